@@ -1,0 +1,123 @@
+// One error hierarchy; exit codes are decided here and mapped in lib/cli/main.ts only.
+
+/** Exit codes of the CLI (README "Exit codes"). */
+export const EXIT = {
+  /** every check met its expectation */
+  OK: 0,
+  /** at least one check did not meet its expectation */
+  CHECK_FAILED: 1,
+  /** usage or configuration error: nothing was created */
+  USAGE: 2,
+  /** infrastructure error (VM, SSH, Nomad unreachable) before a verdict could be reached */
+  INFRA: 3,
+  /** interrupted by SIGINT/SIGTERM (128 + SIGINT) */
+  INTERRUPTED: 130,
+  /** a bug in the harness itself */
+  INTERNAL: 70,
+} as const;
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+/** Base class: every error the harness raises on purpose carries an exit code and a hint. */
+export class HarnessError extends Error {
+  readonly exitCode: ExitCode;
+  readonly hint: string | undefined;
+  constructor(message: string, opts: { exitCode?: ExitCode; hint?: string; cause?: unknown } = {}) {
+    super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
+    this.name = new.target.name;
+    this.exitCode = opts.exitCode ?? EXIT.INFRA;
+    this.hint = opts.hint;
+  }
+}
+
+/** One problem in the configuration: names the field, the value received and the fix. */
+export interface ConfigProblem {
+  field: string;
+  value: unknown;
+  message: string;
+  fix: string;
+}
+
+/** Bad input (flags, harness.yaml, environment). All problems are reported at once. */
+export class ConfigError extends HarnessError {
+  readonly problems: ConfigProblem[];
+  constructor(problems: ConfigProblem[]) {
+    super(
+      problems.length === 1
+        ? `invalid configuration: ${formatProblem(problems[0]!)}`
+        : `invalid configuration (${problems.length} problems):\n` + problems.map((p) => `  - ${formatProblem(p)}`).join('\n'),
+      { exitCode: EXIT.USAGE },
+    );
+    this.problems = problems;
+  }
+}
+
+/** Render one config problem as `field: message (got X; fix: Y)`. */
+export function formatProblem(p: ConfigProblem): string {
+  return `${p.field}: ${p.message} (got ${showValue(p.value)}; fix: ${p.fix})`;
+}
+
+function showValue(v: unknown): string {
+  if (v === undefined) return 'nothing';
+  if (typeof v === 'string') return JSON.stringify(v);
+  try {
+    return JSON.stringify(v) ?? String(v);
+  } catch {
+    return String(v);
+  }
+}
+
+/** A local command (vagrant, virsh, ip) failed. Carries what execa tells us. */
+export class CommandError extends HarnessError {
+  readonly command: string;
+  readonly code: number | undefined;
+  readonly stderrTail: string;
+  readonly timedOut: boolean;
+  constructor(command: string, code: number | undefined, stderrTail: string, opts: { timedOut?: boolean; hint?: string; cause?: unknown } = {}) {
+    const how = opts.timedOut ? 'timed out' : code === undefined ? 'was killed' : `exited ${code}`;
+    super(`command ${how}: ${command}${stderrTail ? `\n${indent(stderrTail)}` : ''}`, { exitCode: EXIT.INFRA, ...opts });
+    this.command = command;
+    this.code = code;
+    this.stderrTail = stderrTail;
+    this.timedOut = opts.timedOut ?? false;
+  }
+}
+
+/** A wait ran out of time. Says what it waited for and the last thing it saw. */
+export class TimeoutError extends HarnessError {
+  readonly what: string;
+  readonly waitedMs: number;
+  readonly last: string;
+  constructor(what: string, waitedMs: number, last: string) {
+    super(`waiting for ${what}: gave up after ${formatMs(waitedMs)}; last: ${last}`, { exitCode: EXIT.INFRA });
+    this.what = what;
+    this.waitedMs = waitedMs;
+    this.last = last;
+  }
+}
+
+/** A wait saw a terminal state it can never recover from (fail fast). */
+export class TerminalStateError extends HarnessError {
+  constructor(what: string, state: string) {
+    super(`waiting for ${what}: reached terminal state: ${state}`, { exitCode: EXIT.INFRA });
+  }
+}
+
+/** The run was interrupted by a signal. */
+export class InterruptedError extends HarnessError {
+  constructor(signal: string) {
+    super(`interrupted by ${signal}`, { exitCode: EXIT.INTERRUPTED });
+  }
+}
+
+/** Format a duration for humans: 850ms, 12.3s, 2m05s. */
+export function formatMs(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)}ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`;
+  const m = Math.floor(ms / 60_000);
+  const s = Math.round((ms % 60_000) / 1000);
+  return `${m}m${String(s).padStart(2, '0')}s`;
+}
+
+function indent(s: string): string {
+  return s.split('\n').map((l) => `    ${l}`).join('\n');
+}

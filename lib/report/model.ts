@@ -1,0 +1,47 @@
+// The result of one scenario run (one matrix cell): what reporters turn into JUnit, JSON, console.
+import type { Verdict } from '../checks/types.js';
+
+export type StepStatus = 'passed' | 'failed' | 'error' | 'skipped';
+
+export interface StepRecord {
+  name: string;
+  status: StepStatus;
+  /** wall clock, Unix ms */
+  startedAtMs: number;
+  durationMs: number;
+  /** one line */
+  message?: string;
+  /** longer text (stack, last output) */
+  detail?: string;
+}
+
+export interface ArtifactRef {
+  /** short name, e.g. "alloc-after.json" */
+  name: string;
+  /** path as written, relative to the working directory */
+  path: string;
+  /** the step or check it belongs to (JUnit case name); undefined = the whole run */
+  caseName?: string;
+}
+
+/** passed: every check met its expectation; failed: a check did not; error: the run broke first. */
+export type RunOutcome = 'passed' | 'failed' | 'error';
+
+export interface RunRecord {
+  runId: string;
+  scenario: string;
+  /** JUnit suite name; for matrices the stable cell name */
+  suiteName: string;
+  hostname: string;
+  startedAtMs: number;
+  durationMs: number;
+  /** facts: versions, addresses, boot ids, state dirs */
+  properties: Record<string, string>;
+  steps: StepRecord[];
+  verdicts: Verdict[];
+  artifacts: ArtifactRef[];
+  /** infrastructure error that ended the run early */
+  error?: { message: string; detail?: string; step?: string };
+  interrupted?: boolean;
+  outcome: RunOutcome;
+}
