@@ -1,0 +1,40 @@
+// The lab spec: everything vms/Vagrantfile needs, written as JSON into the run's Vagrant directory.
+
+export type Provider = 'libvirt' | 'virtualbox';
+
+export interface MachineSpec {
+  /** Vagrant machine name; contains the run id so parallel runs never collide, e.g. "nrh-1a2b3c-client" */
+  name: string;
+  /** logical role: "server" | "client" */
+  role: string;
+  /** address on the private network (server <-> client traffic, Nomad RPC) */
+  privateIp: string;
+}
+
+export interface LabSpec {
+  runId: string;
+  box: string;
+  provider: Provider;
+  cpus: number;
+  memoryMb: number;
+  machines: MachineSpec[];
+  /** private network, e.g. 10.199.0.0/24; the name is per run so parallel labs do not share it */
+  privateNetwork: { name: string; subnet: string };
+  /** libvirt only */
+  libvirt: {
+    /** "kvm" (hardware virtualization) or "qemu" (software emulation, TCG) */
+    driver: 'kvm' | 'qemu';
+    /** QEMU translation-cache cap in MiB under TCG; 0 = QEMU default */
+    tbCacheMb: number;
+    cpuModel: string;
+    /** management network vagrant-libvirt uses for SSH */
+    managementNetwork: { name: string; address: string };
+    /** where the serial console of each machine is written: <dir>/<machine name>-serial.log */
+    serialLogDir: string;
+  };
+  /** seconds Vagrant waits for a machine to boot */
+  bootTimeoutS: number;
+}
+
+/** Name of the spec file inside the run's Vagrant directory; vms/Vagrantfile reads it (env HARNESS_LAB_SPEC overrides). */
+export const LAB_SPEC_FILE = 'lab-spec.json';
