@@ -1,0 +1,205 @@
+// The JSON we read from Nomad's HTTP API: only the fields the harness uses, spelled as the API
+// spells them (PascalCase). Shapes from docs/nomad-reference.md §1-2 (nomad api/*.go, structs.go).
+
+/** One task event (`TaskStates[task].Events[]`). `Time` is Unix nanoseconds. */
+export interface ApiTaskEvent {
+  Type: string;
+  Time: number;
+  DisplayMessage?: string;
+  Message?: string;
+  Details?: Record<string, string> | null;
+  FailsTask?: boolean;
+  SetupError?: string;
+  DriverError?: string;
+  KillReason?: string;
+  RestartReason?: string;
+}
+
+/** `TaskStates[task]`: times are RFC3339Nano strings, zero time "0001-01-01T00:00:00Z" = never. */
+export interface ApiTaskState {
+  State: string;
+  Failed: boolean;
+  Restarts: number;
+  LastRestart: string;
+  StartedAt: string;
+  FinishedAt: string;
+  Events: ApiTaskEvent[] | null;
+}
+
+/** `AllocatedResources.Shared.Ports[]`: Value = host port, To = port inside the netns. */
+export interface ApiPortMapping {
+  Label: string;
+  Value: number;
+  To: number;
+  HostIP: string;
+}
+
+export interface ApiAllocatedResources {
+  Shared?: { DiskMB?: number; Ports?: ApiPortMapping[] | null; Networks?: unknown[] | null } | null;
+  Tasks?: Record<string, unknown> | null;
+}
+
+/** `NetworkStatus`: the alloc's address on the bridge (from the CNI result). */
+export interface ApiNetworkStatus {
+  InterfaceName: string;
+  Address: string;
+  AddressIPv6?: string;
+  DNS?: unknown;
+}
+
+/** AllocListStub (`/v1/job/:id/allocations`): no PreviousAllocation, no NetworkStatus. */
+export interface ApiAllocListStub {
+  ID: string;
+  EvalID: string;
+  Name: string;
+  Namespace: string;
+  NodeID: string;
+  NodeName: string;
+  JobID: string;
+  JobType?: string;
+  JobVersion?: number;
+  TaskGroup: string;
+  DesiredStatus: string;
+  DesiredDescription: string;
+  ClientStatus: string;
+  ClientDescription: string;
+  TaskStates: Record<string, ApiTaskState> | null;
+  FollowupEvalID: string;
+  NextAllocation: string;
+  CreateIndex: number;
+  ModifyIndex: number;
+  /** Unix nanoseconds */
+  CreateTime: number;
+  /** Unix nanoseconds */
+  ModifyTime: number;
+}
+
+/** Full Allocation (`/v1/allocation/:id`, `/v1/node/:id/allocations`). */
+export interface ApiAllocation extends ApiAllocListStub {
+  PreviousAllocation: string;
+  NetworkStatus: ApiNetworkStatus | null;
+  AllocatedResources: ApiAllocatedResources | null;
+  Job?: ApiJob | null;
+}
+
+/** A node's driver fingerprint (`Drivers[name]`). */
+export interface ApiDriverInfo {
+  Detected: boolean;
+  Healthy: boolean;
+  HealthDescription?: string;
+  UpdateTime?: string;
+  Attributes?: Record<string, string> | null;
+}
+
+/** `Events[]` of a node: Timestamp is RFC3339. */
+export interface ApiNodeEvent {
+  Message: string;
+  Subsystem: string;
+  Details: Record<string, string> | null;
+  Timestamp: string;
+  CreateIndex: number;
+}
+
+/** NodeListStub (`/v1/nodes`): no StatusUpdatedAt, no Events. */
+export interface ApiNodeListStub {
+  ID: string;
+  Name: string;
+  Address: string;
+  Datacenter: string;
+  NodePool?: string;
+  Version: string;
+  Drain: boolean;
+  SchedulingEligibility: string;
+  Status: string;
+  StatusDescription: string;
+  Drivers: Record<string, ApiDriverInfo> | null;
+  CreateIndex: number;
+  ModifyIndex: number;
+}
+
+/** Full Node (`/v1/node/:id`). StatusUpdatedAt is Unix seconds. */
+export interface ApiNode {
+  ID: string;
+  Name: string;
+  Datacenter: string;
+  HTTPAddr: string;
+  Status: string;
+  StatusDescription: string;
+  StatusUpdatedAt: number;
+  SchedulingEligibility: string;
+  Drivers: Record<string, ApiDriverInfo> | null;
+  Attributes: Record<string, string> | null;
+  Events: ApiNodeEvent[] | null;
+  CreateIndex: number;
+  ModifyIndex: number;
+}
+
+/** The subset of `/v1/agent/self` we read (top-level keys are lowercase in the API). */
+export interface ApiAgentSelf {
+  config: {
+    Region?: string;
+    Datacenter?: string;
+    NodeName?: string;
+    Version: { Version: string; VersionPrerelease: string; Revision: string };
+    Server?: { Enabled: boolean } | null;
+    Client?: { Enabled: boolean; CNIPath?: string; CNIConfigDir?: string; BridgeNetworkName?: string; BridgeNetworkSubnet?: string } | null;
+  };
+  member: { Name: string; Addr: string; Port: number; Status: string; Tags: Record<string, string> };
+  stats: Record<string, Record<string, string>>;
+}
+
+/** A job as parse/read return it; only the fields we touch are typed. */
+export interface ApiJob {
+  ID: string;
+  Name: string;
+  Namespace?: string;
+  Type: string;
+  Status?: string;
+  Stop?: boolean;
+  TaskGroups: ApiTaskGroup[] | null;
+  CreateIndex?: number;
+  ModifyIndex?: number;
+  JobModifyIndex?: number;
+  [key: string]: unknown;
+}
+
+export interface ApiTaskGroup {
+  Name: string;
+  Count: number;
+  Tasks: { Name: string; Driver: string; [key: string]: unknown }[] | null;
+  Networks?: { Mode: string; DynamicPorts?: { Label: string; Value: number; To: number }[] | null; ReservedPorts?: unknown[] | null }[] | null;
+  [key: string]: unknown;
+}
+
+/** Response of `POST /v1/jobs`. */
+export interface ApiJobRegisterResponse {
+  EvalID: string;
+  EvalCreateIndex: number;
+  JobModifyIndex: number;
+  Warnings: string;
+  Index: number;
+}
+
+/** Response of `DELETE /v1/job/:id`. */
+export interface ApiJobDeregisterResponse {
+  EvalID: string;
+  EvalCreateIndex: number;
+  JobModifyIndex: number;
+}
+
+/** An evaluation (`/v1/evaluations`, `/v1/evaluation/:id`). */
+export interface ApiEvaluation {
+  ID: string;
+  Namespace: string;
+  Priority: number;
+  Type: string;
+  TriggeredBy: string;
+  JobID: string;
+  NodeID?: string;
+  Status: string;
+  StatusDescription: string;
+  BlockedEval?: string;
+  FailedTGAllocs?: Record<string, unknown> | null;
+  CreateIndex: number;
+  ModifyIndex: number;
+}

@@ -1,0 +1,119 @@
+// Typed Nomad HTTP API client over an injected Transport: the only place the harness speaks to Nomad.
+import { performance } from 'node:perf_hooks';
+import { EXIT, HarnessError } from '../errors.js';
+import { silentLogger, type Logger } from '../log/events.js';
+import type * as A from './api-types.js';
+import { NomadApiError, truncate } from './errors.js';
+import type { Transport } from './transport.js';
+
+/** Blocking-query options: `index` = last X-Nomad-Index seen, `wait` = Go duration with unit ("10s"). */
+export interface ReadQuery {
+  index?: number;
+  wait?: string;
+  signal?: AbortSignal;
+}
+
+/** What every read returns: the decoded body and the X-Nomad-Index it was served at (0 if none). */
+export interface Read<T> {
+  body: T;
+  index: number;
+}
+
+export interface WriteOpts {
+  signal?: AbortSignal;
+}
+
+export interface Nomad {
+  agentSelf(q?: ReadQuery): Promise<Read<A.ApiAgentSelf>>;
+  /** RPC address of the leader, "" when there is none */
+  leader(q?: ReadQuery): Promise<Read<string>>;
+  nodes(q?: ReadQuery): Promise<Read<A.ApiNodeListStub[]>>;
+  node(id: string, q?: ReadQuery): Promise<Read<A.ApiNode>>;
+  nodeAllocations(id: string, q?: ReadQuery): Promise<Read<A.ApiAllocation[]>>;
+  parseJob(hcl: string, o?: WriteOpts & { variables?: string }): Promise<A.ApiJob>;
+  registerJob(job: A.ApiJob, hclSource: string, o?: WriteOpts): Promise<A.ApiJobRegisterResponse>;
+  job(id: string, q?: ReadQuery): Promise<Read<A.ApiJob>>;
+  stopJob(id: string, o: WriteOpts & { purge: boolean }): Promise<A.ApiJobDeregisterResponse>;
+  jobAllocations(id: string, q?: ReadQuery): Promise<Read<A.ApiAllocListStub[]>>;
+  allocation(id: string, q?: ReadQuery): Promise<Read<A.ApiAllocation>>;
+  evaluations(q?: ReadQuery): Promise<Read<A.ApiEvaluation[]>>;
+  evaluation(id: string, q?: ReadQuery): Promise<Read<A.ApiEvaluation>>;
+}
+
+export interface NomadOptions {
+  transport: Transport;
+  /** ACL SecretID, sent as X-Nomad-Token and never logged */
+  token?: string;
+  namespace?: string;
+  region?: string;
+  logger?: Logger;
+  /** performance.now() at run start, for LogEvent.t */
+  runStart?: number;
+  /** per-request budget on top of a blocking query's wait, when the caller gives no signal */
+  requestTimeoutMs?: number;
+}
+
+/** Default budget of a plain request: Nomad answers non-blocking calls in well under a second. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+
+/** Parse a Go duration with unit ("250ms", "10s", "5m") to ms; undefined when malformed. */
+export function parseGoDuration(s: string): number | undefined {
+  const m = /^(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)$/.exec(s);
+  if (!m) return undefined;
+  const unit = { ns: 1e-6, us: 1e-3, µs: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[m[2] as 'ms'];
+  return Number(m[1]) * unit;
+}
+
+/** Create a Nomad client; every effect goes through `transport`, so tests can point it anywhere. */
+export function createNomad({ transport, token, namespace, region, logger = silentLogger, runStart = performance.now(), requestTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS }: NomadOptions): Nomad {
+  async function call(method: string, path: string, o: ReadQuery & { body?: unknown; query?: Record<string, string | undefined> } = {}): Promise<Read<unknown>> {
+    if (o.wait !== undefined && parseGoDuration(o.wait) === undefined) throw new HarnessError(`blocking query wait must be a Go duration with unit such as "10s" (got ${JSON.stringify(o.wait)})`, { exitCode: EXIT.INTERNAL });
+    const budget = requestTimeoutMs + ((parseGoDuration(o.wait ?? '0s') ?? 0) * 17) / 16;
+    const signal = o.signal ? AbortSignal.any([o.signal, AbortSignal.timeout(budget)]) : AbortSignal.timeout(budget);
+    const query = { namespace, region, ...o.query, index: o.index === undefined ? undefined : String(o.index), wait: o.wait };
+    const headers: Record<string, string> = token ? { 'X-Nomad-Token': token } : {};
+    const t0 = performance.now();
+    let res;
+    try {
+      res = await transport({ method, path, query, headers, body: o.body, signal });
+    } catch (err) {
+      logger({ kind: 'http', t: t0 - runStart, method, path, durationMs: performance.now() - t0 });
+      throw err;
+    }
+    logger({ kind: 'http', t: t0 - runStart, method, path, status: res.status, durationMs: performance.now() - t0 });
+    if (res.status < 200 || res.status > 299) throw new NomadApiError(method, path, res.status, res.body);
+    const index = Number(res.headers['x-nomad-index'] ?? 0) || 0;
+    if (res.body === '') return { body: undefined, index };
+    try {
+      return { body: JSON.parse(res.body) as unknown, index };
+    } catch {
+      throw new HarnessError(`Nomad API ${method} ${path}: answer is not JSON: ${truncate(res.body, 200)}`);
+    }
+  }
+  const get = <T>(path: string, q: ReadQuery = {}) => call('GET', path, q) as Promise<Read<T>>;
+  const e = encodeURIComponent;
+  return {
+    agentSelf: (q) => get('/v1/agent/self', q),
+    leader: (q) => get('/v1/status/leader', q),
+    nodes: (q) => get('/v1/nodes', q),
+    node: (id, q) => get(`/v1/node/${e(id)}`, q),
+    nodeAllocations: (id, q) => get(`/v1/node/${e(id)}/allocations`, q),
+    async parseJob(hcl, o = {}) {
+      const body = { JobHCL: hcl, Canonicalize: true, Variables: o.variables ?? '' };
+      return (await call('POST', '/v1/jobs/parse', { body, signal: o.signal })).body as A.ApiJob;
+    },
+    async registerJob(job, hclSource, o = {}) {
+      const body = { Job: job, Submission: { Source: hclSource, Format: 'hcl2' } };
+      return (await call('POST', '/v1/jobs', { body, signal: o.signal })).body as A.ApiJobRegisterResponse;
+    },
+    job: (id, q) => get(`/v1/job/${e(id)}`, q),
+    async stopJob(id, o) {
+      const query = { purge: o.purge ? 'true' : undefined };
+      return (await call('DELETE', `/v1/job/${e(id)}`, { query, signal: o.signal })).body as A.ApiJobDeregisterResponse;
+    },
+    jobAllocations: (id, q) => get(`/v1/job/${e(id)}/allocations`, q),
+    allocation: (id, q) => get(`/v1/allocation/${e(id)}`, q),
+    evaluations: (q) => get('/v1/evaluations', q),
+    evaluation: (id, q) => get(`/v1/evaluation/${e(id)}`, q),
+  };
+}

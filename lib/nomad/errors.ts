@@ -1,0 +1,59 @@
+// Errors raised by the Nomad client: an API answer that was not 2xx, or Nomad not reachable.
+import { EXIT, HarnessError, type ExitCode } from '../errors.js';
+
+/** Longest slice of an error body kept in messages (Nomad error bodies are short plain text). */
+export const MAX_ERROR_BODY = 500;
+
+/** Nomad answered with a non-2xx status. `body` is the plain-text error Nomad wrote (truncated). */
+export class NomadApiError extends HarnessError {
+  readonly method: string;
+  readonly path: string;
+  readonly status: number;
+  readonly body: string;
+  constructor(method: string, path: string, status: number, body: string) {
+    const text = truncate(body.trim(), MAX_ERROR_BODY);
+    super(`Nomad API ${method} ${path}: HTTP ${status}${text ? `: ${text}` : ''}`, {
+      exitCode: exitCodeFor(method, path, status),
+      ...hintFor(status),
+    });
+    this.method = method;
+    this.path = path;
+    this.status = status;
+    this.body = text;
+  }
+}
+
+/** Nomad could not be reached at all (refused, reset, aborted): the lab, not Nomad, is at fault. */
+export class NomadUnreachableError extends HarnessError {
+  readonly method: string;
+  readonly path: string;
+  constructor(method: string, path: string, addr: string, cause: unknown) {
+    const why = cause instanceof Error ? cause.message : String(cause);
+    super(`Nomad API ${method} ${path}: cannot reach ${addr}: ${why}`, {
+      exitCode: EXIT.INFRA,
+      hint: 'is the Nomad agent running and the tunnel to it open?',
+      cause,
+    });
+    this.method = method;
+    this.path = path;
+  }
+}
+
+// Note: a bad token (403) or a rejected jobspec (400 from parse/register) is the user's
+// configuration, not broken infrastructure, so they exit 2 and waits stop at once.
+function exitCodeFor(method: string, path: string, status: number): ExitCode {
+  if (status === 403) return EXIT.USAGE;
+  if (status === 400 && method === 'POST' && (path === '/v1/jobs/parse' || path === '/v1/jobs')) return EXIT.USAGE;
+  return EXIT.INFRA;
+}
+
+function hintFor(status: number): { hint?: string } {
+  if (status === 403) return { hint: 'the ACL token is missing or lacks a policy for this endpoint: set NOMAD_TOKEN (or nomad.token) to a token with the needed capabilities' };
+  if (status >= 500) return { hint: 'the Nomad agent failed to answer; see its log (journalctl -u nomad)' };
+  return {};
+}
+
+/** Cut `s` to `max` characters, marking the cut. */
+export function truncate(s: string, max: number): string {
+  return s.length <= max ? s : `${s.slice(0, max)}… (${s.length - max} more chars)`;
+}

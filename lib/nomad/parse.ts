@@ -1,0 +1,128 @@
+// Pure: Nomad API JSON -> the snapshot types the checks read (lib/checks/types.ts). No I/O.
+import { HarnessError } from '../errors.js';
+import type { AllocSnap, NodeSnap, PortMapping, TaskEventRec, TaskStateSnap } from '../checks/types.js';
+import type { ApiAllocListStub, ApiAllocation, ApiNode, ApiNodeListStub, ApiTaskEvent, ApiTaskState } from './api-types.js';
+
+/** Go's zero time.Time as the API prints it: means "never". */
+export const ZERO_TIME = '0001-01-01T00:00:00Z';
+
+/** An RFC3339 time, or undefined for Go's zero time / empty. */
+export function nomadTime(s: string | undefined | null): string | undefined {
+  return !s || s === ZERO_TIME || s.startsWith('0001-01-01T') ? undefined : s;
+}
+
+/** Unix nanoseconds (the API's int64) -> Unix milliseconds. */
+export function nsToMs(ns: number): number {
+  return Math.floor(ns / 1e6);
+}
+
+/** One API task event -> TaskEventRec (ms time; DisplayMessage falling back to Message). */
+export function toTaskEvent(e: ApiTaskEvent): TaskEventRec {
+  expectObject(e, 'a task event', ['Type', 'string'], ['Time', 'number']);
+  const details = { ...(e.Details ?? {}) };
+  return {
+    type: e.Type,
+    timeMs: nsToMs(e.Time),
+    message: e.DisplayMessage || e.Message || '',
+    details,
+    failsTask: e.FailsTask ?? details.fails_task === 'true',
+  };
+}
+
+/** One API TaskState -> TaskStateSnap (events oldest first, as Nomad stores them). */
+export function toTaskState(s: ApiTaskState): TaskStateSnap {
+  return {
+    state: s.State,
+    failed: s.Failed,
+    restarts: s.Restarts ?? 0,
+    startedAt: nomadTime(s.StartedAt),
+    finishedAt: nomadTime(s.FinishedAt),
+    events: (s.Events ?? []).map(toTaskEvent),
+  };
+}
+
+/** A full Allocation or an AllocListStub -> AllocSnap; stub-only reads leave address/previous undefined. */
+export function toAllocSnap(a: ApiAllocation | ApiAllocListStub): AllocSnap {
+  expectObject(a, 'an allocation', ['ID', 'string'], ['ClientStatus', 'string'], ['NodeID', 'string']);
+  const full = a as Partial<ApiAllocation>;
+  const tasks: Record<string, TaskStateSnap> = {};
+  for (const [name, st] of Object.entries(a.TaskStates ?? {})) tasks[name] = toTaskState(st);
+  return {
+    id: a.ID,
+    name: a.Name,
+    nodeId: a.NodeID,
+    jobId: a.JobID,
+    taskGroup: a.TaskGroup,
+    clientStatus: a.ClientStatus,
+    desiredStatus: a.DesiredStatus,
+    desiredDescription: a.DesiredDescription ?? '',
+    clientDescription: a.ClientDescription ?? '',
+    createIndex: a.CreateIndex,
+    modifyIndex: a.ModifyIndex,
+    createTimeMs: nsToMs(a.CreateTime ?? 0),
+    previousAllocation: full.PreviousAllocation || undefined,
+    nextAllocation: a.NextAllocation || undefined,
+    address: full.NetworkStatus?.Address || undefined,
+    ports: (full.AllocatedResources?.Shared?.Ports ?? []).map(toPort),
+    tasks,
+  };
+}
+
+function toPort(p: { Label: string; Value: number; To: number; HostIP: string }): PortMapping {
+  // Note: To = -1 or 0 means "same as the host port" (nomad-reference §2.5).
+  return { label: p.Label, value: p.Value, to: p.To > 0 ? p.To : p.Value, hostIp: p.HostIP ?? '' };
+}
+
+/** A full Node or a NodeListStub -> NodeSnap (the stub has no StatusUpdatedAt, Attributes or Events). */
+export function toNodeSnap(n: ApiNode | ApiNodeListStub): NodeSnap {
+  expectObject(n, 'a node', ['ID', 'string'], ['Status', 'string']);
+  const full = n as Partial<ApiNode>;
+  const drivers: NodeSnap['drivers'] = {};
+  for (const [name, d] of Object.entries(n.Drivers ?? {})) drivers[name] = { detected: d.Detected, healthy: d.Healthy };
+  return {
+    id: n.ID,
+    name: n.Name,
+    status: n.Status,
+    statusUpdatedAt: full.StatusUpdatedAt ?? 0,
+    drivers,
+    attributes: { ...(full.Attributes ?? {}) },
+    events: (full.Events ?? []).map((e) => ({ message: e.Message, timestamp: e.Timestamp })),
+  };
+}
+
+/** Add the task events seen in `allocs` to `history` (per alloc ID, all tasks), de-duplicated by
+ * (type, time, message), oldest first. Needed because Nomad keeps only the last 10 per task. */
+export function mergeTaskEvents(history: Readonly<Record<string, readonly TaskEventRec[]>>, allocs: readonly AllocSnap[]): Record<string, TaskEventRec[]> {
+  const out: Record<string, TaskEventRec[]> = {};
+  for (const [id, evs] of Object.entries(history)) out[id] = [...evs];
+  for (const a of allocs) {
+    const list = (out[a.id] ??= []);
+    const seen = new Set(list.map(eventKey));
+    for (const task of Object.values(a.tasks)) {
+      for (const e of task.events) {
+        const k = eventKey(e);
+        if (!seen.has(k)) {
+          seen.add(k);
+          list.push(e);
+        }
+      }
+    }
+    list.sort((x, y) => x.timeMs - y.timeMs); // stable: equal times keep the order Nomad gave
+  }
+  return out;
+}
+
+function eventKey(e: TaskEventRec): string {
+  return `${e.type}\u0000${e.timeMs}\u0000${e.message}`;
+}
+
+// Reject input that is not the object we expect, with what was expected and an excerpt of what came.
+function expectObject(v: unknown, what: string, ...fields: [string, 'string' | 'number'][]): void {
+  const bad = v === null || typeof v !== 'object' ? 'not an object' : fields.filter(([k, t]) => typeof (v as Record<string, unknown>)[k] !== t).map(([k, t]) => `${k} (${t})`).join(', ');
+  if (bad) throw new HarnessError(`expected ${what} from the Nomad API, missing or wrong: ${bad}; got ${excerpt(v)}`);
+}
+
+function excerpt(v: unknown): string {
+  const s = JSON.stringify(v) ?? String(v);
+  return s.length > 120 ? `${s.slice(0, 120)}…` : s;
+}
