@@ -73,6 +73,8 @@ export interface HttpProbe {
   ok: boolean;
   status: number | undefined;
   error: string | undefined;
+  /** which path the probe exercises; when absent the http-reachable check infers it from the URL */
+  target?: 'bridge' | 'host-port';
 }
 
 /** A listing of one CNI host-local state directory: file name -> content ("" for none). */
@@ -134,7 +136,7 @@ export type Expectation = 'pass' | 'fail';
 /** A check result judged against its expectation. */
 export interface Verdict extends CheckResult {
   expected: Expectation;
-  /** true when the observed status met the expectation (skipped checks are never "met") */
+  /** true when the observed status met the expectation (a skipped check is met unless it was expected to fail; see verdict.ts) */
   met: boolean;
   /** what a reader sees: passed, failed, expected failure, unexpected pass, skipped */
   label: 'passed' | 'failed' | 'expected failure' | 'unexpected pass' | 'skipped';
