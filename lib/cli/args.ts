@@ -1,0 +1,84 @@
+// Command-line parsing: one table of options (built from the config table) and the help text.
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { FIELDS } from '../config/table.js';
+import { ConfigError } from '../errors.js';
+
+export const COMMANDS = {
+  run: 'run a scenario (or --all) on fresh VMs and write reports',
+  list: 'list the scenarios and what each checks',
+  doctor: 'check the host: vagrant, provider, libvirtd, virtualization, box, disk, memory',
+  setup: 'install the host packages the lab needs and build the offline box (Debian/Ubuntu, root)',
+  destroy: 'destroy labs left by --keep or a killed run (by run id, or --all)',
+  help: 'show help',
+} as const;
+export type Command = keyof typeof COMMANDS;
+
+const BOOL_FLAGS = new Set(['keep', 'json', 'verbose', 'quiet']);
+
+/** Options of every command: config flags from the table plus command-specific ones. */
+export function optionTable(): NonNullable<ParseArgsConfig['options']> {
+  const opts: NonNullable<ParseArgsConfig['options']> = {
+    help: { type: 'boolean', short: 'h' },
+    config: { type: 'string', short: 'c' },
+    all: { type: 'boolean' },
+    expect: { type: 'string', multiple: true },
+    force: { type: 'boolean' },
+  };
+  for (const f of FIELDS) if (f.flag) opts[f.flag] = { type: BOOL_FLAGS.has(f.flag) ? 'boolean' : 'string' };
+  return opts;
+}
+
+export interface ParsedArgs {
+  command: Command;
+  positionals: string[];
+  values: Record<string, unknown>;
+}
+
+/** Parse argv (without node and script); unknown flags are usage errors naming the flag. */
+export function parseCli(argv: string[]): ParsedArgs {
+  const [first, ...rest] = argv;
+  if (first === undefined || first === '--help' || first === '-h') return { command: 'help', positionals: [], values: {} };
+  if (first === '--version') return { command: 'help', positionals: ['--version'], values: {} };
+  if (!(first in COMMANDS)) {
+    throw new ConfigError([{ field: 'command', value: first, message: 'is not a command', fix: `use one of: ${Object.keys(COMMANDS).join(', ')} (see reboot-harness --help)` }]);
+  }
+  try {
+    const { values, positionals } = parseArgs({ args: rest, options: optionTable(), allowPositionals: true, strict: true });
+    return { command: first as Command, positionals, values: values as Record<string, unknown> };
+  } catch (err) {
+    const msg = err instanceof Error ? err.message : String(err);
+    const flag = /'(-{1,2}[^' ]+)/.exec(msg)?.[1] ?? 'argument';
+    throw new ConfigError([{ field: flag, value: flag, message: msg.replace(/\. To specify.*$/s, ''), fix: `see reboot-harness ${first} --help` }]);
+  }
+}
+
+/** The help text of one command (or of all). */
+export function helpText(command?: Command): string {
+  const lines: string[] = [];
+  if (!command || command === 'help') {
+    lines.push('reboot-harness: proves whether Nomad survives a client host reboot with bridge networking', '', 'Usage: reboot-harness <command> [options]', '', 'Commands:');
+    for (const [c, d] of Object.entries(COMMANDS)) lines.push(`  ${c.padEnd(9)} ${d}`);
+    lines.push('', 'Run "reboot-harness <command> --help" for the options of a command.', '', EXIT_HELP);
+    return lines.join('\n');
+  }
+  lines.push(`reboot-harness ${command}: ${COMMANDS[command]}`, '');
+  if (command === 'run') {
+    lines.push('Usage: reboot-harness run [scenario] [options]    (default scenario: bridge-exec-reboot)', '       reboot-harness run --all [options]', '', 'Options:');
+    lines.push(`  ${'--config, -c <file>'.padEnd(30)} harness.yaml to read (default ./harness.yaml when present)`);
+    lines.push(`  ${'--expect <fail|pass|check=fail>'.padEnd(30)} expected outcome, repeatable: "fail" for the scenario, or per check`);
+    lines.push(`  ${'--all'.padEnd(30)} run every scenario (Nomad scenarios are skipped without --nomad-binary)`);
+    for (const f of FIELDS) if (f.flag) lines.push(`  ${(`--${f.flag}${BOOL_FLAGS.has(f.flag) ? '' : ' <value>'}`).padEnd(30)} ${f.doc}${f.env ? ` [env ${f.env}]` : ''}`);
+  } else if (command === 'destroy') {
+    lines.push('Usage: reboot-harness destroy <run-id>... | --all', '', 'Destroys the VMs and Vagrant directory of the given runs under the work dir (--work-dir).');
+  } else if (command === 'list') {
+    lines.push('Usage: reboot-harness list [--json]');
+  } else if (command === 'doctor') {
+    lines.push('Usage: reboot-harness doctor [--nomad-binary <path>] [--json]', '', 'Exit code 0 when every prerequisite is met, 3 otherwise.');
+  } else if (command === 'setup') {
+    lines.push('Usage: reboot-harness setup [--force]', '', 'Runs vms/setup-host.sh: apt packages, then the offline box (--force rebuilds it).');
+  }
+  lines.push('', '  --help, -h                     show this help', '', EXIT_HELP);
+  return lines.join('\n');
+}
+
+const EXIT_HELP = 'Exit codes: 0 every check met its expectation; 1 a check did not; 2 usage or configuration error; 3 infrastructure error (VM, SSH, Nomad unreachable) before a verdict; 130 interrupted.';

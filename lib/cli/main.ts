@@ -1,0 +1,178 @@
+// The CLI: argv -> command; the only place errors become exit codes.
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+import { parse as parseYaml } from 'yaml';
+import { EXIT, ConfigError, HarnessError, type ExitCode } from '../errors.js';
+import { resolveConfig } from '../config/validate.js';
+import type { HarnessConfig } from '../config/schema.js';
+import { consoleLogger } from '../log/format.js';
+import { redact } from '../log/redact.js';
+import type { Logger } from '../log/events.js';
+import { runScenario } from '../run/runner.js';
+import { watchSignals } from '../run/signals.js';
+import type { Scenario, ScenarioEnv } from '../run/scenario.js';
+import type { RunRecord } from '../report/model.js';
+import { renderConsoleSummary } from '../report/console.js';
+import { renderJsonSummary } from '../report/json.js';
+import { writeReports } from '../report/write.js';
+import { exitCodeOf } from '../report/outcome.js';
+import { helpText, parseCli, type ParsedArgs } from './args.js';
+import { SCENARIOS, findScenario, listText } from './scenarios.js';
+import { skippedRecord } from './skipped.js';
+
+/** What the CLI needs from the outside world; tests hand in stand-ins (a stand-in lab and Nomad). */
+export interface CliDeps {
+  env: Record<string, string | undefined>;
+  cwd: string;
+  out: (s: string) => void;
+  err: (s: string) => void;
+  isTTY: boolean;
+  /** the scenario environment: real VMs (lib/lab/real-env.ts) or stand-ins */
+  makeEnv: (config: HarnessConfig, runId: string, logger: Logger) => ScenarioEnv;
+  /** before a run: make sure the lab host is ready; may re-run the CLI inside the lab's network namespace and return its exit code */
+  prepareHost?: (config: HarnessConfig, argv: string[], logger: Logger) => Promise<ExitCode | undefined>;
+  /** checks the Nomad binary before anything is created (ConfigError when it is not a linux/amd64 ELF) */
+  checkBinary?: (path: string) => Promise<void>;
+  doctor?: (config: HarnessConfig, json: boolean) => Promise<ExitCode>;
+  destroy?: (config: HarnessConfig, ids: string[], all: boolean, logger: Logger) => Promise<ExitCode>;
+  setup?: (force: boolean) => Promise<ExitCode>;
+  signalSource?: NodeJS.EventEmitter;
+}
+
+/** Run the CLI; returns the exit code (never throws). */
+export async function main(argv: string[], deps: CliDeps): Promise<number> {
+  let secrets: string[] = [];
+  try {
+    const args = parseCli(argv);
+    if (args.command === 'help') {
+      deps.out((args.positionals[0] === '--version' ? await version() : helpText()) + '\n');
+      return EXIT.OK;
+    }
+    if (args.values['help']) {
+      deps.out(helpText(args.command) + '\n');
+      return EXIT.OK;
+    }
+    if (args.command === 'list') {
+      deps.out(args.values['json'] ? JSON.stringify(SCENARIOS.map((s) => ({ name: s.name, summary: s.summary, needsNomad: s.needsNomad, checks: s.checks })), null, 2) + '\n' : listText() + '\n');
+      return EXIT.OK;
+    }
+    const scenarioName = args.command === 'run' && !args.values['all'] ? args.positionals[0] : undefined;
+    const config = await loadConfig(args, deps, scenarioName);
+    secrets = config.nomad.token ? [config.nomad.token] : [];
+    const logger = consoleLogger(deps.err, { verbose: config.output.verbose, quiet: config.output.quiet || config.output.json, color: deps.isTTY && !deps.env['NO_COLOR'] && !deps.env['CI'], secrets });
+    switch (args.command) {
+      case 'doctor':
+        return deps.doctor ? await deps.doctor(config, config.output.json) : unsupported('doctor');
+      case 'setup':
+        return deps.setup ? await deps.setup(Boolean(args.values['force'])) : unsupported('setup');
+      case 'destroy':
+        if (!args.values['all'] && args.positionals.length === 0) throw new ConfigError([{ field: 'run id', value: undefined, message: 'is required', fix: 'give one or more run ids (see the "kept" line of a run, or ls the work dir), or --all' }]);
+        return deps.destroy ? await deps.destroy(config, args.positionals, Boolean(args.values['all']), logger) : unsupported('destroy');
+      case 'run':
+        return await runCommand(args, config, deps, logger, argv);
+    }
+  } catch (err) {
+    return reportError(err, deps, secrets);
+  }
+}
+
+async function runCommand(args: ParsedArgs, config: HarnessConfig, deps: CliDeps, logger: Logger, argv: string[]): Promise<number> {
+  const scenarios = args.values['all'] ? SCENARIOS : [findScenario(args.positionals[0] ?? config.scenario)];
+  if (args.positionals.length > 1) throw new ConfigError([{ field: 'scenario', value: args.positionals, message: 'only one scenario can be named', fix: 'name one scenario, or use --all' }]);
+  const needsNomad = scenarios.some((s) => s.needsNomad);
+  if (!args.values['all'] && needsNomad && !config.nomadBinary) {
+    throw new ConfigError([{ field: '--nomad-binary', value: undefined, message: `scenario ${scenarios[0]!.name} installs Nomad and needs a build`, fix: 'pass --nomad-binary ./path/to/nomad (a linux/amd64 build), set NOMAD_BINARY, or nomad_binary in harness.yaml' }]);
+  }
+  if (config.nomadBinary && deps.checkBinary) await deps.checkBinary(config.nomadBinary);
+  if (deps.prepareHost) {
+    const code = await deps.prepareHost(config, argv, logger);
+    if (code !== undefined) return code;
+  }
+
+  const watcher = watchSignals(deps.signalSource ? { proc: deps.signalSource } : {});
+  const records: RunRecord[] = [];
+  const runIds: string[] = [];
+  try {
+    for (const scenario of scenarios) {
+      const runId = newRunId();
+      runIds.push(runId);
+      if (watcher.signal.aborted) break;
+      if (scenario.needsNomad && !config.nomadBinary) {
+        records.push(skippedRecord(runId, scenario, 'no Nomad build given (--nomad-binary / NOMAD_BINARY)'));
+        continue;
+      }
+      logger({ kind: 'info', t: 0, message: `run ${runId}: scenario ${scenario.name}` });
+      const env = deps.makeEnv(config, runId, logger);
+      const { record, kept } = await runScenario({ runId, scenario, env, config, logger, signal: watcher.signal, artifactDir: join(config.reports.dir, runId) });
+      records.push(record);
+      if (kept.length) deps.err(keptMessage(runId, kept));
+    }
+  } finally {
+    watcher.dispose();
+  }
+  const runDir = join(config.reports.dir, runIds[0] ?? 'run');
+  const junitPath = config.reports.junit ?? join(runDir, 'junit.xml');
+  const jsonPath = config.reports.json ?? join(runDir, 'summary.json');
+  await writeReports(records, { junitPath, jsonPath, secrets: config.nomad.token ? [config.nomad.token] : [] });
+  const secrets = config.nomad.token ? [config.nomad.token] : [];
+  if (config.output.json) deps.out(redact(renderJsonSummary(records), secrets) + '\n');
+  else deps.out(redact(renderConsoleSummary(records, { color: deps.isTTY && !deps.env['NO_COLOR'] && !deps.env['CI'] }), secrets) + `\nreports: ${junitPath} ${jsonPath}\n`);
+  return exitCodeOf(records);
+}
+
+async function loadConfig(args: ParsedArgs, deps: CliDeps, scenarioName: string | undefined): Promise<HarnessConfig> {
+  const explicit = typeof args.values['config'] === 'string' ? (args.values['config'] as string) : undefined;
+  const path = explicit ?? (existsSync(join(deps.cwd, 'harness.yaml')) ? join(deps.cwd, 'harness.yaml') : undefined);
+  let file: unknown;
+  if (path) {
+    let text: string;
+    try {
+      text = await readFile(path, 'utf8');
+    } catch (err) {
+      throw new ConfigError([{ field: '--config', value: path, message: `cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)})`, fix: 'give the path of an existing harness.yaml' }]);
+    }
+    try {
+      file = parseYaml(text);
+    } catch (err) {
+      throw new ConfigError([{ field: path, value: (err as Error).message.split('\n')[0], message: 'is not valid YAML', fix: 'fix the YAML syntax at the line named' }]);
+    }
+  }
+  const scenario = scenarioName ? findScenario(scenarioName) : undefined;
+  const known = scenario ? scenario.checks.map((c) => c.id) : [...new Set(SCENARIOS.flatMap((s) => s.checks.map((c) => c.id)))];
+  const res = resolveConfig({ file, ...(path ? { fileName: path } : {}), env: deps.env, flags: args.values, knownChecks: known });
+  if (!res.ok) throw new ConfigError(res.problems);
+  if (scenario) res.config.scenario = scenario.name;
+  return res.config;
+}
+
+function reportError(err: unknown, deps: CliDeps, secrets: string[]): number {
+  if (err instanceof HarnessError) {
+    deps.err(redact(`error: ${err.message}${err.hint ? `\nhint: ${err.hint}` : ''}\n`, secrets));
+    return err.exitCode;
+  }
+  deps.err(redact(`internal error (please report): ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`, secrets));
+  return EXIT.INTERNAL;
+}
+
+function keptMessage(runId: string, kept: string[]): string {
+  return `kept (--keep): ${kept.join('; ')}\n  destroy later with: reboot-harness destroy ${runId}\n`;
+}
+
+function unsupported(what: string): number {
+  throw new HarnessError(`${what} is not available in this build`, { exitCode: EXIT.USAGE });
+}
+
+/** A short, unique run id: used in VM names, directories and report paths. */
+export function newRunId(): string {
+  return `r${Date.now().toString(36).slice(-5)}${randomBytes(2).toString('hex')}`;
+}
+
+async function version(): Promise<string> {
+  const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return `reboot-harness ${pkg.version}`;
+}
+
+export type { Scenario };

@@ -1,0 +1,19 @@
+// The scenario registry: every scenario file, and the text of `reboot-harness list`.
+import { ConfigError } from '../errors.js';
+import type { Scenario } from '../run/scenario.js';
+import bridgeExecReboot from '../../scenarios/bridge-exec-reboot.js';
+
+/** All scenarios, the default first. */
+export const SCENARIOS: Scenario[] = [bridgeExecReboot];
+
+/** Look a scenario up by name; a usage error listing the names when there is none. */
+export function findScenario(name: string): Scenario {
+  const s = SCENARIOS.find((x) => x.name === name);
+  if (!s) throw new ConfigError([{ field: 'scenario', value: name, message: 'is not a known scenario', fix: `use one of: ${SCENARIOS.map((x) => x.name).join(', ')} (reboot-harness list)` }]);
+  return s;
+}
+
+/** The human text of `reboot-harness list`. */
+export function listText(): string {
+  return SCENARIOS.map((s) => [`${s.name}${s.needsNomad ? ' (needs --nomad-binary)' : ''}`, `  ${s.summary}`, ...s.checks.map((c) => `  - ${c.id}: ${c.passesWhen}`)].join('\n')).join('\n\n');
+}

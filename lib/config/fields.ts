@@ -1,0 +1,84 @@
+// The table of every configuration key: where it comes from (harness.yaml key, flag, env var) and how it is checked.
+import type { ConfigProblem } from '../errors.js';
+
+export type Parsed = { ok: true; value: unknown } | { ok: false; message: string; fix: string };
+
+export interface Field {
+  /** dotted key in harness.yaml, e.g. "lab.memory_mb" */
+  yaml: string;
+  /** long flag without dashes, e.g. "memory" */
+  flag?: string;
+  /** environment variable */
+  env?: string;
+  /** path in HarnessConfig */
+  path: string[];
+  /** one line for the README and --help */
+  doc: string;
+  parse: (raw: unknown) => Parsed;
+}
+
+const ok = (value: unknown): Parsed => ({ ok: true, value });
+const bad = (message: string, fix: string): Parsed => ({ ok: false, message, fix });
+
+/** A non-empty string. */
+export const str = (fix: string) => (raw: unknown): Parsed =>
+  typeof raw === 'string' && raw.trim() !== '' ? ok(raw.trim()) : bad('must be a non-empty string', fix);
+
+/** One of a fixed set of words. */
+export const oneOf = <T extends string>(values: readonly T[]) => (raw: unknown): Parsed =>
+  typeof raw === 'string' && (values as readonly string[]).includes(raw)
+    ? ok(raw)
+    : bad(`must be one of ${values.join(', ')}`, `use one of: ${values.join(', ')}`);
+
+/** An integer within bounds (strings of digits are accepted, as flags and env vars are strings). */
+export const int = (min: number, max: number, unit = '') => (raw: unknown): Parsed => {
+  const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d+$/.test(raw.trim()) ? Number(raw) : NaN;
+  return Number.isInteger(n) && n >= min && n <= max
+    ? ok(n)
+    : bad(`must be a whole number from ${min} to ${max}${unit}`, `give a whole number between ${min} and ${max}${unit}`);
+};
+
+/** true/false (also "1", "0", "yes", "no" from env vars). */
+export const bool = (raw: unknown): Parsed => {
+  if (typeof raw === 'boolean') return ok(raw);
+  if (typeof raw === 'string' && /^(1|true|yes)$/i.test(raw)) return ok(true);
+  if (typeof raw === 'string' && /^(0|false|no)$/i.test(raw)) return ok(false);
+  return bad('must be true or false', 'write true or false');
+};
+
+const DURATION = /^(\d+(?:\.\d+)?(?:ns|us|µs|ms|s|m|h))+$/;
+
+/** A Go duration string with a unit, as Nomad takes it ("90s", "5m", "1h30m"). */
+export const goDuration = (raw: unknown): Parsed =>
+  typeof raw === 'string' && DURATION.test(raw) ? ok(raw) : bad('must be a Go duration with a unit', 'write e.g. "90s", "5m" or "1h30m"');
+
+/** Seconds in a Go duration string (pure; assumes goDuration accepted it). */
+export function durationSeconds(d: string): number {
+  const units: Record<string, number> = { ns: 1e-9, us: 1e-6, µs: 1e-6, ms: 1e-3, s: 1, m: 60, h: 3600 };
+  let total = 0;
+  for (const m of d.matchAll(/(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/g)) total += Number(m[1]) * (units[m[2]!] ?? 0);
+  return total;
+}
+
+/** A duration for a timeout: a Go duration or plain seconds; yields whole seconds. */
+export const timeoutSeconds = (min: number, max: number) => (raw: unknown): Parsed => {
+  const s = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : typeof raw === 'string' && DURATION.test(raw) ? durationSeconds(raw) : NaN;
+  return Number.isFinite(s) && s >= min && s <= max
+    ? ok(Math.round(s))
+    : bad(`must be a duration from ${min}s to ${max}s`, 'write e.g. "30m" or "1800"');
+};
+
+/** An IPv4 /24 network in 10.0.0.0/8 or 192.168.0.0/16 (libvirt networks). */
+export const subnet24 = (raw: unknown): Parsed =>
+  typeof raw === 'string' && /^(10\.\d{1,3}\.\d{1,3}|192\.168\.\d{1,3})\.0\/24$/.test(raw) && raw.split('.').slice(0, 3).every((o) => Number(o.split('/')[0]) <= 255)
+    ? ok(raw)
+    : bad('must be a private IPv4 /24 network', 'write e.g. "10.199.0.0/24"');
+
+/** A network namespace name, or "" for none. */
+export const netnsName = (raw: unknown): Parsed =>
+  typeof raw === 'string' && /^[A-Za-z0-9_.-]{0,32}$/.test(raw) ? ok(raw) : bad('must be a network namespace name (letters, digits, - _ .) or ""', 'write e.g. "nrh-lab", or "" to use the host network');
+
+/** Turn a field's parse failure into the problem the user sees. */
+export function problem(field: string, value: unknown, p: Parsed & { ok: false }): ConfigProblem {
+  return { field, value, message: p.message, fix: p.fix };
+}

@@ -1,0 +1,82 @@
+// The harness configuration: one typed object with every default in one place.
+import type { Expectation } from '../checks/types.js';
+
+export type RebootKind = 'graceful' | 'hard';
+export type ArtifactsPolicy = 'on-failure' | 'always' | 'never';
+
+export interface HarnessConfig {
+  /** scenario to run (positional argument of `run`) */
+  scenario: string;
+  /** path of the Nomad binary installed in the VMs (linux/amd64 ELF); required by Nomad scenarios */
+  nomadBinary: string | undefined;
+  nomad: {
+    /** ACL token for the lab's Nomad API (never logged or reported) */
+    token: string | undefined;
+    /** server heartbeat_grace written into the server agent config: longer than a reboot so the node is not marked down */
+    heartbeatGrace: string;
+  };
+  lab: {
+    provider: 'libvirt' | 'virtualbox';
+    box: string;
+    cpus: number;
+    memoryMb: number;
+    /** libvirt domain type: "qemu" = software emulation (TCG), "kvm" = hardware virtualization */
+    libvirtDriver: 'kvm' | 'qemu';
+    /** QEMU translation-cache cap per VM in MiB (TCG only); 0 = QEMU's default (1 GiB) */
+    tbCacheMb: number;
+    cpuModel: string;
+    /** run libvirtd and the lab inside this network namespace ("" = use the host network namespace) */
+    netns: string;
+    /** /24 for the private server<->client network */
+    privateSubnet: string;
+    /** /24 for vagrant-libvirt's management (SSH) network */
+    managementSubnet: string;
+    bootTimeoutS: number;
+    /** where each run's Vagrant directory is created */
+    workDir: string;
+  };
+  reboot: { kind: RebootKind };
+  expect: { scenario: Expectation | undefined; perCheck: Record<string, Expectation> };
+  /** keep the VMs after the run and print how to reach and destroy them */
+  keep: boolean;
+  reports: {
+    dir: string;
+    junit: string | undefined;
+    json: string | undefined;
+    artifacts: ArtifactsPolicy;
+  };
+  /** whole-run budget in seconds; every step's deadline is cut from it */
+  timeoutS: number;
+  output: { json: boolean; verbose: boolean; quiet: boolean };
+}
+
+/** Defaults, each with the reason for its value. */
+export const DEFAULTS: HarnessConfig = {
+  scenario: 'bridge-exec-reboot',
+  nomadBinary: undefined,
+  nomad: {
+    token: undefined,
+    // the seed procedure: a reboot under emulation takes 30-60 s; Nomad's default 10s would mark the node down
+    heartbeatGrace: '5m',
+  },
+  lab: {
+    provider: 'libvirt',
+    box: 'nomad-reboot-harness/bookworm',
+    cpus: 1, // two VMs share two host cores under TCG (vm-lab.md)
+    memoryMb: 768, // measured: the guest uses ~150 MB after boot; Nomad agent + task fit in 768
+    libvirtDriver: 'qemu', // /dev/kvm cannot boot stock kernels on our CI machines
+    tbCacheMb: 256, // cuts each QEMU's RSS from ~1.6 GB to ~570 MB (vm-lab.md)
+    cpuModel: 'Nehalem', // TCG cannot emulate what host-model asks for
+    netns: 'nrh-lab',
+    privateSubnet: '10.199.0.0/24',
+    managementSubnet: '10.198.0.0/24',
+    bootTimeoutS: 600, // vm-lab.md: use >= 600 under TCG
+    workDir: '/tmp/nomad-reboot-harness',
+  },
+  reboot: { kind: 'graceful' },
+  expect: { scenario: undefined, perCheck: {} },
+  keep: false,
+  reports: { dir: 'reports', junit: undefined, json: undefined, artifacts: 'on-failure' },
+  timeoutS: 1800, // measured run ~5 min under TCG; 30 min leaves room for slow CI hosts
+  output: { json: false, verbose: false, quiet: false },
+};

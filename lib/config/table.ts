@@ -1,0 +1,31 @@
+// Every configuration key, once: harness.yaml key, flag, environment variable, check and doc line.
+import { bool, goDuration, int, netnsName, oneOf, str, subnet24, timeoutSeconds, type Field } from './fields.js';
+
+/** All keys. The README's configuration table is written from this list. */
+export const FIELDS: Field[] = [
+  { yaml: 'nomad_binary', flag: 'nomad-binary', env: 'NOMAD_BINARY', path: ['nomadBinary'], doc: 'Nomad build to install in the VMs (linux/amd64 ELF)', parse: str('give the path of a linux/amd64 nomad binary, e.g. ./pkg/linux_amd64/nomad') },
+  { yaml: 'nomad.token', env: 'NOMAD_TOKEN', path: ['nomad', 'token'], doc: 'ACL token for the Nomad API (never logged or reported)', parse: str('give the SecretID of an ACL token') },
+  { yaml: 'nomad.heartbeat_grace', flag: 'heartbeat-grace', path: ['nomad', 'heartbeatGrace'], doc: 'server heartbeat_grace; shorter than a reboot means the node goes down and allocs are replaced', parse: goDuration },
+  { yaml: 'lab.provider', flag: 'provider', env: 'HARNESS_PROVIDER', path: ['lab', 'provider'], doc: 'Vagrant provider', parse: oneOf(['libvirt', 'virtualbox'] as const) },
+  { yaml: 'lab.box', flag: 'box', env: 'HARNESS_BOX', path: ['lab', 'box'], doc: 'Vagrant box (built offline by `reboot-harness setup`, or any public box)', parse: str('give a box name, e.g. nomad-reboot-harness/bookworm') },
+  { yaml: 'lab.cpus', flag: 'cpus', path: ['lab', 'cpus'], doc: 'vCPUs per VM', parse: int(1, 16) },
+  { yaml: 'lab.memory_mb', flag: 'memory', path: ['lab', 'memoryMb'], doc: 'memory per VM in MiB', parse: int(512, 65536, ' MiB') },
+  { yaml: 'lab.libvirt_driver', flag: 'libvirt-driver', env: 'HARNESS_LIBVIRT_DRIVER', path: ['lab', 'libvirtDriver'], doc: 'libvirt domain type: qemu (software emulation) or kvm', parse: oneOf(['qemu', 'kvm'] as const) },
+  { yaml: 'lab.tb_cache_mb', flag: 'tb-cache', path: ['lab', 'tbCacheMb'], doc: 'QEMU translation-cache cap per VM under software emulation (0 = QEMU default)', parse: int(0, 4096, ' MiB') },
+  { yaml: 'lab.cpu_model', flag: 'cpu-model', path: ['lab', 'cpuModel'], doc: 'guest CPU model under software emulation', parse: str('give a QEMU CPU model, e.g. Nehalem') },
+  { yaml: 'lab.netns', flag: 'netns', env: 'HARNESS_NETNS', path: ['lab', 'netns'], doc: 'run libvirtd and the lab inside this network namespace ("" = host network)', parse: netnsName },
+  { yaml: 'lab.private_subnet', flag: 'private-subnet', path: ['lab', 'privateSubnet'], doc: 'private server<->client network (/24)', parse: subnet24 },
+  { yaml: 'lab.management_subnet', flag: 'management-subnet', path: ['lab', 'managementSubnet'], doc: 'vagrant-libvirt management network used for SSH (/24)', parse: subnet24 },
+  { yaml: 'lab.boot_timeout_s', flag: 'boot-timeout', path: ['lab', 'bootTimeoutS'], doc: 'seconds Vagrant waits for a VM to boot', parse: int(30, 3600, ' s') },
+  { yaml: 'lab.work_dir', flag: 'work-dir', env: 'HARNESS_WORK_DIR', path: ['lab', 'workDir'], doc: "where each run's Vagrant directory is made", parse: str('give a directory path') },
+  { yaml: 'reboot.kind', flag: 'reboot', path: ['reboot', 'kind'], doc: 'graceful (systemctl reboot) or hard (provider power reset)', parse: oneOf(['graceful', 'hard'] as const) },
+  { yaml: 'keep', flag: 'keep', env: 'HARNESS_KEEP', path: ['keep'], doc: 'keep the VMs after the run and print how to reach and destroy them', parse: bool },
+  { yaml: 'reports.dir', flag: 'reports-dir', path: ['reports', 'dir'], doc: 'where reports/<run-id>/ artifacts go', parse: str('give a directory path') },
+  { yaml: 'reports.junit', flag: 'junit', path: ['reports', 'junit'], doc: 'JUnit XML output path (default <reports-dir>/<run-id>/junit.xml)', parse: str('give a file path, e.g. reports/junit.xml') },
+  { yaml: 'reports.json', flag: 'report-json', path: ['reports', 'json'], doc: 'JSON summary output path (default <reports-dir>/<run-id>/summary.json)', parse: str('give a file path') },
+  { yaml: 'reports.artifacts', flag: 'artifacts', path: ['reports', 'artifacts'], doc: 'when to collect artifacts', parse: oneOf(['on-failure', 'always', 'never'] as const) },
+  { yaml: 'timeout', flag: 'timeout', env: 'HARNESS_TIMEOUT', path: ['timeoutS'], doc: 'whole-run budget (Go duration or seconds)', parse: timeoutSeconds(60, 6 * 3600) },
+  { yaml: 'output.json', flag: 'json', path: ['output', 'json'], doc: 'print the JSON summary on stdout instead of text', parse: bool },
+  { yaml: 'output.verbose', flag: 'verbose', path: ['output', 'verbose'], doc: 'stream remote command output', parse: bool },
+  { yaml: 'output.quiet', flag: 'quiet', path: ['output', 'quiet'], doc: 'print only the verdict', parse: bool },
+];

@@ -1,0 +1,29 @@
+// Small remote probes a scenario makes inside the VMs: boot identity, HTTP from inside, the client agent's log.
+import type { HttpProbe } from '../checks/types.js';
+import type { Deadline } from '../run/deadline.js';
+import { quote } from '../ssh/quote.js';
+import type { Machine } from './types.js';
+import { parseBootInfo, parseCurlProbe, type BootInfo } from './parse-observe.js';
+
+/** Seconds one HTTP probe may take inside the VM. */
+export const HTTP_PROBE_TIMEOUT_S = 5;
+
+/** The machine's boot_id and uptime, in one round trip. */
+export async function readBootInfo(m: Machine, d: Deadline): Promise<BootInfo> {
+  const r = await m.exec('cat /proc/sys/kernel/random/boot_id /proc/uptime', { deadline: d });
+  return parseBootInfo(r.stdout);
+}
+
+/** GET `url` with curl from inside machine `m`; never throws for HTTP-level failures. */
+export async function httpProbe(m: Machine, url: string, d: Deadline): Promise<HttpProbe> {
+  const cmd = `curl -sS -o /dev/null --max-time ${HTTP_PROBE_TIMEOUT_S} -w '%{http_code}' ${quote(url)}`;
+  const r = await m.exec(cmd, { deadline: d });
+  return parseCurlProbe(m.role, url, r.code, r.stdout, r.stderr);
+}
+
+/** Lines the Nomad agent logged since the current boot (journald). */
+export async function readAgentLog(m: Machine, d: Deadline, { boot = '0' }: { boot?: '0' | '-1' } = {}): Promise<string[]> {
+  const r = await m.exec(`journalctl -u nomad -b ${boot} --no-pager -o short-iso`, { deadline: d, sudo: true });
+  if (r.code !== 0) return [];
+  return r.stdout.split('\n').filter((l) => l.trim() !== '' && !l.startsWith('-- '));
+}

@@ -1,0 +1,115 @@
+// The run context a scenario talks to: named steps with deadlines, facts, artifacts and the cleanup stack.
+import { performance } from 'node:perf_hooks';
+import type { Logger } from '../log/events.js';
+import type { ArtifactRef, StepRecord } from '../report/model.js';
+import { HarnessError, formatMs } from '../errors.js';
+import { CleanupStack } from './cleanup.js';
+import { deadlineIn, type Deadline } from './deadline.js';
+
+/** Default per-step ceiling; each step's deadline is also cut by the run budget. */
+export const DEFAULT_STEP_TIMEOUT_MS = 10 * 60_000;
+
+/** A piece of evidence held until the run ends; the runner writes it (redacted) when artifacts are wanted. */
+export interface PendingArtifact {
+  name: string;
+  content: string;
+  caseName?: string;
+}
+
+/** Collects more evidence (logs, listings) when the run needs artifacts; called before teardown. */
+export type EvidenceCollector = (d: Deadline) => Promise<void>;
+
+export interface RunContextOptions {
+  runId: string;
+  scenario: string;
+  logger: Logger;
+  /** the whole run's deadline, aborted by signals too */
+  deadline: Deadline;
+  /** values that must never appear in output (tokens) */
+  secrets?: string[];
+}
+
+/** Everything a scenario needs from the runner. */
+export class RunContext {
+  readonly runId: string;
+  readonly scenario: string;
+  readonly logger: Logger;
+  readonly deadline: Deadline;
+  readonly cleanup: CleanupStack;
+  readonly steps: StepRecord[] = [];
+  readonly artifacts: ArtifactRef[] = [];
+  readonly pendingArtifacts: PendingArtifact[] = [];
+  readonly evidenceCollectors: { what: string; collect: EvidenceCollector }[] = [];
+  readonly properties: Record<string, string> = {};
+  readonly secrets: string[];
+  /** name of the step running now (for errors outside any step) */
+  currentStep: string | undefined;
+  private readonly t0 = performance.now();
+
+  constructor(o: RunContextOptions) {
+    this.runId = o.runId;
+    this.scenario = o.scenario;
+    this.logger = o.logger;
+    this.deadline = o.deadline;
+    this.secrets = o.secrets ?? [];
+    this.cleanup = new CleanupStack(o.logger, () => this.elapsed());
+  }
+
+  /** Milliseconds since the run started (monotonic). */
+  elapsed(): number {
+    return performance.now() - this.t0;
+  }
+
+  /** Run one named step with its own deadline (min of timeoutMs and the run budget); records it whatever happens. */
+  async step<T>(name: string, fn: (d: Deadline) => Promise<T>, { timeoutMs = DEFAULT_STEP_TIMEOUT_MS } = {}): Promise<T> {
+    const startedAtMs = Date.now();
+    const t = performance.now();
+    this.currentStep = name;
+    this.logger({ kind: 'step', t: this.elapsed(), phase: 'start', name });
+    const d = deadlineIn(timeoutMs, this.deadline);
+    try {
+      const value = await fn(d);
+      const durationMs = performance.now() - t;
+      this.steps.push({ name, status: 'passed', startedAtMs, durationMs });
+      this.logger({ kind: 'step', t: this.elapsed(), phase: 'end', name, status: 'passed', durationMs });
+      return value;
+    } catch (err) {
+      const durationMs = performance.now() - t;
+      const message = err instanceof Error ? err.message.split('\n')[0]! : String(err);
+      const detail = err instanceof HarnessError ? [err.message, err.hint && `hint: ${err.hint}`].filter(Boolean).join('\n') : err instanceof Error ? err.stack ?? err.message : String(err);
+      this.steps.push({ name, status: 'error', startedAtMs, durationMs, message, detail });
+      this.logger({ kind: 'step', t: this.elapsed(), phase: 'end', name, status: 'error', durationMs, message: `${message} (after ${formatMs(durationMs)})` });
+      throw err;
+    } finally {
+      this.currentStep = undefined;
+    }
+  }
+
+  /** Record a step that was deliberately not run, with the reason. */
+  skipStep(name: string, reason: string): void {
+    this.steps.push({ name, status: 'skipped', startedAtMs: Date.now(), durationMs: 0, message: reason });
+    this.logger({ kind: 'step', t: this.elapsed(), phase: 'end', name, status: 'skipped', message: reason });
+  }
+
+  /** Record a fact for the report's properties. */
+  fact(name: string, value: string | number | undefined): void {
+    if (value !== undefined && value !== '') this.properties[name] = String(value);
+  }
+
+  /** Keep a piece of evidence; the runner writes it under reports/<run-id>/ when artifacts are wanted. A later one of the same name replaces it. */
+  artifact(name: string, content: string, caseName?: string): void {
+    const i = this.pendingArtifacts.findIndex((a) => a.name === name);
+    if (i >= 0) this.pendingArtifacts.splice(i, 1);
+    this.pendingArtifacts.push(caseName === undefined ? { name, content } : { name, content, caseName });
+  }
+
+  /** Register a collector of extra evidence, run by the runner before teardown when artifacts are wanted. */
+  onEvidence(what: string, collect: EvidenceCollector): void {
+    this.evidenceCollectors.push({ what, collect });
+  }
+
+  /** Log a line of progress. */
+  info(message: string): void {
+    this.logger({ kind: 'info', t: this.elapsed(), message });
+  }
+}

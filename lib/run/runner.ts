@@ -1,0 +1,134 @@
+// Runs one scenario end to end: context, signals, expectations, evidence, teardown, RunRecord. Never throws for a run that broke.
+import { hostname } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import type { CheckResult } from '../checks/types.js';
+import { applyExpectations } from '../checks/verdict.js';
+import type { HarnessConfig } from '../config/schema.js';
+import { HarnessError, formatMs } from '../errors.js';
+import type { CleanupFailure } from './cleanup.js';
+import type { Logger } from '../log/events.js';
+import type { RunRecord } from '../report/model.js';
+import { outcomeOf } from '../report/outcome.js';
+import { RunContext } from './context.js';
+import { deadlineIn, type Deadline } from './deadline.js';
+import type { Scenario, ScenarioEnv } from './scenario.js';
+import { writeArtifacts } from './artifacts.js';
+
+/** Budget for collecting evidence and for tearing down, taken outside the run budget so a timed-out run still cleans up. */
+export const EVIDENCE_BUDGET_MS = 3 * 60_000;
+export const TEARDOWN_BUDGET_MS = 5 * 60_000;
+
+export interface RunOptions {
+  runId: string;
+  scenario: Scenario;
+  env: ScenarioEnv;
+  config: HarnessConfig;
+  logger: Logger;
+  /** aborted by SIGINT/SIGTERM */
+  signal: AbortSignal;
+  /** name of the JUnit suite (matrix cell); defaults to the scenario name */
+  suiteName?: string;
+  /** where this run's artifacts go: <reports.dir>/<runId> */
+  artifactDir: string;
+}
+
+/** Run the scenario and always return a record: checks judged against expectations, or the error that stopped the run. */
+export async function runScenario(o: RunOptions): Promise<{ record: RunRecord; kept: string[] }> {
+  const startedAtMs = Date.now();
+  const t0 = performance.now();
+  const runDeadline = deadlineIn(o.config.timeoutS * 1000, linked(o.signal));
+  const secrets = o.config.nomad.token ? [o.config.nomad.token] : [];
+  const ctx = new RunContext({ runId: o.runId, scenario: o.scenario.name, logger: o.logger, deadline: runDeadline, secrets });
+  ctx.fact('run.id', o.runId);
+  ctx.fact('scenario', o.scenario.name);
+  ctx.fact('reboot.kind', o.config.reboot.kind);
+  ctx.fact('lab.provider', o.config.lab.provider);
+  ctx.fact('lab.box', o.config.lab.box);
+  ctx.fact('nomad.heartbeat_grace', o.config.nomad.heartbeatGrace);
+
+  let results: CheckResult[] = [];
+  let error: RunRecord['error'];
+  try {
+    results = await o.scenario.run(ctx, o.env);
+  } catch (err) {
+    const reason = o.signal.aborted ? o.signal.reason : err;
+    error = describeError(reason, ctx.currentStep ?? lastErroredStep(ctx));
+  }
+  const interrupted = o.signal.aborted;
+  const verdicts = applyExpectations(results, { scenario: o.config.expect.scenario, perCheck: o.config.expect.perCheck });
+  const outcome = outcomeOf(verdicts, error, interrupted);
+
+  const wantArtifacts = o.config.reports.artifacts === 'always' || (o.config.reports.artifacts === 'on-failure' && outcome !== 'passed');
+  if (wantArtifacts && ctx.evidenceCollectors.length) {
+    const d = deadlineIn(EVIDENCE_BUDGET_MS);
+    for (const c of ctx.evidenceCollectors) {
+      try {
+        await c.collect(d);
+      } catch (err) {
+        o.logger({ kind: 'warn', t: ctx.elapsed(), message: `evidence (${c.what}) not collected: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}` });
+      }
+    }
+  }
+
+  let kept: string[] = [];
+  if (o.config.keep) kept = ctx.cleanup.release();
+  else {
+    const failures = await cleanupWithin(ctx, TEARDOWN_BUDGET_MS);
+    for (const f of failures) {
+      const msg = `teardown "${f.what}" failed: ${f.error instanceof Error ? f.error.message : String(f.error)}`;
+      ctx.steps.push({ name: `teardown: ${f.what}`, status: 'error', startedAtMs: Date.now(), durationMs: 0, message: msg.split('\n')[0]! , detail: msg });
+    }
+  }
+
+  if (wantArtifacts) ctx.artifacts.push(...(await writeArtifacts(o.artifactDir, ctx.pendingArtifacts, secrets, o.logger)));
+
+  const record: RunRecord = {
+    runId: o.runId,
+    scenario: o.scenario.name,
+    suiteName: o.suiteName ?? o.scenario.name,
+    hostname: hostname(),
+    startedAtMs,
+    durationMs: performance.now() - t0,
+    properties: ctx.properties,
+    steps: ctx.steps,
+    verdicts,
+    artifacts: ctx.artifacts,
+    outcome: outcomeOf(verdicts, error ?? firstTeardownError(ctx), interrupted),
+    ...(error ? { error } : {}),
+    ...(interrupted ? { interrupted } : {}),
+  };
+  return { record, kept };
+}
+
+function describeError(err: unknown, step: string | undefined): NonNullable<RunRecord['error']> {
+  const message = err instanceof Error ? err.message.split('\n')[0]! : String(err);
+  const detail = err instanceof HarnessError ? [err.message, err.hint && `hint: ${err.hint}`].filter(Boolean).join('\n') : err instanceof Error ? err.stack ?? err.message : String(err);
+  return step ? { message, detail, step } : { message, detail };
+}
+
+function lastErroredStep(ctx: RunContext): string | undefined {
+  return [...ctx.steps].reverse().find((s) => s.status === 'error')?.name;
+}
+
+function firstTeardownError(ctx: RunContext): RunRecord['error'] {
+  const s = ctx.steps.find((x) => x.name.startsWith('teardown: ') && x.status === 'error');
+  return s ? { message: s.message ?? 'teardown failed', step: s.name } : undefined;
+}
+
+/** A deadline-less parent for the run budget that is aborted with the signal. */
+function linked(signal: AbortSignal): Deadline {
+  return { at: Number.POSITIVE_INFINITY, signal };
+}
+
+/** Run the cleanup stack, giving up (and saying so) after `ms`. */
+async function cleanupWithin(ctx: RunContext, ms: number): Promise<CleanupFailure[]> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<CleanupFailure[]>((resolve) => {
+    timer = setTimeout(() => resolve([{ what: `teardown (${ctx.cleanup.pending().join(', ')})`, error: new HarnessError(`teardown did not finish within ${formatMs(ms)}; run "reboot-harness destroy ${ctx.runId}"`) }]), ms);
+  });
+  try {
+    return await Promise.race([ctx.cleanup.run(), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

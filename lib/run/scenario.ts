@@ -1,0 +1,39 @@
+// What a scenario is: a name, what it checks, and a script that reads like the manual procedure.
+import type { CheckResult } from '../checks/types.js';
+import type { Lab } from '../lab/types.js';
+import type { Nomad } from '../nomad/client.js';
+import type { HarnessConfig } from '../config/schema.js';
+import type { Deadline } from './deadline.js';
+import type { RunContext } from './context.js';
+
+export interface CheckInfo {
+  id: string;
+  title: string;
+  /** one line: when the check passes */
+  passesWhen: string;
+}
+
+/** How a scenario gets its machines and its Nomad: real VMs in a run, stand-ins in integration tests. */
+export interface ScenarioEnv {
+  config: HarnessConfig;
+  /** bring up the lab (registers its teardown on ctx.cleanup before creating anything) */
+  upLab(ctx: RunContext, d: Deadline): Promise<Lab>;
+  /** install the Nomad build and start the agents; returns what `nomad version` said */
+  provisionNomad(ctx: RunContext, lab: Lab, d: Deadline): Promise<{ nomadVersion: string }>;
+  /** a Nomad API client that reaches the server agent (through an SSH tunnel in a real run) */
+  connectNomad(ctx: RunContext, lab: Lab, d: Deadline): Promise<Nomad>;
+}
+
+export interface Scenario {
+  name: string;
+  summary: string;
+  /** false for scenarios that need no Nomad binary */
+  needsNomad: boolean;
+  checks: CheckInfo[];
+  run(ctx: RunContext, env: ScenarioEnv): Promise<CheckResult[]>;
+}
+
+/** Identity helper that gives scenario files a typed default export. */
+export function defineScenario(s: Scenario): Scenario {
+  return s;
+}

@@ -1,0 +1,33 @@
+// Pure: has the watched alloc settled after the reboot, and how to describe an alloc in one line.
+import type { AllocSnap } from '../checks/types.js';
+
+const TERMINAL = new Set(['failed', 'lost', 'complete']);
+
+/** Decide whether the alloc reached an end state after the reboot at `rebootAtMs` (restored, replaced, failed). */
+export function settledState(allocs: AllocSnap[], allocId: string, rebootAtMs: number): { settled: boolean; description: string } {
+  const watched = allocs.find((a) => a.id === allocId);
+  const replacement = allocs.find((a) => a.id !== allocId && (a.previousAllocation === allocId || watched?.nextAllocation === a.id));
+  if (replacement && (replacement.clientStatus === 'running' || TERMINAL.has(replacement.clientStatus))) {
+    return { settled: true, description: `replaced by ${replacement.id.slice(0, 8)} (${replacement.clientStatus})` };
+  }
+  if (!watched) return { settled: true, description: 'the alloc is gone from the job' };
+  if (TERMINAL.has(watched.clientStatus)) return { settled: true, description: `${watched.clientStatus}: ${lastEventLine(watched)}` };
+  const tasks = Object.values(watched.tasks);
+  const restarted = tasks.length > 0 && tasks.every((t) => t.state === 'running' && (
+    (t.startedAt !== undefined && Date.parse(t.startedAt) >= rebootAtMs) || t.events.some((e) => e.type === 'Started' && e.timeMs >= rebootAtMs)));
+  if (watched.clientStatus === 'running' && restarted) return { settled: true, description: 'restored: running with tasks started after the reboot' };
+  return { settled: false, description: describeAlloc(watched) };
+}
+
+/** One line about an alloc: status, task states and its last event. */
+export function describeAlloc(a: AllocSnap | undefined): string {
+  if (!a) return 'alloc not found';
+  const tasks = Object.entries(a.tasks).map(([n, t]) => `${n}=${t.state}`).join(',');
+  return `alloc ${a.id.slice(0, 8)} client_status=${a.clientStatus} desired=${a.desiredStatus} tasks[${tasks}] last event: ${lastEventLine(a)}`;
+}
+
+function lastEventLine(a: AllocSnap): string {
+  const events = Object.values(a.tasks).flatMap((t) => t.events).sort((x, y) => x.timeMs - y.timeMs);
+  const e = events[events.length - 1];
+  return e ? `"${e.type}: ${e.message}"` : 'none';
+}

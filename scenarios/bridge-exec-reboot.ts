@@ -1,0 +1,87 @@
+// bridge-exec-reboot: the seed procedure. Run a non-Docker bridge job, wait until it is healthy,
+// reboot the client host for real, then check the alloc was restored in place, the task restarted,
+// its port answers and no duplicate-IP CNI error happened.
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import type { AllocSnap, RebootEvidence, TaskEventRec } from '../lib/checks/types.js';
+import { rebootChecks, factsFromEvidence } from '../lib/checks/reboot.js';
+import { defineScenario } from '../lib/run/scenario.js';
+import { REBOOT_CHECKS, observe, settleAfterReboot, waitForHttp } from '../lib/scenario/reboot-steps.js';
+import { waitForLeader, waitForNodeReady, waitForAllocRunning } from '../lib/nomad/wait.js';
+import { toNodeSnap } from '../lib/nomad/parse.js';
+
+const JOB_FILE = fileURLToPath(new URL('../jobs/bridge-exec-http.nomad.hcl', import.meta.url));
+/** Nomad's node name is the VM's hostname, which the lab sets to the role. */
+const CLIENT_NODE_NAME = 'client';
+
+export default defineScenario({
+  name: 'bridge-exec-reboot',
+  summary: 'a bridge-mode exec job serving HTTP survives a real reboot of its client host (restored in place)',
+  needsNomad: true,
+  checks: REBOOT_CHECKS,
+  async run(ctx, env) {
+    const lab = await ctx.step('bring up the server and client VMs', (d) => env.upLab(ctx, d), { timeoutMs: 20 * 60_000 });
+    const client = lab.machines['client']!;
+    const { nomadVersion } = await ctx.step('install Nomad and start the agents', (d) => env.provisionNomad(ctx, lab, d), { timeoutMs: 10 * 60_000 });
+    ctx.fact('nomad.version', nomadVersion);
+    const nomad = await ctx.step('connect to the Nomad API through the server VM', (d) => env.connectNomad(ctx, lab, d));
+
+    const node = await ctx.step('wait for a leader and the client node ready with exec healthy', async (d) => {
+      await waitForLeader(nomad, { deadline: d });
+      return toNodeSnap(await waitForNodeReady(nomad, { nodeName: CLIENT_NODE_NAME, driver: 'exec' }, { deadline: d }));
+    }, { timeoutMs: 5 * 60_000 });
+    ctx.fact('client.node_id', node.id);
+
+    const jobId = await ctx.step('register the bridge exec HTTP job', async (d) => {
+      const hcl = await readFile(JOB_FILE, 'utf8');
+      const job = await nomad.parseJob(hcl, { signal: d.signal });
+      await nomad.registerJob(job, hcl, { signal: d.signal });
+      return job.ID;
+    });
+
+    const history: { events: Record<string, TaskEventRec[]> } = { events: {} };
+    const running: AllocSnap = await ctx.step('wait for the alloc to run and answer HTTP', async (d) => {
+      const stub = await waitForAllocRunning(nomad, jobId, { deadline: d });
+      const obs = await observe({ label: 'healthy', nomad, lab, jobId, allocId: stub.ID, nodeId: node.id, history }, d);
+      await waitForHttp(lab, obs.alloc!, node, d);
+      return obs.alloc!;
+    }, { timeoutMs: 5 * 60_000 });
+    ctx.fact('alloc.id', running.id);
+
+    const base = { nomad, lab, jobId, allocId: running.id, nodeId: node.id, history };
+    const before = await ctx.step('observe before the reboot', (d) => observe({ ...base, label: 'before' }, d));
+    ctx.artifact('alloc-before.json', JSON.stringify(before.alloc, null, 2));
+
+    const reboot = await ctx.step(`reboot the client (${env.config.reboot.kind})`, (d) => lab.reboot('client', env.config.reboot.kind, { deadline: d }), { timeoutMs: 10 * 60_000 });
+    ctx.fact('client.boot_id.before', reboot.bootIdBefore);
+    ctx.fact('client.boot_id.after', reboot.bootIdAfter);
+    ctx.fact('reboot.seconds', ((reboot.backAt - reboot.requestedAt) / 1000).toFixed(1));
+
+    await ctx.step('wait for the client node to register again and be ready', (d) =>
+      waitForNodeReady(nomad, { nodeId: node.id, driver: 'exec', updatedSinceS: before.node!.statusUpdatedAt + 1 }, { deadline: d }), { timeoutMs: 5 * 60_000 });
+
+    const settled = await ctx.step('wait for the alloc to be restored, replaced or failed', (d) => settleAfterReboot({ ...base, reboot }, d), { timeoutMs: 5 * 60_000 });
+    ctx.fact('alloc.settled', settled);
+    if (settled.startsWith('restored')) {
+      await ctx.step('wait for HTTP to answer after the reboot', async (d) => {
+        const obs = await observe({ ...base, label: 'restored' }, d, { probeHttp: false });
+        if (obs.alloc) await waitForHttp(lab, obs.alloc, node, d).catch((e: Error) => ctx.fact('http.after', `not answering: ${e.message.split('\n')[0]}`));
+      }, { timeoutMs: 3 * 60_000 });
+    }
+
+    const after = await ctx.step('observe after the reboot', (d) => observe({ ...base, label: 'after' }, d, { clientLog: true }));
+    ctx.artifact('alloc-after.json', JSON.stringify(after.alloc, null, 2));
+    ctx.artifact('job-allocs-after.json', JSON.stringify(after.jobAllocs, null, 2));
+    ctx.artifact('task-events.json', JSON.stringify(history.events, null, 2));
+    ctx.artifact('client-nomad-journal.log', after.clientLog.join('\n'));
+    ctx.artifact('node-after.json', JSON.stringify(after.node, null, 2));
+
+    const evidence: RebootEvidence = {
+      jobId, taskName: 'web', allocId: running.id, before: before, after: after, reboot,
+      taskEvents: history.events, clientLog: after.clientLog,
+    };
+    for (const [k, v] of Object.entries(factsFromEvidence(evidence))) ctx.fact(k, v);
+    void client;
+    return rebootChecks(evidence);
+  },
+});
