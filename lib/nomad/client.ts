@@ -68,7 +68,7 @@ export function parseGoDuration(s: string): number | undefined {
 export function createNomad({ transport, token, namespace, region, logger = silentLogger, runStart = performance.now(), requestTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS }: NomadOptions): Nomad {
   async function call(method: string, path: string, o: ReadQuery & { body?: unknown; query?: Record<string, string | undefined> } = {}): Promise<Read<unknown>> {
     if (o.wait !== undefined && parseGoDuration(o.wait) === undefined) throw new HarnessError(`blocking query wait must be a Go duration with unit such as "10s" (got ${JSON.stringify(o.wait)})`, { exitCode: EXIT.INTERNAL });
-    const budget = requestTimeoutMs + ((parseGoDuration(o.wait ?? '0s') ?? 0) * 17) / 16;
+    const budget = Math.ceil(requestTimeoutMs + ((parseGoDuration(o.wait ?? '0s') ?? 0) * 17) / 16);
     const signal = o.signal ? AbortSignal.any([o.signal, AbortSignal.timeout(budget)]) : AbortSignal.timeout(budget);
     const query = { namespace, region, ...o.query, index: o.index === undefined ? undefined : String(o.index), wait: o.wait };
     const headers: Record<string, string> = token ? { 'X-Nomad-Token': token } : {};

@@ -1,0 +1,205 @@
+// Part of the Nomad API stand-in (not Nomad): the state one server holds about one client node,
+// with a raft-like index that increases on every change, and the client agent's journal.
+import type { ApiAllocation, ApiEvaluation, ApiJob, ApiNode, ApiTaskEvent } from '../../../lib/nomad/api-types.js';
+import { MAX_TASK_EVENTS, newAllocation, newEvaluation, newNode, nowNs, nowRfc3339, taskEvent, uuid } from './payloads.js';
+
+export type Table = 'nodes' | 'jobs' | 'allocs' | 'evals';
+
+/** The in-memory cluster behind the stand-in's HTTP API. */
+export class Cluster {
+  /** the raft index: bumped by every commit */
+  index = 10;
+  readonly tableIndex: Record<Table, number> = { nodes: 10, jobs: 10, allocs: 10, evals: 10 };
+  readonly node: ApiNode;
+  readonly jobs = new Map<string, ApiJob>();
+  readonly allocs = new Map<string, ApiAllocation>();
+  readonly evals = new Map<string, ApiEvaluation>();
+  /** is the client agent running (heartbeating)? */
+  agentUp = true;
+  /** journal lines of the client agent since its last start */
+  journal: string[] = [];
+  private readonly ipam = new Set<string>();
+  private waiters: (() => void)[] = [];
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private pid = 612;
+
+  constructor(nodeName: string, readonly version: string, readonly stepMs: number) {
+    this.node = newNode(nodeName, version);
+    this.node.CreateIndex = this.node.ModifyIndex = 9;
+    this.agentStarted();
+  }
+
+  /** Apply one change at a new index and wake blocked queries on `tables`. */
+  commit(tables: Table[], mutate: (index: number) => void): number {
+    const idx = ++this.index;
+    mutate(idx);
+    for (const t of tables) this.tableIndex[t] = idx;
+    const w = this.waiters;
+    this.waiters = [];
+    for (const f of w) f();
+    return idx;
+  }
+
+  /** Highest index of the given tables (what X-Nomad-Index reports for a query over them). */
+  indexOf(tables: Table[]): number {
+    return Math.max(...tables.map((t) => this.tableIndex[t]));
+  }
+
+  /** Resolves on the next commit. */
+  changed(): Promise<void> {
+    return new Promise((r) => this.waiters.push(r));
+  }
+
+  /** Run `fn` after `steps` × stepMs unless closed. */
+  later(steps: number, fn: () => void): void {
+    const t = setTimeout(() => {
+      this.timers.delete(t);
+      fn();
+    }, steps * this.stepMs);
+    this.timers.add(t);
+  }
+
+  close(): void {
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+    const w = this.waiters;
+    this.waiters = [];
+    for (const f of w) f();
+  }
+
+  /** A journal line as `journalctl -u nomad` prints hclog output. */
+  log(level: 'INFO' | 'WARN' | 'ERROR' | 'DEBUG', sub: string, msg: string, kv: Record<string, string | number | boolean> = {}): void {
+    const d = new Date();
+    const journal = d.toUTCString().slice(8, 11) + ' ' + String(d.getUTCDate()).padStart(2, '0') + ' ' + d.toISOString().slice(11, 19);
+    const pairs = Object.entries(kv).map(([k, v]) => `${k}=${typeof v === 'string' && /[\s"=]/.test(v) ? JSON.stringify(v) : String(v)}`);
+    const text = pairs.length ? `${msg}: ${pairs.join(' ')}` : msg;
+    this.journal.push(`${journal} ${this.node.Name} nomad[${this.pid}]:     ${d.toISOString()} [${level}]${' '.repeat(5 - level.length)} ${sub}: ${text}`);
+  }
+
+  /** The client agent (re)started: new journal, new pid. */
+  agentStarted(): void {
+    this.agentUp = true;
+    this.journal = [];
+    this.pid += 7;
+    this.log('INFO', 'agent', 'Nomad agent started!');
+    this.log('INFO', 'client', 'using state directory', { state_dir: '/opt/nomad/data/client' });
+  }
+
+  /** Set the node's status as the server would (StatusUpdatedAt in Unix seconds, optional node event). */
+  setNodeStatus(status: string, event?: string): void {
+    this.commit(['nodes'], (idx) => {
+      this.node.Status = status;
+      this.node.StatusUpdatedAt = Math.floor(Date.now() / 1000);
+      this.node.ModifyIndex = idx;
+      if (event) this.node.Events = [...(this.node.Events ?? []), { Message: event, Subsystem: 'Cluster', Details: null, Timestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z'), CreateIndex: idx }].slice(-10);
+    });
+  }
+
+  /** Mutate one alloc at a new index. */
+  updateAlloc(id: string, mutate: (a: ApiAllocation, idx: number) => void): void {
+    const a = this.allocs.get(id);
+    if (!a) return;
+    this.commit(['allocs'], (idx) => {
+      mutate(a, idx);
+      a.ModifyIndex = idx;
+      a.ModifyTime = nowNs();
+    });
+  }
+
+  /** Append a task event (keeping the last 10) and journal it like the task runner does. */
+  appendEvent(a: ApiAllocation, task: string, ev: ApiTaskEvent): void {
+    const st = a.TaskStates?.[task];
+    if (!st) return;
+    st.Events = [...(st.Events ?? []), ev].slice(-MAX_TASK_EVENTS);
+    if (this.agentUp) this.log('INFO', 'client.alloc_runner.task_runner', 'Task event', { alloc_id: a.ID, task, type: ev.Type, msg: ev.DisplayMessage ?? '', failed: ev.FailsTask ?? false });
+  }
+
+  /** Lowest free address of the bridge subnet 172.26.64.0/20 (host-local IPAM order). */
+  allocateAddress(): string {
+    for (let i = 2; ; i++) {
+      const ip = `172.26.${64 + Math.floor(i / 256)}.${i % 256}`;
+      if (!this.ipam.has(ip)) {
+        this.ipam.add(ip);
+        return ip;
+      }
+    }
+  }
+
+  /** The IPAM state was on tmpfs and the host rebooted: everything is free again. */
+  resetIpam(): void {
+    this.ipam.clear();
+  }
+
+  /** Create an evaluation at a new index. */
+  createEval(job: ApiJob, triggeredBy: string, status = 'complete', extra: Partial<ApiEvaluation> = {}): ApiEvaluation {
+    const id = uuid();
+    let ev!: ApiEvaluation;
+    this.commit(['evals'], (idx) => {
+      ev = { ...newEvaluation({ id, job, triggeredBy, index0: idx }), Status: status, ...extra };
+      this.evals.set(id, ev);
+    });
+    return ev;
+  }
+
+  /** Place `count` allocs per group on the client node and run them: pending, set up, running. */
+  placeAllocs(job: ApiJob, evalId: string, previous: ApiAllocation[] = []): ApiAllocation[] {
+    const placed: ApiAllocation[] = [];
+    this.commit(['allocs', 'jobs'], (idx) => {
+      for (const g of job.TaskGroups ?? []) {
+        for (let i = 0; i < g.Count; i++) {
+          const ports = (g.Networks?.[0]?.DynamicPorts ?? []).map((p) => ({ label: p.Label, value: this.hostPort(), to: p.To }));
+          const a = newAllocation({ id: uuid(), evalId, job, group: g.Name, index: i, node: this.node, index0: idx, ports });
+          const prev = previous.find((p) => p.TaskGroup === g.Name && p.Name === a.Name);
+          if (prev) {
+            a.PreviousAllocation = prev.ID;
+            prev.NextAllocation = a.ID;
+            prev.ModifyIndex = idx;
+          }
+          this.allocs.set(a.ID, a);
+          placed.push(a);
+        }
+      }
+      job.Status = 'pending';
+      job.ModifyIndex = idx;
+    });
+    for (const a of placed) this.runFresh(a.ID);
+    return placed;
+  }
+
+  /** The client picks a new alloc up: Received + Task Setup (network set up), then Started. */
+  private runFresh(id: string): void {
+    this.later(1, () =>
+      this.updateAlloc(id, (a) => {
+        a.NetworkStatus = { InterfaceName: 'eth0', Address: this.allocateAddress(), AddressIPv6: '', DNS: null };
+        for (const t of Object.keys(a.TaskStates ?? {})) {
+          this.appendEvent(a, t, taskEvent('Received', 'Task received by client'));
+          this.appendEvent(a, t, taskEvent('Task Setup', 'Building Task Directory', { Message: 'Building Task Directory' }));
+        }
+      }),
+    );
+    this.later(2, () => this.startTasks(id));
+  }
+
+  /** All tasks of the alloc start: Started event, StartedAt now, ClientStatus running. */
+  startTasks(id: string): void {
+    this.updateAlloc(id, (a) => {
+      for (const [t, st] of Object.entries(a.TaskStates ?? {})) {
+        this.appendEvent(a, t, taskEvent('Started', 'Task started by client'));
+        st.State = 'running';
+        st.StartedAt = nowRfc3339();
+      }
+      a.ClientStatus = 'running';
+      a.ClientDescription = 'Tasks are running';
+    });
+    const job = this.jobs.get(this.allocs.get(id)?.JobID ?? '');
+    if (job && job.Status !== 'running' && !job.Stop) this.commit(['jobs'], (idx) => Object.assign(job, { Status: 'running', ModifyIndex: idx }));
+  }
+
+  private hostPort(): number {
+    const used = new Set([...this.allocs.values()].flatMap((a) => (a.AllocatedResources?.Shared?.Ports ?? []).map((p) => p.Value)));
+    for (;;) {
+      const p = 20000 + Math.floor(Math.random() * 12001);
+      if (!used.has(p)) return p;
+    }
+  }
+}

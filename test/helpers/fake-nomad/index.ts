@@ -1,0 +1,94 @@
+// A STAND-IN for the Nomad HTTP API, not Nomad. One loopback HTTP server (127.0.0.1, port 0) that
+// answers Nomad's real routes with real-shaped payloads (built from test/fixtures/nomad/), a
+// raft-like index with real blocking-query semantics, one server and one client node, and scripted
+// timelines for what happens when the client host reboots. Tests that use it must say so.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Cluster } from './cluster.js';
+import { parseJobHcl } from './job-parse.js';
+import { registerJob } from './jobs.js';
+import { readJson, route, type Reply } from './routes.js';
+import { OTHER_JOB, clientDown, clientUp, type Timeline } from './timelines.js';
+
+export type { Timeline } from './timelines.js';
+export { OTHER_JOB } from './timelines.js';
+
+export interface FakeNomadOptions {
+  timeline: Timeline;
+  clientNodeName: string;
+  /** if set, requests without it get 403 "Permission denied" (a wrong one: "ACL token not found") */
+  token?: string;
+  /** default "1.9.7" */
+  nomadVersion?: string;
+  /** one step of the simulated client/server (pending -> running etc.); default 100 ms */
+  stepMs?: number;
+}
+
+export interface FakeRequest {
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  hasToken: boolean;
+}
+
+export interface FakeNomad {
+  /** http://127.0.0.1:PORT */
+  addr: string;
+  /** the client host went down (reboot started): its agent stops heartbeating */
+  clientDown(): void;
+  /** the host booted again and the Nomad client agent started: apply the timeline */
+  clientUp(): void;
+  /** the client agent's journal lines since its last start (journalctl + hclog format) */
+  clientLog(): string[];
+  requests: FakeRequest[];
+  /** the simulated cluster, for assertions that need more than the API shows */
+  cluster: Cluster;
+  close(): Promise<void>;
+}
+
+const OTHER_HCL = `job "${OTHER_JOB}" {\n  group "other" {\n    network {\n      mode = "bridge"\n      port "http" { to = 8080 }\n    }\n    task "other" {\n      driver = "exec"\n      config { command = "/bin/sleep" }\n    }\n  }\n}\n`;
+
+/** Start the stand-in on 127.0.0.1 with an ephemeral port. */
+export async function startFakeNomad({ timeline, clientNodeName, token, nomadVersion = '1.9.7', stepMs = 100 }: FakeNomadOptions): Promise<FakeNomad> {
+  const cluster = new Cluster(clientNodeName, nomadVersion, stepMs);
+  const requests: FakeRequest[] = [];
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const sent = req.headers['x-nomad-token'] ?? /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+    requests.push({ method: req.method ?? '', path: url.pathname, query: Object.fromEntries(url.searchParams), hasToken: sent !== undefined });
+    const closed = { closed: false };
+    res.on('close', () => (closed.closed = true));
+    const answer = (r: Reply) => {
+      res.writeHead(r.status, { 'content-type': 'text/plain; charset=utf-8', ...r.headers });
+      res.end(r.body);
+    };
+    const found = route(req.method ?? '', url.pathname);
+    if (!('handler' in found)) return answer(found);
+    if (token && !url.pathname.startsWith('/v1/status/')) {
+      if (sent === undefined) return answer({ status: 403, body: 'Permission denied' });
+      if (sent !== token) return answer({ status: 403, body: 'ACL token not found' });
+    }
+    Promise.resolve(found.handler(cluster, { method: req.method ?? '', query: url.searchParams, body: () => readJson(req), signal: closed }, found.m))
+      .then(answer, (err: unknown) => answer({ status: 500, body: String(err instanceof Error ? err.message : err) }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  if (timeline === 'shared-ip') {
+    // the other job's alloc is placed and running before the test's job exists (it got the first IP)
+    registerJob(cluster, parseJobHcl(OTHER_HCL));
+    while (![...cluster.allocs.values()].some((a) => a.JobID === OTHER_JOB && a.ClientStatus === 'running')) await cluster.changed();
+  }
+  return {
+    addr: `http://127.0.0.1:${port}`,
+    clientDown: () => clientDown(cluster, timeline),
+    clientUp: () => clientUp(cluster, timeline),
+    clientLog: () => [...cluster.journal],
+    requests,
+    cluster,
+    close: async () => {
+      cluster.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

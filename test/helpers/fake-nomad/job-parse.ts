@@ -1,0 +1,66 @@
+// Part of the Nomad API stand-in (not Nomad): /v1/jobs/parse. Reads job/group/task names, driver,
+// config, count, network mode, ports and reschedule from HCL and fills the rest from the
+// canonicalized sample in test/fixtures/nomad/job-parsed.json, as Canonicalize=true would.
+import type { ApiJob, ApiTaskGroup } from '../../../lib/nomad/api-types.js';
+import { parseHcl, parseVarFile, type HclBlock, type HclValue } from './hcl.js';
+import { fixture } from './payloads.js';
+
+/** HCL (+ Variables string) -> a canonicalized-looking Job; throws Error with a parse message. */
+export function parseJobHcl(hcl: string, variables = ''): ApiJob {
+  const defaults: Record<string, HclValue> = {};
+  for (const v of parseHcl(hcl, {}, true).blocks.filter((b) => b.type === 'variable')) {
+    if ('default' in v.attrs) defaults[v.labels[0]!] = v.attrs.default!;
+  }
+  const vars = { ...defaults, ...(variables.trim() ? parseVarFile(variables) : {}) };
+  const root = parseHcl(hcl, vars);
+  const jobs = root.blocks.filter((b) => b.type === 'job');
+  if (jobs.length !== 1) throw new Error(`expected exactly one job block, found ${jobs.length}`);
+  const jb = jobs[0]!;
+  const name = jb.labels[0];
+  if (!name) throw new Error('job block needs a name label');
+  const tmpl = fixture<ApiJob>('job-parsed.json');
+  const groups = jb.blocks.filter((b) => b.type === 'group');
+  if (groups.length === 0) throw new Error(`job "${name}" has no group`);
+  return {
+    ...tmpl,
+    ID: name,
+    Name: str(jb.attrs.name) ?? name,
+    Type: str(jb.attrs.type) ?? 'service',
+    Namespace: str(jb.attrs.namespace) ?? 'default',
+    Datacenters: (jb.attrs.datacenters as string[] | undefined) ?? ['*'],
+    TaskGroups: groups.map((g) => toGroup(g, tmpl.TaskGroups![0]!)),
+  };
+}
+
+function toGroup(g: HclBlock, tmpl: ApiTaskGroup): ApiTaskGroup {
+  const gname = g.labels[0];
+  if (!gname) throw new Error('group block needs a name label');
+  const tasks = g.blocks.filter((b) => b.type === 'task');
+  if (tasks.length === 0) throw new Error(`group "${gname}" has no task`);
+  const net = g.blocks.find((b) => b.type === 'network');
+  const ports = net?.blocks.filter((b) => b.type === 'port') ?? [];
+  const resched = g.blocks.find((b) => b.type === 'reschedule');
+  const taskTmpl = (tmpl.Tasks ?? [])[0]!;
+  return {
+    ...tmpl,
+    Name: gname,
+    Count: typeof g.attrs.count === 'number' ? g.attrs.count : 1,
+    ReschedulePolicy: { ...(tmpl.ReschedulePolicy as object), ...(resched ? { Attempts: num(resched.attrs.attempts) ?? 0, Unlimited: resched.attrs.unlimited === true } : {}) },
+    Networks: net
+      ? [{
+          ...(tmpl.Networks ?? [])[0]!,
+          Mode: str(net.attrs.mode) ?? 'host',
+          DynamicPorts: ports.filter((p) => p.attrs.static === undefined).map((p) => ({ Label: p.labels[0]!, Value: 0, To: num(p.attrs.to) ?? 0, HostNetwork: 'default', IgnoreCollision: false })),
+          ReservedPorts: ports.filter((p) => p.attrs.static !== undefined).map((p) => ({ Label: p.labels[0]!, Value: num(p.attrs.static) ?? 0, To: num(p.attrs.to) ?? 0, HostNetwork: 'default', IgnoreCollision: false })),
+        }]
+      : null,
+    Tasks: tasks.map((t) => {
+      const driver = str(t.attrs.driver);
+      if (!driver) throw new Error(`task "${t.labels[0] ?? ''}" needs a driver`);
+      return { ...taskTmpl, Name: t.labels[0]!, Driver: driver, Config: t.blocks.find((b) => b.type === 'config')?.attrs ?? null };
+    }),
+  };
+}
+
+const str = (v: HclValue | undefined): string | undefined => (typeof v === 'string' ? v : undefined);
+const num = (v: HclValue | undefined): number | undefined => (typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : undefined);

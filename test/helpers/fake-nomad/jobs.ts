@@ -1,0 +1,54 @@
+// Part of the Nomad API stand-in (not Nomad): job register and deregister as the server does them
+// (job + eval at one index, the plan's allocs at the next, eval complete after).
+import type { ApiJob, ApiJobDeregisterResponse, ApiJobRegisterResponse } from '../../../lib/nomad/api-types.js';
+import type { Cluster } from './cluster.js';
+import { nowNs, taskEvent } from './payloads.js';
+
+/** POST /v1/jobs: store the job, create an eval, place allocs on the client node if it is ready. */
+export function registerJob(c: Cluster, submitted: ApiJob): ApiJobRegisterResponse {
+  const job: ApiJob = { ...submitted, Status: 'pending', Stop: false, SubmitTime: nowNs(), Version: 0 };
+  const old = c.jobs.get(job.ID);
+  const jobIndex = c.commit(['jobs'], (idx) => {
+    job.CreateIndex = old?.CreateIndex ?? idx;
+    job.ModifyIndex = job.JobModifyIndex = idx;
+    c.jobs.set(job.ID, job);
+  });
+  const ev = c.createEval(job, 'job-register', 'pending');
+  const live = [...c.allocs.values()].some((a) => a.JobID === job.ID && a.DesiredStatus === 'run');
+  c.later(0.5, () => {
+    if (!live && c.node.Status === 'ready') c.placeAllocs(job, ev.ID);
+    const blocked = !live && c.node.Status !== 'ready';
+    c.commit(['evals'], (idx) => {
+      Object.assign(ev, { Status: 'complete', ModifyIndex: idx });
+      if (blocked) ev.FailedTGAllocs = Object.fromEntries((job.TaskGroups ?? []).map((g) => [g.Name, { NodesEvaluated: 0, NodesFiltered: 0, NodesInPool: 1, NodesAvailable: { dc1: 0 }, CoalescedFailures: g.Count - 1 }]));
+    });
+  });
+  return { EvalID: ev.ID, EvalCreateIndex: ev.CreateIndex, JobModifyIndex: jobIndex, Warnings: '', Index: ev.CreateIndex };
+}
+
+/** DELETE /v1/job/:id: mark the job stopped (or remove it with purge) and stop its allocs. */
+export function stopJob(c: Cluster, id: string, purge: boolean): ApiJobDeregisterResponse | undefined {
+  const job = c.jobs.get(id);
+  if (!job) return undefined;
+  const jobIndex = c.commit(['jobs'], (idx) => {
+    if (purge) c.jobs.delete(id);
+    else Object.assign(job, { Stop: true, Status: 'dead', ModifyIndex: idx, JobModifyIndex: idx });
+  });
+  const ev = c.createEval(job, 'job-deregister');
+  for (const a of [...c.allocs.values()].filter((x) => x.JobID === id && x.DesiredStatus === 'run')) {
+    c.updateAlloc(a.ID, (x) => Object.assign(x, { DesiredStatus: 'stop', DesiredDescription: 'alloc not needed due to job update' }));
+    if (!c.agentUp) continue;
+    c.later(1, () =>
+      c.updateAlloc(a.ID, (x) => {
+        for (const [t, st] of Object.entries(x.TaskStates ?? {})) {
+          if (st.State === 'dead') continue;
+          c.appendEvent(x, t, taskEvent('Killing', 'Sent interrupt. Waiting 5s before force killing'));
+          c.appendEvent(x, t, taskEvent('Killed', 'Task successfully killed'));
+          Object.assign(st, { State: 'dead', FinishedAt: new Date().toISOString() });
+        }
+        if (x.ClientStatus === 'running' || x.ClientStatus === 'pending') Object.assign(x, { ClientStatus: 'complete', ClientDescription: 'All tasks have completed' });
+      }),
+    );
+  }
+  return { EvalID: ev.ID, EvalCreateIndex: ev.CreateIndex, JobModifyIndex: jobIndex };
+}

@@ -1,0 +1,94 @@
+// Part of the Nomad API stand-in (not Nomad): real-shaped payloads built from the samples in
+// test/fixtures/nomad/ (PascalCase keys, nanosecond times, zero times for "never").
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { ApiAgentSelf, ApiAllocListStub, ApiAllocation, ApiEvaluation, ApiJob, ApiNode, ApiNodeListStub, ApiTaskEvent, ApiTaskState } from '../../../lib/nomad/api-types.js';
+
+/** Read one sample from test/fixtures/nomad/ (a fresh copy each time). */
+export function fixture<T>(name: string): T {
+  return JSON.parse(readFileSync(new URL(`../../fixtures/nomad/${name}`, import.meta.url), 'utf8')) as T;
+}
+
+export const ZERO_TIME = '0001-01-01T00:00:00Z';
+/** Nomad keeps the latest 10 events per task (task_runner.go defaultMaxEvents). */
+export const MAX_TASK_EVENTS = 10;
+
+export const nowNs = (): number => Date.now() * 1e6;
+export const nowRfc3339 = (): string => new Date().toISOString().replace(/\.(\d{3})Z$/, '.$1000000Z');
+export const uuid = (): string => randomUUID();
+
+/** A task event with every field the API sends, like the samples. */
+export function taskEvent(type: string, display: string, extra: Partial<ApiTaskEvent> & Record<string, unknown> = {}): ApiTaskEvent {
+  const tmpl = fixture<ApiAllocation>('alloc-running.json').TaskStates!.web!.Events![0]!;
+  return { ...tmpl, Type: type, Time: nowNs(), DisplayMessage: display, Message: '', Details: {}, FailsTask: false, ...extra };
+}
+
+/** A fresh pending task state. */
+export function pendingTaskState(): ApiTaskState {
+  return { State: 'pending', Failed: false, Restarts: 0, LastRestart: ZERO_TIME, StartedAt: ZERO_TIME, FinishedAt: ZERO_TIME, Events: [] };
+}
+
+/** A full allocation object from the sample, with identity fields replaced. */
+export function newAllocation(o: { id: string; evalId: string; job: ApiJob; group: string; index: number; node: ApiNode; index0: number; ports: { label: string; value: number; to: number }[] }): ApiAllocation {
+  const a = fixture<ApiAllocation>('alloc-running.json');
+  const tg = o.job.TaskGroups?.find((g) => g.Name === o.group);
+  const hostIp = o.node.Attributes?.['unique.network.ip-address'] ?? '';
+  const shared = a.AllocatedResources!.Shared as { Networks: { IP: string; DynamicPorts: unknown[] }[]; Ports: unknown[] };
+  shared.Networks[0]!.IP = hostIp;
+  shared.Networks[0]!.DynamicPorts = o.ports.map((p) => ({ Label: p.label, Value: p.value, To: p.to, HostNetwork: 'default', IgnoreCollision: false }));
+  shared.Ports = o.ports.map((p) => ({ Label: p.label, Value: p.value, To: p.to, HostIP: hostIp }));
+  const states: Record<string, ApiTaskState> = {};
+  for (const t of tg?.Tasks ?? []) states[t.Name] = pendingTaskState();
+  return {
+    ...a,
+    ID: o.id, EvalID: o.evalId, Name: `${o.job.ID}.${o.group}[${o.index}]`, Namespace: o.job.Namespace ?? 'default',
+    NodeID: o.node.ID, NodeName: o.node.Name, JobID: o.job.ID, JobType: o.job.Type, JobVersion: 0, TaskGroup: o.group,
+    DesiredStatus: 'run', DesiredDescription: '', ClientStatus: 'pending', ClientDescription: 'No tasks have started',
+    TaskStates: states, DeploymentStatus: null, NetworkStatus: null, PreviousAllocation: '', NextAllocation: '', FollowupEvalID: '',
+    CreateIndex: o.index0, ModifyIndex: o.index0, CreateTime: nowNs(), ModifyTime: nowNs(),
+  } as ApiAllocation;
+}
+
+/** The AllocListStub view: drops PreviousAllocation, NetworkStatus, AllocatedResources, Job (as the real stub). */
+export function allocStub(a: ApiAllocation): ApiAllocListStub {
+  const keys = Object.keys(fixture<ApiAllocListStub>('alloc-stub-running.json'));
+  return Object.fromEntries(keys.map((k) => [k, (a as unknown as Record<string, unknown>)[k] ?? null])) as unknown as ApiAllocListStub;
+}
+
+/** The client node, from the sample, renamed. */
+export function newNode(name: string, version: string): ApiNode {
+  const n = fixture<ApiNode>('node-ready.json');
+  n.ID = uuid();
+  n.Name = name;
+  n.Attributes = { ...n.Attributes, 'nomad.version': version, 'unique.hostname': name };
+  n.StatusUpdatedAt = Math.floor(Date.now() / 1000) - 120; // registered two minutes ago
+  n.Events = [{ Message: 'Node registered', Subsystem: 'Cluster', Details: null, Timestamp: new Date(Date.now() - 120_000).toISOString().replace(/\.\d+Z$/, 'Z'), CreateIndex: 0 }];
+  return n;
+}
+
+/** The NodeListStub view of a node. */
+export function nodeStub(n: ApiNode): ApiNodeListStub {
+  const s = fixture<ApiNodeListStub[]>('nodes-list.json')[0]!;
+  const full = n as unknown as Record<string, unknown>;
+  const out = Object.fromEntries(Object.keys(s).map((k) => [k, full[k] ?? (s as unknown as Record<string, unknown>)[k]])) as unknown as ApiNodeListStub;
+  out.Address = n.Attributes?.['unique.network.ip-address'] ?? '';
+  out.Version = n.Attributes?.['nomad.version'] ?? '';
+  (out as unknown as Record<string, unknown>).Attributes = null;
+  return out;
+}
+
+/** An evaluation from the sample. */
+export function newEvaluation(o: { id: string; job: ApiJob; triggeredBy: string; index0: number; nodeId?: string }): ApiEvaluation {
+  const e = fixture<ApiEvaluation>('evaluation.json');
+  const queued = Object.fromEntries((o.job.TaskGroups ?? []).map((g) => [g.Name, 0]));
+  return { ...e, ID: o.id, JobID: o.job.ID, Namespace: o.job.Namespace ?? 'default', Type: o.job.Type, TriggeredBy: o.triggeredBy, NodeID: o.nodeId ?? '', Status: 'pending', QueuedAllocations: queued, CreateIndex: o.index0, ModifyIndex: o.index0, CreateTime: nowNs(), ModifyTime: nowNs() } as ApiEvaluation;
+}
+
+/** /v1/agent/self of the server agent, with the configured version. */
+export function agentSelf(version: string): ApiAgentSelf {
+  const s = fixture<ApiAgentSelf>('agent-self-server.json');
+  s.config.Version.Version = version;
+  s.member.Tags.build = version;
+  s.member.Addr = '127.0.0.1';
+  return s;
+}

@@ -1,0 +1,105 @@
+// Part of the Nomad API stand-in (not Nomad): the HTTP routes, with Nomad's blocking-query rules
+// (index + wait, 400 "Invalid wait time" / "Invalid index"), plain-text errors and X-Nomad-Index.
+import type { IncomingMessage } from 'node:http';
+import { parseGoDuration } from '../../../lib/nomad/client.js';
+import type { ApiJob } from '../../../lib/nomad/api-types.js';
+import type { Cluster, Table } from './cluster.js';
+import { parseJobHcl } from './job-parse.js';
+import { registerJob, stopJob } from './jobs.js';
+import { agentSelf, allocStub, nodeStub } from './payloads.js';
+
+export interface Reply {
+  status: number;
+  body: string;
+  headers?: Record<string, string>;
+}
+interface Req {
+  method: string;
+  query: URLSearchParams;
+  body: () => Promise<unknown>;
+  signal: { closed: boolean };
+}
+type Handler = (c: Cluster, req: Req, m: RegExpExecArray) => Promise<Reply> | Reply;
+
+const MAX_WAIT_MS = 10 * 60_000; // Nomad caps wait at 10m
+const DEFAULT_WAIT_MS = 5 * 60_000; // and defaults it to 5m
+const text = (status: number, body: string): Reply => ({ status, body });
+const json = (body: unknown, headers: Record<string, string> = {}): Reply => ({ status: 200, body: JSON.stringify(body), headers: { 'content-type': 'application/json', ...headers } });
+
+/** A read that honours ?index and ?wait, answering with the tables' index in X-Nomad-Index. */
+function blocking(tables: Table[], read: (c: Cluster, m: RegExpExecArray) => unknown, notFound?: string): Handler {
+  return async (c, req, m) => {
+    const rawIndex = req.query.get('index');
+    const rawWait = req.query.get('wait');
+    if (rawIndex !== null && !/^\d+$/.test(rawIndex)) return text(400, 'Invalid index');
+    const waitMs = rawWait === null ? DEFAULT_WAIT_MS : parseGoDuration(rawWait);
+    if (waitMs === undefined) return text(400, 'Invalid wait time');
+    const index = Number(rawIndex ?? 0);
+    if (index > 0) {
+      const wait = Math.min(waitMs, MAX_WAIT_MS);
+      const until = Date.now() + wait + Math.random() * (wait / 16); // Nomad adds up to wait/16 jitter
+      while (c.indexOf(tables) <= index && Date.now() < until && !req.signal.closed) {
+        let t: NodeJS.Timeout | undefined;
+        await Promise.race([c.changed(), new Promise((r) => (t = setTimeout(r, until - Date.now())))]);
+        clearTimeout(t);
+      }
+    }
+    const body = read(c, m);
+    if (body === undefined) return text(404, notFound ?? 'resource not found');
+    return json(body, { 'x-nomad-index': String(Math.max(1, c.indexOf(tables))), 'x-nomad-knownleader': 'true', 'x-nomad-lastcontact': '0' });
+  };
+}
+
+const withJob = (c: Cluster, a: { JobID: string }) => ({ ...a, Job: c.jobs.get(a.JobID) ?? null });
+
+/** Route table: [method, path pattern, handler]. */
+export const ROUTES: [string[], RegExp, Handler][] = [
+  [['GET'], /^\/v1\/agent\/self$/, (c) => json(agentSelf(c.version))],
+  [['GET'], /^\/v1\/status\/leader$/, () => json('127.0.0.1:4647')],
+  [['GET'], /^\/v1\/nodes$/, blocking(['nodes'], (c) => [nodeStub(c.node)])],
+  [['GET'], /^\/v1\/node\/([^/]+)$/, blocking(['nodes'], (c, m) => (m[1] === c.node.ID ? c.node : undefined), 'node not found')],
+  [['GET'], /^\/v1\/node\/([^/]+)\/allocations$/, blocking(['allocs'], (c, m) => [...c.allocs.values()].filter((a) => a.NodeID === m[1]).map((a) => withJob(c, a)))],
+  [['POST', 'PUT'], /^\/v1\/jobs\/parse$/, async (_c, req) => {
+    const b = (await req.body()) as { JobHCL?: string; Variables?: string } | undefined;
+    if (!b?.JobHCL) return text(400, 'Job HCL must be specified');
+    try {
+      return json(parseJobHcl(b.JobHCL, b.Variables ?? ''));
+    } catch (err) {
+      return text(400, `error parsing: ${(err as Error).message}`);
+    }
+  }],
+  [['POST', 'PUT'], /^\/v1\/jobs$/, async (c, req) => {
+    const b = (await req.body()) as { Job?: ApiJob } | undefined;
+    if (!b?.Job?.ID) return text(400, 'Job must be specified');
+    return json(registerJob(c, b.Job));
+  }],
+  [['GET'], /^\/v1\/job\/([^/]+)$/, blocking(['jobs'], (c, m) => c.jobs.get(m[1]!), 'job not found')],
+  [['DELETE'], /^\/v1\/job\/([^/]+)$/, (c, req, m) => {
+    const r = stopJob(c, m[1]!, req.query.get('purge') === 'true');
+    return r ? json(r) : text(404, 'job not found');
+  }],
+  [['GET'], /^\/v1\/job\/([^/]+)\/allocations$/, blocking(['allocs'], (c, m) => [...c.allocs.values()].filter((a) => a.JobID === m[1]).map(allocStub))],
+  [['GET'], /^\/v1\/allocation\/([^/]+)$/, blocking(['allocs'], (c, m) => { const a = c.allocs.get(m[1]!); return a && withJob(c, a); }, 'alloc not found')],
+  [['GET'], /^\/v1\/evaluations$/, blocking(['evals'], (c) => [...c.evals.values()])],
+  [['GET'], /^\/v1\/evaluation\/([^/]+)$/, blocking(['evals'], (c, m) => c.evals.get(m[1]!), 'eval not found')],
+];
+
+/** Find the handler for a request: 404 for unknown paths, 405 for a known path with the wrong method. */
+export function route(method: string, path: string): { handler: Handler; m: RegExpExecArray } | Reply {
+  let pathKnown = false;
+  for (const [methods, re, handler] of ROUTES) {
+    const m = re.exec(path);
+    if (!m) continue;
+    pathKnown = true;
+    if (methods.includes(method)) return { handler, m };
+  }
+  return pathKnown ? text(405, 'Invalid method') : text(404, '404 page not found');
+}
+
+/** Read a JSON request body (undefined when empty). */
+export async function readJson(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const ch of req) chunks.push(ch as Buffer);
+  const s = Buffer.concat(chunks).toString('utf8');
+  return s ? (JSON.parse(s) as unknown) : undefined;
+}

@@ -1,0 +1,110 @@
+// Part of the Nomad API stand-in (not Nomad): what the server sees when the client host goes down
+// and comes back, per scripted timeline (nomad-reference §2.7, §3.1, §3.2, §4.6).
+import type { ApiAllocation } from '../../../lib/nomad/api-types.js';
+import type { Cluster } from './cluster.js';
+import { taskEvent } from './payloads.js';
+
+export type Timeline = 'restored' | 'duplicate-ip' | 'replaced' | 'shared-ip' | 'never-ready';
+
+/** Job name of the second live alloc in the shared-ip timeline. */
+export const OTHER_JOB = 'other';
+const TERMINAL = new Set(['complete', 'failed', 'lost']);
+
+const liveOnNode = (c: Cluster): ApiAllocation[] =>
+  [...c.allocs.values()].filter((a) => a.NodeID === c.node.ID && a.DesiredStatus === 'run' && !TERMINAL.has(a.ClientStatus)).sort((a, b) => a.CreateIndex - b.CreateIndex);
+
+/** The host went down: the agent stops heartbeating. With a short heartbeat_grace the server marks the node down. */
+export function clientDown(c: Cluster, timeline: Timeline): void {
+  if (!c.agentUp) throw new Error('fake-nomad: clientDown() while the client is already down');
+  c.agentUp = false;
+  if (timeline === 'replaced' || timeline === 'never-ready') c.later(2, () => markNodeDown(c));
+}
+
+// The leader's heartbeat timer fired: node down, its allocs lost, a blocked eval for replacements.
+function markNodeDown(c: Cluster): void {
+  if (c.node.Status === 'down' || c.agentUp) return;
+  c.setNodeStatus('down', 'Node heartbeat missed');
+  const lost = liveOnNode(c);
+  for (const a of lost) c.updateAlloc(a.ID, (x) => Object.assign(x, { ClientStatus: 'lost', DesiredStatus: 'stop', DesiredDescription: 'alloc is lost since its node is down' }));
+  for (const jobId of new Set(lost.map((a) => a.JobID))) {
+    const job = c.jobs.get(jobId);
+    if (!job) continue;
+    const blocked = c.createEval(job, 'queued-allocs', 'blocked');
+    c.createEval(job, 'node-update', 'complete', { NodeID: c.node.ID, BlockedEval: blocked.ID });
+  }
+}
+
+/** The host booted and the agent started: re-register, then restore/fail/replace allocs per timeline. */
+export function clientUp(c: Cluster, timeline: Timeline): void {
+  if (c.agentUp) throw new Error('fake-nomad: clientUp() without clientDown()');
+  if (timeline === 'replaced' || timeline === 'never-ready') markNodeDown(c); // the outage outlasted the grace
+  c.agentStarted();
+  c.resetIpam(); // /var/run/cni is tmpfs: the IPAM state is gone after a reboot
+  if (timeline === 'never-ready') {
+    const err = 'rpc error: failed to get conn: dial tcp 127.0.0.1:4647: connect: connection refused';
+    c.log('ERROR', 'client.rpc', 'error performing RPC to server', { error: err, rpc: 'Node.Register', server: '127.0.0.1:4647' });
+    c.log('ERROR', 'client', 'error registering', { error: err });
+    return;
+  }
+  const wasDown = c.node.Status === 'down';
+  const allocs = liveOnNode(c);
+  c.later(1, () => {
+    c.setNodeStatus('initializing', wasDown ? 'Node re-registered' : undefined);
+    c.log('INFO', 'client', 'node registration complete');
+  });
+  c.later(2, () => c.setNodeStatus('ready'));
+  if (timeline === 'replaced') {
+    c.later(2.5, () => replaceLost(c));
+    return;
+  }
+  c.later(2, () => {
+    for (const a of allocs) {
+      c.updateAlloc(a.ID, (x) => {
+        for (const [t, st] of Object.entries(x.TaskStates ?? {})) {
+          c.appendEvent(x, t, taskEvent('Failed Restoring Task', 'failed to restore task; will not run until server is contacted'));
+          st.State = 'pending';
+        }
+        x.ClientStatus = 'pending';
+      });
+    }
+  });
+  c.later(3, () => {
+    for (const a of allocs) {
+      if (timeline === 'duplicate-ip') failSetup(c, a);
+      else {
+        const keepStale = timeline === 'shared-ip' && a.JobID === OTHER_JOB; // reports the address it had before
+        if (!keepStale) c.updateAlloc(a.ID, (x) => (x.NetworkStatus = { InterfaceName: 'eth0', Address: c.allocateAddress(), AddressIPv6: '', DNS: null }));
+        c.startTasks(a.ID);
+      }
+    }
+  });
+}
+
+// GH-24292: the persistent IPAM state still holds the alloc's own IP, so CNI ADD fails in the network hook.
+function failSetup(c: Cluster, a: ApiAllocation): void {
+  const ip = a.NetworkStatus?.Address || '172.26.64.2';
+  const inner = `failed to configure networking for alloc: failed to configure network: plugin type="bridge" failed (add): failed to allocate for range 0: ${ip} has been allocated to ${a.ID}, duplicate allocation is not allowed`;
+  const hookErr = `pre-run hook "network" failed: ${inner}`;
+  c.log('ERROR', 'client.alloc_runner', 'prerun failed', { alloc_id: a.ID, error: hookErr });
+  c.updateAlloc(a.ID, (x) => {
+    for (const [t, st] of Object.entries(x.TaskStates ?? {})) {
+      c.appendEvent(x, t, taskEvent('Setup Failure', `failed to setup alloc: ${hookErr}`, { FailsTask: true, SetupError: hookErr, KillReason: 'Failed Restoring Task', Details: { fails_task: 'true', setup_error: hookErr } }));
+      Object.assign(st, { State: 'dead', Failed: true, FinishedAt: new Date().toISOString() });
+    }
+    Object.assign(x, { ClientStatus: 'failed', ClientDescription: 'Failed tasks' });
+  });
+  const job = c.jobs.get(a.JobID);
+  if (job) c.createEval(job, 'alloc-failure'); // reschedule attempts = 0: nothing is placed
+}
+
+// The node is ready again: the blocked eval places replacements for the lost allocs.
+function replaceLost(c: Cluster): void {
+  const lost = [...c.allocs.values()].filter((a) => a.NodeID === c.node.ID && a.ClientStatus === 'lost' && !a.NextAllocation);
+  for (const jobId of new Set(lost.map((a) => a.JobID))) {
+    const job = c.jobs.get(jobId);
+    if (!job || job.Stop) continue;
+    const blocked = [...c.evals.values()].find((e) => e.JobID === jobId && e.Status === 'blocked');
+    if (blocked) c.commit(['evals'], (idx) => Object.assign(blocked, { Status: 'complete', ModifyIndex: idx }));
+    c.placeAllocs(job, blocked?.ID ?? '', lost.filter((a) => a.JobID === jobId));
+  }
+}
