@@ -1,0 +1,102 @@
+// Install and start a Nomad agent on one machine over SSH: binary, config, kernel prerequisites, systemd unit.
+import type { Machine } from '../lab/types.js';
+import type { Deadline } from '../run/deadline.js';
+import { HarnessError } from '../errors.js';
+import { quote } from '../ssh/quote.js';
+import { checkNomadBinary } from './binary.js';
+import { readTemplate } from './templates.js';
+import { renderTemplate } from './render.js';
+
+export type AgentRole = 'server' | 'client';
+
+/** Template values: private_ip always; server_ip (client); heartbeat_grace (server); log_level optional. */
+export interface AgentVars {
+  private_ip: string;
+  server_ip?: string;
+  heartbeat_grace?: string;
+  log_level?: string;
+}
+
+/** Default server heartbeat_grace: longer than a client reboot under emulation, so allocs are restored (seed procedure). */
+export const DEFAULT_HEARTBEAT_GRACE = '5m';
+/** DEBUG shows the CNI and restore decisions in the client journal (evidence). */
+export const DEFAULT_LOG_LEVEL = 'DEBUG';
+
+export const REMOTE = {
+  binary: '/usr/local/bin/nomad',
+  upload: '/tmp/nomad.upload',
+  config: '/etc/nomad.d/nomad.hcl',
+  unit: '/etc/systemd/system/nomad.service',
+  modules: '/etc/modules-load.d/nomad-bridge.conf',
+  sysctl: '/etc/sysctl.d/90-nomad-bridge.conf',
+} as const;
+
+/** Kernel modules bridge networking needs, loaded now and at every boot. */
+export const BRIDGE_MODULES = ['bridge', 'br_netfilter'] as const;
+/** Sysctls from Nomad's install docs (bridge traffic through iptables), persisted for the reboot. */
+export const BRIDGE_SYSCTLS = ['net.bridge.bridge-nf-call-arptables', 'net.bridge.bridge-nf-call-ip6tables', 'net.bridge.bridge-nf-call-iptables'] as const;
+
+/** The shell script (run as root) that makes bridge networking survive a reboot; pure, for tests. */
+export function bridgePrereqScript(): string {
+  const modules = BRIDGE_MODULES.join('\n') + '\n';
+  const sysctls = BRIDGE_SYSCTLS.map((s) => `${s} = 1`).join('\n') + '\n';
+  return [
+    'set -e',
+    `modprobe -a ${BRIDGE_MODULES.join(' ')}`,
+    `printf %s ${quote(modules)} > ${REMOTE.modules}`,
+    `printf %s ${quote(sysctls)} > ${REMOTE.sysctl}`,
+    `sysctl -q -p ${REMOTE.sysctl}`,
+  ].join('\n');
+}
+
+/** Render the agent config and unit for a role; throws naming the missing value. Pure. */
+export function renderAgentFiles(role: AgentRole, vars: AgentVars, templates: { hcl: string; unit: string }): { hcl: string; unit: string } {
+  const v: Record<string, string> = { private_ip: vars.private_ip, log_level: vars.log_level ?? DEFAULT_LOG_LEVEL };
+  if (role === 'server') v.heartbeat_grace = vars.heartbeat_grace ?? DEFAULT_HEARTBEAT_GRACE;
+  if (role === 'client') {
+    if (!vars.server_ip) throw new HarnessError('client agent config: server_ip is required (the server\'s private address)');
+    v.server_ip = vars.server_ip;
+  }
+  return {
+    hcl: renderTemplate(templates.hcl, v, { name: `${role}.hcl`, strict: true }),
+    unit: renderTemplate(templates.unit, { private_ip: vars.private_ip }, { name: 'nomad.service', strict: true }),
+  };
+}
+
+export interface InstallResult {
+  /** `nomad version` output, trimmed (e.g. "Nomad v1.9.3\nBuildDate …\nRevision …") */
+  version: string;
+  /** the rendered agent config (evidence) */
+  config: string;
+}
+
+/** Upload the binary, write config + unit, load bridge modules persistently, `systemctl enable --now nomad`; returns `nomad version`. */
+export async function installNomad(
+  machine: Machine,
+  opts: { binaryPath: string; role: AgentRole; vars: AgentVars; deadline: Deadline },
+): Promise<InstallResult> {
+  const { binaryPath, role, vars, deadline } = opts;
+  await checkNomadBinary(binaryPath);
+  const files = renderAgentFiles(role, vars, { hcl: await readTemplate(`${role}.hcl`), unit: await readTemplate('nomad.service') });
+  const run = async (what: string, cmd: string, stdin?: string): Promise<string> => {
+    const r = await machine.exec(cmd, { deadline, sudo: true, ...(stdin === undefined ? {} : { stdin }) });
+    if (r.code !== 0) throw new HarnessError(`${machine.name}: ${what} failed (exit ${r.code}): ${(r.stderr || r.stdout).trim().split('\n').slice(-5).join(' | ')}`);
+    return r.stdout;
+  };
+  await machine.upload(binaryPath, REMOTE.upload, { deadline, mode: 0o755 });
+  await run('installing the nomad binary', `install -m 0755 ${REMOTE.upload} ${REMOTE.binary}`);
+  await run('removing the uploaded binary', `rm -f ${REMOTE.upload}`);
+  const version = (await run('nomad version', `${REMOTE.binary} version`)).trim();
+  await run('writing the agent config', `install -D -m 0644 /dev/stdin ${REMOTE.config}`, files.hcl);
+  await run('writing the systemd unit', `install -D -m 0644 /dev/stdin ${REMOTE.unit}`, files.unit);
+  await run('mkdir data_dir', 'install -d -m 0700 /var/lib/nomad');
+  await run('loading bridge modules and sysctls', `sh -c ${quote(bridgePrereqScript())}`);
+  await run('starting nomad', `sh -c ${quote('systemctl daemon-reload && systemctl enable --now nomad.service')}`);
+  return { version, config: files.hcl };
+}
+
+/** The first line of `nomad version` without the "Nomad " prefix, e.g. "v1.9.3". Pure. */
+export function parseNomadVersion(text: string): string | undefined {
+  const m = /^Nomad (v\d+\.\d+\.\d+\S*)/m.exec(text);
+  return m?.[1];
+}

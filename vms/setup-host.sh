@@ -1,0 +1,50 @@
+#!/bin/bash
+# Install what the VM lab needs on a Debian/Ubuntu host (root), then build the box.
+# Idempotent: packages already installed are skipped, and the box build is skipped when the
+# box with the current recipe hash is already added (vms/build-box.sh).
+#
+#   setup-host.sh [--no-box] [--force-box]
+#
+# Used by `reboot-harness setup` and by .ci/run. Starting libvirtd inside the lab network
+# namespace is not done here: the harness does it (lib/lab/host.ts ensureLabHost).
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+export DEBIAN_FRONTEND=noninteractive VAGRANT_CHECKPOINT_DISABLE=1
+BOX=1; BOX_ARGS=()
+for a in "$@"; do
+  case "$a" in
+    --no-box) BOX=0 ;;
+    --force-box) BOX_ARGS+=(--force) ;;
+    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+    *) echo "setup-host.sh: unknown argument: $a (expected --no-box, --force-box)" >&2; exit 2 ;;
+  esac
+done
+[ "$(id -u)" = 0 ] || { echo "setup-host.sh: must run as root" >&2; exit 1; }
+command -v apt-get >/dev/null || { echo "setup-host.sh: needs apt-get (Debian/Ubuntu); install vagrant, vagrant-libvirt, libvirt, qemu, debootstrap by hand" >&2; exit 1; }
+
+# qemu + libvirt + vagrant-libvirt run the VMs; debootstrap/qemu-utils/e2fsprogs build the box offline;
+# dnsmasq-base serves DHCP on libvirt's management network; iproute2 for the network namespace;
+# containernetworking-plugins for the host-local integration test; libxml2-utils for xmllint (report tests).
+PKGS=(qemu-system-x86 qemu-utils libvirt-daemon-system libvirt-clients vagrant vagrant-libvirt
+      debootstrap dnsmasq-base iptables iproute2 openssh-client e2fsprogs kmod
+      containernetworking-plugins libxml2-utils ca-certificates)
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup-host: installing ${missing[*]}"
+  s=$(date +%s)
+  apt-get update -q
+  # --no-install-recommends: vagrant-libvirt recommends libguestfs-tools and a host kernel image, unused here
+  apt-get install -y -q --no-install-recommends "${missing[@]}"
+  echo "setup-host: apt took $(( $(date +%s) - s )) s"
+else
+  echo "setup-host: all ${#PKGS[@]} packages present"
+fi
+vagrant plugin list 2>/dev/null | grep -q '^vagrant-libvirt' || { echo "setup-host: vagrant does not see the vagrant-libvirt plugin" >&2; exit 1; }
+
+if [ "$BOX" = 1 ]; then
+  bash "$HERE/build-box.sh" "${BOX_ARGS[@]}"
+fi
+echo "setup-host: done"

@@ -1,0 +1,30 @@
+# Nomad client agent (nomad-reboot-harness). Rendered by lib/cluster/render.ts.
+data_dir             = "/var/lib/nomad"
+log_level            = "{{ log_level }}"
+disable_update_check = true
+
+bind_addr = "{{ private_ip }}"
+addresses {
+  http = "0.0.0.0"
+}
+advertise {
+  http = "{{ private_ip }}"
+  rpc  = "{{ private_ip }}"
+}
+
+client {
+  enabled           = true
+  servers           = ["{{ server_ip }}:4647"]
+  # eth1 is the lab's private network (eth0 is Vagrant's management network)
+  network_interface = "eth1"
+  # Debian's containernetworking-plugins install to /usr/lib/cni
+  cni_path              = "/usr/lib/cni"
+  bridge_network_name   = "nomad"
+  bridge_network_subnet = "172.26.64.0/20"
+}
+
+plugin "raw_exec" {
+  config {
+    enabled = true
+  }
+}
