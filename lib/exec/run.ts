@@ -1,0 +1,82 @@
+// Run one local command from an argv array (no shell), bounded by a deadline, as a typed result or a CommandError.
+import { performance } from 'node:perf_hooks';
+import { execa } from 'execa';
+import { CommandError, TimeoutError } from '../errors.js';
+import type { Deadline } from '../run/deadline.js';
+import type { Logger } from '../log/events.js';
+import { redactText, tailLines } from './escape.js';
+
+export interface RunOptions {
+  deadline: Deadline;
+  cwd?: string;
+  /** added to the inherited environment */
+  env?: Record<string, string | undefined>;
+  input?: string | Buffer;
+  logger?: Logger;
+  /** exit codes that count as success; default [0] */
+  allowedCodes?: readonly number[];
+  /** strings never shown in logs or errors (tokens) */
+  redact?: readonly string[];
+  /** called for each complete output line while the command runs (live progress) */
+  onLine?: (stream: 'stdout' | 'stderr', line: string) => void;
+}
+
+export interface RunResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+  durationMs: number;
+}
+
+/** Every exit code: pass as `allowedCodes` when the caller interprets failures itself (the Vagrant adapter). */
+export const ANY_EXIT_CODE: readonly number[] = Array.from({ length: 256 }, (_, i) => i);
+
+/** After SIGTERM on the deadline, SIGKILL this much later: vagrant needs a moment to release its locks. */
+const FORCE_KILL_AFTER_MS = 3000;
+
+export type RunCommand = (file: string, args: readonly string[], opts: RunOptions) => Promise<RunResult>;
+
+/** Run `file args` with execa (no shell); throw CommandError (escaped command, stderr tail, timedOut) unless the exit code is allowed. */
+export const runCommand: RunCommand = async (file, args, opts) => {
+  const { deadline, cwd, env, input, logger, allowedCodes = [0], redact = [], onLine } = opts;
+  const started = performance.now();
+  const sub = execa(file, [...args], {
+    cwd,
+    env,
+    extendEnv: true,
+    input,
+    stdin: input === undefined ? 'ignore' : 'pipe',
+    cancelSignal: deadline.signal,
+    forceKillAfterDelay: FORCE_KILL_AFTER_MS,
+    reject: false,
+    stripFinalNewline: false,
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  if (onLine) {
+    for (const name of ['stdout', 'stderr'] as const) {
+      let partial = '';
+      sub[name]?.on('data', (chunk: Buffer) => {
+        const parts = (partial + chunk.toString('utf8')).split('\n');
+        partial = parts.pop() ?? '';
+        for (const l of parts) onLine(name, l);
+      });
+    }
+  }
+  const r = await sub;
+  const durationMs = performance.now() - started;
+  const command = redactText(r.escapedCommand, redact);
+  const stdout = String(r.stdout ?? '');
+  const stderr = String(r.stderr ?? '');
+  logger?.({ kind: 'cmd', t: Math.round(performance.now()), command, exitCode: r.exitCode, durationMs });
+  if (r.isCanceled) {
+    const reason: unknown = deadline.signal.reason;
+    // Note: an interrupt (Ctrl-C) is not a timeout; let the runner map it to its own exit code.
+    if (reason !== undefined && !(reason instanceof TimeoutError)) throw reason;
+    throw new CommandError(command, r.exitCode, redactText(tailLines(stderr), redact), { timedOut: true, cause: reason });
+  }
+  if (r.exitCode === undefined || !allowedCodes.includes(r.exitCode)) {
+    const tail = tailLines(stderr) || (r.exitCode === undefined ? String(r.originalMessage ?? r.shortMessage ?? '') : '');
+    throw new CommandError(command, r.exitCode, redactText(tail, redact), { cause: r.cause });
+  }
+  return { code: r.exitCode, stdout, stderr, durationMs };
+};

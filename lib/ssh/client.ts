@@ -1,0 +1,179 @@
+// SshMachine: a Machine reached over one cached ssh2 connection (exec with deadline, SFTP upload, tunnels, boot id).
+import { performance } from 'node:perf_hooks';
+import { HarnessError, TimeoutError } from '../errors.js';
+import { redactText } from '../exec/escape.js';
+import type { ExecOptions, ExecResult, Machine, Tunnel } from '../lab/types.js';
+import type { Logger } from '../log/events.js';
+import type { Deadline } from '../run/deadline.js';
+import { CONNECT_TIMEOUT_MS, connectUntil, readPrivateKey, SshError, type SshClient } from './connect.js';
+import { startForward } from './forward.js';
+import { quote } from './quote.js';
+import { sftpPut } from './sftp.js';
+import type { SshTarget } from './target.js';
+import type { ClientChannel } from 'ssh2';
+
+/** Where Linux keeps the id of the current boot; it changes on every boot. */
+export const BOOT_ID_COMMAND = 'cat /proc/sys/kernel/random/boot_id';
+/** After TERM on the deadline, KILL this much later, then close the channel. */
+const KILL_AFTER_MS = 500;
+
+export interface SshMachineOptions {
+  role: string;
+  name: string;
+  target: SshTarget;
+  logger?: Logger;
+  /** strings never shown in logs or errors (tokens) */
+  redact?: readonly string[];
+  connectTimeoutMs?: number;
+  /** command printing the boot id; injectable so tests can fake a reboot */
+  bootIdCommand?: string;
+  readKey?: (path: string) => Promise<Buffer>;
+}
+
+/** Send a signal request (sshd kills the session's process group); ssh2's own `signal()` is a no-op once stdin got EOF. */
+function signalChannel(ch: ClientChannel, name: 'TERM' | 'KILL'): void {
+  // Note: ssh2 checks `writable`, which is false after ch.end(); the protocol accepts the request while the channel is open.
+  const inner = ch as unknown as { _client?: { _protocol?: { signal(id: number, sig: string): void } }; outgoing?: { id: number; state: string } };
+  try {
+    if (ch.writable) ch.signal(name);
+    else if (inner.outgoing?.state === 'open' || inner.outgoing?.state === 'eof') inner._client?._protocol?.signal(inner.outgoing.id, name);
+  } catch {
+    /* the channel is already gone */
+  }
+}
+
+/** A Machine over SSH: one lazily opened connection, re-opened after a drop or `disconnect()`. */
+export class SshMachine implements Machine {
+  readonly role: string;
+  readonly name: string;
+  readonly target: SshTarget;
+  private readonly o: SshMachineOptions;
+  private key: Promise<Buffer> | undefined;
+  private conn: Promise<SshClient> | undefined;
+
+  constructor(o: SshMachineOptions) {
+    this.o = o;
+    this.role = o.role;
+    this.name = o.name;
+    this.target = o.target;
+  }
+
+  /** The cached connection, opened (with retries until `deadline`) when there is none. */
+  connection(deadline: Deadline): Promise<SshClient> {
+    if (!this.conn) {
+      const p = (async () => {
+        this.key ??= readPrivateKey(this.target, this.o.readKey).catch((err) => {
+          this.key = undefined;
+          throw err;
+        });
+        const c = await connectUntil(this.target, await this.key, { deadline, timeoutMs: this.o.connectTimeoutMs ?? CONNECT_TIMEOUT_MS });
+        const forget = () => {
+          if (this.conn === p) this.conn = undefined;
+        };
+        c.on('close', forget);
+        c.on('end', forget);
+        c.on('error', forget);
+        return c;
+      })();
+      this.conn = p;
+      p.catch(() => {
+        if (this.conn === p) this.conn = undefined;
+      });
+    }
+    return this.conn;
+  }
+
+  private log(command: string, extra: { exitCode?: number; durationMs?: number; output?: string }): void {
+    this.o.logger?.({ kind: 'ssh', t: Math.round(performance.now()), machine: this.name, command: redactText(command, this.o.redact), ...extra, ...(extra.output === undefined ? {} : { output: redactText(extra.output, this.o.redact) }) });
+  }
+
+  /** Run `cmd` (built with lib/ssh/quote.ts) and return its exit code and output; on the deadline the remote command is signalled and a TimeoutError names it. */
+  async exec(cmd: string, opts: ExecOptions): Promise<ExecResult> {
+    const full = opts.sudo ? `sudo -n sh -c ${quote(cmd)}` : cmd;
+    const conn = await this.connection(opts.deadline);
+    const started = performance.now();
+    return new Promise<ExecResult>((resolve, reject) => {
+      const { signal } = opts.deadline;
+      if (signal.aborted) return reject(signal.reason);
+      conn.exec(full, (err, ch) => {
+        if (err) {
+          void this.disconnect();
+          return reject(new SshError(`ssh ${this.name}: cannot start ${redactText(cmd, this.o.redact)}: ${err.message}`));
+        }
+        const out: Buffer[] = [];
+        const errOut: Buffer[] = [];
+        let settled = false;
+        const finish = (f: () => void) => {
+          if (settled) return;
+          settled = true;
+          signal.removeEventListener('abort', onAbort);
+          f();
+        };
+        const onAbort = () => {
+          signalChannel(ch, 'TERM');
+          setTimeout(() => {
+            signalChannel(ch, 'KILL');
+            ch.close();
+          }, KILL_AFTER_MS).unref();
+          const reason: unknown = signal.reason;
+          if (reason !== undefined && !(reason instanceof TimeoutError)) return finish(() => reject(reason));
+          finish(() => reject(new TimeoutError(`${this.name}: ${redactText(cmd, this.o.redact)}`, performance.now() - started, 'deadline reached; remote command signalled (TERM, then KILL) and its channel closed')));
+        };
+        signal.addEventListener('abort', onAbort, { once: true });
+        const lines = (buf: Buffer) => {
+          if (opts.stream) for (const l of buf.toString('utf8').split('\n')) if (l) this.log(cmd, { output: l });
+        };
+        ch.on('data', (b: Buffer) => (out.push(b), lines(b)));
+        ch.stderr.on('data', (b: Buffer) => (errOut.push(b), lines(b)));
+        ch.on('close', (code: number | null | undefined, sig?: string) => {
+          const durationMs = performance.now() - started;
+          finish(() => {
+            if (typeof code !== 'number') {
+              return reject(new SshError(`ssh ${this.name}: connection dropped while running ${redactText(cmd, this.o.redact)}${sig ? ` (signal ${sig})` : ''}`));
+            }
+            this.log(cmd, { exitCode: code, durationMs });
+            resolve({ code, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(errOut).toString('utf8'), durationMs });
+          });
+        });
+        if (opts.stdin !== undefined) ch.end(opts.stdin);
+        else ch.end();
+      });
+    });
+  }
+
+  /** Copy a local file to the machine over SFTP, then chmod it. */
+  async upload(localPath: string, remotePath: string, opts: { deadline: Deadline; mode?: number }): Promise<void> {
+    await sftpPut(await this.connection(opts.deadline), { localPath }, remotePath, { ...opts, what: `${this.name}: upload ${localPath} -> ${remotePath}` });
+  }
+
+  /** Write `content` to a file on the machine over SFTP, then chmod it. */
+  async writeFile(remotePath: string, content: string | Buffer, opts: { deadline: Deadline; mode?: number }): Promise<void> {
+    await sftpPut(await this.connection(opts.deadline), { content }, remotePath, { ...opts, what: `${this.name}: write ${remotePath}` });
+  }
+
+  /** The machine's current boot id (trimmed); changes exactly when it rebooted. */
+  async bootId(opts: { deadline: Deadline }): Promise<string> {
+    const cmd = this.o.bootIdCommand ?? BOOT_ID_COMMAND;
+    const r = await this.exec(cmd, { deadline: opts.deadline });
+    const id = r.stdout.trim();
+    if (r.code !== 0 || !id) throw new HarnessError(`${this.name}: ${cmd} exited ${r.code} with ${JSON.stringify(id || r.stderr.trim())}`);
+    return id;
+  }
+
+  /** A local 127.0.0.1 port forwarded to remoteHost:remotePort as seen from the machine (e.g. Nomad's 127.0.0.1:4646). */
+  forward(remoteHost: string, remotePort: number, opts: { deadline: Deadline }): Promise<Tunnel> {
+    return startForward((d) => this.connection(d), remoteHost, remotePort, { deadline: opts.deadline, machine: this.name, logger: this.o.logger });
+  }
+
+  /** Close the cached connection; the next call opens a fresh one (after a reboot). */
+  async disconnect(): Promise<void> {
+    const p = this.conn;
+    this.conn = undefined;
+    if (!p) return;
+    try {
+      (await p).end();
+    } catch {
+      /* a failed connection has nothing to close */
+    }
+  }
+}

@@ -1,0 +1,74 @@
+// Open one authenticated ssh2 connection to an SshTarget, bounded by a per-attempt timeout; retry until a deadline.
+import { promises as fs } from 'node:fs';
+import ssh2 from 'ssh2';
+import { HarnessError } from '../errors.js';
+import { remaining, type Deadline } from '../run/deadline.js';
+import { waitFor } from '../run/wait.js';
+import type { SshTarget } from './target.js';
+
+/** Per-attempt connect + handshake timeout: a booting VM either answers within seconds or is not up yet. */
+export const CONNECT_TIMEOUT_MS = 5000;
+/** Keepalive probes detect a dead peer (hard reset) after about interval × count. */
+const KEEPALIVE_MS = 5000;
+const KEEPALIVE_COUNT = 3;
+
+export type SshClient = InstanceType<typeof ssh2.Client>;
+
+/** An SSH connection problem (refused, handshake failed, connection dropped mid-command). */
+export class SshError extends HarnessError {}
+
+/** Read the first readable IdentityFile; fails fast (no retry) when none can be read. */
+export async function readPrivateKey(target: SshTarget, read: (p: string) => Promise<Buffer> = (p) => fs.readFile(p)): Promise<Buffer> {
+  const tried: string[] = [];
+  for (const file of target.identityFiles) {
+    try {
+      return await read(file);
+    } catch (err) {
+      tried.push(`${file} (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+    }
+  }
+  throw new HarnessError(`ssh ${target.host}: no readable private key; tried ${tried.join(', ') || 'nothing (no IdentityFile in ssh-config)'}`);
+}
+
+/** One connection attempt; rejects with SshError after `timeoutMs` or when `signal` fires. Host keys are not verified (Vagrant's ssh-config says StrictHostKeyChecking no). */
+export function connectOnce(target: SshTarget, privateKey: Buffer, { timeoutMs, signal }: { timeoutMs: number; signal?: AbortSignal }): Promise<SshClient> {
+  return new Promise((resolve, reject) => {
+    const c = new ssh2.Client();
+    const where = `${target.user}@${target.hostName}:${target.port}`;
+    const fail = (msg: string) => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      c.removeAllListeners('ready');
+      c.on('error', () => {}); // late errors of an abandoned attempt must not crash the process
+      c.destroy();
+      reject(new SshError(`ssh ${where}: ${msg}`));
+    };
+    const onAbort = () => fail('aborted');
+    const timer = setTimeout(() => fail(`no SSH handshake within ${timeoutMs}ms`), timeoutMs);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    c.once('ready', () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      resolve(c);
+    });
+    c.once('error', (err: Error) => fail(err.message));
+    c.connect({
+      host: target.hostName,
+      port: target.port,
+      username: target.user,
+      privateKey,
+      readyTimeout: timeoutMs,
+      keepaliveInterval: KEEPALIVE_MS,
+      keepaliveCountMax: KEEPALIVE_COUNT,
+    });
+  });
+}
+
+/** Connect, retrying every failed attempt until the deadline (TimeoutError names the target and the last error). */
+export function connectUntil(target: SshTarget, privateKey: Buffer, { deadline, timeoutMs = CONNECT_TIMEOUT_MS }: { deadline: Deadline; timeoutMs?: number }): Promise<SshClient> {
+  return waitFor(
+    `SSH to ${target.host} (${target.user}@${target.hostName}:${target.port})`,
+    async (d) => ({ done: true as const, value: await connectOnce(target, privateKey, { timeoutMs: Math.max(1, Math.min(timeoutMs, remaining(d))), signal: d.signal }) }),
+    { deadline, intervals: [250, 500, 1000] },
+  );
+}

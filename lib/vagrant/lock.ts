@@ -1,0 +1,67 @@
+// A cross-process lock file per provider: vagrant-libvirt races when two `vagrant up`s create networks/volumes at once.
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { waitFor, type Probe } from '../run/wait.js';
+import type { Deadline } from '../run/deadline.js';
+import type { Logger } from '../log/events.js';
+
+/** Where lock files live; /tmp is shared by every run on the host. */
+export const DEFAULT_LOCK_DIR = '/tmp';
+
+/** Path of the lock file serializing `up`/`destroy` for one provider. */
+export function lockPath(provider: string, dir: string = DEFAULT_LOCK_DIR): string {
+  return path.join(dir, `nomad-reboot-harness-vagrant-${provider.replace(/[^A-Za-z0-9_-]/g, '_')}.lock`);
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+async function readHolder(file: string): Promise<string | undefined> {
+  try {
+    return await fs.readFile(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/** One attempt: create the file with O_EXCL holding our PID, or take over a lock whose PID is dead. */
+async function tryAcquire(file: string, logger?: Logger): Promise<Probe<void>> {
+  try {
+    const h = await fs.open(file, 'wx', 0o644);
+    await h.writeFile(`${process.pid}\n`);
+    await h.close();
+    return { done: true, value: undefined };
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
+  const holder = await readHolder(file);
+  if (holder === undefined) return { done: false, reason: `lock ${file} vanished, retrying` };
+  const pid = Number.parseInt(holder, 10);
+  if (Number.isInteger(pid) && pid > 0 && pidAlive(pid)) return { done: false, reason: `lock ${file} held by PID ${pid}` };
+  // Note: re-read right before unlinking so a lock just re-created by another waiter is not stolen (narrow race left).
+  if ((await readHolder(file)) === holder) {
+    await fs.unlink(file).catch(() => {});
+    logger?.({ kind: 'warn', t: Math.round(performance.now()), message: `took over stale lock ${file} of dead PID ${holder.trim() || '(empty)'}` });
+  }
+  return { done: false, reason: `stale lock ${file} removed, retrying` };
+}
+
+/** Run `fn` while holding the provider's lock; waiting for it is bounded by `deadline` and named in the TimeoutError. */
+export async function withLock<T>(file: string, fn: () => Promise<T>, opts: { deadline: Deadline; logger?: Logger }): Promise<T> {
+  await waitFor(`lock ${file}`, () => tryAcquire(file, opts.logger), {
+    deadline: opts.deadline,
+    intervals: [100, 250, 500, 1000],
+    onReason: (reason) => opts.logger?.({ kind: 'wait', t: Math.round(performance.now()), what: `lock ${file}`, reason }),
+  });
+  try {
+    return await fn();
+  } finally {
+    if ((await readHolder(file))?.trim() === String(process.pid)) await fs.unlink(file).catch(() => {});
+  }
+}

@@ -1,0 +1,74 @@
+// Pure parser for `vagrant --machine-readable` output (`timestamp,target,type,data...`).
+
+/** One machine-readable line. `target` is the machine name or '' for global messages. */
+export interface MachineRecord {
+  timestamp: number;
+  target: string;
+  type: string;
+  data: string[];
+}
+
+const RECORD_LINE = /^\d+,/;
+
+/** Undo Vagrant's escaping inside one data field: `%!(VAGRANT_COMMA)`, literal `\n` and `\r`. */
+export function unescapeField(s: string): string {
+  return s.replaceAll('%!(VAGRANT_COMMA)', ',').replaceAll('\\n', '\n').replaceAll('\\r', '\r');
+}
+
+/** Parse machine-readable output into records; lines not starting with `<digits>,` are ignored (Vagrant 2.3.4 also prints plain text, e.g. the ssh-config block). */
+export function parseMachineReadable(text: string): MachineRecord[] {
+  const out: MachineRecord[] = [];
+  for (const raw of text.split(/\r?\n/)) {
+    if (!RECORD_LINE.test(raw)) continue;
+    const fields = raw.split(',');
+    if (fields.length < 3) continue;
+    const [ts, target, type, ...data] = fields as [string, string, string, ...string[]];
+    out.push({ timestamp: Number(ts), target, type, data: data.map(unescapeField) });
+  }
+  return out;
+}
+
+/** Machine name -> state id (`running`, `not_created`, `shutoff`, ...) from `vagrant status` records. */
+export function machineStates(records: readonly MachineRecord[]): Record<string, string> {
+  const states: Record<string, string> = {};
+  for (const r of records) if (r.type === 'state' && r.target && r.data[0] !== undefined) states[r.target] = r.data[0];
+  return states;
+}
+
+/** The `error-exit` record (error class + message) Vagrant prints before exiting non-zero, if any. */
+export function errorExit(records: readonly MachineRecord[]): { errorClass: string; message: string } | undefined {
+  const r = records.find((x) => x.type === 'error-exit');
+  if (!r) return undefined;
+  return { errorClass: r.data[0] ?? '', message: r.data.slice(1).join(',') };
+}
+
+/** The `ssh-config` text Vagrant printed for `target` (machine-readable `ssh-config` record). */
+export function sshConfigText(records: readonly MachineRecord[], target: string): string | undefined {
+  return records.find((r) => r.type === 'ssh-config' && r.target === target)?.data[0];
+}
+
+/** UI messages (`ui,<level>,<message>`) as readable lines, without download/upload progress noise. */
+export function uiMessages(records: readonly MachineRecord[]): { level: string; message: string }[] {
+  return records
+    .filter((r) => r.type === 'ui' && !isProgressNoise(r.data.slice(1).join(',')))
+    .map((r) => ({ level: r.data[0] ?? '', message: r.data.slice(1).join(',') }));
+}
+
+const PROGRESS = /^\s*Progress: \d+%/;
+
+/** True for `Progress: N%` lines Vagrant prints while uploading a box volume. */
+export function isProgressNoise(line: string): boolean {
+  return PROGRESS.test(line.replace(/^[\r\s]+/, ''));
+}
+
+/** Drop `Progress: N%` lines (also the `\r`-separated ones) from plain output before logging or quoting it. */
+export function dropProgressNoise(text: string): string {
+  const kept: string[] = [];
+  for (const line of text.split('\n')) {
+    const segs = line.split('\r');
+    const rest = segs.filter((seg) => !isProgressNoise(seg));
+    if (rest.length === segs.length) kept.push(line);
+    else if (rest.some((seg) => seg.trim() !== '')) kept.push(rest.join('\r'));
+  }
+  return kept.join('\n');
+}

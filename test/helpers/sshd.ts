@@ -1,0 +1,158 @@
+// A real OpenSSH sshd on 127.0.0.1 for integration tests: temp host key, one authorized user key, stopped by PID.
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import type { SshTarget } from '../../lib/ssh/target.js';
+
+const SSHD_CANDIDATES = ['/usr/sbin/sshd', '/usr/bin/sshd', '/usr/local/sbin/sshd'];
+
+/** Why real-sshd tests cannot run here, or undefined when they can. */
+export function sshdMissing(): string | undefined {
+  if (!SSHD_CANDIDATES.some((p) => existsSync(p))) return 'sshd not installed (apt-get install openssh-server)';
+  try {
+    execFileSync('ssh-keygen', ['-?'], { stdio: 'ignore' });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 'ssh-keygen not installed (apt-get install openssh-client)';
+  }
+  return undefined;
+}
+
+/** A free TCP port on 127.0.0.1 (bound then released). */
+export async function freePort(): Promise<number> {
+  const s = net.createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
+  const port = (s.address() as net.AddressInfo).port;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+export interface TestSshd {
+  dir: string;
+  port: number;
+  target: SshTarget;
+  /** a directory first on the PATH of remote commands (fake `sudo`, ...) */
+  binDir: string;
+  pid(): number | undefined;
+  /** sshd's own log (-e) so far */
+  log(): string;
+  start(): Promise<void>;
+  /** kill the per-connection processes of our sshd (by PID): every client sees its connection drop */
+  dropConnections(): void;
+  /** drop connections and stop the listener */
+  stop(): Promise<void>;
+  /** stop, remove the temp dir */
+  dispose(): Promise<void>;
+}
+
+/** PIDs whose parent is `pid` (sshd's per-connection processes), read from /proc. */
+export function childPids(pid: number): number[] {
+  const out: number[] = [];
+  for (const e of readdirSync('/proc')) {
+    if (!/^\d+$/.test(e)) continue;
+    try {
+      const stat = readFileSync(`/proc/${e}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === pid) out.push(Number(e));
+    } catch {
+      /* exited meanwhile */
+    }
+  }
+  return out;
+}
+
+async function waitListening(port: number, ms: number): Promise<void> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const ok = await new Promise<boolean>((r) => {
+      const s = net.connect(port, '127.0.0.1', () => (s.destroy(), r(true)));
+      s.on('error', () => r(false));
+    });
+    if (ok) return;
+    if (Date.now() > until) throw new Error(`sshd did not listen on 127.0.0.1:${port} within ${ms}ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Generate keys and config in a temp dir and start `sshd -D -e` on a free loopback port. */
+export async function startSshd(): Promise<TestSshd> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'nrh-sshd-'));
+  const binDir = path.join(dir, 'bin');
+  mkdirSync(binDir);
+  execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', path.join(dir, 'host_ed25519')]);
+  execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', path.join(dir, 'user_ed25519')]);
+  writeFileSync(path.join(dir, 'authorized_keys'), readFileSync(path.join(dir, 'user_ed25519.pub')));
+  chmodSync(path.join(dir, 'authorized_keys'), 0o600);
+  mkdirSync('/run/sshd', { recursive: true }); // privilege separation dir sshd insists on
+  const port = await freePort();
+  const sshdBin = SSHD_CANDIDATES.find((p) => existsSync(p))!;
+  const cfg = path.join(dir, 'sshd_config');
+  writeFileSync(
+    cfg,
+    [
+      `ListenAddress 127.0.0.1`,
+      `HostKey ${dir}/host_ed25519`,
+      `AuthorizedKeysFile ${dir}/authorized_keys`,
+      `PidFile ${dir}/sshd.pid`,
+      `PermitRootLogin prohibit-password`,
+      `PubkeyAuthentication yes`,
+      `PasswordAuthentication no`,
+      `KbdInteractiveAuthentication no`,
+      `UsePAM no`,
+      `StrictModes no`,
+      `LogLevel ${process.env.NRH_SSHD_LOGLEVEL ?? "VERBOSE"}`,
+      `Subsystem sftp internal-sftp`,
+      `SetEnv PATH=${binDir}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin`,
+      '',
+    ].join('\n'),
+  );
+  let child: ChildProcess | undefined;
+  let logText = '';
+  const t: TestSshd = {
+    dir,
+    port,
+    binDir,
+    target: {
+      host: 'testbox',
+      hostName: '127.0.0.1',
+      port,
+      user: os.userInfo().username,
+      identityFiles: [path.join(dir, 'user_ed25519')],
+      strictHostKeyChecking: false,
+      options: {},
+    },
+    pid: () => child?.pid,
+    log: () => logText,
+    async start() {
+      child = spawn(sshdBin, ['-D', '-e', '-f', cfg, '-p', String(port)], { stdio: ['ignore', 'ignore', 'pipe'] });
+      child.stderr!.on('data', (b: Buffer) => (logText += b.toString()));
+      await waitListening(port, 5000);
+    },
+    dropConnections() {
+      if (child?.pid === undefined) return;
+      for (const p of childPids(child.pid)) {
+        try {
+          process.kill(p, 'SIGKILL');
+        } catch {
+          /* already gone */
+        }
+      }
+    },
+    async stop() {
+      t.dropConnections();
+      const c = child;
+      child = undefined;
+      if (!c || c.exitCode !== null) return;
+      const gone = new Promise((r) => c.once('exit', r));
+      c.kill('SIGTERM');
+      await gone;
+    },
+    async dispose() {
+      await t.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  await t.start();
+  return t;
+}

@@ -1,0 +1,176 @@
+// SshMachine against a real OpenSSH sshd on 127.0.0.1: exec, stdin, sudo prefix, deadline kill, SFTP, tunnel, reconnect.
+import t from 'tap';
+import http from 'node:http';
+import { readFileSync, statSync, writeFileSync, chmodSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { SshMachine } from '../../lib/ssh/client.js';
+import { sh } from '../../lib/ssh/quote.js';
+import { deadlineIn } from '../../lib/run/deadline.js';
+import { HarnessError, TimeoutError } from '../../lib/errors.js';
+import type { LogEvent } from '../../lib/log/events.js';
+import { sshdMissing, startSshd, freePort } from '../helpers/sshd.js';
+
+/** The rejection reason of `p` (fails the test if it resolves). */
+async function rejection(p: Promise<unknown>): Promise<unknown> {
+  return p.then(
+    (v) => {
+      throw new Error(`expected a rejection, got ${JSON.stringify(v)}`);
+    },
+    (e: unknown) => e,
+  );
+}
+
+const missing = sshdMissing();
+if (missing) {
+  t.plan(0, missing);
+} else {
+  t.setTimeout(120_000);
+  const sshd = await startSshd();
+  t.teardown(() => sshd.dispose());
+  const events: LogEvent[] = [];
+  const m = new SshMachine({ role: 'server', name: 'testbox', target: sshd.target, logger: (e) => events.push(e), redact: ['s3cr3t-token'] });
+  t.teardown(() => m.disconnect());
+  const d = () => deadlineIn(10_000);
+
+  t.test('exec returns exit code, stdout and stderr separately', async (t) => {
+    const r = await m.exec('echo out; echo err >&2; exit 3', { deadline: d() });
+    t.equal(r.code, 3);
+    t.equal(r.stdout, 'out\n');
+    t.equal(r.stderr, 'err\n');
+    t.ok(events.some((e) => e.kind === 'ssh' && e.exitCode === 3), 'logged an ssh event with the exit code');
+  });
+
+  t.test('stdin reaches the remote command', async (t) => {
+    const r = await m.exec('cat; echo; wc -c < /dev/null', { deadline: d(), stdin: 'line one\nline two' });
+    t.equal(r.stdout, 'line one\nline two\n0\n');
+  });
+
+  t.test('sh`` quoting survives a real shell byte for byte', async (t) => {
+    const values = ['', 'a b', "it's", '$HOME', '`id`', 'x\ny', '"q"', '*', 'ünïcødé ✓', '-n', 'a=b', '~root', '\\', 'tab\there', "'"];
+    const r = await m.exec(sh`printf '%s\0' ${values}`, { deadline: d() });
+    t.same(r.stdout.split('\0').slice(0, -1), values, 'every value came back unchanged');
+  });
+
+  t.test('secrets are redacted in logged commands', async (t) => {
+    await m.exec('echo s3cr3t-token >/dev/null', { deadline: d() });
+    const logged = events.filter((e) => e.kind === 'ssh').map((e) => (e.kind === 'ssh' ? e.command : ''));
+    t.notOk(logged.some((c) => c.includes('s3cr3t-token')), 'token never logged');
+    t.ok(logged.some((c) => c.includes('***')), 'redaction marker logged');
+  });
+
+  t.test('sudo option runs `sudo -n sh -c <quoted cmd>` (fake sudo first on the remote PATH)', async (t) => {
+    const argsFile = path.join(sshd.dir, 'sudo-args');
+    writeFileSync(path.join(sshd.binDir, 'sudo'), `#!/bin/sh\nprintf '%s\\n' "$@" > ${argsFile}\n[ "$1" = -n ] || exit 99\nshift\nexec "$@"\n`);
+    chmodSync(path.join(sshd.binDir, 'sudo'), 0o755);
+    const r = await m.exec(`echo "$((1+1))" 'a b' | tr a A`, { deadline: d(), sudo: true });
+    t.equal(r.code, 0);
+    t.equal(r.stdout, '2 A b\n');
+    t.same(readFileSync(argsFile, 'utf8').split('\n').slice(0, 3), ['-n', 'sh', '-c']);
+  });
+
+  t.test('deadline closes the channel, the remote command ends, and the error names it', async (t) => {
+    // Note: sshd refuses signal requests for root sessions ("session signalling requires privilege separation"),
+    // and these tests log in as root; the loop below writes output, so it dies of SIGPIPE once the channel closes.
+    const loop = 'i=0; while [ $i -lt 300 ]; do echo tick-6125; sleep 0.1; i=$((i+1)); done';
+    const started = Date.now();
+    const err = await rejection(m.exec(loop, { deadline: deadlineIn(800) }));
+    t.type(err, TimeoutError);
+    t.match(String(err), /testbox: i=0; while .*tick-6125/);
+    t.ok(Date.now() - started < 3000, 'returned soon after the deadline');
+    await new Promise((r) => setTimeout(r, 1500));
+    const alive = readdirSync('/proc').filter((p) => /^\d+$/.test(p)).some((p) => {
+      try {
+        return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('echo tick-6125');
+      } catch {
+        return false;
+      }
+    });
+    t.notOk(alive, 'remote loop is gone');
+    const r = await m.exec('echo still usable', { deadline: d() });
+    t.equal(r.stdout, 'still usable\n', 'connection still usable afterwards');
+  });
+
+  t.test('upload and writeFile set content and mode', async (t) => {
+    const local = path.join(sshd.dir, 'local.bin');
+    const bytes = Buffer.from(Array.from({ length: 300_000 }, (_, i) => i % 251));
+    writeFileSync(local, bytes);
+    const remote = path.join(sshd.dir, 'remote.bin');
+    await m.upload(local, remote, { deadline: d(), mode: 0o750 });
+    t.same(readFileSync(remote), bytes);
+    t.equal(statSync(remote).mode & 0o777, 0o750);
+    const f = path.join(sshd.dir, 'written.txt');
+    await m.writeFile(f, 'hello\n', { deadline: d(), mode: 0o600 });
+    t.equal(readFileSync(f, 'utf8'), 'hello\n');
+    t.equal(statSync(f).mode & 0o777, 0o600);
+    await t.rejects(m.writeFile('/nonexistent-dir/x', 'x', { deadline: d() }), /write \/nonexistent-dir\/x/);
+  });
+
+  t.test('bootId reads the boot id', async (t) => {
+    const id = await m.bootId({ deadline: d() });
+    t.match(id, /^[0-9a-f-]{36}$/);
+  });
+
+  t.test('tunnel carries many HTTP requests, a long poll, and survives an sshd restart', async (t) => {
+    const server = http.createServer((req, res) => {
+      if (req.url?.startsWith('/poll')) setTimeout(() => res.end('polled'), 1500);
+      else res.end(`echo ${req.url}`);
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    t.teardown(() => new Promise<void>((r) => server.close(() => r())));
+    const port = (server.address() as { port: number }).port;
+    const tunnel = await m.forward('127.0.0.1', port, { deadline: d() });
+    t.teardown(() => tunnel.close());
+    const agent = new http.Agent({ keepAlive: true });
+    t.teardown(() => agent.destroy());
+    const get = (p: string) =>
+      new Promise<string>((resolve, reject) => {
+        http.get({ host: '127.0.0.1', port: tunnel.localPort, path: p, agent }, (res) => {
+          let body = '';
+          res.on('data', (c) => (body += c));
+          res.on('end', () => resolve(body));
+        }).on('error', reject);
+      });
+    const poll = get('/poll?index=5&wait=2s');
+    for (let i = 0; i < 5; i++) t.equal(await get(`/n/${i}`), `echo /n/${i}`);
+    t.same(await Promise.all([get('/a'), get('/b'), get('/c')]), ['echo /a', 'echo /b', 'echo /c']);
+    t.equal(await poll, 'polled', 'long poll answered through the tunnel');
+    await sshd.stop();
+    setTimeout(() => void sshd.start(), 700);
+    const fresh = new http.Agent({ keepAlive: false });
+    t.teardown(() => fresh.destroy());
+    const again = await new Promise<string>((resolve, reject) => {
+      http.get({ host: '127.0.0.1', port: tunnel.localPort, path: '/after-restart', agent: fresh }, (res) => {
+        let body = '';
+        res.on('data', (c) => (body += c));
+        res.on('end', () => resolve(body));
+      }).on('error', reject);
+    });
+    t.equal(again, 'echo /after-restart', 'new socket after restart goes through a new connection');
+  });
+
+  t.test('exec reconnects after sshd dropped every connection', async (t) => {
+    await m.exec('true', { deadline: d() });
+    await sshd.stop();
+    setTimeout(() => void sshd.start(), 1000);
+    const r = await m.exec('echo back', { deadline: deadlineIn(15_000) });
+    t.equal(r.stdout, 'back\n');
+  });
+
+  t.test('unreachable target: TimeoutError names the target and the last error', async (t) => {
+    const closed = await freePort();
+    const bad = new SshMachine({ role: 'x', name: 'nowhere', target: { ...sshd.target, host: 'nowhere', port: closed }, connectTimeoutMs: 500 });
+    const err = await rejection(bad.exec('true', { deadline: deadlineIn(1500) }));
+    t.type(err, TimeoutError);
+    t.match(String(err), /SSH to nowhere/);
+    t.match(String(err), /ECONNREFUSED/);
+  });
+
+  t.test('missing private key fails fast with the files tried', async (t) => {
+    const bad = new SshMachine({ role: 'x', name: 'nokey', target: { ...sshd.target, identityFiles: ['/nonexistent/key'] } });
+    const started = Date.now();
+    const err = await rejection(bad.exec('true', { deadline: deadlineIn(5000) }));
+    t.type(err, HarnessError);
+    t.match(String(err), /no readable private key; tried \/nonexistent\/key \(ENOENT\)/);
+    t.ok(Date.now() - started < 1000, 'no retry loop for a missing key');
+  });
+}
