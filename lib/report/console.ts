@@ -1,0 +1,53 @@
+// Human summary at the end of a run: what went wrong first (with evidence), then the rest, then one line per run. Pure.
+import { formatMs } from '../errors.js';
+import type { Verdict } from '../checks/types.js';
+import { countVerdicts } from './outcome.js';
+import type { RunRecord } from './model.js';
+
+export interface ConsoleOptions {
+  color: boolean;
+}
+
+const C = { red: '\x1b[31m', green: '\x1b[32m', yellow: '\x1b[33m', dim: '\x1b[2m', bold: '\x1b[1m', reset: '\x1b[0m' };
+type Paint = (c: keyof typeof C, s: string) => string;
+
+const MARK: Record<Verdict['label'], string> = { passed: 'ok', failed: 'FAIL', 'expected failure': 'xfail', 'unexpected pass': 'XPASS', skipped: 'skip' };
+
+function verdictLines(v: Verdict, paint: Paint, withEvidence: boolean): string[] {
+  const color = !v.met ? 'red' : v.label === 'passed' ? 'green' : 'yellow';
+  const head = `  ${paint(color, MARK[v.label].padEnd(5))} ${v.title} (${v.id}): ${v.label === 'passed' ? '' : `${v.label}: `}${v.message}`;
+  return withEvidence ? [head, ...v.evidence.map((e) => `        ${paint('dim', e)}`)] : [head];
+}
+
+/** One line per run: PASS|FAIL|ERROR <suite> — N checks: a passed, b expected failures, c failed, d skipped (12.3s). */
+export function runLine(r: RunRecord, paint: Paint = (_c, s) => s): string {
+  const n = countVerdicts(r.verdicts);
+  const word = r.outcome === 'passed' ? paint('green', 'PASS') : r.outcome === 'failed' ? paint('red', 'FAIL') : paint('red', 'ERROR');
+  return `${word} ${r.suiteName} — ${n.total} checks: ${n.passed} passed, ${n.expectedFailures} expected failures, ${n.failed} failed, ${n.skipped} skipped (${formatMs(r.durationMs)})`;
+}
+
+/** Render the end-of-run summary: failures and errors first with their evidence, then the other verdicts, then a line per run. */
+export function renderConsoleSummary(runs: readonly RunRecord[], opts: ConsoleOptions): string {
+  const paint: Paint = (c, s) => (opts.color ? `${C[c]}${s}${C.reset}` : s);
+  const problems: string[] = [];
+  const rest: string[] = [];
+  for (const r of runs) {
+    const bad: string[] = [];
+    if (r.error) bad.push(`  ${paint('red', 'ERROR')} ${r.error.step ? `in step "${r.error.step}": ` : ''}${r.error.message}`);
+    if (r.interrupted) bad.push(`  ${paint('red', 'ERROR')} the run was interrupted`);
+    for (const s of r.steps) {
+      if (s.status !== 'error' && s.status !== 'failed') continue;
+      if (r.error?.step === s.name && s.status === 'error') continue; // already said above
+      bad.push(`  ${paint('red', s.status.toUpperCase())} step "${s.name}"${s.message ? `: ${s.message}` : ''}`);
+    }
+    const good: string[] = [];
+    for (const v of r.verdicts) (v.met ? good : bad).push(...verdictLines(v, paint, !v.met));
+    if (bad.length) problems.push(paint('bold', `${r.suiteName}:`), ...bad);
+    if (good.length) rest.push(paint('bold', `${r.suiteName}:`), ...good);
+  }
+  const out: string[] = [];
+  if (problems.length) out.push(paint('bold', 'Failures and errors'), ...problems, '');
+  if (rest.length) out.push(paint('bold', 'Other checks'), ...rest, '');
+  out.push(...runs.map((r) => runLine(r, paint)));
+  return `${out.join('\n')}\n`;
+}

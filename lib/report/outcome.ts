@@ -1,0 +1,51 @@
+// One place that turns verdicts and errors into a run outcome, and runs into the CLI exit code.
+import { EXIT, type ExitCode } from '../errors.js';
+import type { Verdict } from '../checks/types.js';
+import type { RunOutcome, RunRecord } from './model.js';
+
+/**
+ * The outcome of one run:
+ * - `error` when it was interrupted, when it broke before any verdict (nothing was proved), or when it broke
+ *   after the checks and every verdict was met (e.g. teardown failed: the lab is broken, not Nomad);
+ * - `failed` when a verdict did not meet its expectation (even if something broke afterwards);
+ * - `passed` otherwise.
+ */
+export function outcomeOf(verdicts: readonly Verdict[], error?: unknown, interrupted?: boolean): RunOutcome {
+  if (interrupted || verdicts.length === 0) return 'error';
+  if (verdicts.some((v) => !v.met)) return 'failed';
+  return error ? 'error' : 'passed';
+}
+
+/**
+ * The process exit code for a set of runs: 130 if any was interrupted, else 3 if any errored (the lab broke,
+ * so a verdict may be missing), else 1 if any failed, else 0. No runs at all is an error too: nothing was proved.
+ */
+export function exitCodeOf(runs: readonly Pick<RunRecord, 'outcome' | 'interrupted'>[]): ExitCode {
+  if (runs.length === 0) return EXIT.INFRA;
+  if (runs.some((r) => r.interrupted)) return EXIT.INTERRUPTED;
+  if (runs.some((r) => r.outcome === 'error')) return EXIT.INFRA;
+  if (runs.some((r) => r.outcome === 'failed')) return EXIT.CHECK_FAILED;
+  return EXIT.OK;
+}
+
+export interface VerdictCounts {
+  total: number;
+  passed: number;
+  expectedFailures: number;
+  /** every verdict that did not meet its expectation (failed, unexpected pass, skipped-but-expected-to-fail) */
+  failed: number;
+  /** skipped and met */
+  skipped: number;
+}
+
+/** Count verdicts the way every reporter prints them. */
+export function countVerdicts(verdicts: readonly Verdict[]): VerdictCounts {
+  const c: VerdictCounts = { total: verdicts.length, passed: 0, expectedFailures: 0, failed: 0, skipped: 0 };
+  for (const v of verdicts) {
+    if (!v.met) c.failed++;
+    else if (v.label === 'expected failure') c.expectedFailures++;
+    else if (v.label === 'skipped') c.skipped++;
+    else c.passed++;
+  }
+  return c;
+}

@@ -1,0 +1,82 @@
+// redact(): recorded secret-bearing samples; and an end-to-end check that written reports never contain a planted secret.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import t from 'tap';
+import { REDACTED, redact, redactDeep } from '../../lib/log/redact.js';
+import type { RunRecord } from '../../lib/report/model.js';
+import { renderConsoleSummary } from '../../lib/report/console.js';
+import { redactRuns, writeReports } from '../../lib/report/write.js';
+
+const TOKEN = '3f9c2a1e-7b4d-4e8f-9a6b-0c1d2e3f4a5b';
+// A throwaway ed25519 key generated for this test (not used anywhere).
+const OPENSSH_KEY = `-----BEGIN OPENSSH PRIVATE KEY-----
+b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW
+QyNTUxOQAAACBvYWtlZm9ydGVzdHNvbmx5bm90YXJlYWxrZXkxMjM0NQAAAJiLa0yLi2tM
+-----END OPENSSH PRIVATE KEY-----`;
+const RSA_KEY = `-----BEGIN RSA PRIVATE KEY-----
+MIIEowIBAAKCAQEAfaketestkeymaterialonlyfortheharnessunittests0123456789
+-----END RSA PRIVATE KEY-----`;
+
+t.test('known secrets are replaced wherever they appear', async (t) => {
+  t.equal(redact(`token ${TOKEN} and again ${TOKEN}.`, [TOKEN]), `token ${REDACTED} and again ${REDACTED}.`);
+  t.equal(redact('abc is too short to redact', ['abc']), 'abc is too short to redact', 'secrets shorter than 4 are ignored');
+  t.equal(redact('prefix-longsecret', ['longsecret', 'long']), `prefix-${REDACTED}`, 'longest first');
+});
+
+t.test('secret-shaped text is replaced by pattern', async (t) => {
+  const samples: [string, string][] = [
+    [`curl -H 'X-Nomad-Token: ${TOKEN}' http://127.0.0.1:4646/v1/jobs`, `curl -H 'X-Nomad-Token: ${REDACTED}' http://127.0.0.1:4646/v1/jobs`],
+    [`{"X-Nomad-Token":"${TOKEN}"}`, `{"X-Nomad-Token":"${REDACTED}"}`],
+    [`Authorization: Bearer ${TOKEN}`, `Authorization: Bearer ${REDACTED}`],
+    [`authorization=${TOKEN}`, `authorization=${REDACTED}`],
+    [`env NOMAD_TOKEN=${TOKEN} nomad job status`, `env NOMAD_TOKEN=${REDACTED} nomad job status`],
+    [`export NOMAD_TOKEN="${TOKEN}"`, `export NOMAD_TOKEN="${REDACTED}"`],
+    [`{"AccessorID":"a1","SecretID": "${TOKEN}","Name":"Bootstrap Token"}`, `{"AccessorID":"a1","SecretID": "${REDACTED}","Name":"Bootstrap Token"}`],
+    [`"{\\"SecretID\\":\\"${TOKEN}\\"}"`, `"{\\"SecretID\\":\\"${REDACTED}\\"}"`],
+    [`Accessor ID  = 0b1c\nSecret ID    = ${TOKEN}\nName         = Bootstrap Token`, `Accessor ID  = 0b1c\nSecret ID    = ${REDACTED}\nName         = Bootstrap Token`],
+    [`key:\n${OPENSSH_KEY}\nend`, `key:\n${REDACTED}\nend`],
+    [`${RSA_KEY}\n${OPENSSH_KEY}`, `${REDACTED}\n${REDACTED}`],
+    [`stderr tail: ${OPENSSH_KEY.slice(0, 80)}`, `stderr tail: ${REDACTED}`],
+  ];
+  for (const [input, want] of samples) t.equal(redact(input, []), want, input.split('\n')[0]!);
+  const harmless = 'no token here: AccessorID, Authorization header missing, public key ssh-ed25519 AAAAC3Nz';
+  t.equal(redact(harmless, []), harmless, 'ordinary text is left alone');
+});
+
+t.test('redactDeep', async (t) => {
+  const v = redactDeep({ SecretID: TOKEN, nested: [{ msg: `NOMAD_TOKEN=${TOKEN}` }, 3, null, true], [TOKEN]: 'key' }, []);
+  t.same(v, { SecretID: REDACTED, nested: [{ msg: `NOMAD_TOKEN=${REDACTED}` }, 3, null, true], [TOKEN]: 'key' }, 'patterns only without the token list');
+  t.same(redactDeep({ [TOKEN]: 'x' }, [TOKEN]), { [REDACTED]: 'x' }, 'keys are redacted too');
+  t.same(redactDeep({ token: '' }, []), { token: '' }, 'empty values stay empty');
+});
+
+t.test('no planted secret reaches a written report', async (t) => {
+  const runs = JSON.parse(readFileSync(new URL('../fixtures/report/runs.json', import.meta.url), 'utf8')) as RunRecord[];
+  const [a, b] = runs as [RunRecord, RunRecord];
+  a.verdicts[0]!.evidence.push(`journal: X-Nomad-Token: ${TOKEN}`, `ssh key:\n${OPENSSH_KEY}`);
+  a.verdicts[5]!.message = `dup & <tag> ${TOKEN}`;
+  a.properties['agent.env'] = `NOMAD_TOKEN=${TOKEN}`;
+  a.artifacts.push({ name: 'x', path: `reports/${TOKEN}/x.txt`, caseName: 'alloc-restored' });
+  b.steps[1]!.detail = `provision failed\n${RSA_KEY}\n"SecretID": "${TOKEN}"`;
+  b.error = { message: `nomad acl bootstrap printed ${TOKEN}`, detail: OPENSSH_KEY };
+  const dir = t.testdir();
+  const junitPath = join(dir, 'deep', 'er', 'junit.xml');
+  const jsonPath = join(dir, 'summary', 'run.json');
+  const written = await writeReports(runs, { junitPath, jsonPath, secrets: [TOKEN] });
+  t.same(written, [junitPath, jsonPath], 'both written, folders created');
+  const texts = {
+    junit: readFileSync(junitPath, 'utf8'),
+    json: readFileSync(jsonPath, 'utf8'),
+    console: renderConsoleSummary(redactRuns(runs, [TOKEN]), { color: true }),
+  };
+  for (const [name, text] of Object.entries(texts)) {
+    t.notOk(text.includes(TOKEN), `${name}: token absent`);
+    t.notOk(text.includes('3f9c2a1e'), `${name}: no fragment of the token`);
+    t.notOk(/PRIVATE KEY|b3BlbnNzaC1rZXktdjE|MIIEowIBAAKCAQEA/.test(text), `${name}: no private key material`);
+    t.ok(text.includes(REDACTED), `${name}: shows that something was redacted`);
+  }
+  t.doesNotThrow(() => JSON.parse(texts.json), 'JSON still parses');
+  t.match(texts.junit, 'expected failure: dup & <tag> [REDACTED]', 'the redacted message is still shown (CDATA)');
+  t.match(texts.junit, '<error message="nomad acl bootstrap printed [REDACTED]" type="infrastructure">', 'and in attributes');
+  t.ok(runs[0]!.verdicts[0]!.evidence.some((l) => l.includes(TOKEN)), 'the caller’s records are not mutated');
+});
