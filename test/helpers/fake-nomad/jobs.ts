@@ -14,8 +14,9 @@ export function registerJob(c: Cluster, submitted: ApiJob): ApiJobRegisterRespon
     c.jobs.set(job.ID, job);
   });
   const ev = c.createEval(job, 'job-register', 'pending');
-  const live = [...c.allocs.values()].some((a) => a.JobID === job.ID && a.DesiredStatus === 'run');
   c.later(0.5, () => {
+    // Note: a re-registration keeps the running allocs (the stand-in does no job updates)
+    const live = [...c.allocs.values()].some((a) => a.JobID === job.ID && a.DesiredStatus === 'run');
     if (!live && c.node.Status === 'ready') c.placeAllocs(job, ev.ID);
     const blocked = !live && c.node.Status !== 'ready';
     c.commit(['evals'], (idx) => {
