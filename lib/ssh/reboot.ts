@@ -49,11 +49,19 @@ export async function rebootMachine(m: Rebootable, kind: RebootKind, opts: Reboo
       logger?.({ kind: 'info', t: Math.round(performance.now()), message: `${m.name}: connection dropped while requesting the reboot (expected)` });
     }
   }
+  let lastSeen = '';
   const bootIdAfter = await waitFor(
     `${m.name} to answer over SSH with a new boot_id (was ${bootIdBefore})`,
     async (d) => {
       await m.disconnect(); // a fresh connection each time: the old one may be half-open after a reset
-      const id = await m.bootId({ deadline: deadlineIn(probeMs, d) });
+      let id: string;
+      try {
+        id = await m.bootId({ deadline: deadlineIn(probeMs, d) });
+      } catch (err) {
+        const msg = err instanceof Error ? err.message.split('\n')[0] : String(err);
+        return { done: false, reason: `${msg}${lastSeen ? ` (last boot_id seen: ${lastSeen})` : ''}` };
+      }
+      lastSeen = id === bootIdBefore ? `still ${id}` : id;
       return id === bootIdBefore ? { done: false, reason: `boot_id unchanged (still ${id})` } : { done: true, value: id };
     },
     {

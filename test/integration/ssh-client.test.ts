@@ -47,7 +47,7 @@ if (missing) {
 
   t.test('sh`` quoting survives a real shell byte for byte', async (t) => {
     const values = ['', 'a b', "it's", '$HOME', '`id`', 'x\ny', '"q"', '*', 'ünïcødé ✓', '-n', 'a=b', '~root', '\\', 'tab\there', "'"];
-    const r = await m.exec(sh`printf '%s\0' ${values}`, { deadline: d() });
+    const r = await m.exec(sh`printf '%s\\0' ${values}`, { deadline: d() });
     t.same(r.stdout.split('\0').slice(0, -1), values, 'every value came back unchanged');
   });
 

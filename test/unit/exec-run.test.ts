@@ -1,0 +1,82 @@
+// runCommand against real local processes (sh): exit codes, stderr tail, redaction, deadline, interrupt, missing binary.
+import t from 'tap';
+import { runCommand } from '../../lib/exec/run.js';
+import { deadlineIn } from '../../lib/run/deadline.js';
+import { CommandError, InterruptedError } from '../../lib/errors.js';
+import type { LogEvent } from '../../lib/log/events.js';
+
+async function rejection(p: Promise<unknown>): Promise<unknown> {
+  return p.then(
+    (v) => {
+      throw new Error(`expected a rejection, got ${JSON.stringify(v)}`);
+    },
+    (e: unknown) => e,
+  );
+}
+const d = () => deadlineIn(10_000);
+
+t.test('success returns code, stdout, stderr and logs the escaped command', async (t) => {
+  const events: LogEvent[] = [];
+  const r = await runCommand('sh', ['-c', 'echo out; echo err >&2', 'arg with space'], { deadline: d(), logger: (e) => events.push(e) });
+  t.equal(r.code, 0);
+  t.equal(r.stdout, 'out\n');
+  t.equal(r.stderr, 'err\n');
+  const ev = events.find((e) => e.kind === 'cmd');
+  t.match(ev, { kind: 'cmd', exitCode: 0 });
+  t.match(ev?.kind === 'cmd' ? ev.command : '', /^sh -c 'echo out; echo err >&2' 'arg with space'$/);
+});
+
+t.test('a disallowed exit code throws CommandError with the command and the last 20 stderr lines', async (t) => {
+  const err = await rejection(runCommand('sh', ['-c', 'for i in $(seq 1 30); do echo line$i >&2; done; exit 3'], { deadline: d() }));
+  t.type(err, CommandError);
+  const ce = err as CommandError;
+  t.equal(ce.code, 3);
+  t.equal(ce.timedOut, false);
+  t.match(ce.message, /^command exited 3: sh -c /);
+  t.equal(ce.stderrTail.split('\n').length, 20);
+  t.match(ce.stderrTail, /^line11\n/);
+  t.notMatch(ce.stderrTail, /line10\n/);
+});
+
+t.test('allowedCodes accepts other codes', async (t) => {
+  const r = await runCommand('sh', ['-c', 'exit 2'], { deadline: d(), allowedCodes: [0, 2] });
+  t.equal(r.code, 2);
+});
+
+t.test('secrets are redacted from the command and the stderr tail', async (t) => {
+  const events: LogEvent[] = [];
+  const err = await rejection(runCommand('sh', ['-c', 'echo token=$0 >&2; exit 1', 'tok-SECRET'], { deadline: d(), redact: ['tok-SECRET'], logger: (e) => events.push(e) }));
+  t.notMatch(String(err), /tok-SECRET/);
+  t.match(String(err), /token=\*\*\*/);
+  t.notMatch(JSON.stringify(events), /tok-SECRET/);
+});
+
+t.test('the deadline kills the command and marks it timed out', async (t) => {
+  const started = Date.now();
+  const err = await rejection(runCommand('sh', ['-c', 'exec sleep 30'], { deadline: deadlineIn(500) }));
+  t.type(err, CommandError);
+  t.equal((err as CommandError).timedOut, true);
+  t.match(String(err), /command timed out: sh -c 'exec sleep 30'/);
+  t.ok(Date.now() - started < 5000, 'killed promptly');
+});
+
+t.test('an interrupt (non-timeout abort) is rethrown as is', async (t) => {
+  const ctl = new AbortController();
+  setTimeout(() => ctl.abort(new InterruptedError('SIGINT')), 200);
+  const err = await rejection(runCommand('sleep', ['30'], { deadline: { at: performance.now() + 60_000, signal: ctl.signal } }));
+  t.type(err, InterruptedError);
+});
+
+t.test('a missing executable is a CommandError saying so', async (t) => {
+  const err = await rejection(runCommand('nrh-no-such-binary', ['x'], { deadline: d() }));
+  t.type(err, CommandError);
+  t.equal((err as CommandError).code, undefined);
+  t.match(String(err), /ENOENT/);
+});
+
+t.test('input goes to stdin; onLine sees lines as they come', async (t) => {
+  const lines: string[] = [];
+  const r = await runCommand('sh', ['-c', 'cat; echo done >&2'], { deadline: d(), input: 'a\nb\n', onLine: (s, l) => lines.push(`${s}:${l}`) });
+  t.equal(r.stdout, 'a\nb\n');
+  t.same(lines.sort(), ['stderr:done', 'stdout:a', 'stdout:b']);
+});

@@ -1,0 +1,48 @@
+// The per-provider lock file: exclusive, waits for a live holder, takes over a dead PID's lock, names the holder on timeout.
+import t from 'tap';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { lockPath, withLock } from '../../lib/vagrant/lock.js';
+import { deadlineIn } from '../../lib/run/deadline.js';
+import { TimeoutError } from '../../lib/errors.js';
+
+t.test('lock path is per provider under the given dir', async (t) => {
+  t.equal(lockPath('libvirt', '/x'), '/x/nomad-reboot-harness-vagrant-libvirt.lock');
+  t.equal(lockPath('../evil', '/x'), '/x/nomad-reboot-harness-vagrant-___evil.lock');
+});
+
+t.test('holds our PID while running and removes the file afterwards', async (t) => {
+  const file = lockPath('libvirt', t.testdir());
+  const seen = await withLock(file, async () => readFileSync(file, 'utf8'), { deadline: deadlineIn(2000) });
+  t.equal(seen.trim(), String(process.pid));
+  t.notOk(existsSync(file));
+});
+
+t.test('two holders in one process never overlap', async (t) => {
+  const file = lockPath('libvirt', t.testdir());
+  const log: string[] = [];
+  const job = (n: string) => withLock(file, async () => {
+    log.push(`${n}+`);
+    await new Promise((r) => setTimeout(r, 300));
+    log.push(`${n}-`);
+  }, { deadline: deadlineIn(5000) });
+  await Promise.all([job('a'), job('b')]);
+  t.ok(log.join() === 'a+,a-,b+,b-' || log.join() === 'b+,b-,a+,a-', `serialized: ${log.join()}`);
+});
+
+t.test('a stale lock of a dead PID is taken over', async (t) => {
+  const file = lockPath('libvirt', t.testdir());
+  const dead = spawnSync('sh', ['-c', 'echo $$']).stdout.toString().trim(); // a PID that has exited
+  writeFileSync(file, `${dead}\n`);
+  const ran = await withLock(file, async () => true, { deadline: deadlineIn(3000) });
+  t.equal(ran, true);
+});
+
+t.test('a lock held by a live process times out naming the holder', async (t) => {
+  const file = lockPath('libvirt', t.testdir());
+  writeFileSync(file, '1\n'); // PID 1 is always alive
+  const err = await withLock(file, async () => 'ran', { deadline: deadlineIn(600) }).catch((e: unknown) => e);
+  t.type(err, TimeoutError);
+  t.match(String(err), /lock .*libvirt\.lock: gave up after .*held by PID 1/);
+  t.equal(readFileSync(file, 'utf8'), '1\n', 'someone else’s lock is left alone');
+});
