@@ -7,6 +7,8 @@ import { checkNodeBack } from './node-back.js';
 import { checkTaskRestarted } from './task-restarted.js';
 import type { CheckResult, RebootEvidence } from './types.js';
 import { checkUniqueIps } from './unique-ips.js';
+import { classifyAllocOutcome } from './alloc-outcome.js';
+import { mentionsDuplicateAllocation } from './parse-duplicate-ip.js';
 
 export { factsFromEvidence } from './facts.js';
 export { classifyAllocOutcome } from './alloc-outcome.js';
@@ -33,7 +35,23 @@ export const REBOOT_CHECK_IDS: readonly string[] = [
   'unique-ips',
 ];
 
-/** Run every reboot check over the evidence, in report order. */
+/** Checks that fail as a consequence when the alloc's restore failed with the duplicate-IP error. */
+const DUPLICATE_IP_CONSEQUENCES = ['alloc-restored', 'task-restarted', 'http-reachable'];
+
+/** Run every reboot check over the evidence, in report order, linking consequences to their cause. */
 export function rebootChecks(e: RebootEvidence): CheckResult[] {
-  return REBOOT_CHECKS.map((check) => check(e));
+  return linkCauses(REBOOT_CHECKS.map((check) => check(e)), e);
+}
+
+/**
+ * Mark failures that are explained by the duplicate-IP error: when the watched alloc failed and its failing
+ * event is the host-local duplicate error, it cannot be restored, started or reached. A reproduction of that
+ * bug (`--expect no-duplicate-ip=fail`) then need not list every consequence; any other failure stays a failure.
+ */
+export function linkCauses(results: CheckResult[], e: RebootEvidence): CheckResult[] {
+  const dup = results.find((r) => r.id === 'no-duplicate-ip');
+  if (dup?.status !== 'failed') return results;
+  const { outcome, failingEvent } = classifyAllocOutcome(e);
+  if (outcome !== 'failed' || !failingEvent || !mentionsDuplicateAllocation(failingEvent.message)) return results;
+  return results.map((r) => (r.status === 'failed' && DUPLICATE_IP_CONSEQUENCES.includes(r.id) ? { ...r, causedBy: 'no-duplicate-ip' } : r));
 }

@@ -128,6 +128,8 @@ export interface CheckResult {
   message: string;
   /** lines that show the reader what was observed */
   evidence: string[];
+  /** the check whose failure explains this one (e.g. the alloc failed *because of* the duplicate-IP error) */
+  causedBy?: string;
 }
 
 /** Whether a check is expected to pass or to fail (a known bug being reproduced). */

@@ -24,7 +24,7 @@ export const FIELDS: Field[] = [
   { yaml: 'reports.junit', flag: 'junit', path: ['reports', 'junit'], doc: 'JUnit XML output path (default <reports-dir>/<run-id>/junit.xml)', parse: str('give a file path, e.g. reports/junit.xml') },
   { yaml: 'reports.json', flag: 'report-json', path: ['reports', 'json'], doc: 'JSON summary output path (default <reports-dir>/<run-id>/summary.json)', parse: str('give a file path') },
   { yaml: 'reports.artifacts', flag: 'artifacts', path: ['reports', 'artifacts'], doc: 'when to collect artifacts', parse: oneOf(['on-failure', 'always', 'never'] as const) },
-  { yaml: 'timeout', flag: 'timeout', env: 'HARNESS_TIMEOUT', path: ['timeoutS'], doc: 'whole-run budget (Go duration or seconds)', parse: timeoutSeconds(60, 6 * 3600) },
+  { yaml: 'timeout', flag: 'timeout', env: 'HARNESS_TIMEOUT', path: ['timeoutS'], doc: 'whole-run budget (Go duration or seconds)', parse: timeoutSeconds(10, 6 * 3600) },
   { yaml: 'output.json', flag: 'json', path: ['output', 'json'], doc: 'print the JSON summary on stdout instead of text', parse: bool },
   { yaml: 'output.verbose', flag: 'verbose', path: ['output', 'verbose'], doc: 'stream remote command output', parse: bool },
   { yaml: 'output.quiet', flag: 'quiet', path: ['output', 'quiet'], doc: 'print only the verdict', parse: bool },

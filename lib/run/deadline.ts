@@ -2,6 +2,9 @@
 import { performance } from 'node:perf_hooks';
 import { TimeoutError } from '../errors.js';
 
+/** setTimeout's ceiling (about 24.8 days); longer deadlines simply never fire. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** An absolute point on the monotonic clock plus a cancellation signal. */
 export interface Deadline {
   /** performance.now() value after which work must stop */
@@ -20,13 +23,10 @@ export function deadlineIn(ms: number, parent?: Deadline): Deadline {
   const now = performance.now();
   const at = parent ? Math.min(parent.at, now + ms) : now + ms;
   const ctl = new AbortController();
-  const timer = setTimeout(() => ctl.abort(new TimeoutError('deadline', at - now, 'deadline reached')), Math.max(0, at - now));
+  const timer = setTimeout(() => ctl.abort(new TimeoutError('deadline', at - now, 'deadline reached')), Math.max(0, Math.min(at - now, MAX_TIMER_MS)));
   timer.unref();
-  if (parent) {
-    if (parent.signal.aborted) ctl.abort(parent.signal.reason);
-    else parent.signal.addEventListener('abort', () => ctl.abort(parent.signal.reason), { once: true });
-  }
-  return { at, signal: ctl.signal };
+  // Note: AbortSignal.any holds its sources weakly, so many short child deadlines do not pile listeners on the parent.
+  return { at, signal: parent ? AbortSignal.any([parent.signal, ctl.signal]) : ctl.signal };
 }
 
 /** Sleep up to `ms` (cut short by the deadline); rejects with the abort reason when aborted. */

@@ -8,7 +8,7 @@ import { waitFor, type Probe } from '../run/wait.js';
 import { blockingProbe } from '../nomad/wait.js';
 import { toAllocSnap, toNodeSnap, mergeTaskEvents } from '../nomad/parse.js';
 import { readBootInfo, httpProbe, readAgentLog } from '../lab/observe.js';
-import { readCniState } from '../cluster/cni-state.js';
+import { readCniState } from '../cluster/evidence.js';
 import { settledState } from './settle.js';
 
 /** The checks of the reboot scenario, in report order. */
@@ -47,7 +47,7 @@ export async function observe(
   i.history.events = mergeTaskEvents(i.history.events, [...jobAllocs, ...nodeAllocs]);
   const alloc = jobAllocs.find((a) => a.id === i.allocId);
   const http = probeHttp && alloc ? await probeAlloc(i.lab, alloc, node, d) : [];
-  const cniState = await readCniState(client, d);
+  const cniState = await readCniState(client, { deadline: d });
   const log = clientLog ? await readAgentLog(client, d) : [];
   return {
     label: i.label, atMs: Date.now(), bootId: boot.bootId, uptimeS: boot.uptimeS,

@@ -1,0 +1,83 @@
+// A STAND-IN lab for integration tests: two "machines" that answer the scenario's remote commands
+// from the Nomad stand-in's state instead of running them in VMs. It is not a VM; tests say so.
+import { randomUUID } from 'node:crypto';
+import type { Lab, Machine, ExecResult, ExecOptions, RebootKind, RebootRecord, Tunnel } from '../../lib/lab/types.js';
+import type { Deadline } from '../../lib/run/deadline.js';
+import { sleep } from '../../lib/run/deadline.js';
+import { TimeoutError } from '../../lib/errors.js';
+import type { FakeNomad } from './fake-nomad/server.js';
+
+export interface FakeLabOptions {
+  nomad: FakeNomad;
+  /** answers an HTTP probe made from inside a machine */
+  httpAnswers: (url: string) => Promise<boolean>;
+  /** the client never answers SSH again after a reboot */
+  sshNeverBack?: boolean;
+}
+
+/** Build the stand-in lab; `commands` records every remote command per role. */
+export function createFakeLab(o: FakeLabOptions): Lab & { commands: Record<string, string[]>; destroyed: boolean } {
+  const commands: Record<string, string[]> = { server: [], client: [] };
+  const boot: Record<string, { id: string; at: number }> = { server: { id: randomUUID(), at: Date.now() }, client: { id: randomUUID(), at: Date.now() } };
+  let down = false;
+  const machine = (role: string): Machine => ({
+    role,
+    name: `fake-${role}`,
+    async exec(cmd: string, opts: ExecOptions): Promise<ExecResult> {
+      commands[role]!.push(cmd);
+      if (down && role === 'client') {
+        await sleep(Number.MAX_SAFE_INTEGER, opts.deadline).catch(() => undefined);
+        throw new TimeoutError(`ssh to ${role}`, 0, 'connection refused (stand-in host is down)');
+      }
+      return answer(role, cmd);
+    },
+    async upload() {},
+    async writeFile() {},
+    async bootId() {
+      return boot[role]!.id;
+    },
+    async forward(): Promise<Tunnel> {
+      throw new Error('stand-in lab: no tunnels; connect to the Nomad stand-in directly');
+    },
+    async disconnect() {},
+  });
+  const answer = async (role: string, cmd: string): Promise<ExecResult> => {
+    const ok = (stdout: string, code = 0): ExecResult => ({ code, stdout, stderr: '', durationMs: 1 });
+    if (cmd.includes('/proc/sys/kernel/random/boot_id')) return ok(`${boot[role]!.id}\n${((Date.now() - boot[role]!.at) / 1000).toFixed(2)} 1.00\n`);
+    const curl = /^curl .*'(http:\/\/[^']+)'$/.exec(cmd) ?? /^curl .* (http:\/\/\S+)$/.exec(cmd);
+    if (curl) return (await o.httpAnswers(curl[1]!)) ? ok('200') : { code: 7, stdout: '000', stderr: `curl: (7) Failed to connect to ${curl[1]}: Connection refused`, durationMs: 1 };
+    if (cmd.includes('journalctl -u nomad')) return ok(o.nomad.clientLog().join('\n'));
+    return ok('');
+  };
+  const machines = { server: machine('server'), client: machine('client') };
+  return {
+    id: 'stand-in',
+    machines,
+    commands,
+    destroyed: false,
+    async reboot(role: string, kind: RebootKind, { deadline }: { deadline: Deadline }): Promise<RebootRecord> {
+      const requestedAt = Date.now();
+      const before = boot[role]!.id;
+      down = true;
+      o.nomad.clientDown();
+      await sleep(50, deadline);
+      if (o.sshNeverBack) {
+        await sleep(Number.MAX_SAFE_INTEGER, deadline).catch(() => undefined);
+        throw new TimeoutError(`${role} to answer SSH with a new boot_id`, Date.now() - requestedAt, 'connection refused (stand-in host never came back)');
+      }
+      boot[role] = { id: randomUUID(), at: Date.now() };
+      down = false;
+      o.nomad.clientUp();
+      return { machine: role, kind, bootIdBefore: before, bootIdAfter: boot[role]!.id, requestedAt, backAt: Date.now() };
+    },
+    async collectEvidence() {
+      return { 'vagrant-status.txt': 'stand-in lab: no Vagrant' };
+    },
+    describe() {
+      return 'stand-in lab (integration test): nothing to reach';
+    },
+    async destroy() {
+      this.destroyed = true;
+    },
+  };
+}

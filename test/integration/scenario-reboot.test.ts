@@ -1,0 +1,104 @@
+// bridge-exec-reboot through the real CLI code path against STAND-INS: a Nomad API stand-in serving
+// real-shaped payloads on scripted timelines, and a stand-in lab (no VMs). Real Nomad runs are in test/e2e.
+import t, { type Test } from 'tap';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { XMLParser } from 'fast-xml-parser';
+import { main } from '../../lib/cli/main.js';
+import { standIn } from '../helpers/stand-in-env.js';
+import type { Timeline } from '../helpers/fake-nomad/index.js';
+
+const SCHEMA = '/work/shared/schemas/junit-10.xsd';
+const schemaPath = [SCHEMA, join(process.cwd(), '../shared/schemas/junit-10.xsd')].find((p) => { try { readFileSync(p); return true; } catch { return false; } });
+const hasXmllint = (() => { try { execFileSync('xmllint', ['--version'], { stdio: 'ignore' }); return true; } catch { return false; } })();
+
+async function run(t: Test, timeline: Timeline, extra: string[] = [], o: { token?: string; sshNeverBack?: boolean } = {}) {
+  const dir = t.testdir({});
+  const s = await standIn(timeline, { cwd: dir, ...o });
+  t.teardown(() => s.nomad.close());
+  const code = await main(['run', 'bridge-exec-reboot', '--nomad-binary', '/stand-in/nomad', '--reports-dir', join(dir, 'reports'), '--junit', join(dir, 'junit.xml'), '--report-json', join(dir, 'summary.json'), '--netns', '', ...extra], s.deps);
+  const junit = readFileSync(join(dir, 'junit.xml'), 'utf8');
+  const summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
+  if (hasXmllint && schemaPath) {
+    try {
+      execFileSync('xmllint', ['--noout', '--schema', schemaPath, join(dir, 'junit.xml')], { stdio: 'pipe' });
+    } catch (e) {
+      t.fail(`JUnit does not validate: ${String((e as { stderr?: Buffer }).stderr)}`);
+    }
+  }
+  const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(junit);
+  const suite = xml.testsuites.testsuite;
+  const cases = [suite.testcase].flat() as Record<string, unknown>[];
+  const check = (id: string) => cases.find((c) => String(c['name']).endsWith(`(${id})`));
+  return { code, junit, summary, suite, cases, check, s, dir };
+}
+
+t.test('stand-in timeline "restored": every check passes, exit 0', async (t) => {
+  const r = await run(t, 'restored');
+  t.equal(r.code, 0, 'exit 0');
+  t.equal(Number(r.suite.failures), 0);
+  t.equal(Number(r.suite.errors), 0);
+  for (const id of ['client-rebooted', 'node-back', 'alloc-restored', 'task-restarted', 'http-reachable', 'no-duplicate-ip', 'unique-ips']) {
+    t.ok(r.check(id), `case for ${id}`);
+    t.notOk(r.check(id)?.['failure'], `${id} has no failure`);
+  }
+  t.ok(r.s.lab.destroyed, 'the lab was torn down');
+  t.match(r.junit, /client\.boot_id\.before/, 'boot ids are properties');
+  t.equal(r.summary.runs?.[0]?.outcome ?? r.summary.outcome, 'passed');
+});
+
+t.test('stand-in timeline "duplicate-ip": the seed failure is caught, exit 1', async (t) => {
+  const r = await run(t, 'duplicate-ip');
+  t.equal(r.code, 1, 'exit 1');
+  const dup = r.check('no-duplicate-ip');
+  t.ok(dup?.['failure'], 'no-duplicate-ip failed');
+  t.match(JSON.stringify(dup), /duplicate allocation is not allowed/);
+  t.ok(r.check('alloc-restored')?.['failure'], 'alloc-restored failed');
+  t.ok(r.s.lab.destroyed);
+});
+
+t.test('stand-in timeline "duplicate-ip" with --expect no-duplicate-ip=fail reproduces the bug, exit 0', async (t) => {
+  const r = await run(t, 'duplicate-ip', ['--expect', 'no-duplicate-ip=fail']);
+  t.equal(r.code, 0, 'exit 0');
+  t.match(r.junit, /expected failure/);
+});
+
+t.test('stand-in timeline "restored" with --expect no-duplicate-ip=fail: an unexpected pass fails the run', async (t) => {
+  const r = await run(t, 'restored', ['--expect', 'no-duplicate-ip=fail']);
+  t.equal(r.code, 1);
+  t.match(JSON.stringify(r.check('no-duplicate-ip')), /unexpected pass/);
+});
+
+t.test('stand-in timeline "replaced": node lost, alloc replaced, exit 1 with the outcome explained', async (t) => {
+  const r = await run(t, 'replaced');
+  t.equal(r.code, 1);
+  t.match(JSON.stringify(r.check('alloc-restored')), /replaced/);
+});
+
+t.test('stand-in timeline "shared-ip": two live allocs share an address, exit 1', async (t) => {
+  const r = await run(t, 'shared-ip');
+  t.equal(r.code, 1);
+  t.ok(r.check('unique-ips')?.['failure']);
+});
+
+t.test('stand-in timeline "never-ready": the node never returns, infrastructure error, exit 3', async (t) => {
+  const r = await run(t, 'never-ready', ['--timeout', '12s']);
+  t.equal(r.code, 3, 'exit 3');
+  t.ok(Number(r.suite.errors) >= 1, 'an <error> case');
+  t.match(r.junit, /waiting for node/);
+  t.ok(r.s.lab.destroyed, 'torn down after the infrastructure error');
+});
+
+t.test('a token reaches the stand-in but appears nowhere in the reports', async (t) => {
+  const token = '5f1c7a2e-1111-4222-8333-944455556666';
+  const r = await run(t, 'duplicate-ip', [], { token });
+  t.equal(r.code, 1);
+  t.ok(r.s.nomad.requests.some((q) => q.hasToken), 'requests carried the token');
+  const files = [join(r.dir, 'junit.xml'), join(r.dir, 'summary.json')];
+  const walk = (d: string): string[] => readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(d, e.name)) : [join(d, e.name)]));
+  try { files.push(...walk(join(r.dir, 'reports'))); } catch { /* no artifacts */ }
+  t.ok(files.length > 2, 'artifacts were written for the failed run');
+  for (const f of files) t.notMatch(readFileSync(f, 'utf8'), token, `${f} has no token`);
+  t.notMatch(r.s.out.join('') + r.s.err.join(''), token, 'console output has no token');
+});
