@@ -102,8 +102,11 @@ export async function waitForAllocRunning(nomad: Nomad, jobId: string, { deadlin
     if (running) return { done: true, value: (await nomad.allocation(running.ID, { signal: d.signal })).body };
     const newest = byNewest[0];
     if (!newest) return { done: false, reason: `no allocations for job "${jobId}" yet` };
-    const terminal = TERMINAL.has(newest.ClientStatus) && !newest.NextAllocation && !newest.FollowupEvalID;
-    return { done: false, reason: describeAlloc(newest), terminal };
+    if (!TERMINAL.has(newest.ClientStatus) || newest.NextAllocation || newest.FollowupEvalID) return { done: false, reason: describeAlloc(newest) };
+    // Note: a lost alloc is replaced by a blocked eval once a node fits again (e.g. its node comes back).
+    const blocked = (await nomad.evaluations({ signal: d.signal })).body.find((e) => e.JobID === jobId && e.Status === 'blocked');
+    if (blocked) return { done: false, reason: `${describeAlloc(newest)}; blocked eval ${blocked.ID.slice(0, 8)} waits to place a replacement` };
+    return { done: false, reason: describeAlloc(newest), terminal: true };
   };
   return waitFor(`an alloc of job "${jobId}" running`, blockingProbe((q) => nomad.jobAllocations(jobId, q), judge, maxBlockMs), { deadline, onReason, intervals: BLOCKING_INTERVALS });
 }

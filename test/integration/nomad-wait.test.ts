@@ -1,0 +1,103 @@
+// lib/nomad/wait.ts against the Nomad API STAND-IN (test/helpers/fake-nomad), not Nomad:
+// waits use blocking queries, say what they saw last, fail fast on terminal states, honour deadlines.
+import { performance } from 'node:perf_hooks';
+import t from 'tap';
+import { TerminalStateError, TimeoutError } from '../../lib/errors.js';
+import { createNomad } from '../../lib/nomad/client.js';
+import { createHttpTransport } from '../../lib/nomad/transport.js';
+import { waitForAlloc, waitForAllocRunning, waitForLeader, waitForNodeReady } from '../../lib/nomad/wait.js';
+import { deadlineIn } from '../../lib/run/deadline.js';
+import { startFakeNomad, type Timeline } from '../helpers/fake-nomad/index.js';
+import { WEB_JOB_HCL, deployWeb } from '../helpers/fake-nomad/sample-job.js';
+
+async function setup(t: { teardown(fn: () => unknown): void }, timeline: Timeline = 'restored') {
+  const fake = await startFakeNomad({ timeline, clientNodeName: 'nrh-abc-client', stepMs: 50 });
+  t.teardown(() => fake.close());
+  return { fake, nomad: createNomad({ transport: createHttpTransport({ addr: fake.addr }) }) };
+}
+
+t.test('leader and ready node', async (t) => {
+  const { nomad } = await setup(t);
+  t.equal(await waitForLeader(nomad, { deadline: deadlineIn(2000) }), '127.0.0.1:4647');
+  const node = await waitForNodeReady(nomad, { nodeName: 'nrh-abc-client', driver: 'exec' }, { deadline: deadlineIn(2000) });
+  t.equal(node.Status, 'ready');
+  t.equal(node.Drivers?.exec?.Healthy, true);
+  const byId = await waitForNodeReady(nomad, { nodeId: node.ID, driver: 'exec' }, { deadline: deadlineIn(2000) });
+  t.equal(byId.ID, node.ID);
+});
+
+t.test('a node wait times out saying what it saw, within the deadline', async (t) => {
+  const { nomad } = await setup(t);
+  const t0 = performance.now();
+  const err = await waitForNodeReady(nomad, { nodeName: 'nrh-other', driver: 'exec' }, { deadline: deadlineIn(800) }).catch((e: unknown) => e);
+  const took = performance.now() - t0;
+  t.ok(err instanceof TimeoutError);
+  t.match((err as Error).message, /waiting for node "nrh-other" ready with driver exec: gave up after .*; last: node "nrh-other" not registered \(nrh-abc-client=ready\)/);
+  t.ok(took < 1300, `blocking calls were capped by the deadline (${Math.round(took)}ms)`);
+  const drv = await waitForNodeReady(nomad, { nodeName: 'nrh-abc-client', driver: 'docker' }, { deadline: deadlineIn(400) }).then(() => new Error("resolved"), (e: unknown) => e as Error);
+  t.match(drv.message, /status=ready, driver docker not detected/);
+});
+
+t.test('alloc running: reasons name status and last event; probes are blocking queries', async (t) => {
+  const { fake, nomad } = await setup(t);
+  const job = await nomad.parseJob(WEB_JOB_HCL);
+  await nomad.registerJob(job, WEB_JOB_HCL);
+  const reasons: string[] = [];
+  const a = await waitForAllocRunning(nomad, 'web', { deadline: deadlineIn(3000), onReason: (r) => reasons.push(r) });
+  t.equal(a.ClientStatus, 'running');
+  t.equal(a.NetworkStatus?.Address, '172.26.64.2', 'the full alloc is returned');
+  t.ok(reasons.some((r) => /^alloc [0-9a-f]{8} client_status=pending/.test(r) || r.startsWith('no allocations')), reasons.join(' | '));
+  const blocking = fake.requests.filter((r) => r.path === '/v1/job/web/allocations' && r.query.index && /^\d+ms$/.test(r.query.wait ?? ''));
+  t.ok(blocking.length >= 1, 'used index + wait');
+  t.ok(fake.requests.filter((r) => r.path === '/v1/job/web/allocations').length < 15, 'did not poll in a tight loop');
+});
+
+t.test('waitForAlloc times out at the deadline with the last alloc state', async (t) => {
+  const { nomad } = await setup(t);
+  const a = await deployWeb(nomad);
+  const t0 = performance.now();
+  const err = await waitForAlloc(nomad, a.ID, (x) => x.ClientStatus === 'complete', { deadline: deadlineIn(700), describe: `alloc ${a.ID.slice(0, 8)} complete` }).catch((e: unknown) => e);
+  t.ok(err instanceof TimeoutError);
+  t.match((err as Error).message, new RegExp(`last: alloc ${a.ID.slice(0, 8)} client_status=running \\(Tasks are running\\), last event "Started: Task started by client"`));
+  t.ok(performance.now() - t0 < 1200, 'returned by the deadline');
+});
+
+t.test('duplicate-IP restore failure: waits fail fast with the setup failure', async (t) => {
+  const { fake, nomad } = await setup(t, 'duplicate-ip');
+  const a = await deployWeb(nomad);
+  fake.clientDown();
+  fake.clientUp();
+  const t0 = performance.now();
+  const err = await waitForAlloc(nomad, a.ID, (x) => x.ClientStatus === 'running' && (x.TaskStates?.web?.Events ?? []).some((e) => e.Type === 'Failed Restoring Task'), {
+    deadline: deadlineIn(10_000),
+    describe: 'alloc restored',
+    terminal: (x) => x.ClientStatus === 'failed',
+  }).catch((e: unknown) => e);
+  t.ok(err instanceof TerminalStateError, String(err));
+  t.match((err as Error).message, /client_status=failed .*last event "Setup Failure: failed to setup alloc: pre-run hook "network" failed: .*duplicate allocation is not allowed"/);
+  t.ok(performance.now() - t0 < 2000, 'failed fast, not at the deadline');
+  const again = await waitForAllocRunning(nomad, 'web', { deadline: deadlineIn(10_000) }).catch((e: unknown) => e);
+  t.ok(again instanceof TerminalStateError, 'no replacement coming: terminal');
+});
+
+t.test('never-ready: a node wait after the reboot times out on status=down', async (t) => {
+  const { fake, nomad } = await setup(t, 'never-ready');
+  await deployWeb(nomad);
+  fake.clientDown();
+  fake.clientUp();
+  const err = await waitForNodeReady(nomad, { nodeName: 'nrh-abc-client', driver: 'exec' }, { deadline: deadlineIn(700) }).catch((e: unknown) => e);
+  t.ok(err instanceof TimeoutError);
+  t.match((err as Error).message, /last: node nrh-abc-client [0-9a-f]{8} status=down/);
+});
+
+t.test('updatedSinceS: "ready again" means re-registered after the reboot', async (t) => {
+  const { fake, nomad } = await setup(t, 'restored');
+  await deployWeb(nomad);
+  const since = Math.floor(Date.now() / 1000);
+  fake.clientDown();
+  const early = await waitForNodeReady(nomad, { nodeName: 'nrh-abc-client', driver: 'exec', updatedSinceS: since }, { deadline: deadlineIn(400) }).then(() => new Error("resolved"), (e: unknown) => e as Error);
+  t.match(early.message, /not re-registered yet/, 'still "ready" from before the outage does not count');
+  fake.clientUp();
+  const node = await waitForNodeReady(nomad, { nodeName: 'nrh-abc-client', driver: 'exec', updatedSinceS: since }, { deadline: deadlineIn(3000) });
+  t.ok(node.StatusUpdatedAt >= since);
+});
