@@ -1,0 +1,131 @@
+// The Lab on real VMs: Vagrant brings machines up from a LabSpec, SSH reaches them, the hypervisor resets them.
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { HarnessError } from '../errors.js';
+import { runCommand, type RunCommand } from '../exec/run.js';
+import type { Logger } from '../log/events.js';
+import { deadlineIn, type Deadline } from '../run/deadline.js';
+import { SshMachine, type SshMachineOptions } from '../ssh/client.js';
+import { quote } from '../ssh/quote.js';
+import { rebootMachine } from '../ssh/reboot.js';
+import { hardReset, leftoverVms, libvirtDomainNames, readMachineId } from '../vagrant/hypervisor.js';
+import { sshTargetFor } from '../vagrant/parse-ssh-config.js';
+import { createVagrant, type VagrantOptions } from '../vagrant/vagrant.js';
+import { currentNetns } from './host.js';
+import { LAB_SPEC_FILE, type LabSpec } from './spec.js';
+import type { Lab, RebootKind } from './types.js';
+
+/** Budget of the destroy registered on the cleanup stack (destroying two VMs took ~6 s; the lock may be held by another run's up). */
+const CLEANUP_DESTROY_MS = 10 * 60_000;
+/** Serial logs can be large; keep their tail. */
+const SERIAL_TAIL_BYTES = 256 * 1024;
+
+export interface VagrantLabOptions {
+  spec: LabSpec;
+  /** the run's Vagrant directory (VAGRANT_CWD); created if missing */
+  vagrantDir: string;
+  /** vms/Vagrantfile; copied into vagrantDir (it reads lab-spec.json next to itself or HARNESS_LAB_SPEC) */
+  vagrantfile: string;
+  logger?: Logger;
+  /** register teardown; called BEFORE anything is created */
+  cleanup: (what: string, fn: () => Promise<void>) => void;
+  /** local commands (vagrant, virsh, VBoxManage); tests inject */
+  run?: RunCommand;
+  /** extra Vagrant adapter options (env, lockDir, bin) */
+  vagrant?: Partial<Omit<VagrantOptions, 'cwd' | 'run' | 'logger'>>;
+  /** extra SSH options (bootIdCommand, connectTimeoutMs, redact) */
+  ssh?: Partial<Pick<SshMachineOptions, 'bootIdCommand' | 'connectTimeoutMs' | 'redact'>>;
+}
+
+/** Prepare a lab from `spec`; `up()` creates the VMs (destroy registered first) and returns the Lab. */
+export function createVagrantLab(o: VagrantLabOptions): { up(opts: { deadline: Deadline }): Promise<Lab> } {
+  const { spec, vagrantDir, logger, run = runCommand } = o;
+  const specPath = path.join(vagrantDir, LAB_SPEC_FILE);
+  const vagrant = createVagrant({ ...o.vagrant, cwd: vagrantDir, run, logger, env: { ...o.vagrant?.env, HARNESS_LAB_SPEC: specPath } });
+  const names = spec.machines.map((m) => m.name);
+  const machines: Record<string, SshMachine> = {};
+  const ids: Record<string, string> = {};
+  let destroying: Promise<void> | undefined;
+
+  async function destroy({ deadline }: { deadline: Deadline }): Promise<void> {
+    destroying ??= (async () => {
+      await Promise.all(Object.values(machines).map((m) => m.disconnect()));
+      await vagrant.destroy(names, { provider: spec.provider, deadline });
+      const left = await leftoverVms(spec.provider, { names: spec.provider === 'libvirt' ? names.flatMap((n) => libvirtDomainNames(vagrantDir, n)) : [], ids: Object.values(ids) }, { deadline, run, logger });
+      if (left.length) {
+        const how = spec.provider === 'libvirt' ? left.map((d) => `virsh -c qemu:///system destroy ${quote(d)}; virsh -c qemu:///system undefine ${quote(d)} --remove-all-storage`).join('\n') : left.map((i) => `VBoxManage unregistervm ${quote(i)} --delete`).join('\n');
+        throw new HarnessError(`vagrant destroy left VMs of run ${spec.runId}: ${left.join(', ')}`, { hint: `remove them by hand:\n${how}` });
+      }
+    })();
+    try {
+      await destroying;
+    } catch (err) {
+      destroying = undefined; // a later attempt may succeed
+      throw err;
+    }
+  }
+
+  function describe(): string {
+    const ns = currentNetns();
+    const inNs = ns ? `ip netns exec ${quote(ns)} ` : '';
+    const cwd = `VAGRANT_CWD=${quote(vagrantDir)}`;
+    return [
+      `lab ${spec.runId} (${spec.provider}) in ${vagrantDir}`,
+      ...spec.machines.map((m) => `  ssh ${m.role}:  ${inNs}ssh -F ${quote(path.join(vagrantDir, 'ssh-config'))} ${quote(m.name)}   (or: ${inNs}env ${cwd} vagrant ssh ${quote(m.name)})`),
+      `  destroy:     ${inNs}env ${cwd} vagrant destroy -f`,
+    ].join('\n');
+  }
+
+  async function collectEvidence({ deadline }: { deadline: Deadline }): Promise<Record<string, string>> {
+    const out: Record<string, string> = {};
+    out['vagrant-status.txt'] = await vagrant.statusText({ deadline }).catch((err: Error) => `vagrant status failed: ${err.message}`);
+    if (spec.provider === 'libvirt') {
+      for (const m of spec.machines) {
+        const file = path.join(spec.libvirt.serialLogDir, `${m.name}-serial.log`);
+        try {
+          const buf = await fs.readFile(file);
+          out[`${m.name}-serial.log`] = buf.subarray(Math.max(0, buf.length - SERIAL_TAIL_BYTES)).toString('utf8');
+        } catch (err) {
+          out[`${m.name}-serial.log`] = `not readable: ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`;
+        }
+      }
+    }
+    return out;
+  }
+
+  async function reboot(role: string, kind: RebootKind, { deadline }: { deadline: Deadline }) {
+    const m = machines[role];
+    if (!m) throw new HarnessError(`reboot: no machine with role ${JSON.stringify(role)} (have ${Object.keys(machines).join(', ')})`);
+    return rebootMachine(m, kind, {
+      deadline,
+      logger,
+      hardReset: async () => {
+        const id = ids[m.name] ?? (spec.provider === 'libvirt' ? libvirtDomainNames(vagrantDir, m.name)[0] : undefined);
+        if (!id) throw new HarnessError(`hard reset of ${m.name}: no ${spec.provider} id in ${path.join(vagrantDir, '.vagrant', 'machines', m.name)}`);
+        await hardReset(spec.provider, id, { deadline: deadlineIn(60_000, deadline), run, logger });
+      },
+    });
+  }
+
+  return {
+    /** Write the spec and Vagrantfile, register destroy, `vagrant up`, then connect SSH details for every machine. */
+    async up({ deadline }) {
+      await fs.mkdir(vagrantDir, { recursive: true });
+      await fs.writeFile(specPath, JSON.stringify(spec, null, 2) + '\n');
+      await fs.copyFile(o.vagrantfile, path.join(vagrantDir, 'Vagrantfile'));
+      o.cleanup(`vagrant destroy -f (run ${spec.runId}, ${vagrantDir})`, () => destroy({ deadline: deadlineIn(CLEANUP_DESTROY_MS) }));
+      await vagrant.up(names, { provider: spec.provider, deadline });
+      const configs: string[] = [];
+      for (const ms of spec.machines) {
+        const text = await vagrant.sshConfigText(ms.name, { deadline });
+        configs.push(text.trimEnd());
+        const target = sshTargetFor(text, ms.name);
+        machines[ms.role] = new SshMachine({ ...o.ssh, role: ms.role, name: ms.name, target, logger });
+        const id = await readMachineId(vagrantDir, ms.name, spec.provider);
+        if (id) ids[ms.name] = id;
+      }
+      await fs.writeFile(path.join(vagrantDir, 'ssh-config'), configs.join('\n\n') + '\n');
+      return { id: spec.runId, machines, reboot, collectEvidence, describe, destroy };
+    },
+  };
+}

@@ -1,0 +1,126 @@
+// createVagrantLab end to end without VMs: fake `vagrant` on PATH, both "machines" are a real local sshd, virsh injected.
+import t from 'tap';
+import { existsSync, mkdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createVagrantLab } from '../../lib/lab/vagrant-lab.js';
+import type { LabSpec } from '../../lib/lab/spec.js';
+import { runCommand, type RunCommand } from '../../lib/exec/run.js';
+import { deadlineIn } from '../../lib/run/deadline.js';
+import { sh } from '../../lib/ssh/quote.js';
+import { HarnessError } from '../../lib/errors.js';
+import { sshdMissing, startSshd } from '../helpers/sshd.js';
+
+const missing = sshdMissing();
+if (missing) {
+  t.plan(0, missing);
+} else {
+  t.setTimeout(120_000);
+  const sshd = await startSshd();
+  t.teardown(() => sshd.dispose());
+  const root = t.testdir({ fake: {}, serial: {}, 'Vagrantfile.src': '# fake Vagrantfile\n' });
+  const fakeDir = path.join(root, 'fake');
+  const vagrantDir = path.join(root, 'nrh-t1');
+  const spec: LabSpec = {
+    runId: 'nrh-t1',
+    box: 'vmlab/bookworm',
+    provider: 'libvirt',
+    cpus: 1,
+    memoryMb: 768,
+    machines: [
+      { name: 'nrh-t1-server', role: 'server', privateIp: '10.199.0.10' },
+      { name: 'nrh-t1-client', role: 'client', privateIp: '10.199.0.11' },
+    ],
+    privateNetwork: { name: 'nrh-t1-priv', subnet: '10.199.0.0/24' },
+    libvirt: { driver: 'qemu', tbCacheMb: 256, cpuModel: 'Nehalem', managementNetwork: { name: 'nrh-t1-mgmt', address: '10.198.0.0/24' }, serialLogDir: path.join(root, 'serial') },
+    bootTimeoutS: 600,
+  };
+  for (const m of spec.machines) {
+    const block = `Host ${m.name}\n  HostName 127.0.0.1\n  User ${sshd.target.user}\n  Port ${sshd.port}\n  StrictHostKeyChecking no\n  IdentityFile ${sshd.target.identityFiles[0]}\n`;
+    writeFileSync(path.join(fakeDir, `ssh-config-${m.name}.out`), `1796206585,${m.name},ssh-config,${block.replaceAll('\n', '\\n')}\n${block}`);
+  }
+  writeFileSync(path.join(fakeDir, 'status.out'), 'Current machine states:\n\nnrh-t1-server  running (libvirt)\n');
+  writeFileSync(path.join(root, 'serial', 'nrh-t1-server-serial.log'), 'Debian GNU/Linux 12 ttyS0\n');
+  mkdirSync(path.join(vagrantDir, '.vagrant/machines/nrh-t1-client/libvirt'), { recursive: true });
+  writeFileSync(path.join(vagrantDir, '.vagrant/machines/nrh-t1-client/libvirt/id'), 'uuid-client\n');
+  writeFileSync(path.join(sshd.binDir, 'sudo'), '#!/bin/sh\n[ "$1" = -n ] || exit 99\nshift\nexec "$@"\n');
+  chmodSync(path.join(sshd.binDir, 'sudo'), 0o755);
+  const bootFile = path.join(root, 'boot_id');
+  writeFileSync(bootFile, 'boot-1\n');
+
+  const virsh: string[][] = [];
+  let leftover = 'nrh-t1-client\nother-vm\n';
+  const run: RunCommand = async (file, args, opts) => {
+    if (file !== 'virsh') return runCommand(file, args, opts);
+    virsh.push([...args]);
+    if (args.includes('reset')) writeFileSync(bootFile, 'boot-2\n');
+    const out = args.includes('--name') ? leftover : '';
+    return { code: 0, stdout: out, stderr: '', durationMs: 1 };
+  };
+  const calls = () => (existsSync(path.join(fakeDir, 'calls.log')) ? readFileSync(path.join(fakeDir, 'calls.log'), 'utf8') : '');
+  const registered: { what: string; callsAtRegistration: string }[] = [];
+  const factory = createVagrantLab({
+    spec,
+    vagrantDir,
+    vagrantfile: path.join(root, 'Vagrantfile.src'),
+    cleanup: (what) => registered.push({ what, callsAtRegistration: calls() }),
+    run,
+    vagrant: { env: { PATH: `${fileURLToPath(new URL('../fixtures/fake-bin', import.meta.url))}:${process.env.PATH}`, FAKE_VAGRANT_MODE: 'dir', FAKE_VAGRANT_DIR: fakeDir }, lockDir: root },
+    ssh: { bootIdCommand: sh`cat ${bootFile}`, connectTimeoutMs: 2000 },
+  });
+  const lab = await factory.up({ deadline: deadlineIn(30_000) });
+  t.teardown(() => Promise.all(Object.values(lab.machines).map((m) => m.disconnect())));
+
+  t.test('up writes the spec and Vagrantfile, registers destroy before `vagrant up`, runs up for every machine', async (t) => {
+    t.same(JSON.parse(readFileSync(path.join(vagrantDir, 'lab-spec.json'), 'utf8')), spec);
+    t.equal(readFileSync(path.join(vagrantDir, 'Vagrantfile'), 'utf8'), '# fake Vagrantfile\n');
+    t.equal(registered.length, 1);
+    t.match(registered[0]?.what, /vagrant destroy -f \(run nrh-t1/);
+    t.notMatch(registered[0]?.callsAtRegistration, /^up /m, 'registered before up ran');
+    t.match(calls(), /^up nrh-t1-server nrh-t1-client --provider libvirt --machine-readable$/m);
+    t.match(readFileSync(path.join(vagrantDir, 'ssh-config'), 'utf8'), /Host nrh-t1-server\n[\s\S]*Host nrh-t1-client\n/);
+  });
+
+  t.test('machines are keyed by role and reachable over SSH', async (t) => {
+    t.same(Object.keys(lab.machines).sort(), ['client', 'server']);
+    t.equal(lab.machines.server?.name, 'nrh-t1-server');
+    const r = await lab.machines.client!.exec('echo hi', { deadline: deadlineIn(10_000) });
+    t.equal(r.stdout, 'hi\n');
+  });
+
+  t.test('hard reboot resets the domain by its UUID through virsh and waits for the new boot id', async (t) => {
+    const rec = await lab.reboot('client', 'hard', { deadline: deadlineIn(30_000) });
+    t.same(virsh.find((a) => a.includes('reset')), ['-c', 'qemu:///system', 'reset', 'uuid-client']);
+    t.equal(rec.bootIdBefore, 'boot-1');
+    t.equal(rec.bootIdAfter, 'boot-2');
+    const err = await lab.reboot('nope', 'hard', { deadline: deadlineIn(1000) }).catch((e: unknown) => e);
+    t.match(String(err), /no machine with role "nope" \(have server, client\)/);
+  });
+
+  t.test('evidence: vagrant status and serial logs (or why not)', async (t) => {
+    const ev = await lab.collectEvidence({ deadline: deadlineIn(10_000) });
+    t.match(ev['vagrant-status.txt'], /nrh-t1-server  running/);
+    t.equal(ev['nrh-t1-server-serial.log'], 'Debian GNU/Linux 12 ttyS0\n');
+    t.match(ev['nrh-t1-client-serial.log'], /not readable: .*nrh-t1-client-serial\.log: ENOENT/);
+  });
+
+  t.test('describe gives the ssh and destroy commands', async (t) => {
+    const d = lab.describe();
+    t.match(d, /ssh -F \S*nrh-t1\/ssh-config nrh-t1-client/);
+    t.match(d, /env VAGRANT_CWD=\S*nrh-t1 vagrant destroy -f/);
+  });
+
+  t.test('destroy fails loudly when a VM of the run is left, and succeeds once none is', async (t) => {
+    const err = await lab.destroy({ deadline: deadlineIn(10_000) }).catch((e: unknown) => e);
+    t.type(err, HarnessError);
+    t.match(String(err), /vagrant destroy left VMs of run nrh-t1: nrh-t1-client/);
+    t.notMatch(String(err), /other-vm/, 'VMs of other runs are not ours');
+    const hint = String((err as HarnessError).hint);
+    t.ok(hint.includes('virsh -c qemu:///system undefine nrh-t1-client --remove-all-storage'), `hint names the fix: ${hint}`);
+    leftover = 'other-vm\n';
+    await lab.destroy({ deadline: deadlineIn(10_000) });
+    t.match(calls(), /^destroy -f nrh-t1-server nrh-t1-client --machine-readable$/m);
+    await lab.destroy({ deadline: deadlineIn(10_000) });
+    t.equal(calls().match(/^destroy /gm)?.length, 2, 'a finished destroy is not repeated');
+  });
+}
