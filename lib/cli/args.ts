@@ -23,6 +23,7 @@ export function optionTable(): NonNullable<ParseArgsConfig['options']> {
     all: { type: 'boolean' },
     expect: { type: 'string', multiple: true },
     force: { type: 'boolean' },
+    host: { type: 'boolean' },
   };
   for (const f of FIELDS) if (f.flag) opts[f.flag] = { type: BOOL_FLAGS.has(f.flag) ? 'boolean' : 'string' };
   return opts;
@@ -69,7 +70,7 @@ export function helpText(command?: Command): string {
     lines.push(`  ${'--all'.padEnd(30)} run every scenario (Nomad scenarios are skipped without --nomad-binary)`);
     for (const f of FIELDS) if (f.flag) lines.push(`  ${(`--${f.flag}${BOOL_FLAGS.has(f.flag) ? '' : ' <value>'}`).padEnd(30)} ${f.doc}${f.env ? ` [env ${f.env}]` : ''}`);
   } else if (command === 'destroy') {
-    lines.push('Usage: reboot-harness destroy <run-id>... | --all', '', 'Destroys the VMs and Vagrant directory of the given runs under the work dir (--work-dir).');
+    lines.push('Usage: reboot-harness destroy <run-id>... | --all [--host]', '', 'Destroys the VMs and Vagrant directory of the given runs under the work dir (--work-dir).', '--host also stops the libvirtd/virtlogd and network namespace that the harness itself started (isolated mode).');
   } else if (command === 'list') {
     lines.push('Usage: reboot-harness list [--json]');
   } else if (command === 'doctor') {

@@ -37,7 +37,7 @@ export interface CliDeps {
   /** checks the Nomad binary before anything is created (ConfigError when it is not a linux/amd64 ELF) */
   checkBinary?: (path: string) => Promise<void>;
   doctor?: (config: HarnessConfig, json: boolean) => Promise<ExitCode>;
-  destroy?: (config: HarnessConfig, ids: string[], all: boolean, logger: Logger) => Promise<ExitCode>;
+  destroy?: (config: HarnessConfig, ids: string[], all: boolean, logger: Logger, stopHost: boolean) => Promise<ExitCode>;
   setup?: (force: boolean) => Promise<ExitCode>;
   signalSource?: NodeJS.EventEmitter;
 }
@@ -69,8 +69,8 @@ export async function main(argv: string[], deps: CliDeps): Promise<number> {
       case 'setup':
         return deps.setup ? await deps.setup(Boolean(args.values['force'])) : unsupported('setup');
       case 'destroy':
-        if (!args.values['all'] && args.positionals.length === 0) throw new ConfigError([{ field: 'run id', value: undefined, message: 'is required', fix: 'give one or more run ids (see the "kept" line of a run, or ls the work dir), or --all' }]);
-        return deps.destroy ? await deps.destroy(config, args.positionals, Boolean(args.values['all']), logger) : unsupported('destroy');
+        if (!args.values['all'] && !args.values['host'] && args.positionals.length === 0) throw new ConfigError([{ field: 'run id', value: undefined, message: 'is required', fix: 'give one or more run ids (see the "kept" line of a run, or ls the work dir), --all, or --host' }]);
+        return deps.destroy ? await deps.destroy(config, args.positionals, Boolean(args.values['all']), logger, Boolean(args.values['host'])) : unsupported('destroy');
       case 'run':
         return await runCommand(args, config, deps, logger, argv);
     }

@@ -2,9 +2,10 @@
 import { ConfigError } from '../errors.js';
 import type { Scenario } from '../run/scenario.js';
 import bridgeExecReboot from '../../scenarios/bridge-exec-reboot.js';
+import cniIpamReboot from '../../scenarios/cni-ipam-reboot.js';
 
 /** All scenarios, the default first. */
-export const SCENARIOS: Scenario[] = [bridgeExecReboot];
+export const SCENARIOS: Scenario[] = [bridgeExecReboot, cniIpamReboot];
 
 /** Look a scenario up by name; a usage error listing the names when there is none. */
 export function findScenario(name: string): Scenario {

@@ -16,8 +16,8 @@ export interface CheckInfo {
 /** How a scenario gets its machines and its Nomad: real VMs in a run, stand-ins in integration tests. */
 export interface ScenarioEnv {
   config: HarnessConfig;
-  /** bring up the lab (registers its teardown on ctx.cleanup before creating anything) */
-  upLab(ctx: RunContext, d: Deadline): Promise<Lab>;
+  /** bring up the lab (registers its teardown on ctx.cleanup before creating anything); default roles: server and client */
+  upLab(ctx: RunContext, d: Deadline, opts?: { roles?: string[] }): Promise<Lab>;
   /** install the Nomad build and start the agents; returns what `nomad version` said */
   provisionNomad(ctx: RunContext, lab: Lab, d: Deadline): Promise<{ nomadVersion: string }>;
   /** a Nomad API client that reaches the server agent (through an SSH tunnel in a real run) */

@@ -1,0 +1,57 @@
+// The real process: wires the CLI to real VMs, the real host and process I/O, then exits with main()'s code.
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { EXIT, type ExitCode } from '../errors.js';
+import { checkNomadBinary } from '../cluster/binary.js';
+import { runDoctor, renderDoctor } from '../lab/doctor.js';
+import { ensureLabHost, reexecInNetns, IN_NETNS_ENV } from '../lab/host.js';
+import { destroyLabs } from '../lab/destroy.js';
+import { createRealEnv } from '../lab/real-env.js';
+import { deadlineIn } from '../run/deadline.js';
+import type { HarnessConfig } from '../config/schema.js';
+import type { Logger } from '../log/events.js';
+import { main, type CliDeps } from './main.js';
+
+/** Seconds allowed to get libvirtd up in its namespace. */
+const HOST_PREP_MS = 60_000;
+
+/** Make sure libvirtd runs in the lab's netns, then re-run this command inside it (unless we are there already). */
+async function prepareHost(config: HarnessConfig, _argv: string[], logger: Logger): Promise<ExitCode | undefined> {
+  const ns = config.lab.netns;
+  if (!ns || process.env[IN_NETNS_ENV]) return undefined;
+  const host = await ensureLabHost({ netns: ns, deadline: deadlineIn(HOST_PREP_MS), logger, blackholes: [config.lab.managementSubnet, config.lab.privateSubnet] });
+  logger({ kind: 'info', t: 0, message: `lab host: libvirtd pid ${host.libvirtdPid} in netns ${host.netns}${host.started.length ? ` (started ${host.started.join(', ')})` : ''}; re-running inside it` });
+  return (await reexecInNetns(host.netns)) as ExitCode;
+}
+
+/** `reboot-harness setup`: vms/setup-host.sh with the terminal attached. */
+function setup(force: boolean): Promise<ExitCode> {
+  const script = fileURLToPath(new URL('../../vms/setup-host.sh', import.meta.url));
+  return new Promise((resolve) => {
+    const child = spawn('bash', [script, ...(force ? ['--force'] : [])], { stdio: 'inherit' });
+    child.on('exit', (code) => resolve(code === 0 ? EXIT.OK : EXIT.INFRA));
+    child.on('error', () => resolve(EXIT.INFRA));
+  });
+}
+
+async function doctor(config: HarnessConfig, json: boolean): Promise<ExitCode> {
+  const items = await runDoctor({ deadline: deadlineIn(60_000), workDir: config.lab.workDir, box: config.lab.box, netns: config.lab.netns, ...(config.nomadBinary ? { nomadBinary: config.nomadBinary } : {}) });
+  process.stdout.write(json ? JSON.stringify(items, null, 2) + '\n' : renderDoctor(items) + '\n');
+  return items.every((i) => i.ok) ? EXIT.OK : EXIT.INFRA;
+}
+
+const deps: CliDeps = {
+  env: process.env,
+  cwd: process.cwd(),
+  out: (s) => void process.stdout.write(s),
+  err: (s) => void process.stderr.write(s),
+  isTTY: Boolean(process.stderr.isTTY),
+  makeEnv: createRealEnv,
+  prepareHost,
+  checkBinary: async (p) => void (await checkNomadBinary(p, '--nomad-binary')),
+  doctor,
+  destroy: (config, ids, all, logger, stopHost) => destroyLabs(config, ids, all, logger, { stopHost }),
+  setup,
+};
+
+process.exitCode = await main(process.argv.slice(2), deps);

@@ -1,0 +1,66 @@
+// The real scenario environment: Vagrant VMs (lib/lab/vagrant-lab.ts), Nomad installed over SSH (lib/cluster),
+// and the Nomad API reached through an SSH tunnel to the server VM's 127.0.0.1:4646.
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import type { HarnessConfig } from '../config/schema.js';
+import type { Logger } from '../log/events.js';
+import { installNomad } from '../cluster/provision.js';
+import { collectHostEvidence } from '../cluster/evidence.js';
+import { createNomad } from '../nomad/client.js';
+import { createHttpTransport } from '../nomad/transport.js';
+import type { ScenarioEnv } from '../run/scenario.js';
+import { createVagrantLab } from './vagrant-lab.js';
+import { labSpecFor } from './spec-for.js';
+
+/** vms/Vagrantfile of this checkout. */
+export const VAGRANTFILE = fileURLToPath(new URL('../../vms/Vagrantfile', import.meta.url));
+/** The Nomad HTTP API inside the server VM (the agent also listens there; nothing is exposed outside the VM). */
+const NOMAD_HTTP = { host: '127.0.0.1', port: 4646 };
+
+/** Build the environment a scenario runs in for one run of the CLI. */
+export function createRealEnv(config: HarnessConfig, runId: string, logger: Logger): ScenarioEnv {
+  const full = labSpecFor(config, runId, ['server', 'client']);
+  const ipOf = (role: string) => full.machines.find((m) => m.role === role)!.privateIp;
+  return {
+    config,
+    async upLab(ctx, d, opts = {}) {
+      const spec = labSpecFor(config, runId, opts.roles ?? ['server', 'client']);
+      const vagrantDir = join(config.lab.workDir, runId);
+      ctx.fact('lab.dir', vagrantDir);
+      ctx.fact('lab.libvirt_driver', config.lab.provider === 'libvirt' ? config.lab.libvirtDriver : undefined);
+      const lab = await createVagrantLab({
+        spec, vagrantDir, vagrantfile: VAGRANTFILE, logger,
+        cleanup: (what, fn) => void ctx.cleanup.defer(what, fn),
+        ssh: { redact: ctx.secrets },
+      }).up({ deadline: d });
+      ctx.onEvidence('lab: vagrant status, serial consoles', async (dd) => {
+        for (const [name, text] of Object.entries(await lab.collectEvidence({ deadline: dd }))) ctx.artifact(name, text);
+      });
+      ctx.onEvidence('hosts: journals, addresses, iptables, CNI state', async (dd) => {
+        for (const m of Object.values(lab.machines)) {
+          const files = await collectHostEvidence(m, { deadline: dd }).catch((err: Error) => ({ 'error.txt': err.message }));
+          for (const [name, text] of Object.entries(files)) ctx.artifact(`${m.role}-${name}`, text);
+        }
+      });
+      if (config.keep) ctx.info(`lab kept after the run:\n${lab.describe()}`);
+      return lab;
+    },
+    async provisionNomad(ctx, lab, d) {
+      const results = await Promise.all(Object.values(lab.machines).map(async (m) => {
+        const r = await installNomad(m, {
+          binaryPath: config.nomadBinary!, role: m.role as 'server' | 'client', deadline: d,
+          vars: { private_ip: ipOf(m.role), server_ip: ipOf('server'), heartbeat_grace: config.nomad.heartbeatGrace },
+        });
+        ctx.artifact(`${m.role}-nomad.hcl`, r.config);
+        return r;
+      }));
+      return { nomadVersion: results[0]!.version.split('\n')[0] ?? '' };
+    },
+    async connectNomad(ctx, lab, d) {
+      const tunnel = await lab.machines['server']!.forward(NOMAD_HTTP.host, NOMAD_HTTP.port, { deadline: d });
+      ctx.cleanup.defer('close the Nomad API tunnel', () => tunnel.close());
+      ctx.fact('nomad.api', `ssh tunnel 127.0.0.1:${tunnel.localPort} -> server 127.0.0.1:${NOMAD_HTTP.port}`);
+      return createNomad({ transport: createHttpTransport({ addr: `http://127.0.0.1:${tunnel.localPort}` }), logger, ...(config.nomad.token ? { token: config.nomad.token } : {}) });
+    },
+  };
+}

@@ -1,0 +1,30 @@
+// Pure: the lab spec of one run, from the config (machine names carry the run id).
+import type { HarnessConfig } from '../config/schema.js';
+import type { LabSpec } from './spec.js';
+
+/** Host part of each role's address on the private /24. */
+const HOST_OCTET: Record<string, number> = { server: 10, client: 11 };
+
+/** Build the LabSpec for `roles` of run `runId`. */
+export function labSpecFor(config: HarnessConfig, runId: string, roles: readonly string[]): LabSpec {
+  const base = (subnet: string) => subnet.split('/')[0]!.split('.').slice(0, 3).join('.');
+  const tag = (subnet: string) => base(subnet).replaceAll('.', '-');
+  return {
+    runId,
+    box: config.lab.box,
+    provider: config.lab.provider,
+    cpus: config.lab.cpus,
+    memoryMb: config.lab.memoryMb,
+    machines: roles.map((role) => ({ name: `${runId}-${role}`, role, privateIp: `${base(config.lab.privateSubnet)}.${HOST_OCTET[role] ?? 20}` })),
+    // Note: libvirt refuses two networks with the same subnet, so networks are named by subnet and shared by runs that use it.
+    privateNetwork: { name: `nrh-priv-${tag(config.lab.privateSubnet)}`, subnet: config.lab.privateSubnet },
+    libvirt: {
+      driver: config.lab.libvirtDriver,
+      tbCacheMb: config.lab.tbCacheMb,
+      cpuModel: config.lab.cpuModel,
+      managementNetwork: { name: `nrh-mgmt-${tag(config.lab.managementSubnet)}`, address: config.lab.managementSubnet },
+      serialLogDir: '/var/lib/libvirt/qemu',
+    },
+    bootTimeoutS: config.lab.bootTimeoutS,
+  };
+}

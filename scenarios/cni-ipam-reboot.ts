@@ -1,0 +1,68 @@
+// cni-ipam-reboot: the mechanism behind the seed bug, with no Nomad. On the client VM, the real bridge and
+// host-local plugins (from the box) add a container the way Nomad's bridge mode does, once with host-local
+// state on persistent disk (/var/lib/cni, Nomad <= 1.9.3) and once on tmpfs (/run/cni, Nomad >= 1.9.4).
+// The client reboots for real; the same container is added again without requesting an address (what
+// Nomad does when it restores an alloc). Persistent state must refuse it ("duplicate allocation is not
+// allowed"); tmpfs state must accept it.
+import { defineScenario } from '../lib/run/scenario.js';
+import { cniChecks, CNI_CHECKS, type CniProbeRun } from '../lib/cni/checks.js';
+import { installCniProbe, cniAdd, cniReset } from '../lib/cni/probe.js';
+import { CNI_DATA_DIRS, stateDirOf, type BridgeConfigOptions, type CniStateMode } from '../lib/cni/config.js';
+import { readCniState } from '../lib/cluster/evidence.js';
+import { readBootInfo } from '../lib/lab/observe.js';
+
+/** Each mode gets its own bridge, subnet and netns so the two probes cannot disturb each other. */
+const PROBES: Record<CniStateMode, { netns: string; config: BridgeConfigOptions }> = {
+  persistent: { netns: 'cni-persistent', config: { dataDir: CNI_DATA_DIRS.persistent, bridge: 'nomad', subnet: '172.26.64.0/20' } },
+  tmpfs: { netns: 'cni-tmpfs', config: { dataDir: CNI_DATA_DIRS.tmpfs, bridge: 'nomadtmp', subnet: '172.26.80.0/20' } },
+};
+const MODES: CniStateMode[] = ['persistent', 'tmpfs'];
+
+export default defineScenario({
+  name: 'cni-ipam-reboot',
+  summary: 'no Nomad: the real bridge + host-local CNI plugins across a real reboot, state on disk vs on tmpfs',
+  needsNomad: false,
+  checks: [
+    { id: CNI_CHECKS.rebooted.id, title: 'client rebooted', passesWhen: 'boot_id differs before and after the reboot' },
+    { id: CNI_CHECKS.persistent.id, title: 'persistent state refuses the re-add', passesWhen: 'with state under /var/lib/cni, the ADD after the reboot fails with "duplicate allocation is not allowed" naming the container' },
+    { id: CNI_CHECKS.tmpfs.id, title: 'tmpfs state accepts the re-add', passesWhen: 'with state under /run/cni, the ADD after the reboot succeeds' },
+  ],
+  async run(ctx, env) {
+    const lab = await ctx.step('bring up the client VM', (d) => env.upLab(ctx, d, { roles: ['client'] }), { timeoutMs: 20 * 60_000 });
+    const client = lab.machines['client']!;
+    const stateDirs = MODES.map((m) => stateDirOf(PROBES[m].config.dataDir));
+    const runs: CniProbeRun[] = MODES.map((mode) => ({
+      mode, stateDir: stateDirOf(PROBES[mode].config.dataDir), containerId: `${ctx.runId}-${mode}`,
+      first: undefined, second: undefined, stateBefore: undefined, stateAfter: undefined,
+    }));
+
+    await ctx.step('install the CNI probe and start from a clean slate', async (d) => {
+      await installCniProbe(client, { deadline: d });
+      for (const m of MODES) await cniReset(client, { netns: PROBES[m].netns, stateDirs: [stateDirOf(PROBES[m].config.dataDir)], deadline: d });
+    });
+    const bootBefore = await ctx.step('add a container per state mode (no address requested)', async (d) => {
+      for (const r of runs) r.first = await cniAdd(client, { containerId: r.containerId, netns: PROBES[r.mode].netns, config: PROBES[r.mode].config, deadline: d });
+      const listing = await readCniState(client, { deadline: d, dirs: stateDirs });
+      for (const r of runs) r.stateBefore = listing.find((l) => l.dir === r.stateDir);
+      return readBootInfo(client, d);
+    });
+
+    const reboot = await ctx.step(`reboot the client (${env.config.reboot.kind})`, (d) => lab.reboot('client', env.config.reboot.kind, { deadline: d }), { timeoutMs: 10 * 60_000 });
+    ctx.fact('client.boot_id.before', reboot.bootIdBefore);
+    ctx.fact('client.boot_id.after', reboot.bootIdAfter);
+    ctx.fact('reboot.seconds', ((reboot.backAt - reboot.requestedAt) / 1000).toFixed(1));
+
+    const bootAfter = await ctx.step('add the same containers again after the reboot', async (d) => {
+      const listing = await readCniState(client, { deadline: d, dirs: stateDirs });
+      for (const r of runs) r.stateAfter = listing.find((l) => l.dir === r.stateDir);
+      for (const r of runs) r.second = await cniAdd(client, { containerId: r.containerId, netns: PROBES[r.mode].netns, config: PROBES[r.mode].config, deadline: d });
+      return readBootInfo(client, d);
+    });
+    ctx.fact('client.uptime_s.after', bootAfter.uptimeS);
+    for (const r of runs) {
+      ctx.fact(`cni.${r.mode}.state_dir`, r.stateDir);
+      ctx.artifact(`cni-${r.mode}.json`, JSON.stringify(r, null, 2));
+    }
+    return cniChecks({ bootIdBefore: bootBefore.bootId, bootIdAfter: bootAfter.bootId, runs });
+  },
+});
