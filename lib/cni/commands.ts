@@ -1,0 +1,28 @@
+// Pure builders of the remote commands that run vms/cni/cni-probe.sh on a VM.
+import { quote } from '../ssh/quote.js';
+import { bridgeNetConfig, type BridgeConfigOptions } from './config.js';
+
+/** Where the probe script is installed on the VM (not /tmp: it is cleaned at boot, and the probe runs after a reboot). */
+export const CNI_PROBE_REMOTE_PATH = '/usr/local/lib/nomad-reboot-harness/cni-probe.sh';
+
+export interface ProbeCall {
+  /** command line (run with sudo) */
+  cmd: string;
+  /** network config JSON for the plugin's stdin */
+  stdin: string;
+}
+
+/** CNI ADD of `containerId` into netns `netns` with Nomad's bridge config. No IP is requested (what Nomad does on restore). */
+export function cniAddCall(containerId: string, netns: string, cfg: BridgeConfigOptions = {}, script = CNI_PROBE_REMOTE_PATH): ProbeCall {
+  return { cmd: `${quote(script)} add ${quote(containerId)} ${quote(netns)}`, stdin: JSON.stringify(bridgeNetConfig(cfg)) };
+}
+
+/** CNI DEL of `containerId` (releases its host-local reservation). */
+export function cniDelCall(containerId: string, netns: string, cfg: BridgeConfigOptions = {}, script = CNI_PROBE_REMOTE_PATH): ProbeCall {
+  return { cmd: `${quote(script)} del ${quote(containerId)} ${quote(netns)}`, stdin: JSON.stringify(bridgeNetConfig(cfg)) };
+}
+
+/** Remove the probe's netns, the given state dirs and the "nomad" bridge: a clean slate before (and after) a scenario. */
+export function cniResetCommand(netns: string, stateDirs: readonly string[], script = CNI_PROBE_REMOTE_PATH): string {
+  return [quote(script), 'reset', quote(netns), ...stateDirs.map(quote)].join(' ');
+}
