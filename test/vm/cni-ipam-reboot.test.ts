@@ -1,0 +1,92 @@
+// VM tier: the real CLI, real Vagrant + libvirt (QEMU emulation here), a real reboot of a real VM, and the real
+// bridge + host-local CNI plugins inside it. Runs the harness as a user would; skips visibly without the lab.
+import t from 'tap';
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { XMLParser } from 'fast-xml-parser';
+import { vmSkipReason, domainsMatching, volumesMatching } from '../helpers/vm-prereqs.js';
+
+const skip = vmSkipReason();
+const CLI = join(process.cwd(), 'bin/reboot-harness.js');
+/** Where the VM tier's libvirtd lives; the CLI creates it (or joins the namespace libvirtd already runs in). */
+const NETNS = process.env['HARNESS_NETNS'] || 'nrh-lab';
+
+interface CliRun { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }
+
+/** Run the CLI; `onLine` may act on progress lines (e.g. send SIGINT). */
+function cli(args: string[], onLine?: (line: string, child: ReturnType<typeof spawn>) => void): Promise<CliRun> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, CI: 'true' } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (b: Buffer) => (stdout += b));
+    child.stderr.on('data', (b: Buffer) => {
+      const text = b.toString();
+      stderr += text;
+      process.stderr.write(text.replace(/^/gm, '    | '));
+      for (const line of text.split('\n')) if (line) onLine?.(line, child);
+    });
+    child.on('exit', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+}
+
+function parseJunit(path: string) {
+  const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(readFileSync(path, 'utf8'));
+  const suite = xml.testsuites.testsuite;
+  const props = Object.fromEntries([suite.properties?.property ?? []].flat().map((p: { name: string; value: string }) => [p.name, p.value]));
+  const cases = [suite.testcase].flat() as Record<string, unknown>[];
+  return { suite, props, cases };
+}
+
+const runIdOf = (stderr: string) => /run (r[0-9a-z]+): scenario/.exec(stderr)?.[1];
+
+t.test('cni-ipam-reboot on real VMs: graceful reboot, persistent state refuses the re-add, tmpfs accepts it', { skip: skip ?? false, timeout: 15 * 60_000 }, async (t) => {
+  const dir = t.testdir({});
+  const junit = join(dir, 'junit.xml');
+  const r = await cli(['run', 'cni-ipam-reboot', '--netns', NETNS, '--junit', junit, '--report-json', join(dir, 'summary.json'), '--reports-dir', join(dir, 'reports'), '--artifacts', 'always']);
+  t.equal(r.code, 0, 'exit 0: every check passed');
+  const { suite, props, cases } = parseJunit(junit);
+  t.equal(Number(suite.failures), 0);
+  t.equal(Number(suite.errors), 0);
+  t.ok(props['client.boot_id.before'] && props['client.boot_id.after'], 'boot ids recorded as properties');
+  t.not(props['client.boot_id.before'], props['client.boot_id.after'], 'the boot id really changed');
+  const dup = cases.find((c) => String(c['name']).includes('persistent-state-duplicate'));
+  t.match(JSON.stringify(dup), /duplicate allocation is not allowed/, 'the real plugin refused the re-add after the reboot');
+  const runId = runIdOf(r.stderr);
+  t.ok(runId, 'run id printed');
+  t.same(domainsMatching(runId!), [], 'no libvirt domain of the run is left');
+  t.same(volumesMatching(runId!), [], 'no libvirt volume of the run is left');
+});
+
+t.test('cni-ipam-reboot with a hard reset (provider power reset) gives the same verdicts', { skip: skip ?? false, timeout: 15 * 60_000 }, async (t) => {
+  const dir = t.testdir({});
+  const junit = join(dir, 'junit.xml');
+  const r = await cli(['run', 'cni-ipam-reboot', '--reboot', 'hard', '--netns', NETNS, '--junit', junit, '--report-json', join(dir, 'summary.json'), '--reports-dir', join(dir, 'reports')]);
+  t.equal(r.code, 0, 'exit 0');
+  const { props } = parseJunit(junit);
+  t.equal(props['reboot.kind'], 'hard');
+  t.not(props['client.boot_id.before'], props['client.boot_id.after'], 'the boot id changed after the reset');
+  const runId = runIdOf(r.stderr);
+  t.same(domainsMatching(runId!), [], 'no libvirt domain left');
+});
+
+t.test('Ctrl-C during the reboot destroys the VM and still writes a report', { skip: skip ?? false, timeout: 15 * 60_000 }, async (t) => {
+  const dir = t.testdir({});
+  const junit = join(dir, 'junit.xml');
+  let sent = false;
+  const r = await cli(['run', 'cni-ipam-reboot', '--netns', NETNS, '--junit', junit, '--report-json', join(dir, 'summary.json'), '--reports-dir', join(dir, 'reports')], (line, child) => {
+    if (!sent && /… reboot the client/.test(line)) {
+      sent = true;
+      setTimeout(() => child.kill('SIGINT'), 3000);
+    }
+  });
+  t.ok(sent, 'the run reached the reboot');
+  t.equal(r.code, 130, 'exit 130 (interrupted)');
+  const runId = runIdOf(r.stderr);
+  t.ok(runId);
+  t.same(domainsMatching(runId!), [], 'no libvirt domain left after Ctrl-C');
+  t.same(volumesMatching(runId!), [], 'no libvirt volume left after Ctrl-C');
+  const { suite } = parseJunit(junit);
+  t.ok(Number(suite.errors) >= 1, 'the report says the run was interrupted');
+});
