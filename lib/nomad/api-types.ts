@@ -15,14 +15,14 @@ export interface ApiTaskEvent {
   RestartReason?: string;
 }
 
-/** `TaskStates[task]`: times are RFC3339Nano strings, zero time "0001-01-01T00:00:00Z" = never. */
+/** `TaskStates[task]`: times are RFC3339Nano strings; "never" is null (1.9.3 capture) or Go's zero time. */
 export interface ApiTaskState {
   State: string;
   Failed: boolean;
   Restarts: number;
-  LastRestart: string;
-  StartedAt: string;
-  FinishedAt: string;
+  LastRestart: string | null;
+  StartedAt: string | null;
+  FinishedAt: string | null;
   Events: ApiTaskEvent[] | null;
 }
 
@@ -47,7 +47,8 @@ export interface ApiNetworkStatus {
   DNS?: unknown;
 }
 
-/** AllocListStub (`/v1/job/:id/allocations`): no PreviousAllocation, no NetworkStatus. */
+/** AllocListStub (`/v1/job/:id/allocations`): no PreviousAllocation, no NetworkStatus.
+ * Note: Nomad omits empty strings (a 1.9.3 capture has no DesiredDescription/NextAllocation keys). */
 export interface ApiAllocListStub {
   ID: string;
   EvalID: string;
@@ -60,12 +61,12 @@ export interface ApiAllocListStub {
   JobVersion?: number;
   TaskGroup: string;
   DesiredStatus: string;
-  DesiredDescription: string;
+  DesiredDescription?: string;
   ClientStatus: string;
-  ClientDescription: string;
+  ClientDescription?: string;
   TaskStates: Record<string, ApiTaskState> | null;
-  FollowupEvalID: string;
-  NextAllocation: string;
+  FollowupEvalID?: string;
+  NextAllocation?: string;
   CreateIndex: number;
   ModifyIndex: number;
   /** Unix nanoseconds */
@@ -76,7 +77,7 @@ export interface ApiAllocListStub {
 
 /** Full Allocation (`/v1/allocation/:id`, `/v1/node/:id/allocations`). */
 export interface ApiAllocation extends ApiAllocListStub {
-  PreviousAllocation: string;
+  PreviousAllocation?: string;
   NetworkStatus: ApiNetworkStatus | null;
   AllocatedResources: ApiAllocatedResources | null;
   Job?: ApiJob | null;

@@ -46,9 +46,9 @@ t.test('restored: same alloc restarted in place, node re-registered', async (t) 
     ['Started', 'Task started by client'],
   ]);
   t.ok(events(after).slice(-2).every((e) => e.Time / 1e6 >= upAtMs - 5), 'new events are after clientUp');
-  t.ok(Date.parse(after.TaskStates!.web!.StartedAt) > Date.parse(before.TaskStates!.web!.StartedAt), 'StartedAt moved');
+  t.ok(Date.parse(after.TaskStates!.web!.StartedAt ?? '') > Date.parse(before.TaskStates!.web!.StartedAt ?? ''), 'StartedAt moved');
   t.equal(after.NetworkStatus?.Address, '172.26.64.2', 'address re-allocated');
-  t.equal(after.NextAllocation, '');
+  t.notOk(after.NextAllocation, 'no NextAllocation');
   const nodeAfter = (await nomad.node(before.NodeID)).body;
   t.equal(nodeAfter.Status, 'ready');
   t.ok(nodeAfter.StatusUpdatedAt > nodeBefore.StatusUpdatedAt, 'StatusUpdatedAt moved (re-registration)');

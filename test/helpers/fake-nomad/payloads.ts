@@ -25,7 +25,8 @@ export function taskEvent(type: string, display: string, extra: Partial<ApiTaskE
 
 /** A fresh pending task state. */
 export function pendingTaskState(): ApiTaskState {
-  return { State: 'pending', Failed: false, Restarts: 0, LastRestart: ZERO_TIME, StartedAt: ZERO_TIME, FinishedAt: ZERO_TIME, Events: [] };
+  // Note: a Nomad 1.9.3 capture shows null (not Go's zero time) for times that never happened
+  return { State: 'pending', Failed: false, Restarts: 0, LastRestart: null, StartedAt: null, FinishedAt: null, Events: [] };
 }
 
 /** A full allocation object from the sample, with identity fields replaced. */
@@ -49,10 +50,16 @@ export function newAllocation(o: { id: string; evalId: string; job: ApiJob; grou
   } as ApiAllocation;
 }
 
+/** Allocs as Nomad serializes them: empty-string fields are omitted (seen in a 1.9.3 capture). */
+export function omitEmpty<T extends object>(a: T): T {
+  return Object.fromEntries(Object.entries(a).filter(([k, v]) => !(v === '' && OMIT_EMPTY.has(k)))) as T;
+}
+const OMIT_EMPTY = new Set(['DesiredDescription', 'ClientDescription', 'NextAllocation', 'PreviousAllocation', 'FollowupEvalID', 'PreemptedByAllocation', 'DeploymentID']);
+
 /** The AllocListStub view: drops PreviousAllocation, NetworkStatus, AllocatedResources, Job (as the real stub). */
 export function allocStub(a: ApiAllocation): ApiAllocListStub {
   const keys = Object.keys(fixture<ApiAllocListStub>('alloc-stub-running.json'));
-  return Object.fromEntries(keys.map((k) => [k, (a as unknown as Record<string, unknown>)[k] ?? null])) as unknown as ApiAllocListStub;
+  return omitEmpty(Object.fromEntries(keys.map((k) => [k, (a as unknown as Record<string, unknown>)[k] ?? null]))) as unknown as ApiAllocListStub;
 }
 
 /** The client node, from the sample, renamed. */
@@ -73,7 +80,6 @@ export function nodeStub(n: ApiNode): ApiNodeListStub {
   const out = Object.fromEntries(Object.keys(s).map((k) => [k, full[k] ?? (s as unknown as Record<string, unknown>)[k]])) as unknown as ApiNodeListStub;
   out.Address = n.Attributes?.['unique.network.ip-address'] ?? '';
   out.Version = n.Attributes?.['nomad.version'] ?? '';
-  (out as unknown as Record<string, unknown>).Attributes = null;
   return out;
 }
 

@@ -6,7 +6,7 @@ import type { ApiJob } from '../../../lib/nomad/api-types.js';
 import type { Cluster, Table } from './cluster.js';
 import { parseJobHcl } from './job-parse.js';
 import { registerJob, stopJob } from './jobs.js';
-import { agentSelf, allocStub, nodeStub } from './payloads.js';
+import { agentSelf, allocStub, nodeStub, omitEmpty } from './payloads.js';
 
 export interface Reply {
   status: number;
@@ -50,7 +50,7 @@ function blocking(tables: Table[], read: (c: Cluster, m: RegExpExecArray) => unk
   };
 }
 
-const withJob = (c: Cluster, a: { JobID: string }) => ({ ...a, Job: c.jobs.get(a.JobID) ?? null });
+const withJob = (c: Cluster, a: { JobID: string }) => omitEmpty({ ...a, Job: c.jobs.get(a.JobID) ?? null });
 
 /** Route table: [method, path pattern, handler]. */
 export const ROUTES: [string[], RegExp, Handler][] = [
