@@ -1,0 +1,129 @@
+// Preflight (`reboot-harness doctor`): is this host ready for a lab? Each missing piece comes with the command that fixes it.
+import { readFile, readdir, statfs, access } from 'node:fs/promises';
+import { runCommand, ANY_EXIT_CODE, type RunCommand } from '../exec/run.js';
+import type { Deadline } from '../run/deadline.js';
+import { inspectNomadBinary } from '../cluster/binary.js';
+import { alivePid, currentNetns } from './host.js';
+
+export interface DoctorItem {
+  name: string;
+  ok: boolean;
+  detail: string;
+  /** the command (or action) that fixes it; empty when ok */
+  fix: string;
+}
+
+/** The box vms/build-box.sh builds. */
+export const DEFAULT_BOX = 'nomad-reboot-harness/bookworm';
+/** One lab (2 VMs) needs about 600 MB of images plus logs; 3 GiB leaves room for a box rebuild's image step. */
+export const MIN_DISK_BYTES = 3 * 1024 ** 3;
+/** Two VMs of 768 MB plus QEMU's TCG cache (~570 MB RSS each under emulation). */
+export const MIN_MEM_BYTES = 2 * 1024 ** 3;
+const SETUP = 'reboot-harness setup   (or: sudo bash vms/setup-host.sh)';
+
+export type Accel = { driver: 'kvm' | 'qemu'; detail: string };
+
+/** Decide hardware virtualization vs software emulation from /proc/cpuinfo, /dev/kvm and the loaded modules (/sys/module names). Pure. */
+export function detectAccel(cpuinfo: string, devKvm: boolean, modules: readonly string[]): Accel {
+  const flags = new Set((/^flags\s*:\s*(.*)$/m.exec(cpuinfo)?.[1] ?? '').split(/\s+/));
+  const hw = flags.has('vmx') || flags.has('svm');
+  const pvm = modules.includes('kvm_pvm');
+  if (hw && devKvm && !pvm) return { driver: 'kvm', detail: `hardware virtualization (KVM, ${flags.has('vmx') ? 'vmx' : 'svm'})` };
+  const why = pvm
+    ? 'kvm_pvm is loaded: /dev/kvm exists but only runs PVM guest kernels'
+    : !hw
+      ? 'the CPU shows no vmx/svm flag'
+      : '/dev/kvm is missing';
+  return { driver: 'qemu', detail: `software emulation (TCG): ${why}; VMs boot slowly (allow ~2 min per boot)` };
+}
+
+/** Free and total bytes of MemAvailable from /proc/meminfo. Pure. */
+export function memAvailableBytes(meminfo: string): number | undefined {
+  const m = /^MemAvailable:\s+(\d+)\s+kB/m.exec(meminfo);
+  return m ? Number(m[1]) * 1024 : undefined;
+}
+
+const gib = (n: number) => `${(n / 1024 ** 3).toFixed(1)} GiB`;
+const item = (name: string, ok: boolean, detail: string, fix = ''): DoctorItem => ({ name, ok, detail, fix: ok ? '' : fix });
+
+export interface DoctorOptions {
+  deadline: Deadline;
+  /** where runs keep their Vagrant dirs and reports */
+  workDir: string;
+  nomadBinary?: string;
+  box?: string;
+  netns?: string;
+  run?: RunCommand;
+}
+
+/** Probe everything a lab needs and return one item per requirement (never throws for a missing piece). */
+export async function runDoctor(opts: DoctorOptions): Promise<DoctorItem[]> {
+  const { deadline, workDir, nomadBinary, box = DEFAULT_BOX, netns = 'nrh', run = runCommand } = opts;
+  const sh = async (file: string, args: string[]) => {
+    try {
+      const r = await run(file, args, { deadline, allowedCodes: ANY_EXIT_CODE, env: { VAGRANT_CHECKPOINT_DISABLE: '1' } });
+      return { code: r.code, out: `${r.stdout}${r.stderr}` };
+    } catch (err) {
+      return { code: -1, out: err instanceof Error ? err.message : String(err) };
+    }
+  };
+  const text = (p: string) => readFile(p, 'utf8').catch(() => '');
+  const items: DoctorItem[] = [];
+
+  const vagrant = await sh('vagrant', ['--version']);
+  const hasVagrant = vagrant.code === 0;
+  items.push(item('vagrant', hasVagrant, hasVagrant ? vagrant.out.trim() : 'vagrant not found', `${SETUP}; or: apt-get install -y vagrant`));
+  const plugins = hasVagrant ? await sh('vagrant', ['plugin', 'list']) : { code: -1, out: '' };
+  const lv = /vagrant-libvirt \(([^,)]+)/.exec(plugins.out);
+  items.push(item('vagrant-libvirt plugin', !!lv, lv ? `vagrant-libvirt ${lv[1]}` : 'plugin not installed', `${SETUP}; or: apt-get install -y vagrant-libvirt`));
+
+  const qemu = await sh('qemu-system-x86_64', ['--version']);
+  items.push(item('qemu', qemu.code === 0, qemu.code === 0 ? (qemu.out.split('\n')[0] ?? '').trim() : 'qemu-system-x86_64 not found', `${SETUP}; or: apt-get install -y qemu-system-x86 qemu-utils`));
+
+  const libvirtdPid = await alivePid('/run/libvirtd.pid');
+  const virsh = await sh('virsh', ['-c', 'qemu:///system', 'version']);
+  const lvVer = /Running hypervisor: (.*)/.exec(virsh.out)?.[1] ?? /Using library: (.*)/.exec(virsh.out)?.[1];
+  items.push(item('libvirtd reachable', virsh.code === 0, virsh.code === 0 ? `qemu:///system answers (${lvVer ?? 'version unknown'})` : (virsh.out.trim().split('\n').pop() ?? 'virsh failed'),
+    `reboot-harness setup   (starts virtlogd + libvirtd inside netns "${netns}"); or: ip netns add ${netns} && ip netns exec ${netns} virtlogd -d && ip netns exec ${netns} libvirtd -d`));
+
+  const inNs = currentNetns();
+  const lvNs = libvirtdPid === undefined ? undefined : (await sh('ip', ['netns', 'identify', String(libvirtdPid)])).out.trim().split('\n')[0];
+  const nsOk = libvirtdPid === undefined || !!lvNs;
+  items.push(item('network namespace', nsOk,
+    `${inNs ? `this process runs in netns ${inNs}` : 'this process runs in the host namespace'}; ${libvirtdPid === undefined ? 'libvirtd not running' : lvNs ? `libvirtd (pid ${libvirtdPid}) runs in netns ${lvNs}` : `libvirtd (pid ${libvirtdPid}) runs in the host namespace`}`,
+    `stop the host libvirtd (kill ${libvirtdPid ?? '<pid>'} or systemctl stop libvirtd libvirtd.socket), then: reboot-harness setup`));
+
+  const devKvm = await access('/dev/kvm').then(() => true, () => false);
+  const modules = await readdir('/sys/module').catch(async () => (await text('/proc/modules')).split('\n').map((l) => l.split(' ')[0] ?? ''));
+  const accel = detectAccel(await text('/proc/cpuinfo'), devKvm, modules);
+  items.push(item('virtualization', true, accel.detail));
+
+  const boxes = hasVagrant ? await sh('vagrant', ['box', 'list']) : { code: -1, out: '' };
+  const hasBox = boxes.out.split('\n').some((l) => l.startsWith(`${box} `) && l.includes('libvirt'));
+  items.push(item('box', hasBox, hasBox ? `${box} (libvirt) is added` : `${box} not found in \`vagrant box list\``, `sudo bash vms/build-box.sh   (offline debootstrap build, ~3-5 min)`));
+
+  if (nomadBinary !== undefined) {
+    const info = await inspectNomadBinary(nomadBinary);
+    items.push(item('nomad binary', info.ok, info.reason, 'build or download a linux/amd64 nomad (e.g. make pkg/linux_amd64/nomad) and pass its path'));
+  }
+
+  for (const dir of ['/var/lib/libvirt', workDir]) {
+    const st = await statfs(dir).catch(() => undefined);
+    const free = st ? st.bavail * st.bsize : undefined;
+    const ok = free !== undefined && free >= MIN_DISK_BYTES;
+    items.push(item(`free disk ${dir}`, ok, free === undefined ? `${dir} does not exist or cannot be read` : `${gib(free)} free (need ${gib(MIN_DISK_BYTES)})`,
+      free === undefined ? `mkdir -p ${dir}` : `free space on the filesystem of ${dir}`));
+  }
+  const mem = memAvailableBytes(await text('/proc/meminfo'));
+  items.push(item('free memory', mem !== undefined && mem >= MIN_MEM_BYTES, mem === undefined ? 'MemAvailable unknown' : `${gib(mem)} available (need ${gib(MIN_MEM_BYTES)})`, 'stop other VMs or processes, or lower the VM memory (memoryMb)'));
+  return items;
+}
+
+/** Render doctor items for a terminal: one line per item, the fix indented below each failure, and a summary. Pure. */
+export function renderDoctor(items: readonly DoctorItem[]): string {
+  const width = Math.max(...items.map((i) => i.name.length), 4);
+  const lines = items.flatMap((i) => [`${i.ok ? 'ok  ' : 'FAIL'}  ${i.name.padEnd(width)}  ${i.detail}`, ...(i.ok || !i.fix ? [] : [`      ${''.padEnd(width)}  fix: ${i.fix}`])]);
+  const bad = items.filter((i) => !i.ok).length;
+  lines.push(bad === 0 ? `all ${items.length} checks passed` : `${bad} of ${items.length} checks failed`);
+  return lines.join('\n') + '\n';
+}

@@ -1,0 +1,41 @@
+// `reboot-harness setup`: install the host packages and build the box (vms/setup-host.sh), then start the isolated lab host.
+import { fileURLToPath } from 'node:url';
+import { runCommand, type RunCommand } from '../exec/run.js';
+import type { Deadline } from '../run/deadline.js';
+import { silentLogger, type Logger } from '../log/events.js';
+import { ensureLabHost, type LabHost } from './host.js';
+
+/** vms/setup-host.sh in this checkout. */
+export const SETUP_SCRIPT = fileURLToPath(new URL('../../vms/setup-host.sh', import.meta.url));
+
+export interface SetupOptions {
+  deadline: Deadline;
+  logger?: Logger;
+  /** network namespace for libvirtd; undefined = do not start the lab host */
+  netns?: string;
+  /** host-stack blackhole routes for the lab subnets (guard) */
+  blackholes?: readonly string[];
+  forceBox?: boolean;
+  skipBox?: boolean;
+  run?: RunCommand;
+}
+
+/** The argv of the setup script for the given options. Pure. */
+export function setupArgs(o: Pick<SetupOptions, 'forceBox' | 'skipBox'>): string[] {
+  return [SETUP_SCRIPT, ...(o.skipBox ? ['--no-box'] : []), ...(o.forceBox ? ['--force-box'] : [])];
+}
+
+/** Run vms/setup-host.sh (streaming its lines as info events), then ensureLabHost when a netns is given. */
+export async function runSetup(opts: SetupOptions): Promise<{ labHost: LabHost | undefined }> {
+  const { deadline, logger = silentLogger, netns, blackholes = [], run = runCommand } = opts;
+  await run('bash', setupArgs(opts), {
+    deadline,
+    logger,
+    env: { VAGRANT_CHECKPOINT_DISABLE: '1' },
+    onLine: (_s, line) => {
+      if (line.trim() && !line.includes('Progress:')) logger({ kind: 'info', t: 0, message: line });
+    },
+  });
+  const labHost = netns === undefined ? undefined : await ensureLabHost({ netns, deadline, logger, run, blackholes });
+  return { labHost };
+}

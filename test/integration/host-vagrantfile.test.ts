@@ -1,0 +1,105 @@
+// vms/Vagrantfile evaluated by real Ruby with a recording stand-in for Vagrant's config object:
+// checks the spec validation messages and what each machine gets, without starting Vagrant.
+import t from 'tap';
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const VAGRANTFILE = fileURLToPath(new URL('../../vms/Vagrantfile', import.meta.url));
+const hasRuby = spawnSync('ruby', ['--version']).status === 0 ? false : 'ruby not installed (comes with vagrant)';
+
+// Records every setter call as "path=value" and every block as nested paths.
+const STUB = `
+require "json"
+class Rec
+  def initialize(log, path) @log, @path = log, path end
+  def method_missing(name, *args, **kw, &blk)
+    n = name.to_s
+    if n.end_with?("=") then @log << "#{@path}#{n}#{args[0].inspect}"; return args[0] end
+    @log << "#{@path}#{n}(#{(args + (kw.empty? ? [] : [kw])).map(&:inspect).join(', ')})" unless args.empty? && kw.empty?
+    child = Rec.new(@log, "#{@path}#{n}#{args.empty? || n == "define" || n == "provider" ? "" : ""}#{n == "define" || n == "provider" ? "[#{args[0]}]" : ""}.")
+    blk.call(child) if blk
+    child
+  end
+  def respond_to_missing?(*) true end
+end
+module Vagrant
+  LOG = []
+  def self.configure(_v) yield Rec.new(LOG, "") end
+end
+begin
+  load ARGV[0]
+  puts JSON.generate(Vagrant::LOG)
+rescue ArgumentError => e
+  warn e.message; exit 3
+end
+`;
+
+const spec = {
+  runId: 'r1', box: 'nomad-reboot-harness/bookworm', provider: 'libvirt', cpus: 1, memoryMb: 768,
+  machines: [{ name: 'nrh-r1-server', role: 'server', privateIp: '10.199.3.10' }, { name: 'nrh-r1-client', role: 'client', privateIp: '10.199.3.11' }],
+  privateNetwork: { name: 'nrh-r1-priv', subnet: '10.199.3.0/24' },
+  libvirt: { driver: 'qemu', tbCacheMb: 256, cpuModel: 'Nehalem', managementNetwork: { name: 'nrh-r1-mgmt', address: '10.198.3.0/24' }, serialLogDir: '/var/tmp/r1' },
+  bootTimeoutS: 600,
+};
+
+function evaluate(dir: string, s: unknown) {
+  writeFileSync(`${dir}/stub.rb`, STUB);
+  writeFileSync(`${dir}/lab-spec.json`, typeof s === 'string' ? s : JSON.stringify(s));
+  const r = spawnSync('ruby', [`${dir}/stub.rb`, VAGRANTFILE], { encoding: 'utf8', env: { ...process.env, HARNESS_LAB_SPEC: `${dir}/lab-spec.json` } });
+  return { code: r.status, log: r.status === 0 ? (JSON.parse(r.stdout) as string[]) : [], err: r.stderr };
+}
+
+t.test('a valid libvirt spec defines every machine as the lab needs', { skip: hasRuby }, async (t) => {
+  const { code, log, err } = evaluate(t.testdir({}), spec);
+  t.equal(code, 0, err);
+  const has = (line: string) => t.ok(log.includes(line), line);
+  has('vm.box="nomad-reboot-harness/bookworm"');
+  has('vm.boot_timeout=600');
+  has('vm.synced_folder(".", "/vagrant", {:disabled=>true})');
+  has('vm.provider[libvirt].driver="qemu"');
+  has('vm.provider[libvirt].cpu_mode="custom"');
+  has('vm.provider[libvirt].cpu_model="Nehalem"');
+  has('vm.provider[libvirt].management_network_name="nrh-r1-mgmt"');
+  has('vm.provider[libvirt].management_network_address="10.198.3.0/24"');
+  has('vm.provider[libvirt].default_prefix=""');
+  has('vm.provider[libvirt].graphics_type="none"');
+  has(`vm.provider[libvirt].features=["apic", "pae", "tcg><tb-cache unit='MiB'>256</tb-cache></tcg><acpi"]`);
+  has('vm.define[nrh-r1-client].vm.hostname="client"');
+  has('vm.define[nrh-r1-client].vm.network(:private_network, {:ip=>"10.199.3.11", :netmask=>"255.255.255.0", :libvirt__network_name=>"nrh-r1-priv", :libvirt__forward_mode=>"none", :libvirt__dhcp_enabled=>false})');
+  has('vm.define[nrh-r1-server].vm.provider[libvirt].serial({:type=>"file", :source=>{:path=>"/var/tmp/r1/nrh-r1-server-serial.log"}})');
+  t.notOk(log.some((l) => l.includes('virtualbox')), 'no virtualbox block for libvirt');
+});
+
+t.test('kvm and tbCacheMb 0 skip the TCG-only settings; virtualbox gets cpus/memory and an internal network', { skip: hasRuby }, async (t) => {
+  const kvm = evaluate(t.testdir({}), { ...spec, libvirt: { ...spec.libvirt, driver: 'kvm' } });
+  t.equal(kvm.code, 0, kvm.err);
+  t.notOk(kvm.log.some((l) => l.includes('cpu_mode') || l.includes('features')));
+  const noTb = evaluate(t.testdir({}), { ...spec, libvirt: { ...spec.libvirt, tbCacheMb: 0 } });
+  t.ok(noTb.log.includes('vm.provider[libvirt].cpu_mode="custom"'));
+  t.notOk(noTb.log.some((l) => l.includes('features')));
+  const vb = evaluate(t.testdir({}), { ...spec, provider: 'virtualbox', libvirt: undefined });
+  t.equal(vb.code, 0, vb.err);
+  t.ok(vb.log.includes('vm.provider[virtualbox].memory=768'));
+  t.ok(vb.log.includes('vm.provider[virtualbox].cpus=1'));
+  t.ok(vb.log.some((l) => l.includes(':virtualbox__intnet=>"nrh-r1-priv"')));
+});
+
+t.test('invalid specs fail with a message naming the field', { skip: hasRuby }, async (t) => {
+  const bad = (s: unknown, re: RegExp) => {
+    const r = evaluate(t.testdir({}), s);
+    t.equal(r.code, 3, `exit 3 for ${re}`);
+    t.match(r.err, re);
+  };
+  bad('{not json', /lab spec .*lab-spec\.json: field \(file\): not valid JSON/);
+  bad({ ...spec, machines: [] }, /field machines: expected a non-empty array, got \[\]/);
+  bad({ ...spec, machines: [{ ...spec.machines[0], privateIp: '10.199.3.300' }] }, /field machines\[0\]\.privateIp: expected an IPv4 address, got "10\.199\.3\.300"/);
+  bad({ ...spec, machines: [spec.machines[0], spec.machines[0]] }, /field machines: duplicate machine name "nrh-r1-server"/);
+  bad({ ...spec, libvirt: { ...spec.libvirt, driver: 'hvf' } }, /field libvirt\.driver: expected "kvm" or "qemu", got "hvf"/);
+  bad({ ...spec, libvirt: { ...spec.libvirt, serialLogDir: 'relative' } }, /field libvirt\.serialLogDir: expected an absolute path/);
+  bad({ ...spec, privateNetwork: { name: 'x', subnet: '10.199.3.0' } }, /field privateNetwork\.subnet: expected an IPv4 CIDR/);
+  bad({ ...spec, bootTimeoutS: '600' }, /field bootTimeoutS: expected an integer > 0, got "600"/);
+  bad({ ...spec, provider: 'vmware' }, /field provider: expected "libvirt" or "virtualbox"/);
+  const missing = evaluate(t.testdir({}), spec);
+  t.equal(missing.code, 0);
+});

@@ -1,0 +1,52 @@
+import t from 'tap';
+import { readFileSync } from 'node:fs';
+import { detectAccel, memAvailableBytes, renderDoctor, runDoctor, type DoctorItem } from '../../lib/lab/doctor.js';
+import { deadlineIn } from '../../lib/run/deadline.js';
+import type { RunCommand } from '../../lib/exec/run.js';
+
+const fx = (n: string) => readFileSync(new URL(`../fixtures/cluster/${n}`, import.meta.url), 'utf8');
+
+t.test('detectAccel: software emulation on this kind of host (kvm_pvm, no vmx/svm), KVM with vmx', async (t) => {
+  const pvm = detectAccel(fx('cpuinfo-no-vmx.txt'), true, ['kvm', 'kvm_pvm', 'bridge']);
+  t.equal(pvm.driver, 'qemu');
+  t.match(pvm.detail, /^software emulation \(TCG\): kvm_pvm is loaded/);
+  t.match(detectAccel(fx('cpuinfo-no-vmx.txt'), false, []), { driver: 'qemu', detail: /no vmx\/svm flag/ });
+  const vmx = fx('cpuinfo-no-vmx.txt').replace(/^flags\s*:/m, 'flags\t\t: vmx');
+  t.match(detectAccel(vmx, true, ['kvm', 'kvm_intel']), { driver: 'kvm', detail: /hardware virtualization \(KVM, vmx\)/ });
+  t.match(detectAccel(vmx, false, []), { driver: 'qemu', detail: /\/dev\/kvm is missing/ });
+});
+
+t.test('memAvailableBytes', async (t) => {
+  t.equal(memAvailableBytes('MemTotal: 100 kB\nMemAvailable:    2048 kB\n'), 2048 * 1024);
+  t.equal(memAvailableBytes('MemTotal: 100 kB\n'), undefined);
+});
+
+t.test('renderDoctor shows each failure with its fix and a summary', async (t) => {
+  const items: DoctorItem[] = [
+    { name: 'vagrant', ok: true, detail: 'Vagrant 2.3.4', fix: '' },
+    { name: 'box', ok: false, detail: 'missing', fix: 'sudo bash vms/build-box.sh' },
+  ];
+  const out = renderDoctor(items);
+  t.match(out, /^ok    vagrant  Vagrant 2\.3\.4$/m);
+  t.match(out, /^FAIL  box      missing\n\s+fix: sudo bash vms\/build-box\.sh$/m);
+  t.match(out, /1 of 2 checks failed\n$/);
+  t.match(renderDoctor(items.slice(0, 1)), /all 1 checks passed/);
+});
+
+t.test('runDoctor on a host without vagrant or libvirt names the fixes', async (t) => {
+  const run: RunCommand = async (file) => {
+    if (file === 'vagrant' || file === 'qemu-system-x86_64') throw new Error(`spawn ${file} ENOENT`);
+    return { code: 1, stdout: '', stderr: 'error: failed to connect to the hypervisor\n', durationMs: 1 };
+  };
+  const dir = t.testdir({});
+  const items = await runDoctor({ deadline: deadlineIn(10_000), workDir: dir, nomadBinary: `${dir}/nomad`, run });
+  const by = Object.fromEntries(items.map((i) => [i.name, i]));
+  t.match(by.vagrant, { ok: false, fix: /setup/ });
+  t.match(by['vagrant-libvirt plugin'], { ok: false, fix: /vagrant-libvirt/ });
+  t.match(by['libvirtd reachable'], { ok: false, detail: /failed to connect/, fix: /ip netns exec nrh libvirtd -d/ });
+  t.match(by.box, { ok: false, fix: /build-box\.sh/ });
+  t.match(by['nomad binary'], { ok: false, detail: /no such file/ });
+  t.equal(by.virtualization?.ok, true);
+  t.ok(by[`free disk ${dir}`], 'work dir disk checked');
+  t.ok(by['free memory']);
+});
