@@ -9,6 +9,7 @@ import { defineScenario } from '../lib/run/scenario.js';
 import { REBOOT_CHECKS, observe, settleAfterReboot, waitForHttp } from '../lib/scenario/reboot-steps.js';
 import { waitForLeader, waitForNodeReady, waitForAllocRunning } from '../lib/nomad/wait.js';
 import { toNodeSnap } from '../lib/nomad/parse.js';
+import { timelineFromEvidence } from '../lib/scenario/timeline.js';
 
 const JOB_FILE = fileURLToPath(new URL('../jobs/bridge-exec-http.nomad.hcl', import.meta.url));
 /** Nomad's node name is the VM's hostname, which the lab sets to the role. */
@@ -20,8 +21,8 @@ export default defineScenario({
   needsNomad: true,
   checks: REBOOT_CHECKS,
   async run(ctx, env) {
+    const runStartMs = Date.now();
     const lab = await ctx.step('bring up the server and client VMs', (d) => env.upLab(ctx, d), { timeoutMs: 20 * 60_000 });
-    const client = lab.machines['client']!;
     const { nomadVersion } = await ctx.step('install Nomad and start the agents', (d) => env.provisionNomad(ctx, lab, d), { timeoutMs: 10 * 60_000 });
     ctx.fact('nomad.version', nomadVersion);
     const nomad = await ctx.step('connect to the Nomad API through the server VM', (d) => env.connectNomad(ctx, lab, d));
@@ -81,7 +82,7 @@ export default defineScenario({
       taskEvents: history.events, clientLog: after.clientLog,
     };
     for (const [k, v] of Object.entries(factsFromEvidence(evidence))) ctx.fact(k, v);
-    void client;
+    for (const ev of timelineFromEvidence(evidence, runStartMs)) ctx.mark(ev);
     return rebootChecks(evidence);
   },
 });

@@ -51,6 +51,8 @@ export default defineScenario({
     ctx.fact('client.boot_id.before', reboot.bootIdBefore);
     ctx.fact('client.boot_id.after', reboot.bootIdAfter);
     ctx.fact('reboot.seconds', ((reboot.backAt - reboot.requestedAt) / 1000).toFixed(1));
+    ctx.mark({ atMs: reboot.requestedAt, lane: 'host', label: `${reboot.kind} reboot requested`, detail: `boot_id ${reboot.bootIdBefore}`, severity: 'warn' });
+    ctx.mark({ atMs: reboot.backAt, lane: 'host', label: 'SSH back with a new boot_id', detail: `boot_id ${reboot.bootIdAfter}`, severity: 'ok' });
 
     const bootAfter = await ctx.step('add the same containers again after the reboot', async (d) => {
       const listing = await readCniState(client, { deadline: d, dirs: stateDirs });

@@ -27,6 +27,17 @@ export interface ArtifactRef {
 /** passed: every check met its expectation; failed: a check did not; error: the run broke first. */
 export type RunOutcome = 'passed' | 'failed' | 'error';
 
+/** One point on the run's timeline (HTML report): what happened when, on which lane. */
+export interface TimelineEvent {
+  /** wall clock, Unix ms */
+  atMs: number;
+  /** host = the VM itself (reboot, boot ids), node = Nomad node status, alloc = alloc/task events, step = harness steps */
+  lane: 'host' | 'node' | 'alloc' | 'step';
+  label: string;
+  detail?: string;
+  severity?: 'info' | 'ok' | 'warn' | 'fail';
+}
+
 export interface RunRecord {
   runId: string;
   scenario: string;
@@ -40,6 +51,8 @@ export interface RunRecord {
   steps: StepRecord[];
   verdicts: Verdict[];
   artifacts: ArtifactRef[];
+  /** what happened around the reboot, for the HTML timeline (may be empty) */
+  timeline: TimelineEvent[];
   /** infrastructure error that ended the run early */
   error?: { message: string; detail?: string; step?: string };
   interrupted?: boolean;

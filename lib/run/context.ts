@@ -1,7 +1,7 @@
 // The run context a scenario talks to: named steps with deadlines, facts, artifacts and the cleanup stack.
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '../log/events.js';
-import type { ArtifactRef, StepRecord } from '../report/model.js';
+import type { ArtifactRef, StepRecord, TimelineEvent } from '../report/model.js';
 import { HarnessError, formatMs } from '../errors.js';
 import { CleanupStack } from './cleanup.js';
 import { deadlineIn, type Deadline } from './deadline.js';
@@ -41,6 +41,7 @@ export class RunContext {
   readonly pendingArtifacts: PendingArtifact[] = [];
   readonly evidenceCollectors: { what: string; collect: EvidenceCollector }[] = [];
   readonly properties: Record<string, string> = {};
+  readonly timeline: TimelineEvent[] = [];
   readonly secrets: string[];
   /** name of the step running now (for errors outside any step) */
   currentStep: string | undefined;
@@ -106,6 +107,11 @@ export class RunContext {
   /** Register a collector of extra evidence, run by the runner before teardown when artifacts are wanted. */
   onEvidence(what: string, collect: EvidenceCollector): void {
     this.evidenceCollectors.push({ what, collect });
+  }
+
+  /** Put an event on the run's timeline (HTML report). */
+  mark(e: TimelineEvent): void {
+    this.timeline.push(e);
   }
 
   /** Log a line of progress. */

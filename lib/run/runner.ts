@@ -93,6 +93,7 @@ export async function runScenario(o: RunOptions): Promise<{ record: RunRecord; k
     steps: ctx.steps,
     verdicts,
     artifacts: ctx.artifacts,
+    timeline: ctx.timeline,
     outcome: outcomeOf(verdicts, error ?? firstTeardownError(ctx), interrupted),
     ...(error ? { error } : {}),
     ...(interrupted ? { interrupted } : {}),
