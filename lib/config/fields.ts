@@ -14,6 +14,8 @@ export interface Field {
   path: string[];
   /** one line for the README and --help */
   doc: string;
+  /** a secret: a bad value is never echoed back in a problem */
+  secret?: boolean;
   parse: (raw: unknown) => Parsed;
 }
 

@@ -4,7 +4,7 @@ import { bool, goDuration, int, netnsName, oneOf, str, subnet24, timeoutSeconds,
 /** All keys. The README's configuration table is written from this list. */
 export const FIELDS: Field[] = [
   { yaml: 'nomad_binary', flag: 'nomad-binary', env: 'NOMAD_BINARY', path: ['nomadBinary'], doc: 'Nomad build to install in the VMs (linux/amd64 ELF)', parse: str('give the path of a linux/amd64 nomad binary, e.g. ./pkg/linux_amd64/nomad') },
-  { yaml: 'nomad.token', env: 'NOMAD_TOKEN', path: ['nomad', 'token'], doc: 'ACL token for the Nomad API (never logged or reported)', parse: str('give the SecretID of an ACL token') },
+  { yaml: 'nomad.token', env: 'NOMAD_TOKEN', path: ['nomad', 'token'], doc: 'ACL token for the Nomad API (never logged or reported)', secret: true, parse: str('give the SecretID of an ACL token') },
   { yaml: 'nomad.heartbeat_grace', flag: 'heartbeat-grace', path: ['nomad', 'heartbeatGrace'], doc: 'server heartbeat_grace; shorter than a reboot means the node goes down and allocs are replaced', parse: goDuration },
   { yaml: 'lab.provider', flag: 'provider', env: 'HARNESS_PROVIDER', path: ['lab', 'provider'], doc: 'Vagrant provider', parse: oneOf(['libvirt', 'virtualbox'] as const) },
   { yaml: 'lab.box', flag: 'box', env: 'HARNESS_BOX', path: ['lab', 'box'], doc: 'Vagrant box (built offline by `reboot-harness setup`, or any public box)', parse: str('give a box name, e.g. nomad-reboot-harness/bookworm') },

@@ -4,6 +4,7 @@ import type { Expectation } from '../checks/types.js';
 import { DEFAULTS, type HarnessConfig } from './schema.js';
 import { FIELDS } from './table.js';
 import { problem } from './fields.js';
+import { REDACTED } from '../log/redact.js';
 
 export interface ConfigSources {
   /** parsed harness.yaml (or undefined when there is none) */
@@ -23,32 +24,38 @@ export type ConfigResult = { ok: true; config: HarnessConfig } | { ok: false; pr
 export function resolveConfig(src: ConfigSources): ConfigResult {
   const problems: ConfigProblem[] = [];
   const config = structuredClone(DEFAULTS);
-  const fileValues = flattenFile(src.file, src.fileName ?? 'harness.yaml', problems);
+  const fileName = src.fileName ?? 'harness.yaml';
+  const fileValues = flattenFile(src.file, fileName, problems);
 
   for (const f of FIELDS) {
     const candidates: [string, unknown][] = [];
-    if (fileValues.has(f.yaml)) candidates.push([`${src.fileName ?? 'harness.yaml'}: ${f.yaml}`, fileValues.get(f.yaml)]);
+    if (fileValues.has(f.yaml)) candidates.push([`${fileName}: ${f.yaml}`, fileValues.get(f.yaml)]);
     if (f.env && src.env[f.env] !== undefined && src.env[f.env] !== '') candidates.push([`env ${f.env}`, src.env[f.env]]);
     if (f.flag && src.flags[f.flag] !== undefined) candidates.push([`--${f.flag}`, src.flags[f.flag]]);
     for (const [where, raw] of candidates) {
       const p = f.parse(raw);
       if (p.ok) setPath(config, f.path, p.value);
-      else problems.push(problem(where, raw, p));
+      else problems.push(problem(where, f.secret ? REDACTED : raw, p));
     }
   }
-  for (const key of fileValues.keys()) {
-    if (key.startsWith('expect.')) continue;
-    if (!FIELDS.some((f) => f.yaml === key)) problems.push(unknownKey(src.fileName ?? 'harness.yaml', key));
+  for (const [key, value] of fileValues) {
+    if (key === 'expect' || key.startsWith('expect.')) continue;
+    if (FIELDS.some((f) => f.yaml === key)) continue;
+    if (SECTIONS.has(key)) problems.push({ field: `${fileName}: ${key}`, value, message: 'must be a mapping of keys to values', fix: `write its keys indented under "${key}:" (${FIELDS.filter((f) => f.yaml.startsWith(`${key}.`)).map((f) => f.yaml).join(', ')})` });
+    else problems.push(unknownKey(fileName, key));
   }
 
-  const expectRaw = [...toArray(fileValues.get('expect.scenario')), ...expectFromFile(fileValues), ...toArray(src.flags['expect'])];
-  applyExpect(config, expectRaw, src.knownChecks, problems);
+  const expectations: ExpectItem[] = [...expectFromFile(fileValues, fileName, problems), ...toArray(src.flags['expect']).map((raw) => ({ field: '--expect', raw }))];
+  applyExpect(config, expectations, src.knownChecks, problems);
 
   if (config.output.quiet && config.output.verbose) {
     problems.push({ field: '--quiet/--verbose', value: 'both', message: 'cannot be used together', fix: 'choose one of --quiet and --verbose' });
   }
   return problems.length ? { ok: false, problems } : { ok: true, config };
 }
+
+/** yaml sections: the first part of every dotted key ("lab", "nomad", ...). */
+const SECTIONS = new Set(FIELDS.filter((f) => f.yaml.includes('.')).map((f) => f.yaml.split('.')[0]!));
 
 function flattenFile(file: unknown, name: string, problems: ConfigProblem[]): Map<string, unknown> {
   const out = new Map<string, unknown>();
@@ -60,10 +67,8 @@ function flattenFile(file: unknown, name: string, problems: ConfigProblem[]): Ma
   const walk = (obj: Record<string, unknown>, prefix: string) => {
     for (const [k, v] of Object.entries(obj)) {
       const key = prefix ? `${prefix}.${k}` : k;
-      const isSection = v !== null && typeof v === 'object' && !Array.isArray(v) && FIELDS.some((f) => f.yaml.startsWith(`${key}.`));
       const isObj = v !== null && typeof v === 'object' && !Array.isArray(v);
-      if (key === 'expect' && !isObj) out.set('expect.scenario', v);
-      else if (isObj && (isSection || key === 'expect' || key === 'expect.checks')) walk(v as Record<string, unknown>, key);
+      if (isObj && (SECTIONS.has(key) || key === 'expect' || key === 'expect.checks')) walk(v as Record<string, unknown>, key);
       else out.set(key, v);
     }
   };
@@ -71,33 +76,42 @@ function flattenFile(file: unknown, name: string, problems: ConfigProblem[]): Ma
   return out;
 }
 
-function expectFromFile(values: Map<string, unknown>): string[] {
-  const out: string[] = [];
-  for (const [k, v] of values) if (k.startsWith('expect.checks.')) out.push(`${k.slice('expect.checks.'.length)}=${String(v)}`);
-  for (const k of values.keys()) if (k.startsWith('expect.') && k !== 'expect.scenario' && !k.startsWith('expect.checks.')) out.push(`\0${k}`);
+/** One expectation and where it came from (the field named in problems). */
+interface ExpectItem {
+  field: string;
+  raw: unknown;
+}
+
+/** `expect: fail`, `expect: {scenario: fail, checks: {<check>: fail}}` as expectation items; other keys are problems. */
+function expectFromFile(values: Map<string, unknown>, file: string, problems: ConfigProblem[]): ExpectItem[] {
+  const out: ExpectItem[] = [];
+  for (const [k, v] of values) {
+    if (k === 'expect' || k === 'expect.scenario') out.push({ field: `${file}: ${k}`, raw: v });
+    else if (k.startsWith('expect.checks.')) {
+      const check = k.slice('expect.checks.'.length);
+      out.push({ field: `${file}: ${k}`, raw: typeof v === 'string' ? `${check}=${v}` : v });
+    } else if (k === 'expect.checks') problems.push({ field: `${file}: ${k}`, value: v, message: 'must be a mapping of check id to pass or fail', fix: 'write e.g. "checks: {no-duplicate-ip: fail}" under "expect:"' });
+    else if (k.startsWith('expect.')) problems.push(unknownKey(file, k));
+  }
   return out;
 }
 
 /** Parse `--expect fail`, `--expect pass`, `--expect <check>=fail|pass` into the config. */
-function applyExpect(config: HarnessConfig, raws: unknown[], known: readonly string[], problems: ConfigProblem[]): void {
+function applyExpect(config: HarnessConfig, items: ExpectItem[], known: readonly string[], problems: ConfigProblem[]): void {
   const fix = `write --expect fail, or --expect <check>=fail|pass with a check of this scenario: ${known.join(', ')}`;
-  for (const raw of raws) {
-    if (typeof raw === 'string' && raw.startsWith('\0')) {
-      problems.push(unknownKey('harness.yaml', raw.slice(1)));
-      continue;
-    }
+  for (const { field, raw } of items) {
     if (typeof raw !== 'string') {
-      problems.push({ field: '--expect', value: raw, message: 'must be a string', fix });
+      problems.push({ field, value: raw, message: 'must be "pass" or "fail"', fix });
       continue;
     }
     const m = /^(?:([a-z0-9-]+)=)?(pass|fail)$/.exec(raw.trim());
     if (!m) {
-      problems.push({ field: '--expect', value: raw, message: 'must be "pass", "fail" or "<check>=pass|fail"', fix });
+      problems.push({ field, value: raw, message: 'must be "pass", "fail" or "<check>=pass|fail"', fix });
       continue;
     }
     const [, check, exp] = m as unknown as [string, string | undefined, Expectation];
     if (!check) config.expect.scenario = exp;
-    else if (!known.includes(check)) problems.push({ field: '--expect', value: raw, message: `names no check of scenario ${config.scenario}`, fix });
+    else if (!known.includes(check)) problems.push({ field, value: raw, message: `names no check of scenario ${config.scenario}`, fix });
     else config.expect.perCheck[check] = exp;
   }
 }
@@ -107,14 +121,18 @@ function unknownKey(file: string, key: string): ConfigProblem {
   return { field: `${file}: ${key}`, value: key, message: 'is not a known key', fix: near ? `did you mean "${near}"? (see the README section "harness.yaml")` : 'remove it (see the README section "harness.yaml")' };
 }
 
+/** The nearest known key: by the whole key, or by its last part (a key in the wrong section, "memory" for "memory_mb"). */
 function closest(word: string, options: string[]): string | undefined {
+  const last = (k: string) => k.slice(k.lastIndexOf('.') + 1);
+  const section = (k: string) => k.slice(0, Math.max(0, k.lastIndexOf('.')));
   let best: string | undefined;
   let bestD = Infinity;
-  for (const o of options) {
-    const d = editDistance(word, o);
+  for (const o of [...options, ...SECTIONS, 'expect', 'expect.scenario', 'expect.checks']) {
+    const byLast = last(o).startsWith(`${last(word)}_`) ? 1 : editDistance(last(word), last(o));
+    const d = Math.min(editDistance(word, o), byLast + (section(word) === section(o) ? 0 : 1));
     if (d < bestD) [best, bestD] = [o, d];
   }
-  return bestD <= Math.max(2, Math.floor(word.length / 4)) ? best : undefined;
+  return bestD <= Math.max(2, Math.floor(last(word).length / 4)) ? best : undefined;
 }
 
 function editDistance(a: string, b: string): number {
