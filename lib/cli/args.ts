@@ -31,6 +31,8 @@ export function optionTable(): NonNullable<ParseArgsConfig['options']> {
 
 export interface ParsedArgs {
   command: Command;
+  /** the arguments after the command, as given (for repro commands) */
+  rawArgs: string[];
   positionals: string[];
   values: Record<string, unknown>;
 }
@@ -38,14 +40,14 @@ export interface ParsedArgs {
 /** Parse argv (without node and script); unknown flags are usage errors naming the flag. */
 export function parseCli(argv: string[]): ParsedArgs {
   const [first, ...rest] = argv;
-  if (first === undefined || first === '--help' || first === '-h') return { command: 'help', positionals: [], values: {} };
-  if (first === '--version') return { command: 'help', positionals: ['--version'], values: {} };
+  if (first === undefined || first === '--help' || first === '-h') return { command: 'help', rawArgs: [], positionals: [], values: {} };
+  if (first === '--version') return { command: 'help', rawArgs: [], positionals: ['--version'], values: {} };
   if (!(first in COMMANDS)) {
     throw new ConfigError([{ field: 'command', value: first, message: 'is not a command', fix: `use one of: ${Object.keys(COMMANDS).join(', ')} (see reboot-harness --help)` }]);
   }
   try {
     const { values, positionals } = parseArgs({ args: rest, options: optionTable(), allowPositionals: true, strict: true });
-    return { command: first as Command, positionals, values: values as Record<string, unknown> };
+    return { command: first as Command, rawArgs: rest, positionals, values: values as Record<string, unknown> };
   } catch (err) {
     const msg = err instanceof Error ? err.message : String(err);
     const flag = /'(-{1,2}[^' ]+)/.exec(msg)?.[1] ?? 'argument';

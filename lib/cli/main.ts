@@ -1,8 +1,9 @@
 // The CLI: argv -> command; the only place errors become exit codes.
-import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { randomBytes, createHash } from 'node:crypto';
+import { existsSync, createReadStream } from 'node:fs';
+import { readFile, mkdir, writeFile } from 'node:fs/promises';
+import { join, resolve, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 import { parse as parseYaml } from 'yaml';
 import { EXIT, ConfigError, HarnessError, type ExitCode } from '../errors.js';
@@ -22,6 +23,10 @@ import { exitCodeOf } from '../report/outcome.js';
 import { helpText, parseCli, type ParsedArgs } from './args.js';
 import { SCENARIOS, findScenario, listText } from './scenarios.js';
 import { skippedRecord } from './skipped.js';
+import { reproCommand } from './repro.js';
+
+/** The CLI entry a person runs (for repro commands). */
+const CLI_PATH = fileURLToPath(new URL('../../bin/reboot-harness.js', import.meta.url));
 
 /** What the CLI needs from the outside world; tests hand in stand-ins (a stand-in lab and Nomad). */
 export interface CliDeps {
@@ -44,7 +49,8 @@ export interface CliDeps {
 
 /** Run the CLI; returns the exit code (never throws). */
 export async function main(argv: string[], deps: CliDeps): Promise<number> {
-  let secrets: string[] = [];
+  // Note: the token from the environment is a secret even before the config is valid.
+  let secrets: string[] = deps.env['NOMAD_TOKEN'] ? [deps.env['NOMAD_TOKEN']] : [];
   try {
     const args = parseCli(argv);
     if (args.command === 'help') {
@@ -61,7 +67,7 @@ export async function main(argv: string[], deps: CliDeps): Promise<number> {
     }
     const scenarioName = args.command === 'run' && !args.values['all'] ? args.positionals[0] : undefined;
     const config = await loadConfig(args, deps, scenarioName);
-    secrets = config.nomad.token ? [config.nomad.token] : [];
+    if (config.nomad.token) secrets = [...secrets, config.nomad.token];
     const logger = consoleLogger(deps.err, { verbose: config.output.verbose, quiet: config.output.quiet || config.output.json, color: deps.isTTY && !deps.env['NO_COLOR'] && !deps.env['CI'], secrets });
     switch (args.command) {
       case 'doctor':
@@ -118,14 +124,38 @@ async function runCommand(args: ParsedArgs, config: HarnessConfig, deps: CliDeps
   const jsonPath = config.reports.json ?? join(runDir, 'summary.json');
   await writeReports(records, { junitPath, jsonPath, secrets: config.nomad.token ? [config.nomad.token] : [] });
   const secrets = config.nomad.token ? [config.nomad.token] : [];
+  const repros = await writeRepros(records, args, config, deps);
   if (config.output.json) deps.out(redact(renderJsonSummary(records), secrets) + '\n');
-  else deps.out(redact(renderConsoleSummary(records, { color: deps.isTTY && !deps.env['NO_COLOR'] && !deps.env['CI'] }), secrets) + `\nreports: ${junitPath} ${jsonPath}\n`);
+  else deps.out(redact(renderConsoleSummary(records, { color: deps.isTTY && !deps.env['NO_COLOR'] && !deps.env['CI'] }), secrets) + `\nreports: ${junitPath} ${jsonPath}\n` + repros.map((r) => `re-run ${r.scenario} exactly (also in ${r.file}):\n  ${r.command}\n`).join(''));
   return exitCodeOf(records);
+}
+
+/** For every run that did not pass: the command that re-runs it with the same inputs, printed and written to repro.sh. */
+async function writeRepros(records: RunRecord[], args: ParsedArgs, config: HarnessConfig, deps: CliDeps): Promise<{ scenario: string; command: string; file: string }[]> {
+  const failed = records.filter((r) => r.outcome !== 'passed' && !r.interrupted);
+  if (!failed.length) return [];
+  const nomadBinary = config.nomadBinary ? resolve(deps.cwd, config.nomadBinary) : undefined;
+  const nomadSha256 = nomadBinary ? await sha256File(nomadBinary).catch(() => undefined) : undefined;
+  const out: { scenario: string; command: string; file: string }[] = [];
+  for (const r of failed) {
+    const command = reproCommand({ args: args.rawArgs, scenario: r.scenario, cwd: deps.cwd, cli: CLI_PATH, ...(nomadBinary ? { nomadBinary } : {}), ...(nomadSha256 ? { nomadSha256 } : {}) });
+    const file = join(config.reports.dir, r.runId, 'repro.sh');
+    await mkdir(dirname(file), { recursive: true });
+    await writeFile(file, `#!/bin/sh\n# re-runs ${r.scenario} (run ${r.runId}) with the same inputs${nomadSha256 ? `; Nomad build sha256 ${nomadSha256}` : ''}\n${command}\n`, { mode: 0o755 });
+    out.push({ scenario: r.scenario, command, file });
+  }
+  return out;
+}
+
+async function sha256File(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
 }
 
 async function loadConfig(args: ParsedArgs, deps: CliDeps, scenarioName: string | undefined): Promise<HarnessConfig> {
   const explicit = typeof args.values['config'] === 'string' ? (args.values['config'] as string) : undefined;
-  const path = explicit ?? (existsSync(join(deps.cwd, 'harness.yaml')) ? join(deps.cwd, 'harness.yaml') : undefined);
+  const path = explicit !== undefined ? resolve(deps.cwd, explicit) : (existsSync(join(deps.cwd, 'harness.yaml')) ? join(deps.cwd, 'harness.yaml') : undefined);
   let file: unknown;
   if (path) {
     let text: string;
