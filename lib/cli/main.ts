@@ -172,7 +172,7 @@ async function loadConfig(args: ParsedArgs, deps: CliDeps, scenarioName: string 
   }
   const scenario = scenarioName ? findScenario(scenarioName) : undefined;
   const known = scenario ? scenario.checks.map((c) => c.id) : [...new Set(SCENARIOS.flatMap((s) => s.checks.map((c) => c.id)))];
-  const res = resolveConfig({ file, ...(path ? { fileName: path } : {}), env: deps.env, flags: args.values, knownChecks: known });
+  const res = resolveConfig({ file, ...(path ? { fileName: path } : {}), ...(scenario ? { scenario: scenario.name } : {}), env: deps.env, flags: args.values, knownChecks: known });
   if (!res.ok) throw new ConfigError(res.problems);
   if (scenario) res.config.scenario = scenario.name;
   return res.config;
@@ -197,7 +197,7 @@ function unsupported(what: string): number {
 
 /** A short, unique run id: used in VM names, directories and report paths. */
 export function newRunId(): string {
-  return `r${Date.now().toString(36).slice(-5)}${randomBytes(2).toString('hex')}`;
+  return `r${Date.now().toString(36).slice(-5)}${randomBytes(4).toString('hex')}`;
 }
 
 async function version(): Promise<string> {

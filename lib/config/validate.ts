@@ -16,6 +16,8 @@ export interface ConfigSources {
   flags: Record<string, unknown>;
   /** check ids the chosen scenario knows, for --expect <check>=... */
   knownChecks: readonly string[];
+  /** the scenario named on the command line (the default otherwise) */
+  scenario?: string;
 }
 
 export type ConfigResult = { ok: true; config: HarnessConfig } | { ok: false; problems: ConfigProblem[] };
@@ -24,6 +26,7 @@ export type ConfigResult = { ok: true; config: HarnessConfig } | { ok: false; pr
 export function resolveConfig(src: ConfigSources): ConfigResult {
   const problems: ConfigProblem[] = [];
   const config = structuredClone(DEFAULTS);
+  if (src.scenario) config.scenario = src.scenario;
   const fileName = src.fileName ?? 'harness.yaml';
   const fileValues = flattenFile(src.file, fileName, problems);
 

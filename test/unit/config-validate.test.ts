@@ -154,3 +154,8 @@ t.test('a bad token is never echoed back', async (t) => {
   t.equal(p[0]!.field, 'harness.yaml: nomad.token');
   t.notMatch(formatProblem(p[0]!), /1234567890/);
 });
+
+t.test('an unknown check names the scenario it was checked against', async (t) => {
+  t.match(bad({ scenario: 'cni-ipam-reboot', knownChecks: ['client-rebooted'], flags: { expect: ['no-duplicate-ip=fail'] } }), [{ message: 'names no check of scenario cni-ipam-reboot', fix: /client-rebooted/ }]);
+  t.equal(ok({ scenario: 'cni-ipam-reboot' }).scenario, 'cni-ipam-reboot');
+});

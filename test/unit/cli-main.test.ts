@@ -1,0 +1,183 @@
+// main(argv, deps) for commands that run no scenario: output, exit codes, and nothing created on a usage error.
+import { readFileSync } from 'node:fs';
+import t from 'tap';
+import { main, newRunId, type CliDeps } from '../../lib/cli/main.js';
+import { SCENARIOS } from '../../lib/cli/scenarios.js';
+import { FIELDS } from '../../lib/config/table.js';
+import type { HarnessConfig } from '../../lib/config/schema.js';
+
+interface Probe {
+  deps: CliDeps;
+  out: () => string;
+  err: () => string;
+  /** every dependency that would create or touch something, in call order */
+  effects: string[];
+  configs: HarnessConfig[];
+}
+
+function probe(cwd: string, env: Record<string, string> = {}, extra: Partial<CliDeps> = {}): Probe {
+  const out: string[] = [];
+  const err: string[] = [];
+  const effects: string[] = [];
+  const configs: HarnessConfig[] = [];
+  const deps: CliDeps = {
+    env,
+    cwd,
+    out: (s) => void out.push(s),
+    err: (s) => void err.push(s),
+    isTTY: false,
+    makeEnv: () => {
+      effects.push('makeEnv');
+      throw new Error('makeEnv must not be called in these tests');
+    },
+    prepareHost: async () => void effects.push('prepareHost'),
+    checkBinary: async () => void effects.push('checkBinary'),
+    destroy: async (config, ids, all) => {
+      effects.push(`destroy ${ids.join(',')}${all ? ' --all' : ''}`);
+      configs.push(config);
+      return 0;
+    },
+    ...extra,
+  };
+  return { deps, out: () => out.join(''), err: () => err.join(''), effects, configs };
+}
+
+const version = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+t.test('list, list --json', async (t) => {
+  const p = probe(t.testdir());
+  t.equal(await main(['list'], p.deps), 0);
+  for (const s of SCENARIOS) {
+    t.match(p.out(), s.name);
+    for (const c of s.checks) t.match(p.out(), `- ${c.id}: `, `${s.name} lists ${c.id}`);
+  }
+  t.match(p.out(), 'bridge-exec-reboot (needs --nomad-binary)');
+  const j = probe(t.testdir());
+  t.equal(await main(['list', '--json'], j.deps), 0);
+  const doc = JSON.parse(j.out()) as { name: string; needsNomad: boolean; checks: { id: string }[] }[];
+  t.same(doc.map((s) => s.name), SCENARIOS.map((s) => s.name));
+  t.same(doc[0]!.checks.map((c) => c.id), SCENARIOS[0]!.checks.map((c) => c.id));
+  t.equal(j.err(), '');
+  t.same([...p.effects, ...j.effects], []);
+});
+
+t.test('--help, run --help, --version', async (t) => {
+  const p = probe(t.testdir());
+  t.equal(await main(['--help'], p.deps), 0);
+  t.match(p.out(), /Commands:[\s\S]*run[\s\S]*destroy/);
+  const r = probe(t.testdir());
+  t.equal(await main(['run', '--help'], r.deps), 0, 'help wins over a missing --nomad-binary');
+  for (const f of FIELDS) if (f.flag) t.match(r.out(), `--${f.flag}`);
+  const v = probe(t.testdir());
+  t.equal(await main(['--version'], v.deps), 0);
+  t.equal(v.out(), `reboot-harness ${version}\n`);
+  t.same([...p.effects, ...r.effects, ...v.effects], []);
+});
+
+t.test('run without a Nomad build: exit 2, the fix on stderr, nothing created', async (t) => {
+  const p = probe(t.testdir());
+  t.equal(await main(['run'], p.deps), 2);
+  t.match(p.err(), /^error: invalid configuration: --nomad-binary: scenario bridge-exec-reboot installs Nomad and needs a build/);
+  t.match(p.err(), 'NOMAD_BINARY');
+  t.equal(p.out(), '');
+  t.same(p.effects, [], 'not even the binary check or host preparation ran');
+});
+
+t.test('run of an unknown scenario lists the scenarios', async (t) => {
+  const p = probe(t.testdir());
+  t.equal(await main(['run', 'nope', '--nomad-binary', './nomad'], p.deps), 2);
+  t.match(p.err(), /scenario: is not a known scenario \(got "nope"; fix: use one of: bridge-exec-reboot, cni-ipam-reboot/);
+  t.same(p.effects, []);
+});
+
+t.test('usage errors: unknown command, unknown flag, two scenarios, bad --expect, --quiet with --verbose', async (t) => {
+  const cases: [string[], RegExp][] = [
+    [['rnu'], /command: is not a command \(got "rnu"/],
+    [['run', '--bogus'], /--bogus/],
+    [['run', 'bridge-exec-reboot', 'cni-ipam-reboot', '--nomad-binary', './n'], /only one scenario/],
+    [['run', 'cni-ipam-reboot', '--expect', 'no-duplicate-ip=fail'], /names no check of scenario cni-ipam-reboot/],
+    [['run', '--nomad-binary', './n', '--quiet', '--verbose'], /--quiet\/--verbose/],
+    [['doctor', '--memory', 'lots'], /--memory: must be a whole number/],
+  ];
+  for (const [argv, re] of cases) {
+    const p = probe(t.testdir());
+    t.equal(await main(argv, p.deps), 2, argv.join(' '));
+    t.match(p.err(), re, argv.join(' '));
+    t.same(p.effects, [], `${argv.join(' ')}: nothing created`);
+  }
+});
+
+t.test('harness.yaml: invalid YAML and unknown keys are exit 2; all problems at once', async (t) => {
+  const broken = t.testdir({ 'harness.yaml': 'lab:\n  cpus: [1, 2\n' });
+  const p = probe(broken);
+  t.equal(await main(['run', '--nomad-binary', './n'], p.deps), 2);
+  t.match(p.err(), /harness\.yaml: is not valid YAML/);
+  t.same(p.effects, []);
+
+  const unknown = t.testdir({ 'harness.yaml': 'lab:\n  memory: 1024\ntimout: 30m\nreboot:\n  kind: soft\n' });
+  const u = probe(unknown);
+  t.equal(await main(['run', '--nomad-binary', './n'], u.deps), 2);
+  t.match(u.err(), /3 problems/);
+  t.match(u.err(), /lab\.memory: is not a known key .*did you mean "lab\.memory_mb"/);
+  t.match(u.err(), /timout: is not a known key .*did you mean "timeout"/);
+  t.match(u.err(), /reboot\.kind: must be one of graceful, hard \(got "soft"/);
+  t.same(u.effects, []);
+
+  const dir = t.testdir({ 'other.yaml': 'keep: maybe\n' });
+  const c = probe(dir);
+  t.equal(await main(['destroy', 'r1', '--config', 'other.yaml'], c.deps), 2, '--config is read relative to the working directory');
+  t.match(c.err(), /other\.yaml: keep: must be true or false/);
+  const missing = probe(t.testdir());
+  t.equal(await main(['destroy', 'r1', '-c', 'nope.yaml'], missing.deps), 2);
+  t.match(missing.err(), /--config: cannot be read \(ENOENT\)/);
+  t.same([...c.effects, ...missing.effects], []);
+});
+
+t.test('a valid harness.yaml in the working directory is used', async (t) => {
+  const p = probe(t.testdir({ 'harness.yaml': 'lab:\n  work_dir: /tmp/from-yaml\n' }));
+  t.equal(await main(['destroy', 'r1', 'r2'], p.deps), 0);
+  t.same(p.effects, ['destroy r1,r2']);
+  t.equal(p.configs[0]!.lab.workDir, '/tmp/from-yaml');
+});
+
+t.test('destroy needs run ids, --all or --host', async (t) => {
+  const p = probe(t.testdir());
+  t.equal(await main(['destroy'], p.deps), 2);
+  t.match(p.err(), /run id: is required/);
+  t.same(p.effects, []);
+  const a = probe(t.testdir());
+  t.equal(await main(['destroy', '--all'], a.deps), 0);
+  t.same(a.effects, ['destroy  --all']);
+});
+
+t.test('a command this build lacks is a usage error, not a crash', async (t) => {
+  const p = probe(t.testdir());
+  t.equal(await main(['doctor'], p.deps), 2);
+  t.match(p.err(), /doctor is not available/);
+});
+
+t.test('an unexpected error is an internal error (70), redacted', async (t) => {
+  const token = 'e7c1d2a4-0000-4000-8000-123456789abc';
+  const p = probe(t.testdir(), { NOMAD_TOKEN: token }, {
+    destroy: async () => {
+      throw new TypeError(`boom with ${token}`);
+    },
+  });
+  t.equal(await main(['destroy', 'r1'], p.deps), 70);
+  t.match(p.err(), /^internal error \(please report\): TypeError: boom with \[REDACTED\]/);
+  t.notMatch(p.err(), token);
+});
+
+t.test('the env token is redacted even in a usage error', async (t) => {
+  const token = 'tok-5f0e1c9a77d2';
+  const p = probe(t.testdir(), { NOMAD_TOKEN: token });
+  t.equal(await main(['run', token], p.deps), 2);
+  t.match(p.err(), 'is not a known scenario');
+  t.notMatch(p.err(), token);
+});
+
+t.test('newRunId: short, distinct, safe in VM names and paths', async (t) => {
+  const ids = new Set(Array.from({ length: 200 }, newRunId));
+  t.equal(ids.size, 200);
+  for (const id of ids) t.match(id, /^r[0-9a-z]{5}[0-9a-f]{8}$/);
+});
