@@ -1,0 +1,110 @@
+// Deadlines passed down (bounded by and aborted with the parent) and waitFor (named, explains itself, fails fast).
+import { performance } from 'node:perf_hooks';
+import t from 'tap';
+import { ConfigError, InterruptedError, TerminalStateError, TimeoutError } from '../../lib/errors.js';
+import { deadlineIn, remaining, sleep, type Deadline } from '../../lib/run/deadline.js';
+import { waitFor, type Probe } from '../../lib/run/wait.js';
+
+const manual = (at = Number.POSITIVE_INFINITY) => {
+  const ctl = new AbortController();
+  return { ctl, d: { at, signal: ctl.signal } satisfies Deadline };
+};
+
+t.test('deadlineIn is bounded by its parent and aborted with it', async (t) => {
+  const parent = deadlineIn(5000);
+  const child = deadlineIn(60_000, parent);
+  const short = deadlineIn(10, parent);
+  t.equal(child.at, parent.at, 'a child never outlives its parent');
+  t.ok(short.at < parent.at, 'a shorter child keeps its own deadline');
+  t.ok(remaining(child) <= 5000);
+
+  const { ctl, d } = manual();
+  const c = deadlineIn(60_000, d);
+  t.equal(c.signal.aborted, false);
+  const why = new InterruptedError('SIGINT');
+  ctl.abort(why);
+  t.equal(c.signal.aborted, true, 'aborted with the parent');
+  t.equal(c.signal.reason, why, 'carrying the parent\'s reason');
+});
+
+t.test('a deadline aborts itself with a TimeoutError when it passes', async (t) => {
+  const d = deadlineIn(20);
+  await new Promise((r) => setTimeout(r, 60));
+  t.equal(d.signal.aborted, true);
+  t.type(d.signal.reason, TimeoutError);
+  t.equal(remaining(d), 0, 'never negative');
+});
+
+t.test('sleep: full length without a deadline, cut short by one, rejected when aborted', async (t) => {
+  let s = performance.now();
+  await sleep(30);
+  t.ok(performance.now() - s >= 25, 'slept');
+  s = performance.now();
+  await sleep(10_000, deadlineIn(30));
+  t.ok(performance.now() - s < 2000, 'cut short at the deadline: did not sleep 10s');
+  const passed = deadlineIn(0);
+  await new Promise((r) => setTimeout(r, 10));
+  await t.rejects(sleep(10, passed), TimeoutError, 'a deadline that already fired rejects with its reason');
+  const { ctl, d } = manual();
+  const p = sleep(10_000, d);
+  ctl.abort(new InterruptedError('SIGTERM'));
+  await t.rejects(p, { message: 'interrupted by SIGTERM' });
+  await t.rejects(sleep(10, d), InterruptedError, 'already aborted: rejects at once');
+});
+
+t.test('waitFor returns the value once the probe is done; reasons reported as they change', async (t) => {
+  const answers: Probe<string>[] = [
+    { done: false, reason: 'alloc pending' },
+    { done: false, reason: 'alloc pending' },
+    { done: false, reason: 'task starting' },
+    { done: true, value: 'running' },
+  ];
+  const reasons: string[] = [];
+  let calls = 0;
+  const v = await waitFor('alloc running', async () => answers[calls++]!, { deadline: deadlineIn(5000), intervals: [1], onReason: (r) => void reasons.push(r) });
+  t.equal(v, 'running');
+  t.equal(calls, 4);
+  t.same(reasons, ['alloc pending', 'task starting']);
+});
+
+t.test('on timeout, the error names what was awaited and the last reason', async (t) => {
+  const s = performance.now();
+  const err = await waitFor('node ready', async () => ({ done: false, reason: 'node status down' }), { deadline: deadlineIn(80), intervals: [10] }).catch((e: unknown) => e);
+  t.type(err, TimeoutError);
+  t.match(err, { what: 'node ready', last: 'node status down', exitCode: 3 });
+  t.match((err as Error).message, /^waiting for node ready: gave up after \d+ms; last: node status down$/);
+  t.ok(performance.now() - s < 1000, 'gave up near the deadline');
+
+  const thrown = await waitFor('ssh', async () => {
+    throw new Error('connect ECONNREFUSED 127.0.0.1:2222\nmore');
+  }, { deadline: deadlineIn(50), intervals: [5] }).catch((e: unknown) => e);
+  t.match(thrown, { last: 'error: connect ECONNREFUSED 127.0.0.1:2222' }, 'a probe error is the last reason (first line)');
+
+  const never = await waitFor('x', () => new Promise<Probe<void>>(() => {}).then(), { deadline: deadlineIn(0) }).catch((e: unknown) => e);
+  t.match(never, { last: 'no probe completed yet' });
+});
+
+t.test('a terminal state fails fast', async (t) => {
+  let calls = 0;
+  const s = performance.now();
+  const err = await waitFor('alloc running', async () => (++calls, { done: false, reason: 'alloc lost', terminal: true }), { deadline: deadlineIn(10_000) }).catch((e: unknown) => e);
+  t.type(err, TerminalStateError);
+  t.equal((err as Error).message, 'waiting for alloc running: reached terminal state: alloc lost');
+  t.equal(calls, 1);
+  t.ok(performance.now() - s < 500);
+});
+
+t.test('usage errors and interruptions are not retried', async (t) => {
+  let calls = 0;
+  await t.rejects(waitFor('x', async () => {
+    calls++;
+    throw new ConfigError([{ field: 'f', value: 1, message: 'm', fix: 'x' }]);
+  }, { deadline: deadlineIn(5000), intervals: [1] }), ConfigError);
+  t.equal(calls, 1);
+
+  const { ctl, d } = manual(performance.now() + 10_000);
+  setTimeout(() => ctl.abort(new InterruptedError('SIGINT')), 30);
+  const s = performance.now();
+  await t.rejects(waitFor('x', async () => ({ done: false, reason: 'not yet' }), { deadline: d, intervals: [5000] }), InterruptedError, 'an interrupt cuts the pause short');
+  t.ok(performance.now() - s < 2000);
+});
