@@ -1,10 +1,11 @@
 // The only report module with I/O: redacts the run records, renders JUnit and JSON, writes them (creating folders).
 import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { redactDeep, redactKnown } from '../log/redact.js';
+import { renderHtml } from './html.js';
 import { renderJsonSummary } from './json.js';
 import { renderJUnit } from './junit.js';
-import type { RunRecord } from './model.js';
+import type { ArtifactRef, RunRecord } from './model.js';
 
 export interface WriteReportsOptions {
   junitPath?: string;
@@ -40,6 +41,36 @@ export async function writeReports(runs: readonly RunRecord[], opts: WriteReport
   if (jsonPath) {
     await put(jsonPath, literal(renderJsonSummary(clean)));
     written.push(jsonPath);
+  }
+  return written;
+}
+
+export interface WriteHtmlOptions {
+  /** the reports folder; each run's page goes to <dir>/<runId>/report.html, next to its artifacts */
+  dir: string;
+  /** known secret values, as for writeReports */
+  secrets: readonly string[];
+}
+
+/** A run ID as one safe path segment (no separators, no `..`), so a page can never be written outside `dir`. */
+export function runDirName(runId: string): string {
+  const name = runId.replace(/[^A-Za-z0-9._-]/g, '_');
+  return name === '' || /^\.+$/.test(name) ? `run${name.length}` : name;
+}
+
+/**
+ * Write one self-contained HTML page per run to <dir>/<runId>/report.html, through the same redaction as the
+ * JUnit and JSON reports; artifact links are relative to the page. Returns the paths written.
+ */
+export async function writeHtmlReports(runs: readonly RunRecord[], opts: WriteHtmlOptions): Promise<string[]> {
+  const { dir, secrets } = opts;
+  const literal = (text: string): string => redactKnown(text, secrets.filter((s) => !/["&<>'\\]/.test(s)));
+  const written: string[] = [];
+  for (const run of redactRuns(runs, secrets)) {
+    const path = join(dir, runDirName(run.runId), 'report.html');
+    const hrefFor = (a: ArtifactRef): string => relative(dirname(resolve(path)), resolve(a.path)).split(sep).join('/');
+    await put(path, literal(renderHtml(run, { hrefFor })));
+    written.push(path);
   }
   return written;
 }
