@@ -51,6 +51,9 @@ export function resolveConfig(src: ConfigSources): ConfigResult {
   const expectations: ExpectItem[] = [...expectFromFile(fileValues, fileName, problems), ...toArray(src.flags['expect']).map((raw) => ({ field: '--expect', raw }))];
   applyExpect(config, expectations, src.knownChecks, problems);
 
+  if (config.lab.privateSubnet === config.lab.managementSubnet) {
+    problems.push({ field: 'lab.private_subnet/lab.management_subnet', value: config.lab.privateSubnet, message: 'must be two different networks', fix: `change one of them (defaults: ${DEFAULTS.lab.privateSubnet} and ${DEFAULTS.lab.managementSubnet})` });
+  }
   if (config.output.quiet && config.output.verbose) {
     problems.push({ field: '--quiet/--verbose', value: 'both', message: 'cannot be used together', fix: 'choose one of --quiet and --verbose' });
   }

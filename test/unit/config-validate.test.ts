@@ -159,3 +159,8 @@ t.test('an unknown check names the scenario it was checked against', async (t) =
   t.match(bad({ scenario: 'cni-ipam-reboot', knownChecks: ['client-rebooted'], flags: { expect: ['no-duplicate-ip=fail'] } }), [{ message: 'names no check of scenario cni-ipam-reboot', fix: /client-rebooted/ }]);
   t.equal(ok({ scenario: 'cni-ipam-reboot' }).scenario, 'cni-ipam-reboot');
 });
+
+t.test('the private and management networks must differ', async (t) => {
+  t.match(bad({ flags: { 'private-subnet': '10.198.0.0/24' } }), [{ field: 'lab.private_subnet/lab.management_subnet', value: '10.198.0.0/24', fix: /10\.199\.0\.0\/24/ }]);
+  t.equal(ok({ flags: { 'private-subnet': '10.197.0.0/24' } }).lab.privateSubnet, '10.197.0.0/24');
+});
