@@ -27,7 +27,7 @@ command -v apt-get >/dev/null || { echo "setup-host.sh: needs apt-get (Debian/Ub
 # containernetworking-plugins for the host-local integration test; libxml2-utils for xmllint (report tests).
 PKGS=(qemu-system-x86 qemu-utils libvirt-daemon-system libvirt-clients vagrant vagrant-libvirt
       debootstrap dnsmasq-base iptables iproute2 openssh-client e2fsprogs kmod
-      containernetworking-plugins libxml2-utils ca-certificates)
+      containernetworking-plugins libxml2-utils ca-certificates chromium)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

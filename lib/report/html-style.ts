@@ -41,7 +41,7 @@ svg.timeline .down-label { fill: #92400e; font-weight: 700; }
 svg.timeline .end { stroke: #334155; stroke-width: 1.5; }
 table { border-collapse: collapse; width: 100%; }
 th, td { text-align: left; vertical-align: top; padding: 3px 8px; border-bottom: 1px solid #f1f5f9; }
-th { background: #f1f5f9; font-size: 12.5px; }
+th { background: #f1f5f9; font-size: 12.5px; white-space: nowrap; }
 td.t { white-space: nowrap; font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 12.5px; }
 td.detail { word-break: break-word; font-size: 13px; color: #334155; }
 td.label { min-width: 16em; }
