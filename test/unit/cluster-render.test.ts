@@ -30,6 +30,7 @@ t.test('the shipped templates render completely', async (t) => {
   t.match(client.hcl, /cni_path\s+= "\/usr\/lib\/cni"/);
   t.match(client.hcl, /network_interface = "eth1"/);
   t.match(client.hcl, /log_level\s+= "INFO"/);
+  t.match(client.hcl, /"fingerprint.denylist" = "env_aws,env_gce,env_azure,env_digitalocean"/);
   t.notMatch(client.hcl, /\{\{/);
   t.throws(() => renderAgentFiles('client', { private_ip: '10.199.0.11' }, { hcl: 'x', unit: 'y' }), /server_ip is required/);
 });

@@ -21,6 +21,10 @@ client {
   cni_path              = "/usr/lib/cni"
   bridge_network_name   = "nomad"
   bridge_network_subnet = "172.26.64.0/20"
+  options {
+    # the lab has no cloud metadata service: skip probes that each wait for a timeout at every agent start
+    "fingerprint.denylist" = "env_aws,env_gce,env_azure,env_digitalocean"
+  }
 }
 
 plugin "raw_exec" {
