@@ -18,7 +18,7 @@ import type { Scenario, ScenarioEnv } from '../run/scenario.js';
 import type { RunRecord } from '../report/model.js';
 import { renderConsoleSummary } from '../report/console.js';
 import { renderJsonSummary } from '../report/json.js';
-import { writeReports } from '../report/write.js';
+import { writeReports, writeHtmlReports } from '../report/write.js';
 import { exitCodeOf } from '../report/outcome.js';
 import { helpText, parseCli, type ParsedArgs } from './args.js';
 import { SCENARIOS, findScenario, listText } from './scenarios.js';
@@ -123,10 +123,11 @@ async function runCommand(args: ParsedArgs, config: HarnessConfig, deps: CliDeps
   const junitPath = config.reports.junit ?? join(runDir, 'junit.xml');
   const jsonPath = config.reports.json ?? join(runDir, 'summary.json');
   await writeReports(records, { junitPath, jsonPath, secrets: config.nomad.token ? [config.nomad.token] : [] });
+  const htmlPaths = await writeHtmlReports(records, { dir: config.reports.dir, secrets: config.nomad.token ? [config.nomad.token] : [] });
   const secrets = config.nomad.token ? [config.nomad.token] : [];
   const repros = await writeRepros(records, args, config, deps);
   if (config.output.json) deps.out(redact(renderJsonSummary(records), secrets) + '\n');
-  else deps.out(redact(renderConsoleSummary(records, { color: deps.isTTY && !deps.env['NO_COLOR'] && !deps.env['CI'] }), secrets) + `\nreports: ${junitPath} ${jsonPath}\n` + repros.map((r) => `re-run ${r.scenario} exactly (also in ${r.file}):\n  ${r.command}\n`).join(''));
+  else deps.out(redact(renderConsoleSummary(records, { color: deps.isTTY && !deps.env['NO_COLOR'] && !deps.env['CI'] }), secrets) + `\nreports: ${[junitPath, jsonPath, ...htmlPaths].join(' ')}\n` + repros.map((r) => `re-run ${r.scenario} exactly (also in ${r.file}):\n  ${r.command}\n`).join(''));
   return exitCodeOf(records);
 }
 
