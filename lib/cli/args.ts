@@ -9,6 +9,7 @@ export const COMMANDS = {
   doctor: 'check the host: vagrant, provider, libvirtd, virtualization, box, disk, memory',
   setup: 'install the host packages the lab needs and build the offline box (Debian/Ubuntu, root)',
   destroy: 'destroy labs left by --keep or a killed run (by run id, or --all)',
+  compare: 'run a scenario on two Nomad builds (--before, --after) and show which checks flipped',
   help: 'show help',
 } as const;
 export type Command = keyof typeof COMMANDS;
@@ -24,6 +25,8 @@ export function optionTable(): NonNullable<ParseArgsConfig['options']> {
     expect: { type: 'string', multiple: true },
     force: { type: 'boolean' },
     host: { type: 'boolean' },
+    before: { type: 'string' },
+    after: { type: 'string' },
   };
   for (const f of FIELDS) if (f.flag) opts[f.flag] = { type: BOOL_FLAGS.has(f.flag) ? 'boolean' : 'string' };
   return opts;
@@ -71,6 +74,15 @@ export function helpText(command?: Command): string {
     lines.push(`  ${'--expect <fail|pass|check=fail>'.padEnd(30)} expected outcome, repeatable: "fail" for the scenario, or per check`);
     lines.push(`  ${'--all'.padEnd(30)} run every scenario (Nomad scenarios are skipped without --nomad-binary)`);
     for (const f of FIELDS) if (f.flag) lines.push(`  ${(`--${f.flag}${BOOL_FLAGS.has(f.flag) ? '' : ' <value>'}`).padEnd(30)} ${f.doc}${f.env ? ` [env ${f.env}]` : ''}`);
+  } else if (command === 'compare') {
+    lines.push('Usage: reboot-harness compare <scenario> --before <build> --after <build> [run options]', '',
+      'Runs the scenario once per build, one after the other (each a normal run with its own run id and VMs), then prints',
+      'every check side by side (before | after | flipped?). One JUnit file with a <testsuite> per build, named',
+      '<scenario>@<nomad version> (or @before/@after when the versions are unknown or equal); the JSON summary has a',
+      '"comparison" section. --expect applies to the after build; the exit code is the after build\'s (0/1/3).', '', 'Options:');
+    lines.push(`  ${'--before <build>'.padEnd(30)} the Nomad build released so far (linux/amd64)`);
+    lines.push(`  ${'--after <build>'.padEnd(30)} the candidate build being validated`);
+    lines.push(`  ${'(every run option)'.padEnd(30)} see reboot-harness run --help; --nomad-binary is not allowed here`);
   } else if (command === 'destroy') {
     lines.push('Usage: reboot-harness destroy <run-id>... | --all [--host]', '', 'Destroys the VMs and Vagrant directory of the given runs under the work dir (--work-dir).', '--host also stops the libvirtd/virtlogd and network namespace that the harness itself started (isolated mode).');
   } else if (command === 'list') {

@@ -21,7 +21,8 @@ import { renderJsonSummary } from '../report/json.js';
 import { writeReports, writeHtmlReports } from '../report/write.js';
 import { exitCodeOf } from '../report/outcome.js';
 import { helpText, parseCli, type ParsedArgs } from './args.js';
-import { SCENARIOS, findScenario, listText } from './scenarios.js';
+import { SCENARIOS, findScenario, listText, preflightScenarios } from './scenarios.js';
+import { compareCommand } from './compare.js';
 import { skippedRecord } from './skipped.js';
 import { reproCommand } from './repro.js';
 
@@ -65,7 +66,7 @@ export async function main(argv: string[], deps: CliDeps): Promise<number> {
       deps.out(args.values['json'] ? JSON.stringify(SCENARIOS.map((s) => ({ name: s.name, summary: s.summary, needsNomad: s.needsNomad, checks: s.checks })), null, 2) + '\n' : listText() + '\n');
       return EXIT.OK;
     }
-    const scenarioName = args.command === 'run' && !args.values['all'] ? args.positionals[0] : undefined;
+    const scenarioName = (args.command === 'run' && !args.values['all']) || args.command === 'compare' ? args.positionals[0] : undefined;
     const config = await loadConfig(args, deps, scenarioName);
     if (config.nomad.token) secrets = [...secrets, config.nomad.token];
     const logger = consoleLogger(deps.err, { verbose: config.output.verbose, quiet: config.output.quiet || config.output.json, color: deps.isTTY && !deps.env['NO_COLOR'] && !deps.env['CI'], secrets });
@@ -79,6 +80,8 @@ export async function main(argv: string[], deps: CliDeps): Promise<number> {
         return deps.destroy ? await deps.destroy(config, args.positionals, Boolean(args.values['all']), logger, Boolean(args.values['host'])) : unsupported('destroy');
       case 'run':
         return await runCommand(args, config, deps, logger, argv);
+      case 'compare':
+        return await compareCommand(args, config, deps, logger);
     }
   } catch (err) {
     return reportError(err, deps, secrets);
@@ -93,6 +96,7 @@ async function runCommand(args: ParsedArgs, config: HarnessConfig, deps: CliDeps
     throw new ConfigError([{ field: '--nomad-binary', value: undefined, message: `scenario ${scenarios[0]!.name} installs Nomad and needs a build`, fix: 'pass --nomad-binary ./path/to/nomad (a linux/amd64 build), set NOMAD_BINARY, or nomad_binary in harness.yaml' }]);
   }
   if (config.nomadBinary && deps.checkBinary) await deps.checkBinary(config.nomadBinary);
+  if (!args.values['all']) await preflightScenarios(scenarios, config, deps.checkBinary);
   if (deps.prepareHost) {
     const code = await deps.prepareHost(config, argv, logger);
     if (code !== undefined) return code;

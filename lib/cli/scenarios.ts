@@ -1,5 +1,6 @@
 // The scenario registry: every scenario file, and the text of `reboot-harness list`.
 import { ConfigError } from '../errors.js';
+import type { HarnessConfig } from '../config/schema.js';
 import type { Scenario } from '../run/scenario.js';
 import bridgeExecReboot from '../../scenarios/bridge-exec-reboot.js';
 import cniIpamReboot from '../../scenarios/cni-ipam-reboot.js';
@@ -17,4 +18,11 @@ export function findScenario(name: string): Scenario {
 /** The human text of `reboot-harness list`. */
 export function listText(): string {
   return SCENARIOS.map((s) => [`${s.name}${s.needsNomad ? ' (needs --nomad-binary)' : ''}`, `  ${s.summary}`, ...s.checks.map((c) => `  - ${c.id}: ${c.passesWhen}`)].join('\n')).join('\n\n');
+}
+
+/** Before anything is created: every scenario's own config problems at once (exit 2), then the extra build (upgrade_to) is an ELF we can run. */
+export async function preflightScenarios(scenarios: readonly Scenario[], config: HarnessConfig, checkBinary?: (path: string) => Promise<void>): Promise<void> {
+  const problems = scenarios.flatMap((s) => s.validate?.(config) ?? []);
+  if (problems.length) throw new ConfigError(problems);
+  if (config.upgradeTo && checkBinary) await checkBinary(config.upgradeTo);
 }

@@ -3,6 +3,7 @@ import type { CheckResult } from '../checks/types.js';
 import type { Lab } from '../lab/types.js';
 import type { Nomad } from '../nomad/client.js';
 import type { HarnessConfig } from '../config/schema.js';
+import type { ConfigProblem } from '../errors.js';
 import type { Deadline } from './deadline.js';
 import type { RunContext } from './context.js';
 
@@ -22,6 +23,11 @@ export interface ScenarioEnv {
   provisionNomad(ctx: RunContext, lab: Lab, d: Deadline): Promise<{ nomadVersion: string }>;
   /** a Nomad API client that reaches the server agent (through an SSH tunnel in a real run) */
   connectNomad(ctx: RunContext, lab: Lab, d: Deadline): Promise<Nomad>;
+  /**
+   * swap the Nomad binary of one machine to `binary` and restart its agent WITHOUT draining (in-place upgrade);
+   * returns what the new `nomad version` said. Optional: only the upgrade scenarios need it.
+   */
+  upgradeNomad?(ctx: RunContext, lab: Lab, role: string, binary: string, d: Deadline): Promise<{ nomadVersion: string }>;
 }
 
 export interface Scenario {
@@ -30,6 +36,8 @@ export interface Scenario {
   /** false for scenarios that need no Nomad binary */
   needsNomad: boolean;
   checks: CheckInfo[];
+  /** problems with the config this scenario needs beyond the common keys (e.g. a second build); checked before anything is created */
+  validate?(config: HarnessConfig): ConfigProblem[];
   run(ctx: RunContext, env: ScenarioEnv): Promise<CheckResult[]>;
 }
 

@@ -4,6 +4,7 @@ import type { CliDeps } from '../../lib/cli/main.js';
 import { createNomad } from '../../lib/nomad/client.js';
 import { createHttpTransport } from '../../lib/nomad/transport.js';
 import type { ScenarioEnv } from '../../lib/run/scenario.js';
+import { HarnessError } from '../../lib/errors.js';
 import { startFakeNomad, type FakeNomad, type Timeline } from './fake-nomad/index.js';
 import { createFakeLab } from './fake-lab.js';
 
@@ -15,11 +16,9 @@ export interface StandIn {
   err: string[];
 }
 
-/** Start a Nomad stand-in on a timeline and CLI deps whose scenario env uses it and a stand-in lab. */
-export async function standIn(timeline: Timeline, o: { token?: string; sshNeverBack?: boolean; cwd: string }): Promise<StandIn> {
-  const nomad = await startFakeNomad({ timeline, clientNodeName: 'client', ...(o.token ? { token: o.token } : {}), stepMs: 20 });
+/** A stand-in lab answering from `nomad`: an HTTP probe "answers" when a running alloc owns the address:port (bridge) or host port. */
+function labOn(nomad: FakeNomad, o: { token?: string; sshNeverBack?: boolean }): ReturnType<typeof createFakeLab> {
   const api = createNomad({ transport: createHttpTransport({ addr: nomad.addr }), ...(o.token ? { token: o.token } : {}) });
-  // An HTTP probe "answers" when a running alloc owns the address:port (bridge) or host port.
   const httpAnswers = async (url: string): Promise<boolean> => {
     const u = new URL(url);
     const { body: stubs } = await api.nodeAllocations((await api.nodes()).body[0]!.ID);
@@ -27,7 +26,13 @@ export async function standIn(timeline: Timeline, o: { token?: string; sshNeverB
       (a.NetworkStatus?.Address === u.hostname && (u.port || '80') === '80') ||
       (a.AllocatedResources?.Shared?.Ports ?? []).some((p) => String(p.Value) === u.port)));
   };
-  const lab = createFakeLab({ nomad, httpAnswers, ...(o.sshNeverBack ? { sshNeverBack: true } : {}) });
+  return createFakeLab({ nomad, httpAnswers, ...(o.sshNeverBack ? { sshNeverBack: true } : {}) });
+}
+
+/** Start a Nomad stand-in on a timeline and CLI deps whose scenario env uses it and a stand-in lab. */
+export async function standIn(timeline: Timeline, o: { token?: string; sshNeverBack?: boolean; cwd: string }): Promise<StandIn> {
+  const nomad = await startFakeNomad({ timeline, clientNodeName: 'client', ...(o.token ? { token: o.token } : {}), stepMs: 20 });
+  const lab = labOn(nomad, o);
   const out: string[] = [];
   const err: string[] = [];
   const makeEnv = (config: ScenarioEnv['config']): ScenarioEnv => ({
@@ -52,4 +57,77 @@ export async function standIn(timeline: Timeline, o: { token?: string; sshNeverB
     makeEnv,
   };
   return { nomad, lab, deps, out, err };
+}
+
+/** What one build behaves like in the stand-ins: the timeline its client follows and the version it reports. */
+export interface StandInBuild {
+  timeline: Timeline;
+  version: string;
+  /** the lab never comes up (an infrastructure error before any verdict), for the first `failUpLab` runs of this build */
+  failUpLab?: number;
+}
+
+/** One run's stand-ins, as the per-run deps created them. */
+export interface StandInRun {
+  runId: string;
+  binary: string;
+  nomad: FakeNomad;
+  lab: ReturnType<typeof createFakeLab>;
+  config: ScenarioEnv['config'];
+}
+
+/**
+ * CLI deps where EVERY run gets a fresh Nomad stand-in and stand-in lab (as every real run gets fresh VMs), on the
+ * timeline of the build it installs (config.nomadBinary looked up in `builds`). For compare and matrix tests.
+ */
+export function standInPerRun(builds: Record<string, StandInBuild>, o: { cwd: string; token?: string }): { deps: CliDeps; out: string[]; err: string[]; runs: StandInRun[] } {
+  const out: string[] = [];
+  const err: string[] = [];
+  const runs: StandInRun[] = [];
+  const upFailures = new Map<string, number>();
+  const buildOf = (binary: string | undefined): StandInBuild => {
+    const b = binary === undefined ? undefined : builds[binary];
+    if (!b) throw new Error(`stand-in: no build registered for ${String(binary)}`);
+    return b;
+  };
+  const makeEnv = (config: ScenarioEnv['config'], runId: string): ScenarioEnv => {
+    let run: StandInRun | undefined;
+    const need = (): StandInRun => {
+      if (!run) throw new Error('stand-in: upLab() was not called');
+      return run;
+    };
+    return {
+      config,
+      async upLab(ctx) {
+        const b = buildOf(config.nomadBinary);
+        const failed = upFailures.get(config.nomadBinary!) ?? 0;
+        if (failed < (b.failUpLab ?? 0)) {
+          upFailures.set(config.nomadBinary!, failed + 1);
+          throw new HarnessError('stand-in: vagrant up failed (simulated infrastructure error)');
+        }
+        const nomad = await startFakeNomad({ timeline: b.timeline, clientNodeName: 'client', nomadVersion: b.version, ...(o.token ? { token: o.token } : {}), stepMs: 20 });
+        const lab = labOn(nomad, o);
+        run = { runId, binary: config.nomadBinary!, nomad, lab, config };
+        runs.push(run);
+        ctx.cleanup.defer('stop the Nomad stand-in', () => nomad.close());
+        ctx.cleanup.defer('destroy the stand-in lab', () => lab.destroy({ deadline: ctx.deadline }));
+        return lab;
+      },
+      async provisionNomad() {
+        return { nomadVersion: `Nomad v${buildOf(config.nomadBinary).version} (stand-in)` };
+      },
+      async connectNomad(ctx) {
+        return createNomad({ transport: createHttpTransport({ addr: need().nomad.addr }), ...(config.nomad.token ? { token: config.nomad.token } : {}), logger: ctx.logger });
+      },
+    };
+  };
+  const deps: CliDeps = {
+    env: o.token ? { NOMAD_TOKEN: o.token } : {},
+    cwd: o.cwd,
+    out: (s) => void out.push(s),
+    err: (s) => void err.push(s),
+    isTTY: false,
+    makeEnv,
+  };
+  return { deps, out, err, runs };
 }

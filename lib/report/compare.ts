@@ -1,0 +1,90 @@
+// Side-by-side comparison of one scenario run on two Nomad builds (release validation). Pure.
+import type { Verdict } from '../checks/types.js';
+import type { RunRecord } from './model.js';
+
+/** One check on both builds; `before`/`after` is undefined when that run produced no verdict for it. */
+export interface ComparisonRow {
+  id: string;
+  title: string;
+  before: Pick<Verdict, 'label' | 'met' | 'message'> | undefined;
+  after: Pick<Verdict, 'label' | 'met' | 'message'> | undefined;
+  /** the label or met changed between the builds (or the check exists on one side only) */
+  flipped: boolean;
+}
+
+const side = (v: Verdict | undefined): ComparisonRow['before'] => (v ? { label: v.label, met: v.met, message: v.message } : undefined);
+
+/** Pair the verdicts of two runs by check id (after's order, then checks only the before run has) and mark flips. */
+export function compareRuns(before: RunRecord, after: RunRecord): ComparisonRow[] {
+  const ids = [...new Set([...after.verdicts.map((v) => v.id), ...before.verdicts.map((v) => v.id)])];
+  return ids.map((id) => {
+    const b = before.verdicts.find((v) => v.id === id);
+    const a = after.verdicts.find((v) => v.id === id);
+    const flipped = !a || !b || a.label !== b.label || a.met !== b.met;
+    return { id, title: (a ?? b)!.title, before: side(b), after: side(a), flipped };
+  });
+}
+
+/** The Nomad version a run saw ("1.9.3"), from its facts; undefined when it never got that far. */
+export function buildVersion(run: RunRecord): string | undefined {
+  const raw = run.properties['nomad.version'];
+  return raw ? /v?(\d+\.\d+\.\d+[^\s)]*)/.exec(raw)?.[1] : undefined;
+}
+
+/**
+ * JUnit suite names for the two runs: `<scenario>@<version>` when both versions are known and differ, so CI
+ * history lines up per build; `<scenario>@before` / `@after` otherwise.
+ */
+export function comparisonSuiteNames(scenario: string, before: RunRecord, after: RunRecord): { before: string; after: string } {
+  const vb = buildVersion(before);
+  const va = buildVersion(after);
+  if (vb && va && vb !== va) return { before: `${scenario}@${vb}`, after: `${scenario}@${va}` };
+  return { before: `${scenario}@before`, after: `${scenario}@after` };
+}
+
+export interface RenderComparisonOptions {
+  color: boolean;
+  /** column headers; default "before" / "after" */
+  beforeName?: string;
+  afterName?: string;
+}
+
+const C = { red: '\x1b[31m', green: '\x1b[32m', yellow: '\x1b[33m', bold: '\x1b[1m', reset: '\x1b[0m' };
+const FLIP = 'FLIPPED';
+
+function cell(s: ComparisonRow['before']): string {
+  return s ? s.label : '(not run)';
+}
+
+/** Render the rows as an aligned text table: check | before | after | flipped?, then a count of flips. */
+export function renderComparison(rows: readonly ComparisonRow[], opts: RenderComparisonOptions): string {
+  const { color, beforeName = 'before', afterName = 'after' } = opts;
+  const paint = (c: keyof typeof C, s: string): string => (color ? `${C[c]}${s}${C.reset}` : s);
+  const head = ['check', beforeName, afterName, 'flipped?'];
+  const body = rows.map((r) => [`${r.title} (${r.id})`, cell(r.before), cell(r.after), r.flipped ? FLIP : '']);
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
+  const fmt = (cols: string[]): string => cols.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  const tint = (r: ComparisonRow, text: string, s: ComparisonRow['before']): string => (!s ? text : !s.met ? paint('red', text) : s.label === 'passed' ? paint('green', text) : paint('yellow', text));
+  const lines = [paint('bold', fmt(head)), widths.map((w) => '-'.repeat(w)).join('  ')];
+  rows.forEach((r, i) => {
+    const cols = body[i]!.map((c, j) => c.padEnd(widths[j]!));
+    cols[1] = tint(r, cols[1]!, r.before);
+    cols[2] = tint(r, cols[2]!, r.after);
+    if (r.flipped) cols[3] = paint('bold', cols[3]!);
+    lines.push(cols.join('  ').trimEnd());
+  });
+  const n = rows.filter((r) => r.flipped).length;
+  lines.push('', `${n} of ${rows.length} checks flipped between ${beforeName} and ${afterName}`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** The `comparison` section of the JSON summary. */
+export function comparisonJson(before: RunRecord, after: RunRecord, rows: readonly ComparisonRow[]): Record<string, unknown> {
+  const run = (r: RunRecord, build: string | undefined) => ({ runId: r.runId, suiteName: r.suiteName, build: build ?? null, version: buildVersion(r) ?? null, outcome: r.outcome });
+  return {
+    before: run(before, before.properties['nomad.binary']),
+    after: run(after, after.properties['nomad.binary']),
+    flipped: rows.filter((r) => r.flipped).map((r) => r.id),
+    rows: rows.map((r) => ({ id: r.id, title: r.title, before: r.before ?? null, after: r.after ?? null, flipped: r.flipped })),
+  };
+}
