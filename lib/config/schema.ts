@@ -3,12 +3,18 @@ import type { Expectation } from '../checks/types.js';
 
 export type RebootKind = 'graceful' | 'hard';
 export type ArtifactsPolicy = 'on-failure' | 'always' | 'never';
+/** upgrade-in-place variants: swap the build; restart on the same build (control case); swap, then reboot the host */
+export type UpgradeMode = 'upgrade' | 'restart-only' | 'upgrade-then-reboot';
+export const UPGRADE_MODES: readonly UpgradeMode[] = ['upgrade', 'restart-only', 'upgrade-then-reboot'];
 
 export interface HarnessConfig {
   /** scenario to run (positional argument of `run`) */
   scenario: string;
   /** path of the Nomad binary installed in the VMs (linux/amd64 ELF); required by Nomad scenarios */
   nomadBinary: string | undefined;
+  /** the build the client is upgraded to in place (upgrade-in-place scenario) */
+  upgradeTo: string | undefined;
+  upgrade: { mode: UpgradeMode };
   nomad: {
     /** ACL token for the lab's Nomad API (never logged or reported) */
     token: string | undefined;
@@ -54,6 +60,9 @@ export interface HarnessConfig {
 export const DEFAULTS: HarnessConfig = {
   scenario: 'bridge-exec-reboot',
   nomadBinary: undefined,
+  upgradeTo: undefined,
+  // the GH-25093 case itself: swap the build under running allocs
+  upgrade: { mode: 'upgrade' },
   nomad: {
     token: undefined,
     // the seed procedure: a reboot under emulation takes 30-60 s; Nomad's default 10s would mark the node down
