@@ -37,7 +37,10 @@ for a in "$@"; do
   esac
 done
 
-HASH=$( { cat "$0"; echo "pkgs=$PKGS"; echo "disk=$DISK_GB"; echo "box=$BOX_NAME"; } | sha256sum | cut -c1-64)
+# Versioned CNI reference plugins for Nomad (vms/build-cni-plugins.sh), installed as /opt/cni/bin in the guest.
+CNI_PLUGINS_VERSION=${CNI_PLUGINS_VERSION:-v1.6.2}
+HERE=$(cd "$(dirname "$0")" && pwd)
+HASH=$( { cat "$0" "$HERE/build-cni-plugins.sh"; echo "pkgs=$PKGS"; echo "disk=$DISK_GB"; echo "box=$BOX_NAME"; echo "cni=$CNI_PLUGINS_VERSION"; } | sha256sum | cut -c1-64)
 BOX_DIR="$VAGRANT_HOME/boxes/$(echo "$BOX_NAME" | sed 's#/#-VAGRANTSLASH-#')/0/libvirt"
 installed_hash() { cat "$BOX_DIR/recipe.sha256" 2>/dev/null || true; }
 
@@ -109,6 +112,13 @@ echo 'vagrant ALL=(ALL) NOPASSWD:ALL' > "$ROOT/etc/sudoers.d/vagrant"; chmod 440
 install -d -m 700 -o 1000 -g 1000 "$ROOT/home/vagrant/.ssh"
 install -m 600 -o 1000 -g 1000 "$VAGRANT_PUB" "$ROOT/home/vagrant/.ssh/authorized_keys"
 
+# Nomad's CNI plugins: Debian's 1.1.1 (/usr/lib/cni, used by cni-ipam-reboot) prints "version unknown", which
+# fails Nomad's plugin version constraints for bridge jobs; so the box also carries versioned builds.
+CNI_CACHE=${CNI_CACHE:-${HOME:-/root}/.cache/nomad-reboot-harness/cni-plugins-$CNI_PLUGINS_VERSION}
+bash "$HERE/build-cni-plugins.sh" "$CNI_CACHE" "$CNI_PLUGINS_VERSION"
+install -d "$ROOT/opt/cni/bin"
+install -m 0755 "$CNI_CACHE"/{bridge,host-local,loopback,firewall,portmap} "$ROOT/opt/cni/bin/"
+
 chroot "$ROOT" apt-get clean
 rm -rf "$ROOT"/var/lib/apt/lists/* "$ROOT"/usr/share/doc/* "$ROOT"/usr/share/man/* "$ROOT"/var/log/*.log "$ROOT"/var/cache/debconf/*-old
 
@@ -119,6 +129,7 @@ for m in $NEED_MODULES; do modinfo -b "$ROOT" -k "$KVER" -F filename "$m" >/dev/
 [ -z "$missing" ] || { echo "build-box.sh: kernel modules missing from the root fs:$missing" >&2; exit 1; }
 for p in bridge host-local loopback firewall portmap; do
   [ -x "$ROOT/usr/lib/cni/$p" ] || { echo "build-box.sh: CNI plugin /usr/lib/cni/$p missing" >&2; exit 1; }
+  [ -x "$ROOT/opt/cni/bin/$p" ] || { echo "build-box.sh: CNI plugin /opt/cni/bin/$p missing" >&2; exit 1; }
 done
 echo "guest kernel $KVER; modules present: $NEED_MODULES"
 

@@ -1,5 +1,6 @@
 // Preflight (`reboot-harness doctor`): is this host ready for a lab? Each missing piece comes with the command that fixes it.
 import { readFile, readdir, statfs, access } from 'node:fs/promises';
+import { vagrantInfo } from '../vagrant/info.js';
 import { runCommand, ANY_EXIT_CODE, type RunCommand } from '../exec/run.js';
 import type { Deadline } from '../run/deadline.js';
 import { inspectNomadBinary } from '../cluster/binary.js';
@@ -70,11 +71,10 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorItem[]> {
   const text = (p: string) => readFile(p, 'utf8').catch(() => '');
   const items: DoctorItem[] = [];
 
-  const vagrant = await sh('vagrant', ['--version']);
-  const hasVagrant = vagrant.code === 0;
-  items.push(item('vagrant', hasVagrant, hasVagrant ? vagrant.out.trim() : 'vagrant not found', `${SETUP}; or: apt-get install -y vagrant`));
-  const plugins = hasVagrant ? await sh('vagrant', ['plugin', 'list']) : { code: -1, out: '' };
-  const lv = /vagrant-libvirt \(([^,)]+)/.exec(plugins.out);
+  const vagrant = await vagrantInfo({ deadline, run });
+  const hasVagrant = vagrant.version !== undefined;
+  items.push(item('vagrant', hasVagrant, hasVagrant ? vagrant.version! : `vagrant not found (${vagrant.error ?? 'no output'})`, `${SETUP}; or: apt-get install -y vagrant`));
+  const lv = /vagrant-libvirt \(([^,)]+)/.exec(vagrant.plugins);
   items.push(item('vagrant-libvirt plugin', !!lv, lv ? `vagrant-libvirt ${lv[1]}` : 'plugin not installed', `${SETUP}; or: apt-get install -y vagrant-libvirt`));
 
   const qemu = await sh('qemu-system-x86_64', ['--version']);
@@ -98,7 +98,7 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorItem[]> {
   const accel = detectAccel(await text('/proc/cpuinfo'), devKvm, modules);
   items.push(item('virtualization', true, accel.detail));
 
-  const boxes = hasVagrant ? await sh('vagrant', ['box', 'list']) : { code: -1, out: '' };
+  const boxes = { out: vagrant.boxes };
   const hasBox = boxes.out.split('\n').some((l) => l.startsWith(`${box} `) && l.includes('libvirt'));
   items.push(item('box', hasBox, hasBox ? `${box} (libvirt) is added` : `${box} not found in \`vagrant box list\``, `sudo bash vms/build-box.sh   (offline debootstrap build, ~3-5 min)`));
 

@@ -17,8 +17,9 @@ client {
   servers           = ["{{ server_ip }}:4647"]
   # eth1 is the lab's private network (eth0 is Vagrant's management network)
   network_interface = "eth1"
-  # Debian's containernetworking-plugins install to /usr/lib/cni
-  cni_path              = "/usr/lib/cni"
+  # versioned reference plugins baked into the box (vms/build-cni-plugins.sh); Debian's 1.1.1 in
+  # /usr/lib/cni report "version unknown", which fails Nomad's CNI version constraints for bridge jobs
+  cni_path              = "/opt/cni/bin"
   bridge_network_name   = "nomad"
   bridge_network_subnet = "172.26.64.0/20"
   options {
