@@ -10,6 +10,7 @@ export const COMMANDS = {
   setup: 'install the host packages the lab needs and build the offline box (Debian/Ubuntu, root)',
   destroy: 'destroy labs left by --keep or a killed run (by run id, or --all)',
   compare: 'run a scenario on two Nomad builds (--before, --after) and show which checks flipped',
+  matrix: 'run the cells of a matrix file (builds x reboot kinds x ...), optionally one shard of them',
   help: 'show help',
 } as const;
 export type Command = keyof typeof COMMANDS;
@@ -27,6 +28,7 @@ export function optionTable(): NonNullable<ParseArgsConfig['options']> {
     host: { type: 'boolean' },
     before: { type: 'string' },
     after: { type: 'string' },
+    shard: { type: 'string' },
   };
   for (const f of FIELDS) if (f.flag) opts[f.flag] = { type: BOOL_FLAGS.has(f.flag) ? 'boolean' : 'string' };
   return opts;
@@ -83,6 +85,14 @@ export function helpText(command?: Command): string {
     lines.push(`  ${'--before <build>'.padEnd(30)} the Nomad build released so far (linux/amd64)`);
     lines.push(`  ${'--after <build>'.padEnd(30)} the candidate build being validated`);
     lines.push(`  ${'(every run option)'.padEnd(30)} see reboot-harness run --help; --nomad-binary is not allowed here`);
+  } else if (command === 'matrix') {
+    lines.push('Usage: reboot-harness matrix <file.yaml> [--shard i/n] [--junit path] [run options]', '',
+      'Expands the matrix file (docs/matrix.md) into cells with stable names, e.g. bridge-exec-reboot/nomad=1.9.3/reboot=hard,',
+      'runs this shard\'s cells (parallel: and memory_budget_mb: in the file), retries a cell ONCE after an infrastructure',
+      'error (never after a failed check), and writes one JUnit file with a <testsuite> per cell.', '', 'Options:');
+    lines.push(`  ${'--shard <i/n>'.padEnd(30)} run only shard i of n (1-based; cell k goes to shard k mod n + 1)`);
+    lines.push(`  ${'--junit <path>'.padEnd(30)} the merged JUnit file (default <reports-dir>/matrix-<first run id>/junit.xml)`);
+    lines.push(`  ${'(every run option)'.padEnd(30)} applies to every cell; the cell's axis values win (see reboot-harness run --help)`);
   } else if (command === 'destroy') {
     lines.push('Usage: reboot-harness destroy <run-id>... | --all [--host]', '', 'Destroys the VMs and Vagrant directory of the given runs under the work dir (--work-dir).', '--host also stops the libvirtd/virtlogd and network namespace that the harness itself started (isolated mode).');
   } else if (command === 'list') {

@@ -23,6 +23,7 @@ import { exitCodeOf } from '../report/outcome.js';
 import { helpText, parseCli, type ParsedArgs } from './args.js';
 import { SCENARIOS, findScenario, listText, preflightScenarios } from './scenarios.js';
 import { compareCommand } from './compare.js';
+import { matrixCommand } from './matrix.js';
 import { skippedRecord } from './skipped.js';
 import { reproCommand } from './repro.js';
 
@@ -82,6 +83,8 @@ export async function main(argv: string[], deps: CliDeps): Promise<number> {
         return await runCommand(args, config, deps, logger, argv);
       case 'compare':
         return await compareCommand(args, config, deps, logger);
+      case 'matrix':
+        return await matrixCommand(args, config, deps, logger);
     }
   } catch (err) {
     return reportError(err, deps, secrets);
