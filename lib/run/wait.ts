@@ -32,7 +32,8 @@ export async function waitFor<T>(
       if (err instanceof TerminalStateError) throw err;
       if (deadline.signal.aborted && !(deadline.signal.reason instanceof TimeoutError)) throw deadline.signal.reason;
       if (err instanceof HarnessError && err.exitCode === 2) throw err;
-      last = `error: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`;
+      // Note: an attempt cut short by the deadline itself is not news; keep the last real observation.
+      if (!(deadline.signal.aborted && last !== 'no probe completed yet')) last = `error: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`;
     }
     if (remaining(deadline) <= 0) throw new TimeoutError(what, performance.now() - start, last);
     const pause = intervals[Math.min(i, intervals.length - 1)] ?? 1000;
