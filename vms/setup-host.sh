@@ -24,10 +24,12 @@ command -v apt-get >/dev/null || { echo "setup-host.sh: needs apt-get (Debian/Ub
 
 # qemu + libvirt + vagrant-libvirt run the VMs; debootstrap/qemu-utils/e2fsprogs build the box offline;
 # dnsmasq-base serves DHCP on libvirt's management network; iproute2 for the network namespace;
-# containernetworking-plugins for the host-local integration test; libxml2-utils for xmllint (report tests).
+# containernetworking-plugins for the host-local integration test; libxml2-utils for xmllint (report tests);
+# openssh-server for the SSH integration tests (a real sshd on 127.0.0.1); chromium renders the HTML report in tests.
+# The box build also needs Go >= 1.21 (vms/build-cni-plugins.sh); it is not a Debian bookworm package at that version.
 PKGS=(qemu-system-x86 qemu-utils libvirt-daemon-system libvirt-clients vagrant vagrant-libvirt
       debootstrap dnsmasq-base iptables iproute2 openssh-client e2fsprogs kmod
-      containernetworking-plugins libxml2-utils ca-certificates chromium)
+      containernetworking-plugins libxml2-utils ca-certificates chromium openssh-server)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
@@ -36,8 +38,8 @@ if [ ${#missing[@]} -gt 0 ]; then
   echo "setup-host: installing ${missing[*]}"
   s=$(date +%s)
   apt-get update -q
-  # --no-install-recommends: vagrant-libvirt recommends libguestfs-tools and a host kernel image, unused here
-  apt-get install -y -q --no-install-recommends "${missing[@]}"
+  # with Recommends, as measured in the VM-lab recipe (the leaner --no-install-recommends set is untested)
+  apt-get install -y -q "${missing[@]}"
   echo "setup-host: apt took $(( $(date +%s) - s )) s"
 else
   echo "setup-host: all ${#PKGS[@]} packages present"
