@@ -33,7 +33,9 @@ export function resolveConfig(src: ConfigSources): ConfigResult {
   for (const f of FIELDS) {
     const candidates: [string, unknown][] = [];
     if (fileValues.has(f.yaml)) candidates.push([`${fileName}: ${f.yaml}`, fileValues.get(f.yaml)]);
-    if (f.env && src.env[f.env] !== undefined && src.env[f.env] !== '') candidates.push([`env ${f.env}`, src.env[f.env]]);
+    // An empty variable counts only where "" is a meaningful value (HARNESS_NETNS="" = host network); elsewhere it is unset.
+    const envValue = f.env ? src.env[f.env] : undefined;
+    if (f.env && envValue !== undefined && (envValue !== '' || f.parse('').ok)) candidates.push([`env ${f.env}`, envValue]);
     if (f.flag && src.flags[f.flag] !== undefined) candidates.push([`--${f.flag}`, src.flags[f.flag]]);
     for (const [where, raw] of candidates) {
       const p = f.parse(raw);

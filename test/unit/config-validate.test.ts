@@ -164,3 +164,13 @@ t.test('the private and management networks must differ', async (t) => {
   t.match(bad({ flags: { 'private-subnet': '10.198.0.0/24' } }), [{ field: 'lab.private_subnet/lab.management_subnet', value: '10.198.0.0/24', fix: /10\.199\.0\.0\/24/ }]);
   t.equal(ok({ flags: { 'private-subnet': '10.197.0.0/24' } }).lab.privateSubnet, '10.197.0.0/24');
 });
+
+t.test('an empty HARNESS_NETNS selects the host network; an empty variable elsewhere is unset', async (t) => {
+  const { resolveConfig } = await import('../../lib/config/validate.js');
+  const r = resolveConfig({ file: undefined, env: { HARNESS_NETNS: '', HARNESS_BOX: '' }, flags: {}, knownChecks: [] });
+  t.ok(r.ok);
+  if (r.ok) {
+    t.equal(r.config.lab.netns, '');
+    t.equal(r.config.lab.box, 'nomad-reboot-harness/bookworm', 'HARNESS_BOX="" leaves the default');
+  }
+});
