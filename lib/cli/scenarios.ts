@@ -4,9 +4,10 @@ import type { HarnessConfig } from '../config/schema.js';
 import type { Scenario } from '../run/scenario.js';
 import bridgeExecReboot from '../../scenarios/bridge-exec-reboot.js';
 import cniIpamReboot from '../../scenarios/cni-ipam-reboot.js';
+import upgradeInPlace from '../../scenarios/upgrade-in-place.js';
 
 /** All scenarios, the default first. */
-export const SCENARIOS: Scenario[] = [bridgeExecReboot, cniIpamReboot];
+export const SCENARIOS: Scenario[] = [bridgeExecReboot, cniIpamReboot, upgradeInPlace];
 
 /** Look a scenario up by name; a usage error listing the names when there is none. */
 export function findScenario(name: string): Scenario {

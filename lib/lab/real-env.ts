@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import type { HarnessConfig } from '../config/schema.js';
 import type { Logger } from '../log/events.js';
 import { installNomad } from '../cluster/provision.js';
+import { upgradeNomad } from '../cluster/upgrade.js';
+import { HarnessError } from '../errors.js';
 import { collectHostEvidence } from '../cluster/evidence.js';
 import { createNomad } from '../nomad/client.js';
 import { createHttpTransport } from '../nomad/transport.js';
@@ -55,6 +57,13 @@ export function createRealEnv(config: HarnessConfig, runId: string, logger: Logg
         return r;
       }));
       return { nomadVersion: results[0]!.version.split('\n')[0] ?? '' };
+    },
+    async upgradeNomad(ctx, lab, role, binary, d) {
+      const machine = lab.machines[role];
+      if (!machine) throw new HarnessError(`upgrade: the lab has no ${role} machine`);
+      const { version } = await upgradeNomad(machine, binary, d);
+      ctx.fact(`${role}.nomad.version.upgraded`, version.split('\n')[0] ?? '');
+      return { nomadVersion: version.split('\n')[0] ?? '' };
     },
     async connectNomad(ctx, lab, d) {
       const tunnel = await lab.machines['server']!.forward(NOMAD_HTTP.host, NOMAD_HTTP.port, { deadline: d });

@@ -6,6 +6,18 @@ import type { Deadline } from '../../lib/run/deadline.js';
 import { sleep } from '../../lib/run/deadline.js';
 import { TimeoutError } from '../../lib/errors.js';
 import type { FakeNomad } from './fake-nomad/server.js';
+import { CNI_STATE_DIRS, cniListingCommand } from '../../lib/cluster/parse-cni-listing.js';
+
+const b64 = (s: string): string => Buffer.from(s, 'utf8').toString('base64');
+
+/** What cniListingCommand prints on the client, from the stand-in's host-local state (files in glob order). */
+export function cniListing(nomad: FakeNomad, dirs: readonly string[]): string {
+  return dirs.map((d) => {
+    const files = nomad.cluster.cni.get(d);
+    if (!files) return `DIR ${b64(d)} 0\n`;
+    return `DIR ${b64(d)} 1\n` + [...files.keys()].sort().map((f) => `FILE ${b64(f)} ${b64(files.get(f)!)}\n`).join('');
+  }).join('');
+}
 
 export interface FakeLabOptions {
   nomad: FakeNomad;
@@ -47,6 +59,7 @@ export function createFakeLab(o: FakeLabOptions): Lab & { commands: Record<strin
     const curl = /^curl .*'(http:\/\/[^']+)'$/.exec(cmd) ?? /^curl .* (http:\/\/\S+)$/.exec(cmd);
     if (curl) return (await o.httpAnswers(curl[1]!)) ? ok('200') : { code: 7, stdout: '000', stderr: `curl: (7) Failed to connect to ${curl[1]}: Connection refused`, durationMs: 1 };
     if (cmd.includes('journalctl -u nomad')) return ok(o.nomad.clientLog().join('\n'));
+    if (role === 'client' && cmd === cniListingCommand()) return ok(cniListing(o.nomad, CNI_STATE_DIRS));
     return ok('');
   };
   const machines = { server: machine('server'), client: machine('client') };

@@ -47,6 +47,11 @@ export async function standIn(timeline: Timeline, o: { token?: string; sshNeverB
     async connectNomad(ctx) {
       return createNomad({ transport: createHttpTransport({ addr: nomad.addr }), ...(config.nomad.token ? { token: config.nomad.token } : {}), logger: ctx.logger });
     },
+    async upgradeNomad(_ctx, _lab, _role, binary) {
+      const version = versionInPath(binary);
+      nomad.clientRestart(version);
+      return { nomadVersion: `Nomad v${version ?? '1.9.7'} (stand-in)` };
+    },
   });
   const deps: CliDeps = {
     env: o.token ? { NOMAD_TOKEN: o.token } : {},
@@ -119,6 +124,11 @@ export function standInPerRun(builds: Record<string, StandInBuild>, o: { cwd: st
       async connectNomad(ctx) {
         return createNomad({ transport: createHttpTransport({ addr: need().nomad.addr }), ...(config.nomad.token ? { token: config.nomad.token } : {}), logger: ctx.logger });
       },
+      async upgradeNomad(_ctx, _lab, _role, binary) {
+        const version = builds[binary]?.version ?? versionInPath(binary);
+        need().nomad.clientRestart(version);
+        return { nomadVersion: `Nomad v${version ?? '?'} (stand-in)` };
+      },
     };
   };
   const deps: CliDeps = {
@@ -130,4 +140,9 @@ export function standInPerRun(builds: Record<string, StandInBuild>, o: { cwd: st
     makeEnv,
   };
   return { deps, out, err, runs };
+}
+
+/** "1.9.7" from a stand-in build path such as /stand-in/nomad-1.9.7 (the stand-in agent reports it after an upgrade). */
+function versionInPath(path: string): string | undefined {
+  return /(\d+\.\d+\.\d+)/.exec(path)?.[1];
 }

@@ -5,6 +5,10 @@ import { MAX_TASK_EVENTS, newAllocation, newEvaluation, newNode, nowNs, nowRfc33
 
 export type Table = 'nodes' | 'jobs' | 'allocs' | 'evals';
 
+/** host-local state dirs of Nomad's bridge network: on disk up to 1.9.3, on tmpfs since 1.9.4 (GH-24650). */
+export const CNI_OLD_DIR = '/var/lib/cni/networks/nomad';
+export const CNI_NEW_DIR = '/var/run/cni/nomad';
+
 /** The in-memory cluster behind the stand-in's HTTP API. */
 export class Cluster {
   /** the raft index: bumped by every commit */
@@ -18,7 +22,10 @@ export class Cluster {
   agentUp = true;
   /** journal lines of the client agent since its last start */
   journal: string[] = [];
-  private readonly ipam = new Set<string>();
+  /** host-local state on the client: directory -> (file name -> content), as the CNI listing shows it */
+  readonly cni = new Map<string, Map<string, string>>();
+  /** the host-local dataDir/network the running client build uses (the tmpfs one since 1.9.4, GH-24650) */
+  cniDir: string = CNI_NEW_DIR;
   private waiters: (() => void)[] = [];
   private readonly timers = new Set<NodeJS.Timeout>();
   private pid = 612;
@@ -114,20 +121,27 @@ export class Cluster {
     if (this.agentUp) this.log('INFO', 'client.alloc_runner.task_runner', 'Task event', { alloc_id: a.ID, task, type: ev.Type, msg: ev.DisplayMessage ?? '', failed: ev.FailsTask ?? false });
   }
 
-  /** Lowest free address of the bridge subnet 172.26.64.0/20 (host-local IPAM order). */
-  allocateAddress(): string {
+  /**
+   * Lowest address of the bridge subnet 172.26.64.0/20 with no reservation file in the client's current state dir
+   * (host-local IPAM order), reserved for `owner` as host-local writes it: `<id>\r\neth0`, no trailing newline.
+   */
+  allocateAddress(owner = ''): string {
+    const dir = this.cni.get(this.cniDir) ?? new Map<string, string>();
+    this.cni.set(this.cniDir, dir);
     for (let i = 2; ; i++) {
       const ip = `172.26.${64 + Math.floor(i / 256)}.${i % 256}`;
-      if (!this.ipam.has(ip)) {
-        this.ipam.add(ip);
+      if (!dir.has(ip)) {
+        dir.set(ip, `${owner}\r\neth0`);
+        dir.set('last_reserved_ip.0', ip);
+        dir.set('lock', '');
         return ip;
       }
     }
   }
 
-  /** The IPAM state was on tmpfs and the host rebooted: everything is free again. */
+  /** The host rebooted: /var/run is tmpfs, so the state there is gone (the pre-1.9.4 dir on disk stays). */
   resetIpam(): void {
-    this.ipam.clear();
+    this.cni.delete(CNI_NEW_DIR);
   }
 
   /** Create an evaluation at a new index. */
@@ -141,12 +155,13 @@ export class Cluster {
     return ev;
   }
 
-  /** Place `count` allocs per group on the client node and run them: pending, set up, running. */
-  placeAllocs(job: ApiJob, evalId: string, previous: ApiAllocation[] = []): ApiAllocation[] {
+  /** Place `count` allocs per group on the client node and run them: pending, set up, running. Names in `keep` are already live (a scale-up). */
+  placeAllocs(job: ApiJob, evalId: string, previous: ApiAllocation[] = [], keep: ReadonlySet<string> = new Set()): ApiAllocation[] {
     const placed: ApiAllocation[] = [];
     this.commit(['allocs', 'jobs'], (idx) => {
       for (const g of job.TaskGroups ?? []) {
         for (let i = 0; i < g.Count; i++) {
+          if (keep.has(`${job.ID}.${g.Name}[${i}]`)) continue;
           const ports = (g.Networks?.[0]?.DynamicPorts ?? []).map((p) => ({ label: p.Label, value: this.hostPort(), to: p.To }));
           const a = newAllocation({ id: uuid(), evalId, job, group: g.Name, index: i, node: this.node, index0: idx, ports });
           const prev = previous.find((p) => p.TaskGroup === g.Name && p.Name === a.Name);
@@ -170,7 +185,7 @@ export class Cluster {
   private runFresh(id: string): void {
     this.later(1, () =>
       this.updateAlloc(id, (a) => {
-        a.NetworkStatus = { InterfaceName: 'eth0', Address: this.allocateAddress(), AddressIPv6: '', DNS: null };
+        a.NetworkStatus = { InterfaceName: 'eth0', Address: this.allocateAddress(a.ID), AddressIPv6: '', DNS: null };
         for (const t of Object.keys(a.TaskStates ?? {})) {
           this.appendEvent(a, t, taskEvent('Received', 'Task received by client'));
           this.appendEvent(a, t, taskEvent('Task Setup', 'Building Task Directory', { Message: 'Building Task Directory' }));

@@ -4,7 +4,8 @@
 // timelines for what happens when the client host reboots. Tests that use it must say so.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Cluster } from './cluster.js';
+import { CNI_OLD_DIR, Cluster } from './cluster.js';
+import { OLD_STATE_TIMELINES, clientRestart } from './upgrade.js';
 import { parseJobHcl } from './job-parse.js';
 import { registerJob } from './jobs.js';
 import { readJson, route, type Reply } from './routes.js';
@@ -38,6 +39,8 @@ export interface FakeNomad {
   clientDown(): void;
   /** the host booted again and the Nomad client agent started: apply the timeline */
   clientUp(): void;
+  /** the client agent restarted without a reboot or drain (e.g. an in-place upgrade to `version`): apply the upgrade timelines */
+  clientRestart(version?: string): void;
   /** the client agent's journal lines since its last start (journalctl + hclog format) */
   clientLog(): string[];
   requests: FakeRequest[];
@@ -51,6 +54,7 @@ const OTHER_HCL = `job "${OTHER_JOB}" {\n  group "other" {\n    network {\n     
 /** Start the stand-in on 127.0.0.1 with an ephemeral port. */
 export async function startFakeNomad({ timeline, clientNodeName, token, nomadVersion = '1.9.7', stepMs = 100 }: FakeNomadOptions): Promise<FakeNomad> {
   const cluster = new Cluster(clientNodeName, nomadVersion, stepMs);
+  if (OLD_STATE_TIMELINES.includes(timeline)) cluster.cniDir = CNI_OLD_DIR;
   const requests: FakeRequest[] = [];
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
@@ -82,6 +86,7 @@ export async function startFakeNomad({ timeline, clientNodeName, token, nomadVer
     addr: `http://127.0.0.1:${port}`,
     clientDown: () => clientDown(cluster, timeline),
     clientUp: () => clientUp(cluster, timeline),
+    clientRestart: (version?: string) => clientRestart(cluster, timeline, version),
     clientLog: () => [...cluster.journal],
     requests,
     cluster,

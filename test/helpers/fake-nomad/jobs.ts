@@ -15,9 +15,14 @@ export function registerJob(c: Cluster, submitted: ApiJob): ApiJobRegisterRespon
   });
   const ev = c.createEval(job, 'job-register', 'pending');
   c.later(0.5, () => {
-    // Note: a re-registration keeps the running allocs (the stand-in does no job updates)
-    const live = [...c.allocs.values()].some((a) => a.JobID === job.ID && a.DesiredStatus === 'run');
+    // Note: a re-registration keeps the running allocs (the stand-in does no other job updates)
+    const liveAllocs = [...c.allocs.values()].filter((a) => a.JobID === job.ID && a.DesiredStatus === 'run');
+    const live = liveAllocs.length > 0;
     if (!live && c.node.Status === 'ready') c.placeAllocs(job, ev.ID);
+    // a scale-up: place the missing indexes, keep the running allocs (their names are job.group[index])
+    const names = new Set(liveAllocs.map((a) => a.Name));
+    const missing = (job.TaskGroups ?? []).some((g) => Array.from({ length: g.Count }, (_, i) => `${job.ID}.${g.Name}[${i}]`).some((n) => !names.has(n)));
+    if (live && missing && c.node.Status === 'ready') c.placeAllocs(job, ev.ID, [], names);
     const blocked = !live && c.node.Status !== 'ready';
     c.commit(['evals'], (idx) => {
       Object.assign(ev, { Status: 'complete', ModifyIndex: idx });

@@ -4,7 +4,7 @@ import type { ApiAllocation } from '../../../lib/nomad/api-types.js';
 import type { Cluster } from './cluster.js';
 import { taskEvent } from './payloads.js';
 
-export type Timeline = 'restored' | 'duplicate-ip' | 'replaced' | 'shared-ip' | 'never-ready';
+export type Timeline = 'restored' | 'duplicate-ip' | 'replaced' | 'shared-ip' | 'never-ready' | 'upgrade-collide' | 'upgrade-migrated';
 
 /** Job name of the second live alloc in the shared-ip timeline. */
 export const OTHER_JOB = 'other';
@@ -73,7 +73,7 @@ export function clientUp(c: Cluster, timeline: Timeline): void {
       if (timeline === 'duplicate-ip') failSetup(c, a);
       else {
         const keepStale = timeline === 'shared-ip' && a.JobID === OTHER_JOB; // reports the address it had before
-        if (!keepStale) c.updateAlloc(a.ID, (x) => (x.NetworkStatus = { InterfaceName: 'eth0', Address: c.allocateAddress(), AddressIPv6: '', DNS: null }));
+        if (!keepStale) c.updateAlloc(a.ID, (x) => (x.NetworkStatus = { InterfaceName: 'eth0', Address: c.allocateAddress(a.ID), AddressIPv6: '', DNS: null }));
         c.startTasks(a.ID);
       }
     }

@@ -1,0 +1,131 @@
+// upgrade-in-place: the GH-25093 collision. Start the cluster on build A, run 3 bridge allocs, swap the client's
+// binary to build B and restart its agent WITHOUT draining, then scale to 6 allocs and check that no two share an
+// address, that host-local state agrees with the live allocs, and that the state moved to tmpfs (1.9.7's migration).
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import type { AllocSnap } from '../lib/checks/types.js';
+import { UPGRADE_CHECKS, upgradeChecks, reservationsOf } from '../lib/checks/upgrade.js';
+import { readCniState } from '../lib/cluster/evidence.js';
+import { renderCniListing } from '../lib/cluster/parse-cni-listing.js';
+import { HarnessError } from '../lib/errors.js';
+import { readAgentLog } from '../lib/lab/observe.js';
+import type { Lab } from '../lib/lab/types.js';
+import type { Nomad } from '../lib/nomad/client.js';
+import { toAllocSnap, toNodeSnap } from '../lib/nomad/parse.js';
+import { blockingProbe, describeAlloc, waitForLeader, waitForNodeReady } from '../lib/nomad/wait.js';
+import type { Deadline } from '../lib/run/deadline.js';
+import { defineScenario } from '../lib/run/scenario.js';
+import { waitFor } from '../lib/run/wait.js';
+
+const JOB_FILE = fileURLToPath(new URL('../jobs/bridge-exec-http-multi.nomad.hcl', import.meta.url));
+/** Allocs running on build A, and after the scale-up on build B (the new ones are where collisions show). */
+const COUNT_BEFORE = 3;
+const COUNT_AFTER = 6;
+const LIVE = new Set(['running', 'pending']);
+
+/** Wait until the job has `n` running allocs; a failed one (reschedule attempts = 0) means it never will. */
+function waitForRunning(nomad: Nomad, jobId: string, n: number, d: Deadline): Promise<number> {
+  return waitFor(`${n} running allocs of job "${jobId}"`, blockingProbe((q) => nomad.jobAllocations(jobId, q), (allocs) => {
+    const live = allocs.filter((a) => a.DesiredStatus === 'run');
+    const running = live.filter((a) => a.ClientStatus === 'running').length;
+    const failed = live.find((a) => a.ClientStatus === 'failed' || a.ClientStatus === 'lost');
+    if (running >= n) return { done: true, value: running };
+    return { done: false, reason: `${running}/${n} running${failed ? `; ${describeAlloc(failed)}` : ''}`, terminal: !!failed };
+  }), { deadline: d, intervals: [50] });
+}
+
+/** Wait until the node registered again after `since` (its index and wall clock at the restart or reboot) and is ready with exec. */
+function waitForNodeBack(nomad: Nomad, nodeId: string, since: { index: number; atMs: number }, d: Deadline): Promise<unknown> {
+  return waitFor(`node ${nodeId.slice(0, 8)} to register again and be ready`, blockingProbe((q) => nomad.node(nodeId, q), (n) => {
+    const again = n.ModifyIndex > since.index && n.StatusUpdatedAt >= Math.floor(since.atMs / 1000);
+    const exec = n.Drivers?.['exec'];
+    if (again && n.Status === 'ready' && exec?.Detected && exec.Healthy) return { done: true, value: n };
+    return { done: false, reason: `status=${n.Status}, status updated at ${n.StatusUpdatedAt}${again ? '' : ' (not re-registered yet)'}` };
+  }), { deadline: d, intervals: [50] });
+}
+
+async function nodeAllocs(nomad: Nomad, nodeId: string, d: Deadline): Promise<AllocSnap[]> {
+  return (await nomad.nodeAllocations(nodeId, { signal: d.signal })).body.map(toAllocSnap).filter((a) => LIVE.has(a.clientStatus) && a.desiredStatus === 'run');
+}
+
+async function registerWithCount(nomad: Nomad, count: number, d: Deadline): Promise<string> {
+  const hcl = await readFile(JOB_FILE, 'utf8');
+  const job = await nomad.parseJob(hcl, { signal: d.signal, variables: `count = ${count}\n` });
+  await nomad.registerJob(job, hcl, { signal: d.signal });
+  return job.ID;
+}
+
+const addresses = (allocs: AllocSnap[]): string => allocs.map((a) => `${a.id.slice(0, 8)}=${a.address ?? '?'}`).join(' ');
+
+export default defineScenario({
+  name: 'upgrade-in-place',
+  summary: 'upgrading a client in place (no drain) keeps bridge alloc IPs unique and migrates host-local state (GH-25093)',
+  needsNomad: true,
+  checks: UPGRADE_CHECKS,
+  validate(config) {
+    if (config.upgrade.mode === 'restart-only' || config.upgradeTo) return [];
+    return [{ field: '--upgrade-to', value: undefined, message: 'is required by scenario upgrade-in-place (the build the client is upgraded to)', fix: 'pass --upgrade-to ./nomad-1.9.7, set NOMAD_UPGRADE_TO or upgrade_to in harness.yaml; or --upgrade-mode restart-only for the control case' }];
+  },
+  async run(ctx, env) {
+    const { mode } = env.config.upgrade;
+    const target = mode === 'restart-only' ? env.config.nomadBinary : env.config.upgradeTo;
+    if (!target) return UPGRADE_CHECKS.map((c) => ({ id: c.id, title: c.title, status: 'skipped' as const, message: 'no build to upgrade to (--upgrade-to / NOMAD_UPGRADE_TO)', evidence: [] }));
+    if (!env.upgradeNomad) throw new HarnessError('this environment cannot upgrade Nomad in place (ScenarioEnv.upgradeNomad is missing)');
+    const upgrade = env.upgradeNomad.bind(env);
+    ctx.fact('upgrade.mode', mode);
+    ctx.fact('upgrade.to', target);
+
+    const lab: Lab = await ctx.step('bring up the server and client VMs', (d) => env.upLab(ctx, d), { timeoutMs: 20 * 60_000 });
+    const { nomadVersion } = await ctx.step('install Nomad (build A) and start the agents', (d) => env.provisionNomad(ctx, lab, d), { timeoutMs: 10 * 60_000 });
+    ctx.fact('nomad.version.before', nomadVersion);
+    const nomad = await ctx.step('connect to the Nomad API through the server VM', (d) => env.connectNomad(ctx, lab, d));
+    const node = await ctx.step('wait for a leader and the client node ready with exec healthy', async (d) => {
+      await waitForLeader(nomad, { deadline: d });
+      return toNodeSnap(await waitForNodeReady(nomad, { nodeName: 'client', driver: 'exec' }, { deadline: d }));
+    }, { timeoutMs: 5 * 60_000 });
+
+    const jobId = await ctx.step(`run the bridge job with ${COUNT_BEFORE} allocs`, async (d) => {
+      const id = await registerWithCount(nomad, COUNT_BEFORE, d);
+      await waitForRunning(nomad, id, COUNT_BEFORE, d);
+      return id;
+    }, { timeoutMs: 5 * 60_000 });
+    const client = lab.machines['client']!;
+    const before = await ctx.step('record alloc addresses and host-local state before the upgrade', async (d) => {
+      const allocs = await nodeAllocs(nomad, node.id, d);
+      const cni = await readCniState(client, { deadline: d });
+      ctx.artifact('allocs-before.json', JSON.stringify(allocs, null, 2));
+      ctx.artifact('cni-state-before.txt', renderCniListing(cni));
+      return { allocs, cni };
+    });
+    ctx.fact('allocs.before', addresses(before.allocs));
+
+    const restartOf = async (what: string, act: (d: Deadline) => Promise<unknown>) => {
+      const since = { index: (await nomad.node(node.id)).body.ModifyIndex, atMs: Date.now() };
+      await ctx.step(what, act, { timeoutMs: 10 * 60_000 });
+      await ctx.step('wait for the client node to register again and be ready', (d) => waitForNodeBack(nomad, node.id, since, d), { timeoutMs: 5 * 60_000 });
+    };
+    await restartOf(mode === 'restart-only' ? 'restart the client agent on the same build (no drain)' : 'swap the client to build B and restart its agent (no drain)', async (d) => {
+      const r = await upgrade(ctx, lab, 'client', target, d);
+      ctx.fact('nomad.version.after', r.nomadVersion);
+    });
+    if (mode === 'upgrade-then-reboot') await restartOf(`reboot the client (${env.config.reboot.kind})`, (d) => lab.reboot('client', env.config.reboot.kind, { deadline: d }));
+    await ctx.step(`wait for the ${COUNT_BEFORE} allocs to run again`, (d) => waitForRunning(nomad, jobId, COUNT_BEFORE, d), { timeoutMs: 5 * 60_000 });
+
+    await ctx.step(`scale the job to ${COUNT_AFTER} allocs`, async (d) => {
+      await registerWithCount(nomad, COUNT_AFTER, d);
+      await waitForRunning(nomad, jobId, COUNT_AFTER, d);
+    }, { timeoutMs: 5 * 60_000 });
+    const after = await ctx.step('record alloc addresses, host-local state and the client log after the scale-up', async (d) => {
+      const allocs = await nodeAllocs(nomad, node.id, d);
+      const cni = await readCniState(client, { deadline: d });
+      const log = await readAgentLog(client, d);
+      ctx.artifact('allocs-after.json', JSON.stringify(allocs, null, 2));
+      ctx.artifact('cni-state-after.txt', renderCniListing(cni));
+      ctx.artifact('client-nomad-journal.log', log.join('\n'));
+      return { allocs, cni, log };
+    });
+    ctx.fact('allocs.after', addresses(after.allocs));
+    for (const l of after.cni) ctx.fact(`cni.reservations.after:${l.dir}`, l.exists ? [...reservationsOf(l).keys()].sort().join(' ') || '(none)' : '(missing)');
+    return upgradeChecks({ mode, before: before.allocs, after: after.allocs, cniAfter: after.cni, clientLog: after.log });
+  },
+});

@@ -1,0 +1,74 @@
+// upgrade-in-place through the real CLI code path against STAND-INS: the Nomad API stand-in on the upgrade timelines
+// (1.9.4-1.9.6 collision, 1.9.7 migration) and a stand-in lab whose CNI listing follows the stand-in's host-local state.
+import t, { type Test } from 'tap';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { XMLParser } from 'fast-xml-parser';
+import { main } from '../../lib/cli/main.js';
+import { standIn } from '../helpers/stand-in-env.js';
+import type { Timeline } from '../helpers/fake-nomad/index.js';
+
+const schemaPath = ['/work/shared/schemas/junit-10.xsd', join(process.cwd(), '../shared/schemas/junit-10.xsd')].find((p) => { try { readFileSync(p); return true; } catch { return false; } });
+const hasXmllint = (() => { try { execFileSync('xmllint', ['--version'], { stdio: 'ignore' }); return true; } catch { return false; } })();
+
+async function run(t: Test, timeline: Timeline, flags: string[]) {
+  const dir = t.testdir({});
+  const s = await standIn(timeline, { cwd: dir });
+  t.teardown(() => s.nomad.close());
+  const code = await main(['run', 'upgrade-in-place', '--nomad-binary', '/stand-in/nomad-1.9.3', '--reports-dir', join(dir, 'reports'), '--junit', join(dir, 'junit.xml'), '--report-json', join(dir, 'summary.json'), '--netns', '', ...flags], s.deps);
+  if (code === 2) return { code, s, dir, check: () => undefined, junit: '', summary: undefined };
+  const junit = readFileSync(join(dir, 'junit.xml'), 'utf8');
+  if (hasXmllint && schemaPath) {
+    try {
+      execFileSync('xmllint', ['--noout', '--schema', schemaPath, join(dir, 'junit.xml')], { stdio: 'pipe' });
+    } catch (e) {
+      t.fail(`JUnit does not validate: ${String((e as { stderr?: Buffer }).stderr)}`);
+    }
+  } else t.comment('xmllint or junit-10.xsd missing: schema validation not run');
+  const cases = [new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(junit).testsuites.testsuite.testcase].flat() as Record<string, unknown>[];
+  const check = (id: string) => cases.find((c) => String(c['name']).endsWith(`(${id})`));
+  return { code, s, dir, check, junit, summary: JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) };
+}
+
+t.test('"upgrade-collide" (1.9.3 -> 1.9.5): new allocs get addresses running allocs hold; every check fails with samples, exit 1', async (t) => {
+  const r = await run(t, 'upgrade-collide', ['--upgrade-to', '/stand-in/nomad-1.9.5']);
+  t.equal(r.code, 1);
+  t.match(JSON.stringify(r.check('unique-ips')?.['failure']), /172\.26\.64\.2 is held by \w+ \(from before the upgrade\) and \w+ \(placed after\)/);
+  t.match(JSON.stringify(r.check('state-agrees')?.['failure']), /host-local state in \/var\/run\/cni\/nomad disagrees.*no \/var\/run\/cni\/nomad\/172\.26\.64\.\d|names/);
+  t.match(JSON.stringify(r.check('state-migrated')?.['failure']), /\/var\/lib\/cni\/networks\/nomad still exists \(3 reservation/);
+  t.equal(r.s.nomad.cluster.node.Attributes?.['nomad.version'], '1.9.5', 'the stand-in client runs build B');
+  t.ok(r.s.lab.commands['client']!.some((c) => c.includes('base64 -w0')), 'the CNI state was listed on the client');
+  t.match(r.junit, /allocs\.before/, 'addresses before the upgrade are properties');
+  t.ok(r.s.lab.destroyed);
+});
+
+t.test('"upgrade-migrated" (1.9.3 -> 1.9.7): unique addresses, state agrees, migration logged, exit 0', async (t) => {
+  const r = await run(t, 'upgrade-migrated', ['--upgrade-to', '/stand-in/nomad-1.9.7']);
+  t.equal(r.code, 0, `exit 0 (${r.s.err.join('').split('\n').filter((l) => /FAIL|ERROR/.test(l)).join(' | ')})`);
+  for (const id of ['unique-ips', 'state-agrees', 'state-migrated']) t.notOk(r.check(id)?.['failure'] ?? r.check(id)?.['skipped'], `${id} passed`);
+  t.match(JSON.stringify(r.check('state-migrated')), /migrated CNI state: src=\/var\/lib\/cni\/networks\/nomad dest=\/var\/run\/cni\/nomad/);
+  t.match(r.summary.runs[0].properties['cni.reservations.after:/var/run/cni/nomad'], /^(172\.26\.64\.\d+ ?){6}$/, 'six reservations in the tmpfs dir');
+  t.equal(r.summary.runs[0].properties['cni.reservations.after:/var/lib/cni/networks/nomad'], '(missing)');
+});
+
+t.test('upgrade-then-reboot on 1.9.7: the reboot after the migration keeps everything consistent, exit 0', async (t) => {
+  const r = await run(t, 'upgrade-migrated', ['--upgrade-to', '/stand-in/nomad-1.9.7', '--upgrade-mode', 'upgrade-then-reboot']);
+  t.equal(r.code, 0);
+  t.ok(r.summary.runs[0].steps.some((s: { name: string }) => /reboot the client/.test(s.name)), 'the client was rebooted');
+});
+
+t.test('restart-only (same build, control case): no --upgrade-to needed, state-migrated skipped, exit 0', async (t) => {
+  const r = await run(t, 'restored', ['--upgrade-mode', 'restart-only']);
+  t.equal(r.code, 0);
+  t.ok(r.check('state-migrated')?.['skipped'], 'nothing to migrate');
+  t.notOk(r.check('unique-ips')?.['failure']);
+  t.notOk(r.check('state-agrees')?.['failure']);
+});
+
+t.test('without --upgrade-to: a configuration error before anything is created, exit 2', async (t) => {
+  const r = await run(t, 'upgrade-collide', []);
+  t.equal(r.code, 2);
+  t.match(r.s.err.join(''), /--upgrade-to: is required by scenario upgrade-in-place/);
+  t.same(r.s.lab.commands['client'], [], 'no command reached the lab');
+});

@@ -1,0 +1,84 @@
+// upgrade-in-place checks on samples: the real v1.9.7 capture (alloc, its host-local reservation file, the real
+// "migrated CNI state" log line), and the GH-25093 collision built from it (a second alloc handed the same address).
+import t from 'tap';
+import { readFileSync } from 'node:fs';
+import type { ApiAllocation } from '../../lib/nomad/api-types.js';
+import { toAllocSnap } from '../../lib/nomad/parse.js';
+import type { AllocSnap, CniStateListing } from '../../lib/checks/types.js';
+import { NEW_CNI_DIR, OLD_CNI_DIR, checkStateAgrees, checkStateMigrated, checkUpgradeUniqueIps, reservationsOf, upgradeChecks, type UpgradeEvidence } from '../../lib/checks/upgrade.js';
+
+const REAL = new URL('../fixtures/nomad/real-1.9.7/', import.meta.url);
+const real = (p: string) => readFileSync(new URL(p, REAL));
+const alloc = toAllocSnap(JSON.parse(real('reboot-sim/initial/allocation.json').toString('utf8')) as ApiAllocation);
+const stateDir = 'reboot-sim/initial/host-state/var-run-cni-nomad/';
+const realFiles = Object.fromEntries(['172.26.64.2', 'last_reserved_ip.0', 'lock'].map((f) => [f, real(stateDir + f).toString('utf8')]));
+const migratedLine = real('reboot-sim-stale-migration/client-log-excerpt.txt').toString('utf8').split('\n').find((l) => l.includes('migrated CNI state'))!;
+
+const other = (id: string, address: string): AllocSnap => ({ ...alloc, id, name: `bridge-exec-http.web[${id.slice(0, 1)}]`, address });
+const dir = (d: string, files?: Record<string, string>): CniStateListing => (files ? { dir: d, exists: true, files } : { dir: d, exists: false, files: {} });
+const res = (id: string) => `${id}\r\neth0`;
+const B = 'bbbbbbbb-0000-4000-8000-000000000002';
+
+t.test('the real v1.9.7 reservation file names the real alloc', async (t) => {
+  t.equal(alloc.address, '172.26.64.2');
+  t.same([...reservationsOf(dir(NEW_CNI_DIR, realFiles))], [['172.26.64.2', alloc.id]], 'lock and last_reserved_ip.0 are not reservations; CRLF + ifname stripped');
+});
+
+// 1.9.7 after the upgrade: old dir gone, the alloc from before and a new one each with their own reservation.
+const migrated: UpgradeEvidence = {
+  mode: 'upgrade', before: [alloc], after: [alloc, other(B, '172.26.64.3')],
+  cniAfter: [dir(OLD_CNI_DIR), dir(NEW_CNI_DIR, { ...realFiles, '172.26.64.3': res(B), 'last_reserved_ip.0': '172.26.64.3' })],
+  clientLog: [migratedLine],
+};
+
+t.test('migrated sample: every check passes', async (t) => {
+  const r = upgradeChecks(migrated);
+  t.same(r.map((x) => [x.id, x.status]), [['unique-ips', 'passed'], ['state-agrees', 'passed'], ['state-migrated', 'passed']]);
+  t.match(r[2]!.message, /client logged the migration: .*migrated CNI state: src=\/var\/lib\/cni\/networks\/nomad dest=\/var\/run\/cni\/nomad/);
+  const noLog = checkStateMigrated({ ...migrated, clientLog: [] });
+  t.equal(noLog.status, 'passed', 'without the log line: the dirs alone show the migration');
+  t.match(noLog.message, /is gone and \/var\/run\/cni\/nomad holds the reservations of the 1 allocs/);
+});
+
+// 1.9.4-1.9.6 after the upgrade: the old dir still has the running alloc, the empty tmpfs dir handed its address out again.
+const collide: UpgradeEvidence = {
+  mode: 'upgrade', before: [alloc], after: [alloc, other(B, '172.26.64.2')],
+  cniAfter: [dir(OLD_CNI_DIR, realFiles), dir(NEW_CNI_DIR, { '172.26.64.2': res(B), 'last_reserved_ip.0': '172.26.64.2', lock: '' })],
+  clientLog: ['2025-03-01T10:00:00.000Z [INFO]  agent: Nomad agent started!'],
+};
+
+t.test('colliding sample: every check fails, naming the address and both allocs', async (t) => {
+  const u = checkUpgradeUniqueIps(collide);
+  t.equal(u.status, 'failed');
+  t.match(u.message, `172.26.64.2 is held by ${alloc.id.slice(0, 8)} (from before the upgrade) and bbbbbbbb (placed after)`);
+  const s = checkStateAgrees(collide);
+  t.equal(s.status, 'failed');
+  t.match(s.message, `alloc ${alloc.id.slice(0, 8)} at 172.26.64.2: ${NEW_CNI_DIR}/172.26.64.2 names bbbbbbbb`);
+  t.match(s.evidence.join('\n'), `${OLD_CNI_DIR}: 1 reservation(s) 172.26.64.2=${alloc.id.slice(0, 8)}`, 'both dirs shown');
+  const m = checkStateMigrated(collide);
+  t.equal(m.status, 'failed');
+  t.match(m.message, `${OLD_CNI_DIR} still exists (1 reservation(s)) and the client logged no "migrated CNI state"`);
+  t.match(m.evidence.join('\n'), `alloc ${alloc.id.slice(0, 8)} at 172.26.64.2 has no reservation in ${NEW_CNI_DIR}`);
+});
+
+t.test('a failed migration is quoted; a stale reservation and a missing one fail state-agrees', async (t) => {
+  const line = '2025-03-01T10:00:00.000Z [ERROR] client: failed to migrate existing CNI state: error="open /var/run/cni/nomad/lock: file exists" src=/var/lib/cni/networks/nomad dest=/var/run/cni/nomad';
+  const m = checkStateMigrated({ ...migrated, clientLog: [line, migratedLine] });
+  t.equal(m.status, 'failed');
+  t.match(m.message, /could not migrate its CNI state: .*failed to migrate existing CNI state: error="open \/var\/run\/cni\/nomad\/lock: file exists"/);
+  const stale = checkStateAgrees({ ...migrated, cniAfter: [dir(NEW_CNI_DIR, { ...migrated.cniAfter[1]!.files, '172.26.64.9': res('cccccccc-dead') })] });
+  t.equal(stale.status, 'failed');
+  t.match(stale.message, `${NEW_CNI_DIR}/172.26.64.9 names cccccccc, not a live alloc`);
+  const missing = checkStateAgrees({ ...migrated, cniAfter: [dir(NEW_CNI_DIR, realFiles)] });
+  t.match(missing, { status: 'failed', message: `no ${NEW_CNI_DIR}/172.26.64.3` });
+  const gone = checkStateMigrated({ ...migrated, clientLog: [], cniAfter: [dir(OLD_CNI_DIR), dir(NEW_CNI_DIR, { '172.26.64.3': res(B) })] });
+  t.match(gone, { status: 'failed', message: /is gone but \/var\/run\/cni\/nomad lacks allocs that ran before the upgrade/ });
+});
+
+t.test('skips: restart-only has nothing to migrate; no listing; no addresses', async (t) => {
+  t.match(checkStateMigrated({ ...collide, mode: 'restart-only' }), { status: 'skipped', message: /restart-only/ });
+  t.match(checkStateAgrees({ ...migrated, cniAfter: [] }), { status: 'skipped' });
+  t.match(checkUpgradeUniqueIps({ ...migrated, after: [{ ...alloc, address: undefined }] }), { status: 'skipped' });
+  t.match(checkStateAgrees({ ...migrated, cniAfter: [dir(OLD_CNI_DIR), dir(NEW_CNI_DIR)] }), { status: 'failed', message: /no host-local state dir holds a reservation/ });
+  t.equal(checkStateMigrated({ ...migrated, mode: 'upgrade-then-reboot' }).status, 'passed', 'upgrade-then-reboot is judged like upgrade');
+});
