@@ -12,7 +12,7 @@ import type { RunRecord } from '../report/model.js';
 import { renderConsoleSummary } from '../report/console.js';
 import { renderJsonSummary } from '../report/json.js';
 import { exitCodeOf } from '../report/outcome.js';
-import { redactRuns, writeReports } from '../report/write.js';
+import { redactRuns, writeHtmlReports, writeReports } from '../report/write.js';
 import { compareRuns, comparisonJson, comparisonSuiteNames, renderComparison } from '../report/compare.js';
 import type { ParsedArgs } from './args.js';
 import { newRunId, type CliDeps } from './main.js';
@@ -67,9 +67,10 @@ export async function compareCommand(args: ParsedArgs, config: HarnessConfig, de
   }
   const code = records.some((r) => r.interrupted) || !after ? (records.length ? EXIT.INTERRUPTED : EXIT.INFRA) : exitCodeOf([after]);
   await writeReports(records, { junitPath, secrets });
+  const htmlPaths = await writeHtmlReports(records, { dir: config.reports.dir, secrets });
   const json = await writeJsonWith(records, jsonPath, secrets, { ...extra, outcome: after?.outcome ?? 'error', exitCode: code });
   if (config.output.json) deps.out(redact(json, secrets));
-  else deps.out(redact(renderConsoleSummary(records, { color: deps.isTTY && !deps.env['NO_COLOR'] && !deps.env['CI'] }) + (table ? `\n${table}` : ''), secrets) + `\nreports: ${junitPath} ${jsonPath}\n`);
+  else deps.out(redact(renderConsoleSummary(records, { color: deps.isTTY && !deps.env['NO_COLOR'] && !deps.env['CI'] }) + (table ? `\n${table}` : ''), secrets) + `\nreports: ${[junitPath, jsonPath, ...htmlPaths].join(' ')}\n`);
   return code;
 }
 

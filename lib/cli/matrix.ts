@@ -12,7 +12,7 @@ import { redact, redactKnown } from '../log/redact.js';
 import { watchSignals } from '../run/signals.js';
 import { renderConsoleSummary } from '../report/console.js';
 import { exitCodeOf } from '../report/outcome.js';
-import { redactRuns } from '../report/write.js';
+import { redactRuns, writeHtmlReports } from '../report/write.js';
 import { cellConfig, cellCostMb, expandCells, parseShard, planProblems, shard } from '../matrix/expand.js';
 import { renderMatrixJUnit } from '../matrix/junit.js';
 import { runMatrix, type PlannedCell } from '../matrix/run.js';
@@ -83,10 +83,11 @@ export async function matrixCommand(args: ParsedArgs, config: HarnessConfig, dep
     cells: results.map((r) => ({ name: r.cellName, runIds: r.attempts.map((a) => a.runId), outcomes: r.attempts.map((a) => a.outcome), retried: r.attempts.length > 1, outcome: r.attempts.at(-1)?.outcome ?? 'not run' })),
   };
   const json = await writeJsonWith(finals, jsonPath, secrets, { matrix, exitCode: code });
+  const htmlPaths = await writeHtmlReports(results.flatMap((r) => r.attempts), { dir: config.reports.dir, secrets });
   const retried = results.filter((r) => r.attempts.length > 1).map((r) => `retried after an infrastructure error: ${r.cellName} (${r.attempts.map((a) => `${a.runId} ${a.outcome}`).join(' -> ')})\n`);
   const notRun = results.filter((r) => r.attempts.length === 0).map((r) => `not run (interrupted): ${r.cellName}\n`);
   if (config.output.json) deps.out(redact(json, secrets));
-  else deps.out(redact(`${cells.length ? renderConsoleSummary(finals, { color: deps.isTTY && !deps.env['NO_COLOR'] && !deps.env['CI'] }) : `shard ${shardLabel} has no cells (the matrix has ${matrix.cellsInMatrix})\n`}${retried.join('')}${notRun.join('')}\nreports: ${junitPath} ${jsonPath}\n`, secrets));
+  else deps.out(redact(`${cells.length ? renderConsoleSummary(finals, { color: deps.isTTY && !deps.env['NO_COLOR'] && !deps.env['CI'] }) : `shard ${shardLabel} has no cells (the matrix has ${matrix.cellsInMatrix})\n`}${retried.join('')}${notRun.join('')}\nreports: ${[junitPath, jsonPath, ...htmlPaths].join(' ')}\n`, secrets));
   return code;
 }
 

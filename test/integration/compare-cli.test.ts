@@ -1,7 +1,7 @@
 // `compare` through the real CLI code path against STAND-INS: every run gets a fresh Nomad API stand-in (real-shaped
 // payloads, scripted timeline per build) and a stand-in lab. No VMs and no Nomad here; real builds run in test/e2e.
 import t, { type Test } from 'tap';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { XMLParser } from 'fast-xml-parser';
@@ -57,6 +57,7 @@ t.test('1.9.3 -> 1.9.4: the fix flips no-duplicate-ip; the after build passes, e
   const out = r.s.out.join('');
   t.match(out, /no-duplicate-ip\)\s+failed\s+passed\s+FLIPPED/);
   t.match(out, /checks flipped between bridge-exec-reboot@1\.9\.3 and bridge-exec-reboot@1\.9\.4/);
+  for (const run of r.s.runs) t.ok(existsSync(join(r.dir, 'reports', run.runId, 'report.html')), `an HTML page for run ${run.runId}`);
 });
 
 t.test('a regression in the after build fails the compare, exit 1', async (t) => {

@@ -73,6 +73,7 @@ t.test('an infrastructure error is retried once: flakyError in the JUnit, exit f
   t.equal(Number(r.suites()[0]!['errors']), 0);
   t.same(r.summary().matrix.cells[0].outcomes, ['error', 'passed']);
   t.match(r.s.out.join(''), /retried after an infrastructure error: bridge-exec-reboot\/nomad=1\.9\.4/);
+  t.equal((r.s.out.join('').match(/report\.html/g) ?? []).length, 2, 'an HTML page for each attempt');
 });
 
 t.test('an error on the retry too: rerunError, exit 3', async (t) => {
