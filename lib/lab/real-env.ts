@@ -33,7 +33,7 @@ export function createRealEnv(config: HarnessConfig, runId: string, logger: Logg
       const lab = await createVagrantLab({
         spec, vagrantDir, vagrantfile: VAGRANTFILE, logger,
         cleanup: (what, fn) => void ctx.cleanup.defer(what, fn),
-        ssh: { redact: ctx.secrets },
+        ssh: { redact: ctx.secrets, streamOutput: config.output.verbose },
       }).up({ deadline: d });
       ctx.onEvidence('lab: vagrant status, serial consoles', async (dd) => {
         for (const [name, text] of Object.entries(await lab.collectEvidence({ deadline: dd }))) ctx.artifact(name, text);

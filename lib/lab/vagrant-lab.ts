@@ -34,7 +34,7 @@ export interface VagrantLabOptions {
   /** extra Vagrant adapter options (env, lockDir, bin) */
   vagrant?: Partial<Omit<VagrantOptions, 'cwd' | 'run' | 'logger'>>;
   /** extra SSH options (bootIdCommand, connectTimeoutMs, redact) */
-  ssh?: Partial<Pick<SshMachineOptions, 'bootIdCommand' | 'connectTimeoutMs' | 'redact'>>;
+  ssh?: Partial<Pick<SshMachineOptions, 'bootIdCommand' | 'connectTimeoutMs' | 'redact' | 'streamOutput'>>;
 }
 
 /** Prepare a lab from `spec`; `up()` creates the VMs (destroy registered first) and returns the Lab. */

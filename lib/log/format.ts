@@ -2,6 +2,7 @@
 import type { LogEvent, Logger } from './events.js';
 import { formatMs } from '../errors.js';
 import { redact } from './redact.js';
+import { performance } from 'node:perf_hooks';
 
 export interface FormatOptions {
   verbose: boolean;
@@ -43,11 +44,43 @@ export function formatEvent(e: LogEvent, o: FormatOptions): string | undefined {
   }
 }
 
-/** A Logger writing formatted, redacted lines to `write`. */
-export function consoleLogger(write: (line: string) => void, o: FormatOptions): Logger {
+const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+/** How often the spinner line is redrawn on a terminal. */
+const SPIN_MS = 120;
+
+/**
+ * A Logger writing formatted, redacted lines to `write`. On a terminal (`color`) the running step is one live
+ * line with a spinner and its elapsed time, replaced by the step's result line; elsewhere every line is plain.
+ */
+export function consoleLogger(write: (line: string) => void, o: FormatOptions, clockNow: () => number = () => performance.now()): Logger {
+  const spinner = o.color && !o.quiet;
+  let running: { name: string; since: number; frame: number; timer: NodeJS.Timeout } | undefined;
+  const clear = () => running && write('\r\x1b[2K');
+  const draw = () => {
+    if (!running) return;
+    running.frame = (running.frame + 1) % FRAMES.length;
+    write(`\r\x1b[2K${FRAMES[running.frame]} ${running.name} (${formatMs(clockNow() - running.since)})`);
+  };
+  const stop = () => {
+    if (!running) return;
+    clearInterval(running.timer);
+    clear();
+    running = undefined;
+  };
   return (e) => {
     const line = formatEvent(e, o);
-    if (line !== undefined) write(redact(line, o.secrets) + '\n');
+    if (spinner && e.kind === 'step' && e.phase === 'start') {
+      stop();
+      running = { name: redact(e.name, o.secrets), since: clockNow(), frame: 0, timer: setInterval(draw, SPIN_MS) };
+      running.timer.unref();
+      draw();
+      return;
+    }
+    if (spinner && e.kind === 'step' && e.phase === 'end') stop();
+    if (line === undefined) return;
+    clear();
+    write(redact(line, o.secrets) + '\n');
+    draw();
   };
 }
 

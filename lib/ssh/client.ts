@@ -28,6 +28,8 @@ export interface SshMachineOptions {
   /** command printing the boot id; injectable so tests can fake a reboot */
   bootIdCommand?: string;
   readKey?: (path: string) => Promise<Buffer>;
+  /** log every output line of every command (--verbose), not only of commands run with `stream` */
+  streamOutput?: boolean;
 }
 
 /** Send a signal request (sshd kills the session's process group); ssh2's own `signal()` is a no-op once stdin got EOF. */
@@ -121,7 +123,7 @@ export class SshMachine implements Machine {
         };
         signal.addEventListener('abort', onAbort, { once: true });
         const lines = (buf: Buffer) => {
-          if (opts.stream) for (const l of buf.toString('utf8').split('\n')) if (l) this.log(cmd, { output: l });
+          if (opts.stream || this.o.streamOutput) for (const l of buf.toString('utf8').split('\n')) if (l) this.log(cmd, { output: l });
         };
         ch.on('data', (b: Buffer) => (out.push(b), lines(b)));
         ch.stderr.on('data', (b: Buffer) => (errOut.push(b), lines(b)));

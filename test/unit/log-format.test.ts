@@ -1,0 +1,31 @@
+// Console progress: plain lines in CI, a live spinner line on a terminal, nothing with --quiet; always redacted.
+import t from 'tap';
+import { consoleLogger, formatEvent } from '../../lib/log/format.js';
+
+const opts = { verbose: false, quiet: false, color: false, secrets: ['s3cr3t-token'] };
+
+t.test('plain mode: one timestamped line per event, commands only with --verbose, secrets redacted', async (t) => {
+  const out: string[] = [];
+  const log = consoleLogger((s) => void out.push(s), opts);
+  log({ kind: 'step', t: 61_000, phase: 'start', name: 'bring up the VMs' });
+  log({ kind: 'ssh', t: 62_000, machine: 'client', command: 'true' });
+  log({ kind: 'step', t: 65_000, phase: 'end', name: 'bring up the VMs', status: 'passed', durationMs: 4000 });
+  log({ kind: 'warn', t: 66_000, message: 'token s3cr3t-token leaked?' });
+  t.same(out, ['[01:01] … bring up the VMs\n', '[01:05] ok bring up the VMs (4.0s)\n', '[01:06] warning: token [REDACTED] leaked?\n']);
+  t.match(formatEvent({ kind: 'ssh', t: 0, machine: 'client', command: 'true', exitCode: 0, durationMs: 5 }, { ...opts, verbose: true }), /client\$ true -> 0/);
+  t.equal(formatEvent({ kind: 'step', t: 0, phase: 'start', name: 'x' }, { ...opts, quiet: true }), undefined);
+});
+
+t.test('terminal mode: the running step is a spinner line, replaced by its result line', async (t) => {
+  const out: string[] = [];
+  let now = 0;
+  const log = consoleLogger((s) => void out.push(s), { ...opts, color: true }, () => now);
+  log({ kind: 'step', t: 0, phase: 'start', name: 'reboot the client' });
+  t.match(out.join(''), /\r\x1b\[2K⠙ reboot the client \(0ms\)/, 'spinner drawn with the elapsed time');
+  now = 31_000;
+  log({ kind: 'info', t: 31_000, message: 'still waiting' });
+  t.match(out.join(''), /\r\x1b\[2K\[00:31\] still waiting\n\r\x1b\[2K. reboot the client \(31\.0s\)/, 'a log line is printed above the redrawn spinner');
+  log({ kind: 'step', t: 32_000, phase: 'end', name: 'reboot the client', status: 'failed', message: 'timed out' });
+  t.match(out[out.length - 1]!, /FAIL.*reboot the client: timed out\n$/, 'the result line replaces the spinner');
+  t.notMatch(out[out.length - 1]!, /⠋|⠙/);
+});
