@@ -26,7 +26,7 @@ export async function compareCommand(args: ParsedArgs, config: HarnessConfig, de
   const builds = compareInputs(args);
   const scenario = findScenario(args.positionals[0] ?? config.scenario);
   await preflightScenarios([scenario], config, deps.checkBinary);
-  for (const b of SIDES) if (deps.checkBinary) await deps.checkBinary(builds[b]);
+  for (const b of SIDES) if (deps.checkBinary) await deps.checkBinary(builds[b], `--${b}`);
   if (deps.prepareHost) {
     const code = await deps.prepareHost(config, ['compare', ...args.rawArgs], logger);
     if (code !== undefined) return code;

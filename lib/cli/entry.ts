@@ -48,7 +48,7 @@ const deps: CliDeps = {
   isTTY: Boolean(process.stderr.isTTY),
   makeEnv: createRealEnv,
   prepareHost,
-  checkBinary: async (p) => void (await checkNomadBinary(p, '--nomad-binary')),
+  checkBinary: async (p, field = '--nomad-binary') => void (await checkNomadBinary(p, field)),
   doctor,
   destroy: (config, ids, all, logger, stopHost) => destroyLabs(config, ids, all, logger, { stopHost }),
   setup,

@@ -42,7 +42,8 @@ export interface CliDeps {
   /** before a run: make sure the lab host is ready; may re-run the CLI inside the lab's network namespace and return its exit code */
   prepareHost?: (config: HarnessConfig, argv: string[], logger: Logger) => Promise<ExitCode | undefined>;
   /** checks the Nomad binary before anything is created (ConfigError when it is not a linux/amd64 ELF) */
-  checkBinary?: (path: string) => Promise<void>;
+  /** `field` names the flag the path came from (--nomad-binary, --before, --upgrade-to, a matrix axis) */
+  checkBinary?: (path: string, field?: string) => Promise<void>;
   doctor?: (config: HarnessConfig, json: boolean) => Promise<ExitCode>;
   destroy?: (config: HarnessConfig, ids: string[], all: boolean, logger: Logger, stopHost: boolean) => Promise<ExitCode>;
   setup?: (force: boolean) => Promise<ExitCode>;

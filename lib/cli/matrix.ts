@@ -52,7 +52,7 @@ export async function matrixCommand(args: ParsedArgs, config: HarnessConfig, dep
   }
   if (problems.length) throw new ConfigError(problems);
   const builds = [...new Set(plan.flatMap((p) => [p.configFor(0).nomadBinary, p.configFor(0).upgradeTo]).filter((b): b is string => !!b))];
-  for (const b of builds) if (deps.checkBinary) await deps.checkBinary(b);
+  for (const b of builds) if (deps.checkBinary) await deps.checkBinary(b, 'matrix axis nomad: binary');
   if (deps.prepareHost && cells.length) {
     const code = await deps.prepareHost(config, ['matrix', ...args.rawArgs], logger);
     if (code !== undefined) return code;

@@ -22,8 +22,8 @@ export function listText(): string {
 }
 
 /** Before anything is created: every scenario's own config problems at once (exit 2), then the extra build (upgrade_to) is an ELF we can run. */
-export async function preflightScenarios(scenarios: readonly Scenario[], config: HarnessConfig, checkBinary?: (path: string) => Promise<void>): Promise<void> {
+export async function preflightScenarios(scenarios: readonly Scenario[], config: HarnessConfig, checkBinary?: (path: string, field?: string) => Promise<void>): Promise<void> {
   const problems = scenarios.flatMap((s) => s.validate?.(config) ?? []);
   if (problems.length) throw new ConfigError(problems);
-  if (config.upgradeTo && checkBinary) await checkBinary(config.upgradeTo);
+  if (config.upgradeTo && checkBinary) await checkBinary(config.upgradeTo, '--upgrade-to');
 }
