@@ -74,22 +74,28 @@ export class Cluster {
     for (const f of w) f();
   }
 
-  /** A journal line as `journalctl -u nomad` prints hclog output. */
+  /** A journal line of hclog output as the harness reads it (`journalctl -u nomad -o short-iso`, real VM run r386bw21c1b022). */
   log(level: 'INFO' | 'WARN' | 'ERROR' | 'DEBUG', sub: string, msg: string, kv: Record<string, string | number | boolean> = {}): void {
-    const d = new Date();
-    const journal = d.toUTCString().slice(8, 11) + ' ' + String(d.getUTCDate()).padStart(2, '0') + ' ' + d.toISOString().slice(11, 19);
     const pairs = Object.entries(kv).map(([k, v]) => `${k}=${typeof v === 'string' && /[\s"=]/.test(v) ? JSON.stringify(v) : String(v)}`);
     const text = pairs.length ? `${msg}: ${pairs.join(' ')}` : msg;
-    this.journal.push(`${journal} ${this.node.Name} nomad[${this.pid}]:     ${d.toISOString()} [${level}]${' '.repeat(5 - level.length)} ${sub}: ${text}`);
+    this.raw(`    ${new Date().toISOString()} [${level}]${' '.repeat(5 - level.length)} ${sub}: ${text}`);
   }
 
-  /** The client agent (re)started: new journal, new pid. */
+  /** A journal line as it is: `<short-iso time> <host> nomad[<pid>]: <text>` (or systemd[1] for the unit's own lines). */
+  raw(text: string, ident = `nomad[${this.pid}]`): void {
+    this.journal.push(`${new Date().toISOString().slice(0, 19)}+0000 ${this.node.Name} ${ident}: ${text}`);
+  }
+
+  /** The client agent (re)started: new journal, new pid, the agent's banner lines and first hclog lines as a real 1.9.x client prints them. */
   agentStarted(): void {
     this.agentUp = true;
     this.journal = [];
     this.pid += 7;
-    this.log('INFO', 'agent', 'Nomad agent started!');
-    this.log('INFO', 'client', 'using state directory', { state_dir: '/opt/nomad/data/client' });
+    this.raw('Started nomad.service - Nomad.', 'systemd[1]');
+    this.raw('==> Loaded configuration from /etc/nomad.d/nomad.hcl');
+    this.raw('==> Starting Nomad agent...');
+    this.raw('==> Nomad agent started! Log data will stream in below:');
+    this.log('INFO', 'client', 'using state directory', { state_dir: '/var/lib/nomad/client' });
   }
 
   /** Set the node's status as the server would (StatusUpdatedAt in Unix seconds, optional node event). */
@@ -98,6 +104,10 @@ export class Cluster {
       this.node.Status = status;
       this.node.StatusUpdatedAt = Math.floor(Date.now() / 1000);
       this.node.ModifyIndex = idx;
+      // state_store.go updateNodeStatusTxn: LastMissedHeartbeatIndex = index when the node goes down, 0 when it is ready again
+      const n = this.node as ApiNode & { LastMissedHeartbeatIndex?: number };
+      if (status === 'down') n.LastMissedHeartbeatIndex = idx;
+      else if (status === 'ready') n.LastMissedHeartbeatIndex = 0;
       if (event) this.node.Events = [...(this.node.Events ?? []), { Message: event, Subsystem: 'Cluster', Details: null, Timestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z'), CreateIndex: idx }].slice(-10);
     });
   }
@@ -114,11 +124,11 @@ export class Cluster {
   }
 
   /** Append a task event (keeping the last 10) and journal it like the task runner does. */
-  appendEvent(a: ApiAllocation, task: string, ev: ApiTaskEvent): void {
+  appendEvent(a: ApiAllocation, task: string, ev: ApiTaskEvent, journal = true): void {
     const st = a.TaskStates?.[task];
     if (!st) return;
     st.Events = [...(st.Events ?? []), ev].slice(-MAX_TASK_EVENTS);
-    if (this.agentUp) this.log('INFO', 'client.alloc_runner.task_runner', 'Task event', { alloc_id: a.ID, task, type: ev.Type, msg: ev.DisplayMessage ?? '', failed: ev.FailsTask ?? false });
+    if (this.agentUp && journal) this.log('INFO', 'client.alloc_runner.task_runner', 'Task event', { alloc_id: a.ID, task, type: ev.Type, msg: ev.DisplayMessage ?? '', failed: ev.FailsTask ?? false });
   }
 
   /**
@@ -188,7 +198,7 @@ export class Cluster {
         a.NetworkStatus = { InterfaceName: 'eth0', Address: this.allocateAddress(a.ID), AddressIPv6: '', DNS: null };
         for (const t of Object.keys(a.TaskStates ?? {})) {
           this.appendEvent(a, t, taskEvent('Received', 'Task received by client'));
-          this.appendEvent(a, t, taskEvent('Task Setup', 'Building Task Directory', { Message: 'Building Task Directory' }));
+          this.appendEvent(a, t, taskEvent('Task Setup', 'Building Task Directory', { Message: 'Building Task Directory', Details: { message: 'Building Task Directory' } }));
         }
       }),
     );

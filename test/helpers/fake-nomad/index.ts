@@ -63,7 +63,7 @@ export async function startFakeNomad({ timeline, clientNodeName, token, nomadVer
     const closed = { closed: false };
     res.on('close', () => (closed.closed = true));
     const answer = (r: Reply) => {
-      res.writeHead(r.status, { 'content-type': 'text/plain; charset=utf-8', ...r.headers });
+      res.writeHead(r.status, { 'content-type': 'text/plain; charset=utf-8', vary: 'Accept-Encoding', ...r.headers });
       res.end(r.body);
     };
     const found = route(req.method ?? '', url.pathname);

@@ -2,7 +2,7 @@
 // (job + eval at one index, the plan's allocs at the next, eval complete after).
 import type { ApiJob, ApiJobDeregisterResponse, ApiJobRegisterResponse } from '../../../lib/nomad/api-types.js';
 import type { Cluster } from './cluster.js';
-import { nowNs, taskEvent } from './payloads.js';
+import { nowNs, nowRfc3339, taskEvent } from './payloads.js';
 
 /** POST /v1/jobs: store the job, create an eval, place allocs on the client node if it is ready. */
 export function registerJob(c: Cluster, submitted: ApiJob): ApiJobRegisterResponse {
@@ -50,7 +50,7 @@ export function stopJob(c: Cluster, id: string, purge: boolean): ApiJobDeregiste
           if (st.State === 'dead') continue;
           c.appendEvent(x, t, taskEvent('Killing', 'Sent interrupt. Waiting 5s before force killing'));
           c.appendEvent(x, t, taskEvent('Killed', 'Task successfully killed'));
-          Object.assign(st, { State: 'dead', FinishedAt: new Date().toISOString() });
+          Object.assign(st, { State: 'dead', FinishedAt: nowRfc3339() });
         }
         if (x.ClientStatus === 'running' || x.ClientStatus === 'pending') Object.assign(x, { ClientStatus: 'complete', ClientDescription: 'All tasks have completed' });
       }),

@@ -26,7 +26,9 @@ export function taskEvent(type: string, display: string, extra: Partial<ApiTaskE
 /** A fresh pending task state. */
 export function pendingTaskState(): ApiTaskState {
   // Note: a Nomad 1.9.3 capture shows null (not Go's zero time) for times that never happened
-  return { State: 'pending', Failed: false, Restarts: 0, LastRestart: null, StartedAt: null, FinishedAt: null, Events: [] };
+  // Paused and TaskHandle are in every real 1.9.3/1.9.7 TaskState ("" and null for an exec task)
+  const st = { State: 'pending', Failed: false, Restarts: 0, LastRestart: null, StartedAt: null, FinishedAt: null, Paused: '', TaskHandle: null, Events: [] };
+  return st;
 }
 
 /** A full allocation object from the sample, with identity fields replaced. */
@@ -50,16 +52,48 @@ export function newAllocation(o: { id: string; evalId: string; job: ApiJob; grou
   } as ApiAllocation;
 }
 
-/** Allocs as Nomad serializes them: empty-string fields are omitted (seen in a 1.9.3 capture). */
+/** Drop the listed keys whose value is "" (a helper for payloads that omit empty strings). */
 export function omitEmpty<T extends object>(a: T): T {
   return Object.fromEntries(Object.entries(a).filter(([k, v]) => !(v === '' && OMIT_EMPTY.has(k)))) as T;
 }
 const OMIT_EMPTY = new Set(['DesiredDescription', 'ClientDescription', 'NextAllocation', 'PreviousAllocation', 'FollowupEvalID', 'PreemptedByAllocation', 'DeploymentID']);
 
-/** The AllocListStub view: drops PreviousAllocation, NetworkStatus, AllocatedResources, Job (as the real stub). */
+/** Go's zero value as the API shows it: "", 0, false, null, {} or a struct of zero values. */
+export function isZero(v: unknown): boolean {
+  if (v === '' || v === 0 || v === false || v === null || v === undefined) return true;
+  if (Array.isArray(v)) return false;
+  return typeof v === 'object' && Object.values(v as object).every(isZero);
+}
+
+/** Keys of a full Allocation in every real capture (1.9.3 and 1.9.7, /v1/allocation/:id and /v1/node/:id/allocations). */
+export const ALLOC_ALWAYS = new Set(['AllocModifyIndex', 'AllocatedResources', 'ClientDescription', 'ClientStatus', 'CreateIndex', 'CreateTime', 'DeploymentID', 'DesiredStatus', 'EvalID', 'ID', 'Job', 'JobID', 'Metrics', 'ModifyIndex', 'ModifyTime', 'Name', 'Namespace', 'NetworkStatus', 'NodeID', 'NodeName', 'Resources', 'SharedResources', 'SigningKeyID', 'TaskGroup', 'TaskResources', 'TaskStates']);
+/** Fields of the Allocation struct that real Nomad leaves out while they hold Go's zero value. */
+const ALLOC_OMIT_ZERO = new Set(['DesiredDescription', 'PreviousAllocation', 'NextAllocation', 'FollowupEvalID', 'PreemptedByAllocation', 'DeploymentStatus', 'DesiredTransition', 'RescheduleTracker', 'PreemptedAllocations', 'AllocStates']);
+
+/**
+ * A full Allocation as real Nomad serializes it (1.9.3/1.9.7 captures): with its Job, zero-valued optional fields left
+ * out (no DesiredDescription, NextAllocation... while empty) and no JobType/JobVersion/Services (AllocListStub-only).
+ */
+export function fullAlloc(a: ApiAllocation, job: ApiJob | null): ApiAllocation {
+  const src = { ...a, Job: job } as unknown as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(src)) if (ALLOC_ALWAYS.has(k) || (ALLOC_OMIT_ZERO.has(k) && !isZero(v))) out[k] = v;
+  return out as unknown as ApiAllocation;
+}
+
+/** The AllocListStub view with the real stub's keys, empty strings and nulls included (1.9.3/1.9.7 captures). */
 export function allocStub(a: ApiAllocation): ApiAllocListStub {
-  const keys = Object.keys(fixture<ApiAllocListStub>('alloc-stub-running.json'));
-  return omitEmpty(Object.fromEntries(keys.map((k) => [k, (a as unknown as Record<string, unknown>)[k] ?? null]))) as unknown as ApiAllocListStub;
+  const tmpl = fixture<Record<string, unknown>>('alloc-stub-running.json');
+  const full = a as unknown as Record<string, unknown>;
+  return Object.fromEntries(Object.keys(tmpl).map((k) => [k, full[k] ?? (typeof tmpl[k] === 'string' ? '' : k === 'DesiredTransition' ? tmpl[k] : null)])) as unknown as ApiAllocListStub;
+}
+
+/** Keys of an Evaluation in the real /v1/evaluations capture; the rest are left out while zero (Go omitempty). */
+const EVAL_ALWAYS = new Set(['CreateIndex', 'CreateTime', 'DeploymentID', 'ID', 'JobID', 'JobModifyIndex', 'ModifyIndex', 'ModifyTime', 'Namespace', 'Priority', 'QueuedAllocations', 'SnapshotIndex', 'Status', 'TriggeredBy', 'Type']);
+
+/** An Evaluation as the real API serializes it. */
+export function evalOut(e: ApiEvaluation): ApiEvaluation {
+  return Object.fromEntries(Object.entries(e).filter(([k, v]) => EVAL_ALWAYS.has(k) || !isZero(v))) as unknown as ApiEvaluation;
 }
 
 /** The client node, from the sample, renamed. */

@@ -2,11 +2,11 @@
 // (index + wait, 400 "Invalid wait time" / "Invalid index"), plain-text errors and X-Nomad-Index.
 import type { IncomingMessage } from 'node:http';
 import { parseGoDuration } from '../../../lib/nomad/client.js';
-import type { ApiJob } from '../../../lib/nomad/api-types.js';
+import type { ApiAllocation, ApiJob } from '../../../lib/nomad/api-types.js';
 import type { Cluster, Table } from './cluster.js';
 import { parseJobHcl } from './job-parse.js';
 import { registerJob, stopJob } from './jobs.js';
-import { agentSelf, allocStub, nodeStub, omitEmpty } from './payloads.js';
+import { agentSelf, allocStub, evalOut, fullAlloc, nodeStub } from './payloads.js';
 
 export interface Reply {
   status: number;
@@ -24,6 +24,7 @@ type Handler = (c: Cluster, req: Req, m: RegExpExecArray) => Promise<Reply> | Re
 const MAX_WAIT_MS = 10 * 60_000; // Nomad caps wait at 10m
 const DEFAULT_WAIT_MS = 5 * 60_000; // and defaults it to 5m
 const text = (status: number, body: string): Reply => ({ status, body });
+// Note: real responses also carry `Vary: Accept-Encoding` (index.ts adds it to every answer)
 const json = (body: unknown, headers: Record<string, string> = {}): Reply => ({ status: 200, body: JSON.stringify(body), headers: { 'content-type': 'application/json', ...headers } });
 
 /** A read that honours ?index and ?wait, answering with the tables' index in X-Nomad-Index. */
@@ -45,12 +46,17 @@ function blocking(tables: Table[], read: (c: Cluster, m: RegExpExecArray) => unk
       }
     }
     const body = read(c, m);
-    if (body === undefined) return text(404, notFound ?? 'resource not found');
-    return json(body, { 'x-nomad-index': String(Math.max(1, c.indexOf(tables))), 'x-nomad-knownleader': 'true', 'x-nomad-lastcontact': '0' });
+    const meta = { 'x-nomad-index': String(Math.max(1, c.indexOf(tables))), 'x-nomad-knownleader': 'true', 'x-nomad-lastcontact': '0' };
+    if (body instanceof Error) return text(500, body.message);
+    // a real 404 from a blocking read still carries the query meta headers (1.9.3/1.9.7 error-404-job-not-found)
+    if (body === undefined) return { ...text(404, notFound ?? 'resource not found'), headers: meta };
+    return json(body, meta);
   };
 }
 
-const withJob = (c: Cluster, a: { JobID: string }) => omitEmpty({ ...a, Job: c.jobs.get(a.JobID) ?? null });
+const withJob = (c: Cluster, a: ApiAllocation) => fullAlloc(a, c.jobs.get(a.JobID) ?? null);
+/** Real Nomad looks an alloc up by full UUID only: a shorter id is a 500 (1.9.3/1.9.7 error-500-alloc-short-id). */
+const UUID_LEN = 36;
 
 /** Route table: [method, path pattern, handler]. */
 export const ROUTES: [string[], RegExp, Handler][] = [
@@ -71,7 +77,9 @@ export const ROUTES: [string[], RegExp, Handler][] = [
   [['POST', 'PUT'], /^\/v1\/jobs$/, async (c, req) => {
     const b = (await req.body()) as { Job?: ApiJob } | undefined;
     if (!b?.Job?.ID) return text(400, 'Job must be specified');
-    return json(registerJob(c, b.Job));
+    const r = registerJob(c, b.Job);
+    // real 1.9.3/1.9.7 register response: QueryMeta keys in the body, X-Nomad-Index header, no KnownLeader header
+    return json({ ...r, KnownLeader: false, LastContact: 0, NextToken: '' }, { 'x-nomad-index': String(r.Index) });
   }],
   [['GET'], /^\/v1\/job\/([^/]+)$/, blocking(['jobs'], (c, m) => c.jobs.get(m[1]!), 'job not found')],
   [['DELETE'], /^\/v1\/job\/([^/]+)$/, (c, req, m) => {
@@ -79,9 +87,13 @@ export const ROUTES: [string[], RegExp, Handler][] = [
     return r ? json(r) : text(404, 'job not found');
   }],
   [['GET'], /^\/v1\/job\/([^/]+)\/allocations$/, blocking(['allocs'], (c, m) => [...c.allocs.values()].filter((a) => a.JobID === m[1]).map(allocStub))],
-  [['GET'], /^\/v1\/allocation\/([^/]+)$/, blocking(['allocs'], (c, m) => { const a = c.allocs.get(m[1]!); return a && withJob(c, a); }, 'alloc not found')],
-  [['GET'], /^\/v1\/evaluations$/, blocking(['evals'], (c) => [...c.evals.values()])],
-  [['GET'], /^\/v1\/evaluation\/([^/]+)$/, blocking(['evals'], (c, m) => c.evals.get(m[1]!), 'eval not found')],
+  [['GET'], /^\/v1\/allocation\/([^/]+)$/, blocking(['allocs'], (c, m) => {
+    if (m[1]!.length !== UUID_LEN) return new Error(`alloc lookup failed: index error: UUID must be ${UUID_LEN} characters`);
+    const a = c.allocs.get(m[1]!);
+    return a && withJob(c, a);
+  }, 'alloc not found')],
+  [['GET'], /^\/v1\/evaluations$/, blocking(['evals'], (c) => [...c.evals.values()].map(evalOut))],
+  [['GET'], /^\/v1\/evaluation\/([^/]+)$/, blocking(['evals'], (c, m) => { const e = c.evals.get(m[1]!); return e && evalOut(e); }, 'eval not found')],
 ];
 
 /** Find the handler for a request: 404 for unknown paths, 405 for a known path with the wrong method. */

@@ -2,7 +2,7 @@
 // and comes back, per scripted timeline (nomad-reference §2.7, §3.1, §3.2, §4.6).
 import type { ApiAllocation } from '../../../lib/nomad/api-types.js';
 import type { Cluster } from './cluster.js';
-import { taskEvent } from './payloads.js';
+import { nowRfc3339, taskEvent, uuid } from './payloads.js';
 
 export type Timeline = 'restored' | 'duplicate-ip' | 'replaced' | 'shared-ip' | 'never-ready' | 'upgrade-collide' | 'upgrade-migrated';
 
@@ -48,6 +48,7 @@ export function clientUp(c: Cluster, timeline: Timeline): void {
   }
   const wasDown = c.node.Status === 'down';
   const allocs = liveOnNode(c);
+  if (timeline !== 'replaced') for (const a of allocs) journalRestoreFailed(c, a);
   c.later(1, () => {
     c.setNodeStatus('initializing', wasDown ? 'Node re-registered' : undefined);
     c.log('INFO', 'client', 'node registration complete');
@@ -61,7 +62,7 @@ export function clientUp(c: Cluster, timeline: Timeline): void {
     for (const a of allocs) {
       c.updateAlloc(a.ID, (x) => {
         for (const [t, st] of Object.entries(x.TaskStates ?? {})) {
-          c.appendEvent(x, t, taskEvent('Failed Restoring Task', 'failed to restore task; will not run until server is contacted'));
+          c.appendEvent(x, t, taskEvent('Failed Restoring Task', 'failed to restore task; will not run until server is contacted'), false); // journaled at agent start
           st.State = 'pending';
         }
         x.ClientStatus = 'pending';
@@ -74,6 +75,10 @@ export function clientUp(c: Cluster, timeline: Timeline): void {
       else {
         const keepStale = timeline === 'shared-ip' && a.JobID === OTHER_JOB; // reports the address it had before
         if (!keepStale) c.updateAlloc(a.ID, (x) => (x.NetworkStatus = { InterfaceName: 'eth0', Address: c.allocateAddress(a.ID), AddressIPv6: '', DNS: null }));
+        for (const t of Object.keys(a.TaskStates ?? {})) {
+          c.log('INFO', 'client.alloc_runner.task_runner', 'task failed to restore; waiting to contact server before restarting', { alloc_id: a.ID, task: t });
+          c.log('INFO', 'client.alloc_runner.task_runner', 'server contacted; unblocking waiting task', { alloc_id: a.ID, task: t });
+        }
         c.startTasks(a.ID);
       }
     }
@@ -85,11 +90,15 @@ function failSetup(c: Cluster, a: ApiAllocation): void {
   const ip = a.NetworkStatus?.Address || '172.26.64.2';
   const inner = `failed to configure networking for alloc: failed to configure network: plugin type="bridge" failed (add): failed to allocate for range 0: ${ip} has been allocated to ${a.ID}, duplicate allocation is not allowed`;
   const hookErr = `pre-run hook "network" failed: ${inner}`;
+  // real 1.9.3 (VM run r386bw21c1b022): the network hook retries, then prerun fails; the first attempt has the duplicate error
+  c.log('WARN', 'client.alloc_runner.runner_hook', 'failed to configure network', { alloc_id: a.ID, error: inner.slice(inner.indexOf('plugin type=')), attempt: 1 });
   c.log('ERROR', 'client.alloc_runner', 'prerun failed', { alloc_id: a.ID, error: hookErr });
   c.updateAlloc(a.ID, (x) => {
     for (const [t, st] of Object.entries(x.TaskStates ?? {})) {
-      c.appendEvent(x, t, taskEvent('Setup Failure', `failed to setup alloc: ${hookErr}`, { FailsTask: true, SetupError: hookErr, KillReason: 'Failed Restoring Task', Details: { fails_task: 'true', setup_error: hookErr } }));
-      Object.assign(st, { State: 'dead', Failed: true, FinishedAt: new Date().toISOString() });
+      // real 1.9.3/1.9.7: SetupError and Message stay "", Details has fails_task and kill_reason only; StartedAt is kept
+      c.appendEvent(x, t, taskEvent('Setup Failure', `failed to setup alloc: ${hookErr}`, { FailsTask: true, KillReason: 'Failed Restoring Task', Details: { fails_task: 'true', kill_reason: 'Failed Restoring Task' } }));
+      Object.assign(st, { State: 'dead', Failed: true, FinishedAt: nowRfc3339() });
+      c.log('INFO', 'client.alloc_runner.task_runner', 'task failed to restore; waiting to contact server before restarting', { alloc_id: a.ID, task: t });
     }
     Object.assign(x, { ClientStatus: 'failed', ClientDescription: 'Failed tasks' });
   });
@@ -106,5 +115,19 @@ function replaceLost(c: Cluster): void {
     const blocked = [...c.evals.values()].find((e) => e.JobID === jobId && e.Status === 'blocked');
     if (blocked) c.commit(['evals'], (idx) => Object.assign(blocked, { Status: 'complete', ModifyIndex: idx }));
     c.placeAllocs(job, blocked?.ID ?? '', lost.filter((a) => a.JobID === jobId));
+  }
+}
+
+// What a real client journals at start for a task whose processes died with the host (1.9.3 VM run, 1.9.7 reboot-sim):
+// the task runner's Received event (journal only, the API keeps the first one), the executor reattach errors, then
+// Failed Restoring Task; all before "node registration complete".
+function journalRestoreFailed(c: Cluster, a: ApiAllocation): void {
+  for (const t of Object.keys(a.TaskStates ?? {})) {
+    const taskId = `${a.ID}/${t}/${uuid().slice(0, 8)}`;
+    const reattach = 'error creating rpc client for executor plugin: Reattachment process not found';
+    c.log('INFO', 'client.alloc_runner.task_runner', 'Task event', { alloc_id: a.ID, task: t, type: 'Received', msg: 'Task received by client', failed: false });
+    c.log('ERROR', 'client.driver_mgr.exec', 'failed to reattach to executor', { driver: 'exec', error: reattach, task_id: taskId });
+    c.log('ERROR', 'client.alloc_runner.task_runner', 'error recovering task; cleaning up', { alloc_id: a.ID, task: t, error: `failed to reattach to executor: ${reattach}`, task_id: taskId });
+    c.log('INFO', 'client.alloc_runner.task_runner', 'Task event', { alloc_id: a.ID, task: t, type: 'Failed Restoring Task', msg: 'failed to restore task; will not run until server is contacted', failed: false });
   }
 }
