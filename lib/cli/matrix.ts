@@ -21,6 +21,11 @@ import type { ParsedArgs } from './args.js';
 import { writeJsonWith } from './compare.js';
 import { newRunId, type CliDeps } from './main.js';
 import { SCENARIOS, findScenario } from './scenarios.js';
+import { quote } from '../ssh/quote.js';
+import { fileURLToPath } from 'node:url';
+
+/** The CLI entry a person runs (for repro commands). */
+const CLI_PATH = fileURLToPath(new URL('../../bin/reboot-harness.js', import.meta.url));
 
 /** Validate, plan and run this shard of the matrix; exit code as for `run` over the cells' final attempts. */
 export async function matrixCommand(args: ParsedArgs, config: HarnessConfig, deps: CliDeps, logger: Logger): Promise<number> {
@@ -31,7 +36,12 @@ export async function matrixCommand(args: ParsedArgs, config: HarnessConfig, dep
   if (!spec.ok || 'field' in sh) throw new ConfigError([...(spec.ok ? [] : spec.problems), ...('field' in sh ? [sh] : [])]);
   const { spec: m } = spec;
   const shardLabel = `${sh.i}/${sh.n}`;
-  const cells = shard(expandCells(m), sh.i, sh.n);
+  const only = typeof args.values['cell'] === 'string' ? (args.values['cell'] as string) : undefined;
+  const all = expandCells(m);
+  if (only !== undefined && !all.some((c) => c.name === only)) {
+    throw new ConfigError([{ field: '--cell', value: only, message: 'names no cell of this matrix', fix: `use one of: ${all.map((c) => c.name).join(', ')}` }]);
+  }
+  const cells = only !== undefined ? all.filter((c) => c.name === only) : shard(all, sh.i, sh.n);
 
   const harnessFile = await readHarnessYaml(args, deps);
   const bases = new Map<string, HarnessConfig>();
@@ -86,8 +96,11 @@ export async function matrixCommand(args: ParsedArgs, config: HarnessConfig, dep
   const htmlPaths = await writeHtmlReports(results.flatMap((r) => r.attempts), { dir: config.reports.dir, secrets });
   const retried = results.filter((r) => r.attempts.length > 1).map((r) => `retried after an infrastructure error: ${r.cellName} (${r.attempts.map((a) => `${a.runId} ${a.outcome}`).join(' -> ')})\n`);
   const notRun = results.filter((r) => r.attempts.length === 0).map((r) => `not run (interrupted): ${r.cellName}\n`);
+  // One command per failed cell that re-runs exactly that cell of the same file.
+  const repros = results.filter((r) => r.attempts.at(-1)?.outcome !== 'passed' && r.attempts.length > 0)
+    .map((r) => `re-run ${r.cellName} exactly:\n  cd ${quote(deps.cwd)} && node ${quote(CLI_PATH)} matrix ${quote(path)} --cell ${quote(r.cellName)}\n`);
   if (config.output.json) deps.out(redact(json, secrets));
-  else deps.out(redact(`${cells.length ? renderConsoleSummary(finals, { color: deps.isTTY && !deps.env['NO_COLOR'] && !deps.env['CI'] }) : `shard ${shardLabel} has no cells (the matrix has ${matrix.cellsInMatrix})\n`}${retried.join('')}${notRun.join('')}\nreports: ${[junitPath, jsonPath, ...htmlPaths].join(' ')}\n`, secrets));
+  else deps.out(redact(`${cells.length ? renderConsoleSummary(finals, { color: deps.isTTY && !deps.env['NO_COLOR'] && !deps.env['CI'] }) : `shard ${shardLabel} has no cells (the matrix has ${matrix.cellsInMatrix})\n`}${retried.join('')}${notRun.join('')}\nreports: ${[junitPath, jsonPath, ...htmlPaths].join(' ')}\n${repros.join('')}`, secrets));
   return code;
 }
 

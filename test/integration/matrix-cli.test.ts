@@ -102,3 +102,18 @@ t.test('a bad matrix file: every problem at once, exit 2, nothing run', async (t
   t.equal(tight.code, 2, 'a cell that cannot fit the memory budget');
   t.match(tight.s.err.join(''), /memory_budget_mb: is less than what cell bridge-exec-reboot\/nomad=1\.9\.3 needs \(2048 MiB/);
 });
+
+t.test('a failed cell prints a repro that runs exactly that cell again (--cell)', async (t) => {
+  const failing = await matrix(t, ['--shard', '2/2'], { builds: (dir) => ({ [join(dir, 'nomad-1.9.4')]: { timeline: 'duplicate-ip', version: '1.9.4' } }) });
+  t.equal(failing.code, 1);
+  const out = failing.s.out.join('');
+  const m = /re-run (\S+) exactly:\n {2}cd \S+ && node \S+ matrix \S+ --cell '?([^'\n]+)'?\n/.exec(out);
+  t.ok(m, 'repro printed');
+  const cellName = failing.summary().matrix.cells[0].name;
+  t.equal(m?.[2], cellName, 'the repro names the failed cell');
+  const again = await matrix(t, ['--cell', cellName], { builds: (dir) => ({ [join(dir, 'nomad-1.9.4')]: { timeline: 'duplicate-ip', version: '1.9.4' } }) });
+  t.equal(again.code, 1, 'the same cell fails again');
+  t.same(again.summary().matrix.cells.map((c: { name: string }) => c.name), [cellName], 'only that cell ran');
+  const bad = await matrix(t, ['--cell', 'no/such=cell']);
+  t.equal(bad.code, 2, 'an unknown cell is a usage error');
+});
