@@ -56,6 +56,8 @@ export function createVagrantLab(o: VagrantLabOptions): { up(opts: { deadline: D
         const how = spec.provider === 'libvirt' ? left.map((d) => `virsh -c qemu:///system destroy ${quote(d)}; virsh -c qemu:///system undefine ${quote(d)} --remove-all-storage`).join('\n') : left.map((i) => `VBoxManage unregistervm ${quote(i)} --delete`).join('\n');
         throw new HarnessError(`vagrant destroy left VMs of run ${spec.runId}: ${left.join(', ')}`, { hint: `remove them by hand:\n${how}` });
       }
+      // Nothing of the run is left: its Vagrant directory goes too (kept when destroy failed, so `destroy <run-id>` still finds it).
+      await fs.rm(vagrantDir, { recursive: true, force: true });
     })();
     try {
       await destroying;
