@@ -8,16 +8,17 @@ export const BOX = 'nomad-reboot-harness/bookworm';
 /** A visible skip reason, or undefined when vagrant, vagrant-libvirt, libvirtd, ip netns and the box are all present. */
 export function vmSkipReason(): string | undefined {
   if (process.getuid?.() !== 0) return 'the VM tier needs root (libvirtd, network namespaces)';
-  const has = (cmd: string, args: string[]) => {
+  /** stdout of the command, or undefined when it cannot run (an empty output is still an answer) */
+  const has = (cmd: string, args: string[]): string | undefined => {
     try {
       return execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 60_000 });
     } catch {
       return undefined;
     }
   };
-  if (!has('vagrant', ['--version'])) return 'vagrant is not installed (run: reboot-harness setup)';
+  if (has('vagrant', ['--version']) === undefined) return 'vagrant is not installed (run: reboot-harness setup)';
   if (!existsSync('/usr/sbin/libvirtd')) return 'libvirtd is not installed (run: reboot-harness setup)';
-  if (!has('ip', ['netns', 'list'])) return '`ip netns` is not available (iproute2)';
+  if (has('ip', ['netns', 'list']) === undefined) return '`ip netns` is not available (iproute2)';
   if (!(has('vagrant', ['plugin', 'list']) ?? '').includes('vagrant-libvirt')) return 'the vagrant-libvirt plugin is missing (apt-get install vagrant-libvirt)';
   if (!(has('vagrant', ['box', 'list']) ?? '').includes(BOX)) return `the box ${BOX} is not built (run: bash vms/build-box.sh)`;
   return undefined;
