@@ -54,4 +54,6 @@ const deps: CliDeps = {
   setup,
 };
 
+// Note: if whoever reads our output goes away (a closed pipe), keep going: teardown must still destroy the VMs.
+for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
 process.exitCode = await main(process.argv.slice(2), deps);

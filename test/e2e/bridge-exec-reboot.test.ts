@@ -23,6 +23,9 @@ function nomadVersion(path: string): string {
   return /Nomad (v\d+\.\d+\.\d+\S*)/.exec(execFileSync(path, ['version'], { encoding: 'utf8' }))?.[1] ?? 'unknown';
 }
 
+// Note: tap's per-file timeout (package.json) is far below a real VM run; this file sets its own.
+t.setTimeout(120 * 60_000);
+
 const skip = builds.length === 0 ? 'no Nomad build given: set NOMAD_BINARIES=/path/a,/path/b (or NOMAD_BINARY)' : vmSkipReason();
 
 t.test('bridge-exec-reboot against real Nomad builds', { skip: skip ?? false }, async (t) => {

@@ -7,6 +7,9 @@ import { join } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import { vmSkipReason, domainsMatching, volumesMatching } from '../helpers/vm-prereqs.js';
 
+// Note: tap's per-file timeout (package.json) is far below a real VM run; this file sets its own.
+t.setTimeout(45 * 60_000);
+
 const skip = vmSkipReason();
 const CLI = join(process.cwd(), 'bin/reboot-harness.js');
 /** Where the VM tier's libvirtd lives; the CLI creates it (or joins the namespace libvirtd already runs in). */
