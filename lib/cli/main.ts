@@ -156,7 +156,8 @@ async function writeRepros(records: RunRecord[], args: ParsedArgs, config: Harne
   return out;
 }
 
-async function sha256File(path: string): Promise<string> {
+/** sha256 of a file, hex (names a Nomad build in repro commands). */
+export async function sha256File(path: string): Promise<string> {
   const hash = createHash('sha256');
   for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
   return hash.digest('hex');

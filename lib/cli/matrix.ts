@@ -19,7 +19,7 @@ import { runMatrix, type PlannedCell } from '../matrix/run.js';
 import { parseMatrix } from '../matrix/spec.js';
 import type { ParsedArgs } from './args.js';
 import { writeJsonWith } from './compare.js';
-import { newRunId, type CliDeps } from './main.js';
+import { newRunId, sha256File, type CliDeps } from './main.js';
 import { SCENARIOS, findScenario } from './scenarios.js';
 import { quote } from '../ssh/quote.js';
 import { fileURLToPath } from 'node:url';
@@ -97,8 +97,18 @@ export async function matrixCommand(args: ParsedArgs, config: HarnessConfig, dep
   const retried = results.filter((r) => r.attempts.length > 1).map((r) => `retried after an infrastructure error: ${r.cellName} (${r.attempts.map((a) => `${a.runId} ${a.outcome}`).join(' -> ')})\n`);
   const notRun = results.filter((r) => r.attempts.length === 0).map((r) => `not run (interrupted): ${r.cellName}\n`);
   // One command per failed cell that re-runs exactly that cell of the same file.
-  const repros = results.filter((r) => r.attempts.at(-1)?.outcome !== 'passed' && r.attempts.length > 0)
-    .map((r) => `re-run ${r.cellName} exactly:\n  cd ${quote(deps.cwd)} && node ${quote(CLI_PATH)} matrix ${quote(path)} --cell ${quote(r.cellName)}\n`);
+  // The cell's builds are checked by sha256 first, so the repro fails loudly if a build changed since.
+  const repros: string[] = [];
+  for (const r of results.filter((x) => x.attempts.at(-1)?.outcome !== 'passed' && x.attempts.length > 0)) {
+    const p = plan.find((x) => x.cell.name === r.cellName);
+    const builds = p ? [p.configFor(0).nomadBinary, p.configFor(0).upgradeTo].filter((b): b is string => !!b) : [];
+    const checks: string[] = [];
+    for (const b of builds) {
+      const sum = await sha256File(b).catch(() => undefined);
+      if (sum) checks.push(`echo ${quote(`${sum}  ${b}`)} | sha256sum --check --quiet && `);
+    }
+    repros.push(`re-run ${r.cellName} exactly:\n  cd ${quote(deps.cwd)} && ${checks.join('')}node ${quote(CLI_PATH)} matrix ${quote(path)} --cell ${quote(r.cellName)}\n`);
+  }
   if (config.output.json) deps.out(redact(json, secrets));
   else deps.out(redact(`${cells.length ? renderConsoleSummary(finals, { color: deps.isTTY && !deps.env['NO_COLOR'] && !deps.env['CI'] }) : `shard ${shardLabel} has no cells (the matrix has ${matrix.cellsInMatrix})\n`}${retried.join('')}${notRun.join('')}\nreports: ${[junitPath, jsonPath, ...htmlPaths].join(' ')}\n${repros.join('')}`, secrets));
   return code;
