@@ -39,8 +39,11 @@ export interface CliDeps {
   isTTY: boolean;
   /** the scenario environment: real VMs (lib/lab/real-env.ts) or stand-ins */
   makeEnv: (config: HarnessConfig, runId: string, logger: Logger) => ScenarioEnv;
-  /** before a run: make sure the lab host is ready; may re-run the CLI inside the lab's network namespace and return its exit code */
-  prepareHost?: (config: HarnessConfig, argv: string[], logger: Logger) => Promise<ExitCode | undefined>;
+  /**
+   * before a run: make sure the lab host is ready; may re-run the CLI inside the lab's network namespace and return its
+   * exit code. `subnets`: every lab subnet the runs will use (default: the config's two), each guarded by a host-stack blackhole.
+   */
+  prepareHost?: (config: HarnessConfig, argv: string[], logger: Logger, subnets?: readonly string[]) => Promise<ExitCode | undefined>;
   /** checks the Nomad binary before anything is created (ConfigError when it is not a linux/amd64 ELF) */
   /** `field` names the flag the path came from (--nomad-binary, --before, --upgrade-to, a matrix axis) */
   checkBinary?: (path: string, field?: string) => Promise<void>;

@@ -64,7 +64,10 @@ export async function matrixCommand(args: ParsedArgs, config: HarnessConfig, dep
   const builds = [...new Set(plan.flatMap((p) => [p.configFor(0).nomadBinary, p.configFor(0).upgradeTo]).filter((b): b is string => !!b))];
   for (const b of builds) if (deps.checkBinary) await deps.checkBinary(b, 'matrix axis nomad: binary');
   if (deps.prepareHost && cells.length) {
-    const code = await deps.prepareHost(config, ['matrix', ...args.rawArgs], logger);
+    // Every subnet a cell may get (slot 0 when run alone, 1..parallel otherwise) is guarded by a host blackhole.
+    const slots = m.parallel > 1 ? Array.from({ length: m.parallel }, (_, k) => k + 1) : [0];
+    const subnets = [...new Set(plan.flatMap((p) => slots.flatMap((slot) => { const c = p.configFor(slot); return [c.lab.managementSubnet, c.lab.privateSubnet]; })))];
+    const code = await deps.prepareHost(config, ['matrix', ...args.rawArgs], logger, subnets);
     if (code !== undefined) return code;
   }
 

@@ -117,3 +117,18 @@ t.test('a failed cell prints a repro that runs exactly that cell again (--cell)'
   const bad = await matrix(t, ['--cell', 'no/such=cell']);
   t.equal(bad.code, 2, 'an unknown cell is a usage error');
 });
+
+t.test('the host guard covers every per-slot subnet: prepareHost gets the subnets of slots 1..parallel', async (t) => {
+  const dir = t.testdir({});
+  writeFileSync(join(dir, 'm.yaml'), MATRIX);
+  const s = standInPerRun({ [join(dir, 'nomad-1.9.3')]: { timeline: 'duplicate-ip', version: '1.9.3' }, [join(dir, 'nomad-1.9.4')]: { timeline: 'restored', version: '1.9.4' } }, { cwd: dir });
+  const seen: (readonly string[] | undefined)[] = [];
+  const code = await main(['matrix', 'm.yaml', '--reports-dir', join(dir, 'reports'), '--junit', join(dir, 'junit.xml'), '--netns', ''], {
+    ...s.deps,
+    prepareHost: async (_c, _a, _l, subnets) => void seen.push(subnets),
+  });
+  t.equal(code, 0);
+  t.equal(seen.length, 1, 'the host is prepared once for the whole matrix');
+  t.same([...(seen[0] ?? [])].sort(), ['10.198.1.0/24', '10.198.2.0/24', '10.199.1.0/24', '10.199.2.0/24'], 'the blackholes cover the subnets the parallel cells really get');
+  t.same(s.runs.map((x) => x.config.lab.privateSubnet).sort(), ['10.199.1.0/24', '10.199.2.0/24']);
+});
