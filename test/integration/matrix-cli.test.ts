@@ -3,22 +3,14 @@
 import t, { type Test } from 'tap';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { execFileSync } from 'node:child_process';
 import { XMLParser } from 'fast-xml-parser';
 import { main } from '../../lib/cli/main.js';
+import { validateJUnit } from '../helpers/junit-schema.js';
 import { standInPerRun, type StandInBuild } from '../helpers/stand-in-env.js';
 
-const schemaPath = ['/work/shared/schemas/junit-10.xsd', join(process.cwd(), '../shared/schemas/junit-10.xsd')].find((p) => { try { readFileSync(p); return true; } catch { return false; } });
-const hasXmllint = (() => { try { execFileSync('xmllint', ['--version'], { stdio: 'ignore' }); return true; } catch { return false; } })();
 
 function validate(t: Test, file: string) {
-  if (!hasXmllint || !schemaPath) return t.comment('xmllint or junit-10.xsd missing: schema validation not run');
-  try {
-    execFileSync('xmllint', ['--noout', '--schema', schemaPath, file], { stdio: 'pipe' });
-    t.pass('JUnit validates against junit-10.xsd');
-  } catch (e) {
-    t.fail(`JUnit does not validate: ${String((e as { stderr?: Buffer }).stderr)}`);
-  }
+  validateJUnit(t, file);
 }
 
 const MATRIX = `scenario: bridge-exec-reboot

@@ -1,16 +1,15 @@
 // JUnit writer: structure (parsed back), escaping, schema validity (xmllint + junit-10.xsd) and a golden file.
-import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import t from 'tap';
 import { renderJUnit } from '../../lib/report/junit.js';
 import type { RunRecord } from '../../lib/report/model.js';
 import { cdata, cleanText, escapeAttr } from '../../lib/report/xml.js';
+import { lintJUnit, xmllintMissing } from '../helpers/junit-schema.js';
 
 const fixture = (name: string): string => new URL(`../fixtures/report/${name}`, import.meta.url).pathname;
 const loadRuns = (): RunRecord[] => JSON.parse(readFileSync(fixture('runs.json'), 'utf8')) as RunRecord[];
-const SCHEMA = '/work/shared/schemas/junit-10.xsd';
 
 type Node = Record<string, unknown> & { '@_name'?: string };
 const parser = new XMLParser({
@@ -27,15 +26,6 @@ const byName = (s: Node, name: string): Node => {
   return c;
 };
 const out = (c: Node): string => ((c['system-out'] as unknown[] | undefined) ?? []).map(String).join('\n');
-
-function xmllint(): string | undefined {
-  try {
-    execFileSync('xmllint', ['--version'], { stdio: 'ignore' });
-    return existsSync(SCHEMA) ? undefined : `schema ${SCHEMA} is missing`;
-  } catch {
-    return 'xmllint is not installed (apt-get install -y libxml2-utils)';
-  }
-}
 
 t.test('structure of a report with four runs', async (t) => {
   const doc = parse(renderJUnit(loadRuns()));
@@ -89,16 +79,10 @@ t.test('escaping helpers', async (t) => {
   t.equal(cleanText('\u001b]8;;http://x\u0007link\u001b]8;;\u0007'), 'link', 'OSC hyperlinks stripped');
 });
 
-t.test('validates against junit-10.xsd', { skip: xmllint() ?? false }, async (t) => {
+t.test('validates against junit-10.xsd', { skip: xmllintMissing() ?? false }, async (t) => {
   const dir = t.testdir();
   const runs = loadRuns();
-  const lint = (file: string): string => {
-    try {
-      return execFileSync('xmllint', ['--noout', '--schema', SCHEMA, file], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }) || 'ok';
-    } catch (e) {
-      return `INVALID: ${(e as { stderr?: string }).stderr}`;
-    }
-  };
+  const lint = lintJUnit;
   const bad = join(dir, 'control.xml');
   writeFileSync(bad, '<testsuites><testsuite name="x"><testcase name="y"><stdout/></testcase></testsuite></testsuites>');
   t.match(lint(bad), /INVALID/, 'control: the validator rejects a non-conforming document');
