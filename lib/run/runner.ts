@@ -44,6 +44,8 @@ export async function runScenario(o: RunOptions): Promise<{ record: RunRecord; k
   ctx.fact('reboot.kind', o.config.reboot.kind);
   ctx.fact('lab.provider', o.config.lab.provider);
   ctx.fact('lab.box', o.config.lab.box);
+  ctx.fact('lab.private_subnet', o.config.lab.privateSubnet);
+  ctx.fact('lab.management_subnet', o.config.lab.managementSubnet);
   ctx.fact('nomad.heartbeat_grace', o.config.nomad.heartbeatGrace);
 
   let results: CheckResult[] = [];

@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
+import { validateJUnit } from '../helpers/junit-schema.js';
 import { vmSkipReason, domainsMatching, volumesMatching } from '../helpers/vm-prereqs.js';
 
 // Note: tap's per-file timeout (package.json) is far below a real VM run; this file sets its own.
@@ -62,16 +63,33 @@ t.test('cni-ipam-reboot on real VMs: graceful reboot, persistent state refuses t
   t.same(volumesMatching(runId!), [], 'no libvirt volume of the run is left');
 });
 
-t.test('cni-ipam-reboot with a hard reset (provider power reset) gives the same verdicts', { skip: skip ?? false, timeout: 15 * 60_000 }, async (t) => {
-  const dir = t.testdir({});
+t.test('a two-cell matrix on real VMs: graceful and hard reset in parallel, each on its own subnets, one merged JUnit', { skip: skip ?? false, timeout: 20 * 60_000 }, async (t) => {
+  const dir = t.testdir({
+    'vm-matrix.yaml': ['scenario: cni-ipam-reboot', 'axes:', '  reboot: [graceful, hard]', 'parallel: 2', 'memory_budget_mb: 8192', ''].join('\n'),
+  });
   const junit = join(dir, 'junit.xml');
-  const r = await cli(['run', 'cni-ipam-reboot', '--reboot', 'hard', '--netns', NETNS, '--junit', junit, '--report-json', join(dir, 'summary.json'), '--reports-dir', join(dir, 'reports')]);
-  t.equal(r.code, 0, 'exit 0');
-  const { props } = parseJunit(junit);
-  t.equal(props['reboot.kind'], 'hard');
-  t.not(props['client.boot_id.before'], props['client.boot_id.after'], 'the boot id changed after the reset');
-  const runId = runIdOf(r.stderr);
-  t.same(domainsMatching(runId!), [], 'no libvirt domain left');
+  const r = await cli(['matrix', join(dir, 'vm-matrix.yaml'), '--netns', NETNS, '--junit', junit, '--report-json', join(dir, 'summary.json'), '--reports-dir', join(dir, 'reports')]);
+  t.equal(r.code, 0, 'exit 0: both cells met their expectations');
+  validateJUnit(t, junit, 'the merged JUnit');
+  const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(readFileSync(junit, 'utf8'));
+  const suites = [xml.testsuites.testsuite].flat() as Record<string, unknown>[];
+  t.same(suites.map((s) => s['name']), ['cni-ipam-reboot/reboot=graceful', 'cni-ipam-reboot/reboot=hard'], 'one suite per cell, named by the cell');
+  const propsOf = (s: Record<string, unknown>) => Object.fromEntries([(s['properties'] as { property?: unknown })?.property ?? []].flat().map((p) => [(p as { name: string }).name, (p as { value: string }).value]));
+  const props = suites.map(propsOf);
+  for (const [i, kind] of (['graceful', 'hard'] as const).entries()) {
+    t.equal(Number(suites[i]!['failures']), 0, `${kind}: no failure`);
+    t.equal(Number(suites[i]!['errors']), 0, `${kind}: no error`);
+    t.equal(props[i]!['reboot.kind'], kind, `${kind}: the cell's reboot kind was used`);
+    t.not(props[i]!['client.boot_id.before'], props[i]!['client.boot_id.after'], `${kind}: the boot id really changed`);
+  }
+  t.not(props[0]!['lab.private_subnet'], props[1]!['lab.private_subnet'], 'the parallel cells had their own private subnets');
+  t.not(props[0]!['lab.management_subnet'], props[1]!['lab.management_subnet'], 'and their own management subnets');
+  const runIds = props.map((p) => p['run.id']);
+  t.equal(new Set(runIds).size, 2, 'two runs');
+  for (const id of runIds) {
+    t.same(domainsMatching(id!), [], `no libvirt domain of ${id} left`);
+    t.same(volumesMatching(id!), [], `no libvirt volume of ${id} left`);
+  }
 });
 
 t.test('Ctrl-C during the reboot destroys the VM and still writes a report', { skip: skip ?? false, timeout: 15 * 60_000 }, async (t) => {
