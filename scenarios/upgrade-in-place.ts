@@ -8,8 +8,9 @@ import { UPGRADE_CHECKS, upgradeChecks, reservationsOf } from '../lib/checks/upg
 import { readCniState } from '../lib/cluster/evidence.js';
 import { renderCniListing } from '../lib/cluster/parse-cni-listing.js';
 import { HarnessError } from '../lib/errors.js';
-import { readAgentLog } from '../lib/lab/observe.js';
+import { readAgentLog, readHostNetns } from '../lib/lab/observe.js';
 import type { Lab } from '../lib/lab/types.js';
+import type { ApiAllocListStub } from '../lib/nomad/api-types.js';
 import type { Nomad } from '../lib/nomad/client.js';
 import { toAllocSnap, toNodeSnap } from '../lib/nomad/parse.js';
 import { blockingProbe, describeAlloc, waitForLeader, waitForNodeReady } from '../lib/nomad/wait.js';
@@ -22,6 +23,11 @@ const JOB_FILE = fileURLToPath(new URL('../jobs/bridge-exec-http-multi.nomad.hcl
 const COUNT_BEFORE = 3;
 const COUNT_AFTER = 6;
 const LIVE = new Set(['running', 'pending']);
+/**
+ * How long placing allocs may take: exec builds a chroot per alloc (copying /bin, /lib, /usr, …), which took
+ * 1.5-2.6 min for one alloc and 3m50s for three at once under QEMU software emulation here.
+ */
+const placeTimeoutMs = (n: number): number => (4 + 2 * n) * 60_000;
 
 /** Wait until the job has `n` running allocs; a failed one (reschedule attempts = 0) means it never will. */
 function waitForRunning(nomad: Nomad, jobId: string, n: number, d: Deadline): Promise<number> {
@@ -31,6 +37,20 @@ function waitForRunning(nomad: Nomad, jobId: string, n: number, d: Deadline): Pr
     const failed = live.find((a) => a.ClientStatus === 'failed' || a.ClientStatus === 'lost');
     if (running >= n) return { done: true, value: running };
     return { done: false, reason: `${running}/${n} running${failed ? `; ${describeAlloc(failed)}` : ''}`, terminal: !!failed };
+  }), { deadline: d, intervals: [50] });
+}
+
+/**
+ * After the scale-up: wait until `n` allocs of the job have settled, running or failed (a new alloc failing its network
+ * setup is evidence for the checks, not a reason to stop); returns the failed ones.
+ */
+function waitForSettled(nomad: Nomad, jobId: string, n: number, d: Deadline): Promise<ApiAllocListStub[]> {
+  return waitFor(`${n} allocs of job "${jobId}" to run or fail`, blockingProbe((q) => nomad.jobAllocations(jobId, q), (allocs) => {
+    const live = allocs.filter((a) => a.DesiredStatus === 'run' || a.ClientStatus === 'failed');
+    const running = live.filter((a) => a.ClientStatus === 'running').length;
+    const failed = live.filter((a) => a.ClientStatus === 'failed' || a.ClientStatus === 'lost');
+    if (running + failed.length >= n) return { done: true, value: failed };
+    return { done: false, reason: `${running} running, ${failed.length} failed, ${live.length - running - failed.length} pending of ${n}` };
   }), { deadline: d, intervals: [50] });
 }
 
@@ -88,7 +108,7 @@ export default defineScenario({
       const id = await registerWithCount(nomad, COUNT_BEFORE, d);
       await waitForRunning(nomad, id, COUNT_BEFORE, d);
       return id;
-    }, { timeoutMs: 5 * 60_000 });
+    }, { timeoutMs: placeTimeoutMs(COUNT_BEFORE) });
     const client = lab.machines['client']!;
     const before = await ctx.step('record alloc addresses and host-local state before the upgrade', async (d) => {
       const allocs = await nodeAllocs(nomad, node.id, d);
@@ -109,23 +129,26 @@ export default defineScenario({
       ctx.fact('nomad.version.after', r.nomadVersion);
     });
     if (mode === 'upgrade-then-reboot') await restartOf(`reboot the client (${env.config.reboot.kind})`, (d) => lab.reboot('client', env.config.reboot.kind, { deadline: d }));
-    await ctx.step(`wait for the ${COUNT_BEFORE} allocs to run again`, (d) => waitForRunning(nomad, jobId, COUNT_BEFORE, d), { timeoutMs: 5 * 60_000 });
+    await ctx.step(`wait for the ${COUNT_BEFORE} allocs to run again`, (d) => waitForRunning(nomad, jobId, COUNT_BEFORE, d), { timeoutMs: placeTimeoutMs(COUNT_BEFORE) });
 
     await ctx.step(`scale the job to ${COUNT_AFTER} allocs`, async (d) => {
       await registerWithCount(nomad, COUNT_AFTER, d);
-      await waitForRunning(nomad, jobId, COUNT_AFTER, d);
-    }, { timeoutMs: 5 * 60_000 });
+      const failed = await waitForSettled(nomad, jobId, COUNT_AFTER, d);
+      if (failed.length) ctx.fact('allocs.failed_after_scale_up', failed.map((a) => describeAlloc(a)).join('; '));
+    }, { timeoutMs: placeTimeoutMs(COUNT_AFTER - COUNT_BEFORE) });
     const after = await ctx.step('record alloc addresses, host-local state and the client log after the scale-up', async (d) => {
       const allocs = await nodeAllocs(nomad, node.id, d);
       const cni = await readCniState(client, { deadline: d });
       const log = await readAgentLog(client, d);
+      const hostNetns = await readHostNetns(client, d);
       ctx.artifact('allocs-after.json', JSON.stringify(allocs, null, 2));
+      ctx.artifact('client-netns-after.json', JSON.stringify(hostNetns, null, 2));
       ctx.artifact('cni-state-after.txt', renderCniListing(cni));
       ctx.artifact('client-nomad-journal.log', log.join('\n'));
-      return { allocs, cni, log };
+      return { allocs, cni, log, hostNetns };
     });
     ctx.fact('allocs.after', addresses(after.allocs));
     for (const l of after.cni) ctx.fact(`cni.reservations.after:${l.dir}`, l.exists ? [...reservationsOf(l).keys()].sort().join(' ') || '(none)' : '(missing)');
-    return upgradeChecks({ mode, before: before.allocs, after: after.allocs, cniAfter: after.cni, clientLog: after.log });
+    return upgradeChecks({ mode, before: before.allocs, after: after.allocs, cniAfter: after.cni, clientLog: after.log, hostNetns: after.hostNetns });
   },
 });

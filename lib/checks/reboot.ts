@@ -7,6 +7,7 @@ import { checkNodeBack } from './node-back.js';
 import { checkTaskRestarted } from './task-restarted.js';
 import type { CheckResult, RebootEvidence } from './types.js';
 import { checkUniqueIps } from './unique-ips.js';
+import { checkNoLeaks } from './no-leaks.js';
 import { classifyAllocOutcome } from './alloc-outcome.js';
 import { mentionsDuplicateAllocation } from './parse-duplicate-ip.js';
 
@@ -22,6 +23,7 @@ export const REBOOT_CHECKS: readonly ((e: RebootEvidence) => CheckResult)[] = [
   checkHttpReachable,
   checkNoDuplicateIp,
   checkUniqueIps,
+  checkNoLeaks,
 ];
 
 /** The IDs of the reboot checks (for validating per-check expectations from config). */
@@ -33,6 +35,7 @@ export const REBOOT_CHECK_IDS: readonly string[] = [
   'http-reachable',
   'no-duplicate-ip',
   'unique-ips',
+  'no-leaks',
 ];
 
 /** Checks that fail as a consequence when the alloc's restore failed with the duplicate-IP error. */

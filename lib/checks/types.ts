@@ -1,4 +1,5 @@
 // The evidence a reboot scenario collects, as plain data. Checks are pure functions over it.
+import type { NetState } from '../lab/parse-observe.js';
 import type { RebootRecord } from '../lab/types.js';
 
 /** One task event as seen in the API (`TaskStates[task].Events[]`). */
@@ -100,6 +101,8 @@ export interface Observation {
   nodeAllocs: AllocSnap[];
   http: HttpProbe[];
   cniState: CniStateListing[];
+  /** the client's named network namespaces and veths; absent when not read */
+  netState?: NetState;
 }
 
 /** Everything a reboot scenario's checks decide from. */

@@ -5,6 +5,8 @@ import type { CheckInfo } from '../run/scenario.js';
 import { result } from './result.js';
 import type { AllocSnap, CheckResult, CniStateListing } from './types.js';
 import { allocsByAddress } from './unique-ips.js';
+import { hostAddressConflicts, netnsLines } from './host-addresses.js';
+import type { HostNetns } from '../lab/parse-observe.js';
 
 /** host-local state of Nomad's bridge network before (on disk) and since (tmpfs) 1.9.4. */
 export const OLD_CNI_DIR = '/var/lib/cni/networks/nomad';
@@ -12,7 +14,7 @@ export const NEW_CNI_DIR = '/var/run/cni/nomad';
 
 /** The checks of upgrade-in-place, in report order. */
 export const UPGRADE_CHECKS: CheckInfo[] = [
-  { id: 'unique-ips', title: 'unique IPs', passesWhen: 'no two live allocs on the node share an address after the upgrade and the scale-up' },
+  { id: 'unique-ips', title: 'unique IPs', passesWhen: 'after the upgrade and the scale-up, no two live allocs share an address in the API, and no two network namespaces on the client hold the same address' },
   { id: 'state-agrees', title: 'host-local state agrees', passesWhen: 'every live alloc address has a reservation file naming that alloc, and every reservation names a live alloc' },
   { id: 'state-migrated', title: 'CNI state migrated', passesWhen: `${OLD_CNI_DIR} is gone and ${NEW_CNI_DIR} holds the running allocs' reservations, or the client logged "migrated CNI state"` },
 ];
@@ -28,6 +30,8 @@ export interface UpgradeEvidence {
   cniAfter: CniStateListing[];
   /** client agent log since the restart */
   clientLog: string[];
+  /** every network namespace on the client after the scale-up (host view); absent when not read */
+  hostNetns?: HostNetns[];
 }
 
 const LIVE = new Set(['running', 'pending']);
@@ -52,17 +56,27 @@ const describeDir = (ls: CniStateListing[], dir: string): string => {
   return `${dir}: ${r.length} reservation(s)${r.length ? ` ${r.join(' ')}` : ''}`;
 };
 
-/** No two live allocs share an address (the GH-25093 collision); failing samples name the address and both allocs. */
+/**
+ * No two live allocs share an address (the GH-25093 collision), judged twice: from the API (NetworkStatus) and from the
+ * client host (which namespaces hold which address). Failing samples name the address and every holder.
+ */
 export function checkUpgradeUniqueIps(e: UpgradeEvidence): CheckResult {
   const [{ id, title }] = UPGRADE_CHECKS as [CheckInfo];
   const by = allocsByAddress(e.after);
   const older = new Set(e.before.map((a) => a.id));
+  const live = new Set(e.after.filter((a) => LIVE.has(a.clientStatus)).map((a) => a.id));
   const tag = (aid: string) => `${short(aid)}${older.has(aid) ? ' (from before the upgrade)' : ' (placed after)'}`;
-  const evidence = [...by].sort(([a], [b]) => a.localeCompare(b)).map(([addr, ids]) => `${addr} -> ${ids.map(tag).join(', ')}`);
-  if (by.size === 0) return result(id, title, 'skipped', `no live alloc on the node reported an address (${e.after.length} seen)`, e.after.map((a) => `${a.id} client=${a.clientStatus}`));
-  const shared = [...by].filter(([, ids]) => ids.length > 1);
-  if (shared.length) return result(id, title, 'failed', `live allocs share an address: ${shared.map(([addr, ids]) => `${addr} is held by ${ids.map(tag).join(' and ')}`).join('; ')}`, evidence);
-  return result(id, title, 'passed', `${[...by.values()].flat().length} live allocs, each with its own address`, evidence);
+  const host = e.hostNetns ?? [];
+  const evidence = [
+    ...[...by].sort(([a], [b]) => a.localeCompare(b)).map(([addr, ids]) => `API: ${addr} -> ${ids.map(tag).join(', ')}`),
+    ...netnsLines(host, live).map((l) => `host: ${l}`),
+  ];
+  if (by.size === 0 && host.every((n) => !n.addrs.length)) return result(id, title, 'skipped', `no live alloc on the node reported an address (${e.after.length} seen)`, e.after.map((a) => `${a.id} client=${a.clientStatus}`));
+  const shared = [...by].filter(([, ids]) => ids.length > 1).map(([addr, ids]) => `${addr} is held by ${ids.map(tag).join(' and ')} (API)`);
+  const onHost = hostAddressConflicts(host, live).map((c) => `${c.addr} is held by ${c.holders.join(' and ')} (client host)`);
+  if (shared.length || onHost.length) return result(id, title, 'failed', `two holders of one address: ${[...shared, ...onHost].join('; ')}`, evidence);
+  const hostNote = e.hostNetns ? `; on the client host every address is held by one network namespace (${host.filter((n) => n.addrs.length).length} with addresses)` : '';
+  return result(id, title, 'passed', `${[...by.values()].flat().length} live allocs, each with its own address${hostNote}`, evidence);
 }
 
 /** The dir the client's host-local state is in: the tmpfs dir when it has reservations, else the on-disk one. */

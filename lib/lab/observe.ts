@@ -3,7 +3,7 @@ import type { HttpProbe } from '../checks/types.js';
 import type { Deadline } from '../run/deadline.js';
 import { quote } from '../ssh/quote.js';
 import type { Machine } from './types.js';
-import { parseBootInfo, parseCurlProbe, type BootInfo } from './parse-observe.js';
+import { HOST_NETNS_COMMAND, NET_STATE_COMMAND, parseBootInfo, parseCurlProbe, parseHostNetns, parseNetState, type BootInfo, type HostNetns, type NetState } from './parse-observe.js';
 
 /** Seconds one HTTP probe may take inside the VM. */
 export const HTTP_PROBE_TIMEOUT_S = 5;
@@ -26,4 +26,16 @@ export async function readAgentLog(m: Machine, d: Deadline, { boot = '0' }: { bo
   const r = await m.exec(`journalctl -u nomad -b ${boot} --no-pager -o short-iso`, { deadline: d, sudo: true });
   if (r.code !== 0) return [];
   return r.stdout.split('\n').filter((l) => l.trim() !== '' && !l.startsWith('-- '));
+}
+
+/** The client's named network namespaces and veths (for the leak check). */
+export async function readNetState(m: Machine, d: Deadline): Promise<NetState> {
+  const r = await m.exec(NET_STATE_COMMAND, { deadline: d, sudo: true });
+  return parseNetState(r.stdout);
+}
+
+/** Every network namespace on the machine but its own, with names, processes and addresses (root). */
+export async function readHostNetns(m: Machine, d: Deadline): Promise<HostNetns[]> {
+  const r = await m.exec(HOST_NETNS_COMMAND, { deadline: d, sudo: true });
+  return parseHostNetns(r.stdout);
 }

@@ -29,7 +29,10 @@ export function deadlineIn(ms: number, parent?: Deadline): Deadline {
   return { at, signal: parent ? AbortSignal.any([parent.signal, ctl.signal]) : ctl.signal };
 }
 
-/** Sleep up to `ms` (cut short by the deadline); rejects with the abort reason when aborted. */
+/**
+ * Sleep up to `ms` (cut short by the deadline: resolves when it is reached); rejects with the abort reason when
+ * aborted otherwise (Ctrl-C, a parent's deadline), or when the deadline had already passed before the call.
+ */
 export function sleep(ms: number, d?: Deadline): Promise<void> {
   return new Promise((resolve, reject) => {
     const wait = d ? Math.min(ms, remaining(d)) : ms;
@@ -40,7 +43,10 @@ export function sleep(ms: number, d?: Deadline): Promise<void> {
     }, wait);
     const onAbort = () => {
       clearTimeout(t);
-      reject(d!.signal.reason);
+      // Note: the deadline's own timer and ours can fire in either order when both are due; ending at the deadline is
+      // what "cut short" means, so its timeout resolves like our timer would have.
+      if (wait < ms && d!.signal.reason instanceof TimeoutError && remaining(d!) <= 0) resolve();
+      else reject(d!.signal.reason);
     };
     d?.signal.addEventListener('abort', onAbort, { once: true });
   });

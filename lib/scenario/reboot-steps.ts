@@ -7,7 +7,7 @@ import type { Deadline } from '../run/deadline.js';
 import { waitFor, type Probe } from '../run/wait.js';
 import { blockingProbe } from '../nomad/wait.js';
 import { toAllocSnap, toNodeSnap, mergeTaskEvents } from '../nomad/parse.js';
-import { readBootInfo, httpProbe, readAgentLog } from '../lab/observe.js';
+import { readBootInfo, httpProbe, readAgentLog, readNetState } from '../lab/observe.js';
 import { readCniState } from '../cluster/evidence.js';
 import { settledState } from './settle.js';
 
@@ -20,6 +20,7 @@ export const REBOOT_CHECKS: CheckInfo[] = [
   { id: 'http-reachable', title: 'HTTP reachable', passesWhen: 'the task answers on its bridge address (from the client) and on its mapped host port (from the server)' },
   { id: 'no-duplicate-ip', title: 'no duplicate-IP error', passesWhen: 'no task event and no client log line contains "duplicate allocation is not allowed"' },
   { id: 'unique-ips', title: 'unique IPs', passesWhen: 'no two live allocs on the node share an address' },
+  { id: 'no-leaks', title: 'no leaked network state', passesWhen: 'every host-local reservation and alloc network namespace belongs to a live alloc, and the nomad bridge has no more veths than live allocs' },
 ];
 
 export interface ObserveInput {
@@ -48,11 +49,12 @@ export async function observe(
   const alloc = jobAllocs.find((a) => a.id === i.allocId);
   const http = probeHttp && alloc ? await probeAlloc(i.lab, alloc, node, d) : [];
   const cniState = await readCniState(client, { deadline: d });
+  const netState = await readNetState(client, d);
   const log = clientLog ? await readAgentLog(client, d) : [];
   return {
     label: i.label, atMs: Date.now(), bootId: boot.bootId, uptimeS: boot.uptimeS,
     node, alloc, jobAllocs, nodeAllocs: nodeAllocs.filter((a) => a.clientStatus === 'running' || a.clientStatus === 'pending'),
-    http, cniState, clientLog: log,
+    http, cniState, netState, clientLog: log,
   };
 }
 

@@ -1,63 +1,67 @@
 // e2e tier: bridge-exec-reboot against REAL Nomad builds on real VMs, with the verdicts Nomad's history predicts.
 // Builds come from NOMAD_BINARIES (comma-separated paths) or NOMAD_BINARY; without them every test skips visibly.
-import t from 'tap';
-import { execFileSync, spawn } from 'node:child_process';
+// When a build from before the tmpfs fix (< 1.9.4) and one after it are given, the first pair runs as
+// `compare --before A --after B` (which also is the bridge-exec-reboot run of both); every other build runs alone.
+import t, { type Test } from 'tap';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { vmSkipReason, domainsMatching } from '../helpers/vm-prereqs.js';
-
-const builds = (process.env['NOMAD_BINARIES'] ?? process.env['NOMAD_BINARY'] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-const CLI = join(process.cwd(), 'bin/reboot-harness.js');
-const NETNS = process.env['HARNESS_NETNS'] || 'nrh-lab';
-
-/** What Nomad's history says (nomad-reference.md §4.8): the tmpfs fix landed in 1.9.4. */
-function expectationFor(version: string): { args: string[]; why: string } {
-  const [maj = 0, min = 0, patch = 0] = version.replace(/^v/, '').split(/[.-]/).map(Number);
-  const before194 = maj === 1 && (min < 9 || (min === 9 && patch < 4));
-  return before194
-    ? { args: ['--expect', 'no-duplicate-ip=fail'], why: `${version} keeps host-local state on disk: the restore must fail with the duplicate-IP error` }
-    : { args: [], why: `${version} has the tmpfs fix: the alloc must be restored` };
-}
-
-function nomadVersion(path: string): string {
-  return /Nomad (v\d+\.\d+\.\d+\S*)/.exec(execFileSync(path, ['version'], { encoding: 'utf8' }))?.[1] ?? 'unknown';
-}
+import { validateJUnit } from '../helpers/junit-schema.js';
+import { buildsFromEnv, runCli, verdictsOf, NETNS, type Build } from '../helpers/real-nomad.js';
 
 // Note: tap's per-file timeout (package.json) is far below a real VM run; this file sets its own.
-t.setTimeout(120 * 60_000);
+t.setTimeout(180 * 60_000);
 
+const builds = buildsFromEnv();
 const skip = builds.length === 0 ? 'no Nomad build given: set NOMAD_BINARIES=/path/a,/path/b (or NOMAD_BINARY)' : vmSkipReason();
+const REBOOT_CHECKS = ['client-rebooted', 'node-back', 'alloc-restored', 'task-restarted', 'http-reachable', 'no-duplicate-ip', 'unique-ips'];
+/** What must flip between a build before the tmpfs fix and one after it; client-rebooted and node-back pass on both. */
+const FLIP_ACROSS_FIX = ['alloc-restored', 'task-restarted', 'http-reachable', 'no-duplicate-ip', 'unique-ips'];
+const DUPLICATE = /has been allocated to [0-9a-f-]+, duplicate allocation is not allowed/;
 
-t.test('bridge-exec-reboot against real Nomad builds', { skip: skip ?? false }, async (t) => {
-  for (const build of builds) {
-    const version = nomadVersion(build);
-    const exp = expectationFor(version);
-    await t.test(`Nomad ${version} (${build}): ${exp.why}`, { timeout: 30 * 60_000 }, async (t) => {
-      const dir = t.testdir({});
-      const junit = join(dir, 'junit.xml');
-      const summary = join(dir, 'summary.json');
-      const args = ['run', 'bridge-exec-reboot', '--nomad-binary', build, '--netns', NETNS, '--junit', junit, '--report-json', summary, '--reports-dir', join(dir, 'reports'), '--artifacts', 'always', ...exp.args];
-      const r = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-        const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, CI: 'true' } });
-        let stderr = '';
-        child.stderr.on('data', (b: Buffer) => {
-          stderr += b;
-          process.stderr.write(b.toString().replace(/^/gm, '    | '));
-        });
-        child.stdout.on('data', (b: Buffer) => process.stderr.write(b.toString().replace(/^/gm, '    | ')));
-        child.on('exit', (code) => resolve({ code, stderr }));
-      });
-      t.equal(r.code, 0, `the verdicts match Nomad's history for ${version}`);
-      const s = JSON.parse(readFileSync(summary, 'utf8'));
-      const verdicts = (s.runs?.[0]?.verdicts ?? []) as { id: string; label: string }[];
-      const label = (id: string) => verdicts.find((v) => v.id === id)?.label;
-      if (exp.args.length) {
-        t.equal(label('no-duplicate-ip'), 'expected failure', 'the duplicate-IP error was observed');
-      } else {
-        for (const id of ['client-rebooted', 'node-back', 'alloc-restored', 'task-restarted', 'http-reachable', 'no-duplicate-ip']) t.equal(label(id), 'passed', `${id} passed`);
-      }
-      const runId = /run (r[0-9a-z]+): scenario/.exec(r.stderr)?.[1];
-      t.same(domainsMatching(runId ?? 'no-run-id'), [], 'no libvirt domain left');
-    });
-  }
+const before = builds.find((b) => b.beforeTmpfsFix);
+const after = builds.find((b) => !b.beforeTmpfsFix);
+const pair = before && after ? { before, after } : undefined;
+const alone = builds.filter((b) => b !== pair?.before && b !== pair?.after);
+
+t.test(`compare bridge-exec-reboot --before ${pair?.before.version ?? '(< 1.9.4)'} --after ${pair?.after.version ?? '(>= 1.9.4)'}: exactly the checks the tmpfs fix changes flip`, {
+  skip: skip ?? (pair ? false : 'needs one build before 1.9.4 and one from 1.9.4 on in NOMAD_BINARIES'), timeout: 70 * 60_000,
+}, async (t) => {
+  const { before: a, after: b } = pair!;
+  const dir = t.testdir({});
+  const summary = join(dir, 'summary.json');
+  const junit = join(dir, 'junit.xml');
+  const r = await runCli(['compare', 'bridge-exec-reboot', '--before', a.path, '--after', b.path, '--netns', NETNS, '--junit', junit, '--report-json', summary, '--reports-dir', join(dir, 'reports'), '--artifacts', 'always']);
+  t.equal(r.code, 0, `exit 0: the after build (${b.version}) met its expectations`);
+  validateJUnit(t, junit);
+  const s = JSON.parse(readFileSync(summary, 'utf8'));
+  const [vb, va] = [verdictsOf(s.runs?.[0]), verdictsOf(s.runs?.[1])];
+  t.equal(vb.get('no-duplicate-ip')?.label, 'failed', `${a.version}: the restore failed with the duplicate-IP error`);
+  t.match(vb.get('no-duplicate-ip')?.evidence.join('\n') ?? '', DUPLICATE, `${a.version}: the evidence quotes the real host-local error`);
+  t.equal(vb.get('alloc-restored')?.label, 'failed', `${a.version}: the alloc was not restored`);
+  for (const id of REBOOT_CHECKS) t.equal(va.get(id)?.label, 'passed', `${b.version}: ${id} passed`);
+  t.same([...(s.comparison?.flipped ?? [])].sort(), [...FLIP_ACROSS_FIX].sort(), 'exactly these checks flipped');
+  t.same([s.comparison?.before?.suite, s.comparison?.after?.suite], [`bridge-exec-reboot@${a.version.replace(/^v/, '')}`, `bridge-exec-reboot@${b.version.replace(/^v/, '')}`], 'one suite per build, named by its version');
+  for (const id of r.runIds) t.same(domainsMatching(id), [], `no libvirt domain of ${id} left`);
 });
+
+for (const build of alone) {
+  t.test(`bridge-exec-reboot on Nomad ${build.version} (${build.path})`, { skip: skip ?? false, timeout: 35 * 60_000 }, (t) => runAlone(t, build));
+}
+if (alone.length === 0) t.test('bridge-exec-reboot on every build not compared above', { skip: skip ?? 'every build given ran in the compare above' }, async () => {});
+
+async function runAlone(t: Test, build: Build): Promise<void> {
+  const dir = t.testdir({});
+  const summary = join(dir, 'summary.json');
+  const expect = build.beforeTmpfsFix ? ['--expect', 'no-duplicate-ip=fail'] : [];
+  const r = await runCli(['run', 'bridge-exec-reboot', '--nomad-binary', build.path, '--netns', NETNS, '--junit', join(dir, 'junit.xml'), '--report-json', summary, '--reports-dir', join(dir, 'reports'), '--artifacts', 'always', ...expect]);
+  t.equal(r.code, 0, `the verdicts match Nomad's history for ${build.version}`);
+  const v = verdictsOf(JSON.parse(readFileSync(summary, 'utf8')).runs?.[0]);
+  if (build.beforeTmpfsFix) {
+    t.equal(v.get('no-duplicate-ip')?.label, 'expected failure', 'the duplicate-IP error was observed');
+    t.match(v.get('no-duplicate-ip')?.evidence.join('\n') ?? '', DUPLICATE);
+  } else {
+    for (const id of REBOOT_CHECKS) t.equal(v.get(id)?.label, 'passed', `${id} passed`);
+  }
+  for (const id of r.runIds) t.same(domainsMatching(id), [], `no libvirt domain of ${id} left`);
+}

@@ -7,6 +7,7 @@ import { sleep } from '../../lib/run/deadline.js';
 import { TimeoutError } from '../../lib/errors.js';
 import type { FakeNomad } from './fake-nomad/server.js';
 import { CNI_STATE_DIRS, cniListingCommand } from '../../lib/cluster/parse-cni-listing.js';
+import { NET_STATE_COMMAND } from '../../lib/lab/parse-observe.js';
 
 const b64 = (s: string): string => Buffer.from(s, 'utf8').toString('base64');
 
@@ -27,8 +28,20 @@ export interface FakeLabOptions {
   sshNeverBack?: boolean;
 }
 
-/** Build the stand-in lab; `commands` records every remote command per role. */
-export function createFakeLab(o: FakeLabOptions): Lab & { commands: Record<string, string[]>; destroyed: boolean } {
+/**
+ * What NET_STATE_COMMAND prints on the client: a netns named by each running alloc and one veth on bridge nomad per
+ * running alloc (as real Nomad leaves them: see test/fixtures/observe/net-state-*), plus planted `leftovers`.
+ */
+export function netStateListing(nomad: FakeNomad, leftovers: { netns: string[]; veths: string[] }): string {
+  const live = [...nomad.cluster.allocs.values()].filter((a) => a.ClientStatus === 'running').map((a) => a.ID);
+  const netns = [...live, ...leftovers.netns];
+  const veths = [...live.map((id) => `veth${id.slice(0, 8)}`), ...leftovers.veths];
+  return `${netns.join('\n')}${netns.length ? '\n' : ''}---\n${veths.map((v, i) => `${i + 5}: ${v}@if2: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500 qdisc noqueue master nomad state UP mode DEFAULT group default qlen 1000\\    link/ether 02:00:00:00:00:${(i + 16).toString(16)} brd ff:ff:ff:ff:ff:ff\n`).join('')}`;
+}
+
+/** Build the stand-in lab; `commands` records every remote command per role; `leftovers` plants leaked netns/veths. */
+export function createFakeLab(o: FakeLabOptions): Lab & { commands: Record<string, string[]>; destroyed: boolean; leftovers: { netns: string[]; veths: string[] } } {
+  const leftovers = { netns: [] as string[], veths: [] as string[] };
   const commands: Record<string, string[]> = { server: [], client: [] };
   const boot: Record<string, { id: string; at: number }> = { server: { id: randomUUID(), at: Date.now() }, client: { id: randomUUID(), at: Date.now() } };
   let down = false;
@@ -60,6 +73,7 @@ export function createFakeLab(o: FakeLabOptions): Lab & { commands: Record<strin
     if (curl) return (await o.httpAnswers(curl[1]!)) ? ok('200') : { code: 7, stdout: '000', stderr: `curl: (7) Failed to connect to ${curl[1]}: Connection refused`, durationMs: 1 };
     if (cmd.includes('journalctl -u nomad')) return ok(o.nomad.clientLog().join('\n'));
     if (role === 'client' && cmd === cniListingCommand()) return ok(cniListing(o.nomad, CNI_STATE_DIRS));
+    if (role === 'client' && cmd === NET_STATE_COMMAND) return ok(netStateListing(o.nomad, leftovers));
     return ok('');
   };
   const machines = { server: machine('server'), client: machine('client') };
@@ -67,6 +81,7 @@ export function createFakeLab(o: FakeLabOptions): Lab & { commands: Record<strin
     id: 'stand-in',
     machines,
     commands,
+    leftovers,
     destroyed: false,
     async reboot(role: string, kind: RebootKind, { deadline }: { deadline: Deadline }): Promise<RebootRecord> {
       const requestedAt = Date.now();

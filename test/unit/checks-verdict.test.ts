@@ -11,7 +11,7 @@ const r = (id: string, status: CheckResult['status']): CheckResult => ({ id, tit
 t.test('rebootChecks runs every check in order', async (t) => {
   const results = rebootChecks(load('restored'));
   t.same(results.map((x) => x.id), REBOOT_CHECK_IDS);
-  t.same(results.map((x) => x.status), Array(7).fill('passed'));
+  t.same(results.map((x) => x.status), Array(8).fill('passed'));
   const dup = rebootChecks(load('duplicate-ip'));
   t.same(Object.fromEntries(dup.map((x) => [x.id, x.status])), {
     'client-rebooted': 'passed',
@@ -21,6 +21,7 @@ t.test('rebootChecks runs every check in order', async (t) => {
     'http-reachable': 'failed',
     'no-duplicate-ip': 'failed',
     'unique-ips': 'skipped',
+    'no-leaks': 'passed',
   });
 });
 
@@ -57,14 +58,14 @@ t.test('per-check expectations', async (t) => {
 
 t.test('scenario-level --expect fail', async (t) => {
   const v = applyExpectations(rebootChecks(load('duplicate-ip')), { scenario: 'fail', perCheck: {} });
-  t.equal(v.length, 7, 'no synthetic verdict when something failed');
+  t.equal(v.length, 8, 'no synthetic verdict when something failed');
   t.ok(v.every((x) => x.met), 'failures are expected, passes stay passes');
   t.same(v.filter((x) => x.label === 'expected failure').map((x) => x.id), ['alloc-restored', 'task-restarted', 'http-reachable', 'no-duplicate-ip']);
-  t.same(v.filter((x) => x.label === 'passed').map((x) => x.id), ['client-rebooted', 'node-back']);
+  t.same(v.filter((x) => x.label === 'passed').map((x) => x.id), ['client-rebooted', 'node-back', 'no-leaks']);
 
   const fixed = applyExpectations(rebootChecks(load('restored')), { scenario: 'fail', perCheck: {} });
-  t.equal(fixed.length, 8);
-  t.match(fixed[7], { id: SCENARIO_EXPECTED_FAILURE, label: 'unexpected pass', met: false, message: 'the scenario was expected to fail (--expect fail) but every check passed' });
+  t.equal(fixed.length, 9);
+  t.match(fixed[8], { id: SCENARIO_EXPECTED_FAILURE, label: 'unexpected pass', met: false, message: 'the scenario was expected to fail (--expect fail) but every check passed' });
 
   const override = applyExpectations([r('client-rebooted', 'passed'), r('no-duplicate-ip', 'failed')], { scenario: 'fail', perCheck: { 'no-duplicate-ip': 'pass' } });
   t.match(override, [{ label: 'passed', met: true }, { label: 'failed', met: false, expected: 'pass' }], 'per-check expectation overrides the scenario');

@@ -82,3 +82,26 @@ t.test('skips: restart-only has nothing to migrate; no listing; no addresses', a
   t.match(checkStateAgrees({ ...migrated, cniAfter: [dir(OLD_CNI_DIR), dir(NEW_CNI_DIR)] }), { status: 'failed', message: /no host-local state dir holds a reservation/ });
   t.equal(checkStateMigrated({ ...migrated, mode: 'upgrade-then-reboot' }).status, 'passed', 'upgrade-then-reboot is judged like upgrade');
 });
+
+// The shape of the real v1.9.3 -> v1.9.5 upgrade (run r7u0tp7e1916eb): the API shows every alloc with its own address
+// (the restored alloc got a new namespace and 172.26.64.5), but the old namespace, still held by the task started on
+// v1.9.3, keeps 172.26.64.2, which the new alloc was given too. Only the host view sees it.
+t.test('unique-ips: a collision only the client host shows fails the check, naming both holders', async (t) => {
+  const hidden: UpgradeEvidence = {
+    ...collide,
+    after: [{ ...alloc, address: '172.26.64.5' }, other(B, '172.26.64.2')],
+    hostNetns: [
+      { inode: '4026532300', names: [alloc.id], pids: [], addrs: [{ ifname: 'eth0', cidr: '172.26.64.5/20' }] },
+      { inode: '4026532301', names: [B], pids: [{ pid: 1740, comm: 'python3' }], addrs: [{ ifname: 'eth0', cidr: '172.26.64.2/20' }] },
+      { inode: '4026532200', names: [], pids: [{ pid: 1034, comm: 'python3' }], addrs: [{ ifname: 'eth0', cidr: '172.26.64.2/20' }] },
+    ],
+  };
+  const u = checkUpgradeUniqueIps(hidden);
+  t.equal(u.status, 'failed', u.message);
+  t.match(u.message, '172.26.64.2 is held by netns bbbbbbbb [pid 1740 python3] and an unnamed netns of pid 1034 python3 (client host)');
+  t.notMatch(u.message, /\(API\)/, 'the API view alone had no collision');
+  t.match(u.evidence.join('\n'), /host: an unnamed netns of pid 1034 python3: 172\.26\.64\.2\/20 on eth0/);
+  const clean = checkUpgradeUniqueIps({ ...hidden, hostNetns: hidden.hostNetns!.slice(0, 2) });
+  t.equal(clean.status, 'passed');
+  t.match(clean.message, /on the client host every address is held by one network namespace \(2 with addresses\)/);
+});

@@ -1,0 +1,56 @@
+// e2e tier: upgrade-in-place against REAL Nomad builds on real VMs (GH-25093). From the first build before 1.9.4 in
+// NOMAD_BINARIES, the client is upgraded in place (no drain) to the first build in 1.9.4-1.9.6 and, separately, to the
+// first build from 1.9.7 on. Skips visibly without such builds.
+//
+// What Nomad's history predicts, and what the real v1.9.3 -> v1.9.5 run showed (README "Findings"):
+// - to 1.9.4-1.9.6: the new build ignores /var/lib/cni/networks/nomad; the allocs placed after the upgrade get the
+//   addresses the old allocs' tasks still hold in their (old) namespaces. The API shows no collision, the client host
+//   does: unique-ips fails on the host view, state-migrated fails (old dir kept, nothing logged).
+// - to 1.9.7+: "migrated CNI state" in the client log, the old dir gone, every address unique.
+import t, { type Test } from 'tap';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { vmSkipReason, domainsMatching } from '../helpers/vm-prereqs.js';
+import { validateJUnit } from '../helpers/junit-schema.js';
+import { buildsFromEnv, runCli, verdictsOf, NETNS, type Build } from '../helpers/real-nomad.js';
+
+// Note: tap's per-file timeout (package.json) is far below a real VM run; this file sets its own.
+t.setTimeout(120 * 60_000);
+
+const builds = buildsFromEnv();
+const skip = builds.length === 0 ? 'no Nomad build given: set NOMAD_BINARIES=/path/a,/path/b (or NOMAD_BINARY)' : vmSkipReason();
+const from = builds.find((b) => b.beforeTmpfsFix);
+const gap = builds.find((b) => !b.beforeTmpfsFix && !b.migratesState);
+const fixed = builds.find((b) => b.migratesState);
+
+async function upgrade(t: Test, a: Build, b: Build, expect: string[]) {
+  const dir = t.testdir({});
+  const summary = join(dir, 'summary.json');
+  const junit = join(dir, 'junit.xml');
+  const r = await runCli(['run', 'upgrade-in-place', '--nomad-binary', a.path, '--upgrade-to', b.path, '--netns', NETNS, '--junit', junit, '--report-json', summary, '--reports-dir', join(dir, 'reports'), '--artifacts', 'always', ...expect.flatMap((e) => ['--expect', e])]);
+  t.equal(r.code, 0, `the verdicts match Nomad's history for ${a.version} -> ${b.version}`);
+  validateJUnit(t, junit);
+  for (const id of r.runIds) t.same(domainsMatching(id), [], `no libvirt domain of ${id} left`);
+  const run = JSON.parse(readFileSync(summary, 'utf8')).runs?.[0];
+  return { v: verdictsOf(run), props: (run?.properties ?? {}) as Record<string, string> };
+}
+
+t.test(`upgrade-in-place ${from?.version ?? '(< 1.9.4)'} -> ${gap?.version ?? '(1.9.4-1.9.6)'}: the new allocs collide with the old tasks' addresses`, {
+  skip: skip ?? (from && gap ? false : 'needs a build before 1.9.4 and one in 1.9.4-1.9.6 in NOMAD_BINARIES'), timeout: 45 * 60_000,
+}, async (t) => {
+  const { v, props } = await upgrade(t, from!, gap!, ['unique-ips=fail', 'state-migrated=fail']);
+  t.equal(v.get('unique-ips')?.label, 'expected failure');
+  t.match(v.get('unique-ips')?.message ?? '', /172\.26\.64\.\d+ is held by .+ and .+/, 'the message names the address and both holders');
+  t.equal(v.get('state-migrated')?.label, 'expected failure');
+  t.match(v.get('state-migrated')?.message ?? '', /\/var\/lib\/cni\/networks\/nomad still exists/);
+  t.match(props['nomad.version.after'] ?? '', gap!.version.replace(/^v/, ''), 'the client really ran the new build');
+});
+
+t.test(`upgrade-in-place ${from?.version ?? '(< 1.9.4)'} -> ${fixed?.version ?? '(>= 1.9.7)'}: the state is migrated and every address unique`, {
+  skip: skip ?? (from && fixed ? false : 'needs a build before 1.9.4 and one from 1.9.7 on in NOMAD_BINARIES'), timeout: 45 * 60_000,
+}, async (t) => {
+  const { v, props } = await upgrade(t, from!, fixed!, []);
+  for (const id of ['unique-ips', 'state-agrees', 'state-migrated']) t.equal(v.get(id)?.label, 'passed', `${id} passed: ${v.get(id)?.message}`);
+  t.match(v.get('state-migrated')?.message ?? '', /migrated CNI state/, 'the client logged the migration');
+  t.match(props['nomad.version.after'] ?? '', fixed!.version.replace(/^v/, ''));
+});
