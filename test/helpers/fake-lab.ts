@@ -7,7 +7,7 @@ import { sleep } from '../../lib/run/deadline.js';
 import { TimeoutError } from '../../lib/errors.js';
 import type { FakeNomad } from './fake-nomad/server.js';
 import { CNI_STATE_DIRS, cniListingCommand } from '../../lib/cluster/parse-cni-listing.js';
-import { NET_STATE_COMMAND } from '../../lib/lab/parse-observe.js';
+import { HOST_NETNS_COMMAND, NET_STATE_COMMAND } from '../../lib/lab/parse-observe.js';
 
 const b64 = (s: string): string => Buffer.from(s, 'utf8').toString('base64');
 
@@ -37,6 +37,29 @@ export function netStateListing(nomad: FakeNomad, leftovers: { netns: string[]; 
   const netns = [...live, ...leftovers.netns];
   const veths = [...live.map((id) => `veth${id.slice(0, 8)}`), ...leftovers.veths];
   return `${netns.join('\n')}${netns.length ? '\n' : ''}---\n${veths.map((v, i) => `${i + 5}: ${v}@if2: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500 qdisc noqueue master nomad state UP mode DEFAULT group default qlen 1000\\    link/ether 02:00:00:00:00:${(i + 16).toString(16)} brd ff:ff:ff:ff:ff:ff\n`).join('')}`;
+}
+
+/**
+ * What HOST_NETNS_COMMAND prints on the client: a namespace named by each running alloc with its address (and its task's
+ * process, unless the task was left in an older namespace), then the namespaces only a task process still holds.
+ */
+export function hostNetnsListing(nomad: FakeNomad): string {
+  const c = nomad.cluster;
+  const orphaned = new Set(c.orphanNetns.map((o) => o.allocId));
+  const lines: string[] = [];
+  let inode = 4026532300;
+  let pid = 2000;
+  for (const a of [...c.allocs.values()].filter((x) => x.ClientStatus === 'running')) {
+    const i = inode++;
+    lines.push(`N ${i} ${a.ID}`);
+    if (a.NetworkStatus?.Address) lines.push(`A ${i} eth0 ${a.NetworkStatus.Address}/20`);
+    if (!orphaned.has(a.ID)) lines.push(`P ${i} ${pid++} python3`);
+  }
+  for (const o of c.orphanNetns) {
+    const i = inode++;
+    lines.push(`P ${i} ${o.pid} python3`, `A ${i} eth0 ${o.address}/20`);
+  }
+  return lines.join('\n') + '\n';
 }
 
 /** Build the stand-in lab; `commands` records every remote command per role; `leftovers` plants leaked netns/veths. */
@@ -74,6 +97,7 @@ export function createFakeLab(o: FakeLabOptions): Lab & { commands: Record<strin
     if (cmd.includes('journalctl -u nomad')) return ok(o.nomad.clientLog().join('\n'));
     if (role === 'client' && cmd === cniListingCommand()) return ok(cniListing(o.nomad, CNI_STATE_DIRS));
     if (role === 'client' && cmd === NET_STATE_COMMAND) return ok(netStateListing(o.nomad, leftovers));
+    if (role === 'client' && cmd === HOST_NETNS_COMMAND) return ok(hostNetnsListing(o.nomad));
     return ok('');
   };
   const machines = { server: machine('server'), client: machine('client') };

@@ -105,3 +105,26 @@ t.test('unique-ips: a collision only the client host shows fails the check, nami
   t.equal(clean.status, 'passed');
   t.match(clean.message, /on the client host every address is held by one network namespace \(2 with addresses\)/);
 });
+
+t.test('the real v1.9.3 -> v1.9.5 capture: unique-ips fails on the host view, state-agrees passes, state-migrated fails', async (t) => {
+  const { parseCniListing } = await import('../../lib/cluster/parse-cni-listing.js');
+  const { parseHostNetns } = await import('../../lib/lab/parse-observe.js');
+  const R = new URL('../fixtures/nomad/real-upgrade-1.9.3-to-1.9.5/', import.meta.url);
+  const read = (p: string) => readFileSync(new URL(p, R), 'utf8');
+  const e: UpgradeEvidence = {
+    mode: 'upgrade',
+    before: JSON.parse(read('allocs-before.json')) as AllocSnap[],
+    after: JSON.parse(read('allocs-after.json')) as AllocSnap[],
+    cniAfter: parseCniListing(read('cni-listing-after.txt')),
+    clientLog: [],
+    hostNetns: parseHostNetns(read('host-netns-after.txt')),
+  };
+  const [u, s, m] = upgradeChecks(e);
+  t.equal(u!.status, 'failed', u!.message);
+  for (const ip of ['172.26.64.2', '172.26.64.3', '172.26.64.4']) t.match(u!.message, new RegExp(`${ip.replace(/\./g, '\\.')} is held by netns \\w{8} \\[pid \\d+ python3\\] and an unnamed netns of pid \\d+ python3 \\(client host\\)`));
+  t.notMatch(u!.message, /\(API\)/, 'the API showed no collision');
+  t.equal(s!.status, 'passed', s!.message);
+  t.equal(m!.status, 'failed');
+  t.match(m!.message, /still exists \(3 reservation\(s\)\)/);
+  t.same(checkUpgradeUniqueIps({ ...e, hostNetns: undefined }).status, 'passed', 'without the host view the collision would have been missed');
+});

@@ -149,6 +149,14 @@ export class Cluster {
     }
   }
 
+  /**
+   * Namespaces only a task process still holds (its alloc was given a new namespace by an upgraded agent), as the client
+   * host would list them; a reboot clears them. Real v1.9.3 -> v1.9.5 (run r8gf7j3e742de2, host-netns-after.txt).
+   */
+  orphanNetns: { allocId: string; address: string; pid: number }[] = [];
+  /** Allocs the upgraded agent re-networks on restore, after the allocs placed meanwhile got their addresses (real 1.9.5). */
+  renetworkLater: string[] = [];
+
   /** CNI DEL for container `owner`: host-local removes the reservation files naming it (last_reserved_ip stays). */
   releaseAddresses(owner: string): void {
     const dir = this.cni.get(this.cniDir);
@@ -194,6 +202,11 @@ export class Cluster {
       job.ModifyIndex = idx;
     });
     for (const a of placed) this.runFresh(a.ID);
+    // real 1.9.5 after the in-place upgrade: the restored allocs got their new namespaces' addresses after the new allocs
+    const again = this.renetworkLater.splice(0);
+    this.later(2, () => {
+      for (const id of again) this.updateAlloc(id, (a) => (a.NetworkStatus = { InterfaceName: 'eth0', Address: this.allocateAddress(a.ID), AddressIPv6: '', DNS: null }));
+    });
     return placed;
   }
 

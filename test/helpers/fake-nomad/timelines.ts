@@ -40,6 +40,7 @@ export function clientUp(c: Cluster, timeline: Timeline): void {
   if (timeline === 'replaced' || timeline === 'never-ready') markNodeDown(c); // the outage outlasted the grace
   c.agentStarted();
   c.resetIpam(); // /var/run/cni is tmpfs: the IPAM state is gone after a reboot
+  c.orphanNetns = []; // and every namespace with it
   if (timeline === 'never-ready') {
     const err = 'rpc error: failed to get conn: dial tcp 127.0.0.1:4647: connect: connection refused';
     c.log('ERROR', 'client.rpc', 'error performing RPC to server', { error: err, rpc: 'Node.Register', server: '127.0.0.1:4647' });

@@ -1,7 +1,10 @@
 // Part of the Nomad API stand-in (not Nomad): the client AGENT restarts without a reboot and without a drain, e.g. an
 // in-place upgrade (nomad-reference §4.5 "Upgrade without reboot", §4.7 the GH-25093 migration).
 //   upgrade-collide:  the old build kept host-local state on disk, the new build (1.9.4-1.9.6) uses the empty tmpfs
-//                     dir and migrates nothing, so new allocs get addresses running allocs still hold.
+//                     dir and migrates nothing. As the real v1.9.3 -> v1.9.5 run showed (r8gf7j3e742de2): the agent
+//                     gives each running alloc a NEW namespace and address while its task keeps running in the old
+//                     namespace, and the allocs placed after the upgrade get the old addresses. The API shows every
+//                     address once; on the host each old address is held twice.
 //   upgrade-migrated: the new build (1.9.7) copies the old dir to the tmpfs dir, removes the old one and logs it.
 // Any other timeline: a plain agent restart (the control case); running allocs are restored in place.
 import { CNI_NEW_DIR, CNI_OLD_DIR, type Cluster } from './cluster.js';
@@ -21,6 +24,14 @@ export function clientRestart(c: Cluster, timeline: Timeline, version?: string):
     c.log('INFO', 'client', 'migrated CNI state', { src: CNI_OLD_DIR, dest: CNI_NEW_DIR });
   }
   if (timeline === 'upgrade-collide' || timeline === 'upgrade-migrated') c.cniDir = CNI_NEW_DIR;
+  if (timeline === 'upgrade-collide') {
+    const running = [...c.allocs.values()].filter((a) => a.NodeID === c.node.ID && a.ClientStatus === 'running' && a.NetworkStatus?.Address);
+    for (const a of running) {
+      c.orphanNetns.push({ allocId: a.ID, address: a.NetworkStatus!.Address, pid: 1000 + c.orphanNetns.length });
+      for (const t of Object.keys(a.TaskStates ?? {})) c.log('INFO', 'client.alloc_runner.task_runner', 'Task event', { alloc_id: a.ID, task: t, type: 'Received', msg: 'Task received by client', failed: false });
+    }
+    c.renetworkLater.push(...running.map((a) => a.ID));
+  }
   c.later(1, () => {
     c.setNodeStatus('initializing');
     c.log('INFO', 'client', 'node registration complete');
