@@ -4,6 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { AllocSnap, RebootEvidence, TaskEventRec } from '../lib/checks/types.js';
+import type { RebootRecord } from '../lib/lab/types.js';
 import { rebootChecks, factsFromEvidence } from '../lib/checks/reboot.js';
 import { defineScenario } from '../lib/run/scenario.js';
 import { REBOOT_CHECKS, observe, settleAfterReboot, waitForHttp } from '../lib/scenario/reboot-steps.js';
@@ -53,21 +54,39 @@ export default defineScenario({
     const before = await ctx.step('observe before the reboot', (d) => observe({ ...base, label: 'before' }, d));
     ctx.artifact('alloc-before.json', JSON.stringify(before.alloc, null, 2));
 
-    const reboot = await ctx.step(`reboot the client (${env.config.reboot.kind})`, (d) => lab.reboot('client', env.config.reboot.kind, { deadline: d }), { timeoutMs: 10 * 60_000 });
-    ctx.fact('client.boot_id.before', reboot.bootIdBefore);
+    // --reboots N: reboot again while the alloc keeps being restored; the checks judge the last reboot (or the first
+    // one after which the alloc was not restored), the leak check what is left after it.
+    const count = env.config.reboot.count;
+    const reboots: RebootRecord[] = [];
+    let lastSettled = '';
+    for (let i = 1; i <= count; i++) {
+      const of = count > 1 ? ` (${i} of ${count})` : '';
+      const sinceIndex = (await nomad.node(node.id)).body.ModifyIndex;
+      const r = await ctx.step(`reboot the client (${env.config.reboot.kind})${of}`, (d) => lab.reboot('client', env.config.reboot.kind, { deadline: d }), { timeoutMs: 10 * 60_000 });
+      reboots.push(r);
+      await ctx.step(`wait for the client node to register again and be ready${of}`, (d) =>
+        waitForNodeReady(nomad, { nodeId: node.id, driver: 'exec', updatedSinceS: Math.floor(r.requestedAt / 1000), modifiedAfterIndex: sinceIndex }, { deadline: d }), { timeoutMs: 5 * 60_000 });
+      const settled = await ctx.step(`wait for the alloc to be restored, replaced or failed${of}`, (d) => settleAfterReboot({ ...base, reboot: r }, d), { timeoutMs: 5 * 60_000 });
+      ctx.fact(count > 1 ? `alloc.settled.${i}` : 'alloc.settled', settled);
+      lastSettled = settled;
+      if (!settled.startsWith('restored')) break;
+      await ctx.step(`wait for HTTP to answer after the reboot${of}`, async (d) => {
+        const obs = await observe({ ...base, label: 'restored' }, d, { probeHttp: false });
+        if (obs.alloc) await waitForHttp(lab, obs.alloc, node, d).catch((e: Error) => ctx.fact(count > 1 ? `http.after.${i}` : 'http.after', `not answering: ${e.message.split('\n')[0]}`));
+      }, { timeoutMs: 3 * 60_000 });
+    }
+    const reboot = reboots.at(-1)!;
+    ctx.fact('client.boot_id.before', reboots[0]!.bootIdBefore);
     ctx.fact('client.boot_id.after', reboot.bootIdAfter);
     ctx.fact('reboot.seconds', ((reboot.backAt - reboot.requestedAt) / 1000).toFixed(1));
-
-    await ctx.step('wait for the client node to register again and be ready', (d) =>
-      waitForNodeReady(nomad, { nodeId: node.id, driver: 'exec', updatedSinceS: before.node!.statusUpdatedAt + 1 }, { deadline: d }), { timeoutMs: 5 * 60_000 });
-
-    const settled = await ctx.step('wait for the alloc to be restored, replaced or failed', (d) => settleAfterReboot({ ...base, reboot }, d), { timeoutMs: 5 * 60_000 });
-    ctx.fact('alloc.settled', settled);
-    if (settled.startsWith('restored')) {
-      await ctx.step('wait for HTTP to answer after the reboot', async (d) => {
-        const obs = await observe({ ...base, label: 'restored' }, d, { probeHttp: false });
-        if (obs.alloc) await waitForHttp(lab, obs.alloc, node, d).catch((e: Error) => ctx.fact('http.after', `not answering: ${e.message.split('\n')[0]}`));
-      }, { timeoutMs: 3 * 60_000 });
+    if (count > 1) {
+      ctx.fact('reboots', `${reboots.length} of ${count}`);
+      ctx.fact('alloc.settled', lastSettled);
+      reboots.forEach((r, i) => ctx.fact(`client.boot_id.after.${i + 1}`, r.bootIdAfter));
+      for (const r of reboots.slice(0, -1)) {
+        ctx.mark({ atMs: r.requestedAt, lane: 'host', label: `${r.kind} reboot requested (earlier)`, detail: `boot_id ${r.bootIdBefore}`, severity: 'warn' });
+        ctx.mark({ atMs: r.backAt, lane: 'host', label: 'SSH back with a new boot_id', detail: `boot_id ${r.bootIdAfter}`, severity: r.bootIdAfter !== r.bootIdBefore ? 'ok' : 'fail' });
+      }
     }
 
     const after = await ctx.step('observe after the reboot', (d) => observe({ ...base, label: 'after' }, d, { clientLog: true }));

@@ -41,7 +41,8 @@ export interface HarnessConfig {
     /** where each run's Vagrant directory is created */
     workDir: string;
   };
-  reboot: { kind: RebootKind };
+  /** kind of reboot; count: how many times bridge-exec-reboot reboots the client in one run */
+  reboot: { kind: RebootKind; count: number };
   expect: { scenario: Expectation | undefined; perCheck: Record<string, Expectation> };
   /** keep the VMs after the run and print how to reach and destroy them */
   keep: boolean;
@@ -82,7 +83,7 @@ export const DEFAULTS: HarnessConfig = {
     bootTimeoutS: 600, // vm-lab.md: use >= 600 under TCG
     workDir: '/tmp/nomad-reboot-harness',
   },
-  reboot: { kind: 'graceful' },
+  reboot: { kind: 'graceful', count: 1 },
   expect: { scenario: undefined, perCheck: {} },
   keep: false,
   reports: { dir: 'reports', junit: undefined, json: undefined, artifacts: 'on-failure' },

@@ -22,6 +22,7 @@ export const FIELDS: Field[] = [
   { yaml: 'lab.boot_timeout_s', flag: 'boot-timeout', path: ['lab', 'bootTimeoutS'], doc: 'seconds Vagrant waits for a VM to boot', parse: int(30, 3600, ' s') },
   { yaml: 'lab.work_dir', flag: 'work-dir', env: 'HARNESS_WORK_DIR', path: ['lab', 'workDir'], doc: "where each run's Vagrant directory is made", parse: str('give a directory path') },
   { yaml: 'reboot.kind', flag: 'reboot', path: ['reboot', 'kind'], doc: 'graceful (systemctl reboot) or hard (provider power reset)', parse: oneOf(['graceful', 'hard'] as const) },
+  { yaml: 'reboot.count', flag: 'reboots', path: ['reboot', 'count'], doc: 'how many times bridge-exec-reboot reboots the client (restored after each; leaks checked after the last)', parse: int(1, 20) },
   { yaml: 'keep', flag: 'keep', env: 'HARNESS_KEEP', path: ['keep'], doc: 'keep the VMs after the run and print how to reach and destroy them', parse: bool },
   { yaml: 'reports.dir', flag: 'reports-dir', path: ['reports', 'dir'], doc: 'where reports/<run-id>/ artifacts go', parse: str('give a directory path') },
   { yaml: 'reports.junit', flag: 'junit', path: ['reports', 'junit'], doc: 'JUnit XML output path (default <reports-dir>/<run-id>/junit.xml)', parse: str('give a file path, e.g. reports/junit.xml') },

@@ -72,6 +72,8 @@ export interface NodeSelector {
   driver: string;
   /** also require StatusUpdatedAt >= this (Unix seconds): "ready again after the reboot" */
   updatedSinceS?: number;
+  /** also require ModifyIndex > this: the node record changed since (second-granular StatusUpdatedAt cannot tell two updates in one second apart) */
+  modifiedAfterIndex?: number;
 }
 
 /** Wait until the node is `ready` with `driver` detected and healthy; returns the full node. */
@@ -88,6 +90,9 @@ export async function waitForNodeReady(nomad: Nomad, sel: NodeSelector, { deadli
     const { body: node } = await nomad.node(mine.ID, { signal: d.signal });
     if (sel.updatedSinceS !== undefined && node.StatusUpdatedAt < sel.updatedSinceS) {
       return { done: false, reason: `${seen}, but status last updated at ${node.StatusUpdatedAt} < ${sel.updatedSinceS} (not re-registered yet)` };
+    }
+    if (sel.modifiedAfterIndex !== undefined && node.ModifyIndex <= sel.modifiedAfterIndex) {
+      return { done: false, reason: `${seen}, but unchanged since index ${sel.modifiedAfterIndex} (not re-registered yet)` };
     }
     return node.Status === 'ready' ? { done: true, value: node } : { done: false, reason: `node ${node.Name} status=${node.Status}` };
   };

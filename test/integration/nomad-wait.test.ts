@@ -101,3 +101,15 @@ t.test('updatedSinceS: "ready again" means re-registered after the reboot', asyn
   const node = await waitForNodeReady(nomad, { nodeName: 'nrh-abc-client', driver: 'exec', updatedSinceS: since }, { deadline: deadlineIn(3000) });
   t.ok(node.StatusUpdatedAt >= since);
 });
+
+t.test('modifiedAfterIndex: two re-registrations in one second are told apart by the index', async (t) => {
+  const { fake, nomad } = await setup(t, 'restored');
+  await deployWeb(nomad);
+  const first = (await nomad.node((await nomad.nodes()).body[0]!.ID)).body;
+  const stillReady = await waitForNodeReady(nomad, { nodeName: 'nrh-abc-client', driver: 'exec', updatedSinceS: first.StatusUpdatedAt, modifiedAfterIndex: first.ModifyIndex }, { deadline: deadlineIn(400) }).then(() => new Error('resolved'), (e: unknown) => e as Error);
+  t.match(stillReady.message, /unchanged since index \d+ \(not re-registered yet\)/, 'the same StatusUpdatedAt second and no new index: not back yet');
+  fake.clientDown();
+  fake.clientUp();
+  const node = await waitForNodeReady(nomad, { nodeName: 'nrh-abc-client', driver: 'exec', updatedSinceS: first.StatusUpdatedAt, modifiedAfterIndex: first.ModifyIndex }, { deadline: deadlineIn(3000) });
+  t.ok(node.ModifyIndex > first.ModifyIndex);
+});

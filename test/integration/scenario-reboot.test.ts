@@ -93,3 +93,37 @@ t.test('a token reaches the stand-in but appears nowhere in the reports', async 
   for (const f of files) t.notMatch(readFileSync(f, 'utf8'), token, `${f} has no token`);
   t.notMatch(r.s.out.join('') + r.s.err.join(''), token, 'console output has no token');
 });
+
+t.test('--reboots 3 on the restored timeline: three real reboot cycles through main(), restored each time, no leaks, exit 0', async (t) => {
+  const r = await run(t, 'restored', ['--reboots', '3']);
+  t.equal(r.code, 0);
+  const props = r.summary.runs[0].properties as Record<string, string>;
+  t.equal(props['reboots'], '3 of 3');
+  t.ok(['1', '2', '3'].every((i) => /^restored/.test(props[`alloc.settled.${i}`] ?? '')), 'restored after every reboot');
+  t.equal(new Set(['1', '2', '3'].map((i) => props[`client.boot_id.after.${i}`])).size, 3, 'three different boot ids');
+  t.equal(props['client.boot_id.after'], props['client.boot_id.after.3']);
+  const steps = r.summary.runs[0].steps.map((s: { name: string }) => s.name) as string[];
+  t.same(steps.filter((n) => n.startsWith('reboot the client')), ['reboot the client (graceful) (1 of 3)', 'reboot the client (graceful) (2 of 3)', 'reboot the client (graceful) (3 of 3)']);
+  t.notOk(r.check('no-leaks')?.['failure'] ?? r.check('no-leaks')?.['skipped'], 'no-leaks passed');
+});
+
+t.test('--reboots 3 on the duplicate-ip timeline: stops after the first reboot that breaks the alloc', async (t) => {
+  const r = await run(t, 'duplicate-ip', ['--reboots', '3', '--expect', 'no-duplicate-ip=fail']);
+  t.equal(r.code, 0);
+  const props = r.summary.runs[0].properties as Record<string, string>;
+  t.equal(props['reboots'], '1 of 3', 'no second reboot once the alloc failed');
+  t.match(props['alloc.settled.1'], /^failed/);
+});
+
+t.test('a leaked namespace after the reboot fails no-leaks, naming it', async (t) => {
+  const dir = t.testdir({});
+  const s = await standIn('restored', { cwd: dir });
+  t.teardown(() => s.nomad.close());
+  s.lab.leftovers.netns.push('0b5e55ed-0000-4000-8000-000000000001');
+  s.lab.leftovers.veths.push('vethdead0001');
+  const code = await main(['run', 'bridge-exec-reboot', '--nomad-binary', '/stand-in/nomad', '--reports-dir', join(dir, 'reports'), '--junit', join(dir, 'junit.xml'), '--report-json', join(dir, 'summary.json'), '--netns', ''], s.deps);
+  t.equal(code, 1);
+  const v = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')).runs[0].verdicts.find((x: { id: string }) => x.id === 'no-leaks');
+  t.equal(v.status, 'failed');
+  t.match(v.message, /network namespace 0b5e55ed-0000-4000-8000-000000000001 has no live alloc; 2 veths on bridge nomad for 1 live alloc/);
+});
