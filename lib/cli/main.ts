@@ -148,9 +148,12 @@ async function writeRepros(records: RunRecord[], args: ParsedArgs, config: Harne
   if (!failed.length) return [];
   const nomadBinary = config.nomadBinary ? resolve(deps.cwd, config.nomadBinary) : undefined;
   const nomadSha256 = nomadBinary ? await sha256File(nomadBinary).catch(() => undefined) : undefined;
+  const upgradeTo = config.upgradeTo ? resolve(deps.cwd, config.upgradeTo) : undefined;
+  const upgradeSha256 = upgradeTo ? await sha256File(upgradeTo).catch(() => undefined) : undefined;
   const out: { scenario: string; command: string; file: string }[] = [];
   for (const r of failed) {
-    const command = reproCommand({ args: args.rawArgs, scenario: r.scenario, cwd: deps.cwd, cli: CLI_PATH, ...(nomadBinary ? { nomadBinary } : {}), ...(nomadSha256 ? { nomadSha256 } : {}) });
+    const upgrade = r.scenario === 'upgrade-in-place' && upgradeTo ? { upgradeTo, ...(upgradeSha256 ? { upgradeSha256 } : {}) } : {};
+    const command = reproCommand({ args: args.rawArgs, scenario: r.scenario, cwd: deps.cwd, cli: CLI_PATH, ...(nomadBinary ? { nomadBinary } : {}), ...(nomadSha256 ? { nomadSha256 } : {}), ...upgrade });
     const file = join(config.reports.dir, r.runId, 'repro.sh');
     await mkdir(dirname(file), { recursive: true });
     await writeFile(file, `#!/bin/sh\n# re-runs ${r.scenario} (run ${r.runId}) with the same inputs${nomadSha256 ? `; Nomad build sha256 ${nomadSha256}` : ''}\n${command}\n`, { mode: 0o755 });

@@ -14,6 +14,9 @@ export interface ReproInput {
   cli: string;
   nomadBinary?: string;
   nomadSha256?: string;
+  /** the build upgrade-in-place swaps to (from --upgrade-to, NOMAD_UPGRADE_TO or harness.yaml), absolute */
+  upgradeTo?: string;
+  upgradeSha256?: string;
 }
 
 /** `cd <cwd> && <checksum check> && node <cli> run <scenario> <same inputs>` as one shell line. */
@@ -27,7 +30,7 @@ export function reproCommand(r: ReproInput): string {
       if (VALUE_FLAGS_DROPPED.has(flag) && !a.includes('=')) i++;
       continue;
     }
-    if (flag === '--nomad-binary') {
+    if (flag === '--nomad-binary' || (flag === '--upgrade-to' && r.upgradeTo)) {
       if (!a.includes('=')) i++;
       continue;
     }
@@ -37,8 +40,10 @@ export function reproCommand(r: ReproInput): string {
   }
   const parts = ['cd', quote(r.cwd), '&&'];
   if (r.nomadBinary && r.nomadSha256) parts.push('echo', quote(`${r.nomadSha256}  ${r.nomadBinary}`), '|', 'sha256sum', '--check', '--quiet', '&&');
+  if (r.upgradeTo && r.upgradeSha256) parts.push('echo', quote(`${r.upgradeSha256}  ${r.upgradeTo}`), '|', 'sha256sum', '--check', '--quiet', '&&');
   parts.push('node', quote(r.cli), 'run', quote(r.scenario));
   if (r.nomadBinary) parts.push('--nomad-binary', quote(r.nomadBinary));
+  if (r.upgradeTo) parts.push('--upgrade-to', quote(r.upgradeTo));
   parts.push(...kept.map(quote));
   return parts.join(' ');
 }
