@@ -14,7 +14,7 @@ t.setTimeout(180 * 60_000);
 
 const builds = buildsFromEnv();
 const skip = builds.length === 0 ? 'no Nomad build given: set NOMAD_BINARIES=/path/a,/path/b (or NOMAD_BINARY)' : vmSkipReason();
-const REBOOT_CHECKS = ['client-rebooted', 'node-back', 'alloc-restored', 'task-restarted', 'http-reachable', 'no-duplicate-ip', 'unique-ips'];
+const REBOOT_CHECKS = ['client-rebooted', 'node-back', 'alloc-restored', 'task-restarted', 'http-reachable', 'no-duplicate-ip', 'unique-ips', 'no-leaks'];
 /** What must flip between a build before the tmpfs fix and one after it; client-rebooted and node-back pass on both. */
 const FLIP_ACROSS_FIX = ['alloc-restored', 'task-restarted', 'http-reachable', 'no-duplicate-ip', 'unique-ips'];
 const DUPLICATE = /has been allocated to [0-9a-f-]+, duplicate allocation is not allowed/;
@@ -46,22 +46,26 @@ t.test(`compare bridge-exec-reboot --before ${pair?.before.version ?? '(< 1.9.4)
 });
 
 for (const build of alone) {
-  t.test(`bridge-exec-reboot on Nomad ${build.version} (${build.path})`, { skip: skip ?? false, timeout: 35 * 60_000 }, (t) => runAlone(t, build));
+  t.test(`bridge-exec-reboot on Nomad ${build.version} (${build.path})${build.beforeTmpfsFix ? '' : ', rebooted twice'}`, { skip: skip ?? false, timeout: 45 * 60_000 }, (t) => runAlone(t, build));
 }
 if (alone.length === 0) t.test('bridge-exec-reboot on every build not compared above', { skip: skip ?? 'every build given ran in the compare above' }, async () => {});
 
 async function runAlone(t: Test, build: Build): Promise<void> {
   const dir = t.testdir({});
   const summary = join(dir, 'summary.json');
-  const expect = build.beforeTmpfsFix ? ['--expect', 'no-duplicate-ip=fail'] : [];
+  // A build with the fix is rebooted twice: restored after each reboot, and nothing leaked after the second.
+  const expect = build.beforeTmpfsFix ? ['--expect', 'no-duplicate-ip=fail'] : ['--reboots', '2'];
   const r = await runCli(['run', 'bridge-exec-reboot', '--nomad-binary', build.path, '--netns', NETNS, '--junit', join(dir, 'junit.xml'), '--report-json', summary, '--reports-dir', join(dir, 'reports'), '--artifacts', 'always', ...expect]);
   t.equal(r.code, 0, `the verdicts match Nomad's history for ${build.version}`);
-  const v = verdictsOf(JSON.parse(readFileSync(summary, 'utf8')).runs?.[0]);
+  const run = JSON.parse(readFileSync(summary, 'utf8')).runs?.[0];
+  const v = verdictsOf(run);
   if (build.beforeTmpfsFix) {
     t.equal(v.get('no-duplicate-ip')?.label, 'expected failure', 'the duplicate-IP error was observed');
     t.match(v.get('no-duplicate-ip')?.evidence.join('\n') ?? '', DUPLICATE);
   } else {
     for (const id of REBOOT_CHECKS) t.equal(v.get(id)?.label, 'passed', `${id} passed`);
+    t.equal(run?.properties?.['reboots'], '2 of 2', 'rebooted twice');
+    t.not(run?.properties?.['client.boot_id.after.1'], run?.properties?.['client.boot_id.after.2'], 'two different boots');
   }
   for (const id of r.runIds) t.same(domainsMatching(id), [], `no libvirt domain of ${id} left`);
 }
