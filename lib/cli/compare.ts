@@ -1,7 +1,7 @@
 // `reboot-harness compare <scenario> --before <build> --after <build>`: the same scenario on two Nomad builds,
 // one after the other (each a normal run with its own run id and lab), then a side-by-side table of every check.
 import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { ConfigError, EXIT, type ConfigProblem } from '../errors.js';
 import type { HarnessConfig } from '../config/schema.js';
 import type { Logger } from '../log/events.js';
@@ -15,7 +15,8 @@ import { exitCodeOf } from '../report/outcome.js';
 import { redactRuns, writeHtmlReports, writeReports } from '../report/write.js';
 import { compareRuns, comparisonJson, comparisonSuiteNames, renderComparison } from '../report/compare.js';
 import type { ParsedArgs } from './args.js';
-import { newRunId, type CliDeps } from './main.js';
+import { CLI_PATH, newRunId, reproBuild, type CliDeps } from './main.js';
+import { reproCommand } from './repro.js';
 import { findScenario, preflightScenarios } from './scenarios.js';
 
 /** The two sides of a comparison, in the order they run. */
@@ -69,8 +70,18 @@ export async function compareCommand(args: ParsedArgs, config: HarnessConfig, de
   await writeReports(records, { junitPath, secrets });
   const htmlPaths = await writeHtmlReports(records, { dir: config.reports.dir, secrets });
   const json = await writeJsonWith(records, jsonPath, secrets, { ...extra, outcome: after?.outcome ?? 'error', exitCode: code });
+  // When the after build did not meet its expectations: one command that runs the same comparison again.
+  let repro = '';
+  if (code === EXIT.CHECK_FAILED || code === EXIT.INFRA) {
+    const built = await Promise.all(SIDES.map((side) => reproBuild(`--${side}`, resolve(deps.cwd, builds[side]))));
+    const command = reproCommand({ command: 'compare', args: args.rawArgs, scenario: scenario.name, cwd: deps.cwd, cli: CLI_PATH, builds: built });
+    const file = join(runDir, 'repro.sh');
+    await mkdir(dirname(file), { recursive: true });
+    await writeFile(file, `#!/bin/sh\n# re-runs compare ${scenario.name} with the same inputs\n${command}\n`, { mode: 0o755 });
+    repro = `re-run this comparison exactly (also in ${file}):\n  ${command}\n`;
+  }
   if (config.output.json) deps.out(redact(json, secrets));
-  else deps.out(redact(renderConsoleSummary(records, { color: deps.isTTY && !deps.env['NO_COLOR'] && !deps.env['CI'] }) + (table ? `\n${table}` : ''), secrets) + `\nreports: ${[junitPath, jsonPath, ...htmlPaths].join(' ')}\n`);
+  else deps.out(redact(renderConsoleSummary(records, { color: deps.isTTY && !deps.env['NO_COLOR'] && !deps.env['CI'] }) + (table ? `\n${table}` : ''), secrets) + `\nreports: ${[junitPath, jsonPath, ...htmlPaths].join(' ')}\n${repro}`);
   return code;
 }
 

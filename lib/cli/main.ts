@@ -25,10 +25,10 @@ import { SCENARIOS, findScenario, listText, preflightScenarios } from './scenari
 import { compareCommand } from './compare.js';
 import { matrixCommand } from './matrix.js';
 import { skippedRecord } from './skipped.js';
-import { reproCommand } from './repro.js';
+import { reproCommand, type ReproBuild } from './repro.js';
 
 /** The CLI entry a person runs (for repro commands). */
-const CLI_PATH = fileURLToPath(new URL('../../bin/reboot-harness.js', import.meta.url));
+export const CLI_PATH = fileURLToPath(new URL('../../bin/reboot-harness.js', import.meta.url));
 
 /** What the CLI needs from the outside world; tests hand in stand-ins (a stand-in lab and Nomad). */
 export interface CliDeps {
@@ -146,20 +146,24 @@ async function runCommand(args: ParsedArgs, config: HarnessConfig, deps: CliDeps
 async function writeRepros(records: RunRecord[], args: ParsedArgs, config: HarnessConfig, deps: CliDeps): Promise<{ scenario: string; command: string; file: string }[]> {
   const failed = records.filter((r) => r.outcome !== 'passed' && !r.interrupted);
   if (!failed.length) return [];
-  const nomadBinary = config.nomadBinary ? resolve(deps.cwd, config.nomadBinary) : undefined;
-  const nomadSha256 = nomadBinary ? await sha256File(nomadBinary).catch(() => undefined) : undefined;
-  const upgradeTo = config.upgradeTo ? resolve(deps.cwd, config.upgradeTo) : undefined;
-  const upgradeSha256 = upgradeTo ? await sha256File(upgradeTo).catch(() => undefined) : undefined;
+  const nomad = config.nomadBinary ? await reproBuild('--nomad-binary', resolve(deps.cwd, config.nomadBinary)) : undefined;
+  const upgrade = config.upgradeTo ? await reproBuild('--upgrade-to', resolve(deps.cwd, config.upgradeTo)) : undefined;
   const out: { scenario: string; command: string; file: string }[] = [];
   for (const r of failed) {
-    const upgrade = r.scenario === 'upgrade-in-place' && upgradeTo ? { upgradeTo, ...(upgradeSha256 ? { upgradeSha256 } : {}) } : {};
-    const command = reproCommand({ args: args.rawArgs, scenario: r.scenario, cwd: deps.cwd, cli: CLI_PATH, ...(nomadBinary ? { nomadBinary } : {}), ...(nomadSha256 ? { nomadSha256 } : {}), ...upgrade });
+    const builds = [nomad, r.scenario === 'upgrade-in-place' ? upgrade : undefined].filter((b): b is ReproBuild => !!b);
+    const command = reproCommand({ args: args.rawArgs, scenario: r.scenario, cwd: deps.cwd, cli: CLI_PATH, builds });
     const file = join(config.reports.dir, r.runId, 'repro.sh');
     await mkdir(dirname(file), { recursive: true });
-    await writeFile(file, `#!/bin/sh\n# re-runs ${r.scenario} (run ${r.runId}) with the same inputs${nomadSha256 ? `; Nomad build sha256 ${nomadSha256}` : ''}\n${command}\n`, { mode: 0o755 });
+    await writeFile(file, `#!/bin/sh\n# re-runs ${r.scenario} (run ${r.runId}) with the same inputs${nomad?.sha256 ? `; Nomad build sha256 ${nomad.sha256}` : ''}\n${command}\n`, { mode: 0o755 });
     out.push({ scenario: r.scenario, command, file });
   }
   return out;
+}
+
+/** A build for a repro command: its flag, path and sha256 (absent when the file cannot be read). */
+export async function reproBuild(flag: ReproBuild['flag'], path: string): Promise<ReproBuild> {
+  const sha256 = await sha256File(path).catch(() => undefined);
+  return { flag, path, ...(sha256 ? { sha256 } : {}) };
 }
 
 /** sha256 of a file, hex (names a Nomad build in repro commands). */

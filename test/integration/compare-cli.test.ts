@@ -50,6 +50,7 @@ t.test('1.9.3 -> 1.9.4: the fix flips no-duplicate-ip; the after build passes, e
   t.match(out, /no-duplicate-ip\)\s+failed\s+passed\s+FLIPPED/);
   t.match(out, /checks flipped between bridge-exec-reboot@1\.9\.3 and bridge-exec-reboot@1\.9\.4/);
   for (const run of r.s.runs) t.ok(existsSync(join(r.dir, 'reports', run.runId, 'report.html')), `an HTML page for run ${run.runId}`);
+  t.notMatch(out, /re-run this comparison/, 'no repro when the after build met its expectations');
 });
 
 t.test('a regression in the after build fails the compare, exit 1', async (t) => {
@@ -57,6 +58,10 @@ t.test('a regression in the after build fails the compare, exit 1', async (t) =>
   t.equal(r.code, 1);
   t.match(r.s.out.join(''), /no-duplicate-ip\)\s+passed\s+failed\s+FLIPPED/);
   t.equal(r.summary().outcome, 'failed');
+  const out = r.s.out.join('');
+  t.match(out, /re-run this comparison exactly \(also in .+repro\.sh\):/, 'a failed compare prints its repro');
+  t.match(out, new RegExp(`node \\S+reboot-harness\\.js compare bridge-exec-reboot --before \\S*${NEW.split('/').pop()} --after \\S*${OLD.split('/').pop()} --netns ''`), 'same scenario, both builds, the same inputs; output paths dropped');
+  t.notMatch(out.split('re-run this comparison')[1] ?? '', /--junit|--reports-dir/);
 });
 
 t.test('--expect applies to the after build only', async (t) => {
