@@ -12,6 +12,9 @@ import { sftpPut } from './sftp.js';
 import type { SshTarget } from './target.js';
 import type { ClientChannel } from 'ssh2';
 
+/** The remote command was never started (the channel could not be opened). */
+class NotStarted extends SshError {}
+
 /** Where Linux keeps the id of the current boot; it changes on every boot. */
 export const BOOT_ID_COMMAND = 'cat /proc/sys/kernel/random/boot_id';
 /** After TERM on the deadline, KILL this much later, then close the channel. */
@@ -91,6 +94,17 @@ export class SshMachine implements Machine {
 
   /** Run `cmd` (built with lib/ssh/quote.ts) and return its exit code and output; on the deadline the remote command is signalled and a TimeoutError names it. */
   async exec(cmd: string, opts: ExecOptions): Promise<ExecResult> {
+    try {
+      return await this.execOnce(cmd, opts);
+    } catch (err) {
+      // A command that never started (the connection died under us, e.g. "No response from server" after sshd went
+      // away) is safe to run again, once, on a fresh connection within the same deadline.
+      if (!(err instanceof NotStarted) || opts.deadline.signal.aborted) throw err;
+      return this.execOnce(cmd, opts);
+    }
+  }
+
+  private async execOnce(cmd: string, opts: ExecOptions): Promise<ExecResult> {
     const full = opts.sudo ? `sudo -n sh -c ${quote(cmd)}` : cmd;
     const conn = await this.connection(opts.deadline);
     const started = performance.now();
@@ -100,7 +114,7 @@ export class SshMachine implements Machine {
       conn.exec(full, (err, ch) => {
         if (err) {
           void this.disconnect();
-          return reject(new SshError(`ssh ${this.name}: cannot start ${redactText(cmd, this.o.redact)}: ${err.message}`));
+          return reject(new NotStarted(`ssh ${this.name}: cannot start ${redactText(cmd, this.o.redact)}: ${err.message}`));
         }
         const out: Buffer[] = [];
         const errOut: Buffer[] = [];

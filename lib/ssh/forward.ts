@@ -25,7 +25,10 @@ export async function startForward(
       .then((c) =>
         c.forwardOut('127.0.0.1', sock.remotePort ?? 0, remoteHost, remotePort, (err, ch) => {
           if (err) {
-            logger?.({ kind: 'warn', t: Math.round(performance.now()), message: `tunnel ${machine} -> ${remoteHost}:${remotePort}: ${err.message}` });
+            // Note: "Connection refused" is what every poll sees until the agent listens; only --verbose shows it.
+            const refused = /Connection refused/i.test(err.message);
+            const t = Math.round(performance.now());
+            logger?.(refused ? { kind: 'ssh', t, machine, command: `forward to ${remoteHost}:${remotePort}: ${err.message}` } : { kind: 'warn', t, message: `tunnel ${machine} -> ${remoteHost}:${remotePort}: ${err.message}` });
             sock.destroy();
             return;
           }
