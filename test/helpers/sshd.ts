@@ -5,6 +5,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { SshTarget } from '../../lib/ssh/target.js';
+import type { Test } from 'tap';
 
 const SSHD_CANDIDATES = ['/usr/sbin/sshd', '/usr/bin/sshd', '/usr/local/sbin/sshd'];
 
@@ -155,4 +156,20 @@ export async function startSshd(): Promise<TestSshd> {
   };
   await t.start();
   return t;
+}
+
+/**
+ * The sshd of an integration test file: a visible skip of the whole file (plan 0 with the reason) when OpenSSH is
+ * missing, else a started sshd torn down with the file, and the file's timeout raised for real SSH round trips.
+ */
+export async function sshdForTest(t: Test): Promise<TestSshd | undefined> {
+  const missing = sshdMissing();
+  if (missing) {
+    t.plan(0, missing);
+    return undefined;
+  }
+  t.setTimeout(120_000);
+  const sshd = await startSshd();
+  t.teardown(() => sshd.dispose());
+  return sshd;
 }

@@ -29,6 +29,28 @@ function labOn(nomad: FakeNomad, o: { token?: string; sshNeverBack?: boolean }):
   return createFakeLab({ nomad, httpAnswers, ...(o.sshNeverBack ? { sshNeverBack: true } : {}) });
 }
 
+/** The parts of a stand-in ScenarioEnv after the lab is up: provision, connect and upgrade against `nomad()`. */
+function envOn(config: ScenarioEnv['config'], nomad: () => FakeNomad, installed: () => string, versionOf: (binary: string) => string | undefined): Omit<ScenarioEnv, 'config' | 'upLab'> {
+  return {
+    async provisionNomad() {
+      return { nomadVersion: `Nomad v${installed()} (stand-in)` };
+    },
+    async connectNomad(ctx) {
+      return createNomad({ transport: createHttpTransport({ addr: nomad().addr }), ...(config.nomad.token ? { token: config.nomad.token } : {}), logger: ctx.logger });
+    },
+    async upgradeNomad(_ctx, _lab, _role, binary) {
+      const version = versionOf(binary);
+      nomad().clientRestart(version);
+      return { nomadVersion: `Nomad v${version ?? '1.9.7'} (stand-in)` };
+    },
+  };
+}
+
+/** CLI deps collecting stdout/stderr, no TTY, with the stand-in env factory. */
+function depsWith(makeEnv: CliDeps['makeEnv'], o: { cwd: string; token?: string }, out: string[], err: string[]): CliDeps {
+  return { env: o.token ? { NOMAD_TOKEN: o.token } : {}, cwd: o.cwd, out: (s) => void out.push(s), err: (s) => void err.push(s), isTTY: false, makeEnv };
+}
+
 /** Start a Nomad stand-in on a timeline and CLI deps whose scenario env uses it and a stand-in lab. */
 export async function standIn(timeline: Timeline, o: { token?: string; sshNeverBack?: boolean; cwd: string }): Promise<StandIn> {
   const nomad = await startFakeNomad({ timeline, clientNodeName: 'client', ...(o.token ? { token: o.token } : {}), stepMs: 20 });
@@ -41,26 +63,10 @@ export async function standIn(timeline: Timeline, o: { token?: string; sshNeverB
       ctx.cleanup.defer('destroy the stand-in lab', () => lab.destroy({ deadline: ctx.deadline }));
       return lab;
     },
-    async provisionNomad() {
-      return { nomadVersion: 'Nomad v1.9.7 (stand-in)' };
-    },
-    async connectNomad(ctx) {
-      return createNomad({ transport: createHttpTransport({ addr: nomad.addr }), ...(config.nomad.token ? { token: config.nomad.token } : {}), logger: ctx.logger });
-    },
-    async upgradeNomad(_ctx, _lab, _role, binary) {
-      const version = versionInPath(binary);
-      nomad.clientRestart(version);
-      return { nomadVersion: `Nomad v${version ?? '1.9.7'} (stand-in)` };
-    },
+    // Note: this stand-in client always starts as 1.9.7; after an upgrade it reports the version in the build's path
+    ...envOn(config, () => nomad, () => '1.9.7', versionInPath),
   });
-  const deps: CliDeps = {
-    env: o.token ? { NOMAD_TOKEN: o.token } : {},
-    cwd: o.cwd,
-    out: (s) => void out.push(s),
-    err: (s) => void err.push(s),
-    isTTY: false,
-    makeEnv,
-  };
+  const deps = depsWith(makeEnv, o, out, err);
   return { nomad, lab, deps, out, err };
 }
 
@@ -118,27 +124,10 @@ export function standInPerRun(builds: Record<string, StandInBuild>, o: { cwd: st
         ctx.cleanup.defer('destroy the stand-in lab', () => lab.destroy({ deadline: ctx.deadline }));
         return lab;
       },
-      async provisionNomad() {
-        return { nomadVersion: `Nomad v${buildOf(config.nomadBinary).version} (stand-in)` };
-      },
-      async connectNomad(ctx) {
-        return createNomad({ transport: createHttpTransport({ addr: need().nomad.addr }), ...(config.nomad.token ? { token: config.nomad.token } : {}), logger: ctx.logger });
-      },
-      async upgradeNomad(_ctx, _lab, _role, binary) {
-        const version = builds[binary]?.version ?? versionInPath(binary);
-        need().nomad.clientRestart(version);
-        return { nomadVersion: `Nomad v${version ?? '?'} (stand-in)` };
-      },
+      ...envOn(config, () => need().nomad, () => buildOf(config.nomadBinary).version, (binary) => builds[binary]?.version ?? versionInPath(binary)),
     };
   };
-  const deps: CliDeps = {
-    env: o.token ? { NOMAD_TOKEN: o.token } : {},
-    cwd: o.cwd,
-    out: (s) => void out.push(s),
-    err: (s) => void err.push(s),
-    isTTY: false,
-    makeEnv,
-  };
+  const deps = depsWith(makeEnv, o, out, err);
   return { deps, out, err, runs };
 }
 

@@ -8,25 +8,11 @@ import { sh } from '../../lib/ssh/quote.js';
 import { deadlineIn } from '../../lib/run/deadline.js';
 import { HarnessError, TimeoutError } from '../../lib/errors.js';
 import type { LogEvent } from '../../lib/log/events.js';
-import { sshdMissing, startSshd, freePort } from '../helpers/sshd.js';
+import { sshdForTest, freePort } from '../helpers/sshd.js';
+import { rejection } from '../helpers/rejection.js';
 
-/** The rejection reason of `p` (fails the test if it resolves). */
-async function rejection(p: Promise<unknown>): Promise<unknown> {
-  return p.then(
-    (v) => {
-      throw new Error(`expected a rejection, got ${JSON.stringify(v)}`);
-    },
-    (e: unknown) => e,
-  );
-}
-
-const missing = sshdMissing();
-if (missing) {
-  t.plan(0, missing);
-} else {
-  t.setTimeout(120_000);
-  const sshd = await startSshd();
-  t.teardown(() => sshd.dispose());
+const sshd = await sshdForTest(t);
+if (sshd) {
   const events: LogEvent[] = [];
   const m = new SshMachine({ role: 'server', name: 'testbox', target: sshd.target, logger: (e) => events.push(e), redact: ['s3cr3t-token'] });
   t.teardown(() => m.disconnect());

@@ -7,24 +7,11 @@ import { rebootMachine } from '../../lib/ssh/reboot.js';
 import { sh } from '../../lib/ssh/quote.js';
 import { deadlineIn } from '../../lib/run/deadline.js';
 import { HarnessError, TimeoutError } from '../../lib/errors.js';
-import { sshdMissing, startSshd } from '../helpers/sshd.js';
+import { sshdForTest } from '../helpers/sshd.js';
+import { rejection } from '../helpers/rejection.js';
 
-async function rejection(p: Promise<unknown>): Promise<unknown> {
-  return p.then(
-    (v) => {
-      throw new Error(`expected a rejection, got ${JSON.stringify(v)}`);
-    },
-    (e: unknown) => e,
-  );
-}
-
-const missing = sshdMissing();
-if (missing) {
-  t.plan(0, missing);
-} else {
-  t.setTimeout(120_000);
-  const sshd = await startSshd();
-  t.teardown(() => sshd.dispose());
+const sshd = await sshdForTest(t);
+if (sshd) {
   // Fake sudo (the real one may be missing): check -n, run the rest.
   writeFileSync(path.join(sshd.binDir, 'sudo'), '#!/bin/sh\n[ "$1" = -n ] || exit 99\nshift\nexec "$@"\n');
   chmodSync(path.join(sshd.binDir, 'sudo'), 0o755);

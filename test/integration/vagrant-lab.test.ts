@@ -9,15 +9,10 @@ import { runCommand, type RunCommand } from '../../lib/exec/run.js';
 import { deadlineIn } from '../../lib/run/deadline.js';
 import { sh } from '../../lib/ssh/quote.js';
 import { HarnessError } from '../../lib/errors.js';
-import { sshdMissing, startSshd } from '../helpers/sshd.js';
+import { sshdForTest } from '../helpers/sshd.js';
 
-const missing = sshdMissing();
-if (missing) {
-  t.plan(0, missing);
-} else {
-  t.setTimeout(120_000);
-  const sshd = await startSshd();
-  t.teardown(() => sshd.dispose());
+const sshd = await sshdForTest(t);
+if (sshd) {
   const root = t.testdir({ fake: {}, serial: {}, 'Vagrantfile.src': '# fake Vagrantfile\n' });
   const fakeDir = path.join(root, 'fake');
   const vagrantDir = path.join(root, 'nrh-t1');
