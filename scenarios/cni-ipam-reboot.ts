@@ -4,7 +4,7 @@
 // The client reboots for real; the same container is added again without requesting an address (what
 // Nomad does when it restores an alloc). Persistent state must refuse it ("duplicate allocation is not
 // allowed"); tmpfs state must accept it.
-import { defineScenario } from '../lib/run/scenario.js';
+import { defineScenario, singleRebootOnly } from '../lib/run/scenario.js';
 import { cniChecks, CNI_CHECKS, type CniProbeRun } from '../lib/cni/checks.js';
 import { installCniProbe, cniAdd, cniReset } from '../lib/cni/probe.js';
 import { CNI_DATA_DIRS, stateDirOf, type BridgeConfigOptions, type CniStateMode } from '../lib/cni/config.js';
@@ -22,6 +22,7 @@ export default defineScenario({
   name: 'cni-ipam-reboot',
   summary: 'no Nomad: the real bridge + host-local CNI plugins across a real reboot, state on disk vs on tmpfs',
   needsNomad: false,
+  validate: (config) => singleRebootOnly('cni-ipam-reboot', config),
   checks: [
     { id: CNI_CHECKS.rebooted.id, title: 'client rebooted', passesWhen: 'boot_id differs before and after the reboot' },
     { id: CNI_CHECKS.persistent.id, title: 'persistent state refuses the re-add', passesWhen: 'with state under /var/lib/cni, the ADD after the reboot fails with "duplicate allocation is not allowed" naming the container' },

@@ -15,7 +15,7 @@ import type { Nomad } from '../lib/nomad/client.js';
 import { toAllocSnap, toNodeSnap } from '../lib/nomad/parse.js';
 import { blockingProbe, describeAlloc, waitForLeader, waitForNodeReady } from '../lib/nomad/wait.js';
 import type { Deadline } from '../lib/run/deadline.js';
-import { defineScenario } from '../lib/run/scenario.js';
+import { defineScenario, singleRebootOnly } from '../lib/run/scenario.js';
 import { waitFor } from '../lib/run/wait.js';
 
 const JOB_FILE = fileURLToPath(new URL('../jobs/bridge-exec-http-multi.nomad.hcl', import.meta.url));
@@ -83,8 +83,9 @@ export default defineScenario({
   needsNomad: true,
   checks: UPGRADE_CHECKS,
   validate(config) {
-    if (config.upgrade.mode === 'restart-only' || config.upgradeTo) return [];
-    return [{ field: '--upgrade-to', value: undefined, message: 'is required by scenario upgrade-in-place (the build the client is upgraded to)', fix: 'pass --upgrade-to ./nomad-1.9.7, set NOMAD_UPGRADE_TO or upgrade_to in harness.yaml; or --upgrade-mode restart-only for the control case' }];
+    const once = singleRebootOnly('upgrade-in-place', config);
+    if (config.upgrade.mode === 'restart-only' || config.upgradeTo) return once;
+    return [...once, { field: '--upgrade-to', value: undefined, message: 'is required by scenario upgrade-in-place (the build the client is upgraded to)', fix: 'pass --upgrade-to ./nomad-1.9.7, set NOMAD_UPGRADE_TO or upgrade_to in harness.yaml; or --upgrade-mode restart-only for the control case' }];
   },
   async run(ctx, env) {
     const { mode } = env.config.upgrade;

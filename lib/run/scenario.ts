@@ -45,3 +45,10 @@ export interface Scenario {
 export function defineScenario(s: Scenario): Scenario {
   return s;
 }
+
+/** A problem when --reboots N (> 1) is given to a scenario that reboots once. */
+export function singleRebootOnly(scenario: string, config: HarnessConfig): ConfigProblem[] {
+  return config.reboot.count > 1
+    ? [{ field: '--reboots', value: config.reboot.count, message: `applies to bridge-exec-reboot only; ${scenario} reboots the client once`, fix: 'drop --reboots (reboot.count), or run bridge-exec-reboot' }]
+    : [];
+}

@@ -83,6 +83,13 @@ t.test('run without a Nomad build: exit 2, the fix on stderr, nothing created', 
   t.same(p.effects, [], 'not even the binary check or host preparation ran');
 });
 
+t.test('--reboots on a scenario that reboots once: exit 2 naming the flag, nothing created', async (t) => {
+  const p = probe(t.testdir());
+  t.equal(await main(['run', 'cni-ipam-reboot', '--reboots', '3'], p.deps), 2);
+  t.match(p.err(), /--reboots: applies to bridge-exec-reboot only; cni-ipam-reboot reboots the client once \(got 3; fix: drop --reboots/);
+  t.notOk(p.effects.includes('prepareHost'), 'the lab host was not touched');
+});
+
 t.test('run of an unknown scenario lists the scenarios', async (t) => {
   const p = probe(t.testdir());
   t.equal(await main(['run', 'nope', '--nomad-binary', './nomad'], p.deps), 2);
