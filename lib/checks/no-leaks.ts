@@ -11,6 +11,35 @@ export const NOMAD_BRIDGE = 'nomad';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const short = (id: string): string => id.slice(0, 8);
 
+/** One thing left over: a reservation (with the alloc it names), an alloc-named namespace, or surplus veths. */
+export interface Leak {
+  kind: 'reservation' | 'netns' | 'veths';
+  /** the alloc ID a reservation or namespace names */
+  owner?: string;
+  text: string;
+}
+
+/** What is left over after the reboot, and the evidence lines; undefined when the client's state was not read. */
+export function findLeaks(e: RebootEvidence): { leaks: Leak[]; evidence: string[]; live: number } | undefined {
+  const net = e.after.netState;
+  if (!net || e.after.cniState.length === 0) return undefined;
+  const live = new Set(e.after.nodeAllocs.map((a) => a.id));
+  const evidence = [`live allocs on the node: ${[...live].map(short).join(' ') || '(none)'}`];
+  const leaks: Leak[] = [];
+  for (const dir of [OLD_CNI_DIR, NEW_CNI_DIR]) {
+    const listing = e.after.cniState.find((l) => l.dir.replace(/\/+$/, '') === dir);
+    const res = reservationsOf(listing);
+    evidence.push(`${dir}: ${listing?.exists ? [...res].map(([ip, owner]) => `${ip}=${short(owner)}`).join(' ') || 'no reservation' : 'absent'}`);
+    for (const [ip, owner] of res) if (!live.has(owner)) leaks.push({ kind: 'reservation', owner, text: `reservation ${ip} in ${dir} names ${short(owner)}, which is not a live alloc` });
+  }
+  evidence.push(`network namespaces: ${net.netns.join(' ') || '(none)'}`);
+  for (const n of net.netns.filter((x) => UUID.test(x))) if (!live.has(n)) leaks.push({ kind: 'netns', owner: n, text: `network namespace ${n} has no live alloc` });
+  const onBridge = net.veths.filter((v) => v.master === NOMAD_BRIDGE);
+  evidence.push(`veths on bridge ${NOMAD_BRIDGE}: ${onBridge.map((v) => v.name).join(' ') || '(none)'}`);
+  if (onBridge.length > live.size) leaks.push({ kind: 'veths', text: `${onBridge.length} veths on bridge ${NOMAD_BRIDGE} for ${live.size} live alloc${live.size === 1 ? '' : 's'}` });
+  return { leaks, evidence, live: live.size };
+}
+
 /**
  * Passes when every host-local reservation (either state dir) and every alloc-named network namespace belongs to a live
  * alloc on the node, and Nomad's bridge has no more veths than there are live allocs. Skipped when the client's
@@ -18,23 +47,9 @@ const short = (id: string): string => id.slice(0, 8);
  */
 export function checkNoLeaks(e: RebootEvidence): CheckResult {
   const { id, title } = NO_LEAKS;
-  const net = e.after.netState;
-  if (!net || e.after.cniState.length === 0) return result(id, title, 'skipped', "the client's network namespaces, veths and host-local state were not read after the reboot", []);
-  const live = new Set(e.after.nodeAllocs.map((a) => a.id));
-  const evidence = [`live allocs on the node: ${[...live].map(short).join(' ') || '(none)'}`];
-  const leaks: string[] = [];
-  for (const dir of [OLD_CNI_DIR, NEW_CNI_DIR]) {
-    const listing = e.after.cniState.find((l) => l.dir.replace(/\/+$/, '') === dir);
-    const res = reservationsOf(listing);
-    evidence.push(`${dir}: ${listing?.exists ? [...res].map(([ip, owner]) => `${ip}=${short(owner)}`).join(' ') || 'no reservation' : 'absent'}`);
-    for (const [ip, owner] of res) if (!live.has(owner)) leaks.push(`reservation ${ip} in ${dir} names ${short(owner)}, which is not a live alloc`);
-  }
-  const allocNetns = net.netns.filter((n) => UUID.test(n));
-  evidence.push(`network namespaces: ${net.netns.join(' ') || '(none)'}`);
-  for (const n of allocNetns) if (!live.has(n)) leaks.push(`network namespace ${n} has no live alloc`);
-  const onBridge = net.veths.filter((v) => v.master === NOMAD_BRIDGE);
-  evidence.push(`veths on bridge ${NOMAD_BRIDGE}: ${onBridge.map((v) => v.name).join(' ') || '(none)'}`);
-  if (onBridge.length > live.size) leaks.push(`${onBridge.length} veths on bridge ${NOMAD_BRIDGE} for ${live.size} live alloc${live.size === 1 ? '' : 's'}`);
-  if (leaks.length) return result(id, title, 'failed', `left over after the reboot: ${leaks.join('; ')}`, evidence);
-  return result(id, title, 'passed', `${live.size} live alloc${live.size === 1 ? '' : 's'}; every reservation, alloc namespace and veth on ${NOMAD_BRIDGE} belongs to one`, evidence);
+  const found = findLeaks(e);
+  if (!found) return result(id, title, 'skipped', "the client's network namespaces, veths and host-local state were not read after the reboot", []);
+  const { leaks, evidence, live } = found;
+  if (leaks.length) return result(id, title, 'failed', `left over after the reboot: ${leaks.map((l) => l.text).join('; ')}`, evidence);
+  return result(id, title, 'passed', `${live} live alloc${live === 1 ? '' : 's'}; every reservation, alloc namespace and veth on ${NOMAD_BRIDGE} belongs to one`, evidence);
 }

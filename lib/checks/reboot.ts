@@ -7,7 +7,7 @@ import { checkNodeBack } from './node-back.js';
 import { checkTaskRestarted } from './task-restarted.js';
 import type { CheckResult, RebootEvidence } from './types.js';
 import { checkUniqueIps } from './unique-ips.js';
-import { checkNoLeaks } from './no-leaks.js';
+import { checkNoLeaks, findLeaks } from './no-leaks.js';
 import { classifyAllocOutcome } from './alloc-outcome.js';
 import { mentionsDuplicateAllocation } from './parse-duplicate-ip.js';
 
@@ -56,5 +56,9 @@ export function linkCauses(results: CheckResult[], e: RebootEvidence): CheckResu
   if (dup?.status !== 'failed') return results;
   const { outcome, failingEvent } = classifyAllocOutcome(e);
   if (outcome !== 'failed' || !failingEvent || !mentionsDuplicateAllocation(failingEvent.message)) return results;
-  return results.map((r) => (r.status === 'failed' && DUPLICATE_IP_CONSEQUENCES.includes(r.id) ? { ...r, causedBy: 'no-duplicate-ip' } : r));
+  // Note: real 1.9.3 still holds the failed alloc's own reservation (the stale one that made the re-add fail) when the
+  // run looks; that leak, and only that one, is the same cause.
+  const onlyStaleOwn = (findLeaks(e)?.leaks ?? []).every((l) => l.kind === 'reservation' && l.owner === e.allocId);
+  const consequence = (id: string) => DUPLICATE_IP_CONSEQUENCES.includes(id) || (id === 'no-leaks' && onlyStaleOwn);
+  return results.map((r) => (r.status === 'failed' && consequence(r.id) ? { ...r, causedBy: 'no-duplicate-ip' } : r));
 }

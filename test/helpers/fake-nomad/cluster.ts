@@ -157,12 +157,6 @@ export class Cluster {
   /** Allocs the upgraded agent re-networks on restore, after the allocs placed meanwhile got their addresses (real 1.9.5). */
   renetworkLater: string[] = [];
 
-  /** CNI DEL for container `owner`: host-local removes the reservation files naming it (last_reserved_ip stays). */
-  releaseAddresses(owner: string): void {
-    const dir = this.cni.get(this.cniDir);
-    for (const [f, content] of dir ?? []) if (content.split(/\r?\n/)[0] === owner) dir!.delete(f);
-  }
-
   /** The host rebooted: /var/run is tmpfs, so the state there is gone (the pre-1.9.4 dir on disk stays). */
   resetIpam(): void {
     this.cni.delete(CNI_NEW_DIR);
