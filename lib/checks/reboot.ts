@@ -56,9 +56,9 @@ export function linkCauses(results: CheckResult[], e: RebootEvidence): CheckResu
   if (dup?.status !== 'failed') return results;
   const { outcome, failingEvent } = classifyAllocOutcome(e);
   if (outcome !== 'failed' || !failingEvent || !mentionsDuplicateAllocation(failingEvent.message)) return results;
-  // Note: real 1.9.3 still holds the failed alloc's own reservation (the stale one that made the re-add fail) when the
-  // run looks; that leak, and only that one, is the same cause.
-  const onlyStaleOwn = (findLeaks(e)?.leaks ?? []).every((l) => l.kind === 'reservation' && l.owner === e.allocId);
+  // Note: real 1.9.3 still holds the failed alloc's own stale reservation or its namespace when the run looks (teardown
+  // timing varies); leftovers of that alloc only are the same cause.
+  const onlyStaleOwn = (findLeaks(e)?.leaks ?? []).every((l) => l.owner === e.allocId);
   const consequence = (id: string) => DUPLICATE_IP_CONSEQUENCES.includes(id) || (id === 'no-leaks' && onlyStaleOwn);
   return results.map((r) => (r.status === 'failed' && consequence(r.id) ? { ...r, causedBy: 'no-duplicate-ip' } : r));
 }
