@@ -19,7 +19,8 @@ import { runMatrix, type PlannedCell } from '../matrix/run.js';
 import { parseMatrix } from '../matrix/spec.js';
 import type { ParsedArgs } from './args.js';
 import { writeJsonWith } from './compare.js';
-import { newRunId, sha256File, type CliDeps } from './main.js';
+import { newRunId, reproBuild, type CliDeps } from './main.js';
+import { checksumChecks } from './repro.js';
 import { SCENARIOS, findScenario } from './scenarios.js';
 import { quote } from '../ssh/quote.js';
 import { fileURLToPath } from 'node:url';
@@ -105,12 +106,8 @@ export async function matrixCommand(args: ParsedArgs, config: HarnessConfig, dep
   for (const r of results.filter((x) => x.attempts.at(-1)?.outcome !== 'passed' && x.attempts.length > 0)) {
     const p = plan.find((x) => x.cell.name === r.cellName);
     const builds = p ? [p.configFor(0).nomadBinary, p.configFor(0).upgradeTo].filter((b): b is string => !!b) : [];
-    const checks: string[] = [];
-    for (const b of builds) {
-      const sum = await sha256File(b).catch(() => undefined);
-      if (sum) checks.push(`echo ${quote(`${sum}  ${b}`)} | sha256sum --check --quiet && `);
-    }
-    repros.push(`re-run ${r.cellName} exactly:\n  cd ${quote(deps.cwd)} && ${checks.join('')}node ${quote(CLI_PATH)} matrix ${quote(path)} --cell ${quote(r.cellName)}\n`);
+    const checks = checksumChecks(await Promise.all(builds.map((b) => reproBuild('--nomad-binary', b))));
+    repros.push(`re-run ${r.cellName} exactly:\n  cd ${quote(deps.cwd)} && ${checks.map((c) => `${c} `).join('')}node ${quote(CLI_PATH)} matrix ${quote(path)} --cell ${quote(r.cellName)}\n`);
   }
   if (config.output.json) deps.out(redact(json, secrets));
   else deps.out(redact(`${cells.length ? renderConsoleSummary(finals, { color: deps.isTTY && !deps.env['NO_COLOR'] && !deps.env['CI'] }) : `shard ${shardLabel} has no cells (the matrix has ${matrix.cellsInMatrix})\n`}${retried.join('')}${notRun.join('')}\nreports: ${[junitPath, jsonPath, ...htmlPaths].join(' ')}\n${repros.join('')}`, secrets));

@@ -42,10 +42,14 @@ export function reproCommand(r: ReproInput): string {
     const next = r.args[i + 1];
     if (!a.includes('=') && next !== undefined && !next.startsWith('-')) kept.push(r.args[++i]!);
   }
-  const parts = ['cd', quote(r.cwd), '&&'];
-  for (const b of builds) if (b.sha256) parts.push('echo', quote(`${b.sha256}  ${b.path}`), '|', 'sha256sum', '--check', '--quiet', '&&');
+  const parts = ['cd', quote(r.cwd), '&&', ...checksumChecks(builds)];
   parts.push('node', quote(r.cli), r.command ?? 'run', quote(r.scenario));
   for (const b of builds) parts.push(b.flag, quote(b.path));
   parts.push(...kept.map(quote));
   return parts.join(' ');
+}
+
+/** `echo '<sha>  <path>' | sha256sum --check --quiet &&` per build with a checksum: the repro stops if a build changed. */
+export function checksumChecks(builds: readonly Pick<ReproBuild, 'path' | 'sha256'>[]): string[] {
+  return builds.flatMap((b) => (b.sha256 ? ['echo', quote(`${b.sha256}  ${b.path}`), '|', 'sha256sum', '--check', '--quiet', '&&'] : []));
 }
