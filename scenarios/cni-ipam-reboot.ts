@@ -4,7 +4,8 @@
 // The client reboots for real; the same container is added again without requesting an address (what
 // Nomad does when it restores an alloc). Persistent state must refuse it ("duplicate allocation is not
 // allowed"); tmpfs state must accept it.
-import { defineScenario, singleRebootOnly } from '../lib/run/scenario.js';
+import { defineScenario, singleRebootExecOnly } from '../lib/run/scenario.js';
+import { HarnessError } from '../lib/errors.js';
 import { cniChecks, CNI_CHECKS, type CniProbeRun } from '../lib/cni/checks.js';
 import { installCniProbe, cniAdd, cniReset } from '../lib/cni/probe.js';
 import { CNI_DATA_DIRS, stateDirOf, type BridgeConfigOptions, type CniStateMode } from '../lib/cni/config.js';
@@ -22,7 +23,7 @@ export default defineScenario({
   name: 'cni-ipam-reboot',
   summary: 'no Nomad: the real bridge + host-local CNI plugins across a real reboot, state on disk vs on tmpfs',
   needsNomad: false,
-  validate: (config) => singleRebootOnly('cni-ipam-reboot', config),
+  validate: (config) => singleRebootExecOnly('cni-ipam-reboot', config),
   checks: [
     { id: CNI_CHECKS.rebooted.id, title: 'client rebooted', passesWhen: 'boot_id differs before and after the reboot' },
     { id: CNI_CHECKS.persistent.id, title: 'persistent state refuses the re-add', passesWhen: 'with state under /var/lib/cni, the ADD after the reboot fails with "duplicate allocation is not allowed" naming the container' },
@@ -45,6 +46,10 @@ export default defineScenario({
       for (const r of runs) r.first = await cniAdd(client, { containerId: r.containerId, netns: PROBES[r.mode].netns, config: PROBES[r.mode].config, deadline: d });
       const listing = await readCniState(client, { deadline: d, dirs: stateDirs });
       for (const r of runs) r.stateBefore = listing.find((l) => l.dir === r.stateDir);
+      // Note: a hard reset seconds after the ADD can lose the reservation file still in the page cache (it did once here,
+      // with two labs in parallel); the state under test is what a long-running host has on disk, so flush it first.
+      const flushed = await client.exec('sync', { deadline: d, sudo: true });
+      if (flushed.code !== 0) throw new HarnessError(`sync on the client failed (exit ${flushed.code}): ${flushed.stderr.trim()}`);
       return readBootInfo(client, d);
     });
 
