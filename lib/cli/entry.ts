@@ -12,6 +12,9 @@ import type { HarnessConfig } from '../config/schema.js';
 import type { Logger } from '../log/events.js';
 import { main, type CliDeps } from './main.js';
 
+/** How long the process may stay alive after main() returned before it exits anyway (see the end of this file). */
+const EXIT_GRACE_MS = 10_000;
+
 /** Seconds allowed to get libvirtd up in its namespace. */
 const HOST_PREP_MS = 60_000;
 
@@ -56,4 +59,12 @@ const deps: CliDeps = {
 
 // Note: if whoever reads our output goes away (a closed pipe), keep going: teardown must still destroy the VMs.
 for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
-process.exitCode = await main(process.argv.slice(2), deps);
+const code = await main(process.argv.slice(2), deps);
+process.exitCode = code;
+// Note: main() returns after teardown, so nothing the run needs is still open. Anything that still keeps the event
+// loop alive (a socket to a VM that is gone retransmits for up to 15 minutes) would hang a CI job: say what it is and
+// exit anyway. The timer is unref'd, so a clean run exits at once without waiting for it.
+setTimeout(() => {
+  process.stderr.write(`warning: still open ${EXIT_GRACE_MS / 1000} s after the command ended: ${process.getActiveResourcesInfo().filter((r) => r !== 'Timeout').join(', ') || 'timers'}; exiting with ${code}\n`);
+  process.exit(code);
+}, EXIT_GRACE_MS).unref();

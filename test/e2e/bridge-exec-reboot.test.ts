@@ -34,7 +34,7 @@ t.test(`compare bridge-exec-reboot --before ${pair?.before.version ?? '(< 1.9.4)
   const dir = t.testdir({});
   const summary = join(dir, 'summary.json');
   const junit = join(dir, 'junit.xml');
-  const r = await runCli(['compare', 'bridge-exec-reboot', '--before', a.path, '--after', b.path, '--netns', NETNS, '--junit', junit, '--report-json', summary, '--reports-dir', join(dir, 'reports'), '--artifacts', 'always']);
+  const r = await runCli(t, ['compare', 'bridge-exec-reboot', '--before', a.path, '--after', b.path, '--netns', NETNS, '--junit', junit, '--report-json', summary, '--reports-dir', join(dir, 'reports'), '--artifacts', 'always']);
   t.equal(r.code, 0, `exit 0: the after build (${b.version}) met its expectations`);
   validateJUnit(t, junit);
   const s = JSON.parse(readFileSync(summary, 'utf8'));
@@ -59,7 +59,7 @@ async function runAlone(t: Test, build: Build): Promise<void> {
   const summary = join(dir, 'summary.json');
   // A build with the fix is rebooted twice: restored after each reboot, and nothing leaked after the second.
   const expect = build.beforeTmpfsFix ? ['--expect', 'no-duplicate-ip=fail'] : ['--reboots', '2'];
-  const r = await runCli(['run', 'bridge-exec-reboot', '--nomad-binary', build.path, '--netns', NETNS, '--junit', join(dir, 'junit.xml'), '--report-json', summary, '--reports-dir', join(dir, 'reports'), '--artifacts', 'always', ...expect]);
+  const r = await runCli(t, ['run', 'bridge-exec-reboot', '--nomad-binary', build.path, '--netns', NETNS, '--junit', join(dir, 'junit.xml'), '--report-json', summary, '--reports-dir', join(dir, 'reports'), '--artifacts', 'always', ...expect]);
   t.equal(r.code, 0, `the verdicts match Nomad's history for ${build.version}`);
   const run = JSON.parse(readFileSync(summary, 'utf8')).runs?.[0];
   const v = verdictsOf(run);

@@ -27,7 +27,7 @@ async function upgrade(t: Test, a: Build, b: Build, expect: string[]) {
   const dir = t.testdir({});
   const summary = join(dir, 'summary.json');
   const junit = join(dir, 'junit.xml');
-  const r = await runCli(['run', 'upgrade-in-place', '--nomad-binary', a.path, '--upgrade-to', b.path, '--netns', NETNS, '--junit', junit, '--report-json', summary, '--reports-dir', join(dir, 'reports'), '--artifacts', 'always', ...expect.flatMap((e) => ['--expect', e])]);
+  const r = await runCli(t, ['run', 'upgrade-in-place', '--nomad-binary', a.path, '--upgrade-to', b.path, '--netns', NETNS, '--junit', junit, '--report-json', summary, '--reports-dir', join(dir, 'reports'), '--artifacts', 'always', ...expect.flatMap((e) => ['--expect', e])]);
   t.equal(r.code, 0, `the verdicts match Nomad's history for ${a.version} -> ${b.version}`);
   validateJUnit(t, junit);
   for (const id of r.runIds) t.same(domainsMatching(id), [], `no libvirt domain of ${id} left`);

@@ -1,7 +1,6 @@
 // The e2e tier's inputs: real Nomad builds from NOMAD_BINARIES / NOMAD_BINARY, their versions, and what Nomad's
 // history says each one must do (nomad-reference.md §4): the tmpfs fix landed in 1.9.4, the state migration in 1.9.7.
-import { execFileSync, spawn } from 'node:child_process';
-import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
 
 export interface Build {
   path: string;
@@ -34,28 +33,8 @@ export function buildsFromEnv(env: NodeJS.ProcessEnv = process.env): Build[] {
   return paths.map((p) => classify(p, /Nomad (v\d+\.\d+\.\d+\S*)/.exec(execFileSync(p, ['version'], { encoding: 'utf8' }))?.[1] ?? 'unknown'));
 }
 
-export const CLI = join(process.cwd(), 'bin/reboot-harness.js');
 export const NETNS = process.env['HARNESS_NETNS'] || 'nrh-lab';
-
-export interface CliResult { code: number | null; stderr: string; stdout: string; runIds: string[] }
-
-/** Run the real CLI as a user would (CI=true), echoing its progress indented into the test output. */
-export function runCli(args: string[]): Promise<CliResult> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, CI: 'true' } });
-    let stderr = '';
-    let stdout = '';
-    child.stderr.on('data', (b: Buffer) => {
-      stderr += b;
-      process.stderr.write(b.toString().replace(/^/gm, '    | '));
-    });
-    child.stdout.on('data', (b: Buffer) => {
-      stdout += b;
-      process.stderr.write(b.toString().replace(/^/gm, '    | '));
-    });
-    child.on('exit', (code) => resolve({ code, stderr, stdout, runIds: [...stderr.matchAll(/run (r[0-9a-z]+): scenario/g)].map((m) => m[1]!) }));
-  });
-}
+export { runCli, type CliResult } from './cli-child.js';
 
 /** One run's verdicts from a JSON summary, by check id. */
 export interface Verdict { id: string; label: string; status: string; message: string; evidence: string[] }

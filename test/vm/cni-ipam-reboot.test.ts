@@ -1,39 +1,19 @@
 // VM tier: the real CLI, real Vagrant + libvirt (QEMU emulation here), a real reboot of a real VM, and the real
 // bridge + host-local CNI plugins inside it. Runs the harness as a user would; skips visibly without the lab.
 import t from 'tap';
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import { validateJUnit } from '../helpers/junit-schema.js';
+import { runCli } from '../helpers/cli-child.js';
 import { vmSkipReason, domainsMatching, volumesMatching } from '../helpers/vm-prereqs.js';
 
 // Note: tap's per-file timeout (package.json) is far below a real VM run; this file sets its own.
 t.setTimeout(45 * 60_000);
 
 const skip = vmSkipReason();
-const CLI = join(process.cwd(), 'bin/reboot-harness.js');
 /** Where the VM tier's libvirtd lives; the CLI creates it (or joins the namespace libvirtd already runs in). */
 const NETNS = process.env['HARNESS_NETNS'] || 'nrh-lab';
-
-interface CliRun { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }
-
-/** Run the CLI; `onLine` may act on progress lines (e.g. send SIGINT). */
-function cli(args: string[], onLine?: (line: string, child: ReturnType<typeof spawn>) => void): Promise<CliRun> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, CI: 'true' } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (b: Buffer) => (stdout += b));
-    child.stderr.on('data', (b: Buffer) => {
-      const text = b.toString();
-      stderr += text;
-      process.stderr.write(text.replace(/^/gm, '    | '));
-      for (const line of text.split('\n')) if (line) onLine?.(line, child);
-    });
-    child.on('exit', (code, signal) => resolve({ code, signal, stdout, stderr }));
-  });
-}
 
 function parseJunit(path: string) {
   const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(readFileSync(path, 'utf8'));
@@ -48,7 +28,7 @@ const runIdOf = (stderr: string) => /run (r[0-9a-z]+): scenario/.exec(stderr)?.[
 t.test('cni-ipam-reboot on real VMs: graceful reboot, persistent state refuses the re-add, tmpfs accepts it', { skip: skip ?? false, timeout: 15 * 60_000 }, async (t) => {
   const dir = t.testdir({});
   const junit = join(dir, 'junit.xml');
-  const r = await cli(['run', 'cni-ipam-reboot', '--netns', NETNS, '--junit', junit, '--report-json', join(dir, 'summary.json'), '--reports-dir', join(dir, 'reports'), '--artifacts', 'always']);
+  const r = await runCli(t, ['run', 'cni-ipam-reboot', '--netns', NETNS, '--junit', junit, '--report-json', join(dir, 'summary.json'), '--reports-dir', join(dir, 'reports'), '--artifacts', 'always']);
   t.equal(r.code, 0, 'exit 0: every check passed');
   const { suite, props, cases } = parseJunit(junit);
   t.equal(Number(suite.failures), 0);
@@ -68,7 +48,7 @@ t.test('a two-cell matrix on real VMs: graceful and hard reset in parallel, each
     'vm-matrix.yaml': ['scenario: cni-ipam-reboot', 'axes:', '  reboot: [graceful, hard]', 'parallel: 2', 'memory_budget_mb: 8192', ''].join('\n'),
   });
   const junit = join(dir, 'junit.xml');
-  const r = await cli(['matrix', join(dir, 'vm-matrix.yaml'), '--netns', NETNS, '--junit', junit, '--report-json', join(dir, 'summary.json'), '--reports-dir', join(dir, 'reports')]);
+  const r = await runCli(t, ['matrix', join(dir, 'vm-matrix.yaml'), '--netns', NETNS, '--junit', junit, '--report-json', join(dir, 'summary.json'), '--reports-dir', join(dir, 'reports')]);
   t.equal(r.code, 0, 'exit 0: both cells met their expectations');
   validateJUnit(t, junit, 'the merged JUnit');
   const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(readFileSync(junit, 'utf8'));
@@ -96,7 +76,7 @@ t.test('Ctrl-C during the reboot destroys the VM and still writes a report', { s
   const dir = t.testdir({});
   const junit = join(dir, 'junit.xml');
   let sent = false;
-  const r = await cli(['run', 'cni-ipam-reboot', '--netns', NETNS, '--junit', junit, '--report-json', join(dir, 'summary.json'), '--reports-dir', join(dir, 'reports')], (line, child) => {
+  const r = await runCli(t, ['run', 'cni-ipam-reboot', '--netns', NETNS, '--junit', junit, '--report-json', join(dir, 'summary.json'), '--reports-dir', join(dir, 'reports')], (line, child) => {
     if (!sent && /… reboot the client/.test(line)) {
       sent = true;
       setTimeout(() => child.kill('SIGINT'), 3000);

@@ -1,0 +1,42 @@
+// Run the real CLI as a user would (CI=true) from a VM or e2e test, echoing its progress indented into the test
+// output. When the test ends first (tap's timeout), the child gets SIGTERM like a CI job being cancelled, and the
+// test's teardown waits for it: it destroys its VMs before the next test starts instead of running on unseen.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import type { Test } from 'tap';
+
+export const CLI = join(process.cwd(), 'bin/reboot-harness.js');
+
+export interface CliResult { code: number | null; signal: NodeJS.Signals | null; stderr: string; stdout: string; runIds: string[] }
+
+/** How long a SIGTERM'd run may take to tear down (vagrant destroy of two VMs) before it is killed. */
+const TEARDOWN_MS = 5 * 60_000;
+
+/** Run the CLI; `onLine` sees every stderr line (e.g. to send SIGINT at a given step). */
+export function runCli(t: Test, args: string[], onLine?: (line: string, child: ChildProcess) => void): Promise<CliResult> {
+  const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, CI: 'true' } });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  t.teardown(async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    process.stderr.write(`    | (test ended before the CLI: SIGTERM to pid ${child.pid}, waiting for its teardown)\n`);
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), TEARDOWN_MS);
+    await exited;
+    clearTimeout(timer);
+  });
+  return new Promise((resolve) => {
+    let stderr = '';
+    let stdout = '';
+    child.stderr.on('data', (b: Buffer) => {
+      const text = b.toString();
+      stderr += text;
+      process.stderr.write(text.replace(/^/gm, '    | '));
+      for (const line of text.split('\n')) if (line) onLine?.(line, child);
+    });
+    child.stdout.on('data', (b: Buffer) => {
+      stdout += b;
+      process.stderr.write(b.toString().replace(/^/gm, '    | '));
+    });
+    child.on('exit', (code, signal) => resolve({ code, signal, stderr, stdout, runIds: [...stderr.matchAll(/\brun (r[0-9a-z]{13})\b/g)].map((m) => m[1]!).filter((id, i, a) => a.indexOf(id) === i) }));
+  });
+}
