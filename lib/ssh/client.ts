@@ -187,7 +187,10 @@ export class SshMachine implements Machine {
     this.conn = undefined;
     if (!p) return;
     try {
-      (await p).end();
+      // Note: destroy, not end(): end() half-closes and leaves the socket open until the peer answers, and a VM that is
+      // being reset or destroyed never does; the kernel then retransmits for ~15 minutes while the socket keeps this
+      // process alive (the CLI lingered after a matrix run). ssh2's destroy() is a no-op once end() was called.
+      (await p).destroy();
     } catch {
       /* a failed connection has nothing to close */
     }

@@ -3,6 +3,7 @@ import t from 'tap';
 import http from 'node:http';
 import { readFileSync, statSync, writeFileSync, chmodSync, readdirSync } from 'node:fs';
 import path from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { SshMachine } from '../../lib/ssh/client.js';
 import { sh } from '../../lib/ssh/quote.js';
 import { deadlineIn } from '../../lib/run/deadline.js';
@@ -149,6 +150,21 @@ if (sshd) {
     t.type(err, TimeoutError);
     t.match(String(err), /SSH to nowhere/);
     t.match(String(err), /ECONNREFUSED/);
+  });
+
+  t.test('disconnect frees the socket at once even when the peer never answers again (a VM being reset or destroyed)', async (t) => {
+    const frozen = new SshMachine({ role: 'x', name: 'frozen', target: sshd.target });
+    t.equal((await frozen.exec('true', { deadline: d() })).code, 0);
+    const sockets = () => process.getActiveResourcesInfo().filter((r) => r === 'TCPSocketWrap').length;
+    const before = sockets();
+    // Stop sshd's per-connection processes: the kernel still ACKs, but nothing ever closes the connection from that
+    // side, as with a VM that is gone. A half-close (end()) would leave the socket open; the process could not exit.
+    const children = execFileSync('pgrep', ['-P', String(sshd.pid())], { encoding: 'utf8' }).trim().split('\n').filter(Boolean).map(Number);
+    for (const pid of children) process.kill(pid, 'SIGSTOP');
+    t.teardown(() => { for (const pid of children) try { process.kill(pid, 'SIGCONT'); } catch { /* gone */ } });
+    await frozen.disconnect();
+    await new Promise((r) => setTimeout(r, 200));
+    t.equal(sockets(), before - 1, 'the connection\'s socket is gone');
   });
 
   t.test('missing private key fails fast with the files tried', async (t) => {
