@@ -1,5 +1,6 @@
 // The real process: wires the CLI to real VMs, the real host and process I/O, then exits with main()'s code.
-import { spawn } from 'node:child_process';
+import { ChildProcess, spawn } from 'node:child_process';
+import { Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { EXIT, type ExitCode } from '../errors.js';
 import { checkNomadBinary } from '../cluster/binary.js';
@@ -65,6 +66,24 @@ process.exitCode = code;
 // loop alive (a socket to a VM that is gone retransmits for up to 15 minutes) would hang a CI job: say what it is and
 // exit anyway. The timer is unref'd, so a clean run exits at once without waiting for it.
 setTimeout(() => {
-  process.stderr.write(`warning: still open ${EXIT_GRACE_MS / 1000} s after the command ended: ${process.getActiveResourcesInfo().filter((r) => r !== 'Timeout').join(', ') || 'timers'}; exiting with ${code}\n`);
+  let what: string;
+  try {
+    what = openHandles();
+  } catch {
+    what = process.getActiveResourcesInfo().join(', ');
+  }
+  process.stderr.write(`warning: still open ${EXIT_GRACE_MS / 1000} s after the command ended: ${what}; exiting with ${code}\n`);
   process.exit(code);
 }, EXIT_GRACE_MS).unref();
+
+/** What keeps the event loop alive, for the warning above: TCP peers, pipe fds (0-2 are our own stdio), child PIDs. */
+function openHandles(): string {
+  // Note: _getActiveHandles is undocumented (stable since Node 0.x); the resource-type list is the fallback.
+  const handles = (process as unknown as { _getActiveHandles?: () => unknown[] })._getActiveHandles?.();
+  if (!handles) return process.getActiveResourcesInfo().filter((r) => r !== 'Timeout').join(', ') || 'timers';
+  return handles.map((h) => {
+    if (h instanceof ChildProcess) return `child pid ${h.pid} (${h.spawnargs.join(' ').slice(0, 80)})`;
+    if (h instanceof Socket) return h.remoteAddress ? `TCP ${h.localAddress}:${h.localPort} -> ${h.remoteAddress}:${h.remotePort}` : `pipe fd ${(h as unknown as { _handle?: { fd?: number } })._handle?.fd ?? '?'}`;
+    return (h as { constructor?: { name?: string } }).constructor?.name ?? 'handle';
+  }).join(', ') || 'timers';
+}

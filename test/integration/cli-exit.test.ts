@@ -1,0 +1,26 @@
+// The real CLI process exits when its command is done, even if something still holds the event loop (a socket to a
+// VM that is gone would otherwise keep a CI job waiting for ~15 minutes): it says what was open and exits with the
+// command's code. A clean command exits at once.
+import t from 'tap';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+
+const node = (args: string[]) => {
+  const started = Date.now();
+  const r = spawnSync(process.execPath, args, { encoding: 'utf8', timeout: 60_000 });
+  return { ...r, seconds: (Date.now() - started) / 1000 };
+};
+
+t.test('a clean command exits at once', async (t) => {
+  const r = node([join(process.cwd(), 'bin/reboot-harness.js'), '--version']);
+  t.equal(r.status, 0);
+  t.notMatch(r.stderr, /still open/);
+  t.ok(r.seconds < 8, `exited after ${r.seconds} s`);
+});
+
+t.test('a lingering socket: the process still exits 10 s after the command, naming the socket, with its exit code', async (t) => {
+  const r = node(['--import', 'tsx/esm', join(process.cwd(), 'test/fixtures/cli/linger.mts'), 'run', 'no-such-scenario']);
+  t.equal(r.status, 2, 'the command\'s own exit code (unknown scenario)');
+  t.match(r.stderr, /warning: still open 10 s after the command ended: .*TCP 127\.0\.0\.1:\d+ -> 127\.0\.0\.1:\d+.*; exiting with 2/);
+  t.ok(r.seconds >= 10 && r.seconds < 30, `exited after ${r.seconds} s`);
+});
