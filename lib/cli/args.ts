@@ -25,6 +25,7 @@ export function optionTable(): NonNullable<ParseArgsConfig['options']> {
     all: { type: 'boolean' },
     expect: { type: 'string', multiple: true },
     force: { type: 'boolean' },
+    docker: { type: 'boolean' },
     host: { type: 'boolean' },
     before: { type: 'string' },
     after: { type: 'string' },
@@ -102,7 +103,7 @@ export function helpText(command?: Command): string {
   } else if (command === 'doctor') {
     lines.push('Usage: reboot-harness doctor [--nomad-binary <path>] [--json]', '', 'Exit code 0 when every prerequisite is met, 3 otherwise.');
   } else if (command === 'setup') {
-    lines.push('Usage: reboot-harness setup [--force]', '', 'Runs vms/setup-host.sh: apt packages, then the offline box (--force rebuilds it).');
+    lines.push('Usage: reboot-harness setup [--force] [--docker]', '', 'Runs vms/setup-host.sh: apt packages, then the offline box (--force rebuilds it).', '--docker also builds the Docker box nomad-reboot-harness/bookworm-docker (for --driver docker).');
   }
   lines.push('', '  --help, -h                     show this help', '', EXIT_HELP);
   return lines.join('\n');

@@ -28,11 +28,11 @@ async function prepareHost(config: HarnessConfig, _argv: string[], logger: Logge
   return (await reexecInNetns(host.netns)) as ExitCode;
 }
 
-/** `reboot-harness setup`: vms/setup-host.sh with the terminal attached. */
-function setup(force: boolean): Promise<ExitCode> {
+/** `reboot-harness setup [--force] [--docker]`: vms/setup-host.sh with the terminal attached. */
+function setup({ force, docker }: { force: boolean; docker: boolean }): Promise<ExitCode> {
   const script = fileURLToPath(new URL('../../vms/setup-host.sh', import.meta.url));
   return new Promise((resolve) => {
-    const child = spawn('bash', [script, ...(force ? ['--force'] : [])], { stdio: 'inherit' });
+    const child = spawn('bash', [script, ...(force ? ['--force-box'] : []), ...(docker ? ['--docker-box'] : [])], { stdio: 'inherit' });
     child.on('exit', (code) => resolve(code === 0 ? EXIT.OK : EXIT.INFRA));
     child.on('error', () => resolve(EXIT.INFRA));
   });

@@ -49,7 +49,7 @@ export interface CliDeps {
   checkBinary?: (path: string, field?: string) => Promise<void>;
   doctor?: (config: HarnessConfig, json: boolean) => Promise<ExitCode>;
   destroy?: (config: HarnessConfig, ids: string[], all: boolean, logger: Logger, stopHost: boolean) => Promise<ExitCode>;
-  setup?: (force: boolean) => Promise<ExitCode>;
+  setup?: (o: { force: boolean; docker: boolean }) => Promise<ExitCode>;
   signalSource?: NodeJS.EventEmitter;
 }
 
@@ -79,7 +79,7 @@ export async function main(argv: string[], deps: CliDeps): Promise<number> {
       case 'doctor':
         return deps.doctor ? await deps.doctor(config, config.output.json) : unsupported('doctor');
       case 'setup':
-        return deps.setup ? await deps.setup(Boolean(args.values['force'])) : unsupported('setup');
+        return deps.setup ? await deps.setup({ force: Boolean(args.values['force']), docker: Boolean(args.values['docker']) }) : unsupported('setup');
       case 'destroy':
         if (!args.values['all'] && !args.values['host'] && args.positionals.length === 0) throw new ConfigError([{ field: 'run id', value: undefined, message: 'is required', fix: 'give one or more run ids (see the "kept" line of a run, or ls the work dir), --all, or --host' }]);
         return deps.destroy ? await deps.destroy(config, args.positionals, Boolean(args.values['all']), logger, Boolean(args.values['host'])) : unsupported('destroy');

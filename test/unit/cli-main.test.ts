@@ -188,3 +188,13 @@ t.test('newRunId: short, distinct, safe in VM names and paths', async (t) => {
   t.equal(ids.size, 200);
   for (const id of ids) t.match(id, /^r[0-9a-z]{5}[0-9a-f]{8}$/);
 });
+
+t.test('setup passes --force and --docker on as what setup-host.sh rebuilds and builds', async (t) => {
+  const seen: { force: boolean; docker: boolean }[] = [];
+  const p = probe(t.testdir({}), {}, { setup: async (o) => (seen.push(o), 0) });
+  t.equal(await main(['setup'], p.deps), 0);
+  t.equal(await main(['setup', '--force', '--docker'], p.deps), 0);
+  t.same(seen, [{ force: false, docker: false }, { force: true, docker: true }]);
+  t.equal(await main(['setup', '--help'], p.deps), 0);
+  t.match(p.out(), /setup \[--force\] \[--docker\][^]*bookworm-docker/);
+});
