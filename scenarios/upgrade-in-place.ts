@@ -13,9 +13,9 @@ import type { Lab } from '../lib/lab/types.js';
 import type { ApiAllocListStub } from '../lib/nomad/api-types.js';
 import type { Nomad } from '../lib/nomad/client.js';
 import { toAllocSnap, toNodeSnap } from '../lib/nomad/parse.js';
-import { blockingProbe, describeAlloc, waitForLeader, waitForNodeReady } from '../lib/nomad/wait.js';
+import { blockingProbe, describeAlloc, waitForLeader, waitForNodeReady, CNI_BRIDGE_ATTRIBUTE } from '../lib/nomad/wait.js';
 import type { Deadline } from '../lib/run/deadline.js';
-import { defineScenario, singleRebootOnly } from '../lib/run/scenario.js';
+import { defineScenario, singleRebootExecOnly } from '../lib/run/scenario.js';
 import { waitFor } from '../lib/run/wait.js';
 
 const JOB_FILE = fileURLToPath(new URL('../jobs/bridge-exec-http-multi.nomad.hcl', import.meta.url));
@@ -83,7 +83,7 @@ export default defineScenario({
   needsNomad: true,
   checks: UPGRADE_CHECKS,
   validate(config) {
-    const once = singleRebootOnly('upgrade-in-place', config);
+    const once = singleRebootExecOnly('upgrade-in-place', config);
     if (config.upgrade.mode === 'restart-only' || config.upgradeTo) return once;
     return [...once, { field: '--upgrade-to', value: undefined, message: 'is required by scenario upgrade-in-place (the build the client is upgraded to)', fix: 'pass --upgrade-to ./nomad-1.9.7, set NOMAD_UPGRADE_TO or upgrade_to in harness.yaml; or --upgrade-mode restart-only for the control case' }];
   },
@@ -102,7 +102,7 @@ export default defineScenario({
     const nomad = await ctx.step('connect to the Nomad API through the server VM', (d) => env.connectNomad(ctx, lab, d));
     const node = await ctx.step('wait for a leader and the client node ready with exec healthy', async (d) => {
       await waitForLeader(nomad, { deadline: d });
-      return toNodeSnap(await waitForNodeReady(nomad, { nodeName: 'client', driver: 'exec' }, { deadline: d }));
+      return toNodeSnap(await waitForNodeReady(nomad, { nodeName: 'client', driver: 'exec', attributes: [CNI_BRIDGE_ATTRIBUTE] }, { deadline: d }));
     }, { timeoutMs: 5 * 60_000 });
 
     const jobId = await ctx.step(`run the bridge job with ${COUNT_BEFORE} allocs`, async (d) => {

@@ -65,6 +65,9 @@ export async function waitForLeader(nomad: Nomad, { deadline, onReason }: WaitOp
   );
 }
 
+/** Bridge-mode jobs get an implicit constraint on this attribute (nomad-reference §4.3): no version, no placement. */
+export const CNI_BRIDGE_ATTRIBUTE = 'plugins.cni.version.bridge';
+
 export interface NodeSelector {
   nodeName?: string;
   nodeId?: string;
@@ -74,6 +77,11 @@ export interface NodeSelector {
   updatedSinceS?: number;
   /** also require ModifyIndex > this: the node record changed since (second-granular StatusUpdatedAt cannot tell two updates in one second apart) */
   modifiedAfterIndex?: number;
+  /**
+   * node attributes that must be set once the node is ready, e.g. plugins.cni.version.bridge (bridge jobs are constrained
+   * on it). They come from static fingerprints, which run once at agent start: missing on a ready node ends the wait.
+   */
+  attributes?: readonly string[];
 }
 
 /** Wait until the node is `ready` with `driver` detected and healthy; returns the full node. */
@@ -94,7 +102,12 @@ export async function waitForNodeReady(nomad: Nomad, sel: NodeSelector, { deadli
     if (sel.modifiedAfterIndex !== undefined && node.ModifyIndex <= sel.modifiedAfterIndex) {
       return { done: false, reason: `${seen}, but unchanged since index ${sel.modifiedAfterIndex} (not re-registered yet)` };
     }
-    return node.Status === 'ready' ? { done: true, value: node } : { done: false, reason: `node ${node.Name} status=${node.Status}` };
+    if (node.Status !== 'ready') return { done: false, reason: `node ${node.Name} status=${node.Status}` };
+    const missing = (sel.attributes ?? []).filter((a) => !node.Attributes?.[a]);
+    if (missing.length) {
+      return { done: false, terminal: true, reason: `${seen}, but without ${missing.join(', ')}: its static fingerprint ran once at agent start and did not set it (for plugins.cni.version.*: the plugin did not print its version within Nomad's 3 s; see "failed to detect CNI plugin version" in the client log), so jobs constrained on it cannot be placed` };
+    }
+    return { done: true, value: node };
   };
   return waitFor(`${who} ready with driver ${sel.driver}`, blockingProbe((q) => nomad.nodes(q), judge, maxBlockMs), { deadline, onReason, intervals: BLOCKING_INTERVALS });
 }

@@ -5,7 +5,7 @@ import t from 'tap';
 import { TerminalStateError, TimeoutError } from '../../lib/errors.js';
 import { createNomad } from '../../lib/nomad/client.js';
 import { createHttpTransport } from '../../lib/nomad/transport.js';
-import { waitForAlloc, waitForAllocRunning, waitForLeader, waitForNodeReady } from '../../lib/nomad/wait.js';
+import { waitForAlloc, waitForAllocRunning, waitForLeader, waitForNodeReady, CNI_BRIDGE_ATTRIBUTE } from '../../lib/nomad/wait.js';
 import { deadlineIn } from '../../lib/run/deadline.js';
 import { startFakeNomad, type Timeline } from '../helpers/fake-nomad/index.js';
 import { WEB_JOB_HCL, deployWeb } from '../helpers/fake-nomad/sample-job.js';
@@ -112,4 +112,20 @@ t.test('modifiedAfterIndex: two re-registrations in one second are told apart by
   fake.clientUp();
   const node = await waitForNodeReady(nomad, { nodeName: 'nrh-abc-client', driver: 'exec', updatedSinceS: first.StatusUpdatedAt, modifiedAfterIndex: first.ModifyIndex }, { deadline: deadlineIn(3000) });
   t.ok(node.ModifyIndex > first.ModifyIndex);
+});
+
+t.test('a ready node without a required attribute ends the wait at once (its static fingerprint will not run again)', async (t) => {
+  const { fake, nomad } = await setup(t);
+  const ok = await waitForNodeReady(nomad, { nodeName: 'nrh-abc-client', driver: 'exec', attributes: [CNI_BRIDGE_ATTRIBUTE] }, { deadline: deadlineIn(2000) });
+  t.match(ok.Attributes?.[CNI_BRIDGE_ATTRIBUTE], /^v\d/, 'the sample node has the bridge plugin version');
+  // As on a real client whose `bridge` did not print its version within 3 s (seen at boot with dockerd starting).
+  fake.cluster.commit(['nodes'], (idx) => {
+    delete fake.cluster.node.Attributes![CNI_BRIDGE_ATTRIBUTE];
+    fake.cluster.node.ModifyIndex = idx;
+  });
+  const t0 = performance.now();
+  const err = await waitForNodeReady(nomad, { nodeName: 'nrh-abc-client', driver: 'exec', attributes: [CNI_BRIDGE_ATTRIBUTE] }, { deadline: deadlineIn(5000) }).catch((e: unknown) => e);
+  t.type(err, TerminalStateError);
+  t.match((err as Error).message, /status=ready, but without plugins\.cni\.version\.bridge: its static fingerprint ran once at agent start[^]*failed to detect CNI plugin version/);
+  t.ok(performance.now() - t0 < 1000, 'no waiting for the deadline');
 });
