@@ -13,7 +13,8 @@ import type { Lab } from '../lib/lab/types.js';
 import type { ApiAllocListStub } from '../lib/nomad/api-types.js';
 import type { Nomad } from '../lib/nomad/client.js';
 import { toAllocSnap, toNodeSnap } from '../lib/nomad/parse.js';
-import { blockingProbe, describeAlloc, waitForLeader, waitForNodeReady, CNI_BRIDGE_ATTRIBUTE } from '../lib/nomad/wait.js';
+import { blockingProbe, describeAlloc, waitForLeader, waitForNodeReady } from '../lib/nomad/wait.js';
+import { waitForBridgeClient } from '../lib/scenario/client-ready.js';
 import type { Deadline } from '../lib/run/deadline.js';
 import { defineScenario, singleRebootExecOnly } from '../lib/run/scenario.js';
 import { waitFor } from '../lib/run/wait.js';
@@ -102,7 +103,7 @@ export default defineScenario({
     const nomad = await ctx.step('connect to the Nomad API through the server VM', (d) => env.connectNomad(ctx, lab, d));
     const node = await ctx.step('wait for a leader and the client node ready with exec healthy', async (d) => {
       await waitForLeader(nomad, { deadline: d });
-      return toNodeSnap(await waitForNodeReady(nomad, { nodeName: 'client', driver: 'exec', attributes: [CNI_BRIDGE_ATTRIBUTE] }, { deadline: d }));
+      return toNodeSnap(await waitForBridgeClient(ctx, nomad, lab.machines['client']!, { nodeName: 'client', driver: 'exec' }, d));
     }, { timeoutMs: 5 * 60_000 });
 
     const jobId = await ctx.step(`run the bridge job with ${COUNT_BEFORE} allocs`, async (d) => {

@@ -65,8 +65,13 @@ export async function waitForLeader(nomad: Nomad, { deadline, onReason }: WaitOp
   );
 }
 
-/** Bridge-mode jobs get an implicit constraint on this attribute (nomad-reference §4.3): no version, no placement. */
-export const CNI_BRIDGE_ATTRIBUTE = 'plugins.cni.version.bridge';
+/**
+ * Bridge-mode jobs get implicit constraints on these attributes (nomad@v1.9.7:nomad/job_endpoint_hooks.go): a plugin
+ * whose version the client did not fingerprint makes every bridge job unplaceable.
+ */
+export const BRIDGE_CNI_ATTRIBUTES: readonly string[] = ['bridge', 'firewall', 'host-local', 'loopback', 'portmap'].map((p) => `plugins.cni.version.${p}`);
+/** The start of the terminal reason waitForNodeReady gives for a node without required attributes. */
+export const MISSING_ATTRIBUTES = 'but without';
 
 export interface NodeSelector {
   nodeName?: string;
@@ -105,7 +110,7 @@ export async function waitForNodeReady(nomad: Nomad, sel: NodeSelector, { deadli
     if (node.Status !== 'ready') return { done: false, reason: `node ${node.Name} status=${node.Status}` };
     const missing = (sel.attributes ?? []).filter((a) => !node.Attributes?.[a]);
     if (missing.length) {
-      return { done: false, terminal: true, reason: `${seen}, but without ${missing.join(', ')}: its static fingerprint ran once at agent start and did not set it (for plugins.cni.version.*: the plugin did not print its version within Nomad's 3 s; see "failed to detect CNI plugin version" in the client log), so jobs constrained on it cannot be placed` };
+      return { done: false, terminal: true, reason: `${seen}, ${MISSING_ATTRIBUTES} ${missing.join(', ')}: its static fingerprint ran once at agent start and did not set it (for plugins.cni.version.*: the plugin did not print its version within Nomad's 3 s; see "failed to detect CNI plugin version" in the client log), so jobs constrained on it cannot be placed` };
     }
     return { done: true, value: node };
   };

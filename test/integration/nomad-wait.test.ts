@@ -5,7 +5,11 @@ import t from 'tap';
 import { TerminalStateError, TimeoutError } from '../../lib/errors.js';
 import { createNomad } from '../../lib/nomad/client.js';
 import { createHttpTransport } from '../../lib/nomad/transport.js';
-import { waitForAlloc, waitForAllocRunning, waitForLeader, waitForNodeReady, CNI_BRIDGE_ATTRIBUTE } from '../../lib/nomad/wait.js';
+import { waitForAlloc, waitForAllocRunning, waitForLeader, waitForNodeReady, BRIDGE_CNI_ATTRIBUTES } from '../../lib/nomad/wait.js';
+import { waitForBridgeClient } from '../../lib/scenario/client-ready.js';
+import type { Machine } from '../../lib/lab/types.js';
+
+const CNI_BRIDGE_ATTRIBUTE = 'plugins.cni.version.bridge';
 import { deadlineIn } from '../../lib/run/deadline.js';
 import { startFakeNomad, type Timeline } from '../helpers/fake-nomad/index.js';
 import { WEB_JOB_HCL, deployWeb } from '../helpers/fake-nomad/sample-job.js';
@@ -116,7 +120,7 @@ t.test('modifiedAfterIndex: two re-registrations in one second are told apart by
 
 t.test('a ready node without a required attribute ends the wait at once (its static fingerprint will not run again)', async (t) => {
   const { fake, nomad } = await setup(t);
-  const ok = await waitForNodeReady(nomad, { nodeName: 'nrh-abc-client', driver: 'exec', attributes: [CNI_BRIDGE_ATTRIBUTE] }, { deadline: deadlineIn(2000) });
+  const ok = await waitForNodeReady(nomad, { nodeName: 'nrh-abc-client', driver: 'exec', attributes: BRIDGE_CNI_ATTRIBUTES }, { deadline: deadlineIn(2000) });
   t.match(ok.Attributes?.[CNI_BRIDGE_ATTRIBUTE], /^v\d/, 'the sample node has the bridge plugin version');
   // As on a real client whose `bridge` did not print its version within 3 s (seen at boot with dockerd starting).
   fake.cluster.commit(['nodes'], (idx) => {
@@ -124,8 +128,44 @@ t.test('a ready node without a required attribute ends the wait at once (its sta
     fake.cluster.node.ModifyIndex = idx;
   });
   const t0 = performance.now();
-  const err = await waitForNodeReady(nomad, { nodeName: 'nrh-abc-client', driver: 'exec', attributes: [CNI_BRIDGE_ATTRIBUTE] }, { deadline: deadlineIn(5000) }).catch((e: unknown) => e);
+  const err = await waitForNodeReady(nomad, { nodeName: 'nrh-abc-client', driver: 'exec', attributes: BRIDGE_CNI_ATTRIBUTES }, { deadline: deadlineIn(5000) }).catch((e: unknown) => e);
   t.type(err, TerminalStateError);
   t.match((err as Error).message, /status=ready, but without plugins\.cni\.version\.bridge: its static fingerprint ran once at agent start[^]*failed to detect CNI plugin version/);
   t.ok(performance.now() - t0 < 1000, 'no waiting for the deadline');
+});
+
+t.test('waitForBridgeClient: a missed CNI fingerprint gets one agent restart before any job; a second miss is the error', async (t) => {
+  const { fake, nomad } = await setup(t);
+  const drop = (attr: string) => fake.cluster.commit(['nodes'], (idx) => {
+    delete fake.cluster.node.Attributes![attr];
+    fake.cluster.node.ModifyIndex = idx;
+  });
+  const restarts: string[] = [];
+  let refingerprint = true;
+  const client = {
+    name: 'stand-in-client',
+    async exec(cmd: string) {
+      restarts.push(cmd);
+      // the restarted agent registers again: with every plugin this time, or again without host-local
+      fake.cluster.commit(['nodes'], (idx) => {
+        if (refingerprint) fake.cluster.node.Attributes!['plugins.cni.version.host-local'] = 'v1.6.2';
+        fake.cluster.node.ModifyIndex = idx;
+      });
+      return { code: 0, stdout: '', stderr: '', durationMs: 1 };
+    },
+  } as unknown as Machine;
+  const notes: string[] = [];
+  const ctx = { info: (m: string) => void notes.push(m), fact: (k: string, v: string | number | undefined) => void notes.push(`${k}=${v}`) };
+  drop('plugins.cni.version.host-local');
+  const node = await waitForBridgeClient(ctx, nomad, client, { nodeName: 'nrh-abc-client', driver: 'exec' }, deadlineIn(5000));
+  t.equal(node.Attributes?.['plugins.cni.version.host-local'], 'v1.6.2', 'ready with every plugin after the restart');
+  t.same(restarts, ['systemctl restart nomad.service'], 'one restart');
+  t.match(notes.join('\n'), /without plugins\.cni\.version\.host-local[^]*restarting the client agent once[^]*client\.agent_restarted_for_fingerprint=yes/);
+
+  refingerprint = false;
+  drop('plugins.cni.version.host-local');
+  const err = await waitForBridgeClient(ctx, nomad, client, { nodeName: 'nrh-abc-client', driver: 'exec' }, deadlineIn(5000)).catch((e: unknown) => e);
+  t.type(err, TerminalStateError, 'a second miss ends the wait');
+  t.match((err as Error).message, /without plugins\.cni\.version\.host-local/);
+  t.equal(restarts.length, 2, 'never more than one restart per wait');
 });
