@@ -35,6 +35,8 @@ export function createRealEnv(config: HarnessConfig, runId: string, logger: Logg
         cleanup: (what, fn) => void ctx.cleanup.defer(what, fn),
         ssh: { redact: ctx.secrets, streamOutput: config.output.verbose },
       }).up({ deadline: d });
+      // Note: runs before the lab's destroy (LIFO) and with --keep too, so a kept lab holds no connection of this process.
+      ctx.cleanup.defer('close the SSH connections', async () => void (await Promise.all(Object.values(lab.machines).map((m) => m.disconnect()))), { alsoWhenKept: true });
       ctx.onEvidence('lab: vagrant status, serial consoles', async (dd) => {
         for (const [name, text] of Object.entries(await lab.collectEvidence({ deadline: dd }))) ctx.artifact(name, text);
       });
@@ -67,7 +69,7 @@ export function createRealEnv(config: HarnessConfig, runId: string, logger: Logg
     },
     async connectNomad(ctx, lab, d) {
       const tunnel = await lab.machines['server']!.forward(NOMAD_HTTP.host, NOMAD_HTTP.port, { deadline: d });
-      ctx.cleanup.defer('close the Nomad API tunnel', () => tunnel.close());
+      ctx.cleanup.defer('close the Nomad API tunnel', () => tunnel.close(), { alsoWhenKept: true });
       ctx.fact('nomad.api', `ssh tunnel 127.0.0.1:${tunnel.localPort} -> server 127.0.0.1:${NOMAD_HTTP.port}`);
       return createNomad({ transport: createHttpTransport({ addr: `http://127.0.0.1:${tunnel.localPort}` }), logger, ...(config.nomad.token ? { token: config.nomad.token } : {}) });
     },

@@ -4,6 +4,8 @@ import type { Logger } from '../log/events.js';
 interface Entry {
   what: string;
   fn: () => Promise<void>;
+  /** runs with --keep too: it frees something of this process (a tunnel, a connection), never a VM */
+  alsoWhenKept: boolean;
 }
 
 export interface CleanupFailure {
@@ -18,23 +20,27 @@ export class CleanupStack {
   constructor(private readonly logger: Logger = () => {}, private readonly now: () => number = () => 0) {}
 
   /** Register `fn` under a name; returns a function that removes it (when the thing was torn down already). */
-  defer(what: string, fn: () => Promise<void>): () => void {
-    const entry = { what, fn };
+  defer(what: string, fn: () => Promise<void>, opts: { alsoWhenKept?: boolean } = {}): () => void {
+    const entry = { what, fn, alsoWhenKept: opts.alsoWhenKept ?? false };
     this.entries.push(entry);
     return () => {
       this.entries = this.entries.filter((e) => e !== entry);
     };
   }
 
-  /** Names of pending entries, newest first (for --keep messages). */
+  /** Names of pending entries that --keep keeps, newest first (for --keep messages). */
   pending(): string[] {
-    return this.entries.map((e) => e.what).reverse();
+    return this.entries.filter((e) => !e.alsoWhenKept).map((e) => e.what).reverse();
   }
 
-  /** Forget every entry without running it (--keep). */
-  release(): string[] {
+  /**
+   * --keep: forget every entry that would remove something the person wants to reach (VMs, their folder) and run the
+   * ones that only free this process's own handles (tunnels, SSH connections), so it can exit. Returns the kept names.
+   */
+  async release(): Promise<string[]> {
     const names = this.pending();
-    this.entries = [];
+    this.entries = this.entries.filter((e) => e.alsoWhenKept);
+    await this.run();
     return names;
   }
 

@@ -73,7 +73,7 @@ export async function runScenario(o: RunOptions): Promise<{ record: RunRecord; k
   }
 
   let kept: string[] = [];
-  if (o.config.keep) kept = ctx.cleanup.release();
+  if (o.config.keep) kept = await ctx.cleanup.release();
   else {
     const failures = await cleanupWithin(ctx, TEARDOWN_BUDGET_MS);
     for (const f of failures) {

@@ -68,17 +68,20 @@ t.test('an entry registered during cleanup still runs', async (t) => {
   t.same(order, ['outer', 'late']);
 });
 
-t.test('defer returns a remover; release() forgets everything for --keep', async (t) => {
+t.test('defer returns a remover; release() keeps the VMs but still frees this process\'s own handles (--keep)', async (t) => {
   const ran: string[] = [];
   const c = new CleanupStack();
   c.defer('vm', async () => void ran.push('vm'));
   const remove = c.defer('tunnel', async () => void ran.push('tunnel'));
   remove();
   t.same(c.pending(), ['vm']);
+  c.defer('ssh connections', async () => void ran.push('ssh'), { alsoWhenKept: true });
   c.defer('dir', async () => void ran.push('dir'));
-  t.same(c.release(), ['dir', 'vm'], 'names newest first');
+  t.same(c.pending(), ['dir', 'vm'], 'what --keep keeps, newest first');
+  t.same(await c.release(), ['dir', 'vm'], 'names newest first');
+  t.same(ran, ['ssh'], 'only the connection cleanup ran');
   t.same(await c.run(), []);
-  t.same(ran, [], 'nothing ran after release');
+  t.same(ran, ['ssh'], 'nothing else ran after release');
 });
 
 t.test('signals: the first SIGINT aborts with InterruptedError and calls onFirst; a second SIGINT calls onSecond', async (t) => {
