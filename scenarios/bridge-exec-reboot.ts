@@ -1,6 +1,8 @@
 // bridge-exec-reboot: the seed procedure. Run a non-Docker bridge job, wait until it is healthy,
 // reboot the client host for real, then check the alloc was restored in place, the task restarted,
-// its port answers and no duplicate-IP CNI error happened.
+// its port answers and no duplicate-IP CNI error happened. With --driver docker (a box with Docker) the
+// task is a docker container instead: the original GH-24292 report, where dockerd restarts Nomad's pause
+// container at boot and the restore must notice that its network namespace has lost its CNI setup.
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { AllocSnap, RebootEvidence, TaskEventRec } from '../lib/checks/types.js';
@@ -9,33 +11,52 @@ import { rebootChecks, factsFromEvidence } from '../lib/checks/reboot.js';
 import { defineScenario } from '../lib/run/scenario.js';
 import { REBOOT_CHECKS, observe, settleAfterReboot, waitForHttp } from '../lib/scenario/reboot-steps.js';
 import { waitForLeader, waitForNodeReady, waitForAllocRunning } from '../lib/nomad/wait.js';
+import { waitForBridgeClient } from '../lib/scenario/client-ready.js';
 import { toNodeSnap } from '../lib/nomad/parse.js';
 import { timelineFromEvidence } from '../lib/scenario/timeline.js';
+import { buildDockerImage, DOCKER_BOX, DOCKER_IMAGE } from '../lib/cluster/docker-image.js';
+import { DEFAULTS, type TaskDriver } from '../lib/config/schema.js';
 
-const JOB_FILE = fileURLToPath(new URL('../jobs/bridge-exec-http.nomad.hcl', import.meta.url));
+const JOB_FILES: Record<TaskDriver, string> = {
+  exec: fileURLToPath(new URL('../jobs/bridge-exec-http.nomad.hcl', import.meta.url)),
+  docker: fileURLToPath(new URL('../jobs/bridge-docker-http.nomad.hcl', import.meta.url)),
+};
 /** Nomad's node name is the VM's hostname, which the lab sets to the role. */
 const CLIENT_NODE_NAME = 'client';
 
 export default defineScenario({
   name: 'bridge-exec-reboot',
-  summary: 'a bridge-mode exec job serving HTTP survives a real reboot of its client host (restored in place)',
+  summary: 'a bridge-mode exec job (or docker: --driver docker) serving HTTP survives a real reboot of its client host (restored in place)',
   needsNomad: true,
   checks: REBOOT_CHECKS,
+  validate(config) {
+    // The default box has no Docker; any other box is checked inside the VM (a clear error before the job runs).
+    return config.task.driver === 'docker' && config.lab.box === DEFAULTS.lab.box
+      ? [{ field: '--driver', value: 'docker', message: `needs a box with Docker; ${DEFAULTS.lab.box} has none`, fix: `build the Docker box once with \`bash vms/build-box.sh --docker\` and add --box ${DOCKER_BOX}` }]
+      : [];
+  },
   async run(ctx, env) {
     const runStartMs = Date.now();
+    const driver = env.config.task.driver;
+    ctx.fact('task.driver', driver);
     const lab = await ctx.step('bring up the server and client VMs', (d) => env.upLab(ctx, d), { timeoutMs: 20 * 60_000 });
     const { nomadVersion } = await ctx.step('install Nomad and start the agents', (d) => env.provisionNomad(ctx, lab, d), { timeoutMs: 10 * 60_000 });
     ctx.fact('nomad.version', nomadVersion);
     const nomad = await ctx.step('connect to the Nomad API through the server VM', (d) => env.connectNomad(ctx, lab, d));
+    if (driver === 'docker') {
+      const built = await ctx.step(`build the image ${DOCKER_IMAGE} inside the client VM (the lab has no registry)`, (d) => buildDockerImage(lab.machines['client']!, env.config.lab.box, d), { timeoutMs: 5 * 60_000 });
+      ctx.fact('docker.version', built.serverVersion);
+      ctx.fact('docker.image', `${DOCKER_IMAGE} ${built.imageId}`);
+    }
 
-    const node = await ctx.step('wait for a leader and the client node ready with exec healthy', async (d) => {
+    const node = await ctx.step(`wait for a leader and the client node ready with ${driver} healthy`, async (d) => {
       await waitForLeader(nomad, { deadline: d });
-      return toNodeSnap(await waitForNodeReady(nomad, { nodeName: CLIENT_NODE_NAME, driver: 'exec' }, { deadline: d }));
+      return toNodeSnap(await waitForBridgeClient(ctx, nomad, lab.machines['client']!, { nodeName: CLIENT_NODE_NAME, driver }, d));
     }, { timeoutMs: 5 * 60_000 });
     ctx.fact('client.node_id', node.id);
 
-    const jobId = await ctx.step('register the bridge exec HTTP job', async (d) => {
-      const hcl = await readFile(JOB_FILE, 'utf8');
+    const jobId = await ctx.step(`register the bridge ${driver} HTTP job`, async (d) => {
+      const hcl = await readFile(JOB_FILES[driver], 'utf8');
       const job = await nomad.parseJob(hcl, { signal: d.signal });
       await nomad.registerJob(job, hcl, { signal: d.signal });
       return job.ID;
@@ -65,7 +86,7 @@ export default defineScenario({
       const r = await ctx.step(`reboot the client (${env.config.reboot.kind})${of}`, (d) => lab.reboot('client', env.config.reboot.kind, { deadline: d }), { timeoutMs: 10 * 60_000 });
       reboots.push(r);
       await ctx.step(`wait for the client node to register again and be ready${of}`, (d) =>
-        waitForNodeReady(nomad, { nodeId: node.id, driver: 'exec', updatedSinceS: Math.floor(r.requestedAt / 1000), modifiedAfterIndex: sinceIndex }, { deadline: d }), { timeoutMs: 5 * 60_000 });
+        waitForNodeReady(nomad, { nodeId: node.id, driver, updatedSinceS: Math.floor(r.requestedAt / 1000), modifiedAfterIndex: sinceIndex }, { deadline: d }), { timeoutMs: 5 * 60_000 });
       const settled = await ctx.step(`wait for the alloc to be restored, replaced or failed${of}`, (d) => settleAfterReboot({ ...base, reboot: r }, d), { timeoutMs: 5 * 60_000 });
       ctx.fact(count > 1 ? `alloc.settled.${i}` : 'alloc.settled', settled);
       lastSettled = settled;

@@ -1,5 +1,7 @@
 #!/bin/bash
-# Build the offline Debian bookworm Vagrant box "nomad-reboot-harness/bookworm" for libvirt.
+# Build the offline Debian bookworm Vagrant box "nomad-reboot-harness/bookworm" for libvirt;
+# with --docker, "nomad-reboot-harness/bookworm-docker": the same plus Debian's docker.io and a static
+# busybox (the docker variant of the reboot scenario builds its image from it inside the VM).
 #
 # Only the Debian mirror apt already uses is contacted (debootstrap). The box boots by DIRECT
 # KERNEL BOOT: vmlinuz + initrd.img ship inside the box and the box's own Vagrantfile copies
@@ -8,21 +10,34 @@
 # Cached: the box carries recipe.sha256 (this script + package list + disk size). When the box
 # with that hash is already added, the build is skipped. `--force` rebuilds anyway;
 # `--check` only tells (exit 0 = current box present, 1 = build needed); `--print-hash` prints it.
+# `--docker` selects the Docker box (its own name, work folder and recipe hash).
 #
 # Needs (root): debootstrap, qemu-utils (qemu-img), e2fsprogs (mkfs.ext4 -d), vagrant.
 # Env: BOX_NAME, DISK_GB (8), MIRROR (default: apt's bookworm mirror), WORK (build folder).
 set -euo pipefail
 export VAGRANT_CHECKPOINT_DISABLE=1 LC_ALL=C
 
-BOX_NAME=${BOX_NAME:-nomad-reboot-harness/bookworm}
+DOCKER=0
+for a in "$@"; do [ "$a" = --docker ] && DOCKER=1; done
+if [ "$DOCKER" = 1 ]; then
+  BOX_NAME=${BOX_NAME:-nomad-reboot-harness/bookworm-docker}
+  WORK=${WORK:-/var/tmp/nomad-reboot-harness-box-docker}
+else
+  BOX_NAME=${BOX_NAME:-nomad-reboot-harness/bookworm}
+  WORK=${WORK:-/var/tmp/nomad-reboot-harness-box}
+fi
 DISK_GB=${DISK_GB:-8}   # ext4 size, sparse: the qcow2 stores only used blocks (~260 MiB)
-WORK=${WORK:-/var/tmp/nomad-reboot-harness-box}
 VAGRANT_HOME=${VAGRANT_HOME:-$HOME/.vagrant.d}
 # Guest packages. Recipe base + what Nomad (exec driver, bridge networking) and our checks use:
 # iptables/kmod (bridge + br_netfilter + nat), containernetworking-plugins (/usr/lib/cni: bridge,
 # host-local, loopback, firewall, portmap), curl/python3 (HTTP probes and the test job), busybox
 # (tiny httpd for jobs), ca-certificates, procps (Vagrant checks `ps -o comm= 1`), iputils-ping.
 PKGS=linux-image-amd64,systemd-sysv,openssh-server,sudo,iproute2,iptables,curl,ca-certificates,python3,containernetworking-plugins,dbus,procps,iputils-ping,less,netbase,kmod,udev,busybox
+# Docker box: Debian's docker.io (dockerd restarts Nomad's pause containers at boot: the GH-24292 path),
+# apparmor (Debian's kernel enables AppArmor, and dockerd then refuses to create containers without
+# apparmor_parser to load its docker-default profile: seen on the first real run), and busybox-static instead
+# of busybox (a static binary is a whole image: no registry is reachable from the lab).
+if [ "$DOCKER" = 1 ]; then PKGS=${PKGS%,busybox},busybox-static,docker.io,apparmor; fi
 # Kernel modules Nomad bridge networking loads at run time (checked in the root fs below).
 NEED_MODULES="bridge br_netfilter veth nf_nat nf_conntrack nf_tables nft_compat nft_chain_nat ip_tables iptable_nat iptable_filter xt_MASQUERADE xt_comment xt_mark xt_addrtype xt_multiport xt_conntrack"
 
@@ -30,10 +45,11 @@ FORCE=0; MODE=build
 for a in "$@"; do
   case "$a" in
     --force) FORCE=1 ;;
+    --docker) ;;
     --check) MODE=check ;;
     --print-hash) MODE=hash ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
-    *) echo "build-box.sh: unknown argument: $a (expected --force, --check, --print-hash)" >&2; exit 2 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    *) echo "build-box.sh: unknown argument: $a (expected --docker, --force, --check, --print-hash)" >&2; exit 2 ;;
   esac
 done
 
@@ -103,6 +119,12 @@ printf 'virtio_pci\nvirtio_blk\nvirtio_net\next4\n' >> "$ROOT/etc/initramfs-tool
 echo 'MODULES=list' > "$ROOT/etc/initramfs-tools/conf.d/nrh.conf"
 chroot "$ROOT" update-initramfs -u -k all
 chroot "$ROOT" systemctl mask e2scrub_reap.service e2scrub_all.timer apt-daily.timer apt-daily-upgrade.timer fstrim.timer
+if [ "$DOCKER" = 1 ]; then
+  # dockerd at every boot (it restarts the pause containers, restart policy unless-stopped, before Nomad restores)
+  chroot "$ROOT" systemctl enable containerd.service docker.service
+  [ -x "$ROOT/usr/sbin/dockerd" ] || { echo "build-box.sh: docker.io did not install /usr/sbin/dockerd" >&2; exit 1; }
+  if chroot "$ROOT" ldd /bin/busybox >/dev/null 2>&1; then echo "build-box.sh: /bin/busybox is not static" >&2; exit 1; fi
+fi
 
 # vagrant user: password-less sudo + Vagrant's insecure key (replaced per machine on first up)
 chroot "$ROOT" useradd -m -s /bin/bash -U vagrant

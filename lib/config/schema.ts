@@ -6,6 +6,9 @@ export type ArtifactsPolicy = 'on-failure' | 'always' | 'never';
 /** upgrade-in-place variants: swap the build; restart on the same build (control case); swap, then reboot the host */
 export type UpgradeMode = 'upgrade' | 'restart-only' | 'upgrade-then-reboot';
 export const UPGRADE_MODES: readonly UpgradeMode[] = ['upgrade', 'restart-only', 'upgrade-then-reboot'];
+/** task driver of bridge-exec-reboot's job: exec (the seed procedure) or docker (GH-24292, a box with Docker) */
+export type TaskDriver = 'exec' | 'docker';
+export const TASK_DRIVERS: readonly TaskDriver[] = ['exec', 'docker'];
 
 export interface HarnessConfig {
   /** scenario to run (positional argument of `run`) */
@@ -41,6 +44,8 @@ export interface HarnessConfig {
     /** where each run's Vagrant directory is created */
     workDir: string;
   };
+  /** the job's task driver (bridge-exec-reboot) */
+  task: { driver: TaskDriver };
   /** kind of reboot; count: how many times bridge-exec-reboot reboots the client in one run */
   reboot: { kind: RebootKind; count: number };
   expect: { scenario: Expectation | undefined; perCheck: Record<string, Expectation> };
@@ -83,6 +88,8 @@ export const DEFAULTS: HarnessConfig = {
     bootTimeoutS: 600, // vm-lab.md: use >= 600 under TCG
     workDir: '/tmp/nomad-reboot-harness',
   },
+  // the seed procedure; docker needs a box with Docker (vms/build-box.sh --docker)
+  task: { driver: 'exec' },
   reboot: { kind: 'graceful', count: 1 },
   expect: { scenario: undefined, perCheck: {} },
   keep: false,

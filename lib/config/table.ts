@@ -1,5 +1,5 @@
 // Every configuration key, once: harness.yaml key, flag, environment variable, check and doc line.
-import { UPGRADE_MODES } from './schema.js';
+import { TASK_DRIVERS, UPGRADE_MODES } from './schema.js';
 import { bool, goDuration, int, netnsName, oneOf, str, subnet24, timeoutSeconds, type Field } from './fields.js';
 
 /** All keys. The README's configuration table is written from this list. */
@@ -21,6 +21,7 @@ export const FIELDS: Field[] = [
   { yaml: 'lab.management_subnet', flag: 'management-subnet', path: ['lab', 'managementSubnet'], doc: 'vagrant-libvirt management network used for SSH (/24)', parse: subnet24 },
   { yaml: 'lab.boot_timeout_s', flag: 'boot-timeout', path: ['lab', 'bootTimeoutS'], doc: 'seconds Vagrant waits for a VM to boot', parse: int(30, 3600, ' s') },
   { yaml: 'lab.work_dir', flag: 'work-dir', env: 'HARNESS_WORK_DIR', path: ['lab', 'workDir'], doc: "where each run's Vagrant directory is made", parse: str('give a directory path') },
+  { yaml: 'task.driver', flag: 'driver', env: 'HARNESS_DRIVER', path: ['task', 'driver'], doc: "bridge-exec-reboot's task driver: exec, or docker (GH-24292; needs the Docker box, `vms/build-box.sh --docker`)", parse: oneOf(TASK_DRIVERS) },
   { yaml: 'reboot.kind', flag: 'reboot', path: ['reboot', 'kind'], doc: 'graceful (systemctl reboot) or hard (provider power reset)', parse: oneOf(['graceful', 'hard'] as const) },
   { yaml: 'reboot.count', flag: 'reboots', path: ['reboot', 'count'], doc: 'how many times bridge-exec-reboot reboots the client (restored after each; leaks checked after the last)', parse: int(1, 20) },
   { yaml: 'keep', flag: 'keep', env: 'HARNESS_KEEP', path: ['keep'], doc: 'keep the VMs after the run and print how to reach and destroy them', parse: bool },

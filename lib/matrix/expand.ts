@@ -1,6 +1,6 @@
 // Matrix cells: cartesian expansion with stable names, sharding, per-cell config, cost and subnets. Pure.
 import type { ConfigProblem } from '../errors.js';
-import type { HarnessConfig, RebootKind } from '../config/schema.js';
+import type { HarnessConfig, RebootKind, TaskDriver } from '../config/schema.js';
 import type { MatrixSpec, NomadEntry } from './spec.js';
 
 /** One cell: a scenario with one value per axis. */
@@ -15,7 +15,7 @@ export interface Cell {
   nomad?: NomadEntry;
   reboot?: RebootKind;
   box?: string;
-  driver?: string;
+  driver?: TaskDriver;
 }
 
 /** Every combination of the scenarios and the axes, in file order (last axis varies fastest), each with a stable name. */
@@ -78,6 +78,7 @@ export function cellConfig(base: HarnessConfig, cell: Cell, slot: number, resolv
   }
   if (cell.reboot) c.reboot.kind = cell.reboot;
   if (cell.box) c.lab.box = cell.box;
+  if (cell.driver) c.task.driver = cell.driver;
   if (slot > 0) {
     c.lab.privateSubnet = shiftSubnet(base.lab.privateSubnet, slot) ?? base.lab.privateSubnet;
     c.lab.managementSubnet = shiftSubnet(base.lab.managementSubnet, slot) ?? base.lab.managementSubnet;

@@ -2,6 +2,7 @@
 import type { ConfigProblem } from '../errors.js';
 import type { Expectation } from '../checks/types.js';
 import { resolveConfig } from '../config/validate.js';
+import { TASK_DRIVERS } from '../config/schema.js';
 
 /** One Nomad build of the `nomad` axis. */
 export interface NomadEntry {
@@ -31,8 +32,8 @@ export interface MatrixSpec {
 export const AXES = ['nomad', 'reboot', 'box', 'driver'] as const;
 const TOP = ['scenario', 'axes', 'defaults', 'parallel', 'memory_budget_mb', 'retry_infra_errors'];
 const NOMAD_KEYS = ['name', 'binary', 'expect', 'upgrade_to'];
-/** Job drivers the scenarios can run today (the job file is exec). */
-export const DRIVERS = ['exec'];
+/** Task drivers of the reboot job (task.driver): exec, or docker (a box with Docker). */
+export const DRIVERS: readonly string[] = TASK_DRIVERS;
 /** The most cells run at once on one host (each cell is two VMs). */
 export const MAX_PARALLEL = 16;
 const NAME = /^[A-Za-z0-9._+-]+$/;

@@ -52,3 +52,15 @@ export function singleRebootOnly(scenario: string, config: HarnessConfig): Confi
     ? [{ field: '--reboots', value: config.reboot.count, message: `applies to bridge-exec-reboot only; ${scenario} reboots the client once`, fix: 'drop --reboots (reboot.count), or run bridge-exec-reboot' }]
     : [];
 }
+
+/** A problem when --driver docker is given to a scenario whose job is exec only. */
+export function execDriverOnly(scenario: string, config: HarnessConfig): ConfigProblem[] {
+  return config.task.driver !== 'exec'
+    ? [{ field: '--driver', value: config.task.driver, message: `applies to bridge-exec-reboot only; ${scenario} runs exec tasks`, fix: 'drop --driver (task.driver), or run bridge-exec-reboot --driver docker' }]
+    : [];
+}
+
+/** Both limits of a scenario that reboots once with exec tasks. */
+export function singleRebootExecOnly(scenario: string, config: HarnessConfig): ConfigProblem[] {
+  return [...singleRebootOnly(scenario, config), ...execDriverOnly(scenario, config)];
+}

@@ -8,6 +8,7 @@ import { TimeoutError } from '../../lib/errors.js';
 import type { FakeNomad } from './fake-nomad/server.js';
 import { CNI_STATE_DIRS, cniListingCommand } from '../../lib/cluster/parse-cni-listing.js';
 import { HOST_NETNS_COMMAND, NET_STATE_COMMAND } from '../../lib/lab/parse-observe.js';
+import { NO_DOCKER } from '../../lib/cluster/docker-image.js';
 
 const b64 = (s: string): string => Buffer.from(s, 'utf8').toString('base64');
 
@@ -26,6 +27,8 @@ export interface FakeLabOptions {
   httpAnswers: (url: string) => Promise<boolean>;
   /** the client never answers SSH again after a reboot */
   sshNeverBack?: boolean;
+  /** dockerd's version on the client (the Docker box); absent: docker is not installed */
+  dockerVersion?: string;
 }
 
 /**
@@ -98,6 +101,11 @@ export function createFakeLab(o: FakeLabOptions): Lab & { commands: Record<strin
     if (role === 'client' && cmd === cniListingCommand()) return ok(cniListing(o.nomad, CNI_STATE_DIRS));
     if (role === 'client' && cmd === NET_STATE_COMMAND) return ok(netStateListing(o.nomad, leftovers));
     if (role === 'client' && cmd === HOST_NETNS_COMMAND) return ok(hostNetnsListing(o.nomad));
+    // the docker variant: dockerd's version, then the image import (lib/cluster/docker-image.ts)
+    if (/command -v docker|docker (version|import)/.test(cmd)) {
+      if (!o.dockerVersion) return { code: NO_DOCKER, stdout: '', stderr: 'docker is not installed in this box\n', durationMs: 1 };
+      return ok(cmd.includes('docker import') ? `sha256:${'5e'.repeat(32)}\n` : cmd.includes('docker version') ? `${o.dockerVersion}\n` : '/usr/bin/docker\n');
+    }
     return ok('');
   };
   const machines = { server: machine('server'), client: machine('client') };

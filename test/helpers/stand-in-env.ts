@@ -17,7 +17,7 @@ export interface StandIn {
 }
 
 /** A stand-in lab answering from `nomad`: an HTTP probe "answers" when a running alloc owns the address:port (bridge) or host port. */
-function labOn(nomad: FakeNomad, o: { token?: string; sshNeverBack?: boolean }): ReturnType<typeof createFakeLab> {
+function labOn(nomad: FakeNomad, o: { token?: string; sshNeverBack?: boolean; dockerVersion?: string }): ReturnType<typeof createFakeLab> {
   const api = createNomad({ transport: createHttpTransport({ addr: nomad.addr }), ...(o.token ? { token: o.token } : {}) });
   const httpAnswers = async (url: string): Promise<boolean> => {
     const u = new URL(url);
@@ -26,7 +26,7 @@ function labOn(nomad: FakeNomad, o: { token?: string; sshNeverBack?: boolean }):
       (a.NetworkStatus?.Address === u.hostname && (u.port || '80') === '80') ||
       (a.AllocatedResources?.Shared?.Ports ?? []).some((p) => String(p.Value) === u.port)));
   };
-  return createFakeLab({ nomad, httpAnswers, ...(o.sshNeverBack ? { sshNeverBack: true } : {}) });
+  return createFakeLab({ nomad, httpAnswers, ...(o.sshNeverBack ? { sshNeverBack: true } : {}), ...(o.dockerVersion ? { dockerVersion: o.dockerVersion } : {}) });
 }
 
 /** The parts of a stand-in ScenarioEnv after the lab is up: provision, connect and upgrade against `nomad()`. */
@@ -52,8 +52,8 @@ function depsWith(makeEnv: CliDeps['makeEnv'], o: { cwd: string; token?: string 
 }
 
 /** Start a Nomad stand-in on a timeline and CLI deps whose scenario env uses it and a stand-in lab. */
-export async function standIn(timeline: Timeline, o: { token?: string; sshNeverBack?: boolean; cwd: string }): Promise<StandIn> {
-  const nomad = await startFakeNomad({ timeline, clientNodeName: 'client', ...(o.token ? { token: o.token } : {}), stepMs: 20 });
+export async function standIn(timeline: Timeline, o: { token?: string; sshNeverBack?: boolean; cwd: string; dockerVersion?: string }): Promise<StandIn> {
+  const nomad = await startFakeNomad({ timeline, clientNodeName: 'client', ...(o.token ? { token: o.token } : {}), ...(o.dockerVersion ? { dockerVersion: o.dockerVersion } : {}), stepMs: 20 });
   const lab = labOn(nomad, o);
   const out: string[] = [];
   const err: string[] = [];

@@ -10,7 +10,7 @@ import { standIn } from '../helpers/stand-in-env.js';
 import type { Timeline } from '../helpers/fake-nomad/index.js';
 
 
-async function run(t: Test, timeline: Timeline, extra: string[] = [], o: { token?: string; sshNeverBack?: boolean } = {}) {
+async function run(t: Test, timeline: Timeline, extra: string[] = [], o: { token?: string; sshNeverBack?: boolean; dockerVersion?: string } = {}) {
   const dir = t.testdir({});
   const s = await standIn(timeline, { cwd: dir, ...o });
   t.teardown(() => s.nomad.close());
@@ -126,4 +126,42 @@ t.test('a leaked namespace after the reboot fails no-leaks, naming it', async (t
   const v = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')).runs[0].verdicts.find((x: { id: string }) => x.id === 'no-leaks');
   t.equal(v.status, 'failed');
   t.match(v.message, /network namespace 0b5e55ed-0000-4000-8000-000000000001 has no live alloc; 2 veths on bridge nomad for 1 live alloc/);
+});
+
+const DOCKER_BOX = ['--driver', 'docker', '--box', 'nomad-reboot-harness/bookworm-docker'];
+
+t.test('--driver docker on a Docker box (stand-ins): the image is built in the client VM before the docker job, the node is awaited with docker healthy, every check passes', async (t) => {
+  const r = await run(t, 'restored', DOCKER_BOX, { dockerVersion: '20.10.24+dfsg1' });
+  t.equal(r.code, 0, 'exit 0');
+  const client = r.s.lab.commands['client']!;
+  const built = client.findIndex((c) => c.includes('docker import'));
+  t.ok(built >= 0, 'the image import ran on the client');
+  t.match(client[built], /nomad-reboot-harness\/busybox:local/);
+  const job = [...r.s.nomad.cluster.jobs.values()][0]!;
+  t.equal(job.TaskGroups?.[0]?.Tasks?.[0]?.Driver, 'docker', 'the docker job was registered');
+  t.match(JSON.stringify(job.TaskGroups?.[0]?.Tasks?.[0]?.Config), /nomad-reboot-harness\/busybox:local/, 'with the local image');
+  const props = JSON.stringify(r.summary.runs[0].properties);
+  t.match(props, /"task.driver":"docker"/);
+  t.match(props, /"docker.version":"20.10.24\+dfsg1"/);
+  t.match(props, /"docker.image":"nomad-reboot-harness\/busybox:local sha256:(5e){32}"/);
+  t.match(r.summary.runs[0].steps.map((x: { name: string }) => x.name).join('\n'), /build the image nomad-reboot-harness\/busybox:local inside the client VM[^]*wait for a leader and the client node ready with docker healthy[^]*register the bridge docker HTTP job/, 'image, then node, then job');
+});
+
+t.test('--driver docker on a box without Docker: an infrastructure error naming the box and the fix, the lab torn down', async (t) => {
+  const r = await run(t, 'restored', DOCKER_BOX);
+  t.equal(r.code, 3, 'exit 3');
+  t.match(r.summary.runs[0].error.message, /the box nomad-reboot-harness\/bookworm-docker has no Docker, which --driver docker needs/);
+  t.match(r.summary.runs[0].error.detail, /vms\/build-box\.sh --docker/);
+  t.ok(r.s.lab.destroyed, 'the lab was torn down');
+  t.same([...r.s.nomad.cluster.jobs.keys()], [], 'no job was registered');
+});
+
+t.test('--driver docker with the default box (no Docker): refused before anything is created, exit 2', async (t) => {
+  const dir = t.testdir({});
+  const s = await standIn('restored', { cwd: dir });
+  t.teardown(() => s.nomad.close());
+  const code = await main(['run', 'bridge-exec-reboot', '--nomad-binary', '/stand-in/nomad', '--driver', 'docker', '--netns', '', '--reports-dir', join(dir, 'reports')], s.deps);
+  t.equal(code, 2);
+  t.match(s.err.join(''), /--driver: needs a box with Docker; nomad-reboot-harness\/bookworm has none \(got "docker"; fix: build the Docker box once with `bash vms\/build-box.sh --docker` and add --box nomad-reboot-harness\/bookworm-docker\)/);
+  t.same(s.lab.commands['client'], [], 'nothing ran on a machine');
 });

@@ -3,6 +3,7 @@ import t from 'tap';
 import { DEFAULTS } from '../../lib/config/schema.js';
 import { cellConfig, cellCostMb, expandCells, parseShard, planProblems, shard, shiftSubnet } from '../../lib/matrix/expand.js';
 import type { MatrixSpec, NomadEntry } from '../../lib/matrix/spec.js';
+import { findScenario } from '../../lib/cli/scenarios.js';
 
 const n193: NomadEntry = { name: '1.9.3', binary: './a', expect: { perCheck: { 'no-duplicate-ip': 'fail' } } };
 const n197: NomadEntry = { name: '1.9.7', binary: './b', expect: { perCheck: {} } };
@@ -78,4 +79,22 @@ t.test('plan problems: a cell bigger than the budget, subnets that run out or ov
   close.lab.managementSubnet = '10.199.2.0/24';
   t.match(planProblems([{ cell: cells[0]!.cell, config: close }], 3, undefined, 'm.yaml'), [{ message: /overlap/ }]);
   t.same(planProblems([{ cell: cells[0]!.cell, config: close }], 1, undefined, 'm.yaml'), [], 'one at a time: no per-cell subnets');
+});
+
+t.test('the driver axis sets the task driver of its cell; docker on the default box is refused by the scenario', async (t) => {
+  const cells = expandCells({ scenarios: ['bridge-exec-reboot'], axes: [{ name: 'driver', values: ['exec', 'docker'] }, { name: 'box', values: ['nomad-reboot-harness/bookworm-docker'] }] });
+  t.same(cells.map((c) => c.name), ['bridge-exec-reboot/driver=exec/box=nomad-reboot-harness/bookworm-docker', 'bridge-exec-reboot/driver=docker/box=nomad-reboot-harness/bookworm-docker']);
+  const [exec, docker] = cells.map((c) => cellConfig(structuredClone(DEFAULTS), c, 0));
+  t.equal(exec!.task.driver, 'exec');
+  t.equal(docker!.task.driver, 'docker');
+  t.equal(docker!.lab.box, 'nomad-reboot-harness/bookworm-docker');
+  const bridge = findScenario('bridge-exec-reboot');
+  t.same(bridge.validate!(docker!), [], 'docker with the Docker box: fine');
+  const onDefault = cellConfig(structuredClone(DEFAULTS), expandCells({ scenarios: ['bridge-exec-reboot'], axes: [{ name: 'driver', values: ['docker'] }] })[0]!, 0);
+  t.match(bridge.validate!(onDefault), [{ field: '--driver', value: 'docker', message: /has none/, fix: /build-box\.sh --docker.*--box nomad-reboot-harness\/bookworm-docker/ }]);
+  for (const other of ['cni-ipam-reboot', 'upgrade-in-place']) {
+    const c = structuredClone(docker!);
+    c.upgradeTo = '/x/nomad';
+    t.match(findScenario(other).validate!(c), [{ field: '--driver', value: 'docker', message: /bridge-exec-reboot only/ }], `${other} refuses docker`);
+  }
 });

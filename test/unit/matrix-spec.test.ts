@@ -48,7 +48,7 @@ t.test('every problem at once, each with the field, the value and a fix', async 
     axes: {
       nomad: [{ name: 'a/b', binary: '', expect: ['bogus-check=fail', 'maybe'], colour: 'x' }, 'not-a-map'],
       reboot: ['graceful', 'soft'],
-      driver: ['docker'],
+      driver: ['podman'],
       arch: ['arm64'],
       box: [],
     },
@@ -77,7 +77,7 @@ t.test('every problem at once, each with the field, the value and a fix', async 
   expectField('m.yaml: axes.nomad[0].colour', 'colour', /not a key/);
   expectField('m.yaml: axes.nomad[1]', 'not-a-map', /mapping with name and binary/);
   expectField('m.yaml: axes.reboot[1]', 'soft', /not a reboot kind/);
-  expectField('m.yaml: axes.driver[0]', 'docker', /not a driver/);
+  expectField('m.yaml: axes.driver[0]', 'podman', /not a driver/);
   expectField('m.yaml: axes.arch', 'arch', /not an axis/);
   expectField('m.yaml: axes.box', [], /non-empty list/);
   expectField('m.yaml: defaults: lab.memory_mb', 10, /whole number/);

@@ -33,3 +33,17 @@ plugin "raw_exec" {
     enabled = true
   }
 }
+
+# Used by the docker variant (`--driver docker`, a box with Docker); inert where Docker is not installed.
+# The lab has no registry, so the pause container that owns a bridge alloc's network namespace uses the image
+# built inside the client VM (lib/cluster/docker-image.ts) instead of registry.k8s.io/pause; Nomad does not pull
+# an infra_image whose tag is not "latest" when it exists locally. Image GC would delete that local-only image
+# when the last alloc using it stops, so it is off.
+plugin "docker" {
+  config {
+    infra_image = "nomad-reboot-harness/busybox:local"
+    gc {
+      image = false
+    }
+  }
+}

@@ -3,6 +3,7 @@
 // raft-like index with real blocking-query semantics, one server and one client node, and scripted
 // timelines for what happens when the client host reboots. Tests that use it must say so.
 import http from 'node:http';
+import type { ApiNode } from '../../../lib/nomad/api-types.js';
 import type { AddressInfo } from 'node:net';
 import { CNI_OLD_DIR, Cluster } from './cluster.js';
 import { OLD_STATE_TIMELINES, clientRestart } from './upgrade.js';
@@ -23,6 +24,8 @@ export interface FakeNomadOptions {
   nomadVersion?: string;
   /** one step of the simulated client/server (pending -> running etc.); default 100 ms */
   stepMs?: number;
+  /** the client host runs dockerd of this version: the node's docker driver is detected and healthy */
+  dockerVersion?: string;
 }
 
 export interface FakeRequest {
@@ -51,9 +54,25 @@ export interface FakeNomad {
 
 const OTHER_HCL = `job "${OTHER_JOB}" {\n  group "other" {\n    network {\n      mode = "bridge"\n      port "http" { to = 8080 }\n    }\n    task "other" {\n      driver = "exec"\n      config { command = "/bin/sleep" }\n    }\n  }\n}\n`;
 
+/**
+ * A healthy docker driver as the node shows it: the attribute names of Nomad's docker fingerprint
+ * (nomad@v1.9.7:drivers/docker/fingerprint.go), values as on a bookworm host with docker.io.
+ */
+function dockerDriverInfo(version: string): NonNullable<ApiNode['Drivers']>[string] {
+  return {
+    Detected: true, Healthy: true, HealthDescription: 'Healthy', UpdateTime: new Date().toISOString(),
+    Attributes: {
+      'driver.docker': 'true', 'driver.docker.version': version, 'driver.docker.bridge_ip': '172.17.0.1',
+      'driver.docker.os_type': 'linux', 'driver.docker.runtimes': 'io.containerd.runc.v2,runc',
+      'driver.docker.privileged.enabled': 'false', 'driver.docker.volumes.enabled': 'false',
+    },
+  };
+}
+
 /** Start the stand-in on 127.0.0.1 with an ephemeral port. */
-export async function startFakeNomad({ timeline, clientNodeName, token, nomadVersion = '1.9.7', stepMs = 100 }: FakeNomadOptions): Promise<FakeNomad> {
+export async function startFakeNomad({ timeline, clientNodeName, token, nomadVersion = '1.9.7', stepMs = 100, dockerVersion }: FakeNomadOptions): Promise<FakeNomad> {
   const cluster = new Cluster(clientNodeName, nomadVersion, stepMs);
+  if (dockerVersion) cluster.node.Drivers = { ...cluster.node.Drivers, docker: dockerDriverInfo(dockerVersion) };
   if (OLD_STATE_TIMELINES.includes(timeline)) cluster.cniDir = CNI_OLD_DIR;
   const requests: FakeRequest[] = [];
   const server = http.createServer((req, res) => {
