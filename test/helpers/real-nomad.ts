@@ -10,6 +10,8 @@ export interface Build {
   beforeTmpfsFix: boolean;
   /** 1.9.7 and later: the client migrates the on-disk state to tmpfs on its first start */
   migratesState: boolean;
+  /** 1.9.5 and later (GH-24658): a restored alloc whose namespace exists gets a CNI CHECK, and a re-setup when it fails (the docker fix) */
+  checksOnRestore: boolean;
 }
 
 /** [major, minor, patch] of "v1.9.3" / "1.9.3-dev"; zeros when unparsable. */
@@ -24,7 +26,7 @@ const atLeast = (v: string, [x, y, z]: [number, number, number]): boolean => {
 };
 
 export function classify(path: string, version: string): Build {
-  return { path, version, beforeTmpfsFix: !atLeast(version, [1, 9, 4]), migratesState: atLeast(version, [1, 9, 7]) };
+  return { path, version, beforeTmpfsFix: !atLeast(version, [1, 9, 4]), migratesState: atLeast(version, [1, 9, 7]), checksOnRestore: atLeast(version, [1, 9, 5]) };
 }
 
 /** The builds the e2e tier was given (in the order given), each asked for its version. */

@@ -1,0 +1,73 @@
+// e2e tier: the docker variant (GH-24292) against REAL Nomad builds on real VMs with the Docker box, as one matrix
+// (`driver: [docker]` x the builds, two cells in parallel). Nomad's history says: before 1.9.5 the restore finds the
+// pause container's namespace (dockerd restarted it at boot) and skips the network setup, so the alloc runs again
+// with no interface but lo and HTTP fails; from 1.9.5 (GH-24658) the CNI CHECK fails, the namespace is set up again
+// and every check passes. Skips visibly without builds, the lab or the Docker box.
+import t from 'tap';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { vmSkipReason, domainsMatching } from '../helpers/vm-prereqs.js';
+import { validateJUnit } from '../helpers/junit-schema.js';
+import { buildsFromEnv, runCli, verdictsOf, NETNS } from '../helpers/real-nomad.js';
+import { DOCKER_BOX } from '../../lib/cluster/docker-image.js';
+
+// Note: tap's per-file timeout (package.json) is far below a real VM run; this file sets its own.
+t.setTimeout(90 * 60_000);
+
+const builds = buildsFromEnv();
+const dockerBox = (): boolean => {
+  try {
+    return execFileSync('vagrant', ['box', 'list'], { encoding: 'utf8', timeout: 60_000 }).includes(DOCKER_BOX);
+  } catch {
+    return false;
+  }
+};
+const skip = builds.length === 0 ? 'no Nomad build given: set NOMAD_BINARIES=/path/a,/path/b (or NOMAD_BINARY)'
+  : vmSkipReason() ?? (dockerBox() ? undefined : `the Docker box ${DOCKER_BOX} is not built (bash vms/build-box.sh --docker)`);
+const REBOOT_CHECKS = ['client-rebooted', 'node-back', 'alloc-restored', 'task-restarted', 'http-reachable', 'no-duplicate-ip', 'unique-ips', 'no-leaks'];
+
+t.test(`matrix driver=[docker] x Nomad ${builds.map((b) => b.version).join(', ') || '(none)'}: GH-24292 before 1.9.5, fixed from 1.9.5`, { skip: skip ?? false, timeout: 80 * 60_000 }, async (t) => {
+  const names = builds.map((b) => b.version.replace(/^v/, ''));
+  const lines = [
+    'scenario: bridge-exec-reboot',
+    'axes:',
+    '  nomad:',
+    ...builds.flatMap((b, i) => [`    - name: "${names[i]}"`, `      binary: ${JSON.stringify(b.path)}`, ...(b.checksOnRestore ? [] : ['      expect: ["http-reachable=fail"]'])]),
+    '  driver: [docker]',
+    'defaults:',
+    '  lab:',
+    `    box: ${DOCKER_BOX}`,
+    '    memory_mb: 1024',
+    '  reports:',
+    '    artifacts: always',
+    `parallel: ${Math.min(2, builds.length)}`,
+    'memory_budget_mb: 8192',
+    '',
+  ];
+  const dir = t.testdir({ 'docker.yaml': lines.join('\n') });
+  const summary = join(dir, 'summary.json');
+  const junit = join(dir, 'junit.xml');
+  const r = await runCli(t, ['matrix', join(dir, 'docker.yaml'), '--netns', NETNS, '--junit', junit, '--report-json', summary, '--reports-dir', join(dir, 'reports')]);
+  t.equal(r.code, 0, 'exit 0: every cell met what Nomad\'s history predicts');
+  validateJUnit(t, junit, 'the merged JUnit');
+  const s = JSON.parse(readFileSync(summary, 'utf8'));
+  for (const [i, b] of builds.entries()) {
+    const cell = `bridge-exec-reboot/nomad=${names[i]}/driver=docker`;
+    const run = (s.runs as { suiteName: string; properties: Record<string, string> }[]).find((x) => x.suiteName === cell);
+    t.ok(run, `${cell} ran`);
+    if (!run) continue;
+    t.equal(run.properties['task.driver'], 'docker', `${cell}: the docker job ran`);
+    t.match(run.properties['docker.image'] ?? '', /^nomad-reboot-harness\/busybox:local sha256:[0-9a-f]{64}$/, `${cell}: its image was built in the VM`);
+    const v = verdictsOf(run as never);
+    if (b.checksOnRestore) {
+      for (const id of REBOOT_CHECKS) t.equal(v.get(id)?.label, 'passed', `${b.version}: ${id} passed`);
+    } else {
+      // the GH-24292 picture: restored in place, task started again, no CNI error at all, and no network
+      for (const id of ['alloc-restored', 'task-restarted', 'no-duplicate-ip']) t.equal(v.get(id)?.label, 'passed', `${b.version}: ${id} passed`);
+      t.equal(v.get('http-reachable')?.label, 'expected failure', `${b.version}: HTTP does not answer after the reboot`);
+      t.match(v.get('http-reachable')?.evidence.join('\n') ?? '', /\[bridge\] from client: GET http:\/\/172\.26\.64\.\d+:80\/ -> curl: \(7\)/, `${b.version}: the bridge address refuses`);
+    }
+  }
+  for (const id of r.runIds) t.same(domainsMatching(id), [], `no libvirt domain of ${id} left`);
+});
