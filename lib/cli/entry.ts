@@ -1,6 +1,5 @@
 // The real process: wires the CLI to real VMs, the real host and process I/O, then exits with main()'s code.
 import { ChildProcess, spawn } from 'node:child_process';
-import { Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { EXIT, type ExitCode } from '../errors.js';
 import { checkNomadBinary } from '../cluster/binary.js';
@@ -83,7 +82,9 @@ function openHandles(): string {
   if (!handles) return process.getActiveResourcesInfo().filter((r) => r !== 'Timeout').join(', ') || 'timers';
   return handles.map((h) => {
     if (h instanceof ChildProcess) return `child pid ${h.pid} (${h.spawnargs.join(' ').slice(0, 80)})`;
-    if (h instanceof Socket) return h.remoteAddress ? `TCP ${h.localAddress}:${h.localPort} -> ${h.remoteAddress}:${h.remotePort}` : `pipe fd ${(h as unknown as { _handle?: { fd?: number } })._handle?.fd ?? '?'}`;
+    // a net.Socket, told by its shape (node:net stays in lib/ssh and lib/nomad, test/unit/layering.test.ts)
+    const sock = h as { remoteAddress?: string; remotePort?: number; localAddress?: string; localPort?: number; _handle?: { fd?: number }; constructor?: { name?: string } };
+    if (sock.constructor?.name === 'Socket') return sock.remoteAddress ? `TCP ${sock.localAddress}:${sock.localPort} -> ${sock.remoteAddress}:${sock.remotePort}` : `pipe fd ${sock._handle?.fd ?? '?'}`;
     return (h as { constructor?: { name?: string } }).constructor?.name ?? 'handle';
   }).join(', ') || 'timers';
 }
