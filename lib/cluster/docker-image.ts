@@ -12,7 +12,7 @@ import { waitFor } from '../run/wait.js';
 export const DOCKER_IMAGE = 'nomad-reboot-harness/busybox:local';
 /** The Docker box built by `vms/build-box.sh --docker`. */
 export const DOCKER_BOX = 'nomad-reboot-harness/bookworm-docker';
-/** What the image's index.html says, so a probe can tell this server from any other. */
+/** What the image's index.html says (the page busybox httpd serves; recognisable when read by hand). */
 export const INDEX_TEXT = 'nomad-reboot-harness docker task';
 
 /** Exit codes of the script that name what the box lacks (a clear error instead of a shell message). */

@@ -32,8 +32,6 @@ export interface MatrixSpec {
 export const AXES = ['nomad', 'reboot', 'box', 'driver'] as const;
 const TOP = ['scenario', 'axes', 'defaults', 'parallel', 'memory_budget_mb', 'retry_infra_errors'];
 const NOMAD_KEYS = ['name', 'binary', 'expect', 'upgrade_to'];
-/** Task drivers of the reboot job (task.driver): exec, or docker (a box with Docker). */
-export const DRIVERS: readonly string[] = TASK_DRIVERS;
 /** The most cells run at once on one host (each cell is two VMs). */
 export const MAX_PARALLEL = 16;
 const NAME = /^[A-Za-z0-9._+-]+$/;
@@ -100,7 +98,7 @@ function wholeNumber(v: unknown, field: string, min: number, max: number, p: Rep
 
 function axisValue(axis: string, v: unknown, field: string, p: Report): string | undefined {
   if (axis === 'reboot' && !(v === 'graceful' || v === 'hard')) return void p(field, v, 'is not a reboot kind', 'use graceful or hard');
-  if (axis === 'driver' && !(typeof v === 'string' && DRIVERS.includes(v))) return void p(field, v, 'is not a driver the scenarios run', `use one of: ${DRIVERS.join(', ')}`);
+  if (axis === 'driver' && !(typeof v === 'string' && (TASK_DRIVERS as readonly string[]).includes(v))) return void p(field, v, 'is not a driver the scenarios run', `use one of: ${TASK_DRIVERS.join(', ')}`);
   if (typeof v !== 'string' || !v.trim()) return void p(field, v, 'must be a non-empty string', `write a ${axis} value`);
   if (axis !== 'box' && !NAME.test(v)) return void p(field, v, 'may only hold letters, digits and . _ + -', 'rename it (it is part of the cell name)');
   return v;

@@ -70,8 +70,10 @@ export async function waitForLeader(nomad: Nomad, { deadline, onReason }: WaitOp
  * whose version the client did not fingerprint makes every bridge job unplaceable.
  */
 export const BRIDGE_CNI_ATTRIBUTES: readonly string[] = ['bridge', 'firewall', 'host-local', 'loopback', 'portmap'].map((p) => `plugins.cni.version.${p}`);
-/** The start of the terminal reason waitForNodeReady gives for a node without required attributes. */
-export const MISSING_ATTRIBUTES = 'but without';
+/** Which of `attributes` the node has not set. Pure. */
+export function missingAttributes(node: Pick<ApiNode, 'Attributes'>, attributes: readonly string[]): string[] {
+  return attributes.filter((a) => !node.Attributes?.[a]);
+}
 
 export interface NodeSelector {
   nodeName?: string;
@@ -108,9 +110,9 @@ export async function waitForNodeReady(nomad: Nomad, sel: NodeSelector, { deadli
       return { done: false, reason: `${seen}, but unchanged since index ${sel.modifiedAfterIndex} (not re-registered yet)` };
     }
     if (node.Status !== 'ready') return { done: false, reason: `node ${node.Name} status=${node.Status}` };
-    const missing = (sel.attributes ?? []).filter((a) => !node.Attributes?.[a]);
+    const missing = missingAttributes(node, sel.attributes ?? []);
     if (missing.length) {
-      return { done: false, terminal: true, reason: `${seen}, ${MISSING_ATTRIBUTES} ${missing.join(', ')}: its static fingerprint ran once at agent start and did not set it (for plugins.cni.version.*: the plugin did not print its version within Nomad's 3 s; see "failed to detect CNI plugin version" in the client log), so jobs constrained on it cannot be placed` };
+      return { done: false, terminal: true, reason: `${seen}, but without ${missing.join(', ')}: its static fingerprint ran once at agent start and did not set it (for plugins.cni.version.*: the plugin did not print its version within Nomad's 3 s; see "failed to detect CNI plugin version" in the client log), so jobs constrained on it cannot be placed` };
     }
     return { done: true, value: node };
   };

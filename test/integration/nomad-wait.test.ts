@@ -8,6 +8,7 @@ import { createHttpTransport } from '../../lib/nomad/transport.js';
 import { waitForAlloc, waitForAllocRunning, waitForLeader, waitForNodeReady, BRIDGE_CNI_ATTRIBUTES } from '../../lib/nomad/wait.js';
 import { waitForBridgeClient } from '../../lib/scenario/client-ready.js';
 import type { Machine } from '../../lib/lab/types.js';
+import type { LogEvent } from '../../lib/log/events.js';
 
 const CNI_BRIDGE_ATTRIBUTE = 'plugins.cni.version.bridge';
 import { deadlineIn } from '../../lib/run/deadline.js';
@@ -155,12 +156,12 @@ t.test('waitForBridgeClient: a missed CNI fingerprint gets one agent restart bef
     },
   } as unknown as Machine;
   const notes: string[] = [];
-  const ctx = { info: (m: string) => void notes.push(m), fact: (k: string, v: string | number | undefined) => void notes.push(`${k}=${v}`) };
+  const ctx = { logger: (e: LogEvent) => void notes.push(`${e.kind}: ${'message' in e ? e.message : ''}`), elapsed: () => 0, fact: (k: string, v: string | number | undefined) => void notes.push(`${k}=${v}`) };
   drop('plugins.cni.version.host-local');
   const node = await waitForBridgeClient(ctx, nomad, client, { nodeName: 'nrh-abc-client', driver: 'exec' }, deadlineIn(5000));
   t.equal(node.Attributes?.['plugins.cni.version.host-local'], 'v1.6.2', 'ready with every plugin after the restart');
   t.same(restarts, ['systemctl restart nomad.service'], 'one restart');
-  t.match(notes.join('\n'), /without plugins\.cni\.version\.host-local[^]*restarting the client agent once[^]*client\.agent_restarted_for_fingerprint=yes/);
+  t.match(notes.join('\n'), /warn: .*without plugins\.cni\.version\.host-local[^]*restarting the client agent once[^]*client\.agent_restarted_for_fingerprint=yes/);
 
   refingerprint = false;
   drop('plugins.cni.version.host-local');
