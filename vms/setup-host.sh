@@ -31,9 +31,21 @@ command -v apt-get >/dev/null || { echo "setup-host.sh: needs apt-get (Debian/Ub
 # openssh-server for the SSH integration tests (a real sshd on 127.0.0.1); chromium renders the HTML report in tests;
 # busybox-static: the docker variant's image script is tested on the host with the static busybox it copies.
 # The box build also needs Go >= 1.21 (vms/build-cni-plugins.sh); it is not a Debian bookworm package at that version.
+# fonts-liberation: Chromium renders the report's text with it (Recommends are off, see below).
 PKGS=(qemu-system-x86 qemu-utils libvirt-daemon-system libvirt-clients vagrant vagrant-libvirt
       debootstrap dnsmasq-base iptables iproute2 openssh-client e2fsprogs kmod
-      containernetworking-plugins libxml2-utils ca-certificates chromium openssh-server busybox-static)
+      containernetworking-plugins libxml2-utils ca-certificates chromium openssh-server busybox-static
+      fonts-liberation gpgv)
+
+# Every prerequisite before anything slow: the box build needs Go >= 1.21 (vms/build-cni-plugins.sh).
+if [ "$BOX" = 1 ]; then
+  GO=$(command -v go || true); [ -n "$GO" ] || GO=/usr/local/go/bin/go
+  gov=$("$GO" env GOVERSION 2>/dev/null | sed 's/^go//') || gov=""
+  if [ -z "$gov" ] || [ "$(printf '%s\n1.21\n' "${gov%%[!0-9.]*}" | sort -V | head -1)" != 1.21 ]; then
+    echo "setup-host.sh: the box build needs Go >= 1.21 (found: ${gov:-none}); install it (https://go.dev/dl or golang-1.21 from bookworm-backports) or pass --no-box" >&2
+    exit 2
+  fi
+fi
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
@@ -42,8 +54,8 @@ if [ ${#missing[@]} -gt 0 ]; then
   echo "setup-host: installing ${missing[*]}"
   s=$(date +%s)
   apt-get update -q
-  # with Recommends, as measured in the VM-lab recipe (the leaner --no-install-recommends set is untested)
-  apt-get install -y -q "${missing[@]}"
+  # Without Recommends: they pull a host kernel, a mail server, NFS and libguestfs, none of which the lab uses.
+  apt-get install -y -q --no-install-recommends "${missing[@]}"
   echo "setup-host: apt took $(( $(date +%s) - s )) s"
 else
   echo "setup-host: all ${#PKGS[@]} packages present"
