@@ -5,7 +5,7 @@
 // container at boot and the restore must notice that its network namespace has lost its CNI setup.
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import type { AllocSnap, RebootEvidence, TaskEventRec } from '../lib/checks/types.js';
+import type { AllocSnap, RebootEvidence, TaskEventRec } from '../lib/model/evidence.js';
 import type { RebootRecord } from '../lib/lab/types.js';
 import { rebootChecks, factsFromEvidence } from '../lib/checks/reboot.js';
 import { defineScenario } from '../lib/run/scenario.js';

@@ -3,7 +3,7 @@
 // address, that host-local state agrees with the live allocs, and that the state moved to tmpfs (1.9.7's migration).
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import type { AllocSnap } from '../lib/checks/types.js';
+import type { AllocSnap } from '../lib/model/evidence.js';
 import { UPGRADE_CHECKS, upgradeChecks, reservationsOf } from '../lib/checks/upgrade.js';
 import { readCniState } from '../lib/cluster/evidence.js';
 import { renderCniListing } from '../lib/cluster/parse-cni-listing.js';

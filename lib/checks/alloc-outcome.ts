@@ -1,6 +1,6 @@
 // Classifies what became of the watched alloc across the reboot: restored, replaced, failed or unknown.
 import { eventLine, eventsOf, oneLine } from './result.js';
-import type { AllocSnap, RebootEvidence, TaskEventRec } from './types.js';
+import type { AllocSnap, RebootEvidence, TaskEventRec } from '../model/evidence.js';
 
 export type AllocOutcome = 'restored' | 'replaced' | 'failed' | 'unknown';
 

@@ -1,7 +1,8 @@
 // Check: the alloc running before the reboot is running again in place (same ID, same node, no replacement).
 import { classifyAllocOutcome, watchedAllocAfter } from './alloc-outcome.js';
 import { allocLine, result } from './result.js';
-import type { CheckResult, RebootEvidence } from './types.js';
+import type { RebootEvidence } from '../model/evidence.js';
+import type { CheckResult } from '../model/check.js';
 
 export const ALLOC_RESTORED = { id: 'alloc-restored', title: 'Alloc restored' } as const;
 

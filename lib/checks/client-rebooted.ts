@@ -1,6 +1,7 @@
 // Check: the client host really rebooted (its kernel boot_id changed and its uptime restarted).
 import { result, show } from './result.js';
-import type { CheckResult, RebootEvidence } from './types.js';
+import type { RebootEvidence } from '../model/evidence.js';
+import type { CheckResult } from '../model/check.js';
 
 export const CLIENT_REBOOTED = { id: 'client-rebooted', title: 'Client rebooted' } as const;
 

@@ -1,6 +1,6 @@
 // Facts worth recording next to the verdicts (report properties): addresses, ports, state dirs, versions, boot ids.
 import { classifyAllocOutcome, watchedAllocAfter } from './alloc-outcome.js';
-import type { AllocSnap, CniStateListing, Observation, RebootEvidence } from './types.js';
+import type { AllocSnap, CniStateListing, Observation, RebootEvidence } from '../model/evidence.js';
 
 /** The two host-local state directories Nomad has used for bridge mode (before and after GH-24650). */
 export const CNI_STATE_DIRS = ['/var/run/cni/nomad', '/var/lib/cni/networks/nomad'] as const;

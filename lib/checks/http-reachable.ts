@@ -1,7 +1,8 @@
 // Check: the task answers HTTP on its bridge address and on its mapped host port after the reboot.
 import { watchedAllocAfter } from './alloc-outcome.js';
 import { result, show } from './result.js';
-import type { AllocSnap, CheckResult, HttpProbe, RebootEvidence } from './types.js';
+import type { AllocSnap, HttpProbe, RebootEvidence } from '../model/evidence.js';
+import type { CheckResult } from '../model/check.js';
 
 export const HTTP_REACHABLE = { id: 'http-reachable', title: 'HTTP reachable' } as const;
 

@@ -1,7 +1,8 @@
 // Check: no task event and no client log line reports CNI's "duplicate allocation is not allowed".
 import { eventLine, oneLine, result } from './result.js';
 import { findDuplicateIpError, mentionsDuplicateAllocation } from './parse-duplicate-ip.js';
-import type { CheckResult, RebootEvidence, TaskEventRec } from './types.js';
+import type { RebootEvidence, TaskEventRec } from '../model/evidence.js';
+import type { CheckResult } from '../model/check.js';
 
 export const NO_DUPLICATE_IP = { id: 'no-duplicate-ip', title: 'No duplicate-IP error' } as const;
 

@@ -1,7 +1,8 @@
 // Check: after the (last) reboot nothing is left over from allocs that are gone: no host-local reservation, no network
 // namespace and no veth on Nomad's bridge beyond the live allocs (the leak check of repeated reboots). Pure.
 import { result } from './result.js';
-import type { CheckResult, RebootEvidence } from './types.js';
+import type { RebootEvidence } from '../model/evidence.js';
+import type { CheckResult } from '../model/check.js';
 import { NEW_CNI_DIR, OLD_CNI_DIR, reservationsOf } from './upgrade.js';
 
 export const NO_LEAKS = { id: 'no-leaks', title: 'no leaked network state' } as const;

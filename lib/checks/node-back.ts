@@ -1,6 +1,7 @@
 // Check: the same client node came back and is `ready` again.
 import { result, show } from './result.js';
-import type { CheckResult, NodeSnap, RebootEvidence } from './types.js';
+import type { NodeSnap, RebootEvidence } from '../model/evidence.js';
+import type { CheckResult } from '../model/check.js';
 
 export const NODE_BACK = { id: 'node-back', title: 'Node back' } as const;
 

@@ -1,5 +1,6 @@
 // Small pure helpers shared by the checks: result constructors and evidence formatting.
-import type { AllocSnap, CheckResult, CheckStatus, TaskEventRec } from './types.js';
+import type { AllocSnap, TaskEventRec } from '../model/evidence.js';
+import type { CheckResult, CheckStatus } from '../model/check.js';
 
 /** Build a CheckResult, forcing the message onto one line (reports print it as an attribute). */
 export function result(id: string, title: string, status: CheckStatus, message: string, evidence: string[]): CheckResult {

@@ -1,7 +1,8 @@
 // Check: the task was started again after the reboot and is running now.
 import { watchedAllocAfter } from './alloc-outcome.js';
 import { eventLine, eventsOf, iso, parseTime, result, show } from './result.js';
-import type { CheckResult, RebootEvidence } from './types.js';
+import type { RebootEvidence } from '../model/evidence.js';
+import type { CheckResult } from '../model/check.js';
 
 export const TASK_RESTARTED = { id: 'task-restarted', title: 'Task restarted' } as const;
 

@@ -1,6 +1,7 @@
 // Check: no two live allocs on the client node share a bridge address (the in-place upgrade collision, GH-25093).
 import { result } from './result.js';
-import type { AllocSnap, CheckResult, RebootEvidence } from './types.js';
+import type { AllocSnap, RebootEvidence } from '../model/evidence.js';
+import type { CheckResult } from '../model/check.js';
 
 export const UNIQUE_IPS = { id: 'unique-ips', title: 'Unique alloc IPs' } as const;
 

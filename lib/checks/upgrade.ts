@@ -3,7 +3,8 @@
 import type { UpgradeMode } from '../config/schema.js';
 import type { CheckInfo } from '../run/scenario.js';
 import { result } from './result.js';
-import type { AllocSnap, CheckResult, CniStateListing } from './types.js';
+import type { AllocSnap, CniStateListing } from '../model/evidence.js';
+import type { CheckResult } from '../model/check.js';
 import { allocsByAddress } from './unique-ips.js';
 import { hostAddressConflicts, netnsLines } from './host-addresses.js';
 import type { HostNetns } from '../lab/parse-observe.js';

@@ -12,7 +12,7 @@
 // Scenario-level `fail` (`--expect fail`) means "this run reproduces the bug somewhere", not "every check fails":
 //   checks that fail become "expected failure" (met); checks that pass stay "passed" (met); skipped stay met.
 //   If NO check failed, a synthetic verdict `scenario-expected-failure` ("unexpected pass", NOT met) is appended.
-import type { CheckResult, Expectation, Verdict } from './types.js';
+import type { CheckResult, Expectation, Verdict } from '../model/check.js';
 
 export interface Expectations {
   /** `--expect` for the whole scenario */

@@ -8,7 +8,7 @@ import type { Logger } from '../log/events.js';
 import { redact, redactDeep, redactKnown } from '../log/redact.js';
 import { runScenario } from '../run/runner.js';
 import { watchSignals } from '../run/signals.js';
-import type { RunRecord } from '../report/model.js';
+import type { RunRecord } from '../model/run.js';
 import { renderConsoleSummary } from '../report/console.js';
 import { renderJsonSummary } from '../report/json.js';
 import { exitCodeOf } from '../report/outcome.js';

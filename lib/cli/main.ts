@@ -15,7 +15,7 @@ import type { Logger } from '../log/events.js';
 import { runScenario } from '../run/runner.js';
 import { watchSignals } from '../run/signals.js';
 import type { Scenario, ScenarioEnv } from '../run/scenario.js';
-import type { RunRecord } from '../report/model.js';
+import type { RunRecord } from '../model/run.js';
 import { renderConsoleSummary } from '../report/console.js';
 import { renderJsonSummary } from '../report/json.js';
 import { writeReports, writeHtmlReports } from '../report/write.js';

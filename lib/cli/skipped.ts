@@ -1,6 +1,6 @@
 // A RunRecord for a scenario that was not run (e.g. --all without a Nomad build): visible skips, never silent passes.
 import { hostname } from 'node:os';
-import type { RunRecord } from '../report/model.js';
+import type { RunRecord } from '../model/run.js';
 import type { Scenario } from '../run/scenario.js';
 
 /** Every check of the scenario as skipped with the reason. */

@@ -1,7 +1,7 @@
 // The remote command that lists CNI host-local state directories, and its pure parser (exact bytes via base64).
 import { HarnessError } from '../errors.js';
 import { quote } from '../ssh/quote.js';
-import type { CniStateListing } from '../checks/types.js';
+import type { CniStateListing } from '../model/evidence.js';
 
 /** Both places Nomad's bridge network keeps host-local state (before and after GH-24650). */
 export const CNI_STATE_DIRS = ['/var/lib/cni/networks/nomad', '/var/run/cni/nomad'] as const;

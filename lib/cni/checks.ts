@@ -1,5 +1,6 @@
 // Pure checks for scenario cni-ipam-reboot: what host-local does when the same container is added again after a reboot.
-import type { CheckResult, CniStateListing } from '../checks/types.js';
+import type { CniStateListing } from '../model/evidence.js';
+import type { CheckResult } from '../model/check.js';
 import { result, show } from '../checks/result.js';
 import { findDuplicateIpError } from '../checks/parse-duplicate-ip.js';
 import { describeOutcome, type CniOutcome } from './parse-result.js';

@@ -1,14 +1,9 @@
 // The harness configuration: one typed object with every default in one place.
-import type { Expectation } from '../checks/types.js';
+import type { Expectation } from '../model/check.js';
+import type { ArtifactsPolicy, RebootKind, TaskDriver, UpgradeMode } from '../model/kinds.js';
 
-export type RebootKind = 'graceful' | 'hard';
-export type ArtifactsPolicy = 'on-failure' | 'always' | 'never';
-/** upgrade-in-place variants: swap the build; restart on the same build (control case); swap, then reboot the host */
-export type UpgradeMode = 'upgrade' | 'restart-only' | 'upgrade-then-reboot';
-export const UPGRADE_MODES: readonly UpgradeMode[] = ['upgrade', 'restart-only', 'upgrade-then-reboot'];
-/** task driver of bridge-exec-reboot's job: exec (the seed procedure) or docker (GH-24292, a box with Docker) */
-export type TaskDriver = 'exec' | 'docker';
-export const TASK_DRIVERS: readonly TaskDriver[] = ['exec', 'docker'];
+export { TASK_DRIVERS, UPGRADE_MODES } from '../model/kinds.js';
+export type { ArtifactsPolicy, RebootKind, TaskDriver, UpgradeMode } from '../model/kinds.js';
 
 export interface HarnessConfig {
   /** scenario to run (positional argument of `run`) */

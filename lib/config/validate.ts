@@ -1,6 +1,6 @@
 // Config goes read -> merge (defaults < harness.yaml < env < flags) -> validate, reporting every problem at once.
 import type { ConfigProblem } from '../errors.js';
-import type { Expectation } from '../checks/types.js';
+import type { Expectation } from '../model/check.js';
 import { DEFAULTS, type HarnessConfig } from './schema.js';
 import { FIELDS } from './table.js';
 import { problem } from './fields.js';

@@ -1,5 +1,5 @@
 // Small remote probes a scenario makes inside the VMs: boot identity, HTTP from inside, the client agent's log.
-import type { HttpProbe } from '../checks/types.js';
+import type { HttpProbe } from '../model/evidence.js';
 import type { Deadline } from '../run/deadline.js';
 import { quote } from '../ssh/quote.js';
 import type { Machine } from './types.js';

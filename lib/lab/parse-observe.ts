@@ -1,5 +1,5 @@
 // Pure parsers for the probes in observe.ts.
-import type { HttpProbe } from '../checks/types.js';
+import type { HttpProbe } from '../model/evidence.js';
 
 export interface BootInfo {
   bootId: string;
@@ -27,12 +27,8 @@ export function parseCurlProbe(from: string, url: string, code: number, stdout: 
 }
 
 /** The client's network plumbing at one moment: named network namespaces and veth interfaces. */
-export interface NetState {
-  /** names under /var/run/netns (Nomad names an alloc's namespace by its alloc ID) */
-  netns: string[];
-  /** host-side veths, with the bridge they are enslaved to */
-  veths: { name: string; master: string | undefined }[];
-}
+import type { NetState } from '../model/evidence.js';
+export type { NetState };
 
 /** The command whose output parseNetState reads: one netns name per line, a separator, then `ip -o link show type veth`. */
 export const NET_STATE_COMMAND = 'ls -1 /var/run/netns 2>/dev/null; echo ---; ip -o link show type veth';

@@ -42,19 +42,9 @@ export interface Machine {
   disconnect(): Promise<void>;
 }
 
-export type RebootKind = 'graceful' | 'hard';
-
-/** What a reboot observed. Times are wall-clock epoch milliseconds. */
-export interface RebootRecord {
-  machine: string;
-  kind: RebootKind;
-  bootIdBefore: string;
-  bootIdAfter: string;
-  /** when the reboot was requested */
-  requestedAt: number;
-  /** first time SSH answered with the new boot id */
-  backAt: number;
-}
+import type { RebootKind } from '../model/kinds.js';
+import type { RebootRecord } from '../model/evidence.js';
+export type { RebootKind, RebootRecord };
 
 /** A set of machines with a lifecycle. */
 export interface Lab {

@@ -1,7 +1,7 @@
 // One merged JUnit file for a matrix: a <testsuite> per cell (named by the cell), and for a cell retried after an
 // infrastructure error, its first attempt's error as a Surefire rerun element inside a testcase. Pure.
 import { renderJUnit } from '../report/junit.js';
-import type { RunRecord } from '../report/model.js';
+import type { RunRecord } from '../model/run.js';
 import { escapeAttr, serialize, type XmlElement } from '../report/xml.js';
 
 /** A cell's attempts, first first; the last one is the cell's result. */

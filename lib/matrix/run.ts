@@ -2,7 +2,7 @@
 import { join } from 'node:path';
 import type { HarnessConfig } from '../config/schema.js';
 import type { Logger } from '../log/events.js';
-import type { RunRecord } from '../report/model.js';
+import type { RunRecord } from '../model/run.js';
 import { runScenario } from '../run/runner.js';
 import type { Scenario, ScenarioEnv } from '../run/scenario.js';
 import type { Cell } from './expand.js';

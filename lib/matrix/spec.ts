@@ -1,6 +1,6 @@
 // The matrix file (docs/matrix.md): parse and validate it, reporting every problem at once with field, value and fix. Pure.
 import type { ConfigProblem } from '../errors.js';
-import type { Expectation } from '../checks/types.js';
+import type { Expectation } from '../model/check.js';
 import { resolveConfig } from '../config/validate.js';
 import { TASK_DRIVERS } from '../config/schema.js';
 

@@ -1,6 +1,6 @@
 // Pure: Nomad API JSON -> the snapshot types the checks read (lib/checks/types.ts). No I/O.
 import { HarnessError } from '../errors.js';
-import type { AllocSnap, NodeSnap, PortMapping, TaskEventRec, TaskStateSnap } from '../checks/types.js';
+import type { AllocSnap, NodeSnap, PortMapping, TaskEventRec, TaskStateSnap } from '../model/evidence.js';
 import type { ApiAllocListStub, ApiAllocation, ApiNode, ApiNodeListStub, ApiTaskEvent, ApiTaskState } from './api-types.js';
 
 /** Go's zero time.Time as the API prints it: means "never". */

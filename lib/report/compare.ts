@@ -1,6 +1,6 @@
 // Side-by-side comparison of one scenario run on two Nomad builds (release validation). Pure.
-import type { Verdict } from '../checks/types.js';
-import type { RunRecord } from './model.js';
+import type { Verdict } from '../model/check.js';
+import type { RunRecord } from '../model/run.js';
 
 /** One check on both builds; `before`/`after` is undefined when that run produced no verdict for it. */
 export interface ComparisonRow {

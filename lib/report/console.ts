@@ -1,8 +1,8 @@
 // Human summary at the end of a run: what went wrong first (with evidence), then the rest, then one line per run. Pure.
 import { formatMs } from '../errors.js';
-import type { Verdict } from '../checks/types.js';
+import type { Verdict } from '../model/check.js';
 import { countVerdicts } from './outcome.js';
-import type { RunRecord } from './model.js';
+import type { RunRecord } from '../model/run.js';
 
 export interface ConsoleOptions {
   color: boolean;

@@ -1,5 +1,5 @@
 // Pure geometry for the HTML timeline: time windows, axis ticks, host-down spans, label packing.
-import type { RunRecord, TimelineEvent } from './model.js';
+import type { RunRecord, TimelineEvent } from '../model/run.js';
 
 export interface Window {
   from: number;

@@ -1,6 +1,6 @@
 // Small pure helpers for the HTML report: escaping, times relative to the run start, severity colours.
-import type { Verdict } from '../checks/types.js';
-import type { TimelineEvent } from './model.js';
+import type { Verdict } from '../model/check.js';
+import type { TimelineEvent } from '../model/run.js';
 import { cleanText } from './xml.js';
 
 export type Severity = NonNullable<TimelineEvent['severity']>;

@@ -1,10 +1,10 @@
 // Pure: the run's timeline as inline SVG: lanes host / node / alloc / steps on one time axis, host-down shading,
 // marks coloured by severity, step bars, and every check's verdict at the end of the run.
-import type { Verdict } from '../checks/types.js';
+import type { Verdict } from '../model/check.js';
 import { formatMs } from '../errors.js';
 import { hostDownSpans, packLabels, rebootWindow, runWindow, ticks, type Span, type Window } from './html-layout.js';
 import { clip, esc, relTime, SEVERITY_COLOR, VERDICT_MARK, verdictSeverity, type Severity } from './html-text.js';
-import type { RunRecord, StepRecord, TimelineEvent } from './model.js';
+import type { RunRecord, StepRecord, TimelineEvent } from '../model/run.js';
 
 const W = 1200;
 /** room for the lane names */

@@ -1,11 +1,11 @@
 // Pure: one run as a self-contained HTML page (inline CSS and SVG, no scripts, no external resources):
 // verdict header, checks with failures first, the timeline around the reboot, the events table, artifacts.
-import type { Verdict } from '../checks/types.js';
+import type { Verdict } from '../model/check.js';
 import { formatMs } from '../errors.js';
 import { renderTimeline } from './html-timeline.js';
 import { HTML_CSS } from './html-style.js';
 import { clockTime, esc, fileHref, isoTime, relTime, VERDICT_MARK, verdictSeverity, type Severity } from './html-text.js';
-import type { ArtifactRef, RunRecord, TimelineEvent } from './model.js';
+import type { ArtifactRef, RunRecord, TimelineEvent } from '../model/run.js';
 import { countVerdicts } from './outcome.js';
 
 export interface RenderHtmlOptions {

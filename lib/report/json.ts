@@ -1,6 +1,6 @@
 // Machine-readable summary of runs (`--json`, CI artifacts). Pure; field order and key order are stable.
 import { countVerdicts, exitCodeOf } from './outcome.js';
-import type { RunOutcome, RunRecord } from './model.js';
+import type { RunOutcome, RunRecord } from '../model/run.js';
 
 /** Bump when a field changes meaning or disappears (adding fields does not bump it). */
 export const SUMMARY_SCHEMA = 'nomad-reboot-harness/summary@1';

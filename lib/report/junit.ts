@@ -1,7 +1,7 @@
 // JUnit XML for scenario runs: one <testsuite> per run, one <testcase> per step and per check. Pure.
 // Validates against Jenkins xUnit's junit-10.xsd (see test/unit/report-junit.test.ts). Modelled on Playwright's reporter.
-import type { Verdict } from '../checks/types.js';
-import type { ArtifactRef, RunRecord, StepRecord } from './model.js';
+import type { Verdict } from '../model/check.js';
+import type { ArtifactRef, RunRecord, StepRecord } from '../model/run.js';
 import { serialize, type XmlElement } from './xml.js';
 
 /** Longest failure/error message attribute; the full text is in the element body. */

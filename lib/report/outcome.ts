@@ -1,7 +1,7 @@
 // One place that turns verdicts and errors into a run outcome, and runs into the CLI exit code.
 import { EXIT, type ExitCode } from '../errors.js';
-import type { Verdict } from '../checks/types.js';
-import type { RunOutcome, RunRecord } from './model.js';
+import type { Verdict } from '../model/check.js';
+import type { RunOutcome, RunRecord } from '../model/run.js';
 
 /**
  * The outcome of one run:

@@ -5,7 +5,7 @@ import { redactDeep, redactKnown } from '../log/redact.js';
 import { renderHtml } from './html.js';
 import { renderJsonSummary } from './json.js';
 import { renderJUnit } from './junit.js';
-import type { ArtifactRef, RunRecord } from './model.js';
+import type { ArtifactRef, RunRecord } from '../model/run.js';
 
 export interface WriteReportsOptions {
   junitPath?: string;

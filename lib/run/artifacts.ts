@@ -3,7 +3,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from '../log/events.js';
 import { redact } from '../log/redact.js';
-import type { ArtifactRef } from '../report/model.js';
+import type { ArtifactRef } from '../model/run.js';
 import type { PendingArtifact } from './context.js';
 
 /** Write pending artifacts (redacted) into `dir`; returns references for the reports. A file that cannot be written is logged, not fatal. */

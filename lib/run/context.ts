@@ -1,7 +1,7 @@
 // The run context a scenario talks to: named steps with deadlines, facts, artifacts and the cleanup stack.
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '../log/events.js';
-import type { ArtifactRef, StepRecord, TimelineEvent } from '../report/model.js';
+import type { ArtifactRef, StepRecord, TimelineEvent } from '../model/run.js';
 import { HarnessError, formatMs } from '../errors.js';
 import { CleanupStack } from './cleanup.js';
 import { deadlineIn, type Deadline } from './deadline.js';

@@ -1,13 +1,13 @@
 // Runs one scenario end to end: context, signals, expectations, evidence, teardown, RunRecord. Never throws for a run that broke.
 import { hostname } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import type { CheckResult } from '../checks/types.js';
+import type { CheckResult } from '../model/check.js';
 import { applyExpectations } from '../checks/verdict.js';
 import type { HarnessConfig } from '../config/schema.js';
 import { HarnessError, formatMs } from '../errors.js';
 import type { CleanupFailure } from './cleanup.js';
 import type { Logger } from '../log/events.js';
-import type { RunRecord } from '../report/model.js';
+import type { RunRecord } from '../model/run.js';
 import { outcomeOf } from '../report/outcome.js';
 import { RunContext } from './context.js';
 import { deadlineIn, type Deadline } from './deadline.js';

@@ -1,5 +1,5 @@
 // What a scenario is: a name, what it checks, and a script that reads like the manual procedure.
-import type { CheckResult } from '../checks/types.js';
+import type { CheckResult } from '../model/check.js';
 import type { Lab } from '../lab/types.js';
 import type { Nomad } from '../nomad/client.js';
 import type { HarnessConfig } from '../config/schema.js';

@@ -1,5 +1,5 @@
 // The building blocks of the reboot scenarios: observe the cluster and the client, settle after a reboot, wait for HTTP.
-import type { AllocSnap, NodeSnap, Observation, TaskEventRec, HttpProbe } from '../checks/types.js';
+import type { AllocSnap, NodeSnap, Observation, TaskEventRec, HttpProbe } from '../model/evidence.js';
 import type { Lab, RebootRecord } from '../lab/types.js';
 import type { Nomad } from '../nomad/client.js';
 import type { CheckInfo } from '../run/scenario.js';

@@ -1,5 +1,5 @@
 // Pure: has the watched alloc settled after the reboot, and how to describe an alloc in one line.
-import type { AllocSnap } from '../checks/types.js';
+import type { AllocSnap } from '../model/evidence.js';
 
 const TERMINAL = new Set(['failed', 'lost', 'complete']);
 

@@ -1,6 +1,6 @@
 // Pure: the reboot evidence as timeline events (host down/up, node status, alloc and task events) for the HTML report.
-import type { RebootEvidence } from '../checks/types.js';
-import type { TimelineEvent } from '../report/model.js';
+import type { RebootEvidence } from '../model/evidence.js';
+import type { TimelineEvent } from '../model/run.js';
 
 const FAILING = /Failure|Failed|Not Restarting|Killed|Terminated|Sibling Task Failed/;
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import t from 'tap';
 import { renderHtml } from '../../lib/report/html.js';
-import type { RunRecord } from '../../lib/report/model.js';
+import type { RunRecord } from '../../lib/model/run.js';
 
 const CHROMIUM = process.env['CHROMIUM'] ?? '/usr/bin/chromium';
 const missing = existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing (apt-get install -y chromium)`;

@@ -4,7 +4,7 @@ import t from 'tap';
 import { classifyAllocOutcome } from '../../lib/checks/alloc-outcome.js';
 import { checkAllocRestored } from '../../lib/checks/alloc-restored.js';
 import { checkTaskRestarted } from '../../lib/checks/task-restarted.js';
-import type { RebootEvidence } from '../../lib/checks/types.js';
+import type { RebootEvidence } from '../../lib/model/evidence.js';
 
 const load = (name: string): RebootEvidence => JSON.parse(readFileSync(new URL(`../fixtures/checks/${name}.json`, import.meta.url), 'utf8')) as RebootEvidence;
 const NEW = '5e1f0a9b-3c2d-4b7e-a1f6-8d9c0b1a2e3f';

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import t from 'tap';
 import { checkClientRebooted } from '../../lib/checks/client-rebooted.js';
 import { checkNodeBack } from '../../lib/checks/node-back.js';
-import type { RebootEvidence } from '../../lib/checks/types.js';
+import type { RebootEvidence } from '../../lib/model/evidence.js';
 
 const load = (name: string): RebootEvidence => JSON.parse(readFileSync(new URL(`../fixtures/checks/${name}.json`, import.meta.url), 'utf8')) as RebootEvidence;
 

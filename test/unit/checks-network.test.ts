@@ -4,7 +4,7 @@ import t from 'tap';
 import { checkHttpReachable, probeTarget } from '../../lib/checks/http-reachable.js';
 import { checkNoDuplicateIp } from '../../lib/checks/no-duplicate-ip.js';
 import { findDuplicateIpError } from '../../lib/checks/parse-duplicate-ip.js';
-import type { RebootEvidence } from '../../lib/checks/types.js';
+import type { RebootEvidence } from '../../lib/model/evidence.js';
 import { checkUniqueIps } from '../../lib/checks/unique-ips.js';
 
 const load = (name: string): RebootEvidence => JSON.parse(readFileSync(new URL(`../fixtures/checks/${name}.json`, import.meta.url), 'utf8')) as RebootEvidence;

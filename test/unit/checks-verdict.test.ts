@@ -2,7 +2,8 @@
 import { readFileSync } from 'node:fs';
 import t from 'tap';
 import { factsFromEvidence, rebootChecks, REBOOT_CHECK_IDS } from '../../lib/checks/reboot.js';
-import type { CheckResult, RebootEvidence } from '../../lib/checks/types.js';
+import type { RebootEvidence } from '../../lib/model/evidence.js';
+import type { CheckResult } from '../../lib/model/check.js';
 import { applyExpectations, SCENARIO_EXPECTED_FAILURE, unknownExpectationIds } from '../../lib/checks/verdict.js';
 
 const load = (name: string): RebootEvidence => JSON.parse(readFileSync(new URL(`../fixtures/checks/${name}.json`, import.meta.url), 'utf8')) as RebootEvidence;

@@ -1,7 +1,7 @@
 // compareRuns / renderComparison: pairing by check id, flips marked, suite names from the builds' versions.
 import t from 'tap';
-import type { Verdict } from '../../lib/checks/types.js';
-import type { RunRecord } from '../../lib/report/model.js';
+import type { Verdict } from '../../lib/model/check.js';
+import type { RunRecord } from '../../lib/model/run.js';
 import { buildVersion, compareRuns, comparisonJson, comparisonSuiteNames, renderComparison } from '../../lib/report/compare.js';
 
 const v = (id: string, label: Verdict['label'], met = label !== 'failed' && label !== 'unexpected pass'): Verdict => ({

@@ -1,7 +1,7 @@
 // Merged matrix JUnit: a suite per cell, and a retried cell's first error as flakyError / rerunError in the right testcase.
 import t from 'tap';
 import { XMLParser } from 'fast-xml-parser';
-import type { RunRecord, StepRecord } from '../../lib/report/model.js';
+import type { RunRecord, StepRecord } from '../../lib/model/run.js';
 import { insertIntoCase, renderMatrixJUnit, tagsOutsideCdata } from '../../lib/matrix/junit.js';
 
 const UP = 'bring up the server and client VMs';

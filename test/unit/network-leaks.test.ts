@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { parseHostNetns, parseNetState } from '../../lib/lab/parse-observe.js';
 import { checkNoLeaks } from '../../lib/checks/no-leaks.js';
 import { describeNetns, hostAddressConflicts } from '../../lib/checks/host-addresses.js';
-import type { RebootEvidence } from '../../lib/checks/types.js';
+import type { RebootEvidence } from '../../lib/model/evidence.js';
 
 const fixture = (p: string) => readFileSync(new URL(`../fixtures/${p}`, import.meta.url), 'utf8');
 const evidence = (name: string): RebootEvidence => JSON.parse(fixture(`checks/${name}.json`)) as RebootEvidence;

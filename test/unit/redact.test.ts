@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { REDACTED, redact, redactDeep } from '../../lib/log/redact.js';
-import type { RunRecord } from '../../lib/report/model.js';
+import type { RunRecord } from '../../lib/model/run.js';
 import { renderConsoleSummary } from '../../lib/report/console.js';
 import { redactRuns, writeReports } from '../../lib/report/write.js';
 

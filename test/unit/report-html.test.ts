@@ -7,7 +7,7 @@ import t from 'tap';
 import { renderHtml } from '../../lib/report/html.js';
 import { hostDownSpans, packLabels, rebootWindow, ticks } from '../../lib/report/html-layout.js';
 import { fileHref, relTime } from '../../lib/report/html-text.js';
-import type { RunRecord, TimelineEvent } from '../../lib/report/model.js';
+import type { RunRecord, TimelineEvent } from '../../lib/model/run.js';
 import { runDirName, writeHtmlReports } from '../../lib/report/write.js';
 
 const fixture = (name: string): string => new URL(`../fixtures/report/${name}`, import.meta.url).pathname;

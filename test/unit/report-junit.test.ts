@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import t from 'tap';
 import { renderJUnit } from '../../lib/report/junit.js';
-import type { RunRecord } from '../../lib/report/model.js';
+import type { RunRecord } from '../../lib/model/run.js';
 import { cdata, cleanText, escapeAttr } from '../../lib/report/xml.js';
 import { lintJUnit, xmllintMissing } from '../helpers/junit-schema.js';
 

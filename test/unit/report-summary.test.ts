@@ -1,10 +1,10 @@
 // JSON summary, console summary, outcomes and exit codes over the recorded runs.
 import { readFileSync } from 'node:fs';
 import t from 'tap';
-import type { Verdict } from '../../lib/checks/types.js';
+import type { Verdict } from '../../lib/model/check.js';
 import { renderConsoleSummary } from '../../lib/report/console.js';
 import { renderJsonSummary, SUMMARY_SCHEMA } from '../../lib/report/json.js';
-import type { RunRecord } from '../../lib/report/model.js';
+import type { RunRecord } from '../../lib/model/run.js';
 import { exitCodeOf, outcomeOf } from '../../lib/report/outcome.js';
 
 const loadRuns = (): RunRecord[] => JSON.parse(readFileSync(new URL('../fixtures/report/runs.json', import.meta.url), 'utf8')) as RunRecord[];

@@ -2,7 +2,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
-import type { CheckResult } from '../../lib/checks/types.js';
+import type { CheckResult } from '../../lib/model/check.js';
 import { DEFAULTS, type HarnessConfig } from '../../lib/config/schema.js';
 import { CommandError } from '../../lib/errors.js';
 import type { LogEvent } from '../../lib/log/events.js';

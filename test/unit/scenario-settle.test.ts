@@ -1,7 +1,7 @@
 // settledState / describeAlloc over the recorded reboot evidence (restored, replaced, duplicate-IP) and edge cases.
 import { readFileSync } from 'node:fs';
 import t from 'tap';
-import type { AllocSnap, RebootEvidence, TaskStateSnap } from '../../lib/checks/types.js';
+import type { AllocSnap, RebootEvidence, TaskStateSnap } from '../../lib/model/evidence.js';
 import { describeAlloc, settledState } from '../../lib/scenario/settle.js';
 
 const load = (name: string): RebootEvidence => JSON.parse(readFileSync(new URL(`../fixtures/checks/${name}.json`, import.meta.url), 'utf8')) as RebootEvidence;

@@ -4,7 +4,7 @@ import t from 'tap';
 import { readFileSync } from 'node:fs';
 import type { ApiAllocation } from '../../lib/nomad/api-types.js';
 import { toAllocSnap } from '../../lib/nomad/parse.js';
-import type { AllocSnap, CniStateListing } from '../../lib/checks/types.js';
+import type { AllocSnap, CniStateListing } from '../../lib/model/evidence.js';
 import { NEW_CNI_DIR, OLD_CNI_DIR, checkStateAgrees, checkStateMigrated, checkUpgradeUniqueIps, reservationsOf, upgradeChecks, type UpgradeEvidence } from '../../lib/checks/upgrade.js';
 
 const REAL = new URL('../fixtures/nomad/real-1.9.7/', import.meta.url);

@@ -1,0 +1,141 @@
+// The ground floor: the evidence a reboot scenario collects, as plain data. Checks are pure functions over it.
+// Imports nothing (test/unit/layering.test.ts).
+import type { RebootKind } from './kinds.js';
+
+/** What a reboot observed. Times are wall-clock epoch milliseconds. */
+export interface RebootRecord {
+  machine: string;
+  kind: RebootKind;
+  bootIdBefore: string;
+  bootIdAfter: string;
+  /** when the reboot was requested */
+  requestedAt: number;
+  /** first time SSH answered with the new boot id */
+  backAt: number;
+}
+
+/** The client's named network namespaces and host-side veths (lib/lab/parse-observe.ts reads them). */
+export interface NetState {
+  /** names under /var/run/netns (Nomad names an alloc's namespace by its alloc ID) */
+  netns: string[];
+  /** host-side veths, with the bridge they are enslaved to */
+  veths: { name: string; master: string | undefined }[];
+}
+
+/** One task event as seen in the API (`TaskStates[task].Events[]`). */
+export interface TaskEventRec {
+  type: string;
+  /** Unix milliseconds (the API gives nanoseconds) */
+  timeMs: number;
+  /** DisplayMessage, falling back to Message */
+  message: string;
+  details: Record<string, string>;
+  failsTask: boolean;
+}
+
+export interface TaskStateSnap {
+  state: string; // pending | running | dead
+  failed: boolean;
+  restarts: number;
+  /** RFC3339 or undefined when zero time */
+  startedAt: string | undefined;
+  finishedAt: string | undefined;
+  events: TaskEventRec[];
+}
+
+export interface PortMapping {
+  label: string;
+  /** host port */
+  value: number;
+  /** port inside the alloc's network namespace */
+  to: number;
+  hostIp: string;
+}
+
+/** An allocation as the server reported it at one moment. */
+export interface AllocSnap {
+  id: string;
+  name: string;
+  nodeId: string;
+  jobId: string;
+  taskGroup: string;
+  clientStatus: string; // pending | running | complete | failed | lost | unknown
+  desiredStatus: string; // run | stop | evict
+  desiredDescription: string;
+  clientDescription: string;
+  createIndex: number;
+  modifyIndex: number;
+  /** Unix ms */
+  createTimeMs: number;
+  previousAllocation: string | undefined;
+  nextAllocation: string | undefined;
+  /** NetworkStatus.Address: the alloc's address on the bridge */
+  address: string | undefined;
+  ports: PortMapping[];
+  tasks: Record<string, TaskStateSnap>;
+}
+
+export interface NodeSnap {
+  id: string;
+  name: string;
+  status: string; // initializing | ready | down | disconnected
+  /** Unix seconds */
+  statusUpdatedAt: number;
+  drivers: Record<string, { detected: boolean; healthy: boolean }>;
+  attributes: Record<string, string>;
+  events: { message: string; timestamp: string }[];
+}
+
+/** One HTTP request made from inside a VM. */
+export interface HttpProbe {
+  /** who asked (machine role) */
+  from: string;
+  url: string;
+  ok: boolean;
+  status: number | undefined;
+  error: string | undefined;
+  /** which path the probe exercises; when absent the http-reachable check infers it from the URL */
+  target?: 'bridge' | 'host-port';
+}
+
+/** A listing of one CNI host-local state directory: file name -> content ("" for none). */
+export interface CniStateListing {
+  dir: string;
+  exists: boolean;
+  files: Record<string, string>;
+}
+
+/** What the harness saw at one moment (before or after the reboot). */
+export interface Observation {
+  label: string;
+  /** wall clock, Unix ms */
+  atMs: number;
+  bootId: string;
+  uptimeS: number | undefined;
+  node: NodeSnap | undefined;
+  /** the alloc watched across the reboot, looked up by its ID */
+  alloc: AllocSnap | undefined;
+  /** every alloc of the job (full objects) */
+  jobAllocs: AllocSnap[];
+  /** every non-terminal alloc on the client node (any job), for the unique-IP check */
+  nodeAllocs: AllocSnap[];
+  http: HttpProbe[];
+  cniState: CniStateListing[];
+  /** the client's named network namespaces and veths; absent when not read */
+  netState?: NetState;
+}
+
+/** Everything a reboot scenario's checks decide from. */
+export interface RebootEvidence {
+  jobId: string;
+  taskName: string;
+  /** the alloc that was running before the reboot */
+  allocId: string;
+  before: Observation;
+  after: Observation;
+  reboot: RebootRecord;
+  /** every task event seen per alloc across the run, oldest first, de-duplicated (Nomad keeps only 10) */
+  taskEvents: Record<string, TaskEventRec[]>;
+  /** client agent log lines from the boot after the reboot */
+  clientLog: string[];
+}

@@ -1,0 +1,11 @@
+// The ground floor: the kinds a run is made of (reboots, drivers, upgrade modes, artifact policies). Imports nothing.
+
+/** How the client is disrupted. */
+export type RebootKind = 'graceful' | 'hard';
+/** task driver of bridge-exec-reboot's job: exec (the seed procedure) or docker (GH-24292, a box with Docker) */
+export type TaskDriver = 'exec' | 'docker';
+export const TASK_DRIVERS: readonly TaskDriver[] = ['exec', 'docker'];
+/** upgrade-in-place variants: swap the build; restart on the same build (control case); swap, then reboot the host */
+export type UpgradeMode = 'upgrade' | 'restart-only' | 'upgrade-then-reboot';
+export const UPGRADE_MODES: readonly UpgradeMode[] = ['upgrade', 'restart-only', 'upgrade-then-reboot'];
+export type ArtifactsPolicy = 'on-failure' | 'always' | 'never';

@@ -1,0 +1,60 @@
+// The ground floor: the record of one scenario run (one attempt of a cell). Reporters turn it into JUnit, JSON, HTML.
+import type { Verdict } from './check.js';
+
+export type StepStatus = 'passed' | 'failed' | 'error' | 'skipped';
+
+export interface StepRecord {
+  name: string;
+  status: StepStatus;
+  /** wall clock, Unix ms */
+  startedAtMs: number;
+  durationMs: number;
+  /** one line */
+  message?: string;
+  /** longer text (stack, last output) */
+  detail?: string;
+}
+
+export interface ArtifactRef {
+  /** short name, e.g. "alloc-after.json" */
+  name: string;
+  /** path as written, relative to the working directory */
+  path: string;
+  /** the step or check it belongs to (JUnit case name); undefined = the whole run */
+  caseName?: string;
+}
+
+/** passed: every check met its expectation; failed: a check did not; error: the run broke first. */
+export type RunOutcome = 'passed' | 'failed' | 'error';
+
+/** One point on the run's timeline (HTML report): what happened when, on which lane. */
+export interface TimelineEvent {
+  /** wall clock, Unix ms */
+  atMs: number;
+  /** host = the VM itself (reboot, boot ids), node = Nomad node status, alloc = alloc/task events, step = harness steps */
+  lane: 'host' | 'node' | 'alloc' | 'step';
+  label: string;
+  detail?: string;
+  severity?: 'info' | 'ok' | 'warn' | 'fail';
+}
+
+export interface RunRecord {
+  runId: string;
+  scenario: string;
+  /** JUnit suite name; for matrices the stable cell name */
+  suiteName: string;
+  hostname: string;
+  startedAtMs: number;
+  durationMs: number;
+  /** facts: versions, addresses, boot ids, state dirs */
+  properties: Record<string, string>;
+  steps: StepRecord[];
+  verdicts: Verdict[];
+  artifacts: ArtifactRef[];
+  /** what happened around the reboot, for the HTML timeline (may be empty) */
+  timeline: TimelineEvent[];
+  /** infrastructure error that ended the run early */
+  error?: { message: string; detail?: string; step?: string };
+  interrupted?: boolean;
+  outcome: RunOutcome;
+}
