@@ -24,11 +24,7 @@ export default defineScenario({
   summary: 'no Nomad: the real bridge + host-local CNI plugins across a real reboot, state on disk vs on tmpfs',
   needsNomad: false,
   validate: (config) => singleRebootExecOnly('cni-ipam-reboot', config),
-  checks: [
-    { id: CNI_CHECKS.rebooted.id, title: 'client rebooted', passesWhen: 'boot_id differs before and after the reboot' },
-    { id: CNI_CHECKS.persistent.id, title: 'persistent state refuses the re-add', passesWhen: 'with state under /var/lib/cni, the ADD after the reboot fails with "duplicate allocation is not allowed" naming the container' },
-    { id: CNI_CHECKS.tmpfs.id, title: 'tmpfs state accepts the re-add', passesWhen: 'with state under /run/cni, the ADD after the reboot succeeds' },
-  ],
+  checks: [CNI_CHECKS.rebooted, CNI_CHECKS.persistent, CNI_CHECKS.tmpfs],
   async run(ctx, env) {
     const lab = await ctx.step('bring up the client VM', (d) => env.upLab(ctx, d, { roles: ['client'] }), { timeoutMs: 20 * 60_000 });
     const client = lab.machines['client']!;

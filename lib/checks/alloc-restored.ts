@@ -2,9 +2,13 @@
 import { classifyAllocOutcome, watchedAllocAfter } from './alloc-outcome.js';
 import { allocLine, result } from './result.js';
 import type { RebootEvidence } from '../model/evidence.js';
-import type { CheckResult } from '../model/check.js';
+import type { CheckDef, CheckResult } from '../model/check.js';
 
-export const ALLOC_RESTORED = { id: 'alloc-restored', title: 'Alloc restored' } as const;
+export const ALLOC_RESTORED: CheckDef = {
+  id: 'alloc-restored',
+  title: 'Alloc restored',
+  passesWhen: 'the same alloc ID is running on the same node; no replacement was created',
+};
 
 /** Passes only when classifyAllocOutcome says `restored`; otherwise the message carries the classification and why. */
 export function checkAllocRestored(e: RebootEvidence): CheckResult {

@@ -1,9 +1,13 @@
 // Check: the client host really rebooted (its kernel boot_id changed and its uptime restarted).
 import { result, show } from './result.js';
 import type { RebootEvidence } from '../model/evidence.js';
-import type { CheckResult } from '../model/check.js';
+import type { CheckDef, CheckResult } from '../model/check.js';
 
-export const CLIENT_REBOOTED = { id: 'client-rebooted', title: 'Client rebooted' } as const;
+export const CLIENT_REBOOTED: CheckDef = {
+  id: 'client-rebooted',
+  title: 'Client rebooted',
+  passesWhen: 'boot_id differs before and after; uptime reset',
+};
 
 /** Note: uptime is read inside the VM a moment after `after.atMs` is stamped on the host; allow this much slack. */
 const UPTIME_SLACK_MS = 2_000;

@@ -2,9 +2,13 @@
 import { watchedAllocAfter } from './alloc-outcome.js';
 import { result, show } from './result.js';
 import type { AllocSnap, HttpProbe, RebootEvidence } from '../model/evidence.js';
-import type { CheckResult } from '../model/check.js';
+import type { CheckDef, CheckResult } from '../model/check.js';
 
-export const HTTP_REACHABLE = { id: 'http-reachable', title: 'HTTP reachable' } as const;
+export const HTTP_REACHABLE: CheckDef = {
+  id: 'http-reachable',
+  title: 'HTTP reachable',
+  passesWhen: 'the task answers on its bridge address (from the client) and on its mapped host port (from the server)',
+};
 
 export type ProbeTarget = 'bridge' | 'host-port' | 'other';
 

@@ -2,9 +2,13 @@
 import { eventLine, oneLine, result } from './result.js';
 import { findDuplicateIpError, mentionsDuplicateAllocation } from './parse-duplicate-ip.js';
 import type { RebootEvidence, TaskEventRec } from '../model/evidence.js';
-import type { CheckResult } from '../model/check.js';
+import type { CheckDef, CheckResult } from '../model/check.js';
 
-export const NO_DUPLICATE_IP = { id: 'no-duplicate-ip', title: 'No duplicate-IP error' } as const;
+export const NO_DUPLICATE_IP: CheckDef = {
+  id: 'no-duplicate-ip',
+  title: 'No duplicate-IP error',
+  passesWhen: 'no task event and no client log line contains "duplicate allocation is not allowed"',
+};
 
 function eventText(ev: TaskEventRec): string {
   return [ev.message, ...Object.values(ev.details)].join(' ');

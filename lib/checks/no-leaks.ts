@@ -2,10 +2,14 @@
 // namespace and no veth on Nomad's bridge beyond the live allocs (the leak check of repeated reboots). Pure.
 import { result } from './result.js';
 import type { RebootEvidence } from '../model/evidence.js';
-import type { CheckResult } from '../model/check.js';
+import type { CheckDef, CheckResult } from '../model/check.js';
 import { NEW_CNI_DIR, OLD_CNI_DIR, reservationsOf } from './upgrade.js';
 
-export const NO_LEAKS = { id: 'no-leaks', title: 'no leaked network state' } as const;
+export const NO_LEAKS: CheckDef = {
+  id: 'no-leaks',
+  title: 'No leaked network state',
+  passesWhen: 'every host-local reservation and alloc network namespace belongs to a live alloc, and the nomad bridge has no more veths than live allocs',
+};
 
 /** Nomad's default bridge (client `bridge_network_name`). */
 export const NOMAD_BRIDGE = 'nomad';

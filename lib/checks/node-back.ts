@@ -1,9 +1,13 @@
 // Check: the same client node came back and is `ready` again.
 import { result, show } from './result.js';
 import type { NodeSnap, RebootEvidence } from '../model/evidence.js';
-import type { CheckResult } from '../model/check.js';
+import type { CheckDef, CheckResult } from '../model/check.js';
 
-export const NODE_BACK = { id: 'node-back', title: 'Node back' } as const;
+export const NODE_BACK: CheckDef = {
+  id: 'node-back',
+  title: 'Node back',
+  passesWhen: 'the same node ID is ready again',
+};
 
 function nodeLine(label: string, n: NodeSnap | undefined): string {
   return n ? `${label}: node ${n.id} (${n.name}) status=${n.status} updated=${new Date(n.statusUpdatedAt * 1000).toISOString()}` : `${label}: no node observed`;

@@ -1,14 +1,14 @@
 // The reboot scenario's checks in report order, and the facts that go into the report as properties.
-import { checkAllocRestored } from './alloc-restored.js';
-import { checkClientRebooted } from './client-rebooted.js';
-import { checkHttpReachable } from './http-reachable.js';
-import { checkNoDuplicateIp } from './no-duplicate-ip.js';
-import { checkNodeBack } from './node-back.js';
-import { checkTaskRestarted } from './task-restarted.js';
+import { ALLOC_RESTORED, checkAllocRestored } from './alloc-restored.js';
+import { CLIENT_REBOOTED, checkClientRebooted } from './client-rebooted.js';
+import { HTTP_REACHABLE, checkHttpReachable } from './http-reachable.js';
+import { NO_DUPLICATE_IP, checkNoDuplicateIp } from './no-duplicate-ip.js';
+import { NODE_BACK, checkNodeBack } from './node-back.js';
+import { TASK_RESTARTED, checkTaskRestarted } from './task-restarted.js';
 import type { RebootEvidence } from '../model/evidence.js';
-import type { CheckResult } from '../model/check.js';
-import { checkUniqueIps } from './unique-ips.js';
-import { checkNoLeaks, findLeaks } from './no-leaks.js';
+import type { CheckDef, CheckResult } from '../model/check.js';
+import { UNIQUE_IPS, checkUniqueIps } from './unique-ips.js';
+import { NO_LEAKS, checkNoLeaks, findLeaks } from './no-leaks.js';
 import { classifyAllocOutcome } from './alloc-outcome.js';
 import { mentionsDuplicateAllocation } from './parse-duplicate-ip.js';
 
@@ -27,17 +27,13 @@ export const REBOOT_CHECKS: readonly ((e: RebootEvidence) => CheckResult)[] = [
   checkNoLeaks,
 ];
 
-/** The IDs of the reboot checks (for validating per-check expectations from config). */
-export const REBOOT_CHECK_IDS: readonly string[] = [
-  'client-rebooted',
-  'node-back',
-  'alloc-restored',
-  'task-restarted',
-  'http-reachable',
-  'no-duplicate-ip',
-  'unique-ips',
-  'no-leaks',
+/** The reboot checks' one definition each, in report order (list, config validation, JUnit names, README tables). */
+export const REBOOT_CHECK_DEFS: readonly CheckDef[] = [
+  CLIENT_REBOOTED, NODE_BACK, ALLOC_RESTORED, TASK_RESTARTED, HTTP_REACHABLE, NO_DUPLICATE_IP, UNIQUE_IPS, NO_LEAKS,
 ];
+
+/** The IDs of the reboot checks (for validating per-check expectations from config). */
+export const REBOOT_CHECK_IDS: readonly string[] = REBOOT_CHECK_DEFS.map((d) => d.id);
 
 /** Checks that fail as a consequence when the alloc's restore failed with the duplicate-IP error. */
 const DUPLICATE_IP_CONSEQUENCES = ['alloc-restored', 'task-restarted', 'http-reachable'];

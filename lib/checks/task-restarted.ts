@@ -2,9 +2,13 @@
 import { watchedAllocAfter } from './alloc-outcome.js';
 import { eventLine, eventsOf, iso, parseTime, result, show } from './result.js';
 import type { RebootEvidence } from '../model/evidence.js';
-import type { CheckResult } from '../model/check.js';
+import type { CheckDef, CheckResult } from '../model/check.js';
 
-export const TASK_RESTARTED = { id: 'task-restarted', title: 'Task restarted' } as const;
+export const TASK_RESTARTED: CheckDef = {
+  id: 'task-restarted',
+  title: 'Task restarted',
+  passesWhen: 'a Started event (or a newer StartedAt) after the reboot, task running',
+};
 
 /**
  * Passes when a `Started` event at or after the reboot request (or a task StartedAt after it) is seen and the task is `running`.

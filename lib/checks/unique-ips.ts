@@ -1,9 +1,13 @@
 // Check: no two live allocs on the client node share a bridge address (the in-place upgrade collision, GH-25093).
 import { result } from './result.js';
 import type { AllocSnap, RebootEvidence } from '../model/evidence.js';
-import type { CheckResult } from '../model/check.js';
+import type { CheckDef, CheckResult } from '../model/check.js';
 
-export const UNIQUE_IPS = { id: 'unique-ips', title: 'Unique alloc IPs' } as const;
+export const UNIQUE_IPS: CheckDef = {
+  id: 'unique-ips',
+  title: 'Unique alloc IPs',
+  passesWhen: 'no two live allocs on the node share an address',
+};
 
 const LIVE = new Set(['running', 'pending']);
 

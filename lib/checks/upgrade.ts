@@ -1,10 +1,9 @@
 // Checks of the in-place upgrade scenario (GH-25093): unique IPs, host-local state agrees with the live allocs, and the
 // state moved from the on-disk dir to the tmpfs dir (nomad-reference §4.4, §4.5, §4.7). Pure.
 import type { UpgradeMode } from '../config/schema.js';
-import type { CheckInfo } from '../run/scenario.js';
 import { result } from './result.js';
 import type { AllocSnap, CniStateListing } from '../model/evidence.js';
-import type { CheckResult } from '../model/check.js';
+import type { CheckDef, CheckResult } from '../model/check.js';
 import { allocsByAddress } from './unique-ips.js';
 import { hostAddressConflicts, netnsLines } from './host-addresses.js';
 import type { HostNetns } from '../lab/parse-observe.js';
@@ -14,9 +13,9 @@ export const OLD_CNI_DIR = '/var/lib/cni/networks/nomad';
 export const NEW_CNI_DIR = '/var/run/cni/nomad';
 
 /** The checks of upgrade-in-place, in report order. */
-export const UPGRADE_CHECKS: CheckInfo[] = [
-  { id: 'unique-ips', title: 'unique IPs', passesWhen: 'after the upgrade and the scale-up, no two live allocs share an address in the API, and no two network namespaces on the client hold the same address' },
-  { id: 'state-agrees', title: 'host-local state agrees', passesWhen: 'every live alloc address has a reservation file naming that alloc, and every reservation names a live alloc' },
+export const UPGRADE_CHECKS: readonly CheckDef[] = [
+  { id: 'unique-ips', title: 'Unique alloc IPs', passesWhen: 'after the upgrade and the scale-up, no two live allocs share an address in the API, and no two network namespaces on the client hold the same address' },
+  { id: 'state-agrees', title: 'Host-local state agrees', passesWhen: 'every live alloc address has a reservation file naming that alloc, and every reservation names a live alloc' },
   { id: 'state-migrated', title: 'CNI state migrated', passesWhen: `${OLD_CNI_DIR} is gone and ${NEW_CNI_DIR} holds the running allocs' reservations, or the client logged "migrated CNI state"` },
 ];
 
@@ -62,7 +61,7 @@ const describeDir = (ls: CniStateListing[], dir: string): string => {
  * client host (which namespaces hold which address). Failing samples name the address and every holder.
  */
 export function checkUpgradeUniqueIps(e: UpgradeEvidence): CheckResult {
-  const [{ id, title }] = UPGRADE_CHECKS as [CheckInfo];
+  const [{ id, title }] = UPGRADE_CHECKS as [CheckDef];
   const by = allocsByAddress(e.after);
   const older = new Set(e.before.map((a) => a.id));
   const live = new Set(e.after.filter((a) => LIVE.has(a.clientStatus)).map((a) => a.id));

@@ -1,39 +1,88 @@
-// Command-line parsing: one table of options (built from the config table) and the help text.
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+// Command-line parsing: which options each command takes (config flags come from the config table), every problem
+// of the whole command line at once, and the help text. Pure.
 import { FIELDS } from '../config/table.js';
-import { ConfigError } from '../errors.js';
+import { DEFAULTS } from '../config/schema.js';
+import type { Field } from '../config/fields.js';
+import { closest } from '../config/near.js';
+import { ConfigError, type ConfigProblem } from '../errors.js';
 
 export const COMMANDS = {
   run: 'run a scenario (or --all) on fresh VMs and write reports',
+  compare: 'run a scenario on two Nomad builds (--before, --after) and show which checks flipped',
+  matrix: 'run the cells of a matrix file (builds x reboot kinds x ...), optionally one shard of them',
   list: 'list the scenarios and what each checks',
   doctor: 'check the host: vagrant, provider, libvirtd, virtualization, box, disk, memory',
   setup: 'install the host packages the lab needs and build the offline box (Debian/Ubuntu, root)',
   destroy: 'destroy labs left by --keep or a killed run (by run id, or --all)',
-  compare: 'run a scenario on two Nomad builds (--before, --after) and show which checks flipped',
-  matrix: 'run the cells of a matrix file (builds x reboot kinds x ...), optionally one shard of them',
-  help: 'show help',
+  help: 'show help (also: <command> --help)',
 } as const;
 export type Command = keyof typeof COMMANDS;
 
+/** An option that is not a config key: its type, help line and the commands that take it. */
+interface CommandOption {
+  name: string;
+  type: 'boolean' | 'string';
+  multiple?: boolean;
+  short?: string;
+  /** how the value is written in help, e.g. "<i/n>" */
+  arg?: string;
+  doc: string;
+  commands: readonly Command[];
+}
+
+const RUNS: readonly Command[] = ['run', 'compare', 'matrix'];
+const OPTIONS: readonly CommandOption[] = [
+  { name: 'help', type: 'boolean', short: 'h', doc: 'show this help', commands: Object.keys(COMMANDS) as Command[] },
+  { name: 'config', type: 'string', short: 'c', arg: '<file>', doc: 'harness.yaml to read (default ./harness.yaml when present)', commands: [...RUNS, 'doctor', 'destroy'] },
+  { name: 'expect', type: 'string', multiple: true, arg: '<fail|pass|check=fail|check=pass>', doc: 'expected outcome, repeatable: "fail" for the scenario, or per check', commands: RUNS },
+  { name: 'all', type: 'boolean', doc: 'run: every scenario (Nomad scenarios are skipped without a build); destroy: every lab', commands: ['run', 'destroy'] },
+  { name: 'before', type: 'string', arg: '<build>', doc: 'the Nomad build released so far (linux/amd64)', commands: ['compare'] },
+  { name: 'after', type: 'string', arg: '<build>', doc: 'the candidate build being validated', commands: ['compare'] },
+  { name: 'shard', type: 'string', arg: '<i/n>', doc: 'run only shard i of n (1-based; cell k goes to shard k mod n + 1)', commands: ['matrix'] },
+  { name: 'cell', type: 'string', arg: '<name>', doc: 'run only the cell of that name (what a failed cell\'s repro command uses)', commands: ['matrix'] },
+  { name: 'force', type: 'boolean', doc: 'rebuild the box even when it is current', commands: ['setup'] },
+  { name: 'docker', type: 'boolean', doc: 'also build the Docker box nomad-reboot-harness/bookworm-docker (for --driver docker)', commands: ['setup'] },
+  { name: 'host', type: 'boolean', doc: 'also stop the libvirtd/virtlogd and network namespace the harness started', commands: ['destroy'] },
+];
+
+/** Config flags (from the table) each command takes beyond the run options. */
+const DOCTOR_FLAGS = new Set(['nomad-binary', 'provider', 'box', 'libvirt-driver', 'netns', 'work-dir', 'memory', 'json', 'verbose', 'quiet']);
+const DESTROY_FLAGS = new Set(['netns', 'work-dir', 'provider', 'verbose', 'quiet']);
+const LIST_FLAGS = new Set(['json']);
 const BOOL_FLAGS = new Set(['keep', 'json', 'verbose', 'quiet']);
 
-/** Options of every command: config flags from the table plus command-specific ones. */
-export function optionTable(): NonNullable<ParseArgsConfig['options']> {
-  const opts: NonNullable<ParseArgsConfig['options']> = {
-    help: { type: 'boolean', short: 'h' },
-    config: { type: 'string', short: 'c' },
-    all: { type: 'boolean' },
-    expect: { type: 'string', multiple: true },
-    force: { type: 'boolean' },
-    docker: { type: 'boolean' },
-    host: { type: 'boolean' },
-    before: { type: 'string' },
-    after: { type: 'string' },
-    shard: { type: 'string' },
-    cell: { type: 'string' },
-  };
-  for (const f of FIELDS) if (f.flag) opts[f.flag] = { type: BOOL_FLAGS.has(f.flag) ? 'boolean' : 'string' };
-  return opts;
+/** Whether a config field's flag belongs to `command`. */
+function fieldFor(command: Command, f: Field): boolean {
+  if (!f.flag) return false;
+  if (RUNS.includes(command)) return true;
+  if (command === 'doctor') return DOCTOR_FLAGS.has(f.flag);
+  if (command === 'destroy') return DESTROY_FLAGS.has(f.flag);
+  if (command === 'list') return LIST_FLAGS.has(f.flag);
+  return false;
+}
+
+interface OptionSpec {
+  name: string;
+  type: 'boolean' | 'string';
+  multiple: boolean;
+}
+
+/** Every option `command` takes, by long name. */
+export function optionsOf(command: Command): Map<string, OptionSpec> {
+  const out = new Map<string, OptionSpec>();
+  for (const o of OPTIONS) if (o.commands.includes(command)) out.set(o.name, { name: o.name, type: o.type, multiple: !!o.multiple });
+  for (const f of FIELDS) if (fieldFor(command, f)) out.set(f.flag!, { name: f.flag!, type: BOOL_FLAGS.has(f.flag!) ? 'boolean' : 'string', multiple: false });
+  return out;
+}
+
+/** Every long option name any command takes (for "did you mean" and "belongs to another command"). */
+function allOptionNames(): string[] {
+  return [...new Set([...OPTIONS.map((o) => o.name), ...FIELDS.flatMap((f) => (f.flag ? [f.flag] : []))])];
+}
+
+/** The commands that take an option. */
+function commandsTaking(name: string): Command[] {
+  return (Object.keys(COMMANDS) as Command[]).filter((c) => c !== 'help' && optionsOf(c).has(name));
 }
 
 export interface ParsedArgs {
@@ -44,69 +93,150 @@ export interface ParsedArgs {
   values: Record<string, unknown>;
 }
 
-/** Parse argv (without node and script); unknown flags are usage errors naming the flag. */
+const SHORT: Record<string, string> = Object.fromEntries(OPTIONS.filter((o) => o.short).map((o) => [o.short!, o.name]));
+
+/** Parse argv (without node and script). Every unknown, misplaced or incomplete option is reported at once (exit 2). */
 export function parseCli(argv: string[]): ParsedArgs {
   const [first, ...rest] = argv;
   if (first === undefined || first === '--help' || first === '-h') return { command: 'help', rawArgs: [], positionals: [], values: {} };
   if (first === '--version') return { command: 'help', rawArgs: [], positionals: ['--version'], values: {} };
   if (!(first in COMMANDS)) {
-    throw new ConfigError([{ field: 'command', value: first, message: 'is not a command', fix: `use one of: ${Object.keys(COMMANDS).join(', ')} (see reboot-harness --help)` }]);
+    const near = closest(first, Object.keys(COMMANDS));
+    throw new ConfigError([{ field: 'command', value: first, message: 'is not a command', fix: `${near ? `did you mean "${near}"? ` : ''}use one of: ${Object.keys(COMMANDS).join(', ')} (reboot-harness --help)` }]);
   }
-  try {
-    const { values, positionals } = parseArgs({ args: rest, options: optionTable(), allowPositionals: true, strict: true });
-    return { command: first as Command, rawArgs: rest, positionals, values: values as Record<string, unknown> };
-  } catch (err) {
-    const msg = err instanceof Error ? err.message : String(err);
-    const flag = /'(-{1,2}[^' ]+)/.exec(msg)?.[1] ?? 'argument';
-    throw new ConfigError([{ field: flag, value: flag, message: msg.replace(/\. To specify.*$/s, ''), fix: `see reboot-harness ${first} --help` }]);
-  }
+  const command = first as Command;
+  if (command === 'help') return { command, rawArgs: rest, positionals: rest.filter((a) => !a.startsWith('-')), values: {} };
+  const { values, positionals, problems } = tokenize(command, rest);
+  if (problems.length) throw new ConfigError(problems);
+  return { command, rawArgs: rest, positionals, values };
 }
+
+/** Walk the tokens once, collecting values and every problem. */
+function tokenize(command: Command, args: string[]): { values: Record<string, unknown>; positionals: string[]; problems: ConfigProblem[] } {
+  const opts = optionsOf(command);
+  const values: Record<string, unknown> = {};
+  const positionals: string[] = [];
+  const problems: ConfigProblem[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '--') {
+      positionals.push(...args.slice(i + 1));
+      break;
+    }
+    if (!a.startsWith('-') || a === '-' || /^-\d/.test(a)) {
+      positionals.push(a);
+      continue;
+    }
+    const eq = a.indexOf('=');
+    const rawName = eq === -1 ? a : a.slice(0, eq);
+    const name = rawName.startsWith('--') ? rawName.slice(2) : SHORT[rawName.slice(1)] ?? rawName.slice(1);
+    const spec = opts.get(name);
+    if (!spec) {
+      problems.push(unknownOption(command, rawName));
+      // Note: skip a value that plainly belongs to the unknown option, so it is not taken for a positional.
+      if (eq === -1 && args[i + 1] !== undefined && !args[i + 1]!.startsWith('-') && takesValueSomewhere(name)) i++;
+      continue;
+    }
+    if (spec.type === 'boolean') {
+      if (eq !== -1) {
+        const v = a.slice(eq + 1);
+        if (!/^(true|false)$/.test(v)) problems.push({ field: rawName, value: v, message: 'is a switch and takes no value', fix: `write ${rawName} alone (or ${rawName}=true|false)` });
+        else values[name] = v === 'true';
+      } else values[name] = true;
+      continue;
+    }
+    let value: string | undefined;
+    if (eq !== -1) value = a.slice(eq + 1);
+    else {
+      const next = args[i + 1];
+      // A value may start with a dash (`--reboots -1` is a bad number, not a missing value), but not be another option.
+      if (next !== undefined && !(next.startsWith('--') && opts.has(next.slice(2).split('=')[0]!))) {
+        value = next;
+        i++;
+      }
+    }
+    if (value === undefined) {
+      problems.push({ field: rawName, value: undefined, message: 'needs a value', fix: `write ${rawName} <value> (reboot-harness ${command} --help)` });
+      continue;
+    }
+    if (spec.multiple) values[name] = [...((values[name] as string[] | undefined) ?? []), value];
+    else values[name] = value;
+  }
+  return { values, positionals, problems };
+}
+
+function takesValueSomewhere(name: string): boolean {
+  return OPTIONS.some((o) => o.name === name && o.type === 'string') || FIELDS.some((f) => f.flag === name && !BOOL_FLAGS.has(name));
+}
+
+/** An option this command does not take: another command's (name it), or none at all (the nearest name). */
+function unknownOption(command: Command, raw: string): ConfigProblem {
+  const name = raw.replace(/^-+/, '');
+  const owners = commandsTaking(name);
+  if (owners.length) {
+    return { field: raw, value: raw, message: `is an option of ${owners.map((c) => `\`${c}\``).join(', ')}, not of \`${command}\``, fix: `drop it, or run ${owners.map((c) => `reboot-harness ${c}`).join(' / ')} (reboot-harness ${command} --help lists ${command}'s options)` };
+  }
+  const mine = [...optionsOf(command).keys()];
+  const near = closest(name, mine) ?? closest(name, allOptionNames());
+  return { field: raw, value: raw, message: 'is not an option', fix: `${near ? `did you mean --${near}? ` : ''}see reboot-harness ${command} --help` };
+}
+
+/** "<value>" with the allowed values and the default of a config field, for help. */
+function fieldHelp(f: Field): string {
+  const values = (f.parse as { values?: readonly string[] }).values;
+  const def = defaultOf(f);
+  const extra = [values ? `one of ${values.join('|')}` : '', def !== undefined ? `default ${def}` : '', f.env ? `env ${f.env}` : ''].filter(Boolean);
+  return `${f.doc}${extra.length ? ` [${extra.join('; ')}]` : ''}`;
+}
+
+function defaultOf(f: Field): string | undefined {
+  let cur: unknown = DEFAULTS;
+  for (const p of f.path) cur = (cur as Record<string, unknown> | undefined)?.[p];
+  if (cur === undefined || cur === false || cur === '') return cur === '' ? '""' : undefined;
+  return String(cur);
+}
+
+const USAGE: Record<Exclude<Command, 'help'>, string[]> = {
+  run: ['reboot-harness run [scenario] [options]    (default scenario: bridge-exec-reboot)', 'reboot-harness run --all [options]'],
+  compare: ['reboot-harness compare <scenario> --before <build> --after <build> [run options]',
+    '', 'Runs the scenario once per build, one after the other (each a normal run with its own run id and VMs), then prints',
+    'every check side by side (before | after | flipped?). One JUnit file with a <testsuite> per build, named',
+    '<scenario>@<nomad version> (@before/@after when the versions are unknown or equal); the JSON summary has a',
+    '"comparison" section. --expect applies to the after build; the exit code is the after build\'s.'],
+  matrix: ['reboot-harness matrix <file.yaml> [--shard i/n | --cell name] [run options]',
+    '', 'Expands the matrix file (docs/matrix.md) into cells with stable names, e.g. bridge-exec-reboot/nomad=1.9.3/reboot=hard,',
+    'runs this shard\'s cells (parallel: and memory_budget_mb: in the file), retries a cell ONCE after an infrastructure',
+    'error (never after a failed check), and writes one JUnit file with a <testsuite> per cell.'],
+  list: ['reboot-harness list [--json]'],
+  doctor: ['reboot-harness doctor [--nomad-binary <path>] [--json]', '', 'Every prerequisite of a run, each missing piece with the command that fixes it.'],
+  setup: ['reboot-harness setup [--force] [--docker]', '', 'Runs vms/setup-host.sh: Debian packages, then the offline box.'],
+  destroy: ['reboot-harness destroy <run-id>... | --all [--host]', '', 'Destroys the VMs and Vagrant directory of the given runs under the work dir (--work-dir).'],
+};
+
+/** Exit codes each command can end with. */
+const EXITS: Record<Exclude<Command, 'help'>, string> = {
+  run: '0 every check met its expectation; 1 a check did not; 2 usage or configuration error (nothing created); 3 infrastructure error before a verdict; 70 harness bug; 130 interrupted',
+  compare: '0/1 the after build met / did not meet its expectations; 2 usage or configuration error; 3 infrastructure error; 70 harness bug; 130 interrupted',
+  matrix: '0 every cell met its expectations; 1 a cell did not; 2 usage or configuration error; 3 a cell broke (after its retry); 70 harness bug; 130 interrupted',
+  list: '0 listed; 2 usage error; 70 harness bug',
+  doctor: '0 every prerequisite is met; 2 usage error; 3 something is missing (the fix is printed); 70 harness bug',
+  setup: '0 set up; 2 usage error or a missing prerequisite; 3 an install or the box build failed; 70 harness bug',
+  destroy: '0 destroyed (or nothing to destroy); 2 usage error; 3 a destroy failed; 70 harness bug',
+};
 
 /** The help text of one command (or of all). */
-export function helpText(command?: Command): string {
-  const lines: string[] = [];
-  if (!command || command === 'help') {
-    lines.push('reboot-harness: proves whether Nomad survives a client host reboot with bridge networking', '', 'Usage: reboot-harness <command> [options]', '', 'Commands:');
+export function helpText(command?: Command | string): string {
+  if (!command || command === 'help' || !(command in COMMANDS)) {
+    const lines = ['reboot-harness: proves whether Nomad survives a client host reboot with bridge networking', '', 'Usage: reboot-harness <command> [options]', '', 'Commands:'];
     for (const [c, d] of Object.entries(COMMANDS)) lines.push(`  ${c.padEnd(9)} ${d}`);
-    lines.push('', 'Run "reboot-harness <command> --help" for the options of a command.', '', EXIT_HELP);
+    lines.push('', 'Run "reboot-harness <command> --help" (or "reboot-harness help <command>") for a command\'s options and exit codes.');
     return lines.join('\n');
   }
-  lines.push(`reboot-harness ${command}: ${COMMANDS[command]}`, '');
-  if (command === 'run') {
-    lines.push('Usage: reboot-harness run [scenario] [options]    (default scenario: bridge-exec-reboot)', '       reboot-harness run --all [options]', '', 'Options:');
-    lines.push(`  ${'--config, -c <file>'.padEnd(30)} harness.yaml to read (default ./harness.yaml when present)`);
-    lines.push(`  ${'--expect <fail|pass|check=fail>'.padEnd(30)} expected outcome, repeatable: "fail" for the scenario, or per check`);
-    lines.push(`  ${'--all'.padEnd(30)} run every scenario (Nomad scenarios are skipped without --nomad-binary)`);
-    for (const f of FIELDS) if (f.flag) lines.push(`  ${(`--${f.flag}${BOOL_FLAGS.has(f.flag) ? '' : ' <value>'}`).padEnd(30)} ${f.doc}${f.env ? ` [env ${f.env}]` : ''}`);
-  } else if (command === 'compare') {
-    lines.push('Usage: reboot-harness compare <scenario> --before <build> --after <build> [run options]', '',
-      'Runs the scenario once per build, one after the other (each a normal run with its own run id and VMs), then prints',
-      'every check side by side (before | after | flipped?). One JUnit file with a <testsuite> per build, named',
-      '<scenario>@<nomad version> (or @before/@after when the versions are unknown or equal); the JSON summary has a',
-      '"comparison" section. --expect applies to the after build; the exit code is the after build\'s (0/1/3).', '', 'Options:');
-    lines.push(`  ${'--before <build>'.padEnd(30)} the Nomad build released so far (linux/amd64)`);
-    lines.push(`  ${'--after <build>'.padEnd(30)} the candidate build being validated`);
-    lines.push(`  ${'(every run option)'.padEnd(30)} see reboot-harness run --help; --nomad-binary is not allowed here`);
-  } else if (command === 'matrix') {
-    lines.push('Usage: reboot-harness matrix <file.yaml> [--shard i/n] [--junit path] [run options]', '',
-      'Expands the matrix file (docs/matrix.md) into cells with stable names, e.g. bridge-exec-reboot/nomad=1.9.3/reboot=hard,',
-      'runs this shard\'s cells (parallel: and memory_budget_mb: in the file), retries a cell ONCE after an infrastructure',
-      'error (never after a failed check), and writes one JUnit file with a <testsuite> per cell.', '', 'Options:');
-    lines.push(`  ${'--shard <i/n>'.padEnd(30)} run only shard i of n (1-based; cell k goes to shard k mod n + 1)`);
-    lines.push(`  ${'--cell <name>'.padEnd(30)} run only the cell of that name (what a failed cell's repro command uses)`);
-    lines.push(`  ${'--junit <path>'.padEnd(30)} the merged JUnit file (default <reports-dir>/matrix-<first run id>/junit.xml)`);
-    lines.push(`  ${'(every run option)'.padEnd(30)} applies to every cell; the cell's axis values win (see reboot-harness run --help)`);
-  } else if (command === 'destroy') {
-    lines.push('Usage: reboot-harness destroy <run-id>... | --all [--host]', '', 'Destroys the VMs and Vagrant directory of the given runs under the work dir (--work-dir).', '--host also stops the libvirtd/virtlogd and network namespace that the harness itself started (isolated mode).');
-  } else if (command === 'list') {
-    lines.push('Usage: reboot-harness list [--json]');
-  } else if (command === 'doctor') {
-    lines.push('Usage: reboot-harness doctor [--nomad-binary <path>] [--json]', '', 'Exit code 0 when every prerequisite is met, 3 otherwise.');
-  } else if (command === 'setup') {
-    lines.push('Usage: reboot-harness setup [--force] [--docker]', '', 'Runs vms/setup-host.sh: apt packages, then the offline box (--force rebuilds it).', '--docker also builds the Docker box nomad-reboot-harness/bookworm-docker (for --driver docker).');
-  }
-  lines.push('', '  --help, -h                     show this help', '', EXIT_HELP);
+  const c = command as Exclude<Command, 'help'>;
+  const lines = [`reboot-harness ${c}: ${COMMANDS[c]}`, '', ...USAGE[c].map((u, i) => (i === 0 ? `Usage: ${u}` : u)), '', 'Options:'];
+  const row = (left: string, right: string) => lines.push(left.length > 32 ? `  ${left}\n  ${' '.repeat(32)} ${right}` : `  ${left.padEnd(32)} ${right}`);
+  for (const o of OPTIONS) if (o.commands.includes(c)) row(`--${o.name}${o.short ? `, -${o.short}` : ''}${o.arg ? ` ${o.arg}` : ''}`, o.doc);
+  for (const f of FIELDS) if (fieldFor(c, f)) row(`--${f.flag}${BOOL_FLAGS.has(f.flag!) ? '' : ' <value>'}`, fieldHelp(f));
+  lines.push('', `Exit codes: ${EXITS[c]}.`);
   return lines.join('\n');
 }
-
-const EXIT_HELP = 'Exit codes: 0 every check met its expectation; 1 a check did not; 2 usage or configuration error; 3 infrastructure error (VM, SSH, Nomad unreachable) before a verdict; 130 interrupted.';

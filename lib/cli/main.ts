@@ -1,31 +1,27 @@
-// The CLI: argv -> command; the only place errors become exit codes.
+// The CLI: argv -> plan -> execute -> report -> exit code. It only parses, reads the input files, and maps errors to
+// exit codes (the only place that does); run, compare and matrix are plans of one pipeline (docs/architecture.md).
 import { randomBytes, createHash } from 'node:crypto';
 import { existsSync, createReadStream } from 'node:fs';
-import { readFile, mkdir, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { parse as parseYaml } from 'yaml';
-import { EXIT, ConfigError, HarnessError, type ExitCode } from '../errors.js';
+import { EXIT, ConfigError, HarnessError, type ConfigProblem, type ExitCode } from '../errors.js';
 import { resolveConfig } from '../config/validate.js';
 import type { HarnessConfig } from '../config/schema.js';
 import { consoleLogger } from '../log/format.js';
 import { redact } from '../log/redact.js';
 import type { Logger } from '../log/events.js';
-import { runScenario } from '../run/runner.js';
-import { watchSignals } from '../run/signals.js';
 import type { Scenario, ScenarioEnv } from '../run/scenario.js';
-import type { RunRecord } from '../model/run.js';
-import { renderConsoleSummary } from '../report/console.js';
-import { renderJsonSummary } from '../report/json.js';
-import { writeReports, writeHtmlReports } from '../report/write.js';
-import { exitCodeOf } from '../report/outcome.js';
+import type { BuildInfo, SessionReport } from '../model/session.js';
+import { planSession, type BuildRef, type Plan, type PlanCommand } from '../plan/plan.js';
+import { executePlan } from '../session/execute.js';
+import { REPORTERS, type ReportContext } from '../report/reporters.js';
+import { renderSessionConsole } from '../report/console.js';
+import { writeSessionReports } from '../report/write.js';
 import { helpText, parseCli, type ParsedArgs } from './args.js';
-import { SCENARIOS, findScenario, listText, preflightScenarios } from './scenarios.js';
-import { compareCommand } from './compare.js';
-import { matrixCommand } from './matrix.js';
-import { skippedRecord } from './skipped.js';
-import { reproCommand, type ReproBuild } from './repro.js';
+import { SCENARIOS, findScenario, listText } from './scenarios.js';
 
 /** The CLI entry a person runs (for repro commands). */
 export const CLI_PATH = fileURLToPath(new URL('../../bin/reboot-harness.js', import.meta.url));
@@ -44,9 +40,10 @@ export interface CliDeps {
    * exit code. `subnets`: every lab subnet the runs will use (default: the config's two), each guarded by a host-stack blackhole.
    */
   prepareHost?: (config: HarnessConfig, argv: string[], logger: Logger, subnets?: readonly string[]) => Promise<ExitCode | undefined>;
-  /** checks the Nomad binary before anything is created (ConfigError when it is not a linux/amd64 ELF) */
-  /** `field` names the flag the path came from (--nomad-binary, --before, --upgrade-to, a matrix axis) */
+  /** checks a Nomad build before anything is created (ConfigError naming `field` when it is not one); all builds are checked */
   checkBinary?: (path: string, field?: string) => Promise<void>;
+  /** what `<build> version` says (version, revision); absent = not asked */
+  buildVersion?: (path: string) => Promise<{ version?: string; revision?: string }>;
   doctor?: (config: HarnessConfig, json: boolean) => Promise<ExitCode>;
   destroy?: (config: HarnessConfig, ids: string[], all: boolean, logger: Logger, stopHost: boolean) => Promise<ExitCode>;
   setup?: (o: { force: boolean; docker: boolean }) => Promise<ExitCode>;
@@ -60,7 +57,7 @@ export async function main(argv: string[], deps: CliDeps): Promise<number> {
   try {
     const args = parseCli(argv);
     if (args.command === 'help') {
-      deps.out((args.positionals[0] === '--version' ? await version() : helpText()) + '\n');
+      deps.out((args.positionals[0] === '--version' ? await version() : helpText(args.positionals[0])) + '\n');
       return EXIT.OK;
     }
     if (args.values['help']) {
@@ -71,10 +68,12 @@ export async function main(argv: string[], deps: CliDeps): Promise<number> {
       deps.out(args.values['json'] ? JSON.stringify(SCENARIOS.map((s) => ({ name: s.name, summary: s.summary, needsNomad: s.needsNomad, checks: s.checks })), null, 2) + '\n' : listText() + '\n');
       return EXIT.OK;
     }
-    const scenarioName = (args.command === 'run' && !args.values['all']) || args.command === 'compare' ? args.positionals[0] : undefined;
-    const config = await loadConfig(args, deps, scenarioName);
+    if (args.command === 'run' || args.command === 'compare' || args.command === 'matrix') {
+      return await sessionCommand(args.command, args, deps, argv, (s) => (secrets = [...new Set([...secrets, ...s])]));
+    }
+    const config = await loadConfig(args, deps, undefined);
     if (config.nomad.token) secrets = [...secrets, config.nomad.token];
-    const logger = consoleLogger(deps.err, { verbose: config.output.verbose, quiet: config.output.quiet || config.output.json, color: deps.isTTY && !deps.env['NO_COLOR'] && !deps.env['CI'], secrets });
+    const logger = loggerFor(config, deps, secrets);
     switch (args.command) {
       case 'doctor':
         return deps.doctor ? await deps.doctor(config, config.output.json) : unsupported('doctor');
@@ -83,116 +82,119 @@ export async function main(argv: string[], deps: CliDeps): Promise<number> {
       case 'destroy':
         if (!args.values['all'] && !args.values['host'] && args.positionals.length === 0) throw new ConfigError([{ field: 'run id', value: undefined, message: 'is required', fix: 'give one or more run ids (see the "kept" line of a run, or ls the work dir), --all, or --host' }]);
         return deps.destroy ? await deps.destroy(config, args.positionals, Boolean(args.values['all']), logger, Boolean(args.values['host'])) : unsupported('destroy');
-      case 'run':
-        return await runCommand(args, config, deps, logger, argv);
-      case 'compare':
-        return await compareCommand(args, config, deps, logger);
-      case 'matrix':
-        return await matrixCommand(args, config, deps, logger);
     }
   } catch (err) {
     return reportError(err, deps, secrets);
   }
 }
 
-async function runCommand(args: ParsedArgs, config: HarnessConfig, deps: CliDeps, logger: Logger, argv: string[]): Promise<number> {
-  const scenarios = args.values['all'] ? SCENARIOS : [findScenario(args.positionals[0] ?? config.scenario)];
-  if (args.positionals.length > 1) throw new ConfigError([{ field: 'scenario', value: args.positionals, message: 'only one scenario can be named', fix: 'name one scenario, or use --all' }]);
-  const needsNomad = scenarios.some((s) => s.needsNomad);
-  if (!args.values['all'] && needsNomad && !config.nomadBinary) {
-    throw new ConfigError([{ field: '--nomad-binary', value: undefined, message: `scenario ${scenarios[0]!.name} installs Nomad and needs a build`, fix: 'pass --nomad-binary ./path/to/nomad (a linux/amd64 build), set NOMAD_BINARY, or nomad_binary in harness.yaml' }]);
-  }
-  if (config.nomadBinary && deps.checkBinary) await deps.checkBinary(config.nomadBinary);
-  if (!args.values['all']) await preflightScenarios(scenarios, config, deps.checkBinary);
-  if (deps.prepareHost) {
-    const code = await deps.prepareHost(config, argv, logger);
-    if (code !== undefined) return code;
-  }
+function loggerFor(config: HarnessConfig, deps: CliDeps, secrets: readonly string[]): Logger {
+  return consoleLogger(deps.err, { verbose: config.output.verbose, quiet: config.output.quiet || config.output.json, color: colorOn(deps), secrets: [...secrets] });
+}
 
-  const watcher = watchSignals(deps.signalSource ? { proc: deps.signalSource } : {});
-  const records: RunRecord[] = [];
-  const runIds: string[] = [];
-  try {
-    for (const scenario of scenarios) {
-      const runId = newRunId();
-      runIds.push(runId);
-      if (watcher.signal.aborted) break;
-      if (scenario.needsNomad && !config.nomadBinary) {
-        records.push(skippedRecord(runId, scenario, 'no Nomad build given (--nomad-binary / NOMAD_BINARY)'));
-        continue;
-      }
-      logger({ kind: 'info', t: 0, message: `run ${runId}: scenario ${scenario.name}` });
-      const env = deps.makeEnv(config, runId, logger);
-      const { record, kept } = await runScenario({ runId, scenario, env, config, logger, signal: watcher.signal, artifactDir: join(config.reports.dir, runId) });
-      records.push(record);
-      if (kept.length) deps.err(keptMessage(runId, kept));
+const colorOn = (deps: CliDeps) => deps.isTTY && !deps.env['NO_COLOR'] && !deps.env['CI'];
+
+/** run, compare and matrix: plan (every problem of the input at once, build files included), execute, report. */
+async function sessionCommand(command: PlanCommand, args: ParsedArgs, deps: CliDeps, argv: string[], addSecrets: (s: string[]) => void): Promise<number> {
+  const harness = await readHarnessFile(args, deps);
+  const matrixPath = command === 'matrix' && args.positionals.length === 1 ? resolve(deps.cwd, args.positionals[0]!) : undefined;
+  const matrixFile = matrixPath ? { data: await readYaml(matrixPath, 'matrix file'), name: args.positionals[0]!, path: matrixPath, dir: dirname(matrixPath) } : undefined;
+  const res = planSession({
+    command, positionals: args.positionals, values: args.values, env: deps.env, cwd: deps.cwd, scenarios: SCENARIOS,
+    ...(harness ? { harness } : {}), ...(matrixFile ? { matrixFile } : {}),
+  });
+  const buildProblems = await checkBuilds(res.ok ? res.plan.builds : res.builds, deps);
+  if (!res.ok || buildProblems.length) throw new ConfigError([...(res.ok ? [] : res.problems), ...buildProblems]);
+  const plan = res.plan;
+  const secrets = plan.base.nomad.token ? [plan.base.nomad.token] : [];
+  addSecrets(secrets);
+  const allSecrets = [...new Set([...(deps.env['NOMAD_TOKEN'] ? [deps.env['NOMAD_TOKEN']] : []), ...secrets])];
+  const logger = loggerFor(plan.base, deps, allSecrets);
+  const out = await executePlan(plan, {
+    scenario: findScenario, makeEnv: deps.makeEnv, newRunId, logger,
+    describeBuild: (ref) => describeBuild(ref, deps),
+    ...(deps.prepareHost ? { prepareHost: (config, lg, subnets) => deps.prepareHost!(config, argv, lg, subnets) } : {}),
+    ...(deps.signalSource ? { signalSource: deps.signalSource } : {}),
+    onKept: (runId, kept) => deps.err(keptMessage(runId, kept)),
+  });
+  if ('exitCode' in out) return out.exitCode;
+  const ctx = reportContext(plan, out.session, args, deps, allSecrets);
+  const { session, written, errors } = await writeSessionReports(out.session, REPORTERS, ctx);
+  if (plan.base.output.json) deps.out(redact(written.find((f) => f.kind === 'json')?.text ?? '', allSecrets));
+  else deps.out(redact(renderSessionConsole(session, { color: colorOn(deps), written, errors }), allSecrets));
+  return session.exitCode;
+}
+
+/** Where the session's reports go: --junit/--report-json, or a folder named after the first run. */
+function reportContext(plan: Plan, s: SessionReport, args: ParsedArgs, deps: CliDeps, secrets: string[]): ReportContext {
+  const { reports } = plan.base;
+  const first = s.suites.flatMap((x) => x.attempts)[0]?.runId;
+  const dirName = plan.command === 'matrix' ? `matrix-${first ?? `shard-${plan.matrix!.shard.replace('/', '-of-')}`}` : first ?? 'run';
+  const runDir = join(reports.dir, dirName);
+  return {
+    cwd: deps.cwd, reportsDir: reports.dir,
+    junitPath: reports.junit ?? join(runDir, 'junit.xml'), jsonPath: reports.json ?? join(runDir, 'summary.json'),
+    absoluteAttachments: reports.attachmentPaths === 'absolute', cli: CLI_PATH, rawArgs: args.rawArgs, secrets,
+  };
+}
+
+/** Every build of the plan checked, every problem kept (a matrix with two bad builds names both entries). */
+async function checkBuilds(builds: readonly BuildRef[], deps: CliDeps): Promise<ConfigProblem[]> {
+  if (!deps.checkBinary) return [];
+  const problems: ConfigProblem[] = [];
+  for (const b of builds) {
+    try {
+      await deps.checkBinary(b.path, b.field);
+    } catch (err) {
+      if (err instanceof ConfigError) problems.push(...err.problems);
+      else throw err;
     }
-  } finally {
-    watcher.dispose();
   }
-  const runDir = join(config.reports.dir, runIds[0] ?? 'run');
-  const junitPath = config.reports.junit ?? join(runDir, 'junit.xml');
-  const jsonPath = config.reports.json ?? join(runDir, 'summary.json');
-  await writeReports(records, { junitPath, jsonPath, secrets: config.nomad.token ? [config.nomad.token] : [] });
-  const htmlPaths = await writeHtmlReports(records, { dir: config.reports.dir, secrets: config.nomad.token ? [config.nomad.token] : [] });
-  const secrets = config.nomad.token ? [config.nomad.token] : [];
-  const repros = await writeRepros(records, args, config, deps);
-  if (config.output.json) deps.out(redact(renderJsonSummary(records), secrets) + '\n');
-  else deps.out(redact(renderConsoleSummary(records, { color: deps.isTTY && !deps.env['NO_COLOR'] && !deps.env['CI'] }), secrets) + `\nreports: ${[junitPath, jsonPath, ...htmlPaths].join(' ')}\n` + repros.map((r) => `re-run ${r.scenario} exactly (also in ${r.file}):\n  ${r.command}\n`).join(''));
-  return exitCodeOf(records);
+  return problems;
 }
 
-/** For every run that did not pass: the command that re-runs it with the same inputs, printed and written to repro.sh. */
-async function writeRepros(records: RunRecord[], args: ParsedArgs, config: HarnessConfig, deps: CliDeps): Promise<{ scenario: string; command: string; file: string }[]> {
-  const failed = records.filter((r) => r.outcome !== 'passed' && !r.interrupted);
-  if (!failed.length) return [];
-  const nomad = config.nomadBinary ? await reproBuild('--nomad-binary', resolve(deps.cwd, config.nomadBinary)) : undefined;
-  const upgrade = config.upgradeTo ? await reproBuild('--upgrade-to', resolve(deps.cwd, config.upgradeTo)) : undefined;
-  const out: { scenario: string; command: string; file: string }[] = [];
-  for (const r of failed) {
-    const builds = [nomad, r.scenario === 'upgrade-in-place' ? upgrade : undefined].filter((b): b is ReproBuild => !!b);
-    const command = reproCommand({ args: args.rawArgs, scenario: r.scenario, cwd: deps.cwd, cli: CLI_PATH, builds });
-    const file = join(config.reports.dir, r.runId, 'repro.sh');
-    await mkdir(dirname(file), { recursive: true });
-    await writeFile(file, `#!/bin/sh\n# re-runs ${r.scenario} (run ${r.runId}) with the same inputs${nomad?.sha256 ? `; Nomad build sha256 ${nomad.sha256}` : ''}\n${command}\n`, { mode: 0o755 });
-    out.push({ scenario: r.scenario, command, file });
-  }
-  return out;
+/** A build's provenance: its sha256 and, when the host can run it, what `version` says. */
+async function describeBuild(ref: BuildRef, deps: CliDeps): Promise<BuildInfo> {
+  const sha256 = await sha256File(ref.path).catch(() => undefined);
+  const none: { version?: string; revision?: string } = {};
+  const v = deps.buildVersion ? await deps.buildVersion(ref.path).catch(() => none) : none;
+  return { spec: ref.path, path: ref.path, sha256, version: v.version, revision: v.revision };
 }
 
-/** A build for a repro command: its flag, path and sha256 (absent when the file cannot be read). */
-export async function reproBuild(flag: ReproBuild['flag'], path: string): Promise<ReproBuild> {
-  const sha256 = await sha256File(path).catch(() => undefined);
-  return { flag, path, ...(sha256 ? { sha256 } : {}) };
-}
-
-/** sha256 of a file, hex (names a Nomad build in repro commands). */
+/** sha256 of a file, hex (names a Nomad build in reports and repro commands). */
 export async function sha256File(path: string): Promise<string> {
   const hash = createHash('sha256');
   for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
   return hash.digest('hex');
 }
 
-async function loadConfig(args: ParsedArgs, deps: CliDeps, scenarioName: string | undefined): Promise<HarnessConfig> {
+/** harness.yaml (--config, or ./harness.yaml when present), parsed; undefined when there is none. */
+async function readHarnessFile(args: ParsedArgs, deps: CliDeps): Promise<{ data: unknown; name: string } | undefined> {
   const explicit = typeof args.values['config'] === 'string' ? (args.values['config'] as string) : undefined;
   const path = explicit !== undefined ? resolve(deps.cwd, explicit) : (existsSync(join(deps.cwd, 'harness.yaml')) ? join(deps.cwd, 'harness.yaml') : undefined);
-  let file: unknown;
-  if (path) {
-    let text: string;
-    try {
-      text = await readFile(path, 'utf8');
-    } catch (err) {
-      throw new ConfigError([{ field: '--config', value: path, message: `cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)})`, fix: 'give the path of an existing harness.yaml' }]);
-    }
-    try {
-      file = parseYaml(text);
-    } catch (err) {
-      throw new ConfigError([{ field: path, value: (err as Error).message.split('\n')[0], message: 'is not valid YAML', fix: 'fix the YAML syntax at the line named' }]);
-    }
+  return path ? { data: await readYaml(path, '--config'), name: path } : undefined;
+}
+
+/** Read and parse a YAML file; a ConfigError naming it when it cannot be read or parsed. */
+async function readYaml(path: string, what: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    throw new ConfigError([{ field: what, value: path, message: `cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)})`, fix: 'give the path of an existing file' }]);
   }
+  try {
+    return parseYaml(text) as unknown;
+  } catch (err) {
+    throw new ConfigError([{ field: path, value: (err as Error).message.split('\n')[0], message: 'is not valid YAML', fix: 'fix the YAML syntax at the line named' }]);
+  }
+}
+
+async function loadConfig(args: ParsedArgs, deps: CliDeps, scenarioName: string | undefined): Promise<HarnessConfig> {
+  const harness = await readHarnessFile(args, deps);
   const scenario = scenarioName ? findScenario(scenarioName) : undefined;
   const known = scenario ? scenario.checks.map((c) => c.id) : [...new Set(SCENARIOS.flatMap((s) => s.checks.map((c) => c.id)))];
-  const res = resolveConfig({ file, ...(path ? { fileName: path } : {}), ...(scenario ? { scenario: scenario.name } : {}), env: deps.env, flags: args.values, knownChecks: known });
+  const res = resolveConfig({ file: harness?.data, ...(harness ? { fileName: harness.name } : {}), ...(scenario ? { scenario: scenario.name } : {}), env: deps.env, flags: args.values, knownChecks: known });
   if (!res.ok) throw new ConfigError(res.problems);
   if (scenario) res.config.scenario = scenario.name;
   return res.config;

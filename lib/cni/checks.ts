@@ -1,4 +1,5 @@
 // Pure checks for scenario cni-ipam-reboot: what host-local does when the same container is added again after a reboot.
+import type { CheckDef } from '../model/check.js';
 import type { CniStateListing } from '../model/evidence.js';
 import type { CheckResult } from '../model/check.js';
 import { result, show } from '../checks/result.js';
@@ -25,11 +26,12 @@ export interface CniRebootEvidence {
   runs: CniProbeRun[];
 }
 
+/** cni-ipam-reboot's checks, one definition each. */
 export const CNI_CHECKS = {
-  rebooted: { id: 'client-rebooted', title: 'Client rebooted' },
-  persistent: { id: 'persistent-state-duplicate', title: 'Persistent host-local state: re-ADD after reboot fails with "duplicate allocation is not allowed"' },
-  tmpfs: { id: 'tmpfs-state-clean', title: 'tmpfs host-local state: re-ADD after reboot succeeds' },
-} as const;
+  rebooted: { id: 'client-rebooted', title: 'Client rebooted', passesWhen: 'boot_id differs before and after the reboot' },
+  persistent: { id: 'persistent-state-duplicate', title: 'Persistent state refuses the re-add', passesWhen: 'with state under /var/lib/cni, the ADD after the reboot fails with "duplicate allocation is not allowed" naming the container' },
+  tmpfs: { id: 'tmpfs-state-clean', title: 'tmpfs state accepts the re-add', passesWhen: 'with state under /run/cni, the ADD after the reboot succeeds' },
+} as const satisfies Record<string, CheckDef>;
 
 function listingLines(label: string, l: CniStateListing | undefined): string[] {
   if (!l) return [`state ${label}: (not listed)`];

@@ -27,10 +27,10 @@ export const str = (fix: string) => (raw: unknown): Parsed =>
   typeof raw === 'string' && raw.trim() !== '' ? ok(raw.trim()) : bad('must be a non-empty string', fix);
 
 /** One of a fixed set of words. */
-export const oneOf = <T extends string>(values: readonly T[]) => (raw: unknown): Parsed =>
+export const oneOf = <T extends string>(values: readonly T[]) => Object.assign((raw: unknown): Parsed =>
   typeof raw === 'string' && (values as readonly string[]).includes(raw)
     ? ok(raw)
-    : bad(`must be one of ${values.join(', ')}`, `use one of: ${values.join(', ')}`);
+    : bad(`must be one of ${values.join(', ')}`, `use one of: ${values.join(', ')}`), { values });
 
 /** An integer within bounds (strings of digits are accepted, as flags and env vars are strings). */
 export const int = (min: number, max: number, unit = '') => (raw: unknown): Parsed => {

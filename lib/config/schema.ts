@@ -51,6 +51,8 @@ export interface HarnessConfig {
     junit: string | undefined;
     json: string | undefined;
     artifacts: ArtifactsPolicy;
+    /** `[[ATTACHMENT|...]]` paths in JUnit: relative to the JUnit file's folder (GitLab), or absolute (Jenkins) */
+    attachmentPaths: 'relative' | 'absolute';
   };
   /** whole-run budget in seconds; every step's deadline is cut from it */
   timeoutS: number;
@@ -88,7 +90,7 @@ export const DEFAULTS: HarnessConfig = {
   reboot: { kind: 'graceful', count: 1 },
   expect: { scenario: undefined, perCheck: {} },
   keep: false,
-  reports: { dir: 'reports', junit: undefined, json: undefined, artifacts: 'on-failure' },
+  reports: { dir: 'reports', junit: undefined, json: undefined, artifacts: 'on-failure', attachmentPaths: 'relative' },
   timeoutS: 1800, // measured run ~5 min under TCG; 30 min leaves room for slow CI hosts
   output: { json: false, verbose: false, quiet: false },
 };

@@ -28,6 +28,7 @@ export const FIELDS: Field[] = [
   { yaml: 'reports.dir', flag: 'reports-dir', path: ['reports', 'dir'], doc: 'where reports/<run-id>/ artifacts go', parse: str('give a directory path') },
   { yaml: 'reports.junit', flag: 'junit', path: ['reports', 'junit'], doc: 'JUnit XML output path (default <reports-dir>/<run-id>/junit.xml)', parse: str('give a file path, e.g. reports/junit.xml') },
   { yaml: 'reports.json', flag: 'report-json', path: ['reports', 'json'], doc: 'JSON summary output path (default <reports-dir>/<run-id>/summary.json)', parse: str('give a file path') },
+  { yaml: 'reports.attachment_paths', flag: 'attachment-paths', path: ['reports', 'attachmentPaths'], doc: 'JUnit [[ATTACHMENT|...]] paths: relative to the JUnit file\'s folder (GitLab) or absolute (Jenkins)', parse: oneOf(['relative', 'absolute'] as const) },
   { yaml: 'reports.artifacts', flag: 'artifacts', path: ['reports', 'artifacts'], doc: 'when to collect artifacts', parse: oneOf(['on-failure', 'always', 'never'] as const) },
   { yaml: 'timeout', flag: 'timeout', env: 'HARNESS_TIMEOUT', path: ['timeoutS'], doc: 'whole-run budget (Go duration or seconds)', parse: timeoutSeconds(10, 6 * 3600) },
   { yaml: 'output.json', flag: 'json', path: ['output', 'json'], doc: 'print the JSON summary on stdout instead of text', parse: bool },

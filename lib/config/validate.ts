@@ -5,6 +5,7 @@ import { DEFAULTS, type HarnessConfig } from './schema.js';
 import { FIELDS } from './table.js';
 import { problem } from './fields.js';
 import { REDACTED } from '../log/redact.js';
+import { editDistance } from './near.js';
 
 export interface ConfigSources {
   /** parsed harness.yaml (or undefined when there is none) */
@@ -141,20 +142,6 @@ function closest(word: string, options: string[]): string | undefined {
     if (d < bestD) [best, bestD] = [o, d];
   }
   return bestD <= Math.max(2, Math.floor(last(word).length / 4)) ? best : undefined;
-}
-
-function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = row[0]!;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const cur = row[j]!;
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = cur;
-    }
-  }
-  return row[b.length]!;
 }
 
 function toArray(v: unknown): unknown[] {

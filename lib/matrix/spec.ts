@@ -13,6 +13,8 @@ export interface NomadEntry {
   upgradeTo?: string;
   /** what this build is expected to do: whole-scenario and per-check expectations */
   expect: { scenario?: Expectation; perCheck: Record<string, Expectation> };
+  /** where the entry stands in the file, e.g. "axes.nomad[1]" (problems name it) */
+  field?: string;
 }
 
 /** The axes a matrix may vary, in the order the file lists them. */
@@ -124,5 +126,6 @@ function nomadEntry(v: unknown, field: string, known: readonly string[], p: Repo
     else expect.scenario = m[2] as Expectation;
   });
   if (!ok) return undefined;
-  return { name: name as string, binary: (v['binary'] as string).trim(), ...(typeof v['upgrade_to'] === 'string' ? { upgradeTo: v['upgrade_to'].trim() } : {}), expect };
+  const upgradeTo = typeof v['upgrade_to'] === 'string' ? { upgradeTo: v['upgrade_to'].trim() } : {};
+  return { name: name as string, binary: (v['binary'] as string).trim(), ...upgradeTo, expect, field };
 }

@@ -1,16 +1,10 @@
 // Side-by-side comparison of one scenario run on two Nomad builds (release validation). Pure.
 import type { Verdict } from '../model/check.js';
 import type { RunRecord } from '../model/run.js';
+import type { ComparisonRow } from '../model/session.js';
 
-/** One check on both builds; `before`/`after` is undefined when that run produced no verdict for it. */
-export interface ComparisonRow {
-  id: string;
-  title: string;
-  before: Pick<Verdict, 'label' | 'met' | 'message'> | undefined;
-  after: Pick<Verdict, 'label' | 'met' | 'message'> | undefined;
-  /** the label or met changed between the builds (or the check exists on one side only) */
-  flipped: boolean;
-}
+export type { ComparisonRow };
+
 
 const side = (v: Verdict | undefined): ComparisonRow['before'] => (v ? { label: v.label, met: v.met, message: v.message } : undefined);
 

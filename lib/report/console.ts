@@ -3,6 +3,8 @@ import { formatMs } from '../errors.js';
 import type { Verdict } from '../model/check.js';
 import { countVerdicts } from './outcome.js';
 import type { RunRecord } from '../model/run.js';
+import type { SessionReport } from '../model/session.js';
+import { renderComparison } from './compare.js';
 
 export interface ConsoleOptions {
   color: boolean;
@@ -50,4 +52,30 @@ export function renderConsoleSummary(runs: readonly RunRecord[], opts: ConsoleOp
   if (rest.length) out.push(paint('bold', 'Other checks'), ...rest, '');
   out.push(...runs.map((r) => runLine(r, paint)));
   return `${out.join('\n')}\n`;
+}
+
+/** The end of a session on the console: the summary, a comparison table, retries, what was written and how to re-run. */
+export function renderSessionConsole(
+  s: SessionReport,
+  opts: ConsoleOptions & { written: readonly { kind: string; path: string; text: string }[]; errors: readonly string[] },
+): string {
+  const paint: Paint = (c, t) => (opts.color ? `${C[c]}${t}${C.reset}` : t);
+  const finals = s.suites.flatMap((x) => x.attempts.slice(-1));
+  const out: string[] = [];
+  if (s.matrix && s.suites.length === 0) out.push(`shard ${s.matrix.shard} has no cells (the matrix has ${s.matrix.cellsInMatrix})\n`);
+  else out.push(renderConsoleSummary(finals, opts));
+  if (s.comparison) out.push(`\n${renderComparison(s.comparison.rows, { color: opts.color, beforeName: s.comparison.beforeName, afterName: s.comparison.afterName })}`);
+  for (const x of s.suites.filter((y) => y.attempts.length > 1)) {
+    out.push(`retried after an infrastructure error: ${x.name} (${x.attempts.map((a) => `${a.runId} ${a.outcome}`).join(' -> ')})\n`);
+  }
+  for (const x of s.suites.filter((y) => y.attempts.length === 0)) out.push(`not run (interrupted): ${x.name}\n`);
+  for (const e of opts.errors) out.push(`${paint('red', 'error')}: ${e}\n`);
+  const reports = opts.written.filter((f) => f.kind !== 'repro').map((f) => f.path);
+  out.push(`\nreports: ${reports.join(' ')}\n`);
+  for (const f of opts.written.filter((w) => w.kind === 'repro')) {
+    const command = f.text.trim().split('\n').at(-1)!;
+    const what = /^# re-runs (.*?) with the same inputs/m.exec(f.text)?.[1] ?? 'this run';
+    out.push(`re-run ${what} exactly (also in ${f.path}):\n  ${command}\n`);
+  }
+  return out.join('');
 }

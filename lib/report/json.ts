@@ -1,6 +1,7 @@
 // Machine-readable summary of runs (`--json`, CI artifacts). Pure; field order and key order are stable.
 import { countVerdicts, exitCodeOf } from './outcome.js';
 import type { RunOutcome, RunRecord } from '../model/run.js';
+import type { SessionReport } from '../model/session.js';
 
 /** Bump when a field changes meaning or disappears (adding fields does not bump it). */
 export const SUMMARY_SCHEMA = 'nomad-reboot-harness/summary@1';
@@ -16,10 +17,52 @@ function overall(runs: readonly RunRecord[]): RunOutcome {
 
 /** Render runs as a stable JSON document: overall outcome and exit code, then per run verdicts, steps, properties, artifacts. */
 export function renderJsonSummary(runs: readonly RunRecord[]): string {
+  return `${JSON.stringify(summaryDoc(runs), null, 2)}\n`;
+}
+
+/**
+ * The session's JSON summary: `runs` holds every suite's final attempt (as renderJsonSummary), `suites` every attempt
+ * by suite, and the comparison or matrix section when the session has one. The exit code is the session's.
+ */
+export function renderSessionJson(s: SessionReport): string {
+  const finals = s.suites.flatMap((x) => x.attempts.slice(-1));
   const doc = {
+    ...summaryDoc(finals),
+    command: s.command,
+    exitCode: s.exitCode,
+    interrupted: s.interrupted,
+    durationMs: s.durationMs,
+    suites: s.suites.map((x) => ({
+      name: x.name, key: x.key, scenario: x.scenario, side: x.side ?? null, counts: x.counts,
+      runIds: x.attempts.map((a) => a.runId), outcomes: x.attempts.map((a) => a.outcome),
+      retried: x.attempts.length > 1, outcome: x.attempts.at(-1)?.outcome ?? 'not run',
+    })),
+    builds: s.builds.map((b) => ({ spec: b.spec, path: b.path, sha256: b.sha256 ?? null, version: b.version ?? null, revision: b.revision ?? null })),
+    ...(s.comparison ? { comparison: comparisonDoc(s) } : {}),
+    ...(s.matrix ? { matrix: { file: s.matrix.file, shard: s.matrix.shard, cellsInMatrix: s.matrix.cellsInMatrix } } : {}),
+  };
+  return `${JSON.stringify(doc, null, 2)}\n`;
+}
+
+function comparisonDoc(s: SessionReport): Record<string, unknown> {
+  const c = s.comparison!;
+  const side = (k: 'before' | 'after') => {
+    const x = s.suites.find((y) => y.side === k);
+    const r = x?.attempts.at(-1);
+    return r ? { runId: r.runId, suiteName: x!.name, build: r.properties['nomad.binary'] ?? null, version: r.properties['nomad.build.version'] ?? null, outcome: r.outcome } : null;
+  };
+  return {
+    before: side('before'), after: side('after'),
+    flipped: c.rows.filter((r) => r.flipped).map((r) => r.id),
+    rows: c.rows.map((r) => ({ id: r.id, title: r.title, before: r.before ?? null, after: r.after ?? null, flipped: r.flipped })),
+  };
+}
+
+function summaryDoc(runs: readonly RunRecord[]) {
+  return {
     schema: SUMMARY_SCHEMA,
     outcome: overall(runs),
-    exitCode: exitCodeOf(runs),
+    exitCode: exitCodeOf(runs) as number,
     runs: runs.map((r) => ({
       runId: r.runId,
       scenario: r.scenario,
@@ -53,5 +96,4 @@ export function renderJsonSummary(runs: readonly RunRecord[]): string {
       artifacts: r.artifacts.map((a) => ({ name: a.name, path: a.path, caseName: a.caseName ?? null })),
     })),
   };
-  return `${JSON.stringify(doc, null, 2)}\n`;
 }

@@ -1,8 +1,15 @@
-// JUnit XML for scenario runs: one <testsuite> per run, one <testcase> per step and per check. Pure.
+// JUnit XML for a session: one <testsuite> per suite (its final attempt), one <testcase> per step and per check, and
+// a retried suite's first attempt as a Surefire rerun element inside the case where it broke. Pure.
 // Validates against Jenkins xUnit's junit-10.xsd (see test/unit/report-junit.test.ts). Modelled on Playwright's reporter.
 import type { Verdict } from '../model/check.js';
 import type { ArtifactRef, RunRecord, StepRecord } from '../model/run.js';
+import type { SuiteReport } from '../model/session.js';
 import { serialize, type XmlElement } from './xml.js';
+
+export interface JUnitOptions {
+  /** how an artifact is named in `[[ATTACHMENT|...]]`: relative to the JUnit file's folder (GitLab), or absolute */
+  attachmentPath: (a: ArtifactRef) => string;
+}
 
 /** Longest failure/error message attribute; the full text is in the element body. */
 const MAX_MESSAGE = 500;
@@ -24,6 +31,8 @@ interface Case {
   kind: 'ok' | 'failure' | 'error' | 'skipped';
   /** names an artifact's caseName may use for this case */
   keys: string[];
+  /** the step name, for a step case (a rerun element goes into the case of the step that broke) */
+  step?: string;
 }
 
 function testcase(name: string, classname: string, ms: number, result: XmlElement | undefined, out: string[]): XmlElement {
@@ -33,18 +42,18 @@ function testcase(name: string, classname: string, ms: number, result: XmlElemen
   return { name: 'testcase', attrs: { name, classname, time: seconds(ms) }, children };
 }
 
-function stepCase(s: StepRecord, scenario: string): Case {
+function stepCase(s: StepRecord, scenario: string, interrupted: boolean): Case {
   const out = [s.message, s.detail].filter((x): x is string => !!x);
   const msg = line(s.message ?? `step ${s.status}`);
   const body = s.detail ?? s.message ?? '';
   const result: Record<StepRecord['status'], XmlElement | undefined> = {
     passed: undefined,
     failed: { name: 'failure', attrs: { message: msg, type: 'step-failed' }, text: body },
-    error: { name: 'error', attrs: { message: msg, type: 'infrastructure' }, text: body },
+    error: { name: 'error', attrs: { message: msg, type: interrupted ? 'interrupted' : 'infrastructure' }, text: body },
     skipped: { name: 'skipped', attrs: { message: msg } },
   };
   const kind = s.status === 'passed' ? 'ok' : s.status === 'failed' ? 'failure' : s.status;
-  return { el: testcase(s.name, `${scenario}.steps`, s.durationMs, result[s.status], s.status === 'passed' ? out : []), kind, keys: [s.name] };
+  return { el: testcase(s.name, `${scenario}.steps`, s.durationMs, result[s.status], s.status === 'passed' ? out : []), kind, keys: [s.name], step: s.name };
 }
 
 function verdictCase(v: Verdict, scenario: string): Case {
@@ -66,9 +75,11 @@ function verdictCase(v: Verdict, scenario: string): Case {
 function runErrorCases(run: RunRecord): Case[] {
   const erroredSteps = new Set(run.steps.filter((s) => s.status === 'error').map((s) => s.name));
   const cases: Case[] = [];
+  const type = run.interrupted ? 'interrupted' : 'infrastructure';
   if (run.error && !(run.error.step && erroredSteps.has(run.error.step))) {
-    const name = run.error.step ? `run error in ${run.error.step}` : 'run error';
-    const err: XmlElement = { name: 'error', attrs: { message: line(run.error.message), type: 'infrastructure' }, text: run.error.detail ?? run.error.message };
+    const name = run.interrupted ? 'interrupted' : run.error.step ? `run error in ${run.error.step}` : 'run error';
+    const message = run.interrupted ? `interrupted${run.error.step ? ` in step "${run.error.step}"` : ''}: ${run.error.message}` : run.error.message;
+    const err: XmlElement = { name: 'error', attrs: { message: line(message), type }, text: run.error.detail ?? run.error.message };
     cases.push({ el: testcase(name, `${run.scenario}.run`, 0, err, []), kind: 'error', keys: [name, 'run error'] });
   }
   if (run.interrupted && !run.error && erroredSteps.size === 0) {
@@ -78,26 +89,41 @@ function runErrorCases(run: RunRecord): Case[] {
   return cases;
 }
 
-function attach(cases: Case[], artifacts: ArtifactRef[]): string[] {
+/**
+ * Attachments: an artifact meant for one case goes on that case; the run's own evidence goes on every failed or
+ * errored case (GitLab shows attachments only there) and in the suite's system-out (Jenkins reads it there).
+ */
+function attach(cases: Case[], artifacts: ArtifactRef[], opts: JUnitOptions): string[] {
   const suiteLevel: string[] = [];
-  for (const a of artifacts) {
-    const target = a.caseName === undefined ? undefined : cases.find((c) => c.keys.includes(a.caseName!));
-    const ref = `[[ATTACHMENT|${a.path}]]`;
-    if (!target) {
-      suiteLevel.push(ref);
-      continue;
-    }
-    const kids = (target.el.children ??= []);
+  const add = (c: Case, ref: string) => {
+    const kids = (c.el.children ??= []);
     const out = kids.find((k) => k.name === 'system-out');
     if (out) out.text = `${out.text}\n${ref}`;
     else kids.push({ name: 'system-out', text: ref });
+  };
+  for (const a of artifacts) {
+    const ref = `[[ATTACHMENT|${opts.attachmentPath(a)}]]`;
+    const target = a.caseName === undefined ? undefined : cases.find((c) => c.keys.includes(a.caseName!));
+    if (target) {
+      add(target, ref);
+      continue;
+    }
+    suiteLevel.push(ref);
+    for (const c of cases) if (c.kind === 'failure' || c.kind === 'error') add(c, ref);
   }
   return suiteLevel;
 }
 
-function suite(run: RunRecord): { el: XmlElement; tests: number; failures: number; errors: number } {
-  const cases = [...runErrorCases(run), ...run.steps.map((s) => stepCase(s, run.scenario)), ...run.verdicts.map((v) => verdictCase(v, run.scenario))];
-  const suiteOut = attach(cases, run.artifacts);
+function suite(report: SuiteReport, opts: JUnitOptions): { el: XmlElement; tests: number; failures: number; errors: number } {
+  const run = report.attempts[report.attempts.length - 1]!;
+  const interrupted = run.interrupted === true;
+  const cases = [...runErrorCases(run), ...run.steps.map((s) => stepCase(s, run.scenario, interrupted)), ...run.verdicts.map((v) => verdictCase(v, run.scenario))];
+  const first = report.attempts[0]!;
+  if (first !== run) {
+    const target = cases.find((c) => c.step !== undefined && c.step === first.error?.step) ?? cases[0];
+    if (target) (target.el.children ??= []).unshift(rerunElement(first, run));
+  }
+  const suiteOut = attach(cases, run.artifacts, opts);
   const own: Record<string, string> = { runId: run.runId, scenario: run.scenario, outcome: run.outcome, ...(run.interrupted ? { interrupted: 'true' } : {}) };
   const props = { ...own, ...Object.fromEntries(Object.entries(run.properties).filter(([k]) => !(k in own))) };
   const count = (k: Case['kind']): number => cases.filter((c) => c.kind === k).length;
@@ -110,7 +136,7 @@ function suite(run: RunRecord): { el: XmlElement; tests: number; failures: numbe
   const failures = count('failure');
   const errors = count('error');
   const attrs = {
-    name: run.suiteName,
+    name: report.name,
     tests,
     failures,
     errors,
@@ -123,14 +149,35 @@ function suite(run: RunRecord): { el: XmlElement; tests: number; failures: numbe
   return { el: { name: 'testsuite', attrs, children }, tests, failures, errors };
 }
 
-/** Render runs as one JUnit document (testsuites > testsuite per run), valid even for a run that died before any check. */
-export function renderJUnit(runs: readonly RunRecord[]): string {
-  const suites = runs.map(suite);
-  const sum = (k: 'tests' | 'failures' | 'errors'): number => suites.reduce((n, s) => n + s[k], 0);
+/**
+ * Surefire's elements, as junit-10.xsd accepts them inside <testcase>: `flakyError` when the retry reached a verdict
+ * (the first error was the lab's, not Nomad's), `rerunError` when the retry broke too.
+ */
+export function rerunElement(first: RunRecord, final: RunRecord): XmlElement {
+  const name = final.outcome === 'error' ? 'rerunError' : 'flakyError';
+  const where = first.error?.step ? ` in "${first.error.step}"` : '';
+  const msg = `attempt 1 (run ${first.runId}) ended in an infrastructure error${where}: ${first.error?.message ?? first.outcome}; retried as run ${final.runId}`;
+  const steps = first.steps.map((s) => `${s.status.padEnd(7)} ${s.name}${s.message ? `: ${s.message}` : ''}`);
+  return {
+    name,
+    attrs: { message: line(msg), type: 'infrastructure' },
+    children: [
+      { name: 'stackTrace', text: first.error?.detail ?? first.error?.message ?? '' },
+      { name: 'system-out', text: [`run ${first.runId} (attempt 1)`, ...steps].join('\n') },
+    ],
+  };
+}
+
+/** Render the suites that ran (at least one attempt) as one JUnit document, valid even for a run that died early. */
+export function renderJUnit(suites: readonly SuiteReport[], opts: JUnitOptions): string {
+  const ran = suites.filter((s) => s.attempts.length > 0);
+  const rendered = ran.map((s) => suite(s, opts));
+  const sum = (k: 'tests' | 'failures' | 'errors'): number => rendered.reduce((n, s) => n + s[k], 0);
+  const ms = ran.reduce((n, s) => n + s.attempts.reduce((m, r) => m + (r.durationMs || 0), 0), 0);
   const root: XmlElement = {
     name: 'testsuites',
-    attrs: { name: 'nomad-reboot-harness', tests: sum('tests'), failures: sum('failures'), errors: sum('errors'), time: seconds(runs.reduce((n, r) => n + (r.durationMs || 0), 0)) },
-    children: suites.map((s) => s.el),
+    attrs: { name: 'nomad-reboot-harness', tests: sum('tests'), failures: sum('failures'), errors: sum('errors'), time: seconds(ms) },
+    children: rendered.map((s) => s.el),
   };
   return `<?xml version="1.0" encoding="UTF-8"?>\n${serialize(root)}\n`;
 }

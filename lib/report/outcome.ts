@@ -1,6 +1,7 @@
 // One place that turns verdicts and errors into a run outcome, and runs into the CLI exit code.
 import { EXIT, type ExitCode } from '../errors.js';
 import type { Verdict } from '../model/check.js';
+import { SCENARIO_EXPECTED_FAILURE } from '../checks/verdict.js';
 import type { RunOutcome, RunRecord } from '../model/run.js';
 
 /**
@@ -12,8 +13,12 @@ import type { RunOutcome, RunRecord } from '../model/run.js';
  */
 export function outcomeOf(verdicts: readonly Verdict[], error?: unknown, interrupted?: boolean): RunOutcome {
   if (interrupted || verdicts.length === 0) return 'error';
-  if (verdicts.some((v) => !v.met)) return 'failed';
-  return error ? 'error' : 'passed';
+  // A check that was judged and missed its expectation is a verdict even if the lab broke afterwards; a check the
+  // run never reached (skipped) or "expected to fail but nothing failed" proves nothing about a run that broke.
+  const judgedMiss = verdicts.some((v) => !v.met && v.label !== 'skipped' && v.id !== SCENARIO_EXPECTED_FAILURE);
+  if (judgedMiss) return 'failed';
+  if (error) return 'error';
+  return verdicts.some((v) => !v.met) ? 'failed' : 'passed';
 }
 
 /**

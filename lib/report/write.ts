@@ -1,76 +1,31 @@
-// The only report module with I/O: redacts the run records, renders JUnit and JSON, writes them (creating folders).
-import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+// The one report writer: redacts the session once (every string of the data), renders every reporter, and writes
+// every file (creating folders). Evidence files are written by the artifact store (lib/run/artifacts.ts), not here.
+import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { redactDeep, redactKnown } from '../log/redact.js';
-import { renderHtml } from './html.js';
-import { renderJsonSummary } from './json.js';
-import { renderJUnit } from './junit.js';
-import type { ArtifactRef, RunRecord } from '../model/run.js';
+import type { SessionReport } from '../model/session.js';
+import { renderReports, type OutputFile, type ReportContext, type Reporter } from './reporters.js';
 
-export interface WriteReportsOptions {
-  junitPath?: string;
-  jsonPath?: string;
-  /** known secret values (ACL tokens, key material) to scrub in addition to secret-shaped patterns */
-  secrets: readonly string[];
+/** The session with every secret scrubbed from its data, so no renderer can leak one through escaping. */
+export function redactSession(s: SessionReport, secrets: readonly string[]): SessionReport {
+  return redactDeep(s, secrets);
 }
 
-/** Redact every string in the run records (messages, evidence, properties, paths) before anything renders them. */
-export function redactRuns(runs: readonly RunRecord[], secrets: readonly string[]): RunRecord[] {
-  return redactDeep([...runs], secrets);
-}
-
-async function put(path: string, text: string): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
-  await writeFile(path, text, 'utf8');
-}
-
-/**
- * Write the JUnit and/or JSON reports for these runs; returns the paths written.
- * Note: redaction runs on the data (so escaping cannot hide a secret from it), then once more for known secrets on the output.
- */
-export async function writeReports(runs: readonly RunRecord[], opts: WriteReportsOptions): Promise<string[]> {
-  const { junitPath, jsonPath, secrets } = opts;
-  const clean = redactRuns(runs, secrets);
-  // A secret with markup characters is escaped in the output and cannot be matched there; the data pass already removed it.
-  const literal = (text: string): string => redactKnown(text, secrets.filter((s) => !/["&<>'\\]/.test(s)));
-  const written: string[] = [];
-  if (junitPath) {
-    await put(junitPath, literal(renderJUnit(clean)));
-    written.push(junitPath);
+/** Write the files (known secrets scrubbed once more from the text); returns the files written, in order. */
+export async function writeFiles(files: readonly OutputFile[], secrets: readonly string[]): Promise<OutputFile[]> {
+  // A secret with markup characters is escaped in the output and cannot be matched there; the data pass removed it.
+  const literal = secrets.filter((s) => !/["&<>'\\]/.test(s));
+  for (const f of files) {
+    await mkdir(dirname(f.path), { recursive: true });
+    await writeFile(f.path, redactKnown(f.text, literal), 'utf8');
+    if (f.mode !== undefined) await chmod(f.path, f.mode);
   }
-  if (jsonPath) {
-    await put(jsonPath, literal(renderJsonSummary(clean)));
-    written.push(jsonPath);
-  }
-  return written;
+  return [...files];
 }
 
-export interface WriteHtmlOptions {
-  /** the reports folder; each run's page goes to <dir>/<runId>/report.html, next to its artifacts */
-  dir: string;
-  /** known secret values, as for writeReports */
-  secrets: readonly string[];
-}
-
-/** A run ID as one safe path segment (no separators, no `..`), so a page can never be written outside `dir`. */
-export function runDirName(runId: string): string {
-  const name = runId.replace(/[^A-Za-z0-9._-]/g, '_');
-  return name === '' || /^\.+$/.test(name) ? `run${name.length}` : name;
-}
-
-/**
- * Write one self-contained HTML page per run to <dir>/<runId>/report.html, through the same redaction as the
- * JUnit and JSON reports; artifact links are relative to the page. Returns the paths written.
- */
-export async function writeHtmlReports(runs: readonly RunRecord[], opts: WriteHtmlOptions): Promise<string[]> {
-  const { dir, secrets } = opts;
-  const literal = (text: string): string => redactKnown(text, secrets.filter((s) => !/["&<>'\\]/.test(s)));
-  const written: string[] = [];
-  for (const run of redactRuns(runs, secrets)) {
-    const path = join(dir, runDirName(run.runId), 'report.html');
-    const hrefFor = (a: ArtifactRef): string => relative(dirname(resolve(path)), resolve(a.path)).split(sep).join('/');
-    await put(path, literal(renderHtml(run, { hrefFor })));
-    written.push(path);
-  }
-  return written;
+/** Redact, render and write a session's reports; reporter failures are returned, never thrown. */
+export async function writeSessionReports(s: SessionReport, reporters: readonly Reporter[], c: ReportContext): Promise<{ session: SessionReport; written: OutputFile[]; errors: string[] }> {
+  const session = redactSession(s, c.secrets);
+  const { files, errors } = renderReports(reporters, session, c);
+  return { session, written: await writeFiles(files, c.secrets), errors };
 }

@@ -57,7 +57,8 @@ export async function runScenario(o: RunOptions): Promise<{ record: RunRecord; k
     error = describeError(reason, ctx.currentStep ?? lastErroredStep(ctx));
   }
   const interrupted = o.signal.aborted;
-  const verdicts = applyExpectations(results, { scenario: o.config.expect.scenario, perCheck: o.config.expect.perCheck });
+  const judged = withDefinitions(results, o.scenario, error && (interrupted ? `not reached: the run was interrupted${error.step ? ` in step "${error.step}"` : ''}` : `not reached: the run broke${error.step ? ` in step "${error.step}"` : ''}: ${error.message}`));
+  const verdicts = applyExpectations(judged, { scenario: o.config.expect.scenario, perCheck: o.config.expect.perCheck });
   const outcome = outcomeOf(verdicts, error, interrupted);
 
   const wantArtifacts = o.config.reports.artifacts === 'always' || (o.config.reports.artifacts === 'on-failure' && outcome !== 'passed');
@@ -101,6 +102,20 @@ export async function runScenario(o: RunOptions): Promise<{ record: RunRecord; k
     ...(interrupted ? { interrupted } : {}),
   };
   return { record, kept };
+}
+
+/**
+ * Every result under its check's one definition (title from the scenario's list, so a real run and a skipped one name
+ * a check alike), in the scenario's order; when the run broke or was interrupted, the checks it never reached are
+ * listed as skipped with why.
+ */
+export function withDefinitions(results: readonly CheckResult[], scenario: Pick<Scenario, 'checks'>, notReached: string | undefined): CheckResult[] {
+  const defs = new Map(scenario.checks.map((c) => [c.id, c]));
+  const out = results.map((r) => (defs.has(r.id) ? { ...r, title: defs.get(r.id)!.title } : r));
+  if (notReached === undefined) return out;
+  const seen = new Set(out.map((r) => r.id));
+  const missing = scenario.checks.filter((c) => !seen.has(c.id));
+  return [...out, ...missing.map((c) => ({ id: c.id, title: c.title, status: 'skipped' as const, message: notReached, evidence: [] }))];
 }
 
 function describeError(err: unknown, step: string | undefined): NonNullable<RunRecord['error']> {

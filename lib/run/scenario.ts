@@ -1,5 +1,5 @@
 // What a scenario is: a name, what it checks, and a script that reads like the manual procedure.
-import type { CheckResult } from '../model/check.js';
+import type { CheckDef, CheckResult } from '../model/check.js';
 import type { Lab } from '../lab/types.js';
 import type { Nomad } from '../nomad/client.js';
 import type { HarnessConfig } from '../config/schema.js';
@@ -7,12 +7,8 @@ import type { ConfigProblem } from '../errors.js';
 import type { Deadline } from './deadline.js';
 import type { RunContext } from './context.js';
 
-export interface CheckInfo {
-  id: string;
-  title: string;
-  /** one line: when the check passes */
-  passesWhen: string;
-}
+/** A check's one definition (lib/model/check.ts); the name scenarios used before. */
+export type CheckInfo = CheckDef;
 
 /** How a scenario gets its machines and its Nomad: real VMs in a run, stand-ins in integration tests. */
 export interface ScenarioEnv {
@@ -35,7 +31,7 @@ export interface Scenario {
   summary: string;
   /** false for scenarios that need no Nomad binary */
   needsNomad: boolean;
-  checks: CheckInfo[];
+  checks: readonly CheckDef[];
   /** problems with the config this scenario needs beyond the common keys (e.g. a second build); checked before anything is created */
   validate?(config: HarnessConfig): ConfigProblem[];
   run(ctx: RunContext, env: ScenarioEnv): Promise<CheckResult[]>;

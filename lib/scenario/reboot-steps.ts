@@ -2,7 +2,8 @@
 import type { AllocSnap, NodeSnap, Observation, TaskEventRec, HttpProbe } from '../model/evidence.js';
 import type { Lab, RebootRecord } from '../lab/types.js';
 import type { Nomad } from '../nomad/client.js';
-import type { CheckInfo } from '../run/scenario.js';
+import type { CheckDef } from '../model/check.js';
+import { REBOOT_CHECK_DEFS } from '../checks/reboot.js';
 import type { Deadline } from '../run/deadline.js';
 import { waitFor, type Probe } from '../run/wait.js';
 import { blockingProbe } from '../nomad/wait.js';
@@ -11,17 +12,8 @@ import { readBootInfo, httpProbe, readAgentLog, readNetState } from '../lab/obse
 import { readCniState } from '../cluster/evidence.js';
 import { settledState } from './settle.js';
 
-/** The checks of the reboot scenario, in report order. */
-export const REBOOT_CHECKS: CheckInfo[] = [
-  { id: 'client-rebooted', title: 'client rebooted', passesWhen: 'boot_id differs before and after; uptime reset' },
-  { id: 'node-back', title: 'node back', passesWhen: 'the same node ID is ready again' },
-  { id: 'alloc-restored', title: 'alloc restored', passesWhen: 'the same alloc ID is running on the same node; no replacement was created' },
-  { id: 'task-restarted', title: 'task restarted', passesWhen: 'a Started event (or a newer StartedAt) after the reboot, task running' },
-  { id: 'http-reachable', title: 'HTTP reachable', passesWhen: 'the task answers on its bridge address (from the client) and on its mapped host port (from the server)' },
-  { id: 'no-duplicate-ip', title: 'no duplicate-IP error', passesWhen: 'no task event and no client log line contains "duplicate allocation is not allowed"' },
-  { id: 'unique-ips', title: 'unique IPs', passesWhen: 'no two live allocs on the node share an address' },
-  { id: 'no-leaks', title: 'no leaked network state', passesWhen: 'every host-local reservation and alloc network namespace belongs to a live alloc, and the nomad bridge has no more veths than live allocs' },
-];
+/** The checks of the reboot scenario, in report order (one definition each, in lib/checks). */
+export const REBOOT_CHECKS: readonly CheckDef[] = REBOOT_CHECK_DEFS;
 
 export interface ObserveInput {
   label: string;

@@ -1,6 +1,6 @@
 // The repro command: same inputs, output locations dropped, every Nomad build named by absolute path and sha256.
 import t from 'tap';
-import { reproCommand } from '../../lib/cli/repro.js';
+import { reproCommand } from '../../lib/report/repro.js';
 
 t.test('upgrade-in-place: both builds are checked by sha256 and passed by absolute path', async (t) => {
   const cmd = reproCommand({

@@ -1,5 +1,5 @@
 // Pure: the one command that re-runs exactly one run (or compare) with the same inputs, naming every Nomad build by
-// absolute path and checksum.
+// absolute path and checksum. A secret is never written: an argument holding one refers to $NOMAD_TOKEN instead.
 import { quote } from '../ssh/quote.js';
 
 /** Flags that only say where output goes or which scenarios to pick: not inputs of the run itself. */
@@ -23,6 +23,18 @@ export interface ReproInput {
   /** absolute path of the CLI entry (bin/reboot-harness.js) */
   cli: string;
   builds?: ReproBuild[];
+  /** secret values (ACL tokens): an argument containing one is replaced by a reference to $NOMAD_TOKEN */
+  secrets?: readonly string[];
+}
+
+/** An argument with every secret in it replaced by "$NOMAD_TOKEN" (double-quoted so the shell expands it). */
+function withoutSecrets(arg: string, secrets: readonly string[]): string {
+  const hits = secrets.filter((s) => s.length > 0 && arg.includes(s));
+  if (!hits.length) return quote(arg);
+  let text = arg;
+  for (const s of hits) text = text.split(s).join('\u0000');
+  const parts = text.split('\u0000').map((p) => (p === '' ? '' : quote(p)));
+  return parts.join('"$NOMAD_TOKEN"');
 }
 
 /** `cd <cwd> && <checksum checks> && node <cli> <command> <scenario> <builds> <same inputs>` as one shell line. */
@@ -45,7 +57,7 @@ export function reproCommand(r: ReproInput): string {
   const parts = ['cd', quote(r.cwd), '&&', ...checksumChecks(builds)];
   parts.push('node', quote(r.cli), r.command ?? 'run', quote(r.scenario));
   for (const b of builds) parts.push(b.flag, quote(b.path));
-  parts.push(...kept.map(quote));
+  parts.push(...kept.map((a) => withoutSecrets(a, r.secrets ?? [])));
   return parts.join(' ');
 }
 

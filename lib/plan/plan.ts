@@ -1,0 +1,258 @@
+// The planner: arguments + harness.yaml + env (+ a matrix file) -> a plan of cells, with every problem of the whole
+// input at once. `run` is one cell (one per scenario with --all), `compare` two cells on the build axis, `matrix` the
+// expansion. Pure: files are read by the CLI and handed in; build files are checked by the CLI over `plan.builds`.
+import { resolve } from 'node:path';
+import type { ConfigProblem } from '../errors.js';
+import type { CheckDef } from '../model/check.js';
+import { resolveConfig } from '../config/validate.js';
+import type { HarnessConfig } from '../config/schema.js';
+import { cellConfig, expandCells, parseShard, planProblems, shard, type Cell } from '../matrix/expand.js';
+import { parseMatrix } from '../matrix/spec.js';
+import { configVariant, deepMerge, type Side } from './names.js';
+
+/** What the planner needs of a scenario (lib/run/scenario.ts Scenario fits). */
+export interface PlannableScenario {
+  name: string;
+  needsNomad: boolean;
+  checks: readonly CheckDef[];
+  validate?(config: HarnessConfig): ConfigProblem[];
+}
+
+/** A build a cell installs, and the field it came from (problems about the file name that field). */
+export interface BuildRef {
+  field: string;
+  /** as given, resolved against the folder it was given in */
+  path: string;
+  role: 'nomad' | 'upgrade-to';
+}
+
+/** One cell of the session: a scenario, its config and where it sits in the session. */
+export interface PlannedCell {
+  /** stable address: the matrix cell name (what --cell takes), or the scenario name (and side) */
+  key: string;
+  scenario: string;
+  /** the config values that make this cell a variant, e.g. ["reboot=hard"]; part of the suite name */
+  variant: string[];
+  /** compare: which build this cell runs */
+  side?: Side;
+  /** the matrix's nomad entry name, when a matrix names the build */
+  buildLabel?: string;
+  /** false for compare's before build: shown, not judged for the exit code */
+  counts: boolean;
+  /** a visible skip: the cell is reported with every check skipped for this reason */
+  skip?: string;
+  /** the cell's config in a slot (0 = the base subnets; 1..n = a subnet pair of its own) */
+  configFor(slot: number): HarnessConfig;
+  /** report properties known before the run (matrix axes, compare side) */
+  properties: Record<string, string>;
+  builds: BuildRef[];
+}
+
+export type PlanCommand = 'run' | 'compare' | 'matrix';
+
+export interface Plan {
+  command: PlanCommand;
+  cells: PlannedCell[];
+  /** the session's common config: reports, output, keep, lab host (netns), secrets */
+  base: HarnessConfig;
+  parallel: number;
+  budgetMb: number | undefined;
+  retryInfra: boolean;
+  /** every distinct build of every cell */
+  builds: BuildRef[];
+  /** every lab subnet a cell may use (each guarded by a host-stack blackhole) */
+  subnets: string[];
+  matrix?: { file: string; path: string; shard: string; cellsInMatrix: number };
+}
+
+export interface PlanInput {
+  command: PlanCommand;
+  positionals: readonly string[];
+  /** option values by long name */
+  values: Record<string, unknown>;
+  /** harness.yaml, parsed, when there is one */
+  harness?: { data: unknown; name: string };
+  /** the matrix file, parsed (matrix only); `dir` resolves its relative build paths */
+  matrixFile?: { data: unknown; name: string; path: string; dir: string };
+  env: Record<string, string | undefined>;
+  cwd: string;
+  scenarios: readonly PlannableScenario[];
+}
+
+export type PlanResult = { ok: true; plan: Plan } | { ok: false; problems: ConfigProblem[]; builds: BuildRef[] };
+
+/** Plan the session; every problem of the whole input in one list (builds are listed either way, to be checked too). */
+export function planSession(input: PlanInput): PlanResult {
+  const out = input.command === 'matrix' ? planMatrix(input) : input.command === 'compare' ? planCompare(input) : planRun(input);
+  if (out.problems.length || !out.plan) return { ok: false, problems: out.problems, builds: out.plan?.builds ?? out.builds };
+  return { ok: true, plan: out.plan };
+}
+
+interface Draft {
+  plan?: Plan;
+  problems: ConfigProblem[];
+  builds: BuildRef[];
+}
+
+function scenarioProblem(name: string, known: readonly PlannableScenario[], field = 'scenario'): ConfigProblem {
+  return { field, value: name, message: 'is not a known scenario', fix: `use one of: ${known.map((s) => s.name).join(', ')} (reboot-harness list)` };
+}
+
+/** The config of one scenario from harness.yaml, env and flags; expectations checked against that scenario's checks. */
+function configOf(input: PlanInput, s: PlannableScenario, extra: { file?: unknown; fileName?: string; knownChecks?: readonly string[] } = {}) {
+  const file = extra.file ?? input.harness?.data;
+  const fileName = extra.fileName ?? input.harness?.name;
+  return resolveConfig({
+    file, ...(fileName ? { fileName } : {}), env: input.env, flags: input.values,
+    knownChecks: extra.knownChecks ?? s.checks.map((c) => c.id), scenario: s.name,
+  });
+}
+
+function nomadBuilds(c: HarnessConfig, cwd: string, field: string): BuildRef[] {
+  const out: BuildRef[] = [];
+  if (c.nomadBinary) out.push({ field, path: resolve(cwd, c.nomadBinary), role: 'nomad' });
+  if (c.upgradeTo) out.push({ field: '--upgrade-to', path: resolve(cwd, c.upgradeTo), role: 'upgrade-to' });
+  return out;
+}
+
+function baseSession(command: PlanCommand, base: HarnessConfig, cells: PlannedCell[]): Plan {
+  const builds = uniqueBuilds(cells.flatMap((c) => c.builds));
+  const subnets = [...new Set(cells.flatMap((c) => [c.configFor(0).lab.managementSubnet, c.configFor(0).lab.privateSubnet]))];
+  return { command, cells, base, parallel: 1, budgetMb: undefined, retryInfra: false, builds, subnets };
+}
+
+function uniqueBuilds(builds: BuildRef[]): BuildRef[] {
+  const seen = new Map<string, BuildRef>();
+  for (const b of builds) if (!seen.has(`${b.role}\u0000${b.path}`)) seen.set(`${b.role}\u0000${b.path}`, b);
+  return [...seen.values()];
+}
+
+/** `run [scenario]` and `run --all`. */
+function planRun(input: PlanInput): Draft {
+  const problems: ConfigProblem[] = [];
+  const all = Boolean(input.values['all']);
+  const named = input.positionals[0];
+  if (input.positionals.length > 1) problems.push({ field: 'scenario', value: input.positionals, message: 'only one scenario can be named', fix: 'name one scenario, or use --all' });
+  if (all && named !== undefined) problems.push({ field: 'scenario', value: named, message: 'cannot be combined with --all', fix: 'drop the scenario name, or drop --all' });
+  const chosen = all ? [...input.scenarios] : [input.scenarios.find((s) => s.name === (named ?? input.scenarios[0]?.name))];
+  if (!all && !chosen[0]) return { problems: [...problems, scenarioProblem(named ?? '', input.scenarios)], builds: [] };
+  const union = [...new Set(input.scenarios.flatMap((s) => s.checks.map((c) => c.id)))];
+  const cells: PlannedCell[] = [];
+  let base: HarnessConfig | undefined;
+  const seen = new Set<string>();
+  for (const s of chosen as PlannableScenario[]) {
+    const res = configOf(input, s, all ? { knownChecks: union } : {});
+    if (!res.ok) {
+      for (const p of res.problems) if (!seen.has(JSON.stringify(p))) (seen.add(JSON.stringify(p)), problems.push(p));
+      continue;
+    }
+    const config = res.config;
+    // --all: an expectation of a check applies to the scenarios that have that check.
+    const own = new Set(s.checks.map((c) => c.id));
+    config.expect.perCheck = Object.fromEntries(Object.entries(config.expect.perCheck).filter(([id]) => own.has(id)));
+    base ??= config;
+    const builds = nomadBuilds(config, input.cwd, '--nomad-binary');
+    let skip: string | undefined;
+    if (s.needsNomad && !config.nomadBinary) {
+      if (all) skip = 'no Nomad build given (--nomad-binary / NOMAD_BINARY)';
+      else problems.push({ field: '--nomad-binary', value: undefined, message: `scenario ${s.name} installs Nomad and needs a build`, fix: 'pass --nomad-binary ./path/to/nomad (a linux/amd64 build), set NOMAD_BINARY, or nomad_binary in harness.yaml' });
+    }
+    if (!all || !skip) problems.push(...(s.validate?.(config) ?? []).map((q) => (all ? { ...q, field: `${s.name}: ${q.field}` } : q)));
+    cells.push({ key: s.name, scenario: s.name, variant: configVariant(config), counts: true, ...(skip ? { skip } : {}), configFor: () => config, properties: {}, builds: skip ? [] : builds });
+  }
+  if (!base) return { problems, builds: [] };
+  return { plan: baseSession('run', base, cells), problems, builds: [] };
+}
+
+/** `compare <scenario> --before <build> --after <build>`: two cells on the build axis. */
+function planCompare(input: PlanInput): Draft {
+  const problems: ConfigProblem[] = [];
+  const name = input.positionals[0] ?? input.scenarios[0]?.name ?? '';
+  const s = input.scenarios.find((x) => x.name === name);
+  if (input.positionals.length > 1) problems.push({ field: 'scenario', value: input.positionals, message: 'only one scenario can be compared', fix: 'name one scenario (reboot-harness list)' });
+  if (!s) problems.push(scenarioProblem(name, input.scenarios));
+  else if (!s.needsNomad) problems.push({ field: 'scenario', value: name, message: 'does not install Nomad, so two builds cannot differ', fix: 'compare a Nomad scenario, e.g. bridge-exec-reboot (reboot-harness list)' });
+  const sides: Side[] = ['before', 'after'];
+  const given: Partial<Record<Side, string>> = {};
+  for (const side of sides) {
+    const v = input.values[side];
+    if (typeof v !== 'string' || v.trim() === '') problems.push({ field: `--${side}`, value: v, message: 'is required', fix: `give the ${side === 'before' ? 'build released so far' : 'candidate build'}: --${side} ./path/to/nomad (linux/amd64)` });
+    else given[side] = v.trim();
+  }
+  if (input.values['nomad-binary'] !== undefined) problems.push({ field: '--nomad-binary', value: input.values['nomad-binary'], message: 'cannot be combined with --before/--after', fix: 'drop --nomad-binary: compare installs --before, then --after' });
+  const res = s ? configOf(input, s) : undefined;
+  if (res && !res.ok) problems.push(...res.problems);
+  if (!s || !res?.ok) return { problems, builds: buildsOfSides(given, input.cwd) };
+  const cells: PlannedCell[] = [];
+  for (const side of sides) {
+    const config: HarnessConfig = { ...structuredClone(res.config), nomadBinary: given[side] };
+    // Note: --expect describes the build being validated (after); the before build is shown as it is.
+    if (side === 'before') config.expect = { scenario: undefined, perCheck: {} };
+    problems.push(...(side === 'after' ? s.validate?.(config) ?? [] : []));
+    const builds = given[side] ? nomadBuilds(config, input.cwd, `--${side}`) : [];
+    cells.push({ key: `${s.name}@${side}`, scenario: s.name, variant: configVariant(config), side, counts: side === 'after', configFor: () => config, properties: { 'compare.side': side }, builds });
+  }
+  return { plan: baseSession('compare', res.config, cells), problems, builds: [] };
+}
+
+function buildsOfSides(given: Partial<Record<Side, string>>, cwd: string): BuildRef[] {
+  return (Object.entries(given) as [Side, string][]).map(([side, p]) => ({ field: `--${side}`, path: resolve(cwd, p), role: 'nomad' as const }));
+}
+
+/** `matrix <file> [--shard i/n | --cell name]`: the expansion, this shard's cells. */
+function planMatrix(input: PlanInput): Draft {
+  const problems: ConfigProblem[] = [];
+  const mf = input.matrixFile;
+  if (input.positionals.length !== 1 || !mf) {
+    return { problems: [{ field: 'matrix file', value: input.positionals, message: input.positionals.length ? 'only one matrix file can be run' : 'is required', fix: 'reboot-harness matrix matrix.yaml [--shard i/n] (docs/matrix.md)' }], builds: [] };
+  }
+  const known = Object.fromEntries(input.scenarios.map((s) => [s.name, s.checks.map((c) => c.id)]));
+  const spec = parseMatrix(mf.data, mf.name, known);
+  const shardText = typeof input.values['shard'] === 'string' ? (input.values['shard'] as string) : undefined;
+  const sh = parseShard(shardText);
+  const only = typeof input.values['cell'] === 'string' ? (input.values['cell'] as string) : undefined;
+  if ('field' in sh) problems.push(sh);
+  if (only !== undefined && shardText !== undefined) problems.push({ field: '--cell', value: only, message: 'cannot be combined with --shard', fix: 'give --cell to re-run one cell, or --shard to run a CI job\'s share' });
+  if (!spec.ok) return { problems: [...spec.problems, ...problems], builds: [] };
+  const m = spec.spec;
+  const all = expandCells(m);
+  if (only !== undefined && !all.some((c) => c.name === only)) problems.push({ field: '--cell', value: only, message: 'names no cell of this matrix', fix: `use one of: ${all.map((c) => c.name).join(', ')}` });
+  const { i, n } = 'field' in sh ? { i: 1, n: 1 } : sh;
+  const cells: Cell[] = only !== undefined ? all.filter((c) => c.name === only) : shard(all, i, n);
+  const bases = new Map<string, HarnessConfig>();
+  for (const name of m.scenarios) {
+    const s = input.scenarios.find((x) => x.name === name)!;
+    const res = configOf(input, s, { file: deepMerge(input.harness?.data, m.defaults), fileName: `${input.harness ? `${input.harness.name} + ` : ''}${mf.name} defaults` });
+    if (res.ok) bases.set(name, res.config);
+    else problems.push(...res.problems);
+  }
+  if (bases.size !== m.scenarios.length) return { problems, builds: [] };
+  const planned: PlannedCell[] = cells.map((cell) => matrixCell(cell, bases.get(cell.scenario)!, input, mf.dir));
+  problems.push(...planProblems(planned.map((p) => ({ cell: cells.find((c) => c.name === p.key)!, config: p.configFor(0) })), m.parallel, m.memoryBudgetMb, mf.name));
+  for (const p of planned) {
+    const s = input.scenarios.find((x) => x.name === p.scenario)!;
+    const c = p.configFor(0);
+    if (s.needsNomad && !c.nomadBinary) problems.push({ field: `cell ${p.key}`, value: undefined, message: 'installs Nomad and has no build', fix: 'add a nomad axis ({name, binary}) or nomad_binary under defaults' });
+    problems.push(...(s.validate?.(c) ?? []).map((q) => ({ ...q, field: `cell ${p.key}: ${q.field}` })));
+  }
+  const base = bases.get(m.scenarios[0]!)!;
+  const plan = baseSession('matrix', base, planned);
+  // Every subnet a cell may get (slot 0 when run alone, 1..parallel otherwise) is guarded by a host blackhole.
+  const slots = m.parallel > 1 ? Array.from({ length: m.parallel }, (_, k) => k + 1) : [0];
+  plan.subnets = [...new Set(planned.flatMap((p) => slots.flatMap((slot) => [p.configFor(slot).lab.managementSubnet, p.configFor(slot).lab.privateSubnet])))];
+  Object.assign(plan, { parallel: m.parallel, budgetMb: m.memoryBudgetMb, retryInfra: m.retryInfra });
+  plan.matrix = { file: mf.name, path: mf.path, shard: `${i}/${n}`, cellsInMatrix: all.length };
+  return { plan, problems, builds: plan.builds };
+}
+
+function matrixCell(cell: Cell, base: HarnessConfig, input: PlanInput, dir: string): PlannedCell {
+  const configFor = (slot: number) => cellConfig(base, cell, slot, (p) => resolve(dir, p));
+  const c0 = configFor(0);
+  const entryField = `${input.matrixFile!.name}: ${cell.nomad?.field ?? 'defaults'}`;
+  const builds: BuildRef[] = [];
+  if (c0.nomadBinary) builds.push({ field: cell.nomad ? `${entryField}.binary` : `${entryField}: nomad_binary`, path: c0.nomadBinary, role: 'nomad' });
+  if (c0.upgradeTo) builds.push({ field: cell.nomad?.upgradeTo ? `${entryField}.upgrade_to` : `${entryField}: upgrade_to`, path: c0.upgradeTo, role: 'upgrade-to' });
+  const properties = { 'matrix.cell': cell.name, ...Object.fromEntries(cell.values.map(([k, v]) => [`matrix.${k}`, v])) };
+  const variant = cell.values.filter(([k]) => k !== 'nomad').map(([k, v]) => `${k}=${v}`);
+  return { key: cell.name, scenario: cell.scenario, variant, ...(cell.nomad ? { buildLabel: cell.nomad.name } : {}), counts: true, configFor, properties, builds };
+}

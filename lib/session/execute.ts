@@ -1,0 +1,145 @@
+// The one executor: describe the builds, prepare the host once, watch signals, run the plan's cells in a pool (retrying
+// an infrastructure error once where the plan says so), and return one immutable SessionReport. Cleanup of each cell
+// lives in the runner (lib/run/runner.ts); this is the only place that loops over cells.
+import { join } from 'node:path';
+import type { HarnessConfig } from '../config/schema.js';
+import type { ExitCode } from '../errors.js';
+import type { Logger } from '../log/events.js';
+import type { RunRecord } from '../model/run.js';
+import type { BuildInfo, SessionReport, SuiteReport } from '../model/session.js';
+import { runPool } from '../matrix/pool.js';
+import { cellCostMb } from '../matrix/expand.js';
+import type { BuildRef, Plan, PlannedCell } from '../plan/plan.js';
+import { sideLabels, suiteName } from '../plan/names.js';
+import { compareRuns } from '../report/compare.js';
+import { runScenario } from '../run/runner.js';
+import type { Scenario, ScenarioEnv } from '../run/scenario.js';
+import { watchSignals } from '../run/signals.js';
+import { sessionExitCode } from './exit-code.js';
+import { skippedRecord } from './skipped.js';
+
+export interface ExecuteDeps {
+  scenario(name: string): Scenario;
+  makeEnv(config: HarnessConfig, runId: string, logger: Logger): ScenarioEnv;
+  /** provenance of a build: sha256 and what `<build> version` said */
+  describeBuild(ref: BuildRef): Promise<BuildInfo>;
+  /** may re-run the CLI inside the lab's network namespace and return its exit code */
+  prepareHost?(config: HarnessConfig, logger: Logger, subnets: readonly string[]): Promise<ExitCode | undefined>;
+  signalSource?: NodeJS.EventEmitter;
+  newRunId(): string;
+  logger: Logger;
+  /** runs kept by --keep: tell the person how to reach them, as soon as the run ends */
+  onKept?(runId: string, kept: string[]): void;
+}
+
+/** An attempt that broke before a verdict (not interrupted): the lab's fault, worth one more try. */
+export function isRetryable(r: RunRecord): boolean {
+  return r.outcome === 'error' && !r.interrupted;
+}
+
+/** Execute the plan; `exitCode` alone when the host preparation handed the session to a child in the lab namespace. */
+export async function executePlan(plan: Plan, deps: ExecuteDeps): Promise<{ session: SessionReport } | { exitCode: ExitCode }> {
+  const startedAtMs = Date.now();
+  const builds = await Promise.all(plan.builds.map((b) => deps.describeBuild(b)));
+  const runnable = plan.cells.filter((c) => !c.skip);
+  if (deps.prepareHost && runnable.length) {
+    const code = await deps.prepareHost(plan.base, deps.logger, plan.subnets);
+    if (code !== undefined) return { exitCode: code };
+  }
+  const names = suiteNames(plan, builds);
+  const kept: SessionReport['kept'] = [];
+  const watcher = watchSignals(deps.signalSource ? { proc: deps.signalSource } : {});
+  let results;
+  try {
+    results = await runPool(plan.cells, {
+      parallel: plan.parallel,
+      budgetMb: plan.budgetMb,
+      costMb: (c) => cellCostMb(c.configFor(0)),
+      signal: watcher.signal,
+      retry: (r: RunRecord) => plan.retryInfra && isRetryable(r),
+      run: (cell, slot, attempt) => runCell(plan, cell, { slot, attempt, name: names.get(cell)!, builds, kept, signal: watcher.signal }, deps),
+    });
+  } finally {
+    watcher.dispose();
+  }
+  const suites: SuiteReport[] = results.map(({ item, attempts }) => ({
+    name: names.get(item)!, key: item.key, scenario: item.scenario, ...(item.side ? { side: item.side } : {}), counts: item.counts, attempts,
+  }));
+  const interrupted = watcher.signal.aborted;
+  const session: SessionReport = {
+    command: plan.command, startedAtMs, durationMs: Date.now() - startedAtMs, suites, interrupted,
+    exitCode: sessionExitCode(suites, interrupted), builds, kept,
+    ...(plan.matrix ? { matrix: plan.matrix } : {}),
+    ...(plan.command === 'compare' ? comparisonOf(suites) : {}),
+  };
+  return { session };
+}
+
+interface CellRun {
+  slot: number;
+  attempt: number;
+  name: string;
+  builds: BuildInfo[];
+  kept: SessionReport['kept'];
+  signal: AbortSignal;
+}
+
+/** One attempt of one cell: a skipped record, or a normal run with its own run id, lab and artifacts. */
+async function runCell(plan: Plan, cell: PlannedCell, o: CellRun, deps: ExecuteDeps): Promise<RunRecord> {
+  const runId = deps.newRunId();
+  const scenario = deps.scenario(cell.scenario);
+  const config = cell.configFor(plan.parallel > 1 ? o.slot : 0);
+  const properties: Record<string, string> = { ...cell.properties, ...buildProperties(cell, o.builds) };
+  if (plan.matrix) Object.assign(properties, { 'matrix.attempt': String(o.attempt), 'matrix.shard': plan.matrix.shard });
+  if (cell.skip) {
+    const r = skippedRecord(runId, scenario, cell.skip);
+    return { ...r, suiteName: o.name, properties: { ...r.properties, ...properties } };
+  }
+  const retry = o.attempt > 1 ? ` (attempt ${o.attempt}, after an infrastructure error)` : '';
+  const slot = plan.parallel > 1 ? ` in slot ${o.slot} (${config.lab.privateSubnet})` : '';
+  deps.logger({ kind: 'info', t: 0, message: `${o.name}: run ${runId}${retry}${slot}` });
+  const env = deps.makeEnv(config, runId, deps.logger);
+  const artifactDir = join(config.reports.dir, runId);
+  const { record, kept } = await runScenario({ runId, scenario, env, config, logger: deps.logger, signal: o.signal, suiteName: o.name, artifactDir });
+  if (kept.length) {
+    o.kept.push({ runId, what: kept });
+    deps.onKept?.(runId, kept);
+  }
+  return { ...record, properties: { ...record.properties, ...properties } };
+}
+
+/** Report properties of the builds a cell installs: path, sha256, version and revision. */
+function buildProperties(cell: PlannedCell, builds: readonly BuildInfo[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const ref of cell.builds) {
+    const info = builds.find((b) => b.path === ref.path);
+    const prefix = ref.role === 'nomad' ? 'nomad.build' : 'nomad.upgrade_to.build';
+    out[ref.role === 'nomad' ? 'nomad.binary' : 'nomad.upgrade_to'] = ref.path;
+    if (info?.sha256) out[`${prefix}.sha256`] = info.sha256;
+    if (info?.version) out[`${prefix}.version`] = info.version;
+    if (info?.revision) out[`${prefix}.revision`] = info.revision;
+  }
+  return out;
+}
+
+/** Every cell's suite name, `<scenario>@<build>[/<variant>]`; compare names its two builds apart. */
+function suiteNames(plan: Plan, builds: readonly BuildInfo[]): Map<PlannedCell, string> {
+  const version = (c: PlannedCell) => builds.find((b) => b.path === c.builds.find((x) => x.role === 'nomad')?.path)?.version;
+  const out = new Map<PlannedCell, string>();
+  if (plan.command === 'compare') {
+    const [b, a] = [plan.cells.find((c) => c.side === 'before'), plan.cells.find((c) => c.side === 'after')];
+    const labels = sideLabels(b && version(b), a && version(a));
+    for (const c of plan.cells) out.set(c, suiteName(c.scenario, labels[c.side!], c.variant));
+    return out;
+  }
+  for (const c of plan.cells) out.set(c, suiteName(c.scenario, c.buildLabel ?? (c.builds.length ? version(c) ?? 'unknown' : undefined), c.variant));
+  return out;
+}
+
+function comparisonOf(suites: readonly SuiteReport[]): Pick<SessionReport, 'comparison'> {
+  const b = suites.find((s) => s.side === 'before');
+  const a = suites.find((s) => s.side === 'after');
+  const [rb, ra] = [b?.attempts.at(-1), a?.attempts.at(-1)];
+  if (!b || !a || !rb || !ra) return {};
+  return { comparison: { scenario: a.scenario, beforeName: b.name, afterName: a.name, rows: compareRuns(rb, ra) } };
+}
