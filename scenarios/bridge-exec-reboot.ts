@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { AllocSnap, RebootEvidence, TaskEventRec } from '../lib/model/evidence.js';
-import type { RebootRecord } from '../lib/lab/types.js';
+import type { RebootRecord } from '../lib/model/lab.js';
 import { rebootChecks, factsFromEvidence } from '../lib/checks/reboot.js';
 import { defineScenario } from '../lib/run/scenario.js';
 import { REBOOT_CHECKS, observe, settleAfterReboot, waitForHttp } from '../lib/scenario/reboot-steps.js';

@@ -9,7 +9,7 @@ import { readCniState } from '../lib/cluster/evidence.js';
 import { renderCniListing } from '../lib/cluster/parse-cni-listing.js';
 import { HarnessError } from '../lib/errors.js';
 import { readAgentLog, readHostNetns } from '../lib/lab/observe.js';
-import type { Lab } from '../lib/lab/types.js';
+import type { Lab } from '../lib/model/lab.js';
 import type { ApiAllocListStub } from '../lib/nomad/api-types.js';
 import type { Nomad } from '../lib/nomad/client.js';
 import { toAllocSnap, toNodeSnap } from '../lib/nomad/parse.js';

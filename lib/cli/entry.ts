@@ -1,12 +1,12 @@
 // The real process: wires the CLI to real VMs, the real host and process I/O, then exits with main()'s code.
-import { ChildProcess, spawn } from 'node:child_process';
+import { runAttached } from '../exec/attached.js';
 import { fileURLToPath } from 'node:url';
 import { EXIT, type ExitCode } from '../errors.js';
 import { checkNomadBinary } from '../cluster/binary.js';
 import { runDoctor, renderDoctor } from '../lab/doctor.js';
 import { ensureLabHost, reexecInNetns, IN_NETNS_ENV } from '../lab/host.js';
 import { destroyLabs } from '../lab/destroy.js';
-import { createRealEnv } from '../lab/real-env.js';
+import { createRealEnv } from '../session/real-env.js';
 import { deadlineIn } from '../run/deadline.js';
 import type { HarnessConfig } from '../config/schema.js';
 import type { Logger } from '../log/events.js';
@@ -28,13 +28,10 @@ async function prepareHost(config: HarnessConfig, _argv: string[], logger: Logge
 }
 
 /** `reboot-harness setup [--force] [--docker]`: vms/setup-host.sh with the terminal attached. */
-function setup({ force, docker }: { force: boolean; docker: boolean }): Promise<ExitCode> {
+async function setup({ force, docker }: { force: boolean; docker: boolean }): Promise<ExitCode> {
   const script = fileURLToPath(new URL('../../vms/setup-host.sh', import.meta.url));
-  return new Promise((resolve) => {
-    const child = spawn('bash', [script, ...(force ? ['--force-box'] : []), ...(docker ? ['--docker-box'] : [])], { stdio: 'inherit' });
-    child.on('exit', (code) => resolve(code === 0 ? EXIT.OK : EXIT.INFRA));
-    child.on('error', () => resolve(EXIT.INFRA));
-  });
+  const code = await runAttached('bash', [script, ...(force ? ['--force-box'] : []), ...(docker ? ['--docker-box'] : [])]).catch(() => EXIT.INFRA);
+  return code === 0 ? EXIT.OK : code === 2 ? EXIT.USAGE : EXIT.INFRA;
 }
 
 async function doctor(config: HarnessConfig, json: boolean): Promise<ExitCode> {
@@ -81,7 +78,8 @@ function openHandles(): string {
   const handles = (process as unknown as { _getActiveHandles?: () => unknown[] })._getActiveHandles?.();
   if (!handles) return process.getActiveResourcesInfo().filter((r) => r !== 'Timeout').join(', ') || 'timers';
   return handles.map((h) => {
-    if (h instanceof ChildProcess) return `child pid ${h.pid} (${h.spawnargs.join(' ').slice(0, 80)})`;
+    const proc = h as { pid?: number; spawnargs?: string[] };
+    if (typeof proc.pid === 'number' && Array.isArray(proc.spawnargs)) return `child pid ${proc.pid} (${proc.spawnargs.join(' ').slice(0, 80)})`;
     // a net.Socket, told by its shape (node:net stays in lib/ssh and lib/nomad, test/unit/layering.test.ts)
     const sock = h as { remoteAddress?: string; remotePort?: number; localAddress?: string; localPort?: number; _handle?: { fd?: number }; constructor?: { name?: string } };
     if (sock.constructor?.name === 'Socket') return sock.remoteAddress ? `TCP ${sock.localAddress}:${sock.localPort} -> ${sock.remoteAddress}:${sock.remotePort}` : `pipe fd ${sock._handle?.fd ?? '?'}`;

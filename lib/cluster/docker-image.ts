@@ -2,7 +2,7 @@
 // task nor registry.k8s.io for Nomad's pause container), so one local image from the box's static busybox serves
 // both. Its default command is a pause loop (what Nomad's infra container runs: the client config's infra_image);
 // the job overrides the command with busybox httpd. Script building is pure; running it is one SSH command.
-import type { Machine } from '../lab/types.js';
+import type { Machine } from '../model/lab.js';
 import type { Deadline } from '../run/deadline.js';
 import { HarnessError } from '../errors.js';
 import { quote } from '../ssh/quote.js';

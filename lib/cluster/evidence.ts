@@ -1,5 +1,5 @@
 // Collect a machine's host-side evidence after a run: Nomad journal (both boots), network state, CNI state.
-import type { Machine } from '../lab/types.js';
+import type { Machine } from '../model/lab.js';
 import type { Deadline } from '../run/deadline.js';
 import { quote } from '../ssh/quote.js';
 import { HarnessError } from '../errors.js';

@@ -1,5 +1,5 @@
 // Install and start a Nomad agent on one machine over SSH: binary, config, kernel prerequisites, systemd unit.
-import type { Machine } from '../lab/types.js';
+import type { Machine } from '../model/lab.js';
 import type { Deadline } from '../run/deadline.js';
 import { HarnessError } from '../errors.js';
 import { quote } from '../ssh/quote.js';

@@ -1,6 +1,6 @@
 // In-place upgrade of one Nomad agent over SSH: swap the binary and restart the agent WITHOUT draining, the way
 // operators upgraded clients into the GH-25093 IP collision (nomad-reference §4.4, §4.5).
-import type { Machine } from '../lab/types.js';
+import type { Machine } from '../model/lab.js';
 import type { Deadline } from '../run/deadline.js';
 import { HarnessError } from '../errors.js';
 import { quote } from '../ssh/quote.js';

@@ -1,7 +1,7 @@
 // Thin adapter: install vms/cni/cni-probe.sh on a machine and run its ADD/DEL/reset there (all decisions stay pure).
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import type { Machine } from '../lab/types.js';
+import type { Machine } from '../model/lab.js';
 import type { Deadline } from '../run/deadline.js';
 import { HarnessError } from '../errors.js';
 import { quote } from '../ssh/quote.js';

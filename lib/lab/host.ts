@@ -1,8 +1,8 @@
 // Isolated lab host: libvirtd + virtlogd inside a private network namespace (no systemd, no touching the host network).
 import { readFile, readdir, stat, writeFile, mkdir, rm } from 'node:fs/promises';
 import { statSync, readdirSync } from 'node:fs';
-import { spawn } from 'node:child_process';
 import { dirname } from 'node:path';
+import { runAttached } from '../exec/attached.js';
 import { HarnessError } from '../errors.js';
 import { runCommand, ANY_EXIT_CODE, type RunCommand } from '../exec/run.js';
 import { waitFor } from '../run/wait.js';
@@ -206,21 +206,9 @@ export async function stopLabHost(opts: HostOpts): Promise<string[]> {
  * child's exit code (128+signal when killed). SIGINT/SIGTERM/SIGHUP are forwarded once (the child has its own process group).
  */
 export function reexecInNetns(netns: string, argv: readonly string[] = [process.execPath, ...process.execArgv, ...process.argv.slice(1)]): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('ip', ['netns', 'exec', netns, ...argv], { stdio: 'inherit', detached: true, env: { ...process.env, [IN_NETNS_ENV]: netns } });
-    const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
-    const forward = (sig: NodeJS.Signals) => child.kill(sig);
-    for (const s of signals) process.on(s, forward);
-    const done = () => {
-      for (const s of signals) process.off(s, forward);
-    };
-    child.on('error', (err) => {
-      done();
-      reject(new HarnessError(`cannot re-run inside netns ${netns}: ${err.message}`, { hint: 'needs root and iproute2 (`ip netns exec`)' }));
-    });
-    child.on('exit', (code, signal) => {
-      done();
-      resolve(code ?? 128 + (signal === 'SIGINT' ? 2 : signal === 'SIGHUP' ? 1 : signal === 'SIGKILL' ? 9 : 15));
-    });
+  return runAttached('ip', ['netns', 'exec', netns, ...argv], {
+    env: { [IN_NETNS_ENV]: netns },
+    forwardSignals: ['SIGINT', 'SIGTERM', 'SIGHUP'],
+    cannotStart: (err) => new HarnessError(`cannot re-run inside netns ${netns}: ${err.message}`, { hint: 'needs root and iproute2 (`ip netns exec`)' }),
   });
 }

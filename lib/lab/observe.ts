@@ -2,7 +2,7 @@
 import type { HttpProbe } from '../model/evidence.js';
 import type { Deadline } from '../run/deadline.js';
 import { quote } from '../ssh/quote.js';
-import type { Machine } from './types.js';
+import type { Machine } from '../model/lab.js';
 import { HOST_NETNS_COMMAND, NET_STATE_COMMAND, parseBootInfo, parseCurlProbe, parseHostNetns, parseNetState, type BootInfo, type HostNetns, type NetState } from './parse-observe.js';
 
 /** Seconds one HTTP probe may take inside the VM. */

@@ -13,7 +13,7 @@ import { sshTargetFor } from '../vagrant/parse-ssh-config.js';
 import { createVagrant, type VagrantOptions } from '../vagrant/vagrant.js';
 import { currentNetns } from './host.js';
 import { LAB_SPEC_FILE, type LabSpec } from './spec.js';
-import type { Lab, RebootKind } from './types.js';
+import type { Lab, RebootKind } from '../model/lab.js';
 
 /** Budget of the destroy registered on the cleanup stack (destroying two VMs took ~6 s; the lock may be held by another run's up). */
 const CLEANUP_DESTROY_MS = 10 * 60_000;

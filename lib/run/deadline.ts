@@ -5,13 +5,9 @@ import { TimeoutError } from '../errors.js';
 /** setTimeout's ceiling (about 24.8 days); longer deadlines simply never fire. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-/** An absolute point on the monotonic clock plus a cancellation signal. */
-export interface Deadline {
-  /** performance.now() value after which work must stop */
-  readonly at: number;
-  /** fires on the deadline or when the run is aborted (Ctrl-C, SIGTERM) */
-  readonly signal: AbortSignal;
-}
+import type { Deadline } from '../model/deadline.js';
+
+export type { Deadline };
 
 /** Milliseconds left before the deadline (never negative). */
 export function remaining(d: Deadline): number {

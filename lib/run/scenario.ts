@@ -1,6 +1,6 @@
 // What a scenario is: a name, what it checks, and a script that reads like the manual procedure.
 import type { CheckDef, CheckResult } from '../model/check.js';
-import type { Lab } from '../lab/types.js';
+import type { Lab } from '../model/lab.js';
 import type { Nomad } from '../nomad/client.js';
 import type { HarnessConfig } from '../config/schema.js';
 import type { ConfigProblem } from '../errors.js';

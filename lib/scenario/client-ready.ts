@@ -5,7 +5,7 @@
 // infrastructure error naming the attribute.
 import type { ApiNode } from '../nomad/api-types.js';
 import type { Nomad } from '../nomad/client.js';
-import type { Machine } from '../lab/types.js';
+import type { Machine } from '../model/lab.js';
 import type { Deadline } from '../run/deadline.js';
 import type { RunContext } from '../run/context.js';
 import { HarnessError, TerminalStateError } from '../errors.js';

@@ -1,6 +1,6 @@
 // The building blocks of the reboot scenarios: observe the cluster and the client, settle after a reboot, wait for HTTP.
 import type { AllocSnap, NodeSnap, Observation, TaskEventRec, HttpProbe } from '../model/evidence.js';
-import type { Lab, RebootRecord } from '../lab/types.js';
+import type { Lab, RebootRecord } from '../model/lab.js';
 import type { Nomad } from '../nomad/client.js';
 import type { CheckDef } from '../model/check.js';
 import { REBOOT_CHECK_DEFS } from '../checks/reboot.js';

@@ -2,7 +2,7 @@
 import { performance } from 'node:perf_hooks';
 import { HarnessError, TimeoutError } from '../errors.js';
 import { redactText } from '../exec/escape.js';
-import type { ExecOptions, ExecResult, Machine, Tunnel } from '../lab/types.js';
+import type { ExecOptions, ExecResult, Machine, Tunnel } from '../model/lab.js';
 import type { Logger } from '../log/events.js';
 import type { Deadline } from '../run/deadline.js';
 import { CONNECT_TIMEOUT_MS, connectUntil, readPrivateKey, SshError, type SshClient } from './connect.js';

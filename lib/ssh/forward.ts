@@ -1,6 +1,6 @@
 // A local TCP listener on 127.0.0.1 whose every connection is carried through SSH (`direct-tcpip`) to host:port on the machine.
 import net from 'node:net';
-import type { Tunnel } from '../lab/types.js';
+import type { Tunnel } from '../model/lab.js';
 import type { Logger } from '../log/events.js';
 import { deadlineIn, type Deadline } from '../run/deadline.js';
 import type { SshClient } from './connect.js';

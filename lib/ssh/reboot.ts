@@ -1,6 +1,6 @@
 // Reboot a machine for real (guest-initiated or hypervisor reset) and wait until SSH answers with a NEW boot id.
 import { HarnessError } from '../errors.js';
-import type { ExecOptions, ExecResult, RebootKind, RebootRecord } from '../lab/types.js';
+import type { ExecOptions, ExecResult, RebootKind, RebootRecord } from '../model/lab.js';
 import type { Logger } from '../log/events.js';
 import { deadlineIn, type Deadline } from '../run/deadline.js';
 import { waitFor } from '../run/wait.js';

@@ -1,7 +1,7 @@
 // A STAND-IN lab for integration tests: two "machines" that answer the scenario's remote commands
 // from the Nomad stand-in's state instead of running them in VMs. It is not a VM; tests say so.
 import { randomUUID } from 'node:crypto';
-import type { Lab, Machine, ExecResult, ExecOptions, RebootKind, RebootRecord, Tunnel } from '../../lib/lab/types.js';
+import type { Lab, Machine, ExecResult, ExecOptions, RebootKind, RebootRecord, Tunnel } from '../../lib/model/lab.js';
 import type { Deadline } from '../../lib/run/deadline.js';
 import { sleep } from '../../lib/run/deadline.js';
 import { TimeoutError } from '../../lib/errors.js';

@@ -7,7 +7,7 @@ import { createNomad } from '../../lib/nomad/client.js';
 import { createHttpTransport } from '../../lib/nomad/transport.js';
 import { waitForAlloc, waitForAllocRunning, waitForLeader, waitForNodeReady, BRIDGE_CNI_ATTRIBUTES } from '../../lib/nomad/wait.js';
 import { waitForBridgeClient } from '../../lib/scenario/client-ready.js';
-import type { Machine } from '../../lib/lab/types.js';
+import type { Machine } from '../../lib/model/lab.js';
 import type { LogEvent } from '../../lib/log/events.js';
 
 const CNI_BRIDGE_ATTRIBUTE = 'plugins.cni.version.bridge';

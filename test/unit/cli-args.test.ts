@@ -36,35 +36,56 @@ t.test('every config flag is accepted, booleans without a value', async (t) => {
   }
 });
 
-t.test('an unknown command is a usage error naming it', async (t) => {
+t.test('an unknown command is a usage error naming it, with the nearest command', async (t) => {
   const e = usageError(['rnu', '--keep']);
   t.equal(e.exitCode, 2);
-  t.match(e.problems, [{ field: 'command', value: 'rnu', fix: /run, list, doctor/ }]);
+  t.match(e.problems, [{ field: 'command', value: 'rnu', fix: /did you mean "run"\? use one of: run, compare, matrix, list/ }]);
   t.match(e.message, /"rnu"/);
   t.match(usageError(['--keep']).problems, [{ value: '--keep' }], 'a flag before any command');
 });
 
-t.test('an unknown flag is a usage error naming the flag', async (t) => {
-  for (const [argv, flag] of [[['run', '--bogus'], '--bogus'], [['run', '-x'], '-x'], [['list', '--nomad_binary=x'], '--nomad_binary'], [['run', '--keep=yes'], '--keep'], [['run', '--timeout'], '--timeout']] as const) {
+t.test('every option problem of the command line at once, each naming the flag and the fix', async (t) => {
+  for (const [argv, flag, fix] of [
+    [['run', '--bogus'], '--bogus', /reboot-harness run --help/],
+    [['run', '-x'], '-x', /reboot-harness run --help/],
+    [['list', '--nomad_binary=x'], '--nomad_binary', /did you mean --nomad-binary\?/],
+    [['run', '--keep=yes'], '--keep', /--keep alone/],
+    [['run', '--timeout'], '--timeout', /--timeout <value>/],
+  ] as const) {
     const e = usageError([...argv]);
     t.equal(e.exitCode, 2, argv.join(' '));
     t.equal(e.problems.length, 1);
     t.equal(e.problems[0]!.field, flag, `names ${flag}`);
-    t.match(e.problems[0]!.fix, `reboot-harness ${argv[0]} --help`);
-    t.notMatch(e.message, /To specify a positional/, 'node\'s advice about "--" is cut');
+    t.match(e.problems[0]!.fix, fix);
   }
+  const two = usageError(['run', '--nomad-binray', 'x', '--tiemout', '5m', 'bridge-exec-reboot']);
+  t.same(two.problems.map((p) => p.field), ['--nomad-binray', '--tiemout'], 'two unknown flags: both reported');
+  t.match(two.problems.map((p) => p.fix), [/did you mean --nomad-binary\?/, /did you mean --timeout\?/]);
+  const other = usageError(['run', '--shard', '9/2', '--cell', 'x', '--before', 'y']);
+  t.same(other.problems.map((p) => p.field), ['--shard', '--cell', '--before'], 'flags of another command are refused, not ignored');
+  t.match(other.problems[0]!.message, 'is an option of `matrix`, not of `run`');
+  t.match(other.problems[2]!.message, 'is an option of `compare`, not of `run`');
+  t.match(usageError(['list', '--nomad-binary', '/nope']).problems, [{ field: '--nomad-binary', message: /not of `list`/ }]);
+  t.same(parseCli(['run', '--reboots', '-1']).values['reboots'], '-1', 'a value may start with a dash: the config check judges it (no raw parser text)');
 });
 
-t.test('help lists every command, and run --help every flag of the table with its env var', async (t) => {
+t.test('help: every command, each command\'s own options with allowed values, defaults and env vars, and its exit codes', async (t) => {
   const top = helpText();
   for (const c of Object.keys(COMMANDS)) t.match(top, new RegExp(`^  ${c} `, 'm'), `lists ${c}`);
-  t.match(top, /Exit codes: 0 .*1 .*2 .*3 /);
   const run = helpText('run');
   for (const f of FIELDS) {
     if (f.flag) t.match(run, `--${f.flag}`, `run --help lists --${f.flag}`);
-    if (f.flag && f.env) t.match(run, `[env ${f.env}]`, `and its env ${f.env}`);
+    if (f.flag && f.env) t.match(run, `env ${f.env}`, `and its env ${f.env}`);
   }
+  t.match(run, /--reboot <value>\s+.*\[one of graceful\|hard; default graceful\]/, 'allowed values and the default');
+  t.match(run, /--memory <value>\s+.*default 768/);
+  t.match(run, /Exit codes: 0 .*1 .*2 .*3 .*70 .*130/);
   for (const extra of ['--config', '--expect', '--all', '--help']) t.match(run, extra);
   for (const c of Object.keys(COMMANDS) as (keyof typeof COMMANDS)[]) t.match(helpText(c), COMMANDS[c], `${c} --help has its summary`);
   t.match(helpText('destroy'), /--host/);
+  t.notMatch(helpText('list'), /130|1 a check/, 'list does not claim run\'s exit codes');
+  t.notMatch(helpText('list'), /--nomad-binary/, 'nor run\'s options');
+  t.match(helpText('doctor'), /3 something is missing/);
+  t.equal(parseCli(['help', 'run']).command, 'help');
+  t.equal(helpText(parseCli(['help', 'run']).positionals[0]), helpText('run'), '"help run" prints run\'s help');
 });

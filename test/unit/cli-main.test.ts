@@ -110,8 +110,24 @@ t.test('usage errors: unknown command, unknown flag, two scenarios, bad --expect
     const p = probe(t.testdir());
     t.equal(await main(argv, p.deps), 2, argv.join(' '));
     t.match(p.err(), re, argv.join(' '));
-    t.same(p.effects, [], `${argv.join(' ')}: nothing created`);
+    t.same(p.effects.filter((e) => e !== 'checkBinary'), [], `${argv.join(' ')}: nothing created (builds are checked to report every problem)`);
   }
+});
+
+t.test('defect: an expectation naming another scenario\'s check is refused with or without the scenario named', async (t) => {
+  for (const argv of [['run', '--nomad-binary', './n', '--expect', 'state-migrated=fail'], ['run', 'bridge-exec-reboot', '--nomad-binary', './n', '--expect', 'state-migrated=fail']]) {
+    const p = probe(t.testdir());
+    t.equal(await main(argv, p.deps), 2, argv.join(' '));
+    t.match(p.err(), /--expect: names no check of scenario bridge-exec-reboot/);
+    t.same(p.effects.filter((e) => e !== 'checkBinary'), []);
+  }
+});
+
+t.test('defect: --reboots -1 is a config problem naming the flag, not the parser\'s raw message', async (t) => {
+  const p = probe(t.testdir());
+  t.equal(await main(['run', '--nomad-binary', './n', '--reboots', '-1'], p.deps), 2);
+  t.match(p.err(), /--reboots: must be a whole number from 1 to 20 \(got "-1"/);
+  t.notMatch(p.err(), /ambiguous|To specify an option argument/);
 });
 
 t.test('harness.yaml: invalid YAML and unknown keys are exit 2; all problems at once', async (t) => {

@@ -2,7 +2,7 @@ import t from 'tap';
 import { installNomad, REMOTE } from '../../lib/cluster/provision.js';
 import { collectHostEvidence } from '../../lib/cluster/evidence.js';
 import { deadlineIn } from '../../lib/run/deadline.js';
-import type { ExecOptions, ExecResult, Machine } from '../../lib/lab/types.js';
+import type { ExecOptions, ExecResult, Machine } from '../../lib/model/lab.js';
 
 /** A stand-in machine that records every call and answers from a script. */
 function fakeMachine(answer: (cmd: string) => Partial<ExecResult> = () => ({})) {

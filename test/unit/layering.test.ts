@@ -91,7 +91,7 @@ t.test('execa only in lib/exec and lib/vagrant; ssh2 only in lib/ssh; node:http(
 });
 
 t.test('checks and reports never reach the lab, SSH, Nomad or Vagrant adapters', async (t) => {
-  const adapters = /^lib\/(exec|vagrant|ssh|nomad\/(client|transport|wait)|cluster\/provision|lab\/(vagrant-lab|real-env|host|doctor|destroy|observe|setup)|run\/artifacts)\.?/;
+  const adapters = /^lib\/(exec|vagrant|ssh\/(?!quote)|nomad\/(client|transport|wait)|cluster\/provision|lab\/(vagrant-lab|real-env|host|doctor|destroy|observe|setup)|run\/artifacts)\.?/;
   for (const f of FILES.filter((x) => /^lib\/(checks|report)\//.test(x) && x !== 'lib/report/write.ts')) {
     t.same([...closure(f)].filter((d) => adapters.test(d)), [], f);
   }
@@ -107,4 +107,83 @@ t.test('only lib/vagrant runs the Vagrant CLI', async (t) => {
   for (const f of runsVagrant.filter((x) => KNOWN_VAGRANT_OUTSIDE.includes(x))) {
     t.test(`${f} runs vagrant itself`, { todo: 'move these calls (vagrant --version, plugin list, box list) into lib/vagrant' }, async (t) => t.fail(`${f} runs vagrant outside lib/vagrant`));
   }
+});
+
+// ---- Floors (docs/architecture.md): each file imports only its own floor or lower ones; type imports count. ----
+
+/** Every import of a file, type imports included (they are a dependency of the design, if not of the runtime). */
+function allImportsOf(text: string): string[] {
+  const src = stripComments(text);
+  const out: string[] = [];
+  for (const m of src.matchAll(/^\s*(?:import|export)\s+(?:type\s+)?(?:[^'";]*?)\s*from\s*'([^']+)'/gm)) out.push(m[1]!);
+  for (const m of src.matchAll(/^\s*import\s+'([^']+)'/gm)) out.push(m[1]!);
+  for (const m of src.matchAll(/\bimport\(\s*'([^']+)'\s*\)/g)) out.push(m[1]!);
+  return out;
+}
+const localDeps = (f: string) => allImportsOf(source.get(f)!).filter((s) => s.startsWith('.')).map((s) => resolveLocal(f, s)).filter((d) => source.has(d));
+
+/**
+ * 1 model; 2 pure logic; 3 adapters (one outside system each); 4 labs and the cluster on them; 5 run and scenarios;
+ * 6 session and cli. A pure helper that lives in an adapter's folder (its parser, its quoting) counts as floor 2, and
+ * so do the deadline and wait primitives every floor uses.
+ */
+const FLOOR_OF_FOLDER: [RegExp, number][] = [
+  [/^lib\/model\//, 1],
+  [/^lib\/(checks|config|plan|report|log|matrix)\//, 2],
+  [/^lib\/errors\.ts$/, 2],
+  [/^lib\/(exec|vagrant|ssh|nomad|builds|cni)\//, 3],
+  [/^lib\/(lab|cluster)\//, 4],
+  [/^lib\/(run|scenario|scenarios)\//, 5],
+  [/^lib\/(session|cli)\//, 6],
+];
+const FLOOR_TWO_FILES = /(\/parse-[^/]+\.ts|^lib\/ssh\/(quote|target)\.ts|^lib\/run\/(deadline|wait)\.ts|^lib\/lab\/spec(-for)?\.ts|^lib\/scenario\/settle\.ts)$/;
+function floorOf(f: string): number | undefined {
+  if (FLOOR_TWO_FILES.test(f)) return 2;
+  return FLOOR_OF_FOLDER.find(([re]) => re.test(f))?.[1];
+}
+
+t.test('every file under lib/ has a floor', async (t) => {
+  t.same(FILES.filter((f) => floorOf(f) === undefined), [], 'add a new folder to FLOOR_OF_FOLDER (and to docs/architecture.md)');
+  t.equal(floorOf('lib/model/evidence.ts'), 1);
+  t.equal(floorOf('lib/vagrant/parse-ssh-config.ts'), 2, 'a parser in an adapter folder is pure logic');
+});
+
+t.test('no file imports a higher floor (type imports count)', async (t) => {
+  const up: string[] = [];
+  for (const f of FILES) for (const d of localDeps(f)) if ((floorOf(d) ?? 0) > (floorOf(f) ?? 0)) up.push(`${f} (floor ${floorOf(f)}) -> ${d} (floor ${floorOf(d)})`);
+  t.same(up, []);
+  t.same(FILES.filter((f) => floorOf(f) === 1).flatMap((f) => localDeps(f).filter((d) => floorOf(d) !== 1)), [], 'the model imports nothing outside it');
+  t.same(FILES.filter((f) => floorOf(f) === 1).flatMap((f) => allImportsOf(source.get(f)!).filter((s) => !s.startsWith('.'))), [], 'not even a package');
+});
+
+t.test('no import circle: no file reaches, through its imports, a file that imports it back', async (t) => {
+  const reach = (f: string, seen = new Set<string>()): Set<string> => {
+    for (const d of localDeps(f)) if (!seen.has(d)) (seen.add(d), reach(d, seen));
+    return seen;
+  };
+  const circles = FILES.filter((f) => reach(f).has(f));
+  t.same(circles, [], 'files on an import circle');
+  t.ok(reach('lib/cli/main.ts').has('lib/model/run.ts'), 'the detector follows imports');
+});
+
+t.test('child processes only through lib/exec', async (t) => {
+  t.same(importers(['node:child_process', 'child_process']), [], 'node:child_process');
+  t.same(importers(['execa', 'zx']).filter((f) => !f.startsWith('lib/exec/') && !f.startsWith('lib/vagrant/')), [], 'execa');
+});
+
+/** Files that write to disk, each with why; report and evidence files only through the writer and the artifact store. */
+const WRITERS: Record<string, string> = {
+  'lib/report/write.ts': 'the report writer: JUnit, JSON, HTML, repro.sh',
+  'lib/run/artifacts.ts': 'the artifact store: a run\'s evidence files',
+  'lib/lab/vagrant-lab.ts': 'the lab\'s own Vagrant directory (Vagrantfile, spec, ssh-config)',
+  'lib/lab/host.ts': 'the lab host\'s state file (what the harness started, to stop it later)',
+  'lib/lab/destroy.ts': 'removes a destroyed lab\'s directory',
+  'lib/vagrant/lock.ts': 'the lock file that serialises Vagrant box operations',
+};
+const WRITE_CALL = /\b(writeFile|writeFileSync|appendFile|appendFileSync|createWriteStream|mkdir|mkdirSync|rm|rmSync|unlink|unlinkSync|rename|copyFile|chmod|mkdtemp)\s*\(/;
+
+t.test('file writes only where a reason is on record', async (t) => {
+  const writers = FILES.filter((f) => imports(f).some((s) => FS_PACKAGES.includes(s)) && WRITE_CALL.test(code(f)));
+  t.same(writers.filter((f) => !(f in WRITERS)), [], 'a new writer: send its output through the report writer or the artifact store, or record why here');
+  t.ok(WRITE_CALL.test('await fs.writeFile(p, x)'), 'the detector sees a write');
 });

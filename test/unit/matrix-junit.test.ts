@@ -1,8 +1,12 @@
-// Merged matrix JUnit: a suite per cell, and a retried cell's first error as flakyError / rerunError in the right testcase.
+// A session's JUnit: a suite per cell, and a retried cell's first error as flakyError / rerunError in the right testcase,
+// placed in the element tree (no string splicing).
 import t from 'tap';
 import { XMLParser } from 'fast-xml-parser';
 import type { RunRecord, StepRecord } from '../../lib/model/run.js';
-import { insertIntoCase, renderMatrixJUnit, tagsOutsideCdata } from '../../lib/matrix/junit.js';
+import { renderJUnit } from '../../lib/report/junit.js';
+
+const renderMatrixJUnit = (cells: { cellName: string; attempts: RunRecord[] }[]) =>
+  renderJUnit(cells.map((c) => ({ name: c.cellName, key: c.cellName, scenario: 'bridge-exec-reboot', counts: true, attempts: c.attempts })), { attachmentPath: (a) => a.path });
 
 const UP = 'bring up the server and client VMs';
 const step = (name: string, status: StepRecord['status'], message?: string): StepRecord => ({ name, status, startedAtMs: 0, durationMs: 10, ...(message ? { message } : {}) });
@@ -44,18 +48,14 @@ t.test('a retry that broke too: rerunError, and the final error stays an error',
   t.ok(up['rerunError'], 'and the first attempt\'s as rerunError');
 });
 
-t.test('the scanner skips CDATA: text that looks like tags does not fool the insertion', async (t) => {
+t.test('text that looks like tags does not fool where the rerun element goes', async (t) => {
   const hostile = rec('r9', 'c', { steps: [step('prepare', 'passed', `<testcase name="${UP}"> </testsuite>`), step(UP, 'passed')], verdicts: [ok('client-rebooted')] });
-  const xml = renderMatrixJUnit([{ cellName: 'c', attempts: [hostile] }]);
-  const cdata = [...xml.matchAll(/<!\[CDATA\[[\s\S]*?\]\]>/g)].map((m) => [m.index!, m.index! + m[0].length] as const);
-  t.ok(xml.indexOf(`<testcase name="${UP}"`) < xml.indexOf(`<testcase name="${UP}" classname`), 'the look-alike comes first in the text');
-  t.notOk(tagsOutsideCdata(xml).some((x) => cdata.some(([a, b]) => x.at > a && x.at < b)), 'no tag is taken from inside CDATA');
-  const el = '<flakyError type="infrastructure" message="m"/>';
-  const out = insertIntoCase(xml, 'r9', UP, el);
-  const up = cases(parse(out).testsuites.testsuite).find((c) => c['name'] === UP)!;
-  t.ok(up['flakyError'], 'inserted into the real testcase (it was self-closing)');
-  t.match(JSON.stringify(cases(parse(out).testsuites.testsuite).find((c) => c['name'] === 'prepare')), /<testcase name=/, 'the look-alike text is intact');
-  t.equal(insertIntoCase(xml, 'nope', UP, el), xml, 'an unknown suite leaves the document alone');
-  const fallback = insertIntoCase(xml, 'r9', 'a step the retry never reached', el);
-  t.ok(cases(parse(fallback).testsuites.testsuite)[0]!['flakyError'], 'else the suite\'s first testcase');
+  const xml = renderMatrixJUnit([{ cellName: 'c', attempts: [errored('r8', 'c'), hostile] }]);
+  const all = cases(parse(xml).testsuites.testsuite);
+  t.ok(all.find((c) => c['name'] === UP)!['flakyError'], 'the rerun element is in the real testcase of the step that broke');
+  t.notOk(all.find((c) => c['name'] === 'prepare')!['flakyError'], 'not in the case whose text looks like it');
+  t.match(JSON.stringify(all.find((c) => c['name'] === 'prepare')), /<testcase name=/, 'the look-alike text is intact');
+  const other = rec('r10', 'c', { steps: [step('prepare', 'passed')], verdicts: [ok('client-rebooted')] });
+  const fallback = cases(parse(renderMatrixJUnit([{ cellName: 'c', attempts: [errored('r8', 'c'), other] }])).testsuites.testsuite);
+  t.ok(fallback[0]!['flakyError'], 'a step the retry never reached: the suite\'s first testcase');
 });

@@ -5,7 +5,9 @@ import t from 'tap';
 import { REDACTED, redact, redactDeep } from '../../lib/log/redact.js';
 import type { RunRecord } from '../../lib/model/run.js';
 import { renderConsoleSummary } from '../../lib/report/console.js';
-import { redactRuns, writeReports } from '../../lib/report/write.js';
+import { redactSession, writeSessionReports } from '../../lib/report/write.js';
+import { REPORTERS } from '../../lib/report/reporters.js';
+import { contextIn, sessionOf } from '../helpers/session.js';
 
 const TOKEN = '3f9c2a1e-7b4d-4e8f-9a6b-0c1d2e3f4a5b';
 // A throwaway ed25519 key generated for this test (not used anywhere).
@@ -62,21 +64,25 @@ t.test('no planted secret reaches a written report', async (t) => {
   const dir = t.testdir();
   const junitPath = join(dir, 'deep', 'er', 'junit.xml');
   const jsonPath = join(dir, 'summary', 'run.json');
-  const written = await writeReports(runs, { junitPath, jsonPath, secrets: [TOKEN] });
-  t.same(written, [junitPath, jsonPath], 'both written, folders created');
-  const texts = {
+  const { written } = await writeSessionReports(sessionOf(runs), REPORTERS, contextIn(dir, { junitPath, jsonPath, secrets: [TOKEN], rawArgs: ['--expect', `x=${TOKEN}`] }));
+  t.same(written.slice(0, 2).map((f) => f.path), [junitPath, jsonPath], 'both written, folders created');
+  const pages = written.filter((f) => f.kind === 'html' || f.kind === 'repro');
+  t.ok(pages.some((f) => f.kind === 'repro'), 'a failed run has a repro.sh');
+  const texts: Record<string, string> = {
     junit: readFileSync(junitPath, 'utf8'),
     json: readFileSync(jsonPath, 'utf8'),
-    console: renderConsoleSummary(redactRuns(runs, [TOKEN]), { color: true }),
+    console: renderConsoleSummary(redactSession(sessionOf(runs), [TOKEN]).suites.flatMap((x) => x.attempts), { color: true }),
+    ...Object.fromEntries(pages.map((f) => [f.path, readFileSync(f.path, 'utf8')])),
   };
   for (const [name, text] of Object.entries(texts)) {
     t.notOk(text.includes(TOKEN), `${name}: token absent`);
     t.notOk(text.includes('3f9c2a1e'), `${name}: no fragment of the token`);
     t.notOk(/PRIVATE KEY|b3BlbnNzaC1rZXktdjE|MIIEowIBAAKCAQEA/.test(text), `${name}: no private key material`);
-    t.ok(text.includes(REDACTED), `${name}: shows that something was redacted`);
+    if (name.endsWith('repro.sh')) t.match(text, `'x='"$NOMAD_TOKEN"`, `${name}: the argument refers to $NOMAD_TOKEN`);
+    else if (!name.endsWith('.html') || text.includes('[REDACTED]')) t.ok(text.includes(REDACTED), `${name}: shows that something was redacted`);
   }
-  t.doesNotThrow(() => JSON.parse(texts.json), 'JSON still parses');
-  t.match(texts.junit, 'expected failure: dup & <tag> [REDACTED]', 'the redacted message is still shown (CDATA)');
-  t.match(texts.junit, '<error message="nomad acl bootstrap printed [REDACTED]" type="infrastructure">', 'and in attributes');
+  t.doesNotThrow(() => JSON.parse(texts['json']!), 'JSON still parses');
+  t.match(texts['junit']!, 'expected failure: dup & <tag> [REDACTED]', 'the redacted message is still shown (CDATA)');
+  t.match(texts['junit']!, '<error message="nomad acl bootstrap printed [REDACTED]" type="infrastructure">', 'and in attributes');
   t.ok(runs[0]!.verdicts[0]!.evidence.some((l) => l.includes(TOKEN)), 'the caller’s records are not mutated');
 });

@@ -8,7 +8,9 @@ import { renderHtml } from '../../lib/report/html.js';
 import { hostDownSpans, packLabels, rebootWindow, ticks } from '../../lib/report/html-layout.js';
 import { fileHref, relTime } from '../../lib/report/html-text.js';
 import type { RunRecord, TimelineEvent } from '../../lib/model/run.js';
-import { runDirName, writeHtmlReports } from '../../lib/report/write.js';
+import { htmlReporter, runDirName } from '../../lib/report/reporters.js';
+import { writeSessionReports } from '../../lib/report/write.js';
+import { contextIn, sessionOf } from '../helpers/session.js';
 
 const fixture = (name: string): string => new URL(`../fixtures/report/${name}`, import.meta.url).pathname;
 const loadRuns = (): RunRecord[] => JSON.parse(readFileSync(fixture('runs.json'), 'utf8')) as RunRecord[];
@@ -170,7 +172,7 @@ t.test('layout helpers', async (t) => {
   t.equal(fileHref('a b/c#d/../e?.json'), 'a%20b/c%23d/../e%3F.json');
 });
 
-t.test('writeHtmlReports: one redacted page per run, links relative to the page', async (t) => {
+t.test('the HTML reporter: one redacted page per run, links relative to the page', async (t) => {
   const dir = t.testdir();
   const token = 'b1c2d3e4-0000-4a4a-9f9f-secrettoken1';
   const run = rebootRun();
@@ -179,7 +181,8 @@ t.test('writeHtmlReports: one redacted page per run, links relative to the page'
   run.timeline.push({ atMs: run.startedAtMs, lane: 'step', label: `NOMAD_TOKEN=${token}` });
   run.artifacts = [{ name: 'alloc-after.json', path: join(dir, run.runId, 'alloc-after.json') }, { name: 'elsewhere.log', path: join(dir, 'other', 'x.log') }];
   const other: RunRecord = { ...loadRuns()[2]!, runId: '../escape' };
-  const paths = await writeHtmlReports([run, other], { dir, secrets: [token] });
+  const { written } = await writeSessionReports(sessionOf([run, other]), [htmlReporter], contextIn(dir, { secrets: [token] }));
+  const paths = written.map((f) => f.path);
   t.same(paths, [join(dir, run.runId, 'report.html'), join(dir, '.._escape', 'report.html')], 'one page per run, never outside dir');
   const html = readFileSync(paths[0]!, 'utf8');
   t.notMatch(html, token, 'the token appears nowhere');

@@ -3,8 +3,12 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import t from 'tap';
-import { renderJUnit } from '../../lib/report/junit.js';
+import { renderJUnit as renderSuites } from '../../lib/report/junit.js';
 import type { RunRecord } from '../../lib/model/run.js';
+
+/** One suite per run, attachment paths as written (the reporter decides relative or absolute; tested separately). */
+const renderJUnit = (runs: RunRecord[]) =>
+  renderSuites(runs.map((r) => ({ name: r.suiteName, key: r.suiteName, scenario: r.scenario, counts: true, attempts: [r] })), { attachmentPath: (a) => a.path });
 import { cdata, cleanText, escapeAttr } from '../../lib/report/xml.js';
 import { lintJUnit, xmllintMissing } from '../helpers/junit-schema.js';
 

@@ -99,10 +99,21 @@ t.test('error: a step throws; the error names the step; cleanup still ran', asyn
     return [check('a', 'passed')];
   });
   t.equal(r.record.outcome, 'error');
-  t.same(r.record.verdicts, []);
+  t.match(r.record.verdicts, [{ id: 'a', title: 'A', label: 'skipped', met: true, message: 'not reached: the run broke in step "vagrant up": command exited 1: vagrant up' }], 'the check it never reached is listed as skipped, under its one title');
   t.match(r.record.error, { step: 'vagrant up', message: 'command exited 1: vagrant up', detail: /Error while activating network/ });
   t.same(r.torn, ['close tunnel', 'destroy lab']);
   t.same(r.files, ['alloc.json', 'client.log'], 'on-failure covers errors');
+});
+
+t.test('a run that broke is an error, not a failure, even when it was expected to fail (nothing was judged)', async (t) => {
+  const broke = async (ctx: Parameters<Parameters<typeof run>[1]>[0]) => {
+    await ctx.step('vagrant up', async () => {
+      throw new CommandError('vagrant up', 1, 'no domain');
+    });
+    return [check('a', 'passed')];
+  };
+  t.equal((await run(t, broke, (c) => (c.expect.scenario = 'fail'))).record.outcome, 'error', '--expect fail');
+  t.equal((await run(t, broke, (c) => (c.expect.perCheck = { a: 'fail' }))).record.outcome, 'error', '--expect a=fail on a check never reached');
 });
 
 t.test('interrupted mid-step: the step is cut short, cleanup runs, the run is marked interrupted', async (t) => {
@@ -117,6 +128,7 @@ t.test('interrupted mid-step: the step is cut short, cleanup runs, the run is ma
   t.equal(r.record.outcome, 'error');
   t.equal(r.record.interrupted, true);
   t.match(r.record.error, { message: 'interrupted by SIGINT', step: 'wait for the node' });
+  t.match(r.record.verdicts, [{ id: 'a', label: 'skipped', message: 'not reached: the run was interrupted in step "wait for the node"' }]);
   t.same(r.torn, ['close tunnel', 'destroy lab']);
 });
 

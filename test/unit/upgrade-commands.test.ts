@@ -3,7 +3,7 @@
 import t from 'tap';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ExecResult, Machine } from '../../lib/lab/types.js';
+import type { ExecResult, Machine } from '../../lib/model/lab.js';
 import { deadlineIn } from '../../lib/run/deadline.js';
 import { upgradeCommands, upgradeNomad } from '../../lib/cluster/upgrade.js';
 

@@ -11,8 +11,8 @@ import { collectHostEvidence } from '../cluster/evidence.js';
 import { createNomad } from '../nomad/client.js';
 import { createHttpTransport } from '../nomad/transport.js';
 import type { ScenarioEnv } from '../run/scenario.js';
-import { createVagrantLab } from './vagrant-lab.js';
-import { labSpecFor } from './spec-for.js';
+import { createVagrantLab } from '../lab/vagrant-lab.js';
+import { labSpecFor } from '../lab/spec-for.js';
 
 /** vms/Vagrantfile of this checkout. */
 export const VAGRANTFILE = fileURLToPath(new URL('../../vms/Vagrantfile', import.meta.url));

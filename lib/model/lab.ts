@@ -1,0 +1,60 @@
+// The ground floor: the contracts between a scenario and the machines it runs on. Real implementations live in
+// lib/vagrant + lib/ssh (lib/lab/vagrant-lab.ts); integration tests hand scenarios stand-ins. Imports nothing outside.
+import type { Deadline } from './deadline.js';
+
+/** Result of one remote command. */
+export interface ExecResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+  durationMs: number;
+}
+
+export interface ExecOptions {
+  deadline: Deadline;
+  /** written to the command's stdin */
+  stdin?: string | Buffer;
+  /** run through `sudo -n` */
+  sudo?: boolean;
+  /** stream output lines to the logger (--verbose) */
+  stream?: boolean;
+}
+
+/** A TCP forward from 127.0.0.1:localPort on the host to host:port as seen from the machine. */
+export interface Tunnel {
+  localPort: number;
+  close(): Promise<void>;
+}
+
+/** One VM, reached over SSH only. `cmd` strings must be built with lib/ssh/quote.ts. */
+export interface Machine {
+  /** logical role in the lab: "server" or "client" */
+  readonly role: string;
+  /** Vagrant machine name (contains the run id) */
+  readonly name: string;
+  exec(cmd: string, opts: ExecOptions): Promise<ExecResult>;
+  upload(localPath: string, remotePath: string, opts: { deadline: Deadline; mode?: number }): Promise<void>;
+  writeFile(remotePath: string, content: string | Buffer, opts: { deadline: Deadline; mode?: number }): Promise<void>;
+  /** /proc/sys/kernel/random/boot_id, trimmed */
+  bootId(opts: { deadline: Deadline }): Promise<string>;
+  forward(remoteHost: string, remotePort: number, opts: { deadline: Deadline }): Promise<Tunnel>;
+  /** drop cached connections (after a reboot) */
+  disconnect(): Promise<void>;
+}
+
+import type { RebootKind } from './kinds.js';
+import type { RebootRecord } from './evidence.js';
+export type { RebootKind, RebootRecord };
+
+/** A set of machines with a lifecycle. */
+export interface Lab {
+  readonly id: string;
+  readonly machines: Readonly<Record<string, Machine>>;
+  /** reboot for real and wait until SSH answers with a new boot_id */
+  reboot(role: string, kind: RebootKind, opts: { deadline: Deadline }): Promise<RebootRecord>;
+  /** text evidence about the lab (vagrant status, serial console log, …) keyed by file name */
+  collectEvidence(opts: { deadline: Deadline }): Promise<Record<string, string>>;
+  /** how a person reaches and removes the lab when it is kept (--keep) */
+  describe(): string;
+  destroy(opts: { deadline: Deadline }): Promise<void>;
+}
