@@ -47,8 +47,13 @@ function envOn(config: ScenarioEnv['config'], nomad: () => FakeNomad, installed:
 }
 
 /** CLI deps collecting stdout/stderr, no TTY, with the stand-in env factory. */
-function depsWith(makeEnv: CliDeps['makeEnv'], o: { cwd: string; token?: string }, out: string[], err: string[]): CliDeps {
-  return { env: o.token ? { NOMAD_TOKEN: o.token } : {}, cwd: o.cwd, out: (s) => void out.push(s), err: (s) => void err.push(s), isTTY: false, makeEnv };
+function depsWith(makeEnv: CliDeps['makeEnv'], o: { cwd: string; token?: string }, out: string[], err: string[], versionOf: (path: string) => string | undefined = versionInPath): CliDeps {
+  // Note: a stand-in build is no file the host can run; `<build> version` is answered from the build's stand-in table.
+  const buildVersion = async (path: string) => {
+    const v = versionOf(path);
+    return v ? { version: v, revision: 'stand-in' } : {};
+  };
+  return { env: o.token ? { NOMAD_TOKEN: o.token } : {}, cwd: o.cwd, out: (s) => void out.push(s), err: (s) => void err.push(s), isTTY: false, makeEnv, buildVersion };
 }
 
 /** Start a Nomad stand-in on a timeline and CLI deps whose scenario env uses it and a stand-in lab. */
@@ -66,7 +71,7 @@ export async function standIn(timeline: Timeline, o: { token?: string; sshNeverB
     // Note: this stand-in client always starts as 1.9.7; after an upgrade it reports the version in the build's path
     ...envOn(config, () => nomad, () => '1.9.7', versionInPath),
   });
-  const deps = depsWith(makeEnv, o, out, err);
+  const deps = depsWith(makeEnv, o, out, err, (path) => versionInPath(path) ?? '1.9.7');
   return { nomad, lab, deps, out, err };
 }
 
@@ -127,7 +132,7 @@ export function standInPerRun(builds: Record<string, StandInBuild>, o: { cwd: st
       ...envOn(config, () => need().nomad, () => buildOf(config.nomadBinary).version, (binary) => builds[binary]?.version ?? versionInPath(binary)),
     };
   };
-  const deps = depsWith(makeEnv, o, out, err);
+  const deps = depsWith(makeEnv, o, out, err, (path) => Object.entries(builds).find(([k]) => path === k || path.endsWith(k))?.[1].version ?? versionInPath(path));
   return { deps, out, err, runs };
 }
 

@@ -33,7 +33,8 @@ t.test('a failed stand-in run: artifacts, linked JUnit, HTML timeline in Chromiu
   const junit = readFileSync(join(runDir, 'junit.xml'), 'utf8');
   const links = [...junit.matchAll(/\[\[ATTACHMENT\|([^\]]+)\]\]/g)].map((m) => m[1]!);
   t.ok(links.some((l) => l.endsWith('task-events.json')), 'JUnit links the task events');
-  for (const l of links) t.ok(existsSync(l), `attachment ${l} exists`);
+  for (const l of links) t.ok(existsSync(join(runDir, l)), `attachment ${l} exists, relative to the JUnit file's folder`);
+  t.ok(links.every((l) => !l.startsWith('/')), 'relative paths (GitLab resolves them from the JUnit file)');
 
   // HTML timeline, rendered by Chromium when it is installed
   const html = join(runDir, 'report.html');
@@ -53,7 +54,7 @@ t.test('a failed stand-in run: artifacts, linked JUnit, HTML timeline in Chromiu
   const repro = readFileSync(join(runDir, 'repro.sh'), 'utf8');
   const sha = execFileSync('sha256sum', [join(dir, 'nomad-build')], { encoding: 'utf8' }).split(' ')[0]!;
   t.match(repro, sha, 'the build is named by its sha256');
-  t.match(s.out.join(''), /re-run bridge-exec-reboot exactly/, 'the command is printed too');
+  t.match(s.out.join(''), /re-run bridge-exec-reboot@1\.9\.7\/reboot=hard \(run \S+\) exactly/, 'the command is printed too, naming the suite');
   const line = repro.split('\n').find((l) => l.startsWith('cd '))!;
   const words = [...line.matchAll(/'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2]!);
   const rerun = words.slice(words.indexOf('run'));
