@@ -21,7 +21,8 @@ export interface ConfigSources {
   scenario?: string;
 }
 
-export type ConfigResult = { ok: true; config: HarnessConfig } | { ok: false; problems: ConfigProblem[] };
+/** On problems, `config` still holds every value that was valid (the planner checks what it can of the rest). */
+export type ConfigResult = { ok: true; config: HarnessConfig } | { ok: false; problems: ConfigProblem[]; config: HarnessConfig };
 
 /** Merge and validate all sources into one config, or return every problem found. */
 export function resolveConfig(src: ConfigSources): ConfigResult {
@@ -60,7 +61,7 @@ export function resolveConfig(src: ConfigSources): ConfigResult {
   if (config.output.quiet && config.output.verbose) {
     problems.push({ field: '--quiet/--verbose', value: 'both', message: 'cannot be used together', fix: 'choose one of --quiet and --verbose' });
   }
-  return problems.length ? { ok: false, problems } : { ok: true, config };
+  return problems.length ? { ok: false, problems, config } : { ok: true, config };
 }
 
 /** yaml sections: the first part of every dotted key ("lab", "nomad", ...). */

@@ -142,10 +142,8 @@ function planRun(input: PlanInput): Draft {
   const seen = new Set<string>();
   for (const s of chosen as PlannableScenario[]) {
     const res = configOf(input, s, all ? { knownChecks: union } : {});
-    if (!res.ok) {
-      for (const p of res.problems) if (!seen.has(JSON.stringify(p))) (seen.add(JSON.stringify(p)), problems.push(p));
-      continue;
-    }
+    // Note: with problems, the values that were valid still let the other checks below run (every problem at once).
+    if (!res.ok) for (const p of res.problems) if (!seen.has(JSON.stringify(p))) (seen.add(JSON.stringify(p)), problems.push(p));
     const config = res.config;
     // --all: an expectation of a check applies to the scenarios that have that check.
     const own = new Set(s.checks.map((c) => c.id));
@@ -182,7 +180,7 @@ function planCompare(input: PlanInput): Draft {
   if (input.values['nomad-binary'] !== undefined) problems.push({ field: '--nomad-binary', value: input.values['nomad-binary'], message: 'cannot be combined with --before/--after', fix: 'drop --nomad-binary: compare installs --before, then --after' });
   const res = s ? configOf(input, s) : undefined;
   if (res && !res.ok) problems.push(...res.problems);
-  if (!s || !res?.ok) return { problems, builds: buildsOfSides(given, input.cwd) };
+  if (!s || !res) return { problems, builds: buildsOfSides(given, input.cwd) };
   const cells: PlannedCell[] = [];
   for (const side of sides) {
     const config: HarnessConfig = { ...structuredClone(res.config), nomadBinary: given[side] };
@@ -218,15 +216,16 @@ function planMatrix(input: PlanInput): Draft {
   const all = expandCells(m);
   if (only !== undefined && !all.some((c) => c.name === only)) problems.push({ field: '--cell', value: only, message: 'names no cell of this matrix', fix: `use one of: ${all.map((c) => c.name).join(', ')}` });
   const { i, n } = 'field' in sh ? { i: 1, n: 1 } : sh;
-  const cells: Cell[] = only !== undefined ? all.filter((c) => c.name === only) : shard(all, i, n);
+  // Note: an unknown --cell is a problem; the shard's cells are still planned so their builds are checked too.
+  const picked = only !== undefined ? all.filter((c) => c.name === only) : [];
+  const cells: Cell[] = picked.length ? picked : shard(all, i, n);
   const bases = new Map<string, HarnessConfig>();
   for (const name of m.scenarios) {
     const s = input.scenarios.find((x) => x.name === name)!;
     const res = configOf(input, s, { file: deepMerge(input.harness?.data, m.defaults), fileName: `${input.harness ? `${input.harness.name} + ` : ''}${mf.name} defaults` });
-    if (res.ok) bases.set(name, res.config);
-    else problems.push(...res.problems);
+    bases.set(name, res.config);
+    if (!res.ok) problems.push(...res.problems);
   }
-  if (bases.size !== m.scenarios.length) return { problems, builds: [] };
   const planned: PlannedCell[] = cells.map((cell) => matrixCell(cell, bases.get(cell.scenario)!, input, mf.dir));
   problems.push(...planProblems(planned.map((p) => ({ cell: cells.find((c) => c.name === p.key)!, config: p.configFor(0) })), m.parallel, m.memoryBudgetMb, mf.name));
   for (const p of planned) {

@@ -30,8 +30,8 @@ t.test('a good file: scenarios, axes in file order, entries with expectations, d
   t.same(r.spec.scenarios, ['bridge-exec-reboot']);
   t.same(r.spec.axes.map((a) => a.name), ['nomad', 'reboot']);
   t.same(r.spec.axes[0]!.values, [
-    { name: '1.9.3', binary: './a', expect: { perCheck: { 'no-duplicate-ip': 'fail' } } },
-    { name: '1.9.7', binary: './b', expect: { perCheck: {} } },
+    { name: '1.9.3', binary: './a', expect: { perCheck: { 'no-duplicate-ip': 'fail' } }, field: 'axes.nomad[0]' },
+    { name: '1.9.7', binary: './b', expect: { perCheck: {} }, field: 'axes.nomad[1]' },
   ], 'a YAML number name (1.9.7 is a string in YAML anyway) stays a name');
   t.same(r.spec.defaults, { lab: { memory_mb: 1024 } });
   t.equal(r.spec.parallel, 2);
