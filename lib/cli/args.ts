@@ -11,6 +11,7 @@ export const COMMANDS = {
   destroy: 'destroy labs left by --keep or a killed run (by run id, or --all)',
   compare: 'run a scenario on two Nomad builds (--before, --after) and show which checks flipped',
   matrix: 'run the cells of a matrix file (builds x reboot kinds x ...), optionally one shard of them',
+  build: 'resolve Nomad builds (release version, git:<dir>[@<ref>], path) into the cache and print their provenance',
   help: 'show help',
 } as const;
 export type Command = keyof typeof COMMANDS;
@@ -96,6 +97,16 @@ export function helpText(command?: Command): string {
     lines.push(`  ${'--cell <name>'.padEnd(30)} run only the cell of that name (what a failed cell's repro command uses)`);
     lines.push(`  ${'--junit <path>'.padEnd(30)} the merged JUnit file (default <reports-dir>/matrix-<first run id>/junit.xml)`);
     lines.push(`  ${'(every run option)'.padEnd(30)} applies to every cell; the cell's axis values win (see reboot-harness run --help)`);
+  } else if (command === 'build') {
+    lines.push('Usage: reboot-harness build <spec>... [--json] [--releases-url <url>] [--releases-key <file>]', '',
+      'Resolves each build spec without running a scenario and prints its path, sha256, version, revision and origin.',
+      'A spec is a release version (1.9.7, 1.9.7+ent, latest: downloaded, SHA256SUMS signature and zip checksum',
+      'verified, cached), a source tree git:<dir>[@<ref>] (HEAD with uncommitted changes, or a ref; built like a',
+      'release, cached by commit), or the path of a linux/amd64 nomad binary (./1.9.3 is a file, 1.9.3 a version).',
+      'Cache: ${XDG_CACHE_HOME:-~/.cache}/nomad-reboot-harness/builds. Details: docs/builds.md', '', 'Options:');
+    for (const f of FIELDS.filter((x) => x.yaml.startsWith('builds.') || x.flag === 'json' || x.flag === 'quiet')) {
+      lines.push(`  ${(`--${f.flag}${BOOL_FLAGS.has(f.flag!) ? '' : ' <value>'}`).padEnd(30)} ${f.doc}${f.env ? ` [env ${f.env}]` : ''}`);
+    }
   } else if (command === 'destroy') {
     lines.push('Usage: reboot-harness destroy <run-id>... | --all [--host]', '', 'Destroys the VMs and Vagrant directory of the given runs under the work dir (--work-dir).', '--host also stops the libvirtd/virtlogd and network namespace that the harness itself started (isolated mode).');
   } else if (command === 'list') {
