@@ -162,7 +162,8 @@ export async function buildSource(plan: SourcePlan, ctx: BuildContext): Promise<
       const commit = `${plan.commit}${plan.dirty ? '+CHANGES' : ''}`;
       const ldflags = `-X ${profile.versionPackage}.GitCommit=${commit} -X ${profile.versionPackage}.BuildDate=${date}`;
       let packages = 0;
-      const r = await go(['build', '-v', '-trimpath', '-ldflags', ldflags, '-tags', profile.tags.join(' '), '-o', out, profile.main],
+      // Note: -buildvcs=false: the checkout has no .git, and a parent repository (a cache under a dotfiles home) is not it.
+      const r = await go(['build', '-v', '-trimpath', '-buildvcs=false', '-ldflags', ldflags, '-tags', profile.tags.join(' '), '-o', out, profile.main],
         src, { ...buildO, onLine: () => note(`${++packages} packages`) });
       if (r.code !== 0) throw failed(`${spec}: go build failed (exit ${r.code})`, logPath, r.stderr);
     });
@@ -181,7 +182,9 @@ export async function buildSource(plan: SourcePlan, ctx: BuildContext): Promise<
 /** The environment of every go command: a reproducible linux/amd64 cgo build with the local toolchain only. */
 function goEnv(ctx: BuildContext): Record<string, string | undefined> {
   const env = ctx.env ?? process.env;
-  return { PATH: env['PATH'] ?? process.env['PATH'], GOTOOLCHAIN: 'local', CGO_ENABLED: '1', GOOS: 'linux', GOARCH: 'amd64', GOWORK: 'off' };
+  // Note: the user's GOFLAGS (-mod=vendor, …) are not the recipe's; the profile sets its own for generate and build.
+  return { PATH: env['PATH'] ?? process.env['PATH'], GOTOOLCHAIN: 'local', CGO_ENABLED: '1', GOOS: 'linux', GOARCH: 'amd64',
+    GOWORK: 'off', GOFLAGS: '' };
 }
 
 /** A failed generate or compile: exit 3, with the compiler's last lines and the log's path. */
