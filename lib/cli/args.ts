@@ -14,6 +14,7 @@ export const COMMANDS = {
   doctor: 'check the host: vagrant, provider, libvirtd, virtualization, box, disk, memory',
   setup: 'install the host packages the lab needs and build the offline box (Debian/Ubuntu, root)',
   destroy: 'destroy labs left by --keep or a killed run (by run id, or --all)',
+  build: 'resolve Nomad builds (release version, git:<dir>[@<ref>], path) into the cache and print their provenance',
   help: 'show help (also: <command> --help)',
 } as const;
 export type Command = keyof typeof COMMANDS;
@@ -49,6 +50,7 @@ const OPTIONS: readonly CommandOption[] = [
 const DOCTOR_FLAGS = new Set(['nomad-binary', 'provider', 'box', 'libvirt-driver', 'netns', 'work-dir', 'memory', 'json', 'verbose', 'quiet']);
 const DESTROY_FLAGS = new Set(['netns', 'work-dir', 'provider', 'verbose', 'quiet']);
 const LIST_FLAGS = new Set(['json']);
+const BUILD_FLAGS = new Set(['json', 'quiet', 'verbose', 'releases-url', 'releases-key']);
 const BOOL_FLAGS = new Set(['keep', 'json', 'verbose', 'quiet']);
 
 /** Whether a config field's flag belongs to `command`. */
@@ -58,6 +60,7 @@ function fieldFor(command: Command, f: Field): boolean {
   if (command === 'doctor') return DOCTOR_FLAGS.has(f.flag);
   if (command === 'destroy') return DESTROY_FLAGS.has(f.flag);
   if (command === 'list') return LIST_FLAGS.has(f.flag);
+  if (command === 'build') return BUILD_FLAGS.has(f.flag);
   return false;
 }
 
@@ -211,6 +214,12 @@ const USAGE: Record<Exclude<Command, 'help'>, string[]> = {
   doctor: ['reboot-harness doctor [--nomad-binary <path>] [--json]', '', 'Every prerequisite of a run, each missing piece with the command that fixes it.'],
   setup: ['reboot-harness setup [--force] [--docker]', '', 'Runs vms/setup-host.sh: Debian packages, then the offline box.'],
   destroy: ['reboot-harness destroy <run-id>... | --all [--host]', '', 'Destroys the VMs and Vagrant directory of the given runs under the work dir (--work-dir).'],
+  build: ['reboot-harness build <spec>... [--json] [--releases-url <url>] [--releases-key <file>]', '',
+    'Resolves each build spec without running a scenario and prints its path, sha256, version, revision and origin.',
+    'A spec is a release version (1.9.7, 1.9.7+ent, latest: downloaded, SHA256SUMS signature and zip checksum',
+    'verified, cached), a source tree git:<dir>[@<ref>] (HEAD with uncommitted changes, or a ref; built like a',
+    'release, cached by commit), or the path of a linux/amd64 nomad binary (./1.9.3 is a file, 1.9.3 a version).',
+    'Cache: ${XDG_CACHE_HOME:-~/.cache}/nomad-reboot-harness/builds. Details: docs/builds.md'],
 };
 
 /** Exit codes each command can end with. */
@@ -222,6 +231,7 @@ const EXITS: Record<Exclude<Command, 'help'>, string> = {
   doctor: '0 every prerequisite is met; 2 usage error; 3 something is missing (the fix is printed); 70 harness bug',
   setup: '0 set up; 2 usage error or a missing prerequisite; 3 an install or the box build failed; 70 harness bug',
   destroy: '0 destroyed (or nothing to destroy); 2 usage error; 3 a destroy failed; 70 harness bug',
+  build: '0 every build resolved; 2 a bad spec, an unknown version, a checksum or signature that does not hold, a tree that is not Nomad; 3 the releases site unreachable or a compile failed; 70 harness bug; 130 interrupted',
 };
 
 /** The help text of one command (or of all). */

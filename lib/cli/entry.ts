@@ -7,6 +7,7 @@ import { runDoctor, renderDoctor } from '../lab/doctor.js';
 import { ensureLabHost, reexecInNetns, IN_NETNS_ENV } from '../lab/host.js';
 import { destroyLabs } from '../lab/destroy.js';
 import { createRealEnv } from '../session/real-env.js';
+import { createBuildLayer } from '../session/builds.js';
 import { deadlineIn } from '../run/deadline.js';
 import type { HarnessConfig } from '../config/schema.js';
 import type { Logger } from '../log/events.js';
@@ -49,6 +50,7 @@ const deps: CliDeps = {
   makeEnv: createRealEnv,
   prepareHost,
   checkBinary: async (p, field = '--nomad-binary') => void (await checkNomadBinary(p, field)),
+  builds: createBuildLayer({ env: process.env }),
   doctor,
   destroy: (config, ids, all, logger, stopHost) => destroyLabs(config, ids, all, logger, { stopHost }),
   setup,

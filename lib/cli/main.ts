@@ -7,48 +7,28 @@ import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { parse as parseYaml } from 'yaml';
-import { EXIT, ConfigError, HarnessError, type ConfigProblem, type ExitCode } from '../errors.js';
+import { EXIT, ConfigError, HarnessError, type ConfigProblem } from '../errors.js';
 import { resolveConfig } from '../config/validate.js';
-import type { HarnessConfig } from '../config/schema.js';
+import { DEFAULTS, type HarnessConfig } from '../config/schema.js';
 import { consoleLogger } from '../log/format.js';
 import { redact } from '../log/redact.js';
 import type { Logger } from '../log/events.js';
-import type { Scenario, ScenarioEnv } from '../run/scenario.js';
-import type { BuildInfo, SessionReport } from '../model/session.js';
-import { planSession, type BuildRef, type Plan, type PlanCommand } from '../plan/plan.js';
+import type { Scenario } from '../run/scenario.js';
+import type { SessionReport } from '../model/session.js';
+import { planSession, type Plan, type PlanCommand } from '../plan/plan.js';
 import { executePlan } from '../session/execute.js';
 import { REPORTERS, type ReportContext } from '../report/reporters.js';
 import { renderSessionConsole } from '../report/console.js';
 import { writeSessionReports } from '../report/write.js';
 import { helpText, parseCli, type ParsedArgs } from './args.js';
 import { SCENARIOS, findScenario, listText } from './scenarios.js';
+import { buildCommand } from './build.js';
+import type { BuildLayer, CliDeps } from './deps.js';
+
+export type { BuildLayer, CliDeps } from './deps.js';
 
 /** The CLI entry a person runs (for repro commands). */
 export const CLI_PATH = fileURLToPath(new URL('../../bin/reboot-harness.js', import.meta.url));
-
-/** What the CLI needs from the outside world; tests hand in stand-ins (a stand-in lab and Nomad). */
-export interface CliDeps {
-  env: Record<string, string | undefined>;
-  cwd: string;
-  out: (s: string) => void;
-  err: (s: string) => void;
-  isTTY: boolean;
-  /** the scenario environment: real VMs (lib/lab/real-env.ts) or stand-ins */
-  makeEnv: (config: HarnessConfig, runId: string, logger: Logger) => ScenarioEnv;
-  /**
-   * before a run: make sure the lab host is ready; may re-run the CLI inside the lab's network namespace and return its
-   * exit code. `subnets`: every lab subnet the runs will use (default: the config's two), each guarded by a host-stack blackhole.
-   */
-  prepareHost?: (config: HarnessConfig, argv: string[], logger: Logger, subnets?: readonly string[]) => Promise<ExitCode | undefined>;
-  /** checks a Nomad build before anything is created (ConfigError naming `field` when it is not one); all builds are checked */
-  checkBinary?: (path: string, field?: string) => Promise<void>;
-  /** what `<build> version` says (version, revision); absent = not asked */
-  buildVersion?: (path: string) => Promise<{ version?: string; revision?: string }>;
-  doctor?: (config: HarnessConfig, json: boolean) => Promise<ExitCode>;
-  destroy?: (config: HarnessConfig, ids: string[], all: boolean, logger: Logger, stopHost: boolean) => Promise<ExitCode>;
-  setup?: (o: { force: boolean; docker: boolean }) => Promise<ExitCode>;
-  signalSource?: NodeJS.EventEmitter;
-}
 
 /** Run the CLI; returns the exit code (never throws). */
 export async function main(argv: string[], deps: CliDeps): Promise<number> {
@@ -79,6 +59,8 @@ export async function main(argv: string[], deps: CliDeps): Promise<number> {
         return deps.doctor ? await deps.doctor(config, config.output.json) : unsupported('doctor');
       case 'setup':
         return deps.setup ? await deps.setup({ force: Boolean(args.values['force']), docker: Boolean(args.values['docker']) }) : unsupported('setup');
+      case 'build':
+        return await buildCommand(args, config, deps);
       case 'destroy':
         if (!args.values['all'] && !args.values['host'] && args.positionals.length === 0) throw new ConfigError([{ field: 'run id', value: undefined, message: 'is required', fix: 'give one or more run ids (see the "kept" line of a run, or ls the work dir), --all, or --host' }]);
         return deps.destroy ? await deps.destroy(config, args.positionals, Boolean(args.values['all']), logger, Boolean(args.values['host'])) : unsupported('destroy');
@@ -103,16 +85,18 @@ async function sessionCommand(command: PlanCommand, args: ParsedArgs, deps: CliD
     command, positionals: args.positionals, values: args.values, env: deps.env, cwd: deps.cwd, scenarios: SCENARIOS,
     ...(harness ? { harness } : {}), ...(matrixFile ? { matrixFile } : {}),
   });
-  const buildProblems = await checkBuilds(res.ok ? res.plan.builds : res.builds, deps);
-  if (!res.ok || buildProblems.length) throw new ConfigError([...(res.ok ? [] : res.problems), ...buildProblems]);
-  const plan = res.plan;
-  const secrets = plan.base.nomad.token ? [plan.base.nomad.token] : [];
+  const base = res.ok ? res.plan.base : DEFAULTS;
+  const secrets = base.nomad.token ? [base.nomad.token] : [];
   addSecrets(secrets);
   const allSecrets = [...new Set([...(deps.env['NOMAD_TOKEN'] ? [deps.env['NOMAD_TOKEN']] : []), ...secrets])];
-  const logger = loggerFor(plan.base, deps, allSecrets);
+  const logger = loggerFor(base, deps, allSecrets);
+  const layer = deps.builds ?? pathBuilds(deps);
+  const buildProblems = await layer.check(res.ok ? res.plan.builds : res.builds, base, logger);
+  if (!res.ok || buildProblems.length) throw new ConfigError([...(res.ok ? [] : res.problems), ...buildProblems]);
+  const plan = res.plan;
   const out = await executePlan(plan, {
     scenario: findScenario, makeEnv: deps.makeEnv, newRunId, logger,
-    describeBuild: (ref) => describeBuild(ref, deps),
+    resolveBuild: (ref) => layer.resolve(ref, plan.base, logger),
     ...(deps.prepareHost ? { prepareHost: (config, lg, subnets) => deps.prepareHost!(config, argv, lg, subnets) } : {}),
     ...(deps.signalSource ? { signalSource: deps.signalSource } : {}),
     onKept: (runId, kept) => deps.err(keptMessage(runId, kept)),
@@ -138,27 +122,29 @@ function reportContext(plan: Plan, s: SessionReport, args: ParsedArgs, deps: Cli
   };
 }
 
-/** Every build of the plan checked, every problem kept (a matrix with two bad builds names both entries). */
-async function checkBuilds(builds: readonly BuildRef[], deps: CliDeps): Promise<ConfigProblem[]> {
-  if (!deps.checkBinary) return [];
-  const problems: ConfigProblem[] = [];
-  for (const b of builds) {
-    try {
-      await deps.checkBinary(b.path, b.field);
-    } catch (err) {
-      if (err instanceof ConfigError) problems.push(...err.problems);
-      else throw err;
-    }
-  }
-  return problems;
-}
-
-/** A build's provenance: its sha256 and, when the host can run it, what `version` says. */
-async function describeBuild(ref: BuildRef, deps: CliDeps): Promise<BuildInfo> {
-  const sha256 = await sha256File(ref.path).catch(() => undefined);
-  const none: { version?: string; revision?: string } = {};
-  const v = deps.buildVersion ? await deps.buildVersion(ref.path).catch(() => none) : none;
-  return { spec: ref.path, path: ref.path, sha256, version: v.version, revision: v.revision };
+/** Without the build layer (stand-in tests): a spec is a path, checked by checkBinary, described by buildVersion. */
+function pathBuilds(deps: CliDeps): BuildLayer {
+  return {
+    async check(refs) {
+      const problems: ConfigProblem[] = [];
+      for (const b of refs) {
+        try {
+          await deps.checkBinary?.(resolve(b.cwd, b.spec), b.field);
+        } catch (err) {
+          if (err instanceof ConfigError) problems.push(...err.problems);
+          else throw err;
+        }
+      }
+      return problems;
+    },
+    async resolve(ref) {
+      const path = resolve(ref.cwd, ref.spec);
+      const none: { version?: string; revision?: string } = {};
+      const v = deps.buildVersion ? await deps.buildVersion(path).catch(() => none) : none;
+      const sha256 = await sha256File(path).catch(() => '');
+      return { spec: ref.spec, path, sha256, version: v.version ?? '', revision: v.revision ?? '', origin: { kind: 'path', path } };
+    },
+  };
 }
 
 /** sha256 of a file, hex (names a Nomad build in reports and repro commands). */

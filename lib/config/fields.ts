@@ -80,6 +80,20 @@ export const subnet24 = (raw: unknown): Parsed =>
 export const netnsName = (raw: unknown): Parsed =>
   typeof raw === 'string' && /^[A-Za-z0-9_.-]{0,32}$/.test(raw) ? ok(raw) : bad('must be a network namespace name (letters, digits, - _ .) or ""', 'write e.g. "nrh-lab", or "" to use the host network');
 
+/** An http(s) URL without query or fragment (a releases site or mirror); a trailing slash is dropped. */
+export const httpUrl = (raw: unknown): Parsed => {
+  const text = typeof raw === 'string' ? raw.trim() : '';
+  let u: URL | undefined;
+  try {
+    u = new URL(text);
+  } catch {
+    u = undefined;
+  }
+  return u && /^https?:$/.test(u.protocol) && !u.search && !u.hash
+    ? ok(text.replace(/\/+$/, ''))
+    : bad('must be an http(s) URL', 'write e.g. "https://releases.hashicorp.com" or your mirror\'s base URL');
+};
+
 /** Turn a field's parse failure into the problem the user sees. */
 export function problem(field: string, value: unknown, p: Parsed & { ok: false }): ConfigProblem {
   return { field, value, message: p.message, fix: p.fix };

@@ -13,6 +13,8 @@ export interface HarnessConfig {
   /** the build the client is upgraded to in place (upgrade-in-place scenario) */
   upgradeTo: string | undefined;
   upgrade: { mode: UpgradeMode };
+  /** where version specs are downloaded from and the key their SHA256SUMS must be signed with (lib/builds) */
+  builds: { releasesUrl: string; releasesKey: string | undefined };
   nomad: {
     /** ACL token for the lab's Nomad API (never logged or reported) */
     token: string | undefined;
@@ -66,6 +68,8 @@ export const DEFAULTS: HarnessConfig = {
   upgradeTo: undefined,
   // the GH-25093 case itself: swap the build under running allocs
   upgrade: { mode: 'upgrade' },
+  // the official layout; a mirror (Artifactory, an air-gapped copy) is one flag away
+  builds: { releasesUrl: 'https://releases.hashicorp.com', releasesKey: undefined },
   nomad: {
     token: undefined,
     // the seed procedure: a reboot under emulation takes 30-60 s; Nomad's default 10s would mark the node down

@@ -1,11 +1,14 @@
 // Every configuration key, once: harness.yaml key, flag, environment variable, check and doc line.
 import { TASK_DRIVERS, UPGRADE_MODES } from './schema.js';
-import { bool, goDuration, int, netnsName, oneOf, str, subnet24, timeoutSeconds, type Field } from './fields.js';
+import { bool, goDuration, httpUrl, int, netnsName, oneOf, str, subnet24, timeoutSeconds, type Field } from './fields.js';
 
 /** All keys. The README's configuration table is written from this list. */
 export const FIELDS: Field[] = [
-  { yaml: 'nomad_binary', flag: 'nomad-binary', env: 'NOMAD_BINARY', path: ['nomadBinary'], doc: 'Nomad build to install in the VMs (linux/amd64 ELF)', parse: str('give the path of a linux/amd64 nomad binary, e.g. ./pkg/linux_amd64/nomad') },
-  { yaml: 'upgrade_to', flag: 'upgrade-to', env: 'NOMAD_UPGRADE_TO', path: ['upgradeTo'], doc: 'Nomad build the client is upgraded to in place (upgrade-in-place; linux/amd64 ELF)', parse: str('give the path of the linux/amd64 nomad build to upgrade to, e.g. ./nomad-1.9.7') },
+  { yaml: 'nomad_binary', flag: 'nomad-binary', env: 'NOMAD_BINARY', path: ['nomadBinary'], doc: 'the path of a linux/amd64 Nomad build (the older name of --nomad)', parse: str('give the path of a linux/amd64 nomad binary, e.g. ./pkg/linux_amd64/nomad') },
+  { yaml: 'nomad_build', flag: 'nomad', env: 'NOMAD_BUILD', path: ['nomadBinary'], doc: 'Nomad build to install: a release version (1.9.7, 1.9.7+ent, latest), git:<dir>[@<ref>], or the path of a linux/amd64 binary', parse: str('give a release version (1.9.7, latest), git:<dir>[@<ref>], or the path of a linux/amd64 nomad binary') },
+  { yaml: 'upgrade_to', flag: 'upgrade-to', env: 'NOMAD_UPGRADE_TO', path: ['upgradeTo'], doc: 'Nomad build the client is upgraded to in place (upgrade-in-place): a release version, git:<dir>[@<ref>] or a path', parse: str('give the build to upgrade to: a release version (1.9.7), git:<dir>[@<ref>] or a path') },
+  { yaml: 'builds.releases_url', flag: 'releases-url', env: 'NOMAD_RELEASES_URL', path: ['builds', 'releasesUrl'], doc: 'base URL of the Nomad releases layout for version specs (the official site or a mirror)', parse: httpUrl },
+  { yaml: 'builds.releases_key', flag: 'releases-key', env: 'NOMAD_RELEASES_KEY', path: ['builds', 'releasesKey'], doc: "public key file a mirror signs its SHA256SUMS with (default: HashiCorp's release key, shipped)", parse: str('give the path of an OpenPGP public key file') },
   { yaml: 'upgrade.mode', flag: 'upgrade-mode', path: ['upgrade', 'mode'], doc: 'upgrade-in-place variant: upgrade, restart-only (same build, control case) or upgrade-then-reboot', parse: oneOf(UPGRADE_MODES) },
   { yaml: 'nomad.token', env: 'NOMAD_TOKEN', path: ['nomad', 'token'], doc: 'ACL token for the Nomad API (never logged or reported)', secret: true, parse: str('give the SecretID of an ACL token') },
   { yaml: 'nomad.heartbeat_grace', flag: 'heartbeat-grace', path: ['nomad', 'heartbeatGrace'], doc: 'server heartbeat_grace; shorter than a reboot means the node goes down and allocs are replaced', parse: goDuration },

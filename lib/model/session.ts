@@ -1,6 +1,10 @@
 // The ground floor: one session (a run, a compare or a matrix shard) as reporters see it. Built once, never patched.
 import type { Verdict } from './check.js';
 import type { RunRecord } from './run.js';
+import type { ResolvedBuild } from './build.js';
+
+/** A build as a session used it: the spec as given, the binary, its sha256, what `nomad version` said, its origin. */
+export type BuildInfo = ResolvedBuild;
 
 /** One JUnit suite: a cell of the plan and its attempts (a retry after an infrastructure error is a second attempt). */
 export interface SuiteReport {
@@ -26,15 +30,6 @@ export interface ComparisonRow {
   flipped: boolean;
 }
 
-/** A build as a session used it: where it came from and what `nomad version` said. */
-export interface BuildInfo {
-  /** as given (a path, later also a release version or a source tree) */
-  spec: string;
-  path: string;
-  sha256: string | undefined;
-  version: string | undefined;
-  revision: string | undefined;
-}
 
 export interface SessionReport {
   command: 'run' | 'compare' | 'matrix';

@@ -1,7 +1,6 @@
 // The planner: arguments + harness.yaml + env (+ a matrix file) -> a plan of cells, with every problem of the whole
 // input at once. `run` is one cell (one per scenario with --all), `compare` two cells on the build axis, `matrix` the
 // expansion. Pure: files are read by the CLI and handed in; build files are checked by the CLI over `plan.builds`.
-import { resolve } from 'node:path';
 import type { ConfigProblem } from '../errors.js';
 import type { CheckDef } from '../model/check.js';
 import { resolveConfig } from '../config/validate.js';
@@ -18,13 +17,18 @@ export interface PlannableScenario {
   validate?(config: HarnessConfig): ConfigProblem[];
 }
 
-/** A build a cell installs, and the field it came from (problems about the file name that field). */
+/** A build a cell installs: its spec as given, where it was given (relative paths), and the field it came from. */
 export interface BuildRef {
   field: string;
-  /** as given, resolved against the folder it was given in */
-  path: string;
+  /** a path, a release version (1.9.7, latest) or a source tree (git:<dir>[@<ref>]); lib/builds resolves it */
+  spec: string;
+  /** the folder relative paths in the spec are taken from (the cwd; a matrix file's folder) */
+  cwd: string;
   role: 'nomad' | 'upgrade-to';
 }
+
+/** One key per distinct build (the same spec from the same folder is resolved once). */
+export const buildKey = (b: Pick<BuildRef, 'spec' | 'cwd'>): string => `${b.cwd}\u0000${b.spec}`;
 
 /** One cell of the session: a scenario, its config and where it sits in the session. */
 export interface PlannedCell {
@@ -110,8 +114,8 @@ function configOf(input: PlanInput, s: PlannableScenario, extra: { file?: unknow
 
 function nomadBuilds(c: HarnessConfig, cwd: string, field: string): BuildRef[] {
   const out: BuildRef[] = [];
-  if (c.nomadBinary) out.push({ field, path: resolve(cwd, c.nomadBinary), role: 'nomad' });
-  if (c.upgradeTo) out.push({ field: '--upgrade-to', path: resolve(cwd, c.upgradeTo), role: 'upgrade-to' });
+  if (c.nomadBinary) out.push({ field, spec: c.nomadBinary, cwd, role: 'nomad' });
+  if (c.upgradeTo) out.push({ field: '--upgrade-to', spec: c.upgradeTo, cwd, role: 'upgrade-to' });
   return out;
 }
 
@@ -123,7 +127,7 @@ function baseSession(command: PlanCommand, base: HarnessConfig, cells: PlannedCe
 
 function uniqueBuilds(builds: BuildRef[]): BuildRef[] {
   const seen = new Map<string, BuildRef>();
-  for (const b of builds) if (!seen.has(`${b.role}\u0000${b.path}`)) seen.set(`${b.role}\u0000${b.path}`, b);
+  for (const b of builds) if (!seen.has(`${b.role}\u0000${buildKey(b)}`)) seen.set(`${b.role}\u0000${buildKey(b)}`, b);
   return [...seen.values()];
 }
 
@@ -149,11 +153,11 @@ function planRun(input: PlanInput): Draft {
     const own = new Set(s.checks.map((c) => c.id));
     config.expect.perCheck = Object.fromEntries(Object.entries(config.expect.perCheck).filter(([id]) => own.has(id)));
     base ??= config;
-    const builds = nomadBuilds(config, input.cwd, '--nomad-binary');
+    const builds = nomadBuilds(config, input.cwd, '--nomad');
     let skip: string | undefined;
     if (s.needsNomad && !config.nomadBinary) {
-      if (all) skip = 'no Nomad build given (--nomad-binary / NOMAD_BINARY)';
-      else problems.push({ field: '--nomad-binary', value: undefined, message: `scenario ${s.name} installs Nomad and needs a build`, fix: 'pass --nomad-binary ./path/to/nomad (a linux/amd64 build), set NOMAD_BINARY, or nomad_binary in harness.yaml' });
+      if (all) skip = 'no Nomad build given (--nomad / NOMAD_BUILD)';
+      else problems.push({ field: '--nomad', value: undefined, message: `scenario ${s.name} installs Nomad and needs a build`, fix: 'pass --nomad with a release version (1.9.7, latest), git:<dir>[@<ref>] or the path of a linux/amd64 build; or NOMAD_BUILD, or nomad_build in harness.yaml' });
     }
     if (!all || !skip) problems.push(...(s.validate?.(config) ?? []).map((q) => (all ? { ...q, field: `${s.name}: ${q.field}` } : q)));
     cells.push({ key: s.name, scenario: s.name, variant: configVariant(config), counts: true, ...(skip ? { skip } : {}), configFor: () => config, properties: {}, builds: skip ? [] : builds });
@@ -194,7 +198,7 @@ function planCompare(input: PlanInput): Draft {
 }
 
 function buildsOfSides(given: Partial<Record<Side, string>>, cwd: string): BuildRef[] {
-  return (Object.entries(given) as [Side, string][]).map(([side, p]) => ({ field: `--${side}`, path: resolve(cwd, p), role: 'nomad' as const }));
+  return (Object.entries(given) as [Side, string][]).map(([side, spec]) => ({ field: `--${side}`, spec, cwd, role: 'nomad' as const }));
 }
 
 /** `matrix <file> [--shard i/n | --cell name]`: the expansion, this shard's cells. */
@@ -245,12 +249,14 @@ function planMatrix(input: PlanInput): Draft {
 }
 
 function matrixCell(cell: Cell, base: HarnessConfig, input: PlanInput, dir: string): PlannedCell {
-  const configFor = (slot: number) => cellConfig(base, cell, slot, (p) => resolve(dir, p));
+  // Note: the specs stay as written; a relative path in an axis entry is taken from the matrix file's folder.
+  const configFor = (slot: number) => cellConfig(base, cell, slot);
   const c0 = configFor(0);
-  const entryField = `${input.matrixFile!.name}: ${cell.nomad?.field ?? 'defaults'}`;
+  const file = input.matrixFile!.name;
   const builds: BuildRef[] = [];
-  if (c0.nomadBinary) builds.push({ field: cell.nomad ? `${entryField}.binary` : `${entryField}: nomad_binary`, path: c0.nomadBinary, role: 'nomad' });
-  if (c0.upgradeTo) builds.push({ field: cell.nomad?.upgradeTo ? `${entryField}.upgrade_to` : `${entryField}: upgrade_to`, path: c0.upgradeTo, role: 'upgrade-to' });
+  const entry = cell.nomad?.field;
+  if (c0.nomadBinary) builds.push(entry ? { field: `${file}: ${entry}.binary`, spec: c0.nomadBinary, cwd: dir, role: 'nomad' } : { field: '--nomad', spec: c0.nomadBinary, cwd: input.cwd, role: 'nomad' });
+  if (c0.upgradeTo) builds.push(cell.nomad?.upgradeTo ? { field: `${file}: ${entry}.upgrade_to`, spec: c0.upgradeTo, cwd: dir, role: 'upgrade-to' } : { field: '--upgrade-to', spec: c0.upgradeTo, cwd: input.cwd, role: 'upgrade-to' });
   const properties = { 'matrix.cell': cell.name, ...Object.fromEntries(cell.values.map(([k, v]) => [`matrix.${k}`, v])) };
   const variant = cell.values.filter(([k]) => k !== 'nomad').map(([k, v]) => `${k}=${v}`);
   return { key: cell.name, scenario: cell.scenario, variant, ...(cell.nomad ? { buildLabel: cell.nomad.name } : {}), counts: true, configFor, properties, builds };

@@ -100,12 +100,14 @@ const needsRepro = (x: SuiteReport) => {
   return x.counts && !!last && last.outcome !== 'passed' && !last.interrupted;
 };
 
-function buildsOf(s: SessionReport, run: RunRecord, flags: [string, ReproBuild['flag']][]): ReproBuild[] {
+/** The builds a run installed, for its repro: a path as its absolute path, a release or source tree as its spec. */
+function buildsOf(s: SessionReport, run: RunRecord, flags: [string, ReproBuild['flag']][], cli: string): ReproBuild[] {
   return flags.flatMap(([prop, flag]) => {
     const path = run.properties[prop];
     if (!path) return [];
-    const sha256 = s.builds.find((b) => b.path === path)?.sha256;
-    return [{ flag, path, ...(sha256 ? { sha256 } : {}) }];
+    const b = s.builds.find((x) => x.path === path);
+    const spec = b && b.origin.kind !== 'path' ? { spec: b.spec, cli } : {};
+    return [{ flag, path, ...(b?.sha256 ? { sha256: b.sha256 } : {}), ...spec }];
   });
 }
 
@@ -119,13 +121,13 @@ export const reproReporter: Reporter = {
     if (s.command === 'compare') {
       if (!failed.length) return out;
       const runs = s.suites.flatMap((x) => x.attempts.slice(-1));
-      const builds = runs.flatMap((r) => buildsOf(s, r, [['nomad.binary', r.properties['compare.side'] === 'before' ? '--before' : '--after']]));
+      const builds = runs.flatMap((r) => buildsOf(s, r, [['nomad.binary', r.properties['compare.side'] === 'before' ? '--before' : '--after']], c.cli));
       const command = reproCommand({ command: 'compare', args: c.rawArgs as string[], scenario: s.comparison?.scenario ?? runs[0]!.scenario, cwd: c.cwd, cli: c.cli, builds, secrets: c.secrets });
       return [{ kind: 'repro', path: join(c.reportsDir, runs[0]!.runId, 'repro.sh'), text: `${header('this comparison')}${command}\n`, mode: 0o755 }];
     }
     for (const x of failed) {
       const run = x.attempts.at(-1)!;
-      const builds = buildsOf(s, run, [['nomad.binary', '--nomad-binary'], ['nomad.upgrade_to', '--upgrade-to']]);
+      const builds = buildsOf(s, run, [['nomad.binary', '--nomad'], ['nomad.upgrade_to', '--upgrade-to']], c.cli);
       let command: string;
       if (s.command === 'matrix' && s.matrix) {
         const checks = checksumChecks(builds);

@@ -6,12 +6,23 @@ import { quote } from '../ssh/quote.js';
 const OUTPUT_FLAGS = new Set(['--junit', '--report-json', '--reports-dir', '--all', '--json', '--quiet']);
 const VALUE_FLAGS_DROPPED = new Set(['--junit', '--report-json', '--reports-dir']);
 
-/** A build the command passes: its flag, absolute path and sha256 (checked before anything runs). */
+/** A build the command passes: its flag, what to pass, and its sha256 (checked before anything runs). */
 export interface ReproBuild {
-  flag: '--nomad-binary' | '--upgrade-to' | '--before' | '--after';
+  flag: '--nomad' | '--nomad-binary' | '--upgrade-to' | '--before' | '--after';
+  /** absolute path of the binary */
   path: string;
   sha256?: string;
+  /**
+   * a release version or source tree as given: the repro passes the spec and first re-resolves it with
+   * `reboot-harness build --json`, refusing a build whose sha256 differs; absent = the path itself is passed
+   */
+  spec?: string;
+  /** the CLI entry, for re-resolving a spec */
+  cli?: string;
 }
+
+/** Flags that name the same input: passing one replaces every other given. */
+const SAME_INPUT: Record<string, string[]> = { '--nomad': ['--nomad', '--nomad-binary'], '--nomad-binary': ['--nomad', '--nomad-binary'] };
 
 export interface ReproInput {
   /** argv after the command name */
@@ -40,7 +51,7 @@ function withoutSecrets(arg: string, secrets: readonly string[]): string {
 /** `cd <cwd> && <checksum checks> && node <cli> <command> <scenario> <builds> <same inputs>` as one shell line. */
 export function reproCommand(r: ReproInput): string {
   const builds = r.builds ?? [];
-  const replaced = new Set<string>(builds.map((b) => b.flag));
+  const replaced = new Set<string>(builds.flatMap((b) => SAME_INPUT[b.flag] ?? [b.flag]));
   const kept: string[] = [];
   for (let i = 0; i < r.args.length; i++) {
     const a = r.args[i]!;
@@ -56,12 +67,19 @@ export function reproCommand(r: ReproInput): string {
   }
   const parts = ['cd', quote(r.cwd), '&&', ...checksumChecks(builds)];
   parts.push('node', quote(r.cli), r.command ?? 'run', quote(r.scenario));
-  for (const b of builds) parts.push(b.flag, quote(b.path));
+  for (const b of builds) parts.push(b.flag, quote(b.spec ?? b.path));
   parts.push(...kept.map((a) => withoutSecrets(a, r.secrets ?? [])));
   return parts.join(' ');
 }
 
-/** `echo '<sha>  <path>' | sha256sum --check --quiet &&` per build with a checksum: the repro stops if a build changed. */
-export function checksumChecks(builds: readonly Pick<ReproBuild, 'path' | 'sha256'>[]): string[] {
-  return builds.flatMap((b) => (b.sha256 ? ['echo', quote(`${b.sha256}  ${b.path}`), '|', 'sha256sum', '--check', '--quiet', '&&'] : []));
+/**
+ * Per build with a checksum, a guard that stops the repro when the build changed: `echo '<sha>  <path>' | sha256sum
+ * --check --quiet &&` for a path; for a release or source spec, the spec is resolved again and its sha256 compared.
+ */
+export function checksumChecks(builds: readonly Pick<ReproBuild, 'path' | 'sha256' | 'spec' | 'cli'>[]): string[] {
+  return builds.flatMap((b) => {
+    if (!b.sha256) return [];
+    if (b.spec && b.cli) return ['node', quote(b.cli), 'build', '--quiet', '--json', quote(b.spec), '|', 'grep', '-q', quote(`"sha256": "${b.sha256}"`), '&&'];
+    return ['echo', quote(`${b.sha256}  ${b.path}`), '|', 'sha256sum', '--check', '--quiet', '&&'];
+  });
 }

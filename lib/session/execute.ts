@@ -9,7 +9,8 @@ import type { RunRecord } from '../model/run.js';
 import type { BuildInfo, SessionReport, SuiteReport } from '../model/session.js';
 import { runPool } from '../matrix/pool.js';
 import { cellCostMb } from '../matrix/expand.js';
-import type { BuildRef, Plan, PlannedCell } from '../plan/plan.js';
+import { buildKey, type BuildRef, type Plan, type PlannedCell } from '../plan/plan.js';
+import { buildProperties } from '../builds/provenance.js';
 import { sideLabels, suiteName } from '../plan/names.js';
 import { compareRuns } from '../report/compare.js';
 import { runScenario } from '../run/runner.js';
@@ -21,8 +22,8 @@ import { skippedRecord } from './skipped.js';
 export interface ExecuteDeps {
   scenario(name: string): Scenario;
   makeEnv(config: HarnessConfig, runId: string, logger: Logger): ScenarioEnv;
-  /** provenance of a build: sha256 and what `<build> version` said */
-  describeBuild(ref: BuildRef): Promise<BuildInfo>;
+  /** resolve a build (a path is checked, a release downloaded and verified, a source tree built; all cached) */
+  resolveBuild(ref: BuildRef): Promise<BuildInfo>;
   /** may re-run the CLI inside the lab's network namespace and return its exit code */
   prepareHost?(config: HarnessConfig, logger: Logger, subnets: readonly string[]): Promise<ExitCode | undefined>;
   signalSource?: NodeJS.EventEmitter;
@@ -40,13 +41,17 @@ export function isRetryable(r: RunRecord): boolean {
 /** Execute the plan; `exitCode` alone when the host preparation handed the session to a child in the lab namespace. */
 export async function executePlan(plan: Plan, deps: ExecuteDeps): Promise<{ session: SessionReport } | { exitCode: ExitCode }> {
   const startedAtMs = Date.now();
-  const builds = await Promise.all(plan.builds.map((b) => deps.describeBuild(b)));
+  // Note: one after the other (a source build takes minutes, a download a while), and before the host is prepared:
+  // the lab's namespace has no route to a releases site.
+  const resolved = new Map<string, BuildInfo>();
+  for (const b of plan.builds) if (!resolved.has(buildKey(b))) resolved.set(buildKey(b), await deps.resolveBuild(b));
+  const builds = [...resolved.values()];
   const runnable = plan.cells.filter((c) => !c.skip);
   if (deps.prepareHost && runnable.length) {
     const code = await deps.prepareHost(plan.base, deps.logger, plan.subnets);
     if (code !== undefined) return { exitCode: code };
   }
-  const names = suiteNames(plan, builds);
+  const names = suiteNames(plan, resolved);
   const kept: SessionReport['kept'] = [];
   const watcher = watchSignals(deps.signalSource ? { proc: deps.signalSource } : {});
   let results;
@@ -57,7 +62,7 @@ export async function executePlan(plan: Plan, deps: ExecuteDeps): Promise<{ sess
       costMb: (c) => cellCostMb(c.configFor(0)),
       signal: watcher.signal,
       retry: (r: RunRecord) => plan.retryInfra && isRetryable(r),
-      run: (cell, slot, attempt) => runCell(plan, cell, { slot, attempt, name: names.get(cell)!, builds, kept, signal: watcher.signal }, deps),
+      run: (cell, slot, attempt) => runCell(plan, cell, { slot, attempt, name: names.get(cell)!, resolved, kept, signal: watcher.signal }, deps),
     });
   } finally {
     watcher.dispose();
@@ -79,7 +84,7 @@ interface CellRun {
   slot: number;
   attempt: number;
   name: string;
-  builds: BuildInfo[];
+  resolved: ReadonlyMap<string, BuildInfo>;
   kept: SessionReport['kept'];
   signal: AbortSignal;
 }
@@ -88,8 +93,8 @@ interface CellRun {
 async function runCell(plan: Plan, cell: PlannedCell, o: CellRun, deps: ExecuteDeps): Promise<RunRecord> {
   const runId = deps.newRunId();
   const scenario = deps.scenario(cell.scenario);
-  const config = cell.configFor(plan.parallel > 1 ? o.slot : 0);
-  const properties: Record<string, string> = { ...cell.properties, ...buildProperties(cell, o.builds) };
+  const config = withResolvedBuilds(cell.configFor(plan.parallel > 1 ? o.slot : 0), cell, o.resolved);
+  const properties: Record<string, string> = { ...cell.properties, ...provenance(cell, o.resolved) };
   if (plan.matrix) Object.assign(properties, { 'matrix.attempt': String(o.attempt), 'matrix.shard': plan.matrix.shard });
   if (cell.skip) {
     const r = skippedRecord(runId, scenario, cell.skip);
@@ -108,23 +113,35 @@ async function runCell(plan: Plan, cell: PlannedCell, o: CellRun, deps: ExecuteD
   return { ...record, properties: { ...record.properties, ...properties } };
 }
 
-/** Report properties of the builds a cell installs: path, sha256, version and revision. */
-function buildProperties(cell: PlannedCell, builds: readonly BuildInfo[]): Record<string, string> {
+/** The cell's config with each build spec replaced by the binary it resolved to. */
+function withResolvedBuilds(config: HarnessConfig, cell: PlannedCell, resolved: ReadonlyMap<string, BuildInfo>): HarnessConfig {
+  const path = (role: BuildRef['role']) => {
+    const ref = cell.builds.find((b) => b.role === role);
+    return ref ? resolved.get(buildKey(ref))?.path : undefined;
+  };
+  const nomad = path('nomad');
+  const upgrade = path('upgrade-to');
+  return { ...config, ...(nomad ? { nomadBinary: nomad } : {}), ...(upgrade ? { upgradeTo: upgrade } : {}) };
+}
+
+/** Report properties of the builds a cell installs: spec, origin, sha256, version, revision (lib/builds/provenance). */
+function provenance(cell: PlannedCell, resolved: ReadonlyMap<string, BuildInfo>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const ref of cell.builds) {
-    const info = builds.find((b) => b.path === ref.path);
-    const prefix = ref.role === 'nomad' ? 'nomad.build' : 'nomad.upgrade_to.build';
-    out[ref.role === 'nomad' ? 'nomad.binary' : 'nomad.upgrade_to'] = ref.path;
-    if (info?.sha256) out[`${prefix}.sha256`] = info.sha256;
-    if (info?.version) out[`${prefix}.version`] = info.version;
-    if (info?.revision) out[`${prefix}.revision`] = info.revision;
+    const info = resolved.get(buildKey(ref));
+    if (!info) continue;
+    out[ref.role === 'nomad' ? 'nomad.binary' : 'nomad.upgrade_to'] = info.path;
+    Object.assign(out, buildProperties(info, ref.role === 'nomad' ? 'nomad.build' : 'nomad.upgrade_to.build'));
   }
   return out;
 }
 
 /** Every cell's suite name, `<scenario>@<build>[/<variant>]`; compare names its two builds apart. */
-function suiteNames(plan: Plan, builds: readonly BuildInfo[]): Map<PlannedCell, string> {
-  const version = (c: PlannedCell) => builds.find((b) => b.path === c.builds.find((x) => x.role === 'nomad')?.path)?.version;
+function suiteNames(plan: Plan, resolved: ReadonlyMap<string, BuildInfo>): Map<PlannedCell, string> {
+  const version = (c: PlannedCell) => {
+    const ref = c.builds.find((x) => x.role === 'nomad');
+    return ref ? resolved.get(buildKey(ref))?.version || undefined : undefined;
+  };
   const out = new Map<PlannedCell, string>();
   if (plan.command === 'compare') {
     const [b, a] = [plan.cells.find((c) => c.side === 'before'), plan.cells.find((c) => c.side === 'after')];

@@ -60,7 +60,7 @@ t.test('a failed stand-in run: artifacts, linked JUnit, HTML timeline in Chromiu
   const rerun = words.slice(words.indexOf('run'));
   const parsed = parseCli(rerun);
   t.equal(parsed.positionals[0], 'bridge-exec-reboot');
-  t.equal(parsed.values['nomad-binary'], join(dir, 'nomad-build'), 'the build by absolute path');
+  t.equal(parsed.values['nomad'], join(dir, 'nomad-build'), 'the build by absolute path');
   t.equal(parsed.values['reboot'], 'hard');
   t.same(parsed.values['expect'], ['unique-ips=pass']);
   t.equal(parsed.values['netns'], '');

@@ -1,6 +1,6 @@
 // The field parsers and the config table: what each accepts, what it rejects, and that defaults pass their own checks.
 import t from 'tap';
-import { bool, durationSeconds, goDuration, int, netnsName, oneOf, str, subnet24, timeoutSeconds, type Parsed } from '../../lib/config/fields.js';
+import { bool, durationSeconds, goDuration, httpUrl, int, netnsName, oneOf, str, subnet24, timeoutSeconds, type Parsed } from '../../lib/config/fields.js';
 import { DEFAULTS } from '../../lib/config/schema.js';
 import { FIELDS } from '../../lib/config/table.js';
 
@@ -102,4 +102,10 @@ t.test('every default passes its own field check unchanged', async (t) => {
   }
   // The seed procedure: a reboot takes far longer than Nomad's 10s default grace.
   t.ok(durationSeconds(DEFAULTS.nomad.heartbeatGrace) >= 120, 'default heartbeat_grace outlasts a reboot');
+});
+
+t.test('httpUrl: the releases site or a mirror', async (t) => {
+  t.same(httpUrl('https://releases.hashicorp.com/'), { ok: true, value: 'https://releases.hashicorp.com' }, 'trailing slash dropped');
+  t.same(httpUrl('http://127.0.0.1:8080/artifactory/hashicorp'), { ok: true, value: 'http://127.0.0.1:8080/artifactory/hashicorp' });
+  for (const bad of ['ftp://mirror', 'releases.hashicorp.com', 'https://x/?a=1', '', 42]) t.notOk(httpUrl(bad).ok, `rejects ${JSON.stringify(bad)}`);
 });

@@ -1,5 +1,6 @@
 // The boundaries of the design ("Boundaries"): pure modules do no I/O (also through what they import), and each
-// outside system is reached from one folder only: execa from lib/exec + lib/vagrant, ssh2 from lib/ssh, HTTP from lib/nomad.
+// outside system is reached from one folder only: execa from lib/exec + lib/vagrant, ssh2 from lib/ssh, HTTP from lib/nomad
+// (and lib/builds/http.ts, which downloads releases).
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -52,7 +53,8 @@ const PURE = FILES.filter((f) =>
   /\/parse-[^/]+\.ts$/.test(f) ||
   /^lib\/(config|checks|log)\//.test(f) ||
   (f.startsWith('lib/report/') && f !== 'lib/report/write.ts') ||
-  ['lib/errors.ts', 'lib/scenario/settle.ts', 'lib/lab/spec-for.ts'].includes(f));
+  ['lib/errors.ts', 'lib/scenario/settle.ts', 'lib/lab/spec-for.ts'].includes(f) ||
+  ['spec', 'provenance', 'versions', 'zip', 'types', 'source-profile'].some((n) => f === `lib/builds/${n}.ts`));
 
 t.test('the detectors see what they look for', async (t) => {
   t.same(importsOf("import { execa } from 'execa';\nimport type { Client } from 'ssh2';\nimport {\n  a,\n  type B,\n} from 'node:net';\nexport { x } from './x.js';\nimport 'node:http';\nconst h = await import('node:https');\n// import { y } from 'zx';\n"), ['execa', 'node:net', './x.js', 'node:http', 'node:https']);
@@ -65,6 +67,7 @@ t.test('the file list is real', async (t) => {
   t.ok(FILES.length > 40, `${FILES.length} files under lib/`);
   for (const f of ['lib/config/validate.ts', 'lib/checks/verdict.ts', 'lib/report/junit.ts', 'lib/vagrant/parse-machine-readable.ts', 'lib/lab/parse-observe.ts', 'lib/log/format.ts']) t.ok(PURE.includes(f), `${f} is held to the pure rules`);
   t.notOk(PURE.includes('lib/report/write.ts'), 'the report writer does I/O on purpose');
+  for (const f of ['lib/builds/spec.ts', 'lib/builds/parse-release.ts', 'lib/builds/zip.ts']) t.ok(PURE.includes(f), `${f} is pure`);
   // The detectors themselves must see what they look for.
   t.same(imports('lib/exec/run.ts').filter((s) => s === 'execa'), ['execa'], 'sees a value import');
   t.ok(imports('lib/nomad/transport.ts').includes('node:http'));
@@ -82,11 +85,12 @@ t.test('pure modules import no process, network or file I/O, directly or through
   }
 });
 
-t.test('execa only in lib/exec and lib/vagrant; ssh2 only in lib/ssh; node:http(s) only in lib/nomad', async (t) => {
+t.test('execa only in lib/exec and lib/vagrant; ssh2 only in lib/ssh; HTTP only in lib/nomad and lib/builds/http.ts', async (t) => {
   t.same(importers(['execa', 'zx']).filter((f) => !/^lib\/(exec|vagrant)\//.test(f)), [], 'execa');
   t.same(importers(['ssh2']).filter((f) => !f.startsWith('lib/ssh/')), [], 'ssh2');
   t.same(importers(['node:http', 'http', 'node:https', 'https']).filter((f) => !f.startsWith('lib/nomad/')), [], 'node:http/https');
-  t.same(FILES.filter(callsFetch).filter((f) => !f.startsWith('lib/nomad/')), [], 'fetch(');
+  // lib/builds/http.ts downloads releases (index.json, SHA256SUMS, the zip) with fetch: the builds adapter's one HTTP file.
+  t.same(FILES.filter(callsFetch).filter((f) => !f.startsWith('lib/nomad/') && f !== 'lib/builds/http.ts'), [], 'fetch(');
   t.same(importers(['node:net', 'net', 'node:tls']).filter((f) => !/^lib\/(ssh|nomad)\//.test(f)), [], 'sockets: the SSH tunnel listener and the Nomad transport');
 });
 
@@ -137,8 +141,11 @@ const FLOOR_OF_FOLDER: [RegExp, number][] = [
   [/^lib\/(session|cli)\//, 6],
 ];
 const FLOOR_TWO_FILES = /(\/parse-[^/]+\.ts|^lib\/ssh\/(quote|target)\.ts|^lib\/run\/(deadline|wait)\.ts|^lib\/lab\/spec(-for)?\.ts|^lib\/scenario\/settle\.ts)$/;
+/** The build's file check (ELF header) serves the build layer as much as the cluster: an adapter, floor 3. */
+const FLOOR_THREE_FILES = /^lib\/cluster\/binary\.ts$/;
 function floorOf(f: string): number | undefined {
   if (FLOOR_TWO_FILES.test(f)) return 2;
+  if (FLOOR_THREE_FILES.test(f)) return 3;
   return FLOOR_OF_FOLDER.find(([re]) => re.test(f))?.[1];
 }
 
@@ -179,6 +186,12 @@ const WRITERS: Record<string, string> = {
   'lib/lab/host.ts': 'the lab host\'s state file (what the harness started, to stop it later)',
   'lib/lab/destroy.ts': 'removes a destroyed lab\'s directory',
   'lib/vagrant/lock.ts': 'the lock file that serialises Vagrant box operations',
+  'lib/builds/cache.ts': 'the build cache: resolved binaries by sha256, release records',
+  'lib/builds/release.ts': 'a verified release binary moved into the cache',
+  'lib/builds/source.ts': 'a source build\'s work folder and log',
+  'lib/builds/git.ts': 'a clean tree of a ref checked out for a source build',
+  'lib/builds/go.ts': 'the throwaway Go module that builds codecgen',
+  'lib/builds/gpg.ts': 'a throwaway keyring for gpgv (the user\'s keyrings are never touched)',
 };
 const WRITE_CALL = /\b(writeFile|writeFileSync|appendFile|appendFileSync|createWriteStream|mkdir|mkdirSync|rm|rmSync|unlink|unlinkSync|rename|copyFile|chmod|mkdtemp)\s*\(/;
 

@@ -31,7 +31,7 @@ t.test('run: one cell of the named (or default) scenario, its build resolved aga
   const p = ok(input('run', [], { 'nomad-binary': './nomad', reboot: 'hard' }));
   t.equal(p.cells.length, 1);
   t.match(p.cells[0], { key: 'bridge-exec-reboot', scenario: 'bridge-exec-reboot', variant: ['reboot=hard'], counts: true });
-  t.same(p.builds, [{ field: '--nomad-binary', path: '/w/nomad', role: 'nomad' }]);
+  t.same(p.builds, [{ field: '--nomad', spec: './nomad', cwd: '/w', role: 'nomad' }], 'the spec as given and where it was given');
   t.same(p.subnets, ['10.198.0.0/24', '10.199.0.0/24']);
   t.equal(ok(input('run', ['cni-ipam-reboot'], {})).cells[0]!.builds.length, 0, 'a scenario without Nomad has no build');
 });
@@ -39,9 +39,9 @@ t.test('run: one cell of the named (or default) scenario, its build resolved aga
 t.test('run --all: one cell per scenario; without a build the Nomad ones are visible skips; an expectation applies where its check is', async (t) => {
   const p = ok(input('run', [], { all: true, expect: ['tmpfs-state-clean=fail'] }));
   t.same(p.cells.map((c) => [c.scenario, c.skip ?? '']), [
-    ['bridge-exec-reboot', 'no Nomad build given (--nomad-binary / NOMAD_BINARY)'],
+    ['bridge-exec-reboot', 'no Nomad build given (--nomad / NOMAD_BUILD)'],
     ['cni-ipam-reboot', ''],
-    ['upgrade-in-place', 'no Nomad build given (--nomad-binary / NOMAD_BINARY)'],
+    ['upgrade-in-place', 'no Nomad build given (--nomad / NOMAD_BUILD)'],
   ]);
   t.same(p.cells[1]!.configFor(0).expect.perCheck, { 'tmpfs-state-clean': 'fail' });
   t.same(p.cells[0]!.configFor(0).expect.perCheck, {}, 'not carried to a scenario without that check');
@@ -53,7 +53,7 @@ t.test('run: every problem at once, each naming its field', async (t) => {
   t.ok(fields.includes('scenario'), 'two scenarios');
   t.ok(fields.includes('--memory'), 'a bad value');
   t.ok(fields.includes('--expect'), 'a check of another scenario, with the scenario defaulted (defect 1)');
-  t.ok(fields.includes('--nomad-binary'), 'the missing build');
+  t.ok(fields.includes('--nomad'), 'the missing build');
   const upgrade = problems(input('run', ['upgrade-in-place'], { 'nomad-binary': './a' }));
   t.match(upgrade.problems, [{ field: '--upgrade-to' }], 'the scenario\'s own validation');
   t.match(problems(input('run', ['nope'], {})).problems, [{ field: 'scenario', value: 'nope', fix: /bridge-exec-reboot, cni-ipam-reboot/ }]);
@@ -82,7 +82,7 @@ t.test('matrix: the expansion as cells; builds resolved against the file; axes a
   t.same(p.cells.map((c) => c.key), ['bridge-exec-reboot/nomad=1.9.3/reboot=graceful', 'bridge-exec-reboot/nomad=1.9.3/reboot=hard', 'bridge-exec-reboot/nomad=1.9.7/reboot=graceful', 'bridge-exec-reboot/nomad=1.9.7/reboot=hard']);
   t.same(p.cells.map((c) => suiteName(c.scenario, c.buildLabel, c.variant)), ['bridge-exec-reboot@1.9.3/reboot=graceful', 'bridge-exec-reboot@1.9.3/reboot=hard', 'bridge-exec-reboot@1.9.7/reboot=graceful', 'bridge-exec-reboot@1.9.7/reboot=hard'], 'every axis of the matrix but the build is the variant');
   t.match(p.cells[1]!.properties, { 'matrix.cell': 'bridge-exec-reboot/nomad=1.9.3/reboot=hard', 'matrix.nomad': '1.9.3', 'matrix.reboot': 'hard' });
-  t.same(p.builds.map((b) => [b.field, b.path]), [['m.yaml: axes.nomad[0].binary', '/w/ci/n3'], ['m.yaml: axes.nomad[1].binary', '/w/ci/n7']]);
+  t.same(p.builds.map((b) => [b.field, b.spec, b.cwd]), [['m.yaml: axes.nomad[0].binary', './n3', '/w/ci'], ['m.yaml: axes.nomad[1].binary', './n7', '/w/ci']], 'relative to the matrix file');
   t.same(p.cells[0]!.configFor(0).expect.perCheck, { 'no-duplicate-ip': 'fail' });
   t.same(p.subnets.sort(), ['10.198.1.0/24', '10.198.2.0/24', '10.199.1.0/24', '10.199.2.0/24']);
   t.match(p, { parallel: 2, retryInfra: true, matrix: { shard: '1/1', cellsInMatrix: 4, path: '/w/ci/m.yaml' } });

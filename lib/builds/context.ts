@@ -1,0 +1,51 @@
+// What resolving a build needs from the outside: where the cache is, the releases site, the console, and the effects.
+import type { Logger } from '../log/events.js';
+import type { RunCommand } from '../exec/run.js';
+import type { Deadline } from '../run/deadline.js';
+import type { Fetch } from './http.js';
+import { cacheRoot } from './cache.js';
+
+/** The official releases site: the default of --releases-url / NOMAD_RELEASES_URL. */
+export const DEFAULT_RELEASES_URL = 'https://releases.hashicorp.com';
+
+export interface BuildContext {
+  /** ${XDG_CACHE_HOME:-~/.cache}/nomad-reboot-harness/builds (cache.ts cacheRoot) */
+  cacheRoot: string;
+  /** base URL of the releases layout (the official site or a mirror) */
+  releasesUrl: string;
+  /** public key file a mirror signs its SHA256SUMS with; default: HashiCorp's key shipped in lib/builds */
+  releasesKey?: string;
+  /** relative paths in specs are taken from here */
+  cwd: string;
+  /** expands `~/` in specs */
+  home: string;
+  /** progress (phases with elapsed time) and warnings */
+  logger: Logger;
+  /** an overall deadline (Ctrl-C aborts it); each step also has its own */
+  deadline?: Deadline;
+  /** the environment source builds run in (PATH for go and git, GOFLAGS, GOCACHE, …); default process.env */
+  env?: Record<string, string | undefined>;
+  run?: RunCommand;
+  fetch?: Fetch;
+}
+
+/** A context from the harness config and the process's environment (XDG_CACHE_HOME, HOME) with real effects. */
+export function buildContext(o: {
+  builds: { releasesUrl: string; releasesKey: string | undefined };
+  env: Record<string, string | undefined>;
+  cwd: string;
+  home: string;
+  logger: Logger;
+  deadline?: Deadline;
+}): BuildContext {
+  return {
+    cacheRoot: cacheRoot(o.env, o.home),
+    releasesUrl: o.builds.releasesUrl,
+    ...(o.builds.releasesKey ? { releasesKey: o.builds.releasesKey } : {}),
+    cwd: o.cwd,
+    home: o.home,
+    logger: o.logger,
+    env: o.env,
+    ...(o.deadline ? { deadline: o.deadline } : {}),
+  };
+}

@@ -1,0 +1,43 @@
+// Progress of a long build on the console: numbered phases with elapsed time, and a heartbeat while one runs long.
+import { performance } from 'node:perf_hooks';
+import { formatMs } from '../errors.js';
+import type { Logger } from '../log/events.js';
+
+/** How often a running phase says it is still running (a Nomad compile takes minutes). */
+export const HEARTBEAT_MS = 30_000;
+
+export interface Phases {
+  /** run one phase: "[2/5] name", then "[2/5] name: done in 12.3s" (or the error propagates, after a line) */
+  run<T>(name: string, fn: (note: (s: string) => void) => Promise<T>): Promise<T>;
+  /** total time so far */
+  elapsed(): string;
+}
+
+/** Phases of `label` (e.g. the spec), `total` of them, logged as info events. */
+export function phases(logger: Logger, label: string, total: number, heartbeatMs = HEARTBEAT_MS): Phases {
+  const started = performance.now();
+  let n = 0;
+  const say = (message: string) => logger({ kind: 'info', t: 0, message: `${label}: ${message}` });
+  return {
+    async run(name, fn) {
+      const tag = `[${++n}/${total}] ${name}`;
+      const t0 = performance.now();
+      let status = '';
+      say(`${tag} …`);
+      const beat = setInterval(() => say(`${tag}: running for ${formatMs(performance.now() - t0)}${status ? `, ${status}` : ''}`),
+        heartbeatMs);
+      beat.unref();
+      try {
+        const r = await fn((s) => { status = s; });
+        say(`${tag}: done in ${formatMs(performance.now() - t0)}${status ? ` (${status})` : ''}`);
+        return r;
+      } catch (err) {
+        say(`${tag}: failed after ${formatMs(performance.now() - t0)}`);
+        throw err;
+      } finally {
+        clearInterval(beat);
+      }
+    },
+    elapsed: () => formatMs(performance.now() - started),
+  };
+}

@@ -1,0 +1,109 @@
+// Resolve build specs to checked binaries: every spec's problems first (all at once), then download or build each.
+import { existsSync } from 'node:fs';
+import { access } from 'node:fs/promises';
+import { isAbsolute, resolve as resolvePath } from 'node:path';
+import { ConfigError, EXIT, HarnessError, type ConfigProblem } from '../errors.js';
+import { sha256File } from './cache.js';
+import type { BuildContext } from './context.js';
+import { preflightBuild } from './preflight.js';
+import { resolveRelease } from './release.js';
+import { buildSource, planSource, type SourcePlan } from './source.js';
+import { NOMAD_PROFILE, type SourceProfile } from './source-profile.js';
+import { parseBuildSpec, type BuildSpec } from './spec.js';
+import type { ResolvedBuild } from './types.js';
+
+/** One build to resolve: the spec text and the field it came from (--nomad, --before, matrix nomad[2], …). */
+export interface SpecInput { text: string; field: string }
+
+/** The outcome per spec, in input order. */
+export type SpecOutcome = { input: SpecInput; build: ResolvedBuild } | { input: SpecInput; error: HarnessError };
+
+type Planned = { input: SpecInput; spec: BuildSpec; source?: SourcePlan };
+
+/**
+ * Parse and check every spec without downloading or building (paths exist, git trees and refs, Go's version, the
+ * releases key file); all problems of all specs together, or the plans.
+ */
+export async function planBuilds(inputs: readonly SpecInput[], ctx: BuildContext, profile: SourceProfile = NOMAD_PROFILE):
+  Promise<{ planned: Planned[] } | { problems: ConfigProblem[] }> {
+  const problems: ConfigProblem[] = [];
+  const planned: Planned[] = [];
+  const abs = (p: string) => (isAbsolute(p) ? p : resolvePath(ctx.cwd, p));
+  for (const input of inputs) {
+    const parsed = parseBuildSpec(input.text, input.field, { exists: (p) => existsSync(abs(p)), home: ctx.home });
+    if ('problem' in parsed) { problems.push(parsed.problem); continue; }
+    const spec = parsed.spec;
+    if (spec.kind === 'path' && !existsSync(abs(spec.path))) {
+      problems.push({ field: input.field, value: input.text, message: `no file at ${abs(spec.path)}`,
+        fix: 'give the path of a linux/amd64 nomad binary, a release version (1.9.7, latest), or git:<dir>[@<ref>]' });
+    } else if (spec.kind === 'git') {
+      const p = await planSource(input.text, input.field, spec.dir, spec.ref, ctx, profile);
+      if ('problems' in p) problems.push(...p.problems);
+      else planned.push({ input, spec, source: p.plan });
+      continue;
+    } else if (spec.kind === 'release' && ctx.releasesKey && !(await access(abs(ctx.releasesKey)).then(() => true, () => false))) {
+      problems.push({ field: '--releases-key', value: ctx.releasesKey, message: 'no such file',
+        fix: 'give the public key file that signs the mirror\'s SHA256SUMS, or drop --releases-key for HashiCorp\'s key' });
+    }
+    planned.push({ input, spec });
+  }
+  return problems.length ? { problems: dedupe(problems) } : { planned };
+}
+
+/** Resolve each planned spec in turn (downloads and builds are heavy: one at a time); failures are kept, not thrown. */
+export async function resolvePlanned(planned: readonly Planned[], ctx: BuildContext): Promise<SpecOutcome[]> {
+  const out: SpecOutcome[] = [];
+  const ctxAbs = ctx.releasesKey ? { ...ctx, releasesKey: resolvePath(ctx.cwd, ctx.releasesKey) } : ctx;
+  for (const p of planned) {
+    try {
+      out.push({ input: p.input, build: await resolveOne(p, ctxAbs) });
+    } catch (err) {
+      if (!(err instanceof HarnessError)) throw err;
+      out.push({ input: p.input, error: err });
+    }
+  }
+  return out;
+}
+
+async function resolveOne(p: Planned, ctx: BuildContext): Promise<ResolvedBuild> {
+  const { text, field } = p.input;
+  switch (p.spec.kind) {
+    case 'release':
+      return resolveRelease(p.spec.version, text, field, ctx);
+    case 'git':
+      return buildSource(p.source!, ctx);
+    case 'path': {
+      const path = resolvePath(ctx.cwd, p.spec.path);
+      const v = await preflightBuild(path, { field, spec: text, logger: ctx.logger, ...(ctx.run ? { run: ctx.run } : {}) });
+      return { spec: text, path, sha256: await sha256File(path), version: v.version, revision: v.revision,
+        origin: { kind: 'path', path } };
+    }
+  }
+}
+
+/**
+ * Resolve every spec before a run: returns the builds in input order, or throws one error naming every failed spec
+ * (a ConfigError, exit 2, when every failure is bad input; exit 3 when any is infrastructure).
+ */
+export async function resolveBuilds(inputs: readonly SpecInput[], ctx: BuildContext, profile?: SourceProfile): Promise<ResolvedBuild[]> {
+  const plan = await planBuilds(inputs, ctx, profile);
+  if ('problems' in plan) throw new ConfigError(plan.problems);
+  const outcomes = await resolvePlanned(plan.planned, ctx);
+  const errors = outcomes.flatMap((o) => ('error' in o ? [o.error] : []));
+  if (errors.length) throw combineErrors(errors);
+  return outcomes.map((o) => ('build' in o ? o.build : undefined!));
+}
+
+/** Several spec failures as one error: the config problems joined when all are bad input, else exit 3 with each message. */
+export function combineErrors(errors: readonly HarnessError[]): HarnessError {
+  if (errors.length === 1) return errors[0]!;
+  if (errors.every((e) => e instanceof ConfigError)) return new ConfigError(errors.flatMap((e) => (e as ConfigError).problems));
+  const code = errors.some((e) => e.exitCode === EXIT.INFRA) ? EXIT.INFRA : EXIT.USAGE;
+  return new HarnessError(`${errors.length} builds could not be resolved:\n${errors.map((e) => `  - ${e.message}`).join('\n')}`,
+    { exitCode: code });
+}
+
+function dedupe(ps: ConfigProblem[]): ConfigProblem[] {
+  const seen = new Set<string>();
+  return ps.filter((p) => { const k = JSON.stringify(p); return seen.has(k) ? false : (seen.add(k), true); });
+}

@@ -1,0 +1,50 @@
+// Pure: release version numbers as the releases site writes them (1.9.3, 1.10.0-rc.1, 1.9.3+ent), ordered and compared.
+
+interface Parsed {
+  nums: [number, number, number];
+  pre: string;
+  edition: string;
+}
+
+function parse(v: string): Parsed | undefined {
+  const m = /^(\d+)\.(\d+)\.(\d+)(?:-([0-9A-Za-z.]+))?(?:\+([0-9A-Za-z.]+))?$/.exec(v);
+  if (!m) return undefined;
+  return { nums: [Number(m[1]), Number(m[2]), Number(m[3])], pre: m[4] ?? '', edition: m[5] ?? '' };
+}
+
+/** Compare two versions (semver order: 1.9.10 > 1.9.9, 1.10.0-rc.1 < 1.10.0); unparsable ones sort first. */
+export function compareVersions(a: string, b: string): number {
+  const x = parse(a);
+  const y = parse(b);
+  if (!x || !y) return (x ? 1 : 0) - (y ? 1 : 0) || a.localeCompare(b);
+  for (let i = 0; i < 3; i++) if (x.nums[i] !== y.nums[i]) return x.nums[i]! - y.nums[i]!;
+  if (x.pre !== y.pre) {
+    if (!x.pre) return 1;
+    if (!y.pre) return -1;
+    return x.pre.localeCompare(y.pre, 'en', { numeric: true });
+  }
+  return x.edition.localeCompare(y.edition);
+}
+
+/** The highest final community release (no -rc/-beta, no +ent): what `latest` means. */
+export function latestVersion(versions: readonly string[]): string | undefined {
+  const finals = versions.filter((v) => { const p = parse(v); return p && !p.pre && !p.edition; });
+  return finals.sort(compareVersions).at(-1);
+}
+
+/** Up to `n` published versions nearest to `wanted` (same edition first; same minor before others; newest first on ties). */
+export function nearestVersions(wanted: string, versions: readonly string[], n = 3): string[] {
+  const w = parse(wanted.replace(/^v/, ''));
+  const scored = versions.flatMap((v) => {
+    const p = parse(v);
+    if (!p) return [];
+    if (!w) return [{ v, score: 0 }];
+    const edition = p.edition === w.edition ? 0 : 1e9;
+    const pre = p.pre && !w.pre ? 1e8 : 0;
+    const [a, b, c] = p.nums;
+    const score = edition + pre + Math.abs(a - w.nums[0]) * 1e6 + Math.abs(b - w.nums[1]) * 1e3 + Math.abs(c - w.nums[2]);
+    return [{ v, score }];
+  });
+  scored.sort((x, y) => x.score - y.score || compareVersions(y.v, x.v));
+  return scored.slice(0, n).map((s) => s.v);
+}

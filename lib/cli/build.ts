@@ -1,0 +1,60 @@
+// `reboot-harness build <spec>... [--json]`: resolve builds (download, verify, build from source) without running a scenario.
+import { homedir } from 'node:os';
+import { ConfigError, type ExitCode, EXIT } from '../errors.js';
+import type { HarnessConfig } from '../config/schema.js';
+import { consoleLogger } from '../log/format.js';
+import { watchSignals } from '../run/signals.js';
+import { buildContext } from '../builds/context.js';
+import { describeOrigin, buildProperties } from '../builds/provenance.js';
+import { combineErrors, planBuilds, resolvePlanned, type SpecOutcome } from '../builds/resolve.js';
+import type { ParsedArgs } from './args.js';
+import type { CliDeps } from './deps.js';
+
+/** Schema id of `build --json` output. */
+export const BUILD_JSON_SCHEMA = 'nomad-reboot-harness/builds/v1';
+
+/** Resolve every spec given; print path, sha256, version, revision and origin of each; exit 0, or 2/3 naming each failure. */
+export async function buildCommand(args: ParsedArgs, config: HarnessConfig, deps: CliDeps): Promise<ExitCode> {
+  if (args.positionals.length === 0) {
+    throw new ConfigError([{ field: 'build spec', value: undefined, message: 'is required',
+      fix: 'give one or more: a release version (1.9.7, 1.9.7+ent, latest), git:<dir>[@<ref>], or a path' }]);
+  }
+  const json = config.output.json;
+  const color = deps.isTTY && !deps.env['NO_COLOR'] && !deps.env['CI'];
+  // Note: progress goes to stderr even with --json (a source build takes minutes); --quiet silences it.
+  const logger = consoleLogger(deps.err, { verbose: config.output.verbose, quiet: config.output.quiet, color, secrets: [] });
+  const watcher = watchSignals(deps.signalSource ? { proc: deps.signalSource } : {});
+  try {
+    const ctx = buildContext({ builds: config.builds, env: deps.env, cwd: deps.cwd, home: deps.env['HOME'] || homedir(), logger,
+      deadline: { at: Number.POSITIVE_INFINITY, signal: watcher.signal } });
+    const inputs = args.positionals.map((text, i) => ({ text, field: `build spec ${i + 1}` }));
+    const plan = await planBuilds(inputs, ctx);
+    if ('problems' in plan) throw new ConfigError(plan.problems);
+    const outcomes = await resolvePlanned(plan.planned, ctx);
+    deps.out(json ? renderJson(outcomes) : renderText(outcomes));
+    const errors = outcomes.flatMap((o) => ('error' in o ? [o.error] : []));
+    if (!errors.length) return EXIT.OK;
+    throw combineErrors(errors);
+  } finally {
+    watcher.dispose();
+  }
+}
+
+/** Human output: one block per spec. */
+export function renderText(outcomes: readonly SpecOutcome[]): string {
+  return outcomes.map((o) => {
+    if ('error' in o) return `${o.input.text}\n  FAILED    ${o.error.message.split('\n')[0]}\n`;
+    const b = o.build;
+    return [`${o.input.text}`, `  path      ${b.path}`, `  sha256    ${b.sha256}`, `  version   ${b.version}`,
+      `  revision  ${b.revision || '(none printed)'}`, `  origin    ${describeOrigin(b.origin)}`, ''].join('\n');
+  }).join('\n');
+}
+
+/** Machine output: every spec with its build (and report properties) or its error. */
+export function renderJson(outcomes: readonly SpecOutcome[]): string {
+  const builds = outcomes.map((o) => ('error' in o
+    ? { spec: o.input.text, field: o.input.field, ok: false, exitCode: o.error.exitCode, error: o.error.message,
+      ...(o.error.hint ? { hint: o.error.hint } : {}) }
+    : { ...o.build, field: o.input.field, ok: true, properties: buildProperties(o.build) }));
+  return JSON.stringify({ schema: BUILD_JSON_SCHEMA, builds }, null, 2) + '\n';
+}

@@ -1,0 +1,40 @@
+// What the CLI needs from the outside world: real effects in lib/cli/entry.ts, stand-ins in tests.
+import type { ExitCode, ConfigProblem } from '../errors.js';
+import type { HarnessConfig } from '../config/schema.js';
+import type { Logger } from '../log/events.js';
+import type { BuildInfo } from '../model/session.js';
+import type { BuildRef } from '../plan/plan.js';
+import type { ScenarioEnv } from '../run/scenario.js';
+
+/** What the CLI needs from the outside world; tests hand in stand-ins (a stand-in lab and Nomad). */
+export interface CliDeps {
+  env: Record<string, string | undefined>;
+  cwd: string;
+  out: (s: string) => void;
+  err: (s: string) => void;
+  isTTY: boolean;
+  /** the scenario environment: real VMs (lib/lab/real-env.ts) or stand-ins */
+  makeEnv: (config: HarnessConfig, runId: string, logger: Logger) => ScenarioEnv;
+  /**
+   * before a run: make sure the lab host is ready; may re-run the CLI inside the lab's network namespace and return its
+   * exit code. `subnets`: every lab subnet the runs will use (default: the config's two), each guarded by a host-stack blackhole.
+   */
+  prepareHost?: (config: HarnessConfig, argv: string[], logger: Logger, subnets?: readonly string[]) => Promise<ExitCode | undefined>;
+  /** the build layer (lib/builds via lib/session/builds.ts); without it a spec is a path, checked by checkBinary */
+  builds?: BuildLayer;
+  /** checks a Nomad build given as a path before anything is created (ConfigError naming `field`) */
+  checkBinary?: (path: string, field?: string) => Promise<void>;
+  /** what `<build> version` says, for a build given as a path (stand-ins answer it); absent = not asked */
+  buildVersion?: (path: string) => Promise<{ version?: string; revision?: string }>;
+  doctor?: (config: HarnessConfig, json: boolean) => Promise<ExitCode>;
+  destroy?: (config: HarnessConfig, ids: string[], all: boolean, logger: Logger, stopHost: boolean) => Promise<ExitCode>;
+  setup?: (o: { force: boolean; docker: boolean }) => Promise<ExitCode>;
+  signalSource?: NodeJS.EventEmitter;
+}
+
+/** Resolving the builds a plan names: every problem of every spec first (nothing downloaded), then one by one. */
+export interface BuildLayer {
+  check(refs: readonly BuildRef[], config: HarnessConfig, logger: Logger): Promise<ConfigProblem[]>;
+  resolve(ref: BuildRef, config: HarnessConfig, logger: Logger): Promise<BuildInfo>;
+}
+

@@ -1,0 +1,61 @@
+// The build layer as the pipeline uses it: every spec of the plan checked at once before anything exists (a path is
+// also run with `version`: it must be a Nomad agent build), then each resolved (downloaded and verified, built from
+// source, or taken as it is), cached by lib/builds.
+import { homedir } from 'node:os';
+import { existsSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import { ConfigError, type ConfigProblem } from '../errors.js';
+import type { HarnessConfig } from '../config/schema.js';
+import type { Logger } from '../log/events.js';
+import type { BuildInfo } from '../model/session.js';
+import type { BuildRef } from '../plan/plan.js';
+import { buildContext, type BuildContext } from '../builds/context.js';
+import { planBuilds, resolvePlanned } from '../builds/resolve.js';
+import { preflightBuild } from '../builds/preflight.js';
+import { parseBuildSpec } from '../builds/spec.js';
+
+export interface BuildLayerDeps {
+  env: Record<string, string | undefined>;
+  /** a context with stand-in effects (tests); default the real one */
+  context?: (ref: Pick<BuildRef, 'cwd'>, config: HarnessConfig, logger: Logger) => BuildContext;
+}
+
+/** The real build layer for the CLI (lib/cli/entry.ts). */
+export function createBuildLayer(deps: BuildLayerDeps) {
+  const ctxFor = deps.context ?? ((ref: Pick<BuildRef, 'cwd'>, config: HarnessConfig, logger: Logger) =>
+    buildContext({ builds: config.builds, env: deps.env, cwd: ref.cwd, home: deps.env['HOME'] || homedir(), logger }));
+  return {
+    /** Every problem of every spec: syntax, missing files, git trees and refs, Go, the key file; a path is run with `version`. */
+    async check(refs: readonly BuildRef[], config: HarnessConfig, logger: Logger): Promise<ConfigProblem[]> {
+      const problems: ConfigProblem[] = [];
+      for (const ref of refs) {
+        const ctx = ctxFor(ref, config, logger);
+        const plan = await planBuilds([{ text: ref.spec, field: ref.field }], ctx);
+        if ('problems' in plan) {
+          problems.push(...plan.problems);
+          continue;
+        }
+        const parsed = parseBuildSpec(ref.spec, ref.field, { exists: (p) => existsSync(isAbsolute(p) ? p : resolve(ref.cwd, p)), home: ctx.home });
+        if ('spec' in parsed && parsed.spec.kind === 'path') {
+          try {
+            await preflightBuild(resolve(ref.cwd, parsed.spec.path), { field: ref.field, spec: ref.spec, logger, ...(ctx.run ? { run: ctx.run } : {}) });
+          } catch (err) {
+            if (err instanceof ConfigError) problems.push(...err.problems);
+            else throw err;
+          }
+        }
+      }
+      return problems;
+    },
+    /** Resolve one spec (download, build or take the path); its error (exit 2 or 3) is thrown as it is. */
+    async resolve(ref: BuildRef, config: HarnessConfig, logger: Logger): Promise<BuildInfo> {
+      const ctx = ctxFor(ref, config, logger);
+      const plan = await planBuilds([{ text: ref.spec, field: ref.field }], ctx);
+      if ('problems' in plan) throw new ConfigError(plan.problems);
+      const [outcome] = await resolvePlanned(plan.planned, ctx);
+      if (!outcome) throw new ConfigError([{ field: ref.field, value: ref.spec, message: 'resolved to nothing', fix: 'give a release version, git:<dir>[@<ref>] or a path' }]);
+      if ('error' in outcome) throw outcome.error;
+      return outcome.build;
+    },
+  };
+}

@@ -1,0 +1,169 @@
+// Source builds (`git:<dir>[@<ref>]`) of a small Go module shaped like Nomad (test/fixtures/builds), through the same
+// code as a real tree: clean checkout, tool on PATH, go generate, tags, ldflags, cgo, cache by commit, failures.
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import t from 'tap';
+import type { BuildContext } from '../../lib/builds/context.js';
+import { planBuilds, resolveBuilds } from '../../lib/builds/resolve.js';
+import type { SourceProfile } from '../../lib/builds/source-profile.js';
+import { ConfigError, EXIT, HarnessError } from '../../lib/errors.js';
+import type { LogEvent } from '../../lib/log/events.js';
+import { rejection } from '../helpers/rejection.js';
+import { filesUnder } from '../helpers/release-mirror.js';
+
+const FIXTURES = resolve('test/fixtures/builds');
+
+function prereq(): string | undefined {
+  for (const [cmd, args] of [['go', ['version']], ['cc', ['--version']], ['git', ['--version']]] as const) {
+    try { execFileSync(cmd, args, { stdio: 'ignore' }); } catch { return `${cmd} is not installed (source builds need it)`; }
+  }
+  return undefined;
+}
+const skip = prereq();
+
+/** The fixture's recipe: the same fields NOMAD_PROFILE fills for hashicorp/nomad. */
+const PROFILE: SourceProfile = {
+  name: 'Nomad',
+  module: 'example.test/fakenomad',
+  markers: ['version/version.go'],
+  versionPackage: 'example.test/fakenomad/version',
+  generate: ['./gen/'],
+  tools: [{ bin: 'fakegen', pkg: 'example.test/fakegen', get: [], replace: { 'example.test/fakegen': join(FIXTURES, 'fakegen') } }],
+  tags: ['codegen_generated', 'release'],
+  main: '.',
+  goFlags: [],
+  optional: [/^gen\/generated\.go$/],
+};
+
+const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=t@example.invalid',
+  '-c', 'init.defaultBranch=main', '-c', 'advice.detachedHead=false', ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] }).toString().trim();
+
+t.test('source builds', { skip: skip ?? false }, async (t) => {
+  t.setTimeout(600_000);
+  const dir = t.testdir();
+  const work = join(dir, 'work');
+  cpSync(join(FIXTURES, 'fakenomad'), work, { recursive: true });
+  // a stale committed generated file, as Nomad commits structs.generated.go: regenerated, so optional
+  writeFileSync(join(work, 'gen', 'generated.go'), 'package gen\n\nconst Generated = "stale"\n');
+  git(dir, 'init', '-q', work);
+  git(work, 'add', '-A');
+  git(work, 'commit', '-qm', 'fake nomad 0.4.2');
+  git(work, 'tag', 'v0.4.2');
+  git(work, 'tag', 'v0.4.1');
+  const commit = git(work, 'rev-parse', 'HEAD');
+  git(work, 'checkout', '-qb', 'broken');
+  writeFileSync(join(work, 'main.go'), readFileSync(join(work, 'main.go'), 'utf8').replace('func main() {', 'func main() {\n\tundefinedCall()'));
+  git(work, 'commit', '-qam', 'does not compile');
+  git(work, 'tag', 'broken');
+  git(work, 'checkout', '-qb', 'newgo', 'v0.4.2');
+  writeFileSync(join(work, 'go.mod'), 'module example.test/fakenomad\n\ngo 1.99\n');
+  git(work, 'commit', '-qam', 'needs a future go');
+  git(work, 'tag', 'needs-go-1.99');
+  git(work, 'checkout', '-q', 'main');
+
+  const ctxFor = (cache: string, extra: Partial<BuildContext> = {}) => {
+    const events: LogEvent[] = [];
+    const ctx: BuildContext = { cacheRoot: join(dir, cache), releasesUrl: 'http://127.0.0.1:1', cwd: dir, home: dir,
+      logger: (e) => void events.push(e), ...extra };
+    return { ctx, events, messages: () => events.flatMap((e) => ('message' in e && e.message ? [e.message] : [])) };
+  };
+  const build = (text: string, ctx: BuildContext) => resolveBuilds([{ text, field: '--nomad' }], ctx, PROFILE);
+  const run = (path: string, ...args: string[]) => execFileSync(path, args).toString();
+
+  await t.test('a tag: clean tree, generate, tags, cgo, ldflags; nomad version matches the commit', async (t) => {
+    const c = ctxFor('cache');
+    const [b] = await build('git:work@v0.4.2', c.ctx);
+    t.match(b, { spec: 'git:work@v0.4.2', version: '0.4.2', revision: commit, origin: { kind: 'git', dir: work, commit, dirty: false } });
+    t.match(run(b!.path, 'version'), new RegExp(`^Nomad v0\\.4\\.2\\nBuildDate \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ\\nRevision ${commit}\\n$`));
+    t.equal(run(b!.path), 'generated 42\n', 'go generate ran with the tool from PATH (not the stale file); cgo is on');
+    t.equal(b!.path, join(dir, 'cache', b!.sha256, 'nomad'));
+    const progress = c.messages().filter((m) => m.startsWith('build git:work@v0.4.2: ['));
+    t.match(progress, [/\[1\/5\] check out a clean tree …/, /\[1\/5\] check out a clean tree: done in .*\(\d+ files\)/,
+      /\[2\/5\] build fakegen …/, /\[2\/5\] build fakegen: done in/, /\[3\/5\] go generate \.\/gen\/ …/, /\[3\/5\] go generate .*: done in/,
+      /\[4\/5\] go build …/, /\[4\/5\] go build: done in/, /\[5\/5\] check `nomad version` …/, /\[5\/5\] .*: done in/]);
+
+    await t.test('the same commit again is a cache hit, also under another ref name', async (t) => {
+      const again = ctxFor('cache');
+      const [b2] = await build('git:work@v0.4.1', again.ctx);
+      t.equal(b2!.sha256, b!.sha256);
+      t.notOk(again.messages().some((m) => /\[1\/5\]/.test(m)), 'no build phase ran');
+      t.ok(again.messages().some((m) => /from the cache/.test(m)));
+    });
+  });
+
+  await t.test('HEAD of a dirty work tree: +CHANGES, cached by the diff, the user\'s index untouched', async (t) => {
+    writeFileSync(join(work, 'version', 'version.go'), readFileSync(join(work, 'version', 'version.go'), 'utf8').replace('"0.4.2"', '"0.4.3-dev"'));
+    writeFileSync(join(work, 'NOTES.txt'), 'untracked but not ignored\n');
+    const statusBefore = git(work, 'status', '--porcelain');
+    const c = ctxFor('cache');
+    const [b] = await build('git:work', c.ctx);
+    t.match(b, { version: '0.4.3-dev', revision: `${commit}+CHANGES`, origin: { kind: 'git', commit, dirty: true } });
+    t.equal(git(work, 'status', '--porcelain'), statusBefore, 'git status is as before');
+    t.equal(git(work, 'diff', '--cached', '--name-only'), '', 'nothing staged');
+    const [again] = await build('git:work', ctxFor('cache').ctx);
+    t.equal(again!.sha256, b!.sha256, 'the same dirty state: a cache hit');
+    writeFileSync(join(work, 'NOTES.txt'), 'changed\n');
+    const third = ctxFor('cache');
+    await build('git:work', third.ctx);
+    t.ok(third.messages().some((m) => /\[4\/5\] go build: done/.test(m)), 'another diff: built again');
+    git(work, 'checkout', '-q', '--', '.');
+    rmSync(join(work, 'NOTES.txt'));
+    const clean = ctxFor('cache');
+    const [head] = await build('git:work', clean.ctx);
+    t.match(head, { revision: commit, origin: { dirty: false } }, 'a clean HEAD is its commit, from the cache');
+  });
+
+  await t.test('a bare git dir with blobs missing from the object store', async (t) => {
+    const bare = join(dir, 'bare.git');
+    git(dir, 'clone', '-q', '--bare', work, bare);
+    const blob = (path: string) => git(bare, 'rev-parse', `v0.4.2:${path}`);
+    const drop = (oid: string) => rmSync(join(bare, 'objects', oid.slice(0, 2), oid.slice(2)));
+    drop(blob('gen/generated.go'));
+    const c = ctxFor('cache-bare');
+    const [b] = await build(`git:${bare}@v0.4.2`, c.ctx);
+    t.match(b, { revision: commit, origin: { dir: bare, dirty: false } });
+    t.ok(c.events.some((e) => e.kind === 'warn' && /1 file\(s\) missing from the object store were left out; a non-UI build does not need them: gen\/generated\.go/.test(e.message)));
+    drop(blob('main.go'));
+    const err = await rejection(build(`git:${bare}@v0.4.2`, ctxFor('cache-bare2').ctx));
+    t.type(err, ConfigError);
+    t.match((err as Error).message, /the repository lacks the contents of 1 file\(s\) the build needs: main\.go/);
+    t.same(filesUnder(join(dir, 'cache-bare2')).filter((f) => !/^(tools|logs)\//.test(f)), [], 'nothing cached (a log and the tool)');
+  });
+
+  await t.test('a compile error: exit 3 with the compiler\'s last lines and the log path; nothing cached', async (t) => {
+    const c = ctxFor('cache-broken');
+    const err = await rejection(build('git:work@broken', c.ctx)) as HarnessError;
+    t.equal(err.exitCode, EXIT.INFRA);
+    t.match(err.message, /git:work@broken: go build failed \(exit 1\); last lines:\n.*undefined: undefinedCall/s);
+    const log = /full log: (\S+)/.exec(err.message)?.[1];
+    t.ok(log && existsSync(log), `the log exists: ${log}`);
+    t.match(readFileSync(log!, 'utf8'), /\$ \(cd .* && go build -v -trimpath -buildvcs=false -ldflags -X example\.test\/fakenomad\/version\.GitCommit=/);
+    t.ok(c.messages().some((m) => /\[4\/5\] go build: failed after/.test(m)));
+    t.same(filesUnder(join(dir, 'cache-broken')).filter((f) => /^[0-9a-f]{64}\//.test(f) || f.startsWith('git/')), []);
+  });
+
+  await t.test('bad specs: every problem at once, before anything is built (exit 2)', async (t) => {
+    const other = join(dir, 'other');
+    cpSync(join(FIXTURES, 'fakegen'), other, { recursive: true });
+    git(dir, 'init', '-q', other);
+    git(other, 'add', '-A');
+    git(other, 'commit', '-qm', 'not nomad');
+    const c = ctxFor('cache-plan');
+    const r = await planBuilds([
+      { text: 'git:work@v0.4.9', field: 'a' }, { text: `git:${join(dir, 'nowhere')}`, field: 'b' },
+      { text: 'git:other', field: 'c' }, { text: 'git:work@needs-go-1.99', field: 'd' }, { text: `git:${FIXTURES}/..`, field: 'e' },
+    ], c.ctx, PROFILE);
+    if (!('problems' in r)) return t.fail('expected problems');
+    t.match(r.problems, [
+      { field: 'a', message: 'v0.4.9 names no commit in', fix: /use an existing ref, e\.g\. v0\.4\.2, v0\.4\.1/ },
+      { field: 'b', message: /is not a directory/ },
+      { field: 'c', message: /is not a Nomad source tree: go\.mod's module is example\.test\/fakegen/ },
+      { field: 'd', message: /needs Go >= 1\.99 \(go\.mod\); this host has go1\./, fix: 'install Go 1.99 or newer' },
+      { field: 'e', message: /is not a Nomad source tree: it has no go\.mod/ },
+    ]);
+    t.same(filesUnder(join(dir, 'cache-plan')), [], 'nothing built or cached');
+    const noGo = await planBuilds([{ text: 'git:work@v0.4.2', field: '--nomad' }], ctxFor('cache-plan', { env: { PATH: '/nonexistent' } }).ctx, PROFILE);
+    t.match(noGo, { problems: [{ message: /needs Go >= 1\.21 \(go\.mod\), and there is no go on PATH/, fix: /install Go 1\.21 or newer/ }] });
+  });
+});
