@@ -23,7 +23,7 @@ export const sha256Of = (b: Buffer | string): string => createHash('sha256').upd
 /** Where the binary with this sha256 lives in the cache. */
 export const binaryPath = (root: string, sha256: string): string => join(root, sha256, 'nomad');
 
-/** A fresh private directory under the cache root for work in progress (same filesystem: the final move is a rename). */
+/** A fresh private directory under the cache root for work in progress (same filesystem: the final move renames). */
 export async function workDir(root: string, what: string): Promise<string> {
   const dir = join(root, 'tmp', `${what}-${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`);
   await mkdir(dir, { recursive: true });
