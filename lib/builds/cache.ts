@@ -43,7 +43,12 @@ export async function commitBinary(root: string, file: string, sha256: string, m
     await rename(file, join(staging, 'nomad'));
     await writeFile(join(staging, 'build.json'), JSON.stringify(meta, null, 2) + '\n');
     await rm(join(root, sha256), { recursive: true, force: true });
-    await rename(staging, join(root, sha256));
+    try {
+      await rename(staging, join(root, sha256));
+    } catch (err) {
+      // Note: another process (a matrix shard on this host) committed the same binary first: that entry is as good.
+      if (!(await cachedBinary(root, sha256))) throw err;
+    }
   } finally {
     await rm(staging, { recursive: true, force: true });
   }

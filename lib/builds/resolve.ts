@@ -2,7 +2,7 @@
 import { existsSync } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { isAbsolute, resolve as resolvePath } from 'node:path';
-import { ConfigError, EXIT, HarnessError, type ConfigProblem } from '../errors.js';
+import { ConfigError, EXIT, HarnessError, InterruptedError, type ConfigProblem } from '../errors.js';
 import { sha256File } from './cache.js';
 import type { BuildContext } from './context.js';
 import { preflightBuild } from './preflight.js';
@@ -58,7 +58,8 @@ export async function resolvePlanned(planned: readonly Planned[], ctx: BuildCont
     try {
       out.push({ input: p.input, build: await resolveOne(p, ctxAbs) });
     } catch (err) {
-      if (!(err instanceof HarnessError)) throw err;
+      // Note: Ctrl-C ends the whole resolution, not just this spec.
+      if (!(err instanceof HarnessError) || err instanceof InterruptedError) throw err;
       out.push({ input: p.input, error: err });
     }
   }
