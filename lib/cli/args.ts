@@ -104,9 +104,11 @@ export function helpText(command?: Command): string {
       'verified, cached), a source tree git:<dir>[@<ref>] (HEAD with uncommitted changes, or a ref; built like a',
       'release, cached by commit), or the path of a linux/amd64 nomad binary (./1.9.3 is a file, 1.9.3 a version).',
       'Cache: ${XDG_CACHE_HOME:-~/.cache}/nomad-reboot-harness/builds. Details: docs/builds.md', '', 'Options:');
-    for (const f of FIELDS.filter((x) => x.yaml.startsWith('builds.') || x.flag === 'json' || x.flag === 'quiet')) {
-      lines.push(`  ${(`--${f.flag}${BOOL_FLAGS.has(f.flag!) ? '' : ' <value>'}`).padEnd(30)} ${f.doc}${f.env ? ` [env ${f.env}]` : ''}`);
+    for (const f of FIELDS.filter((x) => x.yaml.startsWith('builds.'))) {
+      lines.push(`  ${`--${f.flag} <value>`.padEnd(30)} ${f.doc}${f.env ? ` [env ${f.env}]` : ''}`);
     }
+    lines.push(`  ${'--json'.padEnd(30)} print every build (and its report properties) as JSON on stdout`,
+      `  ${'--quiet'.padEnd(30)} no progress on stderr`);
   } else if (command === 'destroy') {
     lines.push('Usage: reboot-harness destroy <run-id>... | --all [--host]', '', 'Destroys the VMs and Vagrant directory of the given runs under the work dir (--work-dir).', '--host also stops the libvirtd/virtlogd and network namespace that the harness itself started (isolated mode).');
   } else if (command === 'list') {
