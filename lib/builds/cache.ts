@@ -23,7 +23,7 @@ export const sha256Of = (b: Buffer | string): string => createHash('sha256').upd
 /** Where the binary with this sha256 lives in the cache. */
 export const binaryPath = (root: string, sha256: string): string => join(root, sha256, 'nomad');
 
-/** A fresh private directory under the cache root for work in progress (same filesystem: the final move is a rename). */
+/** A fresh private directory under the cache root for work in progress (same filesystem: the final move renames). */
 export async function workDir(root: string, what: string): Promise<string> {
   const dir = join(root, 'tmp', `${what}-${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`);
   await mkdir(dir, { recursive: true });
@@ -43,7 +43,12 @@ export async function commitBinary(root: string, file: string, sha256: string, m
     await rename(file, join(staging, 'nomad'));
     await writeFile(join(staging, 'build.json'), JSON.stringify(meta, null, 2) + '\n');
     await rm(join(root, sha256), { recursive: true, force: true });
-    await rename(staging, join(root, sha256));
+    try {
+      await rename(staging, join(root, sha256));
+    } catch (err) {
+      // Note: another process (a matrix shard on this host) committed the same binary first: that entry is as good.
+      if (!(await cachedBinary(root, sha256))) throw err;
+    }
   } finally {
     await rm(staging, { recursive: true, force: true });
   }

@@ -54,7 +54,8 @@ export async function snapshotWorkTree(repo: Repo & { workTree: string }, indexF
   await copyFile(join(repo.gitDir, 'index'), indexFile).catch(() => undefined);
   const env = { GIT_INDEX_FILE: indexFile };
   const wt = [`--work-tree=${repo.workTree}`];
-  if (!ok(await git(repo.gitDir, [...wt, 'read-tree', head], o, { env }))) return { error: 'git read-tree HEAD failed' };
+  const read = await git(repo.gitDir, [...wt, 'read-tree', head], o, { env });
+  if (!ok(read)) return { error: 'git read-tree HEAD failed' };
   const add = await git(repo.gitDir, [...wt, 'add', '-A'], o, { env, cwd: repo.workTree });
   if (!ok(add)) return { error: `git add -A (into a private index) failed: ${add.stderr.trim()}` };
   const tree = await git(repo.gitDir, ['write-tree'], o, { env });
@@ -64,7 +65,8 @@ export async function snapshotWorkTree(repo: Repo & { workTree: string }, indexF
 }
 
 /** The text of `path` in a commit or tree, or undefined when absent (or its blob is missing). */
-export async function readTreeFile(gitDir: string, treeish: string, path: string, o: GitOptions): Promise<string | undefined> {
+export async function readTreeFile(gitDir: string, treeish: string, path: string, o: GitOptions):
+  Promise<string | undefined> {
   const r = await git(gitDir, ['cat-file', 'blob', `${treeish}:${path}`], o);
   return ok(r) ? r.stdout : undefined;
 }
@@ -80,7 +82,8 @@ export async function treeHas(gitDir: string, treeish: string, path: string, o: 
  * (a partial snapshot) are left out when `skippable(path)`; otherwise nothing is written and `missing` lists them.
  */
 export async function checkoutTree(gitDir: string, treeish: string, dest: string, indexFile: string,
-  skippable: (path: string) => boolean, o: GitOptions): Promise<{ files: number; skipped: string[] } | { missing: string[] }> {
+  skippable: (path: string) => boolean, o: GitOptions):
+  Promise<{ files: number; skipped: string[] } | { missing: string[] }> {
   const env = { GIT_INDEX_FILE: indexFile };
   const wt = [`--work-tree=${dest}`];
   await mkdir(dest, { recursive: true });
@@ -92,7 +95,8 @@ export async function checkoutTree(gitDir: string, treeish: string, dest: string
     const [mode, oid] = meta.split(' ') as [string, string];
     return { mode, oid, path };
   }).filter((e) => e.mode !== '160000');
-  const check = await git(gitDir, ['cat-file', '--batch-check'], o, { input: entries.map((e) => e.oid).join('\n') + '\n' });
+  const oids = entries.map((e) => e.oid).join('\n') + '\n';
+  const check = await git(gitDir, ['cat-file', '--batch-check'], o, { input: oids });
   const absent = new Set(check.stdout.split('\n').filter((l) => l.endsWith(' missing')).map((l) => l.split(' ')[0]));
   const missing = entries.filter((e) => absent.has(e.oid)).map((e) => e.path);
   const required = missing.filter((p) => !skippable(p));

@@ -21,7 +21,8 @@ export interface GoOptions {
 /** `go env GOVERSION` (go1.26.8), or undefined when there is no go on PATH. */
 export async function goVersion(o: GoOptions): Promise<string | undefined> {
   try {
-    const r = await (o.run ?? runCommand)('go', ['env', 'GOVERSION'], { deadline: o.deadline, env: o.env, allowedCodes: ANY_EXIT_CODE });
+    const r = await (o.run ?? runCommand)('go', ['env', 'GOVERSION'],
+      { deadline: o.deadline, env: o.env, allowedCodes: ANY_EXIT_CODE });
     return r.code === 0 ? r.stdout.trim() : undefined;
   } catch (err) {
     if (err instanceof CommandError && err.code === undefined) return undefined; // ENOENT: no go on PATH
@@ -31,8 +32,10 @@ export async function goVersion(o: GoOptions): Promise<string | undefined> {
 
 /** Run one go command in `cwd`, its output into the log; the result (any exit code) comes back. */
 export async function go(args: string[], cwd: string, o: GoOptions & { onLine?: (line: string) => void }) {
-  const r = await (o.run ?? runCommand)('go', args, { deadline: o.deadline, cwd, env: o.env, allowedCodes: ANY_EXIT_CODE,
-    ...(o.logger ? { logger: o.logger } : {}), ...(o.onLine ? { onLine: (_s: string, l: string) => o.onLine!(l) } : {}) });
+  const onLine = o.onLine;
+  const r = await (o.run ?? runCommand)('go', args, {
+    deadline: o.deadline, cwd, env: o.env, allowedCodes: ANY_EXIT_CODE,
+    ...(o.logger ? { logger: o.logger } : {}), ...(onLine ? { onLine: (_s: string, l: string) => onLine(l) } : {}) });
   await o.log?.(`$ (cd ${cwd} && go ${args.join(' ')})\n${r.stdout}${r.stderr}[exit ${r.code}]\n\n`);
   return r;
 }
@@ -51,15 +54,25 @@ export async function buildTool(tool: GoTool, toolsRoot: string, goVer: string, 
   const minor = /^go(\d+\.\d+)/.exec(goVer)?.[1] ?? '1.21';
   await writeFile(join(mod, 'go.mod'), `module local/toolbuild\n\ngo ${minor}\n`);
   const steps: string[][] = [];
-  for (const [m, path] of Object.entries(tool.replace ?? {})) steps.push(['mod', 'edit', `-replace=${m}=${path}`, `-require=${m}@v0.0.0`]);
+  for (const [m, path] of Object.entries(tool.replace ?? {})) {
+    steps.push(['mod', 'edit', `-replace=${m}=${path}`, `-require=${m}@v0.0.0`]);
+  }
   if (tool.get.length) steps.push(['get', ...tool.get]);
   steps.push(['build', '-o', join(bin, tool.bin), tool.pkg]);
   for (const args of steps) {
     const r = await go(args, mod, o);
     if (r.code !== 0) {
       await rm(dir, { recursive: true, force: true });
-      throw new Error(`building ${tool.bin} (go ${args.join(' ')}) failed:\n${(r.stderr || r.stdout).trim().split('\n').slice(-8).join('\n')}`);
+      const tail = (r.stderr || r.stdout).trim().split('\n').slice(-8).join('\n');
+      throw new Error(`building ${tool.bin} (go ${args.join(' ')}) failed:\n${tail}`);
     }
   }
   return bin;
+}
+
+/** The environment of every go command: a reproducible linux/amd64 cgo build with the local toolchain only. */
+export function goBuildEnv(env: Record<string, string | undefined> = process.env): Record<string, string | undefined> {
+  // Note: the user's GOFLAGS (-mod=vendor, …) are not the recipe's; the profile sets its own for generate and build.
+  return { PATH: env['PATH'] ?? process.env['PATH'], GOTOOLCHAIN: 'local', CGO_ENABLED: '1', GOOS: 'linux',
+    GOARCH: 'amd64', GOWORK: 'off', GOFLAGS: '' };
 }

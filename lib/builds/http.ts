@@ -46,6 +46,7 @@ export async function httpGet(
 /** The useful part of a fetch failure: undici hides the errno (ECONNREFUSED, ENOTFOUND) in `cause`. */
 function networkReason(err: unknown): string {
   const cause = (err as { cause?: { code?: string; message?: string } } | undefined)?.cause;
-  if (cause?.code) return `${cause.code}${cause.message && !cause.message.includes(cause.code) ? ` (${cause.message})` : ''}`;
+  const more = cause?.message && cause.code && !cause.message.includes(cause.code) ? ` (${cause.message})` : '';
+  if (cause?.code) return `${cause.code}${more}`;
   return cause?.message ?? (err instanceof Error ? err.message : String(err));
 }

@@ -13,7 +13,8 @@ export function releaseFiles(base: string, v: string, product = 'nomad'): Releas
   // Note: a '+' (1.9.3+ent) is literal in a URL path; the releases site writes it unescaped.
   const dir = `${base.replace(/\/+$/, '')}/${product}/${v}`;
   const zipName = `${product}_${v}_linux_amd64.zip`;
-  return { zip: `${dir}/${zipName}`, zipName, sums: `${dir}/${product}_${v}_SHA256SUMS`, sig: `${dir}/${product}_${v}_SHA256SUMS.sig` };
+  const sums = `${dir}/${product}_${v}_SHA256SUMS`;
+  return { zip: `${dir}/${zipName}`, zipName, sums, sig: `${sums}.sig` };
 }
 
 /** The URL of the product's index.json (every published version). */
@@ -27,7 +28,8 @@ export function parseReleaseIndex(text: string): { versions: string[] } | { erro
   try {
     doc = JSON.parse(text);
   } catch (err) {
-    return { error: `index.json is not JSON (${(err as Error).message}); starts with ${JSON.stringify(text.slice(0, 60))}` };
+    const start = JSON.stringify(text.slice(0, 60));
+    return { error: `index.json is not JSON (${(err as Error).message}); starts with ${start}` };
   }
   const versions = (doc as { versions?: unknown } | null)?.versions;
   if (!versions || typeof versions !== 'object' || Array.isArray(versions)) {

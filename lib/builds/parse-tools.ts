@@ -18,12 +18,16 @@ export function parseGpgvStatus(status: string, expect?: string): SignatureCheck
   const noKey = first('NO_PUBKEY');
   if (noKey) return { ok: false, reason: `signed by key ${noKey[1]}, which is not in the trusted key file` };
   const err = first('ERRSIG');
-  if (err) return { ok: false, reason: `the signature cannot be checked (gpgv ERRSIG, key ${err[1]}, reason code ${err[6] ?? '?'})` };
+  if (err) {
+    const why = `gpgv ERRSIG, key ${err[1]}, reason code ${err[6] ?? '?'}`;
+    return { ok: false, reason: `the signature cannot be checked (${why})` };
+  }
   const revoked = first('REVKEYSIG');
   if (revoked) return { ok: false, reason: `signed by key ${revoked[1]}, which is revoked` };
   const valid = first('VALIDSIG');
   if (!valid || (!first('GOODSIG') && !first('EXPKEYSIG'))) {
-    return { ok: false, reason: `gpgv reported no good signature (status: ${lines.map((l) => l[0]).join(', ') || 'none'})` };
+    const seen = lines.map((l) => l[0]).join(', ') || 'none';
+    return { ok: false, reason: `gpgv reported no good signature (status: ${seen})` };
   }
   const signingFingerprint = valid[1]!.toUpperCase();
   const primaryFingerprint = (valid[10] ?? valid[1]!).toUpperCase();

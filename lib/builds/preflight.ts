@@ -19,19 +19,19 @@ const FIX = 'give a linux/amd64 Nomad build: a release version (1.9.7), a source
  */
 export async function preflightBuild(
   path: string,
-  o: { field: string; spec: string; run?: RunCommand; logger?: Logger; deadline?: Deadline },
+  o: { field: string; spec: string; run?: RunCommand; logger?: Logger; deadline?: Deadline; timeoutMs?: number },
 ): Promise<NomadVersion> {
-  const { field, spec, run = runCommand, logger } = o;
+  const { field, spec, run = runCommand, logger, timeoutMs = VERSION_TIMEOUT_MS } = o;
   const fail = (message: string, fix = FIX) => new ConfigError([{ field, value: spec, message, fix }]);
   const elf = await inspectNomadBinary(path);
   if (!elf.ok) throw fail(elf.reason);
   let out;
   try {
-    out = await run(path, ['version'], { deadline: deadlineIn(VERSION_TIMEOUT_MS, o.deadline), logger,
+    out = await run(path, ['version'], { deadline: deadlineIn(timeoutMs, o.deadline), logger,
       allowedCodes: ANY_EXIT_CODE, env: { NOMAD_ADDR: undefined, NOMAD_TOKEN: undefined } });
   } catch (err) {
     if (err instanceof CommandError) {
-      const how = err.timedOut ? `did not finish \`version\` within ${VERSION_TIMEOUT_MS / 1000} s` : err.message;
+      const how = err.timedOut ? `did not finish \`version\` within ${timeoutMs / 1000} s` : err.message;
       throw fail(`${path}: ${how}`);
     }
     throw err;

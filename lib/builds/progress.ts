@@ -24,8 +24,8 @@ export function phases(logger: Logger, label: string, total: number, heartbeatMs
       const t0 = performance.now();
       let status = '';
       say(`${tag} …`);
-      const beat = setInterval(() => say(`${tag}: running for ${formatMs(performance.now() - t0)}${status ? `, ${status}` : ''}`),
-        heartbeatMs);
+      const since = () => formatMs(performance.now() - t0);
+      const beat = setInterval(() => say(`${tag}: running for ${since()}${status ? `, ${status}` : ''}`), heartbeatMs);
       beat.unref();
       try {
         const r = await fn((s) => { status = s; });

@@ -1,7 +1,7 @@
 // Pure: a resolved build as report properties (JUnit <property>, summary.json, the HTML page) and as one line.
 import type { BuildOrigin, ResolvedBuild } from './types.js';
 
-/** One line naming the origin: "release <url> (checksum and signature verified)", "git <dir> <commit> (dirty)", "path <p>". */
+/** One line naming the origin: "release <url> (checksum and signature verified)", "git <dir> <commit>", "path <p>". */
 export function describeOrigin(o: BuildOrigin): string {
   switch (o.kind) {
     case 'release':

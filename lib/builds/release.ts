@@ -7,7 +7,8 @@ import { cachedBinary, commitBinary, readRecord, sha256File, sha256Of, workDir, 
 import type { BuildContext } from './context.js';
 import { HASHICORP_FINGERPRINT, HASHICORP_KEY_FILE, verifyDetached } from './gpg.js';
 import { httpGet } from './http.js';
-import { indexUrl, parseReleaseIndex, releaseFiles, sha256For } from './parse-release.js';
+import { indexUrl, parseReleaseIndex, releaseFiles, sha256For, type ReleaseFiles } from './parse-release.js';
+import type { NomadVersion } from './parse-tools.js';
 import { preflightBuild } from './preflight.js';
 import { VERIFIED, type ResolvedBuild } from './types.js';
 import { latestVersion, nearestVersions } from './versions.js';
@@ -17,28 +18,38 @@ import { extractZipEntry } from './zip.js';
 const SMALL_FILE_MS = 60_000;
 const ZIP_MS = 15 * 60_000;
 
+const MIRROR_FIX = 'use the official site (--releases-url https://releases.hashicorp.com), or the key the mirror '
+  + 'signs with (--releases-key), or a local build (a path, or git:<dir>[@<ref>])';
+
 /** What the cache remembers about a version it verified: the binary's sha256 and where the zip came from. */
 interface ReleaseRecord { version: string; url: string; sha256: string; zipSha256: string; verifiedAt: string }
+
+type Get = (url: string, ms: number) => Promise<{ status: number; body: Buffer }>;
+type Problem = (message: string, fix: string) => ConfigError;
 
 /**
  * Resolve release `version` (or `latest`) to a verified, cached binary. A version verified before is taken from the
  * cache without any request (except `latest`, which asks index.json which version that is).
  */
-export async function resolveRelease(version: string, spec: string, field: string, ctx: BuildContext): Promise<ResolvedBuild> {
+export async function resolveRelease(version: string, spec: string, field: string, ctx: BuildContext):
+  Promise<ResolvedBuild> {
   const { cacheRoot: root, releasesUrl: base, logger } = ctx;
-  const problem = (message: string, fix: string): ConfigError => new ConfigError([{ field, value: spec, message, fix }]);
-  const get = (url: string, ms: number) => httpGet(url, { deadline: deadlineIn(ms, ctx.deadline), logger, ...(ctx.fetch ? { fetch: ctx.fetch } : {}) });
+  const problem: Problem = (message, fix) => new ConfigError([{ field, value: spec, message, fix }]);
+  const fetchOpt = ctx.fetch ? { fetch: ctx.fetch } : {};
+  const get: Get = (url, ms) => httpGet(url, { deadline: deadlineIn(ms, ctx.deadline), logger, ...fetchOpt });
+  const check = (path: string) => preflightBuild(path, { field, spec, logger, ...effects(ctx) });
   const v = version === 'latest' ? await latest(base, get, problem) : version;
   const files = releaseFiles(base, v);
   const recordName = `releases/${sha256Of(base.replace(/\/+$/, '')).slice(0, 12)}/${v}.json`;
-  const done = (path: string, sha256: string, nv: { version: string; revision: string }): ResolvedBuild =>
-    ({ spec, path, sha256, version: nv.version, revision: nv.revision, origin: { kind: 'release', url: files.zip, verified: VERIFIED } });
+  const done = (path: string, sha256: string, nv: NomadVersion): ResolvedBuild => ({ spec, path, sha256,
+    version: nv.version, revision: nv.revision, origin: { kind: 'release', url: files.zip, verified: VERIFIED } });
 
   const rec = await readRecord<ReleaseRecord>(root, recordName);
   const hit = rec && rec.url === files.zip ? await cachedBinary(root, rec.sha256) : undefined;
   if (rec && hit) {
-    const nv = await preflightBuild(hit, { field, spec, logger, ...opt(ctx) });
-    logger({ kind: 'info', t: 0, message: `${spec}: Nomad ${nv.version} from the cache (${hit}), verified ${rec.verifiedAt}` });
+    const nv = await check(hit);
+    const message = `${spec}: Nomad ${nv.version} from the cache (${hit}), verified ${rec.verifiedAt}`;
+    logger({ kind: 'info', t: 0, message });
     return done(hit, rec.sha256, nv);
   }
 
@@ -47,42 +58,35 @@ export async function resolveRelease(version: string, spec: string, field: strin
   if (sums.status === 404) throw await unknownVersion(v, base, get, problem);
   if (sums.status !== 200) throw badStatus(files.sums, sums.status);
   const sig = await get(files.sig, SMALL_FILE_MS);
-  if (sig.status === 404) throw problem(`${files.sig} does not exist, so the SHA256SUMS cannot be verified`, MIRROR_FIX);
+  if (sig.status === 404) {
+    throw problem(`${files.sig} does not exist, so the SHA256SUMS cannot be verified`, MIRROR_FIX);
+  }
   if (sig.status !== 200) throw badStatus(files.sig, sig.status);
 
   const work = await workDir(root, `release-${v}`);
   try {
-    await writeFile(join(work, 'SHA256SUMS'), sums.body);
-    await writeFile(join(work, 'SHA256SUMS.sig'), sig.body);
-    const keyFile = ctx.releasesKey ?? HASHICORP_KEY_FILE;
-    const check = await verifyDetached(join(work, 'SHA256SUMS'), join(work, 'SHA256SUMS.sig'), {
-      keyFile, deadline: deadlineIn(SMALL_FILE_MS, ctx.deadline), logger, ...(ctx.run ? { run: ctx.run } : {}),
-      ...(ctx.releasesKey ? {} : { fingerprint: HASHICORP_FINGERPRINT }) });
-    if (!check.ok) {
-      throw problem(`the signature of ${files.sums} does not verify against ${keyFile}: ${check.reason}`, MIRROR_FIX);
-    }
-    const want = sha256For(sums.body.toString('utf8'), files.zipName);
-    if ('error' in want) throw problem(`${files.sums}: ${want.error}`, MIRROR_FIX);
-
+    const zipSha256 = await verifiedZipSha256(files, sums.body, sig.body, work, ctx, problem);
     const zip = await get(files.zip, ZIP_MS);
     if (zip.status !== 200) throw badStatus(files.zip, zip.status);
     const got = sha256Of(zip.body);
-    if (got !== want.sha256) {
-      throw problem(`checksum mismatch: ${files.zipName} has sha256 ${got}, the signed SHA256SUMS says ${want.sha256}`,
+    if (got !== zipSha256) {
+      throw problem(`checksum mismatch: ${files.zipName} has sha256 ${got}, the signed SHA256SUMS says ${zipSha256}`,
         'download again; if it persists the mirror serves a damaged or altered file: use another --releases-url');
     }
     const entry = extractZipEntry(zip.body, 'nomad');
     if ('error' in entry) throw problem(`${files.zipName}: ${entry.error}`, MIRROR_FIX);
     const file = join(work, 'nomad');
     await writeFile(file, entry.data, { mode: 0o755 });
-    const nv = await preflightBuild(file, { field, spec, logger, ...opt(ctx) });
+    const nv = await check(file);
     if (nv.version !== v) {
       throw problem(`${files.zipName} holds Nomad ${nv.version}, not ${v}`, 'check the mirror (--releases-url)');
     }
     const sha256 = await sha256File(file);
-    const path = await commitBinary(root, file, sha256, { spec, origin: files.zip, version: nv.version, revision: nv.revision });
-    await writeRecord(root, recordName, { version: v, url: files.zip, sha256, zipSha256: got,
-      verifiedAt: new Date().toISOString() } satisfies ReleaseRecord);
+    const meta = { spec, origin: files.zip, version: nv.version, revision: nv.revision };
+    const path = await commitBinary(root, file, sha256, meta);
+    const verifiedAt = new Date().toISOString();
+    const record: ReleaseRecord = { version: v, url: files.zip, sha256, zipSha256: got, verifiedAt };
+    await writeRecord(root, recordName, record);
     logger({ kind: 'info', t: 0, message: `${spec}: Nomad ${nv.version} (${VERIFIED}) cached at ${path}` });
     return done(path, sha256, nv);
   } finally {
@@ -90,13 +94,26 @@ export async function resolveRelease(version: string, spec: string, field: strin
   }
 }
 
-const MIRROR_FIX = 'use the official site (--releases-url https://releases.hashicorp.com), or the key the mirror '
-  + 'signs with (--releases-key), or a local build (a path, or git:<dir>[@<ref>])';
+/** Check the SHA256SUMS signature (gpgv) and return the zip's sha256 from it; a bad signature is a ConfigError. */
+async function verifiedZipSha256(files: ReleaseFiles, sums: Buffer, sig: Buffer, work: string, ctx: BuildContext,
+  problem: Problem): Promise<string> {
+  await writeFile(join(work, 'SHA256SUMS'), sums);
+  await writeFile(join(work, 'SHA256SUMS.sig'), sig);
+  const keyFile = ctx.releasesKey ?? HASHICORP_KEY_FILE;
+  // Note: the shipped key must also be the signer by fingerprint; a mirror's own key file is trusted as a whole.
+  const pin = ctx.releasesKey ? {} : { fingerprint: HASHICORP_FINGERPRINT };
+  const check = await verifyDetached(join(work, 'SHA256SUMS'), join(work, 'SHA256SUMS.sig'), { keyFile, ...pin,
+    deadline: deadlineIn(SMALL_FILE_MS, ctx.deadline), logger: ctx.logger, ...(ctx.run ? { run: ctx.run } : {}) });
+  if (!check.ok) {
+    throw problem(`the signature of ${files.sums} does not verify against ${keyFile}: ${check.reason}`, MIRROR_FIX);
+  }
+  const want = sha256For(sums.toString('utf8'), files.zipName);
+  if ('error' in want) throw problem(`${files.sums}: ${want.error}`, MIRROR_FIX);
+  return want.sha256;
+}
 
-type Get = (url: string, ms: number) => Promise<{ status: number; body: Buffer }>;
-type Problem = (message: string, fix: string) => ConfigError;
-
-const opt = (ctx: BuildContext) => ({ ...(ctx.run ? { run: ctx.run } : {}), ...(ctx.deadline ? { deadline: ctx.deadline } : {}) });
+const effects = (ctx: BuildContext) => ({ ...(ctx.run ? { run: ctx.run } : {}),
+  ...(ctx.deadline ? { deadline: ctx.deadline } : {}) });
 
 function badStatus(url: string, status: number): HarnessError {
   return new HarnessError(`GET ${url} answered HTTP ${status}`, { exitCode: EXIT.INFRA,
@@ -112,9 +129,10 @@ async function versionsAt(base: string, get: Get): Promise<string[] | { error: s
 
 async function latest(base: string, get: Get, problem: Problem): Promise<string> {
   const versions = await versionsAt(base, get);
-  if (!Array.isArray(versions)) throw problem(`"latest" needs the version list: ${versions.error}`, 'name a version, e.g. 1.9.7');
+  const fix = 'name a version, e.g. 1.9.7';
+  if (!Array.isArray(versions)) throw problem(`"latest" needs the version list: ${versions.error}`, fix);
   const v = latestVersion(versions);
-  if (!v) throw problem(`${indexUrl(base)} lists no final release`, 'name a version, e.g. 1.9.7');
+  if (!v) throw problem(`${indexUrl(base)} lists no final release`, fix);
   return v;
 }
 

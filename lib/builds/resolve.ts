@@ -2,7 +2,7 @@
 import { existsSync } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { isAbsolute, resolve as resolvePath } from 'node:path';
-import { ConfigError, EXIT, HarnessError, type ConfigProblem } from '../errors.js';
+import { ConfigError, EXIT, HarnessError, InterruptedError, type ConfigProblem } from '../errors.js';
 import { sha256File } from './cache.js';
 import type { BuildContext } from './context.js';
 import { preflightBuild } from './preflight.js';
@@ -24,8 +24,8 @@ type Planned = { input: SpecInput; spec: BuildSpec; source?: SourcePlan };
  * Parse and check every spec without downloading or building (paths exist, git trees and refs, Go's version, the
  * releases key file); all problems of all specs together, or the plans.
  */
-export async function planBuilds(inputs: readonly SpecInput[], ctx: BuildContext, profile: SourceProfile = NOMAD_PROFILE):
-  Promise<{ planned: Planned[] } | { problems: ConfigProblem[] }> {
+export async function planBuilds(inputs: readonly SpecInput[], ctx: BuildContext,
+  profile: SourceProfile = NOMAD_PROFILE): Promise<{ planned: Planned[] } | { problems: ConfigProblem[] }> {
   const problems: ConfigProblem[] = [];
   const planned: Planned[] = [];
   const abs = (p: string) => (isAbsolute(p) ? p : resolvePath(ctx.cwd, p));
@@ -41,9 +41,9 @@ export async function planBuilds(inputs: readonly SpecInput[], ctx: BuildContext
       if ('problems' in p) problems.push(...p.problems);
       else planned.push({ input, spec, source: p.plan });
       continue;
-    } else if (spec.kind === 'release' && ctx.releasesKey && !(await access(abs(ctx.releasesKey)).then(() => true, () => false))) {
+    } else if (spec.kind === 'release' && ctx.releasesKey && !(await readable(abs(ctx.releasesKey)))) {
       problems.push({ field: '--releases-key', value: ctx.releasesKey, message: 'no such file',
-        fix: 'give the public key file that signs the mirror\'s SHA256SUMS, or drop --releases-key for HashiCorp\'s key' });
+        fix: 'give the public key file that signs the mirror\'s SHA256SUMS, or drop --releases-key for HashiCorp\'s' });
     }
     planned.push({ input, spec });
   }
@@ -58,7 +58,8 @@ export async function resolvePlanned(planned: readonly Planned[], ctx: BuildCont
     try {
       out.push({ input: p.input, build: await resolveOne(p, ctxAbs) });
     } catch (err) {
-      if (!(err instanceof HarnessError)) throw err;
+      // Note: Ctrl-C ends the whole resolution, not just this spec.
+      if (!(err instanceof HarnessError) || err instanceof InterruptedError) throw err;
       out.push({ input: p.input, error: err });
     }
   }
@@ -74,7 +75,8 @@ async function resolveOne(p: Planned, ctx: BuildContext): Promise<ResolvedBuild>
       return buildSource(p.source!, ctx);
     case 'path': {
       const path = resolvePath(ctx.cwd, p.spec.path);
-      const v = await preflightBuild(path, { field, spec: text, logger: ctx.logger, ...(ctx.run ? { run: ctx.run } : {}) });
+      const run = ctx.run ? { run: ctx.run } : {};
+      const v = await preflightBuild(path, { field, spec: text, logger: ctx.logger, ...run });
       return { spec: text, path, sha256: await sha256File(path), version: v.version, revision: v.revision,
         origin: { kind: 'path', path } };
     }
@@ -85,7 +87,8 @@ async function resolveOne(p: Planned, ctx: BuildContext): Promise<ResolvedBuild>
  * Resolve every spec before a run: returns the builds in input order, or throws one error naming every failed spec
  * (a ConfigError, exit 2, when every failure is bad input; exit 3 when any is infrastructure).
  */
-export async function resolveBuilds(inputs: readonly SpecInput[], ctx: BuildContext, profile?: SourceProfile): Promise<ResolvedBuild[]> {
+export async function resolveBuilds(inputs: readonly SpecInput[], ctx: BuildContext, profile?: SourceProfile):
+  Promise<ResolvedBuild[]> {
   const plan = await planBuilds(inputs, ctx, profile);
   if ('problems' in plan) throw new ConfigError(plan.problems);
   const outcomes = await resolvePlanned(plan.planned, ctx);
@@ -94,14 +97,18 @@ export async function resolveBuilds(inputs: readonly SpecInput[], ctx: BuildCont
   return outcomes.map((o) => ('build' in o ? o.build : undefined!));
 }
 
-/** Several spec failures as one error: the config problems joined when all are bad input, else exit 3 with each message. */
+/** Several spec failures as one error: the problems joined when all are bad input, else exit 3 with each message. */
 export function combineErrors(errors: readonly HarnessError[]): HarnessError {
   if (errors.length === 1) return errors[0]!;
-  if (errors.every((e) => e instanceof ConfigError)) return new ConfigError(errors.flatMap((e) => (e as ConfigError).problems));
+  if (errors.every((e) => e instanceof ConfigError)) {
+    return new ConfigError(errors.flatMap((e) => (e as ConfigError).problems));
+  }
   const code = errors.some((e) => e.exitCode === EXIT.INFRA) ? EXIT.INFRA : EXIT.USAGE;
-  return new HarnessError(`${errors.length} builds could not be resolved:\n${errors.map((e) => `  - ${e.message}`).join('\n')}`,
-    { exitCode: code });
+  const each = errors.map((e) => `  - ${e.message}`).join('\n');
+  return new HarnessError(`${errors.length} builds could not be resolved:\n${each}`, { exitCode: code });
 }
+
+const readable = (p: string) => access(p).then(() => true, () => false);
 
 function dedupe(ps: ConfigProblem[]): ConfigProblem[] {
   const seen = new Set<string>();

@@ -39,7 +39,9 @@ export function parseBuildSpec(
     const at = rest.indexOf('@');
     const dir = expand(at < 0 ? rest : rest.slice(0, at));
     const ref = at < 0 ? undefined : rest.slice(at + 1);
-    if (dir === '') return problem('names no directory', 'write git:<dir> or git:<dir>@<ref>, e.g. git:~/src/nomad@v1.9.7');
+    if (dir === '') {
+      return problem('names no directory', 'write git:<dir> or git:<dir>@<ref>, e.g. git:~/src/nomad@v1.9.7');
+    }
     if (ref !== undefined && ref === '') {
       return problem('has an empty ref after "@"', `write git:${dir} for its HEAD, or git:${dir}@<tag|branch|commit>`);
     }
@@ -52,7 +54,8 @@ export function parseBuildSpec(
     const v = raw.slice('release:'.length);
     const m = RELEASE.exec(v);
     if (v === 'latest' || m) return { spec: { kind: 'release', version: v === 'latest' ? v : m![1]! } };
-    return problem(`names no release version (${JSON.stringify(v)})`, 'write release:<major.minor.patch>, e.g. release:1.9.7');
+    return problem(`names no release version (${JSON.stringify(v)})`,
+      'write release:<major.minor.patch>, e.g. release:1.9.7');
   }
   if (raw.startsWith('path:')) {
     const p = expand(raw.slice('path:'.length));
@@ -70,7 +73,7 @@ export function parseBuildSpec(
   return { spec: { kind: 'path', path } };
 }
 
-/** One line for humans: "release 1.9.7", "git ~/src/nomad@v1.9.7", "git ~/src/nomad (HEAD, uncommitted changes included)". */
+/** One line for humans: "release 1.9.7", "git ~/src/nomad@v1.9.7", "git ~/src/nomad (HEAD, uncommitted …)". */
 export function describeSpec(spec: BuildSpec): string {
   switch (spec.kind) {
     case 'path':
@@ -78,7 +81,9 @@ export function describeSpec(spec: BuildSpec): string {
     case 'release':
       return spec.version === 'latest' ? 'the latest release' : `release ${spec.version}`;
     case 'git':
-      return spec.ref === undefined ? `git ${spec.dir} (HEAD, uncommitted changes included)` : `git ${spec.dir}@${spec.ref}`;
+      return spec.ref === undefined
+        ? `git ${spec.dir} (HEAD, uncommitted changes included)`
+        : `git ${spec.dir}@${spec.ref}`;
   }
 }
 

@@ -32,7 +32,7 @@ export function latestVersion(versions: readonly string[]): string | undefined {
   return finals.sort(compareVersions).at(-1);
 }
 
-/** Up to `n` published versions nearest to `wanted` (same edition first; same minor before others; newest first on ties). */
+/** Up to `n` published versions nearest to `wanted` (same edition first, then same minor; newest first on ties). */
 export function nearestVersions(wanted: string, versions: readonly string[], n = 3): string[] {
   const w = parse(wanted.replace(/^v/, ''));
   const scored = versions.flatMap((v) => {
@@ -42,7 +42,8 @@ export function nearestVersions(wanted: string, versions: readonly string[], n =
     const edition = p.edition === w.edition ? 0 : 1e9;
     const pre = p.pre && !w.pre ? 1e8 : 0;
     const [a, b, c] = p.nums;
-    const score = edition + pre + Math.abs(a - w.nums[0]) * 1e6 + Math.abs(b - w.nums[1]) * 1e3 + Math.abs(c - w.nums[2]);
+    const distance = Math.abs(a - w.nums[0]) * 1e6 + Math.abs(b - w.nums[1]) * 1e3 + Math.abs(c - w.nums[2]);
+    const score = edition + pre + distance;
     return [{ v, score }];
   });
   scored.sort((x, y) => x.score - y.score || compareVersions(y.v, x.v));

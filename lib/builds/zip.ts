@@ -20,7 +20,8 @@ export function extractZipEntry(zip: Buffer, name: string): { data: Buffer } | {
   const e = dir.find((x) => x.name === name);
   if (!e) return { error: `the zip holds no ${name} (it holds ${dir.map((x) => x.name).join(', ') || 'nothing'})` };
   if (e.flags & 0x1) return { error: `${name} is encrypted in the zip` };
-  if (e.offset + 30 > zip.length || zip.readUInt32LE(e.offset) !== LOC_SIG) return { error: `${name}: local header missing` };
+  const local = e.offset + 30 <= zip.length && zip.readUInt32LE(e.offset) === LOC_SIG;
+  if (!local) return { error: `${name}: local header missing` };
   const start = e.offset + 30 + zip.readUInt16LE(e.offset + 26) + zip.readUInt16LE(e.offset + 28);
   const raw = zip.subarray(start, start + e.compressedSize);
   if (raw.length !== e.compressedSize) return { error: `${name}: the zip is cut short` };
@@ -38,7 +39,15 @@ export function extractZipEntry(zip: Buffer, name: string): { data: Buffer } | {
   return { data };
 }
 
-interface Entry { name: string; method: number; flags: number; crc: number; compressedSize: number; size: number; offset: number }
+interface Entry {
+  name: string;
+  method: number;
+  flags: number;
+  crc: number;
+  compressedSize: number;
+  size: number;
+  offset: number;
+}
 
 function centralDirectory(zip: Buffer): Entry[] | { error: string } {
   let eocd = -1;
@@ -51,7 +60,9 @@ function centralDirectory(zip: Buffer): Entry[] | { error: string } {
   if (count === 0xffff || p === 0xffffffff) return { error: 'zip64 archives are not supported' };
   const out: Entry[] = [];
   for (let i = 0; i < count; i++) {
-    if (p + 46 > zip.length || zip.readUInt32LE(p) !== CEN_SIG) return { error: `zip central directory entry ${i} is damaged` };
+    if (p + 46 > zip.length || zip.readUInt32LE(p) !== CEN_SIG) {
+      return { error: `zip central directory entry ${i} is damaged` };
+    }
     const nameLen = zip.readUInt16LE(p + 28);
     out.push({
       flags: zip.readUInt16LE(p + 8),

@@ -1,4 +1,4 @@
-// `reboot-harness build <spec>... [--json]`: resolve builds (download, verify, build from source) without running a scenario.
+// `reboot-harness build <spec>... [--json]`: resolve builds (download and verify, or build from source), no scenario.
 import { homedir } from 'node:os';
 import { ConfigError, type ExitCode, EXIT } from '../errors.js';
 import type { HarnessConfig } from '../config/schema.js';
@@ -13,7 +13,7 @@ import type { CliDeps } from './deps.js';
 /** Schema id of `build --json` output. */
 export const BUILD_JSON_SCHEMA = 'nomad-reboot-harness/builds/v1';
 
-/** Resolve every spec given; print path, sha256, version, revision and origin of each; exit 0, or 2/3 naming each failure. */
+/** Resolve every spec; print path, sha256, version, revision and origin of each; exit 0, or 2/3 naming each failure. */
 export async function buildCommand(args: ParsedArgs, config: HarnessConfig, deps: CliDeps): Promise<ExitCode> {
   if (args.positionals.length === 0) {
     throw new ConfigError([{ field: 'build spec', value: undefined, message: 'is required',
@@ -22,11 +22,13 @@ export async function buildCommand(args: ParsedArgs, config: HarnessConfig, deps
   const json = config.output.json;
   const color = deps.isTTY && !deps.env['NO_COLOR'] && !deps.env['CI'];
   // Note: progress goes to stderr even with --json (a source build takes minutes); --quiet silences it.
-  const logger = consoleLogger(deps.err, { verbose: config.output.verbose, quiet: config.output.quiet, color, secrets: [] });
+  const { verbose, quiet } = config.output;
+  const logger = consoleLogger(deps.err, { verbose, quiet, color, secrets: [] });
   const watcher = watchSignals(deps.signalSource ? { proc: deps.signalSource } : {});
   try {
-    const ctx = buildContext({ builds: config.builds, env: deps.env, cwd: deps.cwd, home: deps.env['HOME'] || homedir(), logger,
-      deadline: { at: Number.POSITIVE_INFINITY, signal: watcher.signal } });
+    const home = deps.env['HOME'] || homedir();
+    const deadline = { at: Number.POSITIVE_INFINITY, signal: watcher.signal };
+    const ctx = buildContext({ builds: config.builds, env: deps.env, cwd: deps.cwd, home, logger, deadline });
     const inputs = args.positionals.map((text, i) => ({ text, field: `build spec ${i + 1}` }));
     const plan = await planBuilds(inputs, ctx);
     if ('problems' in plan) throw new ConfigError(plan.problems);

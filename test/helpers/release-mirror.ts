@@ -40,7 +40,13 @@ export function testNomad(dir: string, version: string, revision: string): strin
 }
 
 /** A throwaway signing key: its GNUPGHOME, armored public key file, fingerprint, and a detached signer. */
-export interface TestKey { home: string; pubFile: string; fingerprint: string; sign: (data: Buffer) => Buffer; stop: () => void }
+export interface TestKey {
+  home: string;
+  pubFile: string;
+  fingerprint: string;
+  sign: (data: Buffer) => Buffer;
+  stop: () => void;
+}
 
 /** Generate an ed25519 signing key with real gpg (batch, no passphrase); its public key file goes to `dir`. */
 export function testKey(dir: string, name = 'Mirror Test'): TestKey {
@@ -57,7 +63,9 @@ export function testKey(dir: string, name = 'Mirror Test'): TestKey {
     home, pubFile, fingerprint,
     sign: (data) => gpg(['--detach-sign', '-o', '-'], data),
     stop: () => {
-      try { execFileSync('gpgconf', ['--homedir', home, '--kill', 'gpg-agent'], { stdio: 'ignore' }); } catch { /* none */ }
+      try {
+        execFileSync('gpgconf', ['--homedir', home, '--kill', 'gpg-agent'], { stdio: 'ignore' });
+      } catch { /* no agent */ }
       rmSync(home, { recursive: true, force: true });
     },
   };
@@ -66,7 +74,7 @@ export function testKey(dir: string, name = 'Mirror Test'): TestKey {
 /** One version as the mirror serves it. */
 export interface Published { zip: Buffer; sums: string; sig: Buffer }
 
-/** Publish `binary` as version `v`: zip (nomad + LICENSE.txt), SHA256SUMS listing it, and SHA256SUMS signed by `key`. */
+/** Publish `binary` as version `v`: zip (nomad + LICENSE.txt), SHA256SUMS listing it, its signature by `key`. */
 export function publish(v: string, binary: Buffer, key: TestKey): Published {
   const zip = makeZip([{ name: 'nomad', data: binary }, { name: 'LICENSE.txt', data: Buffer.from('test\n') }]);
   const sha = createHash('sha256').update(zip).digest('hex');
@@ -75,7 +83,12 @@ export function publish(v: string, binary: Buffer, key: TestKey): Published {
 }
 
 /** The running mirror: its base URL, requests seen per path, and stop(). */
-export interface Mirror { url: string; requests: string[]; count: (suffix?: string) => number; stop: () => Promise<void> }
+export interface Mirror {
+  url: string;
+  requests: string[];
+  count: (suffix?: string) => number;
+  stop: () => Promise<void>;
+}
 
 /** Serve `versions` (plus index.json listing them and `extraVersions`) under /nomad/ on 127.0.0.1. */
 export async function startMirror(versions: Record<string, Published>, extraVersions: string[] = []): Promise<Mirror> {
@@ -85,7 +98,8 @@ export async function startMirror(versions: Record<string, Published>, extraVers
     files.set(`/nomad/${v}/nomad_${v}_SHA256SUMS`, Buffer.from(p.sums));
     files.set(`/nomad/${v}/nomad_${v}_SHA256SUMS.sig`, p.sig);
   }
-  const listed = Object.fromEntries([...Object.keys(versions), ...extraVersions].map((v) => [v, { name: 'nomad', version: v }]));
+  const all = [...Object.keys(versions), ...extraVersions];
+  const listed = Object.fromEntries(all.map((v) => [v, { name: 'nomad', version: v }]));
   files.set('/nomad/index.json', Buffer.from(JSON.stringify({ name: 'nomad', versions: listed })));
   const requests: string[] = [];
   const server: Server = createServer((req, res) => {

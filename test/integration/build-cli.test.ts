@@ -1,6 +1,6 @@
 // `reboot-harness build` end to end through main(): a release from a loopback mirror, a path, bad specs, --json.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
@@ -28,17 +28,20 @@ t.test('reboot-harness build', { skip: skip ?? false }, async (t) => {
   const key = testKey(join(dir, 'key'));
   t.teardown(() => key.stop());
   const local = testNomad(join(dir, 'bin'), '1.9.5', '5555555555555555555555555555555555555555');
-  const mirror = await startMirror({ '1.9.3': publish('1.9.3', readFileSync(testNomad(join(dir, 'bin'), '1.9.3', 'd92bf10')), key) },
-    ['1.9.2', '1.9.4']);
+  const b193 = readFileSync(testNomad(join(dir, 'bin'), '1.9.3', 'd92bf10'));
+  const mirror = await startMirror({ '1.9.3': publish('1.9.3', b193, key) }, ['1.9.2', '1.9.4']);
   t.teardown(mirror.stop);
-  const env = { HOME: dir, XDG_CACHE_HOME: join(dir, 'xdg'), NOMAD_RELEASES_URL: mirror.url, NOMAD_RELEASES_KEY: key.pubFile };
+  const env = { HOME: dir, XDG_CACHE_HOME: join(dir, 'xdg'), NOMAD_RELEASES_URL: mirror.url,
+    NOMAD_RELEASES_KEY: key.pubFile };
 
   await t.test('a release version and a path: path, sha256, version, revision, origin of each', async (t) => {
     const c = cli(env, dir);
     t.equal(await c.run('build', '1.9.3', './bin/nomad-1.9.5'), 0, c.err());
     const cached = join(dir, 'xdg', 'nomad-reboot-harness', 'builds');
-    t.match(c.out(), new RegExp(`^1\\.9\\.3\\n  path      ${cached}/[0-9a-f]{64}/nomad\\n  sha256    [0-9a-f]{64}\\n  version   1\\.9\\.3\\n`
-      + `  revision  d92bf10\\n  origin    release ${mirror.url}/nomad/1\\.9\\.3/nomad_1\\.9\\.3_linux_amd64\\.zip \\(checksum and signature verified\\)\\n`));
+    const zip = `${mirror.url}/nomad/1\\.9\\.3/nomad_1\\.9\\.3_linux_amd64\\.zip`;
+    t.match(c.out(), new RegExp(`^1\\.9\\.3\\n  path      ${cached}/[0-9a-f]{64}/nomad\\n  sha256    [0-9a-f]{64}\\n`
+      + `  version   1\\.9\\.3\\n  revision  d92bf10\\n`
+      + `  origin    release ${zip} \\(checksum and signature verified\\)\\n`));
     t.match(c.out(), `./bin/nomad-1.9.5\n  path      ${local}\n`);
     t.match(c.out(), `  origin    path ${local}\n`);
     t.match(c.err(), /1\.9\.3: downloading Nomad 1\.9\.3 from http:\/\/127\.0\.0\.1/, 'progress on stderr');
@@ -50,7 +53,8 @@ t.test('reboot-harness build', { skip: skip ?? false }, async (t) => {
     const doc = JSON.parse(c.out()) as { schema: string; builds: Record<string, unknown>[] };
     t.equal(doc.schema, BUILD_JSON_SCHEMA);
     t.match(doc.builds, [{ ok: true, spec: '1.9.3', version: '1.9.3', revision: 'd92bf10', origin: { kind: 'release' },
-      properties: { 'nomad.build.origin': /checksum and signature verified/, 'nomad.build.sha256': /^[0-9a-f]{64}$/ } }]);
+      properties: { 'nomad.build.origin': /checksum and signature verified/,
+        'nomad.build.sha256': /^[0-9a-f]{64}$/ } }]);
     t.equal(mirror.count('.zip'), 1, 'the second resolve of 1.9.3 came from the cache');
   });
 
@@ -88,8 +92,9 @@ t.test('reboot-harness build', { skip: skip ?? false }, async (t) => {
   await t.test('a source tree that is not Nomad, no spec, bad URL, help', async (t) => {
     const repo = join(dir, 'repo');
     execFileSync('git', ['init', '-q', repo]);
-    execFileSync('sh', ['-c', `cd ${repo} && printf 'module example.test/x\\n\\ngo 1.21\\n' > go.mod && git add go.mod && `
-      + 'git -c user.name=T -c user.email=t@example.invalid commit -qm x']);
+    writeFileSync(join(repo, 'go.mod'), 'module example.test/x\n\ngo 1.21\n');
+    execFileSync('git', ['-C', repo, 'add', 'go.mod']);
+    execFileSync('git', ['-C', repo, '-c', 'user.name=T', '-c', 'user.email=t@example.invalid', 'commit', '-qm', 'x']);
     const c = cli(env, dir);
     t.equal(await c.run('build', 'git:repo'), 2);
     t.match(c.err(), /is not a Nomad source tree: go\.mod's module is example\.test\/x/);

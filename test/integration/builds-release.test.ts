@@ -10,14 +10,15 @@ import { HASHICORP_FINGERPRINT, HASHICORP_KEY_FILE } from '../../lib/builds/gpg.
 import { ConfigError, EXIT, HarnessError } from '../../lib/errors.js';
 import type { LogEvent } from '../../lib/log/events.js';
 import { rejection } from '../helpers/rejection.js';
-import { filesUnder, mirrorPrereqs, publish, startMirror, testKey, testNomad, type TestKey } from '../helpers/release-mirror.js';
+import { filesUnder, mirrorPrereqs, publish, startMirror, testKey, testNomad } from '../helpers/release-mirror.js';
 
 const skip = mirrorPrereqs();
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
 t.test('the shipped key is HashiCorp\'s release key (gpg --show-keys)', { skip: skip ?? false }, async (t) => {
   const dir = t.testdir();
-  const out = execFileSync('gpg', ['--homedir', dir, '--batch', '--with-colons', '--show-keys', HASHICORP_KEY_FILE]).toString();
+  const args = ['--homedir', dir, '--batch', '--with-colons', '--show-keys', HASHICORP_KEY_FILE];
+  const out = execFileSync('gpg', args).toString();
   t.match(out, /^pub:/m);
   t.equal(/^fpr:+([0-9A-F]{40}):/m.exec(out)?.[1], HASHICORP_FINGERPRINT);
   t.equal(HASHICORP_FINGERPRINT, 'C874 011F 0AB4 0511 0D02 1055 3436 5D94 72D7 468F'.replace(/ /g, ''));
@@ -50,7 +51,8 @@ t.test('release specs', { skip: skip ?? false }, async (t) => {
 
   const ctxFor = (cache: string, extra: Partial<BuildContext> = {}) => {
     const events: LogEvent[] = [];
-    const ctx: BuildContext = { cacheRoot: cache, releasesUrl: mirror.url, releasesKey: key.pubFile, cwd: dir, home: dir,
+    const ctx: BuildContext = { cacheRoot: cache, releasesUrl: mirror.url, releasesKey: key.pubFile, cwd: dir,
+      home: dir,
       logger: (e) => void events.push(e), ...extra };
     return { ctx, events };
   };
@@ -64,7 +66,8 @@ t.test('release specs', { skip: skip ?? false }, async (t) => {
     t.ok(readFileSync(b!.path).equals(b193), 'the unpacked binary is the published one');
     t.ok(statSync(b!.path).mode & 0o100, 'executable');
     t.match(b, { spec: '1.9.3', version: '1.9.3', revision: 'd92bf1014886c0ff9f882f4a2691d5ae8ad8131c',
-      origin: { kind: 'release', url: `${mirror.url}/nomad/1.9.3/nomad_1.9.3_linux_amd64.zip`, verified: 'checksum and signature verified' } });
+      origin: { kind: 'release', url: `${mirror.url}/nomad/1.9.3/nomad_1.9.3_linux_amd64.zip`,
+        verified: 'checksum and signature verified' } });
     t.equal(mirror.count('nomad_1.9.3_linux_amd64.zip'), 1);
 
     t.test('cache hit: the same version again downloads nothing', async (t) => {
@@ -104,7 +107,8 @@ t.test('release specs', { skip: skip ?? false }, async (t) => {
     const err = await refused(t, '1.9.4', join(dir, 'cache-tampered'));
     t.type(err, ConfigError);
     t.equal(err.exitCode, EXIT.USAGE);
-    t.match(err.message, /--nomad: checksum mismatch: nomad_1.9.4_linux_amd64.zip has sha256 [0-9a-f]{64}, the signed SHA256SUMS says/);
+    t.match(err.message,
+      /--nomad: checksum mismatch: nomad_1.9.4_linux_amd64.zip has sha256 [0-9a-f]{64}, the signed SHA256SUMS says/);
   });
   t.test('SHA256SUMS changed after signing: BAD signature, exit 2, the zip never fetched', async (t) => {
     const err = await refused(t, '1.9.5', join(dir, 'cache-badsig'));
@@ -119,7 +123,8 @@ t.test('release specs', { skip: skip ?? false }, async (t) => {
   t.test('without --releases-key only HashiCorp\'s shipped key is trusted', async (t) => {
     const { releasesKey: _k, ...rest } = ctxFor(join(dir, 'cache-default')).ctx;
     const err = await rejection(one('1.9.3', rest));
-    t.match((err as Error).message, new RegExp(`against ${HASHICORP_KEY_FILE.replace(/[.]/g, '\\.')}: signed by key [0-9A-F]{16}, which is not in`));
+    const keyFile = HASHICORP_KEY_FILE.replace(/[.]/g, '\\.');
+    t.match((err as Error).message, new RegExp(`against ${keyFile}: signed by key [0-9A-F]{16}, which is not in`));
     t.same(filesUnder(join(dir, 'cache-default')), []);
   });
   t.test('a zip that holds another version than its name: exit 2', async (t) => {
@@ -144,7 +149,8 @@ t.test('release specs', { skip: skip ?? false }, async (t) => {
   });
   t.test('a --releases-key that does not exist is a plan problem, before any request', async (t) => {
     const before = mirror.requests.length;
-    const r = await planBuilds([{ text: '1.9.3', field: '--nomad' }], ctxFor(join(dir, 'c'), { releasesKey: join(dir, 'nope.asc') }).ctx);
+    const { ctx } = ctxFor(join(dir, 'c'), { releasesKey: join(dir, 'nope.asc') });
+    const r = await planBuilds([{ text: '1.9.3', field: '--nomad' }], ctx);
     t.match(r, { problems: [{ field: '--releases-key', message: 'no such file' }] });
     t.equal(mirror.requests.length, before);
   });
