@@ -189,6 +189,7 @@ const WRITERS: Record<string, string> = {
   'lib/builds/cache.ts': 'the build cache: resolved binaries by sha256, release records',
   'lib/builds/release.ts': 'a verified release binary moved into the cache',
   'lib/builds/source.ts': 'a source build\'s work folder and log',
+  'lib/builds/source-plan.ts': 'a scratch folder to read a tree\'s go.mod at a ref (removed after)',
   'lib/builds/git.ts': 'a clean tree of a ref checked out for a source build',
   'lib/builds/go.ts': 'the throwaway Go module that builds codecgen',
   'lib/builds/gpg.ts': 'a throwaway keyring for gpgv (the user\'s keyrings are never touched)',
