@@ -1,7 +1,8 @@
 // Check: after the (last) reboot nothing is left over from allocs that are gone: no host-local reservation, no network
 // namespace and no veth on Nomad's bridge beyond the live allocs (the leak check of repeated reboots). Pure.
 import { result } from './result.js';
-import type { CheckResult, RebootEvidence } from './types.js';
+import type { AllocDetail, CheckResult, RebootEvidence } from './types.js';
+import { allocAfter, allocBefore, watchedIds } from './alloc-outcome.js';
 import { NEW_CNI_DIR, OLD_CNI_DIR, reservationsOf } from './upgrade.js';
 
 export const NO_LEAKS = { id: 'no-leaks', title: 'no leaked network state' } as const;
@@ -23,7 +24,7 @@ export interface Leak {
 export function findLeaks(e: RebootEvidence): { leaks: Leak[]; evidence: string[]; live: number } | undefined {
   const net = e.after.netState;
   if (!net || e.after.cniState.length === 0) return undefined;
-  const live = new Set(e.after.nodeAllocs.map((a) => a.id));
+  const live = new Set(e.after.nodeAllocs.filter((a) => a.clientStatus === 'running' || a.clientStatus === 'pending').map((a) => a.id));
   const evidence = [`live allocs on the node: ${[...live].map(short).join(' ') || '(none)'}`];
   const leaks: Leak[] = [];
   for (const dir of [OLD_CNI_DIR, NEW_CNI_DIR]) {
@@ -50,6 +51,14 @@ export function checkNoLeaks(e: RebootEvidence): CheckResult {
   const found = findLeaks(e);
   if (!found) return result(id, title, 'skipped', "the client's network namespaces, veths and host-local state were not read after the reboot", []);
   const { leaks, evidence, live } = found;
-  if (leaks.length) return result(id, title, 'failed', `left over after the reboot: ${leaks.map((l) => l.text).join('; ')}`, evidence);
-  return result(id, title, 'passed', `${live} live alloc${live === 1 ? '' : 's'}; every reservation, alloc namespace and veth on ${NOMAD_BRIDGE} belongs to one`, evidence);
+  const perAlloc: AllocDetail[] = watchedIds(e).map((allocId) => {
+    const name = allocAfter(e, allocId)?.name ?? allocBefore(e, allocId)?.name ?? '';
+    const own = leaks.filter((l) => l.owner === allocId);
+    return own.length
+      ? { allocId, name, status: 'failed', detail: own.map((l) => l.text).join('; ') }
+      : { allocId, name, status: 'passed', detail: 'nothing left over names it' };
+  });
+  if (leaks.length) return { ...result(id, title, 'failed', `left over after the reboot: ${leaks.map((l) => l.text).join('; ')}`, evidence), perAlloc };
+  const msg = `${live} live alloc${live === 1 ? '' : 's'}; every reservation, alloc namespace and veth on ${NOMAD_BRIDGE} belongs to one`;
+  return { ...result(id, title, 'passed', msg, evidence), perAlloc };
 }

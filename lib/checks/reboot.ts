@@ -8,7 +8,7 @@ import { checkTaskRestarted } from './task-restarted.js';
 import type { CheckResult, RebootEvidence } from './types.js';
 import { checkUniqueIps } from './unique-ips.js';
 import { checkNoLeaks, findLeaks } from './no-leaks.js';
-import { classifyAllocOutcome } from './alloc-outcome.js';
+import { classifyAll } from './alloc-outcome.js';
 import { mentionsDuplicateAllocation } from './parse-duplicate-ip.js';
 
 export { factsFromEvidence } from './facts.js';
@@ -47,18 +47,20 @@ export function rebootChecks(e: RebootEvidence): CheckResult[] {
 }
 
 /**
- * Mark failures that are explained by the duplicate-IP error: when the watched alloc failed and its failing
- * event is the host-local duplicate error, it cannot be restored, started or reached. A reproduction of that
- * bug (`--expect no-duplicate-ip=fail`) then need not list every consequence; any other failure stays a failure.
+ * Mark failures that are explained by the duplicate-IP error: when every alloc that was not restored failed and its
+ * failing event is the host-local duplicate error, those allocs cannot be restored, started or reached. A reproduction
+ * of that bug (`--expect no-duplicate-ip=fail`) then need not list every consequence; any other failure stays one.
  */
 export function linkCauses(results: CheckResult[], e: RebootEvidence): CheckResult[] {
   const dup = results.find((r) => r.id === 'no-duplicate-ip');
   if (dup?.status !== 'failed') return results;
-  const { outcome, failingEvent } = classifyAllocOutcome(e);
-  if (outcome !== 'failed' || !failingEvent || !mentionsDuplicateAllocation(failingEvent.message)) return results;
-  // Note: real 1.9.3 still holds the failed alloc's own stale reservation or its namespace when the run looks (teardown
-  // timing varies); leftovers of that alloc only are the same cause.
-  const onlyStaleOwn = (findLeaks(e)?.leaks ?? []).every((l) => l.owner === e.allocId);
+  const notRestored = classifyAll(e).filter((o) => o.outcome !== 'restored');
+  const byDup = (o: (typeof notRestored)[number]) => o.outcome === 'failed' && !!o.failingEvent && mentionsDuplicateAllocation(o.failingEvent.message);
+  if (!notRestored.length || !notRestored.every(byDup)) return results;
+  // Note: real 1.9.3 still holds the failed allocs' own stale reservations or namespaces when the run looks (teardown
+  // timing varies); leftovers of those allocs only are the same cause.
+  const failedIds = new Set(notRestored.map((o) => o.allocId));
+  const onlyStaleOwn = (findLeaks(e)?.leaks ?? []).every((l) => l.owner !== undefined && failedIds.has(l.owner));
   const consequence = (id: string) => DUPLICATE_IP_CONSEQUENCES.includes(id) || (id === 'no-leaks' && onlyStaleOwn);
   return results.map((r) => (r.status === 'failed' && consequence(r.id) ? { ...r, causedBy: 'no-duplicate-ip' } : r));
 }

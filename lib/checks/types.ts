@@ -11,6 +11,8 @@ export interface TaskEventRec {
   message: string;
   details: Record<string, string>;
   failsTask: boolean;
+  /** the task the event belongs to (set by mergeTaskEvents; absent in older records) */
+  task?: string;
 }
 
 export interface TaskStateSnap {
@@ -76,6 +78,12 @@ export interface HttpProbe {
   error: string | undefined;
   /** which path the probe exercises; when absent the http-reachable check infers it from the URL */
   target?: 'bridge' | 'host-port';
+  /** the alloc whose port was probed (absent in older records: the watched alloc) */
+  allocId?: string;
+  /** the port label probed */
+  port?: string;
+  /** HTTP GET, or a plain TCP connect (ports that do not serve HTTP); default http */
+  kind?: 'http' | 'tcp';
 }
 
 /** A listing of one CNI host-local state directory: file name -> content ("" for none). */
@@ -105,12 +113,31 @@ export interface Observation {
   netState?: NetState;
 }
 
+/** How the wait after the disruption ended: the job settled (quiet, nothing pending), or the deadline ran out. */
+export interface SettleRecord {
+  settled: boolean;
+  /** one line: what was seen last */
+  reason: string;
+  /** the quiet period required (ms) */
+  quietMs: number;
+}
+
 /** Everything a reboot scenario's checks decide from. */
 export interface RebootEvidence {
   jobId: string;
   taskName: string;
-  /** the alloc that was running before the reboot */
+  /** the first alloc that was running before the reboot (older records watched only this one) */
   allocId: string;
+  /** every alloc of the job that was healthy before the reboot; each is judged (absent: [allocId]) */
+  allocIds?: string[];
+  /** Nomad's index read just before the disruption: an alloc created after it is new (replacement) */
+  disruptionIndex?: number;
+  /** the server's heartbeat_grace in this run (explains a node marked down) */
+  heartbeatGrace?: string;
+  /** how the wait after the reboot ended */
+  settle?: SettleRecord;
+  /** which probe each mapped port gets, per task group and port label (from the job's meta; see probe-kind.ts) */
+  probeKinds?: Record<string, Record<string, 'http' | 'tcp' | 'none'>>;
   before: Observation;
   after: Observation;
   reboot: RebootRecord;
@@ -133,6 +160,18 @@ export interface CheckResult {
   evidence: string[];
   /** the check whose failure explains this one (e.g. the alloc failed *because of* the duplicate-IP error) */
   causedBy?: string;
+  /** the same check per alloc (reports show a table and one line per alloc); absent for checks about the host */
+  perAlloc?: AllocDetail[];
+}
+
+/** One alloc's part of a check: which alloc, how it did, and why. */
+export interface AllocDetail {
+  allocId: string;
+  /** the alloc's name, e.g. web.web[0] */
+  name: string;
+  status: CheckStatus;
+  /** one line */
+  detail: string;
 }
 
 /** Whether a check is expected to pass or to fail (a known bug being reproduced). */
