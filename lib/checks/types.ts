@@ -51,6 +51,8 @@ export interface AllocSnap {
   createTimeMs: number;
   previousAllocation: string | undefined;
   nextAllocation: string | undefined;
+  /** FollowupEvalID: a delayed reschedule is coming (absent in older records) */
+  followupEvalId?: string;
   /** NetworkStatus.Address: the alloc's address on the bridge */
   address: string | undefined;
   ports: PortMapping[];

@@ -26,6 +26,7 @@ import { compareCommand } from './compare.js';
 import { matrixCommand } from './matrix.js';
 import { skippedRecord } from './skipped.js';
 import { reproCommand, type ReproBuild } from './repro.js';
+import type { JobConverter } from '../cluster/job-convert.js';
 
 /** The CLI entry a person runs (for repro commands). */
 export const CLI_PATH = fileURLToPath(new URL('../../bin/reboot-harness.js', import.meta.url));
@@ -47,6 +48,8 @@ export interface CliDeps {
   /** checks the Nomad binary before anything is created (ConfigError when it is not a linux/amd64 ELF) */
   /** `field` names the flag the path came from (--nomad-binary, --before, --upgrade-to, a matrix axis) */
   checkBinary?: (path: string, field?: string) => Promise<void>;
+  /** parses the user's job file on the host before anything is created (default: the Nomad build's `job run -output`) */
+  convertJob?: JobConverter;
   doctor?: (config: HarnessConfig, json: boolean) => Promise<ExitCode>;
   destroy?: (config: HarnessConfig, ids: string[], all: boolean, logger: Logger, stopHost: boolean) => Promise<ExitCode>;
   setup?: (o: { force: boolean; docker: boolean }) => Promise<ExitCode>;
@@ -103,7 +106,7 @@ async function runCommand(args: ParsedArgs, config: HarnessConfig, deps: CliDeps
     throw new ConfigError([{ field: '--nomad-binary', value: undefined, message: `scenario ${scenarios[0]!.name} installs Nomad and needs a build`, fix: 'pass --nomad-binary ./path/to/nomad (a linux/amd64 build), set NOMAD_BINARY, or nomad_binary in harness.yaml' }]);
   }
   if (config.nomadBinary && deps.checkBinary) await deps.checkBinary(config.nomadBinary);
-  if (!args.values['all']) await preflightScenarios(scenarios, config, deps.checkBinary);
+  if (!args.values['all']) await preflightScenarios(scenarios, config, deps.checkBinary, deps.convertJob);
   if (deps.prepareHost) {
     const code = await deps.prepareHost(config, argv, logger);
     if (code !== undefined) return code;

@@ -62,6 +62,7 @@ export function toAllocSnap(a: ApiAllocation | ApiAllocListStub): AllocSnap {
     createTimeMs: nsToMs(a.CreateTime ?? 0),
     previousAllocation: full.PreviousAllocation || undefined,
     nextAllocation: a.NextAllocation || undefined,
+    ...(a.FollowupEvalID ? { followupEvalId: a.FollowupEvalID } : {}),
     address: full.NetworkStatus?.Address || undefined,
     ports: (full.AllocatedResources?.Shared?.Ports ?? []).map(toPort),
     tasks,

@@ -15,11 +15,11 @@ import { settledState } from './settle.js';
 export const REBOOT_CHECKS: CheckInfo[] = [
   { id: 'client-rebooted', title: 'client rebooted', passesWhen: 'boot_id differs before and after; uptime reset' },
   { id: 'node-back', title: 'node back', passesWhen: 'the same node ID is ready again' },
-  { id: 'alloc-restored', title: 'alloc restored', passesWhen: 'the same alloc ID is running on the same node; no replacement was created' },
-  { id: 'task-restarted', title: 'task restarted', passesWhen: 'a Started event (or a newer StartedAt) after the reboot, task running' },
-  { id: 'http-reachable', title: 'HTTP reachable', passesWhen: 'the task answers on its bridge address (from the client) and on its mapped host port (from the server)' },
-  { id: 'no-duplicate-ip', title: 'no duplicate-IP error', passesWhen: 'no task event and no client log line contains "duplicate allocation is not allowed"' },
-  { id: 'unique-ips', title: 'unique IPs', passesWhen: 'no two live allocs on the node share an address' },
+  { id: 'alloc-restored', title: 'alloc restored', passesWhen: 'every alloc healthy before the reboot runs again under the same ID on the same node, not replaced (per alloc: restored, replaced and why, failed with its failing event, or unknown when the wait ran out)' },
+  { id: 'task-restarted', title: 'task restarted', passesWhen: 'every task of every alloc has a Started event (or a newer StartedAt) after the reboot and is running' },
+  { id: 'http-reachable', title: 'HTTP reachable', passesWhen: "every mapped port of every alloc answers on its bridge address (from the client) and its host port (from the server): HTTP, or a TCP connect where the job's meta says so" },
+  { id: 'no-duplicate-ip', title: 'no duplicate-IP error', passesWhen: 'no task event of any alloc and no client log line contains "duplicate allocation is not allowed"' },
+  { id: 'unique-ips', title: 'unique IPs', passesWhen: 'no two live (running) allocs on the node share an address' },
   { id: 'no-leaks', title: 'no leaked network state', passesWhen: 'every host-local reservation and alloc network namespace belongs to a live alloc, and the nomad bridge has no more veths than live allocs' },
 ];
 
