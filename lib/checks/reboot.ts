@@ -43,7 +43,22 @@ const DUPLICATE_IP_CONSEQUENCES = ['alloc-restored', 'task-restarted', 'http-rea
 
 /** Run every reboot check over the evidence, in report order, linking consequences to their cause. */
 export function rebootChecks(e: RebootEvidence): CheckResult[] {
-  return linkCauses(REBOOT_CHECKS.map((check) => check(e)), e);
+  return linkReplaced(linkCauses(REBOOT_CHECKS.map((check) => check(e)), e), e);
+}
+
+/**
+ * A replaced alloc's tasks were not started again in place: task-restarted failing only for allocs that alloc-restored
+ * already judged replaced is that check's consequence (`--expect alloc-restored=fail` reproduces a node-down).
+ */
+export function linkReplaced(results: CheckResult[], e: RebootEvidence): CheckResult[] {
+  const restored = results.find((r) => r.id === 'alloc-restored');
+  if (restored?.status !== 'failed') return results;
+  const replaced = new Set(classifyAll(e).filter((o) => o.outcome === 'replaced').map((o) => o.allocId));
+  return results.map((r) => {
+    const bad = (r.perAlloc ?? []).filter((p) => p.status === 'failed');
+    const onlyReplaced = r.id === 'task-restarted' && r.status === 'failed' && !r.causedBy && bad.length > 0 && bad.every((p) => replaced.has(p.allocId));
+    return onlyReplaced ? { ...r, causedBy: 'alloc-restored' } : r;
+  });
 }
 
 /**

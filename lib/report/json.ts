@@ -40,6 +40,8 @@ export function renderJsonSummary(runs: readonly RunRecord[]): string {
         met: v.met,
         message: v.message,
         evidence: v.evidence,
+        causedBy: v.causedBy ?? null,
+        perAlloc: v.perAlloc ?? null,
       })),
       steps: r.steps.map((s) => ({
         name: s.name,

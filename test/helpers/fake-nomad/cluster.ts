@@ -248,8 +248,23 @@ export class Cluster {
     this.later(2, () => this.startTasks(id));
   }
 
-  /** All tasks of the alloc start: Started event, StartedAt now, ClientStatus running. */
+  /** Alloc names (job.group[i]) whose tasks fail to start with this driver error (a broken task), for tests. */
+  readonly failStart = new Map<string, string>();
+
+  /** All tasks of the alloc start: Started event, StartedAt now, ClientStatus running (or a Driver Failure, see failStart). */
   startTasks(id: string): void {
+    const broken = this.failStart.get(this.allocs.get(id)?.Name ?? '');
+    if (broken !== undefined) {
+      this.updateAlloc(id, (a) => {
+        for (const [t, st] of Object.entries(a.TaskStates ?? {})) {
+          this.appendEvent(a, t, taskEvent('Driver Failure', broken, { DriverError: broken, FailsTask: true, Details: { driver_error: broken, fails_task: 'true' } }));
+          this.appendEvent(a, t, taskEvent('Not Restarting', 'Error was unrecoverable', { FailsTask: true }));
+          Object.assign(st, { State: 'dead', Failed: true, FinishedAt: nowRfc3339() });
+        }
+        Object.assign(a, { ClientStatus: 'failed', ClientDescription: 'Failed tasks' });
+      });
+      return;
+    }
     this.updateAlloc(id, (a) => {
       for (const [t, st] of Object.entries(a.TaskStates ?? {})) {
         this.appendEvent(a, t, taskEvent('Started', 'Task started by client'));
