@@ -100,7 +100,7 @@ export default defineScenario({
     ctx.fact('allocs.before', healthy.map((a) => `${short(a)}=${a.address ?? '?'}`).join(' '));
 
     const base = { nomad, lab, jobId, allocId: watched[0]!, nodeId: node.id, history };
-    const before = await ctx.step('observe before the reboot', (d) => observe({ ...base, label: 'before' }, d, { probeHttp: false }));
+    const before = await ctx.step('observe before the reboot', (d) => observe({ ...base, label: 'before' }, d));
     ctx.artifact('job-allocs-before.json', JSON.stringify(before.jobAllocs, null, 2));
 
     // --reboots N: reboot again while every alloc keeps being restored; the checks judge the last reboot (or the first
@@ -147,7 +147,7 @@ export default defineScenario({
     }
 
     const after = await ctx.step('observe after the reboot and probe every mapped port', async (d) => {
-      const obs = await observe({ ...base, label: 'after' }, d, { probeHttp: false, clientLog: true });
+      const obs = await observe({ ...base, label: 'after' }, d, { clientLog: true });
       return { ...obs, http: await probeAllocs(lab, obs.jobAllocs, obs.node, info.probeKinds, d) };
     });
     ctx.artifact('alloc-after.json', JSON.stringify(after.alloc, null, 2));

@@ -1,23 +1,6 @@
-// Pure: has the watched alloc settled after the reboot, and how to describe an alloc in one line.
+// Pure: has the job settled after a disruption (every judged alloc's place, with evidence newer than it), and how to
+// describe an alloc in one line.
 import type { AllocSnap } from '../checks/types.js';
-
-const TERMINAL = new Set(['failed', 'lost', 'complete']);
-
-/** Decide whether the alloc reached an end state after the reboot at `rebootAtMs` (restored, replaced, failed). */
-export function settledState(allocs: AllocSnap[], allocId: string, rebootAtMs: number): { settled: boolean; description: string } {
-  const watched = allocs.find((a) => a.id === allocId);
-  const replacement = allocs.find((a) => a.id !== allocId && (a.previousAllocation === allocId || watched?.nextAllocation === a.id));
-  if (replacement && (replacement.clientStatus === 'running' || TERMINAL.has(replacement.clientStatus))) {
-    return { settled: true, description: `replaced by ${replacement.id.slice(0, 8)} (${replacement.clientStatus})` };
-  }
-  if (!watched) return { settled: true, description: 'the alloc is gone from the job' };
-  if (TERMINAL.has(watched.clientStatus)) return { settled: true, description: `${watched.clientStatus}: ${lastEventLine(watched)}` };
-  const tasks = Object.values(watched.tasks);
-  const restarted = tasks.length > 0 && tasks.every((t) => t.state === 'running' && (
-    (t.startedAt !== undefined && Date.parse(t.startedAt) >= rebootAtMs) || t.events.some((e) => e.type === 'Started' && e.timeMs >= rebootAtMs)));
-  if (watched.clientStatus === 'running' && restarted) return { settled: true, description: 'restored: running with tasks started after the reboot' };
-  return { settled: false, description: describeAlloc(watched) };
-}
 
 /** One line about an alloc: status, task states and its last event. */
 export function describeAlloc(a: AllocSnap | undefined): string {
