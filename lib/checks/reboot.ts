@@ -79,3 +79,11 @@ export function linkCauses(results: CheckResult[], e: RebootEvidence): CheckResu
   const consequence = (id: string) => DUPLICATE_IP_CONSEQUENCES.includes(id) || (id === 'no-leaks' && onlyStaleOwn);
   return results.map((r) => (r.status === 'failed' && consequence(r.id) ? { ...r, causedBy: 'no-duplicate-ip' } : r));
 }
+
+/** The checks of one reboot's restore, reused by other scenarios that reboot (upgrade-in-place upgrade-then-reboot). */
+export const RESTORE_CHECK_IDS: readonly string[] = ['client-rebooted', 'alloc-restored', 'task-restarted', 'http-reachable', 'no-duplicate-ip'];
+
+/** Run the restore checks (a subset of REBOOT_CHECKS, same functions) with the same cause links. */
+export function restoreChecks(e: RebootEvidence): CheckResult[] {
+  return rebootChecks(e).filter((r) => RESTORE_CHECK_IDS.includes(r.id));
+}
