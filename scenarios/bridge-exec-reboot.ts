@@ -101,6 +101,7 @@ export default defineScenario({
 
     const base = { nomad, lab, jobId, allocId: watched[0]!, nodeId: node.id, history };
     const before = await ctx.step('observe before the reboot', (d) => observe({ ...base, label: 'before' }, d));
+    ctx.artifact('alloc-before.json', JSON.stringify(before.alloc, null, 2));
     ctx.artifact('job-allocs-before.json', JSON.stringify(before.jobAllocs, null, 2));
 
     // --reboots N: reboot again while every alloc keeps being restored; the checks judge the last reboot (or the first
