@@ -17,6 +17,8 @@ export interface Leak {
   kind: 'reservation' | 'netns' | 'veths';
   /** the alloc ID a reservation or namespace names */
   owner?: string;
+  /** veths only: how many more than live allocs */
+  surplus?: number;
   text: string;
 }
 
@@ -37,7 +39,7 @@ export function findLeaks(e: RebootEvidence): { leaks: Leak[]; evidence: string[
   for (const n of net.netns.filter((x) => UUID.test(x))) if (!live.has(n)) leaks.push({ kind: 'netns', owner: n, text: `network namespace ${n} has no live alloc` });
   const onBridge = net.veths.filter((v) => v.master === NOMAD_BRIDGE);
   evidence.push(`veths on bridge ${NOMAD_BRIDGE}: ${onBridge.map((v) => v.name).join(' ') || '(none)'}`);
-  if (onBridge.length > live.size) leaks.push({ kind: 'veths', text: `${onBridge.length} veths on bridge ${NOMAD_BRIDGE} for ${live.size} live alloc${live.size === 1 ? '' : 's'}` });
+  if (onBridge.length > live.size) leaks.push({ kind: 'veths', surplus: onBridge.length - live.size, text: `${onBridge.length} veths on bridge ${NOMAD_BRIDGE} for ${live.size} live alloc${live.size === 1 ? '' : 's'}` });
   return { leaks, evidence, live: live.size };
 }
 

@@ -75,7 +75,8 @@ export function linkCauses(results: CheckResult[], e: RebootEvidence): CheckResu
   // Note: real 1.9.3 still holds the failed allocs' own stale reservations or namespaces when the run looks (teardown
   // timing varies); leftovers of those allocs only are the same cause.
   const failedIds = new Set(notRestored.map((o) => o.allocId));
-  const onlyStaleOwn = (findLeaks(e)?.leaks ?? []).every((l) => l.owner !== undefined && failedIds.has(l.owner));
+  // Surplus veths on the bridge are those allocs' too when there are no more of them than failed allocs.
+  const onlyStaleOwn = (findLeaks(e)?.leaks ?? []).every((l) => (l.owner !== undefined && failedIds.has(l.owner)) || (l.kind === 'veths' && (l.surplus ?? Infinity) <= failedIds.size));
   const consequence = (id: string) => DUPLICATE_IP_CONSEQUENCES.includes(id) || (id === 'no-leaks' && onlyStaleOwn);
   return results.map((r) => (r.status === 'failed' && consequence(r.id) ? { ...r, causedBy: 'no-duplicate-ip' } : r));
 }

@@ -69,6 +69,15 @@ t.test('count 3 on 1.9.3: every alloc failed with the duplicate-IP error; conseq
   for (const x of ['alloc-restored', 'task-restarted', 'http-reachable']) t.equal(by(x).causedBy, 'no-duplicate-ip', `${x} is a consequence`);
   t.match(checkHttpReachable(e).perAlloc, [{ status: 'failed', detail: /failed: not probed/ }, { status: 'failed' }, { status: 'failed' }]);
   t.equal(checkUniqueIps(e).status, 'skipped', 'no live alloc, no address to compare');
+  // real 1.9.3 may leave the failed allocs' namespaces and their veths: the same cause, as long as no more veths remain than failed allocs
+  const leaky = evidence(beforeAllocs, after, []);
+  leaky.after.cniState = [{ dir: '/var/lib/cni/networks/nomad', exists: true, files: { '172.26.64.2': `${id(1)}\r\neth0` } }];
+  leaky.after.netState = { netns: [id(2), id(3)], veths: [1, 2].map((n) => ({ name: `veth${n}`, master: 'nomad' })) };
+  const leaks = rebootChecks(leaky).find((r) => r.id === 'no-leaks')!;
+  t.equal(leaks.status, 'failed');
+  t.equal(leaks.causedBy, 'no-duplicate-ip', 'the failed allocs\' leftovers are the duplicate-IP failure\'s consequence');
+  leaky.after.netState.veths.push(...[3, 4].map((n) => ({ name: `veth${n}`, master: 'nomad' })));
+  t.notOk(rebootChecks(leaky).find((r) => r.id === 'no-leaks')!.causedBy, 'more veths than failed allocs is a leak of its own');
   t.match(checkNoDuplicateIp(e).perAlloc, [{ status: 'failed', detail: /^Setup Failure: 172\.26\.64\.2 was already allocated to 11111111/ }, { status: 'failed' }, { status: 'failed' }]);
 });
 
