@@ -3,8 +3,13 @@
 // address, that host-local state agrees with the live allocs, and that the state moved to tmpfs (1.9.7's migration).
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import type { AllocSnap } from '../lib/model/evidence.js';
+import type { AllocSnap, RebootEvidence, TaskEventRec } from '../lib/model/evidence.js';
+import type { CheckResult } from '../lib/model/check.js';
 import { UPGRADE_CHECKS, upgradeChecks, reservationsOf } from '../lib/checks/upgrade.js';
+import { RESTORE_CHECK_IDS, restoreChecks } from '../lib/checks/reboot.js';
+import { REBOOT_CHECKS, observe } from '../lib/scenario/reboot-steps.js';
+import { jobInfo } from '../lib/nomad/parse-job.js';
+import { probeAllocs, waitForJobSettled, waitForReachable } from '../lib/scenario/job-steps.js';
 import { readCniState } from '../lib/cluster/evidence.js';
 import { renderCniListing } from '../lib/cluster/parse-cni-listing.js';
 import { HarnessError } from '../lib/errors.js';
@@ -13,7 +18,7 @@ import type { Lab } from '../lib/model/lab.js';
 import type { ApiAllocListStub } from '../lib/nomad/api-types.js';
 import type { Nomad } from '../lib/nomad/client.js';
 import { toAllocSnap, toNodeSnap } from '../lib/nomad/parse.js';
-import { blockingProbe, describeAlloc, waitForLeader, waitForNodeReady } from '../lib/nomad/wait.js';
+import { blockingProbe, describeAlloc, waitForLeader } from '../lib/nomad/wait.js';
 import { waitForBridgeClient } from '../lib/scenario/client-ready.js';
 import type { Deadline } from '../lib/run/deadline.js';
 import { defineScenario, singleRebootExecOnly } from '../lib/run/scenario.js';
@@ -55,13 +60,24 @@ function waitForSettled(nomad: Nomad, jobId: string, n: number, d: Deadline): Pr
   }), { deadline: d, intervals: [50] });
 }
 
-/** Wait until the node registered again after `since` (its index and wall clock at the restart or reboot) and is ready with exec. */
-function waitForNodeBack(nomad: Nomad, nodeId: string, since: { index: number; atMs: number }, d: Deadline): Promise<unknown> {
+/** What the node looked like just before a restart or reboot: the evidence after it must be newer. */
+interface NodeSince {
+  index: number;
+  /** StatusUpdatedAt (Unix seconds, the server's clock) read just before */
+  statusUpdatedAt: number;
+}
+
+/**
+ * Wait until the node registered again after `since` and is ready with exec: a ModifyIndex past the one read just before,
+ * and a StatusUpdatedAt the server set after the one read just before (a restarting client registers as initializing,
+ * then ready). The server's own clock on both sides: the node staying "ready" within heartbeat_grace is no evidence.
+ */
+function waitForNodeBack(nomad: Nomad, nodeId: string, since: NodeSince, d: Deadline): Promise<unknown> {
   return waitFor(`node ${nodeId.slice(0, 8)} to register again and be ready`, blockingProbe((q) => nomad.node(nodeId, q), (n) => {
-    const again = n.ModifyIndex > since.index && n.StatusUpdatedAt >= Math.floor(since.atMs / 1000);
+    const again = n.ModifyIndex > since.index && n.StatusUpdatedAt > since.statusUpdatedAt;
     const exec = n.Drivers?.['exec'];
     if (again && n.Status === 'ready' && exec?.Detected && exec.Healthy) return { done: true, value: n };
-    return { done: false, reason: `status=${n.Status}, status updated at ${n.StatusUpdatedAt}${again ? '' : ' (not re-registered yet)'}` };
+    return { done: false, reason: `status=${n.Status}, status set at ${n.StatusUpdatedAt} (before: ${since.statusUpdatedAt})${again ? '' : ' (not re-registered yet)'}` };
   }), { deadline: d, intervals: [50] });
 }
 
@@ -78,11 +94,15 @@ async function registerWithCount(nomad: Nomad, count: number, d: Deadline): Prom
 
 const addresses = (allocs: AllocSnap[]): string => allocs.map((a) => `${a.id.slice(0, 8)}=${a.address ?? '?'}`).join(' ');
 
+/** The reboot scenario's restore checks this scenario reuses (upgrade-then-reboot), with their report rows. */
+const RESTORE_CHECKS = REBOOT_CHECKS.filter((c) => RESTORE_CHECK_IDS.includes(c.id));
+const skipRestore = (why: string): CheckResult[] => RESTORE_CHECKS.map((c) => ({ id: c.id, title: c.title, status: 'skipped', message: why, evidence: [] }));
+
 export default defineScenario({
   name: 'upgrade-in-place',
   summary: 'upgrading a client in place (no drain) keeps bridge alloc IPs unique and migrates host-local state (GH-25093)',
   needsNomad: true,
-  checks: UPGRADE_CHECKS,
+  checks: [...UPGRADE_CHECKS, ...RESTORE_CHECKS],
   validate(config) {
     const once = singleRebootExecOnly('upgrade-in-place', config);
     if (config.upgrade.mode === 'restart-only' || config.upgradeTo) return once;
@@ -91,7 +111,7 @@ export default defineScenario({
   async run(ctx, env) {
     const { mode } = env.config.upgrade;
     const target = mode === 'restart-only' ? env.config.nomadBinary : env.config.upgradeTo;
-    if (!target) return UPGRADE_CHECKS.map((c) => ({ id: c.id, title: c.title, status: 'skipped' as const, message: 'no build to upgrade to (--upgrade-to / NOMAD_UPGRADE_TO)', evidence: [] }));
+    if (!target) return [...UPGRADE_CHECKS, ...RESTORE_CHECKS].map((c) => ({ id: c.id, title: c.title, status: 'skipped' as const, message: 'no build to upgrade to (--upgrade-to / NOMAD_UPGRADE_TO)', evidence: [] }));
     if (!env.upgradeNomad) throw new HarnessError('this environment cannot upgrade Nomad in place (ScenarioEnv.upgradeNomad is missing)');
     const upgrade = env.upgradeNomad.bind(env);
     ctx.fact('upgrade.mode', mode);
@@ -121,17 +141,55 @@ export default defineScenario({
     });
     ctx.fact('allocs.before', addresses(before.allocs));
 
-    const restartOf = async (what: string, act: (d: Deadline) => Promise<unknown>) => {
-      const since = { index: (await nomad.node(node.id)).body.ModifyIndex, atMs: Date.now() };
-      await ctx.step(what, act, { timeoutMs: 10 * 60_000 });
+    const nodeSince = async (): Promise<NodeSince> => {
+      const n = (await nomad.node(node.id)).body;
+      return { index: Math.max(n.ModifyIndex, (await nomad.jobAllocations(jobId)).index), statusUpdatedAt: n.StatusUpdatedAt };
+    };
+    const restartOf = async <T>(what: string, act: (d: Deadline) => Promise<T>): Promise<{ value: T; since: NodeSince }> => {
+      const since = await nodeSince();
+      const value = await ctx.step(what, act, { timeoutMs: 10 * 60_000 });
       await ctx.step('wait for the client node to register again and be ready', (d) => waitForNodeBack(nomad, node.id, since, d), { timeoutMs: 5 * 60_000 });
+      return { value, since };
     };
     await restartOf(mode === 'restart-only' ? 'restart the client agent on the same build (no drain)' : 'swap the client to build B and restart its agent (no drain)', async (d) => {
       const r = await upgrade(ctx, lab, 'client', target, d);
       ctx.fact('nomad.version.after', r.nomadVersion);
     });
-    if (mode === 'upgrade-then-reboot') await restartOf(`reboot the client (${env.config.reboot.kind})`, (d) => lab.reboot('client', env.config.reboot.kind, { deadline: d }));
-    await ctx.step(`wait for the ${COUNT_BEFORE} allocs to run again`, (d) => waitForRunning(nomad, jobId, COUNT_BEFORE, d), { timeoutMs: placeTimeoutMs(COUNT_BEFORE) });
+    let restore = skipRestore(`only in --upgrade-mode upgrade-then-reboot (this run: ${mode})`);
+    if (mode === 'upgrade-then-reboot') {
+      // Every alloc's restore after the reboot, judged by the reboot scenario's own checks (lib/checks/reboot.ts).
+      await ctx.step(`wait for the ${COUNT_BEFORE} allocs to run on build B before the reboot`, (d) => waitForRunning(nomad, jobId, COUNT_BEFORE, d), { timeoutMs: placeTimeoutMs(COUNT_BEFORE) });
+      const history: { events: Record<string, TaskEventRec[]> } = { events: {} };
+      const watched = (await nodeAllocs(nomad, node.id, ctx.deadline)).filter((a) => a.jobId === jobId).map((a) => a.id);
+      const base = { nomad, lab, jobId, allocId: watched[0]!, nodeId: node.id, history };
+      const obsBefore = await ctx.step('observe before the reboot', (d) => observe({ ...base, label: 'before' }, d));
+      const { value: reboot, since } = await restartOf(`reboot the client (${env.config.reboot.kind})`, (d) => lab.reboot('client', env.config.reboot.kind, { deadline: d }));
+      const quietMs = env.config.reboot.settleQuietS * 1000;
+      const disruption = { index: since.index, atMs: reboot.requestedAt };
+      const settled = await ctx.step(`wait until the job has settled after the reboot (${env.config.reboot.settleQuietS}s without change)`, (d) =>
+        waitForJobSettled({ nomad, jobId, watched, since: disruption, history, quietMs }, d), { timeoutMs: placeTimeoutMs(COUNT_BEFORE) + quietMs });
+      ctx.fact('job.settled', `${settled.settled ? 'yes' : 'no (deadline)'}: ${settled.reason}`);
+      const kinds = jobInfo(await nomad.job(jobId).then((r) => r.body)).info?.probeKinds;
+      const running = settled.allocs.filter((a) => watched.includes(a.id) && a.clientStatus === 'running');
+      await ctx.step('wait for every mapped port to answer after the reboot', (d) =>
+        waitForReachable(lab, running, obsBefore.node, kinds, d).catch((e: Error) => ctx.fact('ports.after', `not answering: ${e.message.split('\n')[0]}`)), { timeoutMs: 3 * 60_000 });
+      const obsAfter = await ctx.step('observe after the reboot and probe every mapped port', async (d) => {
+        const o = await observe({ ...base, label: 'after' }, d, { clientLog: true });
+        return { ...o, http: await probeAllocs(lab, o.jobAllocs, o.node, kinds, d) };
+      });
+      ctx.artifact('job-allocs-after-reboot.json', JSON.stringify(obsAfter.jobAllocs, null, 2));
+      const evidence: RebootEvidence = {
+        jobId, taskName: 'web', allocId: watched[0]!, allocIds: watched, disruptionIndex: since.index,
+        heartbeatGrace: env.config.nomad.heartbeatGrace, settle: settled, probeKinds: kinds,
+        before: obsBefore, after: obsAfter, reboot, taskEvents: history.events, clientLog: obsAfter.clientLog,
+      };
+      restore = restoreChecks(evidence);
+      const moved = watched.map((id) => [obsBefore.jobAllocs.find((a) => a.id === id), obsAfter.jobAllocs.find((a) => a.id === id)] as const)
+        .filter(([b, a]) => b?.address && a?.address && b.address !== a.address).map(([b, a]) => `${b!.id.slice(0, 8)} ${b!.address} -> ${a!.address}`);
+      if (moved.length) ctx.fact('allocs.addresses_changed_by_reboot', moved.join('; '));
+    } else {
+      await ctx.step(`wait for the ${COUNT_BEFORE} allocs to run again`, (d) => waitForRunning(nomad, jobId, COUNT_BEFORE, d), { timeoutMs: placeTimeoutMs(COUNT_BEFORE) });
+    }
 
     await ctx.step(`scale the job to ${COUNT_AFTER} allocs`, async (d) => {
       await registerWithCount(nomad, COUNT_AFTER, d);
@@ -141,7 +199,8 @@ export default defineScenario({
     const after = await ctx.step('record alloc addresses, host-local state and the client log after the scale-up', async (d) => {
       const allocs = await nodeAllocs(nomad, node.id, d);
       const cni = await readCniState(client, { deadline: d });
-      const log = await readAgentLog(client, d);
+      // Note: after upgrade-then-reboot the migration ("migrated CNI state") happened in the previous boot; cite both.
+      const log = mode === 'upgrade-then-reboot' ? [...(await readAgentLog(client, d, { boot: '-1' })), ...(await readAgentLog(client, d))] : await readAgentLog(client, d);
       const hostNetns = await readHostNetns(client, d);
       ctx.artifact('allocs-after.json', JSON.stringify(allocs, null, 2));
       ctx.artifact('client-netns-after.json', JSON.stringify(hostNetns, null, 2));
@@ -151,6 +210,6 @@ export default defineScenario({
     });
     ctx.fact('allocs.after', addresses(after.allocs));
     for (const l of after.cni) ctx.fact(`cni.reservations.after:${l.dir}`, l.exists ? [...reservationsOf(l).keys()].sort().join(' ') || '(none)' : '(missing)');
-    return upgradeChecks({ mode, before: before.allocs, after: after.allocs, cniAfter: after.cni, clientLog: after.log, hostNetns: after.hostNetns });
+    return [...upgradeChecks({ mode, before: before.allocs, after: after.allocs, cniAfter: after.cni, clientLog: after.log, hostNetns: after.hostNetns }), ...restore];
   },
 });

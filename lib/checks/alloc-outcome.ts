@@ -1,10 +1,14 @@
-// Classifies what became of the watched alloc across the reboot: restored, replaced, failed or unknown.
-import { eventLine, eventsOf, oneLine } from './result.js';
+// Classifies what became of each alloc across the reboot: restored, replaced (and why), failed or unknown. Pure.
+import { eventLine, eventsOf, iso, oneLine } from './result.js';
 import type { AllocSnap, RebootEvidence, TaskEventRec } from '../model/evidence.js';
 
 export type AllocOutcome = 'restored' | 'replaced' | 'failed' | 'unknown';
 
 export interface AllocOutcomeResult {
+  /** the alloc that was healthy before the reboot */
+  allocId: string;
+  /** its name, e.g. web.web[0] ("" when never observed) */
+  name: string;
   outcome: AllocOutcome;
   /** one line a reader can act on */
   reason: string;
@@ -12,29 +16,49 @@ export interface AllocOutcomeResult {
   replacementId?: string;
   /** the replacement alloc, when it was among the job's allocs */
   replacement?: AllocSnap;
+  /** how the replacement was found: Nomad's links, or job + group + name created after the reboot */
+  matchedBy?: 'PreviousAllocation' | 'NextAllocation' | 'name';
   /** the last event that failed the task, when one was seen */
   failingEvent?: TaskEventRec;
+  /** the alloc that holds this slot now: the restored alloc itself or its replacement */
+  current?: AllocSnap;
 }
 
 /** DesiredDescription the scheduler writes on allocs of a node marked down (nomad/structs/plan.go). */
 export const LOST_NODE_DOWN = 'alloc is lost since its node is down';
+/** The node event the leader writes when a node's heartbeat TTL ran out (nomad/heartbeat.go). */
+export const HEARTBEAT_MISSED = 'Node heartbeat missed';
 
 /** Task event types that mean the task (or alloc setup) failed, besides events flagged FailsTask. */
 const FAILURE_TYPES = new Set(['Setup Failure', 'Driver Failure', 'Failed Validation', 'Not Restarting', 'Task hook failed', 'Failed Artifact Download']);
+/** Events that only follow a failure (restart policy giving up), so the cause is quoted instead when present. */
+const CONSEQUENCE_TYPES = new Set(['Not Restarting', 'Killing', 'Killed', 'Sibling Task Failed']);
 
-/** The watched alloc as seen after the reboot (direct lookup first, then the job's alloc list). */
+/** The IDs of every alloc judged: those healthy before the reboot (older records: the one watched alloc). */
+export function watchedIds(e: RebootEvidence): string[] {
+  return e.allocIds?.length ? e.allocIds : [e.allocId];
+}
+
+/** One alloc as seen after the reboot (the job's allocs first, then the single watched snapshot). */
+export function allocAfter(e: RebootEvidence, id: string): AllocSnap | undefined {
+  return e.after.alloc?.id === id ? e.after.alloc : e.after.jobAllocs.find((a) => a.id === id);
+}
+
+/** One alloc as seen before the reboot. */
+export function allocBefore(e: RebootEvidence, id: string): AllocSnap | undefined {
+  return e.before.alloc?.id === id ? e.before.alloc : e.before.jobAllocs.find((a) => a.id === id);
+}
+
+/** The watched alloc as seen after the reboot (older single-alloc callers). */
 export function watchedAllocAfter(e: RebootEvidence): AllocSnap | undefined {
-  return e.after.alloc?.id === e.allocId ? e.after.alloc : e.after.jobAllocs.find((a) => a.id === e.allocId) ?? e.after.alloc;
+  return allocAfter(e, e.allocId) ?? e.after.alloc;
 }
 
 /** Every task event of one alloc (run-long record plus the snapshot's task states), oldest first. */
 export function allocEvents(e: RebootEvidence, alloc: AllocSnap | undefined, allocId = e.allocId): TaskEventRec[] {
-  const fromSnap = alloc ? Object.values(alloc.tasks).flatMap((t) => t.events) : [];
+  const fromSnap = alloc ? Object.entries(alloc.tasks).flatMap(([task, t]) => t.events.map((ev) => ({ ...ev, task }))) : [];
   return eventsOf(e.taskEvents[allocId], fromSnap);
 }
-
-/** Events that only follow a failure (restart policy giving up), so the cause is quoted instead when present. */
-const CONSEQUENCE_TYPES = new Set(['Not Restarting', 'Killing', 'Killed', 'Sibling Task Failed']);
 
 /** The newest event that failed a task, preferring the cause (e.g. `Setup Failure`) over its consequence (`Not Restarting`). */
 export function lastFailingEvent(events: TaskEventRec[]): TaskEventRec | undefined {
@@ -42,46 +66,130 @@ export function lastFailingEvent(events: TaskEventRec[]): TaskEventRec | undefin
   return failing.find((ev) => !CONSEQUENCE_TYPES.has(ev.type)) ?? failing[0];
 }
 
-function replacementOf(e: RebootEvidence, old: AllocSnap | undefined): { id: string; alloc: AllocSnap | undefined } | undefined {
-  const byPrevious = e.after.jobAllocs.find((a) => a.id !== e.allocId && a.previousAllocation === e.allocId);
-  if (byPrevious) return { id: byPrevious.id, alloc: byPrevious };
-  const next = old?.nextAllocation;
-  return next ? { id: next, alloc: e.after.jobAllocs.find((a) => a.id === next) } : undefined;
+/** Was `a` created after the disruption (index read just before it; wall clock when the index is unknown)? */
+function createdAfter(e: RebootEvidence, a: AllocSnap): boolean {
+  return e.disruptionIndex !== undefined ? a.createIndex > e.disruptionIndex : a.createTimeMs >= e.reboot.requestedAt;
 }
 
-/** Decide restored / replaced / failed / unknown from what was observed (never from a version number), with the reason. */
-export function classifyAllocOutcome(e: RebootEvidence): AllocOutcomeResult {
-  const old = watchedAllocAfter(e);
-  const events = allocEvents(e, old);
+/**
+ * The alloc that replaced `id`: by PreviousAllocation, by NextAllocation, else (real 1.9.7 after a node-down left both
+ * empty) an alloc of the same job, group and name (web[0]) created after the disruption that no other watched alloc is.
+ * Of several, the newest (a replacement may itself have been replaced).
+ */
+export function findReplacement(e: RebootEvidence, id: string): Pick<AllocOutcomeResult, 'replacementId' | 'replacement' | 'matchedBy'> | undefined {
+  const old = allocAfter(e, id) ?? allocBefore(e, id);
+  const byPrevious = e.after.jobAllocs.find((a) => a.id !== id && a.previousAllocation === id);
+  if (byPrevious) return { replacementId: byPrevious.id, replacement: latestOf(e, byPrevious), matchedBy: 'PreviousAllocation' };
+  const next = old?.nextAllocation;
+  if (next) {
+    const alloc = e.after.jobAllocs.find((a) => a.id === next);
+    return { replacementId: next, ...(alloc ? { replacement: latestOf(e, alloc) } : {}), matchedBy: 'NextAllocation' };
+  }
+  if (!old) return undefined;
+  const watched = new Set(watchedIds(e));
+  const sameSlot = e.after.jobAllocs
+    .filter((a) => !watched.has(a.id) && a.jobId === old.jobId && a.taskGroup === old.taskGroup && a.name === old.name && createdAfter(e, a))
+    .sort((a, b) => b.createIndex - a.createIndex);
+  const found = sameSlot[0];
+  return found ? { replacementId: found.id, replacement: found, matchedBy: 'name' } : undefined;
+}
+
+/** Follow NextAllocation / PreviousAllocation links from `a` to the newest alloc of its chain. */
+function latestOf(e: RebootEvidence, a: AllocSnap): AllocSnap {
+  let cur = a;
+  for (let i = 0; i < 20; i++) {
+    const next = e.after.jobAllocs.find((x) => x.id !== cur.id && (x.previousAllocation === cur.id || x.id === cur.nextAllocation));
+    if (!next) break;
+    cur = next;
+  }
+  return cur;
+}
+
+/** Were all of the alloc's tasks started again after `sinceMs` (a Started event, or StartedAt moved past it)? */
+export function tasksStartedAfter(a: AllocSnap, events: TaskEventRec[], sinceMs: number): boolean {
+  const tasks = Object.entries(a.tasks);
+  return tasks.length > 0 && tasks.every(([name, t]) => {
+    const started = t.startedAt !== undefined && Date.parse(t.startedAt) >= sinceMs;
+    return started || events.some((ev) => ev.type === 'Started' && ev.timeMs >= sinceMs && (ev.task === undefined || ev.task === name));
+  });
+}
+
+/** Why the node went down, from its events and the run's heartbeat_grace; "" when it was not marked down. */
+export function nodeDownExplanation(e: RebootEvidence, old: AllocSnap | undefined): string {
+  const missed = (e.after.node?.events ?? []).filter((ev) => ev.message === HEARTBEAT_MISSED && Date.parse(ev.timestamp) >= e.reboot.requestedAt - 1000);
+  const lostDesc = (old?.desiredDescription ?? '').includes(LOST_NODE_DOWN);
+  // Note: the alloc itself must say it was lost; node events only support that (a failed alloc may be rescheduled meanwhile).
+  if (!lostDesc && old?.clientStatus !== 'lost') return '';
+  const took = ((e.reboot.backAt - e.reboot.requestedAt) / 1000).toFixed(0);
+  const grace = e.heartbeatGrace ? `heartbeat_grace (${e.heartbeatGrace})` : 'heartbeat_grace';
+  const event = missed.length ? `node event "${HEARTBEAT_MISSED}" at ${missed[0]!.timestamp}` : 'the alloc was marked lost';
+  const desc = old?.desiredDescription ? `; the alloc: "${oneLine(old.desiredDescription)}"` : '';
+  return `the node was marked down while it rebooted (${event}${desc}): the server's ${grace} is shorter than the reboot ` +
+    `(${took} s until SSH was back), so the scheduler replaced the lost alloc (fix: a heartbeat_grace longer than a reboot, ` +
+    'e.g. --heartbeat-grace 5m, or a disconnect block in the group)';
+}
+
+/** Decide restored / replaced / failed / unknown for one alloc (never from a version number), with the reason. */
+export function classifyAllocOutcome(e: RebootEvidence, allocId = e.allocId): AllocOutcomeResult {
+  const old = allocAfter(e, allocId);
+  const name = old?.name ?? allocBefore(e, allocId)?.name ?? '';
+  const base = { allocId, name };
+  const events = allocEvents(e, old, allocId);
   const failing = lastFailingEvent(events);
   const quote = failing ? `; last failing event: ${eventLine(failing)}` : '';
-  const replacement = replacementOf(e, old);
-  if (replacement) {
-    const nodeLost = old?.clientStatus === 'lost' || (old?.desiredDescription ?? '').includes(LOST_NODE_DOWN);
-    const why = nodeLost
-      ? `the node was marked down while it rebooted and its alloc was lost (${oneLine(old?.desiredDescription || 'client status lost')}); a server heartbeat_grace shorter than the reboot makes the node go down and the scheduler replaces its allocs`
-      : `the old alloc ended ${old?.clientStatus ?? 'in an unknown state'}${old?.desiredDescription ? ` (${oneLine(old.desiredDescription)})` : ''}${quote}`;
+  const fail = failing ? { failingEvent: failing } : {};
+  const unsettled = e.settle && !e.settle.settled ? `; the job had not settled when the wait ran out (last: ${e.settle.reason})` : '';
+  const repl = findReplacement(e, allocId);
+  if (repl) {
+    const down = nodeDownExplanation(e, old);
+    const rescheduled = (old?.desiredDescription ?? '').includes('rescheduled');
+    const why = down || (rescheduled
+      ? `it was rescheduled after it ended ${old?.clientStatus ?? '?'} ("${oneLine(old?.desiredDescription ?? '')}")${quote}`
+      : `the old alloc ended ${old?.clientStatus ?? 'in an unknown state'}${old?.desiredDescription ? ` (${oneLine(old.desiredDescription)})` : ''}${quote}`);
+    const how = repl.matchedBy === 'name'
+      ? `, matched by job, group and name ${name} created after the reboot (Nomad left PreviousAllocation and NextAllocation empty)`
+      : '';
+    const state = repl.replacement ? ` (${repl.replacement.clientStatus})` : '';
     return {
-      outcome: 'replaced',
-      reason: `alloc ${e.allocId} was replaced by ${replacement.id}: ${why}`,
-      replacementId: replacement.id,
-      ...(replacement.alloc ? { replacement: replacement.alloc } : {}),
-      ...(failing ? { failingEvent: failing } : {}),
+      ...base, outcome: 'replaced', ...repl, ...fail,
+      ...(repl.replacement ? { current: repl.replacement } : {}),
+      reason: `alloc ${allocId} (${name || '?'}) was replaced by ${repl.replacementId}${state}${how}: ${why}`,
     };
   }
-  if (!old) return { outcome: 'unknown', reason: `alloc ${e.allocId} was not found after the reboot and no replacement was seen` };
+  if (!old) return { ...base, outcome: 'unknown', reason: `alloc ${allocId} was not found after the reboot and no replacement was seen${unsettled}` };
   const deadFailed = Object.entries(old.tasks).find(([, t]) => t.state === 'dead' && t.failed);
   if (old.clientStatus === 'failed' || deadFailed) {
-    const what = old.clientStatus === 'failed' ? 'alloc is failed' : `task ${deadFailed?.[0]} is dead and failed`;
-    return { outcome: 'failed', reason: `${what}${quote || '; no failing task event was seen'}`, ...(failing ? { failingEvent: failing } : {}) };
+    const what = old.clientStatus === 'failed' ? `alloc ${allocId} (${name}) is failed` : `task ${deadFailed?.[0]} of alloc ${allocId} (${name}) is dead and failed`;
+    return { ...base, outcome: 'failed', current: old, reason: `${what}${quote || '; no failing task event was seen'}`, ...fail };
   }
-  const beforeNode = e.before.alloc?.nodeId ?? e.before.node?.id;
-  if (old.clientStatus === 'running' && old.desiredStatus === 'run' && (!beforeNode || old.nodeId === beforeNode)) {
-    return { outcome: 'restored', reason: `alloc ${old.id} is running again on node ${old.nodeId} and was not replaced` };
+  const beforeNode = allocBefore(e, allocId)?.nodeId ?? e.before.node?.id;
+  const sameNode = !beforeNode || old.nodeId === beforeNode;
+  const restarted = tasksStartedAfter(old, events, e.reboot.requestedAt);
+  if (old.clientStatus === 'running' && old.desiredStatus === 'run' && sameNode && restarted) {
+    return { ...base, outcome: 'restored', current: old, reason: `alloc ${old.id} (${name}) is running again on node ${old.nodeId} with its tasks started after the reboot, not replaced` };
   }
-  const where = beforeNode && old.nodeId !== beforeNode ? ` on node ${old.nodeId} (was ${beforeNode})` : '';
-  return {
-    outcome: 'unknown',
-    reason: `alloc ${old.id} is ${old.clientStatus} (desired ${old.desiredStatus})${where}${old.clientDescription ? `: ${oneLine(old.clientDescription)}` : ''}; neither restored nor replaced yet`,
-  };
+  const where = !sameNode ? ` on node ${old.nodeId} (was ${beforeNode})` : '';
+  const desc = old.desiredDescription || old.clientDescription;
+  const state = `alloc ${old.id} (${name}) is ${old.clientStatus} (desired ${old.desiredStatus})${where}${desc ? `: ${oneLine(desc)}` : ''}`;
+  const stale = old.clientStatus === 'running' && !restarted ? ', its tasks not started since the reboot (a view from before it)' : '';
+  // Note: only a job known to have settled makes a not-running alloc a failure; otherwise it may still be changing.
+  if (!e.settle?.settled) return { ...base, outcome: 'unknown', current: old, reason: `${state}${stale}; neither restored nor replaced yet${unsettled}` };
+  // The job settled and this alloc neither runs again nor was replaced (e.g. lost, and nothing could place a replacement).
+  const down = nodeDownExplanation(e, old);
+  return { ...base, outcome: 'failed', current: old, reason: `${state}${stale}; not running and not replaced after the job settled${down ? `; ${down}` : ''}${quote}`, ...fail };
+}
+
+/** The outcome of every judged alloc, in the order they were watched. */
+export function classifyAll(e: RebootEvidence): AllocOutcomeResult[] {
+  return watchedIds(e).map((id) => classifyAllocOutcome(e, id));
+}
+
+/** "web.web[0] 1a2b3c4d" for detail lines. */
+export function allocLabel(r: { allocId: string; name: string }): string {
+  return `${r.name || '(unnamed)'} ${r.allocId.slice(0, 8)}`;
+}
+
+/** When the reboot was requested, for messages. */
+export function rebootAt(e: RebootEvidence): string {
+  return iso(e.reboot.requestedAt);
 }

@@ -1,5 +1,5 @@
 // Facts worth recording next to the verdicts (report properties): addresses, ports, state dirs, versions, boot ids.
-import { classifyAllocOutcome, watchedAllocAfter } from './alloc-outcome.js';
+import { allocBefore, classifyAll, classifyAllocOutcome, watchedAllocAfter } from './alloc-outcome.js';
 import type { AllocSnap, CniStateListing, Observation, RebootEvidence } from '../model/evidence.js';
 
 /** The two host-local state directories Nomad has used for bridge mode (before and after GH-24650). */
@@ -45,6 +45,14 @@ export function factsFromEvidence(e: RebootEvidence): Record<string, string> {
     'reboot.kind': e.reboot.kind,
     'reboot.downtimeMs': String(e.reboot.backAt - e.reboot.requestedAt),
   };
+  const all = classifyAll(e);
+  if (all.length > 1) {
+    facts['allocs.count'] = String(all.length);
+    facts['allocs.outcomes'] = all.map((o) => `${o.name || o.allocId.slice(0, 8)}=${o.outcome}`).join(' ');
+    facts['allocs.addresses'] = all.map((o) => `${o.name || o.allocId.slice(0, 8)}=${allocBefore(e, o.allocId)?.address ?? '?'}->${o.current?.address ?? '?'}`).join(' ');
+  }
+  if (e.settle) facts['job.settled'] = `${e.settle.settled ? 'yes' : 'no (deadline)'}: ${e.settle.reason}`;
+  if (e.heartbeatGrace) facts['server.heartbeat_grace'] = e.heartbeatGrace;
   for (const l of e.after.cniState) {
     facts[`cni.reservations.after:${l.dir}`] = l.exists ? reservations(l).join(' ') || '(none)' : '(missing)';
   }

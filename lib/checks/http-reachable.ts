@@ -1,13 +1,15 @@
-// Check: the task answers HTTP on its bridge address and on its mapped host port after the reboot.
-import { watchedAllocAfter } from './alloc-outcome.js';
+// Check: every mapped port of every alloc answers after the reboot, on its bridge address (from the client) and on its
+// host port (from the server): HTTP where the port serves HTTP, a TCP connect where the job says so (probe-kind.ts).
+import { allocAfter, allocBefore, allocLabel, classifyAllocOutcome, watchedIds } from './alloc-outcome.js';
+import { probeKindOf } from './probe-kind.js';
 import { result, show } from './result.js';
 import type { AllocSnap, HttpProbe, RebootEvidence } from '../model/evidence.js';
-import type { CheckDef, CheckResult } from '../model/check.js';
+import type { AllocDetail, CheckDef, CheckResult } from '../model/check.js';
 
 export const HTTP_REACHABLE: CheckDef = {
   id: 'http-reachable',
   title: 'HTTP reachable',
-  passesWhen: 'the task answers on its bridge address (from the client) and on its mapped host port (from the server)',
+  passesWhen: "every mapped port of every alloc answers on its bridge address (from the client) and its host port (from the server): HTTP, or a TCP connect where the job's meta says so",
 };
 
 export type ProbeTarget = 'bridge' | 'host-port' | 'other';
@@ -35,23 +37,80 @@ export function probeTarget(p: HttpProbe, allocs: (AllocSnap | undefined)[]): Pr
   return 'other';
 }
 
-/** Passes when every probe after the reboot answered and at least one bridge-address and one host-port probe were made. */
+/** One evidence line per probe. */
+export function probeLine(p: HttpProbe, target: ProbeTarget): string {
+  const what = p.kind === 'tcp' ? 'TCP connect' : 'GET';
+  const got = p.kind === 'tcp' ? (p.ok ? 'connected' : show(p.error)) : `${p.status ?? show(p.error)}${p.status !== undefined && p.error ? ` (${p.error})` : ''}`;
+  return `${p.ok ? 'ok  ' : 'FAIL'} [${target}${p.port ? ` ${p.port}` : ''}] from ${p.from}: ${what} ${p.url} -> ${got}`;
+}
+
+interface AllocReach {
+  detail: AllocDetail;
+  lines: string[];
+  probes: number;
+  failed: HttpProbe[];
+}
+
+/** The probes of one alloc (older records carry no alloc ID: they belong to the one watched alloc). */
+function probesOf(e: RebootEvidence, allocId: string): HttpProbe[] {
+  return e.after.http.filter((p) => p.allocId === allocId || (p.allocId === undefined && allocId === e.allocId));
+}
+
+/** Judge one judged alloc: the alloc now holding its slot (itself, or its replacement) must answer on every port. */
+function judgeAlloc(e: RebootEvidence, allocId: string): AllocReach {
+  const outcome = classifyAllocOutcome(e, allocId);
+  const cur = outcome.current ?? allocAfter(e, allocId);
+  const name = outcome.name || cur?.name || '';
+  const label = allocLabel({ allocId, name });
+  const via = cur && cur.id !== allocId ? ` (its replacement ${cur.id.slice(0, 8)})` : '';
+  const fail = (detail: string, lines: string[] = []): AllocReach => ({ detail: { allocId, name, status: 'failed', detail }, lines: [`${label}${via}: ${detail}`, ...lines], probes: 0, failed: [] });
+  if (!cur) return fail('not observed after the reboot, nothing to probe');
+  const probes = probesOf(e, cur.id).map((p) => ({ p, target: probeTarget(p, [cur, allocBefore(e, allocId)]) }));
+  const lines = probes.map(({ p, target }) => `  ${probeLine(p, target)}`);
+  if (!probes.length) return fail(`${cur.clientStatus}: not probed (only a running alloc can answer)`, lines);
+  const failed = probes.filter(({ p }) => !p.ok).map(({ p }) => p);
+  const ports = cur.ports.filter((m) => probeKindOf(e.probeKinds, cur.taskGroup, m.label) !== 'none');
+  const missing: string[] = [];
+  const legacy = probes.every(({ p }) => p.port === undefined);
+  for (const m of legacy ? [undefined] : ports) {
+    for (const t of ['bridge', 'host-port'] as const) {
+      const has = probes.some(({ p, target }) => target === t && (m === undefined || p.port === m.label));
+      if (!has && !(t === 'bridge' && !cur.address && !legacy)) missing.push(`${t}${m ? ` ${m.label}` : ''}`);
+    }
+  }
+  const head = `${label}${via}: `;
+  if (failed.length) {
+    const f = failed[0]!;
+    const why = `${failed.length} of ${probes.length} probes failed; first: ${f.url} from ${f.from}: ${f.error ?? `HTTP ${show(f.status)}`}`;
+    return { detail: { allocId, name, status: 'failed', detail: why }, lines: [head + why, ...lines], probes: probes.length, failed };
+  }
+  if (missing.length) {
+    const why = `no ${missing.join(', no ')} probe was made, so that path is unproven`;
+    return { detail: { allocId, name, status: 'failed', detail: why }, lines: [head + why, ...lines], probes: probes.length, failed };
+  }
+  const ok = `all ${probes.length} probes answered (${[...new Set(probes.map(({ p }) => p.port).filter(Boolean))].join(', ') || 'bridge address and host port'})`;
+  return { detail: { allocId, name, status: 'passed', detail: ok }, lines: [head + ok, ...lines], probes: probes.length, failed };
+}
+
+/**
+ * Passes when, for every judged alloc, the alloc now holding its place is running and every mapped port (but those the
+ * job marks `none`) answered on the bridge address and on the host port; HTTP unless the job asks for TCP.
+ */
 export function checkHttpReachable(e: RebootEvidence): CheckResult {
   const { id, title } = HTTP_REACHABLE;
-  const allocs = [watchedAllocAfter(e), e.before.alloc];
-  const probes = e.after.http.map((p) => ({ p, target: probeTarget(p, allocs) }));
-  const evidence = probes.map(
-    ({ p, target }) => `${p.ok ? 'ok  ' : 'FAIL'} [${target}] from ${p.from}: GET ${p.url} -> ${p.status ?? show(p.error)}${p.status !== undefined && p.error ? ` (${p.error})` : ''}`,
-  );
-  if (probes.length === 0) return result(id, title, 'failed', 'no probe was made after the reboot', ['no HTTP probe recorded']);
-  const failed = probes.filter(({ p }) => !p.ok);
-  if (failed.length > 0) {
-    const first = failed[0]!.p;
-    return result(id, title, 'failed', `${failed.length} of ${probes.length} probes failed; first: ${first.url} from ${first.from}: ${first.error ?? `HTTP ${show(first.status)}`}`, evidence);
+  const judged = watchedIds(e).map((a) => judgeAlloc(e, a));
+  const evidence = judged.flatMap((j) => j.lines);
+  const perAlloc = judged.map((j) => j.detail);
+  const total = judged.reduce((s, j) => s + j.probes, 0);
+  const bad = judged.filter((j) => j.detail.status === 'failed');
+  if (total === 0 && e.after.http.length === 0 && judged.length === 1) {
+    return { ...result(id, title, 'failed', 'no probe was made after the reboot', ['no HTTP probe recorded', ...evidence]), perAlloc };
   }
-  const missing = (['bridge', 'host-port'] as const).filter((t) => !probes.some((x) => x.target === t));
-  if (missing.length > 0) {
-    return result(id, title, 'failed', `no ${missing.join(' and no ')} probe was made, so that path is unproven`, evidence);
+  if (bad.length) {
+    const first = bad[0]!;
+    const msg = judged.length === 1 ? first.detail.detail : `${bad.length} of ${judged.length} allocs not reachable; first: ${allocLabel(first.detail)}: ${first.detail.detail}`;
+    return { ...result(id, title, 'failed', msg, evidence), perAlloc };
   }
-  return result(id, title, 'passed', `all ${probes.length} probes answered (bridge address and host port)`, evidence);
+  const msg = judged.length === 1 ? `${judged[0]!.detail.detail.replace(/ \(.*\)$/, '')} (bridge address and host port)` : `every mapped port of all ${judged.length} allocs answered (${total} probes, bridge address and host port)`;
+  return { ...result(id, title, 'passed', msg, evidence), perAlloc };
 }

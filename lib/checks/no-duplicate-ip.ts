@@ -2,12 +2,13 @@
 import { eventLine, oneLine, result } from './result.js';
 import { findDuplicateIpError, mentionsDuplicateAllocation } from './parse-duplicate-ip.js';
 import type { RebootEvidence, TaskEventRec } from '../model/evidence.js';
-import type { CheckDef, CheckResult } from '../model/check.js';
+import type { AllocDetail, CheckDef, CheckResult } from '../model/check.js';
+import { allocAfter, allocBefore, allocLabel, findReplacement, watchedIds } from './alloc-outcome.js';
 
 export const NO_DUPLICATE_IP: CheckDef = {
   id: 'no-duplicate-ip',
   title: 'No duplicate-IP error',
-  passesWhen: 'no task event and no client log line contains "duplicate allocation is not allowed"',
+  passesWhen: 'no task event of any alloc and no client log line contains "duplicate allocation is not allowed"',
 };
 
 function eventText(ev: TaskEventRec): string {
@@ -31,17 +32,33 @@ function allEvents(e: RebootEvidence): { allocId: string; ev: TaskEventRec }[] {
   return out;
 }
 
+/** Per judged alloc (and its replacement): the first duplicate-IP task event, or how many events were clean. */
+function perAllocOf(e: RebootEvidence, hitsByAlloc: Map<string, TaskEventRec[]>, events: { allocId: string }[]): AllocDetail[] {
+  return watchedIds(e).map((allocId) => {
+    const name = allocAfter(e, allocId)?.name ?? allocBefore(e, allocId)?.name ?? '';
+    const ids = [allocId, findReplacement(e, allocId)?.replacementId].filter((x): x is string => !!x);
+    const hit = ids.flatMap((x) => hitsByAlloc.get(x) ?? [])[0];
+    const seen = events.filter((x) => ids.includes(x.allocId)).length;
+    if (!hit) return { allocId, name, status: 'passed', detail: `no duplicate-IP error in ${seen} task events` };
+    const dup = findDuplicateIpError(eventText(hit));
+    const what = dup ? `${dup.ip} was already allocated to ${dup.allocId}` : 'duplicate allocation is not allowed';
+    return { allocId, name, status: 'failed', detail: `${hit.type}: ${what} (${eventLine(hit)})` };
+  });
+}
+
 /** Passes when no task event (of any alloc) and no client log line contains the duplicate-allocation error; quotes each hit. */
 export function checkNoDuplicateIp(e: RebootEvidence): CheckResult {
   const { id, title } = NO_DUPLICATE_IP;
   const events = allEvents(e);
   const hits: string[] = [];
+  const hitsByAlloc = new Map<string, TaskEventRec[]>();
   let first: { ip: string; allocId: string } | undefined;
   for (const { allocId, ev } of events) {
     const text = eventText(ev);
     if (!mentionsDuplicateAllocation(text)) continue;
     first ??= findDuplicateIpError(text);
     hits.push(`task event of alloc ${allocId}: ${eventLine(ev)}`);
+    hitsByAlloc.set(allocId, [...(hitsByAlloc.get(allocId) ?? []), ev]);
   }
   for (const line of e.clientLog) {
     if (!mentionsDuplicateAllocation(line)) continue;
@@ -49,7 +66,12 @@ export function checkNoDuplicateIp(e: RebootEvidence): CheckResult {
     hits.push(`client log: ${oneLine(line)}`);
   }
   const scanned = `scanned ${events.length} task events and ${e.clientLog.length} client log lines`;
-  if (hits.length === 0) return result(id, title, 'passed', `no "duplicate allocation is not allowed" error (${scanned})`, [scanned]);
+  const perAlloc = perAllocOf(e, hitsByAlloc, events);
+  const lines = perAlloc.map((p) => `${allocLabel(p)}: ${p.status === 'passed' ? 'ok  ' : 'FAIL'} ${p.detail}`);
+  if (hits.length === 0) return { ...result(id, title, 'passed', `no "duplicate allocation is not allowed" error (${scanned})`, [scanned, ...lines]), perAlloc };
   const detail = first ? `: ${first.ip} was already allocated to ${first.allocId}` : '';
-  return result(id, title, 'failed', `CNI refused a duplicate IP allocation${detail} (${hits.length} occurrence${hits.length === 1 ? '' : 's'})`, [scanned, ...hits]);
+  const bad = perAlloc.filter((p) => p.status === 'failed').length;
+  const of = perAlloc.length > 1 ? ` for ${bad} of ${perAlloc.length} allocs` : '';
+  const msg = `CNI refused a duplicate IP allocation${of}${detail} (${hits.length} occurrence${hits.length === 1 ? '' : 's'})`;
+  return { ...result(id, title, 'failed', msg, [scanned, ...lines, ...hits]), perAlloc };
 }

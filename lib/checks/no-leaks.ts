@@ -2,7 +2,8 @@
 // namespace and no veth on Nomad's bridge beyond the live allocs (the leak check of repeated reboots). Pure.
 import { result } from './result.js';
 import type { RebootEvidence } from '../model/evidence.js';
-import type { CheckDef, CheckResult } from '../model/check.js';
+import type { AllocDetail, CheckDef, CheckResult } from '../model/check.js';
+import { allocAfter, allocBefore, watchedIds } from './alloc-outcome.js';
 import { NEW_CNI_DIR, OLD_CNI_DIR, reservationsOf } from './upgrade.js';
 
 export const NO_LEAKS: CheckDef = {
@@ -21,6 +22,8 @@ export interface Leak {
   kind: 'reservation' | 'netns' | 'veths';
   /** the alloc ID a reservation or namespace names */
   owner?: string;
+  /** veths only: how many more than live allocs */
+  surplus?: number;
   text: string;
 }
 
@@ -28,7 +31,7 @@ export interface Leak {
 export function findLeaks(e: RebootEvidence): { leaks: Leak[]; evidence: string[]; live: number } | undefined {
   const net = e.after.netState;
   if (!net || e.after.cniState.length === 0) return undefined;
-  const live = new Set(e.after.nodeAllocs.map((a) => a.id));
+  const live = new Set(e.after.nodeAllocs.filter((a) => a.clientStatus === 'running' || a.clientStatus === 'pending').map((a) => a.id));
   const evidence = [`live allocs on the node: ${[...live].map(short).join(' ') || '(none)'}`];
   const leaks: Leak[] = [];
   for (const dir of [OLD_CNI_DIR, NEW_CNI_DIR]) {
@@ -41,7 +44,7 @@ export function findLeaks(e: RebootEvidence): { leaks: Leak[]; evidence: string[
   for (const n of net.netns.filter((x) => UUID.test(x))) if (!live.has(n)) leaks.push({ kind: 'netns', owner: n, text: `network namespace ${n} has no live alloc` });
   const onBridge = net.veths.filter((v) => v.master === NOMAD_BRIDGE);
   evidence.push(`veths on bridge ${NOMAD_BRIDGE}: ${onBridge.map((v) => v.name).join(' ') || '(none)'}`);
-  if (onBridge.length > live.size) leaks.push({ kind: 'veths', text: `${onBridge.length} veths on bridge ${NOMAD_BRIDGE} for ${live.size} live alloc${live.size === 1 ? '' : 's'}` });
+  if (onBridge.length > live.size) leaks.push({ kind: 'veths', surplus: onBridge.length - live.size, text: `${onBridge.length} veths on bridge ${NOMAD_BRIDGE} for ${live.size} live alloc${live.size === 1 ? '' : 's'}` });
   return { leaks, evidence, live: live.size };
 }
 
@@ -55,6 +58,14 @@ export function checkNoLeaks(e: RebootEvidence): CheckResult {
   const found = findLeaks(e);
   if (!found) return result(id, title, 'skipped', "the client's network namespaces, veths and host-local state were not read after the reboot", []);
   const { leaks, evidence, live } = found;
-  if (leaks.length) return result(id, title, 'failed', `left over after the reboot: ${leaks.map((l) => l.text).join('; ')}`, evidence);
-  return result(id, title, 'passed', `${live} live alloc${live === 1 ? '' : 's'}; every reservation, alloc namespace and veth on ${NOMAD_BRIDGE} belongs to one`, evidence);
+  const perAlloc: AllocDetail[] = watchedIds(e).map((allocId) => {
+    const name = allocAfter(e, allocId)?.name ?? allocBefore(e, allocId)?.name ?? '';
+    const own = leaks.filter((l) => l.owner === allocId);
+    return own.length
+      ? { allocId, name, status: 'failed', detail: own.map((l) => l.text).join('; ') }
+      : { allocId, name, status: 'passed', detail: 'nothing left over names it' };
+  });
+  if (leaks.length) return { ...result(id, title, 'failed', `left over after the reboot: ${leaks.map((l) => l.text).join('; ')}`, evidence), perAlloc };
+  const msg = `${live} live alloc${live === 1 ? '' : 's'}; every reservation, alloc namespace and veth on ${NOMAD_BRIDGE} belongs to one`;
+  return { ...result(id, title, 'passed', msg, evidence), perAlloc };
 }

@@ -9,7 +9,7 @@ import type { RebootEvidence } from '../model/evidence.js';
 import type { CheckDef, CheckResult } from '../model/check.js';
 import { UNIQUE_IPS, checkUniqueIps } from './unique-ips.js';
 import { NO_LEAKS, checkNoLeaks, findLeaks } from './no-leaks.js';
-import { classifyAllocOutcome } from './alloc-outcome.js';
+import { classifyAll } from './alloc-outcome.js';
 import { mentionsDuplicateAllocation } from './parse-duplicate-ip.js';
 
 export { factsFromEvidence } from './facts.js';
@@ -40,22 +40,48 @@ const DUPLICATE_IP_CONSEQUENCES = ['alloc-restored', 'task-restarted', 'http-rea
 
 /** Run every reboot check over the evidence, in report order, linking consequences to their cause. */
 export function rebootChecks(e: RebootEvidence): CheckResult[] {
-  return linkCauses(REBOOT_CHECKS.map((check) => check(e)), e);
+  return linkReplaced(linkCauses(REBOOT_CHECKS.map((check) => check(e)), e), e);
 }
 
 /**
- * Mark failures that are explained by the duplicate-IP error: when the watched alloc failed and its failing
- * event is the host-local duplicate error, it cannot be restored, started or reached. A reproduction of that
- * bug (`--expect no-duplicate-ip=fail`) then need not list every consequence; any other failure stays a failure.
+ * A replaced alloc's tasks were not started again in place: task-restarted failing only for allocs that alloc-restored
+ * already judged replaced is that check's consequence (`--expect alloc-restored=fail` reproduces a node-down).
+ */
+export function linkReplaced(results: CheckResult[], e: RebootEvidence): CheckResult[] {
+  const restored = results.find((r) => r.id === 'alloc-restored');
+  if (restored?.status !== 'failed') return results;
+  const replaced = new Set(classifyAll(e).filter((o) => o.outcome === 'replaced').map((o) => o.allocId));
+  return results.map((r) => {
+    const bad = (r.perAlloc ?? []).filter((p) => p.status === 'failed');
+    const onlyReplaced = r.id === 'task-restarted' && r.status === 'failed' && !r.causedBy && bad.length > 0 && bad.every((p) => replaced.has(p.allocId));
+    return onlyReplaced ? { ...r, causedBy: 'alloc-restored' } : r;
+  });
+}
+
+/**
+ * Mark failures that are explained by the duplicate-IP error: when every alloc that was not restored failed and its
+ * failing event is the host-local duplicate error, those allocs cannot be restored, started or reached. A reproduction
+ * of that bug (`--expect no-duplicate-ip=fail`) then need not list every consequence; any other failure stays one.
  */
 export function linkCauses(results: CheckResult[], e: RebootEvidence): CheckResult[] {
   const dup = results.find((r) => r.id === 'no-duplicate-ip');
   if (dup?.status !== 'failed') return results;
-  const { outcome, failingEvent } = classifyAllocOutcome(e);
-  if (outcome !== 'failed' || !failingEvent || !mentionsDuplicateAllocation(failingEvent.message)) return results;
-  // Note: real 1.9.3 still holds the failed alloc's own stale reservation or its namespace when the run looks (teardown
-  // timing varies); leftovers of that alloc only are the same cause.
-  const onlyStaleOwn = (findLeaks(e)?.leaks ?? []).every((l) => l.owner === e.allocId);
+  const notRestored = classifyAll(e).filter((o) => o.outcome !== 'restored');
+  const byDup = (o: (typeof notRestored)[number]) => o.outcome === 'failed' && !!o.failingEvent && mentionsDuplicateAllocation(o.failingEvent.message);
+  if (!notRestored.length || !notRestored.every(byDup)) return results;
+  // Note: real 1.9.3 still holds the failed allocs' own stale reservations or namespaces when the run looks (teardown
+  // timing varies); leftovers of those allocs only are the same cause.
+  const failedIds = new Set(notRestored.map((o) => o.allocId));
+  // Surplus veths on the bridge are those allocs' too when there are no more of them than failed allocs.
+  const onlyStaleOwn = (findLeaks(e)?.leaks ?? []).every((l) => (l.owner !== undefined && failedIds.has(l.owner)) || (l.kind === 'veths' && (l.surplus ?? Infinity) <= failedIds.size));
   const consequence = (id: string) => DUPLICATE_IP_CONSEQUENCES.includes(id) || (id === 'no-leaks' && onlyStaleOwn);
   return results.map((r) => (r.status === 'failed' && consequence(r.id) ? { ...r, causedBy: 'no-duplicate-ip' } : r));
+}
+
+/** The checks of one reboot's restore, reused by other scenarios that reboot (upgrade-in-place upgrade-then-reboot). */
+export const RESTORE_CHECK_IDS: readonly string[] = ['client-rebooted', 'alloc-restored', 'task-restarted', 'http-reachable', 'no-duplicate-ip'];
+
+/** Run the restore checks (a subset of REBOOT_CHECKS, same functions) with the same cause links. */
+export function restoreChecks(e: RebootEvidence): CheckResult[] {
+  return rebootChecks(e).filter((r) => RESTORE_CHECK_IDS.includes(r.id));
 }

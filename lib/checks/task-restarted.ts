@@ -1,42 +1,76 @@
-// Check: the task was started again after the reboot and is running now.
-import { watchedAllocAfter } from './alloc-outcome.js';
-import { eventLine, eventsOf, iso, parseTime, result, show } from './result.js';
+// Check: every task of every alloc was started again after the reboot and is running now.
+import { allocAfter, allocBefore, allocEvents, allocLabel, classifyAllocOutcome, watchedIds } from './alloc-outcome.js';
+import { eventLine, iso, parseTime, result, show } from './result.js';
 import type { RebootEvidence } from '../model/evidence.js';
-import type { CheckDef, CheckResult } from '../model/check.js';
+import type { AllocDetail, CheckDef, CheckResult } from '../model/check.js';
 
 export const TASK_RESTARTED: CheckDef = {
   id: 'task-restarted',
   title: 'Task restarted',
-  passesWhen: 'a Started event (or a newer StartedAt) after the reboot, task running',
+  passesWhen: 'every task of every alloc has a Started event (or a newer StartedAt) after the reboot and is running',
 };
 
+interface TaskVerdict {
+  ok: boolean;
+  line: string;
+}
+
+/** One task of one alloc: a Started event at or after the reboot (or StartedAt after it), and running now. */
+function judgeTask(e: RebootEvidence, allocId: string, task: string): TaskVerdict {
+  const since = e.reboot.requestedAt;
+  const alloc = allocAfter(e, allocId);
+  const state = alloc?.tasks[task];
+  const events = allocEvents(e, alloc, allocId).filter((ev) => ev.task === undefined || ev.task === task);
+  const started = events.find((ev) => ev.type === 'Started' && ev.timeMs >= since);
+  const startedAtMs = parseTime(state?.startedAt);
+  const startedAfter = startedAtMs !== undefined && startedAtMs > since;
+  const before = allocBefore(e, allocId)?.tasks[task]?.restarts;
+  const restarts = `restarts ${show(before)} -> ${show(state?.restarts)}`;
+  if (!state) return { ok: false, line: `task ${task}: no state after the reboot` };
+  if (!started && !startedAfter) return { ok: false, line: `task ${task}: ${state.state}, not started after the reboot (no Started event since ${iso(since)}, StartedAt ${show(state.startedAt)}), ${restarts}` };
+  const how = started ? `Started event at ${iso(started.timeMs)}` : `StartedAt ${state.startedAt}`;
+  if (state.state !== 'running') return { ok: false, line: `task ${task}: started after the reboot (${how}) but ${state.state} now, ${restarts}` };
+  return { ok: true, line: `task ${task}: started again after the reboot (${how}) and running, ${restarts}` };
+}
+
 /**
- * Passes when a `Started` event at or after the reboot request (or a task StartedAt after it) is seen and the task is `running`.
- * Note: e.taskEvents is keyed by alloc, not task; for single-task groups (our jobs) that is the same thing.
+ * Passes when, for every judged alloc, each task has a `Started` event at or after the reboot request (or a task
+ * StartedAt after it) and is `running`. A replaced alloc fails here: its tasks did not come back, a new alloc's did.
  */
 export function checkTaskRestarted(e: RebootEvidence): CheckResult {
   const { id, title } = TASK_RESTARTED;
-  const task = e.taskName;
-  const since = e.reboot.requestedAt;
-  const alloc = watchedAllocAfter(e);
-  const state = alloc?.tasks[task];
-  const events = eventsOf(e.taskEvents[e.allocId], state?.events ?? []);
-  const afterReboot = events.filter((ev) => ev.timeMs >= since);
-  const started = afterReboot.find((ev) => ev.type === 'Started');
-  const startedAtMs = parseTime(state?.startedAt);
-  const startedAfter = startedAtMs !== undefined && startedAtMs > since;
-  const evidence = [
-    `reboot requested at ${iso(since)}`,
-    `task ${task} of alloc ${e.allocId}: state=${show(state?.state)} failed=${show(state ? String(state.failed) : undefined)} restarts=${show(state?.restarts)} startedAt=${show(state?.startedAt)}`,
-    afterReboot.length ? `task events since the reboot (${afterReboot.length}):` : 'no task event since the reboot',
-    ...afterReboot.map((ev) => `  ${eventLine(ev)}`),
-  ];
-  if (!alloc) return result(id, title, 'failed', `alloc ${e.allocId} was not observed after the reboot`, evidence);
-  if (!state) return result(id, title, 'failed', `alloc ${e.allocId} has no state for task ${task}`, evidence);
-  if (!started && !startedAfter) {
-    return result(id, title, 'failed', `task ${task} was not started after the reboot (no Started event since ${iso(since)}, StartedAt ${show(state.startedAt)})`, evidence);
+  const evidence = [`reboot requested at ${iso(e.reboot.requestedAt)}`];
+  const perAlloc: AllocDetail[] = [];
+  let failedTasks = 0;
+  let totalTasks = 0;
+  let firstBad = '';
+  for (const allocId of watchedIds(e)) {
+    const alloc = allocAfter(e, allocId);
+    const name = alloc?.name ?? allocBefore(e, allocId)?.name ?? '';
+    const label = allocLabel({ allocId, name });
+    const tasks = Object.keys(alloc?.tasks ?? allocBefore(e, allocId)?.tasks ?? (e.taskName ? { [e.taskName]: 0 } : {}));
+    const outcome = classifyAllocOutcome(e, allocId);
+    const verdicts = tasks.map((t) => judgeTask(e, allocId, t));
+    const afterReboot = allocEvents(e, alloc, allocId).filter((ev) => ev.timeMs >= e.reboot.requestedAt);
+    evidence.push(`${label}: ${alloc ? '' : 'not observed after the reboot; '}${outcome.outcome}`);
+    evidence.push(...verdicts.map((v) => `  ${v.ok ? 'ok  ' : 'FAIL'} ${v.line}`));
+    evidence.push(afterReboot.length ? `  task events since the reboot (${afterReboot.length}):` : '  no task event since the reboot');
+    evidence.push(...afterReboot.map((ev) => `    ${ev.task ? `[${ev.task}] ` : ''}${eventLine(ev)}`));
+    const bad = !alloc ? [{ ok: false, line: `alloc ${allocId} was not observed after the reboot` }] : verdicts.filter((v) => !v.ok);
+    if (!alloc || !tasks.length) failedTasks++;
+    totalTasks += tasks.length;
+    failedTasks += verdicts.filter((v) => !v.ok).length;
+    const replaced = outcome.outcome === 'replaced' ? `; replaced by ${outcome.replacementId}` : '';
+    const detail = bad.length ? `${bad.map((v) => v.line).join('; ')}${replaced}` : verdicts.map((v) => v.line).join('; ');
+    if (bad.length && !firstBad) firstBad = `${label}: ${detail}`;
+    perAlloc.push({ allocId, name, status: bad.length || !tasks.length ? 'failed' : 'passed', detail: detail || 'no task seen' });
   }
-  const how = started ? `Started event at ${iso(started.timeMs)}` : `StartedAt ${state.startedAt}`;
-  if (state.state !== 'running') return result(id, title, 'failed', `task ${task} was started after the reboot (${how}) but is ${state.state} now`, evidence);
-  return result(id, title, 'passed', `task ${task} started again after the reboot (${how}) and is running`, evidence);
+  const n = perAlloc.length;
+  const badAllocs = perAlloc.filter((p) => p.status === 'failed').length;
+  if (badAllocs) {
+    const msg = n === 1 && totalTasks <= 1 ? firstBad.replace(/^[^:]+: /, '') : `${badAllocs} of ${n} allocs have a task not started again after the reboot (${failedTasks} of ${totalTasks} tasks); first: ${firstBad}`;
+    return { ...result(id, title, 'failed', msg, evidence), perAlloc };
+  }
+  const msg = n === 1 && totalTasks === 1 ? perAlloc[0]!.detail.replace(/^task /, 'task ') : `all ${totalTasks} tasks of ${n} allocs started again after the reboot and are running`;
+  return { ...result(id, title, 'passed', msg, evidence), perAlloc };
 }

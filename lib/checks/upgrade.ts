@@ -62,7 +62,7 @@ const describeDir = (ls: CniStateListing[], dir: string): string => {
  */
 export function checkUpgradeUniqueIps(e: UpgradeEvidence): CheckResult {
   const [{ id, title }] = UPGRADE_CHECKS as [CheckDef];
-  const by = allocsByAddress(e.after);
+  const by = allocsByAddress(e.after, (a) => LIVE.has(a.clientStatus));
   const older = new Set(e.before.map((a) => a.id));
   const live = new Set(e.after.filter((a) => LIVE.has(a.clientStatus)).map((a) => a.id));
   const tag = (aid: string) => `${short(aid)}${older.has(aid) ? ' (from before the upgrade)' : ' (placed after)'}`;

@@ -5,6 +5,7 @@ import type { Logger } from '../log/events.js';
 import type { BuildInfo } from '../model/session.js';
 import type { BuildRef } from '../plan/plan.js';
 import type { ScenarioEnv } from '../run/scenario.js';
+import type { JobConverter } from '../cluster/job-convert.js';
 
 /** What the CLI needs from the outside world; tests hand in stand-ins (a stand-in lab and Nomad). */
 export interface CliDeps {
@@ -26,6 +27,8 @@ export interface CliDeps {
   checkBinary?: (path: string, field?: string) => Promise<void>;
   /** what `<build> version` says, for a build given as a path (stand-ins answer it); absent = not asked */
   buildVersion?: (path: string) => Promise<{ version?: string; revision?: string }>;
+  /** parses the user's job file on the host before anything is created (default: the Nomad build's `job run -output`) */
+  convertJob?: JobConverter;
   doctor?: (config: HarnessConfig, json: boolean) => Promise<ExitCode>;
   destroy?: (config: HarnessConfig, ids: string[], all: boolean, logger: Logger, stopHost: boolean) => Promise<ExitCode>;
   setup?: (o: { force: boolean; docker: boolean }) => Promise<ExitCode>;

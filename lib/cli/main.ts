@@ -17,6 +17,7 @@ import type { Scenario } from '../run/scenario.js';
 import type { SessionReport } from '../model/session.js';
 import { planSession, type Plan, type PlanCommand } from '../plan/plan.js';
 import { executePlan } from '../session/execute.js';
+import { nomadJobConverter } from '../cluster/job-convert.js';
 import { REPORTERS, type ReportContext } from '../report/reporters.js';
 import { renderSessionConsole } from '../report/console.js';
 import { writeSessionReports } from '../report/write.js';
@@ -97,6 +98,7 @@ async function sessionCommand(command: PlanCommand, args: ParsedArgs, deps: CliD
   const out = await executePlan(plan, {
     scenario: findScenario, makeEnv: deps.makeEnv, newRunId, logger,
     resolveBuild: (ref) => layer.resolve(ref, plan.base, logger),
+    preflight: (scenario, config) => scenario.preflight?.(config, { convertJob: deps.convertJob ?? nomadJobConverter() }) ?? Promise.resolve([]),
     ...(deps.prepareHost ? { prepareHost: (config, lg, subnets) => deps.prepareHost!(config, argv, lg, subnets) } : {}),
     ...(deps.signalSource ? { signalSource: deps.signalSource } : {}),
     onKept: (runId, kept) => deps.err(keptMessage(runId, kept)),

@@ -2,6 +2,7 @@
 import { ConfigError } from '../errors.js';
 import type { HarnessConfig } from '../config/schema.js';
 import type { Scenario } from '../run/scenario.js';
+import { nomadJobConverter, type JobConverter } from '../cluster/job-convert.js';
 import bridgeExecReboot from '../../scenarios/bridge-exec-reboot.js';
 import cniIpamReboot from '../../scenarios/cni-ipam-reboot.js';
 import upgradeInPlace from '../../scenarios/upgrade-in-place.js';
@@ -21,9 +22,16 @@ export function listText(): string {
   return SCENARIOS.map((s) => [`${s.name}${s.needsNomad ? ' (needs --nomad-binary)' : ''}`, `  ${s.summary}`, ...s.checks.map((c) => `  - ${c.id}: ${c.passesWhen}`)].join('\n')).join('\n\n');
 }
 
-/** Before anything is created: every scenario's own config problems at once (exit 2), then the extra build (upgrade_to) is an ELF we can run. */
-export async function preflightScenarios(scenarios: readonly Scenario[], config: HarnessConfig, checkBinary?: (path: string, field?: string) => Promise<void>): Promise<void> {
+/**
+ * Before anything is created: every scenario's own config problems at once (exit 2), including those a tool finds (the
+ * user's job parsed by the Nomad build on the host), then the extra build (upgrade_to) is an ELF we can run.
+ */
+export async function preflightScenarios(
+  scenarios: readonly Scenario[], config: HarnessConfig, checkBinary?: (path: string, field?: string) => Promise<void>,
+  convertJob: JobConverter = nomadJobConverter(),
+): Promise<void> {
   const problems = scenarios.flatMap((s) => s.validate?.(config) ?? []);
+  for (const s of scenarios) problems.push(...((await s.preflight?.(config, { convertJob })) ?? []));
   if (problems.length) throw new ConfigError(problems);
   if (config.upgradeTo && checkBinary) await checkBinary(config.upgradeTo, '--upgrade-to');
 }

@@ -98,3 +98,12 @@ export const httpUrl = (raw: unknown): Parsed => {
 export function problem(field: string, value: unknown, p: Parsed & { ok: false }): ConfigProblem {
   return { field, value, message: p.message, fix: p.fix };
 }
+
+/** HCL variables for a job: a mapping of names to strings, numbers or booleans (harness.yaml `job.vars`). */
+export const hclVars = (raw: unknown): Parsed => {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return bad('must be a mapping of variable names to values', 'write e.g. "vars: { count: 3, image: web:1 }" under "job:"');
+  const bads = Object.entries(raw as Record<string, unknown>).filter(([k, v]) => !/^[A-Za-z_][A-Za-z0-9_-]*$/.test(k) || !['string', 'number', 'boolean'].includes(typeof v));
+  return bads.length
+    ? bad(`has entries that are not name: string|number|boolean (${bads.map(([k]) => k).join(', ')})`, 'give each variable a plain value; lists and maps are not supported here')
+    : ok({ ...(raw as Record<string, string | number | boolean>) });
+};

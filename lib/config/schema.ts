@@ -43,8 +43,13 @@ export interface HarnessConfig {
   };
   /** the job's task driver (bridge-exec-reboot) */
   task: { driver: TaskDriver };
-  /** kind of reboot; count: how many times bridge-exec-reboot reboots the client in one run */
-  reboot: { kind: RebootKind; count: number };
+  /** the user's own job for bridge-exec-reboot (HCL file) and its HCL variables; undefined file = the shipped job */
+  job: { file: string | undefined; vars: Record<string, string | number | boolean> };
+  /**
+   * kind of reboot; count: how many times bridge-exec-reboot reboots the client in one run; settleQuietS: after a
+   * reboot the job has settled once no alloc of it changed for this long and none is pending
+   */
+  reboot: { kind: RebootKind; count: number; settleQuietS: number };
   expect: { scenario: Expectation | undefined; perCheck: Record<string, Expectation> };
   /** keep the VMs after the run and print how to reach and destroy them */
   keep: boolean;
@@ -91,7 +96,10 @@ export const DEFAULTS: HarnessConfig = {
   },
   // the seed procedure; docker needs a box with Docker (vms/build-box.sh --docker)
   task: { driver: 'exec' },
-  reboot: { kind: 'graceful', count: 1 },
+  job: { file: undefined, vars: {} },
+  // settle: a restored alloc's events come within seconds of each other; a replacement may follow the node's return by
+  // one scheduler pass (blocked eval unblocked). 20 s of no change covers both under emulation.
+  reboot: { kind: 'graceful', count: 1, settleQuietS: 20 },
   expect: { scenario: undefined, perCheck: {} },
   keep: false,
   reports: { dir: 'reports', junit: undefined, json: undefined, artifacts: 'on-failure', attachmentPaths: 'relative' },

@@ -1,6 +1,6 @@
 // Every configuration key, once: harness.yaml key, flag, environment variable, check and doc line.
 import { TASK_DRIVERS, UPGRADE_MODES } from './schema.js';
-import { bool, goDuration, httpUrl, int, netnsName, oneOf, str, subnet24, timeoutSeconds, type Field } from './fields.js';
+import { bool, goDuration, hclVars, httpUrl, int, netnsName, oneOf, str, subnet24, timeoutSeconds, type Field } from './fields.js';
 
 /** All keys. The README's configuration table is written from this list. */
 export const FIELDS: Field[] = [
@@ -25,6 +25,9 @@ export const FIELDS: Field[] = [
   { yaml: 'lab.boot_timeout_s', flag: 'boot-timeout', path: ['lab', 'bootTimeoutS'], doc: 'seconds Vagrant waits for a VM to boot', parse: int(30, 3600, ' s') },
   { yaml: 'lab.work_dir', flag: 'work-dir', env: 'HARNESS_WORK_DIR', path: ['lab', 'workDir'], doc: "where each run's Vagrant directory is made", parse: str('give a directory path') },
   { yaml: 'task.driver', flag: 'driver', env: 'HARNESS_DRIVER', path: ['task', 'driver'], doc: "bridge-exec-reboot's task driver: exec, or docker (GH-24292; needs the Docker box, `vms/build-box.sh --docker`)", parse: oneOf(TASK_DRIVERS) },
+  { yaml: 'job.file', flag: 'job', env: 'HARNESS_JOB', path: ['job', 'file'], doc: 'your own job for bridge-exec-reboot (HCL): a service job with bridge-mode groups, any count and groups (default: the shipped job)', parse: str('give the path of a .nomad.hcl file, e.g. examples/jobs/count-3.nomad.hcl') },
+  { yaml: 'job.vars', path: ['job', 'vars'], doc: "HCL variables for job.file (a mapping; passed as -var to Nomad's parser)", parse: hclVars },
+  { yaml: 'reboot.settle_quiet', flag: 'settle-quiet', path: ['reboot', 'settleQuietS'], doc: 'after a reboot the job has settled once no alloc of it changed for this long and none is pending', parse: timeoutSeconds(1, 600) },
   { yaml: 'reboot.kind', flag: 'reboot', path: ['reboot', 'kind'], doc: 'graceful (systemctl reboot) or hard (provider power reset)', parse: oneOf(['graceful', 'hard'] as const) },
   { yaml: 'reboot.count', flag: 'reboots', path: ['reboot', 'count'], doc: 'how many times bridge-exec-reboot reboots the client (restored after each; leaks checked after the last)', parse: int(1, 20) },
   { yaml: 'keep', flag: 'keep', env: 'HARNESS_KEEP', path: ['keep'], doc: 'keep the VMs after the run and print how to reach and destroy them', parse: bool },

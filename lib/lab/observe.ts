@@ -39,3 +39,16 @@ export async function readHostNetns(m: Machine, d: Deadline): Promise<HostNetns[
   const r = await m.exec(HOST_NETNS_COMMAND, { deadline: d, sudo: true });
   return parseHostNetns(r.stdout);
 }
+
+/** The command of tcpProbe: bash opens a TCP connection to $0:$1 and prints "connected" (no curl, no netcat needed). */
+export function tcpProbeCommand(host: string, port: number): string {
+  return `timeout ${HTTP_PROBE_TIMEOUT_S} bash -c ${quote('exec 3<>"/dev/tcp/$0/$1" && echo connected')} ${quote(host)} ${quote(String(port))}`;
+}
+
+/** Open a TCP connection to host:port from inside machine `m` (ports that do not serve HTTP); never throws for refusals. */
+export async function tcpProbe(m: Machine, host: string, port: number, d: Deadline): Promise<HttpProbe> {
+  const r = await m.exec(tcpProbeCommand(host, port), { deadline: d });
+  const ok = r.code === 0 && r.stdout.includes('connected');
+  const error = ok ? undefined : r.code === 124 ? `no answer within ${HTTP_PROBE_TIMEOUT_S}s` : r.stderr.trim().split('\n').pop() || `exit ${r.code}`;
+  return { from: m.role, url: `tcp://${host}:${port}`, ok, status: undefined, error, kind: 'tcp' };
+}

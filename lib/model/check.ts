@@ -22,6 +22,18 @@ export interface CheckResult {
   evidence: string[];
   /** the check whose failure explains this one (e.g. the alloc failed *because of* the duplicate-IP error) */
   causedBy?: string;
+  /** the same check per alloc (reports show a table and one line per alloc); absent for checks about the host */
+  perAlloc?: AllocDetail[];
+}
+
+/** One alloc's part of a check: which alloc, how it did, and why. */
+export interface AllocDetail {
+  allocId: string;
+  /** the alloc's name, e.g. web.web[0] */
+  name: string;
+  status: CheckStatus;
+  /** one line */
+  detail: string;
 }
 
 /** Whether a check is expected to pass or to fail (a known bug being reproduced). */

@@ -31,6 +31,8 @@ export interface TaskEventRec {
   message: string;
   details: Record<string, string>;
   failsTask: boolean;
+  /** the task the event belongs to (set by mergeTaskEvents; absent in older records) */
+  task?: string;
 }
 
 export interface TaskStateSnap {
@@ -69,6 +71,8 @@ export interface AllocSnap {
   createTimeMs: number;
   previousAllocation: string | undefined;
   nextAllocation: string | undefined;
+  /** FollowupEvalID: a delayed reschedule is coming (absent in older records) */
+  followupEvalId?: string;
   /** NetworkStatus.Address: the alloc's address on the bridge */
   address: string | undefined;
   ports: PortMapping[];
@@ -96,6 +100,12 @@ export interface HttpProbe {
   error: string | undefined;
   /** which path the probe exercises; when absent the http-reachable check infers it from the URL */
   target?: 'bridge' | 'host-port';
+  /** the alloc whose port was probed (absent in older records: the watched alloc) */
+  allocId?: string;
+  /** the port label probed */
+  port?: string;
+  /** HTTP GET, or a plain TCP connect (ports that do not serve HTTP); default http */
+  kind?: 'http' | 'tcp';
 }
 
 /** A listing of one CNI host-local state directory: file name -> content ("" for none). */
@@ -125,12 +135,31 @@ export interface Observation {
   netState?: NetState;
 }
 
+/** How the wait after the disruption ended: the job settled (quiet, nothing pending), or the deadline ran out. */
+export interface SettleRecord {
+  settled: boolean;
+  /** one line: what was seen last */
+  reason: string;
+  /** the quiet period required (ms) */
+  quietMs: number;
+}
+
 /** Everything a reboot scenario's checks decide from. */
 export interface RebootEvidence {
   jobId: string;
   taskName: string;
-  /** the alloc that was running before the reboot */
+  /** the first alloc that was running before the reboot (older records watched only this one) */
   allocId: string;
+  /** every alloc of the job that was healthy before the reboot; each is judged (absent: [allocId]) */
+  allocIds?: string[];
+  /** Nomad's index read just before the disruption: an alloc created after it is new (replacement) */
+  disruptionIndex?: number;
+  /** the server's heartbeat_grace in this run (explains a node marked down) */
+  heartbeatGrace?: string;
+  /** how the wait after the reboot ended */
+  settle?: SettleRecord;
+  /** which probe each mapped port gets, per task group and port label (from the job's meta; see probe-kind.ts) */
+  probeKinds?: Record<string, Record<string, 'http' | 'tcp' | 'none'>>;
   before: Observation;
   after: Observation;
   reboot: RebootRecord;

@@ -62,6 +62,7 @@ export function toAllocSnap(a: ApiAllocation | ApiAllocListStub): AllocSnap {
     createTimeMs: nsToMs(a.CreateTime ?? 0),
     previousAllocation: full.PreviousAllocation || undefined,
     nextAllocation: a.NextAllocation || undefined,
+    ...(a.FollowupEvalID ? { followupEvalId: a.FollowupEvalID } : {}),
     address: full.NetworkStatus?.Address || undefined,
     ports: (full.AllocatedResources?.Shared?.Ports ?? []).map(toPort),
     tasks,
@@ -98,12 +99,12 @@ export function mergeTaskEvents(history: Readonly<Record<string, readonly TaskEv
   for (const a of allocs) {
     const list = (out[a.id] ??= []);
     const seen = new Set(list.map(eventKey));
-    for (const task of Object.values(a.tasks)) {
+    for (const [name, task] of Object.entries(a.tasks)) {
       for (const e of task.events) {
-        const k = eventKey(e);
+        const k = eventKey({ ...e, task: name });
         if (!seen.has(k)) {
           seen.add(k);
-          list.push(e);
+          list.push({ ...e, task: name });
         }
       }
     }
@@ -113,7 +114,7 @@ export function mergeTaskEvents(history: Readonly<Record<string, readonly TaskEv
 }
 
 function eventKey(e: TaskEventRec): string {
-  return `${e.type}\u0000${e.timeMs}\u0000${e.message}`;
+  return `${e.task ?? ''}\u0000${e.type}\u0000${e.timeMs}\u0000${e.message}`;
 }
 
 // Reject input that is not the object we expect, with what was expected and an excerpt of what came.

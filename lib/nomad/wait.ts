@@ -85,6 +85,12 @@ export interface NodeSelector {
   /** also require ModifyIndex > this: the node record changed since (second-granular StatusUpdatedAt cannot tell two updates in one second apart) */
   modifiedAfterIndex?: number;
   /**
+   * also require StatusUpdatedAt > this (Unix seconds, the value read just before a disruption): the server itself set a
+   * new status since, on the server's clock. A restarting client registers as initializing, then ready, so this holds
+   * after every agent start, while a node still "ready" from before a reboot (within heartbeat_grace) does not pass.
+   */
+  statusUpdatedAfterS?: number;
+  /**
    * node attributes that must be set once the node is ready, e.g. plugins.cni.version.bridge (bridge jobs are constrained
    * on it). They come from static fingerprints, which run once at agent start: missing on a ready node ends the wait.
    */
@@ -105,6 +111,9 @@ export async function waitForNodeReady(nomad: Nomad, sel: NodeSelector, { deadli
     const { body: node } = await nomad.node(mine.ID, { signal: d.signal });
     if (sel.updatedSinceS !== undefined && node.StatusUpdatedAt < sel.updatedSinceS) {
       return { done: false, reason: `${seen}, but status last updated at ${node.StatusUpdatedAt} < ${sel.updatedSinceS} (not re-registered yet)` };
+    }
+    if (sel.statusUpdatedAfterS !== undefined && node.StatusUpdatedAt <= sel.statusUpdatedAfterS) {
+      return { done: false, reason: `${seen}, but its status was last set at ${node.StatusUpdatedAt}, not after ${sel.statusUpdatedAfterS} (the view from before the disruption; not re-registered yet)` };
     }
     if (sel.modifiedAfterIndex !== undefined && node.ModifyIndex <= sel.modifiedAfterIndex) {
       return { done: false, reason: `${seen}, but unchanged since index ${sel.modifiedAfterIndex} (not re-registered yet)` };

@@ -3,6 +3,7 @@
 import type { Verdict } from '../model/check.js';
 import { formatMs } from '../errors.js';
 import { renderTimeline } from './html-timeline.js';
+import { renderAllocTable } from './html-allocs.js';
 import { HTML_CSS } from './html-style.js';
 import { clockTime, esc, fileHref, isoTime, relTime, VERDICT_MARK, verdictSeverity, type Severity } from './html-text.js';
 import type { ArtifactRef, RunRecord, TimelineEvent } from '../model/run.js';
@@ -123,6 +124,7 @@ export function renderHtml(run: RunRecord, opts: RenderHtmlOptions = {}): string
 <body>
 ${header(run)}
 ${checks(run, href)}
+${renderAllocTable(run.verdicts)}
 <section id="timeline"><h2>Timeline</h2>
 ${renderTimeline(run, events)}
 <h3>Events in time order</h3>

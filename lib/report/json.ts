@@ -83,6 +83,8 @@ function summaryDoc(runs: readonly RunRecord[]) {
         met: v.met,
         message: v.message,
         evidence: v.evidence,
+        causedBy: v.causedBy ?? null,
+        perAlloc: v.perAlloc ?? null,
       })),
       steps: r.steps.map((s) => ({
         name: s.name,

@@ -6,6 +6,7 @@ import type { HarnessConfig } from '../config/schema.js';
 import type { ConfigProblem } from '../errors.js';
 import type { Deadline } from './deadline.js';
 import type { RunContext } from './context.js';
+import type { JobConverter } from '../cluster/job-convert.js';
 
 /** A check's one definition (lib/model/check.ts); the name scenarios used before. */
 export type CheckInfo = CheckDef;
@@ -34,6 +35,8 @@ export interface Scenario {
   checks: readonly CheckDef[];
   /** problems with the config this scenario needs beyond the common keys (e.g. a second build); checked before anything is created */
   validate?(config: HarnessConfig): ConfigProblem[];
+  /** problems that need a tool to find (e.g. Nomad parsing the user's job on the host); also before anything is created */
+  preflight?(config: HarnessConfig, tools: { convertJob: JobConverter }): Promise<ConfigProblem[]>;
   run(ctx: RunContext, env: ScenarioEnv): Promise<CheckResult[]>;
 }
 
@@ -56,7 +59,14 @@ export function execDriverOnly(scenario: string, config: HarnessConfig): ConfigP
     : [];
 }
 
-/** Both limits of a scenario that reboots once with exec tasks. */
+/** A problem when --job (job.file) is given to a scenario that runs its own job. */
+export function shippedJobOnly(scenario: string, config: HarnessConfig): ConfigProblem[] {
+  return config.job.file
+    ? [{ field: 'job.file (--job)', value: config.job.file, message: `applies to bridge-exec-reboot only; ${scenario} runs its own job`, fix: 'drop --job (job.file), or run bridge-exec-reboot --job <file>' }]
+    : [];
+}
+
+/** Both limits of a scenario that reboots once with exec tasks, and its own job. */
 export function singleRebootExecOnly(scenario: string, config: HarnessConfig): ConfigProblem[] {
-  return [...singleRebootOnly(scenario, config), ...execDriverOnly(scenario, config)];
+  return [...singleRebootOnly(scenario, config), ...execDriverOnly(scenario, config), ...shippedJobOnly(scenario, config)];
 }

@@ -1,23 +1,6 @@
-// Pure: has the watched alloc settled after the reboot, and how to describe an alloc in one line.
+// Pure: has the job settled after a disruption (every judged alloc's place, with evidence newer than it), and how to
+// describe an alloc in one line.
 import type { AllocSnap } from '../model/evidence.js';
-
-const TERMINAL = new Set(['failed', 'lost', 'complete']);
-
-/** Decide whether the alloc reached an end state after the reboot at `rebootAtMs` (restored, replaced, failed). */
-export function settledState(allocs: AllocSnap[], allocId: string, rebootAtMs: number): { settled: boolean; description: string } {
-  const watched = allocs.find((a) => a.id === allocId);
-  const replacement = allocs.find((a) => a.id !== allocId && (a.previousAllocation === allocId || watched?.nextAllocation === a.id));
-  if (replacement && (replacement.clientStatus === 'running' || TERMINAL.has(replacement.clientStatus))) {
-    return { settled: true, description: `replaced by ${replacement.id.slice(0, 8)} (${replacement.clientStatus})` };
-  }
-  if (!watched) return { settled: true, description: 'the alloc is gone from the job' };
-  if (TERMINAL.has(watched.clientStatus)) return { settled: true, description: `${watched.clientStatus}: ${lastEventLine(watched)}` };
-  const tasks = Object.values(watched.tasks);
-  const restarted = tasks.length > 0 && tasks.every((t) => t.state === 'running' && (
-    (t.startedAt !== undefined && Date.parse(t.startedAt) >= rebootAtMs) || t.events.some((e) => e.type === 'Started' && e.timeMs >= rebootAtMs)));
-  if (watched.clientStatus === 'running' && restarted) return { settled: true, description: 'restored: running with tasks started after the reboot' };
-  return { settled: false, description: describeAlloc(watched) };
-}
 
 /** One line about an alloc: status, task states and its last event. */
 export function describeAlloc(a: AllocSnap | undefined): string {
@@ -30,4 +13,84 @@ function lastEventLine(a: AllocSnap): string {
   const events = Object.values(a.tasks).flatMap((t) => t.events).sort((x, y) => x.timeMs - y.timeMs);
   const e = events[events.length - 1];
   return e ? `"${e.type}: ${e.message}"` : 'none';
+}
+
+/** What the job looked like just before the disruption, to tell new evidence from old. */
+export interface Disruption {
+  /** Nomad's index read just before it: a record with a higher ModifyIndex changed after it */
+  index: number;
+  /** wall clock (Unix ms) when it was requested: a task Started at or after it started again */
+  atMs: number;
+}
+
+/** One judged alloc's place in the job after the disruption: settled or not, and why. */
+export interface SlotState {
+  allocId: string;
+  settled: boolean;
+  description: string;
+}
+
+/** The newest alloc that replaced `old`: by Nomad's links, else same job, group and name created after the disruption. */
+export function successorOf(allocs: AllocSnap[], old: AllocSnap | undefined, id: string, watched: ReadonlySet<string>, since: Disruption): AllocSnap | undefined {
+  const linked = allocs.find((a) => a.id !== id && (a.previousAllocation === id || old?.nextAllocation === a.id));
+  const byName = old && allocs
+    .filter((a) => !watched.has(a.id) && a.jobId === old.jobId && a.taskGroup === old.taskGroup && a.name === old.name && a.createIndex > since.index)
+    .sort((a, b) => b.createIndex - a.createIndex)[0];
+  let cur = linked ?? byName;
+  for (let i = 0; cur && i < 20; i++) {
+    const c: AllocSnap = cur;
+    const next = allocs.find((a) => a.id !== c.id && (a.previousAllocation === c.id || c.nextAllocation === a.id));
+    if (!next) break;
+    cur = next;
+  }
+  return cur;
+}
+
+const allTasksRunning = (a: AllocSnap): boolean => Object.values(a.tasks).length > 0 && Object.values(a.tasks).every((t) => t.state === 'running');
+const startedSince = (a: AllocSnap, ms: number): boolean => Object.values(a.tasks).length > 0 && Object.values(a.tasks).every((t) =>
+  (t.startedAt !== undefined && Date.parse(t.startedAt) >= ms) || t.events.some((e) => e.type === 'Started' && e.timeMs >= ms));
+
+/**
+ * Has one judged alloc's place settled after the disruption? Only evidence newer than it counts: the alloc (or its
+ * replacement) changed after the disruption's index, a running alloc's tasks started since. A lost or stopped alloc
+ * without a replacement is not an end (the replacement comes once the node is back); nor is a failed alloc with a
+ * reschedule pending (FollowupEvalID).
+ */
+export function slotState(allocs: AllocSnap[], id: string, watched: ReadonlySet<string>, since: Disruption): SlotState {
+  const old = allocs.find((a) => a.id === id);
+  const succ = successorOf(allocs, old, id, watched, since);
+  const cur = succ ?? old;
+  const no = (description: string): SlotState => ({ allocId: id, settled: false, description });
+  const yes = (description: string): SlotState => ({ allocId: id, settled: true, description });
+  if (!cur) return yes(`alloc ${id.slice(0, 8)} is gone from the job`);
+  const who = succ ? `${old?.name ?? cur.name} replaced by ${cur.id.slice(0, 8)}` : `${cur.name} ${cur.id.slice(0, 8)}`;
+  const line = `${who}: ${describeAlloc(cur).replace(/^alloc \S+ /, '')}`;
+  if (cur.modifyIndex <= since.index) return no(`${line} (unchanged since before the disruption)`);
+  if (cur.desiredStatus !== 'run') return no(`${line} (stopped by the server; waiting for its replacement)`);
+  switch (cur.clientStatus) {
+    case 'running':
+      if (!allTasksRunning(cur)) return no(`${line} (not every task runs)`);
+      if (!succ && !startedSince(cur, since.atMs)) return no(`${line} (tasks not started since the disruption)`);
+      return yes(succ ? `${who}: running` : `${who}: running with tasks started after the disruption`);
+    case 'failed':
+      if (cur.followupEvalId && !cur.nextAllocation) return no(`${line} (a reschedule is pending)`);
+      return yes(`${who}: failed`);
+    case 'complete':
+      return yes(`${who}: complete`);
+    default: // pending, lost, unknown
+      return no(line);
+  }
+}
+
+/** The job has settled when every judged alloc's place has and no alloc meant to run is pending (the quiet period is the caller's). */
+export function jobSettleState(allocs: AllocSnap[], watched: readonly string[], since: Disruption): { settled: boolean; slots: SlotState[]; description: string } {
+  const set = new Set(watched);
+  const slots = watched.map((id) => slotState(allocs, id, set, since));
+  const pending = allocs.filter((a) => a.desiredStatus === 'run' && a.clientStatus === 'pending' && !slots.some((s) => s.description.includes(a.id.slice(0, 8))));
+  const open = slots.filter((s) => !s.settled);
+  const settled = open.length === 0 && pending.length === 0;
+  const description = settled
+    ? `all ${slots.length} allocs settled: ${slots.map((s) => s.description).join('; ')}`
+    : [...open.map((s) => s.description), ...pending.map((a) => `${describeAlloc(a)} (pending)`)].join('; ');
+  return { settled, slots, description };
 }

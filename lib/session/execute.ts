@@ -3,7 +3,7 @@
 // lives in the runner (lib/run/runner.ts); this is the only place that loops over cells.
 import { join } from 'node:path';
 import type { HarnessConfig } from '../config/schema.js';
-import type { ExitCode } from '../errors.js';
+import { ConfigError, type ConfigProblem, type ExitCode } from '../errors.js';
 import type { Logger } from '../log/events.js';
 import type { RunRecord } from '../model/run.js';
 import type { BuildInfo, SessionReport, SuiteReport } from '../model/session.js';
@@ -24,6 +24,11 @@ export interface ExecuteDeps {
   makeEnv(config: HarnessConfig, runId: string, logger: Logger): ScenarioEnv;
   /** resolve a build (a path is checked, a release downloaded and verified, a source tree built; all cached) */
   resolveBuild(ref: BuildRef): Promise<BuildInfo>;
+  /**
+   * problems only a tool finds, with the builds resolved (the user's job parsed by the Nomad build on the host);
+   * still before anything is created
+   */
+  preflight?(scenario: Scenario, config: HarnessConfig): Promise<ConfigProblem[]>;
   /** may re-run the CLI inside the lab's network namespace and return its exit code */
   prepareHost?(config: HarnessConfig, logger: Logger, subnets: readonly string[]): Promise<ExitCode | undefined>;
   signalSource?: NodeJS.EventEmitter;
@@ -47,6 +52,13 @@ export async function executePlan(plan: Plan, deps: ExecuteDeps): Promise<{ sess
   for (const b of plan.builds) if (!resolved.has(buildKey(b))) resolved.set(buildKey(b), await deps.resolveBuild(b));
   const builds = [...resolved.values()];
   const runnable = plan.cells.filter((c) => !c.skip);
+  if (deps.preflight) {
+    const problems: ConfigProblem[] = [];
+    for (const c of runnable) problems.push(...(await deps.preflight(deps.scenario(c.scenario), withResolvedBuilds(c.configFor(0), c, resolved))));
+    const seen = new Set<string>();
+    const unique = problems.filter((p) => !seen.has(JSON.stringify(p)) && !!seen.add(JSON.stringify(p)));
+    if (unique.length) throw new ConfigError(unique);
+  }
   if (deps.prepareHost && runnable.length) {
     const code = await deps.prepareHost(plan.base, deps.logger, plan.subnets);
     if (code !== undefined) return { exitCode: code };

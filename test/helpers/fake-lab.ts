@@ -97,6 +97,9 @@ export function createFakeLab(o: FakeLabOptions): Lab & { commands: Record<strin
     if (cmd.includes('/proc/sys/kernel/random/boot_id')) return ok(`${boot[role]!.id}\n${((Date.now() - boot[role]!.at) / 1000).toFixed(2)} 1.00\n`);
     const curl = /^curl .*'(http:\/\/[^']+)'$/.exec(cmd) ?? /^curl .* (http:\/\/\S+)$/.exec(cmd);
     if (curl) return (await o.httpAnswers(curl[1]!)) ? ok('200') : { code: 7, stdout: '000', stderr: `curl: (7) Failed to connect to ${curl[1]}: Connection refused`, durationMs: 1 };
+    // tcpProbeCommand: bash opens /dev/tcp/$0/$1 with host and port as the last two (quoted) words
+    const tcp = /\/dev\/tcp\/.* '?([0-9.]+)'? '?(\d+)'?$/.exec(cmd);
+    if (tcp) return (await o.httpAnswers(`http://${tcp[1]}:${tcp[2]}/`)) ? ok('connected\n') : { code: 1, stdout: '', stderr: `bash: connect: Connection refused\nbash: line 1: /dev/tcp/${tcp[1]}/${tcp[2]}: Connection refused`, durationMs: 1 };
     if (cmd.includes('journalctl -u nomad')) return ok(o.nomad.clientLog().join('\n'));
     if (role === 'client' && cmd === cniListingCommand()) return ok(cniListing(o.nomad, CNI_STATE_DIRS));
     if (role === 'client' && cmd === NET_STATE_COMMAND) return ok(netStateListing(o.nomad, leftovers));

@@ -7,6 +7,23 @@ import type { ScenarioEnv } from '../../lib/run/scenario.js';
 import { HarnessError } from '../../lib/errors.js';
 import { startFakeNomad, type FakeNomad, type Timeline } from './fake-nomad/index.js';
 import { createFakeLab } from './fake-lab.js';
+import { readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
+import type { JobConverter } from '../../lib/cluster/job-convert.js';
+import { varFile } from '../../lib/scenario/job-input.js';
+import { parseJobHcl } from './fake-nomad/job-parse.js';
+
+/**
+ * A STAND-IN for `nomad job run -output` (no Nomad binary on the host in this tier): the stand-in's HCL reader, answering
+ * `{"Job": ...}` or an error worded like Nomad's. The real conversion is tested in test/e2e with a real build.
+ */
+export const standInConvertJob: JobConverter = async ({ file, vars }) => {
+  try {
+    return { ok: true, job: { Job: parseJobHcl(await readFile(file, 'utf8'), varFile(vars)) } };
+  } catch (err) {
+    return { ok: false, message: `Error getting job struct: Error parsing job file from ${file}: | ${basename(file)}: ${(err as Error).message}` };
+  }
+};
 
 export interface StandIn {
   nomad: FakeNomad;
@@ -22,8 +39,9 @@ function labOn(nomad: FakeNomad, o: { token?: string; sshNeverBack?: boolean; do
   const httpAnswers = async (url: string): Promise<boolean> => {
     const u = new URL(url);
     const { body: stubs } = await api.nodeAllocations((await api.nodes()).body[0]!.ID);
+    // the bridge address answers on each mapped port's `to` (80 for the shipped jobs), the host on each port's value
     return stubs.some((a) => a.ClientStatus === 'running' && (
-      (a.NetworkStatus?.Address === u.hostname && (u.port || '80') === '80') ||
+      (a.NetworkStatus?.Address === u.hostname && (a.AllocatedResources?.Shared?.Ports ?? []).some((p) => String(p.To) === (u.port || '80'))) ||
       (a.AllocatedResources?.Shared?.Ports ?? []).some((p) => String(p.Value) === u.port)));
   };
   return createFakeLab({ nomad, httpAnswers, ...(o.sshNeverBack ? { sshNeverBack: true } : {}), ...(o.dockerVersion ? { dockerVersion: o.dockerVersion } : {}) });
@@ -46,6 +64,11 @@ function envOn(config: ScenarioEnv['config'], nomad: () => FakeNomad, installed:
   };
 }
 
+/** The settle quiet period in stand-in time: a stand-in step is 20 ms, not seconds, so half a second is plenty of quiet. */
+export const STAND_IN_QUIET_S = 0.5;
+const standInTime = (config: ScenarioEnv['config']): ScenarioEnv['config'] =>
+  ({ ...config, reboot: { ...config.reboot, settleQuietS: Math.min(config.reboot.settleQuietS, STAND_IN_QUIET_S) } });
+
 /** CLI deps collecting stdout/stderr, no TTY, with the stand-in env factory. */
 function depsWith(makeEnv: CliDeps['makeEnv'], o: { cwd: string; token?: string }, out: string[], err: string[], versionOf: (path: string) => string | undefined = versionInPath): CliDeps {
   // Note: a stand-in build is no file the host can run; `<build> version` is answered from the build's stand-in table.
@@ -53,7 +76,7 @@ function depsWith(makeEnv: CliDeps['makeEnv'], o: { cwd: string; token?: string 
     const v = versionOf(path);
     return v ? { version: v, revision: 'stand-in' } : {};
   };
-  return { env: o.token ? { NOMAD_TOKEN: o.token } : {}, cwd: o.cwd, out: (s) => void out.push(s), err: (s) => void err.push(s), isTTY: false, makeEnv, buildVersion };
+  return { env: o.token ? { NOMAD_TOKEN: o.token } : {}, cwd: o.cwd, out: (s) => void out.push(s), err: (s) => void err.push(s), isTTY: false, makeEnv, buildVersion, convertJob: standInConvertJob };
 }
 
 /** Start a Nomad stand-in on a timeline and CLI deps whose scenario env uses it and a stand-in lab. */
@@ -63,7 +86,7 @@ export async function standIn(timeline: Timeline, o: { token?: string; sshNeverB
   const out: string[] = [];
   const err: string[] = [];
   const makeEnv = (config: ScenarioEnv['config']): ScenarioEnv => ({
-    config,
+    config: standInTime(config),
     async upLab(ctx) {
       ctx.cleanup.defer('destroy the stand-in lab', () => lab.destroy({ deadline: ctx.deadline }));
       return lab;
@@ -113,7 +136,7 @@ export function standInPerRun(builds: Record<string, StandInBuild>, o: { cwd: st
       return run;
     };
     return {
-      config,
+      config: standInTime(config),
       async upLab(ctx) {
         const b = buildOf(config.nomadBinary);
         const failed = upFailures.get(config.nomadBinary!) ?? 0;

@@ -74,19 +74,23 @@ t.test('duplicate-ip: Setup Failure with the CNI message, alloc failed, no repla
   t.ok(err?.endsWith(`prerun failed: alloc_id=${before.ID} error="pre-run hook \\"network\\" failed: failed to configure networking for alloc: failed to configure network: plugin type=\\"bridge\\" failed (add): failed to allocate for range 0: 172.26.64.2 has been allocated to ${before.ID}, duplicate allocation is not allowed"`), String(err));
 });
 
-t.test('replaced: node down, old alloc lost, new alloc points back to it', async (t) => {
+t.test('replaced (real 1.9.7, heartbeat_grace 10s): node down, old alloc lost, a replacement of the same name with no links', async (t) => {
   const { nomad, before } = await rebootRig(t, 'replaced');
   const lost = (await nomad.allocation(before.ID)).body;
-  t.match(lost, { ClientStatus: 'lost', DesiredStatus: 'stop', DesiredDescription: 'alloc is lost since its node is down' });
+  t.match(lost, { DesiredStatus: 'stop', DesiredDescription: 'alloc is lost since its node is down' });
   const repl = await waitForAllocRunning(nomad, 'web', { deadline: deadlineIn(3000) });
   t.not(repl.ID, before.ID);
-  t.equal(repl.PreviousAllocation, before.ID);
+  t.equal(repl.Name, before.Name, 'the same name (web[0])');
+  t.notOk(repl.PreviousAllocation, 'PreviousAllocation empty, as real 1.9.7 left it');
   t.equal(repl.NodeID, before.NodeID);
-  t.equal((await nomad.allocation(before.ID)).body.NextAllocation, repl.ID);
+  const old = (await nomad.allocation(before.ID)).body;
+  t.notOk(old.NextAllocation, 'NextAllocation empty too');
+  t.match(old, { ClientStatus: 'pending', DesiredStatus: 'stop', ClientDescription: 'No tasks have started' }, 'the restarted client reports the old alloc pending (desired stop)');
+  t.ok(repl.CreateIndex > lost.ModifyIndex, 'placed once the node is back, after the alloc was marked lost');
   t.same(events(repl).map((e) => e.Type), ['Received', 'Task Setup', 'Started'], 'fresh alloc, not a restore');
   const node = (await nomad.node(before.NodeID)).body;
   t.equal(node.Status, 'ready');
-  t.same(node.Events!.map((e) => e.Message).slice(-2), ['Node heartbeat missed', 'Node re-registered']);
+  t.same(node.Events!.map((e) => e.Message).slice(-2), ['Node heartbeat missed', 'Node reregistered by heartbeat']);
   const evals = (await nomad.evaluations()).body;
   t.ok(evals.some((e) => e.TriggeredBy === 'node-update'));
 });

@@ -99,7 +99,7 @@ t.test('--reboots 3 on the restored timeline: three real reboot cycles through m
   t.equal(r.code, 0);
   const props = r.summary.runs[0].properties as Record<string, string>;
   t.equal(props['reboots'], '3 of 3');
-  t.ok(['1', '2', '3'].every((i) => /^restored/.test(props[`alloc.settled.${i}`] ?? '')), 'restored after every reboot');
+  t.ok(['1', '2', '3'].every((i) => /^yes: all 1 allocs settled: .*running with tasks started after the disruption/.test(props[`job.settled.${i}`] ?? '')), 'settled and restored after every reboot');
   t.equal(new Set(['1', '2', '3'].map((i) => props[`client.boot_id.after.${i}`])).size, 3, 'three different boot ids');
   t.equal(props['client.boot_id.after'], props['client.boot_id.after.3']);
   const steps = r.summary.runs[0].steps.map((s: { name: string }) => s.name) as string[];
@@ -112,7 +112,8 @@ t.test('--reboots 3 on the duplicate-ip timeline: stops after the first reboot t
   t.equal(r.code, 0);
   const props = r.summary.runs[0].properties as Record<string, string>;
   t.equal(props['reboots'], '1 of 3', 'no second reboot once the alloc failed');
-  t.match(props['alloc.settled.1'], /^failed/);
+  t.match(props['job.settled.1'], /^yes: .*: failed/);
+  t.equal(props['alloc.outcome'], 'failed');
 });
 
 t.test('a leaked namespace after the reboot fails no-leaks, naming it', async (t) => {
@@ -144,7 +145,7 @@ t.test('--driver docker on a Docker box (stand-ins): the image is built in the c
   t.match(props, /"task.driver":"docker"/);
   t.match(props, /"docker.version":"20.10.24\+dfsg1"/);
   t.match(props, /"docker.image":"nomad-reboot-harness\/busybox:local sha256:(5e){32}"/);
-  t.match(r.summary.runs[0].steps.map((x: { name: string }) => x.name).join('\n'), /build the image nomad-reboot-harness\/busybox:local inside the client VM[^]*wait for a leader and the client node ready with docker healthy[^]*register the bridge docker HTTP job/, 'image, then node, then job');
+  t.match(r.summary.runs[0].steps.map((x: { name: string }) => x.name).join('\n'), /build the image nomad-reboot-harness\/busybox:local inside the client VM[^]*wait for a leader and the client node ready with docker healthy[^]*register job "bridge-docker-http"/, 'image, then node, then job');
 });
 
 t.test('--driver docker on a box without Docker: an infrastructure error naming the box and the fix, the lab torn down', async (t) => {

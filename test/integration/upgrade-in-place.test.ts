@@ -52,6 +52,26 @@ t.test('upgrade-then-reboot on 1.9.7: the reboot after the migration keeps every
   const r = await run(t, 'upgrade-migrated', ['--upgrade-to', '/stand-in/nomad-1.9.7', '--upgrade-mode', 'upgrade-then-reboot']);
   t.equal(r.code, 0);
   t.ok(r.summary.runs[0].steps.some((s: { name: string }) => /reboot the client/.test(s.name)), 'the client was rebooted');
+  const steps = r.summary.runs[0].steps as { name: string; durationMs: number }[];
+  const rebootAt = steps.findIndex((s) => /^reboot the client/.test(s.name));
+  const nodeWait = steps[rebootAt + 1]!;
+  t.match(nodeWait.name, /wait for the client node to register again/);
+  // the stand-in client re-registers 20 ms and is ready 40 ms after it is back: a wait that read the view from before
+  // the reboot (the node stays ready within heartbeat_grace) would return at once
+  t.ok(nodeWait.durationMs >= 20, `the node wait waited for the re-registration (${nodeWait.durationMs} ms)`);
+  t.match(steps[rebootAt + 2]!.name, /wait until the job has settled after the reboot/);
+  type V = { id: string; status: string; message: string; perAlloc?: { status: string; detail: string }[] };
+  const v = (id: string) => (r.summary.runs[0].verdicts as V[]).find((x) => x.id === id)!;
+  for (const id of ['client-rebooted', 'alloc-restored', 'task-restarted', 'http-reachable', 'no-duplicate-ip']) t.equal(v(id).status, 'passed', `${id}: ${v(id).message}`);
+  t.equal(v('alloc-restored').perAlloc?.length, 3, 'every alloc\'s restore judged with the reboot scenario\'s checks');
+  t.ok(v('alloc-restored').perAlloc!.every((p) => /running again .* with its tasks started after the reboot/.test(p.detail)));
+  t.match(r.summary.runs[0].properties['job.settled'], /^yes: all 3 allocs settled/);
+});
+
+t.test('upgrade (no reboot): the restore checks are skipped, saying why', async (t) => {
+  const r = await run(t, 'upgrade-migrated', ['--upgrade-to', '/stand-in/nomad-1.9.7']);
+  t.equal(r.code, 0);
+  t.match(JSON.stringify(r.check('alloc-restored')?.['skipped']), /only in --upgrade-mode upgrade-then-reboot \(this run: upgrade\)/);
 });
 
 t.test('restart-only (same build, control case): no --upgrade-to needed, state-migrated skipped, exit 0', async (t) => {

@@ -109,8 +109,9 @@ t.test('matrix: every problem at once: the file, the flags, a cell that cannot r
 
 t.test('names: variants, suites, compare labels', async (t) => {
   t.same(configVariant(DEFAULTS), []);
-  t.same(configVariant({ ...DEFAULTS, reboot: { kind: 'hard', count: 2 }, task: { driver: 'docker' } }), ['reboot=hard', 'reboots=2', 'driver=docker']);
+  t.same(configVariant({ ...DEFAULTS, reboot: { ...DEFAULTS.reboot, kind: 'hard', count: 2 }, task: { driver: 'docker' } }), ['reboot=hard', 'reboots=2', 'driver=docker']);
   t.same(configVariant({ ...DEFAULTS, scenario: 'upgrade-in-place', upgrade: { mode: 'restart-only' } }), ['mode=restart-only']);
+  t.same(configVariant({ ...DEFAULTS, job: { file: 'examples/jobs/count-3.nomad.hcl', vars: {} } }), ['job=count-3'], 'the user\'s job by its file name');
   t.equal(suiteName('bridge-exec-reboot', '1.9.7', ['reboot=hard']), 'bridge-exec-reboot@1.9.7/reboot=hard');
   t.equal(suiteName('cni-ipam-reboot', undefined, []), 'cni-ipam-reboot');
   t.same(sideLabels('1.9.3', '1.9.7'), { before: '1.9.3', after: '1.9.7' });

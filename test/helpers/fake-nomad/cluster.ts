@@ -5,6 +5,12 @@ import { MAX_TASK_EVENTS, newAllocation, newEvaluation, newNode, nowNs, nowRfc33
 
 export type Table = 'nodes' | 'jobs' | 'allocs' | 'evals';
 
+/** Memory (MB) one alloc of the group asks for: the sum of its tasks' resources. */
+export function groupMemoryMb(job: ApiJob | undefined, group: string): number {
+  const g = job?.TaskGroups?.find((x) => x.Name === group);
+  return (g?.Tasks ?? []).reduce((s, t) => s + Number((t['Resources'] as { MemoryMB?: number } | undefined)?.MemoryMB ?? 0), 0);
+}
+
 /** host-local state dirs of Nomad's bridge network: on disk up to 1.9.3, on tmpfs since 1.9.4 (GH-24650). */
 export const CNI_OLD_DIR = '/var/lib/cni/networks/nomad';
 export const CNI_NEW_DIR = '/var/run/cni/nomad';
@@ -102,7 +108,9 @@ export class Cluster {
   setNodeStatus(status: string, event?: string): void {
     this.commit(['nodes'], (idx) => {
       this.node.Status = status;
-      this.node.StatusUpdatedAt = Math.floor(Date.now() / 1000);
+      // Note: Unix seconds; a real reboot takes longer than a second, the stand-in's milliseconds, so each status change
+      // moves it on by at least one second as it would in a real run (the scenario requires a newer one after a reboot).
+      this.node.StatusUpdatedAt = Math.max(Math.floor(Date.now() / 1000), this.node.StatusUpdatedAt + 1);
       this.node.ModifyIndex = idx;
       // state_store.go updateNodeStatusTxn: LastMissedHeartbeatIndex = index when the node goes down, 0 when it is ready again
       const n = this.node as ApiNode & { LastMissedHeartbeatIndex?: number };
@@ -173,17 +181,39 @@ export class Cluster {
     return ev;
   }
 
-  /** Place `count` allocs per group on the client node and run them: pending, set up, running. Names in `keep` are already live (a scale-up). */
-  placeAllocs(job: ApiJob, evalId: string, previous: ApiAllocation[] = [], keep: ReadonlySet<string> = new Set()): ApiAllocation[] {
+  /** Memory (MB) the allocs meant to run on the node ask for (the scheduler's view of what is used). */
+  usedMemoryMb(): number {
+    const live = [...this.allocs.values()].filter((a) => a.DesiredStatus === 'run' && !['complete', 'failed', 'lost'].includes(a.ClientStatus));
+    return live.reduce((s, a) => s + groupMemoryMb(this.jobs.get(a.JobID), a.TaskGroup), 0);
+  }
+
+  /**
+   * Place `count` allocs per group on the client node and run them: pending, set up, running. Names in `keep` are already
+   * live (a scale-up). An alloc that does not fit the node's memory is not placed: its group gets the AllocMetric a real
+   * scheduler writes into the eval's FailedTGAllocs (`failures`), as nomad@v1.9.x does for "Dimension memory exhausted".
+   * `linkPrevious: false` places replacements without PreviousAllocation/NextAllocation (real 1.9.7 after a node-down).
+   */
+  placeAllocs(job: ApiJob, evalId: string, previous: ApiAllocation[] = [], keep: ReadonlySet<string> = new Set(), failures: Record<string, unknown> = {}, linkPrevious = true): ApiAllocation[] {
     const placed: ApiAllocation[] = [];
+    const capacity = (this.node as ApiNode & { NodeResources?: { Memory?: { MemoryMB?: number } } }).NodeResources?.Memory?.MemoryMB ?? Infinity;
+    let used = this.usedMemoryMb() - previous.reduce((s, p) => s + (p.DesiredStatus === 'run' ? groupMemoryMb(job, p.TaskGroup) : 0), 0);
     this.commit(['allocs', 'jobs'], (idx) => {
       for (const g of job.TaskGroups ?? []) {
         for (let i = 0; i < g.Count; i++) {
           if (keep.has(`${job.ID}.${g.Name}[${i}]`)) continue;
+          const need = groupMemoryMb(job, g.Name);
+          if (used + need > capacity) {
+            const f = (failures[g.Name] ??= { NodesEvaluated: 1, NodesFiltered: 0, NodesInPool: 1, NodesAvailable: { dc1: 1 }, ClassFiltered: null, ConstraintFiltered: null, NodesExhausted: 0, ClassExhausted: null, DimensionExhausted: {}, QuotaExhausted: null, ResourcesExhausted: null, Scores: null, AllocationTime: 41233, CoalescedFailures: -1, ScoreMetaData: null }) as { NodesExhausted: number; DimensionExhausted: Record<string, number>; CoalescedFailures: number };
+            f.NodesExhausted = 1;
+            f.DimensionExhausted = { memory: 1 };
+            f.CoalescedFailures++;
+            continue;
+          }
+          used += need;
           const ports = (g.Networks?.[0]?.DynamicPorts ?? []).map((p) => ({ label: p.Label, value: this.hostPort(), to: p.To }));
           const a = newAllocation({ id: uuid(), evalId, job, group: g.Name, index: i, node: this.node, index0: idx, ports });
           const prev = previous.find((p) => p.TaskGroup === g.Name && p.Name === a.Name);
-          if (prev) {
+          if (prev && linkPrevious) {
             a.PreviousAllocation = prev.ID;
             prev.NextAllocation = a.ID;
             prev.ModifyIndex = idx;
@@ -218,8 +248,23 @@ export class Cluster {
     this.later(2, () => this.startTasks(id));
   }
 
-  /** All tasks of the alloc start: Started event, StartedAt now, ClientStatus running. */
+  /** Alloc names (job.group[i]) whose tasks fail to start with this driver error (a broken task), for tests. */
+  readonly failStart = new Map<string, string>();
+
+  /** All tasks of the alloc start: Started event, StartedAt now, ClientStatus running (or a Driver Failure, see failStart). */
   startTasks(id: string): void {
+    const broken = this.failStart.get(this.allocs.get(id)?.Name ?? '');
+    if (broken !== undefined) {
+      this.updateAlloc(id, (a) => {
+        for (const [t, st] of Object.entries(a.TaskStates ?? {})) {
+          this.appendEvent(a, t, taskEvent('Driver Failure', broken, { DriverError: broken, FailsTask: true, Details: { driver_error: broken, fails_task: 'true' } }));
+          this.appendEvent(a, t, taskEvent('Not Restarting', 'Error was unrecoverable', { FailsTask: true }));
+          Object.assign(st, { State: 'dead', Failed: true, FinishedAt: nowRfc3339() });
+        }
+        Object.assign(a, { ClientStatus: 'failed', ClientDescription: 'Failed tasks' });
+      });
+      return;
+    }
     this.updateAlloc(id, (a) => {
       for (const [t, st] of Object.entries(a.TaskStates ?? {})) {
         this.appendEvent(a, t, taskEvent('Started', 'Task started by client'));

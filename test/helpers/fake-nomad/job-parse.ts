@@ -28,6 +28,7 @@ export function parseJobHcl(hcl: string, variables = ''): ApiJob {
     Type: str(jb.attrs.type) ?? 'service',
     Namespace: str(jb.attrs.namespace) ?? 'default',
     Datacenters: (jb.attrs.datacenters as string[] | undefined) ?? ['*'],
+    Meta: meta(jb),
     TaskGroups: groups.map((g) => toGroup(g, tmpl.TaskGroups![0]!)),
   };
 }
@@ -44,7 +45,8 @@ function toGroup(g: HclBlock, tmpl: ApiTaskGroup): ApiTaskGroup {
   return {
     ...tmpl,
     Name: gname,
-    Count: typeof g.attrs.count === 'number' ? g.attrs.count : 1,
+    Count: num(g.attrs.count) ?? 1,
+    Meta: meta(g),
     ReschedulePolicy: { ...(tmpl.ReschedulePolicy as object), ...(resched ? { Attempts: num(resched.attrs.attempts) ?? 0, Unlimited: resched.attrs.unlimited === true } : {}) },
     Networks: net
       ? [{
@@ -57,10 +59,18 @@ function toGroup(g: HclBlock, tmpl: ApiTaskGroup): ApiTaskGroup {
     Tasks: tasks.map((t) => {
       const driver = str(t.attrs.driver);
       if (!driver) throw new Error(`task "${t.labels[0] ?? ''}" needs a driver`);
-      return { ...taskTmpl, Name: t.labels[0]!, Driver: driver, Config: t.blocks.find((b) => b.type === 'config')?.attrs ?? null };
+      const res = t.blocks.find((b) => b.type === 'resources');
+      const resources = { ...(taskTmpl['Resources'] as object), ...(res ? { CPU: num(res.attrs.cpu) ?? 100, MemoryMB: num(res.attrs.memory) ?? 300 } : {}) };
+      return { ...taskTmpl, Name: t.labels[0]!, Driver: driver, Config: t.blocks.find((b) => b.type === 'config')?.attrs ?? null, Resources: resources };
     }),
   };
 }
 
 const str = (v: HclValue | undefined): string | undefined => (typeof v === 'string' ? v : undefined);
 const num = (v: HclValue | undefined): number | undefined => (typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : undefined);
+
+/** A `meta { k = "v" }` block's values (null when absent, as Nomad's parse gives it). */
+function meta(b: HclBlock): Record<string, string> | null {
+  const m = b.blocks.find((x) => x.type === 'meta');
+  return m ? Object.fromEntries(Object.entries(m.attrs).map(([k, v]) => [k, String(v)])) : null;
+}

@@ -18,15 +18,19 @@ export function registerJob(c: Cluster, submitted: ApiJob): ApiJobRegisterRespon
     // Note: a re-registration keeps the running allocs (the stand-in does no other job updates)
     const liveAllocs = [...c.allocs.values()].filter((a) => a.JobID === job.ID && a.DesiredStatus === 'run');
     const live = liveAllocs.length > 0;
-    if (!live && c.node.Status === 'ready') c.placeAllocs(job, ev.ID);
+    const failures: Record<string, unknown> = {};
+    if (!live && c.node.Status === 'ready') c.placeAllocs(job, ev.ID, [], new Set(), failures);
     // a scale-up: place the missing indexes, keep the running allocs (their names are job.group[index])
     const names = new Set(liveAllocs.map((a) => a.Name));
     const missing = (job.TaskGroups ?? []).some((g) => Array.from({ length: g.Count }, (_, i) => `${job.ID}.${g.Name}[${i}]`).some((n) => !names.has(n)));
-    if (live && missing && c.node.Status === 'ready') c.placeAllocs(job, ev.ID, [], names);
+    if (live && missing && c.node.Status === 'ready') c.placeAllocs(job, ev.ID, [], names, failures);
     const blocked = !live && c.node.Status !== 'ready';
+    // a placement failure leaves a blocked eval behind (it places the rest once something changes on the node)
+    const blockedEval = Object.keys(failures).length ? c.createEval(job, 'queued-allocs', 'blocked') : undefined;
     c.commit(['evals'], (idx) => {
       Object.assign(ev, { Status: 'complete', ModifyIndex: idx });
       if (blocked) ev.FailedTGAllocs = Object.fromEntries((job.TaskGroups ?? []).map((g) => [g.Name, { NodesEvaluated: 0, NodesFiltered: 0, NodesInPool: 1, NodesAvailable: { dc1: 0 }, CoalescedFailures: g.Count - 1 }]));
+      if (blockedEval) Object.assign(ev, { FailedTGAllocs: failures, BlockedEval: blockedEval.ID });
     });
   });
   return { EvalID: ev.ID, EvalCreateIndex: ev.CreateIndex, JobModifyIndex: jobIndex, Warnings: '', Index: ev.CreateIndex };

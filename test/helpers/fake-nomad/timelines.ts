@@ -51,11 +51,13 @@ export function clientUp(c: Cluster, timeline: Timeline): void {
   const allocs = liveOnNode(c);
   if (timeline !== 'replaced') for (const a of allocs) journalRestoreFailed(c, a);
   c.later(1, () => {
-    c.setNodeStatus('initializing', wasDown ? 'Node re-registered' : undefined);
+    c.setNodeStatus('initializing');
     c.log('INFO', 'client', 'node registration complete');
   });
-  c.later(2, () => c.setNodeStatus('ready'));
+  // real 1.9.7 with heartbeat_grace 10s: node events "Node heartbeat missed", then "Node reregistered by heartbeat"
+  c.later(2, () => c.setNodeStatus('ready', wasDown ? 'Node reregistered by heartbeat' : undefined));
   if (timeline === 'replaced') {
+    c.later(2, () => restoreLostAsStopped(c));
     c.later(2.5, () => replaceLost(c));
     return;
   }
@@ -110,15 +112,34 @@ function failSetup(c: Cluster, a: ApiAllocation): void {
   if (job) c.createEval(job, 'alloc-failure'); // reschedule attempts = 0: nothing is placed
 }
 
-// The node is ready again: the blocked eval places replacements for the lost allocs.
+/** Allocs the server marked lost while the node was down (desired stop, "alloc is lost since its node is down"). */
+const lostOnNode = (c: Cluster): ApiAllocation[] =>
+  [...c.allocs.values()].filter((a) => a.NodeID === c.node.ID && a.DesiredDescription === 'alloc is lost since its node is down' && !a.NextAllocation);
+
+// The restarted client restores the lost alloc's runner and reports it: real 1.9.7 showed it pending (desired stop),
+// "No tasks have started", its tasks pending after "Failed Restoring Task"; the server's stop keeps it from running.
+function restoreLostAsStopped(c: Cluster): void {
+  for (const a of lostOnNode(c)) {
+    c.updateAlloc(a.ID, (x) => {
+      for (const [t, st] of Object.entries(x.TaskStates ?? {})) {
+        c.appendEvent(x, t, taskEvent('Failed Restoring Task', 'failed to restore task; will not run until server is contacted'));
+        st.State = 'pending';
+      }
+      Object.assign(x, { ClientStatus: 'pending', ClientDescription: 'No tasks have started' });
+    });
+  }
+}
+
+// The node is ready again: the blocked eval places replacements for the lost allocs. Real 1.9.7 (heartbeat_grace 10s):
+// the replacement has the lost alloc's name (web[0]) and BOTH PreviousAllocation and NextAllocation stay empty.
 function replaceLost(c: Cluster): void {
-  const lost = [...c.allocs.values()].filter((a) => a.NodeID === c.node.ID && a.ClientStatus === 'lost' && !a.NextAllocation);
+  const lost = lostOnNode(c);
   for (const jobId of new Set(lost.map((a) => a.JobID))) {
     const job = c.jobs.get(jobId);
     if (!job || job.Stop) continue;
     const blocked = [...c.evals.values()].find((e) => e.JobID === jobId && e.Status === 'blocked');
     if (blocked) c.commit(['evals'], (idx) => Object.assign(blocked, { Status: 'complete', ModifyIndex: idx }));
-    c.placeAllocs(job, blocked?.ID ?? '', lost.filter((a) => a.JobID === jobId));
+    c.placeAllocs(job, blocked?.ID ?? '', lost.filter((a) => a.JobID === jobId), new Set(), {}, false);
   }
 }
 

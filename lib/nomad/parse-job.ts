@@ -1,0 +1,76 @@
+// Pure: what the reboot scenario needs to know of a job (Nomad's JSON job, from `nomad job run -output` or
+// /v1/jobs/parse) and whether it can run it: a service job with at least one bridge-mode group.
+import { probeKindsFromMeta, type ProbeKinds } from '../checks/probe-kind.js';
+
+/** A group as the scenario sees it. */
+export interface JobGroupInfo {
+  name: string;
+  count: number;
+  bridge: boolean;
+  ports: string[];
+  drivers: string[];
+}
+
+/** A job as the scenario sees it. */
+export interface JobInfo {
+  id: string;
+  type: string;
+  groups: JobGroupInfo[];
+  /** allocs the job asks for in all (sum of group counts) */
+  expectedAllocs: number;
+  drivers: string[];
+  probeKinds: ProbeKinds;
+}
+
+type Obj = Record<string, unknown>;
+const obj = (v: unknown): Obj | undefined => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : undefined);
+const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+const strMap = (v: unknown): Record<string, string> | undefined => {
+  const o = obj(v);
+  return o ? Object.fromEntries(Object.entries(o).filter(([, x]) => typeof x === 'string')) as Record<string, string> : undefined;
+};
+
+/** Read Nomad's job JSON (`{"Job": {...}}` or the job itself; unset fields may be null, as `-output` leaves them). */
+export function jobInfo(raw: unknown): { info?: JobInfo; problems: string[] } {
+  const root = obj(raw);
+  const job = obj(root?.['Job']) ?? root;
+  if (!job) return { problems: ['is not a Nomad job (expected a JSON object with a Job)'] };
+  const id = typeof job['ID'] === 'string' ? job['ID'] : typeof job['Name'] === 'string' ? job['Name'] : '';
+  const type = typeof job['Type'] === 'string' && job['Type'] ? job['Type'] : 'service';
+  const groups = arr(job['TaskGroups']).map(obj).filter((g): g is Obj => !!g).map((g) => {
+    const nets = arr(g['Networks']).map(obj).filter((n): n is Obj => !!n);
+    const ports = nets.flatMap((n) => [...arr(n['DynamicPorts']), ...arr(n['ReservedPorts'])]).map(obj).map((p) => String(p?.['Label'] ?? '')).filter(Boolean);
+    const drivers = arr(g['Tasks']).map(obj).map((t) => String(t?.['Driver'] ?? '')).filter(Boolean);
+    return {
+      name: String(g['Name'] ?? ''),
+      count: typeof g['Count'] === 'number' ? g['Count'] : 1,
+      bridge: nets.some((n) => n['Mode'] === 'bridge'),
+      ports, drivers, meta: strMap(g['Meta']),
+    };
+  });
+  const { kinds, problems } = probeKindsFromMeta(strMap(job['Meta']), groups.map((g) => ({ name: g.name, meta: g.meta, ports: g.ports })));
+  const info: JobInfo = {
+    id, type, probeKinds: kinds,
+    groups: groups.map(({ meta: _meta, ...g }) => g),
+    expectedAllocs: groups.reduce((s, g) => s + g.count, 0),
+    drivers: [...new Set(groups.flatMap((g) => g.drivers))],
+  };
+  return { info, problems };
+}
+
+/** Why the reboot scenario cannot run this job, each with the fix; empty when it can. */
+export function jobProblems(info: JobInfo): { message: string; fix: string }[] {
+  const out: { message: string; fix: string }[] = [];
+  if (info.type === 'batch' || info.type === 'sysbatch') {
+    out.push({ message: `job "${info.id}" is a ${info.type} job: its allocs finish, so there is nothing to restore after a reboot`, fix: 'use a service job (type = "service") whose tasks keep running' });
+  } else if (info.type === 'system') {
+    out.push({ message: `job "${info.id}" is a system job: Nomad restores system allocs without waiting for the servers, which this scenario does not judge`, fix: 'use a service job (type = "service")' });
+  } else if (info.type !== 'service') {
+    out.push({ message: `job "${info.id}" has type "${info.type}"`, fix: 'use a service job (type = "service")' });
+  }
+  if (!info.groups.some((g) => g.bridge)) {
+    out.push({ message: `job "${info.id}" has no group with network { mode = "bridge" } (groups: ${info.groups.map((g) => g.name).join(', ') || 'none'})`, fix: 'add network { mode = "bridge" } to a group: the scenario tests bridge networking across a reboot' });
+  }
+  if (info.expectedAllocs === 0) out.push({ message: `job "${info.id}" asks for no alloc (every group has count = 0)`, fix: 'give a group count >= 1' });
+  return out;
+}

@@ -1,0 +1,40 @@
+// Pure: the per-alloc table of the HTML report: one row per judged alloc, one column per check that reports per alloc,
+// each cell the alloc's status in that check with its one-line detail; the first detail column is the alloc's outcome.
+import type { AllocDetail, Verdict } from '../model/check.js';
+import { esc } from './html-text.js';
+
+const MARK: Record<AllocDetail['status'], { word: string; cls: string }> = {
+  passed: { word: 'ok', cls: 'ok' },
+  failed: { word: 'FAIL', cls: 'fail' },
+  skipped: { word: 'skip', cls: 'info' },
+};
+
+/** The checks that carry per-alloc detail, and every alloc they name (first seen order), for the table. */
+export function allocRows(verdicts: readonly Verdict[]): { checks: Verdict[]; allocs: { allocId: string; name: string }[] } {
+  const checks = verdicts.filter((v) => v.perAlloc?.length);
+  const seen = new Map<string, string>();
+  for (const v of checks) for (const p of v.perAlloc!) if (!seen.has(p.allocId)) seen.set(p.allocId, p.name);
+  const allocs = [...seen].map(([allocId, name]) => ({ allocId, name })).sort((a, b) => a.name.localeCompare(b.name, 'en', { numeric: true }));
+  return { checks, allocs };
+}
+
+/** The table as an HTML section ("" when no check reported per alloc); every text is escaped. */
+export function renderAllocTable(verdicts: readonly Verdict[]): string {
+  const { checks, allocs } = allocRows(verdicts);
+  if (!checks.length) return '';
+  const outcome = checks.find((v) => v.id === 'alloc-restored');
+  const head = `<tr><th>alloc</th>${checks.map((v) => `<th title="${esc(v.title)}"><code>${esc(v.id)}</code></th>`).join('')}<th>outcome</th></tr>`;
+  const rows = allocs.map((a) => {
+    const cells = checks.map((v) => {
+      const p = v.perAlloc!.find((x) => x.allocId === a.allocId);
+      if (!p) return '<td class="t">—</td>';
+      const m = MARK[p.status];
+      return `<td class="t cell-${m.cls}" data-check="${esc(v.id)}" data-status="${esc(p.status)}" title="${esc(p.detail)}">${esc(m.word)}</td>`;
+    });
+    const o = outcome?.perAlloc?.find((x) => x.allocId === a.allocId)?.detail ?? '';
+    return `<tr data-alloc="${esc(a.allocId)}"><td class="t">${esc(a.name || '(unnamed)')}<br><code>${esc(a.allocId.slice(0, 8))}</code></td>${cells.join('')}<td class="detail">${esc(o)}</td></tr>`;
+  });
+  const style = '<style>#allocs td.cell-ok { color: #15803d; } #allocs td.cell-fail { color: #b91c1c; font-weight: 700; } #allocs td.cell-info { color: #475569; }</style>';
+  return `<section id="allocs-section"><h2>Allocs <span class="meta">${allocs.length} judged; hover a cell for its detail</span></h2>${style}
+<table id="allocs"><thead>${head}</thead><tbody>${rows.join('\n')}</tbody></table></section>`;
+}

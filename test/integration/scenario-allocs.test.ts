@@ -1,0 +1,189 @@
+// bridge-exec-reboot with the user's own job (--job), every alloc judged, through the real CLI main() against STAND-INS:
+// the Nomad API stand-in (real-shaped payloads, scripted timelines learnt from real 1.9.3/1.9.7 runs) and a stand-in lab
+// (no VMs). The host-side job conversion is the stand-in's HCL reader here; the real `nomad job run -output` is in test/e2e.
+import t, { type Test } from 'tap';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { XMLParser } from 'fast-xml-parser';
+import { main } from '../../lib/cli/main.js';
+import { validateJUnit } from '../helpers/junit-schema.js';
+import { standIn } from '../helpers/stand-in-env.js';
+import type { Timeline } from '../helpers/fake-nomad/index.js';
+
+const example = (name: string): string => fileURLToPath(new URL(`../../examples/jobs/${name}`, import.meta.url));
+const COUNT3 = example('count-3.nomad.hcl');
+const TWO_GROUPS = example('two-groups.nomad.hcl');
+
+interface Verdict {
+  id: string;
+  status: string;
+  label: string;
+  message: string;
+  evidence: string[];
+  causedBy?: string;
+  perAlloc?: { allocId: string; name: string; status: string; detail: string }[];
+}
+
+async function run(t: Test, timeline: Timeline, extra: string[] = [], dir = t.testdir({})) {
+  const s = await standIn(timeline, { cwd: dir });
+  t.teardown(() => s.nomad.close());
+  const argv = ['run', 'bridge-exec-reboot', '--nomad-binary', '/stand-in/nomad', '--reports-dir', join(dir, 'reports'), '--junit', join(dir, 'junit.xml'), '--report-json', join(dir, 'summary.json'), '--netns', '', ...extra];
+  const code = await main(argv, s.deps);
+  let junit = '';
+  let summary: { runs: { verdicts: Verdict[]; properties: Record<string, string>; steps: { name: string; status: string; message?: string }[]; error?: { message: string } }[] } = { runs: [] };
+  try {
+    junit = readFileSync(join(dir, 'junit.xml'), 'utf8');
+    summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
+    validateJUnit(t, join(dir, 'junit.xml'));
+  } catch {
+    // no report: refused before anything was created (exit 2)
+  }
+  const verdict = (id: string): Verdict => summary.runs[0]!.verdicts.find((v) => v.id === id)!;
+  const xml = junit ? new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(junit) : undefined;
+  const cases = xml ? ([xml.testsuites.testsuite.testcase].flat() as Record<string, unknown>[]) : [];
+  const junitCase = (id: string) => JSON.stringify(cases.find((c) => String(c['name']).endsWith(`(${id})`)));
+  return { code, summary, verdict, junitCase, s, err: s.err.join('\n'), dir };
+}
+
+t.test('count-3 job on the 1.9.3 failure timeline: every alloc judged failed with the duplicate-IP error, exit 1', async (t) => {
+  const r = await run(t, 'duplicate-ip', ['--job', COUNT3]);
+  t.equal(r.code, 1);
+  const restored = r.verdict('alloc-restored');
+  t.equal(restored.perAlloc?.length, 3, 'three allocs judged');
+  t.same(restored.perAlloc!.map((p) => p.name).sort(), ['bridge-count-3.web[0]', 'bridge-count-3.web[1]', 'bridge-count-3.web[2]']);
+  t.ok(restored.perAlloc!.every((p) => p.status === 'failed' && /^failed: .*duplicate allocation is not allowed/.test(p.detail)), 'each failed, quoting its Setup Failure');
+  t.match(restored.message, /^0 of 3 allocs restored; 3 failed/);
+  const dup = r.verdict('no-duplicate-ip');
+  t.equal(dup.status, 'failed');
+  t.match(dup.message, /for 3 of 3 allocs/);
+  t.ok(dup.perAlloc!.every((p) => /Setup Failure: 172\.26\.64\.\d+ was already allocated to/.test(p.detail)), 'the duplicate-IP error per alloc');
+  const uniq = r.verdict('unique-ips');
+  t.not(uniq.status, 'failed', 'failed allocs are not live allocs with their own address');
+  t.notMatch(uniq.message, /3 live allocs/);
+  t.ok(r.verdict('task-restarted').perAlloc!.every((p) => p.status === 'failed'));
+  t.match(r.junitCase('alloc-restored'), /bridge-count-3\.web\[0\][^]*bridge-count-3\.web\[1\][^]*bridge-count-3\.web\[2\]/, 'per-alloc lines in the JUnit case');
+  t.equal(r.summary.runs[0]!.properties['allocs.count'], '3');
+  t.match(r.summary.runs[0]!.properties['allocs.outcomes'], /web\[0\]=failed.*web\[1\]=failed.*web\[2\]=failed/);
+  t.ok(r.s.lab.destroyed);
+});
+
+t.test('count-3 job on the failure timeline with --expect no-duplicate-ip=fail: the reproduction passes, exit 0', async (t) => {
+  const r = await run(t, 'duplicate-ip', ['--job', COUNT3, '--expect', 'no-duplicate-ip=fail']);
+  t.equal(r.code, 0);
+  t.equal(r.verdict('alloc-restored').label, 'expected failure');
+  t.equal(r.verdict('alloc-restored').causedBy, 'no-duplicate-ip');
+});
+
+t.test('count-3 job restored: all pass, every alloc restored and reachable, exit 0', async (t) => {
+  const r = await run(t, 'restored', ['--job', COUNT3]);
+  t.equal(r.code, 0, r.err);
+  for (const id of ['alloc-restored', 'task-restarted', 'http-reachable', 'no-duplicate-ip', 'unique-ips', 'no-leaks']) {
+    const v = r.verdict(id);
+    t.equal(v.status, 'passed', `${id}: ${v.message}`);
+    t.equal(v.perAlloc?.length, 3, `${id} has three per-alloc lines`);
+  }
+  t.match(r.verdict('alloc-restored').message, /^all 3 allocs restored in place/);
+  t.match(r.verdict('unique-ips').message, /^3 live allocs on the node, each with its own address/);
+  t.match(r.verdict('http-reachable').message, /every mapped port of all 3 allocs answered \(6 probes/);
+  const steps = r.summary.runs[0]!.steps.map((s) => s.name);
+  t.ok(steps.some((n) => /wait until every alloc of the job \(3\) runs/.test(n)));
+  t.ok(steps.some((n) => /wait until the job has settled/.test(n)));
+  t.match(r.summary.runs[0]!.properties['job.settled'], /^yes: all 3 allocs settled/);
+});
+
+t.test('node marked down (1.9.7, heartbeat_grace 10s): the alloc is "replaced" with the heartbeat_grace explanation, exit 1', async (t) => {
+  const r = await run(t, 'replaced', ['--heartbeat-grace', '10s']);
+  t.equal(r.code, 1);
+  const v = r.verdict('alloc-restored');
+  t.equal(v.status, 'failed');
+  t.match(v.message, /^replaced: alloc \S+ \(bridge-exec-http\.web\[0\]\) was replaced by \S+ \(running\), matched by job, group and name/);
+  t.match(v.message, /heartbeat_grace \(10s\) is shorter than the reboot/);
+  t.match(v.message, /"alloc is lost since its node is down"/);
+  t.match(v.message, /Node heartbeat missed/);
+  t.match(r.summary.runs[0]!.properties['job.settled'], /^yes/, 'settled on the replacement, not on the lost alloc');
+  t.equal(r.verdict('http-reachable').status, 'passed', 'the replacement answers');
+  const allocs = [...r.s.nomad.cluster.allocs.values()];
+  t.equal(allocs.length, 2);
+  t.ok(allocs.every((a) => !a.PreviousAllocation && !a.NextAllocation), 'as on real 1.9.7: no link between the lost alloc and its replacement');
+});
+
+t.test('node marked down with --expect alloc-restored=fail: exit 0', async (t) => {
+  const r = await run(t, 'replaced', ['--heartbeat-grace', '10s', '--expect', 'alloc-restored=fail']);
+  t.equal(r.code, 0, JSON.stringify(r.summary.runs[0]?.verdicts.filter((v) => v.label === 'failed').map((v) => v.message)));
+  t.equal(r.verdict('task-restarted').causedBy, 'alloc-restored', 'its tasks did not come back in place: a consequence');
+});
+
+t.test('a two-group job: every alloc of both groups judged, the TCP port probed with a connect', async (t) => {
+  const r = await run(t, 'restored', ['--job', TWO_GROUPS]);
+  t.equal(r.code, 0, r.err);
+  const reach = r.verdict('http-reachable');
+  t.same(reach.perAlloc!.map((p) => p.name).sort(), ['bridge-two-groups.echo[0]', 'bridge-two-groups.web[0]']);
+  t.match(reach.evidence.join('\n'), /\[bridge echo\] from client: TCP connect tcp:\/\/172\.26\.64\.\d+:9000 -> connected/);
+  t.match(reach.evidence.join('\n'), /\[host-port http\] from server: GET http:\/\/[\d.]+:\d+\/ -> 200/);
+  t.match(r.summary.runs[0]!.properties['job.groups'], /web\[1\] bridge echo\[1\] bridge/);
+  t.ok(r.s.lab.commands['client']!.some((c) => c.includes('/dev/tcp/')), 'a real TCP probe command was sent to the client');
+});
+
+t.test('a job that does not fit the client: placement failure with Nomad\'s text and the fix, exit 3 before any reboot', async (t) => {
+  const dir = t.testdir({ 'big.nomad.hcl': readFileSync(COUNT3, 'utf8').replace('memory = 128', 'memory = 4096') });
+  const r = await run(t, 'restored', ['--job', join(dir, 'big.nomad.hcl')], dir);
+  t.equal(r.code, 3);
+  const err = r.summary.runs[0]!.error?.message ?? '';
+  t.match(err, /job "bridge-count-3" does not fit the client/);
+  t.match(err, /Task Group "web" \(failed to place 3 allocations\): \* Resources exhausted on 1 nodes \* Dimension "memory" exhausted on 1 nodes/);
+  t.match(err, /fix: give the client VM more memory: --memory \d+/);
+  t.notOk(r.summary.runs[0]!.steps.some((s) => s.name.startsWith('reboot')), 'no reboot happened');
+  t.equal(r.summary.runs[0]!.verdicts.filter((v) => v.status !== 'skipped').length, 0, 'no verdict was reached');
+});
+
+t.test('an alloc that fails before the reboot: exit 3 naming each alloc and its last events', async (t) => {
+  const dir = t.testdir({ 'fails.nomad.hcl': readFileSync(COUNT3, 'utf8') });
+  const s = await standIn('restored', { cwd: dir });
+  t.teardown(() => s.nomad.close());
+  // the client cannot start the second alloc's task (a broken task), as a real driver failure shows it
+  s.nomad.cluster.failStart.set('bridge-count-3.web[1]', 'failed to launch command with executor: exec: "/usr/bin/python3": permission denied');
+  const code = await main(['run', 'bridge-exec-reboot', '--nomad-binary', '/stand-in/nomad', '--job', join(dir, 'fails.nomad.hcl'), '--reports-dir', join(dir, 'reports'), '--report-json', join(dir, 'summary.json'), '--netns', ''], s.deps);
+  t.equal(code, 3);
+  const err = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')).runs[0].error.message as string;
+  t.match(err, /job "bridge-count-3" never became healthy/);
+  t.match(err, /bridge-count-3\.web\[1\] \S+ failed: task web dead \(last events: [^)]*Driver Failure: failed to launch command/);
+  t.match(err, /bridge-count-3\.web\[0\] \S+ /, 'names the other allocs too');
+});
+
+t.test('bad job inputs: refused before anything is created, exit 2, every problem at once', async (t) => {
+  const dir = t.testdir({
+    'broken.nomad.hcl': 'job "x" {\n  group "g" {\n    count = \n  }\n}\n',
+    'batch.nomad.hcl': 'job "b" {\n  type = "batch"\n  group "g" {\n    task "t" {\n      driver = "exec"\n      config { command = "/bin/true" }\n    }\n  }\n}\n',
+    'harness.yaml': 'job:\n  vars:\n    count: 3\n',
+  });
+  const broken = await run(t, 'restored', ['--job', join(dir, 'broken.nomad.hcl')], dir);
+  t.equal(broken.code, 2);
+  t.match(broken.err, /job\.file \(--job\): Nomad cannot parse it: Error getting job struct: Error parsing job file/);
+  t.same(broken.s.lab.commands, { server: [], client: [] }, 'no VM was touched');
+
+  const batch = await run(t, 'restored', ['--job', join(dir, 'batch.nomad.hcl')], dir);
+  t.equal(batch.code, 2);
+  t.match(batch.err, /2 problems/);
+  t.match(batch.err, /job "b" is a batch job: its allocs finish, so there is nothing to restore/);
+  t.match(batch.err, /job "b" has no group with network \{ mode = "bridge" \}/);
+
+  const missing = await run(t, 'restored', ['--job', join(dir, 'nope.nomad.hcl')], dir);
+  t.equal(missing.code, 2);
+  t.match(missing.err, /job\.file \(--job\): cannot be read \(ENOENT\)/);
+
+  const other = await run(t, 'restored', ['--job', COUNT3, '--driver', 'docker', '--box', 'nomad-reboot-harness/bookworm-docker'], dir);
+  t.equal(other.code, 2);
+  t.match(other.err, /cannot be combined with --driver docker/);
+
+  const varsOnly = await run(t, 'restored', ['--config', join(dir, 'harness.yaml')], dir);
+  t.equal(varsOnly.code, 2);
+  t.match(varsOnly.err, /job\.vars: are variables for job\.file, which is not set/);
+});
+
+t.test('job.vars reach both parsers: count = 2 from harness.yaml makes two allocs', async (t) => {
+  const dir = t.testdir({ 'harness.yaml': `job:\n  file: ${COUNT3}\n  vars:\n    count: 2\n` });
+  const r = await run(t, 'restored', ['--config', join(dir, 'harness.yaml')], dir);
+  t.equal(r.code, 0, r.err);
+  t.equal(r.verdict('alloc-restored').perAlloc?.length, 2);
+});
