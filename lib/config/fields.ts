@@ -16,6 +16,8 @@ export interface Field {
   doc: string;
   /** a secret: a bad value is never echoed back in a problem */
   secret?: boolean;
+  /** an older name of another key (same config path): both work; given both, they must agree */
+  aliasOf?: string;
   parse: (raw: unknown) => Parsed;
 }
 

@@ -4,7 +4,7 @@ import { bool, goDuration, hclVars, httpUrl, int, netnsName, oneOf, str, subnet2
 
 /** All keys. The README's configuration table is written from this list. */
 export const FIELDS: Field[] = [
-  { yaml: 'nomad_binary', flag: 'nomad-binary', env: 'NOMAD_BINARY', path: ['nomadBinary'], doc: 'the path of a linux/amd64 Nomad build (the older name of --nomad)', parse: str('give the path of a linux/amd64 nomad binary, e.g. ./pkg/linux_amd64/nomad') },
+  { yaml: 'nomad_binary', flag: 'nomad-binary', env: 'NOMAD_BINARY', path: ['nomadBinary'], aliasOf: 'nomad_build', doc: 'the path of a linux/amd64 Nomad build (the older name of --nomad)', parse: str('give the path of a linux/amd64 nomad binary, e.g. ./pkg/linux_amd64/nomad') },
   { yaml: 'nomad_build', flag: 'nomad', env: 'NOMAD_BUILD', path: ['nomadBinary'], doc: 'Nomad build to install: a release version (1.9.7, 1.9.7+ent, latest), git:<dir>[@<ref>], or the path of a linux/amd64 binary', parse: str('give a release version (1.9.7, latest), git:<dir>[@<ref>], or the path of a linux/amd64 nomad binary') },
   { yaml: 'upgrade_to', flag: 'upgrade-to', env: 'NOMAD_UPGRADE_TO', path: ['upgradeTo'], doc: 'Nomad build the client is upgraded to in place (upgrade-in-place): a release version, git:<dir>[@<ref>] or a path', parse: str('give the build to upgrade to: a release version (1.9.7), git:<dir>[@<ref>] or a path') },
   { yaml: 'builds.releases_url', flag: 'releases-url', env: 'NOMAD_RELEASES_URL', path: ['builds', 'releasesUrl'], doc: 'base URL of the Nomad releases layout for version specs (the official site or a mirror)', parse: httpUrl },

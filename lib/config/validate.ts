@@ -32,6 +32,7 @@ export function resolveConfig(src: ConfigSources): ConfigResult {
   const fileName = src.fileName ?? 'harness.yaml';
   const fileValues = flattenFile(src.file, fileName, problems);
 
+  const setBy = new Map<string, [string, unknown]>();
   for (const f of FIELDS) {
     const candidates: [string, unknown][] = [];
     if (fileValues.has(f.yaml)) candidates.push([`${fileName}: ${f.yaml}`, fileValues.get(f.yaml)]);
@@ -44,6 +45,14 @@ export function resolveConfig(src: ConfigSources): ConfigResult {
       if (p.ok) setPath(config, f.path, p.value);
       else problems.push(problem(where, f.secret ? REDACTED : raw, p));
     }
+    // An older name and the new one for the same key: fine alone, a problem when they disagree.
+    const last = candidates.at(-1);
+    const key = f.path.join('.');
+    const other = setBy.get(key);
+    if (last && other && JSON.stringify(other[1]) !== JSON.stringify(last[1])) {
+      problems.push({ field: `${other[0]} / ${last[0]}`, value: [other[1], last[1]], message: 'name the same setting with different values', fix: `give one of them (${f.aliasOf ? `${last[0]} is the older name` : `${other[0]} is the older name`})` });
+    }
+    if (last && !other) setBy.set(key, last);
   }
   for (const [key, value] of fileValues) {
     if (key === 'expect' || key.startsWith('expect.')) continue;

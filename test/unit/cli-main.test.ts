@@ -77,8 +77,9 @@ t.test('--help, run --help, --version', async (t) => {
 t.test('run without a Nomad build: exit 2, the fix on stderr, nothing created', async (t) => {
   const p = probe(t.testdir());
   t.equal(await main(['run'], p.deps), 2);
-  t.match(p.err(), /^error: invalid configuration: --nomad-binary: scenario bridge-exec-reboot installs Nomad and needs a build/);
-  t.match(p.err(), 'NOMAD_BINARY');
+  t.match(p.err(), /^error: invalid configuration: --nomad: scenario bridge-exec-reboot installs Nomad and needs a build/);
+  t.match(p.err(), 'NOMAD_BUILD');
+  t.match(p.err(), 'release version (1.9.7, latest), git:<dir>[@<ref>] or the path');
   t.equal(p.out(), '');
   t.same(p.effects, [], 'not even the binary check or host preparation ran');
 });

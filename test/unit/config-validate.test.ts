@@ -174,3 +174,13 @@ t.test('an empty HARNESS_NETNS selects the host network; an empty variable elsew
     t.equal(r.config.lab.box, 'nomad-reboot-harness/bookworm', 'HARNESS_BOX="" leaves the default');
   }
 });
+
+t.test('--nomad and its older name --nomad-binary: either works; both must agree', async (t) => {
+  const base = { file: undefined, env: {}, knownChecks: [] };
+  const one = resolveConfig({ ...base, flags: { 'nomad-binary': './n' } });
+  t.equal(one.ok && one.config.nomadBinary, './n');
+  const both = resolveConfig({ ...base, flags: { nomad: '1.9.7', 'nomad-binary': './n' } });
+  t.notOk(both.ok);
+  t.match(!both.ok && both.problems, [{ field: '--nomad-binary / --nomad', message: 'name the same setting with different values' }]);
+  t.ok(resolveConfig({ ...base, flags: { nomad: './n', 'nomad-binary': './n' } }).ok, 'the same value twice is fine');
+});
