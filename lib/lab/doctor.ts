@@ -3,7 +3,8 @@ import { readFile, readdir, statfs, access } from 'node:fs/promises';
 import { vagrantInfo } from '../vagrant/info.js';
 import { runCommand, ANY_EXIT_CODE, type RunCommand } from '../exec/run.js';
 import type { Deadline } from '../run/deadline.js';
-import { inspectNomadBinary } from '../cluster/binary.js';
+import { inspectNomadBinary, probeNomadVersion, VERSION_PROBE_MS } from '../cluster/binary.js';
+import { deadlineIn } from '../run/deadline.js';
 import { alivePid, currentNetns } from './host.js';
 
 export interface DoctorItem {
@@ -102,10 +103,7 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorItem[]> {
   const hasBox = boxes.out.split('\n').some((l) => l.startsWith(`${box} `) && l.includes('libvirt'));
   items.push(item('box', hasBox, hasBox ? `${box} (libvirt) is added` : `${box} not found in \`vagrant box list\``, `sudo bash vms/build-box.sh   (offline debootstrap build, ~3-5 min)`));
 
-  if (nomadBinary !== undefined) {
-    const info = await inspectNomadBinary(nomadBinary);
-    items.push(item('nomad binary', info.ok, info.reason, 'build or download a linux/amd64 nomad (e.g. make pkg/linux_amd64/nomad) and pass its path'));
-  }
+  if (nomadBinary !== undefined) items.push(await nomadBuildItem(nomadBinary, deadline, run));
 
   for (const dir of ['/var/lib/libvirt', workDir]) {
     const st = await statfs(dir).catch(() => undefined);
@@ -117,6 +115,17 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorItem[]> {
   const mem = memAvailableBytes(await text('/proc/meminfo'));
   items.push(item('free memory', mem !== undefined && mem >= MIN_MEM_BYTES, mem === undefined ? 'MemAvailable unknown' : `${gib(mem)} available (need ${gib(MIN_MEM_BYTES)})`, 'stop other VMs or processes, or lower the VM memory (memoryMb)'));
   return items;
+}
+
+/** The Nomad build: a Linux x86-64 ELF that answers `version` as a Nomad agent (not any program, e.g. /bin/true). */
+async function nomadBuildItem(path: string, deadline: Deadline, run: RunCommand): Promise<DoctorItem> {
+  const fix = 'build or download a linux/amd64 nomad (e.g. make pkg/linux_amd64/nomad) and pass its path';
+  const info = await inspectNomadBinary(path);
+  if (!info.ok) return item('nomad binary', false, info.reason, fix);
+  const probed = await probeNomadVersion(path, { deadline: deadlineIn(VERSION_PROBE_MS, deadline), run });
+  if ('message' in probed) return item('nomad binary', false, probed.message, fix);
+  const rev = probed.revision ? ` (revision ${probed.revision})` : '';
+  return item('nomad binary', true, `${path}: Nomad ${probed.version}${rev}, ${info.reason.slice(path.length + 2)}`);
 }
 
 /** Render doctor items for a terminal: one line per item, the fix indented below each failure, and a summary. Pure. */
