@@ -15,5 +15,6 @@ export function checkAllocRestored(e: RebootEvidence): CheckResult {
   evidence.push(`after:  ${after ? allocLine(after) : `alloc ${e.allocId} not observed`}`);
   for (const a of e.after.jobAllocs) if (a.id !== e.allocId) evidence.push(`other alloc of job ${e.jobId}: ${allocLine(a)}`);
   if (c.outcome === 'restored') return result(id, title, 'passed', c.reason, evidence);
-  return result(id, title, 'failed', `${c.outcome}: ${c.reason}`, evidence);
+  // Note: "not restored (<outcome>)", not "<outcome>: …": reports put the verdict ("failed: ") in front of the message.
+  return result(id, title, 'failed', `not restored (${c.outcome}): ${c.reason}`, evidence);
 }
