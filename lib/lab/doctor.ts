@@ -103,7 +103,7 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorItem[]> {
 
   const boxes = { out: vagrant.boxes };
   const hasBox = boxes.out.split('\n').some((l) => l.startsWith(`${box} `) && l.includes('libvirt'));
-  items.push(item('box', hasBox, hasBox ? `${box} (libvirt) is added` : `${box} not found in \`vagrant box list\``, `sudo bash vms/build-box.sh   (offline debootstrap build, ~3-5 min)`));
+  items.push(item('box', hasBox, hasBox ? `${box} (libvirt) is added` : `${box} not found in \`vagrant box list\``, `reboot-harness setup   (or: sudo bash vms/build-box.sh; an offline debootstrap build, about 3 min)`));
 
   if (nomadBinary !== undefined) items.push(await nomadBuildItem(nomadBinary, deadline, run));
 

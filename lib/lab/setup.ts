@@ -53,7 +53,7 @@ export function nextCommands(labHost: LabHost | undefined): string {
   return [
     `setup done. ${host}Next:`,
     '  reboot-harness doctor                        # every check should say ok',
-    '  reboot-harness run cni-ipam-reboot           # a real reboot without Nomad (about 3-5 min under emulation)',
+    '  reboot-harness run cni-ipam-reboot           # a real reboot without Nomad (about 5 min under emulation)',
     '  reboot-harness run --nomad-binary <path>     # the default scenario on your Nomad build',
   ].join('\n');
 }
