@@ -131,7 +131,7 @@ async function teardown(ctx: RunContext, keep: boolean): Promise<string[]> {
     ctx.steps.push({ name: TEARDOWN_STEP, status: 'error', startedAtMs, durationMs, message, detail: msgs.join('\n') });
     ctx.logger({ kind: 'step', t: ctx.elapsed(), phase: 'end', name: TEARDOWN_STEP, status: 'error', durationMs, message });
   } else if (keep) {
-    const message = 'skipped (--keep): the lab is kept; only this process\'s own connections were closed';
+    const message = "--keep: the lab is kept; only this process's own connections were closed";
     ctx.steps.push({ name: TEARDOWN_STEP, status: 'skipped', startedAtMs, durationMs, message });
     ctx.logger({ kind: 'step', t: ctx.elapsed(), phase: 'end', name: TEARDOWN_STEP, status: 'skipped', message });
   } else {
