@@ -24,6 +24,13 @@ if (unknown.length) {
 
 $.verbose = false;
 const rows: Row[] = [];
+const slowest = new Map<string, string[]>();
+
+/** The files that took longest inside their own process (tap's "# time=" on each top-level line). */
+function slowestFiles(tap: string, n = 5): string[] {
+  const times = [...tap.matchAll(/^(?:not )?ok \d+ - (test\/\S+) # time=([\d.]+)ms/gm)].map((m) => ({ file: m[1]!, ms: Number(m[2]) }));
+  return times.sort((a, b) => b.ms - a.ms).slice(0, n).map((x) => `${x.file} ${fmt(x.ms / 1000)}`);
+}
 for (const name of only) {
   const { what, flags } = VARIANTS[name]!;
   console.error(`== ${name}: warm-up (plugin rebuild, not timed)`);
@@ -37,6 +44,8 @@ for (const name of only) {
   const summary = /^# \{ total: \d+(.*)\}$/m.exec(r.stdout)?.[1] ?? '';
   const num = (k: string) => Number(new RegExp(`${k}: (\\d+)`).exec(summary)?.[1] ?? 0);
   const fileCount = r.stdout.split('\n').filter((l) => /^(not )?ok \d+ - test\//.test(l)).length;
+  await fs.writeFile(`${os.tmpdir()}/test-speed-${name}.tap`, r.stdout);
+  slowest.set(name, slowestFiles(r.stdout));
   rows.push({ variant: name, what, wallS, cpuS: (user ?? 0) + (sys ?? 0), files: fileCount, pass: num('pass'), fail: num('fail'), skip: num('skip'), load: os.loadavg()[0]!.toFixed(1) });
   console.error(`   ${fmt(wallS)} wall, exit ${r.exitCode}`);
 }
@@ -50,4 +59,5 @@ const table = [header, ...rows.map((r) => [r.variant, fmt(r.wallS), fmt(r.cpuS),
 const widths = header.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
 const line = (row: string[]) => `| ${row.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
 console.log([line(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...table.slice(1).map(line)].join('\n'));
+for (const [name, files] of slowest) console.log(`slowest in ${name}: ${files.join(', ')}`);
 console.log(`${os.cpus().length} CPUs, node ${process.version}, files: ${files.join(' ')}`);
