@@ -109,13 +109,18 @@ export class InterruptedError extends HarnessError {
   }
 }
 
-/** Format a duration for humans: 850ms, 12.3s, 2m05s. */
+/**
+ * Format a duration for humans, the one formatter for every duration the harness prints: 850ms, 12.3s, 2m05s,
+ * 1h02m03s. Never a raw float; rounding never gives "60s" or "1000ms".
+ */
 export function formatMs(ms: number): string {
-  if (ms < 1000) return `${Math.round(ms)}ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`;
-  const m = Math.floor(ms / 60_000);
-  const s = Math.round((ms % 60_000) / 1000);
-  return `${m}m${String(s).padStart(2, '0')}s`;
+  const v = Number.isFinite(ms) && ms > 0 ? ms : 0;
+  if (v < 999.5) return `${Math.round(v)}ms`;
+  if (v < 59_950) return `${(v / 1000).toFixed(1)}s`;
+  const total = Math.round(v / 1000);
+  const [h, m, s] = [Math.floor(total / 3600), Math.floor((total % 3600) / 60), total % 60];
+  const two = (n: number) => String(n).padStart(2, '0');
+  return h > 0 ? `${h}h${two(m)}m${two(s)}s` : `${m}m${two(s)}s`;
 }
 
 function indent(s: string): string {

@@ -45,6 +45,7 @@ export function checkAllocRestored(e: RebootEvidence): CheckResult {
     return { ...result(id, title, 'passed', msg, evidence), perAlloc };
   }
   const counts = (['replaced', 'failed', 'unknown'] as const).map((k) => [k, bad.filter((o) => o.outcome === k).length] as const).filter(([, c]) => c > 0);
-  const summary = n === 1 ? `${bad[0]!.outcome}: ${bad[0]!.reason}` : `${n - bad.length} of ${n} allocs restored; ${counts.map(([k, c]) => `${c} ${k}`).join(', ')}; first: ${bad[0]!.outcome}: ${bad[0]!.reason}`;
+  // Note: "not restored (<outcome>)", not "<outcome>: …": reports put the verdict ("failed: ") in front of the message.
+  const summary = n === 1 ? `not restored (${bad[0]!.outcome}): ${bad[0]!.reason}` : `${n - bad.length} of ${n} allocs restored; ${counts.map(([k, c]) => `${c} ${k}`).join(', ')}; first: ${bad[0]!.outcome}: ${bad[0]!.reason}`;
   return { ...result(id, title, 'failed', `${summary}${movedNote}`, evidence), perAlloc };
 }

@@ -1,4 +1,5 @@
 // Check: the client host really rebooted (its kernel boot_id changed and its uptime restarted).
+import { formatMs } from '../errors.js';
 import { result, show } from './result.js';
 import type { RebootEvidence } from '../model/evidence.js';
 import type { CheckDef, CheckResult } from '../model/check.js';
@@ -23,7 +24,7 @@ export function checkClientRebooted(e: RebootEvidence): CheckResult {
     `boot_id before: ${show(before)}`,
     `boot_id after:  ${show(after)}`,
     `reboot (${e.reboot.kind}) of ${e.reboot.machine} requested at ${new Date(e.reboot.requestedAt).toISOString()}, SSH back at ${new Date(e.reboot.backAt).toISOString()}`,
-    `uptime after: ${uptimeS === undefined ? '(unknown)' : `${uptimeS}s`}; time since the reboot was requested: ${(sinceRequestMs / 1000).toFixed(1)}s`,
+    `uptime after: ${uptimeS === undefined ? '(unknown)' : `${uptimeS}s`}; time since the reboot was requested: ${formatMs(sinceRequestMs)}`,
   ];
   if (!before || !after) {
     return result(id, title, 'failed', `boot_id ${!before ? 'before' : 'after'} the reboot was not observed, so a reboot cannot be proved`, evidence);
@@ -32,7 +33,7 @@ export function checkClientRebooted(e: RebootEvidence): CheckResult {
     return result(id, title, 'failed', `boot_id did not change (${before}): the client was not rebooted`, evidence);
   }
   if (uptimeS !== undefined && Number.isFinite(sinceRequestMs) && uptimeS * 1000 > sinceRequestMs + UPTIME_SLACK_MS) {
-    return result(id, title, 'failed', `boot_id changed but uptime ${uptimeS}s is longer than the ${(sinceRequestMs / 1000).toFixed(1)}s since the reboot was requested`, evidence);
+    return result(id, title, 'failed', `boot_id changed but uptime ${uptimeS}s is longer than the ${formatMs(sinceRequestMs)} since the reboot was requested`, evidence);
   }
   return result(id, title, 'passed', `boot_id changed${uptimeS === undefined ? '' : ` and uptime restarted (${uptimeS}s)`}`, evidence);
 }

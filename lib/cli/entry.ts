@@ -1,6 +1,4 @@
 // The real process: wires the CLI to real VMs, the real host and process I/O, then exits with main()'s code.
-import { runAttached } from '../exec/attached.js';
-import { fileURLToPath } from 'node:url';
 import { EXIT, type ExitCode } from '../errors.js';
 import { checkNomadBinary } from '../cluster/binary.js';
 import { runDoctor, renderDoctor } from '../lab/doctor.js';
@@ -8,6 +6,8 @@ import { ensureLabHost, reexecInNetns, IN_NETNS_ENV } from '../lab/host.js';
 import { destroyLabs } from '../lab/destroy.js';
 import { createRealEnv } from '../session/real-env.js';
 import { createBuildLayer } from '../session/builds.js';
+import { runSetup, nextCommands } from '../lab/setup.js';
+import { DEFAULTS } from '../config/schema.js';
 import { deadlineIn } from '../run/deadline.js';
 import type { HarnessConfig } from '../config/schema.js';
 import type { Logger } from '../log/events.js';
@@ -28,11 +28,24 @@ async function prepareHost(config: HarnessConfig, _argv: string[], logger: Logge
   return (await reexecInNetns(host.netns)) as ExitCode;
 }
 
-/** `reboot-harness setup [--force] [--docker]`: vms/setup-host.sh with the terminal attached. */
-async function setup({ force, docker }: { force: boolean; docker: boolean }): Promise<ExitCode> {
-  const script = fileURLToPath(new URL('../../vms/setup-host.sh', import.meta.url));
-  const code = await runAttached('bash', [script, ...(force ? ['--force-box'] : []), ...(docker ? ['--docker-box'] : [])]).catch(() => EXIT.INFRA);
-  return code === 0 ? EXIT.OK : code === 2 ? EXIT.USAGE : EXIT.INFRA;
+/** How long `setup` may take: apt on a fresh machine plus both box builds, with room to spare. */
+const SETUP_MS = 60 * 60_000;
+
+/**
+ * `reboot-harness setup [--force] [--docker]`: vms/setup-host.sh, then libvirtd inside the lab netns (as `run` starts
+ * it), so `doctor` passes straight after; ends by naming the next commands. `config` defaults to harness.yaml's defaults.
+ */
+async function setup({ force, docker, config = DEFAULTS }: { force: boolean; docker: boolean; config?: HarnessConfig }): Promise<ExitCode> {
+  const logger: Logger = (e) => {
+    if (e.kind === 'info' || e.kind === 'warn') process.stdout.write(`${e.kind === 'warn' ? 'warning: ' : ''}${e.message}\n`);
+  };
+  const { labHost } = await runSetup({
+    deadline: deadlineIn(SETUP_MS), logger, forceBox: force, dockerBox: docker,
+    ...(config.lab.netns ? { netns: config.lab.netns } : {}),
+    blackholes: [config.lab.managementSubnet, config.lab.privateSubnet],
+  });
+  process.stdout.write(`${nextCommands(labHost)}\n`);
+  return EXIT.OK;
 }
 
 async function doctor(config: HarnessConfig, json: boolean): Promise<ExitCode> {

@@ -1,6 +1,10 @@
 // Is the given Nomad binary something the lab's x86-64 Linux VMs can run? Pure header inspection + a thin file check.
 import { open } from 'node:fs/promises';
-import { ConfigError } from '../errors.js';
+import { performance } from 'node:perf_hooks';
+import { ConfigError, formatMs, type ConfigProblem } from '../errors.js';
+import { ANY_EXIT_CODE, runCommand, type RunCommand } from '../exec/run.js';
+import { deadlineIn, type Deadline } from '../run/deadline.js';
+import { parseNomadVersion } from '../builds/parse-tools.js';
 
 export interface ElfInfo {
   ok: boolean;
@@ -69,9 +73,55 @@ export async function inspectNomadBinary(path: string): Promise<ElfInfo> {
   }
 }
 
-/** Throw a ConfigError (exit 2, before any VM is created) unless `path` is a Linux x86-64 executable. */
-export async function checkNomadBinary(path: string, field = 'nomadBinary'): Promise<ElfInfo> {
+/** What to do about a file that is not a Nomad agent build. */
+const BUILD_FIX = 'pass a Linux amd64 nomad binary (e.g. pkg/linux_amd64/nomad from `make pkg/linux_amd64/nomad`)';
+/** How long `<build> version` may take on the host: a real agent answers in well under a second. */
+export const VERSION_PROBE_MS = 15_000;
+
+/** A Nomad build as proved on the host: its ELF header and what `<build> version` said. */
+export interface NomadBuildInfo extends ElfInfo {
+  version: string;
+  revision: string;
+}
+
+/**
+ * Run `<path> version` on the host (bounded by `deadline`) and require "Nomad v…": proves the file is a Nomad agent
+ * build, not just any x86-64 program (`/bin/true`). Returns version and revision, or the problem naming `field`.
+ */
+export async function probeNomadVersion(
+  path: string,
+  { deadline, field = 'nomadBinary', run = runCommand }: { deadline: Deadline; field?: string; run?: RunCommand },
+): Promise<{ version: string; revision: string } | ConfigProblem> {
+  const problem = (message: string): ConfigProblem => ({ field, value: path, message: `${path}: ${message}`, fix: BUILD_FIX });
+  const started = performance.now();
+  let out: { code: number; stdout: string; stderr: string };
+  try {
+    out = await run(path, ['version'], { deadline, allowedCodes: ANY_EXIT_CODE });
+  } catch (err) {
+    const e = err as { timedOut?: boolean; message?: string };
+    if (e.timedOut) return problem(`\`version\` did not finish within ${formatMs(performance.now() - started)}`);
+    return problem(`\`version\` could not run: ${(e.message ?? String(err)).split('\n')[0]}`);
+  }
+  const parsed = parseNomadVersion(out.stdout.trim() ? out.stdout : out.stderr);
+  if ('error' in parsed) return problem(`${parsed.error}${out.code === 0 ? '' : ` (exit ${out.code})`}`);
+  if (out.code !== 0) return problem(`\`version\` exited ${out.code} after printing Nomad v${parsed.version}`);
+  return { version: parsed.version, revision: parsed.revision };
+}
+
+/**
+ * Throw a ConfigError (exit 2, before any VM is created) unless `path` is a Linux x86-64 executable that answers
+ * `version` as a Nomad agent does; returns the header facts plus version and revision.
+ */
+export async function checkNomadBinary(
+  path: string,
+  field = 'nomadBinary',
+  { deadline = deadlineIn(VERSION_PROBE_MS), run, probe = true }: { deadline?: Deadline; run?: RunCommand; probe?: boolean } = {},
+): Promise<NomadBuildInfo> {
   const info = await inspectNomadBinary(path);
-  if (!info.ok) throw new ConfigError([{ field, value: path, message: info.reason, fix: 'pass a Linux amd64 nomad binary (e.g. pkg/linux_amd64/nomad from `make pkg/linux_amd64/nomad`)' }]);
-  return info;
+  if (!info.ok) throw new ConfigError([{ field, value: path, message: info.reason, fix: BUILD_FIX }]);
+  // Note: provisioning passes probe: false; preflight already ran the build, and the VM runs `nomad version` itself.
+  if (!probe) return { ...info, version: '', revision: '' };
+  const probed = await probeNomadVersion(path, { deadline, field, ...(run ? { run } : {}) });
+  if ('message' in probed) throw new ConfigError([probed]);
+  return { ...info, ...probed };
 }

@@ -76,7 +76,7 @@ export async function installNomad(
   opts: { binaryPath: string; role: AgentRole; vars: AgentVars; deadline: Deadline },
 ): Promise<InstallResult> {
   const { binaryPath, role, vars, deadline } = opts;
-  await checkNomadBinary(binaryPath);
+  await checkNomadBinary(binaryPath, 'nomadBinary', { probe: false });
   const files = renderAgentFiles(role, vars, { hcl: await readTemplate(`${role}.hcl`), unit: await readTemplate('nomad.service') });
   const run = async (what: string, cmd: string, stdin?: string): Promise<string> => {
     const r = await machine.exec(cmd, { deadline, sudo: true, ...(stdin === undefined ? {} : { stdin }) });

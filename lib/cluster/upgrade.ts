@@ -21,7 +21,7 @@ export function upgradeCommands(): { what: string; cmd: string }[] {
 
 /** Upload `binaryPath`, put it in place of the agent's binary and restart the agent (no drain); returns the new `nomad version`. */
 export async function upgradeNomad(machine: Machine, binaryPath: string, deadline: Deadline): Promise<{ version: string }> {
-  await checkNomadBinary(binaryPath, 'upgrade_to');
+  await checkNomadBinary(binaryPath, 'upgrade_to', { probe: false });
   await machine.upload(binaryPath, REMOTE.upload, { deadline, mode: 0o755 });
   let version = '';
   for (const { what, cmd } of upgradeCommands()) {

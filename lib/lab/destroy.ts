@@ -5,8 +5,8 @@ import { EXIT, HarnessError, type ExitCode } from '../errors.js';
 import type { HarnessConfig } from '../config/schema.js';
 import type { Logger } from '../log/events.js';
 import { deadlineIn } from '../run/deadline.js';
-import { createVagrant } from '../vagrant/vagrant.js';
-import { LAB_SPEC_FILE, type LabSpec } from './spec.js';
+import { createVagrant, type VagrantOptions } from '../vagrant/vagrant.js';
+import { LAB_SPEC_FILE, serialLogPath, type LabSpec } from './spec.js';
 import { stopLabHost } from './host.js';
 
 /** Budget for destroying one lab. */
@@ -24,7 +24,10 @@ export async function findLabDirs(workDir: string): Promise<{ runId: string; dir
 }
 
 /** Destroy the labs of the given run ids (or all); optionally stop the lab host (libvirtd, netns) the harness started. */
-export async function destroyLabs(config: HarnessConfig, ids: string[], all: boolean, logger: Logger, { stopHost = false } = {}): Promise<ExitCode> {
+export async function destroyLabs(
+  config: HarnessConfig, ids: string[], all: boolean, logger: Logger,
+  { stopHost = false, vagrant = {} }: { stopHost?: boolean; vagrant?: Partial<Omit<VagrantOptions, 'cwd' | 'logger'>> } = {},
+): Promise<ExitCode> {
   const found = await findLabDirs(config.lab.workDir);
   const unknown = ids.filter((id) => !found.some((f) => f.runId === id));
   if (unknown.length) {
@@ -35,8 +38,9 @@ export async function destroyLabs(config: HarnessConfig, ids: string[], all: boo
   for (const { runId, dir } of chosen) {
     const spec = JSON.parse(await readFile(join(dir, LAB_SPEC_FILE), 'utf8')) as LabSpec;
     try {
-      await createVagrant({ cwd: dir, logger }).destroy([], { provider: spec.provider, deadline: deadlineIn(DESTROY_MS) });
+      await createVagrant({ ...vagrant, cwd: dir, logger }).destroy([], { provider: spec.provider, deadline: deadlineIn(DESTROY_MS) });
       await rm(dir, { recursive: true, force: true });
+      if (spec.provider === 'libvirt') await Promise.all(spec.machines.map((m) => rm(serialLogPath(spec, m.name), { force: true })));
       logger({ kind: 'info', t: 0, message: `destroyed lab ${runId} (${spec.machines.map((m) => m.name).join(', ')})` });
     } catch (err) {
       failed++;

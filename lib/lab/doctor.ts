@@ -1,9 +1,12 @@
 // Preflight (`reboot-harness doctor`): is this host ready for a lab? Each missing piece comes with the command that fixes it.
-import { readFile, readdir, statfs, access } from 'node:fs/promises';
+import { readFile, readdir, statfs, access, stat } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { DEFAULTS } from '../config/schema.js';
 import { vagrantInfo } from '../vagrant/info.js';
 import { runCommand, ANY_EXIT_CODE, type RunCommand } from '../exec/run.js';
 import type { Deadline } from '../run/deadline.js';
-import { inspectNomadBinary } from '../cluster/binary.js';
+import { inspectNomadBinary, probeNomadVersion, VERSION_PROBE_MS } from '../cluster/binary.js';
+import { deadlineIn } from '../run/deadline.js';
 import { alivePid, currentNetns } from './host.js';
 
 export interface DoctorItem {
@@ -59,7 +62,7 @@ export interface DoctorOptions {
 
 /** Probe everything a lab needs and return one item per requirement (never throws for a missing piece). */
 export async function runDoctor(opts: DoctorOptions): Promise<DoctorItem[]> {
-  const { deadline, workDir, nomadBinary, box = DEFAULT_BOX, netns = 'nrh', run = runCommand } = opts;
+  const { deadline, workDir, nomadBinary, box = DEFAULT_BOX, netns = DEFAULTS.lab.netns, run = runCommand } = opts;
   const sh = async (file: string, args: string[]) => {
     try {
       const r = await run(file, args, { deadline, allowedCodes: ANY_EXIT_CODE, env: { VAGRANT_CHECKPOINT_DISABLE: '1' } });
@@ -100,23 +103,45 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorItem[]> {
 
   const boxes = { out: vagrant.boxes };
   const hasBox = boxes.out.split('\n').some((l) => l.startsWith(`${box} `) && l.includes('libvirt'));
-  items.push(item('box', hasBox, hasBox ? `${box} (libvirt) is added` : `${box} not found in \`vagrant box list\``, `sudo bash vms/build-box.sh   (offline debootstrap build, ~3-5 min)`));
+  items.push(item('box', hasBox, hasBox ? `${box} (libvirt) is added` : `${box} not found in \`vagrant box list\``, `reboot-harness setup   (or: sudo bash vms/build-box.sh; an offline debootstrap build, about 3 min)`));
 
-  if (nomadBinary !== undefined) {
-    const info = await inspectNomadBinary(nomadBinary);
-    items.push(item('nomad binary', info.ok, info.reason, 'build or download a linux/amd64 nomad (e.g. make pkg/linux_amd64/nomad) and pass its path'));
-  }
+  if (nomadBinary !== undefined) items.push(await nomadBuildItem(nomadBinary, deadline, run));
 
-  for (const dir of ['/var/lib/libvirt', workDir]) {
-    const st = await statfs(dir).catch(() => undefined);
-    const free = st ? st.bavail * st.bsize : undefined;
-    const ok = free !== undefined && free >= MIN_DISK_BYTES;
-    items.push(item(`free disk ${dir}`, ok, free === undefined ? `${dir} does not exist or cannot be read` : `${gib(free)} free (need ${gib(MIN_DISK_BYTES)})`,
-      free === undefined ? `mkdir -p ${dir}` : `free space on the filesystem of ${dir}`));
-  }
+  for (const dir of ['/var/lib/libvirt', workDir]) items.push(await diskItem(dir));
   const mem = memAvailableBytes(await text('/proc/meminfo'));
-  items.push(item('free memory', mem !== undefined && mem >= MIN_MEM_BYTES, mem === undefined ? 'MemAvailable unknown' : `${gib(mem)} available (need ${gib(MIN_MEM_BYTES)})`, 'stop other VMs or processes, or lower the VM memory (memoryMb)'));
+  items.push(item('free memory', mem !== undefined && mem >= MIN_MEM_BYTES, mem === undefined ? 'MemAvailable unknown' : `${gib(mem)} available (need ${gib(MIN_MEM_BYTES)})`,
+    'stop other VMs or processes, or give each VM less memory (--memory <MiB> or lab.memory_mb; 512 is the least)'));
   return items;
+}
+
+/** The Nomad build: a Linux x86-64 ELF that answers `version` as a Nomad agent (not any program, e.g. /bin/true). */
+async function nomadBuildItem(path: string, deadline: Deadline, run: RunCommand): Promise<DoctorItem> {
+  const fix = 'build or download a linux/amd64 nomad (e.g. make pkg/linux_amd64/nomad) and pass its path';
+  const info = await inspectNomadBinary(path);
+  if (!info.ok) return item('nomad binary', false, info.reason, fix);
+  const probed = await probeNomadVersion(path, { deadline: deadlineIn(VERSION_PROBE_MS, deadline), run });
+  if ('message' in probed) return item('nomad binary', false, probed.message, fix);
+  const rev = probed.revision ? ` (revision ${probed.revision})` : '';
+  return item('nomad binary', true, `${path}: Nomad ${probed.version}${rev}, ${info.reason.slice(path.length + 2)}`);
+}
+
+/** The directory itself or, when it does not exist yet (a run creates it), its nearest existing parent. */
+export async function nearestExisting(dir: string): Promise<string | undefined> {
+  for (let d = resolve(dir); ; d = dirname(d)) {
+    if (await stat(d).then((st) => st.isDirectory(), () => false)) return d;
+    if (d === dirname(d)) return undefined;
+  }
+}
+
+/** Free disk where `dir` is or will be created: a run makes the work dir itself, so a missing one is not a problem. */
+async function diskItem(dir: string): Promise<DoctorItem> {
+  const where = await nearestExisting(dir);
+  const st = where === undefined ? undefined : await statfs(where).catch(() => undefined);
+  const free = st ? st.bavail * st.bsize : undefined;
+  if (free === undefined) return item(`free disk ${dir}`, false, `cannot read the filesystem of ${dir}`, `check that ${dir} (or a parent) is readable by this user`);
+  const note = where === dir ? '' : ` on ${where} (${dir} does not exist yet; a run creates it)`;
+  return item(`free disk ${dir}`, free >= MIN_DISK_BYTES, `${gib(free)} free${note} (need ${gib(MIN_DISK_BYTES)})`,
+    `free space on the filesystem of ${where}, or point lab.work_dir (--work-dir) at a larger one`);
 }
 
 /** Render doctor items for a terminal: one line per item, the fix indented below each failure, and a summary. Pure. */

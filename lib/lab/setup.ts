@@ -17,17 +17,24 @@ export interface SetupOptions {
   blackholes?: readonly string[];
   forceBox?: boolean;
   skipBox?: boolean;
+  /** also build the Docker box (vms/build-box.sh --docker) */
+  dockerBox?: boolean;
   run?: RunCommand;
+  /** starts libvirtd in the netns; tests inject */
+  ensureHost?: typeof ensureLabHost;
 }
 
 /** The argv of the setup script for the given options. Pure. */
-export function setupArgs(o: Pick<SetupOptions, 'forceBox' | 'skipBox'>): string[] {
-  return [SETUP_SCRIPT, ...(o.skipBox ? ['--no-box'] : []), ...(o.forceBox ? ['--force-box'] : [])];
+export function setupArgs(o: Pick<SetupOptions, 'forceBox' | 'skipBox' | 'dockerBox'>): string[] {
+  return [SETUP_SCRIPT, ...(o.skipBox ? ['--no-box'] : []), ...(o.forceBox ? ['--force-box'] : []), ...(o.dockerBox ? ['--docker-box'] : [])];
 }
 
-/** Run vms/setup-host.sh (streaming its lines as info events), then ensureLabHost when a netns is given. */
+/**
+ * Run vms/setup-host.sh (streaming its lines as info events), then start virtlogd + libvirtd inside `netns` as `run`
+ * would, so `doctor` passes straight after setup.
+ */
 export async function runSetup(opts: SetupOptions): Promise<{ labHost: LabHost | undefined }> {
-  const { deadline, logger = silentLogger, netns, blackholes = [], run = runCommand } = opts;
+  const { deadline, logger = silentLogger, netns, blackholes = [], run = runCommand, ensureHost = ensureLabHost } = opts;
   await run('bash', setupArgs(opts), {
     deadline,
     logger,
@@ -36,6 +43,17 @@ export async function runSetup(opts: SetupOptions): Promise<{ labHost: LabHost |
       if (line.trim() && !line.includes('Progress:')) logger({ kind: 'info', t: 0, message: line });
     },
   });
-  const labHost = netns === undefined ? undefined : await ensureLabHost({ netns, deadline, logger, run, blackholes });
+  const labHost = netns ? await ensureHost({ netns, deadline, logger, run, blackholes }) : undefined;
   return { labHost };
+}
+
+/** What to type after a successful setup (the last lines `setup` prints). Pure. */
+export function nextCommands(labHost: LabHost | undefined): string {
+  const host = labHost ? `libvirtd (pid ${labHost.libvirtdPid}) runs in netns ${labHost.netns}. ` : '';
+  return [
+    `setup done. ${host}Next:`,
+    '  reboot-harness doctor                        # every check should say ok',
+    '  reboot-harness run cni-ipam-reboot           # a real reboot without Nomad (about 5 min under emulation)',
+    '  reboot-harness run --nomad-binary <path>     # the default scenario on your Nomad build',
+  ].join('\n');
 }

@@ -38,3 +38,8 @@ export interface LabSpec {
 
 /** Name of the spec file inside the run's Vagrant directory; vms/Vagrantfile reads it (env HARNESS_LAB_SPEC overrides). */
 export const LAB_SPEC_FILE = 'lab-spec.json';
+
+/** Where libvirt writes the serial console of `machine` (vms/Vagrantfile: <serialLogDir>/<name>-serial.log). Pure. */
+export function serialLogPath(spec: Pick<LabSpec, 'libvirt'>, machine: string): string {
+  return `${spec.libvirt.serialLogDir.replace(/\/+$/, '')}/${machine}-serial.log`;
+}

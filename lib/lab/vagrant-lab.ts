@@ -12,7 +12,7 @@ import { hardReset, leftoverVms, libvirtDomainNames, readMachineId } from '../va
 import { sshTargetFor } from '../vagrant/parse-ssh-config.js';
 import { createVagrant, type VagrantOptions } from '../vagrant/vagrant.js';
 import { currentNetns } from './host.js';
-import { LAB_SPEC_FILE, type LabSpec } from './spec.js';
+import { LAB_SPEC_FILE, serialLogPath, type LabSpec } from './spec.js';
 import type { Lab, RebootKind } from '../model/lab.js';
 
 /** Budget of the destroy registered on the cleanup stack (destroying two VMs took ~6 s; the lock may be held by another run's up). */
@@ -27,8 +27,8 @@ export interface VagrantLabOptions {
   /** vms/Vagrantfile; copied into vagrantDir (it reads lab-spec.json next to itself or HARNESS_LAB_SPEC) */
   vagrantfile: string;
   logger?: Logger;
-  /** register teardown; called BEFORE anything is created */
-  cleanup: (what: string, fn: () => Promise<void>) => void;
+  /** register teardown; called BEFORE anything is created; `keptAs` says what --keep leaves instead */
+  cleanup: (what: string, fn: () => Promise<void>, opts?: { keptAs?: () => string }) => void;
   /** local commands (vagrant, virsh, VBoxManage); tests inject */
   run?: RunCommand;
   /** extra Vagrant adapter options (env, lockDir, bin) */
@@ -58,6 +58,8 @@ export function createVagrantLab(o: VagrantLabOptions): { up(opts: { deadline: D
       }
       // Nothing of the run is left: its Vagrant directory goes too (kept when destroy failed, so `destroy <run-id>` still finds it).
       await fs.rm(vagrantDir, { recursive: true, force: true });
+      // Note: libvirt leaves each VM's serial log behind; the evidence step copied it into the run's artifacts already.
+      if (spec.provider === 'libvirt') await Promise.all(names.map((n) => fs.rm(serialLogPath(spec, n), { force: true })));
     })();
     try {
       await destroying;
@@ -74,7 +76,7 @@ export function createVagrantLab(o: VagrantLabOptions): { up(opts: { deadline: D
     return [
       `lab ${spec.runId} (${spec.provider}) in ${vagrantDir}`,
       ...spec.machines.map((m) => `  ssh ${m.role}:  ${inNs}ssh -F ${quote(path.join(vagrantDir, 'ssh-config'))} ${quote(m.name)}   (or: ${inNs}env ${cwd} vagrant ssh ${quote(m.name)})`),
-      `  destroy:     ${inNs}env ${cwd} vagrant destroy -f`,
+      `  destroy by hand:  ${inNs}env ${cwd} vagrant destroy -f`,
     ].join('\n');
   }
 
@@ -83,7 +85,7 @@ export function createVagrantLab(o: VagrantLabOptions): { up(opts: { deadline: D
     out['vagrant-status.txt'] = await vagrant.statusText({ deadline }).catch((err: Error) => `vagrant status failed: ${err.message}`);
     if (spec.provider === 'libvirt') {
       for (const m of spec.machines) {
-        const file = path.join(spec.libvirt.serialLogDir, `${m.name}-serial.log`);
+        const file = serialLogPath(spec, m.name);
         try {
           const buf = await fs.readFile(file);
           out[`${m.name}-serial.log`] = buf.subarray(Math.max(0, buf.length - SERIAL_TAIL_BYTES)).toString('utf8');
@@ -115,7 +117,7 @@ export function createVagrantLab(o: VagrantLabOptions): { up(opts: { deadline: D
       await fs.mkdir(vagrantDir, { recursive: true });
       await fs.writeFile(specPath, JSON.stringify(spec, null, 2) + '\n');
       await fs.copyFile(o.vagrantfile, path.join(vagrantDir, 'Vagrantfile'));
-      o.cleanup(`vagrant destroy -f (run ${spec.runId}, ${vagrantDir})`, () => destroy({ deadline: deadlineIn(CLEANUP_DESTROY_MS) }));
+      o.cleanup(`vagrant destroy -f (run ${spec.runId}, ${vagrantDir})`, () => destroy({ deadline: deadlineIn(CLEANUP_DESTROY_MS) }), { keptAs: describe });
       await vagrant.up(names, { provider: spec.provider, deadline });
       const configs: string[] = [];
       for (const ms of spec.machines) {

@@ -8,7 +8,9 @@ export type LogEvent =
   | { kind: 'http'; t: number; method: string; path: string; status?: number; durationMs?: number }
   | { kind: 'wait'; t: number; what: string; reason: string }
   | { kind: 'cleanup'; t: number; what: string; ok: boolean; message?: string }
-  | { kind: 'info' | 'warn'; t: number; message: string };
+  | { kind: 'info' | 'warn'; t: number; message: string }
+  /** a line a tool printed (Vagrant's UI): detail for --verbose only */
+  | { kind: 'output'; t: number; source: string; line: string };
 
 /** Receives log events. Implementations must not throw. */
 export type Logger = (e: LogEvent) => void;

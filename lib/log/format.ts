@@ -41,6 +41,8 @@ export function formatEvent(e: LogEvent, o: FormatOptions): string | undefined {
       return `${t}     ${e.machine}$ ${e.command}${e.exitCode !== undefined ? ` -> ${e.exitCode} (${formatMs(e.durationMs ?? 0)})` : ''}`;
     case 'http':
       return o.verbose ? `${t}     ${e.method} ${e.path}${e.status !== undefined ? ` -> ${e.status}` : ''}` : undefined;
+    case 'output':
+      return o.verbose ? `${t}     ${e.source}| ${e.line}` : undefined;
   }
 }
 
@@ -51,9 +53,13 @@ const SPIN_MS = 120;
 /**
  * A Logger writing formatted, redacted lines to `write`. On a terminal (`color`) the running step is one live
  * line with a spinner and its elapsed time, replaced by the step's result line; elsewhere every line is plain.
+ * Note: each line is stamped with the time since this logger was made (the command's start), not the event's own
+ * `t`: events come from clocks that start at different moments (a run's start, the process's, 0), and mixing them
+ * made teardown lines jump backwards.
  */
 export function consoleLogger(write: (line: string) => void, o: FormatOptions, clockNow: () => number = () => performance.now()): Logger {
   const spinner = o.color && !o.quiet;
+  const start = clockNow();
   let running: { name: string; since: number; frame: number; timer: NodeJS.Timeout } | undefined;
   const clear = () => running && write('\r\x1b[2K');
   const draw = () => {
@@ -68,7 +74,7 @@ export function consoleLogger(write: (line: string) => void, o: FormatOptions, c
     running = undefined;
   };
   return (e) => {
-    const line = formatEvent(e, o);
+    const line = formatEvent({ ...e, t: clockNow() - start }, o);
     if (spinner && e.kind === 'step' && e.phase === 'start') {
       stop();
       running = { name: redact(e.name, o.secrets), since: clockNow(), frame: 0, timer: setInterval(draw, SPIN_MS) };

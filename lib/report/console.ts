@@ -17,7 +17,9 @@ const MARK: Record<Verdict['label'], string> = { passed: 'ok', failed: 'FAIL', '
 
 function verdictLines(v: Verdict, paint: Paint, withEvidence: boolean): string[] {
   const color = !v.met ? 'red' : v.label === 'passed' ? 'green' : 'yellow';
-  const head = `  ${paint(color, MARK[v.label].padEnd(5))} ${v.title} (${v.id}): ${v.label === 'passed' ? '' : `${v.label}: `}${v.message}`;
+  // Note: the mark already says passed/failed/skipped; only the expectation labels add to it.
+  const said = v.label === 'expected failure' || v.label === 'unexpected pass' ? `${v.label}: ` : '';
+  const head = `  ${paint(color, MARK[v.label].padEnd(5))} ${v.title} (${v.id}): ${said}${v.message}`;
   return withEvidence ? [head, ...v.evidence.map((e) => `        ${paint('dim', e)}`)] : [head];
 }
 
@@ -49,7 +51,7 @@ export function renderConsoleSummary(runs: readonly RunRecord[], opts: ConsoleOp
   }
   const out: string[] = [];
   if (problems.length) out.push(paint('bold', 'Failures and errors'), ...problems, '');
-  if (rest.length) out.push(paint('bold', 'Other checks'), ...rest, '');
+  if (rest.length) out.push(paint('bold', problems.length ? 'Other checks' : 'Checks'), ...rest, '');
   out.push(...runs.map((r) => runLine(r, paint)));
   return `${out.join('\n')}\n`;
 }

@@ -73,15 +73,7 @@ export async function runScenario(o: RunOptions): Promise<{ record: RunRecord; k
     }
   }
 
-  let kept: string[] = [];
-  if (o.config.keep) kept = await ctx.cleanup.release();
-  else {
-    const failures = await cleanupWithin(ctx, TEARDOWN_BUDGET_MS);
-    for (const f of failures) {
-      const msg = `teardown "${f.what}" failed: ${f.error instanceof Error ? f.error.message : String(f.error)}`;
-      ctx.steps.push({ name: `teardown: ${f.what}`, status: 'error', startedAtMs: Date.now(), durationMs: 0, message: msg.split('\n')[0]! , detail: msg });
-    }
-  }
+  const kept = await teardown(ctx, o.config.keep);
 
   if (wantArtifacts) ctx.artifacts.push(...(await writeArtifacts(o.artifactDir, ctx.pendingArtifacts, secrets, o.logger)));
 
@@ -129,8 +121,39 @@ function lastErroredStep(ctx: RunContext): string | undefined {
 }
 
 function firstTeardownError(ctx: RunContext): RunRecord['error'] {
-  const s = ctx.steps.find((x) => x.name.startsWith('teardown: ') && x.status === 'error');
+  const s = ctx.steps.find((x) => x.name === TEARDOWN_STEP && x.status === 'error');
   return s ? { message: s.message ?? 'teardown failed', step: s.name } : undefined;
+}
+
+/** Name of the step that records the teardown (its time is in the run record like any step's). */
+export const TEARDOWN_STEP = 'teardown';
+
+/**
+ * Run the cleanup stack (or, with --keep, only the entries that free this process's handles) as the step
+ * "teardown": its duration goes into the record and the console; failures make it an error. Returns what was kept.
+ */
+async function teardown(ctx: RunContext, keep: boolean): Promise<string[]> {
+  const startedAtMs = Date.now();
+  const t0 = performance.now();
+  ctx.logger({ kind: 'step', t: ctx.elapsed(), phase: 'start', name: TEARDOWN_STEP });
+  const kept = keep ? await ctx.cleanup.release() : [];
+  const failures = keep ? [] : await cleanupWithin(ctx, TEARDOWN_BUDGET_MS);
+  const durationMs = performance.now() - t0;
+  const msgs = failures.map((f) => `teardown "${f.what}" failed: ${f.error instanceof Error ? f.error.message : String(f.error)}`);
+  if (msgs.length) {
+    const more = msgs.length > 1 ? ` (and ${msgs.length - 1} more)` : '';
+    const message = `${msgs[0]!.split('\n')[0]!}${more}`;
+    ctx.steps.push({ name: TEARDOWN_STEP, status: 'error', startedAtMs, durationMs, message, detail: msgs.join('\n') });
+    ctx.logger({ kind: 'step', t: ctx.elapsed(), phase: 'end', name: TEARDOWN_STEP, status: 'error', durationMs, message });
+  } else if (keep) {
+    const message = "--keep: the lab is kept; only this process's own connections were closed";
+    ctx.steps.push({ name: TEARDOWN_STEP, status: 'skipped', startedAtMs, durationMs, message });
+    ctx.logger({ kind: 'step', t: ctx.elapsed(), phase: 'end', name: TEARDOWN_STEP, status: 'skipped', message });
+  } else {
+    ctx.steps.push({ name: TEARDOWN_STEP, status: 'passed', startedAtMs, durationMs });
+    ctx.logger({ kind: 'step', t: ctx.elapsed(), phase: 'end', name: TEARDOWN_STEP, status: 'passed', durationMs });
+  }
+  return kept;
 }
 
 /** A deadline-less parent for the run budget that is aborted with the signal. */

@@ -32,7 +32,7 @@ export function createRealEnv(config: HarnessConfig, runId: string, logger: Logg
       ctx.fact('lab.libvirt_driver', config.lab.provider === 'libvirt' ? config.lab.libvirtDriver : undefined);
       const lab = await createVagrantLab({
         spec, vagrantDir, vagrantfile: VAGRANTFILE, logger,
-        cleanup: (what, fn) => void ctx.cleanup.defer(what, fn),
+        cleanup: (what, fn, opts) => void ctx.cleanup.defer(what, fn, opts),
         ssh: { redact: ctx.secrets, streamOutput: config.output.verbose },
       }).up({ deadline: d });
       // Note: runs before the lab's destroy (LIFO) and with --keep too, so a kept lab holds no connection of this process.
@@ -46,7 +46,7 @@ export function createRealEnv(config: HarnessConfig, runId: string, logger: Logg
           for (const [name, text] of Object.entries(files)) ctx.artifact(`${m.role}-${name}`, text);
         }
       });
-      if (config.keep) ctx.info(`lab kept after the run:\n${lab.describe()}`);
+      // Note: what --keep leaves is said once, at the end of the run (the cleanup entry's keptAs), not after bring-up.
       return lab;
     },
     async provisionNomad(ctx, lab, d) {

@@ -1,7 +1,7 @@
 // Open one authenticated ssh2 connection to an SshTarget, bounded by a per-attempt timeout; retry until a deadline.
 import { promises as fs } from 'node:fs';
 import ssh2 from 'ssh2';
-import { HarnessError } from '../errors.js';
+import { HarnessError, formatMs } from '../errors.js';
 import { remaining, type Deadline } from '../run/deadline.js';
 import { waitFor } from '../run/wait.js';
 import type { SshTarget } from './target.js';
@@ -44,7 +44,7 @@ export function connectOnce(target: SshTarget, privateKey: Buffer, { timeoutMs, 
       reject(new SshError(`ssh ${where}: ${msg}`));
     };
     const onAbort = () => fail('aborted');
-    const timer = setTimeout(() => fail(`no SSH handshake within ${timeoutMs}ms`), timeoutMs);
+    const timer = setTimeout(() => fail(`no SSH handshake within ${formatMs(timeoutMs)}`), timeoutMs);
     signal?.addEventListener('abort', onAbort, { once: true });
     c.once('ready', () => {
       clearTimeout(timer);

@@ -64,7 +64,7 @@ t.test('a valid libvirt spec defines every machine as the lab needs', { skip: ha
   has('vm.provider[libvirt].management_network_address="10.198.3.0/24"');
   has('vm.provider[libvirt].default_prefix=""');
   has('vm.provider[libvirt].graphics_type="none"');
-  has(`vm.provider[libvirt].features=["apic", "pae", "tcg><tb-cache unit='MiB'>256</tb-cache></tcg><acpi"]`);
+  t.notOk(log.some((l) => l.includes('features')), 'no XML smuggled into a feature name (the tb-cache goes through a hook)');
   has('vm.define[nrh-r1-client].vm.hostname="client"');
   has('vm.define[nrh-r1-client].vm.network(:private_network, {:ip=>"10.199.3.11", :netmask=>"255.255.255.0", :libvirt__network_name=>"nrh-r1-priv", :libvirt__forward_mode=>"none", :libvirt__dhcp_enabled=>false})');
   has('vm.define[nrh-r1-server].vm.provider[libvirt].serial({:type=>"file", :source=>{:path=>"/var/tmp/r1/nrh-r1-server-serial.log"}})');
@@ -102,4 +102,56 @@ t.test('invalid specs fail with a message naming the field', { skip: hasRuby }, 
   bad({ ...spec, provider: 'vmware' }, /field provider: expected "libvirt" or "virtualbox"/);
   const missing = evaluate(t.testdir({}), spec);
   t.equal(missing.code, 0);
+});
+
+// The tb-cache hook, checked with real Ruby and REXML on a real `virsh dumpxml` of a vagrant-libvirt domain
+// (test/fixtures/vagrant/libvirt-dumpxml-tcg.xml, taken after the hook ran; its <tcg> is removed to get the XML
+// vagrant-libvirt defines). A stand-in for Vagrant's plugin API records the hook registration.
+const HOOK_DRIVER = `
+require "json"
+module Vagrant
+  def self.configure(_v) yield(Class.new { def method_missing(*) self end; def respond_to_missing?(*) true end }.new) end
+  HOOKS = []
+  class PluginBase
+    def self.name(*a) a.empty? ? super() : nil end
+    def self.action_hook(name, key, &blk)
+      hook = Object.new
+      def hook.prepend(cls) @prepended = cls end
+      def hook.prepended() @prepended end
+      blk.call(hook)
+      HOOKS << [name.to_s, key.to_s, hook.prepended.to_s]
+    end
+  end
+  def self.plugin(_v) PluginBase end
+end
+load ARGV[0]
+load ARGV[0] # a second load must not register the hook twice
+xml = File.read(ARGV[1])
+bare = xml.sub(%r{\\s*<tcg>.*?</tcg>}m, "")
+added = NrhTbCache.with_tb_cache(bare, 256)
+out = {
+  hooks: Vagrant::HOOKS,
+  bareHasTcg: bare.include?("<tcg>"),
+  added: added,
+  again: NrhTbCache.with_tb_cache(added, 256),
+  libvirtStored: NrhTbCache.with_tb_cache(xml, 256),
+  resized: NrhTbCache.with_tb_cache(xml, 128),
+}
+puts JSON.generate(out)
+`;
+
+t.test('the TCG translation cache goes in through a Vagrant hook as libvirt XML, not smuggled into a feature name', { skip: hasRuby }, async (t) => {
+  const dir = t.testdir({ 'hook.rb': HOOK_DRIVER, 'lab-spec.json': JSON.stringify(spec) });
+  const fixture = fileURLToPath(new URL('../fixtures/vagrant/libvirt-dumpxml-tcg.xml', import.meta.url));
+  const r = spawnSync('ruby', [`${dir}/hook.rb`, VAGRANTFILE, fixture], { encoding: 'utf8', env: { ...process.env, HARNESS_LAB_SPEC: `${dir}/lab-spec.json` } });
+  t.equal(r.status, 0, r.stderr);
+  const out = JSON.parse(r.stdout) as { hooks: string[][]; bareHasTcg: boolean; added: string; again: null; libvirtStored: null; resized: string };
+  t.same(out.hooks, [['nrh_tb_cache', 'VagrantPlugins::ProviderLibvirt::Action::StartDomain', 'NrhTbCache::Action']], 'one hook, before StartDomain');
+  t.equal(out.bareHasTcg, false, 'the fixture without its <tcg> is what vagrant-libvirt defines');
+  t.match(out.added, /<features>\s*<acpi\/>\s*<apic\/>\s*<pae\/>\s*<tcg><tb-cache unit='MiB'>256<\/tb-cache><\/tcg><\/features>/);
+  t.match(out.added, /<name>rtbcache1-client<\/name>[\s\S]*<devices>/, 'the rest of the domain is kept');
+  t.equal(out.again, null, 'already set: nothing to redefine');
+  t.equal(out.libvirtStored, null, "libvirt's own form (262144 KiB) counts as 256 MiB");
+  t.match(out.resized, /<tcg>\s*<tb-cache unit='MiB'>128<\/tb-cache>\s*<\/tcg>/);
+  t.equal(out.resized.match(/<tb-cache/g)?.length, 1, 'the old size is replaced, not doubled');
 });

@@ -97,7 +97,7 @@ t.test('node marked down (1.9.7, heartbeat_grace 10s): the alloc is "replaced" w
   t.equal(r.code, 1);
   const v = r.verdict('alloc-restored');
   t.equal(v.status, 'failed');
-  t.match(v.message, /^replaced: alloc \S+ \(bridge-exec-http\.web\[0\]\) was replaced by \S+ \(running\), matched by job, group and name/);
+  t.match(v.message, /^not restored \(replaced\): alloc \S+ \(bridge-exec-http\.web\[0\]\) was replaced by \S+ \(running\), matched by job, group and name/);
   t.match(v.message, /heartbeat_grace \(10s\) is shorter than the reboot/);
   t.match(v.message, /"alloc is lost since its node is down"/);
   t.match(v.message, /Node heartbeat missed/);

@@ -5,6 +5,9 @@ import { readFileSync, statSync, writeFileSync, chmodSync, readdirSync } from 'n
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { SshMachine } from '../../lib/ssh/client.js';
+import { connectOnce } from '../../lib/ssh/connect.js';
+import net from 'node:net';
+import ssh2 from 'ssh2';
 import { sh } from '../../lib/ssh/quote.js';
 import { deadlineIn } from '../../lib/run/deadline.js';
 import { HarnessError, TimeoutError } from '../../lib/errors.js';
@@ -176,3 +179,14 @@ if (sshd) {
     t.ok(Date.now() - started < 1000, 'no retry loop for a missing key');
   });
 }
+
+t.test('a peer that accepts TCP but never speaks SSH: the timeout is said as a duration, not a raw float', async (t) => {
+  const silent = net.createServer((sock) => t.teardown(() => sock.destroy()));
+  await new Promise<void>((r) => silent.listen(0, '127.0.0.1', () => r()));
+  t.teardown(() => new Promise<void>((r) => silent.close(() => r())));
+  const port = (silent.address() as net.AddressInfo).port;
+  const target = { host: 'mute', hostName: '127.0.0.1', port, user: 'vagrant', identityFiles: [], strictHostKeyChecking: false, options: {} };
+  const key = Buffer.from(ssh2.utils.generateKeyPairSync('ed25519').private);
+  const err = (await rejection(connectOnce(target, key, { timeoutMs: 1248.928910000017 }))) as Error;
+  t.equal(err.message, `ssh vagrant@127.0.0.1:${port}: no SSH handshake within 1.2s`);
+});

@@ -36,6 +36,7 @@ if (sshd) {
   }
   writeFileSync(path.join(fakeDir, 'status.out'), 'Current machine states:\n\nnrh-t1-server  running (libvirt)\n');
   writeFileSync(path.join(root, 'serial', 'nrh-t1-server-serial.log'), 'Debian GNU/Linux 12 ttyS0\n');
+  writeFileSync(path.join(root, 'serial', 'other-vm-serial.log'), 'another run\n');
   mkdirSync(path.join(vagrantDir, '.vagrant/machines/nrh-t1-client/libvirt'), { recursive: true });
   writeFileSync(path.join(vagrantDir, '.vagrant/machines/nrh-t1-client/libvirt/id'), 'uuid-client\n');
   writeFileSync(path.join(sshd.binDir, 'sudo'), '#!/bin/sh\n[ "$1" = -n ] || exit 99\nshift\nexec "$@"\n');
@@ -53,12 +54,12 @@ if (sshd) {
     return { code: 0, stdout: out, stderr: '', durationMs: 1 };
   };
   const calls = () => (existsSync(path.join(fakeDir, 'calls.log')) ? readFileSync(path.join(fakeDir, 'calls.log'), 'utf8') : '');
-  const registered: { what: string; callsAtRegistration: string }[] = [];
+  const registered: { what: string; callsAtRegistration: string; keptAs: (() => string) | undefined }[] = [];
   const factory = createVagrantLab({
     spec,
     vagrantDir,
     vagrantfile: path.join(root, 'Vagrantfile.src'),
-    cleanup: (what) => registered.push({ what, callsAtRegistration: calls() }),
+    cleanup: (what, _fn, opts) => registered.push({ what, callsAtRegistration: calls(), keptAs: opts?.keptAs }),
     run,
     vagrant: { env: { PATH: `${fileURLToPath(new URL('../fixtures/fake-bin', import.meta.url))}:${process.env.PATH}`, FAKE_VAGRANT_MODE: 'dir', FAKE_VAGRANT_DIR: fakeDir }, lockDir: root },
     ssh: { bootIdCommand: sh`cat ${bootFile}`, connectTimeoutMs: 2000 },
@@ -99,10 +100,11 @@ if (sshd) {
     t.match(ev['nrh-t1-client-serial.log'], /not readable: .*nrh-t1-client-serial\.log: ENOENT/);
   });
 
-  t.test('describe gives the ssh and destroy commands', async (t) => {
+  t.test('describe gives the ssh and destroy commands; --keep reports that instead of the destroy it skipped', async (t) => {
     const d = lab.describe();
     t.match(d, /ssh -F \S*nrh-t1\/ssh-config nrh-t1-client/);
-    t.match(d, /env VAGRANT_CWD=\S*nrh-t1 vagrant destroy -f/);
+    t.match(d, /destroy by hand: +env VAGRANT_CWD=\S*nrh-t1 vagrant destroy -f/);
+    t.equal(registered[0]?.keptAs?.(), d, 'what --keep prints at the end is the lab, not "vagrant destroy -f (run …)"');
   });
 
   t.test('destroy fails loudly when a VM of the run is left, and succeeds once none is', async (t) => {
@@ -112,8 +114,11 @@ if (sshd) {
     t.notMatch(String(err), /other-vm/, 'VMs of other runs are not ours');
     const hint = String((err as HarnessError).hint);
     t.ok(hint.includes('virsh -c qemu:///system undefine nrh-t1-client --remove-all-storage'), `hint names the fix: ${hint}`);
+    t.ok(existsSync(path.join(root, 'serial', 'nrh-t1-server-serial.log')), 'a failed destroy leaves the serial log');
     leftover = 'other-vm\n';
     await lab.destroy({ deadline: deadlineIn(10_000) });
+    t.notOk(existsSync(path.join(root, 'serial', 'nrh-t1-server-serial.log')), 'the serial log libvirt left is removed with the lab');
+    t.ok(existsSync(path.join(root, 'serial', 'other-vm-serial.log')), "another run's serial log stays");
     t.match(calls(), /^destroy -f nrh-t1-server nrh-t1-client --machine-readable$/m);
     await lab.destroy({ deadline: deadlineIn(10_000) });
     t.equal(calls().match(/^destroy /gm)?.length, 2, 'a finished destroy is not repeated');

@@ -55,11 +55,11 @@ t.test('alloc-restored', async (t) => {
   t.equal(checkAllocRestored(load('restored')).status, 'passed');
   const r = checkAllocRestored(load('replaced'));
   t.equal(r.status, 'failed', 'a replaced alloc (PreviousAllocation set) fails');
-  t.match(r.message, /^replaced: alloc 2976d256/);
+  t.match(r.message, /^not restored \(replaced\): alloc 2976d256/);
   t.match(r.evidence.join('\n'), /after: {2}5e1f0a9b.*previous 2976d256/, 'the replacement is shown as what holds the slot now');
   const f = checkAllocRestored(load('duplicate-ip'));
   t.equal(f.status, 'failed');
-  t.match(f.message, /^failed: /);
+  t.match(f.message, /^not restored \(failed\): /);
 });
 
 t.test('task-restarted', async (t) => {

@@ -28,7 +28,7 @@ t.test('client-rebooted', async (t) => {
   longUptime.after.uptimeS = 3600; // an hour of uptime, but the reboot was requested 90 s ago
   const u = checkClientRebooted(longUptime);
   t.equal(u.status, 'failed', 'uptime longer than the time since the request fails');
-  t.match(u.message, /uptime 3600s is longer than the 90\.0s/);
+  t.match(u.message, /uptime 3600s is longer than the 1m30s since/);
 
   const noUptime = load('restored');
   noUptime.after.uptimeS = undefined;

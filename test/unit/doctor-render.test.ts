@@ -1,6 +1,6 @@
 import t from 'tap';
 import { readFileSync } from 'node:fs';
-import { detectAccel, memAvailableBytes, renderDoctor, runDoctor, type DoctorItem } from '../../lib/lab/doctor.js';
+import { detectAccel, memAvailableBytes, nearestExisting, renderDoctor, runDoctor, type DoctorItem } from '../../lib/lab/doctor.js';
 import { deadlineIn } from '../../lib/run/deadline.js';
 import type { RunCommand } from '../../lib/exec/run.js';
 
@@ -43,10 +43,23 @@ t.test('runDoctor on a host without vagrant or libvirt names the fixes', async (
   const by = Object.fromEntries(items.map((i) => [i.name, i]));
   t.match(by.vagrant, { ok: false, fix: /setup/ });
   t.match(by['vagrant-libvirt plugin'], { ok: false, fix: /vagrant-libvirt/ });
-  t.match(by['libvirtd reachable'], { ok: false, detail: /failed to connect/, fix: /ip netns exec nrh libvirtd -d/ });
+  t.match(by['libvirtd reachable'], { ok: false, detail: /failed to connect/, fix: /ip netns exec nrh-lab libvirtd -d/ });
   t.match(by.box, { ok: false, fix: /build-box\.sh/ });
   t.match(by['nomad binary'], { ok: false, detail: /no such file/ });
   t.equal(by.virtualization?.ok, true);
   t.ok(by[`free disk ${dir}`], 'work dir disk checked');
   t.ok(by['free memory']);
+});
+
+t.test('a work dir that does not exist yet is judged by its nearest existing parent, not failed', async (t) => {
+  const dir = t.testdir({ sub: {} });
+  t.equal(await nearestExisting(`${dir}/sub/a/b`), `${dir}/sub`);
+  t.equal(await nearestExisting(dir), dir);
+  const run: RunCommand = async () => ({ code: 1, stdout: '', stderr: 'absent\n', durationMs: 1 });
+  const items = await runDoctor({ deadline: deadlineIn(10_000), workDir: `${dir}/sub/nomad-reboot-harness`, run });
+  const disk = items.find((i) => i.name === `free disk ${dir}/sub/nomad-reboot-harness`);
+  t.match(disk, { detail: new RegExp(`free on ${dir}/sub \\(${dir}/sub/nomad-reboot-harness does not exist yet; a run creates it\\)`) });
+  t.notMatch(disk?.detail, /cannot be read/);
+  t.equal(disk?.ok, true, 'the test dir has more than 3 GiB free');
+  t.match(items.find((i) => i.name === 'libvirtd reachable'), { fix: /reboot-harness setup {3}\(starts virtlogd \+ libvirtd inside netns "nrh-lab"\)/ });
 });

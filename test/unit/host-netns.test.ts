@@ -1,6 +1,10 @@
 import t from 'tap';
 import { parseNetnsList, alivePid, IN_NETNS_ENV } from '../../lib/lab/host.js';
-import { setupArgs, SETUP_SCRIPT } from '../../lib/lab/setup.js';
+import { setupArgs, runSetup, nextCommands, SETUP_SCRIPT } from '../../lib/lab/setup.js';
+import { CommandError } from '../../lib/errors.js';
+import { deadlineIn } from '../../lib/run/deadline.js';
+import type { RunCommand } from '../../lib/exec/run.js';
+import type { LogEvent } from '../../lib/log/events.js';
 
 t.test('parseNetnsList reads `ip netns list` with and without ids', async (t) => {
   t.same(parseNetnsList('nrh-dev (id: 1)\nnrh-rec\n\n'), ['nrh-dev', 'nrh-rec']);
@@ -19,6 +23,43 @@ t.test('alivePid: only a live pid from a readable pid file', async (t) => {
 t.test('setup arguments', async (t) => {
   t.same(setupArgs({}), [SETUP_SCRIPT]);
   t.same(setupArgs({ skipBox: true, forceBox: true }), [SETUP_SCRIPT, '--no-box', '--force-box']);
+  t.same(setupArgs({ dockerBox: true }), [SETUP_SCRIPT, '--docker-box']);
   t.match(SETUP_SCRIPT, /vms\/setup-host\.sh$/);
   t.equal(IN_NETNS_ENV, 'NRH_IN_NETNS');
+});
+
+t.test('setup starts libvirtd in the lab netns after the script, as run does (doctor must pass right after)', async (t) => {
+  const order: string[] = [];
+  const lines: LogEvent[] = [];
+  const run: RunCommand = async (file, args, o) => {
+    order.push(`${file} ${args.join(' ')}`);
+    o.onLine?.('stdout', 'setup-host: all 21 packages present');
+    o.onLine?.('stdout', 'Progress: 50%');
+    return { code: 0, stdout: '', stderr: '', durationMs: 1 };
+  };
+  const ensureHost = async (o: { netns: string; blackholes?: readonly string[] }) => {
+    order.push(`ensureLabHost ${o.netns} ${o.blackholes?.join(',')}`);
+    return { netns: o.netns, libvirtdPid: 4242, started: ['libvirtd (pid 4242)'] };
+  };
+  const r = await runSetup({ deadline: deadlineIn(5000), netns: 'nrh-lab', blackholes: ['10.198.0.0/24', '10.199.0.0/24'], run, ensureHost, logger: (e) => lines.push(e) });
+  t.same(order, [`bash ${SETUP_SCRIPT}`, 'ensureLabHost nrh-lab 10.198.0.0/24,10.199.0.0/24']);
+  t.same(r.labHost, { netns: 'nrh-lab', libvirtdPid: 4242, started: ['libvirtd (pid 4242)'] });
+  t.same(lines.map((e) => (e.kind === 'info' ? e.message : e.kind)), ['setup-host: all 21 packages present'], 'progress bars are dropped');
+
+  order.length = 0;
+  const failing: RunCommand = async (file, args) => {
+    order.push(`${file} ${args.join(' ')}`);
+    throw new CommandError(`bash ${args.join(' ')}`, 2, 'setup-host.sh: the box build needs Go >= 1.21');
+  };
+  await t.rejects(runSetup({ deadline: deadlineIn(5000), netns: 'nrh-lab', run: failing, ensureHost }), { exitCode: 3, message: /needs Go/ });
+  t.same(order, [`bash ${SETUP_SCRIPT}`], 'a failed script starts nothing');
+  t.equal((await runSetup({ deadline: deadlineIn(5000), netns: '', run, ensureHost })).labHost, undefined, '--netns "" starts no lab host');
+});
+
+t.test('setup ends by naming the next commands', async (t) => {
+  const text = nextCommands({ netns: 'nrh-lab', libvirtdPid: 4242, started: [] });
+  t.match(text, /^setup done\. libvirtd \(pid 4242\) runs in netns nrh-lab\. Next:$/m);
+  t.match(text, /^ {2}reboot-harness doctor /m);
+  t.match(text, /^ {2}reboot-harness run cni-ipam-reboot /m);
+  t.match(text, /^ {2}reboot-harness run --nomad-binary <path> /m);
 });

@@ -52,7 +52,8 @@ t.test('console summary', async (t) => {
   const restAt = text.indexOf('Other checks');
   t.ok(failuresAt === 0 && restAt > failuresAt, 'failures come first');
   const failures = text.slice(failuresAt, restAt);
-  t.match(failures, /FAIL  Alloc restored \(alloc-restored\): failed: replaced:/);
+  t.match(failures, /FAIL  Alloc restored \(alloc-restored\): replaced:/, 'the mark says FAIL; no "failed: " after it');
+  t.notMatch(text, /failed: failed:|FAIL {2}[^\n]*: failed: /, 'no doubled prefixes');
   t.match(failures, /XPASS Unique alloc IPs \(unique-ips\): unexpected pass:/);
   t.match(failures, /ERROR in step "bring up lab": command exited 1/);
   t.match(failures, /ERROR waiting for SSH tunnel/);
@@ -66,5 +67,8 @@ t.test('console summary', async (t) => {
     'ERROR bridge-exec-reboot[box=debian12] — 0 checks: 0 passed, 0 expected failures, 0 failed, 0 skipped (1m35s)',
     'ERROR bridge-exec-reboot[nomad=1.10.0] — 0 checks: 0 passed, 0 expected failures, 0 failed, 0 skipped (4.5s)',
   ]);
+  const allGood = renderConsoleSummary([loadRuns()[0]!], { color: false });
+  t.notMatch(allGood, /Other checks|Failures and errors/, 'nothing failed: no "Other checks" heading');
+  t.match(allGood, /^Checks\nbridge-exec-reboot\[nomad=1\.9\.3\]:\n/);
   t.match(renderConsoleSummary(loadRuns(), { color: true }), /\u001b\[32mPASS\u001b\[0m bridge-exec-reboot\[nomad=1\.9\.3\]/, 'coloured when asked');
 });

@@ -130,3 +130,15 @@ t.test('signals: dispose removes the listeners', async (t) => {
   proc.emit('SIGINT', 'SIGINT');
   t.equal(w.signal.aborted, false, 'a signal after dispose does nothing');
 });
+
+t.test('--keep reports what it kept as described, not as the teardown that did not run', async (t) => {
+  const c = new CleanupStack();
+  const ran: string[] = [];
+  c.defer('vagrant destroy -f (run r1, /tmp/w/r1)', async () => void ran.push('destroy'), { keptAs: () => 'lab r1 (libvirt) in /tmp/w/r1\n  ssh client: ssh -F /tmp/w/r1/ssh-config r1-client' });
+  c.defer('artifact dir', async () => void ran.push('dir'));
+  c.defer('close the SSH connections', async () => void ran.push('ssh'), { alsoWhenKept: true });
+  const kept = await c.release();
+  t.same(kept, ['artifact dir', 'lab r1 (libvirt) in /tmp/w/r1\n  ssh client: ssh -F /tmp/w/r1/ssh-config r1-client']);
+  t.notMatch(kept.join('\n'), /vagrant destroy -f \(run/, 'no line that reads as if a destroy ran');
+  t.same(ran, ['ssh']);
+});

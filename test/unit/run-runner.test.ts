@@ -149,6 +149,16 @@ t.test('keep: cleanup released, the kept names returned newest first', async (t)
   t.same(r.torn, [], 'nothing torn down');
   t.same(r.kept, ['close tunnel', 'destroy lab']);
   t.equal(r.record.outcome, 'passed');
+  t.match(r.record.steps.at(-1), { name: 'teardown', status: 'skipped', message: /--keep/ });
+});
+
+t.test('the teardown is a timed step of the record and of the console', async (t) => {
+  const r = await run(t, async () => [check('a', 'passed')]);
+  const step = r.record.steps.at(-1)!;
+  t.match(step, { name: 'teardown', status: 'passed' });
+  t.type(step.durationMs, 'number');
+  t.ok(step.durationMs >= 0 && step.startedAtMs > 0, `took ${step.durationMs} ms`);
+  t.match(r.log.filter((e) => e.kind === 'step' && e.name === 'teardown'), [{ phase: 'start' }, { phase: 'end', status: 'passed' }]);
 });
 
 t.test('a failing teardown is reported and turns a pass into an error', async (t) => {
@@ -159,7 +169,8 @@ t.test('a failing teardown is reported and turns a pass into an error', async (t
     return [check('a', 'passed')];
   });
   t.same(r.torn, ['close tunnel', 'destroy lab'], 'the other entries still ran');
-  t.match(r.record.steps.at(-1), { name: 'teardown: remove network', status: 'error', message: 'teardown "remove network" failed: network busy' });
+  t.match(r.record.steps.at(-1), { name: 'teardown', status: 'error', message: 'teardown "remove network" failed: network busy' });
+  t.equal(r.record.steps.filter((s) => s.name.startsWith('teardown')).length, 1, 'one teardown step, not one per entry');
   t.equal(r.record.outcome, 'error');
   t.match(r.log.filter((e) => e.kind === 'cleanup' && !e.ok), [{ what: 'remove network', ok: false, message: 'network busy' }]);
 });

@@ -1,0 +1,63 @@
+// Measure how long unit + integration take under tap with each TypeScript loader set-up, and print a table.
+// Usage: tsx bench/test-speed.ts [--only <variant,...>] [--files "test/unit test/integration"]
+// A figure, not a test: the machine's load is printed next to it (other work on a 2-core host moves it a lot).
+import { $, argv, fs, os } from 'zx';
+
+/** The ways of running the same files; each differs only in tap flags (package.json's "tap" section is the base). */
+const VARIANTS: Record<string, { what: string; flags: string[] }> = {
+  'ts-node': { what: "tap's default @tapjs/typescript (ts-node fork)", flags: ['--plugin=@tapjs/typescript'] },
+  tsx: { what: 'tsx loader, @tapjs/typescript off', flags: ['--plugin=!@tapjs/typescript', '--node-arg=--import=tsx'] },
+};
+
+/** A tiny file run first for each variant: tap rebuilds its Test class when the plugin set changes (not timed). */
+const WARM_UP = 'test/unit/ssh-quote.test.ts';
+
+interface Row { variant: string; what: string; wallS: number; cpuS: number; files: number; pass: number; fail: number; skip: number; load: string }
+
+const only = argv['only'] ? String(argv['only']).split(',') : Object.keys(VARIANTS);
+const files = String(argv['files'] ?? 'test/unit test/integration').split(/\s+/);
+const unknown = only.filter((v) => !VARIANTS[v]);
+if (unknown.length) {
+  console.error(`test-speed: unknown variant ${unknown.join(', ')} (have ${Object.keys(VARIANTS).join(', ')})`);
+  process.exit(2);
+}
+
+$.verbose = false;
+const rows: Row[] = [];
+const slowest = new Map<string, string[]>();
+
+/** The files that took longest inside their own process (tap's "# time=" on each top-level line). */
+function slowestFiles(tap: string, n = 5): string[] {
+  const times = [...tap.matchAll(/^(?:not )?ok \d+ - (test\/\S+) # time=([\d.]+)ms/gm)].map((m) => ({ file: m[1]!, ms: Number(m[2]) }));
+  return times.sort((a, b) => b.ms - a.ms).slice(0, n).map((x) => `${x.file} ${fmt(x.ms / 1000)}`);
+}
+for (const name of only) {
+  const { what, flags } = VARIANTS[name]!;
+  console.error(`== ${name}: warm-up (plugin rebuild, not timed)`);
+  await $`npx tap ${flags} --disable-coverage -R silent ${WARM_UP}`.nothrow();
+  console.error(`== ${name}: ${files.join(' ')}`);
+  const timeFile = `${os.tmpdir()}/test-speed-${process.pid}.time`;
+  const started = performance.now();
+  const r = await $`/usr/bin/time -o ${timeFile} -f ${'%U %S'} npx tap ${flags} -R tap ${files}`.nothrow();
+  const wallS = (performance.now() - started) / 1000;
+  const [user, sys] = (await fs.readFile(timeFile, 'utf8')).trim().split('\n').pop()!.split(' ').map(Number);
+  const summary = /^# \{ total: \d+(.*)\}$/m.exec(r.stdout)?.[1] ?? '';
+  const num = (k: string) => Number(new RegExp(`${k}: (\\d+)`).exec(summary)?.[1] ?? 0);
+  const fileCount = r.stdout.split('\n').filter((l) => /^(not )?ok \d+ - test\//.test(l)).length;
+  await fs.writeFile(`${os.tmpdir()}/test-speed-${name}.tap`, r.stdout);
+  slowest.set(name, slowestFiles(r.stdout));
+  rows.push({ variant: name, what, wallS, cpuS: (user ?? 0) + (sys ?? 0), files: fileCount, pass: num('pass'), fail: num('fail'), skip: num('skip'), load: os.loadavg()[0]!.toFixed(1) });
+  console.error(`   ${fmt(wallS)} wall, exit ${r.exitCode}`);
+}
+
+function fmt(s: number): string {
+  return s >= 60 ? `${Math.floor(s / 60)}m${String(Math.round(s % 60)).padStart(2, '0')}s` : `${s.toFixed(1)}s`;
+}
+
+const header = ['variant', 'wall', 'CPU (user+sys)', 'files', 'pass', 'fail', 'skip', 'load avg after', 'what'];
+const table = [header, ...rows.map((r) => [r.variant, fmt(r.wallS), fmt(r.cpuS), String(r.files), String(r.pass), String(r.fail), String(r.skip), r.load, r.what])];
+const widths = header.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
+const line = (row: string[]) => `| ${row.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
+console.log([line(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...table.slice(1).map(line)].join('\n'));
+for (const [name, files] of slowest) console.log(`slowest in ${name}: ${files.join(', ')}`);
+console.log(`${os.cpus().length} CPUs, node ${process.version}, files: ${files.join(' ')}`);
