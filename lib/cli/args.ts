@@ -31,6 +31,8 @@ export function optionTable(): NonNullable<ParseArgsConfig['options']> {
     after: { type: 'string' },
     shard: { type: 'string' },
     cell: { type: 'string' },
+    'list-cells': { type: 'boolean' },
+    shards: { type: 'string' },
   };
   for (const f of FIELDS) if (f.flag) opts[f.flag] = { type: BOOL_FLAGS.has(f.flag) ? 'boolean' : 'string' };
   return opts;
@@ -94,6 +96,8 @@ export function helpText(command?: Command): string {
       'error (never after a failed check), and writes one JUnit file with a <testsuite> per cell.', '', 'Options:');
     lines.push(`  ${'--shard <i/n>'.padEnd(30)} run only shard i of n (1-based; cell k goes to shard k mod n + 1)`);
     lines.push(`  ${'--cell <name>'.padEnd(30)} run only the cell of that name (what a failed cell's repro command uses)`);
+    lines.push(`  ${'--list-cells [--json]'.padEnd(30)} print every cell, its shard and the command that runs it; run nothing`);
+    lines.push(`  ${'--shards <N>'.padEnd(30)} with --list-cells: the shard of each cell among N CI jobs (docs/ci.md)`);
     lines.push(`  ${'--junit <path>'.padEnd(30)} the merged JUnit file (default <reports-dir>/matrix-<first run id>/junit.xml)`);
     lines.push(`  ${'(every run option)'.padEnd(30)} applies to every cell; the cell's axis values win (see reboot-harness run --help)`);
   } else if (command === 'destroy') {

@@ -21,6 +21,7 @@ import type { ParsedArgs } from './args.js';
 import { writeJsonWith } from './compare.js';
 import { newRunId, reproBuild, type CliDeps } from './main.js';
 import { checksumChecks } from './repro.js';
+import { listCellsCommand, listingProblems } from './list-cells.js';
 import { SCENARIOS, findScenario } from './scenarios.js';
 import { quote } from '../ssh/quote.js';
 import { fileURLToPath } from 'node:url';
@@ -34,7 +35,8 @@ export async function matrixCommand(args: ParsedArgs, config: HarnessConfig, dep
   const path = resolve(deps.cwd, args.positionals[0]!);
   const spec = parseMatrix(await readYaml(path, 'matrix file'), args.positionals[0]!, Object.fromEntries(SCENARIOS.map((s) => [s.name, s.checks.map((c) => c.id)])));
   const sh = parseShard(typeof args.values['shard'] === 'string' ? (args.values['shard'] as string) : undefined);
-  if (!spec.ok || 'field' in sh) throw new ConfigError([...(spec.ok ? [] : spec.problems), ...('field' in sh ? [sh] : [])]);
+  const listing = listingProblems(args);
+  if (!spec.ok || 'field' in sh || listing.length) throw new ConfigError([...(spec.ok ? [] : spec.problems), ...('field' in sh ? [sh] : []), ...listing]);
   const { spec: m } = spec;
   const shardLabel = `${sh.i}/${sh.n}`;
   const only = typeof args.values['cell'] === 'string' ? (args.values['cell'] as string) : undefined;
@@ -62,6 +64,8 @@ export async function matrixCommand(args: ParsedArgs, config: HarnessConfig, dep
     problems.push(...(p.scenario.validate?.(c) ?? []).map((q) => ({ ...q, field: `cell ${p.cell.name}: ${q.field}` })));
   }
   if (problems.length) throw new ConfigError(problems);
+  // --list-cells: the plan is valid; print it before any build is read or anything is created.
+  if (args.values['list-cells']) return listCellsCommand(args, all, cells, deps.out);
   const builds = [...new Set(plan.flatMap((p) => [p.configFor(0).nomadBinary, p.configFor(0).upgradeTo]).filter((b): b is string => !!b))];
   for (const b of builds) if (deps.checkBinary) await deps.checkBinary(b, 'matrix axis nomad: binary');
   if (deps.prepareHost && cells.length) {
