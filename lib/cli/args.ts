@@ -11,6 +11,7 @@ export const COMMANDS = {
   destroy: 'destroy labs left by --keep or a killed run (by run id, or --all)',
   compare: 'run a scenario on two Nomad builds (--before, --after) and show which checks flipped',
   matrix: 'run the cells of a matrix file (builds x reboot kinds x ...), optionally one shard of them',
+  merge: 'merge the reports of many runners (matrix shards) into one JUnit file and one index page',
   help: 'show help',
 } as const;
 export type Command = keyof typeof COMMANDS;
@@ -33,6 +34,7 @@ export function optionTable(): NonNullable<ParseArgsConfig['options']> {
     cell: { type: 'string' },
     'list-cells': { type: 'boolean' },
     shards: { type: 'string' },
+    out: { type: 'string' },
   };
   for (const f of FIELDS) if (f.flag) opts[f.flag] = { type: BOOL_FLAGS.has(f.flag) ? 'boolean' : 'string' };
   return opts;
@@ -100,6 +102,13 @@ export function helpText(command?: Command): string {
     lines.push(`  ${'--shards <N>'.padEnd(30)} with --list-cells: the shard of each cell among N CI jobs (docs/ci.md)`);
     lines.push(`  ${'--junit <path>'.padEnd(30)} the merged JUnit file (default <reports-dir>/matrix-<first run id>/junit.xml)`);
     lines.push(`  ${'(every run option)'.padEnd(30)} applies to every cell; the cell's axis values win (see reboot-harness run --help)`);
+  } else if (command === 'merge') {
+    lines.push('Usage: reboot-harness merge <report folder | JUnit file>... [--out <dir>]', '',
+      'Reads every JUnit file (given, or found under the folders), the summary.json files and the cells\' report.html pages,',
+      'and writes <out>/junit.xml (one suite per cell, counts recounted, reruns kept) and <out>/index.html (the matrix as a',
+      'table of verdicts, each cell linking its page). A suite name found in two runs is an error (exit 2): one cell ran',
+      'twice. Exit code as for run over the merged cells: 0 all passed, 1 a check failed, 3 an infrastructure error.', '', 'Options:');
+    lines.push(`  ${'--out <dir>'.padEnd(30)} where junit.xml and index.html go (default <reports-dir>/merged)`);
   } else if (command === 'destroy') {
     lines.push('Usage: reboot-harness destroy <run-id>... | --all [--host]', '', 'Destroys the VMs and Vagrant directory of the given runs under the work dir (--work-dir).', '--host also stops the libvirtd/virtlogd and network namespace that the harness itself started (isolated mode).');
   } else if (command === 'list') {

@@ -24,6 +24,7 @@ import { helpText, parseCli, type ParsedArgs } from './args.js';
 import { SCENARIOS, findScenario, listText, preflightScenarios } from './scenarios.js';
 import { compareCommand } from './compare.js';
 import { matrixCommand } from './matrix.js';
+import { mergeCommand } from './merge.js';
 import { skippedRecord } from './skipped.js';
 import { reproCommand, type ReproBuild } from './repro.js';
 
@@ -89,6 +90,8 @@ export async function main(argv: string[], deps: CliDeps): Promise<number> {
         return await compareCommand(args, config, deps, logger);
       case 'matrix':
         return await matrixCommand(args, config, deps, logger);
+      case 'merge':
+        return await mergeCommand(args, config, deps);
     }
   } catch (err) {
     return reportError(err, deps, secrets);

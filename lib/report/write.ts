@@ -3,8 +3,11 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { redactDeep, redactKnown } from '../log/redact.js';
 import { renderHtml } from './html.js';
+import { renderIndexHtml } from './html-index.js';
 import { renderJsonSummary } from './json.js';
 import { renderJUnit } from './junit.js';
+import type { MergedReport } from './merge.js';
+import { renderMergedJUnit } from './merge-junit.js';
 import type { ArtifactRef, RunRecord } from './model.js';
 
 export interface WriteReportsOptions {
@@ -73,4 +76,24 @@ export async function writeHtmlReports(runs: readonly RunRecord[], opts: WriteHt
     written.push(path);
   }
   return written;
+}
+
+export interface WriteMergedOptions {
+  /** the output folder: junit.xml and index.html go there (links in the index are relative to it) */
+  outDir: string;
+  secrets: readonly string[];
+  /** shown on the index page, e.g. the time of the merge */
+  generatedAt?: string;
+}
+
+/** Write a merge's JUnit file and index page, through the same redaction as every other report; returns the paths. */
+export async function writeMergedReports(report: MergedReport, opts: WriteMergedOptions): Promise<{ junit: string; index: string }> {
+  const { outDir, secrets, generatedAt } = opts;
+  const clean = redactDeep(report, secrets);
+  const literal = (text: string): string => redactKnown(text, secrets.filter((s) => !/["&<>'\\]/.test(s)));
+  const junit = join(outDir, 'junit.xml');
+  const index = join(outDir, 'index.html');
+  await put(junit, literal(renderMergedJUnit(clean)));
+  await put(index, literal(renderIndexHtml(clean, generatedAt ? { generatedAt } : {})));
+  return { junit, index };
 }
