@@ -5,6 +5,7 @@ import { ConfigError } from '../errors.js';
 import type { HarnessConfig } from '../config/schema.js';
 import { redact } from '../log/redact.js';
 import { collectInputs } from '../merge/collect.js';
+import { attachmentLocator } from '../merge/locate.js';
 import { mergeReports } from '../report/merge.js';
 import { runDirName, writeMergedReports } from '../report/write.js';
 import type { ParsedArgs } from './args.js';
@@ -20,7 +21,8 @@ export async function mergeCommand(args: ParsedArgs, config: HarnessConfig, deps
     const page = found.pages.get(runDirName(runId));
     return page === undefined ? undefined : href(page);
   };
-  const merged = mergeReports({ junit: found.junit, summaries: found.summaries, pageFor });
+  const attachmentFor = attachmentLocator(found.files, outDir);
+  const merged = mergeReports({ junit: found.junit, summaries: found.summaries, pageFor, attachmentFor });
   if (!merged.ok) throw new ConfigError(merged.problems);
   const { report } = merged;
   const secrets = config.nomad.token ? [config.nomad.token] : [];
@@ -31,6 +33,7 @@ export async function mergeCommand(args: ParsedArgs, config: HarnessConfig, deps
   const lines = [
     `merged ${report.cells.length} suites from ${found.junit.length} JUnit files: ${t.tests} tests, ${t.failures} failures, ${t.errors} errors, ${t.skipped} skipped`,
     ...(noPage ? [`${noPage} of ${report.cells.length} cells have no HTML page among the inputs`] : []),
+    ...(report.attachments.unresolved ? [`${report.attachments.unresolved} attachment lines name files not among the inputs (kept as written)`] : []),
     `reports: ${[paths.junit, paths.index].map((p) => relative(deps.cwd, p) || '.').join(' ')}`,
   ];
   deps.out(redact(`${lines.join('\n')}\n`, secrets));

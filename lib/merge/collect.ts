@@ -17,6 +17,8 @@ export interface Collected {
   summaries: { path: string; summary: ParsedSummary }[];
   /** a page's folder name (the run id as a path segment) -> absolute path of its report.html */
   pages: Map<string, string>;
+  /** every file seen under the inputs (where a run's attachments may now be) */
+  files: string[];
   problems: ConfigProblem[];
 }
 
@@ -24,6 +26,7 @@ interface Found {
   xml: string[];
   summaries: string[];
   pages: string[];
+  files: string[];
 }
 
 async function walk(dir: string, skip: string, depth: number, found: Found): Promise<void> {
@@ -32,17 +35,22 @@ async function walk(dir: string, skip: string, depth: number, found: Found): Pro
   for (const e of entries) {
     const path = join(dir, e.name);
     // Note: symlinks are not followed (no loops); the merge's own output folder is never read back.
-    if (e.isDirectory() && !SKIP_DIRS.has(e.name) && path !== skip) await walk(path, skip, depth + 1, found);
-    else if (e.isFile() && e.name.endsWith('.xml')) found.xml.push(path);
-    else if (e.isFile() && e.name === 'summary.json') found.summaries.push(path);
-    else if (e.isFile() && e.name === 'report.html') found.pages.push(path);
+    if (e.isDirectory()) {
+      if (!SKIP_DIRS.has(e.name) && path !== skip) await walk(path, skip, depth + 1, found);
+      continue;
+    }
+    if (!e.isFile()) continue;
+    found.files.push(path);
+    if (e.name.endsWith('.xml')) found.xml.push(path);
+    else if (e.name === 'summary.json') found.summaries.push(path);
+    else if (e.name === 'report.html') found.pages.push(path);
   }
 }
 
 /** Read the inputs (JUnit files or report folders, relative to `cwd`), skipping the output folder `outDir`. */
 export async function collectInputs(inputs: readonly string[], o: { cwd: string; outDir: string }): Promise<Collected> {
   const problems: ConfigProblem[] = [];
-  const found: Found = { xml: [], summaries: [], pages: [] };
+  const found: Found = { xml: [], summaries: [], pages: [], files: [] };
   const given = new Set<string>();
   const outDir = resolve(o.cwd, o.outDir);
   for (const input of inputs) {
@@ -59,11 +67,16 @@ export async function collectInputs(inputs: readonly string[], o: { cwd: string;
       // The pages of a JUnit file's runs sit next to it or one folder up (<reports-dir>/<run id>/report.html).
       for (const d of [dirname(path), dirname(dirname(path))]) {
         const sub = await readdir(d, { withFileTypes: true }).catch(() => []);
-        for (const e of sub) if (e.isDirectory()) found.pages.push(...(await pageIn(join(d, e.name))));
+        for (const e of sub) {
+          if (!e.isDirectory()) continue;
+          const inRun = await filesIn(join(d, e.name));
+          found.files.push(...inRun);
+          found.pages.push(...inRun.filter((f) => basename(f) === 'report.html'));
+        }
       }
     }
   }
-  const out: Collected = { junit: [], summaries: [], pages: new Map(), problems };
+  const out: Collected = { junit: [], summaries: [], pages: new Map(), files: [...new Set(found.files)], problems };
   const seen = new Set<string>();
   // Paths in messages and on the index page as the person sees them: relative to the working directory.
   const shown = (p: string): string => (relative(o.cwd, p).startsWith('..') ? p : relative(o.cwd, p));
@@ -91,7 +104,8 @@ export async function collectInputs(inputs: readonly string[], o: { cwd: string;
   return out;
 }
 
-async function pageIn(dir: string): Promise<string[]> {
-  const p = join(dir, 'report.html');
-  return (await stat(p).catch(() => undefined))?.isFile() ? [p] : [];
+/** The files directly inside a folder (a run's folder holds its page and artifacts). */
+async function filesIn(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+  return entries.filter((e) => e.isFile()).map((e) => join(dir, e.name));
 }

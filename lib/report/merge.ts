@@ -18,6 +18,8 @@ export interface MergeInput {
   summaries: readonly { path: string; summary: ParsedSummary }[];
   /** the href (relative to the output folder) of a run's HTML page, when one was found */
   pageFor: (runId: string) => string | undefined;
+  /** where an attachment a run wrote (`[[ATTACHMENT|path]]`) is now, relative to the output folder; omit to keep paths */
+  attachmentFor?: (path: string) => string | undefined;
 }
 
 /** Test counts of a suite (or of the whole report), recounted from its testcases. */
@@ -56,6 +58,8 @@ export interface MergedReport {
   warnings: string[];
   /** as for `run` over the cells: 0 passed, 1 a check failed, 3 an infrastructure error, 130 interrupted */
   exitCode: number;
+  /** attachment lines pointed at the merged copy's folder, and those whose file was not among the inputs */
+  attachments: { rewritten: number; unresolved: number };
 }
 
 export type MergeResult = { ok: true; report: MergedReport } | { ok: false; problems: ConfigProblem[] };
@@ -105,6 +109,20 @@ const seconds = (v: unknown): number => {
   return Number.isFinite(n) && n > 0 ? n : 0;
 };
 
+const ATTACHMENT = /\[\[ATTACHMENT\|([^\]\n]+)\]\]/g;
+
+/** The element with every `[[ATTACHMENT|path]]` in its texts mapped through `to` (kept when `to` finds nothing). */
+export function rewriteAttachments(el: XmlElement, to: (path: string) => string | undefined, tally = { rewritten: 0, unresolved: 0 }): XmlElement {
+  const text = el.text?.replace(ATTACHMENT, (line, path: string) => {
+    const moved = to(path);
+    if (moved === undefined) tally.unresolved++;
+    else tally.rewritten++;
+    return moved === undefined ? line : `[[ATTACHMENT|${moved}]]`;
+  });
+  const children = el.children?.map((c) => rewriteAttachments(c, to, tally));
+  return { ...el, ...(text === undefined ? {} : { text }), ...(children ? { children } : {}) };
+}
+
 const byName = (a: { name: string }, b: { name: string }): number => a.name.localeCompare(b.name, 'en', { numeric: true });
 
 /** Merge parsed JUnit files and summaries; problems (a suite name from two runs) instead of a report when any. */
@@ -145,13 +163,15 @@ export function mergeReports(input: MergeInput): MergeResult {
 
   const cells: MergedCell[] = [];
   const suites: XmlElement[] = [];
+  const attachments = { rewritten: 0, unresolved: 0 };
   for (const { suite, source } of kept.sort((a, b) => byName({ name: String(a.suite.attrs?.['name']) }, { name: String(b.suite.attrs?.['name']) }))) {
     const name = String(suite.attrs?.['name'] ?? '');
     const c = countCases(suite);
     const declared = ['tests', 'failures', 'errors', 'skipped'].map((k) => suite.attrs?.[k]);
     const mismatch = (['tests', 'failures', 'errors', 'skipped'] as const).filter((k, i) => declared[i] !== undefined && Number(declared[i]) !== c[k]);
     if (mismatch.length) warnings.push(`suite ${name} in ${source}: ${mismatch.map((k) => `${k} said ${suite.attrs?.[k]}, counted ${c[k]}`).join(', ')}; the counted values are written`);
-    suites.push({ ...suite, attrs: { ...suite.attrs, tests: c.tests, failures: c.failures, errors: c.errors, skipped: c.skipped } });
+    const counted = { ...suite, attrs: { ...suite.attrs, tests: c.tests, failures: c.failures, errors: c.errors, skipped: c.skipped } };
+    suites.push(input.attachmentFor ? rewriteAttachments(counted, input.attachmentFor, attachments) : counted);
     const runId = suite.attrs?.['id'] === undefined ? undefined : String(suite.attrs['id']);
     const props = propertiesOf(suite);
     const run = runId === undefined ? undefined : runs.get(runId);
@@ -172,5 +192,5 @@ export function mergeReports(input: MergeInput): MergeResult {
   const axes = [...new Set(cells.flatMap((c) => Object.keys(c.axes)))];
   const sum = (k: keyof Counts): number => cells.reduce((n, c) => n + c[k], 0);
   const totals = { tests: sum('tests'), failures: sum('failures'), errors: sum('errors'), skipped: sum('skipped'), timeS: cells.reduce((n, c) => n + c.timeS, 0) };
-  return { ok: true, report: { suites, totals, cells, axes, warnings, exitCode: exitCodeOf(cells) } };
+  return { ok: true, report: { suites, totals, cells, axes, warnings, exitCode: exitCodeOf(cells), attachments } };
 }

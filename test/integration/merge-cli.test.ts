@@ -2,7 +2,7 @@
 // CI artifacts are), stand-in labs and Nomad per run; then `merge` of both folders. The merged JUnit is checked
 // against junit-10.xsd (xmllint), its counts against the inputs, the reruns kept; the index page in real Chromium.
 import t, { type Test } from 'tap';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import { main } from '../../lib/cli/main.js';
@@ -51,7 +51,10 @@ t.test('two shards merged: one valid JUnit whose counts add up, reruns kept, an 
   const out: string[] = [];
   const err: string[] = [];
   const deps = { ...standInPerRun({}, { cwd: root }).deps, out: (s: string) => void out.push(s), err: (s: string) => void err.push(s) };
-  const code = await main(['merge', 'runner-1', 'runner-2', '--out', 'merged'], deps);
+  // As CI hands them over: each runner's reports folder downloaded somewhere else (download-artifact's layout).
+  mkdirSync(join(root, 'all-reports'));
+  runners.forEach((r, k) => renameSync(join(r, 'reports'), join(root, 'all-reports', `reports-shard-${k + 1}`)));
+  const code = await main(['merge', 'all-reports', '--out', 'merged'], deps);
   t.equal(code, 1, `merge exits as run would over the cells: 1 (a check failed) ${err.join('')}`);
   const junit = join(root, 'merged', 'junit.xml');
   validateJUnit(t, junit, 'merged JUnit');
@@ -72,6 +75,11 @@ t.test('two shards merged: one valid JUnit whose counts add up, reruns kept, an 
   t.equal((text.match(/<flakyError /g) ?? []).length, 2, 'both 1.9.7 cells keep their Surefire flakyError');
   t.match(text, /<flakyError message="attempt 1 \(run \w+\) ended in an infrastructure error/);
   t.match(out.join(''), /merged 4 suites from 2 JUnit files/);
+  const attachments = [...text.matchAll(/\[\[ATTACHMENT\|([^\]]+)\]\]/g)].map((m) => m[1]!);
+  t.ok(attachments.length >= 4, `${attachments.length} attachment lines`);
+  t.same(attachments.filter((a) => !existsSync(resolve(root, 'merged', a))), [], 'every attachment resolves from the merged JUnit\'s folder');
+  t.ok(attachments.every((a) => a.startsWith('../all-reports/reports-shard-')), 'pointing into the downloaded reports');
+  t.notMatch(out.join(''), /attachment lines name files not among the inputs/);
 
   const index = join(root, 'merged', 'index.html');
   const html = readFileSync(index, 'utf8');

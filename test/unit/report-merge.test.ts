@@ -4,7 +4,8 @@ import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { parseJUnit, looksLikeJUnit, type JUnitDoc } from '../../lib/report/parse-junit.js';
 import { parseSummary } from '../../lib/report/parse-summary.js';
-import { countCases, mergeReports, type MergeSource } from '../../lib/report/merge.js';
+import { countCases, mergeReports, rewriteAttachments, type MergeSource } from '../../lib/report/merge.js';
+import { attachmentLocator } from '../../lib/merge/locate.js';
 import { renderMergedJUnit } from '../../lib/report/merge-junit.js';
 import { renderIndexHtml } from '../../lib/report/html-index.js';
 import { renderMatrixJUnit } from '../../lib/matrix/junit.js';
@@ -124,4 +125,19 @@ t.test('the index page: a row per cell with its axes and link, failures first, t
   t.match(html, 's/k=&lt;b&gt; <span class="note">(no page)</span>');
   t.match(html, '<td data-axis="k">&lt;b&gt;</td>');
   t.notMatch(html, /<b>/);
+});
+
+t.test('attachments follow the reports: matched by their last segments, relative to the output folder', async (t) => {
+  const files = ['/dl/reports-shard-1/r1/alloc.json', '/dl/reports-shard-2/r2/alloc.json', '/dl/a/same/x.log', '/dl/b/same/x.log', '/dl/c/deep/same/y.log'];
+  const at = attachmentLocator(files, '/dl/merged');
+  t.equal(at('reports/r1/alloc.json'), '../reports-shard-1/r1/alloc.json', 'the path the run wrote, found under another root');
+  t.equal(at('/old/runner/reports/r2/alloc.json'), '../reports-shard-2/r2/alloc.json', 'an absolute path from another machine');
+  t.equal(at('reports/same/x.log'), undefined, 'two files share the suffix: not guessed');
+  t.equal(at('a/same/x.log'), '../a/same/x.log', 'a longer suffix tells them apart');
+  t.equal(at('alloc.json'), undefined, 'a bare file name is too little to go on');
+  t.equal(at('reports/r9/alloc.json'), undefined);
+  const tally = { rewritten: 0, unresolved: 0 };
+  const el = rewriteAttachments({ name: 'testcase', children: [{ name: 'system-out', text: 'x\n[[ATTACHMENT|reports/r1/alloc.json]]\n[[ATTACHMENT|reports/r9/gone.log]]' }] }, at, tally);
+  t.equal(el.children![0]!.text, 'x\n[[ATTACHMENT|../reports-shard-1/r1/alloc.json]]\n[[ATTACHMENT|reports/r9/gone.log]]');
+  t.same(tally, { rewritten: 1, unresolved: 1 });
 });
