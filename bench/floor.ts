@@ -2,7 +2,7 @@
 // bridge-exec-reboot, then the same lab by hand without the harness (plain `vagrant up` of both VMs, a plain reboot
 // of the client to a new boot_id over SSH, `vagrant destroy`); prints the phases side by side with the ratio.
 // Not a test: it takes 15-25 minutes of real VMs. On a shared machine run it under the VM lock:
-//   flock /work/vm.lock npx tsx bench/floor.ts --nomad-binary /path/to/nomad [--record docs/benchmarks.md]
+//   flock /work/vm.lock npx tsx bench/floor.ts --nomad-binary /path/to/nomad [--expect check=fail] [--record docs/benchmarks.md]
 // Needs root (the lab's network namespace), the box (`reboot-harness setup`) and a linux/amd64 Nomad build.
 import { $, argv, fs, os, path } from 'zx';
 import { randomBytes } from 'node:crypto';
@@ -47,8 +47,10 @@ async function preflight(nomad: string | undefined, box: string): Promise<void> 
 /** A cold harness run; its steps from summary.json and its wall time. */
 async function harnessRun(nomad: string, work: string): Promise<{ steps: { name: string; durationMs: number }[]; wallMs: number; outcome: string }> {
   const summary = path.join(work, 'summary.json');
+  // --expect passes through (e.g. no-duplicate-ip=fail for a 1.9.3 build), so the run's verdict says what was expected.
+  const expect = [argv['expect'] ?? []].flat().filter((e): e is string => typeof e === 'string').flatMap((e) => ['--expect', e]);
   const args = ['run', 'bridge-exec-reboot', '--nomad-binary', nomad, '--reports-dir', path.join(work, 'reports'),
-    '--report-json', summary, '--artifacts', 'never', '--quiet'];
+    '--report-json', summary, '--artifacts', 'never', '--quiet', ...expect];
   const [res, wallMs] = await timed(() => $({ cwd: ROOT })`node bin/reboot-harness.js ${args}`.nothrow());
   if (!(await fs.pathExists(summary))) throw new Error(`the harness run wrote no summary (exit ${res.exitCode}): ${res.stderr.slice(-2000)}`);
   const doc = await fs.readJson(summary) as { runs: { outcome: string; steps: { name: string; durationMs: number }[] }[] };
