@@ -13,7 +13,9 @@ BASE=${NOMAD_RELEASES_URL:-https://releases.hashicorp.com}
 KEY_URL=${HASHICORP_KEY_URL:-https://www.hashicorp.com/.well-known/pgp-key.txt}
 FPR=${HASHICORP_KEY_FPR:-C874011F0AB405110D02105534365D9472D7468F}
 for v in "$@"; do
-  [[ "$v" =~ ^[0-9]+\.[0-9]+\.[0-9]+(-[A-Za-z0-9.]+)?(\+ent)?$ ]] || { echo "fetch-nomad.sh: not a version: $v" >&2; exit 2; }
+  if ! [[ "$v" =~ ^[0-9]+\.[0-9]+\.[0-9]+(-[A-Za-z0-9.]+)?(\+ent)?$ ]]; then
+    echo "fetch-nomad.sh: not a version: $v" >&2; exit 2
+  fi
 done
 mkdir -p "$DEST"
 WORK=$(mktemp -d); trap 'rm -rf "$WORK"' EXIT
@@ -30,11 +32,15 @@ for v in "$@"; do
   for f in "$zip" "nomad_${v}_SHA256SUMS" "nomad_${v}_SHA256SUMS.sig"; do
     curl -fsSL --retry 3 "$BASE/nomad/$v/$f" -o "$WORK/$f"
   done
-  gpgv --keyring "$WORK/trusted.gpg" "$WORK/nomad_${v}_SHA256SUMS.sig" "$WORK/nomad_${v}_SHA256SUMS" 2>"$WORK/gpgv.log" || {
-    echo "fetch-nomad.sh: nomad $v: SHA256SUMS is not signed by $FPR" >&2; cat "$WORK/gpgv.log" >&2; exit 1; }
-  want=$(awk -v f="$zip" '$2 == f { print $1 }' "$WORK/nomad_${v}_SHA256SUMS")
+  sums="$WORK/nomad_${v}_SHA256SUMS"
+  if ! gpgv --keyring "$WORK/trusted.gpg" "$sums.sig" "$sums" 2>"$WORK/gpgv.log"; then
+    echo "fetch-nomad.sh: nomad $v: SHA256SUMS is not signed by $FPR" >&2; cat "$WORK/gpgv.log" >&2; exit 1
+  fi
+  want=$(awk -v f="$zip" '$2 == f { print $1 }' "$sums")
   got=$(sha256sum "$WORK/$zip" | cut -d' ' -f1)
-  [ -n "$want" ] && [ "$want" = "$got" ] || { echo "fetch-nomad.sh: nomad $v: $zip sha256 $got, SHA256SUMS says '${want}'" >&2; exit 1; }
+  if [ -z "$want" ] || [ "$want" != "$got" ]; then
+    echo "fetch-nomad.sh: nomad $v: $zip sha256 $got, SHA256SUMS says '${want}'" >&2; exit 1
+  fi
   unzip -p "$WORK/$zip" nomad > "$out.part"
   chmod 0755 "$out.part" && mv "$out.part" "$out"
   echo "nomad $v: $out (zip sha256 $got, signature by $FPR)"

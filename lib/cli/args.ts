@@ -98,16 +98,17 @@ export function helpText(command?: Command): string {
       'error (never after a failed check), and writes one JUnit file with a <testsuite> per cell.', '', 'Options:');
     lines.push(`  ${'--shard <i/n>'.padEnd(30)} run only shard i of n (1-based; cell k goes to shard k mod n + 1)`);
     lines.push(`  ${'--cell <name>'.padEnd(30)} run only the cell of that name (what a failed cell's repro command uses)`);
-    lines.push(`  ${'--list-cells [--json]'.padEnd(30)} print every cell, its shard and the command that runs it; run nothing`);
-    lines.push(`  ${'--shards <N>'.padEnd(30)} with --list-cells: the shard of each cell among N CI jobs (docs/ci.md)`);
+    lines.push(`  ${'--list-cells [--json]'.padEnd(30)} print every cell, its shard and its command; run nothing`);
+    lines.push(`  ${'--shards <N>'.padEnd(30)} with --list-cells: each cell's shard among N CI jobs (docs/ci.md)`);
     lines.push(`  ${'--junit <path>'.padEnd(30)} the merged JUnit file (default <reports-dir>/matrix-<first run id>/junit.xml)`);
     lines.push(`  ${'(every run option)'.padEnd(30)} applies to every cell; the cell's axis values win (see reboot-harness run --help)`);
   } else if (command === 'merge') {
     lines.push('Usage: reboot-harness merge <report folder | JUnit file>... [--out <dir>]', '',
-      'Reads every JUnit file (given, or found under the folders), the summary.json files and the cells\' report.html pages,',
-      'and writes <out>/junit.xml (one suite per cell, counts recounted, reruns kept) and <out>/index.html (the matrix as a',
-      'table of verdicts, each cell linking its page). A suite name found in two runs is an error (exit 2): one cell ran',
-      'twice. Exit code as for run over the merged cells: 0 all passed, 1 a check failed, 3 an infrastructure error.', '', 'Options:');
+      'Reads every JUnit file (given, or found under the folders), the summary.json files and the cells\'',
+      'report.html pages, and writes <out>/junit.xml (one suite per cell, counts recounted, reruns kept) and',
+      '<out>/index.html (the matrix as a table of verdicts, each cell linking its page). A suite name found in two',
+      'runs is an error (exit 2): one cell ran twice. Exit code as for run over the merged cells: 0 all passed,',
+      '1 a check failed, 3 an infrastructure error (docs/ci.md).', '', 'Options:');
     lines.push(`  ${'--out <dir>'.padEnd(30)} where junit.xml and index.html go (default <reports-dir>/merged)`);
   } else if (command === 'destroy') {
     lines.push('Usage: reboot-harness destroy <run-id>... | --all [--host]', '', 'Destroys the VMs and Vagrant directory of the given runs under the work dir (--work-dir).', '--host also stops the libvirtd/virtlogd and network namespace that the harness itself started (isolated mode).');

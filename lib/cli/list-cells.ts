@@ -1,5 +1,6 @@
 // `reboot-harness matrix <file> --list-cells [--json] [--shards N]`: print the fan-out plan (cells, shards, the
-// command that runs each) after the matrix validated, without checking builds, preparing the host or creating anything.
+// command that runs each) after the matrix validated, without checking builds, preparing the host or creating
+// anything.
 import { parseArgs } from 'node:util';
 import type { ConfigProblem } from '../errors.js';
 import { EXIT } from '../errors.js';
@@ -15,21 +16,41 @@ export function listingProblems(args: ParsedArgs): ConfigProblem[] {
   const text = typeof args.values['shards'] === 'string' ? (args.values['shards'] as string) : undefined;
   if (text === undefined) return [];
   if (!args.values['list-cells']) {
-    return [{ field: '--shards', value: text, message: 'only applies to --list-cells', fix: 'use --shard i/n to run one shard, or add --list-cells' }];
+    return [
+      {
+        field: '--shards',
+        value: text,
+        message: 'only applies to --list-cells',
+        fix: 'use --shard i/n to run one shard, or add --list-cells',
+      },
+    ];
   }
   const n = parseShardCount(text);
   if (typeof n !== 'number') return [n];
   const shard = typeof args.values['shard'] === 'string' ? (args.values['shard'] as string) : undefined;
   const m = shard === undefined ? null : /\/(\d+)$/.exec(shard.trim());
   if (m && Number(m[1]) !== n) {
-    return [{ field: '--shards', value: text, message: `disagrees with --shard ${shard}`, fix: `drop --shards, or write --shards ${m[1]}` }];
+    return [
+      {
+        field: '--shards',
+        value: text,
+        message: `disagrees with --shard ${shard}`,
+        fix: `drop --shards, or write --shards ${m[1]}`,
+      },
+    ];
   }
   return [];
 }
 
 /** The arguments after the command minus the matrix file and the listing flags: what every listed command repeats. */
 export function carriedArgs(rawArgs: readonly string[]): string[] {
-  const { tokens } = parseArgs({ args: [...rawArgs], options: optionTable(), allowPositionals: true, strict: false, tokens: true });
+  const { tokens } = parseArgs({
+    args: [...rawArgs],
+    options: optionTable(),
+    allowPositionals: true,
+    strict: false,
+    tokens: true,
+  });
   const out: string[] = [];
   let file = true;
   for (const tok of tokens) {
@@ -46,18 +67,31 @@ export function carriedArgs(rawArgs: readonly string[]): string[] {
 }
 
 /** Print the listing of the selected cells (a --shard or --cell narrows it) as a table or JSON; always exit 0. */
-export function listCellsCommand(args: ParsedArgs, all: readonly Cell[], selected: readonly Cell[], out: (s: string) => void): number {
+export function listCellsCommand(
+  args: ParsedArgs,
+  all: readonly Cell[],
+  selected: readonly Cell[],
+  out: (s: string) => void,
+): number {
   const shard = typeof args.values['shard'] === 'string' ? /\/(\d+)$/.exec(args.values['shard'] as string) : null;
-  const n = parseShardCount(typeof args.values['shards'] === 'string' ? (args.values['shards'] as string) : shard?.[1]);
+  const n = parseShardCount(
+    typeof args.values['shards'] === 'string' ? (args.values['shards'] as string) : shard?.[1],
+  );
   const shards = typeof n === 'number' ? n : 1;
   const listing = listCells(all, { file: args.positionals[0]!, shards, extra: carriedArgs(args.rawArgs) });
   const names = new Set(selected.map((c) => c.name));
-  const narrowed = selected.length === all.length ? listing : {
-    ...listing,
-    cells: listing.cells.filter((c) => names.has(c.name)),
-    shardJobs: listing.shardJobs.filter((s) => s.cells.some((c) => names.has(c))),
-    selection: typeof args.values['cell'] === 'string' ? `--cell ${args.values['cell']}` : `--shard ${args.values['shard']}`,
-  };
+  const narrowed =
+    selected.length === all.length
+      ? listing
+      : {
+          ...listing,
+          cells: listing.cells.filter((c) => names.has(c.name)),
+          shardJobs: listing.shardJobs.filter((s) => s.cells.some((c) => names.has(c))),
+          selection:
+            typeof args.values['cell'] === 'string'
+              ? `--cell ${args.values['cell']}`
+              : `--shard ${args.values['shard']}`,
+        };
   out(args.values['json'] ? `${JSON.stringify(narrowed, null, 2)}\n` : renderCellList(narrowed));
   return EXIT.OK;
 }

@@ -36,7 +36,9 @@ export async function matrixCommand(args: ParsedArgs, config: HarnessConfig, dep
   const spec = parseMatrix(await readYaml(path, 'matrix file'), args.positionals[0]!, Object.fromEntries(SCENARIOS.map((s) => [s.name, s.checks.map((c) => c.id)])));
   const sh = parseShard(typeof args.values['shard'] === 'string' ? (args.values['shard'] as string) : undefined);
   const listing = listingProblems(args);
-  if (!spec.ok || 'field' in sh || listing.length) throw new ConfigError([...(spec.ok ? [] : spec.problems), ...('field' in sh ? [sh] : []), ...listing]);
+  if (!spec.ok || 'field' in sh || listing.length) {
+    throw new ConfigError([...(spec.ok ? [] : spec.problems), ...('field' in sh ? [sh] : []), ...listing]);
+  }
   const { spec: m } = spec;
   const shardLabel = `${sh.i}/${sh.n}`;
   const only = typeof args.values['cell'] === 'string' ? (args.values['cell'] as string) : undefined;

@@ -13,7 +13,10 @@ import type { CliDeps } from './main.js';
 
 /** Merge the inputs and write <out>/junit.xml and <out>/index.html; exit code as for `run` over the merged cells. */
 export async function mergeCommand(args: ParsedArgs, config: HarnessConfig, deps: CliDeps): Promise<number> {
-  const outDir = resolve(deps.cwd, typeof args.values['out'] === 'string' ? (args.values['out'] as string) : join(config.reports.dir, 'merged'));
+  const outDir = resolve(
+    deps.cwd,
+    typeof args.values['out'] === 'string' ? (args.values['out'] as string) : join(config.reports.dir, 'merged'),
+  );
   const found = await collectInputs(args.positionals, { cwd: deps.cwd, outDir });
   if (found.problems.length) throw new ConfigError(found.problems);
   const href = (abs: string): string => relative(outDir, abs).split(sep).join('/');
@@ -31,9 +34,12 @@ export async function mergeCommand(args: ParsedArgs, config: HarnessConfig, deps
   const t = report.totals;
   const noPage = report.cells.filter((c) => !c.page).length;
   const lines = [
-    `merged ${report.cells.length} suites from ${found.junit.length} JUnit files: ${t.tests} tests, ${t.failures} failures, ${t.errors} errors, ${t.skipped} skipped`,
+    `merged ${report.cells.length} suites from ${found.junit.length} JUnit files: ${t.tests} tests, ` +
+      `${t.failures} failures, ${t.errors} errors, ${t.skipped} skipped`,
     ...(noPage ? [`${noPage} of ${report.cells.length} cells have no HTML page among the inputs`] : []),
-    ...(report.attachments.unresolved ? [`${report.attachments.unresolved} attachment lines name files not among the inputs (kept as written)`] : []),
+    ...(report.attachments.unresolved
+      ? [`${report.attachments.unresolved} attachment lines name files not among the inputs (kept as written)`]
+      : []),
     `reports: ${[paths.junit, paths.index].map((p) => relative(deps.cwd, p) || '.').join(' ')}`,
   ];
   deps.out(redact(`${lines.join('\n')}\n`, secrets));

@@ -59,7 +59,7 @@ export interface CellListing {
   selection?: string;
 }
 
-/** The 1-based shard of the cell at `index` among `n`: the same rule as `shard()` (cell k runs in shard k mod n + 1). */
+/** The 1-based shard of the cell at `index` among `n`: the rule of `shard()` (cell k runs in shard k mod n + 1). */
 export function shardOf(index: number, n: number): number {
   return (index % n) + 1;
 }
@@ -69,7 +69,12 @@ export function parseShardCount(text: string | undefined): number | ConfigProble
   if (text === undefined) return 1;
   const n = /^\d+$/.test(text.trim()) ? Number(text.trim()) : NaN;
   if (Number.isInteger(n) && n >= 1 && n <= MAX_SHARDS) return n;
-  return { field: '--shards', value: text, message: `must be a whole number from 1 to ${MAX_SHARDS}`, fix: 'write e.g. --shards 4 (four CI jobs)' };
+  return {
+    field: '--shards',
+    value: text,
+    message: `must be a whole number from 1 to ${MAX_SHARDS}`,
+    fix: 'write e.g. --shards 4 (four CI jobs)',
+  };
 }
 
 export interface ListOptions {
@@ -88,14 +93,31 @@ export function listCells(cells: readonly Cell[], o: ListOptions): CellListing {
   const listed = cells.map((c): ListedCell => {
     const argv = ['matrix', file, '--cell', c.name, ...extra];
     const axes = Object.fromEntries(c.values);
-    return { name: c.name, index: c.index, shard: shardOf(c.index, shards), total: shards, scenario: c.scenario, axes, argv, command: line(argv) };
+    return {
+      name: c.name,
+      index: c.index,
+      shard: shardOf(c.index, shards),
+      total: shards,
+      scenario: c.scenario,
+      axes,
+      argv,
+      command: line(argv),
+    };
   });
   const shardJobs: ListedShard[] = [];
   for (let i = 1; i <= shards; i++) {
     const mine = listed.filter((c) => c.shard === i).map((c) => c.name);
     if (!mine.length) continue;
     const argv = ['matrix', file, '--shard', `${i}/${shards}`, ...extra];
-    shardJobs.push({ shard: i, total: shards, spec: `${i}/${shards}`, count: mine.length, cells: mine, argv, command: line(argv) });
+    shardJobs.push({
+      shard: i,
+      total: shards,
+      spec: `${i}/${shards}`,
+      count: mine.length,
+      cells: mine,
+      argv,
+      command: line(argv),
+    });
   }
   return { schema: CELLS_SCHEMA, file, cellsInMatrix: cells.length, shards, cells: listed, shardJobs };
 }
@@ -105,7 +127,8 @@ export function renderCellList(l: CellListing): string {
   const w = Math.max(4, ...l.cells.map((c) => c.name.length));
   const rows = l.cells.map((c) => `${`${c.shard}/${c.total}`.padEnd(7)} ${c.name.padEnd(w)}  ${c.command}`);
   const empty = l.selection ? 0 : l.shards - l.shardJobs.length;
-  const head = `${l.cellsInMatrix} cell${l.cellsInMatrix === 1 ? '' : 's'} in ${l.file}, ${l.shards} shard${l.shards === 1 ? '' : 's'}`;
+  const plural = (n: number, what: string): string => `${n} ${what}${n === 1 ? '' : 's'}`;
+  const head = `${plural(l.cellsInMatrix, 'cell')} in ${l.file}, ${plural(l.shards, 'shard')}`;
   return [
     `${head}${empty ? ` (${empty} without cells)` : ''}${l.selection ? `; listing only ${l.selection}` : ''}`,
     '',

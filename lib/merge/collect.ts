@@ -1,5 +1,6 @@
 // Find what `merge` reads: JUnit files (given, or found under report folders), summary.json files and the cells'
-// HTML pages (<run id>/report.html). Reads only; every unreadable or malformed input is a problem, all reported at once.
+// HTML pages (<run id>/report.html). Reads only; every unreadable or malformed input is a problem, all reported at
+// once.
 import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import type { ConfigProblem } from '../errors.js';
@@ -31,7 +32,9 @@ interface Found {
 
 async function walk(dir: string, skip: string, depth: number, found: Found): Promise<void> {
   if (depth > MAX_DEPTH) return;
-  const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) =>
+    a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+  );
   for (const e of entries) {
     const path = join(dir, e.name);
     // Note: symlinks are not followed (no loops); the merge's own output folder is never read back.
@@ -48,7 +51,10 @@ async function walk(dir: string, skip: string, depth: number, found: Found): Pro
 }
 
 /** Read the inputs (JUnit files or report folders, relative to `cwd`), skipping the output folder `outDir`. */
-export async function collectInputs(inputs: readonly string[], o: { cwd: string; outDir: string }): Promise<Collected> {
+export async function collectInputs(
+  inputs: readonly string[],
+  o: { cwd: string; outDir: string },
+): Promise<Collected> {
   const problems: ConfigProblem[] = [];
   const found: Found = { xml: [], summaries: [], pages: [], files: [] };
   const given = new Set<string>();
@@ -57,7 +63,12 @@ export async function collectInputs(inputs: readonly string[], o: { cwd: string;
     const path = resolve(o.cwd, input);
     const st = await stat(path).catch((err: NodeJS.ErrnoException) => err);
     if (st instanceof Error) {
-      problems.push({ field: 'merge input', value: input, message: `cannot be read (${st.code ?? st.message})`, fix: 'give a report folder or a JUnit file that exists' });
+      problems.push({
+        field: 'merge input',
+        value: input,
+        message: `cannot be read (${st.code ?? st.message})`,
+        fix: 'give a report folder or a JUnit file that exists',
+      });
     } else if (st.isDirectory()) {
       await walk(path, outDir, 0, found);
     } else {
@@ -86,21 +97,52 @@ export async function collectInputs(inputs: readonly string[], o: { cwd: string;
     seen.add(real);
     const text = await readFile(path, 'utf8');
     if (!looksLikeJUnit(text)) {
-      if (given.has(path)) problems.push({ field: 'merge input', value: shown(path), message: 'is not a JUnit file (its root is not <testsuites> or <testsuite>)', fix: 'give JUnit XML files or report folders' });
+      if (given.has(path))
+        problems.push({
+          field: 'merge input',
+          value: shown(path),
+          message: 'is not a JUnit file (its root is not <testsuites> or <testsuite>)',
+          fix: 'give JUnit XML files or report folders',
+        });
       continue;
     }
     const parsed = parseJUnit(text);
     if (parsed.ok) out.junit.push({ path: shown(path), doc: parsed.doc });
-    else problems.push({ field: 'merge input', value: shown(path), message: parsed.message, fix: 'regenerate the report, or leave this file out' });
+    else
+      problems.push({
+        field: 'merge input',
+        value: shown(path),
+        message: parsed.message,
+        fix: 'regenerate the report, or leave this file out',
+      });
   }
   for (const path of found.summaries) {
     const parsed = parseSummary(await readFile(path, 'utf8'));
     if (parsed.ok) out.summaries.push({ path: shown(path), summary: parsed.summary });
-    else if (given.has(path)) problems.push({ field: 'merge input', value: shown(path), message: parsed.message, fix: 'give the summary.json a harness run wrote' });
+    else if (given.has(path))
+      problems.push({
+        field: 'merge input',
+        value: shown(path),
+        message: parsed.message,
+        fix: 'give the summary.json a harness run wrote',
+      });
   }
-  for (const page of found.pages) if (!out.pages.has(basename(dirname(page)))) out.pages.set(basename(dirname(page)), page);
-  if (!inputs.length) problems.push({ field: 'merge input', value: inputs, message: 'is required', fix: 'reboot-harness merge <report folder or JUnit file>... [--out dir]' });
-  else if (!out.junit.length && !problems.length) problems.push({ field: 'merge input', value: inputs, message: 'holds no JUnit file', fix: 'give the folders the matrix runs wrote their reports to (--reports-dir), or their JUnit files' });
+  for (const page of found.pages)
+    if (!out.pages.has(basename(dirname(page)))) out.pages.set(basename(dirname(page)), page);
+  if (!inputs.length)
+    problems.push({
+      field: 'merge input',
+      value: inputs,
+      message: 'is required',
+      fix: 'reboot-harness merge <report folder or JUnit file>... [--out dir]',
+    });
+  else if (!out.junit.length && !problems.length)
+    problems.push({
+      field: 'merge input',
+      value: inputs,
+      message: 'holds no JUnit file',
+      fix: 'give the folders the matrix runs wrote their reports to (--reports-dir), or their JUnit files',
+    });
   return out;
 }
 

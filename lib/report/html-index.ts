@@ -24,12 +24,14 @@ function duration(s: number): string {
 
 function row(c: MergedCell, axes: readonly string[]): string {
   const verdict = `${VERDICT[c.outcome]}${c.interrupted ? ' (interrupted)' : ''}`;
-  const link = c.page ? `<a href="${esc(fileHref(c.page))}">${esc(c.name)}</a>` : `${esc(c.name)} <span class="note">(no page)</span>`;
+  const link = c.page
+    ? `<a href="${esc(fileHref(c.page))}">${esc(c.name)}</a>`
+    : `${esc(c.name)} <span class="note">(no page)</span>`;
   const cells = [
     `<td class="cell">${link}</td>`,
     ...axes.map((a) => `<td data-axis="${esc(a)}">${esc(c.axes[a] ?? '')}</td>`),
     `<td class="verdict">${verdict}</td>`,
-    `<td class="n">${c.tests}</td><td class="n">${c.failures}</td><td class="n">${c.errors}</td><td class="n">${c.skipped}</td>`,
+    ...[c.tests, c.failures, c.errors, c.skipped].map((n) => `<td class="n">${n}</td>`),
     `<td class="n">${c.attempts > 1 ? `${c.attempts} (retried)` : '1'}</td>`,
     `<td class="t">${duration(c.timeS)}</td>`,
     `<td class="mono">${esc(c.shard ?? '')}</td>`,
@@ -40,14 +42,37 @@ function row(c: MergedCell, axes: readonly string[]): string {
 /** Render the index: overall verdict, counts, the table of cells (failures first), sources and warnings. */
 export function renderIndexHtml(report: MergedReport, o: { title?: string; generatedAt?: string } = {}): string {
   const { title = 'nomad-reboot-harness: merged matrix', generatedAt } = o;
-  const overall = report.cells.some((c) => c.outcome === 'error' || c.interrupted) ? 'error'
-    : report.cells.some((c) => c.outcome === 'failed') ? 'failed' : report.cells.length ? 'passed' : 'error';
-  const byOutcome = ORDER.map((k) => [k, report.cells.filter((c) => c.outcome === k).length] as const).filter(([, n]) => n);
+  const overall = report.cells.some((c) => c.outcome === 'error' || c.interrupted)
+    ? 'error'
+    : report.cells.some((c) => c.outcome === 'failed')
+      ? 'failed'
+      : report.cells.length
+        ? 'passed'
+        : 'error';
+  const byOutcome = ORDER.map((k) => [k, report.cells.filter((c) => c.outcome === k).length] as const).filter(
+    ([, n]) => n,
+  );
   const rank = (c: MergedCell): number => ORDER.indexOf(c.outcome);
   const rows = [...report.cells].sort((a, b) => rank(a) - rank(b)).map((c) => row(c, report.axes));
-  const head = ['cell', ...report.axes, 'verdict', 'tests', 'failures', 'errors', 'skipped', 'attempts', 'time', 'shard'];
+  const head = [
+    'cell',
+    ...report.axes,
+    'verdict',
+    'tests',
+    'failures',
+    'errors',
+    'skipped',
+    'attempts',
+    'time',
+    'shard',
+  ];
   const t = report.totals;
   const sources = [...new Set(report.cells.map((c) => c.source))];
+  const outcomes = byOutcome.map(([k, n]) => `${n} ${k}`).join(', ') || 'none';
+  const items = (xs: readonly string[]): string => xs.map((x) => `<li>${esc(x)}</li>`).join('');
+  const warnings = report.warnings.length
+    ? `<h2>Warnings</h2>\n<ul class="evidence" id="warnings">${items(report.warnings)}</ul>`
+    : '';
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -58,7 +83,7 @@ export function renderIndexHtml(report: MergedReport, o: { title?: string; gener
 </head>
 <body>
 <h1><span class="badge ${overall}" id="verdict">${VERDICT[overall]}</span> ${esc(title)}</h1>
-<p class="sub">${report.cells.length} cells: ${byOutcome.map(([k, n]) => `${n} ${k}`).join(', ') || 'none'}${generatedAt ? `; merged ${esc(generatedAt)}` : ''}</p>
+<p class="sub">${report.cells.length} cells: ${outcomes}${generatedAt ? `; merged ${esc(generatedAt)}` : ''}</p>
 <p class="counts" id="totals">${t.tests} tests, ${t.failures} failures, ${t.errors} errors, ${t.skipped} skipped</p>
 <table class="matrix" id="matrix">
 <thead><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead>
@@ -67,8 +92,8 @@ ${rows.join('\n')}
 </tbody>
 </table>
 <h2>Sources</h2>
-<ul class="evidence">${sources.map((s) => `<li>${esc(s)}</li>`).join('')}</ul>
-${report.warnings.length ? `<h2>Warnings</h2>\n<ul class="evidence" id="warnings">${report.warnings.map((w) => `<li>${esc(w)}</li>`).join('')}</ul>` : ''}
+<ul class="evidence">${items(sources)}</ul>
+${warnings}
 </body>
 </html>
 `;

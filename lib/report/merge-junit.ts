@@ -2,7 +2,7 @@
 import type { MergedReport } from './merge.js';
 import { serialize, type XmlElement } from './xml.js';
 
-/** Render the merged suites as one JUnit document (root counts add up; testsuites carries no `skipped` in junit-10.xsd). */
+/** Render the merged suites as one JUnit document (root counts add up; junit-10.xsd's testsuites has no `skipped`). */
 export function renderMergedJUnit(report: MergedReport): string {
   const { tests, failures, errors, timeS } = report.totals;
   const root: XmlElement = {

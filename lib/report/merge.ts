@@ -18,7 +18,7 @@ export interface MergeInput {
   summaries: readonly { path: string; summary: ParsedSummary }[];
   /** the href (relative to the output folder) of a run's HTML page, when one was found */
   pageFor: (runId: string) => string | undefined;
-  /** where an attachment a run wrote (`[[ATTACHMENT|path]]`) is now, relative to the output folder; omit to keep paths */
+  /** where an attachment a run wrote (`[[ATTACHMENT|path]]`) is now, relative to the output folder (omit: keep) */
   attachmentFor?: (path: string) => string | undefined;
 }
 
@@ -95,7 +95,13 @@ function propertiesOf(suite: XmlElement): Record<string, string> {
 function axesOf(props: Record<string, string>, name: string): Record<string, string> {
   const fromProps = Object.entries(props).filter(([k]) => k.startsWith('matrix.') && !NOT_AXES.has(k));
   if (fromProps.length) return Object.fromEntries(fromProps.map(([k, v]) => [k.slice('matrix.'.length), v]));
-  return Object.fromEntries(name.split('/').slice(1).map((p) => p.split('=')).filter((kv) => kv.length === 2) as [string, string][]);
+  return Object.fromEntries(
+    name
+      .split('/')
+      .slice(1)
+      .map((p) => p.split('='))
+      .filter((kv) => kv.length === 2) as [string, string][],
+  );
 }
 
 function outcomeOf(props: Record<string, string>, c: Counts): RunOutcome {
@@ -112,7 +118,11 @@ const seconds = (v: unknown): number => {
 const ATTACHMENT = /\[\[ATTACHMENT\|([^\]\n]+)\]\]/g;
 
 /** The element with every `[[ATTACHMENT|path]]` in its texts mapped through `to` (kept when `to` finds nothing). */
-export function rewriteAttachments(el: XmlElement, to: (path: string) => string | undefined, tally = { rewritten: 0, unresolved: 0 }): XmlElement {
+export function rewriteAttachments(
+  el: XmlElement,
+  to: (path: string) => string | undefined,
+  tally = { rewritten: 0, unresolved: 0 },
+): XmlElement {
   const text = el.text?.replace(ATTACHMENT, (line, path: string) => {
     const moved = to(path);
     if (moved === undefined) tally.unresolved++;
@@ -123,7 +133,8 @@ export function rewriteAttachments(el: XmlElement, to: (path: string) => string 
   return { ...el, ...(text === undefined ? {} : { text }), ...(children ? { children } : {}) };
 }
 
-const byName = (a: { name: string }, b: { name: string }): number => a.name.localeCompare(b.name, 'en', { numeric: true });
+const byName = (a: { name: string }, b: { name: string }): number =>
+  a.name.localeCompare(b.name, 'en', { numeric: true });
 
 /** Merge parsed JUnit files and summaries; problems (a suite name from two runs) instead of a report when any. */
 export function mergeReports(input: MergeInput): MergeResult {
@@ -149,8 +160,11 @@ export function mergeReports(input: MergeInput): MergeResult {
       if (first) {
         const runIds = `run ids ${first.id ?? '(none)'} and ${id ?? '(none)'}`;
         problems.push({
-          field: `${path}: testsuite "${name}"`, value: name,
-          message: `is also in ${first.source} (${runIds}): one cell ran on two runners, and merging would count it twice`,
+          field: `${path}: testsuite "${name}"`,
+          value: name,
+          message:
+            `is also in ${first.source} (${runIds}): ` +
+            'one cell ran on two runners, and merging would count it twice',
           fix: 'merge one of the two reports (check the shard split with matrix --list-cells --shards N)',
         });
         continue;
@@ -164,20 +178,36 @@ export function mergeReports(input: MergeInput): MergeResult {
   const cells: MergedCell[] = [];
   const suites: XmlElement[] = [];
   const attachments = { rewritten: 0, unresolved: 0 };
-  for (const { suite, source } of kept.sort((a, b) => byName({ name: String(a.suite.attrs?.['name']) }, { name: String(b.suite.attrs?.['name']) }))) {
+  for (const { suite, source } of kept.sort((a, b) =>
+    byName({ name: String(a.suite.attrs?.['name']) }, { name: String(b.suite.attrs?.['name']) }),
+  )) {
     const name = String(suite.attrs?.['name'] ?? '');
     const c = countCases(suite);
     const declared = ['tests', 'failures', 'errors', 'skipped'].map((k) => suite.attrs?.[k]);
-    const mismatch = (['tests', 'failures', 'errors', 'skipped'] as const).filter((k, i) => declared[i] !== undefined && Number(declared[i]) !== c[k]);
-    if (mismatch.length) warnings.push(`suite ${name} in ${source}: ${mismatch.map((k) => `${k} said ${suite.attrs?.[k]}, counted ${c[k]}`).join(', ')}; the counted values are written`);
-    const counted = { ...suite, attrs: { ...suite.attrs, tests: c.tests, failures: c.failures, errors: c.errors, skipped: c.skipped } };
+    const mismatch = (['tests', 'failures', 'errors', 'skipped'] as const).filter(
+      (k, i) => declared[i] !== undefined && Number(declared[i]) !== c[k],
+    );
+    if (mismatch.length)
+      warnings.push(
+        `suite ${name} in ${source}: ` +
+          `${mismatch.map((k) => `${k} said ${suite.attrs?.[k]}, counted ${c[k]}`).join(', ')}; ` +
+          'the counted values are written',
+      );
+    const counted = {
+      ...suite,
+      attrs: { ...suite.attrs, tests: c.tests, failures: c.failures, errors: c.errors, skipped: c.skipped },
+    };
     suites.push(input.attachmentFor ? rewriteAttachments(counted, input.attachmentFor, attachments) : counted);
     const runId = suite.attrs?.['id'] === undefined ? undefined : String(suite.attrs['id']);
     const props = propertiesOf(suite);
     const run = runId === undefined ? undefined : runs.get(runId);
-    const reruns = casesOf(suite).flatMap((tc) => tc.children ?? []).filter((k) => RERUNS.has(k.name)).length;
+    const reruns = casesOf(suite)
+      .flatMap((tc) => tc.children ?? [])
+      .filter((k) => RERUNS.has(k.name)).length;
     cells.push({
-      name, runId, ...c,
+      name,
+      runId,
+      ...c,
       scenario: run?.scenario || props['scenario'] || name.split('/')[0]!.split('@')[0]!,
       outcome: run?.outcome ?? outcomeOf(props, c),
       interrupted: run?.interrupted ?? props['interrupted'] === 'true',
@@ -191,6 +221,12 @@ export function mergeReports(input: MergeInput): MergeResult {
   }
   const axes = [...new Set(cells.flatMap((c) => Object.keys(c.axes)))];
   const sum = (k: keyof Counts): number => cells.reduce((n, c) => n + c[k], 0);
-  const totals = { tests: sum('tests'), failures: sum('failures'), errors: sum('errors'), skipped: sum('skipped'), timeS: cells.reduce((n, c) => n + c.timeS, 0) };
+  const totals = {
+    tests: sum('tests'),
+    failures: sum('failures'),
+    errors: sum('errors'),
+    skipped: sum('skipped'),
+    timeS: cells.reduce((n, c) => n + c.timeS, 0),
+  };
   return { ok: true, report: { suites, totals, cells, axes, warnings, exitCode: exitCodeOf(cells), attachments } };
 }

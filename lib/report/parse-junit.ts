@@ -52,7 +52,9 @@ function toElement(node: Node): XmlElement | undefined {
   const kids = (node[name] as Node[] | undefined) ?? [];
   const children = kids.map(toElement).filter((e): e is XmlElement => !!e);
   const text = textOf(kids);
-  const attrs = Object.fromEntries(Object.entries((node[':@'] as Record<string, unknown> | undefined) ?? {}).map(([k, v]) => [k, String(v)]));
+  const attrs = Object.fromEntries(
+    Object.entries((node[':@'] as Record<string, unknown> | undefined) ?? {}).map(([k, v]) => [k, String(v)]),
+  );
   const el: XmlElement = { name, attrs };
   if (children.length) el.children = children;
   // Note: text beside child elements is kept only when it is more than indentation.
@@ -62,12 +64,16 @@ function toElement(node: Node): XmlElement | undefined {
 
 /** Parse JUnit XML text; a message naming what was expected and an excerpt of what was found otherwise. */
 export function parseJUnit(text: string): JUnitParse {
-  if (/<!DOCTYPE/i.test(text)) return { ok: false, message: 'has a DOCTYPE; JUnit reports have none (entities are not expanded here)' };
+  if (/<!DOCTYPE/i.test(text))
+    return { ok: false, message: 'has a DOCTYPE; JUnit reports have none (entities are not expanded here)' };
   const valid = XMLValidator.validate(text);
   if (valid !== true) {
     const { msg, line, col } = valid.err;
     const bad = text.split('\n')[line - 1] ?? '';
-    return { ok: false, message: `is not well-formed XML at line ${line}, column ${col}: ${msg} (near "${excerpt(bad)}")` };
+    return {
+      ok: false,
+      message: `is not well-formed XML at line ${line}, column ${col}: ${msg} (near "${excerpt(bad)}")`,
+    };
   }
   const top = (PARSER.parse(text) as Node[]).map(toElement).filter((e): e is XmlElement => !!e);
   const root = top[0];
@@ -78,7 +84,11 @@ export function parseJUnit(text: string): JUnitParse {
   const rootAttrs = Object.fromEntries(Object.entries(root.attrs ?? {}).map(([k, v]) => [k, String(v)]));
   if (root.name === 'testsuite') return { ok: true, doc: { root: 'testsuite', rootAttrs, suites: [root] } };
   const stray = (root.children ?? []).filter((c) => c.name !== 'testsuite').map((c) => `<${c.name}>`);
-  if (stray.length) return { ok: false, message: `is not JUnit: <testsuites> may hold only <testsuite>, got ${[...new Set(stray)].join(', ')}` };
+  if (stray.length)
+    return {
+      ok: false,
+      message: `is not JUnit: <testsuites> may hold only <testsuite>, got ${[...new Set(stray)].join(', ')}`,
+    };
   return { ok: true, doc: { root: 'testsuites', rootAttrs, suites: root.children ?? [] } };
 }
 

@@ -58,7 +58,9 @@ export function parseSummary(text: string): SummaryParse {
       outcome,
       interrupted: r['interrupted'] === true,
       durationMs: typeof r['durationMs'] === 'number' ? r['durationMs'] : 0,
-      properties: Object.fromEntries(Object.entries(props).filter((kv): kv is [string, string] => typeof kv[1] === 'string')),
+      properties: Object.fromEntries(
+        Object.entries(props).filter((kv): kv is [string, string] => typeof kv[1] === 'string'),
+      ),
       ...(isMap(r['counts']) ? { counts: r['counts'] as unknown as VerdictCounts } : {}),
     });
   }

@@ -87,7 +87,10 @@ export interface WriteMergedOptions {
 }
 
 /** Write a merge's JUnit file and index page, through the same redaction as every other report; returns the paths. */
-export async function writeMergedReports(report: MergedReport, opts: WriteMergedOptions): Promise<{ junit: string; index: string }> {
+export async function writeMergedReports(
+  report: MergedReport,
+  opts: WriteMergedOptions,
+): Promise<{ junit: string; index: string }> {
   const { outDir, secrets, generatedAt } = opts;
   const clean = redactDeep(report, secrets);
   const literal = (text: string): string => redactKnown(text, secrets.filter((s) => !/["&<>'\\]/.test(s)));

@@ -12,14 +12,17 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const SCRIPT = resolve(fileURLToPath(new URL('../../examples/ci/fetch-nomad.sh', import.meta.url)));
-const tools = ['gpg', 'gpgv', 'curl', 'zip', 'unzip'].filter((c) => spawnSync('sh', ['-c', `command -v ${c}`]).status !== 0);
+const tools = ['gpg', 'gpgv', 'curl', 'zip', 'unzip'].filter(
+  (c) => spawnSync('sh', ['-c', `command -v ${c}`]).status !== 0,
+);
 const missing = tools.length ? `missing: ${tools.join(', ')} (apt-get install -y gnupg curl zip unzip)` : false;
 
 t.setTimeout(120_000);
 
 /**
- * A fresh key in its own GNUPGHOME: its fingerprint and armored public key. Note: the home is a short path under the
- * temp folder (gpg-agent's socket path must fit in 108 bytes); its agent is stopped and the folder removed at teardown.
+ * A fresh key in its own GNUPGHOME: its fingerprint and armored public key. Note: the home is a short path under
+ * the temp folder (gpg-agent's socket path must fit in 108 bytes); its agent is stopped and the folder removed at
+ * teardown.
  */
 function makeKey(t: Test, name: string): { home: string; fpr: string; pub: string } {
   const home = mkdtempSync(join(tmpdir(), `nrh-gpg-${name}-`));
@@ -27,7 +30,11 @@ function makeKey(t: Test, name: string): { home: string; fpr: string; pub: strin
     spawnSync('gpgconf', ['--homedir', home, '--kill', 'gpg-agent']);
     rmSync(home, { recursive: true, force: true });
   });
-  const gpg = (args: string[]) => execFileSync('gpg', ['--batch', '--homedir', home, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const gpg = (args: string[]) =>
+    execFileSync('gpg', ['--batch', '--homedir', home, ...args], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
   gpg(['--passphrase', '', '--quick-gen-key', `${name} <${name}@example.invalid>`, 'ed25519', 'sign', 'never']);
   const fpr = /^fpr:+([0-9A-F]{40}):/m.exec(gpg(['--with-colons', '--fingerprint', name]))![1]!;
   return { home, fpr, pub: gpg(['--armor', '--export', fpr]) };
@@ -42,9 +49,22 @@ function release(root: string, v: string, signer: { home: string }, o: { tamper?
   writeFileSync(join(stage, 'nomad'), `#!/bin/sh\necho "Nomad v${v}"\n`, { mode: 0o755 });
   const zip = `nomad_${v}_linux_amd64.zip`;
   execFileSync('zip', ['-q', '-j', join(dir, zip), join(stage, 'nomad')]);
-  const sha = createHash('sha256').update(readFileSync(join(dir, zip))).digest('hex');
-  writeFileSync(join(dir, `nomad_${v}_SHA256SUMS`), `${sha}  ${zip}\n${'0'.repeat(64)}  nomad_${v}_darwin_arm64.zip\n`);
-  execFileSync('gpg', ['--batch', '--homedir', signer.home, '--detach-sign', '-o', join(dir, `nomad_${v}_SHA256SUMS.sig`), join(dir, `nomad_${v}_SHA256SUMS`)]);
+  const sha = createHash('sha256')
+    .update(readFileSync(join(dir, zip)))
+    .digest('hex');
+  writeFileSync(
+    join(dir, `nomad_${v}_SHA256SUMS`),
+    `${sha}  ${zip}\n${'0'.repeat(64)}  nomad_${v}_darwin_arm64.zip\n`,
+  );
+  execFileSync('gpg', [
+    '--batch',
+    '--homedir',
+    signer.home,
+    '--detach-sign',
+    '-o',
+    join(dir, `nomad_${v}_SHA256SUMS.sig`),
+    join(dir, `nomad_${v}_SHA256SUMS`),
+  ]);
   if (o.tamper) writeFileSync(join(dir, zip), Buffer.concat([readFileSync(join(dir, zip)), Buffer.from('x')]));
 }
 
@@ -81,12 +101,23 @@ t.test('fetch-nomad.sh verifies signature and sha256 before it installs a build'
   release(mirror, '1.9.5', release_, { tamper: true });
   const base = await serve(t, mirror);
   const keyUrl = `${await serve(t, dir)}/key.asc`;
-  const env = { ...process.env, NOMAD_RELEASES_URL: base, HASHICORP_KEY_URL: keyUrl, HASHICORP_KEY_FPR: release_.fpr, http_proxy: '', https_proxy: '' };
+  const env = {
+    ...process.env,
+    NOMAD_RELEASES_URL: base,
+    HASHICORP_KEY_URL: keyUrl,
+    HASHICORP_KEY_FPR: release_.fpr,
+    http_proxy: '',
+    https_proxy: '',
+  };
   const fetch = (dest: string, ...versions: string[]) => script([dest, ...versions], env);
 
   const ok = await fetch(join(dir, 'builds'), '1.9.7');
   t.equal(ok.status, 0, ok.stderr);
-  t.equal(execFileSync(join(dir, 'builds', 'nomad-1.9.7'), { encoding: 'utf8' }), 'Nomad v1.9.7\n', 'the build from the zip, executable');
+  t.equal(
+    execFileSync(join(dir, 'builds', 'nomad-1.9.7'), { encoding: 'utf8' }),
+    'Nomad v1.9.7\n',
+    'the build from the zip, executable',
+  );
   t.match(ok.stdout, `signature by ${release_.fpr}`);
   t.match((await fetch(join(dir, 'builds'), '1.9.7')).stdout, /already there/, 'a build already there is kept');
 
@@ -97,7 +128,10 @@ t.test('fetch-nomad.sh verifies signature and sha256 before it installs a build'
 
   const tampered = await fetch(join(dir, 'b3'), '1.9.5');
   t.equal(tampered.status, 1);
-  t.match(tampered.stderr, /nomad 1\.9\.5: nomad_1\.9\.5_linux_amd64\.zip sha256 [0-9a-f]{64}, SHA256SUMS says '[0-9a-f]{64}'/);
+  t.match(
+    tampered.stderr,
+    /nomad 1\.9\.5: nomad_1\.9\.5_linux_amd64\.zip sha256 [0-9a-f]{64}, SHA256SUMS says '[0-9a-f]{64}'/,
+  );
   t.notOk(existsSync(join(dir, 'b3', 'nomad-1.9.5')));
 
   const pinnedElsewhere = await script([join(dir, 'b4'), '1.9.7'], { ...env, HASHICORP_KEY_FPR: other.fpr });

@@ -24,33 +24,58 @@ async function cli(t: Test, argv: string[], text = MATRIX) {
     ...s.deps,
     prepareHost: async () => void effects.push('prepareHost'),
     checkBinary: async (p) => void effects.push(`checkBinary ${p}`),
-    makeEnv: () => { effects.push('makeEnv'); throw new Error('no lab may be made while listing'); },
+    makeEnv: () => {
+      effects.push('makeEnv');
+      throw new Error('no lab may be made while listing');
+    },
   };
   const code = await main(['matrix', 'nightly.yaml', '--reports-dir', join(dir, 'reports'), ...argv], deps);
   return { code, dir, effects, out: s.out.join(''), err: s.err.join('') };
 }
 
-t.test('--list-cells --json --shards 3: every cell with its shard and command, and nothing else happens', async (t) => {
-  const r = await cli(t, ['--list-cells', '--json', '--shards', '3']);
-  t.equal(r.code, 0, r.err);
-  const l = JSON.parse(r.out) as CellListing;
-  t.equal(l.cellsInMatrix, 4);
-  t.same(l.cells.map((c) => [c.shard, c.name]), [
-    [1, 'bridge-exec-reboot/nomad=1.9.3/reboot=graceful'], [2, 'bridge-exec-reboot/nomad=1.9.3/reboot=hard'],
-    [3, 'bridge-exec-reboot/nomad=1.9.7/reboot=graceful'], [1, 'bridge-exec-reboot/nomad=1.9.7/reboot=hard'],
-  ]);
-  t.same(l.cells[1]!.argv, ['matrix', 'nightly.yaml', '--cell', 'bridge-exec-reboot/nomad=1.9.3/reboot=hard', '--reports-dir', join(r.dir, 'reports')]);
-  t.same(l.shardJobs.map((s) => s.spec), ['1/3', '2/3', '3/3']);
-  t.same(r.effects, [], 'no build checked, no host prepared, no lab made');
-  t.notOk(existsSync(join(r.dir, 'reports')), 'no report folder');
-});
+t.test(
+  '--list-cells --json --shards 3: every cell with its shard and command, and nothing else happens',
+  async (t) => {
+    const r = await cli(t, ['--list-cells', '--json', '--shards', '3']);
+    t.equal(r.code, 0, r.err);
+    const l = JSON.parse(r.out) as CellListing;
+    t.equal(l.cellsInMatrix, 4);
+    t.same(
+      l.cells.map((c) => [c.shard, c.name]),
+      [
+        [1, 'bridge-exec-reboot/nomad=1.9.3/reboot=graceful'],
+        [2, 'bridge-exec-reboot/nomad=1.9.3/reboot=hard'],
+        [3, 'bridge-exec-reboot/nomad=1.9.7/reboot=graceful'],
+        [1, 'bridge-exec-reboot/nomad=1.9.7/reboot=hard'],
+      ],
+    );
+    t.same(l.cells[1]!.argv, [
+      'matrix',
+      'nightly.yaml',
+      '--cell',
+      'bridge-exec-reboot/nomad=1.9.3/reboot=hard',
+      '--reports-dir',
+      join(r.dir, 'reports'),
+    ]);
+    t.same(
+      l.shardJobs.map((s) => s.spec),
+      ['1/3', '2/3', '3/3'],
+    );
+    t.same(r.effects, [], 'no build checked, no host prepared, no lab made');
+    t.notOk(existsSync(join(r.dir, 'reports')), 'no report folder');
+  },
+);
 
 t.test('a listed --cell command runs exactly that cell (the listing and --cell agree on names)', async (t) => {
   const r = await cli(t, ['--list-cells', '--json']);
   const l = JSON.parse(r.out) as CellListing;
   for (const c of l.cells) {
     const one = await cli(t, ['--list-cells', '--json', '--cell', c.name]);
-    t.same((JSON.parse(one.out) as CellListing).cells.map((x) => x.name), [c.name], c.name);
+    t.same(
+      (JSON.parse(one.out) as CellListing).cells.map((x) => x.name),
+      [c.name],
+      c.name,
+    );
   }
   const shard = await cli(t, ['--list-cells', '--shard', '2/2']);
   t.match(shard.out, /^4 cells in nightly\.yaml, 2 shards; listing only --shard 2\/2\n/);
@@ -59,7 +84,11 @@ t.test('a listed --cell command runs exactly that cell (the listing and --cell a
 });
 
 t.test('bad listing flags and a bad matrix are reported together, exit 2', async (t) => {
-  const r = await cli(t, ['--list-cells', '--shards', '0'], MATRIX.replace('reboot: [graceful, hard]', 'reboot: [soft]'));
+  const r = await cli(
+    t,
+    ['--list-cells', '--shards', '0'],
+    MATRIX.replace('reboot: [graceful, hard]', 'reboot: [soft]'),
+  );
   t.equal(r.code, 2);
   t.match(r.err, /axes\.reboot\[0\]/);
   t.match(r.err, /--shards/);
