@@ -139,3 +139,11 @@ t.test('fetch-nomad.sh verifies signature and sha256 before it installs a build'
   t.match(pinnedElsewhere.stderr, `holds no key with fingerprint ${other.fpr}`);
   t.equal((await fetch(join(dir, 'b5'), '1.9;rm')).status, 2, 'a version that is not one is refused');
 });
+
+t.test('fetch-nomad.sh passes shellcheck', async (t) => {
+  if (spawnSync('sh', ['-c', 'command -v shellcheck']).status !== 0) {
+    return void t.pass('shellcheck', { skip: 'shellcheck is not installed (apt-get install -y shellcheck; .ci/run does it)' });
+  }
+  const r = spawnSync('shellcheck', [SCRIPT], { encoding: 'utf8' });
+  t.equal(r.status, 0, r.stdout);
+});

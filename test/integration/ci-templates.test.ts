@@ -3,7 +3,7 @@
 // the real CLI's --list-cells, covers every cell of the matrix exactly once. Each validator is shown to reject a
 // broken copy, so a pass means something.
 import t, { type Test } from 'tap';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -58,7 +58,8 @@ t.test('actionlint accepts the workflow (and rejects a broken copy)', async (t) 
     }
   };
   const version = execFileSync(al.path, ['-version'], { encoding: 'utf8' }).split('\n')[0];
-  t.comment(`actionlint ${version}`);
+  const sc = spawnSync('sh', ['-c', 'command -v shellcheck']).status === 0;
+  t.comment(`actionlint ${version}; ${sc ? 'with' : 'without'} shellcheck on the run: scripts`);
   const ok = run(GH);
   t.equal(ok.code, 0, `no findings${ok.out ? `:\n${ok.out}` : ''}`);
   const broken = join(t.testdir(), 'broken.yml');
