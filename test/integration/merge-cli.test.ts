@@ -176,6 +176,13 @@ t.test("a cell in two runners' reports is refused, naming both; the same run giv
   t.equal(same.code, 1);
   t.match(same.err, /the same run, kept once/);
   t.equal(suitesOf(join(root, 'm1', 'junit.xml')).length, 2);
+  // A JUnit file given alone: the pages are found next to it or one folder up (<reports-dir>/<run id>/report.html).
+  const alone = await run([file, '--out', 'm0']);
+  t.equal(alone.code, 1, alone.err);
+  const index = join(root, 'm0', 'index.html');
+  const links = [...readFileSync(index, 'utf8').matchAll(/<a href="([^"]+)">/g)].map((m) => m[1]!);
+  t.equal(links.length, 2, 'both cells of the shard link their page');
+  t.ok(links.every((h) => existsSync(resolve(dirname(index), decodeURIComponent(h)))), `${links.join(' ')} resolve`);
   const dup = await run([runner, 'rerun', '--out', 'm2']);
   t.equal(dup.code, 2, 'exit 2: nothing written');
   t.match(dup.err, /testsuite "bridge-exec-reboot\/nomad=1\.9\.3\/reboot=graceful"/);
