@@ -14,6 +14,7 @@ export const COMMANDS = {
   doctor: 'check the host: vagrant, provider, libvirtd, virtualization, box, disk, memory',
   setup: 'install the host packages the lab needs and build the offline box (Debian/Ubuntu, root)',
   destroy: 'destroy labs left by --keep or a killed run (by run id, or --all)',
+  merge: 'merge the reports of many runners (matrix shards) into one JUnit file and one index page',
   build: 'resolve Nomad builds (release version, git:<dir>[@<ref>], path) into the cache and print their provenance',
   help: 'show help (also: <command> --help)',
 } as const;
@@ -34,13 +35,16 @@ interface CommandOption {
 const RUNS: readonly Command[] = ['run', 'compare', 'matrix'];
 const OPTIONS: readonly CommandOption[] = [
   { name: 'help', type: 'boolean', short: 'h', doc: 'show this help', commands: Object.keys(COMMANDS) as Command[] },
-  { name: 'config', type: 'string', short: 'c', arg: '<file>', doc: 'harness.yaml to read (default ./harness.yaml when present)', commands: [...RUNS, 'doctor', 'destroy'] },
+  { name: 'config', type: 'string', short: 'c', arg: '<file>', doc: 'harness.yaml to read (default ./harness.yaml when present)', commands: [...RUNS, 'doctor', 'destroy', 'merge'] },
   { name: 'expect', type: 'string', multiple: true, arg: '<fail|pass|check=fail|check=pass>', doc: 'expected outcome, repeatable: "fail" for the scenario, or per check', commands: RUNS },
   { name: 'all', type: 'boolean', doc: 'run: every scenario (Nomad scenarios are skipped without a build); destroy: every lab', commands: ['run', 'destroy'] },
   { name: 'before', type: 'string', arg: '<build>', doc: 'the Nomad build released so far (linux/amd64)', commands: ['compare'] },
   { name: 'after', type: 'string', arg: '<build>', doc: 'the candidate build being validated', commands: ['compare'] },
   { name: 'shard', type: 'string', arg: '<i/n>', doc: 'run only shard i of n (1-based; cell k goes to shard k mod n + 1)', commands: ['matrix'] },
   { name: 'cell', type: 'string', arg: '<name>', doc: 'run only the cell of that name (what a failed cell\'s repro command uses)', commands: ['matrix'] },
+  { name: 'list-cells', type: 'boolean', doc: 'print every cell, its shard and the command that runs exactly it; run nothing (docs/ci.md)', commands: ['matrix'] },
+  { name: 'shards', type: 'string', arg: '<N>', doc: 'with --list-cells: each cell\'s shard among N CI jobs', commands: ['matrix'] },
+  { name: 'out', type: 'string', arg: '<dir>', doc: 'where the merged junit.xml and index.html go (default <reports-dir>/merged)', commands: ['merge'] },
   { name: 'force', type: 'boolean', doc: 'rebuild the box even when it is current', commands: ['setup'] },
   { name: 'docker', type: 'boolean', doc: 'also build the Docker box nomad-reboot-harness/bookworm-docker (for --driver docker)', commands: ['setup'] },
   { name: 'host', type: 'boolean', doc: 'also stop the libvirtd/virtlogd and network namespace the harness started', commands: ['destroy'] },
@@ -51,6 +55,7 @@ const DOCTOR_FLAGS = new Set(['nomad-binary', 'provider', 'box', 'libvirt-driver
 const DESTROY_FLAGS = new Set(['netns', 'work-dir', 'provider', 'verbose', 'quiet']);
 const LIST_FLAGS = new Set(['json']);
 const BUILD_FLAGS = new Set(['json', 'quiet', 'verbose', 'releases-url', 'releases-key']);
+const MERGE_FLAGS = new Set(['reports-dir', 'quiet']);
 const BOOL_FLAGS = new Set(['keep', 'json', 'verbose', 'quiet']);
 
 /** Whether a config field's flag belongs to `command`. */
@@ -61,6 +66,7 @@ function fieldFor(command: Command, f: Field): boolean {
   if (command === 'destroy') return DESTROY_FLAGS.has(f.flag);
   if (command === 'list') return LIST_FLAGS.has(f.flag);
   if (command === 'build') return BUILD_FLAGS.has(f.flag);
+  if (command === 'merge') return MERGE_FLAGS.has(f.flag);
   return false;
 }
 
@@ -207,6 +213,7 @@ const USAGE: Record<Exclude<Command, 'help'>, string[]> = {
     '<scenario>@<nomad version> (@before/@after when the versions are unknown or equal); the JSON summary has a',
     '"comparison" section. --expect applies to the after build; the exit code is the after build\'s.'],
   matrix: ['reboot-harness matrix <file.yaml> [--shard i/n | --cell name] [run options]',
+    'reboot-harness matrix <file.yaml> --list-cells [--json] [--shards N]',
     '', 'Expands the matrix file (docs/matrix.md) into cells with stable names, e.g. bridge-exec-reboot/nomad=1.9.3/reboot=hard,',
     'runs this shard\'s cells (parallel: and memory_budget_mb: in the file), retries a cell ONCE after an infrastructure',
     'error (never after a failed check), and writes one JUnit file with a <testsuite> per cell.'],
@@ -214,6 +221,11 @@ const USAGE: Record<Exclude<Command, 'help'>, string[]> = {
   doctor: ['reboot-harness doctor [--nomad-binary <path>] [--json]', '', 'Every prerequisite of a run, each missing piece with the command that fixes it.'],
   setup: ['reboot-harness setup [--force] [--docker]', '', 'Runs vms/setup-host.sh: Debian packages, then the offline box.'],
   destroy: ['reboot-harness destroy <run-id>... | --all [--host]', '', 'Destroys the VMs and Vagrant directory of the given runs under the work dir (--work-dir).'],
+  merge: ['reboot-harness merge <report folder | JUnit file>... [--out <dir>]', '',
+    'Reads every JUnit file (given, or found under the folders), the summary.json files and the cells\'',
+    'report.html pages, and writes <out>/junit.xml (one suite per cell, counts recounted, reruns kept) and',
+    '<out>/index.html (the matrix as a table of verdicts, each cell linking its page). A suite name found in two',
+    'runs is an error (exit 2): one cell ran twice (docs/ci.md).'],
   build: ['reboot-harness build <spec>... [--json] [--releases-url <url>] [--releases-key <file>]', '',
     'Resolves each build spec without running a scenario and prints its path, sha256, version, revision and origin.',
     'A spec is a release version (1.9.7, 1.9.7+ent, latest: downloaded, SHA256SUMS signature and zip checksum',
@@ -231,6 +243,7 @@ const EXITS: Record<Exclude<Command, 'help'>, string> = {
   doctor: '0 every prerequisite is met; 2 usage error; 3 something is missing (the fix is printed); 70 harness bug',
   setup: '0 set up; 2 usage error or a missing prerequisite; 3 an install or the box build failed; 70 harness bug',
   destroy: '0 destroyed (or nothing to destroy); 2 usage error; 3 a destroy failed; 70 harness bug',
+  merge: '0 every merged cell passed; 1 a check failed; 2 usage error, unreadable input or a cell found twice; 3 an infrastructure error in a cell; 70 harness bug',
   build: '0 every build resolved; 2 a bad spec, an unknown version, a checksum or signature that does not hold, a tree that is not Nomad; 3 the releases site unreachable or a compile failed; 70 harness bug; 130 interrupted',
 };
 

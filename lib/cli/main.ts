@@ -24,6 +24,8 @@ import { writeSessionReports } from '../report/write.js';
 import { helpText, parseCli, type ParsedArgs } from './args.js';
 import { SCENARIOS, findScenario, listText } from './scenarios.js';
 import { buildCommand } from './build.js';
+import { mergeCommand } from './merge.js';
+import { listCellsCommand, listingProblems } from './list-cells.js';
 import type { BuildLayer, CliDeps } from './deps.js';
 
 export type { BuildLayer, CliDeps } from './deps.js';
@@ -62,6 +64,8 @@ export async function main(argv: string[], deps: CliDeps): Promise<number> {
         return deps.setup ? await deps.setup({ force: Boolean(args.values['force']), docker: Boolean(args.values['docker']) }) : unsupported('setup');
       case 'build':
         return await buildCommand(args, config, deps);
+      case 'merge':
+        return await mergeCommand(args, config, deps);
       case 'destroy':
         if (!args.values['all'] && !args.values['host'] && args.positionals.length === 0) throw new ConfigError([{ field: 'run id', value: undefined, message: 'is required', fix: 'give one or more run ids (see the "kept" line of a run, or ls the work dir), --all, or --host' }]);
         return deps.destroy ? await deps.destroy(config, args.positionals, Boolean(args.values['all']), logger, Boolean(args.values['host'])) : unsupported('destroy');
@@ -86,6 +90,14 @@ async function sessionCommand(command: PlanCommand, args: ParsedArgs, deps: CliD
     command, positionals: args.positionals, values: args.values, env: deps.env, cwd: deps.cwd, scenarios: SCENARIOS,
     ...(harness ? { harness } : {}), ...(matrixFile ? { matrixFile } : {}),
   });
+  // --list-cells: the matrix validated; print its fan-out before any build is read or anything is created.
+  if (command === 'matrix' && args.values['list-cells']) {
+    const listing = listingProblems(args);
+    if (!res.ok || listing.length) throw new ConfigError([...(res.ok ? [] : res.problems), ...listing]);
+    const m = res.plan.matrix!;
+    return listCellsCommand(args, m.all, res.plan.cells.map((c) => m.all.find((x) => x.name === c.key)!), deps.out);
+  }
+  if (args.values['shards'] !== undefined) throw new ConfigError(listingProblems(args));
   const base = res.ok ? res.plan.base : DEFAULTS;
   const secrets = base.nomad.token ? [base.nomad.token] : [];
   addSecrets(secrets);

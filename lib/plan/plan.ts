@@ -66,7 +66,7 @@ export interface Plan {
   builds: BuildRef[];
   /** every lab subnet a cell may use (each guarded by a host-stack blackhole) */
   subnets: string[];
-  matrix?: { file: string; path: string; shard: string; cellsInMatrix: number };
+  matrix?: { file: string; path: string; shard: string; cellsInMatrix: number; all: Cell[] };
 }
 
 export interface PlanInput {
@@ -244,7 +244,7 @@ function planMatrix(input: PlanInput): Draft {
   const slots = m.parallel > 1 ? Array.from({ length: m.parallel }, (_, k) => k + 1) : [0];
   plan.subnets = [...new Set(planned.flatMap((p) => slots.flatMap((slot) => [p.configFor(slot).lab.managementSubnet, p.configFor(slot).lab.privateSubnet])))];
   Object.assign(plan, { parallel: m.parallel, budgetMb: m.memoryBudgetMb, retryInfra: m.retryInfra });
-  plan.matrix = { file: mf.name, path: mf.path, shard: `${i}/${n}`, cellsInMatrix: all.length };
+  plan.matrix = { file: mf.name, path: mf.path, shard: `${i}/${n}`, cellsInMatrix: all.length, all };
   return { plan, problems, builds: plan.builds };
 }
 

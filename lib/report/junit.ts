@@ -173,7 +173,8 @@ export function renderJUnit(suites: readonly SuiteReport[], opts: JUnitOptions):
   const ran = suites.filter((s) => s.attempts.length > 0);
   const rendered = ran.map((s) => suite(s, opts));
   const sum = (k: 'tests' | 'failures' | 'errors'): number => rendered.reduce((n, s) => n + s[k], 0);
-  const ms = ran.reduce((n, s) => n + s.attempts.reduce((m, r) => m + (r.durationMs || 0), 0), 0);
+  // Note: the root's time is the sum of its suites' times (each the final attempt's), as a merge recounts it.
+  const ms = ran.reduce((n, s) => n + (s.attempts.at(-1)!.durationMs || 0), 0);
   const root: XmlElement = {
     name: 'testsuites',
     attrs: { name: 'nomad-reboot-harness', tests: sum('tests'), failures: sum('failures'), errors: sum('errors'), time: seconds(ms) },

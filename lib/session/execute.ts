@@ -86,7 +86,7 @@ export async function executePlan(plan: Plan, deps: ExecuteDeps): Promise<{ sess
   const session: SessionReport = {
     command: plan.command, startedAtMs, durationMs: Date.now() - startedAtMs, suites, interrupted,
     exitCode: sessionExitCode(suites, interrupted), builds, kept,
-    ...(plan.matrix ? { matrix: plan.matrix } : {}),
+    ...(plan.matrix ? { matrix: { file: plan.matrix.file, path: plan.matrix.path, shard: plan.matrix.shard, cellsInMatrix: plan.matrix.cellsInMatrix } } : {}),
     ...(plan.command === 'compare' ? comparisonOf(suites) : {}),
   };
   return { session };

@@ -2,37 +2,14 @@
 // built (verdict, failing check first, the duplicate-IP message, lanes; hostile text stays text) and keep screenshots.
 // Chromium gets only file:// URLs and flags that stop its background traffic; as root it also runs in a fresh network
 // namespace (`unshare --net`: loopback only, down), so it cannot reach any network at all.
-import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import t from 'tap';
 import { renderHtml } from '../../lib/report/html.js';
 import type { RunRecord } from '../../lib/model/run.js';
-
-const CHROMIUM = process.env['CHROMIUM'] ?? '/usr/bin/chromium';
-const missing = existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing (apt-get install -y chromium)`;
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-proxy-server', '--disable-background-networking', '--disable-component-update',
-  '--disable-sync', '--metrics-recording-only', '--no-first-run', '--disable-dev-shm-usage', '--hide-scrollbars'];
-const isolate = process.getuid?.() === 0 && spawnSync('unshare', ['--net', 'true']).status === 0;
+import { chromium, chromiumIsolated as isolate, chromiumMissing as missing, pngSize } from '../helpers/chromium.js';
 
 const rebootRun = (): RunRecord => JSON.parse(readFileSync(new URL('../fixtures/report/reboot-run.json', import.meta.url), 'utf8')) as RunRecord;
-
-/** Run Chromium once on a local file with a throwaway profile; returns stdout. */
-function chromium(dir: string, file: string, args: string[]): string {
-  const url = pathToFileURL(file).href;
-  if (!url.startsWith('file:///')) throw new Error(`only file:// URLs: ${url}`);
-  const argv = [...FLAGS, `--user-data-dir=${join(dir, 'profile')}`, ...args, url];
-  const [cmd, full] = isolate ? ['unshare', ['--net', CHROMIUM, ...argv]] : [CHROMIUM, argv];
-  return execFileSync(cmd, full, { encoding: 'utf8', timeout: 60_000, maxBuffer: 32 << 20, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, HOME: dir } });
-}
-
-/** Width and height from a PNG's IHDR chunk (throws when the file is not a PNG). */
-function pngSize(file: string): { width: number; height: number; bytes: number } {
-  const b = readFileSync(file);
-  if (b.subarray(0, 8).toString('hex') !== '89504e470d0a1a0a' || b.subarray(12, 16).toString('latin1') !== 'IHDR') throw new Error(`${file} is not a PNG`);
-  return { width: b.readUInt32BE(16), height: b.readUInt32BE(20), bytes: b.length };
-}
 
 t.setTimeout(180_000);
 t.comment(isolate ? 'chromium runs in a fresh network namespace (unshare --net)' : 'chromium runs with network-quiet flags only (not root: no unshare)');

@@ -135,7 +135,7 @@ const FLOOR_OF_FOLDER: [RegExp, number][] = [
   [/^lib\/model\//, 1],
   [/^lib\/(checks|config|plan|report|log|matrix)\//, 2],
   [/^lib\/errors\.ts$/, 2],
-  [/^lib\/(exec|vagrant|ssh|nomad|builds|cni)\//, 3],
+  [/^lib\/(exec|vagrant|ssh|nomad|builds|cni|merge)\//, 3],
   [/^lib\/(lab|cluster)\//, 4],
   [/^lib\/(run|scenario|scenarios)\//, 5],
   [/^lib\/(session|cli)\//, 6],

@@ -1,0 +1,93 @@
+// `reboot-harness matrix <file> --list-cells [--json] [--shards N]`: print the fan-out plan (cells, shards, the
+// command that runs each) after the matrix validated, without checking builds, preparing the host or creating
+// anything.
+import type { ConfigProblem } from '../errors.js';
+import { EXIT } from '../errors.js';
+import type { Cell } from '../matrix/expand.js';
+import { listCells, parseShardCount, renderCellList } from '../matrix/list.js';
+import { optionsOf, type ParsedArgs } from './args.js';
+
+/** Flags that shape the listing itself; the listed commands never carry them. */
+const LISTING_FLAGS = new Set(['list-cells', 'json', 'shards', 'shard', 'cell']);
+
+/** Problems with the listing flags: --shards without --list-cells, a bad N, or --shard i/n disagreeing with N. */
+export function listingProblems(args: ParsedArgs): ConfigProblem[] {
+  const text = typeof args.values['shards'] === 'string' ? (args.values['shards'] as string) : undefined;
+  if (text === undefined) return [];
+  if (!args.values['list-cells']) {
+    return [
+      {
+        field: '--shards',
+        value: text,
+        message: 'only applies to --list-cells',
+        fix: 'use --shard i/n to run one shard, or add --list-cells',
+      },
+    ];
+  }
+  const n = parseShardCount(text);
+  if (typeof n !== 'number') return [n];
+  const shard = typeof args.values['shard'] === 'string' ? (args.values['shard'] as string) : undefined;
+  const m = shard === undefined ? null : /\/(\d+)$/.exec(shard.trim());
+  if (m && Number(m[1]) !== n) {
+    return [
+      {
+        field: '--shards',
+        value: text,
+        message: `disagrees with --shard ${shard}`,
+        fix: `drop --shards, or write --shards ${m[1]}`,
+      },
+    ];
+  }
+  return [];
+}
+
+/** The arguments after the command minus the matrix file and the listing flags: what every listed command repeats. */
+export function carriedArgs(rawArgs: readonly string[]): string[] {
+  const opts = optionsOf('matrix');
+  const out: string[] = [];
+  let file = true;
+  for (let i = 0; i < rawArgs.length; i++) {
+    const a = rawArgs[i]!;
+    if (!a.startsWith('-') || /^-\d/.test(a)) {
+      if (file) file = false;
+      else out.push(a);
+      continue;
+    }
+    const name = a.replace(/^-+/, '').split('=')[0]!;
+    const takesValue = opts.get(name)?.type === 'string' && !a.includes('=');
+    const value = takesValue ? rawArgs[++i] : undefined;
+    if (LISTING_FLAGS.has(name)) continue;
+    out.push(a, ...(value !== undefined ? [value] : []));
+  }
+  return out;
+}
+
+/** Print the listing of the selected cells (a --shard or --cell narrows it) as a table or JSON; always exit 0. */
+export function listCellsCommand(
+  args: ParsedArgs,
+  all: readonly Cell[],
+  selected: readonly Cell[],
+  out: (s: string) => void,
+): number {
+  const shard = typeof args.values['shard'] === 'string' ? /\/(\d+)$/.exec(args.values['shard'] as string) : null;
+  const n = parseShardCount(
+    typeof args.values['shards'] === 'string' ? (args.values['shards'] as string) : shard?.[1],
+  );
+  const shards = typeof n === 'number' ? n : 1;
+  const listing = listCells(all, { file: args.positionals[0]!, shards, extra: carriedArgs(args.rawArgs) });
+  const names = new Set(selected.map((c) => c.name));
+  const narrowed =
+    selected.length === all.length
+      ? listing
+      : {
+          ...listing,
+          cells: listing.cells.filter((c) => names.has(c.name)),
+          shardJobs: listing.shardJobs.filter((s) => s.cells.some((c) => names.has(c))),
+          selection:
+            typeof args.values['cell'] === 'string'
+              ? `--cell ${args.values['cell']}`
+              : `--shard ${args.values['shard']}`,
+        };
+  out(args.values['json'] ? `${JSON.stringify(narrowed, null, 2)}\n` : renderCellList(narrowed));
+  return EXIT.OK;
+}

@@ -1,0 +1,153 @@
+// Find what `merge` reads: JUnit files (given, or found under report folders), summary.json files and the cells'
+// HTML pages (<run id>/report.html). Reads only; every unreadable or malformed input is a problem, all reported at
+// once.
+import { readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { basename, dirname, join, relative, resolve } from 'node:path';
+import type { ConfigProblem } from '../errors.js';
+import type { MergeSource } from '../report/merge.js';
+import { looksLikeJUnit, parseJUnit } from '../report/parse-junit.js';
+import { parseSummary, type ParsedSummary } from '../report/parse-summary.js';
+
+/** How deep a report folder is searched (a downloaded CI artifact nests a few levels). */
+const MAX_DEPTH = 8;
+/** Folders never searched. */
+const SKIP_DIRS = new Set(['node_modules', '.git', '.vagrant', '.tap']);
+
+export interface Collected {
+  junit: MergeSource[];
+  summaries: { path: string; summary: ParsedSummary }[];
+  /** a page's folder name (the run id as a path segment) -> absolute path of its report.html */
+  pages: Map<string, string>;
+  /** every file seen under the inputs (where a run's attachments may now be) */
+  files: string[];
+  problems: ConfigProblem[];
+}
+
+interface Found {
+  xml: string[];
+  summaries: string[];
+  pages: string[];
+  files: string[];
+}
+
+async function walk(dir: string, skip: string, depth: number, found: Found): Promise<void> {
+  if (depth > MAX_DEPTH) return;
+  const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) =>
+    a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+  );
+  for (const e of entries) {
+    const path = join(dir, e.name);
+    // Note: symlinks are not followed (no loops); the merge's own output folder is never read back.
+    if (e.isDirectory()) {
+      if (!SKIP_DIRS.has(e.name) && path !== skip) await walk(path, skip, depth + 1, found);
+      continue;
+    }
+    if (!e.isFile()) continue;
+    found.files.push(path);
+    if (e.name.endsWith('.xml')) found.xml.push(path);
+    else if (e.name === 'summary.json') found.summaries.push(path);
+    else if (e.name === 'report.html') found.pages.push(path);
+  }
+}
+
+/** Read the inputs (JUnit files or report folders, relative to `cwd`), skipping the output folder `outDir`. */
+export async function collectInputs(
+  inputs: readonly string[],
+  o: { cwd: string; outDir: string },
+): Promise<Collected> {
+  const problems: ConfigProblem[] = [];
+  const found: Found = { xml: [], summaries: [], pages: [], files: [] };
+  const given = new Set<string>();
+  const outDir = resolve(o.cwd, o.outDir);
+  for (const input of inputs) {
+    const path = resolve(o.cwd, input);
+    const st = await stat(path).catch((err: NodeJS.ErrnoException) => err);
+    if (st instanceof Error) {
+      problems.push({
+        field: 'merge input',
+        value: input,
+        message: `cannot be read (${st.code ?? st.message})`,
+        fix: 'give a report folder or a JUnit file that exists',
+      });
+    } else if (st.isDirectory()) {
+      await walk(path, outDir, 0, found);
+    } else {
+      given.add(path);
+      if (basename(path) === 'summary.json') found.summaries.push(path);
+      else found.xml.push(path);
+      // The pages of a JUnit file's runs sit next to it or one folder up (<reports-dir>/<run id>/report.html).
+      for (const d of [dirname(path), dirname(dirname(path))]) {
+        const sub = await readdir(d, { withFileTypes: true }).catch(() => []);
+        for (const e of sub) {
+          if (!e.isDirectory()) continue;
+          const inRun = await filesIn(join(d, e.name));
+          found.files.push(...inRun);
+          found.pages.push(...inRun.filter((f) => basename(f) === 'report.html'));
+        }
+      }
+    }
+  }
+  const out: Collected = { junit: [], summaries: [], pages: new Map(), files: [...new Set(found.files)], problems };
+  const seen = new Set<string>();
+  // Paths in messages and on the index page as the person sees them: relative to the working directory.
+  const shown = (p: string): string => (relative(o.cwd, p).startsWith('..') ? p : relative(o.cwd, p));
+  for (const path of found.xml) {
+    const real = await realpath(path).catch(() => path);
+    if (seen.has(real)) continue;
+    seen.add(real);
+    const text = await readFile(path, 'utf8');
+    if (!looksLikeJUnit(text)) {
+      if (given.has(path))
+        problems.push({
+          field: 'merge input',
+          value: shown(path),
+          message: 'is not a JUnit file (its root is not <testsuites> or <testsuite>)',
+          fix: 'give JUnit XML files or report folders',
+        });
+      continue;
+    }
+    const parsed = parseJUnit(text);
+    if (parsed.ok) out.junit.push({ path: shown(path), doc: parsed.doc });
+    else
+      problems.push({
+        field: 'merge input',
+        value: shown(path),
+        message: parsed.message,
+        fix: 'regenerate the report, or leave this file out',
+      });
+  }
+  for (const path of found.summaries) {
+    const parsed = parseSummary(await readFile(path, 'utf8'));
+    if (parsed.ok) out.summaries.push({ path: shown(path), summary: parsed.summary });
+    else if (given.has(path))
+      problems.push({
+        field: 'merge input',
+        value: shown(path),
+        message: parsed.message,
+        fix: 'give the summary.json a harness run wrote',
+      });
+  }
+  for (const page of found.pages)
+    if (!out.pages.has(basename(dirname(page)))) out.pages.set(basename(dirname(page)), page);
+  if (!inputs.length)
+    problems.push({
+      field: 'merge input',
+      value: inputs,
+      message: 'is required',
+      fix: 'reboot-harness merge <report folder or JUnit file>... [--out dir]',
+    });
+  else if (!out.junit.length && !problems.length)
+    problems.push({
+      field: 'merge input',
+      value: inputs,
+      message: 'holds no JUnit file',
+      fix: 'give the folders the matrix runs wrote their reports to (--reports-dir), or their JUnit files',
+    });
+  return out;
+}
+
+/** The files directly inside a folder (a run's folder holds its page and artifacts). */
+async function filesIn(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+  return entries.filter((e) => e.isFile()).map((e) => join(dir, e.name));
+}
