@@ -25,7 +25,8 @@ function markNodeDown(c: Cluster): void {
   if (c.node.Status === 'down' || c.agentUp) return;
   c.setNodeStatus('down', 'Node heartbeat missed');
   const lost = liveOnNode(c);
-  for (const a of lost) c.updateAlloc(a.ID, (x) => Object.assign(x, { ClientStatus: 'lost', DesiredStatus: 'stop', DesiredDescription: 'alloc is lost since its node is down' }));
+  // the scheduler's plan marks them lost: a PlanResult event (nomad-reference §1.7)
+  for (const a of lost) c.updateAlloc(a.ID, (x) => Object.assign(x, { ClientStatus: 'lost', DesiredStatus: 'stop', DesiredDescription: 'alloc is lost since its node is down' }), 'PlanResult');
   for (const jobId of new Set(lost.map((a) => a.JobID))) {
     const job = c.jobs.get(jobId);
     if (!job) continue;
@@ -51,7 +52,7 @@ export function clientUp(c: Cluster, timeline: Timeline): void {
   const allocs = liveOnNode(c);
   if (timeline !== 'replaced') for (const a of allocs) journalRestoreFailed(c, a);
   c.later(1, () => {
-    c.setNodeStatus('initializing', wasDown ? 'Node re-registered' : undefined);
+    c.setNodeStatus('initializing', wasDown ? 'Node re-registered' : undefined, 'NodeRegistration');
     c.log('INFO', 'client', 'node registration complete');
   });
   c.later(2, () => c.setNodeStatus('ready'));
