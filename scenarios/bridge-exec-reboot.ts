@@ -16,6 +16,8 @@ import { toNodeSnap } from '../lib/nomad/parse.js';
 import { timelineFromEvidence } from '../lib/scenario/timeline.js';
 import { buildDockerImage, DOCKER_BOX, DOCKER_IMAGE } from '../lib/cluster/docker-image.js';
 import { DEFAULTS, type TaskDriver } from '../lib/config/schema.js';
+import { startEventRecorder, type EventRecorder } from '../lib/scenario/event-recorder.js';
+import { withTransientFailures } from '../lib/checks/transient.js';
 
 const JOB_FILES: Record<TaskDriver, string> = {
   exec: fileURLToPath(new URL('../jobs/bridge-exec-http.nomad.hcl', import.meta.url)),
@@ -55,9 +57,12 @@ export default defineScenario({
     }, { timeoutMs: 5 * 60_000 });
     ctx.fact('client.node_id', node.id);
 
+    let recorder: EventRecorder | undefined;
     const jobId = await ctx.step(`register the bridge ${driver} HTTP job`, async (d) => {
       const hcl = await readFile(JOB_FILES[driver], 'utf8');
       const job = await nomad.parseJob(hcl, { signal: d.signal });
+      // issue 15: watch the job's allocs and the node through the event stream from now to the end of the run
+      recorder = startEventRecorder(ctx, nomad, { jobId: job.ID, nodeIds: [node.id] });
       await nomad.registerJob(job, hcl, { signal: d.signal });
       return job.ID;
     });
@@ -123,6 +128,8 @@ export default defineScenario({
     };
     for (const [k, v] of Object.entries(factsFromEvidence(evidence))) ctx.fact(k, v);
     for (const ev of timelineFromEvidence(evidence, runStartMs)) ctx.mark(ev);
-    return rebootChecks(evidence);
+    // issue 15: an alloc that failed after the first reboot and was restarted fails alloc-restored (event quoted)
+    await recorder!.stop();
+    return withTransientFailures(rebootChecks(evidence), recorder!.transitions(), reboots[0]!.requestedAt);
   },
 });

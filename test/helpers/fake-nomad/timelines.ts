@@ -4,7 +4,7 @@ import type { ApiAllocation } from '../../../lib/nomad/api-types.js';
 import type { Cluster } from './cluster.js';
 import { nowRfc3339, taskEvent, uuid } from './payloads.js';
 
-export type Timeline = 'restored' | 'duplicate-ip' | 'replaced' | 'shared-ip' | 'never-ready' | 'upgrade-collide' | 'upgrade-migrated';
+export type Timeline = 'restored' | 'duplicate-ip' | 'replaced' | 'shared-ip' | 'never-ready' | 'upgrade-collide' | 'upgrade-migrated' | 'transient-failure';
 
 /** Job name of the second live alloc in the shared-ip timeline. */
 export const OTHER_JOB = 'other';
@@ -82,9 +82,24 @@ export function clientUp(c: Cluster, timeline: Timeline): void {
           c.log('INFO', 'client.alloc_runner.task_runner', 'server contacted; unblocking waiting task', { alloc_id: a.ID, task: t });
         }
         c.startTasks(a.ID);
+        if (timeline === 'transient-failure') flapTask(c, a.ID);
       }
     }
   });
+}
+
+// transient-failure: the restored task dies once (exit 1) and the restart policy starts it again in place; the alloc is
+// running again before anyone reads it, so only the event stream sees the failure.
+function flapTask(c: Cluster, id: string): void {
+  c.later(1, () => c.updateAlloc(id, (x) => {
+    for (const [t, st] of Object.entries(x.TaskStates ?? {})) {
+      c.appendEvent(x, t, taskEvent('Terminated', 'Exit Code: 1', { Details: { exit_code: '1', signal: '0', oom_killed: 'false' } }));
+      c.appendEvent(x, t, taskEvent('Restarting', 'Task restarting in 100ms', { Details: { restart_reason: 'Restart within policy' } }));
+      st.State = 'pending';
+    }
+    x.ClientStatus = 'pending';
+  }));
+  c.later(2, () => c.startTasks(id));
 }
 
 // GH-24292: the persistent IPAM state still holds the alloc's own IP, so CNI ADD fails in the network hook.
