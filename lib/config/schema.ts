@@ -1,7 +1,8 @@
 // The harness configuration: one typed object with every default in one place.
 import type { Expectation } from '../checks/types.js';
+import type { RebootKind } from './faults.js';
 
-export type RebootKind = 'graceful' | 'hard';
+export type { RebootKind } from './faults.js';
 export type ArtifactsPolicy = 'on-failure' | 'always' | 'never';
 /** upgrade-in-place variants: swap the build; restart on the same build (control case); swap, then reboot the host */
 export type UpgradeMode = 'upgrade' | 'restart-only' | 'upgrade-then-reboot';
@@ -46,8 +47,11 @@ export interface HarnessConfig {
   };
   /** the job's task driver (bridge-exec-reboot) */
   task: { driver: TaskDriver };
-  /** kind of reboot; count: how many times bridge-exec-reboot reboots the client in one run */
-  reboot: { kind: RebootKind; count: number };
+  /**
+   * kind of fault (lib/config/faults.ts); count: how many times bridge-exec-reboot reboots the client in one run;
+   * offForS: how long power-off keeps the VM off; partitionForS: how long partition cuts the client off the server
+   */
+  reboot: { kind: RebootKind; count: number; offForS: number; partitionForS: number };
   expect: { scenario: Expectation | undefined; perCheck: Record<string, Expectation> };
   /** keep the VMs after the run and print how to reach and destroy them */
   keep: boolean;
@@ -90,7 +94,9 @@ export const DEFAULTS: HarnessConfig = {
   },
   // the seed procedure; docker needs a box with Docker (vms/build-box.sh --docker)
   task: { driver: 'exec' },
-  reboot: { kind: 'graceful', count: 1 },
+  // off_for: long enough for the guest's dirty pages and the agent's heartbeat to be lost, far below heartbeat_grace;
+  // partition_for: 30 s is past Nomad's heartbeat TTL (10-20 s) yet within the default grace here (5m): restore expected
+  reboot: { kind: 'graceful', count: 1, offForS: 10, partitionForS: 30 },
   expect: { scenario: undefined, perCheck: {} },
   keep: false,
   reports: { dir: 'reports', junit: undefined, json: undefined, artifacts: 'on-failure' },

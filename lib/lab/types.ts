@@ -1,6 +1,7 @@
 // The contracts between a scenario and the machines it runs on. Real implementations live in
 // lib/vagrant + lib/ssh (lib/lab/vagrant-lab.ts); integration tests hand scenarios stand-ins.
 import type { Deadline } from '../run/deadline.js';
+import type { RebootKind } from '../config/faults.js';
 
 /** Result of one remote command. */
 export interface ExecResult {
@@ -42,9 +43,22 @@ export interface Machine {
   disconnect(): Promise<void>;
 }
 
-export type RebootKind = 'graceful' | 'hard';
+export type { RebootKind } from '../config/faults.js';
 
-/** What a reboot observed. Times are wall-clock epoch milliseconds. */
+/** How long the timed faults last (lib/config/faults.ts): power-off's off time, partition's cut. */
+export interface FaultParams {
+  offForMs?: number;
+  partitionForMs?: number;
+}
+
+/** A moment of a fault for the timeline (power off/on, partition applied/healed, agent killed/back). */
+export interface FaultMark {
+  atMs: number;
+  label: string;
+  detail?: string;
+}
+
+/** What a reboot (or another fault kind) observed. Times are wall-clock epoch milliseconds. */
 export interface RebootRecord {
   machine: string;
   kind: RebootKind;
@@ -52,16 +66,20 @@ export interface RebootRecord {
   bootIdAfter: string;
   /** when the reboot was requested */
   requestedAt: number;
-  /** first time SSH answered with the new boot id */
+  /** first time SSH answered with the new boot id (for kinds without a reboot: when the fault was over) */
   backAt: number;
+  /** the moments of the fault in between, for the timeline */
+  marks?: FaultMark[];
+  /** facts for the report (e.g. agent pids before and after an agent-kill) */
+  facts?: Record<string, string>;
 }
 
 /** A set of machines with a lifecycle. */
 export interface Lab {
   readonly id: string;
   readonly machines: Readonly<Record<string, Machine>>;
-  /** reboot for real and wait until SSH answers with a new boot_id */
-  reboot(role: string, kind: RebootKind, opts: { deadline: Deadline }): Promise<RebootRecord>;
+  /** inject the fault `kind`: for kinds that reboot, wait until SSH answers with a new boot_id; else until it is over */
+  reboot(role: string, kind: RebootKind, opts: { deadline: Deadline; fault?: FaultParams }): Promise<RebootRecord>;
   /** text evidence about the lab (vagrant status, serial console log, …) keyed by file name */
   collectEvidence(opts: { deadline: Deadline }): Promise<Record<string, string>>;
   /** how a person reaches and removes the lab when it is kept (--keep) */

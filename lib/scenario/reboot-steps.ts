@@ -86,11 +86,11 @@ export async function waitForHttp(lab: Lab, alloc: AllocSnap, node: NodeSnap, d:
 }
 
 /** Wait (with blocking queries on the job's allocs) until the watched alloc is restored, replaced or failed; returns a one-line description. */
-export async function settleAfterReboot(i: Omit<ObserveInput, 'label'> & { reboot: RebootRecord }, d: Deadline): Promise<string> {
+export async function settleAfterReboot(i: Omit<ObserveInput, 'label'> & { reboot: RebootRecord; tasksRestart?: boolean; awaitReplacement?: boolean }, d: Deadline): Promise<string> {
   const judge = async (_stubs: unknown, dd: Deadline): Promise<Probe<string>> => {
     const allocs = await readJobAllocs(i.nomad, i.jobId, dd);
     i.history.events = mergeTaskEvents(i.history.events, allocs);
-    const state = settledState(allocs, i.allocId, i.reboot.requestedAt);
+    const state = settledState(allocs, i.allocId, i.reboot.requestedAt, { tasksRestart: i.tasksRestart ?? true, awaitReplacement: i.awaitReplacement ?? false });
     return state.settled ? { done: true, value: state.description } : { done: false, reason: state.description };
   };
   return waitFor(`alloc ${i.allocId.slice(0, 8)} to be restored, replaced or failed after the reboot`,

@@ -3,16 +3,24 @@ import type { AllocSnap } from '../checks/types.js';
 
 const TERMINAL = new Set(['failed', 'lost', 'complete']);
 
-/** Decide whether the alloc reached an end state after the reboot at `rebootAtMs` (restored, replaced, failed). */
-export function settledState(allocs: AllocSnap[], allocId: string, rebootAtMs: number): { settled: boolean; description: string } {
+/**
+ * Decide whether the alloc reached an end state after the reboot at `rebootAtMs` (restored, replaced, failed).
+ * `tasksRestart: false` (issue 15: agent-kill, a short partition): restored means running with its tasks running on.
+ * `awaitReplacement` (issue 15: a partition longer than heartbeat_grace): a lost alloc settles once its replacement runs.
+ */
+export function settledState(allocs: AllocSnap[], allocId: string, rebootAtMs: number, { tasksRestart = true, awaitReplacement = false } = {}): { settled: boolean; description: string } {
   const watched = allocs.find((a) => a.id === allocId);
   const replacement = allocs.find((a) => a.id !== allocId && (a.previousAllocation === allocId || watched?.nextAllocation === a.id));
   if (replacement && (replacement.clientStatus === 'running' || TERMINAL.has(replacement.clientStatus))) {
     return { settled: true, description: `replaced by ${replacement.id.slice(0, 8)} (${replacement.clientStatus})` };
   }
   if (!watched) return { settled: true, description: 'the alloc is gone from the job' };
+  if (awaitReplacement && watched.clientStatus === 'lost') return { settled: false, description: `${describeAlloc(watched)}; waiting for its replacement to run` };
   if (TERMINAL.has(watched.clientStatus)) return { settled: true, description: `${watched.clientStatus}: ${lastEventLine(watched)}` };
   const tasks = Object.values(watched.tasks);
+  if (!tasksRestart && watched.clientStatus === 'running' && tasks.length > 0 && tasks.every((t) => t.state === 'running')) {
+    return { settled: true, description: 'restored: running, its tasks kept running (no restart expected)' };
+  }
   const restarted = tasks.length > 0 && tasks.every((t) => t.state === 'running' && (
     (t.startedAt !== undefined && Date.parse(t.startedAt) >= rebootAtMs) || t.events.some((e) => e.type === 'Started' && e.timeMs >= rebootAtMs)));
   if (watched.clientStatus === 'running' && restarted) return { settled: true, description: 'restored: running with tasks started after the reboot' };

@@ -7,6 +7,7 @@ import type { ScenarioEnv } from '../../lib/run/scenario.js';
 import { HarnessError } from '../../lib/errors.js';
 import { startFakeNomad, type FakeNomad, type Timeline } from './fake-nomad/index.js';
 import { createFakeLab } from './fake-lab.js';
+import { durationSeconds } from '../../lib/config/fields.js';
 
 export interface StandIn {
   nomad: FakeNomad;
@@ -60,6 +61,7 @@ export async function standIn(timeline: Timeline, o: { token?: string; sshNeverB
   const makeEnv = (config: ScenarioEnv['config']): ScenarioEnv => ({
     config,
     async upLab(ctx) {
+      lab.heartbeatGraceMs = durationSeconds(config.nomad.heartbeatGrace) * 1000;
       ctx.cleanup.defer('destroy the stand-in lab', () => lab.destroy({ deadline: ctx.deadline }));
       return lab;
     },

@@ -12,6 +12,7 @@ import { registerJob } from './jobs.js';
 import { readJson, route, type Reply } from './routes.js';
 import { OTHER_JOB, clientDown, clientUp, type Timeline } from './timelines.js';
 import { dropStreams, serveEventStream, type StreamControl } from './events.js';
+import { clientHeal, clientPartition } from './faults.js';
 
 export type { Timeline } from './timelines.js';
 export { OTHER_JOB } from './timelines.js';
@@ -47,6 +48,10 @@ export interface FakeNomad {
   clientUp(): void;
   /** the client agent restarted without a reboot or drain (e.g. an in-place upgrade to `version`): apply the upgrade timelines */
   clientRestart(version?: string): void;
+  /** a network partition cuts the client off the server (host and agent keep running); down after `downAfterMs` */
+  clientPartition(downAfterMs: number): void;
+  /** the partition heals */
+  clientHeal(): void;
   /** the client agent's journal lines since its last start (journalctl + hclog format) */
   clientLog(): string[];
   requests: FakeRequest[];
@@ -117,6 +122,8 @@ export async function startFakeNomad({ timeline, clientNodeName, token, nomadVer
     clientDown: () => clientDown(cluster, timeline),
     clientUp: () => clientUp(cluster, timeline),
     clientRestart: (version?: string) => clientRestart(cluster, timeline, version),
+    clientPartition: (ms: number) => clientPartition(cluster, ms),
+    clientHeal: () => clientHeal(cluster),
     clientLog: () => [...cluster.journal],
     requests,
     dropEventStreams: (o) => dropStreams(streams, o),

@@ -21,8 +21,8 @@ export function clientDown(c: Cluster, timeline: Timeline): void {
 }
 
 // The leader's heartbeat timer fired: node down, its allocs lost, a blocked eval for replacements.
-function markNodeDown(c: Cluster): void {
-  if (c.node.Status === 'down' || c.agentUp) return;
+export function markNodeDown(c: Cluster, { agentRunning = false } = {}): void {
+  if (c.node.Status === 'down' || (c.agentUp && !agentRunning)) return;
   c.setNodeStatus('down', 'Node heartbeat missed');
   const lost = liveOnNode(c);
   // the scheduler's plan marks them lost: a PlanResult event (nomad-reference §1.7)
@@ -127,7 +127,7 @@ function failSetup(c: Cluster, a: ApiAllocation): void {
 }
 
 // The node is ready again: the blocked eval places replacements for the lost allocs.
-function replaceLost(c: Cluster): void {
+export function replaceLost(c: Cluster): void {
   const lost = [...c.allocs.values()].filter((a) => a.NodeID === c.node.ID && a.ClientStatus === 'lost' && !a.NextAllocation);
   for (const jobId of new Set(lost.map((a) => a.JobID))) {
     const job = c.jobs.get(jobId);
