@@ -20,6 +20,7 @@ import { renderConsoleSummary } from '../report/console.js';
 import { renderJsonSummary } from '../report/json.js';
 import { writeReports, writeHtmlReports } from '../report/write.js';
 import { exitCodeOf } from '../report/outcome.js';
+import { flakeReports, renderFlakeReports } from '../report/flaky.js';
 import { helpText, parseCli, type ParsedArgs } from './args.js';
 import { SCENARIOS, findScenario, listText, preflightScenarios } from './scenarios.js';
 import { compareCommand } from './compare.js';
@@ -113,7 +114,8 @@ async function runCommand(args: ParsedArgs, config: HarnessConfig, deps: CliDeps
   const records: RunRecord[] = [];
   const runIds: string[] = [];
   try {
-    for (const scenario of scenarios) {
+    // issue 15: run --repeat N runs each scenario N times (fresh VMs each time), judged together below
+    for (const { scenario, attempt } of scenarios.flatMap((sc) => Array.from({ length: config.repeat }, (_, i) => ({ scenario: sc, attempt: i + 1 })))) {
       const runId = newRunId();
       runIds.push(runId);
       if (watcher.signal.aborted) break;
@@ -123,7 +125,8 @@ async function runCommand(args: ParsedArgs, config: HarnessConfig, deps: CliDeps
       }
       logger({ kind: 'info', t: 0, message: `run ${runId}: scenario ${scenario.name}` });
       const env = deps.makeEnv(config, runId, logger);
-      const { record, kept } = await runScenario({ runId, scenario, env, config, logger, signal: watcher.signal, artifactDir: join(config.reports.dir, runId) });
+      const suiteName = config.repeat > 1 ? { suiteName: `${scenario.name}#${attempt}` } : {};
+      const { record, kept } = await runScenario({ runId, scenario, env, config, logger, signal: watcher.signal, artifactDir: join(config.reports.dir, runId), ...suiteName });
       records.push(record);
       if (kept.length) deps.err(keptMessage(runId, kept));
     }
@@ -139,6 +142,7 @@ async function runCommand(args: ParsedArgs, config: HarnessConfig, deps: CliDeps
   const repros = await writeRepros(records, args, config, deps);
   if (config.output.json) deps.out(redact(renderJsonSummary(records), secrets) + '\n');
   else deps.out(redact(renderConsoleSummary(records, { color: deps.isTTY && !deps.env['NO_COLOR'] && !deps.env['CI'] }), secrets) + `\nreports: ${[junitPath, jsonPath, ...htmlPaths].join(' ')}\n` + repros.map((r) => `re-run ${r.scenario} exactly (also in ${r.file}):\n  ${r.command}\n`).join(''));
+  if (config.repeat > 1 && !config.output.json) deps.out(renderFlakeReports(flakeReports(records)));
   return exitCodeOf(records);
 }
 

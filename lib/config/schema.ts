@@ -55,6 +55,8 @@ export interface HarnessConfig {
   expect: { scenario: Expectation | undefined; perCheck: Record<string, Expectation> };
   /** keep the VMs after the run and print how to reach and destroy them */
   keep: boolean;
+  /** run each scenario this many times and judge the attempts together (flaky vs a verdict) */
+  repeat: number;
   reports: {
     dir: string;
     junit: string | undefined;
@@ -99,6 +101,7 @@ export const DEFAULTS: HarnessConfig = {
   reboot: { kind: 'graceful', count: 1, offForS: 10, partitionForS: 30 },
   expect: { scenario: undefined, perCheck: {} },
   keep: false,
+  repeat: 1, // one attempt; --repeat N measures flakiness
   reports: { dir: 'reports', junit: undefined, json: undefined, artifacts: 'on-failure' },
   timeoutS: 1800, // measured run ~5 min under TCG; 30 min leaves room for slow CI hosts
   output: { json: false, verbose: false, quiet: false },
