@@ -2,7 +2,7 @@
 // results so every verdict says what was expected for the kind:
 //   agent-kill, partition (shorter than heartbeat_grace): the host does NOT reboot (boot_id unchanged), the task keeps
 //     running (it must NOT be restarted), the alloc is restored in place; agent-kill also needs a new agent PID.
-//   partition longer than heartbeat_grace: the node is marked down and the alloc replaced: that is the expected outcome.
+//   partition longer than heartbeat_grace: the node is marked down and the alloc replaced: the expected outcome.
 // The kinds that reboot the host (graceful, hard, panic, power-off) keep the checks as they are.
 import { FAULT_KINDS, expectReplacement } from '../config/faults.js';
 import { classifyAllocOutcome, watchedAllocAfter } from './alloc-outcome.js';
@@ -15,7 +15,8 @@ export interface FaultContext {
   partitionForS: number;
 }
 
-const withResult = (r: CheckResult, status: CheckResult['status'], message: string, extra: string[] = []): CheckResult =>
+type Status = CheckResult['status'];
+const withResult = (r: CheckResult, status: Status, message: string, extra: string[] = []): CheckResult =>
   ({ ...r, status, message: oneLine(message), evidence: [...r.evidence, ...extra] });
 
 /** The checks' results judged against what the fault kind of `e.reboot` leads Nomad to do. */
@@ -33,12 +34,16 @@ export function adjustForFault(results: CheckResult[], e: RebootEvidence, f: Fau
     if (r.id === 'task-restarted' && replaced) {
       const c = classifyAllocOutcome(e);
       const state = c.replacement ? Object.values(c.replacement.tasks)[0]?.state : undefined;
-      return state === 'running'
-        ? withResult(r, 'passed', `expected a replacement (${why}); the replacement ${c.replacementId}'s task is running`)
-        : withResult(r, 'failed', `expected a replacement (${why}) with its task running; replacement: ${show(c.replacementId)}, task state ${show(state)}`);
+      if (state === 'running') {
+        const ok = `the replacement ${c.replacementId}'s task is running`;
+        return withResult(r, 'passed', `expected a replacement (${why}); ${ok}`);
+      }
+      const seen = `replacement: ${show(c.replacementId)}, task state ${show(state)}`;
+      return withResult(r, 'failed', `expected a replacement (${why}) with its task running; ${seen}`);
     }
     if (r.id === 'http-reachable' && replaced && r.status === 'failed') {
-      return withResult(r, 'skipped', `the alloc was replaced, as expected (${why}); its old address was probed, not the replacement's: ${r.message}`);
+      const probed = "its old address was probed, not the replacement's";
+      return withResult(r, 'skipped', `the alloc was replaced, as expected (${why}); ${probed}: ${r.message}`);
     }
     return r;
   });
@@ -49,11 +54,17 @@ function hostNotRebooted(r: CheckResult, e: RebootEvidence, why: string): CheckR
   const before = e.before.bootId.trim();
   const after = e.after.bootId.trim();
   const pids = [e.reboot.facts?.['agent.pid.before'], e.reboot.facts?.['agent.pid.after']];
-  const lines = [`expected for ${e.reboot.kind}: boot_id unchanged (${why})`, ...(pids[0] ? [`agent pid before ${pids[0]}, after ${show(pids[1])}`] : [])];
-  if (!before || !after) return withResult(r, 'failed', `boot_id ${!before ? 'before' : 'after'} the fault was not observed`, lines);
-  if (before !== after) return withResult(r, 'failed', `the host rebooted (boot_id ${before} -> ${after}), which ${e.reboot.kind} must not do`, lines);
-  if (e.reboot.kind === 'agent-kill' && (!pids[1] || pids[0] === pids[1])) return withResult(r, 'failed', `boot_id unchanged as expected, but the agent was not restarted (pid ${show(pids[0])} -> ${show(pids[1])})`, lines);
-  const agent = e.reboot.kind === 'agent-kill' ? `; the agent was restarted by systemd (pid ${pids[0]} -> ${pids[1]})` : '';
+  const kind = e.reboot.kind;
+  const lines = [`expected for ${kind}: boot_id unchanged (${why})`];
+  if (pids[0]) lines.push(`agent pid before ${pids[0]}, after ${show(pids[1])}`);
+  const fail = (message: string) => withResult(r, 'failed', message, lines);
+  if (!before || !after) return fail(`boot_id ${!before ? 'before' : 'after'} the fault was not observed`);
+  if (before !== after) return fail(`the host rebooted (boot_id ${before} -> ${after}), which ${kind} must not do`);
+  if (kind === 'agent-kill' && (!pids[1] || pids[0] === pids[1])) {
+    const pid = `pid ${show(pids[0])} -> ${show(pids[1])}`;
+    return fail(`boot_id unchanged as expected, but the agent was not restarted (${pid})`);
+  }
+  const agent = kind === 'agent-kill' ? `; the agent was restarted by systemd (pid ${pids[0]} -> ${pids[1]})` : '';
   return withResult(r, 'passed', `boot_id unchanged (${after}), as expected: ${why}${agent}`, lines);
 }
 
@@ -61,16 +72,23 @@ function hostNotRebooted(r: CheckResult, e: RebootEvidence, why: string): CheckR
 function taskKeptRunning(r: CheckResult, e: RebootEvidence, why: string): CheckResult {
   const alloc = watchedAllocAfter(e);
   const state = alloc?.tasks[e.taskName];
-  const started = (e.taskEvents[e.allocId] ?? []).filter((ev) => ev.type === 'Started' && ev.timeMs >= e.reboot.requestedAt);
+  const since = e.reboot.requestedAt;
+  const started = (e.taskEvents[e.allocId] ?? []).filter((ev) => ev.type === 'Started' && ev.timeMs >= since);
   const startedAt = parseTime(state?.startedAt);
   const lines = [`expected for ${e.reboot.kind}: the task keeps running and is not restarted (${why})`];
-  if (!state) return withResult(r, 'failed', `alloc ${e.allocId} has no state for task ${e.taskName} after the fault`, lines);
-  if (started.length || (startedAt !== undefined && startedAt > e.reboot.requestedAt)) {
+  const task = e.taskName;
+  const kind = e.reboot.kind;
+  const fail = (message: string) => withResult(r, 'failed', message, lines);
+  if (!state) return fail(`alloc ${e.allocId} has no state for task ${task} after the fault`);
+  if (started.length || (startedAt !== undefined && startedAt > since)) {
     const at = started[0] ? iso(started[0].timeMs) : show(state.startedAt);
-    return withResult(r, 'failed', `task ${e.taskName} was restarted (started at ${at}), which ${e.reboot.kind} should not cause: ${why}`, lines);
+    return fail(`task ${task} was restarted (started at ${at}), which ${kind} should not cause: ${why}`);
   }
-  if (state.state !== 'running') return withResult(r, 'failed', `task ${e.taskName} is ${state.state} after ${e.reboot.kind} (expected running, not restarted)`, lines);
-  return withResult(r, 'passed', `task ${e.taskName} kept running through ${e.reboot.kind} (StartedAt ${show(state.startedAt)}, before the fault), as expected`, lines);
+  if (state.state !== 'running') {
+    return fail(`task ${task} is ${state.state} after ${kind} (expected running, not restarted)`);
+  }
+  const since2 = `StartedAt ${show(state.startedAt)}, before the fault`;
+  return withResult(r, 'passed', `task ${task} kept running through ${kind} (${since2}), as expected`, lines);
 }
 
 // Expected: the node went down and the alloc was replaced; staying in place is the surprise.

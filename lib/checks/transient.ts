@@ -9,7 +9,11 @@ import type { CheckResult } from './types.js';
 export const TRANSIENT_CHECK_ID = 'alloc-restored';
 
 /** `results` with alloc-restored failed when the recorded transitions show a failure that recovered after `sinceMs`. */
-export function withTransientFailures(results: CheckResult[], transitions: readonly Transition[], sinceMs: number): CheckResult[] {
+export function withTransientFailures(
+  results: CheckResult[],
+  transitions: readonly Transition[],
+  sinceMs: number,
+): CheckResult[] {
   const found = transientFailures(transitions, sinceMs);
   if (!found.length) return results;
   const lines = found.flatMap((f) => [
@@ -17,7 +21,8 @@ export function withTransientFailures(results: CheckResult[], transitions: reado
     `  then ${new Date(f.recoveredAtMs).toISOString()} ${f.recovery}`,
   ]);
   const first = found[0]!;
-  const why = `failed after the fault and was restarted (seen in the event stream): ${first.failure}; then ${first.recovery}`;
+  const seen = 'failed after the fault and was restarted (seen in the event stream)';
+  const why = `${seen}: ${first.failure}; then ${first.recovery}`;
   return results.map((r) => {
     if (r.id !== TRANSIENT_CHECK_ID) return r;
     const message = r.status === 'failed' ? `${r.message}; also ${why}` : why;

@@ -39,7 +39,9 @@ export interface Transition {
   failing: boolean;
 }
 
-const FAILING_TASK_EVENTS = new Set(['Setup Failure', 'Driver Failure', 'Failed Validation', 'Terminated', 'Not Restarting', 'Failed Artifact Download']);
+const FAILING_TASK_EVENTS = new Set([
+  'Setup Failure', 'Driver Failure', 'Failed Validation', 'Terminated', 'Not Restarting', 'Failed Artifact Download',
+]);
 const RECOVERY_TASK_EVENTS = new Set(['Restarting', 'Started']);
 
 type Obj = Record<string, unknown>;
@@ -55,13 +57,15 @@ export function transitionsFrom(events: readonly ReceivedEvent[]): Transition[] 
     const p = e.Payload;
     if (e.Topic === 'Allocation' && p['Allocation']) {
       const a = p['Allocation'] as Obj;
-      const at = typeof a['ModifyTime'] === 'number' && a['ModifyTime'] > 0 ? Math.floor(a['ModifyTime'] / 1e6) : receivedAtMs;
+      const modified = typeof a['ModifyTime'] === 'number' ? a['ModifyTime'] : 0;
+      const at = modified > 0 ? Math.floor(modified / 1e6) : receivedAtMs;
       const status = `${str(a['ClientStatus'])}/${str(a['DesiredStatus'])}`;
       const prev = last.get(`alloc:${e.Key}`);
       if (prev !== status) {
         last.set(`alloc:${e.Key}`, status);
         const why = [str(a['DesiredDescription']), str(a['ClientDescription'])].filter(Boolean).join('; ');
-        const link = str(a['NextAllocation']) ? `, replaced by ${short(str(a['NextAllocation']))}` : str(a['PreviousAllocation']) ? `, replaces ${short(str(a['PreviousAllocation']))}` : '';
+        const [next, previous] = [str(a['NextAllocation']), str(a['PreviousAllocation'])];
+        const link = next ? `, replaced by ${short(next)}` : previous ? `, replaces ${short(previous)}` : '';
         out.push({
           atMs: at, index: e.Index, kind: 'alloc', id: e.Key, type: e.Type, from: prev, to: status,
           detail: `alloc ${short(e.Key)} ${prev ?? '(new)'} -> ${status} (${e.Type}${why ? `: ${why}` : ''}${link})`,
@@ -78,9 +82,11 @@ export function transitionsFrom(events: readonly ReceivedEvent[]): Transition[] 
           const msg = str(ev['DisplayMessage']) || str(ev['Message']);
           const details = (ev['Details'] ?? {}) as Record<string, string>;
           const exitCode = details['exit_code'];
-          const failing = ev['FailsTask'] === true || (FAILING_TASK_EVENTS.has(type) && !(type === 'Terminated' && exitCode === '0'));
+          const cleanExit = type === 'Terminated' && exitCode === '0';
+          const failing = ev['FailsTask'] === true || (FAILING_TASK_EVENTS.has(type) && !cleanExit);
           out.push({
-            atMs: time ? Math.floor(time / 1e6) : at, index: e.Index, kind: 'task', id: e.Key, type: e.Type, from: undefined, to: type, task,
+            atMs: time ? Math.floor(time / 1e6) : at, index: e.Index, kind: 'task', id: e.Key, type: e.Type,
+            from: undefined, to: type, task,
             detail: `alloc ${short(e.Key)} task ${task}: ${type}${msg ? `: ${msg}` : ''}`, failing,
           });
         }
@@ -92,9 +98,11 @@ export function transitionsFrom(events: readonly ReceivedEvent[]): Transition[] 
       if (prev === status) continue;
       last.set(`node:${e.Key}`, status);
       const why = str(n['StatusDescription']);
+      const name = str(n['Name']) || short(e.Key);
       out.push({
         atMs: receivedAtMs, index: e.Index, kind: 'node', id: e.Key, type: e.Type, from: prev, to: status,
-        detail: `node ${str(n['Name']) || short(e.Key)} ${prev ?? '(first seen)'} -> ${status} (${e.Type}${why ? `: ${why}` : ''})`, failing: false,
+        detail: `node ${name} ${prev ?? '(first seen)'} -> ${status} (${e.Type}${why ? `: ${why}` : ''})`,
+        failing: false,
       });
     } else if (e.Topic === 'Job' && p['Job']) {
       const j = p['Job'] as Obj;
@@ -102,7 +110,9 @@ export function transitionsFrom(events: readonly ReceivedEvent[]): Transition[] 
       const prev = last.get(`job:${e.Key}`);
       if (prev === status) continue;
       last.set(`job:${e.Key}`, status);
-      out.push({ atMs: receivedAtMs, index: e.Index, kind: 'job', id: e.Key, type: e.Type, from: prev, to: status, detail: `job ${e.Key} ${prev ?? '(new)'} -> ${status} (${e.Type})`, failing: false });
+      const detail = `job ${e.Key} ${prev ?? '(new)'} -> ${status} (${e.Type})`;
+      const base = { atMs: receivedAtMs, index: e.Index, kind: 'job', id: e.Key, type: e.Type } as const;
+      out.push({ ...base, from: prev, to: status, detail, failing: false });
     }
   }
   return out;
@@ -134,7 +144,9 @@ export function transientFailures(transitions: readonly Transition[], sinceMs: n
     const failed = open.get(key);
     const recovered = t.kind === 'alloc' ? t.to.startsWith('running/') : RECOVERY_TASK_EVENTS.has(t.to);
     if (failed && recovered) {
-      out.push({ allocId: t.id, ...(t.task ? { task: t.task } : {}), failedAtMs: failed.atMs, failure: failed.detail, recoveredAtMs: t.atMs, recovery: t.detail });
+      const task = t.task ? { task: t.task } : {};
+      const failure = { failedAtMs: failed.atMs, failure: failed.detail };
+      out.push({ allocId: t.id, ...task, ...failure, recoveredAtMs: t.atMs, recovery: t.detail });
       open.delete(key);
     } else if (t.failing && t.atMs >= sinceMs && !failed) open.set(key, t);
   }

@@ -10,7 +10,7 @@ import type { StreamResponse, Transport } from './transport.js';
 
 /** Pauses between reconnect attempts; the last repeats (bounded back-off). */
 export const RECONNECT_BACKOFF_MS: readonly number[] = [250, 500, 1000, 2000, 5000];
-/** Give up when no connection could be made for this long (a reboot of the server VM takes about a minute under TCG). */
+/** Give up after this long without a connection (a reboot of the server VM takes about a minute under TCG). */
 export const DEFAULT_RECONNECT_WITHIN_MS = 10 * 60_000;
 /** Nomad sends `{}` every 30 s (ndjson.go); nothing at all for longer means a dead (half-open) connection. */
 export const DEFAULT_IDLE_TIMEOUT_MS = 45_000;
@@ -69,7 +69,11 @@ export function streamPath(o: Pick<EventStreamOptions, 'topics' | 'namespace' | 
 /** Open the stream and keep it open until aborted or closed; see the file comment. */
 export function subscribeEvents(o: EventStreamOptions): EventSubscription {
   const { transport, logger = silentLogger, runStart = performance.now() } = o;
-  const { reconnectWithinMs = DEFAULT_RECONNECT_WITHIN_MS, idleTimeoutMs = DEFAULT_IDLE_TIMEOUT_MS, backoffMs = RECONNECT_BACKOFF_MS } = o;
+  const {
+    reconnectWithinMs = DEFAULT_RECONNECT_WITHIN_MS,
+    idleTimeoutMs = DEFAULT_IDLE_TIMEOUT_MS,
+    backoffMs = RECONNECT_BACKOFF_MS,
+  } = o;
   const stream = transport.stream;
   if (!stream) throw new HarnessError('event stream: this Nomad transport cannot stream (no transport.stream)');
   const stop = new AbortController();
@@ -85,8 +89,10 @@ export function subscribeEvents(o: EventStreamOptions): EventSubscription {
     const path = streamPath(o, lastIndex > 0 ? lastIndex + 1 : (o.index ?? 0));
     const conn = new AbortController();
     const t0 = performance.now();
-    const res: StreamResponse = await stream!({ method: 'GET', path, headers, signal: AbortSignal.any([signal, conn.signal]) });
-    logger({ kind: 'http', t: t0 - runStart, method: 'GET', path, status: res.status, durationMs: performance.now() - t0 });
+    const connSignal = AbortSignal.any([signal, conn.signal]);
+    const res: StreamResponse = await stream!({ method: 'GET', path, headers, signal: connSignal });
+    const durationMs = performance.now() - t0;
+    logger({ kind: 'http', t: t0 - runStart, method: 'GET', path, status: res.status, durationMs });
     if (res.status < 200 || res.status > 299) {
       let body = '';
       for await (const c of res.chunks) body += c;
@@ -146,13 +152,15 @@ export function subscribeEvents(o: EventStreamOptions): EventSubscription {
       outageSince ??= performance.now();
       const down = performance.now() - outageSince;
       if (down >= reconnectWithinMs) {
-        const error = `no connection for ${Math.round(down / 1000)}s (limit ${Math.round(reconnectWithinMs / 1000)}s); last: ${why}`;
+        const limit = Math.round(reconnectWithinMs / 1000);
+        const error = `no connection for ${Math.round(down / 1000)}s (limit ${limit}s); last: ${why}`;
         logger({ kind: 'warn', t: t(), message: `event stream: giving up: ${error}` });
         return { reason: 'gave-up', error, lastIndex, reconnects };
       }
       const pause = backoffMs[Math.min(attempt++, backoffMs.length - 1)] ?? 1000;
       reconnects++;
-      logger({ kind: 'warn', t: t(), message: `event stream: connection lost (${why}); reconnecting from index ${lastIndex + 1} in ${pause} ms (reconnect ${reconnects})` });
+      const next = `reconnecting from index ${lastIndex + 1} in ${pause} ms (reconnect ${reconnects})`;
+      logger({ kind: 'warn', t: t(), message: `event stream: connection lost (${why}); ${next}` });
       const slept = await new Promise<boolean>((resolve) => {
         const onAbort = () => (clearTimeout(timer), resolve(false));
         const timer = setTimeout(() => (signal.removeEventListener('abort', onAbort), resolve(true)), pause);

@@ -31,7 +31,8 @@ export class EventStreamParser {
     const lines = text.split('\n');
     this.tail = lines.pop() ?? '';
     if (this.tail.length > MAX_LINE_BYTES) {
-      throw new HarnessError(`event stream: a line grew past ${MAX_LINE_BYTES} bytes without a newline: ${excerpt(this.tail)}`);
+      const what = `a line grew past ${MAX_LINE_BYTES} bytes without a newline`;
+      throw new HarnessError(`event stream: ${what}: ${excerpt(this.tail)}`);
     }
     return lines.filter((l) => l.trim() !== '').map(parseFrameLine);
   }
@@ -55,7 +56,8 @@ export function parseFrameLine(line: string): StreamFrame {
   try {
     v = JSON.parse(line);
   } catch (err) {
-    throw new HarnessError(`event stream: expected a JSON object per line, got ${excerpt(line)} (${(err as Error).message})`);
+    const why = (err as Error).message;
+    throw new HarnessError(`event stream: expected a JSON object per line, got ${excerpt(line)} (${why})`);
   }
   if (v === null || typeof v !== 'object' || Array.isArray(v)) {
     throw new HarnessError(`event stream: expected {"Index":N,"Events":[...]} or {}, got ${excerpt(line)}`);

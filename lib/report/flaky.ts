@@ -42,17 +42,24 @@ export function flakeReports(records: readonly RunRecord[]): FlakeReport[] {
     const rate = attempts.length ? bad.length / attempts.length : 0;
     const shapes = new Set(bad.map((a) => a.signature));
     const n = `${bad.length} of ${attempts.length}`;
-    if (!bad.length) return { scenario, attempts, verdict: 'passed', flakeRate: 0, message: `passed ${attempts.length} of ${attempts.length} attempts` };
+    const all = attempts.length;
+    const passed = `passed ${all} of ${all} attempts`;
+    if (!bad.length) return { scenario, attempts, verdict: 'passed', flakeRate: 0, message: passed };
     if (bad.length === attempts.length && shapes.size === 1) {
-      return { scenario, attempts, verdict: 'failed', flakeRate: rate, message: `failed ${n} attempts the same way (${bad[0]!.signature}): a verdict, not a flake` };
+      const message = `failed ${n} attempts the same way (${bad[0]!.signature}): a verdict, not a flake`;
+      return { scenario, attempts, verdict: 'failed', flakeRate: rate, message };
     }
     const pass = attempts.find((a) => a.outcome === 'passed');
-    const differ = pass ? `${bad[0]!.runId} (${bad[0]!.signature}) vs ${pass.runId} (passed)` : bad.map((a) => `${a.runId} (${a.signature})`).join(' vs ');
-    return { scenario, attempts, verdict: 'flaky', flakeRate: rate, message: `FLAKY: ${n} attempts did not pass (flake rate ${(rate * 100).toFixed(0)}%); compare ${differ}` };
+    const shown = (a: AttemptSummary) => `${a.runId} (${a.signature || 'passed'})`;
+    const differ = pass ? `${shown(bad[0]!)} vs ${shown(pass)}` : bad.map(shown).join(' vs ');
+    const message = `FLAKY: ${n} attempts did not pass (flake rate ${(rate * 100).toFixed(0)}%); compare ${differ}`;
+    return { scenario, attempts, verdict: 'flaky', flakeRate: rate, message };
   });
 }
 
 /** The console lines of the flake reports. */
 export function renderFlakeReports(reports: readonly FlakeReport[]): string {
-  return reports.map((r) => [`${r.scenario}: ${r.message}`, ...r.attempts.map((a, i) => `  attempt ${i + 1}: ${a.runId} ${a.outcome}${a.signature ? ` (${a.signature})` : ''}`)].join('\n')).join('\n') + '\n';
+  const line = (a: AttemptSummary, i: number) =>
+    `  attempt ${i + 1}: ${a.runId} ${a.outcome}${a.signature ? ` (${a.signature})` : ''}`;
+  return reports.map((r) => [`${r.scenario}: ${r.message}`, ...r.attempts.map(line)].join('\n')).join('\n') + '\n';
 }

@@ -32,7 +32,12 @@ export function topicsFor(t: RecorderTarget): string[] {
 }
 
 /** Start recording now; the returned recorder is stopped by `stop()` or, at the latest, by the run's cleanup. */
-export function startEventRecorder(ctx: RunContext, nomad: Nomad, target: RecorderTarget, { now = () => Date.now() } = {}): EventRecorder {
+export function startEventRecorder(
+  ctx: RunContext,
+  nomad: Nomad,
+  target: RecorderTarget,
+  { now = () => Date.now() } = {},
+): EventRecorder {
   const received: ReceivedEvent[] = [];
   const lines: string[] = [];
   const sub = nomad.events({

@@ -7,9 +7,10 @@ import type { FaultParams, RebootRecord } from '../lab/types.js';
 import type { RunContext } from '../run/context.js';
 
 /** Problems with `config.reboot.kind` for this scenario on the configured provider (exit 2, nothing created). */
-export function faultProblems(scenario: string, config: HarnessConfig, { hasNomadAgent }: { hasNomadAgent: boolean }): ConfigProblem[] {
-  const provider = PROVIDER_FAULTS[config.lab.provider] ?? { name: config.lab.provider, powerReset: false, powerOff: false };
-  return faultKindProblems(config.reboot.kind, { name: scenario, hasNomadAgent }, provider);
+export function faultProblems(scenario: string, config: HarnessConfig, o: { hasNomadAgent: boolean }): ConfigProblem[] {
+  const unknown = { name: config.lab.provider, powerReset: false, powerOff: false };
+  const provider = PROVIDER_FAULTS[config.lab.provider] ?? unknown;
+  return faultKindProblems(config.reboot.kind, { name: scenario, hasNomadAgent: o.hasNomadAgent }, provider);
 }
 
 /** The durations of the timed faults, from the config. */
@@ -19,7 +20,10 @@ export function faultParams(config: HarnessConfig): FaultParams {
 
 /** Put the fault's own moments on the host lane and its facts in the properties. */
 export function recordFault(ctx: RunContext, r: RebootRecord, suffix = ''): void {
-  for (const m of r.marks ?? []) ctx.mark({ atMs: m.atMs, lane: 'host', label: m.label, ...(m.detail ? { detail: m.detail } : {}), severity: 'warn' });
+  for (const m of r.marks ?? []) {
+    const detail = m.detail ? { detail: m.detail } : {};
+    ctx.mark({ atMs: m.atMs, lane: 'host', label: m.label, ...detail, severity: 'warn' });
+  }
   for (const [k, v] of Object.entries(r.facts ?? {})) ctx.fact(`${k}${suffix}`, v);
   ctx.fact('reboot.expected', FAULT_KINDS[r.kind].nomadExpected);
 }

@@ -16,7 +16,8 @@ export function timelineFromTransitions(ts: readonly Transition[]): TimelineEven
       out.push({ atMs: t.atMs, lane: 'node', label: `stream: node ${t.to}`, detail: t.detail, severity });
     } else if (t.kind === 'alloc') {
       const severity = BAD_ALLOC.test(t.to) ? 'fail' : t.to.startsWith('running/') ? 'ok' : 'info';
-      out.push({ atMs: t.atMs, lane: 'alloc', label: `stream: alloc ${t.id.slice(0, 8)} ${t.to}`, detail: t.detail, severity });
+      const label = `stream: alloc ${t.id.slice(0, 8)} ${t.to}`;
+      out.push({ atMs: t.atMs, lane: 'alloc', label, detail: t.detail, severity });
     }
   }
   return out.sort((a, b) => a.atMs - b.atMs);

@@ -1,6 +1,6 @@
-// Part of the Nomad API stand-in (not Nomad): the event stream. Every commit of the stand-in's cluster becomes one frame
-// `{"Index":N,"Events":[...]}` with Nomad's event shapes (nomad@v1.9.3:nomad/state/events.go eventFromChange):
-//   Allocation: Key = alloc ID, FilterKeys = [JobID, DeploymentID], Namespace, Payload {"Allocation": alloc without Job}
+// Part of the Nomad API stand-in (not Nomad): the event stream. Every commit of the stand-in's cluster becomes one
+// frame `{"Index":N,"Events":[...]}` with Nomad's event shapes (nomad@v1.9.3:nomad/state/events.go eventFromChange):
+//   Allocation: Key = alloc ID, FilterKeys = [JobID, DeploymentID], Namespace, Payload {"Allocation": alloc, no Job}
 //   Node:       Key = node ID, no FilterKeys, no Namespace, Payload {"Node": node}
 //   Job:        Key = job ID, Namespace, Payload {"Job": job}
 //   Evaluation: Key = eval ID, FilterKeys = [JobID, DeploymentID], Payload {"Evaluation": eval}
@@ -24,16 +24,31 @@ export interface EventFrame {
   Events: StreamEventOut[];
 }
 
-const DEFAULT_TYPE: Record<Table, CommitType> = { allocs: 'AllocationUpdated', nodes: 'NodeStreamEvent', jobs: 'JobRegistered', evals: 'EvaluationUpdated' };
+const DEFAULT_TYPE: Record<Table, CommitType> = {
+  allocs: 'AllocationUpdated', nodes: 'NodeStreamEvent', jobs: 'JobRegistered', evals: 'EvaluationUpdated',
+};
 
 /** The frame of one commit: every object of `tables` whose ModifyIndex is `idx` (or a job removed by it). */
-export function eventsOfCommit(c: Cluster, idx: number, tables: Table[], type: CommitType | undefined, jobsBefore: Set<string>): EventFrame | undefined {
+export function eventsOfCommit(
+  c: Cluster,
+  idx: number,
+  tables: Table[],
+  type: CommitType | undefined,
+  jobsBefore: Set<string>,
+): EventFrame | undefined {
   const events: StreamEventOut[] = [];
-  const ev = (table: Table, topic: string, key: string, ns: string, filterKeys: string[] | null, payload: Record<string, unknown>) =>
-    events.push({ Topic: topic, Type: type ?? DEFAULT_TYPE[table], Key: key, Namespace: ns, FilterKeys: filterKeys, Index: idx, Payload: structuredClone(payload) });
-  if (tables.includes('nodes') && c.node.ModifyIndex === idx) ev('nodes', 'Node', c.node.ID, '', null, { Node: c.node });
+  type Payload = Record<string, unknown>;
+  const ev = (table: Table, topic: string, key: string, ns: string, filterKeys: string[] | null, payload: Payload) => {
+    const t = type ?? DEFAULT_TYPE[table];
+    const Payload = structuredClone(payload);
+    events.push({ Topic: topic, Type: t, Key: key, Namespace: ns, FilterKeys: filterKeys, Index: idx, Payload });
+  };
+  const nodeChanged = tables.includes('nodes') && c.node.ModifyIndex === idx;
+  if (nodeChanged) ev('nodes', 'Node', c.node.ID, '', null, { Node: c.node });
   if (tables.includes('jobs')) {
-    for (const j of c.jobs.values()) if (j.ModifyIndex === idx) ev('jobs', 'Job', j.ID, j.Namespace ?? 'default', null, { Job: j });
+    for (const j of c.jobs.values()) {
+      if (j.ModifyIndex === idx) ev('jobs', 'Job', j.ID, j.Namespace ?? 'default', null, { Job: j });
+    }
     for (const id of jobsBefore) if (!c.jobs.has(id)) ev('jobs', 'Job', id, 'default', null, { Job: { ID: id } });
   }
   if (tables.includes('allocs')) {
@@ -44,7 +59,10 @@ export function eventsOfCommit(c: Cluster, idx: number, tables: Table[], type: C
     }
   }
   if (tables.includes('evals')) {
-    for (const e of c.evals.values()) if (e.ModifyIndex === idx) ev('evals', 'Evaluation', e.ID, e.Namespace, [e.JobID, ''], { Evaluation: evalOut(e) });
+    for (const e of c.evals.values()) {
+      if (e.ModifyIndex !== idx) continue;
+      ev('evals', 'Evaluation', e.ID, e.Namespace, [e.JobID, ''], { Evaluation: evalOut(e) });
+    }
   }
   return events.length ? { Index: idx, Events: events } : undefined;
 }

@@ -13,7 +13,8 @@ const state = new WeakMap<Cluster, { timer: NodeJS.Timeout | undefined }>();
 /** Cut the client off; the server marks the node down after `downAfterMs` (its TTL + heartbeat_grace). */
 export function clientPartition(c: Cluster, downAfterMs: number): void {
   if (state.has(c)) throw new Error('fake-nomad: clientPartition() while already partitioned');
-  const timer = Number.isFinite(downAfterMs) ? setTimeout(() => markNodeDown(c, { agentRunning: true }), downAfterMs) : undefined;
+  const down = () => markNodeDown(c, { agentRunning: true });
+  const timer = Number.isFinite(downAfterMs) ? setTimeout(down, downAfterMs) : undefined;
   state.set(c, { timer });
 }
 
@@ -37,7 +38,9 @@ export function clientHeal(c: Cluster): void {
         }
       });
       // stopping the alloc tears its network down: CNI DEL releases its host-local reservation
-      for (const files of c.cni.values()) for (const [f, owner] of files) if (owner.startsWith(`${a.ID}\r\n`)) files.delete(f);
+      for (const files of c.cni.values()) {
+        for (const [f, owner] of files) if (owner.startsWith(`${a.ID}\r\n`)) files.delete(f);
+      }
     }
     replaceLost(c);
   });
