@@ -76,6 +76,9 @@ export async function main(argv: string[], deps: CliDeps): Promise<number> {
     const config = await loadConfig(args, deps, scenarioName);
     if (config.nomad.token) secrets = [...secrets, config.nomad.token];
     const logger = consoleLogger(deps.err, { verbose: config.output.verbose, quiet: config.output.quiet || config.output.json, color: deps.isTTY && !deps.env['NO_COLOR'] && !deps.env['CI'], secrets });
+    if (config.repeat > 1 && args.command !== 'run') {
+      throw new ConfigError([{ field: '--repeat', value: config.repeat, message: `applies to run only, not ${args.command}`, fix: 'drop --repeat (repeat), or use run' }]);
+    }
     switch (args.command) {
       case 'doctor':
         return deps.doctor ? await deps.doctor(config, config.output.json) : unsupported('doctor');

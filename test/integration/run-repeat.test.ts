@@ -32,3 +32,12 @@ t.test('the same failure every attempt is a verdict, not a flake', async (t) => 
   t.equal(r.code, 1);
   t.match(r.out, /bridge-exec-reboot: failed 2 of 2 attempts the same way \(.*no-duplicate-ip=failed.*\): a verdict, not a flake/);
 });
+
+t.test('--repeat applies to run only: compare and matrix refuse it before anything is created', async (t) => {
+  const dir = t.testdir({});
+  const s = standInPerRun({}, { cwd: dir });
+  const code = await main(['compare', 'bridge-exec-reboot', '--before', '/a', '--after', '/b', '--repeat', '2', '--netns', ''], s.deps);
+  t.equal(code, 2);
+  t.match(s.err.join(''), /--repeat: applies to run only, not compare \(got 2; fix: drop --repeat/);
+  t.equal(s.runs.length, 0, 'nothing was created');
+});
