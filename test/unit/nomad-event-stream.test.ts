@@ -91,3 +91,28 @@ t.test('transientFailures: an alloc that failed and was then restarted is found 
   const cleanExit = received(allocLine(50, 'running', [{ Type: 'Terminated', Time: 2_000_050e6, Details: { exit_code: '0' } }, restart]));
   t.same(transientFailures(transitionsFrom(cleanExit), 0), [], 'Terminated with exit code 0 is not a failure');
 });
+
+const REAL = readFileSync(new URL('../fixtures/nomad/event-stream/real-1.9.3-dev-raw-exec-restart.ndjson', import.meta.url), 'utf8');
+
+t.test('a real Nomad 1.9.3 capture: parsed whole and cut anywhere, the same frames', async (t) => {
+  const whole = new EventStreamParser().push(REAL);
+  t.same(frames(whole).slice(0, 4), ['hb', '8:Node/NodeRegistration', '9:Node/NodeStreamEvent', '10:Node/NodeRegistration']);
+  t.equal(whole.length, 13);
+  for (let cut = 1; cut < REAL.length; cut += 997) {
+    const p = new EventStreamParser();
+    const got = [...p.push(REAL.slice(0, cut)), ...p.push(REAL.slice(cut))];
+    if (JSON.stringify(frames(got)) !== JSON.stringify(frames(whole))) return t.fail(`cut at ${cut} differs`);
+  }
+});
+
+t.test('the real capture: transitions, and the SIGKILLed task found as a transient failure with its events quoted', async (t) => {
+  const ts = transitionsFrom(received(REAL));
+  const alloc = ts.filter((x) => x.kind === 'alloc').map((x) => x.to);
+  t.same(alloc, ['pending/run', 'running/run', 'pending/run', 'running/run', 'running/stop', 'complete/stop']);
+  t.same(ts.filter((x) => x.kind === 'node').map((x) => x.to), ['initializing', 'ready'], 'the node events of alloc updates (same status) are no transitions');
+  const found = transientFailures(ts, 0);
+  t.equal(found.length, 1, 'the task, once (the alloc itself never went failed)');
+  t.match(found[0], { task: 't', failure: /task t: Terminated: Exit Code: 137, Signal: 9/, recovery: /task t: Restarting: Task restarting in/ });
+  const killed = transientFailures(ts, Number.MAX_SAFE_INTEGER);
+  t.same(killed, [], 'nothing after the end');
+});

@@ -8,6 +8,7 @@
 // (the first buffered frame at or after it; nomad/stream/event_buffer.go StartAtClosest) and repeated `topic` filters.
 import type { ServerResponse } from 'node:http';
 import type { Cluster, CommitType, Table } from './cluster.js';
+import type { ApiAllocation } from '../../../lib/nomad/api-types.js';
 import { evalOut, fullAlloc } from './payloads.js';
 
 export interface StreamEventOut {
@@ -52,10 +53,23 @@ export function eventsOfCommit(
     for (const id of jobsBefore) if (!c.jobs.has(id)) ev('jobs', 'Job', id, 'default', null, { Job: { ID: id } });
   }
   if (tables.includes('allocs')) {
+    const jobs = new Set<string>();
     for (const a of c.allocs.values()) {
       if (a.ModifyIndex !== idx) continue;
-      // Note: real Nomad sets alloc.Job = nil "to help keep size of alloc event down"
-      ev('allocs', 'Allocation', a.ID, a.Namespace, [a.JobID, ''], { Allocation: fullAlloc(a, null) });
+      // Note: real Nomad sets alloc.Job = nil "to help keep size of alloc event down"; the payload has no Job key
+      const { Job: _job, ...alloc } = fullAlloc(a, null) as ApiAllocation & { Job?: unknown };
+      ev('allocs', 'Allocation', a.ID, a.Namespace, [a.JobID, ''], { Allocation: alloc });
+      jobs.add(a.JobID);
+    }
+    // As in the real capture (test/fixtures/nomad/event-stream/real-1.9.3-*): the same transaction also touches the
+    // node (a client update) or the job (a plan), which are sent too, with the transaction's Type.
+    const t = type ?? DEFAULT_TYPE.allocs;
+    if (jobs.size && t === 'AllocationUpdated' && !nodeChanged) ev('allocs', 'Node', c.node.ID, '', null, { Node: c.node });
+    if (jobs.size && t === 'PlanResult') {
+      for (const id of jobs) {
+        const j = c.jobs.get(id);
+        if (j && j.ModifyIndex !== idx) ev('allocs', 'Job', j.ID, j.Namespace ?? 'default', null, { Job: j });
+      }
     }
   }
   if (tables.includes('evals')) {
