@@ -9,6 +9,7 @@ import { classifyAllocOutcome, watchedAllocAfter } from './alloc-outcome.js';
 import { iso, oneLine, parseTime, show } from './result.js';
 import type { CheckResult, RebootEvidence } from './types.js';
 
+/** The durations a partition is judged by. */
 export interface FaultContext {
   heartbeatGraceS: number;
   /** how long the partition held (measured; the configured time when not measured) */

@@ -5,11 +5,13 @@ import type { ConfigProblem } from '../errors.js';
 
 /** Every fault kind, in the order the README lists them. */
 export const REBOOT_KINDS = ['graceful', 'hard', 'panic', 'power-off', 'agent-kill', 'partition'] as const;
+/** One fault kind. */
 export type RebootKind = (typeof REBOOT_KINDS)[number];
 
 /** What a kind needs: a shell in the guest, the hypervisor's power controls, a Nomad agent to kill or cut off. */
 export type FaultNeed = 'guest' | 'power-reset' | 'power-off' | 'nomad-agent';
 
+/** One row of the table. */
 export interface FaultKind {
   kind: RebootKind;
   /** one line: what the harness does */

@@ -15,6 +15,7 @@ export const DEFAULT_RECONNECT_WITHIN_MS = 10 * 60_000;
 /** Nomad sends `{}` every 30 s (ndjson.go); nothing at all for longer means a dead (half-open) connection. */
 export const DEFAULT_IDLE_TIMEOUT_MS = 45_000;
 
+/** What to subscribe to, where the events go, and how hard to try when the connection drops. */
 export interface EventStreamOptions {
   transport: Transport;
   /** e.g. `Allocation:<jobID>`, `Node:<nodeID>`, `Job:<jobID>` (repeated `topic` params) */

@@ -11,6 +11,7 @@ import { timelineFromTransitions } from './stream-timeline.js';
 /** The evidence file: one line per frame as received, `{"receivedAtMs":…,"Index":…,"Events":[…]}`. */
 export const EVENTS_ARTIFACT = 'events.ndjson';
 
+/** Whose events to record: the run's job and its nodes. */
 export interface RecorderTarget {
   jobId: string;
   nodeIds: readonly string[];

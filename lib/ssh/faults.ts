@@ -42,6 +42,7 @@ export function partitionCommands(serverIp: string, op: '-I' | '-D'): string[] {
   ].map((argv) => argv.map(quote).join(' '));
 }
 
+/** The deadline of a fault (and a logger). */
 export interface FaultOptions {
   deadline: Deadline;
   logger?: Logger;
