@@ -21,6 +21,12 @@ import { probeAllocs, waitForJobHealthy, waitForJobSettled, waitForReachable } f
 import { buildDockerImage, DOCKER_BOX, DOCKER_IMAGE } from '../lib/cluster/docker-image.js';
 import { DEFAULTS, type TaskDriver } from '../lib/config/schema.js';
 import { ConfigError } from '../lib/errors.js';
+import { startEventRecorder, type EventRecorder } from '../lib/scenario/event-recorder.js';
+import { withTransientFailures } from '../lib/checks/transient.js';
+import { adjustForFault } from '../lib/checks/fault-expectations.js';
+import { faultParams, faultProblems, recordFault } from '../lib/scenario/faults.js';
+import { faultRestartsTasks } from '../lib/config/faults.js';
+import { durationSeconds } from '../lib/config/fields.js';
 
 const JOB_FILES: Record<TaskDriver, string> = {
   exec: fileURLToPath(new URL('../jobs/bridge-exec-http.nomad.hcl', import.meta.url)),
@@ -39,9 +45,11 @@ export default defineScenario({
   checks: REBOOT_CHECKS,
   validate(config) {
     // The default box has no Docker; any other box is checked inside the VM (a clear error before the job runs).
-    return config.task.driver === 'docker' && config.lab.box === DEFAULTS.lab.box
+    const docker = config.task.driver === 'docker' && config.lab.box === DEFAULTS.lab.box
       ? [{ field: '--driver', value: 'docker', message: `needs a box with Docker; ${DEFAULTS.lab.box} has none`, fix: `build the Docker box once with \`bash vms/build-box.sh --docker\` and add --box ${DOCKER_BOX}` }]
       : [];
+    // issue 15: the fault kinds this scenario (a Nomad agent on the client) and the provider can do
+    return [...docker, ...faultProblems('bridge-exec-reboot', config, { hasNomadAgent: true })];
   },
   preflight: (config, tools) => checkJobInput(config, tools.convertJob),
   async run(ctx, env) {
@@ -83,7 +91,10 @@ export default defineScenario({
     }, { timeoutMs: 5 * 60_000 });
     ctx.fact('client.node_id', node.id);
 
+    let recorder: EventRecorder | undefined;
     const jobId = await ctx.step(`register job "${info.id}"`, async (d) => {
+      // issue 15: watch the job's allocs and the node through the event stream from now to the end of the run
+      recorder = startEventRecorder(ctx, nomad, { jobId: parsed.job.ID, nodeIds: [node.id] });
       await nomad.registerJob(parsed.job, parsed.hcl, { signal: d.signal });
       return parsed.job.ID;
     });
@@ -107,6 +118,7 @@ export default defineScenario({
     // --reboots N: reboot again while every alloc keeps being restored; the checks judge the last reboot (or the first
     // one after which an alloc was not restored), the leak check what is left after it.
     const count = config.reboot.count;
+    const fault = { heartbeatGraceS: durationSeconds(config.nomad.heartbeatGrace), partitionForS: config.reboot.partitionForS };
     const reboots: RebootRecord[] = [];
     let since = { index: 0, atMs: 0 };
     let settle = { settled: false, reason: 'not waited', quietMs: 0 };
@@ -116,14 +128,20 @@ export default defineScenario({
       const nodeBefore = (await nomad.node(node.id)).body;
       const allocsIndex = (await nomad.jobAllocations(jobId)).index;
       since = { index: Math.max(nodeBefore.ModifyIndex, allocsIndex), atMs: Date.now() };
-      const r = await ctx.step(`reboot the client (${config.reboot.kind})${of}`, (d) => lab.reboot('client', config.reboot.kind, { deadline: d }), { timeoutMs: 10 * 60_000 });
+      const r = await ctx.step(`reboot the client (${config.reboot.kind})${of}`, (d) => lab.reboot('client', config.reboot.kind, { deadline: d, fault: faultParams(config) }), { timeoutMs: 10 * 60_000 });
       reboots.push(r);
+      recordFault(ctx, r, count > 1 ? `.${i}` : ''); // issue 15: the fault's moments on the timeline, its facts
       since.atMs = r.requestedAt;
+      // issue 15: a partition need not change the node at all (shorter than heartbeat_grace): only ready is awaited then
+      const again = r.kind === 'partition' ? {} : { statusUpdatedAfterS: nodeBefore.StatusUpdatedAt, modifiedAfterIndex: since.index };
       await ctx.step(`wait for the client node to register again and be ready${of}`, (d) =>
-        waitForNodeReady(nomad, { nodeId: node.id, driver: drivers[0]!, statusUpdatedAfterS: nodeBefore.StatusUpdatedAt, modifiedAfterIndex: since.index }, { deadline: d }), { timeoutMs: 5 * 60_000 });
+        waitForNodeReady(nomad, { nodeId: node.id, driver: drivers[0]!, ...again }, { deadline: d }), { timeoutMs: 5 * 60_000 });
+      // issue 15: agent-kill and a short partition leave the tasks running (no restart expected); a partition past
+      // heartbeat_grace ends in a replacement, which the settle rule waits for like any lost alloc's.
+      const tasksRestart = faultRestartsTasks(r.kind, fault);
       const quietMs = config.reboot.settleQuietS * 1000;
       const s = await ctx.step(`wait until the job has settled (every alloc restored, replaced or failed; ${config.reboot.settleQuietS}s without change)${of}`, (d) =>
-        waitForJobSettled({ nomad, jobId, watched, since, history, quietMs }, d), { timeoutMs: 5 * 60_000 + quietMs });
+        waitForJobSettled({ nomad, jobId, watched, since, history, quietMs, tasksRestart }, d), { timeoutMs: 5 * 60_000 + quietMs });
       settle = { settled: s.settled, reason: s.reason, quietMs: s.quietMs };
       ctx.fact(count > 1 ? `job.settled.${i}` : 'job.settled', `${s.settled ? 'yes' : 'no (deadline)'}: ${s.reason}`);
       const restored = s.settled && watched.every((id) => s.allocs.some((a) => a.id === id && a.clientStatus === 'running' && a.desiredStatus === 'run'));
@@ -164,6 +182,10 @@ export default defineScenario({
     };
     for (const [k, v] of Object.entries(factsFromEvidence(evidence))) ctx.fact(k, v);
     for (const ev of timelineFromEvidence(evidence, runStartMs)) ctx.mark(ev);
-    return rebootChecks(evidence);
+    // issue 15: an alloc that failed after the first reboot and was restarted fails alloc-restored (event quoted)
+    await recorder!.stop();
+    // issue 15: agent-kill and partition are judged against what they make Nomad do (lib/checks/fault-expectations.ts)
+    const judged = adjustForFault(rebootChecks(evidence), evidence, fault);
+    return withTransientFailures(judged, recorder!.transitions(), reboots[0]!.requestedAt);
   },
 });

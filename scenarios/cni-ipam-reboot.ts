@@ -11,6 +11,7 @@ import { installCniProbe, cniAdd, cniReset } from '../lib/cni/probe.js';
 import { CNI_DATA_DIRS, stateDirOf, type BridgeConfigOptions, type CniStateMode } from '../lib/cni/config.js';
 import { readCniState } from '../lib/cluster/evidence.js';
 import { readBootInfo } from '../lib/lab/observe.js';
+import { faultParams, faultProblems, recordFault } from '../lib/scenario/faults.js';
 
 /** Each mode gets its own bridge, subnet and netns so the two probes cannot disturb each other. */
 const PROBES: Record<CniStateMode, { netns: string; config: BridgeConfigOptions }> = {
@@ -23,7 +24,8 @@ export default defineScenario({
   name: 'cni-ipam-reboot',
   summary: 'no Nomad: the real bridge + host-local CNI plugins across a real reboot, state on disk vs on tmpfs',
   needsNomad: false,
-  validate: (config) => singleRebootExecOnly('cni-ipam-reboot', config),
+  // issue 15: panic and power-off reboot the host too; agent-kill and partition need a Nomad agent, which this has not
+  validate: (config) => [...singleRebootExecOnly('cni-ipam-reboot', config), ...faultProblems('cni-ipam-reboot', config, { hasNomadAgent: false })],
   checks: [CNI_CHECKS.rebooted, CNI_CHECKS.persistent, CNI_CHECKS.tmpfs],
   async run(ctx, env) {
     const lab = await ctx.step('bring up the client VM', (d) => env.upLab(ctx, d, { roles: ['client'] }), { timeoutMs: 20 * 60_000 });
@@ -49,7 +51,8 @@ export default defineScenario({
       return readBootInfo(client, d);
     });
 
-    const reboot = await ctx.step(`reboot the client (${env.config.reboot.kind})`, (d) => lab.reboot('client', env.config.reboot.kind, { deadline: d }), { timeoutMs: 10 * 60_000 });
+    const reboot = await ctx.step(`reboot the client (${env.config.reboot.kind})`, (d) => lab.reboot('client', env.config.reboot.kind, { deadline: d, fault: faultParams(env.config) }), { timeoutMs: 10 * 60_000 });
+    recordFault(ctx, reboot);
     ctx.fact('client.boot_id.before', reboot.bootIdBefore);
     ctx.fact('client.boot_id.after', reboot.bootIdAfter);
     ctx.fact('reboot.seconds', ((reboot.backAt - reboot.requestedAt) / 1000).toFixed(1));

@@ -23,6 +23,10 @@ import { waitForBridgeClient } from '../lib/scenario/client-ready.js';
 import type { Deadline } from '../lib/run/deadline.js';
 import { defineScenario, singleRebootExecOnly } from '../lib/run/scenario.js';
 import { waitFor } from '../lib/run/wait.js';
+import { FAULT_KINDS, REBOOT_KINDS } from '../lib/config/faults.js';
+import type { HarnessConfig } from '../lib/config/schema.js';
+import type { ConfigProblem } from '../lib/errors.js';
+import { faultParams, faultProblems } from '../lib/scenario/faults.js';
 
 const JOB_FILE = fileURLToPath(new URL('../jobs/bridge-exec-http-multi.nomad.hcl', import.meta.url));
 /** Allocs running on build A, and after the scale-up on build B (the new ones are where collisions show). */
@@ -98,13 +102,21 @@ const addresses = (allocs: AllocSnap[]): string => allocs.map((a) => `${a.id.sli
 const RESTORE_CHECKS = REBOOT_CHECKS.filter((c) => RESTORE_CHECK_IDS.includes(c.id));
 const skipRestore = (why: string): CheckResult[] => RESTORE_CHECKS.map((c) => ({ id: c.id, title: c.title, status: 'skipped', message: why, evidence: [] }));
 
+/** issue 15: upgrade-then-reboot needs a kind that reboots the host (agent-kill and partition do not). */
+function upgradeFaultProblems(config: HarnessConfig): ConfigProblem[] {
+  if (config.upgrade.mode !== 'upgrade-then-reboot') return [];
+  const kind = config.reboot.kind;
+  const own = FAULT_KINDS[kind].rebootsHost ? [] : [{ field: '--reboot (reboot.kind)', value: kind, message: 'does not reboot the host, which --upgrade-mode upgrade-then-reboot needs', fix: `use one of: ${REBOOT_KINDS.filter((k) => FAULT_KINDS[k].rebootsHost).join(', ')}` }];
+  return [...own, ...faultProblems('upgrade-in-place', config, { hasNomadAgent: true })];
+}
+
 export default defineScenario({
   name: 'upgrade-in-place',
   summary: 'upgrading a client in place (no drain) keeps bridge alloc IPs unique and migrates host-local state (GH-25093)',
   needsNomad: true,
   checks: [...UPGRADE_CHECKS, ...RESTORE_CHECKS],
   validate(config) {
-    const once = singleRebootExecOnly('upgrade-in-place', config);
+    const once = [...singleRebootExecOnly('upgrade-in-place', config), ...upgradeFaultProblems(config)];
     if (config.upgrade.mode === 'restart-only' || config.upgradeTo) return once;
     return [...once, { field: '--upgrade-to', value: undefined, message: 'is required by scenario upgrade-in-place (the build the client is upgraded to)', fix: 'pass --upgrade-to ./nomad-1.9.7, set NOMAD_UPGRADE_TO or upgrade_to in harness.yaml; or --upgrade-mode restart-only for the control case' }];
   },
@@ -163,7 +175,7 @@ export default defineScenario({
       const watched = (await nodeAllocs(nomad, node.id, ctx.deadline)).filter((a) => a.jobId === jobId).map((a) => a.id);
       const base = { nomad, lab, jobId, allocId: watched[0]!, nodeId: node.id, history };
       const obsBefore = await ctx.step('observe before the reboot', (d) => observe({ ...base, label: 'before' }, d));
-      const { value: reboot, since } = await restartOf(`reboot the client (${env.config.reboot.kind})`, (d) => lab.reboot('client', env.config.reboot.kind, { deadline: d }));
+      const { value: reboot, since } = await restartOf(`reboot the client (${env.config.reboot.kind})`, (d) => lab.reboot('client', env.config.reboot.kind, { deadline: d, fault: faultParams(env.config) }));
       const quietMs = env.config.reboot.settleQuietS * 1000;
       const disruption = { index: since.index, atMs: reboot.requestedAt };
       const settled = await ctx.step(`wait until the job has settled after the reboot (${env.config.reboot.settleQuietS}s without change)`, (d) =>

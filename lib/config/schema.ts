@@ -46,13 +46,16 @@ export interface HarnessConfig {
   /** the user's own job for bridge-exec-reboot (HCL file) and its HCL variables; undefined file = the shipped job */
   job: { file: string | undefined; vars: Record<string, string | number | boolean> };
   /**
-   * kind of reboot; count: how many times bridge-exec-reboot reboots the client in one run; settleQuietS: after a
-   * reboot the job has settled once no alloc of it changed for this long and none is pending
+   * kind of fault (lib/config/faults.ts); count: how many times bridge-exec-reboot reboots the client in one run;
+   * settleQuietS: after a reboot the job has settled once no alloc of it changed for this long and none is pending;
+   * offForS: how long power-off keeps the VM off; partitionForS: how long partition cuts the client off the server
    */
-  reboot: { kind: RebootKind; count: number; settleQuietS: number };
+  reboot: { kind: RebootKind; count: number; settleQuietS: number; offForS: number; partitionForS: number };
   expect: { scenario: Expectation | undefined; perCheck: Record<string, Expectation> };
   /** keep the VMs after the run and print how to reach and destroy them */
   keep: boolean;
+  /** run each scenario this many times and judge the attempts together (flaky vs a verdict) */
+  repeat: number;
   reports: {
     dir: string;
     junit: string | undefined;
@@ -99,9 +102,12 @@ export const DEFAULTS: HarnessConfig = {
   job: { file: undefined, vars: {} },
   // settle: a restored alloc's events come within seconds of each other; a replacement may follow the node's return by
   // one scheduler pass (blocked eval unblocked). 20 s of no change covers both under emulation.
-  reboot: { kind: 'graceful', count: 1, settleQuietS: 20 },
+  // off_for: long enough for the guest's dirty pages and the agent's heartbeat to be lost, far below heartbeat_grace;
+  // partition_for: 30 s is past Nomad's heartbeat TTL (10-20 s) yet within the default grace here (5m): restore expected
+  reboot: { kind: 'graceful', count: 1, settleQuietS: 20, offForS: 10, partitionForS: 30 },
   expect: { scenario: undefined, perCheck: {} },
   keep: false,
+  repeat: 1, // one attempt; --repeat N measures flakiness
   reports: { dir: 'reports', junit: undefined, json: undefined, artifacts: 'on-failure', attachmentPaths: 'relative' },
   timeoutS: 1800, // measured run ~5 min under TCG; 30 min leaves room for slow CI hosts
   output: { json: false, verbose: false, quiet: false },

@@ -1,5 +1,6 @@
 // Every configuration key, once: harness.yaml key, flag, environment variable, check and doc line.
 import { TASK_DRIVERS, UPGRADE_MODES } from './schema.js';
+import { REBOOT_KINDS } from './faults.js';
 import { bool, goDuration, hclVars, httpUrl, int, netnsName, oneOf, str, subnet24, timeoutSeconds, type Field } from './fields.js';
 
 /** All keys. The README's configuration table is written from this list. */
@@ -28,8 +29,11 @@ export const FIELDS: Field[] = [
   { yaml: 'job.file', flag: 'job', env: 'HARNESS_JOB', path: ['job', 'file'], doc: 'your own job for bridge-exec-reboot (HCL): a service job with bridge-mode groups, any count and groups (default: the shipped job)', parse: str('give the path of a .nomad.hcl file, e.g. examples/jobs/count-3.nomad.hcl') },
   { yaml: 'job.vars', path: ['job', 'vars'], doc: "HCL variables for job.file (a mapping; passed as -var to Nomad's parser)", parse: hclVars },
   { yaml: 'reboot.settle_quiet', flag: 'settle-quiet', path: ['reboot', 'settleQuietS'], doc: 'after a reboot the job has settled once no alloc of it changed for this long and none is pending', parse: timeoutSeconds(1, 600) },
-  { yaml: 'reboot.kind', flag: 'reboot', path: ['reboot', 'kind'], doc: 'graceful (systemctl reboot) or hard (provider power reset)', parse: oneOf(['graceful', 'hard'] as const) },
+  { yaml: 'reboot.kind', flag: 'reboot', path: ['reboot', 'kind'], doc: `fault injected on the client: ${REBOOT_KINDS.join(', ')} (README "Fault kinds")`, parse: oneOf(REBOOT_KINDS) },
+  { yaml: 'reboot.off_for', flag: 'off-for', path: ['reboot', 'offForS'], doc: 'how long --reboot power-off keeps the client off (Go duration or seconds)', parse: timeoutSeconds(0, 3600) },
+  { yaml: 'reboot.partition_for', flag: 'partition-for', path: ['reboot', 'partitionForS'], doc: 'how long --reboot partition cuts the client off the server (Go duration or seconds; longer than heartbeat_grace: replacement expected)', parse: timeoutSeconds(1, 3600) },
   { yaml: 'reboot.count', flag: 'reboots', path: ['reboot', 'count'], doc: 'how many times bridge-exec-reboot reboots the client (restored after each; leaks checked after the last)', parse: int(1, 20) },
+  { yaml: 'repeat', flag: 'repeat', path: ['repeat'], doc: 'run each scenario N times on fresh VMs and report every attempt and the flake rate (a failure that repeats the same way is a verdict)', parse: int(1, 100) },
   { yaml: 'keep', flag: 'keep', env: 'HARNESS_KEEP', path: ['keep'], doc: 'keep the VMs after the run and print how to reach and destroy them', parse: bool },
   { yaml: 'reports.dir', flag: 'reports-dir', path: ['reports', 'dir'], doc: 'where reports/<run-id>/ artifacts go', parse: str('give a directory path') },
   { yaml: 'reports.junit', flag: 'junit', path: ['reports', 'junit'], doc: 'JUnit XML output path (default <reports-dir>/<run-id>/junit.xml)', parse: str('give a file path, e.g. reports/junit.xml') },

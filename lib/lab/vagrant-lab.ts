@@ -8,12 +8,13 @@ import { deadlineIn, type Deadline } from '../run/deadline.js';
 import { SshMachine, type SshMachineOptions } from '../ssh/client.js';
 import { quote } from '../ssh/quote.js';
 import { rebootMachine } from '../ssh/reboot.js';
-import { hardReset, leftoverVms, libvirtDomainNames, readMachineId } from '../vagrant/hypervisor.js';
+import { killAgent, partition } from '../ssh/faults.js';
+import { hardReset, leftoverVms, libvirtDomainNames, power, readMachineId } from '../vagrant/hypervisor.js';
 import { sshTargetFor } from '../vagrant/parse-ssh-config.js';
 import { createVagrant, type VagrantOptions } from '../vagrant/vagrant.js';
 import { currentNetns } from './host.js';
 import { LAB_SPEC_FILE, serialLogPath, type LabSpec } from './spec.js';
-import type { Lab, RebootKind } from '../model/lab.js';
+import type { FaultParams, Lab, RebootKind } from '../model/lab.js';
 
 /** Budget of the destroy registered on the cleanup stack (destroying two VMs took ~6 s; the lock may be held by another run's up). */
 const CLEANUP_DESTROY_MS = 10 * 60_000;
@@ -97,17 +98,28 @@ export function createVagrantLab(o: VagrantLabOptions): { up(opts: { deadline: D
     return out;
   }
 
-  async function reboot(role: string, kind: RebootKind, { deadline }: { deadline: Deadline }) {
+  async function reboot(role: string, kind: RebootKind, { deadline, fault = {} }: { deadline: Deadline; fault?: FaultParams }) {
     const m = machines[role];
     if (!m) throw new HarnessError(`reboot: no machine with role ${JSON.stringify(role)} (have ${Object.keys(machines).join(', ')})`);
+    if (kind === 'agent-kill') return killAgent(m, { deadline, logger });
+    if (kind === 'partition') {
+      const server = spec.machines.find((x) => x.role === 'server');
+      if (!server) throw new HarnessError('partition: the lab has no server machine to cut the client off from', { exitCode: 2 });
+      return partition(m, server.privateIp, fault.partitionForMs ?? 30_000, { deadline, logger });
+    }
+    const idOf = (what: string) => {
+      const id = ids[m.name] ?? (spec.provider === 'libvirt' ? libvirtDomainNames(vagrantDir, m.name)[0] : undefined);
+      if (!id) throw new HarnessError(`${what} of ${m.name}: no ${spec.provider} id in ${path.join(vagrantDir, '.vagrant', 'machines', m.name)}`);
+      return id;
+    };
+    const hv = () => ({ deadline: deadlineIn(60_000, deadline), run, logger });
     return rebootMachine(m, kind, {
       deadline,
       logger,
-      hardReset: async () => {
-        const id = ids[m.name] ?? (spec.provider === 'libvirt' ? libvirtDomainNames(vagrantDir, m.name)[0] : undefined);
-        if (!id) throw new HarnessError(`hard reset of ${m.name}: no ${spec.provider} id in ${path.join(vagrantDir, '.vagrant', 'machines', m.name)}`);
-        await hardReset(spec.provider, id, { deadline: deadlineIn(60_000, deadline), run, logger });
-      },
+      hardReset: async () => hardReset(spec.provider, idOf('hard reset'), hv()),
+      powerOff: async () => power(spec.provider, idOf('power off'), 'off', hv()),
+      powerOn: async () => power(spec.provider, idOf('power on'), 'on', hv()),
+      ...(fault.offForMs !== undefined ? { offForMs: fault.offForMs } : {}),
     });
   }
 

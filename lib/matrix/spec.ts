@@ -3,6 +3,7 @@ import type { ConfigProblem } from '../errors.js';
 import type { Expectation } from '../model/check.js';
 import { resolveConfig } from '../config/validate.js';
 import { TASK_DRIVERS } from '../config/schema.js';
+import { REBOOT_KINDS } from '../config/faults.js';
 
 /** One Nomad build of the `nomad` axis. */
 export interface NomadEntry {
@@ -99,7 +100,7 @@ function wholeNumber(v: unknown, field: string, min: number, max: number, p: Rep
 }
 
 function axisValue(axis: string, v: unknown, field: string, p: Report): string | undefined {
-  if (axis === 'reboot' && !(v === 'graceful' || v === 'hard')) return void p(field, v, 'is not a reboot kind', 'use graceful or hard');
+  if (axis === 'reboot' && !(REBOOT_KINDS as readonly unknown[]).includes(v)) return void p(field, v, 'is not a reboot kind', `use one of: ${REBOOT_KINDS.join(', ')}`);
   if (axis === 'driver' && !(typeof v === 'string' && (TASK_DRIVERS as readonly string[]).includes(v))) return void p(field, v, 'is not a driver the scenarios run', `use one of: ${TASK_DRIVERS.join(', ')}`);
   if (typeof v !== 'string' || !v.trim()) return void p(field, v, 'must be a non-empty string', `write a ${axis} value`);
   if (axis !== 'box' && !NAME.test(v)) return void p(field, v, 'may only hold letters, digits and . _ + -', 'rename it (it is part of the cell name)');

@@ -2,7 +2,7 @@
 // Imports nothing (test/unit/layering.test.ts).
 import type { RebootKind } from './kinds.js';
 
-/** What a reboot observed. Times are wall-clock epoch milliseconds. */
+/** What a reboot (or another fault kind) observed. Times are wall-clock epoch milliseconds. */
 export interface RebootRecord {
   machine: string;
   kind: RebootKind;
@@ -10,8 +10,19 @@ export interface RebootRecord {
   bootIdAfter: string;
   /** when the reboot was requested */
   requestedAt: number;
-  /** first time SSH answered with the new boot id */
+  /** first time SSH answered with the new boot id (for kinds without a reboot: when the fault was over) */
   backAt: number;
+  /** the moments of the fault in between, for the timeline */
+  marks?: FaultMark[];
+  /** facts for the report (e.g. agent pids before and after an agent-kill) */
+  facts?: Record<string, string>;
+}
+
+/** A moment of a fault for the timeline (power off/on, partition applied/healed, agent killed/back). */
+export interface FaultMark {
+  atMs: number;
+  label: string;
+  detail?: string;
 }
 
 /** The client's named network namespaces and host-side veths (lib/lab/parse-observe.ts reads them). */

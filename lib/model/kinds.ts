@@ -1,7 +1,9 @@
 // The ground floor: the kinds a run is made of (reboots, drivers, upgrade modes, artifact policies). Imports nothing.
 
+/** Every fault kind, in the order the README lists them (lib/config/faults.ts says what each does). */
+export const REBOOT_KINDS = ['graceful', 'hard', 'panic', 'power-off', 'agent-kill', 'partition'] as const;
 /** How the client is disrupted. */
-export type RebootKind = 'graceful' | 'hard';
+export type RebootKind = (typeof REBOOT_KINDS)[number];
 /** task driver of bridge-exec-reboot's job: exec (the seed procedure) or docker (GH-24292, a box with Docker) */
 export type TaskDriver = 'exec' | 'docker';
 export const TASK_DRIVERS: readonly TaskDriver[] = ['exec', 'docker'];

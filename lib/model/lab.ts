@@ -43,15 +43,21 @@ export interface Machine {
 }
 
 import type { RebootKind } from './kinds.js';
-import type { RebootRecord } from './evidence.js';
-export type { RebootKind, RebootRecord };
+import type { FaultMark, RebootRecord } from './evidence.js';
+export type { FaultMark, RebootKind, RebootRecord };
+
+/** How long the timed faults last (lib/config/faults.ts): power-off's off time, partition's cut. */
+export interface FaultParams {
+  offForMs?: number;
+  partitionForMs?: number;
+}
 
 /** A set of machines with a lifecycle. */
 export interface Lab {
   readonly id: string;
   readonly machines: Readonly<Record<string, Machine>>;
-  /** reboot for real and wait until SSH answers with a new boot_id */
-  reboot(role: string, kind: RebootKind, opts: { deadline: Deadline }): Promise<RebootRecord>;
+  /** inject the fault `kind`: for kinds that reboot, wait until SSH answers with a new boot_id; else until it is over */
+  reboot(role: string, kind: RebootKind, opts: { deadline: Deadline; fault?: FaultParams }): Promise<RebootRecord>;
   /** text evidence about the lab (vagrant status, serial console log, …) keyed by file name */
   collectEvidence(opts: { deadline: Deadline }): Promise<Record<string, string>>;
   /** how a person reaches and removes the lab when it is kept (--keep) */

@@ -5,6 +5,10 @@ import { silentLogger, type Logger } from '../log/events.js';
 import type * as A from './api-types.js';
 import { NomadApiError, truncate } from './errors.js';
 import type { Transport } from './transport.js';
+import { subscribeEvents, type EventStreamOptions, type EventSubscription } from './event-stream.js';
+
+/** What a caller gives to Nomad.events(): the connection details come from the client. */
+export type EventsRequest = Omit<EventStreamOptions, 'transport' | 'token' | 'namespace' | 'region' | 'runStart'>;
 
 /** Blocking-query options: `index` = last X-Nomad-Index seen, `wait` = Go duration with unit ("10s"). */
 export interface ReadQuery {
@@ -38,6 +42,8 @@ export interface Nomad {
   allocation(id: string, q?: ReadQuery): Promise<Read<A.ApiAllocation>>;
   evaluations(q?: ReadQuery): Promise<Read<A.ApiEvaluation[]>>;
   evaluation(id: string, q?: ReadQuery): Promise<Read<A.ApiEvaluation>>;
+  /** subscribe to /v1/event/stream (reconnects from the last index; lib/nomad/event-stream.ts) */
+  events(o: EventsRequest): EventSubscription;
 }
 
 export interface NomadOptions {
@@ -115,5 +121,6 @@ export function createNomad({ transport, token, namespace, region, logger = sile
     allocation: (id, q) => get(`/v1/allocation/${e(id)}`, q),
     evaluations: (q) => get('/v1/evaluations', q),
     evaluation: (id, q) => get(`/v1/evaluation/${e(id)}`, q),
+    events: (o) => subscribeEvents({ logger, ...o, transport, runStart, ...(token ? { token } : {}), ...(namespace ? { namespace } : {}), ...(region ? { region } : {}) }),
   };
 }

@@ -25,8 +25,21 @@ export interface TransportResponse {
   body: string;
 }
 
-/** Sends one request and returns the raw answer; rejects only when no answer came. */
-export type Transport = (req: TransportRequest) => Promise<TransportResponse>;
+/** Sends one request and returns the raw answer; rejects only when no answer came. `stream`: see StreamTransport. */
+export type Transport = ((req: TransportRequest) => Promise<TransportResponse>) & { stream?: StreamTransport };
+
+/** A long-lived answer read as it arrives (the event stream): status and headers first, then the body in chunks. */
+export interface StreamResponse {
+  status: number;
+  headers: Record<string, string>;
+  /** the body as UTF-8 text chunks; ends when the server or the connection ends it, throws when it breaks */
+  chunks: AsyncIterable<string>;
+  /** drop the connection (idempotent) */
+  close(): void;
+}
+
+/** Opens one streaming request; resolves when the status line arrived, rejects only when no answer came. */
+export type StreamTransport = (req: TransportRequest) => Promise<StreamResponse>;
 
 export interface TlsOptions {
   caFile?: string;
@@ -53,7 +66,8 @@ export function createHttpTransport({ addr, tls = {} }: { addr: string; tls?: Tl
   if (!unix && base.protocol !== 'http:' && !secure) throw new HarnessError(`NOMAD_ADDR must be http://, https:// or unix:/path (got ${addr})`, { exitCode: 2 });
   const agent = secure ? new https.Agent({ keepAlive: true, ...tlsAgentOptions(tls) }) : new http.Agent({ keepAlive: true });
   const lib = secure ? https : http;
-  return (req) =>
+  const target = unix ? { socketPath: unix } : { hostname: base.hostname.replace(/^\[|\]$/g, ''), port: base.port || (secure ? 443 : 80) };
+  const send: Transport = (req) =>
     new Promise<TransportResponse>((resolve, reject) => {
       const payload = req.body === undefined ? undefined : JSON.stringify(req.body);
       const headers: Record<string, string> = { accept: 'application/json', ...req.headers };
@@ -67,7 +81,7 @@ export function createHttpTransport({ addr, tls = {} }: { addr: string; tls?: Tl
         headers,
         agent,
         signal: req.signal,
-        ...(unix ? { socketPath: unix } : { hostname: base.hostname.replace(/^\[|\]$/g, ''), port: base.port || (secure ? 443 : 80) }),
+        ...target,
       };
       const fail = (err: unknown) => {
         // Note: an abort by the deadline or by Ctrl-C surfaces as the signal's own reason.
@@ -83,6 +97,30 @@ export function createHttpTransport({ addr, tls = {} }: { addr: string; tls?: Tl
       r.on('error', fail);
       r.end(payload);
     });
+  // Note: a stream holds its socket until it is closed; the agent only supplies the TLS settings.
+  send.stream = (req) => openStream(lib, { method: req.method, path: buildPath(req.path, req.query), headers: { accept: 'application/json', ...req.headers }, signal: req.signal, agent, ...target }, addr);
+  return send;
+}
+
+/** One streaming GET: resolves with the status once it arrives; the body is read chunk by chunk. */
+function openStream(lib: typeof http | typeof https, opts: http.RequestOptions & { signal: AbortSignal }, addr: string): Promise<StreamResponse> {
+  return new Promise<StreamResponse>((resolve, reject) => {
+    const r = lib.request(opts, (res) => {
+      res.setEncoding('utf8');
+      resolve({
+        status: res.statusCode ?? 0,
+        headers: flatten(res.headers),
+        chunks: res as AsyncIterable<string>,
+        close: () => void r.destroy(),
+      });
+    });
+    r.on('error', (err) => {
+      const signal = opts.signal;
+      if (signal.aborted && signal.reason instanceof HarnessError) reject(signal.reason);
+      else reject(new NomadUnreachableError(opts.method ?? 'GET', opts.path ?? '', addr, signal.aborted ? signal.reason : err));
+    });
+    r.end();
+  });
 }
 
 function flatten(h: http.IncomingHttpHeaders): Record<string, string> {

@@ -45,6 +45,8 @@ export interface PlannedCell {
   counts: boolean;
   /** a visible skip: the cell is reported with every check skipped for this reason */
   skip?: string;
+  /** run --repeat N: which attempt of N this cell is (its suite is `<suite>#<attempt>`) */
+  repeat?: { attempt: number; of: number };
   /** the cell's config in a slot (0 = the base subnets; 1..n = a subnet pair of its own) */
   configFor(slot: number): HarnessConfig;
   /** report properties known before the run (matrix axes, compare side) */
@@ -160,7 +162,12 @@ function planRun(input: PlanInput): Draft {
       else problems.push({ field: '--nomad', value: undefined, message: `scenario ${s.name} installs Nomad and needs a build`, fix: 'pass --nomad with a release version (1.9.7, latest), git:<dir>[@<ref>] or the path of a linux/amd64 build; or NOMAD_BUILD, or nomad_build in harness.yaml' });
     }
     if (!all || !skip) problems.push(...(s.validate?.(config) ?? []).map((q) => (all ? { ...q, field: `${s.name}: ${q.field}` } : q)));
-    cells.push({ key: s.name, scenario: s.name, variant: configVariant(config), counts: true, ...(skip ? { skip } : {}), configFor: () => config, properties: {}, builds: skip ? [] : builds });
+    const cell: PlannedCell = { key: s.name, scenario: s.name, variant: configVariant(config), counts: true, ...(skip ? { skip } : {}), configFor: () => config, properties: {}, builds: skip ? [] : builds };
+    // run --repeat N (like go test -count N): the same cell N times, each on fresh VMs, judged together afterwards.
+    const n = skip ? 1 : config.repeat;
+    for (let k = 1; k <= n; k++) {
+      cells.push(n > 1 ? { ...cell, key: `${s.name}#${k}`, repeat: { attempt: k, of: n }, properties: { 'repeat.attempt': `${k}/${n}` } } : cell);
+    }
   }
   if (!base) return { problems, builds: [] };
   return { plan: baseSession('run', base, cells), problems, builds: [] };
@@ -182,6 +189,7 @@ function planCompare(input: PlanInput): Draft {
     else given[side] = v.trim();
   }
   if (input.values['nomad-binary'] !== undefined) problems.push({ field: '--nomad-binary', value: input.values['nomad-binary'], message: 'cannot be combined with --before/--after', fix: 'drop --nomad-binary: compare installs --before, then --after' });
+  problems.push(...repeatOnlyForRun(input));
   const res = s ? configOf(input, s) : undefined;
   if (res && !res.ok) problems.push(...res.problems);
   if (!s || !res) return { problems, builds: buildsOfSides(given, input.cwd) };
@@ -214,6 +222,7 @@ function planMatrix(input: PlanInput): Draft {
   const sh = parseShard(shardText);
   const only = typeof input.values['cell'] === 'string' ? (input.values['cell'] as string) : undefined;
   if ('field' in sh) problems.push(sh);
+  problems.push(...repeatOnlyForRun(input));
   if (only !== undefined && shardText !== undefined) problems.push({ field: '--cell', value: only, message: 'cannot be combined with --shard', fix: 'give --cell to re-run one cell, or --shard to run a CI job\'s share' });
   if (!spec.ok) return { problems: [...spec.problems, ...problems], builds: [] };
   const m = spec.spec;
@@ -246,6 +255,13 @@ function planMatrix(input: PlanInput): Draft {
   Object.assign(plan, { parallel: m.parallel, budgetMb: m.memoryBudgetMb, retryInfra: m.retryInfra });
   plan.matrix = { file: mf.name, path: mf.path, shard: `${i}/${n}`, cellsInMatrix: all.length, all };
   return { plan, problems, builds: plan.builds };
+}
+
+/** --repeat is run's: compare and matrix name their own attempts (a retry) and cells. */
+function repeatOnlyForRun(input: PlanInput): ConfigProblem[] {
+  const given = input.values['repeat'] ?? (input.env['HARNESS_REPEAT'] === undefined ? undefined : input.env['HARNESS_REPEAT']);
+  if (given === undefined || given === '1') return [];
+  return [{ field: '--repeat', value: given, message: `applies to run only, not ${input.command}`, fix: 'drop --repeat (repeat), or use run' }];
 }
 
 function matrixCell(cell: Cell, base: HarnessConfig, input: PlanInput, dir: string): PlannedCell {

@@ -5,6 +5,7 @@ import { countVerdicts } from './outcome.js';
 import type { RunRecord } from '../model/run.js';
 import type { SessionReport } from '../model/session.js';
 import { renderComparison } from './compare.js';
+import { flakeReports, renderFlakeReports } from './flaky.js';
 
 export interface ConsoleOptions {
   color: boolean;
@@ -71,6 +72,8 @@ export function renderSessionConsole(
     out.push(`retried after an infrastructure error: ${x.name} (${x.attempts.map((a) => `${a.runId} ${a.outcome}`).join(' -> ')})\n`);
   }
   for (const x of s.suites.filter((y) => y.attempts.length === 0)) out.push(`not run (interrupted): ${x.name}\n`);
+  // run --repeat N: the attempts of each scenario judged together (a repeated failure is a verdict, else flaky).
+  if (s.suites.some((x) => x.key.includes('#'))) out.push(`\n${renderFlakeReports(flakeReports(finals))}`);
   for (const e of opts.errors) out.push(`${paint('red', 'error')}: ${e}\n`);
   const reports = opts.written.filter((f) => f.kind !== 'repro').map((f) => f.path);
   out.push(`\nreports: ${reports.join(' ')}\n`);

@@ -122,6 +122,8 @@ export interface SettleInput {
   since: Disruption;
   history: History;
   quietMs: number;
+  /** false when the fault leaves the tasks running (agent-kill, a short partition): no restart is awaited */
+  tasksRestart?: boolean;
 }
 
 /**
@@ -141,7 +143,7 @@ export async function waitForJobSettled(i: SettleInput, d: Deadline): Promise<Se
     last = allocs;
     const fp = allocs.map((a) => `${a.id}:${a.modifyIndex}`).sort().join(',');
     if (fp !== fingerprint) [fingerprint, changedAt] = [fp, performance.now()];
-    const state = jobSettleState(allocs, i.watched, i.since);
+    const state = jobSettleState(allocs, i.watched, i.since, { tasksRestart: i.tasksRestart ?? true });
     const quietFor = performance.now() - changedAt;
     if (state.settled && quietFor >= i.quietMs) return { done: true, value: allocs };
     const quiet = `quiet for ${(quietFor / 1000).toFixed(1)}s of ${(i.quietMs / 1000).toFixed(0)}s`;
@@ -154,7 +156,7 @@ export async function waitForJobSettled(i: SettleInput, d: Deadline): Promise<Se
   const probe = blockingProbe((q) => i.nomad.jobAllocations(i.jobId, q), judge, Math.max(250, i.quietMs / 4));
   try {
     const allocs = await waitFor(what, probe, { deadline: d, intervals: [50] });
-    return { settled: true, reason: jobSettleState(allocs, i.watched, i.since).description, quietMs: i.quietMs, allocs };
+    return { settled: true, reason: jobSettleState(allocs, i.watched, i.since, { tasksRestart: i.tasksRestart ?? true }).description, quietMs: i.quietMs, allocs };
   } catch (err) {
     if (!(err instanceof TimeoutError)) throw err;
     return { settled: false, reason: lastReason, quietMs: i.quietMs, allocs: last };

@@ -23,6 +23,12 @@ export interface Disruption {
   atMs: number;
 }
 
+/** What the disruption is expected to do to the tasks: restart them (a reboot), or leave them running (issue 15). */
+export interface SettleOptions {
+  /** false for agent-kill and a partition shorter than heartbeat_grace (lib/config/faults.ts faultRestartsTasks) */
+  tasksRestart?: boolean;
+}
+
 /** One judged alloc's place in the job after the disruption: settled or not, and why. */
 export interface SlotState {
   allocId: string;
@@ -56,7 +62,7 @@ const startedSince = (a: AllocSnap, ms: number): boolean => Object.values(a.task
  * without a replacement is not an end (the replacement comes once the node is back); nor is a failed alloc with a
  * reschedule pending (FollowupEvalID).
  */
-export function slotState(allocs: AllocSnap[], id: string, watched: ReadonlySet<string>, since: Disruption): SlotState {
+export function slotState(allocs: AllocSnap[], id: string, watched: ReadonlySet<string>, since: Disruption, { tasksRestart = true }: SettleOptions = {}): SlotState {
   const old = allocs.find((a) => a.id === id);
   const succ = successorOf(allocs, old, id, watched, since);
   const cur = succ ?? old;
@@ -65,6 +71,10 @@ export function slotState(allocs: AllocSnap[], id: string, watched: ReadonlySet<
   if (!cur) return yes(`alloc ${id.slice(0, 8)} is gone from the job`);
   const who = succ ? `${old?.name ?? cur.name} replaced by ${cur.id.slice(0, 8)}` : `${cur.name} ${cur.id.slice(0, 8)}`;
   const line = `${who}: ${describeAlloc(cur).replace(/^alloc \S+ /, '')}`;
+  // A fault that leaves the tasks running (agent-kill, a short partition): the alloc running on, unchanged, is its end.
+  if (!tasksRestart && !succ && cur.clientStatus === 'running' && cur.desiredStatus === 'run' && allTasksRunning(cur)) {
+    return yes(`${who}: running, its tasks kept running (no restart expected)`);
+  }
   if (cur.modifyIndex <= since.index) return no(`${line} (unchanged since before the disruption)`);
   if (cur.desiredStatus !== 'run') return no(`${line} (stopped by the server; waiting for its replacement)`);
   switch (cur.clientStatus) {
@@ -83,9 +93,9 @@ export function slotState(allocs: AllocSnap[], id: string, watched: ReadonlySet<
 }
 
 /** The job has settled when every judged alloc's place has and no alloc meant to run is pending (the quiet period is the caller's). */
-export function jobSettleState(allocs: AllocSnap[], watched: readonly string[], since: Disruption): { settled: boolean; slots: SlotState[]; description: string } {
+export function jobSettleState(allocs: AllocSnap[], watched: readonly string[], since: Disruption, opts: SettleOptions = {}): { settled: boolean; slots: SlotState[]; description: string } {
   const set = new Set(watched);
-  const slots = watched.map((id) => slotState(allocs, id, set, since));
+  const slots = watched.map((id) => slotState(allocs, id, set, since, opts));
   const pending = allocs.filter((a) => a.desiredStatus === 'run' && a.clientStatus === 'pending' && !slots.some((s) => s.description.includes(a.id.slice(0, 8))));
   const open = slots.filter((s) => !s.settled);
   const settled = open.length === 0 && pending.length === 0;

@@ -1,14 +1,20 @@
 // Pure: the reboot evidence as timeline events (host down/up, node status, alloc and task events) for the HTML report.
 import type { RebootEvidence } from '../model/evidence.js';
 import type { TimelineEvent } from '../model/run.js';
+import { FAULT_KINDS } from '../config/faults.js';
 
 const FAILING = /Failure|Failed|Not Restarting|Killed|Terminated|Sibling Task Failed/;
 
 /** Timeline events from what the reboot scenario observed, in time order; events before `sinceMs` are dropped. */
 export function timelineFromEvidence(e: RebootEvidence, sinceMs: number): TimelineEvent[] {
+  // issue 15: agent-kill and partition do not reboot the host; an unchanged boot_id is what they expect
+  const reboots = FAULT_KINDS[e.reboot.kind].rebootsHost;
+  const changed = e.reboot.bootIdAfter !== e.reboot.bootIdBefore;
   const out: TimelineEvent[] = [
-    { atMs: e.reboot.requestedAt, lane: 'host', label: `${e.reboot.kind} reboot requested`, detail: `boot_id ${e.reboot.bootIdBefore}`, severity: 'warn' },
-    { atMs: e.reboot.backAt, lane: 'host', label: 'SSH back with a new boot_id', detail: `boot_id ${e.reboot.bootIdAfter}`, severity: e.reboot.bootIdAfter !== e.reboot.bootIdBefore ? 'ok' : 'fail' },
+    { atMs: e.reboot.requestedAt, lane: 'host', label: reboots ? `${e.reboot.kind} reboot requested` : `${e.reboot.kind} started (no reboot)`, detail: `boot_id ${e.reboot.bootIdBefore}`, severity: 'warn' },
+    reboots
+      ? { atMs: e.reboot.backAt, lane: 'host', label: 'SSH back with a new boot_id', detail: `boot_id ${e.reboot.bootIdAfter}`, severity: changed ? 'ok' : 'fail' }
+      : { atMs: e.reboot.backAt, lane: 'host', label: `${e.reboot.kind} over, boot_id ${changed ? 'CHANGED' : 'unchanged'}`, detail: `boot_id ${e.reboot.bootIdAfter}`, severity: changed ? 'fail' : 'ok' },
   ];
   for (const ev of e.after.node?.events ?? []) {
     const at = Date.parse(ev.timestamp);

@@ -161,7 +161,10 @@ function suiteNames(plan: Plan, resolved: ReadonlyMap<string, BuildInfo>): Map<P
     for (const c of plan.cells) out.set(c, suiteName(c.scenario, labels[c.side!], c.variant));
     return out;
   }
-  for (const c of plan.cells) out.set(c, suiteName(c.scenario, c.buildLabel ?? (c.builds.length ? version(c) ?? 'unknown' : undefined), c.variant));
+  for (const c of plan.cells) {
+    const name = suiteName(c.scenario, c.buildLabel ?? (c.builds.length ? version(c) ?? 'unknown' : undefined), c.variant);
+    out.set(c, c.repeat ? `${name}#${c.repeat.attempt}` : name);
+  }
   return out;
 }
 

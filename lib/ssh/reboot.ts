@@ -1,8 +1,8 @@
 // Reboot a machine for real (guest-initiated or hypervisor reset) and wait until SSH answers with a NEW boot id.
 import { HarnessError } from '../errors.js';
-import type { ExecOptions, ExecResult, RebootKind, RebootRecord } from '../model/lab.js';
+import type { ExecOptions, ExecResult, FaultMark, RebootKind, RebootRecord } from '../model/lab.js';
 import type { Logger } from '../log/events.js';
-import { deadlineIn, type Deadline } from '../run/deadline.js';
+import { deadlineIn, sleep, type Deadline } from '../run/deadline.js';
 import { waitFor } from '../run/wait.js';
 import { SshError } from './connect.js';
 
@@ -16,6 +16,10 @@ export interface Rebootable {
 
 /** Reboot one second from now through a transient systemd timer, so our command returns before the connection drops. */
 export const GRACEFUL_REBOOT_COMMAND = 'systemd-run --on-active=1 --timer-property=AccuracySec=100ms systemctl reboot';
+/** Before a panic: reboot 5 s after a panic (the guest then restarts itself) and allow the sysrq trigger. */
+export const PANIC_PREPARE_COMMAND = 'sysctl -w kernel.panic=5 kernel.sysrq=1';
+/** A kernel panic one second from now (so our command returns first), through the sysrq crash trigger. */
+export const PANIC_COMMAND = "systemd-run --on-active=1 --timer-property=AccuracySec=100ms /bin/sh -c 'echo c > /proc/sysrq-trigger'";
 /** Bound for one boot-id probe over a fresh connection (connect ~4 s + the command). */
 const PROBE_MS = 8000;
 /** Bound for the command that schedules the reboot. */
@@ -25,6 +29,11 @@ export interface RebootOptions {
   deadline: Deadline;
   /** the provider's power reset, required for kind 'hard' */
   hardReset?: () => Promise<void>;
+  /** the provider's power off and on, required for kind 'power-off' */
+  powerOff?: () => Promise<void>;
+  powerOn?: () => Promise<void>;
+  /** how long power-off keeps the machine off */
+  offForMs?: number;
   /** run with sudo for 'graceful'; injectable for tests */
   rebootCommand?: string;
   logger?: Logger;
@@ -33,13 +42,31 @@ export interface RebootOptions {
 
 /** Trigger a reboot of `kind` and poll the boot id over fresh connections until it changes; TimeoutError names the machine and the last thing seen. */
 export async function rebootMachine(m: Rebootable, kind: RebootKind, opts: RebootOptions): Promise<RebootRecord> {
-  const { deadline, hardReset, rebootCommand = GRACEFUL_REBOOT_COMMAND, logger, probeMs = PROBE_MS } = opts;
+  const { deadline, hardReset, logger, probeMs = PROBE_MS } = opts;
+  if (kind === 'agent-kill' || kind === 'partition') throw new HarnessError(`${kind} is not a reboot: use lib/ssh/faults.ts`, { exitCode: 70 });
   const bootIdBefore = await m.bootId({ deadline });
+  const marks: FaultMark[] = [];
+  if (kind === 'panic') {
+    const r = await m.exec(PANIC_PREPARE_COMMAND, { deadline: deadlineIn(TRIGGER_MS, deadline), sudo: true });
+    if (r.code !== 0) throw new HarnessError(`panic of ${m.name}: \`${PANIC_PREPARE_COMMAND}\` exited ${r.code}: ${r.stderr.trim()}`);
+  }
   const requestedAt = Date.now();
   if (kind === 'hard') {
     if (!hardReset) throw new HarnessError(`hard reset of ${m.name}: this lab has no power-reset for its provider`);
     await hardReset();
+  } else if (kind === 'power-off') {
+    const { powerOff, powerOn, offForMs = 0 } = opts;
+    if (!powerOff || !powerOn) throw new HarnessError(`power-off of ${m.name}: this lab has no power off/on for its provider`);
+    await powerOff();
+    marks.push({ atMs: Date.now(), label: 'powered off', detail: `for ${(offForMs / 1000).toFixed(0)} s (reboot.off_for)` });
+    await m.disconnect();
+    // Note: a deliberate hold (the length of the outage under test), not a poll
+    await sleep(offForMs, deadline);
+    await powerOn();
+    marks.push({ atMs: Date.now(), label: 'powered on' });
   } else {
+    const rebootCommand = kind === 'panic' ? PANIC_COMMAND : opts.rebootCommand ?? GRACEFUL_REBOOT_COMMAND;
+    if (kind === 'panic') marks.push({ atMs: Date.now() + 1000, label: 'kernel panic (sysrq c)', detail: 'kernel.panic=5: the guest reboots itself 5 s later' });
     try {
       const r = await m.exec(rebootCommand, { deadline: deadlineIn(TRIGGER_MS, deadline), sudo: true });
       if (r.code !== 0) throw new HarnessError(`reboot of ${m.name}: \`${rebootCommand}\` exited ${r.code}: ${r.stderr.trim().split('\n').slice(-5).join('\n')}`);
@@ -70,5 +97,5 @@ export async function rebootMachine(m: Rebootable, kind: RebootKind, opts: Reboo
       onReason: (reason) => logger?.({ kind: 'wait', t: Math.round(performance.now()), what: `${m.name} reboot`, reason }),
     },
   );
-  return { machine: m.name, kind, bootIdBefore, bootIdAfter, requestedAt, backAt: Date.now() };
+  return { machine: m.name, kind, bootIdBefore, bootIdAfter, requestedAt, backAt: Date.now(), ...(marks.length ? { marks } : {}) };
 }

@@ -42,6 +42,18 @@ export async function hardReset(provider: Provider, id: string, { deadline, run 
   await run(file, args, { deadline, logger });
 }
 
+/** argv that powers a VM off hard (`virsh destroy` keeps the domain defined) or on again. */
+export function powerArgv(provider: Provider, id: string, to: 'off' | 'on'): [string, string[]] {
+  if (provider === 'libvirt') return ['virsh', ['-c', LIBVIRT_URI, to === 'off' ? 'destroy' : 'start', id]];
+  return ['VBoxManage', to === 'off' ? ['controlvm', id, 'poweroff'] : ['startvm', id, '--type', 'headless']];
+}
+
+/** Pull the plug of a VM, or plug it in again, through its hypervisor. */
+export async function power(provider: Provider, id: string, to: 'off' | 'on', { deadline, run = runCommand, logger }: HypervisorOptions): Promise<void> {
+  const [file, args] = powerArgv(provider, id, to);
+  await run(file, args, { deadline, logger });
+}
+
 /** Which of `names`/`ids` still exist as VMs of the provider (after destroy this must be empty). */
 export async function leftoverVms(provider: Provider, { names, ids }: { names: readonly string[]; ids: readonly string[] }, { deadline, run = runCommand, logger }: HypervisorOptions): Promise<string[]> {
   if (provider === 'libvirt') {

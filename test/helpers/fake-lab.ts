@@ -1,7 +1,7 @@
 // A STAND-IN lab for integration tests: two "machines" that answer the scenario's remote commands
 // from the Nomad stand-in's state instead of running them in VMs. It is not a VM; tests say so.
 import { randomUUID } from 'node:crypto';
-import type { Lab, Machine, ExecResult, ExecOptions, RebootKind, RebootRecord, Tunnel } from '../../lib/model/lab.js';
+import type { FaultMark, FaultParams, Lab, Machine, ExecResult, ExecOptions, RebootKind, RebootRecord, Tunnel } from '../../lib/model/lab.js';
 import type { Deadline } from '../../lib/run/deadline.js';
 import { sleep } from '../../lib/run/deadline.js';
 import { TimeoutError } from '../../lib/errors.js';
@@ -66,7 +66,7 @@ export function hostNetnsListing(nomad: FakeNomad): string {
 }
 
 /** Build the stand-in lab; `commands` records every remote command per role; `leftovers` plants leaked netns/veths. */
-export function createFakeLab(o: FakeLabOptions): Lab & { commands: Record<string, string[]>; destroyed: boolean; leftovers: { netns: string[]; veths: string[] } } {
+export function createFakeLab(o: FakeLabOptions): Lab & { commands: Record<string, string[]>; destroyed: boolean; leftovers: { netns: string[]; veths: string[] }; heartbeatGraceMs: number } {
   const leftovers = { netns: [] as string[], veths: [] as string[] };
   const commands: Record<string, string[]> = { server: [], client: [] };
   const boot: Record<string, { id: string; at: number }> = { server: { id: randomUUID(), at: Date.now() }, client: { id: randomUUID(), at: Date.now() } };
@@ -112,18 +112,43 @@ export function createFakeLab(o: FakeLabOptions): Lab & { commands: Record<strin
     return ok('');
   };
   const machines = { server: machine('server'), client: machine('client') };
+  let agentPid = 700;
   return {
     id: 'stand-in',
     machines,
     commands,
     leftovers,
     destroyed: false,
-    async reboot(role: string, kind: RebootKind, { deadline }: { deadline: Deadline }): Promise<RebootRecord> {
+    // the server's heartbeat_grace, for the partition (the stand-in env sets it from the config)
+    heartbeatGraceMs: 5 * 60_000,
+    async reboot(role: string, kind: RebootKind, { deadline, fault = {} }: { deadline: Deadline; fault?: FaultParams }): Promise<RebootRecord> {
       const requestedAt = Date.now();
       const before = boot[role]!.id;
+      const marks: FaultMark[] = [];
+      // issue 15: the faults that keep the host up: the agent restarts, or the client is cut off and healed
+      if (kind === 'agent-kill') {
+        const pid = agentPid;
+        agentPid += 11;
+        o.nomad.clientRestart();
+        marks.push({ atMs: requestedAt, label: 'Nomad agent SIGKILLed', detail: `pid ${pid}` }, { atMs: Date.now(), label: 'Nomad agent restarted by systemd', detail: `pid ${agentPid}` });
+        const facts = { 'agent.pid.before': String(pid), 'agent.pid.after': String(agentPid), 'agent.restarts': '1' };
+        return { machine: role, kind, bootIdBefore: before, bootIdAfter: boot[role]!.id, requestedAt, backAt: Date.now(), marks, facts };
+      }
+      if (kind === 'partition') {
+        o.nomad.clientPartition(this.heartbeatGraceMs);
+        await sleep(fault.partitionForMs ?? 0, deadline);
+        o.nomad.clientHeal();
+        marks.push({ atMs: requestedAt, label: 'partition: client cut off from the server' }, { atMs: Date.now(), label: 'partition healed' });
+        return { machine: role, kind, bootIdBefore: before, bootIdAfter: boot[role]!.id, requestedAt, backAt: Date.now(), marks, facts: { 'partition.seconds': ((Date.now() - requestedAt) / 1000).toFixed(1) } };
+      }
       down = true;
       o.nomad.clientDown();
       await sleep(50, deadline);
+      if (kind === 'power-off') {
+        marks.push({ atMs: Date.now(), label: 'powered off' });
+        await sleep(fault.offForMs ?? 0, deadline);
+        marks.push({ atMs: Date.now(), label: 'powered on' });
+      }
       if (o.sshNeverBack) {
         await sleep(Number.MAX_SAFE_INTEGER, deadline).catch(() => undefined);
         throw new TimeoutError(`${role} to answer SSH with a new boot_id`, Date.now() - requestedAt, 'connection refused (stand-in host never came back)');
@@ -131,7 +156,7 @@ export function createFakeLab(o: FakeLabOptions): Lab & { commands: Record<strin
       boot[role] = { id: randomUUID(), at: Date.now() };
       down = false;
       o.nomad.clientUp();
-      return { machine: role, kind, bootIdBefore: before, bootIdAfter: boot[role]!.id, requestedAt, backAt: Date.now() };
+      return { machine: role, kind, bootIdBefore: before, bootIdAfter: boot[role]!.id, requestedAt, backAt: Date.now(), ...(marks.length ? { marks } : {}) };
     },
     async collectEvidence() {
       return { 'vagrant-status.txt': 'stand-in lab: no Vagrant' };

@@ -24,6 +24,7 @@ export const standInConvertJob: JobConverter = async ({ file, vars }) => {
     return { ok: false, message: `Error getting job struct: Error parsing job file from ${file}: | ${basename(file)}: ${(err as Error).message}` };
   }
 };
+import { durationSeconds } from '../../lib/config/fields.js';
 
 export interface StandIn {
   nomad: FakeNomad;
@@ -88,6 +89,7 @@ export async function standIn(timeline: Timeline, o: { token?: string; sshNeverB
   const makeEnv = (config: ScenarioEnv['config']): ScenarioEnv => ({
     config: standInTime(config),
     async upLab(ctx) {
+      lab.heartbeatGraceMs = durationSeconds(config.nomad.heartbeatGrace) * 1000;
       ctx.cleanup.defer('destroy the stand-in lab', () => lab.destroy({ deadline: ctx.deadline }));
       return lab;
     },

@@ -2,8 +2,14 @@
 // with a raft-like index that increases on every change, and the client agent's journal.
 import type { ApiAllocation, ApiEvaluation, ApiJob, ApiNode, ApiTaskEvent } from '../../../lib/nomad/api-types.js';
 import { MAX_TASK_EVENTS, newAllocation, newEvaluation, newNode, nowNs, nowRfc3339, taskEvent, uuid } from './payloads.js';
+import { eventsOfCommit, type EventFrame } from './events.js';
 
 export type Table = 'nodes' | 'jobs' | 'allocs' | 'evals';
+/**
+ * The raft message type of a commit, which real Nomad gives every event of it (nomad@v1.9.3:nomad/state/events.go
+ * MsgTypeEvents); undefined = the table's usual one (client alloc update, node status, job register, eval update).
+ */
+export type CommitType = 'PlanResult' | 'AllocationUpdated' | 'AllocationUpdateDesiredStatus' | 'NodeRegistration' | 'NodeStreamEvent' | 'JobRegistered' | 'JobDeregistered' | 'EvaluationUpdated';
 
 /** Memory (MB) one alloc of the group asks for: the sum of its tasks' resources. */
 export function groupMemoryMb(job: ApiJob | undefined, group: string): number {
@@ -32,6 +38,8 @@ export class Cluster {
   readonly cni = new Map<string, Map<string, string>>();
   /** the host-local dataDir/network the running client build uses (the tmpfs one since 1.9.4, GH-24650) */
   cniDir: string = CNI_NEW_DIR;
+  /** every commit as the event stream sends it: one frame per index that changed a node, job, alloc or eval */
+  readonly eventLog: EventFrame[] = [];
   private waiters: (() => void)[] = [];
   private readonly timers = new Set<NodeJS.Timeout>();
   private pid = 612;
@@ -42,11 +50,14 @@ export class Cluster {
     this.agentStarted();
   }
 
-  /** Apply one change at a new index and wake blocked queries on `tables`. */
-  commit(tables: Table[], mutate: (index: number) => void): number {
+  /** Apply one change at a new index, log it as stream events of `type`, and wake blocked queries on `tables`. */
+  commit(tables: Table[], mutate: (index: number) => void, type?: CommitType): number {
     const idx = ++this.index;
+    const jobsBefore = new Set(this.jobs.keys());
     mutate(idx);
     for (const t of tables) this.tableIndex[t] = idx;
+    const frame = eventsOfCommit(this, idx, tables, type, jobsBefore);
+    if (frame) this.eventLog.push(frame);
     const w = this.waiters;
     this.waiters = [];
     for (const f of w) f();
@@ -105,7 +116,7 @@ export class Cluster {
   }
 
   /** Set the node's status as the server would (StatusUpdatedAt in Unix seconds, optional node event). */
-  setNodeStatus(status: string, event?: string): void {
+  setNodeStatus(status: string, event?: string, type?: CommitType): void {
     this.commit(['nodes'], (idx) => {
       this.node.Status = status;
       // Note: Unix seconds; a real reboot takes longer than a second, the stand-in's milliseconds, so each status change
@@ -117,18 +128,18 @@ export class Cluster {
       if (status === 'down') n.LastMissedHeartbeatIndex = idx;
       else if (status === 'ready') n.LastMissedHeartbeatIndex = 0;
       if (event) this.node.Events = [...(this.node.Events ?? []), { Message: event, Subsystem: 'Cluster', Details: null, Timestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z'), CreateIndex: idx }].slice(-10);
-    });
+    }, type);
   }
 
   /** Mutate one alloc at a new index. */
-  updateAlloc(id: string, mutate: (a: ApiAllocation, idx: number) => void): void {
+  updateAlloc(id: string, mutate: (a: ApiAllocation, idx: number) => void, type?: CommitType): void {
     const a = this.allocs.get(id);
     if (!a) return;
     this.commit(['allocs'], (idx) => {
       mutate(a, idx);
       a.ModifyIndex = idx;
       a.ModifyTime = nowNs();
-    });
+    }, type);
   }
 
   /** Append a task event (keeping the last 10) and journal it like the task runner does. */
@@ -224,7 +235,7 @@ export class Cluster {
       }
       job.Status = 'pending';
       job.ModifyIndex = idx;
-    });
+    }, 'PlanResult');
     for (const a of placed) this.runFresh(a.ID);
     // real 1.9.5 after the in-place upgrade: the restored allocs got their new namespaces' addresses after the new allocs
     const again = this.renetworkLater.splice(0);

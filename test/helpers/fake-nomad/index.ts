@@ -11,6 +11,8 @@ import { parseJobHcl } from './job-parse.js';
 import { registerJob } from './jobs.js';
 import { readJson, route, type Reply } from './routes.js';
 import { OTHER_JOB, clientDown, clientUp, type Timeline } from './timelines.js';
+import { dropStreams, serveEventStream, type StreamControl } from './events.js';
+import { clientHeal, clientPartition } from './faults.js';
 
 export type { Timeline } from './timelines.js';
 export { OTHER_JOB } from './timelines.js';
@@ -26,6 +28,8 @@ export interface FakeNomadOptions {
   stepMs?: number;
   /** the client host runs dockerd of this version: the node's docker driver is detected and healthy */
   dockerVersion?: string;
+  /** event stream heartbeat interval; default 30 s as Nomad's */
+  heartbeatMs?: number;
 }
 
 export interface FakeRequest {
@@ -44,9 +48,17 @@ export interface FakeNomad {
   clientUp(): void;
   /** the client agent restarted without a reboot or drain (e.g. an in-place upgrade to `version`): apply the upgrade timelines */
   clientRestart(version?: string): void;
+  /** a network partition cuts the client off the server (host and agent keep running); down after `downAfterMs` */
+  clientPartition(downAfterMs: number): void;
+  /** the partition heals */
+  clientHeal(): void;
   /** the client agent's journal lines since its last start (journalctl + hclog format) */
   clientLog(): string[];
   requests: FakeRequest[];
+  /** cut every open /v1/event/stream connection (midLine: after half a frame); returns how many were open */
+  dropEventStreams(o?: { midLine?: boolean }): number;
+  /** how many /v1/event/stream connections are open now */
+  openEventStreams(): number;
   /** the simulated cluster, for assertions that need more than the API shows */
   cluster: Cluster;
   close(): Promise<void>;
@@ -70,11 +82,12 @@ function dockerDriverInfo(version: string): NonNullable<ApiNode['Drivers']>[stri
 }
 
 /** Start the stand-in on 127.0.0.1 with an ephemeral port. */
-export async function startFakeNomad({ timeline, clientNodeName, token, nomadVersion = '1.9.7', stepMs = 100, dockerVersion }: FakeNomadOptions): Promise<FakeNomad> {
+export async function startFakeNomad({ timeline, clientNodeName, token, nomadVersion = '1.9.7', stepMs = 100, dockerVersion, heartbeatMs = 30_000 }: FakeNomadOptions): Promise<FakeNomad> {
   const cluster = new Cluster(clientNodeName, nomadVersion, stepMs);
   if (dockerVersion) cluster.node.Drivers = { ...cluster.node.Drivers, docker: dockerDriverInfo(dockerVersion) };
   if (OLD_STATE_TIMELINES.includes(timeline)) cluster.cniDir = CNI_OLD_DIR;
   const requests: FakeRequest[] = [];
+  const streams: StreamControl = { open: new Set(), heartbeatMs };
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const sent = req.headers['x-nomad-token'] ?? /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
@@ -85,12 +98,15 @@ export async function startFakeNomad({ timeline, clientNodeName, token, nomadVer
       res.writeHead(r.status, { 'content-type': 'text/plain; charset=utf-8', vary: 'Accept-Encoding', ...r.headers });
       res.end(r.body);
     };
-    const found = route(req.method ?? '', url.pathname);
-    if (!('handler' in found)) return answer(found);
+    const stream = url.pathname === '/v1/event/stream';
+    const found = stream ? undefined : route(req.method ?? '', url.pathname);
+    if (found && !('handler' in found)) return answer(found);
     if (token && !url.pathname.startsWith('/v1/status/')) {
       if (sent === undefined) return answer({ status: 403, body: 'Permission denied' });
       if (sent !== token) return answer({ status: 403, body: 'ACL token not found' });
     }
+    if (stream) return req.method === 'GET' ? serveEventStream(cluster, url.searchParams, res, streams) : answer({ status: 405, body: 'Invalid method' });
+    if (!found) return;
     Promise.resolve(found.handler(cluster, { method: req.method ?? '', query: url.searchParams, body: () => readJson(req), signal: closed }, found.m))
       .then(answer, (err: unknown) => answer({ status: 500, body: String(err instanceof Error ? err.message : err) }));
   });
@@ -106,10 +122,15 @@ export async function startFakeNomad({ timeline, clientNodeName, token, nomadVer
     clientDown: () => clientDown(cluster, timeline),
     clientUp: () => clientUp(cluster, timeline),
     clientRestart: (version?: string) => clientRestart(cluster, timeline, version),
+    clientPartition: (ms: number) => clientPartition(cluster, ms),
+    clientHeal: () => clientHeal(cluster),
     clientLog: () => [...cluster.journal],
     requests,
+    dropEventStreams: (o) => dropStreams(streams, o),
+    openEventStreams: () => streams.open.size,
     cluster,
     close: async () => {
+      dropStreams(streams);
       cluster.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

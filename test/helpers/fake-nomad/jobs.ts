@@ -43,10 +43,10 @@ export function stopJob(c: Cluster, id: string, purge: boolean): ApiJobDeregiste
   const jobIndex = c.commit(['jobs'], (idx) => {
     if (purge) c.jobs.delete(id);
     else Object.assign(job, { Stop: true, Status: 'dead', ModifyIndex: idx, JobModifyIndex: idx });
-  });
+  }, 'JobDeregistered');
   const ev = c.createEval(job, 'job-deregister');
   for (const a of [...c.allocs.values()].filter((x) => x.JobID === id && x.DesiredStatus === 'run')) {
-    c.updateAlloc(a.ID, (x) => Object.assign(x, { DesiredStatus: 'stop', DesiredDescription: 'alloc not needed due to job update' }));
+    c.updateAlloc(a.ID, (x) => Object.assign(x, { DesiredStatus: 'stop', DesiredDescription: 'alloc not needed due to job update' }), 'PlanResult');
     if (!c.agentUp) continue;
     c.later(1, () =>
       c.updateAlloc(a.ID, (x) => {

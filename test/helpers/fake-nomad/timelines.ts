@@ -4,7 +4,7 @@ import type { ApiAllocation } from '../../../lib/nomad/api-types.js';
 import type { Cluster } from './cluster.js';
 import { nowRfc3339, taskEvent, uuid } from './payloads.js';
 
-export type Timeline = 'restored' | 'duplicate-ip' | 'replaced' | 'shared-ip' | 'never-ready' | 'upgrade-collide' | 'upgrade-migrated';
+export type Timeline = 'restored' | 'duplicate-ip' | 'replaced' | 'shared-ip' | 'never-ready' | 'upgrade-collide' | 'upgrade-migrated' | 'transient-failure';
 
 /** Job name of the second live alloc in the shared-ip timeline. */
 export const OTHER_JOB = 'other';
@@ -21,11 +21,12 @@ export function clientDown(c: Cluster, timeline: Timeline): void {
 }
 
 // The leader's heartbeat timer fired: node down, its allocs lost, a blocked eval for replacements.
-function markNodeDown(c: Cluster): void {
-  if (c.node.Status === 'down' || c.agentUp) return;
+export function markNodeDown(c: Cluster, { agentRunning = false } = {}): void {
+  if (c.node.Status === 'down' || (c.agentUp && !agentRunning)) return;
   c.setNodeStatus('down', 'Node heartbeat missed');
   const lost = liveOnNode(c);
-  for (const a of lost) c.updateAlloc(a.ID, (x) => Object.assign(x, { ClientStatus: 'lost', DesiredStatus: 'stop', DesiredDescription: 'alloc is lost since its node is down' }));
+  // the scheduler's plan marks them lost: a PlanResult event (nomad-reference §1.7)
+  for (const a of lost) c.updateAlloc(a.ID, (x) => Object.assign(x, { ClientStatus: 'lost', DesiredStatus: 'stop', DesiredDescription: 'alloc is lost since its node is down' }), 'PlanResult');
   for (const jobId of new Set(lost.map((a) => a.JobID))) {
     const job = c.jobs.get(jobId);
     if (!job) continue;
@@ -51,7 +52,7 @@ export function clientUp(c: Cluster, timeline: Timeline): void {
   const allocs = liveOnNode(c);
   if (timeline !== 'replaced') for (const a of allocs) journalRestoreFailed(c, a);
   c.later(1, () => {
-    c.setNodeStatus('initializing');
+    c.setNodeStatus('initializing', wasDown ? 'Node re-registered' : undefined, 'NodeRegistration');
     c.log('INFO', 'client', 'node registration complete');
   });
   // real 1.9.7 with heartbeat_grace 10s: node events "Node heartbeat missed", then "Node reregistered by heartbeat"
@@ -83,9 +84,24 @@ export function clientUp(c: Cluster, timeline: Timeline): void {
           c.log('INFO', 'client.alloc_runner.task_runner', 'server contacted; unblocking waiting task', { alloc_id: a.ID, task: t });
         }
         c.startTasks(a.ID);
+        if (timeline === 'transient-failure') flapTask(c, a.ID);
       }
     }
   });
+}
+
+// transient-failure: the restored task dies once (exit 1) and the restart policy starts it again in place; the alloc is
+// running again before anyone reads it, so only the event stream sees the failure.
+function flapTask(c: Cluster, id: string): void {
+  c.later(1, () => c.updateAlloc(id, (x) => {
+    for (const [t, st] of Object.entries(x.TaskStates ?? {})) {
+      c.appendEvent(x, t, taskEvent('Terminated', 'Exit Code: 1', { Details: { exit_code: '1', signal: '0', oom_killed: 'false' } }));
+      c.appendEvent(x, t, taskEvent('Restarting', 'Task restarting in 100ms', { Details: { restart_reason: 'Restart within policy' } }));
+      st.State = 'pending';
+    }
+    x.ClientStatus = 'pending';
+  }));
+  c.later(2, () => c.startTasks(id));
 }
 
 // GH-24292: the persistent IPAM state still holds the alloc's own IP, so CNI ADD fails in the network hook.
@@ -132,7 +148,7 @@ function restoreLostAsStopped(c: Cluster): void {
 
 // The node is ready again: the blocked eval places replacements for the lost allocs. Real 1.9.7 (heartbeat_grace 10s):
 // the replacement has the lost alloc's name (web[0]) and BOTH PreviousAllocation and NextAllocation stay empty.
-function replaceLost(c: Cluster): void {
+export function replaceLost(c: Cluster): void {
   const lost = lostOnNode(c);
   for (const jobId of new Set(lost.map((a) => a.JobID))) {
     const job = c.jobs.get(jobId);

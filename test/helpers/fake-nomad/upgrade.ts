@@ -33,7 +33,7 @@ export function clientRestart(c: Cluster, timeline: Timeline, version?: string):
     c.renetworkLater.push(...running.map((a) => a.ID));
   }
   c.later(1, () => {
-    c.setNodeStatus('initializing');
+    c.setNodeStatus('initializing', undefined, 'NodeRegistration');
     c.log('INFO', 'client', 'node registration complete');
   });
   c.later(2, () => c.setNodeStatus('ready'));

@@ -1,0 +1,29 @@
+// The fault kinds as a scenario uses them: refuse a kind the scenario or provider cannot do (before anything is
+// created), the timed faults' durations from the config, and the fault's moments on the timeline and in the facts.
+import type { HarnessConfig } from '../config/schema.js';
+import { FAULT_KINDS, PROVIDER_FAULTS, faultKindProblems } from '../config/faults.js';
+import type { ConfigProblem } from '../errors.js';
+import type { FaultParams, RebootRecord } from '../model/lab.js';
+import type { RunContext } from '../run/context.js';
+
+/** Problems with `config.reboot.kind` for this scenario on the configured provider (exit 2, nothing created). */
+export function faultProblems(scenario: string, config: HarnessConfig, o: { hasNomadAgent: boolean }): ConfigProblem[] {
+  const unknown = { name: config.lab.provider, powerReset: false, powerOff: false };
+  const provider = PROVIDER_FAULTS[config.lab.provider] ?? unknown;
+  return faultKindProblems(config.reboot.kind, { name: scenario, hasNomadAgent: o.hasNomadAgent }, provider);
+}
+
+/** The durations of the timed faults, from the config. */
+export function faultParams(config: HarnessConfig): FaultParams {
+  return { offForMs: config.reboot.offForS * 1000, partitionForMs: config.reboot.partitionForS * 1000 };
+}
+
+/** Put the fault's own moments on the host lane and its facts in the properties. */
+export function recordFault(ctx: RunContext, r: RebootRecord, suffix = ''): void {
+  for (const m of r.marks ?? []) {
+    const detail = m.detail ? { detail: m.detail } : {};
+    ctx.mark({ atMs: m.atMs, lane: 'host', label: m.label, ...detail, severity: 'warn' });
+  }
+  for (const [k, v] of Object.entries(r.facts ?? {})) ctx.fact(`${k}${suffix}`, v);
+  ctx.fact('reboot.expected', FAULT_KINDS[r.kind].nomadExpected);
+}

@@ -1,0 +1,47 @@
+// Part of the Nomad API stand-in (not Nomad): a network partition between the client and the server (issue 15) while
+// the client host and its agent keep running. The server stops hearing heartbeats: past heartbeat_grace it marks the
+// node down and its allocs lost (nomad-reference §3.2); when the partition heals, the next heartbeat brings the node
+// back ("Node reregistered by heartbeat", nomad/node_endpoint.go), the client stops the lost alloc's tasks and the
+// blocked eval places a replacement. Within the grace nothing changes: the tasks never stopped.
+import type { Cluster } from './cluster.js';
+import { nowRfc3339, taskEvent } from './payloads.js';
+import { markNodeDown, replaceLost } from './timelines.js';
+
+/** Partition state of one stand-in cluster. */
+const state = new WeakMap<Cluster, { timer: NodeJS.Timeout | undefined }>();
+
+/** Cut the client off; the server marks the node down after `downAfterMs` (its TTL + heartbeat_grace). */
+export function clientPartition(c: Cluster, downAfterMs: number): void {
+  if (state.has(c)) throw new Error('fake-nomad: clientPartition() while already partitioned');
+  const down = () => markNodeDown(c, { agentRunning: true });
+  const timer = Number.isFinite(downAfterMs) ? setTimeout(down, downAfterMs) : undefined;
+  state.set(c, { timer });
+}
+
+/** Heal: heartbeats reach the server again. */
+export function clientHeal(c: Cluster): void {
+  const s = state.get(c);
+  if (!s) throw new Error('fake-nomad: clientHeal() without clientPartition()');
+  clearTimeout(s.timer);
+  state.delete(c);
+  if (c.node.Status !== 'down') return;
+  c.setNodeStatus('ready', 'Node reregistered by heartbeat');
+  const lost = [...c.allocs.values()].filter((a) => a.NodeID === c.node.ID && a.ClientStatus === 'lost');
+  c.later(1, () => {
+    for (const a of lost) {
+      c.updateAlloc(a.ID, (x) => {
+        for (const [t, st] of Object.entries(x.TaskStates ?? {})) {
+          if (st.State === 'dead') continue;
+          c.appendEvent(x, t, taskEvent('Killing', 'Sent interrupt. Waiting 5s before force killing'));
+          c.appendEvent(x, t, taskEvent('Killed', 'Task successfully killed'));
+          Object.assign(st, { State: 'dead', FinishedAt: nowRfc3339() });
+        }
+      });
+      // stopping the alloc tears its network down: CNI DEL releases its host-local reservation
+      for (const files of c.cni.values()) {
+        for (const [f, owner] of files) if (owner.startsWith(`${a.ID}\r\n`)) files.delete(f);
+      }
+    }
+    replaceLost(c);
+  });
+}
