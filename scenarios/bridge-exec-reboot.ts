@@ -178,6 +178,7 @@ export default defineScenario({
     const evidence: RebootEvidence = {
       jobId, taskName: Object.keys(healthy[0]?.tasks ?? {})[0] ?? 'web', allocId: watched[0]!, allocIds: watched,
       disruptionIndex: since.index, heartbeatGrace: config.nomad.heartbeatGrace, settle, probeKinds: info.probeKinds,
+      tasksRestart: faultRestartsTasks(reboot.kind, fault),
       before, after, reboot, taskEvents: history.events, clientLog: after.clientLog,
     };
     for (const [k, v] of Object.entries(factsFromEvidence(evidence))) ctx.fact(k, v);

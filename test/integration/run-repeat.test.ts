@@ -24,7 +24,7 @@ t.test('a failure in one attempt of three is flagged flaky, naming the attempts 
   t.equal(r.runs.length, 3, 'three attempts, each on fresh stand-ins');
   t.match(r.out, /bridge-exec-reboot: FLAKY: 1 of 3 attempts did not pass \(flake rate 33%\); compare (r\w+) \(.*no-duplicate-ip=failed.*\) vs (r\w+) \(passed\)/);
   t.match(r.out, /attempt 2: r\w+ failed \(/);
-  for (const k of [1, 2, 3]) t.match(r.junit, new RegExp(`<testsuite name="bridge-exec-reboot#${k}"`), `suite of attempt ${k}`);
+  for (const k of [1, 2, 3]) t.match(r.junit, new RegExp(`<testsuite name="bridge-exec-reboot@1\\.9\\.7#${k}"`), `suite of attempt ${k}`);
 });
 
 t.test('the same failure every attempt is a verdict, not a flake', async (t) => {
@@ -38,6 +38,6 @@ t.test('--repeat applies to run only: compare and matrix refuse it before anythi
   const s = standInPerRun({}, { cwd: dir });
   const code = await main(['compare', 'bridge-exec-reboot', '--before', '/a', '--after', '/b', '--repeat', '2', '--netns', ''], s.deps);
   t.equal(code, 2);
-  t.match(s.err.join(''), /--repeat: applies to run only, not compare \(got 2; fix: drop --repeat/);
+  t.match(s.err.join(''), /--repeat: applies to run only, not compare \(got "2"; fix: drop --repeat/);
   t.equal(s.runs.length, 0, 'nothing was created');
 });

@@ -54,10 +54,10 @@ t.test('partition longer than heartbeat_grace: the node goes down and the alloc 
   t.equal(r.code, 0, `exit 0: ${JSON.stringify((r.read().verdicts as V[]).filter((x) => x.status === 'failed').map((x) => [x.id, x.message]))}`);
   const run0 = r.read();
   const v = (id: string) => (run0.verdicts as V[]).find((x) => x.id === id)!;
-  t.match(v('alloc-restored'), { status: 'passed', message: /^replaced, as expected \(partition of 1s > heartbeat_grace 0\.3s\): alloc \S+ was replaced by \S+: the node was marked down/ });
+  t.match(v('alloc-restored'), { status: 'passed', message: /^replaced, as expected \(partition of 1s > heartbeat_grace 0\.3s\): alloc \S+ \(\S+\) was replaced by \S+ .*: the node was marked down/ });
   t.match(v('task-restarted'), { status: 'passed', message: /replacement .* task is running/ });
   t.match(v('client-rebooted'), { status: 'passed' });
-  t.match(run0.properties['alloc.settled'], /^replaced by/);
+  t.match(run0.properties['job.settled'], /^yes: .*replaced by/, 'the job settled once the replacement ran');
   const events = readFileSync((run0.artifacts as { name: string; path: string }[]).find((a) => a.name === 'events.ndjson')!.path, 'utf8');
   t.match(events, /"Status":"down"/, 'the node going down is in the recorded stream');
   t.match(events, /"ClientStatus":"lost"/, 'so is the alloc marked lost');

@@ -52,7 +52,8 @@ export function clientUp(c: Cluster, timeline: Timeline): void {
   const allocs = liveOnNode(c);
   if (timeline !== 'replaced') for (const a of allocs) journalRestoreFailed(c, a);
   c.later(1, () => {
-    c.setNodeStatus('initializing', wasDown ? 'Node re-registered' : undefined, 'NodeRegistration');
+    // real 1.9.7: no "Node re-registered" event here; the heartbeat that follows says "Node reregistered by heartbeat"
+    c.setNodeStatus('initializing', undefined, 'NodeRegistration');
     c.log('INFO', 'client', 'node registration complete');
   });
   // real 1.9.7 with heartbeat_grace 10s: node events "Node heartbeat missed", then "Node reregistered by heartbeat"
