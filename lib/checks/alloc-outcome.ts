@@ -171,7 +171,8 @@ export function classifyAllocOutcome(e: RebootEvidence, allocId = e.allocId): Al
   // A fault that leaves the tasks running (agent-kill, a partition shorter than heartbeat_grace): the same alloc running
   // on with its tasks running, after the settle rule saw the job quiet, is the restore (task-restarted judges the tasks).
   const keptRunning = Object.values(old.tasks).length > 0 && Object.values(old.tasks).every((t) => t.state === 'running');
-  if (e.tasksRestart === false && old.clientStatus === 'running' && old.desiredStatus === 'run' && sameNode && keptRunning) {
+  const tasksRestart = e.tasksRestart ?? !['agent-kill', 'partition'].includes(e.reboot.kind);
+  if (!tasksRestart && old.clientStatus === 'running' && old.desiredStatus === 'run' && sameNode && keptRunning) {
     return { ...base, outcome: 'restored', current: old, reason: `alloc ${old.id} (${name}) kept running on node ${old.nodeId} through ${e.reboot.kind} (no restart expected), not replaced` };
   }
   const where = !sameNode ? ` on node ${old.nodeId} (was ${beforeNode})` : '';

@@ -122,7 +122,7 @@ async function nomadBuildItem(path: string, deadline: Deadline, run: RunCommand)
   const probed = await probeNomadVersion(path, { deadline: deadlineIn(VERSION_PROBE_MS, deadline), run });
   if ('message' in probed) return item('nomad binary', false, probed.message, fix);
   const rev = probed.revision ? ` (revision ${probed.revision})` : '';
-  return item('nomad binary', true, `${path}: Nomad ${probed.version}${rev}, ${info.reason.slice(path.length + 2)}`);
+  return item('nomad binary', true, `${path}: Nomad v${probed.version}${rev}, ${info.reason.slice(path.length + 2)}`);
 }
 
 /** The directory itself or, when it does not exist yet (a run creates it), its nearest existing parent. */

@@ -169,7 +169,7 @@ export interface RebootEvidence {
   heartbeatGrace?: string;
   /** how the wait after the reboot ended */
   settle?: SettleRecord;
-  /** false when the fault leaves the tasks running (agent-kill, a short partition); absent: a reboot (restart expected) */
+  /** false when the fault leaves the tasks running (agent-kill, a short partition); absent: decided by the kind */
   tasksRestart?: boolean;
   /** which probe each mapped port gets, per task group and port label (from the job's meta; see probe-kind.ts) */
   probeKinds?: Record<string, Record<string, 'http' | 'tcp' | 'none'>>;

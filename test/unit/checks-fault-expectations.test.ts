@@ -45,7 +45,7 @@ t.test('partition longer than heartbeat_grace: replaced is the expectation, rest
   replaced.reboot = { ...replaced.reboot, kind: 'partition', bootIdAfter: replaced.reboot.bootIdBefore };
   replaced.after.bootId = replaced.before.bootId;
   const v = judge(replaced, 75, 20);
-  t.match(v.get('alloc-restored'), { status: 'passed', message: /^replaced, as expected \(partition of 75s > heartbeat_grace 20s\): alloc \S+ was replaced by 5e1f0a9b/ });
+  t.match(v.get('alloc-restored'), { status: 'passed', message: /^replaced, as expected \(partition of 75s > heartbeat_grace 20s\): alloc \S+ \(\S+\) was replaced by 5e1f0a9b/ });
   t.match(v.get('client-rebooted'), { status: 'passed' });
   const stayed = agentKilled();
   stayed.reboot.kind = 'partition';

@@ -77,7 +77,7 @@ t.test('help: every command, each command\'s own options with allowed values, de
     if (f.flag) t.match(run, `--${f.flag}`, `run --help lists --${f.flag}`);
     if (f.flag && f.env) t.match(run, `env ${f.env}`, `and its env ${f.env}`);
   }
-  t.match(run, /--reboot <value>\s+.*\[one of graceful\|hard; default graceful\]/, 'allowed values and the default');
+  t.match(run, /--reboot <value>\s+.*\[one of graceful\|hard\|panic\|power-off\|agent-kill\|partition; default graceful\]/, 'allowed values and the default');
   t.match(run, /--memory <value>\s+.*default 768/);
   t.match(run, /Exit codes: 0 .*1 .*2 .*3 .*70 .*130/);
   for (const extra of ['--config', '--expect', '--all', '--help']) t.match(run, extra);

@@ -70,7 +70,7 @@ t.test('probeNomadVersion runs the build on the host and requires "Nomad v…"',
   t.match(await probeNomadVersion('/bin/true', { deadline }), { field: 'nomadBinary', message: /\/bin\/true: `version` printed nothing/ });
   const slow = tinyElf(dir, 'slow', 'Nomad v1.9.7\n', 5);
   const started = Date.now();
-  t.match(await probeNomadVersion(slow, { deadline: deadlineIn(300) }), { message: /version did not finish within \d+ms/ });
+  t.match(await probeNomadVersion(slow, { deadline: deadlineIn(300) }), { message: /`version` did not finish within \d+ms/ });
   t.ok(Date.now() - started < 4000, 'the deadline stops the probe');
 });
 
@@ -78,7 +78,7 @@ t.test('checkNomadBinary refuses /bin/true and a silent ELF with exit 2, accepts
   const dir = t.testdir({});
   const nomad = tinyElf(dir, 'nomad', 'Nomad v1.9.7\nBuildDate 2025-03-11T09:07:15Z\nRevision abc+CHANGES\n');
   const silent = tinyElf(dir, 'silent', '');
-  t.match(await checkNomadBinary(nomad, '--nomad-binary'), { ok: true, arch: 'x86-64', version: 'v1.9.7', revision: 'abc+CHANGES' });
+  t.match(await checkNomadBinary(nomad, '--nomad-binary'), { ok: true, arch: 'x86-64', version: '1.9.7', revision: 'abc+CHANGES' });
   await t.rejects(checkNomadBinary('/bin/true', '--nomad-binary'), { exitCode: 2, message: /--nomad-binary: \/bin\/true: `version` printed nothing/ });
   await t.rejects(checkNomadBinary(silent), ConfigError);
   const calls: string[] = [];
