@@ -41,7 +41,10 @@ export function placementFix(failed: Record<string, ApiAllocMetric>, lab: LabSiz
   const dims = [...new Set(metrics.flatMap((m) => Object.keys(m.DimensionExhausted ?? {})))];
   const ports = dims.filter((d) => /port/i.test(d));
   const others = dims.filter((d) => !/^(memory|cpu)$/.test(d) && !ports.includes(d));
-  const filtered = metrics.some((m) => Object.keys(m.ConstraintFiltered ?? {}).length || Object.keys(m.ClassFiltered ?? {}).length);
+  const constraints = metrics.flatMap((m) => [...Object.keys(m.ConstraintFiltered ?? {}), ...Object.keys(m.ClassFiltered ?? {})]);
+  // Note: "missing drivers" is how Nomad names a node without a healthy driver for a task (real v1.9.3 capture).
+  const noDriver = constraints.includes('missing drivers');
+  const filtered = constraints.some((c) => c !== 'missing drivers');
   const fixes: string[] = [];
   if (dims.includes('memory')) {
     const more = Math.max(1024, lab.memoryMb * 2);
@@ -50,6 +53,7 @@ export function placementFix(failed: Record<string, ApiAllocMetric>, lab: LabSiz
   if (dims.includes('cpu')) fixes.push(`give the client VM more vCPUs: --cpus ${lab.cpus + 1} (now ${lab.cpus}), or lower the tasks' resources { cpu }`);
   if (ports.length) fixes.push('the job asks for a host port the client cannot give (a static port used twice or taken): change its static ports');
   if (others.length) fixes.push(`lower the job's resources (${others.join(', ')})`);
+  if (noDriver) fixes.push("the client has no healthy driver for one of the job's tasks: use a driver the box has (exec, raw_exec; docker on the Docker box)");
   if (filtered) fixes.push("the job's constraints exclude the lab's client node: remove or adapt them");
   if (metrics.some((m) => (m.NodesEvaluated ?? 0) === 0) && !fixes.length) {
     fixes.push('no client node was eligible: check the job\'s datacenters (the lab\'s client is in "dc1") and node_pool');
