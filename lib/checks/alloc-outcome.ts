@@ -30,7 +30,9 @@ export const LOST_NODE_DOWN = 'alloc is lost since its node is down';
 export const HEARTBEAT_MISSED = 'Node heartbeat missed';
 
 /** Task event types that mean the task (or alloc setup) failed, besides events flagged FailsTask. */
-const FAILURE_TYPES = new Set(['Setup Failure', 'Driver Failure', 'Failed Validation', 'Not Restarting', 'Task hook failed', 'Failed Artifact Download']);
+const FAILURE_TYPES = new Set([
+  'Setup Failure', 'Driver Failure', 'Failed Validation', 'Not Restarting', 'Task hook failed', 'Failed Artifact Download',
+]);
 /** Events that only follow a failure (restart policy giving up), so the cause is quoted instead when present. */
 const CONSEQUENCE_TYPES = new Set(['Not Restarting', 'Killing', 'Killed', 'Sibling Task Failed']);
 
@@ -56,11 +58,12 @@ export function watchedAllocAfter(e: RebootEvidence): AllocSnap | undefined {
 
 /** Every task event of one alloc (run-long record plus the snapshot's task states), oldest first. */
 export function allocEvents(e: RebootEvidence, alloc: AllocSnap | undefined, allocId = e.allocId): TaskEventRec[] {
-  const fromSnap = alloc ? Object.entries(alloc.tasks).flatMap(([task, t]) => t.events.map((ev) => ({ ...ev, task }))) : [];
+  const tasks = alloc ? Object.entries(alloc.tasks) : [];
+  const fromSnap = tasks.flatMap(([task, t]) => t.events.map((ev) => ({ ...ev, task })));
   return eventsOf(e.taskEvents[allocId], fromSnap);
 }
 
-/** The newest event that failed a task, preferring the cause (e.g. `Setup Failure`) over its consequence (`Not Restarting`). */
+/** The newest event that failed a task, preferring the cause (`Setup Failure`) over its consequence (`Not Restarting`). */
 export function lastFailingEvent(events: TaskEventRec[]): TaskEventRec | undefined {
   const failing = [...events].reverse().filter((ev) => ev.failsTask || FAILURE_TYPES.has(ev.type));
   return failing.find((ev) => !CONSEQUENCE_TYPES.has(ev.type)) ?? failing[0];
@@ -71,15 +74,20 @@ function createdAfter(e: RebootEvidence, a: AllocSnap): boolean {
   return e.disruptionIndex !== undefined ? a.createIndex > e.disruptionIndex : a.createTimeMs >= e.reboot.requestedAt;
 }
 
+/** What findReplacement tells: the replacement and how it was found. */
+type Replacement = Pick<AllocOutcomeResult, 'replacementId' | 'replacement' | 'matchedBy'>;
+
 /**
  * The alloc that replaced `id`: by PreviousAllocation, by NextAllocation, else (real 1.9.7 after a node-down left both
  * empty) an alloc of the same job, group and name (web[0]) created after the disruption that no other watched alloc is.
  * Of several, the newest (a replacement may itself have been replaced).
  */
-export function findReplacement(e: RebootEvidence, id: string): Pick<AllocOutcomeResult, 'replacementId' | 'replacement' | 'matchedBy'> | undefined {
+export function findReplacement(e: RebootEvidence, id: string): Replacement | undefined {
   const old = allocAfter(e, id) ?? allocBefore(e, id);
   const byPrevious = e.after.jobAllocs.find((a) => a.id !== id && a.previousAllocation === id);
-  if (byPrevious) return { replacementId: byPrevious.id, replacement: latestOf(e, byPrevious), matchedBy: 'PreviousAllocation' };
+  if (byPrevious) {
+    return { replacementId: byPrevious.id, replacement: latestOf(e, byPrevious), matchedBy: 'PreviousAllocation' };
+  }
   const next = old?.nextAllocation;
   if (next) {
     const alloc = e.after.jobAllocs.find((a) => a.id === next);
@@ -88,7 +96,8 @@ export function findReplacement(e: RebootEvidence, id: string): Pick<AllocOutcom
   if (!old) return undefined;
   const watched = new Set(watchedIds(e));
   const sameSlot = e.after.jobAllocs
-    .filter((a) => !watched.has(a.id) && a.jobId === old.jobId && a.taskGroup === old.taskGroup && a.name === old.name && createdAfter(e, a))
+    .filter((a) => !watched.has(a.id) && createdAfter(e, a))
+    .filter((a) => a.jobId === old.jobId && a.taskGroup === old.taskGroup && a.name === old.name)
     .sort((a, b) => b.createIndex - a.createIndex);
   const found = sameSlot[0];
   return found ? { replacementId: found.id, replacement: found, matchedBy: 'name' } : undefined;
@@ -98,7 +107,8 @@ export function findReplacement(e: RebootEvidence, id: string): Pick<AllocOutcom
 function latestOf(e: RebootEvidence, a: AllocSnap): AllocSnap {
   let cur = a;
   for (let i = 0; i < 20; i++) {
-    const next = e.after.jobAllocs.find((x) => x.id !== cur.id && (x.previousAllocation === cur.id || x.id === cur.nextAllocation));
+    const c = cur;
+    const next = e.after.jobAllocs.find((x) => x.id !== c.id && (x.previousAllocation === c.id || x.id === c.nextAllocation));
     if (!next) break;
     cur = next;
   }
@@ -110,15 +120,17 @@ export function tasksStartedAfter(a: AllocSnap, events: TaskEventRec[], sinceMs:
   const tasks = Object.entries(a.tasks);
   return tasks.length > 0 && tasks.every(([name, t]) => {
     const started = t.startedAt !== undefined && Date.parse(t.startedAt) >= sinceMs;
-    return started || events.some((ev) => ev.type === 'Started' && ev.timeMs >= sinceMs && (ev.task === undefined || ev.task === name));
+    const own = (ev: TaskEventRec): boolean => ev.task === undefined || ev.task === name;
+    return started || events.some((ev) => ev.type === 'Started' && ev.timeMs >= sinceMs && own(ev));
   });
 }
 
 /** Why the node went down, from its events and the run's heartbeat_grace; "" when it was not marked down. */
 export function nodeDownExplanation(e: RebootEvidence, old: AllocSnap | undefined): string {
-  const missed = (e.after.node?.events ?? []).filter((ev) => ev.message === HEARTBEAT_MISSED && Date.parse(ev.timestamp) >= e.reboot.requestedAt - 1000);
+  const sinceReboot = (ts: string): boolean => Date.parse(ts) >= e.reboot.requestedAt - 1000;
+  const missed = (e.after.node?.events ?? []).filter((ev) => ev.message === HEARTBEAT_MISSED && sinceReboot(ev.timestamp));
   const lostDesc = (old?.desiredDescription ?? '').includes(LOST_NODE_DOWN);
-  // Note: the alloc itself must say it was lost; node events only support that (a failed alloc may be rescheduled meanwhile).
+  // Note: the alloc itself must say it was lost; node events only support that (a failed alloc may be rescheduled).
   if (!lostDesc && old?.clientStatus !== 'lost') return '';
   const took = ((e.reboot.backAt - e.reboot.requestedAt) / 1000).toFixed(0);
   const grace = e.heartbeatGrace ? `heartbeat_grace (${e.heartbeatGrace})` : 'heartbeat_grace';
@@ -129,6 +141,9 @@ export function nodeDownExplanation(e: RebootEvidence, old: AllocSnap | undefine
     'e.g. --heartbeat-grace 5m, or a disconnect block in the group)';
 }
 
+/** " (its DesiredDescription)" or "". */
+const desiredOf = (a: AllocSnap | undefined): string => (a?.desiredDescription ? ` (${oneLine(a.desiredDescription)})` : '');
+
 /** Decide restored / replaced / failed / unknown for one alloc (never from a version number), with the reason. */
 export function classifyAllocOutcome(e: RebootEvidence, allocId = e.allocId): AllocOutcomeResult {
   const old = allocAfter(e, allocId);
@@ -138,16 +153,19 @@ export function classifyAllocOutcome(e: RebootEvidence, allocId = e.allocId): Al
   const failing = lastFailingEvent(events);
   const quote = failing ? `; last failing event: ${eventLine(failing)}` : '';
   const fail = failing ? { failingEvent: failing } : {};
-  const unsettled = e.settle && !e.settle.settled ? `; the job had not settled when the wait ran out (last: ${e.settle.reason})` : '';
+  const unsettled = e.settle && !e.settle.settled
+    ? `; the job had not settled when the wait ran out (last: ${e.settle.reason})`
+    : '';
   const repl = findReplacement(e, allocId);
   if (repl) {
     const down = nodeDownExplanation(e, old);
     const rescheduled = (old?.desiredDescription ?? '').includes('rescheduled');
     const why = down || (rescheduled
       ? `it was rescheduled after it ended ${old?.clientStatus ?? '?'} ("${oneLine(old?.desiredDescription ?? '')}")${quote}`
-      : `the old alloc ended ${old?.clientStatus ?? 'in an unknown state'}${old?.desiredDescription ? ` (${oneLine(old.desiredDescription)})` : ''}${quote}`);
+      : `the old alloc ended ${old?.clientStatus ?? 'in an unknown state'}${desiredOf(old)}${quote}`);
     const how = repl.matchedBy === 'name'
-      ? `, matched by job, group and name ${name} created after the reboot (Nomad left PreviousAllocation and NextAllocation empty)`
+      ? `, matched by job, group and name ${name} created after the reboot ` +
+        '(Nomad left PreviousAllocation and NextAllocation empty)'
       : '';
     const state = repl.replacement ? ` (${repl.replacement.clientStatus})` : '';
     return {
@@ -156,17 +174,22 @@ export function classifyAllocOutcome(e: RebootEvidence, allocId = e.allocId): Al
       reason: `alloc ${allocId} (${name || '?'}) was replaced by ${repl.replacementId}${state}${how}: ${why}`,
     };
   }
-  if (!old) return { ...base, outcome: 'unknown', reason: `alloc ${allocId} was not found after the reboot and no replacement was seen${unsettled}` };
+  if (!old) {
+    return { ...base, outcome: 'unknown', reason: `alloc ${allocId} was not found after the reboot and no replacement was seen${unsettled}` };
+  }
   const deadFailed = Object.entries(old.tasks).find(([, t]) => t.state === 'dead' && t.failed);
   if (old.clientStatus === 'failed' || deadFailed) {
-    const what = old.clientStatus === 'failed' ? `alloc ${allocId} (${name}) is failed` : `task ${deadFailed?.[0]} of alloc ${allocId} (${name}) is dead and failed`;
+    const what = old.clientStatus === 'failed'
+      ? `alloc ${allocId} (${name}) is failed`
+      : `task ${deadFailed?.[0]} of alloc ${allocId} (${name}) is dead and failed`;
     return { ...base, outcome: 'failed', current: old, reason: `${what}${quote || '; no failing task event was seen'}`, ...fail };
   }
   const beforeNode = allocBefore(e, allocId)?.nodeId ?? e.before.node?.id;
   const sameNode = !beforeNode || old.nodeId === beforeNode;
   const restarted = tasksStartedAfter(old, events, e.reboot.requestedAt);
   if (old.clientStatus === 'running' && old.desiredStatus === 'run' && sameNode && restarted) {
-    return { ...base, outcome: 'restored', current: old, reason: `alloc ${old.id} (${name}) is running again on node ${old.nodeId} with its tasks started after the reboot, not replaced` };
+    const reason = `alloc ${old.id} (${name}) is running again on node ${old.nodeId} with its tasks started after the reboot, not replaced`;
+    return { ...base, outcome: 'restored', current: old, reason };
   }
   // A fault that leaves the tasks running (agent-kill, a partition shorter than heartbeat_grace): the same alloc running
   // on with its tasks running, after the settle rule saw the job quiet, is the restore (task-restarted judges the tasks).
@@ -178,12 +201,17 @@ export function classifyAllocOutcome(e: RebootEvidence, allocId = e.allocId): Al
   const where = !sameNode ? ` on node ${old.nodeId} (was ${beforeNode})` : '';
   const desc = old.desiredDescription || old.clientDescription;
   const state = `alloc ${old.id} (${name}) is ${old.clientStatus} (desired ${old.desiredStatus})${where}${desc ? `: ${oneLine(desc)}` : ''}`;
-  const stale = old.clientStatus === 'running' && !restarted ? ', its tasks not started since the reboot (a view from before it)' : '';
+  const stale = old.clientStatus === 'running' && !restarted
+    ? ', its tasks not started since the reboot (a view from before it)'
+    : '';
   // Note: only a job known to have settled makes a not-running alloc a failure; otherwise it may still be changing.
-  if (!e.settle?.settled) return { ...base, outcome: 'unknown', current: old, reason: `${state}${stale}; neither restored nor replaced yet${unsettled}` };
+  if (!e.settle?.settled) {
+    return { ...base, outcome: 'unknown', current: old, reason: `${state}${stale}; neither restored nor replaced yet${unsettled}` };
+  }
   // The job settled and this alloc neither runs again nor was replaced (e.g. lost, and nothing could place a replacement).
   const down = nodeDownExplanation(e, old);
-  return { ...base, outcome: 'failed', current: old, reason: `${state}${stale}; not running and not replaced after the job settled${down ? `; ${down}` : ''}${quote}`, ...fail };
+  const reason = `${state}${stale}; not running and not replaced after the job settled${down ? `; ${down}` : ''}${quote}`;
+  return { ...base, outcome: 'failed', current: old, reason, ...fail };
 }
 
 /** The outcome of every judged alloc, in the order they were watched. */

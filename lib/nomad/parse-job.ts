@@ -61,16 +61,22 @@ export function jobInfo(raw: unknown): { info?: JobInfo; problems: string[] } {
 /** Why the reboot scenario cannot run this job, each with the fix; empty when it can. */
 export function jobProblems(info: JobInfo): { message: string; fix: string }[] {
   const out: { message: string; fix: string }[] = [];
+  const job = `job "${info.id}"`;
+  const service = 'use a service job (type = "service")';
   if (info.type === 'batch' || info.type === 'sysbatch') {
-    out.push({ message: `job "${info.id}" is a ${info.type} job: its allocs finish, so there is nothing to restore after a reboot`, fix: 'use a service job (type = "service") whose tasks keep running' });
+    const message = `${job} is a ${info.type} job: its allocs finish, so there is nothing to restore after a reboot`;
+    out.push({ message, fix: `${service} whose tasks keep running` });
   } else if (info.type === 'system') {
-    out.push({ message: `job "${info.id}" is a system job: Nomad restores system allocs without waiting for the servers, which this scenario does not judge`, fix: 'use a service job (type = "service")' });
+    const message = `${job} is a system job: Nomad restores system allocs without waiting for the servers, which this scenario does not judge`;
+    out.push({ message, fix: service });
   } else if (info.type !== 'service') {
-    out.push({ message: `job "${info.id}" has type "${info.type}"`, fix: 'use a service job (type = "service")' });
+    out.push({ message: `${job} has type "${info.type}"`, fix: service });
   }
   if (!info.groups.some((g) => g.bridge)) {
-    out.push({ message: `job "${info.id}" has no group with network { mode = "bridge" } (groups: ${info.groups.map((g) => g.name).join(', ') || 'none'})`, fix: 'add network { mode = "bridge" } to a group: the scenario tests bridge networking across a reboot' });
+    const groups = info.groups.map((g) => g.name).join(', ') || 'none';
+    const message = `${job} has no group with network { mode = "bridge" } (groups: ${groups})`;
+    out.push({ message, fix: 'add network { mode = "bridge" } to a group: the scenario tests bridge networking across a reboot' });
   }
-  if (info.expectedAllocs === 0) out.push({ message: `job "${info.id}" asks for no alloc (every group has count = 0)`, fix: 'give a group count >= 1' });
+  if (info.expectedAllocs === 0) out.push({ message: `${job} asks for no alloc (every group has count = 0)`, fix: 'give a group count >= 1' });
   return out;
 }

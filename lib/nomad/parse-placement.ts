@@ -38,14 +38,26 @@ export function placementLines(group: string, m: ApiAllocMetric): string[] {
 /** What to change so the job fits, from the exhausted dimensions and filters. */
 export function placementFix(failed: Record<string, ApiAllocMetric>, lab: LabSize): string {
   const metrics = Object.values(failed);
-  const dims = new Set(metrics.flatMap((m) => Object.keys(m.DimensionExhausted ?? {})));
+  const dims = [...new Set(metrics.flatMap((m) => Object.keys(m.DimensionExhausted ?? {})))];
+  const ports = dims.filter((d) => /port/i.test(d));
+  const others = dims.filter((d) => !/^(memory|cpu)$/.test(d) && !ports.includes(d));
+  const constraints = metrics.flatMap((m) => [...Object.keys(m.ConstraintFiltered ?? {}), ...Object.keys(m.ClassFiltered ?? {})]);
+  // Note: "missing drivers" is how Nomad names a node without a healthy driver for a task (real v1.9.3 capture).
+  const noDriver = constraints.includes('missing drivers');
+  const filtered = constraints.some((c) => c !== 'missing drivers');
   const fixes: string[] = [];
-  if (dims.has('memory')) fixes.push(`give the client VM more memory: --memory ${Math.max(1024, lab.memoryMb * 2)} (now ${lab.memoryMb} MiB), or lower the tasks' resources { memory }`);
-  if (dims.has('cpu')) fixes.push(`give the client VM more vCPUs: --cpus ${lab.cpus + 1} (now ${lab.cpus}), or lower the tasks' resources { cpu }`);
-  if ([...dims].some((d) => /port/i.test(d))) fixes.push('the job asks for a host port the client cannot give (a static port used twice or taken): change its static ports');
-  if ([...dims].some((d) => !/^(memory|cpu)$/.test(d) && !/port/i.test(d))) fixes.push(`lower the job's resources (${[...dims].filter((d) => !/^(memory|cpu)$/.test(d) && !/port/i.test(d)).join(', ')})`);
-  if (metrics.some((m) => Object.keys(m.ConstraintFiltered ?? {}).length || Object.keys(m.ClassFiltered ?? {}).length)) fixes.push("the job's constraints exclude the lab's client node: remove or adapt them");
-  if (metrics.some((m) => (m.NodesEvaluated ?? 0) === 0) && !fixes.length) fixes.push('no client node was eligible: check the job\'s datacenters (the lab\'s client is in "dc1") and node_pool');
+  if (dims.includes('memory')) {
+    const more = Math.max(1024, lab.memoryMb * 2);
+    fixes.push(`give the client VM more memory: --memory ${more} (now ${lab.memoryMb} MiB), or lower the tasks' resources { memory }`);
+  }
+  if (dims.includes('cpu')) fixes.push(`give the client VM more vCPUs: --cpus ${lab.cpus + 1} (now ${lab.cpus}), or lower the tasks' resources { cpu }`);
+  if (ports.length) fixes.push('the job asks for a host port the client cannot give (a static port used twice or taken): change its static ports');
+  if (others.length) fixes.push(`lower the job's resources (${others.join(', ')})`);
+  if (noDriver) fixes.push("the client has no healthy driver for one of the job's tasks: use a driver the box has (exec, raw_exec; docker on the Docker box)");
+  if (filtered) fixes.push("the job's constraints exclude the lab's client node: remove or adapt them");
+  if (metrics.some((m) => (m.NodesEvaluated ?? 0) === 0) && !fixes.length) {
+    fixes.push('no client node was eligible: check the job\'s datacenters (the lab\'s client is in "dc1") and node_pool');
+  }
   return fixes.length ? fixes.join('; ') : 'see the placement failure above';
 }
 

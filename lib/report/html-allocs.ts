@@ -9,12 +9,19 @@ const MARK: Record<AllocDetail['status'], { word: string; cls: string }> = {
   skipped: { word: 'skip', cls: 'info' },
 };
 
+/** One row of the table: an alloc by ID and name. */
+export interface AllocRow {
+  allocId: string;
+  name: string;
+}
+
 /** The checks that carry per-alloc detail, and every alloc they name (first seen order), for the table. */
-export function allocRows(verdicts: readonly Verdict[]): { checks: Verdict[]; allocs: { allocId: string; name: string }[] } {
+export function allocRows(verdicts: readonly Verdict[]): { checks: Verdict[]; allocs: AllocRow[] } {
   const checks = verdicts.filter((v) => v.perAlloc?.length);
   const seen = new Map<string, string>();
   for (const v of checks) for (const p of v.perAlloc!) if (!seen.has(p.allocId)) seen.set(p.allocId, p.name);
-  const allocs = [...seen].map(([allocId, name]) => ({ allocId, name })).sort((a, b) => a.name.localeCompare(b.name, 'en', { numeric: true }));
+  const byName = (a: AllocRow, b: AllocRow): number => a.name.localeCompare(b.name, 'en', { numeric: true });
+  const allocs = [...seen].map(([allocId, name]) => ({ allocId, name })).sort(byName);
   return { checks, allocs };
 }
 
@@ -23,18 +30,23 @@ export function renderAllocTable(verdicts: readonly Verdict[]): string {
   const { checks, allocs } = allocRows(verdicts);
   if (!checks.length) return '';
   const outcome = checks.find((v) => v.id === 'alloc-restored');
-  const head = `<tr><th>alloc</th>${checks.map((v) => `<th title="${esc(v.title)}"><code>${esc(v.id)}</code></th>`).join('')}<th>outcome</th></tr>`;
+  const columns = checks.map((v) => `<th title="${esc(v.title)}"><code>${esc(v.id)}</code></th>`).join('');
+  const head = `<tr><th>alloc</th>${columns}<th>outcome</th></tr>`;
   const rows = allocs.map((a) => {
     const cells = checks.map((v) => {
       const p = v.perAlloc!.find((x) => x.allocId === a.allocId);
       if (!p) return '<td class="t">—</td>';
       const m = MARK[p.status];
-      return `<td class="t cell-${m.cls}" data-check="${esc(v.id)}" data-status="${esc(p.status)}" title="${esc(p.detail)}">${esc(m.word)}</td>`;
+      const data = `data-check="${esc(v.id)}" data-status="${esc(p.status)}" title="${esc(p.detail)}"`;
+      return `<td class="t cell-${m.cls}" ${data}>${esc(m.word)}</td>`;
     });
     const o = outcome?.perAlloc?.find((x) => x.allocId === a.allocId)?.detail ?? '';
-    return `<tr data-alloc="${esc(a.allocId)}"><td class="t">${esc(a.name || '(unnamed)')}<br><code>${esc(a.allocId.slice(0, 8))}</code></td>${cells.join('')}<td class="detail">${esc(o)}</td></tr>`;
+    const who = `<td class="t">${esc(a.name || '(unnamed)')}<br><code>${esc(a.allocId.slice(0, 8))}</code></td>`;
+    return `<tr data-alloc="${esc(a.allocId)}">${who}${cells.join('')}<td class="detail">${esc(o)}</td></tr>`;
   });
-  const style = '<style>#allocs td.cell-ok { color: #15803d; } #allocs td.cell-fail { color: #b91c1c; font-weight: 700; } #allocs td.cell-info { color: #475569; }</style>';
-  return `<section id="allocs-section"><h2>Allocs <span class="meta">${allocs.length} judged; hover a cell for its detail</span></h2>${style}
+  const style = '<style>#allocs td.cell-ok { color: #15803d; } #allocs td.cell-fail { color: #b91c1c; font-weight: 700; }' +
+    ' #allocs td.cell-info { color: #475569; }</style>';
+  const title = `<h2>Allocs <span class="meta">${allocs.length} judged; hover a cell for its detail</span></h2>`;
+  return `<section id="allocs-section">${title}${style}
 <table id="allocs"><thead>${head}</thead><tbody>${rows.join('\n')}</tbody></table></section>`;
 }

@@ -32,15 +32,20 @@ export interface SettleOptions {
 /** One judged alloc's place in the job after the disruption: settled or not, and why. */
 export interface SlotState {
   allocId: string;
+  /** the alloc holding the place now (itself or its replacement), when there is one */
+  currentId?: string;
   settled: boolean;
   description: string;
 }
 
 /** The newest alloc that replaced `old`: by Nomad's links, else same job, group and name created after the disruption. */
-export function successorOf(allocs: AllocSnap[], old: AllocSnap | undefined, id: string, watched: ReadonlySet<string>, since: Disruption): AllocSnap | undefined {
+export function successorOf(
+  allocs: AllocSnap[], old: AllocSnap | undefined, id: string, watched: ReadonlySet<string>, since: Disruption,
+): AllocSnap | undefined {
   const linked = allocs.find((a) => a.id !== id && (a.previousAllocation === id || old?.nextAllocation === a.id));
+  const sameSlot = (a: AllocSnap): boolean => !!old && a.jobId === old.jobId && a.taskGroup === old.taskGroup && a.name === old.name;
   const byName = old && allocs
-    .filter((a) => !watched.has(a.id) && a.jobId === old.jobId && a.taskGroup === old.taskGroup && a.name === old.name && a.createIndex > since.index)
+    .filter((a) => !watched.has(a.id) && sameSlot(a) && a.createIndex > since.index)
     .sort((a, b) => b.createIndex - a.createIndex)[0];
   let cur = linked ?? byName;
   for (let i = 0; cur && i < 20; i++) {
@@ -52,8 +57,9 @@ export function successorOf(allocs: AllocSnap[], old: AllocSnap | undefined, id:
   return cur;
 }
 
-const allTasksRunning = (a: AllocSnap): boolean => Object.values(a.tasks).length > 0 && Object.values(a.tasks).every((t) => t.state === 'running');
-const startedSince = (a: AllocSnap, ms: number): boolean => Object.values(a.tasks).length > 0 && Object.values(a.tasks).every((t) =>
+const tasksOf = (a: AllocSnap): AllocSnap['tasks'][string][] => Object.values(a.tasks);
+const allTasksRunning = (a: AllocSnap): boolean => tasksOf(a).length > 0 && tasksOf(a).every((t) => t.state === 'running');
+const startedSince = (a: AllocSnap, ms: number): boolean => tasksOf(a).length > 0 && tasksOf(a).every((t) =>
   (t.startedAt !== undefined && Date.parse(t.startedAt) >= ms) || t.events.some((e) => e.type === 'Started' && e.timeMs >= ms));
 
 /**
@@ -66,8 +72,9 @@ export function slotState(allocs: AllocSnap[], id: string, watched: ReadonlySet<
   const old = allocs.find((a) => a.id === id);
   const succ = successorOf(allocs, old, id, watched, since);
   const cur = succ ?? old;
-  const no = (description: string): SlotState => ({ allocId: id, settled: false, description });
-  const yes = (description: string): SlotState => ({ allocId: id, settled: true, description });
+  const at = cur ? { currentId: cur.id } : {};
+  const no = (description: string): SlotState => ({ allocId: id, ...at, settled: false, description });
+  const yes = (description: string): SlotState => ({ allocId: id, ...at, settled: true, description });
   if (!cur) return yes(`alloc ${id.slice(0, 8)} is gone from the job`);
   const who = succ ? `${old?.name ?? cur.name} replaced by ${cur.id.slice(0, 8)}` : `${cur.name} ${cur.id.slice(0, 8)}`;
   const line = `${who}: ${describeAlloc(cur).replace(/^alloc \S+ /, '')}`;
@@ -92,11 +99,19 @@ export function slotState(allocs: AllocSnap[], id: string, watched: ReadonlySet<
   }
 }
 
-/** The job has settled when every judged alloc's place has and no alloc meant to run is pending (the quiet period is the caller's). */
-export function jobSettleState(allocs: AllocSnap[], watched: readonly string[], since: Disruption, opts: SettleOptions = {}): { settled: boolean; slots: SlotState[]; description: string } {
+/** The job's settle state: every judged place, and the description of what is still open. */
+export interface JobSettleState {
+  settled: boolean;
+  slots: SlotState[];
+  description: string;
+}
+
+/** The job has settled when every judged alloc's place has and no other alloc meant to run is pending (quiet: the caller's). */
+export function jobSettleState(allocs: AllocSnap[], watched: readonly string[], since: Disruption, opts: SettleOptions = {}): JobSettleState {
   const set = new Set(watched);
   const slots = watched.map((id) => slotState(allocs, id, set, since, opts));
-  const pending = allocs.filter((a) => a.desiredStatus === 'run' && a.clientStatus === 'pending' && !slots.some((s) => s.description.includes(a.id.slice(0, 8))));
+  const judged = new Set([...watched, ...slots.flatMap((s) => (s.currentId ? [s.currentId] : []))]);
+  const pending = allocs.filter((a) => a.desiredStatus === 'run' && a.clientStatus === 'pending' && !judged.has(a.id));
   const open = slots.filter((s) => !s.settled);
   const settled = open.length === 0 && pending.length === 0;
   const description = settled

@@ -90,6 +90,12 @@ t.test('count-3 job restored: all pass, every alloc restored and reachable, exit
   t.ok(steps.some((n) => /wait until every alloc of the job \(3\) runs/.test(n)));
   t.ok(steps.some((n) => /wait until the job has settled/.test(n)));
   t.match(r.summary.runs[0]!.properties['job.settled'], /^yes: all 3 allocs settled/);
+  const settle = r.summary.runs[0]!.steps.find((s) => /wait until the job has settled/.test(s.name)) as { durationMs: number } | undefined;
+  t.ok((settle?.durationMs ?? 0) >= 500, `the settle step waited for the quiet period (0.5 s in stand-in time): ${settle?.durationMs} ms`);
+  const runId = (r.summary.runs[0] as unknown as { runId: string }).runId;
+  const html = readFileSync(join(r.dir, 'reports', runId, 'report.html'), 'utf8');
+  t.equal((html.match(/<tr data-alloc=/g) ?? []).length, 3, 'the HTML report has a row per alloc');
+  t.match(html, /<th title="Alloc restored"><code>alloc-restored<\/code><\/th>/);
 });
 
 t.test('node marked down (1.9.7, heartbeat_grace 10s): the alloc is "replaced" with the heartbeat_grace explanation, exit 1', async (t) => {

@@ -125,3 +125,16 @@ t.test('HTML: one row per alloc, one column per per-alloc check, escaped', async
   t.match(html, /job\.web\[1\]&lt;script&gt;/);
   t.equal(renderAllocTable([]), '', 'no per-alloc checks, no table');
 });
+
+t.test('recorded: the real count-3 run on 1.9.3 (run raz4jad7512261, docs/findings.md): every alloc failed with the duplicate-IP error', async (t) => {
+  const { readFileSync } = await import('node:fs');
+  const e = JSON.parse(readFileSync(new URL('../fixtures/checks/real-1.9.3-count-3.json', import.meta.url), 'utf8')) as RebootEvidence;
+  const outcomes = classifyAll(e);
+  t.same(outcomes.map((o) => o.outcome), ['failed', 'failed', 'failed']);
+  t.ok(outcomes.every((o) => o.failingEvent?.type === 'Setup Failure' && /duplicate allocation is not allowed/.test(o.failingEvent.message)));
+  const results = rebootChecks(e);
+  const by = (x: string) => results.find((r) => r.id === x)!;
+  t.match(by('no-duplicate-ip').perAlloc?.map((p) => p.detail), [/^Setup Failure: 172\.26\.64\.2 was already allocated to 3378983b/, /172\.26\.64\.3 was already allocated to 396b4426/, /172\.26\.64\.4 was already allocated to 584cd270/]);
+  for (const x of ['alloc-restored', 'task-restarted', 'http-reachable']) t.equal(by(x).causedBy, 'no-duplicate-ip', `${x} is a consequence`);
+  t.equal(by('unique-ips').status, 'skipped', 'the failed allocs still report their addresses; none is live');
+});

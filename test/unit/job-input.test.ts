@@ -90,3 +90,17 @@ t.test('the converter: argv, exit codes and Nomad\'s message', async (t) => {
   t.match(await nomadJobConverter(boom)({ nomadBinary: '/b/nomad', file: 'f', vars: {} }), { ok: false, message: /could not run \/b\/nomad on this host to parse the job: spawn \/b\/nomad ENOENT/ });
   t.equal(nomadMessage('', ''), 'nomad printed nothing');
 });
+
+t.test('placement failure from real v1.9.3 evaluations (test/fixtures/nomad/real-1.9.3/placement-failure)', async (t) => {
+  const { readFileSync } = await import('node:fs');
+  type Ev = { JobID: string; Status: string; FailedTGAllocs: Record<string, Parameters<typeof placementLines>[1]> | null };
+  const evals = JSON.parse(readFileSync(new URL('../fixtures/nomad/real-1.9.3/placement-failure/evaluations.json', import.meta.url), 'utf8')) as Ev[];
+  const big = evals.find((e) => e.JobID === 'too-big-raw' && e.Status === 'complete')!;
+  t.equal(placementFailureMessage('too-big-raw', big.FailedTGAllocs!, { memoryMb: 768, cpus: 1 }),
+    'job "too-big-raw" does not fit the client (Nomad\'s placement failure: Task Group "web" (failed to place 3 allocations): ' +
+    '* Resources exhausted on 1 nodes * Dimension "memory" exhausted on 1 nodes); fix: give the client VM more memory: ' +
+    "--memory 1536 (now 768 MiB), or lower the tasks' resources { memory }");
+  t.ok(evals.some((e) => e.JobID === 'too-big-raw' && e.Status === 'blocked'), 'a blocked eval stays behind, as waitForJobHealthy expects');
+  const drivers = evals.find((e) => e.JobID === 'bridge-nocni' && e.Status === 'complete')!;
+  t.match(placementFailureMessage('bridge-nocni', drivers.FailedTGAllocs!, { memoryMb: 768, cpus: 1 }), /Constraint "missing drivers": 1 nodes excluded by filter.*fix: the client has no healthy driver for one of the job's tasks/);
+});

@@ -26,7 +26,8 @@ export function registerJob(c: Cluster, submitted: ApiJob): ApiJobRegisterRespon
     if (live && missing && c.node.Status === 'ready') c.placeAllocs(job, ev.ID, [], names, failures);
     const blocked = !live && c.node.Status !== 'ready';
     // a placement failure leaves a blocked eval behind (it places the rest once something changes on the node)
-    const blockedEval = Object.keys(failures).length ? c.createEval(job, 'queued-allocs', 'blocked') : undefined;
+    // real v1.9.3: the blocked eval carries the same FailedTGAllocs (test/fixtures/nomad/real-1.9.3/placement-failure)
+    const blockedEval = Object.keys(failures).length ? c.createEval(job, 'queued-allocs', 'blocked', { FailedTGAllocs: failures }) : undefined;
     c.commit(['evals'], (idx) => {
       Object.assign(ev, { Status: 'complete', ModifyIndex: idx });
       if (blocked) ev.FailedTGAllocs = Object.fromEntries((job.TaskGroups ?? []).map((g) => [g.Name, { NodesEvaluated: 0, NodesFiltered: 0, NodesInPool: 1, NodesAvailable: { dc1: 0 }, CoalescedFailures: g.Count - 1 }]));
