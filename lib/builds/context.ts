@@ -6,9 +6,6 @@ import type { Fetch } from './http.js';
 import { cacheRoot } from './cache.js';
 import { performance } from 'node:perf_hooks';
 
-/** The official releases site: the default of --releases-url / NOMAD_RELEASES_URL. */
-export const DEFAULT_RELEASES_URL = 'https://releases.hashicorp.com';
-
 export interface BuildContext {
   /** ${XDG_CACHE_HOME:-~/.cache}/nomad-reboot-harness/builds (cache.ts cacheRoot) */
   cacheRoot: string;
