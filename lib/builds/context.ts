@@ -4,9 +4,7 @@ import type { RunCommand } from '../exec/run.js';
 import type { Deadline } from '../run/deadline.js';
 import type { Fetch } from './http.js';
 import { cacheRoot } from './cache.js';
-
-/** The official releases site: the default of --releases-url / NOMAD_RELEASES_URL. */
-export const DEFAULT_RELEASES_URL = 'https://releases.hashicorp.com';
+import { performance } from 'node:perf_hooks';
 
 export interface BuildContext {
   /** ${XDG_CACHE_HOME:-~/.cache}/nomad-reboot-harness/builds (cache.ts cacheRoot) */
@@ -21,6 +19,8 @@ export interface BuildContext {
   home: string;
   /** progress (phases with elapsed time) and warnings */
   logger: Logger;
+  /** performance.now() when resolving began: log events carry the time since then */
+  started?: number;
   /** an overall deadline (Ctrl-C aborts it); each step also has its own */
   deadline?: Deadline;
   /** the environment source builds run in (PATH for go and git, GOFLAGS, GOCACHE, …); default process.env */
@@ -44,8 +44,21 @@ export function buildContext(o: {
     ...(o.builds.releasesKey ? { releasesKey: o.builds.releasesKey } : {}),
     cwd: o.cwd,
     home: o.home,
+    started: performance.now(),
     logger: o.logger,
     env: o.env,
     ...(o.deadline ? { deadline: o.deadline } : {}),
   };
 }
+
+/** Milliseconds since resolving began (the `t` of log events). */
+export const elapsedMs = (ctx: BuildContext): number =>
+  Math.round(performance.now() - (ctx.started ?? performance.now()));
+
+/** Log a progress line. */
+export const info = (ctx: BuildContext, message: string): void =>
+  ctx.logger({ kind: 'info', t: elapsedMs(ctx), message });
+
+/** Log a warning. */
+export const warn = (ctx: BuildContext, message: string): void =>
+  ctx.logger({ kind: 'warn', t: elapsedMs(ctx), message });

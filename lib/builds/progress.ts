@@ -14,10 +14,12 @@ export interface Phases {
 }
 
 /** Phases of `label` (e.g. the spec), `total` of them, logged as info events. */
-export function phases(logger: Logger, label: string, total: number, heartbeatMs = HEARTBEAT_MS): Phases {
+export function phases(logger: Logger, label: string, total: number,
+  o: { heartbeatMs?: number; t?: () => number } = {}): Phases {
+  const { heartbeatMs = HEARTBEAT_MS, t = () => 0 } = o;
   const started = performance.now();
   let n = 0;
-  const say = (message: string) => logger({ kind: 'info', t: 0, message: `${label}: ${message}` });
+  const say = (message: string) => logger({ kind: 'info', t: t(), message: `${label}: ${message}` });
   return {
     async run(name, fn) {
       const tag = `[${++n}/${total}] ${name}`;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { ConfigError, EXIT, HarnessError } from '../errors.js';
 import { deadlineIn } from '../run/deadline.js';
 import { cachedBinary, commitBinary, readRecord, sha256File, sha256Of, workDir, writeRecord } from './cache.js';
-import type { BuildContext } from './context.js';
+import { info, type BuildContext } from './context.js';
 import { HASHICORP_FINGERPRINT, HASHICORP_KEY_FILE, verifyDetached } from './gpg.js';
 import { httpGet } from './http.js';
 import { indexUrl, parseReleaseIndex, releaseFiles, sha256For, type ReleaseFiles } from './parse-release.js';
@@ -49,11 +49,11 @@ export async function resolveRelease(version: string, spec: string, field: strin
   if (rec && hit) {
     const nv = await check(hit);
     const message = `${spec}: Nomad ${nv.version} from the cache (${hit}), verified ${rec.verifiedAt}`;
-    logger({ kind: 'info', t: 0, message });
+    info(ctx, message);
     return done(hit, rec.sha256, nv);
   }
 
-  logger({ kind: 'info', t: 0, message: `${spec}: downloading Nomad ${v} from ${base}` });
+  info(ctx, `${spec}: downloading Nomad ${v} from ${base}`);
   const sums = await get(files.sums, SMALL_FILE_MS);
   if (sums.status === 404) throw await unknownVersion(v, base, get, problem);
   if (sums.status !== 200) throw badStatus(files.sums, sums.status);
@@ -87,7 +87,7 @@ export async function resolveRelease(version: string, spec: string, field: strin
     const verifiedAt = new Date().toISOString();
     const record: ReleaseRecord = { version: v, url: files.zip, sha256, zipSha256: got, verifiedAt };
     await writeRecord(root, recordName, record);
-    logger({ kind: 'info', t: 0, message: `${spec}: Nomad ${nv.version} (${VERIFIED}) cached at ${path}` });
+    info(ctx, `${spec}: Nomad ${nv.version} (${VERIFIED}) cached at ${path}`);
     return done(path, sha256, nv);
   } finally {
     await rm(work, { recursive: true, force: true });

@@ -5,7 +5,7 @@ import { ConfigError, EXIT, HarnessError } from '../errors.js';
 import { deadlineIn } from '../run/deadline.js';
 import { tailLines } from '../exec/escape.js';
 import { cachedBinary, commitBinary, readRecord, sha256File, workDir, writeRecord } from './cache.js';
-import type { BuildContext } from './context.js';
+import { elapsedMs, info, warn, type BuildContext } from './context.js';
 import { checkoutTree, commitDate, type GitOptions } from './git.js';
 import { buildTool, go, goBuildEnv, type GoOptions } from './go.js';
 import type { NomadVersion } from './parse-tools.js';
@@ -46,7 +46,7 @@ export async function buildSource(plan: SourcePlan, ctx: BuildContext): Promise<
   if (rec && hit) {
     const v = await check(hit);
     const message = `${spec}: ${profile.name} ${v.version} (${v.revision}) from the cache (${hit})`;
-    logger({ kind: 'info', t: 0, message });
+    info(ctx, message);
     return done(hit, rec.sha256, v);
   }
 
@@ -55,7 +55,7 @@ export async function buildSource(plan: SourcePlan, ctx: BuildContext): Promise<
   await mkdir(join(root, 'logs'), { recursive: true });
   await writeFile(logPath, `# ${spec}: ${plan.commit}${plan.dirty ? ' (dirty)' : ''}, ${plan.goVersion}\n\n`);
   const work = await workDir(root, `source-${plan.commit.slice(0, 12)}`);
-  const steps = phases(logger, `build ${spec}`, 5);
+  const steps = phases(logger, `build ${spec}`, 5, { t: () => elapsedMs(ctx) });
   const env = { deadline, ...run, logPath, work, src: join(work, 'src') };
   try {
     await steps.run('check out a clean tree', (note) => checkout(plan, ctx, env, note));
@@ -83,7 +83,7 @@ export async function buildSource(plan: SourcePlan, ctx: BuildContext): Promise<
     await writeRecord(root, recordName, record);
     const message = `${spec}: ${profile.name} ${v.version} (${v.revision}) built in ${steps.elapsed()}, `
       + `cached at ${final}`;
-    logger({ kind: 'info', t: 0, message });
+    info(ctx, message);
     return done(final, sha256, v);
   } finally {
     await rm(work, { recursive: true, force: true });
@@ -103,8 +103,8 @@ async function checkout(plan: SourcePlan, ctx: BuildContext, env: Env, note: (s:
       message: `the repository lacks the contents of ${co.missing.length} file(s) the build needs: ${some}` }]);
   }
   if (co.skipped.length) {
-    ctx.logger({ kind: 'warn', t: 0, message: `${spec}: ${co.skipped.length} file(s) missing from the object store `
-      + `were left out; a non-UI build does not need them: ${co.skipped.join(', ')}` });
+    warn(ctx, `${spec}: ${co.skipped.length} file(s) missing from the object store were left out; `
+      + `a non-UI build does not need them: ${co.skipped.join(', ')}`);
   }
   note(`${co.files} files`);
 }
