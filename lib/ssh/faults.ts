@@ -87,9 +87,9 @@ export async function killAgent(m: Rebootable, { deadline }: FaultOptions): Prom
  * Drop traffic between the client and `serverIp` on Nomad's ports for `forMs`, then heal. A systemd timer on the
  * client heals on its own if the harness dies in between; heal removes only the partition's own (commented) rules.
  */
-export async function partition(m: Rebootable, ip: string, forMs: number, o: FaultOptions): Promise<RebootRecord> {
+export async function partition(m: Rebootable, serverIp: string, forMs: number, o: FaultOptions)
+  : Promise<RebootRecord> {
   const { deadline } = o;
-  const serverIp = ip;
   const bootIdBefore = await m.bootId({ deadline });
   const heal = partitionCommands(serverIp, '-D').join('; ');
   const safetyS = Math.ceil(forMs / 1000) + HEAL_SAFETY_S;
