@@ -1,5 +1,6 @@
 // Measure how long unit + integration take under tap with each TypeScript loader set-up, and print a table.
-// Usage: tsx bench/test-speed.ts [--only current,jobs-2,nocov] [--files "test/unit/*.test.ts test/integration/*.test.ts"]
+// Usage: tsx bench/test-speed.ts [--only current,jobs-2,nocov]
+//          [--files "test/unit/*.test.ts test/integration/*.test.ts"]
 // A figure, not a test: the machine's load is printed next to it (other work on a 2-core host moves it a lot).
 import { $, argv, fs, os } from 'zx';
 import { formatMs } from '../lib/errors.js';
@@ -18,7 +19,10 @@ const VARIANTS: Record<string, { what: string; flags: string[] }> = {
 /** A tiny file run first for each variant: tap rebuilds its Test class when the plugin set changes (not timed). */
 const WARM_UP = 'test/unit/ssh-quote.test.ts';
 
-interface Row { variant: string; what: string; wallS: number; cpuS: number; files: number; pass: number; fail: number; skip: number; load: string }
+interface Row {
+  variant: string; what: string; wallS: number; cpuS: number;
+  files: number; pass: number; fail: number; skip: number; load: string;
+}
 
 const only = argv['only'] ? String(argv['only']).split(',') : ['current'];
 // Note: globs, not folders: without @tapjs/typescript, tap does not take .ts files from a folder (tap expands globs).
@@ -35,7 +39,8 @@ const slowest = new Map<string, string[]>();
 
 /** The files that took longest inside their own process (tap's "# time=" on each top-level line). */
 function slowestFiles(tap: string, n = 5): string[] {
-  const times = [...tap.matchAll(/^(?:not )?ok \d+ - (test\/\S+) # time=([\d.]+)ms/gm)].map((m) => ({ file: m[1]!, ms: Number(m[2]) }));
+  const top = /^(?:not )?ok \d+ - (test\/\S+) # time=([\d.]+)ms/gm;
+  const times = [...tap.matchAll(top)].map((m) => ({ file: m[1]!, ms: Number(m[2]) }));
   return times.sort((a, b) => b.ms - a.ms).slice(0, n).map((x) => `${x.file} ${fmt(x.ms / 1000)}`);
 }
 for (const name of only) {
@@ -53,7 +58,10 @@ for (const name of only) {
   const fileCount = r.stdout.split('\n').filter((l) => /^(not )?ok \d+ - test\//.test(l)).length;
   await fs.writeFile(`${os.tmpdir()}/test-speed-${name}.tap`, r.stdout);
   slowest.set(name, slowestFiles(r.stdout));
-  rows.push({ variant: name, what, wallS, cpuS: (user ?? 0) + (sys ?? 0), files: fileCount, pass: num('pass'), fail: num('fail'), skip: num('skip'), load: os.loadavg()[0]!.toFixed(1) });
+  rows.push({
+    variant: name, what, wallS, cpuS: (user ?? 0) + (sys ?? 0), files: fileCount,
+    pass: num('pass'), fail: num('fail'), skip: num('skip'), load: os.loadavg()[0]!.toFixed(1),
+  });
   console.error(`   ${fmt(wallS)} wall, exit ${r.exitCode}`);
 }
 
@@ -63,9 +71,12 @@ function fmt(s: number): string {
 }
 
 const header = ['variant', 'wall', 'CPU (user+sys)', 'files', 'pass', 'fail', 'skip', 'load avg after', 'what'];
-const table = [header, ...rows.map((r) => [r.variant, fmt(r.wallS), fmt(r.cpuS), String(r.files), String(r.pass), String(r.fail), String(r.skip), r.load, r.what])];
+const cells = (r: Row) =>
+  [r.variant, fmt(r.wallS), fmt(r.cpuS), ...[r.files, r.pass, r.fail, r.skip].map(String), r.load, r.what];
+const table = [header, ...rows.map(cells)];
 const widths = header.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
 const line = (row: string[]) => `| ${row.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
-console.log([line(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...table.slice(1).map(line)].join('\n'));
+const rule = `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`;
+console.log([line(header), rule, ...table.slice(1).map(line)].join('\n'));
 for (const [name, files] of slowest) console.log(`slowest in ${name}: ${files.join(', ')}`);
 console.log(`${os.cpus().length} CPUs, node ${process.version}, files: ${files.join(' ')}`);

@@ -92,7 +92,8 @@ export async function probeNomadVersion(
   path: string,
   { deadline, field = 'nomadBinary', run = runCommand }: { deadline: Deadline; field?: string; run?: RunCommand },
 ): Promise<{ version: string; revision: string } | ConfigProblem> {
-  const problem = (message: string): ConfigProblem => ({ field, value: path, message: `${path} version ${message}`, fix: BUILD_FIX });
+  const problem = (message: string): ConfigProblem =>
+    ({ field, value: path, message: `${path} version ${message}`, fix: BUILD_FIX });
   const started = performance.now();
   let out: { code: number; stdout: string; stderr: string };
   try {
@@ -115,7 +116,8 @@ export async function probeNomadVersion(
 export async function checkNomadBinary(
   path: string,
   field = 'nomadBinary',
-  { deadline = deadlineIn(VERSION_PROBE_MS), run, probe = true }: { deadline?: Deadline; run?: RunCommand; probe?: boolean } = {},
+  { deadline = deadlineIn(VERSION_PROBE_MS), run, probe = true }:
+    { deadline?: Deadline; run?: RunCommand; probe?: boolean } = {},
 ): Promise<NomadBuildInfo> {
   const info = await inspectNomadBinary(path);
   if (!info.ok) throw new ConfigError([{ field, value: path, message: info.reason, fix: BUILD_FIX }]);

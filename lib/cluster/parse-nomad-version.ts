@@ -13,7 +13,7 @@ export interface NomadVersion {
 /** Longest excerpt of foreign output quoted in an error. */
 const EXCERPT_CHARS = 120;
 
-/** Parse `nomad version` output ("Nomad v1.9.7\nBuildDate …\nRevision abc+CHANGES"); an error says what came instead. */
+/** Parse `nomad version` output ("Nomad v1.9.7\nBuildDate …\nRevision abc+CHANGES"); an error says what came. */
 export function parseNomadVersionOutput(text: string): NomadVersion | { error: string } {
   const version = /^Nomad (v\d+\.\d+\.\d+\S*)/m.exec(text)?.[1];
   if (version) {
