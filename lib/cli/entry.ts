@@ -33,11 +33,15 @@ const SETUP_MS = 60 * 60_000;
 
 /**
  * `reboot-harness setup [--force] [--docker]`: vms/setup-host.sh, then libvirtd inside the lab netns (as `run` starts
- * it), so `doctor` passes straight after; ends by naming the next commands. `config` defaults to harness.yaml's defaults.
+ * it), so `doctor` passes straight after; ends by naming the next commands.
+ * `config` defaults to harness.yaml's defaults.
  */
-async function setup({ force, docker, config = DEFAULTS }: { force: boolean; docker: boolean; config?: HarnessConfig }): Promise<ExitCode> {
+async function setup(
+  { force, docker, config = DEFAULTS }: { force: boolean; docker: boolean; config?: HarnessConfig },
+): Promise<ExitCode> {
   const logger: Logger = (e) => {
-    if (e.kind === 'info' || e.kind === 'warn') process.stdout.write(`${e.kind === 'warn' ? 'warning: ' : ''}${e.message}\n`);
+    if (e.kind !== 'info' && e.kind !== 'warn') return;
+    process.stdout.write(`${e.kind === 'warn' ? 'warning: ' : ''}${e.message}\n`);
   };
   const { labHost } = await runSetup({
     deadline: deadlineIn(SETUP_MS), logger, forceBox: force, dockerBox: docker,

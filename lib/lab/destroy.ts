@@ -26,7 +26,8 @@ export async function findLabDirs(workDir: string): Promise<{ runId: string; dir
 /** Destroy the labs of the given run ids (or all); optionally stop the lab host (libvirtd, netns) the harness started. */
 export async function destroyLabs(
   config: HarnessConfig, ids: string[], all: boolean, logger: Logger,
-  { stopHost = false, vagrant = {} }: { stopHost?: boolean; vagrant?: Partial<Omit<VagrantOptions, 'cwd' | 'logger'>> } = {},
+  { stopHost = false, vagrant = {} }:
+    { stopHost?: boolean; vagrant?: Partial<Omit<VagrantOptions, 'cwd' | 'logger'>> } = {},
 ): Promise<ExitCode> {
   const found = await findLabDirs(config.lab.workDir);
   const unknown = ids.filter((id) => !found.some((f) => f.runId === id));
@@ -38,9 +39,11 @@ export async function destroyLabs(
   for (const { runId, dir } of chosen) {
     const spec = JSON.parse(await readFile(join(dir, LAB_SPEC_FILE), 'utf8')) as LabSpec;
     try {
-      await createVagrant({ ...vagrant, cwd: dir, logger }).destroy([], { provider: spec.provider, deadline: deadlineIn(DESTROY_MS) });
+      const adapter = createVagrant({ ...vagrant, cwd: dir, logger });
+      await adapter.destroy([], { provider: spec.provider, deadline: deadlineIn(DESTROY_MS) });
       await rm(dir, { recursive: true, force: true });
-      if (spec.provider === 'libvirt') await Promise.all(spec.machines.map((m) => rm(serialLogPath(spec, m.name), { force: true })));
+      const serialLogs = spec.provider === 'libvirt' ? spec.machines.map((m) => serialLogPath(spec, m.name)) : [];
+      await Promise.all(serialLogs.map((f) => rm(f, { force: true })));
       logger({ kind: 'info', t: 0, message: `destroyed lab ${runId} (${spec.machines.map((m) => m.name).join(', ')})` });
     } catch (err) {
       failed++;

@@ -103,13 +103,15 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorItem[]> {
 
   const boxes = { out: vagrant.boxes };
   const hasBox = boxes.out.split('\n').some((l) => l.startsWith(`${box} `) && l.includes('libvirt'));
-  items.push(item('box', hasBox, hasBox ? `${box} (libvirt) is added` : `${box} not found in \`vagrant box list\``, `reboot-harness setup   (or: sudo bash vms/build-box.sh; an offline debootstrap build, about 3 min)`));
+  const boxFix = 'reboot-harness setup   (or: sudo bash vms/build-box.sh; an offline debootstrap build, about 3 min)';
+  items.push(item('box', hasBox, hasBox ? `${box} (libvirt) is added` : `${box} not found in \`vagrant box list\``, boxFix));
 
   if (nomadBinary !== undefined) items.push(await nomadBuildItem(nomadBinary, deadline, run));
 
   for (const dir of ['/var/lib/libvirt', workDir]) items.push(await diskItem(dir));
   const mem = memAvailableBytes(await text('/proc/meminfo'));
-  items.push(item('free memory', mem !== undefined && mem >= MIN_MEM_BYTES, mem === undefined ? 'MemAvailable unknown' : `${gib(mem)} available (need ${gib(MIN_MEM_BYTES)})`,
+  const memText = mem === undefined ? 'MemAvailable unknown' : `${gib(mem)} available (need ${gib(MIN_MEM_BYTES)})`;
+  items.push(item('free memory', mem !== undefined && mem >= MIN_MEM_BYTES, memText,
     'stop other VMs or processes, or give each VM less memory (--memory <MiB> or lab.memory_mb; 512 is the least)'));
   return items;
 }
@@ -138,7 +140,8 @@ async function diskItem(dir: string): Promise<DoctorItem> {
   const where = await nearestExisting(dir);
   const st = where === undefined ? undefined : await statfs(where).catch(() => undefined);
   const free = st ? st.bavail * st.bsize : undefined;
-  if (free === undefined) return item(`free disk ${dir}`, false, `cannot read the filesystem of ${dir}`, `check that ${dir} (or a parent) is readable by this user`);
+  const unreadable = `check that ${dir} (or a parent) is readable by this user`;
+  if (free === undefined) return item(`free disk ${dir}`, false, `cannot read the filesystem of ${dir}`, unreadable);
   const note = where === dir ? '' : ` on ${where} (${dir} does not exist yet; a run creates it)`;
   return item(`free disk ${dir}`, free >= MIN_DISK_BYTES, `${gib(free)} free${note} (need ${gib(MIN_DISK_BYTES)})`,
     `free space on the filesystem of ${where}, or point lab.work_dir (--work-dir) at a larger one`);

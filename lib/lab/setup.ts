@@ -26,7 +26,8 @@ export interface SetupOptions {
 
 /** The argv of the setup script for the given options. Pure. */
 export function setupArgs(o: Pick<SetupOptions, 'forceBox' | 'skipBox' | 'dockerBox'>): string[] {
-  return [SETUP_SCRIPT, ...(o.skipBox ? ['--no-box'] : []), ...(o.forceBox ? ['--force-box'] : []), ...(o.dockerBox ? ['--docker-box'] : [])];
+  const flags = [o.skipBox && '--no-box', o.forceBox && '--force-box', o.dockerBox && '--docker-box'];
+  return [SETUP_SCRIPT, ...flags.filter((f): f is string => typeof f === 'string')];
 }
 
 /**
@@ -34,7 +35,8 @@ export function setupArgs(o: Pick<SetupOptions, 'forceBox' | 'skipBox' | 'docker
  * would, so `doctor` passes straight after setup.
  */
 export async function runSetup(opts: SetupOptions): Promise<{ labHost: LabHost | undefined }> {
-  const { deadline, logger = silentLogger, netns, blackholes = [], run = runCommand, ensureHost = ensureLabHost } = opts;
+  const { deadline, logger = silentLogger, netns, blackholes = [], run = runCommand } = opts;
+  const ensureHost = opts.ensureHost ?? ensureLabHost;
   await run('bash', setupArgs(opts), {
     deadline,
     logger,

@@ -60,7 +60,8 @@ export function createVagrantLab(o: VagrantLabOptions): { up(opts: { deadline: D
       // Nothing of the run is left: its Vagrant directory goes too (kept when destroy failed, so `destroy <run-id>` still finds it).
       await fs.rm(vagrantDir, { recursive: true, force: true });
       // Note: libvirt leaves each VM's serial log behind; the evidence step copied it into the run's artifacts already.
-      if (spec.provider === 'libvirt') await Promise.all(names.map((n) => fs.rm(serialLogPath(spec, n), { force: true })));
+      const serialLogs = spec.provider === 'libvirt' ? names.map((n) => serialLogPath(spec, n)) : [];
+      await Promise.all(serialLogs.map((f) => fs.rm(f, { force: true })));
     })();
     try {
       await destroying;
@@ -129,7 +130,8 @@ export function createVagrantLab(o: VagrantLabOptions): { up(opts: { deadline: D
       await fs.mkdir(vagrantDir, { recursive: true });
       await fs.writeFile(specPath, JSON.stringify(spec, null, 2) + '\n');
       await fs.copyFile(o.vagrantfile, path.join(vagrantDir, 'Vagrantfile'));
-      o.cleanup(`vagrant destroy -f (run ${spec.runId}, ${vagrantDir})`, () => destroy({ deadline: deadlineIn(CLEANUP_DESTROY_MS) }), { keptAs: describe });
+      const destroyLater = () => destroy({ deadline: deadlineIn(CLEANUP_DESTROY_MS) });
+      o.cleanup(`vagrant destroy -f (run ${spec.runId}, ${vagrantDir})`, destroyLater, { keptAs: describe });
       await vagrant.up(names, { provider: spec.provider, deadline });
       const configs: string[] = [];
       for (const ms of spec.machines) {

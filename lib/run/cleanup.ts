@@ -25,7 +25,8 @@ export class CleanupStack {
    * Register `fn` under a name; returns a function that removes it (when the thing was torn down already).
    * `keptAs` describes what --keep leaves instead (the name says what teardown would do, e.g. "vagrant destroy -f").
    */
-  defer(what: string, fn: () => Promise<void>, opts: { alsoWhenKept?: boolean; keptAs?: () => string } = {}): () => void {
+  defer(what: string, fn: () => Promise<void>, opts: { alsoWhenKept?: boolean; keptAs?: () => string } = {}):
+    () => void {
     const entry = { what, fn, alsoWhenKept: opts.alsoWhenKept ?? false, keptAs: opts.keptAs };
     this.entries.push(entry);
     return () => {

@@ -139,12 +139,14 @@ async function teardown(ctx: RunContext, keep: boolean): Promise<string[]> {
   const kept = keep ? await ctx.cleanup.release() : [];
   const failures = keep ? [] : await cleanupWithin(ctx, TEARDOWN_BUDGET_MS);
   const durationMs = performance.now() - t0;
-  const msgs = failures.map((f) => `teardown "${f.what}" failed: ${f.error instanceof Error ? f.error.message : String(f.error)}`);
+  const why = (e: unknown) => (e instanceof Error ? e.message : String(e));
+  const msgs = failures.map((f) => `teardown "${f.what}" failed: ${why(f.error)}`);
   if (msgs.length) {
     const more = msgs.length > 1 ? ` (and ${msgs.length - 1} more)` : '';
     const message = `${msgs[0]!.split('\n')[0]!}${more}`;
     ctx.steps.push({ name: TEARDOWN_STEP, status: 'error', startedAtMs, durationMs, message, detail: msgs.join('\n') });
-    ctx.logger({ kind: 'step', t: ctx.elapsed(), phase: 'end', name: TEARDOWN_STEP, status: 'error', durationMs, message });
+    const t = ctx.elapsed();
+    ctx.logger({ kind: 'step', t, phase: 'end', name: TEARDOWN_STEP, status: 'error', durationMs, message });
   } else if (keep) {
     const message = "--keep: the lab is kept; only this process's own connections were closed";
     ctx.steps.push({ name: TEARDOWN_STEP, status: 'skipped', startedAtMs, durationMs, message });

@@ -42,11 +42,12 @@ export function createVagrant({ cwd, env = {}, run = runCommand, logger, bin = '
   const now = () => Math.round(performance.now());
   const shown = (args: readonly string[]) => `VAGRANT_CWD=${quote(cwd)} ${[bin, ...args].map(quote).join(' ')}`;
 
-  /** Pass Vagrant's UI messages on live (long commands), without progress noise; the console shows them with --verbose. */
+  /** Pass Vagrant's UI messages on live (long commands), without progress noise; shown with --verbose. */
   const progress = (stream: 'stdout' | 'stderr', line: string) => {
     const rec = parseMachineReadable(line)[0];
     const msg = rec ? (rec.type === 'ui' ? rec.data.slice(1).join(',') : undefined) : stream === 'stderr' ? line : undefined;
-    if (msg && !isProgressNoise(msg) && msg.trim()) logger?.({ kind: 'output', t: now(), source: 'vagrant', line: msg.trim() });
+    if (!msg || isProgressNoise(msg) || !msg.trim()) return;
+    logger?.({ kind: 'output', t: now(), source: 'vagrant', line: msg.trim() });
   };
 
   async function invoke(args: string[], { deadline, live = false }: Opts & { live?: boolean }) {
