@@ -106,18 +106,27 @@ const SHORT: Record<string, string> = Object.fromEntries(OPTIONS.filter((o) => o
 
 /** Parse argv (without node and script). Every unknown, misplaced or incomplete option is reported at once (exit 2). */
 export function parseCli(argv: string[]): ParsedArgs {
+  const { args, problems } = parseCliCollecting(argv);
+  if (problems.length) throw new ConfigError(problems);
+  return args;
+}
+
+/**
+ * Parse argv, keeping the option problems instead of throwing them, so a session command can report them together
+ * with every problem of its configuration; an unknown command still throws (nothing else can be judged without it).
+ */
+export function parseCliCollecting(argv: string[]): { args: ParsedArgs; problems: ConfigProblem[] } {
   const [first, ...rest] = argv;
-  if (first === undefined || first === '--help' || first === '-h') return { command: 'help', rawArgs: [], positionals: [], values: {} };
-  if (first === '--version') return { command: 'help', rawArgs: [], positionals: ['--version'], values: {} };
+  if (first === undefined || first === '--help' || first === '-h') return { args: { command: 'help', rawArgs: [], positionals: [], values: {} }, problems: [] };
+  if (first === '--version') return { args: { command: 'help', rawArgs: [], positionals: ['--version'], values: {} }, problems: [] };
   if (!(first in COMMANDS)) {
     const near = closest(first, Object.keys(COMMANDS));
     throw new ConfigError([{ field: 'command', value: first, message: 'is not a command', fix: `${near ? `did you mean "${near}"? ` : ''}use one of: ${Object.keys(COMMANDS).join(', ')} (reboot-harness --help)` }]);
   }
   const command = first as Command;
-  if (command === 'help') return { command, rawArgs: rest, positionals: rest.filter((a) => !a.startsWith('-')), values: {} };
+  if (command === 'help') return { args: { command, rawArgs: rest, positionals: rest.filter((a) => !a.startsWith('-')), values: {} }, problems: [] };
   const { values, positionals, problems } = tokenize(command, rest);
-  if (problems.length) throw new ConfigError(problems);
-  return { command, rawArgs: rest, positionals, values };
+  return { args: { command, rawArgs: rest, positionals, values }, problems };
 }
 
 /** Walk the tokens once, collecting values and every problem. */

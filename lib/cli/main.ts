@@ -21,7 +21,7 @@ import { nomadJobConverter } from '../cluster/job-convert.js';
 import { REPORTERS, type ReportContext } from '../report/reporters.js';
 import { renderSessionConsole } from '../report/console.js';
 import { writeSessionReports } from '../report/write.js';
-import { helpText, parseCli, type ParsedArgs } from './args.js';
+import { helpText, parseCliCollecting, type ParsedArgs } from './args.js';
 import { SCENARIOS, findScenario, listText } from './scenarios.js';
 import { buildCommand } from './build.js';
 import { mergeCommand } from './merge.js';
@@ -38,7 +38,9 @@ export async function main(argv: string[], deps: CliDeps): Promise<number> {
   // Note: the token from the environment is a secret even before the config is valid.
   let secrets: string[] = deps.env['NOMAD_TOKEN'] ? [deps.env['NOMAD_TOKEN']] : [];
   try {
-    const args = parseCli(argv);
+    const { args, problems: argvProblems } = parseCliCollecting(argv);
+    const sessionCommandGiven = args.command === 'run' || args.command === 'compare' || args.command === 'matrix';
+    if (argvProblems.length && (!sessionCommandGiven || args.values['help'])) throw new ConfigError(argvProblems);
     if (args.command === 'help') {
       deps.out((args.positionals[0] === '--version' ? await version() : helpText(args.positionals[0])) + '\n');
       return EXIT.OK;
@@ -52,7 +54,7 @@ export async function main(argv: string[], deps: CliDeps): Promise<number> {
       return EXIT.OK;
     }
     if (args.command === 'run' || args.command === 'compare' || args.command === 'matrix') {
-      return await sessionCommand(args.command, args, deps, argv, (s) => (secrets = [...new Set([...secrets, ...s])]));
+      return await sessionCommand(args.command, args, deps, argv, (s) => (secrets = [...new Set([...secrets, ...s])]), argvProblems);
     }
     const config = await loadConfig(args, deps, undefined);
     if (config.nomad.token) secrets = [...secrets, config.nomad.token];
@@ -82,7 +84,9 @@ function loggerFor(config: HarnessConfig, deps: CliDeps, secrets: readonly strin
 const colorOn = (deps: CliDeps) => deps.isTTY && !deps.env['NO_COLOR'] && !deps.env['CI'];
 
 /** run, compare and matrix: plan (every problem of the input at once, build files included), execute, report. */
-async function sessionCommand(command: PlanCommand, args: ParsedArgs, deps: CliDeps, argv: string[], addSecrets: (s: string[]) => void): Promise<number> {
+async function sessionCommand(
+  command: PlanCommand, args: ParsedArgs, deps: CliDeps, argv: string[], addSecrets: (s: string[]) => void, argvProblems: ConfigProblem[] = [],
+): Promise<number> {
   const harness = await readHarnessFile(args, deps);
   const matrixPath = command === 'matrix' && args.positionals.length === 1 ? resolve(deps.cwd, args.positionals[0]!) : undefined;
   const matrixFile = matrixPath ? { data: await readYaml(matrixPath, 'matrix file'), name: args.positionals[0]!, path: matrixPath, dir: dirname(matrixPath) } : undefined;
@@ -105,7 +109,8 @@ async function sessionCommand(command: PlanCommand, args: ParsedArgs, deps: CliD
   const logger = loggerFor(base, deps, allSecrets);
   const layer = deps.builds ?? pathBuilds(deps);
   const buildProblems = await layer.check(res.ok ? res.plan.builds : res.builds, base, logger);
-  if (!res.ok || buildProblems.length) throw new ConfigError([...(res.ok ? [] : res.problems), ...buildProblems]);
+  // Every problem of the whole input at once: the command line's, the configuration's, the builds'.
+  if (!res.ok || buildProblems.length || argvProblems.length) throw new ConfigError([...argvProblems, ...(res.ok ? [] : res.problems), ...buildProblems]);
   const plan = res.plan;
   const out = await executePlan(plan, {
     scenario: findScenario, makeEnv: deps.makeEnv, newRunId, logger,
