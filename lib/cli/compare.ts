@@ -18,14 +18,15 @@ import type { ParsedArgs } from './args.js';
 import { CLI_PATH, newRunId, reproBuild, type CliDeps } from './main.js';
 import { reproCommand } from './repro.js';
 import { findScenario, preflightScenarios } from './scenarios.js';
+import type { Scenario } from '../run/scenario.js';
 
 /** The two sides of a comparison, in the order they run. */
 const SIDES = ['before', 'after'] as const;
 
 /** Run the scenario on --before then --after, write one JUnit (a suite per build) and JSON with a comparison; exit code = the after build's. */
-export async function compareCommand(args: ParsedArgs, config: HarnessConfig, deps: CliDeps, logger: Logger): Promise<number> {
-  const builds = compareInputs(args);
-  const scenario = findScenario(args.positionals[0] ?? config.scenario);
+export async function compareCommand(args: ParsedArgs, config: HarnessConfig, deps: CliDeps, logger: Logger, userScenarios: readonly Scenario[] = []): Promise<number> {
+  const builds = compareInputs(args, userScenarios);
+  const scenario = findScenario(args.positionals[0] ?? config.scenario, userScenarios);
   await preflightScenarios([scenario], config, deps.checkBinary);
   for (const b of SIDES) if (deps.checkBinary) await deps.checkBinary(builds[b], `--${b}`);
   if (deps.prepareHost) {
@@ -86,7 +87,7 @@ export async function compareCommand(args: ParsedArgs, config: HarnessConfig, de
 }
 
 /** --before and --after, both required; a --nomad-binary given with them is ambiguous. All problems at once. */
-function compareInputs(args: ParsedArgs): { before: string; after: string } {
+function compareInputs(args: ParsedArgs, extra: readonly Scenario[]): { before: string; after: string } {
   const problems: ConfigProblem[] = [];
   const get = (k: 'before' | 'after'): string => {
     const v = args.values[k];
@@ -96,16 +97,16 @@ function compareInputs(args: ParsedArgs): { before: string; after: string } {
   const out = { before: get('before'), after: get('after') };
   if (args.values['nomad-binary'] !== undefined) problems.push({ field: '--nomad-binary', value: args.values['nomad-binary'], message: 'cannot be combined with --before/--after', fix: 'drop --nomad-binary: compare installs --before, then --after' });
   if (args.positionals.length > 1) problems.push({ field: 'scenario', value: args.positionals, message: 'only one scenario can be compared', fix: 'name one scenario (reboot-harness list)' });
-  else if (args.positionals[0] && !findScenarioSafe(args.positionals[0])?.needsNomad) {
+  else if (args.positionals[0] && !findScenarioSafe(args.positionals[0], extra)?.needsNomad) {
     problems.push({ field: 'scenario', value: args.positionals[0], message: 'does not install Nomad, so two builds cannot differ', fix: 'compare a Nomad scenario, e.g. bridge-exec-reboot (reboot-harness list)' });
   }
   if (problems.length) throw new ConfigError(problems);
   return out;
 }
 
-function findScenarioSafe(name: string) {
+function findScenarioSafe(name: string, extra: readonly Scenario[]) {
   try {
-    return findScenario(name);
+    return findScenario(name, extra);
   } catch {
     return { needsNomad: true }; // unknown names are reported by findScenario itself
   }

@@ -21,7 +21,8 @@ import { renderJsonSummary } from '../report/json.js';
 import { writeReports, writeHtmlReports } from '../report/write.js';
 import { exitCodeOf } from '../report/outcome.js';
 import { helpText, parseCli, type ParsedArgs } from './args.js';
-import { SCENARIOS, findScenario, listText, preflightScenarios } from './scenarios.js';
+import { allScenarios, findScenario, listText, loadUserScenarios, preflightScenarios } from './scenarios.js';
+import { scenariosDirOf } from '../config/scenarios-dir.js';
 import { compareCommand } from './compare.js';
 import { matrixCommand } from './matrix.js';
 import { skippedRecord } from './skipped.js';
@@ -68,11 +69,14 @@ export async function main(argv: string[], deps: CliDeps): Promise<number> {
       return EXIT.OK;
     }
     if (args.command === 'list') {
-      deps.out(args.values['json'] ? JSON.stringify(SCENARIOS.map((s) => ({ name: s.name, summary: s.summary, needsNomad: s.needsNomad, checks: s.checks })), null, 2) + '\n' : listText() + '\n');
+      const { extra } = await userScenarios(args, deps, await readConfigFile(args, deps));
+      const all = allScenarios(extra);
+      const json = all.map((s) => ({ name: s.name, summary: s.summary, needsNomad: s.needsNomad, checks: s.checks.map(({ id, title, passesWhen }) => ({ id, title, passesWhen })), ...('file' in s ? { file: s.file } : {}) }));
+      deps.out(args.values['json'] ? JSON.stringify(json, null, 2) + '\n' : listText(extra) + '\n');
       return EXIT.OK;
     }
     const scenarioName = (args.command === 'run' && !args.values['all']) || args.command === 'compare' ? args.positionals[0] : undefined;
-    const config = await loadConfig(args, deps, scenarioName);
+    const { config, extra } = await loadConfig(args, deps, scenarioName);
     if (config.nomad.token) secrets = [...secrets, config.nomad.token];
     const logger = consoleLogger(deps.err, { verbose: config.output.verbose, quiet: config.output.quiet || config.output.json, color: deps.isTTY && !deps.env['NO_COLOR'] && !deps.env['CI'], secrets });
     switch (args.command) {
@@ -84,19 +88,19 @@ export async function main(argv: string[], deps: CliDeps): Promise<number> {
         if (!args.values['all'] && !args.values['host'] && args.positionals.length === 0) throw new ConfigError([{ field: 'run id', value: undefined, message: 'is required', fix: 'give one or more run ids (see the "kept" line of a run, or ls the work dir), --all, or --host' }]);
         return deps.destroy ? await deps.destroy(config, args.positionals, Boolean(args.values['all']), logger, Boolean(args.values['host'])) : unsupported('destroy');
       case 'run':
-        return await runCommand(args, config, deps, logger, argv);
+        return await runCommand(args, config, deps, logger, argv, extra);
       case 'compare':
-        return await compareCommand(args, config, deps, logger);
+        return await compareCommand(args, config, deps, logger, extra);
       case 'matrix':
-        return await matrixCommand(args, config, deps, logger);
+        return await matrixCommand(args, config, deps, logger, extra);
     }
   } catch (err) {
     return reportError(err, deps, secrets);
   }
 }
 
-async function runCommand(args: ParsedArgs, config: HarnessConfig, deps: CliDeps, logger: Logger, argv: string[]): Promise<number> {
-  const scenarios = args.values['all'] ? SCENARIOS : [findScenario(args.positionals[0] ?? config.scenario)];
+async function runCommand(args: ParsedArgs, config: HarnessConfig, deps: CliDeps, logger: Logger, argv: string[], extra: readonly Scenario[]): Promise<number> {
+  const scenarios = args.values['all'] ? allScenarios(extra) : [findScenario(args.positionals[0] ?? config.scenario, extra)];
   if (args.positionals.length > 1) throw new ConfigError([{ field: 'scenario', value: args.positionals, message: 'only one scenario can be named', fix: 'name one scenario, or use --all' }]);
   const needsNomad = scenarios.some((s) => s.needsNomad);
   if (!args.values['all'] && needsNomad && !config.nomadBinary) {
@@ -173,7 +177,8 @@ export async function sha256File(path: string): Promise<string> {
   return hash.digest('hex');
 }
 
-async function loadConfig(args: ParsedArgs, deps: CliDeps, scenarioName: string | undefined): Promise<HarnessConfig> {
+/** harness.yaml (./harness.yaml when present, or --config): its path and parsed content. */
+async function readConfigFile(args: ParsedArgs, deps: CliDeps): Promise<{ path: string | undefined; file: unknown }> {
   const explicit = typeof args.values['config'] === 'string' ? (args.values['config'] as string) : undefined;
   const path = explicit !== undefined ? resolve(deps.cwd, explicit) : (existsSync(join(deps.cwd, 'harness.yaml')) ? join(deps.cwd, 'harness.yaml') : undefined);
   let file: unknown;
@@ -190,12 +195,28 @@ async function loadConfig(args: ParsedArgs, deps: CliDeps, scenarioName: string 
       throw new ConfigError([{ field: path, value: (err as Error).message.split('\n')[0], message: 'is not valid YAML', fix: 'fix the YAML syntax at the line named' }]);
     }
   }
-  const scenario = scenarioName ? findScenario(scenarioName) : undefined;
-  const known = scenario ? scenario.checks.map((c) => c.id) : [...new Set(SCENARIOS.flatMap((s) => s.checks.map((c) => c.id)))];
+  return { path, file };
+}
+
+/** The user's scenarios (--scenarios, HARNESS_SCENARIOS_DIR or scenarios_dir; relative to the working directory);
+ * every problem with their files at once (exit 2). */
+async function userScenarios(args: ParsedArgs, deps: CliDeps, f: { path: string | undefined; file: unknown }): Promise<{ extra: Scenario[] }> {
+  const where = scenariosDirOf({ file: f.file, ...(f.path ? { fileName: f.path } : {}), env: deps.env, flags: args.values });
+  if (!where) return { extra: [] };
+  const { extra, problems } = await loadUserScenarios(resolve(deps.cwd, where.dir), where.field);
+  if (problems.length) throw new ConfigError(problems);
+  return { extra };
+}
+
+async function loadConfig(args: ParsedArgs, deps: CliDeps, scenarioName: string | undefined): Promise<{ config: HarnessConfig; extra: Scenario[] }> {
+  const { path, file } = await readConfigFile(args, deps);
+  const { extra } = await userScenarios(args, deps, { path, file });
+  const scenario = scenarioName ? findScenario(scenarioName, extra) : undefined;
+  const known = scenario ? scenario.checks.map((c) => c.id) : [...new Set(allScenarios(extra).flatMap((s) => s.checks.map((c) => c.id)))];
   const res = resolveConfig({ file, ...(path ? { fileName: path } : {}), ...(scenario ? { scenario: scenario.name } : {}), env: deps.env, flags: args.values, knownChecks: known });
   if (!res.ok) throw new ConfigError(res.problems);
   if (scenario) res.config.scenario = scenario.name;
-  return res.config;
+  return { config: res.config, extra };
 }
 
 function reportError(err: unknown, deps: CliDeps, secrets: string[]): number {

@@ -21,7 +21,8 @@ import type { ParsedArgs } from './args.js';
 import { writeJsonWith } from './compare.js';
 import { newRunId, reproBuild, type CliDeps } from './main.js';
 import { checksumChecks } from './repro.js';
-import { SCENARIOS, findScenario } from './scenarios.js';
+import { allScenarios, findScenario } from './scenarios.js';
+import type { Scenario } from '../run/scenario.js';
 import { quote } from '../ssh/quote.js';
 import { fileURLToPath } from 'node:url';
 
@@ -29,10 +30,10 @@ import { fileURLToPath } from 'node:url';
 const CLI_PATH = fileURLToPath(new URL('../../bin/reboot-harness.js', import.meta.url));
 
 /** Validate, plan and run this shard of the matrix; exit code as for `run` over the cells' final attempts. */
-export async function matrixCommand(args: ParsedArgs, config: HarnessConfig, deps: CliDeps, logger: Logger): Promise<number> {
+export async function matrixCommand(args: ParsedArgs, config: HarnessConfig, deps: CliDeps, logger: Logger, extra: readonly Scenario[] = []): Promise<number> {
   if (args.positionals.length !== 1) throw new ConfigError([{ field: 'matrix file', value: args.positionals, message: args.positionals.length ? 'only one matrix file can be run' : 'is required', fix: 'reboot-harness matrix matrix.yaml [--shard i/n] (docs/matrix.md)' }]);
   const path = resolve(deps.cwd, args.positionals[0]!);
-  const spec = parseMatrix(await readYaml(path, 'matrix file'), args.positionals[0]!, Object.fromEntries(SCENARIOS.map((s) => [s.name, s.checks.map((c) => c.id)])));
+  const spec = parseMatrix(await readYaml(path, 'matrix file'), args.positionals[0]!, Object.fromEntries(allScenarios(extra).map((s) => [s.name, s.checks.map((c) => c.id)])));
   const sh = parseShard(typeof args.values['shard'] === 'string' ? (args.values['shard'] as string) : undefined);
   if (!spec.ok || 'field' in sh) throw new ConfigError([...(spec.ok ? [] : spec.problems), ...('field' in sh ? [sh] : [])]);
   const { spec: m } = spec;
@@ -48,13 +49,13 @@ export async function matrixCommand(args: ParsedArgs, config: HarnessConfig, dep
   const bases = new Map<string, HarnessConfig>();
   const problems: ConfigProblem[] = [];
   for (const name of m.scenarios) {
-    const s = findScenario(name);
+    const s = findScenario(name, extra);
     const res = resolveConfig({ file: deepMerge(harnessFile, m.defaults), fileName: `harness.yaml + ${args.positionals[0]} defaults`, env: deps.env, flags: args.values, knownChecks: s.checks.map((c) => c.id), scenario: name });
     if (res.ok) bases.set(name, res.config);
     else problems.push(...res.problems);
   }
   if (problems.length) throw new ConfigError(problems);
-  const plan: PlannedCell[] = cells.map((cell) => ({ cell, scenario: findScenario(cell.scenario), configFor: (slot) => cellConfig(bases.get(cell.scenario)!, cell, slot, (p) => resolve(dirname(path), p)) }));
+  const plan: PlannedCell[] = cells.map((cell) => ({ cell, scenario: findScenario(cell.scenario, extra), configFor: (slot) => cellConfig(bases.get(cell.scenario)!, cell, slot, (p) => resolve(dirname(path), p)) }));
   problems.push(...planProblems(plan.map((p) => ({ cell: p.cell, config: p.configFor(0) })), m.parallel, m.memoryBudgetMb, args.positionals[0]!));
   for (const p of plan) {
     const c = p.configFor(0);

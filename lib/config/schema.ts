@@ -13,6 +13,8 @@ export const TASK_DRIVERS: readonly TaskDriver[] = ['exec', 'docker'];
 export interface HarnessConfig {
   /** scenario to run (positional argument of `run`) */
   scenario: string;
+  /** a directory of user scenario files (*.ts), loaded next to the shipped ones (docs/scenarios.md) */
+  scenariosDir: string | undefined;
   /** path of the Nomad binary installed in the VMs (linux/amd64 ELF); required by Nomad scenarios */
   nomadBinary: string | undefined;
   /** the build the client is upgraded to in place (upgrade-in-place scenario) */
@@ -65,6 +67,7 @@ export interface HarnessConfig {
 /** Defaults, each with the reason for its value. */
 export const DEFAULTS: HarnessConfig = {
   scenario: 'bridge-exec-reboot',
+  scenariosDir: undefined,
   nomadBinary: undefined,
   upgradeTo: undefined,
   // the GH-25093 case itself: swap the build under running allocs

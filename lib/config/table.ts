@@ -4,6 +4,11 @@ import { bool, goDuration, int, netnsName, oneOf, str, subnet24, timeoutSeconds,
 
 /** All keys. The README's configuration table is written from this list. */
 export const FIELDS: Field[] = [
+  {
+    yaml: 'scenarios_dir', flag: 'scenarios', env: 'HARNESS_SCENARIOS_DIR', path: ['scenariosDir'],
+    doc: 'directory of your own scenario files (*.ts, docs/scenarios.md), loaded next to the shipped ones',
+    parse: str('give the directory holding your scenario files, e.g. ./my-scenarios'),
+  },
   { yaml: 'nomad_binary', flag: 'nomad-binary', env: 'NOMAD_BINARY', path: ['nomadBinary'], doc: 'Nomad build to install in the VMs (linux/amd64 ELF)', parse: str('give the path of a linux/amd64 nomad binary, e.g. ./pkg/linux_amd64/nomad') },
   { yaml: 'upgrade_to', flag: 'upgrade-to', env: 'NOMAD_UPGRADE_TO', path: ['upgradeTo'], doc: 'Nomad build the client is upgraded to in place (upgrade-in-place; linux/amd64 ELF)', parse: str('give the path of the linux/amd64 nomad build to upgrade to, e.g. ./nomad-1.9.7') },
   { yaml: 'upgrade.mode', flag: 'upgrade-mode', path: ['upgrade', 'mode'], doc: 'upgrade-in-place variant: upgrade, restart-only (same build, control case) or upgrade-then-reboot', parse: oneOf(UPGRADE_MODES) },
