@@ -7,6 +7,8 @@ import { runDoctor, renderDoctor } from '../lab/doctor.js';
 import { ensureLabHost, reexecInNetns, IN_NETNS_ENV } from '../lab/host.js';
 import { destroyLabs } from '../lab/destroy.js';
 import { createRealEnv } from '../lab/real-env.js';
+import { driverChooser, realAccelDeps } from '../lab/accel.js';
+import { KVM_PROBE_BUDGET_MS } from '../lab/kvm-probe.js';
 import { deadlineIn } from '../run/deadline.js';
 import type { HarnessConfig } from '../config/schema.js';
 import type { Logger } from '../log/events.js';
@@ -37,8 +39,16 @@ function setup({ force, docker }: { force: boolean; docker: boolean }): Promise<
   });
 }
 
+/** One driver choice per process: every run (and doctor) asks it; the KVM probe runs at most once per box. */
+const chooseDriver = driverChooser(realAccelDeps());
+
 async function doctor(config: HarnessConfig, json: boolean): Promise<ExitCode> {
-  const items = await runDoctor({ deadline: deadlineIn(60_000), workDir: config.lab.workDir, box: config.lab.box, netns: config.lab.netns, ...(config.nomadBinary ? { nomadBinary: config.nomadBinary } : {}) });
+  // Note: the KVM probe may take its whole minute on a host where KVM hangs; the rest of doctor takes seconds
+  const items = await runDoctor({
+    deadline: deadlineIn(60_000 + KVM_PROBE_BUDGET_MS), workDir: config.lab.workDir, box: config.lab.box, netns: config.lab.netns,
+    ...(config.nomadBinary ? { nomadBinary: config.nomadBinary } : {}),
+    ...(config.lab.provider === 'libvirt' ? { libvirtDriver: { setting: config.lab.libvirtDriver, choose: chooseDriver } } : {}),
+  });
   process.stdout.write(json ? JSON.stringify(items, null, 2) + '\n' : renderDoctor(items) + '\n');
   return items.every((i) => i.ok) ? EXIT.OK : EXIT.INFRA;
 }
@@ -49,7 +59,7 @@ const deps: CliDeps = {
   out: (s) => void process.stdout.write(s),
   err: (s) => void process.stderr.write(s),
   isTTY: Boolean(process.stderr.isTTY),
-  makeEnv: createRealEnv,
+  makeEnv: (config, runId, logger) => createRealEnv(config, runId, logger, chooseDriver),
   prepareHost,
   checkBinary: async (p, field = '--nomad-binary') => void (await checkNomadBinary(p, field)),
   doctor,

@@ -31,8 +31,11 @@ export interface HarnessConfig {
     box: string;
     cpus: number;
     memoryMb: number;
-    /** libvirt domain type: "qemu" = software emulation (TCG), "kvm" = hardware virtualization */
-    libvirtDriver: 'kvm' | 'qemu';
+    /**
+     * libvirt domain type: "qemu" = software emulation (TCG), "kvm" = hardware virtualization, "auto" = KVM when a
+     * probe proves KVM boots the box's kernel, emulation otherwise (lib/lab/accel.ts)
+     */
+    libvirtDriver: 'auto' | 'kvm' | 'qemu';
     /** QEMU translation-cache cap per VM in MiB (TCG only); 0 = QEMU's default (1 GiB) */
     tbCacheMb: number;
     cpuModel: string;
@@ -82,7 +85,7 @@ export const DEFAULTS: HarnessConfig = {
     box: 'nomad-reboot-harness/bookworm',
     cpus: 1, // two VMs share two host cores under TCG (vm-lab.md)
     memoryMb: 768, // measured: the guest uses ~150 MB after boot; Nomad agent + task fit in 768
-    libvirtDriver: 'qemu', // /dev/kvm cannot boot stock kernels on our CI machines
+    libvirtDriver: 'auto', // KVM where it works (most laptops, CI runners); a probe says so, cached per host and box
     tbCacheMb: 256, // cuts each QEMU's RSS from ~1.6 GB to ~570 MB (vm-lab.md)
     cpuModel: 'Nehalem', // TCG cannot emulate what host-model asks for
     netns: 'nrh-lab',

@@ -13,23 +13,41 @@ import { createHttpTransport } from '../nomad/transport.js';
 import type { ScenarioEnv } from '../run/scenario.js';
 import { createVagrantLab } from './vagrant-lab.js';
 import { labSpecFor } from './spec-for.js';
+import type { DriverChoice, DriverSetting } from './accel.js';
+import type { Deadline } from '../run/deadline.js';
+import type { RunContext } from '../run/context.js';
 
 /** vms/Vagrantfile of this checkout. */
 export const VAGRANTFILE = fileURLToPath(new URL('../../vms/Vagrantfile', import.meta.url));
 /** The Nomad HTTP API inside the server VM (the agent also listens there; nothing is exposed outside the VM). */
 const NOMAD_HTTP = { host: '127.0.0.1', port: 4646 };
 
+/** Picks the libvirt driver for lab.libvirt_driver (shared by every run of one process: one probe at most). */
+export type ChooseDriver = (setting: DriverSetting, box: string, d: Deadline) => Promise<DriverChoice>;
+
 /** Build the environment a scenario runs in for one run of the CLI. */
-export function createRealEnv(config: HarnessConfig, runId: string, logger: Logger): ScenarioEnv {
+export function createRealEnv(config: HarnessConfig, runId: string, logger: Logger, chooseDriver?: ChooseDriver): ScenarioEnv {
   const full = labSpecFor(config, runId, ['server', 'client']);
   const ipOf = (role: string) => full.machines.find((m) => m.role === role)!.privateIp;
+  // Note: before `vagrant up`, so the probe's VM never runs next to this run's lab
+  const pickDriver = async (ctx: RunContext, d: Deadline): Promise<'kvm' | 'qemu'> => {
+    const setting = config.lab.libvirtDriver;
+    const choice = chooseDriver
+      ? await chooseDriver(setting, config.lab.box, d)
+      : { driver: setting === 'kvm' ? 'kvm' as const : 'qemu' as const, reason: `lab.libvirt_driver is ${setting}; no probe` };
+    ctx.fact('lab.libvirt_driver', choice.driver);
+    ctx.fact('lab.libvirt_driver.setting', setting);
+    ctx.fact('lab.libvirt_driver.reason', choice.reason);
+    ctx.info(`libvirt driver ${choice.driver}: ${choice.reason}`);
+    return choice.driver;
+  };
   return {
     config,
     async upLab(ctx, d, opts = {}) {
-      const spec = labSpecFor(config, runId, opts.roles ?? ['server', 'client']);
+      const driver = config.lab.provider === 'libvirt' ? await pickDriver(ctx, d) : undefined;
+      const spec = labSpecFor(config, runId, opts.roles ?? ['server', 'client'], driver);
       const vagrantDir = join(config.lab.workDir, runId);
       ctx.fact('lab.dir', vagrantDir);
-      ctx.fact('lab.libvirt_driver', config.lab.provider === 'libvirt' ? config.lab.libvirtDriver : undefined);
       const lab = await createVagrantLab({
         spec, vagrantDir, vagrantfile: VAGRANTFILE, logger,
         cleanup: (what, fn) => void ctx.cleanup.defer(what, fn),
