@@ -31,12 +31,16 @@ export const CHECKS = [
     id: 'server-rebooted', title: 'server rebooted', passesWhen: 'the server host answers with a new boot_id',
     judge: ({ reboot: r }) => ({
       status: r.bootIdAfter && r.bootIdAfter !== r.bootIdBefore ? 'passed' : 'failed',
-      message: r.bootIdAfter !== r.bootIdBefore ? 'new boot_id after the reboot' : 'boot_id unchanged: the host did not reboot',
-      evidence: [`boot_id before ${r.bootIdBefore}`, `boot_id after ${r.bootIdAfter}`, `down ${((r.backAt - r.requestedAt) / 1000).toFixed(1)}s`],
+      message: r.bootIdAfter !== r.bootIdBefore ? 'new boot_id after the reboot' : 'boot_id unchanged: no reboot',
+      evidence: [
+        `boot_id before ${r.bootIdBefore}`, `boot_id after ${r.bootIdAfter}`,
+        `SSH back after ${((r.backAt - r.requestedAt) / 1000).toFixed(1)}s`,
+      ],
     }),
   }),
   defineCheck<ServerRebootEvidence>({
-    id: 'leader-elected', title: 'leader elected again', passesWhen: '/v1/status/leader names a leader after the reboot',
+    id: 'leader-elected', title: 'leader elected again',
+    passesWhen: '/v1/status/leader names a leader after the reboot',
     judge: ({ leaderAfter: l }) => ('leader' in l
       ? { status: 'passed', message: `leader ${l.leader}`, evidence: [`leader ${l.leader}`] }
       : { status: 'failed', message: `no leader after the reboot: ${l.error}`, evidence: [l.error] }),
@@ -52,7 +56,7 @@ export const CHECKS = [
     judge: ({ probesDuring: p }) => {
       const bad = p.filter((x) => !x.ok);
       const lines = p.map((x) => `${new Date(x.atMs).toISOString()} ${x.ok ? 'answered' : 'FAILED'} ${x.detail}`);
-      if (!p.length) return { status: 'failed', message: 'no probe completed while the server was rebooting', evidence: [] };
+      if (!p.length) return { status: 'failed', message: 'no probe made while the server rebooted', evidence: [] };
       return bad.length
         ? { status: 'failed', message: `${bad.length} of ${p.length} probes got no answer`, evidence: lines }
         : { status: 'passed', message: `${p.length} of ${p.length} probes answered`, evidence: lines };
@@ -63,7 +67,9 @@ export const CHECKS = [
     passesWhen: 'the client node is ready after the reboot and was not marked down (no missed-heartbeat event)',
     judge: ({ nodeAfter: n, reboot }) => {
       if (!n) return { status: 'failed', message: 'the client node could not be read after the reboot', evidence: [] };
-      const missed = n.events.filter((ev) => /heartbeat missed/i.test(ev.message) && Date.parse(ev.timestamp) >= reboot.requestedAt - 1000);
+      // Note: node event timestamps have whole seconds
+      const since = reboot.requestedAt - 1000;
+      const missed = n.events.filter((ev) => /heartbeat missed/i.test(ev.message) && Date.parse(ev.timestamp) > since);
       const evidence = [`status ${n.status}`, ...missed.map((ev) => `${ev.timestamp} ${ev.message}`)];
       if (missed.length) return { status: 'failed', message: 'the node was marked down during the reboot', evidence };
       return n.status === 'ready'
@@ -84,13 +90,16 @@ function keptRunning({ allocBefore: b, allocAfter: a, reboot }: ServerRebootEvid
     ];
   });
   const evidence = [`alloc ${a.id} client=${a.clientStatus}`, ...restarts];
-  if (a.clientStatus !== 'running') return { status: 'failed' as const, message: `alloc is ${a.clientStatus}`, evidence };
+  if (a.clientStatus !== 'running') {
+    return { status: 'failed' as const, message: `alloc is ${a.clientStatus}`, evidence };
+  }
   if (restarts.length) return { status: 'failed' as const, message: 'a task stopped or started again', evidence };
   return { status: 'passed' as const, message: 'same alloc running, no task restarted', evidence };
 }
 
 /** Node name of the client (the lab sets each VM's hostname to its role). */
 const CLIENT = 'client';
+const MIN = 60_000;
 /** Pause between HTTP probes while the server reboots. */
 const PROBE_EVERY_MS = 2000;
 
@@ -100,14 +109,18 @@ export default defineScenario({
   needsNomad: true,
   checks: CHECKS,
   async run(ctx, env) {
-    const lab = await ctx.step('bring up the server and client VMs', (d) => env.upLab(ctx, d), { timeoutMs: 20 * 60_000 });
-    const { nomadVersion } = await ctx.step('install Nomad and start the agents', (d) => env.provisionNomad(ctx, lab, d));
+    const lab = await ctx.step('bring up the server and client VMs', (d) => env.upLab(ctx, d), {
+      timeoutMs: 20 * MIN,
+    });
+    const { nomadVersion } = await ctx.step('install Nomad and start the agents', (d) =>
+      env.provisionNomad(ctx, lab, d), { timeoutMs: 10 * MIN });
     ctx.fact('nomad.version', nomadVersion);
     const nomad = await ctx.step('connect to the Nomad API', (d) => env.connectNomad(ctx, lab, d));
     const node = await ctx.step('wait for a leader and the client node ready', async (d) => {
       await waitForLeaderOrError(nomad, d, true);
-      return toNodeSnap(await waitForBridgeClient(ctx, nomad, lab.machines[CLIENT]!, { nodeName: CLIENT, driver: 'exec' }, d));
-    }, { timeoutMs: 5 * 60_000 });
+      const client = lab.machines[CLIENT]!;
+      return toNodeSnap(await waitForBridgeClient(ctx, nomad, client, { nodeName: CLIENT, driver: 'exec' }, d));
+    }, { timeoutMs: 5 * MIN });
     const jobId = await ctx.step('register the bridge exec HTTP job', async (d) => {
       const hcl = await readFile(JOBS.bridgeExecHttp, 'utf8');
       const job = await nomad.parseJob(hcl, { signal: d.signal });
@@ -119,41 +132,49 @@ export default defineScenario({
       const alloc = (await readJobAllocs(nomad, jobId, d)).find((a) => a.id === stub.ID)!;
       await waitForHttp(lab, alloc, node, d);
       return alloc;
-    }, { timeoutMs: 5 * 60_000 });
+    }, { timeoutMs: 5 * MIN });
     ctx.fact('alloc.id', allocBefore.id);
 
     const { reboot, probesDuring } = await ctx.step(`reboot the server (${env.config.reboot.kind})`, async (d) => {
       const done = new AbortController();
       const probing = probeWhile(lab, `http://${allocBefore.address}:80/`, done.signal, d);
       try {
-        return { reboot: await lab.reboot('server', env.config.reboot.kind, { deadline: d }), probesDuring: await stop(done, probing) };
+        const reboot = await lab.reboot('server', env.config.reboot.kind, { deadline: d });
+        return { reboot, probesDuring: await stop(done, probing) };
       } catch (err) {
         await stop(done, probing);
         throw err;
       }
-    }, { timeoutMs: 10 * 60_000 });
+    }, { timeoutMs: 10 * MIN });
     ctx.fact('server.boot_id.before', reboot.bootIdBefore);
     ctx.fact('server.boot_id.after', reboot.bootIdAfter);
     ctx.mark({ atMs: reboot.requestedAt, lane: 'host', label: 'server reboot requested', severity: 'warn' });
     ctx.mark({ atMs: reboot.backAt, lane: 'host', label: 'server SSH back with a new boot_id', severity: 'ok' });
 
-    const leaderAfter = await ctx.step('wait for a leader again', (d) => waitForLeaderOrError(nomad, d, false), { timeoutMs: 5 * 60_000 });
+    const leaderAfter = await ctx.step('wait for a leader again', (d) => waitForLeaderOrError(nomad, d, false), {
+      timeoutMs: 5 * MIN,
+    });
     const after = await ctx.step('observe the client node and the alloc', async (d) => {
       if ('error' in leaderAfter) return { alloc: undefined, node: undefined };
       const n = toNodeSnap((await nomad.node(node.id, { signal: d.signal })).body);
       return { node: n, alloc: (await readJobAllocs(nomad, jobId, d)).find((a) => a.id === allocBefore.id) };
     });
     ctx.artifact('alloc-after.json', JSON.stringify(after.alloc ?? null, null, 2));
-    return judgeAll(CHECKS, { reboot, leaderAfter, allocBefore, allocAfter: after.alloc, probesDuring, nodeAfter: after.node });
+    return judgeAll(CHECKS, {
+      reboot, leaderAfter, allocBefore, allocAfter: after.alloc, probesDuring, nodeAfter: after.node,
+    });
   },
 });
 
 /** A leader, polling /v1/status/leader (it does not block); the API is unreachable while the server boots. */
-async function waitForLeaderOrError(nomad: Nomad, d: Deadline, strict: boolean): Promise<{ leader: string } | { error: string }> {
+async function waitForLeaderOrError(
+  nomad: Nomad, d: Deadline, strict: boolean,
+): Promise<ServerRebootEvidence['leaderAfter']> {
   try {
     const leader = await waitFor('a Nomad leader', async (dd) => {
       const { body } = await nomad.leader({ signal: dd.signal });
-      return body ? { done: true, value: body } : { done: false, reason: 'no leader elected yet (/v1/status/leader is "")' };
+      if (body) return { done: true, value: body };
+      return { done: false, reason: 'no leader elected yet (/v1/status/leader is "")' };
     }, { deadline: d, intervals: [250, 500, 1000, 2000] });
     return { leader };
   } catch (err) {
@@ -168,7 +189,8 @@ async function probeWhile(lab: Lab, url: string, stopSignal: AbortSignal, d: Dea
   const out: ServerRebootEvidence['probesDuring'] = [];
   while (!stopSignal.aborted && !d.signal.aborted) {
     const atMs = Date.now();
-    const p = await httpProbe(lab.machines[CLIENT]!, url, d).catch((err: Error) => ({ ok: false, status: undefined, error: err.message }));
+    const p = await httpProbe(lab.machines[CLIENT]!, url, d)
+      .catch((err: Error) => ({ ok: false, status: undefined, error: err.message }));
     out.push({ atMs, ok: p.ok, detail: p.ok ? `${url} -> ${p.status}` : `${url}: ${p.error}` });
     await sleep(PROBE_EVERY_MS, { at: d.at, signal: AbortSignal.any([d.signal, stopSignal]) }).catch(() => undefined);
   }

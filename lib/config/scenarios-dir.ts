@@ -13,7 +13,8 @@ export interface ScenariosDirSources {
  * A value that is not a usable string is left to resolveConfig, which reports it with every other problem. */
 export function scenariosDirOf(src: ScenariosDirSources): { dir: string; field: string } | undefined {
   const f = FIELDS.find((x) => x.yaml === 'scenarios_dir')!;
-  const fromFile = src.file && typeof src.file === 'object' ? (src.file as Record<string, unknown>)[f.yaml] : undefined;
+  const file = src.file && typeof src.file === 'object' ? (src.file as Record<string, unknown>) : {};
+  const fromFile = file[f.yaml];
   const candidates: [string, unknown][] = [
     [`--${f.flag}`, src.flags[f.flag!]],
     [`env ${f.env}`, src.env[f.env!]],

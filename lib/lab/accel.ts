@@ -33,8 +33,13 @@ export interface AccelDeps {
 
 const TCG = 'software emulation (TCG)';
 
+/** Picks the libvirt driver for a setting and box. */
+export type ChooseDriver = (setting: DriverSetting, box: string, d: Deadline) => Promise<DriverChoice>;
+
 /** Decide the libvirt driver for `box` under `setting`; only `auto` looks at the host and may run the probe. */
-export async function chooseLibvirtDriver(setting: DriverSetting, box: string, d: Deadline, deps: AccelDeps): Promise<DriverChoice> {
+export async function chooseLibvirtDriver(
+  setting: DriverSetting, box: string, d: Deadline, deps: AccelDeps,
+): Promise<DriverChoice> {
   if (setting !== 'auto') {
     const what = setting === 'kvm' ? 'KVM (hardware virtualization)' : TCG;
     return { driver: setting, reason: `${what}: lab.libvirt_driver is ${setting}`, source: 'config' };
@@ -42,13 +47,15 @@ export async function chooseLibvirtDriver(setting: DriverSetting, box: string, d
   if (!(await deps.devKvm())) return { driver: 'qemu', reason: `${TCG}: /dev/kvm is missing`, source: 'host' };
   const files = await deps.boxKernel(box);
   if ('missing' in files) {
-    return { driver: 'qemu', reason: `${TCG}: KVM not probed, ${files.missing} (lab.libvirt_driver: kvm forces KVM)`, source: 'host' };
+    const reason = `${TCG}: KVM not probed, ${files.missing} (lab.libvirt_driver: kvm forces KVM)`;
+    return { driver: 'qemu', reason, source: 'host' };
   }
   const modules = await deps.kvmModules();
   const key = await deps.cacheKey(box, files.kernel, modules);
   const cached = await deps.readAnswer(key);
   if (cached) {
-    return { driver: cached.driver, reason: `${cached.reason} (probed ${cached.probedAt}; cached in ${deps.cachePath})`, source: 'cache' };
+    const reason = `${cached.reason} (probed ${cached.probedAt}; cached in ${deps.cachePath})`;
+    return { driver: cached.driver, reason, source: 'cache' };
   }
   const verdict = judgeKvmProbe(await deps.probe(files.kernel, files.initrd, d));
   const answer: KvmAnswer = verdict.boots
@@ -59,7 +66,7 @@ export async function chooseLibvirtDriver(setting: DriverSetting, box: string, d
 }
 
 /** A chooser that decides each (setting, box) once per process: parallel matrix cells wait for one probe. */
-export function driverChooser(deps: AccelDeps): (setting: DriverSetting, box: string, d: Deadline) => Promise<DriverChoice> {
+export function driverChooser(deps: AccelDeps): ChooseDriver {
   const memo = new Map<string, Promise<DriverChoice>>();
   return (setting, box, d) => {
     const k = `${setting}\u0000${box}`;
@@ -79,12 +86,13 @@ export function realAccelDeps(o: { env?: Record<string, string | undefined>; log
   const cachePath = kvmCachePath(env);
   return {
     devKvm: () => access('/dev/kvm').then(() => true, () => false),
-    kvmModules: async () => (await readdir('/sys/module').catch(() => [] as string[])).filter((m) => m.startsWith('kvm')),
+    kvmModules: async () => (await readdir('/sys/module').catch(() => [] as string[])).filter((m) => /^kvm/.test(m)),
     boxKernel: (box) => boxKernel(box, 'libvirt', env),
     cacheKey: kvmCacheKeyFor,
     readAnswer: (key) => readKvmAnswer(cachePath, key),
     writeAnswer: (key, answer) => writeKvmAnswer(cachePath, key, answer),
-    probe: (kernel, initrd, d) => runKvmProbe({ kernel, initrd, deadline: d, ...(o.logger ? { logger: o.logger } : {}) }),
+    probe: (kernel, initrd, d) =>
+      runKvmProbe({ kernel, initrd, deadline: d, ...(o.logger ? { logger: o.logger } : {}) }),
     cachePath,
     now: () => new Date(),
   };

@@ -21,20 +21,33 @@ interface CacheFile {
 
 /** The cache file: $XDG_CACHE_HOME (or ~/.cache)/nomad-reboot-harness/kvm-probe.json. */
 export function kvmCachePath(env: Record<string, string | undefined> = process.env): string {
-  const base = env['XDG_CACHE_HOME'] && env['XDG_CACHE_HOME'].startsWith('/') ? env['XDG_CACHE_HOME'] : join(homedir(), '.cache');
+  // Note: the XDG spec says a relative XDG_CACHE_HOME is invalid and must be ignored
+  const xdg = env['XDG_CACHE_HOME'];
+  const base = xdg && xdg.startsWith('/') ? xdg : join(homedir(), '.cache');
   return join(base, 'nomad-reboot-harness', 'kvm-probe.json');
 }
 
+/** What identifies one host and box for the probe. */
+export interface KvmCacheKeyParts {
+  host: string;
+  hostKernel: string;
+  kvmModules: readonly string[];
+  box: string;
+  kernelSha256: string;
+}
+
 /** The key of one host + box: host name, host kernel, loaded KVM modules, box name and its kernel's sha256. Pure. */
-export function kvmCacheKey(o: { host: string; hostKernel: string; kvmModules: readonly string[]; box: string; kernelSha256: string }): string {
-  return [o.host, o.hostKernel, [...o.kvmModules].sort().join('+') || 'no-kvm-module', o.box, o.kernelSha256.slice(0, 16)].join('|');
+export function kvmCacheKey(o: KvmCacheKeyParts): string {
+  const modules = [...o.kvmModules].sort().join('+') || 'no-kvm-module';
+  return [o.host, o.hostKernel, modules, o.box, o.kernelSha256.slice(0, 16)].join('|');
 }
 
 /** The key for this host and the given box kernel file. */
 export async function kvmCacheKeyFor(box: string, kernel: string, modules: readonly string[]): Promise<string> {
   const hash = createHash('sha256');
   for await (const chunk of createReadStream(kernel)) hash.update(chunk as Buffer);
-  return kvmCacheKey({ host: hostname(), hostKernel: release(), kvmModules: modules.filter((m) => /^kvm/.test(m)), box, kernelSha256: hash.digest('hex') });
+  const kvmModules = modules.filter((m) => /^kvm/.test(m));
+  return kvmCacheKey({ host: hostname(), hostKernel: release(), kvmModules, box, kernelSha256: hash.digest('hex') });
 }
 
 /** The cached answer for `key`, if any (an unreadable or foreign file counts as empty). */
@@ -55,7 +68,8 @@ export async function writeKvmAnswer(path: string, key: string, answer: KvmAnswe
 async function readCache(path: string): Promise<CacheFile> {
   try {
     const parsed = JSON.parse(await readFile(path, 'utf8')) as Partial<CacheFile>;
-    if (parsed.version === 1 && parsed.answers && typeof parsed.answers === 'object') return { version: 1, answers: parsed.answers };
+    const ok = parsed.version === 1 && parsed.answers && typeof parsed.answers === 'object';
+    if (ok) return { version: 1, answers: parsed.answers! };
   } catch {
     // missing or unreadable: start over
   }

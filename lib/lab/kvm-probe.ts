@@ -61,6 +61,7 @@ export async function runKvmProbe(o: KvmProbeOptions): Promise<KvmProbeOutput> {
     if (!(err instanceof CommandError)) throw err;
     if (err.timedOut) return { ...base, end: 'timed-out', durationMs };
     if (!stderr.length && err.stderrTail) stderr.push(...err.stderrTail.split('\n'));
-    return err.code === undefined ? { ...base, end: 'crashed', durationMs } : { ...base, end: 'exited', exitCode: err.code, durationMs };
+    if (err.code === undefined) return { ...base, end: 'crashed', durationMs };
+    return { ...base, end: 'exited', exitCode: err.code, durationMs };
   }
 }

@@ -13,7 +13,7 @@ import { createHttpTransport } from '../nomad/transport.js';
 import type { ScenarioEnv } from '../run/scenario.js';
 import { createVagrantLab } from './vagrant-lab.js';
 import { labSpecFor } from './spec-for.js';
-import type { DriverChoice, DriverSetting } from './accel.js';
+import type { ChooseDriver } from './accel.js';
 import type { Deadline } from '../run/deadline.js';
 import type { RunContext } from '../run/context.js';
 
@@ -22,10 +22,8 @@ export const VAGRANTFILE = fileURLToPath(new URL('../../vms/Vagrantfile', import
 /** The Nomad HTTP API inside the server VM (the agent also listens there; nothing is exposed outside the VM). */
 const NOMAD_HTTP = { host: '127.0.0.1', port: 4646 };
 
-/** Picks the libvirt driver for lab.libvirt_driver (shared by every run of one process: one probe at most). */
-export type ChooseDriver = (setting: DriverSetting, box: string, d: Deadline) => Promise<DriverChoice>;
-
-/** Build the environment a scenario runs in for one run of the CLI. */
+/** Build the environment a scenario runs in for one run of the CLI; `chooseDriver` resolves lab.libvirt_driver
+ * (shared by every run of one process: one KVM probe at most). */
 export function createRealEnv(config: HarnessConfig, runId: string, logger: Logger, chooseDriver?: ChooseDriver): ScenarioEnv {
   const full = labSpecFor(config, runId, ['server', 'client']);
   const ipOf = (role: string) => full.machines.find((m) => m.role === role)!.privateIp;

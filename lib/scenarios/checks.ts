@@ -25,10 +25,12 @@ export function judgeAll<E>(checks: readonly CheckDef<E>[], evidence: E): CheckR
   return checks.map((c) => {
     try {
       const j = c.judge(evidence);
-      return { id: c.id, title: c.title, status: j.status, message: oneLine(j.message), evidence: j.evidence ?? [] };
+      const message = oneLine(j.message);
+      return { id: c.id, title: c.title, status: j.status, message, evidence: j.evidence ?? [] };
     } catch (err) {
       const why = err instanceof Error ? err.message : String(err);
-      return { id: c.id, title: c.title, status: 'failed', message: oneLine(`the check itself threw: ${why}`), evidence: [] };
+      const message = oneLine(`the check itself threw: ${why}`);
+      return { id: c.id, title: c.title, status: 'failed', message, evidence: [] };
     }
   });
 }
@@ -44,7 +46,8 @@ export function reconcileResults(declared: readonly CheckInfo[], results: readon
     message: 'the scenario returned no result for this declared check',
   });
   for (const r of results.filter((x) => !ids.has(x.id))) {
-    out.push({ ...r, status: 'failed', message: oneLine(`not declared in the scenario's checks (was ${r.status}: ${r.message})`) });
+    const message = oneLine(`not declared in the scenario's checks (was ${r.status}: ${r.message})`);
+    out.push({ ...r, status: 'failed', message });
   }
   return out;
 }

@@ -46,7 +46,10 @@ export async function loadScenarios(dir: string, { reserved = [], field = '--sce
     // Note: tsx compiles a .ts file as CommonJS unless the nearest package.json says "type": "module", and a CommonJS
     // file cannot import the (ESM) scenario API; say so instead of showing Node's require(esm) error.
     return { scenarios: [], problems: [{
-      field, value: dir, message: `has ${cjs.join(', ')}, which would load as CommonJS (no package.json with "type": "module" in it or above)`,
+      field,
+      value: dir,
+      message: `has ${cjs.join(', ')}, which would load as CommonJS (no package.json with "type": "module" in it or `
+        + 'above)',
       fix: `add one: echo '{ "type": "module" }' > ${join(abs, 'package.json')} (or name the files *.mts)`,
     }] };
   }
@@ -74,11 +77,13 @@ export async function loadScenarios(dir: string, { reserved = [], field = '--sce
 async function scenarioFiles(dir: string): Promise<string[] | { message: string; fix: string }> {
   const st = await stat(dir).catch(() => undefined);
   if (!st?.isDirectory()) {
-    return { message: st ? 'is not a directory' : 'does not exist', fix: 'give the directory holding your *.ts scenario files' };
+    const message = st ? 'is not a directory' : 'does not exist';
+    return { message, fix: 'give the directory holding your *.ts scenario files' };
   }
-  const names = (await readdir(dir, { withFileTypes: true })).filter((e) => e.isFile() && SCENARIO_FILE.test(e.name));
+  const entries = await readdir(dir, { withFileTypes: true });
+  const names = entries.filter((e) => e.isFile() && SCENARIO_FILE.test(e.name));
   const files = names.map((e) => e.name).filter((n) => !n.endsWith('.d.ts')).sort();
-  if (!files.length) return { message: 'holds no scenario file (*.ts)', fix: 'put one scenario per .ts file directly in it' };
+  if (!files.length) return { message: 'holds no scenario file (*.ts)', fix: 'put one scenario per .ts file in it' };
   return files;
 }
 
@@ -119,6 +124,8 @@ function firstLine(err: unknown): string {
 
 function loadFix(err: unknown): string {
   const code = (err as NodeJS.ErrnoException)?.code;
-  if (code === 'ERR_MODULE_NOT_FOUND') return `fix the import (the API is '${API_SPECIFIER}'; other modules by relative path)`;
+  if (code === 'ERR_MODULE_NOT_FOUND') {
+    return `fix the import (the API is '${API_SPECIFIER}'; other modules by relative path)`;
+  }
   return 'fix the error in the file (run it through `npx tsc --noEmit` to see every error)';
 }

@@ -23,7 +23,9 @@ export function compareVersions(a: string, b: string): number {
 export type BoxKernel = { kernel: string; initrd: string; version: string } | { missing: string };
 
 /** The kernel and initrd of the newest added version of `box` for `provider`, or what is missing. */
-export async function boxKernel(box: string, provider: string, env?: Record<string, string | undefined>): Promise<BoxKernel> {
+export async function boxKernel(
+  box: string, provider: string, env?: Record<string, string | undefined>,
+): Promise<BoxKernel> {
   const boxDir = join(vagrantBoxesDir(env), box.replaceAll('/', '-VAGRANTSLASH-'));
   const versions = (await readdir(boxDir).catch(() => [] as string[])).filter((v) => /^\d+(\.\d+)*$/.test(v));
   if (!versions.length) return { missing: `box ${box} is not added (no ${boxDir})` };
@@ -31,6 +33,8 @@ export async function boxKernel(box: string, provider: string, env?: Record<stri
   const dir = join(boxDir, version, provider);
   const [kernel, initrd] = [join(dir, 'vmlinuz'), join(dir, 'initrd.img')];
   const have = await Promise.all([kernel, initrd].map((p) => stat(p).then((s) => s.isFile(), () => false)));
-  if (!have.every(Boolean)) return { missing: `box ${box} ${version} ships no vmlinuz + initrd.img in ${dir} (no direct kernel boot)` };
+  if (!have.every(Boolean)) {
+    return { missing: `box ${box} ${version} ships no vmlinuz + initrd.img in ${dir} (no direct kernel boot)` };
+  }
   return { kernel, initrd, version };
 }
