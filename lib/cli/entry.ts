@@ -23,7 +23,8 @@ const HOST_PREP_MS = 60_000;
 /** Make sure libvirtd runs in the lab's netns, then re-run this command inside it (unless we are there already). */
 async function prepareHost(config: HarnessConfig, _argv: string[], logger: Logger, subnets?: readonly string[]): Promise<ExitCode | undefined> {
   const ns = config.lab.netns;
-  if (!ns || process.env[IN_NETNS_ENV]) return undefined;
+  // Note: existing hosts (lab.provider: ssh) need no libvirtd; the CLI reaches them from the namespace it runs in
+  if (!ns || process.env[IN_NETNS_ENV] || config.lab.provider === 'ssh') return undefined;
   const host = await ensureLabHost({ netns: ns, deadline: deadlineIn(HOST_PREP_MS), logger, blackholes: subnets ?? [config.lab.managementSubnet, config.lab.privateSubnet] });
   logger({ kind: 'info', t: 0, message: `lab host: libvirtd pid ${host.libvirtdPid} in netns ${host.netns}${host.started.length ? ` (started ${host.started.join(', ')})` : ''}; re-running inside it` });
   return (await reexecInNetns(host.netns)) as ExitCode;

@@ -80,6 +80,14 @@ export const subnet24 = (raw: unknown): Parsed =>
 export const netnsName = (raw: unknown): Parsed =>
   typeof raw === 'string' && /^[A-Za-z0-9_.-]{0,32}$/.test(raw) ? ok(raw) : bad('must be a network namespace name (letters, digits, - _ .) or ""', 'write e.g. "nrh-lab", or "" to use the host network');
 
+/** A command as an argv list (a YAML list of strings; a string is split on spaces, with no shell quoting). */
+export const argvList = (raw: unknown): Parsed => {
+  const list = typeof raw === 'string' ? raw.trim().split(/\s+/).filter(Boolean) : raw;
+  return Array.isArray(list) && list.length > 0 && list.every((x) => typeof x === 'string' && x !== '')
+    ? ok(list)
+    : bad('must be a command: a list of words', 'write e.g. ["virsh", "reset", "{role}"] or "ipmitool -H {address} power reset"');
+};
+
 /** Turn a field's parse failure into the problem the user sees. */
 export function problem(field: string, value: unknown, p: Parsed & { ok: false }): ConfigProblem {
   return { field, value, message: p.message, fix: p.fix };

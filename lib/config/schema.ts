@@ -10,6 +10,17 @@ export const UPGRADE_MODES: readonly UpgradeMode[] = ['upgrade', 'restart-only',
 export type TaskDriver = 'exec' | 'docker';
 export const TASK_DRIVERS: readonly TaskDriver[] = ['exec', 'docker'];
 
+/** One existing machine (lab.provider: ssh); what is missing is reported by resolveConfig. */
+export interface HostSpec {
+  address: string | undefined;
+  user: string | undefined;
+  /** private key file */
+  key: string | undefined;
+  port: number;
+  /** `[user@]host[:port]` of a jump host, reached with the same key */
+  jump: string | undefined;
+}
+
 export interface HarnessConfig {
   /** scenario to run (positional argument of `run`) */
   scenario: string;
@@ -27,7 +38,12 @@ export interface HarnessConfig {
     heartbeatGrace: string;
   };
   lab: {
-    provider: 'libvirt' | 'virtualbox';
+    /** libvirt / virtualbox: VMs made by Vagrant; ssh: machines that already exist (lab.hosts) */
+    provider: 'libvirt' | 'virtualbox' | 'ssh';
+    /** the existing machines of lab.provider: ssh, by role */
+    hosts: { server: HostSpec; client: HostSpec };
+    /** argv of the power reset of an existing host ({role}, {address} substituted); hard reboots need it */
+    hardResetCommand: string[] | undefined;
     box: string;
     cpus: number;
     memoryMb: number;
@@ -82,6 +98,11 @@ export const DEFAULTS: HarnessConfig = {
   },
   lab: {
     provider: 'libvirt',
+    hosts: {
+      server: { address: undefined, user: undefined, key: undefined, port: 22, jump: undefined },
+      client: { address: undefined, user: undefined, key: undefined, port: 22, jump: undefined },
+    },
+    hardResetCommand: undefined,
     box: 'nomad-reboot-harness/bookworm',
     cpus: 1, // two VMs share two host cores under TCG (vm-lab.md)
     memoryMb: 768, // measured: the guest uses ~150 MB after boot; Nomad agent + task fit in 768

@@ -13,6 +13,7 @@ import { createHttpTransport } from '../nomad/transport.js';
 import type { ScenarioEnv } from '../run/scenario.js';
 import { createVagrantLab } from './vagrant-lab.js';
 import { labSpecFor } from './spec-for.js';
+import { agentAddress, createSshLab } from './ssh-lab.js';
 import type { ChooseDriver } from './accel.js';
 import type { Deadline } from '../run/deadline.js';
 import type { RunContext } from '../run/context.js';
@@ -39,9 +40,28 @@ export function createRealEnv(config: HarnessConfig, runId: string, logger: Logg
     ctx.info(`libvirt driver ${choice.driver}: ${choice.reason}`);
     return choice.driver;
   };
+  const upExistingHosts = async (ctx: RunContext, d: Deadline, roles: string[]) => {
+    const lab = await createSshLab({
+      runId, roles, hosts: config.lab.hosts, hardResetCommand: config.lab.hardResetCommand, logger,
+      cleanup: (what, fn) => void ctx.cleanup.defer(what, fn),
+      ssh: { redact: ctx.secrets, streamOutput: config.output.verbose },
+    }).up({ deadline: d });
+    ctx.cleanup.defer('close the SSH connections', async () => {
+      await Promise.all(Object.values(lab.machines).map((m) => m.disconnect()));
+    }, { alsoWhenKept: true });
+    ctx.onEvidence('hosts: journals, addresses, iptables, CNI state', async (dd) => {
+      for (const m of Object.values(lab.machines)) {
+        const files = await collectHostEvidence(m, { deadline: dd }).catch((err: Error) => ({ 'error.txt': err.message }));
+        for (const [name, text] of Object.entries(files)) ctx.artifact(`${m.role}-${name}`, text);
+      }
+    });
+    if (config.keep) ctx.info(`hosts kept as they are after the run:\n${lab.describe()}`);
+    return lab;
+  };
   return {
     config,
     async upLab(ctx, d, opts = {}) {
+      if (config.lab.provider === 'ssh') return upExistingHosts(ctx, d, opts.roles ?? ['server', 'client']);
       const driver = config.lab.provider === 'libvirt' ? await pickDriver(ctx, d) : undefined;
       const spec = labSpecFor(config, runId, opts.roles ?? ['server', 'client'], driver);
       const vagrantDir = join(config.lab.workDir, runId);
@@ -66,10 +86,15 @@ export function createRealEnv(config: HarnessConfig, runId: string, logger: Logg
       return lab;
     },
     async provisionNomad(ctx, lab, d) {
+      // Note: existing hosts have no lab subnet; each agent binds the address the harness reached it on
+      const ssh = config.lab.provider === 'ssh';
+      const ips: Record<string, string> = {};
+      for (const m of Object.values(lab.machines)) ips[m.role] = ssh ? await agentAddress(m, d) : ipOf(m.role);
+      if (ssh) for (const [role, ip] of Object.entries(ips)) ctx.fact(`${role}.agent_address`, ip);
       const results = await Promise.all(Object.values(lab.machines).map(async (m) => {
         const r = await installNomad(m, {
           binaryPath: config.nomadBinary!, role: m.role as 'server' | 'client', deadline: d,
-          vars: { private_ip: ipOf(m.role), server_ip: ipOf('server'), heartbeat_grace: config.nomad.heartbeatGrace },
+          vars: { private_ip: ips[m.role]!, server_ip: ips['server']!, heartbeat_grace: config.nomad.heartbeatGrace },
         });
         ctx.artifact(`${m.role}-nomad.hcl`, r.config);
         return r;

@@ -15,7 +15,8 @@ export function labSpecFor(config: HarnessConfig, runId: string, roles: readonly
   return {
     runId,
     box: config.lab.box,
-    provider: config.lab.provider,
+    // Note: lab.provider ssh has no Vagrant lab (lib/lab/ssh-lab.ts); its spec is never used to make VMs
+    provider: config.lab.provider === 'ssh' ? 'libvirt' : config.lab.provider,
     cpus: config.lab.cpus,
     memoryMb: config.lab.memoryMb,
     machines: roles.map((role) => ({ name: `${runId}-${role}`, role, privateIp: `${base(config.lab.privateSubnet)}.${HOST_OCTET[role] ?? 20}` })),
