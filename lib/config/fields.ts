@@ -85,7 +85,7 @@ export const argvList = (raw: unknown): Parsed => {
   const list = typeof raw === 'string' ? raw.trim().split(/\s+/).filter(Boolean) : raw;
   return Array.isArray(list) && list.length > 0 && list.every((x) => typeof x === 'string' && x !== '')
     ? ok(list)
-    : bad('must be a command: a list of words', 'write e.g. ["virsh", "reset", "{role}"] or "ipmitool -H {address} power reset"');
+    : bad('must be a command: a list of words', 'write e.g. [virsh, reset, "{role}"] or "ipmitool -H {address} ..."');
 };
 
 /** Turn a field's parse failure into the problem the user sees. */

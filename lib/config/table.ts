@@ -1,6 +1,8 @@
 // Every configuration key, once: harness.yaml key, flag, environment variable, check and doc line.
 import { TASK_DRIVERS, UPGRADE_MODES } from './schema.js';
-import { argvList, bool, goDuration, int, netnsName, oneOf, str, subnet24, timeoutSeconds, type Field } from './fields.js';
+import {
+  argvList, bool, goDuration, int, netnsName, oneOf, str, subnet24, timeoutSeconds, type Field,
+} from './fields.js';
 
 /** All keys. The README's configuration table is written from this list. */
 export const FIELDS: Field[] = [
@@ -14,15 +16,26 @@ export const FIELDS: Field[] = [
   { yaml: 'upgrade.mode', flag: 'upgrade-mode', path: ['upgrade', 'mode'], doc: 'upgrade-in-place variant: upgrade, restart-only (same build, control case) or upgrade-then-reboot', parse: oneOf(UPGRADE_MODES) },
   { yaml: 'nomad.token', env: 'NOMAD_TOKEN', path: ['nomad', 'token'], doc: 'ACL token for the Nomad API (never logged or reported)', secret: true, parse: str('give the SecretID of an ACL token') },
   { yaml: 'nomad.heartbeat_grace', flag: 'heartbeat-grace', path: ['nomad', 'heartbeatGrace'], doc: 'server heartbeat_grace; shorter than a reboot means the node goes down and allocs are replaced', parse: goDuration },
-  { yaml: 'lab.provider', flag: 'provider', env: 'HARNESS_PROVIDER', path: ['lab', 'provider'], doc: 'libvirt or virtualbox (VMs made by Vagrant), or ssh (machines that already exist: lab.hosts)', parse: oneOf(['libvirt', 'virtualbox', 'ssh'] as const) },
-  ...(['server', 'client'] as const).flatMap((role): Field[] => [
-    { yaml: `lab.hosts.${role}.address`, path: ['lab', 'hosts', role, 'address'], doc: `lab.provider ssh: address of the ${role} host`, parse: str('give a host name or IP address') },
-    { yaml: `lab.hosts.${role}.user`, path: ['lab', 'hosts', role, 'user'], doc: `lab.provider ssh: SSH user on the ${role} host (root or with passwordless sudo)`, parse: str('give a user name, e.g. admin') },
-    { yaml: `lab.hosts.${role}.key`, path: ['lab', 'hosts', role, 'key'], doc: `lab.provider ssh: private key file for the ${role} host`, parse: str('give the path of a private key file, e.g. ~/.ssh/id_ed25519') },
-    { yaml: `lab.hosts.${role}.port`, path: ['lab', 'hosts', role, 'port'], doc: `lab.provider ssh: SSH port of the ${role} host`, parse: int(1, 65535) },
-    { yaml: `lab.hosts.${role}.jump`, path: ['lab', 'hosts', role, 'jump'], doc: `lab.provider ssh: jump host [user@]host[:port] in front of the ${role} host`, parse: str('give [user@]host[:port]') },
-  ]),
-  { yaml: 'lab.hard_reset_command', path: ['lab', 'hardResetCommand'], doc: 'lab.provider ssh: the power reset of a host, as an argv list ({role} and {address} are replaced); hard reboots need it', parse: argvList },
+  {
+    yaml: 'lab.provider', flag: 'provider', env: 'HARNESS_PROVIDER', path: ['lab', 'provider'],
+    doc: 'libvirt or virtualbox (VMs made by Vagrant), or ssh (machines that already exist: lab.hosts)',
+    parse: oneOf(['libvirt', 'virtualbox', 'ssh'] as const),
+  },
+  ...(['server', 'client'] as const).flatMap((role): Field[] => {
+    const at = (k: string) => ({ yaml: `lab.hosts.${role}.${k}`, path: ['lab', 'hosts', role, k] });
+    const doc = (what: string) => `lab.provider ssh: ${what} of the ${role} host`;
+    return [
+      { ...at('address'), doc: doc('address'), parse: str('give a host name or IP address') },
+      { ...at('user'), doc: doc('SSH user (root or passwordless sudo)'), parse: str('give a user name, e.g. admin') },
+      { ...at('key'), doc: doc('private key file'), parse: str('give a private key file, e.g. ~/.ssh/id_ed25519') },
+      { ...at('port'), doc: doc('SSH port'), parse: int(1, 65535) },
+      { ...at('jump'), doc: doc('jump host [user@]host[:port] in front'), parse: str('give [user@]host[:port]') },
+    ];
+  }),
+  {
+    yaml: 'lab.hard_reset_command', path: ['lab', 'hardResetCommand'], parse: argvList,
+    doc: 'lab.provider ssh: power reset of a host, an argv list ({role}, {address} replaced); hard reboots need it',
+  },
   { yaml: 'lab.box', flag: 'box', env: 'HARNESS_BOX', path: ['lab', 'box'], doc: 'Vagrant box (built offline by `reboot-harness setup`, or any public box)', parse: str('give a box name, e.g. nomad-reboot-harness/bookworm') },
   { yaml: 'lab.cpus', flag: 'cpus', path: ['lab', 'cpus'], doc: 'vCPUs per VM', parse: int(1, 16) },
   { yaml: 'lab.memory_mb', flag: 'memory', path: ['lab', 'memoryMb'], doc: 'memory per VM in MiB', parse: int(512, 65536, ' MiB') },

@@ -72,27 +72,44 @@ function hostProblems(config: HarnessConfig, file: string): ConfigProblem[] {
   if (provider !== 'ssh') {
     const given = roles.filter((r) => hosts[r].address || hosts[r].user || hosts[r].key || hosts[r].jump);
     if (given.length) {
-      out.push({ field: `${file}: lab.hosts`, value: given, message: `is only used with lab.provider: ssh (provider is ${provider})`, fix: 'set lab.provider: ssh, or remove lab.hosts' });
+      const message = `is only used with lab.provider: ssh (provider is ${provider})`;
+      const fix = 'set lab.provider: ssh, or remove lab.hosts';
+      out.push({ field: `${file}: lab.hosts`, value: given, message, fix });
     }
     return out;
   }
-  const fixes = { address: 'give its host name or IP address', user: 'give the SSH user (root or with passwordless sudo)', key: 'give the private key file' };
+  const fixes = {
+    address: 'give its host name or IP address',
+    user: 'give the SSH user (root or with passwordless sudo)',
+    key: 'give the private key file',
+  };
   for (const r of roles) {
     for (const k of ['address', 'user', 'key'] as const) {
-      if (!hosts[r][k]) out.push({ field: `${file}: lab.hosts.${r}.${k}`, value: undefined, message: 'is required with lab.provider: ssh', fix: fixes[k] });
+      if (hosts[r][k]) continue;
+      const message = 'is required with lab.provider: ssh';
+      out.push({ field: `${file}: lab.hosts.${r}.${k}`, value: undefined, message, fix: fixes[k] });
     }
     if (hosts[r].jump) {
-      out.push({ field: `${file}: lab.hosts.${r}.jump`, value: hosts[r].jump, message: 'is not supported yet by this build', fix: 'reach the host directly (or through an ssh tunnel you start yourself), and drop jump' });
+      const fix = 'reach the host directly (or through an ssh tunnel you start yourself), and drop jump';
+      const message = 'is not supported yet by this build';
+      out.push({ field: `${file}: lab.hosts.${r}.jump`, value: hosts[r].jump, message, fix });
     }
   }
   if (config.reboot.kind === 'hard' && !hardResetCommand) {
-    out.push({ field: 'reboot.kind', value: 'hard', message: 'needs lab.hard_reset_command with lab.provider: ssh (the harness cannot power-cycle a machine it did not make)', fix: 'set lab.hard_reset_command (e.g. ["ipmitool", "-H", "{address}", "power", "reset"]), or use reboot.kind: graceful' });
+    out.push({
+      field: 'reboot.kind', value: 'hard',
+      message: 'needs lab.hard_reset_command with lab.provider: ssh (the harness cannot power-cycle hosts it did not make)',
+      fix: 'set lab.hard_reset_command (e.g. [ipmitool, -H, "{address}", power, reset]), or use reboot.kind: graceful',
+    });
   }
   return out;
 }
 
 /** yaml sections: every proper prefix of a dotted key ("lab", "lab.hosts", "lab.hosts.server", "nomad", ...). */
-const SECTIONS = new Set(FIELDS.flatMap((f) => f.yaml.split('.').slice(0, -1).map((_, i, parts) => parts.slice(0, i + 1).join('.'))));
+const SECTIONS = new Set(FIELDS.flatMap((f) => {
+  const parts = f.yaml.split('.').slice(0, -1);
+  return parts.map((_, i) => parts.slice(0, i + 1).join('.'));
+}));
 
 function flattenFile(file: unknown, name: string, problems: ConfigProblem[]): Map<string, unknown> {
   const out = new Map<string, unknown>();

@@ -51,7 +51,8 @@ export function createRealEnv(config: HarnessConfig, runId: string, logger: Logg
     }, { alsoWhenKept: true });
     ctx.onEvidence('hosts: journals, addresses, iptables, CNI state', async (dd) => {
       for (const m of Object.values(lab.machines)) {
-        const files = await collectHostEvidence(m, { deadline: dd }).catch((err: Error) => ({ 'error.txt': err.message }));
+        const files = await collectHostEvidence(m, { deadline: dd })
+          .catch((err: Error) => ({ 'error.txt': err.message }));
         for (const [name, text] of Object.entries(files)) ctx.artifact(`${m.role}-${name}`, text);
       }
     });

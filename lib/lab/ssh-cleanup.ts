@@ -6,6 +6,7 @@
 import { REMOTE } from '../cluster/provision.js';
 import { CNI_PROBE_REMOTE_PATH } from '../cni/commands.js';
 import { quote } from '../ssh/quote.js';
+import { dirname } from 'node:path/posix';
 
 /** Nomad's data dir in the agent templates (vms/templates/*.hcl). */
 export const NOMAD_DATA_DIR = '/var/lib/nomad';
@@ -16,8 +17,10 @@ const TERM_POLLS = 50;
 
 /** The cleanup script (idempotent: every step tolerates what is already gone). */
 export function sshHostCleanupScript(): string {
-  const files = [REMOTE.binary, REMOTE.upload, REMOTE.config, REMOTE.unit, REMOTE.modules, REMOTE.sysctl, CNI_PROBE_REMOTE_PATH];
+  const { binary, upload, config, unit, modules, sysctl } = REMOTE;
+  const files = [binary, upload, config, unit, modules, sysctl, CNI_PROBE_REMOTE_PATH];
   const nomad = quote(`^${REMOTE.binary}( |$)`);
+  const dirs = [dirname(config), dirname(CNI_PROBE_REMOTE_PATH)].map(quote).join(' ');
   return [
     'set -u',
     'systemctl disable --now nomad.service >/dev/null 2>&1 || true',
@@ -32,7 +35,7 @@ export function sshHostCleanupScript(): string {
     'ip link delete nomad 2>/dev/null || true',
     `rm -rf ${[NOMAD_DATA_DIR, ...CNI_STATE, ...files].map(quote).join(' ')}`,
     // only the harness's own file went into these; anything else there stays
-    `rmdir --ignore-fail-on-non-empty ${quote(REMOTE.config.replace(/\/[^/]+$/, ''))} /usr/local/lib/nomad-reboot-harness 2>/dev/null || true`,
+    `rmdir --ignore-fail-on-non-empty ${dirs} 2>/dev/null || true`,
     'systemctl daemon-reload || true',
   ].join('\n');
 }

@@ -57,12 +57,13 @@ export const CNI_DIR = '/opt/cni/bin';
 
 /** An existing client must bring the CNI plugins: the harness does not install them on hosts it did not make. */
 async function checkCniPlugins(m: SshMachine, dir: string, d: Deadline): Promise<void> {
-  const r = await m.exec(CNI_PLUGINS.map((p) => `test -x ${quote(`${dir}/${p}`)} || echo ${p}`).join('; '), { deadline: d });
+  const test = CNI_PLUGINS.map((p) => `test -x ${quote(`${dir}/${p}`)} || echo ${p}`).join('; ');
+  const r = await m.exec(test, { deadline: d });
   const missing = r.stdout.split('\n').map((l) => l.trim()).filter(Boolean);
   if (!missing.length) return;
   throw new HarnessError(`lab.hosts.client: ${m.target.hostName} has no ${missing.join(', ')} in ${dir}`, {
     exitCode: EXIT.INFRA,
-    hint: `install the CNI reference plugins (v1.6.2 as in the box: bash vms/build-cni-plugins.sh builds them) into ${dir}`,
+    hint: `install the CNI reference plugins into ${dir} (v1.6.2 as in the box; vms/build-cni-plugins.sh builds them)`,
   });
 }
 
@@ -70,7 +71,8 @@ async function checkCniPlugins(m: SshMachine, dir: string, d: Deadline): Promise
 export async function agentAddress(m: { exec: SshMachine['exec']; role: string }, d: Deadline): Promise<string> {
   const r = await m.exec('echo $SSH_CONNECTION', { deadline: d });
   const ip = r.stdout.trim().split(/\s+/)[2];
-  if (!ip) throw new HarnessError(`${m.role}: cannot tell its address from $SSH_CONNECTION (got ${JSON.stringify(r.stdout.trim())})`);
+  const got = JSON.stringify(r.stdout.trim());
+  if (!ip) throw new HarnessError(`${m.role}: cannot tell its address from $SSH_CONNECTION (got ${got})`);
   return ip;
 }
 
@@ -81,7 +83,8 @@ export function createSshLab(o: SshLabOptions): { up(opts: { deadline: Deadline 
 
   async function reboot(role: string, kind: RebootKind, { deadline }: { deadline: Deadline }) {
     const m = machines[role];
-    if (!m) throw new HarnessError(`reboot: no host with role ${JSON.stringify(role)} (have ${Object.keys(machines).join(', ')})`);
+    const have = Object.keys(machines).join(', ');
+    if (!m) throw new HarnessError(`reboot: no host with role ${JSON.stringify(role)} (have ${have})`);
     const address = o.hosts[role]!.address!;
     return rebootMachine(m, kind, {
       deadline,
@@ -89,7 +92,8 @@ export function createSshLab(o: SshLabOptions): { up(opts: { deadline: Deadline 
       hardReset: async () => {
         if (!o.hardResetCommand) {
           throw new HarnessError(`hard reset of ${role} (${address}): lab.hard_reset_command is not set`, {
-            exitCode: EXIT.USAGE, hint: 'give the command that power-cycles a host, e.g. ["ipmitool", "-H", "{address}", "power", "reset"]',
+            exitCode: EXIT.USAGE,
+            hint: 'give the command that power-cycles a host, e.g. ["ipmitool", "-H", "{address}", "power", "reset"]',
           });
         }
         const [file, args] = resetArgv(o.hardResetCommand, role, address);
@@ -104,9 +108,11 @@ export function createSshLab(o: SshLabOptions): { up(opts: { deadline: Deadline 
       const d = deadlineIn(CLEANUP_MS);
       try {
         const r = await m.exec(cleanupScript, { deadline: d, sudo: true });
-        if (r.code !== 0) failures.push(`${m.role} (${m.target.hostName}): exit ${r.code}: ${r.stderr.trim().split('\n').slice(-3).join(' | ')}`);
+        const tail = r.stderr.trim().split('\n').slice(-3).join(' | ');
+        if (r.code !== 0) failures.push(`${m.role} (${m.target.hostName}): exit ${r.code}: ${tail}`);
       } catch (err) {
-        failures.push(`${m.role} (${m.target.hostName}): ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
+        const why = err instanceof Error ? err.message.split('\n')[0] : String(err);
+        failures.push(`${m.role} (${m.target.hostName}): ${why}`);
       } finally {
         await m.disconnect();
       }
@@ -121,7 +127,7 @@ export function createSshLab(o: SshLabOptions): { up(opts: { deadline: Deadline 
         const h = o.hosts[m.role]!;
         return `  ssh ${m.role}:  ssh -i ${quote(expandHome(h.key!))} -p ${h.port} ${quote(`${h.user}@${h.address}`)}`;
       }),
-      '  clean up: run the run again without --keep, or remove /var/lib/nomad, /etc/nomad.d/nomad.hcl and /usr/local/bin/nomad',
+      '  clean up: run again without --keep, or remove /var/lib/nomad, /etc/nomad.d/nomad.hcl, /usr/local/bin/nomad',
     ].join('\n');
   }
 
@@ -131,7 +137,8 @@ export function createSshLab(o: SshLabOptions): { up(opts: { deadline: Deadline 
       for (const role of o.roles) {
         const key = o.hosts[role]?.key;
         if (key && !(await access(expandHome(key)).then(() => true, () => false))) {
-          problems.push({ field: `lab.hosts.${role}.key`, value: key, message: 'cannot be read', fix: 'give the path of the private key for this host' });
+          const fix = 'give the path of the private key for this host';
+          problems.push({ field: `lab.hosts.${role}.key`, value: key, message: 'cannot be read', fix });
         }
       }
       if (problems.length) throw new ConfigError(problems);
@@ -151,15 +158,20 @@ export function createSshLab(o: SshLabOptions): { up(opts: { deadline: Deadline 
         } catch (err) {
           const h = o.hosts[role]!;
           const why = err instanceof Error ? err.message.split('\n')[0] : String(err);
-          throw new HarnessError(`lab.hosts.${role}.address: ${h.user}@${h.address}:${h.port} is not reachable over SSH: ${why}`, {
-            exitCode: EXIT.INFRA, hint: 'check the address, port, user and key, and that this machine can reach the host', cause: err,
+          const where = `${h.user}@${h.address}:${h.port}`;
+          throw new HarnessError(`lab.hosts.${role}.address: ${where} is not reachable over SSH: ${why}`, {
+            exitCode: EXIT.INFRA, cause: err,
+            hint: 'check the address, port, user and key, and that this machine can reach the host',
           });
         }
       }));
       if (machines['client']) await checkCniPlugins(machines['client'], o.cniDir ?? CNI_DIR, deadline);
       o.cleanup(`clean what the harness installed on ${o.roles.join(' and ')} (the hosts keep running)`, destroy);
       const collectEvidence = async () => ({
-        'hosts.txt': o.roles.map((r) => `${r}: ${o.hosts[r]!.user}@${o.hosts[r]!.address}:${o.hosts[r]!.port}`).join('\n') + '\n',
+        'hosts.txt': o.roles.map((r) => {
+          const h = o.hosts[r]!;
+          return `${r}: ${h.user}@${h.address}:${h.port}\n`;
+        }).join(''),
       });
       return { id: o.runId, machines, reboot, collectEvidence, describe, destroy: async () => destroy() };
     },
