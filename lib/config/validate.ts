@@ -98,7 +98,8 @@ function hostProblems(config: HarnessConfig, file: string): ConfigProblem[] {
   if (config.reboot.kind === 'hard' && !hardResetCommand) {
     out.push({
       field: 'reboot.kind', value: 'hard',
-      message: 'needs lab.hard_reset_command with lab.provider: ssh (the harness cannot power-cycle hosts it did not make)',
+      message: 'needs lab.hard_reset_command with lab.provider: ssh (the harness cannot power-cycle a host it did '
+        + 'not make)',
       fix: 'set lab.hard_reset_command (e.g. [ipmitool, -H, "{address}", power, reset]), or use reboot.kind: graceful',
     });
   }
