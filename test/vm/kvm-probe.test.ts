@@ -26,9 +26,11 @@ const skip = !qemu ? 'qemu-system-x86_64 is not installed'
   : !existsSync('/dev/kvm') ? '/dev/kvm is missing (nothing to probe)'
     : 'missing' in files ? `${files.missing} (bash vms/build-box.sh)` : false;
 
+// one wait for the lock for the whole file, held until its last test ends
+if (!skip) await holdVmLock(t);
+
 t.test('the real probe on the real box kernel', { skip }, async (t) => {
   if ('missing' in files) return;
-  await holdVmLock(t);
   const out = await runKvmProbe({ kernel: files.kernel, initrd: files.initrd, deadline: deadlineIn(5 * 60_000) });
   const v = judgeKvmProbe(out);
   t.comment(`probe: ${out.end} after ${Math.round(out.durationMs)} ms: ${v.reason}`);
@@ -42,7 +44,6 @@ t.test('the real probe on the real box kernel', { skip }, async (t) => {
 });
 
 t.test('auto through the real host: decided once, then from the cache under XDG_CACHE_HOME; doctor shows it', { skip }, async (t) => {
-  await holdVmLock(t);
   const cache = mkdtempSync(join(tmpdir(), 'nrh-xdg-'));
   t.teardown(() => rmSync(cache, { recursive: true, force: true }));
   let probes = 0;
