@@ -80,6 +80,21 @@ export const subnet24 = (raw: unknown): Parsed =>
 export const netnsName = (raw: unknown): Parsed =>
   typeof raw === 'string' && /^[A-Za-z0-9_.-]{0,32}$/.test(raw) ? ok(raw) : bad('must be a network namespace name (letters, digits, - _ .) or ""', 'write e.g. "nrh-lab", or "" to use the host network');
 
+const JUMP = /^(?:([A-Za-z0-9._-]+)@)?([A-Za-z0-9._-]+|\[[0-9a-fA-F:]+\])(?::(\d{1,5}))?$/;
+
+/** `[user@]host[:port]` of a jump host, split (user and port undefined when not given); undefined when malformed. */
+export function splitJump(spec: string): { user: string | undefined; host: string; port: number | undefined } | undefined {
+  const m = JUMP.exec(spec.trim());
+  if (!m || (m[3] !== undefined && (Number(m[3]) < 1 || Number(m[3]) > 65535))) return undefined;
+  return { user: m[1], host: m[2]!.replace(/^\[|\]$/g, ''), port: m[3] === undefined ? undefined : Number(m[3]) };
+}
+
+/** A jump host as ssh -J takes one: [user@]host[:port]. */
+export const jumpHost = (raw: unknown): Parsed =>
+  typeof raw === 'string' && splitJump(raw)
+    ? ok(raw.trim())
+    : bad('must be [user@]host[:port]', 'write e.g. admin@bastion.example.com:22');
+
 /** A command as an argv list (a YAML list of strings; a string is split on spaces, with no shell quoting). */
 export const argvList = (raw: unknown): Parsed => {
   const list = typeof raw === 'string' ? raw.trim().split(/\s+/).filter(Boolean) : raw;

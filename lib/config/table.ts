@@ -1,7 +1,7 @@
 // Every configuration key, once: harness.yaml key, flag, environment variable, check and doc line.
 import { TASK_DRIVERS, UPGRADE_MODES } from './schema.js';
 import {
-  argvList, bool, goDuration, int, netnsName, oneOf, str, subnet24, timeoutSeconds, type Field,
+  argvList, bool, goDuration, int, jumpHost, netnsName, oneOf, str, subnet24, timeoutSeconds, type Field,
 } from './fields.js';
 
 /** All keys. The README's configuration table is written from this list. */
@@ -29,7 +29,7 @@ export const FIELDS: Field[] = [
       { ...at('user'), doc: doc('SSH user (root or passwordless sudo)'), parse: str('give a user name, e.g. admin') },
       { ...at('key'), doc: doc('private key file'), parse: str('give a private key file, e.g. ~/.ssh/id_ed25519') },
       { ...at('port'), doc: doc('SSH port'), parse: int(1, 65535) },
-      { ...at('jump'), doc: doc('jump host [user@]host[:port] in front'), parse: str('give [user@]host[:port]') },
+      { ...at('jump'), doc: doc('jump host [user@]host[:port] (same key)'), parse: jumpHost },
     ];
   }),
   {

@@ -63,8 +63,8 @@ export function resolveConfig(src: ConfigSources): ConfigResult {
   return problems.length ? { ok: false, problems } : { ok: true, config };
 }
 
-/** lab.provider ssh: every missing host field at once, jump hosts not yet supported, a hard reboot needs a reset
- * command; other providers: lab.hosts is an error (it would be ignored). */
+/** lab.provider ssh: every missing host field at once, and a hard reboot needs a reset command; other providers:
+ * lab.hosts is an error (it would be ignored). */
 function hostProblems(config: HarnessConfig, file: string): ConfigProblem[] {
   const { provider, hosts, hardResetCommand } = config.lab;
   const out: ConfigProblem[] = [];
@@ -88,11 +88,6 @@ function hostProblems(config: HarnessConfig, file: string): ConfigProblem[] {
       if (hosts[r][k]) continue;
       const message = 'is required with lab.provider: ssh';
       out.push({ field: `${file}: lab.hosts.${r}.${k}`, value: undefined, message, fix: fixes[k] });
-    }
-    if (hosts[r].jump) {
-      const fix = 'reach the host directly (or through an ssh tunnel you start yourself), and drop jump';
-      const message = 'is not supported yet by this build';
-      out.push({ field: `${file}: lab.hosts.${r}.jump`, value: hosts[r].jump, message, fix });
     }
   }
   if (config.reboot.kind === 'hard' && !hardResetCommand) {

@@ -11,6 +11,8 @@ import { deadlineIn, type Deadline } from '../run/deadline.js';
 import { SshMachine, type SshMachineOptions } from '../ssh/client.js';
 import { quote } from '../ssh/quote.js';
 import { rebootMachine } from '../ssh/reboot.js';
+import type { SshTarget } from '../ssh/target.js';
+import { splitJump } from '../config/fields.js';
 import { sshHostCleanupScript } from './ssh-cleanup.js';
 import type { Lab, RebootKind } from './types.js';
 
@@ -76,6 +78,15 @@ export async function agentAddress(m: { exec: SshMachine['exec']; role: string }
   return ip;
 }
 
+/** How to reach one host: its address, and the jump host in front of it (same key, its user unless given). */
+export function targetOf(role: string, h: HostSpec): SshTarget {
+  const base = { strictHostKeyChecking: false, options: {}, identityFiles: [expandHome(h.key!)] };
+  const target: SshTarget = { ...base, host: role, hostName: h.address!, port: h.port, user: h.user! };
+  const j = h.jump ? splitJump(h.jump) : undefined;
+  if (j) target.jump = { ...base, host: `${role}-jump`, hostName: j.host, port: j.port ?? 22, user: j.user ?? h.user! };
+  return target;
+}
+
 /** Build the lab; `up` checks the keys, reaches every host and registers the cleanup before anything is installed. */
 export function createSshLab(o: SshLabOptions): { up(opts: { deadline: Deadline }): Promise<Lab> } {
   const { run = runCommand, cleanupScript = sshHostCleanupScript(), reachMs = REACH_MS } = o;
@@ -125,7 +136,8 @@ export function createSshLab(o: SshLabOptions): { up(opts: { deadline: Deadline 
       `lab ${o.runId} (existing hosts over SSH; they keep running)`,
       ...Object.values(machines).map((m) => {
         const h = o.hosts[m.role]!;
-        return `  ssh ${m.role}:  ssh -i ${quote(expandHome(h.key!))} -p ${h.port} ${quote(`${h.user}@${h.address}`)}`;
+        const jump = h.jump ? ` -J ${quote(h.jump)}` : '';
+        return `  ssh ${m.role}:  ssh -i ${quote(expandHome(h.key!))} -p ${h.port}${jump} ${quote(`${h.user}@${h.address}`)}`;
       }),
       '  clean up: run again without --keep, or remove /var/lib/nomad, /etc/nomad.d/nomad.hcl, /usr/local/bin/nomad',
     ].join('\n');
@@ -146,10 +158,7 @@ export function createSshLab(o: SshLabOptions): { up(opts: { deadline: Deadline 
         const h = o.hosts[role]!;
         machines[role] = new SshMachine({
           ...o.ssh, role, name: `${o.runId}-${role}`, ...(o.logger ? { logger: o.logger } : {}),
-          target: {
-            host: role, hostName: h.address!, port: h.port, user: h.user!, identityFiles: [expandHome(h.key!)],
-            strictHostKeyChecking: false, options: {},
-          },
+          target: targetOf(role, h),
         });
       }
       await Promise.all(o.roles.map(async (role) => {

@@ -96,6 +96,21 @@ if (sshd) {
     t.same(cleanups, [], 'nothing to clean: nothing was installed');
   });
 
+  t.test('a jump host (ssh -J) carries the connection; a dead jump host is named in the error', async (t) => {
+    writeFileSync(bootFile, 'boot-J\n');
+    const accepted = () => (sshd.log().match(/Accepted publickey/g) ?? []).length;
+    const before = accepted();
+    const jump = `${sshd.target.user}@127.0.0.1:${sshd.port}`;
+    const { l } = lab(t, { roles: ['client'], hosts: { client: host({ jump }) } });
+    const up = await l.up({ deadline: deadlineIn(20_000) });
+    t.equal((await up.machines['client']!.exec('echo via', { deadline: deadlineIn(5000) })).stdout, 'via\n');
+    t.equal(accepted() - before, 2, 'two logins: the jump host, then the host through it');
+    t.match(up.describe(), / -J '?\w+@127\.0\.0\.1:\d+'? /);
+    const dead = lab(t, { roles: ['client'], hosts: { client: host({ jump: '127.0.0.1:1' }) }, reachMs: 3000 });
+    const err = await rejection(dead.l.up({ deadline: deadlineIn(20_000) }));
+    t.match((err as Error).message, /lab\.hosts\.client\.address: .* not reachable over SSH: .*127\.0\.0\.1:1/);
+  });
+
   t.test('a client without the CNI plugins is refused before anything is installed (exit 3)', async (t) => {
     const { l, cleanups } = lab(t, { cniDir: path.join(sshd.dir, 'no-cni') });
     const err = await rejection(l.up({ deadline: deadlineIn(20_000) }));

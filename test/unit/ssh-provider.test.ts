@@ -6,7 +6,8 @@ import { formatProblem, type ConfigProblem } from '../../lib/errors.js';
 import type { HarnessConfig } from '../../lib/config/schema.js';
 import { resolveConfig, type ConfigSources } from '../../lib/config/validate.js';
 import { scenariosDirOf } from '../../lib/config/scenarios-dir.js';
-import { resetArgv } from '../../lib/lab/ssh-lab.js';
+import { resetArgv, targetOf } from '../../lib/lab/ssh-lab.js';
+import { splitJump } from '../../lib/config/fields.js';
 import { sshHostCleanupScript } from '../../lib/lab/ssh-cleanup.js';
 
 function resolve(src: Partial<ConfigSources>) {
@@ -54,8 +55,16 @@ t.test('every missing host field at once, each with its fix', async (t) => {
   t.match(bad({ file: yaml(`${HOSTS}  hard_reset_command: []\n`) }), [{ field: 'harness.yaml: lab.hard_reset_command', message: /a list of words/ }]);
 });
 
-t.test('jump hosts are refused, not ignored; lab.hosts without provider ssh is an error', async (t) => {
-  t.match(bad({ file: yaml(HOSTS.replace('port: 2222', 'port: 2222, jump: bastion')) }), [{ field: 'harness.yaml: lab.hosts.client.jump', message: /not supported yet/ }]);
+t.test('jump hosts: [user@]host[:port], reached with the same key; lab.hosts without provider ssh is an error', async (t) => {
+  t.equal(ok({ file: yaml(HOSTS.replace('port: 2222', 'port: 2222, jump: ops@bastion:2200')) }).lab.hosts.client.jump, 'ops@bastion:2200');
+  t.match(bad({ file: yaml(HOSTS.replace('port: 2222', 'port: 2222, jump: "a b"')) }), [{ field: 'harness.yaml: lab.hosts.client.jump', message: 'must be [user@]host[:port]' }]);
+  t.same(splitJump('bastion'), { user: undefined, host: 'bastion', port: undefined });
+  t.same(splitJump('ops@10.0.0.1:2200'), { user: 'ops', host: '10.0.0.1', port: 2200 });
+  t.same(splitJump('[fe80::1]:22'), { user: undefined, host: 'fe80::1', port: 22 });
+  for (const badJump of ['', 'a@', 'h:0', 'h:70000', 'fe80::1', 'a b']) t.equal(splitJump(badJump), undefined, badJump);
+  const target = targetOf('client', { address: '10.0.0.11', user: 'admin', key: '/k', port: 22, jump: 'bastion:2200' });
+  t.match(target, { hostName: '10.0.0.11', user: 'admin', jump: { hostName: 'bastion', port: 2200, user: 'admin', identityFiles: ['/k'] } });
+  t.notOk(targetOf('server', { address: 'a', user: 'u', key: '/k', port: 22, jump: undefined }).jump);
   t.match(bad({ file: yaml(HOSTS.replace('provider: ssh', 'provider: libvirt')) }), [{ field: 'harness.yaml: lab.hosts', message: /only used with lab\.provider: ssh/ }]);
   t.match(bad({ file: yaml('lab:\n  hosts:\n    server: { adress: x }\n') }), [{ field: 'harness.yaml: lab.hosts.server.adress', message: 'is not a known key', fix: /lab\.hosts\.server\.address/ }]);
 });
