@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import { main } from '../../lib/cli/main.js';
-import { standIn } from '../helpers/stand-in-env.js';
+import { standIn, standInPerRun } from '../helpers/stand-in-env.js';
 import type { ServerRebootEffect } from '../helpers/fake-nomad/index.js';
 
 const EXAMPLES = resolve('examples/scenarios');
@@ -134,6 +134,27 @@ t.test('server-reboot: tasks restarted across the server reboot fail alloc-kept-
   t.equal(r.code, 1, r.err);
   t.ok(r.failed('alloc-kept-running'));
   t.notOk(r.failed('leader-elected'));
+});
+
+t.test('compare and matrix run a user scenario too (one suite per build / cell)', async (t) => {
+  const m = 'scenario: server-reboot\naxes:\n  nomad:\n    - {name: "a", binary: /stand-in/nomad-1.9.6}\n';
+  const dir = t.testdir({ 'm.yaml': m });
+  const builds = {
+    '/stand-in/nomad-1.9.6': { timeline: 'restored' as const, version: '1.9.6' },
+    '/stand-in/nomad-1.9.7': { timeline: 'restored' as const, version: '1.9.7' },
+  };
+  const common = ['--scenarios', EXAMPLES, '--netns', '', '--reports-dir', join(dir, 'reports')];
+  const c = standInPerRun(builds, { cwd: dir });
+  const compare = await main(['compare', 'server-reboot', '--before', '/stand-in/nomad-1.9.6', '--after', '/stand-in/nomad-1.9.7',
+    ...common, '--junit', join(dir, 'compare.xml')], c.deps);
+  t.equal(compare, 0, c.err.join(''));
+  const suites = /testsuite name="server-reboot@1\.9\.6"[\s\S]*testsuite name="server-reboot@1\.9\.7"/;
+  t.match(readFileSync(join(dir, 'compare.xml'), 'utf8'), suites);
+  const perCell = standInPerRun(builds, { cwd: dir });
+  const matrix = await main(['matrix', 'm.yaml', ...common, '--junit', join(dir, 'matrix.xml')], perCell.deps);
+  t.equal(matrix, 0, perCell.err.join(''));
+  const cell = /testsuite name="server-reboot\/nomad=a"[\s\S]*\(served-through-reboot\)/;
+  t.match(readFileSync(join(dir, 'matrix.xml'), 'utf8'), cell);
 });
 
 t.test('the real CLI (bin/reboot-harness.js, tsx) lists a user directory outside the repo', async (t) => {
