@@ -71,7 +71,11 @@ export async function main(argv: string[], deps: CliDeps): Promise<number> {
     if (args.command === 'list') {
       const { extra } = await userScenarios(args, deps, await readConfigFile(args, deps));
       const all = allScenarios(extra);
-      const json = all.map((s) => ({ name: s.name, summary: s.summary, needsNomad: s.needsNomad, checks: s.checks.map(({ id, title, passesWhen }) => ({ id, title, passesWhen })), ...('file' in s ? { file: s.file } : {}) }));
+      const json = all.map((s) => ({
+        name: s.name, summary: s.summary, needsNomad: s.needsNomad,
+        checks: s.checks.map(({ id, title, passesWhen }) => ({ id, title, passesWhen })),
+        ...('file' in s ? { file: s.file } : {}),
+      }));
       deps.out(args.values['json'] ? JSON.stringify(json, null, 2) + '\n' : listText(extra) + '\n');
       return EXIT.OK;
     }
@@ -200,19 +204,25 @@ async function readConfigFile(args: ParsedArgs, deps: CliDeps): Promise<{ path: 
 
 /** The user's scenarios (--scenarios, HARNESS_SCENARIOS_DIR or scenarios_dir; relative to the working directory);
  * every problem with their files at once (exit 2). */
-async function userScenarios(args: ParsedArgs, deps: CliDeps, f: { path: string | undefined; file: unknown }): Promise<{ extra: Scenario[] }> {
-  const where = scenariosDirOf({ file: f.file, ...(f.path ? { fileName: f.path } : {}), env: deps.env, flags: args.values });
+async function userScenarios(
+  args: ParsedArgs, deps: CliDeps, f: { path: string | undefined; file: unknown },
+): Promise<{ extra: Scenario[] }> {
+  const fileName = f.path ? { fileName: f.path } : {};
+  const where = scenariosDirOf({ file: f.file, ...fileName, env: deps.env, flags: args.values });
   if (!where) return { extra: [] };
   const { extra, problems } = await loadUserScenarios(resolve(deps.cwd, where.dir), where.field);
   if (problems.length) throw new ConfigError(problems);
   return { extra };
 }
 
-async function loadConfig(args: ParsedArgs, deps: CliDeps, scenarioName: string | undefined): Promise<{ config: HarnessConfig; extra: Scenario[] }> {
+async function loadConfig(
+  args: ParsedArgs, deps: CliDeps, scenarioName: string | undefined,
+): Promise<{ config: HarnessConfig; extra: Scenario[] }> {
   const { path, file } = await readConfigFile(args, deps);
   const { extra } = await userScenarios(args, deps, { path, file });
   const scenario = scenarioName ? findScenario(scenarioName, extra) : undefined;
-  const known = scenario ? scenario.checks.map((c) => c.id) : [...new Set(allScenarios(extra).flatMap((s) => s.checks.map((c) => c.id)))];
+  const allChecks = () => [...new Set(allScenarios(extra).flatMap((s) => s.checks.map((c) => c.id)))];
+  const known = scenario ? scenario.checks.map((c) => c.id) : allChecks();
   const res = resolveConfig({ file, ...(path ? { fileName: path } : {}), ...(scenario ? { scenario: scenario.name } : {}), env: deps.env, flags: args.values, knownChecks: known });
   if (!res.ok) throw new ConfigError(res.problems);
   if (scenario) res.config.scenario = scenario.name;
