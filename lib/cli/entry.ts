@@ -57,9 +57,12 @@ const chooseDriver = driverChooser(realAccelDeps());
 async function doctor(config: HarnessConfig, json: boolean): Promise<ExitCode> {
   // Note: the KVM probe may take its whole minute on a host where KVM hangs; the rest of doctor takes seconds
   const items = await runDoctor({
-    deadline: deadlineIn(60_000 + KVM_PROBE_BUDGET_MS), workDir: config.lab.workDir, box: config.lab.box, netns: config.lab.netns,
+    deadline: deadlineIn(60_000 + KVM_PROBE_BUDGET_MS),
+    workDir: config.lab.workDir, box: config.lab.box, netns: config.lab.netns,
     ...(config.nomadBinary ? { nomadBinary: config.nomadBinary } : {}),
-    ...(config.lab.provider === 'libvirt' ? { libvirtDriver: { setting: config.lab.libvirtDriver, choose: chooseDriver } } : {}),
+    ...(config.lab.provider === 'libvirt'
+      ? { libvirtDriver: { setting: config.lab.libvirtDriver, choose: chooseDriver } }
+      : {}),
   });
   process.stdout.write(json ? JSON.stringify(items, null, 2) + '\n' : renderDoctor(items) + '\n');
   return items.every((i) => i.ok) ? EXIT.OK : EXIT.INFRA;

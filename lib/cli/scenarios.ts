@@ -16,11 +16,12 @@ export function allScenarios(extra: readonly Scenario[] = []): Scenario[] {
   return [...SCENARIOS, ...extra];
 }
 
-/** Look a scenario up by name among the shipped ones and `extra`; a usage error listing the names when there is none. */
+/** Look a scenario up by name among the shipped ones and `extra`; a usage error listing the names when none. */
 export function findScenario(name: string, extra: readonly Scenario[] = []): Scenario {
   const all = allScenarios(extra);
   const s = all.find((x) => x.name === name);
-  if (!s) throw new ConfigError([{ field: 'scenario', value: name, message: 'is not a known scenario', fix: `use one of: ${all.map((x) => x.name).join(', ')} (reboot-harness list)` }]);
+  const fix = `use one of: ${all.map((x) => x.name).join(', ')} (reboot-harness list)`;
+  if (!s) throw new ConfigError([{ field: 'scenario', value: name, message: 'is not a known scenario', fix }]);
   return s;
 }
 
@@ -34,7 +35,9 @@ export function listText(extra: readonly Scenario[] = []): string {
 }
 
 /** The user's scenarios from `dir` (no scenario when any file has a problem); names of shipped ones are taken. */
-export async function loadUserScenarios(dir: string, field: string): Promise<{ extra: Scenario[]; problems: ConfigProblem[] }> {
+export async function loadUserScenarios(
+  dir: string, field: string,
+): Promise<{ extra: Scenario[]; problems: ConfigProblem[] }> {
   const { scenarios, problems } = await loadScenarios(dir, { reserved: SCENARIOS.map((s) => s.name), field });
   return { extra: scenarios, problems };
 }

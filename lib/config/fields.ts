@@ -98,8 +98,15 @@ export const httpUrl = (raw: unknown): Parsed => {
 
 const JUMP = /^(?:([A-Za-z0-9._-]+)@)?([A-Za-z0-9._-]+|\[[0-9a-fA-F:]+\])(?::(\d{1,5}))?$/;
 
+/** The parts of a jump host spec. */
+export interface JumpParts {
+  user: string | undefined;
+  host: string;
+  port: number | undefined;
+}
+
 /** `[user@]host[:port]` of a jump host, split (user and port undefined when not given); undefined when malformed. */
-export function splitJump(spec: string): { user: string | undefined; host: string; port: number | undefined } | undefined {
+export function splitJump(spec: string): JumpParts | undefined {
   const m = JUMP.exec(spec.trim());
   if (!m || (m[3] !== undefined && (Number(m[3]) < 1 || Number(m[3]) > 65535))) return undefined;
   return { user: m[1], host: m[2]!.replace(/^\[|\]$/g, ''), port: m[3] === undefined ? undefined : Number(m[3]) };

@@ -43,7 +43,11 @@ export const FIELDS: Field[] = [
   { yaml: 'lab.box', flag: 'box', env: 'HARNESS_BOX', path: ['lab', 'box'], doc: 'Vagrant box (built offline by `reboot-harness setup`, or any public box)', parse: str('give a box name, e.g. nomad-reboot-harness/bookworm') },
   { yaml: 'lab.cpus', flag: 'cpus', path: ['lab', 'cpus'], doc: 'vCPUs per VM', parse: int(1, 16) },
   { yaml: 'lab.memory_mb', flag: 'memory', path: ['lab', 'memoryMb'], doc: 'memory per VM in MiB', parse: int(512, 65536, ' MiB') },
-  { yaml: 'lab.libvirt_driver', flag: 'libvirt-driver', env: 'HARNESS_LIBVIRT_DRIVER', path: ['lab', 'libvirtDriver'], doc: 'libvirt domain type: auto (KVM when a probe boots the box kernel under it, else emulation), qemu or kvm', parse: oneOf(['auto', 'qemu', 'kvm'] as const) },
+  {
+    yaml: 'lab.libvirt_driver', flag: 'libvirt-driver', env: 'HARNESS_LIBVIRT_DRIVER', path: ['lab', 'libvirtDriver'],
+    doc: 'libvirt domain type: auto (KVM when a probe boots the box kernel under it, else emulation), qemu or kvm',
+    parse: oneOf(['auto', 'qemu', 'kvm'] as const),
+  },
   { yaml: 'lab.tb_cache_mb', flag: 'tb-cache', path: ['lab', 'tbCacheMb'], doc: 'QEMU translation-cache cap per VM under software emulation (0 = QEMU default)', parse: int(0, 4096, ' MiB') },
   { yaml: 'lab.cpu_model', flag: 'cpu-model', path: ['lab', 'cpuModel'], doc: 'guest CPU model under software emulation', parse: str('give a QEMU CPU model, e.g. Nehalem') },
   { yaml: 'lab.netns', flag: 'netns', env: 'HARNESS_NETNS', path: ['lab', 'netns'], doc: 'run libvirtd and the lab inside this network namespace ("" = host network)', parse: netnsName },

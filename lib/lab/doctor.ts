@@ -8,7 +8,7 @@ import type { Deadline } from '../run/deadline.js';
 import { inspectNomadBinary, probeNomadVersion, VERSION_PROBE_MS } from '../cluster/binary.js';
 import { deadlineIn } from '../run/deadline.js';
 import { alivePid, currentNetns } from './host.js';
-import type { DriverChoice, DriverSetting } from './accel.js';
+import type { ChooseDriver, DriverSetting } from './accel.js';
 
 export interface DoctorItem {
   name: string;
@@ -60,7 +60,7 @@ export interface DoctorOptions {
   netns?: string;
   run?: RunCommand;
   /** lab.libvirt_driver and the chooser that resolves it (auto: the KVM probe or its cached answer) */
-  libvirtDriver?: { setting: DriverSetting; choose: (setting: DriverSetting, box: string, d: Deadline) => Promise<DriverChoice> };
+  libvirtDriver?: { setting: DriverSetting; choose: ChooseDriver };
 }
 
 /** Probe everything a lab needs and return one item per requirement (never throws for a missing piece). */
@@ -149,13 +149,17 @@ async function diskItem(dir: string): Promise<DoctorItem> {
 }
 
 /** The libvirt driver a run would use and why (never a failure: emulation works, only slower). */
-async function driverItem(o: NonNullable<DoctorOptions['libvirtDriver']>, box: string, d: Deadline): Promise<DoctorItem> {
+async function driverItem(
+  o: NonNullable<DoctorOptions['libvirtDriver']>, box: string, d: Deadline,
+): Promise<DoctorItem> {
   try {
     const c = await o.choose(o.setting, box, d);
-    return item('libvirt driver', true, `${c.driver} (lab.libvirt_driver: ${o.setting}, decided by ${c.source}): ${c.reason}`);
+    const detail = `${c.driver} (lab.libvirt_driver: ${o.setting}, decided by ${c.source}): ${c.reason}`;
+    return item('libvirt driver', true, detail);
   } catch (err) {
     const why = err instanceof Error ? err.message.split('\n')[0] : String(err);
-    return item('libvirt driver', false, `could not decide for ${o.setting}: ${why}`, 'set lab.libvirt_driver: qemu (or kvm) in harness.yaml');
+    const fix = 'set lab.libvirt_driver: qemu (or kvm) in harness.yaml';
+    return item('libvirt driver', false, `could not decide for ${o.setting}: ${why}`, fix);
   }
 }
 

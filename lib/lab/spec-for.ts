@@ -9,7 +9,9 @@ const HOST_OCTET: Record<string, number> = { server: 10, client: 11 };
  * Build the LabSpec for `roles` of run `runId`; `driver` is the libvirt driver chosen for lab.libvirt_driver
  * (lib/lab/accel.ts), emulation when not given and the setting is not kvm.
  */
-export function labSpecFor(config: HarnessConfig, runId: string, roles: readonly string[], driver?: 'kvm' | 'qemu'): LabSpec {
+export function labSpecFor(
+  config: HarnessConfig, runId: string, roles: readonly string[], driver?: 'kvm' | 'qemu',
+): LabSpec {
   const base = (subnet: string) => subnet.split('/')[0]!.split('.').slice(0, 3).join('.');
   const tag = (subnet: string) => base(subnet).replaceAll('.', '-');
   return {

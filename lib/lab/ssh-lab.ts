@@ -137,7 +137,8 @@ export function createSshLab(o: SshLabOptions): { up(opts: { deadline: Deadline 
       ...Object.values(machines).map((m) => {
         const h = o.hosts[m.role]!;
         const jump = h.jump ? ` -J ${quote(h.jump)}` : '';
-        return `  ssh ${m.role}:  ssh -i ${quote(expandHome(h.key!))} -p ${h.port}${jump} ${quote(`${h.user}@${h.address}`)}`;
+        const to = quote(`${h.user}@${h.address}`);
+        return `  ssh ${m.role}:  ssh -i ${quote(expandHome(h.key!))} -p ${h.port}${jump} ${to}`;
       }),
       '  clean up: run again without --keep, or remove /var/lib/nomad, /etc/nomad.d/nomad.hcl, /usr/local/bin/nomad',
     ].join('\n');

@@ -25,7 +25,9 @@ const NOMAD_HTTP = { host: '127.0.0.1', port: 4646 };
 
 /** Build the environment a scenario runs in for one run of the CLI; `chooseDriver` resolves lab.libvirt_driver
  * (shared by every run of one process: one KVM probe at most). */
-export function createRealEnv(config: HarnessConfig, runId: string, logger: Logger, chooseDriver?: ChooseDriver): ScenarioEnv {
+export function createRealEnv(
+  config: HarnessConfig, runId: string, logger: Logger, chooseDriver?: ChooseDriver,
+): ScenarioEnv {
   const full = labSpecFor(config, runId, ['server', 'client']);
   const ipOf = (role: string) => full.machines.find((m) => m.role === role)!.privateIp;
   // Note: before `vagrant up`, so the probe's VM never runs next to this run's lab
@@ -33,7 +35,7 @@ export function createRealEnv(config: HarnessConfig, runId: string, logger: Logg
     const setting = config.lab.libvirtDriver;
     const choice = chooseDriver
       ? await chooseDriver(setting, config.lab.box, d)
-      : { driver: setting === 'kvm' ? 'kvm' as const : 'qemu' as const, reason: `lab.libvirt_driver is ${setting}; no probe` };
+      : { driver: setting === 'kvm' ? 'kvm' as const : 'qemu' as const, reason: `${setting}, no probe here` };
     ctx.fact('lab.libvirt_driver', choice.driver);
     ctx.fact('lab.libvirt_driver.setting', setting);
     ctx.fact('lab.libvirt_driver.reason', choice.reason);

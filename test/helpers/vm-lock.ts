@@ -10,7 +10,8 @@ export const VM_LOCK = process.env['HARNESS_VM_LOCK'] ?? '/work/vm.lock';
 /** Wait for the lock (a lab of someone else may hold it for a while) and hold it until the test ends. */
 export async function holdVmLock(t: Test): Promise<void> {
   if (!existsSync(dirname(VM_LOCK))) return;
-  const child = spawn('flock', [VM_LOCK, 'sh', '-c', 'echo locked; exec cat >/dev/null'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn('flock', [VM_LOCK, 'sh', '-c', 'echo locked; exec cat >/dev/null'], { stdio: ['pipe', 'pipe',
+    'inherit'] });
   t.teardown(() => void child.stdin.end());
   t.comment(`waiting for ${VM_LOCK}`);
   await new Promise<void>((resolve, reject) => {

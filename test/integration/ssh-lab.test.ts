@@ -24,14 +24,16 @@ if (sshd) {
     chmodSync(path.join(cni, p), 0o755);
   }
   const host = (o: Partial<HostSpec> = {}): HostSpec => ({
-    address: '127.0.0.1', port: sshd.port, user: sshd.target.user, key: sshd.target.identityFiles[0]!, jump: undefined, ...o,
+    address: '127.0.0.1', port: sshd.port, user: sshd.target.user, key: sshd.target.identityFiles[0]!,
+    jump: undefined, ...o,
   });
 
   function lab(t: Test, o: Partial<SshLabOptions> = {}) {
     const cleanups: { what: string; fn: () => Promise<void> }[] = [];
     const marker = path.join(sshd!.dir, `cleaned-${Math.random().toString(36).slice(2)}`);
     const l = createSshLab({
-      runId: 'rtest', roles: ['server', 'client'], hosts: { server: host(), client: host() }, hardResetCommand: undefined,
+      runId: 'rtest', roles: ['server', 'client'], hosts: { server: host(),
+        client: host() }, hardResetCommand: undefined,
       cleanup: (what, fn) => void cleanups.push({ what, fn }), cniDir: cni,
       ssh: { bootIdCommand: sh`cat ${bootFile}`, connectTimeoutMs: 2000 },
       cleanupScript: sh`echo "$(id -un) cleaned" >> ${marker}`,
@@ -43,16 +45,19 @@ if (sshd) {
     return { l, cleanups, marker };
   }
 
-  t.test('up reaches both hosts and registers the cleanup; teardown cleans each host as root and leaves it up', async (t) => {
+  t.test('up reaches both hosts and registers the cleanup; teardown cleans each host as root and leaves it up',
+    async (t) => {
     writeFileSync(bootFile, 'boot-A\n');
     const { l, cleanups, marker } = lab(t);
     const up = await l.up({ deadline: deadlineIn(20_000) });
     t.same(Object.keys(up.machines), ['server', 'client']);
     t.equal((await up.machines['client']!.exec('echo hi', { deadline: deadlineIn(5000) })).stdout, 'hi\n');
     t.match(up.describe(), /ssh server: {2}ssh -i .* -p \d+ '?\w+@127\.0\.0\.1/);
-    t.match(cleanups.map((c) => c.what), [/clean what the harness installed on server and client \(the hosts keep running\)/]);
+    t.match(cleanups.map((c) => c.what),
+      [/clean what the harness installed on server and client \(the hosts keep running\)/]);
     await cleanups[0]!.fn();
-    t.equal(readFileSync(marker, 'utf8'), `${sshd.target.user} cleaned\n${sshd.target.user} cleaned\n`, 'once per host, through sudo');
+    t.equal(readFileSync(marker, 'utf8'), `${sshd.target.user} cleaned\n${sshd.target.user} cleaned\n`,
+      'once per host, through sudo');
     t.ok(sshd.pid(), 'the "hosts" still run');
   });
 
@@ -61,13 +66,15 @@ if (sshd) {
     const { l } = lab(t);
     const up = await l.up({ deadline: deadlineIn(20_000) });
     // the harness's reboot command runs under sudo; here `systemd-run` is a stand-in that rewrites the boot id file
-    writeFileSync(path.join(sshd.binDir, 'systemd-run'), `#!/bin/sh\n(sleep 1; echo boot-C > ${bootFile}) >/dev/null 2>&1 &\n`);
+    writeFileSync(path.join(sshd.binDir, 'systemd-run'),
+      `#!/bin/sh\n(sleep 1; echo boot-C > ${bootFile}) >/dev/null 2>&1 &\n`);
     chmodSync(path.join(sshd.binDir, 'systemd-run'), 0o755);
     const r = await up.reboot('client', 'graceful', { deadline: deadlineIn(20_000) });
     t.match(r, { bootIdBefore: 'boot-B', bootIdAfter: 'boot-C', kind: 'graceful' });
   });
 
-  t.test('a hard reboot runs lab.hard_reset_command with {role} and {address}; without one it is refused (exit 2)', async (t) => {
+  t.test('a hard reboot runs lab.hard_reset_command with {role} and {address}; without one it is refused (exit 2)',
+    async (t) => {
     writeFileSync(bootFile, 'boot-D\n');
     const calls = path.join(sshd.dir, 'reset-calls');
     const reset = path.join(sshd.dir, 'reset.sh');
@@ -86,9 +93,11 @@ if (sshd) {
   });
 
   t.test('an unreadable key is exit 2 naming the field; an unreachable host is exit 3 naming the host', async (t) => {
-    const keyless = await rejection(lab(t, { hosts: { server: host(), client: host({ key: '/nonexistent/key' }) } }).l.up({ deadline: deadlineIn(5000) }));
+    const keyless = await rejection(lab(t, { hosts: { server: host(),
+      client: host({ key: '/nonexistent/key' }) } }).l.up({ deadline: deadlineIn(5000) }));
     t.ok(keyless instanceof ConfigError);
-    t.match((keyless as ConfigError).problems, [{ field: 'lab.hosts.client.key', value: '/nonexistent/key', message: 'cannot be read' }]);
+    t.match((keyless as ConfigError).problems, [{ field: 'lab.hosts.client.key', value: '/nonexistent/key',
+      message: 'cannot be read' }]);
     const { l, cleanups } = lab(t, { hosts: { server: host({ port: 1 }), client: host() }, reachMs: 3000 });
     const down = await rejection(l.up({ deadline: deadlineIn(20_000) }));
     t.equal((down as HarnessError).exitCode, 3);
@@ -115,7 +124,8 @@ if (sshd) {
     const { l, cleanups } = lab(t, { cniDir: path.join(sshd.dir, 'no-cni') });
     const err = await rejection(l.up({ deadline: deadlineIn(20_000) }));
     t.equal((err as HarnessError).exitCode, 3);
-    t.match((err as Error).message, /lab\.hosts\.client: 127\.0\.0\.1 has no bridge, firewall, host-local, loopback, portmap in/);
+    t.match((err as Error).message,
+      /lab\.hosts\.client: 127\.0\.0\.1 has no bridge, firewall, host-local, loopback, portmap in/);
     t.same(cleanups, []);
     t.notOk(existsSync(path.join(sshd.dir, 'no-cni')));
   });

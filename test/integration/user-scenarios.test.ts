@@ -9,11 +9,12 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import { main } from '../../lib/cli/main.js';
-import { standIn } from '../helpers/stand-in-env.js';
+import { standIn, standInPerRun } from '../helpers/stand-in-env.js';
 import type { ServerRebootEffect } from '../helpers/fake-nomad/index.js';
 
 const EXAMPLES = resolve('examples/scenarios');
-const SERVER_CHECKS = ['server-rebooted', 'leader-elected', 'alloc-kept-running', 'served-through-reboot', 'node-stayed-ready'];
+const SERVER_CHECKS = ['server-rebooted', 'leader-elected', 'alloc-kept-running', 'served-through-reboot',
+  'node-stayed-ready'];
 
 /** A directory OUTSIDE the repository (no node_modules above it), as a user's would be. */
 function userDir(t: Test, files: Record<string, string>): string {
@@ -54,7 +55,8 @@ t.test('list --scenarios shows the example with its checks and file', async (t) 
 });
 
 t.test('harness.yaml scenarios_dir: a directory outside the repo, importing the API by package name', async (t) => {
-  const dir = userDir(t, { 'package.json': PKG, 'counts.ts': GOOD, '_helper.ts': 'export const x = 1;\n', 'sub/y.ts': 'x' });
+  const dir = userDir(t, { 'package.json': PKG, 'counts.ts': GOOD, '_helper.ts': 'export const x = 1;\n',
+    'sub/y.ts': 'x' });
   const cwd = t.testdir({ 'harness.yaml': `scenarios_dir: ${dir}\n` });
   const list = await cli(['list'], cwd);
   t.equal(list.code, 0, list.err);
@@ -69,7 +71,8 @@ t.test('every bad scenario file is reported at once, exit 2, before anything run
   const dir = userDir(t, {
     'package.json': PKG,
     'good.ts': GOOD,
-    'syntax.ts': "import { defineScenario } from 'nomad-reboot-harness/scenario';\nexport default defineScenario({ name: 'x', checks: [ , });\n",
+    'syntax.ts': "import { defineScenario } from 'nomad-reboot-harness/scenario';\n"
+      + "export default defineScenario({ name: 'x', checks: [ , });\n",
     'no-default.ts': 'export const scenario = 1;\n',
     'dup.ts': GOOD.replace('counts-to-three', 'bridge-exec-reboot'),
     'no-checks.ts': GOOD.replace('checks: CHECKS,', 'checks: [],'),
@@ -133,18 +136,22 @@ t.test('a directory that is missing, or would load as CommonJS, is refused with 
 
 async function serverReboot(t: Test, effect: ServerRebootEffect, extra: string[] = []) {
   const dir = t.testdir({});
-  const argv = ['run', 'server-reboot', '--scenarios', EXAMPLES, '--nomad-binary', '/stand-in/nomad', '--netns', '', ...extra,
-    '--reports-dir', join(dir, 'reports'), '--junit', join(dir, 'junit.xml'), '--report-json', join(dir, 'summary.json')];
+  const argv = ['run', 'server-reboot', '--scenarios', EXAMPLES, '--nomad-binary', '/stand-in/nomad', '--netns', '',
+    ...extra,
+    '--reports-dir', join(dir, 'reports'), '--junit', join(dir, 'junit.xml'), '--report-json', join(dir,
+      'summary.json')];
   const s = await standIn('restored', { cwd: dir, serverReboot: effect });
   t.teardown(() => s.nomad.close());
   const code = await main(argv, s.deps);
-  const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(readFileSync(join(dir, 'junit.xml'), 'utf8'));
+  const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(readFileSync(join(dir,
+    'junit.xml'), 'utf8'));
   const cases = [xml.testsuites.testsuite.testcase].flat() as Record<string, unknown>[];
   const failed = (id: string) => Boolean(cases.find((c) => String(c['name']).endsWith(`(${id})`))?.['failure']);
   return { code, cases, failed, s, err: s.err.join(''), suite: xml.testsuites.testsuite as Record<string, unknown> };
 }
 
-t.test('server-reboot on the stand-ins: the server reboots, a leader comes back, the alloc keeps serving', async (t) => {
+t.test('server-reboot on the stand-ins: the server reboots, a leader comes back, the alloc keeps serving',
+  async (t) => {
   const r = await serverReboot(t, 'elects');
   t.equal(r.code, 0, r.err);
   t.equal(r.suite['name'], 'server-reboot@1.9.7', 'the suite is <scenario>@<build version>, as for a shipped scenario');
@@ -154,13 +161,15 @@ t.test('server-reboot on the stand-ins: the server reboots, a leader comes back,
   t.ok(r.s.lab.destroyed);
 });
 
-t.test('server-reboot: a server that never elects a leader fails leader-elected (exit 1), not the harness', async (t) => {
+t.test('server-reboot: a server that never elects a leader fails leader-elected (exit 1), not the harness',
+  async (t) => {
   // the run budget (10 s, the least --timeout takes) ends the wait for a leader
   const r = await serverReboot(t, 'no-leader', ['--timeout', '10']);
   t.equal(r.code, 1, r.err);
   t.ok(r.failed('leader-elected'));
   t.notOk(r.failed('server-rebooted'));
-  t.match(r.cases.find((c) => String(c['name']).endsWith('(leader-elected)'))?.['failure'], { message: /no leader after the reboot/ });
+  t.match(r.cases.find((c) => String(c['name']).endsWith('(leader-elected)'))?.['failure'],
+    { message: /no leader after the reboot/ });
 });
 
 t.test('server-reboot: tasks restarted across the server reboot fail alloc-kept-running (exit 1)', async (t) => {
@@ -170,9 +179,33 @@ t.test('server-reboot: tasks restarted across the server reboot fail alloc-kept-
   t.notOk(r.failed('leader-elected'));
 });
 
+t.test('compare and matrix run a user scenario too (one suite per build / cell)', async (t) => {
+  const m = 'scenario: server-reboot\naxes:\n  nomad:\n    - {name: "a", binary: /stand-in/nomad-1.9.6}\n';
+  const dir = t.testdir({ 'm.yaml': m });
+  const builds = {
+    '/stand-in/nomad-1.9.6': { timeline: 'restored' as const, version: '1.9.6' },
+    '/stand-in/nomad-1.9.7': { timeline: 'restored' as const, version: '1.9.7' },
+  };
+  const common = ['--scenarios', EXAMPLES, '--netns', '', '--reports-dir', join(dir, 'reports')];
+  const c = standInPerRun(builds, { cwd: dir });
+  const compare = await main(['compare', 'server-reboot', '--before', '/stand-in/nomad-1.9.6', '--after',
+    '/stand-in/nomad-1.9.7',
+    ...common, '--junit', join(dir, 'compare.xml')], c.deps);
+  t.equal(compare, 0, c.err.join(''));
+  const suites = /testsuite name="server-reboot@1\.9\.6"[\s\S]*testsuite name="server-reboot@1\.9\.7"/;
+  t.match(readFileSync(join(dir, 'compare.xml'), 'utf8'), suites);
+  const perCell = standInPerRun(builds, { cwd: dir });
+  const matrix = await main(['matrix', 'm.yaml', ...common, '--junit', join(dir, 'matrix.xml')], perCell.deps);
+  t.equal(matrix, 0, perCell.err.join(''));
+  // Note: suites are <scenario>@<build>[/<variant>]; a matrix build is named by its nomad entry
+  const cell = /testsuite name="server-reboot@a"[\s\S]*\(served-through-reboot\)/;
+  t.match(readFileSync(join(dir, 'matrix.xml'), 'utf8'), cell);
+});
+
 t.test('the real CLI (bin/reboot-harness.js, tsx) lists a user directory outside the repo', async (t) => {
   const dir = userDir(t, { 'package.json': PKG, 'counts.ts': GOOD });
-  const child = spawn(process.execPath, [resolve('bin/reboot-harness.js'), 'list', '--scenarios', dir], { cwd: tmpdir() });
+  const child = spawn(process.execPath, [resolve('bin/reboot-harness.js'), 'list', '--scenarios', dir],
+    { cwd: tmpdir() });
   let out = '';
   child.stdout.on('data', (b: Buffer) => (out += b.toString()));
   const code = await new Promise<number | null>((res) => child.on('exit', (c) => res(c)));

@@ -13,7 +13,8 @@ t.test('a well-formed scenario has no problems', async (t) => {
 });
 
 t.test('every problem of one file at once, each naming the field', async (t) => {
-  const p = scenarioShapeProblems('f.ts', { name: 'Bad Name', needsNomad: 'yes', checks: [{ id: 'x' }, { id: 'x', title: 't', passesWhen: 'p' }] });
+  const p = scenarioShapeProblems('f.ts', { name: 'Bad Name', needsNomad: 'yes', checks: [{ id: 'x' }, { id: 'x',
+    title: 't', passesWhen: 'p' }] });
   t.same(p.map((x) => x.field), [
     'f.ts: name', 'f.ts: summary', 'f.ts: needsNomad', 'f.ts: run',
     'f.ts: checks[0].title', 'f.ts: checks[0].passesWhen', 'f.ts: checks[1].id',
@@ -22,15 +23,18 @@ t.test('every problem of one file at once, each naming the field', async (t) => 
 });
 
 t.test('no default export, not an object, no checks', async (t) => {
-  t.match(scenarioShapeProblems('f.ts', undefined), [{ field: 'f.ts', message: 'has no default export', fix: /export default defineScenario/ }]);
+  t.match(scenarioShapeProblems('f.ts', undefined), [{ field: 'f.ts', message: 'has no default export',
+    fix: /export default defineScenario/ }]);
   t.match(scenarioShapeProblems('f.ts', () => 1), [{ message: 'default export is not a scenario object' }]);
-  t.match(scenarioShapeProblems('f.ts', { ...good, checks: undefined }), [{ field: 'f.ts: checks', message: 'must declare at least one check' }]);
+  t.match(scenarioShapeProblems('f.ts', { ...good, checks: undefined }), [{ field: 'f.ts: checks',
+    message: 'must declare at least one check' }]);
   t.match(scenarioShapeProblems('f.ts', { ...good, checks: [] }), [{ field: 'f.ts: checks' }]);
 });
 
 t.test('names taken by a shipped scenario or by two files', async (t) => {
   const s = (name: string) => ({ ...good, name }) as unknown as Scenario;
-  const p = duplicateNameProblems([{ file: 'a.ts', scenario: s('x') }, { file: 'b.ts', scenario: s('x') }, { file: 'c.ts', scenario: s('shipped') }], ['shipped']);
+  const p = duplicateNameProblems([{ file: 'a.ts', scenario: s('x') }, { file: 'b.ts', scenario: s('x') },
+    { file: 'c.ts', scenario: s('shipped') }], ['shipped']);
   t.same(p.map((x) => [x.field, x.message]), [
     ['b.ts: name', 'is already used by a.ts'],
     ['c.ts: name', 'is the name of a shipped scenario'],
@@ -39,7 +43,8 @@ t.test('names taken by a shipped scenario or by two files', async (t) => {
 
 t.test('judgeAll: declaration order, one-line messages, a throwing judge fails its own check only', async (t) => {
   const checks = [
-    defineCheck<{ n: number }>({ ...check, id: 'big', judge: (e) => ({ status: e.n > 2 ? 'passed' : 'failed', message: `n\nis ${e.n}` }) }),
+    defineCheck<{ n: number }>({ ...check, id: 'big', judge: (e) => ({ status: e.n > 2 ? 'passed' : 'failed',
+      message: `n\nis ${e.n}` }) }),
     defineCheck<{ n: number }>({ ...check, id: 'boom', judge: () => { throw new Error('oops'); } }),
   ];
   t.same(judgeAll(checks, { n: 3 }), [
@@ -55,6 +60,7 @@ t.test('reconcileResults: a declared check without a result fails; an undeclared
   t.same(r.map((x) => [x.id, x.status]), [['a-check', 'failed'], ['other', 'failed'], ['stray', 'failed']]);
   t.match(r[0]!.message, /returned no result for this declared check/);
   t.match(r[2]!.message, /not declared in the scenario's checks \(was passed: fine\)/);
-  const ok = reconcileResults([check], [{ id: 'a-check', title: 'a check', status: 'passed', message: 'm', evidence: [] }]);
+  const ok = reconcileResults([check], [{ id: 'a-check', title: 'a check', status: 'passed', message: 'm',
+    evidence: [] }]);
   t.same(ok.map((x) => x.status), ['passed']);
 });

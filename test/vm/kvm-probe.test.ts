@@ -36,14 +36,16 @@ t.test('the real probe on the real box kernel', { skip }, async (t) => {
   t.comment(`probe: ${out.end} after ${Math.round(out.durationMs)} ms: ${v.reason}`);
   if (pvm) {
     t.equal(v.boots, false, 'kvm_pvm cannot boot a stock kernel');
-    t.match(v.reason, /failed to set MSR 0x10a|did not reach init under KVM/, 'one of the two failure shapes seen here');
+    t.match(v.reason, /failed to set MSR 0x10a|did not reach init under KVM/,
+      'one of the two failure shapes seen here');
   } else {
     t.ok(v.reason.length > 0, 'a decided answer with its reason');
     if (v.boots) t.equal(out.end, 'saw-init', 'stopped as soon as the kernel reached init');
   }
 });
 
-t.test('auto through the real host: decided once, then from the cache under XDG_CACHE_HOME; doctor shows it', { skip }, async (t) => {
+t.test('auto through the real host: decided once, then from the cache under XDG_CACHE_HOME; doctor shows it',
+  { skip }, async (t) => {
   const cache = mkdtempSync(join(tmpdir(), 'nrh-xdg-'));
   t.teardown(() => rmSync(cache, { recursive: true, force: true }));
   let probes = 0;
