@@ -35,7 +35,7 @@ interface CommandOption {
 const RUNS: readonly Command[] = ['run', 'compare', 'matrix'];
 const OPTIONS: readonly CommandOption[] = [
   { name: 'help', type: 'boolean', short: 'h', doc: 'show this help', commands: Object.keys(COMMANDS) as Command[] },
-  { name: 'config', type: 'string', short: 'c', arg: '<file>', doc: 'harness.yaml to read (default ./harness.yaml when present)', commands: [...RUNS, 'doctor', 'destroy', 'merge'] },
+  { name: 'config', type: 'string', short: 'c', arg: '<file>', doc: 'harness.yaml to read (default ./harness.yaml when present)', commands: [...RUNS, 'list', 'doctor', 'destroy', 'merge'] },
   { name: 'expect', type: 'string', multiple: true, arg: '<fail|pass|check=fail|check=pass>', doc: 'expected outcome, repeatable: "fail" for the scenario, or per check', commands: RUNS },
   { name: 'all', type: 'boolean', doc: 'run: every scenario (Nomad scenarios are skipped without a build); destroy: every lab', commands: ['run', 'destroy'] },
   { name: 'before', type: 'string', arg: '<build>', doc: 'the Nomad build released so far (linux/amd64)', commands: ['compare'] },
@@ -53,7 +53,7 @@ const OPTIONS: readonly CommandOption[] = [
 /** Config flags (from the table) each command takes beyond the run options. */
 const DOCTOR_FLAGS = new Set(['nomad-binary', 'provider', 'box', 'libvirt-driver', 'netns', 'work-dir', 'memory', 'json', 'verbose', 'quiet']);
 const DESTROY_FLAGS = new Set(['netns', 'work-dir', 'provider', 'verbose', 'quiet']);
-const LIST_FLAGS = new Set(['json']);
+const LIST_FLAGS = new Set(['json', 'scenarios']);
 const BUILD_FLAGS = new Set(['json', 'quiet', 'verbose', 'releases-url', 'releases-key']);
 const MERGE_FLAGS = new Set(['reports-dir', 'quiet']);
 const BOOL_FLAGS = new Set(['keep', 'json', 'verbose', 'quiet']);
@@ -226,7 +226,9 @@ const USAGE: Record<Exclude<Command, 'help'>, string[]> = {
     '', 'Expands the matrix file (docs/matrix.md) into cells with stable names, e.g. bridge-exec-reboot/nomad=1.9.3/reboot=hard,',
     'runs this shard\'s cells (parallel: and memory_budget_mb: in the file), retries a cell ONCE after an infrastructure',
     'error (never after a failed check), and writes one JUnit file with a <testsuite> per cell.'],
-  list: ['reboot-harness list [--json]'],
+  list: ['reboot-harness list [--json] [--scenarios <dir>]', '',
+    'The shipped scenarios, then your own from --scenarios / HARNESS_SCENARIOS_DIR / scenarios_dir (each with its file;',
+    'docs/scenarios.md); every problem with any of your files is reported at once (exit 2).'],
   doctor: ['reboot-harness doctor [--nomad-binary <path>] [--json]', '', 'Every prerequisite of a run, each missing piece with the command that fixes it.'],
   setup: ['reboot-harness setup [--force] [--docker]', '', 'Runs vms/setup-host.sh: Debian packages, then the offline box.'],
   destroy: ['reboot-harness destroy <run-id>... | --all [--host]', '', 'Destroys the VMs and Vagrant directory of the given runs under the work dir (--work-dir).'],
@@ -248,7 +250,7 @@ const EXITS: Record<Exclude<Command, 'help'>, string> = {
   run: '0 every check met its expectation; 1 a check did not; 2 usage or configuration error (nothing created); 3 infrastructure error before a verdict; 70 harness bug; 130 interrupted',
   compare: '0/1 the after build met / did not meet its expectations; 2 usage or configuration error; 3 infrastructure error; 70 harness bug; 130 interrupted',
   matrix: '0 every cell met its expectations; 1 a cell did not; 2 usage or configuration error; 3 a cell broke (after its retry); 70 harness bug; 130 interrupted',
-  list: '0 listed; 2 usage error; 70 harness bug',
+  list: '0 listed; 2 usage error or a scenario file of yours that does not load; 70 harness bug',
   doctor: '0 every prerequisite is met; 2 usage error; 3 something is missing (the fix is printed); 70 harness bug',
   setup: '0 set up; 2 usage error or a missing prerequisite; 3 an install or the box build failed; 70 harness bug',
   destroy: '0 destroyed (or nothing to destroy); 2 usage error; 3 a destroy failed; 70 harness bug',

@@ -14,7 +14,7 @@ export interface CliDeps {
   out: (s: string) => void;
   err: (s: string) => void;
   isTTY: boolean;
-  /** the scenario environment: real VMs (lib/lab/real-env.ts) or stand-ins */
+  /** the scenario environment: real VMs (lib/session/real-env.ts) or stand-ins */
   makeEnv: (config: HarnessConfig, runId: string, logger: Logger) => ScenarioEnv;
   /**
    * before a run: make sure the lab host is ready; may re-run the CLI inside the lab's network namespace and return its

@@ -8,6 +8,8 @@ import { createRealEnv } from '../session/real-env.js';
 import { createBuildLayer } from '../session/builds.js';
 import { runSetup, nextCommands } from '../lab/setup.js';
 import { DEFAULTS } from '../config/schema.js';
+import { driverChooser, realAccelDeps } from '../lab/accel.js';
+import { KVM_PROBE_BUDGET_MS } from '../lab/kvm-probe.js';
 import { deadlineIn } from '../run/deadline.js';
 import type { HarnessConfig } from '../config/schema.js';
 import type { Logger } from '../log/events.js';
@@ -22,7 +24,8 @@ const HOST_PREP_MS = 60_000;
 /** Make sure libvirtd runs in the lab's netns, then re-run this command inside it (unless we are there already). */
 async function prepareHost(config: HarnessConfig, _argv: string[], logger: Logger, subnets?: readonly string[]): Promise<ExitCode | undefined> {
   const ns = config.lab.netns;
-  if (!ns || process.env[IN_NETNS_ENV]) return undefined;
+  // Note: existing hosts (lab.provider: ssh) need no libvirtd; the CLI reaches them from the namespace it runs in
+  if (!ns || process.env[IN_NETNS_ENV] || config.lab.provider === 'ssh') return undefined;
   const host = await ensureLabHost({ netns: ns, deadline: deadlineIn(HOST_PREP_MS), logger, blackholes: subnets ?? [config.lab.managementSubnet, config.lab.privateSubnet] });
   logger({ kind: 'info', t: 0, message: `lab host: libvirtd pid ${host.libvirtdPid} in netns ${host.netns}${host.started.length ? ` (started ${host.started.join(', ')})` : ''}; re-running inside it` });
   return (await reexecInNetns(host.netns)) as ExitCode;
@@ -52,8 +55,19 @@ async function setup(
   return EXIT.OK;
 }
 
+/** One driver choice per process: every run (and doctor) asks it; the KVM probe runs at most once per box. */
+const chooseDriver = driverChooser(realAccelDeps());
+
 async function doctor(config: HarnessConfig, json: boolean): Promise<ExitCode> {
-  const items = await runDoctor({ deadline: deadlineIn(60_000), workDir: config.lab.workDir, box: config.lab.box, netns: config.lab.netns, ...(config.nomadBinary ? { nomadBinary: config.nomadBinary } : {}) });
+  // Note: the KVM probe may take its whole minute on a host where KVM hangs; the rest of doctor takes seconds
+  const items = await runDoctor({
+    deadline: deadlineIn(60_000 + KVM_PROBE_BUDGET_MS),
+    workDir: config.lab.workDir, box: config.lab.box, netns: config.lab.netns,
+    ...(config.nomadBinary ? { nomadBinary: config.nomadBinary } : {}),
+    ...(config.lab.provider === 'libvirt'
+      ? { libvirtDriver: { setting: config.lab.libvirtDriver, choose: chooseDriver } }
+      : {}),
+  });
   process.stdout.write(json ? JSON.stringify(items, null, 2) + '\n' : renderDoctor(items) + '\n');
   return items.every((i) => i.ok) ? EXIT.OK : EXIT.INFRA;
 }
@@ -64,7 +78,7 @@ const deps: CliDeps = {
   out: (s) => void process.stdout.write(s),
   err: (s) => void process.stderr.write(s),
   isTTY: Boolean(process.stderr.isTTY),
-  makeEnv: createRealEnv,
+  makeEnv: (config, runId, logger) => createRealEnv(config, runId, logger, chooseDriver),
   prepareHost,
   checkBinary: async (p, field = '--nomad-binary') => void (await checkNomadBinary(p, field)),
   builds: createBuildLayer({ env: process.env }),

@@ -22,7 +22,8 @@ import { REPORTERS, type ReportContext } from '../report/reporters.js';
 import { renderSessionConsole } from '../report/console.js';
 import { writeSessionReports } from '../report/write.js';
 import { helpText, parseCliCollecting, type ParsedArgs } from './args.js';
-import { SCENARIOS, findScenario, listText } from './scenarios.js';
+import { SCENARIOS, allScenarios, findScenario, listText, loadUserScenarios } from './scenarios.js';
+import { scenariosDirOf } from '../config/scenarios-dir.js';
 import { buildCommand } from './build.js';
 import { mergeCommand } from './merge.js';
 import { listCellsCommand, listingProblems } from './list-cells.js';
@@ -49,10 +50,7 @@ export async function main(argv: string[], deps: CliDeps): Promise<number> {
       deps.out(helpText(args.command) + '\n');
       return EXIT.OK;
     }
-    if (args.command === 'list') {
-      deps.out(args.values['json'] ? JSON.stringify(SCENARIOS.map((s) => ({ name: s.name, summary: s.summary, needsNomad: s.needsNomad, checks: s.checks })), null, 2) + '\n' : listText() + '\n');
-      return EXIT.OK;
-    }
+    if (args.command === 'list') return await listCommand(args, deps);
     if (args.command === 'run' || args.command === 'compare' || args.command === 'matrix') {
       return await sessionCommand(args.command, args, deps, argv, (s) => (secrets = [...new Set([...secrets, ...s])]), argvProblems);
     }
@@ -83,25 +81,63 @@ function loggerFor(config: HarnessConfig, deps: CliDeps, secrets: readonly strin
 
 const colorOn = (deps: CliDeps) => deps.isTTY && !deps.env['NO_COLOR'] && !deps.env['CI'];
 
+/** `list [--json] [--scenarios dir]`: the shipped scenarios, then the user's (each with the file it came from). */
+async function listCommand(args: ParsedArgs, deps: CliDeps): Promise<number> {
+  const { extra, problems } = await userScenarios(args, deps, await readHarnessFile(args, deps));
+  if (problems.length) throw new ConfigError(problems);
+  const json = allScenarios(extra).map((s) => ({
+    name: s.name, summary: s.summary, needsNomad: s.needsNomad,
+    checks: s.checks.map(({ id, title, passesWhen }) => ({ id, title, passesWhen })),
+    ...('file' in s ? { file: s.file } : {}),
+  }));
+  deps.out(args.values['json'] ? JSON.stringify(json, null, 2) + '\n' : listText(extra) + '\n');
+  return EXIT.OK;
+}
+
+/**
+ * The user's scenarios (--scenarios, HARNESS_SCENARIOS_DIR or scenarios_dir; relative to the working directory) and
+ * every problem with their files (none is loaded when any file has one).
+ */
+async function userScenarios(
+  args: ParsedArgs, deps: CliDeps, harness: { data: unknown; name: string } | undefined,
+): Promise<{ extra: Scenario[]; problems: ConfigProblem[] }> {
+  const from = harness ? { fileName: harness.name } : {};
+  const where = scenariosDirOf({ file: harness?.data, ...from, env: deps.env, flags: args.values });
+  return where ? loadUserScenarios(resolve(deps.cwd, where.dir), where.field) : { extra: [], problems: [] };
+}
+
+/**
+ * The planner's problems next to those of the user's scenario files. When a file did not load, a scenario named on
+ * the command line or in the matrix may be in it: "is not a known scenario" would be a guess, so it is left out.
+ */
+function withUserProblems(planned: readonly ConfigProblem[], user: readonly ConfigProblem[]): ConfigProblem[] {
+  return [...user, ...(user.length ? planned.filter((p) => p.message !== 'is not a known scenario') : planned)];
+}
+
 /** run, compare and matrix: plan (every problem of the input at once, build files included), execute, report. */
 async function sessionCommand(
   command: PlanCommand, args: ParsedArgs, deps: CliDeps, argv: string[], addSecrets: (s: string[]) => void, argvProblems: ConfigProblem[] = [],
 ): Promise<number> {
   const harness = await readHarnessFile(args, deps);
+  const user = await userScenarios(args, deps, harness);
   const matrixPath = command === 'matrix' && args.positionals.length === 1 ? resolve(deps.cwd, args.positionals[0]!) : undefined;
   const matrixFile = matrixPath ? { data: await readYaml(matrixPath, 'matrix file'), name: args.positionals[0]!, path: matrixPath, dir: dirname(matrixPath) } : undefined;
   const res = planSession({
-    command, positionals: args.positionals, values: args.values, env: deps.env, cwd: deps.cwd, scenarios: SCENARIOS,
+    command, positionals: args.positionals, values: args.values, env: deps.env, cwd: deps.cwd,
+    scenarios: allScenarios(user.extra),
     ...(harness ? { harness } : {}), ...(matrixFile ? { matrixFile } : {}),
   });
   // --list-cells: the matrix validated; print its fan-out before any build is read or anything is created.
   if (command === 'matrix' && args.values['list-cells']) {
     const listing = listingProblems(args);
-    if (!res.ok || listing.length) throw new ConfigError([...(res.ok ? [] : res.problems), ...listing]);
+    const problems = [...withUserProblems(res.ok ? [] : res.problems, user.problems), ...listing];
+    if (!res.ok || problems.length) throw new ConfigError(problems);
     const m = res.plan.matrix!;
     return listCellsCommand(args, m.all, res.plan.cells.map((c) => m.all.find((x) => x.name === c.key)!), deps.out);
   }
-  if (args.values['shards'] !== undefined) throw new ConfigError(listingProblems(args));
+  if (args.values['shards'] !== undefined) {
+    throw new ConfigError([...withUserProblems(res.ok ? [] : res.problems, user.problems), ...listingProblems(args)]);
+  }
   const base = res.ok ? res.plan.base : DEFAULTS;
   const secrets = base.nomad.token ? [base.nomad.token] : [];
   addSecrets(secrets);
@@ -109,11 +145,12 @@ async function sessionCommand(
   const logger = loggerFor(base, deps, allSecrets);
   const layer = deps.builds ?? pathBuilds(deps);
   const buildProblems = await layer.check(res.ok ? res.plan.builds : res.builds, base, logger);
-  // Every problem of the whole input at once: the command line's, the configuration's, the builds'.
-  if (!res.ok || buildProblems.length || argvProblems.length) throw new ConfigError([...argvProblems, ...(res.ok ? [] : res.problems), ...buildProblems]);
+  // Every problem of the whole input at once: the command line's, the scenario files', the configuration's, the builds'.
+  const planned = withUserProblems(res.ok ? [] : res.problems, user.problems);
+  if (!res.ok || buildProblems.length || argvProblems.length || planned.length) throw new ConfigError([...argvProblems, ...planned, ...buildProblems]);
   const plan = res.plan;
   const out = await executePlan(plan, {
-    scenario: findScenario, makeEnv: deps.makeEnv, newRunId, logger,
+    scenario: (name) => findScenario(name, user.extra), makeEnv: deps.makeEnv, newRunId, logger,
     resolveBuild: (ref) => layer.resolve(ref, plan.base, logger),
     preflight: (scenario, config) => scenario.preflight?.(config, { convertJob: deps.convertJob ?? nomadJobConverter() }) ?? Promise.resolve([]),
     ...(deps.prepareHost ? { prepareHost: (config, lg, subnets) => deps.prepareHost!(config, argv, lg, subnets) } : {}),

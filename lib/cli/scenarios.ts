@@ -1,25 +1,45 @@
 // The scenario registry: every scenario file, and the text of `reboot-harness list`.
-import { ConfigError } from '../errors.js';
+import { ConfigError, type ConfigProblem } from '../errors.js';
 import type { HarnessConfig } from '../config/schema.js';
 import type { Scenario } from '../run/scenario.js';
 import { nomadJobConverter, type JobConverter } from '../cluster/job-convert.js';
 import bridgeExecReboot from '../../scenarios/bridge-exec-reboot.js';
 import cniIpamReboot from '../../scenarios/cni-ipam-reboot.js';
 import upgradeInPlace from '../../scenarios/upgrade-in-place.js';
+import { loadScenarios } from '../scenarios/load.js';
 
 /** All scenarios, the default first. */
 export const SCENARIOS: Scenario[] = [bridgeExecReboot, cniIpamReboot, upgradeInPlace];
 
-/** Look a scenario up by name; a usage error listing the names when there is none. */
-export function findScenario(name: string): Scenario {
-  const s = SCENARIOS.find((x) => x.name === name);
-  if (!s) throw new ConfigError([{ field: 'scenario', value: name, message: 'is not a known scenario', fix: `use one of: ${SCENARIOS.map((x) => x.name).join(', ')} (reboot-harness list)` }]);
+/** The shipped scenarios followed by the user's (`extra`, from --scenarios / scenarios_dir). */
+export function allScenarios(extra: readonly Scenario[] = []): Scenario[] {
+  return [...SCENARIOS, ...extra];
+}
+
+/** Look a scenario up by name among the shipped ones and `extra`; a usage error listing the names when none. */
+export function findScenario(name: string, extra: readonly Scenario[] = []): Scenario {
+  const all = allScenarios(extra);
+  const s = all.find((x) => x.name === name);
+  const fix = `use one of: ${all.map((x) => x.name).join(', ')} (reboot-harness list)`;
+  if (!s) throw new ConfigError([{ field: 'scenario', value: name, message: 'is not a known scenario', fix }]);
   return s;
 }
 
-/** The human text of `reboot-harness list`. */
-export function listText(): string {
-  return SCENARIOS.map((s) => [`${s.name}${s.needsNomad ? ' (needs --nomad-binary)' : ''}`, `  ${s.summary}`, ...s.checks.map((c) => `  - ${c.id}: ${c.passesWhen}`)].join('\n')).join('\n\n');
+/** The human text of `reboot-harness list`; user scenarios say which file they came from. */
+export function listText(extra: readonly Scenario[] = []): string {
+  return allScenarios(extra).map((s) => {
+    const from = 'file' in s ? `  (from ${String(s.file)})` : '';
+    const head = `${s.name}${s.needsNomad ? ' (needs --nomad-binary)' : ''}${from}`;
+    return [head, `  ${s.summary}`, ...s.checks.map((c) => `  - ${c.id}: ${c.passesWhen}`)].join('\n');
+  }).join('\n\n');
+}
+
+/** The user's scenarios from `dir` (no scenario when any file has a problem); names of shipped ones are taken. */
+export async function loadUserScenarios(
+  dir: string, field: string,
+): Promise<{ extra: Scenario[]; problems: ConfigProblem[] }> {
+  const { scenarios, problems } = await loadScenarios(dir, { reserved: SCENARIOS.map((s) => s.name), field });
+  return { extra: scenarios, problems };
 }
 
 /**

@@ -96,6 +96,36 @@ export const httpUrl = (raw: unknown): Parsed => {
     : bad('must be an http(s) URL', 'write e.g. "https://releases.hashicorp.com" or your mirror\'s base URL');
 };
 
+const JUMP = /^(?:([A-Za-z0-9._-]+)@)?([A-Za-z0-9._-]+|\[[0-9a-fA-F:]+\])(?::(\d{1,5}))?$/;
+
+/** The parts of a jump host spec. */
+export interface JumpParts {
+  user: string | undefined;
+  host: string;
+  port: number | undefined;
+}
+
+/** `[user@]host[:port]` of a jump host, split (user and port undefined when not given); undefined when malformed. */
+export function splitJump(spec: string): JumpParts | undefined {
+  const m = JUMP.exec(spec.trim());
+  if (!m || (m[3] !== undefined && (Number(m[3]) < 1 || Number(m[3]) > 65535))) return undefined;
+  return { user: m[1], host: m[2]!.replace(/^\[|\]$/g, ''), port: m[3] === undefined ? undefined : Number(m[3]) };
+}
+
+/** A jump host as ssh -J takes one: [user@]host[:port]. */
+export const jumpHost = (raw: unknown): Parsed =>
+  typeof raw === 'string' && splitJump(raw)
+    ? ok(raw.trim())
+    : bad('must be [user@]host[:port]', 'write e.g. admin@bastion.example.com:22');
+
+/** A command as an argv list (a YAML list of strings; a string is split on spaces, with no shell quoting). */
+export const argvList = (raw: unknown): Parsed => {
+  const list = typeof raw === 'string' ? raw.trim().split(/\s+/).filter(Boolean) : raw;
+  return Array.isArray(list) && list.length > 0 && list.every((x) => typeof x === 'string' && x !== '')
+    ? ok(list)
+    : bad('must be a command: a list of words', 'write e.g. [virsh, reset, "{role}"] or "ipmitool -H {address} ..."');
+};
+
 /** Turn a field's parse failure into the problem the user sees. */
 export function problem(field: string, value: unknown, p: Parsed & { ok: false }): ConfigProblem {
   return { field, value, message: p.message, fix: p.fix };

@@ -5,9 +5,22 @@ import type { ArtifactsPolicy, RebootKind, TaskDriver, UpgradeMode } from '../mo
 export { TASK_DRIVERS, UPGRADE_MODES } from '../model/kinds.js';
 export type { ArtifactsPolicy, RebootKind, TaskDriver, UpgradeMode } from '../model/kinds.js';
 
+/** One existing machine (lab.provider: ssh); what is missing is reported by resolveConfig. */
+export interface HostSpec {
+  address: string | undefined;
+  user: string | undefined;
+  /** private key file */
+  key: string | undefined;
+  port: number;
+  /** `[user@]host[:port]` of a jump host, reached with the same key */
+  jump: string | undefined;
+}
+
 export interface HarnessConfig {
   /** scenario to run (positional argument of `run`) */
   scenario: string;
+  /** a directory of user scenario files (*.ts), loaded next to the shipped ones (docs/scenarios.md) */
+  scenariosDir: string | undefined;
   /** path of the Nomad binary installed in the VMs (linux/amd64 ELF); required by Nomad scenarios */
   nomadBinary: string | undefined;
   /** the build the client is upgraded to in place (upgrade-in-place scenario) */
@@ -22,12 +35,20 @@ export interface HarnessConfig {
     heartbeatGrace: string;
   };
   lab: {
-    provider: 'libvirt' | 'virtualbox';
+    /** libvirt / virtualbox: VMs made by Vagrant; ssh: machines that already exist (lab.hosts) */
+    provider: 'libvirt' | 'virtualbox' | 'ssh';
+    /** the existing machines of lab.provider: ssh, by role */
+    hosts: { server: HostSpec; client: HostSpec };
+    /** argv of the power reset of an existing host ({role}, {address} substituted); hard reboots need it */
+    hardResetCommand: string[] | undefined;
     box: string;
     cpus: number;
     memoryMb: number;
-    /** libvirt domain type: "qemu" = software emulation (TCG), "kvm" = hardware virtualization */
-    libvirtDriver: 'kvm' | 'qemu';
+    /**
+     * libvirt domain type: "qemu" = software emulation (TCG), "kvm" = hardware virtualization, "auto" = KVM when a
+     * probe proves KVM boots the box's kernel, emulation otherwise (lib/lab/accel.ts)
+     */
+    libvirtDriver: 'auto' | 'kvm' | 'qemu';
     /** QEMU translation-cache cap per VM in MiB (TCG only); 0 = QEMU's default (1 GiB) */
     tbCacheMb: number;
     cpuModel: string;
@@ -72,6 +93,7 @@ export interface HarnessConfig {
 /** Defaults, each with the reason for its value. */
 export const DEFAULTS: HarnessConfig = {
   scenario: 'bridge-exec-reboot',
+  scenariosDir: undefined,
   nomadBinary: undefined,
   upgradeTo: undefined,
   // the GH-25093 case itself: swap the build under running allocs
@@ -85,10 +107,15 @@ export const DEFAULTS: HarnessConfig = {
   },
   lab: {
     provider: 'libvirt',
+    hosts: {
+      server: { address: undefined, user: undefined, key: undefined, port: 22, jump: undefined },
+      client: { address: undefined, user: undefined, key: undefined, port: 22, jump: undefined },
+    },
+    hardResetCommand: undefined,
     box: 'nomad-reboot-harness/bookworm',
     cpus: 1, // two VMs share two host cores under TCG (vm-lab.md)
     memoryMb: 768, // measured: the guest uses ~150 MB after boot; Nomad agent + task fit in 768
-    libvirtDriver: 'qemu', // /dev/kvm cannot boot stock kernels on our CI machines
+    libvirtDriver: 'auto', // KVM where it works (most laptops, CI runners); a probe says so, cached per host and box
     tbCacheMb: 256, // cuts each QEMU's RSS from ~1.6 GB to ~570 MB (vm-lab.md)
     cpuModel: 'Nehalem', // TCG cannot emulate what host-model asks for
     netns: 'nrh-lab',

@@ -1,10 +1,17 @@
 // Every configuration key, once: harness.yaml key, flag, environment variable, check and doc line.
 import { TASK_DRIVERS, UPGRADE_MODES } from './schema.js';
 import { REBOOT_KINDS } from './faults.js';
-import { bool, goDuration, hclVars, httpUrl, int, netnsName, oneOf, str, subnet24, timeoutSeconds, type Field } from './fields.js';
+import {
+  argvList, bool, goDuration, hclVars, httpUrl, int, jumpHost, netnsName, oneOf, str, subnet24, timeoutSeconds, type Field,
+} from './fields.js';
 
 /** All keys. The README's configuration table is written from this list. */
 export const FIELDS: Field[] = [
+  {
+    yaml: 'scenarios_dir', flag: 'scenarios', env: 'HARNESS_SCENARIOS_DIR', path: ['scenariosDir'],
+    doc: 'directory of your own scenario files (*.ts, docs/scenarios.md), loaded next to the shipped ones',
+    parse: str('give the directory holding your scenario files, e.g. ./my-scenarios'),
+  },
   { yaml: 'nomad_binary', flag: 'nomad-binary', env: 'NOMAD_BINARY', path: ['nomadBinary'], aliasOf: 'nomad_build', doc: 'the path of a linux/amd64 Nomad build (the older name of --nomad)', parse: str('give the path of a linux/amd64 nomad binary, e.g. ./pkg/linux_amd64/nomad') },
   { yaml: 'nomad_build', flag: 'nomad', env: 'NOMAD_BUILD', path: ['nomadBinary'], doc: 'Nomad build to install: a release version (1.9.7, 1.9.7+ent, latest), git:<dir>[@<ref>], or the path of a linux/amd64 binary', parse: str('give a release version (1.9.7, latest), git:<dir>[@<ref>], or the path of a linux/amd64 nomad binary') },
   { yaml: 'upgrade_to', flag: 'upgrade-to', env: 'NOMAD_UPGRADE_TO', path: ['upgradeTo'], doc: 'Nomad build the client is upgraded to in place (upgrade-in-place): a release version, git:<dir>[@<ref>] or a path', parse: str('give the build to upgrade to: a release version (1.9.7), git:<dir>[@<ref>] or a path') },
@@ -13,11 +20,34 @@ export const FIELDS: Field[] = [
   { yaml: 'upgrade.mode', flag: 'upgrade-mode', path: ['upgrade', 'mode'], doc: 'upgrade-in-place variant: upgrade, restart-only (same build, control case) or upgrade-then-reboot', parse: oneOf(UPGRADE_MODES) },
   { yaml: 'nomad.token', env: 'NOMAD_TOKEN', path: ['nomad', 'token'], doc: 'ACL token for the Nomad API (never logged or reported)', secret: true, parse: str('give the SecretID of an ACL token') },
   { yaml: 'nomad.heartbeat_grace', flag: 'heartbeat-grace', path: ['nomad', 'heartbeatGrace'], doc: 'server heartbeat_grace; shorter than a reboot means the node goes down and allocs are replaced', parse: goDuration },
-  { yaml: 'lab.provider', flag: 'provider', env: 'HARNESS_PROVIDER', path: ['lab', 'provider'], doc: 'Vagrant provider', parse: oneOf(['libvirt', 'virtualbox'] as const) },
+  {
+    yaml: 'lab.provider', flag: 'provider', env: 'HARNESS_PROVIDER', path: ['lab', 'provider'],
+    doc: 'libvirt or virtualbox (VMs made by Vagrant), or ssh (machines that already exist: lab.hosts)',
+    parse: oneOf(['libvirt', 'virtualbox', 'ssh'] as const),
+  },
+  ...(['server', 'client'] as const).flatMap((role): Field[] => {
+    const at = (k: string) => ({ yaml: `lab.hosts.${role}.${k}`, path: ['lab', 'hosts', role, k] });
+    const doc = (what: string) => `lab.provider ssh: ${what} of the ${role} host`;
+    return [
+      { ...at('address'), doc: doc('address'), parse: str('give a host name or IP address') },
+      { ...at('user'), doc: doc('SSH user (root or passwordless sudo)'), parse: str('give a user name, e.g. admin') },
+      { ...at('key'), doc: doc('private key file'), parse: str('give a private key file, e.g. ~/.ssh/id_ed25519') },
+      { ...at('port'), doc: doc('SSH port'), parse: int(1, 65535) },
+      { ...at('jump'), doc: doc('jump host [user@]host[:port] (same key)'), parse: jumpHost },
+    ];
+  }),
+  {
+    yaml: 'lab.hard_reset_command', path: ['lab', 'hardResetCommand'], parse: argvList,
+    doc: 'lab.provider ssh: power reset of a host, an argv list ({role}, {address} replaced); hard reboots need it',
+  },
   { yaml: 'lab.box', flag: 'box', env: 'HARNESS_BOX', path: ['lab', 'box'], doc: 'Vagrant box (built offline by `reboot-harness setup`, or any public box)', parse: str('give a box name, e.g. nomad-reboot-harness/bookworm') },
   { yaml: 'lab.cpus', flag: 'cpus', path: ['lab', 'cpus'], doc: 'vCPUs per VM', parse: int(1, 16) },
   { yaml: 'lab.memory_mb', flag: 'memory', path: ['lab', 'memoryMb'], doc: 'memory per VM in MiB', parse: int(512, 65536, ' MiB') },
-  { yaml: 'lab.libvirt_driver', flag: 'libvirt-driver', env: 'HARNESS_LIBVIRT_DRIVER', path: ['lab', 'libvirtDriver'], doc: 'libvirt domain type: qemu (software emulation) or kvm', parse: oneOf(['qemu', 'kvm'] as const) },
+  {
+    yaml: 'lab.libvirt_driver', flag: 'libvirt-driver', env: 'HARNESS_LIBVIRT_DRIVER', path: ['lab', 'libvirtDriver'],
+    doc: 'libvirt domain type: auto (KVM when a probe boots the box kernel under it, else emulation), qemu or kvm',
+    parse: oneOf(['auto', 'qemu', 'kvm'] as const),
+  },
   { yaml: 'lab.tb_cache_mb', flag: 'tb-cache', path: ['lab', 'tbCacheMb'], doc: 'QEMU translation-cache cap per VM under software emulation (0 = QEMU default)', parse: int(0, 4096, ' MiB') },
   { yaml: 'lab.cpu_model', flag: 'cpu-model', path: ['lab', 'cpuModel'], doc: 'guest CPU model under software emulation', parse: str('give a QEMU CPU model, e.g. Nehalem') },
   { yaml: 'lab.netns', flag: 'netns', env: 'HARNESS_NETNS', path: ['lab', 'netns'], doc: 'run libvirtd and the lab inside this network namespace ("" = host network)', parse: netnsName },

@@ -67,14 +67,56 @@ export function resolveConfig(src: ConfigSources): ConfigResult {
   if (config.lab.privateSubnet === config.lab.managementSubnet) {
     problems.push({ field: 'lab.private_subnet/lab.management_subnet', value: config.lab.privateSubnet, message: 'must be two different networks', fix: `change one of them (defaults: ${DEFAULTS.lab.privateSubnet} and ${DEFAULTS.lab.managementSubnet})` });
   }
+  problems.push(...hostProblems(config, fileName));
   if (config.output.quiet && config.output.verbose) {
     problems.push({ field: '--quiet/--verbose', value: 'both', message: 'cannot be used together', fix: 'choose one of --quiet and --verbose' });
   }
   return problems.length ? { ok: false, problems, config } : { ok: true, config };
 }
 
-/** yaml sections: the first part of every dotted key ("lab", "nomad", ...). */
-const SECTIONS = new Set(FIELDS.filter((f) => f.yaml.includes('.')).map((f) => f.yaml.split('.')[0]!));
+/** lab.provider ssh: every missing host field at once, and a hard reboot needs a reset command; other providers:
+ * lab.hosts is an error (it would be ignored). */
+function hostProblems(config: HarnessConfig, file: string): ConfigProblem[] {
+  const { provider, hosts, hardResetCommand } = config.lab;
+  const out: ConfigProblem[] = [];
+  const roles = ['server', 'client'] as const;
+  if (provider !== 'ssh') {
+    const given = roles.filter((r) => hosts[r].address || hosts[r].user || hosts[r].key || hosts[r].jump);
+    if (given.length) {
+      const message = `is only used with lab.provider: ssh (provider is ${provider})`;
+      const fix = 'set lab.provider: ssh, or remove lab.hosts';
+      out.push({ field: `${file}: lab.hosts`, value: given, message, fix });
+    }
+    return out;
+  }
+  const fixes = {
+    address: 'give its host name or IP address',
+    user: 'give the SSH user (root or with passwordless sudo)',
+    key: 'give the private key file',
+  };
+  for (const r of roles) {
+    for (const k of ['address', 'user', 'key'] as const) {
+      if (hosts[r][k]) continue;
+      const message = 'is required with lab.provider: ssh';
+      out.push({ field: `${file}: lab.hosts.${r}.${k}`, value: undefined, message, fix: fixes[k] });
+    }
+  }
+  if (config.reboot.kind === 'hard' && !hardResetCommand) {
+    out.push({
+      field: 'reboot.kind', value: 'hard',
+      message: 'needs lab.hard_reset_command with lab.provider: ssh (the harness cannot power-cycle a host it did '
+        + 'not make)',
+      fix: 'set lab.hard_reset_command (e.g. [ipmitool, -H, "{address}", power, reset]), or use reboot.kind: graceful',
+    });
+  }
+  return out;
+}
+
+/** yaml sections: every proper prefix of a dotted key ("lab", "lab.hosts", "lab.hosts.server", "nomad", ...). */
+const SECTIONS = new Set(FIELDS.flatMap((f) => {
+  const parts = f.yaml.split('.').slice(0, -1);
+  return parts.map((_, i) => parts.slice(0, i + 1).join('.'));
+}));
 
 function flattenFile(file: unknown, name: string, problems: ConfigProblem[]): Map<string, unknown> {
   const out = new Map<string, unknown>();

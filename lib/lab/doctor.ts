@@ -8,6 +8,7 @@ import type { Deadline } from '../run/deadline.js';
 import { inspectNomadBinary, probeNomadVersion, VERSION_PROBE_MS } from '../cluster/binary.js';
 import { deadlineIn } from '../run/deadline.js';
 import { alivePid, currentNetns } from './host.js';
+import type { ChooseDriver, DriverSetting } from './accel.js';
 
 export interface DoctorItem {
   name: string;
@@ -58,6 +59,8 @@ export interface DoctorOptions {
   box?: string;
   netns?: string;
   run?: RunCommand;
+  /** lab.libvirt_driver and the chooser that resolves it (auto: the KVM probe or its cached answer) */
+  libvirtDriver?: { setting: DriverSetting; choose: ChooseDriver };
 }
 
 /** Probe everything a lab needs and return one item per requirement (never throws for a missing piece). */
@@ -100,6 +103,7 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorItem[]> {
   const modules = await readdir('/sys/module').catch(async () => (await text('/proc/modules')).split('\n').map((l) => l.split(' ')[0] ?? ''));
   const accel = detectAccel(await text('/proc/cpuinfo'), devKvm, modules);
   items.push(item('virtualization', true, accel.detail));
+  if (opts.libvirtDriver) items.push(await driverItem(opts.libvirtDriver, box, deadline));
 
   const boxes = { out: vagrant.boxes };
   const hasBox = boxes.out.split('\n').some((l) => l.startsWith(`${box} `) && l.includes('libvirt'));
@@ -145,6 +149,21 @@ async function diskItem(dir: string): Promise<DoctorItem> {
   const note = where === dir ? '' : ` on ${where} (${dir} does not exist yet; a run creates it)`;
   return item(`free disk ${dir}`, free >= MIN_DISK_BYTES, `${gib(free)} free${note} (need ${gib(MIN_DISK_BYTES)})`,
     `free space on the filesystem of ${where}, or point lab.work_dir (--work-dir) at a larger one`);
+}
+
+/** The libvirt driver a run would use and why (never a failure: emulation works, only slower). */
+async function driverItem(
+  o: NonNullable<DoctorOptions['libvirtDriver']>, box: string, d: Deadline,
+): Promise<DoctorItem> {
+  try {
+    const c = await o.choose(o.setting, box, d);
+    const detail = `${c.driver} (lab.libvirt_driver: ${o.setting}, decided by ${c.source}): ${c.reason}`;
+    return item('libvirt driver', true, detail);
+  } catch (err) {
+    const why = err instanceof Error ? err.message.split('\n')[0] : String(err);
+    const fix = 'set lab.libvirt_driver: qemu (or kvm) in harness.yaml';
+    return item('libvirt driver', false, `could not decide for ${o.setting}: ${why}`, fix);
+  }
 }
 
 /** Render doctor items for a terminal: one line per item, the fix indented below each failure, and a summary. Pure. */

@@ -133,6 +133,18 @@ function uniqueBuilds(builds: BuildRef[]): BuildRef[] {
   return [...seen.values()];
 }
 
+/**
+ * The problems of the rest of the input when the scenario is unknown (every problem at once). Which checks an
+ * expectation may name depends on the scenario, so those are left until the scenario is known.
+ */
+function restOf(input: PlanInput, union: readonly string[]): ConfigProblem[] {
+  const fileName = input.harness?.name;
+  const flags = input.values;
+  const file = { file: input.harness?.data, ...(fileName ? { fileName } : {}) };
+  const res = resolveConfig({ ...file, env: input.env, flags, knownChecks: union });
+  return res.ok ? [] : res.problems.filter((p) => !p.message.startsWith('names no check of scenario'));
+}
+
 /** `run [scenario]` and `run --all`. */
 function planRun(input: PlanInput): Draft {
   const problems: ConfigProblem[] = [];
@@ -141,8 +153,11 @@ function planRun(input: PlanInput): Draft {
   if (input.positionals.length > 1) problems.push({ field: 'scenario', value: input.positionals, message: 'only one scenario can be named', fix: 'name one scenario, or use --all' });
   if (all && named !== undefined) problems.push({ field: 'scenario', value: named, message: 'cannot be combined with --all', fix: 'drop the scenario name, or drop --all' });
   const chosen = all ? [...input.scenarios] : [input.scenarios.find((s) => s.name === (named ?? input.scenarios[0]?.name))];
-  if (!all && !chosen[0]) return { problems: [...problems, scenarioProblem(named ?? '', input.scenarios)], builds: [] };
   const union = [...new Set(input.scenarios.flatMap((s) => s.checks.map((c) => c.id)))];
+  if (!all && !chosen[0]) {
+    const unknown = scenarioProblem(named ?? '', input.scenarios);
+    return { problems: [...problems, unknown, ...restOf(input, union)], builds: [] };
+  }
   const cells: PlannedCell[] = [];
   let base: HarnessConfig | undefined;
   const seen = new Set<string>();

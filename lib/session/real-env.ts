@@ -13,23 +13,62 @@ import { createHttpTransport } from '../nomad/transport.js';
 import type { ScenarioEnv } from '../run/scenario.js';
 import { createVagrantLab } from '../lab/vagrant-lab.js';
 import { labSpecFor } from '../lab/spec-for.js';
+import { agentAddress, createSshLab } from '../lab/ssh-lab.js';
+import type { ChooseDriver } from '../lab/accel.js';
+import type { Deadline } from '../run/deadline.js';
+import type { RunContext } from '../run/context.js';
 
 /** vms/Vagrantfile of this checkout. */
 export const VAGRANTFILE = fileURLToPath(new URL('../../vms/Vagrantfile', import.meta.url));
 /** The Nomad HTTP API inside the server VM (the agent also listens there; nothing is exposed outside the VM). */
 const NOMAD_HTTP = { host: '127.0.0.1', port: 4646 };
 
-/** Build the environment a scenario runs in for one run of the CLI. */
-export function createRealEnv(config: HarnessConfig, runId: string, logger: Logger): ScenarioEnv {
+/** Build the environment a scenario runs in for one run of the CLI; `chooseDriver` resolves lab.libvirt_driver
+ * (shared by every run of one process: one KVM probe at most). */
+export function createRealEnv(
+  config: HarnessConfig, runId: string, logger: Logger, chooseDriver?: ChooseDriver,
+): ScenarioEnv {
   const full = labSpecFor(config, runId, ['server', 'client']);
   const ipOf = (role: string) => full.machines.find((m) => m.role === role)!.privateIp;
+  // Note: before `vagrant up`, so the probe's VM never runs next to this run's lab
+  const pickDriver = async (ctx: RunContext, d: Deadline): Promise<'kvm' | 'qemu'> => {
+    const setting = config.lab.libvirtDriver;
+    const choice = chooseDriver
+      ? await chooseDriver(setting, config.lab.box, d)
+      : { driver: setting === 'kvm' ? 'kvm' as const : 'qemu' as const, reason: `${setting}, no probe here` };
+    ctx.fact('lab.libvirt_driver', choice.driver);
+    ctx.fact('lab.libvirt_driver.setting', setting);
+    ctx.fact('lab.libvirt_driver.reason', choice.reason);
+    ctx.info(`libvirt driver ${choice.driver}: ${choice.reason}`);
+    return choice.driver;
+  };
+  const upExistingHosts = async (ctx: RunContext, d: Deadline, roles: string[]) => {
+    const lab = await createSshLab({
+      runId, roles, hosts: config.lab.hosts, hardResetCommand: config.lab.hardResetCommand, logger,
+      cleanup: (what, fn) => void ctx.cleanup.defer(what, fn),
+      ssh: { redact: ctx.secrets, streamOutput: config.output.verbose },
+    }).up({ deadline: d });
+    ctx.cleanup.defer('close the SSH connections', async () => {
+      await Promise.all(Object.values(lab.machines).map((m) => m.disconnect()));
+    }, { alsoWhenKept: true });
+    ctx.onEvidence('hosts: journals, addresses, iptables, CNI state', async (dd) => {
+      for (const m of Object.values(lab.machines)) {
+        const files = await collectHostEvidence(m, { deadline: dd })
+          .catch((err: Error) => ({ 'error.txt': err.message }));
+        for (const [name, text] of Object.entries(files)) ctx.artifact(`${m.role}-${name}`, text);
+      }
+    });
+    if (config.keep) ctx.info(`hosts kept as they are after the run:\n${lab.describe()}`);
+    return lab;
+  };
   return {
     config,
     async upLab(ctx, d, opts = {}) {
-      const spec = labSpecFor(config, runId, opts.roles ?? ['server', 'client']);
+      if (config.lab.provider === 'ssh') return upExistingHosts(ctx, d, opts.roles ?? ['server', 'client']);
+      const driver = config.lab.provider === 'libvirt' ? await pickDriver(ctx, d) : undefined;
+      const spec = labSpecFor(config, runId, opts.roles ?? ['server', 'client'], driver);
       const vagrantDir = join(config.lab.workDir, runId);
       ctx.fact('lab.dir', vagrantDir);
-      ctx.fact('lab.libvirt_driver', config.lab.provider === 'libvirt' ? config.lab.libvirtDriver : undefined);
       const lab = await createVagrantLab({
         spec, vagrantDir, vagrantfile: VAGRANTFILE, logger,
         cleanup: (what, fn, opts) => void ctx.cleanup.defer(what, fn, opts),
@@ -50,10 +89,15 @@ export function createRealEnv(config: HarnessConfig, runId: string, logger: Logg
       return lab;
     },
     async provisionNomad(ctx, lab, d) {
+      // Note: existing hosts have no lab subnet; each agent binds the address the harness reached it on
+      const ssh = config.lab.provider === 'ssh';
+      const ips: Record<string, string> = {};
+      for (const m of Object.values(lab.machines)) ips[m.role] = ssh ? await agentAddress(m, d) : ipOf(m.role);
+      if (ssh) for (const [role, ip] of Object.entries(ips)) ctx.fact(`${role}.agent_address`, ip);
       const results = await Promise.all(Object.values(lab.machines).map(async (m) => {
         const r = await installNomad(m, {
           binaryPath: config.nomadBinary!, role: m.role as 'server' | 'client', deadline: d,
-          vars: { private_ip: ipOf(m.role), server_ip: ipOf('server'), heartbeat_grace: config.nomad.heartbeatGrace },
+          vars: { private_ip: ips[m.role]!, server_ip: ips['server']!, heartbeat_grace: config.nomad.heartbeatGrace },
         });
         ctx.artifact(`${m.role}-nomad.hcl`, r.config);
         return r;

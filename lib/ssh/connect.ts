@@ -1,5 +1,7 @@
 // Open one authenticated ssh2 connection to an SshTarget, bounded by a per-attempt timeout; retry until a deadline.
 import { promises as fs } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import type { Duplex } from 'node:stream';
 import ssh2 from 'ssh2';
 import { HarnessError, formatMs } from '../errors.js';
 import { remaining, type Deadline } from '../run/deadline.js';
@@ -31,7 +33,14 @@ export async function readPrivateKey(target: SshTarget, read: (p: string) => Pro
 }
 
 /** One connection attempt; rejects with SshError after `timeoutMs` or when `signal` fires. Host keys are not verified (Vagrant's ssh-config says StrictHostKeyChecking no). */
-export function connectOnce(target: SshTarget, privateKey: Buffer, { timeoutMs, signal }: { timeoutMs: number; signal?: AbortSignal }): Promise<SshClient> {
+export function connectOnce(
+  target: SshTarget,
+  privateKey: Buffer,
+  { timeoutMs, signal, sock }: { timeoutMs: number; signal?: AbortSignal; sock?: Duplex },
+): Promise<SshClient> {
+  if (target.jump && !sock) {
+    return connectVia(target, target.jump, privateKey, { timeoutMs, ...(signal ? { signal } : {}) });
+  }
   return new Promise((resolve, reject) => {
     const c = new ssh2.Client();
     const where = `${target.user}@${target.hostName}:${target.port}`;
@@ -53,6 +62,7 @@ export function connectOnce(target: SshTarget, privateKey: Buffer, { timeoutMs, 
     });
     c.once('error', (err: Error) => fail(err.message));
     c.connect({
+      ...(sock ? { sock } : {}),
       host: target.hostName,
       port: target.port,
       username: target.user,
@@ -65,6 +75,31 @@ export function connectOnce(target: SshTarget, privateKey: Buffer, { timeoutMs, 
       algorithms: { cipher: { prepend: ['chacha20-poly1305@openssh.com'], append: [], remove: [] } },
     });
   });
+}
+
+/**
+ * Connect through a jump host (ssh -J) with the same key: the jump connection opens a direct-tcpip channel to the
+ * target, the target's SSH runs over it, and the jump connection is destroyed when the target's closes.
+ */
+async function connectVia(
+  target: SshTarget, jump: SshTarget, key: Buffer, o: { timeoutMs: number; signal?: AbortSignal },
+): Promise<SshClient> {
+  const t0 = performance.now();
+  const hop = await connectOnce(jump, key, o);
+  const where = `${target.user}@${target.hostName}:${target.port} via ${jump.user}@${jump.hostName}:${jump.port}`;
+  try {
+    const channel = await new Promise<Duplex>((resolve, reject) => {
+      hop.forwardOut('127.0.0.1', 0, target.hostName, target.port, (err, ch) =>
+        (err ? reject(new SshError(`ssh ${where}: ${err.message}`)) : resolve(ch)));
+    });
+    const left = Math.max(1, o.timeoutMs - (performance.now() - t0));
+    const c = await connectOnce({ ...target, jump: undefined }, key, { ...o, timeoutMs: left, sock: channel });
+    c.once('close', () => hop.destroy());
+    return c;
+  } catch (err) {
+    hop.destroy();
+    throw err;
+  }
 }
 
 /** Connect, retrying every failed attempt until the deadline (TimeoutError names the target and the last error). */

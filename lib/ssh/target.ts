@@ -14,4 +14,6 @@ export interface SshTarget {
   strictHostKeyChecking: boolean;
   /** every other option as written (lower-cased keys), for evidence and debugging */
   options: Record<string, string>;
+  /** a host to go through first (ssh -J): the connection is carried by a direct-tcpip channel of the jump host's */
+  jump?: SshTarget;
 }

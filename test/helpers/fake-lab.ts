@@ -10,6 +10,9 @@ import { CNI_STATE_DIRS, cniListingCommand } from '../../lib/cluster/parse-cni-l
 import { HOST_NETNS_COMMAND, NET_STATE_COMMAND } from '../../lib/lab/parse-observe.js';
 import { NO_DOCKER } from '../../lib/cluster/docker-image.js';
 
+/** How long the stand-in server host stays down: long enough for a scenario to probe the client meanwhile. */
+const SERVER_DOWN_MS = 300;
+
 const b64 = (s: string): string => Buffer.from(s, 'utf8').toString('base64');
 
 /** What cniListingCommand prints on the client, from the stand-in's host-local state (files in glob order). */
@@ -70,13 +73,13 @@ export function createFakeLab(o: FakeLabOptions): Lab & { commands: Record<strin
   const leftovers = { netns: [] as string[], veths: [] as string[] };
   const commands: Record<string, string[]> = { server: [], client: [] };
   const boot: Record<string, { id: string; at: number }> = { server: { id: randomUUID(), at: Date.now() }, client: { id: randomUUID(), at: Date.now() } };
-  let down = false;
+  const down = new Set<string>();
   const machine = (role: string): Machine => ({
     role,
     name: `fake-${role}`,
     async exec(cmd: string, opts: ExecOptions): Promise<ExecResult> {
       commands[role]!.push(cmd);
-      if (down && role === 'client') {
+      if (down.has(role)) {
         await sleep(Number.MAX_SAFE_INTEGER, opts.deadline).catch(() => undefined);
         throw new TimeoutError(`ssh to ${role}`, 0, 'connection refused (stand-in host is down)');
       }
@@ -141,9 +144,11 @@ export function createFakeLab(o: FakeLabOptions): Lab & { commands: Record<strin
         marks.push({ atMs: requestedAt, label: 'partition: client cut off from the server' }, { atMs: Date.now(), label: 'partition healed' });
         return { machine: role, kind, bootIdBefore: before, bootIdAfter: boot[role]!.id, requestedAt, backAt: Date.now(), marks, facts: { 'partition.seconds': ((Date.now() - requestedAt) / 1000).toFixed(1) } };
       }
-      down = true;
-      o.nomad.clientDown();
-      await sleep(50, deadline);
+      down.add(role);
+      // Note: the server host carries the Nomad server agent, the client host the client agent (and its allocs)
+      if (role === 'server') o.nomad.serverDown();
+      else o.nomad.clientDown();
+      await sleep(role === 'server' ? SERVER_DOWN_MS : 50, deadline);
       if (kind === 'power-off') {
         marks.push({ atMs: Date.now(), label: 'powered off' });
         await sleep(fault.offForMs ?? 0, deadline);
@@ -154,8 +159,9 @@ export function createFakeLab(o: FakeLabOptions): Lab & { commands: Record<strin
         throw new TimeoutError(`${role} to answer SSH with a new boot_id`, Date.now() - requestedAt, 'connection refused (stand-in host never came back)');
       }
       boot[role] = { id: randomUUID(), at: Date.now() };
-      down = false;
-      o.nomad.clientUp();
+      down.delete(role);
+      if (role === 'server') o.nomad.serverUp();
+      else o.nomad.clientUp();
       return { machine: role, kind, bootIdBefore: before, bootIdAfter: boot[role]!.id, requestedAt, backAt: Date.now(), ...(marks.length ? { marks } : {}) };
     },
     async collectEvidence() {

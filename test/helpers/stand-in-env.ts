@@ -5,7 +5,7 @@ import { createNomad } from '../../lib/nomad/client.js';
 import { createHttpTransport } from '../../lib/nomad/transport.js';
 import type { ScenarioEnv } from '../../lib/run/scenario.js';
 import { HarnessError } from '../../lib/errors.js';
-import { startFakeNomad, type FakeNomad, type Timeline } from './fake-nomad/index.js';
+import { startFakeNomad, type FakeNomad, type ServerRebootEffect, type Timeline } from './fake-nomad/index.js';
 import { createFakeLab } from './fake-lab.js';
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
@@ -34,14 +34,17 @@ export interface StandIn {
   err: string[];
 }
 
-/** A stand-in lab answering from `nomad`: an HTTP probe "answers" when a running alloc owns the address:port (bridge) or host port. */
-function labOn(nomad: FakeNomad, o: { token?: string; sshNeverBack?: boolean; dockerVersion?: string }): ReturnType<typeof createFakeLab> {
-  const api = createNomad({ transport: createHttpTransport({ addr: nomad.addr }), ...(o.token ? { token: o.token } : {}) });
+/**
+ * A stand-in lab answering from `nomad`: an HTTP probe "answers" when a running alloc of the client node owns the
+ * address:port (bridge) or the host port. It reads the stand-in's state, not its API: the client's tasks keep serving
+ * while the server (and with it the API) is down.
+ */
+function labOn(nomad: FakeNomad, o: { sshNeverBack?: boolean; dockerVersion?: string }): ReturnType<typeof createFakeLab> {
   const httpAnswers = async (url: string): Promise<boolean> => {
     const u = new URL(url);
-    const { body: stubs } = await api.nodeAllocations((await api.nodes()).body[0]!.ID);
+    const c = nomad.cluster;
     // the bridge address answers on each mapped port's `to` (80 for the shipped jobs), the host on each port's value
-    return stubs.some((a) => a.ClientStatus === 'running' && (
+    return [...c.allocs.values()].some((a) => a.NodeID === c.node.ID && a.ClientStatus === 'running' && (
       (a.NetworkStatus?.Address === u.hostname && (a.AllocatedResources?.Shared?.Ports ?? []).some((p) => String(p.To) === (u.port || '80'))) ||
       (a.AllocatedResources?.Shared?.Ports ?? []).some((p) => String(p.Value) === u.port)));
   };
@@ -81,8 +84,14 @@ function depsWith(makeEnv: CliDeps['makeEnv'], o: { cwd: string; token?: string 
 }
 
 /** Start a Nomad stand-in on a timeline and CLI deps whose scenario env uses it and a stand-in lab. */
-export async function standIn(timeline: Timeline, o: { token?: string; sshNeverBack?: boolean; cwd: string; dockerVersion?: string }): Promise<StandIn> {
-  const nomad = await startFakeNomad({ timeline, clientNodeName: 'client', ...(o.token ? { token: o.token } : {}), ...(o.dockerVersion ? { dockerVersion: o.dockerVersion } : {}), stepMs: 20 });
+export async function standIn(
+  timeline: Timeline,
+  o: { token?: string; sshNeverBack?: boolean; cwd: string; dockerVersion?: string; serverReboot?: ServerRebootEffect },
+): Promise<StandIn> {
+  const nomad = await startFakeNomad({
+    timeline, clientNodeName: 'client', stepMs: 20, ...(o.token ? { token: o.token } : {}),
+    ...(o.dockerVersion ? { dockerVersion: o.dockerVersion } : {}), ...(o.serverReboot ? { serverReboot: o.serverReboot } : {}),
+  });
   const lab = labOn(nomad, o);
   const out: string[] = [];
   const err: string[] = [];
@@ -147,7 +156,7 @@ export function standInPerRun(builds: Record<string, StandInBuild>, o: { cwd: st
           throw new HarnessError('stand-in: vagrant up failed (simulated infrastructure error)');
         }
         const nomad = await startFakeNomad({ timeline: b.timeline, clientNodeName: 'client', nomadVersion: b.version, ...(o.token ? { token: o.token } : {}), stepMs: 20 });
-        const lab = labOn(nomad, o);
+        const lab = labOn(nomad, {});
         run = { runId, binary: config.nomadBinary!, nomad, lab, config };
         runs.push(run);
         ctx.cleanup.defer('stop the Nomad stand-in', () => nomad.close());

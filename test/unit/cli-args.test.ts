@@ -1,6 +1,6 @@
 // parseCli and helpText: commands, flags from the config table, usage errors that name what was wrong.
 import t from 'tap';
-import { COMMANDS, helpText, parseCli } from '../../lib/cli/args.js';
+import { COMMANDS, helpText, optionsOf, parseCli } from '../../lib/cli/args.js';
 import { FIELDS } from '../../lib/config/table.js';
 import { ConfigError } from '../../lib/errors.js';
 
@@ -25,6 +25,17 @@ t.test('commands and flags', async (t) => {
   t.match(r.values, { 'nomad-binary': './nomad', keep: true, expect: ['fail', 'no-duplicate-ip=fail'], timeout: '45m', config: 'h.yaml' });
   t.same(parseCli(['destroy', 'r1', 'r2', '--all']).positionals, ['r1', 'r2']);
   t.equal(parseCli(['list', '--json']).values['json'], true);
+});
+
+t.test('--scenarios <dir> (issue 13) is an option of run, compare, matrix and list, and of no other command', async (t) => {
+  for (const c of ['run', 'compare', 'matrix', 'list'] as const) {
+    t.equal(optionsOf(c).get('scenarios')?.type, 'string', `${c} takes --scenarios`);
+    t.equal(parseCli([c, '--scenarios', './mine']).values['scenarios'], './mine', `${c} --scenarios ./mine`);
+  }
+  t.equal(parseCli(['list', '-c', 'h.yaml']).values['config'], 'h.yaml', 'list reads harness.yaml (its scenarios_dir)');
+  for (const c of ['doctor', 'setup', 'destroy', 'merge', 'build'] as const) t.notOk(optionsOf(c).has('scenarios'), `not ${c}`);
+  t.match(usageError(['doctor', '--scenarios', 'x']).problems, [{ field: '--scenarios', message: /option of `run`, `compare`, `matrix`, `list`/ }]);
+  t.match(helpText('list'), /--scenarios <value>\s+directory of your own scenario files/);
 });
 
 t.test('every config flag is accepted, booleans without a value', async (t) => {

@@ -63,3 +63,19 @@ t.test('a work dir that does not exist yet is judged by its nearest existing par
   t.equal(disk?.ok, true, 'the test dir has more than 3 GiB free');
   t.match(items.find((i) => i.name === 'libvirtd reachable'), { fix: /reboot-harness setup {3}\(starts virtlogd \+ libvirtd inside netns "nrh-lab"\)/ });
 });
+
+t.test('runDoctor shows the libvirt driver lab.libvirt_driver resolves to, with its reason; a failed choice is named', async (t) => {
+  const run: RunCommand = async () => ({ code: 1, stdout: '', stderr: '', durationMs: 1 });
+  const dir = t.testdir({});
+  const reason = 'software emulation (TCG): qemu -enable-kvm -cpu host aborts with "failed to set MSR 0x10a to 0x69"';
+  const choose = async () => ({ driver: 'qemu' as const, reason, source: 'cache' as const });
+  const items = await runDoctor({ deadline: deadlineIn(10_000), workDir: dir, run, libvirtDriver: { setting: 'auto', choose } });
+  t.match(items.find((i) => i.name === 'libvirt driver'), { ok: true, detail: `qemu (lab.libvirt_driver: auto, decided by cache): ${reason}` });
+  const broken = async () => {
+    throw new Error('interrupted');
+  };
+  const bad = await runDoctor({ deadline: deadlineIn(10_000), workDir: dir, run, libvirtDriver: { setting: 'auto', choose: broken } });
+  t.match(bad.find((i) => i.name === 'libvirt driver'), { ok: false, detail: /could not decide for auto: interrupted/ });
+  const none = await runDoctor({ deadline: deadlineIn(10_000), workDir: dir, run });
+  t.notOk(none.some((i) => i.name === 'libvirt driver'), 'not shown when no chooser is given (lab.provider virtualbox or ssh)');
+});

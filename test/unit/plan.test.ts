@@ -131,3 +131,10 @@ t.test('the session exit code', async (t) => {
   t.equal(sessionExitCode([suite([run('passed')]), suite([])], false), 130, 'a cell that never started');
   t.equal(sessionExitCode([suite([run('passed')])], true), 130);
 });
+
+t.test('run of an unknown scenario: the rest of the input is still checked, but not which checks --expect names', async (t) => {
+  const r = problems(input('run', ['nope'], { reboot: 'soft', expect: ['whatever=fail'], repeat: 'x' }));
+  t.same(r.problems.map((p) => p.field), ['scenario', '--reboot', '--repeat']);
+  t.match(r.problems[0], { value: 'nope', message: 'is not a known scenario' });
+  t.same(problems(input('run', ['nope'], {})).problems.map((p) => p.field), ['scenario'], 'alone when the rest is fine');
+});

@@ -13,6 +13,7 @@ import { readJson, route, type Reply } from './routes.js';
 import { OTHER_JOB, clientDown, clientUp, type Timeline } from './timelines.js';
 import { dropStreams, serveEventStream, type StreamControl } from './events.js';
 import { clientHeal, clientPartition } from './faults.js';
+import { taskEvent } from './payloads.js';
 
 export type { Timeline } from './timelines.js';
 export { OTHER_JOB } from './timelines.js';
@@ -30,7 +31,15 @@ export interface FakeNomadOptions {
   dockerVersion?: string;
   /** event stream heartbeat interval; default 30 s as Nomad's */
   heartbeatMs?: number;
+  /**
+   * what the single server does after its host rebooted (serverUp): elect itself leader after two steps (default, as
+   * a bootstrap_expect=1 server does), never elect a leader, or elect one while the client restarts every task
+   */
+  serverReboot?: ServerRebootEffect;
 }
+
+/** See FakeNomadOptions.serverReboot. */
+export type ServerRebootEffect = 'elects' | 'no-leader' | 'restarts-tasks';
 
 export interface FakeRequest {
   method: string;
@@ -52,6 +61,10 @@ export interface FakeNomad {
   clientPartition(downAfterMs: number): void;
   /** the partition heals */
   clientHeal(): void;
+  /** the server host went down: every connection to the API drops (event streams too), new ones are cut at once */
+  serverDown(): void;
+  /** the server host is back: no leader ("" / 500 "No cluster leader") until it elects itself (serverReboot) */
+  serverUp(): void;
   /** the client agent's journal lines since its last start (journalctl + hclog format) */
   clientLog(): string[];
   requests: FakeRequest[];
@@ -82,13 +95,17 @@ function dockerDriverInfo(version: string): NonNullable<ApiNode['Drivers']>[stri
 }
 
 /** Start the stand-in on 127.0.0.1 with an ephemeral port. */
-export async function startFakeNomad({ timeline, clientNodeName, token, nomadVersion = '1.9.7', stepMs = 100, dockerVersion, heartbeatMs = 30_000 }: FakeNomadOptions): Promise<FakeNomad> {
+export async function startFakeNomad(o: FakeNomadOptions): Promise<FakeNomad> {
+  const { timeline, clientNodeName, token, nomadVersion = '1.9.7', stepMs = 100, dockerVersion, heartbeatMs = 30_000 } = o;
+  let server: http.Server;
+  const serverHost = serverLifecycle(() => server, o.serverReboot ?? 'elects');
   const cluster = new Cluster(clientNodeName, nomadVersion, stepMs);
   if (dockerVersion) cluster.node.Drivers = { ...cluster.node.Drivers, docker: dockerDriverInfo(dockerVersion) };
   if (OLD_STATE_TIMELINES.includes(timeline)) cluster.cniDir = CNI_OLD_DIR;
   const requests: FakeRequest[] = [];
   const streams: StreamControl = { open: new Set(), heartbeatMs };
-  const server = http.createServer((req, res) => {
+  server = http.createServer((req, res) => {
+    if (serverHost.state === 'down') return void req.socket.destroy();
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const sent = req.headers['x-nomad-token'] ?? /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
     requests.push({ method: req.method ?? '', path: url.pathname, query: Object.fromEntries(url.searchParams), hasToken: sent !== undefined });
@@ -98,6 +115,7 @@ export async function startFakeNomad({ timeline, clientNodeName, token, nomadVer
       res.writeHead(r.status, { 'content-type': 'text/plain; charset=utf-8', vary: 'Accept-Encoding', ...r.headers });
       res.end(r.body);
     };
+    if (serverHost.state === 'electing') return answer(noLeader(url.pathname));
     const stream = url.pathname === '/v1/event/stream';
     const found = stream ? undefined : route(req.method ?? '', url.pathname);
     if (found && !('handler' in found)) return answer(found);
@@ -124,6 +142,8 @@ export async function startFakeNomad({ timeline, clientNodeName, token, nomadVer
     clientRestart: (version?: string) => clientRestart(cluster, timeline, version),
     clientPartition: (ms: number) => clientPartition(cluster, ms),
     clientHeal: () => clientHeal(cluster),
+    serverDown: () => serverHost.down(),
+    serverUp: () => serverHost.up(cluster),
     clientLog: () => [...cluster.journal],
     requests,
     dropEventStreams: (o) => dropStreams(streams, o),
@@ -136,4 +156,43 @@ export async function startFakeNomad({ timeline, clientNodeName, token, nomadVer
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** A server agent that restarts with its host: no answers while down, no leader for a while after. */
+function serverLifecycle(server: () => http.Server, effect: ServerRebootEffect) {
+  const host = {
+    state: 'up' as 'up' | 'down' | 'electing',
+    down(): void {
+      host.state = 'down';
+      server().closeAllConnections();
+    },
+    up(c: Cluster): void {
+      host.state = 'electing';
+      if (effect === 'no-leader') return;
+      c.later(2, () => {
+        host.state = 'up';
+        c.commit(['nodes'], () => undefined); // the new leader's first write wakes blocked queries
+        if (effect !== 'restarts-tasks') return;
+        for (const a of c.allocs.values()) if (a.ClientStatus === 'running') restartTasks(c, a.ID);
+      });
+    },
+  };
+  return host;
+}
+
+/** What a server without a leader answers: "" for the leader, 500 "No cluster leader" elsewhere (nomad-reference). */
+function noLeader(path: string): Reply {
+  if (path === '/v1/status/leader') return { status: 200, body: '""', headers: { 'content-type': 'application/json' } };
+  return { status: 500, body: 'No cluster leader' };
+}
+
+/** The client restarts every task of an alloc (what the server-reboot scenario must notice). */
+function restartTasks(c: Cluster, id: string): void {
+  c.updateAlloc(id, (a) => {
+    for (const t of Object.keys(a.TaskStates ?? {})) {
+      c.appendEvent(a, t, taskEvent('Restarting', 'Task restarting in 0s'));
+      a.TaskStates![t]!.Restarts = (a.TaskStates![t]!.Restarts ?? 0) + 1;
+    }
+  });
+  c.startTasks(id);
 }

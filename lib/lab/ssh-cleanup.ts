@@ -1,0 +1,41 @@
+// Pure: what the teardown of an existing host (lab.provider: ssh) runs there, as root. It stops the agent, ends the
+// processes of the Nomad build the harness installed (task executors outlive the agent: KillMode=process), unmounts
+// and removes the Nomad data dir (the job and every alloc go with it), the alloc network namespaces, the bridge and
+// the host-local state, and every file the harness wrote (lib/cluster/provision.ts REMOTE, the CNI probe). The machine
+// keeps running. Not removed: iptables rules the CNI plugins added (CNI-* chains), images imported into Docker.
+import { REMOTE } from '../cluster/provision.js';
+import { CNI_PROBE_REMOTE_PATH } from '../cni/commands.js';
+import { quote } from '../ssh/quote.js';
+import { dirname } from 'node:path/posix';
+
+/** Nomad's data dir in the agent templates (vms/templates/*.hcl). */
+export const NOMAD_DATA_DIR = '/var/lib/nomad';
+/** host-local state of Nomad's bridge network: tmpfs since 1.9.4, on disk before (GH-24650). */
+const CNI_STATE = ['/var/run/cni/nomad', '/var/lib/cni/networks/nomad'];
+/** How long the build's processes get after TERM before KILL (0.2 s polls). */
+const TERM_POLLS = 50;
+
+/** The cleanup script (idempotent: every step tolerates what is already gone). */
+export function sshHostCleanupScript(): string {
+  const { binary, upload, config, unit, modules, sysctl } = REMOTE;
+  const files = [binary, upload, config, unit, modules, sysctl, CNI_PROBE_REMOTE_PATH];
+  const nomad = quote(`^${REMOTE.binary}( |$)`);
+  const dirs = [dirname(config), dirname(CNI_PROBE_REMOTE_PATH)].map(quote).join(' ');
+  return [
+    'set -u',
+    'systemctl disable --now nomad.service >/dev/null 2>&1 || true',
+    `pkill -TERM -f ${nomad} || true`,
+    `for i in $(seq ${TERM_POLLS}); do pgrep -f ${nomad} >/dev/null || break; sleep 0.2; done`,
+    `pkill -KILL -f ${nomad} || true`,
+    // deepest mounts first (alloc dirs, secrets tmpfs)
+    `awk -v d=${quote(NOMAD_DATA_DIR)} 'index($2, d) == 1 {print $2}' /proc/mounts | sort -r | xargs -r -n1 umount -l`,
+    // alloc network namespaces are named by alloc ID (a UUID)
+    "for ns in $(ls /var/run/netns 2>/dev/null); do case $ns in " +
+      '????????-????-????-????-????????????) ip netns delete "$ns" || true;; esac; done',
+    'ip link delete nomad 2>/dev/null || true',
+    `rm -rf ${[NOMAD_DATA_DIR, ...CNI_STATE, ...files].map(quote).join(' ')}`,
+    // only the harness's own file went into these; anything else there stays
+    `rmdir --ignore-fail-on-non-empty ${dirs} 2>/dev/null || true`,
+    'systemctl daemon-reload || true',
+  ].join('\n');
+}

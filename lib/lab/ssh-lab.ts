@@ -1,0 +1,189 @@
+// lab.provider: ssh: machines that already exist (real hardware, cloud instances, VMs of another tool), reached over
+// SSH with the user's key. Reboots: graceful as on any lab; hard only through the user's lab.hard_reset_command.
+// Teardown cleans what the harness installed (lib/lab/ssh-cleanup.ts) and leaves the machines running.
+import { access } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { ConfigError, EXIT, HarnessError, type ConfigProblem } from '../errors.js';
+import type { HostSpec } from '../config/schema.js';
+import { runCommand, type RunCommand } from '../exec/run.js';
+import type { Logger } from '../log/events.js';
+import { deadlineIn, type Deadline } from '../run/deadline.js';
+import { SshMachine, type SshMachineOptions } from '../ssh/client.js';
+import { quote } from '../ssh/quote.js';
+import { rebootMachine } from '../ssh/reboot.js';
+import type { SshTarget } from '../ssh/target.js';
+import { splitJump } from '../config/fields.js';
+import { sshHostCleanupScript } from './ssh-cleanup.js';
+import type { Lab, RebootKind } from '../model/lab.js';
+
+/** How long a host may take to answer SSH at the start before it counts as unreachable (exit 3). */
+export const REACH_MS = 60_000;
+/** Budget of one host's cleanup at teardown. */
+const CLEANUP_MS = 3 * 60_000;
+/** Budget of the user's power-reset command. */
+const RESET_MS = 2 * 60_000;
+
+export interface SshLabOptions {
+  runId: string;
+  roles: readonly string[];
+  hosts: Readonly<Record<string, HostSpec>>;
+  /** argv with {role} and {address} placeholders */
+  hardResetCommand: readonly string[] | undefined;
+  logger?: Logger;
+  /** register teardown (runs LIFO after the run; skipped with --keep) */
+  cleanup: (what: string, fn: () => Promise<void>) => void;
+  ssh?: Pick<SshMachineOptions, 'redact' | 'streamOutput' | 'connectTimeoutMs' | 'bootIdCommand'>;
+  run?: RunCommand;
+  /** what teardown runs on every host as root (default: sshHostCleanupScript) */
+  cleanupScript?: string;
+  reachMs?: number;
+  /** where the client must have the CNI plugins (the agent's cni_path) */
+  cniDir?: string;
+}
+
+/** `~/x` -> the home directory; other paths as given. Pure apart from homedir(). */
+export function expandHome(p: string): string {
+  return p === '~' || p.startsWith('~/') ? homedir() + p.slice(1) : p;
+}
+
+/** The user's reset argv for one host: {role} and {address} replaced in every word. Pure. */
+export function resetArgv(command: readonly string[], role: string, address: string): [string, string[]] {
+  const words = command.map((w) => w.replaceAll('{role}', role).replaceAll('{address}', address));
+  return [words[0]!, words.slice(1)];
+}
+
+/** The CNI plugins Nomad's bridge mode runs, where the client agent config looks for them (cni_path). */
+export const CNI_PLUGINS = ['bridge', 'firewall', 'host-local', 'loopback', 'portmap'];
+/** cni_path in vms/templates/client.hcl. */
+export const CNI_DIR = '/opt/cni/bin';
+
+/** An existing client must bring the CNI plugins: the harness does not install them on hosts it did not make. */
+async function checkCniPlugins(m: SshMachine, dir: string, d: Deadline): Promise<void> {
+  const test = CNI_PLUGINS.map((p) => `test -x ${quote(`${dir}/${p}`)} || echo ${p}`).join('; ');
+  const r = await m.exec(test, { deadline: d });
+  const missing = r.stdout.split('\n').map((l) => l.trim()).filter(Boolean);
+  if (!missing.length) return;
+  throw new HarnessError(`lab.hosts.client: ${m.target.hostName} has no ${missing.join(', ')} in ${dir}`, {
+    exitCode: EXIT.INFRA,
+    hint: `install the CNI reference plugins into ${dir} (v1.6.2 as in the box; vms/build-cni-plugins.sh builds them)`,
+  });
+}
+
+/** The address a host's agent binds and advertises: the host side of this SSH connection ($SSH_CONNECTION). */
+export async function agentAddress(m: { exec: SshMachine['exec']; role: string }, d: Deadline): Promise<string> {
+  const r = await m.exec('echo $SSH_CONNECTION', { deadline: d });
+  const ip = r.stdout.trim().split(/\s+/)[2];
+  const got = JSON.stringify(r.stdout.trim());
+  if (!ip) throw new HarnessError(`${m.role}: cannot tell its address from $SSH_CONNECTION (got ${got})`);
+  return ip;
+}
+
+/** How to reach one host: its address, and the jump host in front of it (same key, its user unless given). */
+export function targetOf(role: string, h: HostSpec): SshTarget {
+  const base = { strictHostKeyChecking: false, options: {}, identityFiles: [expandHome(h.key!)] };
+  const target: SshTarget = { ...base, host: role, hostName: h.address!, port: h.port, user: h.user! };
+  const j = h.jump ? splitJump(h.jump) : undefined;
+  if (j) target.jump = { ...base, host: `${role}-jump`, hostName: j.host, port: j.port ?? 22, user: j.user ?? h.user! };
+  return target;
+}
+
+/** Build the lab; `up` checks the keys, reaches every host and registers the cleanup before anything is installed. */
+export function createSshLab(o: SshLabOptions): { up(opts: { deadline: Deadline }): Promise<Lab> } {
+  const { run = runCommand, cleanupScript = sshHostCleanupScript(), reachMs = REACH_MS } = o;
+  const machines: Record<string, SshMachine> = {};
+
+  async function reboot(role: string, kind: RebootKind, { deadline }: { deadline: Deadline }) {
+    const m = machines[role];
+    const have = Object.keys(machines).join(', ');
+    if (!m) throw new HarnessError(`reboot: no host with role ${JSON.stringify(role)} (have ${have})`);
+    const address = o.hosts[role]!.address!;
+    return rebootMachine(m, kind, {
+      deadline,
+      ...(o.logger ? { logger: o.logger } : {}),
+      hardReset: async () => {
+        if (!o.hardResetCommand) {
+          throw new HarnessError(`hard reset of ${role} (${address}): lab.hard_reset_command is not set`, {
+            exitCode: EXIT.USAGE,
+            hint: 'give the command that power-cycles a host, e.g. ["ipmitool", "-H", "{address}", "power", "reset"]',
+          });
+        }
+        const [file, args] = resetArgv(o.hardResetCommand, role, address);
+        await run(file, args, { deadline: deadlineIn(RESET_MS, deadline), ...(o.logger ? { logger: o.logger } : {}) });
+      },
+    });
+  }
+
+  async function destroy(): Promise<void> {
+    const failures: string[] = [];
+    for (const m of Object.values(machines)) {
+      const d = deadlineIn(CLEANUP_MS);
+      try {
+        const r = await m.exec(cleanupScript, { deadline: d, sudo: true });
+        const tail = r.stderr.trim().split('\n').slice(-3).join(' | ');
+        if (r.code !== 0) failures.push(`${m.role} (${m.target.hostName}): exit ${r.code}: ${tail}`);
+      } catch (err) {
+        const why = err instanceof Error ? err.message.split('\n')[0] : String(err);
+        failures.push(`${m.role} (${m.target.hostName}): ${why}`);
+      } finally {
+        await m.disconnect();
+      }
+    }
+    if (failures.length) throw new HarnessError(`cleaning the existing hosts failed: ${failures.join('; ')}`);
+  }
+
+  function describe(): string {
+    return [
+      `lab ${o.runId} (existing hosts over SSH; they keep running)`,
+      ...Object.values(machines).map((m) => {
+        const h = o.hosts[m.role]!;
+        const jump = h.jump ? ` -J ${quote(h.jump)}` : '';
+        const to = quote(`${h.user}@${h.address}`);
+        return `  ssh ${m.role}:  ssh -i ${quote(expandHome(h.key!))} -p ${h.port}${jump} ${to}`;
+      }),
+      '  clean up: run again without --keep, or remove /var/lib/nomad, /etc/nomad.d/nomad.hcl, /usr/local/bin/nomad',
+    ].join('\n');
+  }
+
+  return {
+    async up({ deadline }) {
+      const problems: ConfigProblem[] = [];
+      for (const role of o.roles) {
+        const key = o.hosts[role]?.key;
+        if (key && !(await access(expandHome(key)).then(() => true, () => false))) {
+          const fix = 'give the path of the private key for this host';
+          problems.push({ field: `lab.hosts.${role}.key`, value: key, message: 'cannot be read', fix });
+        }
+      }
+      if (problems.length) throw new ConfigError(problems);
+      for (const role of o.roles) {
+        const h = o.hosts[role]!;
+        machines[role] = new SshMachine({
+          ...o.ssh, role, name: `${o.runId}-${role}`, ...(o.logger ? { logger: o.logger } : {}),
+          target: targetOf(role, h),
+        });
+      }
+      await Promise.all(o.roles.map(async (role) => {
+        try {
+          await machines[role]!.bootId({ deadline: deadlineIn(reachMs, deadline) });
+        } catch (err) {
+          const h = o.hosts[role]!;
+          const why = err instanceof Error ? err.message.split('\n')[0] : String(err);
+          const where = `${h.user}@${h.address}:${h.port}`;
+          throw new HarnessError(`lab.hosts.${role}.address: ${where} is not reachable over SSH: ${why}`, {
+            exitCode: EXIT.INFRA, cause: err,
+            hint: 'check the address, port, user and key, and that this machine can reach the host',
+          });
+        }
+      }));
+      if (machines['client']) await checkCniPlugins(machines['client'], o.cniDir ?? CNI_DIR, deadline);
+      o.cleanup(`clean what the harness installed on ${o.roles.join(' and ')} (the hosts keep running)`, destroy);
+      const collectEvidence = async () => ({
+        'hosts.txt': o.roles.map((r) => {
+          const h = o.hosts[r]!;
+          return `${r}: ${h.user}@${h.address}:${h.port}\n`;
+        }).join(''),
+      });
+      return { id: o.runId, machines, reboot, collectEvidence, describe, destroy: async () => destroy() };
+    },
+  };
+}

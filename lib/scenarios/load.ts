@@ -1,0 +1,131 @@
+// Loads user scenarios from a directory at run time: every *.ts file directly in it is imported (through the
+// TypeScript loader the CLI runs under: tsx, see bin/reboot-harness.js) and its default export is checked.
+// Every problem of every file is returned at once; nothing is half-loaded.
+import { readFile, readdir, stat } from 'node:fs/promises';
+import { register } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { ConfigProblem } from '../errors.js';
+import type { Scenario } from '../run/scenario.js';
+import { reconcileResults } from './checks.js';
+import { duplicateNameProblems, scenarioShapeProblems } from './shape.js';
+
+/** The package name a scenario imports the API from (package.json "exports" maps it too, for editors and tsc). */
+export const API_SPECIFIER = 'nomad-reboot-harness/scenario';
+const API_URL = new URL('./api.ts', import.meta.url).href;
+/** Files that are scenarios: TypeScript or JavaScript modules; helpers go in subdirectories or start with "_". */
+const SCENARIO_FILE = /^[^._][^/]*\.(ts|mts|js|mjs)$/;
+
+export interface LoadedScenarios {
+  scenarios: Scenario[];
+  problems: ConfigProblem[];
+}
+
+/** A user scenario: the file it came from, its checks held to what it declared. */
+export interface UserScenario extends Scenario {
+  file: string;
+}
+
+export interface LoadOptions {
+  /** names already taken (the shipped scenarios) */
+  reserved?: readonly string[];
+  /** the field the directory came from, for problems: --scenarios or scenarios_dir */
+  field?: string;
+}
+
+/** Import every scenario file of `dir`; problems (unreadable dir, a file that does not load or is no scenario, a
+ * name taken twice) are all collected, and no scenario is returned when there is any. */
+export async function loadScenarios(dir: string, { reserved = [], field = '--scenarios' }: LoadOptions = {}):
+  Promise<LoadedScenarios> {
+  const abs = resolve(dir);
+  const files = await scenarioFiles(abs);
+  if (!Array.isArray(files)) return { scenarios: [], problems: [{ field, value: dir, ...files }] };
+  const problems: ConfigProblem[] = [];
+  const cjs = files.filter((f) => !/\.m(ts|js)$/.test(f));
+  if (cjs.length && (await packageType(abs)) !== 'module') {
+    // Note: tsx compiles a .ts file as CommonJS unless the nearest package.json says "type": "module", and a CommonJS
+    // file cannot import the (ESM) scenario API; say so instead of showing Node's require(esm) error.
+    return { scenarios: [], problems: [{
+      field,
+      value: dir,
+      message: `has ${cjs.join(', ')}, which would load as CommonJS (no package.json with "type": "module" in it or `
+        + 'above)',
+      fix: `add one: echo '{ "type": "module" }' > ${join(abs, 'package.json')} (or name the files *.mts)`,
+    }] };
+  }
+  registerApiSpecifier();
+  const loaded: { file: string; scenario: Scenario }[] = [];
+  for (const file of files) {
+    const path = join(abs, file);
+    let mod: { default?: unknown };
+    try {
+      mod = (await import(pathToFileURL(path).href)) as { default?: unknown };
+    } catch (err) {
+      problems.push({ field: path, value: firstLine(err), message: 'does not load', fix: loadFix(err) });
+      continue;
+    }
+    const shape = scenarioShapeProblems(path, mod.default);
+    if (shape.length) problems.push(...shape);
+    else loaded.push({ file: path, scenario: mod.default as Scenario });
+  }
+  problems.push(...duplicateNameProblems(loaded, reserved));
+  if (problems.length) return { scenarios: [], problems };
+  return { scenarios: loaded.map(({ file, scenario }) => guarded(file, scenario)), problems: [] };
+}
+
+/** The scenario files of `dir`, sorted, or the problem with the directory itself. */
+async function scenarioFiles(dir: string): Promise<string[] | { message: string; fix: string }> {
+  const st = await stat(dir).catch(() => undefined);
+  if (!st?.isDirectory()) {
+    const message = st ? 'is not a directory' : 'does not exist';
+    return { message, fix: 'give the directory holding your *.ts scenario files' };
+  }
+  const entries = await readdir(dir, { withFileTypes: true });
+  const names = entries.filter((e) => e.isFile() && SCENARIO_FILE.test(e.name));
+  const files = names.map((e) => e.name).filter((n) => !n.endsWith('.d.ts')).sort();
+  if (!files.length) return { message: 'holds no scenario file (*.ts)', fix: 'put one scenario per .ts file in it' };
+  return files;
+}
+
+/** "type" of the nearest package.json at or above `dir` ("commonjs" when there is none, as Node decides). */
+async function packageType(dir: string): Promise<string> {
+  for (let d = dir; ; d = dirname(d)) {
+    const text = await readFile(join(d, 'package.json'), 'utf8').catch(() => undefined);
+    if (text !== undefined) {
+      try {
+        return String((JSON.parse(text) as { type?: unknown }).type ?? 'commonjs');
+      } catch {
+        return 'commonjs';
+      }
+    }
+    if (dirname(d) === d) return 'commonjs';
+  }
+}
+
+/** The loaded scenario with its results reconciled with its declared checks (see reconcileResults). */
+function guarded(file: string, s: Scenario): UserScenario {
+  return { ...s, file, run: async (ctx, env) => reconcileResults(s.checks, await s.run(ctx, env)) };
+}
+
+// Note: a process-wide hook, registered once; register() is what Node offers for bare specifiers outside a package.
+let registered = false;
+function registerApiSpecifier(): void {
+  if (registered) return;
+  registered = true;
+  register(new URL('./resolve-hook.mjs', import.meta.url), { data: { targets: { [API_SPECIFIER]: API_URL } } });
+}
+
+/** The line of a load error that says what is wrong (esbuild puts it after "Transform failed with 1 error:"). */
+function firstLine(err: unknown): string {
+  const lines = (err instanceof Error ? err.message : String(err)).split('\n').map((l) => l.trim()).filter(Boolean);
+  const head = lines[0] ?? 'unknown error';
+  return (head.endsWith(':') && lines[1] ? `${head} ${lines[1]}` : head).slice(0, 300);
+}
+
+function loadFix(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException)?.code;
+  if (code === 'ERR_MODULE_NOT_FOUND') {
+    return `fix the import (the API is '${API_SPECIFIER}'; other modules by relative path)`;
+  }
+  return 'fix the error in the file (run it through `npx tsc --noEmit` to see every error)';
+}

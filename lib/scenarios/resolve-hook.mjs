@@ -1,0 +1,15 @@
+// Node module hook (module.register): a scenario file anywhere on disk imports the harness's scenario API by its
+// package name, `nomad-reboot-harness/scenario`, without a node_modules of its own. Plain JS: hooks run on their own
+// thread, before any TypeScript loader applies to them.
+const targets = new Map();
+
+/** Receives { targets: { specifier: file URL } } from register(). */
+export async function initialize(data) {
+  for (const [specifier, url] of Object.entries(data?.targets ?? {})) targets.set(specifier, url);
+}
+
+/** Maps the harness's own specifiers to this checkout's files; everything else resolves as usual. */
+export async function resolve(specifier, context, next) {
+  const url = targets.get(specifier);
+  return next(url ?? specifier, context);
+}

@@ -1,0 +1,21 @@
+// The host's VM lock (one lab at a time on a small machine): held by a `flock` child for as long as a test needs it.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Test } from 'tap';
+
+/** The lock file; set HARNESS_VM_LOCK to use another, or run where its directory does not exist to go without. */
+export const VM_LOCK = process.env['HARNESS_VM_LOCK'] ?? '/work/vm.lock';
+
+/** Wait for the lock (a lab of someone else may hold it for a while) and hold it until the test ends. */
+export async function holdVmLock(t: Test): Promise<void> {
+  if (!existsSync(dirname(VM_LOCK))) return;
+  const child = spawn('flock', [VM_LOCK, 'sh', '-c', 'echo locked; exec cat >/dev/null'], { stdio: ['pipe', 'pipe',
+    'inherit'] });
+  t.teardown(() => void child.stdin.end());
+  t.comment(`waiting for ${VM_LOCK}`);
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.once('data', () => resolve());
+    child.once('exit', (code) => reject(new Error(`flock ${VM_LOCK} exited ${code} before taking the lock`)));
+  });
+}

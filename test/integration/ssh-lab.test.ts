@@ -1,0 +1,132 @@
+// lab.provider: ssh against a REAL OpenSSH sshd on 127.0.0.1 standing for two existing hosts (both roles reach the
+// same sshd). The boot id is faked through a file the "reboot" rewrites, and teardown runs a marker script instead
+// of the real cleanup (which would clean THIS machine); the real script's content is checked in the unit tier.
+import t, { type Test } from 'tap';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { createSshLab, type SshLabOptions } from '../../lib/lab/ssh-lab.js';
+import { deadlineIn } from '../../lib/run/deadline.js';
+import { ConfigError, HarnessError } from '../../lib/errors.js';
+import { sh } from '../../lib/ssh/quote.js';
+import type { HostSpec } from '../../lib/config/schema.js';
+import { sshdForTest } from '../helpers/sshd.js';
+import { rejection } from '../helpers/rejection.js';
+
+const sshd = await sshdForTest(t);
+if (sshd) {
+  writeFileSync(path.join(sshd.binDir, 'sudo'), '#!/bin/sh\n[ "$1" = -n ] || exit 99\nshift\nexec "$@"\n');
+  chmodSync(path.join(sshd.binDir, 'sudo'), 0o755);
+  const bootFile = path.join(sshd.dir, 'boot_id');
+  const cni = path.join(sshd.dir, 'cni');
+  mkdirSync(cni, { recursive: true });
+  for (const p of ['bridge', 'firewall', 'host-local', 'loopback', 'portmap']) {
+    writeFileSync(path.join(cni, p), '#!/bin/sh\n');
+    chmodSync(path.join(cni, p), 0o755);
+  }
+  const host = (o: Partial<HostSpec> = {}): HostSpec => ({
+    address: '127.0.0.1', port: sshd.port, user: sshd.target.user, key: sshd.target.identityFiles[0]!,
+    jump: undefined, ...o,
+  });
+
+  function lab(t: Test, o: Partial<SshLabOptions> = {}) {
+    const cleanups: { what: string; fn: () => Promise<void> }[] = [];
+    const marker = path.join(sshd!.dir, `cleaned-${Math.random().toString(36).slice(2)}`);
+    const l = createSshLab({
+      runId: 'rtest', roles: ['server', 'client'], hosts: { server: host(),
+        client: host() }, hardResetCommand: undefined,
+      cleanup: (what, fn) => void cleanups.push({ what, fn }), cniDir: cni,
+      ssh: { bootIdCommand: sh`cat ${bootFile}`, connectTimeoutMs: 2000 },
+      cleanupScript: sh`echo "$(id -un) cleaned" >> ${marker}`,
+      ...o,
+    });
+    t.teardown(async () => {
+      for (const c of cleanups.reverse()) await c.fn().catch(() => undefined);
+    });
+    return { l, cleanups, marker };
+  }
+
+  t.test('up reaches both hosts and registers the cleanup; teardown cleans each host as root and leaves it up',
+    async (t) => {
+    writeFileSync(bootFile, 'boot-A\n');
+    const { l, cleanups, marker } = lab(t);
+    const up = await l.up({ deadline: deadlineIn(20_000) });
+    t.same(Object.keys(up.machines), ['server', 'client']);
+    t.equal((await up.machines['client']!.exec('echo hi', { deadline: deadlineIn(5000) })).stdout, 'hi\n');
+    t.match(up.describe(), /ssh server: {2}ssh -i .* -p \d+ '?\w+@127\.0\.0\.1/);
+    t.match(cleanups.map((c) => c.what),
+      [/clean what the harness installed on server and client \(the hosts keep running\)/]);
+    await cleanups[0]!.fn();
+    t.equal(readFileSync(marker, 'utf8'), `${sshd.target.user} cleaned\n${sshd.target.user} cleaned\n`,
+      'once per host, through sudo');
+    t.ok(sshd.pid(), 'the "hosts" still run');
+  });
+
+  t.test('a graceful reboot waits for the new boot id', async (t) => {
+    writeFileSync(bootFile, 'boot-B\n');
+    const { l } = lab(t);
+    const up = await l.up({ deadline: deadlineIn(20_000) });
+    // the harness's reboot command runs under sudo; here `systemd-run` is a stand-in that rewrites the boot id file
+    writeFileSync(path.join(sshd.binDir, 'systemd-run'),
+      `#!/bin/sh\n(sleep 1; echo boot-C > ${bootFile}) >/dev/null 2>&1 &\n`);
+    chmodSync(path.join(sshd.binDir, 'systemd-run'), 0o755);
+    const r = await up.reboot('client', 'graceful', { deadline: deadlineIn(20_000) });
+    t.match(r, { bootIdBefore: 'boot-B', bootIdAfter: 'boot-C', kind: 'graceful' });
+  });
+
+  t.test('a hard reboot runs lab.hard_reset_command with {role} and {address}; without one it is refused (exit 2)',
+    async (t) => {
+    writeFileSync(bootFile, 'boot-D\n');
+    const calls = path.join(sshd.dir, 'reset-calls');
+    const reset = path.join(sshd.dir, 'reset.sh');
+    writeFileSync(reset, `#!/bin/sh\necho "$@" >> ${calls}\necho boot-E > ${bootFile}\n`);
+    chmodSync(reset, 0o755);
+    const { l } = lab(t, { hardResetCommand: [reset, '--host', '{address}', '--name', 'lab-{role}'] });
+    const up = await l.up({ deadline: deadlineIn(20_000) });
+    const r = await up.reboot('server', 'hard', { deadline: deadlineIn(20_000) });
+    t.match(r, { bootIdBefore: 'boot-D', bootIdAfter: 'boot-E', kind: 'hard' });
+    t.equal(readFileSync(calls, 'utf8'), '--host 127.0.0.1 --name lab-server\n');
+    const none = await lab(t).l.up({ deadline: deadlineIn(20_000) });
+    const err = await rejection(none.reboot('client', 'hard', { deadline: deadlineIn(10_000) }));
+    t.ok(err instanceof HarnessError);
+    t.equal((err as HarnessError).exitCode, 2);
+    t.match((err as Error).message, /hard reset of client \(127\.0\.0\.1\): lab\.hard_reset_command is not set/);
+  });
+
+  t.test('an unreadable key is exit 2 naming the field; an unreachable host is exit 3 naming the host', async (t) => {
+    const keyless = await rejection(lab(t, { hosts: { server: host(),
+      client: host({ key: '/nonexistent/key' }) } }).l.up({ deadline: deadlineIn(5000) }));
+    t.ok(keyless instanceof ConfigError);
+    t.match((keyless as ConfigError).problems, [{ field: 'lab.hosts.client.key', value: '/nonexistent/key',
+      message: 'cannot be read' }]);
+    const { l, cleanups } = lab(t, { hosts: { server: host({ port: 1 }), client: host() }, reachMs: 3000 });
+    const down = await rejection(l.up({ deadline: deadlineIn(20_000) }));
+    t.equal((down as HarnessError).exitCode, 3);
+    t.match((down as Error).message, /^lab\.hosts\.server\.address: \w+@127\.0\.0\.1:1 is not reachable over SSH/);
+    t.same(cleanups, [], 'nothing to clean: nothing was installed');
+  });
+
+  t.test('a jump host (ssh -J) carries the connection; a dead jump host is named in the error', async (t) => {
+    writeFileSync(bootFile, 'boot-J\n');
+    const accepted = () => (sshd.log().match(/Accepted publickey/g) ?? []).length;
+    const before = accepted();
+    const jump = `${sshd.target.user}@127.0.0.1:${sshd.port}`;
+    const { l } = lab(t, { roles: ['client'], hosts: { client: host({ jump }) } });
+    const up = await l.up({ deadline: deadlineIn(20_000) });
+    t.equal((await up.machines['client']!.exec('echo via', { deadline: deadlineIn(5000) })).stdout, 'via\n');
+    t.equal(accepted() - before, 2, 'two logins: the jump host, then the host through it');
+    t.match(up.describe(), / -J '?\w+@127\.0\.0\.1:\d+'? /);
+    const dead = lab(t, { roles: ['client'], hosts: { client: host({ jump: '127.0.0.1:1' }) }, reachMs: 3000 });
+    const err = await rejection(dead.l.up({ deadline: deadlineIn(20_000) }));
+    t.match((err as Error).message, /lab\.hosts\.client\.address: .* not reachable over SSH: .*127\.0\.0\.1:1/);
+  });
+
+  t.test('a client without the CNI plugins is refused before anything is installed (exit 3)', async (t) => {
+    const { l, cleanups } = lab(t, { cniDir: path.join(sshd.dir, 'no-cni') });
+    const err = await rejection(l.up({ deadline: deadlineIn(20_000) }));
+    t.equal((err as HarnessError).exitCode, 3);
+    t.match((err as Error).message,
+      /lab\.hosts\.client: 127\.0\.0\.1 has no bridge, firewall, host-local, loopback, portmap in/);
+    t.same(cleanups, []);
+    t.notOk(existsSync(path.join(sshd.dir, 'no-cni')));
+  });
+}

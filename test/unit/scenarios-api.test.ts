@@ -1,0 +1,66 @@
+// The scenario API's pure parts: a module's default export judged as a scenario (every problem at once), names taken
+// twice, checks judged and results held to the declared checks.
+import t from 'tap';
+import { duplicateNameProblems, scenarioShapeProblems } from '../../lib/scenarios/shape.js';
+import { defineCheck, judgeAll, reconcileResults } from '../../lib/scenarios/checks.js';
+import type { Scenario } from '../../lib/run/scenario.js';
+
+const check = { id: 'a-check', title: 'a check', passesWhen: 'always' };
+const good = { name: 'mine', summary: 'does it', needsNomad: false, checks: [check], run: async () => [] };
+
+t.test('a well-formed scenario has no problems', async (t) => {
+  t.same(scenarioShapeProblems('f.ts', good), []);
+});
+
+t.test('every problem of one file at once, each naming the field', async (t) => {
+  const p = scenarioShapeProblems('f.ts', { name: 'Bad Name', needsNomad: 'yes', checks: [{ id: 'x' }, { id: 'x',
+    title: 't', passesWhen: 'p' }] });
+  t.same(p.map((x) => x.field), [
+    'f.ts: name', 'f.ts: summary', 'f.ts: needsNomad', 'f.ts: run',
+    'f.ts: checks[0].title', 'f.ts: checks[0].passesWhen', 'f.ts: checks[1].id',
+  ]);
+  t.match(p.find((x) => x.field === 'f.ts: checks[1].id'), { value: 'x', message: 'is declared twice' });
+});
+
+t.test('no default export, not an object, no checks', async (t) => {
+  t.match(scenarioShapeProblems('f.ts', undefined), [{ field: 'f.ts', message: 'has no default export',
+    fix: /export default defineScenario/ }]);
+  t.match(scenarioShapeProblems('f.ts', () => 1), [{ message: 'default export is not a scenario object' }]);
+  t.match(scenarioShapeProblems('f.ts', { ...good, checks: undefined }), [{ field: 'f.ts: checks',
+    message: 'must declare at least one check' }]);
+  t.match(scenarioShapeProblems('f.ts', { ...good, checks: [] }), [{ field: 'f.ts: checks' }]);
+});
+
+t.test('names taken by a shipped scenario or by two files', async (t) => {
+  const s = (name: string) => ({ ...good, name }) as unknown as Scenario;
+  const p = duplicateNameProblems([{ file: 'a.ts', scenario: s('x') }, { file: 'b.ts', scenario: s('x') },
+    { file: 'c.ts', scenario: s('shipped') }], ['shipped']);
+  t.same(p.map((x) => [x.field, x.message]), [
+    ['b.ts: name', 'is already used by a.ts'],
+    ['c.ts: name', 'is the name of a shipped scenario'],
+  ]);
+});
+
+t.test('judgeAll: declaration order, one-line messages, a throwing judge fails its own check only', async (t) => {
+  const checks = [
+    defineCheck<{ n: number }>({ ...check, id: 'big', judge: (e) => ({ status: e.n > 2 ? 'passed' : 'failed',
+      message: `n\nis ${e.n}` }) }),
+    defineCheck<{ n: number }>({ ...check, id: 'boom', judge: () => { throw new Error('oops'); } }),
+  ];
+  t.same(judgeAll(checks, { n: 3 }), [
+    { id: 'big', title: 'a check', status: 'passed', message: 'n is 3', evidence: [] },
+    { id: 'boom', title: 'a check', status: 'failed', message: 'the check itself threw: oops', evidence: [] },
+  ]);
+  t.equal(judgeAll(checks, { n: 1 })[0]!.status, 'failed');
+});
+
+t.test('reconcileResults: a declared check without a result fails; an undeclared result fails', async (t) => {
+  const declared = [check, { ...check, id: 'other' }];
+  const r = reconcileResults(declared, [{ id: 'stray', title: 's', status: 'passed', message: 'fine', evidence: [] }]);
+  t.same(r.map((x) => [x.id, x.status]), [['a-check', 'failed'], ['other', 'failed'], ['stray', 'failed']]);
+  t.match(r[0]!.message, /returned no result for this declared check/);
+  t.match(r[2]!.message, /not declared in the scenario's checks \(was passed: fine\)/);
+  const ok = reconcileResults([check], [{ id: 'a-check', title: 'a check', status: 'passed', message: 'm',
+    evidence: [] }]);
+  t.same(ok.map((x) => x.status), ['passed']);
+});

@@ -1,0 +1,120 @@
+// lab.provider: ssh, the pure parts: its config (every missing host field at once, a hard reboot needs a reset
+// command, lab.hosts only with ssh), scenarios_dir, the reset argv, and the cleanup script run on each host.
+import t from 'tap';
+import { parse as parseYaml } from 'yaml';
+import { formatProblem, type ConfigProblem } from '../../lib/errors.js';
+import type { HarnessConfig } from '../../lib/config/schema.js';
+import { resolveConfig, type ConfigSources } from '../../lib/config/validate.js';
+import { scenariosDirOf } from '../../lib/config/scenarios-dir.js';
+import { resetArgv, targetOf } from '../../lib/lab/ssh-lab.js';
+import { splitJump } from '../../lib/config/fields.js';
+import { sshHostCleanupScript } from '../../lib/lab/ssh-cleanup.js';
+
+function resolve(src: Partial<ConfigSources>) {
+  return resolveConfig({ file: undefined, env: {}, flags: {}, knownChecks: [], ...src });
+}
+function ok(src: Partial<ConfigSources>): HarnessConfig {
+  const r = resolve(src);
+  if (!r.ok) throw new Error(r.problems.map(formatProblem).join('\n'));
+  return r.config;
+}
+function bad(src: Partial<ConfigSources>): ConfigProblem[] {
+  const r = resolve(src);
+  if (r.ok) throw new Error('expected problems');
+  return r.problems;
+}
+const yaml = (s: string) => parseYaml(s) as unknown;
+
+const HOSTS = `lab:
+  provider: ssh
+  hosts:
+    server: { address: 203.0.113.10, user: admin, key: ~/.ssh/id_ed25519 }
+    client: { address: 203.0.113.11, user: admin, key: ~/.ssh/id_ed25519, port: 2222 }
+`;
+
+t.test('a complete ssh lab', async (t) => {
+  const c = ok({ file: yaml(HOSTS) });
+  t.equal(c.lab.provider, 'ssh');
+  t.same(c.lab.hosts.client, { address: '203.0.113.11', user: 'admin', key: '~/.ssh/id_ed25519', port: 2222,
+    jump: undefined });
+  t.equal(c.lab.hosts.server.port, 22, 'default port');
+  const text = `${HOSTS}  hard_reset_command: ipmitool -H {address} power reset\nreboot: { kind: hard }\n`;
+  const reset = ok({ file: yaml(text) });
+  t.same(reset.lab.hardResetCommand, ['ipmitool', '-H', '{address}', 'power', 'reset'],
+    'a string is split into words');
+  const list = ok({ file: yaml(`${HOSTS}  hard_reset_command: [virsh, reset, "lab {role}"]\n`) });
+  t.same(list.lab.hardResetCommand, ['virsh', 'reset', 'lab {role}'], 'a list is kept as given');
+});
+
+t.test('every missing host field at once, each with its fix', async (t) => {
+  const p = bad({ file: yaml('lab:\n  provider: ssh\n  hosts:\n    client: { user: admin, port: 0 }\n'),
+    flags: { reboot: 'hard' } });
+  t.same(p.map((x) => x.field), [
+    'harness.yaml: lab.hosts.client.port',
+    'harness.yaml: lab.hosts.server.address', 'harness.yaml: lab.hosts.server.user',
+    'harness.yaml: lab.hosts.server.key',
+    'harness.yaml: lab.hosts.client.address', 'harness.yaml: lab.hosts.client.key',
+    'reboot.kind',
+  ]);
+  t.match(p.at(-1), { message: /needs lab\.hard_reset_command/, fix: /ipmitool/ });
+  t.match(bad({ file: yaml(`${HOSTS}  hard_reset_command: []\n`) }), [{ field: 'harness.yaml: lab.hard_reset_command',
+    message: /a list of words/ }]);
+});
+
+t.test('jump hosts: [user@]host[:port], reached with the same key; lab.hosts without provider ssh is an error',
+  async (t) => {
+  t.equal(ok({ file: yaml(HOSTS.replace('port: 2222', 'port: 2222, jump: ops@bastion:2200')) }).lab.hosts.client.jump,
+    'ops@bastion:2200');
+  t.match(bad({ file: yaml(HOSTS.replace('port: 2222', 'port: 2222, jump: "a b"')) }),
+    [{ field: 'harness.yaml: lab.hosts.client.jump', message: 'must be [user@]host[:port]' }]);
+  t.same(splitJump('bastion'), { user: undefined, host: 'bastion', port: undefined });
+  t.same(splitJump('ops@10.0.0.1:2200'), { user: 'ops', host: '10.0.0.1', port: 2200 });
+  t.same(splitJump('[fe80::1]:22'), { user: undefined, host: 'fe80::1', port: 22 });
+  for (const badJump of ['', 'a@', 'h:0', 'h:70000', 'fe80::1', 'a b']) t.equal(splitJump(badJump), undefined,
+    badJump);
+  const target = targetOf('client', { address: '10.0.0.11', user: 'admin', key: '/k', port: 22,
+    jump: 'bastion:2200' });
+  t.match(target, { hostName: '10.0.0.11', user: 'admin', jump: { hostName: 'bastion', port: 2200, user: 'admin',
+    identityFiles: ['/k'] } });
+  t.notOk(targetOf('server', { address: 'a', user: 'u', key: '/k', port: 22, jump: undefined }).jump);
+  t.match(bad({ file: yaml(HOSTS.replace('provider: ssh', 'provider: libvirt')) }),
+    [{ field: 'harness.yaml: lab.hosts', message: /only used with lab\.provider: ssh/ }]);
+  t.match(bad({ file: yaml('lab:\n  hosts:\n    server: { adress: x }\n') }),
+    [{ field: 'harness.yaml: lab.hosts.server.adress', message: 'is not a known key',
+    fix: /lab\.hosts\.server\.address/ }]);
+});
+
+t.test('scenarios_dir: flag > env > harness.yaml; a bad value is left to resolveConfig', async (t) => {
+  t.same(scenariosDirOf({ file: { scenarios_dir: './f' }, env: { HARNESS_SCENARIOS_DIR: './e' },
+    flags: { scenarios: './x' } }), { dir: './x', field: '--scenarios' });
+  t.same(scenariosDirOf({ file: { scenarios_dir: './f' }, env: { HARNESS_SCENARIOS_DIR: './e' }, flags: {} }),
+    { dir: './e', field: 'env HARNESS_SCENARIOS_DIR' });
+  t.same(scenariosDirOf({ file: { scenarios_dir: './f' }, fileName: 'h.yaml', env: {}, flags: {} }), { dir: './f',
+    field: 'h.yaml: scenarios_dir' });
+  t.equal(scenariosDirOf({ file: undefined, env: {}, flags: {} }), undefined);
+  t.match(bad({ file: { scenarios_dir: 3 } }), [{ field: 'harness.yaml: scenarios_dir',
+    message: 'must be a non-empty string' }]);
+});
+
+t.test('resetArgv replaces {role} and {address} in every word; no shell', async (t) => {
+  t.same(resetArgv(['ipmitool', '-H', '{address}', 'power', 'reset'], 'client', '10.0.0.2'), ['ipmitool', ['-H',
+    '10.0.0.2', 'power', 'reset']]);
+  t.same(resetArgv(['virsh', 'reset', 'nrh-{role}', '{address};rm'], 'server', 'h'), ['virsh', ['reset', 'nrh-server',
+    'h;rm']]);
+});
+
+t.test('the host cleanup stops Nomad, removes its data, namespaces, bridge, state and files, and keeps the host',
+  async (t) => {
+  const s = sshHostCleanupScript();
+  t.match(s, /systemctl disable --now nomad\.service/);
+  t.match(s, /pkill -TERM -f '\^\/usr\/local\/bin\/nomad\( \|\$\)'[\s\S]*pkill -KILL/);
+  t.match(s, /umount -l/);
+  t.match(s, /ip netns delete/);
+  t.match(s, /ip link delete nomad/);
+  for (const p of ['/var/lib/nomad', '/var/run/cni/nomad', '/var/lib/cni/networks/nomad', '/usr/local/bin/nomad',
+    '/etc/nomad.d/nomad.hcl', '/etc/systemd/system/nomad.service']) {
+    t.match(s, new RegExp(`rm -rf .*${p.replaceAll('/', '\\/').replaceAll('.', '\\.')}`), p);
+  }
+  t.notMatch(s, /systemctl (reboot|poweroff|halt)|\bshutdown\b|rm -rf \/etc\/nomad\.d( |$)/m,
+    'never stops the machine or removes a directory it did not make');
+});
