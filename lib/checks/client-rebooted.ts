@@ -7,7 +7,7 @@ import type { CheckDef, CheckResult } from '../model/check.js';
 export const CLIENT_REBOOTED: CheckDef = {
   id: 'client-rebooted',
   title: 'Client rebooted',
-  passesWhen: 'boot_id differs before and after; uptime reset',
+  passesWhen: 'boot_id differs before and after; uptime is shorter than the time since the reboot was requested',
 };
 
 /** Note: uptime is read inside the VM a moment after `after.atMs` is stamped on the host; allow this much slack. */

@@ -9,7 +9,7 @@ import type { AllocDetail, CheckDef, CheckResult } from '../model/check.js';
 export const HTTP_REACHABLE: CheckDef = {
   id: 'http-reachable',
   title: 'HTTP reachable',
-  passesWhen: "every mapped port of every alloc answers on its bridge address (from the client) and its host port (from the server): HTTP, or a TCP connect where the job's meta says so",
+  passesWhen: 'every mapped port of every alloc (a replaced alloc: its replacement) answers on its bridge address (probed from the client) and on its mapped host port (probed from the server): HTTP, or a TCP connect (see "Probes per mapped port"). A failed alloc is not probed and fails here',
 };
 
 export type ProbeTarget = 'bridge' | 'host-port' | 'other';

@@ -8,7 +8,7 @@ import { allocAfter, allocBefore, allocLabel, findReplacement, watchedIds } from
 export const NO_DUPLICATE_IP: CheckDef = {
   id: 'no-duplicate-ip',
   title: 'No duplicate-IP error',
-  passesWhen: 'no task event of any alloc and no client log line contains "duplicate allocation is not allowed"',
+  passesWhen: 'no task event of any alloc and no client log line since boot contains `duplicate allocation is not allowed`; the first such event per alloc is quoted',
 };
 
 function eventText(ev: TaskEventRec): string {

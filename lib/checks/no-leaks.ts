@@ -9,7 +9,7 @@ import { NEW_CNI_DIR, OLD_CNI_DIR, reservationsOf } from './upgrade.js';
 export const NO_LEAKS: CheckDef = {
   id: 'no-leaks',
   title: 'No leaked network state',
-  passesWhen: 'every host-local reservation and alloc network namespace belongs to a live alloc, and the nomad bridge has no more veths than live allocs',
+  passesWhen: 'after the (last) reboot every host-local reservation (either state dir) and every network namespace named like an alloc belongs to a live alloc on the node, and bridge `nomad` has no more veths than live allocs (skipped when the client\'s state was not read). Real 1.9.5 and 1.9.7 leave nothing; real 1.9.3 still holds the failed allocs\' stale reservations or namespaces (teardown timing varies), which counts as a consequence of `no-duplicate-ip` when only those allocs\' leftovers remain',
 };
 
 /** Nomad's default bridge (client `bridge_network_name`). */

@@ -6,7 +6,7 @@ import type { CheckDef, CheckResult } from '../model/check.js';
 export const NODE_BACK: CheckDef = {
   id: 'node-back',
   title: 'Node back',
-  passesWhen: 'the same node ID is ready again',
+  passesWhen: 'the same node ID is `ready` again (re-registered after the reboot)',
 };
 
 function nodeLine(label: string, n: NodeSnap | undefined): string {

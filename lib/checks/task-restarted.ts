@@ -7,7 +7,7 @@ import type { AllocDetail, CheckDef, CheckResult } from '../model/check.js';
 export const TASK_RESTARTED: CheckDef = {
   id: 'task-restarted',
   title: 'Task restarted',
-  passesWhen: 'every task of every alloc has a Started event (or a newer StartedAt) after the reboot and is running',
+  passesWhen: 'every task of every alloc has a `Started` event (or a newer `StartedAt`) after the reboot and is running; restarts per task before -> after. Failing only for replaced allocs, it is a consequence of `alloc-restored`',
 };
 
 interface TaskVerdict {

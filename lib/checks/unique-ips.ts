@@ -8,7 +8,7 @@ import type { AllocDetail, CheckDef, CheckResult } from '../model/check.js';
 export const UNIQUE_IPS: CheckDef = {
   id: 'unique-ips',
   title: 'Unique alloc IPs',
-  passesWhen: 'no two live (running) allocs on the node share an address',
+  passesWhen: 'no two **live** allocs on the node (running, desired `run`) share an address. A failed or pending alloc still reports the address it had and is not counted (skipped when no live alloc reported one)',
 };
 
 /** Is the alloc live: running and desired to run? */

@@ -14,9 +14,9 @@ export const NEW_CNI_DIR = '/var/run/cni/nomad';
 
 /** The checks of upgrade-in-place, in report order. */
 export const UPGRADE_CHECKS: readonly CheckDef[] = [
-  { id: 'unique-ips', title: 'Unique alloc IPs', passesWhen: 'after the upgrade and the scale-up, no two live allocs share an address in the API, and no two network namespaces on the client hold the same address' },
-  { id: 'state-agrees', title: 'Host-local state agrees', passesWhen: 'every live alloc address has a reservation file naming that alloc, and every reservation names a live alloc' },
-  { id: 'state-migrated', title: 'CNI state migrated', passesWhen: `${OLD_CNI_DIR} is gone and ${NEW_CNI_DIR} holds the running allocs' reservations, or the client logged "migrated CNI state"` },
+  { id: 'unique-ips', title: 'Unique alloc IPs', passesWhen: 'after the upgrade and the scale-up no two live allocs share an address **in the API**, and no two network namespaces **on the client host** hold the same address (the host view lists every namespace, named or only held by a process, with its addresses: `client-netns-after.json`)' },
+  { id: 'state-agrees', title: 'Host-local state agrees', passesWhen: 'every live alloc address has a host-local reservation file naming that alloc, and every reservation names a live alloc' },
+  { id: 'state-migrated', title: 'CNI state migrated', passesWhen: '`/var/lib/cni/networks/nomad` is gone and `/var/run/cni/nomad` holds the reservations, or the client logged `migrated CNI state` (quotes `failed to migrate existing CNI state` when present)' },
 ];
 
 /** What the checks decide from. */

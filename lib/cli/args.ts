@@ -51,7 +51,7 @@ const OPTIONS: readonly CommandOption[] = [
 ];
 
 /** Config flags (from the table) each command takes beyond the run options. */
-const DOCTOR_FLAGS = new Set(['nomad-binary', 'provider', 'box', 'libvirt-driver', 'netns', 'work-dir', 'memory', 'json', 'verbose', 'quiet']);
+const DOCTOR_FLAGS = new Set(['nomad', 'nomad-binary', 'provider', 'box', 'libvirt-driver', 'netns', 'work-dir', 'memory', 'json', 'verbose', 'quiet']);
 const DESTROY_FLAGS = new Set(['netns', 'work-dir', 'provider', 'verbose', 'quiet']);
 const LIST_FLAGS = new Set(['json', 'scenarios']);
 const BUILD_FLAGS = new Set(['json', 'quiet', 'verbose', 'releases-url', 'releases-key']);

@@ -28,9 +28,9 @@ export interface CniRebootEvidence {
 
 /** cni-ipam-reboot's checks, one definition each. */
 export const CNI_CHECKS = {
-  rebooted: { id: 'client-rebooted', title: 'Client rebooted', passesWhen: 'boot_id differs before and after the reboot' },
-  persistent: { id: 'persistent-state-duplicate', title: 'Persistent state refuses the re-add', passesWhen: 'with state under /var/lib/cni, the ADD after the reboot fails with "duplicate allocation is not allowed" naming the container' },
-  tmpfs: { id: 'tmpfs-state-clean', title: 'tmpfs state accepts the re-add', passesWhen: 'with state under /run/cni, the ADD after the reboot succeeds' },
+  rebooted: { id: 'client-rebooted', title: 'Client rebooted', passesWhen: 'boot_id changed' },
+  persistent: { id: 'persistent-state-duplicate', title: 'Persistent state refuses the re-add', passesWhen: 'with state on disk the second ADD fails with `… has been allocated to <id>, duplicate allocation is not allowed` naming the container' },
+  tmpfs: { id: 'tmpfs-state-clean', title: 'tmpfs state accepts the re-add', passesWhen: 'with state on tmpfs the second ADD succeeds' },
 } as const satisfies Record<string, CheckDef>;
 
 function listingLines(label: string, l: CniStateListing | undefined): string[] {
