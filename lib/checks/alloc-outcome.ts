@@ -46,7 +46,13 @@ function replacementOf(e: RebootEvidence, old: AllocSnap | undefined): { id: str
   const byPrevious = e.after.jobAllocs.find((a) => a.id !== e.allocId && a.previousAllocation === e.allocId);
   if (byPrevious) return { id: byPrevious.id, alloc: byPrevious };
   const next = old?.nextAllocation;
-  return next ? { id: next, alloc: e.after.jobAllocs.find((a) => a.id === next) } : undefined;
+  if (next) return { id: next, alloc: e.after.jobAllocs.find((a) => a.id === next) };
+  // issue 15, real 1.9.3 (partition past heartbeat_grace, reschedule attempts = 0): the lost alloc's replacement is a
+  // new placement of the same name with no PreviousAllocation/NextAllocation link
+  const lost = (old?.desiredDescription ?? '').includes(LOST_NODE_DOWN);
+  const newer = (a: AllocSnap) => a.id !== e.allocId && a.name === old!.name && a.createIndex > old!.createIndex;
+  const byName = lost ? e.after.jobAllocs.find(newer) : undefined;
+  return byName ? { id: byName.id, alloc: byName } : undefined;
 }
 
 /** Decide restored / replaced / failed / unknown from what was observed (never from a version number), with the reason. */

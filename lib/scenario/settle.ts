@@ -10,12 +10,18 @@ const TERMINAL = new Set(['failed', 'lost', 'complete']);
  */
 export function settledState(allocs: AllocSnap[], allocId: string, rebootAtMs: number, { tasksRestart = true, awaitReplacement = false } = {}): { settled: boolean; description: string } {
   const watched = allocs.find((a) => a.id === allocId);
-  const replacement = allocs.find((a) => a.id !== allocId && (a.previousAllocation === allocId || watched?.nextAllocation === a.id));
+  // issue 15: real 1.9.3 places a lost alloc's replacement unlinked (same name, newer): found by name then
+  const lost = (watched?.desiredDescription ?? '').includes('alloc is lost since its node is down');
+  const linked = (a: AllocSnap) => a.id !== allocId && (a.previousAllocation === allocId || watched?.nextAllocation === a.id);
+  const newer = (a: AllocSnap) => a.id !== allocId && a.name === watched!.name && a.createIndex > watched!.createIndex;
+  const replacement = allocs.find(linked) ?? (lost ? allocs.find(newer) : undefined);
   if (replacement && (replacement.clientStatus === 'running' || TERMINAL.has(replacement.clientStatus))) {
     return { settled: true, description: `replaced by ${replacement.id.slice(0, 8)} (${replacement.clientStatus})` };
   }
   if (!watched) return { settled: true, description: 'the alloc is gone from the job' };
-  if (awaitReplacement && watched.clientStatus === 'lost') return { settled: false, description: `${describeAlloc(watched)}; waiting for its replacement to run` };
+  if (awaitReplacement && (watched.clientStatus === 'lost' || lost)) {
+    return { settled: false, description: `${describeAlloc(watched)}; waiting for its replacement to run` };
+  }
   if (TERMINAL.has(watched.clientStatus)) return { settled: true, description: `${watched.clientStatus}: ${lastEventLine(watched)}` };
   const tasks = Object.values(watched.tasks);
   if (!tasksRestart && watched.clientStatus === 'running' && tasks.length > 0 && tasks.every((t) => t.state === 'running')) {
