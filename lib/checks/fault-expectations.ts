@@ -43,7 +43,7 @@ export function adjustForFault(results: CheckResult[], e: RebootEvidence, f: Fau
       const seen = `replacement: ${show(c.replacementId)}, task state ${show(state)}`;
       return withResult(r, 'failed', `expected a replacement (${why}) with its task running; ${seen}`);
     }
-    if (r.id === 'http-reachable' && replaced && r.status === 'failed') {
+    if (r.id === 'http-reachable' && replaced && r.status === 'failed' && classifyAllocOutcome(e).outcome === 'replaced') {
       const probed = "its old address was probed, not the replacement's";
       return withResult(r, 'skipped', `the alloc was replaced, as expected (${why}); ${probed}: ${r.message}`);
     }

@@ -116,3 +116,20 @@ t.test('the real capture: transitions, and the SIGKILLed task found as a transie
   const killed = transientFailures(ts, Number.MAX_SAFE_INTEGER);
   t.same(killed, [], 'nothing after the end');
 });
+
+t.test('the harness\'s own recording of a real 1.9.3 partition (VM run rcbbaw40749dc1): down, lost, back, an unlinked replacement', async (t) => {
+  const text = readFileSync(new URL('../fixtures/nomad/event-stream/real-1.9.3-vm-partition-75s.ndjson', import.meta.url), 'utf8');
+  const rec: ReceivedEvent[] = text.trim().split('\n').flatMap((l) => {
+    const o = JSON.parse(l) as { receivedAtMs: number };
+    const f = parseFrameLine(l);
+    return f.heartbeat ? [] : f.events.map((event) => ({ receivedAtMs: o.receivedAtMs, event }));
+  });
+  const ts = transitionsFrom(rec);
+  t.same(ts.filter((x) => x.kind === 'node').map((x) => x.to), ['initializing', 'ready', 'down', 'ready']);
+  const allocs = [...new Set(ts.filter((x) => x.kind === 'alloc').map((x) => x.id))];
+  t.equal(allocs.length, 2, 'the watched alloc and its replacement');
+  t.same(ts.filter((x) => x.kind === 'alloc' && x.id === allocs[0]).map((x) => x.to), ['pending/run', 'running/run', 'lost/stop', 'running/stop', 'complete/stop']);
+  t.match(ts.find((x) => x.to === 'lost/stop')?.detail, /PlanResult: alloc is lost since its node is down/);
+  t.notMatch(ts.find((x) => x.id === allocs[1])?.detail, /replaces/, 'no PreviousAllocation link on the replacement');
+  t.same(transientFailures(ts, 0), [], 'a lost alloc is no transient failure');
+});

@@ -5,7 +5,7 @@
 // blocked eval places a replacement. Within the grace nothing changes: the tasks never stopped.
 import type { Cluster } from './cluster.js';
 import { nowRfc3339, taskEvent } from './payloads.js';
-import { markNodeDown, replaceLost } from './timelines.js';
+import { markNodeDown } from './timelines.js';
 
 /** Partition state of one stand-in cluster. */
 const state = new WeakMap<Cluster, { timer: NodeJS.Timeout | undefined }>();
@@ -36,12 +36,20 @@ export function clientHeal(c: Cluster): void {
           c.appendEvent(x, t, taskEvent('Killed', 'Task successfully killed'));
           Object.assign(st, { State: 'dead', FinishedAt: nowRfc3339() });
         }
+        // real 1.9.3 (VM run rcbbaw40749dc1): the client's update overwrites lost: running/stop, then complete/stop
+        x.ClientStatus = 'complete';
       });
       // stopping the alloc tears its network down: CNI DEL releases its host-local reservation
       for (const files of c.cni.values()) {
         for (const [f, owner] of files) if (owner.startsWith(`${a.ID}\r\n`)) files.delete(f);
       }
     }
-    replaceLost(c);
+    // real 1.9.3 (same run): the blocked eval places the replacement as a new alloc, with no Previous/NextAllocation
+    for (const jobId of new Set(lost.map((a) => a.JobID))) {
+      const job = c.jobs.get(jobId);
+      const blocked = [...c.evals.values()].find((e) => e.JobID === jobId && e.Status === 'blocked');
+      if (blocked) c.commit(['evals'], (idx) => Object.assign(blocked, { Status: 'complete', ModifyIndex: idx }));
+      if (job && !job.Stop) c.placeAllocs(job, blocked?.ID ?? '');
+    }
   });
 }
