@@ -12,7 +12,13 @@ export async function holdVmLock(t: Test): Promise<void> {
   if (!existsSync(dirname(VM_LOCK))) return;
   const child = spawn('flock', [VM_LOCK, 'sh', '-c', 'echo locked; exec cat >/dev/null'], { stdio: ['pipe', 'pipe',
     'inherit'] });
-  t.teardown(() => void child.stdin.end());
+  const release = () => {
+    child.stdin.end();
+    if (child.exitCode === null) child.kill();
+  };
+  t.teardown(release);
+  // Note: a test that times out may exit without its teardown; a flock still waiting must not outlive it
+  process.once('exit', release);
   t.comment(`waiting for ${VM_LOCK}`);
   await new Promise<void>((resolve, reject) => {
     child.stdout.once('data', () => resolve());
