@@ -1,5 +1,5 @@
 // Pure: a resolved build as report properties (JUnit <property>, summary.json, the HTML page) and as one line.
-import type { BuildOrigin, ResolvedBuild } from './types.js';
+import type { BuildOrigin, ResolvedBuild } from '../model/build.js';
 
 /** One line naming the origin: "release <url> (checksum and signature verified)", "git <dir> <commit>", "path <p>". */
 export function describeOrigin(o: BuildOrigin): string {

@@ -10,7 +10,7 @@ import { httpGet } from './http.js';
 import { indexUrl, parseReleaseIndex, releaseFiles, sha256For, type ReleaseFiles } from './parse-release.js';
 import type { NomadVersion } from './parse-tools.js';
 import { preflightBuild } from './preflight.js';
-import { VERIFIED, type ResolvedBuild } from './types.js';
+import { VERIFIED, type ResolvedBuild } from '../model/build.js';
 import { latestVersion, nearestVersions } from './versions.js';
 import { extractZipEntry } from './zip.js';
 

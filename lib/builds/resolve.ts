@@ -10,7 +10,7 @@ import { resolveRelease } from './release.js';
 import { buildSource, planSource, type SourcePlan } from './source.js';
 import { NOMAD_PROFILE, type SourceProfile } from './source-profile.js';
 import { parseBuildSpec, type BuildSpec } from './spec.js';
-import type { ResolvedBuild } from './types.js';
+import type { ResolvedBuild } from '../model/build.js';
 
 /** One build to resolve: the spec text and the field it came from (--nomad, --before, matrix nomad[2], …). */
 export interface SpecInput { text: string; field: string }

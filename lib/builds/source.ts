@@ -12,7 +12,7 @@ import type { NomadVersion } from './parse-tools.js';
 import { preflightBuild } from './preflight.js';
 import { phases } from './progress.js';
 import type { SourcePlan } from './source-plan.js';
-import type { ResolvedBuild } from './types.js';
+import type { ResolvedBuild } from '../model/build.js';
 
 export { planSource, type SourcePlan } from './source-plan.js';
 

@@ -4,7 +4,7 @@ import { indexUrl, parseReleaseIndex, releaseFiles, sha256For } from '../../lib/
 import { goAtLeast, parseGoMod, parseGpgvStatus, parseNomadVersion } from '../../lib/builds/parse-tools.js';
 import { compareVersions, latestVersion, nearestVersions } from '../../lib/builds/versions.js';
 import { buildProperties, describeOrigin } from '../../lib/builds/provenance.js';
-import { VERIFIED, type ResolvedBuild } from '../../lib/builds/types.js';
+import { VERIFIED, type ResolvedBuild } from '../../lib/model/build.js';
 
 t.test('the official layout', async (t) => {
   t.same(releaseFiles('https://releases.hashicorp.com/', '1.9.3'), {
