@@ -23,7 +23,8 @@ function parseJunit(path: string) {
   return { suite, props, cases };
 }
 
-const runIdOf = (stderr: string) => /run (r[0-9a-z]+): scenario/.exec(stderr)?.[1];
+// The executor logs "<suite>: run <id>" when a cell starts (lib/session/execute.ts).
+const runIdOf = (stderr: string) => /\brun (r[0-9a-z]{13})\b/.exec(stderr)?.[1];
 
 t.test('cni-ipam-reboot on real VMs: graceful reboot, persistent state refuses the re-add, tmpfs accepts it', { skip: skip ?? false, timeout: 15 * 60_000 }, async (t) => {
   const dir = t.testdir({});
