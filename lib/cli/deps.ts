@@ -38,6 +38,6 @@ export interface CliDeps {
 /** Resolving the builds a plan names: every problem of every spec first (nothing downloaded), then one by one. */
 export interface BuildLayer {
   check(refs: readonly BuildRef[], config: HarnessConfig, logger: Logger): Promise<ConfigProblem[]>;
-  resolve(ref: BuildRef, config: HarnessConfig, logger: Logger): Promise<BuildInfo>;
+  resolve(ref: BuildRef, config: HarnessConfig, logger: Logger, signal?: AbortSignal): Promise<BuildInfo>;
 }
 

@@ -151,7 +151,7 @@ async function sessionCommand(
   const plan = res.plan;
   const out = await executePlan(plan, {
     scenario: (name) => findScenario(name, user.extra), makeEnv: deps.makeEnv, newRunId, logger,
-    resolveBuild: (ref) => layer.resolve(ref, plan.base, logger),
+    resolveBuild: (ref, signal) => layer.resolve(ref, plan.base, logger, signal),
     preflight: (scenario, config) => scenario.preflight?.(config, { convertJob: deps.convertJob ?? nomadJobConverter() }) ?? Promise.resolve([]),
     ...(deps.prepareHost ? { prepareHost: (config, lg, subnets) => deps.prepareHost!(config, argv, lg, subnets) } : {}),
     ...(deps.signalSource ? { signalSource: deps.signalSource } : {}),

@@ -17,13 +17,16 @@ import { parseBuildSpec } from '../builds/spec.js';
 export interface BuildLayerDeps {
   env: Record<string, string | undefined>;
   /** a context with stand-in effects (tests); default the real one */
-  context?: (ref: Pick<BuildRef, 'cwd'>, config: HarnessConfig, logger: Logger) => BuildContext;
+  context?: (ref: Pick<BuildRef, 'cwd'>, config: HarnessConfig, logger: Logger, signal?: AbortSignal) => BuildContext;
 }
 
 /** The real build layer for the CLI (lib/cli/entry.ts). */
 export function createBuildLayer(deps: BuildLayerDeps) {
-  const ctxFor = deps.context ?? ((ref: Pick<BuildRef, 'cwd'>, config: HarnessConfig, logger: Logger) =>
-    buildContext({ builds: config.builds, env: deps.env, cwd: ref.cwd, home: deps.env['HOME'] || homedir(), logger }));
+  const ctxFor = deps.context ?? ((ref: Pick<BuildRef, 'cwd'>, config: HarnessConfig, logger: Logger, signal?: AbortSignal) =>
+    buildContext({
+      builds: config.builds, env: deps.env, cwd: ref.cwd, home: deps.env['HOME'] || homedir(), logger,
+      ...(signal ? { deadline: { at: Number.POSITIVE_INFINITY, signal } } : {}),
+    }));
   return {
     /** Every problem of every spec: syntax, missing files, git trees and refs, Go, the key file; a path is run with `version`. */
     async check(refs: readonly BuildRef[], config: HarnessConfig, logger: Logger): Promise<ConfigProblem[]> {
@@ -48,8 +51,8 @@ export function createBuildLayer(deps: BuildLayerDeps) {
       return problems;
     },
     /** Resolve one spec (download, build or take the path); its error (exit 2 or 3) is thrown as it is. */
-    async resolve(ref: BuildRef, config: HarnessConfig, logger: Logger): Promise<BuildInfo> {
-      const ctx = ctxFor(ref, config, logger);
+    async resolve(ref: BuildRef, config: HarnessConfig, logger: Logger, signal?: AbortSignal): Promise<BuildInfo> {
+      const ctx = ctxFor(ref, config, logger, signal);
       const plan = await planBuilds([{ text: ref.spec, field: ref.field }], ctx);
       if ('problems' in plan) throw new ConfigError(plan.problems);
       const [outcome] = await resolvePlanned(plan.planned, ctx);

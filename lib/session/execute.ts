@@ -23,7 +23,7 @@ export interface ExecuteDeps {
   scenario(name: string): Scenario;
   makeEnv(config: HarnessConfig, runId: string, logger: Logger): ScenarioEnv;
   /** resolve a build (a path is checked, a release downloaded and verified, a source tree built; all cached) */
-  resolveBuild(ref: BuildRef): Promise<BuildInfo>;
+  resolveBuild(ref: BuildRef, signal: AbortSignal): Promise<BuildInfo>;
   /**
    * problems only a tool finds, with the builds resolved (the user's job parsed by the Nomad build on the host);
    * still before anything is created
@@ -49,7 +49,18 @@ export async function executePlan(plan: Plan, deps: ExecuteDeps): Promise<{ sess
   // Note: one after the other (a source build takes minutes, a download a while), and before the host is prepared:
   // the lab's namespace has no route to a releases site.
   const resolved = new Map<string, BuildInfo>();
-  for (const b of plan.builds) if (!resolved.has(buildKey(b))) resolved.set(buildKey(b), await deps.resolveBuild(b));
+  // Note: Ctrl-C during a download or a source build (minutes) stops it cleanly; this watcher ends before the host is
+  // prepared, since a re-run inside the lab namespace forwards signals to its child.
+  const early = watchSignals(deps.signalSource ? { proc: deps.signalSource } : {});
+  try {
+    for (const b of plan.builds) {
+      if (early.signal.aborted) break;
+      if (!resolved.has(buildKey(b))) resolved.set(buildKey(b), await deps.resolveBuild(b, early.signal));
+    }
+  } finally {
+    early.dispose();
+  }
+  if (early.signal.aborted) throw early.signal.reason;
   const builds = [...resolved.values()];
   const runnable = plan.cells.filter((c) => !c.skip);
   if (deps.preflight) {
