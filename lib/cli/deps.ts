@@ -31,7 +31,8 @@ export interface CliDeps {
   convertJob?: JobConverter;
   doctor?: (config: HarnessConfig, json: boolean) => Promise<ExitCode>;
   destroy?: (config: HarnessConfig, ids: string[], all: boolean, logger: Logger, stopHost: boolean) => Promise<ExitCode>;
-  setup?: (o: { force: boolean; docker: boolean }) => Promise<ExitCode>;
+  /** `config`: where the lab host goes (netns, subnets), as run would put it */
+  setup?: (o: { force: boolean; docker: boolean; config?: HarnessConfig }) => Promise<ExitCode>;
   signalSource?: NodeJS.EventEmitter;
 }
 

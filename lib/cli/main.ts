@@ -61,7 +61,7 @@ export async function main(argv: string[], deps: CliDeps): Promise<number> {
       case 'doctor':
         return deps.doctor ? await deps.doctor(config, config.output.json) : unsupported('doctor');
       case 'setup':
-        return deps.setup ? await deps.setup({ force: Boolean(args.values['force']), docker: Boolean(args.values['docker']) }) : unsupported('setup');
+        return deps.setup ? await deps.setup({ force: Boolean(args.values['force']), docker: Boolean(args.values['docker']), config }) : unsupported('setup');
       case 'build':
         return await buildCommand(args, config, deps);
       case 'merge':
@@ -252,7 +252,8 @@ function reportError(err: unknown, deps: CliDeps, secrets: string[]): number {
 }
 
 function keptMessage(runId: string, kept: string[]): string {
-  return `kept (--keep): ${kept.join('; ')}\n  destroy later with: reboot-harness destroy ${runId}\n`;
+  // Note: each kept entry is a lab's own description (how to reach it, how to remove it by hand), several lines long.
+  return `lab kept (--keep):\n${kept.join('\n')}\n  destroy later with: reboot-harness destroy ${runId}\n`;
 }
 
 function unsupported(what: string): number {
