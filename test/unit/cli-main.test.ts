@@ -207,11 +207,12 @@ t.test('newRunId: short, distinct, safe in VM names and paths', async (t) => {
 });
 
 t.test('setup passes --force and --docker on as what setup-host.sh rebuilds and builds', async (t) => {
-  const seen: { force: boolean; docker: boolean }[] = [];
+  const seen: { force: boolean; docker: boolean; config?: unknown }[] = [];
   const p = probe(t.testdir({}), {}, { setup: async (o) => (seen.push(o), 0) });
   t.equal(await main(['setup'], p.deps), 0);
   t.equal(await main(['setup', '--force', '--docker'], p.deps), 0);
-  t.same(seen, [{ force: false, docker: false }, { force: true, docker: true }]);
+  t.same(seen.map(({ force, docker }) => ({ force, docker })), [{ force: false, docker: false }, { force: true, docker: true }]);
+  t.match(seen[0]!.config, { lab: { netns: 'nrh-lab' } }, 'the config says where the lab host goes');
   t.equal(await main(['setup', '--help'], p.deps), 0);
   t.match(p.out(), /setup \[--force\] \[--docker\][^]*bookworm-docker/);
 });
