@@ -35,23 +35,99 @@ interface CommandOption {
 const RUNS: readonly Command[] = ['run', 'compare', 'matrix'];
 const OPTIONS: readonly CommandOption[] = [
   { name: 'help', type: 'boolean', short: 'h', doc: 'show this help', commands: Object.keys(COMMANDS) as Command[] },
-  { name: 'config', type: 'string', short: 'c', arg: '<file>', doc: 'harness.yaml to read (default ./harness.yaml when present)', commands: [...RUNS, 'list', 'doctor', 'destroy', 'merge'] },
-  { name: 'expect', type: 'string', multiple: true, arg: '<fail|pass|check=fail|check=pass>', doc: 'expected outcome, repeatable: "fail" for the scenario, or per check', commands: RUNS },
-  { name: 'all', type: 'boolean', doc: 'run: every scenario (Nomad scenarios are skipped without a build); destroy: every lab', commands: ['run', 'destroy'] },
-  { name: 'before', type: 'string', arg: '<build>', doc: 'the Nomad build released so far (linux/amd64)', commands: ['compare'] },
+  {
+    name: 'config',
+    type: 'string',
+    short: 'c',
+    arg: '<file>',
+    doc: 'harness.yaml to read (default ./harness.yaml when present)',
+    commands: [...RUNS, 'list', 'doctor', 'destroy', 'merge'],
+  },
+  {
+    name: 'expect',
+    type: 'string',
+    multiple: true,
+    arg: '<fail|pass|check=fail|check=pass>',
+    doc: 'expected outcome, repeatable: "fail" for the scenario, or per check',
+    commands: RUNS,
+  },
+  {
+    name: 'all',
+    type: 'boolean',
+    doc: 'run: every scenario (Nomad scenarios are skipped without a build); destroy: every lab',
+    commands: ['run', 'destroy'],
+  },
+  {
+    name: 'before',
+    type: 'string',
+    arg: '<build>',
+    doc: 'the Nomad build released so far (linux/amd64)',
+    commands: ['compare'],
+  },
   { name: 'after', type: 'string', arg: '<build>', doc: 'the candidate build being validated', commands: ['compare'] },
-  { name: 'shard', type: 'string', arg: '<i/n>', doc: 'run only shard i of n (1-based; cell k goes to shard k mod n + 1)', commands: ['matrix'] },
-  { name: 'cell', type: 'string', arg: '<name>', doc: 'run only the cell of that name (what a failed cell\'s repro command uses)', commands: ['matrix'] },
-  { name: 'list-cells', type: 'boolean', doc: 'print every cell, its shard and the command that runs exactly it; run nothing (docs/ci.md)', commands: ['matrix'] },
-  { name: 'shards', type: 'string', arg: '<N>', doc: 'with --list-cells: each cell\'s shard among N CI jobs', commands: ['matrix'] },
-  { name: 'out', type: 'string', arg: '<dir>', doc: 'where the merged junit.xml and index.html go (default <reports-dir>/merged)', commands: ['merge'] },
+  {
+    name: 'shard',
+    type: 'string',
+    arg: '<i/n>',
+    doc: 'run only shard i of n (1-based; cell k goes to shard k mod n + 1)',
+    commands: ['matrix'],
+  },
+  {
+    name: 'cell',
+    type: 'string',
+    arg: '<name>',
+    doc: "run only the cell of that name (what a failed cell's repro command uses)",
+    commands: ['matrix'],
+  },
+  {
+    name: 'list-cells',
+    type: 'boolean',
+    doc: 'print every cell, its shard and the command that runs exactly it; run nothing (docs/ci.md)',
+    commands: ['matrix'],
+  },
+  {
+    name: 'shards',
+    type: 'string',
+    arg: '<N>',
+    doc: "with --list-cells: each cell's shard among N CI jobs",
+    commands: ['matrix'],
+  },
+  {
+    name: 'out',
+    type: 'string',
+    arg: '<dir>',
+    doc: 'where the merged junit.xml and index.html go (default <reports-dir>/merged)',
+    commands: ['merge'],
+  },
   { name: 'force', type: 'boolean', doc: 'rebuild the box even when it is current', commands: ['setup'] },
-  { name: 'docker', type: 'boolean', doc: 'also build the Docker box nomad-reboot-harness/bookworm-docker (for --driver docker)', commands: ['setup'] },
-  { name: 'host', type: 'boolean', doc: 'also stop the libvirtd/virtlogd and network namespace the harness started', commands: ['destroy'] },
+  {
+    name: 'docker',
+    type: 'boolean',
+    doc: 'also build the Docker box nomad-reboot-harness/bookworm-docker (for --driver docker)',
+    commands: ['setup'],
+  },
+  {
+    name: 'host',
+    type: 'boolean',
+    doc: 'also stop the libvirtd/virtlogd and network namespace the harness started',
+    commands: ['destroy'],
+  },
 ];
 
 /** Config flags (from the table) each command takes beyond the run options. */
-const DOCTOR_FLAGS = new Set(['nomad', 'nomad-binary', 'provider', 'box', 'libvirt-driver', 'netns', 'work-dir', 'memory', 'json', 'verbose', 'quiet']);
+const DOCTOR_FLAGS = new Set([
+  'nomad',
+  'nomad-binary',
+  'provider',
+  'box',
+  'libvirt-driver',
+  'netns',
+  'work-dir',
+  'memory',
+  'json',
+  'verbose',
+  'quiet',
+]);
 const DESTROY_FLAGS = new Set(['netns', 'work-dir', 'provider', 'verbose', 'quiet']);
 const LIST_FLAGS = new Set(['json', 'scenarios']);
 const BUILD_FLAGS = new Set(['json', 'quiet', 'verbose', 'releases-url', 'releases-key']);
@@ -79,8 +155,11 @@ interface OptionSpec {
 /** Every option `command` takes, by long name. */
 export function optionsOf(command: Command): Map<string, OptionSpec> {
   const out = new Map<string, OptionSpec>();
-  for (const o of OPTIONS) if (o.commands.includes(command)) out.set(o.name, { name: o.name, type: o.type, multiple: !!o.multiple });
-  for (const f of FIELDS) if (fieldFor(command, f)) out.set(f.flag!, { name: f.flag!, type: BOOL_FLAGS.has(f.flag!) ? 'boolean' : 'string', multiple: false });
+  for (const o of OPTIONS)
+    if (o.commands.includes(command)) out.set(o.name, { name: o.name, type: o.type, multiple: !!o.multiple });
+  for (const f of FIELDS)
+    if (fieldFor(command, f))
+      out.set(f.flag!, { name: f.flag!, type: BOOL_FLAGS.has(f.flag!) ? 'boolean' : 'string', multiple: false });
   return out;
 }
 
@@ -117,20 +196,36 @@ export function parseCli(argv: string[]): ParsedArgs {
  */
 export function parseCliCollecting(argv: string[]): { args: ParsedArgs; problems: ConfigProblem[] } {
   const [first, ...rest] = argv;
-  if (first === undefined || first === '--help' || first === '-h') return { args: { command: 'help', rawArgs: [], positionals: [], values: {} }, problems: [] };
-  if (first === '--version') return { args: { command: 'help', rawArgs: [], positionals: ['--version'], values: {} }, problems: [] };
+  if (first === undefined || first === '--help' || first === '-h')
+    return { args: { command: 'help', rawArgs: [], positionals: [], values: {} }, problems: [] };
+  if (first === '--version')
+    return { args: { command: 'help', rawArgs: [], positionals: ['--version'], values: {} }, problems: [] };
   if (!(first in COMMANDS)) {
     const near = closest(first, Object.keys(COMMANDS));
-    throw new ConfigError([{ field: 'command', value: first, message: 'is not a command', fix: `${near ? `did you mean "${near}"? ` : ''}use one of: ${Object.keys(COMMANDS).join(', ')} (reboot-harness --help)` }]);
+    throw new ConfigError([
+      {
+        field: 'command',
+        value: first,
+        message: 'is not a command',
+        fix: `${near ? `did you mean "${near}"? ` : ''}use one of: ${Object.keys(COMMANDS).join(', ')} (reboot-harness --help)`,
+      },
+    ]);
   }
   const command = first as Command;
-  if (command === 'help') return { args: { command, rawArgs: rest, positionals: rest.filter((a) => !a.startsWith('-')), values: {} }, problems: [] };
+  if (command === 'help')
+    return {
+      args: { command, rawArgs: rest, positionals: rest.filter((a) => !a.startsWith('-')), values: {} },
+      problems: [],
+    };
   const { values, positionals, problems } = tokenize(command, rest);
   return { args: { command, rawArgs: rest, positionals, values }, problems };
 }
 
 /** Walk the tokens once, collecting values and every problem. */
-function tokenize(command: Command, args: string[]): { values: Record<string, unknown>; positionals: string[]; problems: ConfigProblem[] } {
+function tokenize(
+  command: Command,
+  args: string[],
+): { values: Record<string, unknown>; positionals: string[]; problems: ConfigProblem[] } {
   const opts = optionsOf(command);
   const values: Record<string, unknown> = {};
   const positionals: string[] = [];
@@ -147,7 +242,7 @@ function tokenize(command: Command, args: string[]): { values: Record<string, un
     }
     const eq = a.indexOf('=');
     const rawName = eq === -1 ? a : a.slice(0, eq);
-    const name = rawName.startsWith('--') ? rawName.slice(2) : SHORT[rawName.slice(1)] ?? rawName.slice(1);
+    const name = rawName.startsWith('--') ? rawName.slice(2) : (SHORT[rawName.slice(1)] ?? rawName.slice(1));
     const spec = opts.get(name);
     if (!spec) {
       problems.push(unknownOption(command, rawName));
@@ -158,7 +253,13 @@ function tokenize(command: Command, args: string[]): { values: Record<string, un
     if (spec.type === 'boolean') {
       if (eq !== -1) {
         const v = a.slice(eq + 1);
-        if (!/^(true|false)$/.test(v)) problems.push({ field: rawName, value: v, message: 'is a switch and takes no value', fix: `write ${rawName} alone (or ${rawName}=true|false)` });
+        if (!/^(true|false)$/.test(v))
+          problems.push({
+            field: rawName,
+            value: v,
+            message: 'is a switch and takes no value',
+            fix: `write ${rawName} alone (or ${rawName}=true|false)`,
+          });
         else values[name] = v === 'true';
       } else values[name] = true;
       continue;
@@ -174,7 +275,12 @@ function tokenize(command: Command, args: string[]): { values: Record<string, un
       }
     }
     if (value === undefined) {
-      problems.push({ field: rawName, value: undefined, message: 'needs a value', fix: `write ${rawName} <value> (reboot-harness ${command} --help)` });
+      problems.push({
+        field: rawName,
+        value: undefined,
+        message: 'needs a value',
+        fix: `write ${rawName} <value> (reboot-harness ${command} --help)`,
+      });
       continue;
     }
     if (spec.multiple) values[name] = [...((values[name] as string[] | undefined) ?? []), value];
@@ -184,7 +290,10 @@ function tokenize(command: Command, args: string[]): { values: Record<string, un
 }
 
 function takesValueSomewhere(name: string): boolean {
-  return OPTIONS.some((o) => o.name === name && o.type === 'string') || FIELDS.some((f) => f.flag === name && !BOOL_FLAGS.has(name));
+  return (
+    OPTIONS.some((o) => o.name === name && o.type === 'string') ||
+    FIELDS.some((f) => f.flag === name && !BOOL_FLAGS.has(name))
+  );
 }
 
 /** An option this command does not take: another command's (name it), or none at all (the nearest name). */
@@ -192,18 +301,32 @@ function unknownOption(command: Command, raw: string): ConfigProblem {
   const name = raw.replace(/^-+/, '');
   const owners = commandsTaking(name);
   if (owners.length) {
-    return { field: raw, value: raw, message: `is an option of ${owners.map((c) => `\`${c}\``).join(', ')}, not of \`${command}\``, fix: `drop it, or run ${owners.map((c) => `reboot-harness ${c}`).join(' / ')} (reboot-harness ${command} --help lists ${command}'s options)` };
+    return {
+      field: raw,
+      value: raw,
+      message: `is an option of ${owners.map((c) => `\`${c}\``).join(', ')}, not of \`${command}\``,
+      fix: `drop it, or run ${owners.map((c) => `reboot-harness ${c}`).join(' / ')} (reboot-harness ${command} --help lists ${command}'s options)`,
+    };
   }
   const mine = [...optionsOf(command).keys()];
   const near = closest(name, mine) ?? closest(name, allOptionNames());
-  return { field: raw, value: raw, message: 'is not an option', fix: `${near ? `did you mean --${near}? ` : ''}see reboot-harness ${command} --help` };
+  return {
+    field: raw,
+    value: raw,
+    message: 'is not an option',
+    fix: `${near ? `did you mean --${near}? ` : ''}see reboot-harness ${command} --help`,
+  };
 }
 
 /** "<value>" with the allowed values and the default of a config field, for help. */
 function fieldHelp(f: Field): string {
   const values = (f.parse as { values?: readonly string[] }).values;
   const def = defaultOf(f);
-  const extra = [values ? `one of ${values.join('|')}` : '', def !== undefined ? `default ${def}` : '', f.env ? `env ${f.env}` : ''].filter(Boolean);
+  const extra = [
+    values ? `one of ${values.join('|')}` : '',
+    def !== undefined ? `default ${def}` : '',
+    f.env ? `env ${f.env}` : '',
+  ].filter(Boolean);
   return `${f.doc}${extra.length ? ` [${extra.join('; ')}]` : ''}`;
 }
 
@@ -215,62 +338,114 @@ function defaultOf(f: Field): string | undefined {
 }
 
 const USAGE: Record<Exclude<Command, 'help'>, string[]> = {
-  run: ['reboot-harness run [scenario] [options]    (default scenario: bridge-exec-reboot)', 'reboot-harness run --all [options]'],
-  compare: ['reboot-harness compare <scenario> --before <build> --after <build> [run options]',
-    '', 'Runs the scenario once per build, one after the other (each a normal run with its own run id and VMs), then prints',
+  run: [
+    'reboot-harness run [scenario] [options]    (default scenario: bridge-exec-reboot)',
+    'reboot-harness run --all [options]',
+  ],
+  compare: [
+    'reboot-harness compare <scenario> --before <build> --after <build> [run options]',
+    '',
+    'Runs the scenario once per build, one after the other (each a normal run with its own run id and VMs), then prints',
     'every check side by side (before | after | flipped?). One JUnit file with a <testsuite> per build, named',
     '<scenario>@<nomad version> (@before/@after when the versions are unknown or equal); the JSON summary has a',
-    '"comparison" section. --expect applies to the after build; the exit code is the after build\'s.'],
-  matrix: ['reboot-harness matrix <file.yaml> [--shard i/n | --cell name] [run options]',
+    '"comparison" section. --expect applies to the after build; the exit code is the after build\'s.',
+  ],
+  matrix: [
+    'reboot-harness matrix <file.yaml> [--shard i/n | --cell name] [run options]',
     'reboot-harness matrix <file.yaml> --list-cells [--json] [--shards N]',
-    '', 'Expands the matrix file (docs/matrix.md) into cells with stable names, e.g. bridge-exec-reboot/nomad=1.9.3/reboot=hard,',
-    'runs this shard\'s cells (parallel: and memory_budget_mb: in the file), retries a cell ONCE after an infrastructure',
-    'error (never after a failed check), and writes one JUnit file with a <testsuite> per cell.'],
-  list: ['reboot-harness list [--json] [--scenarios <dir>]', '',
+    '',
+    'Expands the matrix file (docs/matrix.md) into cells with stable names, e.g. bridge-exec-reboot/nomad=1.9.3/reboot=hard,',
+    "runs this shard's cells (parallel: and memory_budget_mb: in the file), retries a cell ONCE after an infrastructure",
+    'error (never after a failed check), and writes one JUnit file with a <testsuite> per cell.',
+  ],
+  list: [
+    'reboot-harness list [--json] [--scenarios <dir>]',
+    '',
     'The shipped scenarios, then your own from --scenarios / HARNESS_SCENARIOS_DIR / scenarios_dir (each with its file;',
-    'docs/scenarios.md); every problem with any of your files is reported at once (exit 2).'],
-  doctor: ['reboot-harness doctor [--nomad-binary <path>] [--json]', '', 'Every prerequisite of a run, each missing piece with the command that fixes it.'],
-  setup: ['reboot-harness setup [--force] [--docker]', '', 'Runs vms/setup-host.sh: Debian packages, then the offline box.'],
-  destroy: ['reboot-harness destroy <run-id>... | --all [--host]', '', 'Destroys the VMs and Vagrant directory of the given runs under the work dir (--work-dir).'],
-  merge: ['reboot-harness merge <report folder | JUnit file>... [--out <dir>]', '',
-    'Reads every JUnit file (given, or found under the folders), the summary.json files and the cells\'',
+    'docs/scenarios.md); every problem with any of your files is reported at once (exit 2).',
+  ],
+  doctor: [
+    'reboot-harness doctor [--nomad-binary <path>] [--json]',
+    '',
+    'Every prerequisite of a run, each missing piece with the command that fixes it.',
+  ],
+  setup: [
+    'reboot-harness setup [--force] [--docker]',
+    '',
+    'Runs vms/setup-host.sh: Debian packages, then the offline box.',
+  ],
+  destroy: [
+    'reboot-harness destroy <run-id>... | --all [--host]',
+    '',
+    'Destroys the VMs and Vagrant directory of the given runs under the work dir (--work-dir).',
+  ],
+  merge: [
+    'reboot-harness merge <report folder | JUnit file>... [--out <dir>]',
+    '',
+    "Reads every JUnit file (given, or found under the folders), the summary.json files and the cells'",
     'report.html pages, and writes <out>/junit.xml (one suite per cell, counts recounted, reruns kept) and',
     '<out>/index.html (the matrix as a table of verdicts, each cell linking its page). A suite name found in two',
-    'runs is an error (exit 2): one cell ran twice (docs/ci.md).'],
-  build: ['reboot-harness build <spec>... [--json] [--releases-url <url>] [--releases-key <file>]', '',
+    'runs is an error (exit 2): one cell ran twice (docs/ci.md).',
+  ],
+  build: [
+    'reboot-harness build <spec>... [--json] [--releases-url <url>] [--releases-key <file>]',
+    '',
     'Resolves each build spec without running a scenario and prints its path, sha256, version, revision and origin.',
     'A spec is a release version (1.9.7, 1.9.7+ent, latest: downloaded, SHA256SUMS signature and zip checksum',
     'verified, cached), a source tree git:<dir>[@<ref>] (HEAD with uncommitted changes, or a ref; built like a',
     'release, cached by commit), or the path of a linux/amd64 nomad binary (./1.9.3 is a file, 1.9.3 a version).',
-    'Cache: ${XDG_CACHE_HOME:-~/.cache}/nomad-reboot-harness/builds. Details: docs/builds.md'],
+    'Cache: ${XDG_CACHE_HOME:-~/.cache}/nomad-reboot-harness/builds. Details: docs/builds.md',
+  ],
 };
 
 /** Exit codes each command can end with. */
 const EXITS: Record<Exclude<Command, 'help'>, string> = {
   run: '0 every check met its expectation; 1 a check did not; 2 usage or configuration error (nothing created); 3 infrastructure error before a verdict; 70 harness bug; 130 interrupted',
-  compare: '0/1 the after build met / did not meet its expectations; 2 usage or configuration error; 3 infrastructure error; 70 harness bug; 130 interrupted',
-  matrix: '0 every cell met its expectations; 1 a cell did not; 2 usage or configuration error; 3 a cell broke (after its retry); 70 harness bug; 130 interrupted',
+  compare:
+    '0/1 the after build met / did not meet its expectations; 2 usage or configuration error; 3 infrastructure error; 70 harness bug; 130 interrupted',
+  matrix:
+    '0 every cell met its expectations; 1 a cell did not; 2 usage or configuration error; 3 a cell broke (after its retry); 70 harness bug; 130 interrupted',
   list: '0 listed; 2 usage error or a scenario file of yours that does not load; 70 harness bug',
   doctor: '0 every prerequisite is met; 2 usage error; 3 something is missing (the fix is printed); 70 harness bug',
   setup: '0 set up; 2 usage error or a missing prerequisite; 3 an install or the box build failed; 70 harness bug',
   destroy: '0 destroyed (or nothing to destroy); 2 usage error; 3 a destroy failed; 70 harness bug',
-  merge: '0 every merged cell passed; 1 a check failed; 2 usage error, unreadable input or a cell found twice; 3 an infrastructure error in a cell; 70 harness bug',
-  build: '0 every build resolved; 2 a bad spec, an unknown version, a checksum or signature that does not hold, a tree that is not Nomad; 3 the releases site unreachable or a compile failed; 70 harness bug; 130 interrupted',
+  merge:
+    '0 every merged cell passed; 1 a check failed; 2 usage error, unreadable input or a cell found twice; 3 an infrastructure error in a cell; 70 harness bug',
+  build:
+    '0 every build resolved; 2 a bad spec, an unknown version, a checksum or signature that does not hold, a tree that is not Nomad; 3 the releases site unreachable or a compile failed; 70 harness bug; 130 interrupted',
 };
 
 /** The help text of one command (or of all). */
 export function helpText(command?: Command | string): string {
   if (!command || command === 'help' || !(command in COMMANDS)) {
-    const lines = ['reboot-harness: proves whether Nomad survives a client host reboot with bridge networking', '', 'Usage: reboot-harness <command> [options]', '', 'Commands:'];
+    const lines = [
+      'reboot-harness: proves whether Nomad survives a client host reboot with bridge networking',
+      '',
+      'Usage: reboot-harness <command> [options]',
+      '',
+      'Commands:',
+    ];
     for (const [c, d] of Object.entries(COMMANDS)) lines.push(`  ${c.padEnd(9)} ${d}`);
-    lines.push('', 'Run "reboot-harness <command> --help" (or "reboot-harness help <command>") for a command\'s options and exit codes.');
+    lines.push(
+      '',
+      'Run "reboot-harness <command> --help" (or "reboot-harness help <command>") for a command\'s options and exit codes.',
+    );
     return lines.join('\n');
   }
   const c = command as Exclude<Command, 'help'>;
-  const lines = [`reboot-harness ${c}: ${COMMANDS[c]}`, '', ...USAGE[c].map((u, i) => (i === 0 ? `Usage: ${u}` : u)), '', 'Options:'];
-  const row = (left: string, right: string) => lines.push(left.length > 32 ? `  ${left}\n  ${' '.repeat(32)} ${right}` : `  ${left.padEnd(32)} ${right}`);
-  for (const o of OPTIONS) if (o.commands.includes(c)) row(`--${o.name}${o.short ? `, -${o.short}` : ''}${o.arg ? ` ${o.arg}` : ''}`, o.doc);
-  for (const f of FIELDS) if (fieldFor(c, f)) row(`--${f.flag}${BOOL_FLAGS.has(f.flag!) ? '' : ' <value>'}`, fieldHelp(f));
+  const lines = [
+    `reboot-harness ${c}: ${COMMANDS[c]}`,
+    '',
+    ...USAGE[c].map((u, i) => (i === 0 ? `Usage: ${u}` : u)),
+    '',
+    'Options:',
+  ];
+  const row = (left: string, right: string) =>
+    lines.push(left.length > 32 ? `  ${left}\n  ${' '.repeat(32)} ${right}` : `  ${left.padEnd(32)} ${right}`);
+  for (const o of OPTIONS)
+    if (o.commands.includes(c)) row(`--${o.name}${o.short ? `, -${o.short}` : ''}${o.arg ? ` ${o.arg}` : ''}`, o.doc);
+  for (const f of FIELDS)
+    if (fieldFor(c, f)) row(`--${f.flag}${BOOL_FLAGS.has(f.flag!) ? '' : ' <value>'}`, fieldHelp(f));
   lines.push('', `Exit codes: ${EXITS[c]}.`);
   return lines.join('\n');
 }

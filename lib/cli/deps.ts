@@ -20,7 +20,12 @@ export interface CliDeps {
    * before a run: make sure the lab host is ready; may re-run the CLI inside the lab's network namespace and return its
    * exit code. `subnets`: every lab subnet the runs will use (default: the config's two), each guarded by a host-stack blackhole.
    */
-  prepareHost?: (config: HarnessConfig, argv: string[], logger: Logger, subnets?: readonly string[]) => Promise<ExitCode | undefined>;
+  prepareHost?: (
+    config: HarnessConfig,
+    argv: string[],
+    logger: Logger,
+    subnets?: readonly string[],
+  ) => Promise<ExitCode | undefined>;
   /** the build layer (lib/builds via lib/session/builds.ts); without it a spec is a path, checked by checkBinary */
   builds?: BuildLayer;
   /** checks a Nomad build given as a path before anything is created (ConfigError naming `field`) */
@@ -30,7 +35,13 @@ export interface CliDeps {
   /** parses the user's job file on the host before anything is created (default: the Nomad build's `job run -output`) */
   convertJob?: JobConverter;
   doctor?: (config: HarnessConfig, json: boolean) => Promise<ExitCode>;
-  destroy?: (config: HarnessConfig, ids: string[], all: boolean, logger: Logger, stopHost: boolean) => Promise<ExitCode>;
+  destroy?: (
+    config: HarnessConfig,
+    ids: string[],
+    all: boolean,
+    logger: Logger,
+    stopHost: boolean,
+  ) => Promise<ExitCode>;
   /** `config`: where the lab host goes (netns, subnets), as run would put it */
   setup?: (o: { force: boolean; docker: boolean; config?: HarnessConfig }) => Promise<ExitCode>;
   signalSource?: NodeJS.EventEmitter;
@@ -41,4 +52,3 @@ export interface BuildLayer {
   check(refs: readonly BuildRef[], config: HarnessConfig, logger: Logger): Promise<ConfigProblem[]>;
   resolve(ref: BuildRef, config: HarnessConfig, logger: Logger, signal?: AbortSignal): Promise<BuildInfo>;
 }
-

@@ -52,7 +52,14 @@ export async function main(argv: string[], deps: CliDeps): Promise<number> {
     }
     if (args.command === 'list') return await listCommand(args, deps);
     if (args.command === 'run' || args.command === 'compare' || args.command === 'matrix') {
-      return await sessionCommand(args.command, args, deps, argv, (s) => (secrets = [...new Set([...secrets, ...s])]), argvProblems);
+      return await sessionCommand(
+        args.command,
+        args,
+        deps,
+        argv,
+        (s) => (secrets = [...new Set([...secrets, ...s])]),
+        argvProblems,
+      );
     }
     const config = await loadConfig(args, deps, undefined);
     if (config.nomad.token) secrets = [...secrets, config.nomad.token];
@@ -61,14 +68,32 @@ export async function main(argv: string[], deps: CliDeps): Promise<number> {
       case 'doctor':
         return deps.doctor ? await deps.doctor(config, config.output.json) : unsupported('doctor');
       case 'setup':
-        return deps.setup ? await deps.setup({ force: Boolean(args.values['force']), docker: Boolean(args.values['docker']), config }) : unsupported('setup');
+        return deps.setup
+          ? await deps.setup({ force: Boolean(args.values['force']), docker: Boolean(args.values['docker']), config })
+          : unsupported('setup');
       case 'build':
         return await buildCommand(args, config, deps);
       case 'merge':
         return await mergeCommand(args, config, deps);
       case 'destroy':
-        if (!args.values['all'] && !args.values['host'] && args.positionals.length === 0) throw new ConfigError([{ field: 'run id', value: undefined, message: 'is required', fix: 'give one or more run ids (see the "kept" line of a run, or ls the work dir), --all, or --host' }]);
-        return deps.destroy ? await deps.destroy(config, args.positionals, Boolean(args.values['all']), logger, Boolean(args.values['host'])) : unsupported('destroy');
+        if (!args.values['all'] && !args.values['host'] && args.positionals.length === 0)
+          throw new ConfigError([
+            {
+              field: 'run id',
+              value: undefined,
+              message: 'is required',
+              fix: 'give one or more run ids (see the "kept" line of a run, or ls the work dir), --all, or --host',
+            },
+          ]);
+        return deps.destroy
+          ? await deps.destroy(
+              config,
+              args.positionals,
+              Boolean(args.values['all']),
+              logger,
+              Boolean(args.values['host']),
+            )
+          : unsupported('destroy');
     }
   } catch (err) {
     return reportError(err, deps, secrets);
@@ -76,7 +101,12 @@ export async function main(argv: string[], deps: CliDeps): Promise<number> {
 }
 
 function loggerFor(config: HarnessConfig, deps: CliDeps, secrets: readonly string[]): Logger {
-  return consoleLogger(deps.err, { verbose: config.output.verbose, quiet: config.output.quiet || config.output.json, color: colorOn(deps), secrets: [...secrets] });
+  return consoleLogger(deps.err, {
+    verbose: config.output.verbose,
+    quiet: config.output.quiet || config.output.json,
+    color: colorOn(deps),
+    secrets: [...secrets],
+  });
 }
 
 const colorOn = (deps: CliDeps) => deps.isTTY && !deps.env['NO_COLOR'] && !deps.env['CI'];
@@ -86,7 +116,9 @@ async function listCommand(args: ParsedArgs, deps: CliDeps): Promise<number> {
   const { extra, problems } = await userScenarios(args, deps, await readHarnessFile(args, deps));
   if (problems.length) throw new ConfigError(problems);
   const json = allScenarios(extra).map((s) => ({
-    name: s.name, summary: s.summary, needsNomad: s.needsNomad,
+    name: s.name,
+    summary: s.summary,
+    needsNomad: s.needsNomad,
     checks: s.checks.map(({ id, title, passesWhen }) => ({ id, title, passesWhen })),
     ...('file' in s ? { file: s.file } : {}),
   }));
@@ -99,7 +131,9 @@ async function listCommand(args: ParsedArgs, deps: CliDeps): Promise<number> {
  * every problem with their files (none is loaded when any file has one).
  */
 async function userScenarios(
-  args: ParsedArgs, deps: CliDeps, harness: { data: unknown; name: string } | undefined,
+  args: ParsedArgs,
+  deps: CliDeps,
+  harness: { data: unknown; name: string } | undefined,
 ): Promise<{ extra: Scenario[]; problems: ConfigProblem[] }> {
   const from = harness ? { fileName: harness.name } : {};
   const where = scenariosDirOf({ file: harness?.data, ...from, env: deps.env, flags: args.values });
@@ -116,16 +150,34 @@ function withUserProblems(planned: readonly ConfigProblem[], user: readonly Conf
 
 /** run, compare and matrix: plan (every problem of the input at once, build files included), execute, report. */
 async function sessionCommand(
-  command: PlanCommand, args: ParsedArgs, deps: CliDeps, argv: string[], addSecrets: (s: string[]) => void, argvProblems: ConfigProblem[] = [],
+  command: PlanCommand,
+  args: ParsedArgs,
+  deps: CliDeps,
+  argv: string[],
+  addSecrets: (s: string[]) => void,
+  argvProblems: ConfigProblem[] = [],
 ): Promise<number> {
   const harness = await readHarnessFile(args, deps);
   const user = await userScenarios(args, deps, harness);
-  const matrixPath = command === 'matrix' && args.positionals.length === 1 ? resolve(deps.cwd, args.positionals[0]!) : undefined;
-  const matrixFile = matrixPath ? { data: await readYaml(matrixPath, 'matrix file'), name: args.positionals[0]!, path: matrixPath, dir: dirname(matrixPath) } : undefined;
+  const matrixPath =
+    command === 'matrix' && args.positionals.length === 1 ? resolve(deps.cwd, args.positionals[0]!) : undefined;
+  const matrixFile = matrixPath
+    ? {
+        data: await readYaml(matrixPath, 'matrix file'),
+        name: args.positionals[0]!,
+        path: matrixPath,
+        dir: dirname(matrixPath),
+      }
+    : undefined;
   const res = planSession({
-    command, positionals: args.positionals, values: args.values, env: deps.env, cwd: deps.cwd,
+    command,
+    positionals: args.positionals,
+    values: args.values,
+    env: deps.env,
+    cwd: deps.cwd,
     scenarios: allScenarios(user.extra),
-    ...(harness ? { harness } : {}), ...(matrixFile ? { matrixFile } : {}),
+    ...(harness ? { harness } : {}),
+    ...(matrixFile ? { matrixFile } : {}),
   });
   // --list-cells: the matrix validated; print its fan-out before any build is read or anything is created.
   if (command === 'matrix' && args.values['list-cells']) {
@@ -133,7 +185,12 @@ async function sessionCommand(
     const problems = [...withUserProblems(res.ok ? [] : res.problems, user.problems), ...listing];
     if (!res.ok || problems.length) throw new ConfigError(problems);
     const m = res.plan.matrix!;
-    return listCellsCommand(args, m.all, res.plan.cells.map((c) => m.all.find((x) => x.name === c.key)!), deps.out);
+    return listCellsCommand(
+      args,
+      m.all,
+      res.plan.cells.map((c) => m.all.find((x) => x.name === c.key)!),
+      deps.out,
+    );
   }
   if (args.values['shards'] !== undefined) {
     throw new ConfigError([...withUserProblems(res.ok ? [] : res.problems, user.problems), ...listingProblems(args)]);
@@ -147,12 +204,17 @@ async function sessionCommand(
   const buildProblems = await layer.check(res.ok ? res.plan.builds : res.builds, base, logger);
   // Every problem of the whole input at once: the command line's, the scenario files', the configuration's, the builds'.
   const planned = withUserProblems(res.ok ? [] : res.problems, user.problems);
-  if (!res.ok || buildProblems.length || argvProblems.length || planned.length) throw new ConfigError([...argvProblems, ...planned, ...buildProblems]);
+  if (!res.ok || buildProblems.length || argvProblems.length || planned.length)
+    throw new ConfigError([...argvProblems, ...planned, ...buildProblems]);
   const plan = res.plan;
   const out = await executePlan(plan, {
-    scenario: (name) => findScenario(name, user.extra), makeEnv: deps.makeEnv, newRunId, logger,
+    scenario: (name) => findScenario(name, user.extra),
+    makeEnv: deps.makeEnv,
+    newRunId,
+    logger,
     resolveBuild: (ref, signal) => layer.resolve(ref, plan.base, logger, signal),
-    preflight: (scenario, config) => scenario.preflight?.(config, { convertJob: deps.convertJob ?? nomadJobConverter() }) ?? Promise.resolve([]),
+    preflight: (scenario, config) =>
+      scenario.preflight?.(config, { convertJob: deps.convertJob ?? nomadJobConverter() }) ?? Promise.resolve([]),
     ...(deps.prepareHost ? { prepareHost: (config, lg, subnets) => deps.prepareHost!(config, argv, lg, subnets) } : {}),
     ...(deps.signalSource ? { signalSource: deps.signalSource } : {}),
     onKept: (runId, kept) => deps.err(keptMessage(runId, kept)),
@@ -166,15 +228,29 @@ async function sessionCommand(
 }
 
 /** Where the session's reports go: --junit/--report-json, or a folder named after the first run. */
-function reportContext(plan: Plan, s: SessionReport, args: ParsedArgs, deps: CliDeps, secrets: string[]): ReportContext {
+function reportContext(
+  plan: Plan,
+  s: SessionReport,
+  args: ParsedArgs,
+  deps: CliDeps,
+  secrets: string[],
+): ReportContext {
   const { reports } = plan.base;
   const first = s.suites.flatMap((x) => x.attempts)[0]?.runId;
-  const dirName = plan.command === 'matrix' ? `matrix-${first ?? `shard-${plan.matrix!.shard.replace('/', '-of-')}`}` : first ?? 'run';
+  const dirName =
+    plan.command === 'matrix'
+      ? `matrix-${first ?? `shard-${plan.matrix!.shard.replace('/', '-of-')}`}`
+      : (first ?? 'run');
   const runDir = join(reports.dir, dirName);
   return {
-    cwd: deps.cwd, reportsDir: reports.dir,
-    junitPath: reports.junit ?? join(runDir, 'junit.xml'), jsonPath: reports.json ?? join(runDir, 'summary.json'),
-    absoluteAttachments: reports.attachmentPaths === 'absolute', cli: CLI_PATH, rawArgs: args.rawArgs, secrets,
+    cwd: deps.cwd,
+    reportsDir: reports.dir,
+    junitPath: reports.junit ?? join(runDir, 'junit.xml'),
+    jsonPath: reports.json ?? join(runDir, 'summary.json'),
+    absoluteAttachments: reports.attachmentPaths === 'absolute',
+    cli: CLI_PATH,
+    rawArgs: args.rawArgs,
+    secrets,
   };
 }
 
@@ -198,7 +274,14 @@ function pathBuilds(deps: CliDeps): BuildLayer {
       const none: { version?: string; revision?: string } = {};
       const v = deps.buildVersion ? await deps.buildVersion(path).catch(() => none) : none;
       const sha256 = await sha256File(path).catch(() => '');
-      return { spec: ref.spec, path, sha256, version: v.version ?? '', revision: v.revision ?? '', origin: { kind: 'path', path } };
+      return {
+        spec: ref.spec,
+        path,
+        sha256,
+        version: v.version ?? '',
+        revision: v.revision ?? '',
+        origin: { kind: 'path', path },
+      };
     },
   };
 }
@@ -213,7 +296,12 @@ export async function sha256File(path: string): Promise<string> {
 /** harness.yaml (--config, or ./harness.yaml when present), parsed; undefined when there is none. */
 async function readHarnessFile(args: ParsedArgs, deps: CliDeps): Promise<{ data: unknown; name: string } | undefined> {
   const explicit = typeof args.values['config'] === 'string' ? (args.values['config'] as string) : undefined;
-  const path = explicit !== undefined ? resolve(deps.cwd, explicit) : (existsSync(join(deps.cwd, 'harness.yaml')) ? join(deps.cwd, 'harness.yaml') : undefined);
+  const path =
+    explicit !== undefined
+      ? resolve(deps.cwd, explicit)
+      : existsSync(join(deps.cwd, 'harness.yaml'))
+        ? join(deps.cwd, 'harness.yaml')
+        : undefined;
   return path ? { data: await readYaml(path, '--config'), name: path } : undefined;
 }
 
@@ -223,20 +311,43 @@ async function readYaml(path: string, what: string): Promise<unknown> {
   try {
     text = await readFile(path, 'utf8');
   } catch (err) {
-    throw new ConfigError([{ field: what, value: path, message: `cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)})`, fix: 'give the path of an existing file' }]);
+    throw new ConfigError([
+      {
+        field: what,
+        value: path,
+        message: `cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)})`,
+        fix: 'give the path of an existing file',
+      },
+    ]);
   }
   try {
     return parseYaml(text) as unknown;
   } catch (err) {
-    throw new ConfigError([{ field: path, value: (err as Error).message.split('\n')[0], message: 'is not valid YAML', fix: 'fix the YAML syntax at the line named' }]);
+    throw new ConfigError([
+      {
+        field: path,
+        value: (err as Error).message.split('\n')[0],
+        message: 'is not valid YAML',
+        fix: 'fix the YAML syntax at the line named',
+      },
+    ]);
   }
 }
 
 async function loadConfig(args: ParsedArgs, deps: CliDeps, scenarioName: string | undefined): Promise<HarnessConfig> {
   const harness = await readHarnessFile(args, deps);
   const scenario = scenarioName ? findScenario(scenarioName) : undefined;
-  const known = scenario ? scenario.checks.map((c) => c.id) : [...new Set(SCENARIOS.flatMap((s) => s.checks.map((c) => c.id)))];
-  const res = resolveConfig({ file: harness?.data, ...(harness ? { fileName: harness.name } : {}), ...(scenario ? { scenario: scenario.name } : {}), env: deps.env, flags: args.values, knownChecks: known });
+  const known = scenario
+    ? scenario.checks.map((c) => c.id)
+    : [...new Set(SCENARIOS.flatMap((s) => s.checks.map((c) => c.id)))];
+  const res = resolveConfig({
+    file: harness?.data,
+    ...(harness ? { fileName: harness.name } : {}),
+    ...(scenario ? { scenario: scenario.name } : {}),
+    env: deps.env,
+    flags: args.values,
+    knownChecks: known,
+  });
   if (!res.ok) throw new ConfigError(res.problems);
   if (scenario) res.config.scenario = scenario.name;
   return res.config;
@@ -247,7 +358,12 @@ function reportError(err: unknown, deps: CliDeps, secrets: string[]): number {
     deps.err(redact(`error: ${err.message}${err.hint ? `\nhint: ${err.hint}` : ''}\n`, secrets));
     return err.exitCode;
   }
-  deps.err(redact(`internal error (please report): ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`, secrets));
+  deps.err(
+    redact(
+      `internal error (please report): ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+      secrets,
+    ),
+  );
   return EXIT.INTERNAL;
 }
 

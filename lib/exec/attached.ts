@@ -17,7 +17,13 @@ const SIGNAL_CODES: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 1, SIGIN
 /** Run `file args` with stdio inherited; resolves with its exit code (128 + signal when it was killed). */
 export async function runAttached(file: string, args: readonly string[], o: AttachedOptions = {}): Promise<number> {
   const forward = o.forwardSignals ?? [];
-  const child = execa(file, args, { stdio: 'inherit', reject: false, detached: forward.length > 0, env: o.env ?? {}, extendEnv: true });
+  const child = execa(file, args, {
+    stdio: 'inherit',
+    reject: false,
+    detached: forward.length > 0,
+    env: o.env ?? {},
+    extendEnv: true,
+  });
   const relay = (sig: NodeJS.Signals) => void child.kill(sig);
   for (const s of forward) process.on(s, relay);
   try {

@@ -30,7 +30,6 @@ export interface ComparisonRow {
   flipped: boolean;
 }
 
-
 export interface SessionReport {
   command: 'run' | 'compare' | 'matrix';
   startedAtMs: number;

@@ -89,8 +89,10 @@ export type PlanResult = { ok: true; plan: Plan } | { ok: false; problems: Confi
 
 /** Plan the session; every problem of the whole input in one list (builds are listed either way, to be checked too). */
 export function planSession(input: PlanInput): PlanResult {
-  const out = input.command === 'matrix' ? planMatrix(input) : input.command === 'compare' ? planCompare(input) : planRun(input);
-  if (out.problems.length || !out.plan) return { ok: false, problems: out.problems, builds: out.plan?.builds ?? out.builds };
+  const out =
+    input.command === 'matrix' ? planMatrix(input) : input.command === 'compare' ? planCompare(input) : planRun(input);
+  if (out.problems.length || !out.plan)
+    return { ok: false, problems: out.problems, builds: out.plan?.builds ?? out.builds };
   return { ok: true, plan: out.plan };
 }
 
@@ -101,16 +103,29 @@ interface Draft {
 }
 
 function scenarioProblem(name: string, known: readonly PlannableScenario[], field = 'scenario'): ConfigProblem {
-  return { field, value: name, message: 'is not a known scenario', fix: `use one of: ${known.map((s) => s.name).join(', ')} (reboot-harness list)` };
+  return {
+    field,
+    value: name,
+    message: 'is not a known scenario',
+    fix: `use one of: ${known.map((s) => s.name).join(', ')} (reboot-harness list)`,
+  };
 }
 
 /** The config of one scenario from harness.yaml, env and flags; expectations checked against that scenario's checks. */
-function configOf(input: PlanInput, s: PlannableScenario, extra: { file?: unknown; fileName?: string; knownChecks?: readonly string[] } = {}) {
+function configOf(
+  input: PlanInput,
+  s: PlannableScenario,
+  extra: { file?: unknown; fileName?: string; knownChecks?: readonly string[] } = {},
+) {
   const file = extra.file ?? input.harness?.data;
   const fileName = extra.fileName ?? input.harness?.name;
   return resolveConfig({
-    file, ...(fileName ? { fileName } : {}), env: input.env, flags: input.values,
-    knownChecks: extra.knownChecks ?? s.checks.map((c) => c.id), scenario: s.name,
+    file,
+    ...(fileName ? { fileName } : {}),
+    env: input.env,
+    flags: input.values,
+    knownChecks: extra.knownChecks ?? s.checks.map((c) => c.id),
+    scenario: s.name,
   });
 }
 
@@ -123,7 +138,9 @@ function nomadBuilds(c: HarnessConfig, cwd: string, field: string): BuildRef[] {
 
 function baseSession(command: PlanCommand, base: HarnessConfig, cells: PlannedCell[]): Plan {
   const builds = uniqueBuilds(cells.flatMap((c) => c.builds));
-  const subnets = [...new Set(cells.flatMap((c) => [c.configFor(0).lab.managementSubnet, c.configFor(0).lab.privateSubnet]))];
+  const subnets = [
+    ...new Set(cells.flatMap((c) => [c.configFor(0).lab.managementSubnet, c.configFor(0).lab.privateSubnet])),
+  ];
   return { command, cells, base, parallel: 1, budgetMb: undefined, retryInfra: false, builds, subnets };
 }
 
@@ -150,9 +167,23 @@ function planRun(input: PlanInput): Draft {
   const problems: ConfigProblem[] = [];
   const all = Boolean(input.values['all']);
   const named = input.positionals[0];
-  if (input.positionals.length > 1) problems.push({ field: 'scenario', value: input.positionals, message: 'only one scenario can be named', fix: 'name one scenario, or use --all' });
-  if (all && named !== undefined) problems.push({ field: 'scenario', value: named, message: 'cannot be combined with --all', fix: 'drop the scenario name, or drop --all' });
-  const chosen = all ? [...input.scenarios] : [input.scenarios.find((s) => s.name === (named ?? input.scenarios[0]?.name))];
+  if (input.positionals.length > 1)
+    problems.push({
+      field: 'scenario',
+      value: input.positionals,
+      message: 'only one scenario can be named',
+      fix: 'name one scenario, or use --all',
+    });
+  if (all && named !== undefined)
+    problems.push({
+      field: 'scenario',
+      value: named,
+      message: 'cannot be combined with --all',
+      fix: 'drop the scenario name, or drop --all',
+    });
+  const chosen = all
+    ? [...input.scenarios]
+    : [input.scenarios.find((s) => s.name === (named ?? input.scenarios[0]?.name))];
   const union = [...new Set(input.scenarios.flatMap((s) => s.checks.map((c) => c.id)))];
   if (!all && !chosen[0]) {
     const unknown = scenarioProblem(named ?? '', input.scenarios);
@@ -164,7 +195,8 @@ function planRun(input: PlanInput): Draft {
   for (const s of chosen as PlannableScenario[]) {
     const res = configOf(input, s, all ? { knownChecks: union } : {});
     // Note: with problems, the values that were valid still let the other checks below run (every problem at once).
-    if (!res.ok) for (const p of res.problems) if (!seen.has(JSON.stringify(p))) (seen.add(JSON.stringify(p)), problems.push(p));
+    if (!res.ok)
+      for (const p of res.problems) if (!seen.has(JSON.stringify(p))) (seen.add(JSON.stringify(p)), problems.push(p));
     const config = res.config;
     // --all: an expectation of a check applies to the scenarios that have that check.
     const own = new Set(s.checks.map((c) => c.id));
@@ -174,14 +206,39 @@ function planRun(input: PlanInput): Draft {
     let skip: string | undefined;
     if (s.needsNomad && !config.nomadBinary) {
       if (all) skip = 'no Nomad build given (--nomad / NOMAD_BUILD)';
-      else problems.push({ field: '--nomad', value: undefined, message: `scenario ${s.name} installs Nomad and needs a build`, fix: 'pass --nomad with a release version (1.9.7, latest), git:<dir>[@<ref>] or the path of a linux/amd64 build; or NOMAD_BUILD, or nomad_build in harness.yaml' });
+      else
+        problems.push({
+          field: '--nomad',
+          value: undefined,
+          message: `scenario ${s.name} installs Nomad and needs a build`,
+          fix: 'pass --nomad with a release version (1.9.7, latest), git:<dir>[@<ref>] or the path of a linux/amd64 build; or NOMAD_BUILD, or nomad_build in harness.yaml',
+        });
     }
-    if (!all || !skip) problems.push(...(s.validate?.(config) ?? []).map((q) => (all ? { ...q, field: `${s.name}: ${q.field}` } : q)));
-    const cell: PlannedCell = { key: s.name, scenario: s.name, variant: configVariant(config), counts: true, ...(skip ? { skip } : {}), configFor: () => config, properties: {}, builds: skip ? [] : builds };
+    if (!all || !skip)
+      problems.push(...(s.validate?.(config) ?? []).map((q) => (all ? { ...q, field: `${s.name}: ${q.field}` } : q)));
+    const cell: PlannedCell = {
+      key: s.name,
+      scenario: s.name,
+      variant: configVariant(config),
+      counts: true,
+      ...(skip ? { skip } : {}),
+      configFor: () => config,
+      properties: {},
+      builds: skip ? [] : builds,
+    };
     // run --repeat N (like go test -count N): the same cell N times, each on fresh VMs, judged together afterwards.
     const n = skip ? 1 : config.repeat;
     for (let k = 1; k <= n; k++) {
-      cells.push(n > 1 ? { ...cell, key: `${s.name}#${k}`, repeat: { attempt: k, of: n }, properties: { 'repeat.attempt': `${k}/${n}` } } : cell);
+      cells.push(
+        n > 1
+          ? {
+              ...cell,
+              key: `${s.name}#${k}`,
+              repeat: { attempt: k, of: n },
+              properties: { 'repeat.attempt': `${k}/${n}` },
+            }
+          : cell,
+      );
     }
   }
   if (!base) return { problems, builds: [] };
@@ -193,17 +250,41 @@ function planCompare(input: PlanInput): Draft {
   const problems: ConfigProblem[] = [];
   const name = input.positionals[0] ?? input.scenarios[0]?.name ?? '';
   const s = input.scenarios.find((x) => x.name === name);
-  if (input.positionals.length > 1) problems.push({ field: 'scenario', value: input.positionals, message: 'only one scenario can be compared', fix: 'name one scenario (reboot-harness list)' });
+  if (input.positionals.length > 1)
+    problems.push({
+      field: 'scenario',
+      value: input.positionals,
+      message: 'only one scenario can be compared',
+      fix: 'name one scenario (reboot-harness list)',
+    });
   if (!s) problems.push(scenarioProblem(name, input.scenarios));
-  else if (!s.needsNomad) problems.push({ field: 'scenario', value: name, message: 'does not install Nomad, so two builds cannot differ', fix: 'compare a Nomad scenario, e.g. bridge-exec-reboot (reboot-harness list)' });
+  else if (!s.needsNomad)
+    problems.push({
+      field: 'scenario',
+      value: name,
+      message: 'does not install Nomad, so two builds cannot differ',
+      fix: 'compare a Nomad scenario, e.g. bridge-exec-reboot (reboot-harness list)',
+    });
   const sides: Side[] = ['before', 'after'];
   const given: Partial<Record<Side, string>> = {};
   for (const side of sides) {
     const v = input.values[side];
-    if (typeof v !== 'string' || v.trim() === '') problems.push({ field: `--${side}`, value: v, message: 'is required', fix: `give the ${side === 'before' ? 'build released so far' : 'candidate build'}: --${side} ./path/to/nomad (linux/amd64)` });
+    if (typeof v !== 'string' || v.trim() === '')
+      problems.push({
+        field: `--${side}`,
+        value: v,
+        message: 'is required',
+        fix: `give the ${side === 'before' ? 'build released so far' : 'candidate build'}: --${side} ./path/to/nomad (linux/amd64)`,
+      });
     else given[side] = v.trim();
   }
-  if (input.values['nomad-binary'] !== undefined) problems.push({ field: '--nomad-binary', value: input.values['nomad-binary'], message: 'cannot be combined with --before/--after', fix: 'drop --nomad-binary: compare installs --before, then --after' });
+  if (input.values['nomad-binary'] !== undefined)
+    problems.push({
+      field: '--nomad-binary',
+      value: input.values['nomad-binary'],
+      message: 'cannot be combined with --before/--after',
+      fix: 'drop --nomad-binary: compare installs --before, then --after',
+    });
   problems.push(...repeatOnlyForRun(input));
   const res = s ? configOf(input, s) : undefined;
   if (res && !res.ok) problems.push(...res.problems);
@@ -213,15 +294,29 @@ function planCompare(input: PlanInput): Draft {
     const config: HarnessConfig = { ...structuredClone(res.config), nomadBinary: given[side] };
     // Note: --expect describes the build being validated (after); the before build is shown as it is.
     if (side === 'before') config.expect = { scenario: undefined, perCheck: {} };
-    problems.push(...(side === 'after' ? s.validate?.(config) ?? [] : []));
+    problems.push(...(side === 'after' ? (s.validate?.(config) ?? []) : []));
     const builds = given[side] ? nomadBuilds(config, input.cwd, `--${side}`) : [];
-    cells.push({ key: `${s.name}@${side}`, scenario: s.name, variant: configVariant(config), side, counts: side === 'after', configFor: () => config, properties: { 'compare.side': side }, builds });
+    cells.push({
+      key: `${s.name}@${side}`,
+      scenario: s.name,
+      variant: configVariant(config),
+      side,
+      counts: side === 'after',
+      configFor: () => config,
+      properties: { 'compare.side': side },
+      builds,
+    });
   }
   return { plan: baseSession('compare', res.config, cells), problems, builds: [] };
 }
 
 function buildsOfSides(given: Partial<Record<Side, string>>, cwd: string): BuildRef[] {
-  return (Object.entries(given) as [Side, string][]).map(([side, spec]) => ({ field: `--${side}`, spec, cwd, role: 'nomad' as const }));
+  return (Object.entries(given) as [Side, string][]).map(([side, spec]) => ({
+    field: `--${side}`,
+    spec,
+    cwd,
+    role: 'nomad' as const,
+  }));
 }
 
 /** `matrix <file> [--shard i/n | --cell name]`: the expansion, this shard's cells. */
@@ -229,7 +324,17 @@ function planMatrix(input: PlanInput): Draft {
   const problems: ConfigProblem[] = [];
   const mf = input.matrixFile;
   if (input.positionals.length !== 1 || !mf) {
-    return { problems: [{ field: 'matrix file', value: input.positionals, message: input.positionals.length ? 'only one matrix file can be run' : 'is required', fix: 'reboot-harness matrix matrix.yaml [--shard i/n] (docs/matrix.md)' }], builds: [] };
+    return {
+      problems: [
+        {
+          field: 'matrix file',
+          value: input.positionals,
+          message: input.positionals.length ? 'only one matrix file can be run' : 'is required',
+          fix: 'reboot-harness matrix matrix.yaml [--shard i/n] (docs/matrix.md)',
+        },
+      ],
+      builds: [],
+    };
   }
   const known = Object.fromEntries(input.scenarios.map((s) => [s.name, s.checks.map((c) => c.id)]));
   const spec = parseMatrix(mf.data, mf.name, known);
@@ -238,11 +343,23 @@ function planMatrix(input: PlanInput): Draft {
   const only = typeof input.values['cell'] === 'string' ? (input.values['cell'] as string) : undefined;
   if ('field' in sh) problems.push(sh);
   problems.push(...repeatOnlyForRun(input));
-  if (only !== undefined && shardText !== undefined) problems.push({ field: '--cell', value: only, message: 'cannot be combined with --shard', fix: 'give --cell to re-run one cell, or --shard to run a CI job\'s share' });
+  if (only !== undefined && shardText !== undefined)
+    problems.push({
+      field: '--cell',
+      value: only,
+      message: 'cannot be combined with --shard',
+      fix: "give --cell to re-run one cell, or --shard to run a CI job's share",
+    });
   if (!spec.ok) return { problems: [...spec.problems, ...problems], builds: [] };
   const m = spec.spec;
   const all = expandCells(m);
-  if (only !== undefined && !all.some((c) => c.name === only)) problems.push({ field: '--cell', value: only, message: 'names no cell of this matrix', fix: `use one of: ${all.map((c) => c.name).join(', ')}` });
+  if (only !== undefined && !all.some((c) => c.name === only))
+    problems.push({
+      field: '--cell',
+      value: only,
+      message: 'names no cell of this matrix',
+      fix: `use one of: ${all.map((c) => c.name).join(', ')}`,
+    });
   const { i, n } = 'field' in sh ? { i: 1, n: 1 } : sh;
   // Note: an unknown --cell is a problem; the shard's cells are still planned so their builds are checked too.
   const picked = only !== undefined ? all.filter((c) => c.name === only) : [];
@@ -250,23 +367,45 @@ function planMatrix(input: PlanInput): Draft {
   const bases = new Map<string, HarnessConfig>();
   for (const name of m.scenarios) {
     const s = input.scenarios.find((x) => x.name === name)!;
-    const res = configOf(input, s, { file: deepMerge(input.harness?.data, m.defaults), fileName: `${input.harness ? `${input.harness.name} + ` : ''}${mf.name} defaults` });
+    const res = configOf(input, s, {
+      file: deepMerge(input.harness?.data, m.defaults),
+      fileName: `${input.harness ? `${input.harness.name} + ` : ''}${mf.name} defaults`,
+    });
     bases.set(name, res.config);
     if (!res.ok) problems.push(...res.problems);
   }
   const planned: PlannedCell[] = cells.map((cell) => matrixCell(cell, bases.get(cell.scenario)!, input, mf.dir));
-  problems.push(...planProblems(planned.map((p) => ({ cell: cells.find((c) => c.name === p.key)!, config: p.configFor(0) })), m.parallel, m.memoryBudgetMb, mf.name));
+  problems.push(
+    ...planProblems(
+      planned.map((p) => ({ cell: cells.find((c) => c.name === p.key)!, config: p.configFor(0) })),
+      m.parallel,
+      m.memoryBudgetMb,
+      mf.name,
+    ),
+  );
   for (const p of planned) {
     const s = input.scenarios.find((x) => x.name === p.scenario)!;
     const c = p.configFor(0);
-    if (s.needsNomad && !c.nomadBinary) problems.push({ field: `cell ${p.key}`, value: undefined, message: 'installs Nomad and has no build', fix: 'add a nomad axis ({name, binary}) or nomad_binary under defaults' });
+    if (s.needsNomad && !c.nomadBinary)
+      problems.push({
+        field: `cell ${p.key}`,
+        value: undefined,
+        message: 'installs Nomad and has no build',
+        fix: 'add a nomad axis ({name, binary}) or nomad_binary under defaults',
+      });
     problems.push(...(s.validate?.(c) ?? []).map((q) => ({ ...q, field: `cell ${p.key}: ${q.field}` })));
   }
   const base = bases.get(m.scenarios[0]!)!;
   const plan = baseSession('matrix', base, planned);
   // Every subnet a cell may get (slot 0 when run alone, 1..parallel otherwise) is guarded by a host blackhole.
   const slots = m.parallel > 1 ? Array.from({ length: m.parallel }, (_, k) => k + 1) : [0];
-  plan.subnets = [...new Set(planned.flatMap((p) => slots.flatMap((slot) => [p.configFor(slot).lab.managementSubnet, p.configFor(slot).lab.privateSubnet])))];
+  plan.subnets = [
+    ...new Set(
+      planned.flatMap((p) =>
+        slots.flatMap((slot) => [p.configFor(slot).lab.managementSubnet, p.configFor(slot).lab.privateSubnet]),
+      ),
+    ),
+  ];
   Object.assign(plan, { parallel: m.parallel, budgetMb: m.memoryBudgetMb, retryInfra: m.retryInfra });
   plan.matrix = { file: mf.name, path: mf.path, shard: `${i}/${n}`, cellsInMatrix: all.length, all };
   return { plan, problems, builds: plan.builds };
@@ -274,9 +413,17 @@ function planMatrix(input: PlanInput): Draft {
 
 /** --repeat is run's: compare and matrix name their own attempts (a retry) and cells. */
 function repeatOnlyForRun(input: PlanInput): ConfigProblem[] {
-  const given = input.values['repeat'] ?? (input.env['HARNESS_REPEAT'] === undefined ? undefined : input.env['HARNESS_REPEAT']);
+  const given =
+    input.values['repeat'] ?? (input.env['HARNESS_REPEAT'] === undefined ? undefined : input.env['HARNESS_REPEAT']);
   if (given === undefined || given === '1') return [];
-  return [{ field: '--repeat', value: given, message: `applies to run only, not ${input.command}`, fix: 'drop --repeat (repeat), or use run' }];
+  return [
+    {
+      field: '--repeat',
+      value: given,
+      message: `applies to run only, not ${input.command}`,
+      fix: 'drop --repeat (repeat), or use run',
+    },
+  ];
 }
 
 function matrixCell(cell: Cell, base: HarnessConfig, input: PlanInput, dir: string): PlannedCell {
@@ -286,9 +433,31 @@ function matrixCell(cell: Cell, base: HarnessConfig, input: PlanInput, dir: stri
   const file = input.matrixFile!.name;
   const builds: BuildRef[] = [];
   const entry = cell.nomad?.field;
-  if (c0.nomadBinary) builds.push(entry ? { field: `${file}: ${entry}.binary`, spec: c0.nomadBinary, cwd: dir, role: 'nomad' } : { field: '--nomad', spec: c0.nomadBinary, cwd: input.cwd, role: 'nomad' });
-  if (c0.upgradeTo) builds.push(cell.nomad?.upgradeTo ? { field: `${file}: ${entry}.upgrade_to`, spec: c0.upgradeTo, cwd: dir, role: 'upgrade-to' } : { field: '--upgrade-to', spec: c0.upgradeTo, cwd: input.cwd, role: 'upgrade-to' });
-  const properties = { 'matrix.cell': cell.name, ...Object.fromEntries(cell.values.map(([k, v]) => [`matrix.${k}`, v])) };
+  if (c0.nomadBinary)
+    builds.push(
+      entry
+        ? { field: `${file}: ${entry}.binary`, spec: c0.nomadBinary, cwd: dir, role: 'nomad' }
+        : { field: '--nomad', spec: c0.nomadBinary, cwd: input.cwd, role: 'nomad' },
+    );
+  if (c0.upgradeTo)
+    builds.push(
+      cell.nomad?.upgradeTo
+        ? { field: `${file}: ${entry}.upgrade_to`, spec: c0.upgradeTo, cwd: dir, role: 'upgrade-to' }
+        : { field: '--upgrade-to', spec: c0.upgradeTo, cwd: input.cwd, role: 'upgrade-to' },
+    );
+  const properties = {
+    'matrix.cell': cell.name,
+    ...Object.fromEntries(cell.values.map(([k, v]) => [`matrix.${k}`, v])),
+  };
   const variant = cell.values.filter(([k]) => k !== 'nomad').map(([k, v]) => `${k}=${v}`);
-  return { key: cell.name, scenario: cell.scenario, variant, ...(cell.nomad ? { buildLabel: cell.nomad.name } : {}), counts: true, configFor, properties, builds };
+  return {
+    key: cell.name,
+    scenario: cell.scenario,
+    variant,
+    ...(cell.nomad ? { buildLabel: cell.nomad.name } : {}),
+    counts: true,
+    configFor,
+    properties,
+    builds,
+  };
 }

@@ -4,14 +4,22 @@ import type { CheckDef } from '../model/check.js';
 /** `| check | passes when |` with one row per check, in report order. */
 export function renderCheckTable(checks: readonly CheckDef[]): string {
   const cell = (t: string) => t.replace(/\|/g, '\\|').replace(/\s+/g, ' ').trim();
-  return ['| check | passes when |', '| --- | --- |', ...checks.map((c) => `| \`${c.id}\` | ${cell(c.passesWhen)} |`)].join('\n');
+  return [
+    '| check | passes when |',
+    '| --- | --- |',
+    ...checks.map((c) => `| \`${c.id}\` | ${cell(c.passesWhen)} |`),
+  ].join('\n');
 }
 
 /** The markers around a scenario's generated table in the README. */
-export const tableMarkers = (scenario: string) => [`<!-- checks:${scenario} (generated: npm run docs:checks) -->`, `<!-- /checks:${scenario} -->`] as const;
+export const tableMarkers = (scenario: string) =>
+  [`<!-- checks:${scenario} (generated: npm run docs:checks) -->`, `<!-- /checks:${scenario} -->`] as const;
 
 /** `text` with every scenario's table between its markers replaced by the generated one; scenarios without markers are left alone. */
-export function withCheckTables(text: string, scenarios: readonly { name: string; checks: readonly CheckDef[] }[]): string {
+export function withCheckTables(
+  text: string,
+  scenarios: readonly { name: string; checks: readonly CheckDef[] }[],
+): string {
   let out = text;
   for (const s of scenarios) {
     const [open, close] = tableMarkers(s.name);

@@ -41,7 +41,11 @@ export interface Reporter {
 }
 
 /** Run every reporter; a reporter that throws is named in `errors` and the others still report. */
-export function renderReports(reporters: readonly Reporter[], s: SessionReport, c: ReportContext): { files: OutputFile[]; errors: string[] } {
+export function renderReports(
+  reporters: readonly Reporter[],
+  s: SessionReport,
+  c: ReportContext,
+): { files: OutputFile[]; errors: string[] } {
   const files: OutputFile[] = [];
   const errors: string[] = [];
   for (const r of reporters) {
@@ -67,7 +71,8 @@ export function relativeTo(dir: string, path: string): string {
 export const junitReporter: Reporter = {
   name: 'junit',
   files(s, c) {
-    const attachmentPath = (a: ArtifactRef) => (c.absoluteAttachments ? resolve(a.path) : relativeTo(dirname(c.junitPath), a.path));
+    const attachmentPath = (a: ArtifactRef) =>
+      c.absoluteAttachments ? resolve(a.path) : relativeTo(dirname(c.junitPath), a.path);
     return [{ kind: 'junit', path: c.junitPath, text: renderJUnit(s.suites, { attachmentPath }) }];
   },
 };
@@ -87,10 +92,12 @@ export function runDirName(runId: string): string {
 export const htmlReporter: Reporter = {
   name: 'html',
   files(s, c) {
-    return s.suites.flatMap((suite) => suite.attempts.map((run) => {
-      const path = join(c.reportsDir, runDirName(run.runId), 'report.html');
-      return { kind: 'html', path, text: renderHtml(run, { hrefFor: (a) => relativeTo(dirname(path), a.path) }) };
-    }));
+    return s.suites.flatMap((suite) =>
+      suite.attempts.map((run) => {
+        const path = join(c.reportsDir, runDirName(run.runId), 'report.html');
+        return { kind: 'html', path, text: renderHtml(run, { hrefFor: (a) => relativeTo(dirname(path), a.path) }) };
+      }),
+    );
   },
 };
 
@@ -115,27 +122,76 @@ function buildsOf(s: SessionReport, run: RunRecord, flags: [string, ReproBuild['
 export const reproReporter: Reporter = {
   name: 'repro',
   files(s, c) {
-    const header = (what: string) => `#!/bin/sh\n# re-runs ${what} with the same inputs${c.secrets.length ? '; the ACL token is read from $NOMAD_TOKEN' : ''}\n`;
+    const header = (what: string) =>
+      `#!/bin/sh\n# re-runs ${what} with the same inputs${c.secrets.length ? '; the ACL token is read from $NOMAD_TOKEN' : ''}\n`;
     const out: OutputFile[] = [];
     const failed = s.suites.filter(needsRepro);
     if (s.command === 'compare') {
       if (!failed.length) return out;
       const runs = s.suites.flatMap((x) => x.attempts.slice(-1));
-      const builds = runs.flatMap((r) => buildsOf(s, r, [['nomad.binary', r.properties['compare.side'] === 'before' ? '--before' : '--after']], c.cli));
-      const command = reproCommand({ command: 'compare', args: c.rawArgs as string[], scenario: s.comparison?.scenario ?? runs[0]!.scenario, cwd: c.cwd, cli: c.cli, builds, secrets: c.secrets });
-      return [{ kind: 'repro', path: join(c.reportsDir, runs[0]!.runId, 'repro.sh'), text: `${header('this comparison')}${command}\n`, mode: 0o755 }];
+      const builds = runs.flatMap((r) =>
+        buildsOf(s, r, [['nomad.binary', r.properties['compare.side'] === 'before' ? '--before' : '--after']], c.cli),
+      );
+      const command = reproCommand({
+        command: 'compare',
+        args: c.rawArgs as string[],
+        scenario: s.comparison?.scenario ?? runs[0]!.scenario,
+        cwd: c.cwd,
+        cli: c.cli,
+        builds,
+        secrets: c.secrets,
+      });
+      return [
+        {
+          kind: 'repro',
+          path: join(c.reportsDir, runs[0]!.runId, 'repro.sh'),
+          text: `${header('this comparison')}${command}\n`,
+          mode: 0o755,
+        },
+      ];
     }
     for (const x of failed) {
       const run = x.attempts.at(-1)!;
-      const builds = buildsOf(s, run, [['nomad.binary', '--nomad'], ['nomad.upgrade_to', '--upgrade-to']], c.cli);
+      const builds = buildsOf(
+        s,
+        run,
+        [
+          ['nomad.binary', '--nomad'],
+          ['nomad.upgrade_to', '--upgrade-to'],
+        ],
+        c.cli,
+      );
       let command: string;
       if (s.command === 'matrix' && s.matrix) {
         const checks = checksumChecks(builds);
-        command = ['cd', quote(c.cwd), '&&', ...checks, 'node', quote(c.cli), 'matrix', quote(s.matrix.path), '--cell', quote(x.key)].join(' ');
+        command = [
+          'cd',
+          quote(c.cwd),
+          '&&',
+          ...checks,
+          'node',
+          quote(c.cli),
+          'matrix',
+          quote(s.matrix.path),
+          '--cell',
+          quote(x.key),
+        ].join(' ');
       } else {
-        command = reproCommand({ args: c.rawArgs as string[], scenario: x.scenario, cwd: c.cwd, cli: c.cli, builds, secrets: c.secrets });
+        command = reproCommand({
+          args: c.rawArgs as string[],
+          scenario: x.scenario,
+          cwd: c.cwd,
+          cli: c.cli,
+          builds,
+          secrets: c.secrets,
+        });
       }
-      out.push({ kind: 'repro', path: join(c.reportsDir, run.runId, 'repro.sh'), text: `${header(`${x.name} (run ${run.runId})`)}${command}\n`, mode: 0o755 });
+      out.push({
+        kind: 'repro',
+        path: join(c.reportsDir, run.runId, 'repro.sh'),
+        text: `${header(`${x.name} (run ${run.runId})`)}${command}\n`,
+        mode: 0o755,
+      });
     }
     return out;
   },

@@ -27,7 +27,11 @@ export async function writeFiles(files: readonly OutputFile[], secrets: readonly
 }
 
 /** Redact, render and write a session's reports; reporter failures are returned, never thrown. */
-export async function writeSessionReports(s: SessionReport, reporters: readonly Reporter[], c: ReportContext): Promise<{ session: SessionReport; written: OutputFile[]; errors: string[] }> {
+export async function writeSessionReports(
+  s: SessionReport,
+  reporters: readonly Reporter[],
+  c: ReportContext,
+): Promise<{ session: SessionReport; written: OutputFile[]; errors: string[] }> {
   const session = redactSession(s, c.secrets);
   const { files, errors } = renderReports(reporters, session, c);
   return { session, written: await writeFiles(files, c.secrets), errors };
@@ -41,9 +45,16 @@ export async function writeMergedReports(
   const clean = redactDeep(report, opts.secrets);
   const junit = join(opts.outDir, 'junit.xml');
   const index = join(opts.outDir, 'index.html');
-  await writeFiles([
-    { kind: 'junit', path: junit, text: renderMergedJUnit(clean) },
-    { kind: 'html', path: index, text: renderIndexHtml(clean, opts.generatedAt ? { generatedAt: opts.generatedAt } : {}) },
-  ], opts.secrets);
+  await writeFiles(
+    [
+      { kind: 'junit', path: junit, text: renderMergedJUnit(clean) },
+      {
+        kind: 'html',
+        path: index,
+        text: renderIndexHtml(clean, opts.generatedAt ? { generatedAt: opts.generatedAt } : {}),
+      },
+    ],
+    opts.secrets,
+  );
   return { junit, index };
 }

@@ -22,11 +22,17 @@ export interface BuildLayerDeps {
 
 /** The real build layer for the CLI (lib/cli/entry.ts). */
 export function createBuildLayer(deps: BuildLayerDeps) {
-  const ctxFor = deps.context ?? ((ref: Pick<BuildRef, 'cwd'>, config: HarnessConfig, logger: Logger, signal?: AbortSignal) =>
-    buildContext({
-      builds: config.builds, env: deps.env, cwd: ref.cwd, home: deps.env['HOME'] || homedir(), logger,
-      ...(signal ? { deadline: { at: Number.POSITIVE_INFINITY, signal } } : {}),
-    }));
+  const ctxFor =
+    deps.context ??
+    ((ref: Pick<BuildRef, 'cwd'>, config: HarnessConfig, logger: Logger, signal?: AbortSignal) =>
+      buildContext({
+        builds: config.builds,
+        env: deps.env,
+        cwd: ref.cwd,
+        home: deps.env['HOME'] || homedir(),
+        logger,
+        ...(signal ? { deadline: { at: Number.POSITIVE_INFINITY, signal } } : {}),
+      }));
   return {
     /** Every problem of every spec: syntax, missing files, git trees and refs, Go, the key file; a path is run with `version`. */
     async check(refs: readonly BuildRef[], config: HarnessConfig, logger: Logger): Promise<ConfigProblem[]> {
@@ -38,10 +44,18 @@ export function createBuildLayer(deps: BuildLayerDeps) {
           problems.push(...plan.problems);
           continue;
         }
-        const parsed = parseBuildSpec(ref.spec, ref.field, { exists: (p) => existsSync(isAbsolute(p) ? p : resolve(ref.cwd, p)), home: ctx.home });
+        const parsed = parseBuildSpec(ref.spec, ref.field, {
+          exists: (p) => existsSync(isAbsolute(p) ? p : resolve(ref.cwd, p)),
+          home: ctx.home,
+        });
         if ('spec' in parsed && parsed.spec.kind === 'path') {
           try {
-            await preflightBuild(resolve(ref.cwd, parsed.spec.path), { field: ref.field, spec: ref.spec, logger, ...(ctx.run ? { run: ctx.run } : {}) });
+            await preflightBuild(resolve(ref.cwd, parsed.spec.path), {
+              field: ref.field,
+              spec: ref.spec,
+              logger,
+              ...(ctx.run ? { run: ctx.run } : {}),
+            });
           } catch (err) {
             if (err instanceof ConfigError) problems.push(...err.problems);
             else throw err;
@@ -56,7 +70,15 @@ export function createBuildLayer(deps: BuildLayerDeps) {
       const plan = await planBuilds([{ text: ref.spec, field: ref.field }], ctx);
       if ('problems' in plan) throw new ConfigError(plan.problems);
       const [outcome] = await resolvePlanned(plan.planned, ctx);
-      if (!outcome) throw new ConfigError([{ field: ref.field, value: ref.spec, message: 'resolved to nothing', fix: 'give a release version, git:<dir>[@<ref>] or a path' }]);
+      if (!outcome)
+        throw new ConfigError([
+          {
+            field: ref.field,
+            value: ref.spec,
+            message: 'resolved to nothing',
+            fix: 'give a release version, git:<dir>[@<ref>] or a path',
+          },
+        ]);
       if ('error' in outcome) throw outcome.error;
       return outcome.build;
     },

@@ -44,7 +44,10 @@ export function isRetryable(r: RunRecord): boolean {
 }
 
 /** Execute the plan; `exitCode` alone when the host preparation handed the session to a child in the lab namespace. */
-export async function executePlan(plan: Plan, deps: ExecuteDeps): Promise<{ session: SessionReport } | { exitCode: ExitCode }> {
+export async function executePlan(
+  plan: Plan,
+  deps: ExecuteDeps,
+): Promise<{ session: SessionReport } | { exitCode: ExitCode }> {
   const startedAtMs = Date.now();
   // Note: one after the other (a source build takes minutes, a download a while), and before the host is prepared:
   // the lab's namespace has no route to a releases site.
@@ -65,7 +68,10 @@ export async function executePlan(plan: Plan, deps: ExecuteDeps): Promise<{ sess
   const runnable = plan.cells.filter((c) => !c.skip);
   if (deps.preflight) {
     const problems: ConfigProblem[] = [];
-    for (const c of runnable) problems.push(...(await deps.preflight(deps.scenario(c.scenario), withResolvedBuilds(c.configFor(0), c, resolved))));
+    for (const c of runnable)
+      problems.push(
+        ...(await deps.preflight(deps.scenario(c.scenario), withResolvedBuilds(c.configFor(0), c, resolved))),
+      );
     const seen = new Set<string>();
     const unique = problems.filter((p) => !seen.has(JSON.stringify(p)) && !!seen.add(JSON.stringify(p)));
     if (unique.length) throw new ConfigError(unique);
@@ -85,19 +91,40 @@ export async function executePlan(plan: Plan, deps: ExecuteDeps): Promise<{ sess
       costMb: (c) => cellCostMb(c.configFor(0)),
       signal: watcher.signal,
       retry: (r: RunRecord) => plan.retryInfra && isRetryable(r),
-      run: (cell, slot, attempt) => runCell(plan, cell, { slot, attempt, name: names.get(cell)!, resolved, kept, signal: watcher.signal }, deps),
+      run: (cell, slot, attempt) =>
+        runCell(plan, cell, { slot, attempt, name: names.get(cell)!, resolved, kept, signal: watcher.signal }, deps),
     });
   } finally {
     watcher.dispose();
   }
   const suites: SuiteReport[] = results.map(({ item, attempts }) => ({
-    name: names.get(item)!, key: item.key, scenario: item.scenario, ...(item.side ? { side: item.side } : {}), counts: item.counts, attempts,
+    name: names.get(item)!,
+    key: item.key,
+    scenario: item.scenario,
+    ...(item.side ? { side: item.side } : {}),
+    counts: item.counts,
+    attempts,
   }));
   const interrupted = watcher.signal.aborted;
   const session: SessionReport = {
-    command: plan.command, startedAtMs, durationMs: Date.now() - startedAtMs, suites, interrupted,
-    exitCode: sessionExitCode(suites, interrupted), builds, kept,
-    ...(plan.matrix ? { matrix: { file: plan.matrix.file, path: plan.matrix.path, shard: plan.matrix.shard, cellsInMatrix: plan.matrix.cellsInMatrix } } : {}),
+    command: plan.command,
+    startedAtMs,
+    durationMs: Date.now() - startedAtMs,
+    suites,
+    interrupted,
+    exitCode: sessionExitCode(suites, interrupted),
+    builds,
+    kept,
+    ...(plan.matrix
+      ? {
+          matrix: {
+            file: plan.matrix.file,
+            path: plan.matrix.path,
+            shard: plan.matrix.shard,
+            cellsInMatrix: plan.matrix.cellsInMatrix,
+          },
+        }
+      : {}),
     ...(plan.command === 'compare' ? comparisonOf(suites) : {}),
   };
   return { session };
@@ -118,7 +145,8 @@ async function runCell(plan: Plan, cell: PlannedCell, o: CellRun, deps: ExecuteD
   const scenario = deps.scenario(cell.scenario);
   const config = withResolvedBuilds(cell.configFor(plan.parallel > 1 ? o.slot : 0), cell, o.resolved);
   const properties: Record<string, string> = { ...cell.properties, ...provenance(cell, o.resolved) };
-  if (plan.matrix) Object.assign(properties, { 'matrix.attempt': String(o.attempt), 'matrix.shard': plan.matrix.shard });
+  if (plan.matrix)
+    Object.assign(properties, { 'matrix.attempt': String(o.attempt), 'matrix.shard': plan.matrix.shard });
   if (cell.skip) {
     const r = skippedRecord(runId, scenario, cell.skip);
     return { ...r, suiteName: o.name, properties: { ...r.properties, ...properties } };
@@ -128,7 +156,16 @@ async function runCell(plan: Plan, cell: PlannedCell, o: CellRun, deps: ExecuteD
   deps.logger({ kind: 'info', t: 0, message: `${o.name}: run ${runId}${retry}${slot}` });
   const env = deps.makeEnv(config, runId, deps.logger);
   const artifactDir = join(config.reports.dir, runId);
-  const { record, kept } = await runScenario({ runId, scenario, env, config, logger: deps.logger, signal: o.signal, suiteName: o.name, artifactDir });
+  const { record, kept } = await runScenario({
+    runId,
+    scenario,
+    env,
+    config,
+    logger: deps.logger,
+    signal: o.signal,
+    suiteName: o.name,
+    artifactDir,
+  });
   if (kept.length) {
     o.kept.push({ runId, what: kept });
     deps.onKept?.(runId, kept);
@@ -137,7 +174,11 @@ async function runCell(plan: Plan, cell: PlannedCell, o: CellRun, deps: ExecuteD
 }
 
 /** The cell's config with each build spec replaced by the binary it resolved to. */
-function withResolvedBuilds(config: HarnessConfig, cell: PlannedCell, resolved: ReadonlyMap<string, BuildInfo>): HarnessConfig {
+function withResolvedBuilds(
+  config: HarnessConfig,
+  cell: PlannedCell,
+  resolved: ReadonlyMap<string, BuildInfo>,
+): HarnessConfig {
   const path = (role: BuildRef['role']) => {
     const ref = cell.builds.find((b) => b.role === role);
     return ref ? resolved.get(buildKey(ref))?.path : undefined;
@@ -173,7 +214,11 @@ function suiteNames(plan: Plan, resolved: ReadonlyMap<string, BuildInfo>): Map<P
     return out;
   }
   for (const c of plan.cells) {
-    const name = suiteName(c.scenario, c.buildLabel ?? (c.builds.length ? version(c) ?? 'unknown' : undefined), c.variant);
+    const name = suiteName(
+      c.scenario,
+      c.buildLabel ?? (c.builds.length ? (version(c) ?? 'unknown') : undefined),
+      c.variant,
+    );
     out.set(c, c.repeat ? `${name}#${c.repeat.attempt}` : name);
   }
   return out;

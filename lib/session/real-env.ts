@@ -26,7 +26,10 @@ const NOMAD_HTTP = { host: '127.0.0.1', port: 4646 };
 /** Build the environment a scenario runs in for one run of the CLI; `chooseDriver` resolves lab.libvirt_driver
  * (shared by every run of one process: one KVM probe at most). */
 export function createRealEnv(
-  config: HarnessConfig, runId: string, logger: Logger, chooseDriver?: ChooseDriver,
+  config: HarnessConfig,
+  runId: string,
+  logger: Logger,
+  chooseDriver?: ChooseDriver,
 ): ScenarioEnv {
   const full = labSpecFor(config, runId, ['server', 'client']);
   const ipOf = (role: string) => full.machines.find((m) => m.role === role)!.privateIp;
@@ -35,7 +38,7 @@ export function createRealEnv(
     const setting = config.lab.libvirtDriver;
     const choice = chooseDriver
       ? await chooseDriver(setting, config.lab.box, d)
-      : { driver: setting === 'kvm' ? 'kvm' as const : 'qemu' as const, reason: `${setting}, no probe here` };
+      : { driver: setting === 'kvm' ? ('kvm' as const) : ('qemu' as const), reason: `${setting}, no probe here` };
     ctx.fact('lab.libvirt_driver', choice.driver);
     ctx.fact('lab.libvirt_driver.setting', setting);
     ctx.fact('lab.libvirt_driver.reason', choice.reason);
@@ -44,17 +47,26 @@ export function createRealEnv(
   };
   const upExistingHosts = async (ctx: RunContext, d: Deadline, roles: string[]) => {
     const lab = await createSshLab({
-      runId, roles, hosts: config.lab.hosts, hardResetCommand: config.lab.hardResetCommand, logger,
+      runId,
+      roles,
+      hosts: config.lab.hosts,
+      hardResetCommand: config.lab.hardResetCommand,
+      logger,
       cleanup: (what, fn) => void ctx.cleanup.defer(what, fn),
       ssh: { redact: ctx.secrets, streamOutput: config.output.verbose },
     }).up({ deadline: d });
-    ctx.cleanup.defer('close the SSH connections', async () => {
-      await Promise.all(Object.values(lab.machines).map((m) => m.disconnect()));
-    }, { alsoWhenKept: true });
+    ctx.cleanup.defer(
+      'close the SSH connections',
+      async () => {
+        await Promise.all(Object.values(lab.machines).map((m) => m.disconnect()));
+      },
+      { alsoWhenKept: true },
+    );
     ctx.onEvidence('hosts: journals, addresses, iptables, CNI state', async (dd) => {
       for (const m of Object.values(lab.machines)) {
-        const files = await collectHostEvidence(m, { deadline: dd })
-          .catch((err: Error) => ({ 'error.txt': err.message }));
+        const files = await collectHostEvidence(m, { deadline: dd }).catch((err: Error) => ({
+          'error.txt': err.message,
+        }));
         for (const [name, text] of Object.entries(files)) ctx.artifact(`${m.role}-${name}`, text);
       }
     });
@@ -70,18 +82,28 @@ export function createRealEnv(
       const vagrantDir = join(config.lab.workDir, runId);
       ctx.fact('lab.dir', vagrantDir);
       const lab = await createVagrantLab({
-        spec, vagrantDir, vagrantfile: VAGRANTFILE, logger,
+        spec,
+        vagrantDir,
+        vagrantfile: VAGRANTFILE,
+        logger,
         cleanup: (what, fn, opts) => void ctx.cleanup.defer(what, fn, opts),
         ssh: { redact: ctx.secrets, streamOutput: config.output.verbose },
       }).up({ deadline: d });
       // Note: runs before the lab's destroy (LIFO) and with --keep too, so a kept lab holds no connection of this process.
-      ctx.cleanup.defer('close the SSH connections', async () => void (await Promise.all(Object.values(lab.machines).map((m) => m.disconnect()))), { alsoWhenKept: true });
+      ctx.cleanup.defer(
+        'close the SSH connections',
+        async () => void (await Promise.all(Object.values(lab.machines).map((m) => m.disconnect()))),
+        { alsoWhenKept: true },
+      );
       ctx.onEvidence('lab: vagrant status, serial consoles', async (dd) => {
-        for (const [name, text] of Object.entries(await lab.collectEvidence({ deadline: dd }))) ctx.artifact(name, text);
+        for (const [name, text] of Object.entries(await lab.collectEvidence({ deadline: dd })))
+          ctx.artifact(name, text);
       });
       ctx.onEvidence('hosts: journals, addresses, iptables, CNI state', async (dd) => {
         for (const m of Object.values(lab.machines)) {
-          const files = await collectHostEvidence(m, { deadline: dd }).catch((err: Error) => ({ 'error.txt': err.message }));
+          const files = await collectHostEvidence(m, { deadline: dd }).catch((err: Error) => ({
+            'error.txt': err.message,
+          }));
           for (const [name, text] of Object.entries(files)) ctx.artifact(`${m.role}-${name}`, text);
         }
       });
@@ -94,14 +116,18 @@ export function createRealEnv(
       const ips: Record<string, string> = {};
       for (const m of Object.values(lab.machines)) ips[m.role] = ssh ? await agentAddress(m, d) : ipOf(m.role);
       if (ssh) for (const [role, ip] of Object.entries(ips)) ctx.fact(`${role}.agent_address`, ip);
-      const results = await Promise.all(Object.values(lab.machines).map(async (m) => {
-        const r = await installNomad(m, {
-          binaryPath: config.nomadBinary!, role: m.role as 'server' | 'client', deadline: d,
-          vars: { private_ip: ips[m.role]!, server_ip: ips['server']!, heartbeat_grace: config.nomad.heartbeatGrace },
-        });
-        ctx.artifact(`${m.role}-nomad.hcl`, r.config);
-        return r;
-      }));
+      const results = await Promise.all(
+        Object.values(lab.machines).map(async (m) => {
+          const r = await installNomad(m, {
+            binaryPath: config.nomadBinary!,
+            role: m.role as 'server' | 'client',
+            deadline: d,
+            vars: { private_ip: ips[m.role]!, server_ip: ips['server']!, heartbeat_grace: config.nomad.heartbeatGrace },
+          });
+          ctx.artifact(`${m.role}-nomad.hcl`, r.config);
+          return r;
+        }),
+      );
       return { nomadVersion: results[0]!.version.split('\n')[0] ?? '' };
     },
     async upgradeNomad(ctx, lab, role, binary, d) {
@@ -115,7 +141,11 @@ export function createRealEnv(
       const tunnel = await lab.machines['server']!.forward(NOMAD_HTTP.host, NOMAD_HTTP.port, { deadline: d });
       ctx.cleanup.defer('close the Nomad API tunnel', () => tunnel.close(), { alsoWhenKept: true });
       ctx.fact('nomad.api', `ssh tunnel 127.0.0.1:${tunnel.localPort} -> server 127.0.0.1:${NOMAD_HTTP.port}`);
-      return createNomad({ transport: createHttpTransport({ addr: `http://127.0.0.1:${tunnel.localPort}` }), logger, ...(config.nomad.token ? { token: config.nomad.token } : {}) });
+      return createNomad({
+        transport: createHttpTransport({ addr: `http://127.0.0.1:${tunnel.localPort}` }),
+        logger,
+        ...(config.nomad.token ? { token: config.nomad.token } : {}),
+      });
     },
   };
 }

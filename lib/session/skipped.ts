@@ -6,9 +6,26 @@ import type { Scenario } from '../run/scenario.js';
 /** Every check of the scenario as skipped with the reason. */
 export function skippedRecord(runId: string, s: Scenario, reason: string): RunRecord {
   return {
-    runId, scenario: s.name, suiteName: s.name, hostname: hostname(), startedAtMs: Date.now(), durationMs: 0,
-    properties: { 'run.id': runId, scenario: s.name, skipped: reason }, steps: [], artifacts: [], timeline: [],
-    verdicts: s.checks.map((c) => ({ id: c.id, title: c.title, status: 'skipped' as const, message: reason, evidence: [], expected: 'pass' as const, met: true, label: 'skipped' as const })),
+    runId,
+    scenario: s.name,
+    suiteName: s.name,
+    hostname: hostname(),
+    startedAtMs: Date.now(),
+    durationMs: 0,
+    properties: { 'run.id': runId, scenario: s.name, skipped: reason },
+    steps: [],
+    artifacts: [],
+    timeline: [],
+    verdicts: s.checks.map((c) => ({
+      id: c.id,
+      title: c.title,
+      status: 'skipped' as const,
+      message: reason,
+      evidence: [],
+      expected: 'pass' as const,
+      met: true,
+      label: 'skipped' as const,
+    })),
     outcome: 'passed',
   };
 }
