@@ -69,6 +69,10 @@ export default defineScenario({
       ctx.fact('docker.image', `${DOCKER_IMAGE} ${built.imageId}`);
     }
 
+    // Note: the server's HTTP API may not answer yet right after the agents start (a real 1.9.7 run here got "socket
+    // hang up" on the first request); the leader wait retries until it does.
+    await ctx.step('wait for the Nomad server to elect a leader', (d) => waitForLeader(nomad, { deadline: d }), { timeoutMs: 3 * 60_000 });
+
     // The server parses the job (with the same variables the host's build checked it with before anything was created).
     const parsed = await ctx.step(`parse the job ${config.job.file ? config.job.file : `(shipped, ${driver})`}`, async (d) => {
       const hcl = await readFile(jobFile, 'utf8');
