@@ -7,7 +7,7 @@ import type { AllocDetail, CheckDef, CheckResult } from '../model/check.js';
 export const ALLOC_RESTORED: CheckDef = {
   id: 'alloc-restored',
   title: 'Alloc restored',
-  passesWhen: 'every alloc healthy before the reboot is `running` again under the same ID on the same node, not replaced. Per alloc: restored, replaced (and why), failed (the failing event) or unknown (see above)',
+  passesWhen: 'every alloc healthy before the reboot is `running` again under the same ID on the same node, not replaced. Per alloc: restored, replaced (and why), failed (the failing event) or unknown (the wait ran out while it was still changing)',
 };
 
 /** "web.web[0] 172.26.64.4 -> 172.26.64.3" for each restored alloc whose bridge address changed. */

@@ -29,7 +29,7 @@ export function findScenario(name: string, extra: readonly Scenario[] = []): Sce
 export function listText(extra: readonly Scenario[] = []): string {
   return allScenarios(extra).map((s) => {
     const from = 'file' in s ? `  (from ${String(s.file)})` : '';
-    const head = `${s.name}${s.needsNomad ? ' (needs --nomad-binary)' : ''}${from}`;
+    const head = `${s.name}${s.needsNomad ? ' (needs --nomad)' : ''}${from}`;
     return [head, `  ${s.summary}`, ...s.checks.map((c) => `  - ${c.id}: ${c.passesWhen}`)].join('\n');
   }).join('\n\n');
 }
