@@ -16,6 +16,9 @@ export const EXIT_INTERNAL = 70;
 /** How many lines of a failed command's stderr the failure repeats (all of it was shown live). */
 const STDERR_TAIL_LINES = 5;
 
+/** A command whose answer the script reads: not echoed, its output not shown, never throwing (check `.ok`). */
+export const probe = $({ quiet: true, nothrow: true });
+
 /** One thing that is wrong, and how to fix it. */
 export interface Problem {
   message: string;
@@ -198,7 +201,7 @@ export function scriptLog(
 }
 
 /**
- * Run a script's body: zx commands echo and stream (probes opt out with `.quiet()`), failures are explained with
+ * Run a script's body: zx commands echo and stream (`probe` does not), failures are explained with
  * their fix and mapped to the exit code (2 bad input, 1 a failed step, 70 a bug); the body's number is the exit code.
  */
 export async function runScript(

@@ -13,7 +13,7 @@
 import { $, fs, path, which } from 'zx';
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { fail, isMain, parseFlags, refuse, runScript, type Problem, type Script } from '../tools/steps.js';
+import { fail, isMain, parseFlags, probe, refuse, runScript, type Problem, type Script } from '../tools/steps.js';
 import {
   buildCniPlugins,
   cniCacheDir,
@@ -282,7 +282,7 @@ export async function buildBox(s: Script, c: BoxConfig, o: { force: boolean; has
       await chroot(['systemctl', 'enable', 'containerd.service', 'docker.service']);
       const fix = 'check the package list of the Docker box (docker.io, busybox-static) in vms/build-box.ts';
       if (!(await fs.pathExists(inRoot('usr/sbin/dockerd')))) fail('docker.io did not install /usr/sbin/dockerd', fix);
-      if ((await $`chroot ${root} ldd /bin/busybox`.quiet().nothrow()).ok) fail('/bin/busybox is not static', fix);
+      if ((await probe`chroot ${root} ldd /bin/busybox`).ok) fail('/bin/busybox is not static', fix);
     });
   }
 
@@ -319,7 +319,7 @@ export async function buildBox(s: Script, c: BoxConfig, o: { force: boolean; has
     if (!kver) return fail(`no kernel in ${inRoot('lib/modules')}`, 'check that linux-image-amd64 installed');
     const missing: string[] = [];
     for (const m of NEED_MODULES) {
-      if (!(await $`modinfo -b ${root} -k ${kver} -F filename ${m}`.quiet().nothrow()).ok) missing.push(m);
+      if (!(await probe`modinfo -b ${root} -k ${kver} -F filename ${m}`).ok) missing.push(m);
     }
     if (missing.length)
       fail(`kernel modules missing from the root fs: ${missing.join(' ')}`, 'check the kernel package of the box');
@@ -374,22 +374,24 @@ export async function buildBox(s: Script, c: BoxConfig, o: { force: boolean; has
  * Delete this box's old base volumes that no other volume (a VM overlay) is backed by.
  */
 async function removeStaleVolumes(s: Script, c: BoxConfig): Promise<void> {
-  const virsh = (args: string[]) => $`virsh -q -c qemu:///system ${args}`.quiet();
-  if (!(await virsh(['pool-info', 'default']).nothrow()).ok) {
+  const virsh = (args: string[]) => probe`virsh -q -c qemu:///system ${args}`;
+  if (!(await virsh(['pool-info', 'default'])).ok) {
     s.say(`libvirtd not reachable: stale base volumes of ${c.name} (if any) were not cleaned`);
     return;
   }
   const prefix = `${c.name.replace(/\//g, '-VAGRANTSLASH-')}_vagrant_box_image_`;
-  const vols = (await virsh(['vol-list', 'default']).nothrow()).stdout
+  const vols = (await virsh(['vol-list', 'default'])).stdout
     .split('\n')
     .map((l) => l.trim().split(/\s+/)[0] ?? '')
     .filter(Boolean);
   const others = vols.filter((v) => !v.startsWith(prefix));
   for (const v of vols.filter((v) => v.startsWith(prefix))) {
-    const volPath = (await virsh(['vol-path', '--pool', 'default', v])).stdout.trim();
+    const found = await virsh(['vol-path', '--pool', 'default', v]);
+    if (!found.ok) fail(`virsh vol-path ${v}: ${found.stderr.trim()}`, 'check libvirtd (virsh -c qemu:///system pool-list)');
+    const volPath = found.stdout.trim();
     let used = false;
     for (const o of others) {
-      const xml = (await virsh(['vol-dumpxml', '--pool', 'default', o]).nothrow()).stdout;
+      const xml = (await virsh(['vol-dumpxml', '--pool', 'default', o])).stdout;
       if (xml.includes(`<path>${volPath}</path>`)) used = true;
     }
     if (used) s.say(`keeping ${v} (a VM disk uses it)`);

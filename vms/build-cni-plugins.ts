@@ -4,7 +4,7 @@
 // "version unknown", so Nomad cannot place bridge-mode jobs with it.
 // Part of the box's recipe: its text is in the box's recipe hash (vms/build-box.ts).
 import { $, fs, os, path, which } from 'zx';
-import { fail, isMain, refuse, runScript, type Problem, type Script } from '../tools/steps.js';
+import { fail, isMain, probe, refuse, runScript, type Problem, type Script } from '../tools/steps.js';
 
 /** The version the box carries (v1.6.2: Nomad 1.9's constraints accept it); CNI_PLUGINS_VERSION overrides it. */
 export const CNI_PLUGINS_DEFAULT_VERSION = 'v1.6.2';
@@ -45,7 +45,7 @@ export function versionAtLeast(a: string, b: string): boolean {
 export async function findGo(): Promise<{ go: string; version: string | undefined } | undefined> {
   const go = (await which('go', { nothrow: true })) ?? ((await fs.pathExists(GO_FALLBACK)) ? GO_FALLBACK : undefined);
   if (!go) return undefined;
-  const r = await $`${go} env GOVERSION`.quiet().nothrow();
+  const r = await probe`${go} env GOVERSION`;
   const version = /^go(\d+(?:\.\d+)*)/.exec(r.stdout.trim())?.[1];
   return { go, version };
 }
@@ -65,7 +65,7 @@ export async function goProblem(what: string, skip: string): Promise<Problem | u
 export async function cniPresent(dir: string, version: string): Promise<boolean> {
   const bridge = path.join(dir, 'bridge');
   if (!(await fs.pathExists(bridge))) return false;
-  const r = await $`${bridge}`.quiet().nothrow();
+  const r = await probe`${bridge}`;
   return new RegExp(`CNI bridge plugin ${version.replace(/\./g, '\\.')}$`, 'm').test(`${r.stdout}${r.stderr}`);
 }
 
@@ -85,7 +85,7 @@ export async function buildCniPlugins(s: Script, out: string, version: string): 
       const ldflags = `-s -w -X ${MODULE}/pkg/utils/buildversion.BuildVersion=${version}`;
       const env = { ...process.env, CGO_ENABLED: '0', GOBIN: out, GOFLAGS: '-trimpath' };
       for (const p of PLUGINS) await $({ env })`${found.go} install -ldflags ${ldflags} ${`${MODULE}/plugins/${p}@${version}`}`;
-      const r = await $`${path.join(out, 'bridge')}`.quiet().nothrow();
+      const r = await probe`${path.join(out, 'bridge')}`;
       s.say(`${r.stdout}${r.stderr}`.split('\n')[0] ?? '');
     },
     { fix },

@@ -5,7 +5,7 @@
 import { $, fs, which } from 'zx';
 import { performance } from 'node:perf_hooks';
 import { formatMs } from '../lib/errors.js';
-import { isMain, parseFlags, refuse, runScript, type Problem, type Script } from '../tools/steps.js';
+import { isMain, parseFlags, probe, refuse, runScript, type Problem, type Script } from '../tools/steps.js';
 import { boxConfig, buildBox, recipeHash, RECIPE_FILES } from './build-box.js';
 import { goProblem } from './build-cni-plugins.js';
 
@@ -44,7 +44,7 @@ export function missingPackages(wanted: readonly string[], dpkgOutput: string): 
 
 /** Install the missing host packages (apt-get without Recommends) and check vagrant sees its libvirt plugin. */
 async function hostPackages(s: Script): Promise<void> {
-  const q = await $`dpkg-query -W -f ${'${Package} ${Status}\n'} ${HOST_PACKAGES}`.quiet().nothrow();
+  const q = await probe`dpkg-query -W -f ${'${Package} ${Status}\n'} ${HOST_PACKAGES}`;
   const missing = missingPackages(HOST_PACKAGES, q.stdout);
   if (!missing.length) s.say(`all ${HOST_PACKAGES.length} packages present`);
   else {
@@ -60,7 +60,7 @@ async function hostPackages(s: Script): Promise<void> {
       { fix: 'check that apt can reach its mirror (apt-get update) and that no other apt runs (dpkg lock)' },
     );
   }
-  const plugins = await $`vagrant plugin list`.quiet().nothrow();
+  const plugins = await probe`vagrant plugin list`;
   if (!/^vagrant-libvirt/m.test(plugins.stdout)) {
     refuse([{
       message: `vagrant does not see the vagrant-libvirt plugin (vagrant plugin list: ${plugins.stdout.trim()})`,
