@@ -6,7 +6,7 @@ import { $, fs, path } from 'zx';
 import { performance } from 'node:perf_hooks';
 import { isMain, probe, runScript, tsxCommand, type Script } from '../tools/steps.js';
 
-/** Pinned validators; each test skips with its reason when its validator is missing, so a failed install shows there. */
+/** Pinned validators; each test skips with its reason when its validator is missing: a failed install shows there. */
 const ACTIONLINT_VERSION = 'v1.7.12';
 const CHECK_JSONSCHEMA_VERSION = '0.39.0';
 
@@ -30,7 +30,7 @@ async function actionlint(s: Script, env: NodeJS.ProcessEnv): Promise<void> {
   env['ACTIONLINT'] = path.join((await probe`${go} env GOPATH`).stdout.trim(), 'bin', 'actionlint');
 }
 
-/** check-jsonschema in a venv of its own (Debian's python3 is externally managed); only its vendored schemas are read. */
+/** check-jsonschema in a venv of its own (Debian's python3 is externally managed); its vendored schemas are read. */
 async function checkJsonschema(s: Script, env: NodeJS.ProcessEnv): Promise<void> {
   const cache = process.env['XDG_CACHE_HOME'] || path.join(process.env['HOME'] || '/root', '.cache');
   const venv = path.join(cache, 'nomad-reboot-harness', 'ci-venv');
@@ -79,7 +79,8 @@ if (isMain(import.meta.url)) await runScript(
       const r = await $({ nothrow: true })`${tsxCommand('vms/setup-host.ts')}`;
       if (!r.ok) s.say(`setup-host failed (exit ${r.exitCode}): the VM tier will skip with its reason`);
     });
-    await s.step('validators for the CI-template tests: actionlint (Go module proxy), check-jsonschema (PyPI)', async () => {
+    const validators = 'validators for the CI-template tests: actionlint (Go module proxy), check-jsonschema (PyPI)';
+    await s.step(validators, async () => {
       await actionlint(s, env);
       await checkJsonschema(s, env);
     });

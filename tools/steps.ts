@@ -159,7 +159,8 @@ export function explain(name: string, err: unknown): { text: string; exitCode: n
     const fix = step?.fix ?? 'see the message: a file or directory the step needs is missing or not writable';
     return { text: `${name}: ${where}${e.message}\n  fix: ${fix}`, exitCode: EXIT_FAILED };
   }
-  const text = `${name}: internal error${step ? ` in step "${step.step}"` : ''} (please report): ${e.stack ?? e.message}`;
+  const inStep = step ? ` in step "${step.step}"` : '';
+  const text = `${name}: internal error${inStep} (please report): ${e.stack ?? e.message}`;
   return { text, exitCode: EXIT_INTERNAL };
 }
 

@@ -177,7 +177,8 @@ end
 async function vagrantPublicKey(): Promise<string | undefined> {
   const gems = '/usr/share/rubygems-integration/all/gems';
   const dirs = (await listDir(gems)).filter((d) => d.startsWith('vagrant-')).sort();
-  const candidates = [...dirs.map((d) => path.join(gems, d, 'keys/vagrant.pub')), '/usr/share/vagrant/keys/vagrant.pub'];
+  const fromGems = dirs.map((d) => path.join(gems, d, 'keys/vagrant.pub'));
+  const candidates = [...fromGems, '/usr/share/vagrant/keys/vagrant.pub'];
   for (const c of candidates) if (await fs.pathExists(c)) return c;
   return undefined;
 }
@@ -286,7 +287,8 @@ export async function buildBox(s: Script, c: BoxConfig, o: { force: boolean; has
     });
   }
 
-  await s.step("vagrant user: password-less sudo, Vagrant's insecure key (replaced per machine on first up)", async () => {
+  const user = "vagrant user: password-less sudo, Vagrant's insecure key (replaced per machine on first up)";
+  await s.step(user, async () => {
     const key = (await vagrantPublicKey())!;
     await chroot(['useradd', '-m', '-s', '/bin/bash', '-U', 'vagrant']);
     await $({ input: 'vagrant:vagrant\n' })`chroot ${root} chpasswd`;
@@ -387,7 +389,8 @@ async function removeStaleVolumes(s: Script, c: BoxConfig): Promise<void> {
   const others = vols.filter((v) => !v.startsWith(prefix));
   for (const v of vols.filter((v) => v.startsWith(prefix))) {
     const found = await virsh(['vol-path', '--pool', 'default', v]);
-    if (!found.ok) fail(`virsh vol-path ${v}: ${found.stderr.trim()}`, 'check libvirtd (virsh -c qemu:///system pool-list)');
+    const fix = 'check libvirtd (virsh -c qemu:///system pool-list)';
+    if (!found.ok) fail(`virsh vol-path ${v}: ${found.stderr.trim()}`, fix);
     const volPath = found.stdout.trim();
     let used = false;
     for (const o of others) {

@@ -84,7 +84,9 @@ export async function buildCniPlugins(s: Script, out: string, version: string): 
       await fs.ensureDir(out);
       const ldflags = `-s -w -X ${MODULE}/pkg/utils/buildversion.BuildVersion=${version}`;
       const env = { ...process.env, CGO_ENABLED: '0', GOBIN: out, GOFLAGS: '-trimpath' };
-      for (const p of PLUGINS) await $({ env })`${found.go} install -ldflags ${ldflags} ${`${MODULE}/plugins/${p}@${version}`}`;
+      for (const p of PLUGINS) {
+        await $({ env })`${found.go} install -ldflags ${ldflags} ${`${MODULE}/plugins/${p}@${version}`}`;
+      }
       const r = await probe`${path.join(out, 'bridge')}`;
       s.say(`${r.stdout}${r.stderr}`.split('\n')[0] ?? '');
     },
@@ -97,7 +99,8 @@ if (isMain(import.meta.url)) {
     const args = process.argv.slice(2);
     if (args.includes('-h') || args.includes('--help')) return void console.log(USAGE);
     const problems: Problem[] = [];
-    if (args.length > 2) problems.push({ message: `too many arguments: ${args.join(' ')}`, fix: USAGE.split('\n')[0]! });
+    const usage = USAGE.split('\n')[0]!;
+    if (args.length > 2) problems.push({ message: `too many arguments: ${args.join(' ')}`, fix: usage });
     const version = args[1] ?? process.env['CNI_PLUGINS_VERSION'] ?? CNI_PLUGINS_DEFAULT_VERSION;
     const out = args[0] ?? cniCacheDir(version);
     if (!(await cniPresent(out, version))) {

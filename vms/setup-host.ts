@@ -78,7 +78,8 @@ if (isMain(import.meta.url)) {
     const box = !flags.has('--no-box');
     // Every prerequisite before anything slow: root, apt, and for the box Go >= 1.21 (vms/build-cni-plugins.ts).
     await s.step('prerequisites', async () => {
-      if (process.getuid?.() !== 0) problems.push({ message: 'must run as root', fix: 'sudo npx tsx vms/setup-host.ts' });
+      const root = { message: 'must run as root', fix: 'sudo npx tsx vms/setup-host.ts' };
+      if (process.getuid?.() !== 0) problems.push(root);
       if (!(await which('apt-get', { nothrow: true }))) {
         problems.push({
           message: 'needs apt-get (Debian/Ubuntu)',

@@ -1,4 +1,4 @@
-// `reboot-harness setup`: install the host packages and build the box (vms/setup-host.ts), then start the isolated lab host.
+// `reboot-harness setup`: the host packages and the box (vms/setup-host.ts), then the isolated lab host.
 import { fileURLToPath } from 'node:url';
 import { runCommand, type RunCommand } from '../exec/run.js';
 import type { Deadline } from '../run/deadline.js';

@@ -9,13 +9,16 @@ import { boxConfig, boxDir, recipeHash, RECIPE_FILES } from '../../vms/build-box
 
 const ROOT = join(dirname(new URL(import.meta.url).pathname), '../..');
 /** Run a vms/ script with this Node and tsx, never throwing; env replaces the listed variables. */
-const script = (name: string, args: string[], env: Record<string, string> = {}) =>
-  $({ cwd: ROOT, quiet: true, nothrow: true, env: { ...process.env, ...env } })`${process.execPath} --import ${TSX_LOADER} ${join('vms', name)} ${args}`;
+const script = (name: string, args: string[], env: Record<string, string> = {}) => {
+  const run = $({ cwd: ROOT, quiet: true, nothrow: true, env: { ...process.env, ...env } });
+  return run`${process.execPath} --import ${TSX_LOADER} ${join('vms', name)} ${args}`;
+};
 
 t.test('build-box.ts --print-hash and --check read the recipe and the added box', async (t) => {
   const home = t.testdir({});
   const env = { VAGRANT_HOME: join(home, '.vagrant.d'), HOME: home };
-  const want = recipeHash(RECIPE_FILES.map((f) => readFileSync(f, 'utf8')), boxConfig(false, { ...process.env, ...env }));
+  const texts = RECIPE_FILES.map((f) => readFileSync(f, 'utf8'));
+  const want = recipeHash(texts, boxConfig(false, { ...process.env, ...env }));
   const printed = await script('build-box.ts', ['--print-hash'], env);
   t.equal(printed.exitCode, 0);
   t.equal(printed.stdout.trim(), want);
@@ -54,7 +57,8 @@ t.test('build-box.ts checks every prerequisite before it creates anything', asyn
   const home = t.testdir({ bin: {} });
   const work = join(home, 'work');
   // Only node and bash on PATH (zx runs commands with bash): none of the host tools is found.
-  for (const [name, target] of [['node', process.execPath], ['bash', '/bin/bash']]) symlinkSync(target!, join(home, 'bin', name!));
+  symlinkSync(process.execPath, join(home, 'bin', 'node'));
+  symlinkSync('/bin/bash', join(home, 'bin', 'bash'));
   const env = {
     PATH: join(home, 'bin'), VAGRANT_HOME: join(home, '.vagrant.d'), WORK: work,
     CNI_CACHE: join(home, 'cni'), DISK_GB: 'x',

@@ -80,10 +80,12 @@ t.test('explain: every problem with its fix; exit 2 for bad input, 1 for a faile
 t.test('explain: a failed command is named with its exit code, its last stderr lines and the step fix', async (t) => {
   const lastFailed: { value?: { cmd: string; exitCode: number | null; signal: string | null } } = {};
   const seen: string[] = [];
-  const log = scriptLog(lastFailed, { stdout: (b) => void seen.push(`out:${b}`), stderr: (b) => void seen.push(`err:${b}`) });
-  const err = await $({ log, verbose: true })`echo working; echo 'E: Unable to locate package nope' >&2; exit 100`.catch(
-    (e) => e,
-  );
+  const log = scriptLog(lastFailed, {
+    stdout: (b) => void seen.push(`out:${b}`),
+    stderr: (b) => void seen.push(`err:${b}`),
+  });
+  const apt = $({ log, verbose: true })`echo working; echo 'E: Unable to locate package nope' >&2; exit 100`;
+  const err = await apt.catch((e) => e);
   t.same(lastFailed.value, {
     cmd: "echo working; echo 'E: Unable to locate package nope' >&2; exit 100",
     exitCode: 100,

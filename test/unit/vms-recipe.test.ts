@@ -5,7 +5,7 @@ import { aptMirror, boxConfig, boxDir, newestKernel, recipeHash, RECIPE_FILES } 
 import { cniCacheDir, versionAtLeast } from '../../vms/build-cni-plugins.js';
 import { HOST_PACKAGES, missingPackages } from '../../vms/setup-host.js';
 
-t.test('missingPackages reads dpkg-query: not listed, not fully installed, or removed with its config left', async (t) => {
+t.test('missingPackages: not listed, not fully installed, or removed with its config left', async (t) => {
   const out = [
     'qemu-utils install ok installed',
     'vagrant deinstall ok config-files',
