@@ -203,6 +203,15 @@ async function buildProblems(c: BoxConfig): Promise<Problem[]> {
   return problems;
 }
 
+/** The Debian mirror this host's apt uses for bookworm (deb822 sources first, then sources.list), else Debian's. */
+async function hostMirror(): Promise<string> {
+  const dir = '/etc/apt/sources.list.d';
+  const deb822 = (await listDir(dir)).filter((f) => f.endsWith('.sources')).sort();
+  const texts = await Promise.all(deb822.map((f) => fs.readFile(path.join(dir, f), 'utf8')));
+  const list = await fs.readFile('/etc/apt/sources.list', 'utf8').catch(() => '');
+  return aptMirror(texts, list) ?? DEFAULT_MIRROR;
+}
+
 /** The names in `dir`, or none when it does not exist. */
 async function listDir(dir: string): Promise<string[]> {
   return fs.readdir(dir).catch((): string[] => []);
@@ -221,18 +230,7 @@ export async function buildBox(s: Script, c: BoxConfig, o: { force: boolean; has
     return;
   }
   await s.step(`prerequisites of the box ${c.name}`, async () => refuse(await buildProblems(c)));
-  const mirror =
-    process.env['MIRROR'] ||
-    aptMirror(
-      await Promise.all(
-        (await listDir('/etc/apt/sources.list.d'))
-          .filter((f) => f.endsWith('.sources'))
-          .sort()
-          .map((f) => fs.readFile(path.join('/etc/apt/sources.list.d', f), 'utf8')),
-      ),
-      await fs.readFile('/etc/apt/sources.list', 'utf8').catch(() => ''),
-    ) ||
-    DEFAULT_MIRROR;
+  const mirror = process.env['MIRROR'] || (await hostMirror());
   s.say(`box ${c.name}: recipe ${hash}, mirror ${mirror}, work dir ${c.work}`);
   const root = path.join(c.work, 'rootfs');
   const inRoot = (...p: string[]) => path.join(root, ...p);

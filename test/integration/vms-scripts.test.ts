@@ -7,6 +7,8 @@ import { dirname, join } from 'node:path';
 import { TSX_LOADER } from '../../lib/lab/setup.js';
 import { boxConfig, boxDir, recipeHash, RECIPE_FILES } from '../../vms/build-box.js';
 
+// Each case starts node + tsx a few times (2-4 s each on a loaded 2-core host).
+t.setTimeout(180_000);
 const ROOT = join(dirname(new URL(import.meta.url).pathname), '../..');
 /** Run a vms/ script with this Node and tsx, never throwing; env replaces the listed variables. */
 const script = (name: string, args: string[], env: Record<string, string> = {}) => {
