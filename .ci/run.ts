@@ -3,7 +3,6 @@
 // down, and one closing line `N passed, N failed, N skipped`. Exit code: npm test's. A failed set-up is not a CI
 // failure: the VM tier then skips with its reason.
 import { $, fs, path } from 'zx';
-import { performance } from 'node:perf_hooks';
 import { isMain, probe, runScript, tsxCommand, type Script } from '../tools/steps.js';
 
 /** Pinned validators; each test skips with its reason when its validator is missing: a failed install shows there. */
@@ -65,8 +64,8 @@ async function npmTest(env: NodeJS.ProcessEnv, logFile: string): Promise<{ code:
 }
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
-/** How long .ci/run's bootstrap (npm ci) took before this script: the step times count from its start. */
-const bootstrapMs = Date.now() - Number(process.env['CI_RUN_STARTED_MS'] || Date.now());
+// Note: .ci/run sets NRH_STEPS_STARTED_MS before `npm ci`, so the step times here and in vms/setup-host.ts count
+// from the start of the whole CI run.
 if (isMain(import.meta.url)) await runScript(
   'ci',
   async (s) => {
@@ -95,5 +94,4 @@ if (isMain(import.meta.url)) await runScript(
     s.say(`done (exit ${code})`);
     return code;
   },
-  { startedAt: performance.now() - bootstrapMs },
 );

@@ -13,6 +13,11 @@ export const EXIT_USAGE = 2;
 export const EXIT_FAILED = 1;
 /** Exit code of a bug in the script itself (an unexpected exception): the stack is printed. */
 export const EXIT_INTERNAL = 70;
+/**
+ * When the outermost script started (ms since the epoch): each script sets it for the scripts it starts, so their
+ * step times continue its clock (.ci/run sets it before `npm ci`).
+ */
+export const STARTED_ENV = 'NRH_STEPS_STARTED_MS';
 /** How many lines of a failed command's stderr the failure repeats (all of it was shown live). */
 const STDERR_TAIL_LINES = 5;
 
@@ -83,7 +88,7 @@ export interface ScriptOptions {
   now?: () => number;
   /** where the script's lines go; tests collect them */
   write?: (text: string) => void;
-  /** when the script started on `now`'s clock: a bootstrap that ran before it (.ci/run) passes its start */
+  /** when the script started on `now`'s clock; default: now, or STARTED_ENV's moment when a parent script set it */
   startedAt?: number;
 }
 
@@ -210,7 +215,10 @@ export async function runScript(
   body: (s: Script) => Promise<number | void>,
   o: ScriptOptions = {},
 ): Promise<never> {
-  const s = createScript(name, o);
+  const parent = Number(process.env[STARTED_ENV]);
+  const startedAt = o.startedAt ?? (parent > 0 ? performance.now() - (Date.now() - parent) : undefined);
+  if (!(parent > 0)) process.env[STARTED_ENV] = String(Date.now());
+  const s = createScript(name, { ...o, ...(startedAt === undefined ? {} : { startedAt }) });
   $.verbose = true;
   $.log = scriptLog(s.lastFailed, {
     stdout: (b) => void process.stdout.write(b),
