@@ -1,6 +1,7 @@
 // `reboot-harness setup`: the host packages and the box (vms/setup-host.ts), then the isolated lab host.
 import { fileURLToPath } from 'node:url';
 import { runCommand, type RunCommand } from '../exec/run.js';
+import { CommandError, EXIT, HarnessError } from '../errors.js';
 import type { Deadline } from '../run/deadline.js';
 import { silentLogger, type Logger } from '../log/events.js';
 import { ensureLabHost, type LabHost } from './host.js';
@@ -12,6 +13,9 @@ export const SETUP_SCRIPT = fileURLToPath(new URL('../../vms/setup-host.ts', imp
  * working directory. Note: `reboot-harness` registers tsx in-process, so process.execArgv does not carry it.
  */
 export const TSX_LOADER = import.meta.resolve('tsx');
+
+/** vms/setup-host.ts's exit code for a missing prerequisite or a bad argument (tools/steps.ts EXIT_USAGE). */
+const SCRIPT_EXIT_PREREQUISITE = 2;
 
 export interface SetupOptions {
   deadline: Deadline;
@@ -49,6 +53,11 @@ export async function runSetup(opts: SetupOptions): Promise<{ labHost: LabHost |
     onLine: (_s, line) => {
       if (line.trim() && !line.includes('Progress:')) logger({ kind: 'info', t: 0, message: line });
     },
+  }).catch((err: unknown) => {
+    // The script's exit 2: a missing prerequisite or a bad argument, reported before it changed anything.
+    if (!(err instanceof CommandError) || err.code !== SCRIPT_EXIT_PREREQUISITE) throw err;
+    const message = `setup: the host is not ready (nothing was changed):\n${err.stderrTail}`;
+    throw new HarnessError(message, { exitCode: EXIT.USAGE, cause: err });
   });
   const labHost = netns ? await ensureHost({ netns, deadline, logger, run, blackholes }) : undefined;
   return { labHost };

@@ -56,7 +56,17 @@ t.test('setup starts libvirtd in the lab netns after the script, as run does (do
     order.push(`${file} ${args.join(' ')}`);
     throw new CommandError(`node ${args.join(' ')}`, 2, 'setup-host: prerequisites failed: the box build needs Go >= 1.21');
   };
-  await t.rejects(runSetup({ deadline: deadlineIn(5000), netns: 'nrh-lab', run: failing, ensureHost }), { exitCode: 3, message: /needs Go/ });
+  await t.rejects(runSetup({ deadline: deadlineIn(5000), netns: 'nrh-lab', run: failing, ensureHost }), {
+    exitCode: 2,
+    message: /^setup: the host is not ready \(nothing was changed\):\n.*needs Go >= 1\.21/,
+  }, 'the script\'s exit 2 (a missing prerequisite) is a usage error, as `setup --help` says');
+  const broken: RunCommand = async (file, args) => {
+    throw new CommandError(`${file} ${args.join(' ')}`, 1, 'setup-host: debootstrap failed: `debootstrap ...` exited 1');
+  };
+  await t.rejects(runSetup({ deadline: deadlineIn(5000), netns: '', run: broken, ensureHost }), {
+    exitCode: 3,
+    message: /debootstrap failed/,
+  }, 'a failed step is an infrastructure error');
   t.same(order, [`${process.execPath} --import ${TSX_LOADER} ${SETUP_SCRIPT}`], 'a failed script starts nothing');
   t.equal((await runSetup({ deadline: deadlineIn(5000), netns: '', run, ensureHost })).labHost, undefined, '--netns "" starts no lab host');
 });
