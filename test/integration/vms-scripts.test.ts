@@ -47,7 +47,8 @@ t.test('unknown arguments: each named with the allowed ones, exit 2', async (t) 
   t.match(r.stderr, /^build-box: 2 problems \(nothing was changed\)\n {2}- unknown argument: --bogus\n/m);
   t.match(r.stderr, /- unknown argument: --nope\n {4}fix: use only --docker, --force, --check, --print-hash/);
   // Started by a script that began 65 s ago (.ci/run): the step times continue its clock.
-  const s = await script('setup-host.ts', ['--no-box', '--nope'], { NRH_STEPS_STARTED_MS: String(Date.now() - 65_000) });
+  const parentStart = { NRH_STEPS_STARTED_MS: String(Date.now() - 65_000) };
+  const s = await script('setup-host.ts', ['--no-box', '--nope'], parentStart);
   t.equal(s.exitCode, 2);
   t.match(s.stdout, /^== \[1m0\ds\] prerequisites\n== \[1m0\ds\] FAIL prerequisites/m, 'the steps go to stdout');
   t.match(s.stderr, /^setup-host: prerequisites failed: unknown argument: --nope \(nothing was changed\)$/m);
