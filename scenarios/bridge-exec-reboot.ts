@@ -46,7 +46,7 @@ export default defineScenario({
   validate(config) {
     // The default box has no Docker; any other box is checked inside the VM (a clear error before the job runs).
     const docker = config.task.driver === 'docker' && config.lab.box === DEFAULTS.lab.box
-      ? [{ field: '--driver', value: 'docker', message: `needs a box with Docker; ${DEFAULTS.lab.box} has none`, fix: `build the Docker box once with \`bash vms/build-box.sh --docker\` and add --box ${DOCKER_BOX}` }]
+      ? [{ field: '--driver', value: 'docker', message: `needs a box with Docker; ${DEFAULTS.lab.box} has none`, fix: `build the Docker box once with \`npx tsx vms/build-box.ts --docker\` and add --box ${DOCKER_BOX}` }]
       : [];
     // issue 15: the fault kinds this scenario (a Nomad agent on the client) and the provider can do
     return [...docker, ...faultProblems('bridge-exec-reboot', config, { hasNomadAgent: true })];

@@ -372,7 +372,7 @@ const USAGE: Record<Exclude<Command, 'help'>, string[]> = {
   setup: [
     'reboot-harness setup [--force] [--docker]',
     '',
-    'Runs vms/setup-host.sh: Debian packages, then the offline box.',
+    'Runs vms/setup-host.ts: Debian packages, then the offline box.',
   ],
   destroy: [
     'reboot-harness destroy <run-id>... | --all [--host]',

@@ -35,7 +35,7 @@ async function prepareHost(config: HarnessConfig, _argv: string[], logger: Logge
 const SETUP_MS = 60 * 60_000;
 
 /**
- * `reboot-harness setup [--force] [--docker]`: vms/setup-host.sh, then libvirtd inside the lab netns (as `run` starts
+ * `reboot-harness setup [--force] [--docker]`: vms/setup-host.ts, then libvirtd inside the lab netns (as `run` starts
  * it), so `doctor` passes straight after; ends by naming the next commands.
  * `config` defaults to harness.yaml's defaults.
  */

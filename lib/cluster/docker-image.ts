@@ -10,7 +10,7 @@ import { waitFor } from '../run/wait.js';
 
 /** The image's reference; must match jobs/bridge-docker-http.nomad.hcl and infra_image in vms/templates/client.hcl. */
 export const DOCKER_IMAGE = 'nomad-reboot-harness/busybox:local';
-/** The Docker box built by `vms/build-box.sh --docker`. */
+/** The Docker box built by `vms/build-box.ts --docker`. */
 export const DOCKER_BOX = 'nomad-reboot-harness/bookworm-docker';
 /** What the image's index.html says (the page busybox httpd serves; recognisable when read by hand). */
 export const INDEX_TEXT = 'nomad-reboot-harness docker task';
@@ -71,6 +71,6 @@ export async function buildDockerImage(machine: Machine, box: string, d: Deadlin
 function noDocker(machine: Machine, box: string): HarnessError {
   // Note: an infrastructure error, not a usage one: the VMs exist by now (the default box is refused before that).
   return new HarnessError(`${machine.name}: the box ${box} has no Docker, which --driver docker needs`, {
-    hint: `build the Docker box with \`bash vms/build-box.sh --docker\` and run with --box ${DOCKER_BOX}`,
+    hint: `build the Docker box with \`npx tsx vms/build-box.ts --docker\` and run with --box ${DOCKER_BOX}`,
   });
 }

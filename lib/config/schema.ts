@@ -124,7 +124,7 @@ export const DEFAULTS: HarnessConfig = {
     bootTimeoutS: 600, // vm-lab.md: use >= 600 under TCG
     workDir: '/tmp/nomad-reboot-harness',
   },
-  // the seed procedure; docker needs a box with Docker (vms/build-box.sh --docker)
+  // the seed procedure; docker needs a box with Docker (vms/build-box.ts --docker)
   task: { driver: 'exec' },
   job: { file: undefined, vars: {} },
   // settle: a restored alloc's events come within seconds of each other; a replacement may follow the node's return by

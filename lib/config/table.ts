@@ -55,7 +55,7 @@ export const FIELDS: Field[] = [
   { yaml: 'lab.management_subnet', flag: 'management-subnet', path: ['lab', 'managementSubnet'], doc: 'vagrant-libvirt management network used for SSH (/24)', parse: subnet24 },
   { yaml: 'lab.boot_timeout_s', flag: 'boot-timeout', path: ['lab', 'bootTimeoutS'], doc: 'seconds Vagrant waits for a VM to boot', parse: int(30, 3600, ' s') },
   { yaml: 'lab.work_dir', flag: 'work-dir', env: 'HARNESS_WORK_DIR', path: ['lab', 'workDir'], doc: "where each run's Vagrant directory is made", parse: str('give a directory path') },
-  { yaml: 'task.driver', flag: 'driver', env: 'HARNESS_DRIVER', path: ['task', 'driver'], doc: "bridge-exec-reboot's task driver: exec, or docker (GH-24292; needs the Docker box, `vms/build-box.sh --docker`)", parse: oneOf(TASK_DRIVERS) },
+  { yaml: 'task.driver', flag: 'driver', env: 'HARNESS_DRIVER', path: ['task', 'driver'], doc: "bridge-exec-reboot's task driver: exec, or docker (GH-24292; needs the Docker box, `vms/build-box.ts --docker`)", parse: oneOf(TASK_DRIVERS) },
   { yaml: 'job.file', flag: 'job', env: 'HARNESS_JOB', path: ['job', 'file'], doc: 'your own job for bridge-exec-reboot (HCL): a service job with bridge-mode groups, any count and groups (default: the shipped job)', parse: str('give the path of a .nomad.hcl file, e.g. examples/jobs/count-3.nomad.hcl') },
   { yaml: 'job.vars', path: ['job', 'vars'], doc: "HCL variables for job.file (a mapping; passed as -var to Nomad's parser)", parse: hclVars },
   { yaml: 'reboot.settle_quiet', flag: 'settle-quiet', path: ['reboot', 'settleQuietS'], doc: 'after a reboot the job has settled once no alloc of it changed for this long and none is pending', parse: timeoutSeconds(1, 600) },

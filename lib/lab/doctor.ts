@@ -18,13 +18,13 @@ export interface DoctorItem {
   fix: string;
 }
 
-/** The box vms/build-box.sh builds. */
+/** The box vms/build-box.ts builds. */
 export const DEFAULT_BOX = 'nomad-reboot-harness/bookworm';
 /** One lab (2 VMs) needs about 600 MB of images plus logs; 3 GiB leaves room for a box rebuild's image step. */
 export const MIN_DISK_BYTES = 3 * 1024 ** 3;
 /** Two VMs of 768 MB plus QEMU's TCG cache (~570 MB RSS each under emulation). */
 export const MIN_MEM_BYTES = 2 * 1024 ** 3;
-const SETUP = 'reboot-harness setup   (or: sudo bash vms/setup-host.sh)';
+const SETUP = 'reboot-harness setup   (or: sudo npx tsx vms/setup-host.ts)';
 
 export type Accel = { driver: 'kvm' | 'qemu'; detail: string };
 
@@ -107,7 +107,7 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorItem[]> {
 
   const boxes = { out: vagrant.boxes };
   const hasBox = boxes.out.split('\n').some((l) => l.startsWith(`${box} `) && l.includes('libvirt'));
-  const boxFix = 'reboot-harness setup   (or: sudo bash vms/build-box.sh; an offline debootstrap build, about 3 min)';
+  const boxFix = 'reboot-harness setup   (or: sudo npx tsx vms/build-box.ts; an offline debootstrap build, about 3 min)';
   items.push(item('box', hasBox, hasBox ? `${box} (libvirt) is added` : `${box} not found in \`vagrant box list\``, boxFix));
 
   if (nomadBinary !== undefined) items.push(await nomadBuildItem(nomadBinary, deadline, run));

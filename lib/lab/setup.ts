@@ -1,12 +1,21 @@
-// `reboot-harness setup`: install the host packages and build the box (vms/setup-host.sh), then start the isolated lab host.
+// `reboot-harness setup`: the host packages and the box (vms/setup-host.ts), then the isolated lab host.
 import { fileURLToPath } from 'node:url';
 import { runCommand, type RunCommand } from '../exec/run.js';
+import { CommandError, EXIT, HarnessError } from '../errors.js';
 import type { Deadline } from '../run/deadline.js';
 import { silentLogger, type Logger } from '../log/events.js';
 import { ensureLabHost, type LabHost } from './host.js';
 
-/** vms/setup-host.sh in this checkout. */
-export const SETUP_SCRIPT = fileURLToPath(new URL('../../vms/setup-host.sh', import.meta.url));
+/** vms/setup-host.ts in this checkout (a zx script). */
+export const SETUP_SCRIPT = fileURLToPath(new URL('../../vms/setup-host.ts', import.meta.url));
+/**
+ * tsx's loader as a file URL, resolved from this checkout's node_modules, so the script runs whatever the caller's
+ * working directory. Note: `reboot-harness` registers tsx in-process, so process.execArgv does not carry it.
+ */
+export const TSX_LOADER = import.meta.resolve('tsx');
+
+/** vms/setup-host.ts's exit code for a missing prerequisite or a bad argument (tools/steps.ts EXIT_USAGE). */
+const SCRIPT_EXIT_PREREQUISITE = 2;
 
 export interface SetupOptions {
   deadline: Deadline;
@@ -17,33 +26,38 @@ export interface SetupOptions {
   blackholes?: readonly string[];
   forceBox?: boolean;
   skipBox?: boolean;
-  /** also build the Docker box (vms/build-box.sh --docker) */
+  /** also build the Docker box (vms/build-box.ts --docker) */
   dockerBox?: boolean;
   run?: RunCommand;
   /** starts libvirtd in the netns; tests inject */
   ensureHost?: typeof ensureLabHost;
 }
 
-/** The argv of the setup script for the given options. Pure. */
+/** The argv of the setup script for the given options, after `node` (this Node: process.execPath). Pure. */
 export function setupArgs(o: Pick<SetupOptions, 'forceBox' | 'skipBox' | 'dockerBox'>): string[] {
   const flags = [o.skipBox && '--no-box', o.forceBox && '--force-box', o.dockerBox && '--docker-box'];
-  return [SETUP_SCRIPT, ...flags.filter((f): f is string => typeof f === 'string')];
+  return ['--import', TSX_LOADER, SETUP_SCRIPT, ...flags.filter((f): f is string => typeof f === 'string')];
 }
 
 /**
- * Run vms/setup-host.sh (streaming its lines as info events), then start virtlogd + libvirtd inside `netns` as `run`
+ * Run vms/setup-host.ts (streaming its lines as info events), then start virtlogd + libvirtd inside `netns` as `run`
  * would, so `doctor` passes straight after setup.
  */
 export async function runSetup(opts: SetupOptions): Promise<{ labHost: LabHost | undefined }> {
   const { deadline, logger = silentLogger, netns, blackholes = [], run = runCommand } = opts;
   const ensureHost = opts.ensureHost ?? ensureLabHost;
-  await run('bash', setupArgs(opts), {
+  await run(process.execPath, setupArgs(opts), {
     deadline,
     logger,
     env: { VAGRANT_CHECKPOINT_DISABLE: '1' },
     onLine: (_s, line) => {
       if (line.trim() && !line.includes('Progress:')) logger({ kind: 'info', t: 0, message: line });
     },
+  }).catch((err: unknown) => {
+    // The script's exit 2: a missing prerequisite or a bad argument, reported before it changed anything.
+    if (!(err instanceof CommandError) || err.code !== SCRIPT_EXIT_PREREQUISITE) throw err;
+    const message = `setup: the host is not ready (nothing was changed):\n${err.stderrTail}`;
+    throw new HarnessError(message, { exitCode: EXIT.USAGE, cause: err });
   });
   const labHost = netns ? await ensureHost({ netns, deadline, logger, run, blackholes }) : undefined;
   return { labHost };

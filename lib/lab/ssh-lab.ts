@@ -65,7 +65,7 @@ async function checkCniPlugins(m: SshMachine, dir: string, d: Deadline): Promise
   if (!missing.length) return;
   throw new HarnessError(`lab.hosts.client: ${m.target.hostName} has no ${missing.join(', ')} in ${dir}`, {
     exitCode: EXIT.INFRA,
-    hint: `install the CNI reference plugins into ${dir} (v1.6.2 as in the box; vms/build-cni-plugins.sh builds them)`,
+    hint: `install the CNI reference plugins into ${dir} (v1.6.2 as in the box; vms/build-cni-plugins.ts builds them)`,
   });
 }
 

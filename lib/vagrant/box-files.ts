@@ -1,5 +1,5 @@
 // Where an added box keeps its files: $VAGRANT_HOME/boxes/<name, "/" as -VAGRANTSLASH->/<version>/<provider>/.
-// The harness's boxes ship their kernel and initrd there (vms/build-box.sh); the KVM probe boots those.
+// The harness's boxes ship their kernel and initrd there (vms/build-box.ts); the KVM probe boots those.
 import { readdir, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';

@@ -24,7 +24,7 @@ const dockerBox = (): boolean => {
   }
 };
 const skip = builds.length === 0 ? 'no Nomad build given: set NOMAD_BINARIES=/path/a,/path/b (or NOMAD_BINARY)'
-  : vmSkipReason() ?? (dockerBox() ? undefined : `the Docker box ${DOCKER_BOX} is not built (bash vms/build-box.sh --docker)`);
+  : vmSkipReason() ?? (dockerBox() ? undefined : `the Docker box ${DOCKER_BOX} is not built (npx tsx vms/build-box.ts --docker)`);
 const REBOOT_CHECKS = ['client-rebooted', 'node-back', 'alloc-restored', 'task-restarted', 'http-reachable', 'no-duplicate-ip', 'unique-ips', 'no-leaks'];
 
 t.test(`matrix driver=[docker] x Nomad ${builds.map((b) => b.version).join(', ') || '(none)'}: GH-24292 before 1.9.5, fixed from 1.9.5`, { skip: skip ?? false, timeout: 80 * 60_000 }, async (t) => {

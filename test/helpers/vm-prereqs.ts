@@ -2,7 +2,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 
-/** The box the harness builds offline (vms/build-box.sh). */
+/** The box the harness builds offline (vms/build-box.ts). */
 export const BOX = 'nomad-reboot-harness/bookworm';
 
 /** A visible skip reason, or undefined when vagrant, vagrant-libvirt, libvirtd, ip netns and the box are all present. */
@@ -20,7 +20,7 @@ export function vmSkipReason(): string | undefined {
   if (!existsSync('/usr/sbin/libvirtd')) return 'libvirtd is not installed (run: reboot-harness setup)';
   if (has('ip', ['netns', 'list']) === undefined) return '`ip netns` is not available (iproute2)';
   if (!(has('vagrant', ['plugin', 'list']) ?? '').includes('vagrant-libvirt')) return 'the vagrant-libvirt plugin is missing (apt-get install vagrant-libvirt)';
-  if (!(has('vagrant', ['box', 'list']) ?? '').includes(BOX)) return `the box ${BOX} is not built (run: bash vms/build-box.sh)`;
+  if (!(has('vagrant', ['box', 'list']) ?? '').includes(BOX)) return `the box ${BOX} is not built (run: npx tsx vms/build-box.ts)`;
   return undefined;
 }
 

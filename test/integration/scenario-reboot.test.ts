@@ -152,7 +152,7 @@ t.test('--driver docker on a box without Docker: an infrastructure error naming 
   const r = await run(t, 'restored', DOCKER_BOX);
   t.equal(r.code, 3, 'exit 3');
   t.match(r.summary.runs[0].error.message, /the box nomad-reboot-harness\/bookworm-docker has no Docker, which --driver docker needs/);
-  t.match(r.summary.runs[0].error.detail, /vms\/build-box\.sh --docker/);
+  t.match(r.summary.runs[0].error.detail, /vms\/build-box\.ts --docker/);
   t.ok(r.s.lab.destroyed, 'the lab was torn down');
   t.same([...r.s.nomad.cluster.jobs.keys()], [], 'no job was registered');
 });
@@ -163,6 +163,6 @@ t.test('--driver docker with the default box (no Docker): refused before anythin
   t.teardown(() => s.nomad.close());
   const code = await main(['run', 'bridge-exec-reboot', '--nomad-binary', '/stand-in/nomad', '--driver', 'docker', '--netns', '', '--reports-dir', join(dir, 'reports')], s.deps);
   t.equal(code, 2);
-  t.match(s.err.join(''), /--driver: needs a box with Docker; nomad-reboot-harness\/bookworm has none \(got "docker"; fix: build the Docker box once with `bash vms\/build-box.sh --docker` and add --box nomad-reboot-harness\/bookworm-docker\)/);
+  t.match(s.err.join(''), /--driver: needs a box with Docker; nomad-reboot-harness\/bookworm has none \(got "docker"; fix: build the Docker box once with `npx tsx vms\/build-box\.ts --docker` and add --box nomad-reboot-harness\/bookworm-docker\)/);
   t.same(s.lab.commands['client'], [], 'nothing ran on a machine');
 });

@@ -206,7 +206,7 @@ t.test('newRunId: short, distinct, safe in VM names and paths', async (t) => {
   for (const id of ids) t.match(id, /^r[0-9a-z]{5}[0-9a-f]{8}$/);
 });
 
-t.test('setup passes --force and --docker on as what setup-host.sh rebuilds and builds', async (t) => {
+t.test('setup passes --force and --docker on as what setup-host.ts rebuilds and builds', async (t) => {
   const seen: { force: boolean; docker: boolean; config?: unknown }[] = [];
   const p = probe(t.testdir({}), {}, { setup: async (o) => (seen.push(o), 0) });
   t.equal(await main(['setup'], p.deps), 0);

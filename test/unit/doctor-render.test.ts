@@ -24,11 +24,11 @@ t.test('memAvailableBytes', async (t) => {
 t.test('renderDoctor shows each failure with its fix and a summary', async (t) => {
   const items: DoctorItem[] = [
     { name: 'vagrant', ok: true, detail: 'Vagrant 2.3.4', fix: '' },
-    { name: 'box', ok: false, detail: 'missing', fix: 'sudo bash vms/build-box.sh' },
+    { name: 'box', ok: false, detail: 'missing', fix: 'sudo npx tsx vms/build-box.ts' },
   ];
   const out = renderDoctor(items);
   t.match(out, /^ok    vagrant  Vagrant 2\.3\.4$/m);
-  t.match(out, /^FAIL  box      missing\n\s+fix: sudo bash vms\/build-box\.sh$/m);
+  t.match(out, /^FAIL  box      missing\n\s+fix: sudo npx tsx vms\/build-box\.ts$/m);
   t.match(out, /1 of 2 checks failed\n$/);
   t.match(renderDoctor(items.slice(0, 1)), /all 1 checks passed/);
 });
@@ -44,7 +44,7 @@ t.test('runDoctor on a host without vagrant or libvirt names the fixes', async (
   t.match(by.vagrant, { ok: false, fix: /setup/ });
   t.match(by['vagrant-libvirt plugin'], { ok: false, fix: /vagrant-libvirt/ });
   t.match(by['libvirtd reachable'], { ok: false, detail: /failed to connect/, fix: /ip netns exec nrh-lab libvirtd -d/ });
-  t.match(by.box, { ok: false, fix: /build-box\.sh/ });
+  t.match(by.box, { ok: false, fix: /build-box\.ts/ });
   t.match(by['nomad binary'], { ok: false, detail: /no such file/ });
   t.equal(by.virtualization?.ok, true);
   t.ok(by[`free disk ${dir}`], 'work dir disk checked');

@@ -178,6 +178,14 @@ t.test('child processes only through lib/exec', async (t) => {
   t.same(importers(['execa', 'zx']).filter((f) => !f.startsWith('lib/exec/') && !f.startsWith('lib/vagrant/')), [], 'execa');
 });
 
+t.test('zx stays outside lib/: lib/ imports neither zx nor the scripts (vms/, tools/, bench/, .ci/) that use it', async (t) => {
+  t.same(importers(['zx']), [], 'zx in lib/ (lib/exec is the one path for child processes)');
+  const scripts = /^(vms|tools|bench|\.ci)\//;
+  const up = FILES.flatMap((f) => imports(f).filter((s) => s.startsWith('.')).map((s) => `${f} -> ${resolveLocal(f, s)}`));
+  t.same(up.filter((e) => scripts.test(e.split(' -> ')[1]!)), [], 'lib/ files importing a script');
+  t.ok(up.some((e) => e.endsWith('-> scenarios/bridge-exec-reboot.ts')), 'the detector resolves imports outside lib/');
+});
+
 /** Files that write to disk, each with why; report and evidence files only through the writer and the artifact store. */
 const WRITERS: Record<string, string> = {
   'lib/report/write.ts': 'the report writer: JUnit, JSON, HTML, repro.sh',

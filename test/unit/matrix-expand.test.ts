@@ -91,7 +91,7 @@ t.test('the driver axis sets the task driver of its cell; docker on the default 
   const bridge = findScenario('bridge-exec-reboot');
   t.same(bridge.validate!(docker!), [], 'docker with the Docker box: fine');
   const onDefault = cellConfig(structuredClone(DEFAULTS), expandCells({ scenarios: ['bridge-exec-reboot'], axes: [{ name: 'driver', values: ['docker'] }] })[0]!, 0);
-  t.match(bridge.validate!(onDefault), [{ field: '--driver', value: 'docker', message: /has none/, fix: /build-box\.sh --docker.*--box nomad-reboot-harness\/bookworm-docker/ }]);
+  t.match(bridge.validate!(onDefault), [{ field: '--driver', value: 'docker', message: /has none/, fix: /build-box\.ts --docker.*--box nomad-reboot-harness\/bookworm-docker/ }]);
   for (const other of ['cni-ipam-reboot', 'upgrade-in-place']) {
     const c = structuredClone(docker!);
     c.upgradeTo = '/x/nomad';

@@ -24,7 +24,7 @@ const files = await boxKernel(BOX, 'libvirt');
 const pvm = readdirSync('/sys/module').includes('kvm_pvm');
 const skip = !qemu ? 'qemu-system-x86_64 is not installed'
   : !existsSync('/dev/kvm') ? '/dev/kvm is missing (nothing to probe)'
-    : 'missing' in files ? `${files.missing} (bash vms/build-box.sh)` : false;
+    : 'missing' in files ? `${files.missing} (npx tsx vms/build-box.ts)` : false;
 
 // one wait for the lock for the whole file, held until its last test ends
 if (!skip) await holdVmLock(t);

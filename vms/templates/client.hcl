@@ -17,7 +17,7 @@ client {
   servers           = ["{{ server_ip }}:4647"]
   # eth1 is the lab's private network (eth0 is Vagrant's management network)
   network_interface = "eth1"
-  # versioned reference plugins baked into the box (vms/build-cni-plugins.sh); Debian's 1.1.1 in
+  # versioned reference plugins baked into the box (vms/build-cni-plugins.ts); Debian's 1.1.1 in
   # /usr/lib/cni report "version unknown", which fails Nomad's CNI version constraints for bridge jobs
   cni_path              = "/opt/cni/bin"
   bridge_network_name   = "nomad"
