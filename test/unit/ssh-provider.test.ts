@@ -115,6 +115,18 @@ t.test('the host cleanup stops Nomad, removes its data, namespaces, bridge, stat
     '/etc/nomad.d/nomad.hcl', '/etc/systemd/system/nomad.service']) {
     t.match(s, new RegExp(`rm -rf .*${p.replaceAll('/', '\\/').replaceAll('.', '\\.')}`), p);
   }
+  t.match(s, /ip link delete nomadtmp/, "the cni-ipam-reboot probe's second bridge");
+  t.match(s, /ip netns delete cni-persistent[\s\S]*ip netns delete cni-tmpfs/, "the probe's namespaces");
+  t.match(s, /tac '?\/var\/lib\/nomad-reboot-harness\/cni-manifest'?[\s\S]*rm -rf '?\/var\/lib\/nomad-reboot-harness'?/,
+    'the CNI plugins it installed, by its manifest (run for real in test/unit/cni-plugins.test.ts)');
   t.notMatch(s, /systemctl (reboot|poweroff|halt)|\bshutdown\b|rm -rf \/etc\/nomad\.d( |$)/m,
     'never stops the machine or removes a directory it did not make');
+});
+
+t.test('lab.hosts_netns: the namespace existing hosts are reached from, only with provider ssh', async (t) => {
+  t.equal(ok({ file: yaml(HOSTS), flags: { 'hosts-netns': 'nrh-lab' } }).lab.hostsNetns, 'nrh-lab');
+  t.equal(ok({ file: yaml(HOSTS) }).lab.hostsNetns, '', 'default: where the CLI runs');
+  t.match(bad({ file: yaml(`${HOSTS}  hosts_netns: "a b"\n`) }), [{ field: 'harness.yaml: lab.hosts_netns' }]);
+  t.match(bad({ flags: { 'hosts-netns': 'nrh-lab' } }), [{ field: 'lab.hosts_netns', value: 'nrh-lab',
+    message: /only used with lab\.provider: ssh/, fix: /lab\.netns/ }]);
 });
