@@ -5,6 +5,7 @@ import { checkNomadBinary } from '../cluster/binary.js';
 import { runDoctor, renderDoctor } from '../lab/doctor.js';
 import { ensureLabHost, parseNetnsList, reexecInNetns, IN_NETNS_ENV } from '../lab/host.js';
 import { destroyLabs } from '../lab/destroy.js';
+import { existingHostsPreflight } from '../lab/ssh-preflight.js';
 import { createRealEnv } from '../session/real-env.js';
 import { createBuildLayer } from '../session/builds.js';
 import { runSetup, nextCommands } from '../lab/setup.js';
@@ -95,6 +96,7 @@ const deps: CliDeps = {
   isTTY: Boolean(process.stderr.isTTY),
   makeEnv: (config, runId, logger) => createRealEnv(config, runId, logger, chooseDriver),
   prepareHost,
+  hostsPreflight: (config, logger) => existingHostsPreflight(config, { logger }),
   checkBinary: async (p, field = '--nomad-binary') => void (await checkNomadBinary(p, field)),
   builds: createBuildLayer({ env: process.env }),
   doctor,

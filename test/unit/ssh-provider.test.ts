@@ -130,3 +130,20 @@ t.test('lab.hosts_netns: the namespace existing hosts are reached from, only wit
   t.match(bad({ flags: { 'hosts-netns': 'nrh-lab' } }), [{ field: 'lab.hosts_netns', value: 'nrh-lab',
     message: /only used with lab\.provider: ssh/, fix: /lab\.netns/ }]);
 });
+
+t.test('preflight of existing hosts: unreadable keys and no way to get the CNI plugins, all at once (exit 2)',
+  async (t) => {
+  const { existingHostsPreflight } = await import('../../lib/lab/ssh-preflight.js');
+  const dir = t.testdir({ 'key': 'k' });
+  const c = ok({ file: yaml(HOSTS.replace('~/.ssh/id_ed25519 }', `${dir}/key }`).replace('~/.ssh/id_ed25519,',
+    '/nonexistent/key,')) });
+  const noGo = { env: { PATH: '/nonexistent', XDG_CACHE_HOME: dir }, fallbackGo: '/nonexistent/go' };
+  const p = await existingHostsPreflight(c, { build: noGo });
+  t.match(p, [
+    { field: 'lab.hosts.client.key', value: '/nonexistent/key', message: 'cannot be read' },
+    { field: 'lab.provider', value: 'ssh', message: /needs the CNI reference plugins v1\.6\.2 .*Go is missing/,
+      fix: /install Go >= 1\.21/ },
+  ]);
+  t.equal(p.length, 2, 'the readable server key is no problem');
+  t.same(await existingHostsPreflight(ok({})), [], 'other providers: nothing to check');
+});
