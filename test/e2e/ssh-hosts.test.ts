@@ -19,10 +19,9 @@ const REBOOT_CHECKS = ['client-rebooted', 'node-back', 'alloc-restored', 'task-r
 const DUPLICATE = /has been allocated to [0-9a-f-]+, duplicate allocation is not allowed/;
 
 t.test(`bridge-exec-reboot on Nomad ${build?.version ?? '(none)'} against VMs handed over as existing hosts`,
-  { skip: skip ?? false }, async (t) => {
+  { skip: skip ?? false, timeout: 80 * 60_000 }, async (t) => {
   const dir = t.testdir({});
   const lab = await bringUpHosts(t, NETNS);
-  t.teardown(() => void t.same(domainsMatching(lab.runId), [], 'the handed-over VMs are destroyed'));
   const server = hostState(lab, 'server');
   await t.test('the VM tier on the same hosts', (t) => assertVmTier(t, lab, dir));
   const client = hostState(lab, 'client');
@@ -48,4 +47,6 @@ t.test(`bridge-exec-reboot on Nomad ${build?.version ?? '(none)'} against VMs ha
   t.not(run?.properties?.['client.boot_id.before'], run?.properties?.['client.boot_id.after'], 'the client rebooted');
   assertCleaned(t, lab, 'server', server, server.bootId);
   assertCleaned(t, lab, 'client', client, run?.properties?.['client.boot_id.after']);
+  await lab.destroy();
+  t.same(domainsMatching(lab.runId), [], 'the handed-over VMs are destroyed');
 });

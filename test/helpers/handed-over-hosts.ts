@@ -36,7 +36,9 @@ export interface HostsLab {
   /** run a root shell script on a host over SSH from inside the netns; stdout */
   sh(role: 'server' | 'client', script: string): string;
   /** harness.yaml for lab.provider ssh with these hosts; `edit` changes a host's fields or adds top-level lines */
-  config(dir: string, o?: { client?: Partial<HandedOverHost>; resetCommand?: boolean; extra?: string }): string;
+  config(dir: string, o?: { client?: Partial<HandedOverHost>; resetCommand?: boolean }): string;
+  /** destroy the VMs now (also registered as the test's teardown; idempotent) */
+  destroy(): Promise<void>;
 }
 
 /** Bring up a server and a client VM in `netns`; their destroy is registered on `t` before `vagrant up` starts. */
@@ -48,9 +50,11 @@ export async function bringUpHosts(t: Test, netns: string): Promise<HostsLab> {
   const inNs: RunCommand = (file, args, opts) => runCommand('ip', ['netns', 'exec', netns, file, ...args], opts);
   const vagrantDir = join(config.lab.workDir, runId);
   const destroys: (() => Promise<void>)[] = [];
-  t.teardown(async () => {
+  let destroyed: Promise<void> | undefined;
+  const destroy = () => (destroyed ??= (async () => {
     for (const d of destroys.reverse()) await d();
-  });
+  })());
+  t.teardown(destroy);
   const lab = await createVagrantLab({
     spec: labSpecFor(config, runId, ['server', 'client'], 'qemu'),
     vagrantDir, vagrantfile: VAGRANTFILE, run: inNs,
@@ -88,11 +92,11 @@ export async function bringUpHosts(t: Test, netns: string): Promise<HostsLab> {
       `    server: ${entry(hosts.server)}`,
       `    client: ${entry({ ...hosts.client, ...o.client })}`,
       ...(o.resetCommand ? [`  hard_reset_command: ${JSON.stringify(reset)}`] : []),
-      o.extra ?? '',
+      '',
     ].join('\n'));
     return file;
   };
-  return { runId, netns, hosts, sh, config: config2 };
+  return { runId, netns, hosts, sh, config: config2, destroy };
 }
 
 /** What the harness may leave on a host; teardown must leave none of it. */
@@ -173,25 +177,29 @@ export async function assertVmTier(t: Test, lab: HostsLab, dir: string): Promise
   preconditionClientCni(lab);
   const before = hostState(lab, 'client');
   t.comment(`client handed over: ${lab.hosts.client.user}@${lab.hosts.client.address}, plugins:\n${before.plugins}`);
-  const noReset = await runCli(t, ['run', 'cni-ipam-reboot', '--config', lab.config(dir), '--reboot', 'hard']);
+  const cli = async (config: string, ...more: string[]) => {
+    const r = await runCli(t, ['run', 'cni-ipam-reboot', '--config', config, '--reports-dir', join(dir, 'reports-refused'),
+      ...more]);
+    return { code: r.code, out: `${r.stdout}\n${r.stderr}` };
+  };
+  const noReset = await cli(lab.config(dir), '--reboot', 'hard');
   t.equal(noReset.code, 2, 'hard reboot without lab.hard_reset_command: exit 2');
-  t.match(noReset.stderr, /reboot\.kind[^\n]*needs lab\.hard_reset_command/, 'names the field and the fix');
-  const keyless = await runCli(t, ['run', 'cni-ipam-reboot', '--config', lab.config(dir,
-    { client: { key: '/nonexistent/key' } })]);
+  t.match(noReset.out, /reboot\.kind[^\n]*needs lab\.hard_reset_command/, 'names the field and the fix');
+  const keyless = await cli(lab.config(dir, { client: { key: '/nonexistent/key' } }));
   t.equal(keyless.code, 2, 'a missing key: exit 2');
-  t.match(keyless.stderr, /lab\.hosts\.client\.key[^\n]*\/nonexistent\/key[^\n]*cannot be read/);
-  const refused = await runCli(t, ['run', 'cni-ipam-reboot', '--config', lab.config(dir, { client: { port: 1 } })]);
+  t.match(keyless.out, /lab\.hosts\.client\.key[^\n]*cannot be read \(got "\/nonexistent\/key"/);
+  const refused = await cli(lab.config(dir, { client: { port: 1 } }));
   t.equal(refused.code, 3, 'an unreachable host: exit 3');
   const where = `${lab.hosts.client.user}@${lab.hosts.client.address}:1`;
-  t.match(refused.stderr, `lab.hosts.client.address: ${where} is not reachable over SSH`, 'names field and host');
+  t.match(refused.out, `lab.hosts.client.address: ${where} is not reachable over SSH`, 'names field and host');
   t.equal(hostState(lab, 'client').plugins, before.plugins, 'nothing was touched by the refused runs');
 
   const json = join(dir, 'cni-ipam-summary.json');
   const r = await runCli(t, ['run', 'cni-ipam-reboot', '--config', lab.config(dir, { resetCommand: true }),
     '--reboot', 'hard', '--report-json', json, '--reports-dir', join(dir, 'reports-cni'), '--artifacts', 'always']);
   t.equal(r.code, 0, 'cni-ipam-reboot on the handed-over client with a hard reset by `virsh reset`: exit 0');
-  t.match(r.stderr, /CNI plugins in \/opt\/cni\/bin: missing portmap; not v1\.6\.2: firewall \(CNI firewall plugin v1\.1\.1\)/);
-  t.match(r.stderr, /installed CNI plugins v1\.6\.2 into \/opt\/cni\/bin: firewall, portmap/);
+  t.match(r.stderr + r.stdout, /CNI plugins in \/opt\/cni\/bin: missing portmap; not v1\.6\.2: firewall \(CNI firewall plugin v1\.1\.1\)/);
+  t.match(r.stderr + r.stdout, /installed CNI plugins v1\.6\.2 into \/opt\/cni\/bin: firewall, portmap/);
   const { readFileSync } = await import('node:fs');
   const run = JSON.parse(readFileSync(json, 'utf8')).runs?.[0];
   const props = run?.properties ?? {};

@@ -11,9 +11,10 @@ t.setTimeout(60 * 60_000);
 const skip = vmSkipReason();
 
 t.test('existing hosts over SSH: refusals name host and field; CNI plugins installed and taken back; hard reset',
-  { skip: skip ?? false }, async (t) => {
+  { skip: skip ?? false, timeout: 50 * 60_000 }, async (t) => {
   const dir = t.testdir({});
   const lab = await bringUpHosts(t, NETNS);
-  t.teardown(() => void t.same(domainsMatching(lab.runId), [], 'the handed-over VMs are destroyed'));
   await assertVmTier(t, lab, dir);
+  await lab.destroy();
+  t.same(domainsMatching(lab.runId), [], 'the handed-over VMs are destroyed');
 });
