@@ -35,7 +35,7 @@ async function prepareHost(config: HarnessConfig, _argv: string[], logger: Logge
   return (await reexecInNetns(host.netns)) as ExitCode;
 }
 
-/** lab.provider ssh with lab.hosts_netns: re-run inside that existing namespace (exit 2 naming it when it is not there). */
+/** lab.provider ssh with lab.hosts_netns: re-run inside that namespace (exit 2 naming it when it is not there). */
 async function enterHostsNetns(ns: string, logger: Logger): Promise<ExitCode | undefined> {
   if (!ns || process.env[IN_NETNS_ENV]) return undefined;
   const list = await runCommand('ip', ['netns', 'list'], { deadline: deadlineIn(HOST_PREP_MS), logger });

@@ -53,7 +53,8 @@ export async function ensureCniPlugins(o: CniBuildOptions): Promise<string> {
   const dir = cniCacheDir(version, env, home);
   const cached = (await Promise.all(CNI_PLUGINS.map((p) => executable(join(dir, p))))).every(Boolean);
   if (!cached && !(await findGo(env, fallbackGo))) {
-    throw new HarnessError(`the CNI plugins ${version} for the existing client are not built (${dir}) and Go is missing`, {
+    const what = `the CNI plugins ${version} for the existing client are not built (${dir}) and Go is missing`;
+    throw new HarnessError(what, {
       exitCode: EXIT.USAGE,
       hint: 'install Go >= 1.21 (e.g. apt-get install golang-1.21 from bookworm-backports, or the go.dev tarball in '
         + `/usr/local/go), or put the plugins into the client's CNI dir yourself, or run: bash ${CNI_BUILD_SCRIPT}`,

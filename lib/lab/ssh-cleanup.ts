@@ -1,10 +1,10 @@
 // Pure: what the teardown of an existing host (lab.provider: ssh) runs there, as root. It stops the agent, ends the
 // processes of the Nomad build the harness installed (task executors outlive the agent: KillMode=process), unmounts
 // and removes the Nomad data dir (the job and every alloc go with it), the alloc network namespaces, the bridges and
-// the host-local state (Nomad's and the cni-ipam-reboot probe's), every file the harness wrote (lib/cluster/provision.ts
-// REMOTE, the CNI probe) and the CNI plugins it installed (lib/cluster/cni-plugins.ts: its manifest says which; what it
-// replaced comes back). The machine keeps running. Not removed: iptables rules the CNI plugins added (CNI-* chains),
-// images imported into Docker.
+// the host-local state (Nomad's and the cni-ipam-reboot probe's), every file the harness wrote
+// (lib/cluster/provision.ts REMOTE, the CNI probe) and the CNI plugins it installed (lib/cluster/cni-plugins.ts: its
+// manifest says which; what it replaced comes back). The machine keeps running. Not removed: iptables rules the CNI
+// plugins added (CNI-* chains), images imported into Docker.
 import { REMOTE } from '../cluster/provision.js';
 import { CNI_PROBE_REMOTE_PATH } from '../cni/commands.js';
 import { cniUninstallScript } from '../cluster/cni-plugins.js';

@@ -76,11 +76,13 @@ async function installCni(
 ) {
   const tmp = `/tmp/nomad-reboot-harness-cni.${o.tag}`;
   const made = await m.exec(`mkdir -p ${quote(tmp)}`, { deadline: o.d });
-  if (made.code !== 0) throw new HarnessError(`${m.name}: mkdir ${tmp} failed (exit ${made.code}): ${made.stderr.trim()}`);
+  const why = made.stderr.trim();
+  if (made.code !== 0) throw new HarnessError(`${m.name}: mkdir ${tmp} failed (exit ${made.code}): ${why}`);
   for (const p of o.plugins) await m.upload(`${o.from}/${p}`, `${tmp}/${p}`, { deadline: o.d, mode: 0o755 });
   const r = await m.exec(cniInstallScript(o.dir, tmp, o.plugins, o.stateDir), { deadline: o.d, sudo: true });
   const tail = (r.stderr || r.stdout).trim().split('\n').slice(-3).join(' | ');
-  if (r.code !== 0) throw new HarnessError(`${m.name}: installing the CNI plugins into ${o.dir} failed (exit ${r.code}): ${tail}`);
+  const what = `${m.name}: installing the CNI plugins into ${o.dir} failed`;
+  if (r.code !== 0) throw new HarnessError(`${what} (exit ${r.code}): ${tail}`);
 }
 
 /** The address a host's agent binds and advertises: the host side of this SSH connection ($SSH_CONNECTION). */
@@ -206,7 +208,8 @@ export function createSshLab(o: SshLabOptions): { up(opts: { deadline: Deadline 
       const client = machines['client'];
       const states = client ? await probeCni(client, cniDir, cniVersion, deadline) : [];
       const need = states.filter((s) => s.state !== 'ok').map((s) => s.plugin);
-      if (client) info(`client ${client.target.hostName}: CNI plugins in ${cniDir}: ${describeCniProbe(states, cniVersion)}`);
+      const found = describeCniProbe(states, cniVersion);
+      if (client) info(`client ${client.target.hostName}: CNI plugins in ${cniDir}: ${found}`);
       const from = need.length ? await cniPlugins(cniVersion, deadline) : undefined;
       o.cleanup(`clean what the harness installed on ${o.roles.join(' and ')} (the hosts keep running)`, destroy);
       if (client && from) {

@@ -31,7 +31,8 @@ t.test(`bridge-exec-reboot on Nomad ${build?.version ?? '(none)'} against VMs ha
   const r = await runCli(t, ['run', 'bridge-exec-reboot', '--config', lab.config(dir), '--nomad-binary', build!.path,
     '--report-json', json, '--junit', join(dir, 'junit.xml'), '--reports-dir', join(dir, 'reports'),
     '--artifacts', 'always', ...expect]);
-  t.comment(`bridge-exec-reboot --provider ssh: exit ${r.code} in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+  const seconds = ((performance.now() - started) / 1000).toFixed(0);
+  t.comment(`bridge-exec-reboot --provider ssh: exit ${r.code} in ${seconds} s`);
   t.equal(r.code, 0, `the verdicts match Nomad's history for ${build!.version}`);
   const run = JSON.parse(readFileSync(json, 'utf8')).runs?.[0];
   const v = verdictsOf(run);
@@ -42,8 +43,9 @@ t.test(`bridge-exec-reboot on Nomad ${build?.version ?? '(none)'} against VMs ha
   } else {
     for (const id of REBOOT_CHECKS) t.equal(v.get(id)?.label, 'passed', `${id} passed`);
   }
-  t.equal(run?.properties?.['server.agent_address'], lab.hosts.server.address, 'the server agent bound the handed-over address');
-  t.equal(run?.properties?.['client.network_interface'], 'eth0', 'the client fingerprints the interface it was reached on');
+  const props = run?.properties ?? {};
+  t.equal(props['server.agent_address'], lab.hosts.server.address, 'the server agent bound the handed-over address');
+  t.equal(props['client.network_interface'], 'eth0', 'the client fingerprints the interface it was reached on');
   t.not(run?.properties?.['client.boot_id.before'], run?.properties?.['client.boot_id.after'], 'the client rebooted');
   assertCleaned(t, lab, 'server', server, server.bootId);
   assertCleaned(t, lab, 'client', client, run?.properties?.['client.boot_id.after']);

@@ -10,7 +10,9 @@ import { ConfigError, HarnessError } from '../../lib/errors.js';
 import { sh } from '../../lib/ssh/quote.js';
 import type { HostSpec } from '../../lib/config/schema.js';
 import { sshdForTest } from '../helpers/sshd.js';
-import { CNI_PLUGINS, cniProbeCommand, cniUninstallScript, manifestOf, parseCniProbe } from '../../lib/cluster/cni-plugins.js';
+import {
+  CNI_PLUGINS, cniProbeCommand, cniUninstallScript, manifestOf, parseCniProbe,
+} from '../../lib/cluster/cni-plugins.js';
 import { ensureCniPlugins } from '../../lib/cluster/cni-build.js';
 import { rejection } from '../helpers/rejection.js';
 
@@ -155,7 +157,9 @@ if (sshd) {
     t.notOk(existsSync(state));
     const again = lab(t, { cniDir: dir, hostStateDir: state, cniPlugins: async () => from });
     writeFileSync(path.join(dir, 'firewall'), fake('firewall', 'v1.6.2'), { mode: 0o755 });
-    for (const p of ['host-local', 'loopback', 'portmap']) writeFileSync(path.join(dir, p), fake(p, 'v1.6.2'), { mode: 0o755 });
+    for (const p of ['host-local', 'loopback', 'portmap']) {
+      writeFileSync(path.join(dir, p), fake(p, 'v1.6.2'), { mode: 0o755 });
+    }
     await again.l.up({ deadline: deadlineIn(20_000) });
     t.notOk(existsSync(state), 'every plugin at the right version: nothing installed, no manifest');
   });
@@ -171,7 +175,8 @@ if (sshd) {
     });
     const err = await rejection(l.up({ deadline: deadlineIn(20_000) }));
     t.equal((err as HarnessError).exitCode, 2);
-    t.match((err as Error).message, /the CNI plugins v1\.6\.2 for the existing client are not built \(.*cni-plugins-v1\.6\.2\) and Go is missing/);
+    t.match((err as Error).message,
+      /the CNI plugins v1\.6\.2 for the existing client are not built \(.*cni-plugins-v1\.6\.2\) and Go is missing/);
     t.match((err as HarnessError).hint, /install Go >= 1\.21/);
     t.same(cleanups, [], 'no cleanup registered: nothing was installed');
     t.notOk(existsSync(dir), 'no plugin dir made');
