@@ -3,7 +3,8 @@
 // and removes the Nomad data dir (the job and every alloc go with it), the alloc network namespaces, the bridges and
 // the host-local state (Nomad's and the cni-ipam-reboot probe's), every file the harness wrote
 // (lib/cluster/provision.ts REMOTE, the CNI probe) and the CNI plugins it installed (lib/cluster/cni-plugins.ts: its
-// manifest says which; what it replaced comes back). The machine keeps running. Not removed: iptables rules the CNI
+// manifest says which; what it replaced comes back); the tasks in Nomad's cgroup (v2) are killed and its cgroups
+// removed. The machine keeps running. Not removed: iptables rules the CNI
 // plugins added (CNI-* chains), images imported into Docker.
 import { REMOTE } from '../cluster/provision.js';
 import { CNI_PROBE_REMOTE_PATH } from '../cni/commands.js';
@@ -20,6 +21,8 @@ const PROBE_NETNS = ['cni-persistent', 'cni-tmpfs'];
 const PROBE_BRIDGE = 'nomadtmp';
 /** What an interrupted CNI upload leaves (lib/lab/ssh-lab.ts installCni). */
 const CNI_UPLOADS = '/tmp/nomad-reboot-harness-cni.*';
+/** Where Nomad puts its tasks on cgroup v2 (share.slice, reserve.slice: one scope per task). */
+const TASK_CGROUP = '/sys/fs/cgroup/nomad.slice';
 /** How long the build's processes get after TERM before KILL (0.2 s polls). */
 const TERM_POLLS = 50;
 
@@ -35,6 +38,11 @@ export function sshHostCleanupScript(): string {
     `pkill -TERM -f ${nomad} || true`,
     `for i in $(seq ${TERM_POLLS}); do pgrep -f ${nomad} >/dev/null || break; sleep 0.2; done`,
     `pkill -KILL -f ${nomad} || true`,
+    // the tasks themselves (an exec task outlives its executor): every process in Nomad's cgroup, then the cgroups
+    `procs() { find ${TASK_CGROUP} -name cgroup.procs 2>/dev/null | xargs -r cat; }`,
+    'procs | xargs -r kill -KILL 2>/dev/null || true',
+    `for i in $(seq ${TERM_POLLS}); do [ -z "$(procs)" ] && break; sleep 0.2; done`,
+    `find ${TASK_CGROUP} -depth -type d -exec rmdir {} \\; 2>/dev/null || true`,
     // deepest mounts first (alloc dirs, secrets tmpfs)
     `awk -v d=${quote(NOMAD_DATA_DIR)} 'index($2, d) == 1 {print $2}' /proc/mounts | sort -r | xargs -r -n1 umount -l`,
     // alloc network namespaces are named by alloc ID (a UUID)

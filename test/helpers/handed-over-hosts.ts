@@ -103,7 +103,7 @@ export async function bringUpHosts(t: Test, netns: string): Promise<HostsLab> {
 export const HARNESS_PATHS = [
   '/var/lib/nomad', '/usr/local/bin/nomad', '/etc/nomad.d/nomad.hcl', '/etc/systemd/system/nomad.service',
   '/etc/modules-load.d/nomad-bridge.conf', '/etc/sysctl.d/90-nomad-bridge.conf', '/usr/local/lib/nomad-reboot-harness',
-  '/var/lib/nomad-reboot-harness', '/var/lib/cni/networks/nomad', '/var/run/cni/nomad',
+  '/var/lib/nomad-reboot-harness', '/var/lib/cni/networks/nomad', '/var/run/cni/nomad', '/sys/fs/cgroup/nomad.slice',
 ];
 
 /** One host's state as the teardown assertions see it. */
@@ -113,8 +113,9 @@ export interface HostState {
   plugins: string;
   /** HARNESS_PATHS that exist */
   paths: string[];
-  /** processes of the harness's Nomad build, links `nomad`/`nomadtmp`, named netns */
+  /** processes of the harness's Nomad build, processes in Nomad's cgroup (tasks), links `nomad`/`nomadtmp`, netns */
   agents: number;
+  tasks: number;
   links: string[];
   netns: string[];
 }
@@ -126,6 +127,7 @@ export function hostState(lab: HostsLab, role: 'server' | 'client'): HostState {
     'for f in /opt/cni/bin/*; do echo "plugin $(sha256sum "$f")"; done',
     `for f in ${HARNESS_PATHS.join(' ')}; do [ -e "$f" ] && echo "path $f"; done`,
     'echo "agents $(pgrep -c -f "^/usr/local/bin/nomad( |$)")"',
+    'echo "tasks $(find /sys/fs/cgroup/nomad.slice -name cgroup.procs 2>/dev/null | xargs -r cat | wc -l)"',
     'for l in nomad nomadtmp; do ip link show "$l" >/dev/null 2>&1 && echo "link $l"; done',
     'for n in $(ls /var/run/netns 2>/dev/null); do echo "netns $n"; done',
     'true',
@@ -137,6 +139,7 @@ export function hostState(lab: HostsLab, role: 'server' | 'client'): HostState {
     plugins: lines('plugin').sort().join('\n'),
     paths: lines('path'),
     agents: Number(lines('agents')[0] ?? 'NaN'),
+    tasks: Number(lines('tasks')[0] ?? 'NaN'),
     links: lines('link'),
     netns: lines('netns'),
   };
@@ -160,7 +163,8 @@ export function preconditionClientCni(lab: HostsLab): void {
 export function assertCleaned(t: Test, lab: HostsLab, role: 'server' | 'client', before: HostState, bootId?: string) {
   const now = hostState(lab, role);
   if (bootId) t.equal(now.bootId, bootId, `${role}: still up, not rebooted by the teardown`);
-  t.equal(now.agents, 0, `${role}: no Nomad agent or task process of the build`);
+  t.equal(now.agents, 0, `${role}: no Nomad agent or executor process of the build`);
+  t.equal(now.tasks, 0, `${role}: no task left in Nomad's cgroup`);
   t.same(now.paths, [], `${role}: none of the harness's files, no Nomad data dir, no host-local state`);
   t.same(now.links, [], `${role}: no nomad/nomadtmp bridge`);
   t.same(now.netns, [], `${role}: no network namespace left (allocs', the CNI probe's)`);
