@@ -116,7 +116,8 @@ t.test('the host cleanup stops Nomad, removes its data, namespaces, bridge, stat
     t.match(s, new RegExp(`rm -rf .*${p.replaceAll('/', '\\/').replaceAll('.', '\\.')}`), p);
   }
   t.match(s, /ip link delete nomadtmp/, "the cni-ipam-reboot probe's second bridge");
-  t.match(s, /find \/sys\/fs\/cgroup\/nomad\.slice -name cgroup\.procs[\s\S]*kill -KILL[\s\S]*-depth -type d -exec rmdir/,
+  const cgroup = /find \/sys\/fs\/cgroup\/nomad\.slice -name cgroup\.procs[\s\S]*kill -KILL[\s\S]*-depth -type d -exec rmdir/;
+  t.match(s, cgroup,
     "the tasks in Nomad's cgroup are killed, then its cgroups removed");
   t.match(s, /ip netns delete cni-persistent[\s\S]*ip netns delete cni-tmpfs/, "the probe's namespaces");
   t.match(s, /tac '?\/var\/lib\/nomad-reboot-harness\/cni-manifest'?[\s\S]*rm -rf '?\/var\/lib\/nomad-reboot-harness'?/,
