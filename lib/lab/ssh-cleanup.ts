@@ -4,12 +4,13 @@
 // the host-local state (Nomad's and the cni-ipam-reboot probe's), every file the harness wrote
 // (lib/cluster/provision.ts REMOTE, the CNI probe) and the CNI plugins it installed (lib/cluster/cni-plugins.ts: its
 // manifest says which; what it replaced comes back); the tasks in Nomad's cgroup (v2) are killed and its cgroups
-// removed. The machine keeps running. Not removed: iptables rules the CNI
-// plugins added (CNI-* chains), images imported into Docker.
+// removed; the iptables rules and chains the CNI plugins made per alloc go (lib/lab/ssh-iptables.ts). The machine keeps
+// running. Not removed: the plugins' shared chains (empty by then), images imported into Docker.
 import { REMOTE } from '../cluster/provision.js';
 import { CNI_PROBE_REMOTE_PATH } from '../cni/commands.js';
 import { cniUninstallScript } from '../cluster/cni-plugins.js';
 import { quote } from '../ssh/quote.js';
+import { cniIptablesCleanupScript } from './ssh-iptables.js';
 import { dirname } from 'node:path/posix';
 
 /** Nomad's data dir in the agent templates (vms/templates/*.hcl). */
@@ -50,6 +51,7 @@ export function sshHostCleanupScript(): string {
       '????????-????-????-????-????????????) ip netns delete "$ns" || true;; esac; done',
     ...PROBE_NETNS.map((ns) => `ip netns delete ${ns} 2>/dev/null || true`),
     ...['nomad', PROBE_BRIDGE].map((b) => `ip link delete ${b} 2>/dev/null || true`),
+    cniIptablesCleanupScript(),
     `rm -rf ${[NOMAD_DATA_DIR, ...CNI_STATE, ...files].map(quote).join(' ')} ${CNI_UPLOADS}`,
     cniUninstallScript(),
     // only the harness's own file went into these; anything else there stays

@@ -116,6 +116,8 @@ export interface HostState {
   /** processes of the harness's Nomad build, processes in Nomad's cgroup (tasks), links `nomad`/`nomadtmp`, netns */
   agents: number;
   tasks: number;
+  /** iptables rules of network "nomad" */
+  rules: number;
   links: string[];
   netns: string[];
 }
@@ -127,6 +129,9 @@ export function hostState(lab: HostsLab, role: 'server' | 'client'): HostState {
     'for f in /opt/cni/bin/*; do echo "plugin $(sha256sum "$f")"; done',
     `for f in ${HARNESS_PATHS.join(' ')}; do [ -e "$f" ] && echo "path $f"; done`,
     'echo "agents $(pgrep -c -f "^/usr/local/bin/nomad( |$)")"',
+    // per-alloc iptables rules of network "nomad" (nat, commented) and of its addresses (filter CNI-FORWARD)
+    'echo "rules $(( $(iptables -t nat -S | grep -cF \'name: \\"nomad\\"\') + ' +
+      '$(iptables -S CNI-FORWARD 2>/dev/null | grep -cE \'172\\.26\\.(6[4-9]|7[0-9])\\.\') ))"',
     'echo "tasks $(find /sys/fs/cgroup/nomad.slice -name cgroup.procs 2>/dev/null | xargs -r cat | wc -l)"',
     'for l in nomad nomadtmp; do ip link show "$l" >/dev/null 2>&1 && echo "link $l"; done',
     'for n in $(ls /var/run/netns 2>/dev/null); do echo "netns $n"; done',
@@ -140,6 +145,7 @@ export function hostState(lab: HostsLab, role: 'server' | 'client'): HostState {
     paths: lines('path'),
     agents: Number(lines('agents')[0] ?? 'NaN'),
     tasks: Number(lines('tasks')[0] ?? 'NaN'),
+    rules: Number(lines('rules')[0] ?? 'NaN'),
     links: lines('link'),
     netns: lines('netns'),
   };
@@ -165,6 +171,7 @@ export function assertCleaned(t: Test, lab: HostsLab, role: 'server' | 'client',
   if (bootId) t.equal(now.bootId, bootId, `${role}: still up, not rebooted by the teardown`);
   t.equal(now.agents, 0, `${role}: no Nomad agent or executor process of the build`);
   t.equal(now.tasks, 0, `${role}: no task left in Nomad's cgroup`);
+  t.equal(now.rules, 0, `${role}: no iptables rule of an alloc left`);
   t.same(now.paths, [], `${role}: none of the harness's files, no Nomad data dir, no host-local state`);
   t.same(now.links, [], `${role}: no nomad/nomadtmp bridge`);
   t.same(now.netns, [], `${role}: no network namespace left (allocs', the CNI probe's)`);
