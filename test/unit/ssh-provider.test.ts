@@ -116,7 +116,8 @@ t.test('the host cleanup stops Nomad, removes its data, namespaces, bridge, stat
     t.match(s, new RegExp(`rm -rf .*${p.replaceAll('/', '\\/').replaceAll('.', '\\.')}`), p);
   }
   t.match(s, /ip link delete nomadtmp/, "the cni-ipam-reboot probe's second bridge");
-  const cgroup = /find \/sys\/fs\/cgroup\/nomad\.slice -name cgroup\.procs[\s\S]*kill -KILL[\s\S]*-depth -type d -exec rmdir/;
+  const cgroup =
+    /find \/sys\/fs\/cgroup\/nomad\.slice -name cgroup\.procs[\s\S]*kill -KILL[\s\S]*-depth -type d -exec rmdir/;
   t.match(s, cgroup,
     "the tasks in Nomad's cgroup are killed, then its cgroups removed");
   t.match(s, /ip netns delete cni-persistent[\s\S]*ip netns delete cni-tmpfs/, "the probe's namespaces");
@@ -149,4 +150,17 @@ t.test('preflight of existing hosts: unreadable keys and no way to get the CNI p
   ]);
   t.equal(p.length, 2, 'the readable server key is no problem');
   t.same(await existingHostsPreflight(ok({})), [], 'other providers: nothing to check');
+});
+
+t.test('fault kinds on existing hosts: a hard reset only with lab.hard_reset_command, never a power off', async (t) => {
+  const { faultProblems } = await import('../../lib/scenario/faults.js');
+  const text = `${HOSTS}  hard_reset_command: [virsh, reset, "lab-{role}"]\nreboot: { kind: hard }\n`;
+  const withReset = ok({ file: yaml(text) });
+  t.same(faultProblems('cni-ipam-reboot', withReset, { hasNomadAgent: false }), [], 'hard with a reset command');
+  const without = { ...withReset, lab: { ...withReset.lab, hardResetCommand: undefined } };
+  t.match(faultProblems('cni-ipam-reboot', without, { hasNomadAgent: false }),
+    [{ message: 'cannot be done here: provider ssh without lab.hard_reset_command has no power reset' }]);
+  const off = { ...withReset, reboot: { ...withReset.reboot, kind: 'power-off' as const } };
+  t.match(faultProblems('cni-ipam-reboot', off, { hasNomadAgent: false }),
+    [{ message: /provider ssh has no power off/ }]);
 });
