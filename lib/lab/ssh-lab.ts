@@ -19,7 +19,8 @@ import { ensureCniPlugins } from '../cluster/cni-build.js';
 import {
   CNI_DIR, CNI_PLUGINS_VERSION, cniInstallScript, cniProbeCommand, describeCniProbe, parseCniProbe, type PluginState,
 } from '../cluster/cni-plugins.js';
-import type { Lab, RebootKind } from '../model/lab.js';
+import type { FaultParams, Lab, RebootKind } from '../model/lab.js';
+import { killAgent, partition } from '../ssh/faults.js';
 
 /** How long a host may take to answer SSH at the start before it counts as unreachable (exit 3). */
 export const REACH_MS = 60_000;
@@ -121,10 +122,20 @@ export function createSshLab(o: SshLabOptions): { up(opts: { deadline: Deadline 
   const info = (message: string) => o.logger?.({ kind: 'info', t: 0, message });
   const machines: Record<string, SshMachine> = {};
 
-  async function reboot(role: string, kind: RebootKind, { deadline }: { deadline: Deadline }) {
+  async function reboot(role: string, kind: RebootKind, { deadline, fault = {} }: { deadline: Deadline;
+    fault?: FaultParams; }) {
     const m = machines[role];
     const have = Object.keys(machines).join(', ');
     if (!m) throw new HarnessError(`reboot: no host with role ${JSON.stringify(role)} (have ${have})`);
+    const lg = o.logger ? { logger: o.logger } : {};
+    if (kind === 'agent-kill') return killAgent(m, { deadline, ...lg });
+    if (kind === 'partition') {
+      const server = machines['server'];
+      if (!server) throw new HarnessError('partition: no server host to cut the client off from', { exitCode: 2 });
+      // Note: the address the server's agent binds (what the client talks to), as Nomad was given it
+      const serverIp = await agentAddress(server, deadline);
+      return partition(m, serverIp, fault.partitionForMs ?? 30_000, { deadline, ...lg });
+    }
     const address = o.hosts[role]!.address!;
     return rebootMachine(m, kind, {
       deadline,
