@@ -19,14 +19,15 @@ export const MIN_GO = '1.21';
 const GO_FALLBACK = '/usr/local/go/bin/go';
 
 const USAGE = `Usage: build-cni-plugins.ts [OUT_DIR] [VERSION]
-  defaults: ~/.cache/nomad-reboot-harness/cni-plugins-<version>, ${CNI_PLUGINS_DEFAULT_VERSION} (or CNI_PLUGINS_VERSION)
+  defaults: \${XDG_CACHE_HOME:-~/.cache}/nomad-reboot-harness/cni-plugins-<version>, ${CNI_PLUGINS_DEFAULT_VERSION} (or CNI_PLUGINS_VERSION)
 Builds bridge, host-local, loopback, firewall and portmap with their version string set, from the Go module proxy.
 Cached: an OUT_DIR whose plugins already report VERSION is left alone. Needs Go >= ${MIN_GO}.
 Exit codes: 0 built or present, 1 a step failed, 2 bad arguments or no Go.`;
 
-/** The default cache folder of one version: ~/.cache/nomad-reboot-harness/cni-plugins-<version>. */
+/** The default cache folder of one version: ${XDG_CACHE_HOME:-~/.cache}/nomad-reboot-harness/cni-plugins-<version>. */
 export function cniCacheDir(version: string, env: NodeJS.ProcessEnv = process.env): string {
-  return path.join(env['HOME'] || os.homedir() || '/root', '.cache/nomad-reboot-harness', `cni-plugins-${version}`);
+  const base = env['XDG_CACHE_HOME']?.trim() || path.join(env['HOME'] || os.homedir() || '/root', '.cache');
+  return path.join(base, 'nomad-reboot-harness', `cni-plugins-${version}`);
 }
 
 /** `a` is at least `b` for dotted versions (1.21.5 >= 1.21; "1.9" < "1.21"). Pure. */

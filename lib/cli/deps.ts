@@ -26,6 +26,8 @@ export interface CliDeps {
     logger: Logger,
     subnets?: readonly string[],
   ) => Promise<ExitCode | undefined>;
+  /** lab.provider ssh: problems found before any host is reached (keys, the CNI plugins to upload), built here */
+  hostsPreflight?: (config: HarnessConfig, logger: Logger) => Promise<ConfigProblem[]>;
   /** the build layer (lib/builds via lib/session/builds.ts); without it a spec is a path, checked by checkBinary */
   builds?: BuildLayer;
   /** checks a Nomad build given as a path before anything is created (ConfigError naming `field`) */

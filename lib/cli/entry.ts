@@ -1,9 +1,11 @@
 // The real process: wires the CLI to real VMs, the real host and process I/O, then exits with main()'s code.
-import { EXIT, type ExitCode } from '../errors.js';
+import { ConfigError, EXIT, type ExitCode } from '../errors.js';
+import { runCommand } from '../exec/run.js';
 import { checkNomadBinary } from '../cluster/binary.js';
 import { runDoctor, renderDoctor } from '../lab/doctor.js';
-import { ensureLabHost, reexecInNetns, IN_NETNS_ENV } from '../lab/host.js';
+import { ensureLabHost, parseNetnsList, reexecInNetns, IN_NETNS_ENV } from '../lab/host.js';
 import { destroyLabs } from '../lab/destroy.js';
+import { existingHostsPreflight } from '../lab/ssh-preflight.js';
 import { createRealEnv } from '../session/real-env.js';
 import { createBuildLayer } from '../session/builds.js';
 import { runSetup, nextCommands } from '../lab/setup.js';
@@ -24,11 +26,25 @@ const HOST_PREP_MS = 60_000;
 /** Make sure libvirtd runs in the lab's netns, then re-run this command inside it (unless we are there already). */
 async function prepareHost(config: HarnessConfig, _argv: string[], logger: Logger, subnets?: readonly string[]): Promise<ExitCode | undefined> {
   const ns = config.lab.netns;
-  // Note: existing hosts (lab.provider: ssh) need no libvirtd; the CLI reaches them from the namespace it runs in
-  if (!ns || process.env[IN_NETNS_ENV] || config.lab.provider === 'ssh') return undefined;
+  // Note: existing hosts (lab.provider: ssh) need no libvirtd; the CLI reaches them from the namespace it runs in,
+  // or from lab.hosts_netns (e.g. VMs of a libvirtd in a namespace, handed over as existing hosts)
+  if (config.lab.provider === 'ssh') return enterHostsNetns(config.lab.hostsNetns, logger);
+  if (!ns || process.env[IN_NETNS_ENV]) return undefined;
   const host = await ensureLabHost({ netns: ns, deadline: deadlineIn(HOST_PREP_MS), logger, blackholes: subnets ?? [config.lab.managementSubnet, config.lab.privateSubnet] });
   logger({ kind: 'info', t: 0, message: `lab host: libvirtd pid ${host.libvirtdPid} in netns ${host.netns}${host.started.length ? ` (started ${host.started.join(', ')})` : ''}; re-running inside it` });
   return (await reexecInNetns(host.netns)) as ExitCode;
+}
+
+/** lab.provider ssh with lab.hosts_netns: re-run inside that namespace (exit 2 naming it when it is not there). */
+async function enterHostsNetns(ns: string, logger: Logger): Promise<ExitCode | undefined> {
+  if (!ns || process.env[IN_NETNS_ENV]) return undefined;
+  const list = await runCommand('ip', ['netns', 'list'], { deadline: deadlineIn(HOST_PREP_MS), logger });
+  if (!parseNetnsList(list.stdout).includes(ns)) {
+    const fix = 'give a namespace that exists (`ip netns list`), or "" to reach the hosts from here';
+    throw new ConfigError([{ field: 'lab.hosts_netns', value: ns, message: 'is not a network namespace here', fix }]);
+  }
+  logger({ kind: 'info', t: 0, message: `existing hosts are reached from netns ${ns}; re-running inside it` });
+  return (await reexecInNetns(ns)) as ExitCode;
 }
 
 /** How long `setup` may take: apt on a fresh machine plus both box builds, with room to spare. */
@@ -80,6 +96,7 @@ const deps: CliDeps = {
   isTTY: Boolean(process.stderr.isTTY),
   makeEnv: (config, runId, logger) => createRealEnv(config, runId, logger, chooseDriver),
   prepareHost,
+  hostsPreflight: (config, logger) => existingHostsPreflight(config, { logger }),
   checkBinary: async (p, field = '--nomad-binary') => void (await checkNomadBinary(p, field)),
   builds: createBuildLayer({ env: process.env }),
   doctor,

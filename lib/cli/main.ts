@@ -213,8 +213,10 @@ async function sessionCommand(
     newRunId,
     logger,
     resolveBuild: (ref, signal) => layer.resolve(ref, plan.base, logger, signal),
-    preflight: (scenario, config) =>
-      scenario.preflight?.(config, { convertJob: deps.convertJob ?? nomadJobConverter() }) ?? Promise.resolve([]),
+    preflight: async (scenario, config) => [
+      ...((await scenario.preflight?.(config, { convertJob: deps.convertJob ?? nomadJobConverter() })) ?? []),
+      ...((await deps.hostsPreflight?.(config, logger)) ?? []),
+    ],
     ...(deps.prepareHost ? { prepareHost: (config, lg, subnets) => deps.prepareHost!(config, argv, lg, subnets) } : {}),
     ...(deps.signalSource ? { signalSource: deps.signalSource } : {}),
     onKept: (runId, kept) => deps.err(keptMessage(runId, kept)),

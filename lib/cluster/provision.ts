@@ -9,9 +9,13 @@ import { renderTemplate } from './render.js';
 
 export type AgentRole = 'server' | 'client';
 
-/** Template values: private_ip always; server_ip (client); heartbeat_grace (server); log_level optional. */
+/**
+ * Template values: private_ip always; server_ip (client); heartbeat_grace (server); log_level optional;
+ * network_interface (client) the interface holding private_ip, eth1 on the lab's VMs.
+ */
 export interface AgentVars {
   private_ip: string;
+  network_interface?: string;
   server_ip?: string;
   heartbeat_grace?: string;
   log_level?: string;
@@ -19,6 +23,8 @@ export interface AgentVars {
 
 /** Default server heartbeat_grace: longer than a client reboot under emulation, so allocs are restored (seed procedure). */
 export const DEFAULT_HEARTBEAT_GRACE = '5m';
+/** The lab VMs' private network (eth0 is Vagrant's management network). */
+export const DEFAULT_NETWORK_INTERFACE = 'eth1';
 /** DEBUG shows the CNI and restore decisions in the client journal (evidence). */
 export const DEFAULT_LOG_LEVEL = 'DEBUG';
 
@@ -56,6 +62,7 @@ export function renderAgentFiles(role: AgentRole, vars: AgentVars, templates: { 
   if (role === 'client') {
     if (!vars.server_ip) throw new HarnessError('client agent config: server_ip is required (the server\'s private address)');
     v.server_ip = vars.server_ip;
+    v.network_interface = vars.network_interface ?? DEFAULT_NETWORK_INTERFACE;
   }
   return {
     hcl: renderTemplate(templates.hcl, v, { name: `${role}.hcl`, strict: true }),

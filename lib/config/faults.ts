@@ -90,7 +90,7 @@ export interface ProviderFaults {
   powerOff: boolean;
 }
 
-/** The providers the harness knows: both Vagrant providers have power controls (an ssh provider would have none). */
+/** The Vagrant providers, both with power controls (ssh: a reset only with lab.hard_reset_command). */
 export const PROVIDER_FAULTS: Readonly<Record<string, ProviderFaults>> = {
   libvirt: { name: 'libvirt', powerReset: true, powerOff: true },
   virtualbox: { name: 'virtualbox', powerReset: true, powerOff: true },

@@ -41,6 +41,8 @@ export interface HarnessConfig {
     hosts: { server: HostSpec; client: HostSpec };
     /** argv of the power reset of an existing host ({role}, {address} substituted); hard reboots need it */
     hardResetCommand: string[] | undefined;
+    /** lab.provider ssh: the existing network namespace the hosts are reached from ("" = where the CLI runs) */
+    hostsNetns: string;
     box: string;
     cpus: number;
     memoryMb: number;
@@ -112,6 +114,7 @@ export const DEFAULTS: HarnessConfig = {
       client: { address: undefined, user: undefined, key: undefined, port: 22, jump: undefined },
     },
     hardResetCommand: undefined,
+    hostsNetns: '', // most existing hosts are reached from the host's own network
     box: 'nomad-reboot-harness/bookworm',
     cpus: 1, // two VMs share two host cores under TCG (vm-lab.md)
     memoryMb: 768, // measured: the guest uses ~150 MB after boot; Nomad agent + task fit in 768

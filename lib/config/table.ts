@@ -40,6 +40,11 @@ export const FIELDS: Field[] = [
     yaml: 'lab.hard_reset_command', path: ['lab', 'hardResetCommand'], parse: argvList,
     doc: 'lab.provider ssh: power reset of a host, an argv list ({role}, {address} replaced); hard reboots need it',
   },
+  {
+    yaml: 'lab.hosts_netns', flag: 'hosts-netns', path: ['lab', 'hostsNetns'], parse: netnsName,
+    doc: 'lab.provider ssh: reach the hosts from inside this existing network namespace (e.g. VMs of a libvirtd '
+      + 'that runs in one); "" = where the CLI runs',
+  },
   { yaml: 'lab.box', flag: 'box', env: 'HARNESS_BOX', path: ['lab', 'box'], doc: 'Vagrant box (built offline by `reboot-harness setup`, or any public box)', parse: str('give a box name, e.g. nomad-reboot-harness/bookworm') },
   { yaml: 'lab.cpus', flag: 'cpus', path: ['lab', 'cpus'], doc: 'vCPUs per VM', parse: int(1, 16) },
   { yaml: 'lab.memory_mb', flag: 'memory', path: ['lab', 'memoryMb'], doc: 'memory per VM in MiB', parse: int(512, 65536, ' MiB') },

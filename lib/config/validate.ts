@@ -87,6 +87,11 @@ function hostProblems(config: HarnessConfig, file: string): ConfigProblem[] {
       const fix = 'set lab.provider: ssh, or remove lab.hosts';
       out.push({ field: `${file}: lab.hosts`, value: given, message, fix });
     }
+    if (config.lab.hostsNetns) {
+      const message = `is only used with lab.provider: ssh (provider is ${provider}; its VMs live in lab.netns)`;
+      const fix = 'set lab.provider: ssh, or use lab.netns / --netns';
+      out.push({ field: 'lab.hosts_netns', value: config.lab.hostsNetns, message, fix });
+    }
     return out;
   }
   const fixes = {

@@ -14,7 +14,13 @@ import { rebootMachine } from '../ssh/reboot.js';
 import type { SshTarget } from '../ssh/target.js';
 import { splitJump } from '../config/fields.js';
 import { sshHostCleanupScript } from './ssh-cleanup.js';
-import type { Lab, RebootKind } from '../model/lab.js';
+import { interfaceWithAddress } from './parse-ip-addr.js';
+import { ensureCniPlugins } from '../cluster/cni-build.js';
+import {
+  CNI_DIR, CNI_PLUGINS_VERSION, cniInstallScript, cniProbeCommand, describeCniProbe, parseCniProbe, type PluginState,
+} from '../cluster/cni-plugins.js';
+import type { FaultParams, Lab, RebootKind } from '../model/lab.js';
+import { killAgent, partition } from '../ssh/faults.js';
 
 /** How long a host may take to answer SSH at the start before it counts as unreachable (exit 3). */
 export const REACH_MS = 60_000;
@@ -39,6 +45,12 @@ export interface SshLabOptions {
   reachMs?: number;
   /** where the client must have the CNI plugins (the agent's cni_path) */
   cniDir?: string;
+  /** the plugin version the client must have (default CNI_PLUGINS_VERSION) */
+  cniVersion?: string;
+  /** a local directory with every plugin at cniVersion (default: built and cached, lib/cluster/cni-build.ts) */
+  cniPlugins?: (version: string, deadline: Deadline) => Promise<string>;
+  /** the harness's state dir on the hosts (the CNI manifest; default HOST_STATE_DIR; tests point it elsewhere) */
+  hostStateDir?: string;
 }
 
 /** `~/x` -> the home directory; other paths as given. Pure apart from homedir(). */
@@ -52,21 +64,26 @@ export function resetArgv(command: readonly string[], role: string, address: str
   return [words[0]!, words.slice(1)];
 }
 
-/** The CNI plugins Nomad's bridge mode runs, where the client agent config looks for them (cni_path). */
-export const CNI_PLUGINS = ['bridge', 'firewall', 'host-local', 'loopback', 'portmap'];
-/** cni_path in vms/templates/client.hcl. */
-export const CNI_DIR = '/opt/cni/bin';
+/** The client's CNI plugins: read what is there (nothing is touched); what is not at `version` must be installed. */
+async function probeCni(m: SshMachine, dir: string, version: string, d: Deadline): Promise<PluginState[]> {
+  const r = await m.exec(cniProbeCommand(dir), { deadline: d });
+  if (r.code !== 0) throw new HarnessError(`${m.name}: probing the CNI plugins in ${dir} failed (exit ${r.code})`);
+  return parseCniProbe(r.stdout, version);
+}
 
-/** An existing client must bring the CNI plugins: the harness does not install them on hosts it did not make. */
-async function checkCniPlugins(m: SshMachine, dir: string, d: Deadline): Promise<void> {
-  const test = CNI_PLUGINS.map((p) => `test -x ${quote(`${dir}/${p}`)} || echo ${p}`).join('; ');
-  const r = await m.exec(test, { deadline: d });
-  const missing = r.stdout.split('\n').map((l) => l.trim()).filter(Boolean);
-  if (!missing.length) return;
-  throw new HarnessError(`lab.hosts.client: ${m.target.hostName} has no ${missing.join(', ')} in ${dir}`, {
-    exitCode: EXIT.INFRA,
-    hint: `install the CNI reference plugins into ${dir} (v1.6.2 as in the box; vms/build-cni-plugins.ts builds them)`,
-  });
+/** Upload `plugins` from the local dir `from` and put them into `dir` as root, recorded in the host's manifest. */
+async function installCni(
+  m: SshMachine, o: { from: string; dir: string; plugins: string[]; tag: string; stateDir?: string; d: Deadline },
+) {
+  const tmp = `/tmp/nomad-reboot-harness-cni.${o.tag}`;
+  const made = await m.exec(`mkdir -p ${quote(tmp)}`, { deadline: o.d });
+  const why = made.stderr.trim();
+  if (made.code !== 0) throw new HarnessError(`${m.name}: mkdir ${tmp} failed (exit ${made.code}): ${why}`);
+  for (const p of o.plugins) await m.upload(`${o.from}/${p}`, `${tmp}/${p}`, { deadline: o.d, mode: 0o755 });
+  const r = await m.exec(cniInstallScript(o.dir, tmp, o.plugins, o.stateDir), { deadline: o.d, sudo: true });
+  const tail = (r.stderr || r.stdout).trim().split('\n').slice(-3).join(' | ');
+  const what = `${m.name}: installing the CNI plugins into ${o.dir} failed`;
+  if (r.code !== 0) throw new HarnessError(`${what} (exit ${r.code}): ${tail}`);
 }
 
 /** The address a host's agent binds and advertises: the host side of this SSH connection ($SSH_CONNECTION). */
@@ -76,6 +93,14 @@ export async function agentAddress(m: { exec: SshMachine['exec']; role: string }
   const got = JSON.stringify(r.stdout.trim());
   if (!ip) throw new HarnessError(`${m.role}: cannot tell its address from $SSH_CONNECTION (got ${got})`);
   return ip;
+}
+
+/** The interface holding the agent's address (the client's network_interface: Nomad fingerprints its addresses). */
+export async function agentInterface(m: { exec: SshMachine['exec']; role: string }, ip: string, d: Deadline) {
+  const r = await m.exec('ip -o addr show', { deadline: d });
+  const name = interfaceWithAddress(r.stdout, ip);
+  if (!name) throw new HarnessError(`${m.role}: no interface holds ${ip} (\`ip -o addr show\` exit ${r.code})`);
+  return name;
 }
 
 /** How to reach one host: its address, and the jump host in front of it (same key, its user unless given). */
@@ -90,12 +115,27 @@ export function targetOf(role: string, h: HostSpec): SshTarget {
 /** Build the lab; `up` checks the keys, reaches every host and registers the cleanup before anything is installed. */
 export function createSshLab(o: SshLabOptions): { up(opts: { deadline: Deadline }): Promise<Lab> } {
   const { run = runCommand, cleanupScript = sshHostCleanupScript(), reachMs = REACH_MS } = o;
+  const { cniDir = CNI_DIR, cniVersion = CNI_PLUGINS_VERSION } = o;
+  const cniPlugins = o.cniPlugins ?? ((version, deadline) => ensureCniPlugins({
+    version, deadline, run, ...(o.logger ? { logger: o.logger } : {}),
+  }));
+  const info = (message: string) => o.logger?.({ kind: 'info', t: 0, message });
   const machines: Record<string, SshMachine> = {};
 
-  async function reboot(role: string, kind: RebootKind, { deadline }: { deadline: Deadline }) {
+  async function reboot(role: string, kind: RebootKind, { deadline, fault = {} }: { deadline: Deadline;
+    fault?: FaultParams; }) {
     const m = machines[role];
     const have = Object.keys(machines).join(', ');
     if (!m) throw new HarnessError(`reboot: no host with role ${JSON.stringify(role)} (have ${have})`);
+    const lg = o.logger ? { logger: o.logger } : {};
+    if (kind === 'agent-kill') return killAgent(m, { deadline, ...lg });
+    if (kind === 'partition') {
+      const server = machines['server'];
+      if (!server) throw new HarnessError('partition: no server host to cut the client off from', { exitCode: 2 });
+      // Note: the address the server's agent binds (what the client talks to), as Nomad was given it
+      const serverIp = await agentAddress(server, deadline);
+      return partition(m, serverIp, fault.partitionForMs ?? 30_000, { deadline, ...lg });
+    }
     const address = o.hosts[role]!.address!;
     return rebootMachine(m, kind, {
       deadline,
@@ -175,8 +215,20 @@ export function createSshLab(o: SshLabOptions): { up(opts: { deadline: Deadline 
           });
         }
       }));
-      if (machines['client']) await checkCniPlugins(machines['client'], o.cniDir ?? CNI_DIR, deadline);
+      // Note: read only until the cleanup is registered; a missing prerequisite (Go) ends the run here, exit 2
+      const client = machines['client'];
+      const states = client ? await probeCni(client, cniDir, cniVersion, deadline) : [];
+      const need = states.filter((s) => s.state !== 'ok').map((s) => s.plugin);
+      const found = describeCniProbe(states, cniVersion);
+      if (client) info(`client ${client.target.hostName}: CNI plugins in ${cniDir}: ${found}`);
+      const from = need.length ? await cniPlugins(cniVersion, deadline) : undefined;
       o.cleanup(`clean what the harness installed on ${o.roles.join(' and ')} (the hosts keep running)`, destroy);
+      if (client && from) {
+        const stateDir = o.hostStateDir ? { stateDir: o.hostStateDir } : {};
+        await installCni(client, { from, dir: cniDir, plugins: need, tag: o.runId, ...stateDir, d: deadline });
+        info(`client ${client.target.hostName}: installed CNI plugins ${cniVersion} into ${cniDir}: ${need.join(', ')}`
+          + ' (teardown removes them and puts back what they replaced)');
+      }
       const collectEvidence = async () => ({
         'hosts.txt': o.roles.map((r) => {
           const h = o.hosts[r]!;

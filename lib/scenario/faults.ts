@@ -9,7 +9,10 @@ import type { RunContext } from '../run/context.js';
 /** Problems with `config.reboot.kind` for this scenario on the configured provider (exit 2, nothing created). */
 export function faultProblems(scenario: string, config: HarnessConfig, o: { hasNomadAgent: boolean }): ConfigProblem[] {
   const unknown = { name: config.lab.provider, powerReset: false, powerOff: false };
-  const provider = PROVIDER_FAULTS[config.lab.provider] ?? unknown;
+  // existing hosts: a power reset only through the user's command, never a power off
+  const reset = Boolean(config.lab.hardResetCommand);
+  const ssh = { name: `ssh${reset ? '' : ' without lab.hard_reset_command'}`, powerReset: reset, powerOff: false };
+  const provider = config.lab.provider === 'ssh' ? ssh : (PROVIDER_FAULTS[config.lab.provider] ?? unknown);
   return faultKindProblems(config.reboot.kind, { name: scenario, hasNomadAgent: o.hasNomadAgent }, provider);
 }
 

@@ -13,7 +13,7 @@ import { createHttpTransport } from '../nomad/transport.js';
 import type { ScenarioEnv } from '../run/scenario.js';
 import { createVagrantLab } from '../lab/vagrant-lab.js';
 import { labSpecFor } from '../lab/spec-for.js';
-import { agentAddress, createSshLab } from '../lab/ssh-lab.js';
+import { agentAddress, agentInterface, createSshLab } from '../lab/ssh-lab.js';
 import type { ChooseDriver } from '../lab/accel.js';
 import type { Deadline } from '../run/deadline.js';
 import type { RunContext } from '../run/context.js';
@@ -116,13 +116,19 @@ export function createRealEnv(
       const ips: Record<string, string> = {};
       for (const m of Object.values(lab.machines)) ips[m.role] = ssh ? await agentAddress(m, d) : ipOf(m.role);
       if (ssh) for (const [role, ip] of Object.entries(ips)) ctx.fact(`${role}.agent_address`, ip);
+      const client = lab.machines['client'];
+      const iface = ssh && client ? { network_interface: await agentInterface(client, ips['client']!, d) } : {};
+      if (iface.network_interface) ctx.fact('client.network_interface', iface.network_interface);
       const results = await Promise.all(
         Object.values(lab.machines).map(async (m) => {
           const r = await installNomad(m, {
             binaryPath: config.nomadBinary!,
             role: m.role as 'server' | 'client',
             deadline: d,
-            vars: { private_ip: ips[m.role]!, server_ip: ips['server']!, heartbeat_grace: config.nomad.heartbeatGrace },
+            vars: {
+              private_ip: ips[m.role]!, server_ip: ips['server']!, heartbeat_grace: config.nomad.heartbeatGrace,
+              ...(m.role === 'client' ? iface : {}),
+            },
           });
           ctx.artifact(`${m.role}-nomad.hcl`, r.config);
           return r;

@@ -2,7 +2,7 @@
 // same sshd). The boot id is faked through a file the "reboot" rewrites, and teardown runs a marker script instead
 // of the real cleanup (which would clean THIS machine); the real script's content is checked in the unit tier.
 import t, { type Test } from 'tap';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createSshLab, type SshLabOptions } from '../../lib/lab/ssh-lab.js';
 import { deadlineIn } from '../../lib/run/deadline.js';
@@ -10,6 +10,10 @@ import { ConfigError, HarnessError } from '../../lib/errors.js';
 import { sh } from '../../lib/ssh/quote.js';
 import type { HostSpec } from '../../lib/config/schema.js';
 import { sshdForTest } from '../helpers/sshd.js';
+import {
+  CNI_PLUGINS, cniProbeCommand, cniUninstallScript, manifestOf, parseCniProbe,
+} from '../../lib/cluster/cni-plugins.js';
+import { ensureCniPlugins } from '../../lib/cluster/cni-build.js';
 import { rejection } from '../helpers/rejection.js';
 
 const sshd = await sshdForTest(t);
@@ -20,7 +24,8 @@ if (sshd) {
   const cni = path.join(sshd.dir, 'cni');
   mkdirSync(cni, { recursive: true });
   for (const p of ['bridge', 'firewall', 'host-local', 'loopback', 'portmap']) {
-    writeFileSync(path.join(cni, p), '#!/bin/sh\n');
+    // at the wanted version, so the tests below that are not about CNI install nothing
+    writeFileSync(path.join(cni, p), `#!/bin/sh\necho "CNI ${p} plugin v1.6.2" >&2\n`);
     chmodSync(path.join(cni, p), 0o755);
   }
   const host = (o: Partial<HostSpec> = {}): HostSpec => ({
@@ -34,7 +39,7 @@ if (sshd) {
     const l = createSshLab({
       runId: 'rtest', roles: ['server', 'client'], hosts: { server: host(),
         client: host() }, hardResetCommand: undefined,
-      cleanup: (what, fn) => void cleanups.push({ what, fn }), cniDir: cni,
+      cleanup: (what, fn) => void cleanups.push({ what, fn }), cniDir: cni, hostStateDir: path.join(sshd!.dir, 'state'),
       ssh: { bootIdCommand: sh`cat ${bootFile}`, connectTimeoutMs: 2000 },
       cleanupScript: sh`echo "$(id -un) cleaned" >> ${marker}`,
       ...o,
@@ -120,13 +125,61 @@ if (sshd) {
     t.match((err as Error).message, /lab\.hosts\.client\.address: .* not reachable over SSH: .*127\.0\.0\.1:1/);
   });
 
-  t.test('a client without the CNI plugins is refused before anything is installed (exit 3)', async (t) => {
-    const { l, cleanups } = lab(t, { cniDir: path.join(sshd.dir, 'no-cni') });
+  t.test('a client without the right CNI plugins gets them over SSH; teardown takes back exactly those', async (t) => {
+    // The "host's" plugin dir: bridge at the wanted version, firewall of another version, a plugin of the user's own.
+    // The plugins to upload are stand-ins that print the version line the real ones print (the VM tier uploads the
+    // real ones); the install and teardown scripts are the real ones, run through sudo over SSH.
+    const root = t.testdir({ cni: {}, plugins: {} });
+    const [dir, from, state] = ['cni', 'plugins', 'state'].map((d) => path.join(root, d)) as [string, string, string];
+    const fake = (name: string, v: string) => `#!/bin/sh\necho "CNI ${name} plugin ${v}" >&2\n`;
+    writeFileSync(path.join(dir, 'bridge'), fake('bridge', 'v1.6.2'), { mode: 0o755 });
+    writeFileSync(path.join(dir, 'firewall'), fake('firewall', 'v1.1.1'), { mode: 0o755 });
+    writeFileSync(path.join(dir, 'vlan'), 'theirs', { mode: 0o755 });
+    for (const p of CNI_PLUGINS) writeFileSync(path.join(from, p), fake(p, 'v1.6.2'), { mode: 0o755 });
+    const asked: string[] = [];
+    const { l, cleanups } = lab(t, {
+      cniDir: dir, hostStateDir: state, cleanupScript: cniUninstallScript(state),
+      cniPlugins: async (v) => {
+        asked.push(v);
+        return from;
+      },
+    });
+    const up = await l.up({ deadline: deadlineIn(20_000) });
+    t.same(asked, ['v1.6.2'], 'the wanted version was asked for once');
+    const probe = await up.machines['client']!.exec(cniProbeCommand(dir), { deadline: deadlineIn(5000) });
+    t.same(parseCniProbe(probe.stdout, 'v1.6.2').map((p) => p.state), ['ok', 'ok', 'ok', 'ok', 'ok']);
+    t.equal(readFileSync(path.join(dir, 'bridge'), 'utf8'), fake('bridge', 'v1.6.2'), 'the right one untouched');
+    t.same(readFileSync(manifestOf(state), 'utf8').trim().split('\n').map((l) => l.split(' ')[0]),
+      ['replaced', 'added', 'added', 'added'], 'firewall replaced; host-local, loopback, portmap added');
+    await cleanups[0]!.fn();
+    t.same(readdirSync(dir).sort(), ['bridge', 'firewall', 'vlan'], 'what the harness added is gone');
+    t.equal(readFileSync(path.join(dir, 'firewall'), 'utf8'), fake('firewall', 'v1.1.1'), 'the replaced one is back');
+    t.notOk(existsSync(state));
+    const again = lab(t, { cniDir: dir, hostStateDir: state, cniPlugins: async () => from });
+    writeFileSync(path.join(dir, 'firewall'), fake('firewall', 'v1.6.2'), { mode: 0o755 });
+    for (const p of ['host-local', 'loopback', 'portmap']) {
+      writeFileSync(path.join(dir, p), fake(p, 'v1.6.2'), { mode: 0o755 });
+    }
+    await again.l.up({ deadline: deadlineIn(20_000) });
+    t.notOk(existsSync(state), 'every plugin at the right version: nothing installed, no manifest');
+  });
+
+  t.test('plugins to install but no Go and no cached build: exit 2 naming the fix, before anything is touched',
+    async (t) => {
+    const root = t.testdir({ cache: {} });
+    const dir = path.join(root, 'no-cni');
+    const { l, cleanups } = lab(t, {
+      cniDir: dir, hostStateDir: path.join(root, 'state'),
+      cniPlugins: (version, deadline) => ensureCniPlugins({ version, deadline, env: { PATH: '/nonexistent',
+        XDG_CACHE_HOME: path.join(root, 'cache') }, fallbackGo: '/nonexistent/go' }),
+    });
     const err = await rejection(l.up({ deadline: deadlineIn(20_000) }));
-    t.equal((err as HarnessError).exitCode, 3);
+    t.equal((err as HarnessError).exitCode, 2);
     t.match((err as Error).message,
-      /lab\.hosts\.client: 127\.0\.0\.1 has no bridge, firewall, host-local, loopback, portmap in/);
-    t.same(cleanups, []);
-    t.notOk(existsSync(path.join(sshd.dir, 'no-cni')));
+      /the CNI plugins v1\.6\.2 for the existing client are not built \(.*cni-plugins-v1\.6\.2\) and Go is missing/);
+    t.match((err as HarnessError).hint, /install Go >= 1\.21/);
+    t.same(cleanups, [], 'no cleanup registered: nothing was installed');
+    t.notOk(existsSync(dir), 'no plugin dir made');
+    t.notOk(existsSync(path.join(root, 'state')), 'no harness state on the host');
   });
 }

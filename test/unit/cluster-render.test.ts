@@ -28,7 +28,8 @@ t.test('the shipped templates render completely', async (t) => {
   const client = renderAgentFiles('client', { private_ip: '10.199.0.11', server_ip: '10.199.0.10', log_level: 'INFO' }, { hcl: await readTemplate('client.hcl'), unit: await readTemplate('nomad.service') });
   t.match(client.hcl, /servers\s+= \["10\.199\.0\.10:4647"\]/);
   t.match(client.hcl, /cni_path\s+= "\/opt\/cni\/bin"/);
-  t.match(client.hcl, /network_interface = "eth1"/);
+  t.match(client.hcl, /network_interface = "eth1"/, "eth1 on the lab VMs by default");
+  t.match(renderAgentFiles("client", { private_ip: "203.0.113.11", server_ip: "203.0.113.10", network_interface: "ens5" }, { hcl: await readTemplate("client.hcl"), unit: await readTemplate("nomad.service") }).hcl, /network_interface = "ens5"/, "an existing host: its own interface");
   t.match(client.hcl, /log_level\s+= "INFO"/);
   t.match(client.hcl, /"fingerprint.denylist" = "env_aws,env_gce,env_azure,env_digitalocean"/);
   t.notMatch(client.hcl, /\{\{/);

@@ -115,6 +115,52 @@ t.test('the host cleanup stops Nomad, removes its data, namespaces, bridge, stat
     '/etc/nomad.d/nomad.hcl', '/etc/systemd/system/nomad.service']) {
     t.match(s, new RegExp(`rm -rf .*${p.replaceAll('/', '\\/').replaceAll('.', '\\.')}`), p);
   }
+  t.match(s, /ip link delete nomadtmp/, "the cni-ipam-reboot probe's second bridge");
+  const cgroup =
+    /find \/sys\/fs\/cgroup\/nomad\.slice -name cgroup\.procs[\s\S]*kill -KILL[\s\S]*-depth -type d -exec rmdir/;
+  t.match(s, cgroup,
+    "the tasks in Nomad's cgroup are killed, then its cgroups removed");
+  t.match(s, /ip netns delete cni-persistent[\s\S]*ip netns delete cni-tmpfs/, "the probe's namespaces");
+  t.match(s, /tac '?\/var\/lib\/nomad-reboot-harness\/cni-manifest'?[\s\S]*rm -rf '?\/var\/lib\/nomad-reboot-harness'?/,
+    'the CNI plugins it installed, by its manifest (run for real in test/unit/cni-plugins.test.ts)');
   t.notMatch(s, /systemctl (reboot|poweroff|halt)|\bshutdown\b|rm -rf \/etc\/nomad\.d( |$)/m,
     'never stops the machine or removes a directory it did not make');
+});
+
+t.test('lab.hosts_netns: the namespace existing hosts are reached from, only with provider ssh', async (t) => {
+  t.equal(ok({ file: yaml(HOSTS), flags: { 'hosts-netns': 'nrh-lab' } }).lab.hostsNetns, 'nrh-lab');
+  t.equal(ok({ file: yaml(HOSTS) }).lab.hostsNetns, '', 'default: where the CLI runs');
+  t.match(bad({ file: yaml(`${HOSTS}  hosts_netns: "a b"\n`) }), [{ field: 'harness.yaml: lab.hosts_netns' }]);
+  t.match(bad({ flags: { 'hosts-netns': 'nrh-lab' } }), [{ field: 'lab.hosts_netns', value: 'nrh-lab',
+    message: /only used with lab\.provider: ssh/, fix: /lab\.netns/ }]);
+});
+
+t.test('preflight of existing hosts: unreadable keys and no way to get the CNI plugins, all at once (exit 2)',
+  async (t) => {
+  const { existingHostsPreflight } = await import('../../lib/lab/ssh-preflight.js');
+  const dir = t.testdir({ 'key': 'k' });
+  const c = ok({ file: yaml(HOSTS.replace('~/.ssh/id_ed25519 }', `${dir}/key }`).replace('~/.ssh/id_ed25519,',
+    '/nonexistent/key,')) });
+  const noGo = { env: { PATH: '/nonexistent', XDG_CACHE_HOME: dir }, fallbackGo: '/nonexistent/go' };
+  const p = await existingHostsPreflight(c, { build: noGo });
+  t.match(p, [
+    { field: 'lab.hosts.client.key', value: '/nonexistent/key', message: 'cannot be read' },
+    { field: 'lab.provider', value: 'ssh', message: /needs the CNI reference plugins v1\.6\.2 .*Go is missing/,
+      fix: /install Go >= 1\.21/ },
+  ]);
+  t.equal(p.length, 2, 'the readable server key is no problem');
+  t.same(await existingHostsPreflight(ok({})), [], 'other providers: nothing to check');
+});
+
+t.test('fault kinds on existing hosts: a hard reset only with lab.hard_reset_command, never a power off', async (t) => {
+  const { faultProblems } = await import('../../lib/scenario/faults.js');
+  const text = `${HOSTS}  hard_reset_command: [virsh, reset, "lab-{role}"]\nreboot: { kind: hard }\n`;
+  const withReset = ok({ file: yaml(text) });
+  t.same(faultProblems('cni-ipam-reboot', withReset, { hasNomadAgent: false }), [], 'hard with a reset command');
+  const without = { ...withReset, lab: { ...withReset.lab, hardResetCommand: undefined } };
+  t.match(faultProblems('cni-ipam-reboot', without, { hasNomadAgent: false }),
+    [{ message: 'cannot be done here: provider ssh without lab.hard_reset_command has no power reset' }]);
+  const off = { ...withReset, reboot: { ...withReset.reboot, kind: 'power-off' as const } };
+  t.match(faultProblems('cni-ipam-reboot', off, { hasNomadAgent: false }),
+    [{ message: /provider ssh has no power off/ }]);
 });

@@ -64,6 +64,8 @@ t.test('boxConfig: plain and Docker box, env overrides each default', async (t) 
   t.equal(boxConfig(true, {}).work, '/var/tmp/nomad-reboot-harness-box-docker');
   t.equal(boxDir(plain), '/home/u/.vagrant.d/boxes/nomad-reboot-harness-VAGRANTSLASH-bookworm/0/libvirt');
   t.equal(cniCacheDir('v1.7.1', { HOME: '/h' }), '/h/.cache/nomad-reboot-harness/cni-plugins-v1.7.1');
+  // the same folder the harness caches its uploads for existing hosts in (lib/cluster/cni-build.ts)
+  t.equal(cniCacheDir('v1.6.2', { HOME: '/h', XDG_CACHE_HOME: '/x' }), '/x/nomad-reboot-harness/cni-plugins-v1.6.2');
 });
 
 t.test('recipeHash changes with the recipe text and each setting that changes the box', async (t) => {

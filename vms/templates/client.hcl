@@ -15,8 +15,9 @@ advertise {
 client {
   enabled           = true
   servers           = ["{{ server_ip }}:4647"]
-  # eth1 is the lab's private network (eth0 is Vagrant's management network)
-  network_interface = "eth1"
+  # the interface of private_ip: eth1 on the lab's VMs (eth0 is Vagrant's management network); on an existing
+  # host (lab.provider: ssh) the one holding the address the harness reached it on
+  network_interface = "{{ network_interface }}"
   # versioned reference plugins baked into the box (vms/build-cni-plugins.ts); Debian's 1.1.1 in
   # /usr/lib/cni report "version unknown", which fails Nomad's CNI version constraints for bridge jobs
   cni_path              = "/opt/cni/bin"

@@ -1,0 +1,47 @@
+// lab.provider ssh before anything is created: every host key readable, and the CNI plugins for the client built on
+// this machine (the Go module proxy is reached from here; the hosts' namespace may have no route to it). Problems are
+// config problems (exit 2) naming the field and the fix; nothing on the hosts is touched.
+import { access } from 'node:fs/promises';
+import { EXIT, HarnessError, type ConfigProblem } from '../errors.js';
+import type { HarnessConfig } from '../config/schema.js';
+import type { RunCommand } from '../exec/run.js';
+import type { Logger } from '../log/events.js';
+import { deadlineIn } from '../run/deadline.js';
+import { ensureCniPlugins, type CniBuildOptions } from '../cluster/cni-build.js';
+import { CNI_PLUGINS_VERSION } from '../cluster/cni-plugins.js';
+import { expandHome } from './ssh-lab.js';
+
+/** A first build of the plugins from the module proxy takes a minute or two; leave room for a slow proxy. */
+const CNI_BUILD_MS = 15 * 60_000;
+
+/** Each host key that cannot be read, as a problem naming lab.hosts.<role>.key. */
+export async function hostKeyProblems(config: HarnessConfig): Promise<ConfigProblem[]> {
+  const out: ConfigProblem[] = [];
+  for (const role of ['server', 'client'] as const) {
+    const key = config.lab.hosts[role].key;
+    if (!key || (await access(expandHome(key)).then(() => true, () => false))) continue;
+    const fix = 'give the path of the private key for this host';
+    out.push({ field: `lab.hosts.${role}.key`, value: key, message: 'cannot be read', fix });
+  }
+  return out;
+}
+
+/** Every problem of lab.provider ssh that shows before a host is reached; [] for the other providers. */
+export async function existingHostsPreflight(
+  config: HarnessConfig,
+  o: { logger?: Logger; run?: RunCommand; build?: Partial<CniBuildOptions> } = {},
+): Promise<ConfigProblem[]> {
+  if (config.lab.provider !== 'ssh') return [];
+  const problems = await hostKeyProblems(config);
+  try {
+    await ensureCniPlugins({
+      version: CNI_PLUGINS_VERSION, deadline: deadlineIn(CNI_BUILD_MS),
+      ...(o.logger ? { logger: o.logger } : {}), ...(o.run ? { run: o.run } : {}), ...o.build,
+    });
+  } catch (err) {
+    if (!(err instanceof HarnessError) || err.exitCode !== EXIT.USAGE) throw err;
+    const message = `needs the CNI reference plugins ${CNI_PLUGINS_VERSION} to install on the client: ${err.message}`;
+    problems.push({ field: 'lab.provider', value: 'ssh', message, fix: err.hint ?? 'install Go >= 1.21' });
+  }
+  return problems;
+}
