@@ -99,6 +99,31 @@ const OPTIONS: readonly CommandOption[] = [
     doc: 'where the merged junit.xml and index.html go (default <reports-dir>/merged)',
     commands: ['merge'],
   },
+  {
+    name: 'fresh',
+    type: 'boolean',
+    doc: 'a cold lab: no warm lab snapshot is used or made (lab.warm: false)',
+    commands: RUNS,
+  },
+  {
+    name: 'warm',
+    type: 'boolean',
+    doc: 'destroy: every warm lab (kept snapshots of prepared labs)',
+    commands: ['destroy'],
+  },
+  {
+    name: 'stale',
+    type: 'boolean',
+    doc: 'destroy: warm labs whose build or box changed or is gone, or whose domains or snapshot are gone',
+    commands: ['destroy'],
+  },
+  {
+    name: 'older-than',
+    type: 'string',
+    arg: '<duration>',
+    doc: 'destroy: labs and warm labs older than this (Go duration: 90m, 24h)',
+    commands: ['destroy'],
+  },
   { name: 'force', type: 'boolean', doc: 'rebuild the box even when it is current', commands: ['setup'] },
   {
     name: 'docker',

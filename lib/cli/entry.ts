@@ -4,7 +4,7 @@ import { checkNomadBinary } from '../cluster/binary.js';
 import { runDoctor, renderDoctor } from '../lab/doctor.js';
 import { ensureLabHost, reexecInNetns, IN_NETNS_ENV } from '../lab/host.js';
 import { destroyLabs } from '../lab/destroy.js';
-import { createRealEnv } from '../session/real-env.js';
+import { createRealEnv, VAGRANTFILE } from '../session/real-env.js';
 import { createBuildLayer } from '../session/builds.js';
 import { runSetup, nextCommands } from '../lab/setup.js';
 import { DEFAULTS } from '../config/schema.js';
@@ -78,12 +78,13 @@ const deps: CliDeps = {
   out: (s) => void process.stdout.write(s),
   err: (s) => void process.stderr.write(s),
   isTTY: Boolean(process.stderr.isTTY),
-  makeEnv: (config, runId, logger) => createRealEnv(config, runId, logger, chooseDriver),
+  makeEnv: (config, runId, logger, scenario) => createRealEnv(config, runId, logger, chooseDriver, scenario),
   prepareHost,
   checkBinary: async (p, field = '--nomad-binary') => void (await checkNomadBinary(p, field)),
   builds: createBuildLayer({ env: process.env }),
   doctor,
-  destroy: (config, ids, all, logger, stopHost) => destroyLabs(config, ids, all, logger, { stopHost }),
+  destroy: (config, ids, all, logger, stopHost, sweep) =>
+    destroyLabs(config, ids, all, logger, { stopHost, vagrantfile: VAGRANTFILE, ...(sweep ? { sweep } : {}) }),
   setup,
 };
 

@@ -55,6 +55,10 @@ export const FIELDS: Field[] = [
   { yaml: 'lab.management_subnet', flag: 'management-subnet', path: ['lab', 'managementSubnet'], doc: 'vagrant-libvirt management network used for SSH (/24)', parse: subnet24 },
   { yaml: 'lab.boot_timeout_s', flag: 'boot-timeout', path: ['lab', 'bootTimeoutS'], doc: 'seconds Vagrant waits for a VM to boot', parse: int(30, 3600, ' s') },
   { yaml: 'lab.work_dir', flag: 'work-dir', env: 'HARNESS_WORK_DIR', path: ['lab', 'workDir'], doc: "where each run's Vagrant directory is made", parse: str('give a directory path') },
+  {
+    yaml: 'lab.warm', env: 'HARNESS_WARM', path: ['lab', 'warm'], parse: bool,
+    doc: 'libvirt: start from a snapshot of the prepared lab (VMs up, Nomad ready) of the same key; false or --fresh: cold',
+  },
   { yaml: 'task.driver', flag: 'driver', env: 'HARNESS_DRIVER', path: ['task', 'driver'], doc: "bridge-exec-reboot's task driver: exec, or docker (GH-24292; needs the Docker box, `vms/build-box.sh --docker`)", parse: oneOf(TASK_DRIVERS) },
   { yaml: 'job.file', flag: 'job', env: 'HARNESS_JOB', path: ['job', 'file'], doc: 'your own job for bridge-exec-reboot (HCL): a service job with bridge-mode groups, any count and groups (default: the shipped job)', parse: str('give the path of a .nomad.hcl file, e.g. examples/jobs/count-3.nomad.hcl') },
   { yaml: 'job.vars', path: ['job', 'vars'], doc: "HCL variables for job.file (a mapping; passed as -var to Nomad's parser)", parse: hclVars },

@@ -21,7 +21,7 @@ import { skippedRecord } from './skipped.js';
 
 export interface ExecuteDeps {
   scenario(name: string): Scenario;
-  makeEnv(config: HarnessConfig, runId: string, logger: Logger): ScenarioEnv;
+  makeEnv(config: HarnessConfig, runId: string, logger: Logger, scenario: Scenario): ScenarioEnv;
   /** resolve a build (a path is checked, a release downloaded and verified, a source tree built; all cached) */
   resolveBuild(ref: BuildRef, signal: AbortSignal): Promise<BuildInfo>;
   /**
@@ -154,7 +154,7 @@ async function runCell(plan: Plan, cell: PlannedCell, o: CellRun, deps: ExecuteD
   const retry = o.attempt > 1 ? ` (attempt ${o.attempt}, after an infrastructure error)` : '';
   const slot = plan.parallel > 1 ? ` in slot ${o.slot} (${config.lab.privateSubnet})` : '';
   deps.logger({ kind: 'info', t: 0, message: `${o.name}: run ${runId}${retry}${slot}` });
-  const env = deps.makeEnv(config, runId, deps.logger);
+  const env = deps.makeEnv(config, runId, deps.logger, scenario);
   const artifactDir = join(config.reports.dir, runId);
   const { record, kept } = await runScenario({
     runId,
