@@ -143,7 +143,9 @@ interface CellRun {
 async function runCell(plan: Plan, cell: PlannedCell, o: CellRun, deps: ExecuteDeps): Promise<RunRecord> {
   const runId = deps.newRunId();
   const scenario = deps.scenario(cell.scenario);
-  const config = withResolvedBuilds(cell.configFor(plan.parallel > 1 ? o.slot : 0), cell, o.resolved);
+  const resolvedConfig = withResolvedBuilds(cell.configFor(plan.parallel > 1 ? o.slot : 0), cell, o.resolved);
+  // Note: a retry after an infrastructure error runs cold: the warm lab may be what broke
+  const config = o.attempt > 1 ? { ...resolvedConfig, lab: { ...resolvedConfig.lab, warm: false } } : resolvedConfig;
   const properties: Record<string, string> = { ...cell.properties, ...provenance(cell, o.resolved) };
   if (plan.matrix)
     Object.assign(properties, { 'matrix.attempt': String(o.attempt), 'matrix.shard': plan.matrix.shard });
