@@ -11,6 +11,8 @@ import { vmSkipReason, domainsMatching } from '../helpers/vm-prereqs.js';
 t.setTimeout(40 * 60_000);
 const skip = vmSkipReason();
 const NETNS = process.env['HARNESS_NETNS'] || 'nrh-lab';
+/** The test helper runs cold by default; these runs are warm (the harness's own default). */
+const WARM = { HARNESS_WARM: '1' };
 
 const virsh = (...args: string[]) =>
   execFileSync('virsh', ['-c', 'qemu:///system', ...args], { encoding: 'utf8', timeout: 30_000 }).trim();
@@ -27,7 +29,7 @@ t.test('cold run leaves a warm lab; the rerun reverts to it; destroy --warm remo
     if (existsSync(work) && readdirSync(work).some((f) => f.startsWith('warm-')))
       await runCli(t, ['destroy', '--warm', ...common.slice(0, 4)]);
   });
-  const first = await runCli(t, ['run', 'cni-ipam-reboot', ...common, '--report-json', join(dir, 'cold.json')]);
+  const first = await runCli(t, ['run', 'cni-ipam-reboot', ...common, '--report-json', join(dir, 'cold.json')], undefined, WARM);
   t.equal(first.code, 0, 'the cold run passed');
   const cold = propsOf(join(dir, 'cold.json'));
   const key = cold.properties['lab.snapshot.key'];
@@ -40,7 +42,7 @@ t.test('cold run leaves a warm lab; the rerun reverts to it; destroy --warm remo
   t.equal(virsh('domstate', domain), 'shut off', 'parked: it burns no CPU between runs');
   t.match(virsh('snapshot-list', domain, '--name'), /^nrh-warm$/m, 'with its snapshot');
 
-  const second = await runCli(t, ['run', 'cni-ipam-reboot', ...common, '--report-json', join(dir, 'warm.json')]);
+  const second = await runCli(t, ['run', 'cni-ipam-reboot', ...common, '--report-json', join(dir, 'warm.json')], undefined, WARM);
   t.equal(second.code, 0, 'the warm rerun passed');
   const warm = propsOf(join(dir, 'warm.json'));
   t.equal(warm.properties['lab.warm'], 'yes', 'the rerun was warm');
