@@ -36,7 +36,7 @@ t.test('cold run leaves a warm lab; the rerun reverts to it; destroy --warm remo
   t.match(key, /^[0-9a-f]{16}$/, 'the report names the snapshot key');
   t.match(cold.properties['lab.warm'], /^no \(first run of this key/, 'the first run was cold');
   t.match(cold.properties['lab.snapshot.created'], /^yes/, 'and took the snapshot');
-  t.match(first.stderr, `[cold lab; snapshot ${key} taken for the next run]`, 'the console says so');
+  t.match(first.stdout + first.stderr, `[cold lab; snapshot ${key} taken for the next run]`, 'the console says so');
   const domain = `warm-${key}-client`;
   t.same(domainsMatching(`warm-${key}`), [domain], 'the warm lab has one domain (cni-ipam-reboot: the client)');
   t.equal(virsh('domstate', domain), 'shut off', 'parked: it burns no CPU between runs');
@@ -49,7 +49,7 @@ t.test('cold run leaves a warm lab; the rerun reverts to it; destroy --warm remo
   t.equal(warm.properties['lab.snapshot.key'], key, 'same key');
   t.match(warm.properties['lab.snapshot.age_s'], /^\d+$/, 'the snapshot age is reported');
   t.not(warm.properties['client.boot_id.before'], warm.properties['client.boot_id.after'], 'the client really rebooted');
-  t.match(second.stderr, `[warm lab ${key}, snapshot`, 'the console says warm');
+  t.match(second.stdout + second.stderr, `[warm lab ${key}, snapshot`, 'the console says warm');
   t.ok(warm.durationMs < cold.durationMs, `warm ${warm.durationMs} ms < cold ${cold.durationMs} ms`);
   t.equal(virsh('domstate', domain), 'shut off', 'parked again after the rerun');
 
