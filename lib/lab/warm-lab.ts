@@ -291,7 +291,8 @@ export async function openWarmLab(o: WarmLabOptions, d: Deadline): Promise<WarmL
     const vo = { deadline: d, ...run, logger };
     try {
       for (const net of labNetworks(spec)) await startNetwork(net, vo);
-      for (const dom of domains) await revertDomain(dom, WARM_SNAPSHOT, vo);
+      // Note: the domains are independent; reverting them together halves the wait with two
+      await Promise.all(domains.map((dom) => revertDomain(dom, WARM_SNAPSHOT, vo)));
       revertMs = now() - t0;
       await Promise.all(Object.values(lab.machines).map(async (m) => (clockSkewS[m.role] = await setClock(m, d))));
     } catch (err) {
