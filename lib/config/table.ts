@@ -67,7 +67,7 @@ export const FIELDS: Field[] = [
   { yaml: 'reboot.off_for', flag: 'off-for', path: ['reboot', 'offForS'], doc: 'how long --reboot power-off keeps the client off (Go duration or seconds)', parse: timeoutSeconds(0, 3600) },
   { yaml: 'reboot.partition_for', flag: 'partition-for', path: ['reboot', 'partitionForS'], doc: 'how long --reboot partition cuts the client off the server (Go duration or seconds; longer than heartbeat_grace: replacement expected)', parse: timeoutSeconds(1, 3600) },
   { yaml: 'reboot.count', flag: 'reboots', path: ['reboot', 'count'], doc: 'how many times bridge-exec-reboot reboots the client (restored after each; leaks checked after the last)', parse: int(1, 20) },
-  { yaml: 'repeat', flag: 'repeat', path: ['repeat'], doc: 'run each scenario N times on fresh VMs and report every attempt and the flake rate (a failure that repeats the same way is a verdict)', parse: int(1, 100) },
+  { yaml: 'repeat', flag: 'repeat', path: ['repeat'], doc: 'run each scenario N times (each attempt from the warm lab\'s snapshot, or on fresh VMs with --fresh) and report every attempt and the flake rate (a failure that repeats the same way is a verdict)', parse: int(1, 100) },
   { yaml: 'keep', flag: 'keep', env: 'HARNESS_KEEP', path: ['keep'], doc: 'keep the VMs after the run and print how to reach and destroy them', parse: bool },
   { yaml: 'reports.dir', flag: 'reports-dir', path: ['reports', 'dir'], doc: 'where reports/<run-id>/ artifacts go', parse: str('give a directory path') },
   { yaml: 'reports.junit', flag: 'junit', path: ['reports', 'junit'], doc: 'JUnit XML output path (default <reports-dir>/<run-id>/junit.xml)', parse: str('give a file path, e.g. reports/junit.xml') },
