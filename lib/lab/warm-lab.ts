@@ -39,6 +39,9 @@ export interface WarmRecord {
   snapshot?: { atMs: number; tookMs: number; nomadVersion?: string; agentConfigs?: Record<string, string> };
 }
 
+/** What the run that takes the snapshot knows about the prepared lab (Nomad scenarios). */
+type SnapshotExtra = Pick<NonNullable<WarmRecord['snapshot']>, 'nomadVersion' | 'agentConfigs'>;
+
 /** What the run gets from a warm lab. */
 export interface WarmLab {
   decision: Extract<WarmDecision, { mode: 'create' | 'reuse' }>;
@@ -51,8 +54,8 @@ export interface WarmLab {
   clockSkewS: Record<string, number>;
   /** reuse: how long reverting the domains took */
   revertMs?: number;
-  /** create: take the snapshot of the lab as it is now; from then on the run's end parks the lab instead of destroying it */
-  snapshot(d: Deadline, extra?: Pick<NonNullable<WarmRecord['snapshot']>, 'nomadVersion' | 'agentConfigs'>): Promise<number>;
+  /** create: snapshot the lab as it is now; from then on the run's end parks the lab instead of destroying it */
+  snapshot(d: Deadline, extra?: SnapshotExtra): Promise<number>;
 }
 
 /** Options of openWarmLab. */
@@ -92,7 +95,8 @@ export async function boxIdentity(box: string, provider: string): Promise<string
 /** sha256 of the agent templates (server.hcl, client.hcl, nomad.service) as they are now. */
 export async function templatesSha256(): Promise<string> {
   const h = createHash('sha256');
-  for (const t of ['server.hcl', 'client.hcl', 'nomad.service']) h.update(await fs.readFile(path.join(TEMPLATE_DIR, t)));
+  for (const t of ['server.hcl', 'client.hcl', 'nomad.service'])
+    h.update(await fs.readFile(path.join(TEMPLATE_DIR, t)));
   return h.digest('hex');
 }
 
@@ -110,7 +114,7 @@ export async function warmCurrent(record: WarmRecord, vagrantfile: string): Prom
   };
 }
 
-/** The key's inputs for a run: the lab config that shapes the VMs and, for Nomad scenarios, the build and agent config. */
+/** The key's inputs for a run: the lab config that shapes the VMs; for Nomad scenarios the build and agent config. */
 export async function warmInputsFor(
   config: HarnessConfig,
   o: { roles: readonly string[]; driver: string; vagrantfile: string; nomad: boolean },
@@ -167,14 +171,15 @@ export async function inspectWarmLab(
   const exists = await fs.stat(dir).then(() => true, () => false);
   if (!exists) return { kind: 'none' };
   const record = await readWarmRecord(dir);
-  if (!record?.snapshot) return { kind: 'broken', why: `${dir} has no finished snapshot (a creation that was interrupted)` };
+  const broken = (why: string): WarmLabState => ({ kind: 'broken', why });
+  if (!record?.snapshot) return broken(`${dir} has no finished snapshot (a creation that was interrupted)`);
   for (const m of spec.machines) {
     const names = await snapshotNames(m.name, o);
-    if (names === undefined) return { kind: 'broken', why: `its domain ${m.name} is gone` };
-    if (!names.includes(WARM_SNAPSHOT)) return { kind: 'broken', why: `its domain ${m.name} has no snapshot ${WARM_SNAPSHOT}` };
+    if (names === undefined) return broken(`its domain ${m.name} is gone`);
+    if (!names.includes(WARM_SNAPSHOT)) return broken(`its domain ${m.name} has no snapshot ${WARM_SNAPSHOT}`);
   }
   for (const net of labNetworks(spec)) {
-    if ((await networkState(net, o)) === 'missing') return { kind: 'broken', why: `its libvirt network ${net} is gone` };
+    if ((await networkState(net, o)) === 'missing') return broken(`its libvirt network ${net} is gone`);
   }
   return { kind: 'ready', snapshotAtMs: record.snapshot.atMs };
 }
@@ -186,7 +191,12 @@ export async function inspectWarmLab(
 export async function destroyWarmLab(
   dir: string,
   spec: LabSpec,
-  o: { deadline: Deadline; run?: RunCommand; logger?: Logger; vagrant?: Partial<Omit<VagrantOptions, 'cwd' | 'logger'>> },
+  o: {
+    deadline: Deadline;
+    run?: RunCommand;
+    logger?: Logger;
+    vagrant?: Partial<Omit<VagrantOptions, 'cwd' | 'logger'>>;
+  },
 ): Promise<void> {
   const vo = { deadline: o.deadline, ...(o.run ? { run: o.run } : {}), ...(o.logger ? { logger: o.logger } : {}) };
   for (const m of spec.machines) {
@@ -199,7 +209,9 @@ export async function destroyWarmLab(
       env: { ...o.vagrant?.env, HARNESS_LAB_SPEC: path.join(dir, LAB_SPEC_FILE) },
     });
     await vagrant.destroy([], { provider: spec.provider, deadline: o.deadline }).catch((err: Error) =>
-      o.logger?.({ kind: 'warn', t: 0, message: `vagrant destroy in ${dir}: ${err.message.split('\n')[0]}; removing by hand` }));
+      o.logger?.({
+        kind: 'warn', t: 0, message: `vagrant destroy in ${dir}: ${err.message.split('\n')[0]}; removing by hand`,
+      }));
   }
   for (const m of spec.machines) await undefineDomain(m.name, vo);
   await fs.rm(dir, { recursive: true, force: true });
@@ -211,19 +223,23 @@ function labNetworks(spec: Pick<LabSpec, 'privateNetwork' | 'libvirt'>): string[
   return [spec.libvirt.managementNetwork.name, spec.privateNetwork.name];
 }
 
-/** Set a guest's wall clock from the host's (a reverted guest wakes at the snapshot's time); returns how far behind it was. */
+/** Set a guest's clock from the host's (a reverted guest wakes at its snapshot's time); returns its lag. */
 async function setClock(m: Machine, d: Deadline): Promise<number> {
   // Note: connect first (the connection is cached), so the time sent is not old by a connection's setup
   await waitFor(`SSH to ${m.name} after the revert`, async (dd) => {
-    const r = await m.exec('true', { deadline: deadlineIn(15_000, dd) }).catch((err: Error) => ({ code: -1, stderr: err.message }));
-    return r.code === 0 ? { done: true, value: undefined } : { done: false, reason: r.stderr.trim().split('\n')[0] ?? '' };
+    const r = await m
+      .exec('true', { deadline: deadlineIn(15_000, dd) })
+      .catch((err: Error) => ({ code: -1, stderr: err.message }));
+    if (r.code === 0) return { done: true, value: undefined };
+    return { done: false, reason: r.stderr.trim().split('\n')[0] ?? '' };
   }, { deadline: d });
   const hostS = Date.now() / 1000;
   const r = await m.exec(`before=$(date +%s.%N) && date -u -s @${hostS.toFixed(3)} >/dev/null && echo "$before"`, {
     deadline: d,
     sudo: true,
   });
-  if (r.code !== 0) throw new HarnessError(`${m.name}: setting the clock after the revert failed (exit ${r.code}): ${r.stderr.trim()}`);
+  if (r.code !== 0)
+    throw new HarnessError(`${m.name}: setting the clock after the revert failed (exit ${r.code}): ${r.stderr.trim()}`);
   return Math.round(hostS - Number(r.stdout.trim()));
 }
 
@@ -234,7 +250,13 @@ async function setClock(m: Machine, d: Deadline): Promise<number> {
 export async function openWarmLab(o: WarmLabOptions, d: Deadline): Promise<WarmLab | { cold: string }> {
   const { config, logger } = o;
   const now = o.now ?? Date.now;
-  const base = { warm: config.lab.warm, provider: config.lab.provider, keep: config.keep, state: { kind: 'none' as const }, nowMs: now() };
+  const base = {
+    warm: config.lab.warm,
+    provider: config.lab.provider,
+    keep: config.keep,
+    state: { kind: 'none' as const },
+    nowMs: now(),
+  };
   const early = decideWarm(base);
   if (early.mode === 'cold') return { cold: early.reason };
   const key = warmKey(o.inputs);
@@ -256,7 +278,7 @@ export async function openWarmLab(o: WarmLabOptions, d: Deadline): Promise<WarmL
   const decision = decideWarm({ ...base, state, nowMs: now() });
   if (decision.mode === 'cold') return { cold: decision.reason };
   if (decision.mode === 'create' && decision.rebuild) {
-    logger({ kind: 'warn', t: 0, message: `warm lab ${id}: ${decision.rebuild}; destroying it and rebuilding it cold` });
+    logger({ kind: 'warn', t: 0, message: `warm lab ${id}: ${decision.rebuild}; destroying it, rebuilding it cold` });
     await destroyWarmLab(dir, spec, { deadline: d, ...run, logger, ...(o.vagrant ? { vagrant: o.vagrant } : {}) });
   }
   let snapshotTaken = decision.mode === 'reuse';
