@@ -59,7 +59,10 @@ async function sweepReason(
   return why.length ? `stale: ${why.join('; ')}` : undefined;
 }
 
-/** Destroy the labs of the given run ids (or all, or what `sweep` picks); optionally stop the lab host (libvirtd, netns) the harness started. */
+/**
+ * Destroy the labs of the given run ids (or all, or what `sweep` picks); optionally stop the lab host (libvirtd, netns)
+ * the harness started.
+ */
 export async function destroyLabs(
   config: HarnessConfig, ids: string[], all: boolean, logger: Logger,
   { stopHost = false, vagrant = {}, sweep = {}, vagrantfile, run, nowMs = Date.now() }: {
@@ -83,7 +86,9 @@ export async function destroyLabs(
     const spec = JSON.parse(await readFile(join(f.dir, LAB_SPEC_FILE), 'utf8')) as LabSpec;
     const why = all || ids.includes(f.runId)
       ? undefined
-      : await sweepReason(f.dir, f.runId, spec, sweep, { vagrantfile: vagrantfile ?? '', nowMs, ...(run ? { run } : {}) });
+      : await sweepReason(f.dir, f.runId, spec, sweep, {
+          vagrantfile: vagrantfile ?? '', nowMs, ...(run ? { run } : {}),
+        });
     if (all || ids.includes(f.runId) || why) chosen.push({ ...f, spec, ...(why ? { why } : {}) });
   }
   let failed = 0;
@@ -98,7 +103,8 @@ export async function destroyLabs(
           continue;
         }
         try {
-          await destroyWarmLab(dir, spec, { deadline: deadlineIn(DESTROY_MS), logger, vagrant, ...(run ? { run } : {}) });
+          const deadline = deadlineIn(DESTROY_MS);
+          await destroyWarmLab(dir, spec, { deadline, logger, vagrant, ...(run ? { run } : {}) });
         } finally {
           await lock.release();
         }
@@ -115,7 +121,10 @@ export async function destroyLabs(
       logger({ kind: 'warn', t: 0, message: `could not destroy lab ${runId}: ${err instanceof Error ? err.message : String(err)}` });
     }
   }
-  if (!chosen.length) logger({ kind: 'info', t: 0, message: found.length ? `no lab under ${config.lab.workDir} matched` : `no labs under ${config.lab.workDir}` });
+  if (!chosen.length) {
+    const none = found.length ? `no lab under ${config.lab.workDir} matched` : `no labs under ${config.lab.workDir}`;
+    logger({ kind: 'info', t: 0, message: none });
+  }
   if (stopHost) {
     const stopped = await stopLabHost({ deadline: deadlineIn(60_000), logger });
     logger({ kind: 'info', t: 0, message: stopped.length ? `lab host stopped: ${stopped.join(', ')}` : 'lab host: nothing the harness started is running' });

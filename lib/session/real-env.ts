@@ -136,7 +136,11 @@ export function createRealEnv(
   // The key's warm lab (lib/lab/warm-lab.ts), or undefined when this run goes cold (the reason is a fact).
   const upWarm = async (ctx: RunContext, d: Deadline, spec: LabSpec, roles: string[]): Promise<Lab | undefined> => {
     if (config.lab.provider !== 'libvirt' || !config.lab.warm || config.keep) {
-      const why = !config.lab.warm ? 'lab.warm is off (--fresh)' : config.keep ? '--keep' : `lab.provider ${config.lab.provider}`;
+      const why = !config.lab.warm
+        ? 'lab.warm is off (--fresh)'
+        : config.keep
+          ? '--keep'
+          : `lab.provider ${config.lab.provider}`;
       ctx.fact('lab.warm', `no (${why})`);
       if (config.lab.warm && config.lab.provider === 'virtualbox') ctx.info('warm reruns need libvirt; a cold lab');
       return undefined;
@@ -163,11 +167,14 @@ export function createRealEnv(
       ctx.fact('lab.snapshot.age_s', String(opened.decision.ageS));
       ctx.fact('lab.snapshot.revert_s', ((opened.revertMs ?? 0) / 1000).toFixed(1));
       ctx.fact('lab.snapshot.clock_skew_s', Object.entries(opened.clockSkewS).map(([r, s]) => `${r}=${s}`).join(' '));
-      ctx.info(`warm lab ${opened.key}: reverted to its snapshot (${opened.decision.ageS} s old) in ${((opened.revertMs ?? 0) / 1000).toFixed(1)} s; guest clocks set`);
+      const took = ((opened.revertMs ?? 0) / 1000).toFixed(1);
+      ctx.info(`warm lab ${opened.key}: reverted to its snapshot (${opened.decision.ageS} s old) in ${took} s; guest clocks set`);
     } else {
-      ctx.fact('lab.warm', `no (${opened.decision.rebuild ? `rebuilt: ${opened.decision.rebuild}` : 'first run of this key'}; snapshot taken once prepared)`);
+      const why = opened.decision.rebuild ? `rebuilt: ${opened.decision.rebuild}` : 'first run of this key';
+      ctx.fact('lab.warm', `no (${why}; snapshot taken once prepared)`);
     }
-    ctx.cleanup.defer('close the SSH connections', async () => void (await Promise.all(Object.values(lab.machines).map((m) => m.disconnect()))), { alsoWhenKept: true });
+    const disconnect = async () => void (await Promise.all(Object.values(lab.machines).map((m) => m.disconnect())));
+    ctx.cleanup.defer('close the SSH connections', disconnect, { alsoWhenKept: true });
     labEvidence(ctx, lab);
     // Note: a scenario without Nomad is prepared once its VMs are up
     if (opened.decision.mode === 'create' && !scenario.needsNomad) await takeSnapshot(ctx, d);
@@ -232,11 +239,13 @@ export function createRealEnv(
       if (warm?.decision.mode === 'create' && scenario.needsNomad) {
         // The snapshot holds agents that are ready: a leader, the client node ready with its CNI plugins fingerprinted.
         const ready = await agentsReady(ctx, lab, d, 'before the snapshot').then(() => true, (err: Error) => {
-          ctx.logger({ kind: 'warn', t: ctx.elapsed(), message: `no warm lab snapshot taken: ${err.message.split('\n')[0]}` });
+          const message = `no warm lab snapshot taken: ${err.message.split('\n')[0]}`;
+          ctx.logger({ kind: 'warn', t: ctx.elapsed(), message });
           return false;
         });
         if (ready) {
-          const agentConfigs = Object.fromEntries(results.map((r, i) => [Object.values(lab.machines)[i]!.role, r.config]));
+          const roles = Object.values(lab.machines).map((m) => m.role);
+          const agentConfigs = Object.fromEntries(results.map((r, i) => [roles[i]!, r.config]));
           await takeSnapshot(ctx, d, { nomadVersion, agentConfigs });
         }
       }
