@@ -1,9 +1,11 @@
 // The benchmark against the raw floor (issue 14 part 4): on the same box and Vagrantfile, a cold harness run of
-// bridge-exec-reboot, then the same lab by hand without the harness (plain `vagrant up` of both VMs, a plain reboot
-// of the client to a new boot_id over SSH, `vagrant destroy`); prints the phases side by side with the ratio.
+// bridge-exec-reboot (which leaves its warm lab, issue 14 part 3), a warm rerun from that lab's snapshot, then the same
+// lab by hand without the harness (plain `vagrant up` of both VMs, a plain reboot of the client to a new boot_id over
+// SSH, `vagrant destroy`); prints the phases side by side with the ratio. The warm lab lives in a work dir of the
+// benchmark's own and is destroyed at the end.
 // Not a test: it takes 15-25 minutes of real VMs. On a shared machine run it under the VM lock:
 //   flock /work/vm.lock npx tsx bench/floor.ts --nomad-binary /path/to/nomad \
-//     [--expect check=fail] [--record docs/benchmarks.md]
+//     [--expect check=fail] [--record docs/benchmarks.md] [--raw-by <ISO time>]
 // Needs root (the lab's network namespace), the box (`reboot-harness setup`) and a linux/amd64 Nomad build.
 import { $, argv, fs, os, path } from 'zx';
 import { randomBytes } from 'node:crypto';
@@ -56,11 +58,15 @@ async function preflight(nomad: string | undefined, box: string): Promise<void> 
 }
 
 /** A cold harness run; its steps from summary.json and its wall time. */
-async function harnessRun(
-  nomad: string,
-  work: string,
-): Promise<{ steps: { name: string; durationMs: number }[]; wallMs: number; outcome: string }> {
-  const summary = path.join(work, 'summary.json');
+interface HarnessRun {
+  steps: { name: string; durationMs: number }[];
+  wallMs: number;
+  outcome: string;
+  properties: Record<string, string>;
+}
+
+async function harnessRun(nomad: string, work: string, label: string): Promise<HarnessRun> {
+  const summary = path.join(work, `${label}.json`);
   // --expect passes through (e.g. no-duplicate-ip=fail for 1.9.3), so the run's verdict says what was expected.
   const expect = [argv['expect'] ?? []]
     .flat()
@@ -77,6 +83,8 @@ async function harnessRun(
     summary,
     '--artifacts',
     'never',
+    '--work-dir',
+    path.join(work, 'labs'),
     '--quiet',
     ...expect,
   ];
@@ -84,10 +92,17 @@ async function harnessRun(
   if (!(await fs.pathExists(summary)))
     throw new Error(`the harness run wrote no summary (exit ${res.exitCode}): ${res.stderr.slice(-2000)}`);
   const doc = (await fs.readJson(summary)) as {
-    runs: { outcome: string; steps: { name: string; durationMs: number }[] }[];
+    runs: { outcome: string; steps: { name: string; durationMs: number }[]; properties: Record<string, string> }[];
   };
   const run = doc.runs[0]!;
-  return { steps: run.steps, wallMs, outcome: `${run.outcome} (exit ${res.exitCode})` };
+  return { steps: run.steps, wallMs, outcome: `${run.outcome} (exit ${res.exitCode})`, properties: run.properties };
+}
+
+/** Remove the benchmark's warm lab (its own work dir). */
+async function destroyWarm(work: string): Promise<void> {
+  const args = ['destroy', '--warm', '--work-dir', path.join(work, 'labs')];
+  const r = await $({ cwd: ROOT })`node bin/reboot-harness.js ${args}`.nothrow();
+  if (r.exitCode !== 0) console.error(`bench: destroy --warm exited ${r.exitCode}: ${r.stderr.slice(-1000)}`);
 }
 
 /** The same lab by hand: the harness's Vagrantfile and lab spec, vagrant up, reboot to a new boot_id, destroy. */
@@ -164,10 +179,59 @@ await preflight(nomad, config.lab.box);
 const when = await machine(config.lab.libvirtDriver);
 const work = await fs.mkdtemp(path.join(os.tmpdir(), 'nrh-bench-'));
 console.error(`bench: cold harness run (bridge-exec-reboot, ${nomad}) ...`);
-const h = await harnessRun(nomad!, work);
-console.error(`bench: harness ${h.outcome} in ${secs(h.wallMs)}; raw floor ...`);
+let h: HarnessRun;
+let w: HarnessRun;
+try {
+  h = await harnessRun(nomad!, work, 'cold');
+  console.error(`bench: harness ${h.outcome} in ${secs(h.wallMs)} (lab.warm: ${h.properties['lab.warm']}); warm rerun ...`);
+  w = await harnessRun(nomad!, work, 'warm');
+  console.error(`bench: warm rerun ${w.outcome} in ${secs(w.wallMs)} (lab.warm: ${w.properties['lab.warm']})`);
+} finally {
+  await destroyWarm(work);
+}
+const stepOf = (r: HarnessRun, re: RegExp) => r.steps.filter((s) => re.test(s.name)).reduce((n, s) => n + s.durationMs, 0);
+const UP = /^bring up the server and client VMs$/;
+const INSTALL = /^install Nomad and start the agents$/;
+const REBOOT = /^reboot the client/;
+const JOB_START = /^wait until every alloc of the job/;
+const warmRows = [
+  ['bring up the VMs (warm: revert the snapshot, set the clocks)', UP],
+  ['install Nomad and start the agents (warm: wait for them after the revert)', INSTALL],
+  ["the job's own start (every alloc running, every port answering)", JOB_START],
+  ['reboot the client until SSH answers with a new boot_id', REBOOT],
+] as const;
+const besides = (r: HarnessRun) => r.wallMs - stepOf(r, REBOOT) - stepOf(r, JOB_START);
+const warmTable = [
+  '| phase | cold harness run | warm rerun | ratio |',
+  '| --- | --- | --- | --- |',
+  ...warmRows.map(([name, re]) => {
+    const [c, x] = [stepOf(h, re), stepOf(w, re)];
+    return `| ${name} | ${secs(c)} | ${secs(x)} | ${c ? `${(x / c).toFixed(2)}x` : '—'} |`;
+  }),
+  `| whole run | ${secs(h.wallMs)} | ${secs(w.wallMs)} | ${(w.wallMs / h.wallMs).toFixed(2)}x |`,
+  `| whole run besides the reboot and the job's own start (goal for warm: < 90 s) | ${secs(besides(h))} | ` +
+    `${secs(besides(w))} | ${(besides(w) / besides(h)).toFixed(2)}x |`,
+].join('\n');
+// Note: printed before the raw floor, so a benchmark stopped there still leaves the warm figures
+console.error(`bench: warm rerun against the cold harness run:\n${warmTable}`);
+// --raw-by <ISO time>: on a shared lab, the raw floor (~10 min) runs only when it can start before then
+const rawBy = typeof argv['raw-by'] === 'string' ? Date.parse(argv['raw-by']) : Infinity;
+if (Date.now() > rawBy) {
+  const note = `raw floor not measured: --raw-by ${argv['raw-by']} had passed when the warm rerun ended`;
+  console.error(`bench: ${note}`);
+  const out =
+    `### ${when}\n\nharness run: ${h.outcome}; warm rerun: ${w.outcome} (lab.warm ${w.properties['lab.warm']}, ` +
+    `snapshot ${w.properties['lab.snapshot.key']}, ${w.properties['lab.snapshot.age_s']} s old; cold run: ` +
+    `snapshot ${h.properties['lab.snapshot.created'] ?? 'not taken'}); Nomad build ${nomad}; ${note}\n\n` +
+    `Warm rerun against the cold harness run:\n\n${warmTable}\n`;
+  console.log(out);
+  if (typeof argv['record'] === 'string') await fs.appendFile(path.resolve(argv['record']), `\n${out}`);
+  await fs.remove(work);
+  process.exit(0);
+}
+console.error('bench: raw floor ...');
 const raw = await rawFloor(work, config);
-const step = (re: RegExp) => h.steps.filter((s) => re.test(s.name)).reduce((n, s) => n + s.durationMs, 0);
+const step = (re: RegExp) => stepOf(h, re);
 const stepsMs = h.steps.reduce((n, s) => n + s.durationMs, 0);
 const nomadOnly = stepsMs - step(/^bring up the server and client VMs$/) - step(/^reboot the client/);
 const phases: Phase[] = [
@@ -197,7 +261,11 @@ const table = [
     (p) => `| ${p.name}${p.note ? ` (${p.note})` : ''} | ${secs(p.rawMs)} | ${secs(p.harnessMs)} | ${ratio(p)} |`,
   ),
 ].join('\n');
-const out = `### ${when}\n\nharness run: ${h.outcome}; Nomad build ${nomad}\n\n${table}\n`;
+const out =
+  `### ${when}\n\nharness run: ${h.outcome}; warm rerun: ${w.outcome} (lab.warm ${w.properties['lab.warm']}, ` +
+  `snapshot ${w.properties['lab.snapshot.key']}, ${w.properties['lab.snapshot.age_s']} s old; cold run: ` +
+  `snapshot ${h.properties['lab.snapshot.created'] ?? 'not taken'}); Nomad build ${nomad}\n\n` +
+  `Cold harness run against the raw floor:\n\n${table}\n\nWarm rerun against the cold harness run:\n\n${warmTable}\n`;
 console.log(out);
 if (typeof argv['record'] === 'string') {
   await fs.appendFile(path.resolve(argv['record']), `\n${out}`);

@@ -7,13 +7,13 @@ import { closest } from '../config/near.js';
 import { ConfigError, type ConfigProblem } from '../errors.js';
 
 export const COMMANDS = {
-  run: 'run a scenario (or --all) on fresh VMs and write reports',
+  run: 'run a scenario (or --all) on VMs (its warm lab reverted, or fresh ones with --fresh) and write reports',
   compare: 'run a scenario on two Nomad builds (--before, --after) and show which checks flipped',
   matrix: 'run the cells of a matrix file (builds x reboot kinds x ...), optionally one shard of them',
   list: 'list the scenarios and what each checks',
   doctor: 'check the host: vagrant, provider, libvirtd, virtualization, box, disk, memory',
   setup: 'install the host packages the lab needs and build the offline box (Debian/Ubuntu, root)',
-  destroy: 'destroy labs left by --keep or a killed run (by run id, or --all)',
+  destroy: 'destroy labs left by --keep or a killed run (by run id, or --all), and warm labs (--warm, --stale, --older-than)',
   merge: 'merge the reports of many runners (matrix shards) into one JUnit file and one index page',
   build: 'resolve Nomad builds (release version, git:<dir>[@<ref>], path) into the cache and print their provenance',
   help: 'show help (also: <command> --help)',
@@ -98,6 +98,31 @@ const OPTIONS: readonly CommandOption[] = [
     arg: '<dir>',
     doc: 'where the merged junit.xml and index.html go (default <reports-dir>/merged)',
     commands: ['merge'],
+  },
+  {
+    name: 'fresh',
+    type: 'boolean',
+    doc: 'a cold lab: no warm lab snapshot is used or made (lab.warm: false)',
+    commands: RUNS,
+  },
+  {
+    name: 'warm',
+    type: 'boolean',
+    doc: 'destroy: every warm lab (kept snapshots of prepared labs)',
+    commands: ['destroy'],
+  },
+  {
+    name: 'stale',
+    type: 'boolean',
+    doc: 'destroy: warm labs whose build or box changed or is gone, or whose domains or snapshot are gone',
+    commands: ['destroy'],
+  },
+  {
+    name: 'older-than',
+    type: 'string',
+    arg: '<duration>',
+    doc: 'destroy: labs and warm labs older than this (Go duration: 90m, 24h)',
+    commands: ['destroy'],
   },
   { name: 'force', type: 'boolean', doc: 'rebuild the box even when it is current', commands: ['setup'] },
   {

@@ -1,4 +1,5 @@
 // What the CLI needs from the outside world: real effects in lib/cli/entry.ts, stand-ins in tests.
+import type { DestroySweep } from '../lab/destroy.js';
 import type { ExitCode, ConfigProblem } from '../errors.js';
 import type { HarnessConfig } from '../config/schema.js';
 import type { Logger } from '../log/events.js';
@@ -15,7 +16,7 @@ export interface CliDeps {
   err: (s: string) => void;
   isTTY: boolean;
   /** the scenario environment: real VMs (lib/session/real-env.ts) or stand-ins */
-  makeEnv: (config: HarnessConfig, runId: string, logger: Logger) => ScenarioEnv;
+  makeEnv: (config: HarnessConfig, runId: string, logger: Logger, scenario: { needsNomad: boolean }) => ScenarioEnv;
   /**
    * before a run: make sure the lab host is ready; may re-run the CLI inside the lab's network namespace and return its
    * exit code. `subnets`: every lab subnet the runs will use (default: the config's two), each guarded by a host-stack blackhole.
@@ -43,6 +44,8 @@ export interface CliDeps {
     all: boolean,
     logger: Logger,
     stopHost: boolean,
+    /** --warm, --stale, --older-than (lib/lab/destroy.ts) */
+    sweep?: DestroySweep,
   ) => Promise<ExitCode>;
   /** `config`: where the lab host goes (netns, subnets), as run would put it */
   setup?: (o: { force: boolean; docker: boolean; config?: HarnessConfig }) => Promise<ExitCode>;

@@ -6,7 +6,7 @@ import { runDoctor, renderDoctor } from '../lab/doctor.js';
 import { ensureLabHost, parseNetnsList, reexecInNetns, IN_NETNS_ENV } from '../lab/host.js';
 import { destroyLabs } from '../lab/destroy.js';
 import { existingHostsPreflight } from '../lab/ssh-preflight.js';
-import { createRealEnv } from '../session/real-env.js';
+import { createRealEnv, VAGRANTFILE } from '../session/real-env.js';
 import { createBuildLayer } from '../session/builds.js';
 import { runSetup, nextCommands } from '../lab/setup.js';
 import { DEFAULTS } from '../config/schema.js';
@@ -94,13 +94,14 @@ const deps: CliDeps = {
   out: (s) => void process.stdout.write(s),
   err: (s) => void process.stderr.write(s),
   isTTY: Boolean(process.stderr.isTTY),
-  makeEnv: (config, runId, logger) => createRealEnv(config, runId, logger, chooseDriver),
+  makeEnv: (config, runId, logger, scenario) => createRealEnv(config, runId, logger, chooseDriver, scenario),
   prepareHost,
   hostsPreflight: (config, logger) => existingHostsPreflight(config, { logger }),
   checkBinary: async (p, field = '--nomad-binary') => void (await checkNomadBinary(p, field)),
   builds: createBuildLayer({ env: process.env }),
   doctor,
-  destroy: (config, ids, all, logger, stopHost) => destroyLabs(config, ids, all, logger, { stopHost }),
+  destroy: (config, ids, all, logger, stopHost, sweep) =>
+    destroyLabs(config, ids, all, logger, { stopHost, vagrantfile: VAGRANTFILE, ...(sweep ? { sweep } : {}) }),
   setup,
 };
 

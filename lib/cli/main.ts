@@ -1,5 +1,7 @@
 // The CLI: argv -> plan -> execute -> report -> exit code. It only parses, reads the input files, and maps errors to
 // exit codes (the only place that does); run, compare and matrix are plans of one pipeline (docs/architecture.md).
+import { durationSeconds, goDuration } from '../config/fields.js';
+import type { DestroySweep } from '../lab/destroy.js';
 import { randomBytes, createHash } from 'node:crypto';
 import { existsSync, createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -75,14 +77,16 @@ export async function main(argv: string[], deps: CliDeps): Promise<number> {
         return await buildCommand(args, config, deps);
       case 'merge':
         return await mergeCommand(args, config, deps);
-      case 'destroy':
-        if (!args.values['all'] && !args.values['host'] && args.positionals.length === 0)
+      case 'destroy': {
+        const sweep = destroySweep(args.values);
+        const anything = args.values['all'] || args.values['host'] || args.positionals.length > 0;
+        if (!anything && !sweep.warm && !sweep.stale && sweep.olderThanS === undefined)
           throw new ConfigError([
             {
               field: 'run id',
               value: undefined,
               message: 'is required',
-              fix: 'give one or more run ids (see the "kept" line of a run, or ls the work dir), --all, or --host',
+              fix: 'give one or more run ids (see the "kept" line of a run, or ls the work dir), --all, --warm, --stale, --older-than <duration>, or --host',
             },
           ]);
         return deps.destroy
@@ -92,12 +96,30 @@ export async function main(argv: string[], deps: CliDeps): Promise<number> {
               Boolean(args.values['all']),
               logger,
               Boolean(args.values['host']),
+              sweep,
             )
           : unsupported('destroy');
+      }
     }
   } catch (err) {
     return reportError(err, deps, secrets);
   }
+}
+
+/** destroy's --warm, --stale and --older-than; a bad duration is a usage error naming the flag. */
+function destroySweep(values: Record<string, unknown>): DestroySweep {
+  const raw = values['older-than'];
+  let olderThanS: number | undefined;
+  if (raw !== undefined) {
+    const p = goDuration(raw);
+    if (!p.ok) throw new ConfigError([{ field: '--older-than', value: raw, message: p.message, fix: p.fix }]);
+    olderThanS = durationSeconds(String(raw));
+  }
+  return {
+    ...(values['warm'] ? { warm: true } : {}),
+    ...(values['stale'] ? { stale: true } : {}),
+    ...(olderThanS !== undefined ? { olderThanS } : {}),
+  };
 }
 
 function loggerFor(config: HarnessConfig, deps: CliDeps, secrets: readonly string[]): Logger {

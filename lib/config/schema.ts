@@ -63,6 +63,8 @@ export interface HarnessConfig {
     bootTimeoutS: number;
     /** where each run's Vagrant directory is created */
     workDir: string;
+    /** warm reruns (libvirt): start from a snapshot of the prepared lab of the same key (lib/lab/warm-lab.ts) */
+    warm: boolean;
   };
   /** the job's task driver (bridge-exec-reboot) */
   task: { driver: TaskDriver };
@@ -126,6 +128,7 @@ export const DEFAULTS: HarnessConfig = {
     managementSubnet: '10.198.0.0/24',
     bootTimeoutS: 600, // vm-lab.md: use >= 600 under TCG
     workDir: '/tmp/nomad-reboot-harness',
+    warm: true, // reruns are the common case; a snapshot revert replaces minutes of bring-up (--fresh opts out)
   },
   // the seed procedure; docker needs a box with Docker (vms/build-box.ts --docker)
   task: { driver: 'exec' },

@@ -61,6 +61,8 @@ export function resolveConfig(src: ConfigSources): ConfigResult {
     else problems.push(unknownKey(fileName, key));
   }
 
+  // --fresh (a run option, not a key): a cold lab whatever lab.warm says
+  if (src.flags['fresh'] === true) config.lab.warm = false;
   const expectations: ExpectItem[] = [...expectFromFile(fileValues, fileName, problems), ...toArray(src.flags['expect']).map((raw) => ({ field: '--expect', raw }))];
   applyExpect(config, expectations, src.knownChecks, problems);
 

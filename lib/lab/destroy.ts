@@ -1,4 +1,5 @@
-// `reboot-harness destroy`: tear down labs left by --keep or a killed run, found by run id under the work dir.
+// `reboot-harness destroy`: tear down labs left by --keep or a killed run, found by run id under the work dir, and
+// warm labs (lib/lab/warm-lab.ts): all of them (--warm), the stale ones (--stale), or any lab older than a duration.
 import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { EXIT, HarnessError, type ExitCode } from '../errors.js';
@@ -8,6 +9,20 @@ import { deadlineIn } from '../run/deadline.js';
 import { createVagrant, type VagrantOptions } from '../vagrant/vagrant.js';
 import { LAB_SPEC_FILE, serialLogPath, type LabSpec } from './spec.js';
 import { stopLabHost } from './host.js';
+import type { RunCommand } from '../exec/run.js';
+import { tryLock } from '../vagrant/lock.js';
+import { olderThan, staleReasons, WARM_PREFIX } from './warm-key.js';
+import { destroyWarmLab, inspectWarmLab, readWarmRecord, warmCurrent, warmLockPath } from './warm-lab.js';
+
+/** Which labs `destroy` removes besides the run ids given. */
+export interface DestroySweep {
+  /** every warm lab */
+  warm?: boolean;
+  /** warm labs whose box, build, Vagrantfile or templates changed or are gone, or whose domains/snapshot are gone */
+  stale?: boolean;
+  /** labs (warm ones included) older than this many seconds */
+  olderThanS?: number;
+}
 
 /** Budget for destroying one lab. */
 const DESTROY_MS = 5 * 60_000;
@@ -23,34 +38,93 @@ export async function findLabDirs(workDir: string): Promise<{ runId: string; dir
   return out;
 }
 
-/** Destroy the labs of the given run ids (or all); optionally stop the lab host (libvirtd, netns) the harness started. */
+/** Why `destroy` picks a lab beyond the ids given, or undefined. */
+async function sweepReason(
+  dir: string, runId: string, spec: LabSpec, sweep: DestroySweep,
+  o: { vagrantfile: string; nowMs: number; run?: RunCommand },
+): Promise<string | undefined> {
+  const warm = runId.startsWith(WARM_PREFIX);
+  const record = warm ? await readWarmRecord(dir) : undefined;
+  if (sweep.olderThanS !== undefined) {
+    const createdAtMs = record?.createdAtMs ?? (await stat(join(dir, LAB_SPEC_FILE))).mtimeMs;
+    if (olderThan(createdAtMs, sweep.olderThanS, o.nowMs)) return `older than ${sweep.olderThanS} s`;
+  }
+  if (!warm) return undefined;
+  if (sweep.warm) return 'a warm lab (--warm)';
+  if (!sweep.stale) return undefined;
+  if (!record) return 'stale: no warm.json';
+  const why = staleReasons(record.inputs, await warmCurrent(record, o.vagrantfile));
+  const state = await inspectWarmLab(dir, spec, { deadline: deadlineIn(60_000), ...(o.run ? { run: o.run } : {}) });
+  if (state.kind === 'broken') why.push(state.why);
+  return why.length ? `stale: ${why.join('; ')}` : undefined;
+}
+
+/**
+ * Destroy the labs of the given run ids (or all, or what `sweep` picks); optionally stop the lab host (libvirtd, netns)
+ * the harness started.
+ */
 export async function destroyLabs(
   config: HarnessConfig, ids: string[], all: boolean, logger: Logger,
-  { stopHost = false, vagrant = {} }:
-    { stopHost?: boolean; vagrant?: Partial<Omit<VagrantOptions, 'cwd' | 'logger'>> } = {},
+  { stopHost = false, vagrant = {}, sweep = {}, vagrantfile, run, nowMs = Date.now() }: {
+    stopHost?: boolean;
+    vagrant?: Partial<Omit<VagrantOptions, 'cwd' | 'logger'>>;
+    sweep?: DestroySweep;
+    /** vms/Vagrantfile of this checkout (--stale compares it with the one a warm lab was made with) */
+    vagrantfile?: string;
+    /** local commands (virsh); tests inject */
+    run?: RunCommand;
+    nowMs?: number;
+  } = {},
 ): Promise<ExitCode> {
   const found = await findLabDirs(config.lab.workDir);
   const unknown = ids.filter((id) => !found.some((f) => f.runId === id));
   if (unknown.length) {
     throw new HarnessError(`no lab for run id ${unknown.join(', ')} under ${config.lab.workDir}`, { exitCode: EXIT.USAGE, hint: found.length ? `labs present: ${found.map((f) => f.runId).join(', ')}` : 'no labs are present' });
   }
-  const chosen = all ? found : found.filter((f) => ids.includes(f.runId));
+  const chosen: { runId: string; dir: string; spec: LabSpec; why?: string }[] = [];
+  for (const f of found) {
+    const spec = JSON.parse(await readFile(join(f.dir, LAB_SPEC_FILE), 'utf8')) as LabSpec;
+    const why = all || ids.includes(f.runId)
+      ? undefined
+      : await sweepReason(f.dir, f.runId, spec, sweep, {
+          vagrantfile: vagrantfile ?? '', nowMs, ...(run ? { run } : {}),
+        });
+    if (all || ids.includes(f.runId) || why) chosen.push({ ...f, spec, ...(why ? { why } : {}) });
+  }
   let failed = 0;
-  for (const { runId, dir } of chosen) {
-    const spec = JSON.parse(await readFile(join(dir, LAB_SPEC_FILE), 'utf8')) as LabSpec;
+  for (const { runId, dir, spec, why } of chosen) {
+    const machines = spec.machines.map((m) => m.name).join(', ');
     try {
-      const adapter = createVagrant({ ...vagrant, cwd: dir, logger });
-      await adapter.destroy([], { provider: spec.provider, deadline: deadlineIn(DESTROY_MS) });
-      await rm(dir, { recursive: true, force: true });
-      const serialLogs = spec.provider === 'libvirt' ? spec.machines.map((m) => serialLogPath(spec, m.name)) : [];
-      await Promise.all(serialLogs.map((f) => rm(f, { force: true })));
-      logger({ kind: 'info', t: 0, message: `destroyed lab ${runId} (${spec.machines.map((m) => m.name).join(', ')})` });
+      if (runId.startsWith(WARM_PREFIX)) {
+        // Note: a warm lab in use by a running run is left alone (its lock says so); a dead holder's lock is taken over
+        const lock = await tryLock(warmLockPath(config.lab.workDir, runId), logger);
+        if ('heldBy' in lock) {
+          logger({ kind: 'warn', t: 0, message: `warm lab ${runId} is in use by ${lock.heldBy}; not destroyed` });
+          continue;
+        }
+        try {
+          const deadline = deadlineIn(DESTROY_MS);
+          await destroyWarmLab(dir, spec, { deadline, logger, vagrant, ...(run ? { run } : {}) });
+        } finally {
+          await lock.release();
+        }
+      } else {
+        const adapter = createVagrant({ ...vagrant, cwd: dir, logger });
+        await adapter.destroy([], { provider: spec.provider, deadline: deadlineIn(DESTROY_MS) });
+        await rm(dir, { recursive: true, force: true });
+        const serialLogs = spec.provider === 'libvirt' ? spec.machines.map((m) => serialLogPath(spec, m.name)) : [];
+        await Promise.all(serialLogs.map((f) => rm(f, { force: true })));
+      }
+      logger({ kind: 'info', t: 0, message: `destroyed lab ${runId} (${machines})${why ? `: ${why}` : ''}` });
     } catch (err) {
       failed++;
       logger({ kind: 'warn', t: 0, message: `could not destroy lab ${runId}: ${err instanceof Error ? err.message : String(err)}` });
     }
   }
-  if (!chosen.length) logger({ kind: 'info', t: 0, message: `no labs under ${config.lab.workDir}` });
+  if (!chosen.length) {
+    const none = found.length ? `no lab under ${config.lab.workDir} matched` : `no labs under ${config.lab.workDir}`;
+    logger({ kind: 'info', t: 0, message: none });
+  }
   if (stopHost) {
     const stopped = await stopLabHost({ deadline: deadlineIn(60_000), logger });
     logger({ kind: 'info', t: 0, message: stopped.length ? `lab host stopped: ${stopped.join(', ')}` : 'lab host: nothing the harness started is running' });

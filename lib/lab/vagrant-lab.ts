@@ -36,10 +36,21 @@ export interface VagrantLabOptions {
   vagrant?: Partial<Omit<VagrantOptions, 'cwd' | 'run' | 'logger'>>;
   /** extra SSH options (bootIdCommand, connectTimeoutMs, redact) */
   ssh?: Partial<Pick<SshMachineOptions, 'bootIdCommand' | 'connectTimeoutMs' | 'redact' | 'streamOutput'>>;
+  /**
+   * a warm lab (lib/lab/warm-lab.ts): its own cleanup entry instead of `vagrant destroy` (it parks the lab, or destroys
+   * it with the `destroy` it is given when no snapshot was taken)
+   */
+  teardown?: { what: string; fn: (destroy: () => Promise<void>) => Promise<void> };
 }
 
-/** Prepare a lab from `spec`; `up()` creates the VMs (destroy registered first) and returns the Lab. */
-export function createVagrantLab(o: VagrantLabOptions): { up(opts: { deadline: Deadline }): Promise<Lab> } {
+/**
+ * Prepare a lab from `spec`; `up()` creates the VMs (destroy registered first) and returns the Lab; `attach()` returns
+ * the Lab of VMs that already run in `vagrantDir` (a reverted warm lab), from the ssh-config `up()` wrote there.
+ */
+export function createVagrantLab(o: VagrantLabOptions): {
+  up(opts: { deadline: Deadline }): Promise<Lab>;
+  attach(): Promise<Lab>;
+} {
   const { spec, vagrantDir, logger, run = runCommand } = o;
   const specPath = path.join(vagrantDir, LAB_SPEC_FILE);
   const vagrant = createVagrant({ ...o.vagrant, cwd: vagrantDir, run, logger, env: { ...o.vagrant?.env, HARNESS_LAB_SPEC: specPath } });
@@ -124,26 +135,42 @@ export function createVagrantLab(o: VagrantLabOptions): { up(opts: { deadline: D
     });
   }
 
+  function registerTeardown(): void {
+    const destroyLater = () => destroy({ deadline: deadlineIn(CLEANUP_DESTROY_MS) });
+    if (o.teardown) o.cleanup(o.teardown.what, () => o.teardown!.fn(destroyLater), { keptAs: describe });
+    else o.cleanup(`vagrant destroy -f (run ${spec.runId}, ${vagrantDir})`, destroyLater, { keptAs: describe });
+  }
+
+  /** SSH machines from the ssh-config text of every machine (as `vagrant ssh-config` printed it). */
+  async function connectAll(text: (name: string) => Promise<string>, write: boolean): Promise<Lab> {
+    const configs: string[] = [];
+    for (const ms of spec.machines) {
+      const one = await text(ms.name);
+      configs.push(one.trimEnd());
+      const target = sshTargetFor(one, ms.name);
+      machines[ms.role] = new SshMachine({ ...o.ssh, role: ms.role, name: ms.name, target, logger });
+      const id = await readMachineId(vagrantDir, ms.name, spec.provider);
+      if (id) ids[ms.name] = id;
+    }
+    if (write) await fs.writeFile(path.join(vagrantDir, 'ssh-config'), configs.join('\n\n') + '\n');
+    return { id: spec.runId, machines, reboot, collectEvidence, describe, destroy };
+  }
+
   return {
     /** Write the spec and Vagrantfile, register destroy, `vagrant up`, then connect SSH details for every machine. */
     async up({ deadline }) {
       await fs.mkdir(vagrantDir, { recursive: true });
       await fs.writeFile(specPath, JSON.stringify(spec, null, 2) + '\n');
       await fs.copyFile(o.vagrantfile, path.join(vagrantDir, 'Vagrantfile'));
-      const destroyLater = () => destroy({ deadline: deadlineIn(CLEANUP_DESTROY_MS) });
-      o.cleanup(`vagrant destroy -f (run ${spec.runId}, ${vagrantDir})`, destroyLater, { keptAs: describe });
+      registerTeardown();
       await vagrant.up(names, { provider: spec.provider, deadline });
-      const configs: string[] = [];
-      for (const ms of spec.machines) {
-        const text = await vagrant.sshConfigText(ms.name, { deadline });
-        configs.push(text.trimEnd());
-        const target = sshTargetFor(text, ms.name);
-        machines[ms.role] = new SshMachine({ ...o.ssh, role: ms.role, name: ms.name, target, logger });
-        const id = await readMachineId(vagrantDir, ms.name, spec.provider);
-        if (id) ids[ms.name] = id;
-      }
-      await fs.writeFile(path.join(vagrantDir, 'ssh-config'), configs.join('\n\n') + '\n');
-      return { id: spec.runId, machines, reboot, collectEvidence, describe, destroy };
+      return connectAll((name) => vagrant.sshConfigText(name, { deadline }), true);
+    },
+    /** Register the teardown, then SSH details from the ssh-config `up()` wrote (no Vagrant call: it costs seconds). */
+    async attach() {
+      registerTeardown();
+      const text = await fs.readFile(path.join(vagrantDir, 'ssh-config'), 'utf8');
+      return connectAll(async () => text, false);
     },
   };
 }

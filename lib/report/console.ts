@@ -28,7 +28,17 @@ function verdictLines(v: Verdict, paint: Paint, withEvidence: boolean): string[]
 export function runLine(r: RunRecord, paint: Paint = (_c, s) => s): string {
   const n = countVerdicts(r.verdicts);
   const word = r.outcome === 'passed' ? paint('green', 'PASS') : r.outcome === 'failed' ? paint('red', 'FAIL') : paint('red', 'ERROR');
-  return `${word} ${r.suiteName} — ${n.total} checks: ${n.passed} passed, ${n.expectedFailures} expected failures, ${n.failed} failed, ${n.skipped} skipped (${formatMs(r.durationMs)})`;
+  return `${word} ${r.suiteName} — ${n.total} checks: ${n.passed} passed, ${n.expectedFailures} expected failures, ${n.failed} failed, ${n.skipped} skipped (${formatMs(r.durationMs)})${labNote(r.properties)}`;
+}
+
+/** How the run got its lab (warm reruns): " [warm lab <key>, snapshot 42 s old]", " [cold lab, ...]" or nothing. */
+export function labNote(p: Readonly<Record<string, string>>): string {
+  const warm = p['lab.warm'];
+  if (warm === undefined) return '';
+  const key = p['lab.snapshot.key'];
+  if (warm === 'yes') return ` [warm lab ${key ?? '?'}, snapshot ${p['lab.snapshot.age_s'] ?? '?'} s old]`;
+  if (p['lab.snapshot.created']) return ` [cold lab; snapshot ${key ?? '?'} taken for the next run]`;
+  return ` [cold lab]`;
 }
 
 /** Render the end-of-run summary: failures and errors first with their evidence, then the other verdicts, then a line per run. */

@@ -30,6 +30,9 @@ const KEY_FACTS: readonly [string, ...string[]][] = [
   ['CNI state dir before', 'cni.stateDir.before'],
   ['CNI state dir after', 'cni.stateDir.after'],
   ['CNI bridge plugin', 'cni.bridge.version'],
+  ['warm lab', 'lab.warm'],
+  ['snapshot key', 'lab.snapshot.key'],
+  ['snapshot age (s)', 'lab.snapshot.age_s'],
 ];
 
 function header(run: RunRecord): string {

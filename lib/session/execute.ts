@@ -21,7 +21,7 @@ import { skippedRecord } from './skipped.js';
 
 export interface ExecuteDeps {
   scenario(name: string): Scenario;
-  makeEnv(config: HarnessConfig, runId: string, logger: Logger): ScenarioEnv;
+  makeEnv(config: HarnessConfig, runId: string, logger: Logger, scenario: Scenario): ScenarioEnv;
   /** resolve a build (a path is checked, a release downloaded and verified, a source tree built; all cached) */
   resolveBuild(ref: BuildRef, signal: AbortSignal): Promise<BuildInfo>;
   /**
@@ -143,7 +143,9 @@ interface CellRun {
 async function runCell(plan: Plan, cell: PlannedCell, o: CellRun, deps: ExecuteDeps): Promise<RunRecord> {
   const runId = deps.newRunId();
   const scenario = deps.scenario(cell.scenario);
-  const config = withResolvedBuilds(cell.configFor(plan.parallel > 1 ? o.slot : 0), cell, o.resolved);
+  const resolvedConfig = withResolvedBuilds(cell.configFor(plan.parallel > 1 ? o.slot : 0), cell, o.resolved);
+  // Note: a retry after an infrastructure error runs cold: the warm lab may be what broke
+  const config = o.attempt > 1 ? { ...resolvedConfig, lab: { ...resolvedConfig.lab, warm: false } } : resolvedConfig;
   const properties: Record<string, string> = { ...cell.properties, ...provenance(cell, o.resolved) };
   if (plan.matrix)
     Object.assign(properties, { 'matrix.attempt': String(o.attempt), 'matrix.shard': plan.matrix.shard });
@@ -154,7 +156,7 @@ async function runCell(plan: Plan, cell: PlannedCell, o: CellRun, deps: ExecuteD
   const retry = o.attempt > 1 ? ` (attempt ${o.attempt}, after an infrastructure error)` : '';
   const slot = plan.parallel > 1 ? ` in slot ${o.slot} (${config.lab.privateSubnet})` : '';
   deps.logger({ kind: 'info', t: 0, message: `${o.name}: run ${runId}${retry}${slot}` });
-  const env = deps.makeEnv(config, runId, deps.logger);
+  const env = deps.makeEnv(config, runId, deps.logger, scenario);
   const artifactDir = join(config.reports.dir, runId);
   const { record, kept } = await runScenario({
     runId,

@@ -65,3 +65,25 @@ export async function withLock<T>(file: string, fn: () => Promise<T>, opts: { de
     if ((await readHolder(file))?.trim() === String(process.pid)) await fs.unlink(file).catch(() => {});
   }
 }
+
+/**
+ * Take the lock without waiting: `release` when it is ours now (a dead holder's lock is taken over), else who holds it.
+ * Warm labs (lib/lab/warm-lab.ts) use one per key: a second run does not wait for the first, it runs cold.
+ */
+export async function tryLock(
+  file: string,
+  logger?: Logger,
+): Promise<{ release: () => Promise<void> } | { heldBy: string }> {
+  let probe = await tryAcquire(file, logger);
+  // Note: a stale lock was just removed; one more attempt takes it (or sees the run that took it first)
+  if (!probe.done && probe.reason.startsWith('stale lock')) probe = await tryAcquire(file, logger);
+  if (!probe.done) {
+    const holder = (await readHolder(file))?.trim();
+    return { heldBy: holder ? `PID ${holder}` : probe.reason };
+  }
+  return {
+    release: async () => {
+      if ((await readHolder(file))?.trim() === String(process.pid)) await fs.unlink(file).catch(() => {});
+    },
+  };
+}

@@ -12,9 +12,14 @@ export interface CliResult { code: number | null; signal: NodeJS.Signals | null;
 /** How long a SIGTERM'd run may take to tear down (vagrant destroy of two VMs) before it is killed. */
 const TEARDOWN_MS = 5 * 60_000;
 
-/** Run the CLI; `onLine` sees every stderr line (e.g. to send SIGINT at a given step). */
-export function runCli(t: Test, args: string[], onLine?: (line: string, child: ChildProcess) => void): Promise<CliResult> {
-  const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, CI: 'true' } });
+/**
+ * Run the CLI; `onLine` sees every stderr line (e.g. to send SIGINT at a given step). Runs are cold (HARNESS_WARM=0)
+ * unless `env` says otherwise, so a test leaves no warm lab behind (test/vm/warm-lab.test.ts turns warm reruns on).
+ */
+export function runCli(
+  t: Test, args: string[], onLine?: (line: string, child: ChildProcess) => void, env: Record<string, string> = {},
+): Promise<CliResult> {
+  const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, HARNESS_WARM: '0', CI: 'true', ...env } });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   t.teardown(async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;

@@ -216,3 +216,32 @@ t.test('setup passes --force and --docker on as what setup-host.ts rebuilds and 
   t.equal(await main(['setup', '--help'], p.deps), 0);
   t.match(p.out(), /setup \[--force\] \[--docker\][^]*bookworm-docker/);
 });
+
+t.test('destroy --warm / --stale / --older-than reach destroy as a sweep; a bad duration is a usage error', async (t) => {
+  const sweeps: unknown[] = [];
+  const p = probe(t.testdir(), {}, { destroy: async (_c, ids, all, _l, host, sweep) => (sweeps.push({ ids, all, host, sweep }), 0) });
+  t.equal(await main(['destroy', '--warm'], p.deps), 0);
+  t.equal(await main(['destroy', '--stale', '--older-than', '24h'], p.deps), 0);
+  t.equal(await main(['destroy', '--all', '--host'], p.deps), 0);
+  t.same(sweeps, [
+    { ids: [], all: false, host: false, sweep: { warm: true } },
+    { ids: [], all: false, host: false, sweep: { stale: true, olderThanS: 86400 } },
+    { ids: [], all: true, host: true, sweep: {} },
+  ]);
+  t.equal(await main(['destroy', '--older-than', 'tomorrow'], p.deps), 2);
+  t.match(p.err(), /--older-than: must be a Go duration with a unit \(got "tomorrow"/);
+  t.equal(sweeps.length, 3, 'nothing destroyed on a bad duration');
+  t.equal(await main(['destroy'], p.deps), 2, 'nothing to destroy named');
+  t.match(p.err(), /--warm, --stale, --older-than <duration>/);
+});
+
+t.test('--fresh turns warm reruns off; lab.warm and HARNESS_WARM are keys like any other', async (t) => {
+  const { resolveConfig } = await import('../../lib/config/validate.js');
+  const base = { file: undefined, knownChecks: [] };
+  t.equal((resolveConfig({ ...base, env: {}, flags: {} }) as { config: HarnessConfig }).config.lab.warm, true, 'warm by default');
+  t.equal((resolveConfig({ ...base, env: {}, flags: { fresh: true } }) as { config: HarnessConfig }).config.lab.warm, false);
+  t.equal((resolveConfig({ ...base, env: { HARNESS_WARM: '0' }, flags: {} }) as { config: HarnessConfig }).config.lab.warm, false);
+  t.equal((resolveConfig({ ...base, file: { lab: { warm: false } }, env: { HARNESS_WARM: '1' }, flags: { fresh: true } }) as { config: HarnessConfig }).config.lab.warm, false, '--fresh wins');
+  const bad = resolveConfig({ ...base, env: { HARNESS_WARM: 'maybe' }, flags: {} });
+  t.match(bad, { ok: false, problems: [{ field: 'env HARNESS_WARM', value: 'maybe' }] });
+});

@@ -202,6 +202,7 @@ const WRITERS: Record<string, string> = {
   'lib/builds/go.ts': 'the throwaway Go module that builds codecgen',
   'lib/builds/gpg.ts': 'a throwaway keyring for gpgv (the user\'s keyrings are never touched)',
   'lib/lab/kvm-cache.ts': 'the KVM probe\'s answers per host and box, under the user\'s cache dir (written atomically)',
+  'lib/lab/warm-lab.ts': 'a warm lab\'s directory: its record (warm.json), removed with the lab',
 };
 const WRITE_CALL = /\b(writeFile|writeFileSync|appendFile|appendFileSync|createWriteStream|mkdir|mkdirSync|rm|rmSync|unlink|unlinkSync|rename|copyFile|chmod|mkdtemp)\s*\(/;
 

@@ -193,3 +193,13 @@ t.test('the HTML reporter: one redacted page per run, links relative to the page
   t.equal(runDirName('..'), 'run2');
   t.equal(runDirName('r-1a2b'), 'r-1a2b');
 });
+
+t.test('the header says how the run got its lab: warm, the snapshot key and its age', async (t) => {
+  const run = rebootRun();
+  run.properties = { ...run.properties, 'lab.warm': 'yes', 'lab.snapshot.key': 'f7804802875d649f', 'lab.snapshot.age_s': '123' };
+  const facts = Object.fromEntries(all(dom(renderHtml(run)), (e) => e.tag === 'dd').map((d) => [d.attrs['data-key'], d.text]));
+  t.match(facts, { 'lab.warm': 'yes', 'lab.snapshot.key': 'f7804802875d649f', 'lab.snapshot.age_s': '123' });
+  const cold = rebootRun();
+  const none = Object.fromEntries(all(dom(renderHtml(cold)), (e) => e.tag === 'dd').map((d) => [d.attrs['data-key'], d.text]));
+  t.notOk('lab.warm' in none, 'a record without the properties shows no such facts');
+});

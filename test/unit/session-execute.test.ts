@@ -52,3 +52,20 @@ t.test('compare: each distinct build resolved once, suites named by version, the
   t.equal(after.properties['nomad.build.version'], '1.9.7');
   t.ok(out.session.comparison, 'a comparison section');
 });
+
+t.test('a retry after an infrastructure error runs cold: the warm lab may be what broke', async (t) => {
+  const broken = { ...SCENARIO, name: 'b', needsNomad: false, run: async () => { throw new Error('the lab broke'); } };
+  const r = planSession({ command: 'run', positionals: ['b'], values: {}, env: {}, cwd: '/w', scenarios: [broken] });
+  if (!r.ok) return t.fail(JSON.stringify(r.problems));
+  const warmPerAttempt: boolean[] = [];
+  const deps: ExecuteDeps = {
+    scenario: () => broken, newRunId: (() => { let n = 0; return () => `r${++n}`; })(), logger: () => {},
+    signalSource: new EventEmitter(),
+    makeEnv: (config) => (warmPerAttempt.push(config.lab.warm), { config, upLab: async () => { throw new Error('unused'); }, provisionNomad: async () => ({ nomadVersion: '' }), connectNomad: async () => { throw new Error('unused'); } }),
+    resolveBuild: async () => { throw new Error('no builds'); },
+  };
+  const out = await executePlan({ ...r.plan, retryInfra: true }, deps);
+  if ('exitCode' in out) return t.fail('no host step was asked for');
+  t.same(out.session.suites[0]!.attempts.map((a) => a.outcome), ['error', 'error'], 'two attempts');
+  t.same(warmPerAttempt, [true, false], 'the first attempt may be warm, the retry is cold');
+});
