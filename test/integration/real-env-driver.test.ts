@@ -21,6 +21,8 @@ async function upWith(setting: DriverSetting, choice: DriverChoice | undefined) 
   const config: HarnessConfig = structuredClone(DEFAULTS);
   config.lab.libvirtDriver = setting;
   config.lab.workDir = path.join(root, 'work');
+  // cold: the run's own Vagrant dir (a warm lab lives in warm-<key>; test/integration/warm-lab.test.ts)
+  config.lab.warm = false;
   const runId = `rt${Math.random().toString(36).slice(2, 8)}`;
   const asked: string[] = [];
   const choose = choice && (async (s: DriverSetting, box: string) => {
