@@ -15,6 +15,7 @@ import { createVagrant, type VagrantOptions } from '../vagrant/vagrant.js';
 import { currentNetns } from './host.js';
 import { LAB_SPEC_FILE, serialLogPath, type LabSpec } from './spec.js';
 import type { FaultParams, Lab, RebootKind } from '../model/lab.js';
+import { notBackError, type ConsoleSource } from './not-back.js';
 
 /** Budget of the destroy registered on the cleanup stack (destroying two VMs took ~6 s; the lock may be held by another run's up). */
 const CLEANUP_DESTROY_MS = 10 * 60_000;
@@ -38,14 +39,25 @@ export interface VagrantLabOptions {
   ssh?: Partial<Pick<SshMachineOptions, 'bootIdCommand' | 'connectTimeoutMs' | 'redact' | 'streamOutput'>>;
 }
 
-/** Prepare a lab from `spec`; `up()` creates the VMs (destroy registered first) and returns the Lab. */
-export function createVagrantLab(o: VagrantLabOptions): { up(opts: { deadline: Deadline }): Promise<Lab> } {
+/** Name of the artifact holding what `vagrant up` printed (kept even when up failed or was interrupted). */
+export const VAGRANT_UP_LOG = 'vagrant-up.log';
+
+/**
+ * Prepare a lab from `spec`; `up()` creates the VMs (destroy registered first) and returns the Lab. `collectEvidence`
+ * works before and after up, so a run whose first `vagrant up` fails still keeps its output and serial consoles.
+ */
+export function createVagrantLab(o: VagrantLabOptions): {
+  up(opts: { deadline: Deadline }): Promise<Lab>;
+  collectEvidence(opts: { deadline: Deadline }): Promise<Record<string, string>>;
+} {
   const { spec, vagrantDir, logger, run = runCommand } = o;
   const specPath = path.join(vagrantDir, LAB_SPEC_FILE);
   const vagrant = createVagrant({ ...o.vagrant, cwd: vagrantDir, run, logger, env: { ...o.vagrant?.env, HARNESS_LAB_SPEC: specPath } });
   const names = spec.machines.map((m) => m.name);
   const machines: Record<string, SshMachine> = {};
   const ids: Record<string, string> = {};
+  /** what `vagrant up` printed so far (readable lines), or undefined before it ran */
+  let upTranscript: string[] | undefined;
   let destroying: Promise<void> | undefined;
 
   async function destroy({ deadline }: { deadline: Deadline }): Promise<void> {
@@ -85,6 +97,7 @@ export function createVagrantLab(o: VagrantLabOptions): { up(opts: { deadline: D
   async function collectEvidence({ deadline }: { deadline: Deadline }): Promise<Record<string, string>> {
     const out: Record<string, string> = {};
     out['vagrant-status.txt'] = await vagrant.statusText({ deadline }).catch((err: Error) => `vagrant status failed: ${err.message}`);
+    out[VAGRANT_UP_LOG] = upTranscript ? `${upTranscript.join('\n')}\n` : 'vagrant up was not run (the run ended before it)\n';
     if (spec.provider === 'libvirt') {
       for (const m of spec.machines) {
         const file = serialLogPath(spec, m.name);
@@ -121,10 +134,25 @@ export function createVagrantLab(o: VagrantLabOptions): { up(opts: { deadline: D
       powerOff: async () => power(spec.provider, idOf('power off'), 'off', hv()),
       powerOn: async () => power(spec.provider, idOf('power on'), 'on', hv()),
       ...(fault.offForMs !== undefined ? { offForMs: fault.offForMs } : {}),
+      // issue 15: a machine that never comes back is named with the last SSH error and its serial console's tail
+      notBack: async (err) => notBackError(err, { machine: m.name, kind, console: await serialConsole(m.name) }),
     });
   }
 
+  /** The tail of a machine's serial console log (libvirt), or why there is none. */
+  async function serialConsole(name: string): Promise<ConsoleSource> {
+    if (spec.provider !== 'libvirt') return { none: `the ${spec.provider} provider keeps no serial log` };
+    const file = serialLogPath(spec, name);
+    try {
+      const buf = await fs.readFile(file);
+      return { path: file, text: buf.subarray(Math.max(0, buf.length - 64 * 1024)).toString('utf8') };
+    } catch (err) {
+      return { none: `not readable: ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}` };
+    }
+  }
+
   return {
+    collectEvidence,
     /** Write the spec and Vagrantfile, register destroy, `vagrant up`, then connect SSH details for every machine. */
     async up({ deadline }) {
       await fs.mkdir(vagrantDir, { recursive: true });
@@ -132,7 +160,8 @@ export function createVagrantLab(o: VagrantLabOptions): { up(opts: { deadline: D
       await fs.copyFile(o.vagrantfile, path.join(vagrantDir, 'Vagrantfile'));
       const destroyLater = () => destroy({ deadline: deadlineIn(CLEANUP_DESTROY_MS) });
       o.cleanup(`vagrant destroy -f (run ${spec.runId}, ${vagrantDir})`, destroyLater, { keptAs: describe });
-      await vagrant.up(names, { provider: spec.provider, deadline });
+      upTranscript = [];
+      await vagrant.up(names, { provider: spec.provider, deadline, onOutput: (line) => upTranscript!.push(line) });
       const configs: string[] = [];
       for (const ms of spec.machines) {
         const text = await vagrant.sshConfigText(ms.name, { deadline });

@@ -69,6 +69,9 @@ export class RunContext {
     this.logger({ kind: 'step', t: this.elapsed(), phase: 'start', name });
     const d = deadlineIn(timeoutMs, this.deadline);
     try {
+      // Note: a signal (or the run budget) that came while the last step finished anyway stops the run here, before
+      // this step creates anything; a step whose work never awaits the deadline would not notice it otherwise.
+      if (this.deadline.signal.aborted) throw this.deadline.signal.reason;
       const value = await fn(d);
       const durationMs = performance.now() - t;
       this.steps.push({ name, status: 'passed', startedAtMs, durationMs });

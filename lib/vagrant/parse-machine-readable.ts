@@ -54,6 +54,21 @@ export function uiMessages(records: readonly MachineRecord[]): { level: string; 
     .map((r) => ({ level: r.data[0] ?? '', message: r.data.slice(1).join(',') }));
 }
 
+/**
+ * One output line of a Vagrant command as a person reads it (the transcript kept as evidence): a UI message as its
+ * text, Vagrant's error-exit as `ERROR <class>: <message>`, a plain line as it is; other machine-readable records
+ * (metadata, action) and progress noise are dropped (undefined).
+ */
+export function transcriptLine(line: string): string | undefined {
+  const rec = parseMachineReadable(line)[0];
+  if (!rec) return isProgressNoise(line) || !line.trim() ? undefined : line.trimEnd();
+  const target = rec.target ? `${rec.target}: ` : '';
+  if (rec.type === 'error-exit') return `ERROR ${rec.data[0] ?? ''}: ${rec.data.slice(1).join(',')}`;
+  if (rec.type !== 'ui') return undefined;
+  const message = rec.data.slice(1).join(',');
+  return isProgressNoise(message) || !message.trim() ? undefined : `${target}${message.trimEnd()}`;
+}
+
 const PROGRESS = /^\s*Progress: \d+%/;
 
 /** True for `Progress: N%` lines Vagrant prints while uploading a box volume. */
