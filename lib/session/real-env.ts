@@ -157,6 +157,7 @@ export function createRealEnv(
       return createNomad({
         transport: createHttpTransport({ addr: `http://127.0.0.1:${tunnel.localPort}` }),
         logger,
+        retry5xxMs: config.nomad.retryForS * 1000,
         ...(config.nomad.token ? { token: config.nomad.token } : {}),
       });
     },
