@@ -62,11 +62,11 @@ export function uiMessages(records: readonly MachineRecord[]): { level: string; 
 export function transcriptLine(line: string): string | undefined {
   const rec = parseMachineReadable(line)[0];
   if (!rec) return isProgressNoise(line) || !line.trim() ? undefined : line.trimEnd();
-  const target = rec.target ? `${rec.target}: ` : '';
   if (rec.type === 'error-exit') return `ERROR ${rec.data[0] ?? ''}: ${rec.data.slice(1).join(',')}`;
   if (rec.type !== 'ui') return undefined;
   const message = rec.data.slice(1).join(',');
-  return isProgressNoise(message) || !message.trim() ? undefined : `${target}${message.trimEnd()}`;
+  // Note: Vagrant's UI messages name their machine themselves ("==> client: Starting domain.")
+  return isProgressNoise(message) || !message.trim() ? undefined : message.trimEnd();
 }
 
 const PROGRESS = /^\s*Progress: \d+%/;
