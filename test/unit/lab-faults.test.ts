@@ -80,4 +80,9 @@ t.test('a step does not start after an interrupt: recorded as an error with the 
   t.match(ctx.steps, [{ name: 'first', status: 'passed' }, { name: 'second', status: 'error', message: 'interrupted by SIGTERM' }]);
   const ok = new RunContext({ runId: 'r2', scenario: 's', logger: () => {}, deadline: deadlineIn(10_000) });
   t.equal(await ok.step('runs', async () => 7), 7, 'an open deadline starts steps as before');
+  // the run budget running out is no interrupt: a scenario may still judge what it saw (server-reboot does)
+  const spent = new RunContext({ runId: 'r3', scenario: 's', logger: () => {}, deadline: deadlineIn(0) });
+  await new Promise((r) => setTimeout(r, 20));
+  t.ok(spent.deadline.signal.aborted);
+  t.equal(await spent.step('judge', async () => 'judged'), 'judged', 'a step after the run budget still runs');
 });
