@@ -157,7 +157,9 @@ export default defineScenario({
       const n = (await nomad.node(node.id)).body;
       return { index: Math.max(n.ModifyIndex, (await nomad.jobAllocations(jobId)).index), statusUpdatedAt: n.StatusUpdatedAt };
     };
-    const restartOf = async <T>(what: string, act: (d: Deadline) => Promise<T>, timeoutMs = 10 * 60_000): Promise<{ value: T; since: NodeSince }> => {
+    const restartOf = async <T>(
+      what: string, act: (d: Deadline) => Promise<T>, timeoutMs = 10 * 60_000,
+    ): Promise<{ value: T; since: NodeSince }> => {
       const since = await nodeSince();
       const value = await ctx.step(what, act, { timeoutMs });
       await ctx.step('wait for the client node to register again and be ready', (d) => waitForNodeBack(nomad, node.id, since, d), { timeoutMs: 5 * 60_000 });

@@ -74,7 +74,14 @@ export interface HarnessConfig {
    * offForS: how long power-off keeps the VM off; partitionForS: how long partition cuts the client off the server;
    * deadlineS: how long the client may take to answer SSH again after the fault (after power-on, after the heal)
    */
-  reboot: { kind: RebootKind; count: number; settleQuietS: number; offForS: number; partitionForS: number; deadlineS: number };
+  reboot: {
+    kind: RebootKind;
+    count: number;
+    settleQuietS: number;
+    offForS: number;
+    partitionForS: number;
+    deadlineS: number;
+  };
   expect: { scenario: Expectation | undefined; perCheck: Record<string, Expectation> };
   /** keep the VMs after the run and print how to reach and destroy them */
   keep: boolean;
@@ -107,7 +114,7 @@ export const DEFAULTS: HarnessConfig = {
     token: undefined,
     // the seed procedure: a reboot under emulation takes 30-60 s; Nomad's default 10s would mark the node down
     heartbeatGrace: '5m',
-    // a server answers 500 "No cluster leader" for a few seconds around an election; a minute covers that, not an outage
+    // a server answers 500 "No cluster leader" for seconds around an election; a minute covers that, not an outage
     retryForS: 60,
   },
   lab: {

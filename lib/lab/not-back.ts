@@ -32,19 +32,23 @@ export function consoleTail(text: string, n = CONSOLE_TAIL_LINES): string[] {
 }
 
 /**
- * The error for a machine that did not come back: `err` is the reboot wait's timeout. The first line says which machine,
- * which fault, how long and the last SSH error; then the serial console's tail (or why there is none).
+ * The error for a machine that did not come back: `err` is the reboot wait's timeout. The first line says which
+ * machine, which fault, how long and the last SSH error; then the serial console's tail (or why there is none).
  */
-export function notBackError(err: TimeoutError, o: { machine: string; kind: RebootKind; console: ConsoleSource }): NotBackError {
+export function notBackError(
+  err: TimeoutError,
+  o: { machine: string; kind: RebootKind; console: ConsoleSource },
+): NotBackError {
   const tail = 'text' in o.console ? consoleTail(o.console.text) : [];
-  const head = `${o.machine} did not come back after the ${o.kind} fault within ${formatMs(err.waitedMs)} (the reboot deadline: `
-    + `reboot.deadline, --reboot-deadline): waiting for ${err.what}; last: ${err.last}`;
+  const within = `within ${formatMs(err.waitedMs)} (the reboot deadline: reboot.deadline, --reboot-deadline)`;
+  const head = `${o.machine} did not come back after the ${o.kind} fault ${within}: `
+    + `waiting for ${err.what}; last: ${err.last}`;
   const body = 'none' in o.console
     ? `serial console: ${o.console.none}`
     : tail.length
       ? [`serial console (last ${tail.length} lines of ${o.console.path}):`, ...tail.map((l) => `  | ${l}`)].join('\n')
       : `serial console: ${o.console.path} is empty (the guest printed nothing)`;
-  const hint = 'the guest hangs at boot, is powered off, or its network or sshd did not come up: read its serial console '
-    + '(an artifact of the run); if it is only slow, raise --reboot-deadline';
+  const hint = 'the guest hangs at boot, is powered off, or its network or sshd did not come up: read its serial '
+    + 'console (an artifact of the run); if it is only slow, raise --reboot-deadline';
   return new NotBackError(err.what, err.last, `${head}\n${body}`, tail, hint);
 }

@@ -112,7 +112,10 @@ export function createSshLab(o: SshLabOptions): { up(opts: { deadline: Deadline 
         await run(file, args, { deadline: deadlineIn(RESET_MS, deadline), ...(o.logger ? { logger: o.logger } : {}) });
       },
       // issue 15: an existing host that never comes back is named with the last SSH error (no console to read here)
-      notBack: async (err) => notBackError(err, { machine: m.name, kind, console: { none: 'an existing host (lab.provider ssh): its console is not reachable from the harness' } }),
+      notBack: async (err) => {
+        const none = 'an existing host (lab.provider ssh): its console is not reachable from the harness';
+        return notBackError(err, { machine: m.name, kind, console: { none } });
+      },
     });
   }
 

@@ -97,7 +97,9 @@ export function createVagrantLab(o: VagrantLabOptions): {
   async function collectEvidence({ deadline }: { deadline: Deadline }): Promise<Record<string, string>> {
     const out: Record<string, string> = {};
     out['vagrant-status.txt'] = await vagrant.statusText({ deadline }).catch((err: Error) => `vagrant status failed: ${err.message}`);
-    out[VAGRANT_UP_LOG] = upTranscript ? `${upTranscript.join('\n')}\n` : 'vagrant up was not run (the run ended before it)\n';
+    out[VAGRANT_UP_LOG] = upTranscript
+      ? `${upTranscript.join('\n')}\n`
+      : 'vagrant up was not run (the run ended before it)\n';
     if (spec.provider === 'libvirt') {
       for (const m of spec.machines) {
         const file = serialLogPath(spec, m.name);

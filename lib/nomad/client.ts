@@ -80,7 +80,9 @@ export function parseGoDuration(s: string): number | undefined {
 }
 
 /** Create a Nomad client; every effect goes through `transport`, so tests can point it anywhere. */
-export function createNomad({ transport, token, namespace, region, logger = silentLogger, runStart = performance.now(), requestTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS, retry5xxMs = 0 }: NomadOptions): Nomad {
+export function createNomad(o0: NomadOptions): Nomad {
+  const { transport, token, namespace, region, logger = silentLogger, runStart = performance.now() } = o0;
+  const { requestTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS, retry5xxMs = 0 } = o0;
   async function call(method: string, path: string, o: ReadQuery & { body?: unknown; query?: Record<string, string | undefined> } = {}): Promise<Read<unknown>> {
     if (o.wait !== undefined && parseGoDuration(o.wait) === undefined) throw new HarnessError(`blocking query wait must be a Go duration with unit such as "10s" (got ${JSON.stringify(o.wait)})`, { exitCode: EXIT.INTERNAL });
     const budget = Math.ceil(requestTimeoutMs + ((parseGoDuration(o.wait ?? '0s') ?? 0) * 17) / 16);
@@ -93,7 +95,8 @@ export function createNomad({ transport, token, namespace, region, logger = sile
     for (let attempt = 0; ; attempt++) {
       const t0 = performance.now();
       // Note: each attempt gets its own budget; the caller's signal bounds them all.
-      const signal = attempt === 0 ? signal0 : o.signal ? AbortSignal.any([o.signal, AbortSignal.timeout(budget)]) : AbortSignal.timeout(budget);
+      const own = AbortSignal.timeout(budget);
+      const signal = attempt === 0 ? signal0 : o.signal ? AbortSignal.any([o.signal, own]) : own;
       try {
         res = await transport({ method, path, query, headers, body: o.body, signal });
       } catch (err) {
@@ -104,12 +107,14 @@ export function createNomad({ transport, token, namespace, region, logger = sile
       if (res.status < 500 || res.status > 599) break;
       const pause = RETRY_5XX_INTERVALS_MS[Math.min(attempt, RETRY_5XX_INTERVALS_MS.length - 1)]!;
       if (performance.now() + pause > retryUntil || o.signal?.aborted) {
-        if (attempt > 0) throw new NomadApiError(method, path, res.status, res.body, { attempts: attempt + 1, forMs: performance.now() - first });
+        const retried = { attempts: attempt + 1, forMs: performance.now() - first };
+        if (attempt > 0) throw new NomadApiError(method, path, res.status, res.body, retried);
         break;
       }
       if (attempt === 0) {
         const why = `Nomad API ${method} ${path}: HTTP ${res.status}: ${truncate(res.body.trim(), 200)}`;
-        logger({ kind: 'warn', t: performance.now() - runStart, message: `${why}; retrying for up to ${formatMs(retry5xxMs)} (nomad.retry_for)` });
+        const message = `${why}; retrying for up to ${formatMs(retry5xxMs)} (nomad.retry_for)`;
+        logger({ kind: 'warn', t: performance.now() - runStart, message });
       }
       await sleep(pause, { at: retryUntil, signal: o.signal ?? new AbortController().signal });
     }

@@ -12,9 +12,13 @@ export class NomadApiError extends HarnessError {
   readonly body: string;
   /** how often the call was made and over how long, when a 5xx answer was retried (nomad.retry_for) */
   readonly retried: { attempts: number; forMs: number } | undefined;
-  constructor(method: string, path: string, status: number, body: string, retried?: { attempts: number; forMs: number }) {
+  constructor(
+    method: string, path: string, status: number, body: string, retried?: { attempts: number; forMs: number },
+  ) {
     const text = truncate(body.trim(), MAX_ERROR_BODY);
-    const again = retried ? ` (the last of ${retried.attempts} answers over ${formatMs(retried.forMs)}: nomad.retry_for, --nomad-retry-for)` : '';
+    const again = retried
+      ? ` (the last of ${retried.attempts} answers over ${formatMs(retried.forMs)}: nomad.retry_for, --nomad-retry-for)`
+      : '';
     super(`Nomad API ${method} ${path}: HTTP ${status}${text ? `: ${text}` : ''}${again}`, {
       exitCode: exitCodeFor(method, path, status),
       ...hintFor(status),

@@ -153,7 +153,8 @@ export class SshMachine implements Machine {
             if (typeof code !== 'number') {
               const why = this.connError.get(conn);
               const detail = [sig && `signal ${sig}`, why].filter(Boolean).join('; ');
-              return reject(new SshError(`ssh ${this.name}: connection dropped while running ${redactText(cmd, this.o.redact)}${detail ? ` (${detail})` : ''}`));
+              const running = `${redactText(cmd, this.o.redact)}${detail ? ` (${detail})` : ''}`;
+              return reject(new SshError(`ssh ${this.name}: connection dropped while running ${running}`));
             }
             this.log(cmd, { exitCode: code, durationMs });
             resolve({ code, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(errOut).toString('utf8'), durationMs });

@@ -38,7 +38,7 @@ export interface RebootOptions {
   rebootCommand?: string;
   logger?: Logger;
   probeMs?: number;
-  /** the error for a machine that did not come back by the deadline (the lab adds its serial console); default: the timeout */
+  /** the error for a machine not back by the deadline (the lab adds its serial console); default: the timeout */
   notBack?: (err: TimeoutError) => Promise<Error>;
 }
 
@@ -99,12 +99,14 @@ async function waitForNewBootId(m: Rebootable, bootIdBefore: string, opts: Reboo
           return { done: false, reason: `${msg}${lastSeen ? ` (last boot_id seen: ${lastSeen})` : ''}` };
         }
         lastSeen = id === bootIdBefore ? `still ${id}` : id;
-        return id === bootIdBefore ? { done: false, reason: `boot_id unchanged (still ${id})` } : { done: true, value: id };
+        if (id === bootIdBefore) return { done: false, reason: `boot_id unchanged (still ${id})` };
+        return { done: true, value: id };
       },
       {
         deadline,
         intervals: [1000],
-        onReason: (reason) => logger?.({ kind: 'wait', t: Math.round(performance.now()), what: `${m.name} reboot`, reason }),
+        onReason: (reason) =>
+          logger?.({ kind: 'wait', t: Math.round(performance.now()), what: `${m.name} reboot`, reason }),
       },
       );
   } catch (err) {

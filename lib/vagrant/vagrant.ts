@@ -7,7 +7,9 @@ import type { Logger } from '../log/events.js';
 import type { SshTarget } from '../ssh/target.js';
 import { quote } from '../ssh/quote.js';
 import { DEFAULT_LOCK_DIR, lockPath, withLock } from './lock.js';
-import { dropProgressNoise, errorExit, isProgressNoise, machineStates, parseMachineReadable, sshConfigText, transcriptLine } from './parse-machine-readable.js';
+import {
+  dropProgressNoise, errorExit, isProgressNoise, machineStates, parseMachineReadable, sshConfigText, transcriptLine,
+} from './parse-machine-readable.js';
 import { sshTargetFor } from './parse-ssh-config.js';
 
 /** Vagrant exited non-zero; `errorClass`/`vagrantMessage` come from its `error-exit` line when it printed one. */
@@ -50,7 +52,8 @@ export function createVagrant({ cwd, env = {}, run = runCommand, logger, bin = '
     logger?.({ kind: 'output', t: now(), source: 'vagrant', line: msg.trim() });
   };
 
-  async function invoke(args: string[], { deadline, live = false, onOutput }: Opts & { live?: boolean; onOutput?: (line: string) => void }) {
+  type InvokeOpts = Opts & { live?: boolean; onOutput?: (line: string) => void };
+  async function invoke(args: string[], { deadline, live = false, onOutput }: InvokeOpts) {
     const onLine = live || onOutput
       ? (stream: 'stdout' | 'stderr', line: string) => {
         if (live) progress(stream, line);
@@ -71,10 +74,13 @@ export function createVagrant({ cwd, env = {}, run = runCommand, logger, bin = '
 
   return {
     /**
-     * `vagrant up <names> --provider p`, holding the provider lock (vagrant-libvirt is not safe against concurrent ups);
-     * `onOutput` gets every readable output line as it comes (the transcript kept as evidence, even when up fails).
+     * `vagrant up <names> --provider p`, holding the provider lock (vagrant-libvirt is not safe against concurrent
+     * ups); `onOutput` gets every readable output line as it comes (the transcript kept as evidence, even on failure).
      */
-    async up(names: readonly string[], { provider, deadline, onOutput }: Opts & { provider: string; onOutput?: (line: string) => void }): Promise<void> {
+    async up(
+      names: readonly string[],
+      { provider, deadline, onOutput }: Opts & { provider: string; onOutput?: (line: string) => void },
+    ): Promise<void> {
       const args = ['up', ...names, '--provider', provider, '--machine-readable'];
       await locked(provider, deadline, () => invoke(args, { deadline, live: true, ...(onOutput ? { onOutput } : {}) }));
     },
