@@ -69,6 +69,20 @@ export function transcriptLine(line: string): string | undefined {
   return isProgressNoise(message) || !message.trim() ? undefined : message.trimEnd();
 }
 
+/**
+ * The Ruby exception Vagrant died of when a plugin let one escape instead of raising a Vagrant error (no error-exit
+ * record): its first stack line `<file>:<line>:in `<method>': <message> (<Class>)`, as an error-exit would say it.
+ * Seen with vagrant-libvirt 0.11.2: `Call to virDomainCreateWithFlags failed: internal error: Unknown CPU model …
+ * (Libvirt::Error)`.
+ */
+export function rubyException(stderr: string): { errorClass: string; message: string } | undefined {
+  for (const line of stderr.split('\n')) {
+    const m = /^\S+:\d+:in `[^']*': (.+) \(([A-Z][\w:]*)\)\s*$/.exec(line);
+    if (m) return { errorClass: m[2]!, message: m[1]! };
+  }
+  return undefined;
+}
+
 const PROGRESS = /^\s*Progress: \d+%/;
 
 /** True for `Progress: N%` lines Vagrant prints while uploading a box volume. */

@@ -8,8 +8,10 @@ import type { SshTarget } from '../ssh/target.js';
 import { quote } from '../ssh/quote.js';
 import { DEFAULT_LOCK_DIR, lockPath, withLock } from './lock.js';
 import {
-  dropProgressNoise, errorExit, isProgressNoise, machineStates, parseMachineReadable, sshConfigText, transcriptLine,
+  dropProgressNoise, errorExit, isProgressNoise, machineStates, parseMachineReadable, rubyException, sshConfigText,
+  transcriptLine,
 } from './parse-machine-readable.js';
+
 import { sshTargetFor } from './parse-ssh-config.js';
 
 /** Vagrant exited non-zero; `errorClass`/`vagrantMessage` come from its `error-exit` line when it printed one. */
@@ -64,8 +66,11 @@ export function createVagrant({ cwd, env = {}, run = runCommand, logger, bin = '
     const r = await run(bin, args, { deadline, cwd, env: fullEnv, logger, allowedCodes: ANY_EXIT_CODE, onLine });
     const records = parseMachineReadable(r.stdout);
     if (r.code !== 0) {
-      const ee = errorExit(records);
-      throw new VagrantError(shown(args), r.code, { errorClass: ee?.errorClass, message: ee?.message, stderrTail: tailLines(dropProgressNoise(r.stderr)) });
+      // Note: without an error-exit record (a plugin let a Ruby exception escape), the exception's own line is the news;
+      // the stderr tail is only the bottom of its stack trace
+      const ee = errorExit(records) ?? rubyException(r.stderr);
+      const stderrTail = tailLines(dropProgressNoise(r.stderr));
+      throw new VagrantError(shown(args), r.code, { errorClass: ee?.errorClass, message: ee?.message, stderrTail });
     }
     return { ...r, records };
   }

@@ -7,7 +7,7 @@ import { DEFAULTS } from '../../lib/config/schema.js';
 import { rebootStepMs } from '../../lib/scenario/faults.js';
 import { CONSOLE_TAIL_LINES, consoleTail, notBackError, NotBackError } from '../../lib/lab/not-back.js';
 import { EXIT, InterruptedError, TimeoutError } from '../../lib/errors.js';
-import { transcriptLine } from '../../lib/vagrant/parse-machine-readable.js';
+import { rubyException, transcriptLine } from '../../lib/vagrant/parse-machine-readable.js';
 import { RunContext } from '../../lib/run/context.js';
 import { deadlineIn } from '../../lib/run/deadline.js';
 
@@ -85,4 +85,14 @@ t.test('a step does not start after an interrupt: recorded as an error with the 
   await new Promise((r) => setTimeout(r, 20));
   t.ok(spent.deadline.signal.aborted);
   t.equal(await spent.step('judge', async () => 'judged'), 'judged', 'a step after the run budget still runs');
+});
+
+t.test('rubyException: the exception a plugin let escape, from its first stack line (real vagrant-libvirt 0.11.2 output)', async (t) => {
+  const stderr = [
+    "/usr/lib/ruby/vendor_ruby/fog/libvirt/requests/compute/vm_action.rb:7:in `create': Call to virDomainCreateWithFlags failed: internal error: Unknown CPU model nrh-no-such-cpu (Libvirt::Error)",
+    "\tfrom /usr/lib/ruby/vendor_ruby/fog/libvirt/requests/compute/vm_action.rb:7:in `vm_action'",
+    "\tfrom /usr/lib/ruby/vendor_ruby/fog/libvirt/models/compute/server.rb:76:in `start'",
+  ].join('\n');
+  t.same(rubyException(stderr), { errorClass: 'Libvirt::Error', message: 'Call to virDomainCreateWithFlags failed: internal error: Unknown CPU model nrh-no-such-cpu' });
+  t.equal(rubyException('fake stderr line\n'), undefined);
 });
