@@ -4,7 +4,7 @@
 // client never comes back (the test powers the domain off with virsh while the harness waits for the reboot, as a dead
 // hypervisor or PDU would); (3) SIGTERM during the reboot wait. Each asserts the exit code, the evidence in the report
 // (JSON summary, JUnit, artifacts) and that no domain or volume of the run is left.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -32,6 +32,12 @@ function report(dir: string): Report {
     return { name: String(c['name']), type: e.type, message: e.message, text: e['#text'] ?? '' };
   });
   return { summary: JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')), errors };
+}
+
+/** On an unexpected outcome, show what Vagrant printed (the fixture folder with the report goes with the test). */
+function explain(t: Test, dir: string, runId: string | undefined): void {
+  const log = runId ? join(dir, 'reports', runId, 'vagrant-up.log') : '';
+  if (log && existsSync(log)) t.comment(`vagrant-up.log of ${runId}:\n${readFileSync(log, 'utf8').split('\n').slice(-40).join('\n')}`);
 }
 
 const args = (dir: string, extra: string[]) => ['run', 'cni-ipam-reboot', '--netns', NETNS, '--junit', join(dir, 'junit.xml'), '--report-json', join(dir, 'summary.json'), '--reports-dir', join(dir, 'reports'), ...extra];
@@ -75,7 +81,7 @@ t.test('the client never comes back (powered off by the test during the reboot):
       }, 4000);
     }
   });
-  t.ok(killed && killed !== 'pending' && killed !== 'no domain found', `the test powered the client off (${killed})`);
+  if (!t.ok(killed && killed !== 'pending' && killed !== 'no domain found', `the test powered the client off (${killed})`)) explain(t, dir, runId);
   t.equal(r.code, 3, 'exit 3 (infrastructure)');
   const { summary, errors } = report(dir);
   const step = summary.runs[0]!.steps.find((s) => s.name.startsWith('reboot the client'))!;
@@ -103,9 +109,9 @@ t.test('SIGTERM during the reboot wait: exit 130, the evidence so far in the rep
       setTimeout(() => child.kill('SIGTERM'), 5000);
     }
   });
-  t.ok(sent, 'the run reached the reboot');
-  t.equal(r.code, 130, 'exit 130 (interrupted)');
   const runId = r.runIds[0]!;
+  if (!t.ok(sent, 'the run reached the reboot')) explain(t, dir, runId);
+  t.equal(r.code, 130, 'exit 130 (interrupted)');
   const { summary, errors } = report(dir);
   t.equal(summary.interrupted, true, 'summary: interrupted');
   t.equal(summary.runs[0]!.interrupted, true);
