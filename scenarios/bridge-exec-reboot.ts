@@ -24,7 +24,7 @@ import { ConfigError } from '../lib/errors.js';
 import { startEventRecorder, type EventRecorder } from '../lib/scenario/event-recorder.js';
 import { withTransientFailures } from '../lib/checks/transient.js';
 import { adjustForFault } from '../lib/checks/fault-expectations.js';
-import { faultParams, faultProblems, recordFault } from '../lib/scenario/faults.js';
+import { faultParams, faultProblems, rebootStepMs, recordFault } from '../lib/scenario/faults.js';
 import { faultRestartsTasks } from '../lib/config/faults.js';
 import { durationSeconds } from '../lib/config/fields.js';
 
@@ -132,7 +132,7 @@ export default defineScenario({
       const nodeBefore = (await nomad.node(node.id)).body;
       const allocsIndex = (await nomad.jobAllocations(jobId)).index;
       since = { index: Math.max(nodeBefore.ModifyIndex, allocsIndex), atMs: Date.now() };
-      const r = await ctx.step(`reboot the client (${config.reboot.kind})${of}`, (d) => lab.reboot('client', config.reboot.kind, { deadline: d, fault: faultParams(config) }), { timeoutMs: 10 * 60_000 });
+      const r = await ctx.step(`reboot the client (${config.reboot.kind})${of}`, (d) => lab.reboot('client', config.reboot.kind, { deadline: d, fault: faultParams(config) }), { timeoutMs: rebootStepMs(config) });
       reboots.push(r);
       recordFault(ctx, r, count > 1 ? `.${i}` : ''); // issue 15: the fault's moments on the timeline, its facts
       since.atMs = r.requestedAt;

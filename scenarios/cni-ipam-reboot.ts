@@ -11,7 +11,7 @@ import { installCniProbe, cniAdd, cniReset } from '../lib/cni/probe.js';
 import { CNI_DATA_DIRS, stateDirOf, type BridgeConfigOptions, type CniStateMode } from '../lib/cni/config.js';
 import { readCniState } from '../lib/cluster/evidence.js';
 import { readBootInfo } from '../lib/lab/observe.js';
-import { faultParams, faultProblems, recordFault } from '../lib/scenario/faults.js';
+import { faultParams, faultProblems, rebootStepMs, recordFault } from '../lib/scenario/faults.js';
 
 /** Each mode gets its own bridge, subnet and netns so the two probes cannot disturb each other. */
 const PROBES: Record<CniStateMode, { netns: string; config: BridgeConfigOptions }> = {
@@ -51,7 +51,7 @@ export default defineScenario({
       return readBootInfo(client, d);
     });
 
-    const reboot = await ctx.step(`reboot the client (${env.config.reboot.kind})`, (d) => lab.reboot('client', env.config.reboot.kind, { deadline: d, fault: faultParams(env.config) }), { timeoutMs: 10 * 60_000 });
+    const reboot = await ctx.step(`reboot the client (${env.config.reboot.kind})`, (d) => lab.reboot('client', env.config.reboot.kind, { deadline: d, fault: faultParams(env.config) }), { timeoutMs: rebootStepMs(env.config) });
     recordFault(ctx, reboot);
     ctx.fact('client.boot_id.before', reboot.bootIdBefore);
     ctx.fact('client.boot_id.after', reboot.bootIdAfter);

@@ -26,7 +26,7 @@ import { waitFor } from '../lib/run/wait.js';
 import { FAULT_KINDS, REBOOT_KINDS } from '../lib/config/faults.js';
 import type { HarnessConfig } from '../lib/config/schema.js';
 import type { ConfigProblem } from '../lib/errors.js';
-import { faultParams, faultProblems } from '../lib/scenario/faults.js';
+import { faultParams, faultProblems, rebootStepMs } from '../lib/scenario/faults.js';
 
 const JOB_FILE = fileURLToPath(new URL('../jobs/bridge-exec-http-multi.nomad.hcl', import.meta.url));
 /** Allocs running on build A, and after the scale-up on build B (the new ones are where collisions show). */
@@ -157,9 +157,11 @@ export default defineScenario({
       const n = (await nomad.node(node.id)).body;
       return { index: Math.max(n.ModifyIndex, (await nomad.jobAllocations(jobId)).index), statusUpdatedAt: n.StatusUpdatedAt };
     };
-    const restartOf = async <T>(what: string, act: (d: Deadline) => Promise<T>): Promise<{ value: T; since: NodeSince }> => {
+    const restartOf = async <T>(
+      what: string, act: (d: Deadline) => Promise<T>, timeoutMs = 10 * 60_000,
+    ): Promise<{ value: T; since: NodeSince }> => {
       const since = await nodeSince();
-      const value = await ctx.step(what, act, { timeoutMs: 10 * 60_000 });
+      const value = await ctx.step(what, act, { timeoutMs });
       await ctx.step('wait for the client node to register again and be ready', (d) => waitForNodeBack(nomad, node.id, since, d), { timeoutMs: 5 * 60_000 });
       return { value, since };
     };
@@ -175,7 +177,7 @@ export default defineScenario({
       const watched = (await nodeAllocs(nomad, node.id, ctx.deadline)).filter((a) => a.jobId === jobId).map((a) => a.id);
       const base = { nomad, lab, jobId, allocId: watched[0]!, nodeId: node.id, history };
       const obsBefore = await ctx.step('observe before the reboot', (d) => observe({ ...base, label: 'before' }, d));
-      const { value: reboot, since } = await restartOf(`reboot the client (${env.config.reboot.kind})`, (d) => lab.reboot('client', env.config.reboot.kind, { deadline: d, fault: faultParams(env.config) }));
+      const { value: reboot, since } = await restartOf(`reboot the client (${env.config.reboot.kind})`, (d) => lab.reboot('client', env.config.reboot.kind, { deadline: d, fault: faultParams(env.config) }), rebootStepMs(env.config));
       const quietMs = env.config.reboot.settleQuietS * 1000;
       const disruption = { index: since.index, atMs: reboot.requestedAt };
       const settled = await ctx.step(`wait until the job has settled after the reboot (${env.config.reboot.settleQuietS}s without change)`, (d) =>

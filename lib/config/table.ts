@@ -21,6 +21,11 @@ export const FIELDS: Field[] = [
   { yaml: 'nomad.token', env: 'NOMAD_TOKEN', path: ['nomad', 'token'], doc: 'ACL token for the Nomad API (never logged or reported)', secret: true, parse: str('give the SecretID of an ACL token') },
   { yaml: 'nomad.heartbeat_grace', flag: 'heartbeat-grace', path: ['nomad', 'heartbeatGrace'], doc: 'server heartbeat_grace; shorter than a reboot means the node goes down and allocs are replaced', parse: goDuration },
   {
+    yaml: 'nomad.retry_for', flag: 'nomad-retry-for', path: ['nomad', 'retryForS'], parse: timeoutSeconds(0, 3600),
+    doc: 'how long one Nomad API call is retried while Nomad answers 5xx (Go duration or seconds; 0 = not retried); '
+      + 'then exit 3 with the status and body',
+  },
+  {
     yaml: 'lab.provider', flag: 'provider', env: 'HARNESS_PROVIDER', path: ['lab', 'provider'],
     doc: 'libvirt or virtualbox (VMs made by Vagrant), or ssh (machines that already exist: lab.hosts)',
     parse: oneOf(['libvirt', 'virtualbox', 'ssh'] as const),
@@ -71,6 +76,12 @@ export const FIELDS: Field[] = [
   { yaml: 'reboot.kind', flag: 'reboot', path: ['reboot', 'kind'], doc: `fault injected on the client: ${REBOOT_KINDS.join(', ')} (README "Fault kinds")`, parse: oneOf(REBOOT_KINDS) },
   { yaml: 'reboot.off_for', flag: 'off-for', path: ['reboot', 'offForS'], doc: 'how long --reboot power-off keeps the client off (Go duration or seconds)', parse: timeoutSeconds(0, 3600) },
   { yaml: 'reboot.partition_for', flag: 'partition-for', path: ['reboot', 'partitionForS'], doc: 'how long --reboot partition cuts the client off the server (Go duration or seconds; longer than heartbeat_grace: replacement expected)', parse: timeoutSeconds(1, 3600) },
+  {
+    yaml: 'reboot.deadline', flag: 'reboot-deadline', path: ['reboot', 'deadlineS'], parse: timeoutSeconds(1, 3600),
+    doc: 'how long the client may take to answer SSH with a new boot id after the fault (after power-on for power-off, '
+      + 'after the heal for partition); past it the run ends with exit 3 naming the last SSH error and the serial '
+      + 'console tail',
+  },
   { yaml: 'reboot.count', flag: 'reboots', path: ['reboot', 'count'], doc: 'how many times bridge-exec-reboot reboots the client (restored after each; leaks checked after the last)', parse: int(1, 20) },
   { yaml: 'repeat', flag: 'repeat', path: ['repeat'], doc: 'run each scenario N times (each attempt from the warm lab\'s snapshot, or on fresh VMs with --fresh) and report every attempt and the flake rate (a failure that repeats the same way is a verdict)', parse: int(1, 100) },
   { yaml: 'keep', flag: 'keep', env: 'HARNESS_KEEP', path: ['keep'], doc: 'keep the VMs after the run and print how to reach and destroy them', parse: bool },

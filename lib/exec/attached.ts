@@ -23,6 +23,10 @@ export async function runAttached(file: string, args: readonly string[], o: Atta
     detached: forward.length > 0,
     env: o.env ?? {},
     extendEnv: true,
+    // Note: execa's default SIGKILLs a SIGTERMed child 5 s later; the child here is the CLI tearing its VMs down after
+    // the forwarded signal (VM tier: a SIGTERMed run exited 137 mid-teardown and left its VM running). It has its own
+    // teardown budget and a second Ctrl-C still ends it at once.
+    forceKillAfterDelay: false,
   });
   const relay = (sig: NodeJS.Signals) => void child.kill(sig);
   for (const s of forward) process.on(s, relay);

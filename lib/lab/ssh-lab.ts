@@ -11,6 +11,7 @@ import { deadlineIn, type Deadline } from '../run/deadline.js';
 import { SshMachine, type SshMachineOptions } from '../ssh/client.js';
 import { quote } from '../ssh/quote.js';
 import { rebootMachine } from '../ssh/reboot.js';
+import { notBackError } from './not-back.js';
 import type { SshTarget } from '../ssh/target.js';
 import { splitJump } from '../config/fields.js';
 import { sshHostCleanupScript } from './ssh-cleanup.js';
@@ -149,6 +150,11 @@ export function createSshLab(o: SshLabOptions): { up(opts: { deadline: Deadline 
         }
         const [file, args] = resetArgv(o.hardResetCommand, role, address);
         await run(file, args, { deadline: deadlineIn(RESET_MS, deadline), ...(o.logger ? { logger: o.logger } : {}) });
+      },
+      // issue 15: an existing host that never comes back is named with the last SSH error (no console to read here)
+      notBack: async (err) => {
+        const none = 'an existing host (lab.provider ssh): its console is not reachable from the harness';
+        return notBackError(err, { machine: m.name, kind, console: { none } });
       },
     });
   }

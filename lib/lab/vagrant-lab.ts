@@ -15,6 +15,7 @@ import { createVagrant, type VagrantOptions } from '../vagrant/vagrant.js';
 import { currentNetns } from './host.js';
 import { LAB_SPEC_FILE, serialLogPath, type LabSpec } from './spec.js';
 import type { FaultParams, Lab, RebootKind } from '../model/lab.js';
+import { notBackError, type ConsoleSource } from './not-back.js';
 
 /** Budget of the destroy registered on the cleanup stack (destroying two VMs took ~6 s; the lock may be held by another run's up). */
 const CLEANUP_DESTROY_MS = 10 * 60_000;
@@ -43,13 +44,19 @@ export interface VagrantLabOptions {
   teardown?: { what: string; fn: (destroy: () => Promise<void>) => Promise<void> };
 }
 
+/** Name of the artifact holding what `vagrant up` printed (kept even when up failed or was interrupted). */
+export const VAGRANT_UP_LOG = 'vagrant-up.log';
+
 /**
  * Prepare a lab from `spec`; `up()` creates the VMs (destroy registered first) and returns the Lab; `attach()` returns
  * the Lab of VMs that already run in `vagrantDir` (a reverted warm lab), from the ssh-config `up()` wrote there.
+ * `collectEvidence` works before and after up, so a run whose first `vagrant up` fails still keeps its output and
+ * serial consoles.
  */
 export function createVagrantLab(o: VagrantLabOptions): {
   up(opts: { deadline: Deadline }): Promise<Lab>;
   attach(): Promise<Lab>;
+  collectEvidence(opts: { deadline: Deadline }): Promise<Record<string, string>>;
 } {
   const { spec, vagrantDir, logger, run = runCommand } = o;
   const specPath = path.join(vagrantDir, LAB_SPEC_FILE);
@@ -57,6 +64,8 @@ export function createVagrantLab(o: VagrantLabOptions): {
   const names = spec.machines.map((m) => m.name);
   const machines: Record<string, SshMachine> = {};
   const ids: Record<string, string> = {};
+  /** what `vagrant up` printed so far (readable lines), or undefined before it ran */
+  let upTranscript: string[] | undefined;
   let destroying: Promise<void> | undefined;
 
   async function destroy({ deadline }: { deadline: Deadline }): Promise<void> {
@@ -96,6 +105,9 @@ export function createVagrantLab(o: VagrantLabOptions): {
   async function collectEvidence({ deadline }: { deadline: Deadline }): Promise<Record<string, string>> {
     const out: Record<string, string> = {};
     out['vagrant-status.txt'] = await vagrant.statusText({ deadline }).catch((err: Error) => `vagrant status failed: ${err.message}`);
+    out[VAGRANT_UP_LOG] = upTranscript
+      ? `${upTranscript.join('\n')}\n`
+      : 'vagrant up was not run (the run ended before it)\n';
     if (spec.provider === 'libvirt') {
       for (const m of spec.machines) {
         const file = serialLogPath(spec, m.name);
@@ -132,6 +144,8 @@ export function createVagrantLab(o: VagrantLabOptions): {
       powerOff: async () => power(spec.provider, idOf('power off'), 'off', hv()),
       powerOn: async () => power(spec.provider, idOf('power on'), 'on', hv()),
       ...(fault.offForMs !== undefined ? { offForMs: fault.offForMs } : {}),
+      // issue 15: a machine that never comes back is named with the last SSH error and its serial console's tail
+      notBack: async (err) => notBackError(err, { machine: m.name, kind, console: await serialConsole(m.name) }),
     });
   }
 
@@ -156,19 +170,34 @@ export function createVagrantLab(o: VagrantLabOptions): {
     return { id: spec.runId, machines, reboot, collectEvidence, describe, destroy };
   }
 
+  /** The tail of a machine's serial console log (libvirt), or why there is none. */
+  async function serialConsole(name: string): Promise<ConsoleSource> {
+    if (spec.provider !== 'libvirt') return { none: `the ${spec.provider} provider keeps no serial log` };
+    const file = serialLogPath(spec, name);
+    try {
+      const buf = await fs.readFile(file);
+      return { path: file, text: buf.subarray(Math.max(0, buf.length - 64 * 1024)).toString('utf8') };
+    } catch (err) {
+      return { none: `not readable: ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}` };
+    }
+  }
+
   return {
+    collectEvidence,
     /** Write the spec and Vagrantfile, register destroy, `vagrant up`, then connect SSH details for every machine. */
     async up({ deadline }) {
       await fs.mkdir(vagrantDir, { recursive: true });
       await fs.writeFile(specPath, JSON.stringify(spec, null, 2) + '\n');
       await fs.copyFile(o.vagrantfile, path.join(vagrantDir, 'Vagrantfile'));
       registerTeardown();
-      await vagrant.up(names, { provider: spec.provider, deadline });
+      upTranscript = [];
+      await vagrant.up(names, { provider: spec.provider, deadline, onOutput: (line) => upTranscript!.push(line) });
       return connectAll((name) => vagrant.sshConfigText(name, { deadline }), true);
     },
     /** Register the teardown, then SSH details from the ssh-config `up()` wrote (no Vagrant call: it costs seconds). */
     async attach() {
       registerTeardown();
+      upTranscript = ['(a warm lab reverted from its snapshot: this run did not run vagrant up)'];
       const text = await fs.readFile(path.join(vagrantDir, 'ssh-config'), 'utf8');
       return connectAll(async () => text, false);
     },

@@ -1,6 +1,7 @@
 // Typed Nomad HTTP API client over an injected Transport: the only place the harness speaks to Nomad.
 import { performance } from 'node:perf_hooks';
-import { EXIT, HarnessError } from '../errors.js';
+import { EXIT, HarnessError, formatMs } from '../errors.js';
+import { sleep } from '../run/deadline.js';
 import { silentLogger, type Logger } from '../log/events.js';
 import type * as A from './api-types.js';
 import { NomadApiError, truncate } from './errors.js';
@@ -57,7 +58,15 @@ export interface NomadOptions {
   runStart?: number;
   /** per-request budget on top of a blocking query's wait, when the caller gives no signal */
   requestTimeoutMs?: number;
+  /**
+   * how long one call keeps being retried while Nomad answers 5xx (a server between leaders answers 500 "No cluster
+   * leader"), within the caller's signal; then the last status and body are the error. 0: never retried.
+   */
+  retry5xxMs?: number;
 }
+
+/** Pauses between retries of a 5xx answer; the last value repeats. */
+export const RETRY_5XX_INTERVALS_MS = [250, 500, 1000, 2000, 5000] as const;
 
 /** Default budget of a plain request: Nomad answers non-blocking calls in well under a second. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
@@ -71,22 +80,44 @@ export function parseGoDuration(s: string): number | undefined {
 }
 
 /** Create a Nomad client; every effect goes through `transport`, so tests can point it anywhere. */
-export function createNomad({ transport, token, namespace, region, logger = silentLogger, runStart = performance.now(), requestTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS }: NomadOptions): Nomad {
+export function createNomad(o0: NomadOptions): Nomad {
+  const { transport, token, namespace, region, logger = silentLogger, runStart = performance.now() } = o0;
+  const { requestTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS, retry5xxMs = 0 } = o0;
   async function call(method: string, path: string, o: ReadQuery & { body?: unknown; query?: Record<string, string | undefined> } = {}): Promise<Read<unknown>> {
     if (o.wait !== undefined && parseGoDuration(o.wait) === undefined) throw new HarnessError(`blocking query wait must be a Go duration with unit such as "10s" (got ${JSON.stringify(o.wait)})`, { exitCode: EXIT.INTERNAL });
     const budget = Math.ceil(requestTimeoutMs + ((parseGoDuration(o.wait ?? '0s') ?? 0) * 17) / 16);
-    const signal = o.signal ? AbortSignal.any([o.signal, AbortSignal.timeout(budget)]) : AbortSignal.timeout(budget);
+    const signal0 = o.signal ? AbortSignal.any([o.signal, AbortSignal.timeout(budget)]) : AbortSignal.timeout(budget);
     const query = { namespace, region, ...o.query, index: o.index === undefined ? undefined : String(o.index), wait: o.wait };
     const headers: Record<string, string> = token ? { 'X-Nomad-Token': token } : {};
-    const t0 = performance.now();
+    const retryUntil = performance.now() + retry5xxMs;
+    const first = performance.now();
     let res;
-    try {
-      res = await transport({ method, path, query, headers, body: o.body, signal });
-    } catch (err) {
-      logger({ kind: 'http', t: t0 - runStart, method, path, durationMs: performance.now() - t0 });
-      throw err;
+    for (let attempt = 0; ; attempt++) {
+      const t0 = performance.now();
+      // Note: each attempt gets its own budget; the caller's signal bounds them all.
+      const own = AbortSignal.timeout(budget);
+      const signal = attempt === 0 ? signal0 : o.signal ? AbortSignal.any([o.signal, own]) : own;
+      try {
+        res = await transport({ method, path, query, headers, body: o.body, signal });
+      } catch (err) {
+        logger({ kind: 'http', t: t0 - runStart, method, path, durationMs: performance.now() - t0 });
+        throw err;
+      }
+      logger({ kind: 'http', t: t0 - runStart, method, path, status: res.status, durationMs: performance.now() - t0 });
+      if (res.status < 500 || res.status > 599) break;
+      const pause = RETRY_5XX_INTERVALS_MS[Math.min(attempt, RETRY_5XX_INTERVALS_MS.length - 1)]!;
+      if (performance.now() + pause > retryUntil || o.signal?.aborted) {
+        const retried = { attempts: attempt + 1, forMs: performance.now() - first };
+        if (attempt > 0) throw new NomadApiError(method, path, res.status, res.body, retried);
+        break;
+      }
+      if (attempt === 0) {
+        const why = `Nomad API ${method} ${path}: HTTP ${res.status}: ${truncate(res.body.trim(), 200)}`;
+        const message = `${why}; retrying for up to ${formatMs(retry5xxMs)} (nomad.retry_for)`;
+        logger({ kind: 'warn', t: performance.now() - runStart, message });
+      }
+      await sleep(pause, { at: retryUntil, signal: o.signal ?? new AbortController().signal });
     }
-    logger({ kind: 'http', t: t0 - runStart, method, path, status: res.status, durationMs: performance.now() - t0 });
     if (res.status < 200 || res.status > 299) throw new NomadApiError(method, path, res.status, res.body);
     const index = Number(res.headers['x-nomad-index'] ?? 0) || 0;
     if (res.body === '') return { body: undefined, index };

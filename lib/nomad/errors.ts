@@ -1,5 +1,5 @@
 // Errors raised by the Nomad client: an API answer that was not 2xx, or Nomad not reachable.
-import { EXIT, HarnessError, type ExitCode } from '../errors.js';
+import { EXIT, HarnessError, formatMs, type ExitCode } from '../errors.js';
 
 /** Longest slice of an error body kept in messages (Nomad error bodies are short plain text). */
 export const MAX_ERROR_BODY = 500;
@@ -10,9 +10,16 @@ export class NomadApiError extends HarnessError {
   readonly path: string;
   readonly status: number;
   readonly body: string;
-  constructor(method: string, path: string, status: number, body: string) {
+  /** how often the call was made and over how long, when a 5xx answer was retried (nomad.retry_for) */
+  readonly retried: { attempts: number; forMs: number } | undefined;
+  constructor(
+    method: string, path: string, status: number, body: string, retried?: { attempts: number; forMs: number },
+  ) {
     const text = truncate(body.trim(), MAX_ERROR_BODY);
-    super(`Nomad API ${method} ${path}: HTTP ${status}${text ? `: ${text}` : ''}`, {
+    const again = retried
+      ? ` (the last of ${retried.attempts} answers over ${formatMs(retried.forMs)}: nomad.retry_for, --nomad-retry-for)`
+      : '';
+    super(`Nomad API ${method} ${path}: HTTP ${status}${text ? `: ${text}` : ''}${again}`, {
       exitCode: exitCodeFor(method, path, status),
       ...hintFor(status),
     });
@@ -20,6 +27,7 @@ export class NomadApiError extends HarnessError {
     this.path = path;
     this.status = status;
     this.body = text;
+    this.retried = retried;
   }
 }
 

@@ -2,7 +2,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '../log/events.js';
 import type { ArtifactRef, StepRecord, TimelineEvent } from '../model/run.js';
-import { HarnessError, formatMs } from '../errors.js';
+import { HarnessError, TimeoutError, formatMs } from '../errors.js';
 import { CleanupStack } from './cleanup.js';
 import { deadlineIn, type Deadline } from './deadline.js';
 
@@ -69,6 +69,11 @@ export class RunContext {
     this.logger({ kind: 'step', t: this.elapsed(), phase: 'start', name });
     const d = deadlineIn(timeoutMs, this.deadline);
     try {
+      // Note: a signal that came while the last step finished anyway stops the run here, before this step creates
+      // anything (a step whose work never awaits the deadline would not notice it otherwise). The run budget running
+      // out is not: a scenario may still judge what it saw (its step's own deadline has passed then).
+      const reason: unknown = this.deadline.signal.reason;
+      if (this.deadline.signal.aborted && !(reason instanceof TimeoutError)) throw reason;
       const value = await fn(d);
       const durationMs = performance.now() - t;
       this.steps.push({ name, status: 'passed', startedAtMs, durationMs });

@@ -21,6 +21,17 @@ export function faultParams(config: HarnessConfig): FaultParams {
   return { offForMs: config.reboot.offForS * 1000, partitionForMs: config.reboot.partitionForS * 1000 };
 }
 
+/**
+ * The reboot step's budget: the fault's own hold (power-off's off time, partition's cut) plus `reboot.deadline`, the
+ * time the client may take to answer SSH with a new boot id afterwards (issue 15: past it, exit 3 naming the last SSH
+ * error and the serial console's tail).
+ */
+export function rebootStepMs(config: HarnessConfig): number {
+  const kind = config.reboot.kind;
+  const held = kind === 'power-off' ? config.reboot.offForS : kind === 'partition' ? config.reboot.partitionForS : 0;
+  return (held + config.reboot.deadlineS) * 1000;
+}
+
 /** Put the fault's own moments on the host lane and its facts in the properties. */
 export function recordFault(ctx: RunContext, r: RebootRecord, suffix = ''): void {
   for (const m of r.marks ?? []) {

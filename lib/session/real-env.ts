@@ -15,14 +15,13 @@ import { createVagrantLab } from '../lab/vagrant-lab.js';
 import { labSpecFor } from '../lab/spec-for.js';
 import { agentAddress, agentInterface, createSshLab } from '../lab/ssh-lab.js';
 import type { ChooseDriver } from '../lab/accel.js';
-import type { Deadline } from '../run/deadline.js';
+import { deadlineIn, type Deadline } from '../run/deadline.js';
 import type { RunContext } from '../run/context.js';
 import { openWarmLab, warmInputsFor, type WarmLab } from '../lab/warm-lab.js';
 import type { Lab, Machine } from '../model/lab.js';
 import type { LabSpec } from '../lab/spec.js';
 import { BRIDGE_CNI_ATTRIBUTES, waitForLeader, waitForNodeReady } from '../nomad/wait.js';
 import { waitFor } from '../run/wait.js';
-import { deadlineIn } from '../run/deadline.js';
 
 /** vms/Vagrantfile of this checkout. */
 export const VAGRANTFILE = fileURLToPath(new URL('../../vms/Vagrantfile', import.meta.url));
@@ -43,6 +42,29 @@ async function waitClientAgentReady(client: Machine, d: Deadline): Promise<void>
     const said = r.code === 0 ? `status ${status ?? '?'}` : `exit ${r.code}: ${r.stderr.trim().split('\n').at(-1)}`;
     return { done: false, reason: said };
   }, { deadline: d });
+}
+
+/** How long a machine may take to answer before its host evidence is given up (a client that never came back). */
+const REACH_FOR_EVIDENCE_MS = 20_000;
+
+/**
+ * Collect each host's journals, addresses, iptables and CNI state before the teardown. A machine that does not answer
+ * SSH within REACH_FOR_EVIDENCE_MS (issue 15: a client that never came back) is skipped with the reason, so it does
+ * not use up the evidence budget of the others.
+ */
+function onHostEvidence(ctx: RunContext, lab: Lab): void {
+  ctx.onEvidence('hosts: journals, addresses, iptables, CNI state', async (dd) => {
+    for (const m of Object.values(lab.machines)) {
+      const reach = await m.bootId({ deadline: deadlineIn(REACH_FOR_EVIDENCE_MS, dd) }).then(
+        () => undefined,
+        (err: Error) => err.message.split('\n')[0],
+      );
+      const files = reach
+        ? { 'error.txt': `not collected: ${m.name} did not answer over SSH: ${reach}\n` }
+        : await collectHostEvidence(m, { deadline: dd }).catch((err: Error) => ({ 'error.txt': err.message }));
+      for (const [name, text] of Object.entries(files)) ctx.artifact(`${m.role}-${name}`, text);
+    }
+  });
 }
 
 /** Build the environment a scenario runs in for one run of the CLI; `chooseDriver` resolves lab.libvirt_driver
@@ -87,14 +109,7 @@ export function createRealEnv(
       },
       { alsoWhenKept: true },
     );
-    ctx.onEvidence('hosts: journals, addresses, iptables, CNI state', async (dd) => {
-      for (const m of Object.values(lab.machines)) {
-        const files = await collectHostEvidence(m, { deadline: dd }).catch((err: Error) => ({
-          'error.txt': err.message,
-        }));
-        for (const [name, text] of Object.entries(files)) ctx.artifact(`${m.role}-${name}`, text);
-      }
-    });
+    onHostEvidence(ctx, lab);
     if (config.keep) ctx.info(`hosts kept as they are after the run:\n${lab.describe()}`);
     return lab;
   };
@@ -102,14 +117,7 @@ export function createRealEnv(
     ctx.onEvidence('lab: vagrant status, serial consoles', async (dd) => {
       for (const [name, text] of Object.entries(await lab.collectEvidence({ deadline: dd }))) ctx.artifact(name, text);
     });
-    ctx.onEvidence('hosts: journals, addresses, iptables, CNI state', async (dd) => {
-      for (const m of Object.values(lab.machines)) {
-        const files = await collectHostEvidence(m, { deadline: dd }).catch((err: Error) => ({
-          'error.txt': err.message,
-        }));
-        for (const [name, text] of Object.entries(files)) ctx.artifact(`${m.role}-${name}`, text);
-      }
-    });
+    onHostEvidence(ctx, lab);
   };
   const takeSnapshot = async (ctx: RunContext, d: Deadline, extra?: Parameters<WarmLab['snapshot']>[1]) => {
     const tookMs = await warm!.snapshot(d, extra);
@@ -191,21 +199,28 @@ export function createRealEnv(
       if (w) return w;
       const vagrantDir = join(config.lab.workDir, runId);
       ctx.fact('lab.dir', vagrantDir);
-      const lab = await createVagrantLab({
+      const prepared = createVagrantLab({
         spec,
         vagrantDir,
         vagrantfile: VAGRANTFILE,
         logger,
         cleanup: (what, fn, opts) => void ctx.cleanup.defer(what, fn, opts),
         ssh: { redact: ctx.secrets, streamOutput: config.output.verbose },
-      }).up({ deadline: d });
+      });
+      // issue 15: registered before `vagrant up`, so a bring-up that fails or is interrupted keeps what Vagrant printed
+      // and the serial consoles (collected before the teardown destroys the VMs)
+      ctx.onEvidence('lab: vagrant up output, vagrant status, serial consoles', async (dd) => {
+        for (const [name, text] of Object.entries(await prepared.collectEvidence({ deadline: dd })))
+          ctx.artifact(name, text);
+      });
+      const lab = await prepared.up({ deadline: d });
       // Note: runs before the lab's destroy (LIFO) and with --keep too, so a kept lab holds no connection of this process.
       ctx.cleanup.defer(
         'close the SSH connections',
         async () => void (await Promise.all(Object.values(lab.machines).map((m) => m.disconnect()))),
         { alsoWhenKept: true },
       );
-      labEvidence(ctx, lab);
+      onHostEvidence(ctx, lab);
       // Note: what --keep leaves is said once, at the end of the run (the cleanup entry's keptAs), not after bring-up.
       return lab;
     },
@@ -271,6 +286,7 @@ export function createRealEnv(
       return createNomad({
         transport: createHttpTransport({ addr: `http://127.0.0.1:${tunnel.localPort}` }),
         logger,
+        retry5xxMs: config.nomad.retryForS * 1000,
         ...(config.nomad.token ? { token: config.nomad.token } : {}),
       });
     },

@@ -55,6 +55,8 @@ export class SshMachine implements Machine {
   private readonly o: SshMachineOptions;
   private key: Promise<Buffer> | undefined;
   private conn: Promise<SshClient> | undefined;
+  /** why a connection broke, when ssh2 said (read by the command it cut short) */
+  private readonly connError = new WeakMap<SshClient, string>();
 
   constructor(o: SshMachineOptions) {
     this.o = o;
@@ -77,7 +79,11 @@ export class SshMachine implements Machine {
         };
         c.on('close', forget);
         c.on('end', forget);
-        c.on('error', forget);
+        c.on('error', (err: Error) => {
+          // Note: e.g. "Keepalive timeout" (a peer that stopped answering): said with the command it cut short
+          this.connError.set(c, err.message);
+          forget();
+        });
         return c;
       })();
       this.conn = p;
@@ -145,7 +151,10 @@ export class SshMachine implements Machine {
           const durationMs = performance.now() - started;
           finish(() => {
             if (typeof code !== 'number') {
-              return reject(new SshError(`ssh ${this.name}: connection dropped while running ${redactText(cmd, this.o.redact)}${sig ? ` (signal ${sig})` : ''}`));
+              const why = this.connError.get(conn);
+              const detail = [sig && `signal ${sig}`, why].filter(Boolean).join('; ');
+              const running = `${redactText(cmd, this.o.redact)}${detail ? ` (${detail})` : ''}`;
+              return reject(new SshError(`ssh ${this.name}: connection dropped while running ${running}`));
             }
             this.log(cmd, { exitCode: code, durationMs });
             resolve({ code, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(errOut).toString('utf8'), durationMs });

@@ -1,5 +1,5 @@
 // Reboot a machine for real (guest-initiated or hypervisor reset) and wait until SSH answers with a NEW boot id.
-import { HarnessError } from '../errors.js';
+import { HarnessError, TimeoutError } from '../errors.js';
 import type { ExecOptions, ExecResult, FaultMark, RebootKind, RebootRecord } from '../model/lab.js';
 import type { Logger } from '../log/events.js';
 import { deadlineIn, sleep, type Deadline } from '../run/deadline.js';
@@ -38,6 +38,8 @@ export interface RebootOptions {
   rebootCommand?: string;
   logger?: Logger;
   probeMs?: number;
+  /** the error for a machine not back by the deadline (the lab adds its serial console); default: the timeout */
+  notBack?: (err: TimeoutError) => Promise<Error>;
 }
 
 /** Trigger a reboot of `kind` and poll the boot id over fresh connections until it changes; TimeoutError names the machine and the last thing seen. */
@@ -76,26 +78,39 @@ export async function rebootMachine(m: Rebootable, kind: RebootKind, opts: Reboo
       logger?.({ kind: 'info', t: Math.round(performance.now()), message: `${m.name}: connection dropped while requesting the reboot (expected)` });
     }
   }
-  let lastSeen = '';
-  const bootIdAfter = await waitFor(
-    `${m.name} to answer over SSH with a new boot_id (was ${bootIdBefore})`,
-    async (d) => {
-      await m.disconnect(); // a fresh connection each time: the old one may be half-open after a reset
-      let id: string;
-      try {
-        id = await m.bootId({ deadline: deadlineIn(probeMs, d) });
-      } catch (err) {
-        const msg = err instanceof Error ? err.message.split('\n')[0] : String(err);
-        return { done: false, reason: `${msg}${lastSeen ? ` (last boot_id seen: ${lastSeen})` : ''}` };
-      }
-      lastSeen = id === bootIdBefore ? `still ${id}` : id;
-      return id === bootIdBefore ? { done: false, reason: `boot_id unchanged (still ${id})` } : { done: true, value: id };
-    },
-    {
-      deadline,
-      intervals: [1000],
-      onReason: (reason) => logger?.({ kind: 'wait', t: Math.round(performance.now()), what: `${m.name} reboot`, reason }),
-    },
-  );
+  const bootIdAfter = await waitForNewBootId(m, bootIdBefore, opts);
   return { machine: m.name, kind, bootIdBefore, bootIdAfter, requestedAt, backAt: Date.now(), ...(marks.length ? { marks } : {}) };
+}
+
+/** Poll the boot id over fresh connections until it differs from `before`; a timeout goes through `opts.notBack`. */
+async function waitForNewBootId(m: Rebootable, bootIdBefore: string, opts: RebootOptions): Promise<string> {
+  const { deadline, logger, probeMs = PROBE_MS } = opts;
+  let lastSeen = '';
+  try {
+    return await waitFor(
+      `${m.name} to answer over SSH with a new boot_id (was ${bootIdBefore})`,
+      async (d) => {
+        await m.disconnect(); // a fresh connection each time: the old one may be half-open after a reset
+        let id: string;
+        try {
+          id = await m.bootId({ deadline: deadlineIn(probeMs, d) });
+        } catch (err) {
+          const msg = err instanceof Error ? err.message.split('\n')[0] : String(err);
+          return { done: false, reason: `${msg}${lastSeen ? ` (last boot_id seen: ${lastSeen})` : ''}` };
+        }
+        lastSeen = id === bootIdBefore ? `still ${id}` : id;
+        if (id === bootIdBefore) return { done: false, reason: `boot_id unchanged (still ${id})` };
+        return { done: true, value: id };
+      },
+      {
+        deadline,
+        intervals: [1000],
+        onReason: (reason) =>
+          logger?.({ kind: 'wait', t: Math.round(performance.now()), what: `${m.name} reboot`, reason }),
+      },
+      );
+  } catch (err) {
+    if (err instanceof TimeoutError && opts.notBack) throw await opts.notBack(err);
+    throw err;
+  }
 }

@@ -54,6 +54,35 @@ export function uiMessages(records: readonly MachineRecord[]): { level: string; 
     .map((r) => ({ level: r.data[0] ?? '', message: r.data.slice(1).join(',') }));
 }
 
+/**
+ * One output line of a Vagrant command as a person reads it (the transcript kept as evidence): a UI message as its
+ * text, Vagrant's error-exit as `ERROR <class>: <message>`, a plain line as it is; other machine-readable records
+ * (metadata, action) and progress noise are dropped (undefined).
+ */
+export function transcriptLine(line: string): string | undefined {
+  const rec = parseMachineReadable(line)[0];
+  if (!rec) return isProgressNoise(line) || !line.trim() ? undefined : line.trimEnd();
+  if (rec.type === 'error-exit') return `ERROR ${rec.data[0] ?? ''}: ${rec.data.slice(1).join(',')}`;
+  if (rec.type !== 'ui') return undefined;
+  const message = rec.data.slice(1).join(',');
+  // Note: Vagrant's UI messages name their machine themselves ("==> client: Starting domain.")
+  return isProgressNoise(message) || !message.trim() ? undefined : message.trimEnd();
+}
+
+/**
+ * The Ruby exception Vagrant died of when a plugin let one escape instead of raising a Vagrant error (no error-exit
+ * record): its first stack line `<file>:<line>:in `<method>': <message> (<Class>)`, as an error-exit would say it.
+ * Seen with vagrant-libvirt 0.11.2: `Call to virDomainCreateWithFlags failed: internal error: Unknown CPU model …
+ * (Libvirt::Error)`.
+ */
+export function rubyException(stderr: string): { errorClass: string; message: string } | undefined {
+  for (const line of stderr.split('\n')) {
+    const m = /^\S+:\d+:in `[^']*': (.+) \(([A-Z][\w:]*)\)\s*$/.exec(line);
+    if (m) return { errorClass: m[2]!, message: m[1]! };
+  }
+  return undefined;
+}
+
 const PROGRESS = /^\s*Progress: \d+%/;
 
 /** True for `Progress: N%` lines Vagrant prints while uploading a box volume. */

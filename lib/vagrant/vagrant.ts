@@ -7,7 +7,11 @@ import type { Logger } from '../log/events.js';
 import type { SshTarget } from '../ssh/target.js';
 import { quote } from '../ssh/quote.js';
 import { DEFAULT_LOCK_DIR, lockPath, withLock } from './lock.js';
-import { dropProgressNoise, errorExit, isProgressNoise, machineStates, parseMachineReadable, sshConfigText } from './parse-machine-readable.js';
+import {
+  dropProgressNoise, errorExit, isProgressNoise, machineStates, parseMachineReadable, rubyException, sshConfigText,
+  transcriptLine,
+} from './parse-machine-readable.js';
+
 import { sshTargetFor } from './parse-ssh-config.js';
 
 /** Vagrant exited non-zero; `errorClass`/`vagrantMessage` come from its `error-exit` line when it printed one. */
@@ -50,12 +54,23 @@ export function createVagrant({ cwd, env = {}, run = runCommand, logger, bin = '
     logger?.({ kind: 'output', t: now(), source: 'vagrant', line: msg.trim() });
   };
 
-  async function invoke(args: string[], { deadline, live = false }: Opts & { live?: boolean }) {
-    const r = await run(bin, args, { deadline, cwd, env: fullEnv, logger, allowedCodes: ANY_EXIT_CODE, onLine: live ? progress : undefined });
+  type InvokeOpts = Opts & { live?: boolean; onOutput?: (line: string) => void };
+  async function invoke(args: string[], { deadline, live = false, onOutput }: InvokeOpts) {
+    const onLine = live || onOutput
+      ? (stream: 'stdout' | 'stderr', line: string) => {
+        if (live) progress(stream, line);
+        const kept = onOutput && transcriptLine(line);
+        if (kept) onOutput!(kept);
+      }
+      : undefined;
+    const r = await run(bin, args, { deadline, cwd, env: fullEnv, logger, allowedCodes: ANY_EXIT_CODE, onLine });
     const records = parseMachineReadable(r.stdout);
     if (r.code !== 0) {
-      const ee = errorExit(records);
-      throw new VagrantError(shown(args), r.code, { errorClass: ee?.errorClass, message: ee?.message, stderrTail: tailLines(dropProgressNoise(r.stderr)) });
+      // Note: without an error-exit record (a plugin let a Ruby exception escape), the exception's own line is the news;
+      // the stderr tail is only the bottom of its stack trace
+      const ee = errorExit(records) ?? rubyException(r.stderr);
+      const stderrTail = tailLines(dropProgressNoise(r.stderr));
+      throw new VagrantError(shown(args), r.code, { errorClass: ee?.errorClass, message: ee?.message, stderrTail });
     }
     return { ...r, records };
   }
@@ -63,9 +78,16 @@ export function createVagrant({ cwd, env = {}, run = runCommand, logger, bin = '
   const locked = <T>(provider: string, deadline: Deadline, fn: () => Promise<T>) => withLock(lockPath(provider, lockDir), fn, { deadline, logger });
 
   return {
-    /** `vagrant up <names> --provider p`, holding the provider lock (vagrant-libvirt is not safe against concurrent ups). */
-    async up(names: readonly string[], { provider, deadline }: Opts & { provider: string }): Promise<void> {
-      await locked(provider, deadline, () => invoke(['up', ...names, '--provider', provider, '--machine-readable'], { deadline, live: true }));
+    /**
+     * `vagrant up <names> --provider p`, holding the provider lock (vagrant-libvirt is not safe against concurrent
+     * ups); `onOutput` gets every readable output line as it comes (the transcript kept as evidence, even on failure).
+     */
+    async up(
+      names: readonly string[],
+      { provider, deadline, onOutput }: Opts & { provider: string; onOutput?: (line: string) => void },
+    ): Promise<void> {
+      const args = ['up', ...names, '--provider', provider, '--machine-readable'];
+      await locked(provider, deadline, () => invoke(args, { deadline, live: true, ...(onOutput ? { onOutput } : {}) }));
     },
     /** Machine name -> Vagrant state id (`running`, `not_created`, `shutoff`, ...). */
     async status({ deadline }: Opts): Promise<Record<string, string>> {

@@ -9,6 +9,16 @@ import type { FakeNomad } from './fake-nomad/server.js';
 import { CNI_STATE_DIRS, cniListingCommand } from '../../lib/cluster/parse-cni-listing.js';
 import { HOST_NETNS_COMMAND, NET_STATE_COMMAND } from '../../lib/lab/parse-observe.js';
 import { NO_DOCKER } from '../../lib/cluster/docker-image.js';
+import { notBackError } from '../../lib/lab/not-back.js';
+
+/** What the stand-in client's serial console shows when it never comes back: a guest stuck before its network. */
+export const STAND_IN_CONSOLE = [
+  '[    0.000000] Linux version 6.1.0-28-amd64 (stand-in console, not a VM)',
+  '[    2.104511] systemd[1]: Starting systemd-networkd.service - Network Configuration...',
+  '[   92.311702] INFO: task systemd-udevd:182 blocked for more than 90 seconds.',
+  '[  122.003117] stand-in: the guest hangs here',
+  '',
+].join('\r\n');
 
 /** How long the stand-in server host stays down: long enough for a scenario to probe the client meanwhile. */
 const SERVER_DOWN_MS = 300;
@@ -155,8 +165,13 @@ export function createFakeLab(o: FakeLabOptions): Lab & { commands: Record<strin
         marks.push({ atMs: Date.now(), label: 'powered on' });
       }
       if (o.sshNeverBack) {
+        // as lib/ssh/reboot.ts + lib/lab/vagrant-lab.ts report it: the wait, the last SSH error, the console's tail
         await sleep(Number.MAX_SAFE_INTEGER, deadline).catch(() => undefined);
-        throw new TimeoutError(`${role} to answer SSH with a new boot_id`, Date.now() - requestedAt, 'connection refused (stand-in host never came back)');
+        if (deadline.signal.aborted && !(deadline.signal.reason instanceof TimeoutError)) throw deadline.signal.reason;
+        const what = `fake-${role} to answer over SSH with a new boot_id (was ${before})`;
+        const last = 'ssh vagrant@127.0.0.1:22: connect ECONNREFUSED 127.0.0.1:22 (stand-in host never came back)';
+        const console = { path: `/stand-in/fake-${role}-serial.log`, text: STAND_IN_CONSOLE };
+        throw notBackError(new TimeoutError(what, Date.now() - requestedAt, last), { machine: `fake-${role}`, kind, console });
       }
       boot[role] = { id: randomUUID(), at: Date.now() };
       down.delete(role);
@@ -165,7 +180,7 @@ export function createFakeLab(o: FakeLabOptions): Lab & { commands: Record<strin
       return { machine: role, kind, bootIdBefore: before, bootIdAfter: boot[role]!.id, requestedAt, backAt: Date.now(), ...(marks.length ? { marks } : {}) };
     },
     async collectEvidence() {
-      return { 'vagrant-status.txt': 'stand-in lab: no Vagrant' };
+      return { 'vagrant-status.txt': 'stand-in lab: no Vagrant', 'fake-client-serial.log': STAND_IN_CONSOLE };
     },
     describe() {
       return 'stand-in lab (integration test): nothing to reach';

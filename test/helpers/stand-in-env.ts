@@ -25,6 +25,7 @@ export const standInConvertJob: JobConverter = async ({ file, vars }) => {
   }
 };
 import { durationSeconds } from '../../lib/config/fields.js';
+import { sleep } from '../../lib/run/deadline.js';
 
 export interface StandIn {
   nomad: FakeNomad;
@@ -58,7 +59,7 @@ function envOn(config: ScenarioEnv['config'], nomad: () => FakeNomad, installed:
       return { nomadVersion: `Nomad v${installed()} (stand-in)` };
     },
     async connectNomad(ctx) {
-      return createNomad({ transport: createHttpTransport({ addr: nomad().addr }), ...(config.nomad.token ? { token: config.nomad.token } : {}), logger: ctx.logger });
+      return createNomad({ transport: createHttpTransport({ addr: nomad().addr }), ...(config.nomad.token ? { token: config.nomad.token } : {}), logger: ctx.logger, retry5xxMs: config.nomad.retryForS * 1000 });
     },
     async upgradeNomad(_ctx, _lab, _role, binary) {
       const version = versionOf(binary);
@@ -86,7 +87,11 @@ function depsWith(makeEnv: CliDeps['makeEnv'], o: { cwd: string; token?: string 
 /** Start a Nomad stand-in on a timeline and CLI deps whose scenario env uses it and a stand-in lab. */
 export async function standIn(
   timeline: Timeline,
-  o: { token?: string; sshNeverBack?: boolean; cwd: string; dockerVersion?: string; serverReboot?: ServerRebootEffect },
+  o: {
+    token?: string; sshNeverBack?: boolean; cwd: string; dockerVersion?: string; serverReboot?: ServerRebootEffect;
+    /** how long the stand-in bring-up and Nomad install take (interruptible), so a signal can come in the middle */
+    upMs?: number; provisionMs?: number;
+  },
 ): Promise<StandIn> {
   const nomad = await startFakeNomad({
     timeline, clientNodeName: 'client', stepMs: 20, ...(o.token ? { token: o.token } : {}),
@@ -95,16 +100,28 @@ export async function standIn(
   const lab = labOn(nomad, o);
   const out: string[] = [];
   const err: string[] = [];
-  const makeEnv = (config: ScenarioEnv['config']): ScenarioEnv => ({
-    config: standInTime(config),
-    async upLab(ctx) {
-      lab.heartbeatGraceMs = durationSeconds(config.nomad.heartbeatGrace) * 1000;
-      ctx.cleanup.defer('destroy the stand-in lab', () => lab.destroy({ deadline: ctx.deadline }));
-      return lab;
-    },
-    // Note: this stand-in client always starts as 1.9.7; after an upgrade it reports the version in the build's path
-    ...envOn(config, () => nomad, () => '1.9.7', versionInPath),
-  });
+  const makeEnv = (config: ScenarioEnv['config']): ScenarioEnv => {
+    const rest = envOn(config, () => nomad, () => '1.9.7', versionInPath);
+    return {
+      config: standInTime(config),
+      async upLab(ctx, d) {
+        lab.heartbeatGraceMs = durationSeconds(config.nomad.heartbeatGrace) * 1000;
+        ctx.cleanup.defer('destroy the stand-in lab', () => lab.destroy({ deadline: ctx.deadline }));
+        // as lib/session/real-env.ts: the lab's evidence is registered before the bring-up (issue 15)
+        ctx.onEvidence('lab: stand-in console', async (dd) => {
+          for (const [name, text] of Object.entries(await lab.collectEvidence({ deadline: dd }))) ctx.artifact(name, text);
+        });
+        if (o.upMs) await sleep(o.upMs, d);
+        return lab;
+      },
+      // Note: this stand-in client always starts as 1.9.7; after an upgrade it reports the version in the build's path
+      ...rest,
+      async provisionNomad(ctx, l, d) {
+        if (o.provisionMs) await sleep(o.provisionMs, d);
+        return rest.provisionNomad(ctx, l, d);
+      },
+    };
+  };
   const deps = depsWith(makeEnv, o, out, err, (path) => versionInPath(path) ?? '1.9.7');
   return { nomad, lab, deps, out, err };
 }

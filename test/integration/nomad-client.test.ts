@@ -134,3 +134,27 @@ t.test('aborting a blocking query rejects with the abort reason', async (t) => {
   await t.rejects(nomad.nodes({ index, wait: '10s', signal: ctl.signal }), { message: 'interrupted by SIGINT' });
   t.ok(performance.now() - t0 < 1000);
 });
+
+t.test('5xx answers are retried within retry5xxMs (nomad.retry_for); other statuses are not; Ctrl-C ends the back-off', async (t) => {
+  const fake = await startFakeNomad({ timeline: 'restored', clientNodeName: 'c', stepMs: 50 });
+  t.teardown(() => fake.close());
+  const nomad = createNomad({ transport: createHttpTransport({ addr: fake.addr }), retry5xxMs: 10_000 });
+  const count = (p: string) => fake.requests.filter((q) => q.path === p).length;
+  fake.failRequests({ path: /^\/v1\/nodes$/, status: 503, body: 'rpc error: EOF', times: 2 });
+  t.equal((await nomad.nodes()).body[0]?.Name, 'c', 'two 503s, then the nodes');
+  t.equal(count('/v1/nodes'), 3);
+  fake.failRequests({ path: /^\/v1\/allocation\//, status: 404, body: 'alloc not found' });
+  await t.rejects(nomad.allocation('0b7a6b41-0000-4000-8000-000000000000'), { message: 'Nomad API GET /v1/allocation/0b7a6b41-0000-4000-8000-000000000000: HTTP 404: alloc not found' }, '404: at once');
+  t.equal(count('/v1/allocation/0b7a6b41-0000-4000-8000-000000000000'), 1, 'a 404 is not retried');
+  const clear = fake.failRequests({ path: /^\/v1\/status\/leader$/, status: 500, body: 'No cluster leader' });
+  t.teardown(clear);
+  const ctl = new AbortController();
+  setTimeout(() => ctl.abort(new HarnessError('interrupted by SIGINT', { exitCode: EXIT.INTERRUPTED })), 600);
+  const t0 = performance.now();
+  await t.rejects(nomad.leader({ signal: ctl.signal }), { message: 'interrupted by SIGINT' }, 'the interrupt, not the 500');
+  t.ok(performance.now() - t0 < 2000, 'ended at the interrupt, not after retry5xxMs');
+  const none = createNomad({ transport: createHttpTransport({ addr: fake.addr }) });
+  const before = count('/v1/status/leader');
+  await t.rejects(none.leader(), { status: 500, message: 'Nomad API GET /v1/status/leader: HTTP 500: No cluster leader' }, 'default: not retried');
+  t.equal(count('/v1/status/leader'), before + 1);
+});

@@ -38,6 +38,16 @@ export interface FakeNomadOptions {
   serverReboot?: ServerRebootEffect;
 }
 
+/** Which requests FakeNomad.failRequests answers with an error, and how. */
+export interface FailRule {
+  method?: string;
+  path: RegExp;
+  status: number;
+  body: string;
+  /** how many matching requests fail before the rule clears itself; default: all of them */
+  times?: number;
+}
+
 /** See FakeNomadOptions.serverReboot. */
 export type ServerRebootEffect = 'elects' | 'no-leader' | 'restarts-tasks';
 
@@ -72,6 +82,11 @@ export interface FakeNomad {
   dropEventStreams(o?: { midLine?: boolean }): number;
   /** how many /v1/event/stream connections are open now */
   openEventStreams(): number;
+  /**
+   * issue 15: answer matching requests with `status` and `body` (as a Nomad server does, e.g. 500 "No cluster leader"
+   * around an election) for the next `times` of them (default: until cleared); returns a function that clears it
+   */
+  failRequests(rule: FailRule): () => void;
   /** the simulated cluster, for assertions that need more than the API shows */
   cluster: Cluster;
   close(): Promise<void>;
@@ -104,6 +119,7 @@ export async function startFakeNomad(o: FakeNomadOptions): Promise<FakeNomad> {
   if (OLD_STATE_TIMELINES.includes(timeline)) cluster.cniDir = CNI_OLD_DIR;
   const requests: FakeRequest[] = [];
   const streams: StreamControl = { open: new Set(), heartbeatMs };
+  const failing: FailRule[] = [];
   server = http.createServer((req, res) => {
     if (serverHost.state === 'down') return void req.socket.destroy();
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
@@ -116,6 +132,11 @@ export async function startFakeNomad(o: FakeNomadOptions): Promise<FakeNomad> {
       res.end(r.body);
     };
     if (serverHost.state === 'electing') return answer(noLeader(url.pathname));
+    const rule = failing.find((f) => (!f.method || f.method === req.method) && f.path.test(url.pathname));
+    if (rule) {
+      if (rule.times !== undefined && --rule.times <= 0) failing.splice(failing.indexOf(rule), 1);
+      return answer({ status: rule.status, body: rule.body });
+    }
     const stream = url.pathname === '/v1/event/stream';
     const found = stream ? undefined : route(req.method ?? '', url.pathname);
     if (found && !('handler' in found)) return answer(found);
@@ -147,6 +168,11 @@ export async function startFakeNomad(o: FakeNomadOptions): Promise<FakeNomad> {
     clientLog: () => [...cluster.journal],
     requests,
     dropEventStreams: (o) => dropStreams(streams, o),
+    failRequests: (rule) => {
+      const r = { ...rule };
+      failing.push(r);
+      return () => void (failing.includes(r) && failing.splice(failing.indexOf(r), 1));
+    },
     openEventStreams: () => streams.open.size,
     cluster,
     close: async () => {
