@@ -15,35 +15,9 @@ const skip = vmSkipReason();
 /** Where the VM tier's libvirtd lives; the CLI creates it (or joins the namespace libvirtd already runs in). */
 const NETNS = process.env['HARNESS_NETNS'] || 'nrh-lab';
 
-function parseJunit(path: string) {
-  const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(readFileSync(path, 'utf8'));
-  const suite = xml.testsuites.testsuite;
-  const props = Object.fromEntries([suite.properties?.property ?? []].flat().map((p: { name: string; value: string }) => [p.name, p.value]));
-  const cases = [suite.testcase].flat() as Record<string, unknown>[];
-  return { suite, props, cases };
-}
-
-// The executor logs "<suite>: run <id>" when a cell starts (lib/session/execute.ts).
-const runIdOf = (stderr: string) => /\brun (r[0-9a-z]{13})\b/.exec(stderr)?.[1];
-
-t.test('cni-ipam-reboot on real VMs: graceful reboot, persistent state refuses the re-add, tmpfs accepts it', { skip: skip ?? false, timeout: 15 * 60_000 }, async (t) => {
-  const dir = t.testdir({});
-  const junit = join(dir, 'junit.xml');
-  const r = await runCli(t, ['run', 'cni-ipam-reboot', '--netns', NETNS, '--junit', junit, '--report-json', join(dir, 'summary.json'), '--reports-dir', join(dir, 'reports'), '--artifacts', 'always']);
-  t.equal(r.code, 0, 'exit 0: every check passed');
-  const { suite, props, cases } = parseJunit(junit);
-  t.equal(Number(suite.failures), 0);
-  t.equal(Number(suite.errors), 0);
-  t.ok(props['client.boot_id.before'] && props['client.boot_id.after'], 'boot ids recorded as properties');
-  t.not(props['client.boot_id.before'], props['client.boot_id.after'], 'the boot id really changed');
-  const dup = cases.find((c) => String(c['name']).includes('persistent-state-duplicate'));
-  t.match(JSON.stringify(dup), /duplicate allocation is not allowed/, 'the real plugin refused the re-add after the reboot');
-  const runId = runIdOf(r.stderr);
-  t.ok(runId, 'run id printed');
-  t.same(domainsMatching(runId!), [], 'no libvirt domain of the run is left');
-  t.same(volumesMatching(runId!), [], 'no libvirt volume of the run is left');
-});
-
+// The graceful cell is also the plain graceful run (a single run's cold path is in test/vm/warm-lab.test.ts and
+// test/vm/lab-faults.test.ts); Ctrl-C/SIGTERM in the reboot wait is test/vm/lab-faults.test.ts (and every phase through
+// main() in test/integration/lab-faults-run.test.ts).
 t.test('a two-cell matrix on real VMs: graceful and hard reset in parallel, each on its own subnets, one merged JUnit', { skip: skip ?? false, timeout: 20 * 60_000 }, async (t) => {
   const dir = t.testdir({
     'vm-matrix.yaml': ['scenario: cni-ipam-reboot', 'axes:', '  reboot: [graceful, hard]', 'parallel: 2', 'memory_budget_mb: 8192', ''].join('\n'),
@@ -62,6 +36,8 @@ t.test('a two-cell matrix on real VMs: graceful and hard reset in parallel, each
     t.equal(Number(suites[i]!['errors']), 0, `${kind}: no error`);
     t.equal(props[i]!['reboot.kind'], kind, `${kind}: the cell's reboot kind was used`);
     t.not(props[i]!['client.boot_id.before'], props[i]!['client.boot_id.after'], `${kind}: the boot id really changed`);
+    const dup = [suites[i]!['testcase']].flat().find((c) => String((c as { name?: string }).name).includes('persistent-state-duplicate'));
+    t.match(JSON.stringify(dup), /duplicate allocation is not allowed/, `${kind}: the real plugin refused the re-add after the reboot`);
   }
   t.not(props[0]!['lab.private_subnet'], props[1]!['lab.private_subnet'], 'the parallel cells had their own private subnets');
   t.not(props[0]!['lab.management_subnet'], props[1]!['lab.management_subnet'], 'and their own management subnets');
@@ -71,24 +47,4 @@ t.test('a two-cell matrix on real VMs: graceful and hard reset in parallel, each
     t.same(domainsMatching(id!), [], `no libvirt domain of ${id} left`);
     t.same(volumesMatching(id!), [], `no libvirt volume of ${id} left`);
   }
-});
-
-t.test('Ctrl-C during the reboot destroys the VM and still writes a report', { skip: skip ?? false, timeout: 15 * 60_000 }, async (t) => {
-  const dir = t.testdir({});
-  const junit = join(dir, 'junit.xml');
-  let sent = false;
-  const r = await runCli(t, ['run', 'cni-ipam-reboot', '--netns', NETNS, '--junit', junit, '--report-json', join(dir, 'summary.json'), '--reports-dir', join(dir, 'reports')], (line, child) => {
-    if (!sent && /… reboot the client/.test(line)) {
-      sent = true;
-      setTimeout(() => child.kill('SIGINT'), 3000);
-    }
-  });
-  t.ok(sent, 'the run reached the reboot');
-  t.equal(r.code, 130, 'exit 130 (interrupted)');
-  const runId = runIdOf(r.stderr);
-  t.ok(runId);
-  t.same(domainsMatching(runId!), [], 'no libvirt domain left after Ctrl-C');
-  t.same(volumesMatching(runId!), [], 'no libvirt volume left after Ctrl-C');
-  const { suite } = parseJunit(junit);
-  t.ok(Number(suite.errors) >= 1, 'the report says the run was interrupted');
 });
