@@ -15,6 +15,13 @@ import { vmSkipReason, domainsMatching, volumesMatching } from '../helpers/vm-pr
 
 t.setTimeout(45 * 60_000);
 const skip = vmSkipReason();
+/**
+ * The never-back run costs a whole bring-up plus the reboot deadline (6m32s here); CI's VM tier has no room for it
+ * (README "Tests"). It runs when asked (HARNESS_VM_SLOW=1); the same path runs on every `npm test` in
+ * test/integration/lab-faults-vagrant.test.ts (createVagrantLab on a real sshd that an injected `virsh destroy` stops).
+ */
+const slowSkip = skip ?? (process.env['HARNESS_VM_SLOW'] === '1' ? undefined
+  : 'a slow VM test (a bring-up plus the reboot deadline, about 6.5 min): run with HARNESS_VM_SLOW=1');
 const NETNS = process.env['HARNESS_NETNS'] || 'nrh-lab';
 const runIdIn = (line: string) => /\brun (r[0-9a-z]{13})\b/.exec(line)?.[1];
 
@@ -64,7 +71,7 @@ t.test('the first vagrant up fails: exit 3, its output and the serial log are ar
   t.same(volumesMatching(runId), [], 'no libvirt volume of the run is left');
 });
 
-t.test('the client never comes back (powered off by the test during the reboot): exit 3 at --reboot-deadline, the console tail reported', { skip: skip ?? false, timeout: 25 * 60_000 }, async (t) => {
+t.test('the client never comes back (powered off by the test during the reboot): exit 3 at --reboot-deadline, the console tail reported', { skip: slowSkip ?? false, timeout: 25 * 60_000 }, async (t) => {
   const dir = t.testdir({});
   let runId: string | undefined;
   let killed = '';
