@@ -400,9 +400,10 @@ const USAGE: Record<Exclude<Command, 'help'>, string[]> = {
     'Runs vms/setup-host.ts: Debian packages, then the offline box.',
   ],
   destroy: [
-    'reboot-harness destroy <run-id>... | --all [--host]',
+    'reboot-harness destroy <run-id>... | --all [--host] | --warm | --stale | --older-than <duration>',
     '',
-    'Destroys the VMs and Vagrant directory of the given runs under the work dir (--work-dir).',
+    'Destroys the VMs and Vagrant directory of the given runs under the work dir (--work-dir), or the warm labs',
+    'kept there (--warm: all, --stale: those that can never be used again), or labs older than --older-than.',
   ],
   merge: [
     'reboot-harness merge <report folder | JUnit file>... [--out <dir>]',

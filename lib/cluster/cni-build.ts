@@ -1,6 +1,7 @@
 // The CNI reference plugins on the harness's own machine, for upload to existing hosts: built from the Go module proxy
 // by vms/build-cni-plugins.ts (as for the box) into ${XDG_CACHE_HOME:-~/.cache}/nomad-reboot-harness/cni-plugins-<ver>,
 // once per version. Without Go and without a cached build it is a usage error naming the fix (exit 2).
+import { tsxArgv } from '../exec/tsx.js';
 import { access, constants } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
@@ -13,8 +14,6 @@ import { CNI_PLUGINS } from './cni-plugins.js';
 
 /** vms/build-cni-plugins.ts in this checkout (a zx script, run by this Node with tsx's loader). */
 export const CNI_BUILD_SCRIPT = fileURLToPath(new URL('../../vms/build-cni-plugins.ts', import.meta.url));
-/** tsx's loader, resolved from this checkout's node_modules (process.execArgv does not carry it: see lib/lab/setup.ts). */
-const TSX_LOADER = import.meta.resolve('tsx');
 /** Where the script finds Go when it is not on PATH (the official tarball's place). */
 const GO_FALLBACK = '/usr/local/go/bin/go';
 
@@ -63,6 +62,6 @@ export async function ensureCniPlugins(o: CniBuildOptions): Promise<string> {
     });
   }
   // Note: the script checks the cached plugins' version itself and leaves a complete cache alone
-  await run(process.execPath, ['--import', TSX_LOADER, CNI_BUILD_SCRIPT, dir, version], { deadline, ...(logger ? { logger } : {}) });
+  await run(process.execPath, tsxArgv(CNI_BUILD_SCRIPT, [dir, version]), { deadline, ...(logger ? { logger } : {}) });
   return dir;
 }

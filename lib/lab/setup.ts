@@ -1,4 +1,5 @@
 // `reboot-harness setup`: the host packages and the box (vms/setup-host.ts), then the isolated lab host.
+import { tsxArgv } from '../exec/tsx.js';
 import { fileURLToPath } from 'node:url';
 import { runCommand, type RunCommand } from '../exec/run.js';
 import { CommandError, EXIT, HarnessError } from '../errors.js';
@@ -8,11 +9,8 @@ import { ensureLabHost, type LabHost } from './host.js';
 
 /** vms/setup-host.ts in this checkout (a zx script). */
 export const SETUP_SCRIPT = fileURLToPath(new URL('../../vms/setup-host.ts', import.meta.url));
-/**
- * tsx's loader as a file URL, resolved from this checkout's node_modules, so the script runs whatever the caller's
- * working directory. Note: `reboot-harness` registers tsx in-process, so process.execArgv does not carry it.
- */
-export const TSX_LOADER = import.meta.resolve('tsx');
+/** tsx's loader (lib/exec/tsx.ts), re-exported for the tests that run the scripts the same way. */
+export { TSX_LOADER } from '../exec/tsx.js';
 
 /** vms/setup-host.ts's exit code for a missing prerequisite or a bad argument (tools/steps.ts EXIT_USAGE). */
 const SCRIPT_EXIT_PREREQUISITE = 2;
@@ -36,7 +34,7 @@ export interface SetupOptions {
 /** The argv of the setup script for the given options, after `node` (this Node: process.execPath). Pure. */
 export function setupArgs(o: Pick<SetupOptions, 'forceBox' | 'skipBox' | 'dockerBox'>): string[] {
   const flags = [o.skipBox && '--no-box', o.forceBox && '--force-box', o.dockerBox && '--docker-box'];
-  return ['--import', TSX_LOADER, SETUP_SCRIPT, ...flags.filter((f): f is string => typeof f === 'string')];
+  return tsxArgv(SETUP_SCRIPT, flags.filter((f): f is string => typeof f === 'string'));
 }
 
 /**
