@@ -16,6 +16,67 @@ export function summaryLine(log: string): string {
   return `${num('pass')} passed, ${num('fail')} failed, ${num('skip')} skipped`;
 }
 
+/**
+ * What failed, from the TAP log, for the end of the CI output (a CI page often shows only the tail): one line per
+ * failed assertion with the subtests it sits in, then the first lines of its YAML diagnostic; a subtest that failed
+ * with no failed assertion of its own (a crash, a timeout, a bad plan) is named too. Pure.
+ */
+export function failureDigest(log: string, maxDiagLines = 8): string[] {
+  const lines = log.split('\n');
+  const stack: { indent: number; name: string; failedInside: boolean }[] = [];
+  const out: string[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    const sub = /^( *)# Subtest: (.*)$/.exec(line);
+    if (sub) {
+      stack.push({ indent: sub[1]!.length, name: sub[2]!, failedInside: false });
+      continue;
+    }
+    const res = /^( *)(not ok|ok) \d+ - (.*?)(?: # (?:time=|SKIP|TODO).*)?$/.exec(line);
+    if (!res) continue;
+    const indent = res[1]!.length;
+    const failed = res[2] === 'not ok';
+    const name = res[3]!;
+    const top = stack.at(-1);
+    const closes = top !== undefined && top.indent === indent && top.name === name;
+    if (closes) stack.pop();
+    if (!failed) continue;
+    if (closes && top.failedInside) {
+      const parent = stack.at(-1);
+      if (parent) parent.failedInside = true;
+      continue;
+    }
+    for (const s of stack) s.failedInside = true;
+    const diag: string[] = [];
+    if (lines[i + 1]?.trim() === '---') {
+      for (let j = i + 2; j < lines.length && lines[j]!.trim() !== '...'; j++) diag.push(lines[j]!.trimEnd());
+    }
+    const { where, kept } = digestDiagnostic(diag);
+    out.push(`not ok: ${[...stack.map((s) => s.name), name].join(' > ')}${where ? ` (${where})` : ''}`);
+    const cut = kept.slice(0, maxDiagLines);
+    out.push(...cut.map((l) => `    ${l}`));
+    if (kept.length > cut.length) out.push(`    (${kept.length - cut.length} more lines in reports/ci-test.log)`);
+  }
+  return out;
+}
+
+/** Tap's YAML diagnostic without what a digest does not need (stack, source excerpt, how tap ran the file). Pure. */
+function digestDiagnostic(diag: string[]): { where: string; kept: string[] } {
+  const pad = Math.min(...diag.filter((l) => l.trim()).map((l) => l.length - l.trimStart().length));
+  const body = diag.map((l) => l.slice(Number.isFinite(pad) ? pad : 0));
+  const file = body.find((l) => /^ +fileName: /.test(l))?.split(': ')[1];
+  const lineNo = body.find((l) => /^ +lineNumber: /.test(l))?.split(': ')[1];
+  const dropped = new Set(['at', 'stack', 'source', 'stdio', 'cwd', 'externalID', 'command', 'args']);
+  const kept: string[] = [];
+  let keep = true;
+  for (const l of body) {
+    const key = /^([A-Za-z]+):/.exec(l)?.[1];
+    if (key !== undefined) keep = !dropped.has(key);
+    if (keep && l.trim()) kept.push(l);
+  }
+  return { where: file && lineNo ? `${file}:${lineNo}` : '', kept };
+}
+
 /** actionlint from the Go module proxy (with shellcheck from Debian it also lints the workflow's scripts). */
 async function actionlint(s: Script, env: NodeJS.ProcessEnv): Promise<void> {
   // shellcheck (Debian): actionlint runs it on the workflow's scripts when present; the fetch script is checked too.
@@ -90,6 +151,8 @@ if (isMain(import.meta.url)) await runScript(
     await s.step('tear down the lab host this run started (libvirtd, netns)', async () => {
       await $({ nothrow: true })`${process.execPath} bin/reboot-harness.js destroy --all --host`;
     });
+    const failures = failureDigest(log);
+    if (failures.length > 0) console.log(['what failed (whole log: reports/ci-test.log):', ...failures].join('\n'));
     console.log(summaryLine(log));
     s.say(`done (exit ${code})`);
     return code;
