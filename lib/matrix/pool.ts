@@ -13,6 +13,11 @@ export interface PoolOptions<C, R> {
   retry: (r: R) => boolean;
   /** once aborted, no new cell or attempt starts */
   signal: AbortSignal;
+  /**
+   * Cells with equal affinity can reuse what the previous one left in its slot (a warm lab: its subnets are the
+   * slot's). A freed slot takes the first waiting cell of the affinity it last ran, else the first waiting cell.
+   */
+  affinity?: (item: C) => string;
 }
 
 export interface PoolResult<C, R> {
@@ -21,19 +26,44 @@ export interface PoolResult<C, R> {
   attempts: R[];
 }
 
-/** Run every item (in order of the list as slots and budget allow) and return results in the list's order. */
+/**
+ * Run every item (in order of the list as slots and budget allow, a freed slot preferring the next item of its
+ * affinity) and return results in the list's order.
+ */
 export async function runPool<C, R>(items: readonly C[], o: PoolOptions<C, R>): Promise<PoolResult<C, R>[]> {
   const results: PoolResult<C, R>[] = items.map((item) => ({ item, attempts: [] }));
   const freeSlots = Array.from({ length: Math.max(1, o.parallel) }, (_, k) => k + 1);
   const running = new Set<Promise<void>>();
+  const waiting = results.map((_, k) => k);
+  const lastAffinity = new Map<number, string>();
   let usedMb = 0;
-  let next = 0;
   const fits = (cost: number): boolean => o.budgetMb === undefined || running.size === 0 || usedMb + cost <= o.budgetMb;
+  const affinityOf = (idx: number): string | undefined => o.affinity?.(results[idx]!.item);
 
-  const start = (idx: number): void => {
+  /** The next (item, slot) to start: a free slot's own affinity first, then the first waiting item that fits. */
+  const pick = (): { idx: number; slot: number } | undefined => {
+    for (const slot of freeSlots) {
+      const want = lastAffinity.get(slot);
+      const idx = want === undefined ? undefined : waiting.find((k) => affinityOf(k) === want);
+      if (idx !== undefined && fits(o.costMb(results[idx]!.item))) return { idx, slot };
+    }
+    const idx = waiting[0];
+    if (idx === undefined || freeSlots.length === 0 || !fits(o.costMb(results[idx]!.item))) return undefined;
+    // A slot whose last affinity no waiting item wants, so a slot that one still wants stays for it.
+    const wanted = new Set(waiting.map(affinityOf));
+    const mine = affinityOf(idx);
+    const slot = freeSlots.find((s) => lastAffinity.get(s) === mine)
+      ?? freeSlots.find((s) => !wanted.has(lastAffinity.get(s))) ?? freeSlots[0]!;
+    return { idx, slot };
+  };
+
+  const start = ({ idx, slot }: { idx: number; slot: number }): void => {
     const r = results[idx]!;
     const cost = o.costMb(r.item);
-    const slot = freeSlots.shift()!;
+    waiting.splice(waiting.indexOf(idx), 1);
+    freeSlots.splice(freeSlots.indexOf(slot), 1);
+    const affinity = affinityOf(idx);
+    if (affinity !== undefined) lastAffinity.set(slot, affinity);
     usedMb += cost;
     const p = (async () => {
       try {
@@ -52,9 +82,9 @@ export async function runPool<C, R>(items: readonly C[], o: PoolOptions<C, R>): 
     running.add(tracked);
   };
 
-  while (next < results.length || running.size > 0) {
-    while (next < results.length && !o.signal.aborted && freeSlots.length > 0 && fits(o.costMb(results[next]!.item))) start(next++);
-    if (o.signal.aborted) next = results.length;
+  while (waiting.length > 0 || running.size > 0) {
+    for (let p = pick(); p && !o.signal.aborted; p = pick()) start(p);
+    if (o.signal.aborted) waiting.length = 0;
     if (running.size === 0) break;
     await Promise.race(running);
   }

@@ -89,6 +89,7 @@ export async function executePlan(
       parallel: plan.parallel,
       budgetMb: plan.budgetMb,
       costMb: (c) => cellCostMb(c.configFor(0)),
+      affinity: warmAffinity,
       signal: watcher.signal,
       retry: (r: RunRecord) => plan.retryInfra && isRetryable(r),
       run: (cell, slot, attempt) =>
@@ -128,6 +129,16 @@ export async function executePlan(
     ...(plan.command === 'compare' ? comparisonOf(suites) : {}),
   };
   return { session };
+}
+
+/**
+ * Cells that could share a warm lab (lib/lab/warm-key.ts): the same lab settings, Nomad builds and heartbeat_grace.
+ * The pool keeps them in one slot, whose subnets are part of the warm key. Pure.
+ */
+export function warmAffinity(cell: PlannedCell): string {
+  const c = cell.configFor(0);
+  const builds = cell.builds.map((b) => [b.role, buildKey(b)]);
+  return JSON.stringify([c.lab, builds.length ? c.nomad.heartbeatGrace : undefined, builds]);
 }
 
 interface CellRun {

@@ -4,6 +4,7 @@ import { planSession, type PlanInput, type PlannableScenario } from '../../lib/p
 import { configVariant, sideLabels, suiteName } from '../../lib/plan/names.js';
 import { DEFAULTS } from '../../lib/config/schema.js';
 import { sessionExitCode } from '../../lib/session/exit-code.js';
+import { warmAffinity } from '../../lib/session/execute.js';
 import type { RunRecord } from '../../lib/model/run.js';
 
 const def = (id: string) => ({ id, title: id, passesWhen: 'always' });
@@ -87,6 +88,9 @@ t.test('matrix: the expansion as cells; builds resolved against the file; axes a
   t.same(p.subnets.sort(), ['10.198.1.0/24', '10.198.2.0/24', '10.199.1.0/24', '10.199.2.0/24']);
   t.match(p, { parallel: 2, retryInfra: true, matrix: { shard: '1/1', cellsInMatrix: 4, path: '/w/ci/m.yaml' } });
   t.same(ok(matrixInput({ cell: 'bridge-exec-reboot/nomad=1.9.7/reboot=hard' })).cells.map((c) => c.key), ['bridge-exec-reboot/nomad=1.9.7/reboot=hard']);
+  const affinity = p.cells.map(warmAffinity);
+  t.equal(affinity[0], affinity[1], 'the reboot kinds of one build could share a warm lab: the pool keeps them in one slot');
+  t.not(affinity[0], affinity[2], 'another build could not');
 });
 
 t.test('matrix: shard arithmetic is the plan\'s (cell k goes to shard k mod n + 1)', async (t) => {
