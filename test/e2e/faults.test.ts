@@ -1,57 +1,96 @@
-// e2e tier (issue 15): the fault kinds that keep the host up, against REAL Nomad builds on real VMs, as a matrix per
-// build: agent-kill (the control case: the agent restarts, tasks keep running, nothing replaced) and a partition longer
-// than heartbeat_grace (the node is marked down and the alloc replaced, which the verdict must call expected).
+// e2e tier (issue 15): every fault kind against REAL Nomad builds on real VMs, as one matrix `bridge-exec-reboot` ×
+// nomad (each build given) × reboot [panic, power-off, agent-kill, partition], one cell at a time (two labs at once
+// on a 2-core emulated host can stretch a reboot past heartbeat_grace). Each build's first cell brings its lab up cold
+// and snapshots it; its other cells revert to that warm lab. heartbeat_grace is the default 5m, the partition 6m:
+// - panic, power-off: the host goes down within heartbeat_grace; before 1.9.4 the restore fails with the duplicate-IP
+//   error, from 1.9.4 on every check passes;
+// - agent-kill: the control case, no reboot, the tasks keep running: passes on every build;
+// - partition longer than heartbeat_grace: the node is marked down, the alloc lost and replaced once the client is
+//   back, which the verdict must call expected.
 // The event stream of each run is recorded and checked for the transitions real Nomad sends.
-// Builds come from NOMAD_BINARIES / NOMAD_BINARY; without them every test skips visibly.
+// Builds come from NOMAD_BINARIES / NOMAD_BINARY; without them the test skips visibly.
 import t from 'tap';
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { vmSkipReason, domainsMatching } from '../helpers/vm-prereqs.js';
 import { validateJUnit } from '../helpers/junit-schema.js';
-import { buildsFromEnv, runCli, verdictsOf, NETNS } from '../helpers/real-nomad.js';
+import { buildsFromEnv, runCli, verdictsOf, NETNS, type Build } from '../helpers/real-nomad.js';
 
-t.setTimeout(120 * 60_000);
+t.setTimeout(180 * 60_000);
 const builds = buildsFromEnv();
 const skip = builds.length === 0 ? 'no Nomad build given: set NOMAD_BINARIES=/path/a,/path/b (or NOMAD_BINARY)' : vmSkipReason();
-/** heartbeat_grace for the matrix and a partition well past it (Nomad's TTL is 10-20 s on top of the grace). */
-const GRACE = '20s';
-const PARTITION = '75s';
+const KINDS = ['panic', 'power-off', 'agent-kill', 'partition'] as const;
+const PARTITION = '6m';
+const DUPLICATE = /has been allocated to [0-9a-f-]+, duplicate allocation is not allowed/;
 
-for (const build of builds.length ? builds : [undefined]) {
-  t.test(`agent-kill and a ${PARTITION} partition (heartbeat_grace ${GRACE}) on Nomad ${build?.version ?? '(none)'}`, { skip: skip ?? false, timeout: 60 * 60_000 }, async (t) => {
-    const b = build!;
-    const dir = t.testdir({
-      'faults.yaml': ['scenario: bridge-exec-reboot', 'axes:', `  nomad: [{ name: "${b.version.replace(/^v/, '')}", binary: ${JSON.stringify(b.path)} }]`,
-        '  reboot: [agent-kill, partition]', 'parallel: 2', 'memory_budget_mb: 8192',
-        'defaults:', `  nomad: { heartbeat_grace: ${GRACE} }`, `  reboot: { partition_for: ${PARTITION} }`, '  reports: { artifacts: always }', ''].join('\n'),
-    });
-    const junit = join(dir, 'junit.xml');
-    const summary = join(dir, 'summary.json');
-    const r = await runCli(t, ['matrix', join(dir, 'faults.yaml'), '--netns', NETNS, '--junit', junit, '--report-json', summary, '--reports-dir', join(dir, 'reports')]);
-    t.equal(r.code, 0, 'exit 0: both cells met what their kind expects');
-    validateJUnit(t, junit);
-    type Run = { properties: Record<string, string>; verdicts: never[]; artifacts: { name: string; path: string }[] };
-    const runs = JSON.parse(readFileSync(summary, 'utf8')).runs as Run[];
-    const byKind = Object.fromEntries(runs.map((x) => [x.properties['reboot.kind'], x]));
-    const kill = byKind['agent-kill']!;
-    const vk = verdictsOf(kill);
-    t.match(vk.get('client-rebooted')?.message, /boot_id unchanged .* the agent was restarted by systemd \(pid \d+ -> \d+\)/, 'agent-kill: no reboot, a new agent');
-    t.match(vk.get('task-restarted')?.message, /kept running through agent-kill/, 'agent-kill: the task was not restarted');
-    t.equal(vk.get('alloc-restored')?.label, 'passed');
-    const part = byKind['partition']!;
-    const vp = verdictsOf(part);
-    t.match(vp.get('alloc-restored')?.message, /^replaced, as expected \(partition of 7\d(\.\d)?s > heartbeat_grace 20s\)/, 'partition: replaced, and the verdict says it was expected');
-    t.equal(vp.get('client-rebooted')?.label, 'passed');
-    for (const run of [kill, part]) {
-      const events = readFileSync(run.artifacts.find((a: { name: string; path: string }) => a.name === 'events.ndjson')!.path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { Events: { Topic: string; Type: string; Payload: Record<string, { Status?: string; ClientStatus?: string }> }[] });
-      const all = events.flatMap((f) => f.Events);
-      t.ok(all.some((e) => e.Topic === 'Allocation' && e.Type === 'PlanResult'), `${run.properties['reboot.kind']}: the placement arrived as a PlanResult`);
-      t.ok(all.some((e) => e.Topic === 'Allocation' && e.Type === 'AllocationUpdated' && e.Payload['Allocation']?.ClientStatus === 'running'), 'the client reported it running');
-      if (run === part) {
-        t.ok(all.some((e) => e.Topic === 'Node' && e.Type === 'NodeStreamEvent' && e.Payload['Node']?.Status === 'down'), 'partition: the node went down (NodeStreamEvent)');
-        t.ok(all.some((e) => e.Topic === 'Allocation' && e.Payload['Allocation']?.ClientStatus === 'lost'), 'partition: the alloc was marked lost');
+type Frame = { Events: { Topic: string; Type: string; Payload: Record<string, { Status?: string; ClientStatus?: string }> }[] };
+type Run = {
+  outcome: string; properties: Record<string, string>; verdicts: never[];
+  artifacts: { name: string; path: string }[]; steps: { name: string; durationMs: number }[];
+};
+
+t.test(`${KINDS.join(', ')} on Nomad ${builds.map((b) => b.version).join(', ') || '(none)'}: a matrix, one warm lab per build`, { skip: skip ?? false, timeout: 170 * 60_000 }, async (t) => {
+  const dir = t.testdir({ work: {} });
+  const work = join(dir, 'work');
+  const lab = ['--netns', NETNS, '--work-dir', work];
+  t.teardown(async () => {
+    if (existsSync(work) && readdirSync(work).some((f) => f.startsWith('warm-'))) await runCli(t, ['destroy', '--warm', ...lab]);
+  });
+  const nomad = builds.map((b) => `{ name: "${b.version.replace(/^v/, '')}", binary: ${JSON.stringify(b.path)} }`);
+  const yaml = [
+    'scenario: bridge-exec-reboot', 'axes:', `  nomad: [${nomad.join(', ')}]`, `  reboot: [${KINDS.join(', ')}]`, 'parallel: 1',
+    'defaults:', `  reboot: { partition_for: ${PARTITION} }`, '  reports: { artifacts: always }', '',
+  ].join('\n');
+  const file = join(dir, 'faults.yaml');
+  writeFileSync(file, yaml);
+  const junit = join(dir, 'junit.xml');
+  const summary = join(dir, 'summary.json');
+  const r = await runCli(t, ['matrix', file, ...lab, '--junit', junit, '--report-json', summary, '--reports-dir', join(dir, 'reports')], undefined, { HARNESS_WARM: '1' });
+  const anyBefore = builds.some((b) => b.beforeTmpfsFix);
+  t.equal(r.code, anyBefore ? 1 : 0, anyBefore ? 'exit 1: the reboots of a build before 1.9.4 fail' : 'exit 0: every cell met what its kind expects');
+  validateJUnit(t, junit);
+  const runs = JSON.parse(readFileSync(summary, 'utf8')).runs as Run[];
+  t.equal(runs.length, builds.length * KINDS.length, 'one run per cell');
+  const cell = (b: Build, kind: string) =>
+    runs.find((x) => x.properties['matrix.reboot'] === kind && x.properties['matrix.nomad'] === b.version.replace(/^v/, ''));
+
+  for (const b of builds) {
+    for (const kind of KINDS) {
+      const run = cell(b, kind);
+      t.ok(run, `${b.version} ${kind}: a run`);
+      if (!run) continue;
+      const v = verdictsOf(run);
+      const at = `${b.version} ${kind}`;
+      if (kind === 'panic' || kind === 'power-off') {
+        t.equal(v.get('client-rebooted')?.label, 'passed', `${at}: the client rebooted (a new boot_id)`);
+        t.not(run.properties['client.boot_id.before'], run.properties['client.boot_id.after'], `${at}: boot_id changed`);
+        if (b.beforeTmpfsFix) {
+          t.equal(v.get('no-duplicate-ip')?.label, 'failed', `${at}: the restore failed with the duplicate-IP error`);
+          t.match(v.get('no-duplicate-ip')?.evidence.join('\n') ?? '', DUPLICATE, `${at}: the evidence quotes the real host-local error`);
+          t.equal(v.get('alloc-restored')?.label, 'failed', `${at}: the alloc was not restored`);
+        } else {
+          t.equal(run.outcome, 'passed', `${at}: every check passed`);
+          t.equal(v.get('alloc-restored')?.label, 'passed', `${at}: restored in place`);
+        }
+      } else if (kind === 'agent-kill') {
+        t.equal(run.outcome, 'passed', `${at}: the control case passes on every build`);
+        t.match(v.get('client-rebooted')?.message, /boot_id unchanged .* the agent was restarted by systemd \(pid \d+ -> \d+\)/, `${at}: no reboot, a new agent`);
+        t.match(v.get('task-restarted')?.message, /kept running through agent-kill/, `${at}: the task was not restarted`);
+      } else {
+        t.equal(run.outcome, 'passed', `${at}: what a partition past heartbeat_grace must do`);
+        t.match(v.get('alloc-restored')?.message, /^replaced, as expected \(partition of 360s > heartbeat_grace 300s\)/, `${at}: replaced, and the verdict says it was expected`);
+      }
+      const events = readFileSync(run.artifacts.find((a) => a.name === 'events.ndjson')!.path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Frame);
+      const all = events.flatMap((f) => f.Events ?? []);
+      t.ok(all.some((e) => e.Topic === 'Allocation' && e.Type === 'PlanResult'), `${at}: the placement arrived as a PlanResult`);
+      t.ok(all.some((e) => e.Topic === 'Allocation' && e.Type === 'AllocationUpdated' && e.Payload['Allocation']?.ClientStatus === 'running'), `${at}: the client reported it running`);
+      if (kind === 'partition') {
+        t.ok(all.some((e) => e.Topic === 'Node' && e.Type === 'NodeStreamEvent' && e.Payload['Node']?.Status === 'down'), `${at}: the node went down (NodeStreamEvent)`);
+        t.ok(all.some((e) => e.Topic === 'Allocation' && e.Payload['Allocation']?.ClientStatus === 'lost'), `${at}: the alloc was marked lost`);
       }
     }
-    for (const id of r.runIds) t.same(domainsMatching(id), [], `no libvirt domain of ${id} left`);
-  });
-}
+    const warm = KINDS.map((k) => cell(b, k)?.properties['lab.warm'] ?? '');
+    t.equal(warm.filter((w) => w === 'yes').length, KINDS.length - 1, `${b.version}: one cold cell, the others warm (${warm.join('; ')})`);
+  }
+  for (const id of r.runIds) t.same(domainsMatching(id), [], `no libvirt domain of ${id} left`);
+});
