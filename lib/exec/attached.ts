@@ -1,6 +1,5 @@
 // Run a child with the terminal attached (its output is the person's to see): `setup`'s host script, and the CLI
 // re-run inside the lab's network namespace. The second spawn path of lib/exec, through execa like the first.
-import { execa } from 'execa';
 import { HarnessError } from '../errors.js';
 
 export interface AttachedOptions {
@@ -17,6 +16,7 @@ const SIGNAL_CODES: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 1, SIGIN
 /** Run `file args` with stdio inherited; resolves with its exit code (128 + signal when it was killed). */
 export async function runAttached(file: string, args: readonly string[], o: AttachedOptions = {}): Promise<number> {
   const forward = o.forwardSignals ?? [];
+  const { execa } = await import('execa');
   const child = execa(file, args, {
     stdio: 'inherit',
     reject: false,

@@ -2,7 +2,7 @@
 import { promises as fs } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import type { Duplex } from 'node:stream';
-import ssh2 from 'ssh2';
+import type ssh2Types from 'ssh2';
 import { HarnessError, formatMs } from '../errors.js';
 import { remaining, type Deadline } from '../run/deadline.js';
 import { waitFor } from '../run/wait.js';
@@ -14,7 +14,11 @@ export const CONNECT_TIMEOUT_MS = 5000;
 const KEEPALIVE_MS = 5000;
 const KEEPALIVE_COUNT = 3;
 
-export type SshClient = InstanceType<typeof ssh2.Client>;
+export type SshClient = InstanceType<typeof ssh2Types.Client>;
+
+let ssh2Module: Promise<typeof ssh2Types> | undefined;
+/** ssh2 on first use: a CLI that ends before any SSH starts ~40 ms sooner (issue 10, test speed). */
+const loadSsh2 = (): Promise<typeof ssh2Types> => (ssh2Module ??= import('ssh2').then((m) => m.default));
 
 /** An SSH connection problem (refused, handshake failed, connection dropped mid-command). */
 export class SshError extends HarnessError {}
@@ -41,7 +45,7 @@ export function connectOnce(
   if (target.jump && !sock) {
     return connectVia(target, target.jump, privateKey, { timeoutMs, ...(signal ? { signal } : {}) });
   }
-  return new Promise((resolve, reject) => {
+  return loadSsh2().then((ssh2) => new Promise<SshClient>((resolve, reject) => {
     const c = new ssh2.Client();
     const where = `${target.user}@${target.hostName}:${target.port}`;
     const fail = (msg: string) => {
@@ -74,7 +78,7 @@ export function connectOnce(
       // ChaCha20-Poly1305 is several times cheaper there, which matters for uploading a 100 MB Nomad build.
       algorithms: { cipher: { prepend: ['chacha20-poly1305@openssh.com'], append: [], remove: [] } },
     });
-  });
+  }));
 }
 
 /**
