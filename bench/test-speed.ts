@@ -14,6 +14,10 @@ const VARIANTS: Record<string, { what: string; flags: string[] }> = {
   current: { what: 'package.json as it is (tsx loader, 6 files at once, coverage on)', flags: [] },
   'jobs-2': { what: 'tsx loader, 2 files at once (one per CPU)', flags: ['--jobs=2'] },
   nocov: { what: 'tsx loader, 6 files at once, no coverage', flags: ['--disable-coverage'] },
+  lean: {
+    what: 'no coverage, and without the tap plugins no test uses (mock, snapshot, intercept, worker, stdin, chdir)',
+    flags: ['--disable-coverage', ...['mock', 'snapshot', 'intercept', 'worker', 'stdin', 'chdir'].map((p) => `--plugin=!@tapjs/${p}`)],
+  },
 };
 
 /** A tiny file run first for each variant: tap rebuilds its Test class when the plugin set changes (not timed). */
