@@ -52,13 +52,13 @@ else {
     t.ok(err instanceof SshError, `an SshError (${String(err)})`);
     t.match((err as Error).message, /ssh server-vm: connection dropped while running sleep 30/);
     t.equal((err as HarnessError).exitCode, EXIT.INFRA, 'exit code 3');
-    t.ok(ms < 5000, `ended ${Math.round(ms)} ms after the command started, not at its 60 s deadline`);
+    t.ok(ms < 20_000, `ended ${Math.round(ms)} ms after the command started, not at its 60 s deadline`);
     const t1 = performance.now();
     const again = await rejection(m.exec('true', { deadline: deadlineIn(3000) }));
     const ms1 = performance.now() - t1;
     t.ok(again instanceof TimeoutError, 'the next command waits for SSH until its deadline');
     t.match((again as Error).message, new RegExp(`waiting for SSH to testbox \\(.*@127\\.0\\.0\\.1:${sshd.port}\\): gave up after .*; last: error: .*ECONNREFUSED`));
-    t.ok(ms1 >= 2900 && ms1 < 6000, `bounded by its deadline (${Math.round(ms1)} ms)`);
+    t.ok(ms1 >= 2900 && ms1 < 12_000, `bounded by its deadline (${Math.round(ms1)} ms)`);
   });
 
   t.test('sshd frozen (SIGSTOP) mid-command: ssh2 keepalive ends the command within ~20 s, not at its deadline', async (t) => {

@@ -70,9 +70,11 @@ else {
     t.type(err, NotBackError);
     const e = err as NotBackError;
     t.equal(e.exitCode, EXIT.INFRA, 'exit 3');
-    t.ok(ms >= 4900 && ms < 9000, `ended at the deadline (${Math.round(ms)} ms)`);
+    t.ok(ms >= 4900 && ms < 15_000, `ended at the deadline (${Math.round(ms)} ms)`);
+    // Note: "within" is what the 5 s deadline had left once the machine was powered on again (destroy, the hold and
+    // start take 0.3-1.6 s, more on a loaded CI host), so the figure is not fixed.
     const [head, ...rest] = e.message.split('\n');
-    t.match(head, /^nrh-nb-client did not come back after the power-off fault within 4\.\ds \(the reboot deadline: reboot\.deadline, --reboot-deadline\): waiting for nrh-nb-client to answer over SSH with a new boot_id \(was boot-1\); last: /);
+    t.match(head, /^nrh-nb-client did not come back after the power-off fault within [1-5]\.\ds \(the reboot deadline: reboot\.deadline, --reboot-deadline\): waiting for nrh-nb-client to answer over SSH with a new boot_id \(was boot-1\); last: /);
     t.match(head, new RegExp(`last: error: .*127\\.0\\.0\\.1:${sshd.port}.*ECONNREFUSED|last: ssh .*ECONNREFUSED`), `the last SSH error is named: ${head}`);
     t.same(rest, [
       `serial console (last 4 lines of ${path.join(root, 'serial', 'nrh-nb-client-serial.log')}):`,

@@ -38,7 +38,8 @@ t.test('a node wait times out saying what it saw, within the deadline', async (t
   const took = performance.now() - t0;
   t.ok(err instanceof TimeoutError);
   t.match((err as Error).message, /waiting for node "nrh-other" ready with driver exec: gave up after .*; last: node "nrh-other" not registered \(nrh-abc-client=ready\)/);
-  t.ok(took < 1600, `blocking calls were capped by the deadline (${Math.round(took)}ms)`);
+  // Note: the bounds say "capped by the 800 ms deadline, not a blocking query's own wait", with room for a loaded CI host
+  t.ok(took < 4000, `blocking calls were capped by the deadline (${Math.round(took)}ms)`);
   const drv = await waitForNodeReady(nomad, { nodeName: 'nrh-abc-client', driver: 'docker' }, { deadline: deadlineIn(400) }).then(() => new Error("resolved"), (e: unknown) => e as Error);
   t.match(drv.message, /status=ready, driver docker not detected/);
 });
