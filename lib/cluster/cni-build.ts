@@ -1,7 +1,6 @@
 // The CNI reference plugins on the harness's own machine, for upload to existing hosts: built from the Go module proxy
 // by vms/build-cni-plugins.ts (as for the box) into ${XDG_CACHE_HOME:-~/.cache}/nomad-reboot-harness/cni-plugins-<ver>,
 // once per version. Without Go and without a cached build it is a usage error naming the fix (exit 2).
-import { tsxArgv } from '../exec/tsx.js';
 import { access, constants } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
@@ -11,6 +10,7 @@ import { runCommand, type RunCommand } from '../exec/run.js';
 import type { Logger } from '../log/events.js';
 import type { Deadline } from '../run/deadline.js';
 import { CNI_PLUGINS } from './cni-plugins.js';
+import { tsxArgv } from '../exec/tsx.js';
 
 /** vms/build-cni-plugins.ts in this checkout (a zx script, run by this Node with tsx's loader). */
 export const CNI_BUILD_SCRIPT = fileURLToPath(new URL('../../vms/build-cni-plugins.ts', import.meta.url));

@@ -1,11 +1,11 @@
 // `reboot-harness setup`: the host packages and the box (vms/setup-host.ts), then the isolated lab host.
-import { tsxArgv } from '../exec/tsx.js';
 import { fileURLToPath } from 'node:url';
 import { runCommand, type RunCommand } from '../exec/run.js';
 import { CommandError, EXIT, HarnessError } from '../errors.js';
 import type { Deadline } from '../run/deadline.js';
 import { silentLogger, type Logger } from '../log/events.js';
 import { ensureLabHost, type LabHost } from './host.js';
+import { tsxArgv } from '../exec/tsx.js';
 
 /** vms/setup-host.ts in this checkout (a zx script). */
 export const SETUP_SCRIPT = fileURLToPath(new URL('../../vms/setup-host.ts', import.meta.url));

@@ -47,14 +47,11 @@ export async function runPool<C, R>(items: readonly C[], o: PoolOptions<C, R>): 
       const idx = want === undefined ? undefined : waiting.find((k) => affinityOf(k) === want);
       if (idx !== undefined && fits(o.costMb(results[idx]!.item))) return { idx, slot };
     }
+    // Note: no free slot last ran the first waiting item's affinity (the loop above would have taken it), so any
+    // free slot will do: the lowest, as without affinity.
     const idx = waiting[0];
     if (idx === undefined || freeSlots.length === 0 || !fits(o.costMb(results[idx]!.item))) return undefined;
-    // A slot whose last affinity no waiting item wants, so a slot that one still wants stays for it.
-    const wanted = new Set(waiting.map(affinityOf));
-    const mine = affinityOf(idx);
-    const slot = freeSlots.find((s) => lastAffinity.get(s) === mine)
-      ?? freeSlots.find((s) => !wanted.has(lastAffinity.get(s))) ?? freeSlots[0]!;
-    return { idx, slot };
+    return { idx, slot: freeSlots[0]! };
   };
 
   const start = ({ idx, slot }: { idx: number; slot: number }): void => {

@@ -59,6 +59,11 @@ export function connectOnce(
     const onAbort = () => fail('aborted');
     const timer = setTimeout(() => fail(`no SSH handshake within ${formatMs(timeoutMs)}`), timeoutMs);
     signal?.addEventListener('abort', onAbort, { once: true });
+    // Note: ssh2 is loaded before this runs; a signal that fired meanwhile has no event left to send
+    if (signal?.aborted) {
+      onAbort();
+      return;
+    }
     c.once('ready', () => {
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);

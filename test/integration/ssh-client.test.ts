@@ -190,3 +190,16 @@ t.test('a peer that accepts TCP but never speaks SSH: the timeout is said as a d
   const err = (await rejection(connectOnce(target, key, { timeoutMs: 1248.928910000017 }))) as Error;
   t.equal(err.message, `ssh vagrant@127.0.0.1:${port}: no SSH handshake within 1.2s`);
 });
+
+t.test('an attempt whose signal has already fired ends at once, saying aborted (ssh2 is loaded first, asynchronously)', async (t) => {
+  const silent = net.createServer((sock) => t.teardown(() => sock.destroy()));
+  await new Promise<void>((r) => silent.listen(0, '127.0.0.1', () => r()));
+  t.teardown(() => new Promise<void>((r) => silent.close(() => r())));
+  const port = (silent.address() as net.AddressInfo).port;
+  const target = { host: 'mute', hostName: '127.0.0.1', port, user: 'vagrant', identityFiles: [], strictHostKeyChecking: false, options: {} };
+  const key = Buffer.from(ssh2.utils.generateKeyPairSync('ed25519').private);
+  const ac = new AbortController();
+  ac.abort();
+  const err = (await rejection(connectOnce(target, key, { timeoutMs: 30_000, signal: ac.signal }))) as Error;
+  t.equal(err.message, `ssh vagrant@127.0.0.1:${port}: aborted`, 'not the 30 s handshake timeout');
+});
