@@ -20,8 +20,12 @@ import { main, type CliDeps } from './main.js';
 /** How long the process may stay alive after main() returned before it exits anyway (see the end of this file). */
 const EXIT_GRACE_MS = 10_000;
 
-/** Seconds allowed to get libvirtd up in its namespace. */
-const HOST_PREP_MS = 60_000;
+/**
+ * Time allowed to get libvirtd up in its namespace. Its first answer can take minutes: libvirtd probes QEMU's
+ * capabilities again whenever its cache is stale (/var/cache/libvirt/qemu/capabilities, rewritten on every start here),
+ * and the probe took over 60 s on this 2-core host with tests running (twice; it answered 4 s later each time).
+ */
+const HOST_PREP_MS = 4 * 60_000;
 
 /** Make sure libvirtd runs in the lab's netns, then re-run this command inside it (unless we are there already). */
 async function prepareHost(config: HarnessConfig, _argv: string[], logger: Logger, subnets?: readonly string[]): Promise<ExitCode | undefined> {

@@ -19,6 +19,11 @@ export interface ConfigSources {
   knownChecks: readonly string[];
   /** the scenario named on the command line (the default otherwise) */
   scenario?: string;
+  /**
+   * the machines the chosen scenario(s) bring up (Scenario.roles); lab.provider: ssh needs lab.hosts for each of
+   * these. Default: server and client (also when the scenario is not known yet).
+   */
+  roles?: readonly string[];
 }
 
 /** On problems, `config` still holds every value that was valid (the planner checks what it can of the rest). */
@@ -69,16 +74,16 @@ export function resolveConfig(src: ConfigSources): ConfigResult {
   if (config.lab.privateSubnet === config.lab.managementSubnet) {
     problems.push({ field: 'lab.private_subnet/lab.management_subnet', value: config.lab.privateSubnet, message: 'must be two different networks', fix: `change one of them (defaults: ${DEFAULTS.lab.privateSubnet} and ${DEFAULTS.lab.managementSubnet})` });
   }
-  problems.push(...hostProblems(config, fileName));
+  problems.push(...hostProblems(config, fileName, src.roles ?? ['server', 'client']));
   if (config.output.quiet && config.output.verbose) {
     problems.push({ field: '--quiet/--verbose', value: 'both', message: 'cannot be used together', fix: 'choose one of --quiet and --verbose' });
   }
   return problems.length ? { ok: false, problems, config } : { ok: true, config };
 }
 
-/** lab.provider ssh: every missing host field at once, and a hard reboot needs a reset command; other providers:
- * lab.hosts is an error (it would be ignored). */
-function hostProblems(config: HarnessConfig, file: string): ConfigProblem[] {
+/** lab.provider ssh: every missing host field of the roles the scenario uses at once (and of a role only partly
+ * given), and a hard reboot needs a reset command; other providers: lab.hosts is an error (it would be ignored). */
+function hostProblems(config: HarnessConfig, file: string, used: readonly string[]): ConfigProblem[] {
   const { provider, hosts, hardResetCommand } = config.lab;
   const out: ConfigProblem[] = [];
   const roles = ['server', 'client'] as const;
@@ -102,9 +107,13 @@ function hostProblems(config: HarnessConfig, file: string): ConfigProblem[] {
     key: 'give the private key file',
   };
   for (const r of roles) {
+    const h = hosts[r];
+    // Note: a role the scenario does not use may be left out (cni-ipam-reboot needs only the client); one given in
+    // part is still checked whole, since a half-written host is a mistake either way.
+    if (!used.includes(r) && !(h.address || h.user || h.key || h.jump)) continue;
     for (const k of ['address', 'user', 'key'] as const) {
-      if (hosts[r][k]) continue;
-      const message = 'is required with lab.provider: ssh';
+      if (h[k]) continue;
+      const message = used.includes(r) ? 'is required with lab.provider: ssh' : `is required for a host given in part (lab.hosts.${r})`;
       out.push({ field: `${file}: lab.hosts.${r}.${k}`, value: undefined, message, fix: fixes[k] });
     }
   }

@@ -13,6 +13,8 @@ import { configVariant, deepMerge, type Side } from './names.js';
 export interface PlannableScenario {
   name: string;
   needsNomad: boolean;
+  /** the machines it brings up; default server and client */
+  roles?: readonly string[];
   checks: readonly CheckDef[];
   validate?(config: HarnessConfig): ConfigProblem[];
 }
@@ -126,6 +128,7 @@ function configOf(
     flags: input.values,
     knownChecks: extra.knownChecks ?? s.checks.map((c) => c.id),
     scenario: s.name,
+    ...(s.roles ? { roles: s.roles } : {}),
   });
 }
 

@@ -32,6 +32,11 @@ export interface Scenario {
   summary: string;
   /** false for scenarios that need no Nomad binary */
   needsNomad: boolean;
+  /**
+   * the machines it brings up with env.upLab (default server and client); with lab.provider: ssh only these need a
+   * lab.hosts entry
+   */
+  roles?: readonly ('server' | 'client')[];
   checks: readonly CheckDef[];
   /** problems with the config this scenario needs beyond the common keys (e.g. a second build); checked before anything is created */
   validate?(config: HarnessConfig): ConfigProblem[];

@@ -33,6 +33,10 @@ export function scenarioShapeProblems(field: string, exported: unknown): ConfigP
   if (typeof s['run'] !== 'function') {
     bad('run', 'must be a function', 'add async run(ctx, env) { ...; return judgeAll(CHECKS, evidence) }');
   }
+  const roles = s['roles'];
+  if (roles !== undefined && (!Array.isArray(roles) || roles.length === 0 || roles.some((r) => r !== 'server' && r !== 'client') || new Set(roles).size !== roles.length)) {
+    bad('roles', 'must list the machines the scenario brings up, each once: "server", "client"', "remove it (server and client), or e.g. roles: ['client']");
+  }
   if (s['validate'] !== undefined && typeof s['validate'] !== 'function') {
     bad('validate', 'must be a function when given', 'remove it, or make it (config) => problems');
   }

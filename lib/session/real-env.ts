@@ -75,7 +75,7 @@ export function createRealEnv(
   runId: string,
   logger: Logger,
   chooseDriver?: ChooseDriver,
-  scenario: { needsNomad: boolean } = { needsNomad: true },
+  scenario: { needsNomad: boolean; roles?: readonly string[] } = { needsNomad: true },
 ): ScenarioEnv {
   let warm: WarmLab | undefined;
   const full = labSpecFor(config, runId, ['server', 'client']);
@@ -191,9 +191,10 @@ export function createRealEnv(
   return {
     config,
     async upLab(ctx, d, opts = {}) {
-      if (config.lab.provider === 'ssh') return upExistingHosts(ctx, d, opts.roles ?? ['server', 'client']);
+      // Note: the scenario's declared roles are the default (lab.provider ssh validated hosts for exactly these)
+      const roles = opts.roles ?? [...(scenario.roles ?? ['server', 'client'])];
+      if (config.lab.provider === 'ssh') return upExistingHosts(ctx, d, roles);
       const driver = config.lab.provider === 'libvirt' ? await pickDriver(ctx, d) : undefined;
-      const roles = opts.roles ?? ['server', 'client'];
       const spec = labSpecFor(config, runId, roles, driver);
       const w = await upWarm(ctx, d, spec, roles);
       if (w) return w;

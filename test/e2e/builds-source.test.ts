@@ -2,9 +2,17 @@
 // the bare snapshot the search tool fetches, which lacks 4 blobs a non-UI build does not need) through the `build`
 // command, and each binary's `nomad version` names the tag's version and commit. Skips visibly without a tree.
 // Takes 5 (warm Go caches) to 15 minutes per tag on 2 cores; the binaries land in the user's build cache.
+// Then, with the VM lab, `compare bridge-exec-reboot` between the first two refs as source specs (the builds come from
+// the cache the tests above filled): the verdicts Nomad's history predicts, and each report's provenance is the tag's
+// commit. About 25 minutes under emulation.
 import { execFileSync, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import t from 'tap';
 import { CLI } from '../helpers/cli-child.js';
+import { classify, runCli, verdictsOf, NETNS } from '../helpers/real-nomad.js';
+import { vmSkipReason, domainsMatching } from '../helpers/vm-prereqs.js';
+import { validateJUnit } from '../helpers/junit-schema.js';
 
 t.setTimeout(90 * 60_000);
 
@@ -28,6 +36,34 @@ for (const ref of refs) {
     t.match(execFileSync(b.path, ['version']).toString(), new RegExp(`^Nomad v${b.version}\\nBuildDate .*\\nRevision ${commit}\\n`));
   });
 }
+
+const [refA, refB] = refs;
+const pair = refA && refB ? [classify('', refA), classify('', refB)] : [];
+t.test(`compare bridge-exec-reboot --before git:$NOMAD_SOURCE@${refA} --after git:$NOMAD_SOURCE@${refB}: the verdicts Nomad's history predicts, provenance from git`, {
+  skip: skip || vmSkipReason() || (pair[0]?.beforeTmpfsFix && !pair[1]?.beforeTmpfsFix ? false : 'needs a ref before 1.9.4 then one from 1.9.4 on in NOMAD_SOURCE_REFS'),
+  timeout: 70 * 60_000,
+}, async (t) => {
+  const dir = t.testdir({});
+  const summary = join(dir, 'summary.json');
+  const junit = join(dir, 'junit.xml');
+  const r = await runCli(t, ['compare', 'bridge-exec-reboot', '--before', `git:${source}@${refA}`, '--after', `git:${source}@${refB}`, '--netns', NETNS, '--junit', junit, '--report-json', summary, '--reports-dir', join(dir, 'reports')]);
+  t.equal(r.code, 0, `exit 0: the after build (${refB}) met its expectations`);
+  validateJUnit(t, junit);
+  const s = JSON.parse(readFileSync(summary, 'utf8'));
+  for (const [i, ref] of [refA!, refB!].entries()) {
+    const commit = execFileSync('git', ['--git-dir', gitDir(source!), 'rev-parse', `${ref}^{commit}`]).toString().trim();
+    const p = (s.runs?.[i]?.properties ?? {}) as Record<string, string>;
+    t.match(p, { 'nomad.build.origin.kind': 'git', 'nomad.build.revision': commit, 'nomad.build.version': ref.replace(/^v/, '') }, `${ref}: the report's provenance is the tag's commit`);
+    t.match(p['nomad.build.origin'] ?? '', new RegExp(` ${commit}$`), `${ref}: the origin names the commit (not dirty)`);
+    t.match(readFileSync(junit, 'utf8'), new RegExp(`<property name="nomad.build.revision" value="${commit}"/>`), `${ref}: a JUnit property`);
+  }
+  const [vb, va] = [verdictsOf(s.runs?.[0]), verdictsOf(s.runs?.[1])];
+  t.equal(vb.get('no-duplicate-ip')?.label, 'failed', `${refA}: the restore failed with the duplicate-IP error`);
+  t.equal(vb.get('alloc-restored')?.label, 'failed', `${refA}: the alloc was not restored`);
+  for (const id of ['client-rebooted', 'node-back', 'alloc-restored', 'task-restarted', 'http-reachable', 'no-duplicate-ip', 'unique-ips', 'no-leaks']) t.equal(va.get(id)?.label, 'passed', `${refB}: ${id} passed`);
+  t.ok((s.comparison?.flipped ?? []).includes('no-duplicate-ip'), 'no-duplicate-ip flipped');
+  for (const id of r.runIds) t.same(domainsMatching(id), [], `no libvirt domain of ${id} left`);
+});
 
 /** The git dir of a clone or of a bare repository. */
 function gitDir(dir: string): string {

@@ -44,7 +44,7 @@ t.test(`bridge-exec-reboot on Nomad ${build?.version ?? '(none)'} against VMs ha
     for (const id of REBOOT_CHECKS) t.equal(v.get(id)?.label, 'passed', `${id} passed`);
   }
   const props = run?.properties ?? {};
-  t.equal(props['server.agent_address'], lab.hosts.server.address, 'the server agent bound the handed-over address');
+  t.equal(props['server.agent_address'], lab.hosts.server!.address, 'the server agent bound the handed-over address');
   t.equal(props['client.network_interface'], 'eth0', 'the client fingerprints the interface it was reached on');
   t.not(run?.properties?.['client.boot_id.before'], run?.properties?.['client.boot_id.after'], 'the client rebooted');
   assertCleaned(t, lab, 'server', server, server.bootId);

@@ -1,4 +1,4 @@
-// VM and e2e tiers of lab.provider ssh: two VMs the test itself brings up with the vagrant-libvirt lab (lib/lab) in
+// VM and e2e tiers of lab.provider ssh: VMs (server and client, or the client alone) the test itself brings up with the vagrant-libvirt lab (lib/lab) in
 // the lab's network namespace, handed over to the CLI as existing hosts (harness.yaml lab.hosts, lab.hosts_netns), and
 // destroyed at the end. Everything that talks to the VMs runs inside the namespace: Vagrant, the CLI, and this
 // helper's own `ssh` (through `ip netns exec`). Run under `flock /work/vm.lock` like every VM-using command.
@@ -32,7 +32,9 @@ export interface HandedOverHost {
 export interface HostsLab {
   runId: string;
   netns: string;
-  hosts: Record<'server' | 'client', HandedOverHost>;
+  /** the roles brought up (both, or the client alone for a client-only scenario) */
+  roles: readonly Role[];
+  hosts: { client: HandedOverHost; server?: HandedOverHost };
   /** run a root shell script on a host over SSH from inside the netns; stdout */
   sh(role: 'server' | 'client', script: string): string;
   /** harness.yaml for lab.provider ssh with these hosts; `edit` changes a host's fields or adds top-level lines */
@@ -41,11 +43,16 @@ export interface HostsLab {
   destroy(): Promise<void>;
 }
 
-/** Bring up a server and a client VM in `netns`; their destroy is registered on `t` before `vagrant up` starts. */
-export async function bringUpHosts(t: Test, netns: string): Promise<HostsLab> {
+type Role = 'server' | 'client';
+
+/**
+ * Bring up a VM per role in `netns` (default a server and a client); their destroy is registered on `t` before
+ * `vagrant up` starts. With `['client']`, `hosts.server` is absent and the config has no server host.
+ */
+export async function bringUpHosts(t: Test, netns: string, roles: readonly Role[] = ['server', 'client']): Promise<HostsLab> {
   const runId = `rhosts${Date.now().toString(36).slice(-7)}`;
   const config = { ...DEFAULTS, lab: { ...DEFAULTS.lab, libvirtDriver: 'qemu' as const } };
-  await ensureLabHost({ netns, deadline: deadlineIn(60_000), blackholes: [config.lab.managementSubnet,
+  await ensureLabHost({ netns, deadline: deadlineIn(4 * 60_000), blackholes: [config.lab.managementSubnet,
     config.lab.privateSubnet] });
   const inNs: RunCommand = (file, args, opts) => runCommand('ip', ['netns', 'exec', netns, file, ...args], opts);
   const vagrantDir = join(config.lab.workDir, runId);
@@ -56,12 +63,12 @@ export async function bringUpHosts(t: Test, netns: string): Promise<HostsLab> {
   })());
   t.teardown(destroy);
   const lab = await createVagrantLab({
-    spec: labSpecFor(config, runId, ['server', 'client'], 'qemu'),
+    spec: labSpecFor(config, runId, roles, 'qemu'),
     vagrantDir, vagrantfile: VAGRANTFILE, run: inNs,
     cleanup: (_what, fn) => void destroys.push(fn),
   }).up({ deadline: deadlineIn(UP_MS) });
-  const hosts = {} as HostsLab['hosts'];
-  for (const role of ['server', 'client'] as const) {
+  const hosts = {} as HostsLab['hosts'] & Partial<Record<Role, HandedOverHost>>;
+  for (const role of roles) {
     const m = lab.machines[role]!;
     const { hostName, port, user, identityFiles } = (m as unknown as { target: import('../../lib/ssh/target.js')
       .SshTarget }).target;
@@ -72,6 +79,7 @@ export async function bringUpHosts(t: Test, netns: string): Promise<HostsLab> {
   }
   const sh = (role: 'server' | 'client', script: string): string => {
     const h = hosts[role];
+    if (!h) throw new Error(`no ${role} host was brought up (roles: ${roles.join(', ')})`);
     return execFileSync('ip', ['netns', 'exec', netns, 'ssh', '-i', h.key, '-p', String(h.port),
       '-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null', '-o', 'LogLevel=ERROR',
       '-o', 'BatchMode=yes', '-o', 'ConnectTimeout=30', `${h.user}@${h.address}`, `sudo sh -c ${quote(script)}`],
@@ -89,14 +97,14 @@ export async function bringUpHosts(t: Test, netns: string): Promise<HostsLab> {
       '  provider: ssh',
       `  hosts_netns: ${netns}`,
       '  hosts:',
-      `    server: ${entry(hosts.server)}`,
+      ...(hosts.server ? [`    server: ${entry(hosts.server)}`] : []),
       `    client: ${entry({ ...hosts.client, ...o.client })}`,
       ...(o.resetCommand ? [`  hard_reset_command: ${JSON.stringify(reset)}`] : []),
       '',
     ].join('\n'));
     return file;
   };
-  return { runId, netns, hosts, sh, config: config2, destroy };
+  return { runId, netns, roles, hosts, sh, config: config2, destroy };
 }
 
 /** What the harness may leave on a host; teardown must leave none of it. */

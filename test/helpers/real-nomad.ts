@@ -39,7 +39,7 @@ export const NETNS = process.env['HARNESS_NETNS'] || 'nrh-lab';
 export { runCli, type CliResult } from './cli-child.js';
 
 /** One run's verdicts from a JSON summary, by check id. */
-export interface Verdict { id: string; label: string; status: string; message: string; evidence: string[] }
+export interface Verdict { id: string; label: string; status: string; message: string; evidence: string[]; perAlloc?: { allocId: string; name: string; status: string; detail: string }[] | null }
 export function verdictsOf(run: { verdicts?: Verdict[] } | undefined): Map<string, Verdict> {
   return new Map((run?.verdicts ?? []).map((v) => [v.id, v]));
 }

@@ -10,7 +10,7 @@ import type { RunRecord } from '../../lib/model/run.js';
 const def = (id: string) => ({ id, title: id, passesWhen: 'always' });
 const SCENARIOS: PlannableScenario[] = [
   { name: 'bridge-exec-reboot', needsNomad: true, checks: [def('client-rebooted'), def('no-duplicate-ip')] },
-  { name: 'cni-ipam-reboot', needsNomad: false, checks: [def('client-rebooted'), def('tmpfs-state-clean')] },
+  { name: 'cni-ipam-reboot', needsNomad: false, roles: ['client'], checks: [def('client-rebooted'), def('tmpfs-state-clean')] },
   { name: 'upgrade-in-place', needsNomad: true, checks: [def('state-migrated')], validate: (c) => (c.upgradeTo ? [] : [{ field: '--upgrade-to', value: undefined, message: 'is required', fix: 'give it' }]) },
 ];
 
@@ -141,4 +141,13 @@ t.test('run of an unknown scenario: the rest of the input is still checked, but 
   t.same(r.problems.map((p) => p.field), ['scenario', '--reboot', '--repeat']);
   t.match(r.problems[0], { value: 'nope', message: 'is not a known scenario' });
   t.same(problems(input('run', ['nope'], {})).problems.map((p) => p.field), ['scenario'], 'alone when the rest is fine');
+});
+
+t.test('lab.provider ssh: a host for each machine the chosen scenario brings up, and only those', async (t) => {
+  const clientOnly = { data: { lab: { provider: 'ssh', hosts: { client: { address: '203.0.113.11', user: 'admin', key: '/k' } } } }, name: 'harness.yaml' };
+  t.equal(ok(input('run', ['cni-ipam-reboot'], {}, { harness: clientOnly })).cells.length, 1, 'cni-ipam-reboot runs on the client host alone');
+  const r = problems(input('run', ['bridge-exec-reboot'], { 'nomad-binary': './nomad' }, { harness: clientOnly }));
+  t.same(r.problems.map((p) => p.field), ['harness.yaml: lab.hosts.server.address', 'harness.yaml: lab.hosts.server.user', 'harness.yaml: lab.hosts.server.key'], 'bridge-exec-reboot needs the server host too');
+  const matrix = problems(input('matrix', ['m.yaml'], {}, { harness: clientOnly, matrixFile: { data: { scenario: ['cni-ipam-reboot', 'bridge-exec-reboot'], axes: { reboot: ['graceful'] }, defaults: { nomad_binary: './nomad' } }, name: 'm.yaml', path: '/w/m.yaml', dir: '/w' } }));
+  t.same([...new Set(matrix.problems.map((p) => p.field))], ['harness.yaml + m.yaml defaults: lab.hosts.server.address', 'harness.yaml + m.yaml defaults: lab.hosts.server.user', 'harness.yaml + m.yaml defaults: lab.hosts.server.key'], 'a matrix: only the scenario that uses the server asks for it');
 });

@@ -22,6 +22,12 @@ t.test('every problem of one file at once, each naming the field', async (t) => 
   t.match(p.find((x) => x.field === 'f.ts: checks[1].id'), { value: 'x', message: 'is declared twice' });
 });
 
+t.test('roles: the machines a scenario brings up, each once, of server and client', async (t) => {
+  t.same(scenarioShapeProblems('f.ts', { ...good, roles: ['client'] }), []);
+  for (const roles of [[], ['client', 'client'], ['worker'], 'client'])
+    t.match(scenarioShapeProblems('f.ts', { ...good, roles }), [{ field: 'f.ts: roles', value: roles, fix: /roles: \['client'\]/ }], JSON.stringify(roles));
+});
+
 t.test('no default export, not an object, no checks', async (t) => {
   t.match(scenarioShapeProblems('f.ts', undefined), [{ field: 'f.ts', message: 'has no default export',
     fix: /export default defineScenario/ }]);

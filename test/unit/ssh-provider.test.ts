@@ -61,6 +61,18 @@ t.test('every missing host field at once, each with its fix', async (t) => {
     message: /a list of words/ }]);
 });
 
+t.test('a scenario that uses only the client needs no server host; a host given in part is still checked', async (t) => {
+  const client = 'lab:\n  provider: ssh\n  hosts:\n    client: { address: 203.0.113.11, user: admin, key: /k }\n';
+  t.equal(ok({ file: yaml(client), roles: ['client'] }).lab.hosts.client.address, '203.0.113.11');
+  t.same(bad({ file: yaml(client) }).map((x) => x.field), ['harness.yaml: lab.hosts.server.address',
+    'harness.yaml: lab.hosts.server.user', 'harness.yaml: lab.hosts.server.key'], 'both roles by default');
+  const partServer = `${client}    server: { address: 203.0.113.10 }\n`;
+  t.match(bad({ file: yaml(partServer), roles: ['client'] }), [
+    { field: 'harness.yaml: lab.hosts.server.user', message: 'is required for a host given in part (lab.hosts.server)' },
+    { field: 'harness.yaml: lab.hosts.server.key' },
+  ]);
+});
+
 t.test('jump hosts: [user@]host[:port], reached with the same key; lab.hosts without provider ssh is an error',
   async (t) => {
   t.equal(ok({ file: yaml(HOSTS.replace('port: 2222', 'port: 2222, jump: ops@bastion:2200')) }).lab.hosts.client.jump,
