@@ -27,6 +27,9 @@ import { adjustForFault } from '../lib/checks/fault-expectations.js';
 import { faultParams, faultProblems, rebootStepMs, recordFault } from '../lib/scenario/faults.js';
 import { faultRestartsTasks } from '../lib/config/faults.js';
 import { durationSeconds } from '../lib/config/fields.js';
+import { readClockOffset } from '../lib/lab/observe.js';
+import { deadlineIn } from '../lib/run/deadline.js';
+import { formatRestoreNotices, restoreNotices } from '../lib/scenario/restore-latency.js';
 
 const JOB_FILES: Record<TaskDriver, string> = {
   exec: fileURLToPath(new URL('../jobs/bridge-exec-http.nomad.hcl', import.meta.url)),
@@ -148,6 +151,12 @@ export default defineScenario({
         waitForJobSettled({ nomad, jobId, watched, since, history, quietMs, tasksRestart }, d), { timeoutMs: 5 * 60_000 + quietMs });
       settle = { settled: s.settled, reason: s.reason, quietMs: s.quietMs };
       ctx.fact(count > 1 ? `job.settled.${i}` : 'job.settled', `${s.settled ? 'yes' : 'no (deadline)'}: ${s.reason}`);
+      // issue 14: how soon after each alloc ran again (its tasks' Started, client clock corrected) the harness saw it
+      if (Object.keys(s.noticedAtMs).length > 0) {
+        const clock = await readClockOffset(lab.machines['client']!, deadlineIn(30_000, ctx.deadline));
+        const line = clock && formatRestoreNotices(restoreNotices(s.allocs, s.noticedAtMs, since.atMs, clock), clock);
+        if (line) ctx.fact(count > 1 ? `restore.noticed_after.${i}` : 'restore.noticed_after', line);
+      }
       const restored = s.settled && watched.every((id) => s.allocs.some((a) => a.id === id && a.clientStatus === 'running' && a.desiredStatus === 'run'));
       if (!restored) break;
       // Note: a restored server binds its port a moment after its task starts; wait for that before judging (a timeout is evidence).

@@ -3,7 +3,7 @@ import type { HttpProbe } from '../model/evidence.js';
 import type { Deadline } from '../run/deadline.js';
 import { quote } from '../ssh/quote.js';
 import type { Machine } from '../model/lab.js';
-import { HOST_NETNS_COMMAND, NET_STATE_COMMAND, parseBootInfo, parseCurlProbe, parseHostNetns, parseNetState, type BootInfo, type HostNetns, type NetState } from './parse-observe.js';
+import { clockOffsetFrom, HOST_NETNS_COMMAND, NET_STATE_COMMAND, parseBootInfo, parseCurlProbe, parseHostNetns, parseNetState, type BootInfo, type ClockOffset, type HostNetns, type NetState } from './parse-observe.js';
 
 /** Seconds one HTTP probe may take inside the VM. */
 export const HTTP_PROBE_TIMEOUT_S = 5;
@@ -12,6 +12,24 @@ export const HTTP_PROBE_TIMEOUT_S = 5;
 export async function readBootInfo(m: Machine, d: Deadline): Promise<BootInfo> {
   const r = await m.exec('cat /proc/sys/kernel/random/boot_id /proc/uptime', { deadline: d });
   return parseBootInfo(r.stdout);
+}
+
+/**
+ * The machine's clock against this host's: the tightest of three `date +%s%N` round trips (its uncertainty is half
+ * that round trip). Undefined when the machine does not answer.
+ */
+export async function readClockOffset(m: Machine, d: Deadline): Promise<ClockOffset | undefined> {
+  let best: ClockOffset | undefined;
+  for (let i = 0; i < 3; i++) {
+    const sent = Date.now();
+    const r = await m.exec('date +%s%N', { deadline: d }).catch(() => undefined);
+    const received = Date.now();
+    const ns = r?.code === 0 ? Number(r.stdout.trim()) : NaN;
+    if (!Number.isFinite(ns)) continue;
+    const o = clockOffsetFrom(sent, ns / 1e6, received);
+    if (!best || o.uncertaintyMs < best.uncertaintyMs) best = o;
+  }
+  return best;
 }
 
 /** GET `url` with curl from inside machine `m`; never throws for HTTP-level failures. */

@@ -83,3 +83,15 @@ export function parseHostNetns(text: string): HostNetns[] {
   }
   return [...by.values()];
 }
+
+/** A guest clock against the harness's: guest minus host (ms), and how uncertain that is (half the round trip). */
+export interface ClockOffset {
+  offsetMs: number;
+  uncertaintyMs: number;
+}
+
+/** From one guest clock sample taken between `sentAtMs` and `receivedAtMs` (host clock) reading `guestMs`. */
+export function clockOffsetFrom(sentAtMs: number, guestMs: number, receivedAtMs: number): ClockOffset {
+  const mid = (sentAtMs + receivedAtMs) / 2;
+  return { offsetMs: Math.round(guestMs - mid), uncertaintyMs: Math.ceil((receivedAtMs - sentAtMs) / 2) };
+}

@@ -132,7 +132,9 @@ export interface SettleInput {
  * first read after the node is back". When the deadline comes first, returns settled=false with the last state (the
  * verdict then calls what is still changing "unknown").
  */
-export async function waitForJobSettled(i: SettleInput, d: Deadline): Promise<SettleRecord & { allocs: AllocSnap[] }> {
+export async function waitForJobSettled(i: SettleInput, d: Deadline): Promise<SettleRecord & { allocs: AllocSnap[]; noticedAtMs: Record<string, number> }> {
+  // When each judged place was first seen settled (Unix ms): the restore-notice latency (lib/scenario/restore-latency.ts)
+  const noticedAtMs: Record<string, number> = {};
   let fingerprint = '';
   let changedAt = performance.now();
   let last: AllocSnap[] = [];
@@ -144,6 +146,8 @@ export async function waitForJobSettled(i: SettleInput, d: Deadline): Promise<Se
     const fp = allocs.map((a) => `${a.id}:${a.modifyIndex}`).sort().join(',');
     if (fp !== fingerprint) [fingerprint, changedAt] = [fp, performance.now()];
     const state = jobSettleState(allocs, i.watched, i.since, { tasksRestart: i.tasksRestart ?? true });
+    const seenAt = Date.now();
+    for (const s of state.slots) if (s.settled && s.currentId === s.allocId) noticedAtMs[s.allocId] ??= seenAt;
     const quietFor = performance.now() - changedAt;
     if (state.settled && quietFor >= i.quietMs) return { done: true, value: allocs };
     const quiet = `quiet for ${(quietFor / 1000).toFixed(1)}s of ${(i.quietMs / 1000).toFixed(0)}s`;
@@ -156,9 +160,9 @@ export async function waitForJobSettled(i: SettleInput, d: Deadline): Promise<Se
   const probe = blockingProbe((q) => i.nomad.jobAllocations(i.jobId, q), judge, Math.max(250, i.quietMs / 4));
   try {
     const allocs = await waitFor(what, probe, { deadline: d, intervals: [50] });
-    return { settled: true, reason: jobSettleState(allocs, i.watched, i.since, { tasksRestart: i.tasksRestart ?? true }).description, quietMs: i.quietMs, allocs };
+    return { settled: true, reason: jobSettleState(allocs, i.watched, i.since, { tasksRestart: i.tasksRestart ?? true }).description, quietMs: i.quietMs, allocs, noticedAtMs };
   } catch (err) {
     if (!(err instanceof TimeoutError)) throw err;
-    return { settled: false, reason: lastReason, quietMs: i.quietMs, allocs: last };
+    return { settled: false, reason: lastReason, quietMs: i.quietMs, allocs: last, noticedAtMs };
   }
 }

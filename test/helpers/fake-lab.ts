@@ -107,6 +107,8 @@ export function createFakeLab(o: FakeLabOptions): Lab & { commands: Record<strin
   });
   const answer = async (role: string, cmd: string): Promise<ExecResult> => {
     const ok = (stdout: string, code = 0): ExecResult => ({ code, stdout, stderr: '', durationMs: 1 });
+    // the guest's clock (readClockOffset): the host's here, the stand-ins share one clock
+    if (cmd === 'date +%s%N') return ok(`${BigInt(Date.now()) * 1_000_000n}\n`);
     if (cmd.includes('/proc/sys/kernel/random/boot_id')) return ok(`${boot[role]!.id}\n${((Date.now() - boot[role]!.at) / 1000).toFixed(2)} 1.00\n`);
     const curl = /^curl .*'(http:\/\/[^']+)'$/.exec(cmd) ?? /^curl .* (http:\/\/\S+)$/.exec(cmd);
     if (curl) return (await o.httpAnswers(curl[1]!)) ? ok('200') : { code: 7, stdout: '000', stderr: `curl: (7) Failed to connect to ${curl[1]}: Connection refused`, durationMs: 1 };

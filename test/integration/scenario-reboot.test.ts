@@ -113,6 +113,7 @@ t.test('--reboots 3 on the duplicate-ip timeline: stops after the first reboot t
   const props = r.summary.runs[0].properties as Record<string, string>;
   t.equal(props['reboots'], '1 of 3', 'no second reboot once the alloc failed');
   t.match(props['job.settled.1'], /^yes: .*: failed/);
+  t.notOk(props['restore.noticed_after.1'], 'no restore to notice: the alloc failed');
   t.equal(props['alloc.outcome'], 'failed');
 });
 
