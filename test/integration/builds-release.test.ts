@@ -3,10 +3,12 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
 import { resolveBuilds, planBuilds } from '../../lib/builds/resolve.js';
 import type { BuildContext } from '../../lib/builds/context.js';
-import { HASHICORP_FINGERPRINT, HASHICORP_KEY_FILE } from '../../lib/builds/gpg.js';
+import { HASHICORP_FINGERPRINT, HASHICORP_KEY_FILE, verifyDetached } from '../../lib/builds/gpg.js';
+import { deadlineIn } from '../../lib/run/deadline.js';
 import { ConfigError, EXIT, HarnessError } from '../../lib/errors.js';
 import type { LogEvent } from '../../lib/log/events.js';
 import { rejection } from '../helpers/rejection.js';
@@ -23,6 +25,18 @@ t.test('the shipped key is HashiCorp\'s release key (gpg --show-keys)', { skip: 
   t.equal(/^fpr:+([0-9A-F]{40}):/m.exec(out)?.[1], HASHICORP_FINGERPRINT);
   t.equal(HASHICORP_FINGERPRINT, 'C874 011F 0AB4 0511 0D02 1055 3436 5D94 72D7 468F'.replace(/ /g, ''));
   t.match(out, /HashiCorp Security \(hashicorp\.com\/security\) <security@hashicorp\.com>/);
+});
+
+t.test('a signature HashiCorp really made (terraform-provider-null 3.1.0 SHA256SUMS) verifies with the shipped key; one byte changed does not', { skip: skip ?? false }, async (t) => {
+  const real = fileURLToPath(new URL('../fixtures/builds/real-hashicorp/', import.meta.url));
+  const sums = join(real, 'terraform-provider-null_3.1.0_SHA256SUMS');
+  const sig = `${sums}.72D7468F.sig`;
+  t.equal(sha(readFileSync(sums)), '435cabea2bd62944d1b67d17c0cba56a7d23aabe5dceea73fb506094977b0e9f', 'the file as HashiCorp published it');
+  const opts = { keyFile: HASHICORP_KEY_FILE, fingerprint: HASHICORP_FINGERPRINT, deadline: deadlineIn(30_000) };
+  t.same(await verifyDetached(sums, sig, opts), { ok: true, primaryFingerprint: HASHICORP_FINGERPRINT,
+    signingFingerprint: 'B36CBA91A2C0730C435FC280B0B441097685B676' }, 'good: made by a signing subkey of C874…468F (expired since; gpgv judges the signature as made)');
+  const dir = t.testdir({ 'SHA256SUMS': readFileSync(sums, 'utf8').replace('53e30545', '53e30546') });
+  t.match(await verifyDetached(join(dir, 'SHA256SUMS'), sig, opts), { ok: false, reason: /^BAD signature \(made by key B0B441097685B676\)/ }, 'one digit of the linux_amd64 line changed: BAD');
 });
 
 t.test('release specs', { skip: skip ?? false }, async (t) => {
