@@ -111,7 +111,7 @@ t.test(`shipped job on ${fixed?.version ?? '(>= 1.9.7)'} with --heartbeat-grace 
   t.equal(r.code, 0, 'exit 0 with --expect alloc-restored=fail');
   const v = r.v.get('alloc-restored')!;
   t.equal(v.status, 'failed', 'alloc-restored failed (exit 1 without the expectation)');
-  t.match(v.message, /^replaced: .* was replaced by /);
+  t.match(v.message, /^not restored \(replaced\): alloc \S+ \(bridge-exec-http\.web\[0\]\) was replaced by \S+ \(running\)/);
   t.match(v.message, /heartbeat_grace \(10s\) is shorter than the reboot/);
   t.match(v.message, /alloc is lost since its node is down/);
   t.match(r.props['job.settled'] ?? '', /^yes/, 'settled on the replacement');
