@@ -104,6 +104,20 @@ t.test(`count-3 job on ${fixed?.version ?? '(>= 1.9.7)'}: every alloc restored`,
   }
 });
 
+t.test(`two-group job on ${fixed?.version ?? '(>= 1.9.7)'}: every alloc of both groups restored, the TCP port probed with a connect`, {
+  skip: skipVm ?? (fixed ? false : 'needs a build from 1.9.7 on in NOMAD_BINARIES'), timeout: 45 * 60_000,
+}, async (t) => {
+  const r = await runJob(t, fixed!, ['--job', example('two-groups.nomad.hcl')]);
+  t.equal(r.code, 0, 'exit 0');
+  for (const id of ['alloc-restored', 'task-restarted', 'http-reachable', 'no-duplicate-ip', 'unique-ips']) {
+    t.equal(r.v.get(id)?.label, 'passed', `${id}: ${r.v.get(id)?.message}`);
+    t.same(r.v.get(id)?.perAlloc?.map((p) => p.name).sort(), ['bridge-two-groups.echo[0]', 'bridge-two-groups.web[0]'], `${id}: both groups' allocs`);
+  }
+  const reach = r.v.get('http-reachable')!.evidence.join('\n');
+  t.match(reach, /\[bridge echo\] from client: TCP connect tcp:\/\/172\.26\.64\.\d+:9000 -> connected/, 'the echo port: a TCP connect on its bridge address');
+  t.match(reach, /\[bridge http\] from client: GET http:\/\/172\.26\.64\.\d+:\d+\/ -> 200/, 'the web port: HTTP');
+});
+
 t.test(`shipped job on ${fixed?.version ?? '(>= 1.9.7)'} with --heartbeat-grace 10s: "replaced", with the heartbeat_grace explanation`, {
   skip: skipVm ?? (fixed ? false : 'needs a build from 1.9.7 on in NOMAD_BINARIES'), timeout: 45 * 60_000,
 }, async (t) => {
