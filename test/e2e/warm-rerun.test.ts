@@ -3,7 +3,8 @@
 // it, skips the install, and still passes every reboot check; `destroy --warm` removes the warm lab at the end.
 // Builds come from NOMAD_BINARIES / NOMAD_BINARY; without one from 1.9.4 on it skips visibly.
 import t from 'tap';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { vmSkipReason, domainsMatching } from '../helpers/vm-prereqs.js';
 import { buildsFromEnv, runCli, NETNS } from '../helpers/real-nomad.js';
@@ -16,11 +17,13 @@ type Run = { outcome: string; durationMs: number; properties: Record<string, str
 const runOf = (file: string) => (JSON.parse(readFileSync(file, 'utf8')) as { runs: Run[] }).runs[0]!;
 
 t.test(`bridge-exec-reboot on ${build?.version ?? '(>= 1.9.4)'}: a cold run, then a warm rerun from its snapshot`, { skip: skip ?? false, timeout: 55 * 60_000 }, async (t) => {
-  const dir = t.testdir({ work: {} });
-  const work = join(dir, 'work');
+  const dir = t.testdir({});
+  // Note: outside the test dir, which tap removes before later teardowns run (a warm lab would outlive a failed test)
+  const work = mkdtempSync(join(tmpdir(), 'nrh-e2e-warm-'));
   const lab = ['--netns', NETNS, '--work-dir', work];
   t.teardown(async () => {
     if (existsSync(work) && readdirSync(work).some((f) => f.startsWith('warm-'))) await runCli(t, ['destroy', '--warm', ...lab]);
+    rmSync(work, { recursive: true, force: true });
   });
   const args = (name: string) => ['run', 'bridge-exec-reboot', '--nomad', build!.path, ...lab, '--reports-dir', join(dir, 'reports'), '--report-json', join(dir, `${name}.json`)];
   const first = await runCli(t, args('cold'), undefined, WARM);

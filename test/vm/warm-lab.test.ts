@@ -4,7 +4,8 @@
 // `destroy --warm` removes it. Real Vagrant + libvirt + virsh; skips visibly without the lab.
 import t from 'tap';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../helpers/cli-child.js';
 import { vmSkipReason, domainsMatching } from '../helpers/vm-prereqs.js';
@@ -22,13 +23,15 @@ const propsOf = (file: string) =>
     .runs[0]!;
 
 t.test('cold run leaves a warm lab; the rerun reverts to it; destroy --warm removes it', { skip: skip ?? false, timeout: 35 * 60_000 }, async (t) => {
-  const dir = t.testdir({ work: {} });
-  const work = join(dir, 'work');
+  const dir = t.testdir({});
+  // Note: outside the test dir, which tap removes before later teardowns run (a warm lab would outlive a failed test)
+  const work = mkdtempSync(join(tmpdir(), 'nrh-vm-warm-'));
   const common = ['--netns', NETNS, '--work-dir', work, '--reports-dir', join(dir, 'reports')];
   // Note: whatever happens, no warm lab of this test outlives it
   t.teardown(async () => {
     if (existsSync(work) && readdirSync(work).some((f) => f.startsWith('warm-')))
       await runCli(t, ['destroy', '--warm', ...common.slice(0, 4)]);
+    rmSync(work, { recursive: true, force: true });
   });
   const first = await runCli(t, ['run', 'cni-ipam-reboot', ...common, '--report-json', join(dir, 'cold.json')], undefined, WARM);
   t.equal(first.code, 0, 'the cold run passed');
