@@ -128,14 +128,19 @@ if (sshd) {
     setTimeout(() => void sshd.start(), 700);
     const fresh = new http.Agent({ keepAlive: false });
     t.teardown(() => fresh.destroy());
-    const again = await new Promise<string>((resolve, reject) => {
+    const once = () => new Promise<string>((resolve, reject) => {
       http.get({ host: '127.0.0.1', port: tunnel.localPort, path: '/after-restart', agent: fresh }, (res) => {
         let body = '';
         res.on('data', (c) => (body += c));
         res.on('end', () => resolve(body));
       }).on('error', reject);
     });
+    // Note: a socket accepted before the client has noticed the drop is forwarded on the dying connection and reset
+    // (1 run in 10 here); the harness's waits poll again after such an error. The next socket must get through.
+    const resets: string[] = [];
+    const again = await once().catch(async (err: Error) => (resets.push(err.message), once()));
     t.equal(again, 'echo /after-restart', 'new socket after restart goes through a new connection');
+    t.ok(resets.every((m) => /socket hang up|ECONNRESET/.test(m)), `at most one socket, racing the drop, was reset (${resets.join('; ') || 'none'})`);
   });
 
   t.test('exec reconnects after sshd dropped every connection', async (t) => {
