@@ -159,19 +159,22 @@ async function rawFloor(work: string, config: HarnessConfig, nomadBinary: string
   await fs.writeJson(path.join(dir, 'lab-spec.json'), spec, { spaces: 2 });
   const inNs = (await $`ip netns list`.nothrow()).stdout.split('\n').some((l) => l.split(' ')[0] === netns);
   if (!inNs) throw new Error(`network namespace ${netns} is missing (the harness run should have made it)`);
+  // Note: every command is bounded, so a hung VM or agent ends the benchmark with the command named, not a hang
   const vagrant = (args: string[]) =>
     $({
       cwd: dir,
       env: { ...process.env, HARNESS_LAB_SPEC: path.join(dir, 'lab-spec.json') },
+      timeout: '30m',
     })`ip netns exec ${netns} vagrant ${args}`;
   const machine = (role: string) => spec.machines.find((m) => m.role === role)!;
   const [server, client] = [machine('server'), machine('client')];
   const sshConfig = path.join(dir, 'ssh-config');
   const ssh = (host: string, cmd: string) =>
-    $`ip netns exec ${netns} ssh -F ${sshConfig} -o ConnectTimeout=3 -o BatchMode=yes ${host} ${cmd}`;
+    $({ timeout: '2m' })`ip netns exec ${netns} ssh -F ${sshConfig} -o ConnectTimeout=3 -o BatchMode=yes ${host} ${cmd}`;
   const scp = (file: string, host: string, to: string) =>
-    $`ip netns exec ${netns} scp -q -F ${sshConfig} ${file} ${`${host}:${to}`}`;
-  const api = async <T>(p: string): Promise<T> => JSON.parse((await ssh(server.name, `curl -sf http://127.0.0.1:4646${p}`)).stdout) as T;
+    $({ timeout: '10m' })`ip netns exec ${netns} scp -q -F ${sshConfig} ${file} ${`${host}:${to}`}`;
+  const api = async <T>(p: string): Promise<T> =>
+    JSON.parse((await ssh(server.name, `curl -sf --max-time 10 http://127.0.0.1:4646${p}`)).stdout) as T;
   const JOB = 'bridge-exec-http';
   const starts = (a: ApiAlloc) => (a.TaskStates?.['web']?.Events ?? []).filter((e) => e.Type === 'Started').length;
   const answering = async (allocId: string) => {

@@ -1,5 +1,5 @@
 // SshMachine against a real OpenSSH sshd on 127.0.0.1: exec, stdin, sudo prefix, deadline kill, SFTP, tunnel, reconnect.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import http from 'node:http';
 import { readFileSync, statSync, writeFileSync, chmodSync, readdirSync } from 'node:fs';
 import path from 'node:path';
@@ -196,24 +196,24 @@ function parsableKey(): Buffer {
   }
 }
 
-t.test('a peer that accepts TCP but never speaks SSH: the timeout is said as a duration, not a raw float', async (t) => {
+/** A TCP listener on loopback that accepts and never speaks SSH, a target for it, and a key. */
+async function mutePeer(t: Test) {
   const silent = net.createServer((sock) => t.teardown(() => sock.destroy()));
   await new Promise<void>((r) => silent.listen(0, '127.0.0.1', () => r()));
   t.teardown(() => new Promise<void>((r) => silent.close(() => r())));
   const port = (silent.address() as net.AddressInfo).port;
   const target = { host: 'mute', hostName: '127.0.0.1', port, user: 'vagrant', identityFiles: [], strictHostKeyChecking: false, options: {} };
-  const key = parsableKey();
+  return { port, target, key: parsableKey() };
+}
+
+t.test('a peer that accepts TCP but never speaks SSH: the timeout is said as a duration, not a raw float', async (t) => {
+  const { port, target, key } = await mutePeer(t);
   const err = (await rejection(connectOnce(target, key, { timeoutMs: 1248.928910000017 }))) as Error;
   t.equal(err.message, `ssh vagrant@127.0.0.1:${port}: no SSH handshake within 1.2s`);
 });
 
 t.test('an attempt whose signal has already fired ends at once, saying aborted (ssh2 is loaded first, asynchronously)', async (t) => {
-  const silent = net.createServer((sock) => t.teardown(() => sock.destroy()));
-  await new Promise<void>((r) => silent.listen(0, '127.0.0.1', () => r()));
-  t.teardown(() => new Promise<void>((r) => silent.close(() => r())));
-  const port = (silent.address() as net.AddressInfo).port;
-  const target = { host: 'mute', hostName: '127.0.0.1', port, user: 'vagrant', identityFiles: [], strictHostKeyChecking: false, options: {} };
-  const key = parsableKey();
+  const { port, target, key } = await mutePeer(t);
   const ac = new AbortController();
   ac.abort();
   const err = (await rejection(connectOnce(target, key, { timeoutMs: 30_000, signal: ac.signal }))) as Error;
