@@ -8,6 +8,7 @@ import type { Deadline } from '../run/deadline.js';
 import { inspectNomadBinary, probeNomadVersion, VERSION_PROBE_MS } from '../cluster/binary.js';
 import { deadlineIn } from '../run/deadline.js';
 import { alivePid, currentNetns } from './host.js';
+import { describeMode, groupGid, KVM_DEVICE, kvmDeviceFix } from './kvm-device.js';
 import type { ChooseDriver, DriverSetting } from './accel.js';
 
 export interface DoctorItem {
@@ -103,6 +104,17 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorItem[]> {
   const modules = await readdir('/sys/module').catch(async () => (await text('/proc/modules')).split('\n').map((l) => l.split(' ')[0] ?? ''));
   const accel = detectAccel(await text('/proc/cpuinfo'), devKvm, modules);
   items.push(item('virtualization', true, accel.detail));
+  const kvmStat = devKvm ? await stat(KVM_DEVICE).catch(() => undefined) : undefined;
+  if (kvmStat) {
+    const dev = { uid: kvmStat.uid, gid: kvmStat.gid, mode: kvmStat.mode & 0o777 };
+    const kvmGid = groupGid(await text('/etc/group'), 'kvm');
+    const names = { 0: 'root', ...(kvmGid === undefined ? {} : { [kvmGid]: 'kvm' }) };
+    const fix = kvmDeviceFix(dev, kvmGid);
+    // Note: never a failure: the lab host applies udev's default itself before it starts libvirtd (lib/lab/host.ts)
+    items.push(item('/dev/kvm for libvirt', true, fix
+      ? `${describeMode(dev, names)}: no udev rule ran; the next run sets ${describeMode(fix, names)} (udev's default) before it starts libvirtd, else libvirt would probe QEMU again before every domain start (12 s each here)`
+      : `${describeMode(dev, names)}: libvirt's QEMU user (group kvm) can open it`));
+  }
   if (opts.libvirtDriver) items.push(await driverItem(opts.libvirtDriver, box, deadline));
 
   const boxes = { out: vagrant.boxes };

@@ -8,6 +8,7 @@ import { runCommand, ANY_EXIT_CODE, type RunCommand } from '../exec/run.js';
 import { waitFor } from '../run/wait.js';
 import type { Deadline } from '../run/deadline.js';
 import { silentLogger, type Logger } from '../log/events.js';
+import { describeMode, fixKvmDevice, KVM_DEVICE, restoreKvmDevice, type DeviceMode } from './kvm-device.js';
 
 /** Where the harness records what it started, so `stopLabHost` stops only that. */
 export const LAB_HOST_STATE = '/run/nomad-reboot-harness/lab-host.json';
@@ -26,6 +27,8 @@ export interface LabHostState {
   daemons: Record<string, number>;
   /** blackhole routes this harness added on the host stack */
   blackholes: string[];
+  /** /dev/kvm as found and as set (lib/lab/kvm-device.ts), when the harness gave it to the kvm group */
+  kvmDevice?: { before: DeviceMode; after: DeviceMode };
 }
 
 export interface LabHost {
@@ -92,7 +95,7 @@ async function saveState(file: string, s: LabHostState): Promise<void> {
  * running, wait for `virsh version`. When libvirtd already runs in another named netns, that one is used. Optionally add
  * host-stack blackhole routes for the lab subnets (a guard: nothing must leave the host for them).
  */
-export async function ensureLabHost(opts: HostOpts & { netns: string; blackholes?: readonly string[] }): Promise<LabHost> {
+export async function ensureLabHost(opts: HostOpts & { netns: string; blackholes?: readonly string[]; fixKvm?: typeof fixKvmDevice }): Promise<LabHost> {
   const { netns, deadline, logger = silentLogger, run = runCommand, stateFile = LAB_HOST_STATE, blackholes = [] } = opts;
   const ip = (args: string[], allowed?: readonly number[]) => run('ip', args, { deadline, logger, ...(allowed ? { allowedCodes: allowed } : {}) });
   const state: LabHostState = (await readState(stateFile)) ?? { netns, createdNetns: false, daemons: {}, blackholes: [] };
@@ -117,6 +120,13 @@ export async function ensureLabHost(opts: HostOpts & { netns: string; blackholes
   }
   state.netns = ns;
   await ip(['-n', ns, 'link', 'set', 'lo', 'up']);
+  // Note: before libvirtd starts, so its first probe of QEMU's capabilities already sees what every later start sees
+  const kvm = await (opts.fixKvm ?? fixKvmDevice)();
+  if (kvm) {
+    state.kvmDevice ??= kvm;
+    const names = { 0: 'root', [kvm.after.gid]: 'kvm' };
+    logger({ kind: 'info', t: 0, message: `lab host: ${KVM_DEVICE} was ${describeMode(kvm.before, names)}, now ${describeMode(kvm.after, names)} (udev's default, which did not run here; without it libvirt probes QEMU again before every domain start); destroy --host puts it back` });
+  }
   for (const d of DAEMONS) {
     if ((await alivePid(d.pidFile)) !== undefined) continue;
     await run('ip', ['netns', 'exec', ns, d.name, '-d'], { deadline, logger });
@@ -158,7 +168,7 @@ async function addBlackholes(ns: string, cidrs: readonly string[], state: LabHos
 }
 
 /** Stop only what ensureLabHost recorded: its daemons (and the dnsmasq they left), blackhole routes, and the netns it created. */
-export async function stopLabHost(opts: HostOpts): Promise<string[]> {
+export async function stopLabHost(opts: HostOpts & { restoreKvm?: typeof restoreKvmDevice }): Promise<string[]> {
   const { deadline, logger = silentLogger, run = runCommand, stateFile = LAB_HOST_STATE } = opts;
   const state = await readState(stateFile);
   if (!state) return [];
@@ -192,6 +202,9 @@ export async function stopLabHost(opts: HostOpts): Promise<string[]> {
   for (const cidr of state.blackholes) {
     await run('ip', ['route', 'del', 'blackhole', cidr], { deadline, logger, allowedCodes: ANY_EXIT_CODE });
     stopped.push(`blackhole ${cidr}`);
+  }
+  if (state.kvmDevice && (await (opts.restoreKvm ?? restoreKvmDevice)(state.kvmDevice))) {
+    stopped.push(`${KVM_DEVICE} back to ${describeMode(state.kvmDevice.before, { 0: 'root' })}`);
   }
   if (state.createdNetns && (await stat(`${NETNS_DIR}/${state.netns}`).catch(() => undefined))) {
     await run('ip', ['netns', 'del', state.netns], { deadline, logger });

@@ -192,6 +192,7 @@ const WRITERS: Record<string, string> = {
   'lib/run/artifacts.ts': 'the artifact store: a run\'s evidence files',
   'lib/lab/vagrant-lab.ts': 'the lab\'s own Vagrant directory (Vagrantfile, spec, ssh-config)',
   'lib/lab/host.ts': 'the lab host\'s state file (what the harness started, to stop it later)',
+  'lib/lab/kvm-device.ts': '/dev/kvm\'s group and mode (udev\'s default on a host without udev), and putting them back',
   'lib/lab/destroy.ts': 'removes a destroyed lab\'s directory',
   'lib/vagrant/lock.ts': 'the lock file that serialises Vagrant box operations',
   'lib/builds/cache.ts': 'the build cache: resolved binaries by sha256, release records',
