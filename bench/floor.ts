@@ -49,6 +49,13 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) {
 function checkStopping(): void {
   if (stopping) throw new Error(`stopped by ${stopping}`);
 }
+/** After a phase's cleanup: a signal seen ends the benchmark with 130 (SIGINT) or 143 (SIGTERM). */
+async function exitIfStopped(work: string): Promise<void> {
+  if (!stopping) return;
+  await fs.remove(work);
+  console.error(`bench: stopped by ${stopping}; its VMs, warm lab and work dir ${work} are removed`);
+  process.exit(stopping === 'SIGINT' ? 130 : 143);
+}
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 /** How long the raw reboot may take before the benchmark gives up (the harness's own step allows as much). */
@@ -308,7 +315,7 @@ try {
   console.error(`bench: warm rerun ${w.outcome} in ${secs(w.wallMs)} (lab.warm: ${w.properties['lab.warm']})`);
 } finally {
   await destroyWarm(work);
-  if (stopping) await fs.remove(work);
+  await exitIfStopped(work);
 }
 const stepOf = (r: HarnessRun, re: RegExp) => r.steps.filter((s) => re.test(s.name)).reduce((n, s) => n + s.durationMs, 0);
 const UP = /^bring up the server and client VMs$/;
@@ -366,7 +373,7 @@ let raw: RawPhases;
 try {
   raw = await rawFloor(work, config, nomad!);
 } finally {
-  if (stopping) await fs.remove(work);
+  await exitIfStopped(work);
 }
 // Each harness step to the phase of the by-hand procedure it does; a step no pattern names is its own row.
 const PHASES: [string, keyof RawPhases | undefined, RegExp][] = [
