@@ -188,7 +188,8 @@ async function rawFloor(work: string, config: HarnessConfig, nomadBinary: string
   const netns = config.lab.netns || 'nrh-lab';
   const id = `nrhbench${randomBytes(3).toString('hex')}`;
   const spec = labSpecFor(config, id, ['server', 'client']);
-  const dir = path.join(work, 'raw');
+  // Note: named by its id, so `reboot-harness destroy --all` finds its domains if this scratch dir is lost (lib/lab/orphans.ts)
+  const dir = path.join(work, id);
   await fs.ensureDir(dir);
   await fs.copy(path.join(ROOT, 'vms', 'Vagrantfile'), path.join(dir, 'Vagrantfile'));
   await fs.writeJson(path.join(dir, 'lab-spec.json'), spec, { spaces: 2 });

@@ -12,6 +12,7 @@ import { stopLabHost } from './host.js';
 import type { RunCommand } from '../exec/run.js';
 import { tryLock } from '../vagrant/lock.js';
 import { olderThan, staleReasons, WARM_PREFIX } from './warm-key.js';
+import { destroyOrphanDomains } from './orphans.js';
 import { destroyWarmLab, inspectWarmLab, readWarmRecord, warmCurrent, warmLockPath } from './warm-lab.js';
 
 /** Which labs `destroy` removes besides the run ids given. */
@@ -119,6 +120,15 @@ export async function destroyLabs(
     } catch (err) {
       failed++;
       logger({ kind: 'warn', t: 0, message: `could not destroy lab ${runId}: ${err instanceof Error ? err.message : String(err)}` });
+    }
+  }
+  // Note: a lab whose directory is gone is invisible above; its domains are found by where vagrant-libvirt says they came from
+  const sweeping = all || sweep.warm || sweep.stale || sweep.olderThanS !== undefined;
+  if (sweeping && config.lab.provider === 'libvirt') {
+    try {
+      failed += await destroyOrphanDomains({ deadline: deadlineIn(DESTROY_MS), logger, ...(run ? { run } : {}) });
+    } catch (err) {
+      logger({ kind: 'warn', t: 0, message: `could not look for orphan domains (a lab whose directory is gone): ${err instanceof Error ? err.message.split('\n')[0] : String(err)}` });
     }
   }
   if (!chosen.length) {

@@ -97,3 +97,16 @@ export async function networkState(name: string, o: SnapshotOptions): Promise<'a
 export async function startNetwork(name: string, o: SnapshotOptions): Promise<void> {
   if ((await networkState(name, o)) === 'inactive') await virsh(['net-start', name], o);
 }
+
+/** Every defined domain's name (`virsh list --all --name`). */
+export async function listDomains(o: SnapshotOptions): Promise<string[]> {
+  const r = await virsh(['list', '--all', '--name'], o);
+  return r.stdout.split('\n').map((s) => s.trim()).filter(Boolean);
+}
+
+/** A domain's description (vagrant-libvirt writes `Source: <dir>/Vagrantfile`), or undefined when it has none. */
+export async function domainDescription(domain: string, o: SnapshotOptions): Promise<string | undefined> {
+  const r = await virsh(['desc', domain], o, ANY_EXIT_CODE);
+  const text = r.stdout.trim();
+  return r.code === 0 && text && !/^No description for domain/.test(text) ? text : undefined;
+}

@@ -3,7 +3,7 @@
 // networks, because real libvirt domains need the VM tier (test/vm/warm-lab.test.ts runs the same paths for real).
 // The files (warm.json, lab-spec.json, lock files, the build) are real.
 import t from 'tap';
-import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULTS, type HarnessConfig } from '../../lib/config/schema.js';
 import type { RunCommand } from '../../lib/exec/run.js';
@@ -15,7 +15,7 @@ import type { LogEvent } from '../../lib/log/events.js';
 import { deadlineIn } from '../../lib/run/deadline.js';
 import { VAGRANTFILE } from '../../lib/session/real-env.js';
 
-interface Dom { state: 'running' | 'paused' | 'shut off'; snapshots: Set<string> }
+interface Dom { state: 'running' | 'paused' | 'shut off'; snapshots: Set<string>; desc?: string }
 
 /** The stand-in: virsh and vagrant argv against a model; every call recorded. */
 function standIn() {
@@ -33,7 +33,8 @@ function standIn() {
     };
     if (file === 'vagrant') {
       const spec = JSON.parse(readFileSync(join(opts.cwd!, 'lab-spec.json'), 'utf8')) as { machines: { name: string }[] };
-      if (args[0] === 'up') for (const m of spec.machines) domains.set(m.name, { state: 'running', snapshots: new Set() });
+      // Note: vagrant-libvirt's default description names the Vagrantfile the domain came from
+      if (args[0] === 'up') for (const m of spec.machines) domains.set(m.name, { state: 'running', snapshots: new Set(), desc: `Source: ${opts.cwd}/Vagrantfile` });
       if (args[0] === 'destroy') for (const m of spec.machines) if (!domains.get(m.name)?.snapshots.size) domains.delete(m.name);
       if (args[0] === 'ssh-config')
         return answer(ok(`Host ${args[1]}\n  HostName 10.198.0.50\n  User vagrant\n  Port 22\n  IdentityFile /nonexistent/key\n`));
@@ -55,6 +56,7 @@ function standIn() {
         return answer(ok());
       case 'net-info': return answer(networks.has(name!) ? ok(`Name: ${name}\nActive:         ${networks.get(name!) ? 'yes' : 'no'}\n`) : fail('no network'));
       case 'list': return answer(ok([...domains.keys()].join('\n') + '\n'));
+      case 'desc': return answer(!d ? fail(`error: failed to get domain '${name}'`) : ok(`${d.desc ?? `No description for domain: ${name}`}\n`));
       case 'net-start': networks.set(name!, true); return answer(ok());
       default: return answer(fail(`stand-in virsh: ${args.join(' ')} not modelled`));
     }
@@ -79,7 +81,7 @@ async function warmLabOnDisk(s: ReturnType<typeof standIn>, config: HarnessConfi
   writeFileSync(join(dir, 'warm.json'), JSON.stringify({
     key, inputs, createdAtMs: Date.now(), ...(nomadPath ? { nomadPath } : {}), snapshot: { atMs: Date.now(), tookMs: 1 },
   }));
-  for (const m of spec.machines) s.domains.set(m.name, { state: 'shut off', snapshots: new Set(['nrh-warm']) });
+  for (const m of spec.machines) s.domains.set(m.name, { state: 'shut off', snapshots: new Set(['nrh-warm']), desc: `Source: ${dir}/Vagrantfile` });
   for (const n of [spec.privateNetwork.name, spec.libvirt.managementNetwork.name]) s.networks.set(n, true);
   return { id, dir, key, domain: spec.machines[0]!.name };
 }
@@ -106,6 +108,50 @@ t.test('destroy --stale removes warm labs whose build is gone or whose domain is
   t.ok(existsSync(current.dir), 'the current warm lab stays');
   t.ok(s.domains.has(current.domain), 'with its domain');
   t.ok(existsSync(join(work, 'r1')), 'a run\'s lab is not a warm lab: --stale leaves it');
+});
+
+t.test('destroy --all also removes orphan domains: a harness lab\'s whose directory is gone, nothing else', async (t) => {
+  const root = t.testdir({ work: {}, elsewhere: {} });
+  const work = join(root, 'work');
+  const s = standIn();
+  // a warm lab whose directory was removed by hand (session 6's leak: tap removed the test's work dir)
+  const gone = await warmLabOnDisk(s, configIn(work), false);
+  rmSync(gone.dir, { recursive: true });
+  // a warm lab kept in another work dir, a cold run's domain whose dir is gone, and domains that are not the harness's
+  const other = await warmLabOnDisk(s, configIn(join(root, 'elsewhere')), false);
+  s.domains.set('r1abcd0123abcd-client', { state: 'running', snapshots: new Set(), desc: `Source: ${root}/tmp/r1abcd0123abcd/Vagrantfile` });
+  s.domains.set('myproject_default', { state: 'running', snapshots: new Set(), desc: `Source: ${root}/gone/myproject/Vagrantfile` });
+  s.domains.set('handmade', { state: 'shut off', snapshots: new Set() });
+  s.domains.set('warm-0123456789abcdef-client', { state: 'shut off', snapshots: new Set(), desc: 'Source: /elsewhere/warm-fedcba9876543210/Vagrantfile' });
+  const events: LogEvent[] = [];
+  t.equal(await destroyLabs(configIn(work), [], true, (e) => void events.push(e), { vagrantfile: VAGRANTFILE, run: s.run }), 0);
+  t.notOk(s.domains.has(gone.domain), 'the orphan warm domain is gone');
+  t.ok(s.calls.indexOf(`virsh -c qemu:///system snapshot-delete ${gone.domain} nrh-warm`) < s.calls.indexOf(`virsh -c qemu:///system undefine ${gone.domain} --remove-all-storage`), 'its snapshot deleted first');
+  t.notOk(s.domains.has('r1abcd0123abcd-client'), 'the cold run\'s orphan too (powered off first)');
+  t.ok(s.calls.includes('virsh -c qemu:///system destroy r1abcd0123abcd-client'));
+  t.ok(s.domains.has(other.domain), 'a warm lab whose directory exists (another work dir) stays');
+  t.ok(s.domains.has('myproject_default'), 'a Vagrant domain of someone else\'s project stays, even with its dir gone');
+  t.ok(s.domains.has('handmade'), 'a domain without a description stays');
+  t.ok(s.domains.has('warm-0123456789abcdef-client'), 'a name that does not match its directory\'s id stays');
+  t.ok(events.some((e) => e.kind === 'info' && e.message === `destroyed orphan domain ${gone.domain} (its lab directory ${gone.dir} is gone), with its snapshots and disks`));
+
+  // destroy of named run ids does not sweep
+  s.domains.set('r1abcd0123abcd-client', { state: 'running', snapshots: new Set(), desc: `Source: ${root}/tmp/r1abcd0123abcd/Vagrantfile` });
+  mkdirSync(join(work, 'r2'), { recursive: true });
+  writeFileSync(join(work, 'r2', 'lab-spec.json'), JSON.stringify(labSpecFor(configIn(work), 'r2', ['client'])));
+  const fake = join(root, 'fake');
+  mkdirSync(fake);
+  const env = { PATH: `${new URL('../fixtures/fake-bin', import.meta.url).pathname}:${process.env['PATH']}`, FAKE_VAGRANT_MODE: 'dir', FAKE_VAGRANT_DIR: fake };
+  t.equal(await destroyLabs(configIn(work), ['r2'], false, () => undefined, { vagrant: { env, lockDir: root }, run: s.run }), 0);
+  t.ok(s.domains.has('r1abcd0123abcd-client'), 'not swept by destroy <run id>');
+  // libvirt not answering: the sweep is skipped with a warning, the rest of destroy still counts
+  const down: RunCommand = async (file, args, opts) => {
+    if (file === 'virsh' && args.includes('list')) throw new Error('error: failed to connect to the hypervisor');
+    return s.run(file, args, opts);
+  };
+  const warns: LogEvent[] = [];
+  t.equal(await destroyLabs(configIn(work), [], true, (e) => void warns.push(e), { vagrantfile: VAGRANTFILE, run: down }), 0);
+  t.ok(warns.some((e) => e.kind === 'warn' && /could not look for orphan domains .*failed to connect to the hypervisor/.test(e.message)));
 });
 
 t.test('destroy --warm removes every warm lab but one in use; --older-than picks old labs of any kind', async (t) => {
