@@ -192,7 +192,8 @@ export function createVagrantLab(o: VagrantLabOptions): {
       registerTeardown();
       upTranscript = [];
       await vagrant.up(names, { provider: spec.provider, deadline, onOutput: (line) => upTranscript!.push(line) });
-      return connectAll((name) => vagrant.sshConfigText(name, { deadline }), true);
+      const texts = await vagrant.sshConfigTexts(names, { deadline });
+      return connectAll(async (name) => texts[name]!, true);
     },
     /** Register the teardown, then SSH details from the ssh-config `up()` wrote (no Vagrant call: it costs seconds). */
     async attach() {

@@ -102,6 +102,12 @@ export function createVagrant({ cwd, env = {}, run = runCommand, logger, bin = '
       const r = await invoke(['ssh-config', name, '--machine-readable'], { deadline });
       return sshConfigText(r.records, name) ?? r.stdout; // plain block as fallback (non machine-readable builds)
     },
+    /** The ssh-config text of each machine in one `vagrant ssh-config` (one Vagrant start instead of one per machine). */
+    async sshConfigTexts(names: readonly string[], { deadline }: Opts): Promise<Record<string, string>> {
+      const r = await invoke(['ssh-config', '--machine-readable'], { deadline });
+      // Note: the plain output as the fallback, as sshConfigText does: it holds every machine's Host block
+      return Object.fromEntries(names.map((name) => [name, sshConfigText(r.records, name) ?? r.stdout]));
+    },
     /** Connection details for `name` from `vagrant ssh-config`. */
     async sshConfig(name: string, opts: Opts): Promise<SshTarget> {
       return sshTargetFor(await this.sshConfigText(name, opts), name);

@@ -52,6 +52,15 @@ t.test('status and ssh-config parse recorded output', async (t) => {
   t.same(target.identityFiles, ['/tmp/vmlab/.vagrant/machines/client/libvirt/private_key']);
 });
 
+t.test('ssh-config of every machine in one Vagrant start (recorded output of a two-machine lab)', async (t) => {
+  const v = createVagrant({ cwd: t.testdir(), env: withFake({ FAKE_VAGRANT_MODE: 'fixture', FAKE_VAGRANT_FIXTURE: fixture('ssh-config-all.mr.txt') }) });
+  const texts = await v.sshConfigTexts(['r5fqul7d59825b-server', 'r5fqul7d59825b-client'], { deadline: deadlineIn(10_000) });
+  t.same(Object.keys(texts), ['r5fqul7d59825b-server', 'r5fqul7d59825b-client']);
+  t.match(texts['r5fqul7d59825b-server'], /^Host r5fqul7d59825b-server\n {2}HostName 10\.198\.0\.218\n/);
+  t.match(texts['r5fqul7d59825b-client'], /^Host r5fqul7d59825b-client\n {2}HostName 10\.198\.0\.7\n/);
+  t.notMatch(texts['r5fqul7d59825b-client'], /r5fqul7d59825b-server/, 'each machine its own block');
+});
+
 t.test('a hanging vagrant is killed at the deadline', async (t) => {
   const v = createVagrant({ cwd: t.testdir(), env: withFake({ FAKE_VAGRANT_MODE: 'hang' }) });
   const started = Date.now();

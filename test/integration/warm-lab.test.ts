@@ -36,8 +36,10 @@ function standIn() {
       // Note: vagrant-libvirt's default description names the Vagrantfile the domain came from
       if (args[0] === 'up') for (const m of spec.machines) domains.set(m.name, { state: 'running', snapshots: new Set(), desc: `Source: ${opts.cwd}/Vagrantfile` });
       if (args[0] === 'destroy') for (const m of spec.machines) if (!domains.get(m.name)?.snapshots.size) domains.delete(m.name);
+      // Note: no machine named (`ssh-config --machine-readable`): every machine's block, as Vagrant prints them
       if (args[0] === 'ssh-config')
-        return answer(ok(`Host ${args[1]}\n  HostName 10.198.0.50\n  User vagrant\n  Port 22\n  IdentityFile /nonexistent/key\n`));
+        return answer(ok(spec.machines.filter((m) => args[1]?.startsWith('--') || m.name === args[1])
+          .map((m) => `Host ${m.name}\n  HostName 10.198.0.50\n  User vagrant\n  Port 22\n  IdentityFile /nonexistent/key\n`).join('\n')));
       return answer(ok());
     }
     const [cmd, name, ...rest] = args.slice(2);
