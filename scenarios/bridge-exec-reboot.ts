@@ -150,16 +150,17 @@ export default defineScenario({
       // issue 14: the client's clock against ours, read while the allocs come back (an emulated guest's clock drifts
       // over the tens of seconds the settle takes, so reading it afterwards blurs the notice latency)
       const clockRead = tasksRestart ? readClockOffset(lab.machines['client']!, deadlineIn(30_000, ctx.deadline)).catch(() => undefined) : undefined;
+      const serverClockRead = tasksRestart ? readClockOffset(lab.machines['server']!, deadlineIn(30_000, ctx.deadline)).catch(() => undefined) : undefined;
       const s = await ctx.step(`wait until the job has settled (every alloc restored, replaced or failed; ${config.reboot.settleQuietS}s without change)${of}`, (d) =>
         waitForJobSettled({ nomad, jobId, watched, since, history, quietMs, tasksRestart }, d), { timeoutMs: 5 * 60_000 + quietMs });
       settle = { settled: s.settled, reason: s.reason, quietMs: s.quietMs };
       ctx.fact(count > 1 ? `job.settled.${i}` : 'job.settled', `${s.settled ? 'yes' : 'no (deadline)'}: ${s.reason}`);
       // issue 14: how soon after each alloc ran again (its tasks' Started, client clock corrected) the harness saw it
-      const clock = await clockRead;
+      const [clock, serverClock] = [await clockRead, await serverClockRead];
       if (clock && Object.keys(s.noticedAtMs).length > 0) {
         const tasks = Object.fromEntries(s.allocs.filter((a) => watched.includes(a.id)).map((a) => [a.id, Object.keys(a.tasks)]));
         const viaStream = streamNoticedAtMs(recorder!.events(), tasks, since.atMs, clock);
-        const line = formatRestoreNotices(restoreNotices(s.allocs, s.noticedAtMs, since.atMs, clock, viaStream), clock);
+        const line = formatRestoreNotices(restoreNotices(s.allocs, s.noticedAtMs, since.atMs, clock, viaStream, serverClock), clock, serverClock);
         if (line) ctx.fact(count > 1 ? `restore.noticed_after.${i}` : 'restore.noticed_after', line);
       }
       const restored = s.settled && watched.every((id) => s.allocs.some((a) => a.id === id && a.clientStatus === 'running' && a.desiredStatus === 'run'));

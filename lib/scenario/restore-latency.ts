@@ -23,6 +23,17 @@ export interface RestoreNotice {
   via: NoticedVia;
   /** the settle wait's own latency when the stream was first (ms) */
   settleLatencyMs?: number;
+  /**
+   * Nomad's own part: from Started (client) to the server recording the update the stream delivered (its ModifyTime,
+   * server clock), both on the harness's clock; the rest of latencyMs is the harness's part. Only via the stream.
+   */
+  nomadMs?: number;
+}
+
+/** When the event stream first showed an alloc running again: arrival (harness clock) and the alloc's ModifyTime (server clock, ms). */
+export interface StreamNotice {
+  atMs: number;
+  modifyTimeMs?: number;
 }
 
 type Obj = Record<string, unknown>;
@@ -44,8 +55,8 @@ function startsSince(taskStates: Record<string, { events: { type: string; timeMs
  */
 export function streamNoticedAtMs(
   received: readonly ReceivedEvent[], tasks: Readonly<Record<string, readonly string[]>>, sinceMs: number, clock: ClockOffset,
-): Record<string, number> {
-  const out: Record<string, number> = {};
+): Record<string, StreamNotice> {
+  const out: Record<string, StreamNotice> = {};
   for (const { receivedAtMs, event } of received) {
     if (event.Topic !== 'Allocation' || !(event.Key in tasks) || event.Key in out) continue;
     const a = event.Payload['Allocation'] as Obj | undefined;
@@ -58,7 +69,9 @@ export function streamNoticedAtMs(
       }));
       states[task] = { events };
     }
-    if (startsSince(states, tasks[event.Key]!, sinceMs + clock.offsetMs)) out[event.Key] = receivedAtMs;
+    if (!startsSince(states, tasks[event.Key]!, sinceMs + clock.offsetMs)) continue;
+    const modified = a['ModifyTime'];
+    out[event.Key] = { atMs: receivedAtMs, ...(typeof modified === 'number' && modified > 0 ? { modifyTimeMs: modified / 1e6 } : {}) };
   }
   return out;
 }
@@ -70,7 +83,7 @@ export function streamNoticedAtMs(
  */
 export function restoreNotices(
   allocs: readonly AllocSnap[], noticedAtMs: Readonly<Record<string, number>>, sinceMs: number, clock: ClockOffset,
-  streamAtMs: Readonly<Record<string, number>> = {},
+  streamAt: Readonly<Record<string, StreamNotice>> = {}, serverClock?: ClockOffset,
 ): RestoreNotice[] {
   const out: RestoreNotice[] = [];
   for (const [id, settleAt] of Object.entries(noticedAtMs)) {
@@ -81,13 +94,15 @@ export function restoreNotices(
     const starts = startsSince(a.tasks, names, sinceMs + clock.offsetMs);
     if (!starts) continue;
     const runningAtMs = Math.max(...starts) - clock.offsetMs;
-    const streamAt = streamAtMs[id];
-    const viaStream = streamAt !== undefined && streamAt < settleAt;
-    const noticed = viaStream ? streamAt : settleAt;
+    const stream = streamAt[id];
+    const viaStream = stream !== undefined && stream.atMs < settleAt;
+    const noticed = viaStream ? stream.atMs : settleAt;
+    const recordedAtMs = viaStream && serverClock && stream.modifyTimeMs !== undefined ? stream.modifyTimeMs - serverClock.offsetMs : undefined;
     out.push({
       allocId: id, name: a.name, runningAtMs, noticedAtMs: noticed, latencyMs: Math.round(noticed - runningAtMs),
       via: viaStream ? 'event stream' : 'settle wait',
       ...(viaStream ? { settleLatencyMs: Math.round(settleAt - runningAtMs) } : {}),
+      ...(recordedAtMs !== undefined ? { nomadMs: Math.round(recordedAtMs - runningAtMs) } : {}),
     });
   }
   return out.sort((x, y) => x.name.localeCompare(y.name));
@@ -95,9 +110,10 @@ export function restoreNotices(
 
 /**
  * The property's value: `web[0] 212 ms, web[1] 180 ms (client clock +230 ms ± 40 ms; seen first by the event stream;
- * the settle wait's read: 412 ms, 380 ms)`; undefined without notices.
+ * the settle wait's read: 412 ms, 380 ms; of it Nomad's (Started to the server's record, server clock -20 ms ± 30 ms):
+ * 150 ms, 120 ms)`; undefined without notices.
  */
-export function formatRestoreNotices(n: readonly RestoreNotice[], clock: ClockOffset): string | undefined {
+export function formatRestoreNotices(n: readonly RestoreNotice[], clock: ClockOffset, serverClock?: ClockOffset): string | undefined {
   if (n.length === 0) return undefined;
   const sign = clock.offsetMs >= 0 ? '+' : '';
   const short = (x: RestoreNotice) => x.name.replace(/^.*\.(?=[^.]+\[\d+\]$)/, '');
@@ -109,5 +125,9 @@ export function formatRestoreNotices(n: readonly RestoreNotice[], clock: ClockOf
   const settle = n.some((x) => x.settleLatencyMs !== undefined)
     ? `; the settle wait's read: ${n.map((x) => `${x.settleLatencyMs ?? x.latencyMs} ms`).join(', ')}`
     : '';
-  return `${each} (client clock ${sign}${clock.offsetMs} ms ± ${clock.uncertaintyMs} ms; ${how}${settle})`;
+  const sc = serverClock && `server clock ${serverClock.offsetMs >= 0 ? '+' : ''}${serverClock.offsetMs} ms ± ${serverClock.uncertaintyMs} ms`;
+  const nomad = sc && n.some((x) => x.nomadMs !== undefined)
+    ? `; of it Nomad's (Started to the server's record of it, ${sc}): ${n.map((x) => (x.nomadMs === undefined ? '?' : `${x.nomadMs} ms`)).join(', ')}`
+    : '';
+  return `${each} (client clock ${sign}${clock.offsetMs} ms ± ${clock.uncertaintyMs} ms; ${how}${settle}${nomad})`;
 }

@@ -45,7 +45,7 @@ const frame = (receivedAtMs: number, id: string, clientStatus: string, tasks: Re
     Topic: topic, Type: 'AllocationUpdated', Key: id, Index: receivedAtMs,
     Payload: {
       Allocation: {
-        ID: id, ClientStatus: clientStatus, DesiredStatus: 'run',
+        ID: id, ClientStatus: clientStatus, DesiredStatus: 'run', ModifyTime: (receivedAtMs - 150) * 1e6,
         TaskStates: Object.fromEntries(Object.entries(tasks).map(([task, starts]) => [task, {
           State: 'running', Events: [{ Type: 'Received', Time: 1e6 }, ...starts.map((s) => ({ Type: 'Started', Time: s * 1e6 }))],
         }])),
@@ -69,21 +69,27 @@ t.test('the event stream: the first frame showing the alloc running with every t
     frame(22_300, 'a2', 'running', { web: [21_000] }, 'Job'), // not an Allocation topic
   ];
   const seen = streamNoticedAtMs(received, tasks, since, clock);
-  t.same(seen, { a0: 19_600, a1: 22_100 });
-  t.same(streamNoticedAtMs(received, tasks, since, { offsetMs: -2_000, uncertaintyMs: 1 }), { a0: 9_800, a1: 22_100 },
+  t.same(seen, { a0: { atMs: 19_600, modifyTimeMs: 19_450 }, a1: { atMs: 22_100, modifyTimeMs: 21_950 } },
+    'arrival, and the alloc\'s ModifyTime (server clock) from the same frame');
+  const at = (r: Record<string, { atMs: number }>) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, v.atMs]));
+  t.same(at(streamNoticedAtMs(received, tasks, since, { offsetMs: -2_000, uncertaintyMs: 1 })), { a0: 9_800, a1: 22_100 },
     'the client clock 2 s behind: what it stamped 9 s is after a disruption at 10 s on ours; a1 needs both tasks started');
 
   const allocs = [
     alloc('a0', 'job.web[0]', { web: task([9_000, 19_500]) }),
     alloc('a1', 'job.web[1]', { web: task([20_500]), side: task([21_500]) }),
   ];
-  const n = restoreNotices(allocs, { a0: 20_400, a1: 21_900 }, since, clock, seen);
-  t.same(n.map((x) => [x.name, x.latencyMs, x.via, x.settleLatencyMs]), [
-    ['job.web[0]', 600, 'event stream', 1_400],
-    ['job.web[1]', 900, 'settle wait', undefined],
-  ], 'the earlier of the two; the settle wait\'s own figure kept when the stream was first');
+  const server = { offsetMs: 100, uncertaintyMs: 30 }; // the server runs 0.1 s ahead
+  const n = restoreNotices(allocs, { a0: 20_400, a1: 21_900 }, since, clock, seen, server);
+  t.same(n.map((x) => [x.name, x.latencyMs, x.via, x.settleLatencyMs, x.nomadMs]), [
+    // Started 19.0 s (ours); the server recorded it at 19.45 s on its clock = 19.35 s on ours; seen at 19.6 s
+    ['job.web[0]', 600, 'event stream', 1_400, 350],
+    ['job.web[1]', 900, 'settle wait', undefined, undefined],
+  ], 'the earlier of the two; the settle wait\'s own figure kept when the stream was first; Nomad\'s part from the server\'s record');
+  t.equal(formatRestoreNotices(n, clock, server),
+    'web[0] 600 ms, web[1] 900 ms (client clock +500 ms ± 20 ms; seen first by web[0]: the event stream, web[1]: the settle wait; the settle wait\'s read: 1400 ms, 900 ms; of it Nomad\'s (Started to the server\'s record of it, server clock +100 ms ± 30 ms): 350 ms, ?)');
   t.equal(formatRestoreNotices(n, clock),
-    'web[0] 600 ms, web[1] 900 ms (client clock +500 ms ± 20 ms; seen first by web[0]: the event stream, web[1]: the settle wait; the settle wait\'s read: 1400 ms, 900 ms)');
+    'web[0] 600 ms, web[1] 900 ms (client clock +500 ms ± 20 ms; seen first by web[0]: the event stream, web[1]: the settle wait; the settle wait\'s read: 1400 ms, 900 ms)', 'without the server\'s clock: no split');
   const both = restoreNotices(allocs.slice(0, 1), { a0: 20_400 }, since, clock, seen);
   t.equal(formatRestoreNotices(both, clock), 'web[0] 600 ms (client clock +500 ms ± 20 ms; seen first by the event stream; the settle wait\'s read: 1400 ms)');
 });
