@@ -32,13 +32,18 @@ async function readHolder(file: string): Promise<string | undefined> {
 
 /** One attempt: create the file with O_EXCL holding our PID, or take over a lock whose PID is dead. */
 async function tryAcquire(file: string, logger?: Logger): Promise<Probe<void>> {
+  // Note: the file appears with our PID in it at once (written aside, then hard-linked into place, which fails when
+  // it exists): created empty and written after, a second process could read it empty in between, call it a dead
+  // holder's and take it over (two `vagrant up`s at once; seen once in the integration tier)
+  const aside = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}`;
   try {
-    const h = await fs.open(file, 'wx', 0o644);
-    await h.writeFile(`${process.pid}\n`);
-    await h.close();
+    await fs.writeFile(aside, `${process.pid}\n`, { mode: 0o644 });
+    await fs.link(aside, file);
     return { done: true, value: undefined };
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  } finally {
+    await fs.unlink(aside).catch(() => {});
   }
   const holder = await readHolder(file);
   if (holder === undefined) return { done: false, reason: `lock ${file} vanished, retrying` };
