@@ -198,12 +198,9 @@ async function rawFloor(work: string, config: HarnessConfig, nomadBinary: string
   const inNs = (await $`ip netns list`.nothrow()).stdout.split('\n').some((l) => l.split(' ')[0] === netns);
   if (!inNs) throw new Error(`network namespace ${netns} is missing (the harness run should have made it)`);
   // Note: every command is bounded, so a hung VM or agent ends the benchmark with the command named, not a hang
-  const vagrant = (args: string[]) =>
-    track($({
-      cwd: dir,
-      env: { ...process.env, HARNESS_LAB_SPEC: path.join(dir, 'lab-spec.json') },
-      timeout: '30m',
-    })`ip netns exec ${netns} vagrant ${args}`);
+  const vagrantIn = (args: string[], timeout: '30m' | '10m') =>
+    $({ cwd: dir, env: { ...process.env, HARNESS_LAB_SPEC: path.join(dir, 'lab-spec.json') }, timeout })`ip netns exec ${netns} vagrant ${args}`;
+  const vagrant = (args: string[]) => track(vagrantIn(args, '30m'));
   const machine = (role: string) => spec.machines.find((m) => m.role === role)!;
   const [server, client] = [machine('server'), machine('client')];
   const sshConfig = path.join(dir, 'ssh-config');
@@ -284,7 +281,7 @@ async function rawFloor(work: string, config: HarnessConfig, nomadBinary: string
   } finally {
     // Note: not tracked (a signal must not stop the cleanup); a domain vagrant lost track of (killed mid-`up`) is
     // removed by hand, storage and all
-    await $({ cwd: dir, env: { ...process.env, HARNESS_LAB_SPEC: path.join(dir, 'lab-spec.json') }, timeout: '10m' })`ip netns exec ${netns} vagrant destroy -f`.nothrow();
+    await vagrantIn(['destroy', '-f'], '10m').nothrow();
     for (const m of spec.machines) await undefineDomain(m.name, { deadline: deadlineIn(5 * 60_000) }).catch((e: Error) => console.error(`bench: removing ${m.name}: ${e.message}`));
   }
 }

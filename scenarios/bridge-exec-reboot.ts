@@ -29,7 +29,7 @@ import { faultRestartsTasks } from '../lib/config/faults.js';
 import { durationSeconds } from '../lib/config/fields.js';
 import { readClockOffset } from '../lib/lab/observe.js';
 import { deadlineIn } from '../lib/run/deadline.js';
-import { formatRestoreNotices, restoreNotices, streamNoticedAtMs } from '../lib/scenario/restore-latency.js';
+import { formatRestoreNotices, restoreNotices, streamNotices } from '../lib/scenario/restore-latency.js';
 
 const JOB_FILES: Record<TaskDriver, string> = {
   exec: fileURLToPath(new URL('../jobs/bridge-exec-http.nomad.hcl', import.meta.url)),
@@ -159,7 +159,7 @@ export default defineScenario({
       const [clock, serverClock] = [await clockRead, await serverClockRead];
       if (clock && Object.keys(s.noticedAtMs).length > 0) {
         const tasks = Object.fromEntries(s.allocs.filter((a) => watched.includes(a.id)).map((a) => [a.id, Object.keys(a.tasks)]));
-        const viaStream = streamNoticedAtMs(recorder!.events(), tasks, since.atMs, clock);
+        const viaStream = streamNotices(recorder!.events(), tasks, since.atMs, clock);
         const line = formatRestoreNotices(restoreNotices(s.allocs, s.noticedAtMs, since.atMs, clock, viaStream, serverClock), clock, serverClock);
         if (line) ctx.fact(count > 1 ? `restore.noticed_after.${i}` : 'restore.noticed_after', line);
       }

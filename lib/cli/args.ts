@@ -134,7 +134,7 @@ const OPTIONS: readonly CommandOption[] = [
   {
     name: 'host',
     type: 'boolean',
-    doc: 'also stop the libvirtd/virtlogd and network namespace the harness started',
+    doc: 'also stop the libvirtd/virtlogd and network namespace the harness started, and put back /dev/kvm\'s mode if it changed it',
     commands: ['destroy'],
   },
 ];
@@ -404,6 +404,8 @@ const USAGE: Record<Exclude<Command, 'help'>, string[]> = {
     '',
     'Destroys the VMs and Vagrant directory of the given runs under the work dir (--work-dir), or the warm labs',
     'kept there (--warm: all, --stale: those that can never be used again), or labs older than --older-than.',
+    'Every sweep (--all, --warm, --stale, --older-than) also removes orphan domains: a lab\'s VMs whose directory was',
+    'deleted (vagrant-libvirt names that directory in each domain\'s description).',
   ],
   merge: [
     'reboot-harness merge <report folder | JUnit file>... [--out <dir>]',

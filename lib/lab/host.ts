@@ -95,7 +95,7 @@ async function saveState(file: string, s: LabHostState): Promise<void> {
  * running, wait for `virsh version`. When libvirtd already runs in another named netns, that one is used. Optionally add
  * host-stack blackhole routes for the lab subnets (a guard: nothing must leave the host for them).
  */
-export async function ensureLabHost(opts: HostOpts & { netns: string; blackholes?: readonly string[]; fixKvm?: typeof fixKvmDevice }): Promise<LabHost> {
+export async function ensureLabHost(opts: HostOpts & { netns: string; blackholes?: readonly string[] }): Promise<LabHost> {
   const { netns, deadline, logger = silentLogger, run = runCommand, stateFile = LAB_HOST_STATE, blackholes = [] } = opts;
   const ip = (args: string[], allowed?: readonly number[]) => run('ip', args, { deadline, logger, ...(allowed ? { allowedCodes: allowed } : {}) });
   const state: LabHostState = (await readState(stateFile)) ?? { netns, createdNetns: false, daemons: {}, blackholes: [] };
@@ -121,7 +121,7 @@ export async function ensureLabHost(opts: HostOpts & { netns: string; blackholes
   state.netns = ns;
   await ip(['-n', ns, 'link', 'set', 'lo', 'up']);
   // Note: before libvirtd starts, so its first probe of QEMU's capabilities already sees what every later start sees
-  const kvm = await (opts.fixKvm ?? fixKvmDevice)();
+  const kvm = await fixKvmDevice();
   if (kvm) {
     state.kvmDevice ??= kvm;
     const names = { 0: 'root', [kvm.after.gid]: 'kvm' };
@@ -167,8 +167,8 @@ async function addBlackholes(ns: string, cidrs: readonly string[], state: LabHos
   await saveState(o.stateFile, state);
 }
 
-/** Stop only what ensureLabHost recorded: its daemons (and the dnsmasq they left), blackhole routes, and the netns it created. */
-export async function stopLabHost(opts: HostOpts & { restoreKvm?: typeof restoreKvmDevice }): Promise<string[]> {
+/** Stop only what ensureLabHost recorded: its daemons (and the dnsmasq they left), blackhole routes, /dev/kvm's mode, and the netns it created. */
+export async function stopLabHost(opts: HostOpts): Promise<string[]> {
   const { deadline, logger = silentLogger, run = runCommand, stateFile = LAB_HOST_STATE } = opts;
   const state = await readState(stateFile);
   if (!state) return [];
@@ -203,7 +203,7 @@ export async function stopLabHost(opts: HostOpts & { restoreKvm?: typeof restore
     await run('ip', ['route', 'del', 'blackhole', cidr], { deadline, logger, allowedCodes: ANY_EXIT_CODE });
     stopped.push(`blackhole ${cidr}`);
   }
-  if (state.kvmDevice && (await (opts.restoreKvm ?? restoreKvmDevice)(state.kvmDevice))) {
+  if (state.kvmDevice && (await restoreKvmDevice(state.kvmDevice))) {
     stopped.push(`${KVM_DEVICE} back to ${describeMode(state.kvmDevice.before, { 0: 'root' })}`);
   }
   if (state.createdNetns && (await stat(`${NETNS_DIR}/${state.netns}`).catch(() => undefined))) {

@@ -53,7 +53,7 @@ function startsSince(taskStates: Record<string, { events: { type: string; timeMs
  * When the event stream first delivered each alloc running with every one of its tasks started since the disruption
  * (`tasks`: the alloc's task names). Frames arrive in order; the first such frame counts. Unix ms on the harness's clock.
  */
-export function streamNoticedAtMs(
+export function streamNotices(
   received: readonly ReceivedEvent[], tasks: Readonly<Record<string, readonly string[]>>, sinceMs: number, clock: ClockOffset,
 ): Record<string, StreamNotice> {
   const out: Record<string, StreamNotice> = {};
@@ -79,7 +79,7 @@ export function streamNoticedAtMs(
 /**
  * Every alloc noticed running again in place (not a replacement) with a Started event of each task since the
  * disruption; others are left out (failed, replaced, tasks kept running: nothing restarted to be noticed).
- * `streamAtMs` (from streamNoticedAtMs) wins where it is earlier than the settle wait's notice.
+ * `streamAt` (from streamNotices) wins where it is earlier than the settle wait's notice.
  */
 export function restoreNotices(
   allocs: readonly AllocSnap[], noticedAtMs: Readonly<Record<string, number>>, sinceMs: number, clock: ClockOffset,

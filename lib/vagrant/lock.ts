@@ -30,7 +30,7 @@ async function readHolder(file: string): Promise<string | undefined> {
   }
 }
 
-/** One attempt: create the file with O_EXCL holding our PID, or take over a lock whose PID is dead. */
+/** One attempt: put the file in place with our PID in it (fails when it exists), or take over a lock whose PID is dead. */
 async function tryAcquire(file: string, logger?: Logger): Promise<Probe<void>> {
   // Note: the file appears with our PID in it at once (written aside, then hard-linked into place, which fails when
   // it exists): created empty and written after, a second process could read it empty in between, call it a dead

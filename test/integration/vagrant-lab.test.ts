@@ -74,6 +74,7 @@ if (sshd) {
     t.match(registered[0]?.what, /vagrant destroy -f \(run nrh-t1/);
     t.notMatch(registered[0]?.callsAtRegistration, /^up /m, 'registered before up ran');
     t.match(calls(), /^up nrh-t1-server nrh-t1-client --provider libvirt --machine-readable$/m);
+    t.same(calls().match(/^ssh-config.*$/gm), ['ssh-config --machine-readable'], 'one ssh-config for both machines');
     t.match(readFileSync(path.join(vagrantDir, 'ssh-config'), 'utf8'), /Host nrh-t1-server\n[\s\S]*Host nrh-t1-client\n/);
   });
 

@@ -2,7 +2,7 @@
 // again (its last task's first Started since the disruption, on the harness's clock), and the property's text.
 import t from 'tap';
 import { clockOffsetFrom } from '../../lib/lab/parse-observe.js';
-import { formatRestoreNotices, restoreNotices, streamNoticedAtMs } from '../../lib/scenario/restore-latency.js';
+import { formatRestoreNotices, restoreNotices, streamNotices } from '../../lib/scenario/restore-latency.js';
 import type { AllocSnap, TaskStateSnap } from '../../lib/model/evidence.js';
 
 const task = (starts: number[], other: { type: string; timeMs: number }[] = []): TaskStateSnap => ({
@@ -68,11 +68,11 @@ t.test('the event stream: the first frame showing the alloc running with every t
     frame(22_200, 'other', 'running', { web: [21_000] }), // not watched
     frame(22_300, 'a2', 'running', { web: [21_000] }, 'Job'), // not an Allocation topic
   ];
-  const seen = streamNoticedAtMs(received, tasks, since, clock);
+  const seen = streamNotices(received, tasks, since, clock);
   t.same(seen, { a0: { atMs: 19_600, modifyTimeMs: 19_450 }, a1: { atMs: 22_100, modifyTimeMs: 21_950 } },
     'arrival, and the alloc\'s ModifyTime (server clock) from the same frame');
   const at = (r: Record<string, { atMs: number }>) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, v.atMs]));
-  t.same(at(streamNoticedAtMs(received, tasks, since, { offsetMs: -2_000, uncertaintyMs: 1 })), { a0: 9_800, a1: 22_100 },
+  t.same(at(streamNotices(received, tasks, since, { offsetMs: -2_000, uncertaintyMs: 1 })), { a0: 9_800, a1: 22_100 },
     'the client clock 2 s behind: what it stamped 9 s is after a disruption at 10 s on ours; a1 needs both tasks started');
 
   const allocs = [
