@@ -25,7 +25,7 @@ import { startEventRecorder, type EventRecorder } from '../lib/scenario/event-re
 import { withTransientFailures } from '../lib/checks/transient.js';
 import { adjustForFault } from '../lib/checks/fault-expectations.js';
 import { faultParams, faultProblems, rebootStepMs, recordFault } from '../lib/scenario/faults.js';
-import { faultRestartsTasks } from '../lib/config/faults.js';
+import { FAULT_KINDS, faultRestartsTasks } from '../lib/config/faults.js';
 import { durationSeconds } from '../lib/config/fields.js';
 import { readClockOffset } from '../lib/lab/observe.js';
 import { deadlineIn } from '../lib/run/deadline.js';
@@ -202,10 +202,14 @@ export default defineScenario({
     };
     for (const [k, v] of Object.entries(factsFromEvidence(evidence))) ctx.fact(k, v);
     for (const ev of timelineFromEvidence(evidence, runStartMs)) ctx.mark(ev);
-    // issue 15: an alloc that failed after the first reboot and was restarted fails alloc-restored (event quoted)
+    // An alloc that failed after the first fault and was restarted fails alloc-restored (event quoted); a task instance
+    // the reboot itself ended is quoted as the fault's effect.
     await recorder!.stop();
     // issue 15: agent-kill and partition are judged against what they make Nomad do (lib/checks/fault-expectations.ts)
     const judged = adjustForFault(rebootChecks(evidence), evidence, fault);
-    return withTransientFailures(judged, recorder!.transitions(), reboots[0]!.requestedAt);
+    const first = reboots[0]!;
+    const endsTasks = FAULT_KINDS[first.kind].rebootsHost;
+    const name = first.kind === 'agent-kill' || first.kind === 'partition' ? first.kind : 'reboot';
+    return withTransientFailures(judged, recorder!.transitions(), { sinceMs: first.requestedAt, endsTasks, name });
   },
 });

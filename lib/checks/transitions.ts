@@ -37,6 +37,8 @@ export interface Transition {
   detail: string;
   /** task events and descriptions that fail (Setup Failure, Driver Failure, FailsTask, Terminated with a code) */
   failing: boolean;
+  /** a task's `Terminated`: its exit code as Nomad reported it */
+  exitCode?: string;
 }
 
 const FAILING_TASK_EVENTS = new Set([
@@ -88,6 +90,7 @@ export function transitionsFrom(events: readonly ReceivedEvent[]): Transition[] 
             atMs: time ? Math.floor(time / 1e6) : at, index: e.Index, kind: 'task', id: e.Key, type: e.Type,
             from: undefined, to: type, task,
             detail: `alloc ${short(e.Key)} task ${task}: ${type}${msg ? `: ${msg}` : ''}`, failing,
+            ...(type === 'Terminated' && exitCode !== undefined ? { exitCode } : {}),
           });
         }
       }
@@ -130,25 +133,77 @@ export interface TransientFailure {
 }
 
 /**
+ * A task instance that was running before the fault and was ended by it: its `Terminated` arrives only when the client
+ * recovers the task after the fault (a reboot's shutdown SIGKILLs a docker container; the driver reports exit 137 on
+ * recovery), before the task's first `Started` after the fault. That is the fault's own effect, not a failure after it.
+ */
+export interface EndedByFault {
+  allocId: string;
+  task: string;
+  endedAtMs: number;
+  /** the `Terminated` transition, quoted */
+  ended: string;
+  exitCode: string | undefined;
+  /** the restart that followed (`Restarting` or `Started`), if one did */
+  restartedAtMs?: number;
+  restart?: string;
+}
+
+/**
  * Failures after `sinceMs` that were followed by a recovery of the same alloc: the alloc went `failed` and later
  * `running` again, or a task had a failing event and then `Restarting`/`Started`. A restore that needed such a
  * restart did not restore cleanly, even if the alloc is running by the time anyone looks.
  */
-export function transientFailures(transitions: readonly Transition[], sinceMs: number): TransientFailure[] {
-  const out: TransientFailure[] = [];
+export function transientFailures(
+  transitions: readonly Transition[],
+  sinceMs: number,
+  faultEndsTasks = true,
+): TransientFailure[] {
+  return restartsAfter(transitions, sinceMs, faultEndsTasks).transient;
+}
+
+/**
+ * One pass over the transitions after the fault. When the fault ends the tasks (a reboot: `faultEndsTasks`), a
+ * task's termination counts as a failure only once the task has started after the fault: before that, the instance it
+ * ends is the one the fault killed. Other failing events (Setup Failure, Driver Failure, ...) before the post-fault
+ * start are failures of that start and still count. A fault that leaves tasks running (an agent kill, a short
+ * partition) ends no instance, so every termination after it is a failure.
+ */
+export function restartsAfter(
+  transitions: readonly Transition[],
+  sinceMs: number,
+  faultEndsTasks: boolean,
+): { transient: TransientFailure[]; endedByFault: EndedByFault[] } {
+  const transient: TransientFailure[] = [];
+  const ended: EndedByFault[] = [];
   const open = new Map<string, Transition>();
+  const startedAfter = new Set<string>();
+  const preFaultEnded = new Map<string, EndedByFault>();
   for (const t of transitions) {
     if (t.atMs < sinceMs && !(t.kind === 'alloc' && open.has(t.id))) continue;
     const key = t.kind === 'task' ? `${t.id}\u0000${t.task}` : t.kind === 'alloc' ? t.id : undefined;
     if (key === undefined) continue;
+    if (t.kind === 'task') {
+      const prior = preFaultEnded.get(key);
+      if (prior && prior.restart === undefined && RECOVERY_TASK_EVENTS.has(t.to)) {
+        Object.assign(prior, { restartedAtMs: t.atMs, restart: t.detail });
+      }
+      if (faultEndsTasks && t.to === 'Terminated' && t.failing && !startedAfter.has(key) && !preFaultEnded.has(key)) {
+        const e: EndedByFault = { allocId: t.id, task: t.task!, endedAtMs: t.atMs, ended: t.detail, exitCode: t.exitCode };
+        preFaultEnded.set(key, e);
+        ended.push(e);
+        continue;
+      }
+      if (t.to === 'Started') startedAfter.add(key);
+    }
     const failed = open.get(key);
     const recovered = t.kind === 'alloc' ? t.to.startsWith('running/') : RECOVERY_TASK_EVENTS.has(t.to);
     if (failed && recovered) {
       const task = t.task ? { task: t.task } : {};
       const failure = { failedAtMs: failed.atMs, failure: failed.detail };
-      out.push({ allocId: t.id, ...task, ...failure, recoveredAtMs: t.atMs, recovery: t.detail });
+      transient.push({ allocId: t.id, ...task, ...failure, recoveredAtMs: t.atMs, recovery: t.detail });
       open.delete(key);
     } else if (t.failing && t.atMs >= sinceMs && !failed) open.set(key, t);
   }
-  return out;
+  return { transient, endedByFault: ended };
 }

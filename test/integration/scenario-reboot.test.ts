@@ -147,6 +147,14 @@ t.test('--driver docker on a Docker box (stand-ins): the image is built in the c
   t.match(props, /"docker.version":"20.10.24\+dfsg1"/);
   t.match(props, /"docker.image":"nomad-reboot-harness\/busybox:local sha256:(5e){32}"/);
   t.match(r.summary.runs[0].steps.map((x: { name: string }) => x.name).join('\n'), /build the image nomad-reboot-harness\/busybox:local inside the client VM[^]*wait for a leader and the client node ready with docker healthy[^]*register job "bridge-docker-http"/, 'image, then node, then job');
+  // The stand-in recovers docker as real 1.9.3/1.9.7 do: the container the reboot killed reported (exit 137), then
+  // restarted by the restart policy. That is the reboot's effect, not a failure after it.
+  const restored = (r.summary.runs[0].verdicts as { id: string; status: string; evidence: string[] }[]).find((v) => v.id === 'alloc-restored')!;
+  t.equal(restored.status, 'passed', 'alloc-restored passes');
+  t.match(restored.evidence.join('\n'), /task web: the instance running before the reboot was ended by it \(exit 137, reported \S+Z\); restarted by the restart policy at \S+Z \(Restarting: Task restarting in 100ms\)/);
+  const alloc = [...r.s.nomad.cluster.allocs.values()][0]!;
+  const types = (alloc.TaskStates?.['web']?.Events ?? []).map((e) => e.Type);
+  t.same(types.slice(-4), ['Started', 'Terminated', 'Restarting', 'Started'], 'the stand-in sent the docker recovery shape');
 });
 
 t.test('--driver docker on a box without Docker: an infrastructure error naming the box and the fix, the lab torn down', async (t) => {

@@ -67,7 +67,13 @@ export function clientUp(c: Cluster, timeline: Timeline): void {
     for (const a of allocs) {
       c.updateAlloc(a.ID, (x) => {
         for (const [t, st] of Object.entries(x.TaskStates ?? {})) {
-          c.appendEvent(x, t, taskEvent('Failed Restoring Task', 'failed to restore task; will not run until server is contacted'), false); // journaled at agent start
+          if (taskDriver(c, x, t) === 'docker') {
+            // real 1.9.3 and 1.9.7 on a Docker box: the driver recovers the container the reboot SIGKILLed and reports
+            // its exit; the restart policy starts a new one (no "Failed Restoring Task")
+            const msg = 'Exit Code: 137, Exit Message: "Docker container exited with non-zero exit code: 137"';
+            c.appendEvent(x, t, taskEvent('Terminated', msg, { ExitCode: 137, Details: { exit_code: '137', signal: '0', oom_killed: 'false' } }));
+            c.appendEvent(x, t, taskEvent('Restarting', 'Task restarting in 100ms', { RestartReason: 'Restart within policy', Details: { restart_reason: 'Restart within policy' } }));
+          } else c.appendEvent(x, t, taskEvent('Failed Restoring Task', 'failed to restore task; will not run until server is contacted'), false); // journaled at agent start
           st.State = 'pending';
         }
         x.ClientStatus = 'pending';
@@ -89,6 +95,12 @@ export function clientUp(c: Cluster, timeline: Timeline): void {
       }
     }
   });
+}
+
+/** The driver of task `task` of the alloc's group, from the registered job. */
+function taskDriver(c: Cluster, a: ApiAllocation, task: string): string | undefined {
+  const group = c.jobs.get(a.JobID)?.TaskGroups?.find((g) => g.Name === a.TaskGroup);
+  return group?.Tasks?.find((x) => x.Name === task)?.Driver;
 }
 
 // transient-failure: the restored task dies once (exit 1) and the restart policy starts it again in place; the alloc is
