@@ -89,8 +89,8 @@ t.test('a setup failure before the post-fault start still counts (it is not the 
 
 t.test('exec after a reboot (real v1.9.7 restore: Failed Restoring Task -> Started): nothing ended, nothing failed', async (t) => {
   const a = JSON.parse(readFileSync(new URL('../fixtures/nomad/real-1.9.7/reboot-sim/after-reboot-sim/allocation.json', import.meta.url), 'utf8'));
-  const events = a.TaskStates.web.Events as { Time: number }[];
-  const fault = Math.floor(events.find((e: { Type?: string }) => e.Type === 'Failed Restoring Task')!.Time / NS) - 1000;
+  const events = a.TaskStates.web.Events as { Time: number; Type: string }[];
+  const fault = Math.floor(events.find((e) => e.Type === 'Failed Restoring Task')!.Time / NS) - 1000;
   const ts = transitionsFrom([{ receivedAtMs: fault + 5000, event: { Topic: 'Allocation', Type: 'AllocationUpdated', Key: a.ID, Index: 30, Payload: { Allocation: a } } }]);
   t.same(ts.filter((x) => x.kind === 'task').map((x) => x.to), ['Received', 'Task Setup', 'Started', 'Failed Restoring Task', 'Started']);
   const r = restartsAfter(ts, fault, true);
