@@ -60,6 +60,9 @@ t.test(`matrix driver=[docker] x Nomad ${builds.map((b) => b.version).join(', ')
     t.equal(run.properties['task.driver'], 'docker', `${cell}: the docker job ran`);
     t.match(run.properties['docker.image'] ?? '', /^nomad-reboot-harness\/busybox:local sha256:[0-9a-f]{64}$/, `${cell}: its image was built in the VM`);
     const v = verdictsOf(run as never);
+    // The container running before the reboot was SIGKILLed by it; the driver reports that (exit 137) when the client
+    // recovers the task, and the restart policy starts a new one: the reboot's effect, quoted, not a failure after it.
+    t.match(v.get('alloc-restored')?.evidence.join('\n') ?? '', /task web: the instance running before the reboot was ended by it \(exit 137, reported \S+Z\); restarted by the restart policy at/, `${b.version}: the killed container quoted as the reboot's effect`);
     if (b.checksOnRestore) {
       for (const id of REBOOT_CHECKS) t.equal(v.get(id)?.label, 'passed', `${b.version}: ${id} passed`);
     } else {

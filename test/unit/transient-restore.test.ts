@@ -110,3 +110,30 @@ t.test('the real capture: a SIGKILL of a running task with no fault in between i
   // The fault "happened" after the task's first start: with a fault that does not end tasks, the kill is a failure.
   t.equal(restartsAfter(ts, firstStart.atMs + 1, false).transient.length, 1);
 });
+
+/** A run's events.ndjson (one frame a line with the harness's receivedAtMs) as received events. */
+function recorded(name: string): ReceivedEvent[] {
+  const text = readFileSync(new URL(`../fixtures/nomad/event-stream/${name}`, import.meta.url), 'utf8');
+  return text.trim().split('\n').flatMap((l) => {
+    const o = JSON.parse(l) as { receivedAtMs: number };
+    const f = parseFrameLine(l);
+    return f.heartbeat ? [] : f.events.map((event) => ({ receivedAtMs: o.receivedAtMs, event }));
+  });
+}
+
+t.test('real 1.9.3 docker reboot (run r3yrouce401949): the SIGKILLed container is the reboot\'s, alloc-restored passes', async (t) => {
+  const ts = transitionsFrom(recorded('real-1.9.3-vm-docker-reboot.ndjson'));
+  const rebootAt = Date.parse('2026-12-04T15:04:29.171Z');
+  const tasks = ts.filter((x) => x.kind === 'task').map((x) => x.to);
+  t.same(tasks.slice(-4), ['Started', 'Terminated', 'Restarting', 'Started'], 'the docker recovery shape as Nomad sent it');
+  const r = restartsAfter(ts, rebootAt, true);
+  t.same(r.transient, [], 'no failure after the reboot');
+  t.equal(r.endedByFault.length, 1);
+  t.match(r.endedByFault[0], { task: 'web', exitCode: '137', ended: /Docker container exited with non-zero exit code: 137/ });
+  t.ok(r.endedByFault[0]!.restartedAtMs! >= r.endedByFault[0]!.endedAtMs, 'the restart follows the termination');
+  const [judged] = withTransientFailures([passed], ts, { sinceMs: rebootAt, endsTasks: true, name: 'reboot' });
+  t.equal(judged!.status, 'passed');
+  t.match(judged!.evidence.at(-1), /the instance running before the reboot was ended by it \(exit 137, reported 2026-12-04T15:06:23\.786Z\); restarted by the restart policy at 2026-12-04T15:06:24\.011Z \(Restarting: Task restarting in 17\.939606055s\)/);
+  // The rule before this one read the same sequence as a failure after the reboot:
+  t.equal(restartsAfter(ts, rebootAt, false).transient.length, 1, 'read as a fault that leaves tasks running, it is one');
+});
