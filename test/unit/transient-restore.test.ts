@@ -121,19 +121,26 @@ function recorded(name: string): ReceivedEvent[] {
   });
 }
 
-t.test('real 1.9.3 docker reboot (run r3yrouce401949): the SIGKILLed container is the reboot\'s, alloc-restored passes', async (t) => {
-  const ts = transitionsFrom(recorded('real-1.9.3-vm-docker-reboot.ndjson'));
-  const rebootAt = Date.parse('2026-12-04T15:04:29.171Z');
-  const tasks = ts.filter((x) => x.kind === 'task').map((x) => x.to);
-  t.same(tasks.slice(-4), ['Started', 'Terminated', 'Restarting', 'Started'], 'the docker recovery shape as Nomad sent it');
-  const r = restartsAfter(ts, rebootAt, true);
-  t.same(r.transient, [], 'no failure after the reboot');
-  t.equal(r.endedByFault.length, 1);
-  t.match(r.endedByFault[0], { task: 'web', exitCode: '137', ended: /Docker container exited with non-zero exit code: 137/ });
-  t.ok(r.endedByFault[0]!.restartedAtMs! >= r.endedByFault[0]!.endedAtMs, 'the restart follows the termination');
-  const [judged] = withTransientFailures([passed], ts, { sinceMs: rebootAt, endsTasks: true, name: 'reboot' });
-  t.equal(judged!.status, 'passed');
-  t.match(judged!.evidence.at(-1), /the instance running before the reboot was ended by it \(exit 137, reported 2026-12-04T15:06:23\.786Z\); restarted by the restart policy at 2026-12-04T15:06:24\.011Z \(Restarting: Task restarting in 17\.939606055s\)/);
-  // The rule before this one read the same sequence as a failure after the reboot:
-  t.equal(restartsAfter(ts, rebootAt, false).transient.length, 1, 'read as a fault that leaves tasks running, it is one');
-});
+const REAL_DOCKER = [
+  { build: '1.9.3', file: 'real-1.9.3-vm-docker-reboot.ndjson', run: 'r3yrouce401949', rebootAt: '2026-12-04T15:04:29.171Z', ended: '2026-12-04T15:06:23.786Z', restarted: '2026-12-04T15:06:24.011Z', wait: '17.939606055s' },
+  { build: '1.9.7', file: 'real-1.9.7-vm-docker-reboot.ndjson', run: 'r4hryc8f91db83', rebootAt: '2026-12-04T15:20:38.446Z', ended: '2026-12-04T15:23:40.335Z', restarted: '2026-12-04T15:23:40.988Z', wait: '17.339593133s' },
+];
+
+for (const c of REAL_DOCKER) {
+  t.test(`real ${c.build} docker reboot (run ${c.run}): the SIGKILLed container is the reboot's, alloc-restored passes`, async (t) => {
+    const ts = transitionsFrom(recorded(c.file));
+    const rebootAt = Date.parse(c.rebootAt);
+    const tasks = ts.filter((x) => x.kind === 'task').map((x) => x.to);
+    t.same(tasks.slice(-4), ['Started', 'Terminated', 'Restarting', 'Started'], 'the docker recovery shape as Nomad sent it');
+    const r = restartsAfter(ts, rebootAt, true);
+    t.same(r.transient, [], 'no failure after the reboot');
+    t.equal(r.endedByFault.length, 1);
+    t.match(r.endedByFault[0], { task: 'web', exitCode: '137', ended: /Docker container exited with non-zero exit code: 137/ });
+    const [judged] = withTransientFailures([passed], ts, { sinceMs: rebootAt, endsTasks: true, name: 'reboot' });
+    t.equal(judged!.status, 'passed');
+    const line = `the instance running before the reboot was ended by it (exit 137, reported ${c.ended}); restarted by the restart policy at ${c.restarted} (Restarting: Task restarting in ${c.wait})`;
+    t.ok(judged!.evidence.at(-1)!.endsWith(line), judged!.evidence.at(-1)!);
+    // The rule before this one read the same sequence as a failure after the reboot:
+    t.equal(restartsAfter(ts, rebootAt, false).transient.length, 1, 'read as a fault that leaves tasks running, it is one');
+  });
+}
