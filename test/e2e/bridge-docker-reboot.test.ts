@@ -11,6 +11,7 @@ import { vmSkipReason, domainsMatching } from '../helpers/vm-prereqs.js';
 import { validateJUnit } from '../helpers/junit-schema.js';
 import { buildsFromEnv, runCli, verdictsOf, NETNS } from '../helpers/real-nomad.js';
 import { DOCKER_BOX } from '../../lib/cluster/docker-image.js';
+import { suiteName } from '../../lib/plan/names.js';
 
 // Note: tap's per-file timeout (package.json) is far below a real VM run; this file sets its own.
 t.setTimeout(90 * 60_000);
@@ -53,7 +54,8 @@ t.test(`matrix driver=[docker] x Nomad ${builds.map((b) => b.version).join(', ')
   validateJUnit(t, junit, 'the merged JUnit');
   const s = JSON.parse(readFileSync(summary, 'utf8'));
   for (const [i, b] of builds.entries()) {
-    const cell = `bridge-exec-reboot/nomad=${names[i]}/driver=docker`;
+    // The suite is named as the planner names it (the matrix cell's address is bridge-exec-reboot/nomad=<n>/driver=docker).
+    const cell = suiteName('bridge-exec-reboot', names[i], ['driver=docker']);
     const run = (s.runs as { suiteName: string; properties: Record<string, string> }[]).find((x) => x.suiteName === cell);
     t.ok(run, `${cell} ran`);
     if (!run) continue;
