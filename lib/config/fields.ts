@@ -91,9 +91,16 @@ export const httpUrl = (raw: unknown): Parsed => {
   } catch {
     u = undefined;
   }
-  return u && /^https?:$/.test(u.protocol) && !u.search && !u.hash
-    ? ok(text.replace(/\/+$/, ''))
-    : bad('must be an http(s) URL', 'write e.g. "https://releases.hashicorp.com" or your mirror\'s base URL');
+  const fix = 'write e.g. "https://releases.hashicorp.com" or your mirror\'s base URL';
+  if (!u || !/^https?:$/.test(u.protocol) || u.search || u.hash) return bad('must be an http(s) URL', fix);
+  // Note: fetch refuses a URL with credentials, and a secret in a URL ends up in logs, reports and repro commands.
+  if (u.username || u.password) {
+    return bad('must not carry credentials (user:password@ in the URL is not supported)',
+      'drop them from the URL: the releases site is fetched without authentication, so serve the mirror to this '
+      + 'host without it (e.g. a proxy on 127.0.0.1 that adds the credentials), or download the release yourself and '
+      + 'pass the path of its nomad binary');
+  }
+  return ok(text.replace(/\/+$/, ''));
 };
 
 const JUMP = /^(?:([A-Za-z0-9._-]+)@)?([A-Za-z0-9._-]+|\[[0-9a-fA-F:]+\])(?::(\d{1,5}))?$/;
