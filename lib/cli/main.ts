@@ -27,6 +27,8 @@ import { helpText, parseCliCollecting, type ParsedArgs } from './args.js';
 import { SCENARIOS, allScenarios, findScenario, listText, loadUserScenarios } from './scenarios.js';
 import { scenariosDirOf } from '../config/scenarios-dir.js';
 import { buildCommand } from './build.js';
+import { pathProblems, type OutputPath } from './paths.js';
+import { FIELDS } from '../config/table.js';
 import { mergeCommand } from './merge.js';
 import { listCellsCommand, listingProblems } from './list-cells.js';
 import type { BuildLayer, CliDeps } from './deps.js';
@@ -224,10 +226,11 @@ async function sessionCommand(
   const logger = loggerFor(base, deps, allSecrets);
   const layer = deps.builds ?? pathBuilds(deps);
   const buildProblems = await layer.check(res.ok ? res.plan.builds : res.builds, base, logger);
+  const paths = await pathProblems(outputPaths(res.ok ? res.plan : undefined, args, deps, harness), deps.cwd);
   // Every problem of the whole input at once: the command line's, the scenario files', the configuration's, the builds'.
   const planned = withUserProblems(res.ok ? [] : res.problems, user.problems);
-  if (!res.ok || buildProblems.length || argvProblems.length || planned.length)
-    throw new ConfigError([...argvProblems, ...planned, ...buildProblems]);
+  if (!res.ok || buildProblems.length || argvProblems.length || planned.length || paths.length)
+    throw new ConfigError([...argvProblems, ...planned, ...paths, ...buildProblems]);
   const plan = res.plan;
   const out = await executePlan(plan, {
     scenario: (name) => findScenario(name, user.extra),
@@ -249,6 +252,44 @@ async function sessionCommand(
   if (plan.base.output.json) deps.out(redact(written.find((f) => f.kind === 'json')?.text ?? '', allSecrets));
   else deps.out(redact(renderSessionConsole(session, { color: colorOn(deps), written, errors }), allSecrets));
   return session.exitCode;
+}
+
+/**
+ * The folders and files a session writes, each named as the user gave it: the reports folder, --junit and
+ * --report-json, and the work dir of every cell's lab. Without a plan (other problems), the values that were valid.
+ */
+function outputPaths(
+  plan: Plan | undefined,
+  args: ParsedArgs,
+  deps: CliDeps,
+  harness: { data: unknown; name: string } | undefined,
+): OutputPath[] {
+  const configs = plan
+    ? [plan.base, ...plan.cells.map((c) => c.configFor(0))]
+    : [
+        resolveConfig({
+          file: harness?.data,
+          ...(harness ? { fileName: harness.name } : {}),
+          env: deps.env,
+          flags: args.values,
+          knownChecks: [],
+        }).config,
+      ];
+  const named = (yaml: string): string => {
+    const f = FIELDS.find((x) => x.yaml === yaml)!;
+    if (f.flag && args.values[f.flag] !== undefined) return `--${f.flag}`;
+    if (f.env && deps.env[f.env]) return `env ${f.env}`;
+    let v: unknown = harness?.data;
+    for (const k of yaml.split('.')) v = v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined;
+    return v !== undefined ? `${harness!.name}: ${yaml}` : `--${f.flag} (default)`;
+  };
+  const base = configs[0]!;
+  const out: OutputPath[] = [{ field: named('reports.dir'), value: base.reports.dir, kind: 'dir' }];
+  if (base.reports.junit !== undefined) out.push({ field: named('reports.junit'), value: base.reports.junit, kind: 'file' });
+  if (base.reports.json !== undefined) out.push({ field: named('reports.json'), value: base.reports.json, kind: 'file' });
+  for (const c of configs)
+    if (c.lab.provider !== 'ssh') out.push({ field: named('lab.work_dir'), value: c.lab.workDir, kind: 'dir' });
+  return out;
 }
 
 /** Where the session's reports go: --junit/--report-json, or a folder named after the first run. */

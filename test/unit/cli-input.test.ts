@@ -1,7 +1,10 @@
 // The CLI against what a new user (or a careless one) types: secrets in URLs, output paths that cannot be written,
 // repeated and unused flags, value checks; every case answered before anything is created, with exit 2.
+import { mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import t from 'tap';
 import { main, type CliDeps } from '../../lib/cli/main.js';
+import { makeDirs } from '../../lib/report/write.js';
 
 interface Probe {
   deps: CliDeps;
@@ -57,4 +60,66 @@ t.test('credentials in a URL: exit 2 saying they are not supported, the secret n
   t.equal(await main(['build', '1.9.7'], e.deps), 2, 'from the environment too');
   t.match(e.err(), /env NOMAD_RELEASES_URL: must not carry credentials/);
   t.notMatch(e.err(), 'SECRET');
+});
+
+t.test('output paths that cannot be written: exit 2 naming each flag, before anything is created', async (t) => {
+  const dir = t.testdir({ afile: 'x', adir: {} });
+  const p = probe(dir);
+  const argv = ['run', '--nomad', './n', '--reports-dir', 'afile', '--junit', 'adir', '--work-dir', '/etc/passwd',
+    '--report-json', 'afile/sub/summary.json'];
+  t.equal(await main(argv, p.deps), 2);
+  t.match(p.err(), /4 problems/);
+  t.match(p.err(), /--reports-dir: is a file, not a directory \(got "afile"/);
+  t.match(p.err(), /--junit: is a directory, not a file \(got "adir"/);
+  t.match(p.err(), /--work-dir: is a file, not a directory \(got "\/etc\/passwd"/);
+  t.match(p.err(), new RegExp(`--report-json: cannot be made: ${join(dir, 'afile')} is a file, not a directory`));
+  t.same(created(p), [], 'no host prepared, no lab made');
+
+  const proc = probe(dir);
+  t.equal(await main(['run', '--nomad', './n', '--reports-dir', '/proc/x/reports'], proc.deps), 2);
+  t.match(proc.err(), /--reports-dir: cannot be made: \/proc is on proc, a kernel file system that holds no files/);
+
+  const yaml = probe(t.testdir({ 'harness.yaml': 'reports:\n  dir: afile\n', afile: 'x' }));
+  t.equal(await main(['run', '--nomad', './n'], yaml.deps), 2);
+  t.match(yaml.err(), /harness\.yaml: reports\.dir: is a file, not a directory/, 'named where it was given');
+
+  const both = probe(dir);
+  t.equal(await main(['run', '--reports-dir', 'afile'], both.deps), 2, 'with another problem of the input');
+  t.match(both.err(), /2 problems/);
+  t.match(both.err(), /--nomad: scenario bridge-exec-reboot installs Nomad and needs a build/);
+  t.match(both.err(), /--reports-dir: is a file/);
+
+  const fine = probe(dir);
+  t.equal(await main(['run', '--nomad', './n', '--reports-dir', 'adir/new/reports', '--junit', 'adir/j.xml', '--expect', 'bogus'], fine.deps), 2);
+  t.notMatch(fine.err(), /--reports-dir|--junit/, 'a folder to make and a file to write are fine');
+});
+
+t.test('merge --out: an existing file, /proc, or nothing is exit 2 naming --out, at once', async (t) => {
+  const dir = t.testdir({ file: 'x', reports: {} });
+  mkdirSync(join(dir, 'reports', 'r1'));
+  writeFileSync(join(dir, 'reports', 'r1', 'junit.xml'), '<testsuites><testsuite name="s" tests="0"></testsuite></testsuites>');
+  const cases: [string, RegExp][] = [
+    ['file', /--out: is a file, not a directory \(got "file"/],
+    ['/proc/x', /--out: cannot be made: \/proc is on proc/],
+    ['', /--out: must name a directory \(an empty path would mean the working directory\) \(got ""/],
+  ];
+  for (const [out, re] of cases) {
+    const p = probe(dir);
+    const started = Date.now();
+    t.equal(await main(['merge', 'reports', '--out', out], p.deps), 2, `--out ${JSON.stringify(out)}`);
+    t.match(p.err(), re);
+    t.ok(Date.now() - started < 10_000, 'answered at once');
+    t.notMatch(p.err(), /internal error/);
+  }
+});
+
+t.test('the report writer fails where it cannot make a folder instead of looping (Node\'s recursive mkdir spins on /proc)', async (t) => {
+  const started = Date.now();
+  await t.rejects(makeDirs('/proc/x/y'), { code: 'ENOENT' });
+  t.ok(Date.now() - started < 5_000, 'at once');
+  const dir = t.testdir({ file: 'x' });
+  await makeDirs(join(dir, 'a', 'b', 'c'));
+  await makeDirs(join(dir, 'a', 'b', 'c'));
+  t.ok(statSync(join(dir, 'a', 'b', 'c')).isDirectory(), 'made, twice');
+  await t.rejects(makeDirs(join(dir, 'file', 'sub')), { code: 'ENOTDIR' });
 });
