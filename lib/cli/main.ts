@@ -13,7 +13,7 @@ import { EXIT, ConfigError, HarnessError, type ConfigProblem } from '../errors.j
 import { resolveConfig } from '../config/validate.js';
 import { DEFAULTS, type HarnessConfig } from '../config/schema.js';
 import { consoleLogger } from '../log/format.js';
-import { redact } from '../log/redact.js';
+import { redact, redactDeep } from '../log/redact.js';
 import type { Logger } from '../log/events.js';
 import type { Scenario } from '../run/scenario.js';
 import type { SessionReport } from '../model/session.js';
@@ -39,9 +39,12 @@ export type { BuildLayer, CliDeps } from './deps.js';
 export const CLI_PATH = fileURLToPath(new URL('../../bin/reboot-harness.js', import.meta.url));
 
 /** Run the CLI; returns the exit code (never throws). */
-export async function main(argv: string[], deps: CliDeps): Promise<number> {
+export async function main(argv: string[], given: CliDeps): Promise<number> {
   // Note: the token from the environment is a secret even before the config is valid.
-  let secrets: string[] = deps.env['NOMAD_TOKEN'] ? [deps.env['NOMAD_TOKEN']] : [];
+  let secrets: string[] = given.env['NOMAD_TOKEN'] ? [given.env['NOMAD_TOKEN']] : [];
+  // Note: a command that already printed its JSON document (build --json with a failed spec) gets no second one.
+  let printed = false;
+  const deps: CliDeps = { ...given, out: (s) => ((printed = true), given.out(s)) };
   try {
     const { args, problems: argvProblems } = parseCliCollecting(argv);
     const sessionCommandGiven = args.command === 'run' || args.command === 'compare' || args.command === 'matrix';
@@ -104,8 +107,17 @@ export async function main(argv: string[], deps: CliDeps): Promise<number> {
       }
     }
   } catch (err) {
-    return reportError(err, deps, secrets);
+    return reportError(err, deps, secrets, wantsJson(argv) && !printed);
   }
+}
+
+/** Schema id of the document `--json` prints on stdout when a command ends in an error. */
+export const ERROR_JSON_SCHEMA = 'nomad-reboot-harness/error/v1';
+
+/** --json on the command line, read from the tokens themselves: an error may come before (or from) parsing them. */
+function wantsJson(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end === -1 ? argv : argv.slice(0, end)).some((a) => a === '--json' || a === '--json=true');
 }
 
 /** destroy's --warm, --stale and --older-than; a bad duration is a usage error naming the flag. */
@@ -418,7 +430,18 @@ async function loadConfig(args: ParsedArgs, deps: CliDeps, scenarioName: string 
   return res.config;
 }
 
-function reportError(err: unknown, deps: CliDeps, secrets: string[]): number {
+function reportError(err: unknown, deps: CliDeps, secrets: string[], json = false): number {
+  if (json) {
+    const doc = {
+      schema: ERROR_JSON_SCHEMA,
+      ok: false,
+      exitCode: err instanceof HarnessError ? err.exitCode : EXIT.INTERNAL,
+      error: err instanceof HarnessError ? err.message : `internal error (please report): ${String(err)}`,
+      ...(err instanceof HarnessError && err.hint ? { hint: err.hint } : {}),
+      ...(err instanceof ConfigError ? { problems: err.problems } : {}),
+    };
+    deps.out(`${JSON.stringify(redactDeep(doc, secrets), null, 2)}\n`);
+  }
   if (err instanceof HarnessError) {
     deps.err(redact(`error: ${err.message}${err.hint ? `\nhint: ${err.hint}` : ''}\n`, secrets));
     return err.exitCode;

@@ -3,7 +3,7 @@
 import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { main, type CliDeps } from '../../lib/cli/main.js';
+import { ERROR_JSON_SCHEMA, main, type CliDeps } from '../../lib/cli/main.js';
 import { makeDirs } from '../../lib/report/write.js';
 
 interface Probe {
@@ -122,4 +122,28 @@ t.test('the report writer fails where it cannot make a folder instead of looping
   await makeDirs(join(dir, 'a', 'b', 'c'));
   t.ok(statSync(join(dir, 'a', 'b', 'c')).isDirectory(), 'made, twice');
   await t.rejects(makeDirs(join(dir, 'file', 'sub')), { code: 'ENOTDIR' });
+});
+
+t.test('--json with an error: a JSON error document on stdout (and the text on stderr)', async (t) => {
+  const cases: [string[], number, RegExp][] = [
+    [['run', '--json', '--memory', 'lots'], 2, /--memory/],
+    [['doctor', '--json', '--memory', 'lots'], 2, /--memory/],
+    [['build', '1.9.7', '--json', '--releases-url', 'http://u:SECRET@127.0.0.1:1/'], 2, /--releases-url/],
+    [['list', '--json', '--bogus'], 2, /--bogus/],
+    [['matrix', 'missing.yaml', '--list-cells', '--json'], 2, /matrix file/],
+  ];
+  for (const [argv, code, field] of cases) {
+    const p = probe(t.testdir(), {}, { doctor: async () => 0 });
+    t.equal(await main(argv, p.deps), code, argv.join(' '));
+    const doc = JSON.parse(p.out()) as { schema: string; ok: boolean; exitCode: number; error: string; problems: { field: string; message: string; fix: string }[] };
+    t.equal(doc.schema, ERROR_JSON_SCHEMA);
+    t.equal(doc.ok, false);
+    t.equal(doc.exitCode, code);
+    t.ok(doc.problems.some((x) => field.test(x.field) && x.message && x.fix), `${argv.join(' ')}: the problem is named`);
+    t.match(p.err(), /^error: invalid configuration/);
+    t.notMatch(p.out(), 'SECRET');
+  }
+  const text = probe(t.testdir());
+  t.equal(await main(['run', '--memory', 'lots'], text.deps), 2);
+  t.equal(text.out(), '', 'without --json, stdout stays empty');
 });
