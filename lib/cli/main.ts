@@ -21,7 +21,7 @@ import { planSession, type Plan, type PlanCommand } from '../plan/plan.js';
 import { executePlan } from '../session/execute.js';
 import { nomadJobConverter } from '../cluster/job-convert.js';
 import { REPORTERS, type ReportContext } from '../report/reporters.js';
-import { renderSessionConsole } from '../report/console.js';
+import { renderQuietSummary, renderSessionConsole } from '../report/console.js';
 import { writeSessionReports } from '../report/write.js';
 import { helpText, parseCliCollecting, type ParsedArgs } from './args.js';
 import { SCENARIOS, allScenarios, findScenario, listText, loadUserScenarios } from './scenarios.js';
@@ -262,6 +262,7 @@ async function sessionCommand(
   const ctx = reportContext(plan, out.session, args, deps, allSecrets);
   const { session, written, errors } = await writeSessionReports(out.session, REPORTERS, ctx);
   if (plan.base.output.json) deps.out(redact(written.find((f) => f.kind === 'json')?.text ?? '', allSecrets));
+  else if (plan.base.output.quiet) deps.out(redact(renderQuietSummary(session, { color: colorOn(deps), errors }), allSecrets));
   else deps.out(redact(renderSessionConsole(session, { color: colorOn(deps), written, errors }), allSecrets));
   return session.exitCode;
 }
