@@ -28,6 +28,7 @@ import { SCENARIOS, allScenarios, findScenario, listText, loadUserScenarios } fr
 import { scenariosDirOf } from '../config/scenarios-dir.js';
 import { buildCommand } from './build.js';
 import { pathProblems, type OutputPath } from './paths.js';
+import { unusedFlagProblems } from './scenario-flags.js';
 import { FIELDS } from '../config/table.js';
 import { mergeCommand } from './merge.js';
 import { listCellsCommand, listingProblems } from './list-cells.js';
@@ -239,10 +240,11 @@ async function sessionCommand(
   const layer = deps.builds ?? pathBuilds(deps);
   const buildProblems = await layer.check(res.ok ? res.plan.builds : res.builds, base, logger);
   const paths = await pathProblems(outputPaths(res.ok ? res.plan : undefined, args, deps, harness), deps.cwd);
+  const unused = unusedFlagProblems(command, args.values, sessionScenarios(command, res, args, user.extra));
   // Every problem of the whole input at once: the command line's, the scenario files', the configuration's, the builds'.
   const planned = withUserProblems(res.ok ? [] : res.problems, user.problems);
-  if (!res.ok || buildProblems.length || argvProblems.length || planned.length || paths.length)
-    throw new ConfigError([...argvProblems, ...planned, ...paths, ...buildProblems]);
+  if (!res.ok || buildProblems.length || argvProblems.length || planned.length || paths.length || unused.length)
+    throw new ConfigError([...argvProblems, ...unused, ...planned, ...paths, ...buildProblems]);
   const plan = res.plan;
   const out = await executePlan(plan, {
     scenario: (name) => findScenario(name, user.extra),
@@ -265,6 +267,24 @@ async function sessionCommand(
   else if (plan.base.output.quiet) deps.out(redact(renderQuietSummary(session, { color: colorOn(deps), errors }), allSecrets));
   else deps.out(redact(renderSessionConsole(session, { color: colorOn(deps), written, errors }), allSecrets));
   return session.exitCode;
+}
+
+/** The scenarios a session runs: its plan's, or (when it has other problems) the ones the command line names. */
+function sessionScenarios(
+  command: PlanCommand,
+  res: ReturnType<typeof planSession>,
+  args: ParsedArgs,
+  extra: readonly Scenario[],
+): Scenario[] {
+  const all = allScenarios(extra);
+  const names = res.ok
+    ? res.plan.cells.map((c) => c.scenario)
+    : command === 'matrix'
+      ? []
+      : command === 'run' && args.values['all']
+        ? all.map((s) => s.name)
+        : [args.positionals[0] ?? all[0]!.name];
+  return all.filter((s) => names.includes(s.name));
 }
 
 /**

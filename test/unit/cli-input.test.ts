@@ -147,3 +147,34 @@ t.test('--json with an error: a JSON error document on stdout (and the text on s
   t.equal(await main(['run', '--memory', 'lots'], text.deps), 2);
   t.equal(text.out(), '', 'without --json, stdout stays empty');
 });
+
+t.test('a single-value flag given twice, and a flag no scenario of the session reads, are refused', async (t) => {
+  const cases: [string[], RegExp[]][] = [
+    [['run', '--nomad', 'A', '--nomad', 'B'], [/--nomad: is given more than once and takes one value \(got \["A","B"\]; fix: give --nomad once \(only --expect can be repeated\)\)/]],
+    [['run', '--nomad', 'A', '--json', '--json=false'], [/--json: is given more than once/]],
+    [['doctor', '--work-dir', '/a', '--work-dir=/b', '--work-dir', '/c'], [/--work-dir: is given more than once .*got \["\/a","\/b","\/c"\]/]],
+    [['run', '--nomad', 'A', '--upgrade-to', 'B'], [/--upgrade-to: is not used by bridge-exec-reboot \(only by upgrade-in-place\), so it would be ignored \(got "B"; fix: drop --upgrade-to, or run upgrade-in-place\)/]],
+    [['run', 'bridge-exec-reboot', '--nomad', 'A', '--upgrade-mode', 'restart-only'], [/--upgrade-mode: is not used by bridge-exec-reboot/]],
+    [['run', 'cni-ipam-reboot', '--nomad', 'A'], [/--nomad: is not used by cni-ipam-reboot \(only by the scenarios that install Nomad\)/]],
+    [['compare', '--before', 'X', '--after', 'Y', '--nomad', 'Z'], [/--nomad: cannot be combined with --before\/--after \(got "Z"; fix: drop --nomad: compare installs --before, then --after\)/]],
+  ];
+  for (const [argv, res] of cases) {
+    const p = probe(t.testdir(), {}, { doctor: async () => 0 });
+    t.equal(await main(argv, p.deps), 2, argv.join(' '));
+    for (const re of res) t.match(p.err(), re, argv.join(' '));
+    t.same(created(p), []);
+  }
+  // the flags are fine where a scenario of the session reads them (another problem keeps the probe from running)
+  for (const argv of [['run', 'upgrade-in-place', '--nomad', 'A', '--upgrade-to', 'B'], ['run', '--all', '--nomad', 'A', '--upgrade-to', 'B'], ['run', '--nomad', 'A', '--json', '--json']]) {
+    const p = probe(t.testdir());
+    t.equal(await main([...argv, '--memory', 'lots'], p.deps), 2);
+    t.notMatch(p.err(), /is not used by|more than once/, argv.join(' '));
+  }
+});
+
+t.test('a mistyped option with a value is one problem: its value is not taken for a scenario', async (t) => {
+  const p = probe(t.testdir());
+  t.equal(await main(['run', '--nomda', '1.9.7'], p.deps), 2);
+  t.match(p.err(), /--nomda: is not an option \(got "--nomda"; fix: did you mean --nomad\?/);
+  t.notMatch(p.err(), /is not a known scenario/);
+});
