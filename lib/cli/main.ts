@@ -23,7 +23,8 @@ import { nomadJobConverter } from '../cluster/job-convert.js';
 import { REPORTERS, type ReportContext } from '../report/reporters.js';
 import { renderQuietSummary, renderSessionConsole } from '../report/console.js';
 import { writeSessionReports } from '../report/write.js';
-import { helpText, parseCliCollecting, type ParsedArgs } from './args.js';
+import { COMMANDS, helpText, parseCliCollecting, type ParsedArgs } from './args.js';
+import { closest } from '../config/near.js';
 import { SCENARIOS, allScenarios, findScenario, listText, loadUserScenarios } from './scenarios.js';
 import { scenariosDirOf } from '../config/scenarios-dir.js';
 import { buildCommand } from './build.js';
@@ -51,7 +52,13 @@ export async function main(argv: string[], given: CliDeps): Promise<number> {
     const sessionCommandGiven = args.command === 'run' || args.command === 'compare' || args.command === 'matrix';
     if (argvProblems.length && (!sessionCommandGiven || args.values['help'])) throw new ConfigError(argvProblems);
     if (args.command === 'help') {
-      deps.out((args.positionals[0] === '--version' ? await version() : helpText(args.positionals[0])) + '\n');
+      const topic = args.positionals[0];
+      if (topic !== undefined && topic !== '--version' && !(topic in COMMANDS)) {
+        const near = closest(topic, Object.keys(COMMANDS));
+        const fix = `${near ? `did you mean "${near}"? ` : ''}use one of: ${Object.keys(COMMANDS).join(', ')}`;
+        throw new ConfigError([{ field: 'help topic', value: topic, message: 'is not a command', fix }]);
+      }
+      deps.out((topic === '--version' ? await version() : helpText(topic)) + '\n');
       return EXIT.OK;
     }
     if (args.values['help']) {

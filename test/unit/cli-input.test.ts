@@ -178,3 +178,40 @@ t.test('a mistyped option with a value is one problem: its value is not taken fo
   t.match(p.err(), /--nomda: is not an option \(got "--nomda"; fix: did you mean --nomad\?/);
   t.notMatch(p.err(), /is not a known scenario/);
 });
+
+t.test('value checks: an example inside the range, bounded positive durations, no cascades, an unknown help topic', async (t) => {
+  const p = probe(t.testdir());
+  t.equal(await main(['run', '--nomad', './n', '--settle-quiet', '601s', '--timeout', '7h'], p.deps), 2);
+  t.match(p.err(), /--settle-quiet: must be a duration from 1s to 600s \(got "601s"; fix: write e.g. "5m" or "300"\)/);
+  t.match(p.err(), /--timeout: must be a duration from 10s to 21600s \(got "7h"; fix: write e.g. "1h" or "3600"\)/);
+
+  for (const [grace, message] of [['-5m', 'must be positive'], ['0s', 'must be longer than 0'], ['1000h', 'must be at most 6h'], ['5', 'must be a Go duration with a unit']]) {
+    const g = probe(t.testdir());
+    t.equal(await main(['run', '--nomad', './n', '--heartbeat-grace', grace!], g.deps), 2, `--heartbeat-grace ${grace}`);
+    t.match(g.err(), `--heartbeat-grace: ${message} (got "${grace}"`);
+  }
+  const ok = probe(t.testdir());
+  t.equal(await main(['run', '--nomad', './n', '--heartbeat-grace', '300ms', '--memory', 'lots'], ok.deps), 2);
+  t.notMatch(ok.err(), /heartbeat-grace/, 'a short grace (the stand-ins use 300ms) is fine');
+
+  const subnets = probe(t.testdir({ 'harness.yaml': 'lab:\n  private_subnet: 10.198.0.0/33\n  management_subnet: 10.199.0.0/24\n' }));
+  t.equal(await main(['run', '--nomad', './n'], subnets.deps), 2);
+  t.match(subnets.err(), /lab\.private_subnet: must be a private IPv4 \/24 network/);
+  t.notMatch(subnets.err(), /must be two different networks/, 'no cascade against the default it kept');
+
+  const provider = probe(t.testdir({ 'harness.yaml': 'lab:\n  provider: sshh\n  hosts:\n    client:\n      address: 10.0.0.1\n' }));
+  t.equal(await main(['run', '--nomad', './n'], provider.deps), 2);
+  t.match(provider.err(), /lab\.provider: must be one of libvirt, virtualbox, ssh \(got "sshh"/);
+  t.notMatch(provider.err(), /is only used with lab\.provider: ssh/, 'no cascade against the default provider');
+
+  const help = probe(t.testdir());
+  t.equal(await main(['help', 'bogus'], help.deps), 2);
+  t.match(help.err(), /help topic: is not a command \(got "bogus"; fix: use one of: run, compare/);
+  t.equal(help.out(), '');
+  const near = probe(t.testdir());
+  t.equal(await main(['help', 'destory'], near.deps), 2);
+  t.match(near.err(), /did you mean "destroy"\?/);
+  const known = probe(t.testdir());
+  t.equal(await main(['help', 'merge'], known.deps), 0);
+  t.match(known.out(), /^reboot-harness merge:/);
+});
