@@ -91,7 +91,15 @@ export async function main(argv: string[], given: CliDeps): Promise<number> {
       case 'merge':
         return await mergeCommand(args, config, deps);
       case 'destroy': {
-        const sweep = destroySweep(args.values);
+        const problems = selectorProblems(args);
+        let sweep: DestroySweep = {};
+        try {
+          sweep = destroySweep(args.values);
+        } catch (err) {
+          if (!(err instanceof ConfigError)) throw err;
+          problems.push(...err.problems);
+        }
+        if (problems.length) throw new ConfigError(problems);
         const anything = args.values['all'] || args.values['host'] || args.positionals.length > 0;
         if (!anything && !sweep.warm && !sweep.stale && sweep.olderThanS === undefined)
           throw new ConfigError([
@@ -126,6 +134,34 @@ export const ERROR_JSON_SCHEMA = 'nomad-reboot-harness/error/v1';
 function wantsJson(argv: readonly string[]): boolean {
   const end = argv.indexOf('--');
   return (end === -1 ? argv : argv.slice(0, end)).some((a) => a === '--json' || a === '--json=true');
+}
+
+/**
+ * destroy's selectors that contradict each other: --all is every lab, so naming some besides (run ids, --warm,
+ * --stale, --older-than) says two things at once; --warm is every warm lab, of which --stale picks some.
+ */
+function selectorProblems(args: ParsedArgs): ConfigProblem[] {
+  const v = args.values;
+  const out: ConfigProblem[] = [];
+  const others = [
+    ...(args.positionals.length ? [`run id ${args.positionals.join(' ')}`] : []),
+    ...(['warm', 'stale', 'older-than'] as const).filter((f) => v[f] !== undefined && v[f] !== false).map((f) => `--${f}`),
+  ];
+  if (v['all'] && others.length)
+    out.push({
+      field: '--all',
+      value: others,
+      message: `destroys every lab, so ${others.join(', ')} besides it contradicts it`,
+      fix: 'give --all alone (every lab, warm ones included), or drop it and keep the narrower selection',
+    });
+  if (v['warm'] && v['stale'] && !v['all'])
+    out.push({
+      field: '--warm/--stale',
+      value: 'both',
+      message: 'contradict each other: --warm destroys every warm lab, --stale only those that can never be used again',
+      fix: 'give one of --warm and --stale',
+    });
+  return out;
 }
 
 /** destroy's --warm, --stale and --older-than; a bad duration is a usage error naming the flag. */

@@ -215,3 +215,22 @@ t.test('value checks: an example inside the range, bounded positive durations, n
   t.equal(await main(['help', 'merge'], known.deps), 0);
   t.match(known.out(), /^reboot-harness merge:/);
 });
+
+t.test('destroy: contradictory selectors are refused at once, nothing destroyed', async (t) => {
+  const cases: [string[], RegExp[]][] = [
+    [['destroy', '--all', 'r1', '--warm'], [/--all: destroys every lab, so run id r1, --warm besides it contradicts it/]],
+    [['destroy', '--all', '--older-than', '2h'], [/--all: destroys every lab, so --older-than besides it contradicts it/]],
+    [['destroy', '--warm', '--stale'], [/--warm\/--stale: contradict each other/]],
+    [['destroy', '--all', '--stale', '--older-than', 'soon'], [/2 problems/, /--all: destroys every lab/, /--older-than: must be a Go duration/]],
+  ];
+  for (const [argv, res] of cases) {
+    const p = probe(t.testdir());
+    t.equal(await main(argv, p.deps), 2, argv.join(' '));
+    for (const re of res) t.match(p.err(), re, argv.join(' '));
+    t.same(p.effects, [], 'nothing destroyed');
+  }
+  for (const argv of [['destroy', '--all'], ['destroy', 'r1', '--warm'], ['destroy', '--stale', '--older-than', '2h']]) {
+    const p = probe(t.testdir());
+    t.equal(await main(argv, p.deps), 0, argv.join(' '));
+  }
+});
