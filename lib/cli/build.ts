@@ -33,10 +33,14 @@ export async function buildCommand(args: ParsedArgs, config: HarnessConfig, deps
     const plan = await planBuilds(inputs, ctx);
     if ('problems' in plan) throw new ConfigError(plan.problems);
     const outcomes = await resolvePlanned(plan.planned, ctx);
+    // Note: a go or git command killed by the signal fails like a broken build; the interrupt is what happened
+    if (watcher.signal.aborted) throw watcher.signal.reason;
     deps.out(json ? renderJson(outcomes) : renderText(outcomes));
     const errors = outcomes.flatMap((o) => ('error' in o ? [o.error] : []));
     if (!errors.length) return EXIT.OK;
     throw combineErrors(errors);
+  } catch (err) {
+    throw watcher.signal.aborted ? watcher.signal.reason : err;
   } finally {
     watcher.dispose();
   }
