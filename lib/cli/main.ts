@@ -30,6 +30,7 @@ import { scenariosDirOf } from '../config/scenarios-dir.js';
 import { buildCommand } from './build.js';
 import { pathProblems, type OutputPath } from './paths.js';
 import { unusedFlagProblems } from './scenario-flags.js';
+import { jobFileProblems } from '../scenario/job-input.js';
 import { FIELDS } from '../config/table.js';
 import { mergeCommand } from './merge.js';
 import { listCellsCommand, listingProblems } from './list-cells.js';
@@ -237,7 +238,13 @@ async function sessionCommand(
   addSecrets: (s: string[]) => void,
   argvProblems: ConfigProblem[] = [],
 ): Promise<number> {
-  const harness = await readHarnessFile(args, deps);
+  // Note: a harness.yaml that cannot be read or parsed is one problem among the others, judged without it
+  const fileProblems: ConfigProblem[] = [];
+  const harness = await readHarnessFile(args, deps).catch((err: unknown) => {
+    if (!(err instanceof ConfigError)) throw err;
+    fileProblems.push(...err.problems);
+    return undefined;
+  });
   const user = await userScenarios(args, deps, harness);
   const matrixPath =
     command === 'matrix' && args.positionals.length === 1 ? resolve(deps.cwd, args.positionals[0]!) : undefined;
@@ -262,7 +269,7 @@ async function sessionCommand(
   // --list-cells: the matrix validated; print its fan-out before any build is read or anything is created.
   if (command === 'matrix' && args.values['list-cells']) {
     const listing = listingProblems(args);
-    const problems = [...withUserProblems(res.ok ? [] : res.problems, user.problems), ...listing];
+    const problems = [...fileProblems, ...withUserProblems(res.ok ? [] : res.problems, user.problems), ...listing];
     if (!res.ok || problems.length) throw new ConfigError(problems);
     const m = res.plan.matrix!;
     return listCellsCommand(
@@ -273,7 +280,8 @@ async function sessionCommand(
     );
   }
   if (args.values['shards'] !== undefined) {
-    throw new ConfigError([...withUserProblems(res.ok ? [] : res.problems, user.problems), ...listingProblems(args)]);
+    const planned = withUserProblems(res.ok ? [] : res.problems, user.problems);
+    throw new ConfigError([...fileProblems, ...planned, ...listingProblems(args)]);
   }
   const base = res.ok ? res.plan.base : DEFAULTS;
   const secrets = base.nomad.token ? [base.nomad.token] : [];
@@ -282,12 +290,14 @@ async function sessionCommand(
   const logger = loggerFor(base, deps, allSecrets);
   const layer = deps.builds ?? pathBuilds(deps);
   const buildProblems = await layer.check(res.ok ? res.plan.builds : res.builds, base, logger);
-  const paths = await pathProblems(outputPaths(res.ok ? res.plan : undefined, args, deps, harness), deps.cwd);
+  const configs = sessionConfigs(res.ok ? res.plan : undefined, args, deps, harness);
+  const paths = await pathProblems(outputPaths(configs, args, deps, harness), deps.cwd);
+  const jobs = await jobProblems(configs, deps.cwd);
   const unused = unusedFlagProblems(command, args.values, sessionScenarios(command, res, args, user.extra));
   // Every problem of the whole input at once: the command line's, the scenario files', the configuration's, the builds'.
   const planned = withUserProblems(res.ok ? [] : res.problems, user.problems);
-  if (!res.ok || buildProblems.length || argvProblems.length || planned.length || paths.length || unused.length)
-    throw new ConfigError([...argvProblems, ...unused, ...planned, ...paths, ...buildProblems]);
+  const found = [...argvProblems, ...fileProblems, ...unused, ...planned, ...paths, ...jobs, ...buildProblems];
+  if (!res.ok || found.length) throw new ConfigError(found);
   const plan = res.plan;
   const out = await executePlan(plan, {
     scenario: (name) => findScenario(name, user.extra),
@@ -330,27 +340,34 @@ function sessionScenarios(
   return all.filter((s) => names.includes(s.name));
 }
 
-/**
- * The folders and files a session writes, each named as the user gave it: the reports folder, --junit and
- * --report-json, and the work dir of every cell's lab. Without a plan (other problems), the values that were valid.
- */
-function outputPaths(
+/** The session's base config, then every cell's; without a plan (other problems), the values that were valid. */
+function sessionConfigs(
   plan: Plan | undefined,
   args: ParsedArgs,
   deps: CliDeps,
   harness: { data: unknown; name: string } | undefined,
+): HarnessConfig[] {
+  if (plan) return [plan.base, ...plan.cells.map((c) => c.configFor(0))];
+  const file = { file: harness?.data, ...(harness ? { fileName: harness.name } : {}) };
+  return [resolveConfig({ ...file, env: deps.env, flags: args.values, knownChecks: [] }).config];
+}
+
+/** The user's job as far as it is judged without a build (a file that cannot be read), once per distinct problem. */
+async function jobProblems(configs: readonly HarnessConfig[], cwd: string): Promise<ConfigProblem[]> {
+  const all = (await Promise.all(configs.map((c) => jobFileProblems(c, cwd)))).flat();
+  return all.filter((p, i) => all.findIndex((q) => JSON.stringify(q) === JSON.stringify(p)) === i);
+}
+
+/**
+ * The folders and files a session writes, each named as the user gave it: the reports folder, --junit and
+ * --report-json, and the work dir of every cell's lab.
+ */
+function outputPaths(
+  configs: readonly HarnessConfig[],
+  args: ParsedArgs,
+  deps: CliDeps,
+  harness: { data: unknown; name: string } | undefined,
 ): OutputPath[] {
-  const configs = plan
-    ? [plan.base, ...plan.cells.map((c) => c.configFor(0))]
-    : [
-        resolveConfig({
-          file: harness?.data,
-          ...(harness ? { fileName: harness.name } : {}),
-          env: deps.env,
-          flags: args.values,
-          knownChecks: [],
-        }).config,
-      ];
   const named = (yaml: string): string => {
     const f = FIELDS.find((x) => x.yaml === yaml)!;
     if (f.flag && args.values[f.flag] !== undefined) return `--${f.flag}`;

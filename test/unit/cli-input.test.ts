@@ -234,3 +234,23 @@ t.test('destroy: contradictory selectors are refused at once, nothing destroyed'
     t.equal(await main(argv, p.deps), 0, argv.join(' '));
   }
 });
+
+t.test('every problem of the whole input at once: an unreadable harness.yaml and a missing job file with the rest', async (t) => {
+  const dir = t.testdir({ 'harness.yaml': {} });
+  const p = probe(dir);
+  t.equal(await main(['run', '--cpus', '0', '--nomad', './n', '--job', 'nonexistent.hcl'], p.deps), 2);
+  t.match(p.err(), /3 problems/);
+  t.match(p.err(), /--config: cannot be read \(EISDIR\)/);
+  t.match(p.err(), /--cpus: must be a whole number from 1 to 16/);
+  t.match(p.err(), /job\.file \(--job\): cannot be read \(ENOENT\) \(got "nonexistent\.hcl"/);
+  t.same(created(p), []);
+
+  const docker = probe(t.testdir({ 'j.hcl': 'job "j" {}\n' }));
+  t.equal(await main(['run', '--nomad', './n', '--job', 'j.hcl', '--driver', 'docker'], docker.deps), 2);
+  t.match(docker.err(), /--driver: needs a box with Docker/);
+  t.match(docker.err(), /job\.file \(--job\): cannot be combined with --driver docker/, 'with the box, not after it');
+
+  const found = probe(t.testdir({ 'j.hcl': 'job "j" {}\n' }));
+  t.equal(await main(['run', '--nomad', './n', '--job', 'j.hcl', '--memory', 'lots'], found.deps), 2);
+  t.notMatch(found.err(), /job\.file/, 'a job file that is there (relative to the working directory) is fine');
+});
