@@ -254,3 +254,12 @@ t.test('every problem of the whole input at once: an unreadable harness.yaml and
   t.equal(await main(['run', '--nomad', './n', '--job', 'j.hcl', '--memory', 'lots'], found.deps), 2);
   t.notMatch(found.err(), /job\.file/, 'a job file that is there (relative to the working directory) is fine');
 });
+
+t.test('build: a file spec that is no Nomad build is told with the other specs\' problems, at once', async (t) => {
+  const p = probe(t.testdir());
+  t.equal(await main(['build', '1.9', '/bin/true', 'arm64'], p.deps), 2);
+  t.match(p.err(), /3 problems/);
+  t.match(p.err(), /build spec 1: looks like a release version but is not a full one/);
+  t.match(p.err(), /build spec 2: \/bin\/true: `version` printed nothing/);
+  t.match(p.err(), /build spec 3: no file at /);
+});
