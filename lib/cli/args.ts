@@ -461,7 +461,7 @@ const EXITS: Record<Exclude<Command, 'help'>, string> = {
   list: '0 listed; 2 usage error or a scenario file of yours that does not load; 70 harness bug',
   doctor: '0 every prerequisite is met; 2 usage error; 3 something is missing (the fix is printed); 70 harness bug',
   setup: '0 set up; 2 usage error or a missing prerequisite; 3 an install or the box build failed; 70 harness bug',
-  destroy: '0 destroyed (or nothing to destroy); 2 usage error; 3 a destroy failed; 70 harness bug',
+  destroy: '0 destroyed (or nothing to destroy); 2 usage error; 3 a destroy failed, or a lab or the orphan domains could not be looked at (kept); 70 harness bug',
   merge:
     '0 every merged cell passed; 1 a check failed; 2 usage error, unreadable input or a cell found twice; 3 an infrastructure error in a cell; 70 harness bug',
   build:
