@@ -246,7 +246,11 @@ export function parseCliCollecting(argv: string[]): { args: ParsedArgs; problems
   return { args: { command, rawArgs: rest, positionals, values }, problems };
 }
 
-/** Walk the tokens once, collecting values and every problem. */
+/**
+ * Walk the tokens once, collecting values and every problem. Hand-written rather than util.parseArgs: parseArgs takes
+ * `--nomad --json` as --nomad's value and stops at the first unknown or ambiguous option (`--reboots -1`) with its own
+ * wording, where every problem of the line is wanted at once, each naming its flag and fix.
+ */
 function tokenize(
   command: Command,
   args: string[],
@@ -255,6 +259,7 @@ function tokenize(
   const values: Record<string, unknown> = {};
   const positionals: string[] = [];
   const problems: ConfigProblem[] = [];
+  const repeated = new Map<string, unknown[]>();
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
     if (a === '--') {
@@ -271,22 +276,30 @@ function tokenize(
     const spec = opts.get(name);
     if (!spec) {
       problems.push(unknownOption(command, rawName));
-      // Note: skip a value that plainly belongs to the unknown option, so it is not taken for a positional.
-      if (eq === -1 && args[i + 1] !== undefined && !args[i + 1]!.startsWith('-') && takesValueSomewhere(name)) i++;
+      // Note: skip a value that plainly belongs to the unknown option (or to the option it is a typo of, --nomda
+      // 1.9.7), so it is not taken for a positional and reported again as an unknown scenario.
+      const meant = closest(name, [...opts.keys()]);
+      const valued = takesValueSomewhere(name) || (meant !== undefined && opts.get(meant)!.type === 'string');
+      if (eq === -1 && args[i + 1] !== undefined && !args[i + 1]!.startsWith('-') && valued) i++;
       continue;
     }
     if (spec.type === 'boolean') {
+      let v = true;
       if (eq !== -1) {
-        const v = a.slice(eq + 1);
-        if (!/^(true|false)$/.test(v))
+        const text = a.slice(eq + 1);
+        if (!/^(true|false)$/.test(text)) {
           problems.push({
             field: rawName,
-            value: v,
+            value: text,
             message: 'is a switch and takes no value',
             fix: `write ${rawName} alone (or ${rawName}=true|false)`,
           });
-        else values[name] = v === 'true';
-      } else values[name] = true;
+          continue;
+        }
+        v = text === 'true';
+      }
+      if (values[name] !== undefined && values[name] !== v) repeated.set(name, [...(repeated.get(name) ?? [values[name]]), v]);
+      values[name] = v;
       continue;
     }
     let value: string | undefined;
@@ -309,9 +322,21 @@ function tokenize(
       continue;
     }
     if (spec.multiple) values[name] = [...((values[name] as string[] | undefined) ?? []), value];
+    else if (values[name] !== undefined) repeated.set(name, [...(repeated.get(name) ?? [values[name]]), value]);
     else values[name] = value;
   }
+  for (const [name, given] of repeated) problems.push(givenTwice(name, given));
   return { values, positionals, problems };
+}
+
+/** A single-value option given more than once: taking the last (or the first) would be a guess at what was meant. */
+function givenTwice(name: string, given: unknown[]): ConfigProblem {
+  return {
+    field: `--${name}`,
+    value: given,
+    message: 'is given more than once and takes one value',
+    fix: `give --${name} once (only ${OPTIONS.filter((o) => o.multiple).map((o) => `--${o.name}`).join(', ')} can be repeated)`,
+  };
 }
 
 function takesValueSomewhere(name: string): boolean {
@@ -436,7 +461,7 @@ const EXITS: Record<Exclude<Command, 'help'>, string> = {
   list: '0 listed; 2 usage error or a scenario file of yours that does not load; 70 harness bug',
   doctor: '0 every prerequisite is met; 2 usage error; 3 something is missing (the fix is printed); 70 harness bug',
   setup: '0 set up; 2 usage error or a missing prerequisite; 3 an install or the box build failed; 70 harness bug',
-  destroy: '0 destroyed (or nothing to destroy); 2 usage error; 3 a destroy failed; 70 harness bug',
+  destroy: '0 destroyed (or nothing to destroy); 2 usage error; 3 a destroy failed, or a lab or the orphan domains could not be looked at (kept); 70 harness bug',
   merge:
     '0 every merged cell passed; 1 a check failed; 2 usage error, unreadable input or a cell found twice; 3 an infrastructure error in a cell; 70 harness bug',
   build:

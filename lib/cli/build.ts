@@ -1,12 +1,17 @@
 // `reboot-harness build <spec>... [--json]`: resolve builds (download and verify, or build from source), no scenario.
 import { homedir } from 'node:os';
-import { ConfigError, type ExitCode, EXIT } from '../errors.js';
+import { ConfigError, type ConfigProblem, type ExitCode, EXIT } from '../errors.js';
 import type { HarnessConfig } from '../config/schema.js';
 import { consoleLogger } from '../log/format.js';
 import { watchSignals } from '../run/signals.js';
 import { buildContext } from '../builds/context.js';
 import { describeOrigin, buildProperties } from '../builds/provenance.js';
-import { combineErrors, planBuilds, resolvePlanned, type SpecOutcome } from '../builds/resolve.js';
+import { combineErrors, planBuilds, resolvePlanned, type SpecInput, type SpecOutcome } from '../builds/resolve.js';
+import type { BuildContext } from '../builds/context.js';
+import { parseBuildSpec } from '../builds/spec.js';
+import { checkNomadBinary } from '../cluster/binary.js';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { ParsedArgs } from './args.js';
 import type { CliDeps } from './deps.js';
 
@@ -31,15 +36,44 @@ export async function buildCommand(args: ParsedArgs, config: HarnessConfig, deps
     const ctx = buildContext({ builds: config.builds, env: deps.env, cwd: deps.cwd, home, logger, deadline });
     const inputs = args.positionals.map((text, i) => ({ text, field: `build spec ${i + 1}` }));
     const plan = await planBuilds(inputs, ctx);
-    if ('problems' in plan) throw new ConfigError(plan.problems);
+    if ('problems' in plan) {
+      const all = [...plan.problems, ...(await pathSpecProblems(inputs, ctx))];
+      const at = (p: ConfigProblem) => inputs.findIndex((i) => i.field === p.field);
+      throw new ConfigError(all.sort((a, b) => at(a) - at(b)));
+    }
     const outcomes = await resolvePlanned(plan.planned, ctx);
+    // Note: a go or git command killed by the signal fails like a broken build; the interrupt is what happened
+    if (watcher.signal.aborted) throw watcher.signal.reason;
     deps.out(json ? renderJson(outcomes) : renderText(outcomes));
     const errors = outcomes.flatMap((o) => ('error' in o ? [o.error] : []));
     if (!errors.length) return EXIT.OK;
     throw combineErrors(errors);
+  } catch (err) {
+    throw watcher.signal.aborted ? watcher.signal.reason : err;
   } finally {
     watcher.dispose();
   }
+}
+
+/**
+ * The problems of the specs that name a file, found without resolving anything else: the plan checks only that such
+ * a file exists, so a bad one was told only after the other specs were fixed.
+ */
+async function pathSpecProblems(inputs: readonly SpecInput[], ctx: BuildContext): Promise<ConfigProblem[]> {
+  const out: ConfigProblem[] = [];
+  for (const { text, field } of inputs) {
+    const parsed = parseBuildSpec(text, field, { exists: (p) => existsSync(resolve(ctx.cwd, p)), home: ctx.home });
+    if (!('spec' in parsed) || parsed.spec.kind !== 'path') continue;
+    const path = resolve(ctx.cwd, parsed.spec.path);
+    if (!existsSync(path)) continue;
+    try {
+      await checkNomadBinary(path, field);
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      out.push(...err.problems);
+    }
+  }
+  return out;
 }
 
 /** Human output: one block per spec. */

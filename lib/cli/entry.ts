@@ -88,7 +88,7 @@ async function doctor(config: HarnessConfig, json: boolean): Promise<ExitCode> {
       ? { libvirtDriver: { setting: config.lab.libvirtDriver, choose: chooseDriver } }
       : {}),
   });
-  process.stdout.write(json ? JSON.stringify(items, null, 2) + '\n' : renderDoctor(items) + '\n');
+  process.stdout.write(json ? JSON.stringify(items, null, 2) + '\n' : renderDoctor(items, { quiet: config.output.quiet }) + '\n');
   return items.every((i) => i.ok) ? EXIT.OK : EXIT.INFRA;
 }
 

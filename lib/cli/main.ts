@@ -13,7 +13,7 @@ import { EXIT, ConfigError, HarnessError, type ConfigProblem } from '../errors.j
 import { resolveConfig } from '../config/validate.js';
 import { DEFAULTS, type HarnessConfig } from '../config/schema.js';
 import { consoleLogger } from '../log/format.js';
-import { redact } from '../log/redact.js';
+import { redact, redactDeep } from '../log/redact.js';
 import type { Logger } from '../log/events.js';
 import type { Scenario } from '../run/scenario.js';
 import type { SessionReport } from '../model/session.js';
@@ -21,12 +21,17 @@ import { planSession, type Plan, type PlanCommand } from '../plan/plan.js';
 import { executePlan } from '../session/execute.js';
 import { nomadJobConverter } from '../cluster/job-convert.js';
 import { REPORTERS, type ReportContext } from '../report/reporters.js';
-import { renderSessionConsole } from '../report/console.js';
+import { renderQuietSummary, renderSessionConsole } from '../report/console.js';
 import { writeSessionReports } from '../report/write.js';
-import { helpText, parseCliCollecting, type ParsedArgs } from './args.js';
+import { COMMANDS, helpText, parseCliCollecting, type ParsedArgs } from './args.js';
+import { closest } from '../config/near.js';
 import { SCENARIOS, allScenarios, findScenario, listText, loadUserScenarios } from './scenarios.js';
 import { scenariosDirOf } from '../config/scenarios-dir.js';
 import { buildCommand } from './build.js';
+import { pathProblems, type OutputPath } from './paths.js';
+import { unusedFlagProblems } from './scenario-flags.js';
+import { jobFileProblems } from '../scenario/job-input.js';
+import { FIELDS } from '../config/table.js';
 import { mergeCommand } from './merge.js';
 import { listCellsCommand, listingProblems } from './list-cells.js';
 import type { BuildLayer, CliDeps } from './deps.js';
@@ -37,15 +42,24 @@ export type { BuildLayer, CliDeps } from './deps.js';
 export const CLI_PATH = fileURLToPath(new URL('../../bin/reboot-harness.js', import.meta.url));
 
 /** Run the CLI; returns the exit code (never throws). */
-export async function main(argv: string[], deps: CliDeps): Promise<number> {
+export async function main(argv: string[], given: CliDeps): Promise<number> {
   // Note: the token from the environment is a secret even before the config is valid.
-  let secrets: string[] = deps.env['NOMAD_TOKEN'] ? [deps.env['NOMAD_TOKEN']] : [];
+  let secrets: string[] = given.env['NOMAD_TOKEN'] ? [given.env['NOMAD_TOKEN']] : [];
+  // Note: a command that already printed its JSON document (build --json with a failed spec) gets no second one.
+  let printed = false;
+  const deps: CliDeps = { ...given, out: (s) => ((printed = true), given.out(s)) };
   try {
     const { args, problems: argvProblems } = parseCliCollecting(argv);
     const sessionCommandGiven = args.command === 'run' || args.command === 'compare' || args.command === 'matrix';
     if (argvProblems.length && (!sessionCommandGiven || args.values['help'])) throw new ConfigError(argvProblems);
     if (args.command === 'help') {
-      deps.out((args.positionals[0] === '--version' ? await version() : helpText(args.positionals[0])) + '\n');
+      const topic = args.positionals[0];
+      if (topic !== undefined && topic !== '--version' && !(topic in COMMANDS)) {
+        const near = closest(topic, Object.keys(COMMANDS));
+        const fix = `${near ? `did you mean "${near}"? ` : ''}use one of: ${Object.keys(COMMANDS).join(', ')}`;
+        throw new ConfigError([{ field: 'help topic', value: topic, message: 'is not a command', fix }]);
+      }
+      deps.out((topic === '--version' ? await version() : helpText(topic)) + '\n');
       return EXIT.OK;
     }
     if (args.values['help']) {
@@ -78,7 +92,15 @@ export async function main(argv: string[], deps: CliDeps): Promise<number> {
       case 'merge':
         return await mergeCommand(args, config, deps);
       case 'destroy': {
-        const sweep = destroySweep(args.values);
+        const problems = selectorProblems(args);
+        let sweep: DestroySweep = {};
+        try {
+          sweep = destroySweep(args.values);
+        } catch (err) {
+          if (!(err instanceof ConfigError)) throw err;
+          problems.push(...err.problems);
+        }
+        if (problems.length) throw new ConfigError(problems);
         const anything = args.values['all'] || args.values['host'] || args.positionals.length > 0;
         if (!anything && !sweep.warm && !sweep.stale && sweep.olderThanS === undefined)
           throw new ConfigError([
@@ -102,8 +124,45 @@ export async function main(argv: string[], deps: CliDeps): Promise<number> {
       }
     }
   } catch (err) {
-    return reportError(err, deps, secrets);
+    return reportError(err, deps, secrets, wantsJson(argv) && !printed);
   }
+}
+
+/** Schema id of the document `--json` prints on stdout when a command ends in an error. */
+export const ERROR_JSON_SCHEMA = 'nomad-reboot-harness/error/v1';
+
+/** --json on the command line, read from the tokens themselves: an error may come before (or from) parsing them. */
+function wantsJson(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end === -1 ? argv : argv.slice(0, end)).some((a) => a === '--json' || a === '--json=true');
+}
+
+/**
+ * destroy's selectors that contradict each other: --all is every lab, so naming some besides (run ids, --warm,
+ * --stale, --older-than) says two things at once; --warm is every warm lab, of which --stale picks some.
+ */
+function selectorProblems(args: ParsedArgs): ConfigProblem[] {
+  const v = args.values;
+  const out: ConfigProblem[] = [];
+  const others = [
+    ...(args.positionals.length ? [`run id ${args.positionals.join(' ')}`] : []),
+    ...(['warm', 'stale', 'older-than'] as const).filter((f) => v[f] !== undefined && v[f] !== false).map((f) => `--${f}`),
+  ];
+  if (v['all'] && others.length)
+    out.push({
+      field: '--all',
+      value: others,
+      message: `destroys every lab, so ${others.join(', ')} besides it contradicts it`,
+      fix: 'give --all alone (every lab, warm ones included), or drop it and keep the narrower selection',
+    });
+  if (v['warm'] && v['stale'] && !v['all'])
+    out.push({
+      field: '--warm/--stale',
+      value: 'both',
+      message: 'contradict each other: --warm destroys every warm lab, --stale only those that can never be used again',
+      fix: 'give one of --warm and --stale',
+    });
+  return out;
 }
 
 /** destroy's --warm, --stale and --older-than; a bad duration is a usage error naming the flag. */
@@ -179,7 +238,13 @@ async function sessionCommand(
   addSecrets: (s: string[]) => void,
   argvProblems: ConfigProblem[] = [],
 ): Promise<number> {
-  const harness = await readHarnessFile(args, deps);
+  // Note: a harness.yaml that cannot be read or parsed is one problem among the others, judged without it
+  const fileProblems: ConfigProblem[] = [];
+  const harness = await readHarnessFile(args, deps).catch((err: unknown) => {
+    if (!(err instanceof ConfigError)) throw err;
+    fileProblems.push(...err.problems);
+    return undefined;
+  });
   const user = await userScenarios(args, deps, harness);
   const matrixPath =
     command === 'matrix' && args.positionals.length === 1 ? resolve(deps.cwd, args.positionals[0]!) : undefined;
@@ -204,7 +269,7 @@ async function sessionCommand(
   // --list-cells: the matrix validated; print its fan-out before any build is read or anything is created.
   if (command === 'matrix' && args.values['list-cells']) {
     const listing = listingProblems(args);
-    const problems = [...withUserProblems(res.ok ? [] : res.problems, user.problems), ...listing];
+    const problems = [...fileProblems, ...withUserProblems(res.ok ? [] : res.problems, user.problems), ...listing];
     if (!res.ok || problems.length) throw new ConfigError(problems);
     const m = res.plan.matrix!;
     return listCellsCommand(
@@ -215,7 +280,8 @@ async function sessionCommand(
     );
   }
   if (args.values['shards'] !== undefined) {
-    throw new ConfigError([...withUserProblems(res.ok ? [] : res.problems, user.problems), ...listingProblems(args)]);
+    const planned = withUserProblems(res.ok ? [] : res.problems, user.problems);
+    throw new ConfigError([...fileProblems, ...planned, ...listingProblems(args)]);
   }
   const base = res.ok ? res.plan.base : DEFAULTS;
   const secrets = base.nomad.token ? [base.nomad.token] : [];
@@ -224,10 +290,14 @@ async function sessionCommand(
   const logger = loggerFor(base, deps, allSecrets);
   const layer = deps.builds ?? pathBuilds(deps);
   const buildProblems = await layer.check(res.ok ? res.plan.builds : res.builds, base, logger);
+  const configs = sessionConfigs(res.ok ? res.plan : undefined, args, deps, harness);
+  const paths = await pathProblems(outputPaths(configs, args, deps, harness), deps.cwd);
+  const jobs = await jobProblems(configs, deps.cwd);
+  const unused = unusedFlagProblems(command, args.values, sessionScenarios(command, res, args, user.extra));
   // Every problem of the whole input at once: the command line's, the scenario files', the configuration's, the builds'.
   const planned = withUserProblems(res.ok ? [] : res.problems, user.problems);
-  if (!res.ok || buildProblems.length || argvProblems.length || planned.length)
-    throw new ConfigError([...argvProblems, ...planned, ...buildProblems]);
+  const found = [...argvProblems, ...fileProblems, ...unused, ...planned, ...paths, ...jobs, ...buildProblems];
+  if (!res.ok || found.length) throw new ConfigError(found);
   const plan = res.plan;
   const out = await executePlan(plan, {
     scenario: (name) => findScenario(name, user.extra),
@@ -247,8 +317,72 @@ async function sessionCommand(
   const ctx = reportContext(plan, out.session, args, deps, allSecrets);
   const { session, written, errors } = await writeSessionReports(out.session, REPORTERS, ctx);
   if (plan.base.output.json) deps.out(redact(written.find((f) => f.kind === 'json')?.text ?? '', allSecrets));
+  else if (plan.base.output.quiet) deps.out(redact(renderQuietSummary(session, { color: colorOn(deps), errors }), allSecrets));
   else deps.out(redact(renderSessionConsole(session, { color: colorOn(deps), written, errors }), allSecrets));
   return session.exitCode;
+}
+
+/** The scenarios a session runs: its plan's, or (when it has other problems) the ones the command line names. */
+function sessionScenarios(
+  command: PlanCommand,
+  res: ReturnType<typeof planSession>,
+  args: ParsedArgs,
+  extra: readonly Scenario[],
+): Scenario[] {
+  const all = allScenarios(extra);
+  const names = res.ok
+    ? res.plan.cells.map((c) => c.scenario)
+    : command === 'matrix'
+      ? []
+      : command === 'run' && args.values['all']
+        ? all.map((s) => s.name)
+        : [args.positionals[0] ?? all[0]!.name];
+  return all.filter((s) => names.includes(s.name));
+}
+
+/** The session's base config, then every cell's; without a plan (other problems), the values that were valid. */
+function sessionConfigs(
+  plan: Plan | undefined,
+  args: ParsedArgs,
+  deps: CliDeps,
+  harness: { data: unknown; name: string } | undefined,
+): HarnessConfig[] {
+  if (plan) return [plan.base, ...plan.cells.map((c) => c.configFor(0))];
+  const file = { file: harness?.data, ...(harness ? { fileName: harness.name } : {}) };
+  return [resolveConfig({ ...file, env: deps.env, flags: args.values, knownChecks: [] }).config];
+}
+
+/** The user's job as far as it is judged without a build (a file that cannot be read), once per distinct problem. */
+async function jobProblems(configs: readonly HarnessConfig[], cwd: string): Promise<ConfigProblem[]> {
+  const all = (await Promise.all(configs.map((c) => jobFileProblems(c, cwd)))).flat();
+  return all.filter((p, i) => all.findIndex((q) => JSON.stringify(q) === JSON.stringify(p)) === i);
+}
+
+/**
+ * The folders and files a session writes, each named as the user gave it: the reports folder, --junit and
+ * --report-json, and the work dir of every cell's lab.
+ */
+function outputPaths(
+  configs: readonly HarnessConfig[],
+  args: ParsedArgs,
+  deps: CliDeps,
+  harness: { data: unknown; name: string } | undefined,
+): OutputPath[] {
+  const named = (yaml: string): string => {
+    const f = FIELDS.find((x) => x.yaml === yaml)!;
+    if (f.flag && args.values[f.flag] !== undefined) return `--${f.flag}`;
+    if (f.env && deps.env[f.env]) return `env ${f.env}`;
+    let v: unknown = harness?.data;
+    for (const k of yaml.split('.')) v = v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined;
+    return v !== undefined ? `${harness!.name}: ${yaml}` : `--${f.flag} (default)`;
+  };
+  const base = configs[0]!;
+  const out: OutputPath[] = [{ field: named('reports.dir'), value: base.reports.dir, kind: 'dir' }];
+  if (base.reports.junit !== undefined) out.push({ field: named('reports.junit'), value: base.reports.junit, kind: 'file' });
+  if (base.reports.json !== undefined) out.push({ field: named('reports.json'), value: base.reports.json, kind: 'file' });
+  for (const c of configs)
+    if (c.lab.provider !== 'ssh') out.push({ field: named('lab.work_dir'), value: c.lab.workDir, kind: 'dir' });
+  return out;
 }
 
 /** Where the session's reports go: --junit/--report-json, or a folder named after the first run. */
@@ -377,7 +511,18 @@ async function loadConfig(args: ParsedArgs, deps: CliDeps, scenarioName: string 
   return res.config;
 }
 
-function reportError(err: unknown, deps: CliDeps, secrets: string[]): number {
+function reportError(err: unknown, deps: CliDeps, secrets: string[], json = false): number {
+  if (json) {
+    const doc = {
+      schema: ERROR_JSON_SCHEMA,
+      ok: false,
+      exitCode: err instanceof HarnessError ? err.exitCode : EXIT.INTERNAL,
+      error: err instanceof HarnessError ? err.message : `internal error (please report): ${String(err)}`,
+      ...(err instanceof HarnessError && err.hint ? { hint: err.hint } : {}),
+      ...(err instanceof ConfigError ? { problems: err.problems } : {}),
+    };
+    deps.out(`${JSON.stringify(redactDeep(doc, secrets), null, 2)}\n`);
+  }
   if (err instanceof HarnessError) {
     deps.err(redact(`error: ${err.message}${err.hint ? `\nhint: ${err.hint}` : ''}\n`, secrets));
     return err.exitCode;

@@ -10,16 +10,17 @@ import { mergeReports } from '../report/merge.js';
 import { writeMergedReports } from '../report/write.js';
 import { runDirName } from '../report/reporters.js';
 import type { ParsedArgs } from './args.js';
+import { pathProblem } from './paths.js';
 import type { CliDeps } from './deps.js';
 
 /** Merge the inputs and write <out>/junit.xml and <out>/index.html; exit code as for `run` over the merged cells. */
 export async function mergeCommand(args: ParsedArgs, config: HarnessConfig, deps: CliDeps): Promise<number> {
-  const outDir = resolve(
-    deps.cwd,
-    typeof args.values['out'] === 'string' ? (args.values['out'] as string) : join(config.reports.dir, 'merged'),
-  );
+  const given = typeof args.values['out'] === 'string' ? (args.values['out'] as string) : undefined;
+  const out = given ?? join(config.reports.dir, 'merged');
+  const outDir = resolve(deps.cwd, out);
+  const bad = await pathProblem({ field: given === undefined ? '--out (default <reports-dir>/merged)' : '--out', value: out, kind: 'dir' }, deps.cwd);
   const found = await collectInputs(args.positionals, { cwd: deps.cwd, outDir });
-  if (found.problems.length) throw new ConfigError(found.problems);
+  if (bad || found.problems.length) throw new ConfigError([...(bad ? [bad] : []), ...found.problems]);
   const href = (abs: string): string => relative(outDir, abs).split(sep).join('/');
   const pageFor = (runId: string): string | undefined => {
     const page = found.pages.get(runDirName(runId));

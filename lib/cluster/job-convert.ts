@@ -29,9 +29,11 @@ export function nomadJobConverter(run: RunCommand = runCommand): JobConverter {
   return async ({ nomadBinary, file, vars }) => {
     let r;
     try {
-      // Note: -output never contacts an agent; NOMAD_ADDR is pinned to loopback so nothing leaves this host anyway.
+      // Note: -output never contacts an agent; NOMAD_ADDR is pinned to loopback so nothing leaves this host anyway,
+      // and the build under test gets no ACL token it has no use for (an undefined value leaves it out of the env).
       r = await run(nomadBinary, ['job', 'run', '-output', ...varFlags(vars), file], {
-        deadline: deadlineIn(CONVERT_TIMEOUT_MS), allowedCodes: ANY_EXIT_CODE, env: { NOMAD_ADDR: 'http://127.0.0.1:4646' },
+        deadline: deadlineIn(CONVERT_TIMEOUT_MS), allowedCodes: ANY_EXIT_CODE,
+        env: { NOMAD_ADDR: 'http://127.0.0.1:4646', NOMAD_TOKEN: undefined },
       });
     } catch (err) {
       const why = err instanceof CommandError ? err.message.split('\n')[0] : err instanceof Error ? err.message : String(err);

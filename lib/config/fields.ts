@@ -64,12 +64,40 @@ export function durationSeconds(d: string): number {
   return total;
 }
 
+/** Seconds as the shortest Go duration: 90 -> "1m30s", 3600 -> "1h", 0.3 -> "300ms". */
+export function goDurationOf(seconds: number): string {
+  if (seconds < 1) return `${Math.round(seconds * 1000)}ms`;
+  const [h, m, sec] = [Math.floor(seconds / 3600), Math.floor((seconds % 3600) / 60), Math.round(seconds % 60)];
+  return `${h ? `${h}h` : ''}${m ? `${m}m` : ''}${sec || (!h && !m) ? `${sec}s` : ''}`;
+}
+
+/** A round duration inside [min, max] seconds for a fix's example: the largest of a few usual ones at most half-way. */
+function exampleWithin(min: number, max: number): number {
+  const round = [3600, 1800, 600, 300, 120, 60, 30, 10, 5, 1];
+  return round.find((v) => v >= min && v <= Math.max(min, max / 2)) ?? max;
+}
+
 /** A duration for a timeout: a Go duration or plain seconds; yields whole seconds. */
 export const timeoutSeconds = (min: number, max: number) => (raw: unknown): Parsed => {
   const s = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : typeof raw === 'string' && DURATION.test(raw) ? durationSeconds(raw) : NaN;
+  const e = exampleWithin(min, max);
   return Number.isFinite(s) && s >= min && s <= max
     ? ok(Math.round(s))
-    : bad(`must be a duration from ${min}s to ${max}s`, 'write e.g. "30m" or "1800"');
+    : bad(`must be a duration from ${min}s to ${max}s`, `write e.g. "${goDurationOf(e)}" or "${e}"`);
+};
+
+/**
+ * A Go duration with a unit, kept as written (Nomad reads it), longer than 0 and at most `maxS` seconds: a value
+ * Nomad would refuse, or one no run could outlast, is caught before anything is created.
+ */
+export const goDurationWithin = (maxS: number) => (raw: unknown): Parsed => {
+  const e = `write a duration longer than 0 and at most ${goDurationOf(maxS)}, e.g. "${goDurationOf(exampleWithin(1, maxS))}"`;
+  if (typeof raw === 'string' && /^-/.test(raw) && DURATION.test(raw.slice(1))) return bad('must be positive', e);
+  const p = goDuration(raw);
+  if (!p.ok) return p;
+  const s = durationSeconds(raw as string);
+  if (s <= 0) return bad('must be longer than 0', e);
+  return s <= maxS ? p : bad(`must be at most ${goDurationOf(maxS)}`, e);
 };
 
 /** An IPv4 /24 network in 10.0.0.0/8 or 192.168.0.0/16 (libvirt networks). */
@@ -91,9 +119,16 @@ export const httpUrl = (raw: unknown): Parsed => {
   } catch {
     u = undefined;
   }
-  return u && /^https?:$/.test(u.protocol) && !u.search && !u.hash
-    ? ok(text.replace(/\/+$/, ''))
-    : bad('must be an http(s) URL', 'write e.g. "https://releases.hashicorp.com" or your mirror\'s base URL');
+  const fix = 'write e.g. "https://releases.hashicorp.com" or your mirror\'s base URL';
+  if (!u || !/^https?:$/.test(u.protocol) || u.search || u.hash) return bad('must be an http(s) URL', fix);
+  // Note: fetch refuses a URL with credentials, and a secret in a URL ends up in logs, reports and repro commands.
+  if (u.username || u.password) {
+    return bad('must not carry credentials (user:password@ in the URL is not supported)',
+      'drop them from the URL: the releases site is fetched without authentication, so serve the mirror to this '
+      + 'host without it (e.g. a proxy on 127.0.0.1 that adds the credentials), or download the release yourself and '
+      + 'pass the path of its nomad binary');
+  }
+  return ok(text.replace(/\/+$/, ''));
 };
 
 const JUMP = /^(?:([A-Za-z0-9._-]+)@)?([A-Za-z0-9._-]+|\[[0-9a-fA-F:]+\])(?::(\d{1,5}))?$/;

@@ -2,7 +2,7 @@
 import { TASK_DRIVERS, UPGRADE_MODES } from './schema.js';
 import { REBOOT_KINDS } from './faults.js';
 import {
-  argvList, bool, goDuration, hclVars, httpUrl, int, jumpHost, netnsName, oneOf, str, subnet24, timeoutSeconds, type Field,
+  argvList, bool, goDurationWithin, hclVars, httpUrl, int, jumpHost, netnsName, oneOf, str, subnet24, timeoutSeconds, type Field,
 } from './fields.js';
 
 /** All keys. The README's configuration table is written from this list. */
@@ -19,7 +19,8 @@ export const FIELDS: Field[] = [
   { yaml: 'builds.releases_key', flag: 'releases-key', env: 'NOMAD_RELEASES_KEY', path: ['builds', 'releasesKey'], doc: "public key file a mirror signs its SHA256SUMS with (default: HashiCorp's release key, shipped)", parse: str('give the path of an OpenPGP public key file') },
   { yaml: 'upgrade.mode', flag: 'upgrade-mode', path: ['upgrade', 'mode'], doc: 'upgrade-in-place variant: upgrade, restart-only (same build, control case) or upgrade-then-reboot', parse: oneOf(UPGRADE_MODES) },
   { yaml: 'nomad.token', env: 'NOMAD_TOKEN', path: ['nomad', 'token'], doc: 'ACL token for the Nomad API (never logged or reported)', secret: true, parse: str('give the SecretID of an ACL token') },
-  { yaml: 'nomad.heartbeat_grace', flag: 'heartbeat-grace', path: ['nomad', 'heartbeatGrace'], doc: 'server heartbeat_grace; shorter than a reboot means the node goes down and allocs are replaced', parse: goDuration },
+  // Note: at most the longest whole-run budget (--timeout): a grace no run can outlast never expires in one
+  { yaml: 'nomad.heartbeat_grace', flag: 'heartbeat-grace', path: ['nomad', 'heartbeatGrace'], doc: 'server heartbeat_grace; shorter than a reboot means the node goes down and allocs are replaced', parse: goDurationWithin(6 * 3600) },
   {
     yaml: 'nomad.retry_for', flag: 'nomad-retry-for', path: ['nomad', 'retryForS'], parse: timeoutSeconds(0, 3600),
     doc: 'how long one Nomad API call is retried while Nomad answers 5xx (Go duration or seconds; 0 = not retried); '

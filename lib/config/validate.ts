@@ -38,6 +38,8 @@ export function resolveConfig(src: ConfigSources): ConfigResult {
   const fileValues = flattenFile(src.file, fileName, problems);
 
   const setBy = new Map<string, [string, unknown]>();
+  // Keys given a bad value: they keep their default, which must not then be judged against the others (a cascade).
+  const failed = new Set<string>();
   for (const f of FIELDS) {
     const candidates: [string, unknown][] = [];
     if (fileValues.has(f.yaml)) candidates.push([`${fileName}: ${f.yaml}`, fileValues.get(f.yaml)]);
@@ -48,7 +50,10 @@ export function resolveConfig(src: ConfigSources): ConfigResult {
     for (const [where, raw] of candidates) {
       const p = f.parse(raw);
       if (p.ok) setPath(config, f.path, p.value);
-      else problems.push(problem(where, f.secret ? REDACTED : raw, p));
+      else {
+        problems.push(problem(where, f.secret ? REDACTED : raw, p));
+        failed.add(f.yaml);
+      }
     }
     // An older name and the new one for the same key: fine alone, a problem when they disagree.
     const last = candidates.at(-1);
@@ -71,10 +76,11 @@ export function resolveConfig(src: ConfigSources): ConfigResult {
   const expectations: ExpectItem[] = [...expectFromFile(fileValues, fileName, problems), ...toArray(src.flags['expect']).map((raw) => ({ field: '--expect', raw }))];
   applyExpect(config, expectations, src.knownChecks, problems);
 
-  if (config.lab.privateSubnet === config.lab.managementSubnet) {
+  const subnetsGiven = !failed.has('lab.private_subnet') && !failed.has('lab.management_subnet');
+  if (subnetsGiven && config.lab.privateSubnet === config.lab.managementSubnet) {
     problems.push({ field: 'lab.private_subnet/lab.management_subnet', value: config.lab.privateSubnet, message: 'must be two different networks', fix: `change one of them (defaults: ${DEFAULTS.lab.privateSubnet} and ${DEFAULTS.lab.managementSubnet})` });
   }
-  problems.push(...hostProblems(config, fileName, src.roles ?? ['server', 'client']));
+  if (!failed.has('lab.provider')) problems.push(...hostProblems(config, fileName, src.roles ?? ['server', 'client']));
   if (config.output.quiet && config.output.verbose) {
     problems.push({ field: '--quiet/--verbose', value: 'both', message: 'cannot be used together', fix: 'choose one of --quiet and --verbose' });
   }

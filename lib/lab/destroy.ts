@@ -83,16 +83,25 @@ export async function destroyLabs(
     throw new HarnessError(`no lab for run id ${unknown.join(', ')} under ${config.lab.workDir}`, { exitCode: EXIT.USAGE, hint: found.length ? `labs present: ${found.map((f) => f.runId).join(', ')}` : 'no labs are present' });
   }
   const chosen: { runId: string; dir: string; spec: LabSpec; why?: string }[] = [];
+  let failed = 0;
   for (const f of found) {
     const spec = JSON.parse(await readFile(join(f.dir, LAB_SPEC_FILE), 'utf8')) as LabSpec;
-    const why = all || ids.includes(f.runId)
-      ? undefined
-      : await sweepReason(f.dir, f.runId, spec, sweep, {
-          vagrantfile: vagrantfile ?? '', nowMs, ...(run ? { run } : {}),
-        });
+    let why: string | undefined;
+    try {
+      why = all || ids.includes(f.runId)
+        ? undefined
+        : await sweepReason(f.dir, f.runId, spec, sweep, {
+            vagrantfile: vagrantfile ?? '', nowMs, ...(run ? { run } : {}),
+          });
+    } catch (err) {
+      // Note: a lab whose state could not be looked at is not stale as far as anyone knows: kept, and the exit says so
+      failed++;
+      const said = err instanceof Error ? err.message.split('\n')[0] : String(err);
+      logger({ kind: 'warn', t: 0, message: `could not tell whether lab ${f.runId} is to be destroyed: ${said}; kept` });
+      continue;
+    }
     if (all || ids.includes(f.runId) || why) chosen.push({ ...f, spec, ...(why ? { why } : {}) });
   }
-  let failed = 0;
   for (const { runId, dir, spec, why } of chosen) {
     const machines = spec.machines.map((m) => m.name).join(', ');
     try {
@@ -128,10 +137,11 @@ export async function destroyLabs(
     try {
       failed += await destroyOrphanDomains({ deadline: deadlineIn(DESTROY_MS), logger, ...(run ? { run } : {}) });
     } catch (err) {
+      failed++;
       logger({ kind: 'warn', t: 0, message: `could not look for orphan domains (a lab whose directory is gone): ${err instanceof Error ? err.message.split('\n')[0] : String(err)}` });
     }
   }
-  if (!chosen.length) {
+  if (!chosen.length && !failed) {
     const none = found.length ? `no lab under ${config.lab.workDir} matched` : `no labs under ${config.lab.workDir}`;
     logger({ kind: 'info', t: 0, message: none });
   }

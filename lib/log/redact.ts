@@ -21,6 +21,8 @@ const PATTERNS: readonly [RegExp, string][] = [
   [/(\\?"SecretID\\?"\s*:\s*\\?")[^"\\]*/g, `$1${REDACTED}`],
   // `nomad acl token` CLI output: "Secret ID    = <t>"
   [/(\bSecret ID\s*=\s*)\S+/g, `$1${REDACTED}`],
+  // Credentials in a URL (http://user:password@host/, https://token@host/): a user name alone is often a token too.
+  [/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"'\\]+@/gi, `$1${REDACTED}@`],
 ];
 
 /** Replace only the known secrets (length >= 4, longest first) with [REDACTED]; no patterns, so it is safe on rendered JSON/XML. */

@@ -281,13 +281,14 @@ function planCompare(input: PlanInput): Draft {
       });
     else given[side] = v.trim();
   }
-  if (input.values['nomad-binary'] !== undefined)
-    problems.push({
-      field: '--nomad-binary',
-      value: input.values['nomad-binary'],
-      message: 'cannot be combined with --before/--after',
-      fix: 'drop --nomad-binary: compare installs --before, then --after',
-    });
+  for (const flag of ['nomad-binary', 'nomad'])
+    if (input.values[flag] !== undefined)
+      problems.push({
+        field: `--${flag}`,
+        value: input.values[flag],
+        message: 'cannot be combined with --before/--after',
+        fix: `drop --${flag}: compare installs --before, then --after`,
+      });
   problems.push(...repeatOnlyForRun(input));
   const res = s ? configOf(input, s) : undefined;
   if (res && !res.ok) problems.push(...res.problems);

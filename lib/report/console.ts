@@ -67,6 +67,24 @@ export function renderConsoleSummary(runs: readonly RunRecord[], opts: ConsoleOp
   return `${out.join('\n')}\n`;
 }
 
+/**
+ * --quiet: the verdict line of each run, the checks that did not meet their expectation under it (by id), and the
+ * step an error stopped the run in; nothing else but the errors writing the reports.
+ */
+export function renderQuietSummary(s: SessionReport, opts: ConsoleOptions & { errors: readonly string[] }): string {
+  const paint: Paint = (c, t) => (opts.color ? `${C[c]}${t}${C.reset}` : t);
+  const out: string[] = [];
+  for (const r of s.suites.flatMap((x) => x.attempts.slice(-1))) {
+    out.push(runLine(r, paint));
+    const unmet = r.verdicts.filter((v) => !v.met).map((v) => v.id);
+    if (unmet.length) out.push(`  not met: ${unmet.join(', ')}`);
+    if (r.error?.step) out.push(`  error in step "${r.error.step}"`);
+    if (r.interrupted) out.push('  interrupted');
+  }
+  for (const e of opts.errors) out.push(`${paint('red', 'error')}: ${e}`);
+  return out.length ? `${out.join('\n')}\n` : '';
+}
+
 /** The end of a session on the console: the summary, a comparison table, retries, what was written and how to re-run. */
 export function renderSessionConsole(
   s: SessionReport,

@@ -1,6 +1,6 @@
 // The one report writer: redacts the session once (every string of the data), renders every reporter, and writes
 // every file (creating folders). Evidence files are written by the artifact store (lib/run/artifacts.ts), not here.
-import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { renderIndexHtml } from './html-index.js';
 import type { MergedReport } from './merge.js';
@@ -19,11 +19,23 @@ export async function writeFiles(files: readonly OutputFile[], secrets: readonly
   // A secret with markup characters is escaped in the output and cannot be matched there; the data pass removed it.
   const literal = secrets.filter((s) => !/["&<>'\\]/.test(s));
   for (const f of files) {
-    await mkdir(dirname(f.path), { recursive: true });
+    await makeDirs(dirname(f.path));
     await writeFile(f.path, redactKnown(f.text, literal), 'utf8');
     if (f.mode !== undefined) await chmod(f.path, f.mode);
   }
   return [...files];
+}
+
+/**
+ * mkdir -p that fails where it cannot make a folder: Node's recursive mkdir loops for ever at 100 % CPU under /proc,
+ * which answers ENOENT to every mkdir.
+ */
+export async function makeDirs(dir: string): Promise<void> {
+  if ((await stat(dir).catch(() => undefined))?.isDirectory()) return;
+  if (dirname(dir) !== dir) await makeDirs(dirname(dir));
+  await mkdir(dir).catch((err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EEXIST') throw err;
+  });
 }
 
 /** Redact, render and write a session's reports; reporter failures are returned, never thrown. */

@@ -1,4 +1,5 @@
 // Minimal XML building for the JUnit writer: an element tree, escaped attributes, CDATA text, clean characters.
+import { stripVTControlCharacters } from 'node:util';
 
 export interface XmlElement {
   name: string;
@@ -8,14 +9,13 @@ export interface XmlElement {
   text?: string;
 }
 
-// CSI sequences (colours, cursor moves) and OSC sequences (titles, hyperlinks).
-const ANSI = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-Z\\-_]/g;
 // Anything outside XML 1.0's Char production, including lone surrogates.
 const INVALID_XML = /[^\u0009\u000A\u000D\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
 
 /** Remove ANSI escape sequences and characters XML 1.0 cannot carry (they would make the report unparsable). */
 export function cleanText(text: string): string {
-  return text.replace(ANSI, '').replace(INVALID_XML, '');
+  // Note: Node's own stripper takes CSI (colours, cursor moves) and OSC (titles, hyperlinks) sequences
+  return stripVTControlCharacters(text).replace(INVALID_XML, '');
 }
 
 /** Escape a value for a double-quoted attribute; newlines and tabs are kept as character references. */

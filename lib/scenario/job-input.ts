@@ -1,6 +1,7 @@
 // The user's own job (--job, job.file + job.vars): checked before anything is created (Nomad's build parses it on the
 // host; the scenario needs a service job with a bridge-mode group), and read again at run time through the server.
 import { access } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import type { HarnessConfig } from '../config/schema.js';
 import type { ConfigProblem } from '../errors.js';
 import type { JobConverter } from '../cluster/job-convert.js';
@@ -17,8 +18,11 @@ export function varFile(vars: Record<string, string | number | boolean>): string
   }).join('');
 }
 
-/** Every problem with the user's job at once: unreadable, Nomad cannot parse it, not a service job, no bridge group. */
-export async function checkJobInput(config: HarnessConfig, convert: JobConverter): Promise<ConfigProblem[]> {
+/**
+ * What is wrong with the job input without asking a tool (the CLI asks this with the input's other problems, before
+ * any build is resolved): variables without a file, a file with a driver variant, a file that cannot be read.
+ */
+export async function jobFileProblems(config: HarnessConfig, cwd = process.cwd()): Promise<ConfigProblem[]> {
   const file = config.job.file;
   if (!file) {
     return Object.keys(config.job.vars).length
@@ -29,10 +33,18 @@ export async function checkJobInput(config: HarnessConfig, convert: JobConverter
     return [{ field: JOB_FIELD, value: file, message: `cannot be combined with --driver ${config.task.driver} (that variant runs its own job)`, fix: 'drop --driver; your job names its own task drivers' }];
   }
   try {
-    await access(file);
+    await access(resolve(cwd, file));
   } catch (err) {
     return [{ field: JOB_FIELD, value: file, message: `cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)})`, fix: 'give the path of an existing .nomad.hcl file' }];
   }
+  return [];
+}
+
+/** Every problem with the user's job at once: unreadable, Nomad cannot parse it, not a service job, no bridge group. */
+export async function checkJobInput(config: HarnessConfig, convert: JobConverter): Promise<ConfigProblem[]> {
+  const file = config.job.file;
+  const first = await jobFileProblems(config);
+  if (!file || first.length) return first;
   // Note: without a build on the command line (compare, matrix) the server parses the job at run time instead.
   if (!config.nomadBinary) return [];
   const r = await convert({ nomadBinary: config.nomadBinary, file, vars: config.job.vars });

@@ -9,6 +9,7 @@ import type { ConfigProblem } from '../errors.js';
 import type { Scenario } from '../run/scenario.js';
 import { reconcileResults } from './checks.js';
 import { duplicateNameProblems, scenarioShapeProblems } from './shape.js';
+import { ExitWhileLoadingError, importBounded, SlowLoadError } from './bounded-import.js';
 
 /** The package name a scenario imports the API from (package.json "exports" maps it too, for editors and tsc). */
 export const API_SPECIFIER = 'nomad-reboot-harness/scenario';
@@ -59,7 +60,7 @@ export async function loadScenarios(dir: string, { reserved = [], field = '--sce
     const path = join(abs, file);
     let mod: { default?: unknown };
     try {
-      mod = (await import(pathToFileURL(path).href)) as { default?: unknown };
+      mod = await importBounded(pathToFileURL(path).href);
     } catch (err) {
       problems.push({ field: path, value: firstLine(err), message: 'does not load', fix: loadFix(err) });
       continue;
@@ -123,6 +124,10 @@ function firstLine(err: unknown): string {
 }
 
 function loadFix(err: unknown): string {
+  if (err instanceof ExitWhileLoadingError) return 'do not end the process from a scenario file: export the scenario';
+  if (err instanceof SlowLoadError) {
+    return 'let the file\'s top-level code finish: declare the scenario, and await in its run() instead';
+  }
   const code = (err as NodeJS.ErrnoException)?.code;
   if (code === 'ERR_MODULE_NOT_FOUND') {
     return `fix the import (the API is '${API_SPECIFIER}'; other modules by relative path)`;

@@ -64,6 +64,7 @@ export async function executePlan(
     early.dispose();
   }
   if (early.signal.aborted) throw early.signal.reason;
+  if (plan.command === 'compare') warnSameBuild(plan, resolved, deps.logger);
   const builds = [...resolved.values()];
   const runnable = plan.cells.filter((c) => !c.skip);
   if (deps.preflight) {
@@ -129,6 +130,20 @@ export async function executePlan(
     ...(plan.command === 'compare' ? comparisonOf(suites) : {}),
   };
   return { session };
+}
+
+/** compare of one build against itself (the same spec, or two specs of one binary): it runs, but says so first. */
+function warnSameBuild(plan: Plan, resolved: ReadonlyMap<string, BuildInfo>, logger: Logger): void {
+  const ref = (side: string) => plan.cells.find((c) => c.side === side)?.builds.find((b) => b.role === 'nomad');
+  const [b, a] = [ref('before'), ref('after')];
+  if (!b || !a) return;
+  const [ib, ia] = [resolved.get(buildKey(b)), resolved.get(buildKey(a))];
+  const same = buildKey(b) === buildKey(a) || (!!ib?.sha256 && ib.sha256 === ia?.sha256);
+  if (!same) return;
+  const which = ib?.sha256 ? ` (sha256 ${ib.sha256.slice(0, 12)}…)` : '';
+  const message = `--before ${b.spec} and --after ${a.spec} are the same build${which}: the comparison runs it twice, so `
+    + 'a check that flips is flakiness, not a difference between builds';
+  logger({ kind: 'warn', t: 0, message });
 }
 
 /**

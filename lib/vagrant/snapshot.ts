@@ -20,16 +20,31 @@ const virsh = (args: string[], o: SnapshotOptions, allowed?: readonly number[]) 
     ...(allowed ? { allowedCodes: allowed } : {}),
   });
 
+/** How virsh says a domain or network does not exist (libvirt 9: "error: failed to get domain 'x'"). */
+const NOT_FOUND = /failed to get (domain|network) '|(Domain|Network) not found/;
+
+/**
+ * A failed virsh lookup that says the object does not exist; anything else (libvirtd down, no permission, no virsh)
+ * is not an answer, and a destroy that took it for "gone" would claim and delete what it never looked at.
+ */
+function notFound(r: { code: number; stderr: string }, what: string): undefined {
+  if (NOT_FOUND.test(r.stderr) && !/failed to connect/i.test(r.stderr)) return undefined;
+  const said = r.stderr.trim().split('\n').slice(-2).join(' ') || '(no output)';
+  throw new HarnessError(`virsh could not tell whether ${what} exists (exit ${r.code}): ${said}`, {
+    hint: 'check that libvirtd runs and answers (`virsh -c qemu:///system list --all`, inside the lab\'s netns when it has one)',
+  });
+}
+
 /** The domain's state ("running", "shut off", "paused"), or undefined when no such domain exists. */
 export async function domainState(domain: string, o: SnapshotOptions): Promise<string | undefined> {
   const r = await virsh(['domstate', domain], o, ANY_EXIT_CODE);
-  return r.code === 0 ? r.stdout.trim() : undefined;
+  return r.code === 0 ? r.stdout.trim() : notFound(r, `domain ${domain}`);
 }
 
 /** The domain's snapshot names, or undefined when no such domain exists. */
 export async function snapshotNames(domain: string, o: SnapshotOptions): Promise<string[] | undefined> {
   const r = await virsh(['snapshot-list', domain, '--name'], o, ANY_EXIT_CODE);
-  if (r.code !== 0) return undefined;
+  if (r.code !== 0) return notFound(r, `domain ${domain}`);
   return r.stdout.split('\n').map((s) => s.trim()).filter(Boolean);
 }
 
@@ -89,7 +104,7 @@ export async function undefineDomain(domain: string, o: SnapshotOptions): Promis
 /** Whether a libvirt network is defined and active: 'active', 'inactive', or 'missing'. */
 export async function networkState(name: string, o: SnapshotOptions): Promise<'active' | 'inactive' | 'missing'> {
   const r = await virsh(['net-info', name], o, ANY_EXIT_CODE);
-  if (r.code !== 0) return 'missing';
+  if (r.code !== 0) return (notFound(r, `network ${name}`), 'missing');
   return /^Active:\s*yes/m.test(r.stdout) ? 'active' : 'inactive';
 }
 
@@ -107,6 +122,7 @@ export async function listDomains(o: SnapshotOptions): Promise<string[]> {
 /** A domain's description (vagrant-libvirt writes `Source: <dir>/Vagrantfile`), or undefined when it has none. */
 export async function domainDescription(domain: string, o: SnapshotOptions): Promise<string | undefined> {
   const r = await virsh(['desc', domain], o, ANY_EXIT_CODE);
+  if (r.code !== 0) return notFound(r, `domain ${domain}`);
   const text = r.stdout.trim();
-  return r.code === 0 && text && !/^No description for domain/.test(text) ? text : undefined;
+  return text && !/^No description for domain/.test(text) ? text : undefined;
 }

@@ -86,3 +86,11 @@ t.test('missing --before/--after and a --nomad-binary are reported together, exi
   t.equal(noNomad, 2, 'a scenario without Nomad cannot compare builds');
   t.match(s.err.join(''), /does not install Nomad/);
 });
+
+t.test('compare of one build against itself runs, with a warning that it is one build twice', async (t) => {
+  const r = await compare(t, NEW, NEW);
+  t.equal(r.code, 0);
+  t.match(r.s.err.join(''), /warning: --before \/stand-in\/nomad-1\.9\.4 and --after \/stand-in\/nomad-1\.9\.4 are the same build: the comparison runs it twice/);
+  const other = await compare(t, OLD, NEW);
+  t.notMatch(other.s.err.join(''), /same build/, 'two builds: no warning');
+});

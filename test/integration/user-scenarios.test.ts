@@ -212,3 +212,22 @@ t.test('the real CLI (bin/reboot-harness.js, tsx) lists a user directory outside
   t.equal(code, 0);
   t.match(out, /counts-to-three\s+\(from /);
 });
+
+t.test('a scenario file whose top-level code never finishes or calls process.exit: "does not load" naming it, exit 2', async (t) => {
+  t.setTimeout(60_000);
+  const dir = userDir(t, {
+    'package.json': PKG,
+    'counts.ts': GOOD,
+    'hangs.ts': `${GOOD.replace('counts-to-three', 'hangs')}\nawait new Promise(() => {});\n`,
+    'exits.ts': `${GOOD.replace('counts-to-three', 'exits')}\nprocess.exit(0);\n`,
+  });
+  for (const argv of [['list', '--scenarios', dir], ['run', '--all', '--scenarios', dir, '--netns', '', '--memory', 'lots']]) {
+    const child = spawn(process.execPath, [resolve('bin/reboot-harness.js'), ...argv], { cwd: tmpdir(), env: { ...process.env, CI: 'true' } });
+    let err = '';
+    child.stderr.on('data', (b: Buffer) => (err += b.toString()));
+    const code = await new Promise<number | null>((res) => child.on('exit', (c) => res(c)));
+    t.equal(code, 2, `${argv[0]}: exit 2 (${err.slice(-300)})`); // run: --memory lots keeps any run from starting
+    t.match(err, new RegExp(`${join(dir, 'hangs.ts').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: does not load \\(got "its top-level code did not finish within 10 s`));
+    t.match(err, new RegExp(`${join(dir, 'exits.ts').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: does not load \\(got "its top-level code called process\\.exit\\(0\\) while loading"; fix: do not end the process`));
+  }
+});

@@ -46,7 +46,7 @@ function standIn() {
     const d = name === undefined ? undefined : domains.get(name);
     switch (cmd) {
       case 'domstate': return answer(d ? ok(`${d.state}\n\n`) : fail(`error: failed to get domain '${name}'`));
-      case 'snapshot-list': return answer(d ? ok([...d.snapshots].map((s) => ` ${s}\n`).join('') + '\n') : fail('no domain'));
+      case 'snapshot-list': return answer(d ? ok([...d.snapshots].map((s) => ` ${s}\n`).join('') + '\n') : fail(`error: failed to get domain '${name}'`));
       case 'suspend': d!.state = 'paused'; return answer(ok());
       case 'resume': d!.state = 'running'; return answer(ok());
       case 'snapshot-create-as': d!.snapshots.add(rest[0]!); return answer(ok());
@@ -56,7 +56,7 @@ function standIn() {
         if (d?.snapshots.size) return answer(fail('cannot undefine domain with snapshots'));
         domains.delete(name!);
         return answer(ok());
-      case 'net-info': return answer(networks.has(name!) ? ok(`Name: ${name}\nActive:         ${networks.get(name!) ? 'yes' : 'no'}\n`) : fail('no network'));
+      case 'net-info': return answer(networks.has(name!) ? ok(`Name: ${name}\nActive:         ${networks.get(name!) ? 'yes' : 'no'}\n`) : fail(`error: failed to get network '${name}'\nerror: Network not found: no network with matching name '${name}'`));
       case 'list': return answer(ok([...domains.keys()].join('\n') + '\n'));
       case 'desc': return answer(!d ? fail(`error: failed to get domain '${name}'`) : ok(`${d.desc ?? `No description for domain: ${name}`}\n`));
       case 'net-start': networks.set(name!, true); return answer(ok());
@@ -146,14 +146,45 @@ t.test('destroy --all also removes orphan domains: a harness lab\'s whose direct
   const env = { PATH: `${new URL('../fixtures/fake-bin', import.meta.url).pathname}:${process.env['PATH']}`, FAKE_VAGRANT_MODE: 'dir', FAKE_VAGRANT_DIR: fake };
   t.equal(await destroyLabs(configIn(work), ['r2'], false, () => undefined, { vagrant: { env, lockDir: root }, run: s.run }), 0);
   t.ok(s.domains.has('r1abcd0123abcd-client'), 'not swept by destroy <run id>');
-  // libvirt not answering: the sweep is skipped with a warning, the rest of destroy still counts
+  // libvirt not answering: the sweep is skipped with a warning, and the exit says it could not look
   const down: RunCommand = async (file, args, opts) => {
     if (file === 'virsh' && args.includes('list')) throw new Error('error: failed to connect to the hypervisor');
     return s.run(file, args, opts);
   };
   const warns: LogEvent[] = [];
-  t.equal(await destroyLabs(configIn(work), [], true, (e) => void warns.push(e), { vagrantfile: VAGRANTFILE, run: down }), 0);
+  t.equal(await destroyLabs(configIn(work), [], true, (e) => void warns.push(e), { vagrantfile: VAGRANTFILE, run: down }), 3);
   t.ok(warns.some((e) => e.kind === 'warn' && /could not look for orphan domains .*failed to connect to the hypervisor/.test(e.message)));
+});
+
+t.test('destroy while virsh and vagrant fail: nothing claimed or deleted that was not looked at, exit 3', async (t) => {
+  const root = t.testdir({ work: {} });
+  const work = join(root, 'work');
+  const s = standIn();
+  const a = await warmLabOnDisk(s, configIn(work), false);
+  const b = await warmLabOnDisk(s, { ...configIn(work), lab: { ...configIn(work).lab, cpus: 2 } }, false);
+  // as refusing shims answer (libvirtd down looks the same): exit 1 and a message, whatever was asked
+  const refused: RunCommand = async (file, args) => {
+    s.calls.push([file, ...args].join(' '));
+    throw new Error(`${file} ${args.join(' ')} exited 1: ${file}: refused by shim`);
+  };
+  const refusing: RunCommand = async (file, args, opts) => {
+    if (!(opts.allowedCodes ?? [0]).includes(1)) return refused(file, args, opts);
+    s.calls.push([file, ...args].join(' '));
+    return { code: 1, stdout: '', stderr: `${file}: refused by shim\n`, durationMs: 1 };
+  };
+  for (const [what, sweep, all, ids] of [
+    ['--stale', { stale: true }, false, []], ['--warm', { warm: true }, false, []], ['--all', {}, true, []],
+    [`destroy ${a.id}`, {}, false, [a.id]],
+  ] as const) {
+    const events: LogEvent[] = [];
+    const code = await destroyLabs(configIn(work), [...ids], all, (e) => void events.push(e), { sweep, vagrantfile: VAGRANTFILE, run: refusing });
+    t.equal(code, 3, `${what}: exit 3`);
+    const said = events.map((e) => ('message' in e ? (e.message ?? '') : ''));
+    t.notOk(said.some((m) => /^destroyed /.test(m)), `${what}: nothing claimed destroyed: ${said.join(' | ')}`);
+    t.ok(existsSync(a.dir) && existsSync(b.dir), `${what}: both warm labs' directories are still there`);
+    t.ok(said.some((m) => /virsh could not tell whether domain .* exists \(exit 1\): virsh: refused by shim|could not look for orphan domains/.test(m)), `${what}: says why`);
+  }
+  t.ok(s.domains.has(a.domain) && s.domains.has(b.domain), 'the domains are untouched');
 });
 
 t.test('destroy --warm removes every warm lab but one in use; --older-than picks old labs of any kind', async (t) => {

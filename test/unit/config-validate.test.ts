@@ -57,12 +57,12 @@ t.test('every problem at once, each naming where, the value and the fix', async 
   const byField = Object.fromEntries(p.map((x) => [x.field, x]));
   t.match(byField['env HARNESS_PROVIDER'], { value: 'hyperv', fix: /libvirt, virtualbox/ });
   t.match(byField['ci/harness.yaml: reboot.kind'], { value: 'soft', fix: /graceful, hard/ });
-  t.match(byField['--timeout'], { value: 'soon', fix: /30m/ });
+  t.match(byField['--timeout'], { value: 'soon', fix: /1h/ });
   for (const x of p) t.ok(x.fix.length > 0 && x.message.length > 0, `${x.field} has a message and a fix`);
   const err = new ConfigError(p);
   t.equal(err.exitCode, 2);
   t.match(err.message, /6 problems/);
-  t.match(err.message, '--timeout: must be a duration from 10s to 21600s (got "soon"; fix: write e.g. "30m" or "1800")');
+  t.match(err.message, '--timeout: must be a duration from 10s to 21600s (got "soon"; fix: write e.g. "1h" or "3600")');
 });
 
 t.test('a bad file value is reported even when a flag overrides it', async (t) => {

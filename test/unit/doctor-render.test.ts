@@ -79,3 +79,13 @@ t.test('runDoctor shows the libvirt driver lab.libvirt_driver resolves to, with 
   const none = await runDoctor({ deadline: deadlineIn(10_000), workDir: dir, run });
   t.notOk(none.some((i) => i.name === 'libvirt driver'), 'not shown when no chooser is given (lab.provider virtualbox or ssh)');
 });
+
+t.test('renderDoctor --quiet: the failed checks\' names and the verdict, nothing else', async (t) => {
+  const items: DoctorItem[] = [
+    { name: 'vagrant', ok: false, detail: 'vagrant not found', fix: 'reboot-harness setup' },
+    { name: 'qemu', ok: true, detail: 'QEMU emulator version 7.2', fix: '' },
+    { name: 'box', ok: false, detail: 'not found', fix: 'reboot-harness setup' },
+  ];
+  t.equal(renderDoctor(items, { quiet: true }), 'FAIL  vagrant\nFAIL  box\n2 of 3 checks failed\n');
+  t.equal(renderDoctor(items.slice(1, 2), { quiet: true }), 'all 1 checks passed\n');
+});

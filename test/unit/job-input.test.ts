@@ -7,6 +7,8 @@ import { placementFailureMessage, placementLines } from '../../lib/nomad/parse-p
 import { nomadJobConverter, nomadMessage, varFlags } from '../../lib/cluster/job-convert.js';
 import { varFile } from '../../lib/scenario/job-input.js';
 import type { RunCommand } from '../../lib/exec/run.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 /** The shape `nomad job run -output` prints (real v1.9.3 here): unset fields null, the job under "Job". */
 const OUTPUT = {
@@ -81,7 +83,7 @@ t.test('the converter: argv, exit codes and Nomad\'s message', async (t) => {
     return { code, stdout, stderr, durationMs: 1 };
   };
   const ok = await nomadJobConverter(answer(0, JSON.stringify(OUTPUT)))({ nomadBinary: '/b/nomad', file: 'j.hcl', vars: { count: 2 } });
-  t.same(calls[0], { file: '/b/nomad', args: ['job', 'run', '-output', '-var', 'count=2', 'j.hcl'], env: { NOMAD_ADDR: 'http://127.0.0.1:4646' } }, 'flags before the path (Nomad takes one argument after them)');
+  t.same(calls[0], { file: '/b/nomad', args: ['job', 'run', '-output', '-var', 'count=2', 'j.hcl'], env: { NOMAD_ADDR: 'http://127.0.0.1:4646', NOMAD_TOKEN: undefined } }, 'flags before the path (Nomad takes one argument after them)');
   t.match(ok, { ok: true, job: { Job: { ID: 'bridge-two-groups' } } });
   const bad = await nomadJobConverter(answer(1, '', 'Error getting job struct: Error parsing job file from j.hcl:\nj.hcl:3,13-4,1: Invalid expression; Expected the start of an expression\n'))({ nomadBinary: '/b/nomad', file: 'j.hcl', vars: {} });
   t.same(bad, { ok: false, message: 'Error getting job struct: Error parsing job file from j.hcl: | j.hcl:3,13-4,1: Invalid expression; Expected the start of an expression' });
@@ -89,6 +91,18 @@ t.test('the converter: argv, exit codes and Nomad\'s message', async (t) => {
   const boom: RunCommand = async () => { throw new Error('spawn /b/nomad ENOENT'); };
   t.match(await nomadJobConverter(boom)({ nomadBinary: '/b/nomad', file: 'f', vars: {} }), { ok: false, message: /could not run \/b\/nomad on this host to parse the job: spawn \/b\/nomad ENOENT/ });
   t.equal(nomadMessage('', ''), 'nomad printed nothing');
+});
+
+t.test('the converter runs the build without the ACL token of this environment', async (t) => {
+  const dir = t.testdir();
+  const build = join(dir, 'nomad');
+  // a stand-in build that prints, as its job, the token it was given
+  writeFileSync(build, '#!/bin/sh\nprintf \'{"token": "%s", "addr": "%s"}\' "${NOMAD_TOKEN-unset}" "$NOMAD_ADDR"\n', { mode: 0o755 });
+  const before = process.env['NOMAD_TOKEN'];
+  process.env['NOMAD_TOKEN'] = 'e7c1d2a4-secret-token';
+  t.teardown(() => (before === undefined ? delete process.env['NOMAD_TOKEN'] : (process.env['NOMAD_TOKEN'] = before)));
+  const r = await nomadJobConverter()({ nomadBinary: build, file: 'j.hcl', vars: {} });
+  t.same(r, { ok: true, job: { token: 'unset', addr: 'http://127.0.0.1:4646' } });
 });
 
 t.test('placement failure from real v1.9.3 evaluations (test/fixtures/nomad/real-1.9.3/placement-failure)', async (t) => {

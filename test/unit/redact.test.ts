@@ -39,6 +39,8 @@ t.test('secret-shaped text is replaced by pattern', async (t) => {
     [`key:\n${OPENSSH_KEY}\nend`, `key:\n${REDACTED}\nend`],
     [`${RSA_KEY}\n${OPENSSH_KEY}`, `${REDACTED}\n${REDACTED}`],
     [`stderr tail: ${OPENSSH_KEY.slice(0, 80)}`, `stderr tail: ${REDACTED}`],
+    ['fetch http://user:SECRET@127.0.0.1:59999/nomad/index.json', `fetch http://${REDACTED}@127.0.0.1:59999/nomad/index.json`],
+    [`"https://${TOKEN}@mirror.example/x"`, `"https://${REDACTED}@mirror.example/x"`],
   ];
   for (const [input, want] of samples) t.equal(redact(input, []), want, input.split('\n')[0]!);
   const harmless = 'no token here: AccessorID, Authorization header missing, public key ssh-ed25519 AAAAC3Nz';

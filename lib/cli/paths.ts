@@ -1,0 +1,76 @@
+// Output paths checked before anything is created: a run's reports written into a file, or a work dir under
+// /etc/passwd, would otherwise fail only at the end (its reports lost) or half-way through (its VMs left behind).
+import { constants } from 'node:fs';
+import { access, stat, statfs } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import type { ConfigProblem } from '../errors.js';
+
+/** What the path must be: a directory (made when missing), or a file (written, replaced when present). */
+export type PathKind = 'dir' | 'file';
+
+export interface OutputPath {
+  /** the flag or key named in a problem, e.g. "--reports-dir" */
+  field: string;
+  value: string;
+  kind: PathKind;
+}
+
+/**
+ * File systems that hold no files of ours, where Node's recursive mkdir loops for ever (proc answers ENOENT to every
+ * mkdir): proc, sysfs, cgroup, cgroup2, devpts, debugfs, securityfs, tracefs, bpf, pstore, configfs, efivarfs.
+ */
+const PSEUDO_FS = new Map<number, string>([
+  [0x9fa0, 'proc'], [0x62656572, 'sysfs'], [0x27e0eb, 'cgroup'], [0x63677270, 'cgroup2'], [0x1cd1, 'devpts'],
+  [0x64626720, 'debugfs'], [0x73636673, 'securityfs'], [0x74726163, 'tracefs'], [0xcafe4a11, 'bpf'],
+  [0x6165676c, 'pstore'], [0x62656570, 'configfs'], [0xde5e81e4, 'efivarfs'],
+]);
+
+const errno = (err: unknown): string => (err as NodeJS.ErrnoException).code ?? String(err);
+
+/**
+ * Why `p` (resolved from `cwd`) cannot be used as asked, or undefined when it can: what is there must be of the kind
+ * asked, and the nearest folder that exists must be a folder this process may write on a real file system. Reads only.
+ */
+export async function pathProblem(p: OutputPath, cwd: string): Promise<ConfigProblem | undefined> {
+  const what = p.kind === 'dir' ? 'a directory' : 'a file';
+  const fix = p.kind === 'dir' ? 'give a directory, or a path where one can be made' : 'give a file path in a directory you can write';
+  const says = (message: string): ConfigProblem => ({ field: p.field, value: p.value, message, fix });
+  if (p.value.trim() === '') return says(`must name ${what} (an empty path would mean the working directory)`);
+  const abs = resolve(cwd, p.value);
+  const here = await stat(abs).catch((err: unknown) => errno(err));
+  if (typeof here !== 'string') {
+    if (p.kind === 'dir' && !here.isDirectory()) return says('is a file, not a directory');
+    if (p.kind === 'file' && here.isDirectory()) return says('is a directory, not a file');
+  } else if (here !== 'ENOENT' && here !== 'ENOTDIR') return says(`cannot be looked at (${here})`);
+  // The nearest existing folder on the way (the path itself when it is a directory that exists).
+  let dir = typeof here !== 'string' && here.isDirectory() ? abs : dirname(abs);
+  for (;;) {
+    const st = await stat(dir).catch((err: unknown) => errno(err));
+    if (typeof st !== 'string') {
+      if (!st.isDirectory()) return says(`cannot be made: ${dir} is a file, not a directory`);
+      break;
+    }
+    if (st !== 'ENOENT' && st !== 'ENOTDIR') return says(`cannot be made: ${dir} cannot be looked at (${st})`);
+    if (dirname(dir) === dir) break;
+    dir = dirname(dir);
+  }
+  const fs = await statfs(dir).then((s) => PSEUDO_FS.get(s.type), () => undefined);
+  if (fs) return says(`cannot be made: ${dir} is on ${fs}, a kernel file system that holds no files`);
+  const writable = await access(dir, constants.W_OK | constants.X_OK).then(() => undefined, errno);
+  if (writable) return says(`cannot be written: ${dir} is not writable (${writable})`);
+  return undefined;
+}
+
+/** Every problem with these paths at once (each path checked once). */
+export async function pathProblems(paths: readonly OutputPath[], cwd: string): Promise<ConfigProblem[]> {
+  const out: ConfigProblem[] = [];
+  const seen = new Set<string>();
+  for (const p of paths) {
+    const key = `${p.field}\u0000${p.value}\u0000${p.kind}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const problem = await pathProblem(p, cwd);
+    if (problem) out.push(problem);
+  }
+  return out;
+}

@@ -1,0 +1,56 @@
+// `reboot-harness build` interrupted (SIGTERM, as a cancelled CI job sends it) in the middle of a source build: exit
+// 130 "interrupted" like every other command, not the compile failure the killed go command looks like, and no build
+// in the cache. The tree is a Nomad-shaped git repository and `go` a stand-in that hangs, so nothing is compiled.
+import { execFileSync } from 'node:child_process';
+import { EventEmitter } from 'node:events';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import t from 'tap';
+import { main, type CliDeps } from '../../lib/cli/main.js';
+import { filesUnder } from '../helpers/release-mirror.js';
+
+t.test('build git:<tree> interrupted by SIGTERM during the build: exit 130, interrupted, nothing cached', async (t) => {
+  const dir = t.testdir({ bin: {}, tree: {} });
+  const go = join(dir, 'bin', 'go');
+  // answers the version question, then hangs like a long `go get` or `go build`
+  writeFileSync(go, '#!/bin/sh\nif [ "$1" = env ]; then echo go1.26.8; exit 0; fi\necho started >> "$(dirname "$0")/started"\nexec sleep 60\n');
+  chmodSync(go, 0o755);
+  const tree = join(dir, 'tree');
+  mkdirSync(join(tree, 'version'));
+  mkdirSync(join(tree, 'nomad', 'structs'), { recursive: true });
+  writeFileSync(join(tree, 'go.mod'), 'module github.com/hashicorp/nomad\n\ngo 1.22\n');
+  writeFileSync(join(tree, 'version', 'version.go'), 'package version\n');
+  writeFileSync(join(tree, 'nomad', 'structs', 'generate.sh'), '#!/bin/sh\n');
+  writeFileSync(join(tree, 'main.go'), 'package main\n\nfunc main() {}\n');
+  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.invalid', ...args], { cwd: tree, stdio: 'ignore' });
+  git('init', '-q');
+  git('add', '-A');
+  git('commit', '-qm', 'a tree shaped like Nomad');
+
+  const signals = new EventEmitter();
+  const out: string[] = [];
+  const err: string[] = [];
+  const cache = join(dir, 'xdg');
+  const deps: CliDeps = {
+    env: { PATH: `${join(dir, 'bin')}:/usr/bin:/bin`, HOME: dir, XDG_CACHE_HOME: cache }, cwd: dir, isTTY: false,
+    out: (s) => void out.push(s), err: (s) => void err.push(s), signalSource: signals,
+    makeEnv: () => { throw new Error('build must not make a lab'); },
+  };
+  const started = Date.now();
+  const timer = setInterval(() => {
+    try {
+      execFileSync('test', ['-e', join(dir, 'bin', 'started')]);
+      clearInterval(timer);
+      signals.emit('SIGTERM', 'SIGTERM');
+    } catch { /* go has not started yet */ }
+  }, 50);
+  t.teardown(() => clearInterval(timer));
+  const code = await main(['build', `git:${tree}`], deps);
+  t.equal(code, 130, err.join(''));
+  t.match(err.join(''), /^error: interrupted by SIGTERM$/m);
+  t.notMatch(err.join(''), /does not compile|failed \(exit/, 'not told as a failed build');
+  t.equal(out.join(''), '', 'no build printed');
+  t.ok(Date.now() - started < 30_000, 'the hanging go was stopped, not waited for');
+  const kept = filesUnder(join(cache, 'nomad-reboot-harness', 'builds'));
+  t.same(kept.filter((f) => /^[0-9a-f]{64}\//.test(f) || /^(git|tmp)\//.test(f) || f.endsWith('.json')), [], `no build, record or work dir in the cache: ${kept.join(', ')}`);
+});
