@@ -2,7 +2,7 @@
 // input at once. `run` is one cell (one per scenario with --all), `compare` two cells on the build axis, `matrix` the
 // expansion. Pure: files are read by the CLI and handed in; build files are checked by the CLI over `plan.builds`.
 import type { ConfigProblem } from '../errors.js';
-import type { CheckDef } from '../model/check.js';
+import type { CheckInfo } from '../model/check.js';
 import { resolveConfig } from '../config/validate.js';
 import type { HarnessConfig } from '../config/schema.js';
 import { cellConfig, expandCells, parseShard, planProblems, shard, type Cell } from '../matrix/expand.js';
@@ -15,7 +15,7 @@ export interface PlannableScenario {
   needsNomad: boolean;
   /** the machines it brings up; default server and client */
   roles?: readonly string[];
-  checks: readonly CheckDef[];
+  checks: readonly CheckInfo[];
   validate?(config: HarnessConfig): ConfigProblem[];
 }
 
