@@ -1,6 +1,6 @@
 // Check: after the in-place upgrade and the scale-up no two live allocs share an address (the GH-25093 collision),
 // judged twice: from the API (NetworkStatus) and from the client host (which namespaces hold which address). Failing
-// samples name the address and every holder.
+// samples name the address and every holder. It was `unique-ips` before, the id of the reboot scenario's own check.
 import { defineCheck } from './define.js';
 import { judgement } from './result.js';
 import { allocsByAddress } from './unique-ips.js';
@@ -10,8 +10,9 @@ import { LIVE, type UpgradeEvidence } from './upgrade-evidence.js';
 const short = (id: string): string => id.slice(0, 8);
 
 export const UNIQUE_IPS_AFTER_UPGRADE = defineCheck<UpgradeEvidence>({
-  id: 'unique-ips',
-  title: 'Unique alloc IPs',
+  id: 'unique-ips-after-upgrade',
+  formerly: ['unique-ips'],
+  title: 'Unique alloc IPs after the upgrade',
   passesWhen: 'after the upgrade and the scale-up no two live allocs share an address **in the API**, and no two network namespaces **on the client host** hold the same address (the host view lists every namespace, named or only held by a process, with its addresses: `client-netns-after.json`)',
   judge(e) {
     const by = allocsByAddress(e.after, (a) => LIVE.has(a.clientStatus));

@@ -3,12 +3,14 @@ import type { RebootKind } from './kinds.js';
 
 /** What a check is known by, without its judge: enough to list it, validate `--expect` and name its report row. */
 export interface CheckInfo {
-  /** stable: expectations, JUnit case names and reports use it */
+  /** stable: expectations, JUnit case names and reports use it; unique across the registry (lib/checks/registry.ts) */
   id: string;
   /** the human name; the JUnit case is "<title> (<id>)" whether the run was real or skipped */
   title: string;
   /** one line: when the check passes (list, --help, README tables) */
   passesWhen: string;
+  /** ids this check was known by before; `--expect` still takes them, with a warning naming `id` */
+  formerly?: readonly string[];
 }
 
 /**

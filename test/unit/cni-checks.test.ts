@@ -19,7 +19,7 @@ const byId = (e: CniRebootEvidence) => Object.fromEntries(cniChecks(e).map((c) =
 
 t.test('the expected outcomes pass: persistent -> duplicate error, tmpfs -> clean ADD', async (t) => {
   const c = byId(ev([run('persistent', dup('172.26.64.2')), run('tmpfs', ok('172.26.64.2/20'))]));
-  t.equal(c['client-rebooted']!.status, 'passed');
+  t.equal(c['host-rebooted']!.status, 'passed');
   t.equal(c['persistent-state-duplicate']!.status, 'passed');
   t.match(c['persistent-state-duplicate']!.message, /172\.26\.64\.2 is still reserved for 6f0c1a2b/);
   t.ok(c['persistent-state-duplicate']!.evidence.some((l) => l.includes('"6f0c1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b\\r\\neth0"')), 'state file content shown with CRLF');
@@ -42,9 +42,9 @@ t.test('tmpfs-state-clean fails when the re-ADD hits the duplicate error', async
   t.match(c.message, /failed: .*duplicate allocation is not allowed/);
 });
 
-t.test('client-rebooted fails without a boot id change', async (t) => {
-  t.match(byId(ev([], 'same', 'same'))['client-rebooted'], { status: 'failed', message: /did not change/ });
-  t.match(byId(ev([], '', 'x'))['client-rebooted'], { status: 'failed', message: /not observed/ });
+t.test('host-rebooted fails without a boot id change', async (t) => {
+  t.match(byId(ev([], 'same', 'same'))['host-rebooted'], { status: 'failed', message: /did not change/ });
+  t.match(byId(ev([], '', 'x'))['host-rebooted'], { status: 'failed', message: /not observed/ });
 });
 
 t.test('recorded on a real client VM across a real reboot (bridge + host-local 1.1.1, Debian bookworm guest)', async (t) => {
