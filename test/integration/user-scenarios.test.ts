@@ -91,6 +91,13 @@ t.test('every bad scenario file is reported at once, exit 2, before anything run
   t.same(r.s.nomad.requests, [], 'nothing ran');
 });
 
+t.test('a user check may not take a shipped check\'s id: one id, one meaning (exit 2)', async (t) => {
+  const dir = userDir(t, { 'package.json': PKG, 'mine.ts': GOOD.replace("id: 'counted'", "id: 'client-rebooted'") });
+  const r = await cli(['list', '--scenarios', dir], process.cwd());
+  t.equal(r.code, 2, 'exit 2');
+  t.match(r.err, /mine\.ts: checks\[0\]\.id: is the id of the shipped check "Client rebooted" \(client-rebooted\) \(got "client-rebooted"/);
+});
+
 t.test('the files\' problems and the rest of the command line\'s, at once (exit 2); no guess about the scenario', async (t) => {
   const dir = userDir(t, { 'package.json': PKG, 'counts.ts': GOOD, 'no-default.ts': 'export const scenario = 1;\n' });
   const r = await cli(['run', 'counts-to-three', '--scenarios', dir, '--netns', '', '--reboot', 'soft', '--repeat', 'x'], process.cwd());
