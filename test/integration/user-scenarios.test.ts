@@ -11,10 +11,11 @@ import { XMLParser } from 'fast-xml-parser';
 import { main } from '../../lib/cli/main.js';
 import { standIn, standInPerRun } from '../helpers/stand-in-env.js';
 import type { ServerRebootEffect } from '../helpers/fake-nomad/index.js';
+import { idsOf } from '../helpers/check-ids.js';
+import { CHECKS as EXAMPLE_CHECKS } from '../../examples/scenarios/server-reboot.js';
 
 const EXAMPLES = resolve('examples/scenarios');
-const SERVER_CHECKS = ['server-rebooted', 'leader-elected', 'alloc-kept-running', 'served-through-reboot',
-  'node-stayed-ready'];
+const SERVER_CHECKS = idsOf(EXAMPLE_CHECKS);
 
 /** A directory OUTSIDE the repository (no node_modules above it), as a user's would be. */
 function userDir(t: Test, files: Record<string, string>): string {
