@@ -8,9 +8,18 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { AllocSnap, RebootEvidence, TaskEventRec } from '../lib/model/evidence.js';
 import type { RebootRecord } from '../lib/model/lab.js';
-import { rebootChecks, factsFromEvidence } from '../lib/checks/reboot.js';
+import { factsFromEvidence } from '../lib/checks/facts.js';
+import { judgeAll } from '../lib/checks/define.js';
+import { CLIENT_REBOOTED } from '../lib/checks/client-rebooted.js';
+import { NODE_BACK } from '../lib/checks/node-back.js';
+import { ALLOC_RESTORED } from '../lib/checks/alloc-restored.js';
+import { TASK_RESTARTED } from '../lib/checks/task-restarted.js';
+import { HTTP_REACHABLE } from '../lib/checks/http-reachable.js';
+import { NO_DUPLICATE_IP } from '../lib/checks/no-duplicate-ip.js';
+import { UNIQUE_IPS } from '../lib/checks/unique-ips.js';
+import { NO_LEAKS } from '../lib/checks/no-leaks.js';
 import { defineScenario } from '../lib/run/scenario.js';
-import { REBOOT_CHECKS, observe } from '../lib/scenario/reboot-steps.js';
+import { observe } from '../lib/scenario/reboot-steps.js';
 import { waitForLeader, waitForNodeReady } from '../lib/nomad/wait.js';
 import { waitForBridgeClient } from '../lib/scenario/client-ready.js';
 import { toNodeSnap } from '../lib/nomad/parse.js';
@@ -41,11 +50,23 @@ const CLIENT_NODE_NAME = 'client';
 const placeTimeoutMs = (n: number): number => (4 + 2 * n) * 60_000;
 const short = (a: AllocSnap): string => `${a.name} ${a.id.slice(0, 8)}`;
 
+/** The checks, in report order; each is pure over the evidence, its rules (explains, underFault) on it. */
+export const CHECKS = [
+  CLIENT_REBOOTED,
+  NODE_BACK,
+  ALLOC_RESTORED,
+  TASK_RESTARTED,
+  HTTP_REACHABLE,
+  NO_DUPLICATE_IP,
+  UNIQUE_IPS,
+  NO_LEAKS,
+];
+
 export default defineScenario({
   name: 'bridge-exec-reboot',
   summary: 'every alloc of a bridge-mode job (the shipped exec job, --driver docker, or your own --job) survives a real reboot of its client host (restored in place)',
   needsNomad: true,
-  checks: REBOOT_CHECKS,
+  checks: CHECKS,
   validate(config) {
     // The default box has no Docker; any other box is checked inside the VM (a clear error before the job runs).
     const docker = config.task.driver === 'docker' && config.lab.box === DEFAULTS.lab.box
@@ -206,7 +227,7 @@ export default defineScenario({
     // the reboot itself ended is quoted as the fault's effect.
     await recorder!.stop();
     // issue 15: agent-kill and partition are judged against what they make Nomad do (lib/checks/fault-expectations.ts)
-    const judged = adjustForFault(rebootChecks(evidence), evidence, fault);
+    const judged = adjustForFault(CHECKS, judgeAll(CHECKS, evidence), evidence, fault);
     const first = reboots[0]!;
     const endsTasks = FAULT_KINDS[first.kind].rebootsHost;
     const name = first.kind === 'agent-kill' || first.kind === 'partition' ? first.kind : 'reboot';

@@ -6,7 +6,11 @@
 // allowed"); tmpfs state must accept it.
 import { defineScenario, singleRebootExecOnly } from '../lib/run/scenario.js';
 import { HarnessError } from '../lib/errors.js';
-import { cniChecks, CNI_CHECKS, type CniProbeRun } from '../lib/cni/checks.js';
+import { judgeAll } from '../lib/checks/define.js';
+import type { CniProbeRun } from '../lib/checks/cni-probe.js';
+import { HOST_REBOOTED } from '../lib/checks/host-rebooted.js';
+import { PERSISTENT_STATE_DUPLICATE } from '../lib/checks/persistent-state-duplicate.js';
+import { TMPFS_STATE_CLEAN } from '../lib/checks/tmpfs-state-clean.js';
 import { installCniProbe, cniAdd, cniReset } from '../lib/cni/probe.js';
 import { CNI_DATA_DIRS, stateDirOf, type BridgeConfigOptions, type CniStateMode } from '../lib/cni/config.js';
 import { readCniState } from '../lib/cluster/evidence.js';
@@ -20,6 +24,13 @@ const PROBES: Record<CniStateMode, { netns: string; config: BridgeConfigOptions 
 };
 const MODES: CniStateMode[] = ['persistent', 'tmpfs'];
 
+/** The checks, in report order: the reboot itself, then one per state mode's probe. */
+export const CHECKS = [
+  HOST_REBOOTED,
+  PERSISTENT_STATE_DUPLICATE,
+  TMPFS_STATE_CLEAN,
+];
+
 export default defineScenario({
   name: 'cni-ipam-reboot',
   summary: 'no Nomad: the real bridge + host-local CNI plugins across a real reboot, state on disk vs on tmpfs',
@@ -27,7 +38,7 @@ export default defineScenario({
   roles: ['client'],
   // issue 15: panic and power-off reboot the host too; agent-kill and partition need a Nomad agent, which this has not
   validate: (config) => [...singleRebootExecOnly('cni-ipam-reboot', config), ...faultProblems('cni-ipam-reboot', config, { hasNomadAgent: false })],
-  checks: [CNI_CHECKS.rebooted, CNI_CHECKS.persistent, CNI_CHECKS.tmpfs],
+  checks: CHECKS,
   async run(ctx, env) {
     const lab = await ctx.step('bring up the client VM', (d) => env.upLab(ctx, d, { roles: ['client'] }), { timeoutMs: 20 * 60_000 });
     const client = lab.machines['client']!;
@@ -71,6 +82,6 @@ export default defineScenario({
       ctx.fact(`cni.${r.mode}.state_dir`, r.stateDir);
       ctx.artifact(`cni-${r.mode}.json`, JSON.stringify(r, null, 2));
     }
-    return cniChecks({ bootIdBefore: bootBefore.bootId, bootIdAfter: bootAfter.bootId, runs });
+    return judgeAll(CHECKS, { bootIdBefore: bootBefore.bootId, bootIdAfter: bootAfter.bootId, runs });
   },
 });

@@ -5,9 +5,17 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { AllocSnap, RebootEvidence, TaskEventRec } from '../lib/model/evidence.js';
 import type { CheckResult } from '../lib/model/check.js';
-import { UPGRADE_CHECKS, upgradeChecks, reservationsOf } from '../lib/checks/upgrade.js';
-import { RESTORE_CHECK_IDS, restoreChecks } from '../lib/checks/reboot.js';
-import { REBOOT_CHECKS, observe } from '../lib/scenario/reboot-steps.js';
+import { judgeAll } from '../lib/checks/define.js';
+import { reservationsOf } from '../lib/checks/cni-state.js';
+import { UNIQUE_IPS_AFTER_UPGRADE } from '../lib/checks/unique-ips-after-upgrade.js';
+import { STATE_AGREES } from '../lib/checks/state-agrees.js';
+import { STATE_MIGRATED } from '../lib/checks/state-migrated.js';
+import { CLIENT_REBOOTED } from '../lib/checks/client-rebooted.js';
+import { ALLOC_RESTORED } from '../lib/checks/alloc-restored.js';
+import { TASK_RESTARTED } from '../lib/checks/task-restarted.js';
+import { HTTP_REACHABLE } from '../lib/checks/http-reachable.js';
+import { NO_DUPLICATE_IP } from '../lib/checks/no-duplicate-ip.js';
+import { observe } from '../lib/scenario/reboot-steps.js';
 import { jobInfo } from '../lib/nomad/parse-job.js';
 import { probeAllocs, waitForJobSettled, waitForReachable } from '../lib/scenario/job-steps.js';
 import { readCniState } from '../lib/cluster/evidence.js';
@@ -98,8 +106,20 @@ async function registerWithCount(nomad: Nomad, count: number, d: Deadline): Prom
 
 const addresses = (allocs: AllocSnap[]): string => allocs.map((a) => `${a.id.slice(0, 8)}=${a.address ?? '?'}`).join(' ');
 
-/** The reboot scenario's restore checks this scenario reuses (upgrade-then-reboot), with their report rows. */
-const RESTORE_CHECKS = REBOOT_CHECKS.filter((c) => RESTORE_CHECK_IDS.includes(c.id));
+/** The checks of the upgrade and the scale-up, in report order. */
+export const UPGRADE_CHECKS = [
+  UNIQUE_IPS_AFTER_UPGRADE,
+  STATE_AGREES,
+  STATE_MIGRATED,
+];
+/** The reboot scenario's checks of one reboot's restore, reused here (upgrade-then-reboot), with the same rules. */
+export const RESTORE_CHECKS = [
+  CLIENT_REBOOTED,
+  ALLOC_RESTORED,
+  TASK_RESTARTED,
+  HTTP_REACHABLE,
+  NO_DUPLICATE_IP,
+];
 const skipRestore = (why: string): CheckResult[] => RESTORE_CHECKS.map((c) => ({ id: c.id, title: c.title, status: 'skipped', message: why, evidence: [] }));
 
 /** issue 15: upgrade-then-reboot needs a kind that reboots the host (agent-kill and partition do not). */
@@ -171,7 +191,7 @@ export default defineScenario({
     });
     let restore = skipRestore(`only in --upgrade-mode upgrade-then-reboot (this run: ${mode})`);
     if (mode === 'upgrade-then-reboot') {
-      // Every alloc's restore after the reboot, judged by the reboot scenario's own checks (lib/checks/reboot.ts).
+      // Every alloc's restore after the reboot, judged by the reboot scenario's own check objects.
       await ctx.step(`wait for the ${COUNT_BEFORE} allocs to run on build B before the reboot`, (d) => waitForRunning(nomad, jobId, COUNT_BEFORE, d), { timeoutMs: placeTimeoutMs(COUNT_BEFORE) });
       const history: { events: Record<string, TaskEventRec[]> } = { events: {} };
       const watched = (await nodeAllocs(nomad, node.id, ctx.deadline)).filter((a) => a.jobId === jobId).map((a) => a.id);
@@ -197,7 +217,7 @@ export default defineScenario({
         heartbeatGrace: env.config.nomad.heartbeatGrace, settle: settled, probeKinds: kinds,
         before: obsBefore, after: obsAfter, reboot, taskEvents: history.events, clientLog: obsAfter.clientLog,
       };
-      restore = restoreChecks(evidence);
+      restore = judgeAll(RESTORE_CHECKS, evidence);
       const moved = watched.map((id) => [obsBefore.jobAllocs.find((a) => a.id === id), obsAfter.jobAllocs.find((a) => a.id === id)] as const)
         .filter(([b, a]) => b?.address && a?.address && b.address !== a.address).map(([b, a]) => `${b!.id.slice(0, 8)} ${b!.address} -> ${a!.address}`);
       if (moved.length) ctx.fact('allocs.addresses_changed_by_reboot', moved.join('; '));
@@ -224,6 +244,6 @@ export default defineScenario({
     });
     ctx.fact('allocs.after', addresses(after.allocs));
     for (const l of after.cni) ctx.fact(`cni.reservations.after:${l.dir}`, l.exists ? [...reservationsOf(l).keys()].sort().join(' ') || '(none)' : '(missing)');
-    return [...upgradeChecks({ mode, before: before.allocs, after: after.allocs, cniAfter: after.cni, clientLog: after.log, hostNetns: after.hostNetns }), ...restore];
+    return [...judgeAll(UPGRADE_CHECKS, { mode, before: before.allocs, after: after.allocs, cniAfter: after.cni, clientLog: after.log, hostNetns: after.hostNetns }), ...restore];
   },
 });

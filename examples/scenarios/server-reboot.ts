@@ -25,59 +25,68 @@ export interface ServerRebootEvidence {
 /** Task events that mean a task stopped or started again. */
 const RESTART_EVENTS = new Set(['Started', 'Restarting', 'Terminated', 'Killing', 'Killed', 'Failed Restoring Task']);
 
+const ALLOC_KEPT_RUNNING = defineCheck<ServerRebootEvidence>({
+  id: 'alloc-kept-running', title: 'alloc kept running',
+  passesWhen: 'the same alloc is running after the reboot, with no task restarted or started again since it began',
+  judge: (e) => keptRunning(e),
+});
+
+const SERVED_THROUGH_REBOOT = defineCheck<ServerRebootEvidence>({
+  id: 'served-through-reboot', title: 'served through the reboot',
+  passesWhen: 'every HTTP probe from the client to the alloc\'s bridge address answered while the server was away',
+  judge: ({ probesDuring: p }) => {
+    const bad = p.filter((x) => !x.ok);
+    const lines = p.map((x) => `${new Date(x.atMs).toISOString()} ${x.ok ? 'answered' : 'FAILED'} ${x.detail}`);
+    if (!p.length) return { status: 'failed', message: 'no probe made while the server rebooted', evidence: [] };
+    return bad.length
+      ? { status: 'failed', message: `${bad.length} of ${p.length} probes got no answer`, evidence: lines }
+      : { status: 'passed', message: `${p.length} of ${p.length} probes answered`, evidence: lines };
+  },
+});
+
+const NODE_STAYED_READY = defineCheck<ServerRebootEvidence>({
+  id: 'node-stayed-ready', title: 'client node stayed ready',
+  passesWhen: 'the client node is ready after the reboot and was not marked down (no missed-heartbeat event)',
+  judge: ({ nodeAfter: n, reboot }) => {
+    if (!n) return { status: 'failed', message: 'the client node could not be read after the reboot', evidence: [] };
+    // Note: node event timestamps have whole seconds
+    const since = reboot.requestedAt - 1000;
+    const missed = n.events.filter((ev) => /heartbeat missed/i.test(ev.message) && Date.parse(ev.timestamp) > since);
+    const evidence = [`status ${n.status}`, ...missed.map((ev) => `${ev.timestamp} ${ev.message}`)];
+    if (missed.length) return { status: 'failed', message: 'the node was marked down during the reboot', evidence };
+    return n.status === 'ready'
+      ? { status: 'passed', message: 'ready, never marked down', evidence }
+      : { status: 'failed', message: `node is ${n.status}`, evidence };
+  },
+});
+
+const SERVER_REBOOTED = defineCheck<ServerRebootEvidence>({
+  id: 'server-rebooted', title: 'server rebooted', passesWhen: 'the server host answers with a new boot_id',
+  judge: ({ reboot: r }) => ({
+    status: r.bootIdAfter && r.bootIdAfter !== r.bootIdBefore ? 'passed' : 'failed',
+    message: r.bootIdAfter !== r.bootIdBefore ? 'new boot_id after the reboot' : 'boot_id unchanged: no reboot',
+    evidence: [
+      `boot_id before ${r.bootIdBefore}`, `boot_id after ${r.bootIdAfter}`,
+      `SSH back after ${((r.backAt - r.requestedAt) / 1000).toFixed(1)}s`,
+    ],
+  }),
+});
+
+/** Without a leader the alloc and the node cannot be read (run() below): their checks fail because this one did. */
+const LEADER_ELECTED = defineCheck<ServerRebootEvidence>({
+  id: 'leader-elected', title: 'leader elected again',
+  passesWhen: '/v1/status/leader names a leader after the reboot',
+  judge: ({ leaderAfter: l }) => ('leader' in l
+    ? { status: 'passed', message: `leader ${l.leader}`, evidence: [`leader ${l.leader}`] }
+    : { status: 'failed', message: `no leader after the reboot: ${l.error}`, evidence: [l.error] }),
+  explains: [
+    { checks: [ALLOC_KEPT_RUNNING], when: (e) => 'error' in e.leaderAfter && !e.allocAfter },
+    { checks: [NODE_STAYED_READY], when: (e) => 'error' in e.leaderAfter && !e.nodeAfter },
+  ],
+});
+
 /** The checks, in report order; each is pure over the evidence (test/unit/example-server-reboot.test.ts). */
-export const CHECKS = [
-  defineCheck<ServerRebootEvidence>({
-    id: 'server-rebooted', title: 'server rebooted', passesWhen: 'the server host answers with a new boot_id',
-    judge: ({ reboot: r }) => ({
-      status: r.bootIdAfter && r.bootIdAfter !== r.bootIdBefore ? 'passed' : 'failed',
-      message: r.bootIdAfter !== r.bootIdBefore ? 'new boot_id after the reboot' : 'boot_id unchanged: no reboot',
-      evidence: [
-        `boot_id before ${r.bootIdBefore}`, `boot_id after ${r.bootIdAfter}`,
-        `SSH back after ${((r.backAt - r.requestedAt) / 1000).toFixed(1)}s`,
-      ],
-    }),
-  }),
-  defineCheck<ServerRebootEvidence>({
-    id: 'leader-elected', title: 'leader elected again',
-    passesWhen: '/v1/status/leader names a leader after the reboot',
-    judge: ({ leaderAfter: l }) => ('leader' in l
-      ? { status: 'passed', message: `leader ${l.leader}`, evidence: [`leader ${l.leader}`] }
-      : { status: 'failed', message: `no leader after the reboot: ${l.error}`, evidence: [l.error] }),
-  }),
-  defineCheck<ServerRebootEvidence>({
-    id: 'alloc-kept-running', title: 'alloc kept running',
-    passesWhen: 'the same alloc is running after the reboot, with no task restarted or started again since it began',
-    judge: (e) => keptRunning(e),
-  }),
-  defineCheck<ServerRebootEvidence>({
-    id: 'served-through-reboot', title: 'served through the reboot',
-    passesWhen: 'every HTTP probe from the client to the alloc\'s bridge address answered while the server was away',
-    judge: ({ probesDuring: p }) => {
-      const bad = p.filter((x) => !x.ok);
-      const lines = p.map((x) => `${new Date(x.atMs).toISOString()} ${x.ok ? 'answered' : 'FAILED'} ${x.detail}`);
-      if (!p.length) return { status: 'failed', message: 'no probe made while the server rebooted', evidence: [] };
-      return bad.length
-        ? { status: 'failed', message: `${bad.length} of ${p.length} probes got no answer`, evidence: lines }
-        : { status: 'passed', message: `${p.length} of ${p.length} probes answered`, evidence: lines };
-    },
-  }),
-  defineCheck<ServerRebootEvidence>({
-    id: 'node-stayed-ready', title: 'client node stayed ready',
-    passesWhen: 'the client node is ready after the reboot and was not marked down (no missed-heartbeat event)',
-    judge: ({ nodeAfter: n, reboot }) => {
-      if (!n) return { status: 'failed', message: 'the client node could not be read after the reboot', evidence: [] };
-      // Note: node event timestamps have whole seconds
-      const since = reboot.requestedAt - 1000;
-      const missed = n.events.filter((ev) => /heartbeat missed/i.test(ev.message) && Date.parse(ev.timestamp) > since);
-      const evidence = [`status ${n.status}`, ...missed.map((ev) => `${ev.timestamp} ${ev.message}`)];
-      if (missed.length) return { status: 'failed', message: 'the node was marked down during the reboot', evidence };
-      return n.status === 'ready'
-        ? { status: 'passed', message: 'ready, never marked down', evidence }
-        : { status: 'failed', message: `node is ${n.status}`, evidence };
-    },
-  }),
-];
+export const CHECKS = [SERVER_REBOOTED, LEADER_ELECTED, ALLOC_KEPT_RUNNING, SERVED_THROUGH_REBOOT, NODE_STAYED_READY];
 
 function keptRunning({ allocBefore: b, allocAfter: a, reboot }: ServerRebootEvidence) {
   if (!a) return { status: 'failed' as const, message: `alloc ${b.id} is gone after the reboot`, evidence: [] };

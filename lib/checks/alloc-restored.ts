@@ -1,14 +1,13 @@
-// Check: every alloc running before the reboot is running again in place (same ID, same node, no replacement).
-import { allocBefore, allocLabel, classifyAll } from './alloc-outcome.js';
-import { allocLine, result } from './result.js';
+// Check: every alloc running before the reboot is running again in place (same ID, same node, no replacement). A
+// replaced alloc's tasks were not started again in place, so task-restarted failing only for replaced allocs is this
+// check's consequence (`--expect alloc-restored=fail` reproduces a node-down). Under a partition longer than
+// heartbeat_grace the replacement is what is expected.
+import { allocBefore, allocLabel, classifyAll, classifyAllocOutcome } from './alloc-outcome.js';
+import { defineCheck } from './define.js';
+import { allocLine, judgement, withStatus } from './result.js';
+import { TASK_RESTARTED } from './task-restarted.js';
 import type { RebootEvidence } from '../model/evidence.js';
-import type { AllocDetail, CheckDef, CheckResult } from '../model/check.js';
-
-export const ALLOC_RESTORED: CheckDef = {
-  id: 'alloc-restored',
-  title: 'Alloc restored',
-  passesWhen: 'every alloc healthy before the reboot is `running` again under the same ID on the same node, not replaced. Per alloc: restored, replaced (and why), failed (the failing event) or unknown (the wait ran out while it was still changing)',
-};
+import type { AllocDetail, CheckResult, FaultSeen, Judgement } from '../model/check.js';
 
 /** "web.web[0] 172.26.64.4 -> 172.26.64.3" for each restored alloc whose bridge address changed. */
 function addressChanges(e: RebootEvidence, outcomes: ReturnType<typeof classifyAll>): string[] {
@@ -20,8 +19,7 @@ function addressChanges(e: RebootEvidence, outcomes: ReturnType<typeof classifyA
 }
 
 /** Passes only when every judged alloc's outcome is `restored`; one detail line per alloc with its outcome and why. */
-export function checkAllocRestored(e: RebootEvidence): CheckResult {
-  const { id, title } = ALLOC_RESTORED;
+function judgeRestored(e: RebootEvidence): Judgement {
   const outcomes = classifyAll(e);
   const perAlloc: AllocDetail[] = outcomes.map((o) => ({
     allocId: o.allocId, name: o.name, status: o.outcome === 'restored' ? 'passed' : 'failed', detail: `${o.outcome}: ${o.reason}`,
@@ -42,10 +40,34 @@ export function checkAllocRestored(e: RebootEvidence): CheckResult {
   const movedNote = moved.length ? `; ${moved.length} came back with a different address (${moved.join('; ')})` : '';
   if (!bad.length) {
     const msg = n === 1 ? `${outcomes[0]!.reason}${movedNote}` : `all ${n} allocs restored in place${movedNote}`;
-    return { ...result(id, title, 'passed', msg, evidence), perAlloc };
+    return judgement('passed', msg, evidence, perAlloc);
   }
   const counts = (['replaced', 'failed', 'unknown'] as const).map((k) => [k, bad.filter((o) => o.outcome === k).length] as const).filter(([, c]) => c > 0);
   // Note: "not restored (<outcome>)", not "<outcome>: …": reports put the verdict ("failed: ") in front of the message.
   const summary = n === 1 ? `not restored (${bad[0]!.outcome}): ${bad[0]!.reason}` : `${n - bad.length} of ${n} allocs restored; ${counts.map(([k, c]) => `${c} ${k}`).join(', ')}; first: ${bad[0]!.outcome}: ${bad[0]!.reason}`;
-  return { ...result(id, title, 'failed', `${summary}${movedNote}`, evidence), perAlloc };
+  return judgement('failed', `${summary}${movedNote}`, evidence, perAlloc);
+}
+
+export const ALLOC_RESTORED = defineCheck<RebootEvidence>({
+  id: 'alloc-restored',
+  title: 'Alloc restored',
+  passesWhen: 'every alloc healthy before the reboot is `running` again under the same ID on the same node, not replaced. Per alloc: restored, replaced (and why), failed (the failing event) or unknown (the wait ran out while it was still changing)',
+  judge: judgeRestored,
+  explains: [{ checks: [TASK_RESTARTED], when: onlyReplacedFail }],
+  underFault: (r, e, f) => (f.replaced ? allocReplaced(r, e, f) : r),
+});
+
+/** The consequence's failing allocs are all allocs this check judged replaced. */
+function onlyReplacedFail(e: RebootEvidence, consequence: CheckResult): boolean {
+  const replaced = new Set(classifyAll(e).filter((o) => o.outcome === 'replaced').map((o) => o.allocId));
+  const bad = (consequence.perAlloc ?? []).filter((p) => p.status === 'failed');
+  return bad.length > 0 && bad.every((p) => replaced.has(p.allocId));
+}
+
+/** Expected under a long partition: the node went down and the alloc was replaced; staying in place is the surprise. */
+function allocReplaced(r: CheckResult, e: RebootEvidence, f: FaultSeen): CheckResult {
+  const c = classifyAllocOutcome(e);
+  const lines = [`expected for ${f.kind}: the node is marked down and the alloc replaced (${f.why})`];
+  if (c.outcome === 'replaced') return withStatus(r, 'passed', `replaced, as expected (${f.why}): ${c.reason}`, lines);
+  return withStatus(r, 'failed', `expected a replacement (${f.why}) but the alloc was ${c.outcome}: ${c.reason}`, lines);
 }

@@ -1,16 +1,11 @@
 // Check: after the (last) reboot nothing is left over from allocs that are gone: no host-local reservation, no network
 // namespace and no veth on Nomad's bridge beyond the live allocs (the leak check of repeated reboots). Pure.
-import { result } from './result.js';
+import { defineCheck } from './define.js';
+import { judgement } from './result.js';
 import type { RebootEvidence } from '../model/evidence.js';
-import type { AllocDetail, CheckDef, CheckResult } from '../model/check.js';
+import type { AllocDetail, Judgement } from '../model/check.js';
 import { allocAfter, allocBefore, watchedIds } from './alloc-outcome.js';
-import { NEW_CNI_DIR, OLD_CNI_DIR, reservationsOf } from './upgrade.js';
-
-export const NO_LEAKS: CheckDef = {
-  id: 'no-leaks',
-  title: 'No leaked network state',
-  passesWhen: 'after the (last) reboot every host-local reservation (either state dir) and every network namespace named like an alloc belongs to a live alloc on the node, and bridge `nomad` has no more veths than live allocs (skipped when the client\'s state was not read). Real 1.9.5 and 1.9.7 leave nothing; real 1.9.3 still holds the failed allocs\' stale reservations or namespaces (teardown timing varies), which counts as a consequence of `no-duplicate-ip` when only those allocs\' leftovers remain',
-};
+import { NEW_CNI_DIR, OLD_CNI_DIR, reservationsOf } from './cni-state.js';
 
 /** Nomad's default bridge (client `bridge_network_name`). */
 export const NOMAD_BRIDGE = 'nomad';
@@ -53,10 +48,9 @@ export function findLeaks(e: RebootEvidence): { leaks: Leak[]; evidence: string[
  * alloc on the node, and Nomad's bridge has no more veths than there are live allocs. Skipped when the client's
  * network state was not read.
  */
-export function checkNoLeaks(e: RebootEvidence): CheckResult {
-  const { id, title } = NO_LEAKS;
+function judgeNoLeaks(e: RebootEvidence): Judgement {
   const found = findLeaks(e);
-  if (!found) return result(id, title, 'skipped', "the client's network namespaces, veths and host-local state were not read after the reboot", []);
+  if (!found) return judgement('skipped', "the client's network namespaces, veths and host-local state were not read after the reboot", []);
   const { leaks, evidence, live } = found;
   const perAlloc: AllocDetail[] = watchedIds(e).map((allocId) => {
     const name = allocAfter(e, allocId)?.name ?? allocBefore(e, allocId)?.name ?? '';
@@ -65,7 +59,14 @@ export function checkNoLeaks(e: RebootEvidence): CheckResult {
       ? { allocId, name, status: 'failed', detail: own.map((l) => l.text).join('; ') }
       : { allocId, name, status: 'passed', detail: 'nothing left over names it' };
   });
-  if (leaks.length) return { ...result(id, title, 'failed', `left over after the reboot: ${leaks.map((l) => l.text).join('; ')}`, evidence), perAlloc };
+  if (leaks.length) return judgement('failed', `left over after the reboot: ${leaks.map((l) => l.text).join('; ')}`, evidence, perAlloc);
   const msg = `${live} live alloc${live === 1 ? '' : 's'}; every reservation, alloc namespace and veth on ${NOMAD_BRIDGE} belongs to one`;
-  return { ...result(id, title, 'passed', msg, evidence), perAlloc };
+  return judgement('passed', msg, evidence, perAlloc);
 }
+
+export const NO_LEAKS = defineCheck<RebootEvidence>({
+  id: 'no-leaks',
+  title: 'No leaked network state',
+  passesWhen: 'after the (last) reboot every host-local reservation (either state dir) and every network namespace named like an alloc belongs to a live alloc on the node, and bridge `nomad` has no more veths than live allocs (skipped when the client\'s state was not read). Real 1.9.5 and 1.9.7 leave nothing; real 1.9.3 still holds the failed allocs\' stale reservations or namespaces (teardown timing varies), which counts as a consequence of `no-duplicate-ip` when only those allocs\' leftovers remain',
+  judge: judgeNoLeaks,
+});

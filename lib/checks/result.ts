@@ -1,10 +1,15 @@
-// Small pure helpers shared by the checks: result constructors and evidence formatting.
+// Small pure helpers shared by the checks: judgement constructors and evidence formatting.
 import type { AllocSnap, TaskEventRec } from '../model/evidence.js';
-import type { CheckResult, CheckStatus } from '../model/check.js';
+import type { AllocDetail, CheckResult, CheckStatus, Judgement } from '../model/check.js';
 
-/** Build a CheckResult, forcing the message onto one line (reports print it as an attribute). */
-export function result(id: string, title: string, status: CheckStatus, message: string, evidence: string[]): CheckResult {
-  return { id, title, status, message: oneLine(message), evidence };
+/** A judge's answer (judgeCheck adds the check's id and title and puts the message on one line). */
+export function judgement(status: CheckStatus, message: string, evidence: string[], perAlloc?: AllocDetail[]): Judgement {
+  return perAlloc ? { status, message, evidence, perAlloc } : { status, message, evidence };
+}
+
+/** A result judged again (for a fault kind, say): a new status and message, the evidence kept and added to. */
+export function withStatus(r: CheckResult, status: CheckStatus, message: string, extra: string[] = []): CheckResult {
+  return { ...r, status, message: oneLine(message), evidence: [...r.evidence, ...extra] };
 }
 
 /** Collapse whitespace (newlines included) so a message fits on one line. */

@@ -1,14 +1,11 @@
-// Check: every task of every alloc was started again after the reboot and is running now.
-import { allocAfter, allocBefore, allocEvents, allocLabel, classifyAllocOutcome, watchedIds } from './alloc-outcome.js';
-import { eventLine, iso, parseTime, result, show } from './result.js';
+// Check: every task of every alloc was started again after the reboot and is running now. Under a fault that leaves the
+// tasks running (agent-kill, a short partition) it judges the opposite: kept running, not started again; under a
+// partition longer than heartbeat_grace, the replacement's task running.
+import { allocAfter, allocBefore, allocEvents, allocLabel, classifyAllocOutcome, watchedAllocAfter, watchedIds } from './alloc-outcome.js';
+import { defineCheck } from './define.js';
+import { eventLine, iso, judgement, parseTime, show, withStatus } from './result.js';
 import type { RebootEvidence } from '../model/evidence.js';
-import type { AllocDetail, CheckDef, CheckResult } from '../model/check.js';
-
-export const TASK_RESTARTED: CheckDef = {
-  id: 'task-restarted',
-  title: 'Task restarted',
-  passesWhen: 'every task of every alloc has a `Started` event (or a newer `StartedAt`) after the reboot and is running; restarts per task before -> after. Failing only for replaced allocs, it is a consequence of `alloc-restored`',
-};
+import type { AllocDetail, CheckResult, FaultSeen, Judgement } from '../model/check.js';
 
 interface TaskVerdict {
   ok: boolean;
@@ -37,8 +34,7 @@ function judgeTask(e: RebootEvidence, allocId: string, task: string): TaskVerdic
  * Passes when, for every judged alloc, each task has a `Started` event at or after the reboot request (or a task
  * StartedAt after it) and is `running`. A replaced alloc fails here: its tasks did not come back, a new alloc's did.
  */
-export function checkTaskRestarted(e: RebootEvidence): CheckResult {
-  const { id, title } = TASK_RESTARTED;
+function judgeRestarted(e: RebootEvidence): Judgement {
   const evidence = [`reboot requested at ${iso(e.reboot.requestedAt)}`];
   const perAlloc: AllocDetail[] = [];
   let failedTasks = 0;
@@ -69,8 +65,51 @@ export function checkTaskRestarted(e: RebootEvidence): CheckResult {
   const badAllocs = perAlloc.filter((p) => p.status === 'failed').length;
   if (badAllocs) {
     const msg = n === 1 && totalTasks <= 1 ? firstBad.replace(/^[^:]+: /, '') : `${badAllocs} of ${n} allocs have a task not started again after the reboot (${failedTasks} of ${totalTasks} tasks); first: ${firstBad}`;
-    return { ...result(id, title, 'failed', msg, evidence), perAlloc };
+    return judgement('failed', msg, evidence, perAlloc);
   }
   const msg = n === 1 && totalTasks === 1 ? perAlloc[0]!.detail.replace(/^task /, 'task ') : `all ${totalTasks} tasks of ${n} allocs started again after the reboot and are running`;
-  return { ...result(id, title, 'passed', msg, evidence), perAlloc };
+  return judgement('passed', msg, evidence, perAlloc);
+}
+
+export const TASK_RESTARTED = defineCheck<RebootEvidence>({
+  id: 'task-restarted',
+  title: 'Task restarted',
+  passesWhen: 'every task of every alloc has a `Started` event (or a newer `StartedAt`) after the reboot and is running; restarts per task before -> after. Failing only for replaced allocs, it is a consequence of `alloc-restored`',
+  judge: judgeRestarted,
+  underFault: (r, e, f) => (f.replaced ? replacementRunning(r, e, f) : taskKeptRunning(r, e, f)),
+});
+
+/** Expected when the fault leaves the tasks alone: the task runs through it and is NOT started again. */
+function taskKeptRunning(r: CheckResult, e: RebootEvidence, f: FaultSeen): CheckResult {
+  const alloc = watchedAllocAfter(e);
+  const state = alloc?.tasks[e.taskName];
+  const since = e.reboot.requestedAt;
+  const started = (e.taskEvents[e.allocId] ?? []).filter((ev) => ev.type === 'Started' && ev.timeMs >= since);
+  const startedAt = parseTime(state?.startedAt);
+  const lines = [`expected for ${f.kind}: the task keeps running and is not restarted (${f.why})`];
+  const task = e.taskName;
+  const kind = f.kind;
+  const fail = (message: string) => withStatus(r, 'failed', message, lines);
+  if (!state) return fail(`alloc ${e.allocId} has no state for task ${task} after the fault`);
+  if (started.length || (startedAt !== undefined && startedAt > since)) {
+    const at = started[0] ? iso(started[0].timeMs) : show(state.startedAt);
+    return fail(`task ${task} was restarted (started at ${at}), which ${kind} should not cause: ${f.why}`);
+  }
+  if (state.state !== 'running') {
+    return fail(`task ${task} is ${state.state} after ${kind} (expected running, not restarted)`);
+  }
+  const since2 = `StartedAt ${show(state.startedAt)}, before the fault`;
+  return withStatus(r, 'passed', `task ${task} kept running through ${kind} (${since2}), as expected`, lines);
+}
+
+/** Expected under a long partition: a replacement whose task is running. */
+function replacementRunning(r: CheckResult, e: RebootEvidence, f: FaultSeen): CheckResult {
+  const c = classifyAllocOutcome(e);
+  const state = c.replacement ? Object.values(c.replacement.tasks)[0]?.state : undefined;
+  if (state === 'running') {
+    const ok = `the replacement ${c.replacementId}'s task is running`;
+    return withStatus(r, 'passed', `expected a replacement (${f.why}); ${ok}`);
+  }
+  const seen = `replacement: ${show(c.replacementId)}, task state ${show(state)}`;
+  return withStatus(r, 'failed', `expected a replacement (${f.why}) with its task running; ${seen}`);
 }

@@ -5,10 +5,11 @@
 // its status. The other checks are left as they are.
 import { oneLine } from './result.js';
 import { restartsAfter, type EndedByFault, type Transition } from './transitions.js';
+import { ALLOC_RESTORED } from './alloc-restored.js';
 import type { CheckResult } from '../model/check.js';
 
 /** The check the transient failures are judged under. */
-export const TRANSIENT_CHECK_ID = 'alloc-restored';
+const TRANSIENT_CHECK = ALLOC_RESTORED;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -47,7 +48,7 @@ export function withTransientFailures(
     `  then ${iso(f.recoveredAtMs)} ${f.recovery}`,
   ]);
   return results.map((r) => {
-    if (r.id !== TRANSIENT_CHECK_ID) return r;
+    if (r.id !== TRANSIENT_CHECK.id) return r;
     const evidence = [...r.evidence, ...endedLines, ...failedLines];
     if (!transient.length) return { ...r, evidence };
     const first = transient[0]!;

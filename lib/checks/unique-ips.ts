@@ -1,15 +1,10 @@
 // Check: no two live allocs on the client node share a bridge address (the in-place upgrade collision, GH-25093).
 // Live means running and meant to run: a failed or pending alloc still reports the address it had, which it no longer holds.
 import { allocLabel, classifyAllocOutcome, watchedIds } from './alloc-outcome.js';
-import { result } from './result.js';
+import { defineCheck } from './define.js';
+import { judgement } from './result.js';
 import type { AllocSnap, RebootEvidence } from '../model/evidence.js';
-import type { AllocDetail, CheckDef, CheckResult } from '../model/check.js';
-
-export const UNIQUE_IPS: CheckDef = {
-  id: 'unique-ips',
-  title: 'Unique alloc IPs',
-  passesWhen: 'no two **live** allocs on the node (running, desired `run`) share an address. A failed or pending alloc still reports the address it had and is not counted (skipped when no live alloc reported one)',
-};
+import type { AllocDetail, Judgement } from '../model/check.js';
 
 /** Is the alloc live: running and desired to run? */
 export function isLive(a: AllocSnap): boolean {
@@ -46,8 +41,7 @@ function perAllocOf(e: RebootEvidence, by: Map<string, string[]>): AllocDetail[]
 }
 
 /** Passes when every live alloc on the node that has an address has a different one; skipped when none reported an address. */
-export function checkUniqueIps(e: RebootEvidence): CheckResult {
-  const { id, title } = UNIQUE_IPS;
+function judgeUnique(e: RebootEvidence): Judgement {
   const by = allocsByAddress(e.after.nodeAllocs);
   const evidence = [...by.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([addr, ids]) => `${addr} -> ${ids.join(', ')}`);
   const notLive = e.after.nodeAllocs.filter((a) => !isLive(a) && a.address);
@@ -57,14 +51,21 @@ export function checkUniqueIps(e: RebootEvidence): CheckResult {
   if (by.size === 0) {
     const seen = e.after.nodeAllocs.map((a) => `${a.id} client=${a.clientStatus} address=${a.address ?? '(none)'}`);
     const msg = `no running alloc on the node reported an address (${e.after.nodeAllocs.length} allocs seen)`;
-    return { ...result(id, title, 'skipped', msg, seen.length ? [...seen, ...lines] : ['no alloc observed on the node after the reboot']), perAlloc };
+    return judgement('skipped', msg, seen.length ? [...seen, ...lines] : ['no alloc observed on the node after the reboot'], perAlloc);
   }
   const shared = [...by.entries()].filter(([, ids]) => ids.length > 1);
   if (shared.length > 0) {
     const list = shared.map(([addr, ids]) => `${addr} is held by ${ids.join(' and ')}`).join('; ');
-    return { ...result(id, title, 'failed', `live allocs share an address: ${list}`, [...evidence, ...lines, ...ignored]), perAlloc };
+    return judgement('failed', `live allocs share an address: ${list}`, [...evidence, ...lines, ...ignored], perAlloc);
   }
   const n = [...by.values()].reduce((s, ids) => s + ids.length, 0);
   const skipped = notLive.length ? `; ${notLive.length} not-live alloc${notLive.length === 1 ? '' : 's'} not counted` : '';
-  return { ...result(id, title, 'passed', `${n} live alloc${n === 1 ? '' : 's'} on the node, each with its own address${skipped}`, [...evidence, ...lines, ...ignored]), perAlloc };
+  return judgement('passed', `${n} live alloc${n === 1 ? '' : 's'} on the node, each with its own address${skipped}`, [...evidence, ...lines, ...ignored], perAlloc);
 }
+
+export const UNIQUE_IPS = defineCheck<RebootEvidence>({
+  id: 'unique-ips',
+  title: 'Unique alloc IPs',
+  passesWhen: 'no two **live** allocs on the node (running, desired `run`) share an address. A failed or pending alloc still reports the address it had and is not counted (skipped when no live alloc reported one)',
+  judge: judgeUnique,
+});

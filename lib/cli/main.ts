@@ -266,6 +266,7 @@ async function sessionCommand(
     ...(harness ? { harness } : {}),
     ...(matrixFile ? { matrixFile } : {}),
   });
+  if (res.ok) for (const w of res.plan.warnings) deps.err(`warning: ${w}\n`);
   // --list-cells: the matrix validated; print its fan-out before any build is read or anything is created.
   if (command === 'matrix' && args.values['list-cells']) {
     const listing = listingProblems(args);

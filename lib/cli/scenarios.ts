@@ -7,6 +7,7 @@ import bridgeExecReboot from '../../scenarios/bridge-exec-reboot.js';
 import cniIpamReboot from '../../scenarios/cni-ipam-reboot.js';
 import upgradeInPlace from '../../scenarios/upgrade-in-place.js';
 import { loadScenarios } from '../scenarios/load.js';
+import { SHIPPED_CHECKS } from '../checks/registry.js';
 
 /** All scenarios, the default first. */
 export const SCENARIOS: Scenario[] = [bridgeExecReboot, cniIpamReboot, upgradeInPlace];
@@ -38,7 +39,7 @@ export function listText(extra: readonly Scenario[] = []): string {
 export async function loadUserScenarios(
   dir: string, field: string,
 ): Promise<{ extra: Scenario[]; problems: ConfigProblem[] }> {
-  const { scenarios, problems } = await loadScenarios(dir, { reserved: SCENARIOS.map((s) => s.name), field });
+  const { scenarios, problems } = await loadScenarios(dir, { reserved: SCENARIOS.map((s) => s.name), shippedChecks: SHIPPED_CHECKS, field });
   return { extra: scenarios, problems };
 }
 

@@ -5,7 +5,7 @@ import {
   argvList, bool, goDurationWithin, hclVars, httpUrl, int, jumpHost, netnsName, oneOf, str, subnet24, timeoutSeconds, type Field,
 } from './fields.js';
 
-/** All keys. The README's configuration table is written from this list. */
+/** All keys. docs/config.md's table is written from this list (npm run docs). */
 export const FIELDS: Field[] = [
   {
     yaml: 'scenarios_dir', flag: 'scenarios', env: 'HARNESS_SCENARIOS_DIR', path: ['scenariosDir'],
@@ -74,7 +74,7 @@ export const FIELDS: Field[] = [
   { yaml: 'job.file', flag: 'job', env: 'HARNESS_JOB', path: ['job', 'file'], doc: 'your own job for bridge-exec-reboot (HCL): a service job with bridge-mode groups, any count and groups (default: the shipped job)', parse: str('give the path of a .nomad.hcl file, e.g. examples/jobs/count-3.nomad.hcl') },
   { yaml: 'job.vars', path: ['job', 'vars'], doc: "HCL variables for job.file (a mapping; passed as -var to Nomad's parser)", parse: hclVars },
   { yaml: 'reboot.settle_quiet', flag: 'settle-quiet', path: ['reboot', 'settleQuietS'], doc: 'after a reboot the job has settled once no alloc of it changed for this long and none is pending', parse: timeoutSeconds(1, 600) },
-  { yaml: 'reboot.kind', flag: 'reboot', path: ['reboot', 'kind'], doc: `fault injected on the client: ${REBOOT_KINDS.join(', ')} (README "Fault kinds")`, parse: oneOf(REBOOT_KINDS) },
+  { yaml: 'reboot.kind', flag: 'reboot', path: ['reboot', 'kind'], doc: `fault injected on the client: ${REBOOT_KINDS.join(', ')} (docs/faults.md)`, parse: oneOf(REBOOT_KINDS) },
   { yaml: 'reboot.off_for', flag: 'off-for', path: ['reboot', 'offForS'], doc: 'how long --reboot power-off keeps the client off (Go duration or seconds)', parse: timeoutSeconds(0, 3600) },
   { yaml: 'reboot.partition_for', flag: 'partition-for', path: ['reboot', 'partitionForS'], doc: 'how long --reboot partition cuts the client off the server (Go duration or seconds; longer than heartbeat_grace: replacement expected)', parse: timeoutSeconds(1, 3600) },
   {

@@ -17,6 +17,8 @@ export interface ConfigSources {
   flags: Record<string, unknown>;
   /** check ids the chosen scenario knows, for --expect <check>=... */
   knownChecks: readonly string[];
+  /** old ids of renamed checks: still taken (the planner moves them to the new id with a warning), not suggested */
+  formerChecks?: readonly string[];
   /** the scenario named on the command line (the default otherwise) */
   scenario?: string;
   /**
@@ -74,7 +76,7 @@ export function resolveConfig(src: ConfigSources): ConfigResult {
   // --fresh (a run option, not a key): a cold lab whatever lab.warm says
   if (src.flags['fresh'] === true) config.lab.warm = false;
   const expectations: ExpectItem[] = [...expectFromFile(fileValues, fileName, problems), ...toArray(src.flags['expect']).map((raw) => ({ field: '--expect', raw }))];
-  applyExpect(config, expectations, src.knownChecks, problems);
+  applyExpect(config, expectations, [...src.knownChecks, ...(src.formerChecks ?? [])], problems, src.knownChecks);
 
   const subnetsGiven = !failed.has('lab.private_subnet') && !failed.has('lab.management_subnet');
   if (subnetsGiven && config.lab.privateSubnet === config.lab.managementSubnet) {
@@ -180,8 +182,8 @@ function expectFromFile(values: Map<string, unknown>, file: string, problems: Co
 }
 
 /** Parse `--expect fail`, `--expect pass`, `--expect <check>=fail|pass` into the config. */
-function applyExpect(config: HarnessConfig, items: ExpectItem[], known: readonly string[], problems: ConfigProblem[]): void {
-  const fix = `write --expect fail, or --expect <check>=fail|pass with a check of this scenario: ${known.join(', ')}`;
+function applyExpect(config: HarnessConfig, items: ExpectItem[], known: readonly string[], problems: ConfigProblem[], suggested = known): void {
+  const fix = `write --expect fail, or --expect <check>=fail|pass with a check of this scenario: ${suggested.join(', ')}`;
   for (const { field, raw } of items) {
     if (typeof raw !== 'string') {
       problems.push({ field, value: raw, message: 'must be "pass" or "fail"', fix });

@@ -1,12 +1,59 @@
-// The ground floor: check results, expectations, verdicts and the one definition each check has. Imports nothing.
+// The ground floor: check results, expectations, verdicts and the one definition each check has. Imports only the model.
+import type { RebootKind } from './kinds.js';
 
-/** One check, defined once: its id (stable: expectations, JUnit case names and reports use it), title and rule. */
-export interface CheckDef {
+/** What a check is known by, without its judge: enough to list it, validate `--expect` and name its report row. */
+export interface CheckInfo {
+  /** stable: expectations, JUnit case names and reports use it; unique across the registry (lib/checks/registry.ts) */
   id: string;
   /** the human name; the JUnit case is "<title> (<id>)" whether the run was real or skipped */
   title: string;
   /** one line: when the check passes (list, --help, README tables) */
   passesWhen: string;
+  /** ids this check was known by before; `--expect` still takes them, with a warning naming `id` */
+  formerly?: readonly string[];
+}
+
+/**
+ * One check, defined once (`defineCheck`, lib/checks/define.ts): what it is, its pure judge over the scenario's
+ * evidence, and its rules. Shipped checks and user-scenario checks are this same type.
+ */
+export interface CheckDef<E = unknown> extends CheckInfo {
+  /** pure: the check's judgement of the evidence; its id and title are added by whoever runs it */
+  judge(evidence: E): Judgement;
+  /** the failures of other checks this check's failure explains (they become its consequences, see verdict.ts) */
+  explains?: readonly Explains<E>[];
+  /**
+   * how a fault that is not a reboot (agent-kill, partition) changes what this check expects: its result judged again
+   * for the fault (lib/checks/fault-expectations.ts asks only when the fault left the host up)
+   */
+  underFault?(result: CheckResult, evidence: E, fault: FaultSeen): CheckResult;
+}
+
+/** What a judge says: passed, failed or skipped, why (one line) and what was observed. */
+export interface Judgement {
+  status: CheckStatus;
+  message: string;
+  /** lines that show the reader what was observed */
+  evidence?: string[];
+  /** the same judgement per alloc */
+  perAlloc?: AllocDetail[];
+}
+
+/** A rule on a check: when its failure explains another check's failure. */
+export interface Explains<E> {
+  /** the checks whose failure this one's failure may explain */
+  checks: readonly CheckInfo[];
+  /** pure: asked when both failed; true when, on this evidence, the other's failure is this one's consequence */
+  when(evidence: E, consequence: CheckResult): boolean;
+}
+
+/** A fault that left the host up, as the checks whose meaning it changes are told (lib/checks/fault-expectations.ts). */
+export interface FaultSeen {
+  kind: RebootKind;
+  /** the node is expected to be marked down and the alloc replaced (a partition longer than heartbeat_grace) */
+  replaced: boolean;
+  /** why, for messages: "agent-kill: the agent restarts, the host does not" */
+  why: string;
 }
 
 export type CheckStatus = 'passed' | 'failed' | 'skipped';

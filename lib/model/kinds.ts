@@ -11,3 +11,5 @@ export const TASK_DRIVERS: readonly TaskDriver[] = ['exec', 'docker'];
 export type UpgradeMode = 'upgrade' | 'restart-only' | 'upgrade-then-reboot';
 export const UPGRADE_MODES: readonly UpgradeMode[] = ['upgrade', 'restart-only', 'upgrade-then-reboot'];
 export type ArtifactsPolicy = 'on-failure' | 'always' | 'never';
+/** where host-local keeps its state: on disk (Nomad <= 1.9.3) or on tmpfs (Nomad >= 1.9.4); lib/cni/config.ts has the dirs */
+export type CniStateMode = 'persistent' | 'tmpfs';

@@ -2,8 +2,9 @@
 // input at once. `run` is one cell (one per scenario with --all), `compare` two cells on the build axis, `matrix` the
 // expansion. Pure: files are read by the CLI and handed in; build files are checked by the CLI over `plan.builds`.
 import type { ConfigProblem } from '../errors.js';
-import type { CheckDef } from '../model/check.js';
+import type { CheckInfo } from '../model/check.js';
 import { resolveConfig } from '../config/validate.js';
+import { expectableIds, formerIds, withCurrentIds } from '../checks/expect-ids.js';
 import type { HarnessConfig } from '../config/schema.js';
 import { cellConfig, expandCells, parseShard, planProblems, shard, type Cell } from '../matrix/expand.js';
 import { parseMatrix } from '../matrix/spec.js';
@@ -15,7 +16,7 @@ export interface PlannableScenario {
   needsNomad: boolean;
   /** the machines it brings up; default server and client */
   roles?: readonly string[];
-  checks: readonly CheckDef[];
+  checks: readonly CheckInfo[];
   validate?(config: HarnessConfig): ConfigProblem[];
 }
 
@@ -71,6 +72,8 @@ export interface Plan {
   /** every lab subnet a cell may use (each guarded by a host-stack blackhole) */
   subnets: string[];
   matrix?: { file: string; path: string; shard: string; cellsInMatrix: number; all: Cell[] };
+  /** what the input still does but should not (an expectation under a renamed check's old id); the CLI prints them */
+  warnings: string[];
 }
 
 export interface PlanInput {
@@ -104,6 +107,13 @@ interface Draft {
   builds: BuildRef[];
 }
 
+/** The config's per-check expectations under the scenario's current check ids; each old id moved is a warning. */
+function currentExpectations(config: HarnessConfig, s: PlannableScenario, warnings: string[]): HarnessConfig {
+  const moved = withCurrentIds(config.expect.perCheck, s.checks, s.name);
+  for (const w of moved.warnings) if (!warnings.includes(w)) warnings.push(w);
+  return { ...config, expect: { ...config.expect, perCheck: moved.perCheck } };
+}
+
 function scenarioProblem(name: string, known: readonly PlannableScenario[], field = 'scenario'): ConfigProblem {
   return {
     field,
@@ -117,7 +127,7 @@ function scenarioProblem(name: string, known: readonly PlannableScenario[], fiel
 function configOf(
   input: PlanInput,
   s: PlannableScenario,
-  extra: { file?: unknown; fileName?: string; knownChecks?: readonly string[] } = {},
+  extra: { file?: unknown; fileName?: string; knownChecks?: readonly string[]; formerChecks?: readonly string[] } = {},
 ) {
   const file = extra.file ?? input.harness?.data;
   const fileName = extra.fileName ?? input.harness?.name;
@@ -127,6 +137,7 @@ function configOf(
     env: input.env,
     flags: input.values,
     knownChecks: extra.knownChecks ?? s.checks.map((c) => c.id),
+    formerChecks: extra.formerChecks ?? formerIds(s.checks),
     scenario: s.name,
     ...(s.roles ? { roles: s.roles } : {}),
   });
@@ -144,7 +155,7 @@ function baseSession(command: PlanCommand, base: HarnessConfig, cells: PlannedCe
   const subnets = [
     ...new Set(cells.flatMap((c) => [c.configFor(0).lab.managementSubnet, c.configFor(0).lab.privateSubnet])),
   ];
-  return { command, cells, base, parallel: 1, budgetMb: undefined, retryInfra: false, builds, subnets };
+  return { command, cells, base, parallel: 1, budgetMb: undefined, retryInfra: false, builds, subnets, warnings: [] };
 }
 
 function uniqueBuilds(builds: BuildRef[]): BuildRef[] {
@@ -188,6 +199,8 @@ function planRun(input: PlanInput): Draft {
     ? [...input.scenarios]
     : [input.scenarios.find((s) => s.name === (named ?? input.scenarios[0]?.name))];
   const union = [...new Set(input.scenarios.flatMap((s) => s.checks.map((c) => c.id)))];
+  const formerUnion = [...new Set(input.scenarios.flatMap((s) => formerIds(s.checks)))];
+  const warnings: string[] = [];
   if (!all && !chosen[0]) {
     const unknown = scenarioProblem(named ?? '', input.scenarios);
     return { problems: [...problems, unknown, ...restOf(input, union)], builds: [] };
@@ -196,11 +209,11 @@ function planRun(input: PlanInput): Draft {
   let base: HarnessConfig | undefined;
   const seen = new Set<string>();
   for (const s of chosen as PlannableScenario[]) {
-    const res = configOf(input, s, all ? { knownChecks: union } : {});
+    const res = configOf(input, s, all ? { knownChecks: union, formerChecks: formerUnion } : {});
     // Note: with problems, the values that were valid still let the other checks below run (every problem at once).
     if (!res.ok)
       for (const p of res.problems) if (!seen.has(JSON.stringify(p))) (seen.add(JSON.stringify(p)), problems.push(p));
-    const config = res.config;
+    const config = currentExpectations(res.config, s, warnings);
     // --all: an expectation of a check applies to the scenarios that have that check.
     const own = new Set(s.checks.map((c) => c.id));
     config.expect.perCheck = Object.fromEntries(Object.entries(config.expect.perCheck).filter(([id]) => own.has(id)));
@@ -245,7 +258,7 @@ function planRun(input: PlanInput): Draft {
     }
   }
   if (!base) return { problems, builds: [] };
-  return { plan: baseSession('run', base, cells), problems, builds: [] };
+  return { plan: { ...baseSession('run', base, cells), warnings }, problems, builds: [] };
 }
 
 /** `compare <scenario> --before <build> --after <build>`: two cells on the build axis. */
@@ -293,9 +306,11 @@ function planCompare(input: PlanInput): Draft {
   const res = s ? configOf(input, s) : undefined;
   if (res && !res.ok) problems.push(...res.problems);
   if (!s || !res) return { problems, builds: buildsOfSides(given, input.cwd) };
+  const warnings: string[] = [];
+  const resolved = currentExpectations(res.config, s, warnings);
   const cells: PlannedCell[] = [];
   for (const side of sides) {
-    const config: HarnessConfig = { ...structuredClone(res.config), nomadBinary: given[side] };
+    const config: HarnessConfig = { ...structuredClone(resolved), nomadBinary: given[side] };
     // Note: --expect describes the build being validated (after); the before build is shown as it is.
     if (side === 'before') config.expect = { scenario: undefined, perCheck: {} };
     problems.push(...(side === 'after' ? (s.validate?.(config) ?? []) : []));
@@ -311,7 +326,7 @@ function planCompare(input: PlanInput): Draft {
       builds,
     });
   }
-  return { plan: baseSession('compare', res.config, cells), problems, builds: [] };
+  return { plan: { ...baseSession('compare', resolved, cells), warnings }, problems, builds: [] };
 }
 
 function buildsOfSides(given: Partial<Record<Side, string>>, cwd: string): BuildRef[] {
@@ -340,7 +355,7 @@ function planMatrix(input: PlanInput): Draft {
       builds: [],
     };
   }
-  const known = Object.fromEntries(input.scenarios.map((s) => [s.name, s.checks.map((c) => c.id)]));
+  const known = Object.fromEntries(input.scenarios.map((s) => [s.name, expectableIds(s.checks)]));
   const spec = parseMatrix(mf.data, mf.name, known);
   const shardText = typeof input.values['shard'] === 'string' ? (input.values['shard'] as string) : undefined;
   const sh = parseShard(shardText);
@@ -378,7 +393,13 @@ function planMatrix(input: PlanInput): Draft {
     bases.set(name, res.config);
     if (!res.ok) problems.push(...res.problems);
   }
-  const planned: PlannedCell[] = cells.map((cell) => matrixCell(cell, bases.get(cell.scenario)!, input, mf.dir));
+  const warnings: string[] = [];
+  const planned: PlannedCell[] = cells.map((cell) => {
+    const s = input.scenarios.find((x) => x.name === cell.scenario)!;
+    const p = matrixCell(cell, bases.get(cell.scenario)!, input, mf.dir);
+    currentExpectations(p.configFor(0), s, warnings);
+    return { ...p, configFor: (slot: number) => currentExpectations(p.configFor(slot), s, []) };
+  });
   problems.push(
     ...planProblems(
       planned.map((p) => ({ cell: cells.find((c) => c.name === p.key)!, config: p.configFor(0) })),
@@ -412,6 +433,7 @@ function planMatrix(input: PlanInput): Draft {
   ];
   Object.assign(plan, { parallel: m.parallel, budgetMb: m.memoryBudgetMb, retryInfra: m.retryInfra });
   plan.matrix = { file: mf.name, path: mf.path, shard: `${i}/${n}`, cellsInMatrix: all.length, all };
+  plan.warnings = warnings;
   return { plan, problems, builds: plan.builds };
 }
 

@@ -1,8 +1,8 @@
 // Pure: a scenario's checks as the README's Markdown table, from their one definition each (lib/model/check.ts).
-import type { CheckDef } from '../model/check.js';
+import type { CheckInfo } from '../model/check.js';
 
 /** `| check | passes when |` with one row per check, in report order. */
-export function renderCheckTable(checks: readonly CheckDef[]): string {
+export function renderCheckTable(checks: readonly CheckInfo[]): string {
   const cell = (t: string) => t.replace(/\|/g, '\\|').replace(/\s+/g, ' ').trim();
   return [
     '| check | passes when |',
@@ -13,12 +13,12 @@ export function renderCheckTable(checks: readonly CheckDef[]): string {
 
 /** The markers around a scenario's generated table in the README. */
 export const tableMarkers = (scenario: string) =>
-  [`<!-- checks:${scenario} (generated: npm run docs:checks) -->`, `<!-- /checks:${scenario} -->`] as const;
+  [`<!-- checks:${scenario} (generated: npm run docs) -->`, `<!-- /checks:${scenario} -->`] as const;
 
 /** `text` with every scenario's table between its markers replaced by the generated one; scenarios without markers are left alone. */
 export function withCheckTables(
   text: string,
-  scenarios: readonly { name: string; checks: readonly CheckDef[] }[],
+  scenarios: readonly { name: string; checks: readonly CheckInfo[] }[],
 ): string {
   let out = text;
   for (const s of scenarios) {

@@ -2,6 +2,7 @@
 // each cell the alloc's status in that check with its one-line detail; the first detail column is the alloc's outcome.
 import type { AllocDetail, Verdict } from '../model/check.js';
 import { esc } from './html-text.js';
+import { ALLOC_RESTORED } from '../checks/alloc-restored.js';
 
 const MARK: Record<AllocDetail['status'], { word: string; cls: string }> = {
   passed: { word: 'ok', cls: 'ok' },
@@ -29,7 +30,7 @@ export function allocRows(verdicts: readonly Verdict[]): { checks: Verdict[]; al
 export function renderAllocTable(verdicts: readonly Verdict[]): string {
   const { checks, allocs } = allocRows(verdicts);
   if (!checks.length) return '';
-  const outcome = checks.find((v) => v.id === 'alloc-restored');
+  const outcome = checks.find((v) => v.id === ALLOC_RESTORED.id);
   const columns = checks.map((v) => `<th title="${esc(v.title)}"><code>${esc(v.id)}</code></th>`).join('');
   const head = `<tr><th>alloc</th>${columns}<th>outcome</th></tr>`;
   const rows = allocs.map((a) => {

@@ -1,7 +1,7 @@
 // Runs one scenario end to end: context, signals, expectations, evidence, teardown, RunRecord. Never throws for a run that broke.
 import { hostname } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import type { CheckResult } from '../model/check.js';
+import type { CheckInfo, CheckResult } from '../model/check.js';
 import { applyExpectations } from '../checks/verdict.js';
 import type { HarnessConfig } from '../config/schema.js';
 import { HarnessError, formatMs } from '../errors.js';
@@ -98,16 +98,17 @@ export async function runScenario(o: RunOptions): Promise<{ record: RunRecord; k
 
 /**
  * Every result under its check's one definition (title from the scenario's list, so a real run and a skipped one name
- * a check alike), in the scenario's order; when the run broke or was interrupted, the checks it never reached are
- * listed as skipped with why.
+ * a check alike), in the order of the scenario's list, then any result the list does not declare; when the run broke
+ * or was interrupted, the checks it never reached are listed as skipped with why.
  */
-export function withDefinitions(results: readonly CheckResult[], scenario: Pick<Scenario, 'checks'>, notReached: string | undefined): CheckResult[] {
-  const defs = new Map(scenario.checks.map((c) => [c.id, c]));
-  const out = results.map((r) => (defs.has(r.id) ? { ...r, title: defs.get(r.id)!.title } : r));
-  if (notReached === undefined) return out;
-  const seen = new Set(out.map((r) => r.id));
-  const missing = scenario.checks.filter((c) => !seen.has(c.id));
-  return [...out, ...missing.map((c) => ({ id: c.id, title: c.title, status: 'skipped' as const, message: notReached, evidence: [] }))];
+export function withDefinitions(results: readonly CheckResult[], scenario: { checks: readonly CheckInfo[] }, notReached: string | undefined): CheckResult[] {
+  const declared = scenario.checks.flatMap((c) => {
+    const own = results.filter((r) => r.id === c.id).map((r) => ({ ...r, title: c.title }));
+    if (own.length || notReached === undefined) return own;
+    return [{ id: c.id, title: c.title, status: 'skipped' as const, message: notReached, evidence: [] }];
+  });
+  const ids = new Set(scenario.checks.map((c) => c.id));
+  return [...declared, ...results.filter((r) => !ids.has(r.id))];
 }
 
 function describeError(err: unknown, step: string | undefined): NonNullable<RunRecord['error']> {

@@ -8,9 +8,6 @@ import type { Deadline } from './deadline.js';
 import type { RunContext } from './context.js';
 import type { JobConverter } from '../cluster/job-convert.js';
 
-/** A check's one definition (lib/model/check.ts); the name scenarios used before. */
-export type CheckInfo = CheckDef;
-
 /** How a scenario gets its machines and its Nomad: real VMs in a run, stand-ins in integration tests. */
 export interface ScenarioEnv {
   config: HarnessConfig;
@@ -37,6 +34,7 @@ export interface Scenario {
    * lab.hosts entry
    */
   roles?: readonly ('server' | 'client')[];
+  /** the check objects it judges, in report order (each registered once: lib/checks/registry.ts, or the user's own) */
   checks: readonly CheckDef[];
   /** problems with the config this scenario needs beyond the common keys (e.g. a second build); checked before anything is created */
   validate?(config: HarnessConfig): ConfigProblem[];

@@ -1,16 +1,11 @@
-// The building blocks of the reboot scenarios: the checks' list, observe the cluster and the client at one moment.
+// The building blocks of the reboot scenarios: observe the cluster and the client at one moment.
 import type { AllocSnap, Observation, TaskEventRec } from '../model/evidence.js';
 import type { Lab } from '../model/lab.js';
 import type { Nomad } from '../nomad/client.js';
-import type { CheckDef } from '../model/check.js';
-import { REBOOT_CHECK_DEFS } from '../checks/reboot.js';
 import type { Deadline } from '../run/deadline.js';
 import { toAllocSnap, toNodeSnap, mergeTaskEvents } from '../nomad/parse.js';
 import { readBootInfo, readAgentLog, readNetState } from '../lab/observe.js';
 import { readCniState } from '../cluster/evidence.js';
-
-/** The checks of the reboot scenario, in report order (one definition each, in lib/checks). */
-export const REBOOT_CHECKS: readonly CheckDef[] = REBOOT_CHECK_DEFS;
 
 export interface ObserveInput {
   label: string;

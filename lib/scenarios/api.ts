@@ -8,9 +8,9 @@ import { probeAllocPorts, waitForReachable } from '../scenario/job-steps.js';
 
 // a scenario and its checks
 export { defineScenario } from '../run/scenario.js';
-export type { Scenario, ScenarioEnv, CheckInfo } from '../run/scenario.js';
-export { defineCheck, judgeAll } from './checks.js';
-export type { CheckDef, Judgement } from './checks.js';
+export type { Scenario, ScenarioEnv } from '../run/scenario.js';
+export { defineCheck, judgeAll } from '../checks/define.js';
+export type { CheckDef, CheckInfo, Judgement, Explains } from '../model/check.js';
 export type { CheckResult, CheckStatus } from '../model/check.js';
 export type { AllocSnap, NodeSnap, HttpProbe, TaskEventRec } from '../model/evidence.js';
 

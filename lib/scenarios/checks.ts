@@ -1,39 +1,10 @@
-// How a scenario declares a check: one object (id, title, what passing means, the pure function that judges).
-import type { CheckInfo } from '../run/scenario.js';
-import type { CheckResult, CheckStatus } from '../model/check.js';
+// How a scenario declares a check: the same one object as a shipped check (lib/model/check.ts CheckDef, made with
+// defineCheck), judged by the same judgeAll; and a user scenario's results held to the checks it declared.
+import type { CheckInfo, CheckResult } from '../model/check.js';
 import { oneLine } from '../checks/result.js';
 
-/** What a check's judge returns: passed, failed or skipped, why (one line) and the lines a reader sees as evidence. */
-export interface Judgement {
-  status: CheckStatus;
-  message: string;
-  evidence?: string[];
-}
-
-/** One check: its report identity plus a pure function from the scenario's evidence to a judgement. */
-export interface CheckDef<E> extends CheckInfo {
-  judge(evidence: E): Judgement;
-}
-
-/** Identity helper that types a check over evidence `E`. */
-export function defineCheck<E>(check: CheckDef<E>): CheckDef<E> {
-  return check;
-}
-
-/** Judge every check over the same evidence, in declaration order; a judge that throws fails its check, saying so. */
-export function judgeAll<E>(checks: readonly CheckDef<E>[], evidence: E): CheckResult[] {
-  return checks.map((c) => {
-    try {
-      const j = c.judge(evidence);
-      const message = oneLine(j.message);
-      return { id: c.id, title: c.title, status: j.status, message, evidence: j.evidence ?? [] };
-    } catch (err) {
-      const why = err instanceof Error ? err.message : String(err);
-      const message = oneLine(`the check itself threw: ${why}`);
-      return { id: c.id, title: c.title, status: 'failed', message, evidence: [] };
-    }
-  });
-}
+export { defineCheck, judgeAll } from '../checks/define.js';
+export type { CheckDef, Judgement } from '../model/check.js';
 
 /**
  * Hold a scenario's results to its declared checks (pure): a declared check without a result fails (a silent gap

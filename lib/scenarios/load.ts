@@ -6,9 +6,10 @@ import { register } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { ConfigProblem } from '../errors.js';
+import type { CheckInfo } from '../model/check.js';
 import type { Scenario } from '../run/scenario.js';
 import { reconcileResults } from './checks.js';
-import { duplicateNameProblems, scenarioShapeProblems } from './shape.js';
+import { checkIdProblems, duplicateNameProblems, scenarioShapeProblems } from './shape.js';
 import { ExitWhileLoadingError, importBounded, SlowLoadError } from './bounded-import.js';
 
 /** The package name a scenario imports the API from (package.json "exports" maps it too, for editors and tsc). */
@@ -30,13 +31,15 @@ export interface UserScenario extends Scenario {
 export interface LoadOptions {
   /** names already taken (the shipped scenarios) */
   reserved?: readonly string[];
+  /** the shipped checks, whose ids a user check may not take */
+  shippedChecks?: readonly CheckInfo[];
   /** the field the directory came from, for problems: --scenarios or scenarios_dir */
   field?: string;
 }
 
 /** Import every scenario file of `dir`; problems (unreadable dir, a file that does not load or is no scenario, a
- * name taken twice) are all collected, and no scenario is returned when there is any. */
-export async function loadScenarios(dir: string, { reserved = [], field = '--scenarios' }: LoadOptions = {}):
+ * name taken twice, a shipped check's id) are all collected, and no scenario is returned when there is any. */
+export async function loadScenarios(dir: string, { reserved = [], shippedChecks = [], field = '--scenarios' }: LoadOptions = {}):
   Promise<LoadedScenarios> {
   const abs = resolve(dir);
   const files = await scenarioFiles(abs);
@@ -69,7 +72,7 @@ export async function loadScenarios(dir: string, { reserved = [], field = '--sce
     if (shape.length) problems.push(...shape);
     else loaded.push({ file: path, scenario: mod.default as Scenario });
   }
-  problems.push(...duplicateNameProblems(loaded, reserved));
+  problems.push(...duplicateNameProblems(loaded, reserved), ...checkIdProblems(loaded, shippedChecks));
   if (problems.length) return { scenarios: [], problems };
   return { scenarios: loaded.map(({ file, scenario }) => guarded(file, scenario)), problems: [] };
 }

@@ -1,5 +1,6 @@
 // Pure: is a module's default export a scenario? Every problem of one file at once, each naming the fix.
 import type { ConfigProblem } from '../errors.js';
+import type { CheckInfo } from '../model/check.js';
 import type { Scenario } from '../run/scenario.js';
 
 /** Scenario names become run ids, suite and matrix cell names, and directories: keep them plain. */
@@ -69,8 +70,29 @@ function checkProblems(field: string, checks: unknown): ConfigProblem[] {
       const fix = `write the check's ${what}`;
       out.push({ field: `${at}.${key}`, value: v, message: 'must be a non-empty string', fix });
     }
+    if (typeof k['judge'] !== 'function') {
+      const fix = 'make it with defineCheck({ id, title, passesWhen, judge: (evidence) => ({ status, message }) })';
+      out.push({ field: `${at}.judge`, value: typeof k['judge'], message: "must be a function (the check's pure judge)", fix });
+    }
   });
   return out;
+}
+
+/**
+ * The problems of user checks that take the id of a shipped check (or an older name of one): expectations, JUnit case
+ * names and `run --all` go by id, so that id would mean two checks.
+ */
+export function checkIdProblems(
+  loaded: readonly { file: string; scenario: Scenario }[],
+  shipped: readonly CheckInfo[],
+): ConfigProblem[] {
+  return loaded.flatMap(({ file, scenario }) => scenario.checks.flatMap((check, i) => {
+    const taken = shipped.find((c) => c !== check && (c.id === check.id || c.formerly?.includes(check.id)));
+    if (!taken) return [];
+    const fix = 'give your check an id of its own (`reboot-harness list` shows the shipped ones)';
+    const message = `is the id of the shipped check "${taken.title}" (${taken.id})`;
+    return [{ field: `${file}: checks[${i}].id`, value: check.id, message, fix }];
+  }));
 }
 
 /** The problems of names taken twice: by a shipped scenario (`reserved`) or by two files of the directory. */

@@ -12,6 +12,10 @@ import { validateJUnit } from '../helpers/junit-schema.js';
 import { buildsFromEnv, runCli, verdictsOf, NETNS } from '../helpers/real-nomad.js';
 import { DOCKER_BOX } from '../../lib/cluster/docker-image.js';
 import { suiteName } from '../../lib/plan/names.js';
+import { checkIds, idsOf } from '../helpers/check-ids.js';
+import { ALLOC_RESTORED } from '../../lib/checks/alloc-restored.js';
+import { TASK_RESTARTED } from '../../lib/checks/task-restarted.js';
+import { NO_DUPLICATE_IP } from '../../lib/checks/no-duplicate-ip.js';
 
 // Note: tap's per-file timeout (package.json) is far below a real VM run; this file sets its own.
 t.setTimeout(90 * 60_000);
@@ -26,7 +30,7 @@ const dockerBox = (): boolean => {
 };
 const skip = builds.length === 0 ? 'no Nomad build given: set NOMAD_BINARIES=/path/a,/path/b (or NOMAD_BINARY)'
   : vmSkipReason() ?? (dockerBox() ? undefined : `the Docker box ${DOCKER_BOX} is not built (npx tsx vms/build-box.ts --docker)`);
-const REBOOT_CHECKS = ['client-rebooted', 'node-back', 'alloc-restored', 'task-restarted', 'http-reachable', 'no-duplicate-ip', 'unique-ips', 'no-leaks'];
+const REBOOT_CHECKS = checkIds('bridge-exec-reboot');
 
 t.test(`matrix driver=[docker] x Nomad ${builds.map((b) => b.version).join(', ') || '(none)'}: GH-24292 before 1.9.5, fixed from 1.9.5`, { skip: skip ?? false, timeout: 80 * 60_000 }, async (t) => {
   const names = builds.map((b) => b.version.replace(/^v/, ''));
@@ -69,7 +73,7 @@ t.test(`matrix driver=[docker] x Nomad ${builds.map((b) => b.version).join(', ')
       for (const id of REBOOT_CHECKS) t.equal(v.get(id)?.label, 'passed', `${b.version}: ${id} passed`);
     } else {
       // the GH-24292 picture: restored in place, task started again, no CNI error at all, and no network
-      for (const id of ['alloc-restored', 'task-restarted', 'no-duplicate-ip']) t.equal(v.get(id)?.label, 'passed', `${b.version}: ${id} passed`);
+      for (const id of idsOf([ALLOC_RESTORED, TASK_RESTARTED, NO_DUPLICATE_IP])) t.equal(v.get(id)?.label, 'passed', `${b.version}: ${id} passed`);
       t.equal(v.get('http-reachable')?.label, 'expected failure', `${b.version}: HTTP does not answer after the reboot`);
       t.match(v.get('http-reachable')?.evidence.join('\n') ?? '', /\[bridge\] from client: GET http:\/\/172\.26\.64\.\d+:80\/ -> curl: \(7\)/, `${b.version}: the bridge address refuses`);
     }

@@ -15,6 +15,12 @@ import { jobInfo, jobProblems } from '../../lib/nomad/parse-job.js';
 import { vmSkipReason, domainsMatching } from '../helpers/vm-prereqs.js';
 import { validateJUnit } from '../helpers/junit-schema.js';
 import { buildsFromEnv, runCli, NETNS, type Build } from '../helpers/real-nomad.js';
+import { idsOf } from '../helpers/check-ids.js';
+import { ALLOC_RESTORED } from '../../lib/checks/alloc-restored.js';
+import { TASK_RESTARTED } from '../../lib/checks/task-restarted.js';
+import { HTTP_REACHABLE } from '../../lib/checks/http-reachable.js';
+import { NO_DUPLICATE_IP } from '../../lib/checks/no-duplicate-ip.js';
+import { UNIQUE_IPS } from '../../lib/checks/unique-ips.js';
 
 // Note: tap's per-file timeout (package.json) is far below a real VM run; this file sets its own.
 t.setTimeout(180 * 60_000);
@@ -23,6 +29,8 @@ const builds = buildsFromEnv();
 const noBuild = builds.length === 0 ? 'no Nomad build given: set NOMAD_BINARIES=/path/a,/path/b (or NOMAD_BINARY)' : undefined;
 const skipVm = noBuild ?? vmSkipReason();
 const example = (name: string): string => fileURLToPath(new URL(`../../examples/jobs/${name}`, import.meta.url));
+/** The checks that judge every alloc and pass on a build from 1.9.7 on. */
+const PER_ALLOC = idsOf([ALLOC_RESTORED, TASK_RESTARTED, HTTP_REACHABLE, NO_DUPLICATE_IP, UNIQUE_IPS]);
 const COUNT3 = example('count-3.nomad.hcl');
 const DUPLICATE = /has been allocated to [0-9a-f-]+, duplicate allocation is not allowed/;
 const old = builds.find((b) => b.beforeTmpfsFix);
@@ -98,7 +106,7 @@ t.test(`count-3 job on ${fixed?.version ?? '(>= 1.9.7)'}: every alloc restored`,
 }, async (t) => {
   const r = await runJob(t, fixed!, ['--job', COUNT3, '--memory', '1024']);
   t.equal(r.code, 0, 'exit 0');
-  for (const id of ['alloc-restored', 'task-restarted', 'http-reachable', 'no-duplicate-ip', 'unique-ips']) {
+  for (const id of PER_ALLOC) {
     t.equal(r.v.get(id)?.label, 'passed', `${id}: ${r.v.get(id)?.message}`);
     t.equal(r.v.get(id)?.perAlloc?.length, 3, `${id}: three allocs`);
   }
@@ -109,7 +117,7 @@ t.test(`two-group job on ${fixed?.version ?? '(>= 1.9.7)'}: every alloc of both 
 }, async (t) => {
   const r = await runJob(t, fixed!, ['--job', example('two-groups.nomad.hcl')]);
   t.equal(r.code, 0, 'exit 0');
-  for (const id of ['alloc-restored', 'task-restarted', 'http-reachable', 'no-duplicate-ip', 'unique-ips']) {
+  for (const id of PER_ALLOC) {
     t.equal(r.v.get(id)?.label, 'passed', `${id}: ${r.v.get(id)?.message}`);
     t.same(r.v.get(id)?.perAlloc?.map((p) => p.name).sort(), ['bridge-two-groups.echo[0]', 'bridge-two-groups.web[0]'], `${id}: both groups' allocs`);
   }

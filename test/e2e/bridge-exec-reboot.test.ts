@@ -8,18 +8,21 @@ import { join } from 'node:path';
 import { vmSkipReason, domainsMatching } from '../helpers/vm-prereqs.js';
 import { validateJUnit } from '../helpers/junit-schema.js';
 import { buildsFromEnv, runCli, verdictsOf, NETNS, type Build } from '../helpers/real-nomad.js';
+import { checkIds } from '../helpers/check-ids.js';
+import { CLIENT_REBOOTED } from '../../lib/checks/client-rebooted.js';
+import { NODE_BACK } from '../../lib/checks/node-back.js';
 
 // Note: tap's per-file timeout (package.json) is far below a real VM run; this file sets its own.
 t.setTimeout(180 * 60_000);
 
 const builds = buildsFromEnv();
 const skip = builds.length === 0 ? 'no Nomad build given: set NOMAD_BINARIES=/path/a,/path/b (or NOMAD_BINARY)' : vmSkipReason();
-const REBOOT_CHECKS = ['client-rebooted', 'node-back', 'alloc-restored', 'task-restarted', 'http-reachable', 'no-duplicate-ip', 'unique-ips', 'no-leaks'];
+const REBOOT_CHECKS = checkIds('bridge-exec-reboot');
 /**
  * What must flip between a build before the tmpfs fix and one after it; client-rebooted and node-back pass on both.
  * no-leaks: real 1.9.3 still holds the failed alloc's stale reservation when the run looks (the cause of the error).
  */
-const FLIP_ACROSS_FIX = ['alloc-restored', 'task-restarted', 'http-reachable', 'no-duplicate-ip', 'unique-ips', 'no-leaks'];
+const FLIP_ACROSS_FIX = checkIds('bridge-exec-reboot', [CLIENT_REBOOTED, NODE_BACK]);
 const DUPLICATE = /has been allocated to [0-9a-f-]+, duplicate allocation is not allowed/;
 
 const before = builds.find((b) => b.beforeTmpfsFix);

@@ -8,11 +8,13 @@ import { join, resolve } from 'node:path';
 import { vmSkipReason, domainsMatching } from '../helpers/vm-prereqs.js';
 import { validateJUnit } from '../helpers/junit-schema.js';
 import { buildsFromEnv, runCli, verdictsOf, NETNS } from '../helpers/real-nomad.js';
+import { idsOf } from '../helpers/check-ids.js';
+import { CHECKS as EXAMPLE } from '../../examples/scenarios/server-reboot.js';
 
 t.setTimeout(60 * 60_000);
 const build = buildsFromEnv()[0];
 const skip = build ? vmSkipReason() : 'no Nomad build given: set NOMAD_BINARY=/path/to/nomad (or NOMAD_BINARIES)';
-const CHECKS = ['server-rebooted', 'leader-elected', 'alloc-kept-running', 'served-through-reboot', 'node-stayed-ready'];
+const CHECKS = idsOf(EXAMPLE);
 
 t.test(`run server-reboot --scenarios examples/scenarios on Nomad ${build?.version ?? '(none)'}: the server host reboots, the client's alloc serves through it`, {
   skip: skip ?? false, timeout: 50 * 60_000,

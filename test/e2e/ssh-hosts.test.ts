@@ -10,12 +10,12 @@ import { join } from 'node:path';
 import { vmSkipReason, domainsMatching } from '../helpers/vm-prereqs.js';
 import { buildsFromEnv, runCli, verdictsOf, NETNS } from '../helpers/real-nomad.js';
 import { assertCleaned, assertVmTier, bringUpHosts, hostState } from '../helpers/handed-over-hosts.js';
+import { checkIds } from '../helpers/check-ids.js';
 
 t.setTimeout(90 * 60_000);
 const build = buildsFromEnv()[0];
 const skip = build ? vmSkipReason() : 'no Nomad build given: set NOMAD_BINARY=/path/to/nomad (or NOMAD_BINARIES)';
-const REBOOT_CHECKS = ['client-rebooted', 'node-back', 'alloc-restored', 'task-restarted', 'http-reachable',
-  'no-duplicate-ip', 'unique-ips', 'no-leaks'];
+const REBOOT_CHECKS = checkIds('bridge-exec-reboot');
 const DUPLICATE = /has been allocated to [0-9a-f-]+, duplicate allocation is not allowed/;
 
 t.test(`bridge-exec-reboot on Nomad ${build?.version ?? '(none)'} against VMs handed over as existing hosts`,

@@ -5,7 +5,7 @@
 // What Nomad's history predicts, and what the real v1.9.3 -> v1.9.5 run showed (README "Findings"):
 // - to 1.9.4-1.9.6: the new build ignores /var/lib/cni/networks/nomad; the allocs placed after the upgrade get the
 //   addresses the old allocs' tasks still hold in their (old) namespaces. The API shows no collision, the client host
-//   does: unique-ips fails on the host view, state-migrated fails (old dir kept, nothing logged).
+//   does: unique-ips-after-upgrade fails on the host view, state-migrated fails (old dir kept, nothing logged).
 // - to 1.9.7+: "migrated CNI state" in the client log, the old dir gone, every address unique.
 import t, { type Test } from 'tap';
 import { readFileSync } from 'node:fs';
@@ -13,6 +13,11 @@ import { join } from 'node:path';
 import { vmSkipReason, domainsMatching } from '../helpers/vm-prereqs.js';
 import { validateJUnit } from '../helpers/junit-schema.js';
 import { buildsFromEnv, runCli, verdictsOf, NETNS, type Build } from '../helpers/real-nomad.js';
+import { idsOf } from '../helpers/check-ids.js';
+import { RESTORE_CHECKS, UPGRADE_CHECKS } from '../../scenarios/upgrade-in-place.js';
+import { UNIQUE_IPS_AFTER_UPGRADE as UNIQUE } from '../../lib/checks/unique-ips-after-upgrade.js';
+import { STATE_MIGRATED } from '../../lib/checks/state-migrated.js';
+import { CLIENT_REBOOTED } from '../../lib/checks/client-rebooted.js';
 
 // Note: tap's per-file timeout (package.json) is far below a real VM run; this file sets its own.
 t.setTimeout(120 * 60_000);
@@ -38,9 +43,9 @@ async function upgrade(t: Test, a: Build, b: Build, expect: string[], extra: str
 t.test(`upgrade-in-place ${from?.version ?? '(< 1.9.4)'} -> ${gap?.version ?? '(1.9.4-1.9.6)'}: the new allocs collide with the old tasks' addresses`, {
   skip: skip ?? (from && gap ? false : 'needs a build before 1.9.4 and one in 1.9.4-1.9.6 in NOMAD_BINARIES'), timeout: 45 * 60_000,
 }, async (t) => {
-  const { v, props } = await upgrade(t, from!, gap!, ['unique-ips=fail', 'state-migrated=fail']);
-  t.equal(v.get('unique-ips')?.label, 'expected failure');
-  t.match(v.get('unique-ips')?.message ?? '', /172\.26\.64\.\d+ is held by .+ and .+/, 'the message names the address and both holders');
+  const { v, props } = await upgrade(t, from!, gap!, [`${UNIQUE.id}=fail`, `${STATE_MIGRATED.id}=fail`]);
+  t.equal(v.get(UNIQUE.id)?.label, 'expected failure');
+  t.match(v.get(UNIQUE.id)?.message ?? '', /172\.26\.64\.\d+ is held by .+ and .+/, 'the message names the address and both holders');
   t.equal(v.get('state-migrated')?.label, 'expected failure');
   t.match(v.get('state-migrated')?.message ?? '', /\/var\/lib\/cni\/networks\/nomad still exists/);
   t.match(props['nomad.version.after'] ?? '', gap!.version.replace(/^v/, ''), 'the client really ran the new build');
@@ -50,7 +55,7 @@ t.test(`upgrade-in-place ${from?.version ?? '(< 1.9.4)'} -> ${fixed?.version ?? 
   skip: skip ?? (from && fixed ? false : 'needs a build before 1.9.4 and one from 1.9.7 on in NOMAD_BINARIES'), timeout: 45 * 60_000,
 }, async (t) => {
   const { v, props } = await upgrade(t, from!, fixed!, []);
-  for (const id of ['unique-ips', 'state-agrees', 'state-migrated']) t.equal(v.get(id)?.label, 'passed', `${id} passed: ${v.get(id)?.message}`);
+  for (const id of idsOf(UPGRADE_CHECKS)) t.equal(v.get(id)?.label, 'passed', `${id} passed: ${v.get(id)?.message}`);
   t.match(v.get('state-migrated')?.message ?? '', /migrated CNI state/, 'the client logged the migration');
   t.match(props['nomad.version.after'] ?? '', fixed!.version.replace(/^v/, ''));
 });
@@ -64,11 +69,11 @@ t.test(`upgrade-in-place --upgrade-mode upgrade-then-reboot ${from?.version ?? '
   t.equal(props['upgrade.mode'], 'upgrade-then-reboot');
   t.match(props['nomad.version.after'] ?? '', fixed!.version.replace(/^v/, ''), 'the client really ran the new build');
   t.equal(v.get('client-rebooted')?.label, 'passed', 'the client rebooted after the upgrade');
-  for (const id of ['alloc-restored', 'task-restarted', 'http-reachable', 'no-duplicate-ip']) {
+  for (const id of idsOf(RESTORE_CHECKS.filter((c) => c !== CLIENT_REBOOTED))) {
     t.equal(v.get(id)?.label, 'passed', `${id} passed: ${v.get(id)?.message}`);
     t.equal(v.get(id)?.perAlloc?.length, 3, `${id}: each of the 3 allocs judged`);
   }
   t.match(v.get('alloc-restored')?.message ?? '', /^all 3 allocs restored in place/);
   t.match(props['job.settled'] ?? '', /^yes: all 3 allocs settled: (.*running with tasks started after the disruption.*){3}/, 'each alloc running on tasks started after the reboot');
-  for (const id of ['unique-ips', 'state-agrees', 'state-migrated']) t.equal(v.get(id)?.label, 'passed', `${id} passed: ${v.get(id)?.message}`);
+  for (const id of idsOf(UPGRADE_CHECKS)) t.equal(v.get(id)?.label, 'passed', `${id} passed: ${v.get(id)?.message}`);
 });

@@ -8,6 +8,7 @@ import { main } from '../../lib/cli/main.js';
 import { validateJUnit } from '../helpers/junit-schema.js';
 import { standIn } from '../helpers/stand-in-env.js';
 import type { Timeline } from '../helpers/fake-nomad/index.js';
+import { CHECKS } from '../../scenarios/bridge-exec-reboot.js';
 
 
 async function run(t: Test, timeline: Timeline, extra: string[] = [], o: { token?: string; sshNeverBack?: boolean; dockerVersion?: string } = {}) {
@@ -30,7 +31,7 @@ t.test('stand-in timeline "restored": every check passes, exit 0', async (t) => 
   t.equal(r.code, 0, 'exit 0');
   t.equal(Number(r.suite.failures), 0);
   t.equal(Number(r.suite.errors), 0);
-  for (const id of ['client-rebooted', 'node-back', 'alloc-restored', 'task-restarted', 'http-reachable', 'no-duplicate-ip', 'unique-ips']) {
+  for (const { id } of CHECKS) {
     t.ok(r.check(id), `case for ${id}`);
     t.notOk(r.check(id)?.['failure'], `${id} has no failure`);
   }

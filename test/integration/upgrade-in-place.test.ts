@@ -8,6 +8,9 @@ import { main } from '../../lib/cli/main.js';
 import { validateJUnit } from '../helpers/junit-schema.js';
 import { standIn } from '../helpers/stand-in-env.js';
 import type { Timeline } from '../helpers/fake-nomad/index.js';
+import { RESTORE_CHECKS, UPGRADE_CHECKS } from '../../scenarios/upgrade-in-place.js';
+import { UNIQUE_IPS_AFTER_UPGRADE } from '../../lib/checks/unique-ips-after-upgrade.js';
+import { STATE_MIGRATED } from '../../lib/checks/state-migrated.js';
 
 
 async function run(t: Test, timeline: Timeline, flags: string[]) {
@@ -15,18 +18,18 @@ async function run(t: Test, timeline: Timeline, flags: string[]) {
   const s = await standIn(timeline, { cwd: dir });
   t.teardown(() => s.nomad.close());
   const code = await main(['run', 'upgrade-in-place', '--nomad-binary', '/stand-in/nomad-1.9.3', '--reports-dir', join(dir, 'reports'), '--junit', join(dir, 'junit.xml'), '--report-json', join(dir, 'summary.json'), '--netns', '', ...flags], s.deps);
-  if (code === 2) return { code, s, dir, check: () => undefined, junit: '', summary: undefined };
+  if (code === 2) return { code, s, dir, check: () => undefined, cases: () => [], junit: '', summary: undefined };
   const junit = readFileSync(join(dir, 'junit.xml'), 'utf8');
   validateJUnit(t, join(dir, 'junit.xml'));
   const cases = [new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(junit).testsuites.testsuite.testcase].flat() as Record<string, unknown>[];
   const check = (id: string) => cases.find((c) => String(c['name']).endsWith(`(${id})`));
-  return { code, s, dir, check, junit, summary: JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) };
+  return { code, s, dir, check, cases: () => cases, junit, summary: JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) };
 }
 
 t.test('"upgrade-collide" (1.9.3 -> 1.9.5, as the real run showed): the API shows unique addresses, the client host does not; exit 1', async (t) => {
   const r = await run(t, 'upgrade-collide', ['--upgrade-to', '/stand-in/nomad-1.9.5']);
   t.equal(r.code, 1);
-  const unique = JSON.stringify(r.check('unique-ips')?.['failure']);
+  const unique = JSON.stringify(r.check(UNIQUE_IPS_AFTER_UPGRADE.id)?.['failure']);
   t.match(unique, /172\.26\.64\.2 is held by netns \w+ \[pid \d+ python3\] and an unnamed netns of pid \d+ python3 \(client host\)/, 'the old task\'s namespace and a new alloc hold one address');
   t.notMatch(unique, /\(API\)/, 'the API view alone shows no collision (real 1.9.5)');
   t.notOk(r.check('state-agrees')?.['failure'], 'host-local state agrees with the API (real 1.9.5: all six in the tmpfs dir)');
@@ -39,10 +42,20 @@ t.test('"upgrade-collide" (1.9.3 -> 1.9.5, as the real run showed): the API show
   t.ok(r.s.lab.destroyed);
 });
 
+t.test('the old id unique-ips still takes an expectation, with a warning naming unique-ips-after-upgrade', async (t) => {
+  const r = await run(t, 'upgrade-collide', ['--upgrade-to', '/stand-in/nomad-1.9.5', '--expect', 'unique-ips=fail', '--expect', `${STATE_MIGRATED.id}=fail`]);
+  t.equal(r.code, 0, 'the collision reproduced as expected');
+  const verdicts = r.summary.runs[0].verdicts as { id: string; label: string }[];
+  t.equal(verdicts.find((v) => v.id === UNIQUE_IPS_AFTER_UPGRADE.id)?.label, 'expected failure', 'judged under the new id');
+  t.notOk(r.cases().some((c) => String(c['name']).endsWith('(unique-ips)')), 'no case under the old id');
+  const stderr = r.s.err.join('');
+  t.match(stderr, /warning: expectation unique-ips=fail \(scenario upgrade-in-place\): the check unique-ips is now unique-ips-after-upgrade; the old id is deprecated, write unique-ips-after-upgrade=fail/);
+});
+
 t.test('"upgrade-migrated" (1.9.3 -> 1.9.7): unique addresses, state agrees, migration logged, exit 0', async (t) => {
   const r = await run(t, 'upgrade-migrated', ['--upgrade-to', '/stand-in/nomad-1.9.7']);
   t.equal(r.code, 0, `exit 0 (${r.s.err.join('').split('\n').filter((l) => /FAIL|ERROR/.test(l)).join(' | ')})`);
-  for (const id of ['unique-ips', 'state-agrees', 'state-migrated']) t.notOk(r.check(id)?.['failure'] ?? r.check(id)?.['skipped'], `${id} passed`);
+  for (const { id } of UPGRADE_CHECKS) t.notOk(r.check(id)?.['failure'] ?? r.check(id)?.['skipped'], `${id} passed`);
   t.match(JSON.stringify(r.check('state-migrated')), /migrated CNI state: src=\/var\/lib\/cni\/networks\/nomad dest=\/var\/run\/cni\/nomad/);
   t.match(r.summary.runs[0].properties['cni.reservations.after:/var/run/cni/nomad'], /^(172\.26\.64\.\d+ ?){6}$/, 'six reservations in the tmpfs dir');
   t.equal(r.summary.runs[0].properties['cni.reservations.after:/var/lib/cni/networks/nomad'], '(missing)');
@@ -62,7 +75,7 @@ t.test('upgrade-then-reboot on 1.9.7: the reboot after the migration keeps every
   t.match(steps[rebootAt + 2]!.name, /wait until the job has settled after the reboot/);
   type V = { id: string; status: string; message: string; perAlloc?: { status: string; detail: string }[] };
   const v = (id: string) => (r.summary.runs[0].verdicts as V[]).find((x) => x.id === id)!;
-  for (const id of ['client-rebooted', 'alloc-restored', 'task-restarted', 'http-reachable', 'no-duplicate-ip']) t.equal(v(id).status, 'passed', `${id}: ${v(id).message}`);
+  for (const { id } of RESTORE_CHECKS) t.equal(v(id).status, 'passed', `${id}: ${v(id).message}`);
   t.equal(v('alloc-restored').perAlloc?.length, 3, 'every alloc\'s restore judged with the reboot scenario\'s checks');
   t.ok(v('alloc-restored').perAlloc!.every((p) => /running again .* with its tasks started after the reboot/.test(p.detail)));
   t.match(r.summary.runs[0].properties['job.settled'], /^yes: all 3 allocs settled/);
@@ -78,7 +91,7 @@ t.test('restart-only (same build, control case): no --upgrade-to needed, state-m
   const r = await run(t, 'restored', ['--upgrade-mode', 'restart-only']);
   t.equal(r.code, 0);
   t.ok(r.check('state-migrated')?.['skipped'], 'nothing to migrate');
-  t.notOk(r.check('unique-ips')?.['failure']);
+  t.notOk(r.check(UNIQUE_IPS_AFTER_UPGRADE.id)?.['failure']);
   t.notOk(r.check('state-agrees')?.['failure']);
 });
 

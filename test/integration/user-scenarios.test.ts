@@ -11,10 +11,11 @@ import { XMLParser } from 'fast-xml-parser';
 import { main } from '../../lib/cli/main.js';
 import { standIn, standInPerRun } from '../helpers/stand-in-env.js';
 import type { ServerRebootEffect } from '../helpers/fake-nomad/index.js';
+import { idsOf } from '../helpers/check-ids.js';
+import { CHECKS as EXAMPLE_CHECKS } from '../../examples/scenarios/server-reboot.js';
 
 const EXAMPLES = resolve('examples/scenarios');
-const SERVER_CHECKS = ['server-rebooted', 'leader-elected', 'alloc-kept-running', 'served-through-reboot',
-  'node-stayed-ready'];
+const SERVER_CHECKS = idsOf(EXAMPLE_CHECKS);
 
 /** A directory OUTSIDE the repository (no node_modules above it), as a user's would be. */
 function userDir(t: Test, files: Record<string, string>): string {
@@ -89,6 +90,13 @@ t.test('every bad scenario file is reported at once, exit 2, before anything run
   t.match(r.err, /bad-check\.ts: checks\[0\]\.title: must be a non-empty string/);
   t.notMatch(r.err, /good\.ts/, 'the good file is not blamed');
   t.same(r.s.nomad.requests, [], 'nothing ran');
+});
+
+t.test('a user check may not take a shipped check\'s id: one id, one meaning (exit 2)', async (t) => {
+  const dir = userDir(t, { 'package.json': PKG, 'mine.ts': GOOD.replace("id: 'counted'", "id: 'client-rebooted'") });
+  const r = await cli(['list', '--scenarios', dir], process.cwd());
+  t.equal(r.code, 2, 'exit 2');
+  t.match(r.err, /mine\.ts: checks\[0\]\.id: is the id of the shipped check "Client rebooted" \(client-rebooted\) \(got "client-rebooted"/);
 });
 
 t.test('the files\' problems and the rest of the command line\'s, at once (exit 2); no guess about the scenario', async (t) => {

@@ -1,9 +1,10 @@
 // alloc outcome classification, alloc-restored and task-restarted over recorded samples.
 import { readFileSync } from 'node:fs';
 import t from 'tap';
+import { judgeCheck } from '../../lib/checks/define.js';
 import { classifyAllocOutcome } from '../../lib/checks/alloc-outcome.js';
-import { checkAllocRestored } from '../../lib/checks/alloc-restored.js';
-import { checkTaskRestarted } from '../../lib/checks/task-restarted.js';
+import { ALLOC_RESTORED } from '../../lib/checks/alloc-restored.js';
+import { TASK_RESTARTED } from '../../lib/checks/task-restarted.js';
 import type { RebootEvidence } from '../../lib/model/evidence.js';
 
 const load = (name: string): RebootEvidence => JSON.parse(readFileSync(new URL(`../fixtures/checks/${name}.json`, import.meta.url), 'utf8')) as RebootEvidence;
@@ -52,45 +53,45 @@ t.test('classifyAllocOutcome', async (t) => {
 });
 
 t.test('alloc-restored', async (t) => {
-  t.equal(checkAllocRestored(load('restored')).status, 'passed');
-  const r = checkAllocRestored(load('replaced'));
+  t.equal(judgeCheck(ALLOC_RESTORED, load('restored')).status, 'passed');
+  const r = judgeCheck(ALLOC_RESTORED, load('replaced'));
   t.equal(r.status, 'failed', 'a replaced alloc (PreviousAllocation set) fails');
   t.match(r.message, /^not restored \(replaced\): alloc 2976d256/);
   t.match(r.evidence.join('\n'), /after: {2}5e1f0a9b.*previous 2976d256/, 'the replacement is shown as what holds the slot now');
-  const f = checkAllocRestored(load('duplicate-ip'));
+  const f = judgeCheck(ALLOC_RESTORED, load('duplicate-ip'));
   t.equal(f.status, 'failed');
   t.match(f.message, /^not restored \(failed\): /);
 });
 
 t.test('task-restarted', async (t) => {
-  const ok = checkTaskRestarted(load('restored'));
+  const ok = judgeCheck(TASK_RESTARTED, load('restored'));
   t.equal(ok.status, 'passed', ok.message);
   t.match(ok.message, /Started event at 2025-03-10T09:47:41\.500Z/);
 
-  t.match(checkTaskRestarted(load('duplicate-ip')), { status: 'failed', message: /not started after the reboot/ });
-  t.match(checkTaskRestarted(load('replaced')), { status: 'failed' });
+  t.match(judgeCheck(TASK_RESTARTED, load('duplicate-ip')), { status: 'failed', message: /not started after the reboot/ });
+  t.match(judgeCheck(TASK_RESTARTED, load('replaced')), { status: 'failed' });
 
   // No Started event recorded (events lost: Nomad keeps 10), but StartedAt moved past the reboot.
   const byStartedAt = load('restored');
   byStartedAt.taskEvents = {};
   byStartedAt.after.alloc!.tasks['http']!.events = byStartedAt.after.alloc!.tasks['http']!.events.filter((e) => e.type !== 'Started');
   byStartedAt.after.jobAllocs = [byStartedAt.after.alloc!];
-  t.match(checkTaskRestarted(byStartedAt), { status: 'passed', message: /StartedAt 2025-03-10T09:47:41/ });
+  t.match(judgeCheck(TASK_RESTARTED, byStartedAt), { status: 'passed', message: /StartedAt 2025-03-10T09:47:41/ });
 
   // Started after the reboot, but dead now.
   const died = load('restored');
   died.after.alloc!.tasks['http']!.state = 'dead';
-  t.match(checkTaskRestarted(died), { status: 'failed', message: /but dead now/ });
+  t.match(judgeCheck(TASK_RESTARTED, died), { status: 'failed', message: /but dead now/ });
 
   // A Started event before the reboot only does not count.
   const old = load('restored');
   old.taskEvents = {};
   old.after.alloc!.tasks['http']!.events = old.after.alloc!.tasks['http']!.events.slice(0, 3);
   old.after.alloc!.tasks['http']!.startedAt = '2025-03-10T09:40:02.5Z';
-  t.match(checkTaskRestarted(old), { status: 'failed', message: /no Started event since 2025-03-10T09:46:50\.000Z/ });
+  t.match(judgeCheck(TASK_RESTARTED, old), { status: 'failed', message: /no Started event since 2025-03-10T09:46:50\.000Z/ });
 
   const noAlloc = load('restored');
   noAlloc.after.alloc = undefined;
   noAlloc.after.jobAllocs = [];
-  t.match(checkTaskRestarted(noAlloc), { status: 'failed', message: /not observed after the reboot/ });
+  t.match(judgeCheck(TASK_RESTARTED, noAlloc), { status: 'failed', message: /not observed after the reboot/ });
 });

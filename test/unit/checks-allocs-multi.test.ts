@@ -1,15 +1,16 @@
 // Every alloc judged: outcomes per alloc (restored, replaced by name as real 1.9.7 left it, failed, unknown only when the
 // job had not settled), the checks' per-alloc detail and summaries, cause links, and the HTML per-alloc table.
 import t from 'tap';
+import { judgeAll, judgeCheck } from '../../lib/checks/define.js';
 import type { AllocSnap, HttpProbe, Observation, RebootEvidence, TaskEventRec, TaskStateSnap } from '../../lib/model/evidence.js';
 import type { Verdict } from '../../lib/model/check.js';
 import { classifyAll } from '../../lib/checks/alloc-outcome.js';
-import { checkAllocRestored } from '../../lib/checks/alloc-restored.js';
-import { checkTaskRestarted } from '../../lib/checks/task-restarted.js';
-import { checkHttpReachable } from '../../lib/checks/http-reachable.js';
-import { checkUniqueIps } from '../../lib/checks/unique-ips.js';
-import { checkNoDuplicateIp } from '../../lib/checks/no-duplicate-ip.js';
-import { rebootChecks } from '../../lib/checks/reboot.js';
+import { ALLOC_RESTORED } from '../../lib/checks/alloc-restored.js';
+import { TASK_RESTARTED } from '../../lib/checks/task-restarted.js';
+import { HTTP_REACHABLE } from '../../lib/checks/http-reachable.js';
+import { UNIQUE_IPS } from '../../lib/checks/unique-ips.js';
+import { NO_DUPLICATE_IP } from '../../lib/checks/no-duplicate-ip.js';
+import { CHECKS } from '../../scenarios/bridge-exec-reboot.js';
 import { renderAllocTable } from '../../lib/report/html-allocs.js';
 
 const REBOOT = Date.parse('2026-12-02T10:00:00Z');
@@ -46,12 +47,12 @@ t.test('count 3 restored: all pass with three lines each; an address change is n
   const after = [alloc(1), alloc(2, { address: '172.26.64.4' }), alloc(3, { address: '172.26.64.3' })];
   const e = evidence(beforeAllocs, after, after.flatMap((a) => probes(a)));
   t.same(classifyAll(e).map((o) => o.outcome), ['restored', 'restored', 'restored']);
-  const r = checkAllocRestored(e);
+  const r = judgeCheck(ALLOC_RESTORED, e);
   t.equal(r.status, 'passed');
   t.match(r.message, /^all 3 allocs restored in place; 2 came back with a different address \(job\.web\[1\] 172\.26\.64\.3 -> 172\.26\.64\.4; job\.web\[2\] 172\.26\.64\.4 -> 172\.26\.64\.3\)/);
   t.equal(r.perAlloc?.length, 3);
-  t.match(checkHttpReachable(e), { status: 'passed', message: /every mapped port of all 3 allocs answered \(6 probes/ });
-  t.match(checkTaskRestarted(e), { status: 'passed', message: /all 3 tasks of 3 allocs started again/ });
+  t.match(judgeCheck(HTTP_REACHABLE, e), { status: 'passed', message: /every mapped port of all 3 allocs answered \(6 probes/ });
+  t.match(judgeCheck(TASK_RESTARTED, e), { status: 'passed', message: /all 3 tasks of 3 allocs started again/ });
 });
 
 t.test('count 3 on 1.9.3: every alloc failed with the duplicate-IP error; consequences linked; failed allocs hold no address', async (t) => {
@@ -63,23 +64,23 @@ t.test('count 3 on 1.9.3: every alloc failed with the duplicate-IP error; conseq
   const outcomes = classifyAll(e);
   t.same(outcomes.map((o) => o.outcome), ['failed', 'failed', 'failed']);
   t.ok(outcomes.every((o) => o.failingEvent?.type === 'Setup Failure'), 'quotes the cause, not Not Restarting');
-  const results = rebootChecks(e);
+  const results = judgeAll(CHECKS, e);
   const by = (x: string) => results.find((r) => r.id === x)!;
   t.match(by('alloc-restored').message, /^0 of 3 allocs restored; 3 failed; first: failed: alloc 11111111/);
   t.match(by('no-duplicate-ip').message, /for 3 of 3 allocs: 172\.26\.64\.2 was already allocated to 11111111/);
-  for (const x of ['alloc-restored', 'task-restarted', 'http-reachable']) t.equal(by(x).causedBy, 'no-duplicate-ip', `${x} is a consequence`);
-  t.match(checkHttpReachable(e).perAlloc, [{ status: 'failed', detail: /failed: not probed/ }, { status: 'failed' }, { status: 'failed' }]);
-  t.equal(checkUniqueIps(e).status, 'skipped', 'no live alloc, no address to compare');
+  for (const x of [ALLOC_RESTORED, TASK_RESTARTED, HTTP_REACHABLE]) t.equal(by(x.id).causedBy, NO_DUPLICATE_IP.id, `${x.id} is a consequence`);
+  t.match(judgeCheck(HTTP_REACHABLE, e).perAlloc, [{ status: 'failed', detail: /failed: not probed/ }, { status: 'failed' }, { status: 'failed' }]);
+  t.equal(judgeCheck(UNIQUE_IPS, e).status, 'skipped', 'no live alloc, no address to compare');
   // real 1.9.3 may leave the failed allocs' namespaces and their veths: the same cause, as long as no more veths remain than failed allocs
   const leaky = evidence(beforeAllocs, after, []);
   leaky.after.cniState = [{ dir: '/var/lib/cni/networks/nomad', exists: true, files: { '172.26.64.2': `${id(1)}\r\neth0` } }];
   leaky.after.netState = { netns: [id(2), id(3)], veths: [1, 2].map((n) => ({ name: `veth${n}`, master: 'nomad' })) };
-  const leaks = rebootChecks(leaky).find((r) => r.id === 'no-leaks')!;
+  const leaks = judgeAll(CHECKS, leaky).find((r) => r.id === 'no-leaks')!;
   t.equal(leaks.status, 'failed');
   t.equal(leaks.causedBy, 'no-duplicate-ip', 'the failed allocs\' leftovers are the duplicate-IP failure\'s consequence');
   leaky.after.netState.veths.push(...[3, 4].map((n) => ({ name: `veth${n}`, master: 'nomad' })));
-  t.notOk(rebootChecks(leaky).find((r) => r.id === 'no-leaks')!.causedBy, 'more veths than failed allocs is a leak of its own');
-  t.match(checkNoDuplicateIp(e).perAlloc, [{ status: 'failed', detail: /^Setup Failure: 172\.26\.64\.2 was already allocated to 11111111/ }, { status: 'failed' }, { status: 'failed' }]);
+  t.notOk(judgeAll(CHECKS, leaky).find((r) => r.id === 'no-leaks')!.causedBy, 'more veths than failed allocs is a leak of its own');
+  t.match(judgeCheck(NO_DUPLICATE_IP, e).perAlloc, [{ status: 'failed', detail: /^Setup Failure: 172\.26\.64\.2 was already allocated to 11111111/ }, { status: 'failed' }, { status: 'failed' }]);
 });
 
 t.test('real 1.9.7 node-down: replaced, matched by name (no links), heartbeat_grace explained; the rest judged on', async (t) => {
@@ -95,7 +96,7 @@ t.test('real 1.9.7 node-down: replaced, matched by name (no links), heartbeat_gr
   t.match(o1!.reason, /matched by job, group and name job\.web\[0\] created after the reboot \(Nomad left PreviousAllocation and NextAllocation empty\)/);
   t.match(o1!.reason, /node event "Node heartbeat missed" at 2026-12-02T10:00:25Z; the alloc: "alloc is lost since its node is down"\): the server's heartbeat_grace \(10s\) is shorter than the reboot \(45 s until SSH was back\)/);
   t.equal(o2!.outcome, 'restored');
-  const results = rebootChecks(e);
+  const results = judgeAll(CHECKS, e);
   const by = (x: string) => results.find((r) => r.id === x)!;
   t.match(by('alloc-restored').message, /^2 of 3 allocs restored; 1 replaced/);
   t.equal(by('http-reachable').status, 'passed', 'the replacement answers in the lost alloc\'s place');
@@ -116,7 +117,7 @@ t.test('unknown only while the job had not settled', async (t) => {
 t.test('HTML: one row per alloc, one column per per-alloc check, escaped', async (t) => {
   const after = [alloc(1), alloc(2, { name: 'job.web[1]<script>' })];
   const e = evidence(beforeAllocs.slice(0, 2), after, probes(after[0]!).concat(probes(after[1]!, false)));
-  const verdicts: Verdict[] = rebootChecks(e).map((r) => ({ ...r, expected: 'pass', met: r.status !== 'failed', label: r.status === 'failed' ? 'failed' : r.status }));
+  const verdicts: Verdict[] = judgeAll(CHECKS, e).map((r) => ({ ...r, expected: 'pass', met: r.status !== 'failed', label: r.status === 'failed' ? 'failed' : r.status }));
   const html = renderAllocTable(verdicts);
   t.match(html, /<table id="allocs">/);
   t.equal((html.match(/<tr data-alloc=/g) ?? []).length, 2);
@@ -132,9 +133,9 @@ t.test('recorded: the real count-3 run on 1.9.3 (run raz4jad7512261, docs/findin
   const outcomes = classifyAll(e);
   t.same(outcomes.map((o) => o.outcome), ['failed', 'failed', 'failed']);
   t.ok(outcomes.every((o) => o.failingEvent?.type === 'Setup Failure' && /duplicate allocation is not allowed/.test(o.failingEvent.message)));
-  const results = rebootChecks(e);
+  const results = judgeAll(CHECKS, e);
   const by = (x: string) => results.find((r) => r.id === x)!;
   t.match(by('no-duplicate-ip').perAlloc?.map((p) => p.detail), [/^Setup Failure: 172\.26\.64\.2 was already allocated to 3378983b/, /172\.26\.64\.3 was already allocated to 396b4426/, /172\.26\.64\.4 was already allocated to 584cd270/]);
-  for (const x of ['alloc-restored', 'task-restarted', 'http-reachable']) t.equal(by(x).causedBy, 'no-duplicate-ip', `${x} is a consequence`);
+  for (const x of [ALLOC_RESTORED, TASK_RESTARTED, HTTP_REACHABLE]) t.equal(by(x.id).causedBy, NO_DUPLICATE_IP.id, `${x.id} is a consequence`);
   t.equal(by('unique-ips').status, 'skipped', 'the failed allocs still report their addresses; none is live');
 });

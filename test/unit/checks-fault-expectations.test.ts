@@ -2,12 +2,13 @@
 // partition expect, each with a sample where the expectation is NOT met, and the reboot kinds left alone.
 import { readFileSync } from 'node:fs';
 import t from 'tap';
-import { rebootChecks } from '../../lib/checks/reboot.js';
+import { judgeAll } from '../../lib/checks/define.js';
+import { CHECKS } from '../../scenarios/bridge-exec-reboot.js';
 import { adjustForFault } from '../../lib/checks/fault-expectations.js';
 import type { RebootEvidence } from '../../lib/model/evidence.js';
 
 const load = (name: string): RebootEvidence => JSON.parse(readFileSync(new URL(`../fixtures/checks/${name}.json`, import.meta.url), 'utf8')) as RebootEvidence;
-const judge = (e: RebootEvidence, partitionForS = 30, heartbeatGraceS = 300) => new Map(adjustForFault(rebootChecks(e), e, { partitionForS, heartbeatGraceS }).map((r) => [r.id, r]));
+const judge = (e: RebootEvidence, partitionForS = 30, heartbeatGraceS = 300) => new Map(adjustForFault(CHECKS, judgeAll(CHECKS, e), e, { partitionForS, heartbeatGraceS }).map((r) => [r.id, r]));
 
 /** The restored sample as an agent-kill would look: same boot, the task running since before the fault. */
 function agentKilled(): RebootEvidence {
@@ -57,6 +58,6 @@ t.test('kinds that reboot the host leave every result untouched', async (t) => {
   for (const kind of ['graceful', 'hard', 'panic', 'power-off'] as const) {
     const e = load('restored');
     e.reboot.kind = kind;
-    t.same(adjustForFault(rebootChecks(e), e, { partitionForS: 999, heartbeatGraceS: 1 }), rebootChecks(e), kind);
+    t.same(adjustForFault(CHECKS, judgeAll(CHECKS, e), e, { partitionForS: 999, heartbeatGraceS: 1 }), judgeAll(CHECKS, e), kind);
   }
 });

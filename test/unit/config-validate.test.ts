@@ -4,8 +4,11 @@ import { parse as parseYaml } from 'yaml';
 import { ConfigError, formatProblem, type ConfigProblem } from '../../lib/errors.js';
 import { DEFAULTS, type HarnessConfig } from '../../lib/config/schema.js';
 import { resolveConfig, type ConfigSources } from '../../lib/config/validate.js';
+import { formerIds } from '../../lib/checks/expect-ids.js';
+import { CHECKS as REBOOT } from '../../scenarios/bridge-exec-reboot.js';
+import { CHECKS as CNI } from '../../scenarios/cni-ipam-reboot.js';
 
-const KNOWN = ['client-rebooted', 'alloc-restored', 'no-duplicate-ip', 'unique-ips'];
+const KNOWN = REBOOT.map((c) => c.id);
 
 function ok(src: Partial<ConfigSources>): HarnessConfig {
   const r = resolveConfig({ file: undefined, env: {}, flags: {}, knownChecks: KNOWN, ...src });
@@ -156,7 +159,11 @@ t.test('a bad token is never echoed back', async (t) => {
 });
 
 t.test('an unknown check names the scenario it was checked against', async (t) => {
-  t.match(bad({ scenario: 'cni-ipam-reboot', knownChecks: ['client-rebooted'], flags: { expect: ['no-duplicate-ip=fail'] } }), [{ message: 'names no check of scenario cni-ipam-reboot', fix: /client-rebooted/ }]);
+  const cni = { scenario: 'cni-ipam-reboot', knownChecks: CNI.map((c) => c.id), formerChecks: formerIds(CNI) };
+  const [p] = bad({ ...cni, flags: { expect: ['no-duplicate-ip=fail'] } });
+  t.match(p, { message: 'names no check of scenario cni-ipam-reboot', fix: /host-rebooted/ });
+  t.notMatch(p!.fix, /client-rebooted/, 'an old id is taken but not suggested');
+  t.same(ok({ ...cni, flags: { expect: ['client-rebooted=fail'] } }).expect.perCheck, { 'client-rebooted': 'fail' }, 'taken as given; the planner moves it to host-rebooted');
   t.equal(ok({ scenario: 'cni-ipam-reboot' }).scenario, 'cni-ipam-reboot');
 });
 

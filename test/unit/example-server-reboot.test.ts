@@ -58,3 +58,12 @@ t.test('events from before the reboot do not count as a restart', async (t) => {
   const old = alloc({ events: [ev('Started', T0 - 50_000), ev('Restarting', T0 - 40_000)] });
   t.equal(status({ ...good, allocBefore: old, allocAfter: old })['alloc-kept-running'], 'passed');
 });
+
+t.test('no leader: the alloc and the node could not be read, failures leader-elected explains', async (t) => {
+  const e = { ...good, leaderAfter: { error: 'waiting for a Nomad leader: gave up' }, allocAfter: undefined, nodeAfter: undefined };
+  const by = Object.fromEntries(judgeAll(CHECKS, e).map((r) => [r.id, r]));
+  t.equal(by['leader-elected']?.status, 'failed');
+  for (const id of ['alloc-kept-running', 'node-stayed-ready']) t.match(by[id], { status: 'failed', causedBy: 'leader-elected' }, id);
+  t.notOk(by['served-through-reboot']?.causedBy, 'the probes during the reboot are judged on their own');
+  t.notOk(judgeAll(CHECKS, { ...good, allocAfter: undefined }).find((r) => r.id === 'alloc-kept-running')?.causedBy, 'with a leader, a missing alloc is a failure of its own');
+});

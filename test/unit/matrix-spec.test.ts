@@ -2,11 +2,11 @@
 import t from 'tap';
 import { parse as parseYaml } from 'yaml';
 import { parseMatrix } from '../../lib/matrix/spec.js';
+import { expectableIds } from '../../lib/checks/expect-ids.js';
+import { SCENARIOS as SHIPPED } from '../../lib/cli/scenarios.js';
 
-const SCENARIOS = {
-  'bridge-exec-reboot': ['client-rebooted', 'no-duplicate-ip', 'unique-ips'],
-  'upgrade-in-place': ['unique-ips', 'state-agrees', 'state-migrated'],
-};
+/** Each scenario's ids as the planner hands them to the matrix file: its checks' ids, then their old ids. */
+const SCENARIOS = Object.fromEntries(SHIPPED.filter((s) => s.name !== 'cni-ipam-reboot').map((s) => [s.name, expectableIds(s.checks)]));
 
 const GOOD = `
 scenario: bridge-exec-reboot
@@ -101,6 +101,8 @@ t.test('not a mapping, no scenario, no axes', async (t) => {
   t.match(r, { ok: false, problems: [{ field: 'm.yaml: (top level)' }] });
   const r2 = parseMatrix({}, 'm.yaml', SCENARIOS);
   t.match(r2, { ok: false, problems: [{ field: 'm.yaml: scenario' }, { field: 'm.yaml: axes' }] });
-  const r3 = parseMatrix({ scenario: ['bridge-exec-reboot', 'upgrade-in-place'], axes: { nomad: [{ name: 'a', binary: './a', expect: 'no-duplicate-ip=fail' }] } }, 'm.yaml', SCENARIOS);
+  const onlyReboot = SCENARIOS['bridge-exec-reboot']!.find((id) => !SCENARIOS['upgrade-in-place']!.includes(id));
+  t.ok(onlyReboot, 'the reboot scenario has a check the upgrade scenario has not');
+  const r3 = parseMatrix({ scenario: ['bridge-exec-reboot', 'upgrade-in-place'], axes: { nomad: [{ name: 'a', binary: './a', expect: `${onlyReboot}=fail` }] } }, 'm.yaml', SCENARIOS);
   t.match(r3, { ok: false, problems: [{ field: 'm.yaml: axes.nomad[0].expect[0]', message: /every scenario/ }] }, 'an expectation must name a check every listed scenario has');
 });

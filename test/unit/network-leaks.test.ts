@@ -1,9 +1,10 @@
 // The leak check (no-leaks) and the host view of addresses, over recorded samples: parseNetState / parseHostNetns on
-// real output, checkNoLeaks on real and edited evidence, hostAddressConflicts on the shape of the real 1.9.5 collision.
+// real output, the no-leaks check on real and edited evidence, hostAddressConflicts on the shape of the real 1.9.5 collision.
 import t from 'tap';
+import { judgeCheck } from '../../lib/checks/define.js';
 import { readFileSync } from 'node:fs';
 import { parseHostNetns, parseNetState } from '../../lib/lab/parse-observe.js';
-import { checkNoLeaks } from '../../lib/checks/no-leaks.js';
+import { NO_LEAKS } from '../../lib/checks/no-leaks.js';
 import { describeNetns, hostAddressConflicts } from '../../lib/checks/host-addresses.js';
 import type { RebootEvidence } from '../../lib/model/evidence.js';
 
@@ -21,9 +22,9 @@ t.test('parseNetState on the real upgrade capture: 6 alloc namespaces, 9 veths o
 });
 
 t.test('no-leaks: passes on a restored alloc, fails on each kind of leftover, skips without the state', async (t) => {
-  const ok = checkNoLeaks(evidence('restored'));
+  const ok = judgeCheck(NO_LEAKS, evidence('restored'));
   t.equal(ok.status, 'passed', ok.message);
-  const dup = checkNoLeaks(evidence('duplicate-ip'));
+  const dup = judgeCheck(NO_LEAKS, evidence('duplicate-ip'));
   t.equal(dup.status, 'failed', 'as on real 1.9.3 right after the failed restore: the stale reservation is still there');
   t.match(dup.message, /reservation 172\.26\.64\.69 in \/var\/lib\/cni\/networks\/nomad names 2976d256, which is not a live alloc/);
 
@@ -32,11 +33,11 @@ t.test('no-leaks: passes on a restored alloc, fails on each kind of leftover, sk
   const stale = 'deadbeef-0000-0000-0000-000000000000';
   const withRes = structuredClone(e);
   withRes.after.cniState[0]!.files['172.26.64.9'] = `${stale}\r\neth0`;
-  t.match(checkNoLeaks(withRes), { status: 'failed', message: /reservation 172\.26\.64\.9 in \/var\/run\/cni\/nomad names deadbeef, which is not a live alloc/ });
+  t.match(judgeCheck(NO_LEAKS, withRes), { status: 'failed', message: /reservation 172\.26\.64\.9 in \/var\/run\/cni\/nomad names deadbeef, which is not a live alloc/ });
 
   const withNs = structuredClone(e);
   withNs.after.netState = { netns: [live, stale, 'cni-1234'], veths: [{ name: 'vethaaaa', master: 'nomad' }] };
-  const r = checkNoLeaks(withNs);
+  const r = judgeCheck(NO_LEAKS, withNs);
   t.match(r, { status: 'failed', message: /network namespace deadbeef-0000-0000-0000-000000000000 has no live alloc/ });
   t.notMatch(r.message, /cni-1234/, 'a namespace not named like an alloc is not judged');
 
@@ -44,13 +45,13 @@ t.test('no-leaks: passes on a restored alloc, fails on each kind of leftover, sk
   real.after.netState = parseNetState(fixture('observe/net-state-real-upgrade-1.9.3-to-1.9.5.txt'));
   real.after.nodeAllocs = real.after.netState.netns.map((id) => ({ ...e.after.nodeAllocs[0]!, id }));
   real.after.cniState = [];
-  t.match(checkNoLeaks(real), { status: 'skipped' }, 'no host-local listing: skipped, not passed');
+  t.match(judgeCheck(NO_LEAKS, real), { status: 'skipped' }, 'no host-local listing: skipped, not passed');
   real.after.cniState = [{ dir: '/var/run/cni/nomad', exists: true, files: {} }];
-  t.match(checkNoLeaks(real), { status: 'failed', message: /9 veths on bridge nomad for 6 live allocs/ }, 'the real orphaned veths are caught');
+  t.match(judgeCheck(NO_LEAKS, real), { status: 'failed', message: /9 veths on bridge nomad for 6 live allocs/ }, 'the real orphaned veths are caught');
 
   const none = structuredClone(e);
   delete none.after.netState;
-  t.match(checkNoLeaks(none), { status: 'skipped', message: /were not read/ });
+  t.match(judgeCheck(NO_LEAKS, none), { status: 'skipped', message: /were not read/ });
 });
 
 const HOST = `N 4026532300 6969bc0b-d46e-e112-e05d-97247f423a31
@@ -76,7 +77,9 @@ t.test('parseHostNetns and hostAddressConflicts: an old task namespace and a new
 });
 
 t.test('no-leaks is a consequence of the duplicate-IP failure only when the one leak is the failed alloc\'s own stale reservation', async (t) => {
-  const { rebootChecks } = await import('../../lib/checks/reboot.js');
+  const { judgeAll } = await import('../../lib/checks/define.js');
+  const { CHECKS } = await import('../../scenarios/bridge-exec-reboot.js');
+  const rebootChecks = (e: RebootEvidence) => judgeAll(CHECKS, e);
   const { applyExpectations } = await import('../../lib/checks/verdict.js');
   const label = (e: RebootEvidence) => applyExpectations(rebootChecks(e), { scenario: undefined, perCheck: { 'no-duplicate-ip': 'fail' } }).find((v) => v.id === 'no-leaks');
   t.match(label(evidence('duplicate-ip')), { label: 'expected failure', met: true });

@@ -6,12 +6,14 @@ import { DEFAULTS } from '../../lib/config/schema.js';
 import { sessionExitCode } from '../../lib/session/exit-code.js';
 import { warmAffinity } from '../../lib/session/execute.js';
 import type { RunRecord } from '../../lib/model/run.js';
+import { SCENARIOS as SHIPPED } from '../../lib/cli/scenarios.js';
 
-const def = (id: string) => ({ id, title: id, passesWhen: 'always' });
+/** The shipped scenarios' own check lists (the registry's objects), on scenarios with the planner's view only. */
+const checksOf = (name: string) => SHIPPED.find((s) => s.name === name)!.checks;
 const SCENARIOS: PlannableScenario[] = [
-  { name: 'bridge-exec-reboot', needsNomad: true, checks: [def('client-rebooted'), def('no-duplicate-ip')] },
-  { name: 'cni-ipam-reboot', needsNomad: false, roles: ['client'], checks: [def('client-rebooted'), def('tmpfs-state-clean')] },
-  { name: 'upgrade-in-place', needsNomad: true, checks: [def('state-migrated')], validate: (c) => (c.upgradeTo ? [] : [{ field: '--upgrade-to', value: undefined, message: 'is required', fix: 'give it' }]) },
+  { name: 'bridge-exec-reboot', needsNomad: true, checks: checksOf('bridge-exec-reboot') },
+  { name: 'cni-ipam-reboot', needsNomad: false, roles: ['client'], checks: checksOf('cni-ipam-reboot') },
+  { name: 'upgrade-in-place', needsNomad: true, checks: checksOf('upgrade-in-place'), validate: (c) => (c.upgradeTo ? [] : [{ field: '--upgrade-to', value: undefined, message: 'is required', fix: 'give it' }]) },
 ];
 
 const input = (command: PlanInput['command'], positionals: string[], values: Record<string, unknown>, more: Partial<PlanInput> = {}): PlanInput => ({

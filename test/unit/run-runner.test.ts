@@ -35,7 +35,7 @@ function scenario(body: (ctx: RunContext) => Promise<CheckResult[]>, torn: strin
     name: 'fake',
     summary: 'a fake scenario',
     needsNomad: false,
-    checks: [{ id: 'a', title: 'A', passesWhen: 'always' }],
+    checks: [{ id: 'a', title: 'A', passesWhen: 'always', judge: () => ({ status: 'passed', message: 'always' }) }],
     async run(ctx) {
       ctx.cleanup.defer('destroy lab', async () => void torn.push('destroy lab'));
       await ctx.step('bring up', async () => {

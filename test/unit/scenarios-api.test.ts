@@ -1,11 +1,14 @@
 // The scenario API's pure parts: a module's default export judged as a scenario (every problem at once), names taken
 // twice, checks judged and results held to the declared checks.
 import t from 'tap';
-import { duplicateNameProblems, scenarioShapeProblems } from '../../lib/scenarios/shape.js';
+import { checkIdProblems, duplicateNameProblems, scenarioShapeProblems } from '../../lib/scenarios/shape.js';
 import { defineCheck, judgeAll, reconcileResults } from '../../lib/scenarios/checks.js';
+import { defineCheck as shippedDefineCheck, judgeAll as shippedJudgeAll } from '../../lib/checks/define.js';
+import { CLIENT_REBOOTED } from '../../lib/checks/client-rebooted.js';
+import { HOST_REBOOTED } from '../../lib/checks/host-rebooted.js';
 import type { Scenario } from '../../lib/run/scenario.js';
 
-const check = { id: 'a-check', title: 'a check', passesWhen: 'always' };
+const check = defineCheck<unknown>({ id: 'a-check', title: 'a check', passesWhen: 'always', judge: () => ({ status: 'passed', message: 'always' }) });
 const good = { name: 'mine', summary: 'does it', needsNomad: false, checks: [check], run: async () => [] };
 
 t.test('a well-formed scenario has no problems', async (t) => {
@@ -14,11 +17,12 @@ t.test('a well-formed scenario has no problems', async (t) => {
 
 t.test('every problem of one file at once, each naming the field', async (t) => {
   const p = scenarioShapeProblems('f.ts', { name: 'Bad Name', needsNomad: 'yes', checks: [{ id: 'x' }, { id: 'x',
-    title: 't', passesWhen: 'p' }] });
+    title: 't', passesWhen: 'p', judge: () => undefined }] });
   t.same(p.map((x) => x.field), [
     'f.ts: name', 'f.ts: summary', 'f.ts: needsNomad', 'f.ts: run',
-    'f.ts: checks[0].title', 'f.ts: checks[0].passesWhen', 'f.ts: checks[1].id',
+    'f.ts: checks[0].title', 'f.ts: checks[0].passesWhen', 'f.ts: checks[0].judge', 'f.ts: checks[1].id',
   ]);
+  t.match(p.find((x) => x.field === 'f.ts: checks[0].judge'), { message: /must be a function/, fix: /defineCheck/ });
   t.match(p.find((x) => x.field === 'f.ts: checks[1].id'), { value: 'x', message: 'is declared twice' });
 });
 
@@ -45,6 +49,23 @@ t.test('names taken by a shipped scenario or by two files', async (t) => {
     ['b.ts: name', 'is already used by a.ts'],
     ['c.ts: name', 'is the name of a shipped scenario'],
   ]);
+});
+
+t.test('the scenario API\'s defineCheck and judgeAll are the shipped checks\' own', async (t) => {
+  t.equal(defineCheck, shippedDefineCheck);
+  t.equal(judgeAll, shippedJudgeAll);
+});
+
+t.test('a user check may not take a shipped check\'s id, nor an old name of one', async (t) => {
+  const own = (id: string) => defineCheck<unknown>({ ...check, id });
+  const scen = (checks: unknown[]) => ({ ...good, checks }) as unknown as Scenario;
+  const p = checkIdProblems([
+    { file: 'a.ts', scenario: scen([own('mine'), own(CLIENT_REBOOTED.id)]) },
+    { file: 'b.ts', scenario: scen([own('mine'), own('unique-ips')]) },
+  ], [CLIENT_REBOOTED, HOST_REBOOTED]);
+  t.same(p.map((x) => [x.field, x.message]), [['a.ts: checks[1].id', 'is the id of the shipped check "Client rebooted" (client-rebooted)']]);
+  t.match(checkIdProblems([{ file: 'c.ts', scenario: scen([own('client-rebooted')]) }], [HOST_REBOOTED]), [{ message: /shipped check "Host rebooted" \(host-rebooted\)/ }], 'an old id of a shipped check is taken too');
+  t.same(checkIdProblems([{ file: 'd.ts', scenario: scen([CLIENT_REBOOTED]) }], [CLIENT_REBOOTED]), [], 'the shipped check itself is no clash');
 });
 
 t.test('judgeAll: declaration order, one-line messages, a throwing judge fails its own check only', async (t) => {

@@ -6,7 +6,7 @@ import { planSession } from '../../lib/plan/plan.js';
 import { InterruptedError } from '../../lib/errors.js';
 import type { BuildInfo } from '../../lib/model/session.js';
 
-const SCENARIO = { name: 's', summary: '', needsNomad: true, checks: [{ id: 'c', title: 'C', passesWhen: 'x' }], run: async () => [] };
+const SCENARIO = { name: 's', summary: '', needsNomad: true, checks: [{ id: 'c', title: 'C', passesWhen: 'x', judge: () => ({ status: 'passed' as const, message: 'x' }) }], run: async () => [] };
 const plan = () => {
   const r = planSession({ command: 'compare', positionals: ['s'], values: { before: './a', after: './b' }, env: {}, cwd: '/w', scenarios: [SCENARIO] });
   if (!r.ok) throw new Error(JSON.stringify(r.problems));

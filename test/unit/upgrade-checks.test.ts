@@ -1,11 +1,19 @@
 // upgrade-in-place checks on samples: the real v1.9.7 capture (alloc, its host-local reservation file, the real
 // "migrated CNI state" log line), and the GH-25093 collision built from it (a second alloc handed the same address).
 import t from 'tap';
+import { judgeAll, judgeCheck } from '../../lib/checks/define.js';
 import { readFileSync } from 'node:fs';
 import type { ApiAllocation } from '../../lib/nomad/api-types.js';
 import { toAllocSnap } from '../../lib/nomad/parse.js';
 import type { AllocSnap, CniStateListing } from '../../lib/model/evidence.js';
-import { NEW_CNI_DIR, OLD_CNI_DIR, checkStateAgrees, checkStateMigrated, checkUpgradeUniqueIps, reservationsOf, upgradeChecks, type UpgradeEvidence } from '../../lib/checks/upgrade.js';
+import { NEW_CNI_DIR, OLD_CNI_DIR, reservationsOf } from '../../lib/checks/cni-state.js';
+import type { UpgradeEvidence } from '../../lib/checks/upgrade-evidence.js';
+import { UNIQUE_IPS_AFTER_UPGRADE } from '../../lib/checks/unique-ips-after-upgrade.js';
+import { STATE_AGREES } from '../../lib/checks/state-agrees.js';
+import { STATE_MIGRATED } from '../../lib/checks/state-migrated.js';
+import { UPGRADE_CHECKS } from '../../scenarios/upgrade-in-place.js';
+
+const upgradeChecks = (e: UpgradeEvidence) => judgeAll(UPGRADE_CHECKS, e);
 
 const REAL = new URL('../fixtures/nomad/real-1.9.7/', import.meta.url);
 const real = (p: string) => readFileSync(new URL(p, REAL));
@@ -33,9 +41,9 @@ const migrated: UpgradeEvidence = {
 
 t.test('migrated sample: every check passes', async (t) => {
   const r = upgradeChecks(migrated);
-  t.same(r.map((x) => [x.id, x.status]), [['unique-ips', 'passed'], ['state-agrees', 'passed'], ['state-migrated', 'passed']]);
-  t.match(r[2]!.message, /client logged the migration: .*migrated CNI state: src=\/var\/lib\/cni\/networks\/nomad dest=\/var\/run\/cni\/nomad/);
-  const noLog = checkStateMigrated({ ...migrated, clientLog: [] });
+  t.same(r.map((x) => [x.id, x.status]), UPGRADE_CHECKS.map((c) => [c.id, 'passed']));
+  t.match(r.find((x) => x.id === STATE_MIGRATED.id)!.message, /client logged the migration: .*migrated CNI state: src=\/var\/lib\/cni\/networks\/nomad dest=\/var\/run\/cni\/nomad/);
+  const noLog = judgeCheck(STATE_MIGRATED, { ...migrated, clientLog: [] });
   t.equal(noLog.status, 'passed', 'without the log line: the dirs alone show the migration');
   t.match(noLog.message, /is gone and \/var\/run\/cni\/nomad holds the reservations of the 1 allocs/);
 });
@@ -48,14 +56,14 @@ const collide: UpgradeEvidence = {
 };
 
 t.test('colliding sample: every check fails, naming the address and both allocs', async (t) => {
-  const u = checkUpgradeUniqueIps(collide);
+  const u = judgeCheck(UNIQUE_IPS_AFTER_UPGRADE, collide);
   t.equal(u.status, 'failed');
   t.match(u.message, `172.26.64.2 is held by ${alloc.id.slice(0, 8)} (from before the upgrade) and bbbbbbbb (placed after)`);
-  const s = checkStateAgrees(collide);
+  const s = judgeCheck(STATE_AGREES, collide);
   t.equal(s.status, 'failed');
   t.match(s.message, `alloc ${alloc.id.slice(0, 8)} at 172.26.64.2: ${NEW_CNI_DIR}/172.26.64.2 names bbbbbbbb`);
   t.match(s.evidence.join('\n'), `${OLD_CNI_DIR}: 1 reservation(s) 172.26.64.2=${alloc.id.slice(0, 8)}`, 'both dirs shown');
-  const m = checkStateMigrated(collide);
+  const m = judgeCheck(STATE_MIGRATED, collide);
   t.equal(m.status, 'failed');
   t.match(m.message, `${OLD_CNI_DIR} still exists (1 reservation(s)) and the client logged no "migrated CNI state"`);
   t.match(m.evidence.join('\n'), `alloc ${alloc.id.slice(0, 8)} at 172.26.64.2 has no reservation in ${NEW_CNI_DIR}`);
@@ -63,24 +71,24 @@ t.test('colliding sample: every check fails, naming the address and both allocs'
 
 t.test('a failed migration is quoted; a stale reservation and a missing one fail state-agrees', async (t) => {
   const line = '2025-03-01T10:00:00.000Z [ERROR] client: failed to migrate existing CNI state: error="open /var/run/cni/nomad/lock: file exists" src=/var/lib/cni/networks/nomad dest=/var/run/cni/nomad';
-  const m = checkStateMigrated({ ...migrated, clientLog: [line, migratedLine] });
+  const m = judgeCheck(STATE_MIGRATED, { ...migrated, clientLog: [line, migratedLine] });
   t.equal(m.status, 'failed');
   t.match(m.message, /could not migrate its CNI state: .*failed to migrate existing CNI state: error="open \/var\/run\/cni\/nomad\/lock: file exists"/);
-  const stale = checkStateAgrees({ ...migrated, cniAfter: [dir(NEW_CNI_DIR, { ...migrated.cniAfter[1]!.files, '172.26.64.9': res('cccccccc-dead') })] });
+  const stale = judgeCheck(STATE_AGREES, { ...migrated, cniAfter: [dir(NEW_CNI_DIR, { ...migrated.cniAfter[1]!.files, '172.26.64.9': res('cccccccc-dead') })] });
   t.equal(stale.status, 'failed');
   t.match(stale.message, `${NEW_CNI_DIR}/172.26.64.9 names cccccccc, not a live alloc`);
-  const missing = checkStateAgrees({ ...migrated, cniAfter: [dir(NEW_CNI_DIR, realFiles)] });
+  const missing = judgeCheck(STATE_AGREES, { ...migrated, cniAfter: [dir(NEW_CNI_DIR, realFiles)] });
   t.match(missing, { status: 'failed', message: `no ${NEW_CNI_DIR}/172.26.64.3` });
-  const gone = checkStateMigrated({ ...migrated, clientLog: [], cniAfter: [dir(OLD_CNI_DIR), dir(NEW_CNI_DIR, { '172.26.64.3': res(B) })] });
+  const gone = judgeCheck(STATE_MIGRATED, { ...migrated, clientLog: [], cniAfter: [dir(OLD_CNI_DIR), dir(NEW_CNI_DIR, { '172.26.64.3': res(B) })] });
   t.match(gone, { status: 'failed', message: /is gone but \/var\/run\/cni\/nomad lacks allocs that ran before the upgrade/ });
 });
 
 t.test('skips: restart-only has nothing to migrate; no listing; no addresses', async (t) => {
-  t.match(checkStateMigrated({ ...collide, mode: 'restart-only' }), { status: 'skipped', message: /restart-only/ });
-  t.match(checkStateAgrees({ ...migrated, cniAfter: [] }), { status: 'skipped' });
-  t.match(checkUpgradeUniqueIps({ ...migrated, after: [{ ...alloc, address: undefined }] }), { status: 'skipped' });
-  t.match(checkStateAgrees({ ...migrated, cniAfter: [dir(OLD_CNI_DIR), dir(NEW_CNI_DIR)] }), { status: 'failed', message: /no host-local state dir holds a reservation/ });
-  t.equal(checkStateMigrated({ ...migrated, mode: 'upgrade-then-reboot' }).status, 'passed', 'upgrade-then-reboot is judged like upgrade');
+  t.match(judgeCheck(STATE_MIGRATED, { ...collide, mode: 'restart-only' }), { status: 'skipped', message: /restart-only/ });
+  t.match(judgeCheck(STATE_AGREES, { ...migrated, cniAfter: [] }), { status: 'skipped' });
+  t.match(judgeCheck(UNIQUE_IPS_AFTER_UPGRADE, { ...migrated, after: [{ ...alloc, address: undefined }] }), { status: 'skipped' });
+  t.match(judgeCheck(STATE_AGREES, { ...migrated, cniAfter: [dir(OLD_CNI_DIR), dir(NEW_CNI_DIR)] }), { status: 'failed', message: /no host-local state dir holds a reservation/ });
+  t.equal(judgeCheck(STATE_MIGRATED, { ...migrated, mode: 'upgrade-then-reboot' }).status, 'passed', 'upgrade-then-reboot is judged like upgrade');
 });
 
 // The shape of the real v1.9.3 -> v1.9.5 upgrade (run r7u0tp7e1916eb): the API shows every alloc with its own address
@@ -96,12 +104,12 @@ t.test('unique-ips: a collision only the client host shows fails the check, nami
       { inode: '4026532200', names: [], pids: [{ pid: 1034, comm: 'python3' }], addrs: [{ ifname: 'eth0', cidr: '172.26.64.2/20' }] },
     ],
   };
-  const u = checkUpgradeUniqueIps(hidden);
+  const u = judgeCheck(UNIQUE_IPS_AFTER_UPGRADE, hidden);
   t.equal(u.status, 'failed', u.message);
   t.match(u.message, '172.26.64.2 is held by netns bbbbbbbb [pid 1740 python3] and an unnamed netns of pid 1034 python3 (client host)');
   t.notMatch(u.message, /\(API\)/, 'the API view alone had no collision');
   t.match(u.evidence.join('\n'), /host: an unnamed netns of pid 1034 python3: 172\.26\.64\.2\/20 on eth0/);
-  const clean = checkUpgradeUniqueIps({ ...hidden, hostNetns: hidden.hostNetns!.slice(0, 2) });
+  const clean = judgeCheck(UNIQUE_IPS_AFTER_UPGRADE, { ...hidden, hostNetns: hidden.hostNetns!.slice(0, 2) });
   t.equal(clean.status, 'passed');
   t.match(clean.message, /on the client host every address is held by one network namespace \(2 with addresses\)/);
 });
@@ -119,12 +127,12 @@ t.test('the real v1.9.3 -> v1.9.5 capture: unique-ips fails on the host view, st
     clientLog: [],
     hostNetns: parseHostNetns(read('host-netns-after.txt')),
   };
-  const [u, s, m] = upgradeChecks(e);
+  const [u, s, m] = [UNIQUE_IPS_AFTER_UPGRADE, STATE_AGREES, STATE_MIGRATED].map((c) => judgeCheck(c, e));
   t.equal(u!.status, 'failed', u!.message);
   for (const ip of ['172.26.64.2', '172.26.64.3', '172.26.64.4']) t.match(u!.message, new RegExp(`${ip.replace(/\./g, '\\.')} is held by netns \\w{8} \\[pid \\d+ python3\\] and an unnamed netns of pid \\d+ python3 \\(client host\\)`));
   t.notMatch(u!.message, /\(API\)/, 'the API showed no collision');
   t.equal(s!.status, 'passed', s!.message);
   t.equal(m!.status, 'failed');
   t.match(m!.message, /still exists \(3 reservation\(s\)\)/);
-  t.same(checkUpgradeUniqueIps({ ...e, hostNetns: undefined }).status, 'passed', 'without the host view the collision would have been missed');
+  t.same(judgeCheck(UNIQUE_IPS_AFTER_UPGRADE, { ...e, hostNetns: undefined }).status, 'passed', 'without the host view the collision would have been missed');
 });

@@ -1,0 +1,47 @@
+// What the checks of cni-ipam-reboot decide from: the host's boot ids and one probe per host-local state mode (ADD a
+// container before the reboot, ADD it again after), with the evidence lines every probe check shows.
+import type { CniStateListing } from '../model/evidence.js';
+import type { CniStateMode } from '../model/kinds.js';
+import { describeOutcome, type CniOutcome } from '../cni/parse-result.js';
+
+/** One probe: ADD before the reboot, ADD again with the same container id after it. */
+export interface CniProbeRun {
+  mode: CniStateMode;
+  /** host-local state directory (<dataDir>/nomad) */
+  stateDir: string;
+  containerId: string;
+  first: CniOutcome | undefined;
+  second: CniOutcome | undefined;
+  /** the state directory listed just before the reboot and just after it (before the second ADD) */
+  stateBefore: CniStateListing | undefined;
+  stateAfter: CniStateListing | undefined;
+}
+
+export interface CniRebootEvidence {
+  bootIdBefore: string;
+  bootIdAfter: string;
+  runs: CniProbeRun[];
+}
+
+function listingLines(label: string, l: CniStateListing | undefined): string[] {
+  if (!l) return [`state ${label}: (not listed)`];
+  if (!l.exists) return [`state ${label}: ${l.dir} absent`];
+  const files = Object.entries(l.files).sort();
+  return [`state ${label}: ${l.dir} (${files.length} file(s))`, ...files.map(([n, c]) => `  ${n}: ${JSON.stringify(c)}`)];
+}
+
+/** What one probe did, as evidence lines. */
+export function runEvidence(r: CniProbeRun): string[] {
+  return [
+    `container id: ${r.containerId}; state dir: ${r.stateDir}`,
+    `ADD before reboot: ${describeOutcome(r.first)}`,
+    ...listingLines('before reboot', r.stateBefore),
+    ...listingLines('after reboot', r.stateAfter),
+    `ADD after reboot:  ${describeOutcome(r.second)}`,
+  ];
+}
+
+/** The probe of one state mode, or why there is none to judge. */
+export function probeOf(e: CniRebootEvidence, mode: CniStateMode): CniProbeRun | undefined {
+  return e.runs.find((r) => r.mode === mode);
+}

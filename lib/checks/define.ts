@@ -1,0 +1,46 @@
+// Pure: how a check is defined and run. A check is one object (lib/model/check.ts CheckDef); running it stamps its id
+// and title on its judge's judgement, and running a list also applies the list's own rules (`explains`).
+import type { CheckDef, CheckResult } from '../model/check.js';
+import { oneLine } from './result.js';
+
+/** Identity helper that types a check over the evidence `E` of the scenario that lists it. */
+export function defineCheck<E>(check: CheckDef<E>): CheckDef<E> {
+  return check;
+}
+
+/** One check over the evidence; a judge that throws fails its own check, saying so. */
+export function judgeCheck<E>(check: CheckDef<E>, evidence: E): CheckResult {
+  const { id, title } = check;
+  try {
+    const j = check.judge(evidence);
+    const out: CheckResult = { id, title, status: j.status, message: oneLine(j.message), evidence: j.evidence ?? [] };
+    return j.perAlloc ? { ...out, perAlloc: j.perAlloc } : out;
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    return { id, title, status: 'failed', message: oneLine(`the check itself threw: ${why}`), evidence: [] };
+  }
+}
+
+/** Every check over the same evidence, in the list's order, with the failures a failed check explains linked to it. */
+export function judgeAll<E>(checks: readonly CheckDef<E>[], evidence: E): CheckResult[] {
+  return linkExplained(checks, checks.map((c) => judgeCheck(c, evidence)), evidence);
+}
+
+/**
+ * Mark each failed result that a failed check's `explains` rule claims as that check's consequence (`causedBy`).
+ * A result keeps the first cause that claims it, in the list's order; checks not in the list are left alone.
+ */
+export function linkExplained<E>(checks: readonly CheckDef<E>[], results: readonly CheckResult[], evidence: E): CheckResult[] {
+  const out = [...results];
+  for (const cause of checks) {
+    const own = out.find((r) => r.id === cause.id);
+    if (own?.status !== 'failed') continue;
+    for (const rule of cause.explains ?? []) {
+      const ids = new Set(rule.checks.map((c) => c.id));
+      out.forEach((r, i) => {
+        if (ids.has(r.id) && r.status === 'failed' && !r.causedBy && rule.when(evidence, r)) out[i] = { ...r, causedBy: cause.id };
+      });
+    }
+  }
+  return out;
+}

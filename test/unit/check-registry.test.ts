@@ -1,0 +1,53 @@
+// The registry of checks (lib/checks/registry.ts): every shipped check is one whole object, registered once under an id
+// no other check has, and every shipped scenario lists registered objects, so list, --expect, reports and the README
+// all name the same checks.
+import t from 'tap';
+import { SHIPPED_CHECKS, checkById, registryProblems } from '../../lib/checks/registry.js';
+import { SCENARIOS } from '../../lib/cli/scenarios.js';
+import { formerIds } from '../../lib/checks/expect-ids.js';
+
+const CHECK_ID = /^[a-z0-9][a-z0-9-]{0,62}$/;
+
+t.test('every shipped check has an id, a title, when it passes, and a judge', async (t) => {
+  t.ok(SHIPPED_CHECKS.length > 0, 'the registry is not empty');
+  for (const c of SHIPPED_CHECKS) {
+    t.match(c.id, CHECK_ID, `${c.id}: a plain id`);
+    t.ok(typeof c.title === 'string' && c.title.trim(), `${c.id}: a title`);
+    t.ok(typeof c.passesWhen === 'string' && c.passesWhen.trim(), `${c.id}: says when it passes`);
+    t.type(c.judge, 'function', `${c.id}: a judge`);
+    if (c.underFault !== undefined) t.type(c.underFault, 'function', `${c.id}: underFault is a function`);
+    for (const old of c.formerly ?? []) t.match(old, CHECK_ID, `${c.id}: former id ${old} is a plain id`);
+    for (const rule of c.explains ?? []) {
+      t.type(rule.when, 'function', `${c.id}: each explains rule has its condition`);
+      t.ok(rule.checks.length > 0, `${c.id}: each explains rule names checks`);
+      for (const other of rule.checks) t.equal(checkById(other.id), other, `${c.id} explains ${other.id}, a registered check`);
+    }
+  }
+});
+
+t.test('ids are unique across the registry', async (t) => {
+  t.same(registryProblems(SHIPPED_CHECKS), []);
+  t.equal(new Set(SHIPPED_CHECKS).size, SHIPPED_CHECKS.length, 'no check registered twice');
+  // The rule can fail: the two meanings `client-rebooted` and `unique-ips` had once.
+  const twice = [{ id: 'client-rebooted', title: 'a', passesWhen: 'p' }, { id: 'client-rebooted', title: 'b', passesWhen: 'q' }];
+  t.same(registryProblems(twice), ['check id client-rebooted is defined twice']);
+  const claimed = [{ id: 'a', title: 'a', passesWhen: 'p', formerly: ['old'] }, { id: 'b', title: 'b', passesWhen: 'q', formerly: ['old', 'b'] }];
+  t.same(registryProblems(claimed), ['former id old is claimed by a and b', 'check b lists its own id as a former one']);
+});
+
+t.test('every shipped scenario lists registered check objects, each once', async (t) => {
+  for (const s of SCENARIOS) {
+    t.ok(s.checks.length > 0, `${s.name} lists its checks`);
+    for (const c of s.checks) t.equal(checkById(c.id), c, `${s.name}: ${c.id} is the registered object`);
+    const ids = s.checks.map((c) => c.id);
+    t.equal(new Set(ids).size, ids.length, `${s.name}: no check listed twice`);
+    // An old id must name one check of the scenario, never another check it lists.
+    t.same(s.checks.flatMap((c) => c.formerly ?? []).filter((old) => ids.includes(old)), [], `${s.name}: former ids are free`);
+    t.same(formerIds(s.checks), [...new Set(s.checks.flatMap((c) => c.formerly ?? []))], `${s.name}: every former id still reaches its check`);
+  }
+});
+
+t.test('every registered check is judged by some shipped scenario', async (t) => {
+  const listed = new Set(SCENARIOS.flatMap((s) => s.checks));
+  for (const c of SHIPPED_CHECKS) t.ok(listed.has(c), `${c.id} is listed by a scenario`);
+});
