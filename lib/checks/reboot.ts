@@ -11,6 +11,12 @@ import { UNIQUE_IPS, checkUniqueIps } from './unique-ips.js';
 import { NO_LEAKS, checkNoLeaks, findLeaks } from './no-leaks.js';
 import { classifyAll } from './alloc-outcome.js';
 import { mentionsDuplicateAllocation } from './parse-duplicate-ip.js';
+import { TASK_DIRS, checkTaskDirs } from './task-dirs.js';
+import { TASK_NETNS, checkTaskNetns } from './task-netns.js';
+import { TASK_ENV, checkTaskEnv } from './task-env.js';
+import { ALLOC_EXEC, checkAllocExec } from './alloc-exec.js';
+import { SERVICES, checkServices } from './services.js';
+import { AGENT_RESOURCES, checkAgentResources } from './agent-resources.js';
 
 export { factsFromEvidence } from './facts.js';
 export { classifyAllocOutcome } from './alloc-outcome.js';
@@ -25,11 +31,18 @@ export const REBOOT_CHECKS: readonly ((e: RebootEvidence) => CheckResult)[] = [
   checkNoDuplicateIp,
   checkUniqueIps,
   checkNoLeaks,
+  checkTaskDirs,
+  checkTaskNetns,
+  checkTaskEnv,
+  checkAllocExec,
+  checkServices,
+  checkAgentResources,
 ];
 
 /** The reboot checks' one definition each, in report order (list, config validation, JUnit names, README tables). */
 export const REBOOT_CHECK_DEFS: readonly CheckDef[] = [
   CLIENT_REBOOTED, NODE_BACK, ALLOC_RESTORED, TASK_RESTARTED, HTTP_REACHABLE, NO_DUPLICATE_IP, UNIQUE_IPS, NO_LEAKS,
+  TASK_DIRS, TASK_NETNS, TASK_ENV, ALLOC_EXEC, SERVICES, AGENT_RESOURCES,
 ];
 
 /** The IDs of the reboot checks (for validating per-check expectations from config). */
