@@ -7,6 +7,7 @@ import { REBOOT_CHECK_DEFS } from '../checks/reboot.js';
 import type { Deadline } from '../run/deadline.js';
 import { toAllocSnap, toNodeSnap, mergeTaskEvents } from '../nomad/parse.js';
 import { readBootInfo, readAgentLog, readNetState } from '../lab/observe.js';
+import { readNatTable } from '../lab/task-host.js';
 import { readCniState } from '../cluster/evidence.js';
 
 /** The checks of the reboot scenario, in report order (one definition each, in lib/checks). */
@@ -38,11 +39,12 @@ export async function observe(
   const alloc = jobAllocs.find((a) => a.id === i.allocId);
   const cniState = await readCniState(client, { deadline: d });
   const netState = await readNetState(client, d);
+  const firewall = await readNatTable(client, d);
   const log = clientLog ? await readAgentLog(client, d) : [];
   return {
     label: i.label, atMs: Date.now(), bootId: boot.bootId, uptimeS: boot.uptimeS,
     node, alloc, jobAllocs, nodeAllocs: nodeAllocs.filter((a) => a.clientStatus === 'running' || a.clientStatus === 'pending'),
-    http: [], cniState, netState, clientLog: log,
+    http: [], cniState, netState, ...(firewall ? { firewall } : {}), clientLog: log,
   };
 }
 
