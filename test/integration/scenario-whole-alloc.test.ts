@@ -7,6 +7,10 @@ import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { main } from '../../lib/cli/main.js';
 import { standIn, type StandIn } from '../helpers/stand-in-env.js';
+import { startFakeNomad } from '../helpers/fake-nomad/index.js';
+import { createNomad } from '../../lib/nomad/client.js';
+import { createHttpTransport } from '../../lib/nomad/transport.js';
+import { toAllocSnap } from '../../lib/nomad/parse.js';
 
 const WHOLE = ['task-dirs', 'task-netns', 'task-env', 'alloc-exec', 'services', 'agent-resources'];
 const EXAMPLE = fileURLToPath(new URL('../../examples/jobs/whole-alloc.nomad.hcl', import.meta.url));
@@ -107,4 +111,37 @@ t.test('with an ACL token: the exec reads it from stdin; it is in no command and
   const files = [join(r.dir, 'summary.json'), join(r.dir, 'junit.xml'), ...walk(join(r.dir, 'reports'))];
   t.ok(files.some((f) => f.endsWith('whole-alloc.json')), 'the whole-alloc evidence is an artifact');
   for (const f of files) t.notMatch(readFileSync(f, 'utf8'), token, `${f} has no token`);
+});
+
+t.test("the stand-in's service, check and restart answers have real 1.9.7's shapes (test/fixtures/whole-alloc/real-1.9.7/initial)", async (t) => {
+  const real = (p: string) => JSON.parse(readFileSync(new URL(`../fixtures/whole-alloc/real-1.9.7/initial/${p}`, import.meta.url), 'utf8'));
+  const fake = await startFakeNomad({ timeline: 'restored', clientNodeName: 'vm', stepMs: 20 });
+  t.teardown(() => fake.close());
+  const nomad = createNomad({ transport: createHttpTransport({ addr: fake.addr }) });
+  const job = await nomad.parseJob(readFileSync(EXAMPLE, 'utf8'));
+  await nomad.registerJob(job, '');
+  let id = '';
+  for (let i = 0; i < 100 && !id; i++) {
+    const stubs = (await nomad.jobAllocations(job.ID)).body;
+    id = stubs.find((a) => a.ClientStatus === 'running')?.ID ?? '';
+    if (!id) await new Promise((r) => setTimeout(r, 20));
+  }
+  t.ok(id, 'the example job runs on the stand-in');
+  const keys = (o: object) => Object.keys(o).sort();
+  const regs = (await nomad.serviceRegistrations('whole-alloc-http')).body;
+  t.same(keys(regs[0]!), keys(real('service-whole-alloc-http.json')[0]), 'a registration has the real key set');
+  t.same((await nomad.serviceRegistrations('no-such')).body, [], 'an unknown service: [] as real 1.9.7 answers');
+  const checks = Object.values((await nomad.allocChecks(id)).body);
+  t.same(keys(checks[0]!), keys(Object.values(real('alloc-checks.json') as Record<string, object>)[0]!), 'a check result has the real key set');
+  t.same(checks.map((c) => `${c.Service} ${c.Check} ${c.Status}`).sort(), ['whole-alloc-admin admin-tcp success', 'whole-alloc-http http-root success']);
+  await nomad.restartTask(id, 'web');
+  for (let i = 0; i < 100; i++) {
+    const st = toAllocSnap((await nomad.allocation(id)).body).tasks['web']!;
+    if (st.events.at(-1)?.type === 'Started' && st.restarts === 1) break;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const after = toAllocSnap((await nomad.allocation(id)).body).tasks['web']!;
+  const realAfter = toAllocSnap(real('allocation-after-restart.json')).tasks['web']!;
+  t.same(after.events.slice(-4).map((e) => `${e.type}: ${e.message}`), realAfter.events.slice(-4).map((e) => `${e.type}: ${e.message}`), 'the restart\'s events as real 1.9.7 gives them');
+  t.equal(after.restarts, realAfter.restarts);
 });
