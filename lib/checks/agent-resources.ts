@@ -43,7 +43,10 @@ export function checkAgentResources(e: RebootEvidence): CheckResult {
   const seconds = Math.max(1, (last.atMs - first.atMs) / 1000);
   const evidence = [
     `window ${seconds.toFixed(0)}s from ${iso(first.atMs)} (client clock), every ${e.whole!.agent!.intervalS}s:`,
-    ...samples.map((s) => `  +${((s.atMs - first.atMs) / 1000).toFixed(0)}s pid ${s.pid}: ${s.fds} fds, ${s.executors} executors, ${s.logmons} logmons, ${s.dockerLoggers} docker loggers`),
+    ...samples.map((s) => {
+      const at = ((s.atMs - first.atMs) / 1000).toFixed(0);
+      return `  +${at}s pid ${s.pid}: ${s.fds} fds, ${s.executors} executors, ${s.logmons} logmons, ${s.dockerLoggers} docker loggers`;
+    }),
   ];
   const pids = [...new Set(samples.map((s) => s.pid))];
   if (pids.includes(0)) return result(id, title, 'failed', 'the agent was not running at every sample (no nomad.service main process)', evidence);
@@ -53,8 +56,9 @@ export function checkAgentResources(e: RebootEvidence): CheckResult {
   const pluginRise = plugins(last) - plugins(first);
   const summary = `fds ${first.fds} -> ${last.fds} (every increase: +${fdRise}, ${rate.toFixed(2)}/s), plugin processes ${plugins(first)} -> ${plugins(last)}`;
   evidence.push(summary);
+  const leak = `its open fds keep growing: +${fdRise} in ${seconds.toFixed(0)}s (${rate.toFixed(2)}/s; a healthy agent stays under ${FD_RISE_PER_S}/s)`;
   const problems = [
-    ...(fdRise >= FD_RISE_MIN && rate >= FD_RISE_PER_S ? [`its open fds keep growing: +${fdRise} in ${seconds.toFixed(0)}s (${rate.toFixed(2)}/s; a healthy agent stays under ${FD_RISE_PER_S}/s)`] : []),
+    ...(fdRise >= FD_RISE_MIN && rate >= FD_RISE_PER_S ? [leak] : []),
     ...(pluginRise >= PLUGIN_RISE_LIMIT ? [`${pluginRise} more plugin processes at the end of the window than at its start`] : []),
   ];
   if (problems.length) return result(id, title, 'failed', `agent pid ${first.pid}: ${problems.join('; ')}`, evidence);

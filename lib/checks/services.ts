@@ -14,7 +14,7 @@ export const SERVICES: CheckDef = {
 };
 
 /** One service of one alloc: registered for it, and its checks all passing. */
-function judgeService(s: ServicesEvidence, a: AllocSnap, svc: JobServiceRec): { ok: boolean; line: string } {
+function judgeService(s: Pick<ServicesEvidence, 'registrations' | 'checks'>, a: AllocSnap, svc: JobServiceRec): { ok: boolean; line: string } {
   const regs = s.registrations.filter((r) => r.service === svc.name && r.allocId === a.id);
   const checks = s.checks.filter((c) => c.allocId === a.id && c.service === svc.name);
   const named = svc.checks.filter(Boolean);
@@ -33,6 +33,11 @@ function judgeService(s: ServicesEvidence, a: AllocSnap, svc: JobServiceRec): { 
   return { ok: problems.length === 0, line: `service ${svc.name}: ${regLine}; checks: ${checkLine}${problems.length ? ` [${problems.join('; ')}]` : ''}` };
 }
 
+/** Is every declared service registered for each of `holders` with all its checks passing (what the wait waits for)? */
+export function allServicesUp(s: Omit<ServicesEvidence, 'complete' | 'waitedMs'>, holders: readonly AllocSnap[]): boolean {
+  return holders.every((a) => s.declared.filter((d) => d.group === a.taskGroup).every((d) => judgeService(s, a, d).ok));
+}
+
 /** Passes when every Nomad-native service of the job is registered for each slot's alloc with all its checks passing. */
 export function checkServices(e: RebootEvidence): CheckResult {
   const { id, title } = SERVICES;
@@ -40,8 +45,12 @@ export function checkServices(e: RebootEvidence): CheckResult {
   if (missing) return skippedCheck(SERVICES, `the job's services were not read: ${missing}`);
   const s = e.whole!.services!;
   if (!s.declared.length) return skippedCheck(SERVICES, 'the job has no Nomad-native service (provider = "nomad"), so nothing must be registered again');
+  const declaredLine = (d: JobServiceRec) => {
+    const checks = d.checks.map((c) => c || '(unnamed)').join(', ') || 'none';
+    return `${d.name} (group ${d.group}${d.task ? `, task ${d.task}` : ''}, port ${d.portLabel || '-'}, checks ${checks})`;
+  };
   const evidence = [
-    `declared: ${s.declared.map((d) => `${d.name} (group ${d.group}${d.task ? `, task ${d.task}` : ''}, port ${d.portLabel || '-'}, checks ${d.checks.map((c) => c || '(unnamed)').join(', ') || 'none'})`).join('; ')}`,
+    `declared: ${s.declared.map(declaredLine).join('; ')}`,
     `waited ${(s.waitedMs / 1000).toFixed(1)}s for every registration and passing check: ${s.complete ? 'all seen' : 'NOT all seen before the deadline'}`,
     ...Object.entries(s.errors).map(([k, v]) => `could not read ${k}: ${v}`),
   ];
@@ -64,7 +73,11 @@ export function checkServices(e: RebootEvidence): CheckResult {
   }
   const judged = perAlloc.filter((p) => p.status !== 'skipped');
   const bad = judged.filter((p) => p.status === 'failed');
-  if (!judged.length) return { ...result(id, title, 'skipped', 'no running alloc holds a slot of the job, so no registration is expected (see alloc-restored)', evidence), perAlloc };
-  if (bad.length) return { ...result(id, title, 'failed', `${bad.length} of ${judged.length} allocs lack a registration or a passing check; first: ${bad[0]!.detail}`, evidence), perAlloc };
-  return { ...result(id, title, 'passed', `every Nomad service of ${judged.length} alloc${judged.length === 1 ? '' : 's'} is registered again with its checks passing`, evidence), perAlloc };
+  const n = judged.length;
+  const [status, message] = !n
+    ? ['skipped', 'no running alloc holds a slot of the job, so no registration is expected (see alloc-restored)'] as const
+    : bad.length
+      ? ['failed', `${bad.length} of ${n} allocs lack a registration or a passing check; first: ${bad[0]!.detail}`] as const
+      : ['passed', `every Nomad service of ${n} alloc${n === 1 ? '' : 's'} is registered again with its checks passing`] as const;
+  return { ...result(id, title, status, message, evidence), perAlloc };
 }

@@ -33,9 +33,11 @@ function problems(p: TaskProcess, want: Record<string, string>, hostsBefore: Tas
   const wrong = Object.keys(want).filter((k) => p.allocNetEnv[k] !== undefined && p.allocNetEnv[k] !== want[k]);
   if (missing.length) out.push(`missing ${missing.join(', ')}`);
   if (wrong.length) out.push(wrong.map((k) => `${k}=${p.allocNetEnv[k]} (expected ${want[k]})`).join(', '));
-  if (!p.etcHosts.exists) out.push('no /etc/hosts');
-  else if (hostsBefore?.byNomad && (!p.etcHosts.byNomad || (address && !p.etcHosts.addresses.includes(address)))) {
-    out.push(`/etc/hosts ${p.etcHosts.byNomad ? `names ${p.etcHosts.addresses.join(' ') || 'no address'}` : 'is no longer the one Nomad writes'} (before: Nomad's, naming ${hostsBefore.addresses.join(' ')})`);
+  const hosts = p.etcHosts;
+  if (!hosts.exists) out.push('no /etc/hosts');
+  else if (hostsBefore?.byNomad && (!hosts.byNomad || (address && !hosts.addresses.includes(address)))) {
+    const now = hosts.byNomad ? `names ${hosts.addresses.join(' ') || 'no address'}` : 'is no longer the one Nomad writes';
+    out.push(`/etc/hosts ${now} (before: Nomad's, naming ${hostsBefore.addresses.join(' ')})`);
   }
   if (!p.resolvConf) out.push('no /etc/resolv.conf');
   return out;
@@ -45,15 +47,20 @@ function problems(p: TaskProcess, want: Record<string, string>, hostsBefore: Tas
 function judgeAlloc(e: RebootEvidence, a: AllocSnap): TaskLine[] {
   const r = e.whole?.restarts?.find((x) => x.allocId === a.id);
   if (!r) return [{ task: '(none)', ok: false, line: 'no task of this alloc was restarted' }];
-  const started = r.startedAtMs !== undefined ? `restarted at ${iso(r.requestedAtMs)}, started ${iso(r.startedAtMs)}` : `restart requested at ${iso(r.requestedAtMs)}`;
+  const started = r.startedAtMs !== undefined
+    ? `restarted at ${iso(r.requestedAtMs)}, started ${iso(r.startedAtMs)}`
+    : `restart requested at ${iso(r.requestedAtMs)}`;
   if (r.error) return [{ task: r.task, ok: false, line: `${started}: ${r.error}` }];
   const procs = (e.whole?.afterRestart?.processes ?? []).filter((p) => p.allocId === a.id && p.task === r.task);
   if (!procs.length) return [{ task: r.task, ok: false, line: `${started}; no process of the task found afterwards` }];
   const want = expectedAllocNetEnv(a);
   const before = e.whole?.before?.processes.find((p) => p.allocId === a.id && p.task === r.task)?.etcHosts;
   const bad = procs.map((p) => ({ p, why: problems(p, want, before, a.address) })).filter((x) => x.why.length);
-  const seen = Object.entries(procs[0]!.allocNetEnv).sort(([x], [y]) => x.localeCompare(y)).map(([k, v]) => `${k}=${v}`).join(' ') || 'no NOMAD_ALLOC_IP_/ADDR_/PORT_ variable';
-  const files = `/etc/hosts ${procs[0]!.etcHosts.exists ? (procs[0]!.etcHosts.byNomad ? `Nomad's (${procs[0]!.etcHosts.addresses.join(' ') || 'no address'})` : 'present') : 'absent'}, /etc/resolv.conf ${procs[0]!.resolvConf ? 'present' : 'absent'}`;
+  const first = procs[0]!;
+  const vars = Object.entries(first.allocNetEnv).sort(([x], [y]) => x.localeCompare(y)).map(([k, v]) => `${k}=${v}`);
+  const seen = vars.join(' ') || 'no NOMAD_ALLOC_IP_/ADDR_/PORT_ variable';
+  const hosts = !first.etcHosts.exists ? 'absent' : first.etcHosts.byNomad ? `Nomad's (${first.etcHosts.addresses.join(' ') || 'no address'})` : 'present';
+  const files = `/etc/hosts ${hosts}, /etc/resolv.conf ${first.resolvConf ? 'present' : 'absent'}`;
   if (bad.length) {
     const which = bad.map((x) => `pid ${x.p.pid}: ${x.why.join('; ')}`).join(' | ');
     return [{ task: r.task, ok: false, line: `${started}; ${which}; address ${show(a.address)}` }];
