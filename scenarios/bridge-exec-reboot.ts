@@ -2,7 +2,8 @@
 // with bridge-mode groups, any count, several groups), wait until EVERY alloc is healthy, reboot the client host for real,
 // wait until the job has settled with evidence newer than the reboot, then judge every alloc: restored in place,
 // replaced (and why), or failed; its tasks started again; every mapped port answers; no duplicate-IP CNI error; unique
-// addresses; no leaks. With --driver docker (a box with Docker) the shipped task is a docker container instead: the
+// addresses; no leaks; and each restored alloc whole (task mounts, namespaces, a restarted task's environment, exec,
+// services, the agent's resources: lib/scenario/whole-alloc-steps.ts). With --driver docker (a box with Docker) the shipped task is a docker container instead: the
 // original GH-24292 report, where dockerd restarts Nomad's pause container at boot.
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
@@ -18,6 +19,12 @@ import { HTTP_REACHABLE } from '../lib/checks/http-reachable.js';
 import { NO_DUPLICATE_IP } from '../lib/checks/no-duplicate-ip.js';
 import { UNIQUE_IPS } from '../lib/checks/unique-ips.js';
 import { NO_LEAKS } from '../lib/checks/no-leaks.js';
+import { TASK_DIRS } from '../lib/checks/task-dirs.js';
+import { TASK_NETNS } from '../lib/checks/task-netns.js';
+import { TASK_ENV } from '../lib/checks/task-env.js';
+import { ALLOC_EXEC } from '../lib/checks/alloc-exec.js';
+import { SERVICES } from '../lib/checks/services.js';
+import { AGENT_RESOURCES } from '../lib/checks/agent-resources.js';
 import { defineScenario } from '../lib/run/scenario.js';
 import { observe } from '../lib/scenario/reboot-steps.js';
 import { waitForLeader, waitForNodeReady } from '../lib/nomad/wait.js';
@@ -39,6 +46,7 @@ import { durationSeconds } from '../lib/config/fields.js';
 import { readClockOffset } from '../lib/lab/observe.js';
 import { deadlineIn } from '../lib/run/deadline.js';
 import { formatRestoreNotices, restoreNotices, streamNotices } from '../lib/scenario/restore-latency.js';
+import { observeTasksBefore, readWholeAlloc } from '../lib/scenario/whole-alloc-steps.js';
 
 const JOB_FILES: Record<TaskDriver, string> = {
   exec: fileURLToPath(new URL('../jobs/bridge-exec-http.nomad.hcl', import.meta.url)),
@@ -60,6 +68,12 @@ export const CHECKS = [
   NO_DUPLICATE_IP,
   UNIQUE_IPS,
   NO_LEAKS,
+  TASK_DIRS,
+  TASK_NETNS,
+  TASK_ENV,
+  ALLOC_EXEC,
+  SERVICES,
+  AGENT_RESOURCES,
 ];
 
 export default defineScenario({
@@ -142,6 +156,7 @@ export default defineScenario({
     const before = await ctx.step('observe before the reboot', (d) => observe({ ...base, label: 'before' }, d));
     ctx.artifact('alloc-before.json', JSON.stringify(before.alloc, null, 2));
     ctx.artifact('job-allocs-before.json', JSON.stringify(before.jobAllocs, null, 2));
+    const tasksBefore = await observeTasksBefore(ctx, lab, config);
 
     // --reboots N: reboot again while every alloc keeps being restored; the checks judge the last reboot (or the first
     // one after which an alloc was not restored), the leak check what is left after it.
@@ -224,8 +239,11 @@ export default defineScenario({
     for (const [k, v] of Object.entries(factsFromEvidence(evidence))) ctx.fact(k, v);
     for (const ev of timelineFromEvidence(evidence, runStartMs)) ctx.mark(ev);
     // An alloc that failed after the first fault and was restarted fails alloc-restored (event quoted); a task instance
-    // the reboot itself ended is quoted as the fault's effect.
+    // the reboot itself ended is quoted as the fault's effect. The recorder stops first: the whole-alloc reads restart
+    // a task on purpose, which is no failure after the fault.
     await recorder!.stop();
+    evidence.whole = await readWholeAlloc(ctx, { nomad, lab, config, job: parsed.job, evidence, before: tasksBefore });
+    ctx.artifact('whole-alloc.json', JSON.stringify(evidence.whole, null, 2));
     // issue 15: agent-kill and partition are judged against what they make Nomad do (lib/checks/fault-expectations.ts)
     const judged = adjustForFault(CHECKS, judgeAll(CHECKS, evidence), evidence, fault);
     const first = reboots[0]!;

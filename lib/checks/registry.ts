@@ -15,10 +15,17 @@ import { TMPFS_STATE_CLEAN } from './tmpfs-state-clean.js';
 import { UNIQUE_IPS_AFTER_UPGRADE } from './unique-ips-after-upgrade.js';
 import { STATE_AGREES } from './state-agrees.js';
 import { STATE_MIGRATED } from './state-migrated.js';
+import { TASK_DIRS } from './task-dirs.js';
+import { TASK_NETNS } from './task-netns.js';
+import { TASK_ENV } from './task-env.js';
+import { ALLOC_EXEC } from './alloc-exec.js';
+import { SERVICES } from './services.js';
+import { AGENT_RESOURCES } from './agent-resources.js';
 
 /** Every shipped check, once. */
 export const SHIPPED_CHECKS: readonly CheckDef[] = [
   CLIENT_REBOOTED, NODE_BACK, ALLOC_RESTORED, TASK_RESTARTED, HTTP_REACHABLE, NO_DUPLICATE_IP, UNIQUE_IPS, NO_LEAKS,
+  TASK_DIRS, TASK_NETNS, TASK_ENV, ALLOC_EXEC, SERVICES, AGENT_RESOURCES,
   HOST_REBOOTED, PERSISTENT_STATE_DUPLICATE, TMPFS_STATE_CLEAN,
   UNIQUE_IPS_AFTER_UPGRADE, STATE_AGREES, STATE_MIGRATED,
 ];

@@ -59,3 +59,13 @@ export function parseTime(text: string | undefined): number | undefined {
   const ms = Date.parse(text);
   return Number.isFinite(ms) ? ms : undefined;
 }
+
+/** A whole result as the judgement a check object returns (its id and title are the runner's to add). */
+export function judgementOf(r: CheckResult): Judgement {
+  return judgement(r.status, r.message, r.evidence, r.perAlloc);
+}
+
+/** A whole result, for judges built from per-task parts (the whole-alloc checks). */
+export function result(id: string, title: string, status: CheckStatus, message: string, evidence: string[]): CheckResult {
+  return { id, title, status, message: oneLine(message), evidence };
+}

@@ -85,6 +85,10 @@ export interface HarnessConfig {
     offForS: number;
     partitionForS: number;
     deadlineS: number;
+    /** restart one task per restored alloc after the fault and judge its environment (task-env) */
+    restartTask: boolean;
+    /** how long the client agent's resources are sampled after the fault (agent-resources); 0 = not sampled */
+    resourcesWindowS: number;
   };
   expect: { scenario: Expectation | undefined; perCheck: Record<string, Expectation> };
   /** keep the VMs after the run and print how to reach and destroy them */
@@ -150,7 +154,9 @@ export const DEFAULTS: HarnessConfig = {
   // off_for: long enough for the guest's dirty pages and the agent's heartbeat to be lost, far below heartbeat_grace;
   // partition_for: 30 s is past Nomad's heartbeat TTL (10-20 s) yet within the default grace here (5m): restore expected
   // deadline: a reboot under emulation takes 30-120 s here (docs/findings.md); 10 min is the step budget it always had
-  reboot: { kind: 'graceful', count: 1, settleQuietS: 20, offForS: 10, partitionForS: 30, deadlineS: 600 },
+  // restart_task: the restarted task's environment is the only way to see what the client restored of the network;
+  // resources_window: 30 s shows a leak of one fd a second per plugin (1.9.7: +128 fds) and costs little
+  reboot: { kind: 'graceful', count: 1, settleQuietS: 20, offForS: 10, partitionForS: 30, deadlineS: 600, restartTask: true, resourcesWindowS: 30 },
   expect: { scenario: undefined, perCheck: {} },
   keep: false,
   repeat: 1, // one attempt; --repeat N measures flakiness

@@ -84,6 +84,16 @@ export const FIELDS: Field[] = [
       + 'console tail',
   },
   { yaml: 'reboot.count', flag: 'reboots', path: ['reboot', 'count'], doc: 'how many times bridge-exec-reboot reboots the client (restored after each; leaks checked after the last)', parse: int(1, 20) },
+  {
+    yaml: 'reboot.restart_task', flag: 'restart-task', path: ['reboot', 'restartTask'], parse: bool,
+    doc: 'after the fault restart one task per restored alloc through the API and judge the environment it gets (task-env); '
+      + 'false skips the restart and the check',
+  },
+  {
+    yaml: 'reboot.resources_window', flag: 'resources-window', path: ['reboot', 'resourcesWindowS'], parse: timeoutSeconds(0, 600),
+    doc: "how long after the fault the client agent's fds and plugin processes are sampled (agent-resources; Go duration or "
+      + 'seconds; 0 = not sampled)',
+  },
   { yaml: 'repeat', flag: 'repeat', path: ['repeat'], doc: 'run each scenario N times (each attempt from the warm lab\'s snapshot, or on fresh VMs with --fresh) and report every attempt and the flake rate (a failure that repeats the same way is a verdict)', parse: int(1, 100) },
   { yaml: 'keep', flag: 'keep', env: 'HARNESS_KEEP', path: ['keep'], doc: 'keep the VMs after the run and print how to reach and destroy them', parse: bool },
   { yaml: 'reports.dir', flag: 'reports-dir', path: ['reports', 'dir'], doc: 'where reports/<run-id>/ artifacts go', parse: str('give a directory path') },

@@ -144,6 +144,8 @@ export interface Observation {
   cniState: CniStateListing[];
   /** the client's named network namespaces and veths; absent when not read */
   netState?: NetState;
+  /** the client's nat table (CNI chains and DNAT rules); absent when not read */
+  firewall?: NatTable;
 }
 
 /** How the wait after the disruption ended: the job settled (quiet, nothing pending), or the deadline ran out. */
@@ -180,4 +182,169 @@ export interface RebootEvidence {
   taskEvents: Record<string, TaskEventRec[]>;
   /** client agent log lines from the boot after the reboot */
   clientLog: string[];
+  /** the restored allocs' tasks, exec, services and the agent's resources (absent in older records) */
+  whole?: WholeAllocEvidence;
+}
+
+// ---- A restored alloc judged whole: its task directories, processes, network environment, exec, services, the agent ----
+
+/** The filesystem holding one task's secrets/ or private/ directory on the client (`findmnt -T`). */
+export interface TaskDirMount {
+  allocId: string;
+  task: string;
+  dir: 'secrets' | 'private';
+  path: string;
+  /** the mount point holding the path: the path itself only when the directory is a mount of its own */
+  target: string;
+  fstype: string;
+  source: string;
+  options: string;
+}
+
+/**
+ * One process of a task on the client, found by NOMAD_ALLOC_ID and NOMAD_TASK_NAME in its environment (any driver).
+ * Note: only those two and the alloc-network variables are ever read from the environment (it may hold secrets).
+ */
+export interface TaskProcess {
+  pid: number;
+  comm: string;
+  allocId: string;
+  task: string;
+  /** its network namespace (the inode of /proc/<pid>/ns/net) */
+  netns: string;
+  /** NOMAD_ALLOC_IP_<label>, NOMAD_ALLOC_ADDR_<label>, NOMAD_ALLOC_PORT_<label> as the process was started with */
+  allocNetEnv: Record<string, string>;
+  /** its /etc/hosts: present, written by Nomad (its first line says so), the non-loopback addresses it names */
+  etcHosts: { exists: boolean; byNomad: boolean; addresses: string[] };
+  /** its /etc/resolv.conf is present */
+  resolvConf: boolean;
+}
+
+/** A network namespace on the client: its inode, its names under /var/run/netns, its global IPv4 addresses. */
+export interface NetnsRec {
+  inode: string;
+  names: string[];
+  addrs: { ifname: string; cidr: string }[];
+}
+
+/** The allocs' tasks as the client host shows them at one moment. */
+export interface TaskHostState {
+  /** wall clock, Unix ms */
+  atMs: number;
+  /** the client's alloc dir (<data_dir>/alloc) */
+  allocDir: string;
+  taskDirs: TaskDirMount[];
+  processes: TaskProcess[];
+  netns: NetnsRec[];
+}
+
+/** One task the harness restarted through the API after the disruption, and its processes once started again. */
+export interface TaskRestartRec {
+  allocId: string;
+  task: string;
+  /** Unix ms */
+  requestedAtMs: number;
+  /** its Started event after the request (Unix ms); absent when it did not start again */
+  startedAtMs?: number;
+  /** why the restart, or the wait for it, failed */
+  error?: string;
+}
+
+/** `alloc exec` of a trivial command into one task (through Nomad's exec stream). */
+export interface ExecProbeRec {
+  allocId: string;
+  task: string;
+  command: string;
+  ok: boolean;
+  /** the exit code `nomad alloc exec` returned; undefined when it did not end before its deadline */
+  exitCode: number | undefined;
+  durationMs: number;
+  /** its last output lines when it failed */
+  output: string;
+}
+
+/** A Nomad-native service (provider "nomad") the job declares, with its checks' names. */
+export interface JobServiceRec {
+  name: string;
+  group: string;
+  /** the task a task-level service belongs to */
+  task?: string;
+  portLabel: string;
+  /** its checks' names ("" for one the job left unnamed: Nomad names it) */
+  checks: string[];
+}
+
+/** One registration of a Nomad-native service (GET /v1/service/<name>). */
+export interface ServiceRegRec {
+  service: string;
+  id: string;
+  allocId: string;
+  address: string;
+  port: number;
+}
+
+/** The latest result of one Nomad-native check of an alloc (GET /v1/client/allocation/<id>/checks). */
+export interface AllocCheckRec {
+  allocId: string;
+  service: string;
+  check: string;
+  /** success | failure | pending */
+  status: string;
+  output: string;
+  /** Unix seconds */
+  timestampS: number;
+}
+
+/** The job's Nomad-native services and what the API shows of them after the disruption. */
+export interface ServicesEvidence {
+  declared: JobServiceRec[];
+  registrations: ServiceRegRec[];
+  checks: AllocCheckRec[];
+  /** per alloc or service: why it could not be read */
+  errors: Record<string, string>;
+  /** how long the harness waited for every registration and passing check (ms), and whether it saw them all */
+  waitedMs: number;
+  complete: boolean;
+}
+
+/** One sample of the client agent's own resources. */
+export interface AgentSample {
+  /** Unix ms, the client's clock */
+  atMs: number;
+  pid: number;
+  fds: number;
+  executors: number;
+  logmons: number;
+  dockerLoggers: number;
+}
+
+/** The parts of a whole-alloc read, for the reasons a part was not read. */
+export type WholeAllocPart = 'host' | 'restart' | 'exec' | 'services' | 'agent';
+
+/** Everything the whole-alloc checks decide from; a part is absent when it was not read, with the reason in notRead. */
+export interface WholeAllocEvidence {
+  notRead: Partial<Record<WholeAllocPart, string>>;
+  before?: TaskHostState;
+  after?: TaskHostState;
+  restarts?: TaskRestartRec[];
+  /** the task processes read after the restarts */
+  afterRestart?: TaskHostState;
+  exec?: ExecProbeRec[];
+  services?: ServicesEvidence;
+  agent?: { samples: AgentSample[]; intervalS: number };
+}
+
+/** One rule of the nat table (`iptables-save -t nat`), with the container (alloc) ID its CNI comment names. */
+export interface NatRule {
+  chain: string;
+  /** the CNI container ID the rule's comment carries (Nomad gives CNI the alloc ID) */
+  owner?: string;
+  /** the rule as iptables-save prints it */
+  text: string;
+}
+
+/** The client's nat table: chain names and rules (lib/lab/parse-iptables-nat.ts reads it). */
+export interface NatTable {
+  chains: string[];
+  rules: NatRule[];
 }

@@ -204,3 +204,36 @@ export interface ApiEvaluation {
   CreateIndex: number;
   ModifyIndex: number;
 }
+
+/** One registration of a Nomad-native service (`/v1/service/:name`, nomad/structs/service_registration.go). */
+export interface ApiServiceRegistration {
+  ID: string;
+  ServiceName: string;
+  Namespace: string;
+  NodeID: string;
+  Datacenter: string;
+  JobID: string;
+  AllocID: string;
+  Tags: string[] | null;
+  Address: string;
+  Port: number;
+  CreateIndex: number;
+  ModifyIndex: number;
+}
+
+/** One Nomad-native check's latest result (`/v1/client/allocation/:id/checks`, keyed by check ID; nomad/structs/checks.go). */
+export interface ApiCheckQueryResult {
+  ID: string;
+  /** healthiness | readiness */
+  Mode: string;
+  /** success | failure | pending */
+  Status: string;
+  StatusCode?: number;
+  Output: string;
+  /** Unix seconds */
+  Timestamp: number;
+  Group: string;
+  Task?: string;
+  Service: string;
+  Check: string;
+}

@@ -45,6 +45,12 @@ export interface Nomad {
   evaluation(id: string, q?: ReadQuery): Promise<Read<A.ApiEvaluation>>;
   /** subscribe to /v1/event/stream (reconnects from the last index; lib/nomad/event-stream.ts) */
   events(o: EventsRequest): EventSubscription;
+  /** restart one task of an alloc in place (the client's restart, not a reschedule) */
+  restartTask(allocId: string, task: string, o?: WriteOpts): Promise<void>;
+  /** every registration of a Nomad-native service (provider "nomad") */
+  serviceRegistrations(name: string, q?: ReadQuery): Promise<Read<A.ApiServiceRegistration[]>>;
+  /** the latest result of each Nomad-native check of an alloc, keyed by check ID (answered by its client) */
+  allocChecks(allocId: string, q?: ReadQuery): Promise<Read<Record<string, A.ApiCheckQueryResult>>>;
 }
 
 export interface NomadOptions {
@@ -152,6 +158,11 @@ export function createNomad(o0: NomadOptions): Nomad {
     allocation: (id, q) => get(`/v1/allocation/${e(id)}`, q),
     evaluations: (q) => get('/v1/evaluations', q),
     evaluation: (id, q) => get(`/v1/evaluation/${e(id)}`, q),
+    async restartTask(allocId, task, o = {}) {
+      await call('POST', `/v1/client/allocation/${e(allocId)}/restart`, { body: { TaskName: task }, signal: o.signal });
+    },
+    serviceRegistrations: (name, q) => get(`/v1/service/${e(name)}`, q),
+    allocChecks: (allocId, q) => get(`/v1/client/allocation/${e(allocId)}/checks`, q),
     events: (o) => subscribeEvents({ logger, ...o, transport, runStart, ...(token ? { token } : {}), ...(namespace ? { namespace } : {}), ...(region ? { region } : {}) }),
   };
 }

@@ -5,6 +5,7 @@ import type { Nomad } from '../nomad/client.js';
 import type { Deadline } from '../run/deadline.js';
 import { toAllocSnap, toNodeSnap, mergeTaskEvents } from '../nomad/parse.js';
 import { readBootInfo, readAgentLog, readNetState } from '../lab/observe.js';
+import { readNatTable } from '../lab/task-host.js';
 import { readCniState } from '../cluster/evidence.js';
 
 export interface ObserveInput {
@@ -33,11 +34,12 @@ export async function observe(
   const alloc = jobAllocs.find((a) => a.id === i.allocId);
   const cniState = await readCniState(client, { deadline: d });
   const netState = await readNetState(client, d);
+  const firewall = await readNatTable(client, d);
   const log = clientLog ? await readAgentLog(client, d) : [];
   return {
     label: i.label, atMs: Date.now(), bootId: boot.bootId, uptimeS: boot.uptimeS,
     node, alloc, jobAllocs, nodeAllocs: nodeAllocs.filter((a) => a.clientStatus === 'running' || a.clientStatus === 'pending'),
-    http: [], cniState, netState, clientLog: log,
+    http: [], cniState, netState, ...(firewall ? { firewall } : {}), clientLog: log,
   };
 }
 

@@ -10,6 +10,7 @@ import { CNI_STATE_DIRS, cniListingCommand } from '../../lib/cluster/parse-cni-l
 import { HOST_NETNS_COMMAND, NET_STATE_COMMAND } from '../../lib/lab/parse-observe.js';
 import { NO_DOCKER } from '../../lib/cluster/docker-image.js';
 import { notBackError } from '../../lib/lab/not-back.js';
+import { hostRebooted, taskHostMemory, wholeAllocAnswer, type TaskHostMemory } from './fake-lab-tasks.js';
 
 /** What the stand-in client's serial console shows when it never comes back: a guest stuck before its network. */
 export const STAND_IN_CONSOLE = [
@@ -79,8 +80,10 @@ export function hostNetnsListing(nomad: FakeNomad): string {
 }
 
 /** Build the stand-in lab; `commands` records every remote command per role; `leftovers` plants leaked netns/veths. */
-export function createFakeLab(o: FakeLabOptions): Lab & { commands: Record<string, string[]>; destroyed: boolean; leftovers: { netns: string[]; veths: string[] }; heartbeatGraceMs: number } {
+export function createFakeLab(o: FakeLabOptions): Lab & { commands: Record<string, string[]>; destroyed: boolean; leftovers: { netns: string[]; veths: string[] }; heartbeatGraceMs: number; tasks: TaskHostMemory } {
   const leftovers = { netns: [] as string[], veths: [] as string[] };
+  // the whole-alloc reads (task dirs, processes, agent, nat table, exec); a test bends them through `tasks.faults`
+  const tasks = taskHostMemory();
   const commands: Record<string, string[]> = { server: [], client: [] };
   const boot: Record<string, { id: string; at: number }> = { server: { id: randomUUID(), at: Date.now() }, client: { id: randomUUID(), at: Date.now() } };
   const down = new Set<string>();
@@ -119,6 +122,8 @@ export function createFakeLab(o: FakeLabOptions): Lab & { commands: Record<strin
     if (role === 'client' && cmd === cniListingCommand()) return ok(cniListing(o.nomad, CNI_STATE_DIRS));
     if (role === 'client' && cmd === NET_STATE_COMMAND) return ok(netStateListing(o.nomad, leftovers));
     if (role === 'client' && cmd === HOST_NETNS_COMMAND) return ok(hostNetnsListing(o.nomad));
+    const whole = wholeAllocAnswer(tasks, o.nomad, role, cmd);
+    if (whole !== undefined) return ok(whole);
     // the docker variant: dockerd's version, then the image import (lib/cluster/docker-image.ts)
     if (/command -v docker|docker (version|import)/.test(cmd)) {
       if (!o.dockerVersion) return { code: NO_DOCKER, stdout: '', stderr: 'docker is not installed in this box\n', durationMs: 1 };
@@ -133,6 +138,7 @@ export function createFakeLab(o: FakeLabOptions): Lab & { commands: Record<strin
     machines,
     commands,
     leftovers,
+    tasks,
     destroyed: false,
     // the server's heartbeat_grace, for the partition (the stand-in env sets it from the config)
     heartbeatGraceMs: 5 * 60_000,
@@ -178,7 +184,10 @@ export function createFakeLab(o: FakeLabOptions): Lab & { commands: Record<strin
       boot[role] = { id: randomUUID(), at: Date.now() };
       down.delete(role);
       if (role === 'server') o.nomad.serverUp();
-      else o.nomad.clientUp();
+      else {
+        hostRebooted(tasks, o.nomad);
+        o.nomad.clientUp();
+      }
       return { machine: role, kind, bootIdBefore: before, bootIdAfter: boot[role]!.id, requestedAt, backAt: Date.now(), ...(marks.length ? { marks } : {}) };
     },
     async collectEvidence() {

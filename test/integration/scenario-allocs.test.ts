@@ -1,6 +1,8 @@
 // bridge-exec-reboot with the user's own job (--job), every alloc judged, through the real CLI main() against STAND-INS:
 // the Nomad API stand-in (real-shaped payloads, scripted timelines learnt from real 1.9.3/1.9.7 runs) and a stand-in lab
 // (no VMs). The host-side job conversion is the stand-in's HCL reader here; the real `nomad job run -output` is in test/e2e.
+import { AGENT_RESOURCES } from '../../lib/checks/agent-resources.js';
+import { SERVICES } from '../../lib/checks/services.js';
 import t, { type Test } from 'tap';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -81,12 +83,15 @@ t.test('count-3 job on the failure timeline with --expect no-duplicate-ip=fail: 
 t.test('count-3 job restored: all pass, every alloc restored and reachable, exit 0', async (t) => {
   const r = await run(t, 'restored', ['--job', COUNT3]);
   t.equal(r.code, 0, r.err);
-  // every check but the two about the host judges each alloc
-  for (const { id } of CHECKS.filter((c) => c !== CLIENT_REBOOTED && c !== NODE_BACK)) {
+  // every check but those about the host judges each alloc; services has nothing to judge in a job without any
+  const HOST = [CLIENT_REBOOTED, NODE_BACK, AGENT_RESOURCES];
+  for (const { id } of CHECKS.filter((c) => !HOST.includes(c) && c !== SERVICES)) {
     const v = r.verdict(id);
     t.equal(v.status, 'passed', `${id}: ${v.message}`);
     t.equal(v.perAlloc?.length, 3, `${id} has three per-alloc lines`);
   }
+  t.equal(r.verdict(AGENT_RESOURCES.id).status, 'passed', 'the agent judged once');
+  t.match(r.verdict(SERVICES.id), { status: 'skipped', message: /the job has no Nomad-native service/ });
   t.match(r.verdict('alloc-restored').message, /^all 3 allocs restored in place/);
   t.match(r.verdict('unique-ips').message, /^3 live allocs on the node, each with its own address/);
   t.match(r.verdict('http-reachable').message, /every mapped port of all 3 allocs answered \(6 probes/);

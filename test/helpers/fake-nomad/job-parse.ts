@@ -4,6 +4,7 @@
 import type { ApiJob, ApiTaskGroup } from '../../../lib/nomad/api-types.js';
 import { parseHcl, parseVarFile, type HclBlock, type HclValue } from './hcl.js';
 import { fixture } from './payloads.js';
+import { parseGoDuration } from '../../../lib/nomad/client.js';
 
 /** HCL (+ Variables string) -> a canonicalized-looking Job; throws Error with a parse message. */
 export function parseJobHcl(hcl: string, variables = ''): ApiJob {
@@ -47,6 +48,7 @@ function toGroup(g: HclBlock, tmpl: ApiTaskGroup): ApiTaskGroup {
     Name: gname,
     Count: num(g.attrs.count) ?? 1,
     Meta: meta(g),
+    Services: services(g),
     ReschedulePolicy: { ...(tmpl.ReschedulePolicy as object), ...(resched ? { Attempts: num(resched.attrs.attempts) ?? 0, Unlimited: resched.attrs.unlimited === true } : {}) },
     Networks: net
       ? [{
@@ -61,13 +63,30 @@ function toGroup(g: HclBlock, tmpl: ApiTaskGroup): ApiTaskGroup {
       if (!driver) throw new Error(`task "${t.labels[0] ?? ''}" needs a driver`);
       const res = t.blocks.find((b) => b.type === 'resources');
       const resources = { ...(taskTmpl['Resources'] as object), ...(res ? { CPU: num(res.attrs.cpu) ?? 100, MemoryMB: num(res.attrs.memory) ?? 300 } : {}) };
-      return { ...taskTmpl, Name: t.labels[0]!, Driver: driver, Config: t.blocks.find((b) => b.type === 'config')?.attrs ?? null, Resources: resources };
+      return { ...taskTmpl, Name: t.labels[0]!, Driver: driver, Config: t.blocks.find((b) => b.type === 'config')?.attrs ?? null, Resources: resources, Services: services(t, t.labels[0]) };
     }),
   };
 }
 
 const str = (v: HclValue | undefined): string | undefined => (typeof v === 'string' ? v : undefined);
 const num = (v: HclValue | undefined): number | undefined => (typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : undefined);
+
+/**
+ * A group's or task's `service` blocks as Nomad's parse gives them (the fields the harness reads; real 1.9.7 parse of
+ * examples/jobs/whole-alloc.nomad.hcl): Provider defaults to consul, check durations in ns, null when there are none.
+ */
+function services(b: HclBlock, task?: string): Record<string, unknown>[] | null {
+  const dur = (v: HclValue | undefined): number => (typeof v === 'string' ? (parseGoDuration(v) ?? 0) * 1e6 : 0);
+  const out = b.blocks.filter((x) => x.type === 'service').map((s) => ({
+    Name: str(s.attrs.name) ?? '', PortLabel: str(s.attrs.port) ?? '', Provider: str(s.attrs.provider) ?? 'consul', TaskName: task ?? '',
+    Tags: null, AddressMode: '', Address: '',
+    Checks: s.blocks.filter((c) => c.type === 'check').map((c) => ({
+      Name: str(c.attrs.name) ?? '', Type: str(c.attrs.type) ?? '', Path: str(c.attrs.path) ?? '', PortLabel: '',
+      Interval: dur(c.attrs.interval), Timeout: dur(c.attrs.timeout), TaskName: '',
+    })),
+  }));
+  return out.length ? out : null;
+}
 
 /** A `meta { k = "v" }` block's values (null when absent, as Nomad's parse gives it). */
 function meta(b: HclBlock): Record<string, string> | null {

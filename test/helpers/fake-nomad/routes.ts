@@ -7,6 +7,7 @@ import type { Cluster, Table } from './cluster.js';
 import { parseJobHcl } from './job-parse.js';
 import { registerJob, stopJob } from './jobs.js';
 import { agentSelf, allocStub, evalOut, fullAlloc, nodeStub } from './payloads.js';
+import { WHOLE_ALLOC_ROUTES } from './whole-alloc.js';
 
 export interface Reply {
   status: number;
@@ -94,6 +95,7 @@ export const ROUTES: [string[], RegExp, Handler][] = [
   }, 'alloc not found')],
   [['GET'], /^\/v1\/evaluations$/, blocking(['evals'], (c) => [...c.evals.values()].map(evalOut))],
   [['GET'], /^\/v1\/evaluation\/([^/]+)$/, blocking(['evals'], (c, m) => { const e = c.evals.get(m[1]!); return e && evalOut(e); }, 'eval not found')],
+  ...WHOLE_ALLOC_ROUTES,
 ];
 
 /** Find the handler for a request: 404 for unknown paths, 405 for a known path with the wrong method. */

@@ -1,0 +1,37 @@
+// Check: `alloc exec` of a trivial command into every task of every restored alloc works after the fault (an executor
+// that died with the agent it was attached to answers "plugin is shut down", and may take its task with it). Pure.
+import { defineCheck } from './define.js';
+import { judgementOf, oneLine } from './result.js';
+import { notInPlaceReason, notRead, perTaskResult, runningTasksOf, skippedCheck, type TaskLine } from './whole-alloc.js';
+import type { AllocSnap, RebootEvidence } from '../model/evidence.js';
+import type { CheckInfo, CheckResult } from '../model/check.js';
+
+const INFO: CheckInfo = {
+  id: 'alloc-exec',
+  title: 'Exec into restored tasks',
+  passesWhen: 'after the reboot (or agent restart) `nomad alloc exec -task <t> <alloc> /bin/true` (Nomad\'s exec stream, run on the server VM with a deadline) exits 0 for every running task of every restored alloc. Real 1.9.7 after an agent restart: "failed to exec into task: plugin is shut down", and the task\'s executor died (GH-27825, fixed in 2.0.0). Skipped for a partition',
+};
+
+function judgeAlloc(e: RebootEvidence, a: AllocSnap): TaskLine[] {
+  const probes = (e.whole?.exec ?? []).filter((p) => p.allocId === a.id);
+  return runningTasksOf(a).map((task) => {
+    const p = probes.find((x) => x.task === task);
+    if (!p) return { task, ok: false, line: 'not probed' };
+    const took = `${(p.durationMs / 1000).toFixed(1)}s`;
+    if (p.ok) return { task, ok: true, line: `${p.command} exited 0 in ${took}` };
+    const code = p.exitCode === undefined ? 'did not finish' : `exited ${p.exitCode}`;
+    return { task, ok: false, line: `${p.command} ${code} after ${took}: ${oneLine(p.output) || '(no output)'}` };
+  });
+}
+
+/** Passes when every exec probe into a running task of a restored alloc exited 0 before its deadline. */
+export function checkAllocExec(e: RebootEvidence): CheckResult {
+  const why = notInPlaceReason(e.reboot.kind);
+  if (why) return skippedCheck(INFO, why);
+  const missing = notRead(e, 'exec', !!e.whole?.exec);
+  if (missing) return skippedCheck(INFO, `no exec probe ran: ${missing}`);
+  const head = ['`nomad alloc exec -i=false -t=false -task <task> <alloc> /bin/true` on the server, after the restart of one task per alloc'];
+  return perTaskResult(INFO, e, head, (a) => judgeAlloc(e, a), 'answered an exec');
+}
+
+export const ALLOC_EXEC = defineCheck<RebootEvidence>({ ...INFO, judge: (e) => judgementOf(checkAllocExec(e)) });

@@ -1,0 +1,52 @@
+// Check: every restored task's secrets/ and private/ directories are a tmpfs of their own after the fault, as they were
+// before it (a task's secrets, e.g. what a template renders there, must never land on the client's disk). Pure.
+import { defineCheck } from './define.js';
+import { iso, judgementOf } from './result.js';
+import { notInPlaceReason, notRead, perTaskResult, skippedCheck, tasksOf, type TaskLine } from './whole-alloc.js';
+import { isOwnTmpfs, TMPFS_TASK_DIRS } from '../lab/parse-task-dirs.js';
+import type { AllocSnap, RebootEvidence, TaskDirMount } from '../model/evidence.js';
+import type { CheckInfo, CheckResult } from '../model/check.js';
+
+const INFO: CheckInfo = {
+  id: 'task-dirs',
+  title: 'Task directories on tmpfs',
+  passesWhen: 'after the reboot (or agent restart) every task of every restored alloc has `secrets/` and `private/` each on a tmpfs of its own (`findmnt` on the client), as before it. Real 1.9.7 after a simulated reboot: both on the root ext4 with the template\'s file in it (GH-28345, fixed in 2.0.5). Skipped for a partition',
+};
+
+/** "tmpfs (size=1024k)" or "ext4 of / (/dev/vda)": where a directory lives, in a few words. */
+function where(m: TaskDirMount | undefined): string {
+  if (!m) return 'not found';
+  if (isOwnTmpfs(m)) return `its own tmpfs (${m.options.split(',').find((o) => o.startsWith('size=')) ?? m.options})`;
+  return `${m.fstype || '?'} of ${m.target || '?'} (${m.source || '?'})`;
+}
+
+/** One task: each of its two directories, after against before. */
+function judgeTask(e: RebootEvidence, a: AllocSnap, task: string): TaskLine {
+  const find = (ms: TaskDirMount[] | undefined, dir: string) => ms?.find((m) => m.allocId === a.id && m.task === task && m.dir === dir);
+  const parts = TMPFS_TASK_DIRS.map((dir) => {
+    const before = find(e.whole?.before?.taskDirs, dir);
+    const after = find(e.whole?.after?.taskDirs, dir);
+    // Note: a directory that was no tmpfs of its own before (a client not running as root) is only asked to stay so.
+    const expected = before ? isOwnTmpfs(before) : true;
+    const ok = !!after && (!expected || isOwnTmpfs(after));
+    const was = before ? `before: ${where(before)}` : 'before: not read';
+    return { ok, text: `${dir}/ ${where(after)} (${was})` };
+  });
+  return { task, ok: parts.every((p) => p.ok), line: parts.map((p) => p.text).join('; ') };
+}
+
+/** Passes when each task's secrets/ and private/ are their own tmpfs after the fault wherever they were before it. */
+export function checkTaskDirs(e: RebootEvidence): CheckResult {
+  const why = notInPlaceReason(e.reboot.kind);
+  if (why) return skippedCheck(INFO, why);
+  const missing = notRead(e, 'host', !!e.whole?.after);
+  if (missing) return skippedCheck(INFO, `the task directories were not read: ${missing}`);
+  const after = e.whole!.after!;
+  const head = [
+    `alloc dir on the client: ${after.allocDir} (read ${iso(e.whole?.before?.atMs)} and ${iso(after.atMs)})`,
+    `directories found after: ${after.taskDirs.length}, of them their own tmpfs: ${after.taskDirs.filter(isOwnTmpfs).length}`,
+  ];
+  return perTaskResult(INFO, e, head, (a) => tasksOf(a).map((t) => judgeTask(e, a, t)), 'have secrets/ and private/ on a tmpfs of their own');
+}
+
+export const TASK_DIRS = defineCheck<RebootEvidence>({ ...INFO, judge: (e) => judgementOf(checkTaskDirs(e)) });

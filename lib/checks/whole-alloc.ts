@@ -1,0 +1,103 @@
+// Pure helpers the whole-alloc checks share: which fault kinds restore allocs in place on the client, which allocs are
+// judged (the restored ones; a replaced or failed alloc is alloc-restored's to judge), and one result shape for all.
+import { FAULT_KINDS } from '../config/faults.js';
+import { allocLabel, classifyAll } from './alloc-outcome.js';
+import { result } from './result.js';
+import type { AllocSnap, RebootEvidence, WholeAllocPart } from '../model/evidence.js';
+import type { AllocDetail, CheckInfo, CheckResult } from '../model/check.js';
+import type { RebootKind } from '../model/kinds.js';
+
+/**
+ * Does the client restore its allocs in place after this kind: a host reboot (the tasks start again from the client's
+ * state) or an agent restart (the agent reattaches to running tasks)? A partition leaves the agent and its tasks alone.
+ */
+export function restoresInPlace(kind: RebootKind): boolean {
+  return FAULT_KINDS[kind].rebootsHost || kind === 'agent-kill';
+}
+
+/** Why the host-side whole-alloc checks do not apply to this kind; undefined when they do. */
+export function notInPlaceReason(kind: RebootKind): string | undefined {
+  if (restoresInPlace(kind)) return undefined;
+  return `${kind} restores nothing on the client (the agent and its tasks keep running; a long one replaces the allocs)`;
+}
+
+/** One alloc the whole-alloc checks judge: restored in place (with its state after the fault), or why not. */
+export interface JudgedAlloc {
+  allocId: string;
+  name: string;
+  /** the alloc after the fault when it was restored in place */
+  restored?: AllocSnap;
+  /** why it is not judged here (replaced, failed, unknown) */
+  skip?: string;
+}
+
+/** Every watched alloc: restored ones to judge, the others with the reason alloc-restored gives. */
+export function judgedAllocs(e: RebootEvidence): JudgedAlloc[] {
+  return classifyAll(e).map((o) => (o.outcome === 'restored' && o.current
+    ? { allocId: o.allocId, name: o.name, restored: o.current }
+    : { allocId: o.allocId, name: o.name, skip: `not restored in place (${o.outcome}; judged by alloc-restored)` }));
+}
+
+/** The task names of an alloc, sorted (Nomad's TaskStates is a map). */
+export function tasksOf(a: AllocSnap): string[] {
+  return Object.keys(a.tasks).sort();
+}
+
+/** The alloc's running tasks, sorted: the ones with processes to find (a finished prestart task has none). */
+export function runningTasksOf(a: AllocSnap): string[] {
+  return tasksOf(a).filter((t) => a.tasks[t]!.state === 'running');
+}
+
+/** One task's line in a check: passed or not, and what was seen. */
+export interface TaskLine {
+  task: string;
+  ok: boolean;
+  line: string;
+}
+
+/** A whole-alloc check skipped as a whole. */
+export function skippedCheck(def: CheckInfo, reason: string, evidence: string[] = []): CheckResult {
+  return result(def.id, def.title, 'skipped', reason, evidence);
+}
+
+/** Why a part of the whole-alloc read is missing, or undefined when it was read. */
+export function notRead(e: RebootEvidence, part: WholeAllocPart, present: boolean): string | undefined {
+  if (present) return undefined;
+  return e.whole?.notRead[part] ?? 'not read in this run (a record from before these checks)';
+}
+
+/**
+ * The result of a per-alloc, per-task check: failed when a task failed, passed when one was judged and none failed,
+ * skipped when no alloc was restored in place. `judge` returns the task lines of one restored alloc.
+ */
+export function perTaskResult(def: CheckInfo, e: RebootEvidence, head: string[], judge: (a: AllocSnap) => TaskLine[], okWord: string): CheckResult {
+  const evidence = [...head];
+  const perAlloc: AllocDetail[] = [];
+  let bad = 0;
+  let tasks = 0;
+  let first = '';
+  for (const j of judgedAllocs(e)) {
+    const label = allocLabel(j);
+    if (!j.restored) {
+      perAlloc.push({ allocId: j.allocId, name: j.name, status: 'skipped', detail: j.skip! });
+      evidence.push(`${label}: skipped: ${j.skip}`);
+      continue;
+    }
+    const lines = judge(j.restored);
+    const failed = lines.filter((l) => !l.ok);
+    tasks += lines.length;
+    bad += failed.length;
+    evidence.push(`${label}:`, ...lines.map((l) => `  ${l.ok ? 'ok  ' : 'FAIL'} task ${l.task}: ${l.line}`));
+    const detail = (failed.length ? failed : lines).map((l) => `task ${l.task}: ${l.line}`).join('; ') || 'no task seen';
+    if (failed.length && !first) first = `${label}: ${detail}`;
+    perAlloc.push({ allocId: j.allocId, name: j.name, status: failed.length || !lines.length ? 'failed' : 'passed', detail });
+  }
+  const judged = perAlloc.filter((p) => p.status !== 'skipped').length;
+  if (!judged) return { ...result(def.id, def.title, 'skipped', 'no alloc was restored in place, so none is judged here (see alloc-restored)', evidence), perAlloc };
+  const badAllocs = perAlloc.filter((p) => p.status === 'failed').length;
+  if (badAllocs) {
+    const msg = `${badAllocs} of ${judged} restored alloc${judged === 1 ? '' : 's'} failed (${bad} of ${tasks} tasks); first: ${first}`;
+    return { ...result(def.id, def.title, 'failed', msg, evidence), perAlloc };
+  }
+  return { ...result(def.id, def.title, 'passed', `all ${tasks} task${tasks === 1 ? '' : 's'} of ${judged} restored alloc${judged === 1 ? '' : 's'} ${okWord}`, evidence), perAlloc };
+}
