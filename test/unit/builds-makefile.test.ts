@@ -1,12 +1,16 @@
-// The recipe read from a tree's GNUmakefile (pure): excerpts of hashicorp/nomad's own at four tags, and broken ones.
+// The recipe read from a tree's GNUmakefile (pure): excerpts of hashicorp/nomad's own at four tags, broken ones, the
+// generator raise rule, the cache key over the recipe, and the recipe as report properties.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { readRecipe, type MakefileRules } from '../../lib/builds/parse-makefile.js';
+import { needsRaise } from '../../lib/builds/go.js';
+import { sourceKey, type PlannedRecipe } from '../../lib/builds/source-plan.js';
+import { NOMAD_PROFILE } from '../../lib/builds/source-profile.js';
+import { buildProperties, describeGenerator, recipeOf, type SourceOrigin } from '../../lib/builds/provenance.js';
+import type { ResolvedBuild } from '../../lib/model/build.js';
 
-/** hashicorp/nomad's rules (lib/builds/source-profile.ts): the environment of upstream's release CI, without the UI. */
-const RULES: MakefileRules = { file: 'GNUmakefile', tagsVar: 'GO_TAGS', env: { CI: 'true', GO_TAGS: 'release',
-  NOMAD_NO_UI: '1' }, dropTags: ['ui'], addTags: ['codegen_generated', 'release'], toolsTarget: 'deps' };
+const RULES = NOMAD_PROFILE.recipe;
 const BINS = ['codecgen'];
 const excerpt = (tag: string) => readFileSync(join('test/fixtures/builds/makefiles', `${tag}.GNUmakefile`), 'utf8');
 const CODECGEN = 'github.com/hashicorp/go-msgpack/v2/codec/codecgen';
@@ -75,4 +79,45 @@ t.test('a recipe that cannot be read: each missing part named', async (t) => {
   t.same(readRecipe('GO_TAGS := x\ndeps:\n\tgo install a/codecgen@$(CODECGEN_VERSION)\n', RULES, BINS), { missing: [
     "its GNUmakefile's deps target installs codecgen as a/codecgen@$(CODECGEN_VERSION) (line 3), through a make "
     + 'variable this reader does not evaluate'] });
+});
+
+t.test('golang.org/x/tools is raised only as far as the Go here needs', async (t) => {
+  const raise = NOMAD_PROFILE.tools[0]!.raise![0]!;
+  t.equal(needsRaise('v0.14.0', raise, 'go1.26.8'), true, 'codecgen v2.1.2 asks for v0.14.0: raised to v0.30.0');
+  t.equal(needsRaise('v0.37.0', raise, 'go1.26.8'), false, 'codecgen v2.1.5 asks for v0.37.0: left as it is');
+  t.equal(needsRaise('v0.30.0', raise, 'go1.25.0'), false);
+  t.equal(needsRaise('v0.14.0', raise, 'go1.24.7'), false, 'an older Go compiles v0.14.0');
+  t.equal(needsRaise(undefined, raise, 'go1.26.8'), false, 'not in the tool\'s build list');
+});
+
+t.test('the cache key covers the recipe read from the tree', async (t) => {
+  const tool = { bin: 'codecgen', pkg: CODECGEN, version: 'v2.1.5' };
+  const a: PlannedRecipe = { tags: ['codegen_generated', 'hashicorpmetrics', 'release'], tools: [tool] };
+  const commit = 'c'.repeat(40);
+  const key = sourceKey(commit, undefined, NOMAD_PROFILE, a);
+  t.match(key, new RegExp(`^${commit}-[0-9a-f]{8}$`));
+  t.equal(sourceKey(commit, undefined, NOMAD_PROFILE, { ...a }), key, 'stable');
+  t.not(sourceKey(commit, undefined, NOMAD_PROFILE, { ...a, tags: ['codegen_generated', 'release'] }), key, 'tags');
+  t.not(sourceKey(commit, undefined, NOMAD_PROFILE, { ...a, tools: [{ ...tool, version: 'v2.1.2' }] }), key,
+    'a generator version');
+  t.match(sourceKey(commit, 'f'.repeat(40), NOMAD_PROFILE, a), new RegExp(`^${commit}\\+f{12}-`), 'a dirty tree');
+});
+
+t.test('the recipe as report properties', async (t) => {
+  const origin: SourceOrigin = { kind: 'git', dir: '/s', commit: 'c0ffee', dirty: false, recipe: { go: 'go1.26.8',
+    tags: ['codegen_generated', 'hashicorpmetrics', 'release'],
+    generators: [{ bin: 'codecgen', pkg: CODECGEN, version: 'v2.1.2', deps: { 'golang.org/x/tools': 'v0.30.0' } }] } };
+  const b: ResolvedBuild = { spec: 'git:/s@v1.10.5', path: '/c/n', sha256: 'abc', version: '1.10.5',
+    revision: 'c0ffee', origin };
+  t.match(buildProperties(b), {
+    'nomad.build.origin': 'git /s c0ffee',
+    'nomad.build.go': 'go1.26.8',
+    'nomad.build.tags': 'codegen_generated hashicorpmetrics release',
+    'nomad.build.generator.codecgen': `${CODECGEN}@v2.1.2`,
+    'nomad.build.generator.codecgen.dep.golang.org/x/tools': 'v0.30.0',
+  });
+  t.equal(describeGenerator(origin.recipe.generators[0]!), `${CODECGEN}@v2.1.2 (golang.org/x/tools v0.30.0)`);
+  t.equal(recipeOf({ kind: 'git', dir: '/s', commit: 'c0ffee', dirty: false }), undefined);
+  const plain = buildProperties({ ...b, origin: { kind: 'git', dir: '/s', commit: 'c0ffee', dirty: false } });
+  t.notOk(Object.keys(plain).some((k) => /\.(tags|go|generator\.)/.test(k)), 'no recipe, no recipe properties');
 });
