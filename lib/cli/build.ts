@@ -5,7 +5,7 @@ import type { HarnessConfig } from '../config/schema.js';
 import { consoleLogger } from '../log/format.js';
 import { watchSignals } from '../run/signals.js';
 import { buildContext } from '../builds/context.js';
-import { describeOrigin, buildProperties } from '../builds/provenance.js';
+import { describeGenerator, describeOrigin, buildProperties, recipeOf } from '../builds/provenance.js';
 import { combineErrors, planBuilds, resolvePlanned, type SpecOutcome } from '../builds/resolve.js';
 import type { ParsedArgs } from './args.js';
 import type { CliDeps } from './deps.js';
@@ -42,13 +42,17 @@ export async function buildCommand(args: ParsedArgs, config: HarnessConfig, deps
   }
 }
 
-/** Human output: one block per spec. */
+/** Human output: one block per spec (a source build also names its tags, generators and Go). */
 export function renderText(outcomes: readonly SpecOutcome[]): string {
   return outcomes.map((o) => {
     if ('error' in o) return `${o.input.text}\n  FAILED    ${o.error.message.split('\n')[0]}\n`;
     const b = o.build;
+    const r = recipeOf(b.origin);
+    const recipe = r ? [`  tags      ${r.tags.join(' ')}`,
+      ...r.generators.map((g) => `  generator ${g.bin} ${describeGenerator(g)}`), `  go        ${r.go}`] : [];
     return [`${o.input.text}`, `  path      ${b.path}`, `  sha256    ${b.sha256}`, `  version   ${b.version}`,
-      `  revision  ${b.revision || '(none printed)'}`, `  origin    ${describeOrigin(b.origin)}`, ''].join('\n');
+      `  revision  ${b.revision || '(none printed)'}`, `  origin    ${describeOrigin(b.origin)}`, ...recipe, '']
+      .join('\n');
   }).join('\n');
 }
 
