@@ -46,6 +46,7 @@ export async function buildSource(plan: SourcePlan, ctx: BuildContext): Promise<
     return { spec, path, sha256, version: v.version, revision: v.revision, origin };
   };
   const rec = await readRecord<SourceRecord>(root, recordName);
+  // Note: a record without the recipe it was built with cannot give the build's provenance: built again.
   const hit = rec?.recipe ? await cachedBinary(root, rec.sha256) : undefined;
   if (rec && hit) {
     const v = await check(hit);
