@@ -1,6 +1,30 @@
 // Pure: a resolved build as report properties (JUnit <property>, summary.json, the HTML page) and as one line.
 import type { BuildOrigin, ResolvedBuild } from '../model/build.js';
 
+/** How a source build was made: what the tree's makefile said, and the Go that compiled it. */
+export interface SourceRecipe {
+  /** `go env GOVERSION` of the build (go1.26.8) */
+  go: string;
+  /** the build tags, as upstream's release build (without `ui`) */
+  tags: string[];
+  /** each generator: the package and version the tree pins, and the watched modules it was built with */
+  generators: { bin: string; pkg: string; version: string; deps: Record<string, string> }[];
+}
+
+/** A `git` origin with its recipe: what lib/builds makes for a source build (the model's git origin, and more). */
+export type SourceOrigin = Extract<BuildOrigin, { kind: 'git' }> & { recipe: SourceRecipe };
+
+/** The recipe of a source build's origin, when it carries one. */
+export function recipeOf(o: BuildOrigin): SourceRecipe | undefined {
+  return o.kind === 'git' && 'recipe' in o ? (o as SourceOrigin).recipe : undefined;
+}
+
+/** A generator in one line: "github.com/…/codecgen@v2.1.5 (golang.org/x/tools v0.37.0)". */
+export function describeGenerator(g: SourceRecipe['generators'][number]): string {
+  const deps = Object.entries(g.deps).map(([m, v]) => `${m} ${v}`).join(', ');
+  return `${g.pkg}@${g.version}${deps ? ` (${deps})` : ''}`;
+}
+
 /** One line naming the origin: "release <url> (checksum and signature verified)", "git <dir> <commit>", "path <p>". */
 export function describeOrigin(o: BuildOrigin): string {
   switch (o.kind) {
@@ -15,7 +39,8 @@ export function describeOrigin(o: BuildOrigin): string {
 
 /**
  * Report properties of a build, all strings, under `prefix` (default `nomad.build`; e.g. `nomad.upgrade_to.build` for
- * the second build of upgrade-in-place, `nomad.before.build` in a compare).
+ * the second build of upgrade-in-place, `nomad.before.build` in a compare). A source build adds its recipe: `.go`,
+ * `.tags` (space-separated), `.generator.<bin>` (pkg@version) and `.generator.<bin>.dep.<module>` (version).
  */
 export function buildProperties(b: ResolvedBuild, prefix = 'nomad.build'): Record<string, string> {
   const p: Record<string, string> = {
@@ -35,6 +60,15 @@ export function buildProperties(b: ResolvedBuild, prefix = 'nomad.build'): Recor
     p[`${prefix}.origin.dir`] = o.dir;
     p[`${prefix}.origin.commit`] = o.commit;
     p[`${prefix}.origin.dirty`] = String(o.dirty);
+    const r = recipeOf(o);
+    if (r) {
+      p[`${prefix}.go`] = r.go;
+      p[`${prefix}.tags`] = r.tags.join(' ');
+      for (const g of r.generators) {
+        p[`${prefix}.generator.${g.bin}`] = `${g.pkg}@${g.version}`;
+        for (const [m, v] of Object.entries(g.deps)) p[`${prefix}.generator.${g.bin}.dep.${m}`] = v;
+      }
+    }
   }
   return p;
 }

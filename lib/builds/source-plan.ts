@@ -1,4 +1,5 @@
-// Check a `git:<dir>[@<ref>]` spec before anything slow: a repository, the ref, the kind of tree, Go new enough.
+// Check a `git:<dir>[@<ref>]` spec before anything slow: a repository, the ref, the kind of tree, the recipe the tree
+// states, Go new enough.
 import { rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { ConfigProblem } from '../errors.js';
@@ -9,7 +10,8 @@ import { findRepo, readTreeFile, resolveCommit, similarTags, snapshotWorkTree, t
 import type { GitOptions } from './git.js';
 import { goBuildEnv, goVersion } from './go.js';
 import { goAtLeast, parseGoMod } from './parse-tools.js';
-import { NOMAD_PROFILE, type SourceProfile } from './source-profile.js';
+import { readRecipe } from './parse-makefile.js';
+import { NOMAD_PROFILE, type GoTool, type SourceProfile } from './source-profile.js';
 
 /** Git queries while planning (reads, a private index): seconds even on a large tree. */
 const PLAN_MS = 120_000;
@@ -27,15 +29,24 @@ export interface SourcePlan {
   dirty: boolean;
   goVersion: string;
   profile: SourceProfile;
+  /** what the tree's makefile says: the build tags, and each generator with the version the tree pins */
+  recipe: PlannedRecipe;
   /** cache key: commit (+ dirty tree) + recipe */
   key: string;
+}
+
+/** The recipe of one tree: its release build tags and its generators as pinned there. */
+export interface PlannedRecipe {
+  tags: string[];
+  tools: GoTool[];
 }
 
 type Planned = { plan: SourcePlan } | { problems: ConfigProblem[] };
 
 /**
- * Check a `git:` spec without building: a repository, the ref, a tree of the profile's kind (go.mod's module), and a
- * Go on PATH at least as new as go.mod's `go` line. Returns the plan or the problem (exit 2).
+ * Check a `git:` spec without building: a repository, the ref, a tree of the profile's kind (go.mod's module), its
+ * recipe (build tags, generator versions) read from its makefile, and a Go on PATH at least as new as go.mod's `go`
+ * line. Returns the plan or the problems (exit 2).
  */
 export async function planSource(spec: string, field: string, dirIn: string, ref: string | undefined,
   ctx: BuildContext, profile: SourceProfile = NOMAD_PROFILE): Promise<Planned> {
@@ -82,16 +93,44 @@ export async function planSource(spec: string, field: string, dirIn: string, ref
   for (const m of profile.markers) {
     if (!(await treeHas(repo.gitDir, treeish, m, o))) return bad(`${at} ${notTree}: it has no ${m}`, fixTree);
   }
+  // Note: the recipe and Go are both checked before returning, so a tree with both wrong is reported once.
+  const problems: ConfigProblem[] = [];
+  const makefile = await readTreeFile(repo.gitDir, treeish, profile.recipe.file, o);
+  const read = readRecipe(makefile, profile.recipe, profile.tools.map((t) => t.bin));
+  if ('missing' in read) {
+    const { file, tagsVar, toolsTarget } = profile.recipe;
+    const fix = `build a ${profile.name} ref whose ${file} states its build tags (${tagsVar}) and pins its generators `
+      + `in the ${toolsTarget} target, or build it yourself and give the binary's path`;
+    for (const m of read.missing) {
+      problems.push({ field, value: spec, fix, message: `${at}: cannot read the build recipe: ${m}` });
+    }
+  }
   const need = parsed.go ?? '1.21';
   const run = ctx.run ? { run: ctx.run } : {};
   const have = await goVersion({ deadline: o.deadline, env: goBuildEnv(ctx.env), ...run });
   const install = `install Go ${need} or newer`;
   if (!have) {
     const message = `building it needs Go >= ${need} (go.mod), and there is no go on PATH`;
-    return bad(message, `${install} (https://go.dev/dl/)`);
+    problems.push({ field, value: spec, message, fix: `${install} (https://go.dev/dl/)` });
+  } else if (!goAtLeast(have, need)) {
+    problems.push({ field, value: spec, message: `building it needs Go >= ${need} (go.mod); this host has ${have}`,
+      fix: install });
   }
-  if (!goAtLeast(have, need)) return bad(`building it needs Go >= ${need} (go.mod); this host has ${have}`, install);
-  const recipe = sha256Of(JSON.stringify({ ...profile, optional: undefined, name: undefined })).slice(0, 8);
-  const key = `${commit}${dirty ? `+${treeish.slice(0, 12)}` : ''}-${recipe}`;
-  return { plan: { spec, field, dir, gitDir: repo.gitDir, commit, treeish, dirty, goVersion: have, profile, key } };
+  if (problems.length || !have || 'missing' in read) return { problems };
+  const tools: GoTool[] = profile.tools.map((t) => ({ ...t, ...read.recipe.tools.find((p) => p.bin === t.bin)! }));
+  const recipe: PlannedRecipe = { tags: read.recipe.tags, tools };
+  const key = sourceKey(commit, dirty ? treeish : undefined, profile, recipe);
+  return { plan: { spec, field, dir, gitDir: repo.gitDir, commit, treeish, dirty, goVersion: have, profile, recipe,
+    key } };
+}
+
+/**
+ * The cache key of a source build: the commit (+ the snapshot tree of a dirty work tree), then a hash of the profile
+ * and of the recipe as read from the tree. Note: the recipe is in the key, not only the commit: a reader that reads
+ * the same tree differently (or a profile raising another dependency) makes another binary.
+ */
+export function sourceKey(commit: string, dirtyTree: string | undefined, profile: SourceProfile,
+  recipe: PlannedRecipe): string {
+  const hash = sha256Of(JSON.stringify({ profile: { ...profile, optional: undefined, name: undefined }, recipe }));
+  return `${commit}${dirtyTree ? `+${dirtyTree.slice(0, 12)}` : ''}-${hash.slice(0, 8)}`;
 }

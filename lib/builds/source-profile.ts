@@ -1,16 +1,36 @@
-// Data: what building a source tree takes (module, version package, generate dirs, tools, tags). Nomad's is measured
-// in building-nomad.md; the test fixture brings its own, so both go through the same code.
+// Data: what building a source tree takes (module, version package, generate dirs, tools, where the tree states its
+// recipe). Nomad's is measured in building-nomad.md; the test fixture brings its own, so both go through the same code.
+import type { MakefileRules } from './parse-makefile.js';
 
-/** A Go tool put first on PATH for `go generate`, built in a throwaway module (so its deps can be raised). */
-export interface GoTool {
+/** A dependency of a generator raised when the Go here is too new for the one the generator's own go.mod asks for. */
+export interface Raise {
+  /** the module (golang.org/x/tools) */
+  module: string;
+  /** the lowest version that compiles with Go `fromGo` and later */
+  atLeast: string;
+  /** the Go version (go.mod style, 1.25) from which the generator's own requirement may be too old */
+  fromGo: string;
+}
+
+/**
+ * A Go tool put first on PATH for `go generate`, built in a throwaway module (so its deps can be raised). Which package
+ * and version is read from the tree (the makefile's tools target); the profile only names the command.
+ */
+export interface ToolRule {
   /** the command name generate scripts call */
   bin: string;
+  /** dependencies raised, only as far as needed, when the Go here is newer than the generator was made for */
+  raise?: Raise[];
+  /** local replacements module -> directory: offline tools, the test fixture */
+  replace?: Record<string, string>;
+}
+
+/** A tool as a tree pins it: the rule plus the package and version its makefile installs. */
+export interface GoTool extends ToolRule {
   /** the main package to build */
   pkg: string;
-  /** modules to `go get` (module@version) before building: the tool's own and any raised dependency */
-  get: string[];
-  /** local replacements module -> directory (each also required at v0.0.0): offline tools, the test fixture */
-  replace?: Record<string, string>;
+  /** the version the tree pins (`go install <pkg>@<version>`) */
+  version: string;
 }
 
 export interface SourceProfile {
@@ -24,9 +44,10 @@ export interface SourceProfile {
   versionPackage: string;
   /** `go generate` runs in each of these, in order */
   generate: string[];
-  tools: GoTool[];
-  /** build tags, as upstream's release build */
-  tags: string[];
+  /** the generators `go generate` calls (command names); their versions come from the tree */
+  tools: ToolRule[];
+  /** where the tree states its build tags and generator versions, and the release build's environment */
+  recipe: MakefileRules;
   /** the main package to build, relative to the tree */
   main: string;
   /** GOFLAGS for generate and build */
@@ -44,11 +65,21 @@ export const NOMAD_PROFILE: SourceProfile = {
   generate: ['./nomad/structs/'],
   tools: [{
     bin: 'codecgen',
-    pkg: 'github.com/hashicorp/go-msgpack/v2/codec/codecgen',
-    // Note: codecgen v2.1.2's own golang.org/x/tools v0.14.0 does not compile with Go >= 1.25; v0.30.0 does.
-    get: ['github.com/hashicorp/go-msgpack/v2/codec/codecgen@v2.1.2', 'golang.org/x/tools@v0.30.0'],
+    // Note: codecgen v2.1.2's own golang.org/x/tools v0.14.0 does not compile with Go >= 1.25 (invalid array length
+    // in tokeninternal.go); v0.30.0 does. v2.1.5 asks for v0.37.0 itself, which is left as it is.
+    raise: [{ module: 'golang.org/x/tools', atLeast: 'v0.30.0', fromGo: '1.25' }],
   }],
-  tags: ['codegen_generated', 'release'],
+  // Note: upstream's release CI runs `make prerelease` and `make pkg/<os>_<arch>.zip` with CI=true and GO_TAGS=release
+  // in the environment; the GNUmakefile adds its own tags to those (hashicorpmetrics from 1.10, codegen_generated
+  // under CI) and `ui`, which a build without the web UI leaves out (NOMAD_NO_UI).
+  recipe: {
+    file: 'GNUmakefile',
+    tagsVar: 'GO_TAGS',
+    env: { CI: 'true', GO_TAGS: 'release', NOMAD_NO_UI: '1' },
+    dropTags: ['ui'],
+    addTags: ['codegen_generated', 'release'],
+    toolsTarget: 'deps',
+  },
   main: '.',
   // Note: lets go fill go.sum entries a tag's go.sum lacks for the current Go (as the measured builds did).
   goFlags: ['-mod=mod'],

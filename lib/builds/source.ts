@@ -7,9 +7,10 @@ import { tailLines } from '../exec/escape.js';
 import { cachedBinary, commitBinary, readRecord, sha256File, workDir, writeRecord } from './cache.js';
 import { elapsedMs, info, warn, type BuildContext } from './context.js';
 import { checkoutTree, commitDate, type GitOptions } from './git.js';
-import { buildTool, go, goBuildEnv, type GoOptions } from './go.js';
+import { buildTool, go, goBuildEnv, type BuiltTool, type GoOptions } from './go.js';
 import type { NomadVersion } from './parse-tools.js';
 import { preflightBuild } from './preflight.js';
+import type { SourceOrigin, SourceRecipe } from './provenance.js';
 import { phases } from './progress.js';
 import type { SourcePlan } from './source-plan.js';
 import type { ResolvedBuild } from '../model/build.js';
@@ -29,6 +30,8 @@ interface SourceRecord {
   dirty: boolean;
   builtAt: string;
   goVersion: string;
+  /** the build tags and generators as built */
+  recipe: SourceRecipe;
 }
 
 /** Build a planned tree (or take it from the cache): checkout, tools, generate, compile, check. */
@@ -38,16 +41,18 @@ export async function buildSource(plan: SourcePlan, ctx: BuildContext): Promise<
   const recordName = `git/${plan.key}.json`;
   const run = ctx.run ? { run: ctx.run } : {};
   const check = (path: string) => preflightBuild(path, { field, spec, logger, ...run });
-  const done = (path: string, sha256: string, v: NomadVersion): ResolvedBuild => ({
-    spec, path, sha256, version: v.version, revision: v.revision,
-    origin: { kind: 'git', dir: plan.dir, commit: plan.commit, dirty: plan.dirty } });
+  const done = (path: string, sha256: string, v: NomadVersion, recipe: SourceRecipe): ResolvedBuild => {
+    const origin: SourceOrigin = { kind: 'git', dir: plan.dir, commit: plan.commit, dirty: plan.dirty, recipe };
+    return { spec, path, sha256, version: v.version, revision: v.revision, origin };
+  };
   const rec = await readRecord<SourceRecord>(root, recordName);
-  const hit = rec ? await cachedBinary(root, rec.sha256) : undefined;
+  // Note: a record without the recipe it was built with cannot give the build's provenance: built again.
+  const hit = rec?.recipe ? await cachedBinary(root, rec.sha256) : undefined;
   if (rec && hit) {
     const v = await check(hit);
     const message = `${spec}: ${profile.name} ${v.version} (${v.revision}) from the cache (${hit})`;
     info(ctx, message);
-    return done(hit, rec.sha256, v);
+    return done(hit, rec.sha256, v, rec.recipe);
   }
 
   const deadline = deadlineIn(BUILD_MS, ctx.deadline);
@@ -59,11 +64,13 @@ export async function buildSource(plan: SourcePlan, ctx: BuildContext): Promise<
   const env = { deadline, ...run, logPath, work, src: join(work, 'src') };
   try {
     await steps.run('check out a clean tree', (note) => checkout(plan, ctx, env, note));
-    const toolNames = profile.tools.map((t) => t.bin).join(', ') || 'no tools';
-    const toolBins = await steps.run(`build ${toolNames}`, () => tools(plan, ctx, env));
+    const toolNames = plan.recipe.tools.map((t) => `${t.bin} ${t.version}`).join(', ') || 'no tools';
+    const built = await steps.run(`build ${toolNames}`, () => tools(plan, ctx, env));
+    const recipe: SourceRecipe = { go: plan.goVersion, tags: plan.recipe.tags,
+      generators: built.map(({ bin, pkg, version, deps }) => ({ bin, pkg, version, deps })) };
     const goO: GoOptions = { deadline, ...run, log: (text) => appendFile(logPath, text),
       env: { ...goBuildEnv(ctx.env), GOFLAGS: profile.goFlags.join(' ') } };
-    goO.env['PATH'] = [...toolBins, goO.env['PATH'] ?? ''].join(':');
+    goO.env['PATH'] = [...built.map((b) => b.dir), goO.env['PATH'] ?? ''].join(':');
     await steps.run(`go generate ${profile.generate.join(' ')}`, async () => {
       for (const g of profile.generate) {
         const r = await go(['generate', g], env.src, goO);
@@ -76,15 +83,15 @@ export async function buildSource(plan: SourcePlan, ctx: BuildContext): Promise<
     await steps.run('go build', (note) => compile(plan, env, goO, out, note));
     const v = await steps.run('check `nomad version`', () => check(out));
     const sha256 = await sha256File(out);
-    const meta = { spec, commit: plan.commit, dirty: plan.dirty, version: v.version, revision: v.revision };
+    const meta = { spec, commit: plan.commit, dirty: plan.dirty, version: v.version, revision: v.revision, recipe };
     const final = await commitBinary(root, out, sha256, meta);
     const record: SourceRecord = { key: plan.key, sha256, commit: plan.commit, dirty: plan.dirty,
-      builtAt: new Date().toISOString(), goVersion: plan.goVersion };
+      builtAt: new Date().toISOString(), goVersion: plan.goVersion, recipe };
     await writeRecord(root, recordName, record);
     const message = `${spec}: ${profile.name} ${v.version} (${v.revision}) built in ${steps.elapsed()}, `
       + `cached at ${final}`;
     info(ctx, message);
-    return done(final, sha256, v);
+    return done(final, sha256, v, recipe);
   } finally {
     await rm(work, { recursive: true, force: true });
   }
@@ -109,12 +116,12 @@ async function checkout(plan: SourcePlan, ctx: BuildContext, env: Env, note: (s:
   note(`${co.files} files`);
 }
 
-/** Phase 2: each generator tool (cached per Go version); returns the directories to put first on PATH. */
-async function tools(plan: SourcePlan, ctx: BuildContext, env: Env): Promise<string[]> {
-  const bins: string[] = [];
+/** Phase 2: each generator at the version the tree pins (cached per Go version), with its PATH directory. */
+async function tools(plan: SourcePlan, ctx: BuildContext, env: Env): Promise<BuiltTool[]> {
+  const bins: BuiltTool[] = [];
   const o: GoOptions = { deadline: env.deadline, env: goBuildEnv(ctx.env), log: (text) => appendFile(env.logPath, text),
     ...(env.run ? { run: env.run } : {}) };
-  for (const t of plan.profile.tools) {
+  for (const t of plan.recipe.tools) {
     try {
       bins.push(await buildTool(t, join(ctx.cacheRoot, 'tools'), plan.goVersion, o));
     } catch (err) {
@@ -124,7 +131,7 @@ async function tools(plan: SourcePlan, ctx: BuildContext, env: Env): Promise<str
   return bins;
 }
 
-/** Phase 4: go build with upstream's release flags; the commit (+CHANGES when dirty) and date go into the binary. */
+/** Phase 4: go build with the tree's release tags; the commit (+CHANGES when dirty) and date go into the binary. */
 async function compile(plan: SourcePlan, env: Env, goO: GoOptions, out: string, note: (s: string) => void) {
   const { profile } = plan;
   const date = await commitDate(plan.gitDir, plan.commit, env);
@@ -132,7 +139,7 @@ async function compile(plan: SourcePlan, env: Env, goO: GoOptions, out: string, 
   const ldflags = `-X ${profile.versionPackage}.GitCommit=${commit} -X ${profile.versionPackage}.BuildDate=${date}`;
   let packages = 0;
   // Note: -buildvcs=false: the checkout has no .git, and a parent repository (a cache in a dotfiles home) is not it.
-  const args = ['build', '-v', '-trimpath', '-buildvcs=false', '-ldflags', ldflags, '-tags', profile.tags.join(' '),
+  const args = ['build', '-v', '-trimpath', '-buildvcs=false', '-ldflags', ldflags, '-tags', plan.recipe.tags.join(' '),
     '-o', out, profile.main];
   const r = await go(args, env.src, { ...goO, onLine: () => note(`${++packages} packages`) });
   if (r.code !== 0) throw failed(`${plan.spec}: go build failed (exit ${r.code})`, env.logPath, r.stderr);

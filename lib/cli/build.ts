@@ -5,7 +5,7 @@ import type { HarnessConfig } from '../config/schema.js';
 import { consoleLogger } from '../log/format.js';
 import { watchSignals } from '../run/signals.js';
 import { buildContext } from '../builds/context.js';
-import { describeOrigin, buildProperties } from '../builds/provenance.js';
+import { describeGenerator, describeOrigin, buildProperties, recipeOf } from '../builds/provenance.js';
 import { combineErrors, planBuilds, resolvePlanned, type SpecInput, type SpecOutcome } from '../builds/resolve.js';
 import type { BuildContext } from '../builds/context.js';
 import { parseBuildSpec } from '../builds/spec.js';
@@ -76,13 +76,17 @@ async function pathSpecProblems(inputs: readonly SpecInput[], ctx: BuildContext)
   return out;
 }
 
-/** Human output: one block per spec. */
+/** Human output: one block per spec (a source build also names its tags, generators and Go). */
 export function renderText(outcomes: readonly SpecOutcome[]): string {
   return outcomes.map((o) => {
     if ('error' in o) return `${o.input.text}\n  FAILED    ${o.error.message.split('\n')[0]}\n`;
     const b = o.build;
+    const r = recipeOf(b.origin);
+    const recipe = r ? [`  tags      ${r.tags.join(' ')}`,
+      ...r.generators.map((g) => `  generator ${g.bin} ${describeGenerator(g)}`), `  go        ${r.go}`] : [];
     return [`${o.input.text}`, `  path      ${b.path}`, `  sha256    ${b.sha256}`, `  version   ${b.version}`,
-      `  revision  ${b.revision || '(none printed)'}`, `  origin    ${describeOrigin(b.origin)}`, ''].join('\n');
+      `  revision  ${b.revision || '(none printed)'}`, `  origin    ${describeOrigin(b.origin)}`, ...recipe, '']
+      .join('\n');
   }).join('\n');
 }
 

@@ -29,8 +29,15 @@ for (const ref of refs) {
       { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, CI: 'true' }, maxBuffer: 1 << 20 });
     t.equal(r.status, 0, 'build exits 0');
     const doc = JSON.parse(r.stdout.toString()) as { builds: { version: string; revision: string; path: string;
-      origin: { kind: string; commit: string; dirty: boolean } }[] };
+      origin: { kind: string; commit: string; dirty: boolean }; properties: Record<string, string> }[] };
     const b = doc.builds[0]!;
+    // the recipe the tag's own GNUmakefile states: its codecgen pin, and hashicorpmetrics when its GO_TAGS adds it
+    const makefile = execFileSync('git', ['--git-dir', gitDir(source!), 'show', `${ref}:GNUmakefile`]).toString();
+    const pin = /go install (\S+\/codecgen)@(\S+)/.exec(makefile);
+    t.equal(b.properties['nomad.build.generator.codecgen'], pin ? `${pin[1]}@${pin[2]}` : undefined, 'codecgen as pinned');
+    const tags = (b.properties['nomad.build.tags'] ?? '').split(' ');
+    t.ok(tags.includes('codegen_generated') && tags.includes('release') && !tags.includes('ui'), `tags: ${tags}`);
+    t.equal(tags.includes('hashicorpmetrics'), /^GO_TAGS := hashicorpmetrics /m.test(makefile), 'hashicorpmetrics');
     t.equal(b.version, ref.replace(/^v/, ''), 'nomad version names the tag');
     t.equal(b.revision, commit, `the revision is ${ref}^{commit}`);
     t.match(b.origin, { kind: 'git', commit, dirty: false });
