@@ -12,6 +12,14 @@ export interface Build {
   migratesState: boolean;
   /** 1.9.5 and later (GH-24658): a restored alloc whose namespace exists gets a CNI CHECK, and a re-setup when it fails (the docker fix) */
   checksOnRestore: boolean;
+  /** 2.0.5 and later (GH-28345): a restored task's secrets/ and private/ are mounted as tmpfs again */
+  remountsTaskDirs: boolean;
+  /** 1.11.0 and later (GH-26699): a task restarted after an agent restart gets its network environment */
+  restoresNetworkStatus: boolean;
+  /** 2.0.0 and later (GH-27825): the executor survives SIGPIPE after an agent restart, so alloc exec works */
+  executorSurvivesRestart: boolean;
+  /** 2.0.1 and later (GH-27885): plugin clients do not leak fds when the agent restarts */
+  noFdLeakOnRestart: boolean;
 }
 
 /** [major, minor, patch] of "v1.9.3" / "1.9.3-dev"; zeros when unparsable. */
@@ -26,7 +34,28 @@ const atLeast = (v: string, [x, y, z]: [number, number, number]): boolean => {
 };
 
 export function classify(path: string, version: string): Build {
-  return { path, version, beforeTmpfsFix: !atLeast(version, [1, 9, 4]), migratesState: atLeast(version, [1, 9, 7]), checksOnRestore: atLeast(version, [1, 9, 5]) };
+  return {
+    path, version, beforeTmpfsFix: !atLeast(version, [1, 9, 4]), migratesState: atLeast(version, [1, 9, 7]),
+    checksOnRestore: atLeast(version, [1, 9, 5]), remountsTaskDirs: atLeast(version, [2, 0, 5]),
+    restoresNetworkStatus: atLeast(version, [1, 11, 0]), executorSurvivesRestart: atLeast(version, [2, 0, 0]),
+    noFdLeakOnRestart: atLeast(version, [2, 0, 1]),
+  };
+}
+
+/**
+ * The whole-alloc checks Nomad's CHANGELOG says fail on build `b` after fault `kind` (the open-source lines; the
+ * checks themselves never look at a version: this is what an e2e run is held to, and docs/findings.md records what
+ * the runs showed). A host reboot loses the tmpfs mounts, which only 2.0.5 remounts; an agent restart loses the
+ * task network status (before 1.11), kills executors on SIGPIPE (before 2.0) and leaks plugin fds (before 2.0.1).
+ */
+export function changelogFailures(b: Build, kind: string): string[] {
+  if (['graceful', 'hard', 'panic', 'power-off'].includes(kind)) return b.remountsTaskDirs ? [] : ['task-dirs'];
+  if (kind !== 'agent-kill') return [];
+  return [
+    ...(b.restoresNetworkStatus ? [] : ['task-env']),
+    ...(b.executorSurvivesRestart ? [] : ['alloc-exec']),
+    ...(b.noFdLeakOnRestart ? [] : ['agent-resources']),
+  ];
 }
 
 /** The builds the e2e tier was given (in the order given), each asked for its version. */
