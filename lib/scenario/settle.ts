@@ -64,6 +64,8 @@ export interface SlotState {
   description: string;
   /** the alloc holding the place failed and Nomad reschedules it later */
   reschedule?: DelayedReschedule;
+  /** decided only because nothing changed (a fault that leaves the tasks running): the quiet period confirms it */
+  byAbsence?: boolean;
 }
 
 /** The newest alloc that replaced `old`: by Nomad's links, else same job, group and name created after the disruption. */
@@ -133,7 +135,7 @@ export function slotState(allocs: AllocSnap[], id: string, watched: ReadonlySet<
   const line = `${who}: ${describeAlloc(cur).replace(/^alloc \S+ /, '')}`;
   // A fault that leaves the tasks running (agent-kill, a short partition): the alloc running on, unchanged, is its end.
   if (!tasksRestart && !succ && cur.clientStatus === 'running' && cur.desiredStatus === 'run' && allTasksRunning(cur)) {
-    return yes(`${who}: running, its tasks kept running (no restart expected)`);
+    return { ...yes(`${who}: running, its tasks kept running (no restart expected)`), byAbsence: true };
   }
   if (cur.modifyIndex <= since.index) return no(`${line} (unchanged since before the disruption)`);
   if (cur.desiredStatus !== 'run') return no(`${line} (stopped by the server; waiting for its replacement)`);
@@ -237,15 +239,17 @@ const secs = (ms: number): string => `${(ms / 1000).toFixed(ms % 1000 === 0 ? 0 
 
 /**
  * Is the wait over? Decided with nothing pending: once the view stayed unchanged for the confirmation window (settled,
- * or not when a place waits only for a reschedule after the budget). Decided while Nomad still holds something (a
- * blocked eval, a deployment): once nothing changed for the quiet period. Otherwise not yet.
+ * or not when a place waits only for a reschedule after the budget). A place decided only because nothing changed (the
+ * tasks were to keep running) has no event of Nomad's to confirm it: the quiet period does. Decided while Nomad still
+ * holds something (a blocked eval, a deployment): once nothing changed for the quiet period. Otherwise not yet.
  */
 export function settleDecision(s: JobSettleState, t: SettleTiming): SettleDecision {
   const still = Math.max(0, t.nowMs - t.unchangedSinceMs);
   if (s.decided && s.pending.length === 0) {
     const ending = s.settled ? 'settled' : 'beyond-budget';
-    if (still >= t.confirmMs) return { done: true, ending, settled: s.settled, reason: s.description };
-    return { done: false, reason: `${s.description}; confirming: unchanged for ${secs(still)} of ${secs(t.confirmMs)}`, wakeAtMs: t.unchangedSinceMs + t.confirmMs };
+    const confirmMs = s.slots.some((x) => x.byAbsence) ? Math.max(t.confirmMs, t.quietMs) : t.confirmMs;
+    if (still >= confirmMs) return { done: true, ending, settled: s.settled, reason: s.description };
+    return { done: false, reason: `${s.description}; confirming: unchanged for ${secs(still)} of ${secs(confirmMs)}`, wakeAtMs: t.unchangedSinceMs + confirmMs };
   }
   if (s.decided) {
     const allSettled = s.slots.every((x) => x.settled);

@@ -143,7 +143,8 @@ t.test('real 1.9.3: a delayed reschedule after the budget is named as such, and 
   const v24 = { ...v23, opts: { ...v23.opts, evals: EVALS.find((e) => e.index === 24)!.body.map(toEvalSnap) } };
   const s24 = jobSettleState(v24.allocs, [API0, API1], since, v24.opts);
   t.match(s24, { settled: false, decided: true, pending: [] });
-  const d = settleDecision(s24, { nowMs: v23.opts.nowMs + 3000, unchangedSinceMs: v23.opts.nowMs, confirmMs: 3000, quietMs: 20_000 });
+  // Note: api[0] kept running (nothing of Nomad's says so but the absence of change), so the quiet period confirms it
+  const d = settleDecision(s24, { nowMs: v23.opts.nowMs + 20_000, unchangedSinceMs: v23.opts.nowMs, confirmMs: 3000, quietMs: 20_000 });
   t.match(d, { done: true, ending: 'beyond-budget', settled: false, reason: /not waited for/ }, 'not "failed": ends unsettled, naming the reschedule');
 });
 
@@ -210,6 +211,9 @@ t.test('settleDecision: confirm once nothing is pending, the quiet period while 
   const held = jobSettleState([alloc()], [ID], SINCE, { evals: [], deployment: dep });
   t.match(settleDecision(held, timing(3000)), { done: false, reason: /deployment d1d1d1d1 paused.*; unchanged for 3s of 20s$/, wakeAtMs: T0 + 20_000 });
   t.match(settleDecision(held, timing(20_000)), { done: true, ending: 'quiet', settled: true, reason: /Nomad still holds for the job: deployment d1d1d1d1 paused .*; nothing changed for 20s \(settle quiet period\)$/ });
+  const kept = jobSettleState([alloc({ modifyIndex: 90 })], [ID], SINCE, { evals: [], tasksRestart: false });
+  t.match(settleDecision(kept, timing(3000)), { done: false, reason: /kept running \(no restart expected\); confirming: unchanged for 3s of 20s$/, wakeAtMs: T0 + 20_000 }, 'kept running: only the absence of change says so, so the quiet period confirms it');
+  t.match(settleDecision(kept, timing(20_000)), { done: true, ending: 'settled' });
   const open = jobSettleState([alloc({ clientStatus: 'pending' })], [ID], SINCE, { evals: [] });
   t.match(settleDecision(open, timing(60_000)), { done: false, wakeAtMs: undefined }, 'an undecided place is never ended by quiet');
   const resched = jobSettleState([alloc({ clientStatus: 'failed', followupEvalId: 'f0f0f0f0-0000' })], [ID], SINCE, {
