@@ -7,7 +7,7 @@
 // original GH-24292 report, where dockerd restarts Nomad's pause container at boot.
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import type { AllocSnap, RebootEvidence, TaskEventRec } from '../lib/model/evidence.js';
+import type { AllocSnap, RebootEvidence, SettleRecord, TaskEventRec } from '../lib/model/evidence.js';
 import type { RebootRecord } from '../lib/model/lab.js';
 import { factsFromEvidence } from '../lib/checks/facts.js';
 import { judgeAll } from '../lib/checks/define.js';
@@ -33,7 +33,7 @@ import { toNodeSnap } from '../lib/nomad/parse.js';
 import { jobInfo, jobProblems } from '../lib/nomad/parse-job.js';
 import { timelineFromEvidence } from '../lib/scenario/timeline.js';
 import { checkJobInput, JOB_FIELD, varFile } from '../lib/scenario/job-input.js';
-import { probeAllocs, waitForJobHealthy, waitForJobSettled, waitForReachable } from '../lib/scenario/job-steps.js';
+import { probeAllocs, settleFact, waitForJobHealthy, waitForJobSettled, waitForReachable } from '../lib/scenario/job-steps.js';
 import { buildDockerImage, DOCKER_BOX, DOCKER_IMAGE } from '../lib/cluster/docker-image.js';
 import { DEFAULTS, type TaskDriver } from '../lib/config/schema.js';
 import { ConfigError } from '../lib/errors.js';
@@ -44,7 +44,7 @@ import { faultParams, faultProblems, rebootStepMs, recordFault } from '../lib/sc
 import { FAULT_KINDS, faultRestartsTasks } from '../lib/config/faults.js';
 import { durationSeconds } from '../lib/config/fields.js';
 import { readClockOffset } from '../lib/lab/observe.js';
-import { deadlineIn } from '../lib/run/deadline.js';
+import { deadlineIn, remaining } from '../lib/run/deadline.js';
 import { formatRestoreNotices, restoreNotices, streamNotices } from '../lib/scenario/restore-latency.js';
 import { observeTasksBefore, readWholeAlloc } from '../lib/scenario/whole-alloc-steps.js';
 
@@ -57,6 +57,8 @@ const CLIENT_NODE_NAME = 'client';
 /** Placing a job: exec builds a chroot per alloc, 1.5-2.6 min for one alloc and ~4 min for three under emulation. */
 const placeTimeoutMs = (n: number): number => (4 + 2 * n) * 60_000;
 const short = (a: AllocSnap): string => `${a.name} ${a.id.slice(0, 8)}`;
+/** Kept from the run's budget for the steps after the settle: the ports (3 min at most), observing, the teardown. */
+const SETTLE_RESERVE_MS = 5 * 60_000;
 
 /** The checks, in report order; each is pure over the evidence, its rules (explains, underFault) on it. */
 export const CHECKS = [
@@ -164,7 +166,7 @@ export default defineScenario({
     const fault = { heartbeatGraceS: durationSeconds(config.nomad.heartbeatGrace), partitionForS: config.reboot.partitionForS };
     const reboots: RebootRecord[] = [];
     let since = { index: 0, atMs: 0 };
-    let settle = { settled: false, reason: 'not waited', quietMs: 0 };
+    let settle: SettleRecord = { settled: false, reason: 'not waited', quietMs: 0 };
     for (let i = 1; i <= count; i++) {
       const of = count > 1 ? ` (${i} of ${count})` : '';
       // Evidence newer than the reboot: the node's status set again by the server, the allocs changed after this index.
@@ -183,14 +185,19 @@ export default defineScenario({
       // heartbeat_grace ends in a replacement, which the settle rule waits for like any lost alloc's.
       const tasksRestart = faultRestartsTasks(r.kind, fault);
       const quietMs = config.reboot.settleQuietS * 1000;
+      const confirmMs = config.reboot.settleConfirmS * 1000;
       // issue 14: the client's clock against ours, read while the allocs come back (an emulated guest's clock drifts
       // over the tens of seconds the settle takes, so reading it afterwards blurs the notice latency)
       const clockRead = tasksRestart ? readClockOffset(lab.machines['client']!, deadlineIn(30_000, ctx.deadline)).catch(() => undefined) : undefined;
       const serverClockRead = tasksRestart ? readClockOffset(lab.machines['server']!, deadlineIn(30_000, ctx.deadline)).catch(() => undefined) : undefined;
-      const s = await ctx.step(`wait until the job has settled (every alloc restored, replaced or failed; ${config.reboot.settleQuietS}s without change)${of}`, (d) =>
-        waitForJobSettled({ nomad, jobId, watched, since, history, quietMs, tasksRestart }, d), { timeoutMs: 5 * 60_000 + quietMs });
-      settle = { settled: s.settled, reason: s.reason, quietMs: s.quietMs };
-      ctx.fact(count > 1 ? `job.settled.${i}` : 'job.settled', `${s.settled ? 'yes' : 'no (deadline)'}: ${s.reason}`);
+      // A place with nothing known to come gets the window; a delayed reschedule Nomad holds gets the run's budget
+      // (less what the steps after this one need).
+      const windowMs = 5 * 60_000 + quietMs;
+      const s = await ctx.step(`wait until the job has settled (every alloc restored, replaced or failed, and Nomad with nothing pending for it; ${config.reboot.settleConfirmS}s unchanged)${of}`, (d) =>
+        waitForJobSettled({ nomad, jobId, watched, since, history, quietMs, confirmMs, windowMs, tasksRestart, onProgress: (line) => ctx.info(line) }, d),
+      { timeoutMs: Math.max(windowMs, remaining(ctx.deadline) - SETTLE_RESERVE_MS) });
+      settle = { settled: s.settled, reason: s.reason, quietMs: s.quietMs, ...(s.ending ? { ending: s.ending } : {}), ...(s.confirmMs !== undefined ? { confirmMs: s.confirmMs } : {}) };
+      ctx.fact(count > 1 ? `job.settled.${i}` : 'job.settled', settleFact(s));
       // issue 14: how soon after each alloc ran again (its tasks' Started, client clock corrected) the harness saw it
       const [clock, serverClock] = [await clockRead, await serverClockRead];
       if (clock && Object.keys(s.noticedAtMs).length > 0) {

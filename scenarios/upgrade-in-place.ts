@@ -17,7 +17,7 @@ import { HTTP_REACHABLE } from '../lib/checks/http-reachable.js';
 import { NO_DUPLICATE_IP } from '../lib/checks/no-duplicate-ip.js';
 import { observe } from '../lib/scenario/reboot-steps.js';
 import { jobInfo } from '../lib/nomad/parse-job.js';
-import { probeAllocs, waitForJobSettled, waitForReachable } from '../lib/scenario/job-steps.js';
+import { probeAllocs, settleFact, waitForJobSettled, waitForReachable } from '../lib/scenario/job-steps.js';
 import { readCniState } from '../lib/cluster/evidence.js';
 import { renderCniListing } from '../lib/cluster/parse-cni-listing.js';
 import { HarnessError } from '../lib/errors.js';
@@ -200,9 +200,10 @@ export default defineScenario({
       const { value: reboot, since } = await restartOf(`reboot the client (${env.config.reboot.kind})`, (d) => lab.reboot('client', env.config.reboot.kind, { deadline: d, fault: faultParams(env.config) }), rebootStepMs(env.config));
       const quietMs = env.config.reboot.settleQuietS * 1000;
       const disruption = { index: since.index, atMs: reboot.requestedAt };
-      const settled = await ctx.step(`wait until the job has settled after the reboot (${env.config.reboot.settleQuietS}s without change)`, (d) =>
-        waitForJobSettled({ nomad, jobId, watched, since: disruption, history, quietMs }, d), { timeoutMs: placeTimeoutMs(COUNT_BEFORE) + quietMs });
-      ctx.fact('job.settled', `${settled.settled ? 'yes' : 'no (deadline)'}: ${settled.reason}`);
+      const confirmMs = env.config.reboot.settleConfirmS * 1000;
+      const settled = await ctx.step(`wait until the job has settled after the reboot (Nomad with nothing pending for it; ${env.config.reboot.settleConfirmS}s unchanged)`, (d) =>
+        waitForJobSettled({ nomad, jobId, watched, since: disruption, history, quietMs, confirmMs }, d), { timeoutMs: placeTimeoutMs(COUNT_BEFORE) + quietMs });
+      ctx.fact('job.settled', settleFact(settled));
       const kinds = jobInfo(await nomad.job(jobId).then((r) => r.body)).info?.probeKinds;
       const running = settled.allocs.filter((a) => watched.includes(a.id) && a.clientStatus === 'running');
       await ctx.step('wait for every mapped port to answer after the reboot', (d) =>

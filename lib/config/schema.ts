@@ -74,7 +74,9 @@ export interface HarnessConfig {
   job: { file: string | undefined; vars: Record<string, string | number | boolean> };
   /**
    * kind of fault (lib/config/faults.ts); count: how many times bridge-exec-reboot reboots the client in one run;
-   * settleQuietS: after a reboot the job has settled once no alloc of it changed for this long and none is pending;
+   * settleQuietS: after a reboot, once every alloc's place is decided but Nomad still holds something for the job, how
+   * long nothing may change before the wait ends anyway; settleConfirmS: once every place is decided and Nomad has
+   * nothing pending for the job, how long the job must stay unchanged (at most settleQuietS);
    * offForS: how long power-off keeps the VM off; partitionForS: how long partition cuts the client off the server;
    * deadlineS: how long the client may take to answer SSH again after the fault (after power-on, after the heal)
    */
@@ -82,6 +84,7 @@ export interface HarnessConfig {
     kind: RebootKind;
     count: number;
     settleQuietS: number;
+    settleConfirmS: number;
     offForS: number;
     partitionForS: number;
     deadlineS: number;
@@ -149,14 +152,15 @@ export const DEFAULTS: HarnessConfig = {
   // the seed procedure; docker needs a box with Docker (vms/build-box.ts --docker)
   task: { driver: 'exec' },
   job: { file: undefined, vars: {} },
-  // settle: a restored alloc's events come within seconds of each other; a replacement may follow the node's return by
-  // one scheduler pass (blocked eval unblocked). 20 s of no change covers both under emulation.
+  // settle: the job has settled on Nomad's own state (every place decided, no eval or deployment pending); the confirm
+  // window only covers the allocs and the evals being two reads a few ms apart, so 3 s is ample. The quiet period bounds
+  // the wait on what Nomad may hold for long (a blocked eval, a deployment): 20 s of no change, as before.
   // off_for: long enough for the guest's dirty pages and the agent's heartbeat to be lost, far below heartbeat_grace;
   // partition_for: 30 s is past Nomad's heartbeat TTL (10-20 s) yet within the default grace here (5m): restore expected
   // deadline: a reboot under emulation takes 30-120 s here (docs/findings.md); 10 min is the step budget it always had
   // restart_task: the restarted task's environment is the only way to see what the client restored of the network;
   // resources_window: 30 s shows a leak of one fd a second per plugin (1.9.7: +128 fds) and costs little
-  reboot: { kind: 'graceful', count: 1, settleQuietS: 20, offForS: 10, partitionForS: 30, deadlineS: 600, restartTask: true, resourcesWindowS: 30 },
+  reboot: { kind: 'graceful', count: 1, settleQuietS: 20, settleConfirmS: 3, offForS: 10, partitionForS: 30, deadlineS: 600, restartTask: true, resourcesWindowS: 30 },
   expect: { scenario: undefined, perCheck: {} },
   keep: false,
   repeat: 1, // one attempt; --repeat N measures flakiness

@@ -73,7 +73,16 @@ export const FIELDS: Field[] = [
   { yaml: 'task.driver', flag: 'driver', env: 'HARNESS_DRIVER', path: ['task', 'driver'], doc: "bridge-exec-reboot's task driver: exec, or docker (GH-24292; needs the Docker box, `vms/build-box.ts --docker`)", parse: oneOf(TASK_DRIVERS) },
   { yaml: 'job.file', flag: 'job', env: 'HARNESS_JOB', path: ['job', 'file'], doc: 'your own job for bridge-exec-reboot (HCL): a service job with bridge-mode groups, any count and groups (default: the shipped job)', parse: str('give the path of a .nomad.hcl file, e.g. examples/jobs/count-3.nomad.hcl') },
   { yaml: 'job.vars', path: ['job', 'vars'], doc: "HCL variables for job.file (a mapping; passed as -var to Nomad's parser)", parse: hclVars },
-  { yaml: 'reboot.settle_quiet', flag: 'settle-quiet', path: ['reboot', 'settleQuietS'], doc: 'after a reboot the job has settled once no alloc of it changed for this long and none is pending', parse: timeoutSeconds(1, 600) },
+  {
+    yaml: 'reboot.settle_quiet', flag: 'settle-quiet', path: ['reboot', 'settleQuietS'], parse: timeoutSeconds(1, 600),
+    doc: 'after a reboot, once every alloc\'s place is decided but Nomad still holds something for the job (a blocked '
+      + 'eval, an active deployment): how long nothing may change before the wait ends anyway',
+  },
+  {
+    yaml: 'reboot.settle_confirm', flag: 'settle-confirm', path: ['reboot', 'settleConfirmS'], parse: timeoutSeconds(1, 600),
+    doc: 'after a reboot, once every alloc\'s place is decided and Nomad has nothing pending for the job: how long the '
+      + 'job must stay unchanged before it has settled (at most reboot.settle_quiet)',
+  },
   { yaml: 'reboot.kind', flag: 'reboot', path: ['reboot', 'kind'], doc: `fault injected on the client: ${REBOOT_KINDS.join(', ')} (docs/faults.md)`, parse: oneOf(REBOOT_KINDS) },
   { yaml: 'reboot.off_for', flag: 'off-for', path: ['reboot', 'offForS'], doc: 'how long --reboot power-off keeps the client off (Go duration or seconds)', parse: timeoutSeconds(0, 3600) },
   { yaml: 'reboot.partition_for', flag: 'partition-for', path: ['reboot', 'partitionForS'], doc: 'how long --reboot partition cuts the client off the server (Go duration or seconds; longer than heartbeat_grace: replacement expected)', parse: timeoutSeconds(1, 3600) },

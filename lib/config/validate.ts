@@ -83,6 +83,15 @@ export function resolveConfig(src: ConfigSources): ConfigResult {
     problems.push({ field: 'lab.private_subnet/lab.management_subnet', value: config.lab.privateSubnet, message: 'must be two different networks', fix: `change one of them (defaults: ${DEFAULTS.lab.privateSubnet} and ${DEFAULTS.lab.managementSubnet})` });
   }
   if (!failed.has('lab.provider')) problems.push(...hostProblems(config, fileName, src.roles ?? ['server', 'client']));
+  // The confirmation follows a state with nothing pending; a longer one than the quiet period, which bounds the wait on
+  // Nomad's pending work, would make a job with nothing pending wait longer than one with work still pending. The
+  // default yields to a shorter quiet period; a value given is a problem.
+  const { settleConfirmS: confirm, settleQuietS: quiet } = config.reboot;
+  const confirmSet = setBy.get('reboot.settleConfirmS');
+  if (confirm > quiet && !confirmSet) config.reboot.settleConfirmS = quiet;
+  else if (confirm > quiet) {
+    problems.push({ field: confirmSet![0], value: confirmSet![1], message: `must not be longer than reboot.settle_quiet (${quiet}s)`, fix: `give at most ${quiet}s, or raise reboot.settle_quiet (--settle-quiet)` });
+  }
   if (config.output.quiet && config.output.verbose) {
     problems.push({ field: '--quiet/--verbose', value: 'both', message: 'cannot be used together', fix: 'choose one of --quiet and --verbose' });
   }

@@ -148,14 +148,48 @@ export interface Observation {
   firewall?: NatTable;
 }
 
-/** How the wait after the disruption ended: the job settled (quiet, nothing pending), or the deadline ran out. */
+/** One evaluation of a job as Nomad held it (`/v1/job/:id/evaluations`). */
+export interface EvalSnap {
+  id: string;
+  /** pending | blocked | complete | failed | canceled (the last three are terminal) */
+  status: string;
+  /** why Nomad made it: job-register, alloc-failure, node-update, queued-allocs... */
+  triggeredBy: string;
+  statusDescription: string;
+  /** WaitUntil, Unix ms on the server's clock: the broker holds the eval until then (a delayed reschedule) */
+  waitUntilMs: number | undefined;
+  createIndex: number;
+  modifyIndex: number;
+}
+
+/** A job's latest deployment (`/v1/job/:id/deployment`). */
+export interface DeploymentSnap {
+  id: string;
+  /** running | paused | pending | blocked | unblocking | initializing (active), successful | failed | cancelled */
+  status: string;
+  statusDescription: string;
+  modifyIndex: number;
+}
+
+/**
+ * How the wait after the disruption ended: the job settled (every judged place decided and Nomad with nothing pending
+ * for it, confirmed by an unchanged view; or unchanged for the quiet period while Nomad still held something), or not
+ * (the deadline ran out; or Nomad reschedules an alloc only after the run's budget).
+ */
 export interface SettleRecord {
   settled: boolean;
   /** one line: what was seen last */
   reason: string;
-  /** the quiet period required (ms) */
+  /** the quiet period: the longest wait on Nomad's pending work while nothing changes (ms) */
   quietMs: number;
+  /** how it ended (absent in older records: settled or deadline) */
+  ending?: SettleEnding;
+  /** the confirmation window: how long the view stayed unchanged once Nomad had nothing pending (ms) */
+  confirmMs?: number;
 }
+
+/** settled: decided and confirmed; quiet: decided, Nomad still holding something, nothing changed for quietMs. */
+export type SettleEnding = 'settled' | 'quiet' | 'beyond-budget' | 'deadline';
 
 /** Everything a reboot scenario's checks decide from. */
 export interface RebootEvidence {

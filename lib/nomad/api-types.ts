@@ -200,6 +200,11 @@ export interface ApiEvaluation {
   Status: string;
   StatusDescription: string;
   BlockedEval?: string;
+  /** the eval this one follows (a delayed reschedule's follow-up names the alloc-failure eval that made it) */
+  PreviousEval?: string;
+  NextEval?: string;
+  /** RFC3339Nano: the broker holds the eval until then (a delayed reschedule); omitted while zero */
+  WaitUntil?: string | null;
   FailedTGAllocs?: Record<string, unknown> | null;
   CreateIndex: number;
   ModifyIndex: number;
@@ -236,4 +241,17 @@ export interface ApiCheckQueryResult {
   Task?: string;
   Service: string;
   Check: string;
+}
+
+/** A deployment (`/v1/job/:id/deployment`, the job's latest). */
+export interface ApiDeployment {
+  ID: string;
+  Namespace: string;
+  JobID: string;
+  JobVersion: number;
+  /** running, paused, pending, blocked, unblocking, initializing (active); successful, failed, cancelled */
+  Status: string;
+  StatusDescription: string;
+  CreateIndex: number;
+  ModifyIndex: number;
 }

@@ -42,6 +42,10 @@ export interface Nomad {
   jobAllocations(id: string, q?: ReadQuery): Promise<Read<A.ApiAllocListStub[]>>;
   allocation(id: string, q?: ReadQuery): Promise<Read<A.ApiAllocation>>;
   evaluations(q?: ReadQuery): Promise<Read<A.ApiEvaluation[]>>;
+  /** the job's evaluations, full objects (WaitUntil, StatusDescription...); blocking on the evals table */
+  jobEvaluations(id: string, q?: ReadQuery): Promise<Read<A.ApiEvaluation[]>>;
+  /** the job's latest deployment, null when it has none; blocking on the deployments table */
+  jobDeployment(id: string, q?: ReadQuery): Promise<Read<A.ApiDeployment | null>>;
   evaluation(id: string, q?: ReadQuery): Promise<Read<A.ApiEvaluation>>;
   /** subscribe to /v1/event/stream (reconnects from the last index; lib/nomad/event-stream.ts) */
   events(o: EventsRequest): EventSubscription;
@@ -157,6 +161,12 @@ export function createNomad(o0: NomadOptions): Nomad {
     jobAllocations: (id, q) => get(`/v1/job/${e(id)}/allocations`, q),
     allocation: (id, q) => get(`/v1/allocation/${e(id)}`, q),
     evaluations: (q) => get('/v1/evaluations', q),
+    jobEvaluations: (id, q) => get(`/v1/job/${e(id)}/evaluations`, q),
+    // Note: Nomad answers `null` for a job without a deployment
+    jobDeployment: async (id, q) => {
+      const r = await get<A.ApiDeployment | null | undefined>(`/v1/job/${e(id)}/deployment`, q);
+      return { body: r.body ?? null, index: r.index };
+    },
     evaluation: (id, q) => get(`/v1/evaluation/${e(id)}`, q),
     async restartTask(allocId, task, o = {}) {
       await call('POST', `/v1/client/allocation/${e(allocId)}/restart`, { body: { TaskName: task }, signal: o.signal });

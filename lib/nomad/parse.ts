@@ -1,7 +1,7 @@
 // Pure: Nomad API JSON -> the snapshot types the checks read (lib/checks/types.ts). No I/O.
 import { HarnessError } from '../errors.js';
-import type { AllocSnap, NodeSnap, PortMapping, TaskEventRec, TaskStateSnap } from '../model/evidence.js';
-import type { ApiAllocListStub, ApiAllocation, ApiNode, ApiNodeListStub, ApiTaskEvent, ApiTaskState } from './api-types.js';
+import type { AllocSnap, DeploymentSnap, EvalSnap, NodeSnap, PortMapping, TaskEventRec, TaskStateSnap } from '../model/evidence.js';
+import type { ApiAllocListStub, ApiAllocation, ApiDeployment, ApiEvaluation, ApiNode, ApiNodeListStub, ApiTaskEvent, ApiTaskState } from './api-types.js';
 
 /** Go's zero time.Time as the API prints it: means "never". */
 export const ZERO_TIME = '0001-01-01T00:00:00Z';
@@ -89,6 +89,27 @@ export function toNodeSnap(n: ApiNode | ApiNodeListStub): NodeSnap {
     attributes: { ...(full.Attributes ?? {}) },
     events: (full.Events ?? []).map((e) => ({ message: e.Message, timestamp: e.Timestamp })),
   };
+}
+
+/** An Evaluation -> EvalSnap (WaitUntil as Unix ms; Nomad leaves it out while zero). */
+export function toEvalSnap(e: ApiEvaluation): EvalSnap {
+  expectObject(e, 'an evaluation', ['ID', 'string'], ['Status', 'string']);
+  const until = Date.parse(nomadTime(e.WaitUntil) ?? '');
+  return {
+    id: e.ID,
+    status: e.Status,
+    triggeredBy: e.TriggeredBy ?? '',
+    statusDescription: e.StatusDescription ?? '',
+    waitUntilMs: Number.isFinite(until) ? until : undefined,
+    createIndex: e.CreateIndex ?? 0,
+    modifyIndex: e.ModifyIndex ?? 0,
+  };
+}
+
+/** A Deployment -> DeploymentSnap. */
+export function toDeploymentSnap(d: ApiDeployment): DeploymentSnap {
+  expectObject(d, 'a deployment', ['ID', 'string'], ['Status', 'string']);
+  return { id: d.ID, status: d.Status, statusDescription: d.StatusDescription ?? '', modifyIndex: d.ModifyIndex ?? 0 };
 }
 
 /** Add the task events seen in `allocs` to `history` (per alloc ID, all tasks), de-duplicated by

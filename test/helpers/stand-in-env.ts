@@ -71,8 +71,12 @@ function envOn(config: ScenarioEnv['config'], nomad: () => FakeNomad, installed:
 
 /** The settle quiet period in stand-in time: a stand-in step is 20 ms, not seconds, so half a second is plenty of quiet. */
 export const STAND_IN_QUIET_S = 0.5;
-const standInTime = (config: ScenarioEnv['config']): ScenarioEnv['config'] =>
-  ({ ...config, reboot: { ...config.reboot, settleQuietS: Math.min(config.reboot.settleQuietS, STAND_IN_QUIET_S) } });
+/** The settle confirmation window in stand-in time: the stand-in answers in ms, so its reads are never seconds apart. */
+export const STAND_IN_CONFIRM_S = 0.2;
+const standInTime = (config: ScenarioEnv['config']): ScenarioEnv['config'] => ({
+  ...config,
+  reboot: { ...config.reboot, settleQuietS: Math.min(config.reboot.settleQuietS, STAND_IN_QUIET_S), settleConfirmS: Math.min(config.reboot.settleConfirmS, STAND_IN_CONFIRM_S) },
+});
 
 /** CLI deps collecting stdout/stderr, no TTY, with the stand-in env factory. */
 function depsWith(makeEnv: CliDeps['makeEnv'], o: { cwd: string; token?: string }, out: string[], err: string[], versionOf: (path: string) => string | undefined = versionInPath): CliDeps {

@@ -209,3 +209,38 @@ t.test('client journal: real 1.9.7 restore lines (hclog part) appear with the sa
   const mine = new Set(restored.fake.clientLog().map((l) => shape(l.replace(/^\S+ \S+ nomad\[\d+\]: {5}/, ''))));
   for (const l of new Set(rec)) t.ok(mine.has(l), `stand-in journals: ${l.slice(0, 150)}`);
 });
+
+t.test('a delayed reschedule: the same evaluations, links and order as real 1.9.3 (real-1.9.3/settle)', async (t) => {
+  const R = 'real-1.9.3/settle/';
+  const recEvals = real<Obj[]>(`${R}failed-delayed/job-evaluations.json`);
+  const recFollowUp = recEvals.find((e) => e.StatusDescription === 'created for delayed rescheduling')!;
+  const recAlloc = real(`${R}failed-delayed/allocation-943fd97a.json`);
+  const hcl = JOB_HCL.replace(/reschedule \{[^}]*\}/, 'reschedule {\n      attempts       = 1\n      interval       = "1h"\n      delay          = "1s"\n      delay_function = "constant"\n      unlimited      = false\n    }');
+  const fake = await startFakeNomad({ timeline: 'duplicate-ip', clientNodeName: 'vm', nomadVersion: '1.9.3', stepMs: STEP });
+  t.teardown(() => fake.close());
+  const parse = await call(fake, '/v1/jobs/parse', { method: 'POST', body: JSON.stringify({ JobHCL: hcl, Canonicalize: true }) });
+  await call(fake, '/v1/jobs', { method: 'POST', body: JSON.stringify({ Job: parse.body, Submission: { Source: hcl, Format: 'hcl2' } }) });
+  const stubs = async () => (await call(fake, '/v1/job/bridge-exec-http/allocations')).body as Obj[];
+  const evals = async () => (await call(fake, '/v1/job/bridge-exec-http/evaluations')).body as Obj[];
+  const first = await until('alloc running', async () => (await stubs()).find((a) => a.ClientStatus === 'running'));
+  fake.clientDown();
+  fake.clientUp();
+  const failedAt = await until('alloc failed', async () => ((await stubs()).find((a) => a.ID === first.ID && a.ClientStatus === 'failed') ? Date.now() : undefined));
+  const held = await until('FollowupEvalID set', async () => (await stubs()).find((a) => a.ID === first.ID && a.FollowupEvalID));
+  const followUp = (await evals()).find((e) => e.ID === held.FollowupEvalID)!;
+  const pick = (e: Obj) => Object.fromEntries(['Status', 'TriggeredBy', 'StatusDescription'].map((k) => [k, e[k]]));
+  t.same(pick(followUp), pick(recFollowUp), 'pending, alloc-failure, "created for delayed rescheduling"');
+  for (const k of ['ID', 'JobID', 'Status', 'TriggeredBy', 'StatusDescription', 'WaitUntil', 'PreviousEval', 'CreateIndex', 'ModifyIndex']) t.equal(typeOf(followUp[k]), typeOf(recFollowUp[k]), `follow-up eval ${k}: type`);
+  t.equal(typeOf(((await call(fake, `/v1/allocation/${first.ID}`)).body as Obj).FollowupEvalID), typeOf(recAlloc.FollowupEvalID), 'the full alloc has FollowupEvalID');
+  const recPrev = recEvals.find((e) => e.ID === recFollowUp.PreviousEval)!;
+  t.equal((await evals()).find((e) => e.ID === followUp.PreviousEval)?.TriggeredBy, recPrev.TriggeredBy, 'it follows the alloc-failure eval, as real');
+  t.ok(Math.abs(Date.parse(followUp.WaitUntil as string) - (failedAt + 1000)) < 500, 'WaitUntil = the failure + the delay');
+  const repl = await until('replacement running', async () => (await stubs()).find((a) => a.ID !== first.ID && a.ClientStatus === 'running'));
+  const old = (await stubs()).find((a) => a.ID === first.ID)!;
+  const recSeq = realText(`${R}seq-allocs.ndjson`).trim().split('\n').map((l) => JSON.parse(l) as { body: Obj[] });
+  const recOld = recSeq.at(-1)!.body.find((a) => a.ID === recAlloc.ID)!;
+  t.same([old.DesiredStatus, old.DesiredDescription, old.NextAllocation === repl.ID, old.FollowupEvalID === followUp.ID], [recOld.DesiredStatus, recOld.DesiredDescription, true, true], 'the failed alloc: stopped, linked, keeps its FollowupEvalID');
+  t.equal(((await call(fake, `/v1/allocation/${repl.ID}`)).body as Obj).PreviousAllocation, first.ID);
+  const done = (await evals()).find((e) => e.ID === followUp.ID)!;
+  t.same([done.Status, done.StatusDescription], ['complete', undefined], 'complete, its StatusDescription gone (as real)');
+});

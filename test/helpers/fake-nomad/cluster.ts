@@ -11,6 +11,15 @@ export type Table = 'nodes' | 'jobs' | 'allocs' | 'evals';
  */
 export type CommitType = 'PlanResult' | 'AllocationUpdated' | 'AllocationUpdateDesiredStatus' | 'NodeRegistration' | 'NodeStreamEvent' | 'JobRegistered' | 'JobDeregistered' | 'EvaluationUpdated';
 
+/** A group's reschedule policy as the parsed job holds it (durations in ns). */
+interface ReschedulePolicy {
+  Attempts?: number;
+  Unlimited?: boolean;
+  Delay?: number;
+  DelayFunction?: string;
+  MaxDelay?: number;
+}
+
 /** Memory (MB) one alloc of the group asks for: the sum of its tasks' resources. */
 export function groupMemoryMb(job: ApiJob | undefined, group: string): number {
   const g = job?.TaskGroups?.find((x) => x.Name === group);
@@ -80,6 +89,15 @@ export class Cluster {
       this.timers.delete(t);
       fn();
     }, steps * this.stepMs);
+    this.timers.add(t);
+  }
+
+  /** Run `fn` at wall-clock time `atMs` (Unix ms) unless closed: what Nomad holds until a WaitUntil. */
+  at(atMs: number, fn: () => void): void {
+    const t = setTimeout(() => {
+      this.timers.delete(t);
+      fn();
+    }, Math.max(0, atMs - Date.now()));
     this.timers.add(t);
   }
 
@@ -192,6 +210,53 @@ export class Cluster {
     return ev;
   }
 
+  /**
+   * The client reported the alloc failed. When the group's reschedule policy allows another attempt Nomad makes an
+   * alloc-failure eval in the same write (nomad@v1.9.7:nomad/node_endpoint.go UpdateAlloc); the scheduler then holds
+   * the reschedule in a follow-up eval pending until WaitUntil (the failure + the policy's delay) and marks the alloc
+   * with it (scheduler/reconcile.go createRescheduleLaterEvals); at that time it places the replacement (linked both
+   * ways, with a RescheduleTracker) and stops the failed alloc. As real 1.9.3 did (test/fixtures/nomad/real-1.9.3/settle):
+   * failed + eval, follow-up eval, FollowupEvalID, eval complete; at WaitUntil the replacement, follow-up complete.
+   * No attempt left (the shipped jobs: attempts = 0): no eval at all, as real 1.9.3 (netns-missing/after-restart).
+   */
+  allocFailed(id: string): void {
+    const failed = this.allocs.get(id);
+    const job = failed && this.jobs.get(failed.JobID);
+    if (!failed || !job || job.Stop) return;
+    const policy = job.TaskGroups?.find((g) => g.Name === failed.TaskGroup)?.ReschedulePolicy as ReschedulePolicy | undefined;
+    const tracker = (failed as ApiAllocation & { RescheduleTracker?: { Events?: unknown[] } | null }).RescheduleTracker;
+    const done = tracker?.Events?.length ?? 0;
+    if (!policy || (!policy.Unlimited && done >= (policy.Attempts ?? 0))) return;
+    const failedAtMs = Date.now();
+    const first = this.createEval(job, 'alloc-failure', 'pending');
+    const base = (policy.Delay ?? 30e9) / 1e6;
+    const delayMs = policy.DelayFunction === 'constant' ? base : Math.min(base * 2 ** done, (policy.MaxDelay ?? 3600e9) / 1e6);
+    this.later(1, () => {
+      // allocs failing within 5 s of each other share one follow-up eval (reconcile.go batchedFailedAllocWindowSize)
+      const shared = [...this.evals.values()].find((e) => e.JobID === job.ID && e.Status === 'pending' && e.WaitUntil && Math.abs(Date.parse(e.WaitUntil) - (failedAtMs + delayMs)) < 5000);
+      const followUp = shared ?? this.createEval(job, 'alloc-failure', 'pending', { StatusDescription: 'created for delayed rescheduling', WaitUntil: new Date(failedAtMs + delayMs).toISOString(), PreviousEval: first.ID });
+      this.updateAlloc(id, (x) => (x.FollowupEvalID = followUp.ID), 'PlanResult');
+      this.commit(['evals'], (idx) => Object.assign(first, { Status: 'complete', ModifyIndex: idx }));
+      if (!shared) this.at(failedAtMs + delayMs, () => this.runFollowUp(job, followUp, delayMs));
+    });
+  }
+
+  /** A follow-up eval's time came: replace every failed alloc it holds, each linked to its replacement both ways. */
+  private runFollowUp(job: ApiJob, followUp: ApiEvaluation, delayMs: number): void {
+    const held = [...this.allocs.values()].filter((a) => a.FollowupEvalID === followUp.ID && a.ClientStatus === 'failed' && a.DesiredStatus === 'run');
+    if (!job.Stop && held.length) {
+      const live = [...this.allocs.values()].filter((a) => a.JobID === job.ID && a.DesiredStatus === 'run' && !['complete', 'failed', 'lost'].includes(a.ClientStatus));
+      for (const repl of this.placeAllocs(job, followUp.ID, held, new Set(live.map((a) => a.Name)))) {
+        const prev = held.find((p) => p.ID === repl.PreviousAllocation);
+        const tracker = (prev as (ApiAllocation & { RescheduleTracker?: { Events?: unknown[] } | null }) | undefined)?.RescheduleTracker;
+        const event = { RescheduleTime: Date.now() * 1e6, PrevAllocID: prev?.ID, PrevNodeID: prev?.NodeID, Delay: delayMs * 1e6 };
+        Object.assign(repl, { RescheduleTracker: { Events: [...(tracker?.Events ?? []), event], LastReschedule: 'ok' } });
+      }
+      for (const a of held) this.updateAlloc(a.ID, (x) => Object.assign(x, { DesiredStatus: 'stop', DesiredDescription: 'alloc was rescheduled because it failed' }), 'PlanResult');
+    }
+    this.commit(['evals'], (idx) => Object.assign(followUp, { Status: 'complete', StatusDescription: '', ModifyIndex: idx }));
+  }
+
   /** Memory (MB) the allocs meant to run on the node ask for (the scheduler's view of what is used). */
   usedMemoryMb(): number {
     const live = [...this.allocs.values()].filter((a) => a.DesiredStatus === 'run' && !['complete', 'failed', 'lost'].includes(a.ClientStatus));
@@ -274,6 +339,7 @@ export class Cluster {
         }
         Object.assign(a, { ClientStatus: 'failed', ClientDescription: 'Failed tasks' });
       });
+      this.allocFailed(id);
       return;
     }
     this.updateAlloc(id, (a) => {

@@ -1,5 +1,5 @@
 // Part of the Nomad API stand-in (not Nomad): /v1/jobs/parse. Reads job/group/task names, driver,
-// config, count, network mode, ports and reschedule from HCL and fills the rest from the
+// config, count, network mode, ports and reschedule (attempts, interval, delay) from HCL and fills the rest from the
 // canonicalized sample in test/fixtures/nomad/job-parsed.json, as Canonicalize=true would.
 import type { ApiJob, ApiTaskGroup } from '../../../lib/nomad/api-types.js';
 import { parseHcl, parseVarFile, type HclBlock, type HclValue } from './hcl.js';
@@ -49,7 +49,7 @@ function toGroup(g: HclBlock, tmpl: ApiTaskGroup): ApiTaskGroup {
     Count: num(g.attrs.count) ?? 1,
     Meta: meta(g),
     Services: services(g),
-    ReschedulePolicy: { ...(tmpl.ReschedulePolicy as object), ...(resched ? { Attempts: num(resched.attrs.attempts) ?? 0, Unlimited: resched.attrs.unlimited === true } : {}) },
+    ReschedulePolicy: { ...(tmpl.ReschedulePolicy as object), ...(resched ? reschedulePolicy(resched) : {}) },
     Networks: net
       ? [{
           ...(tmpl.Networks ?? [])[0]!,
@@ -66,6 +66,16 @@ function toGroup(g: HclBlock, tmpl: ApiTaskGroup): ApiTaskGroup {
       return { ...taskTmpl, Name: t.labels[0]!, Driver: driver, Config: t.blocks.find((b) => b.type === 'config')?.attrs ?? null, Resources: resources, Services: services(t, t.labels[0]) };
     }),
   };
+}
+
+/** A `reschedule` block as Canonicalize leaves it: durations in ns; unset keys keep the template's (30s, exponential, 1h). */
+function reschedulePolicy(b: HclBlock): Record<string, unknown> {
+  const ns = (v: HclValue | undefined): number | undefined => {
+    const ms = typeof v === 'string' ? parseGoDuration(v) : undefined;
+    return ms === undefined ? undefined : ms * 1e6;
+  };
+  const set = { Interval: ns(b.attrs.interval), Delay: ns(b.attrs.delay), DelayFunction: str(b.attrs.delay_function), MaxDelay: ns(b.attrs.max_delay) };
+  return { Attempts: num(b.attrs.attempts) ?? 0, Unlimited: b.attrs.unlimited === true, ...Object.fromEntries(Object.entries(set).filter(([, v]) => v !== undefined)) };
 }
 
 const str = (v: HclValue | undefined): string | undefined => (typeof v === 'string' ? v : undefined);

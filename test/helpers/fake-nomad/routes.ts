@@ -88,6 +88,11 @@ export const ROUTES: [string[], RegExp, Handler][] = [
     return r ? json(r) : text(404, 'job not found');
   }],
   [['GET'], /^\/v1\/job\/([^/]+)\/allocations$/, blocking(['allocs'], (c, m) => [...c.allocs.values()].filter((a) => a.JobID === m[1]).map(allocStub))],
+  // full Evaluation objects (WaitUntil, PreviousEval), as real Nomad's job evaluations list gives them
+  [['GET'], /^\/v1\/job\/([^/]+)\/evaluations$/, blocking(['evals'], (c, m) => [...c.evals.values()].filter((e) => e.JobID === m[1]).map(evalOut))],
+  // Note: the stand-in makes no deployments; real Nomad answers `null` for a job without one (and blocks on the
+  // deployment table, here the jobs table)
+  [['GET'], /^\/v1\/job\/([^/]+)\/deployment$/, blocking(['jobs'], () => null)],
   [['GET'], /^\/v1\/allocation\/([^/]+)$/, blocking(['allocs'], (c, m) => {
     if (m[1]!.length !== UUID_LEN) return new Error(`alloc lookup failed: index error: UUID must be ${UUID_LEN} characters`);
     const a = c.allocs.get(m[1]!);

@@ -137,8 +137,7 @@ function failSetup(c: Cluster, a: ApiAllocation): void {
   // Note: real 1.9.3 still holds the failed alloc's stale reservation right after the failure (e2e compare run
   // rbxbin459286d5: no-leaks saw it) and had released it by teardown a minute later (run r386bw21c1b022); the stand-in
   // keeps it, as the run sees it when it judges.
-  const job = c.jobs.get(a.JobID);
-  if (job) c.createEval(job, 'alloc-failure'); // reschedule attempts = 0: nothing is placed
+  c.allocFailed(a.ID); // rescheduled later if the group's reschedule policy allows it (the shipped jobs: attempts = 0)
 }
 
 /** Allocs the server marked lost while the node was down (desired stop, "alloc is lost since its node is down"). */
