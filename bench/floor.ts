@@ -20,10 +20,10 @@ import { labSpecFor } from '../lib/lab/spec-for.js';
 import { GRACEFUL_REBOOT_COMMAND } from '../lib/ssh/reboot.js';
 import { bridgePrereqScript, renderAgentFiles, REMOTE } from '../lib/cluster/provision.js';
 import { readTemplate } from '../lib/cluster/templates.js';
-import { quote } from '../lib/ssh/quote.js';
+import { quote } from '../lib/shell/quote.js';
 import { JOBS } from '../lib/scenarios/api.js';
 import { undefineDomain } from '../lib/vagrant/snapshot.js';
-import { deadlineIn } from '../lib/run/deadline.js';
+import { deadlineIn } from '../lib/time/deadlines.js';
 
 $.verbose = false;
 

@@ -30,7 +30,7 @@ import { observe } from '../lib/scenario/reboot-steps.js';
 import { waitForLeader, waitForNodeReady } from '../lib/nomad/wait.js';
 import { waitForBridgeClient } from '../lib/scenario/client-ready.js';
 import { toNodeSnap } from '../lib/nomad/parse.js';
-import { jobInfo, jobProblems } from '../lib/nomad/parse-job.js';
+import { jobInfo, jobProblems } from '../lib/parse/nomad-job.js';
 import { timelineFromEvidence } from '../lib/scenario/timeline.js';
 import { checkJobInput, JOB_FIELD, varFile } from '../lib/scenario/job-input.js';
 import { probeAllocs, settleFact, waitForJobHealthy, waitForJobSettled, waitForReachable } from '../lib/scenario/job-steps.js';
@@ -44,7 +44,7 @@ import { faultParams, faultProblems, rebootStepMs, recordFault } from '../lib/sc
 import { FAULT_KINDS, faultRestartsTasks } from '../lib/config/faults.js';
 import { durationSeconds } from '../lib/config/fields.js';
 import { readClockOffset } from '../lib/lab/observe.js';
-import { deadlineIn, remaining } from '../lib/run/deadline.js';
+import { deadlineIn, remaining } from '../lib/time/deadlines.js';
 import { formatRestoreNotices, restoreNotices, streamNotices } from '../lib/scenario/restore-latency.js';
 import { observeTasksBefore, readWholeAlloc } from '../lib/scenario/whole-alloc-steps.js';
 

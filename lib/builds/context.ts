@@ -1,7 +1,7 @@
 // What resolving a build needs from the outside: where the cache is, the releases site, the console, and the effects.
 import type { Logger } from '../log/events.js';
 import type { RunCommand } from '../exec/run.js';
-import type { Deadline } from '../run/deadline.js';
+import type { Deadline } from '../time/deadlines.js';
 import type { Fetch } from './http.js';
 import { cacheRoot } from './cache.js';
 import { performance } from 'node:perf_hooks';

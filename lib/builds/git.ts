@@ -2,7 +2,7 @@
 import { copyFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ANY_EXIT_CODE, runCommand, type RunCommand, type RunResult } from '../exec/run.js';
-import type { Deadline } from '../run/deadline.js';
+import type { Deadline } from '../time/deadlines.js';
 import type { Logger } from '../log/events.js';
 
 export interface GitOptions { deadline: Deadline; run?: RunCommand; logger?: Logger }

@@ -3,10 +3,10 @@ import { access, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ANY_EXIT_CODE, runCommand, type RunCommand } from '../exec/run.js';
 import { CommandError } from '../errors.js';
-import type { Deadline } from '../run/deadline.js';
+import type { Deadline } from '../time/deadlines.js';
 import type { Logger } from '../log/events.js';
 import { sha256Of } from './cache.js';
-import { goAtLeast } from './parse-tools.js';
+import { goAtLeast } from '../parse/go-tools.js';
 import type { GoTool, Raise } from './source-profile.js';
 import { compareVersions } from './versions.js';
 

@@ -5,9 +5,9 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ANY_EXIT_CODE, runCommand, type RunCommand } from '../exec/run.js';
 import { EXIT, HarnessError } from '../errors.js';
-import type { Deadline } from '../run/deadline.js';
+import type { Deadline } from '../time/deadlines.js';
 import type { Logger } from '../log/events.js';
-import { parseGpgvStatus, type SignatureCheck } from './parse-tools.js';
+import { parseGpgvStatus, type SignatureCheck } from '../parse/go-tools.js';
 
 /** HashiCorp's release signing key as published (hashicorp.com/security; renewed 2026, expires 2030-03-01). */
 export const HASHICORP_KEY_FILE = fileURLToPath(new URL('./hashicorp-release-key.asc', import.meta.url));

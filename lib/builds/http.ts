@@ -1,7 +1,7 @@
 // The one place lib/builds speaks HTTP: GET a file from the releases site (or a mirror) within a deadline.
 import { performance } from 'node:perf_hooks';
 import { EXIT, HarnessError, TimeoutError } from '../errors.js';
-import type { Deadline } from '../run/deadline.js';
+import type { Deadline } from '../time/deadlines.js';
 import type { Logger } from '../log/events.js';
 
 /** fetch as the builds adapter uses it; tests and callers may hand in their own. */

@@ -1,11 +1,11 @@
 // Is a resolved build a Nomad this harness can install? A Linux x86-64 ELF that answers `version` like Nomad.
 import { ConfigError, CommandError } from '../errors.js';
-import { inspectNomadBinary } from '../cluster/binary.js';
+import { inspectNomadBinary } from './binary.js';
 import { ANY_EXIT_CODE, runCommand, type RunCommand } from '../exec/run.js';
-import { deadlineIn, type Deadline } from '../run/deadline.js';
+import { deadlineIn, type Deadline } from '../time/deadlines.js';
 import type { Logger } from '../log/events.js';
 import { tailLines } from '../exec/escape.js';
-import { parseNomadVersion, type NomadVersion } from './parse-tools.js';
+import { parseNomadVersion, type NomadVersion } from '../parse/go-tools.js';
 
 /** How long `nomad version` may take: it prints and exits at once; 15 s allows a cold disk under load. */
 export const VERSION_TIMEOUT_MS = 15_000;
@@ -14,7 +14,7 @@ const FIX = 'give a linux/amd64 Nomad build: a release version (1.9.7), a source
   + 'or the path of a nomad binary';
 
 /**
- * Check `path` as a Nomad build: the ELF header (lib/cluster/binary.ts), then run `<path> version` on this host within
+ * Check `path` as a Nomad build: the ELF header (lib/builds/binary.ts), then run `<path> version` on this host within
  * a deadline and read its version and revision. Any failure is a ConfigError (exit 2) naming `field` and `spec`.
  */
 export async function preflightBuild(

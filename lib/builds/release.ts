@@ -2,13 +2,13 @@
 import { writeFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConfigError, EXIT, HarnessError } from '../errors.js';
-import { deadlineIn } from '../run/deadline.js';
+import { deadlineIn } from '../time/deadlines.js';
 import { cachedBinary, commitBinary, readRecord, sha256File, sha256Of, workDir, writeRecord } from './cache.js';
 import { info, type BuildContext } from './context.js';
 import { HASHICORP_FINGERPRINT, HASHICORP_KEY_FILE, verifyDetached } from './gpg.js';
 import { httpGet } from './http.js';
-import { indexUrl, parseReleaseIndex, releaseFiles, sha256For, type ReleaseFiles } from './parse-release.js';
-import type { NomadVersion } from './parse-tools.js';
+import { indexUrl, parseReleaseIndex, releaseFiles, sha256For, type ReleaseFiles } from '../parse/release-index.js';
+import type { NomadVersion } from '../parse/go-tools.js';
 import { preflightBuild } from './preflight.js';
 import { VERIFIED, type ResolvedBuild } from '../model/build.js';
 import { latestVersion, nearestVersions } from './versions.js';

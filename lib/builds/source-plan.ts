@@ -3,14 +3,14 @@
 import { rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { ConfigProblem } from '../errors.js';
-import { deadlineIn } from '../run/deadline.js';
+import { deadlineIn } from '../time/deadlines.js';
 import { sha256Of, workDir } from './cache.js';
 import type { BuildContext } from './context.js';
 import { findRepo, readTreeFile, resolveCommit, similarTags, snapshotWorkTree, treeHas } from './git.js';
 import type { GitOptions } from './git.js';
 import { goBuildEnv, goVersion } from './go.js';
-import { goAtLeast, parseGoMod } from './parse-tools.js';
-import { readRecipe } from './parse-makefile.js';
+import { goAtLeast, parseGoMod } from '../parse/go-tools.js';
+import { readRecipe } from '../parse/makefile.js';
 import { NOMAD_PROFILE, type GoTool, type SourceProfile } from './source-profile.js';
 
 /** Git queries while planning (reads, a private index): seconds even on a large tree. */

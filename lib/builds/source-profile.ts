@@ -1,6 +1,6 @@
 // Data: what building a source tree takes (module, version package, generate dirs, tools, where the tree states its
 // recipe). Nomad's is measured in building-nomad.md; the test fixture brings its own, so both go through the same code.
-import type { MakefileRules } from './parse-makefile.js';
+import type { MakefileRules } from '../parse/makefile.js';
 
 /** A dependency of a generator raised when the Go here is too new for the one the generator's own go.mod asks for. */
 export interface Raise {

@@ -2,13 +2,13 @@
 import { appendFile, mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConfigError, EXIT, HarnessError } from '../errors.js';
-import { deadlineIn } from '../run/deadline.js';
+import { deadlineIn } from '../time/deadlines.js';
 import { tailLines } from '../exec/escape.js';
 import { cachedBinary, commitBinary, readRecord, sha256File, workDir, writeRecord } from './cache.js';
 import { elapsedMs, info, warn, type BuildContext } from './context.js';
 import { checkoutTree, commitDate, type GitOptions } from './git.js';
 import { buildTool, go, goBuildEnv, type BuiltTool, type GoOptions } from './go.js';
-import type { NomadVersion } from './parse-tools.js';
+import type { NomadVersion } from '../parse/go-tools.js';
 import { preflightBuild } from './preflight.js';
 import type { SourceOrigin, SourceRecipe } from './provenance.js';
 import { phases } from './progress.js';

@@ -2,7 +2,7 @@
 // container before the reboot, ADD it again after), with the evidence lines every probe check shows.
 import type { CniStateListing } from '../model/evidence.js';
 import type { CniStateMode } from '../model/kinds.js';
-import { describeOutcome, type CniOutcome } from '../cni/parse-result.js';
+import { describeOutcome, type CniOutcome } from '../parse/cni-result.js';
 
 /** One probe: ADD before the reboot, ADD again with the same container id after it. */
 export interface CniProbeRun {

@@ -1,7 +1,7 @@
 // The client host's own view of bridge addresses: which network namespaces hold which IPv4 address. An address held by
 // two namespaces is a collision even when the Nomad API shows every alloc with its own address (real 1.9.3 -> 1.9.5
 // upgrade: the restored allocs got new namespaces and addresses while their tasks kept running in the old ones). Pure.
-import type { HostNetns } from '../lab/parse-observe.js';
+import type { HostNetns } from '../parse/host-observe.js';
 
 const short = (id: string): string => id.slice(0, 8);
 

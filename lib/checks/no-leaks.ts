@@ -7,7 +7,7 @@ import type { RebootEvidence } from '../model/evidence.js';
 import type { AllocDetail, Judgement } from '../model/check.js';
 import { allocAfter, allocBefore, watchedIds } from './alloc-outcome.js';
 import { NEW_CNI_DIR, OLD_CNI_DIR, reservationsOf } from './cni-state.js';
-import { cniChainOwners } from '../lab/parse-iptables-nat.js';
+import { cniChainOwners } from '../parse/iptables-nat.js';
 import type { NatTable } from '../model/evidence.js';
 
 /** Nomad's default bridge (client `bridge_network_name`). */

@@ -3,7 +3,7 @@
 import { defineCheck } from './define.js';
 import { judgement, show } from './result.js';
 import { findDuplicateIpError } from './parse-duplicate-ip.js';
-import { describeOutcome } from '../cni/parse-result.js';
+import { describeOutcome } from '../parse/cni-result.js';
 import { probeOf, runEvidence, type CniRebootEvidence } from './cni-probe.js';
 
 export const PERSISTENT_STATE_DUPLICATE = defineCheck<CniRebootEvidence>({

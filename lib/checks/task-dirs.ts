@@ -3,7 +3,7 @@
 import { defineCheck } from './define.js';
 import { iso, judgementOf } from './result.js';
 import { notInPlaceReason, notRead, perTaskResult, skippedCheck, tasksOf, type TaskLine } from './whole-alloc.js';
-import { isOwnTmpfs, TMPFS_TASK_DIRS } from '../lab/parse-task-dirs.js';
+import { isOwnTmpfs, TMPFS_TASK_DIRS } from '../parse/task-dir-mounts.js';
 import type { AllocSnap, RebootEvidence, TaskDirMount } from '../model/evidence.js';
 import type { CheckInfo, CheckResult } from '../model/check.js';
 

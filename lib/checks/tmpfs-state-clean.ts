@@ -2,7 +2,7 @@
 // container again succeeds.
 import { defineCheck } from './define.js';
 import { judgement } from './result.js';
-import { describeOutcome } from '../cni/parse-result.js';
+import { describeOutcome } from '../parse/cni-result.js';
 import { probeOf, runEvidence, type CniRebootEvidence } from './cni-probe.js';
 
 export const TMPFS_STATE_CLEAN = defineCheck<CniRebootEvidence>({

@@ -2,7 +2,7 @@
 // the transient failures among them: an alloc or task that failed and then came back (restarted), which a
 // before/after read cannot see. The recorder (lib/scenario/event-recorder.ts) feeds it; checks may quote it.
 
-/** The fields of a Nomad stream event read here (lib/nomad/parse-event-stream.ts StreamEvent has them all). */
+/** The fields of a Nomad stream event read here (lib/parse/event-stream-frames.ts StreamEvent has them all). */
 export interface EventRecord {
   Topic: string;
   Type: string;

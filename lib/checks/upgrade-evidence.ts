@@ -1,7 +1,7 @@
 // What the checks of the in-place upgrade scenario (GH-25093) decide from (nomad-reference §4.4, §4.5, §4.7).
 import type { UpgradeMode } from '../model/kinds.js';
 import type { AllocSnap, CniStateListing } from '../model/evidence.js';
-import type { HostNetns } from '../lab/parse-observe.js';
+import type { HostNetns } from '../parse/host-observe.js';
 
 export interface UpgradeEvidence {
   mode: UpgradeMode;

@@ -9,7 +9,7 @@ import { describeGenerator, describeOrigin, buildProperties, recipeOf } from '..
 import { combineErrors, planBuilds, resolvePlanned, type SpecInput, type SpecOutcome } from '../builds/resolve.js';
 import type { BuildContext } from '../builds/context.js';
 import { parseBuildSpec } from '../builds/spec.js';
-import { checkNomadBinary } from '../cluster/binary.js';
+import { checkNomadBinary } from '../builds/binary.js';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { ParsedArgs } from './args.js';

@@ -1,7 +1,7 @@
 // The real process: wires the CLI to real VMs, the real host and process I/O, then exits with main()'s code.
 import { ConfigError, EXIT, type ExitCode } from '../errors.js';
 import { runCommand } from '../exec/run.js';
-import { checkNomadBinary } from '../cluster/binary.js';
+import { checkNomadBinary } from '../builds/binary.js';
 import { runDoctor, renderDoctor } from '../lab/doctor.js';
 import { ensureLabHost, parseNetnsList, reexecInNetns, IN_NETNS_ENV } from '../lab/host.js';
 import { destroyLabs } from '../lab/destroy.js';
@@ -12,7 +12,7 @@ import { runSetup, nextCommands } from '../lab/setup.js';
 import { DEFAULTS } from '../config/schema.js';
 import { driverChooser, realAccelDeps } from '../lab/accel.js';
 import { KVM_PROBE_BUDGET_MS } from '../lab/kvm-probe.js';
-import { deadlineIn } from '../run/deadline.js';
+import { deadlineIn } from '../time/deadlines.js';
 import type { HarnessConfig } from '../config/schema.js';
 import type { Logger } from '../log/events.js';
 import { main, type CliDeps } from './main.js';

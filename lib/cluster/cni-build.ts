@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { EXIT, HarnessError } from '../errors.js';
 import { runCommand, type RunCommand } from '../exec/run.js';
 import type { Logger } from '../log/events.js';
-import type { Deadline } from '../run/deadline.js';
+import type { Deadline } from '../time/deadlines.js';
 import { CNI_PLUGINS } from './cni-plugins.js';
 import { tsxArgv } from '../exec/tsx.js';
 

@@ -2,7 +2,7 @@
 // is there, the root script that installs the missing ones (recording each step in a manifest on the host before it
 // acts), and the script that undoes exactly that at teardown: plugins the harness added go, plugins it replaced come
 // back, everything that was there before and is not in the manifest stays.
-import { quote } from '../ssh/quote.js';
+import { quote } from '../shell/quote.js';
 
 /** The version the box bakes in (vms/build-cni-plugins.ts); Nomad's bridge mode fingerprints each plugin's version. */
 export const CNI_PLUGINS_VERSION = 'v1.6.2';

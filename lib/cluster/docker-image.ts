@@ -3,10 +3,10 @@
 // both. Its default command is a pause loop (what Nomad's infra container runs: the client config's infra_image);
 // the job overrides the command with busybox httpd. Script building is pure; running it is one SSH command.
 import type { Machine } from '../model/lab.js';
-import type { Deadline } from '../run/deadline.js';
+import type { Deadline } from '../time/deadlines.js';
 import { HarnessError } from '../errors.js';
-import { quote } from '../ssh/quote.js';
-import { waitFor } from '../run/wait.js';
+import { quote } from '../shell/quote.js';
+import { waitFor } from '../time/wait-for.js';
 
 /** The image's reference; must match jobs/bridge-docker-http.nomad.hcl and infra_image in vms/templates/client.hcl. */
 export const DOCKER_IMAGE = 'nomad-reboot-harness/busybox:local';

@@ -1,7 +1,7 @@
 // Collect a machine's host-side evidence after a run: Nomad journal (both boots), network state, CNI state.
 import type { Machine } from '../model/lab.js';
-import type { Deadline } from '../run/deadline.js';
-import { quote } from '../ssh/quote.js';
+import type { Deadline } from '../time/deadlines.js';
+import { quote } from '../shell/quote.js';
 import { HarnessError } from '../errors.js';
 import { cniListingCommand, parseCniListing, renderCniListing, CNI_STATE_DIRS } from './parse-cni-listing.js';
 

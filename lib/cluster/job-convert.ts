@@ -2,7 +2,7 @@
 // parses locally and submits nothing), before any VM exists: a file Nomad cannot parse is reported in Nomad's words.
 import { CommandError } from '../errors.js';
 import { ANY_EXIT_CODE, runCommand, type RunCommand } from '../exec/run.js';
-import { deadlineIn } from '../run/deadline.js';
+import { deadlineIn } from '../time/deadlines.js';
 
 /** The outcome of one conversion: Nomad's JSON job, or the message Nomad printed. */
 export type ConvertResult = { ok: true; job: unknown } | { ok: false; message: string };

@@ -1,6 +1,6 @@
 // The remote command that lists CNI host-local state directories, and its pure parser (exact bytes via base64).
 import { HarnessError } from '../errors.js';
-import { quote } from '../ssh/quote.js';
+import { quote } from '../shell/quote.js';
 import type { CniStateListing } from '../model/evidence.js';
 
 /** Both places Nomad's bridge network keeps host-local state (before and after GH-24650). */

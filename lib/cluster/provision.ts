@@ -1,9 +1,9 @@
 // Install and start a Nomad agent on one machine over SSH: binary, config, kernel prerequisites, systemd unit.
 import type { Machine } from '../model/lab.js';
-import type { Deadline } from '../run/deadline.js';
+import type { Deadline } from '../time/deadlines.js';
 import { HarnessError } from '../errors.js';
-import { quote } from '../ssh/quote.js';
-import { checkNomadBinary } from './binary.js';
+import { quote } from '../shell/quote.js';
+import { checkNomadBinary } from '../builds/binary.js';
 import { readTemplate } from './templates.js';
 import { renderTemplate } from './render.js';
 

@@ -1,10 +1,10 @@
 // In-place upgrade of one Nomad agent over SSH: swap the binary and restart the agent WITHOUT draining, the way
 // operators upgraded clients into the GH-25093 IP collision (nomad-reference §4.4, §4.5).
 import type { Machine } from '../model/lab.js';
-import type { Deadline } from '../run/deadline.js';
+import type { Deadline } from '../time/deadlines.js';
 import { HarnessError } from '../errors.js';
-import { quote } from '../ssh/quote.js';
-import { checkNomadBinary } from './binary.js';
+import { quote } from '../shell/quote.js';
+import { checkNomadBinary } from '../builds/binary.js';
 import { REMOTE } from './provision.js';
 
 /** The remote commands of an upgrade, in order (pure, for tests): install the uploaded build over the old one, then restart. */

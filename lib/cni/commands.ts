@@ -1,5 +1,5 @@
 // Pure builders of the remote commands that run vms/cni/cni-probe.sh on a VM.
-import { quote } from '../ssh/quote.js';
+import { quote } from '../shell/quote.js';
 import { bridgeNetConfig, type BridgeConfigOptions } from './config.js';
 
 /** Where the probe script is installed on the VM (not /tmp: it is cleaned at boot, and the probe runs after a reboot). */

@@ -2,11 +2,11 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { Machine } from '../model/lab.js';
-import type { Deadline } from '../run/deadline.js';
+import type { Deadline } from '../time/deadlines.js';
 import { HarnessError } from '../errors.js';
-import { quote } from '../ssh/quote.js';
+import { quote } from '../shell/quote.js';
 import { CNI_PROBE_REMOTE_PATH, cniAddCall, cniDelCall, cniResetCommand } from './commands.js';
-import { parseProbeOutput, type CniOutcome } from './parse-result.js';
+import { parseProbeOutput, type CniOutcome } from '../parse/cni-result.js';
 import type { BridgeConfigOptions } from './config.js';
 
 /** The probe script in this checkout. */

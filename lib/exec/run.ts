@@ -1,7 +1,7 @@
 // Run one local command from an argv array (no shell), bounded by a deadline, as a typed result or a CommandError.
 import { performance } from 'node:perf_hooks';
 import { CommandError, TimeoutError } from '../errors.js';
-import type { Deadline } from '../run/deadline.js';
+import type { Deadline } from '../time/deadlines.js';
 import type { Logger } from '../log/events.js';
 import { redactText, tailLines } from './escape.js';
 

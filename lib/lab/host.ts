@@ -5,8 +5,8 @@ import { dirname } from 'node:path';
 import { runAttached } from '../exec/attached.js';
 import { HarnessError } from '../errors.js';
 import { runCommand, ANY_EXIT_CODE, type RunCommand } from '../exec/run.js';
-import { waitFor } from '../run/wait.js';
-import type { Deadline } from '../run/deadline.js';
+import { waitFor } from '../time/wait-for.js';
+import type { Deadline } from '../time/deadlines.js';
 import { silentLogger, type Logger } from '../log/events.js';
 import { describeMode, fixKvmDevice, KVM_DEVICE, restoreKvmDevice, type DeviceMode } from './kvm-device.js';
 

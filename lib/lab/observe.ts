@@ -1,9 +1,9 @@
 // Small remote probes a scenario makes inside the VMs: boot identity, HTTP from inside, the client agent's log.
 import type { HttpProbe } from '../model/evidence.js';
-import type { Deadline } from '../run/deadline.js';
-import { quote } from '../ssh/quote.js';
+import type { Deadline } from '../time/deadlines.js';
+import { quote } from '../shell/quote.js';
 import type { Machine } from '../model/lab.js';
-import { clockOffsetFrom, HOST_NETNS_COMMAND, NET_STATE_COMMAND, parseBootInfo, parseCurlProbe, parseHostNetns, parseNetState, type BootInfo, type ClockOffset, type HostNetns, type NetState } from './parse-observe.js';
+import { clockOffsetFrom, HOST_NETNS_COMMAND, NET_STATE_COMMAND, parseBootInfo, parseCurlProbe, parseHostNetns, parseNetState, type BootInfo, type ClockOffset, type HostNetns, type NetState } from '../parse/host-observe.js';
 
 /** Seconds one HTTP probe may take inside the VM. */
 export const HTTP_PROBE_TIMEOUT_S = 5;

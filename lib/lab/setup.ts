@@ -2,7 +2,7 @@
 import { fileURLToPath } from 'node:url';
 import { runCommand, type RunCommand } from '../exec/run.js';
 import { CommandError, EXIT, HarnessError } from '../errors.js';
-import type { Deadline } from '../run/deadline.js';
+import type { Deadline } from '../time/deadlines.js';
 import { silentLogger, type Logger } from '../log/events.js';
 import { ensureLabHost, type LabHost } from './host.js';
 import { tsxArgv } from '../exec/tsx.js';

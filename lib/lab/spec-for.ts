@@ -1,6 +1,6 @@
 // Pure: the lab spec of one run, from the config (machine names carry the run id).
 import type { HarnessConfig } from '../config/schema.js';
-import type { LabSpec } from './spec.js';
+import type { LabSpec } from '../model/lab-spec.js';
 
 /** Host part of each role's address on the private /24. */
 const HOST_OCTET: Record<string, number> = { server: 10, client: 11 };

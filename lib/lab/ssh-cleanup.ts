@@ -9,7 +9,7 @@
 import { REMOTE } from '../cluster/provision.js';
 import { CNI_PROBE_REMOTE_PATH } from '../cni/commands.js';
 import { cniUninstallScript } from '../cluster/cni-plugins.js';
-import { quote } from '../ssh/quote.js';
+import { quote } from '../shell/quote.js';
 import { cniIptablesCleanupScript } from './ssh-iptables.js';
 import { dirname } from 'node:path/posix';
 

@@ -7,15 +7,15 @@ import { ConfigError, EXIT, HarnessError, type ConfigProblem } from '../errors.j
 import type { HostSpec } from '../config/schema.js';
 import { runCommand, type RunCommand } from '../exec/run.js';
 import type { Logger } from '../log/events.js';
-import { deadlineIn, type Deadline } from '../run/deadline.js';
+import { deadlineIn, type Deadline } from '../time/deadlines.js';
 import { SshMachine, type SshMachineOptions } from '../ssh/client.js';
-import { quote } from '../ssh/quote.js';
+import { quote } from '../shell/quote.js';
 import { rebootMachine } from '../ssh/reboot.js';
 import { notBackError } from './not-back.js';
-import type { SshTarget } from '../ssh/target.js';
+import type { SshTarget } from '../shell/target.js';
 import { splitJump } from '../config/fields.js';
 import { sshHostCleanupScript } from './ssh-cleanup.js';
-import { interfaceWithAddress } from './parse-ip-addr.js';
+import { interfaceWithAddress } from '../parse/ip-addr.js';
 import { ensureCniPlugins } from '../cluster/cni-build.js';
 import {
   CNI_DIR, CNI_PLUGINS_VERSION, cniInstallScript, cniProbeCommand, describeCniProbe, parseCniProbe, type PluginState,

@@ -6,7 +6,7 @@ import { EXIT, HarnessError, type ConfigProblem } from '../errors.js';
 import type { HarnessConfig } from '../config/schema.js';
 import type { RunCommand } from '../exec/run.js';
 import type { Logger } from '../log/events.js';
-import { deadlineIn } from '../run/deadline.js';
+import { deadlineIn } from '../time/deadlines.js';
 import { ensureCniPlugins, type CniBuildOptions } from '../cluster/cni-build.js';
 import { CNI_PLUGINS_VERSION } from '../cluster/cni-plugins.js';
 import { expandHome } from './ssh-lab.js';

@@ -2,12 +2,12 @@
 // directories and processes, the agent's own resources, the nat table; and `alloc exec` run on a machine of the lab.
 import type { AgentSample, ExecProbeRec, NatTable, TaskHostState } from '../model/evidence.js';
 import type { Machine } from '../model/lab.js';
-import type { Deadline } from '../run/deadline.js';
-import { parseTaskDirs, taskDirsCommand } from './parse-task-dirs.js';
-import { parseTaskProcs, TASK_PROCS_COMMAND } from './parse-task-procs.js';
-import { agentSamplesCommand, parseAgentSamples } from './parse-agent-samples.js';
-import { NAT_TABLE_COMMAND, parseNatTable } from './parse-iptables-nat.js';
-import { allocExecCommand, EXEC_PROBE_COMMAND, parseAllocExec } from './parse-alloc-exec.js';
+import type { Deadline } from '../time/deadlines.js';
+import { parseTaskDirs, taskDirsCommand } from '../parse/task-dir-mounts.js';
+import { parseTaskProcs, TASK_PROCS_COMMAND } from '../parse/task-procs.js';
+import { agentSamplesCommand, parseAgentSamples } from '../parse/agent-samples.js';
+import { NAT_TABLE_COMMAND, parseNatTable } from '../parse/iptables-nat.js';
+import { allocExecCommand, EXEC_PROBE_COMMAND, parseAllocExec } from '../parse/alloc-exec-output.js';
 import { HarnessError } from '../errors.js';
 
 /** A read whose command failed is no observation: say which and why, never judge an empty output. */

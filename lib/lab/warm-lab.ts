@@ -10,8 +10,8 @@ import { HarnessError } from '../errors.js';
 import type { RunCommand } from '../exec/run.js';
 import type { Logger } from '../log/events.js';
 import type { Lab, Machine } from '../model/lab.js';
-import { deadlineIn, type Deadline } from '../run/deadline.js';
-import { waitFor } from '../run/wait.js';
+import { deadlineIn, type Deadline } from '../time/deadlines.js';
+import { waitFor } from '../time/wait-for.js';
 import type { SshMachineOptions } from '../ssh/client.js';
 import { vagrantBoxesDir, compareVersions } from '../vagrant/box-files.js';
 import { tryLock } from '../vagrant/lock.js';
@@ -22,7 +22,7 @@ import {
 import { createVagrant, type VagrantOptions } from '../vagrant/vagrant.js';
 import { TEMPLATE_DIR } from '../cluster/templates.js';
 import { createVagrantLab } from './vagrant-lab.js';
-import { LAB_SPEC_FILE, serialLogPath, type LabSpec } from './spec.js';
+import { LAB_SPEC_FILE, serialLogPath, type LabSpec } from '../model/lab-spec.js';
 import {
   decideWarm, WARM_SNAPSHOT, WARM_STATE_FILE, warmKey, warmLabId,
   type WarmCurrent, type WarmDecision, type WarmInputs, type WarmLabState,

@@ -1,7 +1,7 @@
 // The fan-out plan of a matrix (`matrix <file> --list-cells [--json] [--shards N]`): every cell with its shard and
 // the command that runs exactly it, and every non-empty shard with its command, for CI dynamic matrices. Pure.
 import type { ConfigProblem } from '../errors.js';
-import { quote } from '../ssh/quote.js';
+import { quote } from '../shell/quote.js';
 import type { Cell } from './expand.js';
 import { suiteName } from '../plan/names.js';
 

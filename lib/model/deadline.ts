@@ -1,4 +1,4 @@
-// The ground floor: an absolute deadline (lib/run/deadline.ts makes and waits on them). Imports nothing.
+// The ground floor: an absolute deadline (lib/time/deadlines.ts makes and waits on them). Imports nothing.
 
 /** An absolute point on the monotonic clock plus a cancellation signal. */
 export interface Deadline {

@@ -25,7 +25,7 @@ export interface FaultMark {
   detail?: string;
 }
 
-/** The client's named network namespaces and host-side veths (lib/lab/parse-observe.ts reads them). */
+/** The client's named network namespaces and host-side veths (lib/parse/host-observe.ts reads them). */
 export interface NetState {
   /** names under /var/run/netns (Nomad names an alloc's namespace by its alloc ID) */
   netns: string[];
@@ -377,7 +377,7 @@ export interface NatRule {
   text: string;
 }
 
-/** The client's nat table: chain names and rules (lib/lab/parse-iptables-nat.ts reads it). */
+/** The client's nat table: chain names and rules (lib/parse/iptables-nat.ts reads it). */
 export interface NatTable {
   chains: string[];
   rules: NatRule[];

@@ -26,7 +26,7 @@ export interface Tunnel {
   close(): Promise<void>;
 }
 
-/** One VM, reached over SSH only. `cmd` strings must be built with lib/ssh/quote.ts. */
+/** One VM, reached over SSH only. `cmd` strings must be built with lib/shell/quote.ts. */
 export interface Machine {
   /** logical role in the lab: "server" or "client" */
   readonly role: string;

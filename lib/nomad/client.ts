@@ -1,7 +1,7 @@
 // Typed Nomad HTTP API client over an injected Transport: the only place the harness speaks to Nomad.
 import { performance } from 'node:perf_hooks';
 import { EXIT, HarnessError, formatMs } from '../errors.js';
-import { sleep } from '../run/deadline.js';
+import { sleep } from '../time/deadlines.js';
 import { silentLogger, type Logger } from '../log/events.js';
 import type * as A from './api-types.js';
 import { NomadApiError, truncate } from './errors.js';

@@ -5,7 +5,7 @@ import { performance } from 'node:perf_hooks';
 import { HarnessError } from '../errors.js';
 import { silentLogger, type Logger } from '../log/events.js';
 import { NomadApiError } from './errors.js';
-import { EventStreamParser, type StreamEvent } from './parse-event-stream.js';
+import { EventStreamParser, type StreamEvent } from '../parse/event-stream-frames.js';
 import type { StreamResponse, Transport } from './transport.js';
 
 /** Pauses between reconnect attempts; the last repeats (bounded back-off). */

@@ -1,8 +1,8 @@
 // Waits on Nomad built on waitFor, using blocking queries (index + wait) instead of sleeping.
 // Each probe says what it saw last, so a timeout explains itself.
 import { EXIT, HarnessError, TimeoutError } from '../errors.js';
-import { remaining, sleep, type Deadline } from '../run/deadline.js';
-import { waitFor, type Probe } from '../run/wait.js';
+import { remaining, sleep, type Deadline } from '../time/deadlines.js';
+import { waitFor, type Probe } from '../time/wait-for.js';
 import type { ApiAllocListStub, ApiAllocation, ApiNode, ApiNodeListStub } from './api-types.js';
 import type { Nomad, Read, ReadQuery } from './client.js';
 

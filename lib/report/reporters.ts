@@ -7,7 +7,7 @@ import { renderHtml } from './html.js';
 import { renderJUnit } from './junit.js';
 import { renderSessionJson } from './json.js';
 import { checksumChecks, reproCommand, type ReproBuild } from './repro.js';
-import { quote } from '../ssh/quote.js';
+import { quote } from '../shell/quote.js';
 
 /** One file a reporter wants written. */
 export interface OutputFile {

@@ -1,6 +1,6 @@
 // Pure: the one command that re-runs exactly one run (or compare) with the same inputs, naming every Nomad build by
 // absolute path and checksum. A secret is never written: an argument holding one refers to $NOMAD_TOKEN instead.
-import { quote } from '../ssh/quote.js';
+import { quote } from '../shell/quote.js';
 
 /** Flags that only say where output goes or which scenarios to pick: not inputs of the run itself. */
 const OUTPUT_FLAGS = new Set(['--junit', '--report-json', '--reports-dir', '--all', '--json', '--quiet']);

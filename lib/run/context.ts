@@ -4,7 +4,7 @@ import type { Logger } from '../log/events.js';
 import type { ArtifactRef, StepRecord, TimelineEvent } from '../model/run.js';
 import { HarnessError, TimeoutError, formatMs } from '../errors.js';
 import { CleanupStack } from './cleanup.js';
-import { deadlineIn, type Deadline } from './deadline.js';
+import { deadlineIn, type Deadline } from '../time/deadlines.js';
 
 /** Default per-step ceiling; each step's deadline is also cut by the run budget. */
 export const DEFAULT_STEP_TIMEOUT_MS = 10 * 60_000;

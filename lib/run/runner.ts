@@ -10,7 +10,7 @@ import type { Logger } from '../log/events.js';
 import type { RunRecord } from '../model/run.js';
 import { outcomeOf } from '../report/outcome.js';
 import { RunContext } from './context.js';
-import { deadlineIn, type Deadline } from './deadline.js';
+import { deadlineIn, type Deadline } from '../time/deadlines.js';
 import type { Scenario, ScenarioEnv } from './scenario.js';
 import { writeArtifacts } from './artifacts.js';
 

@@ -4,7 +4,7 @@ import type { Lab } from '../model/lab.js';
 import type { Nomad } from '../nomad/client.js';
 import type { HarnessConfig } from '../config/schema.js';
 import type { ConfigProblem } from '../errors.js';
-import type { Deadline } from './deadline.js';
+import type { Deadline } from '../time/deadlines.js';
 import type { RunContext } from './context.js';
 import type { JobConverter } from '../cluster/job-convert.js';
 

@@ -6,7 +6,7 @@
 import type { ApiNode } from '../nomad/api-types.js';
 import type { Nomad } from '../nomad/client.js';
 import type { Machine } from '../model/lab.js';
-import type { Deadline } from '../run/deadline.js';
+import type { Deadline } from '../time/deadlines.js';
 import type { RunContext } from '../run/context.js';
 import { HarnessError, TerminalStateError } from '../errors.js';
 import { BRIDGE_CNI_ATTRIBUTES, missingAttributes, waitForNodeReady } from '../nomad/wait.js';

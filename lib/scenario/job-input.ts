@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import type { HarnessConfig } from '../config/schema.js';
 import type { ConfigProblem } from '../errors.js';
 import type { JobConverter } from '../cluster/job-convert.js';
-import { jobInfo, jobProblems } from '../nomad/parse-job.js';
+import { jobInfo, jobProblems } from '../parse/nomad-job.js';
 
 /** How config problems about the job name their field. */
 export const JOB_FIELD = 'job.file (--job)';

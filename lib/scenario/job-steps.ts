@@ -7,11 +7,11 @@ import { httpProbe, tcpProbe } from '../lab/observe.js';
 import type { ApiAllocListStub } from '../nomad/api-types.js';
 import type { Nomad, ReadQuery } from '../nomad/client.js';
 import { mergeTaskEvents, toAllocSnap, toDeploymentSnap, toEvalSnap } from '../nomad/parse.js';
-import { placementFailureMessage, type ApiAllocMetric, type LabSize } from '../nomad/parse-placement.js';
+import { placementFailureMessage, type ApiAllocMetric, type LabSize } from '../parse/placement.js';
 import { blockingProbe, MAX_BLOCK_MS } from '../nomad/wait.js';
 import { EXIT, HarnessError, TimeoutError } from '../errors.js';
-import { remaining, sleep, type Deadline } from '../run/deadline.js';
-import { waitFor, type Probe } from '../run/wait.js';
+import { remaining, sleep, type Deadline } from '../time/deadlines.js';
+import { waitFor, type Probe } from '../time/wait-for.js';
 import { clockOf, jobSettleState, settleDecision, settleEndMs, viewFingerprint, type DelayedReschedule, type Disruption } from './settle.js';
 import { readJobAllocs } from './reboot-steps.js';
 

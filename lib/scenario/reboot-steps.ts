@@ -2,7 +2,7 @@
 import type { AllocSnap, Observation, TaskEventRec } from '../model/evidence.js';
 import type { Lab } from '../model/lab.js';
 import type { Nomad } from '../nomad/client.js';
-import type { Deadline } from '../run/deadline.js';
+import type { Deadline } from '../time/deadlines.js';
 import { toAllocSnap, toNodeSnap, mergeTaskEvents } from '../nomad/parse.js';
 import { readBootInfo, readAgentLog, readNetState } from '../lab/observe.js';
 import { readNatTable } from '../lab/task-host.js';

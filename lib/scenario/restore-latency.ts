@@ -5,7 +5,7 @@
 // harness's clock). The client's clock offset, measured over SSH when the first alloc was noticed, puts both on the
 // harness's clock.
 import type { AllocSnap } from '../model/evidence.js';
-import type { ClockOffset } from '../lab/parse-observe.js';
+import type { ClockOffset } from '../parse/host-observe.js';
 import type { ReceivedEvent } from '../checks/transitions.js';
 
 /** How the harness first saw an alloc running again. */

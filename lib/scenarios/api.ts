@@ -16,16 +16,16 @@ export type { AllocSnap, NodeSnap, HttpProbe, TaskEventRec } from '../model/evid
 
 // steps, deadlines, waits, artifacts (ctx.step, ctx.artifact, ctx.fact, ctx.mark, ctx.cleanup)
 export type { RunContext } from '../run/context.js';
-export type { Deadline } from '../run/deadline.js';
-export { deadlineIn, remaining, sleep } from '../run/deadline.js';
-export { waitFor, type Probe } from '../run/wait.js';
+export type { Deadline } from '../time/deadlines.js';
+export { deadlineIn, remaining, sleep } from '../time/deadlines.js';
+export { waitFor, type Probe } from '../time/wait-for.js';
 export { HarnessError, TimeoutError } from '../errors.js';
 export type { ConfigProblem } from '../errors.js';
 export type { HarnessConfig } from '../config/schema.js';
 
 // the lab: machines reached over SSH, reboots, commands quoted once
 export type { Lab, Machine, ExecResult, RebootKind, RebootRecord } from '../model/lab.js';
-export { quote, sh } from '../ssh/quote.js';
+export { quote, sh } from '../shell/quote.js';
 export { readBootInfo, httpProbe, readAgentLog } from '../lab/observe.js';
 
 // the Nomad API client and its waits (blocking queries)

@@ -15,13 +15,13 @@ import { createVagrantLab } from '../lab/vagrant-lab.js';
 import { labSpecFor } from '../lab/spec-for.js';
 import { agentAddress, agentInterface, createSshLab } from '../lab/ssh-lab.js';
 import type { ChooseDriver } from '../lab/accel.js';
-import { deadlineIn, type Deadline } from '../run/deadline.js';
+import { deadlineIn, type Deadline } from '../time/deadlines.js';
 import type { RunContext } from '../run/context.js';
 import { openWarmLab, warmInputsFor, type WarmLab } from '../lab/warm-lab.js';
 import type { Lab, Machine } from '../model/lab.js';
-import type { LabSpec } from '../lab/spec.js';
+import type { LabSpec } from '../model/lab-spec.js';
 import { BRIDGE_CNI_ATTRIBUTES, waitForLeader, waitForNodeReady } from '../nomad/wait.js';
-import { waitFor } from '../run/wait.js';
+import { waitFor } from '../time/wait-for.js';
 
 /** vms/Vagrantfile of this checkout. */
 export const VAGRANTFILE = fileURLToPath(new URL('../../vms/Vagrantfile', import.meta.url));

@@ -4,12 +4,12 @@ import { HarnessError, TimeoutError } from '../errors.js';
 import { redactText } from '../exec/escape.js';
 import type { ExecOptions, ExecResult, Machine, Tunnel } from '../model/lab.js';
 import type { Logger } from '../log/events.js';
-import type { Deadline } from '../run/deadline.js';
+import type { Deadline } from '../time/deadlines.js';
 import { CONNECT_TIMEOUT_MS, connectUntil, readPrivateKey, SshError, type SshClient } from './connect.js';
 import { startForward } from './forward.js';
-import { quote } from './quote.js';
+import { quote } from '../shell/quote.js';
 import { sftpPut } from './sftp.js';
-import type { SshTarget } from './target.js';
+import type { SshTarget } from '../shell/target.js';
 import type { ClientChannel } from 'ssh2';
 
 /** The remote command was never started (the channel could not be opened). */
@@ -98,7 +98,7 @@ export class SshMachine implements Machine {
     this.o.logger?.({ kind: 'ssh', t: Math.round(performance.now()), machine: this.name, command: redactText(command, this.o.redact), ...extra, ...(extra.output === undefined ? {} : { output: redactText(extra.output, this.o.redact) }) });
   }
 
-  /** Run `cmd` (built with lib/ssh/quote.ts) and return its exit code and output; on the deadline the remote command is signalled and a TimeoutError names it. */
+  /** Run `cmd` (built with lib/shell/quote.ts) and return its exit code and output; on the deadline the remote command is signalled and a TimeoutError names it. */
   async exec(cmd: string, opts: ExecOptions): Promise<ExecResult> {
     try {
       return await this.execOnce(cmd, opts);

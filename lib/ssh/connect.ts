@@ -4,9 +4,9 @@ import { performance } from 'node:perf_hooks';
 import type { Duplex } from 'node:stream';
 import type ssh2Types from 'ssh2';
 import { HarnessError, formatMs } from '../errors.js';
-import { remaining, type Deadline } from '../run/deadline.js';
-import { waitFor } from '../run/wait.js';
-import type { SshTarget } from './target.js';
+import { remaining, type Deadline } from '../time/deadlines.js';
+import { waitFor } from '../time/wait-for.js';
+import type { SshTarget } from '../shell/target.js';
 
 /** Per-attempt connect + handshake timeout: a booting VM either answers within seconds or is not up yet. */
 export const CONNECT_TIMEOUT_MS = 5000;

@@ -3,9 +3,9 @@
 import { HarnessError } from '../errors.js';
 import type { FaultMark, RebootRecord } from '../model/lab.js';
 import type { Logger } from '../log/events.js';
-import { deadlineIn, sleep, type Deadline } from '../run/deadline.js';
-import { waitFor } from '../run/wait.js';
-import { quote } from './quote.js';
+import { deadlineIn, sleep, type Deadline } from '../time/deadlines.js';
+import { waitFor } from '../time/wait-for.js';
+import { quote } from '../shell/quote.js';
 import type { Rebootable } from './reboot.js';
 
 /** The agent's main PID and state as systemd sees them. */

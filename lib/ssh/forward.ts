@@ -2,7 +2,7 @@
 import net from 'node:net';
 import type { Tunnel } from '../model/lab.js';
 import type { Logger } from '../log/events.js';
-import { deadlineIn, type Deadline } from '../run/deadline.js';
+import { deadlineIn, type Deadline } from '../time/deadlines.js';
 import type { SshClient } from './connect.js';
 
 /** How long one incoming socket may wait for the SSH connection (re-established after a drop). */

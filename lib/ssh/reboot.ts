@@ -2,8 +2,8 @@
 import { HarnessError, TimeoutError } from '../errors.js';
 import type { ExecOptions, ExecResult, FaultMark, RebootKind, RebootRecord } from '../model/lab.js';
 import type { Logger } from '../log/events.js';
-import { deadlineIn, sleep, type Deadline } from '../run/deadline.js';
-import { waitFor } from '../run/wait.js';
+import { deadlineIn, sleep, type Deadline } from '../time/deadlines.js';
+import { waitFor } from '../time/wait-for.js';
 import { SshError } from './connect.js';
 
 /** What a reboot needs from a machine (SshMachine satisfies it). */

@@ -1,7 +1,7 @@
 // Put one file on a machine over SFTP (from a local path or from memory), then chmod it, bounded by a deadline.
 import { performance } from 'node:perf_hooks';
 import { TimeoutError } from '../errors.js';
-import type { Deadline } from '../run/deadline.js';
+import type { Deadline } from '../time/deadlines.js';
 import { SshError, type SshClient } from './connect.js';
 
 /** Upload `src` to `remotePath` through a new SFTP session on `conn`; TimeoutError names `what` when the deadline passes. */

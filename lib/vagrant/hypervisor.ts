@@ -2,9 +2,9 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { runCommand, type RunCommand } from '../exec/run.js';
-import type { Deadline } from '../run/deadline.js';
+import type { Deadline } from '../time/deadlines.js';
 import type { Logger } from '../log/events.js';
-import type { Provider } from '../lab/spec.js';
+import type { Provider } from '../model/lab-spec.js';
 
 /** libvirt connection the lab uses (system daemon; a unix socket, so it works from any netns). */
 export const LIBVIRT_URI = 'qemu:///system';

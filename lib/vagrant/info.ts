@@ -1,6 +1,6 @@
 // What the installed Vagrant says about itself (doctor): version, plugins, boxes. Never throws for a missing vagrant.
 import { runCommand, ANY_EXIT_CODE, type RunCommand } from '../exec/run.js';
-import type { Deadline } from '../run/deadline.js';
+import type { Deadline } from '../time/deadlines.js';
 
 export interface VagrantInfo {
   /** "Vagrant 2.3.4", or undefined when vagrant does not run */

@@ -1,8 +1,8 @@
 // A cross-process lock file per provider: vagrant-libvirt races when two `vagrant up`s create networks/volumes at once.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { waitFor, type Probe } from '../run/wait.js';
-import type { Deadline } from '../run/deadline.js';
+import { waitFor, type Probe } from '../time/wait-for.js';
+import type { Deadline } from '../time/deadlines.js';
 import type { Logger } from '../log/events.js';
 
 /** Where lock files live; /tmp is shared by every run on the host. */

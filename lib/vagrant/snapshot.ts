@@ -3,7 +3,7 @@
 import { ANY_EXIT_CODE, runCommand, type RunCommand } from '../exec/run.js';
 import { HarnessError } from '../errors.js';
 import type { Logger } from '../log/events.js';
-import type { Deadline } from '../run/deadline.js';
+import type { Deadline } from '../time/deadlines.js';
 import { LIBVIRT_URI } from './hypervisor.js';
 
 /** Deadline, logger and the command runner (tests inject a stand-in virsh). */

@@ -2,17 +2,17 @@
 import { CommandError } from '../errors.js';
 import { ANY_EXIT_CODE, runCommand, type RunCommand } from '../exec/run.js';
 import { tailLines } from '../exec/escape.js';
-import type { Deadline } from '../run/deadline.js';
+import type { Deadline } from '../time/deadlines.js';
 import type { Logger } from '../log/events.js';
-import type { SshTarget } from '../ssh/target.js';
-import { quote } from '../ssh/quote.js';
+import type { SshTarget } from '../shell/target.js';
+import { quote } from '../shell/quote.js';
 import { DEFAULT_LOCK_DIR, lockPath, withLock } from './lock.js';
 import {
   dropProgressNoise, errorExit, isProgressNoise, machineStates, parseMachineReadable, rubyException, sshConfigText,
   transcriptLine,
-} from './parse-machine-readable.js';
+} from '../parse/vagrant-machine-readable.js';
 
-import { sshTargetFor } from './parse-ssh-config.js';
+import { sshTargetFor } from '../parse/ssh-config.js';
 
 /** Vagrant exited non-zero; `errorClass`/`vagrantMessage` come from its `error-exit` line when it printed one. */
 export class VagrantError extends CommandError {

@@ -10,10 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createNomad } from '../../lib/nomad/client.js';
 import { createHttpTransport } from '../../lib/nomad/transport.js';
-import type { StreamEvent } from '../../lib/nomad/parse-event-stream.js';
+import type { StreamEvent } from '../../lib/parse/event-stream-frames.js';
 import { waitForLeader, waitForNodeReady } from '../../lib/nomad/wait.js';
-import { deadlineIn } from '../../lib/run/deadline.js';
-import { waitFor } from '../../lib/run/wait.js';
+import { deadlineIn } from '../../lib/time/deadlines.js';
+import { waitFor } from '../../lib/time/wait-for.js';
 import { transientFailures, transitionsFrom } from '../../lib/checks/transitions.js';
 import { buildsFromEnv } from '../helpers/real-nomad.js';
 

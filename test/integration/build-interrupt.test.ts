@@ -3,7 +3,8 @@
 // in the cache. The tree is a Nomad-shaped git repository and `go` a stand-in that hangs, so nothing is compiled.
 import { execFileSync } from 'node:child_process';
 import { EventEmitter } from 'node:events';
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import t from 'tap';
 import { main, type CliDeps } from '../../lib/cli/main.js';
@@ -22,6 +23,8 @@ t.test('build git:<tree> interrupted by SIGTERM during the build: exit 130, inte
   writeFileSync(join(tree, 'version', 'version.go'), 'package version\n');
   writeFileSync(join(tree, 'nomad', 'structs', 'generate.sh'), '#!/bin/sh\n');
   writeFileSync(join(tree, 'main.go'), 'package main\n\nfunc main() {}\n');
+  // the recipe as a real tree states it (v1.9.3's GNUmakefile excerpt): the build must get as far as running go
+  copyFileSync(fileURLToPath(new URL('../fixtures/builds/makefiles/v1.9.3.GNUmakefile', import.meta.url)), join(tree, 'GNUmakefile'));
   const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.invalid', ...args], { cwd: tree, stdio: 'ignore' });
   git('init', '-q');
   git('add', '-A');

@@ -8,7 +8,7 @@ import t, { type Test } from 'tap';
 import { resolveBuilds, planBuilds } from '../../lib/builds/resolve.js';
 import type { BuildContext } from '../../lib/builds/context.js';
 import { HASHICORP_FINGERPRINT, HASHICORP_KEY_FILE, verifyDetached } from '../../lib/builds/gpg.js';
-import { deadlineIn } from '../../lib/run/deadline.js';
+import { deadlineIn } from '../../lib/time/deadlines.js';
 import { ConfigError, EXIT, HarnessError } from '../../lib/errors.js';
 import type { LogEvent } from '../../lib/log/events.js';
 import { rejection } from '../helpers/rejection.js';

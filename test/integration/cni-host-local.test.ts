@@ -4,7 +4,7 @@ import t from 'tap';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { bridgeNetConfig, stateDirOf } from '../../lib/cni/config.js';
-import { parseCniResult, parseProbeOutput } from '../../lib/cni/parse-result.js';
+import { parseCniResult, parseProbeOutput } from '../../lib/parse/cni-result.js';
 import { CNI_PROBE_LOCAL_PATH } from '../../lib/cni/probe.js';
 import { findDuplicateIpError } from '../../lib/checks/parse-duplicate-ip.js';
 import { cniListingCommand, parseCniListing } from '../../lib/cluster/parse-cni-listing.js';

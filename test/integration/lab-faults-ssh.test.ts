@@ -6,7 +6,7 @@ import t, { type Test } from 'tap';
 import { performance } from 'node:perf_hooks';
 import { SshMachine } from '../../lib/ssh/client.js';
 import { SshError } from '../../lib/ssh/connect.js';
-import { deadlineIn } from '../../lib/run/deadline.js';
+import { deadlineIn } from '../../lib/time/deadlines.js';
 import { EXIT, HarnessError, TimeoutError } from '../../lib/errors.js';
 import { runScenario } from '../../lib/run/runner.js';
 import { exitCodeOf } from '../../lib/report/outcome.js';

@@ -7,10 +7,10 @@ import { mkdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createVagrantLab } from '../../lib/lab/vagrant-lab.js';
-import type { LabSpec } from '../../lib/lab/spec.js';
+import type { LabSpec } from '../../lib/model/lab-spec.js';
 import { runCommand, type RunCommand } from '../../lib/exec/run.js';
-import { deadlineIn } from '../../lib/run/deadline.js';
-import { sh } from '../../lib/ssh/quote.js';
+import { deadlineIn } from '../../lib/time/deadlines.js';
+import { sh } from '../../lib/shell/quote.js';
 import { sshdForTest } from '../helpers/sshd.js';
 
 const sshd = await sshdForTest(t);

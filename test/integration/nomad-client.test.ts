@@ -9,7 +9,7 @@ import { createHttpTransport } from '../../lib/nomad/transport.js';
 import { startFakeNomad } from '../helpers/fake-nomad/index.js';
 import { WEB_JOB_HCL } from '../helpers/fake-nomad/sample-job.js';
 import { waitForAllocRunning } from '../../lib/nomad/wait.js';
-import { deadlineIn } from '../../lib/run/deadline.js';
+import { deadlineIn } from '../../lib/time/deadlines.js';
 
 const signal = () => AbortSignal.timeout(5000);
 

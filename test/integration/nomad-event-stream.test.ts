@@ -4,10 +4,10 @@
 import t, { type Test } from 'tap';
 import type { LogEvent } from '../../lib/log/events.js';
 import { createNomad } from '../../lib/nomad/client.js';
-import type { StreamEvent } from '../../lib/nomad/parse-event-stream.js';
+import type { StreamEvent } from '../../lib/parse/event-stream-frames.js';
 import { createHttpTransport } from '../../lib/nomad/transport.js';
-import { waitFor } from '../../lib/run/wait.js';
-import { deadlineIn } from '../../lib/run/deadline.js';
+import { waitFor } from '../../lib/time/wait-for.js';
+import { deadlineIn } from '../../lib/time/deadlines.js';
 import { startFakeNomad } from '../helpers/fake-nomad/index.js';
 import { deployWeb } from '../helpers/fake-nomad/sample-job.js';
 

@@ -5,7 +5,7 @@ import type { ApiAllocation } from '../../lib/nomad/api-types.js';
 import { createNomad, type Nomad } from '../../lib/nomad/client.js';
 import { createHttpTransport } from '../../lib/nomad/transport.js';
 import { waitForAlloc, waitForAllocRunning } from '../../lib/nomad/wait.js';
-import { deadlineIn } from '../../lib/run/deadline.js';
+import { deadlineIn } from '../../lib/time/deadlines.js';
 import { OTHER_JOB, startFakeNomad, type FakeNomad, type Timeline } from '../helpers/fake-nomad/index.js';
 import { deployWeb } from '../helpers/fake-nomad/sample-job.js';
 

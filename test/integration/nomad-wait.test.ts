@@ -11,7 +11,7 @@ import type { Machine } from '../../lib/model/lab.js';
 import type { LogEvent } from '../../lib/log/events.js';
 
 const CNI_BRIDGE_ATTRIBUTE = 'plugins.cni.version.bridge';
-import { deadlineIn } from '../../lib/run/deadline.js';
+import { deadlineIn } from '../../lib/time/deadlines.js';
 import { startFakeNomad, type Timeline } from '../helpers/fake-nomad/index.js';
 import { WEB_JOB_HCL, deployWeb } from '../helpers/fake-nomad/sample-job.js';
 

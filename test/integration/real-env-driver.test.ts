@@ -7,9 +7,9 @@ import path from 'node:path';
 import { createRealEnv } from '../../lib/session/real-env.js';
 import type { DriverChoice, DriverSetting } from '../../lib/lab/accel.js';
 import { RunContext } from '../../lib/run/context.js';
-import { deadlineIn } from '../../lib/run/deadline.js';
+import { deadlineIn } from '../../lib/time/deadlines.js';
 import { DEFAULTS, type HarnessConfig } from '../../lib/config/schema.js';
-import { LAB_SPEC_FILE } from '../../lib/lab/spec.js';
+import { LAB_SPEC_FILE } from '../../lib/model/lab-spec.js';
 import { rejection } from '../helpers/rejection.js';
 
 const root = t.testdir({ bin: {}, work: {} });

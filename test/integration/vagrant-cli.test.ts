@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createVagrant, VagrantError } from '../../lib/vagrant/vagrant.js';
 import { lockPath } from '../../lib/vagrant/lock.js';
-import { deadlineIn } from '../../lib/run/deadline.js';
+import { deadlineIn } from '../../lib/time/deadlines.js';
 import { CommandError } from '../../lib/errors.js';
 import type { LogEvent } from '../../lib/log/events.js';
 

@@ -12,7 +12,7 @@ import { labSpecFor } from '../../lib/lab/spec-for.js';
 import { openWarmLab, readWarmRecord, warmInputsFor, warmLockPath } from '../../lib/lab/warm-lab.js';
 import { warmKey, warmLabId } from '../../lib/lab/warm-key.js';
 import type { LogEvent } from '../../lib/log/events.js';
-import { deadlineIn } from '../../lib/run/deadline.js';
+import { deadlineIn } from '../../lib/time/deadlines.js';
 import { VAGRANTFILE } from '../../lib/session/real-env.js';
 
 interface Dom { state: 'running' | 'paused' | 'shut off'; snapshots: Set<string>; desc?: string }

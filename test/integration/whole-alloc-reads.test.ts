@@ -5,9 +5,9 @@ import t, { type Test } from 'tap';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { isOwnTmpfs, parseTaskDirs, taskDirsCommand } from '../../lib/lab/parse-task-dirs.js';
-import { parseTaskProcs, TASK_PROCS_COMMAND } from '../../lib/lab/parse-task-procs.js';
-import { agentSamplesCommand, parseAgentSamples } from '../../lib/lab/parse-agent-samples.js';
+import { isOwnTmpfs, parseTaskDirs, taskDirsCommand } from '../../lib/parse/task-dir-mounts.js';
+import { parseTaskProcs, TASK_PROCS_COMMAND } from '../../lib/parse/task-procs.js';
+import { agentSamplesCommand, parseAgentSamples } from '../../lib/parse/agent-samples.js';
 
 const has = (tool: string) => {
   try {

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { readRecipe, type MakefileRules } from '../../lib/builds/parse-makefile.js';
+import { readRecipe, type MakefileRules } from '../../lib/parse/makefile.js';
 import { needsRaise } from '../../lib/builds/go.js';
 import { sourceKey, type PlannedRecipe } from '../../lib/builds/source-plan.js';
 import { NOMAD_PROFILE } from '../../lib/builds/source-profile.js';

@@ -1,7 +1,7 @@
 // Pure readers of what the releases site, gpgv, `nomad version`, Go and go.mod say, with real-shaped samples.
 import t from 'tap';
-import { indexUrl, parseReleaseIndex, releaseFiles, sha256For } from '../../lib/builds/parse-release.js';
-import { goAtLeast, parseGoMod, parseGpgvStatus, parseNomadVersion } from '../../lib/builds/parse-tools.js';
+import { indexUrl, parseReleaseIndex, releaseFiles, sha256For } from '../../lib/parse/release-index.js';
+import { goAtLeast, parseGoMod, parseGpgvStatus, parseNomadVersion } from '../../lib/parse/go-tools.js';
 import { compareVersions, latestVersion, nearestVersions } from '../../lib/builds/versions.js';
 import { buildProperties, describeOrigin } from '../../lib/builds/provenance.js';
 import { VERIFIED, type ResolvedBuild } from '../../lib/model/build.js';

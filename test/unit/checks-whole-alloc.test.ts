@@ -3,13 +3,13 @@
 // network variables, exec into a reattached task refused, the fd leak), each passing where Nomad did well.
 import { readFileSync } from 'node:fs';
 import t from 'tap';
-import { parseTaskDirs } from '../../lib/lab/parse-task-dirs.js';
-import { parseTaskProcs } from '../../lib/lab/parse-task-procs.js';
-import { parseAgentSamples } from '../../lib/lab/parse-agent-samples.js';
-import { parseNatTable } from '../../lib/lab/parse-iptables-nat.js';
-import { parseAllocExec } from '../../lib/lab/parse-alloc-exec.js';
-import { nomadServicesOf, toAllocChecks, toServiceRegs } from '../../lib/nomad/parse-services.js';
-import { restartProgress } from '../../lib/nomad/parse-restart.js';
+import { parseTaskDirs } from '../../lib/parse/task-dir-mounts.js';
+import { parseTaskProcs } from '../../lib/parse/task-procs.js';
+import { parseAgentSamples } from '../../lib/parse/agent-samples.js';
+import { parseNatTable } from '../../lib/parse/iptables-nat.js';
+import { parseAllocExec } from '../../lib/parse/alloc-exec-output.js';
+import { nomadServicesOf, toAllocChecks, toServiceRegs } from '../../lib/parse/service-registrations.js';
+import { restartProgress } from '../../lib/parse/task-restart.js';
 import { toAllocSnap } from '../../lib/nomad/parse.js';
 import { checkTaskDirs } from '../../lib/checks/task-dirs.js';
 import { checkTaskNetns } from '../../lib/checks/task-netns.js';

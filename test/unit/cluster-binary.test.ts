@@ -2,10 +2,10 @@ import t from 'tap';
 import { writeFile } from 'node:fs/promises';
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { inspectElf, inspectNomadBinary, checkNomadBinary, probeNomadVersion } from '../../lib/cluster/binary.js';
+import { inspectElf, inspectNomadBinary, checkNomadBinary, probeNomadVersion } from '../../lib/builds/binary.js';
 import { runDoctor } from '../../lib/lab/doctor.js';
 import { runCommand, type RunCommand } from '../../lib/exec/run.js';
-import { deadlineIn } from '../../lib/run/deadline.js';
+import { deadlineIn } from '../../lib/time/deadlines.js';
 import { ConfigError } from '../../lib/errors.js';
 
 const noCc = spawnSync('cc', ['--version']).status === 0 ? false : 'no C compiler (cc) to build the tiny test programs';

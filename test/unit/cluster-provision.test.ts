@@ -1,7 +1,7 @@
 import t from 'tap';
 import { installNomad, REMOTE } from '../../lib/cluster/provision.js';
 import { collectHostEvidence } from '../../lib/cluster/evidence.js';
-import { deadlineIn } from '../../lib/run/deadline.js';
+import { deadlineIn } from '../../lib/time/deadlines.js';
 import type { ExecOptions, ExecResult, Machine } from '../../lib/model/lab.js';
 
 /** A stand-in machine that records every call and answers from a script. */

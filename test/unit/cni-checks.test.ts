@@ -2,7 +2,7 @@ import t from 'tap';
 import { judgeAll } from '../../lib/checks/define.js';
 import type { CniProbeRun, CniRebootEvidence } from '../../lib/checks/cni-probe.js';
 import { CHECKS } from '../../scenarios/cni-ipam-reboot.js';
-import type { CniOutcome } from '../../lib/cni/parse-result.js';
+import type { CniOutcome } from '../../lib/parse/cni-result.js';
 
 const ID = '6f0c1a2b-3c4d-4e5f-8a9b-0c1d2e3f4a5b';
 const ok = (ip: string): CniOutcome => ({ ok: true, ips: [ip], exitCode: 0 });
@@ -49,7 +49,7 @@ t.test('host-rebooted fails without a boot id change', async (t) => {
 
 t.test('recorded on a real client VM across a real reboot (bridge + host-local 1.1.1, Debian bookworm guest)', async (t) => {
   const { readFileSync } = await import('node:fs');
-  const { parseProbeOutput } = await import('../../lib/cni/parse-result.js');
+  const { parseProbeOutput } = await import('../../lib/parse/cni-result.js');
   const { parseCniListing } = await import('../../lib/cluster/parse-cni-listing.js');
   const f = (n: string) => readFileSync(new URL(`../fixtures/cni/vm-${n}.txt`, import.meta.url), 'utf8');
   const before = parseCniListing(f('listing-before-reboot'));

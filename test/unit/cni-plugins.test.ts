@@ -10,7 +10,7 @@ import {
   CNI_PLUGINS_VERSION, cniInstallScript, cniProbeCommand, cniUninstallScript, describeCniProbe, manifestOf,
   parseCniProbe,
 } from '../../lib/cluster/cni-plugins.js';
-import { interfaceWithAddress } from '../../lib/lab/parse-ip-addr.js';
+import { interfaceWithAddress } from '../../lib/parse/ip-addr.js';
 
 const bash = (script: string) => execFileSync('bash', ['-c', script], { encoding: 'utf8' });
 const plugin = (name: string, version: string) => `#!/bin/sh\necho "CNI ${name} plugin ${version}" >&2\n`;

@@ -2,7 +2,7 @@ import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { bridgeNetConfig, stateDirOf, CNI_DATA_DIRS } from '../../lib/cni/config.js';
 import { cniAddCall, cniDelCall, cniResetCommand, CNI_PROBE_REMOTE_PATH } from '../../lib/cni/commands.js';
-import { parseCniResult, parseProbeOutput, describeOutcome } from '../../lib/cni/parse-result.js';
+import { parseCniResult, parseProbeOutput, describeOutcome } from '../../lib/parse/cni-result.js';
 
 const fixture = (n: string) => readFileSync(new URL(`../fixtures/cni/${n}`, import.meta.url), 'utf8');
 const frame = (rc: number, out: string, err = '') => `CNI-PROBE rc=${rc} stdout=${Buffer.from(out).toString('base64')} stderr=${Buffer.from(err).toString('base64')}\n`;

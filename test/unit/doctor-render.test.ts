@@ -1,7 +1,7 @@
 import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { detectAccel, memAvailableBytes, nearestExisting, renderDoctor, runDoctor, type DoctorItem } from '../../lib/lab/doctor.js';
-import { deadlineIn } from '../../lib/run/deadline.js';
+import { deadlineIn } from '../../lib/time/deadlines.js';
 import type { RunCommand } from '../../lib/exec/run.js';
 
 const fx = (n: string) => readFileSync(new URL(`../fixtures/cluster/${n}`, import.meta.url), 'utf8');

@@ -1,7 +1,7 @@
 // runCommand against real local processes (sh): exit codes, stderr tail, redaction, deadline, interrupt, missing binary.
 import t from 'tap';
 import { runCommand } from '../../lib/exec/run.js';
-import { deadlineIn } from '../../lib/run/deadline.js';
+import { deadlineIn } from '../../lib/time/deadlines.js';
 import { CommandError, InterruptedError } from '../../lib/errors.js';
 import type { LogEvent } from '../../lib/log/events.js';
 

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { parseNetnsList, alivePid, IN_NETNS_ENV } from '../../lib/lab/host.js';
 import { setupArgs, runSetup, nextCommands, SETUP_SCRIPT, TSX_LOADER } from '../../lib/lab/setup.js';
 import { CommandError } from '../../lib/errors.js';
-import { deadlineIn } from '../../lib/run/deadline.js';
+import { deadlineIn } from '../../lib/time/deadlines.js';
 import type { RunCommand } from '../../lib/exec/run.js';
 import type { LogEvent } from '../../lib/log/events.js';
 

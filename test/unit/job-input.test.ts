@@ -1,9 +1,9 @@
 // The user's job, pure parts: Nomad's job JSON read (jobInfo, jobProblems), probe kinds from meta, the placement failure
 // text and its fix, the -var flags and var-file, Nomad's message from a failed conversion, and the converter's argv.
 import t from 'tap';
-import { jobInfo, jobProblems } from '../../lib/nomad/parse-job.js';
+import { jobInfo, jobProblems } from '../../lib/parse/nomad-job.js';
 import { defaultProbeKind, probeKindOf, probeKindsFromMeta } from '../../lib/checks/probe-kind.js';
-import { placementFailureMessage, placementLines } from '../../lib/nomad/parse-placement.js';
+import { placementFailureMessage, placementLines } from '../../lib/parse/placement.js';
 import { nomadJobConverter, nomadMessage, varFlags } from '../../lib/cluster/job-convert.js';
 import { varFile } from '../../lib/scenario/job-input.js';
 import type { RunCommand } from '../../lib/exec/run.js';

@@ -3,12 +3,12 @@
 import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { judgeKvmProbe, initLine, type KvmProbeOutput } from '../../lib/lab/parse-kvm-probe.js';
+import { judgeKvmProbe, initLine, type KvmProbeOutput } from '../../lib/parse/kvm-probe-console.js';
 import { chooseLibvirtDriver, driverChooser, type AccelDeps } from '../../lib/lab/accel.js';
 import { kvmCacheKey, kvmCachePath, readKvmAnswer, writeKvmAnswer, type KvmAnswer } from '../../lib/lab/kvm-cache.js';
 import { boxKernel, compareVersions } from '../../lib/vagrant/box-files.js';
 import { kvmProbeArgv } from '../../lib/lab/kvm-probe.js';
-import { deadlineIn } from '../../lib/run/deadline.js';
+import { deadlineIn } from '../../lib/time/deadlines.js';
 
 const lines = (n: string) => readFileSync(new URL(`../fixtures/kvm-probe/${n}`, import.meta.url), 'utf8').split('\n');
 const out = (o: Partial<KvmProbeOutput>): KvmProbeOutput => ({ console: [], stderr: [], end: 'exited',

@@ -7,9 +7,9 @@ import { DEFAULTS } from '../../lib/config/schema.js';
 import { rebootStepMs } from '../../lib/scenario/faults.js';
 import { CONSOLE_TAIL_LINES, consoleTail, notBackError, NotBackError } from '../../lib/lab/not-back.js';
 import { EXIT, InterruptedError, TimeoutError } from '../../lib/errors.js';
-import { rubyException, transcriptLine } from '../../lib/vagrant/parse-machine-readable.js';
+import { rubyException, transcriptLine } from '../../lib/parse/vagrant-machine-readable.js';
 import { RunContext } from '../../lib/run/context.js';
-import { deadlineIn } from '../../lib/run/deadline.js';
+import { deadlineIn } from '../../lib/time/deadlines.js';
 
 const cfg = (flags: Record<string, unknown>, file?: unknown) => resolveConfig({ file, env: {}, flags, knownChecks: [] });
 

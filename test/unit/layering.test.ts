@@ -48,10 +48,9 @@ const FS_PACKAGES = ['node:fs', 'fs', 'node:fs/promises', 'fs/promises'];
 const callsFetch = (f: string) => fetchIn(source.get(f)!);
 const importers = (pkgs: string[]) => FILES.filter((f) => imports(f).some((s) => pkgs.includes(s)));
 
-/** Pure: parsers, checks, reports (but the writer), config, logging, the settle decision, the lab spec. */
+/** Pure: the model, time, quoting, parsers, checks, reports (but the writer), config, logging, the settle decision. */
 const PURE = FILES.filter((f) =>
-  /\/parse-[^/]+\.ts$/.test(f) ||
-  /^lib\/(config|checks|log)\//.test(f) ||
+  /^lib\/(model|time|shell|parse|config|checks|log)\//.test(f) ||
   (f.startsWith('lib/report/') && f !== 'lib/report/write.ts') ||
   ['lib/errors.ts', 'lib/scenario/settle.ts', 'lib/lab/spec-for.ts'].includes(f) ||
   ['spec', 'provenance', 'versions', 'zip', 'types', 'source-profile'].some((n) => f === `lib/builds/${n}.ts`));
@@ -65,9 +64,9 @@ t.test('the detectors see what they look for', async (t) => {
 
 t.test('the file list is real', async (t) => {
   t.ok(FILES.length > 40, `${FILES.length} files under lib/`);
-  for (const f of ['lib/config/validate.ts', 'lib/checks/verdict.ts', 'lib/report/junit.ts', 'lib/vagrant/parse-machine-readable.ts', 'lib/lab/parse-observe.ts', 'lib/log/format.ts']) t.ok(PURE.includes(f), `${f} is held to the pure rules`);
+  for (const f of ['lib/config/validate.ts', 'lib/checks/verdict.ts', 'lib/report/junit.ts', 'lib/parse/vagrant-machine-readable.ts', 'lib/parse/host-observe.ts', 'lib/log/format.ts']) t.ok(PURE.includes(f), `${f} is held to the pure rules`);
   t.notOk(PURE.includes('lib/report/write.ts'), 'the report writer does I/O on purpose');
-  for (const f of ['lib/builds/spec.ts', 'lib/builds/parse-release.ts', 'lib/builds/zip.ts']) t.ok(PURE.includes(f), `${f} is pure`);
+  for (const f of ['lib/builds/spec.ts', 'lib/parse/release-index.ts', 'lib/builds/zip.ts']) t.ok(PURE.includes(f), `${f} is pure`);
   // The detectors themselves must see what they look for.
   t.same(imports('lib/exec/run.ts').filter((s) => s === 'execa'), ['execa'], 'sees a value import');
   t.ok(imports('lib/nomad/transport.ts').includes('node:http'));
@@ -95,7 +94,7 @@ t.test('execa only in lib/exec and lib/vagrant; ssh2 only in lib/ssh; HTTP only 
 });
 
 t.test('checks and reports never reach the lab, SSH, Nomad or Vagrant adapters', async (t) => {
-  const adapters = /^lib\/(exec|vagrant|ssh\/(?!quote)|nomad\/(client|transport|wait)|cluster\/provision|lab\/(vagrant-lab|real-env|host|doctor|destroy|observe|setup)|run\/artifacts)\.?/;
+  const adapters = /^lib\/(exec|vagrant|ssh\/|nomad\/(client|transport|wait)|cluster\/provision|lab\/(vagrant-lab|real-env|host|doctor|destroy|observe|setup)|run\/artifacts)\.?/;
   for (const f of FILES.filter((x) => /^lib\/(checks|report)\//.test(x) && x !== 'lib/report/write.ts')) {
     t.same([...closure(f)].filter((d) => adapters.test(d)), [], f);
   }
@@ -127,32 +126,25 @@ function allImportsOf(text: string): string[] {
 const localDeps = (f: string) => allImportsOf(source.get(f)!).filter((s) => s.startsWith('.')).map((s) => resolveLocal(f, s)).filter((d) => source.has(d));
 
 /**
- * 1 model; 2 pure logic; 3 adapters (one outside system each); 4 labs and the cluster on them; 5 run and scenarios;
- * 6 session and cli. A pure helper that lives in an adapter's folder (its parser, its quoting) counts as floor 2, and
- * so do the deadline and wait primitives every floor uses.
+ * 1 model; 2 pure logic (time, shell quoting, parsers, checks, config, plan, reports); 3 adapters (one outside system
+ * each); 4 labs and the cluster on them; 5 run and scenarios; 6 session and cli. A file's floor is its folder's: no
+ * file is an exception (a pure helper an adapter needs lives in a pure folder, not in the adapter's).
  */
 const FLOOR_OF_FOLDER: [RegExp, number][] = [
   [/^lib\/model\//, 1],
-  [/^lib\/(checks|config|plan|report|log|matrix)\//, 2],
+  [/^lib\/(time|shell|parse|checks|config|plan|report|log|matrix)\//, 2],
   [/^lib\/errors\.ts$/, 2],
   [/^lib\/(exec|vagrant|ssh|nomad|builds|cni|merge)\//, 3],
   [/^lib\/(lab|cluster)\//, 4],
   [/^lib\/(run|scenario|scenarios)\//, 5],
   [/^lib\/(session|cli)\//, 6],
 ];
-const FLOOR_TWO_FILES = /(\/parse-[^/]+\.ts|^lib\/ssh\/(quote|target)\.ts|^lib\/run\/(deadline|wait)\.ts|^lib\/lab\/spec(-for)?\.ts|^lib\/scenario\/settle\.ts)$/;
-/** The build's file check (ELF header) serves the build layer as much as the cluster: an adapter, floor 3. */
-const FLOOR_THREE_FILES = /^lib\/cluster\/binary\.ts$/;
-function floorOf(f: string): number | undefined {
-  if (FLOOR_TWO_FILES.test(f)) return 2;
-  if (FLOOR_THREE_FILES.test(f)) return 3;
-  return FLOOR_OF_FOLDER.find(([re]) => re.test(f))?.[1];
-}
+const floorOf = (f: string): number | undefined => FLOOR_OF_FOLDER.find(([re]) => re.test(f))?.[1];
 
 t.test('every file under lib/ has a floor', async (t) => {
   t.same(FILES.filter((f) => floorOf(f) === undefined), [], 'add a new folder to FLOOR_OF_FOLDER (and to docs/architecture.md)');
   t.equal(floorOf('lib/model/evidence.ts'), 1);
-  t.equal(floorOf('lib/vagrant/parse-ssh-config.ts'), 2, 'a parser in an adapter folder is pure logic');
+  t.equal(floorOf('lib/parse/ssh-config.ts'), 2, 'a parser in an adapter folder is pure logic');
 });
 
 t.test('no file imports a higher floor (type imports count)', async (t) => {

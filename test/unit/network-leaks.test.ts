@@ -3,7 +3,7 @@
 import t from 'tap';
 import { judgeCheck } from '../../lib/checks/define.js';
 import { readFileSync } from 'node:fs';
-import { parseHostNetns, parseNetState } from '../../lib/lab/parse-observe.js';
+import { parseHostNetns, parseNetState } from '../../lib/parse/host-observe.js';
 import { NO_LEAKS } from '../../lib/checks/no-leaks.js';
 import { describeNetns, hostAddressConflicts } from '../../lib/checks/host-addresses.js';
 import type { RebootEvidence } from '../../lib/model/evidence.js';

@@ -7,7 +7,7 @@ import { NomadApiError } from '../../lib/nomad/errors.js';
 import type { TransportRequest, TransportResponse } from '../../lib/nomad/transport.js';
 import { buildPath } from '../../lib/nomad/transport.js';
 import { describeAlloc, blockingWait } from '../../lib/nomad/wait.js';
-import { deadlineIn } from '../../lib/run/deadline.js';
+import { deadlineIn } from '../../lib/time/deadlines.js';
 import { readFileSync } from 'node:fs';
 import type { ApiAllocListStub } from '../../lib/nomad/api-types.js';
 

@@ -1,8 +1,8 @@
-// lib/nomad/parse-event-stream.ts and lib/checks/transitions.ts against a hand-written stream sample
+// lib/parse/event-stream-frames.ts and lib/checks/transitions.ts against a hand-written stream sample
 // (test/fixtures/nomad/event-stream/README.md says where its shapes come from), cut into chunks at every offset.
 import { readFileSync } from 'node:fs';
 import t from 'tap';
-import { EventStreamParser, parseFrameLine, type StreamFrame } from '../../lib/nomad/parse-event-stream.js';
+import { EventStreamParser, parseFrameLine, type StreamFrame } from '../../lib/parse/event-stream-frames.js';
 import { transientFailures, transitionsFrom, type ReceivedEvent } from '../../lib/checks/transitions.js';
 import { timelineFromTransitions } from '../../lib/scenario/stream-timeline.js';
 import { streamPath } from '../../lib/nomad/event-stream.js';

@@ -1,7 +1,7 @@
 // parseBootInfo / parseCurlProbe over outputs recorded from the real tools (test/fixtures/observe), and outputs they must reject.
 import { readFileSync } from 'node:fs';
 import t from 'tap';
-import { parseBootInfo, parseCurlProbe } from '../../lib/lab/parse-observe.js';
+import { parseBootInfo, parseCurlProbe } from '../../lib/parse/host-observe.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/observe/${name}`, import.meta.url), 'utf8');
 const curl = (name: string) => ({ code: Number(fixture(`${name}.code`).trim()), stdout: fixture(`${name}.stdout`), stderr: fixture(`${name}.stderr`) });

@@ -1,7 +1,7 @@
 // The restore-notice latency (issue 14): the client's clock offset from one SSH round trip, the moment each alloc ran
 // again (its last task's first Started since the disruption, on the harness's clock), and the property's text.
 import t from 'tap';
-import { clockOffsetFrom } from '../../lib/lab/parse-observe.js';
+import { clockOffsetFrom } from '../../lib/parse/host-observe.js';
 import { formatRestoreNotices, restoreNotices, streamNotices } from '../../lib/scenario/restore-latency.js';
 import type { AllocSnap, TaskStateSnap } from '../../lib/model/evidence.js';
 

@@ -3,7 +3,7 @@ import t from 'tap';
 import { HarnessError, TimeoutError } from '../../lib/errors.js';
 import type { LogEvent } from '../../lib/log/events.js';
 import { RunContext } from '../../lib/run/context.js';
-import { deadlineIn, remaining, sleep } from '../../lib/run/deadline.js';
+import { deadlineIn, remaining, sleep } from '../../lib/time/deadlines.js';
 
 const make = (budgetMs = 60_000) => {
   const log: LogEvent[] = [];

@@ -2,8 +2,8 @@
 import { performance } from 'node:perf_hooks';
 import t from 'tap';
 import { ConfigError, InterruptedError, TerminalStateError, TimeoutError } from '../../lib/errors.js';
-import { deadlineIn, remaining, sleep, type Deadline } from '../../lib/run/deadline.js';
-import { waitFor, type Probe } from '../../lib/run/wait.js';
+import { deadlineIn, remaining, sleep, type Deadline } from '../../lib/time/deadlines.js';
+import { waitFor, type Probe } from '../../lib/time/wait-for.js';
 
 const manual = (at = Number.POSITIVE_INFINITY) => {
   const ctl = new AbortController();

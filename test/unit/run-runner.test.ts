@@ -7,7 +7,7 @@ import { DEFAULTS, type HarnessConfig } from '../../lib/config/schema.js';
 import { CommandError } from '../../lib/errors.js';
 import type { LogEvent } from '../../lib/log/events.js';
 import type { RunContext } from '../../lib/run/context.js';
-import { sleep } from '../../lib/run/deadline.js';
+import { sleep } from '../../lib/time/deadlines.js';
 import { runScenario } from '../../lib/run/runner.js';
 import type { Scenario, ScenarioEnv } from '../../lib/run/scenario.js';
 

@@ -1,6 +1,6 @@
 // quote() and sh`` table tests: every value must come out as one literal POSIX sh word.
 import t from 'tap';
-import { quote, raw, sh } from '../../lib/ssh/quote.js';
+import { quote, raw, sh } from '../../lib/shell/quote.js';
 
 t.test('quote table', async (t) => {
   const table: [string | number, string][] = [

@@ -5,7 +5,7 @@ import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { restartsAfter, transitionsFrom, type ReceivedEvent } from '../../lib/checks/transitions.js';
 import { withTransientFailures } from '../../lib/checks/transient.js';
-import { parseFrameLine } from '../../lib/nomad/parse-event-stream.js';
+import { parseFrameLine } from '../../lib/parse/event-stream-frames.js';
 import type { CheckResult } from '../../lib/model/check.js';
 
 const ALLOC = 'b0a09acb-1111-2222-3333-444455556666';

@@ -116,7 +116,7 @@ t.test('unique-ips: a collision only the client host shows fails the check, nami
 
 t.test('the real v1.9.3 -> v1.9.5 capture: unique-ips fails on the host view, state-agrees passes, state-migrated fails', async (t) => {
   const { parseCniListing } = await import('../../lib/cluster/parse-cni-listing.js');
-  const { parseHostNetns } = await import('../../lib/lab/parse-observe.js');
+  const { parseHostNetns } = await import('../../lib/parse/host-observe.js');
   const R = new URL('../fixtures/nomad/real-upgrade-1.9.3-to-1.9.5/', import.meta.url);
   const read = (p: string) => readFileSync(new URL(p, R), 'utf8');
   const e: UpgradeEvidence = {

@@ -4,7 +4,7 @@ import t from 'tap';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ExecResult, Machine } from '../../lib/model/lab.js';
-import { deadlineIn } from '../../lib/run/deadline.js';
+import { deadlineIn } from '../../lib/time/deadlines.js';
 import { upgradeCommands, upgradeNomad } from '../../lib/cluster/upgrade.js';
 
 /** The first 64 bytes of a linux/amd64 ELF executable (what checkNomadBinary reads). */

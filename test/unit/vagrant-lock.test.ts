@@ -3,7 +3,7 @@ import t from 'tap';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { lockPath, withLock } from '../../lib/vagrant/lock.js';
-import { deadlineIn } from '../../lib/run/deadline.js';
+import { deadlineIn } from '../../lib/time/deadlines.js';
 import { TimeoutError } from '../../lib/errors.js';
 
 t.test('lock path is per provider under the given dir', async (t) => {

@@ -1,7 +1,7 @@
 // parseMachineReadable and helpers over recorded `vagrant --machine-readable` output.
 import t from 'tap';
 import { readFileSync } from 'node:fs';
-import { dropProgressNoise, errorExit, machineStates, parseMachineReadable, sshConfigText, uiMessages, unescapeField } from '../../lib/vagrant/parse-machine-readable.js';
+import { dropProgressNoise, errorExit, machineStates, parseMachineReadable, sshConfigText, uiMessages, unescapeField } from '../../lib/parse/vagrant-machine-readable.js';
 
 const fx = (f: string) => readFileSync(new URL(`../fixtures/vagrant/${f}`, import.meta.url), 'utf8');
 

@@ -1,8 +1,8 @@
 // parseSshConfig over recorded and constructed `vagrant ssh-config` text.
 import t from 'tap';
 import { readFileSync } from 'node:fs';
-import { parseSshConfig, sshTargetFor } from '../../lib/vagrant/parse-ssh-config.js';
-import { parseMachineReadable, sshConfigText } from '../../lib/vagrant/parse-machine-readable.js';
+import { parseSshConfig, sshTargetFor } from '../../lib/parse/ssh-config.js';
+import { parseMachineReadable, sshConfigText } from '../../lib/parse/vagrant-machine-readable.js';
 
 const fx = (f: string) => readFileSync(new URL(`../fixtures/vagrant/${f}`, import.meta.url), 'utf8');
 

@@ -2,14 +2,14 @@
 // (test/fixtures/whole-alloc/README.md says how), and the shipped agent config's alloc dir.
 import { readFileSync } from 'node:fs';
 import t from 'tap';
-import { isOwnTmpfs, parseFindmntPairs, parseTaskDirs, taskDirsCommand } from '../../lib/lab/parse-task-dirs.js';
-import { parseTaskProcs, TASK_PROCS_COMMAND } from '../../lib/lab/parse-task-procs.js';
-import { agentSamplesCommand, parseAgentSamples } from '../../lib/lab/parse-agent-samples.js';
-import { cniChainOwners, parseNatTable } from '../../lib/lab/parse-iptables-nat.js';
-import { allocExecCommand, parseAllocExec } from '../../lib/lab/parse-alloc-exec.js';
+import { isOwnTmpfs, parseFindmntPairs, parseTaskDirs, taskDirsCommand } from '../../lib/parse/task-dir-mounts.js';
+import { parseTaskProcs, TASK_PROCS_COMMAND } from '../../lib/parse/task-procs.js';
+import { agentSamplesCommand, parseAgentSamples } from '../../lib/parse/agent-samples.js';
+import { cniChainOwners, parseNatTable } from '../../lib/parse/iptables-nat.js';
+import { allocExecCommand, parseAllocExec } from '../../lib/parse/alloc-exec-output.js';
 import { clientDirsOf } from '../../lib/cluster/parse-agent-config.js';
-import { nomadServicesOf, toAllocChecks, toServiceRegs } from '../../lib/nomad/parse-services.js';
-import { restartProgress } from '../../lib/nomad/parse-restart.js';
+import { nomadServicesOf, toAllocChecks, toServiceRegs } from '../../lib/parse/service-registrations.js';
+import { restartProgress } from '../../lib/parse/task-restart.js';
 import { toAllocSnap } from '../../lib/nomad/parse.js';
 import type { ApiAllocation } from '../../lib/nomad/api-types.js';
 

@@ -1,7 +1,7 @@
 // Every wait has a name, an absolute deadline, a probe that explains itself, and fails fast.
 import { performance } from 'node:perf_hooks';
 import { TimeoutError, TerminalStateError, HarnessError } from '../errors.js';
-import { remaining, sleep, type Deadline } from './deadline.js';
+import { remaining, sleep, type Deadline } from './deadlines.js';
 
 /** What a probe reports: done with a value, or not yet and why; `terminal` stops the wait at once. */
 export type Probe<T> =

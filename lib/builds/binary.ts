@@ -3,8 +3,8 @@ import { open } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { ConfigError, formatMs, type ConfigProblem } from '../errors.js';
 import { ANY_EXIT_CODE, runCommand, type RunCommand } from '../exec/run.js';
-import { deadlineIn, type Deadline } from '../run/deadline.js';
-import { parseNomadVersion } from '../builds/parse-tools.js';
+import { deadlineIn, type Deadline } from '../time/deadlines.js';
+import { parseNomadVersion } from '../parse/go-tools.js';
 
 export interface ElfInfo {
   ok: boolean;

@@ -1,5 +1,5 @@
 // The client's read of every task's secrets/ and private/ directory (which filesystem holds it), and its pure parser.
-import { quote } from '../ssh/quote.js';
+import { quote } from '../shell/quote.js';
 import type { TaskDirMount } from '../model/evidence.js';
 
 /** The two task directories Nomad keeps on a tmpfs of their own (client/allocdir/task_dir.go MakeSecretsDirs). */

@@ -1,7 +1,7 @@
 // `nomad alloc exec` of a trivial command into one task, run on a machine of the lab with Nomad's CLI (it speaks the
 // exec stream API, /v1/client/allocation/<id>/exec, a WebSocket Node 20 has no client for without a flag), and its pure
 // parser.
-import { quote } from '../ssh/quote.js';
+import { quote } from '../shell/quote.js';
 
 /** The command run inside the task: present in an exec chroot (copied from the host) and in busybox images. */
 export const EXEC_PROBE_COMMAND = ['/bin/true'] as const;

@@ -1,6 +1,6 @@
 // Pure parser for the OpenSSH config text `vagrant ssh-config` prints (one `Host` block per machine).
 import { HarnessError } from '../errors.js';
-import type { SshTarget } from '../ssh/target.js';
+import type { SshTarget } from '../shell/target.js';
 
 /** Split `Key value`, `Key=value` or `Key "quoted value"` into [lower-cased key, value]. */
 function splitOption(line: string): [string, string] | undefined {
