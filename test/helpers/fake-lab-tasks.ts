@@ -5,8 +5,8 @@
 // broken build does.
 import type { ApiAllocation } from '../../lib/nomad/api-types.js';
 import type { FakeNomad } from './fake-nomad/server.js';
-import { TASK_PROCS_COMMAND } from '../../lib/lab/parse-task-procs.js';
-import { NAT_TABLE_COMMAND } from '../../lib/lab/parse-iptables-nat.js';
+import { TASK_PROCS_COMMAND } from '../../lib/parse/task-procs.js';
+import { NAT_TABLE_COMMAND } from '../../lib/parse/iptables-nat.js';
 
 /** Ways the stand-in client can be broken, set by a test before the run. */
 export interface HostFaults {

@@ -2,12 +2,12 @@
 // from the Nomad stand-in's state instead of running them in VMs. It is not a VM; tests say so.
 import { randomUUID } from 'node:crypto';
 import type { FaultMark, FaultParams, Lab, Machine, ExecResult, ExecOptions, RebootKind, RebootRecord, Tunnel } from '../../lib/model/lab.js';
-import type { Deadline } from '../../lib/run/deadline.js';
-import { sleep } from '../../lib/run/deadline.js';
+import type { Deadline } from '../../lib/time/deadlines.js';
+import { sleep } from '../../lib/time/deadlines.js';
 import { TimeoutError } from '../../lib/errors.js';
 import type { FakeNomad } from './fake-nomad/server.js';
 import { CNI_STATE_DIRS, cniListingCommand } from '../../lib/cluster/parse-cni-listing.js';
-import { HOST_NETNS_COMMAND, NET_STATE_COMMAND } from '../../lib/lab/parse-observe.js';
+import { HOST_NETNS_COMMAND, NET_STATE_COMMAND } from '../../lib/parse/host-observe.js';
 import { NO_DOCKER } from '../../lib/cluster/docker-image.js';
 import { notBackError } from '../../lib/lab/not-back.js';
 import { hostRebooted, taskHostMemory, wholeAllocAnswer, type TaskHostMemory } from './fake-lab-tasks.js';

@@ -11,9 +11,9 @@ import { runCommand, type RunCommand } from '../../lib/exec/run.js';
 import { ensureLabHost } from '../../lib/lab/host.js';
 import { labSpecFor } from '../../lib/lab/spec-for.js';
 import { createVagrantLab } from '../../lib/lab/vagrant-lab.js';
-import { deadlineIn } from '../../lib/run/deadline.js';
+import { deadlineIn } from '../../lib/time/deadlines.js';
 import { VAGRANTFILE } from '../../lib/session/real-env.js';
-import { quote } from '../../lib/ssh/quote.js';
+import { quote } from '../../lib/shell/quote.js';
 import { readMachineId } from '../../lib/vagrant/hypervisor.js';
 
 /** How long two VMs may take to come up under emulation. */
@@ -70,7 +70,7 @@ export async function bringUpHosts(t: Test, netns: string, roles: readonly Role[
   const hosts = {} as HostsLab['hosts'] & Partial<Record<Role, HandedOverHost>>;
   for (const role of roles) {
     const m = lab.machines[role]!;
-    const { hostName, port, user, identityFiles } = (m as unknown as { target: import('../../lib/ssh/target.js')
+    const { hostName, port, user, identityFiles } = (m as unknown as { target: import('../../lib/shell/target.js')
       .SshTarget }).target;
     const domain = await readMachineId(vagrantDir, m.name, 'libvirt');
     if (!domain) throw new Error(`no libvirt id for ${m.name} in ${vagrantDir}`);

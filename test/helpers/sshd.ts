@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, 
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import type { SshTarget } from '../../lib/ssh/target.js';
+import type { SshTarget } from '../../lib/shell/target.js';
 import type { Test } from 'tap';
 
 const SSHD_CANDIDATES = ['/usr/sbin/sshd', '/usr/bin/sshd', '/usr/local/sbin/sshd'];

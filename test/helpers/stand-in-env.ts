@@ -25,7 +25,7 @@ export const standInConvertJob: JobConverter = async ({ file, vars }) => {
   }
 };
 import { durationSeconds } from '../../lib/config/fields.js';
-import { sleep } from '../../lib/run/deadline.js';
+import { sleep } from '../../lib/time/deadlines.js';
 
 export interface StandIn {
   nomad: FakeNomad;

@@ -9,10 +9,10 @@ import { join, resolve } from 'node:path';
 import { tmpdir } from 'node:os';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { runKvmProbe } from '../../lib/lab/kvm-probe.js';
-import { judgeKvmProbe } from '../../lib/lab/parse-kvm-probe.js';
+import { judgeKvmProbe } from '../../lib/parse/kvm-probe-console.js';
 import { chooseLibvirtDriver, realAccelDeps } from '../../lib/lab/accel.js';
 import { boxKernel } from '../../lib/vagrant/box-files.js';
-import { deadlineIn } from '../../lib/run/deadline.js';
+import { deadlineIn } from '../../lib/time/deadlines.js';
 import { BOX } from '../helpers/vm-prereqs.js';
 import { holdVmLock } from '../helpers/vm-lock.js';
 

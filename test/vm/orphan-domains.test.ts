@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { runCli } from '../helpers/cli-child.js';
 import { domainsMatching, vmSkipReason, volumesMatching } from '../helpers/vm-prereqs.js';
 import { ensureLabHost } from '../../lib/lab/host.js';
-import { deadlineIn } from '../../lib/run/deadline.js';
+import { deadlineIn } from '../../lib/time/deadlines.js';
 
 const skip = vmSkipReason();
 const NETNS = process.env['HARNESS_NETNS'] || 'nrh-lab';

@@ -3,7 +3,7 @@
 import type { ApiAllocation } from '../../../lib/nomad/api-types.js';
 import type { Nomad } from '../../../lib/nomad/client.js';
 import { waitForAllocRunning } from '../../../lib/nomad/wait.js';
-import { deadlineIn } from '../../../lib/run/deadline.js';
+import { deadlineIn } from '../../../lib/time/deadlines.js';
 
 /** The reboot scenario's job shape: bridge network, port "http" to 8080, exec driver, no reschedule. */
 export const WEB_JOB_HCL = `variable "port" {
