@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { nomadJobConverter } from '../../lib/cluster/job-convert.js';
-import { jobInfo, jobProblems } from '../../lib/nomad/parse-job.js';
+import { jobInfo, jobProblems } from '../../lib/parse/nomad-job.js';
 import { vmSkipReason, domainsMatching } from '../helpers/vm-prereqs.js';
 import { validateJUnit } from '../helpers/junit-schema.js';
 import { buildsFromEnv, runCli, NETNS, type Build } from '../helpers/real-nomad.js';
