@@ -2,7 +2,7 @@
 // that died with the agent it was attached to answers "plugin is shut down", and may take its task with it). Pure.
 import { defineCheck } from './define.js';
 import { judgementOf, oneLine } from './result.js';
-import { notInPlaceReason, notRead, perTaskResult, runningTasksOf, skippedCheck, type TaskLine } from './whole-alloc.js';
+import { perTaskResult, runningTasksOf, type TaskLine, cannotJudge } from './whole-alloc.js';
 import type { AllocSnap, RebootEvidence } from '../model/evidence.js';
 import type { CheckInfo, CheckResult } from '../model/check.js';
 
@@ -26,10 +26,8 @@ function judgeAlloc(e: RebootEvidence, a: AllocSnap): TaskLine[] {
 
 /** Passes when every exec probe into a running task of a restored alloc exited 0 before its deadline. */
 export function checkAllocExec(e: RebootEvidence): CheckResult {
-  const why = notInPlaceReason(e.reboot.kind);
-  if (why) return skippedCheck(INFO, why);
-  const missing = notRead(e, 'exec', !!e.whole?.exec);
-  if (missing) return skippedCheck(INFO, `no exec probe ran: ${missing}`);
+  const cannot = cannotJudge(INFO, e, 'exec', !!e.whole?.exec, 'no exec probe ran');
+  if (cannot) return cannot;
   const head = ['`nomad alloc exec -i=false -t=false -task <task> <alloc> /bin/true` on the server, after the restart of one task per alloc'];
   return perTaskResult(INFO, e, head, (a) => judgeAlloc(e, a), 'answered an exec');
 }

@@ -3,6 +3,8 @@
 import type { CniStateListing } from '../model/evidence.js';
 import type { CniStateMode } from '../model/kinds.js';
 import { describeOutcome, type CniOutcome } from '../parse/cni-result.js';
+import type { Judgement } from '../model/check.js';
+import { judgement } from './result.js';
 
 /** One probe: ADD before the reboot, ADD again with the same container id after it. */
 export interface CniProbeRun {
@@ -44,4 +46,24 @@ export function runEvidence(r: CniProbeRun): string[] {
 /** The probe of one state mode, or why there is none to judge. */
 export function probeOf(e: CniRebootEvidence, mode: CniStateMode): CniProbeRun | undefined {
   return e.runs.find((r) => r.mode === mode);
+}
+
+/**
+ * A probe with both ADDs done, its outcomes and evidence; or the failed judgement that says why the probe proves
+ * nothing (no probe of that mode, the first ADD failed, the second never ran).
+ */
+export function probeWithSecond(
+  e: CniRebootEvidence,
+  mode: CniStateMode,
+  label: string,
+): { run: CniProbeRun; first: Extract<CniOutcome, { ok: true }>; second: CniOutcome; ev: string[] } | { failed: Judgement } {
+  const run = probeOf(e, mode);
+  if (!run) return { failed: judgement('failed', `no probe with state ${label} was run`, []) };
+  const ev = runEvidence(run);
+  const { first, second } = run;
+  if (!first?.ok) {
+    return { failed: judgement('failed', `the first ADD did not succeed (${describeOutcome(first)}), so the probe proves nothing`, ev) };
+  }
+  if (!second) return { failed: judgement('failed', 'the ADD after the reboot was not run', ev) };
+  return { run, first, second, ev };
 }

@@ -2,7 +2,7 @@
 // before it (a task's secrets, e.g. what a template renders there, must never land on the client's disk). Pure.
 import { defineCheck } from './define.js';
 import { iso, judgementOf } from './result.js';
-import { notInPlaceReason, notRead, perTaskResult, skippedCheck, tasksOf, type TaskLine } from './whole-alloc.js';
+import { perTaskResult, tasksOf, type TaskLine, cannotJudge } from './whole-alloc.js';
 import { isOwnTmpfs, TMPFS_TASK_DIRS } from '../parse/task-dir-mounts.js';
 import type { AllocSnap, RebootEvidence, TaskDirMount } from '../model/evidence.js';
 import type { CheckInfo, CheckResult } from '../model/check.js';
@@ -37,10 +37,8 @@ function judgeTask(e: RebootEvidence, a: AllocSnap, task: string): TaskLine {
 
 /** Passes when each task's secrets/ and private/ are their own tmpfs after the fault wherever they were before it. */
 export function checkTaskDirs(e: RebootEvidence): CheckResult {
-  const why = notInPlaceReason(e.reboot.kind);
-  if (why) return skippedCheck(INFO, why);
-  const missing = notRead(e, 'host', !!e.whole?.after);
-  if (missing) return skippedCheck(INFO, `the task directories were not read: ${missing}`);
+  const cannot = cannotJudge(INFO, e, 'host', !!e.whole?.after, 'the task directories were not read');
+  if (cannot) return cannot;
   const after = e.whole!.after!;
   const head = [
     `alloc dir on the client: ${after.allocDir} (read ${iso(e.whole?.before?.atMs)} and ${iso(after.atMs)})`,

@@ -3,7 +3,7 @@
 // /etc/resolv.conf. A client that did not restore the alloc's network status hands a restarted task none of it.
 import { defineCheck } from './define.js';
 import { iso, judgementOf, show } from './result.js';
-import { notInPlaceReason, notRead, perTaskResult, skippedCheck, type TaskLine } from './whole-alloc.js';
+import { perTaskResult, type TaskLine, cannotJudge } from './whole-alloc.js';
 import type { AllocSnap, RebootEvidence, TaskProcess } from '../model/evidence.js';
 import type { CheckInfo, CheckResult } from '../model/check.js';
 
@@ -71,10 +71,8 @@ function judgeAlloc(e: RebootEvidence, a: AllocSnap): TaskLine[] {
 
 /** Passes when the task restarted after the fault got every alloc-network variable right and its /etc files. */
 export function checkTaskEnv(e: RebootEvidence): CheckResult {
-  const why = notInPlaceReason(e.reboot.kind);
-  if (why) return skippedCheck(INFO, why);
-  const missing = notRead(e, 'restart', !!e.whole?.restarts);
-  if (missing) return skippedCheck(INFO, `no task was restarted: ${missing}`);
+  const cannot = cannotJudge(INFO, e, 'restart', !!e.whole?.restarts, 'no task was restarted');
+  if (cannot) return cannot;
   const head = ['the restarted task of each alloc, read from /proc/<pid>/environ (only NOMAD_ALLOC_* network variables) after its Started event'];
   return perTaskResult(INFO, e, head, (a) => judgeAlloc(e, a), '(restarted after the fault) got the alloc\'s network variables, /etc/hosts and /etc/resolv.conf');
 }

@@ -2,7 +2,7 @@
 // alloc is configured in that namespace (a task left in a namespace Nomad replaced answers nothing at that address).
 import { defineCheck } from './define.js';
 import { judgementOf } from './result.js';
-import { notInPlaceReason, notRead, perTaskResult, runningTasksOf, skippedCheck, type TaskLine } from './whole-alloc.js';
+import { perTaskResult, runningTasksOf, type TaskLine, cannotJudge } from './whole-alloc.js';
 import type { AllocSnap, NetnsRec, RebootEvidence, TaskHostState } from '../model/evidence.js';
 import type { CheckInfo, CheckResult } from '../model/check.js';
 
@@ -43,10 +43,8 @@ function judgeTask(h: TaskHostState, a: AllocSnap, task: string): TaskLine {
 
 /** Passes when every task's processes share the alloc's namespace and that namespace holds the alloc's API address. */
 export function checkTaskNetns(e: RebootEvidence): CheckResult {
-  const why = notInPlaceReason(e.reboot.kind);
-  if (why) return skippedCheck(INFO, why);
-  const missing = notRead(e, 'host', !!e.whole?.after);
-  if (missing) return skippedCheck(INFO, `the task processes were not read: ${missing}`);
+  const cannot = cannotJudge(INFO, e, 'host', !!e.whole?.after, 'the task processes were not read');
+  if (cannot) return cannot;
   const h = e.whole!.after!;
   const head = h.netns.map((n) => `namespace ${n.inode}${n.names.length ? ` (${n.names.join(', ')})` : ''}: ${addrsOf(n)}`);
   return perTaskResult(INFO, e, head, (a) => runningTasksOf(a).map((t) => judgeTask(h, a, t)), 'run in their alloc\'s namespace, which holds its address');

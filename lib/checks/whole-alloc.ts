@@ -67,6 +67,17 @@ export function notRead(e: RebootEvidence, part: WholeAllocPart, present: boolea
 }
 
 /**
+ * Why a whole-alloc check cannot judge this run, as its skipped result: the fault does not restore in place, or the
+ * part of the read it needs is missing (`what` names it). Undefined when it can judge.
+ */
+export function cannotJudge(def: CheckInfo, e: RebootEvidence, part: WholeAllocPart, present: boolean, what: string): CheckResult | undefined {
+  const why = notInPlaceReason(e.reboot.kind);
+  if (why) return skippedCheck(def, why);
+  const missing = notRead(e, part, present);
+  return missing ? skippedCheck(def, `${what}: ${missing}`) : undefined;
+}
+
+/**
  * The result of a per-alloc, per-task check: failed when a task failed, passed when one was judged and none failed,
  * skipped when no alloc was restored in place. `judge` returns the task lines of one restored alloc.
  */

@@ -1,7 +1,7 @@
 // Small pure helpers for the HTML report: escaping, times relative to the run start, severity colours.
 import type { Verdict } from '../model/check.js';
 import type { TimelineEvent } from '../model/run.js';
-import { cleanText } from './xml.js';
+import { escapeMarkup } from './xml.js';
 
 export type Severity = NonNullable<TimelineEvent['severity']>;
 
@@ -10,12 +10,7 @@ export const SEVERITY_COLOR: Record<Severity, string> = { info: '#475569', ok: '
 
 /** Escape text for HTML/SVG element content and quoted attributes; ANSI codes and control characters are dropped. */
 export function esc(text: string): string {
-  return cleanText(text)
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#39;');
+  return escapeMarkup(text).replace(/'/g, '&#39;');
 }
 
 /** An href for a file path: each segment percent-encoded, so no path can become a `javascript:` or other URL scheme. */

@@ -18,13 +18,14 @@ export function cleanText(text: string): string {
   return stripVTControlCharacters(text).replace(INVALID_XML, '');
 }
 
+/** Clean text with the markup characters (& < > ") as entities: the part XML and HTML escaping share. */
+export function escapeMarkup(value: string): string {
+  return cleanText(value).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
 /** Escape a value for a double-quoted attribute; newlines and tabs are kept as character references. */
 export function escapeAttr(value: string): string {
-  return cleanText(value)
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
+  return escapeMarkup(value)
     .replace(/\n/g, '&#10;')
     .replace(/\r/g, '&#13;')
     .replace(/\t/g, '&#9;');
