@@ -80,6 +80,12 @@ const OPTIONS: readonly CommandOption[] = [
     commands: ['matrix'],
   },
   {
+    name: 'plan',
+    type: 'boolean',
+    doc: 'validate everything, print the plan (every cell, its config and builds) as JSON, and create nothing',
+    commands: ['run', 'compare', 'matrix'],
+  },
+  {
     name: 'list-cells',
     type: 'boolean',
     doc: 'print every cell, its shard and the command that runs exactly it; run nothing (docs/ci.md)',

@@ -17,7 +17,7 @@ import { redact, redactDeep } from '../log/redact.js';
 import type { Logger } from '../log/events.js';
 import type { Scenario } from '../run/scenario.js';
 import type { SessionReport } from '../model/session.js';
-import { planSession, type Plan, type PlanCommand } from '../plan/plan.js';
+import { PLAN_JSON_SCHEMA, planSession, type Plan, type PlanCommand } from '../plan/plan.js';
 import { executePlan } from '../session/execute.js';
 import { nomadJobConverter } from '../cluster/job-convert.js';
 import { REPORTERS, type ReportContext } from '../report/reporters.js';
@@ -300,6 +300,11 @@ async function sessionCommand(
   const found = [...argvProblems, ...fileProblems, ...unused, ...planned, ...paths, ...jobs, ...buildProblems];
   if (!res.ok || found.length) throw new ConfigError(found);
   const plan = res.plan;
+  // --plan: the plan is plain data; print it (secrets redacted) and stop before anything exists
+  if (args.values['plan']) {
+    deps.out(redact(`${JSON.stringify({ schema: PLAN_JSON_SCHEMA, plan }, null, 2)}\n`, allSecrets));
+    return 0;
+  }
   const out = await executePlan(plan, {
     scenario: (name) => findScenario(name, user.extra),
     makeEnv: deps.makeEnv,
@@ -348,7 +353,7 @@ function sessionConfigs(
   deps: CliDeps,
   harness: { data: unknown; name: string } | undefined,
 ): HarnessConfig[] {
-  if (plan) return [plan.base, ...plan.cells.map((c) => c.configFor(0))];
+  if (plan) return [plan.base, ...plan.cells.map((c) => c.config)];
   const file = { file: harness?.data, ...(harness ? { fileName: harness.name } : {}) };
   return [resolveConfig({ ...file, env: deps.env, flags: args.values, knownChecks: [] }).config];
 }

@@ -6,7 +6,7 @@ import type { CheckInfo } from '../model/check.js';
 import { resolveConfig } from '../config/validate.js';
 import { expectableIds, formerIds, withCurrentIds } from '../checks/expect-ids.js';
 import type { HarnessConfig } from '../config/schema.js';
-import { cellConfig, expandCells, parseShard, planProblems, shard, type Cell } from '../matrix/expand.js';
+import { cellConfig, expandCells, parseShard, planProblems, shard, shiftSubnet, type Cell } from '../matrix/expand.js';
 import { parseMatrix } from '../matrix/spec.js';
 import { configVariant, deepMerge, type Side } from './names.js';
 
@@ -50,14 +50,17 @@ export interface PlannedCell {
   skip?: string;
   /** run --repeat N: which attempt of N this cell is (its suite is `<suite>#<attempt>`) */
   repeat?: { attempt: number; of: number };
-  /** the cell's config in a slot (0 = the base subnets; 1..n = a subnet pair of its own) */
-  configFor(slot: number): HarnessConfig;
+  /** the cell's config (the base subnets; configInSlot gives a parallel slot its own pair) */
+  config: HarnessConfig;
   /** report properties known before the run (matrix axes, compare side) */
   properties: Record<string, string>;
   builds: BuildRef[];
 }
 
 export type PlanCommand = 'run' | 'compare' | 'matrix';
+
+/** The schema name of `--plan`'s output: the plan as JSON, which parses back to the same plan. */
+export const PLAN_JSON_SCHEMA = 'nomad-reboot-harness/plan/v1';
 
 export interface Plan {
   command: PlanCommand;
@@ -153,7 +156,7 @@ function nomadBuilds(c: HarnessConfig, cwd: string, field: string): BuildRef[] {
 function baseSession(command: PlanCommand, base: HarnessConfig, cells: PlannedCell[]): Plan {
   const builds = uniqueBuilds(cells.flatMap((c) => c.builds));
   const subnets = [
-    ...new Set(cells.flatMap((c) => [c.configFor(0).lab.managementSubnet, c.configFor(0).lab.privateSubnet])),
+    ...new Set(cells.flatMap((c) => [c.config.lab.managementSubnet, c.config.lab.privateSubnet])),
   ];
   return { command, cells, base, parallel: 1, budgetMb: undefined, retryInfra: false, builds, subnets, warnings: [] };
 }
@@ -238,7 +241,7 @@ function planRun(input: PlanInput): Draft {
       variant: configVariant(config),
       counts: true,
       ...(skip ? { skip } : {}),
-      configFor: () => config,
+      config,
       properties: {},
       builds: skip ? [] : builds,
     };
@@ -321,7 +324,7 @@ function planCompare(input: PlanInput): Draft {
       variant: configVariant(config),
       side,
       counts: side === 'after',
-      configFor: () => config,
+      config,
       properties: { 'compare.side': side },
       builds,
     });
@@ -397,12 +400,11 @@ function planMatrix(input: PlanInput): Draft {
   const planned: PlannedCell[] = cells.map((cell) => {
     const s = input.scenarios.find((x) => x.name === cell.scenario)!;
     const p = matrixCell(cell, bases.get(cell.scenario)!, input, mf.dir);
-    currentExpectations(p.configFor(0), s, warnings);
-    return { ...p, configFor: (slot: number) => currentExpectations(p.configFor(slot), s, []) };
+    return { ...p, config: currentExpectations(p.config, s, warnings) };
   });
   problems.push(
     ...planProblems(
-      planned.map((p) => ({ cell: cells.find((c) => c.name === p.key)!, config: p.configFor(0) })),
+      planned.map((p) => ({ cell: cells.find((c) => c.name === p.key)!, config: p.config })),
       m.parallel,
       m.memoryBudgetMb,
       mf.name,
@@ -410,7 +412,7 @@ function planMatrix(input: PlanInput): Draft {
   );
   for (const p of planned) {
     const s = input.scenarios.find((x) => x.name === p.scenario)!;
-    const c = p.configFor(0);
+    const c = p.config;
     if (s.needsNomad && !c.nomadBinary)
       problems.push({
         field: `cell ${p.key}`,
@@ -427,7 +429,7 @@ function planMatrix(input: PlanInput): Draft {
   plan.subnets = [
     ...new Set(
       planned.flatMap((p) =>
-        slots.flatMap((slot) => [p.configFor(slot).lab.managementSubnet, p.configFor(slot).lab.privateSubnet]),
+        slots.flatMap((slot) => [configInSlot(p.config, slot).lab.managementSubnet, configInSlot(p.config, slot).lab.privateSubnet]),
       ),
     ),
   ];
@@ -454,8 +456,7 @@ function repeatOnlyForRun(input: PlanInput): ConfigProblem[] {
 
 function matrixCell(cell: Cell, base: HarnessConfig, input: PlanInput, dir: string): PlannedCell {
   // Note: the specs stay as written; a relative path in an axis entry is taken from the matrix file's folder.
-  const configFor = (slot: number) => cellConfig(base, cell, slot);
-  const c0 = configFor(0);
+  const c0 = cellConfig(base, cell, 0);
   const file = input.matrixFile!.name;
   const builds: BuildRef[] = [];
   const entry = cell.nomad?.field;
@@ -482,8 +483,20 @@ function matrixCell(cell: Cell, base: HarnessConfig, input: PlanInput, dir: stri
     variant,
     ...(cell.nomad ? { buildLabel: cell.nomad.name } : {}),
     counts: true,
-    configFor,
+    config: c0,
     properties,
     builds,
   };
+}
+
+/**
+ * A cell's config in a parallel slot: slot 0 keeps its subnets, slot k > 0 gets a pair of its own (shifted by k), so
+ * cells that run at once never share a lab network. Pure; the plan holds only slot 0.
+ */
+export function configInSlot(config: HarnessConfig, slot: number): HarnessConfig {
+  if (slot <= 0) return config;
+  const c = structuredClone(config);
+  c.lab.privateSubnet = shiftSubnet(config.lab.privateSubnet, slot) ?? config.lab.privateSubnet;
+  c.lab.managementSubnet = shiftSubnet(config.lab.managementSubnet, slot) ?? config.lab.managementSubnet;
+  return c;
 }

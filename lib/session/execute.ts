@@ -9,7 +9,7 @@ import type { RunRecord } from '../model/run.js';
 import type { BuildInfo, SessionReport, SuiteReport } from '../model/session.js';
 import { runPool } from '../matrix/pool.js';
 import { cellCostMb } from '../matrix/expand.js';
-import { buildKey, type BuildRef, type Plan, type PlannedCell } from '../plan/plan.js';
+import { buildKey, configInSlot, type BuildRef, type Plan, type PlannedCell } from '../plan/plan.js';
 import { buildProperties } from '../builds/provenance.js';
 import { sideLabels, suiteName } from '../plan/names.js';
 import { compareRuns } from '../report/compare.js';
@@ -71,7 +71,7 @@ export async function executePlan(
     const problems: ConfigProblem[] = [];
     for (const c of runnable)
       problems.push(
-        ...(await deps.preflight(deps.scenario(c.scenario), withResolvedBuilds(c.configFor(0), c, resolved))),
+        ...(await deps.preflight(deps.scenario(c.scenario), withResolvedBuilds(c.config, c, resolved))),
       );
     const seen = new Set<string>();
     const unique = problems.filter((p) => !seen.has(JSON.stringify(p)) && !!seen.add(JSON.stringify(p)));
@@ -89,7 +89,7 @@ export async function executePlan(
     results = await runPool(plan.cells, {
       parallel: plan.parallel,
       budgetMb: plan.budgetMb,
-      costMb: (c) => cellCostMb(c.configFor(0)),
+      costMb: (c) => cellCostMb(c.config),
       affinity: warmAffinity,
       signal: watcher.signal,
       retry: (r: RunRecord) => plan.retryInfra && isRetryable(r),
@@ -151,7 +151,7 @@ function warnSameBuild(plan: Plan, resolved: ReadonlyMap<string, BuildInfo>, log
  * The pool keeps them in one slot, whose subnets are part of the warm key. Pure.
  */
 export function warmAffinity(cell: PlannedCell): string {
-  const c = cell.configFor(0);
+  const c = cell.config;
   const builds = cell.builds.map((b) => [b.role, buildKey(b)]);
   return JSON.stringify([c.lab, builds.length ? c.nomad.heartbeatGrace : undefined, builds]);
 }
@@ -169,7 +169,7 @@ interface CellRun {
 async function runCell(plan: Plan, cell: PlannedCell, o: CellRun, deps: ExecuteDeps): Promise<RunRecord> {
   const runId = deps.newRunId();
   const scenario = deps.scenario(cell.scenario);
-  const resolvedConfig = withResolvedBuilds(cell.configFor(plan.parallel > 1 ? o.slot : 0), cell, o.resolved);
+  const resolvedConfig = withResolvedBuilds(configInSlot(cell.config, plan.parallel > 1 ? o.slot : 0), cell, o.resolved);
   // Note: a retry after an infrastructure error runs cold: the warm lab may be what broke
   const config = o.attempt > 1 ? { ...resolvedConfig, lab: { ...resolvedConfig.lab, warm: false } } : resolvedConfig;
   const properties: Record<string, string> = { ...cell.properties, ...provenance(cell, o.resolved) };

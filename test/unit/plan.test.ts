@@ -46,8 +46,8 @@ t.test('run --all: one cell per scenario; without a build the Nomad ones are vis
     ['cni-ipam-reboot', ''],
     ['upgrade-in-place', 'no Nomad build given (--nomad / NOMAD_BUILD)'],
   ]);
-  t.same(p.cells[1]!.configFor(0).expect.perCheck, { 'tmpfs-state-clean': 'fail' });
-  t.same(p.cells[0]!.configFor(0).expect.perCheck, {}, 'not carried to a scenario without that check');
+  t.same(p.cells[1]!.config.expect.perCheck, { 'tmpfs-state-clean': 'fail' });
+  t.same(p.cells[0]!.config.expect.perCheck, {}, 'not carried to a scenario without that check');
 });
 
 t.test('run: every problem at once, each naming its field', async (t) => {
@@ -64,9 +64,9 @@ t.test('run: every problem at once, each naming its field', async (t) => {
 
 t.test('compare: two cells on the build axis; --expect on the after build only; both missing builds reported', async (t) => {
   const p = ok(input('compare', ['bridge-exec-reboot'], { before: 'a', after: 'b', expect: ['no-duplicate-ip=fail'] }));
-  t.same(p.cells.map((c) => [c.side, c.counts, c.configFor(0).nomadBinary]), [['before', false, 'a'], ['after', true, 'b']]);
-  t.same(p.cells[0]!.configFor(0).expect.perCheck, {});
-  t.same(p.cells[1]!.configFor(0).expect.perCheck, { 'no-duplicate-ip': 'fail' });
+  t.same(p.cells.map((c) => [c.side, c.counts, c.config.nomadBinary]), [['before', false, 'a'], ['after', true, 'b']]);
+  t.same(p.cells[0]!.config.expect.perCheck, {});
+  t.same(p.cells[1]!.config.expect.perCheck, { 'no-duplicate-ip': 'fail' });
   t.same(p.builds.map((b) => b.field), ['--before', '--after']);
   const r = problems(input('compare', ['cni-ipam-reboot'], { 'nomad-binary': 'x' }));
   t.same(r.problems.map((x) => x.field).sort(), ['--after', '--before', '--nomad-binary', 'scenario']);
@@ -86,7 +86,7 @@ t.test('matrix: the expansion as cells; builds resolved against the file; axes a
   t.same(p.cells.map((c) => suiteName(c.scenario, c.buildLabel, c.variant)), ['bridge-exec-reboot@1.9.3/reboot=graceful', 'bridge-exec-reboot@1.9.3/reboot=hard', 'bridge-exec-reboot@1.9.7/reboot=graceful', 'bridge-exec-reboot@1.9.7/reboot=hard'], 'every axis of the matrix but the build is the variant');
   t.match(p.cells[1]!.properties, { 'matrix.cell': 'bridge-exec-reboot/nomad=1.9.3/reboot=hard', 'matrix.nomad': '1.9.3', 'matrix.reboot': 'hard' });
   t.same(p.builds.map((b) => [b.field, b.spec, b.cwd]), [['m.yaml: axes.nomad[0].binary', './n3', '/w/ci'], ['m.yaml: axes.nomad[1].binary', './n7', '/w/ci']], 'relative to the matrix file');
-  t.same(p.cells[0]!.configFor(0).expect.perCheck, { 'no-duplicate-ip': 'fail' });
+  t.same(p.cells[0]!.config.expect.perCheck, { 'no-duplicate-ip': 'fail' });
   t.same(p.subnets.sort(), ['10.198.1.0/24', '10.198.2.0/24', '10.199.1.0/24', '10.199.2.0/24']);
   t.match(p, { parallel: 2, retryInfra: true, matrix: { shard: '1/1', cellsInMatrix: 4, path: '/w/ci/m.yaml' } });
   t.same(ok(matrixInput({ cell: 'bridge-exec-reboot/nomad=1.9.7/reboot=hard' })).cells.map((c) => c.key), ['bridge-exec-reboot/nomad=1.9.7/reboot=hard']);

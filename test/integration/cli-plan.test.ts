@@ -1,0 +1,60 @@
+// --plan through the real CLI against STAND-INS: the plan is plain data, printed as JSON that parses back to what the
+// planner built, every problem of the input still reported first, and nothing created (no lab, no run, no report).
+import t, { type Test } from 'tap';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { main } from '../../lib/cli/main.js';
+import { standInPerRun } from '../helpers/stand-in-env.js';
+import { PLAN_JSON_SCHEMA, configInSlot, type Plan } from '../../lib/plan/plan.js';
+
+function cli(t: Test) {
+  const dir = t.testdir({});
+  const s = standInPerRun({ '/stand-in/nomad-1.9.7': { timeline: 'restored', version: '1.9.7' }, '/stand-in/nomad-1.9.3': { timeline: 'duplicate-ip', version: '1.9.3' } }, { cwd: dir });
+  t.teardown(() => Promise.all(s.runs.map((r) => r.nomad.close())));
+  const deps = { ...s.deps, makeEnv: () => { throw new Error('--plan must not make a lab'); } };
+  return { dir, s, run: (argv: string[]) => main([...argv, '--netns', '', '--reports-dir', join(dir, 'reports')], deps) };
+}
+
+t.test('run --plan prints the plan as JSON and creates nothing', async (t) => {
+  const c = cli(t);
+  const code = await c.run(['run', 'bridge-exec-reboot', '--nomad', '/stand-in/nomad-1.9.7', '--reboot', 'hard', '--plan']);
+  t.equal(code, 0);
+  const doc = JSON.parse(c.s.out.join('')) as { schema: string; plan: Plan };
+  t.equal(doc.schema, PLAN_JSON_SCHEMA);
+  t.equal(doc.plan.command, 'run');
+  t.equal(doc.plan.cells.length, 1);
+  t.match(doc.plan.cells[0], { key: 'bridge-exec-reboot', scenario: 'bridge-exec-reboot', variant: ['reboot=hard'] });
+  t.equal(doc.plan.cells[0]!.config.reboot.kind, 'hard', 'the cell carries its config as data');
+  t.same(JSON.parse(JSON.stringify(doc.plan)), doc.plan, 'a JSON round trip changes nothing');
+  t.equal(c.s.runs.length, 0, 'no run started');
+  t.notOk(existsSync(join(c.dir, 'reports')), 'no report written');
+});
+
+t.test('matrix --plan: every cell with its config and its slot subnets derived from data', async (t) => {
+  const c = cli(t);
+  const file = join(c.dir, 'm.yaml');
+  writeFileSync(file, ['scenario: bridge-exec-reboot', 'axes:', '  nomad: [{ name: "1.9.3", binary: /stand-in/nomad-1.9.3 }, { name: "1.9.7", binary: /stand-in/nomad-1.9.7 }]', '  reboot: [graceful, hard]', 'parallel: 2', ''].join('\n'));
+  t.equal(await c.run(['matrix', file, '--plan']), 0);
+  const { plan } = JSON.parse(c.s.out.join('')) as { plan: Plan };
+  t.equal(plan.cells.length, 4);
+  t.same(plan.cells.map((x) => x.config.nomadBinary).sort(), ['/stand-in/nomad-1.9.3', '/stand-in/nomad-1.9.3', '/stand-in/nomad-1.9.7', '/stand-in/nomad-1.9.7']);
+  const slot2 = configInSlot(plan.cells[0]!.config, 2);
+  t.not(slot2.lab.privateSubnet, plan.cells[0]!.config.lab.privateSubnet, 'a slot gets subnets of its own');
+  t.ok(plan.subnets.includes(slot2.lab.privateSubnet), 'and the plan guards them');
+  t.equal(c.s.runs.length, 0);
+});
+
+t.test('--plan with bad input reports every problem, exit 2, no plan printed', async (t) => {
+  const c = cli(t);
+  const code = await c.run(['run', 'bridge-exec-reboot', '--nomad', '/stand-in/nomad-1.9.7', '--cpus', '0', '--reboot', 'sideways', '--plan']);
+  t.equal(code, 2);
+  t.equal(c.s.out.join(''), '', 'nothing on stdout');
+  t.match(c.s.err.join(''), /--cpus[^]*--reboot/);
+});
+
+t.test('--plan never shows the ACL token', async (t) => {
+  const c = cli(t);
+  c.s.deps.env['NOMAD_TOKEN'] = 'secret-token-5f0e';
+  t.equal(await c.run(['run', 'bridge-exec-reboot', '--nomad', '/stand-in/nomad-1.9.7', '--plan']), 0);
+  t.notMatch(c.s.out.join(''), /secret-token-5f0e/);
+});
