@@ -220,7 +220,7 @@ export default defineScenario({
     ctx.fact('reboot.seconds', ((reboot.backAt - reboot.requestedAt) / 1000).toFixed(1));
     if (count > 1) {
       ctx.fact('reboots', `${reboots.length} of ${count}`);
-      reboots.forEach((r, i) => ctx.fact(`client.boot_id.after.${i + 1}`, r.bootIdAfter));
+      for (const [i, r] of reboots.entries()) ctx.fact(`client.boot_id.after.${i + 1}`, r.bootIdAfter);
       for (const r of reboots.slice(0, -1)) {
         ctx.mark({ atMs: r.requestedAt, lane: 'host', label: `${r.kind} reboot requested (earlier)`, detail: `boot_id ${r.bootIdBefore}`, severity: 'warn' });
         ctx.mark({ atMs: r.backAt, lane: 'host', label: 'SSH back with a new boot_id', detail: `boot_id ${r.bootIdAfter}`, severity: r.bootIdAfter !== r.bootIdBefore ? 'ok' : 'fail' });

@@ -1,5 +1,5 @@
 // Is the given Nomad binary something the lab's x86-64 Linux VMs can run? Pure header inspection + a thin file check.
-import { open } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { ConfigError, formatMs, type ConfigProblem } from '../errors.js';
 import { ANY_EXIT_CODE, runCommand, type RunCommand } from '../exec/run.js';
@@ -54,7 +54,7 @@ export function inspectElf(buf: Uint8Array): ElfInfo {
 
 /** Read the header of `path` and inspect it; the result's reason names the file. */
 export async function inspectNomadBinary(path: string): Promise<ElfInfo> {
-  let fh;
+  let fh: FileHandle;
   try {
     fh = await open(path, 'r');
   } catch (err) {

@@ -47,7 +47,13 @@ export async function main(argv: string[], given: CliDeps): Promise<number> {
   let secrets: string[] = given.env['NOMAD_TOKEN'] ? [given.env['NOMAD_TOKEN']] : [];
   // Note: a command that already printed its JSON document (build --json with a failed spec) gets no second one.
   let printed = false;
-  const deps: CliDeps = { ...given, out: (s) => ((printed = true), given.out(s)) };
+  const deps: CliDeps = {
+    ...given,
+    out: (s) => {
+      printed = true;
+      given.out(s);
+    },
+  };
   try {
     const { args, problems: argvProblems } = parseCliCollecting(argv);
     const sessionCommandGiven = args.command === 'run' || args.command === 'compare' || args.command === 'matrix';

@@ -57,7 +57,11 @@ export function parseMatrix(raw: unknown, file: string, scenarios: Record<string
   const scen = typeof raw['scenario'] === 'string' ? [raw['scenario']] : raw['scenario'];
   const scenarioList: string[] = [];
   if (!Array.isArray(scen) || scen.length === 0) p('scenario', raw['scenario'], 'must be a scenario name or a non-empty list of them', `write e.g. "scenario: ${names[0] ?? 'bridge-exec-reboot'}"`);
-  else scen.forEach((s, i) => (typeof s === 'string' && names.includes(s) ? scenarioList.push(s) : p(`scenario[${i}]`, s, 'is not a known scenario', `use one of: ${names.join(', ')}`)));
+  else
+    scen.forEach((s, i) => {
+      if (typeof s === 'string' && names.includes(s)) scenarioList.push(s);
+      else p(`scenario[${i}]`, s, 'is not a known scenario', `use one of: ${names.join(', ')}`);
+    });
   if (new Set(scenarioList).size !== scenarioList.length) p('scenario', scen, 'names a scenario twice', 'list each scenario once');
   const checksOfAll = scenarioList.length ? scenarioList.map((s) => scenarios[s] ?? []) : [[]];
   const knownEverywhere = checksOfAll.reduce<readonly string[]>((acc, c) => acc.filter((x) => c.includes(x)), checksOfAll[0] ?? []);
@@ -121,8 +125,14 @@ function nomadEntry(v: unknown, field: string, known: readonly string[], p: Repo
   items.forEach((item, i) => {
     const m = typeof item === 'string' ? /^(?:([a-z0-9-]+)=)?(pass|fail)$/.exec(item.trim()) : null;
     const fix = `write "fail", or "<check>=fail|pass" with a check of the matrix's scenarios: ${known.join(', ')}`;
-    if (!m) return bad(`expect[${i}]`, item, 'must be "pass", "fail" or "<check>=pass|fail"', fix);
-    if (m[1] && !known.includes(m[1])) return bad(`expect[${i}]`, item, 'names no check of every scenario of the matrix', fix);
+    if (!m) {
+      bad(`expect[${i}]`, item, 'must be "pass", "fail" or "<check>=pass|fail"', fix);
+      return;
+    }
+    if (m[1] && !known.includes(m[1])) {
+      bad(`expect[${i}]`, item, 'names no check of every scenario of the matrix', fix);
+      return;
+    }
     if (m[1]) expect.perCheck[m[1]] = m[2] as Expectation;
     else expect.scenario = m[2] as Expectation;
   });

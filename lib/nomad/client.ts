@@ -5,7 +5,7 @@ import { sleep } from '../time/deadlines.js';
 import { silentLogger, type Logger } from '../log/events.js';
 import type * as A from './api-types.js';
 import { NomadApiError, truncate } from './errors.js';
-import type { Transport } from './transport.js';
+import type { Transport, TransportResponse } from './transport.js';
 import { subscribeEvents, type EventStreamOptions, type EventSubscription } from './event-stream.js';
 
 /** What a caller gives to Nomad.events(): the connection details come from the client. */
@@ -101,7 +101,7 @@ export function createNomad(o0: NomadOptions): Nomad {
     const headers: Record<string, string> = token ? { 'X-Nomad-Token': token } : {};
     const retryUntil = performance.now() + retry5xxMs;
     const first = performance.now();
-    let res;
+    let res: TransportResponse;
     for (let attempt = 0; ; attempt++) {
       const t0 = performance.now();
       // Note: each attempt gets its own budget; the caller's signal bounds them all.

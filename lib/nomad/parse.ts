@@ -118,7 +118,8 @@ export function mergeTaskEvents(history: Readonly<Record<string, readonly TaskEv
   const out: Record<string, TaskEventRec[]> = {};
   for (const [id, evs] of Object.entries(history)) out[id] = [...evs];
   for (const a of allocs) {
-    const list = (out[a.id] ??= []);
+    const list = out[a.id] ?? [];
+    out[a.id] = list;
     const seen = new Set(list.map(eventKey));
     for (const [name, task] of Object.entries(a.tasks)) {
       for (const e of task.events) {

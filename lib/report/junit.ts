@@ -96,7 +96,8 @@ function runErrorCases(run: RunRecord): Case[] {
 function attach(cases: Case[], artifacts: ArtifactRef[], opts: JUnitOptions): string[] {
   const suiteLevel: string[] = [];
   const add = (c: Case, ref: string) => {
-    const kids = (c.el.children ??= []);
+    c.el.children ??= [];
+    const kids = c.el.children;
     const out = kids.find((k) => k.name === 'system-out');
     if (out) out.text = `${out.text}\n${ref}`;
     else kids.push({ name: 'system-out', text: ref });
@@ -121,7 +122,10 @@ function suite(report: SuiteReport, opts: JUnitOptions): { el: XmlElement; tests
   const first = report.attempts[0]!;
   if (first !== run) {
     const target = cases.find((c) => c.step !== undefined && c.step === first.error?.step) ?? cases[0];
-    if (target) (target.el.children ??= []).unshift(rerunElement(first, run));
+    if (target) {
+      target.el.children ??= [];
+      target.el.children.unshift(rerunElement(first, run));
+    }
   }
   const suiteOut = attach(cases, run.artifacts, opts);
   const own: Record<string, string> = { runId: run.runId, scenario: run.scenario, outcome: run.outcome, ...(run.interrupted ? { interrupted: 'true' } : {}) };

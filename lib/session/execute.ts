@@ -7,7 +7,7 @@ import { ConfigError, type ConfigProblem, type ExitCode } from '../errors.js';
 import type { Logger } from '../log/events.js';
 import type { RunRecord } from '../model/run.js';
 import type { BuildInfo, SessionReport, SuiteReport } from '../model/session.js';
-import { runPool } from '../matrix/pool.js';
+import { runPool, type PoolResult } from '../matrix/pool.js';
 import { cellCostMb } from '../matrix/expand.js';
 import { buildKey, configInSlot, type BuildRef, type Plan, type PlannedCell } from '../plan/plan.js';
 import { buildProperties } from '../builds/provenance.js';
@@ -84,7 +84,7 @@ export async function executePlan(
   const names = suiteNames(plan, resolved);
   const kept: SessionReport['kept'] = [];
   const watcher = watchSignals(deps.signalSource ? { proc: deps.signalSource } : {});
-  let results;
+  let results: PoolResult<PlannedCell, RunRecord>[];
   try {
     results = await runPool(plan.cells, {
       parallel: plan.parallel,

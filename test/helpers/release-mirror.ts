@@ -2,7 +2,7 @@
 // like Nomad, SHA256SUMS signed with a throwaway gpg key (real gpg, temp GNUPGHOME), index.json; requests counted.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, type Dirent } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -123,7 +123,7 @@ export async function startMirror(versions: Record<string, Published>, extraVers
 export function filesUnder(dir: string): string[] {
   const out: string[] = [];
   const walk = (d: string, rel: string) => {
-    let entries;
+    let entries: Dirent[];
     try { entries = readdirSync(d, { withFileTypes: true }); } catch { return; }
     for (const e of entries) e.isDirectory() ? walk(join(d, e.name), join(rel, e.name)) : out.push(join(rel, e.name));
   };

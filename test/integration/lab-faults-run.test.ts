@@ -74,7 +74,7 @@ t.test('the client never comes back: exit 3 within --reboot-deadline, naming the
 
 t.test('Nomad answers 500 for a while: retried within nomad.retry_for, the run proceeds (exit 0)', async (t) => {
   let clear = () => {};
-  const r = await run(t, [], { before: (s) => void (clear = s.nomad.failRequests({ method: 'POST', path: /^\/v1\/jobs$/, status: 500, body: 'rpc error: No cluster leader', times: 3 })) });
+  const r = await run(t, [], { before: (s) => { clear = s.nomad.failRequests({ method: 'POST', path: /^\/v1\/jobs$/, status: 500, body: 'rpc error: No cluster leader', times: 3 }); } });
   t.teardown(clear);
   t.equal(r.code, 0, 'exit 0: the 500s cleared in time');
   t.equal(r.s.nomad.requests.filter((q) => q.method === 'POST' && q.path === '/v1/jobs').length, 4, 'three 500s, then the fourth registration succeeded');
@@ -83,7 +83,7 @@ t.test('Nomad answers 500 for a while: retried within nomad.retry_for, the run p
 
 t.test('Nomad answers 500 past nomad.retry_for: exit 3 with the status and body', async (t) => {
   let clear = () => {};
-  const r = await run(t, ['--nomad-retry-for', '2s'], { before: (s) => void (clear = s.nomad.failRequests({ method: 'POST', path: /^\/v1\/jobs$/, status: 500, body: 'rpc error: No cluster leader' })) });
+  const r = await run(t, ['--nomad-retry-for', '2s'], { before: (s) => { clear = s.nomad.failRequests({ method: 'POST', path: /^\/v1\/jobs$/, status: 500, body: 'rpc error: No cluster leader' }); } });
   t.teardown(clear);
   t.equal(r.code, 3, 'exit 3');
   const e = r.errors.find((x) => x.name.startsWith('register job'))!;

@@ -66,7 +66,7 @@ t.test(
     };
     // As CI hands them over: each runner's reports folder downloaded somewhere else (download-artifact's layout).
     mkdirSync(join(root, 'all-reports'));
-    runners.forEach((r, k) => renameSync(join(r, 'reports'), join(root, 'all-reports', `reports-shard-${k + 1}`)));
+    for (const [k, r] of runners.entries()) renameSync(join(r, 'reports'), join(root, 'all-reports', `reports-shard-${k + 1}`));
     const code = await main(['merge', 'all-reports', '--out', 'merged'], deps);
     t.equal(code, 1, `merge exits as run would over the cells: 1 (a check failed) ${err.join('')}`);
     const junit = join(root, 'merged', 'junit.xml');

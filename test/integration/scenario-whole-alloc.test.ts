@@ -50,7 +50,7 @@ t.test('restored, the shipped job: the host-side checks pass; services skipped, 
 });
 
 t.test('secrets/ back on the root filesystem after the reboot (as real 1.9.7-2.0.4): task-dirs fails with the evidence', async (t) => {
-  const r = await run(t, [], { before: (s) => void (s.lab.tasks.faults.secretsOnDiskAfterReboot = true) });
+  const r = await run(t, [], { before: (s) => { s.lab.tasks.faults.secretsOnDiskAfterReboot = true; } });
   t.equal(r.code, 1, 'exit 1');
   const d = r.v('task-dirs');
   t.equal(d.status, 'failed');
@@ -58,7 +58,7 @@ t.test('secrets/ back on the root filesystem after the reboot (as real 1.9.7-2.0
   t.match(d.evidence.join('\n'), /alloc dir on the client: \/var\/lib\/nomad\/alloc/, 'the alloc dir from the rendered agent config');
   t.match(d.perAlloc, [{ status: 'failed' }]);
   t.equal(r.v('alloc-restored').status, 'passed', 'the alloc itself was restored: only its secrets landed on disk');
-  const x = await run(t, ['--expect', 'task-dirs=fail'], { before: (s) => void (s.lab.tasks.faults.secretsOnDiskAfterReboot = true) });
+  const x = await run(t, ['--expect', 'task-dirs=fail'], { before: (s) => { s.lab.tasks.faults.secretsOnDiskAfterReboot = true; } });
   t.equal(x.code, 0, 'reproduced: --expect task-dirs=fail, exit 0');
   t.equal(x.v('task-dirs').label, 'expected failure');
 });

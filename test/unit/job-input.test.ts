@@ -100,7 +100,10 @@ t.test('the converter runs the build without the ACL token of this environment',
   writeFileSync(build, '#!/bin/sh\nprintf \'{"token": "%s", "addr": "%s"}\' "${NOMAD_TOKEN-unset}" "$NOMAD_ADDR"\n', { mode: 0o755 });
   const before = process.env['NOMAD_TOKEN'];
   process.env['NOMAD_TOKEN'] = 'e7c1d2a4-secret-token';
-  t.teardown(() => (before === undefined ? delete process.env['NOMAD_TOKEN'] : (process.env['NOMAD_TOKEN'] = before)));
+  t.teardown(() => {
+    if (before === undefined) delete process.env['NOMAD_TOKEN'];
+    else process.env['NOMAD_TOKEN'] = before;
+  });
   const r = await nomadJobConverter()({ nomadBinary: build, file: 'j.hcl', vars: {} });
   t.same(r, { ok: true, job: { token: 'unset', addr: 'http://127.0.0.1:4646' } });
 });

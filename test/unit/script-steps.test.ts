@@ -25,7 +25,7 @@ function fakeScript() {
 
 t.test('a step prints its title with the elapsed time, then ok and its duration', async (t) => {
   const { s, out, clock } = fakeScript();
-  t.equal(await s.step('debootstrap', () => ((clock.ms += 3000), 42)), 42);
+  t.equal(await s.step('debootstrap', () => { clock.ms += 3000; return 42; }), 42);
   s.say('box current');
   t.same(out, ['== [1.5s] debootstrap\n', '== [4.5s] ok debootstrap (3.0s)\n', 'demo: box current\n']);
   t.equal(s.elapsedMs(), 4500, 'elapsed counts from startedAt (a bootstrap that ran before)');
@@ -34,7 +34,10 @@ t.test('a step prints its title with the elapsed time, then ok and its duration'
 
 t.test('a failing step says FAIL and its error names the step and its fix', async (t) => {
   const { s, out, clock } = fakeScript();
-  const boom = () => ((clock.ms += 1000), Promise.reject(new Error('boom')));
+  const boom = () => {
+    clock.ms += 1000;
+    return Promise.reject(new Error('boom'));
+  };
   const err = await s.step('apt', boom, { fix: 'run apt-get update' }).catch((e) => e);
   t.ok(err instanceof StepFailure);
   t.equal(err.step, 'apt');

@@ -82,7 +82,10 @@ t.test('the client never comes back (powered off by the test during the reboot):
       // Note: the graceful reboot is scheduled one second after the step starts; the domain is cut mid-shutdown
       setTimeout(() => {
         const domain = domainsMatching(runId!).find((d) => d.includes('client'));
-        if (!domain) return void (killed = 'no domain found');
+        if (!domain) {
+          killed = 'no domain found';
+          return;
+        }
         execFileSync('virsh', ['-c', 'qemu:///system', 'destroy', domain], { timeout: 60_000 });
         killed = domain;
       }, 4000);

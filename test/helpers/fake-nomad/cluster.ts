@@ -279,7 +279,8 @@ export class Cluster {
           if (keep.has(`${job.ID}.${g.Name}[${i}]`)) continue;
           const need = groupMemoryMb(job, g.Name);
           if (used + need > capacity) {
-            const f = (failures[g.Name] ??= { NodesEvaluated: 1, NodesFiltered: 0, NodesInPool: 1, NodesAvailable: { dc1: 1 }, ClassFiltered: null, ConstraintFiltered: null, NodesExhausted: 0, ClassExhausted: null, DimensionExhausted: {}, QuotaExhausted: null, ResourcesExhausted: null, Scores: null, AllocationTime: 41233, CoalescedFailures: -1, ScoreMetaData: null }) as { NodesExhausted: number; DimensionExhausted: Record<string, number>; CoalescedFailures: number };
+            failures[g.Name] ??= { NodesEvaluated: 1, NodesFiltered: 0, NodesInPool: 1, NodesAvailable: { dc1: 1 }, ClassFiltered: null, ConstraintFiltered: null, NodesExhausted: 0, ClassExhausted: null, DimensionExhausted: {}, QuotaExhausted: null, ResourcesExhausted: null, Scores: null, AllocationTime: 41233, CoalescedFailures: -1, ScoreMetaData: null };
+            const f = failures[g.Name] as { NodesExhausted: number; DimensionExhausted: Record<string, number>; CoalescedFailures: number };
             f.NodesExhausted = 1;
             f.DimensionExhausted = { memory: 1 };
             f.CoalescedFailures++;
