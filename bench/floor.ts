@@ -1,7 +1,7 @@
-// The benchmark against the raw floor (issue 14 part 4): on the same box and Vagrantfile, a cold harness run of
-// bridge-exec-reboot (--fresh: no snapshot taken), the first run of its warm key (cold, and it takes the snapshot,
-// issue 14 part 3), a warm rerun from that lab's snapshot, then the same
-// procedure by hand without the harness, with Nomad and the job running as the issue asks (plain `vagrant up` of both
+// The benchmark against the raw floor: on the same box and Vagrantfile, a cold harness run of
+// bridge-exec-reboot (--fresh: no snapshot taken), the first run of its warm key (cold, and it takes the snapshot),
+// a warm rerun from that lab's snapshot, then the same procedure by hand without the harness, with Nomad and the job
+// running (plain `vagrant up` of both
 // VMs, the build copied with scp and started from the same agent config, `nomad job run` of the shipped job until it
 // answers HTTP, a plain reboot of the client to a new boot_id over SSH, the alloc running again, `vagrant destroy`);
 // prints the phases side by side with the ratio, the harness's overhead in percent, and restore.noticed_after (how
@@ -179,7 +179,7 @@ interface ApiAlloc {
 }
 
 /**
- * The same lab by hand, with Nomad and the job running (issue 14: the reboot is only comparable with Nomad's agent
+ * The same lab by hand, with Nomad and the job running (the reboot is only comparable with Nomad's agent
  * and task executors up, which systemd waits for at shutdown): the harness's Vagrantfile and lab spec, `vagrant up`;
  * the build copied with scp and started from the same agent config and unit (rendered from vms/templates); the
  * shipped job run with `nomad job run` on the server until its alloc answers HTTP; the client rebooted to a new

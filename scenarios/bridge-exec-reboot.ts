@@ -88,7 +88,7 @@ export default defineScenario({
     const docker = config.task.driver === 'docker' && config.lab.box === DEFAULTS.lab.box
       ? [{ field: '--driver', value: 'docker', message: `needs a box with Docker; ${DEFAULTS.lab.box} has none`, fix: `build the Docker box once with \`npx tsx vms/build-box.ts --docker\` and add --box ${DOCKER_BOX}` }]
       : [];
-    // issue 15: the fault kinds this scenario (a Nomad agent on the client) and the provider can do
+    // the fault kinds this scenario (a Nomad agent on the client) and the provider can do
     return [...docker, ...faultProblems('bridge-exec-reboot', config, { hasNomadAgent: true })];
   },
   preflight: (config, tools) => checkJobInput(config, tools.convertJob),
@@ -137,7 +137,7 @@ export default defineScenario({
 
     let recorder: EventRecorder | undefined;
     const jobId = await ctx.step(`register job "${info.id}"`, async (d) => {
-      // issue 15: watch the job's allocs and the node through the event stream from now to the end of the run
+      // watch the job's allocs and the node through the event stream from now to the end of the run
       recorder = startEventRecorder(ctx, nomad, { jobId: parsed.job.ID, nodeIds: [node.id] });
       await nomad.registerJob(parsed.job, parsed.hcl, { signal: d.signal });
       return parsed.job.ID;
@@ -175,18 +175,18 @@ export default defineScenario({
       since = { index: Math.max(nodeBefore.ModifyIndex, allocsIndex), atMs: Date.now() };
       const r = await ctx.step(`reboot the client (${config.reboot.kind})${of}`, (d) => lab.reboot('client', config.reboot.kind, { deadline: d, fault: faultParams(config) }), { timeoutMs: rebootStepMs(config) });
       reboots.push(r);
-      recordFault(ctx, r, count > 1 ? `.${i}` : ''); // issue 15: the fault's moments on the timeline, its facts
+      recordFault(ctx, r, count > 1 ? `.${i}` : ''); // the fault's moments on the timeline, its facts
       since.atMs = r.requestedAt;
-      // issue 15: a partition need not change the node at all (shorter than heartbeat_grace): only ready is awaited then
+      // a partition need not change the node at all (shorter than heartbeat_grace): only ready is awaited then
       const again = r.kind === 'partition' ? {} : { statusUpdatedAfterS: nodeBefore.StatusUpdatedAt, modifiedAfterIndex: since.index };
       await ctx.step(`wait for the client node to register again and be ready${of}`, (d) =>
         waitForNodeReady(nomad, { nodeId: node.id, driver: drivers[0]!, ...again }, { deadline: d }), { timeoutMs: 5 * 60_000 });
-      // issue 15: agent-kill and a short partition leave the tasks running (no restart expected); a partition past
+      // agent-kill and a short partition leave the tasks running (no restart expected); a partition past
       // heartbeat_grace ends in a replacement, which the settle rule waits for like any lost alloc's.
       const tasksRestart = faultRestartsTasks(r.kind, fault);
       const quietMs = config.reboot.settleQuietS * 1000;
       const confirmMs = config.reboot.settleConfirmS * 1000;
-      // issue 14: the client's clock against ours, read while the allocs come back (an emulated guest's clock drifts
+      // the client's clock against ours, read while the allocs come back (an emulated guest's clock drifts
       // over the tens of seconds the settle takes, so reading it afterwards blurs the notice latency)
       const clockRead = tasksRestart ? readClockOffset(lab.machines['client']!, deadlineIn(30_000, ctx.deadline)).catch(() => undefined) : undefined;
       const serverClockRead = tasksRestart ? readClockOffset(lab.machines['server']!, deadlineIn(30_000, ctx.deadline)).catch(() => undefined) : undefined;
@@ -198,7 +198,7 @@ export default defineScenario({
       { timeoutMs: Math.max(windowMs, remaining(ctx.deadline) - SETTLE_RESERVE_MS) });
       settle = { settled: s.settled, reason: s.reason, quietMs: s.quietMs, ...(s.ending ? { ending: s.ending } : {}), ...(s.confirmMs !== undefined ? { confirmMs: s.confirmMs } : {}) };
       ctx.fact(count > 1 ? `job.settled.${i}` : 'job.settled', settleFact(s));
-      // issue 14: how soon after each alloc ran again (its tasks' Started, client clock corrected) the harness saw it
+      // how soon after each alloc ran again (its tasks' Started, client clock corrected) the harness saw it
       const [clock, serverClock] = [await clockRead, await serverClockRead];
       if (clock && Object.keys(s.noticedAtMs).length > 0) {
         const tasks = Object.fromEntries(s.allocs.filter((a) => watched.includes(a.id)).map((a) => [a.id, Object.keys(a.tasks)]));
@@ -251,7 +251,7 @@ export default defineScenario({
     await recorder!.stop();
     evidence.whole = await readWholeAlloc(ctx, { nomad, lab, config, job: parsed.job, evidence, before: tasksBefore });
     ctx.artifact('whole-alloc.json', JSON.stringify(evidence.whole, null, 2));
-    // issue 15: agent-kill and partition are judged against what they make Nomad do (lib/checks/fault-expectations.ts)
+    // agent-kill and partition are judged against what they make Nomad do (lib/checks/fault-expectations.ts)
     const judged = adjustForFault(CHECKS, judgeAll(CHECKS, evidence), evidence, fault);
     const first = reboots[0]!;
     const endsTasks = FAULT_KINDS[first.kind].rebootsHost;

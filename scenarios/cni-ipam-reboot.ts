@@ -36,7 +36,7 @@ export default defineScenario({
   summary: 'no Nomad: the real bridge + host-local CNI plugins across a real reboot, state on disk vs on tmpfs',
   needsNomad: false,
   roles: ['client'],
-  // issue 15: panic and power-off reboot the host too; agent-kill and partition need a Nomad agent, which this has not
+  // panic and power-off reboot the host too; agent-kill and partition need a Nomad agent, which this has not
   validate: (config) => [...singleRebootExecOnly('cni-ipam-reboot', config), ...faultProblems('cni-ipam-reboot', config, { hasNomadAgent: false })],
   checks: CHECKS,
   async run(ctx, env) {

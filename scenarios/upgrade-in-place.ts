@@ -122,7 +122,7 @@ export const RESTORE_CHECKS = [
 ];
 const skipRestore = (why: string): CheckResult[] => RESTORE_CHECKS.map((c) => ({ id: c.id, title: c.title, status: 'skipped', message: why, evidence: [] }));
 
-/** issue 15: upgrade-then-reboot needs a kind that reboots the host (agent-kill and partition do not). */
+/** upgrade-then-reboot needs a kind that reboots the host (agent-kill and partition do not). */
 function upgradeFaultProblems(config: HarnessConfig): ConfigProblem[] {
   if (config.upgrade.mode !== 'upgrade-then-reboot') return [];
   const kind = config.reboot.kind;

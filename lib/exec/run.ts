@@ -38,7 +38,7 @@ export type RunCommand = (file: string, args: readonly string[], opts: RunOption
 /** Run `file args` with execa (no shell); throw CommandError (escaped command, stderr tail, timedOut) unless the exit code is allowed. */
 export const runCommand: RunCommand = async (file, args, opts) => {
   const { deadline, cwd, env, input, logger, allowedCodes = [0], redact = [], onLine } = opts;
-  // Note: loaded on first use: a CLI that ends at input validation starts ~130 ms sooner (issue 10, test speed)
+  // Note: loaded on first use: a CLI that ends at input validation starts ~130 ms sooner (test speed)
   const { execa } = await import('execa');
   const started = performance.now();
   const sub = execa(file, [...args], {

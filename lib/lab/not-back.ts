@@ -1,4 +1,4 @@
-// A machine that never came back after a fault (issue 15): one infrastructure error naming the wait, the last SSH error
+// A machine that never came back after a fault: one infrastructure error naming the wait, the last SSH error
 // and the guest's own last words (its serial console), instead of a bare timeout. Pure.
 import { EXIT, HarnessError, TimeoutError, formatMs } from '../errors.js';
 import type { RebootKind } from '../model/kinds.js';

@@ -151,7 +151,7 @@ export function createSshLab(o: SshLabOptions): { up(opts: { deadline: Deadline 
         const [file, args] = resetArgv(o.hardResetCommand, role, address);
         await run(file, args, { deadline: deadlineIn(RESET_MS, deadline), ...(o.logger ? { logger: o.logger } : {}) });
       },
-      // issue 15: an existing host that never comes back is named with the last SSH error (no console to read here)
+      // an existing host that never comes back is named with the last SSH error (no console to read here)
       notBack: async (err) => {
         const none = 'an existing host (lab.provider ssh): its console is not reachable from the harness';
         return notBackError(err, { machine: m.name, kind, console: { none } });

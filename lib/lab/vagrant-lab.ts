@@ -144,7 +144,7 @@ export function createVagrantLab(o: VagrantLabOptions): {
       powerOff: async () => power(spec.provider, idOf('power off'), 'off', hv()),
       powerOn: async () => power(spec.provider, idOf('power on'), 'on', hv()),
       ...(fault.offForMs !== undefined ? { offForMs: fault.offForMs } : {}),
-      // issue 15: a machine that never comes back is named with the last SSH error and its serial console's tail
+      // a machine that never comes back is named with the last SSH error and its serial console's tail
       notBack: async (err) => notBackError(err, { machine: m.name, kind, console: await serialConsole(m.name) }),
     });
   }

@@ -1,4 +1,4 @@
-// Warm reruns (issue 14 part 3), the pure half: what a warm lab's snapshot depends on (its key), the name of its
+// Warm reruns, the pure half: what a warm lab's snapshot depends on (its key), the name of its
 // directory, and whether a run starts warm, creates the snapshot, or runs cold. No I/O.
 import { createHash } from 'node:crypto';
 

@@ -1,4 +1,4 @@
-// Warm reruns (issue 14 part 3): a lab kept per key under <work dir>/warm-<key>, with a libvirt snapshot (memory
+// Warm reruns: a lab kept per key under <work dir>/warm-<key>, with a libvirt snapshot (memory
 // included) of its running domains. The first run of a key brings the lab up cold and takes the snapshot once the lab
 // is prepared; later runs revert to it, set the guests' clocks from the host, and go on. The lab is parked (its domains
 // shut off) when a run ends, so it burns no CPU between runs; a lock per key keeps two runs off one warm lab.

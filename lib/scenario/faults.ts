@@ -23,7 +23,7 @@ export function faultParams(config: HarnessConfig): FaultParams {
 
 /**
  * The reboot step's budget: the fault's own hold (power-off's off time, partition's cut) plus `reboot.deadline`, the
- * time the client may take to answer SSH with a new boot id afterwards (issue 15: past it, exit 3 naming the last SSH
+ * time the client may take to answer SSH with a new boot id afterwards (past it, exit 3 naming the last SSH
  * error and the serial console's tail).
  */
 export function rebootStepMs(config: HarnessConfig): number {

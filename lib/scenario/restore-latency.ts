@@ -1,4 +1,4 @@
-// Pure: how long after Nomad had an alloc running again the harness noticed it (issue 14). "Running again" is the
+// Pure: how long after Nomad had an alloc running again the harness noticed it. "Running again" is the
 // moment the alloc's last task started after the disruption (its first `Started` task event since then, on the
 // client's clock); "noticed" is the first of: the event stream delivering an update of that alloc that shows it
 // (the recorder stamps every frame on arrival), and the settle wait's read that first judged its place settled (the

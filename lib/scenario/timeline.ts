@@ -7,7 +7,7 @@ const FAILING = /Failure|Failed|Not Restarting|Killed|Terminated|Sibling Task Fa
 
 /** Timeline events from what the reboot scenario observed, in time order; events before `sinceMs` are dropped. */
 export function timelineFromEvidence(e: RebootEvidence, sinceMs: number): TimelineEvent[] {
-  // issue 15: agent-kill and partition do not reboot the host; an unchanged boot_id is what they expect
+  // agent-kill and partition do not reboot the host; an unchanged boot_id is what they expect
   const reboots = FAULT_KINDS[e.reboot.kind].rebootsHost;
   const changed = e.reboot.bootIdAfter !== e.reboot.bootIdBefore;
   const out: TimelineEvent[] = [

@@ -49,7 +49,7 @@ const REACH_FOR_EVIDENCE_MS = 20_000;
 
 /**
  * Collect each host's journals, addresses, iptables and CNI state before the teardown. A machine that does not answer
- * SSH within REACH_FOR_EVIDENCE_MS (issue 15: a client that never came back) is skipped with the reason, so it does
+ * SSH within REACH_FOR_EVIDENCE_MS (a client that never came back) is skipped with the reason, so it does
  * not use up the evidence budget of the others.
  */
 function onHostEvidence(ctx: RunContext, lab: Lab): void {
@@ -208,7 +208,7 @@ export function createRealEnv(
         cleanup: (what, fn, opts) => void ctx.cleanup.defer(what, fn, opts),
         ssh: { redact: ctx.secrets, streamOutput: config.output.verbose },
       });
-      // issue 15: registered before `vagrant up`, so a bring-up that fails or is interrupted keeps what Vagrant printed
+      // registered before `vagrant up`, so a bring-up that fails or is interrupted keeps what Vagrant printed
       // and the serial consoles (collected before the teardown destroys the VMs)
       ctx.onEvidence('lab: vagrant up output, vagrant status, serial consoles', async (dd) => {
         for (const [name, text] of Object.entries(await prepared.collectEvidence({ deadline: dd })))

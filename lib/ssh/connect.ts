@@ -17,7 +17,7 @@ const KEEPALIVE_COUNT = 3;
 export type SshClient = InstanceType<typeof ssh2Types.Client>;
 
 let ssh2Module: Promise<typeof ssh2Types> | undefined;
-/** ssh2 on first use: a CLI that ends before any SSH starts ~40 ms sooner (issue 10, test speed). */
+/** ssh2 on first use: a CLI that ends before any SSH starts ~40 ms sooner (test speed). */
 const loadSsh2 = (): Promise<typeof ssh2Types> => (ssh2Module ??= import('ssh2').then((m) => m.default));
 
 /** An SSH connection problem (refused, handshake failed, connection dropped mid-command). */

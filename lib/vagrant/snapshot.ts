@@ -1,4 +1,4 @@
-// libvirt snapshots of a lab's running domains (warm reruns, issue 14 part 3): internal snapshots with memory, taken
+// libvirt snapshots of a lab's running domains (warm reruns): internal snapshots with memory, taken
 // and reverted with virsh (a unix socket: works from the lab's namespace like every other virsh call here).
 import { ANY_EXIT_CODE, runCommand, type RunCommand } from '../exec/run.js';
 import { HarnessError } from '../errors.js';

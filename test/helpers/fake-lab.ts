@@ -146,7 +146,7 @@ export function createFakeLab(o: FakeLabOptions): Lab & { commands: Record<strin
       const requestedAt = Date.now();
       const before = boot[role]!.id;
       const marks: FaultMark[] = [];
-      // issue 15: the faults that keep the host up: the agent restarts, or the client is cut off and healed
+      // the faults that keep the host up: the agent restarts, or the client is cut off and healed
       if (kind === 'agent-kill') {
         const pid = agentPid;
         agentPid += 11;

@@ -111,7 +111,7 @@ export async function standIn(
       async upLab(ctx, d) {
         lab.heartbeatGraceMs = durationSeconds(config.nomad.heartbeatGrace) * 1000;
         ctx.cleanup.defer('destroy the stand-in lab', () => lab.destroy({ deadline: ctx.deadline }));
-        // as lib/session/real-env.ts: the lab's evidence is registered before the bring-up (issue 15)
+        // as lib/session/real-env.ts: the lab's evidence is registered before the bring-up
         ctx.onEvidence('lab: stand-in console', async (dd) => {
           for (const [name, text] of Object.entries(await lab.collectEvidence({ deadline: dd }))) ctx.artifact(name, text);
         });

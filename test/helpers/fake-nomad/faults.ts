@@ -1,4 +1,4 @@
-// Part of the Nomad API stand-in (not Nomad): a network partition between the client and the server (issue 15) while
+// Part of the Nomad API stand-in (not Nomad): a network partition between the client and the server while
 // the client host and its agent keep running. The server stops hearing heartbeats: past heartbeat_grace it marks the
 // node down and its allocs lost (nomad-reference §3.2); when the partition heals, the next heartbeat brings the node
 // back ("Node reregistered by heartbeat", nomad/node_endpoint.go), the client stops the lost alloc's tasks and the

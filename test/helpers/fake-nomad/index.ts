@@ -83,7 +83,7 @@ export interface FakeNomad {
   /** how many /v1/event/stream connections are open now */
   openEventStreams(): number;
   /**
-   * issue 15: answer matching requests with `status` and `body` (as a Nomad server does, e.g. 500 "No cluster leader"
+   * Answer matching requests with `status` and `body` (as a Nomad server does, e.g. 500 "No cluster leader"
    * around an election) for the next `times` of them (default: until cleared); returns a function that clears it
    */
   failRequests(rule: FailRule): () => void;
