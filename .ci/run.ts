@@ -127,9 +127,8 @@ async function npmTest(env: NodeJS.ProcessEnv, logFile: string): Promise<{ code:
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 // Note: .ci/run sets NRH_STEPS_STARTED_MS before `npm ci`, so the step times here and in vms/setup-host.ts count
 // from the start of the whole CI run.
-if (isMain(import.meta.url)) await runScript(
-  'ci',
-  async (s) => {
+if (isMain(import.meta.url))
+  await runScript('ci', async (s) => {
     process.chdir(root);
     Object.assign(process.env, { CI: process.env['CI'] || 'true', DEBIAN_FRONTEND: 'noninteractive' });
     Object.assign(process.env, { VAGRANT_CHECKPOINT_DISABLE: '1' });
@@ -144,7 +143,7 @@ if (isMain(import.meta.url)) await runScript(
       await actionlint(s, env);
       await checkJsonschema(s, env);
     });
-    const { code, log } = await s.step('npm test (its exit code is this run\'s; log: reports/ci-test.log)', () =>
+    const { code, log } = await s.step("npm test (its exit code is this run's; log: reports/ci-test.log)", () =>
       npmTest(env, path.join(root, 'reports', 'ci-test.log')),
     );
     s.say(`npm test exited ${code}`);
@@ -156,5 +155,4 @@ if (isMain(import.meta.url)) await runScript(
     console.log(summaryLine(log));
     s.say(`done (exit ${code})`);
     return code;
-  },
-);
+  });

@@ -35,7 +35,10 @@ const children = new Set<Child>();
 let stopping: NodeJS.Signals | undefined;
 function track<T extends Child & PromiseLike<unknown>>(p: T): T {
   children.add(p);
-  void Promise.resolve(p).then(() => children.delete(p), () => children.delete(p));
+  void Promise.resolve(p).then(
+    () => children.delete(p),
+    () => children.delete(p),
+  );
   return p;
 }
 for (const sig of ['SIGINT', 'SIGTERM'] as const) {
@@ -86,9 +89,7 @@ async function preflight(nomad: string | undefined, box: string): Promise<void> 
   if (process.getuid?.() !== 0)
     problems.push('must run as root (the lab network namespace and libvirtd): sudo -E npx tsx bench/floor.ts ...');
   if (!nomad)
-    problems.push(
-      '--nomad-binary <path> is required (a linux/amd64 Nomad build, e.g. /work/nomad-build/v1.9.7/nomad)',
-    );
+    problems.push('--nomad-binary <path> is required (a linux/amd64 Nomad build, e.g. /work/nomad-build/v1.9.7/nomad)');
   else if (!(await fs.pathExists(nomad))) problems.push(`--nomad-binary ${nomad}: no such file`);
   const boxes = await $`vagrant box list`.nothrow();
   if (!boxes.stdout.split('\n').some((l) => l.startsWith(`${box} `)))
@@ -199,13 +200,21 @@ async function rawFloor(work: string, config: HarnessConfig, nomadBinary: string
   if (!inNs) throw new Error(`network namespace ${netns} is missing (the harness run should have made it)`);
   // Note: every command is bounded, so a hung VM or agent ends the benchmark with the command named, not a hang
   const vagrantIn = (args: string[], timeout: '30m' | '10m') =>
-    $({ cwd: dir, env: { ...process.env, HARNESS_LAB_SPEC: path.join(dir, 'lab-spec.json') }, timeout })`ip netns exec ${netns} vagrant ${args}`;
+    $({
+      cwd: dir,
+      env: { ...process.env, HARNESS_LAB_SPEC: path.join(dir, 'lab-spec.json') },
+      timeout,
+    })`ip netns exec ${netns} vagrant ${args}`;
   const vagrant = (args: string[]) => track(vagrantIn(args, '30m'));
   const machine = (role: string) => spec.machines.find((m) => m.role === role)!;
   const [server, client] = [machine('server'), machine('client')];
   const sshConfig = path.join(dir, 'ssh-config');
   const ssh = (host: string, cmd: string) =>
-    track($({ timeout: '2m' })`ip netns exec ${netns} ssh -F ${sshConfig} -o ConnectTimeout=3 -o BatchMode=yes ${host} ${cmd}`);
+    track(
+      $({
+        timeout: '2m',
+      })`ip netns exec ${netns} ssh -F ${sshConfig} -o ConnectTimeout=3 -o BatchMode=yes ${host} ${cmd}`,
+    );
   const scp = (file: string, host: string, to: string) =>
     track($({ timeout: '10m' })`ip netns exec ${netns} scp -q -F ${sshConfig} ${file} ${`${host}:${to}`}`);
   const api = async <T>(p: string): Promise<T> =>
@@ -213,10 +222,15 @@ async function rawFloor(work: string, config: HarnessConfig, nomadBinary: string
   const JOB = 'bridge-exec-http';
   const starts = (a: ApiAlloc) => (a.TaskStates?.['web']?.Events ?? []).filter((e) => e.Type === 'Started').length;
   const answering = async (allocId: string) => {
-    const a = await api<{ AllocatedResources?: { Shared?: { Networks?: { IP?: string }[] } }; NetworkStatus?: { Address?: string } }>(`/v1/allocation/${allocId}`);
+    const a = await api<{
+      AllocatedResources?: { Shared?: { Networks?: { IP?: string }[] } };
+      NetworkStatus?: { Address?: string };
+    }>(`/v1/allocation/${allocId}`);
     const address = a.NetworkStatus?.Address;
     if (!address) return { not: `alloc ${allocId.slice(0, 8)} has no bridge address yet` };
-    const code = (await ssh(client.name, `curl -s -o /dev/null --max-time 5 -w '%{http_code}' http://${address}:80/`).nothrow()).stdout.trim();
+    const code = (
+      await ssh(client.name, `curl -s -o /dev/null --max-time 5 -w '%{http_code}' http://${address}:80/`).nothrow()
+    ).stdout.trim();
     return code === '200' ? address : { not: `http://${address}:80/ answered ${code || 'nothing'}` };
   };
   try {
@@ -227,27 +241,45 @@ async function rawFloor(work: string, config: HarnessConfig, nomadBinary: string
       await fs.writeFile(sshConfig, cfg.join('\n'));
     });
     const [, installMs] = await timed(async () => {
-      const templates = async (role: 'server' | 'client') => ({ hcl: await readTemplate(`${role}.hcl`), unit: await readTemplate('nomad.service') });
-      await Promise.all(([[server, 'server'], [client, 'client']] as const).map(async ([m, role]) => {
-        const vars = role === 'server'
-          ? { private_ip: m.privateIp, heartbeat_grace: config.nomad.heartbeatGrace }
-          : { private_ip: m.privateIp, server_ip: server.privateIp };
-        const files = renderAgentFiles(role, vars, await templates(role));
-        await fs.writeFile(path.join(dir, `${role}.hcl`), files.hcl);
-        await fs.writeFile(path.join(dir, `${role}.service`), files.unit);
-        await scp(nomadBinary, m.name, '/tmp/nomad');
-        await scp(path.join(dir, `${role}.hcl`), m.name, '/tmp/nomad.hcl');
-        await scp(path.join(dir, `${role}.service`), m.name, '/tmp/nomad.service');
-        const script = [
-          'set -e', `install -m 0755 /tmp/nomad ${REMOTE.binary}`, `install -D -m 0644 /tmp/nomad.hcl ${REMOTE.config}`,
-          `install -D -m 0644 /tmp/nomad.service ${REMOTE.unit}`, 'install -d -m 0700 /var/lib/nomad', bridgePrereqScript(),
-          'systemctl daemon-reload', 'systemctl enable --now nomad.service',
-        ].join('\n');
-        await ssh(m.name, `sudo sh -c ${quote(script)}`);
-      }));
+      const templates = async (role: 'server' | 'client') => ({
+        hcl: await readTemplate(`${role}.hcl`),
+        unit: await readTemplate('nomad.service'),
+      });
+      await Promise.all(
+        (
+          [
+            [server, 'server'],
+            [client, 'client'],
+          ] as const
+        ).map(async ([m, role]) => {
+          const vars =
+            role === 'server'
+              ? { private_ip: m.privateIp, heartbeat_grace: config.nomad.heartbeatGrace }
+              : { private_ip: m.privateIp, server_ip: server.privateIp };
+          const files = renderAgentFiles(role, vars, await templates(role));
+          await fs.writeFile(path.join(dir, `${role}.hcl`), files.hcl);
+          await fs.writeFile(path.join(dir, `${role}.service`), files.unit);
+          await scp(nomadBinary, m.name, '/tmp/nomad');
+          await scp(path.join(dir, `${role}.hcl`), m.name, '/tmp/nomad.hcl');
+          await scp(path.join(dir, `${role}.service`), m.name, '/tmp/nomad.service');
+          const script = [
+            'set -e',
+            `install -m 0755 /tmp/nomad ${REMOTE.binary}`,
+            `install -D -m 0644 /tmp/nomad.hcl ${REMOTE.config}`,
+            `install -D -m 0644 /tmp/nomad.service ${REMOTE.unit}`,
+            'install -d -m 0700 /var/lib/nomad',
+            bridgePrereqScript(),
+            'systemctl daemon-reload',
+            'systemctl enable --now nomad.service',
+          ].join('\n');
+          await ssh(m.name, `sudo sh -c ${quote(script)}`);
+        }),
+      );
       await pollUntil('the client node ready', 5 * 60_000, async () => {
         const nodes = await api<{ Name: string; Status: string }[]>('/v1/nodes');
-        return nodes.some((n) => n.Status === 'ready') ? true : { not: `nodes: ${JSON.stringify(nodes.map((n) => `${n.Name} ${n.Status}`))}` };
+        return nodes.some((n) => n.Status === 'ready')
+          ? true
+          : { not: `nodes: ${JSON.stringify(nodes.map((n) => `${n.Name} ${n.Status}`))}` };
       });
     });
     await scp(JOBS.bridgeExecHttp, server.name, '/tmp/job.nomad.hcl');
@@ -272,7 +304,9 @@ async function rawFloor(work: string, config: HarnessConfig, nomadBinary: string
     const [, restoreMs] = await timed(async () => {
       await pollUntil('the alloc running again (a new Started event)', 10 * 60_000, async () => {
         const a = await api<ApiAlloc>(`/v1/allocation/${allocId}`);
-        return a.ClientStatus === 'running' && starts(a) > startedBefore ? true : { not: `alloc ${a.ClientStatus}, ${starts(a)} Started events` };
+        return a.ClientStatus === 'running' && starts(a) > startedBefore
+          ? true
+          : { not: `alloc ${a.ClientStatus}, ${starts(a)} Started events` };
       });
       await pollUntil('the alloc answering HTTP again', 5 * 60_000, () => answering(allocId));
     });
@@ -282,7 +316,10 @@ async function rawFloor(work: string, config: HarnessConfig, nomadBinary: string
     // Note: not tracked (a signal must not stop the cleanup); a domain vagrant lost track of (killed mid-`up`) is
     // removed by hand, storage and all
     await vagrantIn(['destroy', '-f'], '10m').nothrow();
-    for (const m of spec.machines) await undefineDomain(m.name, { deadline: deadlineIn(5 * 60_000) }).catch((e: Error) => console.error(`bench: removing ${m.name}: ${e.message}`));
+    for (const m of spec.machines)
+      await undefineDomain(m.name, { deadline: deadlineIn(5 * 60_000) }).catch((e: Error) =>
+        console.error(`bench: removing ${m.name}: ${e.message}`),
+      );
   }
 }
 
@@ -315,16 +352,21 @@ let w: HarnessRun;
 try {
   // Note: the cold run the raw floor is held against is --fresh: the first run of a warm key also pays for the snapshot
   h = await harnessRun(nomad!, work, 'cold', ['--fresh']);
-  console.error(`bench: harness ${h.outcome} in ${secs(h.wallMs)} (lab.warm: ${h.properties['lab.warm']}); first run of the warm key ...`);
+  console.error(
+    `bench: harness ${h.outcome} in ${secs(h.wallMs)} (lab.warm: ${h.properties['lab.warm']}); first run of the warm key ...`,
+  );
   c = await harnessRun(nomad!, work, 'create');
-  console.error(`bench: first run of the warm key ${c.outcome} in ${secs(c.wallMs)} (snapshot: ${c.properties['lab.snapshot.created']}); warm rerun ...`);
+  console.error(
+    `bench: first run of the warm key ${c.outcome} in ${secs(c.wallMs)} (snapshot: ${c.properties['lab.snapshot.created']}); warm rerun ...`,
+  );
   w = await harnessRun(nomad!, work, 'warm');
   console.error(`bench: warm rerun ${w.outcome} in ${secs(w.wallMs)} (lab.warm: ${w.properties['lab.warm']})`);
 } finally {
   await destroyWarm(work);
   await exitIfStopped(work);
 }
-const stepOf = (r: HarnessRun, re: RegExp) => r.steps.filter((s) => re.test(s.name)).reduce((n, s) => n + s.durationMs, 0);
+const stepOf = (r: HarnessRun, re: RegExp) =>
+  r.steps.filter((s) => re.test(s.name)).reduce((n, s) => n + s.durationMs, 0);
 const UP = /^bring up the server and client VMs$/;
 const INSTALL = /^install Nomad and start the agents$/;
 const REBOOT = /^reboot the client/;
@@ -348,10 +390,12 @@ const warmTable = [
     `${secs(besides(w))} | ${(besides(w) / besides(h)).toFixed(2)}x |`,
 ].join('\n');
 // Where the warm figure goes: each step it counts, largest first, and the CLI's time outside its steps
-const counted = w.steps.filter((x) => !REBOOT.test(x.name) && !JOB_START.test(x.name)).sort((a, b) => b.durationMs - a.durationMs);
+const counted = w.steps
+  .filter((x) => !REBOOT.test(x.name) && !JOB_START.test(x.name))
+  .sort((a, b) => b.durationMs - a.durationMs);
 const outside = w.wallMs - w.steps.reduce((n, x) => n + x.durationMs, 0);
 const warmSteps = [
-  '| warm rerun step (besides the reboot and the job\'s own start) | time |',
+  "| warm rerun step (besides the reboot and the job's own start) | time |",
   '| --- | --- |',
   ...counted.map((x) => `| ${x.name.replaceAll('|', '\\|')} | ${secs(x.durationMs)} |`),
   `| the CLI outside its steps (start, host check, reports, exit) | ${secs(outside)} |`,
@@ -385,10 +429,22 @@ try {
 // Each harness step to the phase of the by-hand procedure it does; a step no pattern names is its own row.
 const PHASES: [string, keyof RawPhases | undefined, RegExp][] = [
   ['bring up the server and client VMs', 'upMs', /^bring up the server and client VMs$/],
-  ['install Nomad, start the agents, the client node ready', 'installMs', /^(install Nomad and start the agents|connect to the Nomad API|wait for the Nomad server to elect a leader|wait for a leader and the client node ready)/],
-  ["the job's own start (register, alloc running, HTTP answering)", 'jobMs', /^(parse the job|register job|wait until every alloc of the job)/],
+  [
+    'install Nomad, start the agents, the client node ready',
+    'installMs',
+    /^(install Nomad and start the agents|connect to the Nomad API|wait for the Nomad server to elect a leader|wait for a leader and the client node ready)/,
+  ],
+  [
+    "the job's own start (register, alloc running, HTTP answering)",
+    'jobMs',
+    /^(parse the job|register job|wait until every alloc of the job)/,
+  ],
   ['reboot the client until SSH answers with a new boot_id', 'rebootMs', /^reboot the client/],
-  ['restore: the alloc running again and answering (harness: node ready, settle with its quiet period, ports)', 'restoreMs', /^(wait for the client node to register again|wait until the job has settled|wait for every mapped port to answer after)/],
+  [
+    'restore: the alloc running again and answering (harness: node ready, settle with its quiet period, ports)',
+    'restoreMs',
+    /^(wait for the client node to register again|wait until the job has settled|wait for every mapped port to answer after)/,
+  ],
   ['observe before and after, evidence (harness only)', undefined, /^observe /],
 ];
 const matched = (name: string) => PHASES.some(([, , re]) => re.test(name));
@@ -398,14 +454,20 @@ const rawWhole = raw.upMs + raw.installMs + raw.jobMs + raw.rebootMs + raw.resto
 const phases: Phase[] = [
   ...PHASES.map(([name, key, re]): Phase => ({ name, ...(key ? { rawMs: raw[key] } : {}), harnessMs: stepOf(h, re) })),
   ...others.map((x): Phase => ({ name: `${x.name} (harness only)`, harnessMs: x.durationMs })),
-  { name: 'destroy (harness: teardown, and the CLI outside its steps)', rawMs: raw.destroyMs, harnessMs: stepOf(h, /^teardown$/) + h.wallMs - stepsMs },
+  {
+    name: 'destroy (harness: teardown, and the CLI outside its steps)',
+    rawMs: raw.destroyMs,
+    harnessMs: stepOf(h, /^teardown$/) + h.wallMs - stepsMs,
+  },
   { name: 'whole', rawMs: rawWhole, harnessMs: h.wallMs },
 ];
 const overhead = ((h.wallMs / rawWhole - 1) * 100).toFixed(1);
 const table = [
   '| phase | raw floor (by hand) | harness | ratio |',
   '| --- | --- | --- | --- |',
-  ...phases.map((p) => `| ${p.name}${p.note ? ` (${p.note})` : ''} | ${secs(p.rawMs)} | ${secs(p.harnessMs)} | ${ratio(p)} |`),
+  ...phases.map(
+    (p) => `| ${p.name}${p.note ? ` (${p.note})` : ''} | ${secs(p.rawMs)} | ${secs(p.harnessMs)} | ${ratio(p)} |`,
+  ),
 ].join('\n');
 const notice = (r: HarnessRun) => r.properties['restore.noticed_after'] ?? 'not recorded';
 const summaryLines = [

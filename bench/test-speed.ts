@@ -21,8 +21,15 @@ const VARIANTS: Record<string, { what: string; flags: string[] }> = {
 const WARM_UP = 'test/unit/ssh-quote.test.ts';
 
 interface Row {
-  variant: string; what: string; wallS: number; cpuS: number;
-  files: number; pass: number; fail: number; skip: number; load: string;
+  variant: string;
+  what: string;
+  wallS: number;
+  cpuS: number;
+  files: number;
+  pass: number;
+  fail: number;
+  skip: number;
+  load: string;
 }
 
 const only = argv['only'] ? String(argv['only']).split(',') : ['current'];
@@ -42,7 +49,10 @@ const slowest = new Map<string, string[]>();
 function slowestFiles(tap: string, n = 5): string[] {
   const top = /^(?:not )?ok \d+ - (test\/\S+) # time=([\d.]+)ms/gm;
   const times = [...tap.matchAll(top)].map((m) => ({ file: m[1]!, ms: Number(m[2]) }));
-  return times.sort((a, b) => b.ms - a.ms).slice(0, n).map((x) => `${x.file} ${fmt(x.ms / 1000)}`);
+  return times
+    .sort((a, b) => b.ms - a.ms)
+    .slice(0, n)
+    .map((x) => `${x.file} ${fmt(x.ms / 1000)}`);
 }
 for (const name of only) {
   const { what, flags } = VARIANTS[name]!;
@@ -60,8 +70,15 @@ for (const name of only) {
   await fs.writeFile(`${os.tmpdir()}/test-speed-${name}.tap`, r.stdout);
   slowest.set(name, slowestFiles(r.stdout));
   rows.push({
-    variant: name, what, wallS, cpuS: (user ?? 0) + (sys ?? 0), files: fileCount,
-    pass: num('pass'), fail: num('fail'), skip: num('skip'), load: os.loadavg()[0]!.toFixed(1),
+    variant: name,
+    what,
+    wallS,
+    cpuS: (user ?? 0) + (sys ?? 0),
+    files: fileCount,
+    pass: num('pass'),
+    fail: num('fail'),
+    skip: num('skip'),
+    load: os.loadavg()[0]!.toFixed(1),
   });
   console.error(`   ${fmt(wallS)} wall, exit ${r.exitCode}`);
 }
@@ -72,8 +89,14 @@ function fmt(s: number): string {
 }
 
 const header = ['variant', 'wall', 'CPU (user+sys)', 'files', 'pass', 'fail', 'skip', 'load avg after', 'what'];
-const cells = (r: Row) =>
-  [r.variant, fmt(r.wallS), fmt(r.cpuS), ...[r.files, r.pass, r.fail, r.skip].map(String), r.load, r.what];
+const cells = (r: Row) => [
+  r.variant,
+  fmt(r.wallS),
+  fmt(r.cpuS),
+  ...[r.files, r.pass, r.fail, r.skip].map(String),
+  r.load,
+  r.what,
+];
 const table = [header, ...rows.map(cells)];
 const widths = header.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
 const line = (row: string[]) => `| ${row.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;

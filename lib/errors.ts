@@ -44,7 +44,8 @@ export class ConfigError extends HarnessError {
     super(
       problems.length === 1
         ? `invalid configuration: ${formatProblem(problems[0]!)}`
-        : `invalid configuration (${problems.length} problems):\n` + problems.map((p) => `  - ${formatProblem(p)}`).join('\n'),
+        : `invalid configuration (${problems.length} problems):\n` +
+            problems.map((p) => `  - ${formatProblem(p)}`).join('\n'),
       { exitCode: EXIT.USAGE },
     );
     this.problems = problems;
@@ -72,9 +73,17 @@ export class CommandError extends HarnessError {
   readonly code: number | undefined;
   readonly stderrTail: string;
   readonly timedOut: boolean;
-  constructor(command: string, code: number | undefined, stderrTail: string, opts: { timedOut?: boolean; hint?: string; cause?: unknown } = {}) {
+  constructor(
+    command: string,
+    code: number | undefined,
+    stderrTail: string,
+    opts: { timedOut?: boolean; hint?: string; cause?: unknown } = {},
+  ) {
     const how = opts.timedOut ? 'timed out' : code === undefined ? 'was killed' : `exited ${code}`;
-    super(`command ${how}: ${command}${stderrTail ? `\n${indent(stderrTail)}` : ''}`, { exitCode: EXIT.INFRA, ...opts });
+    super(`command ${how}: ${command}${stderrTail ? `\n${indent(stderrTail)}` : ''}`, {
+      exitCode: EXIT.INFRA,
+      ...opts,
+    });
     this.command = command;
     this.code = code;
     this.stderrTail = stderrTail;
@@ -124,5 +133,8 @@ export function formatMs(ms: number): string {
 }
 
 function indent(s: string): string {
-  return s.split('\n').map((l) => `    ${l}`).join('\n');
+  return s
+    .split('\n')
+    .map((l) => `    ${l}`)
+    .join('\n');
 }

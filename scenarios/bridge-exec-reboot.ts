@@ -33,7 +33,13 @@ import { toNodeSnap } from '../lib/nomad/parse.js';
 import { jobInfo, jobProblems } from '../lib/parse/nomad-job.js';
 import { timelineFromEvidence } from '../lib/scenario/timeline.js';
 import { checkJobInput, JOB_FIELD, varFile } from '../lib/scenario/job-input.js';
-import { probeAllocs, settleFact, waitForJobHealthy, waitForJobSettled, waitForReachable } from '../lib/scenario/job-steps.js';
+import {
+  probeAllocs,
+  settleFact,
+  waitForJobHealthy,
+  waitForJobSettled,
+  waitForReachable,
+} from '../lib/scenario/job-steps.js';
 import { buildDockerImage, DOCKER_BOX, DOCKER_IMAGE } from '../lib/cluster/docker-image.js';
 import { DEFAULTS, type TaskDriver } from '../lib/config/schema.js';
 import { ConfigError } from '../lib/errors.js';
@@ -80,14 +86,23 @@ export const CHECKS = [
 
 export default defineScenario({
   name: 'bridge-exec-reboot',
-  summary: 'every alloc of a bridge-mode job (the shipped exec job, --driver docker, or your own --job) survives a real reboot of its client host (restored in place)',
+  summary:
+    'every alloc of a bridge-mode job (the shipped exec job, --driver docker, or your own --job) survives a real reboot of its client host (restored in place)',
   needsNomad: true,
   checks: CHECKS,
   validate(config) {
     // The default box has no Docker; any other box is checked inside the VM (a clear error before the job runs).
-    const docker = config.task.driver === 'docker' && config.lab.box === DEFAULTS.lab.box
-      ? [{ field: '--driver', value: 'docker', message: `needs a box with Docker; ${DEFAULTS.lab.box} has none`, fix: `build the Docker box once with \`npx tsx vms/build-box.ts --docker\` and add --box ${DOCKER_BOX}` }]
-      : [];
+    const docker =
+      config.task.driver === 'docker' && config.lab.box === DEFAULTS.lab.box
+        ? [
+            {
+              field: '--driver',
+              value: 'docker',
+              message: `needs a box with Docker; ${DEFAULTS.lab.box} has none`,
+              fix: `build the Docker box once with \`npx tsx vms/build-box.ts --docker\` and add --box ${DOCKER_BOX}`,
+            },
+          ]
+        : [];
     // the fault kinds this scenario (a Nomad agent on the client) and the provider can do
     return [...docker, ...faultProblems('bridge-exec-reboot', config, { hasNomadAgent: true })];
   },
@@ -99,40 +114,71 @@ export default defineScenario({
     const jobFile = config.job.file ?? JOB_FILES[driver];
     ctx.fact('task.driver', config.job.file ? undefined : driver);
     ctx.fact('job.file', config.job.file);
-    const lab = await ctx.step('bring up the server and client VMs', (d) => env.upLab(ctx, d), { timeoutMs: 20 * 60_000 });
-    const { nomadVersion } = await ctx.step('install Nomad and start the agents', (d) => env.provisionNomad(ctx, lab, d), { timeoutMs: 10 * 60_000 });
+    const lab = await ctx.step('bring up the server and client VMs', (d) => env.upLab(ctx, d), {
+      timeoutMs: 20 * 60_000,
+    });
+    const { nomadVersion } = await ctx.step(
+      'install Nomad and start the agents',
+      (d) => env.provisionNomad(ctx, lab, d),
+      { timeoutMs: 10 * 60_000 },
+    );
     ctx.fact('nomad.version', nomadVersion);
-    const nomad = await ctx.step('connect to the Nomad API through the server VM', (d) => env.connectNomad(ctx, lab, d));
+    const nomad = await ctx.step('connect to the Nomad API through the server VM', (d) =>
+      env.connectNomad(ctx, lab, d),
+    );
     if (driver === 'docker') {
-      const built = await ctx.step(`build the image ${DOCKER_IMAGE} inside the client VM (the lab has no registry)`, (d) => buildDockerImage(lab.machines['client']!, config.lab.box, d), { timeoutMs: 5 * 60_000 });
+      const built = await ctx.step(
+        `build the image ${DOCKER_IMAGE} inside the client VM (the lab has no registry)`,
+        (d) => buildDockerImage(lab.machines['client']!, config.lab.box, d),
+        { timeoutMs: 5 * 60_000 },
+      );
       ctx.fact('docker.version', built.serverVersion);
       ctx.fact('docker.image', `${DOCKER_IMAGE} ${built.imageId}`);
     }
 
     // Note: the server's HTTP API may not answer yet right after the agents start (a real 1.9.7 run here got "socket
     // hang up" on the first request); the leader wait retries until it does.
-    await ctx.step('wait for the Nomad server to elect a leader', (d) => waitForLeader(nomad, { deadline: d }), { timeoutMs: 3 * 60_000 });
+    await ctx.step('wait for the Nomad server to elect a leader', (d) => waitForLeader(nomad, { deadline: d }), {
+      timeoutMs: 3 * 60_000,
+    });
 
     // The server parses the job (with the same variables the host's build checked it with before anything was created).
-    const parsed = await ctx.step(`parse the job ${config.job.file ? config.job.file : `(shipped, ${driver})`}`, async (d) => {
-      const hcl = await readFile(jobFile, 'utf8');
-      const job = await nomad.parseJob(hcl, { signal: d.signal, variables: varFile(config.job.vars) });
-      const { info, problems } = jobInfo(job);
-      const bad = [...problems.map((message) => ({ message, fix: 'see the README, "Your own job"' })), ...(info ? jobProblems(info) : [])];
-      if (!info || bad.length) throw new ConfigError(bad.map((p) => ({ field: JOB_FIELD, value: jobFile, ...p })));
-      return { hcl, job, info };
-    });
+    const parsed = await ctx.step(
+      `parse the job ${config.job.file ? config.job.file : `(shipped, ${driver})`}`,
+      async (d) => {
+        const hcl = await readFile(jobFile, 'utf8');
+        const job = await nomad.parseJob(hcl, { signal: d.signal, variables: varFile(config.job.vars) });
+        const { info, problems } = jobInfo(job);
+        const bad = [
+          ...problems.map((message) => ({ message, fix: 'see the README, "Your own job"' })),
+          ...(info ? jobProblems(info) : []),
+        ];
+        if (!info || bad.length) throw new ConfigError(bad.map((p) => ({ field: JOB_FIELD, value: jobFile, ...p })));
+        return { hcl, job, info };
+      },
+    );
     const { info } = parsed;
     ctx.fact('job.id', info.id);
     ctx.fact('job.groups', info.groups.map((g) => `${g.name}[${g.count}]${g.bridge ? ' bridge' : ''}`).join(' '));
     const drivers = info.drivers.length ? info.drivers : [driver];
 
-    const node = await ctx.step(`wait for a leader and the client node ready with ${drivers.join(', ')} healthy`, async (d) => {
-      await waitForLeader(nomad, { deadline: d });
-      const n = await waitForBridgeClient(ctx, nomad, lab.machines['client']!, { nodeName: CLIENT_NODE_NAME, driver: drivers[0]! }, d);
-      for (const other of drivers.slice(1)) await waitForNodeReady(nomad, { nodeId: n.ID, driver: other }, { deadline: d });
-      return toNodeSnap(n);
-    }, { timeoutMs: 5 * 60_000 });
+    const node = await ctx.step(
+      `wait for a leader and the client node ready with ${drivers.join(', ')} healthy`,
+      async (d) => {
+        await waitForLeader(nomad, { deadline: d });
+        const n = await waitForBridgeClient(
+          ctx,
+          nomad,
+          lab.machines['client']!,
+          { nodeName: CLIENT_NODE_NAME, driver: drivers[0]! },
+          d,
+        );
+        for (const other of drivers.slice(1))
+          await waitForNodeReady(nomad, { nodeId: n.ID, driver: other }, { deadline: d });
+        return toNodeSnap(n);
+      },
+      { timeoutMs: 5 * 60_000 },
+    );
     ctx.fact('client.node_id', node.id);
 
     let recorder: EventRecorder | undefined;
@@ -145,11 +191,15 @@ export default defineScenario({
 
     const history: { events: Record<string, TaskEventRec[]> } = { events: {} };
     const lab0 = { memoryMb: config.lab.memoryMb, cpus: config.lab.cpus };
-    const healthy: AllocSnap[] = await ctx.step(`wait until every alloc of the job (${info.expectedAllocs}) runs and every mapped port answers`, async (d) => {
-      const allocs = await waitForJobHealthy(nomad, jobId, info.expectedAllocs, lab0, d);
-      await waitForReachable(lab, allocs, node, info.probeKinds, d);
-      return allocs;
-    }, { timeoutMs: placeTimeoutMs(info.expectedAllocs) });
+    const healthy: AllocSnap[] = await ctx.step(
+      `wait until every alloc of the job (${info.expectedAllocs}) runs and every mapped port answers`,
+      async (d) => {
+        const allocs = await waitForJobHealthy(nomad, jobId, info.expectedAllocs, lab0, d);
+        await waitForReachable(lab, allocs, node, info.probeKinds, d);
+        return allocs;
+      },
+      { timeoutMs: placeTimeoutMs(info.expectedAllocs) },
+    );
     const watched = healthy.map((a) => a.id);
     ctx.fact('alloc.id', watched[0]);
     ctx.fact('allocs.before', healthy.map((a) => `${short(a)}=${a.address ?? '?'}`).join(' '));
@@ -163,7 +213,10 @@ export default defineScenario({
     // --reboots N: reboot again while every alloc keeps being restored; the checks judge the last reboot (or the first
     // one after which an alloc was not restored), the leak check what is left after it.
     const count = config.reboot.count;
-    const fault = { heartbeatGraceS: durationSeconds(config.nomad.heartbeatGrace), partitionForS: config.reboot.partitionForS };
+    const fault = {
+      heartbeatGraceS: durationSeconds(config.nomad.heartbeatGrace),
+      partitionForS: config.reboot.partitionForS,
+    };
     const reboots: RebootRecord[] = [];
     let since = { index: 0, atMs: 0 };
     let settle: SettleRecord = { settled: false, reason: 'not waited', quietMs: 0 };
@@ -173,14 +226,24 @@ export default defineScenario({
       const nodeBefore = (await nomad.node(node.id)).body;
       const allocsIndex = (await nomad.jobAllocations(jobId)).index;
       since = { index: Math.max(nodeBefore.ModifyIndex, allocsIndex), atMs: Date.now() };
-      const r = await ctx.step(`reboot the client (${config.reboot.kind})${of}`, (d) => lab.reboot('client', config.reboot.kind, { deadline: d, fault: faultParams(config) }), { timeoutMs: rebootStepMs(config) });
+      const r = await ctx.step(
+        `reboot the client (${config.reboot.kind})${of}`,
+        (d) => lab.reboot('client', config.reboot.kind, { deadline: d, fault: faultParams(config) }),
+        { timeoutMs: rebootStepMs(config) },
+      );
       reboots.push(r);
       recordFault(ctx, r, count > 1 ? `.${i}` : ''); // the fault's moments on the timeline, its facts
       since.atMs = r.requestedAt;
       // a partition need not change the node at all (shorter than heartbeat_grace): only ready is awaited then
-      const again = r.kind === 'partition' ? {} : { statusUpdatedAfterS: nodeBefore.StatusUpdatedAt, modifiedAfterIndex: since.index };
-      await ctx.step(`wait for the client node to register again and be ready${of}`, (d) =>
-        waitForNodeReady(nomad, { nodeId: node.id, driver: drivers[0]!, ...again }, { deadline: d }), { timeoutMs: 5 * 60_000 });
+      const again =
+        r.kind === 'partition'
+          ? {}
+          : { statusUpdatedAfterS: nodeBefore.StatusUpdatedAt, modifiedAfterIndex: since.index };
+      await ctx.step(
+        `wait for the client node to register again and be ready${of}`,
+        (d) => waitForNodeReady(nomad, { nodeId: node.id, driver: drivers[0]!, ...again }, { deadline: d }),
+        { timeoutMs: 5 * 60_000 },
+      );
       // agent-kill and a short partition leave the tasks running (no restart expected); a partition past
       // heartbeat_grace ends in a replacement, which the settle rule waits for like any lost alloc's.
       const tasksRestart = faultRestartsTasks(r.kind, fault);
@@ -188,31 +251,79 @@ export default defineScenario({
       const confirmMs = config.reboot.settleConfirmS * 1000;
       // the client's clock against ours, read while the allocs come back (an emulated guest's clock drifts
       // over the tens of seconds the settle takes, so reading it afterwards blurs the notice latency)
-      const clockRead = tasksRestart ? readClockOffset(lab.machines['client']!, deadlineIn(30_000, ctx.deadline)).catch(() => undefined) : undefined;
-      const serverClockRead = tasksRestart ? readClockOffset(lab.machines['server']!, deadlineIn(30_000, ctx.deadline)).catch(() => undefined) : undefined;
+      const clockRead = tasksRestart
+        ? readClockOffset(lab.machines['client']!, deadlineIn(30_000, ctx.deadline)).catch(() => undefined)
+        : undefined;
+      const serverClockRead = tasksRestart
+        ? readClockOffset(lab.machines['server']!, deadlineIn(30_000, ctx.deadline)).catch(() => undefined)
+        : undefined;
       // A place with nothing known to come gets the window; a delayed reschedule Nomad holds gets the run's budget
       // (less what the steps after this one need).
       const windowMs = 5 * 60_000 + quietMs;
-      const s = await ctx.step(`wait until the job has settled (every alloc restored, replaced or failed, and Nomad with nothing pending for it; ${config.reboot.settleConfirmS}s unchanged)${of}`, (d) =>
-        waitForJobSettled({ nomad, jobId, watched, since, history, quietMs, confirmMs, windowMs, tasksRestart, onProgress: (line) => ctx.info(line) }, d),
-      { timeoutMs: Math.max(windowMs, remaining(ctx.deadline) - SETTLE_RESERVE_MS) });
-      settle = { settled: s.settled, reason: s.reason, quietMs: s.quietMs, ...(s.ending ? { ending: s.ending } : {}), ...(s.confirmMs !== undefined ? { confirmMs: s.confirmMs } : {}) };
+      const s = await ctx.step(
+        `wait until the job has settled (every alloc restored, replaced or failed, and Nomad with nothing pending for it; ${config.reboot.settleConfirmS}s unchanged)${of}`,
+        (d) =>
+          waitForJobSettled(
+            {
+              nomad,
+              jobId,
+              watched,
+              since,
+              history,
+              quietMs,
+              confirmMs,
+              windowMs,
+              tasksRestart,
+              onProgress: (line) => ctx.info(line),
+            },
+            d,
+          ),
+        { timeoutMs: Math.max(windowMs, remaining(ctx.deadline) - SETTLE_RESERVE_MS) },
+      );
+      settle = {
+        settled: s.settled,
+        reason: s.reason,
+        quietMs: s.quietMs,
+        ...(s.ending ? { ending: s.ending } : {}),
+        ...(s.confirmMs !== undefined ? { confirmMs: s.confirmMs } : {}),
+      };
       ctx.fact(count > 1 ? `job.settled.${i}` : 'job.settled', settleFact(s));
       // how soon after each alloc ran again (its tasks' Started, client clock corrected) the harness saw it
       const [clock, serverClock] = [await clockRead, await serverClockRead];
       if (clock && Object.keys(s.noticedAtMs).length > 0) {
-        const tasks = Object.fromEntries(s.allocs.filter((a) => watched.includes(a.id)).map((a) => [a.id, Object.keys(a.tasks)]));
+        const tasks = Object.fromEntries(
+          s.allocs.filter((a) => watched.includes(a.id)).map((a) => [a.id, Object.keys(a.tasks)]),
+        );
         const viaStream = streamNotices(recorder!.events(), tasks, since.atMs, clock);
-        const line = formatRestoreNotices(restoreNotices(s.allocs, s.noticedAtMs, since.atMs, clock, viaStream, serverClock), clock, serverClock);
+        const line = formatRestoreNotices(
+          restoreNotices(s.allocs, s.noticedAtMs, since.atMs, clock, viaStream, serverClock),
+          clock,
+          serverClock,
+        );
         if (line) ctx.fact(count > 1 ? `restore.noticed_after.${i}` : 'restore.noticed_after', line);
       }
-      const restored = s.settled && watched.every((id) => s.allocs.some((a) => a.id === id && a.clientStatus === 'running' && a.desiredStatus === 'run'));
+      const restored =
+        s.settled &&
+        watched.every((id) =>
+          s.allocs.some((a) => a.id === id && a.clientStatus === 'running' && a.desiredStatus === 'run'),
+        );
       if (!restored) break;
       // Note: a restored server binds its port a moment after its task starts; wait for that before judging (a timeout is evidence).
-      await ctx.step(`wait for every mapped port to answer after the reboot${of}`, async (d) => {
-        await waitForReachable(lab, s.allocs.filter((a) => watched.includes(a.id)), node, info.probeKinds, d)
-          .catch((e: Error) => ctx.fact(count > 1 ? `ports.after.${i}` : 'ports.after', `not answering: ${e.message.split('\n')[0]}`));
-      }, { timeoutMs: 3 * 60_000 });
+      await ctx.step(
+        `wait for every mapped port to answer after the reboot${of}`,
+        async (d) => {
+          await waitForReachable(
+            lab,
+            s.allocs.filter((a) => watched.includes(a.id)),
+            node,
+            info.probeKinds,
+            d,
+          ).catch((e: Error) =>
+            ctx.fact(count > 1 ? `ports.after.${i}` : 'ports.after', `not answering: ${e.message.split('\n')[0]}`),
+          );
+        },
+        { timeoutMs: 3 * 60_000 },
+      );
     }
     const reboot = reboots.at(-1)!;
     ctx.fact('client.boot_id.before', reboots[0]!.bootIdBefore);
@@ -222,8 +333,20 @@ export default defineScenario({
       ctx.fact('reboots', `${reboots.length} of ${count}`);
       for (const [i, r] of reboots.entries()) ctx.fact(`client.boot_id.after.${i + 1}`, r.bootIdAfter);
       for (const r of reboots.slice(0, -1)) {
-        ctx.mark({ atMs: r.requestedAt, lane: 'host', label: `${r.kind} reboot requested (earlier)`, detail: `boot_id ${r.bootIdBefore}`, severity: 'warn' });
-        ctx.mark({ atMs: r.backAt, lane: 'host', label: 'SSH back with a new boot_id', detail: `boot_id ${r.bootIdAfter}`, severity: r.bootIdAfter !== r.bootIdBefore ? 'ok' : 'fail' });
+        ctx.mark({
+          atMs: r.requestedAt,
+          lane: 'host',
+          label: `${r.kind} reboot requested (earlier)`,
+          detail: `boot_id ${r.bootIdBefore}`,
+          severity: 'warn',
+        });
+        ctx.mark({
+          atMs: r.backAt,
+          lane: 'host',
+          label: 'SSH back with a new boot_id',
+          detail: `boot_id ${r.bootIdAfter}`,
+          severity: r.bootIdAfter !== r.bootIdBefore ? 'ok' : 'fail',
+        });
       }
     }
 
@@ -238,10 +361,20 @@ export default defineScenario({
     ctx.artifact('node-after.json', JSON.stringify(after.node, null, 2));
 
     const evidence: RebootEvidence = {
-      jobId, taskName: Object.keys(healthy[0]?.tasks ?? {})[0] ?? 'web', allocId: watched[0]!, allocIds: watched,
-      disruptionIndex: since.index, heartbeatGrace: config.nomad.heartbeatGrace, settle, probeKinds: info.probeKinds,
+      jobId,
+      taskName: Object.keys(healthy[0]?.tasks ?? {})[0] ?? 'web',
+      allocId: watched[0]!,
+      allocIds: watched,
+      disruptionIndex: since.index,
+      heartbeatGrace: config.nomad.heartbeatGrace,
+      settle,
+      probeKinds: info.probeKinds,
       tasksRestart: faultRestartsTasks(reboot.kind, fault),
-      before, after, reboot, taskEvents: history.events, clientLog: after.clientLog,
+      before,
+      after,
+      reboot,
+      taskEvents: history.events,
+      clientLog: after.clientLog,
     };
     for (const [k, v] of Object.entries(factsFromEvidence(evidence))) ctx.fact(k, v);
     for (const ev of timelineFromEvidence(evidence, runStartMs)) ctx.mark(ev);

@@ -19,17 +19,16 @@ import { faultParams, faultProblems, rebootStepMs, recordFault } from '../lib/sc
 
 /** Each mode gets its own bridge, subnet and netns so the two probes cannot disturb each other. */
 const PROBES: Record<CniStateMode, { netns: string; config: BridgeConfigOptions }> = {
-  persistent: { netns: 'cni-persistent', config: { dataDir: CNI_DATA_DIRS.persistent, bridge: 'nomad', subnet: '172.26.64.0/20' } },
+  persistent: {
+    netns: 'cni-persistent',
+    config: { dataDir: CNI_DATA_DIRS.persistent, bridge: 'nomad', subnet: '172.26.64.0/20' },
+  },
   tmpfs: { netns: 'cni-tmpfs', config: { dataDir: CNI_DATA_DIRS.tmpfs, bridge: 'nomadtmp', subnet: '172.26.80.0/20' } },
 };
 const MODES: CniStateMode[] = ['persistent', 'tmpfs'];
 
 /** The checks, in report order: the reboot itself, then one per state mode's probe. */
-export const CHECKS = [
-  HOST_REBOOTED,
-  PERSISTENT_STATE_DUPLICATE,
-  TMPFS_STATE_CLEAN,
-];
+export const CHECKS = [HOST_REBOOTED, PERSISTENT_STATE_DUPLICATE, TMPFS_STATE_CLEAN];
 
 export default defineScenario({
   name: 'cni-ipam-reboot',
@@ -37,44 +36,88 @@ export default defineScenario({
   needsNomad: false,
   roles: ['client'],
   // panic and power-off reboot the host too; agent-kill and partition need a Nomad agent, which this has not
-  validate: (config) => [...singleRebootExecOnly('cni-ipam-reboot', config), ...faultProblems('cni-ipam-reboot', config, { hasNomadAgent: false })],
+  validate: (config) => [
+    ...singleRebootExecOnly('cni-ipam-reboot', config),
+    ...faultProblems('cni-ipam-reboot', config, { hasNomadAgent: false }),
+  ],
   checks: CHECKS,
   async run(ctx, env) {
-    const lab = await ctx.step('bring up the client VM', (d) => env.upLab(ctx, d, { roles: ['client'] }), { timeoutMs: 20 * 60_000 });
+    const lab = await ctx.step('bring up the client VM', (d) => env.upLab(ctx, d, { roles: ['client'] }), {
+      timeoutMs: 20 * 60_000,
+    });
     const client = lab.machines['client']!;
     const stateDirs = MODES.map((m) => stateDirOf(PROBES[m].config.dataDir));
     const runs: CniProbeRun[] = MODES.map((mode) => ({
-      mode, stateDir: stateDirOf(PROBES[mode].config.dataDir), containerId: `${ctx.runId}-${mode}`,
-      first: undefined, second: undefined, stateBefore: undefined, stateAfter: undefined,
+      mode,
+      stateDir: stateDirOf(PROBES[mode].config.dataDir),
+      containerId: `${ctx.runId}-${mode}`,
+      first: undefined,
+      second: undefined,
+      stateBefore: undefined,
+      stateAfter: undefined,
     }));
 
     await ctx.step('install the CNI probe and start from a clean slate', async (d) => {
       await installCniProbe(client, { deadline: d });
-      for (const m of MODES) await cniReset(client, { netns: PROBES[m].netns, stateDirs: [stateDirOf(PROBES[m].config.dataDir)], deadline: d });
+      for (const m of MODES)
+        await cniReset(client, {
+          netns: PROBES[m].netns,
+          stateDirs: [stateDirOf(PROBES[m].config.dataDir)],
+          deadline: d,
+        });
     });
     const bootBefore = await ctx.step('add a container per state mode (no address requested)', async (d) => {
-      for (const r of runs) r.first = await cniAdd(client, { containerId: r.containerId, netns: PROBES[r.mode].netns, config: PROBES[r.mode].config, deadline: d });
+      for (const r of runs)
+        r.first = await cniAdd(client, {
+          containerId: r.containerId,
+          netns: PROBES[r.mode].netns,
+          config: PROBES[r.mode].config,
+          deadline: d,
+        });
       const listing = await readCniState(client, { deadline: d, dirs: stateDirs });
       for (const r of runs) r.stateBefore = listing.find((l) => l.dir === r.stateDir);
       // Note: a hard reset seconds after the ADD can lose the reservation file still in the page cache (it did once here,
       // with two labs in parallel); the state under test is what a long-running host has on disk, so flush it first.
       const flushed = await client.exec('sync', { deadline: d, sudo: true });
-      if (flushed.code !== 0) throw new HarnessError(`sync on the client failed (exit ${flushed.code}): ${flushed.stderr.trim()}`);
+      if (flushed.code !== 0)
+        throw new HarnessError(`sync on the client failed (exit ${flushed.code}): ${flushed.stderr.trim()}`);
       return readBootInfo(client, d);
     });
 
-    const reboot = await ctx.step(`reboot the client (${env.config.reboot.kind})`, (d) => lab.reboot('client', env.config.reboot.kind, { deadline: d, fault: faultParams(env.config) }), { timeoutMs: rebootStepMs(env.config) });
+    const reboot = await ctx.step(
+      `reboot the client (${env.config.reboot.kind})`,
+      (d) => lab.reboot('client', env.config.reboot.kind, { deadline: d, fault: faultParams(env.config) }),
+      { timeoutMs: rebootStepMs(env.config) },
+    );
     recordFault(ctx, reboot);
     ctx.fact('client.boot_id.before', reboot.bootIdBefore);
     ctx.fact('client.boot_id.after', reboot.bootIdAfter);
     ctx.fact('reboot.seconds', ((reboot.backAt - reboot.requestedAt) / 1000).toFixed(1));
-    ctx.mark({ atMs: reboot.requestedAt, lane: 'host', label: `${reboot.kind} reboot requested`, detail: `boot_id ${reboot.bootIdBefore}`, severity: 'warn' });
-    ctx.mark({ atMs: reboot.backAt, lane: 'host', label: 'SSH back with a new boot_id', detail: `boot_id ${reboot.bootIdAfter}`, severity: 'ok' });
+    ctx.mark({
+      atMs: reboot.requestedAt,
+      lane: 'host',
+      label: `${reboot.kind} reboot requested`,
+      detail: `boot_id ${reboot.bootIdBefore}`,
+      severity: 'warn',
+    });
+    ctx.mark({
+      atMs: reboot.backAt,
+      lane: 'host',
+      label: 'SSH back with a new boot_id',
+      detail: `boot_id ${reboot.bootIdAfter}`,
+      severity: 'ok',
+    });
 
     const bootAfter = await ctx.step('add the same containers again after the reboot', async (d) => {
       const listing = await readCniState(client, { deadline: d, dirs: stateDirs });
       for (const r of runs) r.stateAfter = listing.find((l) => l.dir === r.stateDir);
-      for (const r of runs) r.second = await cniAdd(client, { containerId: r.containerId, netns: PROBES[r.mode].netns, config: PROBES[r.mode].config, deadline: d });
+      for (const r of runs)
+        r.second = await cniAdd(client, {
+          containerId: r.containerId,
+          netns: PROBES[r.mode].netns,
+          config: PROBES[r.mode].config,
+          deadline: d,
+        });
       return readBootInfo(client, d);
     });
     ctx.fact('client.uptime_s.after', bootAfter.uptimeS);

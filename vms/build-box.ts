@@ -44,8 +44,23 @@ export const RECIPE_FILES = [path.join(HERE, 'build-box.ts'), path.join(HERE, 'b
  * (Vagrant checks `ps -o comm= 1`), iputils-ping.
  */
 const PACKAGES = [
-  'linux-image-amd64', 'systemd-sysv', 'openssh-server', 'sudo', 'iproute2', 'iptables', 'curl', 'ca-certificates',
-  'python3', 'containernetworking-plugins', 'dbus', 'procps', 'iputils-ping', 'less', 'netbase', 'kmod', 'udev',
+  'linux-image-amd64',
+  'systemd-sysv',
+  'openssh-server',
+  'sudo',
+  'iproute2',
+  'iptables',
+  'curl',
+  'ca-certificates',
+  'python3',
+  'containernetworking-plugins',
+  'dbus',
+  'procps',
+  'iputils-ping',
+  'less',
+  'netbase',
+  'kmod',
+  'udev',
   'busybox',
 ];
 /**
@@ -57,13 +72,32 @@ const PACKAGES = [
 const DOCKER_PACKAGES = [...PACKAGES.filter((p) => p !== 'busybox'), 'busybox-static', 'docker.io', 'apparmor'];
 /** Kernel modules Nomad bridge networking loads at run time (checked in the root fs). */
 const NEED_MODULES = [
-  'bridge', 'br_netfilter', 'veth', 'nf_nat', 'nf_conntrack', 'nf_tables', 'nft_compat', 'nft_chain_nat',
-  'ip_tables', 'iptable_nat', 'iptable_filter', 'xt_MASQUERADE', 'xt_comment', 'xt_mark', 'xt_addrtype',
-  'xt_multiport', 'xt_conntrack',
+  'bridge',
+  'br_netfilter',
+  'veth',
+  'nf_nat',
+  'nf_conntrack',
+  'nf_tables',
+  'nft_compat',
+  'nft_chain_nat',
+  'ip_tables',
+  'iptable_nat',
+  'iptable_filter',
+  'xt_MASQUERADE',
+  'xt_comment',
+  'xt_mark',
+  'xt_addrtype',
+  'xt_multiport',
+  'xt_conntrack',
 ];
 /** Units that only cost boot time under software emulation (periodic maintenance). */
-const MASKED_UNITS = ['e2scrub_reap.service', 'e2scrub_all.timer', 'apt-daily.timer', 'apt-daily-upgrade.timer',
-  'fstrim.timer'];
+const MASKED_UNITS = [
+  'e2scrub_reap.service',
+  'e2scrub_all.timer',
+  'apt-daily.timer',
+  'apt-daily-upgrade.timer',
+  'fstrim.timer',
+];
 /** What the image build runs on the host. */
 const HOST_COMMANDS = ['debootstrap', 'qemu-img', 'mkfs.ext4', 'vagrant', 'chroot', 'modinfo', 'tar', 'install'];
 /** Debian's own mirror, when apt's sources name none for bookworm. */
@@ -254,17 +288,23 @@ export async function buildBox(s: Script, c: BoxConfig, o: { force: boolean; has
     await fs.remove(inRoot('var/lib/dbus/machine-id'));
     // persistent journal: evidence needs `journalctl -b -1` (the boot before the reboot)
     await fs.ensureDir(inRoot('var/log/journal'));
-    await fs.outputFile(inRoot('etc/systemd/journald.conf.d/nrh.conf'),
-      '[Journal]\nStorage=persistent\nSystemMaxUse=200M\n');
+    await fs.outputFile(
+      inRoot('etc/systemd/journald.conf.d/nrh.conf'),
+      '[Journal]\nStorage=persistent\nSystemMaxUse=200M\n',
+    );
     // networking: systemd-networkd, DHCP on eth0 (Vagrant writes 50-vagrant-eth1.network itself)
-    await fs.outputFile(inRoot('etc/systemd/network/10-eth0.network'),
-      '[Match]\nName=eth0\n[Network]\nDHCP=ipv4\n[DHCPv4]\nClientIdentifier=mac\n');
+    await fs.outputFile(
+      inRoot('etc/systemd/network/10-eth0.network'),
+      '[Match]\nName=eth0\n[Network]\nDHCP=ipv4\n[DHCPv4]\nClientIdentifier=mac\n',
+    );
     await chroot(['systemctl', 'enable', 'systemd-networkd.service']);
     await chroot(['systemctl', 'mask', 'systemd-networkd-wait-online.service']);
     // ssh: per-VM host keys generated at boot, no DNS lookups
     await removeIn(inRoot('etc/ssh'), (n) => n.startsWith('ssh_host_'));
-    await fs.outputFile(inRoot('etc/systemd/system/ssh.service.d/keygen.conf'),
-      '[Service]\nExecStartPre=\nExecStartPre=/usr/bin/ssh-keygen -A\nExecStartPre=/usr/sbin/sshd -t\n');
+    await fs.outputFile(
+      inRoot('etc/systemd/system/ssh.service.d/keygen.conf'),
+      '[Service]\nExecStartPre=\nExecStartPre=/usr/bin/ssh-keygen -A\nExecStartPre=/usr/sbin/sshd -t\n',
+    );
     await fs.writeFile(inRoot('etc/ssh/sshd_config.d/vagrant.conf'), 'UseDNS no\n');
     await chroot(['systemctl', 'enable', 'serial-getty@ttyS0.service']);
     // faster boot under software emulation: small initramfs (only affects the initramfs; the root fs keeps every
@@ -326,7 +366,10 @@ export async function buildBox(s: Script, c: BoxConfig, o: { force: boolean; has
     for (const p of CNI_PLUGIN_NAMES) {
       for (const dir of ['usr/lib/cni', 'opt/cni/bin']) {
         const file = inRoot(dir, p);
-        const ok = await fs.access(file, fs.constants.X_OK).then(() => true, () => false);
+        const ok = await fs.access(file, fs.constants.X_OK).then(
+          () => true,
+          () => false,
+        );
         if (!ok) fail(`CNI plugin /${dir}/${p} missing`, 'check containernetworking-plugins and the CNI build above');
       }
     }
@@ -347,8 +390,10 @@ export async function buildBox(s: Script, c: BoxConfig, o: { force: boolean; has
 
   const boxFile = path.join(c.work, 'nrh-bookworm.box');
   await s.step('package the box', async () => {
-    await fs.writeFile(path.join(boxFiles, 'metadata.json'),
-      `{"provider": "libvirt", "format": "qcow2", "virtual_size": ${c.diskGb}}\n`);
+    await fs.writeFile(
+      path.join(boxFiles, 'metadata.json'),
+      `{"provider": "libvirt", "format": "qcow2", "virtual_size": ${c.diskGb}}\n`,
+    );
     await fs.writeFile(path.join(boxFiles, 'recipe.sha256'), `${hash}\n`);
     await fs.writeFile(path.join(boxFiles, 'Vagrantfile'), BOX_VAGRANTFILE);
     const files = ['metadata.json', 'Vagrantfile', 'recipe.sha256', 'box.img', 'vmlinuz', 'initrd.img'];

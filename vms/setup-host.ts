@@ -25,10 +25,27 @@ Exit codes: 0 done, 1 a step failed, 2 bad arguments or a missing prerequisite (
  * (vms/build-cni-plugins.ts); it is not a Debian bookworm package at that version.
  */
 export const HOST_PACKAGES = [
-  'qemu-system-x86', 'qemu-utils', 'libvirt-daemon-system', 'libvirt-clients', 'vagrant', 'vagrant-libvirt',
-  'debootstrap', 'dnsmasq-base', 'iptables', 'iproute2', 'openssh-client', 'e2fsprogs', 'kmod',
-  'containernetworking-plugins', 'libxml2-utils', 'ca-certificates', 'chromium', 'openssh-server', 'busybox-static',
-  'fonts-liberation', 'gpgv',
+  'qemu-system-x86',
+  'qemu-utils',
+  'libvirt-daemon-system',
+  'libvirt-clients',
+  'vagrant',
+  'vagrant-libvirt',
+  'debootstrap',
+  'dnsmasq-base',
+  'iptables',
+  'iproute2',
+  'openssh-client',
+  'e2fsprogs',
+  'kmod',
+  'containernetworking-plugins',
+  'libxml2-utils',
+  'ca-certificates',
+  'chromium',
+  'openssh-server',
+  'busybox-static',
+  'fonts-liberation',
+  'gpgv',
 ];
 
 /** The wanted packages that `dpkg-query -W -f '${Package} ${Status}\n'` does not show as installed. Pure. */
@@ -62,10 +79,12 @@ async function hostPackages(s: Script): Promise<void> {
   }
   const plugins = await probe`vagrant plugin list`;
   if (!/^vagrant-libvirt/m.test(plugins.stdout)) {
-    refuse([{
-      message: `vagrant does not see the vagrant-libvirt plugin (vagrant plugin list: ${plugins.stdout.trim()})`,
-      fix: 'apt-get install --reinstall vagrant-libvirt (Debian ships it as a system plugin)',
-    }]);
+    refuse([
+      {
+        message: `vagrant does not see the vagrant-libvirt plugin (vagrant plugin list: ${plugins.stdout.trim()})`,
+        fix: 'apt-get install --reinstall vagrant-libvirt (Debian ships it as a system plugin)',
+      },
+    ]);
   }
 }
 

@@ -19,7 +19,15 @@ export interface ElfInfo {
 /** How many leading bytes inspectElf needs. */
 export const HEADER_BYTES = 64;
 
-const MACHINES: Record<number, string> = { 0x3e: 'x86-64', 0xb7: 'arm64', 0x03: 'x86', 0x28: 'arm', 0xf3: 'riscv', 0x15: 'ppc64', 0x16: 's390x' };
+const MACHINES: Record<number, string> = {
+  0x3e: 'x86-64',
+  0xb7: 'arm64',
+  0x03: 'x86',
+  0x28: 'arm',
+  0xf3: 'riscv',
+  0x15: 'ppc64',
+  0x16: 's390x',
+};
 const OSABI: Record<number, string> = { 0: 'sysv', 3: 'linux', 9: 'freebsd', 12: 'openbsd' };
 const bad = (arch: string, os: string, reason: string): ElfInfo => ({ ok: false, arch, os, reason });
 
@@ -28,16 +36,30 @@ export function inspectElf(buf: Uint8Array): ElfInfo {
   const b = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
   const magic = b.length >= 4 ? b.readUInt32BE(0) : 0;
   if (b.length === 0) return bad('empty', 'unknown', 'the file is empty');
-  if ([0xcffaedfe, 0xcefaedfe, 0xfeedfacf, 0xfeedface].includes(magic)) return bad('mach-o', 'macos', 'a macOS Mach-O executable, not a Linux ELF: build with GOOS=linux GOARCH=amd64');
-  if (magic === 0xcafebabe) return bad('mach-o-universal', 'macos', 'a macOS universal (fat) binary, not a Linux ELF: build with GOOS=linux GOARCH=amd64');
-  if (b.subarray(0, 2).toString('latin1') === 'MZ') return bad('pe', 'windows', 'a Windows PE executable, not a Linux ELF: build with GOOS=linux GOARCH=amd64');
-  if (b.subarray(0, 4).toString('latin1') === 'PK\x03\x04') return bad('zip', 'unknown', 'a zip archive (a release download?): unzip it and pass the nomad binary inside');
-  if (b[0] === 0x1f && b[1] === 0x8b) return bad('gzip', 'unknown', 'a gzip archive: extract it and pass the nomad binary inside');
+  if ([0xcffaedfe, 0xcefaedfe, 0xfeedfacf, 0xfeedface].includes(magic))
+    return bad('mach-o', 'macos', 'a macOS Mach-O executable, not a Linux ELF: build with GOOS=linux GOARCH=amd64');
+  if (magic === 0xcafebabe)
+    return bad(
+      'mach-o-universal',
+      'macos',
+      'a macOS universal (fat) binary, not a Linux ELF: build with GOOS=linux GOARCH=amd64',
+    );
+  if (b.subarray(0, 2).toString('latin1') === 'MZ')
+    return bad('pe', 'windows', 'a Windows PE executable, not a Linux ELF: build with GOOS=linux GOARCH=amd64');
+  if (b.subarray(0, 4).toString('latin1') === 'PK\x03\x04')
+    return bad('zip', 'unknown', 'a zip archive (a release download?): unzip it and pass the nomad binary inside');
+  if (b[0] === 0x1f && b[1] === 0x8b)
+    return bad('gzip', 'unknown', 'a gzip archive: extract it and pass the nomad binary inside');
   if (b.subarray(0, 2).toString('latin1') === '#!') {
     const line = b.subarray(0, Math.min(b.length, 64)).toString('latin1').split('\n')[0];
     return bad('script', 'unknown', `a script (${line}), not a compiled binary`);
   }
-  if (magic !== 0x7f454c46) return bad('unknown', 'unknown', `not an executable: no ELF header (first bytes ${b.subarray(0, 4).toString('hex')})`);
+  if (magic !== 0x7f454c46)
+    return bad(
+      'unknown',
+      'unknown',
+      `not an executable: no ELF header (first bytes ${b.subarray(0, 4).toString('hex')})`,
+    );
   if (b.length < 20) return bad('elf-truncated', 'unknown', 'an ELF file cut short (header incomplete)');
   const os = OSABI[b[7]!] ?? `osabi-${b[7]}`;
   const little = b[5] === 1;
@@ -47,9 +69,19 @@ export function inspectElf(buf: Uint8Array): ElfInfo {
   if (b[4] !== 2) return bad(arch, os, `a 32-bit ELF (${arch}); the VMs need a 64-bit x86-64 Linux binary`);
   if (!little) return bad(arch, os, `a big-endian ELF (${arch}); the VMs need x86-64`);
   if (machineNo !== 0x3e) return bad(arch, os, `an ELF for ${arch}, not x86-64: build with GOOS=linux GOARCH=amd64`);
-  if (type !== 2 && type !== 3) return bad(arch, os, `an ELF ${type === 1 ? 'object file' : type === 4 ? 'core dump' : `of type ${type}`}, not an executable`);
+  if (type !== 2 && type !== 3)
+    return bad(
+      arch,
+      os,
+      `an ELF ${type === 1 ? 'object file' : type === 4 ? 'core dump' : `of type ${type}`}, not an executable`,
+    );
   if (os !== 'sysv' && os !== 'linux') return bad(arch, os, `an x86-64 ELF for ${os}, not Linux`);
-  return { ok: true, arch, os: 'linux', reason: `ELF64 x86-64 ${type === 2 ? 'executable' : 'position-independent executable'}` };
+  return {
+    ok: true,
+    arch,
+    os: 'linux',
+    reason: `ELF64 x86-64 ${type === 2 ? 'executable' : 'position-independent executable'}`,
+  };
 }
 
 /** Read the header of `path` and inspect it; the result's reason names the file. */
@@ -59,7 +91,11 @@ export async function inspectNomadBinary(path: string): Promise<ElfInfo> {
     fh = await open(path, 'r');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    return bad('missing', 'unknown', `${path}: cannot open (${code === 'ENOENT' ? 'no such file' : code ?? String(err)})`);
+    return bad(
+      'missing',
+      'unknown',
+      `${path}: cannot open (${code === 'ENOENT' ? 'no such file' : (code ?? String(err))})`,
+    );
   }
   try {
     const st = await fh.stat();
@@ -92,7 +128,12 @@ export async function probeNomadVersion(
   path: string,
   { deadline, field = 'nomadBinary', run = runCommand }: { deadline: Deadline; field?: string; run?: RunCommand },
 ): Promise<{ version: string; revision: string } | ConfigProblem> {
-  const problem = (message: string): ConfigProblem => ({ field, value: path, message: `${path}: ${message}`, fix: BUILD_FIX });
+  const problem = (message: string): ConfigProblem => ({
+    field,
+    value: path,
+    message: `${path}: ${message}`,
+    fix: BUILD_FIX,
+  });
   const started = performance.now();
   let out: { code: number; stdout: string; stderr: string };
   try {
@@ -115,7 +156,11 @@ export async function probeNomadVersion(
 export async function checkNomadBinary(
   path: string,
   field = 'nomadBinary',
-  { deadline = deadlineIn(VERSION_PROBE_MS), run, probe = true }: { deadline?: Deadline; run?: RunCommand; probe?: boolean } = {},
+  {
+    deadline = deadlineIn(VERSION_PROBE_MS),
+    run,
+    probe = true,
+  }: { deadline?: Deadline; run?: RunCommand; probe?: boolean } = {},
 ): Promise<NomadBuildInfo> {
   const info = await inspectNomadBinary(path);
   if (!info.ok) throw new ConfigError([{ field, value: path, message: info.reason, fix: BUILD_FIX }]);

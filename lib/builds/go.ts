@@ -23,8 +23,11 @@ export interface GoOptions {
 /** `go env GOVERSION` (go1.26.8), or undefined when there is no go on PATH. */
 export async function goVersion(o: GoOptions): Promise<string | undefined> {
   try {
-    const r = await (o.run ?? runCommand)('go', ['env', 'GOVERSION'],
-      { deadline: o.deadline, env: o.env, allowedCodes: ANY_EXIT_CODE });
+    const r = await (o.run ?? runCommand)('go', ['env', 'GOVERSION'], {
+      deadline: o.deadline,
+      env: o.env,
+      allowedCodes: ANY_EXIT_CODE,
+    });
     return r.code === 0 ? r.stdout.trim() : undefined;
   } catch (err) {
     if (err instanceof CommandError && err.code === undefined) return undefined; // ENOENT: no go on PATH
@@ -36,8 +39,13 @@ export async function goVersion(o: GoOptions): Promise<string | undefined> {
 export async function go(args: string[], cwd: string, o: GoOptions & { onLine?: (line: string) => void }) {
   const onLine = o.onLine;
   const r = await (o.run ?? runCommand)('go', args, {
-    deadline: o.deadline, cwd, env: o.env, allowedCodes: ANY_EXIT_CODE,
-    ...(o.logger ? { logger: o.logger } : {}), ...(onLine ? { onLine: (_s: string, l: string) => onLine(l) } : {}) });
+    deadline: o.deadline,
+    cwd,
+    env: o.env,
+    allowedCodes: ANY_EXIT_CODE,
+    ...(o.logger ? { logger: o.logger } : {}),
+    ...(onLine ? { onLine: (_s: string, l: string) => onLine(l) } : {}),
+  });
   await o.log?.(`$ (cd ${cwd} && go ${args.join(' ')})\n${r.stdout}${r.stderr}[exit ${r.code}]\n\n`);
   return r;
 }
@@ -62,11 +70,23 @@ export async function buildTool(tool: GoTool, toolsRoot: string, goVer: string, 
   const dir = join(toolsRoot, sha256Of(JSON.stringify({ tool, goVer })).slice(0, 16));
   const bin = join(dir, 'bin');
   const infoFile = join(dir, 'tool.json');
-  const built = (deps: Record<string, string>): BuiltTool =>
-    ({ bin: tool.bin, pkg: tool.pkg, version: tool.version, deps, dir: bin });
-  if (await access(join(bin, tool.bin)).then(() => true, () => false)) {
-    const info = await readFile(infoFile, 'utf8').then((t) => JSON.parse(t) as { deps: Record<string, string> },
-      () => undefined);
+  const built = (deps: Record<string, string>): BuiltTool => ({
+    bin: tool.bin,
+    pkg: tool.pkg,
+    version: tool.version,
+    deps,
+    dir: bin,
+  });
+  if (
+    await access(join(bin, tool.bin)).then(
+      () => true,
+      () => false,
+    )
+  ) {
+    const info = await readFile(infoFile, 'utf8').then(
+      (t) => JSON.parse(t) as { deps: Record<string, string> },
+      () => undefined,
+    );
     if (info) return built(info.deps);
   }
   const mod = join(dir, 'mod');
@@ -117,14 +137,32 @@ export function needsRaise(have: string | undefined, raise: Raise, goVer: string
 }
 
 /** Go's settings of where modules come from and are cached, taken from the context's environment. */
-const GO_PLACES = ['GOPROXY', 'GONOPROXY', 'GOPRIVATE', 'GONOSUMDB', 'GOSUMDB', 'GOINSECURE', 'GOMODCACHE', 'GOCACHE',
-  'GOPATH', 'GOENV'];
+const GO_PLACES = [
+  'GOPROXY',
+  'GONOPROXY',
+  'GOPRIVATE',
+  'GONOSUMDB',
+  'GOSUMDB',
+  'GOINSECURE',
+  'GOMODCACHE',
+  'GOCACHE',
+  'GOPATH',
+  'GOENV',
+];
 
 /** The environment of every go command: a reproducible linux/amd64 cgo build with the local toolchain only. */
 export function goBuildEnv(env: Record<string, string | undefined> = process.env): Record<string, string | undefined> {
   // Note: the user's GOFLAGS (-mod=vendor, …) are not the recipe's; the profile sets its own for generate and build.
   // Where modules come from and where they are kept are the user's (a mirror, a private cache), from the context's env.
   const kept = Object.fromEntries(GO_PLACES.flatMap((k) => (env[k] !== undefined ? [[k, env[k]]] : [])));
-  return { ...kept, PATH: env['PATH'] ?? process.env['PATH'], GOTOOLCHAIN: 'local', CGO_ENABLED: '1', GOOS: 'linux',
-    GOARCH: 'amd64', GOWORK: 'off', GOFLAGS: '' };
+  return {
+    ...kept,
+    PATH: env['PATH'] ?? process.env['PATH'],
+    GOTOOLCHAIN: 'local',
+    CGO_ENABLED: '1',
+    GOOS: 'linux',
+    GOARCH: 'amd64',
+    GOWORK: 'off',
+    GOFLAGS: '',
+  };
 }

@@ -31,15 +31,36 @@ export async function verifyDetached(dataFile: string, sigFile: string, o: Verif
   try {
     const keyring = join(home, 'trusted.kbx');
     // Note: gpg (not gpgv) imports; --homedir keeps the user's own keyrings and agent out of it.
-    const imported = await run('gpg', ['--batch', '--quiet', '--homedir', home, '--no-default-keyring',
-      '--keyring', keyring, '--import', resolve(keyFile)], { deadline, logger, allowedCodes: ANY_EXIT_CODE });
+    const imported = await run(
+      'gpg',
+      [
+        '--batch',
+        '--quiet',
+        '--homedir',
+        home,
+        '--no-default-keyring',
+        '--keyring',
+        keyring,
+        '--import',
+        resolve(keyFile),
+      ],
+      { deadline, logger, allowedCodes: ANY_EXIT_CODE },
+    );
     if (imported.code !== 0) {
-      throw new HarnessError(`the trusted key file ${keyFile} could not be read as an OpenPGP public key: `
-        + `${imported.stderr.trim().split('\n').slice(-2).join(' ')}`, { exitCode: EXIT.USAGE,
-        hint: 'give --releases-key (NOMAD_RELEASES_KEY) the armored public key that signs the SHA256SUMS files' });
+      throw new HarnessError(
+        `the trusted key file ${keyFile} could not be read as an OpenPGP public key: ` +
+          `${imported.stderr.trim().split('\n').slice(-2).join(' ')}`,
+        {
+          exitCode: EXIT.USAGE,
+          hint: 'give --releases-key (NOMAD_RELEASES_KEY) the armored public key that signs the SHA256SUMS files',
+        },
+      );
     }
-    const r = await run('gpgv', ['--homedir', home, '--status-fd', '1', '--keyring', keyring, resolve(sigFile),
-      resolve(dataFile)], { deadline, logger, allowedCodes: ANY_EXIT_CODE });
+    const r = await run(
+      'gpgv',
+      ['--homedir', home, '--status-fd', '1', '--keyring', keyring, resolve(sigFile), resolve(dataFile)],
+      { deadline, logger, allowedCodes: ANY_EXIT_CODE },
+    );
     return parseGpgvStatus(r.stdout, fingerprint);
   } finally {
     await rm(home, { recursive: true, force: true });

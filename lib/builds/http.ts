@@ -12,8 +12,9 @@ export class ReleasesUnreachableError extends HarnessError {
   constructor(url: string, why: string, cause?: unknown) {
     super(`cannot reach the releases site for ${url}: ${why}`, {
       exitCode: EXIT.INFRA,
-      hint: 'point --releases-url (NOMAD_RELEASES_URL) at a reachable mirror with the same layout, '
-        + 'or give a local build instead: a path to a linux/amd64 nomad binary, or git:<nomad source dir>[@<ref>]',
+      hint:
+        'point --releases-url (NOMAD_RELEASES_URL) at a reachable mirror with the same layout, ' +
+        'or give a local build instead: a path to a linux/amd64 nomad binary, or git:<nomad source dir>[@<ref>]',
       cause,
     });
   }
@@ -38,8 +39,14 @@ export async function httpGet(
     throw new ReleasesUnreachableError(url, why, err);
   }
   const path = new URL(url).pathname;
-  logger?.({ kind: 'http', t: Math.round(performance.now()), method: 'GET', path, status: res.status,
-    durationMs: performance.now() - started });
+  logger?.({
+    kind: 'http',
+    t: Math.round(performance.now()),
+    method: 'GET',
+    path,
+    status: res.status,
+    durationMs: performance.now() - started,
+  });
   return { status: res.status, body };
 }
 

@@ -10,8 +10,9 @@ import { parseNomadVersion, type NomadVersion } from '../parse/go-tools.js';
 /** How long `nomad version` may take: it prints and exits at once; 15 s allows a cold disk under load. */
 export const VERSION_TIMEOUT_MS = 15_000;
 
-const FIX = 'give a linux/amd64 Nomad build: a release version (1.9.7), a source tree git:<dir>[@<ref>], '
-  + 'or the path of a nomad binary';
+const FIX =
+  'give a linux/amd64 Nomad build: a release version (1.9.7), a source tree git:<dir>[@<ref>], ' +
+  'or the path of a nomad binary';
 
 /**
  * Check `path` as a Nomad build: the ELF header (lib/builds/binary.ts), then run `<path> version` on this host within
@@ -27,8 +28,12 @@ export async function preflightBuild(
   if (!elf.ok) throw fail(elf.reason);
   let out: RunResult;
   try {
-    out = await run(path, ['version'], { deadline: deadlineIn(timeoutMs, o.deadline), logger,
-      allowedCodes: ANY_EXIT_CODE, env: { NOMAD_ADDR: undefined, NOMAD_TOKEN: undefined } });
+    out = await run(path, ['version'], {
+      deadline: deadlineIn(timeoutMs, o.deadline),
+      logger,
+      allowedCodes: ANY_EXIT_CODE,
+      env: { NOMAD_ADDR: undefined, NOMAD_TOKEN: undefined },
+    });
   } catch (err) {
     if (err instanceof CommandError) {
       const how = err.timedOut ? `did not finish \`version\` within ${timeoutMs / 1000} s` : err.message;

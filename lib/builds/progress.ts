@@ -14,8 +14,12 @@ export interface Phases {
 }
 
 /** Phases of `label` (e.g. the spec), `total` of them, logged as info events. */
-export function phases(logger: Logger, label: string, total: number,
-  o: { heartbeatMs?: number; t?: () => number } = {}): Phases {
+export function phases(
+  logger: Logger,
+  label: string,
+  total: number,
+  o: { heartbeatMs?: number; t?: () => number } = {},
+): Phases {
   const { heartbeatMs = HEARTBEAT_MS, t = () => 0 } = o;
   const started = performance.now();
   let n = 0;
@@ -30,7 +34,9 @@ export function phases(logger: Logger, label: string, total: number,
       const beat = setInterval(() => say(`${tag}: running for ${since()}${status ? `, ${status}` : ''}`), heartbeatMs);
       beat.unref();
       try {
-        const r = await fn((s) => { status = s; });
+        const r = await fn((s) => {
+          status = s;
+        });
         say(`${tag}: done in ${formatMs(performance.now() - t0)}${status ? ` (${status})` : ''}`);
         return r;
       } catch (err) {

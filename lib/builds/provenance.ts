@@ -21,7 +21,9 @@ export function recipeOf(o: BuildOrigin): SourceRecipe | undefined {
 
 /** A generator in one line: "github.com/…/codecgen@v2.1.5 (golang.org/x/tools v0.37.0)". */
 export function describeGenerator(g: SourceRecipe['generators'][number]): string {
-  const deps = Object.entries(g.deps).map(([m, v]) => `${m} ${v}`).join(', ');
+  const deps = Object.entries(g.deps)
+    .map(([m, v]) => `${m} ${v}`)
+    .join(', ');
   return `${g.pkg}@${g.version}${deps ? ` (${deps})` : ''}`;
 }
 

@@ -18,11 +18,18 @@ import { extractZipEntry } from './zip.js';
 const SMALL_FILE_MS = 60_000;
 const ZIP_MS = 15 * 60_000;
 
-const MIRROR_FIX = 'use the official site (--releases-url https://releases.hashicorp.com), or the key the mirror '
-  + 'signs with (--releases-key), or a local build (a path, or git:<dir>[@<ref>])';
+const MIRROR_FIX =
+  'use the official site (--releases-url https://releases.hashicorp.com), or the key the mirror ' +
+  'signs with (--releases-key), or a local build (a path, or git:<dir>[@<ref>])';
 
 /** What the cache remembers about a version it verified: the binary's sha256 and where the zip came from. */
-interface ReleaseRecord { version: string; url: string; sha256: string; zipSha256: string; verifiedAt: string }
+interface ReleaseRecord {
+  version: string;
+  url: string;
+  sha256: string;
+  zipSha256: string;
+  verifiedAt: string;
+}
 
 type Get = (url: string, ms: number) => Promise<{ status: number; body: Buffer }>;
 type Problem = (message: string, fix: string) => ConfigError;
@@ -31,8 +38,12 @@ type Problem = (message: string, fix: string) => ConfigError;
  * Resolve release `version` (or `latest`) to a verified, cached binary. A version verified before is taken from the
  * cache without any request (except `latest`, which asks index.json which version that is).
  */
-export async function resolveRelease(version: string, spec: string, field: string, ctx: BuildContext):
-  Promise<ResolvedBuild> {
+export async function resolveRelease(
+  version: string,
+  spec: string,
+  field: string,
+  ctx: BuildContext,
+): Promise<ResolvedBuild> {
   const { cacheRoot: root, releasesUrl: base, logger } = ctx;
   const problem: Problem = (message, fix) => new ConfigError([{ field, value: spec, message, fix }]);
   const fetchOpt = ctx.fetch ? { fetch: ctx.fetch } : {};
@@ -41,8 +52,14 @@ export async function resolveRelease(version: string, spec: string, field: strin
   const v = version === 'latest' ? await latest(base, get, problem) : version;
   const files = releaseFiles(base, v);
   const recordName = `releases/${sha256Of(base.replace(/\/+$/, '')).slice(0, 12)}/${v}.json`;
-  const done = (path: string, sha256: string, nv: NomadVersion): ResolvedBuild => ({ spec, path, sha256,
-    version: nv.version, revision: nv.revision, origin: { kind: 'release', url: files.zip, verified: VERIFIED } });
+  const done = (path: string, sha256: string, nv: NomadVersion): ResolvedBuild => ({
+    spec,
+    path,
+    sha256,
+    version: nv.version,
+    revision: nv.revision,
+    origin: { kind: 'release', url: files.zip, verified: VERIFIED },
+  });
 
   const rec = await readRecord<ReleaseRecord>(root, recordName);
   const hit = rec && rec.url === files.zip ? await cachedBinary(root, rec.sha256) : undefined;
@@ -70,8 +87,10 @@ export async function resolveRelease(version: string, spec: string, field: strin
     if (zip.status !== 200) throw badStatus(files.zip, zip.status);
     const got = sha256Of(zip.body);
     if (got !== zipSha256) {
-      throw problem(`checksum mismatch: ${files.zipName} has sha256 ${got}, the signed SHA256SUMS says ${zipSha256}`,
-        'download again; if it persists the mirror serves a damaged or altered file: use another --releases-url');
+      throw problem(
+        `checksum mismatch: ${files.zipName} has sha256 ${got}, the signed SHA256SUMS says ${zipSha256}`,
+        'download again; if it persists the mirror serves a damaged or altered file: use another --releases-url',
+      );
     }
     const entry = extractZipEntry(zip.body, 'nomad');
     if ('error' in entry) throw problem(`${files.zipName}: ${entry.error}`, MIRROR_FIX);
@@ -95,15 +114,26 @@ export async function resolveRelease(version: string, spec: string, field: strin
 }
 
 /** Check the SHA256SUMS signature (gpgv) and return the zip's sha256 from it; a bad signature is a ConfigError. */
-async function verifiedZipSha256(files: ReleaseFiles, sums: Buffer, sig: Buffer, work: string, ctx: BuildContext,
-  problem: Problem): Promise<string> {
+async function verifiedZipSha256(
+  files: ReleaseFiles,
+  sums: Buffer,
+  sig: Buffer,
+  work: string,
+  ctx: BuildContext,
+  problem: Problem,
+): Promise<string> {
   await writeFile(join(work, 'SHA256SUMS'), sums);
   await writeFile(join(work, 'SHA256SUMS.sig'), sig);
   const keyFile = ctx.releasesKey ?? HASHICORP_KEY_FILE;
   // Note: the shipped key must also be the signer by fingerprint; a mirror's own key file is trusted as a whole.
   const pin = ctx.releasesKey ? {} : { fingerprint: HASHICORP_FINGERPRINT };
-  const check = await verifyDetached(join(work, 'SHA256SUMS'), join(work, 'SHA256SUMS.sig'), { keyFile, ...pin,
-    deadline: deadlineIn(SMALL_FILE_MS, ctx.deadline), logger: ctx.logger, ...(ctx.run ? { run: ctx.run } : {}) });
+  const check = await verifyDetached(join(work, 'SHA256SUMS'), join(work, 'SHA256SUMS.sig'), {
+    keyFile,
+    ...pin,
+    deadline: deadlineIn(SMALL_FILE_MS, ctx.deadline),
+    logger: ctx.logger,
+    ...(ctx.run ? { run: ctx.run } : {}),
+  });
   if (!check.ok) {
     throw problem(`the signature of ${files.sums} does not verify against ${keyFile}: ${check.reason}`, MIRROR_FIX);
   }
@@ -112,12 +142,16 @@ async function verifiedZipSha256(files: ReleaseFiles, sums: Buffer, sig: Buffer,
   return want.sha256;
 }
 
-const effects = (ctx: BuildContext) => ({ ...(ctx.run ? { run: ctx.run } : {}),
-  ...(ctx.deadline ? { deadline: ctx.deadline } : {}) });
+const effects = (ctx: BuildContext) => ({
+  ...(ctx.run ? { run: ctx.run } : {}),
+  ...(ctx.deadline ? { deadline: ctx.deadline } : {}),
+});
 
 function badStatus(url: string, status: number): HarnessError {
-  return new HarnessError(`GET ${url} answered HTTP ${status}`, { exitCode: EXIT.INFRA,
-    hint: 'try again later, point --releases-url at a mirror, or give a path or git:<dir> build' });
+  return new HarnessError(`GET ${url} answered HTTP ${status}`, {
+    exitCode: EXIT.INFRA,
+    hint: 'try again later, point --releases-url at a mirror, or give a path or git:<dir> build',
+  });
 }
 
 async function versionsAt(base: string, get: Get): Promise<string[] | { error: string }> {
@@ -139,7 +173,10 @@ async function latest(base: string, get: Get, problem: Problem): Promise<string>
 async function unknownVersion(v: string, base: string, get: Get, problem: Problem): Promise<ConfigError> {
   const versions = await versionsAt(base, get);
   const near = Array.isArray(versions) ? nearestVersions(v, versions) : [];
-  return problem(`no release ${v} at ${base}`, near.length
-    ? `use one of the nearest published versions: ${near.join(', ')} (or latest)`
-    : `check the version at ${indexUrl(base)}`);
+  return problem(
+    `no release ${v} at ${base}`,
+    near.length
+      ? `use one of the nearest published versions: ${near.join(', ')} (or latest)`
+      : `check the version at ${indexUrl(base)}`,
+  );
 }

@@ -13,7 +13,10 @@ import { parseBuildSpec, type BuildSpec } from './spec.js';
 import type { ResolvedBuild } from '../model/build.js';
 
 /** One build to resolve: the spec text and the field it came from (--nomad, --before, matrix nomad[2], …). */
-export interface SpecInput { text: string; field: string }
+export interface SpecInput {
+  text: string;
+  field: string;
+}
 
 /** The outcome per spec, in input order. */
 export type SpecOutcome = { input: SpecInput; build: ResolvedBuild } | { input: SpecInput; error: HarnessError };
@@ -24,26 +27,40 @@ type Planned = { input: SpecInput; spec: BuildSpec; source?: SourcePlan };
  * Parse and check every spec without downloading or building (paths exist, git trees and refs, Go's version, the
  * releases key file); all problems of all specs together, or the plans.
  */
-export async function planBuilds(inputs: readonly SpecInput[], ctx: BuildContext,
-  profile: SourceProfile = NOMAD_PROFILE): Promise<{ planned: Planned[] } | { problems: ConfigProblem[] }> {
+export async function planBuilds(
+  inputs: readonly SpecInput[],
+  ctx: BuildContext,
+  profile: SourceProfile = NOMAD_PROFILE,
+): Promise<{ planned: Planned[] } | { problems: ConfigProblem[] }> {
   const problems: ConfigProblem[] = [];
   const planned: Planned[] = [];
   const abs = (p: string) => (isAbsolute(p) ? p : resolvePath(ctx.cwd, p));
   for (const input of inputs) {
     const parsed = parseBuildSpec(input.text, input.field, { exists: (p) => existsSync(abs(p)), home: ctx.home });
-    if ('problem' in parsed) { problems.push(parsed.problem); continue; }
+    if ('problem' in parsed) {
+      problems.push(parsed.problem);
+      continue;
+    }
     const spec = parsed.spec;
     if (spec.kind === 'path' && !existsSync(abs(spec.path))) {
-      problems.push({ field: input.field, value: input.text, message: `no file at ${abs(spec.path)}`,
-        fix: 'give the path of a linux/amd64 nomad binary, a release version (1.9.7, latest), or git:<dir>[@<ref>]' });
+      problems.push({
+        field: input.field,
+        value: input.text,
+        message: `no file at ${abs(spec.path)}`,
+        fix: 'give the path of a linux/amd64 nomad binary, a release version (1.9.7, latest), or git:<dir>[@<ref>]',
+      });
     } else if (spec.kind === 'git') {
       const p = await planSource(input.text, input.field, spec.dir, spec.ref, ctx, profile);
       if ('problems' in p) problems.push(...p.problems);
       else planned.push({ input, spec, source: p.plan });
       continue;
     } else if (spec.kind === 'release' && ctx.releasesKey && !(await readable(abs(ctx.releasesKey)))) {
-      problems.push({ field: '--releases-key', value: ctx.releasesKey, message: 'no such file',
-        fix: 'give the public key file that signs the mirror\'s SHA256SUMS, or drop --releases-key for HashiCorp\'s' });
+      problems.push({
+        field: '--releases-key',
+        value: ctx.releasesKey,
+        message: 'no such file',
+        fix: "give the public key file that signs the mirror's SHA256SUMS, or drop --releases-key for HashiCorp's",
+      });
     }
     planned.push({ input, spec });
   }
@@ -77,8 +94,14 @@ async function resolveOne(p: Planned, ctx: BuildContext): Promise<ResolvedBuild>
       const path = resolvePath(ctx.cwd, p.spec.path);
       const run = ctx.run ? { run: ctx.run } : {};
       const v = await preflightBuild(path, { field, spec: text, logger: ctx.logger, ...run });
-      return { spec: text, path, sha256: await sha256File(path), version: v.version, revision: v.revision,
-        origin: { kind: 'path', path } };
+      return {
+        spec: text,
+        path,
+        sha256: await sha256File(path),
+        version: v.version,
+        revision: v.revision,
+        origin: { kind: 'path', path },
+      };
     }
   }
 }
@@ -87,8 +110,11 @@ async function resolveOne(p: Planned, ctx: BuildContext): Promise<ResolvedBuild>
  * Resolve every spec before a run: returns the builds in input order, or throws one error naming every failed spec
  * (a ConfigError, exit 2, when every failure is bad input; exit 3 when any is infrastructure).
  */
-export async function resolveBuilds(inputs: readonly SpecInput[], ctx: BuildContext, profile?: SourceProfile):
-  Promise<ResolvedBuild[]> {
+export async function resolveBuilds(
+  inputs: readonly SpecInput[],
+  ctx: BuildContext,
+  profile?: SourceProfile,
+): Promise<ResolvedBuild[]> {
   const plan = await planBuilds(inputs, ctx, profile);
   if ('problems' in plan) throw new ConfigError(plan.problems);
   const outcomes = await resolvePlanned(plan.planned, ctx);
@@ -108,9 +134,16 @@ export function combineErrors(errors: readonly HarnessError[]): HarnessError {
   return new HarnessError(`${errors.length} builds could not be resolved:\n${each}`, { exitCode: code });
 }
 
-const readable = (p: string) => access(p).then(() => true, () => false);
+const readable = (p: string) =>
+  access(p).then(
+    () => true,
+    () => false,
+  );
 
 function dedupe(ps: ConfigProblem[]): ConfigProblem[] {
   const seen = new Set<string>();
-  return ps.filter((p) => { const k = JSON.stringify(p); return seen.has(k) ? false : (seen.add(k), true); });
+  return ps.filter((p) => {
+    const k = JSON.stringify(p);
+    return seen.has(k) ? false : (seen.add(k), true);
+  });
 }

@@ -48,12 +48,23 @@ type Planned = { plan: SourcePlan } | { problems: ConfigProblem[] };
  * recipe (build tags, generator versions) read from its makefile, and a Go on PATH at least as new as go.mod's `go`
  * line. Returns the plan or the problems (exit 2).
  */
-export async function planSource(spec: string, field: string, dirIn: string, ref: string | undefined,
-  ctx: BuildContext, profile: SourceProfile = NOMAD_PROFILE): Promise<Planned> {
+export async function planSource(
+  spec: string,
+  field: string,
+  dirIn: string,
+  ref: string | undefined,
+  ctx: BuildContext,
+  profile: SourceProfile = NOMAD_PROFILE,
+): Promise<Planned> {
   const dir = resolve(ctx.cwd, dirIn);
   const bad = (message: string, fix: string): Planned => ({ problems: [{ field, value: spec, message, fix }] });
   const o: GitOptions = { deadline: deadlineIn(PLAN_MS, ctx.deadline), ...(ctx.run ? { run: ctx.run } : {}) };
-  if (!(await stat(dir).then((s) => s.isDirectory(), () => false))) {
+  if (
+    !(await stat(dir).then(
+      (s) => s.isDirectory(),
+      () => false,
+    ))
+  ) {
     return bad(`${dir} is not a directory`, `give the directory of a ${profile.name} clone: git:<dir>[@<ref>]`);
   }
   const repo = await findRepo(dir, o);
@@ -67,7 +78,8 @@ export async function planSource(spec: string, field: string, dirIn: string, ref
     const c = await resolveCommit(repo.gitDir, ref ?? 'HEAD', o);
     if (!c) {
       const near = ref ? await similarTags(repo.gitDir, ref, o) : [];
-      const fix = near.length ? `use an existing ref, e.g. ${near.join(', ')}`
+      const fix = near.length
+        ? `use an existing ref, e.g. ${near.join(', ')}`
         : 'give a tag, branch or commit that exists there (git -C <dir> tag --list)';
       return bad(`${ref ?? 'HEAD'} names no commit in ${dir}`, fix);
     }
@@ -96,11 +108,16 @@ export async function planSource(spec: string, field: string, dirIn: string, ref
   // Note: the recipe and Go are both checked before returning, so a tree with both wrong is reported once.
   const problems: ConfigProblem[] = [];
   const makefile = await readTreeFile(repo.gitDir, treeish, profile.recipe.file, o);
-  const read = readRecipe(makefile, profile.recipe, profile.tools.map((t) => t.bin));
+  const read = readRecipe(
+    makefile,
+    profile.recipe,
+    profile.tools.map((t) => t.bin),
+  );
   if ('missing' in read) {
     const { file, tagsVar, toolsTarget } = profile.recipe;
-    const fix = `build a ${profile.name} ref whose ${file} states its build tags (${tagsVar}) and pins its generators `
-      + `in the ${toolsTarget} target, or build it yourself and give the binary's path`;
+    const fix =
+      `build a ${profile.name} ref whose ${file} states its build tags (${tagsVar}) and pins its generators ` +
+      `in the ${toolsTarget} target, or build it yourself and give the binary's path`;
     for (const m of read.missing) {
       problems.push({ field, value: spec, fix, message: `${at}: cannot read the build recipe: ${m}` });
     }
@@ -113,15 +130,20 @@ export async function planSource(spec: string, field: string, dirIn: string, ref
     const message = `building it needs Go >= ${need} (go.mod), and there is no go on PATH`;
     problems.push({ field, value: spec, message, fix: `${install} (https://go.dev/dl/)` });
   } else if (!goAtLeast(have, need)) {
-    problems.push({ field, value: spec, message: `building it needs Go >= ${need} (go.mod); this host has ${have}`,
-      fix: install });
+    problems.push({
+      field,
+      value: spec,
+      message: `building it needs Go >= ${need} (go.mod); this host has ${have}`,
+      fix: install,
+    });
   }
   if (problems.length || !have || 'missing' in read) return { problems };
   const tools: GoTool[] = profile.tools.map((t) => ({ ...t, ...read.recipe.tools.find((p) => p.bin === t.bin)! }));
   const recipe: PlannedRecipe = { tags: read.recipe.tags, tools };
   const key = sourceKey(commit, dirty ? treeish : undefined, profile, recipe);
-  return { plan: { spec, field, dir, gitDir: repo.gitDir, commit, treeish, dirty, goVersion: have, profile, recipe,
-    key } };
+  return {
+    plan: { spec, field, dir, gitDir: repo.gitDir, commit, treeish, dirty, goVersion: have, profile, recipe, key },
+  };
 }
 
 /**
@@ -129,8 +151,12 @@ export async function planSource(spec: string, field: string, dirIn: string, ref
  * and of the recipe as read from the tree. Note: the recipe is in the key, not only the commit: a reader that reads
  * the same tree differently (or a profile raising another dependency) makes another binary.
  */
-export function sourceKey(commit: string, dirtyTree: string | undefined, profile: SourceProfile,
-  recipe: PlannedRecipe): string {
+export function sourceKey(
+  commit: string,
+  dirtyTree: string | undefined,
+  profile: SourceProfile,
+  recipe: PlannedRecipe,
+): string {
   const hash = sha256Of(JSON.stringify({ profile: { ...profile, optional: undefined, name: undefined }, recipe }));
   return `${commit}${dirtyTree ? `+${dirtyTree.slice(0, 12)}` : ''}-${hash.slice(0, 8)}`;
 }

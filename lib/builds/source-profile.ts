@@ -63,12 +63,14 @@ export const NOMAD_PROFILE: SourceProfile = {
   markers: ['version/version.go', 'nomad/structs/generate.sh'],
   versionPackage: 'github.com/hashicorp/nomad/version',
   generate: ['./nomad/structs/'],
-  tools: [{
-    bin: 'codecgen',
-    // Note: codecgen v2.1.2's own golang.org/x/tools v0.14.0 does not compile with Go >= 1.25 (invalid array length
-    // in tokeninternal.go); v0.30.0 does. v2.1.5 asks for v0.37.0 itself, which is left as it is.
-    raise: [{ module: 'golang.org/x/tools', atLeast: 'v0.30.0', fromGo: '1.25' }],
-  }],
+  tools: [
+    {
+      bin: 'codecgen',
+      // Note: codecgen v2.1.2's own golang.org/x/tools v0.14.0 does not compile with Go >= 1.25 (invalid array length
+      // in tokeninternal.go); v0.30.0 does. v2.1.5 asks for v0.37.0 itself, which is left as it is.
+      raise: [{ module: 'golang.org/x/tools', atLeast: 'v0.30.0', fromGo: '1.25' }],
+    },
+  ],
   // Note: upstream's release CI runs `make prerelease` and `make pkg/<os>_<arch>.zip` with CI=true and GO_TAGS=release
   // in the environment; the GNUmakefile adds its own tags to those (hashicorpmetrics from 1.10, codegen_generated
   // under CI) and `ui`, which a build without the web UI leaves out (NOMAD_NO_UI).

@@ -66,10 +66,17 @@ export async function buildSource(plan: SourcePlan, ctx: BuildContext): Promise<
     await steps.run('check out a clean tree', (note) => checkout(plan, ctx, env, note));
     const toolNames = plan.recipe.tools.map((t) => `${t.bin} ${t.version}`).join(', ') || 'no tools';
     const built = await steps.run(`build ${toolNames}`, () => tools(plan, ctx, env));
-    const recipe: SourceRecipe = { go: plan.goVersion, tags: plan.recipe.tags,
-      generators: built.map(({ bin, pkg, version, deps }) => ({ bin, pkg, version, deps })) };
-    const goO: GoOptions = { deadline, ...run, log: (text) => appendFile(logPath, text),
-      env: { ...goBuildEnv(ctx.env), GOFLAGS: profile.goFlags.join(' ') } };
+    const recipe: SourceRecipe = {
+      go: plan.goVersion,
+      tags: plan.recipe.tags,
+      generators: built.map(({ bin, pkg, version, deps }) => ({ bin, pkg, version, deps })),
+    };
+    const goO: GoOptions = {
+      deadline,
+      ...run,
+      log: (text) => appendFile(logPath, text),
+      env: { ...goBuildEnv(ctx.env), GOFLAGS: profile.goFlags.join(' ') },
+    };
     goO.env['PATH'] = [...built.map((b) => b.dir), goO.env['PATH'] ?? ''].join(':');
     await steps.run(`go generate ${profile.generate.join(' ')}`, async () => {
       for (const g of profile.generate) {
@@ -85,11 +92,18 @@ export async function buildSource(plan: SourcePlan, ctx: BuildContext): Promise<
     const sha256 = await sha256File(out);
     const meta = { spec, commit: plan.commit, dirty: plan.dirty, version: v.version, revision: v.revision, recipe };
     const final = await commitBinary(root, out, sha256, meta);
-    const record: SourceRecord = { key: plan.key, sha256, commit: plan.commit, dirty: plan.dirty,
-      builtAt: new Date().toISOString(), goVersion: plan.goVersion, recipe };
+    const record: SourceRecord = {
+      key: plan.key,
+      sha256,
+      commit: plan.commit,
+      dirty: plan.dirty,
+      builtAt: new Date().toISOString(),
+      goVersion: plan.goVersion,
+      recipe,
+    };
     await writeRecord(root, recordName, record);
-    const message = `${spec}: ${profile.name} ${v.version} (${v.revision}) built in ${steps.elapsed()}, `
-      + `cached at ${final}`;
+    const message =
+      `${spec}: ${profile.name} ${v.version} (${v.revision}) built in ${steps.elapsed()}, ` + `cached at ${final}`;
     info(ctx, message);
     return done(final, sha256, v, recipe);
   } finally {
@@ -106,12 +120,21 @@ async function checkout(plan: SourcePlan, ctx: BuildContext, env: Env, note: (s:
   const co = await checkoutTree(plan.gitDir, plan.treeish, env.src, join(env.work, 'index'), optional, env);
   if ('missing' in co) {
     const some = `${co.missing.slice(0, 5).join(', ')}${co.missing.length > 5 ? ', …' : ''}`;
-    throw new ConfigError([{ field, value: spec, fix: 'fetch them (git fetch --refetch, or a fresh clone)',
-      message: `the repository lacks the contents of ${co.missing.length} file(s) the build needs: ${some}` }]);
+    throw new ConfigError([
+      {
+        field,
+        value: spec,
+        fix: 'fetch them (git fetch --refetch, or a fresh clone)',
+        message: `the repository lacks the contents of ${co.missing.length} file(s) the build needs: ${some}`,
+      },
+    ]);
   }
   if (co.skipped.length) {
-    warn(ctx, `${spec}: ${co.skipped.length} file(s) missing from the object store were left out; `
-      + `a non-UI build does not need them: ${co.skipped.join(', ')}`);
+    warn(
+      ctx,
+      `${spec}: ${co.skipped.length} file(s) missing from the object store were left out; ` +
+        `a non-UI build does not need them: ${co.skipped.join(', ')}`,
+    );
   }
   note(`${co.files} files`);
 }
@@ -119,8 +142,12 @@ async function checkout(plan: SourcePlan, ctx: BuildContext, env: Env, note: (s:
 /** Phase 2: each generator at the version the tree pins (cached per Go version), with its PATH directory. */
 async function tools(plan: SourcePlan, ctx: BuildContext, env: Env): Promise<BuiltTool[]> {
   const bins: BuiltTool[] = [];
-  const o: GoOptions = { deadline: env.deadline, env: goBuildEnv(ctx.env), log: (text) => appendFile(env.logPath, text),
-    ...(env.run ? { run: env.run } : {}) };
+  const o: GoOptions = {
+    deadline: env.deadline,
+    env: goBuildEnv(ctx.env),
+    log: (text) => appendFile(env.logPath, text),
+    ...(env.run ? { run: env.run } : {}),
+  };
   for (const t of plan.recipe.tools) {
     try {
       bins.push(await buildTool(t, join(ctx.cacheRoot, 'tools'), plan.goVersion, o));
@@ -139,8 +166,19 @@ async function compile(plan: SourcePlan, env: Env, goO: GoOptions, out: string, 
   const ldflags = `-X ${profile.versionPackage}.GitCommit=${commit} -X ${profile.versionPackage}.BuildDate=${date}`;
   let packages = 0;
   // Note: -buildvcs=false: the checkout has no .git, and a parent repository (a cache in a dotfiles home) is not it.
-  const args = ['build', '-v', '-trimpath', '-buildvcs=false', '-ldflags', ldflags, '-tags', plan.recipe.tags.join(' '),
-    '-o', out, profile.main];
+  const args = [
+    'build',
+    '-v',
+    '-trimpath',
+    '-buildvcs=false',
+    '-ldflags',
+    ldflags,
+    '-tags',
+    plan.recipe.tags.join(' '),
+    '-o',
+    out,
+    profile.main,
+  ];
   const r = await go(args, env.src, { ...goO, onLine: () => note(`${++packages} packages`) });
   if (r.code !== 0) throw failed(`${plan.spec}: go build failed (exit ${r.code})`, env.logPath, r.stderr);
 }
@@ -148,6 +186,8 @@ async function compile(plan: SourcePlan, env: Env, goO: GoOptions, out: string, 
 /** A failed generate or compile: exit 3, with the compiler's last lines and the log's path. */
 function failed(what: string, logPath: string, output = ''): HarnessError {
   const tail = tailLines(output, FAIL_LINES);
-  return new HarnessError(`${what}${tail ? `; last lines:\n${tail.replace(/^/gm, '    ')}` : ''}\nfull log: ${logPath}`,
-    { exitCode: EXIT.INFRA, hint: `read ${logPath}; a tree that does not compile is no build the harness can test` });
+  return new HarnessError(
+    `${what}${tail ? `; last lines:\n${tail.replace(/^/gm, '    ')}` : ''}\nfull log: ${logPath}`,
+    { exitCode: EXIT.INFRA, hint: `read ${logPath}; a tree that does not compile is no build the harness can test` },
+  );
 }

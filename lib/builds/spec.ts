@@ -19,8 +19,9 @@ const RELEASE = /^v?(\d+\.\d+\.\d+(?:-[0-9A-Za-z.]+)?(?:\+[0-9A-Za-z.]+)?)$/;
 /** Looks like a version but is not a full one (1.9, v1): a typo more likely than a file name. */
 const PARTIAL = /^v?\d+(\.\d+)?(\+[0-9A-Za-z.]+)?$/;
 
-const FIX = 'give a path to a linux/amd64 nomad binary, a release version (1.9.7, 1.9.7+ent, latest), '
-  + 'or a source tree git:<dir>[@<ref>]';
+const FIX =
+  'give a path to a linux/amd64 nomad binary, a release version (1.9.7, 1.9.7+ent, latest), ' +
+  'or a source tree git:<dir>[@<ref>]';
 
 /** Parse one build spec; `field` names where it came from (--nomad, --before, a matrix axis) for the problem. */
 export function parseBuildSpec(
@@ -54,8 +55,10 @@ export function parseBuildSpec(
     const v = raw.slice('release:'.length);
     const m = RELEASE.exec(v);
     if (v === 'latest' || m) return { spec: { kind: 'release', version: v === 'latest' ? v : m![1]! } };
-    return problem(`names no release version (${JSON.stringify(v)})`,
-      'write release:<major.minor.patch>, e.g. release:1.9.7');
+    return problem(
+      `names no release version (${JSON.stringify(v)})`,
+      'write release:<major.minor.patch>, e.g. release:1.9.7',
+    );
   }
   if (raw.startsWith('path:')) {
     const p = expand(raw.slice('path:'.length));
@@ -67,8 +70,10 @@ export function parseBuildSpec(
   const m = RELEASE.exec(raw);
   if (m) return { spec: { kind: 'release', version: m[1]! } };
   if (PARTIAL.test(raw)) {
-    return problem('looks like a release version but is not a full one, and no file has that name',
-      'give major.minor.patch (e.g. 1.9.7), latest, or ./<name> for a file');
+    return problem(
+      'looks like a release version but is not a full one, and no file has that name',
+      'give major.minor.patch (e.g. 1.9.7), latest, or ./<name> for a file',
+    );
   }
   return { spec: { kind: 'path', path } };
 }

@@ -28,7 +28,10 @@ export function compareVersions(a: string, b: string): number {
 
 /** The highest final community release (no -rc/-beta, no +ent): what `latest` means. */
 export function latestVersion(versions: readonly string[]): string | undefined {
-  const finals = versions.filter((v) => { const p = parse(v); return p && !p.pre && !p.edition; });
+  const finals = versions.filter((v) => {
+    const p = parse(v);
+    return p && !p.pre && !p.edition;
+  });
   return finals.sort(compareVersions).at(-1);
 }
 

@@ -52,7 +52,10 @@ interface Entry {
 function centralDirectory(zip: Buffer): Entry[] | { error: string } {
   let eocd = -1;
   for (let i = zip.length - 22; i >= Math.max(0, zip.length - EOCD_MAX_BACK); i--) {
-    if (zip.readUInt32LE(i) === EOCD_SIG) { eocd = i; break; }
+    if (zip.readUInt32LE(i) === EOCD_SIG) {
+      eocd = i;
+      break;
+    }
   }
   if (eocd < 0) return { error: 'not a zip archive (no end-of-central-directory record)' };
   const count = zip.readUInt16LE(eocd + 10);

@@ -38,7 +38,11 @@ export function checkAgentResources(e: RebootEvidence): CheckResult {
   const missing = notRead(e, 'agent', !!e.whole?.agent);
   if (missing) return skippedCheck(INFO, `the agent was not sampled: ${missing}`);
   const samples = e.whole!.agent!.samples;
-  if (samples.length < 2) return skippedCheck(INFO, `${samples.length} sample${samples.length === 1 ? '' : 's'} of the agent: a window needs two`);
+  if (samples.length < 2)
+    return skippedCheck(
+      INFO,
+      `${samples.length} sample${samples.length === 1 ? '' : 's'} of the agent: a window needs two`,
+    );
   const first = samples[0]!;
   const last = samples.at(-1)!;
   const seconds = Math.max(1, (last.atMs - first.atMs) / 1000);
@@ -50,8 +54,16 @@ export function checkAgentResources(e: RebootEvidence): CheckResult {
     }),
   ];
   const pids = [...new Set(samples.map((s) => s.pid))];
-  if (pids.includes(0)) return result(id, title, 'failed', 'the agent was not running at every sample (no nomad.service main process)', evidence);
-  if (pids.length > 1) return result(id, title, 'failed', `the agent restarted during the window (pid ${pids.join(' -> ')})`, evidence);
+  if (pids.includes(0))
+    return result(
+      id,
+      title,
+      'failed',
+      'the agent was not running at every sample (no nomad.service main process)',
+      evidence,
+    );
+  if (pids.length > 1)
+    return result(id, title, 'failed', `the agent restarted during the window (pid ${pids.join(' -> ')})`, evidence);
   const fdRise = riseOf(samples, (s) => s.fds);
   const rate = fdRise / seconds;
   const pluginRise = plugins(last) - plugins(first);
@@ -60,10 +72,15 @@ export function checkAgentResources(e: RebootEvidence): CheckResult {
   const leak = `its open fds keep growing: +${fdRise} in ${seconds.toFixed(0)}s (${rate.toFixed(2)}/s; a healthy agent stays under ${FD_RISE_PER_S}/s)`;
   const problems = [
     ...(fdRise >= FD_RISE_MIN && rate >= FD_RISE_PER_S ? [leak] : []),
-    ...(pluginRise >= PLUGIN_RISE_LIMIT ? [`${pluginRise} more plugin processes at the end of the window than at its start`] : []),
+    ...(pluginRise >= PLUGIN_RISE_LIMIT
+      ? [`${pluginRise} more plugin processes at the end of the window than at its start`]
+      : []),
   ];
   if (problems.length) return result(id, title, 'failed', `agent pid ${first.pid}: ${problems.join('; ')}`, evidence);
   return result(id, title, 'passed', `agent pid ${first.pid} steady over ${seconds.toFixed(0)}s: ${summary}`, evidence);
 }
 
-export const AGENT_RESOURCES = defineCheck<RebootEvidence>({ ...INFO, judge: (e) => judgementOf(checkAgentResources(e)) });
+export const AGENT_RESOURCES = defineCheck<RebootEvidence>({
+  ...INFO,
+  judge: (e) => judgementOf(checkAgentResources(e)),
+});

@@ -9,7 +9,8 @@ import type { CheckInfo, CheckResult } from '../model/check.js';
 const INFO: CheckInfo = {
   id: 'alloc-exec',
   title: 'Exec into restored tasks',
-  passesWhen: 'after the reboot (or agent restart) `nomad alloc exec -task <t> <alloc> /bin/true` (Nomad\'s exec stream, run on the server VM with a deadline) exits 0 for every running task of every restored alloc. Real 1.9.7 after an agent restart: "failed to exec into task: plugin is shut down", and the task\'s executor died (GH-27825, fixed in 2.0.0). Skipped for a partition',
+  passesWhen:
+    'after the reboot (or agent restart) `nomad alloc exec -task <t> <alloc> /bin/true` (Nomad\'s exec stream, run on the server VM with a deadline) exits 0 for every running task of every restored alloc. Real 1.9.7 after an agent restart: "failed to exec into task: plugin is shut down", and the task\'s executor died (GH-27825, fixed in 2.0.0). Skipped for a partition',
 };
 
 function judgeAlloc(e: RebootEvidence, a: AllocSnap): TaskLine[] {
@@ -28,7 +29,9 @@ function judgeAlloc(e: RebootEvidence, a: AllocSnap): TaskLine[] {
 export function checkAllocExec(e: RebootEvidence): CheckResult {
   const cannot = cannotJudge(INFO, e, 'exec', !!e.whole?.exec, 'no exec probe ran');
   if (cannot) return cannot;
-  const head = ['`nomad alloc exec -i=false -t=false -task <task> <alloc> /bin/true` on the server, after the restart of one task per alloc'];
+  const head = [
+    '`nomad alloc exec -i=false -t=false -task <task> <alloc> /bin/true` on the server, after the restart of one task per alloc',
+  ];
   return perTaskResult(INFO, e, head, (a) => judgeAlloc(e, a), 'answered an exec');
 }
 

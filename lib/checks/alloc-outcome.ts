@@ -31,7 +31,12 @@ export const HEARTBEAT_MISSED = 'Node heartbeat missed';
 
 /** Task event types that mean the task (or alloc setup) failed, besides events flagged FailsTask. */
 const FAILURE_TYPES = new Set([
-  'Setup Failure', 'Driver Failure', 'Failed Validation', 'Not Restarting', 'Task hook failed', 'Failed Artifact Download',
+  'Setup Failure',
+  'Driver Failure',
+  'Failed Validation',
+  'Not Restarting',
+  'Task hook failed',
+  'Failed Artifact Download',
 ]);
 /** Events that only follow a failure (restart policy giving up), so the cause is quoted instead when present. */
 const CONSEQUENCE_TYPES = new Set(['Not Restarting', 'Killing', 'Killed', 'Sibling Task Failed']);
@@ -108,7 +113,9 @@ function latestOf(e: RebootEvidence, a: AllocSnap): AllocSnap {
   let cur = a;
   for (let i = 0; i < 20; i++) {
     const c = cur;
-    const next = e.after.jobAllocs.find((x) => x.id !== c.id && (x.previousAllocation === c.id || x.id === c.nextAllocation));
+    const next = e.after.jobAllocs.find(
+      (x) => x.id !== c.id && (x.previousAllocation === c.id || x.id === c.nextAllocation),
+    );
     if (!next) break;
     cur = next;
   }
@@ -118,31 +125,41 @@ function latestOf(e: RebootEvidence, a: AllocSnap): AllocSnap {
 /** Were all of the alloc's tasks started again after `sinceMs` (a Started event, or StartedAt moved past it)? */
 export function tasksStartedAfter(a: AllocSnap, events: TaskEventRec[], sinceMs: number): boolean {
   const tasks = Object.entries(a.tasks);
-  return tasks.length > 0 && tasks.every(([name, t]) => {
-    const started = t.startedAt !== undefined && Date.parse(t.startedAt) >= sinceMs;
-    const own = (ev: TaskEventRec): boolean => ev.task === undefined || ev.task === name;
-    return started || events.some((ev) => ev.type === 'Started' && ev.timeMs >= sinceMs && own(ev));
-  });
+  return (
+    tasks.length > 0 &&
+    tasks.every(([name, t]) => {
+      const started = t.startedAt !== undefined && Date.parse(t.startedAt) >= sinceMs;
+      const own = (ev: TaskEventRec): boolean => ev.task === undefined || ev.task === name;
+      return started || events.some((ev) => ev.type === 'Started' && ev.timeMs >= sinceMs && own(ev));
+    })
+  );
 }
 
 /** Why the node went down, from its events and the run's heartbeat_grace; "" when it was not marked down. */
 export function nodeDownExplanation(e: RebootEvidence, old: AllocSnap | undefined): string {
   const sinceReboot = (ts: string): boolean => Date.parse(ts) >= e.reboot.requestedAt - 1000;
-  const missed = (e.after.node?.events ?? []).filter((ev) => ev.message === HEARTBEAT_MISSED && sinceReboot(ev.timestamp));
+  const missed = (e.after.node?.events ?? []).filter(
+    (ev) => ev.message === HEARTBEAT_MISSED && sinceReboot(ev.timestamp),
+  );
   const lostDesc = (old?.desiredDescription ?? '').includes(LOST_NODE_DOWN);
   // Note: the alloc itself must say it was lost; node events only support that (a failed alloc may be rescheduled).
   if (!lostDesc && old?.clientStatus !== 'lost') return '';
   const took = ((e.reboot.backAt - e.reboot.requestedAt) / 1000).toFixed(0);
   const grace = e.heartbeatGrace ? `heartbeat_grace (${e.heartbeatGrace})` : 'heartbeat_grace';
-  const event = missed.length ? `node event "${HEARTBEAT_MISSED}" at ${missed[0]!.timestamp}` : 'the alloc was marked lost';
+  const event = missed.length
+    ? `node event "${HEARTBEAT_MISSED}" at ${missed[0]!.timestamp}`
+    : 'the alloc was marked lost';
   const desc = old?.desiredDescription ? `; the alloc: "${oneLine(old.desiredDescription)}"` : '';
-  return `the node was marked down while it rebooted (${event}${desc}): the server's ${grace} is shorter than the reboot ` +
+  return (
+    `the node was marked down while it rebooted (${event}${desc}): the server's ${grace} is shorter than the reboot ` +
     `(${took} s until SSH was back), so the scheduler replaced the lost alloc (fix: a heartbeat_grace longer than a reboot, ` +
-    'e.g. --heartbeat-grace 5m, or a disconnect block in the group)';
+    'e.g. --heartbeat-grace 5m, or a disconnect block in the group)'
+  );
 }
 
 /** " (its DesiredDescription)" or "". */
-const desiredOf = (a: AllocSnap | undefined): string => (a?.desiredDescription ? ` (${oneLine(a.desiredDescription)})` : '');
+const desiredOf = (a: AllocSnap | undefined): string =>
+  a?.desiredDescription ? ` (${oneLine(a.desiredDescription)})` : '';
 
 /** Decide restored / replaced / failed / unknown for one alloc (never from a version number), with the reason. */
 export function classifyAllocOutcome(e: RebootEvidence, allocId = e.allocId): AllocOutcomeResult {
@@ -153,36 +170,52 @@ export function classifyAllocOutcome(e: RebootEvidence, allocId = e.allocId): Al
   const failing = lastFailingEvent(events);
   const quote = failing ? `; last failing event: ${eventLine(failing)}` : '';
   const fail = failing ? { failingEvent: failing } : {};
-  const unsettled = e.settle && !e.settle.settled
-    ? `; the job had not settled when the wait ran out (last: ${e.settle.reason})`
-    : '';
+  const unsettled =
+    e.settle && !e.settle.settled ? `; the job had not settled when the wait ran out (last: ${e.settle.reason})` : '';
   const repl = findReplacement(e, allocId);
   if (repl) {
     const down = nodeDownExplanation(e, old);
     const rescheduled = (old?.desiredDescription ?? '').includes('rescheduled');
-    const why = down || (rescheduled
-      ? `it was rescheduled after it ended ${old?.clientStatus ?? '?'} ("${oneLine(old?.desiredDescription ?? '')}")${quote}`
-      : `the old alloc ended ${old?.clientStatus ?? 'in an unknown state'}${desiredOf(old)}${quote}`);
-    const how = repl.matchedBy === 'name'
-      ? `, matched by job, group and name ${name} created after the reboot ` +
-        '(Nomad left PreviousAllocation and NextAllocation empty)'
-      : '';
+    const why =
+      down ||
+      (rescheduled
+        ? `it was rescheduled after it ended ${old?.clientStatus ?? '?'} ("${oneLine(old?.desiredDescription ?? '')}")${quote}`
+        : `the old alloc ended ${old?.clientStatus ?? 'in an unknown state'}${desiredOf(old)}${quote}`);
+    const how =
+      repl.matchedBy === 'name'
+        ? `, matched by job, group and name ${name} created after the reboot ` +
+          '(Nomad left PreviousAllocation and NextAllocation empty)'
+        : '';
     const state = repl.replacement ? ` (${repl.replacement.clientStatus})` : '';
     return {
-      ...base, outcome: 'replaced', ...repl, ...fail,
+      ...base,
+      outcome: 'replaced',
+      ...repl,
+      ...fail,
       ...(repl.replacement ? { current: repl.replacement } : {}),
       reason: `alloc ${allocId} (${name || '?'}) was replaced by ${repl.replacementId}${state}${how}: ${why}`,
     };
   }
   if (!old) {
-    return { ...base, outcome: 'unknown', reason: `alloc ${allocId} was not found after the reboot and no replacement was seen${unsettled}` };
+    return {
+      ...base,
+      outcome: 'unknown',
+      reason: `alloc ${allocId} was not found after the reboot and no replacement was seen${unsettled}`,
+    };
   }
   const deadFailed = Object.entries(old.tasks).find(([, t]) => t.state === 'dead' && t.failed);
   if (old.clientStatus === 'failed' || deadFailed) {
-    const what = old.clientStatus === 'failed'
-      ? `alloc ${allocId} (${name}) is failed`
-      : `task ${deadFailed?.[0]} of alloc ${allocId} (${name}) is dead and failed`;
-    return { ...base, outcome: 'failed', current: old, reason: `${what}${quote || '; no failing task event was seen'}`, ...fail };
+    const what =
+      old.clientStatus === 'failed'
+        ? `alloc ${allocId} (${name}) is failed`
+        : `task ${deadFailed?.[0]} of alloc ${allocId} (${name}) is dead and failed`;
+    return {
+      ...base,
+      outcome: 'failed',
+      current: old,
+      reason: `${what}${quote || '; no failing task event was seen'}`,
+      ...fail,
+    };
   }
   const beforeNode = allocBefore(e, allocId)?.nodeId ?? e.before.node?.id;
   const sameNode = !beforeNode || old.nodeId === beforeNode;
@@ -193,20 +226,32 @@ export function classifyAllocOutcome(e: RebootEvidence, allocId = e.allocId): Al
   }
   // A fault that leaves the tasks running (agent-kill, a partition shorter than heartbeat_grace): the same alloc running
   // on with its tasks running, after the settle rule saw the job quiet, is the restore (task-restarted judges the tasks).
-  const keptRunning = Object.values(old.tasks).length > 0 && Object.values(old.tasks).every((t) => t.state === 'running');
+  const keptRunning =
+    Object.values(old.tasks).length > 0 && Object.values(old.tasks).every((t) => t.state === 'running');
   const tasksRestart = e.tasksRestart ?? !['agent-kill', 'partition'].includes(e.reboot.kind);
   if (!tasksRestart && old.clientStatus === 'running' && old.desiredStatus === 'run' && sameNode && keptRunning) {
-    return { ...base, outcome: 'restored', current: old, reason: `alloc ${old.id} (${name}) kept running on node ${old.nodeId} through ${e.reboot.kind} (no restart expected), not replaced` };
+    return {
+      ...base,
+      outcome: 'restored',
+      current: old,
+      reason: `alloc ${old.id} (${name}) kept running on node ${old.nodeId} through ${e.reboot.kind} (no restart expected), not replaced`,
+    };
   }
   const where = !sameNode ? ` on node ${old.nodeId} (was ${beforeNode})` : '';
   const desc = old.desiredDescription || old.clientDescription;
   const state = `alloc ${old.id} (${name}) is ${old.clientStatus} (desired ${old.desiredStatus})${where}${desc ? `: ${oneLine(desc)}` : ''}`;
-  const stale = old.clientStatus === 'running' && !restarted
-    ? ', its tasks not started since the reboot (a view from before it)'
-    : '';
+  const stale =
+    old.clientStatus === 'running' && !restarted
+      ? ', its tasks not started since the reboot (a view from before it)'
+      : '';
   // Note: only a job known to have settled makes a not-running alloc a failure; otherwise it may still be changing.
   if (!e.settle?.settled) {
-    return { ...base, outcome: 'unknown', current: old, reason: `${state}${stale}; neither restored nor replaced yet${unsettled}` };
+    return {
+      ...base,
+      outcome: 'unknown',
+      current: old,
+      reason: `${state}${stale}; neither restored nor replaced yet${unsettled}`,
+    };
   }
   // The job settled and this alloc neither runs again nor was replaced (e.g. lost, and nothing could place a replacement).
   const down = nodeDownExplanation(e, old);

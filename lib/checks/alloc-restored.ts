@@ -14,7 +14,9 @@ function addressChanges(e: RebootEvidence, outcomes: ReturnType<typeof classifyA
   return outcomes.flatMap((o) => {
     const before = allocBefore(e, o.allocId)?.address;
     const after = o.current?.address;
-    return o.outcome === 'restored' && before && after && before !== after ? [`${o.name || o.allocId.slice(0, 8)} ${before} -> ${after}`] : [];
+    return o.outcome === 'restored' && before && after && before !== after
+      ? [`${o.name || o.allocId.slice(0, 8)} ${before} -> ${after}`]
+      : [];
   });
 }
 
@@ -22,7 +24,10 @@ function addressChanges(e: RebootEvidence, outcomes: ReturnType<typeof classifyA
 function judgeRestored(e: RebootEvidence): Judgement {
   const outcomes = classifyAll(e);
   const perAlloc: AllocDetail[] = outcomes.map((o) => ({
-    allocId: o.allocId, name: o.name, status: o.outcome === 'restored' ? 'passed' : 'failed', detail: `${o.outcome}: ${o.reason}`,
+    allocId: o.allocId,
+    name: o.name,
+    status: o.outcome === 'restored' ? 'passed' : 'failed',
+    detail: `${o.outcome}: ${o.reason}`,
   }));
   const moved = addressChanges(e, outcomes);
   const evidence = outcomes.map((o) => `${allocLabel(o)}: ${o.outcome}: ${o.reason}`);
@@ -31,8 +36,12 @@ function judgeRestored(e: RebootEvidence): Judgement {
     evidence.push(`  before: ${b ? allocLine(b) : `alloc ${o.allocId} not observed`}`);
     evidence.push(`  after:  ${o.current ? allocLine(o.current) : '(not observed)'}`);
   }
-  const judged = new Set([...outcomes.map((o) => o.allocId), ...outcomes.flatMap((o) => (o.current ? [o.current.id] : []))]);
-  for (const a of e.after.jobAllocs) if (!judged.has(a.id)) evidence.push(`other alloc of job ${e.jobId}: ${allocLine(a)}`);
+  const judged = new Set([
+    ...outcomes.map((o) => o.allocId),
+    ...outcomes.flatMap((o) => (o.current ? [o.current.id] : [])),
+  ]);
+  for (const a of e.after.jobAllocs)
+    if (!judged.has(a.id)) evidence.push(`other alloc of job ${e.jobId}: ${allocLine(a)}`);
   if (moved.length) evidence.push(`addresses changed: ${moved.join('; ')}`);
   if (e.settle) evidence.push(`settle: ${e.settle.settled ? 'settled' : 'NOT settled (deadline)'}: ${e.settle.reason}`);
   const n = outcomes.length;
@@ -42,16 +51,22 @@ function judgeRestored(e: RebootEvidence): Judgement {
     const msg = n === 1 ? `${outcomes[0]!.reason}${movedNote}` : `all ${n} allocs restored in place${movedNote}`;
     return judgement('passed', msg, evidence, perAlloc);
   }
-  const counts = (['replaced', 'failed', 'unknown'] as const).map((k) => [k, bad.filter((o) => o.outcome === k).length] as const).filter(([, c]) => c > 0);
+  const counts = (['replaced', 'failed', 'unknown'] as const)
+    .map((k) => [k, bad.filter((o) => o.outcome === k).length] as const)
+    .filter(([, c]) => c > 0);
   // Note: "not restored (<outcome>)", not "<outcome>: …": reports put the verdict ("failed: ") in front of the message.
-  const summary = n === 1 ? `not restored (${bad[0]!.outcome}): ${bad[0]!.reason}` : `${n - bad.length} of ${n} allocs restored; ${counts.map(([k, c]) => `${c} ${k}`).join(', ')}; first: ${bad[0]!.outcome}: ${bad[0]!.reason}`;
+  const summary =
+    n === 1
+      ? `not restored (${bad[0]!.outcome}): ${bad[0]!.reason}`
+      : `${n - bad.length} of ${n} allocs restored; ${counts.map(([k, c]) => `${c} ${k}`).join(', ')}; first: ${bad[0]!.outcome}: ${bad[0]!.reason}`;
   return judgement('failed', `${summary}${movedNote}`, evidence, perAlloc);
 }
 
 export const ALLOC_RESTORED = defineCheck<RebootEvidence>({
   id: 'alloc-restored',
   title: 'Alloc restored',
-  passesWhen: 'every alloc healthy before the reboot is `running` again under the same ID on the same node, not replaced. Per alloc: restored, replaced (and why), failed (the failing event) or unknown (the wait ran out while it was still changing)',
+  passesWhen:
+    'every alloc healthy before the reboot is `running` again under the same ID on the same node, not replaced. Per alloc: restored, replaced (and why), failed (the failing event) or unknown (the wait ran out while it was still changing)',
   judge: judgeRestored,
   explains: [{ checks: [TASK_RESTARTED], when: onlyReplacedFail }],
   underFault: (r, e, f) => (f.replaced ? allocReplaced(r, e, f) : r),
@@ -59,7 +74,11 @@ export const ALLOC_RESTORED = defineCheck<RebootEvidence>({
 
 /** The consequence's failing allocs are all allocs this check judged replaced. */
 function onlyReplacedFail(e: RebootEvidence, consequence: CheckResult): boolean {
-  const replaced = new Set(classifyAll(e).filter((o) => o.outcome === 'replaced').map((o) => o.allocId));
+  const replaced = new Set(
+    classifyAll(e)
+      .filter((o) => o.outcome === 'replaced')
+      .map((o) => o.allocId),
+  );
   const bad = (consequence.perAlloc ?? []).filter((p) => p.status === 'failed');
   return bad.length > 0 && bad.every((p) => replaced.has(p.allocId));
 }
@@ -69,5 +88,10 @@ function allocReplaced(r: CheckResult, e: RebootEvidence, f: FaultSeen): CheckRe
   const c = classifyAllocOutcome(e);
   const lines = [`expected for ${f.kind}: the node is marked down and the alloc replaced (${f.why})`];
   if (c.outcome === 'replaced') return withStatus(r, 'passed', `replaced, as expected (${f.why}): ${c.reason}`, lines);
-  return withStatus(r, 'failed', `expected a replacement (${f.why}) but the alloc was ${c.outcome}: ${c.reason}`, lines);
+  return withStatus(
+    r,
+    'failed',
+    `expected a replacement (${f.why}) but the alloc was ${c.outcome}: ${c.reason}`,
+    lines,
+  );
 }

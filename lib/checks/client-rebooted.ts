@@ -25,15 +25,27 @@ export const CLIENT_REBOOTED = defineCheck<RebootEvidence>({
       `uptime after: ${uptimeS === undefined ? '(unknown)' : `${uptimeS}s`}; time since the reboot was requested: ${formatMs(sinceRequestMs)}`,
     ];
     if (!before || !after) {
-      return judgement('failed', `boot_id ${!before ? 'before' : 'after'} the reboot was not observed, so a reboot cannot be proved`, evidence);
+      return judgement(
+        'failed',
+        `boot_id ${!before ? 'before' : 'after'} the reboot was not observed, so a reboot cannot be proved`,
+        evidence,
+      );
     }
     if (before === after) {
       return judgement('failed', `boot_id did not change (${before}): the client was not rebooted`, evidence);
     }
     if (uptimeS !== undefined && Number.isFinite(sinceRequestMs) && uptimeS * 1000 > sinceRequestMs + UPTIME_SLACK_MS) {
-      return judgement('failed', `boot_id changed but uptime ${uptimeS}s is longer than the ${formatMs(sinceRequestMs)} since the reboot was requested`, evidence);
+      return judgement(
+        'failed',
+        `boot_id changed but uptime ${uptimeS}s is longer than the ${formatMs(sinceRequestMs)} since the reboot was requested`,
+        evidence,
+      );
     }
-    return judgement('passed', `boot_id changed${uptimeS === undefined ? '' : ` and uptime restarted (${uptimeS}s)`}`, evidence);
+    return judgement(
+      'passed',
+      `boot_id changed${uptimeS === undefined ? '' : ` and uptime restarted (${uptimeS}s)`}`,
+      evidence,
+    );
   },
   underFault: hostNotRebooted,
 });

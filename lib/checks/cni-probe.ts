@@ -29,7 +29,10 @@ function listingLines(label: string, l: CniStateListing | undefined): string[] {
   if (!l) return [`state ${label}: (not listed)`];
   if (!l.exists) return [`state ${label}: ${l.dir} absent`];
   const files = Object.entries(l.files).sort();
-  return [`state ${label}: ${l.dir} (${files.length} file(s))`, ...files.map(([n, c]) => `  ${n}: ${JSON.stringify(c)}`)];
+  return [
+    `state ${label}: ${l.dir} (${files.length} file(s))`,
+    ...files.map(([n, c]) => `  ${n}: ${JSON.stringify(c)}`),
+  ];
 }
 
 /** What one probe did, as evidence lines. */
@@ -56,13 +59,21 @@ export function probeWithSecond(
   e: CniRebootEvidence,
   mode: CniStateMode,
   label: string,
-): { run: CniProbeRun; first: Extract<CniOutcome, { ok: true }>; second: CniOutcome; ev: string[] } | { failed: Judgement } {
+):
+  | { run: CniProbeRun; first: Extract<CniOutcome, { ok: true }>; second: CniOutcome; ev: string[] }
+  | { failed: Judgement } {
   const run = probeOf(e, mode);
   if (!run) return { failed: judgement('failed', `no probe with state ${label} was run`, []) };
   const ev = runEvidence(run);
   const { first, second } = run;
   if (!first?.ok) {
-    return { failed: judgement('failed', `the first ADD did not succeed (${describeOutcome(first)}), so the probe proves nothing`, ev) };
+    return {
+      failed: judgement(
+        'failed',
+        `the first ADD did not succeed (${describeOutcome(first)}), so the probe proves nothing`,
+        ev,
+      ),
+    };
   }
   if (!second) return { failed: judgement('failed', 'the ADD after the reboot was not run', ev) };
   return { run, first, second, ev };

@@ -23,14 +23,22 @@ export function judgeCheck<E>(check: CheckDef<E>, evidence: E): CheckResult {
 
 /** Every check over the same evidence, in the list's order, with the failures a failed check explains linked to it. */
 export function judgeAll<E>(checks: readonly CheckDef<E>[], evidence: E): CheckResult[] {
-  return linkExplained(checks, checks.map((c) => judgeCheck(c, evidence)), evidence);
+  return linkExplained(
+    checks,
+    checks.map((c) => judgeCheck(c, evidence)),
+    evidence,
+  );
 }
 
 /**
  * Mark each failed result that a failed check's `explains` rule claims as that check's consequence (`causedBy`).
  * A result keeps the first cause that claims it, in the list's order; checks not in the list are left alone.
  */
-export function linkExplained<E>(checks: readonly CheckDef<E>[], results: readonly CheckResult[], evidence: E): CheckResult[] {
+export function linkExplained<E>(
+  checks: readonly CheckDef<E>[],
+  results: readonly CheckResult[],
+  evidence: E,
+): CheckResult[] {
   const out = [...results];
   for (const cause of checks) {
     const own = out.find((r) => r.id === cause.id);
@@ -38,7 +46,8 @@ export function linkExplained<E>(checks: readonly CheckDef<E>[], results: readon
     for (const rule of cause.explains ?? []) {
       const ids = new Set(rule.checks.map((c) => c.id));
       out.forEach((r, i) => {
-        if (ids.has(r.id) && r.status === 'failed' && !r.causedBy && rule.when(evidence, r)) out[i] = { ...r, causedBy: cause.id };
+        if (ids.has(r.id) && r.status === 'failed' && !r.causedBy && rule.when(evidence, r))
+          out[i] = { ...r, causedBy: cause.id };
       });
     }
   }

@@ -31,7 +31,9 @@ export function withCurrentIds(
       out[id] = exp;
       continue;
     }
-    warnings.push(`expectation ${id}=${exp} (scenario ${scenario}): the check ${id} is now ${now.id}; the old id is deprecated, write ${now.id}=${exp}`);
+    warnings.push(
+      `expectation ${id}=${exp} (scenario ${scenario}): the check ${id} is now ${now.id}; the old id is deprecated, write ${now.id}=${exp}`,
+    );
     if (!Object.hasOwn(perCheck, now.id)) out[now.id] = exp;
   }
   return { perCheck: out, warnings };

@@ -6,17 +6,23 @@ import type { AllocSnap, CniStateListing, Observation, RebootEvidence } from '..
 export const CNI_STATE_DIRS = ['/var/run/cni/nomad', '/var/lib/cni/networks/nomad'] as const;
 
 function ports(a: AllocSnap | undefined): string {
-  return a && a.ports.length ? a.ports.map((p) => `${p.label}=${p.hostIp ? `${p.hostIp}:` : ''}${p.value}->${p.to}`).join(' ') : '';
+  return a && a.ports.length
+    ? a.ports.map((p) => `${p.label}=${p.hostIp ? `${p.hostIp}:` : ''}${p.value}->${p.to}`).join(' ')
+    : '';
 }
 
 /** IP reservation files in a listing (everything except host-local's `lock` and `last_reserved_ip.N`). */
 function reservations(l: CniStateListing): string[] {
-  return Object.keys(l.files).filter((f) => f !== 'lock' && !f.startsWith('last_reserved_ip.')).sort();
+  return Object.keys(l.files)
+    .filter((f) => f !== 'lock' && !f.startsWith('last_reserved_ip.'))
+    .sort();
 }
 
 /** Which state directories have files after the reboot: "dir", "a, b", or "none". */
 function stateDirsInUse(o: Observation): string {
-  const used = CNI_STATE_DIRS.filter((d) => o.cniState.some((l) => l.dir.replace(/\/+$/, '') === d && l.exists && Object.keys(l.files).length > 0));
+  const used = CNI_STATE_DIRS.filter((d) =>
+    o.cniState.some((l) => l.dir.replace(/\/+$/, '') === d && l.exists && Object.keys(l.files).length > 0),
+  );
   return used.length ? used.join(', ') : 'none';
 }
 
@@ -49,7 +55,12 @@ export function factsFromEvidence(e: RebootEvidence): Record<string, string> {
   if (all.length > 1) {
     facts['allocs.count'] = String(all.length);
     facts['allocs.outcomes'] = all.map((o) => `${o.name || o.allocId.slice(0, 8)}=${o.outcome}`).join(' ');
-    facts['allocs.addresses'] = all.map((o) => `${o.name || o.allocId.slice(0, 8)}=${allocBefore(e, o.allocId)?.address ?? '?'}->${o.current?.address ?? '?'}`).join(' ');
+    facts['allocs.addresses'] = all
+      .map(
+        (o) =>
+          `${o.name || o.allocId.slice(0, 8)}=${allocBefore(e, o.allocId)?.address ?? '?'}->${o.current?.address ?? '?'}`,
+      )
+      .join(' ');
   }
   if (e.settle) facts['job.settled'] = `${e.settle.settled ? 'yes' : 'no (deadline)'}: ${e.settle.reason}`;
   if (e.heartbeatGrace) facts['server.heartbeat_grace'] = e.heartbeatGrace;

@@ -21,9 +21,10 @@ export function faultSeen(e: RebootEvidence, f: FaultContext): FaultSeen | undef
   const kind = e.reboot.kind;
   if (FAULT_KINDS[kind].rebootsHost) return undefined;
   const replaced = expectReplacement(kind, { partitionForS: f.partitionForS, heartbeatGraceS: f.heartbeatGraceS });
-  const why = kind === 'agent-kill'
-    ? 'agent-kill: the agent restarts, the host does not'
-    : `partition of ${f.partitionForS}s ${replaced ? '>' : '<='} heartbeat_grace ${f.heartbeatGraceS}s`;
+  const why =
+    kind === 'agent-kill'
+      ? 'agent-kill: the agent restarts, the host does not'
+      : `partition of ${f.partitionForS}s ${replaced ? '>' : '<='} heartbeat_grace ${f.heartbeatGraceS}s`;
   return { kind, replaced, why };
 }
 

@@ -12,8 +12,10 @@ export const HOST_REBOOTED = defineCheck<CniRebootEvidence>({
   passesWhen: 'boot_id changed',
   judge(e) {
     const ev = [`boot_id before: ${show(e.bootIdBefore)}`, `boot_id after:  ${show(e.bootIdAfter)}`];
-    if (!e.bootIdBefore.trim() || !e.bootIdAfter.trim()) return judgement('failed', 'a boot_id was not observed, so a reboot cannot be proved', ev);
-    if (e.bootIdBefore.trim() === e.bootIdAfter.trim()) return judgement('failed', `boot_id did not change (${e.bootIdBefore.trim()})`, ev);
+    if (!e.bootIdBefore.trim() || !e.bootIdAfter.trim())
+      return judgement('failed', 'a boot_id was not observed, so a reboot cannot be proved', ev);
+    if (e.bootIdBefore.trim() === e.bootIdAfter.trim())
+      return judgement('failed', `boot_id did not change (${e.bootIdBefore.trim()})`, ev);
     return judgement('passed', 'boot_id changed', ev);
   },
 });

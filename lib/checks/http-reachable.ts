@@ -35,7 +35,12 @@ export function probeTarget(p: HttpProbe, allocs: (AllocSnap | undefined)[]): Pr
 /** One evidence line per probe. */
 export function probeLine(p: HttpProbe, target: ProbeTarget): string {
   const what = p.kind === 'tcp' ? 'TCP connect' : 'GET';
-  const got = p.kind === 'tcp' ? (p.ok ? 'connected' : show(p.error)) : `${p.status ?? show(p.error)}${p.status !== undefined && p.error ? ` (${p.error})` : ''}`;
+  const got =
+    p.kind === 'tcp'
+      ? p.ok
+        ? 'connected'
+        : show(p.error)
+      : `${p.status ?? show(p.error)}${p.status !== undefined && p.error ? ` (${p.error})` : ''}`;
   return `${p.ok ? 'ok  ' : 'FAIL'} [${target}${p.port ? ` ${p.port}` : ''}] from ${p.from}: ${what} ${p.url} -> ${got}`;
 }
 
@@ -58,7 +63,12 @@ function judgeAlloc(e: RebootEvidence, allocId: string): AllocReach {
   const name = outcome.name || cur?.name || '';
   const label = allocLabel({ allocId, name });
   const via = cur && cur.id !== allocId ? ` (its replacement ${cur.id.slice(0, 8)})` : '';
-  const fail = (detail: string, lines: string[] = []): AllocReach => ({ detail: { allocId, name, status: 'failed', detail }, lines: [`${label}${via}: ${detail}`, ...lines], probes: 0, failed: [] });
+  const fail = (detail: string, lines: string[] = []): AllocReach => ({
+    detail: { allocId, name, status: 'failed', detail },
+    lines: [`${label}${via}: ${detail}`, ...lines],
+    probes: 0,
+    failed: [],
+  });
   if (!cur) return fail('not observed after the reboot, nothing to probe');
   const probes = probesOf(e, cur.id).map((p) => ({ p, target: probeTarget(p, [cur, allocBefore(e, allocId)]) }));
   const lines = probes.map(({ p, target }) => `  ${probeLine(p, target)}`);
@@ -77,14 +87,29 @@ function judgeAlloc(e: RebootEvidence, allocId: string): AllocReach {
   if (failed.length) {
     const f = failed[0]!;
     const why = `${failed.length} of ${probes.length} probes failed; first: ${f.url} from ${f.from}: ${f.error ?? `HTTP ${show(f.status)}`}`;
-    return { detail: { allocId, name, status: 'failed', detail: why }, lines: [head + why, ...lines], probes: probes.length, failed };
+    return {
+      detail: { allocId, name, status: 'failed', detail: why },
+      lines: [head + why, ...lines],
+      probes: probes.length,
+      failed,
+    };
   }
   if (missing.length) {
     const why = `no ${missing.join(', no ')} probe was made, so that path is unproven`;
-    return { detail: { allocId, name, status: 'failed', detail: why }, lines: [head + why, ...lines], probes: probes.length, failed };
+    return {
+      detail: { allocId, name, status: 'failed', detail: why },
+      lines: [head + why, ...lines],
+      probes: probes.length,
+      failed,
+    };
   }
   const ok = `all ${probes.length} probes answered (${[...new Set(probes.map(({ p }) => p.port).filter(Boolean))].join(', ') || 'bridge address and host port'})`;
-  return { detail: { allocId, name, status: 'passed', detail: ok }, lines: [head + ok, ...lines], probes: probes.length, failed };
+  return {
+    detail: { allocId, name, status: 'passed', detail: ok },
+    lines: [head + ok, ...lines],
+    probes: probes.length,
+    failed,
+  };
 }
 
 /**
@@ -102,19 +127,27 @@ function judgeReachable(e: RebootEvidence): Judgement {
   }
   if (bad.length) {
     const first = bad[0]!;
-    const msg = judged.length === 1 ? first.detail.detail : `${bad.length} of ${judged.length} allocs not reachable; first: ${allocLabel(first.detail)}: ${first.detail.detail}`;
+    const msg =
+      judged.length === 1
+        ? first.detail.detail
+        : `${bad.length} of ${judged.length} allocs not reachable; first: ${allocLabel(first.detail)}: ${first.detail.detail}`;
     return judgement('failed', msg, evidence, perAlloc);
   }
-  const msg = judged.length === 1 ? `${judged[0]!.detail.detail.replace(/ \(.*\)$/, '')} (bridge address and host port)` : `every mapped port of all ${judged.length} allocs answered (${total} probes, bridge address and host port)`;
+  const msg =
+    judged.length === 1
+      ? `${judged[0]!.detail.detail.replace(/ \(.*\)$/, '')} (bridge address and host port)`
+      : `every mapped port of all ${judged.length} allocs answered (${total} probes, bridge address and host port)`;
   return judgement('passed', msg, evidence, perAlloc);
 }
 
 export const HTTP_REACHABLE = defineCheck<RebootEvidence>({
   id: 'http-reachable',
   title: 'HTTP reachable',
-  passesWhen: 'every mapped port of every alloc (a replaced alloc: its replacement) answers on its bridge address (probed from the client) and on its mapped host port (probed from the server): HTTP, or a TCP connect (see "Probes per mapped port"). A failed alloc is not probed and fails here',
+  passesWhen:
+    'every mapped port of every alloc (a replaced alloc: its replacement) answers on its bridge address (probed from the client) and on its mapped host port (probed from the server): HTTP, or a TCP connect (see "Probes per mapped port"). A failed alloc is not probed and fails here',
   judge: judgeReachable,
-  underFault: (r, e, f) => (f.replaced && r.status === 'failed' && classifyAllocOutcome(e).outcome === 'replaced' ? oldAddressProbed(r, f) : r),
+  underFault: (r, e, f) =>
+    f.replaced && r.status === 'failed' && classifyAllocOutcome(e).outcome === 'replaced' ? oldAddressProbed(r, f) : r,
 });
 
 /** Under a long partition the alloc was replaced, as expected; what failed was the probe of its old address. */

@@ -35,7 +35,11 @@ function allEvents(e: RebootEvidence): { allocId: string; ev: TaskEventRec }[] {
 }
 
 /** Per judged alloc (and its replacement): the first duplicate-IP task event, or how many events were clean. */
-function perAllocOf(e: RebootEvidence, hitsByAlloc: Map<string, TaskEventRec[]>, events: { allocId: string }[]): AllocDetail[] {
+function perAllocOf(
+  e: RebootEvidence,
+  hitsByAlloc: Map<string, TaskEventRec[]>,
+  events: { allocId: string }[],
+): AllocDetail[] {
   return watchedIds(e).map((allocId) => {
     const name = allocAfter(e, allocId)?.name ?? allocBefore(e, allocId)?.name ?? '';
     const ids = [allocId, findReplacement(e, allocId)?.replacementId].filter((x): x is string => !!x);
@@ -69,7 +73,13 @@ function judgeNoDuplicate(e: RebootEvidence): Judgement {
   const scanned = `scanned ${events.length} task events and ${e.clientLog.length} client log lines`;
   const perAlloc = perAllocOf(e, hitsByAlloc, events);
   const lines = perAlloc.map((p) => `${allocLabel(p)}: ${p.status === 'passed' ? 'ok  ' : 'FAIL'} ${p.detail}`);
-  if (hits.length === 0) return judgement('passed', `no "duplicate allocation is not allowed" error (${scanned})`, [scanned, ...lines], perAlloc);
+  if (hits.length === 0)
+    return judgement(
+      'passed',
+      `no "duplicate allocation is not allowed" error (${scanned})`,
+      [scanned, ...lines],
+      perAlloc,
+    );
   const detail = first ? `: ${first.ip} was already allocated to ${first.allocId}` : '';
   const bad = perAlloc.filter((p) => p.status === 'failed').length;
   const of = perAlloc.length > 1 ? ` for ${bad} of ${perAlloc.length} allocs` : '';
@@ -80,7 +90,8 @@ function judgeNoDuplicate(e: RebootEvidence): Judgement {
 /** Every alloc that was not restored failed, on the duplicate-IP error (and there is at least one). */
 function lostOnlyToDuplicates(e: RebootEvidence): boolean {
   const notRestored = classifyAll(e).filter((o) => o.outcome !== 'restored');
-  const byDup = (o: (typeof notRestored)[number]) => o.outcome === 'failed' && !!o.failingEvent && mentionsDuplicateAllocation(o.failingEvent.message);
+  const byDup = (o: (typeof notRestored)[number]) =>
+    o.outcome === 'failed' && !!o.failingEvent && mentionsDuplicateAllocation(o.failingEvent.message);
   return notRestored.length > 0 && notRestored.every(byDup);
 }
 
@@ -90,14 +101,23 @@ function lostOnlyToDuplicates(e: RebootEvidence): boolean {
  * when there are no more of them than failed allocs.
  */
 function leftoversOnlyOfFailed(e: RebootEvidence): boolean {
-  const failedIds = new Set(classifyAll(e).filter((o) => o.outcome !== 'restored').map((o) => o.allocId));
-  return (findLeaks(e)?.leaks ?? []).every((l) => (l.owner !== undefined && failedIds.has(l.owner)) || (l.kind === 'veths' && (l.surplus ?? Infinity) <= failedIds.size));
+  const failedIds = new Set(
+    classifyAll(e)
+      .filter((o) => o.outcome !== 'restored')
+      .map((o) => o.allocId),
+  );
+  return (findLeaks(e)?.leaks ?? []).every(
+    (l) =>
+      (l.owner !== undefined && failedIds.has(l.owner)) ||
+      (l.kind === 'veths' && (l.surplus ?? Infinity) <= failedIds.size),
+  );
 }
 
 export const NO_DUPLICATE_IP = defineCheck<RebootEvidence>({
   id: 'no-duplicate-ip',
   title: 'No duplicate-IP error',
-  passesWhen: 'no task event of any alloc and no client log line since boot contains `duplicate allocation is not allowed`; the first such event per alloc is quoted',
+  passesWhen:
+    'no task event of any alloc and no client log line since boot contains `duplicate allocation is not allowed`; the first such event per alloc is quoted',
   judge: judgeNoDuplicate,
   explains: [
     { checks: [ALLOC_RESTORED, TASK_RESTARTED, HTTP_REACHABLE], when: lostOnlyToDuplicates },

@@ -29,20 +29,36 @@ export interface Leak {
 export function findLeaks(e: RebootEvidence): { leaks: Leak[]; evidence: string[]; live: number } | undefined {
   const net = e.after.netState;
   if (!net || e.after.cniState.length === 0) return undefined;
-  const live = new Set(e.after.nodeAllocs.filter((a) => a.clientStatus === 'running' || a.clientStatus === 'pending').map((a) => a.id));
+  const live = new Set(
+    e.after.nodeAllocs.filter((a) => a.clientStatus === 'running' || a.clientStatus === 'pending').map((a) => a.id),
+  );
   const evidence = [`live allocs on the node: ${[...live].map(short).join(' ') || '(none)'}`];
   const leaks: Leak[] = [];
   for (const dir of [OLD_CNI_DIR, NEW_CNI_DIR]) {
     const listing = e.after.cniState.find((l) => l.dir.replace(/\/+$/, '') === dir);
     const res = reservationsOf(listing);
-    evidence.push(`${dir}: ${listing?.exists ? [...res].map(([ip, owner]) => `${ip}=${short(owner)}`).join(' ') || 'no reservation' : 'absent'}`);
-    for (const [ip, owner] of res) if (!live.has(owner)) leaks.push({ kind: 'reservation', owner, text: `reservation ${ip} in ${dir} names ${short(owner)}, which is not a live alloc` });
+    evidence.push(
+      `${dir}: ${listing?.exists ? [...res].map(([ip, owner]) => `${ip}=${short(owner)}`).join(' ') || 'no reservation' : 'absent'}`,
+    );
+    for (const [ip, owner] of res)
+      if (!live.has(owner))
+        leaks.push({
+          kind: 'reservation',
+          owner,
+          text: `reservation ${ip} in ${dir} names ${short(owner)}, which is not a live alloc`,
+        });
   }
   evidence.push(`network namespaces: ${net.netns.join(' ') || '(none)'}`);
-  for (const n of net.netns.filter((x) => UUID.test(x))) if (!live.has(n)) leaks.push({ kind: 'netns', owner: n, text: `network namespace ${n} has no live alloc` });
+  for (const n of net.netns.filter((x) => UUID.test(x)))
+    if (!live.has(n)) leaks.push({ kind: 'netns', owner: n, text: `network namespace ${n} has no live alloc` });
   const onBridge = net.veths.filter((v) => v.master === NOMAD_BRIDGE);
   evidence.push(`veths on bridge ${NOMAD_BRIDGE}: ${onBridge.map((v) => v.name).join(' ') || '(none)'}`);
-  if (onBridge.length > live.size) leaks.push({ kind: 'veths', surplus: onBridge.length - live.size, text: `${onBridge.length} veths on bridge ${NOMAD_BRIDGE} for ${live.size} live alloc${live.size === 1 ? '' : 's'}` });
+  if (onBridge.length > live.size)
+    leaks.push({
+      kind: 'veths',
+      surplus: onBridge.length - live.size,
+      text: `${onBridge.length} veths on bridge ${NOMAD_BRIDGE} for ${live.size} live alloc${live.size === 1 ? '' : 's'}`,
+    });
   if (e.after.firewall) firewallLeaks(e.after.firewall, live, evidence, leaks);
   return { leaks, evidence, live: live.size };
 }
@@ -61,14 +77,25 @@ function firewallLeaks(t: NatTable, live: Set<string>, evidence: string[], leaks
   for (const owner of stale) {
     const rules = t.rules.filter((r) => r.owner === owner);
     const chains = [...owners].filter(([, o]) => o.has(owner)).map(([c]) => c);
-    leaks.push({ kind: 'firewall', owner, text: `${rules.length} nat rules name ${short(owner)}, which is not a live alloc (chains ${chains.join(', ') || '(none)'})` });
+    leaks.push({
+      kind: 'firewall',
+      owner,
+      text: `${rules.length} nat rules name ${short(owner)}, which is not a live alloc (chains ${chains.join(', ') || '(none)'})`,
+    });
   }
-  for (const [chain, o] of owners) if (o.size === 0) leaks.push({ kind: 'firewall', text: `nat chain ${chain} belongs to no container (no rule names one)` });
+  for (const [chain, o] of owners)
+    if (o.size === 0)
+      leaks.push({ kind: 'firewall', text: `nat chain ${chain} belongs to no container (no rule names one)` });
 }
 
 function judgeNoLeaks(e: RebootEvidence): Judgement {
   const found = findLeaks(e);
-  if (!found) return judgement('skipped', "the client's network namespaces, veths and host-local state were not read after the reboot", []);
+  if (!found)
+    return judgement(
+      'skipped',
+      "the client's network namespaces, veths and host-local state were not read after the reboot",
+      [],
+    );
   const { leaks, evidence, live } = found;
   const perAlloc: AllocDetail[] = watchedIds(e).map((allocId) => {
     const name = allocAfter(e, allocId)?.name ?? allocBefore(e, allocId)?.name ?? '';
@@ -77,7 +104,13 @@ function judgeNoLeaks(e: RebootEvidence): Judgement {
       ? { allocId, name, status: 'failed', detail: own.map((l) => l.text).join('; ') }
       : { allocId, name, status: 'passed', detail: 'nothing left over names it' };
   });
-  if (leaks.length) return judgement('failed', `left over after the reboot: ${leaks.map((l) => l.text).join('; ')}`, evidence, perAlloc);
+  if (leaks.length)
+    return judgement(
+      'failed',
+      `left over after the reboot: ${leaks.map((l) => l.text).join('; ')}`,
+      evidence,
+      perAlloc,
+    );
   const fw = e.after.firewall ? ', CNI nat rule' : '';
   const msg = `${live} live alloc${live === 1 ? '' : 's'}; every reservation, alloc namespace${fw} and veth on ${NOMAD_BRIDGE} belongs to one`;
   return judgement('passed', msg, evidence, perAlloc);
@@ -86,6 +119,7 @@ function judgeNoLeaks(e: RebootEvidence): Judgement {
 export const NO_LEAKS = defineCheck<RebootEvidence>({
   id: 'no-leaks',
   title: 'No leaked network state',
-  passesWhen: 'after the (last) reboot every host-local reservation (either state dir) and every network namespace named like an alloc belongs to a live alloc on the node, bridge `nomad` has no more veths than live allocs, and every CNI chain and rule of the nat table (`iptables-save -t nat`: the CNI comment names the alloc) belongs to a live alloc (skipped when the client\'s state was not read). Real 1.9.5 and 1.9.7 leave nothing; real 1.9.3 still holds the failed allocs\' stale reservations or namespaces (teardown timing varies), which counts as a consequence of `no-duplicate-ip` when only those allocs\' leftovers remain',
+  passesWhen:
+    "after the (last) reboot every host-local reservation (either state dir) and every network namespace named like an alloc belongs to a live alloc on the node, bridge `nomad` has no more veths than live allocs, and every CNI chain and rule of the nat table (`iptables-save -t nat`: the CNI comment names the alloc) belongs to a live alloc (skipped when the client's state was not read). Real 1.9.5 and 1.9.7 leave nothing; real 1.9.3 still holds the failed allocs' stale reservations or namespaces (teardown timing varies), which counts as a consequence of `no-duplicate-ip` when only those allocs' leftovers remain",
   judge: judgeNoLeaks,
 });

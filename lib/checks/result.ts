@@ -3,7 +3,12 @@ import type { AllocSnap, TaskEventRec } from '../model/evidence.js';
 import type { AllocDetail, CheckResult, CheckStatus, Judgement } from '../model/check.js';
 
 /** A judge's answer (judgeCheck adds the check's id and title and puts the message on one line). */
-export function judgement(status: CheckStatus, message: string, evidence: string[], perAlloc?: AllocDetail[]): Judgement {
+export function judgement(
+  status: CheckStatus,
+  message: string,
+  evidence: string[],
+  perAlloc?: AllocDetail[],
+): Judgement {
   return perAlloc ? { status, message, evidence, perAlloc } : { status, message, evidence };
 }
 
@@ -34,7 +39,10 @@ export function eventLine(ev: TaskEventRec): string {
 
 /** One evidence line summarising an alloc: id, status, node, address, links. */
 export function allocLine(a: AllocSnap): string {
-  const links = [a.previousAllocation ? `previous ${a.previousAllocation}` : '', a.nextAllocation ? `next ${a.nextAllocation}` : '']
+  const links = [
+    a.previousAllocation ? `previous ${a.previousAllocation}` : '',
+    a.nextAllocation ? `next ${a.nextAllocation}` : '',
+  ]
     .filter(Boolean)
     .join(', ');
   return `${a.id} ${a.name} client=${a.clientStatus} desired=${a.desiredStatus} node=${a.nodeId} address=${show(a.address)}${links ? ` (${links})` : ''}`;
@@ -66,6 +74,12 @@ export function judgementOf(r: CheckResult): Judgement {
 }
 
 /** A whole result, for judges built from per-task parts (the whole-alloc checks). */
-export function result(id: string, title: string, status: CheckStatus, message: string, evidence: string[]): CheckResult {
+export function result(
+  id: string,
+  title: string,
+  status: CheckStatus,
+  message: string,
+  evidence: string[],
+): CheckResult {
   return { id, title, status, message: oneLine(message), evidence };
 }

@@ -10,7 +10,8 @@ import type { CheckInfo, CheckResult } from '../model/check.js';
 const INFO: CheckInfo = {
   id: 'task-dirs',
   title: 'Task directories on tmpfs',
-  passesWhen: 'after the reboot (or agent restart) every task of every restored alloc has `secrets/` and `private/` each on a tmpfs of its own (`findmnt` on the client), as before it. Real 1.9.7 after a simulated reboot: both on the root ext4 with the template\'s file in it (GH-28345, fixed in 2.0.5). Skipped for a partition',
+  passesWhen:
+    "after the reboot (or agent restart) every task of every restored alloc has `secrets/` and `private/` each on a tmpfs of its own (`findmnt` on the client), as before it. Real 1.9.7 after a simulated reboot: both on the root ext4 with the template's file in it (GH-28345, fixed in 2.0.5). Skipped for a partition",
 };
 
 /** "tmpfs (size=1024k)" or "ext4 of / (/dev/vda)": where a directory lives, in a few words. */
@@ -22,7 +23,8 @@ function where(m: TaskDirMount | undefined): string {
 
 /** One task: each of its two directories, after against before. */
 function judgeTask(e: RebootEvidence, a: AllocSnap, task: string): TaskLine {
-  const find = (ms: TaskDirMount[] | undefined, dir: string) => ms?.find((m) => m.allocId === a.id && m.task === task && m.dir === dir);
+  const find = (ms: TaskDirMount[] | undefined, dir: string) =>
+    ms?.find((m) => m.allocId === a.id && m.task === task && m.dir === dir);
   const parts = TMPFS_TASK_DIRS.map((dir) => {
     const before = find(e.whole?.before?.taskDirs, dir);
     const after = find(e.whole?.after?.taskDirs, dir);
@@ -44,7 +46,13 @@ export function checkTaskDirs(e: RebootEvidence): CheckResult {
     `alloc dir on the client: ${after.allocDir} (read ${iso(e.whole?.before?.atMs)} and ${iso(after.atMs)})`,
     `directories found after: ${after.taskDirs.length}, of them their own tmpfs: ${after.taskDirs.filter(isOwnTmpfs).length}`,
   ];
-  return perTaskResult(INFO, e, head, (a) => tasksOf(a).map((t) => judgeTask(e, a, t)), 'have secrets/ and private/ on a tmpfs of their own');
+  return perTaskResult(
+    INFO,
+    e,
+    head,
+    (a) => tasksOf(a).map((t) => judgeTask(e, a, t)),
+    'have secrets/ and private/ on a tmpfs of their own',
+  );
 }
 
 export const TASK_DIRS = defineCheck<RebootEvidence>({ ...INFO, judge: (e) => judgementOf(checkTaskDirs(e)) });

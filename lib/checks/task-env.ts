@@ -10,7 +10,8 @@ import type { CheckInfo, CheckResult } from '../model/check.js';
 const INFO: CheckInfo = {
   id: 'task-env',
   title: 'Network environment of a restarted task',
-  passesWhen: 'after the reboot (or agent restart) the harness restarts one task per restored alloc through the API; its new processes have `NOMAD_ALLOC_IP_<label>`, `NOMAD_ALLOC_ADDR_<label>` and `NOMAD_ALLOC_PORT_<label>` for every port of the group, matching the alloc\'s address and ports, and an `/etc/hosts` (Nomad\'s, naming the address, where it was Nomad\'s before) and `/etc/resolv.conf`. Real 1.9.7 after an agent restart: only the PORT variables (GH-26699, fixed in 1.10.6 and 1.11.0). Skipped for a partition or with `reboot.restart_task: false`',
+  passesWhen:
+    "after the reboot (or agent restart) the harness restarts one task per restored alloc through the API; its new processes have `NOMAD_ALLOC_IP_<label>`, `NOMAD_ALLOC_ADDR_<label>` and `NOMAD_ALLOC_PORT_<label>` for every port of the group, matching the alloc's address and ports, and an `/etc/hosts` (Nomad's, naming the address, where it was Nomad's before) and `/etc/resolv.conf`. Real 1.9.7 after an agent restart: only the PORT variables (GH-26699, fixed in 1.10.6 and 1.11.0). Skipped for a partition or with `reboot.restart_task: false`",
 };
 
 /** The variables a task of this alloc must have, from the API's view of the alloc (env.go: `to` when set, else the host port). */
@@ -28,7 +29,12 @@ export function expectedAllocNetEnv(a: AllocSnap): Record<string, string> {
 }
 
 /** What is wrong with one process: missing or different variables, missing files; [] when nothing. */
-function problems(p: TaskProcess, want: Record<string, string>, hostsBefore: TaskProcess['etcHosts'] | undefined, address: string | undefined): string[] {
+function problems(
+  p: TaskProcess,
+  want: Record<string, string>,
+  hostsBefore: TaskProcess['etcHosts'] | undefined,
+  address: string | undefined,
+): string[] {
   const out: string[] = [];
   const missing = Object.keys(want).filter((k) => p.allocNetEnv[k] === undefined);
   const wrong = Object.keys(want).filter((k) => p.allocNetEnv[k] !== undefined && p.allocNetEnv[k] !== want[k]);
@@ -37,7 +43,9 @@ function problems(p: TaskProcess, want: Record<string, string>, hostsBefore: Tas
   const hosts = p.etcHosts;
   if (!hosts.exists) out.push('no /etc/hosts');
   else if (hostsBefore?.byNomad && (!hosts.byNomad || (address && !hosts.addresses.includes(address)))) {
-    const now = hosts.byNomad ? `names ${hosts.addresses.join(' ') || 'no address'}` : 'is no longer the one Nomad writes';
+    const now = hosts.byNomad
+      ? `names ${hosts.addresses.join(' ') || 'no address'}`
+      : 'is no longer the one Nomad writes';
     out.push(`/etc/hosts ${now} (before: Nomad's, naming ${hostsBefore.addresses.join(' ')})`);
   }
   if (!p.resolvConf) out.push('no /etc/resolv.conf');
@@ -48,9 +56,10 @@ function problems(p: TaskProcess, want: Record<string, string>, hostsBefore: Tas
 function judgeAlloc(e: RebootEvidence, a: AllocSnap): TaskLine[] {
   const r = e.whole?.restarts?.find((x) => x.allocId === a.id);
   if (!r) return [{ task: '(none)', ok: false, line: 'no task of this alloc was restarted' }];
-  const started = r.startedAtMs !== undefined
-    ? `restarted at ${iso(r.requestedAtMs)}, started ${iso(r.startedAtMs)}`
-    : `restart requested at ${iso(r.requestedAtMs)}`;
+  const started =
+    r.startedAtMs !== undefined
+      ? `restarted at ${iso(r.requestedAtMs)}, started ${iso(r.startedAtMs)}`
+      : `restart requested at ${iso(r.requestedAtMs)}`;
   if (r.error) return [{ task: r.task, ok: false, line: `${started}: ${r.error}` }];
   const procs = (e.whole?.afterRestart?.processes ?? []).filter((p) => p.allocId === a.id && p.task === r.task);
   if (!procs.length) return [{ task: r.task, ok: false, line: `${started}; no process of the task found afterwards` }];
@@ -58,9 +67,15 @@ function judgeAlloc(e: RebootEvidence, a: AllocSnap): TaskLine[] {
   const before = e.whole?.before?.processes.find((p) => p.allocId === a.id && p.task === r.task)?.etcHosts;
   const bad = procs.map((p) => ({ p, why: problems(p, want, before, a.address) })).filter((x) => x.why.length);
   const first = procs[0]!;
-  const vars = Object.entries(first.allocNetEnv).sort(([x], [y]) => x.localeCompare(y)).map(([k, v]) => `${k}=${v}`);
+  const vars = Object.entries(first.allocNetEnv)
+    .sort(([x], [y]) => x.localeCompare(y))
+    .map(([k, v]) => `${k}=${v}`);
   const seen = vars.join(' ') || 'no NOMAD_ALLOC_IP_/ADDR_/PORT_ variable';
-  const hosts = !first.etcHosts.exists ? 'absent' : first.etcHosts.byNomad ? `Nomad's (${first.etcHosts.addresses.join(' ') || 'no address'})` : 'present';
+  const hosts = !first.etcHosts.exists
+    ? 'absent'
+    : first.etcHosts.byNomad
+      ? `Nomad's (${first.etcHosts.addresses.join(' ') || 'no address'})`
+      : 'present';
   const files = `/etc/hosts ${hosts}, /etc/resolv.conf ${first.resolvConf ? 'present' : 'absent'}`;
   if (bad.length) {
     const which = bad.map((x) => `pid ${x.p.pid}: ${x.why.join('; ')}`).join(' | ');
@@ -73,8 +88,16 @@ function judgeAlloc(e: RebootEvidence, a: AllocSnap): TaskLine[] {
 export function checkTaskEnv(e: RebootEvidence): CheckResult {
   const cannot = cannotJudge(INFO, e, 'restart', !!e.whole?.restarts, 'no task was restarted');
   if (cannot) return cannot;
-  const head = ['the restarted task of each alloc, read from /proc/<pid>/environ (only NOMAD_ALLOC_* network variables) after its Started event'];
-  return perTaskResult(INFO, e, head, (a) => judgeAlloc(e, a), '(restarted after the fault) got the alloc\'s network variables, /etc/hosts and /etc/resolv.conf');
+  const head = [
+    'the restarted task of each alloc, read from /proc/<pid>/environ (only NOMAD_ALLOC_* network variables) after its Started event',
+  ];
+  return perTaskResult(
+    INFO,
+    e,
+    head,
+    (a) => judgeAlloc(e, a),
+    "(restarted after the fault) got the alloc's network variables, /etc/hosts and /etc/resolv.conf",
+  );
 }
 
 export const TASK_ENV = defineCheck<RebootEvidence>({ ...INFO, judge: (e) => judgementOf(checkTaskEnv(e)) });

@@ -8,8 +8,9 @@ import type { CheckInfo, CheckResult } from '../model/check.js';
 
 const INFO: CheckInfo = {
   id: 'task-netns',
-  title: 'Tasks in the alloc\'s network namespace',
-  passesWhen: 'after the reboot (or agent restart) every process of every task of every restored alloc (found by `NOMAD_ALLOC_ID` in `/proc/<pid>/environ`, any driver) is in the namespace `/var/run/netns/<alloc ID>` names (docker: the one holding the alloc\'s address), and the alloc\'s API address is configured in it. Skipped for a partition',
+  title: "Tasks in the alloc's network namespace",
+  passesWhen:
+    "after the reboot (or agent restart) every process of every task of every restored alloc (found by `NOMAD_ALLOC_ID` in `/proc/<pid>/environ`, any driver) is in the namespace `/var/run/netns/<alloc ID>` names (docker: the one holding the alloc's address), and the alloc's API address is configured in it. Skipped for a partition",
 };
 
 /** The alloc's namespace: the one named by its ID (Nomad's own), else the one holding its address (docker's pause). */
@@ -21,23 +22,40 @@ export function allocNetns(h: TaskHostState, a: AllocSnap): { ns?: NetnsRec; how
   return { how: `no /var/run/netns/${a.id} and no namespace holding ${a.address ?? '(no address)'}` };
 }
 
-const addrsOf = (ns: NetnsRec | undefined) => ns?.addrs.map((x) => `${x.ifname} ${x.cidr}`).join(', ') || 'no global IPv4 address';
+const addrsOf = (ns: NetnsRec | undefined) =>
+  ns?.addrs.map((x) => `${x.ifname} ${x.cidr}`).join(', ') || 'no global IPv4 address';
 
 /** One task: all its processes in the alloc's namespace, which holds the alloc's address. */
 function judgeTask(h: TaskHostState, a: AllocSnap, task: string): TaskLine {
   const { ns, how } = allocNetns(h, a);
   const procs = h.processes.filter((p) => p.allocId === a.id && p.task === task);
-  if (!procs.length) return { task, ok: false, line: `no process of the task found (no NOMAD_ALLOC_ID=${a.id} with NOMAD_TASK_NAME=${task})` };
+  if (!procs.length)
+    return {
+      task,
+      ok: false,
+      line: `no process of the task found (no NOMAD_ALLOC_ID=${a.id} with NOMAD_TASK_NAME=${task})`,
+    };
   const pids = procs.map((p) => `${p.pid} ${p.comm} in ${p.netns}`).join(', ');
   if (!ns) return { task, ok: false, line: `${how}; processes ${pids}` };
   const outside = procs.filter((p) => p.netns !== ns.inode);
   const hasAddr = !!a.address && ns.addrs.some((x) => x.cidr.split('/')[0] === a.address);
   const nsLine = `alloc namespace ${ns.inode} (${how}) has ${addrsOf(ns)}`;
   if (outside.length) {
-    const where = outside.map((p) => `${p.pid} ${p.comm} in ${p.netns} (${addrsOf(h.netns.find((n) => n.inode === p.netns))})`).join(', ');
-    return { task, ok: false, line: `${outside.length} of ${procs.length} processes outside the alloc's namespace: ${where}; ${nsLine}` };
+    const where = outside
+      .map((p) => `${p.pid} ${p.comm} in ${p.netns} (${addrsOf(h.netns.find((n) => n.inode === p.netns))})`)
+      .join(', ');
+    return {
+      task,
+      ok: false,
+      line: `${outside.length} of ${procs.length} processes outside the alloc's namespace: ${where}; ${nsLine}`,
+    };
   }
-  if (!hasAddr) return { task, ok: false, line: `processes ${pids}, but the API's address ${a.address ?? '(none)'} is not configured there: ${nsLine}` };
+  if (!hasAddr)
+    return {
+      task,
+      ok: false,
+      line: `processes ${pids}, but the API's address ${a.address ?? '(none)'} is not configured there: ${nsLine}`,
+    };
   return { task, ok: true, line: `processes ${procs.map((p) => `${p.pid} ${p.comm}`).join(', ')} in ${nsLine}` };
 }
 
@@ -46,8 +64,16 @@ export function checkTaskNetns(e: RebootEvidence): CheckResult {
   const cannot = cannotJudge(INFO, e, 'host', !!e.whole?.after, 'the task processes were not read');
   if (cannot) return cannot;
   const h = e.whole!.after!;
-  const head = h.netns.map((n) => `namespace ${n.inode}${n.names.length ? ` (${n.names.join(', ')})` : ''}: ${addrsOf(n)}`);
-  return perTaskResult(INFO, e, head, (a) => runningTasksOf(a).map((t) => judgeTask(h, a, t)), 'run in their alloc\'s namespace, which holds its address');
+  const head = h.netns.map(
+    (n) => `namespace ${n.inode}${n.names.length ? ` (${n.names.join(', ')})` : ''}: ${addrsOf(n)}`,
+  );
+  return perTaskResult(
+    INFO,
+    e,
+    head,
+    (a) => runningTasksOf(a).map((t) => judgeTask(h, a, t)),
+    "run in their alloc's namespace, which holds its address",
+  );
 }
 
 export const TASK_NETNS = defineCheck<RebootEvidence>({ ...INFO, judge: (e) => judgementOf(checkTaskNetns(e)) });

@@ -1,7 +1,15 @@
 // Check: every task of every alloc was started again after the reboot and is running now. Under a fault that leaves the
 // tasks running (agent-kill, a short partition) it judges the opposite: kept running, not started again; under a
 // partition longer than heartbeat_grace, the replacement's task running.
-import { allocAfter, allocBefore, allocEvents, allocLabel, classifyAllocOutcome, watchedAllocAfter, watchedIds } from './alloc-outcome.js';
+import {
+  allocAfter,
+  allocBefore,
+  allocEvents,
+  allocLabel,
+  classifyAllocOutcome,
+  watchedAllocAfter,
+  watchedIds,
+} from './alloc-outcome.js';
 import { defineCheck } from './define.js';
 import { eventLine, iso, judgement, parseTime, show, withStatus } from './result.js';
 import type { RebootEvidence } from '../model/evidence.js';
@@ -24,9 +32,14 @@ function judgeTask(e: RebootEvidence, allocId: string, task: string): TaskVerdic
   const before = allocBefore(e, allocId)?.tasks[task]?.restarts;
   const restarts = `restarts ${show(before)} -> ${show(state?.restarts)}`;
   if (!state) return { ok: false, line: `task ${task}: no state after the reboot` };
-  if (!started && !startedAfter) return { ok: false, line: `task ${task}: ${state.state}, not started after the reboot (no Started event since ${iso(since)}, StartedAt ${show(state.startedAt)}), ${restarts}` };
+  if (!started && !startedAfter)
+    return {
+      ok: false,
+      line: `task ${task}: ${state.state}, not started after the reboot (no Started event since ${iso(since)}, StartedAt ${show(state.startedAt)}), ${restarts}`,
+    };
   const how = started ? `Started event at ${iso(started.timeMs)}` : `StartedAt ${state.startedAt}`;
-  if (state.state !== 'running') return { ok: false, line: `task ${task}: started after the reboot (${how}) but ${state.state} now, ${restarts}` };
+  if (state.state !== 'running')
+    return { ok: false, line: `task ${task}: started after the reboot (${how}) but ${state.state} now, ${restarts}` };
   return { ok: true, line: `task ${task}: started again after the reboot (${how}) and running, ${restarts}` };
 }
 
@@ -44,37 +57,59 @@ function judgeRestarted(e: RebootEvidence): Judgement {
     const alloc = allocAfter(e, allocId);
     const name = alloc?.name ?? allocBefore(e, allocId)?.name ?? '';
     const label = allocLabel({ allocId, name });
-    const tasks = Object.keys(alloc?.tasks ?? allocBefore(e, allocId)?.tasks ?? (e.taskName ? { [e.taskName]: 0 } : {}));
+    const tasks = Object.keys(
+      alloc?.tasks ?? allocBefore(e, allocId)?.tasks ?? (e.taskName ? { [e.taskName]: 0 } : {}),
+    );
     const outcome = classifyAllocOutcome(e, allocId);
     const verdicts = tasks.map((t) => judgeTask(e, allocId, t));
     const afterReboot = allocEvents(e, alloc, allocId).filter((ev) => ev.timeMs >= e.reboot.requestedAt);
     evidence.push(`${label}: ${alloc ? '' : 'not observed after the reboot; '}${outcome.outcome}`);
     evidence.push(...verdicts.map((v) => `  ${v.ok ? 'ok  ' : 'FAIL'} ${v.line}`));
-    evidence.push(afterReboot.length ? `  task events since the reboot (${afterReboot.length}):` : '  no task event since the reboot');
+    evidence.push(
+      afterReboot.length
+        ? `  task events since the reboot (${afterReboot.length}):`
+        : '  no task event since the reboot',
+    );
     evidence.push(...afterReboot.map((ev) => `    ${ev.task ? `[${ev.task}] ` : ''}${eventLine(ev)}`));
-    const bad = !alloc ? [{ ok: false, line: `alloc ${allocId} was not observed after the reboot` }] : verdicts.filter((v) => !v.ok);
+    const bad = !alloc
+      ? [{ ok: false, line: `alloc ${allocId} was not observed after the reboot` }]
+      : verdicts.filter((v) => !v.ok);
     if (!alloc || !tasks.length) failedTasks++;
     totalTasks += tasks.length;
     failedTasks += verdicts.filter((v) => !v.ok).length;
     const replaced = outcome.outcome === 'replaced' ? `; replaced by ${outcome.replacementId}` : '';
-    const detail = bad.length ? `${bad.map((v) => v.line).join('; ')}${replaced}` : verdicts.map((v) => v.line).join('; ');
+    const detail = bad.length
+      ? `${bad.map((v) => v.line).join('; ')}${replaced}`
+      : verdicts.map((v) => v.line).join('; ');
     if (bad.length && !firstBad) firstBad = `${label}: ${detail}`;
-    perAlloc.push({ allocId, name, status: bad.length || !tasks.length ? 'failed' : 'passed', detail: detail || 'no task seen' });
+    perAlloc.push({
+      allocId,
+      name,
+      status: bad.length || !tasks.length ? 'failed' : 'passed',
+      detail: detail || 'no task seen',
+    });
   }
   const n = perAlloc.length;
   const badAllocs = perAlloc.filter((p) => p.status === 'failed').length;
   if (badAllocs) {
-    const msg = n === 1 && totalTasks <= 1 ? firstBad.replace(/^[^:]+: /, '') : `${badAllocs} of ${n} allocs have a task not started again after the reboot (${failedTasks} of ${totalTasks} tasks); first: ${firstBad}`;
+    const msg =
+      n === 1 && totalTasks <= 1
+        ? firstBad.replace(/^[^:]+: /, '')
+        : `${badAllocs} of ${n} allocs have a task not started again after the reboot (${failedTasks} of ${totalTasks} tasks); first: ${firstBad}`;
     return judgement('failed', msg, evidence, perAlloc);
   }
-  const msg = n === 1 && totalTasks === 1 ? perAlloc[0]!.detail.replace(/^task /, 'task ') : `all ${totalTasks} tasks of ${n} allocs started again after the reboot and are running`;
+  const msg =
+    n === 1 && totalTasks === 1
+      ? perAlloc[0]!.detail.replace(/^task /, 'task ')
+      : `all ${totalTasks} tasks of ${n} allocs started again after the reboot and are running`;
   return judgement('passed', msg, evidence, perAlloc);
 }
 
 export const TASK_RESTARTED = defineCheck<RebootEvidence>({
   id: 'task-restarted',
   title: 'Task restarted',
-  passesWhen: 'every task of every alloc has a `Started` event (or a newer `StartedAt`) after the reboot and is running; restarts per task before -> after. Failing only for replaced allocs, it is a consequence of `alloc-restored`',
+  passesWhen:
+    'every task of every alloc has a `Started` event (or a newer `StartedAt`) after the reboot and is running; restarts per task before -> after. Failing only for replaced allocs, it is a consequence of `alloc-restored`',
   judge: judgeRestarted,
   underFault: (r, e, f) => (f.replaced ? replacementRunning(r, e, f) : taskKeptRunning(r, e, f)),
 });

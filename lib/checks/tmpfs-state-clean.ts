@@ -13,8 +13,14 @@ export const TMPFS_STATE_CLEAN = defineCheck<CniRebootEvidence>({
     if ('failed' in p) return p.failed;
     const { run: r, first, second, ev } = p;
     if (!second.ok) return judgement('failed', `the ADD after the reboot failed: ${second.msg}`, ev);
-    const leftover = r.stateAfter?.exists ? Object.keys(r.stateAfter.files).filter((f) => /^[0-9a-f.:]+$/i.test(f)) : [];
+    const leftover = r.stateAfter?.exists
+      ? Object.keys(r.stateAfter.files).filter((f) => /^[0-9a-f.:]+$/i.test(f))
+      : [];
     const note = leftover.length > 0 ? `; note: ${leftover.length} reservation(s) survived the reboot` : '';
-    return judgement('passed', `the ADD after the reboot got ${second.ips.join(', ') || '(no address)'} (before: ${first.ips.join(', ')})${note}`, ev);
+    return judgement(
+      'passed',
+      `the ADD after the reboot got ${second.ips.join(', ') || '(no address)'} (before: ${first.ips.join(', ')})${note}`,
+      ev,
+    );
   },
 });

@@ -42,7 +42,12 @@ export interface Transition {
 }
 
 const FAILING_TASK_EVENTS = new Set([
-  'Setup Failure', 'Driver Failure', 'Failed Validation', 'Terminated', 'Not Restarting', 'Failed Artifact Download',
+  'Setup Failure',
+  'Driver Failure',
+  'Failed Validation',
+  'Terminated',
+  'Not Restarting',
+  'Failed Artifact Download',
 ]);
 const RECOVERY_TASK_EVENTS = new Set(['Restarting', 'Started']);
 
@@ -69,7 +74,13 @@ export function transitionsFrom(events: readonly ReceivedEvent[]): Transition[] 
         const [next, previous] = [str(a['NextAllocation']), str(a['PreviousAllocation'])];
         const link = next ? `, replaced by ${short(next)}` : previous ? `, replaces ${short(previous)}` : '';
         out.push({
-          atMs: at, index: e.Index, kind: 'alloc', id: e.Key, type: e.Type, from: prev, to: status,
+          atMs: at,
+          index: e.Index,
+          kind: 'alloc',
+          id: e.Key,
+          type: e.Type,
+          from: prev,
+          to: status,
           detail: `alloc ${short(e.Key)} ${prev ?? '(new)'} -> ${status} (${e.Type}${why ? `: ${why}` : ''}${link})`,
           failing: str(a['ClientStatus']) === 'failed',
         });
@@ -87,9 +98,16 @@ export function transitionsFrom(events: readonly ReceivedEvent[]): Transition[] 
           const cleanExit = type === 'Terminated' && exitCode === '0';
           const failing = ev['FailsTask'] === true || (FAILING_TASK_EVENTS.has(type) && !cleanExit);
           out.push({
-            atMs: time ? Math.floor(time / 1e6) : at, index: e.Index, kind: 'task', id: e.Key, type: e.Type,
-            from: undefined, to: type, task,
-            detail: `alloc ${short(e.Key)} task ${task}: ${type}${msg ? `: ${msg}` : ''}`, failing,
+            atMs: time ? Math.floor(time / 1e6) : at,
+            index: e.Index,
+            kind: 'task',
+            id: e.Key,
+            type: e.Type,
+            from: undefined,
+            to: type,
+            task,
+            detail: `alloc ${short(e.Key)} task ${task}: ${type}${msg ? `: ${msg}` : ''}`,
+            failing,
             ...(type === 'Terminated' && exitCode !== undefined ? { exitCode } : {}),
           });
         }
@@ -103,7 +121,13 @@ export function transitionsFrom(events: readonly ReceivedEvent[]): Transition[] 
       const why = str(n['StatusDescription']);
       const name = str(n['Name']) || short(e.Key);
       out.push({
-        atMs: receivedAtMs, index: e.Index, kind: 'node', id: e.Key, type: e.Type, from: prev, to: status,
+        atMs: receivedAtMs,
+        index: e.Index,
+        kind: 'node',
+        id: e.Key,
+        type: e.Type,
+        from: prev,
+        to: status,
         detail: `node ${name} ${prev ?? '(first seen)'} -> ${status} (${e.Type}${why ? `: ${why}` : ''})`,
         failing: false,
       });
@@ -189,7 +213,13 @@ export function restartsAfter(
         Object.assign(prior, { restartedAtMs: t.atMs, restart: t.detail });
       }
       if (faultEndsTasks && t.to === 'Terminated' && t.failing && !startedAfter.has(key) && !preFaultEnded.has(key)) {
-        const e: EndedByFault = { allocId: t.id, task: t.task!, endedAtMs: t.atMs, ended: t.detail, exitCode: t.exitCode };
+        const e: EndedByFault = {
+          allocId: t.id,
+          task: t.task!,
+          endedAtMs: t.atMs,
+          ended: t.detail,
+          exitCode: t.exitCode,
+        };
         preFaultEnded.set(key, e);
         ended.push(e);
         continue;

@@ -13,7 +13,8 @@ export const UNIQUE_IPS_AFTER_UPGRADE = defineCheck<UpgradeEvidence>({
   id: 'unique-ips-after-upgrade',
   formerly: ['unique-ips'],
   title: 'Unique alloc IPs after the upgrade',
-  passesWhen: 'after the upgrade and the scale-up no two live allocs share an address **in the API**, and no two network namespaces **on the client host** hold the same address (the host view lists every namespace, named or only held by a process, with its addresses: `client-netns-after.json`)',
+  passesWhen:
+    'after the upgrade and the scale-up no two live allocs share an address **in the API**, and no two network namespaces **on the client host** hold the same address (the host view lists every namespace, named or only held by a process, with its addresses: `client-netns-after.json`)',
   judge(e) {
     const by = allocsByAddress(e.after, (a) => LIVE.has(a.clientStatus));
     const older = new Set(e.before.map((a) => a.id));
@@ -21,14 +22,32 @@ export const UNIQUE_IPS_AFTER_UPGRADE = defineCheck<UpgradeEvidence>({
     const tag = (aid: string) => `${short(aid)}${older.has(aid) ? ' (from before the upgrade)' : ' (placed after)'}`;
     const host = e.hostNetns ?? [];
     const evidence = [
-      ...[...by].sort(([a], [b]) => a.localeCompare(b)).map(([addr, ids]) => `API: ${addr} -> ${ids.map(tag).join(', ')}`),
+      ...[...by]
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([addr, ids]) => `API: ${addr} -> ${ids.map(tag).join(', ')}`),
       ...netnsLines(host, live).map((l) => `host: ${l}`),
     ];
-    if (by.size === 0 && host.every((n) => !n.addrs.length)) return judgement('skipped', `no live alloc on the node reported an address (${e.after.length} seen)`, e.after.map((a) => `${a.id} client=${a.clientStatus}`));
-    const shared = [...by].filter(([, ids]) => ids.length > 1).map(([addr, ids]) => `${addr} is held by ${ids.map(tag).join(' and ')} (API)`);
-    const onHost = hostAddressConflicts(host, live).map((c) => `${c.addr} is held by ${c.holders.join(' and ')} (client host)`);
-    if (shared.length || onHost.length) return judgement('failed', `two holders of one address: ${[...shared, ...onHost].join('; ')}`, evidence);
-    const hostNote = e.hostNetns ? `; on the client host every address is held by one network namespace (${host.filter((n) => n.addrs.length).length} with addresses)` : '';
-    return judgement('passed', `${[...by.values()].flat().length} live allocs, each with its own address${hostNote}`, evidence);
+    if (by.size === 0 && host.every((n) => !n.addrs.length))
+      return judgement(
+        'skipped',
+        `no live alloc on the node reported an address (${e.after.length} seen)`,
+        e.after.map((a) => `${a.id} client=${a.clientStatus}`),
+      );
+    const shared = [...by]
+      .filter(([, ids]) => ids.length > 1)
+      .map(([addr, ids]) => `${addr} is held by ${ids.map(tag).join(' and ')} (API)`);
+    const onHost = hostAddressConflicts(host, live).map(
+      (c) => `${c.addr} is held by ${c.holders.join(' and ')} (client host)`,
+    );
+    if (shared.length || onHost.length)
+      return judgement('failed', `two holders of one address: ${[...shared, ...onHost].join('; ')}`, evidence);
+    const hostNote = e.hostNetns
+      ? `; on the client host every address is held by one network namespace (${host.filter((n) => n.addrs.length).length} with addresses)`
+      : '';
+    return judgement(
+      'passed',
+      `${[...by.values()].flat().length} live allocs, each with its own address${hostNote}`,
+      evidence,
+    );
   },
 });

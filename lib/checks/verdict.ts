@@ -29,7 +29,9 @@ function judge(r: CheckResult, expected: Expectation, explicit: boolean): Verdic
   if (expected === 'pass') return { ...r, expected, met: r.status === 'passed', label: r.status };
   if (r.status === 'failed') return { ...r, expected, met: true, label: 'expected failure' };
   // expected fail but passed: an error for a per-check expectation, fine for a scenario-level one.
-  return explicit ? { ...r, expected, met: false, label: 'unexpected pass' } : { ...r, expected, met: true, label: 'passed' };
+  return explicit
+    ? { ...r, expected, met: false, label: 'unexpected pass' }
+    : { ...r, expected, met: true, label: 'passed' };
 }
 
 /** Apply scenario-level and per-check expectations to check results, in order (see the rules at the top of this file). */
@@ -44,7 +46,12 @@ export function applyExpectations(results: readonly CheckResult[], expectations:
     const cause = v.causedBy ? verdicts.find((c) => c.id === v.causedBy) : undefined;
     const ownPass = Object.hasOwn(perCheck, v.id) && perCheck[v.id] === 'pass';
     if (!v.met && v.status === 'failed' && cause?.label === 'expected failure' && !ownPass) {
-      verdicts[i] = { ...v, met: true, label: 'expected failure', message: `${v.message} (a consequence of ${cause.id}, which was expected to fail)` };
+      verdicts[i] = {
+        ...v,
+        met: true,
+        label: 'expected failure',
+        message: `${v.message} (a consequence of ${cause.id}, which was expected to fail)`,
+      };
     }
   }
   if (scenario === 'fail' && !results.some((r) => r.status === 'failed')) {

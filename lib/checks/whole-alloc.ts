@@ -33,9 +33,11 @@ export interface JudgedAlloc {
 
 /** Every watched alloc: restored ones to judge, the others with the reason alloc-restored gives. */
 export function judgedAllocs(e: RebootEvidence): JudgedAlloc[] {
-  return classifyAll(e).map((o) => (o.outcome === 'restored' && o.current
-    ? { allocId: o.allocId, name: o.name, restored: o.current }
-    : { allocId: o.allocId, name: o.name, skip: `not restored in place (${o.outcome}; judged by alloc-restored)` }));
+  return classifyAll(e).map((o) =>
+    o.outcome === 'restored' && o.current
+      ? { allocId: o.allocId, name: o.name, restored: o.current }
+      : { allocId: o.allocId, name: o.name, skip: `not restored in place (${o.outcome}; judged by alloc-restored)` },
+  );
 }
 
 /** The task names of an alloc, sorted (Nomad's TaskStates is a map). */
@@ -70,7 +72,13 @@ export function notRead(e: RebootEvidence, part: WholeAllocPart, present: boolea
  * Why a whole-alloc check cannot judge this run, as its skipped result: the fault does not restore in place, or the
  * part of the read it needs is missing (`what` names it). Undefined when it can judge.
  */
-export function cannotJudge(def: CheckInfo, e: RebootEvidence, part: WholeAllocPart, present: boolean, what: string): CheckResult | undefined {
+export function cannotJudge(
+  def: CheckInfo,
+  e: RebootEvidence,
+  part: WholeAllocPart,
+  present: boolean,
+  what: string,
+): CheckResult | undefined {
   const why = notInPlaceReason(e.reboot.kind);
   if (why) return skippedCheck(def, why);
   const missing = notRead(e, part, present);
@@ -81,7 +89,13 @@ export function cannotJudge(def: CheckInfo, e: RebootEvidence, part: WholeAllocP
  * The result of a per-alloc, per-task check: failed when a task failed, passed when one was judged and none failed,
  * skipped when no alloc was restored in place. `judge` returns the task lines of one restored alloc.
  */
-export function perTaskResult(def: CheckInfo, e: RebootEvidence, head: string[], judge: (a: AllocSnap) => TaskLine[], okWord: string): CheckResult {
+export function perTaskResult(
+  def: CheckInfo,
+  e: RebootEvidence,
+  head: string[],
+  judge: (a: AllocSnap) => TaskLine[],
+  okWord: string,
+): CheckResult {
   const evidence = [...head];
   const perAlloc: AllocDetail[] = [];
   let bad = 0;
@@ -99,16 +113,41 @@ export function perTaskResult(def: CheckInfo, e: RebootEvidence, head: string[],
     tasks += lines.length;
     bad += failed.length;
     evidence.push(`${label}:`, ...lines.map((l) => `  ${l.ok ? 'ok  ' : 'FAIL'} task ${l.task}: ${l.line}`));
-    const detail = (failed.length ? failed : lines).map((l) => `task ${l.task}: ${l.line}`).join('; ') || 'no task seen';
+    const detail =
+      (failed.length ? failed : lines).map((l) => `task ${l.task}: ${l.line}`).join('; ') || 'no task seen';
     if (failed.length && !first) first = `${label}: ${detail}`;
-    perAlloc.push({ allocId: j.allocId, name: j.name, status: failed.length || !lines.length ? 'failed' : 'passed', detail });
+    perAlloc.push({
+      allocId: j.allocId,
+      name: j.name,
+      status: failed.length || !lines.length ? 'failed' : 'passed',
+      detail,
+    });
   }
   const judged = perAlloc.filter((p) => p.status !== 'skipped').length;
-  if (!judged) return { ...result(def.id, def.title, 'skipped', 'no alloc was restored in place, so none is judged here (see alloc-restored)', evidence), perAlloc };
+  if (!judged)
+    return {
+      ...result(
+        def.id,
+        def.title,
+        'skipped',
+        'no alloc was restored in place, so none is judged here (see alloc-restored)',
+        evidence,
+      ),
+      perAlloc,
+    };
   const badAllocs = perAlloc.filter((p) => p.status === 'failed').length;
   if (badAllocs) {
     const msg = `${badAllocs} of ${judged} restored alloc${judged === 1 ? '' : 's'} failed (${bad} of ${tasks} tasks); first: ${first}`;
     return { ...result(def.id, def.title, 'failed', msg, evidence), perAlloc };
   }
-  return { ...result(def.id, def.title, 'passed', `all ${tasks} task${tasks === 1 ? '' : 's'} of ${judged} restored alloc${judged === 1 ? '' : 's'} ${okWord}`, evidence), perAlloc };
+  return {
+    ...result(
+      def.id,
+      def.title,
+      'passed',
+      `all ${tasks} task${tasks === 1 ? '' : 's'} of ${judged} restored alloc${judged === 1 ? '' : 's'} ${okWord}`,
+      evidence,
+    ),
+    perAlloc,
+  };
 }

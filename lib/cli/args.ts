@@ -13,7 +13,8 @@ export const COMMANDS = {
   list: 'list the scenarios and what each checks',
   doctor: 'check the host: vagrant, provider, libvirtd, virtualization, box, disk, memory',
   setup: 'install the host packages the lab needs and build the offline box (Debian/Ubuntu, root)',
-  destroy: 'destroy labs left by --keep or a killed run (by run id, or --all), and warm labs (--warm, --stale, --older-than)',
+  destroy:
+    'destroy labs left by --keep or a killed run (by run id, or --all), and warm labs (--warm, --stale, --older-than)',
   merge: 'merge the reports of many runners (matrix shards) into one JUnit file and one index page',
   build: 'resolve Nomad builds (release version, git:<dir>[@<ref>], path) into the cache and print their provenance',
   help: 'show help (also: <command> --help)',
@@ -140,7 +141,7 @@ const OPTIONS: readonly CommandOption[] = [
   {
     name: 'host',
     type: 'boolean',
-    doc: 'also stop the libvirtd/virtlogd and network namespace the harness started, and put back /dev/kvm\'s mode if it changed it',
+    doc: "also stop the libvirtd/virtlogd and network namespace the harness started, and put back /dev/kvm's mode if it changed it",
     commands: ['destroy'],
   },
 ];
@@ -304,7 +305,8 @@ function tokenize(
         }
         v = text === 'true';
       }
-      if (values[name] !== undefined && values[name] !== v) repeated.set(name, [...(repeated.get(name) ?? [values[name]]), v]);
+      if (values[name] !== undefined && values[name] !== v)
+        repeated.set(name, [...(repeated.get(name) ?? [values[name]]), v]);
       values[name] = v;
       continue;
     }
@@ -341,7 +343,9 @@ function givenTwice(name: string, given: unknown[]): ConfigProblem {
     field: `--${name}`,
     value: given,
     message: 'is given more than once and takes one value',
-    fix: `give --${name} once (only ${OPTIONS.filter((o) => o.multiple).map((o) => `--${o.name}`).join(', ')} can be repeated)`,
+    fix: `give --${name} once (only ${OPTIONS.filter((o) => o.multiple)
+      .map((o) => `--${o.name}`)
+      .join(', ')} can be repeated)`,
   };
 }
 
@@ -435,8 +439,8 @@ const USAGE: Record<Exclude<Command, 'help'>, string[]> = {
     '',
     'Destroys the VMs and Vagrant directory of the given runs under the work dir (--work-dir), or the warm labs',
     'kept there (--warm: all, --stale: those that can never be used again), or labs older than --older-than.',
-    'Every sweep (--all, --warm, --stale, --older-than) also removes orphan domains: a lab\'s VMs whose directory was',
-    'deleted (vagrant-libvirt names that directory in each domain\'s description).',
+    "Every sweep (--all, --warm, --stale, --older-than) also removes orphan domains: a lab's VMs whose directory was",
+    "deleted (vagrant-libvirt names that directory in each domain's description).",
   ],
   merge: [
     'reboot-harness merge <report folder | JUnit file>... [--out <dir>]',
@@ -467,7 +471,8 @@ const EXITS: Record<Exclude<Command, 'help'>, string> = {
   list: '0 listed; 2 usage error or a scenario file of yours that does not load; 70 harness bug',
   doctor: '0 every prerequisite is met; 2 usage error; 3 something is missing (the fix is printed); 70 harness bug',
   setup: '0 set up; 2 usage error or a missing prerequisite; 3 an install or the box build failed; 70 harness bug',
-  destroy: '0 destroyed (or nothing to destroy); 2 usage error; 3 a destroy failed, or a lab or the orphan domains could not be looked at (kept); 70 harness bug',
+  destroy:
+    '0 destroyed (or nothing to destroy); 2 usage error; 3 a destroy failed, or a lab or the orphan domains could not be looked at (kept); 70 harness bug',
   merge:
     '0 every merged cell passed; 1 a check failed; 2 usage error, unreadable input or a cell found twice; 3 an infrastructure error in a cell; 70 harness bug',
   build:

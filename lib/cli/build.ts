@@ -21,8 +21,14 @@ export const BUILD_JSON_SCHEMA = 'nomad-reboot-harness/builds/v1';
 /** Resolve every spec; print path, sha256, version, revision and origin of each; exit 0, or 2/3 naming each failure. */
 export async function buildCommand(args: ParsedArgs, config: HarnessConfig, deps: CliDeps): Promise<ExitCode> {
   if (args.positionals.length === 0) {
-    throw new ConfigError([{ field: 'build spec', value: undefined, message: 'is required',
-      fix: 'give one or more: a release version (1.9.7, 1.9.7+ent, latest), git:<dir>[@<ref>], or a path' }]);
+    throw new ConfigError([
+      {
+        field: 'build spec',
+        value: undefined,
+        message: 'is required',
+        fix: 'give one or more: a release version (1.9.7, 1.9.7+ent, latest), git:<dir>[@<ref>], or a path',
+      },
+    ]);
   }
   const json = config.output.json;
   const color = deps.isTTY && !deps.env['NO_COLOR'] && !deps.env['CI'];
@@ -78,23 +84,45 @@ async function pathSpecProblems(inputs: readonly SpecInput[], ctx: BuildContext)
 
 /** Human output: one block per spec (a source build also names its tags, generators and Go). */
 export function renderText(outcomes: readonly SpecOutcome[]): string {
-  return outcomes.map((o) => {
-    if ('error' in o) return `${o.input.text}\n  FAILED    ${o.error.message.split('\n')[0]}\n`;
-    const b = o.build;
-    const r = recipeOf(b.origin);
-    const recipe = r ? [`  tags      ${r.tags.join(' ')}`,
-      ...r.generators.map((g) => `  generator ${g.bin} ${describeGenerator(g)}`), `  go        ${r.go}`] : [];
-    return [`${o.input.text}`, `  path      ${b.path}`, `  sha256    ${b.sha256}`, `  version   ${b.version}`,
-      `  revision  ${b.revision || '(none printed)'}`, `  origin    ${describeOrigin(b.origin)}`, ...recipe, '']
-      .join('\n');
-  }).join('\n');
+  return outcomes
+    .map((o) => {
+      if ('error' in o) return `${o.input.text}\n  FAILED    ${o.error.message.split('\n')[0]}\n`;
+      const b = o.build;
+      const r = recipeOf(b.origin);
+      const recipe = r
+        ? [
+            `  tags      ${r.tags.join(' ')}`,
+            ...r.generators.map((g) => `  generator ${g.bin} ${describeGenerator(g)}`),
+            `  go        ${r.go}`,
+          ]
+        : [];
+      return [
+        `${o.input.text}`,
+        `  path      ${b.path}`,
+        `  sha256    ${b.sha256}`,
+        `  version   ${b.version}`,
+        `  revision  ${b.revision || '(none printed)'}`,
+        `  origin    ${describeOrigin(b.origin)}`,
+        ...recipe,
+        '',
+      ].join('\n');
+    })
+    .join('\n');
 }
 
 /** Machine output: every spec with its build (and report properties) or its error. */
 export function renderJson(outcomes: readonly SpecOutcome[]): string {
-  const builds = outcomes.map((o) => ('error' in o
-    ? { spec: o.input.text, field: o.input.field, ok: false, exitCode: o.error.exitCode, error: o.error.message,
-      ...(o.error.hint ? { hint: o.error.hint } : {}) }
-    : { ...o.build, field: o.input.field, ok: true, properties: buildProperties(o.build) }));
+  const builds = outcomes.map((o) =>
+    'error' in o
+      ? {
+          spec: o.input.text,
+          field: o.input.field,
+          ok: false,
+          exitCode: o.error.exitCode,
+          error: o.error.message,
+          ...(o.error.hint ? { hint: o.error.hint } : {}),
+        }
+      : { ...o.build, field: o.input.field, ok: true, properties: buildProperties(o.build) },
+  );
   return JSON.stringify({ schema: BUILD_JSON_SCHEMA, builds }, null, 2) + '\n';
 }

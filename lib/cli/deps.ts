@@ -16,7 +16,12 @@ export interface CliDeps {
   err: (s: string) => void;
   isTTY: boolean;
   /** the scenario environment: real VMs (lib/session/real-env.ts) or stand-ins */
-  makeEnv: (config: HarnessConfig, runId: string, logger: Logger, scenario: { needsNomad: boolean; roles?: readonly string[] }) => ScenarioEnv;
+  makeEnv: (
+    config: HarnessConfig,
+    runId: string,
+    logger: Logger,
+    scenario: { needsNomad: boolean; roles?: readonly string[] },
+  ) => ScenarioEnv;
   /**
    * before a run: make sure the lab host is ready; may re-run the CLI inside the lab's network namespace and return its
    * exit code. `subnets`: every lab subnet the runs will use (default: the config's two), each guarded by a host-stack blackhole.

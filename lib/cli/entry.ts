@@ -28,14 +28,28 @@ const EXIT_GRACE_MS = 10_000;
 const HOST_PREP_MS = 4 * 60_000;
 
 /** Make sure libvirtd runs in the lab's netns, then re-run this command inside it (unless we are there already). */
-async function prepareHost(config: HarnessConfig, _argv: string[], logger: Logger, subnets?: readonly string[]): Promise<ExitCode | undefined> {
+async function prepareHost(
+  config: HarnessConfig,
+  _argv: string[],
+  logger: Logger,
+  subnets?: readonly string[],
+): Promise<ExitCode | undefined> {
   const ns = config.lab.netns;
   // Note: existing hosts (lab.provider: ssh) need no libvirtd; the CLI reaches them from the namespace it runs in,
   // or from lab.hosts_netns (e.g. VMs of a libvirtd in a namespace, handed over as existing hosts)
   if (config.lab.provider === 'ssh') return enterHostsNetns(config.lab.hostsNetns, logger);
   if (!ns || process.env[IN_NETNS_ENV]) return undefined;
-  const host = await ensureLabHost({ netns: ns, deadline: deadlineIn(HOST_PREP_MS), logger, blackholes: subnets ?? [config.lab.managementSubnet, config.lab.privateSubnet] });
-  logger({ kind: 'info', t: 0, message: `lab host: libvirtd pid ${host.libvirtdPid} in netns ${host.netns}${host.started.length ? ` (started ${host.started.join(', ')})` : ''}; re-running inside it` });
+  const host = await ensureLabHost({
+    netns: ns,
+    deadline: deadlineIn(HOST_PREP_MS),
+    logger,
+    blackholes: subnets ?? [config.lab.managementSubnet, config.lab.privateSubnet],
+  });
+  logger({
+    kind: 'info',
+    t: 0,
+    message: `lab host: libvirtd pid ${host.libvirtdPid} in netns ${host.netns}${host.started.length ? ` (started ${host.started.join(', ')})` : ''}; re-running inside it`,
+  });
   return (await reexecInNetns(host.netns)) as ExitCode;
 }
 
@@ -59,15 +73,24 @@ const SETUP_MS = 60 * 60_000;
  * it), so `doctor` passes straight after; ends by naming the next commands.
  * `config` defaults to harness.yaml's defaults.
  */
-async function setup(
-  { force, docker, config = DEFAULTS }: { force: boolean; docker: boolean; config?: HarnessConfig },
-): Promise<ExitCode> {
+async function setup({
+  force,
+  docker,
+  config = DEFAULTS,
+}: {
+  force: boolean;
+  docker: boolean;
+  config?: HarnessConfig;
+}): Promise<ExitCode> {
   const logger: Logger = (e) => {
     if (e.kind !== 'info' && e.kind !== 'warn') return;
     process.stdout.write(`${e.kind === 'warn' ? 'warning: ' : ''}${e.message}\n`);
   };
   const { labHost } = await runSetup({
-    deadline: deadlineIn(SETUP_MS), logger, forceBox: force, dockerBox: docker,
+    deadline: deadlineIn(SETUP_MS),
+    logger,
+    forceBox: force,
+    dockerBox: docker,
     ...(config.lab.netns ? { netns: config.lab.netns } : {}),
     blackholes: [config.lab.managementSubnet, config.lab.privateSubnet],
   });
@@ -82,13 +105,17 @@ async function doctor(config: HarnessConfig, json: boolean): Promise<ExitCode> {
   // Note: the KVM probe may take its whole minute on a host where KVM hangs; the rest of doctor takes seconds
   const items = await runDoctor({
     deadline: deadlineIn(60_000 + KVM_PROBE_BUDGET_MS),
-    workDir: config.lab.workDir, box: config.lab.box, netns: config.lab.netns,
+    workDir: config.lab.workDir,
+    box: config.lab.box,
+    netns: config.lab.netns,
     ...(config.nomadBinary ? { nomadBinary: config.nomadBinary } : {}),
     ...(config.lab.provider === 'libvirt'
       ? { libvirtDriver: { setting: config.lab.libvirtDriver, choose: chooseDriver } }
       : {}),
   });
-  process.stdout.write(json ? JSON.stringify(items, null, 2) + '\n' : renderDoctor(items, { quiet: config.output.quiet }) + '\n');
+  process.stdout.write(
+    json ? JSON.stringify(items, null, 2) + '\n' : renderDoctor(items, { quiet: config.output.quiet }) + '\n',
+  );
   return items.every((i) => i.ok) ? EXIT.OK : EXIT.INFRA;
 }
 
@@ -123,7 +150,9 @@ setTimeout(() => {
   } catch {
     what = process.getActiveResourcesInfo().join(', ');
   }
-  process.stderr.write(`warning: still open ${EXIT_GRACE_MS / 1000} s after the command ended: ${what}; exiting with ${code}\n`);
+  process.stderr.write(
+    `warning: still open ${EXIT_GRACE_MS / 1000} s after the command ended: ${what}; exiting with ${code}\n`,
+  );
   process.exit(code);
 }, EXIT_GRACE_MS).unref();
 
@@ -131,13 +160,34 @@ setTimeout(() => {
 function openHandles(): string {
   // Note: _getActiveHandles is undocumented (stable since Node 0.x); the resource-type list is the fallback.
   const handles = (process as unknown as { _getActiveHandles?: () => unknown[] })._getActiveHandles?.();
-  if (!handles) return process.getActiveResourcesInfo().filter((r) => r !== 'Timeout').join(', ') || 'timers';
-  return handles.map((h) => {
-    const proc = h as { pid?: number; spawnargs?: string[] };
-    if (typeof proc.pid === 'number' && Array.isArray(proc.spawnargs)) return `child pid ${proc.pid} (${proc.spawnargs.join(' ').slice(0, 80)})`;
-    // a net.Socket, told by its shape (node:net stays in lib/ssh and lib/nomad, test/unit/layering.test.ts)
-    const sock = h as { remoteAddress?: string; remotePort?: number; localAddress?: string; localPort?: number; _handle?: { fd?: number }; constructor?: { name?: string } };
-    if (sock.constructor?.name === 'Socket') return sock.remoteAddress ? `TCP ${sock.localAddress}:${sock.localPort} -> ${sock.remoteAddress}:${sock.remotePort}` : `pipe fd ${sock._handle?.fd ?? '?'}`;
-    return (h as { constructor?: { name?: string } }).constructor?.name ?? 'handle';
-  }).join(', ') || 'timers';
+  if (!handles)
+    return (
+      process
+        .getActiveResourcesInfo()
+        .filter((r) => r !== 'Timeout')
+        .join(', ') || 'timers'
+    );
+  return (
+    handles
+      .map((h) => {
+        const proc = h as { pid?: number; spawnargs?: string[] };
+        if (typeof proc.pid === 'number' && Array.isArray(proc.spawnargs))
+          return `child pid ${proc.pid} (${proc.spawnargs.join(' ').slice(0, 80)})`;
+        // a net.Socket, told by its shape (node:net stays in lib/ssh and lib/nomad, test/unit/layering.test.ts)
+        const sock = h as {
+          remoteAddress?: string;
+          remotePort?: number;
+          localAddress?: string;
+          localPort?: number;
+          _handle?: { fd?: number };
+          constructor?: { name?: string };
+        };
+        if (sock.constructor?.name === 'Socket')
+          return sock.remoteAddress
+            ? `TCP ${sock.localAddress}:${sock.localPort} -> ${sock.remoteAddress}:${sock.remotePort}`
+            : `pipe fd ${sock._handle?.fd ?? '?'}`;
+        return (h as { constructor?: { name?: string } }).constructor?.name ?? 'handle';
+      })
+      .join(', ') || 'timers'
+  );
 }

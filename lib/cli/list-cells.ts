@@ -70,9 +70,7 @@ export function listCellsCommand(
   out: (s: string) => void,
 ): number {
   const shard = typeof args.values['shard'] === 'string' ? /\/(\d+)$/.exec(args.values['shard'] as string) : null;
-  const n = parseShardCount(
-    typeof args.values['shards'] === 'string' ? (args.values['shards'] as string) : shard?.[1],
-  );
+  const n = parseShardCount(typeof args.values['shards'] === 'string' ? (args.values['shards'] as string) : shard?.[1]);
   const shards = typeof n === 'number' ? n : 1;
   const listing = listCells(all, { file: args.positionals[0]!, shards, extra: carriedArgs(args.rawArgs) });
   const names = new Set(selected.map((c) => c.name));

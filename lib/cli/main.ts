@@ -152,7 +152,9 @@ function selectorProblems(args: ParsedArgs): ConfigProblem[] {
   const out: ConfigProblem[] = [];
   const others = [
     ...(args.positionals.length ? [`run id ${args.positionals.join(' ')}`] : []),
-    ...(['warm', 'stale', 'older-than'] as const).filter((f) => v[f] !== undefined && v[f] !== false).map((f) => `--${f}`),
+    ...(['warm', 'stale', 'older-than'] as const)
+      .filter((f) => v[f] !== undefined && v[f] !== false)
+      .map((f) => `--${f}`),
   ];
   if (v['all'] && others.length)
     out.push({
@@ -329,7 +331,8 @@ async function sessionCommand(
   const ctx = reportContext(plan, out.session, args, deps, allSecrets);
   const { session, written, errors } = await writeSessionReports(out.session, REPORTERS, ctx);
   if (plan.base.output.json) deps.out(redact(written.find((f) => f.kind === 'json')?.text ?? '', allSecrets));
-  else if (plan.base.output.quiet) deps.out(redact(renderQuietSummary(session, { color: colorOn(deps), errors }), allSecrets));
+  else if (plan.base.output.quiet)
+    deps.out(redact(renderQuietSummary(session, { color: colorOn(deps), errors }), allSecrets));
   else deps.out(redact(renderSessionConsole(session, { color: colorOn(deps), written, errors }), allSecrets));
   return session.exitCode;
 }
@@ -385,13 +388,16 @@ function outputPaths(
     if (f.flag && args.values[f.flag] !== undefined) return `--${f.flag}`;
     if (f.env && deps.env[f.env]) return `env ${f.env}`;
     let v: unknown = harness?.data;
-    for (const k of yaml.split('.')) v = v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined;
+    for (const k of yaml.split('.'))
+      v = v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined;
     return v !== undefined ? `${harness!.name}: ${yaml}` : `--${f.flag} (default)`;
   };
   const base = configs[0]!;
   const out: OutputPath[] = [{ field: named('reports.dir'), value: base.reports.dir, kind: 'dir' }];
-  if (base.reports.junit !== undefined) out.push({ field: named('reports.junit'), value: base.reports.junit, kind: 'file' });
-  if (base.reports.json !== undefined) out.push({ field: named('reports.json'), value: base.reports.json, kind: 'file' });
+  if (base.reports.junit !== undefined)
+    out.push({ field: named('reports.junit'), value: base.reports.junit, kind: 'file' });
+  if (base.reports.json !== undefined)
+    out.push({ field: named('reports.json'), value: base.reports.json, kind: 'file' });
   for (const c of configs)
     if (c.lab.provider !== 'ssh') out.push({ field: named('lab.work_dir'), value: c.lab.workDir, kind: 'dir' });
   return out;

@@ -18,7 +18,10 @@ export async function mergeCommand(args: ParsedArgs, config: HarnessConfig, deps
   const given = typeof args.values['out'] === 'string' ? (args.values['out'] as string) : undefined;
   const out = given ?? join(config.reports.dir, 'merged');
   const outDir = resolve(deps.cwd, out);
-  const bad = await pathProblem({ field: given === undefined ? '--out (default <reports-dir>/merged)' : '--out', value: out, kind: 'dir' }, deps.cwd);
+  const bad = await pathProblem(
+    { field: given === undefined ? '--out (default <reports-dir>/merged)' : '--out', value: out, kind: 'dir' },
+    deps.cwd,
+  );
   const found = await collectInputs(args.positionals, { cwd: deps.cwd, outDir });
   if (bad || found.problems.length) throw new ConfigError([...(bad ? [bad] : []), ...found.problems]);
   const href = (abs: string): string => relative(outDir, abs).split(sep).join('/');

@@ -20,9 +20,18 @@ export interface OutputPath {
  * mkdir): proc, sysfs, cgroup, cgroup2, devpts, debugfs, securityfs, tracefs, bpf, pstore, configfs, efivarfs.
  */
 const PSEUDO_FS = new Map<number, string>([
-  [0x9fa0, 'proc'], [0x62656572, 'sysfs'], [0x27e0eb, 'cgroup'], [0x63677270, 'cgroup2'], [0x1cd1, 'devpts'],
-  [0x64626720, 'debugfs'], [0x73636673, 'securityfs'], [0x74726163, 'tracefs'], [0xcafe4a11, 'bpf'],
-  [0x6165676c, 'pstore'], [0x62656570, 'configfs'], [0xde5e81e4, 'efivarfs'],
+  [0x9fa0, 'proc'],
+  [0x62656572, 'sysfs'],
+  [0x27e0eb, 'cgroup'],
+  [0x63677270, 'cgroup2'],
+  [0x1cd1, 'devpts'],
+  [0x64626720, 'debugfs'],
+  [0x73636673, 'securityfs'],
+  [0x74726163, 'tracefs'],
+  [0xcafe4a11, 'bpf'],
+  [0x6165676c, 'pstore'],
+  [0x62656570, 'configfs'],
+  [0xde5e81e4, 'efivarfs'],
 ]);
 
 const errno = (err: unknown): string => (err as NodeJS.ErrnoException).code ?? String(err);
@@ -33,7 +42,10 @@ const errno = (err: unknown): string => (err as NodeJS.ErrnoException).code ?? S
  */
 export async function pathProblem(p: OutputPath, cwd: string): Promise<ConfigProblem | undefined> {
   const what = p.kind === 'dir' ? 'a directory' : 'a file';
-  const fix = p.kind === 'dir' ? 'give a directory, or a path where one can be made' : 'give a file path in a directory you can write';
+  const fix =
+    p.kind === 'dir'
+      ? 'give a directory, or a path where one can be made'
+      : 'give a file path in a directory you can write';
   const says = (message: string): ConfigProblem => ({ field: p.field, value: p.value, message, fix });
   if (p.value.trim() === '') return says(`must name ${what} (an empty path would mean the working directory)`);
   const abs = resolve(cwd, p.value);
@@ -54,7 +66,10 @@ export async function pathProblem(p: OutputPath, cwd: string): Promise<ConfigPro
     if (dirname(dir) === dir) break;
     dir = dirname(dir);
   }
-  const fs = await statfs(dir).then((s) => PSEUDO_FS.get(s.type), () => undefined);
+  const fs = await statfs(dir).then(
+    (s) => PSEUDO_FS.get(s.type),
+    () => undefined,
+  );
   if (fs) return says(`cannot be made: ${dir} is on ${fs}, a kernel file system that holds no files`);
   const writable = await access(dir, constants.W_OK | constants.X_OK).then(() => undefined, errno);
   if (writable) return says(`cannot be written: ${dir} is not writable (${writable})`);

@@ -28,18 +28,25 @@ export function findScenario(name: string, extra: readonly Scenario[] = []): Sce
 
 /** The human text of `reboot-harness list`; user scenarios say which file they came from. */
 export function listText(extra: readonly Scenario[] = []): string {
-  return allScenarios(extra).map((s) => {
-    const from = 'file' in s ? `  (from ${String(s.file)})` : '';
-    const head = `${s.name}${s.needsNomad ? ' (needs --nomad)' : ''}${from}`;
-    return [head, `  ${s.summary}`, ...s.checks.map((c) => `  - ${c.id}: ${c.passesWhen}`)].join('\n');
-  }).join('\n\n');
+  return allScenarios(extra)
+    .map((s) => {
+      const from = 'file' in s ? `  (from ${String(s.file)})` : '';
+      const head = `${s.name}${s.needsNomad ? ' (needs --nomad)' : ''}${from}`;
+      return [head, `  ${s.summary}`, ...s.checks.map((c) => `  - ${c.id}: ${c.passesWhen}`)].join('\n');
+    })
+    .join('\n\n');
 }
 
 /** The user's scenarios from `dir` (no scenario when any file has a problem); names of shipped ones are taken. */
 export async function loadUserScenarios(
-  dir: string, field: string,
+  dir: string,
+  field: string,
 ): Promise<{ extra: Scenario[]; problems: ConfigProblem[] }> {
-  const { scenarios, problems } = await loadScenarios(dir, { reserved: SCENARIOS.map((s) => s.name), shippedChecks: SHIPPED_CHECKS, field });
+  const { scenarios, problems } = await loadScenarios(dir, {
+    reserved: SCENARIOS.map((s) => s.name),
+    shippedChecks: SHIPPED_CHECKS,
+    field,
+  });
   return { extra: scenarios, problems };
 }
 
@@ -48,7 +55,9 @@ export async function loadUserScenarios(
  * user's job parsed by the Nomad build on the host), then the extra build (upgrade_to) is an ELF we can run.
  */
 export async function preflightScenarios(
-  scenarios: readonly Scenario[], config: HarnessConfig, checkBinary?: (path: string, field?: string) => Promise<void>,
+  scenarios: readonly Scenario[],
+  config: HarnessConfig,
+  checkBinary?: (path: string, field?: string) => Promise<void>,
   convertJob: JobConverter = nomadJobConverter(),
 ): Promise<void> {
   const problems = scenarios.flatMap((s) => s.validate?.(config) ?? []);

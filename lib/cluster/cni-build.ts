@@ -34,11 +34,16 @@ export function cniCacheDir(version: string, env: Record<string, string | undefi
   return join(base, 'nomad-reboot-harness', `cni-plugins-${version}`);
 }
 
-const executable = (f: string) => access(f, constants.X_OK).then(() => true, () => false);
+const executable = (f: string) =>
+  access(f, constants.X_OK).then(
+    () => true,
+    () => false,
+  );
 
 /** The Go the build script would use (PATH, then /usr/local/go), or undefined. */
 export async function findGo(
-  env: Record<string, string | undefined>, fallback: string = GO_FALLBACK,
+  env: Record<string, string | undefined>,
+  fallback: string = GO_FALLBACK,
 ): Promise<string | undefined> {
   const dirs = (env['PATH'] ?? '').split(delimiter).filter(Boolean);
   for (const f of [...dirs.map((d) => join(d, 'go')), fallback]) if (await executable(f)) return f;
@@ -57,8 +62,9 @@ export async function ensureCniPlugins(o: CniBuildOptions): Promise<string> {
     const what = `the CNI plugins ${version} for the existing client are not built (${dir}) and Go is missing`;
     throw new HarnessError(what, {
       exitCode: EXIT.USAGE,
-      hint: 'install Go >= 1.21 (e.g. apt-get install golang-1.21 from bookworm-backports, or the go.dev tarball in '
-        + `/usr/local/go), or put the plugins into the client's CNI dir yourself, or run: npx tsx ${CNI_BUILD_SCRIPT}`,
+      hint:
+        'install Go >= 1.21 (e.g. apt-get install golang-1.21 from bookworm-backports, or the go.dev tarball in ' +
+        `/usr/local/go), or put the plugins into the client's CNI dir yourself, or run: npx tsx ${CNI_BUILD_SCRIPT}`,
     });
   }
   // Note: the script checks the cached plugins' version itself and leaves a complete cache alone

@@ -27,18 +27,22 @@ export interface PluginState {
 
 /** Shell that prints `<plugin> absent` or `<plugin> present <first line>` for each plugin in `dir`. */
 export function cniProbeCommand(dir: string, plugins: readonly string[] = CNI_PLUGINS): string {
-  return plugins.map((p) => {
-    const f = quote(`${dir}/${p}`);
-    return `if [ -x ${f} ]; then echo "${p} present $(${f} </dev/null 2>&1 | head -n 1)"; else echo "${p} absent"; fi`;
-  }).join('\n');
+  return plugins
+    .map((p) => {
+      const f = quote(`${dir}/${p}`);
+      return `if [ -x ${f} ]; then echo "${p} present $(${f} </dev/null 2>&1 | head -n 1)"; else echo "${p} absent"; fi`;
+    })
+    .join('\n');
 }
 
 /** Read cniProbeCommand's output; a plugin counts as right when its first line ends with `version`. Pure. */
 export function parseCniProbe(text: string, version: string, plugins: readonly string[] = CNI_PLUGINS): PluginState[] {
-  const lines = new Map(text.split('\n').map((l) => {
-    const [name = '', ...rest] = l.trim().split(' ');
-    return [name, rest] as const;
-  }));
+  const lines = new Map(
+    text.split('\n').map((l) => {
+      const [name = '', ...rest] = l.trim().split(' ');
+      return [name, rest] as const;
+    }),
+  );
   return plugins.map((plugin) => {
     const rest = lines.get(plugin);
     if (!rest || rest[0] !== 'present') return { plugin, state: 'absent', got: '' };
@@ -52,7 +56,10 @@ export function parseCniProbe(text: string, version: string, plugins: readonly s
  * step is appended to the manifest before it is taken, so a teardown after a failure halfway still undoes it.
  */
 export function cniInstallScript(
-  dir: string, from: string, plugins: readonly string[], stateDir: string = HOST_STATE_DIR,
+  dir: string,
+  from: string,
+  plugins: readonly string[],
+  stateDir: string = HOST_STATE_DIR,
 ): string {
   const m = quote(manifestOf(stateDir));
   const lines = [
@@ -103,8 +110,9 @@ function ancestors(dir: string): string[] {
 export function describeCniProbe(states: readonly PluginState[], version: string): string {
   const absent = states.filter((s) => s.state === 'absent').map((s) => s.plugin);
   const other = states.filter((s) => s.state === 'other').map((s) => `${s.plugin} (${s.got || 'no version'})`);
-  return [
-    absent.length ? `missing ${absent.join(', ')}` : '',
-    other.length ? `not ${version}: ${other.join(', ')}` : '',
-  ].filter(Boolean).join('; ') || `all at ${version}`;
+  return (
+    [absent.length ? `missing ${absent.join(', ')}` : '', other.length ? `not ${version}: ${other.join(', ')}` : '']
+      .filter(Boolean)
+      .join('; ') || `all at ${version}`
+  );
 }

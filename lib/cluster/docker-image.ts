@@ -23,7 +23,12 @@ export const NO_STATIC_BUSYBOX = 42;
  * The default command: PID 1 of a container gets no default signal handlers, so the loop traps TERM/INT and exits
  * (docker stop returns at once instead of after its 10 s kill timeout); sleep runs as a child so the trap fires.
  */
-export const PAUSE_CMD = ['/bin/busybox', 'sh', '-c', "trap 'exit 0' TERM INT; while :; do /bin/busybox sleep 3600 & wait $!; done"];
+export const PAUSE_CMD = [
+  '/bin/busybox',
+  'sh',
+  '-c',
+  "trap 'exit 0' TERM INT; while :; do /bin/busybox sleep 3600 & wait $!; done",
+];
 
 /** The root shell script that imports the image from a static busybox and prints its ID on the last line. Pure. */
 export function imageBuildScript(image: string = DOCKER_IMAGE): string {
@@ -54,17 +59,29 @@ export interface DockerImageInfo {
 
 /** Wait for dockerd on the machine (it may still be starting after boot), then build the image; returns what was built. */
 export async function buildDockerImage(machine: Machine, box: string, d: Deadline): Promise<DockerImageInfo> {
-  const has = await machine.exec('sh -c \'command -v docker\'', { deadline: d });
+  const has = await machine.exec("sh -c 'command -v docker'", { deadline: d });
   if (has.code !== 0) throw noDocker(machine, box);
-  const serverVersion = await waitFor(`dockerd on ${machine.name}`, async (dd) => {
-    const r = await machine.exec('docker version --format {{.Server.Version}}', { deadline: dd, sudo: true });
-    return r.code === 0 && r.stdout.trim() ? { done: true, value: r.stdout.trim() } : { done: false, reason: (r.stderr || r.stdout).trim().split('\n').at(-1) || `exit ${r.code}` };
-  }, { deadline: d, intervals: [1000, 2000] });
+  const serverVersion = await waitFor(
+    `dockerd on ${machine.name}`,
+    async (dd) => {
+      const r = await machine.exec('docker version --format {{.Server.Version}}', { deadline: dd, sudo: true });
+      return r.code === 0 && r.stdout.trim()
+        ? { done: true, value: r.stdout.trim() }
+        : { done: false, reason: (r.stderr || r.stdout).trim().split('\n').at(-1) || `exit ${r.code}` };
+    },
+    { deadline: d, intervals: [1000, 2000] },
+  );
   const r = await machine.exec(`sh -c ${quote(imageBuildScript())}`, { deadline: d, sudo: true });
   if (r.code === NO_DOCKER) throw noDocker(machine, box);
-  if (r.code !== 0) throw new HarnessError(`${machine.name}: building the image ${DOCKER_IMAGE} failed (exit ${r.code}): ${(r.stderr || r.stdout).trim().split('\n').slice(-3).join(' | ')}`);
+  if (r.code !== 0)
+    throw new HarnessError(
+      `${machine.name}: building the image ${DOCKER_IMAGE} failed (exit ${r.code}): ${(r.stderr || r.stdout).trim().split('\n').slice(-3).join(' | ')}`,
+    );
   const imageId = r.stdout.trim().split('\n').at(-1) ?? '';
-  if (!/^sha256:[0-9a-f]{64}$/.test(imageId)) throw new HarnessError(`${machine.name}: docker image inspect ${DOCKER_IMAGE} printed ${JSON.stringify(imageId)}, not an image ID`);
+  if (!/^sha256:[0-9a-f]{64}$/.test(imageId))
+    throw new HarnessError(
+      `${machine.name}: docker image inspect ${DOCKER_IMAGE} printed ${JSON.stringify(imageId)}, not an image ID`,
+    );
   return { serverVersion, imageId };
 }
 

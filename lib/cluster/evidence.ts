@@ -21,7 +21,10 @@ export function evidenceCommands(): Record<string, string> {
 }
 
 /** Run each evidence command on the machine; failures are recorded in the text, never thrown (evidence is best effort). */
-export async function collectHostEvidence(machine: Machine, opts: { deadline: Deadline }): Promise<Record<string, string>> {
+export async function collectHostEvidence(
+  machine: Machine,
+  opts: { deadline: Deadline },
+): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   const show = (cmd: string, r: { code: number; stdout: string; stderr: string }) =>
     `$ ${cmd}\n${r.stdout}${r.stderr ? `${r.stdout.endsWith('\n') || !r.stdout ? '' : '\n'}[stderr]\n${r.stderr}` : ''}${r.code !== 0 ? `\n[exit ${r.code}]\n` : ''}`;
@@ -45,6 +48,7 @@ export async function collectHostEvidence(machine: Machine, opts: { deadline: De
 /** Read the CNI host-local state dirs of a machine as data (for Observation.cniState). */
 export async function readCniState(machine: Machine, opts: { deadline: Deadline; dirs?: readonly string[] }) {
   const r = await machine.exec(cniListingCommand(opts.dirs), { deadline: opts.deadline, sudo: true });
-  if (r.code !== 0) throw new HarnessError(`${machine.name}: listing CNI state failed (exit ${r.code}): ${r.stderr.trim()}`);
+  if (r.code !== 0)
+    throw new HarnessError(`${machine.name}: listing CNI state failed (exit ${r.code}): ${r.stderr.trim()}`);
   return parseCniListing(r.stdout);
 }

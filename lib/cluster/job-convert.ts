@@ -8,20 +8,32 @@ import { deadlineIn } from '../time/deadlines.js';
 export type ConvertResult = { ok: true; job: unknown } | { ok: false; message: string };
 
 /** Convert a job file to JSON with a Nomad build; injectable (the stand-in tier has no Nomad binary on the host). */
-export type JobConverter = (o: { nomadBinary: string; file: string; vars: Record<string, string | number | boolean> }) => Promise<ConvertResult>;
+export type JobConverter = (o: {
+  nomadBinary: string;
+  file: string;
+  vars: Record<string, string | number | boolean>;
+}) => Promise<ConvertResult>;
 
 /** How long parsing one job file may take (a local parse; seconds at most). */
 export const CONVERT_TIMEOUT_MS = 30_000;
 
 /** The -var flags for HCL variables, in a stable order. */
 export function varFlags(vars: Record<string, string | number | boolean>): string[] {
-  return Object.keys(vars).sort().flatMap((k) => ['-var', `${k}=${String(vars[k])}`]);
+  return Object.keys(vars)
+    .sort()
+    .flatMap((k) => ['-var', `${k}=${String(vars[k])}`]);
 }
 
 /** Nomad's own message from its stderr: the lines after "Error getting job struct:", whitespace kept short. */
 export function nomadMessage(stderr: string, stdout: string): string {
   const text = (stderr.trim() || stdout.trim()).replace(/\n{2,}/g, '\n');
-  return text.split('\n').map((l) => l.trim()).filter(Boolean).join(' | ') || 'nomad printed nothing';
+  return (
+    text
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean)
+      .join(' | ') || 'nomad printed nothing'
+  );
 }
 
 /** The converter that runs `<nomadBinary> job run -output [-var k=v ...] <file>` through lib/exec with a deadline. */
@@ -32,11 +44,13 @@ export function nomadJobConverter(run: RunCommand = runCommand): JobConverter {
       // Note: -output never contacts an agent; NOMAD_ADDR is pinned to loopback so nothing leaves this host anyway,
       // and the build under test gets no ACL token it has no use for (an undefined value leaves it out of the env).
       r = await run(nomadBinary, ['job', 'run', '-output', ...varFlags(vars), file], {
-        deadline: deadlineIn(CONVERT_TIMEOUT_MS), allowedCodes: ANY_EXIT_CODE,
+        deadline: deadlineIn(CONVERT_TIMEOUT_MS),
+        allowedCodes: ANY_EXIT_CODE,
         env: { NOMAD_ADDR: 'http://127.0.0.1:4646', NOMAD_TOKEN: undefined },
       });
     } catch (err) {
-      const why = err instanceof CommandError ? err.message.split('\n')[0] : err instanceof Error ? err.message : String(err);
+      const why =
+        err instanceof CommandError ? err.message.split('\n')[0] : err instanceof Error ? err.message : String(err);
       return { ok: false, message: `could not run ${nomadBinary} on this host to parse the job: ${why}` };
     }
     if (r.code !== 0) return { ok: false, message: nomadMessage(r.stderr, r.stdout) };

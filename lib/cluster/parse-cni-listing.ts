@@ -32,7 +32,9 @@ function decode(field: string, lineNo: number, line: string): string {
 }
 
 function parseError(lineNo: number, line: string, expected: string): HarnessError {
-  return new HarnessError(`CNI state listing, line ${lineNo}: expected ${expected}, got ${JSON.stringify(line.slice(0, 120))}`);
+  return new HarnessError(
+    `CNI state listing, line ${lineNo}: expected ${expected}, got ${JSON.stringify(line.slice(0, 120))}`,
+  );
 }
 
 /** Parse the output of cniListingCommand into one CniStateListing per directory; throws on malformed lines. */
@@ -58,7 +60,16 @@ export function parseCniListing(text: string): CniStateListing[] {
 
 /** Human-readable rendering of listings (evidence files): one line per file, CR/LF shown as \r \n. */
 export function renderCniListing(listings: readonly CniStateListing[]): string {
-  return listings
-    .map((l) => [`${l.dir}: ${l.exists ? `${Object.keys(l.files).length} file(s)` : 'absent'}`, ...Object.entries(l.files).sort().map(([n, c]) => `  ${n}: ${JSON.stringify(c)}`)].join('\n'))
-    .join('\n') + '\n';
+  return (
+    listings
+      .map((l) =>
+        [
+          `${l.dir}: ${l.exists ? `${Object.keys(l.files).length} file(s)` : 'absent'}`,
+          ...Object.entries(l.files)
+            .sort()
+            .map(([n, c]) => `  ${n}: ${JSON.stringify(c)}`),
+        ].join('\n'),
+      )
+      .join('\n') + '\n'
+  );
 }

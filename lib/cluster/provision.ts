@@ -40,7 +40,11 @@ export const REMOTE = {
 /** Kernel modules bridge networking needs, loaded now and at every boot. */
 export const BRIDGE_MODULES = ['bridge', 'br_netfilter'] as const;
 /** Sysctls from Nomad's install docs (bridge traffic through iptables), persisted for the reboot. */
-export const BRIDGE_SYSCTLS = ['net.bridge.bridge-nf-call-arptables', 'net.bridge.bridge-nf-call-ip6tables', 'net.bridge.bridge-nf-call-iptables'] as const;
+export const BRIDGE_SYSCTLS = [
+  'net.bridge.bridge-nf-call-arptables',
+  'net.bridge.bridge-nf-call-ip6tables',
+  'net.bridge.bridge-nf-call-iptables',
+] as const;
 
 /** The shell script (run as root) that makes bridge networking survive a reboot; pure, for tests. */
 export function bridgePrereqScript(): string {
@@ -56,11 +60,16 @@ export function bridgePrereqScript(): string {
 }
 
 /** Render the agent config and unit for a role; throws naming the missing value. Pure. */
-export function renderAgentFiles(role: AgentRole, vars: AgentVars, templates: { hcl: string; unit: string }): { hcl: string; unit: string } {
+export function renderAgentFiles(
+  role: AgentRole,
+  vars: AgentVars,
+  templates: { hcl: string; unit: string },
+): { hcl: string; unit: string } {
   const v: Record<string, string> = { private_ip: vars.private_ip, log_level: vars.log_level ?? DEFAULT_LOG_LEVEL };
   if (role === 'server') v.heartbeat_grace = vars.heartbeat_grace ?? DEFAULT_HEARTBEAT_GRACE;
   if (role === 'client') {
-    if (!vars.server_ip) throw new HarnessError('client agent config: server_ip is required (the server\'s private address)');
+    if (!vars.server_ip)
+      throw new HarnessError("client agent config: server_ip is required (the server's private address)");
     v.server_ip = vars.server_ip;
     v.network_interface = vars.network_interface ?? DEFAULT_NETWORK_INTERFACE;
   }
@@ -84,10 +93,16 @@ export async function installNomad(
 ): Promise<InstallResult> {
   const { binaryPath, role, vars, deadline } = opts;
   await checkNomadBinary(binaryPath, 'nomadBinary', { probe: false });
-  const files = renderAgentFiles(role, vars, { hcl: await readTemplate(`${role}.hcl`), unit: await readTemplate('nomad.service') });
+  const files = renderAgentFiles(role, vars, {
+    hcl: await readTemplate(`${role}.hcl`),
+    unit: await readTemplate('nomad.service'),
+  });
   const run = async (what: string, cmd: string, stdin?: string): Promise<string> => {
     const r = await machine.exec(cmd, { deadline, sudo: true, ...(stdin === undefined ? {} : { stdin }) });
-    if (r.code !== 0) throw new HarnessError(`${machine.name}: ${what} failed (exit ${r.code}): ${(r.stderr || r.stdout).trim().split('\n').slice(-5).join(' | ')}`);
+    if (r.code !== 0)
+      throw new HarnessError(
+        `${machine.name}: ${what} failed (exit ${r.code}): ${(r.stderr || r.stdout).trim().split('\n').slice(-5).join(' | ')}`,
+      );
     return r.stdout;
   };
   await machine.upload(binaryPath, REMOTE.upload, { deadline, mode: 0o755 });

@@ -12,19 +12,34 @@ export function placeholdersOf(text: string): string[] {
  * Replace every `{{ name }}` in `text` with `vars[name]`; throws naming the template and the placeholder when a
  * value is missing, and with `strict` also when a var is not used (catches typos in var names).
  */
-export function renderTemplate(text: string, vars: Readonly<Record<string, string>>, opts: { name?: string; strict?: boolean } = {}): string {
+export function renderTemplate(
+  text: string,
+  vars: Readonly<Record<string, string>>,
+  opts: { name?: string; strict?: boolean } = {},
+): string {
   const { name = 'template', strict = false } = opts;
   const used = placeholdersOf(text);
   const missing = used.filter((p) => !Object.hasOwn(vars, p));
   if (missing.length > 0) {
-    throw new HarnessError(`${name}: no value for placeholder${missing.length > 1 ? 's' : ''} ${missing.map((m) => `{{ ${m} }}`).join(', ')} (given: ${Object.keys(vars).join(', ') || 'nothing'})`, { exitCode: EXIT.INTERNAL });
+    throw new HarnessError(
+      `${name}: no value for placeholder${missing.length > 1 ? 's' : ''} ${missing.map((m) => `{{ ${m} }}`).join(', ')} (given: ${Object.keys(vars).join(', ') || 'nothing'})`,
+      { exitCode: EXIT.INTERNAL },
+    );
   }
   if (strict) {
     const unknown = Object.keys(vars).filter((k) => !used.includes(k));
-    if (unknown.length > 0) throw new HarnessError(`${name}: unknown placeholder${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')} (the template uses: ${used.join(', ') || 'none'})`, { exitCode: EXIT.INTERNAL });
+    if (unknown.length > 0)
+      throw new HarnessError(
+        `${name}: unknown placeholder${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')} (the template uses: ${used.join(', ') || 'none'})`,
+        { exitCode: EXIT.INTERNAL },
+      );
   }
   for (const [k, v] of Object.entries(vars)) {
-    if (/[\r\n"]/.test(v)) throw new HarnessError(`${name}: value of ${k} must not contain a newline or a double quote: ${JSON.stringify(v)}`, { exitCode: EXIT.USAGE });
+    if (/[\r\n"]/.test(v))
+      throw new HarnessError(
+        `${name}: value of ${k} must not contain a newline or a double quote: ${JSON.stringify(v)}`,
+        { exitCode: EXIT.USAGE },
+      );
   }
   const out = text.replace(PLACEHOLDER, (_m, p: string) => vars[p]!);
   return out;

@@ -13,13 +13,29 @@ export interface ProbeCall {
 }
 
 /** CNI ADD of `containerId` into netns `netns` with Nomad's bridge config. No IP is requested (what Nomad does on restore). */
-export function cniAddCall(containerId: string, netns: string, cfg: BridgeConfigOptions = {}, script = CNI_PROBE_REMOTE_PATH): ProbeCall {
-  return { cmd: `${quote(script)} add ${quote(containerId)} ${quote(netns)}`, stdin: JSON.stringify(bridgeNetConfig(cfg)) };
+export function cniAddCall(
+  containerId: string,
+  netns: string,
+  cfg: BridgeConfigOptions = {},
+  script = CNI_PROBE_REMOTE_PATH,
+): ProbeCall {
+  return {
+    cmd: `${quote(script)} add ${quote(containerId)} ${quote(netns)}`,
+    stdin: JSON.stringify(bridgeNetConfig(cfg)),
+  };
 }
 
 /** CNI DEL of `containerId` (releases its host-local reservation). */
-export function cniDelCall(containerId: string, netns: string, cfg: BridgeConfigOptions = {}, script = CNI_PROBE_REMOTE_PATH): ProbeCall {
-  return { cmd: `${quote(script)} del ${quote(containerId)} ${quote(netns)}`, stdin: JSON.stringify(bridgeNetConfig(cfg)) };
+export function cniDelCall(
+  containerId: string,
+  netns: string,
+  cfg: BridgeConfigOptions = {},
+  script = CNI_PROBE_REMOTE_PATH,
+): ProbeCall {
+  return {
+    cmd: `${quote(script)} del ${quote(containerId)} ${quote(netns)}`,
+    stdin: JSON.stringify(bridgeNetConfig(cfg)),
+  };
 }
 
 /** Remove the probe's netns, the given state dirs and the "nomad" bridge: a clean slate before (and after) a scenario. */

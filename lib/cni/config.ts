@@ -4,7 +4,10 @@ import type { CniStateMode } from '../model/kinds.js';
 export type { CniStateMode } from '../model/kinds.js';
 
 /** Where host-local keeps its state: persistent = Nomad <= 1.9.3 (plugin default), tmpfs = Nomad >= 1.9.4 (GH-24650). */
-export const CNI_DATA_DIRS = { persistent: '/var/lib/cni/networks', tmpfs: '/var/run/cni' } as const satisfies Record<CniStateMode, string>;
+export const CNI_DATA_DIRS = { persistent: '/var/lib/cni/networks', tmpfs: '/var/run/cni' } as const satisfies Record<
+  CniStateMode,
+  string
+>;
 
 /** Nomad's defaults: network name (also the state sub-directory), bridge interface, subnet. */
 export const NOMAD_NETWORK = { name: 'nomad', bridge: 'nomad', subnet: '172.26.64.0/20' } as const;

@@ -14,29 +14,47 @@ export const CNI_PROBE_LOCAL_PATH = fileURLToPath(new URL('../../vms/cni/cni-pro
 
 async function sudo(machine: Machine, what: string, cmd: string, deadline: Deadline, stdin?: string): Promise<string> {
   const r = await machine.exec(cmd, { deadline, sudo: true, ...(stdin === undefined ? {} : { stdin }) });
-  if (r.code !== 0) throw new HarnessError(`${machine.name}: ${what} failed (exit ${r.code}): ${(r.stderr || r.stdout).trim().split('\n').slice(-5).join(' | ')}`);
+  if (r.code !== 0)
+    throw new HarnessError(
+      `${machine.name}: ${what} failed (exit ${r.code}): ${(r.stderr || r.stdout).trim().split('\n').slice(-5).join(' | ')}`,
+    );
   return r.stdout;
 }
 
 /** Copy the probe script to CNI_PROBE_REMOTE_PATH (persistent, so it can run again after the reboot). */
 export async function installCniProbe(machine: Machine, opts: { deadline: Deadline }): Promise<void> {
   const text = await readFile(CNI_PROBE_LOCAL_PATH, 'utf8');
-  await sudo(machine, 'installing cni-probe.sh', `install -D -m 0755 /dev/stdin ${quote(CNI_PROBE_REMOTE_PATH)}`, opts.deadline, text);
+  await sudo(
+    machine,
+    'installing cni-probe.sh',
+    `install -D -m 0755 /dev/stdin ${quote(CNI_PROBE_REMOTE_PATH)}`,
+    opts.deadline,
+    text,
+  );
 }
 
 /** CNI ADD through the real bridge + host-local plugins on the machine; the plugin's verdict is data, not an exception. */
-export async function cniAdd(machine: Machine, opts: { containerId: string; netns: string; config?: BridgeConfigOptions; deadline: Deadline }): Promise<CniOutcome> {
+export async function cniAdd(
+  machine: Machine,
+  opts: { containerId: string; netns: string; config?: BridgeConfigOptions; deadline: Deadline },
+): Promise<CniOutcome> {
   const call = cniAddCall(opts.containerId, opts.netns, opts.config);
   return parseProbeOutput(await sudo(machine, 'cni-probe add', call.cmd, opts.deadline, call.stdin));
 }
 
 /** CNI DEL (cleanup; releases the reservation). */
-export async function cniDel(machine: Machine, opts: { containerId: string; netns: string; config?: BridgeConfigOptions; deadline: Deadline }): Promise<CniOutcome> {
+export async function cniDel(
+  machine: Machine,
+  opts: { containerId: string; netns: string; config?: BridgeConfigOptions; deadline: Deadline },
+): Promise<CniOutcome> {
   const call = cniDelCall(opts.containerId, opts.netns, opts.config);
   return parseProbeOutput(await sudo(machine, 'cni-probe del', call.cmd, opts.deadline, call.stdin));
 }
 
 /** Delete the probe netns, the state dirs and the bridge: a clean slate. */
-export async function cniReset(machine: Machine, opts: { netns: string; stateDirs: readonly string[]; deadline: Deadline }): Promise<void> {
+export async function cniReset(
+  machine: Machine,
+  opts: { netns: string; stateDirs: readonly string[]; deadline: Deadline },
+): Promise<void> {
   await sudo(machine, 'cni-probe reset', cniResetCommand(opts.netns, opts.stateDirs), opts.deadline);
 }

@@ -27,11 +27,16 @@ export function renderConfigTable(fields: readonly Field[], defaults: unknown): 
     const def = f.secret ? 'none' : formatDefault(f.path, at(defaults, f.path));
     return `| \`${f.yaml}\` | ${f.flag ? `\`--${f.flag}\`` : ''} | ${f.env ? `\`${f.env}\`` : ''} | ${def} | ${cell(doc)} |`;
   });
-  return ['| harness.yaml key | flag | env | default | meaning |', '| --- | --- | --- | --- | --- |', ...rows].join('\n');
+  return ['| harness.yaml key | flag | env | default | meaning |', '| --- | --- | --- | --- | --- |', ...rows].join(
+    '\n',
+  );
 }
 
 /** The markers around the generated table in docs/config.md. */
-export const CONFIG_TABLE_MARKERS = ['<!-- config-table (generated: npm run docs) -->', '<!-- /config-table -->'] as const;
+export const CONFIG_TABLE_MARKERS = [
+  '<!-- config-table (generated: npm run docs) -->',
+  '<!-- /config-table -->',
+] as const;
 
 /** `text` with the table between the markers replaced; unchanged when the markers are absent. */
 export function withConfigTable(text: string, table: string): string {

@@ -26,43 +26,64 @@ export interface FaultKind {
 /** The table. */
 export const FAULT_KINDS: Readonly<Record<RebootKind, FaultKind>> = {
   graceful: {
-    kind: 'graceful', rebootsHost: true, needs: ['guest'],
+    kind: 'graceful',
+    rebootsHost: true,
+    needs: ['guest'],
     does: '`systemctl reboot` in the guest (services stop in order)',
-    nomadExpected: 'the client restores its allocs in place at boot (new tasks, same alloc IDs); '
-      + 'the node stays ready within heartbeat_grace',
+    nomadExpected:
+      'the client restores its allocs in place at boot (new tasks, same alloc IDs); ' +
+      'the node stays ready within heartbeat_grace',
   },
   hard: {
-    kind: 'hard', rebootsHost: true, needs: ['power-reset'],
-    does: "the hypervisor's reset button (`virsh reset`, `VBoxManage controlvm reset`): "
-      + 'no shutdown, unflushed writes lost',
+    kind: 'hard',
+    rebootsHost: true,
+    needs: ['power-reset'],
+    does:
+      "the hypervisor's reset button (`virsh reset`, `VBoxManage controlvm reset`): " +
+      'no shutdown, unflushed writes lost',
     nomadExpected: 'as graceful; state the agent had not written to disk is gone',
   },
   panic: {
-    kind: 'panic', rebootsHost: true, needs: ['guest'],
-    does: '`sysctl kernel.panic=5 kernel.sysrq=1`, then `echo c > /proc/sysrq-trigger`: '
-      + 'a kernel panic, the guest reboots itself 5 s later',
+    kind: 'panic',
+    rebootsHost: true,
+    needs: ['guest'],
+    does:
+      '`sysctl kernel.panic=5 kernel.sysrq=1`, then `echo c > /proc/sysrq-trigger`: ' +
+      'a kernel panic, the guest reboots itself 5 s later',
     nomadExpected: 'as hard: restore in place after the boot',
   },
   'power-off': {
-    kind: 'power-off', rebootsHost: true, needs: ['power-off'],
-    does: 'power off (`virsh destroy`, `VBoxManage controlvm poweroff`), wait `reboot.off_for`, '
-      + 'power on (`virsh start`, `VBoxManage startvm`)',
-    nomadExpected: 'as hard; if the host stays off longer than heartbeat_grace the node is marked down '
-      + 'and its allocs are replaced',
+    kind: 'power-off',
+    rebootsHost: true,
+    needs: ['power-off'],
+    does:
+      'power off (`virsh destroy`, `VBoxManage controlvm poweroff`), wait `reboot.off_for`, ' +
+      'power on (`virsh start`, `VBoxManage startvm`)',
+    nomadExpected:
+      'as hard; if the host stays off longer than heartbeat_grace the node is marked down ' +
+      'and its allocs are replaced',
   },
   'agent-kill': {
-    kind: 'agent-kill', rebootsHost: false, needs: ['guest', 'nomad-agent'],
-    does: '`systemctl kill -s SIGKILL --kill-whom=main nomad`: the agent dies, '
-      + 'systemd restarts it (Restart=on-failure); no host reboot',
-    nomadExpected: 'the control case: the agent re-attaches to the running tasks; same allocs, tasks NOT restarted, '
-      + 'boot_id unchanged (must pass on every build from 1.9.4)',
+    kind: 'agent-kill',
+    rebootsHost: false,
+    needs: ['guest', 'nomad-agent'],
+    does:
+      '`systemctl kill -s SIGKILL --kill-whom=main nomad`: the agent dies, ' +
+      'systemd restarts it (Restart=on-failure); no host reboot',
+    nomadExpected:
+      'the control case: the agent re-attaches to the running tasks; same allocs, tasks NOT restarted, ' +
+      'boot_id unchanged (must pass on every build from 1.9.4)',
   },
   partition: {
-    kind: 'partition', rebootsHost: false, needs: ['guest', 'nomad-agent'],
-    does: "iptables on the client drops traffic to and from the server's private IP on ports 4646/4647 "
-      + 'for `reboot.partition_for`, then heals; the host keeps running',
-    nomadExpected: 'shorter than heartbeat_grace: nothing changes (tasks keep running); '
-      + 'longer: the node is marked down, its allocs lost and replaced once it is back',
+    kind: 'partition',
+    rebootsHost: false,
+    needs: ['guest', 'nomad-agent'],
+    does:
+      "iptables on the client drops traffic to and from the server's private IP on ports 4646/4647 " +
+      'for `reboot.partition_for`, then heals; the host keeps running',
+    nomadExpected:
+      'shorter than heartbeat_grace: nothing changes (tasks keep running); ' +
+      'longer: the node is marked down, its allocs lost and replaced once it is back',
   },
 };
 
@@ -122,7 +143,10 @@ export function faultKindProblems(kind: RebootKind, scenario: ScenarioFaults, p:
 
 function missing(f: FaultKind, scenario: ScenarioFaults, p: ProviderFaults): FaultNeed[] {
   const lacks: Record<FaultNeed, boolean> = {
-    guest: false, 'nomad-agent': !scenario.hasNomadAgent, 'power-reset': !p.powerReset, 'power-off': !p.powerOff,
+    guest: false,
+    'nomad-agent': !scenario.hasNomadAgent,
+    'power-reset': !p.powerReset,
+    'power-off': !p.powerOff,
   };
   return f.needs.filter((n) => lacks[n]);
 }

@@ -25,22 +25,33 @@ const ok = (value: unknown): Parsed => ({ ok: true, value });
 const bad = (message: string, fix: string): Parsed => ({ ok: false, message, fix });
 
 /** A non-empty string. */
-export const str = (fix: string) => (raw: unknown): Parsed =>
-  typeof raw === 'string' && raw.trim() !== '' ? ok(raw.trim()) : bad('must be a non-empty string', fix);
+export const str =
+  (fix: string) =>
+  (raw: unknown): Parsed =>
+    typeof raw === 'string' && raw.trim() !== '' ? ok(raw.trim()) : bad('must be a non-empty string', fix);
 
 /** One of a fixed set of words. */
-export const oneOf = <T extends string>(values: readonly T[]) => Object.assign((raw: unknown): Parsed =>
-  typeof raw === 'string' && (values as readonly string[]).includes(raw)
-    ? ok(raw)
-    : bad(`must be one of ${values.join(', ')}`, `use one of: ${values.join(', ')}`), { values });
+export const oneOf = <T extends string>(values: readonly T[]) =>
+  Object.assign(
+    (raw: unknown): Parsed =>
+      typeof raw === 'string' && (values as readonly string[]).includes(raw)
+        ? ok(raw)
+        : bad(`must be one of ${values.join(', ')}`, `use one of: ${values.join(', ')}`),
+    { values },
+  );
 
 /** An integer within bounds (strings of digits are accepted, as flags and env vars are strings). */
-export const int = (min: number, max: number, unit = '') => (raw: unknown): Parsed => {
-  const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d+$/.test(raw.trim()) ? Number(raw) : NaN;
-  return Number.isInteger(n) && n >= min && n <= max
-    ? ok(n)
-    : bad(`must be a whole number from ${min} to ${max}${unit}`, `give a whole number between ${min} and ${max}${unit}`);
-};
+export const int =
+  (min: number, max: number, unit = '') =>
+  (raw: unknown): Parsed => {
+    const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d+$/.test(raw.trim()) ? Number(raw) : NaN;
+    return Number.isInteger(n) && n >= min && n <= max
+      ? ok(n)
+      : bad(
+          `must be a whole number from ${min} to ${max}${unit}`,
+          `give a whole number between ${min} and ${max}${unit}`,
+        );
+  };
 
 /** true/false (also "1", "0", "yes", "no" from env vars). */
 export const bool = (raw: unknown): Parsed => {
@@ -54,7 +65,9 @@ const DURATION = /^(\d+(?:\.\d+)?(?:ns|us|µs|ms|s|m|h))+$/;
 
 /** A Go duration string with a unit, as Nomad takes it ("90s", "5m", "1h30m"). */
 export const goDuration = (raw: unknown): Parsed =>
-  typeof raw === 'string' && DURATION.test(raw) ? ok(raw) : bad('must be a Go duration with a unit', 'write e.g. "90s", "5m" or "1h30m"');
+  typeof raw === 'string' && DURATION.test(raw)
+    ? ok(raw)
+    : bad('must be a Go duration with a unit', 'write e.g. "90s", "5m" or "1h30m"');
 
 /** Seconds in a Go duration string (pure; assumes goDuration accepted it). */
 export function durationSeconds(d: string): number {
@@ -78,37 +91,58 @@ function exampleWithin(min: number, max: number): number {
 }
 
 /** A duration for a timeout: a Go duration or plain seconds; yields whole seconds. */
-export const timeoutSeconds = (min: number, max: number) => (raw: unknown): Parsed => {
-  const s = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : typeof raw === 'string' && DURATION.test(raw) ? durationSeconds(raw) : NaN;
-  const e = exampleWithin(min, max);
-  return Number.isFinite(s) && s >= min && s <= max
-    ? ok(Math.round(s))
-    : bad(`must be a duration from ${min}s to ${max}s`, `write e.g. "${goDurationOf(e)}" or "${e}"`);
-};
+export const timeoutSeconds =
+  (min: number, max: number) =>
+  (raw: unknown): Parsed => {
+    const s =
+      typeof raw === 'number'
+        ? raw
+        : typeof raw === 'string' && /^\d+$/.test(raw)
+          ? Number(raw)
+          : typeof raw === 'string' && DURATION.test(raw)
+            ? durationSeconds(raw)
+            : NaN;
+    const e = exampleWithin(min, max);
+    return Number.isFinite(s) && s >= min && s <= max
+      ? ok(Math.round(s))
+      : bad(`must be a duration from ${min}s to ${max}s`, `write e.g. "${goDurationOf(e)}" or "${e}"`);
+  };
 
 /**
  * A Go duration with a unit, kept as written (Nomad reads it), longer than 0 and at most `maxS` seconds: a value
  * Nomad would refuse, or one no run could outlast, is caught before anything is created.
  */
-export const goDurationWithin = (maxS: number) => (raw: unknown): Parsed => {
-  const e = `write a duration longer than 0 and at most ${goDurationOf(maxS)}, e.g. "${goDurationOf(exampleWithin(1, maxS))}"`;
-  if (typeof raw === 'string' && /^-/.test(raw) && DURATION.test(raw.slice(1))) return bad('must be positive', e);
-  const p = goDuration(raw);
-  if (!p.ok) return p;
-  const s = durationSeconds(raw as string);
-  if (s <= 0) return bad('must be longer than 0', e);
-  return s <= maxS ? p : bad(`must be at most ${goDurationOf(maxS)}`, e);
-};
+export const goDurationWithin =
+  (maxS: number) =>
+  (raw: unknown): Parsed => {
+    const e = `write a duration longer than 0 and at most ${goDurationOf(maxS)}, e.g. "${goDurationOf(exampleWithin(1, maxS))}"`;
+    if (typeof raw === 'string' && /^-/.test(raw) && DURATION.test(raw.slice(1))) return bad('must be positive', e);
+    const p = goDuration(raw);
+    if (!p.ok) return p;
+    const s = durationSeconds(raw as string);
+    if (s <= 0) return bad('must be longer than 0', e);
+    return s <= maxS ? p : bad(`must be at most ${goDurationOf(maxS)}`, e);
+  };
 
 /** An IPv4 /24 network in 10.0.0.0/8 or 192.168.0.0/16 (libvirt networks). */
 export const subnet24 = (raw: unknown): Parsed =>
-  typeof raw === 'string' && /^(10\.\d{1,3}\.\d{1,3}|192\.168\.\d{1,3})\.0\/24$/.test(raw) && raw.split('.').slice(0, 3).every((o) => Number(o.split('/')[0]) <= 255)
+  typeof raw === 'string' &&
+  /^(10\.\d{1,3}\.\d{1,3}|192\.168\.\d{1,3})\.0\/24$/.test(raw) &&
+  raw
+    .split('.')
+    .slice(0, 3)
+    .every((o) => Number(o.split('/')[0]) <= 255)
     ? ok(raw)
     : bad('must be a private IPv4 /24 network', 'write e.g. "10.199.0.0/24"');
 
 /** A network namespace name, or "" for none. */
 export const netnsName = (raw: unknown): Parsed =>
-  typeof raw === 'string' && /^[A-Za-z0-9_.-]{0,32}$/.test(raw) ? ok(raw) : bad('must be a network namespace name (letters, digits, - _ .) or ""', 'write e.g. "nrh-lab", or "" to use the host network');
+  typeof raw === 'string' && /^[A-Za-z0-9_.-]{0,32}$/.test(raw)
+    ? ok(raw)
+    : bad(
+        'must be a network namespace name (letters, digits, - _ .) or ""',
+        'write e.g. "nrh-lab", or "" to use the host network',
+      );
 
 /** An http(s) URL without query or fragment (a releases site or mirror); a trailing slash is dropped. */
 export const httpUrl = (raw: unknown): Parsed => {
@@ -123,10 +157,12 @@ export const httpUrl = (raw: unknown): Parsed => {
   if (!u || !/^https?:$/.test(u.protocol) || u.search || u.hash) return bad('must be an http(s) URL', fix);
   // Note: fetch refuses a URL with credentials, and a secret in a URL ends up in logs, reports and repro commands.
   if (u.username || u.password) {
-    return bad('must not carry credentials (user:password@ in the URL is not supported)',
-      'drop them from the URL: the releases site is fetched without authentication, so serve the mirror to this '
-      + 'host without it (e.g. a proxy on 127.0.0.1 that adds the credentials), or download the release yourself and '
-      + 'pass the path of its nomad binary');
+    return bad(
+      'must not carry credentials (user:password@ in the URL is not supported)',
+      'drop them from the URL: the releases site is fetched without authentication, so serve the mirror to this ' +
+        'host without it (e.g. a proxy on 127.0.0.1 that adds the credentials), or download the release yourself and ' +
+        'pass the path of its nomad binary',
+    );
   }
   return ok(text.replace(/\/+$/, ''));
 };
@@ -168,9 +204,18 @@ export function problem(field: string, value: unknown, p: Parsed & { ok: false }
 
 /** HCL variables for a job: a mapping of names to strings, numbers or booleans (harness.yaml `job.vars`). */
 export const hclVars = (raw: unknown): Parsed => {
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return bad('must be a mapping of variable names to values', 'write e.g. "vars: { count: 3, image: web:1 }" under "job:"');
-  const bads = Object.entries(raw as Record<string, unknown>).filter(([k, v]) => !/^[A-Za-z_][A-Za-z0-9_-]*$/.test(k) || !['string', 'number', 'boolean'].includes(typeof v));
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
+    return bad(
+      'must be a mapping of variable names to values',
+      'write e.g. "vars: { count: 3, image: web:1 }" under "job:"',
+    );
+  const bads = Object.entries(raw as Record<string, unknown>).filter(
+    ([k, v]) => !/^[A-Za-z_][A-Za-z0-9_-]*$/.test(k) || !['string', 'number', 'boolean'].includes(typeof v),
+  );
   return bads.length
-    ? bad(`has entries that are not name: string|number|boolean (${bads.map(([k]) => k).join(', ')})`, 'give each variable a plain value; lists and maps are not supported here')
+    ? bad(
+        `has entries that are not name: string|number|boolean (${bads.map(([k]) => k).join(', ')})`,
+        'give each variable a plain value; lists and maps are not supported here',
+      )
     : ok({ ...(raw as Record<string, string | number | boolean>) });
 };

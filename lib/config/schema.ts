@@ -160,7 +160,17 @@ export const DEFAULTS: HarnessConfig = {
   // deadline: a reboot under emulation takes 30-120 s here (docs/findings.md); 10 min is the step budget it always had
   // restart_task: the restarted task's environment is the only way to see what the client restored of the network;
   // resources_window: 30 s shows a leak of one fd a second per plugin (1.9.7: +128 fds) and costs little
-  reboot: { kind: 'graceful', count: 1, settleQuietS: 20, settleConfirmS: 3, offForS: 10, partitionForS: 30, deadlineS: 600, restartTask: true, resourcesWindowS: 30 },
+  reboot: {
+    kind: 'graceful',
+    count: 1,
+    settleQuietS: 20,
+    settleConfirmS: 3,
+    offForS: 10,
+    partitionForS: 30,
+    deadlineS: 600,
+    restartTask: true,
+    resourcesWindowS: 30,
+  },
   expect: { scenario: undefined, perCheck: {} },
   keep: false,
   repeat: 1, // one attempt; --repeat N measures flakiness

@@ -29,7 +29,9 @@ export interface ConfigSources {
 }
 
 /** On problems, `config` still holds every value that was valid (the planner checks what it can of the rest). */
-export type ConfigResult = { ok: true; config: HarnessConfig } | { ok: false; problems: ConfigProblem[]; config: HarnessConfig };
+export type ConfigResult =
+  | { ok: true; config: HarnessConfig }
+  | { ok: false; problems: ConfigProblem[]; config: HarnessConfig };
 
 /** Merge and validate all sources into one config, or return every problem found. */
 export function resolveConfig(src: ConfigSources): ConfigResult {
@@ -47,7 +49,8 @@ export function resolveConfig(src: ConfigSources): ConfigResult {
     if (fileValues.has(f.yaml)) candidates.push([`${fileName}: ${f.yaml}`, fileValues.get(f.yaml)]);
     // An empty variable counts only where "" is a meaningful value (HARNESS_NETNS="" = host network); elsewhere it is unset.
     const envValue = f.env ? src.env[f.env] : undefined;
-    if (f.env && envValue !== undefined && (envValue !== '' || f.parse('').ok)) candidates.push([`env ${f.env}`, envValue]);
+    if (f.env && envValue !== undefined && (envValue !== '' || f.parse('').ok))
+      candidates.push([`env ${f.env}`, envValue]);
     if (f.flag && src.flags[f.flag] !== undefined) candidates.push([`--${f.flag}`, src.flags[f.flag]]);
     for (const [where, raw] of candidates) {
       const p = f.parse(raw);
@@ -62,25 +65,46 @@ export function resolveConfig(src: ConfigSources): ConfigResult {
     const key = f.path.join('.');
     const other = setBy.get(key);
     if (last && other && JSON.stringify(other[1]) !== JSON.stringify(last[1])) {
-      problems.push({ field: `${other[0]} / ${last[0]}`, value: [other[1], last[1]], message: 'name the same setting with different values', fix: `give one of them (${f.aliasOf ? `${last[0]} is the older name` : `${other[0]} is the older name`})` });
+      problems.push({
+        field: `${other[0]} / ${last[0]}`,
+        value: [other[1], last[1]],
+        message: 'name the same setting with different values',
+        fix: `give one of them (${f.aliasOf ? `${last[0]} is the older name` : `${other[0]} is the older name`})`,
+      });
     }
     if (last && !other) setBy.set(key, last);
   }
   for (const [key, value] of fileValues) {
     if (key === 'expect' || key.startsWith('expect.')) continue;
     if (FIELDS.some((f) => f.yaml === key)) continue;
-    if (SECTIONS.has(key)) problems.push({ field: `${fileName}: ${key}`, value, message: 'must be a mapping of keys to values', fix: `write its keys indented under "${key}:" (${FIELDS.filter((f) => f.yaml.startsWith(`${key}.`)).map((f) => f.yaml).join(', ')})` });
+    if (SECTIONS.has(key))
+      problems.push({
+        field: `${fileName}: ${key}`,
+        value,
+        message: 'must be a mapping of keys to values',
+        fix: `write its keys indented under "${key}:" (${FIELDS.filter((f) => f.yaml.startsWith(`${key}.`))
+          .map((f) => f.yaml)
+          .join(', ')})`,
+      });
     else problems.push(unknownKey(fileName, key));
   }
 
   // --fresh (a run option, not a key): a cold lab whatever lab.warm says
   if (src.flags['fresh'] === true) config.lab.warm = false;
-  const expectations: ExpectItem[] = [...expectFromFile(fileValues, fileName, problems), ...toArray(src.flags['expect']).map((raw) => ({ field: '--expect', raw }))];
+  const expectations: ExpectItem[] = [
+    ...expectFromFile(fileValues, fileName, problems),
+    ...toArray(src.flags['expect']).map((raw) => ({ field: '--expect', raw })),
+  ];
   applyExpect(config, expectations, [...src.knownChecks, ...(src.formerChecks ?? [])], problems, src.knownChecks);
 
   const subnetsGiven = !failed.has('lab.private_subnet') && !failed.has('lab.management_subnet');
   if (subnetsGiven && config.lab.privateSubnet === config.lab.managementSubnet) {
-    problems.push({ field: 'lab.private_subnet/lab.management_subnet', value: config.lab.privateSubnet, message: 'must be two different networks', fix: `change one of them (defaults: ${DEFAULTS.lab.privateSubnet} and ${DEFAULTS.lab.managementSubnet})` });
+    problems.push({
+      field: 'lab.private_subnet/lab.management_subnet',
+      value: config.lab.privateSubnet,
+      message: 'must be two different networks',
+      fix: `change one of them (defaults: ${DEFAULTS.lab.privateSubnet} and ${DEFAULTS.lab.managementSubnet})`,
+    });
   }
   if (!failed.has('lab.provider')) problems.push(...hostProblems(config, fileName, src.roles ?? ['server', 'client']));
   // The confirmation follows a state with nothing pending; a longer one than the quiet period, which bounds the wait on
@@ -90,10 +114,20 @@ export function resolveConfig(src: ConfigSources): ConfigResult {
   const confirmSet = setBy.get('reboot.settleConfirmS');
   if (confirm > quiet && !confirmSet) config.reboot.settleConfirmS = quiet;
   else if (confirm > quiet) {
-    problems.push({ field: confirmSet![0], value: confirmSet![1], message: `must not be longer than reboot.settle_quiet (${quiet}s)`, fix: `give at most ${quiet}s, or raise reboot.settle_quiet (--settle-quiet)` });
+    problems.push({
+      field: confirmSet![0],
+      value: confirmSet![1],
+      message: `must not be longer than reboot.settle_quiet (${quiet}s)`,
+      fix: `give at most ${quiet}s, or raise reboot.settle_quiet (--settle-quiet)`,
+    });
   }
   if (config.output.quiet && config.output.verbose) {
-    problems.push({ field: '--quiet/--verbose', value: 'both', message: 'cannot be used together', fix: 'choose one of --quiet and --verbose' });
+    problems.push({
+      field: '--quiet/--verbose',
+      value: 'both',
+      message: 'cannot be used together',
+      fix: 'choose one of --quiet and --verbose',
+    });
   }
   return problems.length ? { ok: false, problems, config } : { ok: true, config };
 }
@@ -130,15 +164,19 @@ function hostProblems(config: HarnessConfig, file: string, used: readonly string
     if (!used.includes(r) && !(h.address || h.user || h.key || h.jump)) continue;
     for (const k of ['address', 'user', 'key'] as const) {
       if (h[k]) continue;
-      const message = used.includes(r) ? 'is required with lab.provider: ssh' : `is required for a host given in part (lab.hosts.${r})`;
+      const message = used.includes(r)
+        ? 'is required with lab.provider: ssh'
+        : `is required for a host given in part (lab.hosts.${r})`;
       out.push({ field: `${file}: lab.hosts.${r}.${k}`, value: undefined, message, fix: fixes[k] });
     }
   }
   if (config.reboot.kind === 'hard' && !hardResetCommand) {
     out.push({
-      field: 'reboot.kind', value: 'hard',
-      message: 'needs lab.hard_reset_command with lab.provider: ssh (the harness cannot power-cycle a host it did '
-        + 'not make)',
+      field: 'reboot.kind',
+      value: 'hard',
+      message:
+        'needs lab.hard_reset_command with lab.provider: ssh (the harness cannot power-cycle a host it did ' +
+        'not make)',
       fix: 'set lab.hard_reset_command (e.g. [ipmitool, -H, "{address}", power, reset]), or use reboot.kind: graceful',
     });
   }
@@ -146,23 +184,31 @@ function hostProblems(config: HarnessConfig, file: string, used: readonly string
 }
 
 /** yaml sections: every proper prefix of a dotted key ("lab", "lab.hosts", "lab.hosts.server", "nomad", ...). */
-const SECTIONS = new Set(FIELDS.flatMap((f) => {
-  const parts = f.yaml.split('.').slice(0, -1);
-  return parts.map((_, i) => parts.slice(0, i + 1).join('.'));
-}));
+const SECTIONS = new Set(
+  FIELDS.flatMap((f) => {
+    const parts = f.yaml.split('.').slice(0, -1);
+    return parts.map((_, i) => parts.slice(0, i + 1).join('.'));
+  }),
+);
 
 function flattenFile(file: unknown, name: string, problems: ConfigProblem[]): Map<string, unknown> {
   const out = new Map<string, unknown>();
   if (file === undefined || file === null) return out;
   if (typeof file !== 'object' || Array.isArray(file)) {
-    problems.push({ field: name, value: file, message: 'must be a YAML mapping of keys to values', fix: 'see the README section "harness.yaml"' });
+    problems.push({
+      field: name,
+      value: file,
+      message: 'must be a YAML mapping of keys to values',
+      fix: 'see the README section "harness.yaml"',
+    });
     return out;
   }
   const walk = (obj: Record<string, unknown>, prefix: string) => {
     for (const [k, v] of Object.entries(obj)) {
       const key = prefix ? `${prefix}.${k}` : k;
       const isObj = v !== null && typeof v === 'object' && !Array.isArray(v);
-      if (isObj && (SECTIONS.has(key) || key === 'expect' || key === 'expect.checks')) walk(v as Record<string, unknown>, key);
+      if (isObj && (SECTIONS.has(key) || key === 'expect' || key === 'expect.checks'))
+        walk(v as Record<string, unknown>, key);
       else out.set(key, v);
     }
   };
@@ -184,14 +230,26 @@ function expectFromFile(values: Map<string, unknown>, file: string, problems: Co
     else if (k.startsWith('expect.checks.')) {
       const check = k.slice('expect.checks.'.length);
       out.push({ field: `${file}: ${k}`, raw: typeof v === 'string' ? `${check}=${v}` : v });
-    } else if (k === 'expect.checks') problems.push({ field: `${file}: ${k}`, value: v, message: 'must be a mapping of check id to pass or fail', fix: 'write e.g. "checks: {no-duplicate-ip: fail}" under "expect:"' });
+    } else if (k === 'expect.checks')
+      problems.push({
+        field: `${file}: ${k}`,
+        value: v,
+        message: 'must be a mapping of check id to pass or fail',
+        fix: 'write e.g. "checks: {no-duplicate-ip: fail}" under "expect:"',
+      });
     else if (k.startsWith('expect.')) problems.push(unknownKey(file, k));
   }
   return out;
 }
 
 /** Parse `--expect fail`, `--expect pass`, `--expect <check>=fail|pass` into the config. */
-function applyExpect(config: HarnessConfig, items: ExpectItem[], known: readonly string[], problems: ConfigProblem[], suggested = known): void {
+function applyExpect(
+  config: HarnessConfig,
+  items: ExpectItem[],
+  known: readonly string[],
+  problems: ConfigProblem[],
+  suggested = known,
+): void {
   const fix = `write --expect fail, or --expect <check>=fail|pass with a check of this scenario: ${suggested.join(', ')}`;
   for (const { field, raw } of items) {
     if (typeof raw !== 'string') {
@@ -205,14 +263,25 @@ function applyExpect(config: HarnessConfig, items: ExpectItem[], known: readonly
     }
     const [, check, exp] = m as unknown as [string, string | undefined, Expectation];
     if (!check) config.expect.scenario = exp;
-    else if (!known.includes(check)) problems.push({ field, value: raw, message: `names no check of scenario ${config.scenario}`, fix });
+    else if (!known.includes(check))
+      problems.push({ field, value: raw, message: `names no check of scenario ${config.scenario}`, fix });
     else config.expect.perCheck[check] = exp;
   }
 }
 
 function unknownKey(file: string, key: string): ConfigProblem {
-  const near = closest(key, FIELDS.map((f) => f.yaml));
-  return { field: `${file}: ${key}`, value: key, message: 'is not a known key', fix: near ? `did you mean "${near}"? (see the README section "harness.yaml")` : 'remove it (see the README section "harness.yaml")' };
+  const near = closest(
+    key,
+    FIELDS.map((f) => f.yaml),
+  );
+  return {
+    field: `${file}: ${key}`,
+    value: key,
+    message: 'is not a known key',
+    fix: near
+      ? `did you mean "${near}"? (see the README section "harness.yaml")`
+      : 'remove it (see the README section "harness.yaml")',
+  };
 }
 
 /** The nearest known key: by the whole key, or by its last part (a key in the wrong section, "memory" for "memory_mb"). */

@@ -15,6 +15,9 @@ export const TAIL_LINES = 20;
 
 /** The last `n` non-empty lines of `text` (stderr tail for errors), trimmed of trailing whitespace. */
 export function tailLines(text: string, n: number = TAIL_LINES): string {
-  const lines = text.split(/\r?\n|\r/).map((l) => l.trimEnd()).filter((l) => l !== '');
+  const lines = text
+    .split(/\r?\n|\r/)
+    .map((l) => l.trimEnd())
+    .filter((l) => l !== '');
   return lines.slice(-n).join('\n');
 }

@@ -73,10 +73,14 @@ export const runCommand: RunCommand = async (file, args, opts) => {
     const reason: unknown = deadline.signal.reason;
     // Note: an interrupt (Ctrl-C) is not a timeout; let the runner map it to its own exit code.
     if (reason !== undefined && !(reason instanceof TimeoutError)) throw reason;
-    throw new CommandError(command, r.exitCode, redactText(tailLines(stderr), redact), { timedOut: true, cause: reason });
+    throw new CommandError(command, r.exitCode, redactText(tailLines(stderr), redact), {
+      timedOut: true,
+      cause: reason,
+    });
   }
   if (r.exitCode === undefined || !allowedCodes.includes(r.exitCode)) {
-    const tail = tailLines(stderr) || (r.exitCode === undefined ? String(r.originalMessage ?? r.shortMessage ?? '') : '');
+    const tail =
+      tailLines(stderr) || (r.exitCode === undefined ? String(r.originalMessage ?? r.shortMessage ?? '') : '');
     throw new CommandError(command, r.exitCode, redactText(tail, redact), { cause: r.cause });
   }
   return { code: r.exitCode, stdout, stderr, durationMs };

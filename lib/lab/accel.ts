@@ -38,7 +38,10 @@ export type ChooseDriver = (setting: DriverSetting, box: string, d: Deadline) =>
 
 /** Decide the libvirt driver for `box` under `setting`; only `auto` looks at the host and may run the probe. */
 export async function chooseLibvirtDriver(
-  setting: DriverSetting, box: string, d: Deadline, deps: AccelDeps,
+  setting: DriverSetting,
+  box: string,
+  d: Deadline,
+  deps: AccelDeps,
 ): Promise<DriverChoice> {
   if (setting !== 'auto') {
     const what = setting === 'kvm' ? 'KVM (hardware virtualization)' : TCG;
@@ -85,7 +88,11 @@ export function realAccelDeps(o: { env?: Record<string, string | undefined>; log
   const env = o.env ?? process.env;
   const cachePath = kvmCachePath(env);
   return {
-    devKvm: () => access('/dev/kvm').then(() => true, () => false),
+    devKvm: () =>
+      access('/dev/kvm').then(
+        () => true,
+        () => false,
+      ),
     kvmModules: async () => (await readdir('/sys/module').catch(() => [] as string[])).filter((m) => /^kvm/.test(m)),
     boxKernel: (box) => boxKernel(box, 'libvirt', env),
     cacheKey: kvmCacheKeyFor,

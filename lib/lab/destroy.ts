@@ -41,7 +41,10 @@ export async function findLabDirs(workDir: string): Promise<{ runId: string; dir
 
 /** Why `destroy` picks a lab beyond the ids given, or undefined. */
 async function sweepReason(
-  dir: string, runId: string, spec: LabSpec, sweep: DestroySweep,
+  dir: string,
+  runId: string,
+  spec: LabSpec,
+  sweep: DestroySweep,
   o: { vagrantfile: string; nowMs: number; run?: RunCommand },
 ): Promise<string | undefined> {
   const warm = runId.startsWith(WARM_PREFIX);
@@ -65,8 +68,18 @@ async function sweepReason(
  * the harness started.
  */
 export async function destroyLabs(
-  config: HarnessConfig, ids: string[], all: boolean, logger: Logger,
-  { stopHost = false, vagrant = {}, sweep = {}, vagrantfile, run, nowMs = Date.now() }: {
+  config: HarnessConfig,
+  ids: string[],
+  all: boolean,
+  logger: Logger,
+  {
+    stopHost = false,
+    vagrant = {},
+    sweep = {},
+    vagrantfile,
+    run,
+    nowMs = Date.now(),
+  }: {
     stopHost?: boolean;
     vagrant?: Partial<Omit<VagrantOptions, 'cwd' | 'logger'>>;
     sweep?: DestroySweep;
@@ -80,7 +93,10 @@ export async function destroyLabs(
   const found = await findLabDirs(config.lab.workDir);
   const unknown = ids.filter((id) => !found.some((f) => f.runId === id));
   if (unknown.length) {
-    throw new HarnessError(`no lab for run id ${unknown.join(', ')} under ${config.lab.workDir}`, { exitCode: EXIT.USAGE, hint: found.length ? `labs present: ${found.map((f) => f.runId).join(', ')}` : 'no labs are present' });
+    throw new HarnessError(`no lab for run id ${unknown.join(', ')} under ${config.lab.workDir}`, {
+      exitCode: EXIT.USAGE,
+      hint: found.length ? `labs present: ${found.map((f) => f.runId).join(', ')}` : 'no labs are present',
+    });
   }
   const chosen: { runId: string; dir: string; spec: LabSpec; why?: string }[] = [];
   let failed = 0;
@@ -88,16 +104,23 @@ export async function destroyLabs(
     const spec = JSON.parse(await readFile(join(f.dir, LAB_SPEC_FILE), 'utf8')) as LabSpec;
     let why: string | undefined;
     try {
-      why = all || ids.includes(f.runId)
-        ? undefined
-        : await sweepReason(f.dir, f.runId, spec, sweep, {
-            vagrantfile: vagrantfile ?? '', nowMs, ...(run ? { run } : {}),
-          });
+      why =
+        all || ids.includes(f.runId)
+          ? undefined
+          : await sweepReason(f.dir, f.runId, spec, sweep, {
+              vagrantfile: vagrantfile ?? '',
+              nowMs,
+              ...(run ? { run } : {}),
+            });
     } catch (err) {
       // Note: a lab whose state could not be looked at is not stale as far as anyone knows: kept, and the exit says so
       failed++;
       const said = err instanceof Error ? err.message.split('\n')[0] : String(err);
-      logger({ kind: 'warn', t: 0, message: `could not tell whether lab ${f.runId} is to be destroyed: ${said}; kept` });
+      logger({
+        kind: 'warn',
+        t: 0,
+        message: `could not tell whether lab ${f.runId} is to be destroyed: ${said}; kept`,
+      });
       continue;
     }
     if (all || ids.includes(f.runId) || why) chosen.push({ ...f, spec, ...(why ? { why } : {}) });
@@ -128,7 +151,11 @@ export async function destroyLabs(
       logger({ kind: 'info', t: 0, message: `destroyed lab ${runId} (${machines})${why ? `: ${why}` : ''}` });
     } catch (err) {
       failed++;
-      logger({ kind: 'warn', t: 0, message: `could not destroy lab ${runId}: ${err instanceof Error ? err.message : String(err)}` });
+      logger({
+        kind: 'warn',
+        t: 0,
+        message: `could not destroy lab ${runId}: ${err instanceof Error ? err.message : String(err)}`,
+      });
     }
   }
   // Note: a lab whose directory is gone is invisible above; its domains are found by where vagrant-libvirt says they came from
@@ -138,7 +165,11 @@ export async function destroyLabs(
       failed += await destroyOrphanDomains({ deadline: deadlineIn(DESTROY_MS), logger, ...(run ? { run } : {}) });
     } catch (err) {
       failed++;
-      logger({ kind: 'warn', t: 0, message: `could not look for orphan domains (a lab whose directory is gone): ${err instanceof Error ? err.message.split('\n')[0] : String(err)}` });
+      logger({
+        kind: 'warn',
+        t: 0,
+        message: `could not look for orphan domains (a lab whose directory is gone): ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`,
+      });
     }
   }
   if (!chosen.length && !failed) {
@@ -147,7 +178,13 @@ export async function destroyLabs(
   }
   if (stopHost) {
     const stopped = await stopLabHost({ deadline: deadlineIn(60_000), logger });
-    logger({ kind: 'info', t: 0, message: stopped.length ? `lab host stopped: ${stopped.join(', ')}` : 'lab host: nothing the harness started is running' });
+    logger({
+      kind: 'info',
+      t: 0,
+      message: stopped.length
+        ? `lab host stopped: ${stopped.join(', ')}`
+        : 'lab host: nothing the harness started is running',
+    });
   }
   return failed ? EXIT.INFRA : EXIT.OK;
 }

@@ -34,7 +34,8 @@ export function detectAccel(cpuinfo: string, devKvm: boolean, modules: readonly 
   const flags = new Set((/^flags\s*:\s*(.*)$/m.exec(cpuinfo)?.[1] ?? '').split(/\s+/));
   const hw = flags.has('vmx') || flags.has('svm');
   const pvm = modules.includes('kvm_pvm');
-  if (hw && devKvm && !pvm) return { driver: 'kvm', detail: `hardware virtualization (KVM, ${flags.has('vmx') ? 'vmx' : 'svm'})` };
+  if (hw && devKvm && !pvm)
+    return { driver: 'kvm', detail: `hardware virtualization (KVM, ${flags.has('vmx') ? 'vmx' : 'svm'})` };
   const why = pvm
     ? 'kvm_pvm is loaded: /dev/kvm exists but only runs PVM guest kernels'
     : !hw
@@ -50,7 +51,12 @@ export function memAvailableBytes(meminfo: string): number | undefined {
 }
 
 const gib = (n: number) => `${(n / 1024 ** 3).toFixed(1)} GiB`;
-const item = (name: string, ok: boolean, detail: string, fix = ''): DoctorItem => ({ name, ok, detail, fix: ok ? '' : fix });
+const item = (name: string, ok: boolean, detail: string, fix = ''): DoctorItem => ({
+  name,
+  ok,
+  detail,
+  fix: ok ? '' : fix,
+});
 
 export interface DoctorOptions {
   deadline: Deadline;
@@ -69,7 +75,11 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorItem[]> {
   const { deadline, workDir, nomadBinary, box = DEFAULT_BOX, netns = DEFAULTS.lab.netns, run = runCommand } = opts;
   const sh = async (file: string, args: string[]) => {
     try {
-      const r = await run(file, args, { deadline, allowedCodes: ANY_EXIT_CODE, env: { VAGRANT_CHECKPOINT_DISABLE: '1' } });
+      const r = await run(file, args, {
+        deadline,
+        allowedCodes: ANY_EXIT_CODE,
+        env: { VAGRANT_CHECKPOINT_DISABLE: '1' },
+      });
       return { code: r.code, out: `${r.stdout}${r.stderr}` };
     } catch (err) {
       return { code: -1, out: err instanceof Error ? err.message : String(err) };
@@ -80,28 +90,70 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorItem[]> {
 
   const vagrant = await vagrantInfo({ deadline, run });
   const hasVagrant = vagrant.version !== undefined;
-  items.push(item('vagrant', hasVagrant, hasVagrant ? vagrant.version! : `vagrant not found (${vagrant.error ?? 'no output'})`, `${SETUP}; or: apt-get install -y vagrant`));
+  items.push(
+    item(
+      'vagrant',
+      hasVagrant,
+      hasVagrant ? vagrant.version! : `vagrant not found (${vagrant.error ?? 'no output'})`,
+      `${SETUP}; or: apt-get install -y vagrant`,
+    ),
+  );
   const lv = /vagrant-libvirt \(([^,)]+)/.exec(vagrant.plugins);
-  items.push(item('vagrant-libvirt plugin', !!lv, lv ? `vagrant-libvirt ${lv[1]}` : 'plugin not installed', `${SETUP}; or: apt-get install -y vagrant-libvirt`));
+  items.push(
+    item(
+      'vagrant-libvirt plugin',
+      !!lv,
+      lv ? `vagrant-libvirt ${lv[1]}` : 'plugin not installed',
+      `${SETUP}; or: apt-get install -y vagrant-libvirt`,
+    ),
+  );
 
   const qemu = await sh('qemu-system-x86_64', ['--version']);
-  items.push(item('qemu', qemu.code === 0, qemu.code === 0 ? (qemu.out.split('\n')[0] ?? '').trim() : 'qemu-system-x86_64 not found', `${SETUP}; or: apt-get install -y qemu-system-x86 qemu-utils`));
+  items.push(
+    item(
+      'qemu',
+      qemu.code === 0,
+      qemu.code === 0 ? (qemu.out.split('\n')[0] ?? '').trim() : 'qemu-system-x86_64 not found',
+      `${SETUP}; or: apt-get install -y qemu-system-x86 qemu-utils`,
+    ),
+  );
 
   const libvirtdPid = await alivePid('/run/libvirtd.pid');
   const virsh = await sh('virsh', ['-c', 'qemu:///system', 'version']);
   const lvVer = /Running hypervisor: (.*)/.exec(virsh.out)?.[1] ?? /Using library: (.*)/.exec(virsh.out)?.[1];
-  items.push(item('libvirtd reachable', virsh.code === 0, virsh.code === 0 ? `qemu:///system answers (${lvVer ?? 'version unknown'})` : (virsh.out.trim().split('\n').pop() ?? 'virsh failed'),
-    `reboot-harness setup   (starts virtlogd + libvirtd inside netns "${netns}"); or: ip netns add ${netns} && ip netns exec ${netns} virtlogd -d && ip netns exec ${netns} libvirtd -d`));
+  items.push(
+    item(
+      'libvirtd reachable',
+      virsh.code === 0,
+      virsh.code === 0
+        ? `qemu:///system answers (${lvVer ?? 'version unknown'})`
+        : (virsh.out.trim().split('\n').pop() ?? 'virsh failed'),
+      `reboot-harness setup   (starts virtlogd + libvirtd inside netns "${netns}"); or: ip netns add ${netns} && ip netns exec ${netns} virtlogd -d && ip netns exec ${netns} libvirtd -d`,
+    ),
+  );
 
   const inNs = currentNetns();
-  const lvNs = libvirtdPid === undefined ? undefined : (await sh('ip', ['netns', 'identify', String(libvirtdPid)])).out.trim().split('\n')[0];
+  const lvNs =
+    libvirtdPid === undefined
+      ? undefined
+      : (await sh('ip', ['netns', 'identify', String(libvirtdPid)])).out.trim().split('\n')[0];
   const nsOk = libvirtdPid === undefined || !!lvNs;
-  items.push(item('network namespace', nsOk,
-    `${inNs ? `this process runs in netns ${inNs}` : 'this process runs in the host namespace'}; ${libvirtdPid === undefined ? 'libvirtd not running' : lvNs ? `libvirtd (pid ${libvirtdPid}) runs in netns ${lvNs}` : `libvirtd (pid ${libvirtdPid}) runs in the host namespace`}`,
-    `stop the host libvirtd (kill ${libvirtdPid ?? '<pid>'} or systemctl stop libvirtd libvirtd.socket), then: reboot-harness setup`));
+  items.push(
+    item(
+      'network namespace',
+      nsOk,
+      `${inNs ? `this process runs in netns ${inNs}` : 'this process runs in the host namespace'}; ${libvirtdPid === undefined ? 'libvirtd not running' : lvNs ? `libvirtd (pid ${libvirtdPid}) runs in netns ${lvNs}` : `libvirtd (pid ${libvirtdPid}) runs in the host namespace`}`,
+      `stop the host libvirtd (kill ${libvirtdPid ?? '<pid>'} or systemctl stop libvirtd libvirtd.socket), then: reboot-harness setup`,
+    ),
+  );
 
-  const devKvm = await access('/dev/kvm').then(() => true, () => false);
-  const modules = await readdir('/sys/module').catch(async () => (await text('/proc/modules')).split('\n').map((l) => l.split(' ')[0] ?? ''));
+  const devKvm = await access('/dev/kvm').then(
+    () => true,
+    () => false,
+  );
+  const modules = await readdir('/sys/module').catch(async () =>
+    (await text('/proc/modules')).split('\n').map((l) => l.split(' ')[0] ?? ''),
+  );
   const accel = detectAccel(await text('/proc/cpuinfo'), devKvm, modules);
   items.push(item('virtualization', true, accel.detail));
   const kvmStat = devKvm ? await stat(KVM_DEVICE).catch(() => undefined) : undefined;
@@ -111,24 +163,39 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorItem[]> {
     const names = { 0: 'root', ...(kvmGid === undefined ? {} : { [kvmGid]: 'kvm' }) };
     const fix = kvmDeviceFix(dev, kvmGid);
     // Note: never a failure: the lab host applies udev's default itself before it starts libvirtd (lib/lab/host.ts)
-    items.push(item('/dev/kvm for libvirt', true, fix
-      ? `${describeMode(dev, names)}: no udev rule ran; the next run sets ${describeMode(fix, names)} (udev's default) before it starts libvirtd, else libvirt would probe QEMU again before every domain start (12 s each here)`
-      : `${describeMode(dev, names)}: libvirt's QEMU user (group kvm) can open it`));
+    items.push(
+      item(
+        '/dev/kvm for libvirt',
+        true,
+        fix
+          ? `${describeMode(dev, names)}: no udev rule ran; the next run sets ${describeMode(fix, names)} (udev's default) before it starts libvirtd, else libvirt would probe QEMU again before every domain start (12 s each here)`
+          : `${describeMode(dev, names)}: libvirt's QEMU user (group kvm) can open it`,
+      ),
+    );
   }
   if (opts.libvirtDriver) items.push(await driverItem(opts.libvirtDriver, box, deadline));
 
   const boxes = { out: vagrant.boxes };
   const hasBox = boxes.out.split('\n').some((l) => l.startsWith(`${box} `) && l.includes('libvirt'));
-  const boxFix = 'reboot-harness setup   (or: sudo npx tsx vms/build-box.ts; an offline debootstrap build, about 3 min)';
-  items.push(item('box', hasBox, hasBox ? `${box} (libvirt) is added` : `${box} not found in \`vagrant box list\``, boxFix));
+  const boxFix =
+    'reboot-harness setup   (or: sudo npx tsx vms/build-box.ts; an offline debootstrap build, about 3 min)';
+  items.push(
+    item('box', hasBox, hasBox ? `${box} (libvirt) is added` : `${box} not found in \`vagrant box list\``, boxFix),
+  );
 
   if (nomadBinary !== undefined) items.push(await nomadBuildItem(nomadBinary, deadline, run));
 
   for (const dir of ['/var/lib/libvirt', workDir]) items.push(await diskItem(dir));
   const mem = memAvailableBytes(await text('/proc/meminfo'));
   const memText = mem === undefined ? 'MemAvailable unknown' : `${gib(mem)} available (need ${gib(MIN_MEM_BYTES)})`;
-  items.push(item('free memory', mem !== undefined && mem >= MIN_MEM_BYTES, memText,
-    'stop other VMs or processes, or give each VM less memory (--memory <MiB> or lab.memory_mb; 512 is the least)'));
+  items.push(
+    item(
+      'free memory',
+      mem !== undefined && mem >= MIN_MEM_BYTES,
+      memText,
+      'stop other VMs or processes, or give each VM less memory (--memory <MiB> or lab.memory_mb; 512 is the least)',
+    ),
+  );
   return items;
 }
 
@@ -146,7 +213,13 @@ async function nomadBuildItem(path: string, deadline: Deadline, run: RunCommand)
 /** The directory itself or, when it does not exist yet (a run creates it), its nearest existing parent. */
 export async function nearestExisting(dir: string): Promise<string | undefined> {
   for (let d = resolve(dir); ; d = dirname(d)) {
-    if (await stat(d).then((st) => st.isDirectory(), () => false)) return d;
+    if (
+      await stat(d).then(
+        (st) => st.isDirectory(),
+        () => false,
+      )
+    )
+      return d;
     if (d === dirname(d)) return undefined;
   }
 }
@@ -159,13 +232,19 @@ async function diskItem(dir: string): Promise<DoctorItem> {
   const unreadable = `check that ${dir} (or a parent) is readable by this user`;
   if (free === undefined) return item(`free disk ${dir}`, false, `cannot read the filesystem of ${dir}`, unreadable);
   const note = where === dir ? '' : ` on ${where} (${dir} does not exist yet; a run creates it)`;
-  return item(`free disk ${dir}`, free >= MIN_DISK_BYTES, `${gib(free)} free${note} (need ${gib(MIN_DISK_BYTES)})`,
-    `free space on the filesystem of ${where}, or point lab.work_dir (--work-dir) at a larger one`);
+  return item(
+    `free disk ${dir}`,
+    free >= MIN_DISK_BYTES,
+    `${gib(free)} free${note} (need ${gib(MIN_DISK_BYTES)})`,
+    `free space on the filesystem of ${where}, or point lab.work_dir (--work-dir) at a larger one`,
+  );
 }
 
 /** The libvirt driver a run would use and why (never a failure: emulation works, only slower). */
 async function driverItem(
-  o: NonNullable<DoctorOptions['libvirtDriver']>, box: string, d: Deadline,
+  o: NonNullable<DoctorOptions['libvirtDriver']>,
+  box: string,
+  d: Deadline,
 ): Promise<DoctorItem> {
   try {
     const c = await o.choose(o.setting, box, d);
@@ -185,7 +264,10 @@ export function renderDoctor(items: readonly DoctorItem[], o: { quiet?: boolean 
   const verdict = bad === 0 ? `all ${items.length} checks passed` : `${bad} of ${items.length} checks failed`;
   // --quiet: the names of the failed checks and the verdict; the details and fixes are one run without it away
   if (o.quiet) return [...items.filter((i) => !i.ok).map((i) => `FAIL  ${i.name}`), verdict].join('\n') + '\n';
-  const lines = items.flatMap((i) => [`${i.ok ? 'ok  ' : 'FAIL'}  ${i.name.padEnd(width)}  ${i.detail}`, ...(i.ok || !i.fix ? [] : [`      ${''.padEnd(width)}  fix: ${i.fix}`])]);
+  const lines = items.flatMap((i) => [
+    `${i.ok ? 'ok  ' : 'FAIL'}  ${i.name.padEnd(width)}  ${i.detail}`,
+    ...(i.ok || !i.fix ? [] : [`      ${''.padEnd(width)}  fix: ${i.fix}`]),
+  ]);
   lines.push(verdict);
   return lines.join('\n') + '\n';
 }

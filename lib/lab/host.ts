@@ -48,7 +48,10 @@ interface HostOpts {
 
 /** Names in `ip netns list` output ("name (id: 3)" or "name"). Pure. */
 export function parseNetnsList(text: string): string[] {
-  return text.split('\n').map((l) => l.trim().split(/\s+/)[0] ?? '').filter(Boolean);
+  return text
+    .split('\n')
+    .map((l) => l.trim().split(/\s+/)[0] ?? '')
+    .filter(Boolean);
 }
 
 /** The pid recorded in a pid file when that process is alive, else undefined. */
@@ -95,10 +98,25 @@ async function saveState(file: string, s: LabHostState): Promise<void> {
  * running, wait for `virsh version`. When libvirtd already runs in another named netns, that one is used. Optionally add
  * host-stack blackhole routes for the lab subnets (a guard: nothing must leave the host for them).
  */
-export async function ensureLabHost(opts: HostOpts & { netns: string; blackholes?: readonly string[] }): Promise<LabHost> {
-  const { netns, deadline, logger = silentLogger, run = runCommand, stateFile = LAB_HOST_STATE, blackholes = [] } = opts;
-  const ip = (args: string[], allowed?: readonly number[]) => run('ip', args, { deadline, logger, ...(allowed ? { allowedCodes: allowed } : {}) });
-  const state: LabHostState = (await readState(stateFile)) ?? { netns, createdNetns: false, daemons: {}, blackholes: [] };
+export async function ensureLabHost(
+  opts: HostOpts & { netns: string; blackholes?: readonly string[] },
+): Promise<LabHost> {
+  const {
+    netns,
+    deadline,
+    logger = silentLogger,
+    run = runCommand,
+    stateFile = LAB_HOST_STATE,
+    blackholes = [],
+  } = opts;
+  const ip = (args: string[], allowed?: readonly number[]) =>
+    run('ip', args, { deadline, logger, ...(allowed ? { allowedCodes: allowed } : {}) });
+  const state: LabHostState = (await readState(stateFile)) ?? {
+    netns,
+    createdNetns: false,
+    daemons: {},
+    blackholes: [],
+  };
   const started: string[] = [];
   let ns = netns;
   const running = await alivePid('/run/libvirtd.pid');
@@ -106,11 +124,19 @@ export async function ensureLabHost(opts: HostOpts & { netns: string; blackholes
     const r = await ip(['netns', 'identify', String(running)], ANY_EXIT_CODE);
     const where = r.stdout.trim().split('\n')[0]?.trim();
     if (!where) {
-      throw new HarnessError(`libvirtd (pid ${running}) runs in the host network namespace; the isolated lab needs it inside one`, {
-        hint: `stop it (kill ${running}, or systemctl stop libvirtd) and run again: the harness starts it inside netns "${netns}"`,
-      });
+      throw new HarnessError(
+        `libvirtd (pid ${running}) runs in the host network namespace; the isolated lab needs it inside one`,
+        {
+          hint: `stop it (kill ${running}, or systemctl stop libvirtd) and run again: the harness starts it inside netns "${netns}"`,
+        },
+      );
     }
-    if (where !== netns) logger({ kind: 'warn', t: 0, message: `libvirtd (pid ${running}) already runs in netns "${where}"; using that one instead of "${netns}"` });
+    if (where !== netns)
+      logger({
+        kind: 'warn',
+        t: 0,
+        message: `libvirtd (pid ${running}) already runs in netns "${where}"; using that one instead of "${netns}"`,
+      });
     ns = where;
   }
   if (!parseNetnsList((await ip(['netns', 'list'])).stdout).includes(ns)) {
@@ -125,40 +151,70 @@ export async function ensureLabHost(opts: HostOpts & { netns: string; blackholes
   if (kvm) {
     state.kvmDevice ??= kvm;
     const names = { 0: 'root', [kvm.after.gid]: 'kvm' };
-    logger({ kind: 'info', t: 0, message: `lab host: ${KVM_DEVICE} was ${describeMode(kvm.before, names)}, now ${describeMode(kvm.after, names)} (udev's default, which did not run here; without it libvirt probes QEMU again before every domain start); destroy --host puts it back` });
+    logger({
+      kind: 'info',
+      t: 0,
+      message: `lab host: ${KVM_DEVICE} was ${describeMode(kvm.before, names)}, now ${describeMode(kvm.after, names)} (udev's default, which did not run here; without it libvirt probes QEMU again before every domain start); destroy --host puts it back`,
+    });
   }
   for (const d of DAEMONS) {
     if ((await alivePid(d.pidFile)) !== undefined) continue;
     await run('ip', ['netns', 'exec', ns, d.name, '-d'], { deadline, logger });
-    const pid = await waitFor(`${d.name} pid file ${d.pidFile}`, async () => {
-      const p = await alivePid(d.pidFile);
-      return p === undefined ? { done: false, reason: `${d.pidFile} missing or stale` } : { done: true, value: p };
-    }, { deadline });
+    const pid = await waitFor(
+      `${d.name} pid file ${d.pidFile}`,
+      async () => {
+        const p = await alivePid(d.pidFile);
+        return p === undefined ? { done: false, reason: `${d.pidFile} missing or stale` } : { done: true, value: p };
+      },
+      { deadline },
+    );
     state.daemons[d.name] = pid;
     started.push(`${d.name} (pid ${pid})`);
   }
   await saveState(stateFile, state);
-  await waitFor('libvirtd to answer `virsh -c qemu:///system version`', async () => {
-    const r = await run('virsh', ['-c', 'qemu:///system', 'version'], { deadline, allowedCodes: ANY_EXIT_CODE });
-    return r.code === 0 ? { done: true, value: r.stdout } : { done: false, reason: r.stderr.trim().split('\n').pop() ?? `exit ${r.code}` };
-  }, { deadline });
+  await waitFor(
+    'libvirtd to answer `virsh -c qemu:///system version`',
+    async () => {
+      const r = await run('virsh', ['-c', 'qemu:///system', 'version'], { deadline, allowedCodes: ANY_EXIT_CODE });
+      return r.code === 0
+        ? { done: true, value: r.stdout }
+        : { done: false, reason: r.stderr.trim().split('\n').pop() ?? `exit ${r.code}` };
+    },
+    { deadline },
+  );
   if (blackholes.length > 0) await addBlackholes(ns, blackholes, state, { deadline, logger, run, stateFile });
   const libvirtdPid = (await alivePid('/run/libvirtd.pid')) ?? 0;
-  if (started.length > 0) logger({ kind: 'info', t: 0, message: `lab host: started ${started.join(', ')} in netns ${ns}` });
+  if (started.length > 0)
+    logger({ kind: 'info', t: 0, message: `lab host: started ${started.join(', ')} in netns ${ns}` });
   return { netns: ns, libvirtdPid, started };
 }
 
 /** Add `ip route add blackhole <cidr>` on the host stack for each lab subnet (idempotent; never over a real route). */
-async function addBlackholes(ns: string, cidrs: readonly string[], state: LabHostState, o: Required<HostOpts>): Promise<void> {
+async function addBlackholes(
+  ns: string,
+  cidrs: readonly string[],
+  state: LabHostState,
+  o: Required<HostOpts>,
+): Promise<void> {
   if (currentNetns() === ns) {
-    o.logger({ kind: 'warn', t: 0, message: `running inside netns ${ns}: host blackhole routes not added (run setup from the host namespace)` });
+    o.logger({
+      kind: 'warn',
+      t: 0,
+      message: `running inside netns ${ns}: host blackhole routes not added (run setup from the host namespace)`,
+    });
     return;
   }
   for (const cidr of cidrs) {
-    const shown = (await o.run('ip', ['route', 'show', 'exact', cidr], { deadline: o.deadline, logger: o.logger })).stdout.trim();
+    const shown = (
+      await o.run('ip', ['route', 'show', 'exact', cidr], { deadline: o.deadline, logger: o.logger })
+    ).stdout.trim();
     if (shown.startsWith('blackhole')) continue;
     if (shown) {
-      o.logger({ kind: 'warn', t: 0, message: `host has a route for ${cidr} (${shown}); not adding a blackhole over it` });
+      o.logger({
+        kind: 'warn',
+        t: 0,
+        message: `host has a route for ${cidr} (${shown}); not adding a blackhole over it`,
+      });
       continue;
     }
     await o.run('ip', ['route', 'add', 'blackhole', cidr], { deadline: o.deadline, logger: o.logger });
@@ -178,14 +234,18 @@ export async function stopLabHost(opts: HostOpts): Promise<string[]> {
     const pid = state.daemons[d.name];
     if (pid === undefined || (await alivePid(d.pidFile)) !== pid) continue;
     process.kill(pid, 'SIGTERM');
-    await waitFor(`${d.name} (pid ${pid}) to exit`, async () => {
-      try {
-        process.kill(pid, 0);
-        return { done: false, reason: 'still running' };
-      } catch {
-        return { done: true, value: undefined };
-      }
-    }, { deadline });
+    await waitFor(
+      `${d.name} (pid ${pid}) to exit`,
+      async () => {
+        try {
+          process.kill(pid, 0);
+          return { done: false, reason: 'still running' };
+        } catch {
+          return { done: true, value: undefined };
+        }
+      },
+      { deadline },
+    );
     stopped.push(`${d.name} (pid ${pid})`);
   }
   if (ourLibvirtd) {
@@ -218,10 +278,16 @@ export async function stopLabHost(opts: HostOpts): Promise<string[]> {
  * Re-run this process inside `netns` (`ip netns exec <ns> node …`) so its own SSH sockets live there; resolves with the
  * child's exit code (128+signal when killed). SIGINT/SIGTERM/SIGHUP are forwarded once (the child has its own process group).
  */
-export function reexecInNetns(netns: string, argv: readonly string[] = [process.execPath, ...process.execArgv, ...process.argv.slice(1)]): Promise<number> {
+export function reexecInNetns(
+  netns: string,
+  argv: readonly string[] = [process.execPath, ...process.execArgv, ...process.argv.slice(1)],
+): Promise<number> {
   return runAttached('ip', ['netns', 'exec', netns, ...argv], {
     env: { [IN_NETNS_ENV]: netns },
     forwardSignals: ['SIGINT', 'SIGTERM', 'SIGHUP'],
-    cannotStart: (err) => new HarnessError(`cannot re-run inside netns ${netns}: ${err.message}`, { hint: 'needs root and iproute2 (`ip netns exec`)' }),
+    cannotStart: (err) =>
+      new HarnessError(`cannot re-run inside netns ${netns}: ${err.message}`, {
+        hint: 'needs root and iproute2 (`ip netns exec`)',
+      }),
   });
 }

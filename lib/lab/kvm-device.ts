@@ -49,7 +49,10 @@ async function readMode(file: string): Promise<DeviceMode | undefined> {
 }
 
 /** Apply udev's default to /dev/kvm when it is missing; returns the mode found and the one set, or undefined. */
-export async function fixKvmDevice(file = KVM_DEVICE, groupFile = '/etc/group'): Promise<{ before: DeviceMode; after: DeviceMode } | undefined> {
+export async function fixKvmDevice(
+  file = KVM_DEVICE,
+  groupFile = '/etc/group',
+): Promise<{ before: DeviceMode; after: DeviceMode } | undefined> {
   const before = await readMode(file);
   const kvmGid = groupGid(await readFile(groupFile, 'utf8').catch(() => ''), 'kvm');
   const after = kvmDeviceFix(before, kvmGid);
@@ -60,7 +63,10 @@ export async function fixKvmDevice(file = KVM_DEVICE, groupFile = '/etc/group'):
 }
 
 /** Put back the mode found, when the device still has the one set (nobody changed it since). */
-export async function restoreKvmDevice(set: { before: DeviceMode; after: DeviceMode }, file = KVM_DEVICE): Promise<boolean> {
+export async function restoreKvmDevice(
+  set: { before: DeviceMode; after: DeviceMode },
+  file = KVM_DEVICE,
+): Promise<boolean> {
   const now = await readMode(file);
   if (!now || now.gid !== set.after.gid || now.mode !== set.after.mode) return false;
   await chown(file, set.before.uid, set.before.gid);

@@ -16,10 +16,28 @@ const APPEND = 'console=ttyS0 panic=-1 loglevel=6 mitigations=off';
 
 /** argv of the probe: the box's kernel + initrd under KVM with the host's CPU, serial console on stdout. */
 export function kvmProbeArgv(kernel: string, initrd: string): [string, string[]] {
-  return ['qemu-system-x86_64', [
-    '-enable-kvm', '-cpu', 'host', '-m', String(PROBE_MEMORY_MB), '-smp', '1',
-    '-kernel', kernel, '-initrd', initrd, '-append', APPEND, '-nographic', '-no-reboot', '-nic', 'none',
-  ]];
+  return [
+    'qemu-system-x86_64',
+    [
+      '-enable-kvm',
+      '-cpu',
+      'host',
+      '-m',
+      String(PROBE_MEMORY_MB),
+      '-smp',
+      '1',
+      '-kernel',
+      kernel,
+      '-initrd',
+      initrd,
+      '-append',
+      APPEND,
+      '-nographic',
+      '-no-reboot',
+      '-nic',
+      'none',
+    ],
+  ];
 }
 
 /** A sentinel abort reason: the init line was seen, stop QEMU (not an interrupt, not a timeout). */
@@ -51,7 +69,9 @@ export async function runKvmProbe(o: KvmProbeOptions): Promise<KvmProbeOutput> {
   const base = { console, stderr, budgetMs };
   try {
     const r = await run(file, args, {
-      deadline: { at: d.at, signal: AbortSignal.any([d.signal, stop.signal]) }, onLine, allowedCodes: [0],
+      deadline: { at: d.at, signal: AbortSignal.any([d.signal, stop.signal]) },
+      onLine,
+      allowedCodes: [0],
       ...(o.logger ? { logger: o.logger } : {}),
     });
     return { ...base, end: 'exited', exitCode: r.code, durationMs: performance.now() - t0 };

@@ -28,7 +28,11 @@ export type ConsoleSource = { path: string; text: string } | { none: string };
 /** The last `n` non-empty lines of a serial console log, without carriage returns and terminal escapes. */
 export function consoleTail(text: string, n = CONSOLE_TAIL_LINES): string[] {
   const clean = text.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '').replace(/\r/g, '');
-  return clean.split('\n').map((l) => l.trimEnd()).filter((l) => l.trim() !== '').slice(-n);
+  return clean
+    .split('\n')
+    .map((l) => l.trimEnd())
+    .filter((l) => l.trim() !== '')
+    .slice(-n);
 }
 
 /**
@@ -41,14 +45,19 @@ export function notBackError(
 ): NotBackError {
   const tail = 'text' in o.console ? consoleTail(o.console.text) : [];
   const within = `within ${formatMs(err.waitedMs)} (the reboot deadline: reboot.deadline, --reboot-deadline)`;
-  const head = `${o.machine} did not come back after the ${o.kind} fault ${within}: `
-    + `waiting for ${err.what}; last: ${err.last}`;
-  const body = 'none' in o.console
-    ? `serial console: ${o.console.none}`
-    : tail.length
-      ? [`serial console (last ${tail.length} lines of ${o.console.path}):`, ...tail.map((l) => `  | ${l}`)].join('\n')
-      : `serial console: ${o.console.path} is empty (the guest printed nothing)`;
-  const hint = 'the guest hangs at boot, is powered off, or its network or sshd did not come up: read its serial '
-    + 'console (an artifact of the run); if it is only slow, raise --reboot-deadline';
+  const head =
+    `${o.machine} did not come back after the ${o.kind} fault ${within}: ` +
+    `waiting for ${err.what}; last: ${err.last}`;
+  const body =
+    'none' in o.console
+      ? `serial console: ${o.console.none}`
+      : tail.length
+        ? [`serial console (last ${tail.length} lines of ${o.console.path}):`, ...tail.map((l) => `  | ${l}`)].join(
+            '\n',
+          )
+        : `serial console: ${o.console.path} is empty (the guest printed nothing)`;
+  const hint =
+    'the guest hangs at boot, is powered off, or its network or sshd did not come up: read its serial ' +
+    'console (an artifact of the run); if it is only slow, raise --reboot-deadline';
   return new NotBackError(err.what, err.last, `${head}\n${body}`, tail, hint);
 }

@@ -3,7 +3,19 @@ import type { HttpProbe } from '../model/evidence.js';
 import type { Deadline } from '../time/deadlines.js';
 import { quote } from '../shell/quote.js';
 import type { Machine } from '../model/lab.js';
-import { clockOffsetFrom, HOST_NETNS_COMMAND, NET_STATE_COMMAND, parseBootInfo, parseCurlProbe, parseHostNetns, parseNetState, type BootInfo, type ClockOffset, type HostNetns, type NetState } from '../parse/host-observe.js';
+import {
+  clockOffsetFrom,
+  HOST_NETNS_COMMAND,
+  NET_STATE_COMMAND,
+  parseBootInfo,
+  parseCurlProbe,
+  parseHostNetns,
+  parseNetState,
+  type BootInfo,
+  type ClockOffset,
+  type HostNetns,
+  type NetState,
+} from '../parse/host-observe.js';
 
 /** Seconds one HTTP probe may take inside the VM. */
 export const HTTP_PROBE_TIMEOUT_S = 5;
@@ -40,7 +52,11 @@ export async function httpProbe(m: Machine, url: string, d: Deadline): Promise<H
 }
 
 /** Lines the Nomad agent logged since the current boot (journald). */
-export async function readAgentLog(m: Machine, d: Deadline, { boot = '0' }: { boot?: '0' | '-1' } = {}): Promise<string[]> {
+export async function readAgentLog(
+  m: Machine,
+  d: Deadline,
+  { boot = '0' }: { boot?: '0' | '-1' } = {},
+): Promise<string[]> {
   const r = await m.exec(`journalctl -u nomad -b ${boot} --no-pager -o short-iso`, { deadline: d, sudo: true });
   if (r.code !== 0) return [];
   return r.stdout.split('\n').filter((l) => l.trim() !== '' && !l.startsWith('-- '));
@@ -67,6 +83,10 @@ export function tcpProbeCommand(host: string, port: number): string {
 export async function tcpProbe(m: Machine, host: string, port: number, d: Deadline): Promise<HttpProbe> {
   const r = await m.exec(tcpProbeCommand(host, port), { deadline: d });
   const ok = r.code === 0 && r.stdout.includes('connected');
-  const error = ok ? undefined : r.code === 124 ? `no answer within ${HTTP_PROBE_TIMEOUT_S}s` : r.stderr.trim().split('\n').pop() || `exit ${r.code}`;
+  const error = ok
+    ? undefined
+    : r.code === 124
+      ? `no answer within ${HTTP_PROBE_TIMEOUT_S}s`
+      : r.stderr.trim().split('\n').pop() || `exit ${r.code}`;
   return { from: m.role, url: `tcp://${host}:${port}`, ok, status: undefined, error, kind: 'tcp' };
 }

@@ -41,15 +41,27 @@ export async function findOrphanDomains(o: { deadline: Deadline; run?: RunComman
 }
 
 /** Remove every orphan (powered off, snapshots deleted, undefined with its storage); returns how many failed. */
-export async function destroyOrphanDomains(o: { deadline: Deadline; run?: RunCommand; logger: Logger }): Promise<number> {
+export async function destroyOrphanDomains(o: {
+  deadline: Deadline;
+  run?: RunCommand;
+  logger: Logger;
+}): Promise<number> {
   let failed = 0;
   for (const { name, dir } of await findOrphanDomains(o)) {
     try {
       await undefineDomain(name, o);
-      o.logger({ kind: 'info', t: 0, message: `destroyed orphan domain ${name} (its lab directory ${dir} is gone), with its snapshots and disks` });
+      o.logger({
+        kind: 'info',
+        t: 0,
+        message: `destroyed orphan domain ${name} (its lab directory ${dir} is gone), with its snapshots and disks`,
+      });
     } catch (err) {
       failed++;
-      o.logger({ kind: 'warn', t: 0, message: `could not destroy orphan domain ${name}: ${err instanceof Error ? err.message : String(err)}` });
+      o.logger({
+        kind: 'warn',
+        t: 0,
+        message: `could not destroy orphan domain ${name}: ${err instanceof Error ? err.message : String(err)}`,
+      });
     }
   }
   return failed;

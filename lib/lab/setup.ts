@@ -34,7 +34,10 @@ export interface SetupOptions {
 /** The argv of the setup script for the given options, after `node` (this Node: process.execPath). Pure. */
 export function setupArgs(o: Pick<SetupOptions, 'forceBox' | 'skipBox' | 'dockerBox'>): string[] {
   const flags = [o.skipBox && '--no-box', o.forceBox && '--force-box', o.dockerBox && '--docker-box'];
-  return tsxArgv(SETUP_SCRIPT, flags.filter((f): f is string => typeof f === 'string'));
+  return tsxArgv(
+    SETUP_SCRIPT,
+    flags.filter((f): f is string => typeof f === 'string'),
+  );
 }
 
 /**

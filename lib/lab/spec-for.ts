@@ -10,7 +10,10 @@ const HOST_OCTET: Record<string, number> = { server: 10, client: 11 };
  * (lib/lab/accel.ts), emulation when not given and the setting is not kvm.
  */
 export function labSpecFor(
-  config: HarnessConfig, runId: string, roles: readonly string[], driver?: 'kvm' | 'qemu',
+  config: HarnessConfig,
+  runId: string,
+  roles: readonly string[],
+  driver?: 'kvm' | 'qemu',
 ): LabSpec {
   const base = (subnet: string) => subnet.split('/')[0]!.split('.').slice(0, 3).join('.');
   const tag = (subnet: string) => base(subnet).replaceAll('.', '-');
@@ -21,7 +24,11 @@ export function labSpecFor(
     provider: config.lab.provider === 'ssh' ? 'libvirt' : config.lab.provider,
     cpus: config.lab.cpus,
     memoryMb: config.lab.memoryMb,
-    machines: roles.map((role) => ({ name: `${runId}-${role}`, role, privateIp: `${base(config.lab.privateSubnet)}.${HOST_OCTET[role] ?? 20}` })),
+    machines: roles.map((role) => ({
+      name: `${runId}-${role}`,
+      role,
+      privateIp: `${base(config.lab.privateSubnet)}.${HOST_OCTET[role] ?? 20}`,
+    })),
     // Note: libvirt refuses two networks with the same subnet, so networks are named by subnet and shared by runs that use it.
     privateNetwork: { name: `nrh-priv-${tag(config.lab.privateSubnet)}`, subnet: config.lab.privateSubnet },
     libvirt: {

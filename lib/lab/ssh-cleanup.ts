@@ -47,7 +47,7 @@ export function sshHostCleanupScript(): string {
     // deepest mounts first (alloc dirs, secrets tmpfs)
     `awk -v d=${quote(NOMAD_DATA_DIR)} 'index($2, d) == 1 {print $2}' /proc/mounts | sort -r | xargs -r -n1 umount -l`,
     // alloc network namespaces are named by alloc ID (a UUID)
-    "for ns in $(ls /var/run/netns 2>/dev/null); do case $ns in " +
+    'for ns in $(ls /var/run/netns 2>/dev/null); do case $ns in ' +
       '????????-????-????-????-????????????) ip netns delete "$ns" || true;; esac; done',
     ...PROBE_NETNS.map((ns) => `ip netns delete ${ns} 2>/dev/null || true`),
     ...['nomad', PROBE_BRIDGE].map((b) => `ip link delete ${b} 2>/dev/null || true`),

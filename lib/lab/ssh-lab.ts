@@ -18,7 +18,13 @@ import { sshHostCleanupScript } from './ssh-cleanup.js';
 import { interfaceWithAddress } from '../parse/ip-addr.js';
 import { ensureCniPlugins } from '../cluster/cni-build.js';
 import {
-  CNI_DIR, CNI_PLUGINS_VERSION, cniInstallScript, cniProbeCommand, describeCniProbe, parseCniProbe, type PluginState,
+  CNI_DIR,
+  CNI_PLUGINS_VERSION,
+  cniInstallScript,
+  cniProbeCommand,
+  describeCniProbe,
+  parseCniProbe,
+  type PluginState,
 } from '../cluster/cni-plugins.js';
 import type { FaultParams, Lab, RebootKind } from '../model/lab.js';
 import { killAgent, partition } from '../ssh/faults.js';
@@ -74,7 +80,8 @@ async function probeCni(m: SshMachine, dir: string, version: string, d: Deadline
 
 /** Upload `plugins` from the local dir `from` and put them into `dir` as root, recorded in the host's manifest. */
 async function installCni(
-  m: SshMachine, o: { from: string; dir: string; plugins: string[]; tag: string; stateDir?: string; d: Deadline },
+  m: SshMachine,
+  o: { from: string; dir: string; plugins: string[]; tag: string; stateDir?: string; d: Deadline },
 ) {
   const tmp = `/tmp/nomad-reboot-harness-cni.${o.tag}`;
   const made = await m.exec(`mkdir -p ${quote(tmp)}`, { deadline: o.d });
@@ -117,14 +124,23 @@ export function targetOf(role: string, h: HostSpec): SshTarget {
 export function createSshLab(o: SshLabOptions): { up(opts: { deadline: Deadline }): Promise<Lab> } {
   const { run = runCommand, cleanupScript = sshHostCleanupScript(), reachMs = REACH_MS } = o;
   const { cniDir = CNI_DIR, cniVersion = CNI_PLUGINS_VERSION } = o;
-  const cniPlugins = o.cniPlugins ?? ((version, deadline) => ensureCniPlugins({
-    version, deadline, run, ...(o.logger ? { logger: o.logger } : {}),
-  }));
+  const cniPlugins =
+    o.cniPlugins ??
+    ((version, deadline) =>
+      ensureCniPlugins({
+        version,
+        deadline,
+        run,
+        ...(o.logger ? { logger: o.logger } : {}),
+      }));
   const info = (message: string) => o.logger?.({ kind: 'info', t: 0, message });
   const machines: Record<string, SshMachine> = {};
 
-  async function reboot(role: string, kind: RebootKind, { deadline, fault = {} }: { deadline: Deadline;
-    fault?: FaultParams; }) {
+  async function reboot(
+    role: string,
+    kind: RebootKind,
+    { deadline, fault = {} }: { deadline: Deadline; fault?: FaultParams },
+  ) {
     const m = machines[role];
     const have = Object.keys(machines).join(', ');
     if (!m) throw new HarnessError(`reboot: no host with role ${JSON.stringify(role)} (have ${have})`);
@@ -195,7 +211,13 @@ export function createSshLab(o: SshLabOptions): { up(opts: { deadline: Deadline 
       const problems: ConfigProblem[] = [];
       for (const role of o.roles) {
         const key = o.hosts[role]?.key;
-        if (key && !(await access(expandHome(key)).then(() => true, () => false))) {
+        if (
+          key &&
+          !(await access(expandHome(key)).then(
+            () => true,
+            () => false,
+          ))
+        ) {
           const fix = 'give the path of the private key for this host';
           problems.push({ field: `lab.hosts.${role}.key`, value: key, message: 'cannot be read', fix });
         }
@@ -204,23 +226,29 @@ export function createSshLab(o: SshLabOptions): { up(opts: { deadline: Deadline 
       for (const role of o.roles) {
         const h = o.hosts[role]!;
         machines[role] = new SshMachine({
-          ...o.ssh, role, name: `${o.runId}-${role}`, ...(o.logger ? { logger: o.logger } : {}),
+          ...o.ssh,
+          role,
+          name: `${o.runId}-${role}`,
+          ...(o.logger ? { logger: o.logger } : {}),
           target: targetOf(role, h),
         });
       }
-      await Promise.all(o.roles.map(async (role) => {
-        try {
-          await machines[role]!.bootId({ deadline: deadlineIn(reachMs, deadline) });
-        } catch (err) {
-          const h = o.hosts[role]!;
-          const why = err instanceof Error ? err.message.split('\n')[0] : String(err);
-          const where = `${h.user}@${h.address}:${h.port}`;
-          throw new HarnessError(`lab.hosts.${role}.address: ${where} is not reachable over SSH: ${why}`, {
-            exitCode: EXIT.INFRA, cause: err,
-            hint: 'check the address, port, user and key, and that this machine can reach the host',
-          });
-        }
-      }));
+      await Promise.all(
+        o.roles.map(async (role) => {
+          try {
+            await machines[role]!.bootId({ deadline: deadlineIn(reachMs, deadline) });
+          } catch (err) {
+            const h = o.hosts[role]!;
+            const why = err instanceof Error ? err.message.split('\n')[0] : String(err);
+            const where = `${h.user}@${h.address}:${h.port}`;
+            throw new HarnessError(`lab.hosts.${role}.address: ${where} is not reachable over SSH: ${why}`, {
+              exitCode: EXIT.INFRA,
+              cause: err,
+              hint: 'check the address, port, user and key, and that this machine can reach the host',
+            });
+          }
+        }),
+      );
       // Note: read only until the cleanup is registered; a missing prerequisite (Go) ends the run here, exit 2
       const client = machines['client'];
       const states = client ? await probeCni(client, cniDir, cniVersion, deadline) : [];
@@ -232,14 +260,18 @@ export function createSshLab(o: SshLabOptions): { up(opts: { deadline: Deadline 
       if (client && from) {
         const stateDir = o.hostStateDir ? { stateDir: o.hostStateDir } : {};
         await installCni(client, { from, dir: cniDir, plugins: need, tag: o.runId, ...stateDir, d: deadline });
-        info(`client ${client.target.hostName}: installed CNI plugins ${cniVersion} into ${cniDir}: ${need.join(', ')}`
-          + ' (teardown removes them and puts back what they replaced)');
+        info(
+          `client ${client.target.hostName}: installed CNI plugins ${cniVersion} into ${cniDir}: ${need.join(', ')}` +
+            ' (teardown removes them and puts back what they replaced)',
+        );
       }
       const collectEvidence = async () => ({
-        'hosts.txt': o.roles.map((r) => {
-          const h = o.hosts[r]!;
-          return `${r}: ${h.user}@${h.address}:${h.port}\n`;
-        }).join(''),
+        'hosts.txt': o.roles
+          .map((r) => {
+            const h = o.hosts[r]!;
+            return `${r}: ${h.user}@${h.address}:${h.port}\n`;
+          })
+          .join(''),
       });
       return { id: o.runId, machines, reboot, collectEvidence, describe, destroy: async () => destroy() };
     },

@@ -19,7 +19,14 @@ export async function hostKeyProblems(config: HarnessConfig): Promise<ConfigProb
   const out: ConfigProblem[] = [];
   for (const role of ['server', 'client'] as const) {
     const key = config.lab.hosts[role].key;
-    if (!key || (await access(expandHome(key)).then(() => true, () => false))) continue;
+    if (
+      !key ||
+      (await access(expandHome(key)).then(
+        () => true,
+        () => false,
+      ))
+    )
+      continue;
     const fix = 'give the path of the private key for this host';
     out.push({ field: `lab.hosts.${role}.key`, value: key, message: 'cannot be read', fix });
   }
@@ -35,8 +42,11 @@ export async function existingHostsPreflight(
   const problems = await hostKeyProblems(config);
   try {
     await ensureCniPlugins({
-      version: CNI_PLUGINS_VERSION, deadline: deadlineIn(CNI_BUILD_MS),
-      ...(o.logger ? { logger: o.logger } : {}), ...(o.run ? { run: o.run } : {}), ...o.build,
+      version: CNI_PLUGINS_VERSION,
+      deadline: deadlineIn(CNI_BUILD_MS),
+      ...(o.logger ? { logger: o.logger } : {}),
+      ...(o.run ? { run: o.run } : {}),
+      ...o.build,
     });
   } catch (err) {
     if (!(err instanceof HarnessError) || err.exitCode !== EXIT.USAGE) throw err;

@@ -27,7 +27,12 @@ export async function readTaskHost(m: Machine, allocDir: string, d: Deadline): P
 }
 
 /** `count` samples of the agent's fds and plugin processes, `intervalS` apart, taken on the host in one command (root). */
-export async function readAgentSamples(m: Machine, count: number, intervalS: number, d: Deadline): Promise<AgentSample[]> {
+export async function readAgentSamples(
+  m: Machine,
+  count: number,
+  intervalS: number,
+  d: Deadline,
+): Promise<AgentSample[]> {
   const r = await m.exec(agentSamplesCommand(count, intervalS), { deadline: d, sudo: true });
   if (r.code !== 0) throw failed(m, "the agent's resources", r);
   return parseAgentSamples(r.stdout);
@@ -40,9 +45,19 @@ export async function readNatTable(m: Machine, d: Deadline): Promise<NatTable | 
 }
 
 /** `nomad alloc exec` of the probe command into one task, from machine `m` (the server: its CLI reaches the API locally). */
-export async function execProbe(m: Machine, o: { nomad: string; allocId: string; task: string; timeoutS: number; token?: string }, d: Deadline): Promise<ExecProbeRec> {
+export async function execProbe(
+  m: Machine,
+  o: { nomad: string; allocId: string; task: string; timeoutS: number; token?: string },
+  d: Deadline,
+): Promise<ExecProbeRec> {
   const t0 = Date.now();
-  const cmd = allocExecCommand({ nomad: o.nomad, allocId: o.allocId, task: o.task, timeoutS: o.timeoutS, withToken: !!o.token });
+  const cmd = allocExecCommand({
+    nomad: o.nomad,
+    allocId: o.allocId,
+    task: o.task,
+    timeoutS: o.timeoutS,
+    withToken: !!o.token,
+  });
   const r = await m.exec(cmd, { deadline: d, ...(o.token ? { stdin: `${o.token}\n` } : {}) });
   const p = parseAllocExec(r.stdout, o.timeoutS);
   return { allocId: o.allocId, task: o.task, command: EXEC_PROBE_COMMAND.join(' '), ...p, durationMs: Date.now() - t0 };

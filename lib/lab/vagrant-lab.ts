@@ -60,7 +60,13 @@ export function createVagrantLab(o: VagrantLabOptions): {
 } {
   const { spec, vagrantDir, logger, run = runCommand } = o;
   const specPath = path.join(vagrantDir, LAB_SPEC_FILE);
-  const vagrant = createVagrant({ ...o.vagrant, cwd: vagrantDir, run, logger, env: { ...o.vagrant?.env, HARNESS_LAB_SPEC: specPath } });
+  const vagrant = createVagrant({
+    ...o.vagrant,
+    cwd: vagrantDir,
+    run,
+    logger,
+    env: { ...o.vagrant?.env, HARNESS_LAB_SPEC: specPath },
+  });
   const names = spec.machines.map((m) => m.name);
   const machines: Record<string, SshMachine> = {};
   const ids: Record<string, string> = {};
@@ -72,10 +78,27 @@ export function createVagrantLab(o: VagrantLabOptions): {
     destroying ??= (async () => {
       await Promise.all(Object.values(machines).map((m) => m.disconnect()));
       await vagrant.destroy(names, { provider: spec.provider, deadline });
-      const left = await leftoverVms(spec.provider, { names: spec.provider === 'libvirt' ? names.flatMap((n) => libvirtDomainNames(vagrantDir, n)) : [], ids: Object.values(ids) }, { deadline, run, logger });
+      const left = await leftoverVms(
+        spec.provider,
+        {
+          names: spec.provider === 'libvirt' ? names.flatMap((n) => libvirtDomainNames(vagrantDir, n)) : [],
+          ids: Object.values(ids),
+        },
+        { deadline, run, logger },
+      );
       if (left.length) {
-        const how = spec.provider === 'libvirt' ? left.map((d) => `virsh -c qemu:///system destroy ${quote(d)}; virsh -c qemu:///system undefine ${quote(d)} --remove-all-storage`).join('\n') : left.map((i) => `VBoxManage unregistervm ${quote(i)} --delete`).join('\n');
-        throw new HarnessError(`vagrant destroy left VMs of run ${spec.runId}: ${left.join(', ')}`, { hint: `remove them by hand:\n${how}` });
+        const how =
+          spec.provider === 'libvirt'
+            ? left
+                .map(
+                  (d) =>
+                    `virsh -c qemu:///system destroy ${quote(d)}; virsh -c qemu:///system undefine ${quote(d)} --remove-all-storage`,
+                )
+                .join('\n')
+            : left.map((i) => `VBoxManage unregistervm ${quote(i)} --delete`).join('\n');
+        throw new HarnessError(`vagrant destroy left VMs of run ${spec.runId}: ${left.join(', ')}`, {
+          hint: `remove them by hand:\n${how}`,
+        });
       }
       // Nothing of the run is left: its Vagrant directory goes too (kept when destroy failed, so `destroy <run-id>` still finds it).
       await fs.rm(vagrantDir, { recursive: true, force: true });
@@ -97,14 +120,19 @@ export function createVagrantLab(o: VagrantLabOptions): {
     const cwd = `VAGRANT_CWD=${quote(vagrantDir)}`;
     return [
       `lab ${spec.runId} (${spec.provider}) in ${vagrantDir}`,
-      ...spec.machines.map((m) => `  ssh ${m.role}:  ${inNs}ssh -F ${quote(path.join(vagrantDir, 'ssh-config'))} ${quote(m.name)}   (or: ${inNs}env ${cwd} vagrant ssh ${quote(m.name)})`),
+      ...spec.machines.map(
+        (m) =>
+          `  ssh ${m.role}:  ${inNs}ssh -F ${quote(path.join(vagrantDir, 'ssh-config'))} ${quote(m.name)}   (or: ${inNs}env ${cwd} vagrant ssh ${quote(m.name)})`,
+      ),
       `  destroy by hand:  ${inNs}env ${cwd} vagrant destroy -f`,
     ].join('\n');
   }
 
   async function collectEvidence({ deadline }: { deadline: Deadline }): Promise<Record<string, string>> {
     const out: Record<string, string> = {};
-    out['vagrant-status.txt'] = await vagrant.statusText({ deadline }).catch((err: Error) => `vagrant status failed: ${err.message}`);
+    out['vagrant-status.txt'] = await vagrant
+      .statusText({ deadline })
+      .catch((err: Error) => `vagrant status failed: ${err.message}`);
     out[VAGRANT_UP_LOG] = upTranscript
       ? `${upTranscript.join('\n')}\n`
       : 'vagrant up was not run (the run ended before it)\n';
@@ -122,18 +150,29 @@ export function createVagrantLab(o: VagrantLabOptions): {
     return out;
   }
 
-  async function reboot(role: string, kind: RebootKind, { deadline, fault = {} }: { deadline: Deadline; fault?: FaultParams }) {
+  async function reboot(
+    role: string,
+    kind: RebootKind,
+    { deadline, fault = {} }: { deadline: Deadline; fault?: FaultParams },
+  ) {
     const m = machines[role];
-    if (!m) throw new HarnessError(`reboot: no machine with role ${JSON.stringify(role)} (have ${Object.keys(machines).join(', ')})`);
+    if (!m)
+      throw new HarnessError(
+        `reboot: no machine with role ${JSON.stringify(role)} (have ${Object.keys(machines).join(', ')})`,
+      );
     if (kind === 'agent-kill') return killAgent(m, { deadline, logger });
     if (kind === 'partition') {
       const server = spec.machines.find((x) => x.role === 'server');
-      if (!server) throw new HarnessError('partition: the lab has no server machine to cut the client off from', { exitCode: 2 });
+      if (!server)
+        throw new HarnessError('partition: the lab has no server machine to cut the client off from', { exitCode: 2 });
       return partition(m, server.privateIp, fault.partitionForMs ?? 30_000, { deadline, logger });
     }
     const idOf = (what: string) => {
       const id = ids[m.name] ?? (spec.provider === 'libvirt' ? libvirtDomainNames(vagrantDir, m.name)[0] : undefined);
-      if (!id) throw new HarnessError(`${what} of ${m.name}: no ${spec.provider} id in ${path.join(vagrantDir, '.vagrant', 'machines', m.name)}`);
+      if (!id)
+        throw new HarnessError(
+          `${what} of ${m.name}: no ${spec.provider} id in ${path.join(vagrantDir, '.vagrant', 'machines', m.name)}`,
+        );
       return id;
     };
     const hv = () => ({ deadline: deadlineIn(60_000, deadline), run, logger });

@@ -84,7 +84,7 @@ export function decideWarm(o: {
   if (!o.warm) return { mode: 'cold', reason: 'lab.warm is off (--fresh): a fresh lab, no snapshot used or made' };
   if (o.provider !== 'libvirt')
     return { mode: 'cold', reason: `warm reruns need libvirt snapshots; lab.provider ${o.provider} runs cold` };
-  if (o.keep) return { mode: 'cold', reason: '--keep keeps this run\'s own VMs; the warm lab is not used' };
+  if (o.keep) return { mode: 'cold', reason: "--keep keeps this run's own VMs; the warm lab is not used" };
   if (o.lockedBy !== undefined)
     return { mode: 'cold', reason: `the warm lab of this key is in use by ${o.lockedBy}; this run goes cold` };
   if (o.state.kind === 'ready') {

@@ -16,7 +16,13 @@ import type { SshMachineOptions } from '../ssh/client.js';
 import { vagrantBoxesDir, compareVersions } from '../vagrant/box-files.js';
 import { tryLock } from '../vagrant/lock.js';
 import {
-  deleteSnapshots, networkState, powerOffDomain, revertDomain, snapshotDomains, snapshotNames, startNetwork,
+  deleteSnapshots,
+  networkState,
+  powerOffDomain,
+  revertDomain,
+  snapshotDomains,
+  snapshotNames,
+  startNetwork,
   undefineDomain,
 } from '../vagrant/snapshot.js';
 import { createVagrant, type VagrantOptions } from '../vagrant/vagrant.js';
@@ -24,8 +30,15 @@ import { TEMPLATE_DIR } from '../cluster/templates.js';
 import { createVagrantLab } from './vagrant-lab.js';
 import { LAB_SPEC_FILE, serialLogPath, type LabSpec } from '../model/lab-spec.js';
 import {
-  decideWarm, WARM_SNAPSHOT, WARM_STATE_FILE, warmKey, warmLabId,
-  type WarmCurrent, type WarmDecision, type WarmInputs, type WarmLabState,
+  decideWarm,
+  WARM_SNAPSHOT,
+  WARM_STATE_FILE,
+  warmKey,
+  warmLabId,
+  type WarmCurrent,
+  type WarmDecision,
+  type WarmInputs,
+  type WarmLabState,
 } from './warm-key.js';
 
 /** What a warm lab's directory records (warm.json). */
@@ -79,7 +92,9 @@ const TEARDOWN_MS = 5 * 60_000;
 
 /** sha256 of a file's bytes, hex. */
 async function fileSha256(file: string): Promise<string> {
-  return createHash('sha256').update(await fs.readFile(file)).digest('hex');
+  return createHash('sha256')
+    .update(await fs.readFile(file))
+    .digest('hex');
 }
 
 /** The added box's identity: its newest version and image size+mtime (a rebuilt box is another box). */
@@ -104,7 +119,13 @@ export async function templatesSha256(): Promise<string> {
 export async function warmCurrent(record: WarmRecord, vagrantfile: string): Promise<WarmCurrent> {
   const build = record.nomadPath;
   const buildSha256 = record.inputs.nomad
-    ? build && (await fs.stat(build).then(() => true, () => false)) ? await fileSha256(build) : 'missing'
+    ? build &&
+      (await fs.stat(build).then(
+        () => true,
+        () => false,
+      ))
+      ? await fileSha256(build)
+      : 'missing'
     : undefined;
   return {
     boxId: await boxIdentity(record.inputs.box, record.inputs.provider),
@@ -119,13 +140,14 @@ export async function warmInputsFor(
   config: HarnessConfig,
   o: { roles: readonly string[]; driver: string; vagrantfile: string; nomad: boolean },
 ): Promise<WarmInputs> {
-  const nomad = o.nomad && config.nomadBinary
-    ? {
-        sha256: await fileSha256(config.nomadBinary),
-        heartbeatGrace: config.nomad.heartbeatGrace,
-        templates: await templatesSha256(),
-      }
-    : undefined;
+  const nomad =
+    o.nomad && config.nomadBinary
+      ? {
+          sha256: await fileSha256(config.nomadBinary),
+          heartbeatGrace: config.nomad.heartbeatGrace,
+          templates: await templatesSha256(),
+        }
+      : undefined;
   return {
     provider: config.lab.provider,
     workDir: path.resolve(config.lab.workDir),
@@ -168,7 +190,10 @@ export async function inspectWarmLab(
   spec: Pick<LabSpec, 'machines' | 'privateNetwork' | 'libvirt'>,
   o: { deadline: Deadline; run?: RunCommand },
 ): Promise<WarmLabState> {
-  const exists = await fs.stat(dir).then(() => true, () => false);
+  const exists = await fs.stat(dir).then(
+    () => true,
+    () => false,
+  );
   if (!exists) return { kind: 'none' };
   const record = await readWarmRecord(dir);
   const broken = (why: string): WarmLabState => ({ kind: 'broken', why });
@@ -203,15 +228,26 @@ export async function destroyWarmLab(
     await powerOffDomain(m.name, vo);
     await deleteSnapshots(m.name, vo);
   }
-  if (await fs.stat(path.join(dir, 'Vagrantfile')).then(() => true, () => false)) {
+  if (
+    await fs.stat(path.join(dir, 'Vagrantfile')).then(
+      () => true,
+      () => false,
+    )
+  ) {
     const vagrant = createVagrant({
-      ...o.vagrant, cwd: dir, ...(o.run ? { run: o.run } : {}), ...(o.logger ? { logger: o.logger } : {}),
+      ...o.vagrant,
+      cwd: dir,
+      ...(o.run ? { run: o.run } : {}),
+      ...(o.logger ? { logger: o.logger } : {}),
       env: { ...o.vagrant?.env, HARNESS_LAB_SPEC: path.join(dir, LAB_SPEC_FILE) },
     });
     await vagrant.destroy([], { provider: spec.provider, deadline: o.deadline }).catch((err: Error) =>
       o.logger?.({
-        kind: 'warn', t: 0, message: `vagrant destroy in ${dir}: ${err.message.split('\n')[0]}; removing by hand`,
-      }));
+        kind: 'warn',
+        t: 0,
+        message: `vagrant destroy in ${dir}: ${err.message.split('\n')[0]}; removing by hand`,
+      }),
+    );
   }
   for (const m of spec.machines) await undefineDomain(m.name, vo);
   await fs.rm(dir, { recursive: true, force: true });
@@ -226,13 +262,17 @@ function labNetworks(spec: Pick<LabSpec, 'privateNetwork' | 'libvirt'>): string[
 /** Set a guest's clock from the host's (a reverted guest wakes at its snapshot's time); returns its lag. */
 async function setClock(m: Machine, d: Deadline): Promise<number> {
   // Note: connect first (the connection is cached), so the time sent is not old by a connection's setup
-  await waitFor(`SSH to ${m.name} after the revert`, async (dd) => {
-    const r = await m
-      .exec('true', { deadline: deadlineIn(15_000, dd) })
-      .catch((err: Error) => ({ code: -1, stderr: err.message }));
-    if (r.code === 0) return { done: true, value: undefined };
-    return { done: false, reason: r.stderr.trim().split('\n')[0] ?? '' };
-  }, { deadline: d });
+  await waitFor(
+    `SSH to ${m.name} after the revert`,
+    async (dd) => {
+      const r = await m
+        .exec('true', { deadline: deadlineIn(15_000, dd) })
+        .catch((err: Error) => ({ code: -1, stderr: err.message }));
+      if (r.code === 0) return { done: true, value: undefined };
+      return { done: false, reason: r.stderr.trim().split('\n')[0] ?? '' };
+    },
+    { deadline: d },
+  );
   const hostS = Date.now() / 1000;
   const r = await m.exec(`before=$(date +%s.%N) && date -u -s @${hostS.toFixed(3)} >/dev/null && echo "$before"`, {
     deadline: d,
@@ -296,7 +336,11 @@ export async function openWarmLab(o: WarmLabOptions, d: Deadline): Promise<WarmL
     },
   };
   const vlab = createVagrantLab({
-    spec, vagrantDir: dir, vagrantfile: o.vagrantfile, logger, teardown,
+    spec,
+    vagrantDir: dir,
+    vagrantfile: o.vagrantfile,
+    logger,
+    teardown,
     cleanup: o.cleanup,
     ...run,
     ...(o.vagrant ? { vagrant: o.vagrant } : {}),
@@ -324,7 +368,9 @@ export async function openWarmLab(o: WarmLabOptions, d: Deadline): Promise<WarmL
     }
   } else {
     record = {
-      key, inputs: o.inputs, createdAtMs: now(),
+      key,
+      inputs: o.inputs,
+      createdAtMs: now(),
       ...(o.inputs.nomad && config.nomadBinary ? { nomadPath: config.nomadBinary } : {}),
     };
     await fs.mkdir(dir, { recursive: true });
@@ -332,7 +378,12 @@ export async function openWarmLab(o: WarmLabOptions, d: Deadline): Promise<WarmL
     lab = await vlab.up({ deadline: d });
   }
   return {
-    decision, key, dir, lab, record, clockSkewS,
+    decision,
+    key,
+    dir,
+    lab,
+    record,
+    clockSkewS,
     ...(revertMs !== undefined ? { revertMs } : {}),
     async snapshot(dd, extra = {}) {
       if (snapshotTaken) return 0;

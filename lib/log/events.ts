@@ -2,9 +2,25 @@
 
 /** One thing that happened during a run. `t` is milliseconds since the run started. */
 export type LogEvent =
-  | { kind: 'step'; t: number; phase: 'start' | 'end'; name: string; status?: 'passed' | 'failed' | 'error' | 'skipped'; durationMs?: number; message?: string }
+  | {
+      kind: 'step';
+      t: number;
+      phase: 'start' | 'end';
+      name: string;
+      status?: 'passed' | 'failed' | 'error' | 'skipped';
+      durationMs?: number;
+      message?: string;
+    }
   | { kind: 'cmd'; t: number; command: string; exitCode?: number; durationMs?: number }
-  | { kind: 'ssh'; t: number; machine: string; command: string; exitCode?: number; durationMs?: number; output?: string }
+  | {
+      kind: 'ssh';
+      t: number;
+      machine: string;
+      command: string;
+      exitCode?: number;
+      durationMs?: number;
+      output?: string;
+    }
   | { kind: 'http'; t: number; method: string; path: string; status?: number; durationMs?: number }
   | { kind: 'wait'; t: number; what: string; reason: string }
   | { kind: 'cleanup'; t: number; what: string; ok: boolean; message?: string }

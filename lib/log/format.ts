@@ -34,7 +34,9 @@ export function formatEvent(e: LogEvent, o: FormatOptions): string | undefined {
     case 'warn':
       return `${t} ${paint('yellow', 'warning:')} ${e.message}`;
     case 'cmd':
-      return o.verbose ? `${t}     $ ${e.command}${e.exitCode !== undefined ? ` -> ${e.exitCode} (${formatMs(e.durationMs ?? 0)})` : ''}` : undefined;
+      return o.verbose
+        ? `${t}     $ ${e.command}${e.exitCode !== undefined ? ` -> ${e.exitCode} (${formatMs(e.durationMs ?? 0)})` : ''}`
+        : undefined;
     case 'ssh':
       if (!o.verbose) return undefined;
       if (e.output !== undefined) return `${t}     ${e.machine}| ${e.output}`;
@@ -57,7 +59,11 @@ const SPIN_MS = 120;
  * `t`: events come from clocks that start at different moments (a run's start, the process's, 0), and mixing them
  * made teardown lines jump backwards.
  */
-export function consoleLogger(write: (line: string) => void, o: FormatOptions, clockNow: () => number = () => performance.now()): Logger {
+export function consoleLogger(
+  write: (line: string) => void,
+  o: FormatOptions,
+  clockNow: () => number = () => performance.now(),
+): Logger {
   const spinner = o.color && !o.quiet;
   const start = clockNow();
   let running: { name: string; since: number; frame: number; timer: NodeJS.Timeout } | undefined;

@@ -41,12 +41,14 @@ export function redact(text: string, secrets: readonly string[]): string {
 }
 
 /** Object keys whose string values are secret whatever they look like. */
-const SECRET_KEYS = /^(secretid|secret_id|token|acltoken|x-nomad-token|authorization|nomad_token|privatekey|private_key|password)$/i;
+const SECRET_KEYS =
+  /^(secretid|secret_id|token|acltoken|x-nomad-token|authorization|nomad_token|privatekey|private_key|password)$/i;
 
 /** Redact every string (values and keys) in a JSON-able value; values under secret-named keys are replaced whole. */
 export function redactDeep<T>(value: T, secrets: readonly string[]): T {
   const walk = (v: unknown, key?: string): unknown => {
-    if (typeof v === 'string') return key !== undefined && SECRET_KEYS.test(key) && v !== '' ? REDACTED : redact(v, secrets);
+    if (typeof v === 'string')
+      return key !== undefined && SECRET_KEYS.test(key) && v !== '' ? REDACTED : redact(v, secrets);
     if (Array.isArray(v)) return v.map((x) => walk(x));
     if (v !== null && typeof v === 'object') {
       return Object.fromEntries(Object.entries(v).map(([k, x]) => [redact(k, secrets), walk(x, k)]));

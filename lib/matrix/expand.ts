@@ -31,7 +31,11 @@ export function expandCells(spec: Pick<MatrixSpec, 'scenarios' | 'axes'>): Cell[
     }
     partial = next;
   }
-  return partial.map((c, index) => ({ ...c, index, name: [c.scenario, ...c.values.map(([k, v]) => `${k}=${v}`)].join('/') }));
+  return partial.map((c, index) => ({
+    ...c,
+    index,
+    name: [c.scenario, ...c.values.map(([k, v]) => `${k}=${v}`)].join('/'),
+  }));
 }
 
 /** Parse `i/n` (1-based, as CI systems number their jobs); a problem naming the flag otherwise. */
@@ -40,7 +44,13 @@ export function parseShard(text: string | undefined): { i: number; n: number } |
   const m = /^(\d+)\/(\d+)$/.exec(text.trim());
   const i = Number(m?.[1]);
   const n = Number(m?.[2]);
-  if (!m || n < 1 || i < 1 || i > n) return { field: '--shard', value: text, message: 'must be i/n with 1 <= i <= n', fix: 'write e.g. --shard 2/4 (the second of four CI jobs)' };
+  if (!m || n < 1 || i < 1 || i > n)
+    return {
+      field: '--shard',
+      value: text,
+      message: 'must be i/n with 1 <= i <= n',
+      fix: 'write e.g. --shard 2/4 (the second of four CI jobs)',
+    };
   return { i, n };
 }
 
@@ -68,13 +78,21 @@ export function shiftSubnet(subnet: string, k: number): string | undefined {
  * The config of one cell: the scenario's base config with the cell's axis values on top, and for parallel runs
  * (slot >= 1) a private and management subnet of its own so two labs never share a libvirt network.
  */
-export function cellConfig(base: HarnessConfig, cell: Cell, slot: number, resolvePath: (p: string) => string = (p) => p): HarnessConfig {
+export function cellConfig(
+  base: HarnessConfig,
+  cell: Cell,
+  slot: number,
+  resolvePath: (p: string) => string = (p) => p,
+): HarnessConfig {
   const c = structuredClone(base);
   c.scenario = cell.scenario;
   if (cell.nomad) {
     c.nomadBinary = resolvePath(cell.nomad.binary);
     if (cell.nomad.upgradeTo) c.upgradeTo = resolvePath(cell.nomad.upgradeTo);
-    c.expect = { scenario: cell.nomad.expect.scenario ?? c.expect.scenario, perCheck: { ...c.expect.perCheck, ...cell.nomad.expect.perCheck } };
+    c.expect = {
+      scenario: cell.nomad.expect.scenario ?? c.expect.scenario,
+      perCheck: { ...c.expect.perCheck, ...cell.nomad.expect.perCheck },
+    };
   }
   if (cell.reboot) c.reboot.kind = cell.reboot;
   if (cell.box) c.lab.box = cell.box;
@@ -87,17 +105,42 @@ export function cellConfig(base: HarnessConfig, cell: Cell, slot: number, resolv
 }
 
 /** Problems with running these configs `parallel` at a time within `budgetMb`: a cell that never fits, subnets that run out or overlap. */
-export function planProblems(configs: readonly { cell: Cell; config: HarnessConfig }[], parallel: number, budgetMb: number | undefined, file: string): ConfigProblem[] {
+export function planProblems(
+  configs: readonly { cell: Cell; config: HarnessConfig }[],
+  parallel: number,
+  budgetMb: number | undefined,
+  file: string,
+): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
   for (const { cell, config } of configs) {
     const cost = cellCostMb(config);
-    if (budgetMb !== undefined && cost > budgetMb) problems.push({ field: `${file}: memory_budget_mb`, value: budgetMb, message: `is less than what cell ${cell.name} needs (${cost} MiB = 2 x lab.memory_mb ${config.lab.memoryMb} + 512)`, fix: `raise memory_budget_mb to at least ${cost}, or lower lab.memory_mb in defaults` });
+    if (budgetMb !== undefined && cost > budgetMb)
+      problems.push({
+        field: `${file}: memory_budget_mb`,
+        value: budgetMb,
+        message: `is less than what cell ${cell.name} needs (${cost} MiB = 2 x lab.memory_mb ${config.lab.memoryMb} + 512)`,
+        fix: `raise memory_budget_mb to at least ${cost}, or lower lab.memory_mb in defaults`,
+      });
   }
   if (parallel > 1) {
     for (const { cell, config } of configs.slice(0, 1)) {
-      const nets = [config.lab.privateSubnet, config.lab.managementSubnet].flatMap((s) => Array.from({ length: parallel + 1 }, (_, k) => shiftSubnet(s, k)));
-      if (nets.includes(undefined)) problems.push({ field: `${file}: parallel`, value: parallel, message: `needs ${parallel} subnets above ${config.lab.privateSubnet} and ${config.lab.managementSubnet} (third octet + slot <= 255)`, fix: 'lower parallel, or set lab.private_subnet/lab.management_subnet with a lower third octet' });
-      else if (new Set(nets).size !== nets.length) problems.push({ field: `${file}: parallel`, value: parallel, message: `the per-cell subnets of ${cell.scenario} overlap (private ${config.lab.privateSubnet}, management ${config.lab.managementSubnet}, +1..+${parallel})`, fix: 'move lab.private_subnet and lab.management_subnet further apart (defaults 10.199.0.0/24 and 10.198.0.0/24)' });
+      const nets = [config.lab.privateSubnet, config.lab.managementSubnet].flatMap((s) =>
+        Array.from({ length: parallel + 1 }, (_, k) => shiftSubnet(s, k)),
+      );
+      if (nets.includes(undefined))
+        problems.push({
+          field: `${file}: parallel`,
+          value: parallel,
+          message: `needs ${parallel} subnets above ${config.lab.privateSubnet} and ${config.lab.managementSubnet} (third octet + slot <= 255)`,
+          fix: 'lower parallel, or set lab.private_subnet/lab.management_subnet with a lower third octet',
+        });
+      else if (new Set(nets).size !== nets.length)
+        problems.push({
+          field: `${file}: parallel`,
+          value: parallel,
+          message: `the per-cell subnets of ${cell.scenario} overlap (private ${config.lab.privateSubnet}, management ${config.lab.managementSubnet}, +1..+${parallel})`,
+          fix: 'move lab.private_subnet and lab.management_subnet further apart (defaults 10.199.0.0/24 and 10.198.0.0/24)',
+        });
     }
   }
   return problems;

@@ -46,53 +46,132 @@ const isMap = (v: unknown): v is Record<string, unknown> => v !== null && typeof
 /** Validate a parsed matrix file against the known scenarios (name -> check ids); every problem in one list. */
 export function parseMatrix(raw: unknown, file: string, scenarios: Record<string, readonly string[]>): MatrixResult {
   const problems: ConfigProblem[] = [];
-  const p = (field: string, value: unknown, message: string, fix: string) => void problems.push({ field: `${file}: ${field}`, value, message, fix });
+  const p = (field: string, value: unknown, message: string, fix: string) =>
+    void problems.push({ field: `${file}: ${field}`, value, message, fix });
   if (!isMap(raw)) {
-    p('(top level)', raw, 'must be a YAML mapping', 'write "scenario:", "axes:" and optionally "defaults:", "parallel:", "memory_budget_mb:" (docs/matrix.md)');
+    p(
+      '(top level)',
+      raw,
+      'must be a YAML mapping',
+      'write "scenario:", "axes:" and optionally "defaults:", "parallel:", "memory_budget_mb:" (docs/matrix.md)',
+    );
     return { ok: false, problems };
   }
-  for (const k of Object.keys(raw)) if (!TOP.includes(k)) p(k, k, 'is not a matrix key', `use one of: ${TOP.join(', ')}${k === 'axis' ? ' (did you mean "axes"?)' : ''}`);
+  for (const k of Object.keys(raw))
+    if (!TOP.includes(k))
+      p(k, k, 'is not a matrix key', `use one of: ${TOP.join(', ')}${k === 'axis' ? ' (did you mean "axes"?)' : ''}`);
 
   const names = Object.keys(scenarios);
   const scen = typeof raw['scenario'] === 'string' ? [raw['scenario']] : raw['scenario'];
   const scenarioList: string[] = [];
-  if (!Array.isArray(scen) || scen.length === 0) p('scenario', raw['scenario'], 'must be a scenario name or a non-empty list of them', `write e.g. "scenario: ${names[0] ?? 'bridge-exec-reboot'}"`);
+  if (!Array.isArray(scen) || scen.length === 0)
+    p(
+      'scenario',
+      raw['scenario'],
+      'must be a scenario name or a non-empty list of them',
+      `write e.g. "scenario: ${names[0] ?? 'bridge-exec-reboot'}"`,
+    );
   else
     scen.forEach((s, i) => {
       if (typeof s === 'string' && names.includes(s)) scenarioList.push(s);
       else p(`scenario[${i}]`, s, 'is not a known scenario', `use one of: ${names.join(', ')}`);
     });
-  if (new Set(scenarioList).size !== scenarioList.length) p('scenario', scen, 'names a scenario twice', 'list each scenario once');
+  if (new Set(scenarioList).size !== scenarioList.length)
+    p('scenario', scen, 'names a scenario twice', 'list each scenario once');
   const checksOfAll = scenarioList.length ? scenarioList.map((s) => scenarios[s] ?? []) : [[]];
-  const knownEverywhere = checksOfAll.reduce<readonly string[]>((acc, c) => acc.filter((x) => c.includes(x)), checksOfAll[0] ?? []);
+  const knownEverywhere = checksOfAll.reduce<readonly string[]>(
+    (acc, c) => acc.filter((x) => c.includes(x)),
+    checksOfAll[0] ?? [],
+  );
 
   const axes: Axis[] = [];
-  if (!isMap(raw['axes'])) p('axes', raw['axes'], 'must be a mapping of axis name to a list of values', 'write e.g. "axes: { nomad: [{name: 1.9.7, binary: ./nomad}], reboot: [graceful, hard] }"');
+  if (!isMap(raw['axes']))
+    p(
+      'axes',
+      raw['axes'],
+      'must be a mapping of axis name to a list of values',
+      'write e.g. "axes: { nomad: [{name: 1.9.7, binary: ./nomad}], reboot: [graceful, hard] }"',
+    );
   else {
     for (const [name, values] of Object.entries(raw['axes'])) {
-      if (!(AXES as readonly string[]).includes(name)) { p(`axes.${name}`, name, 'is not an axis', `use one of: ${AXES.join(', ')}`); continue; }
-      if (!Array.isArray(values) || values.length === 0) { p(`axes.${name}`, values, 'must be a non-empty list', `list at least one ${name} value, or remove the axis`); continue; }
-      if (name === 'nomad') axes.push({ name, values: values.map((v, i) => nomadEntry(v, `axes.nomad[${i}]`, knownEverywhere, p)).filter((e): e is NomadEntry => !!e) });
-      else axes.push({ name: name as 'reboot' | 'box' | 'driver', values: values.map((v, i) => axisValue(name, v, `axes.${name}[${i}]`, p)).filter((v): v is string => v !== undefined) });
+      if (!(AXES as readonly string[]).includes(name)) {
+        p(`axes.${name}`, name, 'is not an axis', `use one of: ${AXES.join(', ')}`);
+        continue;
+      }
+      if (!Array.isArray(values) || values.length === 0) {
+        p(`axes.${name}`, values, 'must be a non-empty list', `list at least one ${name} value, or remove the axis`);
+        continue;
+      }
+      if (name === 'nomad')
+        axes.push({
+          name,
+          values: values
+            .map((v, i) => nomadEntry(v, `axes.nomad[${i}]`, knownEverywhere, p))
+            .filter((e): e is NomadEntry => !!e),
+        });
+      else
+        axes.push({
+          name: name as 'reboot' | 'box' | 'driver',
+          values: values
+            .map((v, i) => axisValue(name, v, `axes.${name}[${i}]`, p))
+            .filter((v): v is string => v !== undefined),
+        });
       const last = axes[axes.length - 1];
       const keys = last ? last.values.map((v) => (typeof v === 'string' ? v : v.name)) : [];
       const dup = keys.find((k, i) => keys.indexOf(k) !== i);
-      if (dup !== undefined) p(`axes.${name}`, dup, 'has the same value twice (cell names would collide)', `give each ${name} value a distinct ${name === 'nomad' ? 'name' : 'value'}`);
+      if (dup !== undefined)
+        p(
+          `axes.${name}`,
+          dup,
+          'has the same value twice (cell names would collide)',
+          `give each ${name} value a distinct ${name === 'nomad' ? 'name' : 'value'}`,
+        );
     }
   }
 
   const defaults = raw['defaults'] ?? {};
-  if (!isMap(defaults)) p('defaults', defaults, 'must be a mapping of harness.yaml keys', 'write harness.yaml keys under "defaults:", e.g. "defaults: { lab: { memory_mb: 1024 } }"');
+  if (!isMap(defaults))
+    p(
+      'defaults',
+      defaults,
+      'must be a mapping of harness.yaml keys',
+      'write harness.yaml keys under "defaults:", e.g. "defaults: { lab: { memory_mb: 1024 } }"',
+    );
   else {
-    const res = resolveConfig({ file: defaults, fileName: `${file}: defaults`, env: {}, flags: {}, knownChecks: knownEverywhere });
+    const res = resolveConfig({
+      file: defaults,
+      fileName: `${file}: defaults`,
+      env: {},
+      flags: {},
+      knownChecks: knownEverywhere,
+    });
     if (!res.ok) problems.push(...res.problems);
   }
   const parallel = wholeNumber(raw['parallel'] ?? 1, 'parallel', 1, MAX_PARALLEL, p);
-  const budget = raw['memory_budget_mb'] === undefined ? undefined : wholeNumber(raw['memory_budget_mb'], 'memory_budget_mb', 1024, 1 << 22, p);
+  const budget =
+    raw['memory_budget_mb'] === undefined
+      ? undefined
+      : wholeNumber(raw['memory_budget_mb'], 'memory_budget_mb', 1024, 1 << 22, p);
   const retry = raw['retry_infra_errors'] ?? true;
-  if (typeof retry !== 'boolean') p('retry_infra_errors', retry, 'must be true or false', 'write true (retry a cell once after an infrastructure error) or false');
+  if (typeof retry !== 'boolean')
+    p(
+      'retry_infra_errors',
+      retry,
+      'must be true or false',
+      'write true (retry a cell once after an infrastructure error) or false',
+    );
   if (problems.length) return { ok: false, problems };
-  return { ok: true, spec: { scenarios: scenarioList, axes, defaults: defaults as Record<string, unknown>, parallel: parallel!, memoryBudgetMb: budget, retryInfra: retry === true } };
+  return {
+    ok: true,
+    spec: {
+      scenarios: scenarioList,
+      axes,
+      defaults: defaults as Record<string, unknown>,
+      parallel: parallel!,
+      memoryBudgetMb: budget,
+      retryInfra: retry === true,
+    },
+  };
 }
 
 type Report = (field: string, value: unknown, message: string, fix: string) => void;
@@ -104,22 +183,49 @@ function wholeNumber(v: unknown, field: string, min: number, max: number, p: Rep
 }
 
 function axisValue(axis: string, v: unknown, field: string, p: Report): string | undefined {
-  if (axis === 'reboot' && !(REBOOT_KINDS as readonly unknown[]).includes(v)) return void p(field, v, 'is not a reboot kind', `use one of: ${REBOOT_KINDS.join(', ')}`);
-  if (axis === 'driver' && !(typeof v === 'string' && (TASK_DRIVERS as readonly string[]).includes(v))) return void p(field, v, 'is not a driver the scenarios run', `use one of: ${TASK_DRIVERS.join(', ')}`);
-  if (typeof v !== 'string' || !v.trim()) return void p(field, v, 'must be a non-empty string', `write a ${axis} value`);
-  if (axis !== 'box' && !NAME.test(v)) return void p(field, v, 'may only hold letters, digits and . _ + -', 'rename it (it is part of the cell name)');
+  if (axis === 'reboot' && !(REBOOT_KINDS as readonly unknown[]).includes(v))
+    return void p(field, v, 'is not a reboot kind', `use one of: ${REBOOT_KINDS.join(', ')}`);
+  if (axis === 'driver' && !(typeof v === 'string' && (TASK_DRIVERS as readonly string[]).includes(v)))
+    return void p(field, v, 'is not a driver the scenarios run', `use one of: ${TASK_DRIVERS.join(', ')}`);
+  if (typeof v !== 'string' || !v.trim())
+    return void p(field, v, 'must be a non-empty string', `write a ${axis} value`);
+  if (axis !== 'box' && !NAME.test(v))
+    return void p(field, v, 'may only hold letters, digits and . _ + -', 'rename it (it is part of the cell name)');
   return v;
 }
 
 function nomadEntry(v: unknown, field: string, known: readonly string[], p: Report): NomadEntry | undefined {
-  if (!isMap(v)) return void p(field, v, 'must be a mapping with name and binary', 'write e.g. {name: "1.9.7", binary: ./nomad-1.9.7}');
+  if (!isMap(v))
+    return void p(
+      field,
+      v,
+      'must be a mapping with name and binary',
+      'write e.g. {name: "1.9.7", binary: ./nomad-1.9.7}',
+    );
   let ok = true;
-  const bad = (f: string, value: unknown, message: string, fix: string) => { ok = false; p(`${field}.${f}`, value, message, fix); };
-  for (const k of Object.keys(v)) if (!NOMAD_KEYS.includes(k)) bad(k, k, 'is not a key of a nomad axis entry', `use: ${NOMAD_KEYS.join(', ')}`);
+  const bad = (f: string, value: unknown, message: string, fix: string) => {
+    ok = false;
+    p(`${field}.${f}`, value, message, fix);
+  };
+  for (const k of Object.keys(v))
+    if (!NOMAD_KEYS.includes(k)) bad(k, k, 'is not a key of a nomad axis entry', `use: ${NOMAD_KEYS.join(', ')}`);
   const name = typeof v['name'] === 'number' ? String(v['name']) : v['name'];
-  if (typeof name !== 'string' || !NAME.test(name)) bad('name', v['name'], 'must be a short name (letters, digits, . _ + -)', 'write e.g. name: "1.9.7" (it is part of the cell name)');
-  if (typeof v['binary'] !== 'string' || !v['binary'].trim()) bad('binary', v['binary'], 'is required: the path of a linux/amd64 nomad build', 'write e.g. binary: ./nomad-1.9.7 (relative to the matrix file)');
-  if (v['upgrade_to'] !== undefined && (typeof v['upgrade_to'] !== 'string' || !v['upgrade_to'].trim())) bad('upgrade_to', v['upgrade_to'], 'must be the path of a nomad build', 'write e.g. upgrade_to: ./nomad-1.9.7');
+  if (typeof name !== 'string' || !NAME.test(name))
+    bad(
+      'name',
+      v['name'],
+      'must be a short name (letters, digits, . _ + -)',
+      'write e.g. name: "1.9.7" (it is part of the cell name)',
+    );
+  if (typeof v['binary'] !== 'string' || !v['binary'].trim())
+    bad(
+      'binary',
+      v['binary'],
+      'is required: the path of a linux/amd64 nomad build',
+      'write e.g. binary: ./nomad-1.9.7 (relative to the matrix file)',
+    );
+  if (v['upgrade_to'] !== undefined && (typeof v['upgrade_to'] !== 'string' || !v['upgrade_to'].trim()))
+    bad('upgrade_to', v['upgrade_to'], 'must be the path of a nomad build', 'write e.g. upgrade_to: ./nomad-1.9.7');
   const expect: NomadEntry['expect'] = { perCheck: {} };
   const items = v['expect'] === undefined ? [] : Array.isArray(v['expect']) ? v['expect'] : [v['expect']];
   items.forEach((item, i) => {

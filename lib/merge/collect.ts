@@ -51,10 +51,7 @@ async function walk(dir: string, skip: string, depth: number, found: Found): Pro
 }
 
 /** Read the inputs (JUnit files or report folders, relative to `cwd`), skipping the output folder `outDir`. */
-export async function collectInputs(
-  inputs: readonly string[],
-  o: { cwd: string; outDir: string },
-): Promise<Collected> {
+export async function collectInputs(inputs: readonly string[], o: { cwd: string; outDir: string }): Promise<Collected> {
   const problems: ConfigProblem[] = [];
   const found: Found = { xml: [], summaries: [], pages: [], files: [] };
   const given = new Set<string>();

@@ -143,7 +143,13 @@ export interface ApiAgentSelf {
     NodeName?: string;
     Version: { Version: string; VersionPrerelease: string; Revision: string };
     Server?: { Enabled: boolean } | null;
-    Client?: { Enabled: boolean; CNIPath?: string; CNIConfigDir?: string; BridgeNetworkName?: string; BridgeNetworkSubnet?: string } | null;
+    Client?: {
+      Enabled: boolean;
+      CNIPath?: string;
+      CNIConfigDir?: string;
+      BridgeNetworkName?: string;
+      BridgeNetworkSubnet?: string;
+    } | null;
   };
   member: { Name: string; Addr: string; Port: number; Status: string; Tags: Record<string, string> };
   stats: Record<string, Record<string, string>>;
@@ -168,7 +174,13 @@ export interface ApiTaskGroup {
   Name: string;
   Count: number;
   Tasks: { Name: string; Driver: string; [key: string]: unknown }[] | null;
-  Networks?: { Mode: string; DynamicPorts?: { Label: string; Value: number; To: number }[] | null; ReservedPorts?: unknown[] | null }[] | null;
+  Networks?:
+    | {
+        Mode: string;
+        DynamicPorts?: { Label: string; Value: number; To: number }[] | null;
+        ReservedPorts?: unknown[] | null;
+      }[]
+    | null;
   [key: string]: unknown;
 }
 

@@ -93,11 +93,25 @@ export function parseGoDuration(s: string): number | undefined {
 export function createNomad(o0: NomadOptions): Nomad {
   const { transport, token, namespace, region, logger = silentLogger, runStart = performance.now() } = o0;
   const { requestTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS, retry5xxMs = 0 } = o0;
-  async function call(method: string, path: string, o: ReadQuery & { body?: unknown; query?: Record<string, string | undefined> } = {}): Promise<Read<unknown>> {
-    if (o.wait !== undefined && parseGoDuration(o.wait) === undefined) throw new HarnessError(`blocking query wait must be a Go duration with unit such as "10s" (got ${JSON.stringify(o.wait)})`, { exitCode: EXIT.INTERNAL });
+  async function call(
+    method: string,
+    path: string,
+    o: ReadQuery & { body?: unknown; query?: Record<string, string | undefined> } = {},
+  ): Promise<Read<unknown>> {
+    if (o.wait !== undefined && parseGoDuration(o.wait) === undefined)
+      throw new HarnessError(
+        `blocking query wait must be a Go duration with unit such as "10s" (got ${JSON.stringify(o.wait)})`,
+        { exitCode: EXIT.INTERNAL },
+      );
     const budget = Math.ceil(requestTimeoutMs + ((parseGoDuration(o.wait ?? '0s') ?? 0) * 17) / 16);
     const signal0 = o.signal ? AbortSignal.any([o.signal, AbortSignal.timeout(budget)]) : AbortSignal.timeout(budget);
-    const query = { namespace, region, ...o.query, index: o.index === undefined ? undefined : String(o.index), wait: o.wait };
+    const query = {
+      namespace,
+      region,
+      ...o.query,
+      index: o.index === undefined ? undefined : String(o.index),
+      wait: o.wait,
+    };
     const headers: Record<string, string> = token ? { 'X-Nomad-Token': token } : {};
     const retryUntil = performance.now() + retry5xxMs;
     const first = performance.now();
@@ -173,6 +187,15 @@ export function createNomad(o0: NomadOptions): Nomad {
     },
     serviceRegistrations: (name, q) => get(`/v1/service/${e(name)}`, q),
     allocChecks: (allocId, q) => get(`/v1/client/allocation/${e(allocId)}/checks`, q),
-    events: (o) => subscribeEvents({ logger, ...o, transport, runStart, ...(token ? { token } : {}), ...(namespace ? { namespace } : {}), ...(region ? { region } : {}) }),
+    events: (o) =>
+      subscribeEvents({
+        logger,
+        ...o,
+        transport,
+        runStart,
+        ...(token ? { token } : {}),
+        ...(namespace ? { namespace } : {}),
+        ...(region ? { region } : {}),
+      }),
   };
 }

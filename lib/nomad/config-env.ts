@@ -18,22 +18,38 @@ export type NomadConnectionInput = Partial<Omit<NomadConnection, 'tls'>> & { tls
 /** Nomad's own default address. */
 export const DEFAULT_NOMAD_ADDR = 'http://127.0.0.1:4646';
 
-export type NomadConnectionResult = { ok: true; connection: NomadConnection } | { ok: false; problems: ConfigProblem[] };
+export type NomadConnectionResult =
+  | { ok: true; connection: NomadConnection }
+  | { ok: false; problems: ConfigProblem[] };
 
 /** Merge explicit config over NOMAD_* env vars; reports every bad value at once instead of guessing. */
-export function resolveNomadConnection(explicit: NomadConnectionInput, env: Readonly<Record<string, string | undefined>>): NomadConnectionResult {
+export function resolveNomadConnection(
+  explicit: NomadConnectionInput,
+  env: Readonly<Record<string, string | undefined>>,
+): NomadConnectionResult {
   const problems: ConfigProblem[] = [];
   const pick = (given: string | undefined, name: string): string | undefined => given ?? nonEmpty(env[name]);
   const addr = pick(explicit.addr, 'NOMAD_ADDR') ?? DEFAULT_NOMAD_ADDR;
   if (!/^(https?:\/\/[^/\s]+\/?$|unix:\/\S+$)/.test(addr)) {
-    problems.push({ field: explicit.addr !== undefined ? 'nomad.addr' : 'NOMAD_ADDR', value: addr, message: 'not a Nomad address', fix: 'use http://host:port, https://host:port or unix:/path/to/socket' });
+    problems.push({
+      field: explicit.addr !== undefined ? 'nomad.addr' : 'NOMAD_ADDR',
+      value: addr,
+      message: 'not a Nomad address',
+      fix: 'use http://host:port, https://host:port or unix:/path/to/socket',
+    });
   }
   const t = explicit.tls ?? {};
   let skipVerify = t.skipVerify;
   const rawSkip = nonEmpty(env.NOMAD_SKIP_VERIFY);
   if (skipVerify === undefined && rawSkip !== undefined) {
     skipVerify = parseGoBool(rawSkip);
-    if (skipVerify === undefined) problems.push({ field: 'NOMAD_SKIP_VERIFY', value: rawSkip, message: 'not a boolean', fix: 'use true/false (or 1/0, t/f)' });
+    if (skipVerify === undefined)
+      problems.push({
+        field: 'NOMAD_SKIP_VERIFY',
+        value: rawSkip,
+        message: 'not a boolean',
+        fix: 'use true/false (or 1/0, t/f)',
+      });
   }
   const tls: TlsOptions = dropUndefined({
     caFile: pick(t.caFile, 'NOMAD_CACERT'),
@@ -44,12 +60,23 @@ export function resolveNomadConnection(explicit: NomadConnectionInput, env: Read
     skipVerify,
   });
   if ((tls.certFile === undefined) !== (tls.keyFile === undefined)) {
-    problems.push({ field: tls.certFile ? 'NOMAD_CLIENT_KEY' : 'NOMAD_CLIENT_CERT', value: undefined, message: 'a client certificate needs both the certificate and the key', fix: 'set both NOMAD_CLIENT_CERT and NOMAD_CLIENT_KEY, or neither' });
+    problems.push({
+      field: tls.certFile ? 'NOMAD_CLIENT_KEY' : 'NOMAD_CLIENT_CERT',
+      value: undefined,
+      message: 'a client certificate needs both the certificate and the key',
+      fix: 'set both NOMAD_CLIENT_CERT and NOMAD_CLIENT_KEY, or neither',
+    });
   }
   if (problems.length > 0) return { ok: false, problems };
   return {
     ok: true,
-    connection: { addr, token: pick(explicit.token, 'NOMAD_TOKEN'), namespace: pick(explicit.namespace, 'NOMAD_NAMESPACE'), region: pick(explicit.region, 'NOMAD_REGION'), tls },
+    connection: {
+      addr,
+      token: pick(explicit.token, 'NOMAD_TOKEN'),
+      namespace: pick(explicit.namespace, 'NOMAD_NAMESPACE'),
+      region: pick(explicit.region, 'NOMAD_REGION'),
+      tls,
+    },
   };
 }
 

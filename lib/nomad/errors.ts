@@ -13,7 +13,11 @@ export class NomadApiError extends HarnessError {
   /** how often the call was made and over how long, when a 5xx answer was retried (nomad.retry_for) */
   readonly retried: { attempts: number; forMs: number } | undefined;
   constructor(
-    method: string, path: string, status: number, body: string, retried?: { attempts: number; forMs: number },
+    method: string,
+    path: string,
+    status: number,
+    body: string,
+    retried?: { attempts: number; forMs: number },
   ) {
     const text = truncate(body.trim(), MAX_ERROR_BODY);
     const again = retried
@@ -56,7 +60,10 @@ function exitCodeFor(method: string, path: string, status: number): ExitCode {
 }
 
 function hintFor(status: number): { hint?: string } {
-  if (status === 403) return { hint: 'the ACL token is missing or lacks a policy for this endpoint: set NOMAD_TOKEN (or nomad.token) to a token with the needed capabilities' };
+  if (status === 403)
+    return {
+      hint: 'the ACL token is missing or lacks a policy for this endpoint: set NOMAD_TOKEN (or nomad.token) to a token with the needed capabilities',
+    };
   if (status >= 500) return { hint: 'the Nomad agent failed to answer; see its log (journalctl -u nomad)' };
   return {};
 }

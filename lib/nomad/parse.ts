@@ -1,7 +1,24 @@
 // Pure: Nomad API JSON -> the snapshot types the checks read (lib/checks/types.ts). No I/O.
 import { HarnessError } from '../errors.js';
-import type { AllocSnap, DeploymentSnap, EvalSnap, NodeSnap, PortMapping, TaskEventRec, TaskStateSnap } from '../model/evidence.js';
-import type { ApiAllocListStub, ApiAllocation, ApiDeployment, ApiEvaluation, ApiNode, ApiNodeListStub, ApiTaskEvent, ApiTaskState } from './api-types.js';
+import type {
+  AllocSnap,
+  DeploymentSnap,
+  EvalSnap,
+  NodeSnap,
+  PortMapping,
+  TaskEventRec,
+  TaskStateSnap,
+} from '../model/evidence.js';
+import type {
+  ApiAllocListStub,
+  ApiAllocation,
+  ApiDeployment,
+  ApiEvaluation,
+  ApiNode,
+  ApiNodeListStub,
+  ApiTaskEvent,
+  ApiTaskState,
+} from './api-types.js';
 
 /** Go's zero time.Time as the API prints it: means "never". */
 export const ZERO_TIME = '0001-01-01T00:00:00Z';
@@ -114,7 +131,10 @@ export function toDeploymentSnap(d: ApiDeployment): DeploymentSnap {
 
 /** Add the task events seen in `allocs` to `history` (per alloc ID, all tasks), de-duplicated by
  * (type, time, message), oldest first. Needed because Nomad keeps only the last 10 per task. */
-export function mergeTaskEvents(history: Readonly<Record<string, readonly TaskEventRec[]>>, allocs: readonly AllocSnap[]): Record<string, TaskEventRec[]> {
+export function mergeTaskEvents(
+  history: Readonly<Record<string, readonly TaskEventRec[]>>,
+  allocs: readonly AllocSnap[],
+): Record<string, TaskEventRec[]> {
   const out: Record<string, TaskEventRec[]> = {};
   for (const [id, evs] of Object.entries(history)) out[id] = [...evs];
   for (const a of allocs) {
@@ -141,7 +161,13 @@ function eventKey(e: TaskEventRec): string {
 
 // Reject input that is not the object we expect, with what was expected and an excerpt of what came.
 function expectObject(v: unknown, what: string, ...fields: [string, 'string' | 'number'][]): void {
-  const bad = v === null || typeof v !== 'object' ? 'not an object' : fields.filter(([k, t]) => typeof (v as Record<string, unknown>)[k] !== t).map(([k, t]) => `${k} (${t})`).join(', ');
+  const bad =
+    v === null || typeof v !== 'object'
+      ? 'not an object'
+      : fields
+          .filter(([k, t]) => typeof (v as Record<string, unknown>)[k] !== t)
+          .map(([k, t]) => `${k} (${t})`)
+          .join(', ');
   if (bad) throw new HarnessError(`expected ${what} from the Nomad API, missing or wrong: ${bad}; got ${excerpt(v)}`);
 }
 

@@ -63,10 +63,15 @@ export function createHttpTransport({ addr, tls = {} }: { addr: string; tls?: Tl
   const unix = addr.startsWith('unix:') ? addr.slice('unix:'.length) : undefined;
   const base = unix ? new URL('http://localhost') : new URL(addr);
   const secure = base.protocol === 'https:';
-  if (!unix && base.protocol !== 'http:' && !secure) throw new HarnessError(`NOMAD_ADDR must be http://, https:// or unix:/path (got ${addr})`, { exitCode: 2 });
-  const agent = secure ? new https.Agent({ keepAlive: true, ...tlsAgentOptions(tls) }) : new http.Agent({ keepAlive: true });
+  if (!unix && base.protocol !== 'http:' && !secure)
+    throw new HarnessError(`NOMAD_ADDR must be http://, https:// or unix:/path (got ${addr})`, { exitCode: 2 });
+  const agent = secure
+    ? new https.Agent({ keepAlive: true, ...tlsAgentOptions(tls) })
+    : new http.Agent({ keepAlive: true });
   const lib = secure ? https : http;
-  const target = unix ? { socketPath: unix } : { hostname: base.hostname.replace(/^\[|\]$/g, ''), port: base.port || (secure ? 443 : 80) };
+  const target = unix
+    ? { socketPath: unix }
+    : { hostname: base.hostname.replace(/^\[|\]$/g, ''), port: base.port || (secure ? 443 : 80) };
   const send: Transport = (req) =>
     new Promise<TransportResponse>((resolve, reject) => {
       const payload = req.body === undefined ? undefined : JSON.stringify(req.body);
@@ -86,24 +91,47 @@ export function createHttpTransport({ addr, tls = {} }: { addr: string; tls?: Tl
       const fail = (err: unknown) => {
         // Note: an abort by the deadline or by Ctrl-C surfaces as the signal's own reason.
         if (req.signal.aborted && req.signal.reason instanceof HarnessError) reject(req.signal.reason);
-        else reject(new NomadUnreachableError(req.method, req.path, addr, req.signal.aborted ? req.signal.reason : err));
+        else
+          reject(new NomadUnreachableError(req.method, req.path, addr, req.signal.aborted ? req.signal.reason : err));
       };
       const r = lib.request(opts, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('error', fail);
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: flatten(res.headers), body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: flatten(res.headers),
+            body: Buffer.concat(chunks).toString('utf8'),
+          }),
+        );
       });
       r.on('error', fail);
       r.end(payload);
     });
   // Note: a stream holds its socket until it is closed; the agent only supplies the TLS settings.
-  send.stream = (req) => openStream(lib, { method: req.method, path: buildPath(req.path, req.query), headers: { accept: 'application/json', ...req.headers }, signal: req.signal, agent, ...target }, addr);
+  send.stream = (req) =>
+    openStream(
+      lib,
+      {
+        method: req.method,
+        path: buildPath(req.path, req.query),
+        headers: { accept: 'application/json', ...req.headers },
+        signal: req.signal,
+        agent,
+        ...target,
+      },
+      addr,
+    );
   return send;
 }
 
 /** One streaming GET: resolves with the status once it arrives; the body is read chunk by chunk. */
-function openStream(lib: typeof http | typeof https, opts: http.RequestOptions & { signal: AbortSignal }, addr: string): Promise<StreamResponse> {
+function openStream(
+  lib: typeof http | typeof https,
+  opts: http.RequestOptions & { signal: AbortSignal },
+  addr: string,
+): Promise<StreamResponse> {
   return new Promise<StreamResponse>((resolve, reject) => {
     const r = lib.request(opts, (res) => {
       res.setEncoding('utf8');
@@ -117,7 +145,10 @@ function openStream(lib: typeof http | typeof https, opts: http.RequestOptions &
     r.on('error', (err) => {
       const signal = opts.signal;
       if (signal.aborted && signal.reason instanceof HarnessError) reject(signal.reason);
-      else reject(new NomadUnreachableError(opts.method ?? 'GET', opts.path ?? '', addr, signal.aborted ? signal.reason : err));
+      else
+        reject(
+          new NomadUnreachableError(opts.method ?? 'GET', opts.path ?? '', addr, signal.aborted ? signal.reason : err),
+        );
     });
     r.end();
   });
@@ -125,7 +156,8 @@ function openStream(lib: typeof http | typeof https, opts: http.RequestOptions &
 
 function flatten(h: http.IncomingHttpHeaders): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(h)) if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+  for (const [k, v] of Object.entries(h))
+    if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
   return out;
 }
 
@@ -133,7 +165,10 @@ function flatten(h: http.IncomingHttpHeaders): Record<string, string> {
 function tlsAgentOptions(tls: TlsOptions): https.AgentOptions {
   const o: https.AgentOptions = { rejectUnauthorized: !tls.skipVerify };
   if (tls.caFile) o.ca = readFileSync(tls.caFile);
-  else if (tls.caPath) o.ca = readdirSync(tls.caPath).filter((f) => /\.(pem|crt|cer)$/i.test(f)).map((f) => readFileSync(join(tls.caPath!, f)));
+  else if (tls.caPath)
+    o.ca = readdirSync(tls.caPath)
+      .filter((f) => /\.(pem|crt|cer)$/i.test(f))
+      .map((f) => readFileSync(join(tls.caPath!, f)));
   if (tls.certFile) o.cert = readFileSync(tls.certFile);
   if (tls.keyFile) o.key = readFileSync(tls.keyFile);
   if (tls.serverName) o.servername = tls.serverName;

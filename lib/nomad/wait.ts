@@ -28,7 +28,11 @@ export function blockingWait(d: Deadline, maxBlockMs = MAX_BLOCK_MS): string | u
 }
 
 /** A waitFor probe that re-reads with the last X-Nomad-Index so each call blocks until something changes. */
-export function blockingProbe<T, R>(read: (q: ReadQuery) => Promise<Read<T>>, judge: (body: T, d: Deadline) => Probe<R> | Promise<Probe<R>>, maxBlockMs = MAX_BLOCK_MS): (d: Deadline) => Promise<Probe<R>> {
+export function blockingProbe<T, R>(
+  read: (q: ReadQuery) => Promise<Read<T>>,
+  judge: (body: T, d: Deadline) => Probe<R> | Promise<Probe<R>>,
+  maxBlockMs = MAX_BLOCK_MS,
+): (d: Deadline) => Promise<Probe<R>> {
   let index: number | undefined;
   let last = 'no answer from Nomad yet';
   let errors = 0;
@@ -48,7 +52,10 @@ export function blockingProbe<T, R>(read: (q: ReadQuery) => Promise<Read<T>>, ju
       if (err instanceof HarnessError && err.exitCode === EXIT.USAGE) throw err;
       errors++;
       await sleep(Math.min(2000, 100 * 2 ** errors), d).catch(() => undefined);
-      return { done: false, reason: `${last}; then error: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}` };
+      return {
+        done: false,
+        reason: `${last}; then error: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`,
+      };
     }
   };
 }
@@ -59,7 +66,9 @@ export async function waitForLeader(nomad: Nomad, { deadline, onReason }: WaitOp
     'a Nomad leader',
     async (d) => {
       const { body } = await nomad.leader({ signal: d.signal });
-      return body ? { done: true, value: body } : { done: false, reason: 'no leader elected yet (/v1/status/leader is "")' };
+      return body
+        ? { done: true, value: body }
+        : { done: false, reason: 'no leader elected yet (/v1/status/leader is "")' };
     },
     { deadline, onReason },
   );
@@ -69,7 +78,9 @@ export async function waitForLeader(nomad: Nomad, { deadline, onReason }: WaitOp
  * Bridge-mode jobs get implicit constraints on these attributes (nomad@v1.9.7:nomad/job_endpoint_hooks.go): a plugin
  * whose version the client did not fingerprint makes every bridge job unplaceable.
  */
-export const BRIDGE_CNI_ATTRIBUTES: readonly string[] = ['bridge', 'firewall', 'host-local', 'loopback', 'portmap'].map((p) => `plugins.cni.version.${p}`);
+export const BRIDGE_CNI_ATTRIBUTES: readonly string[] = ['bridge', 'firewall', 'host-local', 'loopback', 'portmap'].map(
+  (p) => `plugins.cni.version.${p}`,
+);
 /** Which of `attributes` the node has not set. Pure. */
 export function missingAttributes(node: Pick<ApiNode, 'Attributes'>, attributes: readonly string[]): string[] {
   return attributes.filter((a) => !node.Attributes?.[a]);
@@ -98,51 +109,94 @@ export interface NodeSelector {
 }
 
 /** Wait until the node is `ready` with `driver` detected and healthy; returns the full node. */
-export async function waitForNodeReady(nomad: Nomad, sel: NodeSelector, { deadline, onReason, maxBlockMs }: WaitOpts): Promise<ApiNode> {
+export async function waitForNodeReady(
+  nomad: Nomad,
+  sel: NodeSelector,
+  { deadline, onReason, maxBlockMs }: WaitOpts,
+): Promise<ApiNode> {
   const who = sel.nodeId ? `node ${sel.nodeId.slice(0, 8)}` : `node "${sel.nodeName ?? '?'}"`;
   const judge = async (nodes: ApiNodeListStub[], d: Deadline): Promise<Probe<ApiNode>> => {
-    const mine = nodes.filter((n) => (sel.nodeId ? n.ID === sel.nodeId : n.Name === sel.nodeName)).sort((a, b) => b.ModifyIndex - a.ModifyIndex)[0];
-    if (!mine) return { done: false, reason: `${who} not registered (${nodes.length ? nodes.map((n) => `${n.Name}=${n.Status}`).join(', ') : 'no nodes'})` };
+    const mine = nodes
+      .filter((n) => (sel.nodeId ? n.ID === sel.nodeId : n.Name === sel.nodeName))
+      .sort((a, b) => b.ModifyIndex - a.ModifyIndex)[0];
+    if (!mine)
+      return {
+        done: false,
+        reason: `${who} not registered (${nodes.length ? nodes.map((n) => `${n.Name}=${n.Status}`).join(', ') : 'no nodes'})`,
+      };
     const seen = `node ${mine.Name} ${mine.ID.slice(0, 8)} status=${mine.Status}${mine.StatusDescription ? ` (${mine.StatusDescription})` : ''}`;
     if (mine.Status !== 'ready') return { done: false, reason: seen };
     const drv = mine.Drivers?.[sel.driver];
     if (!drv?.Detected) return { done: false, reason: `${seen}, driver ${sel.driver} not detected` };
-    if (!drv.Healthy) return { done: false, reason: `${seen}, driver ${sel.driver} unhealthy: ${drv.HealthDescription ?? ''}` };
+    if (!drv.Healthy)
+      return { done: false, reason: `${seen}, driver ${sel.driver} unhealthy: ${drv.HealthDescription ?? ''}` };
     const { body: node } = await nomad.node(mine.ID, { signal: d.signal });
     if (sel.updatedSinceS !== undefined && node.StatusUpdatedAt < sel.updatedSinceS) {
-      return { done: false, reason: `${seen}, but status last updated at ${node.StatusUpdatedAt} < ${sel.updatedSinceS} (not re-registered yet)` };
+      return {
+        done: false,
+        reason: `${seen}, but status last updated at ${node.StatusUpdatedAt} < ${sel.updatedSinceS} (not re-registered yet)`,
+      };
     }
     if (sel.statusUpdatedAfterS !== undefined && node.StatusUpdatedAt <= sel.statusUpdatedAfterS) {
-      return { done: false, reason: `${seen}, but its status was last set at ${node.StatusUpdatedAt}, not after ${sel.statusUpdatedAfterS} (the view from before the disruption; not re-registered yet)` };
+      return {
+        done: false,
+        reason: `${seen}, but its status was last set at ${node.StatusUpdatedAt}, not after ${sel.statusUpdatedAfterS} (the view from before the disruption; not re-registered yet)`,
+      };
     }
     if (sel.modifiedAfterIndex !== undefined && node.ModifyIndex <= sel.modifiedAfterIndex) {
-      return { done: false, reason: `${seen}, but unchanged since index ${sel.modifiedAfterIndex} (not re-registered yet)` };
+      return {
+        done: false,
+        reason: `${seen}, but unchanged since index ${sel.modifiedAfterIndex} (not re-registered yet)`,
+      };
     }
     if (node.Status !== 'ready') return { done: false, reason: `node ${node.Name} status=${node.Status}` };
     const missing = missingAttributes(node, sel.attributes ?? []);
     if (missing.length) {
-      return { done: false, terminal: true, reason: `${seen}, but without ${missing.join(', ')}: its static fingerprint ran once at agent start and did not set it (for plugins.cni.version.*: the plugin did not print its version within Nomad's 3 s; see "failed to detect CNI plugin version" in the client log), so jobs constrained on it cannot be placed` };
+      return {
+        done: false,
+        terminal: true,
+        reason: `${seen}, but without ${missing.join(', ')}: its static fingerprint ran once at agent start and did not set it (for plugins.cni.version.*: the plugin did not print its version within Nomad's 3 s; see "failed to detect CNI plugin version" in the client log), so jobs constrained on it cannot be placed`,
+      };
     }
     return { done: true, value: node };
   };
-  return waitFor(`${who} ready with driver ${sel.driver}`, blockingProbe((q) => nomad.nodes(q), judge, maxBlockMs), { deadline, onReason, intervals: BLOCKING_INTERVALS });
+  return waitFor(
+    `${who} ready with driver ${sel.driver}`,
+    blockingProbe((q) => nomad.nodes(q), judge, maxBlockMs),
+    { deadline, onReason, intervals: BLOCKING_INTERVALS },
+  );
 }
 
 /** Wait until the job's newest alloc is running; fails fast (TerminalStateError) if it ended failed/lost/complete with no replacement coming. */
-export async function waitForAllocRunning(nomad: Nomad, jobId: string, { deadline, onReason, maxBlockMs }: WaitOpts): Promise<ApiAllocation> {
+export async function waitForAllocRunning(
+  nomad: Nomad,
+  jobId: string,
+  { deadline, onReason, maxBlockMs }: WaitOpts,
+): Promise<ApiAllocation> {
   const judge = async (allocs: ApiAllocListStub[], d: Deadline): Promise<Probe<ApiAllocation>> => {
     const byNewest = [...allocs].sort((a, b) => b.CreateIndex - a.CreateIndex);
     const running = byNewest.find((a) => a.ClientStatus === 'running' && a.DesiredStatus === 'run');
     if (running) return { done: true, value: (await nomad.allocation(running.ID, { signal: d.signal })).body };
     const newest = byNewest[0];
     if (!newest) return { done: false, reason: `no allocations for job "${jobId}" yet` };
-    if (!TERMINAL.has(newest.ClientStatus) || newest.NextAllocation || newest.FollowupEvalID) return { done: false, reason: describeAlloc(newest) };
+    if (!TERMINAL.has(newest.ClientStatus) || newest.NextAllocation || newest.FollowupEvalID)
+      return { done: false, reason: describeAlloc(newest) };
     // Note: a lost alloc is replaced by a blocked eval once a node fits again (e.g. its node comes back).
-    const blocked = (await nomad.evaluations({ signal: d.signal })).body.find((e) => e.JobID === jobId && e.Status === 'blocked');
-    if (blocked) return { done: false, reason: `${describeAlloc(newest)}; blocked eval ${blocked.ID.slice(0, 8)} waits to place a replacement` };
+    const blocked = (await nomad.evaluations({ signal: d.signal })).body.find(
+      (e) => e.JobID === jobId && e.Status === 'blocked',
+    );
+    if (blocked)
+      return {
+        done: false,
+        reason: `${describeAlloc(newest)}; blocked eval ${blocked.ID.slice(0, 8)} waits to place a replacement`,
+      };
     return { done: false, reason: describeAlloc(newest), terminal: true };
   };
-  return waitFor(`an alloc of job "${jobId}" running`, blockingProbe((q) => nomad.jobAllocations(jobId, q), judge, maxBlockMs), { deadline, onReason, intervals: BLOCKING_INTERVALS });
+  return waitFor(
+    `an alloc of job "${jobId}" running`,
+    blockingProbe((q) => nomad.jobAllocations(jobId, q), judge, maxBlockMs),
+    { deadline, onReason, intervals: BLOCKING_INTERVALS },
+  );
 }
 
 /** Wait until `predicate` holds for one alloc (full object); `terminal` may declare a hopeless state. */
@@ -150,10 +204,23 @@ export async function waitForAlloc(
   nomad: Nomad,
   allocId: string,
   predicate: (a: ApiAllocation) => boolean,
-  { deadline, describe, onReason, maxBlockMs, terminal }: WaitOpts & { describe: string; terminal?: (a: ApiAllocation) => boolean },
+  {
+    deadline,
+    describe,
+    onReason,
+    maxBlockMs,
+    terminal,
+  }: WaitOpts & { describe: string; terminal?: (a: ApiAllocation) => boolean },
 ): Promise<ApiAllocation> {
-  const judge = (a: ApiAllocation): Probe<ApiAllocation> => (predicate(a) ? { done: true, value: a } : { done: false, reason: describeAlloc(a), terminal: terminal?.(a) ?? false });
-  return waitFor(describe, blockingProbe((q) => nomad.allocation(allocId, q), judge, maxBlockMs), { deadline, onReason, intervals: BLOCKING_INTERVALS });
+  const judge = (a: ApiAllocation): Probe<ApiAllocation> =>
+    predicate(a)
+      ? { done: true, value: a }
+      : { done: false, reason: describeAlloc(a), terminal: terminal?.(a) ?? false };
+  return waitFor(
+    describe,
+    blockingProbe((q) => nomad.allocation(allocId, q), judge, maxBlockMs),
+    { deadline, onReason, intervals: BLOCKING_INTERVALS },
+  );
 }
 
 /** One line about an alloc for wait reasons: `alloc 1a2b3c4d client_status=pending, last event "Task Setup: Building Task Directory"`. */
@@ -162,7 +229,10 @@ export function describeAlloc(a: ApiAllocListStub): string {
   if (a.DesiredStatus !== 'run') parts[0] += ` desired_status=${a.DesiredStatus}`;
   const why = a.DesiredDescription || a.ClientDescription;
   if (why) parts[0] += ` (${why})`;
-  const last = Object.values(a.TaskStates ?? {}).flatMap((t) => t.Events ?? []).sort((x, y) => x.Time - y.Time).at(-1);
+  const last = Object.values(a.TaskStates ?? {})
+    .flatMap((t) => t.Events ?? [])
+    .sort((x, y) => x.Time - y.Time)
+    .at(-1);
   if (last) parts.push(`last event "${last.Type}: ${last.DisplayMessage || last.Message || ''}"`);
   if (a.NextAllocation) parts.push(`replaced by ${a.NextAllocation.slice(0, 8)}`);
   return parts.join(', ');

@@ -12,7 +12,8 @@ export function agentSamplesCommand(count: number, intervalS: number): string {
   const n = Math.max(1, Math.floor(count));
   const pause = Math.max(0, intervalS);
   // Note: the bracket keeps grep from counting itself (its own argument would otherwise be the word it looks for).
-  const pidsOf = (arg: string) => `grep -l -a -z -x '${arg.slice(0, -1)}[${arg.slice(-1)}]' /proc/[0-9]*/cmdline 2>/dev/null`;
+  const pidsOf = (arg: string) =>
+    `grep -l -a -z -x '${arg.slice(0, -1)}[${arg.slice(-1)}]' /proc/[0-9]*/cmdline 2>/dev/null`;
   const procs = (arg: string) => `$(${pidsOf(arg)} | wc -l)`;
   return [
     `i=0; while [ "$i" -lt ${n} ]; do`,
@@ -32,7 +33,14 @@ export function parseAgentSamples(text: string): AgentSample[] {
   for (const line of text.split('\n')) {
     const m = /^S (\d+) (\d+) (\d+) (\d+) (\d+) (\d+)$/.exec(line.trim());
     if (!m) continue;
-    const [atMs, pid, fds, executors, logmons, dockerLoggers] = m.slice(1).map(Number) as [number, number, number, number, number, number];
+    const [atMs, pid, fds, executors, logmons, dockerLoggers] = m.slice(1).map(Number) as [
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+    ];
     out.push({ atMs, pid, fds, executors, logmons, dockerLoggers });
   }
   return out;

@@ -14,8 +14,26 @@ const TIMED_OUT = 124;
  * and a last line `EXIT <code>`. With `withToken` the ACL token is read from stdin into NOMAD_TOKEN, so it is never on a
  * command line (which the harness logs) or in the evidence.
  */
-export function allocExecCommand(o: { nomad: string; allocId: string; task: string; timeoutS: number; withToken: boolean }): string {
-  const exec = ['timeout', String(o.timeoutS), o.nomad, 'alloc', 'exec', '-i=false', '-t=false', '-task', o.task, o.allocId, ...EXEC_PROBE_COMMAND];
+export function allocExecCommand(o: {
+  nomad: string;
+  allocId: string;
+  task: string;
+  timeoutS: number;
+  withToken: boolean;
+}): string {
+  const exec = [
+    'timeout',
+    String(o.timeoutS),
+    o.nomad,
+    'alloc',
+    'exec',
+    '-i=false',
+    '-t=false',
+    '-task',
+    o.task,
+    o.allocId,
+    ...EXEC_PROBE_COMMAND,
+  ];
   const token = o.withToken ? 'IFS= read -r NOMAD_TOKEN; export NOMAD_TOKEN; ' : '';
   return `sh -c ${quote(`${token}"$@" 2>&1; echo "EXIT $?"`)} sh ${exec.map(quote).join(' ')}`;
 }
@@ -32,9 +50,13 @@ export interface AllocExecResult {
 export function parseAllocExec(stdout: string, timeoutS: number): AllocExecResult {
   const lines = stdout.replace(/\s+$/, '').split('\n');
   const m = /^EXIT (\d+)$/.exec(lines.at(-1) ?? '');
-  const body = (m ? lines.slice(0, -1) : lines).filter((l) => l.trim() !== '').slice(-5).join('\n');
+  const body = (m ? lines.slice(0, -1) : lines)
+    .filter((l) => l.trim() !== '')
+    .slice(-5)
+    .join('\n');
   if (!m) return { ok: false, exitCode: undefined, output: body || 'no EXIT line: the command did not run to its end' };
   const code = Number(m[1]);
-  if (code === TIMED_OUT) return { ok: false, exitCode: undefined, output: `${body ? `${body}\n` : ''}no answer within ${timeoutS}s` };
+  if (code === TIMED_OUT)
+    return { ok: false, exitCode: undefined, output: `${body ? `${body}\n` : ''}no answer within ${timeoutS}s` };
   return { ok: code === 0, exitCode: code, output: body };
 }

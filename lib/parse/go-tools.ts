@@ -11,7 +11,10 @@ export type SignatureCheck =
  * fingerprint must be that one.
  */
 export function parseGpgvStatus(status: string, expect?: string): SignatureCheck {
-  const lines = status.split('\n').filter((l) => l.startsWith('[GNUPG:] ')).map((l) => l.slice(9).trim().split(' '));
+  const lines = status
+    .split('\n')
+    .filter((l) => l.startsWith('[GNUPG:] '))
+    .map((l) => l.slice(9).trim().split(' '));
   const first = (kw: string) => lines.find((l) => l[0] === kw);
   const bad = first('BADSIG');
   if (bad) return { ok: false, reason: `BAD signature (made by key ${bad[1]}): the file is not what the key signed` };
@@ -52,13 +55,20 @@ export interface NomadVersion {
  * `Nomad v0.12.0 (594fbd…)`; anything else is not Nomad, said with an excerpt.
  */
 export function parseNomadVersion(out: string): NomadVersion | { error: string } {
-  const lines = out.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '');
+  const lines = out
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
   const m = /^Nomad v(\d+\.\d+\.\d+[0-9A-Za-z.+-]*)(?: \(([0-9a-f]{7,40}[^)]*)\))?$/.exec(lines[0] ?? '');
   if (!m) {
     const got = lines.length ? JSON.stringify(lines.slice(0, 2).join(' | ').slice(0, 120)) : 'nothing';
     return { error: `\`version\` printed ${got}, not "Nomad v<version>" as a Nomad build does` };
   }
-  const field = (name: string) => lines.find((l) => l.startsWith(`${name} `))?.slice(name.length + 1).trim() ?? '';
+  const field = (name: string) =>
+    lines
+      .find((l) => l.startsWith(`${name} `))
+      ?.slice(name.length + 1)
+      .trim() ?? '';
   return { version: m[1]!, revision: field('Revision') || (m[2] ?? ''), buildDate: field('BuildDate') };
 }
 
@@ -81,7 +91,10 @@ export function goAtLeast(have: string, need: string): boolean {
 export function parseGoMod(text: string): { module: string; go: string | undefined } | { error: string } {
   const strip = (l: string) => l.replace(/\/\/.*$/, '').trim();
   const lines = text.split(/\r?\n/).map(strip);
-  const mod = lines.find((l) => /^module\s/.test(l))?.replace(/^module\s+/, '').replace(/^"(.*)"$/, '$1');
+  const mod = lines
+    .find((l) => /^module\s/.test(l))
+    ?.replace(/^module\s+/, '')
+    .replace(/^"(.*)"$/, '$1');
   if (!mod) return { error: 'go.mod has no module line' };
   const go = lines.find((l) => /^go\s/.test(l))?.replace(/^go\s+/, '');
   return { module: mod, go };

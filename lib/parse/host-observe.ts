@@ -11,7 +11,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /** Parse `cat boot_id /proc/uptime`: a UUID line then "12345.67 2345.67". */
 export function parseBootInfo(text: string): BootInfo {
   const [id = '', up = ''] = text.trim().split('\n');
-  if (!UUID.test(id.trim())) throw new Error(`expected a boot_id UUID on the first line, got ${JSON.stringify(text.slice(0, 80))}`);
+  if (!UUID.test(id.trim()))
+    throw new Error(`expected a boot_id UUID on the first line, got ${JSON.stringify(text.slice(0, 80))}`);
   // Note: a missing or garbled uptime line is "unknown", never 0 (0 would read as "uptime restarted").
   const first = up.trim().split(/\s+/)[0] ?? '';
   return { bootId: id.trim(), uptimeS: /^\d+(\.\d+)?$/.test(first) ? Number(first) : undefined };
@@ -22,7 +23,14 @@ export function parseCurlProbe(from: string, url: string, code: number, stdout: 
   const status = /^\d{3}$/.test(stdout.trim()) ? Number(stdout.trim()) : undefined;
   const answered = status !== undefined && status !== 0;
   const ok = code === 0 && answered && status! < 400;
-  const error = ok ? undefined : stderr.trim().split('\n').pop() || (answered ? `HTTP ${status}` : code === 0 ? `expected an HTTP status from curl -w '%{http_code}', got ${JSON.stringify(stdout.slice(0, 40))}` : `curl exited ${code}`);
+  const error = ok
+    ? undefined
+    : stderr.trim().split('\n').pop() ||
+      (answered
+        ? `HTTP ${status}`
+        : code === 0
+          ? `expected an HTTP status from curl -w '%{http_code}', got ${JSON.stringify(stdout.slice(0, 40))}`
+          : `curl exited ${code}`);
   return { from, url, ok, status: answered ? status : undefined, error };
 }
 
@@ -36,7 +44,10 @@ export const NET_STATE_COMMAND = 'ls -1 /var/run/netns 2>/dev/null; echo ---; ip
 /** Parse NET_STATE_COMMAND's output; lines like `5: veth6e18ae6a@if2: <…> mtu 1500 qdisc noqueue master nomad state UP …`. */
 export function parseNetState(text: string): NetState {
   const [ns = '', links = ''] = text.split(/^---$/m);
-  const netns = ns.split('\n').map((l) => l.trim()).filter(Boolean);
+  const netns = ns
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
   const veths: NetState['veths'] = [];
   for (const line of links.split('\n')) {
     const name = /^\d+:\s+([^@:\s]+)/.exec(line.trim())?.[1];
@@ -64,16 +75,17 @@ export interface HostNetns {
  */
 export const HOST_NETNS_COMMAND = [
   'h=$(stat -L -c %i /proc/$$/ns/net); seen=" "',
-  'for n in $(ls /var/run/netns 2>/dev/null); do i=$(stat -L -c %i "/var/run/netns/$n" 2>/dev/null) || continue; echo "N $i $n";'
-  + ' case "$seen" in *" $i "*) ;; *) seen="$seen$i "; ip -n "$n" -o -4 addr show scope global | awk -v i="$i" \'{print "A", i, $2, $4}\';; esac; done',
-  'for d in /proc/[0-9]*; do i=$(stat -L -c %i "$d/ns/net" 2>/dev/null) || continue; [ "$i" = "$h" ] && continue; echo "P $i ${d#/proc/} $(tr -d \' \' < "$d/comm" 2>/dev/null)";'
-  + ' case "$seen" in *" $i "*) ;; *) seen="$seen$i "; nsenter --net="$d/ns/net" ip -o -4 addr show scope global | awk -v i="$i" \'{print "A", i, $2, $4}\';; esac; done',
+  'for n in $(ls /var/run/netns 2>/dev/null); do i=$(stat -L -c %i "/var/run/netns/$n" 2>/dev/null) || continue; echo "N $i $n";' +
+    ' case "$seen" in *" $i "*) ;; *) seen="$seen$i "; ip -n "$n" -o -4 addr show scope global | awk -v i="$i" \'{print "A", i, $2, $4}\';; esac; done',
+  'for d in /proc/[0-9]*; do i=$(stat -L -c %i "$d/ns/net" 2>/dev/null) || continue; [ "$i" = "$h" ] && continue; echo "P $i ${d#/proc/} $(tr -d \' \' < "$d/comm" 2>/dev/null)";' +
+    ' case "$seen" in *" $i "*) ;; *) seen="$seen$i "; nsenter --net="$d/ns/net" ip -o -4 addr show scope global | awk -v i="$i" \'{print "A", i, $2, $4}\';; esac; done',
 ].join('\n');
 
 /** Parse HOST_NETNS_COMMAND's output into namespaces, in order of first mention. */
 export function parseHostNetns(text: string): HostNetns[] {
   const by = new Map<string, HostNetns>();
-  const get = (inode: string): HostNetns => by.get(inode) ?? by.set(inode, { inode, names: [], pids: [], addrs: [] }).get(inode)!;
+  const get = (inode: string): HostNetns =>
+    by.get(inode) ?? by.set(inode, { inode, names: [], pids: [], addrs: [] }).get(inode)!;
   for (const line of text.split('\n')) {
     const [kind, inode, a, b] = line.trim().split(/\s+/);
     if (!inode || !/^\d+$/.test(inode)) continue;

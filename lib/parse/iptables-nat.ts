@@ -43,7 +43,8 @@ export function jumpTarget(rule: NatRule, t: NatTable): string | undefined {
  */
 export function cniChainOwners(t: NatTable): Map<string, Set<string>> {
   const owners = new Map<string, Set<string>>();
-  for (const c of t.chains) if (c.startsWith('CNI-') && !(SHARED_CNI_CHAINS as readonly string[]).includes(c)) owners.set(c, new Set());
+  for (const c of t.chains)
+    if (c.startsWith('CNI-') && !(SHARED_CNI_CHAINS as readonly string[]).includes(c)) owners.set(c, new Set());
   for (const r of t.rules) {
     if (!r.owner) continue;
     owners.get(r.chain)?.add(r.owner);

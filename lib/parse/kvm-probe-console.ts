@@ -24,13 +24,19 @@ export interface KvmVerdict {
 /** Kernel lines that prove it reached kernel init (the last step before userspace) or userspace itself. */
 export const INIT_LINE = /Run \/\S*init as init process|Freeing unused kernel image/;
 const MSR = /failed to set MSR (0x[0-9a-f]+)(?: to (0x[0-9a-f]+))?/i;
-const NO_ACCESS = new RegExp([
-  'Could not access KVM kernel module', 'failed to initialize kvm', '/dev/kvm.*(Permission denied|No such file)',
-].join('|'), 'i');
+const NO_ACCESS = new RegExp(
+  ['Could not access KVM kernel module', 'failed to initialize kvm', '/dev/kvm.*(Permission denied|No such file)'].join(
+    '|',
+  ),
+  'i',
+);
 
 /** Remove terminal escapes (SeaBIOS clears the screen) and carriage returns from a console line. */
 export function plainLine(line: string): string {
-  return line.replace(/\x1b(\[[0-9;?]*[A-Za-z]|c)/g, '').replace(/\r/g, '').trim();
+  return line
+    .replace(/\x1b(\[[0-9;?]*[A-Za-z]|c)/g, '')
+    .replace(/\r/g, '')
+    .trim();
 }
 
 /** The first console line that proves the kernel reached init, if any. */

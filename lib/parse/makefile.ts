@@ -32,7 +32,10 @@ export interface TreeRecipe {
   tools: ToolPin[];
 }
 
-interface Line { n: number; text: string }
+interface Line {
+  n: number;
+  text: string;
+}
 
 /** Logical lines: backslash continuations joined, each with the number of its first physical line. */
 function logicalLines(text: string): Line[] {
@@ -63,9 +66,15 @@ function expand(s: string, vars: Map<string, Value>): Value {
   let unknown = false;
   const out = s.replace(REF, (_m, a: string | undefined, b: string | undefined, c: string | undefined) => {
     const name = (a ?? b ?? c ?? '').trim();
-    if (!/^[A-Za-z_][A-Za-z0-9_.-]*$/.test(name)) { unknown = true; return ''; }
+    if (!/^[A-Za-z_][A-Za-z0-9_.-]*$/.test(name)) {
+      unknown = true;
+      return '';
+    }
     const v = vars.get(name);
-    if (v === UNKNOWN) { unknown = true; return ''; }
+    if (v === UNKNOWN) {
+      unknown = true;
+      return '';
+    }
     return v ?? '';
   });
   return unknown ? UNKNOWN : out;
@@ -108,9 +117,16 @@ function evalCondition(kind: string, arg: string, vars: Map<string, Value>): Tru
 }
 
 /** One open conditional: whether its current branch is taken, and whether an earlier branch was. */
-interface Cond { now: Truth; taken: Truth; text: string }
+interface Cond {
+  now: Truth;
+  taken: Truth;
+  text: string;
+}
 
-interface Rule { prereqs: string[]; recipe: Line[] }
+interface Rule {
+  prereqs: string[];
+  recipe: Line[];
+}
 
 /** The makefile read once: the tags variable as the release build ends up with it, and every rule's recipe. */
 interface Reading {
@@ -134,12 +150,15 @@ function read(text: string, r: MakefileRules): Reading {
     return conds.some((c) => c.now === UNKNOWN) ? UNKNOWN : true;
   };
   const or = (a: Truth, b: Truth): Truth =>
-    (a === true || b === true ? true : a === UNKNOWN || b === UNKNOWN ? UNKNOWN : false);
+    a === true || b === true ? true : a === UNKNOWN || b === UNKNOWN ? UNKNOWN : false;
   const not = (a: Truth): Truth => (a === UNKNOWN ? UNKNOWN : !a);
   const and = (a: Truth, b: Truth): Truth =>
-    (a === false || b === false ? false : a === UNKNOWN || b === UNKNOWN ? UNKNOWN : true);
+    a === false || b === false ? false : a === UNKNOWN || b === UNKNOWN ? UNKNOWN : true;
   for (const line of logicalLines(text)) {
-    if (inDefine) { if (/^\s*endef\b/.test(line.text)) inDefine = false; continue; }
+    if (inDefine) {
+      if (/^\s*endef\b/.test(line.text)) inDefine = false;
+      continue;
+    }
     if (line.text.startsWith('\t')) {
       if (state() !== false) for (const rule of current) rule.recipe.push({ n: line.n, text: line.text.slice(1) });
       continue;
@@ -155,7 +174,10 @@ function read(text: string, r: MakefileRules): Reading {
     const els = /^else\b\s*(.*)$/.exec(s);
     if (els) {
       const c = conds.at(-1);
-      if (!c) { problems.push(`line ${line.n}: else without if`); continue; }
+      if (!c) {
+        problems.push(`line ${line.n}: else without if`);
+        continue;
+      }
       const nested = /^(ifeq|ifneq|ifdef|ifndef)\b\s*(.*)$/.exec(els[1]!);
       const next = nested ? evalCondition(nested[1]!, nested[2]!, vars) : true;
       c.now = and(not(c.taken), next);
@@ -163,8 +185,14 @@ function read(text: string, r: MakefileRules): Reading {
       c.text = `else ${els[1] ?? ''} after ${c.text}`.trim();
       continue;
     }
-    if (/^endif\b/.test(s)) { conds.pop(); continue; }
-    if (/^define\b/.test(s)) { inDefine = true; continue; }
+    if (/^endif\b/.test(s)) {
+      conds.pop();
+      continue;
+    }
+    if (/^define\b/.test(s)) {
+      inDefine = true;
+      continue;
+    }
     const active = state();
     const a = ASSIGN.exec(s);
     if (a) {
@@ -176,19 +204,24 @@ function read(text: string, r: MakefileRules): Reading {
         const v = op === '!=' ? UNKNOWN : expand(value, vars);
         const old = vars.get(name);
         if (active === UNKNOWN) vars.set(name, UNKNOWN);
-        else if (op === '?=') { if (old === undefined) vars.set(name, v); }
-        else if (op === '+=') vars.set(name, old === UNKNOWN || v === UNKNOWN ? UNKNOWN : `${old ?? ''} ${v}`.trim());
+        else if (op === '?=') {
+          if (old === undefined) vars.set(name, v);
+        } else if (op === '+=') vars.set(name, old === UNKNOWN || v === UNKNOWN ? UNKNOWN : `${old ?? ''} ${v}`.trim());
         else vars.set(name, v);
         continue;
       }
       assigned = true;
       const where = `line ${line.n} (${s})`;
       if (active === UNKNOWN) {
-        const c = conds.filter((x) => x.now === UNKNOWN).map((x) => x.text).join('; ');
+        const c = conds
+          .filter((x) => x.now === UNKNOWN)
+          .map((x) => x.text)
+          .join('; ');
         problems.push(`${r.tagsVar} at ${where} depends on a condition this reader cannot evaluate (${c})`);
         continue;
       }
-      const others = [...value.matchAll(REF)].map((m) => (m[1] ?? m[2] ?? m[3] ?? '').trim())
+      const others = [...value.matchAll(REF)]
+        .map((m) => (m[1] ?? m[2] ?? m[3] ?? '').trim())
         .filter((n) => n !== r.tagsVar && !(vars.has(n) && vars.get(n) !== UNKNOWN));
       if (op === '!=' || others.length) {
         const what = op === '!=' ? 'a shell command' : others.map((n) => `$(${n})`).join(', ');
@@ -197,8 +230,9 @@ function read(text: string, r: MakefileRules): Reading {
       }
       const v = expand(value, vars) as string;
       const old = vars.get(r.tagsVar);
-      if (op === '?=') { if (old === undefined) vars.set(r.tagsVar, v); }
-      else if (op === '+=') vars.set(r.tagsVar, `${typeof old === 'string' ? old : ''} ${v}`.trim());
+      if (op === '?=') {
+        if (old === undefined) vars.set(r.tagsVar, v);
+      } else if (op === '+=') vars.set(r.tagsVar, `${typeof old === 'string' ? old : ''} ${v}`.trim());
       else vars.set(r.tagsVar, v);
       continue;
     }
@@ -206,7 +240,10 @@ function read(text: string, r: MakefileRules): Reading {
     if (rule) {
       const rest = rule[2]!;
       // Note: `release: GO_TAGS=ui codegen_generated release` is a target-specific variable, not a rule's recipe.
-      if (ASSIGN.test(rest)) { current = []; continue; }
+      if (ASSIGN.test(rest)) {
+        current = [];
+        continue;
+      }
       current = [];
       if (active === false) continue;
       const [prereqText, inline] = rest.split(';', 2) as [string, string | undefined];
@@ -233,7 +270,10 @@ function releaseTags(reading: Reading, r: MakefileRules): string[] {
   const seen = new Set<string>();
   const out: string[] = [];
   for (const t of [...(reading.tags ?? []), ...r.addTags]) {
-    if (!r.dropTags.includes(t) && !seen.has(t)) { seen.add(t); out.push(t); }
+    if (!r.dropTags.includes(t) && !seen.has(t)) {
+      seen.add(t);
+      out.push(t);
+    }
   }
   return out;
 }
@@ -266,8 +306,11 @@ function installs(rules: Map<string, Rule>, target: string): { pkg: string; vers
  * generator named in `bins` (command names: `codecgen`), the package and version `toolsTarget` installs. Every part
  * that cannot be read is named, all together.
  */
-export function readRecipe(text: string | undefined, r: MakefileRules, bins: readonly string[]):
-  { recipe: TreeRecipe } | { missing: string[] } {
+export function readRecipe(
+  text: string | undefined,
+  r: MakefileRules,
+  bins: readonly string[],
+): { recipe: TreeRecipe } | { missing: string[] } {
   if (text === undefined) return { missing: [`it has no ${r.file}`] };
   const reading = read(text, r);
   const missing = [...reading.problems.map((p) => `its ${r.file}: ${p}`)];
@@ -289,8 +332,10 @@ export function readRecipe(text: string | undefined, r: MakefileRules, bins: rea
       } else if (distinct.length > 1) {
         missing.push(`its ${r.file}'s ${r.toolsTarget} target installs ${bin} more than once: ${distinct.join(', ')}`);
       } else if (/\$/.test(distinct[0]!)) {
-        missing.push(`its ${r.file}'s ${r.toolsTarget} target installs ${bin} as ${distinct[0]} (line ${pin.n}), `
-          + 'through a make variable this reader does not evaluate');
+        missing.push(
+          `its ${r.file}'s ${r.toolsTarget} target installs ${bin} as ${distinct[0]} (line ${pin.n}), ` +
+            'through a make variable this reader does not evaluate',
+        );
       } else {
         tools.push({ bin, pkg: pin.pkg, version: pin.version });
       }

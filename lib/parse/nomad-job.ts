@@ -23,11 +23,14 @@ export interface JobInfo {
 }
 
 type Obj = Record<string, unknown>;
-const obj = (v: unknown): Obj | undefined => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : undefined);
+const obj = (v: unknown): Obj | undefined =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : undefined;
 const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 const strMap = (v: unknown): Record<string, string> | undefined => {
   const o = obj(v);
-  return o ? Object.fromEntries(Object.entries(o).filter(([, x]) => typeof x === 'string')) as Record<string, string> : undefined;
+  return o
+    ? (Object.fromEntries(Object.entries(o).filter(([, x]) => typeof x === 'string')) as Record<string, string>)
+    : undefined;
 };
 
 /** Read Nomad's job JSON (`{"Job": {...}}` or the job itself; unset fields may be null, as `-output` leaves them). */
@@ -37,20 +40,39 @@ export function jobInfo(raw: unknown): { info?: JobInfo; problems: string[] } {
   if (!job) return { problems: ['is not a Nomad job (expected a JSON object with a Job)'] };
   const id = typeof job['ID'] === 'string' ? job['ID'] : typeof job['Name'] === 'string' ? job['Name'] : '';
   const type = typeof job['Type'] === 'string' && job['Type'] ? job['Type'] : 'service';
-  const groups = arr(job['TaskGroups']).map(obj).filter((g): g is Obj => !!g).map((g) => {
-    const nets = arr(g['Networks']).map(obj).filter((n): n is Obj => !!n);
-    const ports = nets.flatMap((n) => [...arr(n['DynamicPorts']), ...arr(n['ReservedPorts'])]).map(obj).map((p) => String(p?.['Label'] ?? '')).filter(Boolean);
-    const drivers = arr(g['Tasks']).map(obj).map((t) => String(t?.['Driver'] ?? '')).filter(Boolean);
-    return {
-      name: String(g['Name'] ?? ''),
-      count: typeof g['Count'] === 'number' ? g['Count'] : 1,
-      bridge: nets.some((n) => n['Mode'] === 'bridge'),
-      ports, drivers, meta: strMap(g['Meta']),
-    };
-  });
-  const { kinds, problems } = probeKindsFromMeta(strMap(job['Meta']), groups.map((g) => ({ name: g.name, meta: g.meta, ports: g.ports })));
+  const groups = arr(job['TaskGroups'])
+    .map(obj)
+    .filter((g): g is Obj => !!g)
+    .map((g) => {
+      const nets = arr(g['Networks'])
+        .map(obj)
+        .filter((n): n is Obj => !!n);
+      const ports = nets
+        .flatMap((n) => [...arr(n['DynamicPorts']), ...arr(n['ReservedPorts'])])
+        .map(obj)
+        .map((p) => String(p?.['Label'] ?? ''))
+        .filter(Boolean);
+      const drivers = arr(g['Tasks'])
+        .map(obj)
+        .map((t) => String(t?.['Driver'] ?? ''))
+        .filter(Boolean);
+      return {
+        name: String(g['Name'] ?? ''),
+        count: typeof g['Count'] === 'number' ? g['Count'] : 1,
+        bridge: nets.some((n) => n['Mode'] === 'bridge'),
+        ports,
+        drivers,
+        meta: strMap(g['Meta']),
+      };
+    });
+  const { kinds, problems } = probeKindsFromMeta(
+    strMap(job['Meta']),
+    groups.map((g) => ({ name: g.name, meta: g.meta, ports: g.ports })),
+  );
   const info: JobInfo = {
-    id, type, probeKinds: kinds,
+    id,
+    type,
+    probeKinds: kinds,
     groups: groups.map(({ meta: _meta, ...g }) => g),
     expectedAllocs: groups.reduce((s, g) => s + g.count, 0),
     drivers: [...new Set(groups.flatMap((g) => g.drivers))],
@@ -75,8 +97,12 @@ export function jobProblems(info: JobInfo): { message: string; fix: string }[] {
   if (!info.groups.some((g) => g.bridge)) {
     const groups = info.groups.map((g) => g.name).join(', ') || 'none';
     const message = `${job} has no group with network { mode = "bridge" } (groups: ${groups})`;
-    out.push({ message, fix: 'add network { mode = "bridge" } to a group: the scenario tests bridge networking across a reboot' });
+    out.push({
+      message,
+      fix: 'add network { mode = "bridge" } to a group: the scenario tests bridge networking across a reboot',
+    });
   }
-  if (info.expectedAllocs === 0) out.push({ message: `${job} asks for no alloc (every group has count = 0)`, fix: 'give a group count >= 1' });
+  if (info.expectedAllocs === 0)
+    out.push({ message: `${job} asks for no alloc (every group has count = 0)`, fix: 'give a group count >= 1' });
   return out;
 }

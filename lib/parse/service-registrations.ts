@@ -21,7 +21,8 @@ interface CheckIn {
 }
 
 type Obj = Record<string, unknown>;
-const obj = (v: unknown): Obj | undefined => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : undefined);
+const obj = (v: unknown): Obj | undefined =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : undefined;
 const arr = (v: unknown): Obj[] => (Array.isArray(v) ? v.map(obj).filter((x): x is Obj => !!x) : []);
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
@@ -56,12 +57,28 @@ export function nomadServicesOf(raw: unknown): JobServiceRec[] {
 
 /** `/v1/service/<name>` as records. */
 export function toServiceRegs(body: readonly RegistrationIn[] | null | undefined): ServiceRegRec[] {
-  return (body ?? []).map((r) => ({ service: r.ServiceName, id: r.ID, allocId: r.AllocID, address: r.Address, port: r.Port }));
+  return (body ?? []).map((r) => ({
+    service: r.ServiceName,
+    id: r.ID,
+    allocId: r.AllocID,
+    address: r.Address,
+    port: r.Port,
+  }));
 }
 
 /** `/v1/client/allocation/<id>/checks` as records, in the order of service and check name. */
-export function toAllocChecks(allocId: string, body: Readonly<Record<string, CheckIn>> | null | undefined): AllocCheckRec[] {
+export function toAllocChecks(
+  allocId: string,
+  body: Readonly<Record<string, CheckIn>> | null | undefined,
+): AllocCheckRec[] {
   return Object.values(body ?? {})
-    .map((c) => ({ allocId, service: c.Service, check: c.Check, status: c.Status, output: c.Output, timestampS: c.Timestamp }))
+    .map((c) => ({
+      allocId,
+      service: c.Service,
+      check: c.Check,
+      status: c.Status,
+      output: c.Output,
+      timestampS: c.Timestamp,
+    }))
     .sort((a, b) => `${a.service}\u0000${a.check}`.localeCompare(`${b.service}\u0000${b.check}`));
 }

@@ -26,7 +26,8 @@ export function parseSshConfig(text: string): SshTarget[] {
     if (kv[0] === 'host') blocks.push({ host: kv[1], opts: [] });
     else blocks.at(-1)?.opts.push(kv);
   }
-  if (blocks.length === 0) throw new HarnessError(`vagrant ssh-config: expected at least one "Host <name>" block; got ${excerpt(text)}`);
+  if (blocks.length === 0)
+    throw new HarnessError(`vagrant ssh-config: expected at least one "Host <name>" block; got ${excerpt(text)}`);
   return blocks.map(({ host, opts }) => {
     const options: Record<string, string> = {};
     const identityFiles: string[] = [];
@@ -37,7 +38,8 @@ export function parseSshConfig(text: string): SshTarget[] {
     const hostName = options['hostname'];
     if (!hostName) throw new HarnessError(`vagrant ssh-config: Host ${host} has no HostName; got ${excerpt(text)}`);
     const port = Number(options['port'] ?? '22');
-    if (!Number.isInteger(port) || port < 1 || port > 65535) throw new HarnessError(`vagrant ssh-config: Host ${host} has an invalid Port ${JSON.stringify(options['port'])}`);
+    if (!Number.isInteger(port) || port < 1 || port > 65535)
+      throw new HarnessError(`vagrant ssh-config: Host ${host} has an invalid Port ${JSON.stringify(options['port'])}`);
     return {
       host,
       hostName,
@@ -54,6 +56,9 @@ export function parseSshConfig(text: string): SshTarget[] {
 export function sshTargetFor(text: string, name: string): SshTarget {
   const all = parseSshConfig(text);
   const t = all.find((x) => x.host === name);
-  if (!t) throw new HarnessError(`vagrant ssh-config: expected a "Host ${name}" block; got hosts ${all.map((x) => x.host).join(', ')}`);
+  if (!t)
+    throw new HarnessError(
+      `vagrant ssh-config: expected a "Host ${name}" block; got hosts ${all.map((x) => x.host).join(', ')}`,
+    );
   return t;
 }

@@ -46,7 +46,12 @@ export function parseTaskDirs(text: string, allocDir: string): TaskDirMount[] {
       out.push(current);
     } else if (current && line.includes('TARGET=')) {
       const kv = parseFindmntPairs(line);
-      Object.assign(current, { target: kv['TARGET'] ?? '', fstype: kv['FSTYPE'] ?? '', source: kv['SOURCE'] ?? '', options: kv['OPTIONS'] ?? '' });
+      Object.assign(current, {
+        target: kv['TARGET'] ?? '',
+        fstype: kv['FSTYPE'] ?? '',
+        source: kv['SOURCE'] ?? '',
+        options: kv['OPTIONS'] ?? '',
+      });
       current = undefined;
     }
   }

@@ -14,11 +14,17 @@ export type RestartProgress = { started: true; startedAtMs: number } | { started
 export function restartProgress(before: TaskStateSnap | undefined, now: TaskStateSnap | undefined): RestartProgress {
   if (!now) return { started: false, reason: 'the task has no state' };
   const newest = Math.max(0, ...(before?.events ?? []).map((e) => e.timeMs));
-  const last = (type: string, after: number): TaskEventRec | undefined => [...now.events].reverse().find((e) => e.type === type && e.timeMs > after);
+  const last = (type: string, after: number): TaskEventRec | undefined =>
+    [...now.events].reverse().find((e) => e.type === type && e.timeMs > after);
   const signaled = last('Restart Signaled', newest);
-  if (!signaled) return { started: false, reason: `no Restart Signaled event yet (task ${now.state}, restarts ${now.restarts})` };
+  if (!signaled)
+    return { started: false, reason: `no Restart Signaled event yet (task ${now.state}, restarts ${now.restarts})` };
   const started = last('Started', signaled.timeMs);
-  if (!started) return { started: false, reason: `signaled, not started again yet (task ${now.state}; last event ${now.events.at(-1)?.type ?? 'none'})` };
+  if (!started)
+    return {
+      started: false,
+      reason: `signaled, not started again yet (task ${now.state}; last event ${now.events.at(-1)?.type ?? 'none'})`,
+    };
   if (now.state !== 'running') return { started: false, reason: `started again but ${now.state} now` };
   return { started: true, startedAtMs: started.timeMs };
 }

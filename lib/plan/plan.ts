@@ -155,9 +155,7 @@ function nomadBuilds(c: HarnessConfig, cwd: string, field: string): BuildRef[] {
 
 function baseSession(command: PlanCommand, base: HarnessConfig, cells: PlannedCell[]): Plan {
   const builds = uniqueBuilds(cells.flatMap((c) => c.builds));
-  const subnets = [
-    ...new Set(cells.flatMap((c) => [c.config.lab.managementSubnet, c.config.lab.privateSubnet])),
-  ];
+  const subnets = [...new Set(cells.flatMap((c) => [c.config.lab.managementSubnet, c.config.lab.privateSubnet]))];
   return { command, cells, base, parallel: 1, budgetMb: undefined, retryInfra: false, builds, subnets, warnings: [] };
 }
 
@@ -215,7 +213,7 @@ function planRun(input: PlanInput): Draft {
     const res = configOf(input, s, all ? { knownChecks: union, formerChecks: formerUnion } : {});
     // Note: with problems, the values that were valid still let the other checks below run (every problem at once).
     if (!res.ok)
-      for (const p of res.problems) if (!seen.has(JSON.stringify(p))) (seen.add(JSON.stringify(p)), problems.push(p));
+      for (const p of res.problems) if (!seen.has(JSON.stringify(p))) seen.add(JSON.stringify(p)), problems.push(p);
     const config = currentExpectations(res.config, s, warnings);
     // --all: an expectation of a check applies to the scenarios that have that check.
     const own = new Set(s.checks.map((c) => c.id));
@@ -429,7 +427,10 @@ function planMatrix(input: PlanInput): Draft {
   plan.subnets = [
     ...new Set(
       planned.flatMap((p) =>
-        slots.flatMap((slot) => [configInSlot(p.config, slot).lab.managementSubnet, configInSlot(p.config, slot).lab.privateSubnet]),
+        slots.flatMap((slot) => [
+          configInSlot(p.config, slot).lab.managementSubnet,
+          configInSlot(p.config, slot).lab.privateSubnet,
+        ]),
       ),
     ),
   ];

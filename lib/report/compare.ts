@@ -5,8 +5,8 @@ import type { ComparisonRow } from '../model/session.js';
 
 export type { ComparisonRow };
 
-
-const side = (v: Verdict | undefined): ComparisonRow['before'] => (v ? { label: v.label, met: v.met, message: v.message } : undefined);
+const side = (v: Verdict | undefined): ComparisonRow['before'] =>
+  v ? { label: v.label, met: v.met, message: v.message } : undefined;
 
 /** Pair the verdicts of two runs by check id (after's order, then checks only the before run has) and mark flips. */
 export function compareRuns(before: RunRecord, after: RunRecord): ComparisonRow[] {
@@ -29,7 +29,11 @@ export function buildVersion(run: RunRecord): string | undefined {
  * JUnit suite names for the two runs: `<scenario>@<version>` when both versions are known and differ, so CI
  * history lines up per build; `<scenario>@before` / `@after` otherwise.
  */
-export function comparisonSuiteNames(scenario: string, before: RunRecord, after: RunRecord): { before: string; after: string } {
+export function comparisonSuiteNames(
+  scenario: string,
+  before: RunRecord,
+  after: RunRecord,
+): { before: string; after: string } {
   const vb = buildVersion(before);
   const va = buildVersion(after);
   if (vb && va && vb !== va) return { before: `${scenario}@${vb}`, after: `${scenario}@${va}` };
@@ -57,8 +61,13 @@ export function renderComparison(rows: readonly ComparisonRow[], opts: RenderCom
   const head = ['check', beforeName, afterName, 'flipped?'];
   const body = rows.map((r) => [`${r.title} (${r.id})`, cell(r.before), cell(r.after), r.flipped ? FLIP : '']);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
-  const fmt = (cols: string[]): string => cols.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
-  const tint = (r: ComparisonRow, text: string, s: ComparisonRow['before']): string => (!s ? text : !s.met ? paint('red', text) : s.label === 'passed' ? paint('green', text) : paint('yellow', text));
+  const fmt = (cols: string[]): string =>
+    cols
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
+  const tint = (r: ComparisonRow, text: string, s: ComparisonRow['before']): string =>
+    !s ? text : !s.met ? paint('red', text) : s.label === 'passed' ? paint('green', text) : paint('yellow', text);
   const lines = [paint('bold', fmt(head)), widths.map((w) => '-'.repeat(w)).join('  ')];
   rows.forEach((r, i) => {
     const cols = body[i]!.map((c, j) => c.padEnd(widths[j]!));
@@ -73,12 +82,28 @@ export function renderComparison(rows: readonly ComparisonRow[], opts: RenderCom
 }
 
 /** The `comparison` section of the JSON summary. */
-export function comparisonJson(before: RunRecord, after: RunRecord, rows: readonly ComparisonRow[]): Record<string, unknown> {
-  const run = (r: RunRecord, build: string | undefined) => ({ runId: r.runId, suiteName: r.suiteName, build: build ?? null, version: buildVersion(r) ?? null, outcome: r.outcome });
+export function comparisonJson(
+  before: RunRecord,
+  after: RunRecord,
+  rows: readonly ComparisonRow[],
+): Record<string, unknown> {
+  const run = (r: RunRecord, build: string | undefined) => ({
+    runId: r.runId,
+    suiteName: r.suiteName,
+    build: build ?? null,
+    version: buildVersion(r) ?? null,
+    outcome: r.outcome,
+  });
   return {
     before: run(before, before.properties['nomad.binary']),
     after: run(after, after.properties['nomad.binary']),
     flipped: rows.filter((r) => r.flipped).map((r) => r.id),
-    rows: rows.map((r) => ({ id: r.id, title: r.title, before: r.before ?? null, after: r.after ?? null, flipped: r.flipped })),
+    rows: rows.map((r) => ({
+      id: r.id,
+      title: r.title,
+      before: r.before ?? null,
+      after: r.after ?? null,
+      flipped: r.flipped,
+    })),
   };
 }

@@ -14,7 +14,13 @@ export interface ConsoleOptions {
 const C = { red: '\x1b[31m', green: '\x1b[32m', yellow: '\x1b[33m', dim: '\x1b[2m', bold: '\x1b[1m', reset: '\x1b[0m' };
 type Paint = (c: keyof typeof C, s: string) => string;
 
-const MARK: Record<Verdict['label'], string> = { passed: 'ok', failed: 'FAIL', 'expected failure': 'xfail', 'unexpected pass': 'XPASS', skipped: 'skip' };
+const MARK: Record<Verdict['label'], string> = {
+  passed: 'ok',
+  failed: 'FAIL',
+  'expected failure': 'xfail',
+  'unexpected pass': 'XPASS',
+  skipped: 'skip',
+};
 
 function verdictLines(v: Verdict, paint: Paint, withEvidence: boolean): string[] {
   const color = !v.met ? 'red' : v.label === 'passed' ? 'green' : 'yellow';
@@ -27,7 +33,12 @@ function verdictLines(v: Verdict, paint: Paint, withEvidence: boolean): string[]
 /** One line per run: PASS|FAIL|ERROR <suite> — N checks: a passed, b expected failures, c failed, d skipped (12.3s). */
 export function runLine(r: RunRecord, paint: Paint = (_c, s) => s): string {
   const n = countVerdicts(r.verdicts);
-  const word = r.outcome === 'passed' ? paint('green', 'PASS') : r.outcome === 'failed' ? paint('red', 'FAIL') : paint('red', 'ERROR');
+  const word =
+    r.outcome === 'passed'
+      ? paint('green', 'PASS')
+      : r.outcome === 'failed'
+        ? paint('red', 'FAIL')
+        : paint('red', 'ERROR');
   return `${word} ${r.suiteName} — ${n.total} checks: ${n.passed} passed, ${n.expectedFailures} expected failures, ${n.failed} failed, ${n.skipped} skipped (${formatMs(r.durationMs)})${labNote(r.properties)}`;
 }
 
@@ -48,7 +59,8 @@ export function renderConsoleSummary(runs: readonly RunRecord[], opts: ConsoleOp
   const rest: string[] = [];
   for (const r of runs) {
     const bad: string[] = [];
-    if (r.error) bad.push(`  ${paint('red', 'ERROR')} ${r.error.step ? `in step "${r.error.step}": ` : ''}${r.error.message}`);
+    if (r.error)
+      bad.push(`  ${paint('red', 'ERROR')} ${r.error.step ? `in step "${r.error.step}": ` : ''}${r.error.message}`);
     if (r.interrupted) bad.push(`  ${paint('red', 'ERROR')} the run was interrupted`);
     for (const s of r.steps) {
       if (s.status !== 'error' && s.status !== 'failed') continue;
@@ -88,16 +100,25 @@ export function renderQuietSummary(s: SessionReport, opts: ConsoleOptions & { er
 /** The end of a session on the console: the summary, a comparison table, retries, what was written and how to re-run. */
 export function renderSessionConsole(
   s: SessionReport,
-  opts: ConsoleOptions & { written: readonly { kind: string; path: string; text: string }[]; errors: readonly string[] },
+  opts: ConsoleOptions & {
+    written: readonly { kind: string; path: string; text: string }[];
+    errors: readonly string[];
+  },
 ): string {
   const paint: Paint = (c, t) => (opts.color ? `${C[c]}${t}${C.reset}` : t);
   const finals = s.suites.flatMap((x) => x.attempts.slice(-1));
   const out: string[] = [];
-  if (s.matrix && s.suites.length === 0) out.push(`shard ${s.matrix.shard} has no cells (the matrix has ${s.matrix.cellsInMatrix})\n`);
+  if (s.matrix && s.suites.length === 0)
+    out.push(`shard ${s.matrix.shard} has no cells (the matrix has ${s.matrix.cellsInMatrix})\n`);
   else out.push(renderConsoleSummary(finals, opts));
-  if (s.comparison) out.push(`\n${renderComparison(s.comparison.rows, { color: opts.color, beforeName: s.comparison.beforeName, afterName: s.comparison.afterName })}`);
+  if (s.comparison)
+    out.push(
+      `\n${renderComparison(s.comparison.rows, { color: opts.color, beforeName: s.comparison.beforeName, afterName: s.comparison.afterName })}`,
+    );
   for (const x of s.suites.filter((y) => y.attempts.length > 1)) {
-    out.push(`retried after an infrastructure error: ${x.name} (${x.attempts.map((a) => `${a.runId} ${a.outcome}`).join(' -> ')})\n`);
+    out.push(
+      `retried after an infrastructure error: ${x.name} (${x.attempts.map((a) => `${a.runId} ${a.outcome}`).join(' -> ')})\n`,
+    );
   }
   for (const x of s.suites.filter((y) => y.attempts.length === 0)) out.push(`not run (interrupted): ${x.name}\n`);
   // run --repeat N: the attempts of each scenario judged together (a repeated failure is a verdict, else flaky).

@@ -27,7 +27,10 @@ export interface FlakeReport {
 export function attemptSignature(r: Pick<RunRecord, 'outcome' | 'verdicts' | 'error' | 'interrupted'>): string {
   if (r.outcome === 'passed') return '';
   if (r.interrupted) return 'interrupted';
-  const unmet = r.verdicts.filter((v) => !v.met).map((v) => `${v.id}=${v.label}`).sort();
+  const unmet = r.verdicts
+    .filter((v) => !v.met)
+    .map((v) => `${v.id}=${v.label}`)
+    .sort();
   if (unmet.length) return unmet.join(', ');
   return `error in ${r.error?.step ?? 'the run'}`;
 }

@@ -45,7 +45,8 @@ export function renderAllocTable(verdicts: readonly Verdict[]): string {
     const who = `<td class="t">${esc(a.name || '(unnamed)')}<br><code>${esc(a.allocId.slice(0, 8))}</code></td>`;
     return `<tr data-alloc="${esc(a.allocId)}">${who}${cells.join('')}<td class="detail">${esc(o)}</td></tr>`;
   });
-  const style = '<style>#allocs td.cell-ok { color: #15803d; } #allocs td.cell-fail { color: #b91c1c; font-weight: 700; }' +
+  const style =
+    '<style>#allocs td.cell-ok { color: #15803d; } #allocs td.cell-fail { color: #b91c1c; font-weight: 700; }' +
     ' #allocs td.cell-info { color: #475569; }</style>';
   const title = `<h2>Allocs <span class="meta">${allocs.length} judged; hover a cell for its detail</span></h2>`;
   return `<section id="allocs-section">${title}${style}

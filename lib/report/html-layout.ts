@@ -13,8 +13,12 @@ export interface Span extends Window {
 
 /** The run's time range, widened to hold every event and step (a zero-length run still gets one second). */
 export function runWindow(run: RunRecord, events: readonly TimelineEvent[]): Window {
-  const times = [run.startedAtMs, run.startedAtMs + run.durationMs, ...events.map((e) => e.atMs), ...run.steps.flatMap((s) => [s.startedAtMs, s.startedAtMs + s.durationMs])]
-    .filter(Number.isFinite);
+  const times = [
+    run.startedAtMs,
+    run.startedAtMs + run.durationMs,
+    ...events.map((e) => e.atMs),
+    ...run.steps.flatMap((s) => [s.startedAtMs, s.startedAtMs + s.durationMs]),
+  ].filter(Number.isFinite);
   const from = Math.min(...times);
   const to = Math.max(...times);
   return { from, to: Math.max(to, from + 1000) };
@@ -40,25 +44,35 @@ export function hostDownSpans(events: readonly TimelineEvent[], end: number): Sp
 const AFTERMATH_MS = 5 * 60_000;
 
 /** A zoomed window around the reboot (host down plus what followed), or undefined when the whole run shows it well enough. */
-export function rebootWindow(spans: readonly Span[], events: readonly TimelineEvent[], whole: Window): Window | undefined {
+export function rebootWindow(
+  spans: readonly Span[],
+  events: readonly TimelineEvent[],
+  whole: Window,
+): Window | undefined {
   if (spans.length === 0) return undefined;
   const from = Math.min(...spans.map((s) => s.from));
   const back = Math.max(...spans.map((s) => s.to));
-  const after = events.filter((e) => (e.lane === 'node' || e.lane === 'alloc') && e.atMs >= back && e.atMs <= back + AFTERMATH_MS).map((e) => e.atMs);
+  const after = events
+    .filter((e) => (e.lane === 'node' || e.lane === 'alloc') && e.atMs >= back && e.atMs <= back + AFTERMATH_MS)
+    .map((e) => e.atMs);
   const to = Math.max(back, ...after);
   const pad = Math.max(3000, (to - from) * 0.15);
   const w = { from: Math.max(whole.from, from - pad), to: Math.min(whole.to, to + pad) };
   return w.to - w.from > 0.6 * (whole.to - whole.from) ? undefined : w;
 }
 
-const STEPS_MS = [100, 200, 500, 1000, 2000, 5000, 10_000, 15_000, 30_000, 60_000, 120_000, 300_000, 600_000, 900_000, 1_800_000, 3_600_000, 7_200_000];
+const STEPS_MS = [
+  100, 200, 500, 1000, 2000, 5000, 10_000, 15_000, 30_000, 60_000, 120_000, 300_000, 600_000, 900_000, 1_800_000,
+  3_600_000, 7_200_000,
+];
 
 /** Axis ticks at round offsets from the run start (`origin`), about `target` of them inside the window. */
 export function ticks(w: Window, origin: number, target = 8): { at: number; step: number }[] {
   const span = w.to - w.from;
   const step = STEPS_MS.find((s) => span / s <= target) ?? Math.ceil(span / target / 3_600_000) * 3_600_000;
   const out: { at: number; step: number }[] = [];
-  for (let k = Math.ceil((w.from - origin) / step); origin + k * step <= w.to; k++) out.push({ at: origin + k * step, step });
+  for (let k = Math.ceil((w.from - origin) / step); origin + k * step <= w.to; k++)
+    out.push({ at: origin + k * step, step });
   return out;
 }
 
@@ -72,7 +86,12 @@ export interface Placed {
  * Greedy label packing: each label starts at its mark (or ends there when it would cross `right`) and takes
  * the first sub-row where it does not overlap the label before it. Items must be sorted by x.
  */
-export function packLabels(items: readonly { x: number; width: number }[], right: number, maxRows: number, gap = 8): Placed[] {
+export function packLabels(
+  items: readonly { x: number; width: number }[],
+  right: number,
+  maxRows: number,
+  gap = 8,
+): Placed[] {
   const rowEnd: number[] = [];
   return items.map(({ x, width }) => {
     const anchor = x + width <= right ? 'start' : 'end';

@@ -6,7 +6,12 @@ import { escapeMarkup } from './xml.js';
 export type Severity = NonNullable<TimelineEvent['severity']>;
 
 /** Text colour per severity (also used for marks); chosen to read on white and to stay apart for colour-blind readers. */
-export const SEVERITY_COLOR: Record<Severity, string> = { info: '#475569', ok: '#15803d', warn: '#b45309', fail: '#b91c1c' };
+export const SEVERITY_COLOR: Record<Severity, string> = {
+  info: '#475569',
+  ok: '#15803d',
+  warn: '#b45309',
+  fail: '#b91c1c',
+};
 
 /** Escape text for HTML/SVG element content and quoted attributes; ANSI codes and control characters are dropped. */
 export function esc(text: string): string {
@@ -15,7 +20,11 @@ export function esc(text: string): string {
 
 /** An href for a file path: each segment percent-encoded, so no path can become a `javascript:` or other URL scheme. */
 export function fileHref(path: string): string {
-  return path.replace(/\\/g, '/').split('/').map((s) => encodeURIComponent(s)).join('/');
+  return path
+    .replace(/\\/g, '/')
+    .split('/')
+    .map((s) => encodeURIComponent(s))
+    .join('/');
 }
 
 /** `ms` after the run start as `+m:ss` (or `+h:mm:ss`), with milliseconds when `precise`; negative before the start. */
@@ -47,7 +56,13 @@ export function verdictSeverity(v: Pick<Verdict, 'met' | 'label'>): Severity {
 }
 
 /** A short tag per verdict label, as the console summary prints it. */
-export const VERDICT_MARK: Record<Verdict['label'], string> = { passed: 'ok', failed: 'FAIL', 'expected failure': 'xfail', 'unexpected pass': 'XPASS', skipped: 'skip' };
+export const VERDICT_MARK: Record<Verdict['label'], string> = {
+  passed: 'ok',
+  failed: 'FAIL',
+  'expected failure': 'xfail',
+  'unexpected pass': 'XPASS',
+  skipped: 'skip',
+};
 
 /** Shorten text to `max` characters with an ellipsis (SVG labels; the table keeps the full text). */
 export function clip(text: string, max: number): string {

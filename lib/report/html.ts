@@ -5,7 +5,16 @@ import { formatMs } from '../errors.js';
 import { renderTimeline } from './html-timeline.js';
 import { renderAllocTable } from './html-allocs.js';
 import { HTML_CSS } from './html-style.js';
-import { clockTime, esc, fileHref, isoTime, relTime, VERDICT_MARK, verdictSeverity, type Severity } from './html-text.js';
+import {
+  clockTime,
+  esc,
+  fileHref,
+  isoTime,
+  relTime,
+  VERDICT_MARK,
+  verdictSeverity,
+  type Severity,
+} from './html-text.js';
 import type { ArtifactRef, RunRecord, TimelineEvent } from '../model/run.js';
 import { countVerdicts } from './outcome.js';
 
@@ -41,7 +50,9 @@ function header(run: RunRecord): string {
     const key = keys.find((k) => run.properties[k] !== undefined);
     if (key === undefined) return [];
     const v = run.properties[key]!;
-    return [`<dt>${esc(label)}</dt><dd data-key="${esc(key)}">${esc(key === 'reboot.downtimeMs' && /^\d+$/.test(v) ? formatMs(Number(v)) : v)}</dd>`];
+    return [
+      `<dt>${esc(label)}</dt><dd data-key="${esc(key)}">${esc(key === 'reboot.downtimeMs' && /^\d+$/.test(v) ? formatMs(Number(v)) : v)}</dd>`,
+    ];
   });
   return `<header><h1><span class="badge ${esc(run.outcome)}" id="verdict">${WORD[run.outcome]}</span> <span>${esc(run.suiteName)}</span></h1>
 <p class="sub">scenario <b>${esc(run.scenario)}</b> · run <code>${esc(run.runId)}</code> · host ${esc(run.hostname)} · started ${esc(isoTime(run.startedAtMs))} · took ${esc(formatMs(run.durationMs))}${run.interrupted ? ' · <b>interrupted</b>' : ''}</p>
@@ -50,14 +61,24 @@ ${facts.length ? `<dl class="facts">${facts.join('')}</dl>` : ''}</header>`;
 }
 
 function artifactsFor(run: RunRecord, v: Verdict, href: (a: ArtifactRef) => string): string {
-  const mine = run.artifacts.filter((a) => a.caseName !== undefined && [v.id, v.title, `${v.title} (${v.id})`].includes(a.caseName));
-  return mine.length ? `<p class="meta">artifacts: ${mine.map((a) => `<a href="${esc(href(a))}">${esc(a.name)}</a>`).join(', ')}</p>` : '';
+  const mine = run.artifacts.filter(
+    (a) => a.caseName !== undefined && [v.id, v.title, `${v.title} (${v.id})`].includes(a.caseName),
+  );
+  return mine.length
+    ? `<p class="meta">artifacts: ${mine.map((a) => `<a href="${esc(href(a))}">${esc(a.name)}</a>`).join(', ')}</p>`
+    : '';
 }
 
 function verdictBlock(run: RunRecord, v: Verdict, href: (a: ArtifactRef) => string): string {
   const sev = verdictSeverity(v);
-  const meta = [`expected to ${v.expected}`, `observed: ${v.status}`, ...(v.causedBy ? [`caused by: ${v.causedBy}`] : [])].join(' · ');
-  const evidence = v.evidence.length ? `<ul class="evidence">${v.evidence.map((e) => `<li>${esc(e)}</li>`).join('')}</ul>` : '<p class="note">no evidence recorded</p>';
+  const meta = [
+    `expected to ${v.expected}`,
+    `observed: ${v.status}`,
+    ...(v.causedBy ? [`caused by: ${v.causedBy}`] : []),
+  ].join(' · ');
+  const evidence = v.evidence.length
+    ? `<ul class="evidence">${v.evidence.map((e) => `<li>${esc(e)}</li>`).join('')}</ul>`
+    : '<p class="note">no evidence recorded</p>';
   return `<details class="check ${sev}" data-check="${esc(v.id)}" data-label="${esc(v.label)}">
 <summary><span class="tag ${sev}">${esc(VERDICT_MARK[v.label])}</span> <b>${esc(v.title)}</b> <code>${esc(v.id)}</code> — <span class="msg">${esc(v.message)}</span></summary>
 <p class="meta">${esc(`${v.label} · ${meta}`)}</p>${evidence}${artifactsFor(run, v, href)}</details>`;
@@ -65,13 +86,22 @@ function verdictBlock(run: RunRecord, v: Verdict, href: (a: ArtifactRef) => stri
 
 function errorBlocks(run: RunRecord): string[] {
   const out: string[] = [];
-  const detail = (d: string | undefined): string => (d ? `<details><summary>detail</summary><pre>${esc(d)}</pre></details>` : '');
-  if (run.error) out.push(`<div class="error-box" data-error="run"><span class="tag fail">ERROR</span> ${run.error.step ? `in step “${esc(run.error.step)}”: ` : ''}${esc(run.error.message)}${detail(run.error.detail)}</div>`);
-  if (run.interrupted) out.push('<div class="error-box" data-error="interrupted"><span class="tag fail">ERROR</span> the run was interrupted (SIGINT/SIGTERM)</div>');
+  const detail = (d: string | undefined): string =>
+    d ? `<details><summary>detail</summary><pre>${esc(d)}</pre></details>` : '';
+  if (run.error)
+    out.push(
+      `<div class="error-box" data-error="run"><span class="tag fail">ERROR</span> ${run.error.step ? `in step “${esc(run.error.step)}”: ` : ''}${esc(run.error.message)}${detail(run.error.detail)}</div>`,
+    );
+  if (run.interrupted)
+    out.push(
+      '<div class="error-box" data-error="interrupted"><span class="tag fail">ERROR</span> the run was interrupted (SIGINT/SIGTERM)</div>',
+    );
   for (const s of run.steps) {
     if (s.status !== 'error' && s.status !== 'failed') continue;
     if (s.status === 'error' && run.error?.step === s.name) continue; // said above
-    out.push(`<div class="error-box" data-error="step"><span class="tag fail">${esc(s.status.toUpperCase())}</span> step “${esc(s.name)}”${s.message ? `: ${esc(s.message)}` : ''}${detail(s.detail)}</div>`);
+    out.push(
+      `<div class="error-box" data-error="step"><span class="tag fail">${esc(s.status.toUpperCase())}</span> step “${esc(s.name)}”${s.message ? `: ${esc(s.message)}` : ''}${detail(s.detail)}</div>`,
+    );
   }
   return out;
 }
@@ -84,21 +114,42 @@ function checks(run: RunRecord, href: (a: ArtifactRef) => string): string {
   return `<section id="checks"><h2>Checks <span class="meta">failures first; open one for its evidence</span></h2>${body.join('\n')}</section>`;
 }
 
-interface Row { atMs: number; lane: string; label: string; detail: string; sev: Severity }
+interface Row {
+  atMs: number;
+  lane: string;
+  label: string;
+  detail: string;
+  sev: Severity;
+}
 
 /** Timeline events and step starts as rows, in time order (events at the same time keep their recorded order). */
 export function eventRows(run: RunRecord, events: readonly TimelineEvent[]): Row[] {
-  const rows: Row[] = events.map((e) => ({ atMs: e.atMs, lane: e.lane === 'step' ? 'steps' : e.lane, label: e.label, detail: e.detail ?? '', sev: e.severity ?? 'info' }));
+  const rows: Row[] = events.map((e) => ({
+    atMs: e.atMs,
+    lane: e.lane === 'step' ? 'steps' : e.lane,
+    label: e.label,
+    detail: e.detail ?? '',
+    sev: e.severity ?? 'info',
+  }));
   for (const s of run.steps) {
     // Note: a passed step is not news in the table; only failed steps stand out.
     const sev: Severity = s.status === 'passed' || s.status === 'skipped' ? 'info' : 'fail';
-    rows.push({ atMs: s.startedAtMs, lane: 'steps', label: s.name, detail: `${s.status} in ${formatMs(s.durationMs)}${s.message ? `: ${s.message}` : ''}`, sev });
+    rows.push({
+      atMs: s.startedAtMs,
+      lane: 'steps',
+      label: s.name,
+      detail: `${s.status} in ${formatMs(s.durationMs)}${s.message ? `: ${s.message}` : ''}`,
+      sev,
+    });
   }
   return rows.sort((a, b) => a.atMs - b.atMs);
 }
 
 function table(run: RunRecord, events: readonly TimelineEvent[]): string {
-  const rows = eventRows(run, events).map((r) => `<tr class="${r.sev}" data-lane="${esc(r.lane)}"><td class="t">${esc(relTime(r.atMs - run.startedAtMs))}</td><td class="t">${esc(clockTime(r.atMs))}</td><td>${esc(r.lane)}</td><td class="label">${esc(r.label)}</td><td class="detail">${esc(r.detail)}</td></tr>`);
+  const rows = eventRows(run, events).map(
+    (r) =>
+      `<tr class="${r.sev}" data-lane="${esc(r.lane)}"><td class="t">${esc(relTime(r.atMs - run.startedAtMs))}</td><td class="t">${esc(clockTime(r.atMs))}</td><td>${esc(r.lane)}</td><td class="label">${esc(r.label)}</td><td class="detail">${esc(r.detail)}</td></tr>`,
+  );
   return `<table id="events"><thead><tr><th>since start</th><th>UTC</th><th>lane</th><th>event</th><th>detail</th></tr></thead><tbody>${rows.join('\n')}</tbody></table>`;
 }
 
@@ -108,7 +159,9 @@ function artifacts(run: RunRecord, href: (a: ArtifactRef) => string): string {
 }
 
 function properties(run: RunRecord): string {
-  const rows = Object.entries(run.properties).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => `<tr><td class="t">${esc(k)}</td><td class="detail">${esc(v)}</td></tr>`);
+  const rows = Object.entries(run.properties)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([k, v]) => `<tr><td class="t">${esc(k)}</td><td class="detail">${esc(v)}</td></tr>`);
   return `<details><summary>all ${rows.length} properties</summary><table id="properties">${rows.join('')}</table></details>`;
 }
 

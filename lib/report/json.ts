@@ -33,13 +33,27 @@ export function renderSessionJson(s: SessionReport): string {
     interrupted: s.interrupted,
     durationMs: s.durationMs,
     suites: s.suites.map((x) => ({
-      name: x.name, key: x.key, scenario: x.scenario, side: x.side ?? null, counts: x.counts,
-      runIds: x.attempts.map((a) => a.runId), outcomes: x.attempts.map((a) => a.outcome),
-      retried: x.attempts.length > 1, outcome: x.attempts.at(-1)?.outcome ?? 'not run',
+      name: x.name,
+      key: x.key,
+      scenario: x.scenario,
+      side: x.side ?? null,
+      counts: x.counts,
+      runIds: x.attempts.map((a) => a.runId),
+      outcomes: x.attempts.map((a) => a.outcome),
+      retried: x.attempts.length > 1,
+      outcome: x.attempts.at(-1)?.outcome ?? 'not run',
     })),
-    builds: s.builds.map((b) => ({ spec: b.spec, path: b.path, sha256: b.sha256 ?? null, version: b.version ?? null, revision: b.revision ?? null })),
+    builds: s.builds.map((b) => ({
+      spec: b.spec,
+      path: b.path,
+      sha256: b.sha256 ?? null,
+      version: b.version ?? null,
+      revision: b.revision ?? null,
+    })),
     ...(s.comparison ? { comparison: comparisonDoc(s) } : {}),
-    ...(s.matrix ? { matrix: { file: s.matrix.file, shard: s.matrix.shard, cellsInMatrix: s.matrix.cellsInMatrix } } : {}),
+    ...(s.matrix
+      ? { matrix: { file: s.matrix.file, shard: s.matrix.shard, cellsInMatrix: s.matrix.cellsInMatrix } }
+      : {}),
   };
   return `${JSON.stringify(doc, null, 2)}\n`;
 }
@@ -49,12 +63,27 @@ function comparisonDoc(s: SessionReport): Record<string, unknown> {
   const side = (k: 'before' | 'after') => {
     const x = s.suites.find((y) => y.side === k);
     const r = x?.attempts.at(-1);
-    return r ? { runId: r.runId, suiteName: x!.name, build: r.properties['nomad.binary'] ?? null, version: r.properties['nomad.build.version'] ?? null, outcome: r.outcome } : null;
+    return r
+      ? {
+          runId: r.runId,
+          suiteName: x!.name,
+          build: r.properties['nomad.binary'] ?? null,
+          version: r.properties['nomad.build.version'] ?? null,
+          outcome: r.outcome,
+        }
+      : null;
   };
   return {
-    before: side('before'), after: side('after'),
+    before: side('before'),
+    after: side('after'),
     flipped: c.rows.filter((r) => r.flipped).map((r) => r.id),
-    rows: c.rows.map((r) => ({ id: r.id, title: r.title, before: r.before ?? null, after: r.after ?? null, flipped: r.flipped })),
+    rows: c.rows.map((r) => ({
+      id: r.id,
+      title: r.title,
+      before: r.before ?? null,
+      after: r.after ?? null,
+      flipped: r.flipped,
+    })),
   };
 }
 

@@ -35,7 +35,13 @@ interface Case {
   step?: string;
 }
 
-function testcase(name: string, classname: string, ms: number, result: XmlElement | undefined, out: string[]): XmlElement {
+function testcase(
+  name: string,
+  classname: string,
+  ms: number,
+  result: XmlElement | undefined,
+  out: string[],
+): XmlElement {
   const children: XmlElement[] = [];
   if (result) children.push(result);
   if (out.length) children.push({ name: 'system-out', text: out.join('\n') });
@@ -53,19 +59,37 @@ function stepCase(s: StepRecord, scenario: string, interrupted: boolean): Case {
     skipped: { name: 'skipped', attrs: { message: msg } },
   };
   const kind = s.status === 'passed' ? 'ok' : s.status === 'failed' ? 'failure' : s.status;
-  return { el: testcase(s.name, `${scenario}.steps`, s.durationMs, result[s.status], s.status === 'passed' ? out : []), kind, keys: [s.name], step: s.name };
+  return {
+    el: testcase(s.name, `${scenario}.steps`, s.durationMs, result[s.status], s.status === 'passed' ? out : []),
+    kind,
+    keys: [s.name],
+    step: s.name,
+  };
 }
 
 function verdictCase(v: Verdict, scenario: string): Case {
   const name = verdictCaseName(v);
   const classname = `${scenario}.checks`;
   if (!v.met) {
-    const prefix = v.label === 'unexpected pass' ? 'unexpected pass: ' : v.label === 'skipped' ? 'expected to fail but was skipped: ' : '';
-    const failure: XmlElement = { name: 'failure', attrs: { message: line(prefix + v.message), type: v.label }, text: [v.message, '', ...v.evidence].join('\n') };
+    const prefix =
+      v.label === 'unexpected pass'
+        ? 'unexpected pass: '
+        : v.label === 'skipped'
+          ? 'expected to fail but was skipped: '
+          : '';
+    const failure: XmlElement = {
+      name: 'failure',
+      attrs: { message: line(prefix + v.message), type: v.label },
+      text: [v.message, '', ...v.evidence].join('\n'),
+    };
     return { el: testcase(name, classname, 0, failure, []), kind: 'failure', keys: [name, v.id] };
   }
   if (v.label === 'skipped') {
-    return { el: testcase(name, classname, 0, { name: 'skipped', attrs: { message: line(v.message) } }, v.evidence), kind: 'skipped', keys: [name, v.id] };
+    return {
+      el: testcase(name, classname, 0, { name: 'skipped', attrs: { message: line(v.message) } }, v.evidence),
+      kind: 'skipped',
+      keys: [name, v.id],
+    };
   }
   const head = v.label === 'expected failure' ? `expected failure: ${v.message}` : v.message;
   return { el: testcase(name, classname, 0, undefined, [head, ...v.evidence]), kind: 'ok', keys: [name, v.id] };
@@ -78,13 +102,27 @@ function runErrorCases(run: RunRecord): Case[] {
   const type = run.interrupted ? 'interrupted' : 'infrastructure';
   if (run.error && !(run.error.step && erroredSteps.has(run.error.step))) {
     const name = run.interrupted ? 'interrupted' : run.error.step ? `run error in ${run.error.step}` : 'run error';
-    const message = run.interrupted ? `interrupted${run.error.step ? ` in step "${run.error.step}"` : ''}: ${run.error.message}` : run.error.message;
-    const err: XmlElement = { name: 'error', attrs: { message: line(message), type }, text: run.error.detail ?? run.error.message };
+    const message = run.interrupted
+      ? `interrupted${run.error.step ? ` in step "${run.error.step}"` : ''}: ${run.error.message}`
+      : run.error.message;
+    const err: XmlElement = {
+      name: 'error',
+      attrs: { message: line(message), type },
+      text: run.error.detail ?? run.error.message,
+    };
     cases.push({ el: testcase(name, `${run.scenario}.run`, 0, err, []), kind: 'error', keys: [name, 'run error'] });
   }
   if (run.interrupted && !run.error && erroredSteps.size === 0) {
-    const err: XmlElement = { name: 'error', attrs: { message: 'the run was interrupted before it finished', type: 'interrupted' }, text: 'interrupted' };
-    cases.push({ el: testcase('interrupted', `${run.scenario}.run`, 0, err, []), kind: 'error', keys: ['interrupted'] });
+    const err: XmlElement = {
+      name: 'error',
+      attrs: { message: 'the run was interrupted before it finished', type: 'interrupted' },
+      text: 'interrupted',
+    };
+    cases.push({
+      el: testcase('interrupted', `${run.scenario}.run`, 0, err, []),
+      kind: 'error',
+      keys: ['interrupted'],
+    });
   }
   return cases;
 }
@@ -115,10 +153,17 @@ function attach(cases: Case[], artifacts: ArtifactRef[], opts: JUnitOptions): st
   return suiteLevel;
 }
 
-function suite(report: SuiteReport, opts: JUnitOptions): { el: XmlElement; tests: number; failures: number; errors: number } {
+function suite(
+  report: SuiteReport,
+  opts: JUnitOptions,
+): { el: XmlElement; tests: number; failures: number; errors: number } {
   const run = report.attempts[report.attempts.length - 1]!;
   const interrupted = run.interrupted === true;
-  const cases = [...runErrorCases(run), ...run.steps.map((s) => stepCase(s, run.scenario, interrupted)), ...run.verdicts.map((v) => verdictCase(v, run.scenario))];
+  const cases = [
+    ...runErrorCases(run),
+    ...run.steps.map((s) => stepCase(s, run.scenario, interrupted)),
+    ...run.verdicts.map((v) => verdictCase(v, run.scenario)),
+  ];
   const first = report.attempts[0]!;
   if (first !== run) {
     const target = cases.find((c) => c.step !== undefined && c.step === first.error?.step) ?? cases[0];
@@ -128,11 +173,19 @@ function suite(report: SuiteReport, opts: JUnitOptions): { el: XmlElement; tests
     }
   }
   const suiteOut = attach(cases, run.artifacts, opts);
-  const own: Record<string, string> = { runId: run.runId, scenario: run.scenario, outcome: run.outcome, ...(run.interrupted ? { interrupted: 'true' } : {}) };
+  const own: Record<string, string> = {
+    runId: run.runId,
+    scenario: run.scenario,
+    outcome: run.outcome,
+    ...(run.interrupted ? { interrupted: 'true' } : {}),
+  };
   const props = { ...own, ...Object.fromEntries(Object.entries(run.properties).filter(([k]) => !(k in own))) };
   const count = (k: Case['kind']): number => cases.filter((c) => c.kind === k).length;
   const children: XmlElement[] = [
-    { name: 'properties', children: Object.entries(props).map(([name, value]) => ({ name: 'property', attrs: { name, value } })) },
+    {
+      name: 'properties',
+      children: Object.entries(props).map(([name, value]) => ({ name: 'property', attrs: { name, value } })),
+    },
     ...cases.map((c) => c.el),
   ];
   if (suiteOut.length) children.push({ name: 'system-out', text: suiteOut.join('\n') });
@@ -181,7 +234,13 @@ export function renderJUnit(suites: readonly SuiteReport[], opts: JUnitOptions):
   const ms = ran.reduce((n, s) => n + (s.attempts.at(-1)!.durationMs || 0), 0);
   const root: XmlElement = {
     name: 'testsuites',
-    attrs: { name: 'nomad-reboot-harness', tests: sum('tests'), failures: sum('failures'), errors: sum('errors'), time: seconds(ms) },
+    attrs: {
+      name: 'nomad-reboot-harness',
+      tests: sum('tests'),
+      failures: sum('failures'),
+      errors: sum('errors'),
+      time: seconds(ms),
+    },
     children: rendered.map((s) => s.el),
   };
   return `<?xml version="1.0" encoding="UTF-8"?>\n${serialize(root)}\n`;

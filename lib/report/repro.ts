@@ -22,7 +22,10 @@ export interface ReproBuild {
 }
 
 /** Flags that name the same input: passing one replaces every other given. */
-const SAME_INPUT: Record<string, string[]> = { '--nomad': ['--nomad', '--nomad-binary'], '--nomad-binary': ['--nomad', '--nomad-binary'] };
+const SAME_INPUT: Record<string, string[]> = {
+  '--nomad': ['--nomad', '--nomad-binary'],
+  '--nomad-binary': ['--nomad', '--nomad-binary'],
+};
 
 export interface ReproInput {
   /** argv after the command name */
@@ -79,7 +82,20 @@ export function reproCommand(r: ReproInput): string {
 export function checksumChecks(builds: readonly Pick<ReproBuild, 'path' | 'sha256' | 'spec' | 'cli'>[]): string[] {
   return builds.flatMap((b) => {
     if (!b.sha256) return [];
-    if (b.spec && b.cli) return ['node', quote(b.cli), 'build', '--quiet', '--json', quote(b.spec), '|', 'grep', '-q', quote(`"sha256": "${b.sha256}"`), '&&'];
+    if (b.spec && b.cli)
+      return [
+        'node',
+        quote(b.cli),
+        'build',
+        '--quiet',
+        '--json',
+        quote(b.spec),
+        '|',
+        'grep',
+        '-q',
+        quote(`"sha256": "${b.sha256}"`),
+        '&&',
+      ];
     return ['echo', quote(`${b.sha256}  ${b.path}`), '|', 'sha256sum', '--check', '--quiet', '&&'];
   });
 }

@@ -25,10 +25,7 @@ export function escapeMarkup(value: string): string {
 
 /** Escape a value for a double-quoted attribute; newlines and tabs are kept as character references. */
 export function escapeAttr(value: string): string {
-  return escapeMarkup(value)
-    .replace(/\n/g, '&#10;')
-    .replace(/\r/g, '&#13;')
-    .replace(/\t/g, '&#9;');
+  return escapeMarkup(value).replace(/\n/g, '&#10;').replace(/\r/g, '&#13;').replace(/\t/g, '&#9;');
 }
 
 /** Wrap text in CDATA, splitting any `]]>` inside it across two sections. */

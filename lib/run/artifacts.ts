@@ -7,7 +7,12 @@ import type { ArtifactRef } from '../model/run.js';
 import type { PendingArtifact } from './context.js';
 
 /** Write pending artifacts (redacted) into `dir`; returns references for the reports. A file that cannot be written is logged, not fatal. */
-export async function writeArtifacts(dir: string, items: PendingArtifact[], secrets: string[], logger: Logger): Promise<ArtifactRef[]> {
+export async function writeArtifacts(
+  dir: string,
+  items: PendingArtifact[],
+  secrets: string[],
+  logger: Logger,
+): Promise<ArtifactRef[]> {
   const refs: ArtifactRef[] = [];
   if (!items.length) return refs;
   await mkdir(dir, { recursive: true });
@@ -18,7 +23,11 @@ export async function writeArtifacts(dir: string, items: PendingArtifact[], secr
       await writeFile(path, redact(a.content, secrets));
       refs.push(a.caseName === undefined ? { name: safeName, path } : { name: safeName, path, caseName: a.caseName });
     } catch (err) {
-      logger({ kind: 'warn', t: 0, message: `could not write artifact ${path}: ${err instanceof Error ? err.message : String(err)}` });
+      logger({
+        kind: 'warn',
+        t: 0,
+        message: `could not write artifact ${path}: ${err instanceof Error ? err.message : String(err)}`,
+      });
     }
   }
   return refs;

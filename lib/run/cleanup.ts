@@ -19,14 +19,20 @@ export interface CleanupFailure {
 export class CleanupStack {
   private entries: Entry[] = [];
   private running: Promise<CleanupFailure[]> | undefined;
-  constructor(private readonly logger: Logger = () => {}, private readonly now: () => number = () => 0) {}
+  constructor(
+    private readonly logger: Logger = () => {},
+    private readonly now: () => number = () => 0,
+  ) {}
 
   /**
    * Register `fn` under a name; returns a function that removes it (when the thing was torn down already).
    * `keptAs` describes what --keep leaves instead (the name says what teardown would do, e.g. "vagrant destroy -f").
    */
-  defer(what: string, fn: () => Promise<void>, opts: { alsoWhenKept?: boolean; keptAs?: () => string } = {}):
-    () => void {
+  defer(
+    what: string,
+    fn: () => Promise<void>,
+    opts: { alsoWhenKept?: boolean; keptAs?: () => string } = {},
+  ): () => void {
     const entry = { what, fn, alsoWhenKept: opts.alsoWhenKept ?? false, keptAs: opts.keptAs };
     this.entries.push(entry);
     return () => {
@@ -36,7 +42,10 @@ export class CleanupStack {
 
   /** Names of pending entries that --keep keeps, newest first (for --keep messages). */
   pending(): string[] {
-    return this.entries.filter((e) => !e.alsoWhenKept).map((e) => e.what).reverse();
+    return this.entries
+      .filter((e) => !e.alsoWhenKept)
+      .map((e) => e.what)
+      .reverse();
   }
 
   /**
@@ -45,7 +54,10 @@ export class CleanupStack {
    * newest first: each entry's `keptAs` description (never the name of the teardown that did not run) or its name.
    */
   async release(): Promise<string[]> {
-    const kept = this.entries.filter((e) => !e.alsoWhenKept).reverse().map((e) => e.keptAs?.() ?? e.what);
+    const kept = this.entries
+      .filter((e) => !e.alsoWhenKept)
+      .reverse()
+      .map((e) => e.keptAs?.() ?? e.what);
     this.entries = this.entries.filter((e) => e.alsoWhenKept);
     await this.run();
     return kept;
@@ -62,7 +74,13 @@ export class CleanupStack {
           this.logger({ kind: 'cleanup', t: this.now(), what: e.what, ok: true });
         } catch (error) {
           failures.push({ what: e.what, error });
-          this.logger({ kind: 'cleanup', t: this.now(), what: e.what, ok: false, message: error instanceof Error ? error.message : String(error) });
+          this.logger({
+            kind: 'cleanup',
+            t: this.now(),
+            what: e.what,
+            ok: false,
+            message: error instanceof Error ? error.message : String(error),
+          });
         }
       }
       return failures;

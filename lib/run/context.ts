@@ -62,7 +62,11 @@ export class RunContext {
   }
 
   /** Run one named step with its own deadline (min of timeoutMs and the run budget); records it whatever happens. */
-  async step<T>(name: string, fn: (d: Deadline) => Promise<T>, { timeoutMs = DEFAULT_STEP_TIMEOUT_MS } = {}): Promise<T> {
+  async step<T>(
+    name: string,
+    fn: (d: Deadline) => Promise<T>,
+    { timeoutMs = DEFAULT_STEP_TIMEOUT_MS } = {},
+  ): Promise<T> {
     const startedAtMs = Date.now();
     const t = performance.now();
     this.currentStep = name;
@@ -82,9 +86,22 @@ export class RunContext {
     } catch (err) {
       const durationMs = performance.now() - t;
       const message = err instanceof Error ? err.message.split('\n')[0]! : String(err);
-      const detail = err instanceof HarnessError ? [err.message, err.hint && `hint: ${err.hint}`].filter(Boolean).join('\n') : err instanceof Error ? err.stack ?? err.message : String(err);
+      const detail =
+        err instanceof HarnessError
+          ? [err.message, err.hint && `hint: ${err.hint}`].filter(Boolean).join('\n')
+          : err instanceof Error
+            ? (err.stack ?? err.message)
+            : String(err);
       this.steps.push({ name, status: 'error', startedAtMs, durationMs, message, detail });
-      this.logger({ kind: 'step', t: this.elapsed(), phase: 'end', name, status: 'error', durationMs, message: `${message} (after ${formatMs(durationMs)})` });
+      this.logger({
+        kind: 'step',
+        t: this.elapsed(),
+        phase: 'end',
+        name,
+        status: 'error',
+        durationMs,
+        message: `${message} (after ${formatMs(durationMs)})`,
+      });
       throw err;
     } finally {
       this.currentStep = undefined;

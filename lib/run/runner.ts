@@ -38,7 +38,13 @@ export async function runScenario(o: RunOptions): Promise<{ record: RunRecord; k
   const t0 = performance.now();
   const runDeadline = deadlineIn(o.config.timeoutS * 1000, linked(o.signal));
   const secrets = o.config.nomad.token ? [o.config.nomad.token] : [];
-  const ctx = new RunContext({ runId: o.runId, scenario: o.scenario.name, logger: o.logger, deadline: runDeadline, secrets });
+  const ctx = new RunContext({
+    runId: o.runId,
+    scenario: o.scenario.name,
+    logger: o.logger,
+    deadline: runDeadline,
+    secrets,
+  });
   ctx.fact('run.id', o.runId);
   ctx.fact('scenario', o.scenario.name);
   ctx.fact('reboot.kind', o.config.reboot.kind);
@@ -57,25 +63,41 @@ export async function runScenario(o: RunOptions): Promise<{ record: RunRecord; k
     error = describeError(reason, ctx.currentStep ?? lastErroredStep(ctx));
   }
   const interrupted = o.signal.aborted;
-  const judged = withDefinitions(results, o.scenario, error && (interrupted ? `not reached: the run was interrupted${error.step ? ` in step "${error.step}"` : ''}` : `not reached: the run broke${error.step ? ` in step "${error.step}"` : ''}: ${error.message}`));
-  const verdicts = applyExpectations(judged, { scenario: o.config.expect.scenario, perCheck: o.config.expect.perCheck });
+  const judged = withDefinitions(
+    results,
+    o.scenario,
+    error &&
+      (interrupted
+        ? `not reached: the run was interrupted${error.step ? ` in step "${error.step}"` : ''}`
+        : `not reached: the run broke${error.step ? ` in step "${error.step}"` : ''}: ${error.message}`),
+  );
+  const verdicts = applyExpectations(judged, {
+    scenario: o.config.expect.scenario,
+    perCheck: o.config.expect.perCheck,
+  });
   const outcome = outcomeOf(verdicts, error, interrupted);
 
-  const wantArtifacts = o.config.reports.artifacts === 'always' || (o.config.reports.artifacts === 'on-failure' && outcome !== 'passed');
+  const wantArtifacts =
+    o.config.reports.artifacts === 'always' || (o.config.reports.artifacts === 'on-failure' && outcome !== 'passed');
   if (wantArtifacts && ctx.evidenceCollectors.length) {
     const d = deadlineIn(EVIDENCE_BUDGET_MS);
     for (const c of ctx.evidenceCollectors) {
       try {
         await c.collect(d);
       } catch (err) {
-        o.logger({ kind: 'warn', t: ctx.elapsed(), message: `evidence (${c.what}) not collected: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}` });
+        o.logger({
+          kind: 'warn',
+          t: ctx.elapsed(),
+          message: `evidence (${c.what}) not collected: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`,
+        });
       }
     }
   }
 
   const kept = await teardown(ctx, o.config.keep);
 
-  if (wantArtifacts) ctx.artifacts.push(...(await writeArtifacts(o.artifactDir, ctx.pendingArtifacts, secrets, o.logger)));
+  if (wantArtifacts)
+    ctx.artifacts.push(...(await writeArtifacts(o.artifactDir, ctx.pendingArtifacts, secrets, o.logger)));
 
   const record: RunRecord = {
     runId: o.runId,
@@ -101,7 +123,11 @@ export async function runScenario(o: RunOptions): Promise<{ record: RunRecord; k
  * a check alike), in the order of the scenario's list, then any result the list does not declare; when the run broke
  * or was interrupted, the checks it never reached are listed as skipped with why.
  */
-export function withDefinitions(results: readonly CheckResult[], scenario: { checks: readonly CheckInfo[] }, notReached: string | undefined): CheckResult[] {
+export function withDefinitions(
+  results: readonly CheckResult[],
+  scenario: { checks: readonly CheckInfo[] },
+  notReached: string | undefined,
+): CheckResult[] {
   const declared = scenario.checks.flatMap((c) => {
     const own = results.filter((r) => r.id === c.id).map((r) => ({ ...r, title: c.title }));
     if (own.length || notReached === undefined) return own;
@@ -113,7 +139,12 @@ export function withDefinitions(results: readonly CheckResult[], scenario: { che
 
 function describeError(err: unknown, step: string | undefined): NonNullable<RunRecord['error']> {
   const message = err instanceof Error ? err.message.split('\n')[0]! : String(err);
-  const detail = err instanceof HarnessError ? [err.message, err.hint && `hint: ${err.hint}`].filter(Boolean).join('\n') : err instanceof Error ? err.stack ?? err.message : String(err);
+  const detail =
+    err instanceof HarnessError
+      ? [err.message, err.hint && `hint: ${err.hint}`].filter(Boolean).join('\n')
+      : err instanceof Error
+        ? (err.stack ?? err.message)
+        : String(err);
   return step ? { message, detail, step } : { message, detail };
 }
 
@@ -168,7 +199,18 @@ function linked(signal: AbortSignal): Deadline {
 async function cleanupWithin(ctx: RunContext, ms: number): Promise<CleanupFailure[]> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<CleanupFailure[]>((resolve) => {
-    timer = setTimeout(() => resolve([{ what: `teardown (${ctx.cleanup.pending().join(', ')})`, error: new HarnessError(`teardown did not finish within ${formatMs(ms)}; run "reboot-harness destroy ${ctx.runId}"`) }]), ms);
+    timer = setTimeout(
+      () =>
+        resolve([
+          {
+            what: `teardown (${ctx.cleanup.pending().join(', ')})`,
+            error: new HarnessError(
+              `teardown did not finish within ${formatMs(ms)}; run "reboot-harness destroy ${ctx.runId}"`,
+            ),
+          },
+        ]),
+      ms,
+    );
   });
   try {
     return await Promise.race([ctx.cleanup.run(), timeout]);

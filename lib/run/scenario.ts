@@ -21,7 +21,13 @@ export interface ScenarioEnv {
    * swap the Nomad binary of one machine to `binary` and restart its agent WITHOUT draining (in-place upgrade);
    * returns what the new `nomad version` said. Optional: only the upgrade scenarios need it.
    */
-  upgradeNomad?(ctx: RunContext, lab: Lab, role: string, binary: string, d: Deadline): Promise<{ nomadVersion: string }>;
+  upgradeNomad?(
+    ctx: RunContext,
+    lab: Lab,
+    role: string,
+    binary: string,
+    d: Deadline,
+  ): Promise<{ nomadVersion: string }>;
 }
 
 export interface Scenario {
@@ -51,25 +57,50 @@ export function defineScenario(s: Scenario): Scenario {
 /** A problem when --reboots N (> 1) is given to a scenario that reboots once. */
 export function singleRebootOnly(scenario: string, config: HarnessConfig): ConfigProblem[] {
   return config.reboot.count > 1
-    ? [{ field: '--reboots', value: config.reboot.count, message: `applies to bridge-exec-reboot only; ${scenario} reboots the client once`, fix: 'drop --reboots (reboot.count), or run bridge-exec-reboot' }]
+    ? [
+        {
+          field: '--reboots',
+          value: config.reboot.count,
+          message: `applies to bridge-exec-reboot only; ${scenario} reboots the client once`,
+          fix: 'drop --reboots (reboot.count), or run bridge-exec-reboot',
+        },
+      ]
     : [];
 }
 
 /** A problem when --driver docker is given to a scenario whose job is exec only. */
 export function execDriverOnly(scenario: string, config: HarnessConfig): ConfigProblem[] {
   return config.task.driver !== 'exec'
-    ? [{ field: '--driver', value: config.task.driver, message: `applies to bridge-exec-reboot only; ${scenario} runs exec tasks`, fix: 'drop --driver (task.driver), or run bridge-exec-reboot --driver docker' }]
+    ? [
+        {
+          field: '--driver',
+          value: config.task.driver,
+          message: `applies to bridge-exec-reboot only; ${scenario} runs exec tasks`,
+          fix: 'drop --driver (task.driver), or run bridge-exec-reboot --driver docker',
+        },
+      ]
     : [];
 }
 
 /** A problem when --job (job.file) is given to a scenario that runs its own job. */
 export function shippedJobOnly(scenario: string, config: HarnessConfig): ConfigProblem[] {
   return config.job.file
-    ? [{ field: 'job.file (--job)', value: config.job.file, message: `applies to bridge-exec-reboot only; ${scenario} runs its own job`, fix: 'drop --job (job.file), or run bridge-exec-reboot --job <file>' }]
+    ? [
+        {
+          field: 'job.file (--job)',
+          value: config.job.file,
+          message: `applies to bridge-exec-reboot only; ${scenario} runs its own job`,
+          fix: 'drop --job (job.file), or run bridge-exec-reboot --job <file>',
+        },
+      ]
     : [];
 }
 
 /** Both limits of a scenario that reboots once with exec tasks, and its own job. */
 export function singleRebootExecOnly(scenario: string, config: HarnessConfig): ConfigProblem[] {
-  return [...singleRebootOnly(scenario, config), ...execDriverOnly(scenario, config), ...shippedJobOnly(scenario, config)];
+  return [
+    ...singleRebootOnly(scenario, config),
+    ...execDriverOnly(scenario, config),
+    ...shippedJobOnly(scenario, config),
+  ];
 }

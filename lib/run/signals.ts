@@ -12,9 +12,16 @@ export interface SignalWatcher {
 /** Watch SIGINT and SIGTERM for one run. `onSecond` runs when a second SIGINT arrives (default: exit 130 at once). */
 export function watchSignals({
   proc = process,
-  onFirst = (sig: NodeJS.Signals) => process.stderr.write(`\n${sig} received: cleaning up (press Ctrl-C again to exit at once; VMs may then be left behind: run "reboot-harness destroy")\n`),
+  onFirst = (sig: NodeJS.Signals) =>
+    process.stderr.write(
+      `\n${sig} received: cleaning up (press Ctrl-C again to exit at once; VMs may then be left behind: run "reboot-harness destroy")\n`,
+    ),
   onSecond = () => process.exit(EXIT.INTERRUPTED),
-}: { proc?: NodeJS.EventEmitter; onFirst?: (sig: NodeJS.Signals) => void; onSecond?: () => void } = {}): SignalWatcher {
+}: {
+  proc?: NodeJS.EventEmitter;
+  onFirst?: (sig: NodeJS.Signals) => void;
+  onSecond?: () => void;
+} = {}): SignalWatcher {
   const ctl = new AbortController();
   let got: NodeJS.Signals | undefined;
   const handler = (sig: NodeJS.Signals) => {

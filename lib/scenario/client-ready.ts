@@ -11,7 +11,13 @@ import type { RunContext } from '../run/context.js';
 import { HarnessError, TerminalStateError } from '../errors.js';
 import { BRIDGE_CNI_ATTRIBUTES, missingAttributes, waitForNodeReady } from '../nomad/wait.js';
 
-export async function waitForBridgeClient(ctx: Pick<RunContext, 'logger' | 'elapsed' | 'fact'>, nomad: Nomad, client: Machine, sel: { nodeName: string; driver: string }, d: Deadline): Promise<ApiNode> {
+export async function waitForBridgeClient(
+  ctx: Pick<RunContext, 'logger' | 'elapsed' | 'fact'>,
+  nomad: Nomad,
+  client: Machine,
+  sel: { nodeName: string; driver: string },
+  d: Deadline,
+): Promise<ApiNode> {
   const want = { ...sel, attributes: BRIDGE_CNI_ATTRIBUTES };
   try {
     return await waitForNodeReady(nomad, want, { deadline: d });
@@ -21,10 +27,21 @@ export async function waitForBridgeClient(ctx: Pick<RunContext, 'logger' | 'elap
     const stub = (await nomad.nodes({ signal: d.signal })).body.find((n) => n.Name === sel.nodeName);
     const node = stub && (await nomad.node(stub.ID, { signal: d.signal })).body;
     if (!stub || !node || missingAttributes(node, BRIDGE_CNI_ATTRIBUTES).length === 0) throw err;
-    ctx.logger({ kind: 'warn', t: ctx.elapsed(), message: `${err.message.split('\n')[0]}; restarting the client agent once (no job runs yet) so it fingerprints again` });
+    ctx.logger({
+      kind: 'warn',
+      t: ctx.elapsed(),
+      message: `${err.message.split('\n')[0]}; restarting the client agent once (no job runs yet) so it fingerprints again`,
+    });
     ctx.fact('client.agent_restarted_for_fingerprint', 'yes');
     const r = await client.exec('systemctl restart nomad.service', { deadline: d, sudo: true });
-    if (r.code !== 0) throw new HarnessError(`${client.name}: systemctl restart nomad.service exited ${r.code}: ${r.stderr.trim().split('\n').slice(-3).join(' | ')}`);
-    return waitForNodeReady(nomad, { ...want, ...(stub ? { modifiedAfterIndex: stub.ModifyIndex } : {}) }, { deadline: d });
+    if (r.code !== 0)
+      throw new HarnessError(
+        `${client.name}: systemctl restart nomad.service exited ${r.code}: ${r.stderr.trim().split('\n').slice(-3).join(' | ')}`,
+      );
+    return waitForNodeReady(
+      nomad,
+      { ...want, ...(stub ? { modifiedAfterIndex: stub.ModifyIndex } : {}) },
+      { deadline: d },
+    );
   }
 }

@@ -12,10 +12,13 @@ export const JOB_FIELD = 'job.file (--job)';
 
 /** HCL variables as a var-file (what /v1/jobs/parse takes as Variables): strings quoted, numbers and booleans bare. */
 export function varFile(vars: Record<string, string | number | boolean>): string {
-  return Object.keys(vars).sort().map((k) => {
-    const v = vars[k]!;
-    return `${k} = ${typeof v === 'string' ? JSON.stringify(v) : String(v)}\n`;
-  }).join('');
+  return Object.keys(vars)
+    .sort()
+    .map((k) => {
+      const v = vars[k]!;
+      return `${k} = ${typeof v === 'string' ? JSON.stringify(v) : String(v)}\n`;
+    })
+    .join('');
 }
 
 /**
@@ -26,16 +29,37 @@ export async function jobFileProblems(config: HarnessConfig, cwd = process.cwd()
   const file = config.job.file;
   if (!file) {
     return Object.keys(config.job.vars).length
-      ? [{ field: 'job.vars', value: config.job.vars, message: 'are variables for job.file, which is not set', fix: 'set job.file (--job) too, or drop job.vars' }]
+      ? [
+          {
+            field: 'job.vars',
+            value: config.job.vars,
+            message: 'are variables for job.file, which is not set',
+            fix: 'set job.file (--job) too, or drop job.vars',
+          },
+        ]
       : [];
   }
   if (config.task.driver !== 'exec') {
-    return [{ field: JOB_FIELD, value: file, message: `cannot be combined with --driver ${config.task.driver} (that variant runs its own job)`, fix: 'drop --driver; your job names its own task drivers' }];
+    return [
+      {
+        field: JOB_FIELD,
+        value: file,
+        message: `cannot be combined with --driver ${config.task.driver} (that variant runs its own job)`,
+        fix: 'drop --driver; your job names its own task drivers',
+      },
+    ];
   }
   try {
     await access(resolve(cwd, file));
   } catch (err) {
-    return [{ field: JOB_FIELD, value: file, message: `cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)})`, fix: 'give the path of an existing .nomad.hcl file' }];
+    return [
+      {
+        field: JOB_FIELD,
+        value: file,
+        message: `cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)})`,
+        fix: 'give the path of an existing .nomad.hcl file',
+      },
+    ];
   }
   return [];
 }
@@ -49,10 +73,22 @@ export async function checkJobInput(config: HarnessConfig, convert: JobConverter
   if (!config.nomadBinary) return [];
   const r = await convert({ nomadBinary: config.nomadBinary, file, vars: config.job.vars });
   if (!r.ok) {
-    return [{ field: JOB_FIELD, value: file, message: `Nomad cannot parse it: ${r.message}`, fix: 'fix the job file at the place Nomad names (or its variables in job.vars)' }];
+    return [
+      {
+        field: JOB_FIELD,
+        value: file,
+        message: `Nomad cannot parse it: ${r.message}`,
+        fix: 'fix the job file at the place Nomad names (or its variables in job.vars)',
+      },
+    ];
   }
   const { info, problems } = jobInfo(r.job);
-  const out: ConfigProblem[] = problems.map((p) => ({ field: JOB_FIELD, value: file, message: p, fix: 'write reboot_harness_probe_<port label> = "http", "tcp" or "none"' }));
+  const out: ConfigProblem[] = problems.map((p) => ({
+    field: JOB_FIELD,
+    value: file,
+    message: p,
+    fix: 'write reboot_harness_probe_<port label> = "http", "tcp" or "none"',
+  }));
   if (info) out.push(...jobProblems(info).map((p) => ({ field: JOB_FIELD, value: file, ...p })));
   return out;
 }

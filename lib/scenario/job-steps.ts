@@ -1,6 +1,15 @@
 // The whole job across a disruption: wait until every alloc is healthy (or say why it cannot be), probe every mapped
 // port of every alloc, and wait until the job has settled after the disruption with evidence newer than it.
-import type { AllocSnap, DeploymentSnap, EvalSnap, HttpProbe, NodeSnap, SettleEnding, SettleRecord, TaskEventRec } from '../model/evidence.js';
+import type {
+  AllocSnap,
+  DeploymentSnap,
+  EvalSnap,
+  HttpProbe,
+  NodeSnap,
+  SettleEnding,
+  SettleRecord,
+  TaskEventRec,
+} from '../model/evidence.js';
 import { probeKindOf, type ProbeKinds } from '../checks/probe-kind.js';
 import type { Lab } from '../model/lab.js';
 import { httpProbe, tcpProbe } from '../lab/observe.js';
@@ -12,7 +21,15 @@ import { blockingProbe, MAX_BLOCK_MS } from '../nomad/wait.js';
 import { EXIT, HarnessError, TimeoutError } from '../errors.js';
 import { remaining, sleep, type Deadline } from '../time/deadlines.js';
 import { waitFor, type Probe } from '../time/wait-for.js';
-import { clockOf, jobSettleState, settleDecision, settleEndMs, viewFingerprint, type DelayedReschedule, type Disruption } from './settle.js';
+import {
+  clockOf,
+  jobSettleState,
+  settleDecision,
+  settleEndMs,
+  viewFingerprint,
+  type DelayedReschedule,
+  type Disruption,
+} from './settle.js';
 import { readJobAllocs } from './reboot-steps.js';
 
 /** A task-event history shared by the steps of one run (Nomad keeps only the last 10 events per task). */
@@ -22,18 +39,25 @@ export interface History {
 
 /** "task web dead (last events: A / B / C)" for every task of an alloc. */
 function taskLine(a: ApiAllocListStub): string {
-  return Object.entries(a.TaskStates ?? {}).map(([n, t]) => {
-    const evs = (t.Events ?? []).slice(-3).map((e) => `${e.Type}: ${e.DisplayMessage || e.Message || ''}`).join(' / ');
-    return `task ${n} ${t.State}${evs ? ` (last events: ${evs})` : ''}`;
-  }).join('; ');
+  return Object.entries(a.TaskStates ?? {})
+    .map(([n, t]) => {
+      const evs = (t.Events ?? [])
+        .slice(-3)
+        .map((e) => `${e.Type}: ${e.DisplayMessage || e.Message || ''}`)
+        .join(' / ');
+      return `task ${n} ${t.State}${evs ? ` (last events: ${evs})` : ''}`;
+    })
+    .join('; ');
 }
 
 /** One line per alloc with its last events, for a job that never became healthy. */
 export function describeJobAllocs(allocs: ApiAllocListStub[]): string {
-  return allocs.map((a) => {
-    const desired = a.DesiredStatus !== 'run' ? `/${a.DesiredStatus}` : '';
-    return `${a.Name} ${a.ID.slice(0, 8)} ${a.ClientStatus}${desired}: ${taskLine(a) || 'no task state'}`;
-  }).join('; ');
+  return allocs
+    .map((a) => {
+      const desired = a.DesiredStatus !== 'run' ? `/${a.DesiredStatus}` : '';
+      return `${a.Name} ${a.ID.slice(0, 8)} ${a.ClientStatus}${desired}: ${taskLine(a) || 'no task state'}`;
+    })
+    .join('; ');
 }
 
 const healthy = (a: ApiAllocListStub): boolean =>
@@ -55,24 +79,41 @@ async function placementFailure(nomad: Nomad, jobId: string, lab: LabSize, d: De
  * Fails at once when an alloc failed (naming each alloc and its last events) or Nomad could not place the job (its
  * placement failure and the flag that fixes it): both before any reboot, never as a verdict.
  */
-export async function waitForJobHealthy(nomad: Nomad, jobId: string, expected: number, lab: LabSize, d: Deadline): Promise<AllocSnap[]> {
+export async function waitForJobHealthy(
+  nomad: Nomad,
+  jobId: string,
+  expected: number,
+  lab: LabSize,
+  d: Deadline,
+): Promise<AllocSnap[]> {
   const judge = async (allocs: ApiAllocListStub[], dd: Deadline): Promise<Probe<ApiAllocListStub[]>> => {
     const live = allocs.filter((a) => a.DesiredStatus === 'run');
     const ok = live.filter(healthy);
     if (ok.length >= expected && live.length === ok.length) return { done: true, value: ok };
     const state = `${ok.length} of ${expected} allocs healthy; ${describeJobAllocs(allocs) || 'no alloc yet'}`;
-    if (live.some((a) => ENDED.has(a.ClientStatus))) return { done: false, terminal: true, reason: `job "${jobId}" never became healthy: ${state}` };
+    if (live.some((a) => ENDED.has(a.ClientStatus)))
+      return { done: false, terminal: true, reason: `job "${jobId}" never became healthy: ${state}` };
     const unplaced = live.length < expected ? await placementFailure(nomad, jobId, lab, dd) : undefined;
     return unplaced ? { done: false, terminal: true, reason: unplaced } : { done: false, reason: state };
   };
   const probe = blockingProbe((q) => nomad.jobAllocations(jobId, q), judge);
-  const ok = await waitFor(`every alloc of job "${jobId}" (${expected}) running`, probe, { deadline: d, intervals: [50] });
+  const ok = await waitFor(`every alloc of job "${jobId}" (${expected}) running`, probe, {
+    deadline: d,
+    intervals: [50],
+  });
   const ids = new Set(ok.map((a) => a.ID));
   return (await readJobAllocs(nomad, jobId, d)).filter((a) => ids.has(a.id));
 }
 
 /** One probe of one port: HTTP GET or a TCP connect, from `from` to host:port. */
-async function probeOne(lab: Lab, from: string, kind: 'http' | 'tcp', host: string, port: number, d: Deadline): Promise<HttpProbe> {
+async function probeOne(
+  lab: Lab,
+  from: string,
+  kind: 'http' | 'tcp',
+  host: string,
+  port: number,
+  d: Deadline,
+): Promise<HttpProbe> {
   const m = lab.machines[from]!;
   return kind === 'http' ? httpProbe(m, `http://${host}:${port}/`, d) : tcpProbe(m, host, port, d);
 }
@@ -81,36 +122,75 @@ async function probeOne(lab: Lab, from: string, kind: 'http' | 'tcp', host: stri
  * Probe every mapped port of one alloc (but those the job marks `none`): its bridge address from the client, its host
  * port from the server.
  */
-export async function probeAllocPorts(lab: Lab, alloc: AllocSnap, node: NodeSnap | undefined, kinds: ProbeKinds | undefined, d: Deadline): Promise<HttpProbe[]> {
+export async function probeAllocPorts(
+  lab: Lab,
+  alloc: AllocSnap,
+  node: NodeSnap | undefined,
+  kinds: ProbeKinds | undefined,
+  d: Deadline,
+): Promise<HttpProbe[]> {
   const out: HttpProbe[] = [];
-  const tag = (p: HttpProbe, port: string, target: 'bridge' | 'host-port', kind: 'http' | 'tcp'): HttpProbe =>
-    ({ ...p, allocId: alloc.id, port, target, kind });
+  const tag = (p: HttpProbe, port: string, target: 'bridge' | 'host-port', kind: 'http' | 'tcp'): HttpProbe => ({
+    ...p,
+    allocId: alloc.id,
+    port,
+    target,
+    kind,
+  });
   for (const m of alloc.ports) {
     const kind = probeKindOf(kinds, alloc.taskGroup, m.label);
     if (kind === 'none') continue;
-    if (alloc.address) out.push(tag(await probeOne(lab, 'client', kind, alloc.address, m.to, d), m.label, 'bridge', kind));
+    if (alloc.address)
+      out.push(tag(await probeOne(lab, 'client', kind, alloc.address, m.to, d), m.label, 'bridge', kind));
     const hostIp = m.hostIp || node?.attributes['unique.network.ip-address'];
-    const noHost: HttpProbe = { from: 'server', url: `(host port ${m.value})`, ok: false, status: undefined, error: 'no host address for the mapped port' };
-    out.push(tag(hostIp ? await probeOne(lab, 'server', kind, hostIp, m.value, d) : noHost, m.label, 'host-port', kind));
+    const noHost: HttpProbe = {
+      from: 'server',
+      url: `(host port ${m.value})`,
+      ok: false,
+      status: undefined,
+      error: 'no host address for the mapped port',
+    };
+    out.push(
+      tag(hostIp ? await probeOne(lab, 'server', kind, hostIp, m.value, d) : noHost, m.label, 'host-port', kind),
+    );
   }
   return out;
 }
 
 /** Probe every running alloc's ports once. */
-export async function probeAllocs(lab: Lab, allocs: AllocSnap[], node: NodeSnap | undefined, kinds: ProbeKinds | undefined, d: Deadline): Promise<HttpProbe[]> {
+export async function probeAllocs(
+  lab: Lab,
+  allocs: AllocSnap[],
+  node: NodeSnap | undefined,
+  kinds: ProbeKinds | undefined,
+  d: Deadline,
+): Promise<HttpProbe[]> {
   const out: HttpProbe[] = [];
-  for (const a of allocs.filter((x) => x.clientStatus === 'running')) out.push(...(await probeAllocPorts(lab, a, node, kinds, d)));
+  for (const a of allocs.filter((x) => x.clientStatus === 'running'))
+    out.push(...(await probeAllocPorts(lab, a, node, kinds, d)));
   return out;
 }
 
 /** Poll until every probe of every given alloc answers (a server takes a moment to bind after its task starts). */
-export async function waitForReachable(lab: Lab, allocs: AllocSnap[], node: NodeSnap | undefined, kinds: ProbeKinds | undefined, d: Deadline): Promise<HttpProbe[]> {
+export async function waitForReachable(
+  lab: Lab,
+  allocs: AllocSnap[],
+  node: NodeSnap | undefined,
+  kinds: ProbeKinds | undefined,
+  d: Deadline,
+): Promise<HttpProbe[]> {
   const what = `every mapped port of ${allocs.length} alloc${allocs.length === 1 ? '' : 's'} to answer (bridge address and host port)`;
-  return waitFor(what, async (dd) => {
-    const probes = await probeAllocs(lab, allocs, node, kinds, dd);
-    const bad = probes.filter((p) => !p.ok).map((p) => `${p.allocId?.slice(0, 8)} ${p.port} ${p.from} -> ${p.url}: ${p.error}`);
-    return bad.length === 0 ? { done: true, value: probes } : { done: false, reason: bad.join('; ') };
-  }, { deadline: d, intervals: [500, 1000, 2000] });
+  return waitFor(
+    what,
+    async (dd) => {
+      const probes = await probeAllocs(lab, allocs, node, kinds, dd);
+      const bad = probes
+        .filter((p) => !p.ok)
+        .map((p) => `${p.allocId?.slice(0, 8)} ${p.port} ${p.from} -> ${p.url}: ${p.error}`);
+      return bad.length === 0 ? { done: true, value: probes } : { done: false, reason: bad.join('; ') };
+    },
+    { deadline: d, intervals: [500, 1000, 2000] },
+  );
 }
 
 export interface SettleInput {
@@ -149,7 +229,11 @@ export type SettleResult = SettleRecord & {
 
 /** The `job.settled` fact: "yes", or why not, then the wait's last line. */
 export function settleFact(s: SettleRecord): string {
-  const how = s.settled ? 'yes' : s.ending === 'beyond-budget' ? "no (Nomad reschedules after the run's budget)" : 'no (deadline)';
+  const how = s.settled
+    ? 'yes'
+    : s.ending === 'beyond-budget'
+      ? "no (Nomad reschedules after the run's budget)"
+      : 'no (deadline)';
   return `${how}: ${s.reason}`;
 }
 
@@ -169,11 +253,15 @@ interface JobView {
 // Note: the evals are read after the allocs: an eval that changed an alloc in the view is then in the list too.
 async function readJobView(nomad: Nomad, jobId: string, d: Deadline): Promise<JobView> {
   const stubs = await nomad.jobAllocations(jobId, { signal: d.signal });
-  const allocs = await Promise.all(stubs.body.map(async (s) => toAllocSnap((await nomad.allocation(s.ID, { signal: d.signal })).body)));
+  const allocs = await Promise.all(
+    stubs.body.map(async (s) => toAllocSnap((await nomad.allocation(s.ID, { signal: d.signal })).body)),
+  );
   const evals = await nomad.jobEvaluations(jobId, { signal: d.signal });
   const dep = await nomad.jobDeployment(jobId, { signal: d.signal });
   return {
-    allocs, evals: evals.body.map(toEvalSnap), deployment: dep.body ? toDeploymentSnap(dep.body) : undefined,
+    allocs,
+    evals: evals.body.map(toEvalSnap),
+    deployment: dep.body ? toDeploymentSnap(dep.body) : undefined,
     index: { allocs: stubs.index, evals: evals.index, deployment: dep.index },
   };
 }
@@ -182,7 +270,13 @@ async function readJobView(nomad: Nomad, jobId: string, d: Deadline): Promise<Jo
  * Block until the job's allocs, evaluations or deployment change after the view's indexes, or until `untilMs`: three
  * blocking queries, the first to see a change ends the others. An error ends the wait too (the next read reports it).
  */
-async function nextChange(nomad: Nomad, jobId: string, index: JobView['index'], untilMs: number, d: Deadline): Promise<void> {
+async function nextChange(
+  nomad: Nomad,
+  jobId: string,
+  index: JobView['index'],
+  untilMs: number,
+  d: Deadline,
+): Promise<void> {
   const ms = Math.min(untilMs - Date.now(), remaining(d) - SETTLE_MARGIN_MS, MAX_BLOCK_MS);
   if (ms < 1) return;
   const ctl = new AbortController();
@@ -190,7 +284,10 @@ async function nextChange(nomad: Nomad, jobId: string, index: JobView['index'], 
   // Note: Nomad adds up to wait/16 of jitter to a blocking query
   const wait = `${Math.max(1, Math.floor((ms * 16) / 17))}ms`;
   const q = (i: number): ReadQuery => ({ index: Math.max(1, i), wait, signal });
-  const changed = (was: number) => (r: { index: number }): boolean => r.index !== was;
+  const changed =
+    (was: number) =>
+    (r: { index: number }): boolean =>
+      r.index !== was;
   const calls = [
     nomad.jobAllocations(jobId, q(index.allocs)).then(changed(index.allocs)),
     nomad.jobEvaluations(jobId, q(index.evals)).then(changed(index.evals)),
@@ -199,7 +296,11 @@ async function nextChange(nomad: Nomad, jobId: string, index: JobView['index'], 
   try {
     await new Promise<void>((resolve) => {
       let open = calls.length;
-      for (const c of calls) c.then((yes) => (yes || --open === 0) && resolve(), () => resolve());
+      for (const c of calls)
+        c.then(
+          (yes) => (yes || --open === 0) && resolve(),
+          () => resolve(),
+        );
     });
   } finally {
     ctl.abort();
@@ -234,9 +335,21 @@ export async function waitForJobSettled(i: SettleInput, d: Deadline): Promise<Se
   let lastReason = 'no read yet';
   let errors = 0;
   const end = (settled: boolean, ending: SettleEnding, reason: string): SettleResult => {
-    const waited = ending === 'deadline' ? [] : [...reschedules.values()].filter((r) => !r.beyondBudget && r.atMs !== undefined);
-    const note = waited.length ? `; waited for Nomad's delayed reschedule of ${waited.map((r) => `${r.name} (${clockOf(r.atMs!)}, follow-up eval ${r.evalId.slice(0, 8)})`).join(', ')}` : '';
-    return { settled, reason: `${reason}${note}`, quietMs: i.quietMs, confirmMs, ending, allocs: view?.allocs ?? [], noticedAtMs, reschedules: [...reschedules.values()] };
+    const waited =
+      ending === 'deadline' ? [] : [...reschedules.values()].filter((r) => !r.beyondBudget && r.atMs !== undefined);
+    const note = waited.length
+      ? `; waited for Nomad's delayed reschedule of ${waited.map((r) => `${r.name} (${clockOf(r.atMs!)}, follow-up eval ${r.evalId.slice(0, 8)})`).join(', ')}`
+      : '';
+    return {
+      settled,
+      reason: `${reason}${note}`,
+      quietMs: i.quietMs,
+      confirmMs,
+      ending,
+      allocs: view?.allocs ?? [],
+      noticedAtMs,
+      reschedules: [...reschedules.values()],
+    };
   };
   for (;;) {
     try {
@@ -245,14 +358,21 @@ export async function waitForJobSettled(i: SettleInput, d: Deadline): Promise<Se
     } catch (err) {
       if (d.signal.aborted && !(d.signal.reason instanceof TimeoutError)) throw d.signal.reason;
       if (err instanceof HarnessError && err.exitCode === EXIT.USAGE) throw err;
-      if (!d.signal.aborted) lastReason = `${lastReason.replace(/; then error: .*$/, '')}; then error: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`;
+      if (!d.signal.aborted)
+        lastReason = `${lastReason.replace(/; then error: .*$/, '')}; then error: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`;
       if (Date.now() >= endMs || d.signal.aborted) return end(false, 'deadline', lastReason);
       await sleep(Math.min(2000, 100 * 2 ** ++errors, Math.max(0, endMs - Date.now())), d).catch(() => undefined);
       continue;
     }
     i.history.events = mergeTaskEvents(i.history.events, view.allocs);
     const nowMs = Date.now();
-    const state = jobSettleState(view.allocs, i.watched, i.since, { tasksRestart: i.tasksRestart ?? true, evals: view.evals, deployment: view.deployment, nowMs, budgetEndMs });
+    const state = jobSettleState(view.allocs, i.watched, i.since, {
+      tasksRestart: i.tasksRestart ?? true,
+      evals: view.evals,
+      deployment: view.deployment,
+      nowMs,
+      budgetEndMs,
+    });
     for (const s of state.slots) if (s.settled && s.currentId === s.allocId) noticedAtMs[s.allocId] ??= nowMs;
     for (const s of state.slots) {
       if (!s.reschedule) continue;
@@ -265,8 +385,14 @@ export async function waitForJobSettled(i: SettleInput, d: Deadline): Promise<Se
     const decision = settleDecision(state, { nowMs, unchangedSinceMs, confirmMs, quietMs: i.quietMs });
     if (decision.done) return end(decision.settled, decision.ending, decision.reason);
     lastReason = decision.reason;
-    if (state.decided && state.pending.length) tell('quiet', `every judged alloc's place is decided; Nomad still holds for the job: ${state.pending.join('; ')}: waiting while it changes, for up to ${i.quietMs / 1000}s without change`);
+    if (state.decided && state.pending.length)
+      tell(
+        'quiet',
+        `every judged alloc's place is decided; Nomad still holds for the job: ${state.pending.join('; ')}: waiting while it changes, for up to ${i.quietMs / 1000}s without change`,
+      );
     if (nowMs >= endMs) return end(false, 'deadline', lastReason);
-    await nextChange(i.nomad, i.jobId, view.index, Math.min(endMs, decision.wakeAtMs ?? Infinity), d).catch(() => undefined);
+    await nextChange(i.nomad, i.jobId, view.index, Math.min(endMs, decision.wakeAtMs ?? Infinity), d).catch(
+      () => undefined,
+    );
   }
 }

@@ -37,9 +37,19 @@ export async function observe(
   const firewall = await readNatTable(client, d);
   const log = clientLog ? await readAgentLog(client, d) : [];
   return {
-    label: i.label, atMs: Date.now(), bootId: boot.bootId, uptimeS: boot.uptimeS,
-    node, alloc, jobAllocs, nodeAllocs: nodeAllocs.filter((a) => a.clientStatus === 'running' || a.clientStatus === 'pending'),
-    http: [], cniState, netState, ...(firewall ? { firewall } : {}), clientLog: log,
+    label: i.label,
+    atMs: Date.now(),
+    bootId: boot.bootId,
+    uptimeS: boot.uptimeS,
+    node,
+    alloc,
+    jobAllocs,
+    nodeAllocs: nodeAllocs.filter((a) => a.clientStatus === 'running' || a.clientStatus === 'pending'),
+    http: [],
+    cniState,
+    netState,
+    ...(firewall ? { firewall } : {}),
+    clientLog: log,
   };
 }
 

@@ -39,7 +39,11 @@ export interface StreamNotice {
 type Obj = Record<string, unknown>;
 
 /** The moment (client clock, ms) each given task first Started at or after `sinceClientMs`, from a task-state map. */
-function startsSince(taskStates: Record<string, { events: { type: string; timeMs: number }[] }>, tasks: readonly string[], sinceClientMs: number): number[] | undefined {
+function startsSince(
+  taskStates: Record<string, { events: { type: string; timeMs: number }[] }>,
+  tasks: readonly string[],
+  sinceClientMs: number,
+): number[] | undefined {
   const out: number[] = [];
   for (const task of tasks) {
     const at = taskStates[task]?.events.find((e) => e.type === 'Started' && e.timeMs >= sinceClientMs)?.timeMs;
@@ -54,7 +58,10 @@ function startsSince(taskStates: Record<string, { events: { type: string; timeMs
  * (`tasks`: the alloc's task names). Frames arrive in order; the first such frame counts. Unix ms on the harness's clock.
  */
 export function streamNotices(
-  received: readonly ReceivedEvent[], tasks: Readonly<Record<string, readonly string[]>>, sinceMs: number, clock: ClockOffset,
+  received: readonly ReceivedEvent[],
+  tasks: Readonly<Record<string, readonly string[]>>,
+  sinceMs: number,
+  clock: ClockOffset,
 ): Record<string, StreamNotice> {
   const out: Record<string, StreamNotice> = {};
   for (const { receivedAtMs, event } of received) {
@@ -71,7 +78,10 @@ export function streamNotices(
     }
     if (!startsSince(states, tasks[event.Key]!, sinceMs + clock.offsetMs)) continue;
     const modified = a['ModifyTime'];
-    out[event.Key] = { atMs: receivedAtMs, ...(typeof modified === 'number' && modified > 0 ? { modifyTimeMs: modified / 1e6 } : {}) };
+    out[event.Key] = {
+      atMs: receivedAtMs,
+      ...(typeof modified === 'number' && modified > 0 ? { modifyTimeMs: modified / 1e6 } : {}),
+    };
   }
   return out;
 }
@@ -82,8 +92,12 @@ export function streamNotices(
  * `streamAt` (from streamNotices) wins where it is earlier than the settle wait's notice.
  */
 export function restoreNotices(
-  allocs: readonly AllocSnap[], noticedAtMs: Readonly<Record<string, number>>, sinceMs: number, clock: ClockOffset,
-  streamAt: Readonly<Record<string, StreamNotice>> = {}, serverClock?: ClockOffset,
+  allocs: readonly AllocSnap[],
+  noticedAtMs: Readonly<Record<string, number>>,
+  sinceMs: number,
+  clock: ClockOffset,
+  streamAt: Readonly<Record<string, StreamNotice>> = {},
+  serverClock?: ClockOffset,
 ): RestoreNotice[] {
   const out: RestoreNotice[] = [];
   for (const [id, settleAt] of Object.entries(noticedAtMs)) {
@@ -97,9 +111,16 @@ export function restoreNotices(
     const stream = streamAt[id];
     const viaStream = stream !== undefined && stream.atMs < settleAt;
     const noticed = viaStream ? stream.atMs : settleAt;
-    const recordedAtMs = viaStream && serverClock && stream.modifyTimeMs !== undefined ? stream.modifyTimeMs - serverClock.offsetMs : undefined;
+    const recordedAtMs =
+      viaStream && serverClock && stream.modifyTimeMs !== undefined
+        ? stream.modifyTimeMs - serverClock.offsetMs
+        : undefined;
     out.push({
-      allocId: id, name: a.name, runningAtMs, noticedAtMs: noticed, latencyMs: Math.round(noticed - runningAtMs),
+      allocId: id,
+      name: a.name,
+      runningAtMs,
+      noticedAtMs: noticed,
+      latencyMs: Math.round(noticed - runningAtMs),
       via: viaStream ? 'event stream' : 'settle wait',
       ...(viaStream ? { settleLatencyMs: Math.round(settleAt - runningAtMs) } : {}),
       ...(recordedAtMs !== undefined ? { nomadMs: Math.round(recordedAtMs - runningAtMs) } : {}),
@@ -113,21 +134,29 @@ export function restoreNotices(
  * the settle wait's read: 412 ms, 380 ms; of it Nomad's (Started to the server's record, server clock -20 ms ± 30 ms):
  * 150 ms, 120 ms)`; undefined without notices.
  */
-export function formatRestoreNotices(n: readonly RestoreNotice[], clock: ClockOffset, serverClock?: ClockOffset): string | undefined {
+export function formatRestoreNotices(
+  n: readonly RestoreNotice[],
+  clock: ClockOffset,
+  serverClock?: ClockOffset,
+): string | undefined {
   if (n.length === 0) return undefined;
   const sign = clock.offsetMs >= 0 ? '+' : '';
   const short = (x: RestoreNotice) => x.name.replace(/^.*\.(?=[^.]+\[\d+\]$)/, '');
   const each = n.map((x) => `${short(x)} ${x.latencyMs} ms`).join(', ');
   const via = [...new Set(n.map((x) => x.via))];
-  const how = via.length === 1
-    ? `seen first by the ${via[0]}`
-    : `seen first by ${n.map((x) => `${short(x)}: the ${x.via}`).join(', ')}`;
+  const how =
+    via.length === 1
+      ? `seen first by the ${via[0]}`
+      : `seen first by ${n.map((x) => `${short(x)}: the ${x.via}`).join(', ')}`;
   const settle = n.some((x) => x.settleLatencyMs !== undefined)
     ? `; the settle wait's read: ${n.map((x) => `${x.settleLatencyMs ?? x.latencyMs} ms`).join(', ')}`
     : '';
-  const sc = serverClock && `server clock ${serverClock.offsetMs >= 0 ? '+' : ''}${serverClock.offsetMs} ms ± ${serverClock.uncertaintyMs} ms`;
-  const nomad = sc && n.some((x) => x.nomadMs !== undefined)
-    ? `; of it Nomad's (Started to the server's record of it, ${sc}): ${n.map((x) => (x.nomadMs === undefined ? '?' : `${x.nomadMs} ms`)).join(', ')}`
-    : '';
+  const sc =
+    serverClock &&
+    `server clock ${serverClock.offsetMs >= 0 ? '+' : ''}${serverClock.offsetMs} ms ± ${serverClock.uncertaintyMs} ms`;
+  const nomad =
+    sc && n.some((x) => x.nomadMs !== undefined)
+      ? `; of it Nomad's (Started to the server's record of it, ${sc}): ${n.map((x) => (x.nomadMs === undefined ? '?' : `${x.nomadMs} ms`)).join(', ')}`
+      : '';
   return `${each} (client clock ${sign}${clock.offsetMs} ms ± ${clock.uncertaintyMs} ms; ${how}${settle}${nomad})`;
 }

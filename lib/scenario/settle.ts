@@ -6,12 +6,16 @@ import type { AllocSnap, DeploymentSnap, EvalSnap, SettleEnding } from '../model
 /** One line about an alloc: status, task states and its last event. */
 export function describeAlloc(a: AllocSnap | undefined): string {
   if (!a) return 'alloc not found';
-  const tasks = Object.entries(a.tasks).map(([n, t]) => `${n}=${t.state}`).join(',');
+  const tasks = Object.entries(a.tasks)
+    .map(([n, t]) => `${n}=${t.state}`)
+    .join(',');
   return `alloc ${a.id.slice(0, 8)} client_status=${a.clientStatus} desired=${a.desiredStatus} tasks[${tasks}] last event: ${lastEventLine(a)}`;
 }
 
 function lastEventLine(a: AllocSnap): string {
-  const events = Object.values(a.tasks).flatMap((t) => t.events).sort((x, y) => x.timeMs - y.timeMs);
+  const events = Object.values(a.tasks)
+    .flatMap((t) => t.events)
+    .sort((x, y) => x.timeMs - y.timeMs);
   const e = events[events.length - 1];
   return e ? `"${e.type}: ${e.message}"` : 'none';
 }
@@ -70,13 +74,20 @@ export interface SlotState {
 
 /** The newest alloc that replaced `old`: by Nomad's links, else same job, group and name created after the disruption. */
 export function successorOf(
-  allocs: AllocSnap[], old: AllocSnap | undefined, id: string, watched: ReadonlySet<string>, since: Disruption,
+  allocs: AllocSnap[],
+  old: AllocSnap | undefined,
+  id: string,
+  watched: ReadonlySet<string>,
+  since: Disruption,
 ): AllocSnap | undefined {
   const linked = allocs.find((a) => a.id !== id && (a.previousAllocation === id || old?.nextAllocation === a.id));
-  const sameSlot = (a: AllocSnap): boolean => !!old && a.jobId === old.jobId && a.taskGroup === old.taskGroup && a.name === old.name;
-  const byName = old && allocs
-    .filter((a) => !watched.has(a.id) && sameSlot(a) && a.createIndex > since.index)
-    .sort((a, b) => b.createIndex - a.createIndex)[0];
+  const sameSlot = (a: AllocSnap): boolean =>
+    !!old && a.jobId === old.jobId && a.taskGroup === old.taskGroup && a.name === old.name;
+  const byName =
+    old &&
+    allocs
+      .filter((a) => !watched.has(a.id) && sameSlot(a) && a.createIndex > since.index)
+      .sort((a, b) => b.createIndex - a.createIndex)[0];
   let cur = linked ?? byName;
   for (let i = 0; cur && i < 20; i++) {
     const c: AllocSnap = cur;
@@ -88,9 +99,15 @@ export function successorOf(
 }
 
 const tasksOf = (a: AllocSnap): AllocSnap['tasks'][string][] => Object.values(a.tasks);
-const allTasksRunning = (a: AllocSnap): boolean => tasksOf(a).length > 0 && tasksOf(a).every((t) => t.state === 'running');
-const startedSince = (a: AllocSnap, ms: number): boolean => tasksOf(a).length > 0 && tasksOf(a).every((t) =>
-  (t.startedAt !== undefined && Date.parse(t.startedAt) >= ms) || t.events.some((e) => e.type === 'Started' && e.timeMs >= ms));
+const allTasksRunning = (a: AllocSnap): boolean =>
+  tasksOf(a).length > 0 && tasksOf(a).every((t) => t.state === 'running');
+const startedSince = (a: AllocSnap, ms: number): boolean =>
+  tasksOf(a).length > 0 &&
+  tasksOf(a).every(
+    (t) =>
+      (t.startedAt !== undefined && Date.parse(t.startedAt) >= ms) ||
+      t.events.some((e) => e.type === 'Started' && e.timeMs >= ms),
+  );
 
 /** Eval statuses that will still change (nomad/structs Evaluation.TerminalStatus: complete, failed, canceled). */
 const EVAL_OPEN = new Set(['pending', 'blocked']);
@@ -100,19 +117,30 @@ const DEPLOYMENT_ACTIVE = new Set(['running', 'paused', 'pending', 'blocked', 'u
 /** "03:34:10": a wall-clock time of day, UTC (Nomad's WaitUntil is UTC). */
 export const clockOf = (ms: number): string => new Date(ms).toISOString().slice(11, 19);
 /** An alloc's name without its job's ("api[1]" for "shop.api[1]"). */
-const shortName = (a: AllocSnap): string => (a.name.startsWith(`${a.jobId}.`) ? a.name.slice(a.jobId.length + 1) : a.name);
+const shortName = (a: AllocSnap): string =>
+  a.name.startsWith(`${a.jobId}.`) ? a.name.slice(a.jobId.length + 1) : a.name;
 const evalLine = (e: EvalSnap, nowMs: number | undefined): string => {
-  const until = e.waitUntilMs !== undefined && (nowMs === undefined || e.waitUntilMs > nowMs) ? ` until ${clockOf(e.waitUntilMs)}` : '';
+  const until =
+    e.waitUntilMs !== undefined && (nowMs === undefined || e.waitUntilMs > nowMs)
+      ? ` until ${clockOf(e.waitUntilMs)}`
+      : '';
   return `eval ${e.id.slice(0, 8)} (${e.triggeredBy}) ${e.status}${until}${e.statusDescription ? `: ${e.statusDescription}` : ''}`;
 };
 
 /** "api[1] failed; Nomad reschedules it at 03:34:10 (follow-up eval e9c7975e): waiting", and its variants. */
-function rescheduleLine(who: string, r: DelayedReschedule, nowMs: number | undefined, budgetEndMs: number | undefined): string {
+function rescheduleLine(
+  who: string,
+  r: DelayedReschedule,
+  nowMs: number | undefined,
+  budgetEndMs: number | undefined,
+): string {
   const ev = `follow-up eval ${r.evalId.slice(0, 8)}`;
   if (r.atMs === undefined) return `${who} failed; Nomad reschedules it (${ev} pending): waiting`;
   const at = clockOf(r.atMs);
-  if (r.beyondBudget) return `${who} failed; Nomad reschedules it at ${at} (${ev}), after this wait's budget ends at ${clockOf(budgetEndMs!)}: not waited for`;
-  if (nowMs !== undefined && r.atMs <= nowMs) return `${who} failed; Nomad's reschedule was due at ${at} (${ev}, still pending): waiting`;
+  if (r.beyondBudget)
+    return `${who} failed; Nomad reschedules it at ${at} (${ev}), after this wait's budget ends at ${clockOf(budgetEndMs!)}: not waited for`;
+  if (nowMs !== undefined && r.atMs <= nowMs)
+    return `${who} failed; Nomad's reschedule was due at ${at} (${ev}, still pending): waiting`;
   return `${who} failed; Nomad reschedules it at ${at} (${ev}): waiting`;
 }
 
@@ -122,7 +150,13 @@ function rescheduleLine(who: string, r: DelayedReschedule, nowMs: number | undef
  * without a replacement is not an end (the replacement comes once the node is back); nor is a failed alloc Nomad may
  * still reschedule: its follow-up eval (FollowupEvalID) not yet run, or an eval of the job about to run.
  */
-export function slotState(allocs: AllocSnap[], id: string, watched: ReadonlySet<string>, since: Disruption, opts: SettleOptions = {}): SlotState {
+export function slotState(
+  allocs: AllocSnap[],
+  id: string,
+  watched: ReadonlySet<string>,
+  since: Disruption,
+  opts: SettleOptions = {},
+): SlotState {
   const { tasksRestart = true, evals, nowMs, budgetEndMs } = opts;
   const old = allocs.find((a) => a.id === id);
   const succ = successorOf(allocs, old, id, watched, since);
@@ -160,7 +194,10 @@ export function slotState(allocs: AllocSnap[], id: string, watched: ReadonlySet<
       }
       // The client's failed update and Nomad's alloc-failure eval come in one write; the scheduler then places a
       // replacement or makes the follow-up eval. Until that eval has run, a reschedule may still come.
-      const due = evals.find((e) => e.status === 'pending' && (e.waitUntilMs === undefined || (nowMs !== undefined && e.waitUntilMs <= nowMs)));
+      const due = evals.find(
+        (e) =>
+          e.status === 'pending' && (e.waitUntilMs === undefined || (nowMs !== undefined && e.waitUntilMs <= nowMs)),
+      );
       if (due) return no(`${line} (${evalLine(due, nowMs)}: Nomad may still reschedule it)`);
       return yes(`${who}: failed; no reschedule coming`);
     }
@@ -190,13 +227,20 @@ export interface JobSettleState {
  * evaluation pending or blocked (a delayed reschedule is a pending eval with WaitUntil), no alloc whose follow-up eval
  * has not run, no active deployment, no other alloc meant to run still pending.
  */
-export function jobSettleState(allocs: AllocSnap[], watched: readonly string[], since: Disruption, opts: SettleOptions = {}): JobSettleState {
+export function jobSettleState(
+  allocs: AllocSnap[],
+  watched: readonly string[],
+  since: Disruption,
+  opts: SettleOptions = {},
+): JobSettleState {
   const set = new Set(watched);
   const slots = watched.map((id) => slotState(allocs, id, set, since, opts));
   const judged = new Set([...watched, ...slots.flatMap((s) => (s.currentId ? [s.currentId] : []))]);
   const reschedules = slots.flatMap((s) => (s.reschedule ? [s.reschedule] : []));
   const waitedEvals = new Set(reschedules.map((r) => r.evalId));
-  const pendingAllocs = allocs.filter((a) => a.desiredStatus === 'run' && a.clientStatus === 'pending' && !judged.has(a.id));
+  const pendingAllocs = allocs.filter(
+    (a) => a.desiredStatus === 'run' && a.clientStatus === 'pending' && !judged.has(a.id),
+  );
   const openEvals = (opts.evals ?? []).filter((e) => EVAL_OPEN.has(e.status) && !waitedEvals.has(e.id));
   const followedBy = (e: EvalSnap): string => {
     const of = allocs.filter((a) => a.followupEvalId === e.id).map((a) => `${shortName(a)} ${a.id.slice(0, 8)}`);
@@ -206,17 +250,25 @@ export function jobSettleState(allocs: AllocSnap[], watched: readonly string[], 
   const pending = [
     ...pendingAllocs.map((a) => `${describeAlloc(a)} (pending)`),
     ...openEvals.sort((a, b) => a.createIndex - b.createIndex).map((e) => `${evalLine(e, opts.nowMs)}${followedBy(e)}`),
-    ...(d && DEPLOYMENT_ACTIVE.has(d.status) ? [`deployment ${d.id.slice(0, 8)} ${d.status}${d.statusDescription ? ` ("${d.statusDescription}")` : ''}`] : []),
+    ...(d && DEPLOYMENT_ACTIVE.has(d.status)
+      ? [`deployment ${d.id.slice(0, 8)} ${d.status}${d.statusDescription ? ` ("${d.statusDescription}")` : ''}`]
+      : []),
   ];
   const allSettled = slots.every((s) => s.settled);
   const decided = slots.every((s) => s.settled || s.reschedule?.beyondBudget);
   const settled = allSettled && pending.length === 0;
   const head = allSettled
     ? `all ${slots.length} allocs settled: ${slots.map((s) => s.description).join('; ')}`
-    : slots.filter((s) => !s.settled).map((s) => s.description).join('; ');
-  const description = pending.length === 0 ? head
-    : allSettled ? `${head}; Nomad still holds for the job: ${pending.join('; ')}`
-    : [head, ...pending].join('; ');
+    : slots
+        .filter((s) => !s.settled)
+        .map((s) => s.description)
+        .join('; ');
+  const description =
+    pending.length === 0
+      ? head
+      : allSettled
+        ? `${head}; Nomad still holds for the job: ${pending.join('; ')}`
+        : [head, ...pending].join('; ');
   return { settled, decided, slots, pending, reschedules, description };
 }
 
@@ -233,7 +285,11 @@ export interface SettleTiming {
 
 export type SettleDecision =
   | { done: true; ending: Exclude<SettleEnding, 'deadline'>; settled: boolean; reason: string }
-  | { done: false; reason: string; /** when the decision can change without a change in Nomad (Unix ms) */ wakeAtMs: number | undefined };
+  | {
+      done: false;
+      reason: string /** when the decision can change without a change in Nomad (Unix ms) */;
+      wakeAtMs: number | undefined;
+    };
 
 const secs = (ms: number): string => `${(ms / 1000).toFixed(ms % 1000 === 0 ? 0 : 1)}s`;
 
@@ -249,14 +305,30 @@ export function settleDecision(s: JobSettleState, t: SettleTiming): SettleDecisi
     const ending = s.settled ? 'settled' : 'beyond-budget';
     const confirmMs = s.slots.some((x) => x.byAbsence) ? Math.max(t.confirmMs, t.quietMs) : t.confirmMs;
     if (still >= confirmMs) return { done: true, ending, settled: s.settled, reason: s.description };
-    return { done: false, reason: `${s.description}; confirming: unchanged for ${secs(still)} of ${secs(confirmMs)}`, wakeAtMs: t.unchangedSinceMs + confirmMs };
+    return {
+      done: false,
+      reason: `${s.description}; confirming: unchanged for ${secs(still)} of ${secs(confirmMs)}`,
+      wakeAtMs: t.unchangedSinceMs + confirmMs,
+    };
   }
   if (s.decided) {
     const allSettled = s.slots.every((x) => x.settled);
-    if (still >= t.quietMs) return { done: true, ending: 'quiet', settled: allSettled, reason: `${s.description}; nothing changed for ${secs(t.quietMs)} (settle quiet period)` };
-    return { done: false, reason: `${s.description}; unchanged for ${secs(still)} of ${secs(t.quietMs)}`, wakeAtMs: t.unchangedSinceMs + t.quietMs };
+    if (still >= t.quietMs)
+      return {
+        done: true,
+        ending: 'quiet',
+        settled: allSettled,
+        reason: `${s.description}; nothing changed for ${secs(t.quietMs)} (settle quiet period)`,
+      };
+    return {
+      done: false,
+      reason: `${s.description}; unchanged for ${secs(still)} of ${secs(t.quietMs)}`,
+      wakeAtMs: t.unchangedSinceMs + t.quietMs,
+    };
   }
-  const next = s.reschedules.flatMap((r) => (!r.beyondBudget && r.atMs !== undefined && r.atMs > t.nowMs ? [r.atMs] : []));
+  const next = s.reschedules.flatMap((r) =>
+    !r.beyondBudget && r.atMs !== undefined && r.atMs > t.nowMs ? [r.atMs] : [],
+  );
   return { done: false, reason: s.description, wakeAtMs: next.length ? Math.min(...next) : undefined };
 }
 
@@ -270,10 +342,16 @@ export function settleEndMs(s: JobSettleState, endMs: number, windowMs: number, 
 }
 
 /** What changes when anything about the job changes: the allocs, the evals and the deployment, by index and status. */
-export function viewFingerprint(allocs: readonly AllocSnap[], evals: readonly EvalSnap[] = [], deployment?: DeploymentSnap): string {
+export function viewFingerprint(
+  allocs: readonly AllocSnap[],
+  evals: readonly EvalSnap[] = [],
+  deployment?: DeploymentSnap,
+): string {
   return [
     ...allocs.map((a) => `a:${a.id}:${a.modifyIndex}`),
     ...evals.map((e) => `e:${e.id}:${e.status}:${e.modifyIndex}`),
     ...(deployment ? [`d:${deployment.id}:${deployment.status}:${deployment.modifyIndex}`] : []),
-  ].sort().join(',');
+  ]
+    .sort()
+    .join(',');
 }

@@ -3,7 +3,13 @@
 // a window of the agent's resources, one task restarted per alloc, and an exec into every task. A read that fails is
 // no verdict: its part is recorded as not read, with why, and the checks that need it say so (skipped).
 import type {
-  AllocSnap, ExecProbeRec, RebootEvidence, ServicesEvidence, TaskHostState, TaskRestartRec, WholeAllocEvidence,
+  AllocSnap,
+  ExecProbeRec,
+  RebootEvidence,
+  ServicesEvidence,
+  TaskHostState,
+  TaskRestartRec,
+  WholeAllocEvidence,
 } from '../model/evidence.js';
 import type { Lab } from '../model/lab.js';
 import type { Nomad } from '../nomad/client.js';
@@ -65,10 +71,19 @@ function readTasksStep(ctx: RunContext, lab: Lab, allocDir: string, name: string
 }
 
 /** The client's tasks before the fault (kinds that restore in place): the baseline task-dirs and task-env compare with. */
-export async function observeTasksBefore(ctx: RunContext, lab: Lab, config: HarnessConfig): Promise<Soft<TaskHostState>> {
+export async function observeTasksBefore(
+  ctx: RunContext,
+  lab: Lab,
+  config: HarnessConfig,
+): Promise<Soft<TaskHostState>> {
   const why = notInPlaceReason(config.reboot.kind);
   if (why) return { error: why };
-  return readTasksStep(ctx, lab, await clientAllocDir(), `read the tasks on the client before the fault (${TASKS_READ})`);
+  return readTasksStep(
+    ctx,
+    lab,
+    await clientAllocDir(),
+    `read the tasks on the client before the fault (${TASKS_READ})`,
+  );
 }
 
 export interface WholeAllocInput {
@@ -94,8 +109,11 @@ export async function readWholeAlloc(ctx: RunContext, i: WholeAllocInput): Promi
   const outcomes = classifyAll(i.evidence);
   const restored = outcomes.flatMap((o) => (o.outcome === 'restored' && o.current ? [o.current] : []));
   const holders = outcomes.flatMap((o) => (o.current?.clientStatus === 'running' ? [o.current] : []));
-  out.services = await ctx.step("wait for the job's Nomad services to be registered with passing checks", (d) =>
-    readServices(i.nomad, i.job, holders, d), { timeoutMs: SERVICES_WAIT_MS + 30_000 });
+  out.services = await ctx.step(
+    "wait for the job's Nomad services to be registered with passing checks",
+    (d) => readServices(i.nomad, i.job, holders, d),
+    { timeoutMs: SERVICES_WAIT_MS + 30_000 },
+  );
   const why = notInPlaceReason(config.reboot.kind);
   if (why) {
     out.notRead = { host: why, restart: why, exec: why, agent: why };
@@ -111,8 +129,11 @@ export async function readWholeAlloc(ctx: RunContext, i: WholeAllocInput): Promi
   if (!config.reboot.restartTask) out.notRead.restart = 'turned off (reboot.restart_task: false)';
   else {
     const timeoutMs = RESTART_WAIT_MS * Math.max(1, restored.length) + 30_000;
-    out.restarts = await ctx.step('restart one task per restored alloc through the API and wait until it runs again', (d) =>
-      restartOnePerAlloc(ctx, i.nomad, restored, d), { timeoutMs });
+    out.restarts = await ctx.step(
+      'restart one task per restored alloc through the API and wait until it runs again',
+      (d) => restartOnePerAlloc(ctx, i.nomad, restored, d),
+      { timeoutMs },
+    );
     const r = await readTasksStep(ctx, lab, allocDir, "read the restarted tasks' environment on the client");
     if ('value' in r) out.afterRestart = r.value;
     else out.notRead.restart = `the tasks were restarted, but reading them failed: ${r.error}`;
@@ -130,35 +151,52 @@ async function sampleAgent(ctx: RunContext, lab: Lab, windowS: number, out: Whol
   const count = Math.max(2, Math.round(windowS / SAMPLE_EVERY_S) + 1);
   const intervalS = windowS / (count - 1);
   const client = lab.machines['client']!;
-  const r = await ctx.step(`sample the client agent's open fds and plugin processes for ${windowS}s`, (d) =>
-    soft(ctx, () => readAgentSamples(client, count, intervalS, d)), { timeoutMs: windowS * 1000 + 60_000 });
+  const r = await ctx.step(
+    `sample the client agent's open fds and plugin processes for ${windowS}s`,
+    (d) => soft(ctx, () => readAgentSamples(client, count, intervalS, d)),
+    { timeoutMs: windowS * 1000 + 60_000 },
+  );
   if ('value' in r) out.agent = { samples: r.value, intervalS };
   else out.notRead.agent = r.error;
 }
 
 /** `alloc exec` into every running task of the restored allocs (read again: a restart may have ended one). */
 async function execEveryTask(ctx: RunContext, i: WholeAllocInput, restored: AllocSnap[]): Promise<ExecProbeRec[]> {
-  const now = await ctx.step('read the restored allocs again', (d) => soft(ctx, () =>
-    Promise.all(restored.map(async (a) => toAllocSnap((await i.nomad.allocation(a.id, { signal: d.signal })).body)))));
+  const now = await ctx.step('read the restored allocs again', (d) =>
+    soft(ctx, () =>
+      Promise.all(restored.map(async (a) => toAllocSnap((await i.nomad.allocation(a.id, { signal: d.signal })).body))),
+    ),
+  );
   const allocs = 'value' in now ? now.value : restored;
   const targets = allocs.flatMap((a) => runningTasksOf(a).map((task) => ({ allocId: a.id, task })));
   const server = i.lab.machines['server']!;
   const token = i.config.nomad.token;
   const name = `exec ${EXEC_PROBE} into every restored task (alloc exec on the server, ${EXEC_TIMEOUT_S}s each)`;
-  return ctx.step(name, async (d) => {
-    const probes: ExecProbeRec[] = [];
-    for (const t of targets) {
-      const o = { nomad: REMOTE.binary, ...t, timeoutS: EXEC_TIMEOUT_S, ...(token ? { token } : {}) };
-      const r = await soft(ctx, () => execProbe(server, o, deadlineIn((EXEC_TIMEOUT_S + 15) * 1000, d)));
-      const notRun = { ...t, command: EXEC_PROBE, ok: false, exitCode: undefined, durationMs: 0, output: '' };
-      probes.push('value' in r ? r.value : { ...notRun, output: `the probe did not run: ${'error' in r ? r.error : ''}` });
-    }
-    return probes;
-  }, { timeoutMs: (EXEC_TIMEOUT_S + 20) * 1000 * Math.max(1, targets.length) });
+  return ctx.step(
+    name,
+    async (d) => {
+      const probes: ExecProbeRec[] = [];
+      for (const t of targets) {
+        const o = { nomad: REMOTE.binary, ...t, timeoutS: EXEC_TIMEOUT_S, ...(token ? { token } : {}) };
+        const r = await soft(ctx, () => execProbe(server, o, deadlineIn((EXEC_TIMEOUT_S + 15) * 1000, d)));
+        const notRun = { ...t, command: EXEC_PROBE, ok: false, exitCode: undefined, durationMs: 0, output: '' };
+        probes.push(
+          'value' in r ? r.value : { ...notRun, output: `the probe did not run: ${'error' in r ? r.error : ''}` },
+        );
+      }
+      return probes;
+    },
+    { timeoutMs: (EXEC_TIMEOUT_S + 20) * 1000 * Math.max(1, targets.length) },
+  );
 }
 
 /** Restart the first running task of each alloc and wait for each to start again; a failure is that alloc's record. */
-async function restartOnePerAlloc(ctx: RunContext, nomad: Nomad, allocs: AllocSnap[], d: Deadline): Promise<TaskRestartRec[]> {
+async function restartOnePerAlloc(
+  ctx: RunContext,
+  nomad: Nomad,
+  allocs: AllocSnap[],
+  d: Deadline,
+): Promise<TaskRestartRec[]> {
   const out: TaskRestartRec[] = [];
   for (const a of allocs) {
     const task = runningTasksOf(a)[0];
@@ -167,17 +205,27 @@ async function restartOnePerAlloc(ctx: RunContext, nomad: Nomad, allocs: AllocSn
       out.push({ allocId: a.id, task: '(none)', requestedAtMs, error: 'no running task to restart' });
       continue;
     }
-    const taskOf = async (dd: Deadline) => toAllocSnap((await nomad.allocation(a.id, { signal: dd.signal })).body).tasks[task];
+    const taskOf = async (dd: Deadline) =>
+      toAllocSnap((await nomad.allocation(a.id, { signal: dd.signal })).body).tasks[task];
     const r = await soft(ctx, async () => {
       const before = await taskOf(d);
       await nomad.restartTask(a.id, task, { signal: d.signal });
-      ctx.mark({ atMs: requestedAtMs, lane: 'alloc', label: `task ${task} restarted through the API`, detail: `alloc ${a.id.slice(0, 8)}` });
-      return waitFor(`task ${task} of alloc ${a.id.slice(0, 8)} to run again after its restart`, async (dd) => {
-        const now = await taskOf(dd);
-        const p = restartProgress(before, now);
-        if (p.started) return { done: true, value: p.startedAtMs };
-        return { done: false, reason: p.reason, terminal: now?.state === 'dead' };
-      }, { deadline: deadlineIn(RESTART_WAIT_MS, d) });
+      ctx.mark({
+        atMs: requestedAtMs,
+        lane: 'alloc',
+        label: `task ${task} restarted through the API`,
+        detail: `alloc ${a.id.slice(0, 8)}`,
+      });
+      return waitFor(
+        `task ${task} of alloc ${a.id.slice(0, 8)} to run again after its restart`,
+        async (dd) => {
+          const now = await taskOf(dd);
+          const p = restartProgress(before, now);
+          if (p.started) return { done: true, value: p.startedAtMs };
+          return { done: false, reason: p.reason, terminal: now?.state === 'dead' };
+        },
+        { deadline: deadlineIn(RESTART_WAIT_MS, d) },
+      );
     });
     out.push({ allocId: a.id, task, requestedAtMs, ...('value' in r ? { startedAtMs: r.value } : { error: r.error }) });
   }
@@ -185,7 +233,12 @@ async function restartOnePerAlloc(ctx: RunContext, nomad: Nomad, allocs: AllocSn
 }
 
 /** One reading of the job's services: every registration of each, every check of each holder, what failed to read. */
-async function readServicesOnce(nomad: Nomad, declared: ServicesEvidence['declared'], holders: AllocSnap[], d: Deadline) {
+async function readServicesOnce(
+  nomad: Nomad,
+  declared: ServicesEvidence['declared'],
+  holders: AllocSnap[],
+  d: Deadline,
+) {
   const errors: Record<string, string> = {};
   const note = (k: string) => (err: unknown) => {
     errors[k] = err instanceof Error ? err.message.split('\n')[0]! : String(err);
@@ -193,10 +246,12 @@ async function readServicesOnce(nomad: Nomad, declared: ServicesEvidence['declar
   };
   const q = { signal: d.signal };
   const names = [...new Set(declared.map((s) => s.name))];
-  const regs = await Promise.all(names.map((n) =>
-    nomad.serviceRegistrations(n, q).then((r) => toServiceRegs(r.body), note(`service ${n}`))));
-  const checks = await Promise.all(holders.map((a) =>
-    nomad.allocChecks(a.id, q).then((r) => toAllocChecks(a.id, r.body), note(`checks of ${a.id}`))));
+  const regs = await Promise.all(
+    names.map((n) => nomad.serviceRegistrations(n, q).then((r) => toServiceRegs(r.body), note(`service ${n}`))),
+  );
+  const checks = await Promise.all(
+    holders.map((a) => nomad.allocChecks(a.id, q).then((r) => toAllocChecks(a.id, r.body), note(`checks of ${a.id}`))),
+  );
   return { declared, registrations: regs.flat(), checks: checks.flat(), errors };
 }
 
@@ -207,14 +262,22 @@ async function readServicesOnce(nomad: Nomad, declared: ServicesEvidence['declar
 async function readServices(nomad: Nomad, job: unknown, holders: AllocSnap[], d: Deadline): Promise<ServicesEvidence> {
   const declared = nomadServicesOf(job);
   const t0 = Date.now();
-  if (!declared.length || !holders.length) return { declared, registrations: [], checks: [], errors: {}, complete: true, waitedMs: 0 };
+  if (!declared.length || !holders.length)
+    return { declared, registrations: [], checks: [], errors: {}, complete: true, waitedMs: 0 };
   let last = await readServicesOnce(nomad, declared, holders, d);
-  await waitFor('every Nomad service of the job registered with its checks passing', async (dd) => {
-    last = await readServicesOnce(nomad, declared, holders, dd);
-    if (allServicesUp(last, holders)) return { done: true, value: undefined };
-    const passing = last.checks.filter((c) => c.status === 'success').length;
-    return { done: false, reason: `${last.registrations.length} registrations, ${passing} of ${last.checks.length} checks passing` };
-  }, { deadline: deadlineIn(SERVICES_WAIT_MS, d), intervals: [1000, 2000] }).catch((err: unknown) => {
+  await waitFor(
+    'every Nomad service of the job registered with its checks passing',
+    async (dd) => {
+      last = await readServicesOnce(nomad, declared, holders, dd);
+      if (allServicesUp(last, holders)) return { done: true, value: undefined };
+      const passing = last.checks.filter((c) => c.status === 'success').length;
+      return {
+        done: false,
+        reason: `${last.registrations.length} registrations, ${passing} of ${last.checks.length} checks passing`,
+      };
+    },
+    { deadline: deadlineIn(SERVICES_WAIT_MS, d), intervals: [1000, 2000] },
+  ).catch((err: unknown) => {
     if (!(err instanceof TimeoutError)) throw err;
   });
   return { ...last, complete: allServicesUp(last, holders), waitedMs: Date.now() - t0 };

@@ -12,10 +12,16 @@ export type { CheckDef, Judgement } from '../model/check.js';
  */
 export function reconcileResults(declared: readonly CheckInfo[], results: readonly CheckResult[]): CheckResult[] {
   const ids = new Set(declared.map((c) => c.id));
-  const out: CheckResult[] = declared.map((c) => results.find((r) => r.id === c.id) ?? {
-    id: c.id, title: c.title, status: 'failed', evidence: [],
-    message: 'the scenario returned no result for this declared check',
-  });
+  const out: CheckResult[] = declared.map(
+    (c) =>
+      results.find((r) => r.id === c.id) ?? {
+        id: c.id,
+        title: c.title,
+        status: 'failed',
+        evidence: [],
+        message: 'the scenario returned no result for this declared check',
+      },
+  );
   for (const r of results.filter((x) => !ids.has(x.id))) {
     const message = oneLine(`not declared in the scenario's checks (was ${r.status}: ${r.message})`);
     out.push({ ...r, status: 'failed', message });

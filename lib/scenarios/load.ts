@@ -39,8 +39,10 @@ export interface LoadOptions {
 
 /** Import every scenario file of `dir`; problems (unreadable dir, a file that does not load or is no scenario, a
  * name taken twice, a shipped check's id) are all collected, and no scenario is returned when there is any. */
-export async function loadScenarios(dir: string, { reserved = [], shippedChecks = [], field = '--scenarios' }: LoadOptions = {}):
-  Promise<LoadedScenarios> {
+export async function loadScenarios(
+  dir: string,
+  { reserved = [], shippedChecks = [], field = '--scenarios' }: LoadOptions = {},
+): Promise<LoadedScenarios> {
   const abs = resolve(dir);
   const files = await scenarioFiles(abs);
   if (!Array.isArray(files)) return { scenarios: [], problems: [{ field, value: dir, ...files }] };
@@ -49,13 +51,19 @@ export async function loadScenarios(dir: string, { reserved = [], shippedChecks 
   if (cjs.length && (await packageType(abs)) !== 'module') {
     // Note: tsx compiles a .ts file as CommonJS unless the nearest package.json says "type": "module", and a CommonJS
     // file cannot import the (ESM) scenario API; say so instead of showing Node's require(esm) error.
-    return { scenarios: [], problems: [{
-      field,
-      value: dir,
-      message: `has ${cjs.join(', ')}, which would load as CommonJS (no package.json with "type": "module" in it or `
-        + 'above)',
-      fix: `add one: echo '{ "type": "module" }' > ${join(abs, 'package.json')} (or name the files *.mts)`,
-    }] };
+    return {
+      scenarios: [],
+      problems: [
+        {
+          field,
+          value: dir,
+          message:
+            `has ${cjs.join(', ')}, which would load as CommonJS (no package.json with "type": "module" in it or ` +
+            'above)',
+          fix: `add one: echo '{ "type": "module" }' > ${join(abs, 'package.json')} (or name the files *.mts)`,
+        },
+      ],
+    };
   }
   registerApiSpecifier();
   const loaded: { file: string; scenario: Scenario }[] = [];
@@ -86,7 +94,10 @@ async function scenarioFiles(dir: string): Promise<string[] | { message: string;
   }
   const entries = await readdir(dir, { withFileTypes: true });
   const names = entries.filter((e) => e.isFile() && SCENARIO_FILE.test(e.name));
-  const files = names.map((e) => e.name).filter((n) => !n.endsWith('.d.ts')).sort();
+  const files = names
+    .map((e) => e.name)
+    .filter((n) => !n.endsWith('.d.ts'))
+    .sort();
   if (!files.length) return { message: 'holds no scenario file (*.ts)', fix: 'put one scenario per .ts file in it' };
   return files;
 }
@@ -121,7 +132,10 @@ function registerApiSpecifier(): void {
 
 /** The line of a load error that says what is wrong (esbuild puts it after "Transform failed with 1 error:"). */
 function firstLine(err: unknown): string {
-  const lines = (err instanceof Error ? err.message : String(err)).split('\n').map((l) => l.trim()).filter(Boolean);
+  const lines = (err instanceof Error ? err.message : String(err))
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
   const head = lines[0] ?? 'unknown error';
   return (head.endsWith(':') && lines[1] ? `${head} ${lines[1]}` : head).slice(0, 300);
 }
@@ -129,7 +143,7 @@ function firstLine(err: unknown): string {
 function loadFix(err: unknown): string {
   if (err instanceof ExitWhileLoadingError) return 'do not end the process from a scenario file: export the scenario';
   if (err instanceof SlowLoadError) {
-    return 'let the file\'s top-level code finish: declare the scenario, and await in its run() instead';
+    return "let the file's top-level code finish: declare the scenario, and await in its run() instead";
   }
   const code = (err as NodeJS.ErrnoException)?.code;
   if (code === 'ERR_MODULE_NOT_FOUND') {

@@ -35,8 +35,18 @@ export function scenarioShapeProblems(field: string, exported: unknown): ConfigP
     bad('run', 'must be a function', 'add async run(ctx, env) { ...; return judgeAll(CHECKS, evidence) }');
   }
   const roles = s['roles'];
-  if (roles !== undefined && (!Array.isArray(roles) || roles.length === 0 || roles.some((r) => r !== 'server' && r !== 'client') || new Set(roles).size !== roles.length)) {
-    bad('roles', 'must list the machines the scenario brings up, each once: "server", "client"', "remove it (server and client), or e.g. roles: ['client']");
+  if (
+    roles !== undefined &&
+    (!Array.isArray(roles) ||
+      roles.length === 0 ||
+      roles.some((r) => r !== 'server' && r !== 'client') ||
+      new Set(roles).size !== roles.length)
+  ) {
+    bad(
+      'roles',
+      'must list the machines the scenario brings up, each once: "server", "client"',
+      "remove it (server and client), or e.g. roles: ['client']",
+    );
   }
   if (s['validate'] !== undefined && typeof s['validate'] !== 'function') {
     bad('validate', 'must be a function when given', 'remove it, or make it (config) => problems');
@@ -72,7 +82,12 @@ function checkProblems(field: string, checks: unknown): ConfigProblem[] {
     }
     if (typeof k['judge'] !== 'function') {
       const fix = 'make it with defineCheck({ id, title, passesWhen, judge: (evidence) => ({ status, message }) })';
-      out.push({ field: `${at}.judge`, value: typeof k['judge'], message: "must be a function (the check's pure judge)", fix });
+      out.push({
+        field: `${at}.judge`,
+        value: typeof k['judge'],
+        message: "must be a function (the check's pure judge)",
+        fix,
+      });
     }
   });
   return out;
@@ -86,13 +101,15 @@ export function checkIdProblems(
   loaded: readonly { file: string; scenario: Scenario }[],
   shipped: readonly CheckInfo[],
 ): ConfigProblem[] {
-  return loaded.flatMap(({ file, scenario }) => scenario.checks.flatMap((check, i) => {
-    const taken = shipped.find((c) => c !== check && (c.id === check.id || c.formerly?.includes(check.id)));
-    if (!taken) return [];
-    const fix = 'give your check an id of its own (`reboot-harness list` shows the shipped ones)';
-    const message = `is the id of the shipped check "${taken.title}" (${taken.id})`;
-    return [{ field: `${file}: checks[${i}].id`, value: check.id, message, fix }];
-  }));
+  return loaded.flatMap(({ file, scenario }) =>
+    scenario.checks.flatMap((check, i) => {
+      const taken = shipped.find((c) => c !== check && (c.id === check.id || c.formerly?.includes(check.id)));
+      if (!taken) return [];
+      const fix = 'give your check an id of its own (`reboot-harness list` shows the shipped ones)';
+      const message = `is the id of the shipped check "${taken.title}" (${taken.id})`;
+      return [{ field: `${file}: checks[${i}].id`, value: check.id, message, fix }];
+    }),
+  );
 }
 
 /** The problems of names taken twice: by a shipped scenario (`reserved`) or by two files of the directory. */

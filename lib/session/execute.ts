@@ -70,9 +70,7 @@ export async function executePlan(
   if (deps.preflight) {
     const problems: ConfigProblem[] = [];
     for (const c of runnable)
-      problems.push(
-        ...(await deps.preflight(deps.scenario(c.scenario), withResolvedBuilds(c.config, c, resolved))),
-      );
+      problems.push(...(await deps.preflight(deps.scenario(c.scenario), withResolvedBuilds(c.config, c, resolved))));
     const seen = new Set<string>();
     const unique = problems.filter((p) => !seen.has(JSON.stringify(p)) && !!seen.add(JSON.stringify(p)));
     if (unique.length) throw new ConfigError(unique);
@@ -141,8 +139,9 @@ function warnSameBuild(plan: Plan, resolved: ReadonlyMap<string, BuildInfo>, log
   const same = buildKey(b) === buildKey(a) || (!!ib?.sha256 && ib.sha256 === ia?.sha256);
   if (!same) return;
   const which = ib?.sha256 ? ` (sha256 ${ib.sha256.slice(0, 12)}…)` : '';
-  const message = `--before ${b.spec} and --after ${a.spec} are the same build${which}: the comparison runs it twice, so `
-    + 'a check that flips is flakiness, not a difference between builds';
+  const message =
+    `--before ${b.spec} and --after ${a.spec} are the same build${which}: the comparison runs it twice, so ` +
+    'a check that flips is flakiness, not a difference between builds';
   logger({ kind: 'warn', t: 0, message });
 }
 
@@ -169,7 +168,11 @@ interface CellRun {
 async function runCell(plan: Plan, cell: PlannedCell, o: CellRun, deps: ExecuteDeps): Promise<RunRecord> {
   const runId = deps.newRunId();
   const scenario = deps.scenario(cell.scenario);
-  const resolvedConfig = withResolvedBuilds(configInSlot(cell.config, plan.parallel > 1 ? o.slot : 0), cell, o.resolved);
+  const resolvedConfig = withResolvedBuilds(
+    configInSlot(cell.config, plan.parallel > 1 ? o.slot : 0),
+    cell,
+    o.resolved,
+  );
   // Note: a retry after an infrastructure error runs cold: the warm lab may be what broke
   const config = o.attempt > 1 ? { ...resolvedConfig, lab: { ...resolvedConfig.lab, warm: false } } : resolvedConfig;
   const properties: Record<string, string> = { ...cell.properties, ...provenance(cell, o.resolved) };

@@ -33,15 +33,21 @@ const NODE_SELF = 'NOMAD_ADDR=http://127.0.0.1:4646 /usr/local/bin/nomad node st
 
 /** After a revert: the client agent answers and says its node is ready (its RPC to the server works again). */
 async function waitClientAgentReady(client: Machine, d: Deadline): Promise<void> {
-  await waitFor('the client agent to report its node ready after the revert (nomad node status -self)', async (dd) => {
-    const r = await client.exec(NODE_SELF, { deadline: deadlineIn(20_000, dd) }).catch((e: Error) => ({
-      code: -1, stdout: '', stderr: e.message,
-    }));
-    const status = /^Status\s*=\s*(\S+)/m.exec(r.stdout)?.[1];
-    if (r.code === 0 && status === 'ready') return { done: true, value: undefined };
-    const said = r.code === 0 ? `status ${status ?? '?'}` : `exit ${r.code}: ${r.stderr.trim().split('\n').at(-1)}`;
-    return { done: false, reason: said };
-  }, { deadline: d });
+  await waitFor(
+    'the client agent to report its node ready after the revert (nomad node status -self)',
+    async (dd) => {
+      const r = await client.exec(NODE_SELF, { deadline: deadlineIn(20_000, dd) }).catch((e: Error) => ({
+        code: -1,
+        stdout: '',
+        stderr: e.message,
+      }));
+      const status = /^Status\s*=\s*(\S+)/m.exec(r.stdout)?.[1];
+      if (r.code === 0 && status === 'ready') return { done: true, value: undefined };
+      const said = r.code === 0 ? `status ${status ?? '?'}` : `exit ${r.code}: ${r.stderr.trim().split('\n').at(-1)}`;
+      return { done: false, reason: said };
+    },
+    { deadline: d },
+  );
 }
 
 /** How long a machine may take to answer before its host evidence is given up (a client that never came back). */
@@ -154,13 +160,23 @@ export function createRealEnv(
       return undefined;
     }
     const inputs = await warmInputsFor(config, {
-      roles, driver: spec.libvirt.driver, vagrantfile: VAGRANTFILE, nomad: scenario.needsNomad,
+      roles,
+      driver: spec.libvirt.driver,
+      vagrantfile: VAGRANTFILE,
+      nomad: scenario.needsNomad,
     });
-    const opened = await openWarmLab({
-      config, spec, inputs, vagrantfile: VAGRANTFILE, logger,
-      cleanup: (what, fn, o) => void ctx.cleanup.defer(what, fn, o),
-      ssh: { redact: ctx.secrets, streamOutput: config.output.verbose },
-    }, d);
+    const opened = await openWarmLab(
+      {
+        config,
+        spec,
+        inputs,
+        vagrantfile: VAGRANTFILE,
+        logger,
+        cleanup: (what, fn, o) => void ctx.cleanup.defer(what, fn, o),
+        ssh: { redact: ctx.secrets, streamOutput: config.output.verbose },
+      },
+      d,
+    );
     if ('cold' in opened) {
       ctx.fact('lab.warm', `no (${opened.cold})`);
       ctx.info(`cold lab: ${opened.cold}`);
@@ -174,9 +190,16 @@ export function createRealEnv(
       ctx.fact('lab.warm', 'yes');
       ctx.fact('lab.snapshot.age_s', String(opened.decision.ageS));
       ctx.fact('lab.snapshot.revert_s', ((opened.revertMs ?? 0) / 1000).toFixed(1));
-      ctx.fact('lab.snapshot.clock_skew_s', Object.entries(opened.clockSkewS).map(([r, s]) => `${r}=${s}`).join(' '));
+      ctx.fact(
+        'lab.snapshot.clock_skew_s',
+        Object.entries(opened.clockSkewS)
+          .map(([r, s]) => `${r}=${s}`)
+          .join(' '),
+      );
       const took = ((opened.revertMs ?? 0) / 1000).toFixed(1);
-      ctx.info(`warm lab ${opened.key}: reverted to its snapshot (${opened.decision.ageS} s old) in ${took} s; guest clocks set`);
+      ctx.info(
+        `warm lab ${opened.key}: reverted to its snapshot (${opened.decision.ageS} s old) in ${took} s; guest clocks set`,
+      );
     } else {
       const why = opened.decision.rebuild ? `rebuilt: ${opened.decision.rebuild}` : 'first run of this key';
       ctx.fact('lab.warm', `no (${why}; snapshot taken once prepared)`);
@@ -249,7 +272,9 @@ export function createRealEnv(
             role: m.role as 'server' | 'client',
             deadline: d,
             vars: {
-              private_ip: ips[m.role]!, server_ip: ips['server']!, heartbeat_grace: config.nomad.heartbeatGrace,
+              private_ip: ips[m.role]!,
+              server_ip: ips['server']!,
+              heartbeat_grace: config.nomad.heartbeatGrace,
               ...(m.role === 'client' ? iface : {}),
             },
           });
@@ -260,11 +285,14 @@ export function createRealEnv(
       const nomadVersion = results[0]!.version.split('\n')[0] ?? '';
       if (warm?.decision.mode === 'create' && scenario.needsNomad) {
         // The snapshot holds agents that are ready: a leader, the client node ready with its CNI plugins fingerprinted.
-        const ready = await agentsReady(ctx, lab, d, 'before the snapshot').then(() => true, (err: Error) => {
-          const message = `no warm lab snapshot taken: ${err.message.split('\n')[0]}`;
-          ctx.logger({ kind: 'warn', t: ctx.elapsed(), message });
-          return false;
-        });
+        const ready = await agentsReady(ctx, lab, d, 'before the snapshot').then(
+          () => true,
+          (err: Error) => {
+            const message = `no warm lab snapshot taken: ${err.message.split('\n')[0]}`;
+            ctx.logger({ kind: 'warn', t: ctx.elapsed(), message });
+            return false;
+          },
+        );
         if (ready) {
           const roles = Object.values(lab.machines).map((m) => m.role);
           const agentConfigs = Object.fromEntries(results.map((r, i) => [roles[i]!, r.config]));

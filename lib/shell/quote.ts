@@ -7,7 +7,10 @@ const SAFE = /^[A-Za-z0-9_@%+,.:/-]+$/;
 /** Quote one argument for POSIX sh: unquoted when safe, '' when empty, else single quotes with `'\''`; NUL is rejected (sh cannot carry it). */
 export function quote(arg: string | number): string {
   const s = String(arg);
-  if (s.includes('\0')) throw new HarnessError(`cannot pass a NUL byte to a shell command (argument ${JSON.stringify(s.slice(0, 40))})`, { exitCode: EXIT.INTERNAL });
+  if (s.includes('\0'))
+    throw new HarnessError(`cannot pass a NUL byte to a shell command (argument ${JSON.stringify(s.slice(0, 40))})`, {
+      exitCode: EXIT.INTERNAL,
+    });
   if (s === '') return "''";
   if (SAFE.test(s)) return s;
   return `'${s.replaceAll("'", "'\\''")}'`;

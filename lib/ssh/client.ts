@@ -38,10 +38,14 @@ export interface SshMachineOptions {
 /** Send a signal request (sshd kills the session's process group); ssh2's own `signal()` is a no-op once stdin got EOF. */
 function signalChannel(ch: ClientChannel, name: 'TERM' | 'KILL'): void {
   // Note: ssh2 checks `writable`, which is false after ch.end(); the protocol accepts the request while the channel is open.
-  const inner = ch as unknown as { _client?: { _protocol?: { signal(id: number, sig: string): void } }; outgoing?: { id: number; state: string } };
+  const inner = ch as unknown as {
+    _client?: { _protocol?: { signal(id: number, sig: string): void } };
+    outgoing?: { id: number; state: string };
+  };
   try {
     if (ch.writable) ch.signal(name);
-    else if (inner.outgoing?.state === 'open' || inner.outgoing?.state === 'eof') inner._client?._protocol?.signal(inner.outgoing.id, name);
+    else if (inner.outgoing?.state === 'open' || inner.outgoing?.state === 'eof')
+      inner._client?._protocol?.signal(inner.outgoing.id, name);
   } catch {
     /* the channel is already gone */
   }
@@ -73,7 +77,10 @@ export class SshMachine implements Machine {
           this.key = undefined;
           throw err;
         });
-        const c = await connectUntil(this.target, await this.key, { deadline, timeoutMs: this.o.connectTimeoutMs ?? CONNECT_TIMEOUT_MS });
+        const c = await connectUntil(this.target, await this.key, {
+          deadline,
+          timeoutMs: this.o.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
+        });
         const forget = () => {
           if (this.conn === p) this.conn = undefined;
         };
@@ -95,7 +102,14 @@ export class SshMachine implements Machine {
   }
 
   private log(command: string, extra: { exitCode?: number; durationMs?: number; output?: string }): void {
-    this.o.logger?.({ kind: 'ssh', t: Math.round(performance.now()), machine: this.name, command: redactText(command, this.o.redact), ...extra, ...(extra.output === undefined ? {} : { output: redactText(extra.output, this.o.redact) }) });
+    this.o.logger?.({
+      kind: 'ssh',
+      t: Math.round(performance.now()),
+      machine: this.name,
+      command: redactText(command, this.o.redact),
+      ...extra,
+      ...(extra.output === undefined ? {} : { output: redactText(extra.output, this.o.redact) }),
+    });
   }
 
   /** Run `cmd` (built with lib/shell/quote.ts) and return its exit code and output; on the deadline the remote command is signalled and a TimeoutError names it. */
@@ -120,7 +134,9 @@ export class SshMachine implements Machine {
       conn.exec(full, (err, ch) => {
         if (err) {
           void this.disconnect();
-          return reject(new NotStarted(`ssh ${this.name}: cannot start ${redactText(cmd, this.o.redact)}: ${err.message}`));
+          return reject(
+            new NotStarted(`ssh ${this.name}: cannot start ${redactText(cmd, this.o.redact)}: ${err.message}`),
+          );
         }
         const out: Buffer[] = [];
         const errOut: Buffer[] = [];
@@ -139,11 +155,20 @@ export class SshMachine implements Machine {
           }, KILL_AFTER_MS).unref();
           const reason: unknown = signal.reason;
           if (reason !== undefined && !(reason instanceof TimeoutError)) return finish(() => reject(reason));
-          finish(() => reject(new TimeoutError(`${this.name}: ${redactText(cmd, this.o.redact)}`, performance.now() - started, 'deadline reached; remote command signalled (TERM, then KILL) and its channel closed')));
+          finish(() =>
+            reject(
+              new TimeoutError(
+                `${this.name}: ${redactText(cmd, this.o.redact)}`,
+                performance.now() - started,
+                'deadline reached; remote command signalled (TERM, then KILL) and its channel closed',
+              ),
+            ),
+          );
         };
         signal.addEventListener('abort', onAbort, { once: true });
         const lines = (buf: Buffer) => {
-          if (opts.stream || this.o.streamOutput) for (const l of buf.toString('utf8').split('\n')) if (l) this.log(cmd, { output: l });
+          if (opts.stream || this.o.streamOutput)
+            for (const l of buf.toString('utf8').split('\n')) if (l) this.log(cmd, { output: l });
         };
         ch.on('data', (b: Buffer) => (out.push(b), lines(b)));
         ch.stderr.on('data', (b: Buffer) => (errOut.push(b), lines(b)));
@@ -157,7 +182,12 @@ export class SshMachine implements Machine {
               return reject(new SshError(`ssh ${this.name}: connection dropped while running ${running}`));
             }
             this.log(cmd, { exitCode: code, durationMs });
-            resolve({ code, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(errOut).toString('utf8'), durationMs });
+            resolve({
+              code,
+              stdout: Buffer.concat(out).toString('utf8'),
+              stderr: Buffer.concat(errOut).toString('utf8'),
+              durationMs,
+            });
           });
         });
         if (opts.stdin !== undefined) ch.end(opts.stdin);
@@ -168,12 +198,22 @@ export class SshMachine implements Machine {
 
   /** Copy a local file to the machine over SFTP, then chmod it. */
   async upload(localPath: string, remotePath: string, opts: { deadline: Deadline; mode?: number }): Promise<void> {
-    await sftpPut(await this.connection(opts.deadline), { localPath }, remotePath, { ...opts, what: `${this.name}: upload ${localPath} -> ${remotePath}` });
+    await sftpPut(await this.connection(opts.deadline), { localPath }, remotePath, {
+      ...opts,
+      what: `${this.name}: upload ${localPath} -> ${remotePath}`,
+    });
   }
 
   /** Write `content` to a file on the machine over SFTP, then chmod it. */
-  async writeFile(remotePath: string, content: string | Buffer, opts: { deadline: Deadline; mode?: number }): Promise<void> {
-    await sftpPut(await this.connection(opts.deadline), { content }, remotePath, { ...opts, what: `${this.name}: write ${remotePath}` });
+  async writeFile(
+    remotePath: string,
+    content: string | Buffer,
+    opts: { deadline: Deadline; mode?: number },
+  ): Promise<void> {
+    await sftpPut(await this.connection(opts.deadline), { content }, remotePath, {
+      ...opts,
+      what: `${this.name}: write ${remotePath}`,
+    });
   }
 
   /** The machine's current boot id (trimmed); changes exactly when it rebooted. */
@@ -181,13 +221,18 @@ export class SshMachine implements Machine {
     const cmd = this.o.bootIdCommand ?? BOOT_ID_COMMAND;
     const r = await this.exec(cmd, { deadline: opts.deadline });
     const id = r.stdout.trim();
-    if (r.code !== 0 || !id) throw new HarnessError(`${this.name}: ${cmd} exited ${r.code} with ${JSON.stringify(id || r.stderr.trim())}`);
+    if (r.code !== 0 || !id)
+      throw new HarnessError(`${this.name}: ${cmd} exited ${r.code} with ${JSON.stringify(id || r.stderr.trim())}`);
     return id;
   }
 
   /** A local 127.0.0.1 port forwarded to remoteHost:remotePort as seen from the machine (e.g. Nomad's 127.0.0.1:4646). */
   forward(remoteHost: string, remotePort: number, opts: { deadline: Deadline }): Promise<Tunnel> {
-    return startForward((d) => this.connection(d), remoteHost, remotePort, { deadline: opts.deadline, machine: this.name, logger: this.o.logger });
+    return startForward((d) => this.connection(d), remoteHost, remotePort, {
+      deadline: opts.deadline,
+      machine: this.name,
+      logger: this.o.logger,
+    });
   }
 
   /** Close the cached connection; the next call opens a fresh one (after a reboot). */

@@ -24,7 +24,10 @@ const loadSsh2 = (): Promise<typeof ssh2Types> => (ssh2Module ??= import('ssh2')
 export class SshError extends HarnessError {}
 
 /** Read the first readable IdentityFile; fails fast (no retry) when none can be read. */
-export async function readPrivateKey(target: SshTarget, read: (p: string) => Promise<Buffer> = (p) => fs.readFile(p)): Promise<Buffer> {
+export async function readPrivateKey(
+  target: SshTarget,
+  read: (p: string) => Promise<Buffer> = (p) => fs.readFile(p),
+): Promise<Buffer> {
   const tried: string[] = [];
   for (const file of target.identityFiles) {
     try {
@@ -33,7 +36,9 @@ export async function readPrivateKey(target: SshTarget, read: (p: string) => Pro
       tried.push(`${file} (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
     }
   }
-  throw new HarnessError(`ssh ${target.host}: no readable private key; tried ${tried.join(', ') || 'nothing (no IdentityFile in ssh-config)'}`);
+  throw new HarnessError(
+    `ssh ${target.host}: no readable private key; tried ${tried.join(', ') || 'nothing (no IdentityFile in ssh-config)'}`,
+  );
 }
 
 /** One connection attempt; rejects with SshError after `timeoutMs` or when `signal` fires. Host keys are not verified (Vagrant's ssh-config says StrictHostKeyChecking no). */
@@ -45,45 +50,48 @@ export function connectOnce(
   if (target.jump && !sock) {
     return connectVia(target, target.jump, privateKey, { timeoutMs, ...(signal ? { signal } : {}) });
   }
-  return loadSsh2().then((ssh2) => new Promise<SshClient>((resolve, reject) => {
-    const c = new ssh2.Client();
-    const where = `${target.user}@${target.hostName}:${target.port}`;
-    const fail = (msg: string) => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-      c.removeAllListeners('ready');
-      c.on('error', () => {}); // late errors of an abandoned attempt must not crash the process
-      c.destroy();
-      reject(new SshError(`ssh ${where}: ${msg}`));
-    };
-    const onAbort = () => fail('aborted');
-    const timer = setTimeout(() => fail(`no SSH handshake within ${formatMs(timeoutMs)}`), timeoutMs);
-    signal?.addEventListener('abort', onAbort, { once: true });
-    // Note: ssh2 is loaded before this runs; a signal that fired meanwhile has no event left to send
-    if (signal?.aborted) {
-      onAbort();
-      return;
-    }
-    c.once('ready', () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-      resolve(c);
-    });
-    c.once('error', (err: Error) => fail(err.message));
-    c.connect({
-      ...(sock ? { sock } : {}),
-      host: target.hostName,
-      port: target.port,
-      username: target.user,
-      privateKey,
-      readyTimeout: timeoutMs,
-      keepaliveInterval: KEEPALIVE_MS,
-      keepaliveCountMax: KEEPALIVE_COUNT,
-      // Note: the guest CPU under software emulation (Nehalem) has no AES-NI, so AES runs in emulated software;
-      // ChaCha20-Poly1305 is several times cheaper there, which matters for uploading a 100 MB Nomad build.
-      algorithms: { cipher: { prepend: ['chacha20-poly1305@openssh.com'], append: [], remove: [] } },
-    });
-  }));
+  return loadSsh2().then(
+    (ssh2) =>
+      new Promise<SshClient>((resolve, reject) => {
+        const c = new ssh2.Client();
+        const where = `${target.user}@${target.hostName}:${target.port}`;
+        const fail = (msg: string) => {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', onAbort);
+          c.removeAllListeners('ready');
+          c.on('error', () => {}); // late errors of an abandoned attempt must not crash the process
+          c.destroy();
+          reject(new SshError(`ssh ${where}: ${msg}`));
+        };
+        const onAbort = () => fail('aborted');
+        const timer = setTimeout(() => fail(`no SSH handshake within ${formatMs(timeoutMs)}`), timeoutMs);
+        signal?.addEventListener('abort', onAbort, { once: true });
+        // Note: ssh2 is loaded before this runs; a signal that fired meanwhile has no event left to send
+        if (signal?.aborted) {
+          onAbort();
+          return;
+        }
+        c.once('ready', () => {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', onAbort);
+          resolve(c);
+        });
+        c.once('error', (err: Error) => fail(err.message));
+        c.connect({
+          ...(sock ? { sock } : {}),
+          host: target.hostName,
+          port: target.port,
+          username: target.user,
+          privateKey,
+          readyTimeout: timeoutMs,
+          keepaliveInterval: KEEPALIVE_MS,
+          keepaliveCountMax: KEEPALIVE_COUNT,
+          // Note: the guest CPU under software emulation (Nehalem) has no AES-NI, so AES runs in emulated software;
+          // ChaCha20-Poly1305 is several times cheaper there, which matters for uploading a 100 MB Nomad build.
+          algorithms: { cipher: { prepend: ['chacha20-poly1305@openssh.com'], append: [], remove: [] } },
+        });
+      }),
+  );
 }
 
 /**
@@ -91,7 +99,10 @@ export function connectOnce(
  * target, the target's SSH runs over it, and the jump connection is destroyed when the target's closes.
  */
 async function connectVia(
-  target: SshTarget, jump: SshTarget, key: Buffer, o: { timeoutMs: number; signal?: AbortSignal },
+  target: SshTarget,
+  jump: SshTarget,
+  key: Buffer,
+  o: { timeoutMs: number; signal?: AbortSignal },
 ): Promise<SshClient> {
   const t0 = performance.now();
   const hop = await connectOnce(jump, key, o);
@@ -99,7 +110,8 @@ async function connectVia(
   try {
     const channel = await new Promise<Duplex>((resolve, reject) => {
       hop.forwardOut('127.0.0.1', 0, target.hostName, target.port, (err, ch) =>
-        (err ? reject(new SshError(`ssh ${where}: ${err.message}`)) : resolve(ch)));
+        err ? reject(new SshError(`ssh ${where}: ${err.message}`)) : resolve(ch),
+      );
     });
     const left = Math.max(1, o.timeoutMs - (performance.now() - t0));
     const c = await connectOnce({ ...target, jump: undefined }, key, { ...o, timeoutMs: left, sock: channel });
@@ -112,10 +124,20 @@ async function connectVia(
 }
 
 /** Connect, retrying every failed attempt until the deadline (TimeoutError names the target and the last error). */
-export function connectUntil(target: SshTarget, privateKey: Buffer, { deadline, timeoutMs = CONNECT_TIMEOUT_MS }: { deadline: Deadline; timeoutMs?: number }): Promise<SshClient> {
+export function connectUntil(
+  target: SshTarget,
+  privateKey: Buffer,
+  { deadline, timeoutMs = CONNECT_TIMEOUT_MS }: { deadline: Deadline; timeoutMs?: number },
+): Promise<SshClient> {
   return waitFor(
     `SSH to ${target.host} (${target.user}@${target.hostName}:${target.port})`,
-    async (d) => ({ done: true as const, value: await connectOnce(target, privateKey, { timeoutMs: Math.max(1, Math.min(timeoutMs, remaining(d))), signal: d.signal }) }),
+    async (d) => ({
+      done: true as const,
+      value: await connectOnce(target, privateKey, {
+        timeoutMs: Math.max(1, Math.min(timeoutMs, remaining(d))),
+        signal: d.signal,
+      }),
+    }),
     { deadline, intervals: [250, 500, 1000] },
   );
 }

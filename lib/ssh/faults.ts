@@ -24,7 +24,10 @@ const CMD_MS = 20_000;
 
 /** Parse `systemctl show -p MainPID -p ActiveState -p NRestarts` output. Pure. */
 export function parseAgentState(text: string): { pid: number; active: string; restarts: number } {
-  const pairs = text.split('\n').map((l) => l.trim().split('=', 2)).filter((p) => p.length === 2);
+  const pairs = text
+    .split('\n')
+    .map((l) => l.trim().split('=', 2))
+    .filter((p) => p.length === 2);
   const kv = Object.fromEntries(pairs) as Record<string, string>;
   return { pid: Number(kv['MainPID'] ?? 0), active: kv['ActiveState'] ?? '', restarts: Number(kv['NRestarts'] ?? 0) };
 }
@@ -66,12 +69,16 @@ export async function killAgent(m: Rebootable, { deadline }: FaultOptions): Prom
   const requestedAt = Date.now();
   await sh(m, AGENT_KILL_COMMAND, deadline, 'agent-kill');
   const marks: FaultMark[] = [{ atMs: requestedAt, label: 'Nomad agent SIGKILLed', detail: `pid ${before.pid}` }];
-  const after = await waitFor(`systemd to restart the Nomad agent on ${m.name} (was pid ${before.pid})`, async (d) => {
-    const s = parseAgentState(await sh(m, AGENT_STATE_COMMAND, d, 'agent state'));
-    const seen = `ActiveState=${s.active} MainPID=${s.pid} NRestarts=${s.restarts}`;
-    const back = s.active === 'active' && s.pid > 0 && s.pid !== before.pid;
-    return back ? { done: true, value: s } : { done: false, reason: seen };
-  }, { deadline, intervals: [250, 500, 1000] });
+  const after = await waitFor(
+    `systemd to restart the Nomad agent on ${m.name} (was pid ${before.pid})`,
+    async (d) => {
+      const s = parseAgentState(await sh(m, AGENT_STATE_COMMAND, d, 'agent state'));
+      const seen = `ActiveState=${s.active} MainPID=${s.pid} NRestarts=${s.restarts}`;
+      const back = s.active === 'active' && s.pid > 0 && s.pid !== before.pid;
+      return back ? { done: true, value: s } : { done: false, reason: seen };
+    },
+    { deadline, intervals: [250, 500, 1000] },
+  );
   const backAt = Date.now();
   marks.push({ atMs: backAt, label: 'Nomad agent restarted by systemd', detail: `pid ${after.pid}` });
   const bootIdAfter = await m.bootId({ deadline });
@@ -87,8 +94,12 @@ export async function killAgent(m: Rebootable, { deadline }: FaultOptions): Prom
  * Drop traffic between the client and `serverIp` on Nomad's ports for `forMs`, then heal. A systemd timer on the
  * client heals on its own if the harness dies in between; heal removes only the partition's own (commented) rules.
  */
-export async function partition(m: Rebootable, serverIp: string, forMs: number, o: FaultOptions)
-  : Promise<RebootRecord> {
+export async function partition(
+  m: Rebootable,
+  serverIp: string,
+  forMs: number,
+  o: FaultOptions,
+): Promise<RebootRecord> {
   const { deadline } = o;
   const bootIdBefore = await m.bootId({ deadline });
   const heal = partitionCommands(serverIp, '-D').join('; ');
@@ -104,7 +115,10 @@ export async function partition(m: Rebootable, serverIp: string, forMs: number, 
   await sh(m, `${heal}; systemctl stop ${HEAL_UNIT}.timer 2>/dev/null; true`, deadline, 'heal the partition');
   const left = await sh(m, 'iptables-save', deadline, 'iptables-save');
   if (left.includes(TAG)) {
-    const rules = left.split('\n').filter((l) => l.includes(TAG)).join('\n');
+    const rules = left
+      .split('\n')
+      .filter((l) => l.includes(TAG))
+      .join('\n');
     throw new HarnessError(`heal the partition on ${m.name}: rules tagged ${TAG} are still there:\n${rules}`);
   }
   const backAt = Date.now();

@@ -28,7 +28,11 @@ export async function startForward(
             // Note: "Connection refused" is what every poll sees until the agent listens; only --verbose shows it.
             const refused = /Connection refused/i.test(err.message);
             const t = Math.round(performance.now());
-            logger?.(refused ? { kind: 'ssh', t, machine, command: `forward to ${remoteHost}:${remotePort}: ${err.message}` } : { kind: 'warn', t, message: `tunnel ${machine} -> ${remoteHost}:${remotePort}: ${err.message}` });
+            logger?.(
+              refused
+                ? { kind: 'ssh', t, machine, command: `forward to ${remoteHost}:${remotePort}: ${err.message}` }
+                : { kind: 'warn', t, message: `tunnel ${machine} -> ${remoteHost}:${remotePort}: ${err.message}` },
+            );
             sock.destroy();
             return;
           }
@@ -40,7 +44,11 @@ export async function startForward(
         }),
       )
       .catch((err: Error) => {
-        logger?.({ kind: 'warn', t: Math.round(performance.now()), message: `tunnel ${machine} -> ${remoteHost}:${remotePort}: ${err.message}` });
+        logger?.({
+          kind: 'warn',
+          t: Math.round(performance.now()),
+          message: `tunnel ${machine} -> ${remoteHost}:${remotePort}: ${err.message}`,
+        });
         sock.destroy();
       });
   });

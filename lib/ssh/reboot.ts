@@ -19,7 +19,8 @@ export const GRACEFUL_REBOOT_COMMAND = 'systemd-run --on-active=1 --timer-proper
 /** Before a panic: reboot 5 s after a panic (the guest then restarts itself) and allow the sysrq trigger. */
 export const PANIC_PREPARE_COMMAND = 'sysctl -w kernel.panic=5 kernel.sysrq=1';
 /** A kernel panic one second from now (so our command returns first), through the sysrq crash trigger. */
-export const PANIC_COMMAND = "systemd-run --on-active=1 --timer-property=AccuracySec=100ms /bin/sh -c 'echo c > /proc/sysrq-trigger'";
+export const PANIC_COMMAND =
+  "systemd-run --on-active=1 --timer-property=AccuracySec=100ms /bin/sh -c 'echo c > /proc/sysrq-trigger'";
 /** Bound for one boot-id probe over a fresh connection (connect ~4 s + the command). */
 const PROBE_MS = 8000;
 /** Bound for the command that schedules the reboot. */
@@ -45,12 +46,14 @@ export interface RebootOptions {
 /** Trigger a reboot of `kind` and poll the boot id over fresh connections until it changes; TimeoutError names the machine and the last thing seen. */
 export async function rebootMachine(m: Rebootable, kind: RebootKind, opts: RebootOptions): Promise<RebootRecord> {
   const { deadline, hardReset, logger, probeMs = PROBE_MS } = opts;
-  if (kind === 'agent-kill' || kind === 'partition') throw new HarnessError(`${kind} is not a reboot: use lib/ssh/faults.ts`, { exitCode: 70 });
+  if (kind === 'agent-kill' || kind === 'partition')
+    throw new HarnessError(`${kind} is not a reboot: use lib/ssh/faults.ts`, { exitCode: 70 });
   const bootIdBefore = await m.bootId({ deadline });
   const marks: FaultMark[] = [];
   if (kind === 'panic') {
     const r = await m.exec(PANIC_PREPARE_COMMAND, { deadline: deadlineIn(TRIGGER_MS, deadline), sudo: true });
-    if (r.code !== 0) throw new HarnessError(`panic of ${m.name}: \`${PANIC_PREPARE_COMMAND}\` exited ${r.code}: ${r.stderr.trim()}`);
+    if (r.code !== 0)
+      throw new HarnessError(`panic of ${m.name}: \`${PANIC_PREPARE_COMMAND}\` exited ${r.code}: ${r.stderr.trim()}`);
   }
   const requestedAt = Date.now();
   if (kind === 'hard') {
@@ -58,28 +61,53 @@ export async function rebootMachine(m: Rebootable, kind: RebootKind, opts: Reboo
     await hardReset();
   } else if (kind === 'power-off') {
     const { powerOff, powerOn, offForMs = 0 } = opts;
-    if (!powerOff || !powerOn) throw new HarnessError(`power-off of ${m.name}: this lab has no power off/on for its provider`);
+    if (!powerOff || !powerOn)
+      throw new HarnessError(`power-off of ${m.name}: this lab has no power off/on for its provider`);
     await powerOff();
-    marks.push({ atMs: Date.now(), label: 'powered off', detail: `for ${(offForMs / 1000).toFixed(0)} s (reboot.off_for)` });
+    marks.push({
+      atMs: Date.now(),
+      label: 'powered off',
+      detail: `for ${(offForMs / 1000).toFixed(0)} s (reboot.off_for)`,
+    });
     await m.disconnect();
     // Note: a deliberate hold (the length of the outage under test), not a poll
     await sleep(offForMs, deadline);
     await powerOn();
     marks.push({ atMs: Date.now(), label: 'powered on' });
   } else {
-    const rebootCommand = kind === 'panic' ? PANIC_COMMAND : opts.rebootCommand ?? GRACEFUL_REBOOT_COMMAND;
-    if (kind === 'panic') marks.push({ atMs: Date.now() + 1000, label: 'kernel panic (sysrq c)', detail: 'kernel.panic=5: the guest reboots itself 5 s later' });
+    const rebootCommand = kind === 'panic' ? PANIC_COMMAND : (opts.rebootCommand ?? GRACEFUL_REBOOT_COMMAND);
+    if (kind === 'panic')
+      marks.push({
+        atMs: Date.now() + 1000,
+        label: 'kernel panic (sysrq c)',
+        detail: 'kernel.panic=5: the guest reboots itself 5 s later',
+      });
     try {
       const r = await m.exec(rebootCommand, { deadline: deadlineIn(TRIGGER_MS, deadline), sudo: true });
-      if (r.code !== 0) throw new HarnessError(`reboot of ${m.name}: \`${rebootCommand}\` exited ${r.code}: ${r.stderr.trim().split('\n').slice(-5).join('\n')}`);
+      if (r.code !== 0)
+        throw new HarnessError(
+          `reboot of ${m.name}: \`${rebootCommand}\` exited ${r.code}: ${r.stderr.trim().split('\n').slice(-5).join('\n')}`,
+        );
     } catch (err) {
       // Note: the machine may go down before the exit status arrives; a dropped connection is the expected outcome then.
       if (!(err instanceof SshError)) throw err;
-      logger?.({ kind: 'info', t: Math.round(performance.now()), message: `${m.name}: connection dropped while requesting the reboot (expected)` });
+      logger?.({
+        kind: 'info',
+        t: Math.round(performance.now()),
+        message: `${m.name}: connection dropped while requesting the reboot (expected)`,
+      });
     }
   }
   const bootIdAfter = await waitForNewBootId(m, bootIdBefore, opts);
-  return { machine: m.name, kind, bootIdBefore, bootIdAfter, requestedAt, backAt: Date.now(), ...(marks.length ? { marks } : {}) };
+  return {
+    machine: m.name,
+    kind,
+    bootIdBefore,
+    bootIdAfter,
+    requestedAt,
+    backAt: Date.now(),
+    ...(marks.length ? { marks } : {}),
+  };
 }
 
 /** Poll the boot id over fresh connections until it differs from `before`; a timeout goes through `opts.notBack`. */
@@ -108,7 +136,7 @@ async function waitForNewBootId(m: Rebootable, bootIdBefore: string, opts: Reboo
         onReason: (reason) =>
           logger?.({ kind: 'wait', t: Math.round(performance.now()), what: `${m.name} reboot`, reason }),
       },
-      );
+    );
   } catch (err) {
     if (err instanceof TimeoutError && opts.notBack) throw await opts.notBack(err);
     throw err;

@@ -5,7 +5,12 @@ import type { Deadline } from '../time/deadlines.js';
 import { SshError, type SshClient } from './connect.js';
 
 /** Upload `src` to `remotePath` through a new SFTP session on `conn`; TimeoutError names `what` when the deadline passes. */
-export function sftpPut(conn: SshClient, src: { localPath: string } | { content: string | Buffer }, remotePath: string, opts: { deadline: Deadline; mode?: number; what: string }): Promise<void> {
+export function sftpPut(
+  conn: SshClient,
+  src: { localPath: string } | { content: string | Buffer },
+  remotePath: string,
+  opts: { deadline: Deadline; mode?: number; what: string },
+): Promise<void> {
   const started = performance.now();
   return new Promise<void>((resolve, reject) => {
     const { signal } = opts.deadline;
@@ -23,13 +28,19 @@ export function sftpPut(conn: SshClient, src: { localPath: string } | { content:
       };
       const onAbort = () => {
         const reason: unknown = signal.reason;
-        done(reason !== undefined && !(reason instanceof TimeoutError) ? reason : new TimeoutError(opts.what, performance.now() - started, 'deadline reached during SFTP transfer'));
+        done(
+          reason !== undefined && !(reason instanceof TimeoutError)
+            ? reason
+            : new TimeoutError(opts.what, performance.now() - started, 'deadline reached during SFTP transfer'),
+        );
       };
       signal.addEventListener('abort', onAbort, { once: true });
       const chmod = (e?: Error | null) => {
         if (e) return done(new SshError(`${opts.what}: ${e.message}`));
         if (opts.mode === undefined) return done();
-        sftp.chmod(remotePath, opts.mode, (e2) => done(e2 ? new SshError(`${opts.what}: chmod ${opts.mode!.toString(8)}: ${e2.message}`) : undefined));
+        sftp.chmod(remotePath, opts.mode, (e2) =>
+          done(e2 ? new SshError(`${opts.what}: chmod ${opts.mode!.toString(8)}: ${e2.message}`) : undefined),
+        );
       };
       if ('localPath' in src) sftp.fastPut(src.localPath, remotePath, chmod);
       else sftp.writeFile(remotePath, src.content, chmod);

@@ -19,7 +19,10 @@ export function deadlineIn(ms: number, parent?: Deadline): Deadline {
   const now = performance.now();
   const at = parent ? Math.min(parent.at, now + ms) : now + ms;
   const ctl = new AbortController();
-  const timer = setTimeout(() => ctl.abort(new TimeoutError('deadline', at - now, 'deadline reached')), Math.max(0, Math.min(at - now, MAX_TIMER_MS)));
+  const timer = setTimeout(
+    () => ctl.abort(new TimeoutError('deadline', at - now, 'deadline reached')),
+    Math.max(0, Math.min(at - now, MAX_TIMER_MS)),
+  );
   timer.unref();
   // Note: AbortSignal.any holds its sources weakly, so many short child deadlines do not pile listeners on the parent.
   return { at, signal: parent ? AbortSignal.any([parent.signal, ctl.signal]) : ctl.signal };

@@ -4,9 +4,7 @@ import { TimeoutError, TerminalStateError, HarnessError } from '../errors.js';
 import { remaining, sleep, type Deadline } from './deadlines.js';
 
 /** What a probe reports: done with a value, or not yet and why; `terminal` stops the wait at once. */
-export type Probe<T> =
-  | { done: true; value: T }
-  | { done: false; reason: string; terminal?: boolean };
+export type Probe<T> = { done: true; value: T } | { done: false; reason: string; terminal?: boolean };
 
 /** Back-off between polls, in ms; the last value repeats. */
 export const DEFAULT_INTERVALS = [100, 250, 500, 1000, 2000] as const;
@@ -15,7 +13,11 @@ export const DEFAULT_INTERVALS = [100, 250, 500, 1000, 2000] as const;
 export async function waitFor<T>(
   what: string,
   probe: (d: Deadline) => Promise<Probe<T>>,
-  { deadline, intervals = DEFAULT_INTERVALS, onReason }: { deadline: Deadline; intervals?: readonly number[]; onReason?: (reason: string) => void },
+  {
+    deadline,
+    intervals = DEFAULT_INTERVALS,
+    onReason,
+  }: { deadline: Deadline; intervals?: readonly number[]; onReason?: (reason: string) => void },
 ): Promise<T> {
   const start = performance.now();
   let last = 'no probe completed yet';
@@ -33,7 +35,8 @@ export async function waitFor<T>(
       if (deadline.signal.aborted && !(deadline.signal.reason instanceof TimeoutError)) throw deadline.signal.reason;
       if (err instanceof HarnessError && err.exitCode === 2) throw err;
       // Note: an attempt cut short by the deadline itself is not news; keep the last real observation.
-      if (!(deadline.signal.aborted && last !== 'no probe completed yet')) last = `error: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`;
+      if (!(deadline.signal.aborted && last !== 'no probe completed yet'))
+        last = `error: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`;
     }
     if (remaining(deadline) <= 0) throw new TimeoutError(what, performance.now() - start, last);
     const pause = intervals[Math.min(i, intervals.length - 1)] ?? 1000;

@@ -24,7 +24,9 @@ export type BoxKernel = { kernel: string; initrd: string; version: string } | { 
 
 /** The kernel and initrd of the newest added version of `box` for `provider`, or what is missing. */
 export async function boxKernel(
-  box: string, provider: string, env?: Record<string, string | undefined>,
+  box: string,
+  provider: string,
+  env?: Record<string, string | undefined>,
 ): Promise<BoxKernel> {
   const boxDir = join(vagrantBoxesDir(env), box.replaceAll('/', '-VAGRANTSLASH-'));
   const versions = (await readdir(boxDir).catch(() => [] as string[])).filter((v) => /^\d+(\.\d+)*$/.test(v));
@@ -32,7 +34,14 @@ export async function boxKernel(
   const version = versions.sort(compareVersions).at(-1)!;
   const dir = join(boxDir, version, provider);
   const [kernel, initrd] = [join(dir, 'vmlinuz'), join(dir, 'initrd.img')];
-  const have = await Promise.all([kernel, initrd].map((p) => stat(p).then((s) => s.isFile(), () => false)));
+  const have = await Promise.all(
+    [kernel, initrd].map((p) =>
+      stat(p).then(
+        (s) => s.isFile(),
+        () => false,
+      ),
+    ),
+  );
   if (!have.every(Boolean)) {
     return { missing: `box ${box} ${version} ships no vmlinuz + initrd.img in ${dir} (no direct kernel boot)` };
   }

@@ -27,7 +27,9 @@ export function libvirtDomainNames(vagrantDir: string, name: string): string[] {
 
 /** argv of the hypervisor's hard reset (power cycle without a guest shutdown) for machine id `id`. */
 export function hardResetArgv(provider: Provider, id: string): [string, string[]] {
-  return provider === 'libvirt' ? ['virsh', ['-c', LIBVIRT_URI, 'reset', id]] : ['VBoxManage', ['controlvm', id, 'reset']];
+  return provider === 'libvirt'
+    ? ['virsh', ['-c', LIBVIRT_URI, 'reset', id]]
+    : ['VBoxManage', ['controlvm', id, 'reset']];
 }
 
 export interface HypervisorOptions {
@@ -37,7 +39,11 @@ export interface HypervisorOptions {
 }
 
 /** Press the reset button of a VM through its hypervisor (`virsh reset` / `VBoxManage controlvm reset`). */
-export async function hardReset(provider: Provider, id: string, { deadline, run = runCommand, logger }: HypervisorOptions): Promise<void> {
+export async function hardReset(
+  provider: Provider,
+  id: string,
+  { deadline, run = runCommand, logger }: HypervisorOptions,
+): Promise<void> {
   const [file, args] = hardResetArgv(provider, id);
   await run(file, args, { deadline, logger });
 }
@@ -49,16 +55,31 @@ export function powerArgv(provider: Provider, id: string, to: 'off' | 'on'): [st
 }
 
 /** Pull the plug of a VM, or plug it in again, through its hypervisor. */
-export async function power(provider: Provider, id: string, to: 'off' | 'on', { deadline, run = runCommand, logger }: HypervisorOptions): Promise<void> {
+export async function power(
+  provider: Provider,
+  id: string,
+  to: 'off' | 'on',
+  { deadline, run = runCommand, logger }: HypervisorOptions,
+): Promise<void> {
   const [file, args] = powerArgv(provider, id, to);
   await run(file, args, { deadline, logger });
 }
 
 /** Which of `names`/`ids` still exist as VMs of the provider (after destroy this must be empty). */
-export async function leftoverVms(provider: Provider, { names, ids }: { names: readonly string[]; ids: readonly string[] }, { deadline, run = runCommand, logger }: HypervisorOptions): Promise<string[]> {
+export async function leftoverVms(
+  provider: Provider,
+  { names, ids }: { names: readonly string[]; ids: readonly string[] },
+  { deadline, run = runCommand, logger }: HypervisorOptions,
+): Promise<string[]> {
   if (provider === 'libvirt') {
-    const byName = (await run('virsh', ['-c', LIBVIRT_URI, 'list', '--all', '--name'], { deadline, logger })).stdout.split('\n').map((s) => s.trim());
-    const byUuid = ids.length ? (await run('virsh', ['-c', LIBVIRT_URI, 'list', '--all', '--uuid'], { deadline, logger })).stdout.split('\n').map((s) => s.trim()) : [];
+    const byName = (await run('virsh', ['-c', LIBVIRT_URI, 'list', '--all', '--name'], { deadline, logger })).stdout
+      .split('\n')
+      .map((s) => s.trim());
+    const byUuid = ids.length
+      ? (await run('virsh', ['-c', LIBVIRT_URI, 'list', '--all', '--uuid'], { deadline, logger })).stdout
+          .split('\n')
+          .map((s) => s.trim())
+      : [];
     return [...names.filter((n) => byName.includes(n)), ...ids.filter((i) => byUuid.includes(i))];
   }
   const vms = (await run('VBoxManage', ['list', 'vms'], { deadline, logger })).stdout;

@@ -14,7 +14,13 @@ export interface VagrantInfo {
 }
 
 /** Ask vagrant for its version, plugins and boxes (three quick commands, no Vagrantfile needed). */
-export async function vagrantInfo({ deadline, run = runCommand }: { deadline: Deadline; run?: RunCommand }): Promise<VagrantInfo> {
+export async function vagrantInfo({
+  deadline,
+  run = runCommand,
+}: {
+  deadline: Deadline;
+  run?: RunCommand;
+}): Promise<VagrantInfo> {
   const env = { VAGRANT_CHECKPOINT_DISABLE: '1', VAGRANT_NO_COLOR: '1' };
   const ask = async (args: string[]) => {
     try {

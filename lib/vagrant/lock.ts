@@ -48,21 +48,31 @@ async function tryAcquire(file: string, logger?: Logger): Promise<Probe<void>> {
   const holder = await readHolder(file);
   if (holder === undefined) return { done: false, reason: `lock ${file} vanished, retrying` };
   const pid = Number.parseInt(holder, 10);
-  if (Number.isInteger(pid) && pid > 0 && pidAlive(pid)) return { done: false, reason: `lock ${file} held by PID ${pid}` };
+  if (Number.isInteger(pid) && pid > 0 && pidAlive(pid))
+    return { done: false, reason: `lock ${file} held by PID ${pid}` };
   // Note: re-read right before unlinking so a lock just re-created by another waiter is not stolen (narrow race left).
   if ((await readHolder(file)) === holder) {
     await fs.unlink(file).catch(() => {});
-    logger?.({ kind: 'warn', t: Math.round(performance.now()), message: `took over stale lock ${file} of dead PID ${holder.trim() || '(empty)'}` });
+    logger?.({
+      kind: 'warn',
+      t: Math.round(performance.now()),
+      message: `took over stale lock ${file} of dead PID ${holder.trim() || '(empty)'}`,
+    });
   }
   return { done: false, reason: `stale lock ${file} removed, retrying` };
 }
 
 /** Run `fn` while holding the provider's lock; waiting for it is bounded by `deadline` and named in the TimeoutError. */
-export async function withLock<T>(file: string, fn: () => Promise<T>, opts: { deadline: Deadline; logger?: Logger }): Promise<T> {
+export async function withLock<T>(
+  file: string,
+  fn: () => Promise<T>,
+  opts: { deadline: Deadline; logger?: Logger },
+): Promise<T> {
   await waitFor(`lock ${file}`, () => tryAcquire(file, opts.logger), {
     deadline: opts.deadline,
     intervals: [100, 250, 500, 1000],
-    onReason: (reason) => opts.logger?.({ kind: 'wait', t: Math.round(performance.now()), what: `lock ${file}`, reason }),
+    onReason: (reason) =>
+      opts.logger?.({ kind: 'wait', t: Math.round(performance.now()), what: `lock ${file}`, reason }),
   });
   try {
     return await fn();

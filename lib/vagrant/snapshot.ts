@@ -31,7 +31,7 @@ function notFound(r: { code: number; stderr: string }, what: string): undefined 
   if (NOT_FOUND.test(r.stderr) && !/failed to connect/i.test(r.stderr)) return undefined;
   const said = r.stderr.trim().split('\n').slice(-2).join(' ') || '(no output)';
   throw new HarnessError(`virsh could not tell whether ${what} exists (exit ${r.code}): ${said}`, {
-    hint: 'check that libvirtd runs and answers (`virsh -c qemu:///system list --all`, inside the lab\'s netns when it has one)',
+    hint: "check that libvirtd runs and answers (`virsh -c qemu:///system list --all`, inside the lab's netns when it has one)",
   });
 }
 
@@ -45,7 +45,10 @@ export async function domainState(domain: string, o: SnapshotOptions): Promise<s
 export async function snapshotNames(domain: string, o: SnapshotOptions): Promise<string[] | undefined> {
   const r = await virsh(['snapshot-list', domain, '--name'], o, ANY_EXIT_CODE);
   if (r.code !== 0) return notFound(r, `domain ${domain}`);
-  return r.stdout.split('\n').map((s) => s.trim()).filter(Boolean);
+  return r.stdout
+    .split('\n')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 /**
@@ -116,7 +119,10 @@ export async function startNetwork(name: string, o: SnapshotOptions): Promise<vo
 /** Every defined domain's name (`virsh list --all --name`). */
 export async function listDomains(o: SnapshotOptions): Promise<string[]> {
   const r = await virsh(['list', '--all', '--name'], o);
-  return r.stdout.split('\n').map((s) => s.trim()).filter(Boolean);
+  return r.stdout
+    .split('\n')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 /** A domain's description (vagrant-libvirt writes `Source: <dir>/Vagrantfile`), or undefined when it has none. */

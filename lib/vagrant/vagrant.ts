@@ -8,7 +8,13 @@ import type { SshTarget } from '../shell/target.js';
 import { quote } from '../shell/quote.js';
 import { DEFAULT_LOCK_DIR, lockPath, withLock } from './lock.js';
 import {
-  dropProgressNoise, errorExit, isProgressNoise, machineStates, parseMachineReadable, rubyException, sshConfigText,
+  dropProgressNoise,
+  errorExit,
+  isProgressNoise,
+  machineStates,
+  parseMachineReadable,
+  rubyException,
+  sshConfigText,
   transcriptLine,
 } from '../parse/vagrant-machine-readable.js';
 
@@ -20,7 +26,9 @@ export class VagrantError extends CommandError {
   readonly vagrantMessage: string | undefined;
   constructor(command: string, code: number, details: { errorClass?: string; message?: string; stderrTail: string }) {
     const head = details.errorClass ? `${details.errorClass}: ${details.message ?? ''}` : '';
-    super(command, code, [head, details.stderrTail].filter(Boolean).join('\n'), { hint: 'see `vagrant status` in the run directory' });
+    super(command, code, [head, details.stderrTail].filter(Boolean).join('\n'), {
+      hint: 'see `vagrant status` in the run directory',
+    });
     this.errorClass = details.errorClass;
     this.vagrantMessage = details.message;
   }
@@ -41,7 +49,14 @@ export interface VagrantOptions {
 type Opts = { deadline: Deadline };
 
 /** Run the Vagrant CLI for one run directory; `up`/`destroy` are serialized per provider across processes. */
-export function createVagrant({ cwd, env = {}, run = runCommand, logger, bin = 'vagrant', lockDir = DEFAULT_LOCK_DIR }: VagrantOptions) {
+export function createVagrant({
+  cwd,
+  env = {},
+  run = runCommand,
+  logger,
+  bin = 'vagrant',
+  lockDir = DEFAULT_LOCK_DIR,
+}: VagrantOptions) {
   const fullEnv = { ...env, VAGRANT_CWD: cwd, VAGRANT_CHECKPOINT_DISABLE: '1', VAGRANT_NO_COLOR: '1' };
   const now = () => Math.round(performance.now());
   const shown = (args: readonly string[]) => `VAGRANT_CWD=${quote(cwd)} ${[bin, ...args].map(quote).join(' ')}`;
@@ -49,20 +64,27 @@ export function createVagrant({ cwd, env = {}, run = runCommand, logger, bin = '
   /** Pass Vagrant's UI messages on live (long commands), without progress noise; shown with --verbose. */
   const progress = (stream: 'stdout' | 'stderr', line: string) => {
     const rec = parseMachineReadable(line)[0];
-    const msg = rec ? (rec.type === 'ui' ? rec.data.slice(1).join(',') : undefined) : stream === 'stderr' ? line : undefined;
+    const msg = rec
+      ? rec.type === 'ui'
+        ? rec.data.slice(1).join(',')
+        : undefined
+      : stream === 'stderr'
+        ? line
+        : undefined;
     if (!msg || isProgressNoise(msg) || !msg.trim()) return;
     logger?.({ kind: 'output', t: now(), source: 'vagrant', line: msg.trim() });
   };
 
   type InvokeOpts = Opts & { live?: boolean; onOutput?: (line: string) => void };
   async function invoke(args: string[], { deadline, live = false, onOutput }: InvokeOpts) {
-    const onLine = live || onOutput
-      ? (stream: 'stdout' | 'stderr', line: string) => {
-        if (live) progress(stream, line);
-        const kept = onOutput && transcriptLine(line);
-        if (kept) onOutput!(kept);
-      }
-      : undefined;
+    const onLine =
+      live || onOutput
+        ? (stream: 'stdout' | 'stderr', line: string) => {
+            if (live) progress(stream, line);
+            const kept = onOutput && transcriptLine(line);
+            if (kept) onOutput!(kept);
+          }
+        : undefined;
     const r = await run(bin, args, { deadline, cwd, env: fullEnv, logger, allowedCodes: ANY_EXIT_CODE, onLine });
     const records = parseMachineReadable(r.stdout);
     if (r.code !== 0) {
@@ -75,7 +97,8 @@ export function createVagrant({ cwd, env = {}, run = runCommand, logger, bin = '
     return { ...r, records };
   }
 
-  const locked = <T>(provider: string, deadline: Deadline, fn: () => Promise<T>) => withLock(lockPath(provider, lockDir), fn, { deadline, logger });
+  const locked = <T>(provider: string, deadline: Deadline, fn: () => Promise<T>) =>
+    withLock(lockPath(provider, lockDir), fn, { deadline, logger });
 
   return {
     /**
@@ -122,7 +145,9 @@ export function createVagrant({ cwd, env = {}, run = runCommand, logger, bin = '
     },
     /** `vagrant destroy -f <names>` holding the provider lock; succeeds for machines never created. */
     async destroy(names: readonly string[], { provider, deadline }: Opts & { provider: string }): Promise<void> {
-      await locked(provider, deadline, () => invoke(['destroy', '-f', ...names, '--machine-readable'], { deadline, live: true }));
+      await locked(provider, deadline, () =>
+        invoke(['destroy', '-f', ...names, '--machine-readable'], { deadline, live: true }),
+      );
     },
     /** `vagrant snapshot save <name> <snap>`. */
     async snapshotSave(name: string, snap: string, { deadline }: Opts): Promise<void> {

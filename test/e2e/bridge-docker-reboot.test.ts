@@ -28,8 +28,11 @@ const dockerBox = (): boolean => {
     return false;
   }
 };
-const skip = builds.length === 0 ? 'no Nomad build given: set NOMAD_BINARIES=/path/a,/path/b (or NOMAD_BINARY)'
-  : vmSkipReason() ?? (dockerBox() ? undefined : `the Docker box ${DOCKER_BOX} is not built (npx tsx vms/build-box.ts --docker)`);
+const skip =
+  builds.length === 0
+    ? 'no Nomad build given: set NOMAD_BINARIES=/path/a,/path/b (or NOMAD_BINARY)'
+    : (vmSkipReason() ??
+      (dockerBox() ? undefined : `the Docker box ${DOCKER_BOX} is not built (npx tsx vms/build-box.ts --docker)`));
 const REBOOT_CHECKS = checkIds('bridge-exec-reboot');
 /**
  * What Nomad's history predicts fails for a docker alloc after a reboot: before 1.9.5 (GH-24292) the restored alloc's
@@ -41,58 +44,100 @@ const predicted = (b: Build): string[] => [
   ...changelogFailures(b, 'graceful'),
 ];
 
-t.test(`matrix driver=[docker] x Nomad ${builds.map((b) => b.version).join(', ') || '(none)'}: GH-24292 before 1.9.5, fixed from 1.9.5; GH-28345 before 2.0.5`, { skip: skip ?? false, timeout: 80 * 60_000 }, async (t) => {
-  const names = builds.map((b) => b.version.replace(/^v/, ''));
-  const lines = [
-    'scenario: bridge-exec-reboot',
-    'axes:',
-    '  nomad:',
-    ...builds.flatMap((b, i) => {
-      const expect = predicted(b).map((id) => `"${id}=fail"`);
-      return [`    - name: "${names[i]}"`, `      binary: ${JSON.stringify(b.path)}`, ...(expect.length ? [`      expect: [${expect.join(', ')}]`] : [])];
-    }),
-    '  driver: [docker]',
-    'defaults:',
-    '  lab:',
-    `    box: ${DOCKER_BOX}`,
-    '    memory_mb: 1024',
-    '  reports:',
-    '    artifacts: always',
-    `parallel: ${Math.min(2, builds.length)}`,
-    'memory_budget_mb: 8192',
-    '',
-  ];
-  const dir = t.testdir({ 'docker.yaml': lines.join('\n') });
-  const summary = join(dir, 'summary.json');
-  const junit = join(dir, 'junit.xml');
-  const r = await runCli(t, ['matrix', join(dir, 'docker.yaml'), '--netns', NETNS, '--junit', junit, '--report-json', summary, '--reports-dir', join(dir, 'reports')]);
-  t.equal(r.code, 0, 'exit 0: every cell met what Nomad\'s history predicts');
-  validateJUnit(t, junit, 'the merged JUnit');
-  const s = JSON.parse(readFileSync(summary, 'utf8'));
-  for (const [i, b] of builds.entries()) {
-    // The suite is named as the planner names it (the matrix cell's address is bridge-exec-reboot/nomad=<n>/driver=docker).
-    const cell = suiteName('bridge-exec-reboot', names[i], ['driver=docker']);
-    const run = (s.runs as { suiteName: string; properties: Record<string, string> }[]).find((x) => x.suiteName === cell);
-    t.ok(run, `${cell} ran`);
-    if (!run) continue;
-    t.equal(run.properties['task.driver'], 'docker', `${cell}: the docker job ran`);
-    t.match(run.properties['docker.image'] ?? '', /^nomad-reboot-harness\/busybox:local sha256:[0-9a-f]{64}$/, `${cell}: its image was built in the VM`);
-    const v = verdictsOf(run as never);
-    // The container running before the reboot was SIGKILLed by it; the driver reports that (exit 137) when the client
-    // recovers the task, and the restart policy starts a new one: the reboot's effect, quoted, not a failure after it.
-    t.match(v.get('alloc-restored')?.evidence.join('\n') ?? '', /task web: the instance running before the reboot was ended by it \(exit 137, reported \S+Z\); restarted by the restart policy at/, `${b.version}: the killed container quoted as the reboot's effect`);
-    const expected = predicted(b);
-    for (const id of REBOOT_CHECKS) {
-      const want = expected.includes(id) ? 'expected failure' : v.get(id)?.status === 'skipped' ? 'skipped' : 'passed';
-      t.equal(v.get(id)?.label, want, `${b.version}: ${id} ${want}: ${v.get(id)?.message}`);
+t.test(
+  `matrix driver=[docker] x Nomad ${builds.map((b) => b.version).join(', ') || '(none)'}: GH-24292 before 1.9.5, fixed from 1.9.5; GH-28345 before 2.0.5`,
+  { skip: skip ?? false, timeout: 80 * 60_000 },
+  async (t) => {
+    const names = builds.map((b) => b.version.replace(/^v/, ''));
+    const lines = [
+      'scenario: bridge-exec-reboot',
+      'axes:',
+      '  nomad:',
+      ...builds.flatMap((b, i) => {
+        const expect = predicted(b).map((id) => `"${id}=fail"`);
+        return [
+          `    - name: "${names[i]}"`,
+          `      binary: ${JSON.stringify(b.path)}`,
+          ...(expect.length ? [`      expect: [${expect.join(', ')}]`] : []),
+        ];
+      }),
+      '  driver: [docker]',
+      'defaults:',
+      '  lab:',
+      `    box: ${DOCKER_BOX}`,
+      '    memory_mb: 1024',
+      '  reports:',
+      '    artifacts: always',
+      `parallel: ${Math.min(2, builds.length)}`,
+      'memory_budget_mb: 8192',
+      '',
+    ];
+    const dir = t.testdir({ 'docker.yaml': lines.join('\n') });
+    const summary = join(dir, 'summary.json');
+    const junit = join(dir, 'junit.xml');
+    const r = await runCli(t, [
+      'matrix',
+      join(dir, 'docker.yaml'),
+      '--netns',
+      NETNS,
+      '--junit',
+      junit,
+      '--report-json',
+      summary,
+      '--reports-dir',
+      join(dir, 'reports'),
+    ]);
+    t.equal(r.code, 0, "exit 0: every cell met what Nomad's history predicts");
+    validateJUnit(t, junit, 'the merged JUnit');
+    const s = JSON.parse(readFileSync(summary, 'utf8'));
+    for (const [i, b] of builds.entries()) {
+      // The suite is named as the planner names it (the matrix cell's address is bridge-exec-reboot/nomad=<n>/driver=docker).
+      const cell = suiteName('bridge-exec-reboot', names[i], ['driver=docker']);
+      const run = (s.runs as { suiteName: string; properties: Record<string, string> }[]).find(
+        (x) => x.suiteName === cell,
+      );
+      t.ok(run, `${cell} ran`);
+      if (!run) continue;
+      t.equal(run.properties['task.driver'], 'docker', `${cell}: the docker job ran`);
+      t.match(
+        run.properties['docker.image'] ?? '',
+        /^nomad-reboot-harness\/busybox:local sha256:[0-9a-f]{64}$/,
+        `${cell}: its image was built in the VM`,
+      );
+      const v = verdictsOf(run as never);
+      // The container running before the reboot was SIGKILLed by it; the driver reports that (exit 137) when the client
+      // recovers the task, and the restart policy starts a new one: the reboot's effect, quoted, not a failure after it.
+      t.match(
+        v.get('alloc-restored')?.evidence.join('\n') ?? '',
+        /task web: the instance running before the reboot was ended by it \(exit 137, reported \S+Z\); restarted by the restart policy at/,
+        `${b.version}: the killed container quoted as the reboot's effect`,
+      );
+      const expected = predicted(b);
+      for (const id of REBOOT_CHECKS) {
+        const want = expected.includes(id)
+          ? 'expected failure'
+          : v.get(id)?.status === 'skipped'
+            ? 'skipped'
+            : 'passed';
+        t.equal(v.get(id)?.label, want, `${b.version}: ${id} ${want}: ${v.get(id)?.message}`);
+      }
+      t.equal(v.get('services')?.label, 'skipped', `${b.version}: the docker job has no Nomad service`);
+      if (!b.checksOnRestore) {
+        // the GH-24292 picture: restored in place, task started again, no CNI error at all, and no network
+        for (const id of idsOf([ALLOC_RESTORED, TASK_RESTARTED, NO_DUPLICATE_IP]))
+          t.equal(v.get(id)?.label, 'passed', `${b.version}: ${id} passed`);
+        t.equal(
+          v.get('http-reachable')?.label,
+          'expected failure',
+          `${b.version}: HTTP does not answer after the reboot`,
+        );
+        t.match(
+          v.get('http-reachable')?.evidence.join('\n') ?? '',
+          /\[bridge\] from client: GET http:\/\/172\.26\.64\.\d+:80\/ -> curl: \(7\)/,
+          `${b.version}: the bridge address refuses`,
+        );
+      }
     }
-    t.equal(v.get('services')?.label, 'skipped', `${b.version}: the docker job has no Nomad service`);
-    if (!b.checksOnRestore) {
-      // the GH-24292 picture: restored in place, task started again, no CNI error at all, and no network
-      for (const id of idsOf([ALLOC_RESTORED, TASK_RESTARTED, NO_DUPLICATE_IP])) t.equal(v.get(id)?.label, 'passed', `${b.version}: ${id} passed`);
-      t.equal(v.get('http-reachable')?.label, 'expected failure', `${b.version}: HTTP does not answer after the reboot`);
-      t.match(v.get('http-reachable')?.evidence.join('\n') ?? '', /\[bridge\] from client: GET http:\/\/172\.26\.64\.\d+:80\/ -> curl: \(7\)/, `${b.version}: the bridge address refuses`);
-    }
-  }
-  for (const id of r.runIds) t.same(domainsMatching(id), [], `no libvirt domain of ${id} left`);
-});
+    for (const id of r.runIds) t.same(domainsMatching(id), [], `no libvirt domain of ${id} left`);
+  },
+);

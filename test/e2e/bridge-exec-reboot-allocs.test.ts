@@ -28,7 +28,8 @@ import { UNIQUE_IPS } from '../../lib/checks/unique-ips.js';
 t.setTimeout(180 * 60_000);
 
 const builds = buildsFromEnv();
-const noBuild = builds.length === 0 ? 'no Nomad build given: set NOMAD_BINARIES=/path/a,/path/b (or NOMAD_BINARY)' : undefined;
+const noBuild =
+  builds.length === 0 ? 'no Nomad build given: set NOMAD_BINARIES=/path/a,/path/b (or NOMAD_BINARY)' : undefined;
 const skipVm = noBuild ?? vmSkipReason();
 const example = (name: string): string => fileURLToPath(new URL(`../../examples/jobs/${name}`, import.meta.url));
 /** The checks that judge every alloc and pass on a build from 1.9.7 on. */
@@ -38,108 +39,216 @@ const DUPLICATE = /has been allocated to [0-9a-f-]+, duplicate allocation is not
 const old = builds.find((b) => b.beforeTmpfsFix);
 const fixed = builds.find((b) => b.migratesState);
 
-interface AllocDetail { allocId: string; name: string; status: string; detail: string }
-interface V { id: string; label: string; status: string; message: string; evidence: string[]; perAlloc?: AllocDetail[] | null }
+interface AllocDetail {
+  allocId: string;
+  name: string;
+  status: string;
+  detail: string;
+}
+interface V {
+  id: string;
+  label: string;
+  status: string;
+  message: string;
+  evidence: string[];
+  perAlloc?: AllocDetail[] | null;
+}
 
 async function runJob(t: Test, build: Build, extra: string[]) {
   const dir = t.testdir({});
   const summary = join(dir, 'summary.json');
   const junit = join(dir, 'junit.xml');
-  const r = await runCli(t, ['run', 'bridge-exec-reboot', '--nomad-binary', build.path, '--netns', NETNS, '--junit', junit, '--report-json', summary, '--reports-dir', join(dir, 'reports'), '--artifacts', 'always', ...extra]);
+  const r = await runCli(t, [
+    'run',
+    'bridge-exec-reboot',
+    '--nomad-binary',
+    build.path,
+    '--netns',
+    NETNS,
+    '--junit',
+    junit,
+    '--report-json',
+    summary,
+    '--reports-dir',
+    join(dir, 'reports'),
+    '--artifacts',
+    'always',
+    ...extra,
+  ]);
   validateJUnit(t, junit);
   for (const id of r.runIds) t.same(domainsMatching(id), [], `no libvirt domain of ${id} left`);
   const run = JSON.parse(readFileSync(summary, 'utf8')).runs?.[0];
   const v = new Map(((run?.verdicts ?? []) as V[]).map((x) => [x.id, x]));
-  return { code: r.code, v, props: (run?.properties ?? {}) as Record<string, string>, junit: readFileSync(junit, 'utf8') };
+  return {
+    code: r.code,
+    v,
+    props: (run?.properties ?? {}) as Record<string, string>,
+    junit: readFileSync(junit, 'utf8'),
+  };
 }
 
 for (const build of builds) {
-  t.test(`the real ${build.version} parses the jobs on the host (nomad job run -output), no VM`, { skip: noBuild ?? false }, async (t) => {
-    const convert = nomadJobConverter();
-    for (const [file, groups, allocs] of [[COUNT3, ['web'], 3], [example('two-groups.nomad.hcl'), ['web', 'echo'], 2]] as const) {
-      const r = await convert({ nomadBinary: build.path, file, vars: {} });
-      t.ok(r.ok, `${file} parses`);
-      const { info, problems } = jobInfo(r.ok ? r.job : undefined);
-      t.same(problems, []);
-      t.same(info?.groups.map((g) => g.name), groups);
-      t.equal(info?.expectedAllocs, allocs);
-      t.same(jobProblems(info!), [], 'a service job with bridge groups');
-    }
-    const two = await convert({ nomadBinary: build.path, file: COUNT3, vars: { count: 5 } });
-    t.equal(two.ok && jobInfo(two.job).info?.expectedAllocs, 5, '-var count=5 reaches the parser');
-    t.same(jobInfo(two.ok ? two.job : undefined).info?.probeKinds, { web: { http: 'http' } });
-    const dir = t.testdir({
-      'broken.nomad.hcl': 'job "x" {\n  group "g" {\n    count = \n  }\n}\n',
-      'batch.nomad.hcl': 'job "b" {\n  type = "batch"\n  group "g" {\n    task "t" {\n      driver = "exec"\n      config { command = "/bin/true" }\n    }\n  }\n}\n',
-    });
-    const broken = await convert({ nomadBinary: build.path, file: join(dir, 'broken.nomad.hcl'), vars: {} });
-    t.match(broken, { ok: false, message: /Error getting job struct: Error parsing job file from .*broken\.nomad\.hcl.*broken\.nomad\.hcl:3,\d+-\d+,\d+: Invalid expression/ }, "Nomad's own message, with the line");
-    const batch = await convert({ nomadBinary: build.path, file: join(dir, 'batch.nomad.hcl'), vars: {} });
-    t.match(jobProblems(jobInfo(batch.ok ? batch.job : undefined).info!).map((p) => p.message), [/is a batch job/, /no group with network \{ mode = "bridge" \}/]);
-    // through the CLI: refused before anything is created (no lab, no network namespace needed)
-    const cli = await runCli(t, ['run', 'bridge-exec-reboot', '--nomad-binary', build.path, '--job', join(dir, 'broken.nomad.hcl'), '--netns', '']);
-    t.equal(cli.code, 2);
-    t.match(cli.stderr, /job\.file \(--job\): Nomad cannot parse it: Error getting job struct/);
-    t.same(cli.runIds, [], 'no run was started');
-  });
+  t.test(
+    `the real ${build.version} parses the jobs on the host (nomad job run -output), no VM`,
+    { skip: noBuild ?? false },
+    async (t) => {
+      const convert = nomadJobConverter();
+      for (const [file, groups, allocs] of [
+        [COUNT3, ['web'], 3],
+        [example('two-groups.nomad.hcl'), ['web', 'echo'], 2],
+      ] as const) {
+        const r = await convert({ nomadBinary: build.path, file, vars: {} });
+        t.ok(r.ok, `${file} parses`);
+        const { info, problems } = jobInfo(r.ok ? r.job : undefined);
+        t.same(problems, []);
+        t.same(
+          info?.groups.map((g) => g.name),
+          groups,
+        );
+        t.equal(info?.expectedAllocs, allocs);
+        t.same(jobProblems(info!), [], 'a service job with bridge groups');
+      }
+      const two = await convert({ nomadBinary: build.path, file: COUNT3, vars: { count: 5 } });
+      t.equal(two.ok && jobInfo(two.job).info?.expectedAllocs, 5, '-var count=5 reaches the parser');
+      t.same(jobInfo(two.ok ? two.job : undefined).info?.probeKinds, { web: { http: 'http' } });
+      const dir = t.testdir({
+        'broken.nomad.hcl': 'job "x" {\n  group "g" {\n    count = \n  }\n}\n',
+        'batch.nomad.hcl':
+          'job "b" {\n  type = "batch"\n  group "g" {\n    task "t" {\n      driver = "exec"\n      config { command = "/bin/true" }\n    }\n  }\n}\n',
+      });
+      const broken = await convert({ nomadBinary: build.path, file: join(dir, 'broken.nomad.hcl'), vars: {} });
+      t.match(
+        broken,
+        {
+          ok: false,
+          message:
+            /Error getting job struct: Error parsing job file from .*broken\.nomad\.hcl.*broken\.nomad\.hcl:3,\d+-\d+,\d+: Invalid expression/,
+        },
+        "Nomad's own message, with the line",
+      );
+      const batch = await convert({ nomadBinary: build.path, file: join(dir, 'batch.nomad.hcl'), vars: {} });
+      t.match(
+        jobProblems(jobInfo(batch.ok ? batch.job : undefined).info!).map((p) => p.message),
+        [/is a batch job/, /no group with network \{ mode = "bridge" \}/],
+      );
+      // through the CLI: refused before anything is created (no lab, no network namespace needed)
+      const cli = await runCli(t, [
+        'run',
+        'bridge-exec-reboot',
+        '--nomad-binary',
+        build.path,
+        '--job',
+        join(dir, 'broken.nomad.hcl'),
+        '--netns',
+        '',
+      ]);
+      t.equal(cli.code, 2);
+      t.match(cli.stderr, /job\.file \(--job\): Nomad cannot parse it: Error getting job struct/);
+      t.same(cli.runIds, [], 'no run was started');
+    },
+  );
 }
 
-t.test(`count-3 job on ${old?.version ?? '(< 1.9.4)'}: every alloc judged failed with the duplicate-IP error`, {
-  skip: skipVm ?? (old ? false : 'needs a build before 1.9.4 in NOMAD_BINARIES'), timeout: 45 * 60_000,
-}, async (t) => {
-  // One real run: with --expect no-duplicate-ip=fail it exits 0; the statuses below are what exit 1 is made of without it.
-  const r = await runJob(t, old!, ['--job', COUNT3, '--memory', '1024', '--expect', 'no-duplicate-ip=fail']);
-  t.equal(r.code, 0, 'exit 0 with --expect no-duplicate-ip=fail');
-  const restored = r.v.get('alloc-restored')!;
-  t.equal(restored.status, 'failed', 'alloc-restored failed (exit 1 without the expectation)');
-  t.equal(restored.label, 'expected failure', 'a consequence of the duplicate-IP error');
-  t.equal(restored.perAlloc?.length, 3, 'three allocs judged');
-  for (const p of restored.perAlloc ?? []) t.match(p.detail, /^failed: .*Setup Failure.*duplicate allocation is not allowed/, `${p.name}: failed with the duplicate-IP Setup Failure`);
-  const dup = r.v.get('no-duplicate-ip')!;
-  t.equal(dup.status, 'failed');
-  t.match(dup.evidence.join('\n'), DUPLICATE);
-  t.ok((dup.perAlloc ?? []).every((p) => p.status === 'failed'), 'the error for every alloc');
-  t.not(r.v.get('unique-ips')?.status, 'failed', 'failed allocs are not live allocs');
-  t.match(r.props['job.settled'] ?? '', /^yes/, 'the job settled');
-});
+t.test(
+  `count-3 job on ${old?.version ?? '(< 1.9.4)'}: every alloc judged failed with the duplicate-IP error`,
+  {
+    skip: skipVm ?? (old ? false : 'needs a build before 1.9.4 in NOMAD_BINARIES'),
+    timeout: 45 * 60_000,
+  },
+  async (t) => {
+    // One real run: with --expect no-duplicate-ip=fail it exits 0; the statuses below are what exit 1 is made of without it.
+    const r = await runJob(t, old!, ['--job', COUNT3, '--memory', '1024', '--expect', 'no-duplicate-ip=fail']);
+    t.equal(r.code, 0, 'exit 0 with --expect no-duplicate-ip=fail');
+    const restored = r.v.get('alloc-restored')!;
+    t.equal(restored.status, 'failed', 'alloc-restored failed (exit 1 without the expectation)');
+    t.equal(restored.label, 'expected failure', 'a consequence of the duplicate-IP error');
+    t.equal(restored.perAlloc?.length, 3, 'three allocs judged');
+    for (const p of restored.perAlloc ?? [])
+      t.match(
+        p.detail,
+        /^failed: .*Setup Failure.*duplicate allocation is not allowed/,
+        `${p.name}: failed with the duplicate-IP Setup Failure`,
+      );
+    const dup = r.v.get('no-duplicate-ip')!;
+    t.equal(dup.status, 'failed');
+    t.match(dup.evidence.join('\n'), DUPLICATE);
+    t.ok(
+      (dup.perAlloc ?? []).every((p) => p.status === 'failed'),
+      'the error for every alloc',
+    );
+    t.not(r.v.get('unique-ips')?.status, 'failed', 'failed allocs are not live allocs');
+    t.match(r.props['job.settled'] ?? '', /^yes/, 'the job settled');
+  },
+);
 
-t.test(`count-3 job on ${fixed?.version ?? '(>= 1.9.7)'}: every alloc restored`, {
-  skip: skipVm ?? (fixed ? false : 'needs a build from 1.9.7 on in NOMAD_BINARIES'), timeout: 45 * 60_000,
-}, async (t) => {
-  const r = await runJob(t, fixed!, ['--job', COUNT3, '--memory', '1024', ...expectArgs(fixed!, 'graceful')]);
-  t.equal(r.code, 0, 'exit 0: every check passed or failed as the CHANGELOG predicts');
-  for (const id of PER_ALLOC) {
-    t.equal(r.v.get(id)?.label, 'passed', `${id}: ${r.v.get(id)?.message}`);
-    t.equal(r.v.get(id)?.perAlloc?.length, 3, `${id}: three allocs`);
-  }
-  for (const id of changelogFailures(fixed!, 'graceful')) t.equal(r.v.get(id)?.label, 'expected failure', `${id}: expected failure: ${r.v.get(id)?.message}`);
-});
+t.test(
+  `count-3 job on ${fixed?.version ?? '(>= 1.9.7)'}: every alloc restored`,
+  {
+    skip: skipVm ?? (fixed ? false : 'needs a build from 1.9.7 on in NOMAD_BINARIES'),
+    timeout: 45 * 60_000,
+  },
+  async (t) => {
+    const r = await runJob(t, fixed!, ['--job', COUNT3, '--memory', '1024', ...expectArgs(fixed!, 'graceful')]);
+    t.equal(r.code, 0, 'exit 0: every check passed or failed as the CHANGELOG predicts');
+    for (const id of PER_ALLOC) {
+      t.equal(r.v.get(id)?.label, 'passed', `${id}: ${r.v.get(id)?.message}`);
+      t.equal(r.v.get(id)?.perAlloc?.length, 3, `${id}: three allocs`);
+    }
+    for (const id of changelogFailures(fixed!, 'graceful'))
+      t.equal(r.v.get(id)?.label, 'expected failure', `${id}: expected failure: ${r.v.get(id)?.message}`);
+  },
+);
 
-t.test(`two-group job on ${fixed?.version ?? '(>= 1.9.7)'}: every alloc of both groups restored, the TCP port probed with a connect`, {
-  skip: skipVm ?? (fixed ? false : 'needs a build from 1.9.7 on in NOMAD_BINARIES'), timeout: 45 * 60_000,
-}, async (t) => {
-  const r = await runJob(t, fixed!, ['--job', example('two-groups.nomad.hcl'), ...expectArgs(fixed!, 'graceful')]);
-  t.equal(r.code, 0, 'exit 0: every check passed or failed as the CHANGELOG predicts');
-  for (const id of PER_ALLOC) {
-    t.equal(r.v.get(id)?.label, 'passed', `${id}: ${r.v.get(id)?.message}`);
-    t.same(r.v.get(id)?.perAlloc?.map((p) => p.name).sort(), ['bridge-two-groups.echo[0]', 'bridge-two-groups.web[0]'], `${id}: both groups' allocs`);
-  }
-  for (const id of changelogFailures(fixed!, 'graceful')) t.equal(r.v.get(id)?.label, 'expected failure', `${id}: expected failure: ${r.v.get(id)?.message}`);
-  const reach = r.v.get('http-reachable')!.evidence.join('\n');
-  t.match(reach, /\[bridge echo\] from client: TCP connect tcp:\/\/172\.26\.64\.\d+:9000 -> connected/, 'the echo port: a TCP connect on its bridge address');
-  t.match(reach, /\[bridge http\] from client: GET http:\/\/172\.26\.64\.\d+:\d+\/ -> 200/, 'the web port: HTTP');
-});
+t.test(
+  `two-group job on ${fixed?.version ?? '(>= 1.9.7)'}: every alloc of both groups restored, the TCP port probed with a connect`,
+  {
+    skip: skipVm ?? (fixed ? false : 'needs a build from 1.9.7 on in NOMAD_BINARIES'),
+    timeout: 45 * 60_000,
+  },
+  async (t) => {
+    const r = await runJob(t, fixed!, ['--job', example('two-groups.nomad.hcl'), ...expectArgs(fixed!, 'graceful')]);
+    t.equal(r.code, 0, 'exit 0: every check passed or failed as the CHANGELOG predicts');
+    for (const id of PER_ALLOC) {
+      t.equal(r.v.get(id)?.label, 'passed', `${id}: ${r.v.get(id)?.message}`);
+      t.same(
+        r.v
+          .get(id)
+          ?.perAlloc?.map((p) => p.name)
+          .sort(),
+        ['bridge-two-groups.echo[0]', 'bridge-two-groups.web[0]'],
+        `${id}: both groups' allocs`,
+      );
+    }
+    for (const id of changelogFailures(fixed!, 'graceful'))
+      t.equal(r.v.get(id)?.label, 'expected failure', `${id}: expected failure: ${r.v.get(id)?.message}`);
+    const reach = r.v.get('http-reachable')!.evidence.join('\n');
+    t.match(
+      reach,
+      /\[bridge echo\] from client: TCP connect tcp:\/\/172\.26\.64\.\d+:9000 -> connected/,
+      'the echo port: a TCP connect on its bridge address',
+    );
+    t.match(reach, /\[bridge http\] from client: GET http:\/\/172\.26\.64\.\d+:\d+\/ -> 200/, 'the web port: HTTP');
+  },
+);
 
-t.test(`shipped job on ${fixed?.version ?? '(>= 1.9.7)'} with --heartbeat-grace 10s: "replaced", with the heartbeat_grace explanation`, {
-  skip: skipVm ?? (fixed ? false : 'needs a build from 1.9.7 on in NOMAD_BINARIES'), timeout: 45 * 60_000,
-}, async (t) => {
-  // No changelog expectation (expectArgs): the alloc is replaced, not restored in place, so task-dirs is skipped.
-  const r = await runJob(t, fixed!, ['--heartbeat-grace', '10s', '--expect', 'alloc-restored=fail']);
-  t.equal(r.code, 0, 'exit 0 with --expect alloc-restored=fail');
-  const v = r.v.get('alloc-restored')!;
-  t.equal(v.status, 'failed', 'alloc-restored failed (exit 1 without the expectation)');
-  t.match(v.message, /^not restored \(replaced\): alloc \S+ \(bridge-exec-http\.web\[0\]\) was replaced by \S+ \(running\)/);
-  t.match(v.message, /heartbeat_grace \(10s\) is shorter than the reboot/);
-  t.match(v.message, /alloc is lost since its node is down/);
-  t.match(r.props['job.settled'] ?? '', /^yes/, 'settled on the replacement');
-});
+t.test(
+  `shipped job on ${fixed?.version ?? '(>= 1.9.7)'} with --heartbeat-grace 10s: "replaced", with the heartbeat_grace explanation`,
+  {
+    skip: skipVm ?? (fixed ? false : 'needs a build from 1.9.7 on in NOMAD_BINARIES'),
+    timeout: 45 * 60_000,
+  },
+  async (t) => {
+    // No changelog expectation (expectArgs): the alloc is replaced, not restored in place, so task-dirs is skipped.
+    const r = await runJob(t, fixed!, ['--heartbeat-grace', '10s', '--expect', 'alloc-restored=fail']);
+    t.equal(r.code, 0, 'exit 0 with --expect alloc-restored=fail');
+    const v = r.v.get('alloc-restored')!;
+    t.equal(v.status, 'failed', 'alloc-restored failed (exit 1 without the expectation)');
+    t.match(
+      v.message,
+      /^not restored \(replaced\): alloc \S+ \(bridge-exec-http\.web\[0\]\) was replaced by \S+ \(running\)/,
+    );
+    t.match(v.message, /heartbeat_grace \(10s\) is shorter than the reboot/);
+    t.match(v.message, /alloc is lost since its node is down/);
+    t.match(r.props['job.settled'] ?? '', /^yes/, 'settled on the replacement');
+  },
+);

@@ -10,7 +10,16 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { vmSkipReason, domainsMatching } from '../helpers/vm-prereqs.js';
 import { validateJUnit } from '../helpers/junit-schema.js';
-import { buildsFromEnv, expectArgs, expectedLabel, runCli, verdictsOf, NETNS, SHIPPED_JOB_SKIPS, type Build } from '../helpers/real-nomad.js';
+import {
+  buildsFromEnv,
+  expectArgs,
+  expectedLabel,
+  runCli,
+  verdictsOf,
+  NETNS,
+  SHIPPED_JOB_SKIPS,
+  type Build,
+} from '../helpers/real-nomad.js';
 import { checkIds } from '../helpers/check-ids.js';
 import { CLIENT_REBOOTED } from '../../lib/checks/client-rebooted.js';
 import { NODE_BACK } from '../../lib/checks/node-back.js';
@@ -20,7 +29,8 @@ import { SERVICES } from '../../lib/checks/services.js';
 t.setTimeout(180 * 60_000);
 
 const builds = buildsFromEnv();
-const skip = builds.length === 0 ? 'no Nomad build given: set NOMAD_BINARIES=/path/a,/path/b (or NOMAD_BINARY)' : vmSkipReason();
+const skip =
+  builds.length === 0 ? 'no Nomad build given: set NOMAD_BINARIES=/path/a,/path/b (or NOMAD_BINARY)' : vmSkipReason();
 const REBOOT_CHECKS = checkIds('bridge-exec-reboot');
 /**
  * What must flip between a build before the tmpfs fix and one after it; client-rebooted and node-back pass on both,
@@ -35,43 +45,105 @@ const after = builds.find((b) => !b.beforeTmpfsFix);
 const pair = before && after ? { before, after } : undefined;
 const alone = builds.filter((b) => b !== pair?.before && b !== pair?.after);
 
-t.test(`compare bridge-exec-reboot --before ${pair?.before.version ?? '(< 1.9.4)'} --after ${pair?.after.version ?? '(>= 1.9.4)'}: exactly the checks the tmpfs fix changes flip`, {
-  skip: skip ?? (pair ? false : 'needs one build before 1.9.4 and one from 1.9.4 on in NOMAD_BINARIES'), timeout: 70 * 60_000,
-}, async (t) => {
-  const { before: a, after: b } = pair!;
-  const dir = t.testdir({});
-  const summary = join(dir, 'summary.json');
-  const junit = join(dir, 'junit.xml');
-  const r = await runCli(t, ['compare', 'bridge-exec-reboot', '--before', a.path, '--after', b.path, '--netns', NETNS, '--junit', junit, '--report-json', summary, '--reports-dir', join(dir, 'reports'), '--artifacts', 'always', ...expectArgs(b, 'graceful')]);
-  t.equal(r.code, 0, `exit 0: the after build (${b.version}) met its expectations (what the CHANGELOG predicts)`);
-  validateJUnit(t, junit);
-  const s = JSON.parse(readFileSync(summary, 'utf8'));
-  const [vb, va] = [verdictsOf(s.runs?.[0]), verdictsOf(s.runs?.[1])];
-  t.equal(vb.get('no-duplicate-ip')?.label, 'failed', `${a.version}: the restore failed with the duplicate-IP error`);
-  t.match(vb.get('no-duplicate-ip')?.evidence.join('\n') ?? '', DUPLICATE, `${a.version}: the evidence quotes the real host-local error`);
-  t.equal(vb.get('alloc-restored')?.label, 'failed', `${a.version}: the alloc was not restored`);
-  t.match(vb.get('no-leaks')?.message ?? '', /reservation 172\.26\.64\.\d+ in \/var\/lib\/cni\/networks\/nomad names \w{8}, which is not a live alloc|network namespace [0-9a-f-]{36} has no live alloc/, `${a.version}: the failed alloc's stale reservation or namespace is still there`);
-  for (const id of REBOOT_CHECKS) {
-    const want = expectedLabel(b, 'graceful', id, SHIPPED_JOB_SKIPS);
-    t.equal(va.get(id)?.label, want, `${b.version}: ${id} ${want}: ${va.get(id)?.message}`);
-  }
-  t.same([...(s.comparison?.flipped ?? [])].sort(), [...FLIP_ACROSS_FIX].sort(), 'exactly these checks flipped');
-  t.same([s.comparison?.before?.suiteName, s.comparison?.after?.suiteName], [`bridge-exec-reboot@${a.version.replace(/^v/, '')}`, `bridge-exec-reboot@${b.version.replace(/^v/, '')}`], 'one suite per build, named by its version');
-  for (const id of r.runIds) t.same(domainsMatching(id), [], `no libvirt domain of ${id} left`);
-});
+t.test(
+  `compare bridge-exec-reboot --before ${pair?.before.version ?? '(< 1.9.4)'} --after ${pair?.after.version ?? '(>= 1.9.4)'}: exactly the checks the tmpfs fix changes flip`,
+  {
+    skip: skip ?? (pair ? false : 'needs one build before 1.9.4 and one from 1.9.4 on in NOMAD_BINARIES'),
+    timeout: 70 * 60_000,
+  },
+  async (t) => {
+    const { before: a, after: b } = pair!;
+    const dir = t.testdir({});
+    const summary = join(dir, 'summary.json');
+    const junit = join(dir, 'junit.xml');
+    const r = await runCli(t, [
+      'compare',
+      'bridge-exec-reboot',
+      '--before',
+      a.path,
+      '--after',
+      b.path,
+      '--netns',
+      NETNS,
+      '--junit',
+      junit,
+      '--report-json',
+      summary,
+      '--reports-dir',
+      join(dir, 'reports'),
+      '--artifacts',
+      'always',
+      ...expectArgs(b, 'graceful'),
+    ]);
+    t.equal(r.code, 0, `exit 0: the after build (${b.version}) met its expectations (what the CHANGELOG predicts)`);
+    validateJUnit(t, junit);
+    const s = JSON.parse(readFileSync(summary, 'utf8'));
+    const [vb, va] = [verdictsOf(s.runs?.[0]), verdictsOf(s.runs?.[1])];
+    t.equal(vb.get('no-duplicate-ip')?.label, 'failed', `${a.version}: the restore failed with the duplicate-IP error`);
+    t.match(
+      vb.get('no-duplicate-ip')?.evidence.join('\n') ?? '',
+      DUPLICATE,
+      `${a.version}: the evidence quotes the real host-local error`,
+    );
+    t.equal(vb.get('alloc-restored')?.label, 'failed', `${a.version}: the alloc was not restored`);
+    t.match(
+      vb.get('no-leaks')?.message ?? '',
+      /reservation 172\.26\.64\.\d+ in \/var\/lib\/cni\/networks\/nomad names \w{8}, which is not a live alloc|network namespace [0-9a-f-]{36} has no live alloc/,
+      `${a.version}: the failed alloc's stale reservation or namespace is still there`,
+    );
+    for (const id of REBOOT_CHECKS) {
+      const want = expectedLabel(b, 'graceful', id, SHIPPED_JOB_SKIPS);
+      t.equal(va.get(id)?.label, want, `${b.version}: ${id} ${want}: ${va.get(id)?.message}`);
+    }
+    t.same([...(s.comparison?.flipped ?? [])].sort(), [...FLIP_ACROSS_FIX].sort(), 'exactly these checks flipped');
+    t.same(
+      [s.comparison?.before?.suiteName, s.comparison?.after?.suiteName],
+      [`bridge-exec-reboot@${a.version.replace(/^v/, '')}`, `bridge-exec-reboot@${b.version.replace(/^v/, '')}`],
+      'one suite per build, named by its version',
+    );
+    for (const id of r.runIds) t.same(domainsMatching(id), [], `no libvirt domain of ${id} left`);
+  },
+);
 
 for (const build of alone) {
-  t.test(`bridge-exec-reboot on Nomad ${build.version} (${build.path})${build.beforeTmpfsFix ? '' : ', rebooted twice'}`, { skip: skip ?? false, timeout: 45 * 60_000 }, (t) => runAlone(t, build));
+  t.test(
+    `bridge-exec-reboot on Nomad ${build.version} (${build.path})${build.beforeTmpfsFix ? '' : ', rebooted twice'}`,
+    { skip: skip ?? false, timeout: 45 * 60_000 },
+    (t) => runAlone(t, build),
+  );
 }
-if (alone.length === 0) t.test('bridge-exec-reboot on every build not compared above', { skip: skip ?? 'every build given ran in the compare above' }, async () => {});
+if (alone.length === 0)
+  t.test(
+    'bridge-exec-reboot on every build not compared above',
+    { skip: skip ?? 'every build given ran in the compare above' },
+    async () => {},
+  );
 
 async function runAlone(t: Test, build: Build): Promise<void> {
   const dir = t.testdir({});
   const summary = join(dir, 'summary.json');
   // A build with the fix is rebooted twice: restored after each reboot, and nothing leaked after the second; what the
   // CHANGELOG says still fails after a host reboot is expected to.
-  const expect = build.beforeTmpfsFix ? ['--expect', 'no-duplicate-ip=fail'] : ['--reboots', '2', ...expectArgs(build, 'graceful')];
-  const r = await runCli(t, ['run', 'bridge-exec-reboot', '--nomad-binary', build.path, '--netns', NETNS, '--junit', join(dir, 'junit.xml'), '--report-json', summary, '--reports-dir', join(dir, 'reports'), '--artifacts', 'always', ...expect]);
+  const expect = build.beforeTmpfsFix
+    ? ['--expect', 'no-duplicate-ip=fail']
+    : ['--reboots', '2', ...expectArgs(build, 'graceful')];
+  const r = await runCli(t, [
+    'run',
+    'bridge-exec-reboot',
+    '--nomad-binary',
+    build.path,
+    '--netns',
+    NETNS,
+    '--junit',
+    join(dir, 'junit.xml'),
+    '--report-json',
+    summary,
+    '--reports-dir',
+    join(dir, 'reports'),
+    '--artifacts',
+    'always',
+    ...expect,
+  ]);
   t.equal(r.code, 0, `the verdicts match Nomad's history for ${build.version}`);
   const run = JSON.parse(readFileSync(summary, 'utf8')).runs?.[0];
   const v = verdictsOf(run);
@@ -85,7 +157,11 @@ async function runAlone(t: Test, build: Build): Promise<void> {
       t.equal(v.get(id)?.label, want, `${id} ${want}: ${v.get(id)?.message}`);
     }
     t.equal(run?.properties?.['reboots'], '2 of 2', 'rebooted twice');
-    t.not(run?.properties?.['client.boot_id.after.1'], run?.properties?.['client.boot_id.after.2'], 'two different boots');
+    t.not(
+      run?.properties?.['client.boot_id.after.1'],
+      run?.properties?.['client.boot_id.after.2'],
+      'two different boots',
+    );
   }
   for (const id of r.runIds) t.same(domainsMatching(id), [], `no libvirt domain of ${id} left`);
 }

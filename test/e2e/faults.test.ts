@@ -24,94 +24,177 @@ import { checkIds } from '../helpers/check-ids.js';
 
 t.setTimeout(180 * 60_000);
 const builds = buildsFromEnv();
-const skip = builds.length === 0 ? 'no Nomad build given: set NOMAD_BINARIES=/path/a,/path/b (or NOMAD_BINARY)' : vmSkipReason();
+const skip =
+  builds.length === 0 ? 'no Nomad build given: set NOMAD_BINARIES=/path/a,/path/b (or NOMAD_BINARY)' : vmSkipReason();
 const KINDS = ['panic', 'power-off', 'agent-kill', 'partition'] as const;
 const PARTITION = '6m';
 const DUPLICATE = /has been allocated to [0-9a-f-]+, duplicate allocation is not allowed/;
 const REBOOT_CHECKS = checkIds('bridge-exec-reboot');
 /** The host reboots of a build before 1.9.4 fail the restore itself (the duplicate-IP error), judged on their own below. */
-const restoreFails = (b: Build, kind: string): boolean => b.beforeTmpfsFix && (kind === 'panic' || kind === 'power-off');
+const restoreFails = (b: Build, kind: string): boolean =>
+  b.beforeTmpfsFix && (kind === 'panic' || kind === 'power-off');
 
-type Frame = { Events: { Topic: string; Type: string; Payload: Record<string, { Status?: string; ClientStatus?: string }> }[] };
+type Frame = {
+  Events: { Topic: string; Type: string; Payload: Record<string, { Status?: string; ClientStatus?: string }> }[];
+};
 type Run = {
-  outcome: string; properties: Record<string, string>; verdicts: never[];
-  artifacts: { name: string; path: string }[]; steps: { name: string; durationMs: number }[];
+  outcome: string;
+  properties: Record<string, string>;
+  verdicts: never[];
+  artifacts: { name: string; path: string }[];
+  steps: { name: string; durationMs: number }[];
 };
 
-t.test(`${KINDS.join(', ')} on Nomad ${builds.map((b) => b.version).join(', ') || '(none)'}: a matrix, one warm lab per build`, { skip: skip ?? false, timeout: 170 * 60_000 }, async (t) => {
-  const dir = t.testdir({});
-  // Note: the warm labs' work dir lives outside the test dir: tap removes a test dir before later teardowns run, and a
-  // teardown that then found no work dir left the warm labs' domains behind (found in session 7: four shut-off
-  // domains with their disks and snapshots from the session-6 run of this file).
-  const work = mkdtempSync(join(tmpdir(), 'nrh-e2e-faults-'));
-  const lab = ['--netns', NETNS, '--work-dir', work];
-  const warmLabs = () => (existsSync(work) ? readdirSync(work).filter((f) => f.startsWith('warm-')) : []);
-  t.teardown(async () => {
-    if (warmLabs().length) await runCli(t, ['destroy', '--warm', ...lab]);
-    rmSync(work, { recursive: true, force: true });
-  });
-  const nomad = builds.map((b) => `{ name: "${b.version.replace(/^v/, '')}", binary: ${JSON.stringify(b.path)} }`);
-  const yaml = [
-    'scenario: bridge-exec-reboot', 'axes:', `  nomad: [${nomad.join(', ')}]`, `  reboot: [${KINDS.join(', ')}]`, 'parallel: 1',
-    'defaults:', `  reboot: { partition_for: ${PARTITION} }`, '  reports: { artifacts: always }', '',
-  ].join('\n');
-  const file = join(dir, 'faults.yaml');
-  writeFileSync(file, yaml);
-  const junit = join(dir, 'junit.xml');
-  const summary = join(dir, 'summary.json');
-  const r = await runCli(t, ['matrix', file, ...lab, '--junit', junit, '--report-json', summary, '--reports-dir', join(dir, 'reports')], undefined, { HARNESS_WARM: '1' });
-  const anyFailure = builds.some((b) => KINDS.some((k) => restoreFails(b, k) || changelogFailures(b, k).length > 0));
-  t.equal(r.code, anyFailure ? 1 : 0, anyFailure ? 'exit 1: a cell fails as Nomad\'s history predicts (the duplicate-IP error before 1.9.4, or the CHANGELOG\'s failures)' : 'exit 0: every cell met what its kind expects');
-  validateJUnit(t, junit);
-  const runs = JSON.parse(readFileSync(summary, 'utf8')).runs as Run[];
-  t.equal(runs.length, builds.length * KINDS.length, 'one run per cell');
-  const cell = (b: Build, kind: string) =>
-    runs.find((x) => x.properties['matrix.reboot'] === kind && x.properties['matrix.nomad'] === b.version.replace(/^v/, ''));
+t.test(
+  `${KINDS.join(', ')} on Nomad ${builds.map((b) => b.version).join(', ') || '(none)'}: a matrix, one warm lab per build`,
+  { skip: skip ?? false, timeout: 170 * 60_000 },
+  async (t) => {
+    const dir = t.testdir({});
+    // Note: the warm labs' work dir lives outside the test dir: tap removes a test dir before later teardowns run, and a
+    // teardown that then found no work dir left the warm labs' domains behind (found in session 7: four shut-off
+    // domains with their disks and snapshots from the session-6 run of this file).
+    const work = mkdtempSync(join(tmpdir(), 'nrh-e2e-faults-'));
+    const lab = ['--netns', NETNS, '--work-dir', work];
+    const warmLabs = () => (existsSync(work) ? readdirSync(work).filter((f) => f.startsWith('warm-')) : []);
+    t.teardown(async () => {
+      if (warmLabs().length) await runCli(t, ['destroy', '--warm', ...lab]);
+      rmSync(work, { recursive: true, force: true });
+    });
+    const nomad = builds.map((b) => `{ name: "${b.version.replace(/^v/, '')}", binary: ${JSON.stringify(b.path)} }`);
+    const yaml = [
+      'scenario: bridge-exec-reboot',
+      'axes:',
+      `  nomad: [${nomad.join(', ')}]`,
+      `  reboot: [${KINDS.join(', ')}]`,
+      'parallel: 1',
+      'defaults:',
+      `  reboot: { partition_for: ${PARTITION} }`,
+      '  reports: { artifacts: always }',
+      '',
+    ].join('\n');
+    const file = join(dir, 'faults.yaml');
+    writeFileSync(file, yaml);
+    const junit = join(dir, 'junit.xml');
+    const summary = join(dir, 'summary.json');
+    const r = await runCli(
+      t,
+      ['matrix', file, ...lab, '--junit', junit, '--report-json', summary, '--reports-dir', join(dir, 'reports')],
+      undefined,
+      { HARNESS_WARM: '1' },
+    );
+    const anyFailure = builds.some((b) => KINDS.some((k) => restoreFails(b, k) || changelogFailures(b, k).length > 0));
+    t.equal(
+      r.code,
+      anyFailure ? 1 : 0,
+      anyFailure
+        ? "exit 1: a cell fails as Nomad's history predicts (the duplicate-IP error before 1.9.4, or the CHANGELOG's failures)"
+        : 'exit 0: every cell met what its kind expects',
+    );
+    validateJUnit(t, junit);
+    const runs = JSON.parse(readFileSync(summary, 'utf8')).runs as Run[];
+    t.equal(runs.length, builds.length * KINDS.length, 'one run per cell');
+    const cell = (b: Build, kind: string) =>
+      runs.find(
+        (x) => x.properties['matrix.reboot'] === kind && x.properties['matrix.nomad'] === b.version.replace(/^v/, ''),
+      );
 
-  for (const b of builds) {
-    for (const kind of KINDS) {
-      const run = cell(b, kind);
-      t.ok(run, `${b.version} ${kind}: a run`);
-      if (!run) continue;
-      const v = verdictsOf(run);
-      const at = `${b.version} ${kind}`;
-      const predicted = changelogFailures(b, kind);
-      if (!restoreFails(b, kind)) {
-        const failed = REBOOT_CHECKS.filter((id) => v.get(id)?.status === 'failed');
-        t.same([...failed].sort(), [...predicted].sort(), `${at}: the checks that failed are the ones the CHANGELOG predicts (${predicted.join(', ') || 'none'})`);
-        t.equal(run.outcome, predicted.length ? 'failed' : 'passed', `${at}: ${predicted.length ? 'failed as predicted' : 'every check met its expectation'}`);
-      }
-      if (kind === 'panic' || kind === 'power-off') {
-        t.equal(v.get('client-rebooted')?.label, 'passed', `${at}: the client rebooted (a new boot_id)`);
-        t.not(run.properties['client.boot_id.before'], run.properties['client.boot_id.after'], `${at}: boot_id changed`);
-        if (b.beforeTmpfsFix) {
-          t.equal(v.get('no-duplicate-ip')?.label, 'failed', `${at}: the restore failed with the duplicate-IP error`);
-          t.match(v.get('no-duplicate-ip')?.evidence.join('\n') ?? '', DUPLICATE, `${at}: the evidence quotes the real host-local error`);
-          t.equal(v.get('alloc-restored')?.label, 'failed', `${at}: the alloc was not restored`);
-        } else {
-          t.equal(v.get('alloc-restored')?.label, 'passed', `${at}: restored in place`);
+    for (const b of builds) {
+      for (const kind of KINDS) {
+        const run = cell(b, kind);
+        t.ok(run, `${b.version} ${kind}: a run`);
+        if (!run) continue;
+        const v = verdictsOf(run);
+        const at = `${b.version} ${kind}`;
+        const predicted = changelogFailures(b, kind);
+        if (!restoreFails(b, kind)) {
+          const failed = REBOOT_CHECKS.filter((id) => v.get(id)?.status === 'failed');
+          t.same(
+            [...failed].sort(),
+            [...predicted].sort(),
+            `${at}: the checks that failed are the ones the CHANGELOG predicts (${predicted.join(', ') || 'none'})`,
+          );
+          t.equal(
+            run.outcome,
+            predicted.length ? 'failed' : 'passed',
+            `${at}: ${predicted.length ? 'failed as predicted' : 'every check met its expectation'}`,
+          );
         }
-      } else if (kind === 'agent-kill') {
-        t.match(v.get('client-rebooted')?.message, /boot_id unchanged .* the agent was restarted by systemd \(pid \d+ -> \d+\)/, `${at}: no reboot, a new agent`);
-        t.match(v.get('task-restarted')?.message, /kept running through agent-kill/, `${at}: the task was not restarted`);
-      } else {
-        t.match(v.get('alloc-restored')?.message, /^replaced, as expected \(partition of 360s > heartbeat_grace 300s\)/, `${at}: replaced, and the verdict says it was expected`);
+        if (kind === 'panic' || kind === 'power-off') {
+          t.equal(v.get('client-rebooted')?.label, 'passed', `${at}: the client rebooted (a new boot_id)`);
+          t.not(
+            run.properties['client.boot_id.before'],
+            run.properties['client.boot_id.after'],
+            `${at}: boot_id changed`,
+          );
+          if (b.beforeTmpfsFix) {
+            t.equal(v.get('no-duplicate-ip')?.label, 'failed', `${at}: the restore failed with the duplicate-IP error`);
+            t.match(
+              v.get('no-duplicate-ip')?.evidence.join('\n') ?? '',
+              DUPLICATE,
+              `${at}: the evidence quotes the real host-local error`,
+            );
+            t.equal(v.get('alloc-restored')?.label, 'failed', `${at}: the alloc was not restored`);
+          } else {
+            t.equal(v.get('alloc-restored')?.label, 'passed', `${at}: restored in place`);
+          }
+        } else if (kind === 'agent-kill') {
+          t.match(
+            v.get('client-rebooted')?.message,
+            /boot_id unchanged .* the agent was restarted by systemd \(pid \d+ -> \d+\)/,
+            `${at}: no reboot, a new agent`,
+          );
+          t.match(
+            v.get('task-restarted')?.message,
+            /kept running through agent-kill/,
+            `${at}: the task was not restarted`,
+          );
+        } else {
+          t.match(
+            v.get('alloc-restored')?.message,
+            /^replaced, as expected \(partition of 360s > heartbeat_grace 300s\)/,
+            `${at}: replaced, and the verdict says it was expected`,
+          );
+        }
+        const events = readFileSync(run.artifacts.find((a) => a.name === 'events.ndjson')!.path, 'utf8')
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l) as Frame);
+        const all = events.flatMap((f) => f.Events ?? []);
+        t.ok(
+          all.some((e) => e.Topic === 'Allocation' && e.Type === 'PlanResult'),
+          `${at}: the placement arrived as a PlanResult`,
+        );
+        t.ok(
+          all.some(
+            (e) =>
+              e.Topic === 'Allocation' &&
+              e.Type === 'AllocationUpdated' &&
+              e.Payload['Allocation']?.ClientStatus === 'running',
+          ),
+          `${at}: the client reported it running`,
+        );
+        if (kind === 'partition') {
+          t.ok(
+            all.some((e) => e.Topic === 'Node' && e.Type === 'NodeStreamEvent' && e.Payload['Node']?.Status === 'down'),
+            `${at}: the node went down (NodeStreamEvent)`,
+          );
+          t.ok(
+            all.some((e) => e.Topic === 'Allocation' && e.Payload['Allocation']?.ClientStatus === 'lost'),
+            `${at}: the alloc was marked lost`,
+          );
+        }
       }
-      const events = readFileSync(run.artifacts.find((a) => a.name === 'events.ndjson')!.path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Frame);
-      const all = events.flatMap((f) => f.Events ?? []);
-      t.ok(all.some((e) => e.Topic === 'Allocation' && e.Type === 'PlanResult'), `${at}: the placement arrived as a PlanResult`);
-      t.ok(all.some((e) => e.Topic === 'Allocation' && e.Type === 'AllocationUpdated' && e.Payload['Allocation']?.ClientStatus === 'running'), `${at}: the client reported it running`);
-      if (kind === 'partition') {
-        t.ok(all.some((e) => e.Topic === 'Node' && e.Type === 'NodeStreamEvent' && e.Payload['Node']?.Status === 'down'), `${at}: the node went down (NodeStreamEvent)`);
-        t.ok(all.some((e) => e.Topic === 'Allocation' && e.Payload['Allocation']?.ClientStatus === 'lost'), `${at}: the alloc was marked lost`);
-      }
+      const warm = KINDS.map((k) => cell(b, k)?.properties['lab.warm'] ?? '');
+      t.equal(
+        warm.filter((w) => w === 'yes').length,
+        KINDS.length - 1,
+        `${b.version}: one cold cell, the others warm (${warm.join('; ')})`,
+      );
     }
-    const warm = KINDS.map((k) => cell(b, k)?.properties['lab.warm'] ?? '');
-    t.equal(warm.filter((w) => w === 'yes').length, KINDS.length - 1, `${b.version}: one cold cell, the others warm (${warm.join('; ')})`);
-  }
-  for (const id of r.runIds) t.same(domainsMatching(id), [], `no libvirt domain of ${id} left`);
-  const kept = warmLabs();
-  t.equal(kept.length, builds.length, `one warm lab per build kept (${kept.join(', ')})`);
-  t.equal((await runCli(t, ['destroy', '--warm', ...lab])).code, 0, 'destroy --warm');
-  for (const w of kept) t.same(domainsMatching(w), [], `no domain of ${w} left after destroy --warm`);
-});
+    for (const id of r.runIds) t.same(domainsMatching(id), [], `no libvirt domain of ${id} left`);
+    const kept = warmLabs();
+    t.equal(kept.length, builds.length, `one warm lab per build kept (${kept.join(', ')})`);
+    t.equal((await runCli(t, ['destroy', '--warm', ...lab])).code, 0, 'destroy --warm');
+    for (const w of kept) t.same(domainsMatching(w), [], `no domain of ${w} left after destroy --warm`);
+  },
+);

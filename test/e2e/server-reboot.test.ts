@@ -16,23 +16,53 @@ const build = buildsFromEnv()[0];
 const skip = build ? vmSkipReason() : 'no Nomad build given: set NOMAD_BINARY=/path/to/nomad (or NOMAD_BINARIES)';
 const CHECKS = idsOf(EXAMPLE);
 
-t.test(`run server-reboot --scenarios examples/scenarios on Nomad ${build?.version ?? '(none)'}: the server host reboots, the client's alloc serves through it`, {
-  skip: skip ?? false, timeout: 50 * 60_000,
-}, async (t) => {
-  const dir = t.testdir({});
-  const summary = join(dir, 'summary.json');
-  const junit = join(dir, 'junit.xml');
-  const r = await runCli(t, ['run', 'server-reboot', '--scenarios', resolve('examples/scenarios'), '--nomad-binary', build!.path,
-    '--netns', NETNS, '--junit', junit, '--report-json', summary, '--reports-dir', join(dir, 'reports'), '--artifacts', 'always']);
-  const run = JSON.parse(readFileSync(summary, 'utf8')).runs?.[0];
-  const v = verdictsOf(run);
-  t.comment(`exit ${r.code}; ${[...v.values()].map((x) => `${x.id}=${x.label}: ${x.message}`).join('; ')}`);
-  t.equal(r.code, 0, 'exit 0: every check of the example passed');
-  validateJUnit(t, junit);
-  t.same([...v.keys()], CHECKS, "the example's own checks, in its order");
-  for (const id of CHECKS) t.equal(v.get(id)?.label, 'passed', `${id}: ${v.get(id)?.message}`);
-  const p = (run?.properties ?? {}) as Record<string, string>;
-  t.ok(p['server.boot_id.before'] && p['server.boot_id.after'] && p['server.boot_id.before'] !== p['server.boot_id.after'], 'the server host really rebooted');
-  t.match(v.get('served-through-reboot')?.message ?? '', /^(\d+) of \1 probes answered$/, 'probes made while the server was away, all answered');
-  for (const id of r.runIds) t.same(domainsMatching(id), [], `no libvirt domain of ${id} left`);
-});
+t.test(
+  `run server-reboot --scenarios examples/scenarios on Nomad ${build?.version ?? '(none)'}: the server host reboots, the client's alloc serves through it`,
+  {
+    skip: skip ?? false,
+    timeout: 50 * 60_000,
+  },
+  async (t) => {
+    const dir = t.testdir({});
+    const summary = join(dir, 'summary.json');
+    const junit = join(dir, 'junit.xml');
+    const r = await runCli(t, [
+      'run',
+      'server-reboot',
+      '--scenarios',
+      resolve('examples/scenarios'),
+      '--nomad-binary',
+      build!.path,
+      '--netns',
+      NETNS,
+      '--junit',
+      junit,
+      '--report-json',
+      summary,
+      '--reports-dir',
+      join(dir, 'reports'),
+      '--artifacts',
+      'always',
+    ]);
+    const run = JSON.parse(readFileSync(summary, 'utf8')).runs?.[0];
+    const v = verdictsOf(run);
+    t.comment(`exit ${r.code}; ${[...v.values()].map((x) => `${x.id}=${x.label}: ${x.message}`).join('; ')}`);
+    t.equal(r.code, 0, 'exit 0: every check of the example passed');
+    validateJUnit(t, junit);
+    t.same([...v.keys()], CHECKS, "the example's own checks, in its order");
+    for (const id of CHECKS) t.equal(v.get(id)?.label, 'passed', `${id}: ${v.get(id)?.message}`);
+    const p = (run?.properties ?? {}) as Record<string, string>;
+    t.ok(
+      p['server.boot_id.before'] &&
+        p['server.boot_id.after'] &&
+        p['server.boot_id.before'] !== p['server.boot_id.after'],
+      'the server host really rebooted',
+    );
+    t.match(
+      v.get('served-through-reboot')?.message ?? '',
+      /^(\d+) of \1 probes answered$/,
+      'probes made while the server was away, all answered',
+    );
+    for (const id of r.runIds) t.same(domainsMatching(id), [], `no libvirt domain of ${id} left`);
+  },
+);

@@ -23,7 +23,8 @@ import { CLIENT_REBOOTED } from '../../lib/checks/client-rebooted.js';
 t.setTimeout(120 * 60_000);
 
 const builds = buildsFromEnv();
-const skip = builds.length === 0 ? 'no Nomad build given: set NOMAD_BINARIES=/path/a,/path/b (or NOMAD_BINARY)' : vmSkipReason();
+const skip =
+  builds.length === 0 ? 'no Nomad build given: set NOMAD_BINARIES=/path/a,/path/b (or NOMAD_BINARY)' : vmSkipReason();
 const from = builds.find((b) => b.beforeTmpfsFix);
 const gap = builds.find((b) => !b.beforeTmpfsFix && !b.migratesState);
 const fixed = builds.find((b) => b.migratesState);
@@ -32,7 +33,26 @@ async function upgrade(t: Test, a: Build, b: Build, expect: string[], extra: str
   const dir = t.testdir({});
   const summary = join(dir, 'summary.json');
   const junit = join(dir, 'junit.xml');
-  const r = await runCli(t, ['run', 'upgrade-in-place', '--nomad-binary', a.path, '--upgrade-to', b.path, '--netns', NETNS, '--junit', junit, '--report-json', summary, '--reports-dir', join(dir, 'reports'), '--artifacts', 'always', ...expect.flatMap((e) => ['--expect', e]), ...extra]);
+  const r = await runCli(t, [
+    'run',
+    'upgrade-in-place',
+    '--nomad-binary',
+    a.path,
+    '--upgrade-to',
+    b.path,
+    '--netns',
+    NETNS,
+    '--junit',
+    junit,
+    '--report-json',
+    summary,
+    '--reports-dir',
+    join(dir, 'reports'),
+    '--artifacts',
+    'always',
+    ...expect.flatMap((e) => ['--expect', e]),
+    ...extra,
+  ]);
   t.equal(r.code, 0, `the verdicts match Nomad's history for ${a.version} -> ${b.version}`);
   validateJUnit(t, junit);
   for (const id of r.runIds) t.same(domainsMatching(id), [], `no libvirt domain of ${id} left`);
@@ -40,40 +60,67 @@ async function upgrade(t: Test, a: Build, b: Build, expect: string[], extra: str
   return { v: verdictsOf(run), props: (run?.properties ?? {}) as Record<string, string> };
 }
 
-t.test(`upgrade-in-place ${from?.version ?? '(< 1.9.4)'} -> ${gap?.version ?? '(1.9.4-1.9.6)'}: the new allocs collide with the old tasks' addresses`, {
-  skip: skip ?? (from && gap ? false : 'needs a build before 1.9.4 and one in 1.9.4-1.9.6 in NOMAD_BINARIES'), timeout: 45 * 60_000,
-}, async (t) => {
-  const { v, props } = await upgrade(t, from!, gap!, [`${UNIQUE.id}=fail`, `${STATE_MIGRATED.id}=fail`]);
-  t.equal(v.get(UNIQUE.id)?.label, 'expected failure');
-  t.match(v.get(UNIQUE.id)?.message ?? '', /172\.26\.64\.\d+ is held by .+ and .+/, 'the message names the address and both holders');
-  t.equal(v.get('state-migrated')?.label, 'expected failure');
-  t.match(v.get('state-migrated')?.message ?? '', /\/var\/lib\/cni\/networks\/nomad still exists/);
-  t.match(props['nomad.version.after'] ?? '', gap!.version.replace(/^v/, ''), 'the client really ran the new build');
-});
+t.test(
+  `upgrade-in-place ${from?.version ?? '(< 1.9.4)'} -> ${gap?.version ?? '(1.9.4-1.9.6)'}: the new allocs collide with the old tasks' addresses`,
+  {
+    skip: skip ?? (from && gap ? false : 'needs a build before 1.9.4 and one in 1.9.4-1.9.6 in NOMAD_BINARIES'),
+    timeout: 45 * 60_000,
+  },
+  async (t) => {
+    const { v, props } = await upgrade(t, from!, gap!, [`${UNIQUE.id}=fail`, `${STATE_MIGRATED.id}=fail`]);
+    t.equal(v.get(UNIQUE.id)?.label, 'expected failure');
+    t.match(
+      v.get(UNIQUE.id)?.message ?? '',
+      /172\.26\.64\.\d+ is held by .+ and .+/,
+      'the message names the address and both holders',
+    );
+    t.equal(v.get('state-migrated')?.label, 'expected failure');
+    t.match(v.get('state-migrated')?.message ?? '', /\/var\/lib\/cni\/networks\/nomad still exists/);
+    t.match(props['nomad.version.after'] ?? '', gap!.version.replace(/^v/, ''), 'the client really ran the new build');
+  },
+);
 
-t.test(`upgrade-in-place ${from?.version ?? '(< 1.9.4)'} -> ${fixed?.version ?? '(>= 1.9.7)'}: the state is migrated and every address unique`, {
-  skip: skip ?? (from && fixed ? false : 'needs a build before 1.9.4 and one from 1.9.7 on in NOMAD_BINARIES'), timeout: 45 * 60_000,
-}, async (t) => {
-  const { v, props } = await upgrade(t, from!, fixed!, []);
-  for (const id of idsOf(UPGRADE_CHECKS)) t.equal(v.get(id)?.label, 'passed', `${id} passed: ${v.get(id)?.message}`);
-  t.match(v.get('state-migrated')?.message ?? '', /migrated CNI state/, 'the client logged the migration');
-  t.match(props['nomad.version.after'] ?? '', fixed!.version.replace(/^v/, ''));
-});
+t.test(
+  `upgrade-in-place ${from?.version ?? '(< 1.9.4)'} -> ${fixed?.version ?? '(>= 1.9.7)'}: the state is migrated and every address unique`,
+  {
+    skip: skip ?? (from && fixed ? false : 'needs a build before 1.9.4 and one from 1.9.7 on in NOMAD_BINARIES'),
+    timeout: 45 * 60_000,
+  },
+  async (t) => {
+    const { v, props } = await upgrade(t, from!, fixed!, []);
+    for (const id of idsOf(UPGRADE_CHECKS)) t.equal(v.get(id)?.label, 'passed', `${id} passed: ${v.get(id)?.message}`);
+    t.match(v.get('state-migrated')?.message ?? '', /migrated CNI state/, 'the client logged the migration');
+    t.match(props['nomad.version.after'] ?? '', fixed!.version.replace(/^v/, ''));
+  },
+);
 
-t.test(`upgrade-in-place --upgrade-mode upgrade-then-reboot ${from?.version ?? '(< 1.9.4)'} -> ${fixed?.version ?? '(>= 1.9.7)'}: every alloc's restore judged after the reboot`, {
-  skip: skip ?? (from && fixed ? false : 'needs a build before 1.9.4 and one from 1.9.7 on in NOMAD_BINARIES'), timeout: 45 * 60_000,
-}, async (t) => {
-  // Real run (docs/findings.md): the 3 allocs restart 26-58 s after the reboot on the new build, with addresses that may
-  // swap among them; every wait after the reboot reads evidence newer than it, so a pass here means each was restored.
-  const { v, props } = await upgrade(t, from!, fixed!, [], ['--upgrade-mode', 'upgrade-then-reboot']);
-  t.equal(props['upgrade.mode'], 'upgrade-then-reboot');
-  t.match(props['nomad.version.after'] ?? '', fixed!.version.replace(/^v/, ''), 'the client really ran the new build');
-  t.equal(v.get('client-rebooted')?.label, 'passed', 'the client rebooted after the upgrade');
-  for (const id of idsOf(RESTORE_CHECKS.filter((c) => c !== CLIENT_REBOOTED))) {
-    t.equal(v.get(id)?.label, 'passed', `${id} passed: ${v.get(id)?.message}`);
-    t.equal(v.get(id)?.perAlloc?.length, 3, `${id}: each of the 3 allocs judged`);
-  }
-  t.match(v.get('alloc-restored')?.message ?? '', /^all 3 allocs restored in place/);
-  t.match(props['job.settled'] ?? '', /^yes: all 3 allocs settled: (.*running with tasks started after the disruption.*){3}/, 'each alloc running on tasks started after the reboot');
-  for (const id of idsOf(UPGRADE_CHECKS)) t.equal(v.get(id)?.label, 'passed', `${id} passed: ${v.get(id)?.message}`);
-});
+t.test(
+  `upgrade-in-place --upgrade-mode upgrade-then-reboot ${from?.version ?? '(< 1.9.4)'} -> ${fixed?.version ?? '(>= 1.9.7)'}: every alloc's restore judged after the reboot`,
+  {
+    skip: skip ?? (from && fixed ? false : 'needs a build before 1.9.4 and one from 1.9.7 on in NOMAD_BINARIES'),
+    timeout: 45 * 60_000,
+  },
+  async (t) => {
+    // Real run (docs/findings.md): the 3 allocs restart 26-58 s after the reboot on the new build, with addresses that may
+    // swap among them; every wait after the reboot reads evidence newer than it, so a pass here means each was restored.
+    const { v, props } = await upgrade(t, from!, fixed!, [], ['--upgrade-mode', 'upgrade-then-reboot']);
+    t.equal(props['upgrade.mode'], 'upgrade-then-reboot');
+    t.match(
+      props['nomad.version.after'] ?? '',
+      fixed!.version.replace(/^v/, ''),
+      'the client really ran the new build',
+    );
+    t.equal(v.get('client-rebooted')?.label, 'passed', 'the client rebooted after the upgrade');
+    for (const id of idsOf(RESTORE_CHECKS.filter((c) => c !== CLIENT_REBOOTED))) {
+      t.equal(v.get(id)?.label, 'passed', `${id} passed: ${v.get(id)?.message}`);
+      t.equal(v.get(id)?.perAlloc?.length, 3, `${id}: each of the 3 allocs judged`);
+    }
+    t.match(v.get('alloc-restored')?.message ?? '', /^all 3 allocs restored in place/);
+    t.match(
+      props['job.settled'] ?? '',
+      /^yes: all 3 allocs settled: (.*running with tasks started after the disruption.*){3}/,
+      'each alloc running on tasks started after the reboot',
+    );
+    for (const id of idsOf(UPGRADE_CHECKS)) t.equal(v.get(id)?.label, 'passed', `${id} passed: ${v.get(id)?.message}`);
+  },
+);

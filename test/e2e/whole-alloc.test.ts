@@ -15,7 +15,8 @@ import { CHECKS } from '../../scenarios/bridge-exec-reboot.js';
 
 t.setTimeout(150 * 60_000);
 const builds = buildsFromEnv().filter((b) => !b.beforeTmpfsFix);
-const skip = builds.length === 0 ? 'no Nomad build from 1.9.4 on given: set NOMAD_BINARIES=/path/a,/path/b' : vmSkipReason();
+const skip =
+  builds.length === 0 ? 'no Nomad build from 1.9.4 on given: set NOMAD_BINARIES=/path/a,/path/b' : vmSkipReason();
 const KINDS = ['graceful', 'agent-kill'] as const;
 const JOB = fileURLToPath(new URL('../../examples/jobs/whole-alloc.nomad.hcl', import.meta.url));
 /** What a failing check's evidence must show, per check (the bug as the client host or the API shows it). */
@@ -28,51 +29,75 @@ const EVIDENCE: Record<string, RegExp> = {
 
 type Run = { outcome: string; properties: Record<string, string>; verdicts: never[] };
 
-t.test(`whole-alloc checks on Nomad ${builds.map((b) => b.version).join(', ') || '(none)'} x ${KINDS.join(', ')}`, { skip: skip ?? false, timeout: 140 * 60_000 }, async (t) => {
-  const dir = t.testdir({});
-  // Note: outside the test dir, which tap removes before later teardowns run (see faults.test.ts).
-  const work = mkdtempSync(join(tmpdir(), 'nrh-e2e-whole-'));
-  const lab = ['--netns', NETNS, '--work-dir', work];
-  const warmLabs = () => (existsSync(work) ? readdirSync(work).filter((f) => f.startsWith('warm-')) : []);
-  t.teardown(async () => {
-    if (warmLabs().length) await runCli(t, ['destroy', '--warm', ...lab]);
-    rmSync(work, { recursive: true, force: true });
-  });
-  const nomad = builds.map((b) => `{ name: "${b.version.replace(/^v/, '')}", binary: ${JSON.stringify(b.path)} }`);
-  const yaml = [
-    'scenario: bridge-exec-reboot', 'axes:', `  nomad: [${nomad.join(', ')}]`, `  reboot: [${KINDS.join(', ')}]`,
-    'parallel: 1', 'defaults:', `  job: { file: ${JSON.stringify(JOB)} }`, '  lab: { memory_mb: 1024 }',
-    '  reports: { artifacts: always }', '',
-  ].join('\n');
-  const file = join(dir, 'whole.yaml');
-  writeFileSync(file, yaml);
-  const junit = join(dir, 'junit.xml');
-  const summary = join(dir, 'summary.json');
-  const r = await runCli(t, ['matrix', file, ...lab, '--junit', junit, '--report-json', summary, '--reports-dir', join(dir, 'reports')], undefined, { HARNESS_WARM: '1' });
-  const anyFailure = builds.some((b) => KINDS.some((k) => changelogFailures(b, k).length > 0));
-  t.equal(r.code, anyFailure ? 1 : 0, anyFailure ? 'exit 1: the changelog predicts failures' : 'exit 0');
-  validateJUnit(t, junit);
-  const runs = JSON.parse(readFileSync(summary, 'utf8')).runs as Run[];
-  const cell = (b: Build, kind: string) =>
-    runs.find((x) => x.properties['matrix.reboot'] === kind && x.properties['matrix.nomad'] === b.version.replace(/^v/, ''));
-  const table: string[] = [];
-  for (const b of builds) {
-    for (const kind of KINDS) {
-      const run = cell(b, kind);
-      const at = `${b.version} ${kind}`;
-      t.ok(run, `${at}: a run`);
-      if (!run) continue;
-      const v = verdictsOf(run as never);
-      const expected = changelogFailures(b, kind);
-      const failed = CHECKS.map((c) => c.id).filter((id) => v.get(id)?.status === 'failed');
-      table.push(`${at}: failed [${failed.join(', ')}], changelog [${expected.join(', ')}]`);
-      t.same(failed, expected, `${at}: the checks that failed are the ones the changelog predicts`);
-      for (const id of expected) t.match(v.get(id)?.evidence.join('\n') ?? '', EVIDENCE[id] ?? /./, `${at}: ${id}'s evidence shows it`);
-      for (const id of ['task-netns', 'services']) t.equal(v.get(id)?.status, 'passed', `${at}: ${id} judged and passed`);
+t.test(
+  `whole-alloc checks on Nomad ${builds.map((b) => b.version).join(', ') || '(none)'} x ${KINDS.join(', ')}`,
+  { skip: skip ?? false, timeout: 140 * 60_000 },
+  async (t) => {
+    const dir = t.testdir({});
+    // Note: outside the test dir, which tap removes before later teardowns run (see faults.test.ts).
+    const work = mkdtempSync(join(tmpdir(), 'nrh-e2e-whole-'));
+    const lab = ['--netns', NETNS, '--work-dir', work];
+    const warmLabs = () => (existsSync(work) ? readdirSync(work).filter((f) => f.startsWith('warm-')) : []);
+    t.teardown(async () => {
+      if (warmLabs().length) await runCli(t, ['destroy', '--warm', ...lab]);
+      rmSync(work, { recursive: true, force: true });
+    });
+    const nomad = builds.map((b) => `{ name: "${b.version.replace(/^v/, '')}", binary: ${JSON.stringify(b.path)} }`);
+    const yaml = [
+      'scenario: bridge-exec-reboot',
+      'axes:',
+      `  nomad: [${nomad.join(', ')}]`,
+      `  reboot: [${KINDS.join(', ')}]`,
+      'parallel: 1',
+      'defaults:',
+      `  job: { file: ${JSON.stringify(JOB)} }`,
+      '  lab: { memory_mb: 1024 }',
+      '  reports: { artifacts: always }',
+      '',
+    ].join('\n');
+    const file = join(dir, 'whole.yaml');
+    writeFileSync(file, yaml);
+    const junit = join(dir, 'junit.xml');
+    const summary = join(dir, 'summary.json');
+    const r = await runCli(
+      t,
+      ['matrix', file, ...lab, '--junit', junit, '--report-json', summary, '--reports-dir', join(dir, 'reports')],
+      undefined,
+      { HARNESS_WARM: '1' },
+    );
+    const anyFailure = builds.some((b) => KINDS.some((k) => changelogFailures(b, k).length > 0));
+    t.equal(r.code, anyFailure ? 1 : 0, anyFailure ? 'exit 1: the changelog predicts failures' : 'exit 0');
+    validateJUnit(t, junit);
+    const runs = JSON.parse(readFileSync(summary, 'utf8')).runs as Run[];
+    const cell = (b: Build, kind: string) =>
+      runs.find(
+        (x) => x.properties['matrix.reboot'] === kind && x.properties['matrix.nomad'] === b.version.replace(/^v/, ''),
+      );
+    const table: string[] = [];
+    for (const b of builds) {
+      for (const kind of KINDS) {
+        const run = cell(b, kind);
+        const at = `${b.version} ${kind}`;
+        t.ok(run, `${at}: a run`);
+        if (!run) continue;
+        const v = verdictsOf(run as never);
+        const expected = changelogFailures(b, kind);
+        const failed = CHECKS.map((c) => c.id).filter((id) => v.get(id)?.status === 'failed');
+        table.push(`${at}: failed [${failed.join(', ')}], changelog [${expected.join(', ')}]`);
+        t.same(failed, expected, `${at}: the checks that failed are the ones the changelog predicts`);
+        for (const id of expected)
+          t.match(v.get(id)?.evidence.join('\n') ?? '', EVIDENCE[id] ?? /./, `${at}: ${id}'s evidence shows it`);
+        for (const id of ['task-netns', 'services'])
+          t.equal(v.get(id)?.status, 'passed', `${at}: ${id} judged and passed`);
+      }
+      const warm = KINDS.map((k) => cell(b, k)?.properties['lab.warm'] ?? '');
+      t.equal(
+        warm.filter((w) => w === 'yes').length,
+        KINDS.length - 1,
+        `${b.version}: one cold cell, the other warm (${warm.join('; ')})`,
+      );
     }
-    const warm = KINDS.map((k) => cell(b, k)?.properties['lab.warm'] ?? '');
-    t.equal(warm.filter((w) => w === 'yes').length, KINDS.length - 1, `${b.version}: one cold cell, the other warm (${warm.join('; ')})`);
-  }
-  t.comment(table.join('\n'));
-  for (const id of r.runIds) t.same(domainsMatching(id), [], `no libvirt domain of ${id} left`);
-});
+    t.comment(table.join('\n'));
+    for (const id of r.runIds) t.same(domainsMatching(id), [], `no libvirt domain of ${id} left`);
+  },
+);

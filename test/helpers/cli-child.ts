@@ -7,7 +7,13 @@ import type { Test } from 'tap';
 
 export const CLI = join(process.cwd(), 'bin/reboot-harness.js');
 
-export interface CliResult { code: number | null; signal: NodeJS.Signals | null; stderr: string; stdout: string; runIds: string[] }
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stderr: string;
+  stdout: string;
+  runIds: string[];
+}
 
 /** How long a SIGTERM'd run may take to tear down (vagrant destroy of two VMs) before it is killed. */
 const TEARDOWN_MS = 5 * 60_000;
@@ -17,9 +23,14 @@ const TEARDOWN_MS = 5 * 60_000;
  * unless `env` says otherwise, so a test leaves no warm lab behind (test/vm/warm-lab.test.ts turns warm reruns on).
  */
 export function runCli(
-  t: Test, args: string[], onLine?: (line: string, child: ChildProcess) => void, env: Record<string, string> = {},
+  t: Test,
+  args: string[],
+  onLine?: (line: string, child: ChildProcess) => void,
+  env: Record<string, string> = {},
 ): Promise<CliResult> {
-  const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, HARNESS_WARM: '0', CI: 'true', ...env } });
+  const child = spawn(process.execPath, [CLI, ...args], {
+    env: { ...process.env, HARNESS_WARM: '0', CI: 'true', ...env },
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   t.teardown(async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
@@ -42,6 +53,16 @@ export function runCli(
       stdout += b;
       process.stderr.write(b.toString().replace(/^/gm, '    | '));
     });
-    child.on('exit', (code, signal) => resolve({ code, signal, stderr, stdout, runIds: [...stderr.matchAll(/\brun (r[0-9a-z]{13})\b/g)].map((m) => m[1]!).filter((id, i, a) => a.indexOf(id) === i) }));
+    child.on('exit', (code, signal) =>
+      resolve({
+        code,
+        signal,
+        stderr,
+        stdout,
+        runIds: [...stderr.matchAll(/\brun (r[0-9a-z]{13})\b/g)]
+          .map((m) => m[1]!)
+          .filter((id, i, a) => a.indexOf(id) === i),
+      }),
+    );
   });
 }

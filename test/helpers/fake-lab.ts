@@ -1,7 +1,17 @@
 // A STAND-IN lab for integration tests: two "machines" that answer the scenario's remote commands
 // from the Nomad stand-in's state instead of running them in VMs. It is not a VM; tests say so.
 import { randomUUID } from 'node:crypto';
-import type { FaultMark, FaultParams, Lab, Machine, ExecResult, ExecOptions, RebootKind, RebootRecord, Tunnel } from '../../lib/model/lab.js';
+import type {
+  FaultMark,
+  FaultParams,
+  Lab,
+  Machine,
+  ExecResult,
+  ExecOptions,
+  RebootKind,
+  RebootRecord,
+  Tunnel,
+} from '../../lib/model/lab.js';
 import type { Deadline } from '../../lib/time/deadlines.js';
 import { sleep } from '../../lib/time/deadlines.js';
 import { TimeoutError } from '../../lib/errors.js';
@@ -28,11 +38,19 @@ const b64 = (s: string): string => Buffer.from(s, 'utf8').toString('base64');
 
 /** What cniListingCommand prints on the client, from the stand-in's host-local state (files in glob order). */
 export function cniListing(nomad: FakeNomad, dirs: readonly string[]): string {
-  return dirs.map((d) => {
-    const files = nomad.cluster.cni.get(d);
-    if (!files) return `DIR ${b64(d)} 0\n`;
-    return `DIR ${b64(d)} 1\n` + [...files.keys()].sort().map((f) => `FILE ${b64(f)} ${b64(files.get(f)!)}\n`).join('');
-  }).join('');
+  return dirs
+    .map((d) => {
+      const files = nomad.cluster.cni.get(d);
+      if (!files) return `DIR ${b64(d)} 0\n`;
+      return (
+        `DIR ${b64(d)} 1\n` +
+        [...files.keys()]
+          .sort()
+          .map((f) => `FILE ${b64(f)} ${b64(files.get(f)!)}\n`)
+          .join('')
+      );
+    })
+    .join('');
 }
 
 export interface FakeLabOptions {
@@ -80,12 +98,21 @@ export function hostNetnsListing(nomad: FakeNomad): string {
 }
 
 /** Build the stand-in lab; `commands` records every remote command per role; `leftovers` plants leaked netns/veths. */
-export function createFakeLab(o: FakeLabOptions): Lab & { commands: Record<string, string[]>; destroyed: boolean; leftovers: { netns: string[]; veths: string[] }; heartbeatGraceMs: number; tasks: TaskHostMemory } {
+export function createFakeLab(o: FakeLabOptions): Lab & {
+  commands: Record<string, string[]>;
+  destroyed: boolean;
+  leftovers: { netns: string[]; veths: string[] };
+  heartbeatGraceMs: number;
+  tasks: TaskHostMemory;
+} {
   const leftovers = { netns: [] as string[], veths: [] as string[] };
   // the whole-alloc reads (task dirs, processes, agent, nat table, exec); a test bends them through `tasks.faults`
   const tasks = taskHostMemory();
   const commands: Record<string, string[]> = { server: [], client: [] };
-  const boot: Record<string, { id: string; at: number }> = { server: { id: randomUUID(), at: Date.now() }, client: { id: randomUUID(), at: Date.now() } };
+  const boot: Record<string, { id: string; at: number }> = {
+    server: { id: randomUUID(), at: Date.now() },
+    client: { id: randomUUID(), at: Date.now() },
+  };
   const down = new Set<string>();
   const machine = (role: string): Machine => ({
     role,
@@ -112,12 +139,29 @@ export function createFakeLab(o: FakeLabOptions): Lab & { commands: Record<strin
     const ok = (stdout: string, code = 0): ExecResult => ({ code, stdout, stderr: '', durationMs: 1 });
     // the guest's clock (readClockOffset): the host's here, the stand-ins share one clock
     if (cmd === 'date +%s%N') return ok(`${BigInt(Date.now()) * 1_000_000n}\n`);
-    if (cmd.includes('/proc/sys/kernel/random/boot_id')) return ok(`${boot[role]!.id}\n${((Date.now() - boot[role]!.at) / 1000).toFixed(2)} 1.00\n`);
+    if (cmd.includes('/proc/sys/kernel/random/boot_id'))
+      return ok(`${boot[role]!.id}\n${((Date.now() - boot[role]!.at) / 1000).toFixed(2)} 1.00\n`);
     const curl = /^curl .*'(http:\/\/[^']+)'$/.exec(cmd) ?? /^curl .* (http:\/\/\S+)$/.exec(cmd);
-    if (curl) return (await o.httpAnswers(curl[1]!)) ? ok('200') : { code: 7, stdout: '000', stderr: `curl: (7) Failed to connect to ${curl[1]}: Connection refused`, durationMs: 1 };
+    if (curl)
+      return (await o.httpAnswers(curl[1]!))
+        ? ok('200')
+        : {
+            code: 7,
+            stdout: '000',
+            stderr: `curl: (7) Failed to connect to ${curl[1]}: Connection refused`,
+            durationMs: 1,
+          };
     // tcpProbeCommand: bash opens /dev/tcp/$0/$1 with host and port as the last two (quoted) words
     const tcp = /\/dev\/tcp\/.* '?([0-9.]+)'? '?(\d+)'?$/.exec(cmd);
-    if (tcp) return (await o.httpAnswers(`http://${tcp[1]}:${tcp[2]}/`)) ? ok('connected\n') : { code: 1, stdout: '', stderr: `bash: connect: Connection refused\nbash: line 1: /dev/tcp/${tcp[1]}/${tcp[2]}: Connection refused`, durationMs: 1 };
+    if (tcp)
+      return (await o.httpAnswers(`http://${tcp[1]}:${tcp[2]}/`))
+        ? ok('connected\n')
+        : {
+            code: 1,
+            stdout: '',
+            stderr: `bash: connect: Connection refused\nbash: line 1: /dev/tcp/${tcp[1]}/${tcp[2]}: Connection refused`,
+            durationMs: 1,
+          };
     if (cmd.includes('journalctl -u nomad')) return ok(o.nomad.clientLog().join('\n'));
     if (role === 'client' && cmd === cniListingCommand()) return ok(cniListing(o.nomad, CNI_STATE_DIRS));
     if (role === 'client' && cmd === NET_STATE_COMMAND) return ok(netStateListing(o.nomad, leftovers));
@@ -126,8 +170,15 @@ export function createFakeLab(o: FakeLabOptions): Lab & { commands: Record<strin
     if (whole !== undefined) return ok(whole);
     // the docker variant: dockerd's version, then the image import (lib/cluster/docker-image.ts)
     if (/command -v docker|docker (version|import)/.test(cmd)) {
-      if (!o.dockerVersion) return { code: NO_DOCKER, stdout: '', stderr: 'docker is not installed in this box\n', durationMs: 1 };
-      return ok(cmd.includes('docker import') ? `sha256:${'5e'.repeat(32)}\n` : cmd.includes('docker version') ? `${o.dockerVersion}\n` : '/usr/bin/docker\n');
+      if (!o.dockerVersion)
+        return { code: NO_DOCKER, stdout: '', stderr: 'docker is not installed in this box\n', durationMs: 1 };
+      return ok(
+        cmd.includes('docker import')
+          ? `sha256:${'5e'.repeat(32)}\n`
+          : cmd.includes('docker version')
+            ? `${o.dockerVersion}\n`
+            : '/usr/bin/docker\n',
+      );
     }
     return ok('');
   };
@@ -142,7 +193,11 @@ export function createFakeLab(o: FakeLabOptions): Lab & { commands: Record<strin
     destroyed: false,
     // the server's heartbeat_grace, for the partition (the stand-in env sets it from the config)
     heartbeatGraceMs: 5 * 60_000,
-    async reboot(role: string, kind: RebootKind, { deadline, fault = {} }: { deadline: Deadline; fault?: FaultParams }): Promise<RebootRecord> {
+    async reboot(
+      role: string,
+      kind: RebootKind,
+      { deadline, fault = {} }: { deadline: Deadline; fault?: FaultParams },
+    ): Promise<RebootRecord> {
       const requestedAt = Date.now();
       const before = boot[role]!.id;
       const marks: FaultMark[] = [];
@@ -151,16 +206,40 @@ export function createFakeLab(o: FakeLabOptions): Lab & { commands: Record<strin
         const pid = agentPid;
         agentPid += 11;
         o.nomad.clientRestart();
-        marks.push({ atMs: requestedAt, label: 'Nomad agent SIGKILLed', detail: `pid ${pid}` }, { atMs: Date.now(), label: 'Nomad agent restarted by systemd', detail: `pid ${agentPid}` });
+        marks.push(
+          { atMs: requestedAt, label: 'Nomad agent SIGKILLed', detail: `pid ${pid}` },
+          { atMs: Date.now(), label: 'Nomad agent restarted by systemd', detail: `pid ${agentPid}` },
+        );
         const facts = { 'agent.pid.before': String(pid), 'agent.pid.after': String(agentPid), 'agent.restarts': '1' };
-        return { machine: role, kind, bootIdBefore: before, bootIdAfter: boot[role]!.id, requestedAt, backAt: Date.now(), marks, facts };
+        return {
+          machine: role,
+          kind,
+          bootIdBefore: before,
+          bootIdAfter: boot[role]!.id,
+          requestedAt,
+          backAt: Date.now(),
+          marks,
+          facts,
+        };
       }
       if (kind === 'partition') {
         o.nomad.clientPartition(this.heartbeatGraceMs);
         await sleep(fault.partitionForMs ?? 0, deadline);
         o.nomad.clientHeal();
-        marks.push({ atMs: requestedAt, label: 'partition: client cut off from the server' }, { atMs: Date.now(), label: 'partition healed' });
-        return { machine: role, kind, bootIdBefore: before, bootIdAfter: boot[role]!.id, requestedAt, backAt: Date.now(), marks, facts: { 'partition.seconds': ((Date.now() - requestedAt) / 1000).toFixed(1) } };
+        marks.push(
+          { atMs: requestedAt, label: 'partition: client cut off from the server' },
+          { atMs: Date.now(), label: 'partition healed' },
+        );
+        return {
+          machine: role,
+          kind,
+          bootIdBefore: before,
+          bootIdAfter: boot[role]!.id,
+          requestedAt,
+          backAt: Date.now(),
+          marks,
+          facts: { 'partition.seconds': ((Date.now() - requestedAt) / 1000).toFixed(1) },
+        };
       }
       down.add(role);
       // Note: the server host carries the Nomad server agent, the client host the client agent (and its allocs)
@@ -179,7 +258,11 @@ export function createFakeLab(o: FakeLabOptions): Lab & { commands: Record<strin
         const what = `fake-${role} to answer over SSH with a new boot_id (was ${before})`;
         const last = 'ssh vagrant@127.0.0.1:22: connect ECONNREFUSED 127.0.0.1:22 (stand-in host never came back)';
         const console = { path: `/stand-in/fake-${role}-serial.log`, text: STAND_IN_CONSOLE };
-        throw notBackError(new TimeoutError(what, Date.now() - requestedAt, last), { machine: `fake-${role}`, kind, console });
+        throw notBackError(new TimeoutError(what, Date.now() - requestedAt, last), {
+          machine: `fake-${role}`,
+          kind,
+          console,
+        });
       }
       boot[role] = { id: randomUUID(), at: Date.now() };
       down.delete(role);
@@ -188,7 +271,15 @@ export function createFakeLab(o: FakeLabOptions): Lab & { commands: Record<strin
         hostRebooted(tasks, o.nomad);
         o.nomad.clientUp();
       }
-      return { machine: role, kind, bootIdBefore: before, bootIdAfter: boot[role]!.id, requestedAt, backAt: Date.now(), ...(marks.length ? { marks } : {}) };
+      return {
+        machine: role,
+        kind,
+        bootIdBefore: before,
+        bootIdAfter: boot[role]!.id,
+        requestedAt,
+        backAt: Date.now(),
+        ...(marks.length ? { marks } : {}),
+      };
     },
     async collectEvidence() {
       return { 'vagrant-status.txt': 'stand-in lab: no Vagrant', 'fake-client-serial.log': STAND_IN_CONSOLE };

@@ -49,29 +49,40 @@ type Role = 'server' | 'client';
  * Bring up a VM per role in `netns` (default a server and a client); their destroy is registered on `t` before
  * `vagrant up` starts. With `['client']`, `hosts.server` is absent and the config has no server host.
  */
-export async function bringUpHosts(t: Test, netns: string, roles: readonly Role[] = ['server', 'client']): Promise<HostsLab> {
+export async function bringUpHosts(
+  t: Test,
+  netns: string,
+  roles: readonly Role[] = ['server', 'client'],
+): Promise<HostsLab> {
   const runId = `rhosts${Date.now().toString(36).slice(-7)}`;
   const config = { ...DEFAULTS, lab: { ...DEFAULTS.lab, libvirtDriver: 'qemu' as const } };
-  await ensureLabHost({ netns, deadline: deadlineIn(4 * 60_000), blackholes: [config.lab.managementSubnet,
-    config.lab.privateSubnet] });
+  await ensureLabHost({
+    netns,
+    deadline: deadlineIn(4 * 60_000),
+    blackholes: [config.lab.managementSubnet, config.lab.privateSubnet],
+  });
   const inNs: RunCommand = (file, args, opts) => runCommand('ip', ['netns', 'exec', netns, file, ...args], opts);
   const vagrantDir = join(config.lab.workDir, runId);
   const destroys: (() => Promise<void>)[] = [];
   let destroyed: Promise<void> | undefined;
-  const destroy = () => (destroyed ??= (async () => {
-    for (const d of destroys.reverse()) await d();
-  })());
+  const destroy = () =>
+    (destroyed ??= (async () => {
+      for (const d of destroys.reverse()) await d();
+    })());
   t.teardown(destroy);
   const lab = await createVagrantLab({
     spec: labSpecFor(config, runId, roles, 'qemu'),
-    vagrantDir, vagrantfile: VAGRANTFILE, run: inNs,
+    vagrantDir,
+    vagrantfile: VAGRANTFILE,
+    run: inNs,
     cleanup: (_what, fn) => void destroys.push(fn),
   }).up({ deadline: deadlineIn(UP_MS) });
   const hosts = {} as HostsLab['hosts'] & Partial<Record<Role, HandedOverHost>>;
   for (const role of roles) {
     const m = lab.machines[role]!;
-    const { hostName, port, user, identityFiles } = (m as unknown as { target: import('../../lib/shell/target.js')
-      .SshTarget }).target;
+    const { hostName, port, user, identityFiles } = (
+      m as unknown as { target: import('../../lib/shell/target.js').SshTarget }
+    ).target;
     const domain = await readMachineId(vagrantDir, m.name, 'libvirt');
     if (!domain) throw new Error(`no libvirt id for ${m.name} in ${vagrantDir}`);
     hosts[role] = { role, address: hostName, port, user, key: identityFiles[0]!, domain };
@@ -80,10 +91,32 @@ export async function bringUpHosts(t: Test, netns: string, roles: readonly Role[
   const sh = (role: 'server' | 'client', script: string): string => {
     const h = hosts[role];
     if (!h) throw new Error(`no ${role} host was brought up (roles: ${roles.join(', ')})`);
-    return execFileSync('ip', ['netns', 'exec', netns, 'ssh', '-i', h.key, '-p', String(h.port),
-      '-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null', '-o', 'LogLevel=ERROR',
-      '-o', 'BatchMode=yes', '-o', 'ConnectTimeout=30', `${h.user}@${h.address}`, `sudo sh -c ${quote(script)}`],
-    { encoding: 'utf8', timeout: 120_000 });
+    return execFileSync(
+      'ip',
+      [
+        'netns',
+        'exec',
+        netns,
+        'ssh',
+        '-i',
+        h.key,
+        '-p',
+        String(h.port),
+        '-o',
+        'StrictHostKeyChecking=no',
+        '-o',
+        'UserKnownHostsFile=/dev/null',
+        '-o',
+        'LogLevel=ERROR',
+        '-o',
+        'BatchMode=yes',
+        '-o',
+        'ConnectTimeout=30',
+        `${h.user}@${h.address}`,
+        `sudo sh -c ${quote(script)}`,
+      ],
+      { encoding: 'utf8', timeout: 120_000 },
+    );
   };
   const config2 = (dir: string, o: Parameters<HostsLab['config']>[1] = {}): string => {
     const entry = (h: HandedOverHost) =>
@@ -92,16 +125,19 @@ export async function bringUpHosts(t: Test, netns: string, roles: readonly Role[
     const virsh = `virsh -c qemu:///system reset ${hosts.client.domain}`;
     const reset = ['sh', '-c', `echo "$0 $1" >> ${join(dir, 'resets.log')} && exec ${virsh}`, '{role}', '{address}'];
     const file = join(dir, `harness-${Math.random().toString(36).slice(2, 8)}.yaml`);
-    writeFileSync(file, [
-      'lab:',
-      '  provider: ssh',
-      `  hosts_netns: ${netns}`,
-      '  hosts:',
-      ...(hosts.server ? [`    server: ${entry(hosts.server)}`] : []),
-      `    client: ${entry({ ...hosts.client, ...o.client })}`,
-      ...(o.resetCommand ? [`  hard_reset_command: ${JSON.stringify(reset)}`] : []),
-      '',
-    ].join('\n'));
+    writeFileSync(
+      file,
+      [
+        'lab:',
+        '  provider: ssh',
+        `  hosts_netns: ${netns}`,
+        '  hosts:',
+        ...(hosts.server ? [`    server: ${entry(hosts.server)}`] : []),
+        `    client: ${entry({ ...hosts.client, ...o.client })}`,
+        ...(o.resetCommand ? [`  hard_reset_command: ${JSON.stringify(reset)}`] : []),
+        '',
+      ].join('\n'),
+    );
     return file;
   };
   return { runId, netns, roles, hosts, sh, config: config2, destroy };
@@ -109,9 +145,17 @@ export async function bringUpHosts(t: Test, netns: string, roles: readonly Role[
 
 /** What the harness may leave on a host; teardown must leave none of it. */
 export const HARNESS_PATHS = [
-  '/var/lib/nomad', '/usr/local/bin/nomad', '/etc/nomad.d/nomad.hcl', '/etc/systemd/system/nomad.service',
-  '/etc/modules-load.d/nomad-bridge.conf', '/etc/sysctl.d/90-nomad-bridge.conf', '/usr/local/lib/nomad-reboot-harness',
-  '/var/lib/nomad-reboot-harness', '/var/lib/cni/networks/nomad', '/var/run/cni/nomad', '/sys/fs/cgroup/nomad.slice',
+  '/var/lib/nomad',
+  '/usr/local/bin/nomad',
+  '/etc/nomad.d/nomad.hcl',
+  '/etc/systemd/system/nomad.service',
+  '/etc/modules-load.d/nomad-bridge.conf',
+  '/etc/sysctl.d/90-nomad-bridge.conf',
+  '/usr/local/lib/nomad-reboot-harness',
+  '/var/lib/nomad-reboot-harness',
+  '/var/lib/cni/networks/nomad',
+  '/var/run/cni/nomad',
+  '/sys/fs/cgroup/nomad.slice',
 ];
 
 /** One host's state as the teardown assertions see it. */
@@ -132,21 +176,27 @@ export interface HostState {
 
 /** Read a host's state (root, over SSH). */
 export function hostState(lab: HostsLab, role: 'server' | 'client'): HostState {
-  const out = lab.sh(role, [
-    'echo "boot $(cat /proc/sys/kernel/random/boot_id)"',
-    'for f in /opt/cni/bin/*; do echo "plugin $(sha256sum "$f")"; done',
-    `for f in ${HARNESS_PATHS.join(' ')}; do [ -e "$f" ] && echo "path $f"; done`,
-    'echo "agents $(pgrep -c -f "^/usr/local/bin/nomad( |$)")"',
-    // per-alloc iptables rules of network "nomad" (nat, commented) and of its addresses (filter CNI-FORWARD)
-    'echo "rules $(( $(iptables -t nat -S | grep -cF \'name: \\"nomad\\"\') + ' +
-      '$(iptables -S CNI-FORWARD 2>/dev/null | grep -cE \'172\\.26\\.(6[4-9]|7[0-9])\\.\') ))"',
-    'echo "tasks $(find /sys/fs/cgroup/nomad.slice -name cgroup.procs 2>/dev/null | xargs -r cat | wc -l)"',
-    'for l in nomad nomadtmp; do ip link show "$l" >/dev/null 2>&1 && echo "link $l"; done',
-    'for n in $(ls /var/run/netns 2>/dev/null); do echo "netns $n"; done',
-    'true',
-  ].join('\n'));
+  const out = lab.sh(
+    role,
+    [
+      'echo "boot $(cat /proc/sys/kernel/random/boot_id)"',
+      'for f in /opt/cni/bin/*; do echo "plugin $(sha256sum "$f")"; done',
+      `for f in ${HARNESS_PATHS.join(' ')}; do [ -e "$f" ] && echo "path $f"; done`,
+      'echo "agents $(pgrep -c -f "^/usr/local/bin/nomad( |$)")"',
+      // per-alloc iptables rules of network "nomad" (nat, commented) and of its addresses (filter CNI-FORWARD)
+      'echo "rules $(( $(iptables -t nat -S | grep -cF \'name: \\"nomad\\"\') + ' +
+        "$(iptables -S CNI-FORWARD 2>/dev/null | grep -cE '172\\.26\\.(6[4-9]|7[0-9])\\.') ))\"",
+      'echo "tasks $(find /sys/fs/cgroup/nomad.slice -name cgroup.procs 2>/dev/null | xargs -r cat | wc -l)"',
+      'for l in nomad nomadtmp; do ip link show "$l" >/dev/null 2>&1 && echo "link $l"; done',
+      'for n in $(ls /var/run/netns 2>/dev/null); do echo "netns $n"; done',
+      'true',
+    ].join('\n'),
+  );
   const lines = (kind: string) =>
-    out.split('\n').filter((l) => l.startsWith(`${kind} `)).map((l) => l.slice(kind.length + 1));
+    out
+      .split('\n')
+      .filter((l) => l.startsWith(`${kind} `))
+      .map((l) => l.slice(kind.length + 1));
   return {
     bootId: lines('boot')[0] ?? '',
     plugins: lines('plugin').sort().join('\n'),
@@ -164,13 +214,16 @@ export function hostState(lab: HostsLab, role: 'server' | 'client'): HostState {
  * stand-in script printing what Debian's 1.1.1 would), and a plugin of the user's own that must survive.
  */
 export function preconditionClientCni(lab: HostsLab): void {
-  lab.sh('client', [
-    'set -e',
-    'rm -f /opt/cni/bin/portmap',
-    'printf \'#!/bin/sh\\necho "CNI firewall plugin v1.1.1" >&2\\n\' > /opt/cni/bin/firewall',
-    'printf \'#!/bin/sh\\nexit 0\\n\' > /opt/cni/bin/users-own',
-    'chmod 0755 /opt/cni/bin/firewall /opt/cni/bin/users-own',
-  ].join('\n'));
+  lab.sh(
+    'client',
+    [
+      'set -e',
+      'rm -f /opt/cni/bin/portmap',
+      'printf \'#!/bin/sh\\necho "CNI firewall plugin v1.1.1" >&2\\n\' > /opt/cni/bin/firewall',
+      "printf '#!/bin/sh\\nexit 0\\n' > /opt/cni/bin/users-own",
+      'chmod 0755 /opt/cni/bin/firewall /opt/cni/bin/users-own',
+    ].join('\n'),
+  );
 }
 
 /** Assert a host after a teardown: up (same boot), no agent, no harness path, no CNI state, plugins as before. */
@@ -215,8 +268,20 @@ export async function assertVmTier(t: Test, lab: HostsLab, dir: string): Promise
   t.equal(hostState(lab, 'client').plugins, before.plugins, 'nothing was touched by the refused runs');
 
   const json = join(dir, 'cni-ipam-summary.json');
-  const r = await runCli(t, ['run', 'cni-ipam-reboot', '--config', lab.config(dir, { resetCommand: true }),
-    '--reboot', 'hard', '--report-json', json, '--reports-dir', join(dir, 'reports-cni'), '--artifacts', 'always']);
+  const r = await runCli(t, [
+    'run',
+    'cni-ipam-reboot',
+    '--config',
+    lab.config(dir, { resetCommand: true }),
+    '--reboot',
+    'hard',
+    '--report-json',
+    json,
+    '--reports-dir',
+    join(dir, 'reports-cni'),
+    '--artifacts',
+    'always',
+  ]);
   t.equal(r.code, 0, 'cni-ipam-reboot on the handed-over client with a hard reset by `virsh reset`: exit 0');
   const found = 'CNI plugins in /opt/cni/bin: missing portmap; not v1.6.2: firewall (CNI firewall plugin v1.1.1)';
   t.match(r.stderr + r.stdout, found, 'what the client had, read before anything was installed');
@@ -225,8 +290,11 @@ export async function assertVmTier(t: Test, lab: HostsLab, dir: string): Promise
   const run = JSON.parse(readFileSync(json, 'utf8')).runs?.[0];
   const props = run?.properties ?? {};
   t.match(JSON.stringify(run?.steps ?? []), /reboot the client \(hard\)/, 'the hard reboot step ran');
-  t.equal(readFileSync(join(dir, 'resets.log'), 'utf8'), `client ${lab.hosts.client.address}\n`,
-    'lab.hard_reset_command ran once, for the client, with {role} and {address} replaced');
+  t.equal(
+    readFileSync(join(dir, 'resets.log'), 'utf8'),
+    `client ${lab.hosts.client.address}\n`,
+    'lab.hard_reset_command ran once, for the client, with {role} and {address} replaced',
+  );
   t.ok(props['client.boot_id.after'], 'boot id after the reset recorded');
   t.not(props['client.boot_id.before'], props['client.boot_id.after'], 'the reset really rebooted the client');
   assertCleaned(t, lab, 'client', before, props['client.boot_id.after']);

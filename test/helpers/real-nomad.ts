@@ -35,9 +35,14 @@ const atLeast = (v: string, [x, y, z]: [number, number, number]): boolean => {
 
 export function classify(path: string, version: string): Build {
   return {
-    path, version, beforeTmpfsFix: !atLeast(version, [1, 9, 4]), migratesState: atLeast(version, [1, 9, 7]),
-    checksOnRestore: atLeast(version, [1, 9, 5]), remountsTaskDirs: atLeast(version, [2, 0, 5]),
-    restoresNetworkStatus: atLeast(version, [1, 11, 0]), executorSurvivesRestart: atLeast(version, [2, 0, 0]),
+    path,
+    version,
+    beforeTmpfsFix: !atLeast(version, [1, 9, 4]),
+    migratesState: atLeast(version, [1, 9, 7]),
+    checksOnRestore: atLeast(version, [1, 9, 5]),
+    remountsTaskDirs: atLeast(version, [2, 0, 5]),
+    restoresNetworkStatus: atLeast(version, [1, 11, 0]),
+    executorSurvivesRestart: atLeast(version, [2, 0, 0]),
     noFdLeakOnRestart: atLeast(version, [2, 0, 1]),
   };
 }
@@ -75,21 +80,38 @@ export const SHIPPED_JOB_SKIPS: readonly string[] = ['services'];
  * The label check `id` gets on build `b` after fault `kind` in a run given expectArgs(b, kind): 'expected failure'
  * for a failure the CHANGELOG predicts, 'skipped' for one of `skipped`, 'passed' otherwise.
  */
-export function expectedLabel(b: Build, kind: string, id: string, skipped: readonly string[] = []): 'expected failure' | 'skipped' | 'passed' {
+export function expectedLabel(
+  b: Build,
+  kind: string,
+  id: string,
+  skipped: readonly string[] = [],
+): 'expected failure' | 'skipped' | 'passed' {
   return changelogFailures(b, kind).includes(id) ? 'expected failure' : skipped.includes(id) ? 'skipped' : 'passed';
 }
 
 /** The builds the e2e tier was given (in the order given), each asked for its version. */
 export function buildsFromEnv(env: NodeJS.ProcessEnv = process.env): Build[] {
-  const paths = (env['NOMAD_BINARIES'] ?? env['NOMAD_BINARY'] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-  return paths.map((p) => classify(p, /Nomad (v\d+\.\d+\.\d+\S*)/.exec(execFileSync(p, ['version'], { encoding: 'utf8' }))?.[1] ?? 'unknown'));
+  const paths = (env['NOMAD_BINARIES'] ?? env['NOMAD_BINARY'] ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  return paths.map((p) =>
+    classify(p, /Nomad (v\d+\.\d+\.\d+\S*)/.exec(execFileSync(p, ['version'], { encoding: 'utf8' }))?.[1] ?? 'unknown'),
+  );
 }
 
 export const NETNS = process.env['HARNESS_NETNS'] || 'nrh-lab';
 export { runCli, type CliResult } from './cli-child.js';
 
 /** One run's verdicts from a JSON summary, by check id. */
-export interface Verdict { id: string; label: string; status: string; message: string; evidence: string[]; perAlloc?: { allocId: string; name: string; status: string; detail: string }[] | null }
+export interface Verdict {
+  id: string;
+  label: string;
+  status: string;
+  message: string;
+  evidence: string[];
+  perAlloc?: { allocId: string; name: string; status: string; detail: string }[] | null;
+}
 export function verdictsOf(run: { verdicts?: Verdict[] } | undefined): Map<string, Verdict> {
   return new Map((run?.verdicts ?? []).map((v) => [v.id, v]));
 }

@@ -11,8 +11,16 @@ import { makeZip } from './zip-writer.js';
 
 /** Is there a C compiler and gpg here? (a visible skip reason otherwise) */
 export function mirrorPrereqs(): string | undefined {
-  for (const [cmd, arg] of [['cc', '--version'], ['gpg', '--version'], ['gpgv', '--version']] as const) {
-    try { execFileSync(cmd, [arg], { stdio: 'ignore' }); } catch { return `${cmd} is not installed`; }
+  for (const [cmd, arg] of [
+    ['cc', '--version'],
+    ['gpg', '--version'],
+    ['gpgv', '--version'],
+  ] as const) {
+    try {
+      execFileSync(cmd, [arg], { stdio: 'ignore' });
+    } catch {
+      return `${cmd} is not installed`;
+    }
   }
   return undefined;
 }
@@ -53,30 +61,45 @@ export function testKey(dir: string, name = 'Mirror Test'): TestKey {
   // Note: gpg-agent's socket lives in GNUPGHOME and a socket path must stay under 108 bytes: a short temp dir.
   const home = mkdtempSync(join(tmpdir(), 'nrh-gpg-test-'));
   mkdirSync(dir, { recursive: true });
-  const gpg = (args: string[], input?: Buffer) => execFileSync('gpg', ['--homedir', home, '--batch', '--quiet',
-    '--pinentry-mode', 'loopback', '--passphrase', '', ...args], { input, stdio: ['pipe', 'pipe', 'ignore'] });
+  const gpg = (args: string[], input?: Buffer) =>
+    execFileSync(
+      'gpg',
+      ['--homedir', home, '--batch', '--quiet', '--pinentry-mode', 'loopback', '--passphrase', '', ...args],
+      { input, stdio: ['pipe', 'pipe', 'ignore'] },
+    );
   gpg(['--quick-gen-key', `${name} <mirror@example.invalid>`, 'ed25519', 'sign', 'never']);
   const pubFile = join(dir, `${name.replace(/\W+/g, '-')}.asc`);
   writeFileSync(pubFile, gpg(['--armor', '--export']));
   const fingerprint = /^fpr:+([0-9A-F]{40}):/m.exec(gpg(['--with-colons', '--list-keys']).toString())![1]!;
   return {
-    home, pubFile, fingerprint,
+    home,
+    pubFile,
+    fingerprint,
     sign: (data) => gpg(['--detach-sign', '-o', '-'], data),
     stop: () => {
       try {
         execFileSync('gpgconf', ['--homedir', home, '--kill', 'gpg-agent'], { stdio: 'ignore' });
-      } catch { /* no agent */ }
+      } catch {
+        /* no agent */
+      }
       rmSync(home, { recursive: true, force: true });
     },
   };
 }
 
 /** One version as the mirror serves it. */
-export interface Published { zip: Buffer; sums: string; sig: Buffer }
+export interface Published {
+  zip: Buffer;
+  sums: string;
+  sig: Buffer;
+}
 
 /** Publish `binary` as version `v`: zip (nomad + LICENSE.txt), SHA256SUMS listing it, its signature by `key`. */
 export function publish(v: string, binary: Buffer, key: TestKey): Published {
-  const zip = makeZip([{ name: 'nomad', data: binary }, { name: 'LICENSE.txt', data: Buffer.from('test\n') }]);
+  const zip = makeZip([
+    { name: 'nomad', data: binary },
+    { name: 'LICENSE.txt', data: Buffer.from('test\n') },
+  ]);
   const sha = createHash('sha256').update(zip).digest('hex');
   const sums = `${'0'.repeat(64)}  nomad_${v}_darwin_arm64.zip\n${sha}  nomad_${v}_linux_amd64.zip\n`;
   return { zip, sums, sig: key.sign(Buffer.from(sums)) };
@@ -115,7 +138,11 @@ export async function startMirror(versions: Record<string, Published>, extraVers
     url: `http://127.0.0.1:${port}`,
     requests,
     count: (suffix = '') => requests.filter((r) => r.endsWith(suffix)).length,
-    stop: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -124,7 +151,11 @@ export function filesUnder(dir: string): string[] {
   const out: string[] = [];
   const walk = (d: string, rel: string) => {
     let entries: Dirent[];
-    try { entries = readdirSync(d, { withFileTypes: true }); } catch { return; }
+    try {
+      entries = readdirSync(d, { withFileTypes: true });
+    } catch {
+      return;
+    }
     for (const e of entries) e.isDirectory() ? walk(join(d, e.name), join(rel, e.name)) : out.push(join(rel, e.name));
   };
   walk(dir, '');

@@ -7,14 +7,36 @@ import { sessionExitCode } from '../../lib/session/exit-code.js';
 
 /** One suite per run (named by the run's suiteName), in a `run` session unless said otherwise. */
 export function sessionOf(runs: RunRecord[], command: SessionReport['command'] = 'run'): SessionReport {
-  const suites = runs.map((r) => ({ name: r.suiteName, key: r.suiteName, scenario: r.scenario, counts: true, attempts: [r] }));
-  return { command, startedAtMs: 0, durationMs: 0, suites, interrupted: false, exitCode: sessionExitCode(suites, false), builds: [], kept: [] };
+  const suites = runs.map((r) => ({
+    name: r.suiteName,
+    key: r.suiteName,
+    scenario: r.scenario,
+    counts: true,
+    attempts: [r],
+  }));
+  return {
+    command,
+    startedAtMs: 0,
+    durationMs: 0,
+    suites,
+    interrupted: false,
+    exitCode: sessionExitCode(suites, false),
+    builds: [],
+    kept: [],
+  };
 }
 
 /** Reports under `dir`: JUnit and JSON where named, pages under dir. */
 export function contextIn(dir: string, o: Partial<ReportContext> = {}): ReportContext {
   return {
-    cwd: dir, reportsDir: dir, junitPath: join(dir, 'junit.xml'), jsonPath: join(dir, 'summary.json'),
-    absoluteAttachments: false, cli: '/opt/harness/bin/reboot-harness.js', rawArgs: [], secrets: [], ...o,
+    cwd: dir,
+    reportsDir: dir,
+    junitPath: join(dir, 'junit.xml'),
+    jsonPath: join(dir, 'summary.json'),
+    absoluteAttachments: false,
+    cli: '/opt/harness/bin/reboot-harness.js',
+    rawArgs: [],
+    secrets: [],
+    ...o,
   };
 }

@@ -1,6 +1,15 @@
 // A real OpenSSH sshd on 127.0.0.1 for integration tests: temp host key, one authorized user key, stopped by PID.
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
+import {
+  existsSync,
+  mkdtempSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+  chmodSync,
+} from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,7 +24,8 @@ export function sshdMissing(): string | undefined {
   try {
     execFileSync('ssh-keygen', ['-?'], { stdio: 'ignore' });
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 'ssh-keygen not installed (apt-get install openssh-client)';
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT')
+      return 'ssh-keygen not installed (apt-get install openssh-client)';
   }
   return undefined;
 }
@@ -102,7 +112,7 @@ export async function startSshd(): Promise<TestSshd> {
       `KbdInteractiveAuthentication no`,
       `UsePAM no`,
       `StrictModes no`,
-      `LogLevel ${process.env.NRH_SSHD_LOGLEVEL ?? "VERBOSE"}`,
+      `LogLevel ${process.env.NRH_SSHD_LOGLEVEL ?? 'VERBOSE'}`,
       `Subsystem sftp internal-sftp`,
       `SetEnv PATH=${binDir}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin`,
       '',

@@ -21,7 +21,10 @@ export const standInConvertJob: JobConverter = async ({ file, vars }) => {
   try {
     return { ok: true, job: { Job: parseJobHcl(await readFile(file, 'utf8'), varFile(vars)) } };
   } catch (err) {
-    return { ok: false, message: `Error getting job struct: Error parsing job file from ${file}: | ${basename(file)}: ${(err as Error).message}` };
+    return {
+      ok: false,
+      message: `Error getting job struct: Error parsing job file from ${file}: | ${basename(file)}: ${(err as Error).message}`,
+    };
   }
 };
 import { durationSeconds } from '../../lib/config/fields.js';
@@ -40,26 +43,49 @@ export interface StandIn {
  * address:port (bridge) or the host port. It reads the stand-in's state, not its API: the client's tasks keep serving
  * while the server (and with it the API) is down.
  */
-function labOn(nomad: FakeNomad, o: { sshNeverBack?: boolean; dockerVersion?: string }): ReturnType<typeof createFakeLab> {
+function labOn(
+  nomad: FakeNomad,
+  o: { sshNeverBack?: boolean; dockerVersion?: string },
+): ReturnType<typeof createFakeLab> {
   const httpAnswers = async (url: string): Promise<boolean> => {
     const u = new URL(url);
     const c = nomad.cluster;
     // the bridge address answers on each mapped port's `to` (80 for the shipped jobs), the host on each port's value
-    return [...c.allocs.values()].some((a) => a.NodeID === c.node.ID && a.ClientStatus === 'running' && (
-      (a.NetworkStatus?.Address === u.hostname && (a.AllocatedResources?.Shared?.Ports ?? []).some((p) => String(p.To) === (u.port || '80'))) ||
-      (a.AllocatedResources?.Shared?.Ports ?? []).some((p) => String(p.Value) === u.port)));
+    return [...c.allocs.values()].some(
+      (a) =>
+        a.NodeID === c.node.ID &&
+        a.ClientStatus === 'running' &&
+        ((a.NetworkStatus?.Address === u.hostname &&
+          (a.AllocatedResources?.Shared?.Ports ?? []).some((p) => String(p.To) === (u.port || '80'))) ||
+          (a.AllocatedResources?.Shared?.Ports ?? []).some((p) => String(p.Value) === u.port)),
+    );
   };
-  return createFakeLab({ nomad, httpAnswers, ...(o.sshNeverBack ? { sshNeverBack: true } : {}), ...(o.dockerVersion ? { dockerVersion: o.dockerVersion } : {}) });
+  return createFakeLab({
+    nomad,
+    httpAnswers,
+    ...(o.sshNeverBack ? { sshNeverBack: true } : {}),
+    ...(o.dockerVersion ? { dockerVersion: o.dockerVersion } : {}),
+  });
 }
 
 /** The parts of a stand-in ScenarioEnv after the lab is up: provision, connect and upgrade against `nomad()`. */
-function envOn(config: ScenarioEnv['config'], nomad: () => FakeNomad, installed: () => string, versionOf: (binary: string) => string | undefined): Omit<ScenarioEnv, 'config' | 'upLab'> {
+function envOn(
+  config: ScenarioEnv['config'],
+  nomad: () => FakeNomad,
+  installed: () => string,
+  versionOf: (binary: string) => string | undefined,
+): Omit<ScenarioEnv, 'config' | 'upLab'> {
   return {
     async provisionNomad() {
       return { nomadVersion: `Nomad v${installed()} (stand-in)` };
     },
     async connectNomad(ctx) {
-      return createNomad({ transport: createHttpTransport({ addr: nomad().addr }), ...(config.nomad.token ? { token: config.nomad.token } : {}), logger: ctx.logger, retry5xxMs: config.nomad.retryForS * 1000 });
+      return createNomad({
+        transport: createHttpTransport({ addr: nomad().addr }),
+        ...(config.nomad.token ? { token: config.nomad.token } : {}),
+        logger: ctx.logger,
+        retry5xxMs: config.nomad.retryForS * 1000,
+      });
     },
     async upgradeNomad(_ctx, _lab, _role, binary) {
       const version = versionOf(binary);
@@ -75,37 +101,70 @@ export const STAND_IN_QUIET_S = 0.5;
 export const STAND_IN_CONFIRM_S = 0.2;
 const standInTime = (config: ScenarioEnv['config']): ScenarioEnv['config'] => ({
   ...config,
-  reboot: { ...config.reboot, settleQuietS: Math.min(config.reboot.settleQuietS, STAND_IN_QUIET_S), settleConfirmS: Math.min(config.reboot.settleConfirmS, STAND_IN_CONFIRM_S) },
+  reboot: {
+    ...config.reboot,
+    settleQuietS: Math.min(config.reboot.settleQuietS, STAND_IN_QUIET_S),
+    settleConfirmS: Math.min(config.reboot.settleConfirmS, STAND_IN_CONFIRM_S),
+  },
 });
 
 /** CLI deps collecting stdout/stderr, no TTY, with the stand-in env factory. */
-function depsWith(makeEnv: CliDeps['makeEnv'], o: { cwd: string; token?: string }, out: string[], err: string[], versionOf: (path: string) => string | undefined = versionInPath): CliDeps {
+function depsWith(
+  makeEnv: CliDeps['makeEnv'],
+  o: { cwd: string; token?: string },
+  out: string[],
+  err: string[],
+  versionOf: (path: string) => string | undefined = versionInPath,
+): CliDeps {
   // Note: a stand-in build is no file the host can run; `<build> version` is answered from the build's stand-in table.
   const buildVersion = async (path: string) => {
     const v = versionOf(path);
     return v ? { version: v, revision: 'stand-in' } : {};
   };
-  return { env: o.token ? { NOMAD_TOKEN: o.token } : {}, cwd: o.cwd, out: (s) => void out.push(s), err: (s) => void err.push(s), isTTY: false, makeEnv, buildVersion, convertJob: standInConvertJob };
+  return {
+    env: o.token ? { NOMAD_TOKEN: o.token } : {},
+    cwd: o.cwd,
+    out: (s) => void out.push(s),
+    err: (s) => void err.push(s),
+    isTTY: false,
+    makeEnv,
+    buildVersion,
+    convertJob: standInConvertJob,
+  };
 }
 
 /** Start a Nomad stand-in on a timeline and CLI deps whose scenario env uses it and a stand-in lab. */
 export async function standIn(
   timeline: Timeline,
   o: {
-    token?: string; sshNeverBack?: boolean; cwd: string; dockerVersion?: string; serverReboot?: ServerRebootEffect;
+    token?: string;
+    sshNeverBack?: boolean;
+    cwd: string;
+    dockerVersion?: string;
+    serverReboot?: ServerRebootEffect;
     /** how long the stand-in bring-up and Nomad install take (interruptible), so a signal can come in the middle */
-    upMs?: number; provisionMs?: number;
+    upMs?: number;
+    provisionMs?: number;
   },
 ): Promise<StandIn> {
   const nomad = await startFakeNomad({
-    timeline, clientNodeName: 'client', stepMs: 20, ...(o.token ? { token: o.token } : {}),
-    ...(o.dockerVersion ? { dockerVersion: o.dockerVersion } : {}), ...(o.serverReboot ? { serverReboot: o.serverReboot } : {}),
+    timeline,
+    clientNodeName: 'client',
+    stepMs: 20,
+    ...(o.token ? { token: o.token } : {}),
+    ...(o.dockerVersion ? { dockerVersion: o.dockerVersion } : {}),
+    ...(o.serverReboot ? { serverReboot: o.serverReboot } : {}),
   });
   const lab = labOn(nomad, o);
   const out: string[] = [];
   const err: string[] = [];
   const makeEnv = (config: ScenarioEnv['config']): ScenarioEnv => {
-    const rest = envOn(config, () => nomad, () => '1.9.7', versionInPath);
+    const rest = envOn(
+      config,
+      () => nomad,
+      () => '1.9.7',
+      versionInPath,
+    );
     return {
       config: standInTime(config),
       async upLab(ctx, d) {
@@ -113,7 +172,8 @@ export async function standIn(
         ctx.cleanup.defer('destroy the stand-in lab', () => lab.destroy({ deadline: ctx.deadline }));
         // as lib/session/real-env.ts: the lab's evidence is registered before the bring-up
         ctx.onEvidence('lab: stand-in console', async (dd) => {
-          for (const [name, text] of Object.entries(await lab.collectEvidence({ deadline: dd }))) ctx.artifact(name, text);
+          for (const [name, text] of Object.entries(await lab.collectEvidence({ deadline: dd })))
+            ctx.artifact(name, text);
         });
         if (o.upMs) await sleep(o.upMs, d);
         return lab;
@@ -151,7 +211,10 @@ export interface StandInRun {
  * CLI deps where EVERY run gets a fresh Nomad stand-in and stand-in lab (as every real run gets fresh VMs), on the
  * timeline of the build it installs (config.nomadBinary looked up in `builds`). For compare and matrix tests.
  */
-export function standInPerRun(builds: Record<string, StandInBuild>, o: { cwd: string; token?: string }): { deps: CliDeps; out: string[]; err: string[]; runs: StandInRun[] } {
+export function standInPerRun(
+  builds: Record<string, StandInBuild>,
+  o: { cwd: string; token?: string },
+): { deps: CliDeps; out: string[]; err: string[]; runs: StandInRun[] } {
   const out: string[] = [];
   const err: string[] = [];
   const runs: StandInRun[] = [];
@@ -176,7 +239,13 @@ export function standInPerRun(builds: Record<string, StandInBuild>, o: { cwd: st
           upFailures.set(config.nomadBinary!, failed + 1);
           throw new HarnessError('stand-in: vagrant up failed (simulated infrastructure error)');
         }
-        const nomad = await startFakeNomad({ timeline: b.timeline, clientNodeName: 'client', nomadVersion: b.version, ...(o.token ? { token: o.token } : {}), stepMs: 20 });
+        const nomad = await startFakeNomad({
+          timeline: b.timeline,
+          clientNodeName: 'client',
+          nomadVersion: b.version,
+          ...(o.token ? { token: o.token } : {}),
+          stepMs: 20,
+        });
         const lab = labOn(nomad, {});
         run = { runId, binary: config.nomadBinary!, nomad, lab, config };
         runs.push(run);
@@ -184,10 +253,21 @@ export function standInPerRun(builds: Record<string, StandInBuild>, o: { cwd: st
         ctx.cleanup.defer('destroy the stand-in lab', () => lab.destroy({ deadline: ctx.deadline }));
         return lab;
       },
-      ...envOn(config, () => need().nomad, () => buildOf(config.nomadBinary).version, (binary) => builds[binary]?.version ?? versionInPath(binary)),
+      ...envOn(
+        config,
+        () => need().nomad,
+        () => buildOf(config.nomadBinary).version,
+        (binary) => builds[binary]?.version ?? versionInPath(binary),
+      ),
     };
   };
-  const deps = depsWith(makeEnv, o, out, err, (path) => Object.entries(builds).find(([k]) => path === k || path.endsWith(k))?.[1].version ?? versionInPath(path));
+  const deps = depsWith(
+    makeEnv,
+    o,
+    out,
+    err,
+    (path) => Object.entries(builds).find(([k]) => path === k || path.endsWith(k))?.[1].version ?? versionInPath(path),
+  );
   return { deps, out, err, runs };
 }
 

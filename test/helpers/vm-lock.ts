@@ -13,8 +13,9 @@ export const VM_LOCK = process.env['HARNESS_VM_LOCK'] ?? '/work/vm.lock';
 /** Wait for the lock (a lab of someone else may hold it for a while) and hold it until the test ends. */
 export async function holdVmLock(t: Test): Promise<void> {
   if (!VM_LOCK || !existsSync(dirname(VM_LOCK))) return;
-  const child = spawn('flock', [VM_LOCK, 'sh', '-c', 'echo locked; exec cat >/dev/null'], { stdio: ['pipe', 'pipe',
-    'inherit'] });
+  const child = spawn('flock', [VM_LOCK, 'sh', '-c', 'echo locked; exec cat >/dev/null'], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   const release = () => {
     child.stdin.end();
     if (child.exitCode === null) child.kill();

@@ -19,15 +19,22 @@ export function vmSkipReason(): string | undefined {
   if (has('vagrant', ['--version']) === undefined) return 'vagrant is not installed (run: reboot-harness setup)';
   if (!existsSync('/usr/sbin/libvirtd')) return 'libvirtd is not installed (run: reboot-harness setup)';
   if (has('ip', ['netns', 'list']) === undefined) return '`ip netns` is not available (iproute2)';
-  if (!(has('vagrant', ['plugin', 'list']) ?? '').includes('vagrant-libvirt')) return 'the vagrant-libvirt plugin is missing (apt-get install vagrant-libvirt)';
-  if (!(has('vagrant', ['box', 'list']) ?? '').includes(BOX)) return `the box ${BOX} is not built (run: npx tsx vms/build-box.ts)`;
+  if (!(has('vagrant', ['plugin', 'list']) ?? '').includes('vagrant-libvirt'))
+    return 'the vagrant-libvirt plugin is missing (apt-get install vagrant-libvirt)';
+  if (!(has('vagrant', ['box', 'list']) ?? '').includes(BOX))
+    return `the box ${BOX} is not built (run: npx tsx vms/build-box.ts)`;
   return undefined;
 }
 
 /** libvirt domains whose name contains `needle` (empty when libvirt cannot be asked). */
 export function domainsMatching(needle: string): string[] {
   try {
-    return execFileSync('virsh', ['-c', 'qemu:///system', 'list', '--all', '--name'], { encoding: 'utf8', timeout: 30_000 }).split('\n').filter((n) => n.includes(needle));
+    return execFileSync('virsh', ['-c', 'qemu:///system', 'list', '--all', '--name'], {
+      encoding: 'utf8',
+      timeout: 30_000,
+    })
+      .split('\n')
+      .filter((n) => n.includes(needle));
   } catch {
     return [];
   }
@@ -36,7 +43,9 @@ export function domainsMatching(needle: string): string[] {
 /** libvirt volumes in the default pool whose name contains `needle`. */
 export function volumesMatching(needle: string): string[] {
   try {
-    return execFileSync('virsh', ['-c', 'qemu:///system', 'vol-list', 'default'], { encoding: 'utf8', timeout: 30_000 }).split('\n').filter((n) => n.includes(needle));
+    return execFileSync('virsh', ['-c', 'qemu:///system', 'vol-list', 'default'], { encoding: 'utf8', timeout: 30_000 })
+      .split('\n')
+      .filter((n) => n.includes(needle));
   } catch {
     return [];
   }

@@ -2,7 +2,11 @@
 import { crc32, deflateRawSync } from 'node:zlib';
 
 /** One entry: its name, bytes, and whether to deflate it (method 8) or store it (method 0). */
-export interface ZipInput { name: string; data: Buffer; deflate?: boolean }
+export interface ZipInput {
+  name: string;
+  data: Buffer;
+  deflate?: boolean;
+}
 
 /** A zip holding `entries`, in order. */
 export function makeZip(entries: ZipInput[]): Buffer {

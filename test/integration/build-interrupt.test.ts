@@ -14,7 +14,10 @@ t.test('build git:<tree> interrupted by SIGTERM during the build: exit 130, inte
   const dir = t.testdir({ bin: {}, tree: {} });
   const go = join(dir, 'bin', 'go');
   // answers the version question, then hangs like a long `go get` or `go build`
-  writeFileSync(go, '#!/bin/sh\nif [ "$1" = env ]; then echo go1.26.8; exit 0; fi\necho started >> "$(dirname "$0")/started"\nexec sleep 60\n');
+  writeFileSync(
+    go,
+    '#!/bin/sh\nif [ "$1" = env ]; then echo go1.26.8; exit 0; fi\necho started >> "$(dirname "$0")/started"\nexec sleep 60\n',
+  );
   chmodSync(go, 0o755);
   const tree = join(dir, 'tree');
   mkdirSync(join(tree, 'version'));
@@ -24,8 +27,15 @@ t.test('build git:<tree> interrupted by SIGTERM during the build: exit 130, inte
   writeFileSync(join(tree, 'nomad', 'structs', 'generate.sh'), '#!/bin/sh\n');
   writeFileSync(join(tree, 'main.go'), 'package main\n\nfunc main() {}\n');
   // the recipe as a real tree states it (v1.9.3's GNUmakefile excerpt): the build must get as far as running go
-  copyFileSync(fileURLToPath(new URL('../fixtures/builds/makefiles/v1.9.3.GNUmakefile', import.meta.url)), join(tree, 'GNUmakefile'));
-  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.invalid', ...args], { cwd: tree, stdio: 'ignore' });
+  copyFileSync(
+    fileURLToPath(new URL('../fixtures/builds/makefiles/v1.9.3.GNUmakefile', import.meta.url)),
+    join(tree, 'GNUmakefile'),
+  );
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.invalid', ...args], {
+      cwd: tree,
+      stdio: 'ignore',
+    });
   git('init', '-q');
   git('add', '-A');
   git('commit', '-qm', 'a tree shaped like Nomad');
@@ -35,9 +45,15 @@ t.test('build git:<tree> interrupted by SIGTERM during the build: exit 130, inte
   const err: string[] = [];
   const cache = join(dir, 'xdg');
   const deps: CliDeps = {
-    env: { PATH: `${join(dir, 'bin')}:/usr/bin:/bin`, HOME: dir, XDG_CACHE_HOME: cache }, cwd: dir, isTTY: false,
-    out: (s) => void out.push(s), err: (s) => void err.push(s), signalSource: signals,
-    makeEnv: () => { throw new Error('build must not make a lab'); },
+    env: { PATH: `${join(dir, 'bin')}:/usr/bin:/bin`, HOME: dir, XDG_CACHE_HOME: cache },
+    cwd: dir,
+    isTTY: false,
+    out: (s) => void out.push(s),
+    err: (s) => void err.push(s),
+    signalSource: signals,
+    makeEnv: () => {
+      throw new Error('build must not make a lab');
+    },
   };
   const started = Date.now();
   const timer = setInterval(() => {
@@ -45,7 +61,9 @@ t.test('build git:<tree> interrupted by SIGTERM during the build: exit 130, inte
       execFileSync('test', ['-e', join(dir, 'bin', 'started')]);
       clearInterval(timer);
       signals.emit('SIGTERM', 'SIGTERM');
-    } catch { /* go has not started yet */ }
+    } catch {
+      /* go has not started yet */
+    }
   }, 50);
   t.teardown(() => clearInterval(timer));
   const code = await main(['build', `git:${tree}`], deps);
@@ -55,5 +73,9 @@ t.test('build git:<tree> interrupted by SIGTERM during the build: exit 130, inte
   t.equal(out.join(''), '', 'no build printed');
   t.ok(Date.now() - started < 30_000, 'the hanging go was stopped, not waited for');
   const kept = filesUnder(join(cache, 'nomad-reboot-harness', 'builds'));
-  t.same(kept.filter((f) => /^[0-9a-f]{64}\//.test(f) || /^(git|tmp)\//.test(f) || f.endsWith('.json')), [], `no build, record or work dir in the cache: ${kept.join(', ')}`);
+  t.same(
+    kept.filter((f) => /^[0-9a-f]{64}\//.test(f) || /^(git|tmp)\//.test(f) || f.endsWith('.json')),
+    [],
+    `no build, record or work dir in the cache: ${kept.join(', ')}`,
+  );
 });

@@ -21,13 +21,18 @@ function cProgram(dir: string, name: string, body: string): string {
 t.test('preflight', { skip: skip ?? false }, async (t) => {
   const dir = t.testdir();
   const refused = async (path: string, timeoutMs?: number) => {
-    const err = await rejection(preflightBuild(path, { field: '--nomad', spec: path, ...(timeoutMs ? { timeoutMs } : {}) }));
+    const err = await rejection(
+      preflightBuild(path, { field: '--nomad', spec: path, ...(timeoutMs ? { timeoutMs } : {}) }),
+    );
     t.type(err, ConfigError, path);
     t.equal((err as ConfigError).exitCode, EXIT.USAGE);
     return (err as ConfigError).problems[0]!;
   };
-  t.match(await preflightBuild(testNomad(dir, '1.9.3', 'd92bf10'), { field: '--nomad', spec: 'x' }),
-    { version: '1.9.3', revision: 'd92bf10', buildDate: '2024-11-11T16:35:41Z' }, 'a build that answers like Nomad');
+  t.match(
+    await preflightBuild(testNomad(dir, '1.9.3', 'd92bf10'), { field: '--nomad', spec: 'x' }),
+    { version: '1.9.3', revision: 'd92bf10', buildDate: '2024-11-11T16:35:41Z' },
+    'a build that answers like Nomad',
+  );
   t.match(await refused('/bin/true'), { field: '--nomad', value: '/bin/true', message: /`version` printed nothing/ });
   t.match(await refused('/bin/false'), { message: /`version` exited 1/ });
   const other = cProgram(dir, 'consul', 'puts("Consul v1.20.0"); return 0;');
@@ -39,6 +44,10 @@ t.test('preflight', { skip: skip ?? false }, async (t) => {
   const script = join(dir, 'nomad.sh');
   writeFileSync(script, '#!/bin/sh\necho "Nomad v1.9.3"\n');
   chmodSync(script, 0o755);
-  t.match(await refused(script), { message: /a script \(#!\/bin\/sh\), not a compiled binary/ }, 'the ELF check runs first');
+  t.match(
+    await refused(script),
+    { message: /a script \(#!\/bin\/sh\), not a compiled binary/ },
+    'the ELF check runs first',
+  );
   t.match(await refused(join(dir, 'missing')), { message: /cannot open \(no such file\)/ });
 });

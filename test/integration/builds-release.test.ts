@@ -17,7 +17,7 @@ import { filesUnder, mirrorPrereqs, publish, startMirror, testKey, testNomad } f
 const skip = mirrorPrereqs();
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
-t.test('the shipped key is HashiCorp\'s release key (gpg --show-keys)', { skip: skip ?? false }, async (t) => {
+t.test("the shipped key is HashiCorp's release key (gpg --show-keys)", { skip: skip ?? false }, async (t) => {
   const dir = t.testdir();
   const args = ['--homedir', dir, '--batch', '--with-colons', '--show-keys', HASHICORP_KEY_FILE];
   const out = execFileSync('gpg', args).toString();
@@ -27,24 +27,46 @@ t.test('the shipped key is HashiCorp\'s release key (gpg --show-keys)', { skip: 
   t.match(out, /HashiCorp Security \(hashicorp\.com\/security\) <security@hashicorp\.com>/);
 });
 
-t.test('a signature HashiCorp really made (terraform-provider-null 3.1.0 SHA256SUMS) verifies with the shipped key; one byte changed does not', { skip: skip ?? false }, async (t) => {
-  const real = fileURLToPath(new URL('../fixtures/builds/real-hashicorp/', import.meta.url));
-  const sums = join(real, 'terraform-provider-null_3.1.0_SHA256SUMS');
-  const sig = `${sums}.72D7468F.sig`;
-  t.equal(sha(readFileSync(sums)), '435cabea2bd62944d1b67d17c0cba56a7d23aabe5dceea73fb506094977b0e9f', 'the file as HashiCorp published it');
-  const opts = { keyFile: HASHICORP_KEY_FILE, fingerprint: HASHICORP_FINGERPRINT, deadline: deadlineIn(30_000) };
-  t.same(await verifyDetached(sums, sig, opts), { ok: true, primaryFingerprint: HASHICORP_FINGERPRINT,
-    signingFingerprint: 'B36CBA91A2C0730C435FC280B0B441097685B676' }, 'good: made by a signing subkey of C874…468F (expired since; gpgv judges the signature as made)');
-  const dir = t.testdir({ 'SHA256SUMS': readFileSync(sums, 'utf8').replace('53e30545', '53e30546') });
-  t.match(await verifyDetached(join(dir, 'SHA256SUMS'), sig, opts), { ok: false, reason: /^BAD signature \(made by key B0B441097685B676\)/ }, 'one digit of the linux_amd64 line changed: BAD');
-});
+t.test(
+  'a signature HashiCorp really made (terraform-provider-null 3.1.0 SHA256SUMS) verifies with the shipped key; one byte changed does not',
+  { skip: skip ?? false },
+  async (t) => {
+    const real = fileURLToPath(new URL('../fixtures/builds/real-hashicorp/', import.meta.url));
+    const sums = join(real, 'terraform-provider-null_3.1.0_SHA256SUMS');
+    const sig = `${sums}.72D7468F.sig`;
+    t.equal(
+      sha(readFileSync(sums)),
+      '435cabea2bd62944d1b67d17c0cba56a7d23aabe5dceea73fb506094977b0e9f',
+      'the file as HashiCorp published it',
+    );
+    const opts = { keyFile: HASHICORP_KEY_FILE, fingerprint: HASHICORP_FINGERPRINT, deadline: deadlineIn(30_000) };
+    t.same(
+      await verifyDetached(sums, sig, opts),
+      {
+        ok: true,
+        primaryFingerprint: HASHICORP_FINGERPRINT,
+        signingFingerprint: 'B36CBA91A2C0730C435FC280B0B441097685B676',
+      },
+      'good: made by a signing subkey of C874…468F (expired since; gpgv judges the signature as made)',
+    );
+    const dir = t.testdir({ SHA256SUMS: readFileSync(sums, 'utf8').replace('53e30545', '53e30546') });
+    t.match(
+      await verifyDetached(join(dir, 'SHA256SUMS'), sig, opts),
+      { ok: false, reason: /^BAD signature \(made by key B0B441097685B676\)/ },
+      'one digit of the linux_amd64 line changed: BAD',
+    );
+  },
+);
 
 t.test('release specs', { skip: skip ?? false }, async (t) => {
   t.setTimeout(120_000);
   const dir = t.testdir();
   const key = testKey(join(dir, 'key'));
   const other = testKey(join(dir, 'other'), 'Someone Else');
-  t.teardown(() => { key.stop(); other.stop(); });
+  t.teardown(() => {
+    key.stop();
+    other.stop();
+  });
   const bin = (v: string, rev: string) => readFileSync(testNomad(join(dir, 'bin'), v, rev));
   const b193 = bin('1.9.3', 'd92bf1014886c0ff9f882f4a2691d5ae8ad8131c');
   const b197 = bin('1.9.7', '0a7f4d3e1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a6b');
@@ -52,22 +74,31 @@ t.test('release specs', { skip: skip ?? false }, async (t) => {
   const tamperedZip = Buffer.from(good.zip);
   tamperedZip[tamperedZip.length - 30] = tamperedZip[tamperedZip.length - 30]! ^ 0x01;
   const sumsAltered = publish('1.9.5', bin('1.9.5', 'beef'), key);
-  const mirror = await startMirror({
-    '1.9.3': good,
-    '1.9.7': publish('1.9.7', b197, key),
-    '1.9.4': { ...publish('1.9.4', bin('1.9.4', 'cafe'), key), zip: tamperedZip },
-    '1.9.5': { ...sumsAltered, sums: sumsAltered.sums.replace(/^0{64}/, '1'.repeat(64)) },
-    '1.9.6': publish('1.9.6', bin('1.9.6', 'f00d'), other),
-    '1.9.8': publish('1.9.8', bin('1.9.8', 'abcdef0'), key),
-    '1.8.9': publish('1.8.9', b197, key),
-  }, ['1.8.4', '1.10.0-rc.1', '1.9.3+ent']);
+  const mirror = await startMirror(
+    {
+      '1.9.3': good,
+      '1.9.7': publish('1.9.7', b197, key),
+      '1.9.4': { ...publish('1.9.4', bin('1.9.4', 'cafe'), key), zip: tamperedZip },
+      '1.9.5': { ...sumsAltered, sums: sumsAltered.sums.replace(/^0{64}/, '1'.repeat(64)) },
+      '1.9.6': publish('1.9.6', bin('1.9.6', 'f00d'), other),
+      '1.9.8': publish('1.9.8', bin('1.9.8', 'abcdef0'), key),
+      '1.8.9': publish('1.8.9', b197, key),
+    },
+    ['1.8.4', '1.10.0-rc.1', '1.9.3+ent'],
+  );
   t.teardown(mirror.stop);
 
   const ctxFor = (cache: string, extra: Partial<BuildContext> = {}) => {
     const events: LogEvent[] = [];
-    const ctx: BuildContext = { cacheRoot: cache, releasesUrl: mirror.url, releasesKey: key.pubFile, cwd: dir,
+    const ctx: BuildContext = {
+      cacheRoot: cache,
+      releasesUrl: mirror.url,
+      releasesKey: key.pubFile,
+      cwd: dir,
       home: dir,
-      logger: (e) => void events.push(e), ...extra };
+      logger: (e) => void events.push(e),
+      ...extra,
+    };
     return { ctx, events };
   };
   const one = (text: string, ctx: BuildContext) => resolveBuilds([{ text, field: '--nomad' }], ctx);
@@ -79,9 +110,16 @@ t.test('release specs', { skip: skip ?? false }, async (t) => {
     t.equal(b!.sha256, sha(b193));
     t.ok(readFileSync(b!.path).equals(b193), 'the unpacked binary is the published one');
     t.ok(statSync(b!.path).mode & 0o100, 'executable');
-    t.match(b, { spec: '1.9.3', version: '1.9.3', revision: 'd92bf1014886c0ff9f882f4a2691d5ae8ad8131c',
-      origin: { kind: 'release', url: `${mirror.url}/nomad/1.9.3/nomad_1.9.3_linux_amd64.zip`,
-        verified: 'checksum and signature verified' } });
+    t.match(b, {
+      spec: '1.9.3',
+      version: '1.9.3',
+      revision: 'd92bf1014886c0ff9f882f4a2691d5ae8ad8131c',
+      origin: {
+        kind: 'release',
+        url: `${mirror.url}/nomad/1.9.3/nomad_1.9.3_linux_amd64.zip`,
+        verified: 'checksum and signature verified',
+      },
+    });
     t.equal(mirror.count('nomad_1.9.3_linux_amd64.zip'), 1);
 
     t.test('cache hit: the same version again downloads nothing', async (t) => {
@@ -96,7 +134,10 @@ t.test('release specs', { skip: skip ?? false }, async (t) => {
       const before = mirror.requests.length;
       const [l] = await one('latest', ctxFor(cache).ctx);
       t.equal(l!.version, '1.9.8', 'the highest final community release');
-      t.same(mirror.requests.slice(before).filter((r) => r.endsWith('index.json')), ['/nomad/index.json']);
+      t.same(
+        mirror.requests.slice(before).filter((r) => r.endsWith('index.json')),
+        ['/nomad/index.json'],
+      );
       const [again] = await one('latest', ctxFor(cache).ctx);
       t.equal(again!.sha256, l!.sha256);
       t.same(mirror.requests.slice(before + 4), ['/nomad/index.json'], 'the second latest: index.json, nothing else');
@@ -121,8 +162,10 @@ t.test('release specs', { skip: skip ?? false }, async (t) => {
     const err = await refused(t, '1.9.4', join(dir, 'cache-tampered'));
     t.type(err, ConfigError);
     t.equal(err.exitCode, EXIT.USAGE);
-    t.match(err.message,
-      /--nomad: checksum mismatch: nomad_1.9.4_linux_amd64.zip has sha256 [0-9a-f]{64}, the signed SHA256SUMS says/);
+    t.match(
+      err.message,
+      /--nomad: checksum mismatch: nomad_1.9.4_linux_amd64.zip has sha256 [0-9a-f]{64}, the signed SHA256SUMS says/,
+    );
   });
   t.test('SHA256SUMS changed after signing: BAD signature, exit 2, the zip never fetched', async (t) => {
     const err = await refused(t, '1.9.5', join(dir, 'cache-badsig'));
@@ -134,7 +177,7 @@ t.test('release specs', { skip: skip ?? false }, async (t) => {
     const err = await refused(t, '1.9.6', join(dir, 'cache-otherkey'));
     t.match(err.message, /which is not in the trusted key file/);
   });
-  t.test('without --releases-key only HashiCorp\'s shipped key is trusted', async (t) => {
+  t.test("without --releases-key only HashiCorp's shipped key is trusted", async (t) => {
     const { releasesKey: _k, ...rest } = ctxFor(join(dir, 'cache-default')).ctx;
     const err = await rejection(one('1.9.3', rest));
     const keyFile = HASHICORP_KEY_FILE.replace(/[.]/g, '\\.');

@@ -52,10 +52,7 @@ function release(root: string, v: string, signer: { home: string }, o: { tamper?
   const sha = createHash('sha256')
     .update(readFileSync(join(dir, zip)))
     .digest('hex');
-  writeFileSync(
-    join(dir, `nomad_${v}_SHA256SUMS`),
-    `${sha}  ${zip}\n${'0'.repeat(64)}  nomad_${v}_darwin_arm64.zip\n`,
-  );
+  writeFileSync(join(dir, `nomad_${v}_SHA256SUMS`), `${sha}  ${zip}\n${'0'.repeat(64)}  nomad_${v}_darwin_arm64.zip\n`);
   execFileSync('gpg', [
     '--batch',
     '--homedir',
@@ -142,7 +139,9 @@ t.test('fetch-nomad.sh verifies signature and sha256 before it installs a build'
 
 t.test('fetch-nomad.sh passes shellcheck', async (t) => {
   if (spawnSync('sh', ['-c', 'command -v shellcheck']).status !== 0) {
-    return void t.pass('shellcheck', { skip: 'shellcheck is not installed (apt-get install -y shellcheck; .ci/run does it)' });
+    return void t.pass('shellcheck', {
+      skip: 'shellcheck is not installed (apt-get install -y shellcheck; .ci/run does it)',
+    });
   }
   const r = spawnSync('shellcheck', [SCRIPT], { encoding: 'utf8' });
   t.equal(r.status, 0, r.stdout);

@@ -65,10 +65,7 @@ t.test('actionlint accepts the workflow (and rejects a broken copy)', async (t) 
   const broken = join(t.testdir(), 'broken.yml');
   writeFileSync(
     broken,
-    readFileSync(GH, 'utf8').replace(
-      'fromJSON(needs.plan.outputs.shards)',
-      'fromJSON(needs.plan.outputs.shard_list)',
-    ),
+    readFileSync(GH, 'utf8').replace('fromJSON(needs.plan.outputs.shards)', 'fromJSON(needs.plan.outputs.shard_list)'),
   );
   const bad = run(broken);
   t.equal(bad.code, 1, 'a reference to an output the plan job does not have is found');
@@ -178,9 +175,7 @@ t.test(
     t.equal(upload['if'], 'always()', 'reports uploaded whatever happened');
     t.equal(upload['with']['name'], 'reports-shard-${{ matrix.shard }}');
     const merge = doc['jobs']['merge'];
-    const download = (merge['steps'] as Map[]).find((s) =>
-      String(s['uses']).startsWith('actions/download-artifact'),
-    )!;
+    const download = (merge['steps'] as Map[]).find((s) => String(s['uses']).startsWith('actions/download-artifact'))!;
     t.equal(download['with']['pattern'], 'reports-shard-*');
     t.match(JSON.stringify(merge['steps']), /merge all-reports --out merged/);
     t.ok(

@@ -18,9 +18,21 @@ t.test('a clean command exits at once', async (t) => {
   t.ok(r.seconds < 8, `exited after ${r.seconds} s`);
 });
 
-t.test('a lingering socket: the process still exits 10 s after the command, naming the socket, with its exit code', async (t) => {
-  const r = node(['--import', 'tsx/esm', join(process.cwd(), 'test/fixtures/cli/linger.mts'), 'run', 'no-such-scenario']);
-  t.equal(r.status, 2, 'the command\'s own exit code (unknown scenario)');
-  t.match(r.stderr, /warning: still open 10 s after the command ended: .*TCP 127\.0\.0\.1:\d+ -> 127\.0\.0\.1:\d+.*; exiting with 2/);
-  t.ok(r.seconds >= 10 && r.seconds < 30, `exited after ${r.seconds} s`);
-});
+t.test(
+  'a lingering socket: the process still exits 10 s after the command, naming the socket, with its exit code',
+  async (t) => {
+    const r = node([
+      '--import',
+      'tsx/esm',
+      join(process.cwd(), 'test/fixtures/cli/linger.mts'),
+      'run',
+      'no-such-scenario',
+    ]);
+    t.equal(r.status, 2, "the command's own exit code (unknown scenario)");
+    t.match(
+      r.stderr,
+      /warning: still open 10 s after the command ended: .*TCP 127\.0\.0\.1:\d+ -> 127\.0\.0\.1:\d+.*; exiting with 2/,
+    );
+    t.ok(r.seconds >= 10 && r.seconds < 30, `exited after ${r.seconds} s`);
+  },
+);

@@ -9,15 +9,38 @@ import { PLAN_JSON_SCHEMA, configInSlot, type Plan } from '../../lib/plan/plan.j
 
 function cli(t: Test) {
   const dir = t.testdir({});
-  const s = standInPerRun({ '/stand-in/nomad-1.9.7': { timeline: 'restored', version: '1.9.7' }, '/stand-in/nomad-1.9.3': { timeline: 'duplicate-ip', version: '1.9.3' } }, { cwd: dir });
+  const s = standInPerRun(
+    {
+      '/stand-in/nomad-1.9.7': { timeline: 'restored', version: '1.9.7' },
+      '/stand-in/nomad-1.9.3': { timeline: 'duplicate-ip', version: '1.9.3' },
+    },
+    { cwd: dir },
+  );
   t.teardown(() => Promise.all(s.runs.map((r) => r.nomad.close())));
-  const deps = { ...s.deps, makeEnv: () => { throw new Error('--plan must not make a lab'); } };
-  return { dir, s, run: (argv: string[]) => main([...argv, '--netns', '', '--reports-dir', join(dir, 'reports')], deps) };
+  const deps = {
+    ...s.deps,
+    makeEnv: () => {
+      throw new Error('--plan must not make a lab');
+    },
+  };
+  return {
+    dir,
+    s,
+    run: (argv: string[]) => main([...argv, '--netns', '', '--reports-dir', join(dir, 'reports')], deps),
+  };
 }
 
 t.test('run --plan prints the plan as JSON and creates nothing', async (t) => {
   const c = cli(t);
-  const code = await c.run(['run', 'bridge-exec-reboot', '--nomad', '/stand-in/nomad-1.9.7', '--reboot', 'hard', '--plan']);
+  const code = await c.run([
+    'run',
+    'bridge-exec-reboot',
+    '--nomad',
+    '/stand-in/nomad-1.9.7',
+    '--reboot',
+    'hard',
+    '--plan',
+  ]);
   t.equal(code, 0);
   const doc = JSON.parse(c.s.out.join('')) as { schema: string; plan: Plan };
   t.equal(doc.schema, PLAN_JSON_SCHEMA);
@@ -33,11 +56,26 @@ t.test('run --plan prints the plan as JSON and creates nothing', async (t) => {
 t.test('matrix --plan: every cell with its config and its slot subnets derived from data', async (t) => {
   const c = cli(t);
   const file = join(c.dir, 'm.yaml');
-  writeFileSync(file, ['scenario: bridge-exec-reboot', 'axes:', '  nomad: [{ name: "1.9.3", binary: /stand-in/nomad-1.9.3 }, { name: "1.9.7", binary: /stand-in/nomad-1.9.7 }]', '  reboot: [graceful, hard]', 'parallel: 2', ''].join('\n'));
+  writeFileSync(
+    file,
+    [
+      'scenario: bridge-exec-reboot',
+      'axes:',
+      '  nomad: [{ name: "1.9.3", binary: /stand-in/nomad-1.9.3 }, { name: "1.9.7", binary: /stand-in/nomad-1.9.7 }]',
+      '  reboot: [graceful, hard]',
+      'parallel: 2',
+      '',
+    ].join('\n'),
+  );
   t.equal(await c.run(['matrix', file, '--plan']), 0);
   const { plan } = JSON.parse(c.s.out.join('')) as { plan: Plan };
   t.equal(plan.cells.length, 4);
-  t.same(plan.cells.map((x) => x.config.nomadBinary).sort(), ['/stand-in/nomad-1.9.3', '/stand-in/nomad-1.9.3', '/stand-in/nomad-1.9.7', '/stand-in/nomad-1.9.7']);
+  t.same(plan.cells.map((x) => x.config.nomadBinary).sort(), [
+    '/stand-in/nomad-1.9.3',
+    '/stand-in/nomad-1.9.3',
+    '/stand-in/nomad-1.9.7',
+    '/stand-in/nomad-1.9.7',
+  ]);
   const slot2 = configInSlot(plan.cells[0]!.config, 2);
   t.not(slot2.lab.privateSubnet, plan.cells[0]!.config.lab.privateSubnet, 'a slot gets subnets of its own');
   t.ok(plan.subnets.includes(slot2.lab.privateSubnet), 'and the plan guards them');
@@ -46,7 +84,17 @@ t.test('matrix --plan: every cell with its config and its slot subnets derived f
 
 t.test('--plan with bad input reports every problem, exit 2, no plan printed', async (t) => {
   const c = cli(t);
-  const code = await c.run(['run', 'bridge-exec-reboot', '--nomad', '/stand-in/nomad-1.9.7', '--cpus', '0', '--reboot', 'sideways', '--plan']);
+  const code = await c.run([
+    'run',
+    'bridge-exec-reboot',
+    '--nomad',
+    '/stand-in/nomad-1.9.7',
+    '--cpus',
+    '0',
+    '--reboot',
+    'sideways',
+    '--plan',
+  ]);
   t.equal(code, 2);
   t.equal(c.s.out.join(''), '', 'nothing on stdout');
   t.match(c.s.err.join(''), /--cpus[^]*--reboot/);

@@ -10,7 +10,20 @@ async function quietRun(t: Test, timeline: Timeline) {
   const dir = t.testdir({});
   const s = standInPerRun({ '/stand-in/nomad-1.9.7': { timeline, version: '1.9.7' } }, { cwd: dir });
   t.teardown(() => Promise.all(s.runs.map((r) => r.nomad.close())));
-  const code = await main(['run', 'bridge-exec-reboot', '--nomad', '/stand-in/nomad-1.9.7', '--quiet', '--reports-dir', join(dir, 'reports'), '--netns', ''], s.deps);
+  const code = await main(
+    [
+      'run',
+      'bridge-exec-reboot',
+      '--nomad',
+      '/stand-in/nomad-1.9.7',
+      '--quiet',
+      '--reports-dir',
+      join(dir, 'reports'),
+      '--netns',
+      '',
+    ],
+    s.deps,
+  );
   return { code, out: s.out.join(''), err: s.err.join('') };
 }
 
@@ -19,7 +32,10 @@ t.test('run --quiet: a failed run is its verdict line and the names of the check
   t.equal(r.code, 1);
   const lines = r.out.trimEnd().split('\n');
   t.equal(lines.length, 2, r.out);
-  t.match(lines[0], /^FAIL bridge-exec-reboot@1\.9\.7 — \d+ checks: \d+ passed, 0 expected failures, [1-9]\d* failed, \d+ skipped \(/);
+  t.match(
+    lines[0],
+    /^FAIL bridge-exec-reboot@1\.9\.7 — \d+ checks: \d+ passed, 0 expected failures, [1-9]\d* failed, \d+ skipped \(/,
+  );
   t.match(lines[1], /^ {2}not met: .*no-duplicate-ip/);
   t.equal(r.err, '', 'no progress on stderr');
 });

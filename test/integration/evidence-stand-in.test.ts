@@ -18,32 +18,85 @@ t.test('a failed stand-in run: artifacts, linked JUnit, HTML timeline in Chromiu
   const s = await standIn('duplicate-ip', { cwd: dir });
   t.teardown(() => s.nomad.close());
   const reports = join(dir, 'reports');
-  const args = ['run', 'bridge-exec-reboot', '--nomad-binary', 'nomad-build', '--reports-dir', reports, '--netns', '', '--reboot', 'hard', '--expect', 'unique-ips=pass'];
+  const args = [
+    'run',
+    'bridge-exec-reboot',
+    '--nomad-binary',
+    'nomad-build',
+    '--reports-dir',
+    reports,
+    '--netns',
+    '',
+    '--reboot',
+    'hard',
+    '--expect',
+    'unique-ips=pass',
+  ];
   t.equal(await main(args, s.deps), 1, 'the duplicate-IP failure fails the run');
   const [runId] = readdirSync(reports);
   const runDir = join(reports, runId!);
 
   // artifacts
-  for (const f of ['alloc-before.json', 'alloc-after.json', 'task-events.json', 'client-nomad-journal.log', 'node-after.json', 'junit.xml', 'summary.json', 'report.html', 'repro.sh']) {
+  for (const f of [
+    'alloc-before.json',
+    'alloc-after.json',
+    'task-events.json',
+    'client-nomad-journal.log',
+    'node-after.json',
+    'junit.xml',
+    'summary.json',
+    'report.html',
+    'repro.sh',
+  ]) {
     t.ok(existsSync(join(runDir, f)), `${f} written`);
   }
-  t.match(readFileSync(join(runDir, 'task-events.json'), 'utf8'), /duplicate allocation is not allowed/, 'the recorded event history holds the failure');
+  t.match(
+    readFileSync(join(runDir, 'task-events.json'), 'utf8'),
+    /duplicate allocation is not allowed/,
+    'the recorded event history holds the failure',
+  );
 
   // JUnit links every artifact, and every link resolves
   const junit = readFileSync(join(runDir, 'junit.xml'), 'utf8');
   const links = [...junit.matchAll(/\[\[ATTACHMENT\|([^\]]+)\]\]/g)].map((m) => m[1]!);
-  t.ok(links.some((l) => l.endsWith('task-events.json')), 'JUnit links the task events');
-  for (const l of links) t.ok(existsSync(join(runDir, l)), `attachment ${l} exists, relative to the JUnit file's folder`);
-  t.ok(links.every((l) => !l.startsWith('/')), 'relative paths (GitLab resolves them from the JUnit file)');
+  t.ok(
+    links.some((l) => l.endsWith('task-events.json')),
+    'JUnit links the task events',
+  );
+  for (const l of links)
+    t.ok(existsSync(join(runDir, l)), `attachment ${l} exists, relative to the JUnit file's folder`);
+  t.ok(
+    links.every((l) => !l.startsWith('/')),
+    'relative paths (GitLab resolves them from the JUnit file)',
+  );
 
   // HTML timeline, rendered by Chromium when it is installed
   const html = join(runDir, 'report.html');
-  if (!existsSync(CHROMIUM)) t.pass(`SKIPPED: ${CHROMIUM} is missing (apt-get install -y chromium), HTML not rendered`, { skip: true });
+  if (!existsSync(CHROMIUM))
+    t.pass(`SKIPPED: ${CHROMIUM} is missing (apt-get install -y chromium), HTML not rendered`, { skip: true });
   else {
-    const argv = ['--headless', '--no-sandbox', '--disable-gpu', '--no-proxy-server', '--disable-background-networking', '--disable-component-update',
-      '--disable-sync', '--no-first-run', '--disable-dev-shm-usage', `--user-data-dir=${join(dir, 'profile')}`, '--dump-dom', pathToFileURL(html).href];
+    const argv = [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--no-proxy-server',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      '--disable-dev-shm-usage',
+      `--user-data-dir=${join(dir, 'profile')}`,
+      '--dump-dom',
+      pathToFileURL(html).href,
+    ];
     const [cmd, full] = isolate ? ['unshare', ['--net', CHROMIUM, ...argv]] : [CHROMIUM, argv];
-    const dom = execFileSync(cmd, full, { encoding: 'utf8', timeout: 60_000, maxBuffer: 32 << 20, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, HOME: dir } });
+    const dom = execFileSync(cmd, full, {
+      encoding: 'utf8',
+      timeout: 60_000,
+      maxBuffer: 32 << 20,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, HOME: dir },
+    });
     t.match(dom, /FAIL/, 'the verdict');
     t.match(dom, /duplicate allocation is not allowed/, 'the failure message');
     for (const lane of ['host', 'node', 'alloc']) t.match(dom, new RegExp(`>${lane}<`), `lane ${lane}`);
@@ -54,7 +107,11 @@ t.test('a failed stand-in run: artifacts, linked JUnit, HTML timeline in Chromiu
   const repro = readFileSync(join(runDir, 'repro.sh'), 'utf8');
   const sha = execFileSync('sha256sum', [join(dir, 'nomad-build')], { encoding: 'utf8' }).split(' ')[0]!;
   t.match(repro, sha, 'the build is named by its sha256');
-  t.match(s.out.join(''), /re-run bridge-exec-reboot@1\.9\.7\/reboot=hard \(run \S+\) exactly/, 'the command is printed too, naming the suite');
+  t.match(
+    s.out.join(''),
+    /re-run bridge-exec-reboot@1\.9\.7\/reboot=hard \(run \S+\) exactly/,
+    'the command is printed too, naming the suite',
+  );
   const line = repro.split('\n').find((l) => l.startsWith('cd '))!;
   const words = [...line.matchAll(/'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2]!);
   const rerun = words.slice(words.indexOf('run'));
@@ -67,5 +124,9 @@ t.test('a failed stand-in run: artifacts, linked JUnit, HTML timeline in Chromiu
   t.notOk(parsed.values['reports-dir'], 'output locations are not inputs');
   const again = await standIn('duplicate-ip', { cwd: dir });
   t.teardown(() => again.nomad.close());
-  t.equal(await main([...rerun, '--reports-dir', join(dir, 'again')], again.deps), 1, 'the repro reproduces the same failure');
+  t.equal(
+    await main([...rerun, '--reports-dir', join(dir, 'again')], again.deps),
+    1,
+    'the repro reproduces the same failure',
+  );
 });

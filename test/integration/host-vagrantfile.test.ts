@@ -36,17 +36,33 @@ end
 `;
 
 const spec = {
-  runId: 'r1', box: 'nomad-reboot-harness/bookworm', provider: 'libvirt', cpus: 1, memoryMb: 768,
-  machines: [{ name: 'nrh-r1-server', role: 'server', privateIp: '10.199.3.10' }, { name: 'nrh-r1-client', role: 'client', privateIp: '10.199.3.11' }],
+  runId: 'r1',
+  box: 'nomad-reboot-harness/bookworm',
+  provider: 'libvirt',
+  cpus: 1,
+  memoryMb: 768,
+  machines: [
+    { name: 'nrh-r1-server', role: 'server', privateIp: '10.199.3.10' },
+    { name: 'nrh-r1-client', role: 'client', privateIp: '10.199.3.11' },
+  ],
   privateNetwork: { name: 'nrh-r1-priv', subnet: '10.199.3.0/24' },
-  libvirt: { driver: 'qemu', tbCacheMb: 256, cpuModel: 'Nehalem', managementNetwork: { name: 'nrh-r1-mgmt', address: '10.198.3.0/24' }, serialLogDir: '/var/tmp/r1' },
+  libvirt: {
+    driver: 'qemu',
+    tbCacheMb: 256,
+    cpuModel: 'Nehalem',
+    managementNetwork: { name: 'nrh-r1-mgmt', address: '10.198.3.0/24' },
+    serialLogDir: '/var/tmp/r1',
+  },
   bootTimeoutS: 600,
 };
 
 function evaluate(dir: string, s: unknown) {
   writeFileSync(`${dir}/stub.rb`, STUB);
   writeFileSync(`${dir}/lab-spec.json`, typeof s === 'string' ? s : JSON.stringify(s));
-  const r = spawnSync('ruby', [`${dir}/stub.rb`, VAGRANTFILE], { encoding: 'utf8', env: { ...process.env, HARNESS_LAB_SPEC: `${dir}/lab-spec.json` } });
+  const r = spawnSync('ruby', [`${dir}/stub.rb`, VAGRANTFILE], {
+    encoding: 'utf8',
+    env: { ...process.env, HARNESS_LAB_SPEC: `${dir}/lab-spec.json` },
+  });
   return { code: r.status, log: r.status === 0 ? (JSON.parse(r.stdout) as string[]) : [], err: r.stderr };
 }
 
@@ -64,26 +80,40 @@ t.test('a valid libvirt spec defines every machine as the lab needs', { skip: ha
   has('vm.provider[libvirt].management_network_address="10.198.3.0/24"');
   has('vm.provider[libvirt].default_prefix=""');
   has('vm.provider[libvirt].graphics_type="none"');
-  t.notOk(log.some((l) => l.includes('features')), 'no XML smuggled into a feature name (the tb-cache goes through a hook)');
+  t.notOk(
+    log.some((l) => l.includes('features')),
+    'no XML smuggled into a feature name (the tb-cache goes through a hook)',
+  );
   has('vm.define[nrh-r1-client].vm.hostname="client"');
-  has('vm.define[nrh-r1-client].vm.network(:private_network, {:ip=>"10.199.3.11", :netmask=>"255.255.255.0", :libvirt__network_name=>"nrh-r1-priv", :libvirt__forward_mode=>"none", :libvirt__dhcp_enabled=>false})');
-  has('vm.define[nrh-r1-server].vm.provider[libvirt].serial({:type=>"file", :source=>{:path=>"/var/tmp/r1/nrh-r1-server-serial.log"}})');
-  t.notOk(log.some((l) => l.includes('virtualbox')), 'no virtualbox block for libvirt');
+  has(
+    'vm.define[nrh-r1-client].vm.network(:private_network, {:ip=>"10.199.3.11", :netmask=>"255.255.255.0", :libvirt__network_name=>"nrh-r1-priv", :libvirt__forward_mode=>"none", :libvirt__dhcp_enabled=>false})',
+  );
+  has(
+    'vm.define[nrh-r1-server].vm.provider[libvirt].serial({:type=>"file", :source=>{:path=>"/var/tmp/r1/nrh-r1-server-serial.log"}})',
+  );
+  t.notOk(
+    log.some((l) => l.includes('virtualbox')),
+    'no virtualbox block for libvirt',
+  );
 });
 
-t.test('kvm and tbCacheMb 0 skip the TCG-only settings; virtualbox gets cpus/memory and an internal network', { skip: hasRuby }, async (t) => {
-  const kvm = evaluate(t.testdir({}), { ...spec, libvirt: { ...spec.libvirt, driver: 'kvm' } });
-  t.equal(kvm.code, 0, kvm.err);
-  t.notOk(kvm.log.some((l) => l.includes('cpu_mode') || l.includes('features')));
-  const noTb = evaluate(t.testdir({}), { ...spec, libvirt: { ...spec.libvirt, tbCacheMb: 0 } });
-  t.ok(noTb.log.includes('vm.provider[libvirt].cpu_mode="custom"'));
-  t.notOk(noTb.log.some((l) => l.includes('features')));
-  const vb = evaluate(t.testdir({}), { ...spec, provider: 'virtualbox', libvirt: undefined });
-  t.equal(vb.code, 0, vb.err);
-  t.ok(vb.log.includes('vm.provider[virtualbox].memory=768'));
-  t.ok(vb.log.includes('vm.provider[virtualbox].cpus=1'));
-  t.ok(vb.log.some((l) => l.includes(':virtualbox__intnet=>"nrh-r1-priv"')));
-});
+t.test(
+  'kvm and tbCacheMb 0 skip the TCG-only settings; virtualbox gets cpus/memory and an internal network',
+  { skip: hasRuby },
+  async (t) => {
+    const kvm = evaluate(t.testdir({}), { ...spec, libvirt: { ...spec.libvirt, driver: 'kvm' } });
+    t.equal(kvm.code, 0, kvm.err);
+    t.notOk(kvm.log.some((l) => l.includes('cpu_mode') || l.includes('features')));
+    const noTb = evaluate(t.testdir({}), { ...spec, libvirt: { ...spec.libvirt, tbCacheMb: 0 } });
+    t.ok(noTb.log.includes('vm.provider[libvirt].cpu_mode="custom"'));
+    t.notOk(noTb.log.some((l) => l.includes('features')));
+    const vb = evaluate(t.testdir({}), { ...spec, provider: 'virtualbox', libvirt: undefined });
+    t.equal(vb.code, 0, vb.err);
+    t.ok(vb.log.includes('vm.provider[virtualbox].memory=768'));
+    t.ok(vb.log.includes('vm.provider[virtualbox].cpus=1'));
+    t.ok(vb.log.some((l) => l.includes(':virtualbox__intnet=>"nrh-r1-priv"')));
+  },
+);
 
 t.test('invalid specs fail with a message naming the field', { skip: hasRuby }, async (t) => {
   const bad = (s: unknown, re: RegExp) => {
@@ -93,11 +123,26 @@ t.test('invalid specs fail with a message naming the field', { skip: hasRuby }, 
   };
   bad('{not json', /lab spec .*lab-spec\.json: field \(file\): not valid JSON/);
   bad({ ...spec, machines: [] }, /field machines: expected a non-empty array, got \[\]/);
-  bad({ ...spec, machines: [{ ...spec.machines[0], privateIp: '10.199.3.300' }] }, /field machines\[0\]\.privateIp: expected an IPv4 address, got "10\.199\.3\.300"/);
-  bad({ ...spec, machines: [spec.machines[0], spec.machines[0]] }, /field machines: duplicate machine name "nrh-r1-server"/);
-  bad({ ...spec, libvirt: { ...spec.libvirt, driver: 'hvf' } }, /field libvirt\.driver: expected "kvm" or "qemu", got "hvf"/);
-  bad({ ...spec, libvirt: { ...spec.libvirt, serialLogDir: 'relative' } }, /field libvirt\.serialLogDir: expected an absolute path/);
-  bad({ ...spec, privateNetwork: { name: 'x', subnet: '10.199.3.0' } }, /field privateNetwork\.subnet: expected an IPv4 CIDR/);
+  bad(
+    { ...spec, machines: [{ ...spec.machines[0], privateIp: '10.199.3.300' }] },
+    /field machines\[0\]\.privateIp: expected an IPv4 address, got "10\.199\.3\.300"/,
+  );
+  bad(
+    { ...spec, machines: [spec.machines[0], spec.machines[0]] },
+    /field machines: duplicate machine name "nrh-r1-server"/,
+  );
+  bad(
+    { ...spec, libvirt: { ...spec.libvirt, driver: 'hvf' } },
+    /field libvirt\.driver: expected "kvm" or "qemu", got "hvf"/,
+  );
+  bad(
+    { ...spec, libvirt: { ...spec.libvirt, serialLogDir: 'relative' } },
+    /field libvirt\.serialLogDir: expected an absolute path/,
+  );
+  bad(
+    { ...spec, privateNetwork: { name: 'x', subnet: '10.199.3.0' } },
+    /field privateNetwork\.subnet: expected an IPv4 CIDR/,
+  );
   bad({ ...spec, bootTimeoutS: '600' }, /field bootTimeoutS: expected an integer > 0, got "600"/);
   bad({ ...spec, provider: 'vmware' }, /field provider: expected "libvirt" or "virtualbox"/);
   const missing = evaluate(t.testdir({}), spec);
@@ -140,18 +185,39 @@ out = {
 puts JSON.generate(out)
 `;
 
-t.test('the TCG translation cache goes in through a Vagrant hook as libvirt XML, not smuggled into a feature name', { skip: hasRuby }, async (t) => {
-  const dir = t.testdir({ 'hook.rb': HOOK_DRIVER, 'lab-spec.json': JSON.stringify(spec) });
-  const fixture = fileURLToPath(new URL('../fixtures/vagrant/libvirt-dumpxml-tcg.xml', import.meta.url));
-  const r = spawnSync('ruby', [`${dir}/hook.rb`, VAGRANTFILE, fixture], { encoding: 'utf8', env: { ...process.env, HARNESS_LAB_SPEC: `${dir}/lab-spec.json` } });
-  t.equal(r.status, 0, r.stderr);
-  const out = JSON.parse(r.stdout) as { hooks: string[][]; bareHasTcg: boolean; added: string; again: null; libvirtStored: null; resized: string };
-  t.same(out.hooks, [['nrh_tb_cache', 'VagrantPlugins::ProviderLibvirt::Action::StartDomain', 'NrhTbCache::Action']], 'one hook, before StartDomain');
-  t.equal(out.bareHasTcg, false, 'the fixture without its <tcg> is what vagrant-libvirt defines');
-  t.match(out.added, /<features>\s*<acpi\/>\s*<apic\/>\s*<pae\/>\s*<tcg><tb-cache unit='MiB'>256<\/tb-cache><\/tcg><\/features>/);
-  t.match(out.added, /<name>rtbcache1-client<\/name>[\s\S]*<devices>/, 'the rest of the domain is kept');
-  t.equal(out.again, null, 'already set: nothing to redefine');
-  t.equal(out.libvirtStored, null, "libvirt's own form (262144 KiB) counts as 256 MiB");
-  t.match(out.resized, /<tcg>\s*<tb-cache unit='MiB'>128<\/tb-cache>\s*<\/tcg>/);
-  t.equal(out.resized.match(/<tb-cache/g)?.length, 1, 'the old size is replaced, not doubled');
-});
+t.test(
+  'the TCG translation cache goes in through a Vagrant hook as libvirt XML, not smuggled into a feature name',
+  { skip: hasRuby },
+  async (t) => {
+    const dir = t.testdir({ 'hook.rb': HOOK_DRIVER, 'lab-spec.json': JSON.stringify(spec) });
+    const fixture = fileURLToPath(new URL('../fixtures/vagrant/libvirt-dumpxml-tcg.xml', import.meta.url));
+    const r = spawnSync('ruby', [`${dir}/hook.rb`, VAGRANTFILE, fixture], {
+      encoding: 'utf8',
+      env: { ...process.env, HARNESS_LAB_SPEC: `${dir}/lab-spec.json` },
+    });
+    t.equal(r.status, 0, r.stderr);
+    const out = JSON.parse(r.stdout) as {
+      hooks: string[][];
+      bareHasTcg: boolean;
+      added: string;
+      again: null;
+      libvirtStored: null;
+      resized: string;
+    };
+    t.same(
+      out.hooks,
+      [['nrh_tb_cache', 'VagrantPlugins::ProviderLibvirt::Action::StartDomain', 'NrhTbCache::Action']],
+      'one hook, before StartDomain',
+    );
+    t.equal(out.bareHasTcg, false, 'the fixture without its <tcg> is what vagrant-libvirt defines');
+    t.match(
+      out.added,
+      /<features>\s*<acpi\/>\s*<apic\/>\s*<pae\/>\s*<tcg><tb-cache unit='MiB'>256<\/tb-cache><\/tcg><\/features>/,
+    );
+    t.match(out.added, /<name>rtbcache1-client<\/name>[\s\S]*<devices>/, 'the rest of the domain is kept');
+    t.equal(out.again, null, 'already set: nothing to redefine');
+    t.equal(out.libvirtStored, null, "libvirt's own form (262144 KiB) counts as 256 MiB");
+    t.match(out.resized, /<tcg>\s*<tb-cache unit='MiB'>128<\/tb-cache>\s*<\/tcg>/);
+    t.equal(out.resized.match(/<tb-cache/g)?.length, 1, 'the old size is replaced, not doubled');
+  },
+);

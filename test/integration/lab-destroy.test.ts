@@ -11,23 +11,47 @@ import type { LogEvent } from '../../lib/log/events.js';
 t.test('destroy removes the kept lab and its serial logs, and leaves other runs alone', async (t) => {
   const root = t.testdir({ work: {}, serial: {}, fake: {} });
   const spec = {
-    runId: 'r1', box: 'b', provider: 'libvirt', cpus: 1, memoryMb: 768, bootTimeoutS: 60,
-    machines: [{ name: 'r1-server', role: 'server', privateIp: '10.199.0.10' }, { name: 'r1-client', role: 'client', privateIp: '10.199.0.11' }],
+    runId: 'r1',
+    box: 'b',
+    provider: 'libvirt',
+    cpus: 1,
+    memoryMb: 768,
+    bootTimeoutS: 60,
+    machines: [
+      { name: 'r1-server', role: 'server', privateIp: '10.199.0.10' },
+      { name: 'r1-client', role: 'client', privateIp: '10.199.0.11' },
+    ],
     privateNetwork: { name: 'p', subnet: '10.199.0.0/24' },
-    libvirt: { driver: 'qemu', tbCacheMb: 256, cpuModel: 'Nehalem', managementNetwork: { name: 'm', address: '10.198.0.0/24' }, serialLogDir: join(root, 'serial') },
+    libvirt: {
+      driver: 'qemu',
+      tbCacheMb: 256,
+      cpuModel: 'Nehalem',
+      managementNetwork: { name: 'm', address: '10.198.0.0/24' },
+      serialLogDir: join(root, 'serial'),
+    },
   };
   mkdirSync(join(root, 'work', 'r1'));
   writeFileSync(join(root, 'work', 'r1', 'lab-spec.json'), JSON.stringify(spec));
-  for (const f of ['r1-server-serial.log', 'r1-client-serial.log', 'r2-client-serial.log']) writeFileSync(join(root, 'serial', f), 'boot\n');
+  for (const f of ['r1-server-serial.log', 'r1-client-serial.log', 'r2-client-serial.log'])
+    writeFileSync(join(root, 'serial', f), 'boot\n');
   const events: LogEvent[] = [];
   const config = { ...DEFAULTS, lab: { ...DEFAULTS.lab, workDir: join(root, 'work') } };
   const fakeBin = fileURLToPath(new URL('../fixtures/fake-bin', import.meta.url));
-  const env = { PATH: `${fakeBin}:${process.env['PATH']}`, FAKE_VAGRANT_MODE: 'dir', FAKE_VAGRANT_DIR: join(root, 'fake') };
-  const code = await destroyLabs(config, ['r1'], false, (e) => void events.push(e), { vagrant: { env, lockDir: root } });
+  const env = {
+    PATH: `${fakeBin}:${process.env['PATH']}`,
+    FAKE_VAGRANT_MODE: 'dir',
+    FAKE_VAGRANT_DIR: join(root, 'fake'),
+  };
+  const code = await destroyLabs(config, ['r1'], false, (e) => void events.push(e), {
+    vagrant: { env, lockDir: root },
+  });
   t.equal(code, 0);
   t.notOk(existsSync(join(root, 'work', 'r1')), 'the run directory is gone');
   t.notOk(existsSync(join(root, 'serial', 'r1-server-serial.log')), 'server serial log removed');
   t.notOk(existsSync(join(root, 'serial', 'r1-client-serial.log')), 'client serial log removed');
   t.ok(existsSync(join(root, 'serial', 'r2-client-serial.log')), "another run's serial log stays");
-  t.ok(events.some((e) => e.kind === 'info' && e.message === 'destroyed lab r1 (r1-server, r1-client)'), 'says so');
+  t.ok(
+    events.some((e) => e.kind === 'info' && e.message === 'destroyed lab r1 (r1-server, r1-client)'),
+    'says so',
+  );
 });

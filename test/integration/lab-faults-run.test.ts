@@ -23,7 +23,12 @@ interface RunOpts {
 
 async function run(t: Test, extra: string[], o: RunOpts = {}) {
   const dir = t.testdir({});
-  const s = await standIn('restored', { cwd: dir, ...(o.sshNeverBack ? { sshNeverBack: true } : {}), ...(o.upMs ? { upMs: o.upMs } : {}), ...(o.provisionMs ? { provisionMs: o.provisionMs } : {}) });
+  const s = await standIn('restored', {
+    cwd: dir,
+    ...(o.sshNeverBack ? { sshNeverBack: true } : {}),
+    ...(o.upMs ? { upMs: o.upMs } : {}),
+    ...(o.provisionMs ? { provisionMs: o.provisionMs } : {}),
+  });
   t.teardown(() => s.nomad.close());
   o.before?.(s);
   const signals = new EventEmitter();
@@ -43,51 +48,122 @@ async function run(t: Test, extra: string[], o: RunOpts = {}) {
   };
   const t0 = performance.now();
   const reports = join(dir, 'reports');
-  const code = await main(['run', 'bridge-exec-reboot', '--nomad-binary', '/stand-in/nomad', '--reports-dir', reports, '--junit', join(dir, 'junit.xml'), '--report-json', join(dir, 'summary.json'), '--netns', '', ...extra], deps);
+  const code = await main(
+    [
+      'run',
+      'bridge-exec-reboot',
+      '--nomad-binary',
+      '/stand-in/nomad',
+      '--reports-dir',
+      reports,
+      '--junit',
+      join(dir, 'junit.xml'),
+      '--report-json',
+      join(dir, 'summary.json'),
+      '--netns',
+      '',
+      ...extra,
+    ],
+    deps,
+  );
   const ms = performance.now() - t0;
   validateJUnit(t, join(dir, 'junit.xml'));
   const junit = readFileSync(join(dir, 'junit.xml'), 'utf8');
   const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(junit);
   const cases = [xml.testsuites.testsuite.testcase].flat() as Record<string, unknown>[];
   const summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
-  const errors = cases.filter((c) => c['error']).map((c) => ({ name: String(c['name']), ...(c['error'] as { type: string; message: string; '#text'?: string }) }));
+  const errors = cases
+    .filter((c) => c['error'])
+    .map((c) => ({ name: String(c['name']), ...(c['error'] as { type: string; message: string; '#text'?: string }) }));
   return { code, ms, junit, summary, errors, s, sent, dir, console: s.err.join('') };
 }
 
-t.test('the client never comes back: exit 3 within --reboot-deadline, naming the wait, the last SSH error and the console tail', async (t) => {
-  const r = await run(t, ['--reboot-deadline', '2s'], { sshNeverBack: true });
-  t.equal(r.code, 3, 'exit 3 (infrastructure)');
-  const step = r.summary.runs[0].steps.find((s: { name: string }) => s.name.startsWith('reboot the client'));
-  t.equal(step.status, 'error');
-  t.ok(step.durationMs >= 1900 && step.durationMs < 6000, `the reboot step ended at the deadline (${Math.round(step.durationMs)} ms)`);
-  const e = r.errors.find((x) => x.name.startsWith('reboot the client'))!;
-  t.equal(e.type, 'infrastructure');
-  t.match(e.message, /fake-client did not come back after the graceful fault within [0-2]\.\ds \(the reboot deadline: reboot\.deadline, --reboot-deadline\): waiting for fake-client to answer over SSH with a new boot_id/);
-  t.match(e.message, /last: ssh vagrant@127\.0\.0\.1:22: connect ECONNREFUSED/, 'the last SSH error');
-  t.match(e['#text'], /serial console \(last 4 lines of \/stand-in\/fake-client-serial\.log\):\n {2}\| \[ {4}0\.000000\] Linux version[\s\S]*\| \[ {2}122\.003117\] stand-in: the guest hangs here/, 'the console tail in the JUnit error body');
-  t.match(e['#text'], /hint: the guest hangs at boot/);
-  t.ok(r.summary.runs[0].artifacts.some((a: { name: string }) => a.name === 'fake-client-serial.log'), 'the whole serial log is an artifact');
-  t.match(readFileSync(join(r.dir, 'reports', r.summary.runs[0].runId, 'fake-client-serial.log'), 'utf8'), /the guest hangs here/);
-  t.ok(r.s.lab.destroyed, 'nothing is left: the lab was torn down');
-  t.match(r.summary.runs[0].verdicts.find((v: { id: string }) => v.id === 'alloc-restored'), { label: 'skipped', message: /not reached: the run broke in step "reboot the client \(graceful\)"/ });
-});
+t.test(
+  'the client never comes back: exit 3 within --reboot-deadline, naming the wait, the last SSH error and the console tail',
+  async (t) => {
+    const r = await run(t, ['--reboot-deadline', '2s'], { sshNeverBack: true });
+    t.equal(r.code, 3, 'exit 3 (infrastructure)');
+    const step = r.summary.runs[0].steps.find((s: { name: string }) => s.name.startsWith('reboot the client'));
+    t.equal(step.status, 'error');
+    t.ok(
+      step.durationMs >= 1900 && step.durationMs < 6000,
+      `the reboot step ended at the deadline (${Math.round(step.durationMs)} ms)`,
+    );
+    const e = r.errors.find((x) => x.name.startsWith('reboot the client'))!;
+    t.equal(e.type, 'infrastructure');
+    t.match(
+      e.message,
+      /fake-client did not come back after the graceful fault within [0-2]\.\ds \(the reboot deadline: reboot\.deadline, --reboot-deadline\): waiting for fake-client to answer over SSH with a new boot_id/,
+    );
+    t.match(e.message, /last: ssh vagrant@127\.0\.0\.1:22: connect ECONNREFUSED/, 'the last SSH error');
+    t.match(
+      e['#text'],
+      /serial console \(last 4 lines of \/stand-in\/fake-client-serial\.log\):\n {2}\| \[ {4}0\.000000\] Linux version[\s\S]*\| \[ {2}122\.003117\] stand-in: the guest hangs here/,
+      'the console tail in the JUnit error body',
+    );
+    t.match(e['#text'], /hint: the guest hangs at boot/);
+    t.ok(
+      r.summary.runs[0].artifacts.some((a: { name: string }) => a.name === 'fake-client-serial.log'),
+      'the whole serial log is an artifact',
+    );
+    t.match(
+      readFileSync(join(r.dir, 'reports', r.summary.runs[0].runId, 'fake-client-serial.log'), 'utf8'),
+      /the guest hangs here/,
+    );
+    t.ok(r.s.lab.destroyed, 'nothing is left: the lab was torn down');
+    t.match(
+      r.summary.runs[0].verdicts.find((v: { id: string }) => v.id === 'alloc-restored'),
+      { label: 'skipped', message: /not reached: the run broke in step "reboot the client \(graceful\)"/ },
+    );
+  },
+);
 
 t.test('Nomad answers 500 for a while: retried within nomad.retry_for, the run proceeds (exit 0)', async (t) => {
   let clear = () => {};
-  const r = await run(t, [], { before: (s) => { clear = s.nomad.failRequests({ method: 'POST', path: /^\/v1\/jobs$/, status: 500, body: 'rpc error: No cluster leader', times: 3 }); } });
+  const r = await run(t, [], {
+    before: (s) => {
+      clear = s.nomad.failRequests({
+        method: 'POST',
+        path: /^\/v1\/jobs$/,
+        status: 500,
+        body: 'rpc error: No cluster leader',
+        times: 3,
+      });
+    },
+  });
   t.teardown(clear);
   t.equal(r.code, 0, 'exit 0: the 500s cleared in time');
-  t.equal(r.s.nomad.requests.filter((q) => q.method === 'POST' && q.path === '/v1/jobs').length, 4, 'three 500s, then the fourth registration succeeded');
-  t.match(r.console, /Nomad API POST \/v1\/jobs: HTTP 500: rpc error: No cluster leader; retrying for up to 1m00s \(nomad\.retry_for\)/, 'the retry is said once');
+  t.equal(
+    r.s.nomad.requests.filter((q) => q.method === 'POST' && q.path === '/v1/jobs').length,
+    4,
+    'three 500s, then the fourth registration succeeded',
+  );
+  t.match(
+    r.console,
+    /Nomad API POST \/v1\/jobs: HTTP 500: rpc error: No cluster leader; retrying for up to 1m00s \(nomad\.retry_for\)/,
+    'the retry is said once',
+  );
 });
 
 t.test('Nomad answers 500 past nomad.retry_for: exit 3 with the status and body', async (t) => {
   let clear = () => {};
-  const r = await run(t, ['--nomad-retry-for', '2s'], { before: (s) => { clear = s.nomad.failRequests({ method: 'POST', path: /^\/v1\/jobs$/, status: 500, body: 'rpc error: No cluster leader' }); } });
+  const r = await run(t, ['--nomad-retry-for', '2s'], {
+    before: (s) => {
+      clear = s.nomad.failRequests({
+        method: 'POST',
+        path: /^\/v1\/jobs$/,
+        status: 500,
+        body: 'rpc error: No cluster leader',
+      });
+    },
+  });
   t.teardown(clear);
   t.equal(r.code, 3, 'exit 3');
   const e = r.errors.find((x) => x.name.startsWith('register job'))!;
-  t.match(e.message, /^Nomad API POST \/v1\/jobs: HTTP 500: rpc error: No cluster leader \(the last of \d+ answers over 1\.\ds: nomad\.retry_for, --nomad-retry-for\)$/);
+  t.match(
+    e.message,
+    /^Nomad API POST \/v1\/jobs: HTTP 500: rpc error: No cluster leader \(the last of \d+ answers over 1\.\ds: nomad\.retry_for, --nomad-retry-for\)$/,
+  );
   const posts = r.s.nomad.requests.filter((q) => q.method === 'POST' && q.path === '/v1/jobs').length;
   t.ok(posts >= 3 && posts <= 8, `retried with back-off (${posts} requests in 2 s)`);
   t.ok(r.s.lab.destroyed, 'the lab was torn down');
@@ -95,11 +171,36 @@ t.test('Nomad answers 500 past nomad.retry_for: exit 3 with the status and body'
 
 // Each phase of a run: the step a signal arrives in, and the evidence that must be in the report by then.
 const PHASES: { phase: string; at: RegExp; step: RegExp; artifacts: string[] }[] = [
-  { phase: 'bring-up', at: /… bring up the server and client VMs/, step: /^bring up/, artifacts: ['fake-client-serial.log', 'vagrant-status.txt'] },
-  { phase: 'provisioning', at: /… install Nomad and start the agents/, step: /^install Nomad/, artifacts: ['fake-client-serial.log'] },
-  { phase: 'before the reboot', at: /… observe before the reboot/, step: /^observe before/, artifacts: ['fake-client-serial.log', 'events.ndjson'] },
-  { phase: 'the reboot wait', at: /… reboot the client/, step: /^reboot the client/, artifacts: ['fake-client-serial.log', 'events.ndjson', 'alloc-before.json', 'job-allocs-before.json'] },
-  { phase: 'the checks', at: /… observe after the reboot/, step: /^observe after/, artifacts: ['fake-client-serial.log', 'events.ndjson', 'alloc-before.json'] },
+  {
+    phase: 'bring-up',
+    at: /… bring up the server and client VMs/,
+    step: /^bring up/,
+    artifacts: ['fake-client-serial.log', 'vagrant-status.txt'],
+  },
+  {
+    phase: 'provisioning',
+    at: /… install Nomad and start the agents/,
+    step: /^install Nomad/,
+    artifacts: ['fake-client-serial.log'],
+  },
+  {
+    phase: 'before the reboot',
+    at: /… observe before the reboot/,
+    step: /^observe before/,
+    artifacts: ['fake-client-serial.log', 'events.ndjson'],
+  },
+  {
+    phase: 'the reboot wait',
+    at: /… reboot the client/,
+    step: /^reboot the client/,
+    artifacts: ['fake-client-serial.log', 'events.ndjson', 'alloc-before.json', 'job-allocs-before.json'],
+  },
+  {
+    phase: 'the checks',
+    at: /… observe after the reboot/,
+    step: /^observe after/,
+    artifacts: ['fake-client-serial.log', 'events.ndjson', 'alloc-before.json'],
+  },
 ];
 
 for (const p of PHASES) {
@@ -114,11 +215,21 @@ for (const p of PHASES) {
       const step = run0.steps.find((s: { name: string }) => p.step.test(s.name));
       t.match(step, { status: 'error', message: `interrupted by ${name}` }, 'the step the signal came in');
       const e = r.errors.find((x) => p.step.test(x.name));
-      t.match(e, { type: 'interrupted', message: `interrupted by ${name}` }, 'JUnit: <error type="interrupted"> on that step');
-      t.notOk(r.errors.some((x) => x.type !== 'interrupted'), 'no other kind of error');
+      t.match(
+        e,
+        { type: 'interrupted', message: `interrupted by ${name}` },
+        'JUnit: <error type="interrupted"> on that step',
+      );
+      t.notOk(
+        r.errors.some((x) => x.type !== 'interrupted'),
+        'no other kind of error',
+      );
       const names = run0.artifacts.map((a: { name: string }) => a.name);
       for (const a of p.artifacts) t.ok(names.includes(a), `artifact ${a} listed`);
-      t.ok(run0.verdicts.length > 0 && run0.verdicts.every((v: { label: string }) => v.label === 'skipped'), 'every check skipped (not reached)');
+      t.ok(
+        run0.verdicts.length > 0 && run0.verdicts.every((v: { label: string }) => v.label === 'skipped'),
+        'every check skipped (not reached)',
+      );
       t.ok(r.s.lab.destroyed, 'the lab was torn down');
       t.match(r.junit, /\[\[ATTACHMENT\|.*fake-client-serial\.log\]\]/, 'JUnit attaches the evidence');
     });

@@ -42,63 +42,120 @@ else {
     }
   };
 
-  t.test('sshd killed in the middle of a command: the command ends at once with the connection dropped; reconnecting ends at its deadline naming the refusal', async (t) => {
-    const { sshd, m } = await fresh(t);
-    t.equal((await m.exec('echo up', { deadline: deadlineIn(10_000) })).stdout, 'up\n', 'connected');
-    setTimeout(() => void sshd.stop(), 500);
-    const t0 = performance.now();
-    const err = await rejection(m.exec('sleep 30', { deadline: deadlineIn(60_000) }));
-    const ms = performance.now() - t0;
-    t.ok(err instanceof SshError, `an SshError (${String(err)})`);
-    t.match((err as Error).message, /ssh server-vm: connection dropped while running sleep 30/);
-    t.equal((err as HarnessError).exitCode, EXIT.INFRA, 'exit code 3');
-    t.ok(ms < 20_000, `ended ${Math.round(ms)} ms after the command started, not at its 60 s deadline`);
-    const t1 = performance.now();
-    const again = await rejection(m.exec('true', { deadline: deadlineIn(3000) }));
-    const ms1 = performance.now() - t1;
-    t.ok(again instanceof TimeoutError, 'the next command waits for SSH until its deadline');
-    t.match((again as Error).message, new RegExp(`waiting for SSH to testbox \\(.*@127\\.0\\.0\\.1:${sshd.port}\\): gave up after .*; last: error: .*ECONNREFUSED`));
-    t.ok(ms1 >= 2900 && ms1 < 12_000, `bounded by its deadline (${Math.round(ms1)} ms)`);
-  });
+  t.test(
+    'sshd killed in the middle of a command: the command ends at once with the connection dropped; reconnecting ends at its deadline naming the refusal',
+    async (t) => {
+      const { sshd, m } = await fresh(t);
+      t.equal((await m.exec('echo up', { deadline: deadlineIn(10_000) })).stdout, 'up\n', 'connected');
+      setTimeout(() => void sshd.stop(), 500);
+      const t0 = performance.now();
+      const err = await rejection(m.exec('sleep 30', { deadline: deadlineIn(60_000) }));
+      const ms = performance.now() - t0;
+      t.ok(err instanceof SshError, `an SshError (${String(err)})`);
+      t.match((err as Error).message, /ssh server-vm: connection dropped while running sleep 30/);
+      t.equal((err as HarnessError).exitCode, EXIT.INFRA, 'exit code 3');
+      t.ok(ms < 20_000, `ended ${Math.round(ms)} ms after the command started, not at its 60 s deadline`);
+      const t1 = performance.now();
+      const again = await rejection(m.exec('true', { deadline: deadlineIn(3000) }));
+      const ms1 = performance.now() - t1;
+      t.ok(again instanceof TimeoutError, 'the next command waits for SSH until its deadline');
+      t.match(
+        (again as Error).message,
+        new RegExp(
+          `waiting for SSH to testbox \\(.*@127\\.0\\.0\\.1:${sshd.port}\\): gave up after .*; last: error: .*ECONNREFUSED`,
+        ),
+      );
+      t.ok(ms1 >= 2900 && ms1 < 12_000, `bounded by its deadline (${Math.round(ms1)} ms)`);
+    },
+  );
 
-  t.test('sshd frozen (SIGSTOP) mid-command: ssh2 keepalive ends the command within ~20 s, not at its deadline', async (t) => {
-    const { sshd, m } = await fresh(t);
-    t.equal((await m.exec('echo up', { deadline: deadlineIn(10_000) })).stdout, 'up\n');
-    t.teardown(() => signalAll(sshd, 'SIGCONT'));
-    setTimeout(() => signalAll(sshd, 'SIGSTOP'), 500);
-    const t0 = performance.now();
-    const err = await rejection(m.exec('sleep 120', { deadline: deadlineIn(110_000) }));
-    const ms = performance.now() - t0;
-    t.ok(err instanceof HarnessError, `a HarnessError (${String(err)})`);
-    t.notOk(err instanceof TimeoutError, 'not the command deadline');
-    t.match((err as Error).message, /connection dropped while running sleep 120 \(Keepalive timeout\)/, 'names the keepalive');
-    t.equal((err as HarnessError).exitCode, EXIT.INFRA);
-    t.ok(ms > 10_000 && ms < 40_000, `ended by the keepalive after ${Math.round(ms / 1000)} s (5 s x 3 unanswered)`);
-  });
+  t.test(
+    'sshd frozen (SIGSTOP) mid-command: ssh2 keepalive ends the command within ~20 s, not at its deadline',
+    async (t) => {
+      const { sshd, m } = await fresh(t);
+      t.equal((await m.exec('echo up', { deadline: deadlineIn(10_000) })).stdout, 'up\n');
+      t.teardown(() => signalAll(sshd, 'SIGCONT'));
+      setTimeout(() => signalAll(sshd, 'SIGSTOP'), 500);
+      const t0 = performance.now();
+      const err = await rejection(m.exec('sleep 120', { deadline: deadlineIn(110_000) }));
+      const ms = performance.now() - t0;
+      t.ok(err instanceof HarnessError, `a HarnessError (${String(err)})`);
+      t.notOk(err instanceof TimeoutError, 'not the command deadline');
+      t.match(
+        (err as Error).message,
+        /connection dropped while running sleep 120 \(Keepalive timeout\)/,
+        'names the keepalive',
+      );
+      t.equal((err as HarnessError).exitCode, EXIT.INFRA);
+      t.ok(ms > 10_000 && ms < 40_000, `ended by the keepalive after ${Math.round(ms / 1000)} s (5 s x 3 unanswered)`);
+    },
+  );
 
-  t.test('through runScenario: sshd dies during a step, the run ends as an infrastructure error (exit 3) and cleans up', async (t) => {
-    const { sshd, m } = await fresh(t);
-    const dir = t.testdir();
-    const config = { ...structuredClone(DEFAULTS), reports: { ...DEFAULTS.reports, dir } };
-    const env: ScenarioEnv = { config, upLab: async () => { throw new Error('unused'); }, provisionNomad: async () => { throw new Error('unused'); }, connectNomad: async () => { throw new Error('unused'); } };
-    const torn: string[] = [];
-    const scenario: Scenario = {
-      name: 'sshd-dies', summary: 'a remote command while sshd dies', needsNomad: false,
-      checks: [{ id: 'done', title: 'done', passesWhen: 'the command finished', judge: () => ({ status: 'passed', message: 'ok' }) }],
-      async run(ctx) {
-        ctx.cleanup.defer('close the SSH connection', async () => void (torn.push('ssh'), await m.disconnect()));
-        await ctx.step('run a long command on the server', (d) => m.exec('sleep 30', { deadline: d }), { timeoutMs: 60_000 });
-        return [{ id: 'done', title: 'done', status: 'passed', message: 'ok', evidence: [] }];
-      },
-    };
-    setTimeout(() => void sshd.stop(), 1000);
-    const t0 = performance.now();
-    const { record } = await runScenario({ runId: 'r-sshd', scenario, env, config, logger: () => {}, signal: new AbortController().signal, artifactDir: dir });
-    t.ok(performance.now() - t0 < 10_000, 'no hang');
-    t.equal(record.outcome, 'error');
-    t.equal(exitCodeOf([record]), EXIT.INFRA, 'exit 3');
-    t.match(record.error, { step: 'run a long command on the server', message: /connection dropped while running sleep 30/ });
-    t.match(record.verdicts, [{ id: 'done', label: 'skipped', message: /not reached: the run broke in step "run a long command on the server"/ }]);
-    t.same(torn, ['ssh'], 'cleanup ran');
-  });
+  t.test(
+    'through runScenario: sshd dies during a step, the run ends as an infrastructure error (exit 3) and cleans up',
+    async (t) => {
+      const { sshd, m } = await fresh(t);
+      const dir = t.testdir();
+      const config = { ...structuredClone(DEFAULTS), reports: { ...DEFAULTS.reports, dir } };
+      const env: ScenarioEnv = {
+        config,
+        upLab: async () => {
+          throw new Error('unused');
+        },
+        provisionNomad: async () => {
+          throw new Error('unused');
+        },
+        connectNomad: async () => {
+          throw new Error('unused');
+        },
+      };
+      const torn: string[] = [];
+      const scenario: Scenario = {
+        name: 'sshd-dies',
+        summary: 'a remote command while sshd dies',
+        needsNomad: false,
+        checks: [
+          {
+            id: 'done',
+            title: 'done',
+            passesWhen: 'the command finished',
+            judge: () => ({ status: 'passed', message: 'ok' }),
+          },
+        ],
+        async run(ctx) {
+          ctx.cleanup.defer('close the SSH connection', async () => void (torn.push('ssh'), await m.disconnect()));
+          await ctx.step('run a long command on the server', (d) => m.exec('sleep 30', { deadline: d }), {
+            timeoutMs: 60_000,
+          });
+          return [{ id: 'done', title: 'done', status: 'passed', message: 'ok', evidence: [] }];
+        },
+      };
+      setTimeout(() => void sshd.stop(), 1000);
+      const t0 = performance.now();
+      const { record } = await runScenario({
+        runId: 'r-sshd',
+        scenario,
+        env,
+        config,
+        logger: () => {},
+        signal: new AbortController().signal,
+        artifactDir: dir,
+      });
+      t.ok(performance.now() - t0 < 10_000, 'no hang');
+      t.equal(record.outcome, 'error');
+      t.equal(exitCodeOf([record]), EXIT.INFRA, 'exit 3');
+      t.match(record.error, {
+        step: 'run a long command on the server',
+        message: /connection dropped while running sleep 30/,
+      });
+      t.match(record.verdicts, [
+        {
+          id: 'done',
+          label: 'skipped',
+          message: /not reached: the run broke in step "run a long command on the server"/,
+        },
+      ]);
+      t.same(torn, ['ssh'], 'cleanup ran');
+    },
+  );
 }

@@ -20,18 +20,31 @@ if (sshd) {
   const state = path.join(root, 'state');
   const vagrantDir = path.join(root, 'nrh-f1');
   const spec: LabSpec = {
-    runId: 'nrh-f1', box: 'vmlab/bookworm', provider: 'libvirt', cpus: 1, memoryMb: 768,
+    runId: 'nrh-f1',
+    box: 'vmlab/bookworm',
+    provider: 'libvirt',
+    cpus: 1,
+    memoryMb: 768,
     machines: [
       { name: 'nrh-f1-server', role: 'server', privateIp: '10.199.0.10' },
       { name: 'nrh-f1-client', role: 'client', privateIp: '10.199.0.11' },
     ],
     privateNetwork: { name: 'nrh-f1-priv', subnet: '10.199.0.0/24' },
-    libvirt: { driver: 'qemu', tbCacheMb: 256, cpuModel: 'Nehalem', managementNetwork: { name: 'nrh-f1-mgmt', address: '10.198.0.0/24' }, serialLogDir: path.join(root, 'serial') },
+    libvirt: {
+      driver: 'qemu',
+      tbCacheMb: 256,
+      cpuModel: 'Nehalem',
+      managementNetwork: { name: 'nrh-f1-mgmt', address: '10.198.0.0/24' },
+      serialLogDir: path.join(root, 'serial'),
+    },
     bootTimeoutS: 600,
   };
   for (const m of spec.machines) {
     const block = `Host ${m.name}\n  HostName 127.0.0.1\n  User ${sshd.target.user}\n  Port ${sshd.port}\n  StrictHostKeyChecking no\n  IdentityFile ${sshd.target.identityFiles[0]}\n`;
-    writeFileSync(path.join(fakeDir, `ssh-config-${m.name}.out`), `1796206585,${m.name},ssh-config,${block.replaceAll('\n', '\\n')}\n${block}`);
+    writeFileSync(
+      path.join(fakeDir, `ssh-config-${m.name}.out`),
+      `1796206585,${m.name},ssh-config,${block.replaceAll('\n', '\\n')}\n${block}`,
+    );
   }
   mkdirSync(path.join(vagrantDir, '.vagrant/machines/nrh-f1-client/libvirt'), { recursive: true });
   writeFileSync(path.join(vagrantDir, '.vagrant/machines/nrh-f1-client/libvirt/id'), 'uuid-client\n');
@@ -41,17 +54,23 @@ if (sshd) {
   };
   script('sudo', '[ "$1" = -n ] || exit 99\nshift\nexec "$@"');
   // systemd: `kill` of the main PID makes the unit "activating" once, then active with a new PID (Restart=on-failure)
-  script('systemctl', [
-    'case "$1" in',
-    '  show) if [ -f $S/restarting ]; then rm $S/restarting; echo MainPID=0; echo ActiveState=activating; echo NRestarts=0;',
-    '        else echo "MainPID=$(cat $S/pid)"; echo ActiveState=active; echo "NRestarts=$(cat $S/restarts)"; fi ;;',
-    '  kill) touch $S/restarting; echo $(( $(cat $S/pid) + 17 )) > $S/pid; echo $(( $(cat $S/restarts) + 1 )) > $S/restarts ;;',
-    '  stop) exit 5 ;;',
-    'esac',
-  ].join('\n'));
+  script(
+    'systemctl',
+    [
+      'case "$1" in',
+      '  show) if [ -f $S/restarting ]; then rm $S/restarting; echo MainPID=0; echo ActiveState=activating; echo NRestarts=0;',
+      '        else echo "MainPID=$(cat $S/pid)"; echo ActiveState=active; echo "NRestarts=$(cat $S/restarts)"; fi ;;',
+      '  kill) touch $S/restarting; echo $(( $(cat $S/pid) + 17 )) > $S/pid; echo $(( $(cat $S/restarts) + 1 )) > $S/restarts ;;',
+      '  stop) exit 5 ;;',
+      'esac',
+    ].join('\n'),
+  );
   script('systemd-run', 'exit 0');
   // iptables-save shows each rule as the -I that made it (enough for the heal check, which looks for the tag)
-  script('iptables', 'case "$2" in -I) echo "$*" >> $S/rules ;; -D) grep -v -- "-I $3 .*nrh-partition" $S/rules > $S/r2; mv $S/r2 $S/rules ;; esac');
+  script(
+    'iptables',
+    'case "$2" in -I) echo "$*" >> $S/rules ;; -D) grep -v -- "-I $3 .*nrh-partition" $S/rules > $S/r2; mv $S/r2 $S/rules ;; esac',
+  );
   script('iptables-save', 'cat $S/rules');
   writeFileSync(path.join(state, 'pid'), '612\n');
   writeFileSync(path.join(state, 'restarts'), '0\n');
@@ -67,55 +86,104 @@ if (sshd) {
     return { code: 0, stdout: '', stderr: '', durationMs: 1 };
   };
   const lab = await createVagrantLab({
-    spec, vagrantDir, vagrantfile: path.join(root, 'Vagrantfile.src'), cleanup: () => {}, run,
-    vagrant: { env: { PATH: `${fileURLToPath(new URL('../fixtures/fake-bin', import.meta.url))}:${process.env.PATH}`, FAKE_VAGRANT_MODE: 'dir', FAKE_VAGRANT_DIR: fakeDir }, lockDir: root },
+    spec,
+    vagrantDir,
+    vagrantfile: path.join(root, 'Vagrantfile.src'),
+    cleanup: () => {},
+    run,
+    vagrant: {
+      env: {
+        PATH: `${fileURLToPath(new URL('../fixtures/fake-bin', import.meta.url))}:${process.env.PATH}`,
+        FAKE_VAGRANT_MODE: 'dir',
+        FAKE_VAGRANT_DIR: fakeDir,
+      },
+      lockDir: root,
+    },
     ssh: { bootIdCommand: sh`cat ${bootFile}`, connectTimeoutMs: 2000 },
   }).up({ deadline: deadlineIn(30_000) });
   t.teardown(() => Promise.all(Object.values(lab.machines).map((m) => m.disconnect())));
   const calls = () => readFileSync(path.join(state, 'calls'), 'utf8');
 
-  t.test('the stand-in tools are the ones the SSH session finds (never this host\'s own)', async (t) => {
-    const r = await lab.machines.client!.exec('command -v systemctl iptables iptables-save systemd-run', { deadline: deadlineIn(10_000) });
-    t.same(r.stdout.trim().split('\n'), ['systemctl', 'iptables', 'iptables-save', 'systemd-run'].map((n) => path.join(sshd.binDir, n)));
+  t.test("the stand-in tools are the ones the SSH session finds (never this host's own)", async (t) => {
+    const r = await lab.machines.client!.exec('command -v systemctl iptables iptables-save systemd-run', {
+      deadline: deadlineIn(10_000),
+    });
+    t.same(
+      r.stdout.trim().split('\n'),
+      ['systemctl', 'iptables', 'iptables-save', 'systemd-run'].map((n) => path.join(sshd.binDir, n)),
+    );
   });
 
   t.test('power-off: virsh destroy, the machine stays off for off_for, virsh start, new boot id', async (t) => {
     const t0 = Date.now();
     const rec = await lab.reboot('client', 'power-off', { deadline: deadlineIn(30_000), fault: { offForMs: 1200 } });
-    t.same(virsh.map((a) => a.slice(2).join(' ')), ['destroy uuid-client', 'start uuid-client']);
+    t.same(
+      virsh.map((a) => a.slice(2).join(' ')),
+      ['destroy uuid-client', 'start uuid-client'],
+    );
     t.ok(Date.now() - t0 >= 1200, 'held off for off_for');
     t.equal(rec.bootIdBefore, 'boot-1');
     t.equal(rec.bootIdAfter, 'boot-2');
-    t.same(rec.marks?.map((m) => m.label), ['powered off', 'powered on']);
+    t.same(
+      rec.marks?.map((m) => m.label),
+      ['powered off', 'powered on'],
+    );
     t.ok(rec.marks![1]!.atMs - rec.marks![0]!.atMs >= 1200);
   });
 
-  t.test('agent-kill: SIGKILL to the main PID, waits through "activating" for a new PID; the boot id stays', async (t) => {
-    const rec = await lab.reboot('client', 'agent-kill', { deadline: deadlineIn(30_000) });
-    t.match(calls(), /systemctl kill -s SIGKILL --kill-whom=main nomad\n/);
-    t.same(rec.facts, { 'agent.pid.before': '612', 'agent.pid.after': '629', 'agent.restarts': '1' });
-    t.equal(rec.bootIdBefore, rec.bootIdAfter, 'no reboot');
-    t.same(rec.marks?.map((m) => m.label), ['Nomad agent SIGKILLed', 'Nomad agent restarted by systemd']);
-  });
+  t.test(
+    'agent-kill: SIGKILL to the main PID, waits through "activating" for a new PID; the boot id stays',
+    async (t) => {
+      const rec = await lab.reboot('client', 'agent-kill', { deadline: deadlineIn(30_000) });
+      t.match(calls(), /systemctl kill -s SIGKILL --kill-whom=main nomad\n/);
+      t.same(rec.facts, { 'agent.pid.before': '612', 'agent.pid.after': '629', 'agent.restarts': '1' });
+      t.equal(rec.bootIdBefore, rec.bootIdAfter, 'no reboot');
+      t.same(
+        rec.marks?.map((m) => m.label),
+        ['Nomad agent SIGKILLed', 'Nomad agent restarted by systemd'],
+      );
+    },
+  );
 
-  t.test('partition: tagged DROP rules to/from the server on 4646/4647 for partition_for, a safety timer, then healed', async (t) => {
-    writeFileSync(path.join(state, 'calls'), '');
-    const t0 = Date.now();
-    const rec = await lab.reboot('client', 'partition', { deadline: deadlineIn(30_000), fault: { partitionForMs: 1000 } });
-    t.ok(Date.now() - t0 >= 1000, 'held for partition_for');
-    const c = calls();
-    t.match(c, /systemd-run --unit nrh-heal-partition --on-active=121 \/bin\/sh -c iptables -w -D OUTPUT -d 10\.199\.0\.10/, 'the safety heal is scheduled first');
-    t.match(c, /iptables -w -I OUTPUT -d 10\.199\.0\.10 -p tcp -m multiport --dports 4646,4647 -m comment --comment nrh-partition -j DROP/);
-    t.match(c, /iptables -w -I INPUT -s 10\.199\.0\.10 -p tcp -m multiport --sports 4646,4647 -m comment --comment nrh-partition -j DROP/);
-    t.match(c, /iptables -w -D OUTPUT[\s\S]*iptables -w -D INPUT[\s\S]*iptables-save/, 'healed, then checked');
-    t.equal(readFileSync(path.join(state, 'rules'), 'utf8'), '', 'no partition rule left');
-    t.equal(rec.facts?.['partition.server_ip'], '10.199.0.10');
-    t.equal(rec.bootIdBefore, rec.bootIdAfter);
-  });
+  t.test(
+    'partition: tagged DROP rules to/from the server on 4646/4647 for partition_for, a safety timer, then healed',
+    async (t) => {
+      writeFileSync(path.join(state, 'calls'), '');
+      const t0 = Date.now();
+      const rec = await lab.reboot('client', 'partition', {
+        deadline: deadlineIn(30_000),
+        fault: { partitionForMs: 1000 },
+      });
+      t.ok(Date.now() - t0 >= 1000, 'held for partition_for');
+      const c = calls();
+      t.match(
+        c,
+        /systemd-run --unit nrh-heal-partition --on-active=121 \/bin\/sh -c iptables -w -D OUTPUT -d 10\.199\.0\.10/,
+        'the safety heal is scheduled first',
+      );
+      t.match(
+        c,
+        /iptables -w -I OUTPUT -d 10\.199\.0\.10 -p tcp -m multiport --dports 4646,4647 -m comment --comment nrh-partition -j DROP/,
+      );
+      t.match(
+        c,
+        /iptables -w -I INPUT -s 10\.199\.0\.10 -p tcp -m multiport --sports 4646,4647 -m comment --comment nrh-partition -j DROP/,
+      );
+      t.match(c, /iptables -w -D OUTPUT[\s\S]*iptables -w -D INPUT[\s\S]*iptables-save/, 'healed, then checked');
+      t.equal(readFileSync(path.join(state, 'rules'), 'utf8'), '', 'no partition rule left');
+      t.equal(rec.facts?.['partition.server_ip'], '10.199.0.10');
+      t.equal(rec.bootIdBefore, rec.bootIdAfter);
+    },
+  );
 
   t.test('a heal that leaves a tagged rule is an error naming it', async (t) => {
     script('iptables', 'case "$2" in -I) echo "$*" >> $S/rules ;; esac');
-    const err = await lab.reboot('client', 'partition', { deadline: deadlineIn(30_000), fault: { partitionForMs: 10 } }).catch((e: Error) => e);
-    t.match(String(err), /heal the partition on nrh-f1-client: rules tagged nrh-partition are still there:\n-w -I OUTPUT -d 10\.199\.0\.10 .*nrh-partition/);
+    const err = await lab
+      .reboot('client', 'partition', { deadline: deadlineIn(30_000), fault: { partitionForMs: 10 } })
+      .catch((e: Error) => e);
+    t.match(
+      String(err),
+      /heal the partition on nrh-f1-client: rules tagged nrh-partition are still there:\n-w -I OUTPUT -d 10\.199\.0\.10 .*nrh-partition/,
+    );
   });
 }

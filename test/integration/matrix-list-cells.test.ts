@@ -33,38 +33,35 @@ async function cli(t: Test, argv: string[], text = MATRIX) {
   return { code, dir, effects, out: s.out.join(''), err: s.err.join('') };
 }
 
-t.test(
-  '--list-cells --json --shards 3: every cell with its shard and command, and nothing else happens',
-  async (t) => {
-    const r = await cli(t, ['--list-cells', '--json', '--shards', '3']);
-    t.equal(r.code, 0, r.err);
-    const l = JSON.parse(r.out) as CellListing;
-    t.equal(l.cellsInMatrix, 4);
-    t.same(
-      l.cells.map((c) => [c.shard, c.name]),
-      [
-        [1, 'bridge-exec-reboot/nomad=1.9.3/reboot=graceful'],
-        [2, 'bridge-exec-reboot/nomad=1.9.3/reboot=hard'],
-        [3, 'bridge-exec-reboot/nomad=1.9.7/reboot=graceful'],
-        [1, 'bridge-exec-reboot/nomad=1.9.7/reboot=hard'],
-      ],
-    );
-    t.same(l.cells[1]!.argv, [
-      'matrix',
-      'nightly.yaml',
-      '--cell',
-      'bridge-exec-reboot/nomad=1.9.3/reboot=hard',
-      '--reports-dir',
-      join(r.dir, 'reports'),
-    ]);
-    t.same(
-      l.shardJobs.map((s) => s.spec),
-      ['1/3', '2/3', '3/3'],
-    );
-    t.same(r.effects, [], 'no build checked, no host prepared, no lab made');
-    t.notOk(existsSync(join(r.dir, 'reports')), 'no report folder');
-  },
-);
+t.test('--list-cells --json --shards 3: every cell with its shard and command, and nothing else happens', async (t) => {
+  const r = await cli(t, ['--list-cells', '--json', '--shards', '3']);
+  t.equal(r.code, 0, r.err);
+  const l = JSON.parse(r.out) as CellListing;
+  t.equal(l.cellsInMatrix, 4);
+  t.same(
+    l.cells.map((c) => [c.shard, c.name]),
+    [
+      [1, 'bridge-exec-reboot/nomad=1.9.3/reboot=graceful'],
+      [2, 'bridge-exec-reboot/nomad=1.9.3/reboot=hard'],
+      [3, 'bridge-exec-reboot/nomad=1.9.7/reboot=graceful'],
+      [1, 'bridge-exec-reboot/nomad=1.9.7/reboot=hard'],
+    ],
+  );
+  t.same(l.cells[1]!.argv, [
+    'matrix',
+    'nightly.yaml',
+    '--cell',
+    'bridge-exec-reboot/nomad=1.9.3/reboot=hard',
+    '--reports-dir',
+    join(r.dir, 'reports'),
+  ]);
+  t.same(
+    l.shardJobs.map((s) => s.spec),
+    ['1/3', '2/3', '3/3'],
+  );
+  t.same(r.effects, [], 'no build checked, no host prepared, no lab made');
+  t.notOk(existsSync(join(r.dir, 'reports')), 'no report folder');
+});
 
 t.test('a listed --cell command runs exactly that cell (the listing and --cell agree on names)', async (t) => {
   const r = await cli(t, ['--list-cells', '--json']);

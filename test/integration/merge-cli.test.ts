@@ -66,7 +66,8 @@ t.test(
     };
     // As CI hands them over: each runner's reports folder downloaded somewhere else (download-artifact's layout).
     mkdirSync(join(root, 'all-reports'));
-    for (const [k, r] of runners.entries()) renameSync(join(r, 'reports'), join(root, 'all-reports', `reports-shard-${k + 1}`));
+    for (const [k, r] of runners.entries())
+      renameSync(join(r, 'reports'), join(root, 'all-reports', `reports-shard-${k + 1}`));
     const code = await main(['merge', 'all-reports', '--out', 'merged'], deps);
     t.equal(code, 1, `merge exits as run would over the cells: 1 (a check failed) ${err.join('')}`);
     const junit = join(root, 'merged', 'junit.xml');
@@ -182,7 +183,10 @@ t.test("a cell in two runners' reports is refused, naming both; the same run giv
   const index = join(root, 'm0', 'index.html');
   const links = [...readFileSync(index, 'utf8').matchAll(/<a href="([^"]+)">/g)].map((m) => m[1]!);
   t.equal(links.length, 2, 'both cells of the shard link their page');
-  t.ok(links.every((h) => existsSync(resolve(dirname(index), decodeURIComponent(h)))), `${links.join(' ')} resolve`);
+  t.ok(
+    links.every((h) => existsSync(resolve(dirname(index), decodeURIComponent(h)))),
+    `${links.join(' ')} resolve`,
+  );
   const dup = await run([runner, 'rerun', '--out', 'm2']);
   t.equal(dup.code, 2, 'exit 2: nothing written');
   t.match(dup.err, /testsuite "bridge-exec-reboot@1\.9\.3\/reboot=graceful"/);

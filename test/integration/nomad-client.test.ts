@@ -41,16 +41,33 @@ t.test('agent, leader and nodes have the real shapes', async (t) => {
 t.test('parse, register, allocations, evaluations, stop', async (t) => {
   const { nomad } = await setup(t);
   const job = await nomad.parseJob(WEB_JOB_HCL, { variables: 'port = 9090' });
-  t.match(job, { ID: 'web', Type: 'service', TaskGroups: [{ Name: 'web', Count: 1, Networks: [{ Mode: 'bridge', DynamicPorts: [{ Label: 'http', To: 9090 }] }], Tasks: [{ Name: 'web', Driver: 'exec', Config: { args: ['-m', 'http.server', '9090'] } }] }] });
+  t.match(job, {
+    ID: 'web',
+    Type: 'service',
+    TaskGroups: [
+      {
+        Name: 'web',
+        Count: 1,
+        Networks: [{ Mode: 'bridge', DynamicPorts: [{ Label: 'http', To: 9090 }] }],
+        Tasks: [{ Name: 'web', Driver: 'exec', Config: { args: ['-m', 'http.server', '9090'] } }],
+      },
+    ],
+  });
   const reg = await nomad.registerJob(job, WEB_JOB_HCL);
   t.match(reg, { EvalID: /^[0-9a-f-]{36}$/, EvalCreateIndex: Number, JobModifyIndex: Number });
   const alloc = await waitForAllocRunning(nomad, 'web', { deadline: deadlineIn(5000) });
   t.equal(alloc.NetworkStatus?.Address, '172.26.64.2');
   const port = alloc.AllocatedResources?.Shared?.Ports?.[0];
-  t.ok(port && port.To === 9090 && port.Value >= 20000 && port.Value <= 32000, 'dynamic host port mapped to the group port');
+  t.ok(
+    port && port.To === 9090 && port.Value >= 20000 && port.Value <= 32000,
+    'dynamic host port mapped to the group port',
+  );
   const stubs = (await nomad.jobAllocations('web')).body;
   t.equal(stubs.length, 1);
-  t.notOk('NetworkStatus' in stubs[0]! || 'PreviousAllocation' in stubs[0]!, 'AllocListStub has no NetworkStatus/PreviousAllocation');
+  t.notOk(
+    'NetworkStatus' in stubs[0]! || 'PreviousAllocation' in stubs[0]!,
+    'AllocListStub has no NetworkStatus/PreviousAllocation',
+  );
   t.equal((await nomad.nodeAllocations(alloc.NodeID)).body[0]!.NetworkStatus?.Address, '172.26.64.2');
   const evals = (await nomad.evaluations()).body;
   t.ok(evals.some((e) => e.ID === reg.EvalID && e.TriggeredBy === 'job-register'));
@@ -65,7 +82,9 @@ t.test('a blocking query holds until the index moves', async (t) => {
   const { nomad } = await setup(t);
   const { index } = await nomad.jobAllocations('web');
   const t0 = performance.now();
-  const change = new Promise((r) => setTimeout(r, 300)).then(() => nomad.parseJob(WEB_JOB_HCL)).then((j) => nomad.registerJob(j, WEB_JOB_HCL));
+  const change = new Promise((r) => setTimeout(r, 300))
+    .then(() => nomad.parseJob(WEB_JOB_HCL))
+    .then((j) => nomad.registerJob(j, WEB_JOB_HCL));
   const r = await nomad.jobAllocations('web', { index, wait: '5s', signal: signal() });
   await change;
   const took = performance.now() - t0;
@@ -86,7 +105,12 @@ t.test('a blocking query with no change returns after wait (plus at most wait/16
 
 t.test('bad blocking parameters are 400 plain text, as Nomad answers', async (t) => {
   const { transport } = await setup(t);
-  const bare = await transport({ method: 'GET', path: '/v1/nodes', query: { index: '1', wait: '10' }, signal: signal() });
+  const bare = await transport({
+    method: 'GET',
+    path: '/v1/nodes',
+    query: { index: '1', wait: '10' },
+    signal: signal(),
+  });
   t.same([bare.status, bare.body], [400, 'Invalid wait time']);
   const idx = await transport({ method: 'GET', path: '/v1/nodes', query: { index: 'x' }, signal: signal() });
   t.same([idx.status, idx.body], [400, 'Invalid index']);
@@ -100,7 +124,12 @@ t.test('404 bodies surface in NomadApiError', async (t) => {
   const { nomad } = await setup(t);
   const err = await nomad.allocation('00000000-0000-0000-0000-000000000000').catch((e: unknown) => e);
   t.ok(err instanceof NomadApiError);
-  t.match(err, { status: 404, body: 'alloc not found', path: '/v1/allocation/00000000-0000-0000-0000-000000000000', exitCode: EXIT.INFRA });
+  t.match(err, {
+    status: 404,
+    body: 'alloc not found',
+    path: '/v1/allocation/00000000-0000-0000-0000-000000000000',
+    exitCode: EXIT.INFRA,
+  });
   t.match((err as Error).message, /HTTP 404: alloc not found/);
 });
 
@@ -112,7 +141,12 @@ t.test('ACL token: sent as X-Nomad-Token; 403 without it or with a wrong one', a
   const e = await anon.nodes().catch((x: NomadApiError) => x);
   t.match(e, { status: 403, body: 'Permission denied', exitCode: EXIT.USAGE, hint: /token/ });
   t.equal(fake.requests.at(-1)!.hasToken, false);
-  t.match(await createNomad({ transport, token: 'wrong' }).nodes().catch((e: unknown) => e), { status: 403, body: 'ACL token not found' });
+  t.match(
+    await createNomad({ transport, token: 'wrong' })
+      .nodes()
+      .catch((e: unknown) => e),
+    { status: 403, body: 'ACL token not found' },
+  );
   t.notMatch(JSON.stringify(fake.requests), /tok-5e3c/, 'the stand-in records only whether a token came');
 });
 
@@ -135,26 +169,41 @@ t.test('aborting a blocking query rejects with the abort reason', async (t) => {
   t.ok(performance.now() - t0 < 1000);
 });
 
-t.test('5xx answers are retried within retry5xxMs (nomad.retry_for); other statuses are not; Ctrl-C ends the back-off', async (t) => {
-  const fake = await startFakeNomad({ timeline: 'restored', clientNodeName: 'c', stepMs: 50 });
-  t.teardown(() => fake.close());
-  const nomad = createNomad({ transport: createHttpTransport({ addr: fake.addr }), retry5xxMs: 10_000 });
-  const count = (p: string) => fake.requests.filter((q) => q.path === p).length;
-  fake.failRequests({ path: /^\/v1\/nodes$/, status: 503, body: 'rpc error: EOF', times: 2 });
-  t.equal((await nomad.nodes()).body[0]?.Name, 'c', 'two 503s, then the nodes');
-  t.equal(count('/v1/nodes'), 3);
-  fake.failRequests({ path: /^\/v1\/allocation\//, status: 404, body: 'alloc not found' });
-  await t.rejects(nomad.allocation('0b7a6b41-0000-4000-8000-000000000000'), { message: 'Nomad API GET /v1/allocation/0b7a6b41-0000-4000-8000-000000000000: HTTP 404: alloc not found' }, '404: at once');
-  t.equal(count('/v1/allocation/0b7a6b41-0000-4000-8000-000000000000'), 1, 'a 404 is not retried');
-  const clear = fake.failRequests({ path: /^\/v1\/status\/leader$/, status: 500, body: 'No cluster leader' });
-  t.teardown(clear);
-  const ctl = new AbortController();
-  setTimeout(() => ctl.abort(new HarnessError('interrupted by SIGINT', { exitCode: EXIT.INTERRUPTED })), 600);
-  const t0 = performance.now();
-  await t.rejects(nomad.leader({ signal: ctl.signal }), { message: 'interrupted by SIGINT' }, 'the interrupt, not the 500');
-  t.ok(performance.now() - t0 < 2000, 'ended at the interrupt, not after retry5xxMs');
-  const none = createNomad({ transport: createHttpTransport({ addr: fake.addr }) });
-  const before = count('/v1/status/leader');
-  await t.rejects(none.leader(), { status: 500, message: 'Nomad API GET /v1/status/leader: HTTP 500: No cluster leader' }, 'default: not retried');
-  t.equal(count('/v1/status/leader'), before + 1);
-});
+t.test(
+  '5xx answers are retried within retry5xxMs (nomad.retry_for); other statuses are not; Ctrl-C ends the back-off',
+  async (t) => {
+    const fake = await startFakeNomad({ timeline: 'restored', clientNodeName: 'c', stepMs: 50 });
+    t.teardown(() => fake.close());
+    const nomad = createNomad({ transport: createHttpTransport({ addr: fake.addr }), retry5xxMs: 10_000 });
+    const count = (p: string) => fake.requests.filter((q) => q.path === p).length;
+    fake.failRequests({ path: /^\/v1\/nodes$/, status: 503, body: 'rpc error: EOF', times: 2 });
+    t.equal((await nomad.nodes()).body[0]?.Name, 'c', 'two 503s, then the nodes');
+    t.equal(count('/v1/nodes'), 3);
+    fake.failRequests({ path: /^\/v1\/allocation\//, status: 404, body: 'alloc not found' });
+    await t.rejects(
+      nomad.allocation('0b7a6b41-0000-4000-8000-000000000000'),
+      { message: 'Nomad API GET /v1/allocation/0b7a6b41-0000-4000-8000-000000000000: HTTP 404: alloc not found' },
+      '404: at once',
+    );
+    t.equal(count('/v1/allocation/0b7a6b41-0000-4000-8000-000000000000'), 1, 'a 404 is not retried');
+    const clear = fake.failRequests({ path: /^\/v1\/status\/leader$/, status: 500, body: 'No cluster leader' });
+    t.teardown(clear);
+    const ctl = new AbortController();
+    setTimeout(() => ctl.abort(new HarnessError('interrupted by SIGINT', { exitCode: EXIT.INTERRUPTED })), 600);
+    const t0 = performance.now();
+    await t.rejects(
+      nomad.leader({ signal: ctl.signal }),
+      { message: 'interrupted by SIGINT' },
+      'the interrupt, not the 500',
+    );
+    t.ok(performance.now() - t0 < 2000, 'ended at the interrupt, not after retry5xxMs');
+    const none = createNomad({ transport: createHttpTransport({ addr: fake.addr }) });
+    const before = count('/v1/status/leader');
+    await t.rejects(
+      none.leader(),
+      { status: 500, message: 'Nomad API GET /v1/status/leader: HTTP 500: No cluster leader' },
+      'default: not retried',
+    );
+    t.equal(count('/v1/status/leader'), before + 1);
+  },
+);

@@ -25,30 +25,42 @@ async function upWith(setting: DriverSetting, choice: DriverChoice | undefined) 
   config.lab.warm = false;
   const runId = `rt${Math.random().toString(36).slice(2, 8)}`;
   const asked: string[] = [];
-  const choose = choice && (async (s: DriverSetting, box: string) => {
-    asked.push(`${s} ${box}`);
-    return choice;
-  });
+  const choose =
+    choice &&
+    (async (s: DriverSetting, box: string) => {
+      asked.push(`${s} ${box}`);
+      return choice;
+    });
   const env = createRealEnv(config, runId, () => undefined, choose);
   const ctx = new RunContext({ runId, scenario: 'x', logger: () => undefined, deadline: deadlineIn(60_000) });
   // Note: `vagrant up` waits for the host's provider lock (another run may hold it); 3 s is enough to write the spec
   const err = await rejection(env.upLab(ctx, deadlineIn(3000)));
-  const spec = JSON.parse(readFileSync(path.join(root, 'work', runId, LAB_SPEC_FILE),
-    'utf8')) as { libvirt: { driver: string } };
+  const spec = JSON.parse(readFileSync(path.join(root, 'work', runId, LAB_SPEC_FILE), 'utf8')) as {
+    libvirt: { driver: string };
+  };
   return { err, spec, props: ctx.properties, asked };
 }
 
 t.test('auto: the chooser decides, the spec asks libvirt for it, the reason is a property', async (t) => {
   const reason = 'software emulation (TCG): qemu -enable-kvm -cpu host aborts with "failed to set MSR 0x10a to 0x69"';
   const r = await upWith('auto', { driver: 'qemu', reason, source: 'probe' });
-  t.match(String(r.err), /fake vagrant: up|nomad-reboot-harness-vagrant-libvirt\.lock/,
-    'stopped at vagrant up: no VM made');
+  t.match(
+    String(r.err),
+    /fake vagrant: up|nomad-reboot-harness-vagrant-libvirt\.lock/,
+    'stopped at vagrant up: no VM made',
+  );
   t.same(r.asked, [`auto ${DEFAULTS.lab.box}`]);
   t.equal(r.spec.libvirt.driver, 'qemu');
-  t.match(r.props, { 'lab.libvirt_driver': 'qemu', 'lab.libvirt_driver.setting': 'auto',
-    'lab.libvirt_driver.reason': reason });
-  const kvm = await upWith('auto', { driver: 'kvm', reason: 'KVM: KVM boots the box kernel to init in 2 s',
-    source: 'cache' });
+  t.match(r.props, {
+    'lab.libvirt_driver': 'qemu',
+    'lab.libvirt_driver.setting': 'auto',
+    'lab.libvirt_driver.reason': reason,
+  });
+  const kvm = await upWith('auto', {
+    driver: 'kvm',
+    reason: 'KVM: KVM boots the box kernel to init in 2 s',
+    source: 'cache',
+  });
   t.equal(kvm.spec.libvirt.driver, 'kvm');
   t.equal(kvm.props['lab.libvirt_driver'], 'kvm');
 });

@@ -9,10 +9,15 @@ import { renderHtml } from '../../lib/report/html.js';
 import type { RunRecord } from '../../lib/model/run.js';
 import { chromium, chromiumIsolated as isolate, chromiumMissing as missing, pngSize } from '../helpers/chromium.js';
 
-const rebootRun = (): RunRecord => JSON.parse(readFileSync(new URL('../fixtures/report/reboot-run.json', import.meta.url), 'utf8')) as RunRecord;
+const rebootRun = (): RunRecord =>
+  JSON.parse(readFileSync(new URL('../fixtures/report/reboot-run.json', import.meta.url), 'utf8')) as RunRecord;
 
 t.setTimeout(180_000);
-t.comment(isolate ? 'chromium runs in a fresh network namespace (unshare --net)' : 'chromium runs with network-quiet flags only (not root: no unshare)');
+t.comment(
+  isolate
+    ? 'chromium runs in a fresh network namespace (unshare --net)'
+    : 'chromium runs with network-quiet flags only (not root: no unshare)',
+);
 
 t.test('the reboot run as Chromium renders it', { skip: missing }, async (t) => {
   t.saveFixture = true; // keep the page and the screenshots as test artifacts
@@ -24,8 +29,24 @@ t.test('the reboot run as Chromium renders it', { skip: missing }, async (t) => 
   t.match(dom, /<title>FAIL bridge-exec-reboot\[nomad=1\.9\.3\] \(r-20261202-1136-e5\)<\/title>/);
   t.match(dom, /<span class="badge failed" id="verdict">FAIL<\/span>/, 'the verdict');
   const checks = [...dom.matchAll(/<details class="check (\w+)" data-check="([^"]+)"/g)].map((m) => `${m[2]}:${m[1]}`);
-  t.same(checks, ['alloc-restored:fail', 'task-restarted:fail', 'http-reachable:fail', 'no-duplicate-ip:fail', 'client-rebooted:ok', 'node-back:ok', 'unique-ips:info'], 'failing checks first');
-  t.match(dom, '172.26.64.2 has been allocated to 5b0ffebc-62f3-ee48-8c2d-f20e83d725f8, duplicate allocation is not allowed', 'the duplicate-IP message');
+  t.same(
+    checks,
+    [
+      'alloc-restored:fail',
+      'task-restarted:fail',
+      'http-reachable:fail',
+      'no-duplicate-ip:fail',
+      'client-rebooted:ok',
+      'node-back:ok',
+      'unique-ips:info',
+    ],
+    'failing checks first',
+  );
+  t.match(
+    dom,
+    '172.26.64.2 has been allocated to 5b0ffebc-62f3-ee48-8c2d-f20e83d725f8, duplicate allocation is not allowed',
+    'the duplicate-IP message',
+  );
   t.match(dom, 'pre-run hook "network" failed', 'quotes come back as quotes');
   const lanes = [...dom.matchAll(/<text class="lane-name"[^>]*>(\w+)<\/text>/g)].map((m) => m[1]);
   t.same(lanes, ['host', 'node', 'alloc', 'steps', 'host', 'node', 'alloc', 'steps'], 'the four lanes, in both views');
@@ -48,7 +69,11 @@ t.test('hostile run content stays text in the browser', { skip: missing }, async
   const dir = t.testdir();
   const run = rebootRun();
   run.suiteName = `x</title><script>document.title='pwned'</script>`;
-  run.verdicts[0] = { ...run.verdicts[0]!, message: `<script>document.body.innerHTML='pwned'</script>`, evidence: [`<img src=x onerror="document.title='img'">`] };
+  run.verdicts[0] = {
+    ...run.verdicts[0]!,
+    message: `<script>document.body.innerHTML='pwned'</script>`,
+    evidence: [`<img src=x onerror="document.title='img'">`],
+  };
   run.timeline.push({ atMs: run.startedAtMs + 500, lane: 'alloc', label: `"><svg onload=alert(1)>`, severity: 'fail' });
   run.artifacts.push({ name: 'x', path: 'javascript:alert(1)' });
   const page = join(dir, 'hostile.html');
@@ -57,7 +82,11 @@ t.test('hostile run content stays text in the browser', { skip: missing }, async
   t.notMatch(dom, /<script/i, 'no script element was created');
   t.notMatch(dom, /<img/i, 'no img element was created');
   t.notMatch(dom, /<svg onload/i, 'no svg element from content');
-  t.match(dom, `<title>FAIL x&lt;/title&gt;&lt;script&gt;document.title='pwned'&lt;/script&gt;`, 'the title is the text, unchanged');
+  t.match(
+    dom,
+    `<title>FAIL x&lt;/title&gt;&lt;script&gt;document.title='pwned'&lt;/script&gt;`,
+    'the title is the text, unchanged',
+  );
   t.match(dom, `&lt;script&gt;document.body.innerHTML='pwned'&lt;/script&gt;`);
   t.match(dom, 'href="javascript%3Aalert(1)"', 'the link is a relative file name, not a javascript: URL');
   t.match(dom, /id="verdict">FAIL</, 'the page is intact');

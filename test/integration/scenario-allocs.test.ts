@@ -33,10 +33,31 @@ interface Verdict {
 async function run(t: Test, timeline: Timeline, extra: string[] = [], dir = t.testdir({})) {
   const s = await standIn(timeline, { cwd: dir });
   t.teardown(() => s.nomad.close());
-  const argv = ['run', 'bridge-exec-reboot', '--nomad-binary', '/stand-in/nomad', '--reports-dir', join(dir, 'reports'), '--junit', join(dir, 'junit.xml'), '--report-json', join(dir, 'summary.json'), '--netns', '', ...extra];
+  const argv = [
+    'run',
+    'bridge-exec-reboot',
+    '--nomad-binary',
+    '/stand-in/nomad',
+    '--reports-dir',
+    join(dir, 'reports'),
+    '--junit',
+    join(dir, 'junit.xml'),
+    '--report-json',
+    join(dir, 'summary.json'),
+    '--netns',
+    '',
+    ...extra,
+  ];
   const code = await main(argv, s.deps);
   let junit = '';
-  let summary: { runs: { verdicts: Verdict[]; properties: Record<string, string>; steps: { name: string; status: string; message?: string }[]; error?: { message: string } }[] } = { runs: [] };
+  let summary: {
+    runs: {
+      verdicts: Verdict[];
+      properties: Record<string, string>;
+      steps: { name: string; status: string; message?: string }[];
+      error?: { message: string };
+    }[];
+  } = { runs: [] };
   try {
     junit = readFileSync(join(dir, 'junit.xml'), 'utf8');
     summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
@@ -51,47 +72,89 @@ async function run(t: Test, timeline: Timeline, extra: string[] = [], dir = t.te
   return { code, summary, verdict, junitCase, s, err: s.err.join('\n'), dir };
 }
 
-t.test('count-3 job on the 1.9.3 failure timeline: every alloc judged failed with the duplicate-IP error, exit 1', async (t) => {
-  const r = await run(t, 'duplicate-ip', ['--job', COUNT3]);
-  t.equal(r.code, 1);
-  const restored = r.verdict('alloc-restored');
-  t.equal(restored.perAlloc?.length, 3, 'three allocs judged');
-  t.same(restored.perAlloc!.map((p) => p.name).sort(), ['bridge-count-3.web[0]', 'bridge-count-3.web[1]', 'bridge-count-3.web[2]']);
-  t.ok(restored.perAlloc!.every((p) => p.status === 'failed' && /^failed: .*duplicate allocation is not allowed/.test(p.detail)), 'each failed, quoting its Setup Failure');
-  t.match(restored.message, /^0 of 3 allocs restored; 3 failed/);
-  const dup = r.verdict('no-duplicate-ip');
-  t.equal(dup.status, 'failed');
-  t.match(dup.message, /for 3 of 3 allocs/);
-  t.ok(dup.perAlloc!.every((p) => /Setup Failure: 172\.26\.64\.\d+ was already allocated to/.test(p.detail)), 'the duplicate-IP error per alloc');
-  const uniq = r.verdict('unique-ips');
-  t.not(uniq.status, 'failed', 'failed allocs are not live allocs with their own address');
-  t.notMatch(uniq.message, /3 live allocs/);
-  t.ok(r.verdict('task-restarted').perAlloc!.every((p) => p.status === 'failed'));
-  t.match(r.junitCase('alloc-restored'), /bridge-count-3\.web\[0\][^]*bridge-count-3\.web\[1\][^]*bridge-count-3\.web\[2\]/, 'per-alloc lines in the JUnit case');
-  t.equal(r.summary.runs[0]!.properties['allocs.count'], '3');
-  t.match(r.summary.runs[0]!.properties['allocs.outcomes'], /web\[0\]=failed.*web\[1\]=failed.*web\[2\]=failed/);
-  t.ok(r.s.lab.destroyed);
-});
+t.test(
+  'count-3 job on the 1.9.3 failure timeline: every alloc judged failed with the duplicate-IP error, exit 1',
+  async (t) => {
+    const r = await run(t, 'duplicate-ip', ['--job', COUNT3]);
+    t.equal(r.code, 1);
+    const restored = r.verdict('alloc-restored');
+    t.equal(restored.perAlloc?.length, 3, 'three allocs judged');
+    t.same(restored.perAlloc!.map((p) => p.name).sort(), [
+      'bridge-count-3.web[0]',
+      'bridge-count-3.web[1]',
+      'bridge-count-3.web[2]',
+    ]);
+    t.ok(
+      restored.perAlloc!.every(
+        (p) => p.status === 'failed' && /^failed: .*duplicate allocation is not allowed/.test(p.detail),
+      ),
+      'each failed, quoting its Setup Failure',
+    );
+    t.match(restored.message, /^0 of 3 allocs restored; 3 failed/);
+    const dup = r.verdict('no-duplicate-ip');
+    t.equal(dup.status, 'failed');
+    t.match(dup.message, /for 3 of 3 allocs/);
+    t.ok(
+      dup.perAlloc!.every((p) => /Setup Failure: 172\.26\.64\.\d+ was already allocated to/.test(p.detail)),
+      'the duplicate-IP error per alloc',
+    );
+    const uniq = r.verdict('unique-ips');
+    t.not(uniq.status, 'failed', 'failed allocs are not live allocs with their own address');
+    t.notMatch(uniq.message, /3 live allocs/);
+    t.ok(r.verdict('task-restarted').perAlloc!.every((p) => p.status === 'failed'));
+    t.match(
+      r.junitCase('alloc-restored'),
+      /bridge-count-3\.web\[0\][^]*bridge-count-3\.web\[1\][^]*bridge-count-3\.web\[2\]/,
+      'per-alloc lines in the JUnit case',
+    );
+    t.equal(r.summary.runs[0]!.properties['allocs.count'], '3');
+    t.match(r.summary.runs[0]!.properties['allocs.outcomes'], /web\[0\]=failed.*web\[1\]=failed.*web\[2\]=failed/);
+    t.ok(r.s.lab.destroyed);
+  },
+);
 
-t.test('count-3 job on the failure timeline with --expect no-duplicate-ip=fail: the reproduction passes, exit 0', async (t) => {
-  const r = await run(t, 'duplicate-ip', ['--job', COUNT3, '--expect', 'no-duplicate-ip=fail']);
-  t.equal(r.code, 0);
-  t.equal(r.verdict('alloc-restored').label, 'expected failure');
-  t.equal(r.verdict('alloc-restored').causedBy, 'no-duplicate-ip');
-});
+t.test(
+  'count-3 job on the failure timeline with --expect no-duplicate-ip=fail: the reproduction passes, exit 0',
+  async (t) => {
+    const r = await run(t, 'duplicate-ip', ['--job', COUNT3, '--expect', 'no-duplicate-ip=fail']);
+    t.equal(r.code, 0);
+    t.equal(r.verdict('alloc-restored').label, 'expected failure');
+    t.equal(r.verdict('alloc-restored').causedBy, 'no-duplicate-ip');
+  },
+);
 
-t.test('count-3 job whose failed restores Nomad reschedules 1 s later: the settle waits for it, names it, and judges the replacements', async (t) => {
-  const resched = 'reschedule {\n      attempts       = 1\n      interval       = "1h"\n      delay          = "1s"\n      delay_function = "constant"\n      unlimited      = false\n    }';
-  const dir = t.testdir({ 'resched.nomad.hcl': readFileSync(COUNT3, 'utf8').replace(/reschedule \{[^}]*\}/, resched) });
-  const r = await run(t, 'duplicate-ip', ['--job', join(dir, 'resched.nomad.hcl')], dir);
-  t.equal(r.code, 1, 'the restore still failed');
-  const settled = r.summary.runs[0]!.properties['job.settled'] ?? '';
-  t.match(settled, /^yes: all 3 allocs settled: bridge-count-3\.web\[0\] replaced by [0-9a-f]{8}: running; .*; waited for Nomad's delayed reschedule of web\[0\] \(\d\d:\d\d:\d\d, follow-up eval ([0-9a-f]{8})\), web\[1\] \(\d\d:\d\d:\d\d, follow-up eval \1\), web\[2\]/, 'one follow-up eval for the three, as Nomad batches them');
-  t.match([...r.s.out, ...r.s.err].join('\n'), /web\[1\] failed; Nomad reschedules it at \d\d:\d\d:\d\d \(follow-up eval [0-9a-f]{8}\): waiting/, 'the step\'s progress names it');
-  const restored = r.verdict('alloc-restored');
-  t.ok(restored.perAlloc!.every((p) => p.status === 'failed' && /replaced|rescheduled/.test(p.detail)), JSON.stringify(restored.perAlloc));
-  t.match(r.summary.runs[0]!.properties['allocs.outcomes'], /web\[0\]=replaced.*web\[1\]=replaced.*web\[2\]=replaced/);
-});
+t.test(
+  'count-3 job whose failed restores Nomad reschedules 1 s later: the settle waits for it, names it, and judges the replacements',
+  async (t) => {
+    const resched =
+      'reschedule {\n      attempts       = 1\n      interval       = "1h"\n      delay          = "1s"\n      delay_function = "constant"\n      unlimited      = false\n    }';
+    const dir = t.testdir({
+      'resched.nomad.hcl': readFileSync(COUNT3, 'utf8').replace(/reschedule \{[^}]*\}/, resched),
+    });
+    const r = await run(t, 'duplicate-ip', ['--job', join(dir, 'resched.nomad.hcl')], dir);
+    t.equal(r.code, 1, 'the restore still failed');
+    const settled = r.summary.runs[0]!.properties['job.settled'] ?? '';
+    t.match(
+      settled,
+      /^yes: all 3 allocs settled: bridge-count-3\.web\[0\] replaced by [0-9a-f]{8}: running; .*; waited for Nomad's delayed reschedule of web\[0\] \(\d\d:\d\d:\d\d, follow-up eval ([0-9a-f]{8})\), web\[1\] \(\d\d:\d\d:\d\d, follow-up eval \1\), web\[2\]/,
+      'one follow-up eval for the three, as Nomad batches them',
+    );
+    t.match(
+      [...r.s.out, ...r.s.err].join('\n'),
+      /web\[1\] failed; Nomad reschedules it at \d\d:\d\d:\d\d \(follow-up eval [0-9a-f]{8}\): waiting/,
+      "the step's progress names it",
+    );
+    const restored = r.verdict('alloc-restored');
+    t.ok(
+      restored.perAlloc!.every((p) => p.status === 'failed' && /replaced|rescheduled/.test(p.detail)),
+      JSON.stringify(restored.perAlloc),
+    );
+    t.match(
+      r.summary.runs[0]!.properties['allocs.outcomes'],
+      /web\[0\]=replaced.*web\[1\]=replaced.*web\[2\]=replaced/,
+    );
+  },
+);
 
 t.test('count-3 job restored: all pass, every alloc restored and reachable, exit 0', async (t) => {
   const r = await run(t, 'restored', ['--job', COUNT3]);
@@ -114,37 +177,70 @@ t.test('count-3 job restored: all pass, every alloc restored and reachable, exit
   t.match(r.summary.runs[0]!.properties['job.settled'], /^yes: all 3 allocs settled/);
   // issue 14: when the harness saw each alloc running again, after its task's Started (the stand-ins share one clock)
   const noticed = r.summary.runs[0]!.properties['restore.noticed_after'] ?? '';
-  t.match(noticed, /^web\[0\] \d+ ms, web\[1\] \d+ ms, web\[2\] \d+ ms \(client clock [+-]\d+ ms ± \d+ ms; seen first by (the event stream|the settle wait|web\[\d\]: the )/, `restore noticed: ${noticed}`);
-  t.ok([...noticed.matchAll(/\] (\d+) ms/g)].every((m) => Number(m[1]) < 5000), 'within the stand-in\'s few seconds');
-  const settle = r.summary.runs[0]!.steps.find((s) => /wait until the job has settled/.test(s.name)) as { durationMs: number } | undefined;
-  t.ok((settle?.durationMs ?? 0) >= 200, `the settle step confirmed for its window (0.2 s in stand-in time): ${settle?.durationMs} ms`);
-  t.notMatch(r.summary.runs[0]!.properties['job.settled'], /settle quiet period/, 'settled on Nomad\'s state, not on the quiet period');
+  t.match(
+    noticed,
+    /^web\[0\] \d+ ms, web\[1\] \d+ ms, web\[2\] \d+ ms \(client clock [+-]\d+ ms ± \d+ ms; seen first by (the event stream|the settle wait|web\[\d\]: the )/,
+    `restore noticed: ${noticed}`,
+  );
+  t.ok(
+    [...noticed.matchAll(/\] (\d+) ms/g)].every((m) => Number(m[1]) < 5000),
+    "within the stand-in's few seconds",
+  );
+  const settle = r.summary.runs[0]!.steps.find((s) => /wait until the job has settled/.test(s.name)) as
+    | { durationMs: number }
+    | undefined;
+  t.ok(
+    (settle?.durationMs ?? 0) >= 200,
+    `the settle step confirmed for its window (0.2 s in stand-in time): ${settle?.durationMs} ms`,
+  );
+  t.notMatch(
+    r.summary.runs[0]!.properties['job.settled'],
+    /settle quiet period/,
+    "settled on Nomad's state, not on the quiet period",
+  );
   const runId = (r.summary.runs[0] as unknown as { runId: string }).runId;
   const html = readFileSync(join(r.dir, 'reports', runId, 'report.html'), 'utf8');
   t.equal((html.match(/<tr data-alloc=/g) ?? []).length, 3, 'the HTML report has a row per alloc');
   t.match(html, /<th title="Alloc restored"><code>alloc-restored<\/code><\/th>/);
 });
 
-t.test('node marked down (1.9.7, heartbeat_grace 10s): the alloc is "replaced" with the heartbeat_grace explanation, exit 1', async (t) => {
-  const r = await run(t, 'replaced', ['--heartbeat-grace', '10s']);
-  t.equal(r.code, 1);
-  const v = r.verdict('alloc-restored');
-  t.equal(v.status, 'failed');
-  t.match(v.message, /^not restored \(replaced\): alloc \S+ \(bridge-exec-http\.web\[0\]\) was replaced by \S+ \(running\), matched by job, group and name/);
-  t.match(v.message, /heartbeat_grace \(10s\) is shorter than the reboot/);
-  t.match(v.message, /"alloc is lost since its node is down"/);
-  t.match(v.message, /Node heartbeat missed/);
-  t.match(r.summary.runs[0]!.properties['job.settled'], /^yes/, 'settled on the replacement, not on the lost alloc');
-  t.equal(r.verdict('http-reachable').status, 'passed', 'the replacement answers');
-  const allocs = [...r.s.nomad.cluster.allocs.values()];
-  t.equal(allocs.length, 2);
-  t.ok(allocs.every((a) => !a.PreviousAllocation && !a.NextAllocation), 'as on real 1.9.7: no link between the lost alloc and its replacement');
-});
+t.test(
+  'node marked down (1.9.7, heartbeat_grace 10s): the alloc is "replaced" with the heartbeat_grace explanation, exit 1',
+  async (t) => {
+    const r = await run(t, 'replaced', ['--heartbeat-grace', '10s']);
+    t.equal(r.code, 1);
+    const v = r.verdict('alloc-restored');
+    t.equal(v.status, 'failed');
+    t.match(
+      v.message,
+      /^not restored \(replaced\): alloc \S+ \(bridge-exec-http\.web\[0\]\) was replaced by \S+ \(running\), matched by job, group and name/,
+    );
+    t.match(v.message, /heartbeat_grace \(10s\) is shorter than the reboot/);
+    t.match(v.message, /"alloc is lost since its node is down"/);
+    t.match(v.message, /Node heartbeat missed/);
+    t.match(r.summary.runs[0]!.properties['job.settled'], /^yes/, 'settled on the replacement, not on the lost alloc');
+    t.equal(r.verdict('http-reachable').status, 'passed', 'the replacement answers');
+    const allocs = [...r.s.nomad.cluster.allocs.values()];
+    t.equal(allocs.length, 2);
+    t.ok(
+      allocs.every((a) => !a.PreviousAllocation && !a.NextAllocation),
+      'as on real 1.9.7: no link between the lost alloc and its replacement',
+    );
+  },
+);
 
 t.test('node marked down with --expect alloc-restored=fail: exit 0', async (t) => {
   const r = await run(t, 'replaced', ['--heartbeat-grace', '10s', '--expect', 'alloc-restored=fail']);
-  t.equal(r.code, 0, JSON.stringify(r.summary.runs[0]?.verdicts.filter((v) => v.label === 'failed').map((v) => v.message)));
-  t.equal(r.verdict('task-restarted').causedBy, 'alloc-restored', 'its tasks did not come back in place: a consequence');
+  t.equal(
+    r.code,
+    0,
+    JSON.stringify(r.summary.runs[0]?.verdicts.filter((v) => v.label === 'failed').map((v) => v.message)),
+  );
+  t.equal(
+    r.verdict('task-restarted').causedBy,
+    'alloc-restored',
+    'its tasks did not come back in place: a consequence',
+  );
 });
 
 t.test('a two-group job: every alloc of both groups judged, the TCP port probed with a connect', async (t) => {
@@ -152,42 +248,80 @@ t.test('a two-group job: every alloc of both groups judged, the TCP port probed 
   t.equal(r.code, 0, r.err);
   const reach = r.verdict('http-reachable');
   t.same(reach.perAlloc!.map((p) => p.name).sort(), ['bridge-two-groups.echo[0]', 'bridge-two-groups.web[0]']);
-  t.match(reach.evidence.join('\n'), /\[bridge echo\] from client: TCP connect tcp:\/\/172\.26\.64\.\d+:9000 -> connected/);
+  t.match(
+    reach.evidence.join('\n'),
+    /\[bridge echo\] from client: TCP connect tcp:\/\/172\.26\.64\.\d+:9000 -> connected/,
+  );
   t.match(reach.evidence.join('\n'), /\[host-port http\] from server: GET http:\/\/[\d.]+:\d+\/ -> 200/);
   t.match(r.summary.runs[0]!.properties['job.groups'], /web\[1\] bridge echo\[1\] bridge/);
-  t.ok(r.s.lab.commands['client']!.some((c) => c.includes('/dev/tcp/')), 'a real TCP probe command was sent to the client');
+  t.ok(
+    r.s.lab.commands['client']!.some((c) => c.includes('/dev/tcp/')),
+    'a real TCP probe command was sent to the client',
+  );
 });
 
-t.test('a job that does not fit the client: placement failure with Nomad\'s text and the fix, exit 3 before any reboot', async (t) => {
-  const dir = t.testdir({ 'big.nomad.hcl': readFileSync(COUNT3, 'utf8').replace('memory = 128', 'memory = 4096') });
-  const r = await run(t, 'restored', ['--job', join(dir, 'big.nomad.hcl')], dir);
-  t.equal(r.code, 3);
-  const err = r.summary.runs[0]!.error?.message ?? '';
-  t.match(err, /job "bridge-count-3" does not fit the client/);
-  t.match(err, /Task Group "web" \(failed to place 3 allocations\): \* Resources exhausted on 1 nodes \* Dimension "memory" exhausted on 1 nodes/);
-  t.match(err, /fix: give the client VM more memory: --memory \d+/);
-  t.notOk(r.summary.runs[0]!.steps.some((s) => s.name.startsWith('reboot')), 'no reboot happened');
-  t.equal(r.summary.runs[0]!.verdicts.filter((v) => v.status !== 'skipped').length, 0, 'no verdict was reached');
-});
+t.test(
+  "a job that does not fit the client: placement failure with Nomad's text and the fix, exit 3 before any reboot",
+  async (t) => {
+    const dir = t.testdir({ 'big.nomad.hcl': readFileSync(COUNT3, 'utf8').replace('memory = 128', 'memory = 4096') });
+    const r = await run(t, 'restored', ['--job', join(dir, 'big.nomad.hcl')], dir);
+    t.equal(r.code, 3);
+    const err = r.summary.runs[0]!.error?.message ?? '';
+    t.match(err, /job "bridge-count-3" does not fit the client/);
+    t.match(
+      err,
+      /Task Group "web" \(failed to place 3 allocations\): \* Resources exhausted on 1 nodes \* Dimension "memory" exhausted on 1 nodes/,
+    );
+    t.match(err, /fix: give the client VM more memory: --memory \d+/);
+    t.notOk(
+      r.summary.runs[0]!.steps.some((s) => s.name.startsWith('reboot')),
+      'no reboot happened',
+    );
+    t.equal(r.summary.runs[0]!.verdicts.filter((v) => v.status !== 'skipped').length, 0, 'no verdict was reached');
+  },
+);
 
 t.test('an alloc that fails before the reboot: exit 3 naming each alloc and its last events', async (t) => {
   const dir = t.testdir({ 'fails.nomad.hcl': readFileSync(COUNT3, 'utf8') });
   const s = await standIn('restored', { cwd: dir });
   t.teardown(() => s.nomad.close());
   // the client cannot start the second alloc's task (a broken task), as a real driver failure shows it
-  s.nomad.cluster.failStart.set('bridge-count-3.web[1]', 'failed to launch command with executor: exec: "/usr/bin/python3": permission denied');
-  const code = await main(['run', 'bridge-exec-reboot', '--nomad-binary', '/stand-in/nomad', '--job', join(dir, 'fails.nomad.hcl'), '--reports-dir', join(dir, 'reports'), '--report-json', join(dir, 'summary.json'), '--netns', ''], s.deps);
+  s.nomad.cluster.failStart.set(
+    'bridge-count-3.web[1]',
+    'failed to launch command with executor: exec: "/usr/bin/python3": permission denied',
+  );
+  const code = await main(
+    [
+      'run',
+      'bridge-exec-reboot',
+      '--nomad-binary',
+      '/stand-in/nomad',
+      '--job',
+      join(dir, 'fails.nomad.hcl'),
+      '--reports-dir',
+      join(dir, 'reports'),
+      '--report-json',
+      join(dir, 'summary.json'),
+      '--netns',
+      '',
+    ],
+    s.deps,
+  );
   t.equal(code, 3);
   const err = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')).runs[0].error.message as string;
   t.match(err, /job "bridge-count-3" never became healthy/);
-  t.match(err, /bridge-count-3\.web\[1\] \S+ failed: task web dead \(last events: [^)]*Driver Failure: failed to launch command/);
+  t.match(
+    err,
+    /bridge-count-3\.web\[1\] \S+ failed: task web dead \(last events: [^)]*Driver Failure: failed to launch command/,
+  );
   t.match(err, /bridge-count-3\.web\[0\] \S+ /, 'names the other allocs too');
 });
 
 t.test('bad job inputs: refused before anything is created, exit 2, every problem at once', async (t) => {
   const dir = t.testdir({
     'broken.nomad.hcl': 'job "x" {\n  group "g" {\n    count = \n  }\n}\n',
-    'batch.nomad.hcl': 'job "b" {\n  type = "batch"\n  group "g" {\n    task "t" {\n      driver = "exec"\n      config { command = "/bin/true" }\n    }\n  }\n}\n',
+    'batch.nomad.hcl':
+      'job "b" {\n  type = "batch"\n  group "g" {\n    task "t" {\n      driver = "exec"\n      config { command = "/bin/true" }\n    }\n  }\n}\n',
     'harness.yaml': 'job:\n  vars:\n    count: 3\n',
   });
   const broken = await run(t, 'restored', ['--job', join(dir, 'broken.nomad.hcl')], dir);
@@ -205,7 +339,12 @@ t.test('bad job inputs: refused before anything is created, exit 2, every proble
   t.equal(missing.code, 2);
   t.match(missing.err, /job\.file \(--job\): cannot be read \(ENOENT\)/);
 
-  const other = await run(t, 'restored', ['--job', COUNT3, '--driver', 'docker', '--box', 'nomad-reboot-harness/bookworm-docker'], dir);
+  const other = await run(
+    t,
+    'restored',
+    ['--job', COUNT3, '--driver', 'docker', '--box', 'nomad-reboot-harness/bookworm-docker'],
+    dir,
+  );
   t.equal(other.code, 2);
   t.match(other.err, /cannot be combined with --driver docker/);
 

@@ -7,13 +7,35 @@ import { join } from 'node:path';
 import { main } from '../../lib/cli/main.js';
 import { standIn } from '../helpers/stand-in-env.js';
 
-interface V { id: string; status: string; message: string; evidence: string[] }
+interface V {
+  id: string;
+  status: string;
+  message: string;
+  evidence: string[];
+}
 
 async function run(t: Test, extra: string[], scenario = 'bridge-exec-reboot') {
   const dir = t.testdir({});
   const s = await standIn('restored', { cwd: dir });
   t.teardown(() => s.nomad.close());
-  const code = await main(['run', scenario, '--nomad-binary', '/stand-in/nomad', '--reports-dir', join(dir, 'reports'), '--report-json', join(dir, 'summary.json'), '--netns', '', '--artifacts', 'always', ...extra], s.deps);
+  const code = await main(
+    [
+      'run',
+      scenario,
+      '--nomad-binary',
+      '/stand-in/nomad',
+      '--reports-dir',
+      join(dir, 'reports'),
+      '--report-json',
+      join(dir, 'summary.json'),
+      '--netns',
+      '',
+      '--artifacts',
+      'always',
+      ...extra,
+    ],
+    s.deps,
+  );
   const read = () => {
     const summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
     return summary.runs?.[0] ?? summary;
@@ -21,22 +43,29 @@ async function run(t: Test, extra: string[], scenario = 'bridge-exec-reboot') {
   return { code, read, s, dir, err: () => s.err.join('') };
 }
 
-t.test('agent-kill: the agent restarts, the host does not; the alloc stays, the task is not restarted; every check says so', async (t) => {
-  const r = await run(t, ['--reboot', 'agent-kill']);
-  t.equal(r.code, 0, `exit 0 (${r.err().slice(-400)})`);
-  const run0 = r.read();
-  const v = (id: string) => (run0.verdicts as V[]).find((x) => x.id === id)!;
-  t.match(v('client-rebooted'), { status: 'passed', message: /boot_id unchanged \(.*\), as expected: agent-kill: the agent restarts, the host does not; the agent was restarted by systemd \(pid 700 -> 711\)/ });
-  t.match(v('task-restarted'), { status: 'passed', message: /kept running through agent-kill/ });
-  t.equal(v('alloc-restored').status, 'passed');
-  t.equal(run0.properties['agent.pid.before'], '700');
-  t.equal(run0.properties['reboot.kind'], 'agent-kill');
-  t.match(run0.properties['reboot.expected'], /the control case/);
-  const html = readFileSync(join(r.dir, 'reports', run0.runId, 'report.html'), 'utf8');
-  t.match(html, /Nomad agent SIGKILLed/, 'the fault on the timeline');
-  t.match(html, /agent-kill over, boot_id unchanged/);
-  t.match(html, /stream: node initializing/, 'the re-registration seen in the event stream');
-});
+t.test(
+  'agent-kill: the agent restarts, the host does not; the alloc stays, the task is not restarted; every check says so',
+  async (t) => {
+    const r = await run(t, ['--reboot', 'agent-kill']);
+    t.equal(r.code, 0, `exit 0 (${r.err().slice(-400)})`);
+    const run0 = r.read();
+    const v = (id: string) => (run0.verdicts as V[]).find((x) => x.id === id)!;
+    t.match(v('client-rebooted'), {
+      status: 'passed',
+      message:
+        /boot_id unchanged \(.*\), as expected: agent-kill: the agent restarts, the host does not; the agent was restarted by systemd \(pid 700 -> 711\)/,
+    });
+    t.match(v('task-restarted'), { status: 'passed', message: /kept running through agent-kill/ });
+    t.equal(v('alloc-restored').status, 'passed');
+    t.equal(run0.properties['agent.pid.before'], '700');
+    t.equal(run0.properties['reboot.kind'], 'agent-kill');
+    t.match(run0.properties['reboot.expected'], /the control case/);
+    const html = readFileSync(join(r.dir, 'reports', run0.runId, 'report.html'), 'utf8');
+    t.match(html, /Nomad agent SIGKILLed/, 'the fault on the timeline');
+    t.match(html, /agent-kill over, boot_id unchanged/);
+    t.match(html, /stream: node initializing/, 'the re-registration seen in the event stream');
+  },
+);
 
 t.test('partition shorter than heartbeat_grace: nothing is replaced, the task keeps running', async (t) => {
   const r = await run(t, ['--reboot', 'partition', '--partition-for', '1s']);
@@ -49,36 +78,61 @@ t.test('partition shorter than heartbeat_grace: nothing is replaced, the task ke
   t.ok(Number(run0.properties['partition.seconds']) >= 1);
 });
 
-t.test('partition longer than heartbeat_grace: the node goes down and the alloc is replaced, and the verdict says that was expected', async (t) => {
-  const r = await run(t, ['--reboot', 'partition', '--partition-for', '1s', '--heartbeat-grace', '300ms']);
-  t.equal(r.code, 0, `exit 0: ${JSON.stringify((r.read().verdicts as V[]).filter((x) => x.status === 'failed').map((x) => [x.id, x.message]))}`);
-  const run0 = r.read();
-  const v = (id: string) => (run0.verdicts as V[]).find((x) => x.id === id)!;
-  t.match(v('alloc-restored'), { status: 'passed', message: /^replaced, as expected \(partition of 1s > heartbeat_grace 0\.3s\): alloc \S+ \(\S+\) was replaced by \S+ .*: the node was marked down/ });
-  t.match(v('task-restarted'), { status: 'passed', message: /replacement .* task is running/ });
-  t.match(v('client-rebooted'), { status: 'passed' });
-  t.match(run0.properties['job.settled'], /^yes: .*replaced by/, 'the job settled once the replacement ran');
-  const events = readFileSync((run0.artifacts as { name: string; path: string }[]).find((a) => a.name === 'events.ndjson')!.path, 'utf8');
-  t.match(events, /"Status":"down"/, 'the node going down is in the recorded stream');
-  t.match(events, /"ClientStatus":"lost"/, 'so is the alloc marked lost');
-});
+t.test(
+  'partition longer than heartbeat_grace: the node goes down and the alloc is replaced, and the verdict says that was expected',
+  async (t) => {
+    const r = await run(t, ['--reboot', 'partition', '--partition-for', '1s', '--heartbeat-grace', '300ms']);
+    t.equal(
+      r.code,
+      0,
+      `exit 0: ${JSON.stringify((r.read().verdicts as V[]).filter((x) => x.status === 'failed').map((x) => [x.id, x.message]))}`,
+    );
+    const run0 = r.read();
+    const v = (id: string) => (run0.verdicts as V[]).find((x) => x.id === id)!;
+    t.match(v('alloc-restored'), {
+      status: 'passed',
+      message:
+        /^replaced, as expected \(partition of 1s > heartbeat_grace 0\.3s\): alloc \S+ \(\S+\) was replaced by \S+ .*: the node was marked down/,
+    });
+    t.match(v('task-restarted'), { status: 'passed', message: /replacement .* task is running/ });
+    t.match(v('client-rebooted'), { status: 'passed' });
+    t.match(run0.properties['job.settled'], /^yes: .*replaced by/, 'the job settled once the replacement ran');
+    const events = readFileSync(
+      (run0.artifacts as { name: string; path: string }[]).find((a) => a.name === 'events.ndjson')!.path,
+      'utf8',
+    );
+    t.match(events, /"Status":"down"/, 'the node going down is in the recorded stream');
+    t.match(events, /"ClientStatus":"lost"/, 'so is the alloc marked lost');
+  },
+);
 
-t.test('a kind the scenario cannot do is refused before anything is created (exit 2), naming the kinds it can', async (t) => {
-  for (const kind of ['agent-kill', 'partition']) {
-    const r = await run(t, ['--reboot', kind], 'cni-ipam-reboot');
-    t.equal(r.code, 2, `${kind}: exit 2`);
-    t.match(r.err(), new RegExp(`--reboot \\(reboot.kind\\): cannot be done here: cni-ipam-reboot runs no Nomad agent to (kill|cut off) \\(got "${kind}"; fix: use one of: graceful, hard, panic, power-off\\)`));
-    t.same(r.s.lab.commands['client'], [], 'no command ran: nothing was created');
-  }
-  const bad = await run(t, ['--reboot', 'meteor']);
-  t.equal(bad.code, 2);
-  t.match(bad.err(), /--reboot: must be one of graceful, hard, panic, power-off, agent-kill, partition/);
-});
+t.test(
+  'a kind the scenario cannot do is refused before anything is created (exit 2), naming the kinds it can',
+  async (t) => {
+    for (const kind of ['agent-kill', 'partition']) {
+      const r = await run(t, ['--reboot', kind], 'cni-ipam-reboot');
+      t.equal(r.code, 2, `${kind}: exit 2`);
+      t.match(
+        r.err(),
+        new RegExp(
+          `--reboot \\(reboot.kind\\): cannot be done here: cni-ipam-reboot runs no Nomad agent to (kill|cut off) \\(got "${kind}"; fix: use one of: graceful, hard, panic, power-off\\)`,
+        ),
+      );
+      t.same(r.s.lab.commands['client'], [], 'no command ran: nothing was created');
+    }
+    const bad = await run(t, ['--reboot', 'meteor']);
+    t.equal(bad.code, 2);
+    t.match(bad.err(), /--reboot: must be one of graceful, hard, panic, power-off, agent-kill, partition/);
+  },
+);
 
-t.test('panic and power-off on the stand-in lab reboot like the others (the real ones run in the VM tier)', async (t) => {
-  const r = await run(t, ['--reboot', 'power-off', '--off-for', '0']);
-  t.equal(r.code, 0, `exit 0 (${r.err().slice(-400)})`);
-  const html = readFileSync(join(r.dir, 'reports', r.read().runId, 'report.html'), 'utf8');
-  t.match(html, /powered off/);
-  t.match(html, /power-off reboot requested/);
-});
+t.test(
+  'panic and power-off on the stand-in lab reboot like the others (the real ones run in the VM tier)',
+  async (t) => {
+    const r = await run(t, ['--reboot', 'power-off', '--off-for', '0']);
+    t.equal(r.code, 0, `exit 0 (${r.err().slice(-400)})`);
+    const html = readFileSync(join(r.dir, 'reports', r.read().runId, 'report.html'), 'utf8');
+    t.match(html, /powered off/);
+    t.match(html, /power-off reboot requested/);
+  },
+);

@@ -13,8 +13,11 @@ import { startFakeNomad, type FakeNomad, type Timeline } from '../helpers/fake-n
 import { WEB_JOB_HCL } from '../helpers/fake-nomad/sample-job.js';
 
 /** The sample job with a reschedule policy that allows one more attempt after `delay` (constant). */
-const withReschedule = (delay: string): string => WEB_JOB_HCL.replace(/reschedule \{[^}]*\}/,
-  `reschedule {\n      attempts       = 1\n      interval       = "1h"\n      delay          = "${delay}"\n      delay_function = "constant"\n      unlimited      = false\n    }`);
+const withReschedule = (delay: string): string =>
+  WEB_JOB_HCL.replace(
+    /reschedule \{[^}]*\}/,
+    `reschedule {\n      attempts       = 1\n      interval       = "1h"\n      delay          = "${delay}"\n      delay_function = "constant"\n      unlimited      = false\n    }`,
+  );
 
 /** A running job on the stand-in, then a reboot of its client: what the settle wait starts from. */
 async function rebooted(t: { teardown(fn: () => unknown): void }, timeline: Timeline, hcl = WEB_JOB_HCL) {
@@ -31,46 +34,93 @@ async function rebooted(t: { teardown(fn: () => unknown): void }, timeline: Time
 
 function settle(nomad: Nomad, watched: string[], since: SettleInput['since'], o: Partial<SettleInput> = {}) {
   const progress: string[] = [];
-  const input: SettleInput = { nomad, jobId: 'web', watched, since, history: { events: {} }, quietMs: 500, confirmMs: 200, onProgress: (l) => void progress.push(l), ...o };
+  const input: SettleInput = {
+    nomad,
+    jobId: 'web',
+    watched,
+    since,
+    history: { events: {} },
+    quietMs: 500,
+    confirmMs: 200,
+    onProgress: (l) => void progress.push(l),
+    ...o,
+  };
   return { progress, input };
 }
 
 const requestsTo = (fake: FakeNomad, path: string) => fake.requests.filter((r) => r.path === path);
 
-t.test('a failed restore Nomad reschedules 1 s later: waited for, named, then settled on the replacement', async (t) => {
-  const { fake, nomad, before, since } = await rebooted(t, 'duplicate-ip', withReschedule('1s'));
-  const { progress, input } = settle(nomad, [before.ID], since);
-  const t0 = performance.now();
-  const r = await waitForJobSettled(input, deadlineIn(15_000));
-  const took = performance.now() - t0;
-  t.match(r, { settled: true, ending: 'settled', confirmMs: 200 });
-  t.match(r.reason, /^all 1 allocs settled: web\.web\[0\] replaced by [0-9a-f]{8}: running; waited for Nomad's delayed reschedule of web\[0\] \(\d\d:\d\d:\d\d, follow-up eval [0-9a-f]{8}\)$/);
-  t.match(progress, [/^web\[0\] failed; Nomad reschedules it at \d\d:\d\d:\d\d \(follow-up eval [0-9a-f]{8}\): waiting$/], 'the progress names the reschedule once');
-  t.equal(r.reschedules.length, 1);
-  const followUp = fake.cluster.evals.get(r.reschedules[0]!.evalId)!;
-  t.match(followUp, { Status: 'complete', TriggeredBy: 'alloc-failure', PreviousEval: /\S/ }, 'the stand-in ran the follow-up eval at WaitUntil');
-  t.equal(r.reschedules[0]!.atMs, Date.parse(followUp.WaitUntil!));
-  const repl = r.allocs.find((a) => a.previousAllocation === before.ID)!;
-  t.match(repl, { clientStatus: 'running', desiredStatus: 'run' }, 'the replacement, linked to the failed alloc');
-  t.match(r.allocs.find((a) => a.id === before.ID), { clientStatus: 'failed', desiredStatus: 'stop', desiredDescription: 'alloc was rescheduled because it failed', nextAllocation: repl.id });
-  t.ok(took >= 900 && took < 10_000, `waited for WaitUntil, not for the deadline (${Math.round(took)} ms)`);
-  const evalReads = requestsTo(fake, '/v1/job/web/evaluations');
-  t.ok(evalReads.some((q) => q.query.index && /^\d+ms$/.test(q.query.wait ?? '')), 'blocked on the evaluations with index + wait');
-  t.ok(requestsTo(fake, '/v1/job/web/deployment').some((q) => q.query.index), 'and on the deployment');
-  t.ok(requestsTo(fake, '/v1/job/web/allocations').length < 80, `no tight polling over ${Math.round(took)} ms (${requestsTo(fake, '/v1/job/web/allocations').length} alloc list reads)`);
-});
+t.test(
+  'a failed restore Nomad reschedules 1 s later: waited for, named, then settled on the replacement',
+  async (t) => {
+    const { fake, nomad, before, since } = await rebooted(t, 'duplicate-ip', withReschedule('1s'));
+    const { progress, input } = settle(nomad, [before.ID], since);
+    const t0 = performance.now();
+    const r = await waitForJobSettled(input, deadlineIn(15_000));
+    const took = performance.now() - t0;
+    t.match(r, { settled: true, ending: 'settled', confirmMs: 200 });
+    t.match(
+      r.reason,
+      /^all 1 allocs settled: web\.web\[0\] replaced by [0-9a-f]{8}: running; waited for Nomad's delayed reschedule of web\[0\] \(\d\d:\d\d:\d\d, follow-up eval [0-9a-f]{8}\)$/,
+    );
+    t.match(
+      progress,
+      [/^web\[0\] failed; Nomad reschedules it at \d\d:\d\d:\d\d \(follow-up eval [0-9a-f]{8}\): waiting$/],
+      'the progress names the reschedule once',
+    );
+    t.equal(r.reschedules.length, 1);
+    const followUp = fake.cluster.evals.get(r.reschedules[0]!.evalId)!;
+    t.match(
+      followUp,
+      { Status: 'complete', TriggeredBy: 'alloc-failure', PreviousEval: /\S/ },
+      'the stand-in ran the follow-up eval at WaitUntil',
+    );
+    t.equal(r.reschedules[0]!.atMs, Date.parse(followUp.WaitUntil!));
+    const repl = r.allocs.find((a) => a.previousAllocation === before.ID)!;
+    t.match(repl, { clientStatus: 'running', desiredStatus: 'run' }, 'the replacement, linked to the failed alloc');
+    t.match(
+      r.allocs.find((a) => a.id === before.ID),
+      {
+        clientStatus: 'failed',
+        desiredStatus: 'stop',
+        desiredDescription: 'alloc was rescheduled because it failed',
+        nextAllocation: repl.id,
+      },
+    );
+    t.ok(took >= 900 && took < 10_000, `waited for WaitUntil, not for the deadline (${Math.round(took)} ms)`);
+    const evalReads = requestsTo(fake, '/v1/job/web/evaluations');
+    t.ok(
+      evalReads.some((q) => q.query.index && /^\d+ms$/.test(q.query.wait ?? '')),
+      'blocked on the evaluations with index + wait',
+    );
+    t.ok(
+      requestsTo(fake, '/v1/job/web/deployment').some((q) => q.query.index),
+      'and on the deployment',
+    );
+    t.ok(
+      requestsTo(fake, '/v1/job/web/allocations').length < 80,
+      `no tight polling over ${Math.round(took)} ms (${requestsTo(fake, '/v1/job/web/allocations').length} alloc list reads)`,
+    );
+  },
+);
 
-t.test('a reschedule after the budget: the wait ends unsettled once the rest is decided, naming it, not calling it failed', async (t) => {
-  const { nomad, before, since } = await rebooted(t, 'duplicate-ip', withReschedule('1h'));
-  const { progress, input } = settle(nomad, [before.ID], since);
-  const t0 = performance.now();
-  const r = await waitForJobSettled(input, deadlineIn(8000));
-  t.match(r, { settled: false, ending: 'beyond-budget' });
-  t.match(r.reason, /^web\[0\] failed; Nomad reschedules it at \d\d:\d\d:\d\d \(follow-up eval [0-9a-f]{8}\), after this wait's budget ends at \d\d:\d\d:\d\d: not waited for$/);
-  t.notMatch(r.reason, /waited for Nomad's delayed reschedule/);
-  t.match(progress, [/not waited for$/]);
-  t.ok(performance.now() - t0 < 5000, 'ended after the confirmation window, not at the deadline');
-});
+t.test(
+  'a reschedule after the budget: the wait ends unsettled once the rest is decided, naming it, not calling it failed',
+  async (t) => {
+    const { nomad, before, since } = await rebooted(t, 'duplicate-ip', withReschedule('1h'));
+    const { progress, input } = settle(nomad, [before.ID], since);
+    const t0 = performance.now();
+    const r = await waitForJobSettled(input, deadlineIn(8000));
+    t.match(r, { settled: false, ending: 'beyond-budget' });
+    t.match(
+      r.reason,
+      /^web\[0\] failed; Nomad reschedules it at \d\d:\d\d:\d\d \(follow-up eval [0-9a-f]{8}\), after this wait's budget ends at \d\d:\d\d:\d\d: not waited for$/,
+    );
+    t.notMatch(r.reason, /waited for Nomad's delayed reschedule/);
+    t.match(progress, [/not waited for$/]);
+    t.ok(performance.now() - t0 < 5000, 'ended after the confirmation window, not at the deadline');
+  },
+);
 
 t.test('restored: settled after the confirmation window on an unchanged view', async (t) => {
   const { nomad, before, since } = await rebooted(t, 'restored');
@@ -78,42 +128,76 @@ t.test('restored: settled after the confirmation window on an unchanged view', a
   const t0 = performance.now();
   const r = await waitForJobSettled(input, deadlineIn(8000));
   const took = performance.now() - t0;
-  t.match(r, { settled: true, ending: 'settled', reason: 'all 1 allocs settled: web.web[0] ' + before.ID.slice(0, 8) + ': running with tasks started after the disruption' });
-  t.ok(took >= 200 && took < 4000, `the confirmation window, not the quiet period or the deadline (${Math.round(took)} ms)`);
+  t.match(r, {
+    settled: true,
+    ending: 'settled',
+    reason:
+      'all 1 allocs settled: web.web[0] ' + before.ID.slice(0, 8) + ': running with tasks started after the disruption',
+  });
+  t.ok(
+    took >= 200 && took < 4000,
+    `the confirmation window, not the quiet period or the deadline (${Math.round(took)} ms)`,
+  );
   t.ok(r.noticedAtMs[before.ID], 'when the restore was first seen');
   t.same(progress, []);
 });
 
-t.test('node marked down: the lost alloc is no end; settled on its replacement once the blocked eval placed it', async (t) => {
-  const { fake, nomad, before, since } = await rebooted(t, 'replaced');
-  const { input } = settle(nomad, [before.ID], since);
-  const r = await waitForJobSettled(input, deadlineIn(8000));
-  t.match(r, { settled: true, ending: 'settled', reason: /^all 1 allocs settled: web\.web\[0\] replaced by [0-9a-f]{8}: running$/ });
-  t.ok([...fake.cluster.evals.values()].some((e) => e.TriggeredBy === 'queued-allocs' && e.Status === 'complete'), 'the blocked eval ran');
-});
+t.test(
+  'node marked down: the lost alloc is no end; settled on its replacement once the blocked eval placed it',
+  async (t) => {
+    const { fake, nomad, before, since } = await rebooted(t, 'replaced');
+    const { input } = settle(nomad, [before.ID], since);
+    const r = await waitForJobSettled(input, deadlineIn(8000));
+    t.match(r, {
+      settled: true,
+      ending: 'settled',
+      reason: /^all 1 allocs settled: web\.web\[0\] replaced by [0-9a-f]{8}: running$/,
+    });
+    t.ok(
+      [...fake.cluster.evals.values()].some((e) => e.TriggeredBy === 'queued-allocs' && e.Status === 'complete'),
+      'the blocked eval ran',
+    );
+  },
+);
 
-t.test('decided, but Nomad holds a blocked eval that never changes: the quiet period ends the wait, naming it', async (t) => {
-  const { fake, nomad, before, since } = await rebooted(t, 'duplicate-ip');
-  fake.cluster.createEval(fake.cluster.jobs.get('web')!, 'queued-allocs', 'blocked', { StatusDescription: 'created to place remaining allocations' });
-  const { progress, input } = settle(nomad, [before.ID], since);
-  const t0 = performance.now();
-  const r = await waitForJobSettled(input, deadlineIn(8000));
-  t.match(r, { settled: true, ending: 'quiet' });
-  t.match(r.reason, /^all 1 allocs settled: web\.web\[0\] [0-9a-f]{8}: failed; no reschedule coming; Nomad still holds for the job: eval [0-9a-f]{8} \(queued-allocs\) blocked: created to place remaining allocations; nothing changed for 0\.5s \(settle quiet period\)$/);
-  t.match(progress, [/^every judged alloc's place is decided; Nomad still holds for the job: eval [0-9a-f]{8} \(queued-allocs\) blocked/]);
-  t.ok(performance.now() - t0 >= 500, 'waited out the quiet period');
-});
+t.test(
+  'decided, but Nomad holds a blocked eval that never changes: the quiet period ends the wait, naming it',
+  async (t) => {
+    const { fake, nomad, before, since } = await rebooted(t, 'duplicate-ip');
+    fake.cluster.createEval(fake.cluster.jobs.get('web')!, 'queued-allocs', 'blocked', {
+      StatusDescription: 'created to place remaining allocations',
+    });
+    const { progress, input } = settle(nomad, [before.ID], since);
+    const t0 = performance.now();
+    const r = await waitForJobSettled(input, deadlineIn(8000));
+    t.match(r, { settled: true, ending: 'quiet' });
+    t.match(
+      r.reason,
+      /^all 1 allocs settled: web\.web\[0\] [0-9a-f]{8}: failed; no reschedule coming; Nomad still holds for the job: eval [0-9a-f]{8} \(queued-allocs\) blocked: created to place remaining allocations; nothing changed for 0\.5s \(settle quiet period\)$/,
+    );
+    t.match(progress, [
+      /^every judged alloc's place is decided; Nomad still holds for the job: eval [0-9a-f]{8} \(queued-allocs\) blocked/,
+    ]);
+    t.ok(performance.now() - t0 >= 500, 'waited out the quiet period');
+  },
+);
 
-t.test('never back: the window ends the wait with the last state; the deadline does when there is no window', async (t) => {
-  const { nomad, before, since } = await rebooted(t, 'never-ready');
-  const t0 = performance.now();
-  const r = await waitForJobSettled(settle(nomad, [before.ID], since, { windowMs: 800 }).input, deadlineIn(8000));
-  const took = performance.now() - t0;
-  t.match(r, { settled: false, ending: 'deadline' });
-  t.match(r.reason, /web\.web\[0\] [0-9a-f]{8}: client_status=lost desired=stop .*\(stopped by the server; waiting for its replacement\); eval [0-9a-f]{8} \(queued-allocs\) blocked/);
-  t.ok(took >= 700 && took < 4000, `ended at the window (${Math.round(took)} ms)`);
-  const t1 = performance.now();
-  const r2 = await waitForJobSettled(settle(nomad, [before.ID], since).input, deadlineIn(1000));
-  t.match(r2, { settled: false, ending: 'deadline', reason: /waiting for its replacement/ });
-  t.ok(performance.now() - t1 < 2500, 'returned by the deadline');
-});
+t.test(
+  'never back: the window ends the wait with the last state; the deadline does when there is no window',
+  async (t) => {
+    const { nomad, before, since } = await rebooted(t, 'never-ready');
+    const t0 = performance.now();
+    const r = await waitForJobSettled(settle(nomad, [before.ID], since, { windowMs: 800 }).input, deadlineIn(8000));
+    const took = performance.now() - t0;
+    t.match(r, { settled: false, ending: 'deadline' });
+    t.match(
+      r.reason,
+      /web\.web\[0\] [0-9a-f]{8}: client_status=lost desired=stop .*\(stopped by the server; waiting for its replacement\); eval [0-9a-f]{8} \(queued-allocs\) blocked/,
+    );
+    t.ok(took >= 700 && took < 4000, `ended at the window (${Math.round(took)} ms)`);
+    const t1 = performance.now();
+    const r2 = await waitForJobSettled(settle(nomad, [before.ID], since).input, deadlineIn(1000));
+    t.match(r2, { settled: false, ending: 'deadline', reason: /waiting for its replacement/ });
+    t.ok(performance.now() - t1 < 2500, 'returned by the deadline');
+  },
+);

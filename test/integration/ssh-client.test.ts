@@ -18,7 +18,13 @@ import { rejection } from '../helpers/rejection.js';
 const sshd = await sshdForTest(t);
 if (sshd) {
   const events: LogEvent[] = [];
-  const m = new SshMachine({ role: 'server', name: 'testbox', target: sshd.target, logger: (e) => events.push(e), redact: ['s3cr3t-token'] });
+  const m = new SshMachine({
+    role: 'server',
+    name: 'testbox',
+    target: sshd.target,
+    logger: (e) => events.push(e),
+    redact: ['s3cr3t-token'],
+  });
   t.teardown(() => m.disconnect());
   const d = () => deadlineIn(10_000);
 
@@ -27,7 +33,10 @@ if (sshd) {
     t.equal(r.code, 3);
     t.equal(r.stdout, 'out\n');
     t.equal(r.stderr, 'err\n');
-    t.ok(events.some((e) => e.kind === 'ssh' && e.exitCode === 3), 'logged an ssh event with the exit code');
+    t.ok(
+      events.some((e) => e.kind === 'ssh' && e.exitCode === 3),
+      'logged an ssh event with the exit code',
+    );
   });
 
   t.test('stdin reaches the remote command', async (t) => {
@@ -36,7 +45,23 @@ if (sshd) {
   });
 
   t.test('sh`` quoting survives a real shell byte for byte', async (t) => {
-    const values = ['', 'a b', "it's", '$HOME', '`id`', 'x\ny', '"q"', '*', 'ünïcødé ✓', '-n', 'a=b', '~root', '\\', 'tab\there', "'"];
+    const values = [
+      '',
+      'a b',
+      "it's",
+      '$HOME',
+      '`id`',
+      'x\ny',
+      '"q"',
+      '*',
+      'ünïcødé ✓',
+      '-n',
+      'a=b',
+      '~root',
+      '\\',
+      'tab\there',
+      "'",
+    ];
     const r = await m.exec(sh`printf '%s\\0' ${values}`, { deadline: d() });
     t.same(r.stdout.split('\0').slice(0, -1), values, 'every value came back unchanged');
   });
@@ -44,13 +69,22 @@ if (sshd) {
   t.test('secrets are redacted in logged commands', async (t) => {
     await m.exec('echo s3cr3t-token >/dev/null', { deadline: d() });
     const logged = events.filter((e) => e.kind === 'ssh').map((e) => (e.kind === 'ssh' ? e.command : ''));
-    t.notOk(logged.some((c) => c.includes('s3cr3t-token')), 'token never logged');
-    t.ok(logged.some((c) => c.includes('***')), 'redaction marker logged');
+    t.notOk(
+      logged.some((c) => c.includes('s3cr3t-token')),
+      'token never logged',
+    );
+    t.ok(
+      logged.some((c) => c.includes('***')),
+      'redaction marker logged',
+    );
   });
 
   t.test('sudo option runs `sudo -n sh -c <quoted cmd>` (fake sudo first on the remote PATH)', async (t) => {
     const argsFile = path.join(sshd.dir, 'sudo-args');
-    writeFileSync(path.join(sshd.binDir, 'sudo'), `#!/bin/sh\nprintf '%s\\n' "$@" > ${argsFile}\n[ "$1" = -n ] || exit 99\nshift\nexec "$@"\n`);
+    writeFileSync(
+      path.join(sshd.binDir, 'sudo'),
+      `#!/bin/sh\nprintf '%s\\n' "$@" > ${argsFile}\n[ "$1" = -n ] || exit 99\nshift\nexec "$@"\n`,
+    );
     chmodSync(path.join(sshd.binDir, 'sudo'), 0o755);
     const r = await m.exec(`echo "$((1+1))" 'a b' | tr a A`, { deadline: d(), sudo: true });
     t.equal(r.code, 0);
@@ -68,13 +102,15 @@ if (sshd) {
     t.match(String(err), /testbox: i=0; while .*tick-6125/);
     t.ok(Date.now() - started < 3000, 'returned soon after the deadline');
     await new Promise((r) => setTimeout(r, 1500));
-    const alive = readdirSync('/proc').filter((p) => /^\d+$/.test(p)).some((p) => {
-      try {
-        return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('echo tick-6125');
-      } catch {
-        return false;
-      }
-    });
+    const alive = readdirSync('/proc')
+      .filter((p) => /^\d+$/.test(p))
+      .some((p) => {
+        try {
+          return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('echo tick-6125');
+        } catch {
+          return false;
+        }
+      });
     t.notOk(alive, 'remote loop is gone');
     const r = await m.exec('echo still usable', { deadline: d() });
     t.equal(r.stdout, 'still usable\n', 'connection still usable afterwards');
@@ -114,11 +150,13 @@ if (sshd) {
     t.teardown(() => agent.destroy());
     const get = (p: string) =>
       new Promise<string>((resolve, reject) => {
-        http.get({ host: '127.0.0.1', port: tunnel.localPort, path: p, agent }, (res) => {
-          let body = '';
-          res.on('data', (c) => (body += c));
-          res.on('end', () => resolve(body));
-        }).on('error', reject);
+        http
+          .get({ host: '127.0.0.1', port: tunnel.localPort, path: p, agent }, (res) => {
+            let body = '';
+            res.on('data', (c) => (body += c));
+            res.on('end', () => resolve(body));
+          })
+          .on('error', reject);
       });
     const poll = get('/poll?index=5&wait=2s');
     for (let i = 0; i < 5; i++) t.equal(await get(`/n/${i}`), `echo /n/${i}`);
@@ -128,19 +166,25 @@ if (sshd) {
     setTimeout(() => void sshd.start(), 700);
     const fresh = new http.Agent({ keepAlive: false });
     t.teardown(() => fresh.destroy());
-    const once = () => new Promise<string>((resolve, reject) => {
-      http.get({ host: '127.0.0.1', port: tunnel.localPort, path: '/after-restart', agent: fresh }, (res) => {
-        let body = '';
-        res.on('data', (c) => (body += c));
-        res.on('end', () => resolve(body));
-      }).on('error', reject);
-    });
+    const once = () =>
+      new Promise<string>((resolve, reject) => {
+        http
+          .get({ host: '127.0.0.1', port: tunnel.localPort, path: '/after-restart', agent: fresh }, (res) => {
+            let body = '';
+            res.on('data', (c) => (body += c));
+            res.on('end', () => resolve(body));
+          })
+          .on('error', reject);
+      });
     // Note: a socket accepted before the client has noticed the drop is forwarded on the dying connection and reset
     // (1 run in 10 here); the harness's waits poll again after such an error. The next socket must get through.
     const resets: string[] = [];
     const again = await once().catch(async (err: Error) => (resets.push(err.message), once()));
     t.equal(again, 'echo /after-restart', 'new socket after restart goes through a new connection');
-    t.ok(resets.every((m) => /socket hang up|ECONNRESET/.test(m)), `at most one socket, racing the drop, was reset (${resets.join('; ') || 'none'})`);
+    t.ok(
+      resets.every((m) => /socket hang up|ECONNRESET/.test(m)),
+      `at most one socket, racing the drop, was reset (${resets.join('; ') || 'none'})`,
+    );
   });
 
   t.test('exec reconnects after sshd dropped every connection', async (t) => {
@@ -153,30 +197,53 @@ if (sshd) {
 
   t.test('unreachable target: TimeoutError names the target and the last error', async (t) => {
     const closed = await freePort();
-    const bad = new SshMachine({ role: 'x', name: 'nowhere', target: { ...sshd.target, host: 'nowhere', port: closed }, connectTimeoutMs: 500 });
+    const bad = new SshMachine({
+      role: 'x',
+      name: 'nowhere',
+      target: { ...sshd.target, host: 'nowhere', port: closed },
+      connectTimeoutMs: 500,
+    });
     const err = await rejection(bad.exec('true', { deadline: deadlineIn(1500) }));
     t.type(err, TimeoutError);
     t.match(String(err), /SSH to nowhere/);
     t.match(String(err), /ECONNREFUSED/);
   });
 
-  t.test('disconnect frees the socket at once even when the peer never answers again (a VM being reset or destroyed)', async (t) => {
-    const frozen = new SshMachine({ role: 'x', name: 'frozen', target: sshd.target });
-    t.equal((await frozen.exec('true', { deadline: d() })).code, 0);
-    const sockets = () => process.getActiveResourcesInfo().filter((r) => r === 'TCPSocketWrap').length;
-    const before = sockets();
-    // Stop sshd's per-connection processes: the kernel still ACKs, but nothing ever closes the connection from that
-    // side, as with a VM that is gone. A half-close (end()) would leave the socket open; the process could not exit.
-    const children = execFileSync('pgrep', ['-P', String(sshd.pid())], { encoding: 'utf8' }).trim().split('\n').filter(Boolean).map(Number);
-    for (const pid of children) process.kill(pid, 'SIGSTOP');
-    t.teardown(() => { for (const pid of children) try { process.kill(pid, 'SIGCONT'); } catch { /* gone */ } });
-    await frozen.disconnect();
-    await new Promise((r) => setTimeout(r, 200));
-    t.equal(sockets(), before - 1, 'the connection\'s socket is gone');
-  });
+  t.test(
+    'disconnect frees the socket at once even when the peer never answers again (a VM being reset or destroyed)',
+    async (t) => {
+      const frozen = new SshMachine({ role: 'x', name: 'frozen', target: sshd.target });
+      t.equal((await frozen.exec('true', { deadline: d() })).code, 0);
+      const sockets = () => process.getActiveResourcesInfo().filter((r) => r === 'TCPSocketWrap').length;
+      const before = sockets();
+      // Stop sshd's per-connection processes: the kernel still ACKs, but nothing ever closes the connection from that
+      // side, as with a VM that is gone. A half-close (end()) would leave the socket open; the process could not exit.
+      const children = execFileSync('pgrep', ['-P', String(sshd.pid())], { encoding: 'utf8' })
+        .trim()
+        .split('\n')
+        .filter(Boolean)
+        .map(Number);
+      for (const pid of children) process.kill(pid, 'SIGSTOP');
+      t.teardown(() => {
+        for (const pid of children)
+          try {
+            process.kill(pid, 'SIGCONT');
+          } catch {
+            /* gone */
+          }
+      });
+      await frozen.disconnect();
+      await new Promise((r) => setTimeout(r, 200));
+      t.equal(sockets(), before - 1, "the connection's socket is gone");
+    },
+  );
 
   t.test('missing private key fails fast with the files tried', async (t) => {
-    const bad = new SshMachine({ role: 'x', name: 'nokey', target: { ...sshd.target, identityFiles: ['/nonexistent/key'] } });
+    const bad = new SshMachine({
+      role: 'x',
+      name: 'nokey',
+      target: { ...sshd.target, identityFiles: ['/nonexistent/key'] },
+    });
     const started = Date.now();
     const err = await rejection(bad.exec('true', { deadline: deadlineIn(5000) }));
     t.type(err, HarnessError);
@@ -202,20 +269,34 @@ async function mutePeer(t: Test) {
   await new Promise<void>((r) => silent.listen(0, '127.0.0.1', () => r()));
   t.teardown(() => new Promise<void>((r) => silent.close(() => r())));
   const port = (silent.address() as net.AddressInfo).port;
-  const target = { host: 'mute', hostName: '127.0.0.1', port, user: 'vagrant', identityFiles: [], strictHostKeyChecking: false, options: {} };
+  const target = {
+    host: 'mute',
+    hostName: '127.0.0.1',
+    port,
+    user: 'vagrant',
+    identityFiles: [],
+    strictHostKeyChecking: false,
+    options: {},
+  };
   return { port, target, key: parsableKey() };
 }
 
-t.test('a peer that accepts TCP but never speaks SSH: the timeout is said as a duration, not a raw float', async (t) => {
-  const { port, target, key } = await mutePeer(t);
-  const err = (await rejection(connectOnce(target, key, { timeoutMs: 1248.928910000017 }))) as Error;
-  t.equal(err.message, `ssh vagrant@127.0.0.1:${port}: no SSH handshake within 1.2s`);
-});
+t.test(
+  'a peer that accepts TCP but never speaks SSH: the timeout is said as a duration, not a raw float',
+  async (t) => {
+    const { port, target, key } = await mutePeer(t);
+    const err = (await rejection(connectOnce(target, key, { timeoutMs: 1248.928910000017 }))) as Error;
+    t.equal(err.message, `ssh vagrant@127.0.0.1:${port}: no SSH handshake within 1.2s`);
+  },
+);
 
-t.test('an attempt whose signal has already fired ends at once, saying aborted (ssh2 is loaded first, asynchronously)', async (t) => {
-  const { port, target, key } = await mutePeer(t);
-  const ac = new AbortController();
-  ac.abort();
-  const err = (await rejection(connectOnce(target, key, { timeoutMs: 30_000, signal: ac.signal }))) as Error;
-  t.equal(err.message, `ssh vagrant@127.0.0.1:${port}: aborted`, 'not the 30 s handshake timeout');
-});
+t.test(
+  'an attempt whose signal has already fired ends at once, saying aborted (ssh2 is loaded first, asynchronously)',
+  async (t) => {
+    const { port, target, key } = await mutePeer(t);
+    const ac = new AbortController();
+    ac.abort();
+    const err = (await rejection(connectOnce(target, key, { timeoutMs: 30_000, signal: ac.signal }))) as Error;
+    t.equal(err.message, `ssh vagrant@127.0.0.1:${port}: aborted`, 'not the 30 s handshake timeout');
+  },
+);

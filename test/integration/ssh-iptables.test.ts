@@ -12,11 +12,19 @@ import { bridgeNetConfig } from '../../lib/cni/config.js';
 import { CNI_PLUGINS_VERSION } from '../../lib/cluster/cni-plugins.js';
 import { cniIptablesCleanupScript } from '../../lib/lab/ssh-iptables.js';
 
-const PLUGINS = join(process.env['XDG_CACHE_HOME'] || join(homedir(), '.cache'), 'nomad-reboot-harness',
-  `cni-plugins-${CNI_PLUGINS_VERSION}`);
-const skip = process.getuid?.() !== 0 ? 'needs root for network namespaces'
-  : !existsSync(join(PLUGINS, 'portmap')) ? `no CNI plugins in ${PLUGINS} (run: npx tsx vms/build-cni-plugins.ts)`
-  : spawnSync('iptables', ['--version']).status !== 0 ? 'iptables is not installed' : false;
+const PLUGINS = join(
+  process.env['XDG_CACHE_HOME'] || join(homedir(), '.cache'),
+  'nomad-reboot-harness',
+  `cni-plugins-${CNI_PLUGINS_VERSION}`,
+);
+const skip =
+  process.getuid?.() !== 0
+    ? 'needs root for network namespaces'
+    : !existsSync(join(PLUGINS, 'portmap'))
+      ? `no CNI plugins in ${PLUGINS} (run: npx tsx vms/build-cni-plugins.ts)`
+      : spawnSync('iptables', ['--version']).status !== 0
+        ? 'iptables is not installed'
+        : false;
 
 t.test('the teardown removes the per-alloc rules of network "nomad" and nothing else', { skip }, async (t) => {
   const host = `nrh-ipt-${process.pid}`;
@@ -29,27 +37,69 @@ t.test('the teardown removes the per-alloc rules of network "nomad" and nothing 
   execFileSync('ip', ['-n', host, 'link', 'set', 'lo', 'up']);
   const dataDir = t.testdir({});
   const inHost = (file: string, args: string[], o: { input?: string; env?: Record<string, string> } = {}) =>
-    execFileSync('ip', ['netns', 'exec', host, 'env', ...Object.entries(o.env ?? {}).map(([k, v]) => `${k}=${v}`),
-      file, ...args], { encoding: 'utf8', ...(o.input ? { input: o.input } : {}) });
+    execFileSync(
+      'ip',
+      ['netns', 'exec', host, 'env', ...Object.entries(o.env ?? {}).map(([k, v]) => `${k}=${v}`), file, ...args],
+      { encoding: 'utf8', ...(o.input ? { input: o.input } : {}) },
+    );
   const iptables = (table: string) => inHost('iptables', ['-t', table, '-S']);
   // the host's own rules, which must survive
-  inHost('iptables', ['-t', 'nat', '-A', 'POSTROUTING', '-s', '10.9.9.0/24', '-m', 'comment', '--comment', 'user rule',
-    '-j', 'MASQUERADE']);
+  inHost('iptables', [
+    '-t',
+    'nat',
+    '-A',
+    'POSTROUTING',
+    '-s',
+    '10.9.9.0/24',
+    '-m',
+    'comment',
+    '--comment',
+    'user rule',
+    '-j',
+    'MASQUERADE',
+  ]);
   inHost('iptables', ['-t', 'nat', '-N', 'CNI-0123456789abcdef01234567']);
-  inHost('iptables', ['-t', 'nat', '-A', 'POSTROUTING', '-s', '10.88.0.5/32', '-m', 'comment', '--comment',
-    'name: "podman" id: "x"', '-j', 'CNI-0123456789abcdef01234567']);
+  inHost('iptables', [
+    '-t',
+    'nat',
+    '-A',
+    'POSTROUTING',
+    '-s',
+    '10.88.0.5/32',
+    '-m',
+    'comment',
+    '--comment',
+    'name: "podman" id: "x"',
+    '-j',
+    'CNI-0123456789abcdef01234567',
+  ]);
   const before = { nat: iptables('nat'), filter: iptables('filter') };
   allocs.forEach((id, i) => {
-    const env = { CNI_COMMAND: 'ADD', CNI_CONTAINERID: id, CNI_NETNS: `/var/run/netns/${ctrs[i]}`, CNI_IFNAME: 'eth0',
-      CNI_PATH: PLUGINS };
-    const prev = JSON.parse(inHost(join(PLUGINS, 'bridge'), [], { env,
-      input: JSON.stringify(bridgeNetConfig({ dataDir })) }));
+    const env = {
+      CNI_COMMAND: 'ADD',
+      CNI_CONTAINERID: id,
+      CNI_NETNS: `/var/run/netns/${ctrs[i]}`,
+      CNI_IFNAME: 'eth0',
+      CNI_PATH: PLUGINS,
+    };
+    const prev = JSON.parse(
+      inHost(join(PLUGINS, 'bridge'), [], { env, input: JSON.stringify(bridgeNetConfig({ dataDir })) }),
+    );
     const base = { cniVersion: '0.4.0', name: 'nomad', prevResult: prev };
-    inHost(join(PLUGINS, 'firewall'), [], { env, input: JSON.stringify({ ...base, type: 'firewall',
-      backend: 'iptables', iptablesAdminChainName: 'NOMAD-ADMIN' }) });
-    inHost(join(PLUGINS, 'portmap'), [], { env, input: JSON.stringify({ ...base, type: 'portmap',
-      capabilities: { portMappings: true }, snat: true,
-      runtimeConfig: { portMappings: [{ hostPort: 25000 + i, containerPort: 8080, protocol: 'tcp' }] } }) });
+    inHost(join(PLUGINS, 'firewall'), [], {
+      env,
+      input: JSON.stringify({ ...base, type: 'firewall', backend: 'iptables', iptablesAdminChainName: 'NOMAD-ADMIN' }),
+    });
+    inHost(join(PLUGINS, 'portmap'), [], {
+      env,
+      input: JSON.stringify({
+        ...base,
+        type: 'portmap',
+        capabilities: { portMappings: true },
+        snat: true,
+        runtimeConfig: { portMappings: [{ hostPort: 25000 + i, containerPort: 8080, protocol: 'tcp' }] },
+      }),
+    });
   });
   const during = { nat: iptables('nat'), filter: iptables('filter') };
   t.equal(during.nat.match(/^-A POSTROUTING .*name: \\"nomad\\"/gm)?.length, 2, 'the real plugins made the masquerade');
@@ -63,8 +113,12 @@ t.test('the teardown removes the per-alloc rules of network "nomad" and nothing 
   // the plugins' shared chains (and the jumps into them) stay: empty once the allocs' rules are gone
   const SHARED = '(CNI-HOSTPORT-\\w+|CNI-FORWARD|NOMAD-ADMIN)';
   const shared = new RegExp(`^-N ${SHARED}$|^-A ${SHARED} |-j ${SHARED}$`);
-  const withoutShared = (s: string) => s.split('\n').filter((l) => !shared.test(l)).join('\n');
-  t.equal(withoutShared(after.nat), withoutShared(before.nat), 'nat: every other rule as before (podman\'s too)');
+  const withoutShared = (s: string) =>
+    s
+      .split('\n')
+      .filter((l) => !shared.test(l))
+      .join('\n');
+  t.equal(withoutShared(after.nat), withoutShared(before.nat), "nat: every other rule as before (podman's too)");
   t.equal(withoutShared(after.filter), withoutShared(before.filter), 'filter: as before, but the shared empty chains');
   inHost('sh', ['-c', cniIptablesCleanupScript()]);
   t.equal(iptables('nat'), after.nat, 'a second run changes nothing');

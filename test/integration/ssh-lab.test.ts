@@ -11,7 +11,11 @@ import { sh } from '../../lib/shell/quote.js';
 import type { HostSpec } from '../../lib/config/schema.js';
 import { sshdForTest } from '../helpers/sshd.js';
 import {
-  CNI_PLUGINS, cniProbeCommand, cniUninstallScript, manifestOf, parseCniProbe,
+  CNI_PLUGINS,
+  cniProbeCommand,
+  cniUninstallScript,
+  manifestOf,
+  parseCniProbe,
 } from '../../lib/cluster/cni-plugins.js';
 import { ensureCniPlugins } from '../../lib/cluster/cni-build.js';
 import { rejection } from '../helpers/rejection.js';
@@ -29,17 +33,25 @@ if (sshd) {
     chmodSync(path.join(cni, p), 0o755);
   }
   const host = (o: Partial<HostSpec> = {}): HostSpec => ({
-    address: '127.0.0.1', port: sshd.port, user: sshd.target.user, key: sshd.target.identityFiles[0]!,
-    jump: undefined, ...o,
+    address: '127.0.0.1',
+    port: sshd.port,
+    user: sshd.target.user,
+    key: sshd.target.identityFiles[0]!,
+    jump: undefined,
+    ...o,
   });
 
   function lab(t: Test, o: Partial<SshLabOptions> = {}) {
     const cleanups: { what: string; fn: () => Promise<void> }[] = [];
     const marker = path.join(sshd!.dir, `cleaned-${Math.random().toString(36).slice(2)}`);
     const l = createSshLab({
-      runId: 'rtest', roles: ['server', 'client'], hosts: { server: host(),
-        client: host() }, hardResetCommand: undefined,
-      cleanup: (what, fn) => void cleanups.push({ what, fn }), cniDir: cni, hostStateDir: path.join(sshd!.dir, 'state'),
+      runId: 'rtest',
+      roles: ['server', 'client'],
+      hosts: { server: host(), client: host() },
+      hardResetCommand: undefined,
+      cleanup: (what, fn) => void cleanups.push({ what, fn }),
+      cniDir: cni,
+      hostStateDir: path.join(sshd!.dir, 'state'),
       ssh: { bootIdCommand: sh`cat ${bootFile}`, connectTimeoutMs: 2000 },
       cleanupScript: sh`echo "$(id -un) cleaned" >> ${marker}`,
       ...o,
@@ -50,59 +62,74 @@ if (sshd) {
     return { l, cleanups, marker };
   }
 
-  t.test('up reaches both hosts and registers the cleanup; teardown cleans each host as root and leaves it up',
+  t.test(
+    'up reaches both hosts and registers the cleanup; teardown cleans each host as root and leaves it up',
     async (t) => {
-    writeFileSync(bootFile, 'boot-A\n');
-    const { l, cleanups, marker } = lab(t);
-    const up = await l.up({ deadline: deadlineIn(20_000) });
-    t.same(Object.keys(up.machines), ['server', 'client']);
-    t.equal((await up.machines['client']!.exec('echo hi', { deadline: deadlineIn(5000) })).stdout, 'hi\n');
-    t.match(up.describe(), /ssh server: {2}ssh -i .* -p \d+ '?\w+@127\.0\.0\.1/);
-    t.match(cleanups.map((c) => c.what),
-      [/clean what the harness installed on server and client \(the hosts keep running\)/]);
-    await cleanups[0]!.fn();
-    t.equal(readFileSync(marker, 'utf8'), `${sshd.target.user} cleaned\n${sshd.target.user} cleaned\n`,
-      'once per host, through sudo');
-    t.ok(sshd.pid(), 'the "hosts" still run');
-  });
+      writeFileSync(bootFile, 'boot-A\n');
+      const { l, cleanups, marker } = lab(t);
+      const up = await l.up({ deadline: deadlineIn(20_000) });
+      t.same(Object.keys(up.machines), ['server', 'client']);
+      t.equal((await up.machines['client']!.exec('echo hi', { deadline: deadlineIn(5000) })).stdout, 'hi\n');
+      t.match(up.describe(), /ssh server: {2}ssh -i .* -p \d+ '?\w+@127\.0\.0\.1/);
+      t.match(
+        cleanups.map((c) => c.what),
+        [/clean what the harness installed on server and client \(the hosts keep running\)/],
+      );
+      await cleanups[0]!.fn();
+      t.equal(
+        readFileSync(marker, 'utf8'),
+        `${sshd.target.user} cleaned\n${sshd.target.user} cleaned\n`,
+        'once per host, through sudo',
+      );
+      t.ok(sshd.pid(), 'the "hosts" still run');
+    },
+  );
 
   t.test('a graceful reboot waits for the new boot id', async (t) => {
     writeFileSync(bootFile, 'boot-B\n');
     const { l } = lab(t);
     const up = await l.up({ deadline: deadlineIn(20_000) });
     // the harness's reboot command runs under sudo; here `systemd-run` is a stand-in that rewrites the boot id file
-    writeFileSync(path.join(sshd.binDir, 'systemd-run'),
-      `#!/bin/sh\n(sleep 1; echo boot-C > ${bootFile}) >/dev/null 2>&1 &\n`);
+    writeFileSync(
+      path.join(sshd.binDir, 'systemd-run'),
+      `#!/bin/sh\n(sleep 1; echo boot-C > ${bootFile}) >/dev/null 2>&1 &\n`,
+    );
     chmodSync(path.join(sshd.binDir, 'systemd-run'), 0o755);
     const r = await up.reboot('client', 'graceful', { deadline: deadlineIn(20_000) });
     t.match(r, { bootIdBefore: 'boot-B', bootIdAfter: 'boot-C', kind: 'graceful' });
   });
 
-  t.test('a hard reboot runs lab.hard_reset_command with {role} and {address}; without one it is refused (exit 2)',
+  t.test(
+    'a hard reboot runs lab.hard_reset_command with {role} and {address}; without one it is refused (exit 2)',
     async (t) => {
-    writeFileSync(bootFile, 'boot-D\n');
-    const calls = path.join(sshd.dir, 'reset-calls');
-    const reset = path.join(sshd.dir, 'reset.sh');
-    writeFileSync(reset, `#!/bin/sh\necho "$@" >> ${calls}\necho boot-E > ${bootFile}\n`);
-    chmodSync(reset, 0o755);
-    const { l } = lab(t, { hardResetCommand: [reset, '--host', '{address}', '--name', 'lab-{role}'] });
-    const up = await l.up({ deadline: deadlineIn(20_000) });
-    const r = await up.reboot('server', 'hard', { deadline: deadlineIn(20_000) });
-    t.match(r, { bootIdBefore: 'boot-D', bootIdAfter: 'boot-E', kind: 'hard' });
-    t.equal(readFileSync(calls, 'utf8'), '--host 127.0.0.1 --name lab-server\n');
-    const none = await lab(t).l.up({ deadline: deadlineIn(20_000) });
-    const err = await rejection(none.reboot('client', 'hard', { deadline: deadlineIn(10_000) }));
-    t.ok(err instanceof HarnessError);
-    t.equal((err as HarnessError).exitCode, 2);
-    t.match((err as Error).message, /hard reset of client \(127\.0\.0\.1\): lab\.hard_reset_command is not set/);
-  });
+      writeFileSync(bootFile, 'boot-D\n');
+      const calls = path.join(sshd.dir, 'reset-calls');
+      const reset = path.join(sshd.dir, 'reset.sh');
+      writeFileSync(reset, `#!/bin/sh\necho "$@" >> ${calls}\necho boot-E > ${bootFile}\n`);
+      chmodSync(reset, 0o755);
+      const { l } = lab(t, { hardResetCommand: [reset, '--host', '{address}', '--name', 'lab-{role}'] });
+      const up = await l.up({ deadline: deadlineIn(20_000) });
+      const r = await up.reboot('server', 'hard', { deadline: deadlineIn(20_000) });
+      t.match(r, { bootIdBefore: 'boot-D', bootIdAfter: 'boot-E', kind: 'hard' });
+      t.equal(readFileSync(calls, 'utf8'), '--host 127.0.0.1 --name lab-server\n');
+      const none = await lab(t).l.up({ deadline: deadlineIn(20_000) });
+      const err = await rejection(none.reboot('client', 'hard', { deadline: deadlineIn(10_000) }));
+      t.ok(err instanceof HarnessError);
+      t.equal((err as HarnessError).exitCode, 2);
+      t.match((err as Error).message, /hard reset of client \(127\.0\.0\.1\): lab\.hard_reset_command is not set/);
+    },
+  );
 
   t.test('an unreadable key is exit 2 naming the field; an unreachable host is exit 3 naming the host', async (t) => {
-    const keyless = await rejection(lab(t, { hosts: { server: host(),
-      client: host({ key: '/nonexistent/key' }) } }).l.up({ deadline: deadlineIn(5000) }));
+    const keyless = await rejection(
+      lab(t, { hosts: { server: host(), client: host({ key: '/nonexistent/key' }) } }).l.up({
+        deadline: deadlineIn(5000),
+      }),
+    );
     t.ok(keyless instanceof ConfigError);
-    t.match((keyless as ConfigError).problems, [{ field: 'lab.hosts.client.key', value: '/nonexistent/key',
-      message: 'cannot be read' }]);
+    t.match((keyless as ConfigError).problems, [
+      { field: 'lab.hosts.client.key', value: '/nonexistent/key', message: 'cannot be read' },
+    ]);
     const { l, cleanups } = lab(t, { hosts: { server: host({ port: 1 }), client: host() }, reachMs: 3000 });
     const down = await rejection(l.up({ deadline: deadlineIn(20_000) }));
     t.equal((down as HarnessError).exitCode, 3);
@@ -138,7 +165,9 @@ if (sshd) {
     for (const p of CNI_PLUGINS) writeFileSync(path.join(from, p), fake(p, 'v1.6.2'), { mode: 0o755 });
     const asked: string[] = [];
     const { l, cleanups } = lab(t, {
-      cniDir: dir, hostStateDir: state, cleanupScript: cniUninstallScript(state),
+      cniDir: dir,
+      hostStateDir: state,
+      cleanupScript: cniUninstallScript(state),
       cniPlugins: async (v) => {
         asked.push(v);
         return from;
@@ -147,10 +176,19 @@ if (sshd) {
     const up = await l.up({ deadline: deadlineIn(20_000) });
     t.same(asked, ['v1.6.2'], 'the wanted version was asked for once');
     const probe = await up.machines['client']!.exec(cniProbeCommand(dir), { deadline: deadlineIn(5000) });
-    t.same(parseCniProbe(probe.stdout, 'v1.6.2').map((p) => p.state), ['ok', 'ok', 'ok', 'ok', 'ok']);
+    t.same(
+      parseCniProbe(probe.stdout, 'v1.6.2').map((p) => p.state),
+      ['ok', 'ok', 'ok', 'ok', 'ok'],
+    );
     t.equal(readFileSync(path.join(dir, 'bridge'), 'utf8'), fake('bridge', 'v1.6.2'), 'the right one untouched');
-    t.same(readFileSync(manifestOf(state), 'utf8').trim().split('\n').map((l) => l.split(' ')[0]),
-      ['replaced', 'added', 'added', 'added'], 'firewall replaced; host-local, loopback, portmap added');
+    t.same(
+      readFileSync(manifestOf(state), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => l.split(' ')[0]),
+      ['replaced', 'added', 'added', 'added'],
+      'firewall replaced; host-local, loopback, portmap added',
+    );
     await cleanups[0]!.fn();
     t.same(readdirSync(dir).sort(), ['bridge', 'firewall', 'vlan'], 'what the harness added is gone');
     t.equal(readFileSync(path.join(dir, 'firewall'), 'utf8'), fake('firewall', 'v1.1.1'), 'the replaced one is back');
@@ -164,22 +202,32 @@ if (sshd) {
     t.notOk(existsSync(state), 'every plugin at the right version: nothing installed, no manifest');
   });
 
-  t.test('plugins to install but no Go and no cached build: exit 2 naming the fix, before anything is touched',
+  t.test(
+    'plugins to install but no Go and no cached build: exit 2 naming the fix, before anything is touched',
     async (t) => {
-    const root = t.testdir({ cache: {} });
-    const dir = path.join(root, 'no-cni');
-    const { l, cleanups } = lab(t, {
-      cniDir: dir, hostStateDir: path.join(root, 'state'),
-      cniPlugins: (version, deadline) => ensureCniPlugins({ version, deadline, env: { PATH: '/nonexistent',
-        XDG_CACHE_HOME: path.join(root, 'cache') }, fallbackGo: '/nonexistent/go' }),
-    });
-    const err = await rejection(l.up({ deadline: deadlineIn(20_000) }));
-    t.equal((err as HarnessError).exitCode, 2);
-    t.match((err as Error).message,
-      /the CNI plugins v1\.6\.2 for the existing client are not built \(.*cni-plugins-v1\.6\.2\) and Go is missing/);
-    t.match((err as HarnessError).hint, /install Go >= 1\.21/);
-    t.same(cleanups, [], 'no cleanup registered: nothing was installed');
-    t.notOk(existsSync(dir), 'no plugin dir made');
-    t.notOk(existsSync(path.join(root, 'state')), 'no harness state on the host');
-  });
+      const root = t.testdir({ cache: {} });
+      const dir = path.join(root, 'no-cni');
+      const { l, cleanups } = lab(t, {
+        cniDir: dir,
+        hostStateDir: path.join(root, 'state'),
+        cniPlugins: (version, deadline) =>
+          ensureCniPlugins({
+            version,
+            deadline,
+            env: { PATH: '/nonexistent', XDG_CACHE_HOME: path.join(root, 'cache') },
+            fallbackGo: '/nonexistent/go',
+          }),
+      });
+      const err = await rejection(l.up({ deadline: deadlineIn(20_000) }));
+      t.equal((err as HarnessError).exitCode, 2);
+      t.match(
+        (err as Error).message,
+        /the CNI plugins v1\.6\.2 for the existing client are not built \(.*cni-plugins-v1\.6\.2\) and Go is missing/,
+      );
+      t.match((err as HarnessError).hint, /install Go >= 1\.21/);
+      t.same(cleanups, [], 'no cleanup registered: nothing was installed');
+      t.notOk(existsSync(dir), 'no plugin dir made');
+      t.notOk(existsSync(path.join(root, 'state')), 'no harness state on the host');
+    },
+  );
 }

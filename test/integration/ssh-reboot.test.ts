@@ -16,7 +16,14 @@ if (sshd) {
   writeFileSync(path.join(sshd.binDir, 'sudo'), '#!/bin/sh\n[ "$1" = -n ] || exit 99\nshift\nexec "$@"\n');
   chmodSync(path.join(sshd.binDir, 'sudo'), 0o755);
   const bootFile = path.join(sshd.dir, 'boot_id');
-  const machine = () => new SshMachine({ role: 'client', name: 'fakeclient', target: sshd.target, bootIdCommand: sh`cat ${bootFile}`, connectTimeoutMs: 2000 });
+  const machine = () =>
+    new SshMachine({
+      role: 'client',
+      name: 'fakeclient',
+      target: sshd.target,
+      bootIdCommand: sh`cat ${bootFile}`,
+      connectTimeoutMs: 2000,
+    });
 
   t.test('graceful: the reboot command returns 0, then the boot id changes', async (t) => {
     writeFileSync(bootFile, 'boot-A\n');
@@ -46,7 +53,9 @@ if (sshd) {
     writeFileSync(bootFile, 'boot-E\n');
     const m = machine();
     t.teardown(() => m.disconnect());
-    const err = await rejection(rebootMachine(m, 'graceful', { deadline: deadlineIn(20_000), rebootCommand: 'echo no permission >&2; exit 4' }));
+    const err = await rejection(
+      rebootMachine(m, 'graceful', { deadline: deadlineIn(20_000), rebootCommand: 'echo no permission >&2; exit 4' }),
+    );
     t.type(err, HarnessError);
     t.match(String(err), /exited 4: no permission/);
   });

@@ -51,13 +51,20 @@ t.test('list --scenarios shows the example with its checks and file', async (t) 
   for (const id of SERVER_CHECKS) t.match(r.out, new RegExp(`- ${id}: `), id);
   const json = await cli(['list', '--json', '--scenarios', EXAMPLES], process.cwd());
   const listed = JSON.parse(json.out) as { name: string; file?: string; checks: { id: string }[] }[];
-  t.same(listed.find((s) => s.name === 'server-reboot')?.checks.map((c) => c.id), SERVER_CHECKS);
+  t.same(
+    listed.find((s) => s.name === 'server-reboot')?.checks.map((c) => c.id),
+    SERVER_CHECKS,
+  );
   t.notOk(listed.find((s) => s.name === 'bridge-exec-reboot')?.file, 'shipped scenarios name no file');
 });
 
 t.test('harness.yaml scenarios_dir: a directory outside the repo, importing the API by package name', async (t) => {
-  const dir = userDir(t, { 'package.json': PKG, 'counts.ts': GOOD, '_helper.ts': 'export const x = 1;\n',
-    'sub/y.ts': 'x' });
+  const dir = userDir(t, {
+    'package.json': PKG,
+    'counts.ts': GOOD,
+    '_helper.ts': 'export const x = 1;\n',
+    'sub/y.ts': 'x',
+  });
   const cwd = t.testdir({ 'harness.yaml': `scenarios_dir: ${dir}\n` });
   const list = await cli(['list'], cwd);
   t.equal(list.code, 0, list.err);
@@ -72,8 +79,9 @@ t.test('every bad scenario file is reported at once, exit 2, before anything run
   const dir = userDir(t, {
     'package.json': PKG,
     'good.ts': GOOD,
-    'syntax.ts': "import { defineScenario } from 'nomad-reboot-harness/scenario';\n"
-      + "export default defineScenario({ name: 'x', checks: [ , });\n",
+    'syntax.ts':
+      "import { defineScenario } from 'nomad-reboot-harness/scenario';\n" +
+      "export default defineScenario({ name: 'x', checks: [ , });\n",
     'no-default.ts': 'export const scenario = 1;\n',
     'dup.ts': GOOD.replace('counts-to-three', 'bridge-exec-reboot'),
     'no-checks.ts': GOOD.replace('checks: CHECKS,', 'checks: [],'),
@@ -92,45 +100,86 @@ t.test('every bad scenario file is reported at once, exit 2, before anything run
   t.same(r.s.nomad.requests, [], 'nothing ran');
 });
 
-t.test('a user check may not take a shipped check\'s id: one id, one meaning (exit 2)', async (t) => {
+t.test("a user check may not take a shipped check's id: one id, one meaning (exit 2)", async (t) => {
   const dir = userDir(t, { 'package.json': PKG, 'mine.ts': GOOD.replace("id: 'counted'", "id: 'client-rebooted'") });
   const r = await cli(['list', '--scenarios', dir], process.cwd());
   t.equal(r.code, 2, 'exit 2');
-  t.match(r.err, /mine\.ts: checks\[0\]\.id: is the id of the shipped check "Client rebooted" \(client-rebooted\) \(got "client-rebooted"/);
+  t.match(
+    r.err,
+    /mine\.ts: checks\[0\]\.id: is the id of the shipped check "Client rebooted" \(client-rebooted\) \(got "client-rebooted"/,
+  );
 });
 
-t.test('the files\' problems and the rest of the command line\'s, at once (exit 2); no guess about the scenario', async (t) => {
-  const dir = userDir(t, { 'package.json': PKG, 'counts.ts': GOOD, 'no-default.ts': 'export const scenario = 1;\n' });
-  const r = await cli(['run', 'counts-to-three', '--scenarios', dir, '--netns', '', '--reboot', 'soft', '--repeat', 'x'], process.cwd());
-  t.equal(r.code, 2, 'exit 2');
-  t.match(r.err, /invalid configuration \(3 problems\)/);
-  t.match(r.err, /no-default\.ts: has no default export/);
-  t.match(r.err, /--reboot: .*soft/);
-  t.match(r.err, /--repeat: /);
-  t.notMatch(r.err, /is not a known scenario/, 'counts-to-three may be in a file that did not load: not called unknown');
-  const typo = await cli(['run', 'counts-to-tree', '--scenarios', userDir(t, { 'package.json': PKG, 'counts.ts': GOOD })], process.cwd());
-  t.equal(typo.code, 2);
-  t.match(typo.err, /scenario: is not a known scenario \(got "counts-to-tree"; fix: use one of: .*counts-to-three/, 'with the files loaded, a typo is named');
-  t.same([...r.s.nomad.requests, ...typo.s.nomad.requests], [], 'nothing ran');
-});
+t.test(
+  "the files' problems and the rest of the command line's, at once (exit 2); no guess about the scenario",
+  async (t) => {
+    const dir = userDir(t, { 'package.json': PKG, 'counts.ts': GOOD, 'no-default.ts': 'export const scenario = 1;\n' });
+    const r = await cli(
+      ['run', 'counts-to-three', '--scenarios', dir, '--netns', '', '--reboot', 'soft', '--repeat', 'x'],
+      process.cwd(),
+    );
+    t.equal(r.code, 2, 'exit 2');
+    t.match(r.err, /invalid configuration \(3 problems\)/);
+    t.match(r.err, /no-default\.ts: has no default export/);
+    t.match(r.err, /--reboot: .*soft/);
+    t.match(r.err, /--repeat: /);
+    t.notMatch(
+      r.err,
+      /is not a known scenario/,
+      'counts-to-three may be in a file that did not load: not called unknown',
+    );
+    const typo = await cli(
+      ['run', 'counts-to-tree', '--scenarios', userDir(t, { 'package.json': PKG, 'counts.ts': GOOD })],
+      process.cwd(),
+    );
+    t.equal(typo.code, 2);
+    t.match(
+      typo.err,
+      /scenario: is not a known scenario \(got "counts-to-tree"; fix: use one of: .*counts-to-three/,
+      'with the files loaded, a typo is named',
+    );
+    t.same([...r.s.nomad.requests, ...typo.s.nomad.requests], [], 'nothing ran');
+  },
+);
 
-t.test('matrix: a user scenario is a cell like a shipped one (suite <scenario>@<build>/<variant> naming)', async (t) => {
-  const dir = userDir(t, { 'package.json': PKG, 'counts.ts': GOOD });
-  const cwd = t.testdir({ 'm.yaml': 'scenario: [counts-to-three]\naxes:\n  box: [box-a, box-b]\n' });
-  const cells = await cli(['matrix', 'm.yaml', '--list-cells', '--json', '--scenarios', dir], cwd);
-  t.equal(cells.code, 0, cells.err);
-  t.match(cells.out, /counts-to-three\/box=box-a[\s\S]*counts-to-three\/box=box-b/);
-  const none = await cli(['matrix', 'm.yaml', '--list-cells'], cwd);
-  t.equal(none.code, 2, 'without --scenarios the scenario is unknown');
-  t.match(none.err, /scenario\[0\]: is not a known scenario/);
-  const run = await cli(['matrix', 'm.yaml', '--scenarios', dir, '--netns', '', '--reports-dir', join(cwd, 'reports'),
-    '--junit', join(cwd, 'junit.xml')], cwd);
-  t.equal(run.code, 0, run.err);
-  const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(readFileSync(join(cwd, 'junit.xml'), 'utf8'));
-  const names = [xml.testsuites.testsuite].flat().map((x: Record<string, unknown>) => x['name']);
-  t.equal(names.length, 2, 'a suite per cell');
-  t.ok(names.every((n: unknown) => String(n).startsWith('counts-to-three')), String(names));
-});
+t.test(
+  'matrix: a user scenario is a cell like a shipped one (suite <scenario>@<build>/<variant> naming)',
+  async (t) => {
+    const dir = userDir(t, { 'package.json': PKG, 'counts.ts': GOOD });
+    const cwd = t.testdir({ 'm.yaml': 'scenario: [counts-to-three]\naxes:\n  box: [box-a, box-b]\n' });
+    const cells = await cli(['matrix', 'm.yaml', '--list-cells', '--json', '--scenarios', dir], cwd);
+    t.equal(cells.code, 0, cells.err);
+    t.match(cells.out, /counts-to-three\/box=box-a[\s\S]*counts-to-three\/box=box-b/);
+    const none = await cli(['matrix', 'm.yaml', '--list-cells'], cwd);
+    t.equal(none.code, 2, 'without --scenarios the scenario is unknown');
+    t.match(none.err, /scenario\[0\]: is not a known scenario/);
+    const run = await cli(
+      [
+        'matrix',
+        'm.yaml',
+        '--scenarios',
+        dir,
+        '--netns',
+        '',
+        '--reports-dir',
+        join(cwd, 'reports'),
+        '--junit',
+        join(cwd, 'junit.xml'),
+      ],
+      cwd,
+    );
+    t.equal(run.code, 0, run.err);
+    const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(
+      readFileSync(join(cwd, 'junit.xml'), 'utf8'),
+    );
+    const names = [xml.testsuites.testsuite].flat().map((x: Record<string, unknown>) => x['name']);
+    t.equal(names.length, 2, 'a suite per cell');
+    t.ok(
+      names.every((n: unknown) => String(n).startsWith('counts-to-three')),
+      String(names),
+    );
+  },
+);
 
 t.test('a directory that is missing, or would load as CommonJS, is refused with the fix', async (t) => {
   const missing = await cli(['list', '--scenarios', '/nonexistent/scenarios'], process.cwd());
@@ -144,41 +193,67 @@ t.test('a directory that is missing, or would load as CommonJS, is refused with 
 
 async function serverReboot(t: Test, effect: ServerRebootEffect, extra: string[] = []) {
   const dir = t.testdir({});
-  const argv = ['run', 'server-reboot', '--scenarios', EXAMPLES, '--nomad-binary', '/stand-in/nomad', '--netns', '',
+  const argv = [
+    'run',
+    'server-reboot',
+    '--scenarios',
+    EXAMPLES,
+    '--nomad-binary',
+    '/stand-in/nomad',
+    '--netns',
+    '',
     ...extra,
-    '--reports-dir', join(dir, 'reports'), '--junit', join(dir, 'junit.xml'), '--report-json', join(dir,
-      'summary.json')];
+    '--reports-dir',
+    join(dir, 'reports'),
+    '--junit',
+    join(dir, 'junit.xml'),
+    '--report-json',
+    join(dir, 'summary.json'),
+  ];
   const s = await standIn('restored', { cwd: dir, serverReboot: effect });
   t.teardown(() => s.nomad.close());
   const code = await main(argv, s.deps);
-  const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(readFileSync(join(dir,
-    'junit.xml'), 'utf8'));
+  const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(
+    readFileSync(join(dir, 'junit.xml'), 'utf8'),
+  );
   const cases = [xml.testsuites.testsuite.testcase].flat() as Record<string, unknown>[];
   const failed = (id: string) => Boolean(cases.find((c) => String(c['name']).endsWith(`(${id})`))?.['failure']);
   return { code, cases, failed, s, err: s.err.join(''), suite: xml.testsuites.testsuite as Record<string, unknown> };
 }
 
-t.test('server-reboot on the stand-ins: the server reboots, a leader comes back, the alloc keeps serving',
+t.test(
+  'server-reboot on the stand-ins: the server reboots, a leader comes back, the alloc keeps serving',
   async (t) => {
-  const r = await serverReboot(t, 'elects');
-  t.equal(r.code, 0, r.err);
-  t.equal(r.suite['name'], 'server-reboot@1.9.7', 'the suite is <scenario>@<build version>, as for a shipped scenario');
-  for (const id of SERVER_CHECKS) t.notOk(r.failed(id), `${id} passed`);
-  t.ok(r.s.lab.commands['server']!.length > 0, 'the server machine was used');
-  t.ok(r.s.nomad.requests.some((q) => q.path === '/v1/status/leader'), 'the leader was asked for');
-  t.ok(r.s.lab.destroyed);
-});
+    const r = await serverReboot(t, 'elects');
+    t.equal(r.code, 0, r.err);
+    t.equal(
+      r.suite['name'],
+      'server-reboot@1.9.7',
+      'the suite is <scenario>@<build version>, as for a shipped scenario',
+    );
+    for (const id of SERVER_CHECKS) t.notOk(r.failed(id), `${id} passed`);
+    t.ok(r.s.lab.commands['server']!.length > 0, 'the server machine was used');
+    t.ok(
+      r.s.nomad.requests.some((q) => q.path === '/v1/status/leader'),
+      'the leader was asked for',
+    );
+    t.ok(r.s.lab.destroyed);
+  },
+);
 
-t.test('server-reboot: a server that never elects a leader fails leader-elected (exit 1), not the harness',
+t.test(
+  'server-reboot: a server that never elects a leader fails leader-elected (exit 1), not the harness',
   async (t) => {
-  // the run budget (10 s, the least --timeout takes) ends the wait for a leader
-  const r = await serverReboot(t, 'no-leader', ['--timeout', '10']);
-  t.equal(r.code, 1, r.err);
-  t.ok(r.failed('leader-elected'));
-  t.notOk(r.failed('server-rebooted'));
-  t.match(r.cases.find((c) => String(c['name']).endsWith('(leader-elected)'))?.['failure'],
-    { message: /no leader after the reboot/ });
-});
+    // the run budget (10 s, the least --timeout takes) ends the wait for a leader
+    const r = await serverReboot(t, 'no-leader', ['--timeout', '10']);
+    t.equal(r.code, 1, r.err);
+    t.ok(r.failed('leader-elected'));
+    t.notOk(r.failed('server-rebooted'));
+    t.match(r.cases.find((c) => String(c['name']).endsWith('(leader-elected)'))?.['failure'], {
+      message: /no leader after the reboot/,
+    });
+  },
+);
 
 t.test('server-reboot: tasks restarted across the server reboot fail alloc-kept-running (exit 1)', async (t) => {
   const r = await serverReboot(t, 'restarts-tasks');
@@ -196,9 +271,20 @@ t.test('compare and matrix run a user scenario too (one suite per build / cell)'
   };
   const common = ['--scenarios', EXAMPLES, '--netns', '', '--reports-dir', join(dir, 'reports')];
   const c = standInPerRun(builds, { cwd: dir });
-  const compare = await main(['compare', 'server-reboot', '--before', '/stand-in/nomad-1.9.6', '--after',
-    '/stand-in/nomad-1.9.7',
-    ...common, '--junit', join(dir, 'compare.xml')], c.deps);
+  const compare = await main(
+    [
+      'compare',
+      'server-reboot',
+      '--before',
+      '/stand-in/nomad-1.9.6',
+      '--after',
+      '/stand-in/nomad-1.9.7',
+      ...common,
+      '--junit',
+      join(dir, 'compare.xml'),
+    ],
+    c.deps,
+  );
   t.equal(compare, 0, c.err.join(''));
   const suites = /testsuite name="server-reboot@1\.9\.6"[\s\S]*testsuite name="server-reboot@1\.9\.7"/;
   t.match(readFileSync(join(dir, 'compare.xml'), 'utf8'), suites);
@@ -212,8 +298,9 @@ t.test('compare and matrix run a user scenario too (one suite per build / cell)'
 
 t.test('the real CLI (bin/reboot-harness.js, tsx) lists a user directory outside the repo', async (t) => {
   const dir = userDir(t, { 'package.json': PKG, 'counts.ts': GOOD });
-  const child = spawn(process.execPath, [resolve('bin/reboot-harness.js'), 'list', '--scenarios', dir],
-    { cwd: tmpdir() });
+  const child = spawn(process.execPath, [resolve('bin/reboot-harness.js'), 'list', '--scenarios', dir], {
+    cwd: tmpdir(),
+  });
   let out = '';
   child.stdout.on('data', (b: Buffer) => (out += b.toString()));
   const code = await new Promise<number | null>((res) => child.on('exit', (c) => res(c)));
@@ -221,21 +308,40 @@ t.test('the real CLI (bin/reboot-harness.js, tsx) lists a user directory outside
   t.match(out, /counts-to-three\s+\(from /);
 });
 
-t.test('a scenario file whose top-level code never finishes or calls process.exit: "does not load" naming it, exit 2', async (t) => {
-  t.setTimeout(60_000);
-  const dir = userDir(t, {
-    'package.json': PKG,
-    'counts.ts': GOOD,
-    'hangs.ts': `${GOOD.replace('counts-to-three', 'hangs')}\nawait new Promise(() => {});\n`,
-    'exits.ts': `${GOOD.replace('counts-to-three', 'exits')}\nprocess.exit(0);\n`,
-  });
-  for (const argv of [['list', '--scenarios', dir], ['run', '--all', '--scenarios', dir, '--netns', '', '--memory', 'lots']]) {
-    const child = spawn(process.execPath, [resolve('bin/reboot-harness.js'), ...argv], { cwd: tmpdir(), env: { ...process.env, CI: 'true' } });
-    let err = '';
-    child.stderr.on('data', (b: Buffer) => (err += b.toString()));
-    const code = await new Promise<number | null>((res) => child.on('exit', (c) => res(c)));
-    t.equal(code, 2, `${argv[0]}: exit 2 (${err.slice(-300)})`); // run: --memory lots keeps any run from starting
-    t.match(err, new RegExp(`${join(dir, 'hangs.ts').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: does not load \\(got "its top-level code did not finish within 10 s`));
-    t.match(err, new RegExp(`${join(dir, 'exits.ts').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: does not load \\(got "its top-level code called process\\.exit\\(0\\) while loading"; fix: do not end the process`));
-  }
-});
+t.test(
+  'a scenario file whose top-level code never finishes or calls process.exit: "does not load" naming it, exit 2',
+  async (t) => {
+    t.setTimeout(60_000);
+    const dir = userDir(t, {
+      'package.json': PKG,
+      'counts.ts': GOOD,
+      'hangs.ts': `${GOOD.replace('counts-to-three', 'hangs')}\nawait new Promise(() => {});\n`,
+      'exits.ts': `${GOOD.replace('counts-to-three', 'exits')}\nprocess.exit(0);\n`,
+    });
+    for (const argv of [
+      ['list', '--scenarios', dir],
+      ['run', '--all', '--scenarios', dir, '--netns', '', '--memory', 'lots'],
+    ]) {
+      const child = spawn(process.execPath, [resolve('bin/reboot-harness.js'), ...argv], {
+        cwd: tmpdir(),
+        env: { ...process.env, CI: 'true' },
+      });
+      let err = '';
+      child.stderr.on('data', (b: Buffer) => (err += b.toString()));
+      const code = await new Promise<number | null>((res) => child.on('exit', (c) => res(c)));
+      t.equal(code, 2, `${argv[0]}: exit 2 (${err.slice(-300)})`); // run: --memory lots keeps any run from starting
+      t.match(
+        err,
+        new RegExp(
+          `${join(dir, 'hangs.ts').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: does not load \\(got "its top-level code did not finish within 10 s`,
+        ),
+      );
+      t.match(
+        err,
+        new RegExp(
+          `${join(dir, 'exits.ts').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: does not load \\(got "its top-level code called process\\.exit\\(0\\) while loading"; fix: do not end the process`,
+        ),
+      );
+    }
+  },
+);

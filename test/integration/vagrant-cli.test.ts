@@ -32,29 +32,50 @@ t.test('non-zero exit with error-exit: VagrantError with class, message, command
   t.equal(ve.errorClass, 'Vagrant::Errors::BoxNotFound');
   t.equal(ve.vagrantMessage, "The box 'vmlab/bookworm' could not be found, or\ncould not be accessed.");
   t.equal(ve.code, 1);
-  t.match(ve.message, /command exited 1: VAGRANT_CWD=\S+ vagrant up nrh-1-server --provider libvirt --machine-readable/);
+  t.match(
+    ve.message,
+    /command exited 1: VAGRANT_CWD=\S+ vagrant up nrh-1-server --provider libvirt --machine-readable/,
+  );
   t.match(ve.message, /Vagrant::Errors::BoxNotFound: The box/);
   t.match(ve.message, /fake stderr line/);
 });
 
 t.test('ssh-config of a machine that is not running: SSHNotReady (recorded output)', async (t) => {
-  const v = createVagrant({ cwd: t.testdir(), env: withFake({ FAKE_VAGRANT_MODE: 'fixture', FAKE_VAGRANT_FIXTURE: fixture('ssh-config-not-ready.mr.txt'), FAKE_VAGRANT_EXIT: '1' }) });
+  const v = createVagrant({
+    cwd: t.testdir(),
+    env: withFake({
+      FAKE_VAGRANT_MODE: 'fixture',
+      FAKE_VAGRANT_FIXTURE: fixture('ssh-config-not-ready.mr.txt'),
+      FAKE_VAGRANT_EXIT: '1',
+    }),
+  });
   const err = await rejection(v.sshConfig('nrh-abc123-client', { deadline: deadlineIn(10_000) }));
   t.equal((err as VagrantError).errorClass, 'Vagrant::Errors::SSHNotReady');
 });
 
 t.test('status and ssh-config parse recorded output', async (t) => {
-  const st = createVagrant({ cwd: t.testdir(), env: withFake({ FAKE_VAGRANT_MODE: 'fixture', FAKE_VAGRANT_FIXTURE: fixture('status-running.mr.txt') }) });
+  const st = createVagrant({
+    cwd: t.testdir(),
+    env: withFake({ FAKE_VAGRANT_MODE: 'fixture', FAKE_VAGRANT_FIXTURE: fixture('status-running.mr.txt') }),
+  });
   t.same(await st.status({ deadline: deadlineIn(10_000) }), { server: 'running', client: 'shutoff' });
-  const sc = createVagrant({ cwd: t.testdir(), env: withFake({ FAKE_VAGRANT_MODE: 'fixture', FAKE_VAGRANT_FIXTURE: fixture('ssh-config-client.mr.txt') }) });
+  const sc = createVagrant({
+    cwd: t.testdir(),
+    env: withFake({ FAKE_VAGRANT_MODE: 'fixture', FAKE_VAGRANT_FIXTURE: fixture('ssh-config-client.mr.txt') }),
+  });
   const target = await sc.sshConfig('client', { deadline: deadlineIn(10_000) });
   t.equal(target.hostName, '10.198.0.232');
   t.same(target.identityFiles, ['/tmp/vmlab/.vagrant/machines/client/libvirt/private_key']);
 });
 
 t.test('ssh-config of every machine in one Vagrant start (recorded output of a two-machine lab)', async (t) => {
-  const v = createVagrant({ cwd: t.testdir(), env: withFake({ FAKE_VAGRANT_MODE: 'fixture', FAKE_VAGRANT_FIXTURE: fixture('ssh-config-all.mr.txt') }) });
-  const texts = await v.sshConfigTexts(['r5fqul7d59825b-server', 'r5fqul7d59825b-client'], { deadline: deadlineIn(10_000) });
+  const v = createVagrant({
+    cwd: t.testdir(),
+    env: withFake({ FAKE_VAGRANT_MODE: 'fixture', FAKE_VAGRANT_FIXTURE: fixture('ssh-config-all.mr.txt') }),
+  });
+  const texts = await v.sshConfigTexts(['r5fqul7d59825b-server', 'r5fqul7d59825b-client'], {
+    deadline: deadlineIn(10_000),
+  });
   t.same(Object.keys(texts), ['r5fqul7d59825b-server', 'r5fqul7d59825b-client']);
   t.match(texts['r5fqul7d59825b-server'], /^Host r5fqul7d59825b-server\n {2}HostName 10\.198\.0\.218\n/);
   t.match(texts['r5fqul7d59825b-client'], /^Host r5fqul7d59825b-client\n {2}HostName 10\.198\.0\.7\n/);
@@ -74,21 +95,39 @@ t.test('two concurrent ups are serialized by the provider lock; env and live pro
   const dir = t.testdir();
   const logFile = path.join(dir, 'calls.log');
   const events: LogEvent[] = [];
-  const v = createVagrant({ cwd: dir, env: withFake({ FAKE_VAGRANT_MODE: 'record', FAKE_VAGRANT_LOG: logFile }), lockDir: dir, logger: (e) => events.push(e) });
+  const v = createVagrant({
+    cwd: dir,
+    env: withFake({ FAKE_VAGRANT_MODE: 'record', FAKE_VAGRANT_LOG: logFile }),
+    lockDir: dir,
+    logger: (e) => events.push(e),
+  });
   await Promise.all([
     v.up(['a'], { provider: 'libvirt', deadline: deadlineIn(15_000) }),
     v.up(['b'], { provider: 'libvirt', deadline: deadlineIn(15_000) }),
   ]);
   const lines = readFileSync(logFile, 'utf8').trim().split('\n');
-  t.same(lines.map((l) => l.split(' ')[0]), ['start', 'end', 'start', 'end'], 'no overlap');
+  t.same(
+    lines.map((l) => l.split(' ')[0]),
+    ['start', 'end', 'start', 'end'],
+    'no overlap',
+  );
   const t0 = lines.map((l) => BigInt(l.split(' ')[1]!));
   t.ok(t0[2]! >= t0[1]!, 'second start after first end');
   t.match(lines[0], new RegExp(`up [ab] --provider libvirt --machine-readable cwd=${dir} checkpoint=1 color=1`));
   t.notOk(existsSync(lockPath('libvirt', dir)), 'lock released');
   const outputs = events.flatMap((e) => (e.kind === 'output' ? [`${e.source}: ${e.line}`] : []));
-  t.ok(outputs.includes('vagrant: ==> server: Creating domain'), 'ui lines passed on live, as output (shown with --verbose)');
-  t.notOk(outputs.some((m) => m.includes('Progress')), 'progress noise not passed on');
-  t.notOk(events.some((e) => e.kind === 'info' && e.message.startsWith('vagrant:')), 'not as info lines every run would print');
+  t.ok(
+    outputs.includes('vagrant: ==> server: Creating domain'),
+    'ui lines passed on live, as output (shown with --verbose)',
+  );
+  t.notOk(
+    outputs.some((m) => m.includes('Progress')),
+    'progress noise not passed on',
+  );
+  t.notOk(
+    events.some((e) => e.kind === 'info' && e.message.startsWith('vagrant:')),
+    'not as info lines every run would print',
+  );
 });
 
 t.test('up waits for a lock held by another live process, then takes it over once that process is gone', async (t) => {
@@ -99,7 +138,11 @@ t.test('up waits for a lock held by another live process, then takes it over onc
   const { writeFileSync } = await import('node:fs');
   writeFileSync(lockPath('libvirt', dir), `${holder.pid}\n`);
   const logFile = path.join(dir, 'calls.log');
-  const v = createVagrant({ cwd: dir, env: withFake({ FAKE_VAGRANT_MODE: 'record', FAKE_VAGRANT_LOG: logFile }), lockDir: dir });
+  const v = createVagrant({
+    cwd: dir,
+    env: withFake({ FAKE_VAGRANT_MODE: 'record', FAKE_VAGRANT_LOG: logFile }),
+    lockDir: dir,
+  });
   const started = Date.now();
   await v.up(['a'], { provider: 'libvirt', deadline: deadlineIn(15_000) });
   t.ok(Date.now() - started >= 1400, `waited for the other holder (${Date.now() - started}ms)`);
@@ -118,9 +161,13 @@ const hasVagrant = (() => {
   }
 })();
 
-t.test('real vagrant: --version and status in an empty directory', { skip: hasVagrant ? false : 'vagrant not installed' }, async (t) => {
-  const v = createVagrant({ cwd: t.testdir() });
-  t.match(await v.version({ deadline: deadlineIn(30_000) }), /^Vagrant \d+\.\d+\.\d+/);
-  const err = await rejection(v.status({ deadline: deadlineIn(30_000) }));
-  t.equal((err as VagrantError).errorClass, 'Vagrant::Errors::NoEnvironmentError');
-});
+t.test(
+  'real vagrant: --version and status in an empty directory',
+  { skip: hasVagrant ? false : 'vagrant not installed' },
+  async (t) => {
+    const v = createVagrant({ cwd: t.testdir() });
+    t.match(await v.version({ deadline: deadlineIn(30_000) }), /^Vagrant \d+\.\d+\.\d+/);
+    const err = await rejection(v.status({ deadline: deadlineIn(30_000) }));
+    t.equal((err as VagrantError).errorClass, 'Vagrant::Errors::NoEnvironmentError');
+  },
+);

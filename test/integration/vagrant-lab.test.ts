@@ -27,12 +27,21 @@ if (sshd) {
       { name: 'nrh-t1-client', role: 'client', privateIp: '10.199.0.11' },
     ],
     privateNetwork: { name: 'nrh-t1-priv', subnet: '10.199.0.0/24' },
-    libvirt: { driver: 'qemu', tbCacheMb: 256, cpuModel: 'Nehalem', managementNetwork: { name: 'nrh-t1-mgmt', address: '10.198.0.0/24' }, serialLogDir: path.join(root, 'serial') },
+    libvirt: {
+      driver: 'qemu',
+      tbCacheMb: 256,
+      cpuModel: 'Nehalem',
+      managementNetwork: { name: 'nrh-t1-mgmt', address: '10.198.0.0/24' },
+      serialLogDir: path.join(root, 'serial'),
+    },
     bootTimeoutS: 600,
   };
   for (const m of spec.machines) {
     const block = `Host ${m.name}\n  HostName 127.0.0.1\n  User ${sshd.target.user}\n  Port ${sshd.port}\n  StrictHostKeyChecking no\n  IdentityFile ${sshd.target.identityFiles[0]}\n`;
-    writeFileSync(path.join(fakeDir, `ssh-config-${m.name}.out`), `1796206585,${m.name},ssh-config,${block.replaceAll('\n', '\\n')}\n${block}`);
+    writeFileSync(
+      path.join(fakeDir, `ssh-config-${m.name}.out`),
+      `1796206585,${m.name},ssh-config,${block.replaceAll('\n', '\\n')}\n${block}`,
+    );
   }
   writeFileSync(path.join(fakeDir, 'status.out'), 'Current machine states:\n\nnrh-t1-server  running (libvirt)\n');
   writeFileSync(path.join(root, 'serial', 'nrh-t1-server-serial.log'), 'Debian GNU/Linux 12 ttyS0\n');
@@ -53,7 +62,8 @@ if (sshd) {
     const out = args.includes('--name') ? leftover : '';
     return { code: 0, stdout: out, stderr: '', durationMs: 1 };
   };
-  const calls = () => (existsSync(path.join(fakeDir, 'calls.log')) ? readFileSync(path.join(fakeDir, 'calls.log'), 'utf8') : '');
+  const calls = () =>
+    existsSync(path.join(fakeDir, 'calls.log')) ? readFileSync(path.join(fakeDir, 'calls.log'), 'utf8') : '';
   const registered: { what: string; callsAtRegistration: string; keptAs: (() => string) | undefined }[] = [];
   const factory = createVagrantLab({
     spec,
@@ -61,22 +71,35 @@ if (sshd) {
     vagrantfile: path.join(root, 'Vagrantfile.src'),
     cleanup: (what, _fn, opts) => registered.push({ what, callsAtRegistration: calls(), keptAs: opts?.keptAs }),
     run,
-    vagrant: { env: { PATH: `${fileURLToPath(new URL('../fixtures/fake-bin', import.meta.url))}:${process.env.PATH}`, FAKE_VAGRANT_MODE: 'dir', FAKE_VAGRANT_DIR: fakeDir }, lockDir: root },
+    vagrant: {
+      env: {
+        PATH: `${fileURLToPath(new URL('../fixtures/fake-bin', import.meta.url))}:${process.env.PATH}`,
+        FAKE_VAGRANT_MODE: 'dir',
+        FAKE_VAGRANT_DIR: fakeDir,
+      },
+      lockDir: root,
+    },
     ssh: { bootIdCommand: sh`cat ${bootFile}`, connectTimeoutMs: 2000 },
   });
   const lab = await factory.up({ deadline: deadlineIn(30_000) });
   t.teardown(() => Promise.all(Object.values(lab.machines).map((m) => m.disconnect())));
 
-  t.test('up writes the spec and Vagrantfile, registers destroy before `vagrant up`, runs up for every machine', async (t) => {
-    t.same(JSON.parse(readFileSync(path.join(vagrantDir, 'lab-spec.json'), 'utf8')), spec);
-    t.equal(readFileSync(path.join(vagrantDir, 'Vagrantfile'), 'utf8'), '# fake Vagrantfile\n');
-    t.equal(registered.length, 1);
-    t.match(registered[0]?.what, /vagrant destroy -f \(run nrh-t1/);
-    t.notMatch(registered[0]?.callsAtRegistration, /^up /m, 'registered before up ran');
-    t.match(calls(), /^up nrh-t1-server nrh-t1-client --provider libvirt --machine-readable$/m);
-    t.same(calls().match(/^ssh-config.*$/gm), ['ssh-config --machine-readable'], 'one ssh-config for both machines');
-    t.match(readFileSync(path.join(vagrantDir, 'ssh-config'), 'utf8'), /Host nrh-t1-server\n[\s\S]*Host nrh-t1-client\n/);
-  });
+  t.test(
+    'up writes the spec and Vagrantfile, registers destroy before `vagrant up`, runs up for every machine',
+    async (t) => {
+      t.same(JSON.parse(readFileSync(path.join(vagrantDir, 'lab-spec.json'), 'utf8')), spec);
+      t.equal(readFileSync(path.join(vagrantDir, 'Vagrantfile'), 'utf8'), '# fake Vagrantfile\n');
+      t.equal(registered.length, 1);
+      t.match(registered[0]?.what, /vagrant destroy -f \(run nrh-t1/);
+      t.notMatch(registered[0]?.callsAtRegistration, /^up /m, 'registered before up ran');
+      t.match(calls(), /^up nrh-t1-server nrh-t1-client --provider libvirt --machine-readable$/m);
+      t.same(calls().match(/^ssh-config.*$/gm), ['ssh-config --machine-readable'], 'one ssh-config for both machines');
+      t.match(
+        readFileSync(path.join(vagrantDir, 'ssh-config'), 'utf8'),
+        /Host nrh-t1-server\n[\s\S]*Host nrh-t1-client\n/,
+      );
+    },
+  );
 
   t.test('machines are keyed by role and reachable over SSH', async (t) => {
     t.same(Object.keys(lab.machines).sort(), ['client', 'server']);
@@ -87,7 +110,10 @@ if (sshd) {
 
   t.test('hard reboot resets the domain by its UUID through virsh and waits for the new boot id', async (t) => {
     const rec = await lab.reboot('client', 'hard', { deadline: deadlineIn(30_000) });
-    t.same(virsh.find((a) => a.includes('reset')), ['-c', 'qemu:///system', 'reset', 'uuid-client']);
+    t.same(
+      virsh.find((a) => a.includes('reset')),
+      ['-c', 'qemu:///system', 'reset', 'uuid-client'],
+    );
     t.equal(rec.bootIdBefore, 'boot-1');
     t.equal(rec.bootIdAfter, 'boot-2');
     const err = await lab.reboot('nope', 'hard', { deadline: deadlineIn(1000) }).catch((e: unknown) => e);
@@ -101,12 +127,19 @@ if (sshd) {
     t.match(ev['nrh-t1-client-serial.log'], /not readable: .*nrh-t1-client-serial\.log: ENOENT/);
   });
 
-  t.test('describe gives the ssh and destroy commands; --keep reports that instead of the destroy it skipped', async (t) => {
-    const d = lab.describe();
-    t.match(d, /ssh -F \S*nrh-t1\/ssh-config nrh-t1-client/);
-    t.match(d, /destroy by hand: +env VAGRANT_CWD=\S*nrh-t1 vagrant destroy -f/);
-    t.equal(registered[0]?.keptAs?.(), d, 'what --keep prints at the end is the lab, not "vagrant destroy -f (run …)"');
-  });
+  t.test(
+    'describe gives the ssh and destroy commands; --keep reports that instead of the destroy it skipped',
+    async (t) => {
+      const d = lab.describe();
+      t.match(d, /ssh -F \S*nrh-t1\/ssh-config nrh-t1-client/);
+      t.match(d, /destroy by hand: +env VAGRANT_CWD=\S*nrh-t1 vagrant destroy -f/);
+      t.equal(
+        registered[0]?.keptAs?.(),
+        d,
+        'what --keep prints at the end is the lab, not "vagrant destroy -f (run …)"',
+      );
+    },
+  );
 
   t.test('destroy fails loudly when a VM of the run is left, and succeeds once none is', async (t) => {
     const err = await lab.destroy({ deadline: deadlineIn(10_000) }).catch((e: unknown) => e);
@@ -114,11 +147,17 @@ if (sshd) {
     t.match(String(err), /vagrant destroy left VMs of run nrh-t1: nrh-t1-client/);
     t.notMatch(String(err), /other-vm/, 'VMs of other runs are not ours');
     const hint = String((err as HarnessError).hint);
-    t.ok(hint.includes('virsh -c qemu:///system undefine nrh-t1-client --remove-all-storage'), `hint names the fix: ${hint}`);
+    t.ok(
+      hint.includes('virsh -c qemu:///system undefine nrh-t1-client --remove-all-storage'),
+      `hint names the fix: ${hint}`,
+    );
     t.ok(existsSync(path.join(root, 'serial', 'nrh-t1-server-serial.log')), 'a failed destroy leaves the serial log');
     leftover = 'other-vm\n';
     await lab.destroy({ deadline: deadlineIn(10_000) });
-    t.notOk(existsSync(path.join(root, 'serial', 'nrh-t1-server-serial.log')), 'the serial log libvirt left is removed with the lab');
+    t.notOk(
+      existsSync(path.join(root, 'serial', 'nrh-t1-server-serial.log')),
+      'the serial log libvirt left is removed with the lab',
+    );
     t.ok(existsSync(path.join(root, 'serial', 'other-vm-serial.log')), "another run's serial log stays");
     t.match(calls(), /^destroy -f nrh-t1-server nrh-t1-client --machine-readable$/m);
     await lab.destroy({ deadline: deadlineIn(10_000) });

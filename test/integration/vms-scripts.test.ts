@@ -64,8 +64,11 @@ t.test('build-box.ts checks every prerequisite before it creates anything', asyn
   symlinkSync(process.execPath, join(home, 'bin', 'node'));
   symlinkSync('/bin/bash', join(home, 'bin', 'bash'));
   const env = {
-    PATH: join(home, 'bin'), VAGRANT_HOME: join(home, '.vagrant.d'), WORK: work,
-    CNI_CACHE: join(home, 'cni'), DISK_GB: 'x',
+    PATH: join(home, 'bin'),
+    VAGRANT_HOME: join(home, '.vagrant.d'),
+    WORK: work,
+    CNI_CACHE: join(home, 'cni'),
+    DISK_GB: 'x',
   };
   const r = await script('build-box.ts', ['--force'], env);
   t.equal(r.exitCode, 2, r.stderr);

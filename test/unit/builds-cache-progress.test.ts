@@ -9,7 +9,11 @@ import type { LogEvent } from '../../lib/log/events.js';
 t.test('the cache root honours XDG_CACHE_HOME, else ~/.cache', async (t) => {
   t.equal(cacheRoot({ XDG_CACHE_HOME: '/x/cache' }, '/home/u'), '/x/cache/nomad-reboot-harness/builds');
   t.equal(cacheRoot({}, '/home/u'), '/home/u/.cache/nomad-reboot-harness/builds');
-  t.equal(cacheRoot({ XDG_CACHE_HOME: ' ' }, '/home/u'), '/home/u/.cache/nomad-reboot-harness/builds', 'blank is unset');
+  t.equal(
+    cacheRoot({ XDG_CACHE_HOME: ' ' }, '/home/u'),
+    '/home/u/.cache/nomad-reboot-harness/builds',
+    'blank is unset',
+  );
 });
 
 t.test('entries: committed by sha256, re-hashed on use, a damaged one dropped', async (t) => {
@@ -38,11 +42,22 @@ t.test('phases: numbered, timed, a heartbeat while one runs long, a line when on
     note('7 packages');
     await new Promise((r) => setTimeout(r, 75));
   });
-  await t.rejects(p.run('broken', async () => { throw new Error('boom'); }), /boom/);
-  const lines = events.map((e) => ('message' in e ? e.message ?? '' : ''));
+  await t.rejects(
+    p.run('broken', async () => {
+      throw new Error('boom');
+    }),
+    /boom/,
+  );
+  const lines = events.map((e) => ('message' in e ? (e.message ?? '') : ''));
   t.equal(lines[0], 'build x: [1/2] slow …');
-  t.ok(lines.filter((l) => /^build x: \[1\/2\] slow: running for \d+ms, 7 packages$/.test(l)).length >= 2, 'heartbeats');
+  t.ok(
+    lines.filter((l) => /^build x: \[1\/2\] slow: running for \d+ms, 7 packages$/.test(l)).length >= 2,
+    'heartbeats',
+  );
   t.match(lines.find((l) => /done in/.test(l)) ?? '', /^build x: \[1\/2\] slow: done in \d+ms \(7 packages\)$/);
   t.match(lines.at(-1) ?? '', /^build x: \[2\/2\] broken: failed after \d+ms$/);
-  t.ok(events.every((e) => e.t === 1234), 'the time comes from the caller');
+  t.ok(
+    events.every((e) => e.t === 1234),
+    'the time comes from the caller',
+  );
 });

@@ -56,8 +56,13 @@ t.test('describeSpec and specText round-trip', async (t) => {
   t.equal(describeSpec({ kind: 'git', dir: '/s' }), 'git /s (HEAD, uncommitted changes included)');
   t.equal(describeSpec({ kind: 'git', dir: '/s', ref: 'v1' }), 'git /s@v1');
   t.equal(describeSpec({ kind: 'path', path: './n' }), 'path ./n');
-  for (const s of [{ kind: 'release', version: '1.9.3+ent' }, { kind: 'git', dir: '/s', ref: 'release/1.9.x' },
-    { kind: 'git', dir: '/s' }, { kind: 'path', path: '1.9.3' }, { kind: 'path', path: '/x/nomad' }] as BuildSpec[]) {
+  for (const s of [
+    { kind: 'release', version: '1.9.3+ent' },
+    { kind: 'git', dir: '/s', ref: 'release/1.9.x' },
+    { kind: 'git', dir: '/s' },
+    { kind: 'path', path: '1.9.3' },
+    { kind: 'path', path: '/x/nomad' },
+  ] as BuildSpec[]) {
     const want = s.kind === 'path' && !s.path.includes('/') ? { kind: 'path', path: `./${s.path}` } : s;
     t.same(spec(specText(s)), want, specText(s));
   }

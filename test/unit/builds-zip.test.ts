@@ -34,7 +34,11 @@ t.test('damage and absence are errors that say what is wrong', async (t) => {
 });
 
 let haveZip = true;
-try { execFileSync('zip', ['-v'], { stdio: 'ignore' }); } catch { haveZip = false; }
+try {
+  execFileSync('zip', ['-v'], { stdio: 'ignore' });
+} catch {
+  haveZip = false;
+}
 
 const noZip = haveZip ? false : 'the zip command is not installed';
 t.test('a zip made by Info-ZIP reads the same', { skip: noZip }, async (t) => {

@@ -20,7 +20,8 @@ t.test('every shipped check has an id, a title, when it passes, and a judge', as
     for (const rule of c.explains ?? []) {
       t.type(rule.when, 'function', `${c.id}: each explains rule has its condition`);
       t.ok(rule.checks.length > 0, `${c.id}: each explains rule names checks`);
-      for (const other of rule.checks) t.equal(checkById(other.id), other, `${c.id} explains ${other.id}, a registered check`);
+      for (const other of rule.checks)
+        t.equal(checkById(other.id), other, `${c.id} explains ${other.id}, a registered check`);
     }
   }
 });
@@ -29,10 +30,19 @@ t.test('ids are unique across the registry', async (t) => {
   t.same(registryProblems(SHIPPED_CHECKS), []);
   t.equal(new Set(SHIPPED_CHECKS).size, SHIPPED_CHECKS.length, 'no check registered twice');
   // The rule can fail: the two meanings `client-rebooted` and `unique-ips` had once.
-  const twice = [{ id: 'client-rebooted', title: 'a', passesWhen: 'p' }, { id: 'client-rebooted', title: 'b', passesWhen: 'q' }];
+  const twice = [
+    { id: 'client-rebooted', title: 'a', passesWhen: 'p' },
+    { id: 'client-rebooted', title: 'b', passesWhen: 'q' },
+  ];
   t.same(registryProblems(twice), ['check id client-rebooted is defined twice']);
-  const claimed = [{ id: 'a', title: 'a', passesWhen: 'p', formerly: ['old'] }, { id: 'b', title: 'b', passesWhen: 'q', formerly: ['old', 'b'] }];
-  t.same(registryProblems(claimed), ['former id old is claimed by a and b', 'check b lists its own id as a former one']);
+  const claimed = [
+    { id: 'a', title: 'a', passesWhen: 'p', formerly: ['old'] },
+    { id: 'b', title: 'b', passesWhen: 'q', formerly: ['old', 'b'] },
+  ];
+  t.same(registryProblems(claimed), [
+    'former id old is claimed by a and b',
+    'check b lists its own id as a former one',
+  ]);
 });
 
 t.test('every shipped scenario lists registered check objects, each once', async (t) => {
@@ -42,8 +52,16 @@ t.test('every shipped scenario lists registered check objects, each once', async
     const ids = s.checks.map((c) => c.id);
     t.equal(new Set(ids).size, ids.length, `${s.name}: no check listed twice`);
     // An old id must name one check of the scenario, never another check it lists.
-    t.same(s.checks.flatMap((c) => c.formerly ?? []).filter((old) => ids.includes(old)), [], `${s.name}: former ids are free`);
-    t.same(formerIds(s.checks), [...new Set(s.checks.flatMap((c) => c.formerly ?? []))], `${s.name}: every former id still reaches its check`);
+    t.same(
+      s.checks.flatMap((c) => c.formerly ?? []).filter((old) => ids.includes(old)),
+      [],
+      `${s.name}: former ids are free`,
+    );
+    t.same(
+      formerIds(s.checks),
+      [...new Set(s.checks.flatMap((c) => c.formerly ?? []))],
+      `${s.name}: every former id still reaches its check`,
+    );
   }
 });
 

@@ -7,7 +7,8 @@ import { ALLOC_RESTORED } from '../../lib/checks/alloc-restored.js';
 import { TASK_RESTARTED } from '../../lib/checks/task-restarted.js';
 import type { RebootEvidence } from '../../lib/model/evidence.js';
 
-const load = (name: string): RebootEvidence => JSON.parse(readFileSync(new URL(`../fixtures/checks/${name}.json`, import.meta.url), 'utf8')) as RebootEvidence;
+const load = (name: string): RebootEvidence =>
+  JSON.parse(readFileSync(new URL(`../fixtures/checks/${name}.json`, import.meta.url), 'utf8')) as RebootEvidence;
 const NEW = '5e1f0a9b-3c2d-4b7e-a1f6-8d9c0b1a2e3f';
 
 t.test('classifyAllocOutcome', async (t) => {
@@ -57,7 +58,11 @@ t.test('alloc-restored', async (t) => {
   const r = judgeCheck(ALLOC_RESTORED, load('replaced'));
   t.equal(r.status, 'failed', 'a replaced alloc (PreviousAllocation set) fails');
   t.match(r.message, /^not restored \(replaced\): alloc 2976d256/);
-  t.match(r.evidence.join('\n'), /after: {2}5e1f0a9b.*previous 2976d256/, 'the replacement is shown as what holds the slot now');
+  t.match(
+    r.evidence.join('\n'),
+    /after: {2}5e1f0a9b.*previous 2976d256/,
+    'the replacement is shown as what holds the slot now',
+  );
   const f = judgeCheck(ALLOC_RESTORED, load('duplicate-ip'));
   t.equal(f.status, 'failed');
   t.match(f.message, /^not restored \(failed\): /);
@@ -68,13 +73,18 @@ t.test('task-restarted', async (t) => {
   t.equal(ok.status, 'passed', ok.message);
   t.match(ok.message, /Started event at 2025-03-10T09:47:41\.500Z/);
 
-  t.match(judgeCheck(TASK_RESTARTED, load('duplicate-ip')), { status: 'failed', message: /not started after the reboot/ });
+  t.match(judgeCheck(TASK_RESTARTED, load('duplicate-ip')), {
+    status: 'failed',
+    message: /not started after the reboot/,
+  });
   t.match(judgeCheck(TASK_RESTARTED, load('replaced')), { status: 'failed' });
 
   // No Started event recorded (events lost: Nomad keeps 10), but StartedAt moved past the reboot.
   const byStartedAt = load('restored');
   byStartedAt.taskEvents = {};
-  byStartedAt.after.alloc!.tasks['http']!.events = byStartedAt.after.alloc!.tasks['http']!.events.filter((e) => e.type !== 'Started');
+  byStartedAt.after.alloc!.tasks['http']!.events = byStartedAt.after.alloc!.tasks['http']!.events.filter(
+    (e) => e.type !== 'Started',
+  );
   byStartedAt.after.jobAllocs = [byStartedAt.after.alloc!];
   t.match(judgeCheck(TASK_RESTARTED, byStartedAt), { status: 'passed', message: /StartedAt 2025-03-10T09:47:41/ });
 
@@ -88,7 +98,10 @@ t.test('task-restarted', async (t) => {
   old.taskEvents = {};
   old.after.alloc!.tasks['http']!.events = old.after.alloc!.tasks['http']!.events.slice(0, 3);
   old.after.alloc!.tasks['http']!.startedAt = '2025-03-10T09:40:02.5Z';
-  t.match(judgeCheck(TASK_RESTARTED, old), { status: 'failed', message: /no Started event since 2025-03-10T09:46:50\.000Z/ });
+  t.match(judgeCheck(TASK_RESTARTED, old), {
+    status: 'failed',
+    message: /no Started event since 2025-03-10T09:46:50\.000Z/,
+  });
 
   const noAlloc = load('restored');
   noAlloc.after.alloc = undefined;

@@ -6,12 +6,17 @@ import { CLIENT_REBOOTED } from '../../lib/checks/client-rebooted.js';
 import { NODE_BACK } from '../../lib/checks/node-back.js';
 import type { RebootEvidence } from '../../lib/model/evidence.js';
 
-const load = (name: string): RebootEvidence => JSON.parse(readFileSync(new URL(`../fixtures/checks/${name}.json`, import.meta.url), 'utf8')) as RebootEvidence;
+const load = (name: string): RebootEvidence =>
+  JSON.parse(readFileSync(new URL(`../fixtures/checks/${name}.json`, import.meta.url), 'utf8')) as RebootEvidence;
 
 t.test('client-rebooted', async (t) => {
   const ok = judgeCheck(CLIENT_REBOOTED, load('restored'));
   t.equal(ok.status, 'passed', ok.message);
-  t.match(ok.evidence.join('\n'), /0b7a4c2e-1f3d-4e5a-8b9c-0d1e2f3a4b5c[\s\S]*9c8d7e6f-5a4b-4c3d-8e2f-1a0b9c8d7e6f/, 'evidence shows both boot ids');
+  t.match(
+    ok.evidence.join('\n'),
+    /0b7a4c2e-1f3d-4e5a-8b9c-0d1e2f3a4b5c[\s\S]*9c8d7e6f-5a4b-4c3d-8e2f-1a0b9c8d7e6f/,
+    'evidence shows both boot ids',
+  );
   t.match(ok.evidence.join('\n'), /uptime after: 61s/);
 
   const same = load('restored');

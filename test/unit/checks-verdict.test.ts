@@ -22,19 +22,35 @@ import type { RebootEvidence } from '../../lib/model/evidence.js';
 import type { CheckResult } from '../../lib/model/check.js';
 import { applyExpectations, SCENARIO_EXPECTED_FAILURE, unknownExpectationIds } from '../../lib/checks/verdict.js';
 
-const load = (name: string): RebootEvidence => JSON.parse(readFileSync(new URL(`../fixtures/checks/${name}.json`, import.meta.url), 'utf8')) as RebootEvidence;
-const r = (id: string, status: CheckResult['status']): CheckResult => ({ id, title: id, status, message: `${id} ${status}`, evidence: [] });
+const load = (name: string): RebootEvidence =>
+  JSON.parse(readFileSync(new URL(`../fixtures/checks/${name}.json`, import.meta.url), 'utf8')) as RebootEvidence;
+const r = (id: string, status: CheckResult['status']): CheckResult => ({
+  id,
+  title: id,
+  status,
+  message: `${id} ${status}`,
+  evidence: [],
+});
 const rebootChecks = (e: RebootEvidence) => judgeAll(CHECKS, e);
 const IDS = CHECKS.map((c) => c.id);
 
 t.test('the reboot scenario judges every check of its list, in order', async (t) => {
   t.ok(IDS.length > 0, 'the scenario lists its checks');
   const results = rebootChecks(load('restored'));
-  t.same(results.map((x) => x.id), IDS);
+  t.same(
+    results.map((x) => x.id),
+    IDS,
+  );
   // a record from before the whole-alloc checks: those say so (skipped); every check judged before passes
   const WHOLE = new Set([TASK_DIRS, TASK_NETNS, TASK_ENV, ALLOC_EXEC, SERVICES, AGENT_RESOURCES].map((c) => c.id));
-  t.same(results.map((x) => x.status), IDS.map((id) => (WHOLE.has(id) ? 'skipped' : 'passed')));
-  t.match(results.find((x) => x.id === TASK_DIRS.id)?.message, /not read in this run \(a record from before these checks\)/);
+  t.same(
+    results.map((x) => x.status),
+    IDS.map((id) => (WHOLE.has(id) ? 'skipped' : 'passed')),
+  );
+  t.match(
+    results.find((x) => x.id === TASK_DIRS.id)?.message,
+    /not read in this run \(a record from before these checks\)/,
+  );
   const dup = rebootChecks(load('duplicate-ip'));
   const expected = [
     [CLIENT_REBOOTED, 'passed'],
@@ -47,7 +63,10 @@ t.test('the reboot scenario judges every check of its list, in order', async (t)
     [NO_LEAKS, 'failed'],
   ] as const;
   // Note: what these checks do on the sample; a check added later is held to its own test, not to this list.
-  t.match(Object.fromEntries(dup.map((x) => [x.id, x.status])), Object.fromEntries(expected.map(([c, s]) => [c.id, s])));
+  t.match(
+    Object.fromEntries(dup.map((x) => [x.id, x.status])),
+    Object.fromEntries(expected.map(([c, s]) => [c.id, s])),
+  );
 });
 
 t.test('factsFromEvidence', async (t) => {
@@ -63,41 +82,78 @@ t.test('factsFromEvidence', async (t) => {
   const replaced = factsFromEvidence(load('replaced'));
   t.equal(replaced['alloc.outcome'], 'replaced');
   t.equal(replaced['alloc.replacement'], '5e1f0a9b-3c2d-4b7e-a1f6-8d9c0b1a2e3f');
-  t.equal(factsFromEvidence(load('shared-ip'))['cni.stateDir.after'], '/var/run/cni/nomad, /var/lib/cni/networks/nomad');
+  t.equal(
+    factsFromEvidence(load('shared-ip'))['cni.stateDir.after'],
+    '/var/run/cni/nomad, /var/lib/cni/networks/nomad',
+  );
   t.notOk('alloc.replacement' in factsFromEvidence(load('restored')), 'empty facts are left out');
 });
 
 t.test('per-check expectations', async (t) => {
-  const v = applyExpectations([r('a', 'passed'), r('b', 'failed'), r('c', 'failed'), r('d', 'passed'), r('e', 'skipped'), r('f', 'skipped')], {
-    perCheck: { c: 'fail', d: 'fail', f: 'fail' },
-  });
-  t.same(v.map((x) => [x.id, x.label, x.met, x.expected]), [
-    ['a', 'passed', true, 'pass'],
-    ['b', 'failed', false, 'pass'],
-    ['c', 'expected failure', true, 'fail'],
-    ['d', 'unexpected pass', false, 'fail'],
-    ['e', 'skipped', true, 'pass'],
-    ['f', 'skipped', false, 'fail'],
-  ]);
+  const v = applyExpectations(
+    [r('a', 'passed'), r('b', 'failed'), r('c', 'failed'), r('d', 'passed'), r('e', 'skipped'), r('f', 'skipped')],
+    {
+      perCheck: { c: 'fail', d: 'fail', f: 'fail' },
+    },
+  );
+  t.same(
+    v.map((x) => [x.id, x.label, x.met, x.expected]),
+    [
+      ['a', 'passed', true, 'pass'],
+      ['b', 'failed', false, 'pass'],
+      ['c', 'expected failure', true, 'fail'],
+      ['d', 'unexpected pass', false, 'fail'],
+      ['e', 'skipped', true, 'pass'],
+      ['f', 'skipped', false, 'fail'],
+    ],
+  );
 });
 
 t.test('scenario-level --expect fail', async (t) => {
   const v = applyExpectations(rebootChecks(load('duplicate-ip')), { scenario: 'fail', perCheck: {} });
   t.equal(v.length, CHECKS.length, 'no synthetic verdict when something failed');
-  t.ok(v.every((x) => x.met), 'failures are expected, passes stay passes');
-  t.same(v.filter((x) => x.label === 'expected failure').map((x) => x.id), v.filter((x) => x.status === 'failed').map((x) => x.id), 'every failure is an expected one');
+  t.ok(
+    v.every((x) => x.met),
+    'failures are expected, passes stay passes',
+  );
+  t.same(
+    v.filter((x) => x.label === 'expected failure').map((x) => x.id),
+    v.filter((x) => x.status === 'failed').map((x) => x.id),
+    'every failure is an expected one',
+  );
   const labels = Object.fromEntries(v.map((x) => [x.id, x.label]));
-  t.match(labels, Object.fromEntries([
-    ...[ALLOC_RESTORED, TASK_RESTARTED, HTTP_REACHABLE, NO_DUPLICATE_IP, NO_LEAKS].map((c) => [c.id, 'expected failure']),
-    ...[CLIENT_REBOOTED, NODE_BACK].map((c) => [c.id, 'passed']),
-  ]));
+  t.match(
+    labels,
+    Object.fromEntries([
+      ...[ALLOC_RESTORED, TASK_RESTARTED, HTTP_REACHABLE, NO_DUPLICATE_IP, NO_LEAKS].map((c) => [
+        c.id,
+        'expected failure',
+      ]),
+      ...[CLIENT_REBOOTED, NODE_BACK].map((c) => [c.id, 'passed']),
+    ]),
+  );
 
   const fixed = applyExpectations(rebootChecks(load('restored')), { scenario: 'fail', perCheck: {} });
   t.equal(fixed.length, CHECKS.length + 1);
-  t.match(fixed[CHECKS.length], { id: SCENARIO_EXPECTED_FAILURE, label: 'unexpected pass', met: false, message: 'the scenario was expected to fail (--expect fail) but every check passed' });
+  t.match(fixed[CHECKS.length], {
+    id: SCENARIO_EXPECTED_FAILURE,
+    label: 'unexpected pass',
+    met: false,
+    message: 'the scenario was expected to fail (--expect fail) but every check passed',
+  });
 
-  const override = applyExpectations([r('client-rebooted', 'passed'), r('no-duplicate-ip', 'failed')], { scenario: 'fail', perCheck: { 'no-duplicate-ip': 'pass' } });
-  t.match(override, [{ label: 'passed', met: true }, { label: 'failed', met: false, expected: 'pass' }], 'per-check expectation overrides the scenario');
+  const override = applyExpectations([r('client-rebooted', 'passed'), r('no-duplicate-ip', 'failed')], {
+    scenario: 'fail',
+    perCheck: { 'no-duplicate-ip': 'pass' },
+  });
+  t.match(
+    override,
+    [
+      { label: 'passed', met: true },
+      { label: 'failed', met: false, expected: 'pass' },
+    ],
+    'per-check expectation overrides the scenario',
+  );
 });
 
 t.test('unknownExpectationIds', async (t) => {

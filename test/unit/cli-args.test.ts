@@ -18,25 +18,70 @@ t.test('commands and flags', async (t) => {
   t.same(parseCli([]), { command: 'help', rawArgs: [], positionals: [], values: {} }, 'no arguments: help');
   t.equal(parseCli(['-h']).command, 'help');
   t.same(parseCli(['--version']), { command: 'help', rawArgs: [], positionals: ['--version'], values: {} });
-  const r = parseCli(['run', 'bridge-exec-reboot', '--nomad-binary', './nomad', '--keep', '--expect', 'fail', '--expect', 'no-duplicate-ip=fail', '--timeout=45m', '-c', 'h.yaml']);
+  const r = parseCli([
+    'run',
+    'bridge-exec-reboot',
+    '--nomad-binary',
+    './nomad',
+    '--keep',
+    '--expect',
+    'fail',
+    '--expect',
+    'no-duplicate-ip=fail',
+    '--timeout=45m',
+    '-c',
+    'h.yaml',
+  ]);
   t.equal(r.command, 'run');
-  t.same(r.rawArgs, ['bridge-exec-reboot', '--nomad-binary', './nomad', '--keep', '--expect', 'fail', '--expect', 'no-duplicate-ip=fail', '--timeout=45m', '-c', 'h.yaml'], 'the arguments after the command, as given');
+  t.same(
+    r.rawArgs,
+    [
+      'bridge-exec-reboot',
+      '--nomad-binary',
+      './nomad',
+      '--keep',
+      '--expect',
+      'fail',
+      '--expect',
+      'no-duplicate-ip=fail',
+      '--timeout=45m',
+      '-c',
+      'h.yaml',
+    ],
+    'the arguments after the command, as given',
+  );
   t.same(r.positionals, ['bridge-exec-reboot']);
-  t.match(r.values, { 'nomad-binary': './nomad', keep: true, expect: ['fail', 'no-duplicate-ip=fail'], timeout: '45m', config: 'h.yaml' });
+  t.match(r.values, {
+    'nomad-binary': './nomad',
+    keep: true,
+    expect: ['fail', 'no-duplicate-ip=fail'],
+    timeout: '45m',
+    config: 'h.yaml',
+  });
   t.same(parseCli(['destroy', 'r1', 'r2', '--all']).positionals, ['r1', 'r2']);
   t.equal(parseCli(['list', '--json']).values['json'], true);
 });
 
-t.test('--scenarios <dir> (issue 13) is an option of run, compare, matrix and list, and of no other command', async (t) => {
-  for (const c of ['run', 'compare', 'matrix', 'list'] as const) {
-    t.equal(optionsOf(c).get('scenarios')?.type, 'string', `${c} takes --scenarios`);
-    t.equal(parseCli([c, '--scenarios', './mine']).values['scenarios'], './mine', `${c} --scenarios ./mine`);
-  }
-  t.equal(parseCli(['list', '-c', 'h.yaml']).values['config'], 'h.yaml', 'list reads harness.yaml (its scenarios_dir)');
-  for (const c of ['doctor', 'setup', 'destroy', 'merge', 'build'] as const) t.notOk(optionsOf(c).has('scenarios'), `not ${c}`);
-  t.match(usageError(['doctor', '--scenarios', 'x']).problems, [{ field: '--scenarios', message: /option of `run`, `compare`, `matrix`, `list`/ }]);
-  t.match(helpText('list'), /--scenarios <value>\s+directory of your own scenario files/);
-});
+t.test(
+  '--scenarios <dir> (issue 13) is an option of run, compare, matrix and list, and of no other command',
+  async (t) => {
+    for (const c of ['run', 'compare', 'matrix', 'list'] as const) {
+      t.equal(optionsOf(c).get('scenarios')?.type, 'string', `${c} takes --scenarios`);
+      t.equal(parseCli([c, '--scenarios', './mine']).values['scenarios'], './mine', `${c} --scenarios ./mine`);
+    }
+    t.equal(
+      parseCli(['list', '-c', 'h.yaml']).values['config'],
+      'h.yaml',
+      'list reads harness.yaml (its scenarios_dir)',
+    );
+    for (const c of ['doctor', 'setup', 'destroy', 'merge', 'build'] as const)
+      t.notOk(optionsOf(c).has('scenarios'), `not ${c}`);
+    t.match(usageError(['doctor', '--scenarios', 'x']).problems, [
+      { field: '--scenarios', message: /option of `run`, `compare`, `matrix`, `list`/ },
+    ]);
+    t.match(helpText('list'), /--scenarios <value>\s+directory of your own scenario files/);
+  },
+);
 
 t.test('every config flag is accepted, booleans without a value', async (t) => {
   const bools = new Set(['keep', 'json', 'verbose', 'quiet']);
@@ -50,7 +95,9 @@ t.test('every config flag is accepted, booleans without a value', async (t) => {
 t.test('an unknown command is a usage error naming it, with the nearest command', async (t) => {
   const e = usageError(['rnu', '--keep']);
   t.equal(e.exitCode, 2);
-  t.match(e.problems, [{ field: 'command', value: 'rnu', fix: /did you mean "run"\? use one of: run, compare, matrix, list/ }]);
+  t.match(e.problems, [
+    { field: 'command', value: 'rnu', fix: /did you mean "run"\? use one of: run, compare, matrix, list/ },
+  ]);
   t.match(e.message, /"rnu"/);
   t.match(usageError(['--keep']).problems, [{ value: '--keep' }], 'a flag before any command');
 });
@@ -70,33 +117,58 @@ t.test('every option problem of the command line at once, each naming the flag a
     t.match(e.problems[0]!.fix, fix);
   }
   const two = usageError(['run', '--nomad-binray', 'x', '--tiemout', '5m', 'bridge-exec-reboot']);
-  t.same(two.problems.map((p) => p.field), ['--nomad-binray', '--tiemout'], 'two unknown flags: both reported');
-  t.match(two.problems.map((p) => p.fix), [/did you mean --nomad-binary\?/, /did you mean --timeout\?/]);
+  t.same(
+    two.problems.map((p) => p.field),
+    ['--nomad-binray', '--tiemout'],
+    'two unknown flags: both reported',
+  );
+  t.match(
+    two.problems.map((p) => p.fix),
+    [/did you mean --nomad-binary\?/, /did you mean --timeout\?/],
+  );
   const other = usageError(['run', '--shard', '9/2', '--cell', 'x', '--before', 'y']);
-  t.same(other.problems.map((p) => p.field), ['--shard', '--cell', '--before'], 'flags of another command are refused, not ignored');
+  t.same(
+    other.problems.map((p) => p.field),
+    ['--shard', '--cell', '--before'],
+    'flags of another command are refused, not ignored',
+  );
   t.match(other.problems[0]!.message, 'is an option of `matrix`, not of `run`');
   t.match(other.problems[2]!.message, 'is an option of `compare`, not of `run`');
-  t.match(usageError(['list', '--nomad-binary', '/nope']).problems, [{ field: '--nomad-binary', message: /not of `list`/ }]);
-  t.same(parseCli(['run', '--reboots', '-1']).values['reboots'], '-1', 'a value may start with a dash: the config check judges it (no raw parser text)');
+  t.match(usageError(['list', '--nomad-binary', '/nope']).problems, [
+    { field: '--nomad-binary', message: /not of `list`/ },
+  ]);
+  t.same(
+    parseCli(['run', '--reboots', '-1']).values['reboots'],
+    '-1',
+    'a value may start with a dash: the config check judges it (no raw parser text)',
+  );
 });
 
-t.test('help: every command, each command\'s own options with allowed values, defaults and env vars, and its exit codes', async (t) => {
-  const top = helpText();
-  for (const c of Object.keys(COMMANDS)) t.match(top, new RegExp(`^  ${c} `, 'm'), `lists ${c}`);
-  const run = helpText('run');
-  for (const f of FIELDS) {
-    if (f.flag) t.match(run, `--${f.flag}`, `run --help lists --${f.flag}`);
-    if (f.flag && f.env) t.match(run, `env ${f.env}`, `and its env ${f.env}`);
-  }
-  t.match(run, /--reboot <value>\s+.*\[one of graceful\|hard\|panic\|power-off\|agent-kill\|partition; default graceful\]/, 'allowed values and the default');
-  t.match(run, /--memory <value>\s+.*default 768/);
-  t.match(run, /Exit codes: 0 .*1 .*2 .*3 .*70 .*130/);
-  for (const extra of ['--config', '--expect', '--all', '--help']) t.match(run, extra);
-  for (const c of Object.keys(COMMANDS) as (keyof typeof COMMANDS)[]) t.match(helpText(c), COMMANDS[c], `${c} --help has its summary`);
-  t.match(helpText('destroy'), /--host/);
-  t.notMatch(helpText('list'), /130|1 a check/, 'list does not claim run\'s exit codes');
-  t.notMatch(helpText('list'), /--nomad-binary/, 'nor run\'s options');
-  t.match(helpText('doctor'), /3 something is missing/);
-  t.equal(parseCli(['help', 'run']).command, 'help');
-  t.equal(helpText(parseCli(['help', 'run']).positionals[0]), helpText('run'), '"help run" prints run\'s help');
-});
+t.test(
+  "help: every command, each command's own options with allowed values, defaults and env vars, and its exit codes",
+  async (t) => {
+    const top = helpText();
+    for (const c of Object.keys(COMMANDS)) t.match(top, new RegExp(`^  ${c} `, 'm'), `lists ${c}`);
+    const run = helpText('run');
+    for (const f of FIELDS) {
+      if (f.flag) t.match(run, `--${f.flag}`, `run --help lists --${f.flag}`);
+      if (f.flag && f.env) t.match(run, `env ${f.env}`, `and its env ${f.env}`);
+    }
+    t.match(
+      run,
+      /--reboot <value>\s+.*\[one of graceful\|hard\|panic\|power-off\|agent-kill\|partition; default graceful\]/,
+      'allowed values and the default',
+    );
+    t.match(run, /--memory <value>\s+.*default 768/);
+    t.match(run, /Exit codes: 0 .*1 .*2 .*3 .*70 .*130/);
+    for (const extra of ['--config', '--expect', '--all', '--help']) t.match(run, extra);
+    for (const c of Object.keys(COMMANDS) as (keyof typeof COMMANDS)[])
+      t.match(helpText(c), COMMANDS[c], `${c} --help has its summary`);
+    t.match(helpText('destroy'), /--host/);
+    t.notMatch(helpText('list'), /130|1 a check/, "list does not claim run's exit codes");
+    t.notMatch(helpText('list'), /--nomad-binary/, "nor run's options");
+    t.match(helpText('doctor'), /3 something is missing/);
+    t.equal(parseCli(['help', 'run']).command, 'help');
+    t.equal(helpText(parseCli(['help', 'run']).positionals[0]), helpText('run'), '"help run" prints run\'s help');
+  },
+);

@@ -42,7 +42,9 @@ function probe(cwd: string, env: Record<string, string> = {}, extra: Partial<Cli
   return { deps, out: () => out.join(''), err: () => err.join(''), effects, configs };
 }
 
-const version = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const version = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
 
 t.test('list, list --json', async (t) => {
   const p = probe(t.testdir());
@@ -55,8 +57,14 @@ t.test('list, list --json', async (t) => {
   const j = probe(t.testdir());
   t.equal(await main(['list', '--json'], j.deps), 0);
   const doc = JSON.parse(j.out()) as { name: string; needsNomad: boolean; checks: { id: string }[] }[];
-  t.same(doc.map((s) => s.name), SCENARIOS.map((s) => s.name));
-  t.same(doc[0]!.checks.map((c) => c.id), SCENARIOS[0]!.checks.map((c) => c.id));
+  t.same(
+    doc.map((s) => s.name),
+    SCENARIOS.map((s) => s.name),
+  );
+  t.same(
+    doc[0]!.checks.map((c) => c.id),
+    SCENARIOS[0]!.checks.map((c) => c.id),
+  );
   t.equal(j.err(), '');
   t.same([...p.effects, ...j.effects], []);
 });
@@ -77,7 +85,10 @@ t.test('--help, run --help, --version', async (t) => {
 t.test('run without a Nomad build: exit 2, the fix on stderr, nothing created', async (t) => {
   const p = probe(t.testdir());
   t.equal(await main(['run'], p.deps), 2);
-  t.match(p.err(), /^error: invalid configuration: --nomad: scenario bridge-exec-reboot installs Nomad and needs a build/);
+  t.match(
+    p.err(),
+    /^error: invalid configuration: --nomad: scenario bridge-exec-reboot installs Nomad and needs a build/,
+  );
   t.match(p.err(), 'NOMAD_BUILD');
   t.match(p.err(), 'release version (1.9.7, latest), git:<dir>[@<ref>] or the path');
   t.equal(p.out(), '');
@@ -87,44 +98,66 @@ t.test('run without a Nomad build: exit 2, the fix on stderr, nothing created', 
 t.test('--reboots on a scenario that reboots once: exit 2 naming the flag, nothing created', async (t) => {
   const p = probe(t.testdir());
   t.equal(await main(['run', 'cni-ipam-reboot', '--reboots', '3'], p.deps), 2);
-  t.match(p.err(), /--reboots: applies to bridge-exec-reboot only; cni-ipam-reboot reboots the client once \(got 3; fix: drop --reboots/);
+  t.match(
+    p.err(),
+    /--reboots: applies to bridge-exec-reboot only; cni-ipam-reboot reboots the client once \(got 3; fix: drop --reboots/,
+  );
   t.notOk(p.effects.includes('prepareHost'), 'the lab host was not touched');
 });
 
 t.test('run of an unknown scenario lists the scenarios', async (t) => {
   const p = probe(t.testdir());
   t.equal(await main(['run', 'nope', '--nomad-binary', './nomad'], p.deps), 2);
-  t.match(p.err(), /scenario: is not a known scenario \(got "nope"; fix: use one of: bridge-exec-reboot, cni-ipam-reboot/);
+  t.match(
+    p.err(),
+    /scenario: is not a known scenario \(got "nope"; fix: use one of: bridge-exec-reboot, cni-ipam-reboot/,
+  );
   t.same(p.effects, []);
 });
 
-t.test('usage errors: unknown command, unknown flag, two scenarios, bad --expect, --quiet with --verbose', async (t) => {
-  const cases: [string[], RegExp][] = [
-    [['rnu'], /command: is not a command \(got "rnu"/],
-    [['run', '--bogus'], /--bogus/],
-    [['run', 'bridge-exec-reboot', 'cni-ipam-reboot', '--nomad-binary', './n'], /only one scenario/],
-    [['run', 'cni-ipam-reboot', '--expect', 'no-duplicate-ip=fail'], /names no check of scenario cni-ipam-reboot/],
-    [['run', '--nomad-binary', './n', '--quiet', '--verbose'], /--quiet\/--verbose/],
-    [['doctor', '--memory', 'lots'], /--memory: must be a whole number/],
-  ];
-  for (const [argv, re] of cases) {
-    const p = probe(t.testdir());
-    t.equal(await main(argv, p.deps), 2, argv.join(' '));
-    t.match(p.err(), re, argv.join(' '));
-    t.same(p.effects.filter((e) => e !== 'checkBinary'), [], `${argv.join(' ')}: nothing created (builds are checked to report every problem)`);
-  }
-});
+t.test(
+  'usage errors: unknown command, unknown flag, two scenarios, bad --expect, --quiet with --verbose',
+  async (t) => {
+    const cases: [string[], RegExp][] = [
+      [['rnu'], /command: is not a command \(got "rnu"/],
+      [['run', '--bogus'], /--bogus/],
+      [['run', 'bridge-exec-reboot', 'cni-ipam-reboot', '--nomad-binary', './n'], /only one scenario/],
+      [['run', 'cni-ipam-reboot', '--expect', 'no-duplicate-ip=fail'], /names no check of scenario cni-ipam-reboot/],
+      [['run', '--nomad-binary', './n', '--quiet', '--verbose'], /--quiet\/--verbose/],
+      [['doctor', '--memory', 'lots'], /--memory: must be a whole number/],
+    ];
+    for (const [argv, re] of cases) {
+      const p = probe(t.testdir());
+      t.equal(await main(argv, p.deps), 2, argv.join(' '));
+      t.match(p.err(), re, argv.join(' '));
+      t.same(
+        p.effects.filter((e) => e !== 'checkBinary'),
+        [],
+        `${argv.join(' ')}: nothing created (builds are checked to report every problem)`,
+      );
+    }
+  },
+);
 
-t.test('defect: an expectation naming another scenario\'s check is refused with or without the scenario named', async (t) => {
-  for (const argv of [['run', '--nomad-binary', './n', '--expect', 'state-migrated=fail'], ['run', 'bridge-exec-reboot', '--nomad-binary', './n', '--expect', 'state-migrated=fail']]) {
-    const p = probe(t.testdir());
-    t.equal(await main(argv, p.deps), 2, argv.join(' '));
-    t.match(p.err(), /--expect: names no check of scenario bridge-exec-reboot/);
-    t.same(p.effects.filter((e) => e !== 'checkBinary'), []);
-  }
-});
+t.test(
+  "defect: an expectation naming another scenario's check is refused with or without the scenario named",
+  async (t) => {
+    for (const argv of [
+      ['run', '--nomad-binary', './n', '--expect', 'state-migrated=fail'],
+      ['run', 'bridge-exec-reboot', '--nomad-binary', './n', '--expect', 'state-migrated=fail'],
+    ]) {
+      const p = probe(t.testdir());
+      t.equal(await main(argv, p.deps), 2, argv.join(' '));
+      t.match(p.err(), /--expect: names no check of scenario bridge-exec-reboot/);
+      t.same(
+        p.effects.filter((e) => e !== 'checkBinary'),
+        [],
+      );
+    }
+  },
+);
 
-t.test('defect: --reboots -1 is a config problem naming the flag, not the parser\'s raw message', async (t) => {
+t.test("defect: --reboots -1 is a config problem naming the flag, not the parser's raw message", async (t) => {
   const p = probe(t.testdir());
   t.equal(await main(['run', '--nomad-binary', './n', '--reboots', '-1'], p.deps), 2);
   t.match(p.err(), /--reboots: must be a whole number from 1 to 20 \(got "-1"/);
@@ -136,7 +169,11 @@ t.test('harness.yaml: invalid YAML and unknown keys are exit 2; all problems at 
   const p = probe(broken);
   t.equal(await main(['run', '--nomad-binary', './n'], p.deps), 2);
   t.match(p.err(), /harness\.yaml: is not valid YAML/);
-  t.same(p.effects.filter((e) => e !== 'checkBinary'), [], 'nothing created (the build is checked with the rest)');
+  t.same(
+    p.effects.filter((e) => e !== 'checkBinary'),
+    [],
+    'nothing created (the build is checked with the rest)',
+  );
 
   const unknown = t.testdir({ 'harness.yaml': 'lab:\n  memory: 1024\ntimout: 30m\nreboot:\n  kind: soft\n' });
   const u = probe(unknown);
@@ -145,11 +182,19 @@ t.test('harness.yaml: invalid YAML and unknown keys are exit 2; all problems at 
   t.match(u.err(), /lab\.memory: is not a known key .*did you mean "lab\.memory_mb"/);
   t.match(u.err(), /timout: is not a known key .*did you mean "timeout"/);
   t.match(u.err(), /reboot\.kind: must be one of graceful, hard, panic, power-off, agent-kill, partition \(got "soft"/);
-  t.same(u.effects.filter((e) => e !== "checkBinary"), [], "nothing created (the build is checked to report every problem)");
+  t.same(
+    u.effects.filter((e) => e !== 'checkBinary'),
+    [],
+    'nothing created (the build is checked to report every problem)',
+  );
 
   const dir = t.testdir({ 'other.yaml': 'keep: maybe\n' });
   const c = probe(dir);
-  t.equal(await main(['destroy', 'r1', '--config', 'other.yaml'], c.deps), 2, '--config is read relative to the working directory');
+  t.equal(
+    await main(['destroy', 'r1', '--config', 'other.yaml'], c.deps),
+    2,
+    '--config is read relative to the working directory',
+  );
   t.match(c.err(), /other\.yaml: keep: must be true or false/);
   const missing = probe(t.testdir());
   t.equal(await main(['destroy', 'r1', '-c', 'nope.yaml'], missing.deps), 2);
@@ -182,11 +227,15 @@ t.test('a command this build lacks is a usage error, not a crash', async (t) => 
 
 t.test('an unexpected error is an internal error (70), redacted', async (t) => {
   const token = 'e7c1d2a4-0000-4000-8000-123456789abc';
-  const p = probe(t.testdir(), { NOMAD_TOKEN: token }, {
-    destroy: async () => {
-      throw new TypeError(`boom with ${token}`);
+  const p = probe(
+    t.testdir(),
+    { NOMAD_TOKEN: token },
+    {
+      destroy: async () => {
+        throw new TypeError(`boom with ${token}`);
+      },
     },
-  });
+  );
   t.equal(await main(['destroy', 'r1'], p.deps), 70);
   t.match(p.err(), /^internal error \(please report\): TypeError: boom with \[REDACTED\]/);
   t.notMatch(p.err(), token);
@@ -211,37 +260,71 @@ t.test('setup passes --force and --docker on as what setup-host.ts rebuilds and 
   const p = probe(t.testdir({}), {}, { setup: async (o) => (seen.push(o), 0) });
   t.equal(await main(['setup'], p.deps), 0);
   t.equal(await main(['setup', '--force', '--docker'], p.deps), 0);
-  t.same(seen.map(({ force, docker }) => ({ force, docker })), [{ force: false, docker: false }, { force: true, docker: true }]);
+  t.same(
+    seen.map(({ force, docker }) => ({ force, docker })),
+    [
+      { force: false, docker: false },
+      { force: true, docker: true },
+    ],
+  );
   t.match(seen[0]!.config, { lab: { netns: 'nrh-lab' } }, 'the config says where the lab host goes');
   t.equal(await main(['setup', '--help'], p.deps), 0);
   t.match(p.out(), /setup \[--force\] \[--docker\][^]*bookworm-docker/);
 });
 
-t.test('destroy --warm / --stale / --older-than reach destroy as a sweep; a bad duration is a usage error', async (t) => {
-  const sweeps: unknown[] = [];
-  const p = probe(t.testdir(), {}, { destroy: async (_c, ids, all, _l, host, sweep) => (sweeps.push({ ids, all, host, sweep }), 0) });
-  t.equal(await main(['destroy', '--warm'], p.deps), 0);
-  t.equal(await main(['destroy', '--stale', '--older-than', '24h'], p.deps), 0);
-  t.equal(await main(['destroy', '--all', '--host'], p.deps), 0);
-  t.same(sweeps, [
-    { ids: [], all: false, host: false, sweep: { warm: true } },
-    { ids: [], all: false, host: false, sweep: { stale: true, olderThanS: 86400 } },
-    { ids: [], all: true, host: true, sweep: {} },
-  ]);
-  t.equal(await main(['destroy', '--older-than', 'tomorrow'], p.deps), 2);
-  t.match(p.err(), /--older-than: must be a Go duration with a unit \(got "tomorrow"/);
-  t.equal(sweeps.length, 3, 'nothing destroyed on a bad duration');
-  t.equal(await main(['destroy'], p.deps), 2, 'nothing to destroy named');
-  t.match(p.err(), /--warm, --stale, --older-than <duration>/);
-});
+t.test(
+  'destroy --warm / --stale / --older-than reach destroy as a sweep; a bad duration is a usage error',
+  async (t) => {
+    const sweeps: unknown[] = [];
+    const p = probe(
+      t.testdir(),
+      {},
+      { destroy: async (_c, ids, all, _l, host, sweep) => (sweeps.push({ ids, all, host, sweep }), 0) },
+    );
+    t.equal(await main(['destroy', '--warm'], p.deps), 0);
+    t.equal(await main(['destroy', '--stale', '--older-than', '24h'], p.deps), 0);
+    t.equal(await main(['destroy', '--all', '--host'], p.deps), 0);
+    t.same(sweeps, [
+      { ids: [], all: false, host: false, sweep: { warm: true } },
+      { ids: [], all: false, host: false, sweep: { stale: true, olderThanS: 86400 } },
+      { ids: [], all: true, host: true, sweep: {} },
+    ]);
+    t.equal(await main(['destroy', '--older-than', 'tomorrow'], p.deps), 2);
+    t.match(p.err(), /--older-than: must be a Go duration with a unit \(got "tomorrow"/);
+    t.equal(sweeps.length, 3, 'nothing destroyed on a bad duration');
+    t.equal(await main(['destroy'], p.deps), 2, 'nothing to destroy named');
+    t.match(p.err(), /--warm, --stale, --older-than <duration>/);
+  },
+);
 
 t.test('--fresh turns warm reruns off; lab.warm and HARNESS_WARM are keys like any other', async (t) => {
   const { resolveConfig } = await import('../../lib/config/validate.js');
   const base = { file: undefined, knownChecks: [] };
-  t.equal((resolveConfig({ ...base, env: {}, flags: {} }) as { config: HarnessConfig }).config.lab.warm, true, 'warm by default');
-  t.equal((resolveConfig({ ...base, env: {}, flags: { fresh: true } }) as { config: HarnessConfig }).config.lab.warm, false);
-  t.equal((resolveConfig({ ...base, env: { HARNESS_WARM: '0' }, flags: {} }) as { config: HarnessConfig }).config.lab.warm, false);
-  t.equal((resolveConfig({ ...base, file: { lab: { warm: false } }, env: { HARNESS_WARM: '1' }, flags: { fresh: true } }) as { config: HarnessConfig }).config.lab.warm, false, '--fresh wins');
+  t.equal(
+    (resolveConfig({ ...base, env: {}, flags: {} }) as { config: HarnessConfig }).config.lab.warm,
+    true,
+    'warm by default',
+  );
+  t.equal(
+    (resolveConfig({ ...base, env: {}, flags: { fresh: true } }) as { config: HarnessConfig }).config.lab.warm,
+    false,
+  );
+  t.equal(
+    (resolveConfig({ ...base, env: { HARNESS_WARM: '0' }, flags: {} }) as { config: HarnessConfig }).config.lab.warm,
+    false,
+  );
+  t.equal(
+    (
+      resolveConfig({
+        ...base,
+        file: { lab: { warm: false } },
+        env: { HARNESS_WARM: '1' },
+        flags: { fresh: true },
+      }) as { config: HarnessConfig }
+    ).config.lab.warm,
+    false,
+    '--fresh wins',
+  );
   const bad = resolveConfig({ ...base, env: { HARNESS_WARM: 'maybe' }, flags: {} });
   t.match(bad, { ok: false, problems: [{ field: 'env HARNESS_WARM', value: 'maybe' }] });
 });

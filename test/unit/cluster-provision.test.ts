@@ -15,21 +15,37 @@ function fakeMachine(answer: (cmd: string) => Partial<ExecResult> = () => ({})) 
       calls.push({ cmd, sudo: !!o.sudo, ...(o.stdin === undefined ? {} : { stdin: String(o.stdin) }) });
       return { code: 0, stdout: '', stderr: '', durationMs: 1, ...answer(cmd) };
     },
-    async upload(local: string, remote: string) { uploads.push(`${local} -> ${remote}`); },
+    async upload(local: string, remote: string) {
+      uploads.push(`${local} -> ${remote}`);
+    },
     async writeFile() {},
-    async bootId() { return 'b'; },
-    async forward() { throw new Error('unused'); },
+    async bootId() {
+      return 'b';
+    },
+    async forward() {
+      throw new Error('unused');
+    },
     async disconnect() {},
   };
   return { m, calls, uploads };
 }
 
 t.test('installNomad uploads, configures, persists bridge prerequisites and starts the unit', async (t) => {
-  const { m, calls, uploads } = fakeMachine((cmd) => (cmd.endsWith('nomad version') ? { stdout: 'Nomad v1.9.3\nBuildDate 2024-11-11\n' } : {}));
-  const r = await installNomad(m, { binaryPath: process.execPath, role: 'client', vars: { private_ip: '10.199.0.11', server_ip: '10.199.0.10' }, deadline: deadlineIn(5000) });
+  const { m, calls, uploads } = fakeMachine((cmd) =>
+    cmd.endsWith('nomad version') ? { stdout: 'Nomad v1.9.3\nBuildDate 2024-11-11\n' } : {},
+  );
+  const r = await installNomad(m, {
+    binaryPath: process.execPath,
+    role: 'client',
+    vars: { private_ip: '10.199.0.11', server_ip: '10.199.0.10' },
+    deadline: deadlineIn(5000),
+  });
   t.equal(r.version, 'Nomad v1.9.3\nBuildDate 2024-11-11');
   t.same(uploads, [`${process.execPath} -> ${REMOTE.upload}`]);
-  t.ok(calls.every((c) => c.sudo), 'every step runs as root');
+  t.ok(
+    calls.every((c) => c.sudo),
+    'every step runs as root',
+  );
   const cmds = calls.map((c) => c.cmd);
   t.ok(cmds.includes(`install -m 0755 ${REMOTE.upload} ${REMOTE.binary}`));
   const cfg = calls.find((c) => c.cmd.endsWith(REMOTE.config));
@@ -40,22 +56,46 @@ t.test('installNomad uploads, configures, persists bridge prerequisites and star
 });
 
 t.test('installNomad stops at the first failing step with the machine and step named', async (t) => {
-  const { m } = fakeMachine((cmd) => (cmd.includes('modprobe') ? { code: 1, stderr: 'modprobe: FATAL: Module bridge not found' } : {}));
-  await t.rejects(installNomad(m, { binaryPath: process.execPath, role: 'server', vars: { private_ip: '10.199.0.10' }, deadline: deadlineIn(5000) }),
-    { message: /nrh-t-client: loading bridge modules and sysctls failed \(exit 1\): modprobe: FATAL: Module bridge not found/ });
+  const { m } = fakeMachine((cmd) =>
+    cmd.includes('modprobe') ? { code: 1, stderr: 'modprobe: FATAL: Module bridge not found' } : {},
+  );
+  await t.rejects(
+    installNomad(m, {
+      binaryPath: process.execPath,
+      role: 'server',
+      vars: { private_ip: '10.199.0.10' },
+      deadline: deadlineIn(5000),
+    }),
+    {
+      message:
+        /nrh-t-client: loading bridge modules and sysctls failed \(exit 1\): modprobe: FATAL: Module bridge not found/,
+    },
+  );
 });
 
 t.test('installNomad refuses a binary the VMs cannot run before touching the machine', async (t) => {
   const dir = t.testdir({ nomad: '#!/bin/sh\n' });
   const { m, calls } = fakeMachine();
-  await t.rejects(installNomad(m, { binaryPath: `${dir}/nomad`, role: 'server', vars: { private_ip: '10.199.0.10' }, deadline: deadlineIn(5000) }), { message: /a script/ });
+  await t.rejects(
+    installNomad(m, {
+      binaryPath: `${dir}/nomad`,
+      role: 'server',
+      vars: { private_ip: '10.199.0.10' },
+      deadline: deadlineIn(5000),
+    }),
+    { message: /a script/ },
+  );
   t.equal(calls.length, 0);
 });
 
 t.test('collectHostEvidence records failures instead of throwing', async (t) => {
   const { m } = fakeMachine((cmd) =>
-    cmd.includes('-b -1') ? { code: 1, stderr: 'Specifying boot ID or boot offset has no effect, no persistent journal was found.' }
-      : cmd.startsWith('sh -c \'for d in "$@"; do\n  p=') ? { stdout: 'DIR L3Zhci9saWIvY25pL25ldHdvcmtzL25vbWFk 0\nDIR L3Zhci9ydW4vY25pL25vbWFk 0\n' } : { stdout: 'ok\n' });
+    cmd.includes('-b -1')
+      ? { code: 1, stderr: 'Specifying boot ID or boot offset has no effect, no persistent journal was found.' }
+      : cmd.startsWith('sh -c \'for d in "$@"; do\n  p=')
+        ? { stdout: 'DIR L3Zhci9saWIvY25pL25ldHdvcmtzL25vbWFk 0\nDIR L3Zhci9ydW4vY25pL25vbWFk 0\n' }
+        : { stdout: 'ok\n' },
+  );
   const ev = await collectHostEvidence(m, { deadline: deadlineIn(5000) });
   t.match(ev['journal-nomad-previous-boot.txt'], /no persistent journal[\s\S]*\[exit 1\]/);
   t.match(ev['ip-addr.txt'], /^\$ ip addr\nok\n$/);

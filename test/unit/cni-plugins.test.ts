@@ -7,7 +7,12 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  CNI_PLUGINS_VERSION, cniInstallScript, cniProbeCommand, cniUninstallScript, describeCniProbe, manifestOf,
+  CNI_PLUGINS_VERSION,
+  cniInstallScript,
+  cniProbeCommand,
+  cniUninstallScript,
+  describeCniProbe,
+  manifestOf,
   parseCniProbe,
 } from '../../lib/cluster/cni-plugins.js';
 import { interfaceWithAddress } from '../../lib/parse/ip-addr.js';
@@ -16,8 +21,11 @@ const bash = (script: string) => execFileSync('bash', ['-c', script], { encoding
 const plugin = (name: string, version: string) => `#!/bin/sh\necho "CNI ${name} plugin ${version}" >&2\n`;
 
 t.test('the probe, run by bash on real files, tells absent, right and other versions apart', async (t) => {
-  const dir = t.testdir({ 'bridge': plugin('bridge', 'v1.6.2'), 'firewall': plugin('firewall', 'v1.1.1'),
-    'loopback': 'not executable' });
+  const dir = t.testdir({
+    bridge: plugin('bridge', 'v1.6.2'),
+    firewall: plugin('firewall', 'v1.1.1'),
+    loopback: 'not executable',
+  });
   bash(`chmod +x ${dir}/bridge ${dir}/firewall`);
   const states = parseCniProbe(bash(cniProbeCommand(dir)), CNI_PLUGINS_VERSION);
   t.same(states, [
@@ -27,9 +35,17 @@ t.test('the probe, run by bash on real files, tells absent, right and other vers
     { plugin: 'loopback', state: 'absent', got: '' },
     { plugin: 'portmap', state: 'absent', got: '' },
   ]);
-  t.equal(describeCniProbe(states, 'v1.6.2'),
-    'missing host-local, loopback, portmap; not v1.6.2: firewall (CNI firewall plugin v1.1.1)');
-  t.equal(describeCniProbe(states.filter((s) => s.state === 'ok'), 'v1.6.2'), 'all at v1.6.2');
+  t.equal(
+    describeCniProbe(states, 'v1.6.2'),
+    'missing host-local, loopback, portmap; not v1.6.2: firewall (CNI firewall plugin v1.1.1)',
+  );
+  t.equal(
+    describeCniProbe(
+      states.filter((s) => s.state === 'ok'),
+      'v1.6.2',
+    ),
+    'all at v1.6.2',
+  );
   // Debian's 1.1.1 package prints "version unknown": not the wanted version
   t.match(parseCniProbe('bridge present CNI bridge plugin version unknown', 'v1.6.2')[0], { state: 'other' });
 });
@@ -39,15 +55,17 @@ t.test('install then uninstall: added plugins go, the replaced one comes back, t
   const dir = join(root, 'opt/cni/bin');
   const state = join(root, 'state');
   writeFileSync(join(dir, 'firewall'), plugin('firewall', 'v1.1.1'));
-  writeFileSync(join(dir, 'vlan'), 'the user\'s own plugin');
+  writeFileSync(join(dir, 'vlan'), "the user's own plugin");
   writeFileSync(join(dir, 'bridge'), plugin('bridge', 'v1.6.2'), { mode: 0o755 });
   for (const p of ['firewall', 'portmap']) writeFileSync(join(root, 'upload', p), plugin(p, 'v1.6.2'));
   bash(cniInstallScript(dir, join(root, 'upload'), ['firewall', 'portmap'], state));
   t.match(readFileSync(join(dir, 'firewall'), 'utf8'), /v1\.6\.2/, 'firewall replaced by the wanted version');
   t.match(readFileSync(join(dir, 'portmap'), 'utf8'), /v1\.6\.2/, 'portmap added');
   t.notOk(existsSync(join(root, 'upload')), 'the upload dir is gone');
-  t.same(readFileSync(manifestOf(state), 'utf8').trim().split('\n'),
-    [`replaced ${dir}/firewall ${state}/cni-replaced/firewall`, `added ${dir}/portmap`]);
+  t.same(readFileSync(manifestOf(state), 'utf8').trim().split('\n'), [
+    `replaced ${dir}/firewall ${state}/cni-replaced/firewall`,
+    `added ${dir}/portmap`,
+  ]);
   const after = parseCniProbe(bash(cniProbeCommand(dir)), 'v1.6.2').map((s) => s.state);
   t.same(after, ['ok', 'ok', 'absent', 'absent', 'ok'], 'installed with mode 0755');
   bash(cniUninstallScript(state));

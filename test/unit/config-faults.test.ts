@@ -2,24 +2,42 @@
 // (refused before anything is created), the matrix axis, and the pure command builders of lib/ssh/faults.ts.
 import t from 'tap';
 import { resolveConfig } from '../../lib/config/validate.js';
-import { FAULT_KINDS, REBOOT_KINDS, expectReplacement, faultKindProblems, faultRestartsTasks } from '../../lib/config/faults.js';
+import {
+  FAULT_KINDS,
+  REBOOT_KINDS,
+  expectReplacement,
+  faultKindProblems,
+  faultRestartsTasks,
+} from '../../lib/config/faults.js';
 import { parseMatrix } from '../../lib/matrix/spec.js';
 import { parseAgentState, partitionCommands } from '../../lib/ssh/faults.js';
 
-const cfg = (flags: Record<string, unknown>, file?: unknown) => resolveConfig({ file, env: {}, flags, knownChecks: [] });
+const cfg = (flags: Record<string, unknown>, file?: unknown) =>
+  resolveConfig({ file, env: {}, flags, knownChecks: [] });
 
 t.test('--reboot takes every kind; the durations take Go durations or seconds', async (t) => {
   for (const k of REBOOT_KINDS) t.match(cfg({ reboot: k }), { ok: true, config: { reboot: { kind: k } } }, k);
   t.match(cfg({}), { ok: true, config: { reboot: { kind: 'graceful', offForS: 10, partitionForS: 30 } } }, 'defaults');
   t.match(cfg({ reboot: 'power-off', 'off-for': '1m30s' }), { ok: true, config: { reboot: { offForS: 90 } } });
-  t.match(cfg({}, { reboot: { kind: 'partition', partition_for: '20m' } }), { ok: true, config: { reboot: { kind: 'partition', partitionForS: 1200 } } });
+  t.match(cfg({}, { reboot: { kind: 'partition', partition_for: '20m' } }), {
+    ok: true,
+    config: { reboot: { kind: 'partition', partitionForS: 1200 } },
+  });
   const bad = cfg({ reboot: 'meteor', 'partition-for': '0s' });
   t.equal(bad.ok, false);
   if (!bad.ok) {
-    t.match(bad.problems, [
-      { field: '--reboot', value: 'meteor', message: 'must be one of graceful, hard, panic, power-off, agent-kill, partition' },
-      { field: '--partition-for', value: '0s', message: /must be a duration from 1s/ },
-    ], 'every problem at once');
+    t.match(
+      bad.problems,
+      [
+        {
+          field: '--reboot',
+          value: 'meteor',
+          message: 'must be one of graceful, hard, panic, power-off, agent-kill, partition',
+        },
+        { field: '--partition-for', value: '0s', message: /must be a duration from 1s/ },
+      ],
+      'every problem at once',
+    );
   }
 });
 
@@ -32,32 +50,76 @@ t.test('what a scenario or provider cannot do is a problem naming what it can', 
   for (const k of REBOOT_KINDS) t.same(faultKindProblems(k, nomadScenario, libvirt), [], `${k} on libvirt with Nomad`);
   t.same(faultKindProblems('panic', noAgent, libvirt), []);
   t.same(faultKindProblems('power-off', noAgent, libvirt), []);
-  t.match(faultKindProblems('agent-kill', noAgent, libvirt), [{ field: '--reboot (reboot.kind)', value: 'agent-kill', message: 'cannot be done here: cni-ipam-reboot runs no Nomad agent to kill', fix: 'use one of: graceful, hard, panic, power-off' }]);
+  t.match(faultKindProblems('agent-kill', noAgent, libvirt), [
+    {
+      field: '--reboot (reboot.kind)',
+      value: 'agent-kill',
+      message: 'cannot be done here: cni-ipam-reboot runs no Nomad agent to kill',
+      fix: 'use one of: graceful, hard, panic, power-off',
+    },
+  ]);
   t.match(faultKindProblems('partition', noAgent, libvirt), [{ message: /no Nomad agent to cut off/ }]);
-  t.match(faultKindProblems('power-off', nomadScenario, noPower), [{ message: 'cannot be done here: provider ssh has no power off/on', fix: 'use one of: graceful, panic, agent-kill, partition' }]);
+  t.match(faultKindProblems('power-off', nomadScenario, noPower), [
+    {
+      message: 'cannot be done here: provider ssh has no power off/on',
+      fix: 'use one of: graceful, panic, agent-kill, partition',
+    },
+  ]);
   t.match(faultKindProblems('hard', nomadScenario, noPower), [{ message: /provider ssh has no power reset/ }]);
   t.same(faultKindProblems('graceful', noAgent, noPower), []);
 });
 
 t.test('which kinds reboot the host, restart tasks, expect a replacement', async (t) => {
-  t.same(REBOOT_KINDS.filter((k) => FAULT_KINDS[k].rebootsHost), ['graceful', 'hard', 'panic', 'power-off']);
+  t.same(
+    REBOOT_KINDS.filter((k) => FAULT_KINDS[k].rebootsHost),
+    ['graceful', 'hard', 'panic', 'power-off'],
+  );
   t.equal(faultRestartsTasks('agent-kill'), false);
   t.equal(faultRestartsTasks('partition', { partitionForS: 30, heartbeatGraceS: 300 }), false);
-  t.equal(faultRestartsTasks('partition', { partitionForS: 60, heartbeatGraceS: 10 }), true, 'replaced: the replacement starts');
+  t.equal(
+    faultRestartsTasks('partition', { partitionForS: 60, heartbeatGraceS: 10 }),
+    true,
+    'replaced: the replacement starts',
+  );
   t.equal(expectReplacement('partition', { partitionForS: 60, heartbeatGraceS: 10 }), true);
-  t.equal(expectReplacement('partition', { partitionForS: 10, heartbeatGraceS: 10 }), false, 'equal is within the grace');
-  t.equal(expectReplacement('power-off', { partitionForS: 60, heartbeatGraceS: 10 }), false, 'only partition is judged by its duration');
+  t.equal(
+    expectReplacement('partition', { partitionForS: 10, heartbeatGraceS: 10 }),
+    false,
+    'equal is within the grace',
+  );
+  t.equal(
+    expectReplacement('power-off', { partitionForS: 60, heartbeatGraceS: 10 }),
+    false,
+    'only partition is judged by its duration',
+  );
 });
 
 t.test('the matrix reboot axis takes every kind and names them for a wrong one', async (t) => {
-  const ok = parseMatrix({ scenario: 'cni-ipam-reboot', axes: { reboot: ['panic', 'power-off'] } }, 'm.yaml', { 'cni-ipam-reboot': [] });
+  const ok = parseMatrix({ scenario: 'cni-ipam-reboot', axes: { reboot: ['panic', 'power-off'] } }, 'm.yaml', {
+    'cni-ipam-reboot': [],
+  });
   t.match(ok, { ok: true, spec: { axes: [{ name: 'reboot', values: ['panic', 'power-off'] }] } });
-  const bad = parseMatrix({ scenario: 'cni-ipam-reboot', axes: { reboot: ['panic', 'kaboom'] } }, 'm.yaml', { 'cni-ipam-reboot': [] });
-  t.match(bad, { ok: false, problems: [{ field: 'm.yaml: axes.reboot[1]', value: 'kaboom', fix: 'use one of: graceful, hard, panic, power-off, agent-kill, partition' }] });
+  const bad = parseMatrix({ scenario: 'cni-ipam-reboot', axes: { reboot: ['panic', 'kaboom'] } }, 'm.yaml', {
+    'cni-ipam-reboot': [],
+  });
+  t.match(bad, {
+    ok: false,
+    problems: [
+      {
+        field: 'm.yaml: axes.reboot[1]',
+        value: 'kaboom',
+        fix: 'use one of: graceful, hard, panic, power-off, agent-kill, partition',
+      },
+    ],
+  });
 });
 
 t.test('agent state and partition commands', async (t) => {
-  t.same(parseAgentState('MainPID=1234\nActiveState=active\nNRestarts=2\n'), { pid: 1234, active: 'active', restarts: 2 });
+  t.same(parseAgentState('MainPID=1234\nActiveState=active\nNRestarts=2\n'), {
+    pid: 1234,
+    active: 'active',
+    restarts: 2,
+  });
   t.same(parseAgentState('MainPID=0\nActiveState=activating\n'), { pid: 0, active: 'activating', restarts: 0 });
   t.same(partitionCommands('10.199.0.10', '-I'), [
     'iptables -w -I OUTPUT -d 10.199.0.10 -p tcp -m multiport --dports 4646,4647 -m comment --comment nrh-partition -j DROP',

@@ -56,7 +56,17 @@ t.test('every problem at once, each naming where, the value and the fix', async 
     env: { HARNESS_PROVIDER: 'hyperv' },
     flags: { timeout: 'soon', memory: '12' },
   });
-  t.same(p.map((x) => x.field).sort(), ['--memory', '--timeout', 'ci/harness.yaml: lab.cpus', 'ci/harness.yaml: lab.private_subnet', 'ci/harness.yaml: reboot.kind', 'env HARNESS_PROVIDER'].sort());
+  t.same(
+    p.map((x) => x.field).sort(),
+    [
+      '--memory',
+      '--timeout',
+      'ci/harness.yaml: lab.cpus',
+      'ci/harness.yaml: lab.private_subnet',
+      'ci/harness.yaml: reboot.kind',
+      'env HARNESS_PROVIDER',
+    ].sort(),
+  );
   const byField = Object.fromEntries(p.map((x) => [x.field, x]));
   t.match(byField['env HARNESS_PROVIDER'], { value: 'hyperv', fix: /libvirt, virtualbox/ });
   t.match(byField['ci/harness.yaml: reboot.kind'], { value: 'soft', fix: /graceful, hard/ });
@@ -70,11 +80,19 @@ t.test('every problem at once, each naming where, the value and the fix', async 
 
 t.test('a bad file value is reported even when a flag overrides it', async (t) => {
   const p = bad({ file: { lab: { cpus: 'lots' } }, flags: { cpus: '2' } });
-  t.same(p.map((x) => x.field), ['harness.yaml: lab.cpus']);
+  t.same(
+    p.map((x) => x.field),
+    ['harness.yaml: lab.cpus'],
+  );
 });
 
 t.test('unknown yaml keys are errors with a "did you mean"', async (t) => {
-  const p = bad({ file: yaml('timout: 30m\nlab:\n  memory: 1024\n  cpu: 2\nheartbeat_grace: 5m\nnomad_bianry: ./nomad\nreports:\n  junit: x.xml\n  colour: red\nlabb:\n  cpus: 2\n'), fileName: 'h.yaml' });
+  const p = bad({
+    file: yaml(
+      'timout: 30m\nlab:\n  memory: 1024\n  cpu: 2\nheartbeat_grace: 5m\nnomad_bianry: ./nomad\nreports:\n  junit: x.xml\n  colour: red\nlabb:\n  cpus: 2\n',
+    ),
+    fileName: 'h.yaml',
+  });
   const fixes = Object.fromEntries(p.map((x) => [x.field, x.fix]));
   t.match(fixes, {
     'h.yaml: timout': /did you mean "timeout"/,
@@ -120,28 +138,59 @@ t.test('--expect on the command line', async (t) => {
 
 t.test('expect in harness.yaml', async (t) => {
   t.equal(ok({ file: yaml('expect: fail\n') }).expect.scenario, 'fail');
-  const c = ok({ file: yaml('expect:\n  scenario: fail\n  checks:\n    no-duplicate-ip: fail\n    alloc-restored: pass\n') });
+  const c = ok({
+    file: yaml('expect:\n  scenario: fail\n  checks:\n    no-duplicate-ip: fail\n    alloc-restored: pass\n'),
+  });
   t.same(c.expect, { scenario: 'fail', perCheck: { 'no-duplicate-ip': 'fail', 'alloc-restored': 'pass' } });
-  const both = ok({ file: yaml('expect:\n  scenario: fail\n  checks:\n    no-duplicate-ip: fail\n'), flags: { expect: ['pass', 'no-duplicate-ip=pass'] } });
+  const both = ok({
+    file: yaml('expect:\n  scenario: fail\n  checks:\n    no-duplicate-ip: fail\n'),
+    flags: { expect: ['pass', 'no-duplicate-ip=pass'] },
+  });
   t.same(both.expect, { scenario: 'pass', perCheck: { 'no-duplicate-ip': 'pass' } }, 'flags win over the file');
 
-  const p = bad({ file: yaml('expect:\n  scenario: maybe\n  checks:\n    nope: fail\n    unique-ips: 3\n  sceanrio: fail\n'), fileName: 'h.yaml' });
+  const p = bad({
+    file: yaml('expect:\n  scenario: maybe\n  checks:\n    nope: fail\n    unique-ips: 3\n  sceanrio: fail\n'),
+    fileName: 'h.yaml',
+  });
   const fields = p.map((x) => x.field).sort();
-  t.same(fields, ['h.yaml: expect.checks.nope', 'h.yaml: expect.checks.unique-ips', 'h.yaml: expect.scenario', 'h.yaml: expect.sceanrio'].sort(), 'each problem names its yaml key');
-  t.match(p.find((x) => x.field === 'h.yaml: expect.sceanrio'), { fix: /did you mean "expect.scenario"/ });
-  t.match(bad({ file: { expect: { checks: 'fail' } } })[0], { field: 'harness.yaml: expect.checks', message: /mapping of check id/ });
+  t.same(
+    fields,
+    [
+      'h.yaml: expect.checks.nope',
+      'h.yaml: expect.checks.unique-ips',
+      'h.yaml: expect.scenario',
+      'h.yaml: expect.sceanrio',
+    ].sort(),
+    'each problem names its yaml key',
+  );
+  t.match(
+    p.find((x) => x.field === 'h.yaml: expect.sceanrio'),
+    { fix: /did you mean "expect.scenario"/ },
+  );
+  t.match(bad({ file: { expect: { checks: 'fail' } } })[0], {
+    field: 'harness.yaml: expect.checks',
+    message: /mapping of check id/,
+  });
   t.match(bad({ file: { expect: ['fail'] } })[0], { field: 'harness.yaml: expect' });
 });
 
 t.test('--quiet with --verbose is rejected; each alone is fine', async (t) => {
   t.match(bad({ flags: { quiet: true, verbose: true } }), [{ field: '--quiet/--verbose', fix: /choose one/ }]);
-  t.match(bad({ file: { output: { quiet: true } }, flags: { verbose: true } }), [{ field: '--quiet/--verbose' }], 'also across sources');
+  t.match(
+    bad({ file: { output: { quiet: true } }, flags: { verbose: true } }),
+    [{ field: '--quiet/--verbose' }],
+    'also across sources',
+  );
   t.equal(ok({ flags: { quiet: true } }).output.quiet, true);
   t.equal(ok({ flags: { verbose: true } }).output.verbose, true);
 });
 
 t.test('typed values land where the config says', async (t) => {
-  const c = ok({ file: yaml('lab:\n  memory_mb: 1024\n  private_subnet: 192.168.50.0/24\n  netns: ""\nreports:\n  artifacts: always\n  junit: out/j.xml\nreboot:\n  kind: hard\ntimeout: 900\n') });
+  const c = ok({
+    file: yaml(
+      'lab:\n  memory_mb: 1024\n  private_subnet: 192.168.50.0/24\n  netns: ""\nreports:\n  artifacts: always\n  junit: out/j.xml\nreboot:\n  kind: hard\ntimeout: 900\n',
+    ),
+  });
   t.equal(c.lab.memoryMb, 1024);
   t.equal(c.lab.privateSubnet, '192.168.50.0/24');
   t.equal(c.lab.netns, '', '"" selects the host network');
@@ -163,12 +212,18 @@ t.test('an unknown check names the scenario it was checked against', async (t) =
   const [p] = bad({ ...cni, flags: { expect: ['no-duplicate-ip=fail'] } });
   t.match(p, { message: 'names no check of scenario cni-ipam-reboot', fix: /host-rebooted/ });
   t.notMatch(p!.fix, /client-rebooted/, 'an old id is taken but not suggested');
-  t.same(ok({ ...cni, flags: { expect: ['client-rebooted=fail'] } }).expect.perCheck, { 'client-rebooted': 'fail' }, 'taken as given; the planner moves it to host-rebooted');
+  t.same(
+    ok({ ...cni, flags: { expect: ['client-rebooted=fail'] } }).expect.perCheck,
+    { 'client-rebooted': 'fail' },
+    'taken as given; the planner moves it to host-rebooted',
+  );
   t.equal(ok({ scenario: 'cni-ipam-reboot' }).scenario, 'cni-ipam-reboot');
 });
 
 t.test('the private and management networks must differ', async (t) => {
-  t.match(bad({ flags: { 'private-subnet': '10.198.0.0/24' } }), [{ field: 'lab.private_subnet/lab.management_subnet', value: '10.198.0.0/24', fix: /10\.199\.0\.0\/24/ }]);
+  t.match(bad({ flags: { 'private-subnet': '10.198.0.0/24' } }), [
+    { field: 'lab.private_subnet/lab.management_subnet', value: '10.198.0.0/24', fix: /10\.199\.0\.0\/24/ },
+  ]);
   t.equal(ok({ flags: { 'private-subnet': '10.197.0.0/24' } }).lab.privateSubnet, '10.197.0.0/24');
 });
 
@@ -188,6 +243,8 @@ t.test('--nomad and its older name --nomad-binary: either works; both must agree
   t.equal(one.ok && one.config.nomadBinary, './n');
   const both = resolveConfig({ ...base, flags: { nomad: '1.9.7', 'nomad-binary': './n' } });
   t.notOk(both.ok);
-  t.match(!both.ok && both.problems, [{ field: '--nomad-binary / --nomad', message: 'name the same setting with different values' }]);
+  t.match(!both.ok && both.problems, [
+    { field: '--nomad-binary / --nomad', message: 'name the same setting with different values' },
+  ]);
   t.ok(resolveConfig({ ...base, flags: { nomad: './n', 'nomad-binary': './n' } }).ok, 'the same value twice is fine');
 });

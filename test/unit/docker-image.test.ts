@@ -5,9 +5,18 @@ import t from 'tap';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { imageBuildScript, DOCKER_IMAGE, PAUSE_CMD, INDEX_TEXT, NO_DOCKER, NO_STATIC_BUSYBOX } from '../../lib/cluster/docker-image.js';
+import {
+  imageBuildScript,
+  DOCKER_IMAGE,
+  PAUSE_CMD,
+  INDEX_TEXT,
+  NO_DOCKER,
+  NO_STATIC_BUSYBOX,
+} from '../../lib/cluster/docker-image.js';
 
-const STATIC_BUSYBOX = ['/bin/busybox', '/usr/bin/busybox'].find((p) => existsSync(p) && spawnSync('ldd', [p]).status !== 0);
+const STATIC_BUSYBOX = ['/bin/busybox', '/usr/bin/busybox'].find(
+  (p) => existsSync(p) && spawnSync('ldd', [p]).status !== 0,
+);
 
 /** A fake `docker` that records its arguments and stdin (the image tarball) and answers `image inspect`. */
 function fakeDocker(dir: string): void {
@@ -22,25 +31,49 @@ esac
   chmodSync(join(dir, 'docker'), 0o755);
 }
 
-t.test('the script: docker import of a root with busybox, its applets and an index page; the pause loop as CMD', { skip: STATIC_BUSYBOX ? false : 'no static busybox on this host (apt install busybox-static)' }, async (t) => {
-  const dir = t.testdir({ bin: {} });
-  fakeDocker(join(dir, 'bin'));
-  writeFileSync(join(dir, 'bin', 'busybox'), readFileSync(STATIC_BUSYBOX!));
-  chmodSync(join(dir, 'bin', 'busybox'), 0o755);
-  const r = spawnSync('sh', ['-c', imageBuildScript()], { env: { PATH: `${join(dir, 'bin')}:/usr/bin:/bin` }, encoding: 'utf8' });
-  t.equal(r.status, 0, r.stderr);
-  t.equal(r.stdout.trim(), `sha256:${'a'.repeat(64)}`, 'the image ID is the last line');
-  const args = readFileSync(join(dir, 'bin', 'docker.args'), 'utf8');
-  t.match(args, `import --change CMD ${JSON.stringify(PAUSE_CMD)} - ${DOCKER_IMAGE}`, 'imported with the pause loop as its command');
-  const list = spawnSync('tar', ['-tvf', join(dir, 'bin', 'image.tar')], { encoding: 'utf8' }).stdout;
-  for (const f of ['./bin/busybox', './bin/sh -> busybox', './bin/httpd -> busybox', './bin/sleep -> busybox', './www/index.html', './tmp/']) t.match(list, f, `the image has ${f}`);
-  const index = spawnSync('tar', ['-xOf', join(dir, 'bin', 'image.tar'), './www/index.html'], { encoding: 'utf8' }).stdout;
-  t.equal(index, `${INDEX_TEXT}\n`);
-});
+t.test(
+  'the script: docker import of a root with busybox, its applets and an index page; the pause loop as CMD',
+  { skip: STATIC_BUSYBOX ? false : 'no static busybox on this host (apt install busybox-static)' },
+  async (t) => {
+    const dir = t.testdir({ bin: {} });
+    fakeDocker(join(dir, 'bin'));
+    writeFileSync(join(dir, 'bin', 'busybox'), readFileSync(STATIC_BUSYBOX!));
+    chmodSync(join(dir, 'bin', 'busybox'), 0o755);
+    const r = spawnSync('sh', ['-c', imageBuildScript()], {
+      env: { PATH: `${join(dir, 'bin')}:/usr/bin:/bin` },
+      encoding: 'utf8',
+    });
+    t.equal(r.status, 0, r.stderr);
+    t.equal(r.stdout.trim(), `sha256:${'a'.repeat(64)}`, 'the image ID is the last line');
+    const args = readFileSync(join(dir, 'bin', 'docker.args'), 'utf8');
+    t.match(
+      args,
+      `import --change CMD ${JSON.stringify(PAUSE_CMD)} - ${DOCKER_IMAGE}`,
+      'imported with the pause loop as its command',
+    );
+    const list = spawnSync('tar', ['-tvf', join(dir, 'bin', 'image.tar')], { encoding: 'utf8' }).stdout;
+    for (const f of [
+      './bin/busybox',
+      './bin/sh -> busybox',
+      './bin/httpd -> busybox',
+      './bin/sleep -> busybox',
+      './www/index.html',
+      './tmp/',
+    ])
+      t.match(list, f, `the image has ${f}`);
+    const index = spawnSync('tar', ['-xOf', join(dir, 'bin', 'image.tar'), './www/index.html'], {
+      encoding: 'utf8',
+    }).stdout;
+    t.equal(index, `${INDEX_TEXT}\n`);
+  },
+);
 
 t.test('the script names what the box lacks: docker, or a static busybox', async (t) => {
   const empty = t.testdir({ bin: {} });
-  const noDocker = spawnSync('/bin/sh', ['-c', imageBuildScript()], { env: { PATH: join(empty, 'bin') }, encoding: 'utf8' });
+  const noDocker = spawnSync('/bin/sh', ['-c', imageBuildScript()], {
+    env: { PATH: join(empty, 'bin') },
+    encoding: 'utf8',
+  });
   t.equal(noDocker.status, NO_DOCKER);
   t.match(noDocker.stderr, /docker is not installed/);
   const dir = t.testdir({ bin: {} });
@@ -48,23 +81,40 @@ t.test('the script names what the box lacks: docker, or a static busybox', async
   // a dynamic busybox (any dynamic binary stands in for Debian's busybox package)
   writeFileSync(join(dir, 'bin', 'busybox'), readFileSync('/bin/ls'));
   chmodSync(join(dir, 'bin', 'busybox'), 0o755);
-  const dynamic = spawnSync('sh', ['-c', imageBuildScript()], { env: { PATH: `${join(dir, 'bin')}:/usr/bin:/bin` }, encoding: 'utf8' });
+  const dynamic = spawnSync('sh', ['-c', imageBuildScript()], {
+    env: { PATH: `${join(dir, 'bin')}:/usr/bin:/bin` },
+    encoding: 'utf8',
+  });
   t.equal(dynamic.status, NO_STATIC_BUSYBOX);
   t.match(dynamic.stderr, /no static busybox/);
   t.notOk(existsSync(join(dir, 'bin', 'image.tar')), 'nothing imported');
 });
 
-t.test('the pause loop really pauses and exits on SIGTERM at once', { skip: STATIC_BUSYBOX ? false : 'no static busybox on this host' }, async (t) => {
-  const [, ...rest] = PAUSE_CMD;
-  const { spawn } = await import('node:child_process');
-  // its own process group: in a container the orphaned sleep dies with PID 1's namespace; here the group is killed after
-  const child = spawn(STATIC_BUSYBOX!, rest.map((a) => a.replaceAll('/bin/busybox', STATIC_BUSYBOX!)), { stdio: 'ignore', detached: true });
-  t.teardown(() => { try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* already gone */ } });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  await new Promise((r) => setTimeout(r, 300));
-  t.equal(child.exitCode, null, 'still running after 300 ms');
-  const t0 = Date.now();
-  child.kill('SIGTERM');
-  t.equal(await exited, 0, 'exit 0 on SIGTERM');
-  t.ok(Date.now() - t0 < 2000, 'promptly');
-});
+t.test(
+  'the pause loop really pauses and exits on SIGTERM at once',
+  { skip: STATIC_BUSYBOX ? false : 'no static busybox on this host' },
+  async (t) => {
+    const [, ...rest] = PAUSE_CMD;
+    const { spawn } = await import('node:child_process');
+    // its own process group: in a container the orphaned sleep dies with PID 1's namespace; here the group is killed after
+    const child = spawn(
+      STATIC_BUSYBOX!,
+      rest.map((a) => a.replaceAll('/bin/busybox', STATIC_BUSYBOX!)),
+      { stdio: 'ignore', detached: true },
+    );
+    t.teardown(() => {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    await new Promise((r) => setTimeout(r, 300));
+    t.equal(child.exitCode, null, 'still running after 300 ms');
+    const t0 = Date.now();
+    child.kill('SIGTERM');
+    t.equal(await exited, 0, 'exit 0 on SIGTERM');
+    t.ok(Date.now() - t0 < 2000, 'promptly');
+  },
+);

@@ -16,20 +16,33 @@ t.test('every shipped scenario has its generated table in docs/checks.md, and it
     const [open, close] = tableMarkers(s.name);
     t.ok(doc.includes(open) && doc.includes(close), `${s.name}: docs/checks.md has its table markers`);
   }
-  t.equal(withCheckTables(doc, SCENARIOS), doc, 'the tables match the registry (run `npm run docs` after changing a check)');
+  t.equal(
+    withCheckTables(doc, SCENARIOS),
+    doc,
+    'the tables match the registry (run `npm run docs` after changing a check)',
+  );
 });
 
 t.test('the table renders each check once, in order, escaping pipes', async (t) => {
-  const table = renderCheckTable([{ id: 'a', title: 'A', passesWhen: 'x | y\nz' }, { id: 'b', title: 'B', passesWhen: 'w' }]);
+  const table = renderCheckTable([
+    { id: 'a', title: 'A', passesWhen: 'x | y\nz' },
+    { id: 'b', title: 'B', passesWhen: 'w' },
+  ]);
   t.equal(table, '| check | passes when |\n| --- | --- |\n| `a` | x \\| y z |\n| `b` | w |');
   const [open, close] = tableMarkers('s');
   const stale = `text\n${open}\n| old |\n${close}\nmore`;
-  t.equal(withCheckTables(stale, [{ name: 's', checks: [{ id: 'a', title: 'A', passesWhen: 'p' }] }]), `text\n${open}\n| check | passes when |\n| --- | --- |\n| \`a\` | p |\n${close}\nmore`);
+  t.equal(
+    withCheckTables(stale, [{ name: 's', checks: [{ id: 'a', title: 'A', passesWhen: 'p' }] }]),
+    `text\n${open}\n| check | passes when |\n| --- | --- |\n| \`a\` | p |\n${close}\nmore`,
+  );
 });
 
 t.test('docs/config.md has every key of the table, with its default, and it is current', async (t) => {
   const doc = read('docs/config.md');
-  t.ok(CONFIG_TABLE_MARKERS.every((m) => doc.includes(m)), 'the markers are there');
+  t.ok(
+    CONFIG_TABLE_MARKERS.every((m) => doc.includes(m)),
+    'the markers are there',
+  );
   t.equal(withConfigTable(doc, renderConfigTable(FIELDS, DEFAULTS)), doc, 'current (run `npm run docs`)');
   for (const f of FIELDS) t.ok(doc.includes(`| \`${f.yaml}\` |`), `${f.yaml} has a row`);
   t.match(doc, /\| `lab\.memory_mb` \| `--memory` \| {2}\| `768` \|/, 'a default as the schema has it');

@@ -1,6 +1,13 @@
 import t from 'tap';
 import { readFileSync } from 'node:fs';
-import { detectAccel, memAvailableBytes, nearestExisting, renderDoctor, runDoctor, type DoctorItem } from '../../lib/lab/doctor.js';
+import {
+  detectAccel,
+  memAvailableBytes,
+  nearestExisting,
+  renderDoctor,
+  runDoctor,
+  type DoctorItem,
+} from '../../lib/lab/doctor.js';
 import { deadlineIn } from '../../lib/time/deadlines.js';
 import type { RunCommand } from '../../lib/exec/run.js';
 
@@ -12,7 +19,10 @@ t.test('detectAccel: software emulation on this kind of host (kvm_pvm, no vmx/sv
   t.match(pvm.detail, /^software emulation \(TCG\): kvm_pvm is loaded/);
   t.match(detectAccel(fx('cpuinfo-no-vmx.txt'), false, []), { driver: 'qemu', detail: /no vmx\/svm flag/ });
   const vmx = fx('cpuinfo-no-vmx.txt').replace(/^flags\s*:/m, 'flags\t\t: vmx');
-  t.match(detectAccel(vmx, true, ['kvm', 'kvm_intel']), { driver: 'kvm', detail: /hardware virtualization \(KVM, vmx\)/ });
+  t.match(detectAccel(vmx, true, ['kvm', 'kvm_intel']), {
+    driver: 'kvm',
+    detail: /hardware virtualization \(KVM, vmx\)/,
+  });
   t.match(detectAccel(vmx, false, []), { driver: 'qemu', detail: /\/dev\/kvm is missing/ });
 });
 
@@ -43,7 +53,11 @@ t.test('runDoctor on a host without vagrant or libvirt names the fixes', async (
   const by = Object.fromEntries(items.map((i) => [i.name, i]));
   t.match(by.vagrant, { ok: false, fix: /setup/ });
   t.match(by['vagrant-libvirt plugin'], { ok: false, fix: /vagrant-libvirt/ });
-  t.match(by['libvirtd reachable'], { ok: false, detail: /failed to connect/, fix: /ip netns exec nrh-lab libvirtd -d/ });
+  t.match(by['libvirtd reachable'], {
+    ok: false,
+    detail: /failed to connect/,
+    fix: /ip netns exec nrh-lab libvirtd -d/,
+  });
   t.match(by.box, { ok: false, fix: /build-box\.ts/ });
   t.match(by['nomad binary'], { ok: false, detail: /no such file/ });
   t.equal(by.virtualization?.ok, true);
@@ -58,29 +72,56 @@ t.test('a work dir that does not exist yet is judged by its nearest existing par
   const run: RunCommand = async () => ({ code: 1, stdout: '', stderr: 'absent\n', durationMs: 1 });
   const items = await runDoctor({ deadline: deadlineIn(10_000), workDir: `${dir}/sub/nomad-reboot-harness`, run });
   const disk = items.find((i) => i.name === `free disk ${dir}/sub/nomad-reboot-harness`);
-  t.match(disk, { detail: new RegExp(`free on ${dir}/sub \\(${dir}/sub/nomad-reboot-harness does not exist yet; a run creates it\\)`) });
+  t.match(disk, {
+    detail: new RegExp(`free on ${dir}/sub \\(${dir}/sub/nomad-reboot-harness does not exist yet; a run creates it\\)`),
+  });
   t.notMatch(disk?.detail, /cannot be read/);
   t.equal(disk?.ok, true, 'the test dir has more than 3 GiB free');
-  t.match(items.find((i) => i.name === 'libvirtd reachable'), { fix: /reboot-harness setup {3}\(starts virtlogd \+ libvirtd inside netns "nrh-lab"\)/ });
+  t.match(
+    items.find((i) => i.name === 'libvirtd reachable'),
+    { fix: /reboot-harness setup {3}\(starts virtlogd \+ libvirtd inside netns "nrh-lab"\)/ },
+  );
 });
 
-t.test('runDoctor shows the libvirt driver lab.libvirt_driver resolves to, with its reason; a failed choice is named', async (t) => {
-  const run: RunCommand = async () => ({ code: 1, stdout: '', stderr: '', durationMs: 1 });
-  const dir = t.testdir({});
-  const reason = 'software emulation (TCG): qemu -enable-kvm -cpu host aborts with "failed to set MSR 0x10a to 0x69"';
-  const choose = async () => ({ driver: 'qemu' as const, reason, source: 'cache' as const });
-  const items = await runDoctor({ deadline: deadlineIn(10_000), workDir: dir, run, libvirtDriver: { setting: 'auto', choose } });
-  t.match(items.find((i) => i.name === 'libvirt driver'), { ok: true, detail: `qemu (lab.libvirt_driver: auto, decided by cache): ${reason}` });
-  const broken = async () => {
-    throw new Error('interrupted');
-  };
-  const bad = await runDoctor({ deadline: deadlineIn(10_000), workDir: dir, run, libvirtDriver: { setting: 'auto', choose: broken } });
-  t.match(bad.find((i) => i.name === 'libvirt driver'), { ok: false, detail: /could not decide for auto: interrupted/ });
-  const none = await runDoctor({ deadline: deadlineIn(10_000), workDir: dir, run });
-  t.notOk(none.some((i) => i.name === 'libvirt driver'), 'not shown when no chooser is given (lab.provider virtualbox or ssh)');
-});
+t.test(
+  'runDoctor shows the libvirt driver lab.libvirt_driver resolves to, with its reason; a failed choice is named',
+  async (t) => {
+    const run: RunCommand = async () => ({ code: 1, stdout: '', stderr: '', durationMs: 1 });
+    const dir = t.testdir({});
+    const reason = 'software emulation (TCG): qemu -enable-kvm -cpu host aborts with "failed to set MSR 0x10a to 0x69"';
+    const choose = async () => ({ driver: 'qemu' as const, reason, source: 'cache' as const });
+    const items = await runDoctor({
+      deadline: deadlineIn(10_000),
+      workDir: dir,
+      run,
+      libvirtDriver: { setting: 'auto', choose },
+    });
+    t.match(
+      items.find((i) => i.name === 'libvirt driver'),
+      { ok: true, detail: `qemu (lab.libvirt_driver: auto, decided by cache): ${reason}` },
+    );
+    const broken = async () => {
+      throw new Error('interrupted');
+    };
+    const bad = await runDoctor({
+      deadline: deadlineIn(10_000),
+      workDir: dir,
+      run,
+      libvirtDriver: { setting: 'auto', choose: broken },
+    });
+    t.match(
+      bad.find((i) => i.name === 'libvirt driver'),
+      { ok: false, detail: /could not decide for auto: interrupted/ },
+    );
+    const none = await runDoctor({ deadline: deadlineIn(10_000), workDir: dir, run });
+    t.notOk(
+      none.some((i) => i.name === 'libvirt driver'),
+      'not shown when no chooser is given (lab.provider virtualbox or ssh)',
+    );
+  },
+);
 
-t.test('renderDoctor --quiet: the failed checks\' names and the verdict, nothing else', async (t) => {
+t.test("renderDoctor --quiet: the failed checks' names and the verdict, nothing else", async (t) => {
   const items: DoctorItem[] = [
     { name: 'vagrant', ok: false, detail: 'vagrant not found', fix: 'reboot-harness setup' },
     { name: 'qemu', ok: true, detail: 'QEMU emulator version 7.2', fix: '' },

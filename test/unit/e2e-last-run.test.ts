@@ -8,7 +8,9 @@ const doc = readFileSync(new URL('docs/findings.md', ROOT), 'utf8');
 const table = /<!-- e2e-last-run:begin -->([^]*?)<!-- e2e-last-run:end -->/.exec(doc)?.[1] ?? '';
 const rows = table.split('\n').filter((l) => /^\| `[^`]+\.test\.ts` \|/.test(l));
 const named = rows.map((l) => /^\| `([^`]+)`/.exec(l)![1]!);
-const files = readdirSync(new URL('test/e2e/', ROOT)).filter((f) => f.endsWith('.test.ts')).sort();
+const files = readdirSync(new URL('test/e2e/', ROOT))
+  .filter((f) => f.endsWith('.test.ts'))
+  .sort();
 
 t.test('docs/findings.md has the table', async (t) => {
   t.ok(rows.length > 0, 'rows between the markers');
@@ -16,7 +18,19 @@ t.test('docs/findings.md has the table', async (t) => {
 });
 
 t.test('every e2e file has exactly one row, and every row names an e2e file', async (t) => {
-  t.same(files.filter((f) => !named.includes(f)), [], 'files without a row');
-  t.same(named.filter((f) => !files.includes(f)), [], 'rows without a file');
-  t.same(named.filter((f, i) => named.indexOf(f) !== i), [], 'files with two rows');
+  t.same(
+    files.filter((f) => !named.includes(f)),
+    [],
+    'files without a row',
+  );
+  t.same(
+    named.filter((f) => !files.includes(f)),
+    [],
+    'rows without a file',
+  );
+  t.same(
+    named.filter((f, i) => named.indexOf(f) !== i),
+    [],
+    'files with two rows',
+  );
 });

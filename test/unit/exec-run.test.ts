@@ -17,7 +17,10 @@ const d = () => deadlineIn(10_000);
 
 t.test('success returns code, stdout, stderr and logs the escaped command', async (t) => {
   const events: LogEvent[] = [];
-  const r = await runCommand('sh', ['-c', 'echo out; echo err >&2', 'arg with space'], { deadline: d(), logger: (e) => events.push(e) });
+  const r = await runCommand('sh', ['-c', 'echo out; echo err >&2', 'arg with space'], {
+    deadline: d(),
+    logger: (e) => events.push(e),
+  });
   t.equal(r.code, 0);
   t.equal(r.stdout, 'out\n');
   t.equal(r.stderr, 'err\n');
@@ -27,7 +30,9 @@ t.test('success returns code, stdout, stderr and logs the escaped command', asyn
 });
 
 t.test('a disallowed exit code throws CommandError with the command and the last 20 stderr lines', async (t) => {
-  const err = await rejection(runCommand('sh', ['-c', 'for i in $(seq 1 30); do echo line$i >&2; done; exit 3'], { deadline: d() }));
+  const err = await rejection(
+    runCommand('sh', ['-c', 'for i in $(seq 1 30); do echo line$i >&2; done; exit 3'], { deadline: d() }),
+  );
   t.type(err, CommandError);
   const ce = err as CommandError;
   t.equal(ce.code, 3);
@@ -45,7 +50,13 @@ t.test('allowedCodes accepts other codes', async (t) => {
 
 t.test('secrets are redacted from the command and the stderr tail', async (t) => {
   const events: LogEvent[] = [];
-  const err = await rejection(runCommand('sh', ['-c', 'echo token=$0 >&2; exit 1', 'tok-SECRET'], { deadline: d(), redact: ['tok-SECRET'], logger: (e) => events.push(e) }));
+  const err = await rejection(
+    runCommand('sh', ['-c', 'echo token=$0 >&2; exit 1', 'tok-SECRET'], {
+      deadline: d(),
+      redact: ['tok-SECRET'],
+      logger: (e) => events.push(e),
+    }),
+  );
   t.notMatch(String(err), /tok-SECRET/);
   t.match(String(err), /token=\*\*\*/);
   t.notMatch(JSON.stringify(events), /tok-SECRET/);
@@ -63,7 +74,9 @@ t.test('the deadline kills the command and marks it timed out', async (t) => {
 t.test('an interrupt (non-timeout abort) is rethrown as is', async (t) => {
   const ctl = new AbortController();
   setTimeout(() => ctl.abort(new InterruptedError('SIGINT')), 200);
-  const err = await rejection(runCommand('sleep', ['30'], { deadline: { at: performance.now() + 60_000, signal: ctl.signal } }));
+  const err = await rejection(
+    runCommand('sleep', ['30'], { deadline: { at: performance.now() + 60_000, signal: ctl.signal } }),
+  );
   t.type(err, InterruptedError);
 });
 
@@ -76,7 +89,11 @@ t.test('a missing executable is a CommandError saying so', async (t) => {
 
 t.test('input goes to stdin; onLine sees lines as they come', async (t) => {
   const lines: string[] = [];
-  const r = await runCommand('sh', ['-c', 'cat; echo done >&2'], { deadline: d(), input: 'a\nb\n', onLine: (s, l) => lines.push(`${s}:${l}`) });
+  const r = await runCommand('sh', ['-c', 'cat; echo done >&2'], {
+    deadline: d(),
+    input: 'a\nb\n',
+    onLine: (s, l) => lines.push(`${s}:${l}`),
+  });
   t.equal(r.stdout, 'a\nb\n');
   t.same(lines.sort(), ['stderr:done', 'stdout:a', 'stdout:b']);
 });

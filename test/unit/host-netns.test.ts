@@ -33,43 +33,80 @@ t.test('setup arguments: this Node with tsx from this checkout runs the zx scrip
   t.equal(IN_NETNS_ENV, 'NRH_IN_NETNS');
 });
 
-t.test('setup starts libvirtd in the lab netns after the script, as run does (doctor must pass right after)', async (t) => {
-  const order: string[] = [];
-  const lines: LogEvent[] = [];
-  const run: RunCommand = async (file, args, o) => {
-    order.push(`${file} ${args.join(' ')}`);
-    o.onLine?.('stdout', 'setup-host: all 21 packages present');
-    o.onLine?.('stdout', 'Progress: 50%');
-    return { code: 0, stdout: '', stderr: '', durationMs: 1 };
-  };
-  const ensureHost = async (o: { netns: string; blackholes?: readonly string[] }) => {
-    order.push(`ensureLabHost ${o.netns} ${o.blackholes?.join(',')}`);
-    return { netns: o.netns, libvirtdPid: 4242, started: ['libvirtd (pid 4242)'] };
-  };
-  const r = await runSetup({ deadline: deadlineIn(5000), netns: 'nrh-lab', blackholes: ['10.198.0.0/24', '10.199.0.0/24'], run, ensureHost, logger: (e) => lines.push(e) });
-  t.same(order, [`${process.execPath} --import ${TSX_LOADER} ${SETUP_SCRIPT}`, 'ensureLabHost nrh-lab 10.198.0.0/24,10.199.0.0/24']);
-  t.same(r.labHost, { netns: 'nrh-lab', libvirtdPid: 4242, started: ['libvirtd (pid 4242)'] });
-  t.same(lines.map((e) => (e.kind === 'info' ? e.message : e.kind)), ['setup-host: all 21 packages present'], 'progress bars are dropped');
+t.test(
+  'setup starts libvirtd in the lab netns after the script, as run does (doctor must pass right after)',
+  async (t) => {
+    const order: string[] = [];
+    const lines: LogEvent[] = [];
+    const run: RunCommand = async (file, args, o) => {
+      order.push(`${file} ${args.join(' ')}`);
+      o.onLine?.('stdout', 'setup-host: all 21 packages present');
+      o.onLine?.('stdout', 'Progress: 50%');
+      return { code: 0, stdout: '', stderr: '', durationMs: 1 };
+    };
+    const ensureHost = async (o: { netns: string; blackholes?: readonly string[] }) => {
+      order.push(`ensureLabHost ${o.netns} ${o.blackholes?.join(',')}`);
+      return { netns: o.netns, libvirtdPid: 4242, started: ['libvirtd (pid 4242)'] };
+    };
+    const r = await runSetup({
+      deadline: deadlineIn(5000),
+      netns: 'nrh-lab',
+      blackholes: ['10.198.0.0/24', '10.199.0.0/24'],
+      run,
+      ensureHost,
+      logger: (e) => lines.push(e),
+    });
+    t.same(order, [
+      `${process.execPath} --import ${TSX_LOADER} ${SETUP_SCRIPT}`,
+      'ensureLabHost nrh-lab 10.198.0.0/24,10.199.0.0/24',
+    ]);
+    t.same(r.labHost, { netns: 'nrh-lab', libvirtdPid: 4242, started: ['libvirtd (pid 4242)'] });
+    t.same(
+      lines.map((e) => (e.kind === 'info' ? e.message : e.kind)),
+      ['setup-host: all 21 packages present'],
+      'progress bars are dropped',
+    );
 
-  order.length = 0;
-  const failing: RunCommand = async (file, args) => {
-    order.push(`${file} ${args.join(' ')}`);
-    throw new CommandError(`node ${args.join(' ')}`, 2, 'setup-host: prerequisites failed: the box build needs Go >= 1.21');
-  };
-  await t.rejects(runSetup({ deadline: deadlineIn(5000), netns: 'nrh-lab', run: failing, ensureHost }), {
-    exitCode: 2,
-    message: /^setup: the host is not ready \(nothing was changed\):\n.*needs Go >= 1\.21/,
-  }, 'the script\'s exit 2 (a missing prerequisite) is a usage error, as `setup --help` says');
-  const broken: RunCommand = async (file, args) => {
-    throw new CommandError(`${file} ${args.join(' ')}`, 1, 'setup-host: debootstrap failed: `debootstrap ...` exited 1');
-  };
-  await t.rejects(runSetup({ deadline: deadlineIn(5000), netns: '', run: broken, ensureHost }), {
-    exitCode: 3,
-    message: /debootstrap failed/,
-  }, 'a failed step is an infrastructure error');
-  t.same(order, [`${process.execPath} --import ${TSX_LOADER} ${SETUP_SCRIPT}`], 'a failed script starts nothing');
-  t.equal((await runSetup({ deadline: deadlineIn(5000), netns: '', run, ensureHost })).labHost, undefined, '--netns "" starts no lab host');
-});
+    order.length = 0;
+    const failing: RunCommand = async (file, args) => {
+      order.push(`${file} ${args.join(' ')}`);
+      throw new CommandError(
+        `node ${args.join(' ')}`,
+        2,
+        'setup-host: prerequisites failed: the box build needs Go >= 1.21',
+      );
+    };
+    await t.rejects(
+      runSetup({ deadline: deadlineIn(5000), netns: 'nrh-lab', run: failing, ensureHost }),
+      {
+        exitCode: 2,
+        message: /^setup: the host is not ready \(nothing was changed\):\n.*needs Go >= 1\.21/,
+      },
+      "the script's exit 2 (a missing prerequisite) is a usage error, as `setup --help` says",
+    );
+    const broken: RunCommand = async (file, args) => {
+      throw new CommandError(
+        `${file} ${args.join(' ')}`,
+        1,
+        'setup-host: debootstrap failed: `debootstrap ...` exited 1',
+      );
+    };
+    await t.rejects(
+      runSetup({ deadline: deadlineIn(5000), netns: '', run: broken, ensureHost }),
+      {
+        exitCode: 3,
+        message: /debootstrap failed/,
+      },
+      'a failed step is an infrastructure error',
+    );
+    t.same(order, [`${process.execPath} --import ${TSX_LOADER} ${SETUP_SCRIPT}`], 'a failed script starts nothing');
+    t.equal(
+      (await runSetup({ deadline: deadlineIn(5000), netns: '', run, ensureHost })).labHost,
+      undefined,
+      '--netns "" starts no lab host',
+    );
+  },
+);
 
 t.test('setup ends by naming the next commands', async (t) => {
   const text = nextCommands({ netns: 'nrh-lab', libvirtdPid: 4242, started: [] });

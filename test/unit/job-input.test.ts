@@ -13,10 +13,33 @@ import { join } from 'node:path';
 /** The shape `nomad job run -output` prints (real v1.9.3 here): unset fields null, the job under "Job". */
 const OUTPUT = {
   Job: {
-    ID: 'bridge-two-groups', Name: 'bridge-two-groups', Type: null, Meta: null,
+    ID: 'bridge-two-groups',
+    Name: 'bridge-two-groups',
+    Type: null,
+    Meta: null,
     TaskGroups: [
-      { Name: 'web', Count: null, Meta: null, Networks: [{ Mode: 'bridge', DynamicPorts: [{ Label: 'http', Value: 0, To: 80 }], ReservedPorts: null }], Tasks: [{ Name: 'web', Driver: 'exec' }] },
-      { Name: 'echo', Count: 2, Meta: { reboot_harness_probe_echo: 'tcp' }, Networks: [{ Mode: 'bridge', DynamicPorts: [{ Label: 'echo', Value: 0, To: 9000 }, { Label: 'admin', Value: 0, To: 9001 }] }], Tasks: [{ Name: 'echo', Driver: 'exec' }] },
+      {
+        Name: 'web',
+        Count: null,
+        Meta: null,
+        Networks: [{ Mode: 'bridge', DynamicPorts: [{ Label: 'http', Value: 0, To: 80 }], ReservedPorts: null }],
+        Tasks: [{ Name: 'web', Driver: 'exec' }],
+      },
+      {
+        Name: 'echo',
+        Count: 2,
+        Meta: { reboot_harness_probe_echo: 'tcp' },
+        Networks: [
+          {
+            Mode: 'bridge',
+            DynamicPorts: [
+              { Label: 'echo', Value: 0, To: 9000 },
+              { Label: 'admin', Value: 0, To: 9001 },
+            ],
+          },
+        ],
+        Tasks: [{ Name: 'echo', Driver: 'exec' }],
+      },
       { Name: 'host', Count: 1, Networks: [{ Mode: 'host' }], Tasks: [{ Name: 'h', Driver: 'raw_exec' }] },
     ],
   },
@@ -25,8 +48,15 @@ const OUTPUT = {
 t.test('jobInfo reads -output JSON: defaults for null, groups, ports, drivers, probe kinds', async (t) => {
   const { info, problems } = jobInfo(OUTPUT);
   t.same(problems, []);
-  t.equal(info?.type, 'service', 'Type null is a service job (Nomad\'s default)');
-  t.same(info?.groups.map((g) => [g.name, g.count, g.bridge, g.ports]), [['web', 1, true, ['http']], ['echo', 2, true, ['echo', 'admin']], ['host', 1, false, []]]);
+  t.equal(info?.type, 'service', "Type null is a service job (Nomad's default)");
+  t.same(
+    info?.groups.map((g) => [g.name, g.count, g.bridge, g.ports]),
+    [
+      ['web', 1, true, ['http']],
+      ['echo', 2, true, ['echo', 'admin']],
+      ['host', 1, false, []],
+    ],
+  );
   t.equal(info?.expectedAllocs, 4);
   t.same(info?.drivers, ['exec', 'raw_exec']);
   t.same(info?.probeKinds, { web: { http: 'http' }, echo: { echo: 'tcp', admin: 'tcp' }, host: {} });
@@ -36,8 +66,18 @@ t.test('jobInfo reads -output JSON: defaults for null, groups, ports, drivers, p
 });
 
 t.test('jobProblems: batch, sysbatch, system, no bridge group, nothing to run; all at once', async (t) => {
-  const job = (type: string, mode = 'bridge', count = 1) => jobInfo({ Job: { ID: 'j', Type: type, TaskGroups: [{ Name: 'g', Count: count, Networks: [{ Mode: mode }], Tasks: [{ Name: 't', Driver: 'exec' }] }] } }).info!;
-  t.match(jobProblems(job('batch', 'host')).map((p) => p.message), [/is a batch job: its allocs finish/, /has no group with network \{ mode = "bridge" \} \(groups: g\)/]);
+  const job = (type: string, mode = 'bridge', count = 1) =>
+    jobInfo({
+      Job: {
+        ID: 'j',
+        Type: type,
+        TaskGroups: [{ Name: 'g', Count: count, Networks: [{ Mode: mode }], Tasks: [{ Name: 't', Driver: 'exec' }] }],
+      },
+    }).info!;
+  t.match(
+    jobProblems(job('batch', 'host')).map((p) => p.message),
+    [/is a batch job: its allocs finish/, /has no group with network \{ mode = "bridge" \} \(groups: g\)/],
+  );
   t.match(jobProblems(job('sysbatch')), [{ message: /sysbatch job/, fix: /type = "service"/ }]);
   t.match(jobProblems(job('system')), [{ message: /system job: Nomad restores system allocs without waiting/ }]);
   t.match(jobProblems(job('service', 'bridge', 0)), [{ message: /asks for no alloc/ }]);
@@ -48,48 +88,128 @@ t.test('probe kinds: label convention, meta over it, group meta over job meta, b
   t.equal(defaultProbeKind('http'), 'http');
   t.equal(defaultProbeKind('https-admin'), 'http');
   t.equal(defaultProbeKind('db'), 'tcp');
-  const { kinds, problems } = probeKindsFromMeta({ reboot_harness_probe_http: 'tcp', reboot_harness_probe_db: 'none' }, [
-    { name: 'a', meta: undefined, ports: ['http', 'db'] },
-    { name: 'b', meta: { reboot_harness_probe_http: 'http', reboot_harness_probe_x: 'udp' }, ports: ['http', 'x'] },
-  ]);
+  const { kinds, problems } = probeKindsFromMeta(
+    { reboot_harness_probe_http: 'tcp', reboot_harness_probe_db: 'none' },
+    [
+      { name: 'a', meta: undefined, ports: ['http', 'db'] },
+      { name: 'b', meta: { reboot_harness_probe_http: 'http', reboot_harness_probe_x: 'udp' }, ports: ['http', 'x'] },
+    ],
+  );
   t.same(kinds, { a: { http: 'tcp', db: 'none' }, b: { http: 'http' } });
   t.match(problems, [/reboot_harness_probe_x = "udp" in group "b" must be http, tcp or none/]);
   t.equal(probeKindOf(undefined, 'g', 'grpc'), 'tcp', 'no kinds recorded: the label convention');
 });
 
-t.test('placement failure: Nomad\'s CLI text and the flag that fixes it', async (t) => {
+t.test("placement failure: Nomad's CLI text and the flag that fixes it", async (t) => {
   // the AllocMetric of a real scheduler for a group whose memory does not fit (api/allocations.go AllocationMetric)
-  const memory = { NodesEvaluated: 1, NodesAvailable: { dc1: 1 }, NodesExhausted: 1, DimensionExhausted: { memory: 1 }, CoalescedFailures: 2 };
-  t.same(placementLines('web', memory), ['Task Group "web" (failed to place 3 allocations):', '* Resources exhausted on 1 nodes', '* Dimension "memory" exhausted on 1 nodes']);
+  const memory = {
+    NodesEvaluated: 1,
+    NodesAvailable: { dc1: 1 },
+    NodesExhausted: 1,
+    DimensionExhausted: { memory: 1 },
+    CoalescedFailures: 2,
+  };
+  t.same(placementLines('web', memory), [
+    'Task Group "web" (failed to place 3 allocations):',
+    '* Resources exhausted on 1 nodes',
+    '* Dimension "memory" exhausted on 1 nodes',
+  ]);
   const msg = placementFailureMessage('count-3', { web: memory }, { memoryMb: 768, cpus: 1 });
-  t.match(msg, /^job "count-3" does not fit the client \(Nomad's placement failure: Task Group "web" \(failed to place 3 allocations\):/);
+  t.match(
+    msg,
+    /^job "count-3" does not fit the client \(Nomad's placement failure: Task Group "web" \(failed to place 3 allocations\):/,
+  );
   t.match(msg, /fix: give the client VM more memory: --memory 1536 \(now 768 MiB\)/);
-  t.match(placementFailureMessage('j', { g: { NodesEvaluated: 1, DimensionExhausted: { cpu: 1 } } }, { memoryMb: 1024, cpus: 1 }), /--cpus 2 \(now 1\)/);
-  t.match(placementFailureMessage('j', { g: { NodesEvaluated: 1, DimensionExhausted: { 'network: reserved port collision http=8080': 1 } } }, { memoryMb: 1024, cpus: 1 }), /change its static ports/);
-  t.match(placementFailureMessage('j', { g: { NodesEvaluated: 1, ConstraintFiltered: { '${attr.kernel.name} = windows': 1 } } }, { memoryMb: 1024, cpus: 1 }), /Constraint "\$\{attr\.kernel\.name\} = windows": 1 nodes excluded by filter.*constraints exclude/);
-  t.match(placementLines('g', { NodesEvaluated: 0, NodesAvailable: { dc2: 0 } }), ['Task Group "g" (failed to place 1 allocation):', '* No nodes were eligible for evaluation', '* No nodes are available in datacenter "dc2"']);
+  t.match(
+    placementFailureMessage(
+      'j',
+      { g: { NodesEvaluated: 1, DimensionExhausted: { cpu: 1 } } },
+      { memoryMb: 1024, cpus: 1 },
+    ),
+    /--cpus 2 \(now 1\)/,
+  );
+  t.match(
+    placementFailureMessage(
+      'j',
+      { g: { NodesEvaluated: 1, DimensionExhausted: { 'network: reserved port collision http=8080': 1 } } },
+      { memoryMb: 1024, cpus: 1 },
+    ),
+    /change its static ports/,
+  );
+  t.match(
+    placementFailureMessage(
+      'j',
+      { g: { NodesEvaluated: 1, ConstraintFiltered: { '${attr.kernel.name} = windows': 1 } } },
+      { memoryMb: 1024, cpus: 1 },
+    ),
+    /Constraint "\$\{attr\.kernel\.name\} = windows": 1 nodes excluded by filter.*constraints exclude/,
+  );
+  t.match(placementLines('g', { NodesEvaluated: 0, NodesAvailable: { dc2: 0 } }), [
+    'Task Group "g" (failed to place 1 allocation):',
+    '* No nodes were eligible for evaluation',
+    '* No nodes are available in datacenter "dc2"',
+  ]);
 });
 
 t.test('variables: -var flags (sorted) and a var-file for /v1/jobs/parse', async (t) => {
-  t.same(varFlags({ count: 3, image: 'web:1', debug: true }), ['-var', 'count=3', '-var', 'debug=true', '-var', 'image=web:1']);
+  t.same(varFlags({ count: 3, image: 'web:1', debug: true }), [
+    '-var',
+    'count=3',
+    '-var',
+    'debug=true',
+    '-var',
+    'image=web:1',
+  ]);
   t.equal(varFile({ count: 3, image: 'a "b"', on: false }), 'count = 3\nimage = "a \\"b\\""\non = false\n');
   t.equal(varFile({}), '');
 });
 
-t.test('the converter: argv, exit codes and Nomad\'s message', async (t) => {
+t.test("the converter: argv, exit codes and Nomad's message", async (t) => {
   const calls: { file: string; args: readonly string[]; env?: Record<string, string | undefined> }[] = [];
-  const answer = (code: number, stdout: string, stderr = ''): RunCommand => async (file, args, o) => {
-    calls.push({ file, args, ...(o.env ? { env: o.env } : {}) });
-    return { code, stdout, stderr, durationMs: 1 };
-  };
-  const ok = await nomadJobConverter(answer(0, JSON.stringify(OUTPUT)))({ nomadBinary: '/b/nomad', file: 'j.hcl', vars: { count: 2 } });
-  t.same(calls[0], { file: '/b/nomad', args: ['job', 'run', '-output', '-var', 'count=2', 'j.hcl'], env: { NOMAD_ADDR: 'http://127.0.0.1:4646', NOMAD_TOKEN: undefined } }, 'flags before the path (Nomad takes one argument after them)');
+  const answer =
+    (code: number, stdout: string, stderr = ''): RunCommand =>
+    async (file, args, o) => {
+      calls.push({ file, args, ...(o.env ? { env: o.env } : {}) });
+      return { code, stdout, stderr, durationMs: 1 };
+    };
+  const ok = await nomadJobConverter(answer(0, JSON.stringify(OUTPUT)))({
+    nomadBinary: '/b/nomad',
+    file: 'j.hcl',
+    vars: { count: 2 },
+  });
+  t.same(
+    calls[0],
+    {
+      file: '/b/nomad',
+      args: ['job', 'run', '-output', '-var', 'count=2', 'j.hcl'],
+      env: { NOMAD_ADDR: 'http://127.0.0.1:4646', NOMAD_TOKEN: undefined },
+    },
+    'flags before the path (Nomad takes one argument after them)',
+  );
   t.match(ok, { ok: true, job: { Job: { ID: 'bridge-two-groups' } } });
-  const bad = await nomadJobConverter(answer(1, '', 'Error getting job struct: Error parsing job file from j.hcl:\nj.hcl:3,13-4,1: Invalid expression; Expected the start of an expression\n'))({ nomadBinary: '/b/nomad', file: 'j.hcl', vars: {} });
-  t.same(bad, { ok: false, message: 'Error getting job struct: Error parsing job file from j.hcl: | j.hcl:3,13-4,1: Invalid expression; Expected the start of an expression' });
-  t.match(await nomadJobConverter(answer(0, 'not json'))({ nomadBinary: 'n', file: 'f', vars: {} }), { ok: false, message: /printed no JSON/ });
-  const boom: RunCommand = async () => { throw new Error('spawn /b/nomad ENOENT'); };
-  t.match(await nomadJobConverter(boom)({ nomadBinary: '/b/nomad', file: 'f', vars: {} }), { ok: false, message: /could not run \/b\/nomad on this host to parse the job: spawn \/b\/nomad ENOENT/ });
+  const bad = await nomadJobConverter(
+    answer(
+      1,
+      '',
+      'Error getting job struct: Error parsing job file from j.hcl:\nj.hcl:3,13-4,1: Invalid expression; Expected the start of an expression\n',
+    ),
+  )({ nomadBinary: '/b/nomad', file: 'j.hcl', vars: {} });
+  t.same(bad, {
+    ok: false,
+    message:
+      'Error getting job struct: Error parsing job file from j.hcl: | j.hcl:3,13-4,1: Invalid expression; Expected the start of an expression',
+  });
+  t.match(await nomadJobConverter(answer(0, 'not json'))({ nomadBinary: 'n', file: 'f', vars: {} }), {
+    ok: false,
+    message: /printed no JSON/,
+  });
+  const boom: RunCommand = async () => {
+    throw new Error('spawn /b/nomad ENOENT');
+  };
+  t.match(await nomadJobConverter(boom)({ nomadBinary: '/b/nomad', file: 'f', vars: {} }), {
+    ok: false,
+    message: /could not run \/b\/nomad on this host to parse the job: spawn \/b\/nomad ENOENT/,
+  });
   t.equal(nomadMessage('', ''), 'nomad printed nothing');
 });
 
@@ -97,7 +217,9 @@ t.test('the converter runs the build without the ACL token of this environment',
   const dir = t.testdir();
   const build = join(dir, 'nomad');
   // a stand-in build that prints, as its job, the token it was given
-  writeFileSync(build, '#!/bin/sh\nprintf \'{"token": "%s", "addr": "%s"}\' "${NOMAD_TOKEN-unset}" "$NOMAD_ADDR"\n', { mode: 0o755 });
+  writeFileSync(build, '#!/bin/sh\nprintf \'{"token": "%s", "addr": "%s"}\' "${NOMAD_TOKEN-unset}" "$NOMAD_ADDR"\n', {
+    mode: 0o755,
+  });
   const before = process.env['NOMAD_TOKEN'];
   process.env['NOMAD_TOKEN'] = 'e7c1d2a4-secret-token';
   t.teardown(() => {
@@ -108,16 +230,33 @@ t.test('the converter runs the build without the ACL token of this environment',
   t.same(r, { ok: true, job: { token: 'unset', addr: 'http://127.0.0.1:4646' } });
 });
 
-t.test('placement failure from real v1.9.3 evaluations (test/fixtures/nomad/real-1.9.3/placement-failure)', async (t) => {
-  const { readFileSync } = await import('node:fs');
-  type Ev = { JobID: string; Status: string; FailedTGAllocs: Record<string, Parameters<typeof placementLines>[1]> | null };
-  const evals = JSON.parse(readFileSync(new URL('../fixtures/nomad/real-1.9.3/placement-failure/evaluations.json', import.meta.url), 'utf8')) as Ev[];
-  const big = evals.find((e) => e.JobID === 'too-big-raw' && e.Status === 'complete')!;
-  t.equal(placementFailureMessage('too-big-raw', big.FailedTGAllocs!, { memoryMb: 768, cpus: 1 }),
-    'job "too-big-raw" does not fit the client (Nomad\'s placement failure: Task Group "web" (failed to place 3 allocations): ' +
-    '* Resources exhausted on 1 nodes * Dimension "memory" exhausted on 1 nodes); fix: give the client VM more memory: ' +
-    "--memory 1536 (now 768 MiB), or lower the tasks' resources { memory }");
-  t.ok(evals.some((e) => e.JobID === 'too-big-raw' && e.Status === 'blocked'), 'a blocked eval stays behind, as waitForJobHealthy expects');
-  const drivers = evals.find((e) => e.JobID === 'bridge-nocni' && e.Status === 'complete')!;
-  t.match(placementFailureMessage('bridge-nocni', drivers.FailedTGAllocs!, { memoryMb: 768, cpus: 1 }), /Constraint "missing drivers": 1 nodes excluded by filter.*fix: the client has no healthy driver for one of the job's tasks/);
-});
+t.test(
+  'placement failure from real v1.9.3 evaluations (test/fixtures/nomad/real-1.9.3/placement-failure)',
+  async (t) => {
+    const { readFileSync } = await import('node:fs');
+    type Ev = {
+      JobID: string;
+      Status: string;
+      FailedTGAllocs: Record<string, Parameters<typeof placementLines>[1]> | null;
+    };
+    const evals = JSON.parse(
+      readFileSync(new URL('../fixtures/nomad/real-1.9.3/placement-failure/evaluations.json', import.meta.url), 'utf8'),
+    ) as Ev[];
+    const big = evals.find((e) => e.JobID === 'too-big-raw' && e.Status === 'complete')!;
+    t.equal(
+      placementFailureMessage('too-big-raw', big.FailedTGAllocs!, { memoryMb: 768, cpus: 1 }),
+      'job "too-big-raw" does not fit the client (Nomad\'s placement failure: Task Group "web" (failed to place 3 allocations): ' +
+        '* Resources exhausted on 1 nodes * Dimension "memory" exhausted on 1 nodes); fix: give the client VM more memory: ' +
+        "--memory 1536 (now 768 MiB), or lower the tasks' resources { memory }",
+    );
+    t.ok(
+      evals.some((e) => e.JobID === 'too-big-raw' && e.Status === 'blocked'),
+      'a blocked eval stays behind, as waitForJobHealthy expects',
+    );
+    const drivers = evals.find((e) => e.JobID === 'bridge-nocni' && e.Status === 'complete')!;
+    t.match(
+      placementFailureMessage('bridge-nocni', drivers.FailedTGAllocs!, { memoryMb: 768, cpus: 1 }),
+      /Constraint "missing drivers": 1 nodes excluded by filter.*fix: the client has no healthy driver for one of the job's tasks/,
+    );
+  },
+);

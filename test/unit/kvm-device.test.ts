@@ -6,7 +6,7 @@ import { chmodSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describeMode, fixKvmDevice, groupGid, kvmDeviceFix, restoreKvmDevice } from '../../lib/lab/kvm-device.js';
 
-t.test('the kvm group\'s gid from /etc/group', async (t) => {
+t.test("the kvm group's gid from /etc/group", async (t) => {
   const etc = 'root:x:0:\nkvmx:x:5:\nkvm:x:107:\nlibvirt:x:108:libvirt-qemu\n';
   t.equal(groupGid(etc, 'kvm'), 107);
   t.equal(groupGid(etc, 'libvirt'), 108);
@@ -14,12 +14,20 @@ t.test('the kvm group\'s gid from /etc/group', async (t) => {
   t.equal(groupGid('kvm:x:notanumber:\n', 'kvm'), undefined);
 });
 
-t.test('what to set: udev\'s root:kvm 0660 where the kvm group cannot read and write it', async (t) => {
-  t.same(kvmDeviceFix({ uid: 0, gid: 0, mode: 0o600 }, 107), { uid: 0, gid: 107, mode: 0o660 }, 'no udev: root:root 0600');
-  t.same(kvmDeviceFix({ uid: 0, gid: 107, mode: 0o600 }, 107), { uid: 0, gid: 107, mode: 0o660 }, 'the group, without its bits');
+t.test("what to set: udev's root:kvm 0660 where the kvm group cannot read and write it", async (t) => {
+  t.same(
+    kvmDeviceFix({ uid: 0, gid: 0, mode: 0o600 }, 107),
+    { uid: 0, gid: 107, mode: 0o660 },
+    'no udev: root:root 0600',
+  );
+  t.same(
+    kvmDeviceFix({ uid: 0, gid: 107, mode: 0o600 }, 107),
+    { uid: 0, gid: 107, mode: 0o660 },
+    'the group, without its bits',
+  );
   t.same(kvmDeviceFix({ uid: 0, gid: 0, mode: 0o640 }, 107), { uid: 0, gid: 107, mode: 0o660 });
   t.equal(kvmDeviceFix({ uid: 0, gid: 107, mode: 0o660 }, 107), undefined, 'udev already did it');
-  t.equal(kvmDeviceFix({ uid: 0, gid: 0, mode: 0o666 }, 107), undefined, 'rw for everyone (GitHub runners\' udev rule)');
+  t.equal(kvmDeviceFix({ uid: 0, gid: 0, mode: 0o666 }, 107), undefined, "rw for everyone (GitHub runners' udev rule)");
   t.equal(kvmDeviceFix(undefined, 107), undefined, 'no /dev/kvm: nothing to do');
   t.equal(kvmDeviceFix({ uid: 0, gid: 0, mode: 0o600 }, undefined), undefined, 'no kvm group: nothing to give it to');
   t.equal(describeMode({ uid: 0, gid: 107, mode: 0o660 }, { 0: 'root', 107: 'kvm' }), 'root:kvm 0660');

@@ -7,47 +7,95 @@ const opts = { verbose: false, quiet: false, color: false, secrets: ['s3cr3t-tok
 t.test('plain mode: one timestamped line per event, commands only with --verbose, secrets redacted', async (t) => {
   const out: string[] = [];
   let now = 1000;
-  const log = consoleLogger((s) => void out.push(s), opts, () => now);
+  const log = consoleLogger(
+    (s) => void out.push(s),
+    opts,
+    () => now,
+  );
   const at = (ms: number) => (now = 1000 + ms);
-  at(61_000); log({ kind: 'step', t: 61_000, phase: 'start', name: 'bring up the VMs' });
-  at(62_000); log({ kind: 'ssh', t: 62_000, machine: 'client', command: 'true' });
-  at(65_000); log({ kind: 'step', t: 65_000, phase: 'end', name: 'bring up the VMs', status: 'passed', durationMs: 4000 });
-  at(66_000); log({ kind: 'warn', t: 66_000, message: 'token s3cr3t-token leaked?' });
-  t.same(out, ['[01:01] … bring up the VMs\n', '[01:05] ok bring up the VMs (4.0s)\n', '[01:06] warning: token [REDACTED] leaked?\n']);
-  t.match(formatEvent({ kind: 'ssh', t: 0, machine: 'client', command: 'true', exitCode: 0, durationMs: 5 }, { ...opts, verbose: true }), /client\$ true -> 0/);
+  at(61_000);
+  log({ kind: 'step', t: 61_000, phase: 'start', name: 'bring up the VMs' });
+  at(62_000);
+  log({ kind: 'ssh', t: 62_000, machine: 'client', command: 'true' });
+  at(65_000);
+  log({ kind: 'step', t: 65_000, phase: 'end', name: 'bring up the VMs', status: 'passed', durationMs: 4000 });
+  at(66_000);
+  log({ kind: 'warn', t: 66_000, message: 'token s3cr3t-token leaked?' });
+  t.same(out, [
+    '[01:01] … bring up the VMs\n',
+    '[01:05] ok bring up the VMs (4.0s)\n',
+    '[01:06] warning: token [REDACTED] leaked?\n',
+  ]);
+  t.match(
+    formatEvent(
+      { kind: 'ssh', t: 0, machine: 'client', command: 'true', exitCode: 0, durationMs: 5 },
+      { ...opts, verbose: true },
+    ),
+    /client\$ true -> 0/,
+  );
   t.equal(formatEvent({ kind: 'step', t: 0, phase: 'start', name: 'x' }, { ...opts, quiet: true }), undefined);
 });
 
 t.test('terminal mode: the running step is a spinner line, replaced by its result line', async (t) => {
   const out: string[] = [];
   let now = 0;
-  const log = consoleLogger((s) => void out.push(s), { ...opts, color: true }, () => now);
+  const log = consoleLogger(
+    (s) => void out.push(s),
+    { ...opts, color: true },
+    () => now,
+  );
   log({ kind: 'step', t: 0, phase: 'start', name: 'reboot the client' });
   t.match(out.join(''), /\r\x1b\[2K⠙ reboot the client \(0ms\)/, 'spinner drawn with the elapsed time');
   now = 31_000;
   log({ kind: 'info', t: 31_000, message: 'still waiting' });
-  t.match(out.join(''), /\r\x1b\[2K\[00:31\] still waiting\n\r\x1b\[2K. reboot the client \(31\.0s\)/, 'a log line is printed above the redrawn spinner');
+  t.match(
+    out.join(''),
+    /\r\x1b\[2K\[00:31\] still waiting\n\r\x1b\[2K. reboot the client \(31\.0s\)/,
+    'a log line is printed above the redrawn spinner',
+  );
   log({ kind: 'step', t: 32_000, phase: 'end', name: 'reboot the client', status: 'failed', message: 'timed out' });
   t.match(out[out.length - 1]!, /FAIL.*reboot the client: timed out\n$/, 'the result line replaces the spinner');
   t.notMatch(out[out.length - 1]!, /⠋|⠙/);
 });
 
 t.test("Vagrant's own output is shown only with --verbose", async (t) => {
-  const e = { kind: 'output', t: 0, source: 'vagrant', line: '==> client: Creating shared folders metadata...' } as const;
+  const e = {
+    kind: 'output',
+    t: 0,
+    source: 'vagrant',
+    line: '==> client: Creating shared folders metadata...',
+  } as const;
   t.equal(formatEvent(e, opts), undefined);
-  t.equal(formatEvent(e, { ...opts, verbose: true }), '[00:00]     vagrant| ==> client: Creating shared folders metadata...');
+  t.equal(
+    formatEvent(e, { ...opts, verbose: true }),
+    '[00:00]     vagrant| ==> client: Creating shared folders metadata...',
+  );
   const out: string[] = [];
-  const log = consoleLogger((s) => void out.push(s), opts, () => 0);
+  const log = consoleLogger(
+    (s) => void out.push(s),
+    opts,
+    () => 0,
+  );
   for (let i = 0; i < 40; i++) log({ ...e, line: `==> client: line ${i}` });
   t.same(out, [], 'forty lines of vagrant up print nothing by default');
 });
 
-t.test('timestamps never go backwards: lines are stamped on the console clock, whatever clock the event used', async (t) => {
-  const out: string[] = [];
-  let now = 500;
-  const log = consoleLogger((s) => void out.push(s), opts, () => now);
-  now += 754_000; log({ kind: 'step', t: 750_000, phase: 'start', name: 'teardown' });
-  now += 2_000; log({ kind: 'info', t: 0, message: 'destroyed lab r1' }); // an event stamped 0 (no run clock)
-  now += 3_000; log({ kind: 'cleanup', t: 12_000, what: 'vagrant destroy -f', ok: true }); // another clock
-  t.same(out, ['[12:34] … teardown\n', '[12:36] destroyed lab r1\n', '[12:39] cleaned up vagrant destroy -f\n']);
-});
+t.test(
+  'timestamps never go backwards: lines are stamped on the console clock, whatever clock the event used',
+  async (t) => {
+    const out: string[] = [];
+    let now = 500;
+    const log = consoleLogger(
+      (s) => void out.push(s),
+      opts,
+      () => now,
+    );
+    now += 754_000;
+    log({ kind: 'step', t: 750_000, phase: 'start', name: 'teardown' });
+    now += 2_000;
+    log({ kind: 'info', t: 0, message: 'destroyed lab r1' }); // an event stamped 0 (no run clock)
+    now += 3_000;
+    log({ kind: 'cleanup', t: 12_000, what: 'vagrant destroy -f', ok: true }); // another clock
+    t.same(out, ['[12:34] … teardown\n', '[12:36] destroyed lab r1\n', '[12:39] cleaned up vagrant destroy -f\n']);
+  },
+);

@@ -105,23 +105,17 @@ t.test('the table names the shard, the cell and the command; empty shards are co
   t.match(text, /^6 cells in m\.yaml, 8 shards \(2 without cells\)\n/);
   const hard = 'bridge-exec-reboot/nomad=1.9.3/reboot=hard';
   const row = text.split('\n').find((l) => l.startsWith('2/8 '));
-  t.same(row?.split(/ +/), ['2/8', hard, 'reboot-harness', 'matrix', 'm.yaml', '--cell', `'${hard}'`], 'the row of shard 2/8');
+  t.same(
+    row?.split(/ +/),
+    ['2/8', hard, 'reboot-harness', 'matrix', 'm.yaml', '--cell', `'${hard}'`],
+    'the row of shard 2/8',
+  );
   t.match(text, /\nshard 6\/8: 1 cell: reboot-harness matrix m\.yaml --shard 6\/8\n/);
 });
 
 t.test('listed commands carry the run options given, never the listing flags or the file twice', async (t) => {
   t.same(
-    carriedArgs([
-      'm.yaml',
-      '--list-cells',
-      '--json',
-      '--shards',
-      '4',
-      '--config',
-      'h.yaml',
-      '--timeout=45m',
-      '--keep',
-    ]),
+    carriedArgs(['m.yaml', '--list-cells', '--json', '--shards', '4', '--config', 'h.yaml', '--timeout=45m', '--keep']),
     ['--config', 'h.yaml', '--timeout=45m', '--keep'],
   );
   t.same(carriedArgs(['--shard', '1/2', 'm.yaml', '--cell', 'x', '--shards=2', '--list-cells']), []);

@@ -6,7 +6,9 @@ import { expectableIds } from '../../lib/checks/expect-ids.js';
 import { SCENARIOS as SHIPPED } from '../../lib/cli/scenarios.js';
 
 /** Each scenario's ids as the planner hands them to the matrix file: its checks' ids, then their old ids. */
-const SCENARIOS = Object.fromEntries(SHIPPED.filter((s) => s.name !== 'cni-ipam-reboot').map((s) => [s.name, expectableIds(s.checks)]));
+const SCENARIOS = Object.fromEntries(
+  SHIPPED.filter((s) => s.name !== 'cni-ipam-reboot').map((s) => [s.name, expectableIds(s.checks)]),
+);
 
 const GOOD = `
 scenario: bridge-exec-reboot
@@ -24,23 +26,37 @@ parallel: 2
 memory_budget_mb: 8192
 `;
 
-t.test('a good file: scenarios, axes in file order, entries with expectations, defaults, parallel, budget', async (t) => {
-  const r = parseMatrix(parseYaml(GOOD), 'm.yaml', SCENARIOS);
-  if (!r.ok) return t.fail(JSON.stringify(r.problems));
-  t.same(r.spec.scenarios, ['bridge-exec-reboot']);
-  t.same(r.spec.axes.map((a) => a.name), ['nomad', 'reboot']);
-  t.same(r.spec.axes[0]!.values, [
-    { name: '1.9.3', binary: './a', expect: { perCheck: { 'no-duplicate-ip': 'fail' } }, field: 'axes.nomad[0]' },
-    { name: '1.9.7', binary: './b', expect: { perCheck: {} }, field: 'axes.nomad[1]' },
-  ], 'a YAML number name (1.9.7 is a string in YAML anyway) stays a name');
-  t.same(r.spec.defaults, { lab: { memory_mb: 1024 } });
-  t.equal(r.spec.parallel, 2);
-  t.equal(r.spec.memoryBudgetMb, 8192);
-  t.equal(r.spec.retryInfra, true, 'retry after an infrastructure error by default');
-  const list = parseMatrix({ scenario: ['bridge-exec-reboot', 'upgrade-in-place'], axes: { reboot: ['hard'] } }, 'm.yaml', SCENARIOS);
-  t.ok(list.ok, 'a list of scenarios');
-  if (list.ok) t.equal(list.spec.parallel, 1, 'parallel defaults to 1');
-});
+t.test(
+  'a good file: scenarios, axes in file order, entries with expectations, defaults, parallel, budget',
+  async (t) => {
+    const r = parseMatrix(parseYaml(GOOD), 'm.yaml', SCENARIOS);
+    if (!r.ok) return t.fail(JSON.stringify(r.problems));
+    t.same(r.spec.scenarios, ['bridge-exec-reboot']);
+    t.same(
+      r.spec.axes.map((a) => a.name),
+      ['nomad', 'reboot'],
+    );
+    t.same(
+      r.spec.axes[0]!.values,
+      [
+        { name: '1.9.3', binary: './a', expect: { perCheck: { 'no-duplicate-ip': 'fail' } }, field: 'axes.nomad[0]' },
+        { name: '1.9.7', binary: './b', expect: { perCheck: {} }, field: 'axes.nomad[1]' },
+      ],
+      'a YAML number name (1.9.7 is a string in YAML anyway) stays a name',
+    );
+    t.same(r.spec.defaults, { lab: { memory_mb: 1024 } });
+    t.equal(r.spec.parallel, 2);
+    t.equal(r.spec.memoryBudgetMb, 8192);
+    t.equal(r.spec.retryInfra, true, 'retry after an infrastructure error by default');
+    const list = parseMatrix(
+      { scenario: ['bridge-exec-reboot', 'upgrade-in-place'], axes: { reboot: ['hard'] } },
+      'm.yaml',
+      SCENARIOS,
+    );
+    t.ok(list.ok, 'a list of scenarios');
+    if (list.ok) t.equal(list.spec.parallel, 1, 'parallel defaults to 1');
+  },
+);
 
 t.test('every problem at once, each with the field, the value and a fix', async (t) => {
   const bad = {
@@ -91,9 +107,29 @@ t.test('every problem at once, each with the field, the value and a fix', async 
 });
 
 t.test('duplicate axis values would give two cells one name', async (t) => {
-  const r = parseMatrix({ scenario: 'bridge-exec-reboot', axes: { nomad: [{ name: 'x', binary: './a' }, { name: 'x', binary: './b' }], reboot: ['hard', 'hard'] } }, 'm.yaml', SCENARIOS);
+  const r = parseMatrix(
+    {
+      scenario: 'bridge-exec-reboot',
+      axes: {
+        nomad: [
+          { name: 'x', binary: './a' },
+          { name: 'x', binary: './b' },
+        ],
+        reboot: ['hard', 'hard'],
+      },
+    },
+    'm.yaml',
+    SCENARIOS,
+  );
   t.notOk(r.ok);
-  if (!r.ok) t.same(r.problems.map((p) => [p.field, p.value]), [['m.yaml: axes.nomad', 'x'], ['m.yaml: axes.reboot', 'hard']]);
+  if (!r.ok)
+    t.same(
+      r.problems.map((p) => [p.field, p.value]),
+      [
+        ['m.yaml: axes.nomad', 'x'],
+        ['m.yaml: axes.reboot', 'hard'],
+      ],
+    );
 });
 
 t.test('not a mapping, no scenario, no axes', async (t) => {
@@ -103,6 +139,17 @@ t.test('not a mapping, no scenario, no axes', async (t) => {
   t.match(r2, { ok: false, problems: [{ field: 'm.yaml: scenario' }, { field: 'm.yaml: axes' }] });
   const onlyReboot = SCENARIOS['bridge-exec-reboot']!.find((id) => !SCENARIOS['upgrade-in-place']!.includes(id));
   t.ok(onlyReboot, 'the reboot scenario has a check the upgrade scenario has not');
-  const r3 = parseMatrix({ scenario: ['bridge-exec-reboot', 'upgrade-in-place'], axes: { nomad: [{ name: 'a', binary: './a', expect: `${onlyReboot}=fail` }] } }, 'm.yaml', SCENARIOS);
-  t.match(r3, { ok: false, problems: [{ field: 'm.yaml: axes.nomad[0].expect[0]', message: /every scenario/ }] }, 'an expectation must name a check every listed scenario has');
+  const r3 = parseMatrix(
+    {
+      scenario: ['bridge-exec-reboot', 'upgrade-in-place'],
+      axes: { nomad: [{ name: 'a', binary: './a', expect: `${onlyReboot}=fail` }] },
+    },
+    'm.yaml',
+    SCENARIOS,
+  );
+  t.match(
+    r3,
+    { ok: false, problems: [{ field: 'm.yaml: axes.nomad[0].expect[0]', message: /every scenario/ }] },
+    'an expectation must name a check every listed scenario has',
+  );
 });

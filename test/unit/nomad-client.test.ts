@@ -23,7 +23,13 @@ function recorder(reply: Partial<TransportResponse> = {}) {
 t.test('reads carry token header, namespace/region and blocking params; index comes from X-Nomad-Index', async (t) => {
   const { seen, transport } = recorder();
   const logs: LogEvent[] = [];
-  const nomad = createNomad({ transport, token: 'secret-abc', namespace: 'ops', region: 'eu', logger: (e) => logs.push(e) });
+  const nomad = createNomad({
+    transport,
+    token: 'secret-abc',
+    namespace: 'ops',
+    region: 'eu',
+    logger: (e) => logs.push(e),
+  });
   const r = await nomad.jobAllocations('web app', { index: 41, wait: '10s' });
   t.same(r, { body: [], index: 42 });
   const req = seen[0]!;
@@ -61,13 +67,20 @@ t.test('non-2xx -> NomadApiError with the plain-text body; 403 hints at the toke
   t.ok(e404 instanceof NomadApiError);
   t.match(e404, { method: 'GET', path: '/v1/job/nope', status: 404, body: 'job not found', exitCode: EXIT.INFRA });
   t.match((e404 as Error).message, 'Nomad API GET /v1/job/nope: HTTP 404: job not found');
-  const denied = createNomad({ transport: recorder({ status: 403, body: 'Permission denied' }).transport, token: 'tok-999' });
+  const denied = createNomad({
+    transport: recorder({ status: 403, body: 'Permission denied' }).transport,
+    token: 'tok-999',
+  });
   const e403 = await denied.nodes().catch((e: unknown) => e);
   t.match(e403, { status: 403, exitCode: EXIT.USAGE, hint: /NOMAD_TOKEN/ });
   t.notMatch(String((e403 as Error).message) + (e403 as NomadApiError).hint, /tok-999/);
-  const long = await createNomad({ transport: recorder({ status: 500, body: 'x'.repeat(2000) }).transport }).nodes().catch((e: NomadApiError) => e);
+  const long = await createNomad({ transport: recorder({ status: 500, body: 'x'.repeat(2000) }).transport })
+    .nodes()
+    .catch((e: NomadApiError) => e);
   t.ok(long.body.length < 600, 'body truncated');
-  const bad = await createNomad({ transport: recorder({ status: 400, body: 'error parsing: line 1' }).transport }).parseJob('x').catch((e: NomadApiError) => e);
+  const bad = await createNomad({ transport: recorder({ status: 400, body: 'error parsing: line 1' }).transport })
+    .parseJob('x')
+    .catch((e: NomadApiError) => e);
   t.equal(bad.exitCode, EXIT.USAGE, 'a rejected jobspec is a usage error');
 });
 
@@ -88,7 +101,12 @@ t.test('wait must be a Go duration with unit', async (t) => {
 
 t.test('transport failures propagate and are logged without status', async (t) => {
   const logs: LogEvent[] = [];
-  const nomad = createNomad({ transport: async () => { throw new Error('boom'); }, logger: (e) => logs.push(e) });
+  const nomad = createNomad({
+    transport: async () => {
+      throw new Error('boom');
+    },
+    logger: (e) => logs.push(e),
+  });
   await t.rejects(nomad.leader(), /boom/);
   t.equal(logs.length, 1);
   t.equal((logs[0] as { status?: number }).status, undefined);
@@ -104,8 +122,23 @@ t.test('blockingWait is capped by the deadline and by the maximum', async (t) =>
 });
 
 t.test('describeAlloc names status and the last event', async (t) => {
-  const stub = JSON.parse(readFileSync(new URL('../fixtures/nomad/alloc-stub-running.json', import.meta.url), 'utf8')) as ApiAllocListStub;
-  t.equal(describeAlloc(stub), 'alloc 5b3c2f4e client_status=running (Tasks are running), last event "Started: Task started by client"');
-  const lost = { ...stub, ClientStatus: 'lost', DesiredStatus: 'stop', DesiredDescription: 'alloc is lost since its node is down', NextAllocation: '9d8e7f60-1a2b', TaskStates: {} };
-  t.equal(describeAlloc(lost), 'alloc 5b3c2f4e client_status=lost desired_status=stop (alloc is lost since its node is down), replaced by 9d8e7f60');
+  const stub = JSON.parse(
+    readFileSync(new URL('../fixtures/nomad/alloc-stub-running.json', import.meta.url), 'utf8'),
+  ) as ApiAllocListStub;
+  t.equal(
+    describeAlloc(stub),
+    'alloc 5b3c2f4e client_status=running (Tasks are running), last event "Started: Task started by client"',
+  );
+  const lost = {
+    ...stub,
+    ClientStatus: 'lost',
+    DesiredStatus: 'stop',
+    DesiredDescription: 'alloc is lost since its node is down',
+    NextAllocation: '9d8e7f60-1a2b',
+    TaskStates: {},
+  };
+  t.equal(
+    describeAlloc(lost),
+    'alloc 5b3c2f4e client_status=lost desired_status=stop (alloc is lost since its node is down), replaced by 9d8e7f60',
+  );
 });

@@ -1,6 +1,12 @@
 // lib/nomad/config-env.ts: NOMAD_* environment variables, explicit config first, all problems at once.
 import t from 'tap';
-import { DEFAULT_NOMAD_ADDR, describeConnection, parseGoBool, resolveNomadConnection, type NomadConnection } from '../../lib/nomad/config-env.js';
+import {
+  DEFAULT_NOMAD_ADDR,
+  describeConnection,
+  parseGoBool,
+  resolveNomadConnection,
+  type NomadConnection,
+} from '../../lib/nomad/config-env.js';
 
 const ok = (r: ReturnType<typeof resolveNomadConnection>): NomadConnection => {
   if (!r.ok) throw new Error(`unexpected problems: ${JSON.stringify(r.problems)}`);
@@ -13,22 +19,56 @@ t.test('defaults with an empty environment', async (t) => {
 });
 
 t.test('reads every NOMAD_* variable', async (t) => {
-  const c = ok(resolveNomadConnection({}, {
-    NOMAD_ADDR: 'https://127.0.0.1:4646', NOMAD_TOKEN: 's3cr3t-token', NOMAD_NAMESPACE: 'ops', NOMAD_REGION: 'eu',
-    NOMAD_CACERT: '/ca.pem', NOMAD_CAPATH: '/cas', NOMAD_CLIENT_CERT: '/c.pem', NOMAD_CLIENT_KEY: '/k.pem',
-    NOMAD_TLS_SERVER_NAME: 'server.global.nomad', NOMAD_SKIP_VERIFY: '1',
-  }));
+  const c = ok(
+    resolveNomadConnection(
+      {},
+      {
+        NOMAD_ADDR: 'https://127.0.0.1:4646',
+        NOMAD_TOKEN: 's3cr3t-token',
+        NOMAD_NAMESPACE: 'ops',
+        NOMAD_REGION: 'eu',
+        NOMAD_CACERT: '/ca.pem',
+        NOMAD_CAPATH: '/cas',
+        NOMAD_CLIENT_CERT: '/c.pem',
+        NOMAD_CLIENT_KEY: '/k.pem',
+        NOMAD_TLS_SERVER_NAME: 'server.global.nomad',
+        NOMAD_SKIP_VERIFY: '1',
+      },
+    ),
+  );
   t.same(c, {
-    addr: 'https://127.0.0.1:4646', token: 's3cr3t-token', namespace: 'ops', region: 'eu',
-    tls: { caFile: '/ca.pem', caPath: '/cas', certFile: '/c.pem', keyFile: '/k.pem', serverName: 'server.global.nomad', skipVerify: true },
+    addr: 'https://127.0.0.1:4646',
+    token: 's3cr3t-token',
+    namespace: 'ops',
+    region: 'eu',
+    tls: {
+      caFile: '/ca.pem',
+      caPath: '/cas',
+      certFile: '/c.pem',
+      keyFile: '/k.pem',
+      serverName: 'server.global.nomad',
+      skipVerify: true,
+    },
   });
 });
 
 t.test('explicit config beats the environment; empty env values count as unset', async (t) => {
-  const c = ok(resolveNomadConnection(
-    { addr: 'http://127.0.0.1:39001', token: 'from-config', tls: { serverName: 'client.global.nomad', skipVerify: false } },
-    { NOMAD_ADDR: 'http://127.0.0.1:4646', NOMAD_TOKEN: 'from-env', NOMAD_NAMESPACE: '', NOMAD_TLS_SERVER_NAME: 'x', NOMAD_SKIP_VERIFY: 'true' },
-  ));
+  const c = ok(
+    resolveNomadConnection(
+      {
+        addr: 'http://127.0.0.1:39001',
+        token: 'from-config',
+        tls: { serverName: 'client.global.nomad', skipVerify: false },
+      },
+      {
+        NOMAD_ADDR: 'http://127.0.0.1:4646',
+        NOMAD_TOKEN: 'from-env',
+        NOMAD_NAMESPACE: '',
+        NOMAD_TLS_SERVER_NAME: 'x',
+        NOMAD_SKIP_VERIFY: 'true',
+      },
+    ),
+  );
   t.equal(c.addr, 'http://127.0.0.1:39001');
   t.equal(c.token, 'from-config');
   t.equal(c.namespace, undefined);
@@ -37,10 +77,16 @@ t.test('explicit config beats the environment; empty env values count as unset',
 });
 
 t.test('reports all bad values at once', async (t) => {
-  const r = resolveNomadConnection({}, { NOMAD_ADDR: '127.0.0.1:4646', NOMAD_SKIP_VERIFY: 'yes', NOMAD_CLIENT_CERT: '/c.pem' });
+  const r = resolveNomadConnection(
+    {},
+    { NOMAD_ADDR: '127.0.0.1:4646', NOMAD_SKIP_VERIFY: 'yes', NOMAD_CLIENT_CERT: '/c.pem' },
+  );
   t.equal(r.ok, false);
   if (r.ok) return;
-  t.same(r.problems.map((p) => p.field), ['NOMAD_ADDR', 'NOMAD_SKIP_VERIFY', 'NOMAD_CLIENT_KEY']);
+  t.same(
+    r.problems.map((p) => p.field),
+    ['NOMAD_ADDR', 'NOMAD_SKIP_VERIFY', 'NOMAD_CLIENT_KEY'],
+  );
   t.match(r.problems[0]!.fix, /http:\/\/host:port/);
   const r2 = resolveNomadConnection({ addr: 'ftp://x' }, {});
   t.equal(!r2.ok && r2.problems[0]!.field, 'nomad.addr', 'names the config field when the bad value came from config');
@@ -57,7 +103,9 @@ t.test('parseGoBool follows strconv.ParseBool', async (t) => {
 });
 
 t.test('describeConnection never shows the token', async (t) => {
-  const c = ok(resolveNomadConnection({}, { NOMAD_TOKEN: 'b2f9c1d8-secret', NOMAD_SKIP_VERIFY: 'true', NOMAD_NAMESPACE: 'ops' }));
+  const c = ok(
+    resolveNomadConnection({}, { NOMAD_TOKEN: 'b2f9c1d8-secret', NOMAD_SKIP_VERIFY: 'true', NOMAD_NAMESPACE: 'ops' }),
+  );
   const d = describeConnection(c);
   t.notMatch(d, /b2f9c1d8/);
   t.match(d, /token set/);

@@ -21,25 +21,41 @@ MIIEowIBAAKCAQEAfaketestkeymaterialonlyfortheharnessunittests0123456789
 
 t.test('known secrets are replaced wherever they appear', async (t) => {
   t.equal(redact(`token ${TOKEN} and again ${TOKEN}.`, [TOKEN]), `token ${REDACTED} and again ${REDACTED}.`);
-  t.equal(redact('abc is too short to redact', ['abc']), 'abc is too short to redact', 'secrets shorter than 4 are ignored');
+  t.equal(
+    redact('abc is too short to redact', ['abc']),
+    'abc is too short to redact',
+    'secrets shorter than 4 are ignored',
+  );
   t.equal(redact('prefix-longsecret', ['longsecret', 'long']), `prefix-${REDACTED}`, 'longest first');
 });
 
 t.test('secret-shaped text is replaced by pattern', async (t) => {
   const samples: [string, string][] = [
-    [`curl -H 'X-Nomad-Token: ${TOKEN}' http://127.0.0.1:4646/v1/jobs`, `curl -H 'X-Nomad-Token: ${REDACTED}' http://127.0.0.1:4646/v1/jobs`],
+    [
+      `curl -H 'X-Nomad-Token: ${TOKEN}' http://127.0.0.1:4646/v1/jobs`,
+      `curl -H 'X-Nomad-Token: ${REDACTED}' http://127.0.0.1:4646/v1/jobs`,
+    ],
     [`{"X-Nomad-Token":"${TOKEN}"}`, `{"X-Nomad-Token":"${REDACTED}"}`],
     [`Authorization: Bearer ${TOKEN}`, `Authorization: Bearer ${REDACTED}`],
     [`authorization=${TOKEN}`, `authorization=${REDACTED}`],
     [`env NOMAD_TOKEN=${TOKEN} nomad job status`, `env NOMAD_TOKEN=${REDACTED} nomad job status`],
     [`export NOMAD_TOKEN="${TOKEN}"`, `export NOMAD_TOKEN="${REDACTED}"`],
-    [`{"AccessorID":"a1","SecretID": "${TOKEN}","Name":"Bootstrap Token"}`, `{"AccessorID":"a1","SecretID": "${REDACTED}","Name":"Bootstrap Token"}`],
+    [
+      `{"AccessorID":"a1","SecretID": "${TOKEN}","Name":"Bootstrap Token"}`,
+      `{"AccessorID":"a1","SecretID": "${REDACTED}","Name":"Bootstrap Token"}`,
+    ],
     [`"{\\"SecretID\\":\\"${TOKEN}\\"}"`, `"{\\"SecretID\\":\\"${REDACTED}\\"}"`],
-    [`Accessor ID  = 0b1c\nSecret ID    = ${TOKEN}\nName         = Bootstrap Token`, `Accessor ID  = 0b1c\nSecret ID    = ${REDACTED}\nName         = Bootstrap Token`],
+    [
+      `Accessor ID  = 0b1c\nSecret ID    = ${TOKEN}\nName         = Bootstrap Token`,
+      `Accessor ID  = 0b1c\nSecret ID    = ${REDACTED}\nName         = Bootstrap Token`,
+    ],
     [`key:\n${OPENSSH_KEY}\nend`, `key:\n${REDACTED}\nend`],
     [`${RSA_KEY}\n${OPENSSH_KEY}`, `${REDACTED}\n${REDACTED}`],
     [`stderr tail: ${OPENSSH_KEY.slice(0, 80)}`, `stderr tail: ${REDACTED}`],
-    ['fetch http://user:SECRET@127.0.0.1:59999/nomad/index.json', `fetch http://${REDACTED}@127.0.0.1:59999/nomad/index.json`],
+    [
+      'fetch http://user:SECRET@127.0.0.1:59999/nomad/index.json',
+      `fetch http://${REDACTED}@127.0.0.1:59999/nomad/index.json`,
+    ],
     [`"https://${TOKEN}@mirror.example/x"`, `"https://${REDACTED}@mirror.example/x"`],
   ];
   for (const [input, want] of samples) t.equal(redact(input, []), want, input.split('\n')[0]!);
@@ -48,14 +64,23 @@ t.test('secret-shaped text is replaced by pattern', async (t) => {
 });
 
 t.test('redactDeep', async (t) => {
-  const v = redactDeep({ SecretID: TOKEN, nested: [{ msg: `NOMAD_TOKEN=${TOKEN}` }, 3, null, true], [TOKEN]: 'key' }, []);
-  t.same(v, { SecretID: REDACTED, nested: [{ msg: `NOMAD_TOKEN=${REDACTED}` }, 3, null, true], [TOKEN]: 'key' }, 'patterns only without the token list');
+  const v = redactDeep(
+    { SecretID: TOKEN, nested: [{ msg: `NOMAD_TOKEN=${TOKEN}` }, 3, null, true], [TOKEN]: 'key' },
+    [],
+  );
+  t.same(
+    v,
+    { SecretID: REDACTED, nested: [{ msg: `NOMAD_TOKEN=${REDACTED}` }, 3, null, true], [TOKEN]: 'key' },
+    'patterns only without the token list',
+  );
   t.same(redactDeep({ [TOKEN]: 'x' }, [TOKEN]), { [REDACTED]: 'x' }, 'keys are redacted too');
   t.same(redactDeep({ token: '' }, []), { token: '' }, 'empty values stay empty');
 });
 
 t.test('no planted secret reaches a written report', async (t) => {
-  const runs = JSON.parse(readFileSync(new URL('../fixtures/report/runs.json', import.meta.url), 'utf8')) as RunRecord[];
+  const runs = JSON.parse(
+    readFileSync(new URL('../fixtures/report/runs.json', import.meta.url), 'utf8'),
+  ) as RunRecord[];
   const [a, b] = runs as [RunRecord, RunRecord];
   a.verdicts[0]!.evidence.push(`journal: X-Nomad-Token: ${TOKEN}`, `ssh key:\n${OPENSSH_KEY}`);
   a.verdicts[5]!.message = `dup & <tag> ${TOKEN}`;
@@ -66,14 +91,28 @@ t.test('no planted secret reaches a written report', async (t) => {
   const dir = t.testdir();
   const junitPath = join(dir, 'deep', 'er', 'junit.xml');
   const jsonPath = join(dir, 'summary', 'run.json');
-  const { written } = await writeSessionReports(sessionOf(runs), REPORTERS, contextIn(dir, { junitPath, jsonPath, secrets: [TOKEN], rawArgs: ['--expect', `x=${TOKEN}`] }));
-  t.same(written.slice(0, 2).map((f) => f.path), [junitPath, jsonPath], 'both written, folders created');
+  const { written } = await writeSessionReports(
+    sessionOf(runs),
+    REPORTERS,
+    contextIn(dir, { junitPath, jsonPath, secrets: [TOKEN], rawArgs: ['--expect', `x=${TOKEN}`] }),
+  );
+  t.same(
+    written.slice(0, 2).map((f) => f.path),
+    [junitPath, jsonPath],
+    'both written, folders created',
+  );
   const pages = written.filter((f) => f.kind === 'html' || f.kind === 'repro');
-  t.ok(pages.some((f) => f.kind === 'repro'), 'a failed run has a repro.sh');
+  t.ok(
+    pages.some((f) => f.kind === 'repro'),
+    'a failed run has a repro.sh',
+  );
   const texts: Record<string, string> = {
     junit: readFileSync(junitPath, 'utf8'),
     json: readFileSync(jsonPath, 'utf8'),
-    console: renderConsoleSummary(redactSession(sessionOf(runs), [TOKEN]).suites.flatMap((x) => x.attempts), { color: true }),
+    console: renderConsoleSummary(
+      redactSession(sessionOf(runs), [TOKEN]).suites.flatMap((x) => x.attempts),
+      { color: true },
+    ),
     ...Object.fromEntries(pages.map((f) => [f.path, readFileSync(f.path, 'utf8')])),
   };
   for (const [name, text] of Object.entries(texts)) {
@@ -81,10 +120,18 @@ t.test('no planted secret reaches a written report', async (t) => {
     t.notOk(text.includes('3f9c2a1e'), `${name}: no fragment of the token`);
     t.notOk(/PRIVATE KEY|b3BlbnNzaC1rZXktdjE|MIIEowIBAAKCAQEA/.test(text), `${name}: no private key material`);
     if (name.endsWith('repro.sh')) t.match(text, `'x='"$NOMAD_TOKEN"`, `${name}: the argument refers to $NOMAD_TOKEN`);
-    else if (!name.endsWith('.html') || text.includes('[REDACTED]')) t.ok(text.includes(REDACTED), `${name}: shows that something was redacted`);
+    else if (!name.endsWith('.html') || text.includes('[REDACTED]'))
+      t.ok(text.includes(REDACTED), `${name}: shows that something was redacted`);
   }
   t.doesNotThrow(() => JSON.parse(texts['json']!), 'JSON still parses');
   t.match(texts['junit']!, 'expected failure: dup & <tag> [REDACTED]', 'the redacted message is still shown (CDATA)');
-  t.match(texts['junit']!, '<error message="nomad acl bootstrap printed [REDACTED]" type="infrastructure">', 'and in attributes');
-  t.ok(runs[0]!.verdicts[0]!.evidence.some((l) => l.includes(TOKEN)), 'the caller’s records are not mutated');
+  t.match(
+    texts['junit']!,
+    '<error message="nomad acl bootstrap printed [REDACTED]" type="infrastructure">',
+    'and in attributes',
+  );
+  t.ok(
+    runs[0]!.verdicts[0]!.evidence.some((l) => l.includes(TOKEN)),
+    'the caller’s records are not mutated',
+  );
 });

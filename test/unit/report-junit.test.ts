@@ -8,7 +8,10 @@ import type { RunRecord } from '../../lib/model/run.js';
 
 /** One suite per run, attachment paths as written (the reporter decides relative or absolute; tested separately). */
 const renderJUnit = (runs: RunRecord[]) =>
-  renderSuites(runs.map((r) => ({ name: r.suiteName, key: r.suiteName, scenario: r.scenario, counts: true, attempts: [r] })), { attachmentPath: (a) => a.path });
+  renderSuites(
+    runs.map((r) => ({ name: r.suiteName, key: r.suiteName, scenario: r.scenario, counts: true, attempts: [r] })),
+    { attachmentPath: (a) => a.path },
+  );
 import { cdata, cleanText, escapeAttr } from '../../lib/report/xml.js';
 import { lintJUnit, xmllintMissing } from '../helpers/junit-schema.js';
 
@@ -37,17 +40,48 @@ t.test('structure of a report with four runs', async (t) => {
   t.match(doc.testsuites, { '@_tests': '30', '@_failures': '4', '@_errors': '2' });
 
   // Run A: --expect fail reproduction of the duplicate-IP bug: passes, expected failures are passing cases.
-  t.match(a, { '@_name': 'bridge-exec-reboot[nomad=1.9.3]', '@_tests': '14', '@_failures': '0', '@_errors': '0', '@_skipped': '2', '@_hostname': 'ci-runner-7', '@_timestamp': '2025-03-10T09:38:00.000Z' });
-  const props = Object.fromEntries(((a['properties'] as Node)['property'] as Node[]).map((p) => [p['@_name'], p['@_value']]));
-  t.match(props, { runId: 'r-20250310-0938-a1', scenario: 'bridge-exec-reboot', outcome: 'passed', 'nomad.version': '1.9.3', 'cni.stateDir.after': '/var/lib/cni/networks/nomad' });
+  t.match(a, {
+    '@_name': 'bridge-exec-reboot[nomad=1.9.3]',
+    '@_tests': '14',
+    '@_failures': '0',
+    '@_errors': '0',
+    '@_skipped': '2',
+    '@_hostname': 'ci-runner-7',
+    '@_timestamp': '2025-03-10T09:38:00.000Z',
+  });
+  const props = Object.fromEntries(
+    ((a['properties'] as Node)['property'] as Node[]).map((p) => [p['@_name'], p['@_value']]),
+  );
+  t.match(props, {
+    runId: 'r-20250310-0938-a1',
+    scenario: 'bridge-exec-reboot',
+    outcome: 'passed',
+    'nomad.version': '1.9.3',
+    'cni.stateDir.after': '/var/lib/cni/networks/nomad',
+  });
   const dup = byName(a, 'No duplicate-IP error (no-duplicate-ip)');
   t.equal(dup['@_classname'], 'bridge-exec-reboot.checks');
   t.notOk(dup['failure'], 'an expected failure is a passing case');
   t.match(out(dup), /^expected failure: CNI refused a duplicate IP allocation/);
-  t.match(out(dup), /\[\[ATTACHMENT\|reports\/r-20250310-0938-a1\/client-journal\.log\]\]$/, 'artifact linked by case name');
-  t.match(out(byName(a, 'Alloc restored (alloc-restored)')), /\[\[ATTACHMENT\|reports\/r-20250310-0938-a1\/alloc-after\.json\]\]/, 'artifact linked by check id');
-  t.match(String((a['system-out'] as unknown[])[0]), '[[ATTACHMENT|reports/r-20250310-0938-a1/vagrant-status.txt]]', 'run-level artifact on the suite');
-  t.match(byName(a, 'diagnostics'), { '@_classname': 'bridge-exec-reboot.steps', skipped: [{ '@_message': 'no check failed unexpectedly' }] });
+  t.match(
+    out(dup),
+    /\[\[ATTACHMENT\|reports\/r-20250310-0938-a1\/client-journal\.log\]\]$/,
+    'artifact linked by case name',
+  );
+  t.match(
+    out(byName(a, 'Alloc restored (alloc-restored)')),
+    /\[\[ATTACHMENT\|reports\/r-20250310-0938-a1\/alloc-after\.json\]\]/,
+    'artifact linked by check id',
+  );
+  t.match(
+    String((a['system-out'] as unknown[])[0]),
+    '[[ATTACHMENT|reports/r-20250310-0938-a1/vagrant-status.txt]]',
+    'run-level artifact on the suite',
+  );
+  t.match(byName(a, 'diagnostics'), {
+    '@_classname': 'bridge-exec-reboot.steps',
+    skipped: [{ '@_message': 'no check failed unexpectedly' }],
+  });
   t.match(byName(a, 'Unique alloc IPs (unique-ips)'), { skipped: [{ '@_message': /no running or pending alloc/ }] });
 
   // Run B: failures, and one unexpected pass.
@@ -55,18 +89,26 @@ t.test('structure of a report with four runs', async (t) => {
   const restored = byName(b, 'Alloc restored (alloc-restored)')['failure'] as Node[];
   t.match(restored[0], { '@_type': 'failed', '@_message': /^replaced: alloc 2976d256.*heartbeat_grace/ });
   t.match(String(restored[0]!['#text']), /other alloc of job bridge-http: 5e1f0a9b/, 'evidence in the failure body');
-  t.match((byName(b, 'Unique alloc IPs (unique-ips)')['failure'] as Node[])[0], { '@_type': 'unexpected pass', '@_message': /^unexpected pass: / });
+  t.match((byName(b, 'Unique alloc IPs (unique-ips)')['failure'] as Node[])[0], {
+    '@_type': 'unexpected pass',
+    '@_message': /^unexpected pass: /,
+  });
   t.equal(out(byName(b, 'diagnostics')).includes('\u001b'), false, 'ANSI escapes stripped');
   t.match(out(byName(b, 'diagnostics')), 'nomad job status: dead ]]> (end)', 'a ]]> in text survives the CDATA split');
 
   // Run C: died in a step: the step is the <error>, no synthetic case.
   t.match(c, { '@_tests': '1', '@_errors': '1', '@_failures': '0' });
-  t.match(byName(c, 'bring up lab'), { error: [{ '@_type': 'infrastructure', '@_message': 'command exited 1: vagrant up --provider libvirt client' }] });
+  t.match(byName(c, 'bring up lab'), {
+    error: [{ '@_type': 'infrastructure', '@_message': 'command exited 1: vagrant up --provider libvirt client' }],
+  });
   t.match(String((byName(c, 'bring up lab')['error'] as Node[])[0]!['#text']), `<b>&'"`);
 
   // Run D: error outside any step: a synthetic case carries it.
   t.match(d, { '@_tests': '1', '@_errors': '1' });
-  t.match(byName(d, 'run error'), { '@_classname': 'bridge-exec-reboot.run', error: [{ '@_message': /^waiting for SSH tunnel/ }] });
+  t.match(byName(d, 'run error'), {
+    '@_classname': 'bridge-exec-reboot.run',
+    error: [{ '@_message': /^waiting for SSH tunnel/ }],
+  });
 });
 
 t.test('an interrupted run with nothing else still reports an error case', async (t) => {
@@ -88,9 +130,17 @@ t.test('validates against junit-10.xsd', { skip: xmllintMissing() ?? false }, as
   const runs = loadRuns();
   const lint = lintJUnit;
   const bad = join(dir, 'control.xml');
-  writeFileSync(bad, '<testsuites><testsuite name="x"><testcase name="y"><stdout/></testcase></testsuite></testsuites>');
+  writeFileSync(
+    bad,
+    '<testsuites><testsuite name="x"><testcase name="y"><stdout/></testcase></testsuite></testsuites>',
+  );
   t.match(lint(bad), /INVALID/, 'control: the validator rejects a non-conforming document');
-  const samples: Record<string, RunRecord[]> = { all: runs, 'died-early': [runs[3]!], empty: [], nasty: [{ ...runs[1]!, suiteName: 'a"b<c>&\u001b[1m\u0001', properties: { 'k&"': '<v>\n' } }] };
+  const samples: Record<string, RunRecord[]> = {
+    all: runs,
+    'died-early': [runs[3]!],
+    empty: [],
+    nasty: [{ ...runs[1]!, suiteName: 'a"b<c>&\u001b[1m\u0001', properties: { 'k&"': '<v>\n' } }],
+  };
   for (const [name, sample] of Object.entries(samples)) {
     const file = join(dir, `${name}.xml`);
     writeFileSync(file, renderJUnit(sample));
@@ -101,5 +151,9 @@ t.test('validates against junit-10.xsd', { skip: xmllintMissing() ?? false }, as
 t.test('golden file', async (t) => {
   const xml = renderJUnit(loadRuns());
   if (process.env['UPDATE_GOLDEN'] === '1') writeFileSync(fixture('golden.junit.xml'), xml);
-  t.equal(xml, readFileSync(fixture('golden.junit.xml'), 'utf8'), 'matches test/fixtures/report/golden.junit.xml (UPDATE_GOLDEN=1 to refresh after a deliberate change)');
+  t.equal(
+    xml,
+    readFileSync(fixture('golden.junit.xml'), 'utf8'),
+    'matches test/fixtures/report/golden.junit.xml (UPDATE_GOLDEN=1 to refresh after a deliberate change)',
+  );
 });

@@ -12,7 +12,16 @@ import { renderJUnit } from '../../lib/report/junit.js';
 import type { RunRecord as Run } from '../../lib/model/run.js';
 
 const renderMatrixJUnit = (cells: { cellName: string; attempts: Run[] }[]) =>
-  renderJUnit(cells.map((c) => ({ name: c.cellName, key: c.cellName, scenario: c.attempts[0]!.scenario, counts: true, attempts: c.attempts })), { attachmentPath: (a) => a.path });
+  renderJUnit(
+    cells.map((c) => ({
+      name: c.cellName,
+      key: c.cellName,
+      scenario: c.attempts[0]!.scenario,
+      counts: true,
+      attempts: c.attempts,
+    })),
+    { attachmentPath: (a) => a.path },
+  );
 import { renderJsonSummary } from '../../lib/report/json.js';
 import type { RunRecord } from '../../lib/model/run.js';
 

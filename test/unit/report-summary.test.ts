@@ -7,15 +7,29 @@ import { renderJsonSummary, SUMMARY_SCHEMA } from '../../lib/report/json.js';
 import type { RunRecord } from '../../lib/model/run.js';
 import { exitCodeOf, outcomeOf } from '../../lib/report/outcome.js';
 
-const loadRuns = (): RunRecord[] => JSON.parse(readFileSync(new URL('../fixtures/report/runs.json', import.meta.url), 'utf8')) as RunRecord[];
-const v = (met: boolean, label: Verdict['label'] = met ? 'passed' : 'failed'): Verdict => ({ id: 'x', title: 'X', status: 'passed', message: '', evidence: [], expected: 'pass', met, label });
+const loadRuns = (): RunRecord[] =>
+  JSON.parse(readFileSync(new URL('../fixtures/report/runs.json', import.meta.url), 'utf8')) as RunRecord[];
+const v = (met: boolean, label: Verdict['label'] = met ? 'passed' : 'failed'): Verdict => ({
+  id: 'x',
+  title: 'X',
+  status: 'passed',
+  message: '',
+  evidence: [],
+  expected: 'pass',
+  met,
+  label,
+});
 
 t.test('outcomeOf', async (t) => {
   t.equal(outcomeOf([v(true)]), 'passed');
   t.equal(outcomeOf([v(true), v(false)]), 'failed');
   t.equal(outcomeOf([], new Error('vagrant up failed')), 'error', 'error before any verdict');
   t.equal(outcomeOf([]), 'error', 'no verdict at all proves nothing');
-  t.equal(outcomeOf([v(false)], new Error('teardown')), 'failed', 'a failed check stays a failure when teardown breaks later');
+  t.equal(
+    outcomeOf([v(false)], new Error('teardown')),
+    'failed',
+    'a failed check stays a failure when teardown breaks later',
+  );
   t.equal(outcomeOf([v(true)], new Error('teardown')), 'error', 'all met but the lab broke afterwards');
   t.equal(outcomeOf([v(true)], undefined, true), 'error', 'interrupted');
 });
@@ -23,7 +37,11 @@ t.test('outcomeOf', async (t) => {
 t.test('exitCodeOf', async (t) => {
   t.equal(exitCodeOf([{ outcome: 'passed' }, { outcome: 'passed' }]), 0);
   t.equal(exitCodeOf([{ outcome: 'passed' }, { outcome: 'failed' }]), 1);
-  t.equal(exitCodeOf([{ outcome: 'failed' }, { outcome: 'error' }]), 3, 'an infrastructure error wins over a failed check');
+  t.equal(
+    exitCodeOf([{ outcome: 'failed' }, { outcome: 'error' }]),
+    3,
+    'an infrastructure error wins over a failed check',
+  );
   t.equal(exitCodeOf([{ outcome: 'error', interrupted: true }, { outcome: 'failed' }]), 130);
   t.equal(exitCodeOf([]), 3, 'no runs is not a pass');
   t.equal(exitCodeOf(loadRuns()), 3);
@@ -36,12 +54,31 @@ t.test('JSON summary', async (t) => {
   const doc = JSON.parse(text);
   t.match(doc, { schema: SUMMARY_SCHEMA, outcome: 'error', exitCode: 3 });
   t.equal(doc.runs.length, 4);
-  t.match(doc.runs[0], { outcome: 'passed', counts: { total: 7, passed: 2, expectedFailures: 4, failed: 0, skipped: 1 }, error: null, interrupted: false });
-  t.match(doc.runs[0].verdicts[5], { id: 'no-duplicate-ip', label: 'expected failure', met: true, expected: 'fail', status: 'failed' });
-  t.same(Object.keys(doc.runs[0].properties), [...Object.keys(doc.runs[0].properties)].sort(), 'properties sorted by key');
+  t.match(doc.runs[0], {
+    outcome: 'passed',
+    counts: { total: 7, passed: 2, expectedFailures: 4, failed: 0, skipped: 1 },
+    error: null,
+    interrupted: false,
+  });
+  t.match(doc.runs[0].verdicts[5], {
+    id: 'no-duplicate-ip',
+    label: 'expected failure',
+    met: true,
+    expected: 'fail',
+    status: 'failed',
+  });
+  t.same(
+    Object.keys(doc.runs[0].properties),
+    [...Object.keys(doc.runs[0].properties)].sort(),
+    'properties sorted by key',
+  );
   t.match(doc.runs[0].artifacts[2], { name: 'vagrant-status.txt', caseName: null });
   t.match(doc.runs[1], { outcome: 'failed', counts: { failed: 4 } });
-  t.match(doc.runs[2], { outcome: 'error', error: { step: 'bring up lab' }, steps: [{ name: 'bring up lab', status: 'error' }] });
+  t.match(doc.runs[2], {
+    outcome: 'error',
+    error: { step: 'bring up lab' },
+    steps: [{ name: 'bring up lab', status: 'error' }],
+  });
   t.match(JSON.parse(renderJsonSummary([runs[0]!])), { outcome: 'passed', exitCode: 0 });
 });
 
@@ -70,5 +107,9 @@ t.test('console summary', async (t) => {
   const allGood = renderConsoleSummary([loadRuns()[0]!], { color: false });
   t.notMatch(allGood, /Other checks|Failures and errors/, 'nothing failed: no "Other checks" heading');
   t.match(allGood, /^Checks\nbridge-exec-reboot\[nomad=1\.9\.3\]:\n/);
-  t.match(renderConsoleSummary(loadRuns(), { color: true }), /\u001b\[32mPASS\u001b\[0m bridge-exec-reboot\[nomad=1\.9\.3\]/, 'coloured when asked');
+  t.match(
+    renderConsoleSummary(loadRuns(), { color: true }),
+    /\u001b\[32mPASS\u001b\[0m bridge-exec-reboot\[nomad=1\.9\.3\]/,
+    'coloured when asked',
+  );
 });

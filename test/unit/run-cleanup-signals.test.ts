@@ -14,7 +14,10 @@ t.test('cleanup runs newest first, each entry once', async (t) => {
   t.same(c.pending(), ['client vm', 'server vm', 'network']);
   t.same(await c.run(), []);
   t.same(order, ['client vm', 'server vm', 'network']);
-  t.same(log.map((e) => e.kind === 'cleanup' && `${e.what}:${e.ok}`), ['client vm:true', 'server vm:true', 'network:true']);
+  t.same(
+    log.map((e) => e.kind === 'cleanup' && `${e.what}:${e.ok}`),
+    ['client vm:true', 'server vm:true', 'network:true'],
+  );
   t.same(c.pending(), []);
   t.same(await c.run(), [], 'a later run does nothing more');
   t.equal(order.length, 3);
@@ -54,7 +57,11 @@ t.test('a failing entry does not stop the rest and is reported', async (t) => {
   t.equal(failures.length, 1);
   t.equal(failures[0]!.what, 'b');
   t.match(failures[0]!.error, { message: 'vagrant destroy exited 1' });
-  t.match(log, [{ what: 'c', ok: true }, { what: 'b', ok: false, message: 'vagrant destroy exited 1' }, { what: 'a', ok: true }]);
+  t.match(log, [
+    { what: 'c', ok: true },
+    { what: 'b', ok: false, message: 'vagrant destroy exited 1' },
+    { what: 'a', ok: true },
+  ]);
 });
 
 t.test('an entry registered during cleanup still runs', async (t) => {
@@ -68,41 +75,47 @@ t.test('an entry registered during cleanup still runs', async (t) => {
   t.same(order, ['outer', 'late']);
 });
 
-t.test('defer returns a remover; release() keeps the VMs but still frees this process\'s own handles (--keep)', async (t) => {
-  const ran: string[] = [];
-  const c = new CleanupStack();
-  c.defer('vm', async () => void ran.push('vm'));
-  const remove = c.defer('tunnel', async () => void ran.push('tunnel'));
-  remove();
-  t.same(c.pending(), ['vm']);
-  c.defer('ssh connections', async () => void ran.push('ssh'), { alsoWhenKept: true });
-  c.defer('dir', async () => void ran.push('dir'));
-  t.same(c.pending(), ['dir', 'vm'], 'what --keep keeps, newest first');
-  t.same(await c.release(), ['dir', 'vm'], 'names newest first');
-  t.same(ran, ['ssh'], 'only the connection cleanup ran');
-  t.same(await c.run(), []);
-  t.same(ran, ['ssh'], 'nothing else ran after release');
-});
+t.test(
+  "defer returns a remover; release() keeps the VMs but still frees this process's own handles (--keep)",
+  async (t) => {
+    const ran: string[] = [];
+    const c = new CleanupStack();
+    c.defer('vm', async () => void ran.push('vm'));
+    const remove = c.defer('tunnel', async () => void ran.push('tunnel'));
+    remove();
+    t.same(c.pending(), ['vm']);
+    c.defer('ssh connections', async () => void ran.push('ssh'), { alsoWhenKept: true });
+    c.defer('dir', async () => void ran.push('dir'));
+    t.same(c.pending(), ['dir', 'vm'], 'what --keep keeps, newest first');
+    t.same(await c.release(), ['dir', 'vm'], 'names newest first');
+    t.same(ran, ['ssh'], 'only the connection cleanup ran');
+    t.same(await c.run(), []);
+    t.same(ran, ['ssh'], 'nothing else ran after release');
+  },
+);
 
-t.test('signals: the first SIGINT aborts with InterruptedError and calls onFirst; a second SIGINT calls onSecond', async (t) => {
-  const proc = new EventEmitter();
-  const first: string[] = [];
-  let second = 0;
-  const w = watchSignals({ proc, onFirst: (s) => void first.push(s), onSecond: () => void second++ });
-  t.equal(w.signal.aborted, false);
-  t.equal(w.received(), undefined);
-  proc.emit('SIGINT', 'SIGINT');
-  t.equal(w.signal.aborted, true);
-  t.type(w.signal.reason, InterruptedError);
-  t.match(w.signal.reason, { message: 'interrupted by SIGINT', exitCode: 130 });
-  t.same(first, ['SIGINT']);
-  t.equal(second, 0);
-  t.equal(w.received(), 'SIGINT');
-  proc.emit('SIGINT', 'SIGINT');
-  t.equal(second, 1, 'second SIGINT: exit at once');
-  t.same(first, ['SIGINT'], 'onFirst only once');
-  w.dispose();
-});
+t.test(
+  'signals: the first SIGINT aborts with InterruptedError and calls onFirst; a second SIGINT calls onSecond',
+  async (t) => {
+    const proc = new EventEmitter();
+    const first: string[] = [];
+    let second = 0;
+    const w = watchSignals({ proc, onFirst: (s) => void first.push(s), onSecond: () => void second++ });
+    t.equal(w.signal.aborted, false);
+    t.equal(w.received(), undefined);
+    proc.emit('SIGINT', 'SIGINT');
+    t.equal(w.signal.aborted, true);
+    t.type(w.signal.reason, InterruptedError);
+    t.match(w.signal.reason, { message: 'interrupted by SIGINT', exitCode: 130 });
+    t.same(first, ['SIGINT']);
+    t.equal(second, 0);
+    t.equal(w.received(), 'SIGINT');
+    proc.emit('SIGINT', 'SIGINT');
+    t.equal(second, 1, 'second SIGINT: exit at once');
+    t.same(first, ['SIGINT'], 'onFirst only once');
+    w.dispose();
+  },
+);
 
 t.test('signals: SIGTERM aborts too; a SIGTERM after the first signal does not force an exit', async (t) => {
   const proc = new EventEmitter();
@@ -134,7 +147,9 @@ t.test('signals: dispose removes the listeners', async (t) => {
 t.test('--keep reports what it kept as described, not as the teardown that did not run', async (t) => {
   const c = new CleanupStack();
   const ran: string[] = [];
-  c.defer('vagrant destroy -f (run r1, /tmp/w/r1)', async () => void ran.push('destroy'), { keptAs: () => 'lab r1 (libvirt) in /tmp/w/r1\n  ssh client: ssh -F /tmp/w/r1/ssh-config r1-client' });
+  c.defer('vagrant destroy -f (run r1, /tmp/w/r1)', async () => void ran.push('destroy'), {
+    keptAs: () => 'lab r1 (libvirt) in /tmp/w/r1\n  ssh client: ssh -F /tmp/w/r1/ssh-config r1-client',
+  });
   c.defer('artifact dir', async () => void ran.push('dir'));
   c.defer('close the SSH connections', async () => void ran.push('ssh'), { alsoWhenKept: true });
   const kept = await c.release();

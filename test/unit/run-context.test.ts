@@ -7,7 +7,12 @@ import { deadlineIn, remaining, sleep } from '../../lib/time/deadlines.js';
 
 const make = (budgetMs = 60_000) => {
   const log: LogEvent[] = [];
-  const ctx = new RunContext({ runId: 'r1', scenario: 's', logger: (e) => void log.push(e), deadline: deadlineIn(budgetMs) });
+  const ctx = new RunContext({
+    runId: 'r1',
+    scenario: 's',
+    logger: (e) => void log.push(e),
+    deadline: deadlineIn(budgetMs),
+  });
   return { ctx, log };
 };
 
@@ -23,35 +28,62 @@ t.test('a passing step is recorded with its duration and returns the value', asy
   t.equal(ctx.steps.length, 1);
   t.match(ctx.steps[0], { name: 'bring up the lab', status: 'passed' });
   t.ok(ctx.steps[0]!.durationMs >= 15 && ctx.steps[0]!.durationMs < 5000, `duration ${ctx.steps[0]!.durationMs}`);
-  t.match(log, [{ kind: 'step', phase: 'start', name: 'bring up the lab' }, { kind: 'step', phase: 'end', status: 'passed' }]);
+  t.match(log, [
+    { kind: 'step', phase: 'start', name: 'bring up the lab' },
+    { kind: 'step', phase: 'end', status: 'passed' },
+  ]);
 });
 
 t.test('a failing step records the error (one-line message, detail with hint) and rethrows it', async (t) => {
   const { ctx, log } = make();
   const boom = new HarnessError('vagrant up failed\nline two of stderr', { hint: 'run reboot-harness doctor' });
-  await t.rejects(ctx.step('vagrant up', async () => {
-    throw boom;
-  }), boom);
-  t.match(ctx.steps[0], { name: 'vagrant up', status: 'error', message: 'vagrant up failed', detail: 'vagrant up failed\nline two of stderr\nhint: run reboot-harness doctor' });
+  await t.rejects(
+    ctx.step('vagrant up', async () => {
+      throw boom;
+    }),
+    boom,
+  );
+  t.match(ctx.steps[0], {
+    name: 'vagrant up',
+    status: 'error',
+    message: 'vagrant up failed',
+    detail: 'vagrant up failed\nline two of stderr\nhint: run reboot-harness doctor',
+  });
   t.equal(ctx.currentStep, undefined);
   t.match(log.at(-1), { kind: 'step', phase: 'end', status: 'error', message: /^vagrant up failed \(after \d+ms\)$/ });
 
-  await t.rejects(ctx.step('bug', async () => {
-    throw new TypeError('x is undefined');
-  }));
-  t.match(ctx.steps[1], { status: 'error', message: 'x is undefined', detail: /TypeError: x is undefined\n\s+at / }, 'an unexpected error keeps its stack');
+  await t.rejects(
+    ctx.step('bug', async () => {
+      throw new TypeError('x is undefined');
+    }),
+  );
+  t.match(
+    ctx.steps[1],
+    { status: 'error', message: 'x is undefined', detail: /TypeError: x is undefined\n\s+at / },
+    'an unexpected error keeps its stack',
+  );
 });
 
 t.test('a step deadline is min(step timeout, run budget)', async (t) => {
   const { ctx } = make(60_000);
-  await ctx.step('short', async (d) => {
-    t.ok(remaining(d) <= 50, 'the step timeout applies');
-  }, { timeoutMs: 50 });
+  await ctx.step(
+    'short',
+    async (d) => {
+      t.ok(remaining(d) <= 50, 'the step timeout applies');
+    },
+    { timeoutMs: 50 },
+  );
   const tight = make(40).ctx;
   await ctx.step('x', async () => {});
   // Note: deadline timers are unref'd (a finished run must not be held open by its budget); keep the loop alive here.
   const keepAlive = setTimeout(() => {}, 5000);
-  const err = await tight.step('long', (d) => new Promise((_, reject) => d.signal.addEventListener('abort', () => reject(d.signal.reason))), { timeoutMs: 60_000 }).catch((e: unknown) => e);
+  const err = await tight
+    .step(
+      'long',
+      (d) => new Promise((_, reject) => d.signal.addEventListener('abort', () => reject(d.signal.reason))),
+      { timeoutMs: 60_000 },
+    )
+    .catch((e: unknown) => e);
   clearTimeout(keepAlive);
   t.type(err, TimeoutError, 'the run budget cut the step short');
   t.match(tight.steps[0], { name: 'long', status: 'error' });
@@ -74,14 +106,20 @@ t.test('facts skip empty values; artifacts replace by name', async (t) => {
   ctx.artifact('alloc-after.json', '{"v":1}');
   ctx.artifact('journal.txt', 'log', 'no-duplicate-ip');
   ctx.artifact('alloc-after.json', '{"v":2}');
-  t.same(ctx.pendingArtifacts, [{ name: 'journal.txt', content: 'log', caseName: 'no-duplicate-ip' }, { name: 'alloc-after.json', content: '{"v":2}' }]);
+  t.same(ctx.pendingArtifacts, [
+    { name: 'journal.txt', content: 'log', caseName: 'no-duplicate-ip' },
+    { name: 'alloc-after.json', content: '{"v":2}' },
+  ]);
 });
 
 t.test('evidence collectors and timeline marks are kept in order', async (t) => {
   const { ctx } = make();
   ctx.onEvidence('journal', async () => {});
   ctx.onEvidence('cni state', async () => {});
-  t.same(ctx.evidenceCollectors.map((c) => c.what), ['journal', 'cni state']);
+  t.same(
+    ctx.evidenceCollectors.map((c) => c.what),
+    ['journal', 'cni state'],
+  );
   ctx.mark({ atMs: 1, lane: 'host', label: 'reboot' });
   t.same(ctx.timeline, [{ atMs: 1, lane: 'host', label: 'reboot' }]);
 });

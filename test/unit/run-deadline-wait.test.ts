@@ -24,7 +24,7 @@ t.test('deadlineIn is bounded by its parent and aborted with it', async (t) => {
   const why = new InterruptedError('SIGINT');
   ctl.abort(why);
   t.equal(c.signal.aborted, true, 'aborted with the parent');
-  t.equal(c.signal.reason, why, 'carrying the parent\'s reason');
+  t.equal(c.signal.reason, why, "carrying the parent's reason");
 });
 
 t.test('a deadline aborts itself with a TimeoutError when it passes', async (t) => {
@@ -61,7 +61,11 @@ t.test('waitFor returns the value once the probe is done; reasons reported as th
   ];
   const reasons: string[] = [];
   let calls = 0;
-  const v = await waitFor('alloc running', async () => answers[calls++]!, { deadline: deadlineIn(5000), intervals: [1], onReason: (r) => void reasons.push(r) });
+  const v = await waitFor('alloc running', async () => answers[calls++]!, {
+    deadline: deadlineIn(5000),
+    intervals: [1],
+    onReason: (r) => void reasons.push(r),
+  });
   t.equal(v, 'running');
   t.equal(calls, 4);
   t.same(reasons, ['alloc pending', 'task starting']);
@@ -69,25 +73,42 @@ t.test('waitFor returns the value once the probe is done; reasons reported as th
 
 t.test('on timeout, the error names what was awaited and the last reason', async (t) => {
   const s = performance.now();
-  const err = await waitFor('node ready', async () => ({ done: false, reason: 'node status down' }), { deadline: deadlineIn(80), intervals: [10] }).catch((e: unknown) => e);
+  const err = await waitFor('node ready', async () => ({ done: false, reason: 'node status down' }), {
+    deadline: deadlineIn(80),
+    intervals: [10],
+  }).catch((e: unknown) => e);
   t.type(err, TimeoutError);
   t.match(err, { what: 'node ready', last: 'node status down', exitCode: 3 });
   t.match((err as Error).message, /^waiting for node ready: gave up after \d+ms; last: node status down$/);
   t.ok(performance.now() - s < 1000, 'gave up near the deadline');
 
-  const thrown = await waitFor('ssh', async () => {
-    throw new Error('connect ECONNREFUSED 127.0.0.1:2222\nmore');
-  }, { deadline: deadlineIn(50), intervals: [5] }).catch((e: unknown) => e);
-  t.match(thrown, { last: 'error: connect ECONNREFUSED 127.0.0.1:2222' }, 'a probe error is the last reason (first line)');
+  const thrown = await waitFor(
+    'ssh',
+    async () => {
+      throw new Error('connect ECONNREFUSED 127.0.0.1:2222\nmore');
+    },
+    { deadline: deadlineIn(50), intervals: [5] },
+  ).catch((e: unknown) => e);
+  t.match(
+    thrown,
+    { last: 'error: connect ECONNREFUSED 127.0.0.1:2222' },
+    'a probe error is the last reason (first line)',
+  );
 
-  const never = await waitFor('x', () => new Promise<Probe<void>>(() => {}).then(), { deadline: deadlineIn(0) }).catch((e: unknown) => e);
+  const never = await waitFor('x', () => new Promise<Probe<void>>(() => {}).then(), { deadline: deadlineIn(0) }).catch(
+    (e: unknown) => e,
+  );
   t.match(never, { last: 'no probe completed yet' });
 });
 
 t.test('a terminal state fails fast', async (t) => {
   let calls = 0;
   const s = performance.now();
-  const err = await waitFor('alloc running', async () => (++calls, { done: false, reason: 'alloc lost', terminal: true }), { deadline: deadlineIn(10_000) }).catch((e: unknown) => e);
+  const err = await waitFor(
+    'alloc running',
+    async () => (++calls, { done: false, reason: 'alloc lost', terminal: true }),
+    { deadline: deadlineIn(10_000) },
+  ).catch((e: unknown) => e);
   t.type(err, TerminalStateError);
   t.equal((err as Error).message, 'waiting for alloc running: reached terminal state: alloc lost');
   t.equal(calls, 1);
@@ -96,15 +117,26 @@ t.test('a terminal state fails fast', async (t) => {
 
 t.test('usage errors and interruptions are not retried', async (t) => {
   let calls = 0;
-  await t.rejects(waitFor('x', async () => {
-    calls++;
-    throw new ConfigError([{ field: 'f', value: 1, message: 'm', fix: 'x' }]);
-  }, { deadline: deadlineIn(5000), intervals: [1] }), ConfigError);
+  await t.rejects(
+    waitFor(
+      'x',
+      async () => {
+        calls++;
+        throw new ConfigError([{ field: 'f', value: 1, message: 'm', fix: 'x' }]);
+      },
+      { deadline: deadlineIn(5000), intervals: [1] },
+    ),
+    ConfigError,
+  );
   t.equal(calls, 1);
 
   const { ctl, d } = manual(performance.now() + 10_000);
   setTimeout(() => ctl.abort(new InterruptedError('SIGINT')), 30);
   const s = performance.now();
-  await t.rejects(waitFor('x', async () => ({ done: false, reason: 'not yet' }), { deadline: d, intervals: [5000] }), InterruptedError, 'an interrupt cuts the pause short');
+  await t.rejects(
+    waitFor('x', async () => ({ done: false, reason: 'not yet' }), { deadline: d, intervals: [5000] }),
+    InterruptedError,
+    'an interrupt cuts the pause short',
+  );
   t.ok(performance.now() - s < 2000);
 });

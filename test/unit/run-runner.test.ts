@@ -13,7 +13,13 @@ import type { Scenario, ScenarioEnv } from '../../lib/run/scenario.js';
 
 const TOKEN = 'a1b2c3d4-5e6f-4a0b-9c8d-0123456789ab';
 
-const check = (id: string, status: CheckResult['status']): CheckResult => ({ id, title: id, status, message: `${id} ${status}`, evidence: [] });
+const check = (id: string, status: CheckResult['status']): CheckResult => ({
+  id,
+  title: id,
+  status,
+  message: `${id} ${status}`,
+  evidence: [],
+});
 
 function config(dir: string, over: (c: HarnessConfig) => void = () => {}): HarnessConfig {
   const c = structuredClone(DEFAULTS);
@@ -48,13 +54,26 @@ function scenario(body: (ctx: RunContext) => Promise<CheckResult[]>, torn: strin
   };
 }
 
-async function run(t: Test, body: (ctx: RunContext) => Promise<CheckResult[]>, over?: (c: HarnessConfig) => void, signal = new AbortController().signal) {
+async function run(
+  t: Test,
+  body: (ctx: RunContext) => Promise<CheckResult[]>,
+  over?: (c: HarnessConfig) => void,
+  signal = new AbortController().signal,
+) {
   const dir = t.testdir();
   const c = config(dir, over);
   const torn: string[] = [];
   const log: LogEvent[] = [];
   const artifactDir = join(dir, 'r1');
-  const res = await runScenario({ runId: 'r1', scenario: scenario(body, torn), env: env(c), config: c, logger: (e) => void log.push(e), signal, artifactDir });
+  const res = await runScenario({
+    runId: 'r1',
+    scenario: scenario(body, torn),
+    env: env(c),
+    config: c,
+    logger: (e) => void log.push(e),
+    signal,
+    artifactDir,
+  });
   const files = existsSync(artifactDir) ? readdirSync(artifactDir).sort() : [];
   return { ...res, torn, log, artifactDir, files };
 }
@@ -64,15 +83,30 @@ t.test('passed: checks met, cleanup ran LIFO, facts recorded, no artifacts on-fa
   t.equal(r.record.outcome, 'passed');
   t.same(r.torn, ['close tunnel', 'destroy lab']);
   t.same(r.kept, []);
-  t.match(r.record, { runId: 'r1', scenario: 'fake', suiteName: 'fake', verdicts: [{ id: 'a', label: 'passed', met: true }], steps: [{ name: 'bring up', status: 'passed' }] });
+  t.match(r.record, {
+    runId: 'r1',
+    scenario: 'fake',
+    suiteName: 'fake',
+    verdicts: [{ id: 'a', label: 'passed', met: true }],
+    steps: [{ name: 'bring up', status: 'passed' }],
+  });
   t.equal(r.record.error, undefined);
-  t.match(r.record.properties, { 'run.id': 'r1', scenario: 'fake', 'reboot.kind': 'graceful', 'nomad.heartbeat_grace': '5m' });
+  t.match(r.record.properties, {
+    'run.id': 'r1',
+    scenario: 'fake',
+    'reboot.kind': 'graceful',
+    'nomad.heartbeat_grace': '5m',
+  });
   t.same(r.files, [], 'on-failure: nothing written for a pass');
   t.same(r.record.artifacts, []);
 });
 
 t.test('failed: a check did not meet its expectation; cleanup ran; artifacts written and redacted', async (t) => {
-  const r = await run(t, async () => [check('a', 'failed')], (c) => (c.nomad.token = TOKEN));
+  const r = await run(
+    t,
+    async () => [check('a', 'failed')],
+    (c) => (c.nomad.token = TOKEN),
+  );
   t.equal(r.record.outcome, 'failed');
   t.same(r.torn, ['close tunnel', 'destroy lab']);
   t.same(r.files, ['alloc.json', 'client.log']);
@@ -81,11 +115,18 @@ t.test('failed: a check did not meet its expectation; cleanup ran; artifacts wri
     t.notMatch(text, TOKEN, `${f} has no token`);
     t.match(text, '[REDACTED]', `${f} says what was removed`);
   }
-  t.match(r.record.artifacts, [{ name: 'alloc.json', path: join(r.artifactDir, 'alloc.json') }, { name: 'client.log', caseName: 'a' }]);
+  t.match(r.record.artifacts, [
+    { name: 'alloc.json', path: join(r.artifactDir, 'alloc.json') },
+    { name: 'client.log', caseName: 'a' },
+  ]);
 });
 
 t.test('an expected failure passes the run', async (t) => {
-  const r = await run(t, async () => [check('a', 'failed')], (c) => (c.expect.perCheck = { a: 'fail' }));
+  const r = await run(
+    t,
+    async () => [check('a', 'failed')],
+    (c) => (c.expect.perCheck = { a: 'fail' }),
+  );
   t.equal(r.record.outcome, 'passed');
   t.match(r.record.verdicts, [{ id: 'a', label: 'expected failure', met: true }]);
   t.same(r.files, []);
@@ -99,45 +140,82 @@ t.test('error: a step throws; the error names the step; cleanup still ran', asyn
     return [check('a', 'passed')];
   });
   t.equal(r.record.outcome, 'error');
-  t.match(r.record.verdicts, [{ id: 'a', title: 'A', label: 'skipped', met: true, message: 'not reached: the run broke in step "vagrant up": command exited 1: vagrant up' }], 'the check it never reached is listed as skipped, under its one title');
-  t.match(r.record.error, { step: 'vagrant up', message: 'command exited 1: vagrant up', detail: /Error while activating network/ });
+  t.match(
+    r.record.verdicts,
+    [
+      {
+        id: 'a',
+        title: 'A',
+        label: 'skipped',
+        met: true,
+        message: 'not reached: the run broke in step "vagrant up": command exited 1: vagrant up',
+      },
+    ],
+    'the check it never reached is listed as skipped, under its one title',
+  );
+  t.match(r.record.error, {
+    step: 'vagrant up',
+    message: 'command exited 1: vagrant up',
+    detail: /Error while activating network/,
+  });
   t.same(r.torn, ['close tunnel', 'destroy lab']);
   t.same(r.files, ['alloc.json', 'client.log'], 'on-failure covers errors');
 });
 
-t.test('a run that broke is an error, not a failure, even when it was expected to fail (nothing was judged)', async (t) => {
-  const broke = async (ctx: Parameters<Parameters<typeof run>[1]>[0]) => {
-    await ctx.step('vagrant up', async () => {
-      throw new CommandError('vagrant up', 1, 'no domain');
-    });
-    return [check('a', 'passed')];
-  };
-  t.equal((await run(t, broke, (c) => (c.expect.scenario = 'fail'))).record.outcome, 'error', '--expect fail');
-  t.equal((await run(t, broke, (c) => (c.expect.perCheck = { a: 'fail' }))).record.outcome, 'error', '--expect a=fail on a check never reached');
-});
+t.test(
+  'a run that broke is an error, not a failure, even when it was expected to fail (nothing was judged)',
+  async (t) => {
+    const broke = async (ctx: Parameters<Parameters<typeof run>[1]>[0]) => {
+      await ctx.step('vagrant up', async () => {
+        throw new CommandError('vagrant up', 1, 'no domain');
+      });
+      return [check('a', 'passed')];
+    };
+    t.equal((await run(t, broke, (c) => (c.expect.scenario = 'fail'))).record.outcome, 'error', '--expect fail');
+    t.equal(
+      (await run(t, broke, (c) => (c.expect.perCheck = { a: 'fail' }))).record.outcome,
+      'error',
+      '--expect a=fail on a check never reached',
+    );
+  },
+);
 
 t.test('interrupted mid-step: the step is cut short, cleanup runs, the run is marked interrupted', async (t) => {
   const ctl = new AbortController();
   setTimeout(() => ctl.abort(new Error('interrupted by SIGINT')), 30);
   const started = Date.now();
-  const r = await run(t, async (ctx) => {
-    await ctx.step('wait for the node', (d) => sleep(60_000, d));
-    return [check('a', 'passed')];
-  }, undefined, ctl.signal);
+  const r = await run(
+    t,
+    async (ctx) => {
+      await ctx.step('wait for the node', (d) => sleep(60_000, d));
+      return [check('a', 'passed')];
+    },
+    undefined,
+    ctl.signal,
+  );
   t.ok(Date.now() - started < 5000, 'did not wait out the step');
   t.equal(r.record.outcome, 'error');
   t.equal(r.record.interrupted, true);
   t.match(r.record.error, { message: 'interrupted by SIGINT', step: 'wait for the node' });
-  t.match(r.record.verdicts, [{ id: 'a', label: 'skipped', message: 'not reached: the run was interrupted in step "wait for the node"' }]);
+  t.match(r.record.verdicts, [
+    { id: 'a', label: 'skipped', message: 'not reached: the run was interrupted in step "wait for the node"' },
+  ]);
   t.same(r.torn, ['close tunnel', 'destroy lab']);
 });
 
 t.test('the run budget (timeout) cuts a step short and still cleans up', async (t) => {
   const keepAlive = setTimeout(() => {}, 5000);
-  const r = await run(t, async (ctx) => {
-    await ctx.step('wait forever', (d) => new Promise((_, reject) => d.signal.addEventListener('abort', () => reject(d.signal.reason))));
-    return [];
-  }, (c) => (c.timeoutS = 0.05));
+  const r = await run(
+    t,
+    async (ctx) => {
+      await ctx.step(
+        'wait forever',
+        (d) => new Promise((_, reject) => d.signal.addEventListener('abort', () => reject(d.signal.reason))),
+      );
+      return [];
+    },
+    (c) => (c.timeoutS = 0.05),
+  );
   clearTimeout(keepAlive);
   t.equal(r.record.outcome, 'error');
   t.match(r.record.error, { step: 'wait forever', message: /deadline/ });
@@ -145,7 +223,11 @@ t.test('the run budget (timeout) cuts a step short and still cleans up', async (
 });
 
 t.test('keep: cleanup released, the kept names returned newest first', async (t) => {
-  const r = await run(t, async () => [check('a', 'passed')], (c) => (c.keep = true));
+  const r = await run(
+    t,
+    async () => [check('a', 'passed')],
+    (c) => (c.keep = true),
+  );
   t.same(r.torn, [], 'nothing torn down');
   t.same(r.kept, ['close tunnel', 'destroy lab']);
   t.equal(r.record.outcome, 'passed');
@@ -158,7 +240,10 @@ t.test('the teardown is a timed step of the record and of the console', async (t
   t.match(step, { name: 'teardown', status: 'passed' });
   t.type(step.durationMs, 'number');
   t.ok(step.durationMs >= 0 && step.startedAtMs > 0, `took ${step.durationMs} ms`);
-  t.match(r.log.filter((e) => e.kind === 'step' && e.name === 'teardown'), [{ phase: 'start' }, { phase: 'end', status: 'passed' }]);
+  t.match(
+    r.log.filter((e) => e.kind === 'step' && e.name === 'teardown'),
+    [{ phase: 'start' }, { phase: 'end', status: 'passed' }],
+  );
 });
 
 t.test('a failing teardown is reported and turns a pass into an error', async (t) => {
@@ -169,17 +254,36 @@ t.test('a failing teardown is reported and turns a pass into an error', async (t
     return [check('a', 'passed')];
   });
   t.same(r.torn, ['close tunnel', 'destroy lab'], 'the other entries still ran');
-  t.match(r.record.steps.at(-1), { name: 'teardown', status: 'error', message: 'teardown "remove network" failed: network busy' });
-  t.equal(r.record.steps.filter((s) => s.name.startsWith('teardown')).length, 1, 'one teardown step, not one per entry');
+  t.match(r.record.steps.at(-1), {
+    name: 'teardown',
+    status: 'error',
+    message: 'teardown "remove network" failed: network busy',
+  });
+  t.equal(
+    r.record.steps.filter((s) => s.name.startsWith('teardown')).length,
+    1,
+    'one teardown step, not one per entry',
+  );
   t.equal(r.record.outcome, 'error');
-  t.match(r.log.filter((e) => e.kind === 'cleanup' && !e.ok), [{ what: 'remove network', ok: false, message: 'network busy' }]);
+  t.match(
+    r.log.filter((e) => e.kind === 'cleanup' && !e.ok),
+    [{ what: 'remove network', ok: false, message: 'network busy' }],
+  );
 });
 
 t.test('artifacts: "always" writes them for a pass, "never" not even for a failure', async (t) => {
-  const always = await run(t, async () => [check('a', 'passed')], (c) => (c.reports.artifacts = 'always'));
+  const always = await run(
+    t,
+    async () => [check('a', 'passed')],
+    (c) => (c.reports.artifacts = 'always'),
+  );
   t.same(always.files, ['alloc.json', 'client.log']);
   t.equal(always.record.artifacts.length, 2);
-  const never = await run(t, async () => [check('a', 'failed')], (c) => (c.reports.artifacts = 'never'));
+  const never = await run(
+    t,
+    async () => [check('a', 'failed')],
+    (c) => (c.reports.artifacts = 'never'),
+  );
   t.equal(never.record.outcome, 'failed');
   t.same(never.files, []);
   t.same(never.record.artifacts, []);
@@ -201,7 +305,11 @@ t.test('evidence collectors run before teardown, only when artifacts are wanted'
   const r = await run(t, body);
   t.same(order, ['collect', 'teardown']);
   t.ok(r.files.includes('journal.txt'));
-  t.match(r.log.filter((e) => e.kind === 'warn'), [{ message: 'evidence (broken) not collected: ssh closed' }], 'a failing collector is a warning');
+  t.match(
+    r.log.filter((e) => e.kind === 'warn'),
+    [{ message: 'evidence (broken) not collected: ssh closed' }],
+    'a failing collector is a warning',
+  );
   order.length = 0;
   await run(t, body, (c) => (c.reports.artifacts = 'never'));
   t.same(order, ['teardown'], 'no collection when artifacts are off');

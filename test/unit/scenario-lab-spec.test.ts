@@ -29,11 +29,33 @@ t.test('the default two-machine lab', async (t) => {
 
 t.test('config values flow through; roles choose the machines', async (t) => {
   const c = structuredClone(DEFAULTS);
-  c.lab = { ...c.lab, provider: 'virtualbox', cpus: 2, memoryMb: 2048, libvirtDriver: 'kvm', tbCacheMb: 0, cpuModel: 'host', privateSubnet: '192.168.56.0/24', managementSubnet: '10.77.1.0/24', bootTimeoutS: 900 };
+  c.lab = {
+    ...c.lab,
+    provider: 'virtualbox',
+    cpus: 2,
+    memoryMb: 2048,
+    libvirtDriver: 'kvm',
+    tbCacheMb: 0,
+    cpuModel: 'host',
+    privateSubnet: '192.168.56.0/24',
+    managementSubnet: '10.77.1.0/24',
+    bootTimeoutS: 900,
+  };
   const s = labSpecFor(c, 'rx', ['client']);
   t.same(s.machines, [{ name: 'rx-client', role: 'client', privateIp: '192.168.56.11' }], 'a one-machine lab');
-  t.match(s, { provider: 'virtualbox', cpus: 2, memoryMb: 2048, bootTimeoutS: 900, privateNetwork: { name: 'nrh-priv-192-168-56', subnet: '192.168.56.0/24' } });
-  t.match(s.libvirt, { driver: 'kvm', tbCacheMb: 0, cpuModel: 'host', managementNetwork: { name: 'nrh-mgmt-10-77-1', address: '10.77.1.0/24' } });
+  t.match(s, {
+    provider: 'virtualbox',
+    cpus: 2,
+    memoryMb: 2048,
+    bootTimeoutS: 900,
+    privateNetwork: { name: 'nrh-priv-192-168-56', subnet: '192.168.56.0/24' },
+  });
+  t.match(s.libvirt, {
+    driver: 'kvm',
+    tbCacheMb: 0,
+    cpuModel: 'host',
+    managementNetwork: { name: 'nrh-mgmt-10-77-1', address: '10.77.1.0/24' },
+  });
   t.equal(labSpecFor(c, 'rx', ['probe']).machines[0]!.privateIp, '192.168.56.20', 'an unknown role gets .20');
 });
 

@@ -25,7 +25,13 @@ function fakeScript() {
 
 t.test('a step prints its title with the elapsed time, then ok and its duration', async (t) => {
   const { s, out, clock } = fakeScript();
-  t.equal(await s.step('debootstrap', () => { clock.ms += 3000; return 42; }), 42);
+  t.equal(
+    await s.step('debootstrap', () => {
+      clock.ms += 3000;
+      return 42;
+    }),
+    42,
+  );
   s.say('box current');
   t.same(out, ['== [1.5s] debootstrap\n', '== [4.5s] ok debootstrap (3.0s)\n', 'demo: box current\n']);
   t.equal(s.elapsedMs(), 4500, 'elapsed counts from startedAt (a bootstrap that ran before)');

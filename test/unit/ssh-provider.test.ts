@@ -35,134 +35,215 @@ const HOSTS = `lab:
 t.test('a complete ssh lab', async (t) => {
   const c = ok({ file: yaml(HOSTS) });
   t.equal(c.lab.provider, 'ssh');
-  t.same(c.lab.hosts.client, { address: '203.0.113.11', user: 'admin', key: '~/.ssh/id_ed25519', port: 2222,
-    jump: undefined });
+  t.same(c.lab.hosts.client, {
+    address: '203.0.113.11',
+    user: 'admin',
+    key: '~/.ssh/id_ed25519',
+    port: 2222,
+    jump: undefined,
+  });
   t.equal(c.lab.hosts.server.port, 22, 'default port');
   const text = `${HOSTS}  hard_reset_command: ipmitool -H {address} power reset\nreboot: { kind: hard }\n`;
   const reset = ok({ file: yaml(text) });
-  t.same(reset.lab.hardResetCommand, ['ipmitool', '-H', '{address}', 'power', 'reset'],
-    'a string is split into words');
+  t.same(reset.lab.hardResetCommand, ['ipmitool', '-H', '{address}', 'power', 'reset'], 'a string is split into words');
   const list = ok({ file: yaml(`${HOSTS}  hard_reset_command: [virsh, reset, "lab {role}"]\n`) });
   t.same(list.lab.hardResetCommand, ['virsh', 'reset', 'lab {role}'], 'a list is kept as given');
 });
 
 t.test('every missing host field at once, each with its fix', async (t) => {
-  const p = bad({ file: yaml('lab:\n  provider: ssh\n  hosts:\n    client: { user: admin, port: 0 }\n'),
-    flags: { reboot: 'hard' } });
-  t.same(p.map((x) => x.field), [
-    'harness.yaml: lab.hosts.client.port',
-    'harness.yaml: lab.hosts.server.address', 'harness.yaml: lab.hosts.server.user',
-    'harness.yaml: lab.hosts.server.key',
-    'harness.yaml: lab.hosts.client.address', 'harness.yaml: lab.hosts.client.key',
-    'reboot.kind',
-  ]);
+  const p = bad({
+    file: yaml('lab:\n  provider: ssh\n  hosts:\n    client: { user: admin, port: 0 }\n'),
+    flags: { reboot: 'hard' },
+  });
+  t.same(
+    p.map((x) => x.field),
+    [
+      'harness.yaml: lab.hosts.client.port',
+      'harness.yaml: lab.hosts.server.address',
+      'harness.yaml: lab.hosts.server.user',
+      'harness.yaml: lab.hosts.server.key',
+      'harness.yaml: lab.hosts.client.address',
+      'harness.yaml: lab.hosts.client.key',
+      'reboot.kind',
+    ],
+  );
   t.match(p.at(-1), { message: /needs lab\.hard_reset_command/, fix: /ipmitool/ });
-  t.match(bad({ file: yaml(`${HOSTS}  hard_reset_command: []\n`) }), [{ field: 'harness.yaml: lab.hard_reset_command',
-    message: /a list of words/ }]);
-});
-
-t.test('a scenario that uses only the client needs no server host; a host given in part is still checked', async (t) => {
-  const client = 'lab:\n  provider: ssh\n  hosts:\n    client: { address: 203.0.113.11, user: admin, key: /k }\n';
-  t.equal(ok({ file: yaml(client), roles: ['client'] }).lab.hosts.client.address, '203.0.113.11');
-  t.same(bad({ file: yaml(client) }).map((x) => x.field), ['harness.yaml: lab.hosts.server.address',
-    'harness.yaml: lab.hosts.server.user', 'harness.yaml: lab.hosts.server.key'], 'both roles by default');
-  const partServer = `${client}    server: { address: 203.0.113.10 }\n`;
-  t.match(bad({ file: yaml(partServer), roles: ['client'] }), [
-    { field: 'harness.yaml: lab.hosts.server.user', message: 'is required for a host given in part (lab.hosts.server)' },
-    { field: 'harness.yaml: lab.hosts.server.key' },
+  t.match(bad({ file: yaml(`${HOSTS}  hard_reset_command: []\n`) }), [
+    { field: 'harness.yaml: lab.hard_reset_command', message: /a list of words/ },
   ]);
 });
 
-t.test('jump hosts: [user@]host[:port], reached with the same key; lab.hosts without provider ssh is an error',
+t.test(
+  'a scenario that uses only the client needs no server host; a host given in part is still checked',
   async (t) => {
-  t.equal(ok({ file: yaml(HOSTS.replace('port: 2222', 'port: 2222, jump: ops@bastion:2200')) }).lab.hosts.client.jump,
-    'ops@bastion:2200');
-  t.match(bad({ file: yaml(HOSTS.replace('port: 2222', 'port: 2222, jump: "a b"')) }),
-    [{ field: 'harness.yaml: lab.hosts.client.jump', message: 'must be [user@]host[:port]' }]);
-  t.same(splitJump('bastion'), { user: undefined, host: 'bastion', port: undefined });
-  t.same(splitJump('ops@10.0.0.1:2200'), { user: 'ops', host: '10.0.0.1', port: 2200 });
-  t.same(splitJump('[fe80::1]:22'), { user: undefined, host: 'fe80::1', port: 22 });
-  for (const badJump of ['', 'a@', 'h:0', 'h:70000', 'fe80::1', 'a b']) t.equal(splitJump(badJump), undefined,
-    badJump);
-  const target = targetOf('client', { address: '10.0.0.11', user: 'admin', key: '/k', port: 22,
-    jump: 'bastion:2200' });
-  t.match(target, { hostName: '10.0.0.11', user: 'admin', jump: { hostName: 'bastion', port: 2200, user: 'admin',
-    identityFiles: ['/k'] } });
-  t.notOk(targetOf('server', { address: 'a', user: 'u', key: '/k', port: 22, jump: undefined }).jump);
-  t.match(bad({ file: yaml(HOSTS.replace('provider: ssh', 'provider: libvirt')) }),
-    [{ field: 'harness.yaml: lab.hosts', message: /only used with lab\.provider: ssh/ }]);
-  t.match(bad({ file: yaml('lab:\n  hosts:\n    server: { adress: x }\n') }),
-    [{ field: 'harness.yaml: lab.hosts.server.adress', message: 'is not a known key',
-    fix: /lab\.hosts\.server\.address/ }]);
-});
+    const client = 'lab:\n  provider: ssh\n  hosts:\n    client: { address: 203.0.113.11, user: admin, key: /k }\n';
+    t.equal(ok({ file: yaml(client), roles: ['client'] }).lab.hosts.client.address, '203.0.113.11');
+    t.same(
+      bad({ file: yaml(client) }).map((x) => x.field),
+      [
+        'harness.yaml: lab.hosts.server.address',
+        'harness.yaml: lab.hosts.server.user',
+        'harness.yaml: lab.hosts.server.key',
+      ],
+      'both roles by default',
+    );
+    const partServer = `${client}    server: { address: 203.0.113.10 }\n`;
+    t.match(bad({ file: yaml(partServer), roles: ['client'] }), [
+      {
+        field: 'harness.yaml: lab.hosts.server.user',
+        message: 'is required for a host given in part (lab.hosts.server)',
+      },
+      { field: 'harness.yaml: lab.hosts.server.key' },
+    ]);
+  },
+);
+
+t.test(
+  'jump hosts: [user@]host[:port], reached with the same key; lab.hosts without provider ssh is an error',
+  async (t) => {
+    t.equal(
+      ok({ file: yaml(HOSTS.replace('port: 2222', 'port: 2222, jump: ops@bastion:2200')) }).lab.hosts.client.jump,
+      'ops@bastion:2200',
+    );
+    t.match(bad({ file: yaml(HOSTS.replace('port: 2222', 'port: 2222, jump: "a b"')) }), [
+      { field: 'harness.yaml: lab.hosts.client.jump', message: 'must be [user@]host[:port]' },
+    ]);
+    t.same(splitJump('bastion'), { user: undefined, host: 'bastion', port: undefined });
+    t.same(splitJump('ops@10.0.0.1:2200'), { user: 'ops', host: '10.0.0.1', port: 2200 });
+    t.same(splitJump('[fe80::1]:22'), { user: undefined, host: 'fe80::1', port: 22 });
+    for (const badJump of ['', 'a@', 'h:0', 'h:70000', 'fe80::1', 'a b'])
+      t.equal(splitJump(badJump), undefined, badJump);
+    const target = targetOf('client', {
+      address: '10.0.0.11',
+      user: 'admin',
+      key: '/k',
+      port: 22,
+      jump: 'bastion:2200',
+    });
+    t.match(target, {
+      hostName: '10.0.0.11',
+      user: 'admin',
+      jump: { hostName: 'bastion', port: 2200, user: 'admin', identityFiles: ['/k'] },
+    });
+    t.notOk(targetOf('server', { address: 'a', user: 'u', key: '/k', port: 22, jump: undefined }).jump);
+    t.match(bad({ file: yaml(HOSTS.replace('provider: ssh', 'provider: libvirt')) }), [
+      { field: 'harness.yaml: lab.hosts', message: /only used with lab\.provider: ssh/ },
+    ]);
+    t.match(bad({ file: yaml('lab:\n  hosts:\n    server: { adress: x }\n') }), [
+      {
+        field: 'harness.yaml: lab.hosts.server.adress',
+        message: 'is not a known key',
+        fix: /lab\.hosts\.server\.address/,
+      },
+    ]);
+  },
+);
 
 t.test('scenarios_dir: flag > env > harness.yaml; a bad value is left to resolveConfig', async (t) => {
-  t.same(scenariosDirOf({ file: { scenarios_dir: './f' }, env: { HARNESS_SCENARIOS_DIR: './e' },
-    flags: { scenarios: './x' } }), { dir: './x', field: '--scenarios' });
-  t.same(scenariosDirOf({ file: { scenarios_dir: './f' }, env: { HARNESS_SCENARIOS_DIR: './e' }, flags: {} }),
-    { dir: './e', field: 'env HARNESS_SCENARIOS_DIR' });
-  t.same(scenariosDirOf({ file: { scenarios_dir: './f' }, fileName: 'h.yaml', env: {}, flags: {} }), { dir: './f',
-    field: 'h.yaml: scenarios_dir' });
+  t.same(
+    scenariosDirOf({
+      file: { scenarios_dir: './f' },
+      env: { HARNESS_SCENARIOS_DIR: './e' },
+      flags: { scenarios: './x' },
+    }),
+    { dir: './x', field: '--scenarios' },
+  );
+  t.same(scenariosDirOf({ file: { scenarios_dir: './f' }, env: { HARNESS_SCENARIOS_DIR: './e' }, flags: {} }), {
+    dir: './e',
+    field: 'env HARNESS_SCENARIOS_DIR',
+  });
+  t.same(scenariosDirOf({ file: { scenarios_dir: './f' }, fileName: 'h.yaml', env: {}, flags: {} }), {
+    dir: './f',
+    field: 'h.yaml: scenarios_dir',
+  });
   t.equal(scenariosDirOf({ file: undefined, env: {}, flags: {} }), undefined);
-  t.match(bad({ file: { scenarios_dir: 3 } }), [{ field: 'harness.yaml: scenarios_dir',
-    message: 'must be a non-empty string' }]);
+  t.match(bad({ file: { scenarios_dir: 3 } }), [
+    { field: 'harness.yaml: scenarios_dir', message: 'must be a non-empty string' },
+  ]);
 });
 
 t.test('resetArgv replaces {role} and {address} in every word; no shell', async (t) => {
-  t.same(resetArgv(['ipmitool', '-H', '{address}', 'power', 'reset'], 'client', '10.0.0.2'), ['ipmitool', ['-H',
-    '10.0.0.2', 'power', 'reset']]);
-  t.same(resetArgv(['virsh', 'reset', 'nrh-{role}', '{address};rm'], 'server', 'h'), ['virsh', ['reset', 'nrh-server',
-    'h;rm']]);
+  t.same(resetArgv(['ipmitool', '-H', '{address}', 'power', 'reset'], 'client', '10.0.0.2'), [
+    'ipmitool',
+    ['-H', '10.0.0.2', 'power', 'reset'],
+  ]);
+  t.same(resetArgv(['virsh', 'reset', 'nrh-{role}', '{address};rm'], 'server', 'h'), [
+    'virsh',
+    ['reset', 'nrh-server', 'h;rm'],
+  ]);
 });
 
-t.test('the host cleanup stops Nomad, removes its data, namespaces, bridge, state and files, and keeps the host',
+t.test(
+  'the host cleanup stops Nomad, removes its data, namespaces, bridge, state and files, and keeps the host',
   async (t) => {
-  const s = sshHostCleanupScript();
-  t.match(s, /systemctl disable --now nomad\.service/);
-  t.match(s, /pkill -TERM -f '\^\/usr\/local\/bin\/nomad\( \|\$\)'[\s\S]*pkill -KILL/);
-  t.match(s, /umount -l/);
-  t.match(s, /ip netns delete/);
-  t.match(s, /ip link delete nomad/);
-  for (const p of ['/var/lib/nomad', '/var/run/cni/nomad', '/var/lib/cni/networks/nomad', '/usr/local/bin/nomad',
-    '/etc/nomad.d/nomad.hcl', '/etc/systemd/system/nomad.service']) {
-    t.match(s, new RegExp(`rm -rf .*${p.replaceAll('/', '\\/').replaceAll('.', '\\.')}`), p);
-  }
-  t.match(s, /ip link delete nomadtmp/, "the cni-ipam-reboot probe's second bridge");
-  const cgroup =
-    /find \/sys\/fs\/cgroup\/nomad\.slice -name cgroup\.procs[\s\S]*kill -KILL[\s\S]*-depth -type d -exec rmdir/;
-  t.match(s, cgroup,
-    "the tasks in Nomad's cgroup are killed, then its cgroups removed");
-  t.match(s, /ip netns delete cni-persistent[\s\S]*ip netns delete cni-tmpfs/, "the probe's namespaces");
-  t.match(s, /tac '?\/var\/lib\/nomad-reboot-harness\/cni-manifest'?[\s\S]*rm -rf '?\/var\/lib\/nomad-reboot-harness'?/,
-    'the CNI plugins it installed, by its manifest (run for real in test/unit/cni-plugins.test.ts)');
-  t.notMatch(s, /systemctl (reboot|poweroff|halt)|\bshutdown\b|rm -rf \/etc\/nomad\.d( |$)/m,
-    'never stops the machine or removes a directory it did not make');
-});
+    const s = sshHostCleanupScript();
+    t.match(s, /systemctl disable --now nomad\.service/);
+    t.match(s, /pkill -TERM -f '\^\/usr\/local\/bin\/nomad\( \|\$\)'[\s\S]*pkill -KILL/);
+    t.match(s, /umount -l/);
+    t.match(s, /ip netns delete/);
+    t.match(s, /ip link delete nomad/);
+    for (const p of [
+      '/var/lib/nomad',
+      '/var/run/cni/nomad',
+      '/var/lib/cni/networks/nomad',
+      '/usr/local/bin/nomad',
+      '/etc/nomad.d/nomad.hcl',
+      '/etc/systemd/system/nomad.service',
+    ]) {
+      t.match(s, new RegExp(`rm -rf .*${p.replaceAll('/', '\\/').replaceAll('.', '\\.')}`), p);
+    }
+    t.match(s, /ip link delete nomadtmp/, "the cni-ipam-reboot probe's second bridge");
+    const cgroup =
+      /find \/sys\/fs\/cgroup\/nomad\.slice -name cgroup\.procs[\s\S]*kill -KILL[\s\S]*-depth -type d -exec rmdir/;
+    t.match(s, cgroup, "the tasks in Nomad's cgroup are killed, then its cgroups removed");
+    t.match(s, /ip netns delete cni-persistent[\s\S]*ip netns delete cni-tmpfs/, "the probe's namespaces");
+    t.match(
+      s,
+      /tac '?\/var\/lib\/nomad-reboot-harness\/cni-manifest'?[\s\S]*rm -rf '?\/var\/lib\/nomad-reboot-harness'?/,
+      'the CNI plugins it installed, by its manifest (run for real in test/unit/cni-plugins.test.ts)',
+    );
+    t.notMatch(
+      s,
+      /systemctl (reboot|poweroff|halt)|\bshutdown\b|rm -rf \/etc\/nomad\.d( |$)/m,
+      'never stops the machine or removes a directory it did not make',
+    );
+  },
+);
 
 t.test('lab.hosts_netns: the namespace existing hosts are reached from, only with provider ssh', async (t) => {
   t.equal(ok({ file: yaml(HOSTS), flags: { 'hosts-netns': 'nrh-lab' } }).lab.hostsNetns, 'nrh-lab');
   t.equal(ok({ file: yaml(HOSTS) }).lab.hostsNetns, '', 'default: where the CLI runs');
   t.match(bad({ file: yaml(`${HOSTS}  hosts_netns: "a b"\n`) }), [{ field: 'harness.yaml: lab.hosts_netns' }]);
-  t.match(bad({ flags: { 'hosts-netns': 'nrh-lab' } }), [{ field: 'lab.hosts_netns', value: 'nrh-lab',
-    message: /only used with lab\.provider: ssh/, fix: /lab\.netns/ }]);
+  t.match(bad({ flags: { 'hosts-netns': 'nrh-lab' } }), [
+    { field: 'lab.hosts_netns', value: 'nrh-lab', message: /only used with lab\.provider: ssh/, fix: /lab\.netns/ },
+  ]);
 });
 
-t.test('preflight of existing hosts: unreadable keys and no way to get the CNI plugins, all at once (exit 2)',
+t.test(
+  'preflight of existing hosts: unreadable keys and no way to get the CNI plugins, all at once (exit 2)',
   async (t) => {
-  const { existingHostsPreflight } = await import('../../lib/lab/ssh-preflight.js');
-  const dir = t.testdir({ 'key': 'k' });
-  const c = ok({ file: yaml(HOSTS.replace('~/.ssh/id_ed25519 }', `${dir}/key }`).replace('~/.ssh/id_ed25519,',
-    '/nonexistent/key,')) });
-  const noGo = { env: { PATH: '/nonexistent', XDG_CACHE_HOME: dir }, fallbackGo: '/nonexistent/go' };
-  const p = await existingHostsPreflight(c, { build: noGo });
-  t.match(p, [
-    { field: 'lab.hosts.client.key', value: '/nonexistent/key', message: 'cannot be read' },
-    { field: 'lab.provider', value: 'ssh', message: /needs the CNI reference plugins v1\.6\.2 .*Go is missing/,
-      fix: /install Go >= 1\.21/ },
-  ]);
-  t.equal(p.length, 2, 'the readable server key is no problem');
-  t.same(await existingHostsPreflight(ok({})), [], 'other providers: nothing to check');
-});
+    const { existingHostsPreflight } = await import('../../lib/lab/ssh-preflight.js');
+    const dir = t.testdir({ key: 'k' });
+    const c = ok({
+      file: yaml(
+        HOSTS.replace('~/.ssh/id_ed25519 }', `${dir}/key }`).replace('~/.ssh/id_ed25519,', '/nonexistent/key,'),
+      ),
+    });
+    const noGo = { env: { PATH: '/nonexistent', XDG_CACHE_HOME: dir }, fallbackGo: '/nonexistent/go' };
+    const p = await existingHostsPreflight(c, { build: noGo });
+    t.match(p, [
+      { field: 'lab.hosts.client.key', value: '/nonexistent/key', message: 'cannot be read' },
+      {
+        field: 'lab.provider',
+        value: 'ssh',
+        message: /needs the CNI reference plugins v1\.6\.2 .*Go is missing/,
+        fix: /install Go >= 1\.21/,
+      },
+    ]);
+    t.equal(p.length, 2, 'the readable server key is no problem');
+    t.same(await existingHostsPreflight(ok({})), [], 'other providers: nothing to check');
+  },
+);
 
 t.test('fault kinds on existing hosts: a hard reset only with lab.hard_reset_command, never a power off', async (t) => {
   const { faultProblems } = await import('../../lib/scenario/faults.js');
@@ -170,9 +251,11 @@ t.test('fault kinds on existing hosts: a hard reset only with lab.hard_reset_com
   const withReset = ok({ file: yaml(text) });
   t.same(faultProblems('cni-ipam-reboot', withReset, { hasNomadAgent: false }), [], 'hard with a reset command');
   const without = { ...withReset, lab: { ...withReset.lab, hardResetCommand: undefined } };
-  t.match(faultProblems('cni-ipam-reboot', without, { hasNomadAgent: false }),
-    [{ message: 'cannot be done here: provider ssh without lab.hard_reset_command has no power reset' }]);
+  t.match(faultProblems('cni-ipam-reboot', without, { hasNomadAgent: false }), [
+    { message: 'cannot be done here: provider ssh without lab.hard_reset_command has no power reset' },
+  ]);
   const off = { ...withReset, reboot: { ...withReset.reboot, kind: 'power-off' as const } };
-  t.match(faultProblems('cni-ipam-reboot', off, { hasNomadAgent: false }),
-    [{ message: /provider ssh has no power off/ }]);
+  t.match(faultProblems('cni-ipam-reboot', off, { hasNomadAgent: false }), [
+    { message: /provider ssh has no power off/ },
+  ]);
 });

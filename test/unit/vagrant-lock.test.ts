@@ -21,11 +21,16 @@ t.test('holds our PID while running and removes the file afterwards', async (t) 
 t.test('two holders in one process never overlap', async (t) => {
   const file = lockPath('libvirt', t.testdir());
   const log: string[] = [];
-  const job = (n: string) => withLock(file, async () => {
-    log.push(`${n}+`);
-    await new Promise((r) => setTimeout(r, 300));
-    log.push(`${n}-`);
-  }, { deadline: deadlineIn(5000) });
+  const job = (n: string) =>
+    withLock(
+      file,
+      async () => {
+        log.push(`${n}+`);
+        await new Promise((r) => setTimeout(r, 300));
+        log.push(`${n}-`);
+      },
+      { deadline: deadlineIn(5000) },
+    );
   await Promise.all([job('a'), job('b')]);
   t.ok(log.join() === 'a+,a-,b+,b-' || log.join() === 'b+,b-,a+,a-', `serialized: ${log.join()}`);
 });
@@ -50,18 +55,26 @@ t.test('a lock held by a live process times out naming the holder', async (t) =>
 // Note: the race this guards (a lock file seen empty between its creation and its PID being written, taken over as a
 // dead holder's) was seen once, under load, as two overlapping `vagrant up`s; it does not reproduce on demand in one
 // process, so this test asserts the invariant, and the fix (the file linked into place with the PID in it) removes the window.
-t.test('many contenders at once: one holder at a time, and no live holder\'s lock taken over as stale', async (t) => {
+t.test("many contenders at once: one holder at a time, and no live holder's lock taken over as stale", async (t) => {
   const dir = t.testdir();
   const file = lockPath('libvirt', dir);
   const warnings: string[] = [];
   let inside = 0;
   let most = 0;
-  await Promise.all(Array.from({ length: 12 }, () => withLock(file, async () => {
-    most = Math.max(most, ++inside);
-    await new Promise((r) => setTimeout(r, 5));
-    inside--;
-  }, { deadline: deadlineIn(30_000), logger: (e) => void (e.kind === 'warn' && warnings.push(e.message)) })));
+  await Promise.all(
+    Array.from({ length: 12 }, () =>
+      withLock(
+        file,
+        async () => {
+          most = Math.max(most, ++inside);
+          await new Promise((r) => setTimeout(r, 5));
+          inside--;
+        },
+        { deadline: deadlineIn(30_000), logger: (e) => void (e.kind === 'warn' && warnings.push(e.message)) },
+      ),
+    ),
+  );
   t.equal(most, 1, 'never two inside');
-  t.same(warnings, [], 'nobody found the lock empty and called it a dead holder\'s');
+  t.same(warnings, [], "nobody found the lock empty and called it a dead holder's");
   t.same(readdirSync(dir), [], 'the lock and every file written aside are gone');
 });

@@ -1,7 +1,15 @@
 // parseMachineReadable and helpers over recorded `vagrant --machine-readable` output.
 import t from 'tap';
 import { readFileSync } from 'node:fs';
-import { dropProgressNoise, errorExit, machineStates, parseMachineReadable, sshConfigText, uiMessages, unescapeField } from '../../lib/parse/vagrant-machine-readable.js';
+import {
+  dropProgressNoise,
+  errorExit,
+  machineStates,
+  parseMachineReadable,
+  sshConfigText,
+  uiMessages,
+  unescapeField,
+} from '../../lib/parse/vagrant-machine-readable.js';
 
 const fx = (f: string) => readFileSync(new URL(`../fixtures/vagrant/${f}`, import.meta.url), 'utf8');
 
@@ -51,14 +59,22 @@ t.test('ssh-config record followed by the plain block (vagrant 2.3.4 prints both
 });
 
 t.test('lines that do not start with digits and a comma are ignored', async (t) => {
-  const recs = parseMachineReadable('Bringing machine up...\n  Progress: 10%\nabc,1,ui,info\n12,two\n17,x,state,running\n');
+  const recs = parseMachineReadable(
+    'Bringing machine up...\n  Progress: 10%\nabc,1,ui,info\n12,two\n17,x,state,running\n',
+  );
   t.same(recs, [{ timestamp: 17, target: 'x', type: 'state', data: ['running'] }]);
   t.same(parseMachineReadable(''), []);
 });
 
 t.test('progress noise is dropped from ui messages and plain stderr', async (t) => {
   const msgs = uiMessages(parseMachineReadable(fx('up-progress.mr.txt')));
-  t.same(msgs.map((m) => m.message), ['==> server: Uploading base box image as volume into Libvirt storage...', '==> server: Creating image (snapshot of base box volume).']);
+  t.same(
+    msgs.map((m) => m.message),
+    [
+      '==> server: Uploading base box image as volume into Libvirt storage...',
+      '==> server: Creating image (snapshot of base box volume).',
+    ],
+  );
   const cleaned = dropProgressNoise(fx('up-progress.stderr.txt'));
   t.notMatch(cleaned, /Progress/);
   t.match(cleaned, /Uploading base box image/);

@@ -8,10 +8,13 @@ const fx = (f: string) => readFileSync(new URL(`../fixtures/vagrant/${f}`, impor
 
 t.test('two Host blocks (vm-lab.md sample)', async (t) => {
   const all = parseSshConfig(fx('ssh-config-two-hosts.txt'));
-  t.same(all.map((x) => [x.host, x.hostName, x.port, x.user]), [
-    ['server', '10.198.0.116', 22, 'vagrant'],
-    ['client', '10.198.0.117', 22, 'vagrant'],
-  ]);
+  t.same(
+    all.map((x) => [x.host, x.hostName, x.port, x.user]),
+    [
+      ['server', '10.198.0.116', 22, 'vagrant'],
+      ['client', '10.198.0.117', 22, 'vagrant'],
+    ],
+  );
   t.same(all[1]?.identityFiles, ['/tmp/vmlab/.vagrant/machines/client/libvirt/private_key']);
   t.equal(all[1]?.strictHostKeyChecking, false);
   t.equal(all[1]?.options['identitiesonly'], 'yes');
@@ -19,7 +22,10 @@ t.test('two Host blocks (vm-lab.md sample)', async (t) => {
 
 t.test('quoted IdentityFile with spaces, several keys, extra options', async (t) => {
   const x = sshTargetFor(fx('ssh-config-quoted-keys.txt'), 'nrh-abc123-client');
-  t.same(x.identityFiles, ['/home/jo smith/runs/nrh abc/.vagrant/machines/nrh-abc123-client/virtualbox/private_key', '/home/jo/.vagrant.d/insecure_private_key']);
+  t.same(x.identityFiles, [
+    '/home/jo smith/runs/nrh abc/.vagrant/machines/nrh-abc123-client/virtualbox/private_key',
+    '/home/jo/.vagrant.d/insecure_private_key',
+  ]);
   t.equal(x.port, 2222);
   t.equal(x.options['hostkeyalgorithms'], '+ssh-rsa');
 });
@@ -38,8 +44,14 @@ t.test('Key=value form and default port', async (t) => {
 });
 
 t.test('rejects text with no Host block, a block with no HostName, a bad port, a missing host', async (t) => {
-  t.throws(() => parseSshConfig('A Vagrant environment or target machine is required'), /expected at least one "Host <name>" block; got "A Vagrant environment/);
+  t.throws(
+    () => parseSshConfig('A Vagrant environment or target machine is required'),
+    /expected at least one "Host <name>" block; got "A Vagrant environment/,
+  );
   t.throws(() => parseSshConfig('Host a\n  User vagrant\n'), /Host a has no HostName/);
   t.throws(() => parseSshConfig('Host a\n  HostName x\n  Port 99999\n'), /invalid Port "99999"/);
-  t.throws(() => sshTargetFor(fx('ssh-config-two-hosts.txt'), 'nrh-zzz-client'), /expected a "Host nrh-zzz-client" block; got hosts server, client/);
+  t.throws(
+    () => sshTargetFor(fx('ssh-config-two-hosts.txt'), 'nrh-zzz-client'),
+    /expected a "Host nrh-zzz-client" block; got hosts server, client/,
+  );
 });

@@ -55,8 +55,11 @@ t.test('boxConfig: plain and Docker box, env overrides each default', async (t) 
     cniCache: '/home/u/.cache/nomad-reboot-harness/cni-plugins-v1.6.2',
     vagrantHome: '/home/u/.vagrant.d',
   });
-  t.equal(plain.packages.join(','), 'linux-image-amd64,systemd-sysv,openssh-server,sudo,iproute2,iptables,curl,' +
-    'ca-certificates,python3,containernetworking-plugins,dbus,procps,iputils-ping,less,netbase,kmod,udev,busybox');
+  t.equal(
+    plain.packages.join(','),
+    'linux-image-amd64,systemd-sysv,openssh-server,sudo,iproute2,iptables,curl,' +
+      'ca-certificates,python3,containernetworking-plugins,dbus,procps,iputils-ping,less,netbase,kmod,udev,busybox',
+  );
   const docker = boxConfig(true, { HOME: '/root', BOX_NAME: 'x/y', DISK_GB: '9', WORK: '/w' });
   t.match(docker, { name: 'x/y', work: '/w', diskGb: 9 });
   t.notOk(docker.packages.includes('busybox'));

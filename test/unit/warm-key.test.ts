@@ -1,15 +1,23 @@
 // Warm reruns, the pure half (lib/lab/warm-key.ts): the snapshot key, the warm/cold decision, staleness and age; and
 // the console's note on how a run got its lab (lib/report/console.ts).
 import t from 'tap';
-import {
-  decideWarm, olderThan, staleReasons, warmKey, warmLabId, type WarmInputs,
-} from '../../lib/lab/warm-key.js';
+import { decideWarm, olderThan, staleReasons, warmKey, warmLabId, type WarmInputs } from '../../lib/lab/warm-key.js';
 import { labNote } from '../../lib/report/console.js';
 
 const INPUTS: WarmInputs = {
-  provider: 'libvirt', workDir: '/tmp/nomad-reboot-harness', box: 'nomad-reboot-harness/bookworm',
-  boxId: '0 1234 5678', roles: ['server', 'client'], driver: 'qemu', cpus: 1, memoryMb: 768, tbCacheMb: 256,
-  cpuModel: 'Nehalem', privateSubnet: '10.199.0.0/24', managementSubnet: '10.198.0.0/24', vagrantfile: 'v'.repeat(64),
+  provider: 'libvirt',
+  workDir: '/tmp/nomad-reboot-harness',
+  box: 'nomad-reboot-harness/bookworm',
+  boxId: '0 1234 5678',
+  roles: ['server', 'client'],
+  driver: 'qemu',
+  cpus: 1,
+  memoryMb: 768,
+  tbCacheMb: 256,
+  cpuModel: 'Nehalem',
+  privateSubnet: '10.199.0.0/24',
+  managementSubnet: '10.198.0.0/24',
+  vagrantfile: 'v'.repeat(64),
   nomad: { sha256: 'a'.repeat(64), heartbeatGrace: '5m', templates: 't'.repeat(64) },
 };
 
@@ -53,26 +61,61 @@ t.test('the key changes with every input that shapes the VMs or what is installe
 t.test('the decision: cold, create, rebuild or reuse, each with its reason', async (t) => {
   const base = { warm: true, provider: 'libvirt', keep: false, state: { kind: 'none' as const }, nowMs: 100_000 };
   t.match(decideWarm({ ...base, warm: false }), { mode: 'cold', reason: /--fresh/ });
-  t.match(decideWarm({ ...base, provider: 'virtualbox' }), { mode: 'cold', reason: /libvirt snapshots; lab.provider virtualbox/ });
+  t.match(decideWarm({ ...base, provider: 'virtualbox' }), {
+    mode: 'cold',
+    reason: /libvirt snapshots; lab.provider virtualbox/,
+  });
   t.match(decideWarm({ ...base, provider: 'ssh' }), { mode: 'cold', reason: /lab.provider ssh/ });
   t.match(decideWarm({ ...base, keep: true }), { mode: 'cold', reason: /--keep/ });
-  t.match(decideWarm({ ...base, lockedBy: 'PID 42' }), { mode: 'cold', reason: /in use by PID 42; this run goes cold/ });
+  t.match(decideWarm({ ...base, lockedBy: 'PID 42' }), {
+    mode: 'cold',
+    reason: /in use by PID 42; this run goes cold/,
+  });
   t.same(decideWarm(base), { mode: 'create', reason: 'no snapshot for this key yet: a cold lab, then its snapshot' });
-  t.match(decideWarm({ ...base, state: { kind: 'broken', why: 'its domain x is gone' } }), { mode: 'create', rebuild: 'its domain x is gone' });
-  t.same(decideWarm({ ...base, state: { kind: 'ready', snapshotAtMs: 58_000 } }), { mode: 'reuse', reason: 'reverting to the snapshot taken 42 s ago', ageS: 42 });
-  t.equal((decideWarm({ ...base, state: { kind: 'ready', snapshotAtMs: 200_000 } }) as { ageS: number }).ageS, 0, 'a clock gone back is age 0, not negative');
-  t.match(decideWarm({ ...base, warm: false, lockedBy: 'PID 1', state: { kind: 'ready', snapshotAtMs: 0 } }), { mode: 'cold', reason: /--fresh/ }, '--fresh wins over everything');
+  t.match(decideWarm({ ...base, state: { kind: 'broken', why: 'its domain x is gone' } }), {
+    mode: 'create',
+    rebuild: 'its domain x is gone',
+  });
+  t.same(decideWarm({ ...base, state: { kind: 'ready', snapshotAtMs: 58_000 } }), {
+    mode: 'reuse',
+    reason: 'reverting to the snapshot taken 42 s ago',
+    ageS: 42,
+  });
+  t.equal(
+    (decideWarm({ ...base, state: { kind: 'ready', snapshotAtMs: 200_000 } }) as { ageS: number }).ageS,
+    0,
+    'a clock gone back is age 0, not negative',
+  );
+  t.match(
+    decideWarm({ ...base, warm: false, lockedBy: 'PID 1', state: { kind: 'ready', snapshotAtMs: 0 } }),
+    { mode: 'cold', reason: /--fresh/ },
+    '--fresh wins over everything',
+  );
 });
 
 t.test('stale: a changed or missing box, build, Vagrantfile or templates', async (t) => {
-  const now = { boxId: INPUTS.boxId, buildSha256: INPUTS.nomad!.sha256, vagrantfile: INPUTS.vagrantfile, templates: INPUTS.nomad!.templates };
+  const now = {
+    boxId: INPUTS.boxId,
+    buildSha256: INPUTS.nomad!.sha256,
+    vagrantfile: INPUTS.vagrantfile,
+    templates: INPUTS.nomad!.templates,
+  };
   t.same(staleReasons(INPUTS, now), [], 'nothing changed: not stale');
   t.same(staleReasons(INPUTS, { ...now, buildSha256: 'missing' }), ['its Nomad build file is gone']);
   t.same(staleReasons(INPUTS, { ...now, buildSha256: 'c'.repeat(64) }), ['its Nomad build file changed']);
-  t.same(staleReasons(INPUTS, { ...now, boxId: 'not added' }), [`box ${INPUTS.box} changed (0 1234 5678 -> not added)`]);
-  t.same(staleReasons(INPUTS, { ...now, vagrantfile: 'x', templates: 'y' }), ['vms/Vagrantfile changed', 'the agent templates changed']);
+  t.same(staleReasons(INPUTS, { ...now, boxId: 'not added' }), [
+    `box ${INPUTS.box} changed (0 1234 5678 -> not added)`,
+  ]);
+  t.same(staleReasons(INPUTS, { ...now, vagrantfile: 'x', templates: 'y' }), [
+    'vms/Vagrantfile changed',
+    'the agent templates changed',
+  ]);
   const { buildSha256: _unused, ...noBuild } = now;
-  t.same(staleReasons({ ...INPUTS, nomad: undefined }, { ...noBuild, templates: 'y' }), [], 'a lab without Nomad ignores the build and templates');
+  t.same(
+    staleReasons({ ...INPUTS, nomad: undefined }, { ...noBuild, templates: 'y' }),
+    [],
+    'a lab without Nomad ignores the build and templates',
+  );
 });
 
 t.test('older than a duration', async (t) => {
@@ -83,7 +126,17 @@ t.test('older than a duration', async (t) => {
 
 t.test('the console says how the run got its lab', async (t) => {
   t.equal(labNote({}), '', 'nothing for a run without the property (existing hosts, stand-ins)');
-  t.equal(labNote({ 'lab.warm': 'yes', 'lab.snapshot.key': 'k1', 'lab.snapshot.age_s': '42' }), ' [warm lab k1, snapshot 42 s old]');
-  t.equal(labNote({ 'lab.warm': 'no (first run of this key)', 'lab.snapshot.key': 'k1', 'lab.snapshot.created': 'yes, in 9.0 s' }), ' [cold lab; snapshot k1 taken for the next run]');
+  t.equal(
+    labNote({ 'lab.warm': 'yes', 'lab.snapshot.key': 'k1', 'lab.snapshot.age_s': '42' }),
+    ' [warm lab k1, snapshot 42 s old]',
+  );
+  t.equal(
+    labNote({
+      'lab.warm': 'no (first run of this key)',
+      'lab.snapshot.key': 'k1',
+      'lab.snapshot.created': 'yes, in 9.0 s',
+    }),
+    ' [cold lab; snapshot k1 taken for the next run]',
+  );
   t.equal(labNote({ 'lab.warm': 'no (lab.warm is off (--fresh))' }), ' [cold lab]');
 });

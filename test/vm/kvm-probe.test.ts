@@ -22,9 +22,13 @@ t.setTimeout(45 * 60_000);
 const qemu = spawnSync('qemu-system-x86_64', ['--version']).status === 0;
 const files = await boxKernel(BOX, 'libvirt');
 const pvm = readdirSync('/sys/module').includes('kvm_pvm');
-const skip = !qemu ? 'qemu-system-x86_64 is not installed'
-  : !existsSync('/dev/kvm') ? '/dev/kvm is missing (nothing to probe)'
-    : 'missing' in files ? `${files.missing} (npx tsx vms/build-box.ts)` : false;
+const skip = !qemu
+  ? 'qemu-system-x86_64 is not installed'
+  : !existsSync('/dev/kvm')
+    ? '/dev/kvm is missing (nothing to probe)'
+    : 'missing' in files
+      ? `${files.missing} (npx tsx vms/build-box.ts)`
+      : false;
 
 // one wait for the lock for the whole file, held until its last test ends
 if (!skip) await holdVmLock(t);
@@ -36,41 +40,49 @@ t.test('the real probe on the real box kernel', { skip }, async (t) => {
   t.comment(`probe: ${out.end} after ${Math.round(out.durationMs)} ms: ${v.reason}`);
   if (pvm) {
     t.equal(v.boots, false, 'kvm_pvm cannot boot a stock kernel');
-    t.match(v.reason, /failed to set MSR 0x10a|did not reach init under KVM/,
-      'one of the two failure shapes seen here');
+    t.match(
+      v.reason,
+      /failed to set MSR 0x10a|did not reach init under KVM/,
+      'one of the two failure shapes seen here',
+    );
   } else {
     t.ok(v.reason.length > 0, 'a decided answer with its reason');
     if (v.boots) t.equal(out.end, 'saw-init', 'stopped as soon as the kernel reached init');
   }
 });
 
-t.test('auto through the real host: decided once, then from the cache under XDG_CACHE_HOME; doctor shows it',
-  { skip }, async (t) => {
-  const cache = mkdtempSync(join(tmpdir(), 'nrh-xdg-'));
-  t.teardown(() => rmSync(cache, { recursive: true, force: true }));
-  let probes = 0;
-  const deps = {
-    ...realAccelDeps({ env: { ...process.env, XDG_CACHE_HOME: cache } }),
-    probe: (kernel: string, initrd: string, d: ReturnType<typeof deadlineIn>) => {
-      probes++;
-      return runKvmProbe({ kernel, initrd, deadline: d });
-    },
-  };
-  const first = await chooseLibvirtDriver('auto', BOX, deadlineIn(5 * 60_000), deps);
-  t.equal(first.source, 'probe');
-  if (pvm) t.match(first, { driver: 'qemu', reason: /^software emulation \(TCG\): / });
-  const file = join(cache, 'nomad-reboot-harness', 'kvm-probe.json');
-  t.ok(existsSync(file), 'cached under XDG_CACHE_HOME');
-  t.match(readFileSync(file, 'utf8'), new RegExp(`\\|${BOX.replace('/', '\\/')}\\|`));
-  const second = await chooseLibvirtDriver('auto', BOX, deadlineIn(10_000), deps);
-  t.match(second, { driver: first.driver, source: 'cache' });
-  t.equal(probes, 1, 'probed once');
+t.test(
+  'auto through the real host: decided once, then from the cache under XDG_CACHE_HOME; doctor shows it',
+  { skip },
+  async (t) => {
+    const cache = mkdtempSync(join(tmpdir(), 'nrh-xdg-'));
+    t.teardown(() => rmSync(cache, { recursive: true, force: true }));
+    let probes = 0;
+    const deps = {
+      ...realAccelDeps({ env: { ...process.env, XDG_CACHE_HOME: cache } }),
+      probe: (kernel: string, initrd: string, d: ReturnType<typeof deadlineIn>) => {
+        probes++;
+        return runKvmProbe({ kernel, initrd, deadline: d });
+      },
+    };
+    const first = await chooseLibvirtDriver('auto', BOX, deadlineIn(5 * 60_000), deps);
+    t.equal(first.source, 'probe');
+    if (pvm) t.match(first, { driver: 'qemu', reason: /^software emulation \(TCG\): / });
+    const file = join(cache, 'nomad-reboot-harness', 'kvm-probe.json');
+    t.ok(existsSync(file), 'cached under XDG_CACHE_HOME');
+    t.match(readFileSync(file, 'utf8'), new RegExp(`\\|${BOX.replace('/', '\\/')}\\|`));
+    const second = await chooseLibvirtDriver('auto', BOX, deadlineIn(10_000), deps);
+    t.match(second, { driver: first.driver, source: 'cache' });
+    t.equal(probes, 1, 'probed once');
 
-  // doctor, through the real CLI, reads the same cache. Note: doctor exits 3 when some other prerequisite is missing
-  // (a work dir); its JSON is what counts here
-  const json = spawnSync(process.execPath, [resolve('bin/reboot-harness.js'), 'doctor', '--json', '--netns', ''], {
-    env: { ...process.env, XDG_CACHE_HOME: cache }, encoding: 'utf8', timeout: 5 * 60_000,
-  }).stdout;
-  const item = (JSON.parse(json) as { name: string; detail: string }[]).find((i) => i.name === 'libvirt driver');
-  t.match(item?.detail, new RegExp(`^${first.driver} \\(lab\\.libvirt_driver: auto, decided by cache\\)`));
-});
+    // doctor, through the real CLI, reads the same cache. Note: doctor exits 3 when some other prerequisite is missing
+    // (a work dir); its JSON is what counts here
+    const json = spawnSync(process.execPath, [resolve('bin/reboot-harness.js'), 'doctor', '--json', '--netns', ''], {
+      env: { ...process.env, XDG_CACHE_HOME: cache },
+      encoding: 'utf8',
+      timeout: 5 * 60_000,
+    }).stdout;
+    const item = (JSON.parse(json) as { name: string; detail: string }[]).find((i) => i.name === 'libvirt driver');
+    t.match(item?.detail, new RegExp(`^${first.driver} \\(lab\\.libvirt_driver: auto, decided by cache\\)`));
+  },
+);

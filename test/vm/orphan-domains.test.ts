@@ -30,7 +30,9 @@ function defineDomain(name: string, dir: string): void {
   virsh('vol-create-as', 'default', `${name}.img`, '16M', '--format', 'qcow2');
   const path = virsh('vol-path', `${name}.img`, '--pool', 'default');
   const xml = join(tmpdir(), `${name}.xml`);
-  writeFileSync(xml, `<domain type='qemu'>
+  writeFileSync(
+    xml,
+    `<domain type='qemu'>
   <name>${name}</name>
   <description>Source: ${dir}/Vagrantfile</description>
   <memory unit='MiB'>64</memory>
@@ -39,60 +41,70 @@ function defineDomain(name: string, dir: string): void {
     <disk type='file' device='disk'><driver name='qemu' type='qcow2'/><source file='${path}'/><target dev='vda' bus='virtio'/></disk>
   </devices>
 </domain>
-`);
+`,
+  );
   virsh('define', xml);
   rmSync(xml);
 }
 
-t.test('destroy --all removes the domains of labs whose directory is gone, with snapshots and volumes; nothing else', { skip: skip ?? false, timeout: 10 * 60_000 }, async (t) => {
-  await ensureLabHost({ netns: NETNS, deadline: deadlineIn(4 * 60_000) });
-  if (!quiet('pool-info', 'default')) {
-    // Note: vagrant-libvirt makes this pool on its first `up`; a fresh host may not have it yet
-    mkdirSync('/var/lib/libvirt/images', { recursive: true });
-    virsh('pool-define-as', 'default', 'dir', '--target', '/var/lib/libvirt/images');
-    virsh('pool-start', 'default');
-  }
-  const root = mkdtempSync(join(tmpdir(), 'nrh-orphans-'));
-  const tag = Date.now().toString(16).slice(-12).padStart(12, '0');
-  const warmId = `warm-${tag}dead`;
-  const runId = `r${Date.now().toString(36).slice(-5)}${tag.slice(-8)}`;
-  const keptId = `warm-${tag}beef`;
-  const [warmDom, runDom, keptDom] = [`${warmId}-client`, `${runId}-server`, `${keptId}-client`];
-  t.teardown(() => {
-    for (const d of [warmDom, runDom, keptDom]) {
-      quiet('destroy', d);
-      for (const s of (quiet('snapshot-list', d, '--name') ?? '').split('\n').filter(Boolean)) quiet('snapshot-delete', d, s);
-      quiet('undefine', d, '--remove-all-storage');
-      quiet('vol-delete', `${d}.img`, '--pool', 'default');
+t.test(
+  'destroy --all removes the domains of labs whose directory is gone, with snapshots and volumes; nothing else',
+  { skip: skip ?? false, timeout: 10 * 60_000 },
+  async (t) => {
+    await ensureLabHost({ netns: NETNS, deadline: deadlineIn(4 * 60_000) });
+    if (!quiet('pool-info', 'default')) {
+      // Note: vagrant-libvirt makes this pool on its first `up`; a fresh host may not have it yet
+      mkdirSync('/var/lib/libvirt/images', { recursive: true });
+      virsh('pool-define-as', 'default', 'dir', '--target', '/var/lib/libvirt/images');
+      virsh('pool-start', 'default');
     }
-    rmSync(root, { recursive: true, force: true });
-  });
-  // The lab dirs as a run writes them; two of them then deleted (by hand, or by a test runner removing its temp dir)
-  for (const id of [warmId, runId, keptId]) {
-    mkdirSync(join(root, id), { recursive: true });
-    writeFileSync(join(root, id, 'lab-spec.json'), '{}');
-  }
-  defineDomain(warmDom, join(root, warmId));
-  virsh('snapshot-create-as', warmDom, 'nrh-warm', '--description', 'nomad-reboot-harness warm lab');
-  defineDomain(runDom, join(root, runId));
-  virsh('start', runDom);
-  defineDomain(keptDom, join(root, keptId));
-  rmSync(join(root, warmId), { recursive: true });
-  rmSync(join(root, runId), { recursive: true });
-  t.equal(virsh('domstate', runDom), 'running', 'the cold run\'s orphan runs');
-  t.match(virsh('snapshot-list', warmDom, '--name'), /^nrh-warm$/m, 'the warm orphan has its snapshot');
-  t.equal(virsh('desc', warmDom), `Source: ${join(root, warmId)}/Vagrantfile`, 'the description as vagrant-libvirt writes it');
+    const root = mkdtempSync(join(tmpdir(), 'nrh-orphans-'));
+    const tag = Date.now().toString(16).slice(-12).padStart(12, '0');
+    const warmId = `warm-${tag}dead`;
+    const runId = `r${Date.now().toString(36).slice(-5)}${tag.slice(-8)}`;
+    const keptId = `warm-${tag}beef`;
+    const [warmDom, runDom, keptDom] = [`${warmId}-client`, `${runId}-server`, `${keptId}-client`];
+    t.teardown(() => {
+      for (const d of [warmDom, runDom, keptDom]) {
+        quiet('destroy', d);
+        for (const s of (quiet('snapshot-list', d, '--name') ?? '').split('\n').filter(Boolean))
+          quiet('snapshot-delete', d, s);
+        quiet('undefine', d, '--remove-all-storage');
+        quiet('vol-delete', `${d}.img`, '--pool', 'default');
+      }
+      rmSync(root, { recursive: true, force: true });
+    });
+    // The lab dirs as a run writes them; two of them then deleted (by hand, or by a test runner removing its temp dir)
+    for (const id of [warmId, runId, keptId]) {
+      mkdirSync(join(root, id), { recursive: true });
+      writeFileSync(join(root, id, 'lab-spec.json'), '{}');
+    }
+    defineDomain(warmDom, join(root, warmId));
+    virsh('snapshot-create-as', warmDom, 'nrh-warm', '--description', 'nomad-reboot-harness warm lab');
+    defineDomain(runDom, join(root, runId));
+    virsh('start', runDom);
+    defineDomain(keptDom, join(root, keptId));
+    rmSync(join(root, warmId), { recursive: true });
+    rmSync(join(root, runId), { recursive: true });
+    t.equal(virsh('domstate', runDom), 'running', "the cold run's orphan runs");
+    t.match(virsh('snapshot-list', warmDom, '--name'), /^nrh-warm$/m, 'the warm orphan has its snapshot');
+    t.equal(
+      virsh('desc', warmDom),
+      `Source: ${join(root, warmId)}/Vagrantfile`,
+      'the description as vagrant-libvirt writes it',
+    );
 
-  const work = join(root, 'work');
-  const r = await runCli(t, ['destroy', '--all', '--netns', NETNS, '--work-dir', work]);
-  t.equal(r.code, 0, 'destroy --all');
-  t.match(r.stderr, `destroyed orphan domain ${warmDom} (its lab directory ${join(root, warmId)} is gone)`);
-  t.match(r.stderr, `destroyed orphan domain ${runDom} (its lab directory ${join(root, runId)} is gone)`);
-  t.same(domainsMatching(warmId), [], 'the warm orphan is gone');
-  t.same(domainsMatching(runId), [], 'the running orphan is gone');
-  t.same(volumesMatching(warmId), [], 'with its volume');
-  t.same(volumesMatching(runId), [], 'with its volume');
-  t.same(domainsMatching(keptId), [keptDom], 'a lab whose directory exists stays');
-  t.same(volumesMatching(keptId).length, 1, 'and its volume');
-  t.notMatch(r.stderr, keptDom);
-});
+    const work = join(root, 'work');
+    const r = await runCli(t, ['destroy', '--all', '--netns', NETNS, '--work-dir', work]);
+    t.equal(r.code, 0, 'destroy --all');
+    t.match(r.stderr, `destroyed orphan domain ${warmDom} (its lab directory ${join(root, warmId)} is gone)`);
+    t.match(r.stderr, `destroyed orphan domain ${runDom} (its lab directory ${join(root, runId)} is gone)`);
+    t.same(domainsMatching(warmId), [], 'the warm orphan is gone');
+    t.same(domainsMatching(runId), [], 'the running orphan is gone');
+    t.same(volumesMatching(warmId), [], 'with its volume');
+    t.same(volumesMatching(runId), [], 'with its volume');
+    t.same(domainsMatching(keptId), [keptDom], 'a lab whose directory exists stays');
+    t.same(volumesMatching(keptId).length, 1, 'and its volume');
+    t.notMatch(r.stderr, keptDom);
+  },
+);

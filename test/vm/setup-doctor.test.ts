@@ -10,10 +10,17 @@ const skip = vmSkipReason();
 t.test('doctor passes straight after setup', { skip: skip ?? false }, async (t) => {
   const setup = await runCli(t, ['setup']);
   t.equal(setup.code, 0, 'setup exits 0');
-  t.match(setup.stdout, /setup done\. libvirtd \(pid \d+\) runs in netns \S+\. Next:\n {2}reboot-harness doctor /, 'names the next command');
+  t.match(
+    setup.stdout,
+    /setup done\. libvirtd \(pid \d+\) runs in netns \S+\. Next:\n {2}reboot-harness doctor /,
+    'names the next command',
+  );
   const doctor = await runCli(t, ['doctor', '--json']);
   const items = JSON.parse(doctor.stdout) as { name: string; ok: boolean; detail: string; fix: string }[];
   for (const i of items) t.ok(i.ok, `${i.name}: ${i.detail}${i.fix ? ` (fix: ${i.fix})` : ''}`);
-  t.ok(items.some((i) => i.name === 'libvirtd reachable'), 'libvirtd was checked');
+  t.ok(
+    items.some((i) => i.name === 'libvirtd reachable'),
+    'libvirtd was checked',
+  );
   t.equal(doctor.code, 0, 'doctor exits 0');
 });

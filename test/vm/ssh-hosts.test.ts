@@ -18,16 +18,23 @@ import { assertVmTier, bringUpHosts } from '../helpers/handed-over-hosts.js';
 t.setTimeout(40 * 60_000);
 const NETNS = process.env['HARNESS_NETNS'] || 'nrh-lab';
 // The harness installs the CNI reference plugins on an existing client, built here from the Go module proxy.
-const plugins = existsSync(join(cniCacheDir(CNI_PLUGINS_VERSION, process.env, homedir()), 'bridge'))
-  || (await findGo(process.env)) !== undefined;
-const skip = vmSkipReason() ?? (plugins ? undefined : `Go is missing and the CNI plugins ${CNI_PLUGINS_VERSION} are not cached: install Go >= 1.21`);
+const plugins =
+  existsSync(join(cniCacheDir(CNI_PLUGINS_VERSION, process.env, homedir()), 'bridge')) ||
+  (await findGo(process.env)) !== undefined;
+const skip =
+  vmSkipReason() ??
+  (plugins ? undefined : `Go is missing and the CNI plugins ${CNI_PLUGINS_VERSION} are not cached: install Go >= 1.21`);
 
-t.test('a VM handed over as an existing client host: refusals, a hard reset by the user\'s command, a clean teardown', { skip: skip ?? false, timeout: 35 * 60_000 }, async (t) => {
-  const dir = t.testdir({});
-  const lab = await bringUpHosts(t, NETNS, ['client']);
-  const config = readFileSync(lab.config(dir), 'utf8');
-  t.notMatch(config, /server:/, 'the harness.yaml names the client host only');
-  await assertVmTier(t, lab, dir);
-  await lab.destroy();
-  t.same(domainsMatching(lab.runId), [], 'the handed-over VM is destroyed');
-});
+t.test(
+  "a VM handed over as an existing client host: refusals, a hard reset by the user's command, a clean teardown",
+  { skip: skip ?? false, timeout: 35 * 60_000 },
+  async (t) => {
+    const dir = t.testdir({});
+    const lab = await bringUpHosts(t, NETNS, ['client']);
+    const config = readFileSync(lab.config(dir), 'utf8');
+    t.notMatch(config, /server:/, 'the harness.yaml names the client host only');
+    await assertVmTier(t, lab, dir);
+    await lab.destroy();
+    t.same(domainsMatching(lab.runId), [], 'the handed-over VM is destroyed');
+  },
+);

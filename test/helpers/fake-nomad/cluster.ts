@@ -1,7 +1,16 @@
 // Part of the Nomad API stand-in (not Nomad): the state one server holds about one client node,
 // with a raft-like index that increases on every change, and the client agent's journal.
 import type { ApiAllocation, ApiEvaluation, ApiJob, ApiNode, ApiTaskEvent } from '../../../lib/nomad/api-types.js';
-import { MAX_TASK_EVENTS, newAllocation, newEvaluation, newNode, nowNs, nowRfc3339, taskEvent, uuid } from './payloads.js';
+import {
+  MAX_TASK_EVENTS,
+  newAllocation,
+  newEvaluation,
+  newNode,
+  nowNs,
+  nowRfc3339,
+  taskEvent,
+  uuid,
+} from './payloads.js';
 import { eventsOfCommit, type EventFrame } from './events.js';
 
 export type Table = 'nodes' | 'jobs' | 'allocs' | 'evals';
@@ -9,7 +18,15 @@ export type Table = 'nodes' | 'jobs' | 'allocs' | 'evals';
  * The raft message type of a commit, which real Nomad gives every event of it (nomad@v1.9.3:nomad/state/events.go
  * MsgTypeEvents); undefined = the table's usual one (client alloc update, node status, job register, eval update).
  */
-export type CommitType = 'PlanResult' | 'AllocationUpdated' | 'AllocationUpdateDesiredStatus' | 'NodeRegistration' | 'NodeStreamEvent' | 'JobRegistered' | 'JobDeregistered' | 'EvaluationUpdated';
+export type CommitType =
+  | 'PlanResult'
+  | 'AllocationUpdated'
+  | 'AllocationUpdateDesiredStatus'
+  | 'NodeRegistration'
+  | 'NodeStreamEvent'
+  | 'JobRegistered'
+  | 'JobDeregistered'
+  | 'EvaluationUpdated';
 
 /** A group's reschedule policy as the parsed job holds it (durations in ns). */
 interface ReschedulePolicy {
@@ -23,7 +40,10 @@ interface ReschedulePolicy {
 /** Memory (MB) one alloc of the group asks for: the sum of its tasks' resources. */
 export function groupMemoryMb(job: ApiJob | undefined, group: string): number {
   const g = job?.TaskGroups?.find((x) => x.Name === group);
-  return (g?.Tasks ?? []).reduce((s, t) => s + Number((t['Resources'] as { MemoryMB?: number } | undefined)?.MemoryMB ?? 0), 0);
+  return (g?.Tasks ?? []).reduce(
+    (s, t) => s + Number((t['Resources'] as { MemoryMB?: number } | undefined)?.MemoryMB ?? 0),
+    0,
+  );
 }
 
 /** host-local state dirs of Nomad's bridge network: on disk up to 1.9.3, on tmpfs since 1.9.4 (GH-24650). */
@@ -53,7 +73,11 @@ export class Cluster {
   private readonly timers = new Set<NodeJS.Timeout>();
   private pid = 612;
 
-  constructor(nodeName: string, readonly version: string, readonly stepMs: number) {
+  constructor(
+    nodeName: string,
+    readonly version: string,
+    readonly stepMs: number,
+  ) {
     this.node = newNode(nodeName, version);
     this.node.CreateIndex = this.node.ModifyIndex = 9;
     this.agentStarted();
@@ -94,10 +118,13 @@ export class Cluster {
 
   /** Run `fn` at wall-clock time `atMs` (Unix ms) unless closed: what Nomad holds until a WaitUntil. */
   at(atMs: number, fn: () => void): void {
-    const t = setTimeout(() => {
-      this.timers.delete(t);
-      fn();
-    }, Math.max(0, atMs - Date.now()));
+    const t = setTimeout(
+      () => {
+        this.timers.delete(t);
+        fn();
+      },
+      Math.max(0, atMs - Date.now()),
+    );
     this.timers.add(t);
   }
 
@@ -110,8 +137,15 @@ export class Cluster {
   }
 
   /** A journal line of hclog output as the harness reads it (`journalctl -u nomad -o short-iso`, real VM run r386bw21c1b022). */
-  log(level: 'INFO' | 'WARN' | 'ERROR' | 'DEBUG', sub: string, msg: string, kv: Record<string, string | number | boolean> = {}): void {
-    const pairs = Object.entries(kv).map(([k, v]) => `${k}=${typeof v === 'string' && /[\s"=]/.test(v) ? JSON.stringify(v) : String(v)}`);
+  log(
+    level: 'INFO' | 'WARN' | 'ERROR' | 'DEBUG',
+    sub: string,
+    msg: string,
+    kv: Record<string, string | number | boolean> = {},
+  ): void {
+    const pairs = Object.entries(kv).map(
+      ([k, v]) => `${k}=${typeof v === 'string' && /[\s"=]/.test(v) ? JSON.stringify(v) : String(v)}`,
+    );
     const text = pairs.length ? `${msg}: ${pairs.join(' ')}` : msg;
     this.raw(`    ${new Date().toISOString()} [${level}]${' '.repeat(5 - level.length)} ${sub}: ${text}`);
   }
@@ -135,29 +169,47 @@ export class Cluster {
 
   /** Set the node's status as the server would (StatusUpdatedAt in Unix seconds, optional node event). */
   setNodeStatus(status: string, event?: string, type?: CommitType): void {
-    this.commit(['nodes'], (idx) => {
-      this.node.Status = status;
-      // Note: Unix seconds; a real reboot takes longer than a second, the stand-in's milliseconds, so each status change
-      // moves it on by at least one second as it would in a real run (the scenario requires a newer one after a reboot).
-      this.node.StatusUpdatedAt = Math.max(Math.floor(Date.now() / 1000), this.node.StatusUpdatedAt + 1);
-      this.node.ModifyIndex = idx;
-      // state_store.go updateNodeStatusTxn: LastMissedHeartbeatIndex = index when the node goes down, 0 when it is ready again
-      const n = this.node as ApiNode & { LastMissedHeartbeatIndex?: number };
-      if (status === 'down') n.LastMissedHeartbeatIndex = idx;
-      else if (status === 'ready') n.LastMissedHeartbeatIndex = 0;
-      if (event) this.node.Events = [...(this.node.Events ?? []), { Message: event, Subsystem: 'Cluster', Details: null, Timestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z'), CreateIndex: idx }].slice(-10);
-    }, type);
+    this.commit(
+      ['nodes'],
+      (idx) => {
+        this.node.Status = status;
+        // Note: Unix seconds; a real reboot takes longer than a second, the stand-in's milliseconds, so each status change
+        // moves it on by at least one second as it would in a real run (the scenario requires a newer one after a reboot).
+        this.node.StatusUpdatedAt = Math.max(Math.floor(Date.now() / 1000), this.node.StatusUpdatedAt + 1);
+        this.node.ModifyIndex = idx;
+        // state_store.go updateNodeStatusTxn: LastMissedHeartbeatIndex = index when the node goes down, 0 when it is ready again
+        const n = this.node as ApiNode & { LastMissedHeartbeatIndex?: number };
+        if (status === 'down') n.LastMissedHeartbeatIndex = idx;
+        else if (status === 'ready') n.LastMissedHeartbeatIndex = 0;
+        if (event)
+          this.node.Events = [
+            ...(this.node.Events ?? []),
+            {
+              Message: event,
+              Subsystem: 'Cluster',
+              Details: null,
+              Timestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+              CreateIndex: idx,
+            },
+          ].slice(-10);
+      },
+      type,
+    );
   }
 
   /** Mutate one alloc at a new index. */
   updateAlloc(id: string, mutate: (a: ApiAllocation, idx: number) => void, type?: CommitType): void {
     const a = this.allocs.get(id);
     if (!a) return;
-    this.commit(['allocs'], (idx) => {
-      mutate(a, idx);
-      a.ModifyIndex = idx;
-      a.ModifyTime = nowNs();
-    }, type);
+    this.commit(
+      ['allocs'],
+      (idx) => {
+        mutate(a, idx);
+        a.ModifyIndex = idx;
+        a.ModifyTime = nowNs();
+      },
+      type,
+    );
   }
 
   /** Append a task event (keeping the last 10) and journal it like the task runner does. */
@@ -165,7 +217,14 @@ export class Cluster {
     const st = a.TaskStates?.[task];
     if (!st) return;
     st.Events = [...(st.Events ?? []), ev].slice(-MAX_TASK_EVENTS);
-    if (this.agentUp && journal) this.log('INFO', 'client.alloc_runner.task_runner', 'Task event', { alloc_id: a.ID, task, type: ev.Type, msg: ev.DisplayMessage ?? '', failed: ev.FailsTask ?? false });
+    if (this.agentUp && journal)
+      this.log('INFO', 'client.alloc_runner.task_runner', 'Task event', {
+        alloc_id: a.ID,
+        task,
+        type: ev.Type,
+        msg: ev.DisplayMessage ?? '',
+        failed: ev.FailsTask ?? false,
+      });
   }
 
   /**
@@ -223,18 +282,33 @@ export class Cluster {
     const failed = this.allocs.get(id);
     const job = failed && this.jobs.get(failed.JobID);
     if (!failed || !job || job.Stop) return;
-    const policy = job.TaskGroups?.find((g) => g.Name === failed.TaskGroup)?.ReschedulePolicy as ReschedulePolicy | undefined;
+    const policy = job.TaskGroups?.find((g) => g.Name === failed.TaskGroup)?.ReschedulePolicy as
+      | ReschedulePolicy
+      | undefined;
     const tracker = (failed as ApiAllocation & { RescheduleTracker?: { Events?: unknown[] } | null }).RescheduleTracker;
     const done = tracker?.Events?.length ?? 0;
     if (!policy || (!policy.Unlimited && done >= (policy.Attempts ?? 0))) return;
     const failedAtMs = Date.now();
     const first = this.createEval(job, 'alloc-failure', 'pending');
     const base = (policy.Delay ?? 30e9) / 1e6;
-    const delayMs = policy.DelayFunction === 'constant' ? base : Math.min(base * 2 ** done, (policy.MaxDelay ?? 3600e9) / 1e6);
+    const delayMs =
+      policy.DelayFunction === 'constant' ? base : Math.min(base * 2 ** done, (policy.MaxDelay ?? 3600e9) / 1e6);
     this.later(1, () => {
       // allocs failing within 5 s of each other share one follow-up eval (reconcile.go batchedFailedAllocWindowSize)
-      const shared = [...this.evals.values()].find((e) => e.JobID === job.ID && e.Status === 'pending' && e.WaitUntil && Math.abs(Date.parse(e.WaitUntil) - (failedAtMs + delayMs)) < 5000);
-      const followUp = shared ?? this.createEval(job, 'alloc-failure', 'pending', { StatusDescription: 'created for delayed rescheduling', WaitUntil: new Date(failedAtMs + delayMs).toISOString(), PreviousEval: first.ID });
+      const shared = [...this.evals.values()].find(
+        (e) =>
+          e.JobID === job.ID &&
+          e.Status === 'pending' &&
+          e.WaitUntil &&
+          Math.abs(Date.parse(e.WaitUntil) - (failedAtMs + delayMs)) < 5000,
+      );
+      const followUp =
+        shared ??
+        this.createEval(job, 'alloc-failure', 'pending', {
+          StatusDescription: 'created for delayed rescheduling',
+          WaitUntil: new Date(failedAtMs + delayMs).toISOString(),
+          PreviousEval: first.ID,
+        });
       this.updateAlloc(id, (x) => (x.FollowupEvalID = followUp.ID), 'PlanResult');
       this.commit(['evals'], (idx) => Object.assign(first, { Status: 'complete', ModifyIndex: idx }));
       if (!shared) this.at(failedAtMs + delayMs, () => this.runFollowUp(job, followUp, delayMs));
@@ -243,23 +317,46 @@ export class Cluster {
 
   /** A follow-up eval's time came: replace every failed alloc it holds, each linked to its replacement both ways. */
   private runFollowUp(job: ApiJob, followUp: ApiEvaluation, delayMs: number): void {
-    const held = [...this.allocs.values()].filter((a) => a.FollowupEvalID === followUp.ID && a.ClientStatus === 'failed' && a.DesiredStatus === 'run');
+    const held = [...this.allocs.values()].filter(
+      (a) => a.FollowupEvalID === followUp.ID && a.ClientStatus === 'failed' && a.DesiredStatus === 'run',
+    );
     if (!job.Stop && held.length) {
-      const live = [...this.allocs.values()].filter((a) => a.JobID === job.ID && a.DesiredStatus === 'run' && !['complete', 'failed', 'lost'].includes(a.ClientStatus));
+      const live = [...this.allocs.values()].filter(
+        (a) =>
+          a.JobID === job.ID && a.DesiredStatus === 'run' && !['complete', 'failed', 'lost'].includes(a.ClientStatus),
+      );
       for (const repl of this.placeAllocs(job, followUp.ID, held, new Set(live.map((a) => a.Name)))) {
         const prev = held.find((p) => p.ID === repl.PreviousAllocation);
-        const tracker = (prev as (ApiAllocation & { RescheduleTracker?: { Events?: unknown[] } | null }) | undefined)?.RescheduleTracker;
-        const event = { RescheduleTime: Date.now() * 1e6, PrevAllocID: prev?.ID, PrevNodeID: prev?.NodeID, Delay: delayMs * 1e6 };
-        Object.assign(repl, { RescheduleTracker: { Events: [...(tracker?.Events ?? []), event], LastReschedule: 'ok' } });
+        const tracker = (prev as (ApiAllocation & { RescheduleTracker?: { Events?: unknown[] } | null }) | undefined)
+          ?.RescheduleTracker;
+        const event = {
+          RescheduleTime: Date.now() * 1e6,
+          PrevAllocID: prev?.ID,
+          PrevNodeID: prev?.NodeID,
+          Delay: delayMs * 1e6,
+        };
+        Object.assign(repl, {
+          RescheduleTracker: { Events: [...(tracker?.Events ?? []), event], LastReschedule: 'ok' },
+        });
       }
-      for (const a of held) this.updateAlloc(a.ID, (x) => Object.assign(x, { DesiredStatus: 'stop', DesiredDescription: 'alloc was rescheduled because it failed' }), 'PlanResult');
+      for (const a of held)
+        this.updateAlloc(
+          a.ID,
+          (x) =>
+            Object.assign(x, { DesiredStatus: 'stop', DesiredDescription: 'alloc was rescheduled because it failed' }),
+          'PlanResult',
+        );
     }
-    this.commit(['evals'], (idx) => Object.assign(followUp, { Status: 'complete', StatusDescription: '', ModifyIndex: idx }));
+    this.commit(['evals'], (idx) =>
+      Object.assign(followUp, { Status: 'complete', StatusDescription: '', ModifyIndex: idx }),
+    );
   }
 
   /** Memory (MB) the allocs meant to run on the node ask for (the scheduler's view of what is used). */
   usedMemoryMb(): number {
-    const live = [...this.allocs.values()].filter((a) => a.DesiredStatus === 'run' && !['complete', 'failed', 'lost'].includes(a.ClientStatus));
+    const live = [...this.allocs.values()].filter(
+      (a) => a.DesiredStatus === 'run' && !['complete', 'failed', 'lost'].includes(a.ClientStatus),
+    );
     return live.reduce((s, a) => s + groupMemoryMb(this.jobs.get(a.JobID), a.TaskGroup), 0);
   }
 
@@ -269,44 +366,102 @@ export class Cluster {
    * scheduler writes into the eval's FailedTGAllocs (`failures`), as nomad@v1.9.x does for "Dimension memory exhausted".
    * `linkPrevious: false` places replacements without PreviousAllocation/NextAllocation (real 1.9.7 after a node-down).
    */
-  placeAllocs(job: ApiJob, evalId: string, previous: ApiAllocation[] = [], keep: ReadonlySet<string> = new Set(), failures: Record<string, unknown> = {}, linkPrevious = true): ApiAllocation[] {
+  placeAllocs(
+    job: ApiJob,
+    evalId: string,
+    previous: ApiAllocation[] = [],
+    keep: ReadonlySet<string> = new Set(),
+    failures: Record<string, unknown> = {},
+    linkPrevious = true,
+  ): ApiAllocation[] {
     const placed: ApiAllocation[] = [];
-    const capacity = (this.node as ApiNode & { NodeResources?: { Memory?: { MemoryMB?: number } } }).NodeResources?.Memory?.MemoryMB ?? Infinity;
-    let used = this.usedMemoryMb() - previous.reduce((s, p) => s + (p.DesiredStatus === 'run' ? groupMemoryMb(job, p.TaskGroup) : 0), 0);
-    this.commit(['allocs', 'jobs'], (idx) => {
-      for (const g of job.TaskGroups ?? []) {
-        for (let i = 0; i < g.Count; i++) {
-          if (keep.has(`${job.ID}.${g.Name}[${i}]`)) continue;
-          const need = groupMemoryMb(job, g.Name);
-          if (used + need > capacity) {
-            failures[g.Name] ??= { NodesEvaluated: 1, NodesFiltered: 0, NodesInPool: 1, NodesAvailable: { dc1: 1 }, ClassFiltered: null, ConstraintFiltered: null, NodesExhausted: 0, ClassExhausted: null, DimensionExhausted: {}, QuotaExhausted: null, ResourcesExhausted: null, Scores: null, AllocationTime: 41233, CoalescedFailures: -1, ScoreMetaData: null };
-            const f = failures[g.Name] as { NodesExhausted: number; DimensionExhausted: Record<string, number>; CoalescedFailures: number };
-            f.NodesExhausted = 1;
-            f.DimensionExhausted = { memory: 1 };
-            f.CoalescedFailures++;
-            continue;
+    const capacity =
+      (this.node as ApiNode & { NodeResources?: { Memory?: { MemoryMB?: number } } }).NodeResources?.Memory?.MemoryMB ??
+      Infinity;
+    let used =
+      this.usedMemoryMb() -
+      previous.reduce((s, p) => s + (p.DesiredStatus === 'run' ? groupMemoryMb(job, p.TaskGroup) : 0), 0);
+    this.commit(
+      ['allocs', 'jobs'],
+      (idx) => {
+        for (const g of job.TaskGroups ?? []) {
+          for (let i = 0; i < g.Count; i++) {
+            if (keep.has(`${job.ID}.${g.Name}[${i}]`)) continue;
+            const need = groupMemoryMb(job, g.Name);
+            if (used + need > capacity) {
+              failures[g.Name] ??= {
+                NodesEvaluated: 1,
+                NodesFiltered: 0,
+                NodesInPool: 1,
+                NodesAvailable: { dc1: 1 },
+                ClassFiltered: null,
+                ConstraintFiltered: null,
+                NodesExhausted: 0,
+                ClassExhausted: null,
+                DimensionExhausted: {},
+                QuotaExhausted: null,
+                ResourcesExhausted: null,
+                Scores: null,
+                AllocationTime: 41233,
+                CoalescedFailures: -1,
+                ScoreMetaData: null,
+              };
+              const f = failures[g.Name] as {
+                NodesExhausted: number;
+                DimensionExhausted: Record<string, number>;
+                CoalescedFailures: number;
+              };
+              f.NodesExhausted = 1;
+              f.DimensionExhausted = { memory: 1 };
+              f.CoalescedFailures++;
+              continue;
+            }
+            used += need;
+            const ports = (g.Networks?.[0]?.DynamicPorts ?? []).map((p) => ({
+              label: p.Label,
+              value: this.hostPort(),
+              to: p.To,
+            }));
+            const a = newAllocation({
+              id: uuid(),
+              evalId,
+              job,
+              group: g.Name,
+              index: i,
+              node: this.node,
+              index0: idx,
+              ports,
+            });
+            const prev = previous.find((p) => p.TaskGroup === g.Name && p.Name === a.Name);
+            if (prev && linkPrevious) {
+              a.PreviousAllocation = prev.ID;
+              prev.NextAllocation = a.ID;
+              prev.ModifyIndex = idx;
+            }
+            this.allocs.set(a.ID, a);
+            placed.push(a);
           }
-          used += need;
-          const ports = (g.Networks?.[0]?.DynamicPorts ?? []).map((p) => ({ label: p.Label, value: this.hostPort(), to: p.To }));
-          const a = newAllocation({ id: uuid(), evalId, job, group: g.Name, index: i, node: this.node, index0: idx, ports });
-          const prev = previous.find((p) => p.TaskGroup === g.Name && p.Name === a.Name);
-          if (prev && linkPrevious) {
-            a.PreviousAllocation = prev.ID;
-            prev.NextAllocation = a.ID;
-            prev.ModifyIndex = idx;
-          }
-          this.allocs.set(a.ID, a);
-          placed.push(a);
         }
-      }
-      job.Status = 'pending';
-      job.ModifyIndex = idx;
-    }, 'PlanResult');
+        job.Status = 'pending';
+        job.ModifyIndex = idx;
+      },
+      'PlanResult',
+    );
     for (const a of placed) this.runFresh(a.ID);
     // real 1.9.5 after the in-place upgrade: the restored allocs got their new namespaces' addresses after the new allocs
     const again = this.renetworkLater.splice(0);
     this.later(2, () => {
-      for (const id of again) this.updateAlloc(id, (a) => (a.NetworkStatus = { InterfaceName: 'eth0', Address: this.allocateAddress(a.ID), AddressIPv6: '', DNS: null }));
+      for (const id of again)
+        this.updateAlloc(
+          id,
+          (a) =>
+            (a.NetworkStatus = {
+              InterfaceName: 'eth0',
+              Address: this.allocateAddress(a.ID),
+              AddressIPv6: '',
+              DNS: null,
+            }),
+        );
     });
     return placed;
   }
@@ -318,7 +473,14 @@ export class Cluster {
         a.NetworkStatus = { InterfaceName: 'eth0', Address: this.allocateAddress(a.ID), AddressIPv6: '', DNS: null };
         for (const t of Object.keys(a.TaskStates ?? {})) {
           this.appendEvent(a, t, taskEvent('Received', 'Task received by client'));
-          this.appendEvent(a, t, taskEvent('Task Setup', 'Building Task Directory', { Message: 'Building Task Directory', Details: { message: 'Building Task Directory' } }));
+          this.appendEvent(
+            a,
+            t,
+            taskEvent('Task Setup', 'Building Task Directory', {
+              Message: 'Building Task Directory',
+              Details: { message: 'Building Task Directory' },
+            }),
+          );
         }
       }),
     );
@@ -334,7 +496,15 @@ export class Cluster {
     if (broken !== undefined) {
       this.updateAlloc(id, (a) => {
         for (const [t, st] of Object.entries(a.TaskStates ?? {})) {
-          this.appendEvent(a, t, taskEvent('Driver Failure', broken, { DriverError: broken, FailsTask: true, Details: { driver_error: broken, fails_task: 'true' } }));
+          this.appendEvent(
+            a,
+            t,
+            taskEvent('Driver Failure', broken, {
+              DriverError: broken,
+              FailsTask: true,
+              Details: { driver_error: broken, fails_task: 'true' },
+            }),
+          );
           this.appendEvent(a, t, taskEvent('Not Restarting', 'Error was unrecoverable', { FailsTask: true }));
           Object.assign(st, { State: 'dead', Failed: true, FinishedAt: nowRfc3339() });
         }
@@ -353,11 +523,14 @@ export class Cluster {
       a.ClientDescription = 'Tasks are running';
     });
     const job = this.jobs.get(this.allocs.get(id)?.JobID ?? '');
-    if (job && job.Status !== 'running' && !job.Stop) this.commit(['jobs'], (idx) => Object.assign(job, { Status: 'running', ModifyIndex: idx }));
+    if (job && job.Status !== 'running' && !job.Stop)
+      this.commit(['jobs'], (idx) => Object.assign(job, { Status: 'running', ModifyIndex: idx }));
   }
 
   private hostPort(): number {
-    const used = new Set([...this.allocs.values()].flatMap((a) => (a.AllocatedResources?.Shared?.Ports ?? []).map((p) => p.Value)));
+    const used = new Set(
+      [...this.allocs.values()].flatMap((a) => (a.AllocatedResources?.Shared?.Ports ?? []).map((p) => p.Value)),
+    );
     for (;;) {
       const p = 20000 + Math.floor(Math.random() * 12001);
       if (!used.has(p)) return p;

@@ -26,7 +26,10 @@ export interface EventFrame {
 }
 
 const DEFAULT_TYPE: Record<Table, CommitType> = {
-  allocs: 'AllocationUpdated', nodes: 'NodeStreamEvent', jobs: 'JobRegistered', evals: 'EvaluationUpdated',
+  allocs: 'AllocationUpdated',
+  nodes: 'NodeStreamEvent',
+  jobs: 'JobRegistered',
+  evals: 'EvaluationUpdated',
 };
 
 /** The frame of one commit: every object of `tables` whose ModifyIndex is `idx` (or a job removed by it). */
@@ -64,7 +67,8 @@ export function eventsOfCommit(
     // As in the real capture (test/fixtures/nomad/event-stream/real-1.9.3-*): the same transaction also touches the
     // node (a client update) or the job (a plan), which are sent too, with the transaction's Type.
     const t = type ?? DEFAULT_TYPE.allocs;
-    if (jobs.size && t === 'AllocationUpdated' && !nodeChanged) ev('allocs', 'Node', c.node.ID, '', null, { Node: c.node });
+    if (jobs.size && t === 'AllocationUpdated' && !nodeChanged)
+      ev('allocs', 'Node', c.node.ID, '', null, { Node: c.node });
     if (jobs.size && t === 'PlanResult') {
       for (const id of jobs) {
         const j = c.jobs.get(id);

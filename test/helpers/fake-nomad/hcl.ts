@@ -18,9 +18,16 @@ export function parseHcl(src: string, vars: Record<string, HclValue> = {}, lenie
   let i = 0;
   const peek = () => toks[i];
   const next = () => toks[i++]!;
-  const skipNl = () => { while (peek()?.k === 'nl') i++; };
-  const fail = (msg: string): never => { throw new Error(`line ${peek()?.line ?? 'EOF'}: ${msg}`); };
-  const interp = (s: string) => s.replace(/\$\{\s*var\.([A-Za-z0-9_-]+)\s*\}/g, (_, n: string) => (n in vars ? String(vars[n]) : lenient ? '' : fail(`undefined variable var.${n}`)));
+  const skipNl = () => {
+    while (peek()?.k === 'nl') i++;
+  };
+  const fail = (msg: string): never => {
+    throw new Error(`line ${peek()?.line ?? 'EOF'}: ${msg}`);
+  };
+  const interp = (s: string) =>
+    s.replace(/\$\{\s*var\.([A-Za-z0-9_-]+)\s*\}/g, (_, n: string) =>
+      n in vars ? String(vars[n]) : lenient ? '' : fail(`undefined variable var.${n}`),
+    );
 
   function expr(): HclValue {
     const t = next();
@@ -33,7 +40,12 @@ export function parseHcl(src: string, vars: Record<string, HclValue> = {}, lenie
       const m = /^var\.([A-Za-z0-9_-]+)$/.exec(t.v);
       if (m) return m[1]! in vars ? vars[m[1]!]! : lenient ? null : fail(`undefined variable var.${m[1]}`);
       // type names such as `string` or `list(string)` in variable blocks: keep their text
-      if (peek()?.v === '(') for (let depth = 0; ; ) { const p = next(); depth += p.v === '(' ? 1 : p.v === ')' ? -1 : 0; if (depth === 0) break; }
+      if (peek()?.v === '(')
+        for (let depth = 0; ; ) {
+          const p = next();
+          depth += p.v === '(' ? 1 : p.v === ')' ? -1 : 0;
+          if (depth === 0) break;
+        }
       return t.v;
     }
     if (t.v === '[') {
@@ -93,16 +105,36 @@ function lex(src: string): Tok[] {
   let line = 1;
   for (let i = 0; i < src.length; ) {
     const c = src[i]!;
-    if (c === '\n') { out.push({ k: 'nl', v: '\n', line: line++ }); i++; continue; }
-    if (/\s/.test(c)) { i++; continue; }
-    if (c === '#' || src.startsWith('//', i)) { while (i < src.length && src[i] !== '\n') i++; continue; }
-    if (src.startsWith('/*', i)) { const e = src.indexOf('*/', i + 2); line += src.slice(i, e).split('\n').length - 1; i = e < 0 ? src.length : e + 2; continue; }
+    if (c === '\n') {
+      out.push({ k: 'nl', v: '\n', line: line++ });
+      i++;
+      continue;
+    }
+    if (/\s/.test(c)) {
+      i++;
+      continue;
+    }
+    if (c === '#' || src.startsWith('//', i)) {
+      while (i < src.length && src[i] !== '\n') i++;
+      continue;
+    }
+    if (src.startsWith('/*', i)) {
+      const e = src.indexOf('*/', i + 2);
+      line += src.slice(i, e).split('\n').length - 1;
+      i = e < 0 ? src.length : e + 2;
+      continue;
+    }
     if (c === '"') {
       let v = '';
       for (i++; i < src.length && src[i] !== '"'; i++) {
-        if (src[i] === '\\') { i++; v += ({ n: '\n', t: '\t', '"': '"', '\\': '\\' } as Record<string, string>)[src[i]!] ?? src[i]; }
-        else if (src.startsWith('${', i)) { const e = src.indexOf('}', i); v += src.slice(i, e + 1); i = e; }
-        else v += src[i];
+        if (src[i] === '\\') {
+          i++;
+          v += ({ n: '\n', t: '\t', '"': '"', '\\': '\\' } as Record<string, string>)[src[i]!] ?? src[i];
+        } else if (src.startsWith('${', i)) {
+          const e = src.indexOf('}', i);
+          v += src.slice(i, e + 1);
+          i = e;
+        } else v += src[i];
       }
       i++;
       out.push({ k: 'str', v, line });
@@ -120,9 +152,17 @@ function lex(src: string): Tok[] {
       continue;
     }
     const num = /^-?\d+(\.\d+)?/.exec(src.slice(i));
-    if (num) { out.push({ k: 'num', v: num[0], line }); i += num[0].length; continue; }
+    if (num) {
+      out.push({ k: 'num', v: num[0], line });
+      i += num[0].length;
+      continue;
+    }
     const id = /^[A-Za-z_][A-Za-z0-9_.-]*/.exec(src.slice(i));
-    if (id) { out.push({ k: 'id', v: id[0], line }); i += id[0].length; continue; }
+    if (id) {
+      out.push({ k: 'id', v: id[0], line });
+      i += id[0].length;
+      continue;
+    }
     out.push({ k: 'p', v: c, line });
     i++;
   }

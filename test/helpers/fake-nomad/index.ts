@@ -100,18 +100,33 @@ const OTHER_HCL = `job "${OTHER_JOB}" {\n  group "other" {\n    network {\n     
  */
 function dockerDriverInfo(version: string): NonNullable<ApiNode['Drivers']>[string] {
   return {
-    Detected: true, Healthy: true, HealthDescription: 'Healthy', UpdateTime: new Date().toISOString(),
+    Detected: true,
+    Healthy: true,
+    HealthDescription: 'Healthy',
+    UpdateTime: new Date().toISOString(),
     Attributes: {
-      'driver.docker': 'true', 'driver.docker.version': version, 'driver.docker.bridge_ip': '172.17.0.1',
-      'driver.docker.os_type': 'linux', 'driver.docker.runtimes': 'io.containerd.runc.v2,runc',
-      'driver.docker.privileged.enabled': 'false', 'driver.docker.volumes.enabled': 'false',
+      'driver.docker': 'true',
+      'driver.docker.version': version,
+      'driver.docker.bridge_ip': '172.17.0.1',
+      'driver.docker.os_type': 'linux',
+      'driver.docker.runtimes': 'io.containerd.runc.v2,runc',
+      'driver.docker.privileged.enabled': 'false',
+      'driver.docker.volumes.enabled': 'false',
     },
   };
 }
 
 /** Start the stand-in on 127.0.0.1 with an ephemeral port. */
 export async function startFakeNomad(o: FakeNomadOptions): Promise<FakeNomad> {
-  const { timeline, clientNodeName, token, nomadVersion = '1.9.7', stepMs = 100, dockerVersion, heartbeatMs = 30_000 } = o;
+  const {
+    timeline,
+    clientNodeName,
+    token,
+    nomadVersion = '1.9.7',
+    stepMs = 100,
+    dockerVersion,
+    heartbeatMs = 30_000,
+  } = o;
   let server: http.Server;
   const serverHost = serverLifecycle(() => server, o.serverReboot ?? 'elects');
   const cluster = new Cluster(clientNodeName, nomadVersion, stepMs);
@@ -124,7 +139,12 @@ export async function startFakeNomad(o: FakeNomadOptions): Promise<FakeNomad> {
     if (serverHost.state === 'down') return void req.socket.destroy();
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const sent = req.headers['x-nomad-token'] ?? /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
-    requests.push({ method: req.method ?? '', path: url.pathname, query: Object.fromEntries(url.searchParams), hasToken: sent !== undefined });
+    requests.push({
+      method: req.method ?? '',
+      path: url.pathname,
+      query: Object.fromEntries(url.searchParams),
+      hasToken: sent !== undefined,
+    });
     const closed = { closed: false };
     res.on('close', () => (closed.closed = true));
     const answer = (r: Reply) => {
@@ -144,17 +164,26 @@ export async function startFakeNomad(o: FakeNomadOptions): Promise<FakeNomad> {
       if (sent === undefined) return answer({ status: 403, body: 'Permission denied' });
       if (sent !== token) return answer({ status: 403, body: 'ACL token not found' });
     }
-    if (stream) return req.method === 'GET' ? serveEventStream(cluster, url.searchParams, res, streams) : answer({ status: 405, body: 'Invalid method' });
+    if (stream)
+      return req.method === 'GET'
+        ? serveEventStream(cluster, url.searchParams, res, streams)
+        : answer({ status: 405, body: 'Invalid method' });
     if (!found) return;
-    Promise.resolve(found.handler(cluster, { method: req.method ?? '', query: url.searchParams, body: () => readJson(req), signal: closed }, found.m))
-      .then(answer, (err: unknown) => answer({ status: 500, body: String(err instanceof Error ? err.message : err) }));
+    Promise.resolve(
+      found.handler(
+        cluster,
+        { method: req.method ?? '', query: url.searchParams, body: () => readJson(req), signal: closed },
+        found.m,
+      ),
+    ).then(answer, (err: unknown) => answer({ status: 500, body: String(err instanceof Error ? err.message : err) }));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   if (timeline === 'shared-ip') {
     // the other job's alloc is placed and running before the test's job exists (it got the first IP)
     registerJob(cluster, parseJobHcl(OTHER_HCL));
-    while (![...cluster.allocs.values()].some((a) => a.JobID === OTHER_JOB && a.ClientStatus === 'running')) await cluster.changed();
+    while (![...cluster.allocs.values()].some((a) => a.JobID === OTHER_JOB && a.ClientStatus === 'running'))
+      await cluster.changed();
   }
   return {
     addr: `http://127.0.0.1:${port}`,

@@ -51,19 +51,47 @@ function toGroup(g: HclBlock, tmpl: ApiTaskGroup): ApiTaskGroup {
     Services: services(g),
     ReschedulePolicy: { ...(tmpl.ReschedulePolicy as object), ...(resched ? reschedulePolicy(resched) : {}) },
     Networks: net
-      ? [{
-          ...(tmpl.Networks ?? [])[0]!,
-          Mode: str(net.attrs.mode) ?? 'host',
-          DynamicPorts: ports.filter((p) => p.attrs.static === undefined).map((p) => ({ Label: p.labels[0]!, Value: 0, To: num(p.attrs.to) ?? 0, HostNetwork: 'default', IgnoreCollision: false })),
-          ReservedPorts: ports.filter((p) => p.attrs.static !== undefined).map((p) => ({ Label: p.labels[0]!, Value: num(p.attrs.static) ?? 0, To: num(p.attrs.to) ?? 0, HostNetwork: 'default', IgnoreCollision: false })),
-        }]
+      ? [
+          {
+            ...(tmpl.Networks ?? [])[0]!,
+            Mode: str(net.attrs.mode) ?? 'host',
+            DynamicPorts: ports
+              .filter((p) => p.attrs.static === undefined)
+              .map((p) => ({
+                Label: p.labels[0]!,
+                Value: 0,
+                To: num(p.attrs.to) ?? 0,
+                HostNetwork: 'default',
+                IgnoreCollision: false,
+              })),
+            ReservedPorts: ports
+              .filter((p) => p.attrs.static !== undefined)
+              .map((p) => ({
+                Label: p.labels[0]!,
+                Value: num(p.attrs.static) ?? 0,
+                To: num(p.attrs.to) ?? 0,
+                HostNetwork: 'default',
+                IgnoreCollision: false,
+              })),
+          },
+        ]
       : null,
     Tasks: tasks.map((t) => {
       const driver = str(t.attrs.driver);
       if (!driver) throw new Error(`task "${t.labels[0] ?? ''}" needs a driver`);
       const res = t.blocks.find((b) => b.type === 'resources');
-      const resources = { ...(taskTmpl['Resources'] as object), ...(res ? { CPU: num(res.attrs.cpu) ?? 100, MemoryMB: num(res.attrs.memory) ?? 300 } : {}) };
-      return { ...taskTmpl, Name: t.labels[0]!, Driver: driver, Config: t.blocks.find((b) => b.type === 'config')?.attrs ?? null, Resources: resources, Services: services(t, t.labels[0]) };
+      const resources = {
+        ...(taskTmpl['Resources'] as object),
+        ...(res ? { CPU: num(res.attrs.cpu) ?? 100, MemoryMB: num(res.attrs.memory) ?? 300 } : {}),
+      };
+      return {
+        ...taskTmpl,
+        Name: t.labels[0]!,
+        Driver: driver,
+        Config: t.blocks.find((b) => b.type === 'config')?.attrs ?? null,
+        Resources: resources,
+        Services: services(t, t.labels[0]),
+      };
     }),
   };
 }
@@ -74,12 +102,22 @@ function reschedulePolicy(b: HclBlock): Record<string, unknown> {
     const ms = typeof v === 'string' ? parseGoDuration(v) : undefined;
     return ms === undefined ? undefined : ms * 1e6;
   };
-  const set = { Interval: ns(b.attrs.interval), Delay: ns(b.attrs.delay), DelayFunction: str(b.attrs.delay_function), MaxDelay: ns(b.attrs.max_delay) };
-  return { Attempts: num(b.attrs.attempts) ?? 0, Unlimited: b.attrs.unlimited === true, ...Object.fromEntries(Object.entries(set).filter(([, v]) => v !== undefined)) };
+  const set = {
+    Interval: ns(b.attrs.interval),
+    Delay: ns(b.attrs.delay),
+    DelayFunction: str(b.attrs.delay_function),
+    MaxDelay: ns(b.attrs.max_delay),
+  };
+  return {
+    Attempts: num(b.attrs.attempts) ?? 0,
+    Unlimited: b.attrs.unlimited === true,
+    ...Object.fromEntries(Object.entries(set).filter(([, v]) => v !== undefined)),
+  };
 }
 
 const str = (v: HclValue | undefined): string | undefined => (typeof v === 'string' ? v : undefined);
-const num = (v: HclValue | undefined): number | undefined => (typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : undefined);
+const num = (v: HclValue | undefined): number | undefined =>
+  typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : undefined;
 
 /**
  * A group's or task's `service` blocks as Nomad's parse gives them (the fields the harness reads; real 1.9.7 parse of
@@ -87,14 +125,28 @@ const num = (v: HclValue | undefined): number | undefined => (typeof v === 'numb
  */
 function services(b: HclBlock, task?: string): Record<string, unknown>[] | null {
   const dur = (v: HclValue | undefined): number => (typeof v === 'string' ? (parseGoDuration(v) ?? 0) * 1e6 : 0);
-  const out = b.blocks.filter((x) => x.type === 'service').map((s) => ({
-    Name: str(s.attrs.name) ?? '', PortLabel: str(s.attrs.port) ?? '', Provider: str(s.attrs.provider) ?? 'consul', TaskName: task ?? '',
-    Tags: null, AddressMode: '', Address: '',
-    Checks: s.blocks.filter((c) => c.type === 'check').map((c) => ({
-      Name: str(c.attrs.name) ?? '', Type: str(c.attrs.type) ?? '', Path: str(c.attrs.path) ?? '', PortLabel: '',
-      Interval: dur(c.attrs.interval), Timeout: dur(c.attrs.timeout), TaskName: '',
-    })),
-  }));
+  const out = b.blocks
+    .filter((x) => x.type === 'service')
+    .map((s) => ({
+      Name: str(s.attrs.name) ?? '',
+      PortLabel: str(s.attrs.port) ?? '',
+      Provider: str(s.attrs.provider) ?? 'consul',
+      TaskName: task ?? '',
+      Tags: null,
+      AddressMode: '',
+      Address: '',
+      Checks: s.blocks
+        .filter((c) => c.type === 'check')
+        .map((c) => ({
+          Name: str(c.attrs.name) ?? '',
+          Type: str(c.attrs.type) ?? '',
+          Path: str(c.attrs.path) ?? '',
+          PortLabel: '',
+          Interval: dur(c.attrs.interval),
+          Timeout: dur(c.attrs.timeout),
+          TaskName: '',
+        })),
+    }));
   return out.length ? out : null;
 }
 

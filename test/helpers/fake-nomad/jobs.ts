@@ -22,32 +22,62 @@ export function registerJob(c: Cluster, submitted: ApiJob): ApiJobRegisterRespon
     if (!live && c.node.Status === 'ready') c.placeAllocs(job, ev.ID, [], new Set(), failures);
     // a scale-up: place the missing indexes, keep the running allocs (their names are job.group[index])
     const names = new Set(liveAllocs.map((a) => a.Name));
-    const missing = (job.TaskGroups ?? []).some((g) => Array.from({ length: g.Count }, (_, i) => `${job.ID}.${g.Name}[${i}]`).some((n) => !names.has(n)));
+    const missing = (job.TaskGroups ?? []).some((g) =>
+      Array.from({ length: g.Count }, (_, i) => `${job.ID}.${g.Name}[${i}]`).some((n) => !names.has(n)),
+    );
     if (live && missing && c.node.Status === 'ready') c.placeAllocs(job, ev.ID, [], names, failures);
     const blocked = !live && c.node.Status !== 'ready';
     // a placement failure leaves a blocked eval behind (it places the rest once something changes on the node)
     // real v1.9.3: the blocked eval carries the same FailedTGAllocs (test/fixtures/nomad/real-1.9.3/placement-failure)
-    const blockedEval = Object.keys(failures).length ? c.createEval(job, 'queued-allocs', 'blocked', { FailedTGAllocs: failures }) : undefined;
+    const blockedEval = Object.keys(failures).length
+      ? c.createEval(job, 'queued-allocs', 'blocked', { FailedTGAllocs: failures })
+      : undefined;
     c.commit(['evals'], (idx) => {
       Object.assign(ev, { Status: 'complete', ModifyIndex: idx });
-      if (blocked) ev.FailedTGAllocs = Object.fromEntries((job.TaskGroups ?? []).map((g) => [g.Name, { NodesEvaluated: 0, NodesFiltered: 0, NodesInPool: 1, NodesAvailable: { dc1: 0 }, CoalescedFailures: g.Count - 1 }]));
+      if (blocked)
+        ev.FailedTGAllocs = Object.fromEntries(
+          (job.TaskGroups ?? []).map((g) => [
+            g.Name,
+            {
+              NodesEvaluated: 0,
+              NodesFiltered: 0,
+              NodesInPool: 1,
+              NodesAvailable: { dc1: 0 },
+              CoalescedFailures: g.Count - 1,
+            },
+          ]),
+        );
       if (blockedEval) Object.assign(ev, { FailedTGAllocs: failures, BlockedEval: blockedEval.ID });
     });
   });
-  return { EvalID: ev.ID, EvalCreateIndex: ev.CreateIndex, JobModifyIndex: jobIndex, Warnings: '', Index: ev.CreateIndex };
+  return {
+    EvalID: ev.ID,
+    EvalCreateIndex: ev.CreateIndex,
+    JobModifyIndex: jobIndex,
+    Warnings: '',
+    Index: ev.CreateIndex,
+  };
 }
 
 /** DELETE /v1/job/:id: mark the job stopped (or remove it with purge) and stop its allocs. */
 export function stopJob(c: Cluster, id: string, purge: boolean): ApiJobDeregisterResponse | undefined {
   const job = c.jobs.get(id);
   if (!job) return undefined;
-  const jobIndex = c.commit(['jobs'], (idx) => {
-    if (purge) c.jobs.delete(id);
-    else Object.assign(job, { Stop: true, Status: 'dead', ModifyIndex: idx, JobModifyIndex: idx });
-  }, 'JobDeregistered');
+  const jobIndex = c.commit(
+    ['jobs'],
+    (idx) => {
+      if (purge) c.jobs.delete(id);
+      else Object.assign(job, { Stop: true, Status: 'dead', ModifyIndex: idx, JobModifyIndex: idx });
+    },
+    'JobDeregistered',
+  );
   const ev = c.createEval(job, 'job-deregister');
   for (const a of [...c.allocs.values()].filter((x) => x.JobID === id && x.DesiredStatus === 'run')) {
-    c.updateAlloc(a.ID, (x) => Object.assign(x, { DesiredStatus: 'stop', DesiredDescription: 'alloc not needed due to job update' }), 'PlanResult');
+    c.updateAlloc(
+      a.ID,
+      (x) => Object.assign(x, { DesiredStatus: 'stop', DesiredDescription: 'alloc not needed due to job update' }),
+      'PlanResult',
+    );
     if (!c.agentUp) continue;
     c.later(1, () =>
       c.updateAlloc(a.ID, (x) => {
@@ -57,7 +87,8 @@ export function stopJob(c: Cluster, id: string, purge: boolean): ApiJobDeregiste
           c.appendEvent(x, t, taskEvent('Killed', 'Task successfully killed'));
           Object.assign(st, { State: 'dead', FinishedAt: nowRfc3339() });
         }
-        if (x.ClientStatus === 'running' || x.ClientStatus === 'pending') Object.assign(x, { ClientStatus: 'complete', ClientDescription: 'All tasks have completed' });
+        if (x.ClientStatus === 'running' || x.ClientStatus === 'pending')
+          Object.assign(x, { ClientStatus: 'complete', ClientDescription: 'All tasks have completed' });
       }),
     );
   }

@@ -2,7 +2,17 @@
 // test/fixtures/nomad/ (PascalCase keys, nanosecond times, zero times for "never").
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { ApiAgentSelf, ApiAllocListStub, ApiAllocation, ApiEvaluation, ApiJob, ApiNode, ApiNodeListStub, ApiTaskEvent, ApiTaskState } from '../../../lib/nomad/api-types.js';
+import type {
+  ApiAgentSelf,
+  ApiAllocListStub,
+  ApiAllocation,
+  ApiEvaluation,
+  ApiJob,
+  ApiNode,
+  ApiNodeListStub,
+  ApiTaskEvent,
+  ApiTaskState,
+} from '../../../lib/nomad/api-types.js';
 
 /** Read one sample from test/fixtures/nomad/ (a fresh copy each time). */
 export function fixture<T>(name: string): T {
@@ -18,37 +28,97 @@ export const nowRfc3339 = (): string => new Date().toISOString().replace(/\.(\d{
 export const uuid = (): string => randomUUID();
 
 /** A task event with every field the API sends, like the samples. */
-export function taskEvent(type: string, display: string, extra: Partial<ApiTaskEvent> & Record<string, unknown> = {}): ApiTaskEvent {
+export function taskEvent(
+  type: string,
+  display: string,
+  extra: Partial<ApiTaskEvent> & Record<string, unknown> = {},
+): ApiTaskEvent {
   const tmpl = fixture<ApiAllocation>('alloc-running.json').TaskStates!.web!.Events![0]!;
-  return { ...tmpl, Type: type, Time: nowNs(), DisplayMessage: display, Message: '', Details: {}, FailsTask: false, ...extra };
+  return {
+    ...tmpl,
+    Type: type,
+    Time: nowNs(),
+    DisplayMessage: display,
+    Message: '',
+    Details: {},
+    FailsTask: false,
+    ...extra,
+  };
 }
 
 /** A fresh pending task state. */
 export function pendingTaskState(): ApiTaskState {
   // Note: a Nomad 1.9.3 capture shows null (not Go's zero time) for times that never happened
   // Paused and TaskHandle are in every real 1.9.3/1.9.7 TaskState ("" and null for an exec task)
-  const st = { State: 'pending', Failed: false, Restarts: 0, LastRestart: null, StartedAt: null, FinishedAt: null, Paused: '', TaskHandle: null, Events: [] };
+  const st = {
+    State: 'pending',
+    Failed: false,
+    Restarts: 0,
+    LastRestart: null,
+    StartedAt: null,
+    FinishedAt: null,
+    Paused: '',
+    TaskHandle: null,
+    Events: [],
+  };
   return st;
 }
 
 /** A full allocation object from the sample, with identity fields replaced. */
-export function newAllocation(o: { id: string; evalId: string; job: ApiJob; group: string; index: number; node: ApiNode; index0: number; ports: { label: string; value: number; to: number }[] }): ApiAllocation {
+export function newAllocation(o: {
+  id: string;
+  evalId: string;
+  job: ApiJob;
+  group: string;
+  index: number;
+  node: ApiNode;
+  index0: number;
+  ports: { label: string; value: number; to: number }[];
+}): ApiAllocation {
   const a = fixture<ApiAllocation>('alloc-running.json');
   const tg = o.job.TaskGroups?.find((g) => g.Name === o.group);
   const hostIp = o.node.Attributes?.['unique.network.ip-address'] ?? '';
-  const shared = a.AllocatedResources!.Shared as { Networks: { IP: string; DynamicPorts: unknown[] }[]; Ports: unknown[] };
+  const shared = a.AllocatedResources!.Shared as {
+    Networks: { IP: string; DynamicPorts: unknown[] }[];
+    Ports: unknown[];
+  };
   shared.Networks[0]!.IP = hostIp;
-  shared.Networks[0]!.DynamicPorts = o.ports.map((p) => ({ Label: p.label, Value: p.value, To: p.to, HostNetwork: 'default', IgnoreCollision: false }));
+  shared.Networks[0]!.DynamicPorts = o.ports.map((p) => ({
+    Label: p.label,
+    Value: p.value,
+    To: p.to,
+    HostNetwork: 'default',
+    IgnoreCollision: false,
+  }));
   shared.Ports = o.ports.map((p) => ({ Label: p.label, Value: p.value, To: p.to, HostIP: hostIp }));
   const states: Record<string, ApiTaskState> = {};
   for (const t of tg?.Tasks ?? []) states[t.Name] = pendingTaskState();
   return {
     ...a,
-    ID: o.id, EvalID: o.evalId, Name: `${o.job.ID}.${o.group}[${o.index}]`, Namespace: o.job.Namespace ?? 'default',
-    NodeID: o.node.ID, NodeName: o.node.Name, JobID: o.job.ID, JobType: o.job.Type, JobVersion: 0, TaskGroup: o.group,
-    DesiredStatus: 'run', DesiredDescription: '', ClientStatus: 'pending', ClientDescription: 'No tasks have started',
-    TaskStates: states, DeploymentStatus: null, NetworkStatus: null, PreviousAllocation: '', NextAllocation: '', FollowupEvalID: '',
-    CreateIndex: o.index0, ModifyIndex: o.index0, CreateTime: nowNs(), ModifyTime: nowNs(),
+    ID: o.id,
+    EvalID: o.evalId,
+    Name: `${o.job.ID}.${o.group}[${o.index}]`,
+    Namespace: o.job.Namespace ?? 'default',
+    NodeID: o.node.ID,
+    NodeName: o.node.Name,
+    JobID: o.job.ID,
+    JobType: o.job.Type,
+    JobVersion: 0,
+    TaskGroup: o.group,
+    DesiredStatus: 'run',
+    DesiredDescription: '',
+    ClientStatus: 'pending',
+    ClientDescription: 'No tasks have started',
+    TaskStates: states,
+    DeploymentStatus: null,
+    NetworkStatus: null,
+    PreviousAllocation: '',
+    NextAllocation: '',
+    FollowupEvalID: '',
+    CreateIndex: o.index0,
+    ModifyIndex: o.index0,
+    CreateTime: nowNs(),
+    ModifyTime: nowNs(),
   } as ApiAllocation;
 }
 
@@ -56,7 +126,15 @@ export function newAllocation(o: { id: string; evalId: string; job: ApiJob; grou
 export function omitEmpty<T extends object>(a: T): T {
   return Object.fromEntries(Object.entries(a).filter(([k, v]) => !(v === '' && OMIT_EMPTY.has(k)))) as T;
 }
-const OMIT_EMPTY = new Set(['DesiredDescription', 'ClientDescription', 'NextAllocation', 'PreviousAllocation', 'FollowupEvalID', 'PreemptedByAllocation', 'DeploymentID']);
+const OMIT_EMPTY = new Set([
+  'DesiredDescription',
+  'ClientDescription',
+  'NextAllocation',
+  'PreviousAllocation',
+  'FollowupEvalID',
+  'PreemptedByAllocation',
+  'DeploymentID',
+]);
 
 /** Go's zero value as the API shows it: "", 0, false, null, {} or a struct of zero values. */
 export function isZero(v: unknown): boolean {
@@ -66,9 +144,47 @@ export function isZero(v: unknown): boolean {
 }
 
 /** Keys of a full Allocation in every real capture (1.9.3 and 1.9.7, /v1/allocation/:id and /v1/node/:id/allocations). */
-export const ALLOC_ALWAYS = new Set(['AllocModifyIndex', 'AllocatedResources', 'ClientDescription', 'ClientStatus', 'CreateIndex', 'CreateTime', 'DeploymentID', 'DesiredStatus', 'EvalID', 'ID', 'Job', 'JobID', 'Metrics', 'ModifyIndex', 'ModifyTime', 'Name', 'Namespace', 'NetworkStatus', 'NodeID', 'NodeName', 'Resources', 'SharedResources', 'SigningKeyID', 'TaskGroup', 'TaskResources', 'TaskStates']);
+export const ALLOC_ALWAYS = new Set([
+  'AllocModifyIndex',
+  'AllocatedResources',
+  'ClientDescription',
+  'ClientStatus',
+  'CreateIndex',
+  'CreateTime',
+  'DeploymentID',
+  'DesiredStatus',
+  'EvalID',
+  'ID',
+  'Job',
+  'JobID',
+  'Metrics',
+  'ModifyIndex',
+  'ModifyTime',
+  'Name',
+  'Namespace',
+  'NetworkStatus',
+  'NodeID',
+  'NodeName',
+  'Resources',
+  'SharedResources',
+  'SigningKeyID',
+  'TaskGroup',
+  'TaskResources',
+  'TaskStates',
+]);
 /** Fields of the Allocation struct that real Nomad leaves out while they hold Go's zero value. */
-const ALLOC_OMIT_ZERO = new Set(['DesiredDescription', 'PreviousAllocation', 'NextAllocation', 'FollowupEvalID', 'PreemptedByAllocation', 'DeploymentStatus', 'DesiredTransition', 'RescheduleTracker', 'PreemptedAllocations', 'AllocStates']);
+const ALLOC_OMIT_ZERO = new Set([
+  'DesiredDescription',
+  'PreviousAllocation',
+  'NextAllocation',
+  'FollowupEvalID',
+  'PreemptedByAllocation',
+  'DeploymentStatus',
+  'DesiredTransition',
+  'RescheduleTracker',
+  'PreemptedAllocations',
+  'AllocStates',
+]);
 
 /**
  * A full Allocation as real Nomad serializes it (1.9.3/1.9.7 captures): with its Job, zero-valued optional fields left
@@ -77,7 +193,8 @@ const ALLOC_OMIT_ZERO = new Set(['DesiredDescription', 'PreviousAllocation', 'Ne
 export function fullAlloc(a: ApiAllocation, job: ApiJob | null): ApiAllocation {
   const src = { ...a, Job: job } as unknown as Record<string, unknown>;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(src)) if (ALLOC_ALWAYS.has(k) || (ALLOC_OMIT_ZERO.has(k) && !isZero(v))) out[k] = v;
+  for (const [k, v] of Object.entries(src))
+    if (ALLOC_ALWAYS.has(k) || (ALLOC_OMIT_ZERO.has(k) && !isZero(v))) out[k] = v;
   return out as unknown as ApiAllocation;
 }
 
@@ -85,15 +202,38 @@ export function fullAlloc(a: ApiAllocation, job: ApiJob | null): ApiAllocation {
 export function allocStub(a: ApiAllocation): ApiAllocListStub {
   const tmpl = fixture<Record<string, unknown>>('alloc-stub-running.json');
   const full = a as unknown as Record<string, unknown>;
-  return Object.fromEntries(Object.keys(tmpl).map((k) => [k, full[k] ?? (typeof tmpl[k] === 'string' ? '' : k === 'DesiredTransition' ? tmpl[k] : null)])) as unknown as ApiAllocListStub;
+  return Object.fromEntries(
+    Object.keys(tmpl).map((k) => [
+      k,
+      full[k] ?? (typeof tmpl[k] === 'string' ? '' : k === 'DesiredTransition' ? tmpl[k] : null),
+    ]),
+  ) as unknown as ApiAllocListStub;
 }
 
 /** Keys of an Evaluation in the real /v1/evaluations capture; the rest are left out while zero (Go omitempty). */
-const EVAL_ALWAYS = new Set(['CreateIndex', 'CreateTime', 'DeploymentID', 'ID', 'JobID', 'JobModifyIndex', 'ModifyIndex', 'ModifyTime', 'Namespace', 'Priority', 'QueuedAllocations', 'SnapshotIndex', 'Status', 'TriggeredBy', 'Type']);
+const EVAL_ALWAYS = new Set([
+  'CreateIndex',
+  'CreateTime',
+  'DeploymentID',
+  'ID',
+  'JobID',
+  'JobModifyIndex',
+  'ModifyIndex',
+  'ModifyTime',
+  'Namespace',
+  'Priority',
+  'QueuedAllocations',
+  'SnapshotIndex',
+  'Status',
+  'TriggeredBy',
+  'Type',
+]);
 
 /** An Evaluation as the real API serializes it. */
 export function evalOut(e: ApiEvaluation): ApiEvaluation {
-  return Object.fromEntries(Object.entries(e).filter(([k, v]) => EVAL_ALWAYS.has(k) || !isZero(v))) as unknown as ApiEvaluation;
+  return Object.fromEntries(
+    Object.entries(e).filter(([k, v]) => EVAL_ALWAYS.has(k) || !isZero(v)),
+  ) as unknown as ApiEvaluation;
 }
 
 /** The client node, from the sample, renamed. */
@@ -103,7 +243,15 @@ export function newNode(name: string, version: string): ApiNode {
   n.Name = name;
   n.Attributes = { ...n.Attributes, 'nomad.version': version, 'unique.hostname': name };
   n.StatusUpdatedAt = Math.floor(Date.now() / 1000) - 120; // registered two minutes ago
-  n.Events = [{ Message: 'Node registered', Subsystem: 'Cluster', Details: null, Timestamp: new Date(Date.now() - 120_000).toISOString().replace(/\.\d+Z$/, 'Z'), CreateIndex: 0 }];
+  n.Events = [
+    {
+      Message: 'Node registered',
+      Subsystem: 'Cluster',
+      Details: null,
+      Timestamp: new Date(Date.now() - 120_000).toISOString().replace(/\.\d+Z$/, 'Z'),
+      CreateIndex: 0,
+    },
+  ];
   return n;
 }
 
@@ -111,17 +259,39 @@ export function newNode(name: string, version: string): ApiNode {
 export function nodeStub(n: ApiNode): ApiNodeListStub {
   const s = fixture<ApiNodeListStub[]>('nodes-list.json')[0]!;
   const full = n as unknown as Record<string, unknown>;
-  const out = Object.fromEntries(Object.keys(s).map((k) => [k, full[k] ?? (s as unknown as Record<string, unknown>)[k]])) as unknown as ApiNodeListStub;
+  const out = Object.fromEntries(
+    Object.keys(s).map((k) => [k, full[k] ?? (s as unknown as Record<string, unknown>)[k]]),
+  ) as unknown as ApiNodeListStub;
   out.Address = n.Attributes?.['unique.network.ip-address'] ?? '';
   out.Version = n.Attributes?.['nomad.version'] ?? '';
   return out;
 }
 
 /** An evaluation from the sample. */
-export function newEvaluation(o: { id: string; job: ApiJob; triggeredBy: string; index0: number; nodeId?: string }): ApiEvaluation {
+export function newEvaluation(o: {
+  id: string;
+  job: ApiJob;
+  triggeredBy: string;
+  index0: number;
+  nodeId?: string;
+}): ApiEvaluation {
   const e = fixture<ApiEvaluation>('evaluation.json');
   const queued = Object.fromEntries((o.job.TaskGroups ?? []).map((g) => [g.Name, 0]));
-  return { ...e, ID: o.id, JobID: o.job.ID, Namespace: o.job.Namespace ?? 'default', Type: o.job.Type, TriggeredBy: o.triggeredBy, NodeID: o.nodeId ?? '', Status: 'pending', QueuedAllocations: queued, CreateIndex: o.index0, ModifyIndex: o.index0, CreateTime: nowNs(), ModifyTime: nowNs() } as ApiEvaluation;
+  return {
+    ...e,
+    ID: o.id,
+    JobID: o.job.ID,
+    Namespace: o.job.Namespace ?? 'default',
+    Type: o.job.Type,
+    TriggeredBy: o.triggeredBy,
+    NodeID: o.nodeId ?? '',
+    Status: 'pending',
+    QueuedAllocations: queued,
+    CreateIndex: o.index0,
+    ModifyIndex: o.index0,
+    CreateTime: nowNs(),
+    ModifyTime: nowNs(),
+  } as ApiEvaluation;
 }
 
 /** /v1/agent/self of the server agent, with the configured version. */

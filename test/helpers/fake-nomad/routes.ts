@@ -26,7 +26,11 @@ const MAX_WAIT_MS = 10 * 60_000; // Nomad caps wait at 10m
 const DEFAULT_WAIT_MS = 5 * 60_000; // and defaults it to 5m
 const text = (status: number, body: string): Reply => ({ status, body });
 // Note: real responses also carry `Vary: Accept-Encoding` (index.ts adds it to every answer)
-const json = (body: unknown, headers: Record<string, string> = {}): Reply => ({ status: 200, body: JSON.stringify(body), headers: { 'content-type': 'application/json', ...headers } });
+const json = (body: unknown, headers: Record<string, string> = {}): Reply => ({
+  status: 200,
+  body: JSON.stringify(body),
+  headers: { 'content-type': 'application/json', ...headers },
+});
 
 /** A read that honours ?index and ?wait, answering with the tables' index in X-Nomad-Index. */
 function blocking(tables: Table[], read: (c: Cluster, m: RegExpExecArray) => unknown, notFound?: string): Handler {
@@ -47,7 +51,11 @@ function blocking(tables: Table[], read: (c: Cluster, m: RegExpExecArray) => unk
       }
     }
     const body = read(c, m);
-    const meta = { 'x-nomad-index': String(Math.max(1, c.indexOf(tables))), 'x-nomad-knownleader': 'true', 'x-nomad-lastcontact': '0' };
+    const meta = {
+      'x-nomad-index': String(Math.max(1, c.indexOf(tables))),
+      'x-nomad-knownleader': 'true',
+      'x-nomad-lastcontact': '0',
+    };
     if (body instanceof Error) return text(500, body.message);
     // a real 404 from a blocking read still carries the query meta headers (1.9.3/1.9.7 error-404-job-not-found)
     if (body === undefined) return { ...text(404, notFound ?? 'resource not found'), headers: meta };
@@ -64,42 +72,90 @@ export const ROUTES: [string[], RegExp, Handler][] = [
   [['GET'], /^\/v1\/agent\/self$/, (c) => json(agentSelf(c.version))],
   [['GET'], /^\/v1\/status\/leader$/, () => json('127.0.0.1:4647')],
   [['GET'], /^\/v1\/nodes$/, blocking(['nodes'], (c) => [nodeStub(c.node)])],
-  [['GET'], /^\/v1\/node\/([^/]+)$/, blocking(['nodes'], (c, m) => (m[1] === c.node.ID ? c.node : undefined), 'node not found')],
-  [['GET'], /^\/v1\/node\/([^/]+)\/allocations$/, blocking(['allocs'], (c, m) => [...c.allocs.values()].filter((a) => a.NodeID === m[1]).map((a) => withJob(c, a)))],
-  [['POST', 'PUT'], /^\/v1\/jobs\/parse$/, async (_c, req) => {
-    const b = (await req.body()) as { JobHCL?: string; Variables?: string } | undefined;
-    if (!b?.JobHCL) return text(400, 'Job HCL must be specified');
-    try {
-      return json(parseJobHcl(b.JobHCL, b.Variables ?? ''));
-    } catch (err) {
-      return text(400, `error parsing: ${(err as Error).message}`);
-    }
-  }],
-  [['POST', 'PUT'], /^\/v1\/jobs$/, async (c, req) => {
-    const b = (await req.body()) as { Job?: ApiJob } | undefined;
-    if (!b?.Job?.ID) return text(400, 'Job must be specified');
-    const r = registerJob(c, b.Job);
-    // real 1.9.3/1.9.7 register response: QueryMeta keys in the body, X-Nomad-Index header, no KnownLeader header
-    return json({ ...r, KnownLeader: false, LastContact: 0, NextToken: '' }, { 'x-nomad-index': String(r.Index) });
-  }],
+  [
+    ['GET'],
+    /^\/v1\/node\/([^/]+)$/,
+    blocking(['nodes'], (c, m) => (m[1] === c.node.ID ? c.node : undefined), 'node not found'),
+  ],
+  [
+    ['GET'],
+    /^\/v1\/node\/([^/]+)\/allocations$/,
+    blocking(['allocs'], (c, m) => [...c.allocs.values()].filter((a) => a.NodeID === m[1]).map((a) => withJob(c, a))),
+  ],
+  [
+    ['POST', 'PUT'],
+    /^\/v1\/jobs\/parse$/,
+    async (_c, req) => {
+      const b = (await req.body()) as { JobHCL?: string; Variables?: string } | undefined;
+      if (!b?.JobHCL) return text(400, 'Job HCL must be specified');
+      try {
+        return json(parseJobHcl(b.JobHCL, b.Variables ?? ''));
+      } catch (err) {
+        return text(400, `error parsing: ${(err as Error).message}`);
+      }
+    },
+  ],
+  [
+    ['POST', 'PUT'],
+    /^\/v1\/jobs$/,
+    async (c, req) => {
+      const b = (await req.body()) as { Job?: ApiJob } | undefined;
+      if (!b?.Job?.ID) return text(400, 'Job must be specified');
+      const r = registerJob(c, b.Job);
+      // real 1.9.3/1.9.7 register response: QueryMeta keys in the body, X-Nomad-Index header, no KnownLeader header
+      return json({ ...r, KnownLeader: false, LastContact: 0, NextToken: '' }, { 'x-nomad-index': String(r.Index) });
+    },
+  ],
   [['GET'], /^\/v1\/job\/([^/]+)$/, blocking(['jobs'], (c, m) => c.jobs.get(m[1]!), 'job not found')],
-  [['DELETE'], /^\/v1\/job\/([^/]+)$/, (c, req, m) => {
-    const r = stopJob(c, m[1]!, req.query.get('purge') === 'true');
-    return r ? json(r) : text(404, 'job not found');
-  }],
-  [['GET'], /^\/v1\/job\/([^/]+)\/allocations$/, blocking(['allocs'], (c, m) => [...c.allocs.values()].filter((a) => a.JobID === m[1]).map(allocStub))],
+  [
+    ['DELETE'],
+    /^\/v1\/job\/([^/]+)$/,
+    (c, req, m) => {
+      const r = stopJob(c, m[1]!, req.query.get('purge') === 'true');
+      return r ? json(r) : text(404, 'job not found');
+    },
+  ],
+  [
+    ['GET'],
+    /^\/v1\/job\/([^/]+)\/allocations$/,
+    blocking(['allocs'], (c, m) => [...c.allocs.values()].filter((a) => a.JobID === m[1]).map(allocStub)),
+  ],
   // full Evaluation objects (WaitUntil, PreviousEval), as real Nomad's job evaluations list gives them
-  [['GET'], /^\/v1\/job\/([^/]+)\/evaluations$/, blocking(['evals'], (c, m) => [...c.evals.values()].filter((e) => e.JobID === m[1]).map(evalOut))],
+  [
+    ['GET'],
+    /^\/v1\/job\/([^/]+)\/evaluations$/,
+    blocking(['evals'], (c, m) => [...c.evals.values()].filter((e) => e.JobID === m[1]).map(evalOut)),
+  ],
   // Note: the stand-in makes no deployments; real Nomad answers `null` for a job without one (and blocks on the
   // deployment table, here the jobs table)
   [['GET'], /^\/v1\/job\/([^/]+)\/deployment$/, blocking(['jobs'], () => null)],
-  [['GET'], /^\/v1\/allocation\/([^/]+)$/, blocking(['allocs'], (c, m) => {
-    if (m[1]!.length !== UUID_LEN) return new Error(`alloc lookup failed: index error: UUID must be ${UUID_LEN} characters`);
-    const a = c.allocs.get(m[1]!);
-    return a && withJob(c, a);
-  }, 'alloc not found')],
+  [
+    ['GET'],
+    /^\/v1\/allocation\/([^/]+)$/,
+    blocking(
+      ['allocs'],
+      (c, m) => {
+        if (m[1]!.length !== UUID_LEN)
+          return new Error(`alloc lookup failed: index error: UUID must be ${UUID_LEN} characters`);
+        const a = c.allocs.get(m[1]!);
+        return a && withJob(c, a);
+      },
+      'alloc not found',
+    ),
+  ],
   [['GET'], /^\/v1\/evaluations$/, blocking(['evals'], (c) => [...c.evals.values()].map(evalOut))],
-  [['GET'], /^\/v1\/evaluation\/([^/]+)$/, blocking(['evals'], (c, m) => { const e = c.evals.get(m[1]!); return e && evalOut(e); }, 'eval not found')],
+  [
+    ['GET'],
+    /^\/v1\/evaluation\/([^/]+)$/,
+    blocking(
+      ['evals'],
+      (c, m) => {
+        const e = c.evals.get(m[1]!);
+        return e && evalOut(e);
+      },
+      'eval not found',
+    ),
+  ],
   ...WHOLE_ALLOC_ROUTES,
 ];
 

@@ -4,14 +4,24 @@ import type { ApiAllocation } from '../../../lib/nomad/api-types.js';
 import type { Cluster } from './cluster.js';
 import { nowRfc3339, taskEvent, uuid } from './payloads.js';
 
-export type Timeline = 'restored' | 'duplicate-ip' | 'replaced' | 'shared-ip' | 'never-ready' | 'upgrade-collide' | 'upgrade-migrated' | 'transient-failure';
+export type Timeline =
+  | 'restored'
+  | 'duplicate-ip'
+  | 'replaced'
+  | 'shared-ip'
+  | 'never-ready'
+  | 'upgrade-collide'
+  | 'upgrade-migrated'
+  | 'transient-failure';
 
 /** Job name of the second live alloc in the shared-ip timeline. */
 export const OTHER_JOB = 'other';
 const TERMINAL = new Set(['complete', 'failed', 'lost']);
 
 const liveOnNode = (c: Cluster): ApiAllocation[] =>
-  [...c.allocs.values()].filter((a) => a.NodeID === c.node.ID && a.DesiredStatus === 'run' && !TERMINAL.has(a.ClientStatus)).sort((a, b) => a.CreateIndex - b.CreateIndex);
+  [...c.allocs.values()]
+    .filter((a) => a.NodeID === c.node.ID && a.DesiredStatus === 'run' && !TERMINAL.has(a.ClientStatus))
+    .sort((a, b) => a.CreateIndex - b.CreateIndex);
 
 /** The host went down: the agent stops heartbeating. With a short heartbeat_grace the server marks the node down. */
 export function clientDown(c: Cluster, timeline: Timeline): void {
@@ -26,7 +36,17 @@ export function markNodeDown(c: Cluster, { agentRunning = false } = {}): void {
   c.setNodeStatus('down', 'Node heartbeat missed');
   const lost = liveOnNode(c);
   // the scheduler's plan marks them lost: a PlanResult event (nomad-reference §1.7)
-  for (const a of lost) c.updateAlloc(a.ID, (x) => Object.assign(x, { ClientStatus: 'lost', DesiredStatus: 'stop', DesiredDescription: 'alloc is lost since its node is down' }), 'PlanResult');
+  for (const a of lost)
+    c.updateAlloc(
+      a.ID,
+      (x) =>
+        Object.assign(x, {
+          ClientStatus: 'lost',
+          DesiredStatus: 'stop',
+          DesiredDescription: 'alloc is lost since its node is down',
+        }),
+      'PlanResult',
+    );
   for (const jobId of new Set(lost.map((a) => a.JobID))) {
     const job = c.jobs.get(jobId);
     if (!job) continue;
@@ -44,7 +64,11 @@ export function clientUp(c: Cluster, timeline: Timeline): void {
   c.orphanNetns = []; // and every namespace with it
   if (timeline === 'never-ready') {
     const err = 'rpc error: failed to get conn: dial tcp 127.0.0.1:4647: connect: connection refused';
-    c.log('ERROR', 'client.rpc', 'error performing RPC to server', { error: err, rpc: 'Node.Register', server: '127.0.0.1:4647' });
+    c.log('ERROR', 'client.rpc', 'error performing RPC to server', {
+      error: err,
+      rpc: 'Node.Register',
+      server: '127.0.0.1:4647',
+    });
     c.log('ERROR', 'client', 'error registering', { error: err });
     return;
   }
@@ -71,9 +95,29 @@ export function clientUp(c: Cluster, timeline: Timeline): void {
             // real 1.9.3 and 1.9.7 on a Docker box: the driver recovers the container the reboot SIGKILLed and reports
             // its exit; the restart policy starts a new one (no "Failed Restoring Task")
             const msg = 'Exit Code: 137, Exit Message: "Docker container exited with non-zero exit code: 137"';
-            c.appendEvent(x, t, taskEvent('Terminated', msg, { ExitCode: 137, Details: { exit_code: '137', signal: '0', oom_killed: 'false' } }));
-            c.appendEvent(x, t, taskEvent('Restarting', 'Task restarting in 100ms', { RestartReason: 'Restart within policy', Details: { restart_reason: 'Restart within policy' } }));
-          } else c.appendEvent(x, t, taskEvent('Failed Restoring Task', 'failed to restore task; will not run until server is contacted'), false); // journaled at agent start
+            c.appendEvent(
+              x,
+              t,
+              taskEvent('Terminated', msg, {
+                ExitCode: 137,
+                Details: { exit_code: '137', signal: '0', oom_killed: 'false' },
+              }),
+            );
+            c.appendEvent(
+              x,
+              t,
+              taskEvent('Restarting', 'Task restarting in 100ms', {
+                RestartReason: 'Restart within policy',
+                Details: { restart_reason: 'Restart within policy' },
+              }),
+            );
+          } else
+            c.appendEvent(
+              x,
+              t,
+              taskEvent('Failed Restoring Task', 'failed to restore task; will not run until server is contacted'),
+              false,
+            ); // journaled at agent start
           st.State = 'pending';
         }
         x.ClientStatus = 'pending';
@@ -85,10 +129,28 @@ export function clientUp(c: Cluster, timeline: Timeline): void {
       if (timeline === 'duplicate-ip') failSetup(c, a);
       else {
         const keepStale = timeline === 'shared-ip' && a.JobID === OTHER_JOB; // reports the address it had before
-        if (!keepStale) c.updateAlloc(a.ID, (x) => (x.NetworkStatus = { InterfaceName: 'eth0', Address: c.allocateAddress(a.ID), AddressIPv6: '', DNS: null }));
+        if (!keepStale)
+          c.updateAlloc(
+            a.ID,
+            (x) =>
+              (x.NetworkStatus = {
+                InterfaceName: 'eth0',
+                Address: c.allocateAddress(a.ID),
+                AddressIPv6: '',
+                DNS: null,
+              }),
+          );
         for (const t of Object.keys(a.TaskStates ?? {})) {
-          c.log('INFO', 'client.alloc_runner.task_runner', 'task failed to restore; waiting to contact server before restarting', { alloc_id: a.ID, task: t });
-          c.log('INFO', 'client.alloc_runner.task_runner', 'server contacted; unblocking waiting task', { alloc_id: a.ID, task: t });
+          c.log(
+            'INFO',
+            'client.alloc_runner.task_runner',
+            'task failed to restore; waiting to contact server before restarting',
+            { alloc_id: a.ID, task: t },
+          );
+          c.log('INFO', 'client.alloc_runner.task_runner', 'server contacted; unblocking waiting task', {
+            alloc_id: a.ID,
+            task: t,
+          });
         }
         c.startTasks(a.ID);
         if (timeline === 'transient-failure') flapTask(c, a.ID);
@@ -106,14 +168,24 @@ function taskDriver(c: Cluster, a: ApiAllocation, task: string): string | undefi
 // transient-failure: the restored task dies once (exit 1) and the restart policy starts it again in place; the alloc is
 // running again before anyone reads it, so only the event stream sees the failure.
 function flapTask(c: Cluster, id: string): void {
-  c.later(1, () => c.updateAlloc(id, (x) => {
-    for (const [t, st] of Object.entries(x.TaskStates ?? {})) {
-      c.appendEvent(x, t, taskEvent('Terminated', 'Exit Code: 1', { Details: { exit_code: '1', signal: '0', oom_killed: 'false' } }));
-      c.appendEvent(x, t, taskEvent('Restarting', 'Task restarting in 100ms', { Details: { restart_reason: 'Restart within policy' } }));
-      st.State = 'pending';
-    }
-    x.ClientStatus = 'pending';
-  }));
+  c.later(1, () =>
+    c.updateAlloc(id, (x) => {
+      for (const [t, st] of Object.entries(x.TaskStates ?? {})) {
+        c.appendEvent(
+          x,
+          t,
+          taskEvent('Terminated', 'Exit Code: 1', { Details: { exit_code: '1', signal: '0', oom_killed: 'false' } }),
+        );
+        c.appendEvent(
+          x,
+          t,
+          taskEvent('Restarting', 'Task restarting in 100ms', { Details: { restart_reason: 'Restart within policy' } }),
+        );
+        st.State = 'pending';
+      }
+      x.ClientStatus = 'pending';
+    }),
+  );
   c.later(2, () => c.startTasks(id));
 }
 
@@ -123,14 +195,31 @@ function failSetup(c: Cluster, a: ApiAllocation): void {
   const inner = `failed to configure networking for alloc: failed to configure network: plugin type="bridge" failed (add): failed to allocate for range 0: ${ip} has been allocated to ${a.ID}, duplicate allocation is not allowed`;
   const hookErr = `pre-run hook "network" failed: ${inner}`;
   // real 1.9.3 (VM run r386bw21c1b022): the network hook retries, then prerun fails; the first attempt has the duplicate error
-  c.log('WARN', 'client.alloc_runner.runner_hook', 'failed to configure network', { alloc_id: a.ID, error: inner.slice(inner.indexOf('plugin type=')), attempt: 1 });
+  c.log('WARN', 'client.alloc_runner.runner_hook', 'failed to configure network', {
+    alloc_id: a.ID,
+    error: inner.slice(inner.indexOf('plugin type=')),
+    attempt: 1,
+  });
   c.log('ERROR', 'client.alloc_runner', 'prerun failed', { alloc_id: a.ID, error: hookErr });
   c.updateAlloc(a.ID, (x) => {
     for (const [t, st] of Object.entries(x.TaskStates ?? {})) {
       // real 1.9.3/1.9.7: SetupError and Message stay "", Details has fails_task and kill_reason only; StartedAt is kept
-      c.appendEvent(x, t, taskEvent('Setup Failure', `failed to setup alloc: ${hookErr}`, { FailsTask: true, KillReason: 'Failed Restoring Task', Details: { fails_task: 'true', kill_reason: 'Failed Restoring Task' } }));
+      c.appendEvent(
+        x,
+        t,
+        taskEvent('Setup Failure', `failed to setup alloc: ${hookErr}`, {
+          FailsTask: true,
+          KillReason: 'Failed Restoring Task',
+          Details: { fails_task: 'true', kill_reason: 'Failed Restoring Task' },
+        }),
+      );
       Object.assign(st, { State: 'dead', Failed: true, FinishedAt: nowRfc3339() });
-      c.log('INFO', 'client.alloc_runner.task_runner', 'task failed to restore; waiting to contact server before restarting', { alloc_id: a.ID, task: t });
+      c.log(
+        'INFO',
+        'client.alloc_runner.task_runner',
+        'task failed to restore; waiting to contact server before restarting',
+        { alloc_id: a.ID, task: t },
+      );
     }
     Object.assign(x, { ClientStatus: 'failed', ClientDescription: 'Failed tasks' });
   });
@@ -142,7 +231,10 @@ function failSetup(c: Cluster, a: ApiAllocation): void {
 
 /** Allocs the server marked lost while the node was down (desired stop, "alloc is lost since its node is down"). */
 const lostOnNode = (c: Cluster): ApiAllocation[] =>
-  [...c.allocs.values()].filter((a) => a.NodeID === c.node.ID && a.DesiredDescription === 'alloc is lost since its node is down' && !a.NextAllocation);
+  [...c.allocs.values()].filter(
+    (a) =>
+      a.NodeID === c.node.ID && a.DesiredDescription === 'alloc is lost since its node is down' && !a.NextAllocation,
+  );
 
 // The restarted client restores the lost alloc's runner and reports it: real 1.9.7 showed it pending (desired stop),
 // "No tasks have started", its tasks pending after "Failed Restoring Task"; the server's stop keeps it from running.
@@ -150,7 +242,11 @@ function restoreLostAsStopped(c: Cluster): void {
   for (const a of lostOnNode(c)) {
     c.updateAlloc(a.ID, (x) => {
       for (const [t, st] of Object.entries(x.TaskStates ?? {})) {
-        c.appendEvent(x, t, taskEvent('Failed Restoring Task', 'failed to restore task; will not run until server is contacted'));
+        c.appendEvent(
+          x,
+          t,
+          taskEvent('Failed Restoring Task', 'failed to restore task; will not run until server is contacted'),
+        );
         st.State = 'pending';
       }
       Object.assign(x, { ClientStatus: 'pending', ClientDescription: 'No tasks have started' });
@@ -167,7 +263,14 @@ export function replaceLost(c: Cluster): void {
     if (!job || job.Stop) continue;
     const blocked = [...c.evals.values()].find((e) => e.JobID === jobId && e.Status === 'blocked');
     if (blocked) c.commit(['evals'], (idx) => Object.assign(blocked, { Status: 'complete', ModifyIndex: idx }));
-    c.placeAllocs(job, blocked?.ID ?? '', lost.filter((a) => a.JobID === jobId), new Set(), {}, false);
+    c.placeAllocs(
+      job,
+      blocked?.ID ?? '',
+      lost.filter((a) => a.JobID === jobId),
+      new Set(),
+      {},
+      false,
+    );
   }
 }
 
@@ -178,9 +281,30 @@ function journalRestoreFailed(c: Cluster, a: ApiAllocation): void {
   for (const t of Object.keys(a.TaskStates ?? {})) {
     const taskId = `${a.ID}/${t}/${uuid().slice(0, 8)}`;
     const reattach = 'error creating rpc client for executor plugin: Reattachment process not found';
-    c.log('INFO', 'client.alloc_runner.task_runner', 'Task event', { alloc_id: a.ID, task: t, type: 'Received', msg: 'Task received by client', failed: false });
-    c.log('ERROR', 'client.driver_mgr.exec', 'failed to reattach to executor', { driver: 'exec', error: reattach, task_id: taskId });
-    c.log('ERROR', 'client.alloc_runner.task_runner', 'error recovering task; cleaning up', { alloc_id: a.ID, task: t, error: `failed to reattach to executor: ${reattach}`, task_id: taskId });
-    c.log('INFO', 'client.alloc_runner.task_runner', 'Task event', { alloc_id: a.ID, task: t, type: 'Failed Restoring Task', msg: 'failed to restore task; will not run until server is contacted', failed: false });
+    c.log('INFO', 'client.alloc_runner.task_runner', 'Task event', {
+      alloc_id: a.ID,
+      task: t,
+      type: 'Received',
+      msg: 'Task received by client',
+      failed: false,
+    });
+    c.log('ERROR', 'client.driver_mgr.exec', 'failed to reattach to executor', {
+      driver: 'exec',
+      error: reattach,
+      task_id: taskId,
+    });
+    c.log('ERROR', 'client.alloc_runner.task_runner', 'error recovering task; cleaning up', {
+      alloc_id: a.ID,
+      task: t,
+      error: `failed to reattach to executor: ${reattach}`,
+      task_id: taskId,
+    });
+    c.log('INFO', 'client.alloc_runner.task_runner', 'Task event', {
+      alloc_id: a.ID,
+      task: t,
+      type: 'Failed Restoring Task',
+      msg: 'failed to restore task; will not run until server is contacted',
+      failed: false,
+    });
   }
 }

@@ -17,7 +17,10 @@ export const OLD_STATE_TIMELINES: readonly Timeline[] = ['duplicate-ip', 'upgrad
 export function clientRestart(c: Cluster, timeline: Timeline, version?: string): void {
   if (!c.agentUp) throw new Error('fake-nomad: clientRestart() while the client is down');
   c.agentStarted();
-  if (version) c.commit(['nodes'], (idx) => Object.assign(c.node, { ModifyIndex: idx, Attributes: { ...c.node.Attributes, 'nomad.version': version } }));
+  if (version)
+    c.commit(['nodes'], (idx) =>
+      Object.assign(c.node, { ModifyIndex: idx, Attributes: { ...c.node.Attributes, 'nomad.version': version } }),
+    );
   if (timeline === 'upgrade-migrated' && c.cni.has(CNI_OLD_DIR) && !c.cni.has(CNI_NEW_DIR)) {
     c.cni.set(CNI_NEW_DIR, new Map(c.cni.get(CNI_OLD_DIR)));
     c.cni.delete(CNI_OLD_DIR);
@@ -25,10 +28,19 @@ export function clientRestart(c: Cluster, timeline: Timeline, version?: string):
   }
   if (timeline === 'upgrade-collide' || timeline === 'upgrade-migrated') c.cniDir = CNI_NEW_DIR;
   if (timeline === 'upgrade-collide') {
-    const running = [...c.allocs.values()].filter((a) => a.NodeID === c.node.ID && a.ClientStatus === 'running' && a.NetworkStatus?.Address);
+    const running = [...c.allocs.values()].filter(
+      (a) => a.NodeID === c.node.ID && a.ClientStatus === 'running' && a.NetworkStatus?.Address,
+    );
     for (const a of running) {
       c.orphanNetns.push({ allocId: a.ID, address: a.NetworkStatus!.Address, pid: 1000 + c.orphanNetns.length });
-      for (const t of Object.keys(a.TaskStates ?? {})) c.log('INFO', 'client.alloc_runner.task_runner', 'Task event', { alloc_id: a.ID, task: t, type: 'Received', msg: 'Task received by client', failed: false });
+      for (const t of Object.keys(a.TaskStates ?? {}))
+        c.log('INFO', 'client.alloc_runner.task_runner', 'Task event', {
+          alloc_id: a.ID,
+          task: t,
+          type: 'Received',
+          msg: 'Task received by client',
+          failed: false,
+        });
     }
     c.renetworkLater.push(...running.map((a) => a.ID));
   }

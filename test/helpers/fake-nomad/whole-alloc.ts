@@ -7,7 +7,11 @@ import type { Cluster } from './cluster.js';
 import type { Reply } from './routes.js';
 import { nowRfc3339, taskEvent } from './payloads.js';
 
-const json = (body: unknown): Reply => ({ status: 200, body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+const json = (body: unknown): Reply => ({
+  status: 200,
+  body: JSON.stringify(body),
+  headers: { 'content-type': 'application/json' },
+});
 const text = (status: number, body: string): Reply => ({ status, body });
 
 interface Declared {
@@ -19,25 +23,45 @@ interface Declared {
 /** The Nomad-native services the alloc's group declares in its job. */
 function declaredOf(c: Cluster, a: ApiAllocation): Declared[] {
   const g = c.jobs.get(a.JobID)?.TaskGroups?.find((x) => x.Name === a.TaskGroup);
-  const all = [g?.['Services'], ...(g?.Tasks ?? []).map((t) => t['Services'])].flatMap((s) => (Array.isArray(s) ? s : [])) as Record<string, unknown>[];
-  return all.filter((s) => s['Provider'] === 'nomad').map((s) => ({
-    name: String(s['Name']), portLabel: String(s['PortLabel'] ?? ''), checks: (s['Checks'] as { Name: string; Type: string }[] | null) ?? [],
-  }));
+  const all = [g?.['Services'], ...(g?.Tasks ?? []).map((t) => t['Services'])].flatMap((s) =>
+    Array.isArray(s) ? s : [],
+  ) as Record<string, unknown>[];
+  return all
+    .filter((s) => s['Provider'] === 'nomad')
+    .map((s) => ({
+      name: String(s['Name']),
+      portLabel: String(s['PortLabel'] ?? ''),
+      checks: (s['Checks'] as { Name: string; Type: string }[] | null) ?? [],
+    }));
 }
 
-const live = (c: Cluster) => [...c.allocs.values()].filter((a) => a.ClientStatus === 'running' && a.DesiredStatus === 'run');
+const live = (c: Cluster) =>
+  [...c.allocs.values()].filter((a) => a.ClientStatus === 'running' && a.DesiredStatus === 'run');
 const hex = (s: string) => createHash('md5').update(s).digest('hex');
 
 /** GET /v1/service/:name: one registration per running alloc declaring it (Address = the node's, as real 1.9.7). */
 export function serviceRegistrations(c: Cluster, name: string): ApiServiceRegistration[] {
-  return live(c).flatMap((a) => declaredOf(c, a).filter((d) => d.name === name).map((d) => {
-    const port = (a.AllocatedResources?.Shared?.Ports ?? []).find((p) => p.Label === d.portLabel);
-    return {
-      ID: `_nomad-task-${a.ID}-group-${a.TaskGroup}-${d.name}-${d.portLabel}`, ServiceName: d.name, Namespace: 'default', NodeID: a.NodeID,
-      Datacenter: 'dc1', JobID: a.JobID, AllocID: a.ID, Tags: [], Address: port?.HostIP || '127.0.0.1', Port: port?.Value ?? 0,
-      CreateIndex: a.ModifyIndex, ModifyIndex: a.ModifyIndex,
-    };
-  }));
+  return live(c).flatMap((a) =>
+    declaredOf(c, a)
+      .filter((d) => d.name === name)
+      .map((d) => {
+        const port = (a.AllocatedResources?.Shared?.Ports ?? []).find((p) => p.Label === d.portLabel);
+        return {
+          ID: `_nomad-task-${a.ID}-group-${a.TaskGroup}-${d.name}-${d.portLabel}`,
+          ServiceName: d.name,
+          Namespace: 'default',
+          NodeID: a.NodeID,
+          Datacenter: 'dc1',
+          JobID: a.JobID,
+          AllocID: a.ID,
+          Tags: [],
+          Address: port?.HostIP || '127.0.0.1',
+          Port: port?.Value ?? 0,
+          CreateIndex: a.ModifyIndex,
+          ModifyIndex: a.ModifyIndex,
+        };
+      }),
+  );
 }
 
 /** GET /v1/client/allocation/:id/checks: every declared check passing while the alloc runs; undefined for an unknown alloc. */
@@ -50,7 +74,18 @@ export function allocChecks(c: Cluster, id: string): Record<string, ApiCheckQuer
     for (const ch of d.checks) {
       const ID = hex(`${a.ID}/${d.name}/${ch.Name}`);
       const http = ch.Type === 'http';
-      out[ID] = { ID, Mode: 'healthiness', Status: 'success', StatusCode: http ? 200 : 0, Output: `nomad: ${http ? 'http' : 'tcp'} ok`, Timestamp: Math.floor(Date.now() / 1000), Group: a.Name, Task: '', Service: d.name, Check: ch.Name };
+      out[ID] = {
+        ID,
+        Mode: 'healthiness',
+        Status: 'success',
+        StatusCode: http ? 200 : 0,
+        Output: `nomad: ${http ? 'http' : 'tcp'} ok`,
+        Timestamp: Math.floor(Date.now() / 1000),
+        Group: a.Name,
+        Task: '',
+        Service: d.name,
+        Check: ch.Name,
+      };
     }
   }
   return out;
@@ -63,30 +98,60 @@ export function restartTask(c: Cluster, id: string, task: string): Reply {
   if (!a.TaskStates?.[task]) return text(500, `Could not find task named: ${task}`);
   c.updateAlloc(id, (x) => {
     const st = x.TaskStates![task]!;
-    c.appendEvent(x, task, taskEvent('Restart Signaled', 'User requested task to restart', { RestartReason: 'User requested task to restart' }));
-    c.appendEvent(x, task, taskEvent('Terminated', 'Exit Code: 0', { Details: { exit_code: '0', signal: '0', oom_killed: 'false' } }));
-    c.appendEvent(x, task, taskEvent('Restarting', 'Task restarting in 0s', { Details: { restart_reason: 'User requested task to restart' } }));
+    c.appendEvent(
+      x,
+      task,
+      taskEvent('Restart Signaled', 'User requested task to restart', {
+        RestartReason: 'User requested task to restart',
+      }),
+    );
+    c.appendEvent(
+      x,
+      task,
+      taskEvent('Terminated', 'Exit Code: 0', { Details: { exit_code: '0', signal: '0', oom_killed: 'false' } }),
+    );
+    c.appendEvent(
+      x,
+      task,
+      taskEvent('Restarting', 'Task restarting in 0s', {
+        Details: { restart_reason: 'User requested task to restart' },
+      }),
+    );
     Object.assign(st, { Restarts: (st.Restarts ?? 0) + 1, LastRestart: nowRfc3339() });
   });
-  c.later(1, () => c.updateAlloc(id, (x) => {
-    const st = x.TaskStates![task]!;
-    c.appendEvent(x, task, taskEvent('Started', 'Task started by client'));
-    Object.assign(st, { State: 'running', StartedAt: nowRfc3339() });
-  }));
+  c.later(1, () =>
+    c.updateAlloc(id, (x) => {
+      const st = x.TaskStates![task]!;
+      c.appendEvent(x, task, taskEvent('Started', 'Task started by client'));
+      Object.assign(st, { State: 'running', StartedAt: nowRfc3339() });
+    }),
+  );
   return json({ Index: 0 });
 }
 
-type Route = [string[], RegExp, (c: Cluster, req: { body: () => Promise<unknown> }, m: RegExpExecArray) => Promise<Reply> | Reply];
+type Route = [
+  string[],
+  RegExp,
+  (c: Cluster, req: { body: () => Promise<unknown> }, m: RegExpExecArray) => Promise<Reply> | Reply,
+];
 
 /** The routes, appended to the stand-in's table (routes.ts). */
 export const WHOLE_ALLOC_ROUTES: Route[] = [
-  [['POST', 'PUT'], /^\/v1\/client\/allocation\/([^/]+)\/restart$/, async (c, req, m) => {
-    const b = (await req.body()) as { TaskName?: string } | undefined;
-    return restartTask(c, m[1]!, b?.TaskName ?? '');
-  }],
-  [['GET'], /^\/v1\/client\/allocation\/([^/]+)\/checks$/, (c, _req, m) => {
-    const checks = allocChecks(c, m[1]!);
-    return checks ? json(checks) : text(404, `Unknown allocation "${m[1]}"`);
-  }],
+  [
+    ['POST', 'PUT'],
+    /^\/v1\/client\/allocation\/([^/]+)\/restart$/,
+    async (c, req, m) => {
+      const b = (await req.body()) as { TaskName?: string } | undefined;
+      return restartTask(c, m[1]!, b?.TaskName ?? '');
+    },
+  ],
+  [
+    ['GET'],
+    /^\/v1\/client\/allocation\/([^/]+)\/checks$/,
+    (c, _req, m) => {
+      const checks = allocChecks(c, m[1]!);
+      return checks ? json(checks) : text(404, `Unknown allocation "${m[1]}"`);
+    },
+  ],
   [['GET'], /^\/v1\/service\/([^/]+)$/, (c, _req, m) => json(serviceRegistrations(c, decodeURIComponent(m[1]!)))],
 ];
