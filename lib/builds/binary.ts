@@ -20,13 +20,13 @@ export interface ElfInfo {
 export const HEADER_BYTES = 64;
 
 const MACHINES: Record<number, string> = {
-  0x3e: 'x86-64',
-  0xb7: 'arm64',
-  0x03: 'x86',
-  0x28: 'arm',
-  0xf3: 'riscv',
-  0x15: 'ppc64',
-  0x16: 's390x',
+  62: 'x86-64',
+  183: 'arm64',
+  3: 'x86',
+  40: 'arm',
+  243: 'riscv',
+  21: 'ppc64',
+  22: 's390x',
 };
 const OSABI: Record<number, string> = { 0: 'sysv', 3: 'linux', 9: 'freebsd', 12: 'openbsd' };
 const bad = (arch: string, os: string, reason: string): ElfInfo => ({ ok: false, arch, os, reason });

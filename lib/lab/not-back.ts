@@ -1,6 +1,6 @@
 // A machine that never came back after a fault: one infrastructure error naming the wait, the last SSH error
 // and the guest's own last words (its serial console), instead of a bare timeout. Pure.
-import { EXIT, HarnessError, TimeoutError, formatMs } from '../errors.js';
+import { EXIT, HarnessError, type TimeoutError, formatMs } from '../errors.js';
 import type { RebootKind } from '../model/kinds.js';
 
 /** Lines of the serial console quoted in the error (the whole tail is an artifact). */

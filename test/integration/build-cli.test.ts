@@ -99,8 +99,8 @@ t.test('reboot-harness build', { skip: skip ?? false }, async (t) => {
   await t.test('failures while resolving: each named, the good ones printed, exit 2', async (t) => {
     const c = cli(env, dir);
     t.equal(await c.run('build', '/bin/true', '1.9.3', '1.9.99'), 2);
-    t.match(c.out(), /\/bin\/true\n  FAILED    .*`version` printed nothing/);
-    t.match(c.out(), /1\.9\.3\n  path /);
+    t.match(c.out(), /\/bin\/true\n {2}FAILED {4}.*`version` printed nothing/);
+    t.match(c.out(), /1\.9\.3\n {2}path /);
     t.match(c.err(), /build spec 1: \/bin\/true: `version` printed nothing, not "Nomad v<version>"/);
     t.match(c.err(), /build spec 3: no release 1\.9\.99 at .*nearest published versions: 1\.9\.4, 1\.9\.3, 1\.9\.2/);
   });

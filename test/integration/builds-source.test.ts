@@ -9,7 +9,7 @@ import type { BuildContext } from '../../lib/builds/context.js';
 import { planBuilds, resolveBuilds } from '../../lib/builds/resolve.js';
 import { buildProperties } from '../../lib/builds/provenance.js';
 import { NOMAD_PROFILE, type SourceProfile } from '../../lib/builds/source-profile.js';
-import { ConfigError, EXIT, HarnessError } from '../../lib/errors.js';
+import { ConfigError, EXIT, type HarnessError } from '../../lib/errors.js';
 import type { LogEvent } from '../../lib/log/events.js';
 import { rejection } from '../helpers/rejection.js';
 import { filesUnder } from '../helpers/release-mirror.js';

@@ -29,7 +29,7 @@ t.test('the shipped templates render completely', async (t) => {
   t.match(server.hcl, /bootstrap_expect = 1/);
   t.match(server.hcl, `heartbeat_grace = "${DEFAULT_HEARTBEAT_GRACE}"`);
   t.match(server.hcl, /bind_addr = "10\.199\.0\.10"/);
-  t.match(server.hcl, /client \{\n  enabled = false/);
+  t.match(server.hcl, /client \{\n {2}enabled = false/);
   t.notMatch(server.hcl, /\{\{/);
   t.match(server.unit, /ExecStart=\/usr\/local\/bin\/nomad agent -config \/etc\/nomad\.d/);
   t.match(server.unit, /Restart=on-failure/);

@@ -37,8 +37,8 @@ t.test('renderDoctor shows each failure with its fix and a summary', async (t) =
     { name: 'box', ok: false, detail: 'missing', fix: 'sudo npx tsx vms/build-box.ts' },
   ];
   const out = renderDoctor(items);
-  t.match(out, /^ok    vagrant  Vagrant 2\.3\.4$/m);
-  t.match(out, /^FAIL  box      missing\n\s+fix: sudo npx tsx vms\/build-box\.ts$/m);
+  t.match(out, /^ok {4}vagrant {2}Vagrant 2\.3\.4$/m);
+  t.match(out, /^FAIL {2}box {6}missing\n\s+fix: sudo npx tsx vms\/build-box\.ts$/m);
   t.match(out, /1 of 2 checks failed\n$/);
   t.match(renderDoctor(items.slice(0, 1)), /all 1 checks passed/);
 });

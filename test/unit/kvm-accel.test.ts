@@ -68,7 +68,7 @@ t.test('judge: other failures: no access to KVM, a kernel that panics before ini
   const panic = out({ console: ['[    0.1] Kernel panic - not syncing: VFS'], end: 'exited', exitCode: 0 });
   t.match(judgeKvmProbe(panic), {
     boots: false,
-    reason: /qemu exited 0 before the kernel reached init under KVM \(last console line "\[    0\.1\] Kernel panic/,
+    reason: /qemu exited 0 before the kernel reached init under KVM \(last console line "\[ {4}0\.1\] Kernel panic/,
   });
 });
 

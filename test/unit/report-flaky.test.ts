@@ -84,6 +84,6 @@ t.test('verdicts of repeated attempts', async (t) => {
   );
   t.match(
     renderFlakeReports([flaky!]),
-    /^bridge-exec-reboot: FLAKY: .*\n  attempt 1: r1 passed\n  attempt 2: r2 failed \(http-reachable=failed\)\n/,
+    /^bridge-exec-reboot: FLAKY: .*\n {2}attempt 1: r1 passed\n {2}attempt 2: r2 failed \(http-reachable=failed\)\n/,
   );
 });

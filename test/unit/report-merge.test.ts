@@ -83,7 +83,7 @@ const flaky = () =>
   ]);
 
 /** The suite elements of a document we serialized (two-space indent). */
-const SUITES = /^  <testsuite [\s\S]*?^  <\/testsuite>\n/gm;
+const SUITES = /^ {2}<testsuite [\s\S]*?^ {2}<\/testsuite>\n/gm;
 const suiteBlocks = (xml: string): string[] => xml.match(SUITES) ?? [];
 
 t.test(

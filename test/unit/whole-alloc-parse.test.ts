@@ -160,8 +160,7 @@ t.test(
     const leak = cniChainOwners(parseNatTable(real('firewall-leak/iptables-save-nat.txt')));
     t.same(
       [...leak.values()]
-        .map((o) => [...o])
-        .flat()
+        .flatMap((o) => [...o])
         .sort(),
       [
         '0b5e55ed-6a05-4c1e-9d11-7e2f3a4b5c6d',
