@@ -10,7 +10,15 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { vmSkipReason, domainsMatching } from '../helpers/vm-prereqs.js';
 import { validateJUnit } from '../helpers/junit-schema.js';
-import { buildsFromEnv, changelogFailures, runCli, verdictsOf, NETNS, type Build } from '../helpers/real-nomad.js';
+import {
+  buildsFromEnv,
+  changelogFailures,
+  changelogMayFail,
+  runCli,
+  verdictsOf,
+  NETNS,
+  type Build,
+} from '../helpers/real-nomad.js';
 import { CHECKS } from '../../scenarios/bridge-exec-reboot.js';
 
 t.setTimeout(150 * 60_000);
@@ -82,9 +90,14 @@ t.test(
         if (!run) continue;
         const v = verdictsOf(run as never);
         const expected = changelogFailures(b, kind);
+        const may = changelogMayFail(b, kind);
         const failed = CHECKS.map((c) => c.id).filter((id) => v.get(id)?.status === 'failed');
-        table.push(`${at}: failed [${failed.join(', ')}], changelog [${expected.join(', ')}]`);
-        t.same(failed, expected, `${at}: the checks that failed are the ones the changelog predicts`);
+        table.push(`${at}: failed [${failed.join(', ')}], changelog [${expected.join(', ')}], may [${may.join(', ')}]`);
+        t.same(
+          failed.filter((id) => !may.includes(id)),
+          expected,
+          `${at}: the checks that failed are the ones the changelog predicts (and maybe ${may.join(', ') || 'none'})`,
+        );
         for (const id of expected)
           t.match(v.get(id)?.evidence.join('\n') ?? '', EVIDENCE[id] ?? /./, `${at}: ${id}'s evidence shows it`);
         for (const id of ['task-netns', 'services'])

@@ -51,16 +51,22 @@ export function classify(path: string, version: string): Build {
  * The whole-alloc checks Nomad's CHANGELOG says fail on build `b` after fault `kind` (the open-source lines; the
  * checks themselves never look at a version: this is what an e2e run is held to, and docs/findings.md records what
  * the runs showed). A host reboot loses the tmpfs mounts, which only 2.0.5 remounts; an agent restart loses the
- * task network status (before 1.11), kills executors on SIGPIPE (before 2.0) and leaks plugin fds (before 2.0.1).
+ * task network status (before 1.11) and leaks plugin fds (before 2.0.1). changelogMayFail lists what can fail too.
  */
 export function changelogFailures(b: Build, kind: string): string[] {
   if (['graceful', 'hard', 'panic', 'power-off'].includes(kind)) return b.remountsTaskDirs ? [] : ['task-dirs'];
   if (kind !== 'agent-kill') return [];
-  return [
-    ...(b.restoresNetworkStatus ? [] : ['task-env']),
-    ...(b.executorSurvivesRestart ? [] : ['alloc-exec']),
-    ...(b.noFdLeakOnRestart ? [] : ['agent-resources']),
-  ];
+  return [...(b.restoresNetworkStatus ? [] : ['task-env']), ...(b.noFdLeakOnRestart ? [] : ['agent-resources'])];
+}
+
+/**
+ * Failures the CHANGELOG makes possible but not certain: before 2.0 an executor dies of SIGPIPE after an agent
+ * restart only when it writes to the dead agent's pipe (GH-27825), so `alloc exec` fails on some runs and not on
+ * others (real 1.11.3 agent-kill run r6riqo85cd2592: exec answered in both tasks; a 1.9.7 capture: "plugin is shut
+ * down"). An e2e run holds these neither way.
+ */
+export function changelogMayFail(b: Build, kind: string): string[] {
+  return kind === 'agent-kill' && !b.executorSurvivesRestart ? ['alloc-exec'] : [];
 }
 
 /**
