@@ -47,7 +47,7 @@ import { startEventRecorder, type EventRecorder } from '../lib/scenario/event-re
 import { withTransientFailures } from '../lib/checks/transient.js';
 import { adjustForFault } from '../lib/checks/fault-expectations.js';
 import { faultParams, faultProblems, rebootStepMs, recordFault } from '../lib/scenario/faults.js';
-import { FAULT_KINDS, faultRestartsTasks } from '../lib/config/faults.js';
+import { FAULT_KINDS, faultRestartsTasks, faultStepName } from '../lib/config/faults.js';
 import { durationSeconds } from '../lib/config/fields.js';
 import { readClockOffset } from '../lib/lab/observe.js';
 import { deadlineIn, remaining } from '../lib/time/deadlines.js';
@@ -227,7 +227,7 @@ export default defineScenario({
       const allocsIndex = (await nomad.jobAllocations(jobId)).index;
       since = { index: Math.max(nodeBefore.ModifyIndex, allocsIndex), atMs: Date.now() };
       const r = await ctx.step(
-        `reboot the client (${config.reboot.kind})${of}`,
+        `${faultStepName(config.reboot.kind)}${of}`,
         (d) => lab.reboot('client', config.reboot.kind, { deadline: d, fault: faultParams(config) }),
         { timeoutMs: rebootStepMs(config) },
       );

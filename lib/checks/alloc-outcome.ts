@@ -1,6 +1,7 @@
 // Classifies what became of each alloc across the reboot: restored, replaced (and why), failed or unknown. Pure.
 import { eventLine, eventsOf, iso, oneLine } from './result.js';
 import type { AllocSnap, RebootEvidence, TaskEventRec } from '../model/evidence.js';
+import { FAULT_KINDS } from '../config/faults.js';
 
 export type AllocOutcome = 'restored' | 'replaced' | 'failed' | 'unknown';
 
@@ -150,12 +151,32 @@ export function nodeDownExplanation(e: RebootEvidence, old: AllocSnap | undefine
     ? `node event "${HEARTBEAT_MISSED}" at ${missed[0]!.timestamp}`
     : 'the alloc was marked lost';
   const desc = old?.desiredDescription ? `; the alloc: "${oneLine(old.desiredDescription)}"` : '';
+  const cause = `(${event}${desc}): the server's ${grace} is shorter than`;
+  const replaced = 'so the scheduler replaced the lost alloc';
+  const kind = e.reboot.kind;
+  if (kind === 'partition') {
+    // for a partition, backAt is when it was healed
+    return (
+      `the node was marked down during the partition ${cause} the partition (${took} s), ${replaced} ` +
+      '(what a partition past heartbeat_grace makes Nomad do; for a restore instead: a shorter --partition-for, ' +
+      'a longer --heartbeat-grace, or a disconnect block in the group)'
+    );
+  }
+  if (!FAULT_KINDS[kind].rebootsHost) {
+    return (
+      `the node was marked down during the ${kind} ${cause} the ${kind} (${took} s until it was over), ${replaced} ` +
+      `(fix: a heartbeat_grace longer than the ${kind}, e.g. --heartbeat-grace 5m, or a disconnect block in the group)`
+    );
+  }
   return (
-    `the node was marked down while it rebooted (${event}${desc}): the server's ${grace} is shorter than the reboot ` +
-    `(${took} s until SSH was back), so the scheduler replaced the lost alloc (fix: a heartbeat_grace longer than a reboot, ` +
+    `the node was marked down while it rebooted ${cause} the reboot ` +
+    `(${took} s until SSH was back), ${replaced} (fix: a heartbeat_grace longer than a reboot, ` +
     'e.g. --heartbeat-grace 5m, or a disconnect block in the group)'
   );
 }
+
+/** "reboot" for a kind that reboots the host, else the kind ("partition", "agent-kill"). */
+const faultWord = (e: RebootEvidence): string => (FAULT_KINDS[e.reboot.kind].rebootsHost ? 'reboot' : e.reboot.kind);
 
 /** " (its DesiredDescription)" or "". */
 const desiredOf = (a: AllocSnap | undefined): string =>
@@ -183,7 +204,7 @@ export function classifyAllocOutcome(e: RebootEvidence, allocId = e.allocId): Al
         : `the old alloc ended ${old?.clientStatus ?? 'in an unknown state'}${desiredOf(old)}${quote}`);
     const how =
       repl.matchedBy === 'name'
-        ? `, matched by job, group and name ${name} created after the reboot ` +
+        ? `, matched by job, group and name ${name} created after the ${faultWord(e)} ` +
           '(Nomad left PreviousAllocation and NextAllocation empty)'
         : '';
     const state = repl.replacement ? ` (${repl.replacement.clientStatus})` : '';

@@ -87,6 +87,14 @@ export const FAULT_KINDS: Readonly<Record<RebootKind, FaultKind>> = {
   },
 };
 
+/**
+ * The fault step's name: "reboot the client (graceful)" for a kind that reboots the host, "disrupt the client
+ * (partition)" for one that does not. One name per kind, never a value, so a step's CI history stays in one case.
+ */
+export function faultStepName(kind: RebootKind): string {
+  return `${FAULT_KINDS[kind].rebootsHost ? 'reboot' : 'disrupt'} the client (${kind})`;
+}
+
 /** How long a partition held, and the server's heartbeat_grace, in seconds. */
 export interface FaultDurations {
   partitionForS?: number;

@@ -95,6 +95,18 @@ t.test(
         /^replaced, as expected \(partition of 1s > heartbeat_grace 0\.3s\): alloc \S+ \(\S+\) was replaced by \S+ .*: the node was marked down/,
     });
     t.match(v('task-restarted'), { status: 'passed', message: /replacement .* task is running/ });
+    t.match(
+      v('alloc-restored').message,
+      /the node was marked down during the partition \(.*\): the server's heartbeat_grace \(300ms\) is shorter than the partition \(\d+ s\)/,
+      'the explanation names the partition and how long it held',
+    );
+    t.notMatch(v('alloc-restored').message, /reboot|SSH was back/, 'and no reboot');
+    const steps = (run0.steps as { name: string }[]).map((s) => s.name);
+    t.ok(steps.includes('disrupt the client (partition)'), `the fault step says what it did: ${steps.join(' | ')}`);
+    t.notOk(
+      steps.some((n) => n.startsWith('reboot the client')),
+      'no step claims a reboot',
+    );
     t.match(v('client-rebooted'), { status: 'passed' });
     t.match(run0.properties['job.settled'], /^yes: .*replaced by/, 'the job settled once the replacement ran');
     const events = readFileSync(

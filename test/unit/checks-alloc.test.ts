@@ -21,6 +21,18 @@ t.test('classifyAllocOutcome', async (t) => {
   t.match(replaced.reason, /marked down/, 'says the node went down');
   t.match(replaced.reason, /heartbeat_grace is shorter than the reboot/, 'explains heartbeat_grace');
 
+  // A partition past heartbeat_grace: the explanation names the partition and its length, not a reboot.
+  const cut = load('replaced');
+  cut.reboot = { ...cut.reboot, kind: 'partition', backAt: cut.reboot.requestedAt + 60_000 };
+  cut.heartbeatGrace = '30s';
+  const p = classifyAllocOutcome(cut);
+  t.equal(p.outcome, 'replaced');
+  t.match(
+    p.reason,
+    /the node was marked down during the partition \(.*\): the server's heartbeat_grace \(30s\) is shorter than the partition \(60 s\), so the scheduler replaced the lost alloc \(what a partition past heartbeat_grace makes Nomad do/,
+  );
+  t.notMatch(p.reason, /reboot|SSH/, "no reboot in a partition's explanation");
+
   // Only NextAllocation on the old alloc, replacement not in the job list, not node-lost.
   const nextOnly = load('replaced');
   nextOnly.after.jobAllocs = nextOnly.after.jobAllocs.filter((a) => a.id !== NEW);
