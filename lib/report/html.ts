@@ -44,15 +44,52 @@ const KEY_FACTS: readonly [string, ...string[]][] = [
   ['snapshot age (s)', 'lab.snapshot.age_s'],
 ];
 
+/** The header's single-alloc facts, replaced by a summary when the run watched several allocs. */
+const ONE_ALLOC_KEYS = new Set(['alloc.id', 'alloc.outcome', 'alloc.address.before', 'alloc.address.after']);
+
+/** "name=value name=value" (allocs.outcomes, allocs.addresses) as the values. */
+const perAllocValues = (v: string): string[] =>
+  v
+    .split(' ')
+    .filter((x) => x.includes('='))
+    .map((x) => x.slice(x.lastIndexOf('=') + 1));
+
+/**
+ * Every alloc in two lines: how many ended in each outcome, how many addresses changed ("3: 2 restored, 1 replaced";
+ * "1 of 3 changed"); the per-alloc table has the rest.
+ */
+export function allocSummaryFacts(props: Readonly<Record<string, string>>): [label: string, key: string, v: string][] {
+  const out: [string, string, string][] = [];
+  const outcomes = perAllocValues(props['allocs.outcomes'] ?? '');
+  const count = Number(props['allocs.count'] ?? outcomes.length);
+  if (outcomes.length) {
+    const byOutcome = new Map<string, number>();
+    for (const o of outcomes) byOutcome.set(o, (byOutcome.get(o) ?? 0) + 1);
+    const parts = [...byOutcome].map(([o, k]) => `${k} ${o}`).join(', ');
+    out.push(['allocs', 'allocs.outcomes', `${count}: ${parts}`]);
+  }
+  const moves = perAllocValues(props['allocs.addresses'] ?? '').map((x) => x.split('->'));
+  if (moves.length) {
+    const unknown = moves.filter(([b, a]) => b === '?' || a === '?' || a === undefined).length;
+    const changed = moves.filter(([b, a]) => b !== '?' && a !== '?' && a !== undefined && a !== b).length;
+    const what = `${changed ? `${changed} of ${moves.length}` : `none of ${moves.length}`} changed`;
+    out.push(['alloc addresses', 'allocs.addresses', `${what}${unknown ? `, ${unknown} not known` : ''}`]);
+  }
+  return out;
+}
+
 function header(run: RunRecord): string {
   const n = countVerdicts(run.verdicts);
+  const several = Number(run.properties['allocs.count'] ?? 1) > 1;
+  const fact = (label: string, key: string, v: string): string =>
+    `<dt>${esc(label)}</dt><dd data-key="${esc(key)}">${esc(v)}</dd>`;
+  const summary = several ? allocSummaryFacts(run.properties).map(([l, k, v]) => fact(l, k, v)) : [];
   const facts = KEY_FACTS.flatMap(([label, ...keys]) => {
+    if (several && ONE_ALLOC_KEYS.has(keys[0]!)) return keys[0] === 'alloc.id' ? summary : [];
     const key = keys.find((k) => run.properties[k] !== undefined);
     if (key === undefined) return [];
     const v = run.properties[key]!;
-    return [
-      `<dt>${esc(label)}</dt><dd data-key="${esc(key)}">${esc(key === 'reboot.downtimeMs' && /^\d+$/.test(v) ? formatMs(Number(v)) : v)}</dd>`,
-    ];
+    return [fact(label, key, key === 'reboot.downtimeMs' && /^\d+$/.test(v) ? formatMs(Number(v)) : v)];
   });
   return `<header><h1><span class="badge ${esc(run.outcome)}" id="verdict">${WORD[run.outcome]}</span> <span>${esc(run.suiteName)}</span></h1>
 <p class="sub">scenario <b>${esc(run.scenario)}</b> · run <code>${esc(run.runId)}</code> · host ${esc(run.hostname)} · started ${esc(isoTime(run.startedAtMs))} · took ${esc(formatMs(run.durationMs))}${run.interrupted ? ' · <b>interrupted</b>' : ''}</p>

@@ -417,3 +417,35 @@ t.test('the header says how the run got its lab: warm, the snapshot key and its 
   );
   t.notOk('lab.warm' in none, 'a record without the properties shows no such facts');
 });
+
+t.test('the header of a run with several allocs sums up all of them, not the first one', async (t) => {
+  const run = rebootRun();
+  run.properties = {
+    ...run.properties,
+    'alloc.id': '5b0ffebc-62f3-ee48-8c2d-f20e83d725f8',
+    'alloc.outcome': 'restored',
+    'allocs.count': '3',
+    'allocs.outcomes': 'web.web[0]=restored web.web[1]=replaced web.web[2]=restored',
+    'allocs.addresses': 'web.web[0]=172.26.64.2->172.26.64.2 web.web[1]=172.26.64.3->172.26.64.5 web.web[2]=?->?',
+  };
+  const dds = all(dom(renderHtml(run)), (e) => e.tag === 'dd');
+  const facts = Object.fromEntries(dds.map((d) => [d.attrs['data-key'], d.text]));
+  t.match(facts, {
+    'allocs.outcomes': '3: 2 restored, 1 replaced',
+    'allocs.addresses': '1 of 3 changed, 1 not known',
+  });
+  for (const k of ['alloc.id', 'alloc.outcome', 'alloc.address.before', 'alloc.address.after'])
+    t.notOk(k in facts, `no one-alloc fact ${k} in the header of a 3-alloc run`);
+  const labels = all(dom(renderHtml(run)), (e) => e.tag === 'dt').map((d) => d.text);
+  t.ok(labels.indexOf('allocs') > labels.indexOf('boot_id after'), 'where the alloc facts were');
+
+  const one = Object.fromEntries(
+    all(dom(renderHtml(rebootRun())), (e) => e.tag === 'dd').map((d) => [d.attrs['data-key'], d.text]),
+  );
+  t.match(
+    one,
+    { 'alloc.id': '5b0ffebc-62f3-ee48-8c2d-f20e83d725f8', 'alloc.outcome': 'failed' },
+    'one alloc: as before',
+  );
+  t.notOk('allocs.outcomes' in one);
+});
