@@ -61,6 +61,11 @@ export async function chooseLibvirtDriver(
     return { driver: cached.driver, reason, source: 'cache' };
   }
   const verdict = judgeKvmProbe(await deps.probe(files.kernel, files.initrd, d));
+  if (!verdict.answered) {
+    // Not an answer about KVM: emulation for this run, nothing cached, so the next run probes again.
+    const reason = `${TCG}: ${verdict.reason}; not cached, the next run probes again`;
+    return { driver: 'qemu', reason, source: 'probe' };
+  }
   const answer: KvmAnswer = verdict.boots
     ? { driver: 'kvm', reason: `KVM: ${verdict.reason}`, probedAt: deps.now().toISOString() }
     : { driver: 'qemu', reason: `${TCG}: ${verdict.reason}`, probedAt: deps.now().toISOString() };

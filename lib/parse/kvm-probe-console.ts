@@ -19,6 +19,11 @@ export interface KvmVerdict {
   boots: boolean;
   /** one line: why KVM is (not) usable here */
   reason: string;
+  /**
+   * false when qemu never got as far as running a guest (not found, bad arguments, an unreadable kernel): the probe
+   * learnt nothing about KVM, so the answer must not be kept
+   */
+  answered: boolean;
 }
 
 /** Kernel lines that prove it reached kernel init (the last step before userspace) or userspace itself. */
@@ -30,6 +35,9 @@ const NO_ACCESS = new RegExp(
   ),
   'i',
 );
+
+/** A stderr line about KVM itself ("KVM internal error", "kvm run failed"): qemu got as far as running the guest. */
+const KVM_WORD = /\bKVM\b|\bkvm run failed\b/;
 
 /** Remove terminal escapes (SeaBIOS clears the screen) and carriage returns from a console line. */
 export function plainLine(line: string): string {
@@ -50,23 +58,38 @@ export function judgeKvmProbe(o: KvmProbeOutput): KvmVerdict {
   const secs = (ms: number) => `${Math.round(ms / 1000)} s`;
   if (seen) {
     const line = seen.replace(/^\[[^\]]*\]\s*/, '');
-    return { boots: true, reason: `KVM boots the box kernel to init in ${secs(o.durationMs)} ("${line}")` };
+    return {
+      boots: true,
+      answered: true,
+      reason: `KVM boots the box kernel to init in ${secs(o.durationMs)} ("${line}")`,
+    };
   }
   const err = o.stderr.map(plainLine).filter(Boolean);
   const msr = err.map((l) => MSR.exec(l)).find(Boolean);
   if (msr) {
     const why = 'this KVM cannot run a stock guest CPU (e.g. kvm_pvm)';
-    return { boots: false, reason: `qemu -enable-kvm -cpu host aborts with "${msr[0]}": ${why}` };
+    return { boots: false, answered: true, reason: `qemu -enable-kvm -cpu host aborts with "${msr[0]}": ${why}` };
   }
   const access = err.find((l) => NO_ACCESS.test(l));
-  if (access) return { boots: false, reason: `qemu cannot use KVM: ${access.replace(/^qemu-system-x86_64:\s*/, '')}` };
+  if (access) {
+    const reason = `qemu cannot use KVM: ${access.replace(/^qemu-system-x86_64:\s*/, '')}`;
+    return { boots: false, answered: true, reason };
+  }
   const last = o.console.map(plainLine).filter(Boolean).at(-1);
   const lastSeen = last ? `last console line "${last}"` : 'no console output at all';
   if (o.end === 'timed-out') {
     const reason = `the box kernel did not reach init under KVM within ${secs(o.budgetMs)} (${lastSeen})`;
-    return { boots: false, reason };
+    return { boots: false, answered: true, reason };
   }
   const how = o.end === 'crashed' ? 'crashed' : `exited ${o.exitCode ?? '?'}`;
   const why = err.at(-1) ? `: ${err.at(-1)}` : '';
-  return { boots: false, reason: `qemu ${how} before the kernel reached init under KVM (${lastSeen})${why}` };
+  // Ended with the guest silent and nothing about KVM on stderr: qemu did not start a guest at all.
+  if (!last && !err.some((l) => KVM_WORD.test(l))) {
+    return { boots: false, answered: false, reason: `the KVM probe could not start: qemu ${how} (${lastSeen})${why}` };
+  }
+  return {
+    boots: false,
+    answered: true,
+    reason: `qemu ${how} before the kernel reached init under KVM (${lastSeen})${why}`,
+  };
 }

@@ -222,3 +222,43 @@ t.test('box files: the newest version of the box, under VAGRANT_HOME', async (t)
   });
   t.match(await boxKernel('absent', 'libvirt', { VAGRANT_HOME: home }), { missing: /box absent is not added/ });
 });
+
+t.test('a probe whose qemu never started a guest is no answer about KVM: emulation now, nothing cached', async (t) => {
+  const exited97 = out({ end: 'exited', exitCode: 97, durationMs: 20 });
+  const notFound = out({ end: 'crashed', stderr: ['spawn qemu-system-x86_64 ENOENT'], durationMs: 5 });
+  const badKernel = out({
+    end: 'exited',
+    exitCode: 1,
+    stderr: ["qemu-system-x86_64: could not load kernel '/boxes/b/vmlinuz': No such file or directory"],
+  });
+  for (const [what, o] of [
+    ['exit 97, nothing printed', exited97],
+    ['qemu not found', notFound],
+    ['an unreadable kernel', badKernel],
+  ] as const) {
+    t.match(judgeKvmProbe(o), { boots: false, answered: false, reason: /^the KVM probe could not start: qemu / }, what);
+  }
+  t.match(judgeKvmProbe(exited97).reason, /qemu exited 97 \(no console output at all\)$/);
+  // qemu that ran the guest under KVM and gave up is an answer, console or not
+  const internal = out({
+    end: 'exited',
+    exitCode: 1,
+    stderr: ['KVM internal error. Suberror: 1', 'emulation failure'],
+  });
+  t.match(judgeKvmProbe(internal), { boots: false, answered: true, reason: /^qemu exited 1 before the kernel/ });
+  t.match(judgeKvmProbe(MSR), { answered: true });
+  t.match(judgeKvmProbe(HANG), { answered: true });
+
+  const { d, cache, probes } = deps(exited97);
+  const first = await chooseLibvirtDriver('auto', BOX, deadlineIn(1000), d);
+  t.match(first, {
+    driver: 'qemu',
+    source: 'probe',
+    reason:
+      /^software emulation \(TCG\): the KVM probe could not start: qemu exited 97 .*; not cached, the next run probes again$/,
+  });
+  t.equal(cache.size, 0, 'nothing cached');
+  const second = await chooseLibvirtDriver('auto', BOX, deadlineIn(1000), d);
+  t.equal(second.source, 'probe', 'the next run probes again, not "decided by cache"');
+  t.equal(probes.length, 2);
+});
