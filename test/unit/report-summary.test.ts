@@ -89,7 +89,11 @@ t.test('console summary', async (t) => {
   const restAt = text.indexOf('Other checks');
   t.ok(failuresAt === 0 && restAt > failuresAt, 'failures come first');
   const failures = text.slice(failuresAt, restAt);
-  t.match(failures, /FAIL {2}Alloc restored \(alloc-restored\): replaced:/, 'the mark says FAIL; no "failed: " after it');
+  t.match(
+    failures,
+    /FAIL {2}Alloc restored \(alloc-restored\): replaced:/,
+    'the mark says FAIL; no "failed: " after it',
+  );
   t.notMatch(text, /failed: failed:|FAIL {2}[^\n]*: failed: /, 'no doubled prefixes');
   t.match(failures, /XPASS Unique alloc IPs \(unique-ips\): unexpected pass:/);
   t.match(failures, /ERROR in step "bring up lab": command exited 1/);

@@ -158,17 +158,12 @@ t.test(
       "portmap's chain is owned through the jumps to it",
     );
     const leak = cniChainOwners(parseNatTable(real('firewall-leak/iptables-save-nat.txt')));
-    t.same(
-      [...leak.values()]
-        .flatMap((o) => [...o])
-        .sort(),
-      [
-        '0b5e55ed-6a05-4c1e-9d11-7e2f3a4b5c6d',
-        '0b5e55ed-6a05-4c1e-9d11-7e2f3a4b5c6d',
-        '73c563bc-1f3a-e380-4574-4b006d1e7bdb',
-        '73c563bc-1f3a-e380-4574-4b006d1e7bdb',
-      ],
-    );
+    t.same([...leak.values()].flatMap((o) => [...o]).sort(), [
+      '0b5e55ed-6a05-4c1e-9d11-7e2f3a4b5c6d',
+      '0b5e55ed-6a05-4c1e-9d11-7e2f3a4b5c6d',
+      '73c563bc-1f3a-e380-4574-4b006d1e7bdb',
+      '73c563bc-1f3a-e380-4574-4b006d1e7bdb',
+    ]);
     t.same(
       parseNatTable('*filter\n:FORWARD ACCEPT [0:0]\n-A FORWARD -j CNI-FORWARD\nCOMMIT\n'),
       { chains: [], rules: [] },
