@@ -3,6 +3,7 @@
 import { defineCheck } from './define.js';
 import { judgementOf, oneLine } from './result.js';
 import { perTaskResult, runningTasksOf, type TaskLine, cannotJudge } from './whole-alloc.js';
+import { EXEC_PROBE_COMMAND } from '../parse/alloc-exec-output.js';
 import type { AllocSnap, RebootEvidence } from '../model/evidence.js';
 import type { CheckInfo, CheckResult } from '../model/check.js';
 
@@ -10,7 +11,7 @@ const INFO: CheckInfo = {
   id: 'alloc-exec',
   title: 'Exec into restored tasks',
   passesWhen:
-    'after the reboot (or agent restart) `nomad alloc exec -task <t> <alloc> /bin/true` (Nomad\'s exec stream, run on the server VM with a deadline) exits 0 for every running task of every restored alloc. Real 1.9.7 after an agent restart: "failed to exec into task: plugin is shut down", and the task\'s executor died (GH-27825, fixed in 2.0.0). Skipped for a partition',
+    "after the reboot (or agent restart) `nomad alloc exec -task <t> <alloc> /bin/sh -c 'exit 0'` (Nomad's exec stream, run on the server VM with a deadline) exits 0 for every running task of every restored alloc. Real 1.9.7 after an agent restart: \"failed to exec into task: plugin is shut down\", and the task's executor died (GH-27825, fixed in 2.0.0). Skipped for a partition",
 };
 
 function judgeAlloc(e: RebootEvidence, a: AllocSnap): TaskLine[] {
@@ -30,7 +31,7 @@ export function checkAllocExec(e: RebootEvidence): CheckResult {
   const cannot = cannotJudge(INFO, e, 'exec', !!e.whole?.exec, 'no exec probe ran');
   if (cannot) return cannot;
   const head = [
-    '`nomad alloc exec -i=false -t=false -task <task> <alloc> /bin/true` on the server, after the restart of one task per alloc',
+    `\`nomad alloc exec -i=false -t=false -task <task> <alloc> ${EXEC_PROBE_COMMAND.join(' ')}\` on the server, after the restart of one task per alloc`,
   ];
   return perTaskResult(INFO, e, head, (a) => judgeAlloc(e, a), 'answered an exec');
 }

@@ -3,8 +3,12 @@
 // parser.
 import { quote } from '../shell/quote.js';
 
-/** The command run inside the task: present in an exec chroot (copied from the host) and in busybox images. */
-export const EXEC_PROBE_COMMAND = ['/bin/true'] as const;
+/**
+ * The command run inside the task: a shell that exits 0. Every exec chroot (copied from the host) and nearly every
+ * image has /bin/sh; the busybox image the docker variant builds has no /bin/true (real 1.9.3 and 1.9.7: "stat
+ * /bin/true: no such file or directory", exit 126).
+ */
+export const EXEC_PROBE_COMMAND = ['/bin/sh', '-c', 'exit 0'] as const;
 
 /** What `timeout` exits with when the command ran out of time. */
 const TIMED_OUT = 124;

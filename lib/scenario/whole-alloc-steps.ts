@@ -171,7 +171,8 @@ async function execEveryTask(ctx: RunContext, i: WholeAllocInput, restored: Allo
   const targets = allocs.flatMap((a) => runningTasksOf(a).map((task) => ({ allocId: a.id, task })));
   const server = i.lab.machines['server']!;
   const token = i.config.nomad.token;
-  const name = `exec ${EXEC_PROBE} into every restored task (alloc exec on the server, ${EXEC_TIMEOUT_S}s each)`;
+  // Note: a fixed name (the command and its deadline are in the evidence), so the JUnit case never changes with them
+  const name = 'exec a no-op command into every restored task (alloc exec on the server)';
   return ctx.step(
     name,
     async (d) => {

@@ -143,7 +143,7 @@ function natTable(m: TaskHostMemory, nomad: FakeNomad): string {
   ].join('\n');
 }
 
-/** `nomad alloc exec ... /bin/true` on the server: works for a running task of a running alloc. */
+/** `nomad alloc exec ... /bin/sh -c 'exit 0'` on the server: works for a running task of a running alloc. */
 function allocExec(nomad: FakeNomad, allocId: string, task: string): string {
   const a = nomad.cluster.allocs.get(allocId);
   if (!a) return `No allocation(s) with prefix or id "${allocId}" found\nEXIT 1\n`;

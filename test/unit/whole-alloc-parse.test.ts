@@ -183,7 +183,7 @@ t.test('alloc exec: the token on stdin only, EXIT line parsed', async (t) => {
   t.match(cmd, /IFS= read -r NOMAD_TOKEN; export NOMAD_TOKEN;/);
   t.match(
     cmd,
-    /timeout 30 \/usr\/local\/bin\/nomad alloc exec '-i=false' '-t=false' -task admin f8125a76-c34f-b7d9-6d8e-515c568e24e9 \/bin\/true$/,
+    /timeout 30 \/usr\/local\/bin\/nomad alloc exec '-i=false' '-t=false' -task admin f8125a76-c34f-b7d9-6d8e-515c568e24e9 \/bin\/sh -c 'exit 0'$/,
   );
   t.notMatch(
     allocExecCommand({ nomad: 'nomad', allocId: 'a', task: 't', timeoutS: 5, withToken: false }),
