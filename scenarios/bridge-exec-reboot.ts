@@ -388,7 +388,7 @@ export default defineScenario({
     const judged = adjustForFault(CHECKS, judgeAll(CHECKS, evidence), evidence, fault);
     const first = reboots[0]!;
     const endsTasks = FAULT_KINDS[first.kind].rebootsHost;
-    const name = first.kind === 'agent-kill' || first.kind === 'partition' ? first.kind : 'reboot';
+    const name = endsTasks ? 'reboot' : first.kind;
     return withTransientFailures(judged, recorder!.transitions(), { sinceMs: first.requestedAt, endsTasks, name });
   },
 });

@@ -14,18 +14,17 @@
 // The event stream of each run is recorded and checked for the transitions real Nomad sends.
 // Builds come from NOMAD_BINARIES / NOMAD_BINARY; without them the test skips visibly.
 import t from 'tap';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { vmSkipReason, domainsMatching } from '../helpers/vm-prereqs.js';
 import { validateJUnit } from '../helpers/junit-schema.js';
 import {
   buildsFromEnv,
+  warmWorkDir,
   changelogFailures,
   changelogMayFail,
   runCli,
   verdictsOf,
-  NETNS,
   type Build,
 } from '../helpers/real-nomad.js';
 import { checkIds } from '../helpers/check-ids.js';
@@ -58,16 +57,7 @@ t.test(
   { skip: skip ?? false, timeout: 170 * 60_000 },
   async (t) => {
     const dir = t.testdir({});
-    // Note: the warm labs' work dir lives outside the test dir: tap removes a test dir before later teardowns run, and a
-    // teardown that then found no work dir left the warm labs' domains behind (found in session 7: four shut-off
-    // domains with their disks and snapshots from the session-6 run of this file).
-    const work = mkdtempSync(join(tmpdir(), 'nrh-e2e-faults-'));
-    const lab = ['--netns', NETNS, '--work-dir', work];
-    const warmLabs = () => (existsSync(work) ? readdirSync(work).filter((f) => f.startsWith('warm-')) : []);
-    t.teardown(async () => {
-      if (warmLabs().length) await runCli(t, ['destroy', '--warm', ...lab]);
-      rmSync(work, { recursive: true, force: true });
-    });
+    const { lab, warmLabs } = warmWorkDir(t, 'nrh-e2e-faults-');
     const nomad = builds.map((b) => `{ name: "${b.version.replace(/^v/, '')}", binary: ${JSON.stringify(b.path)} }`);
     const yaml = [
       'scenario: bridge-exec-reboot',

@@ -4,19 +4,18 @@
 // Each cell is held to what Nomad's CHANGELOG says for its build and fault (changelogFailures): those checks fail
 // with their evidence, every other check passes. Skips visibly without builds or the lab.
 import t from 'tap';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { vmSkipReason, domainsMatching } from '../helpers/vm-prereqs.js';
 import { validateJUnit } from '../helpers/junit-schema.js';
 import {
   buildsFromEnv,
+  warmWorkDir,
   changelogFailures,
   changelogMayFail,
   runCli,
   verdictsOf,
-  NETNS,
   type Build,
 } from '../helpers/real-nomad.js';
 import { CHECKS } from '../../scenarios/bridge-exec-reboot.js';
@@ -42,14 +41,7 @@ t.test(
   { skip: skip ?? false, timeout: 140 * 60_000 },
   async (t) => {
     const dir = t.testdir({});
-    // Note: outside the test dir, which tap removes before later teardowns run (see faults.test.ts).
-    const work = mkdtempSync(join(tmpdir(), 'nrh-e2e-whole-'));
-    const lab = ['--netns', NETNS, '--work-dir', work];
-    const warmLabs = () => (existsSync(work) ? readdirSync(work).filter((f) => f.startsWith('warm-')) : []);
-    t.teardown(async () => {
-      if (warmLabs().length) await runCli(t, ['destroy', '--warm', ...lab]);
-      rmSync(work, { recursive: true, force: true });
-    });
+    const { lab } = warmWorkDir(t, 'nrh-e2e-whole-');
     const nomad = builds.map((b) => `{ name: "${b.version.replace(/^v/, '')}", binary: ${JSON.stringify(b.path)} }`);
     const yaml = [
       'scenario: bridge-exec-reboot',

@@ -1,6 +1,13 @@
 // The e2e tier's inputs: real Nomad builds from NOMAD_BINARIES / NOMAD_BINARY, their versions, and what Nomad's
 // history says each one must do (nomad-reference.md §4): the tmpfs fix landed in 1.9.4, the state migration in 1.9.7.
+import type { Test } from 'tap';
 import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FAULT_KINDS } from '../../lib/config/faults.js';
+import type { RebootKind } from '../../lib/model/kinds.js';
+import { runCli } from './cli-child.js';
 
 export interface Build {
   path: string;
@@ -54,7 +61,7 @@ export function classify(path: string, version: string): Build {
  * task network status (before 1.11) and leaks plugin fds (before 2.0.1). changelogMayFail lists what can fail too.
  */
 export function changelogFailures(b: Build, kind: string): string[] {
-  if (['graceful', 'hard', 'panic', 'power-off'].includes(kind)) return b.remountsTaskDirs ? [] : ['task-dirs'];
+  if (FAULT_KINDS[kind as RebootKind]?.rebootsHost) return b.remountsTaskDirs ? [] : ['task-dirs'];
   if (kind !== 'agent-kill') return [];
   return [...(b.restoresNetworkStatus ? [] : ['task-env']), ...(b.noFdLeakOnRestart ? [] : ['agent-resources'])];
 }
@@ -120,4 +127,20 @@ export interface Verdict {
 }
 export function verdictsOf(run: { verdicts?: Verdict[] } | undefined): Map<string, Verdict> {
   return new Map((run?.verdicts ?? []).map((v) => [v.id, v]));
+}
+
+/**
+ * A work dir for an e2e file's warm labs, outside the test dir (tap removes a test dir before later teardowns run; a
+ * teardown that then found no work dir left the warm labs' domains behind), with the CLI flags that use it and a
+ * teardown that destroys every warm lab in it.
+ */
+export function warmWorkDir(t: Test, prefix: string): { work: string; lab: string[]; warmLabs: () => string[] } {
+  const work = mkdtempSync(join(tmpdir(), prefix));
+  const lab = ['--netns', NETNS, '--work-dir', work];
+  const warmLabs = () => (existsSync(work) ? readdirSync(work).filter((f) => f.startsWith('warm-')) : []);
+  t.teardown(async () => {
+    if (warmLabs().length) await runCli(t, ['destroy', '--warm', ...lab]);
+    rmSync(work, { recursive: true, force: true });
+  });
+  return { work, lab, warmLabs };
 }
