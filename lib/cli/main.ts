@@ -413,11 +413,7 @@ function reportContext(
 ): ReportContext {
   const { reports } = plan.base;
   const first = s.suites.flatMap((x) => x.attempts)[0]?.runId;
-  const dirName =
-    plan.command === 'matrix'
-      ? `matrix-${first ?? `shard-${plan.matrix!.shard.replace('/', '-of-')}`}`
-      : (first ?? 'run');
-  const runDir = join(reports.dir, dirName);
+  const runDir = join(reports.dir, `${plan.reportFolder.prefix}${first ?? plan.reportFolder.fallback}`);
   return {
     cwd: deps.cwd,
     reportsDir: reports.dir,

@@ -42,7 +42,10 @@ export function renderSessionJson(s: SessionReport): string {
       outcomes: x.attempts.map((a) => a.outcome),
       retried: x.attempts.length > 1,
       outcome: x.attempts.at(-1)?.outcome ?? 'not run',
+      repeat: x.repeat ?? null,
+      rerun: x.rerun,
     })),
+    repeats: s.repeats,
     builds: s.builds.map((b) => ({
       spec: b.spec,
       path: b.path,

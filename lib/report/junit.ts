@@ -3,7 +3,7 @@
 // Validates against Jenkins xUnit's junit-10.xsd (see test/unit/report-junit.test.ts). Modelled on Playwright's reporter.
 import type { Verdict } from '../model/check.js';
 import type { ArtifactRef, RunRecord, StepRecord } from '../model/run.js';
-import type { SuiteReport } from '../model/session.js';
+import type { FlakeVerdict, SuiteReport } from '../model/session.js';
 import { serialize, type XmlElement } from './xml.js';
 
 export interface JUnitOptions {
@@ -153,8 +153,11 @@ function attach(cases: Case[], artifacts: ArtifactRef[], opts: JUnitOptions): st
   return suiteLevel;
 }
 
+/** What a JUnit suite is made of: a suite of the session, and its flake verdict when it is one attempt of a repeat. */
+export type JUnitSuite = Pick<SuiteReport, 'name' | 'attempts'> & { flake?: FlakeVerdict | undefined };
+
 function suite(
-  report: SuiteReport,
+  report: JUnitSuite,
   opts: JUnitOptions,
 ): { el: XmlElement; tests: number; failures: number; errors: number } {
   const run = report.attempts[report.attempts.length - 1]!;
@@ -178,6 +181,13 @@ function suite(
     scenario: run.scenario,
     outcome: run.outcome,
     ...(run.interrupted ? { interrupted: 'true' } : {}),
+    ...(report.flake
+      ? {
+          'repeat.verdict': report.flake.verdict,
+          'repeat.flake_rate': report.flake.flakeRate.toFixed(2),
+          'repeat.message': report.flake.message,
+        }
+      : {}),
   };
   const props = { ...own, ...Object.fromEntries(Object.entries(run.properties).filter(([k]) => !(k in own))) };
   const count = (k: Case['kind']): number => cases.filter((c) => c.kind === k).length;
@@ -226,7 +236,7 @@ export function rerunElement(first: RunRecord, final: RunRecord): XmlElement {
 }
 
 /** Render the suites that ran (at least one attempt) as one JUnit document, valid even for a run that died early. */
-export function renderJUnit(suites: readonly SuiteReport[], opts: JUnitOptions): string {
+export function renderJUnit(suites: readonly JUnitSuite[], opts: JUnitOptions): string {
   const ran = suites.filter((s) => s.attempts.length > 0);
   const rendered = ran.map((s) => suite(s, opts));
   const sum = (k: 'tests' | 'failures' | 'errors'): number => rendered.reduce((n, s) => n + s[k], 0);

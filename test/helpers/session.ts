@@ -13,6 +13,15 @@ export function sessionOf(runs: RunRecord[], command: SessionReport['command'] =
     scenario: r.scenario,
     counts: true,
     attempts: [r],
+    rerun: {
+      scope: 'suite' as const,
+      argv: ['run', r.scenario],
+      keepArgs: true,
+      builds: [
+        { property: 'nomad.binary', flag: '--nomad' as const },
+        { property: 'nomad.upgrade_to', flag: '--upgrade-to' as const },
+      ],
+    },
   }));
   return {
     command,
@@ -23,6 +32,7 @@ export function sessionOf(runs: RunRecord[], command: SessionReport['command'] =
     exitCode: sessionExitCode(suites, false),
     builds: [],
     kept: [],
+    repeats: [],
   };
 }
 
