@@ -153,6 +153,23 @@ function attach(cases: Case[], artifacts: ArtifactRef[], opts: JUnitOptions): st
   return suiteLevel;
 }
 
+/** The test cases of a run: its error (if it broke outside a step), a case per step, a case per check. */
+function casesOf(run: RunRecord): Case[] {
+  const interrupted = run.interrupted === true;
+  return [
+    ...runErrorCases(run),
+    ...run.steps.map((s) => stepCase(s, run.scenario, interrupted)),
+    ...run.verdicts.map((v) => verdictCase(v, run.scenario)),
+  ];
+}
+
+/** A run's JUnit counts, as its suite declares them (the merge index shows the same numbers). */
+export function suiteCounts(run: RunRecord): { tests: number; failures: number; errors: number; skipped: number } {
+  const cases = casesOf(run);
+  const count = (k: Case['kind']): number => cases.filter((c) => c.kind === k).length;
+  return { tests: cases.length, failures: count('failure'), errors: count('error'), skipped: count('skipped') };
+}
+
 /** What a JUnit suite is made of: a suite of the session, and its flake verdict when it is one attempt of a repeat. */
 export type JUnitSuite = Pick<SuiteReport, 'name' | 'attempts'> & { flake?: FlakeVerdict | undefined };
 
@@ -161,12 +178,7 @@ function suite(
   opts: JUnitOptions,
 ): { el: XmlElement; tests: number; failures: number; errors: number } {
   const run = report.attempts[report.attempts.length - 1]!;
-  const interrupted = run.interrupted === true;
-  const cases = [
-    ...runErrorCases(run),
-    ...run.steps.map((s) => stepCase(s, run.scenario, interrupted)),
-    ...run.verdicts.map((v) => verdictCase(v, run.scenario)),
-  ];
+  const cases = casesOf(run);
   const first = report.attempts[0]!;
   if (first !== run) {
     const target = cases.find((c) => c.step !== undefined && c.step === first.error?.step) ?? cases[0];

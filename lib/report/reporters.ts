@@ -4,6 +4,7 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { ArtifactRef, RunRecord } from '../model/run.js';
 import type { SessionReport, SuiteReport } from '../model/session.js';
 import { renderHtml } from './html.js';
+import { indexOf, renderIndexHtml } from './html-index.js';
 import { flakeOf } from './flaky.js';
 import { renderJUnit } from './junit.js';
 import { renderSessionJson } from './json.js';
@@ -159,6 +160,21 @@ export const reproReporter: Reporter = {
     return out;
   },
 };
+
+/** The index page of a merge: a row per suite, linking its page where one was found (lib/report/html-index.ts). */
+export function indexReporter(o: {
+  path: string;
+  pageFor: (runId: string) => string | undefined;
+  sourceOf: (suite: string) => string;
+  warnings: string[];
+  generatedAt?: string;
+}): Reporter {
+  const when = o.generatedAt ? { generatedAt: o.generatedAt } : {};
+  return {
+    name: 'index',
+    files: (s) => [{ kind: 'html', path: o.path, text: renderIndexHtml(indexOf(s, o), when) }],
+  };
+}
 
 /** Every reporter a session writes. */
 export const REPORTERS: readonly Reporter[] = [junitReporter, jsonReporter, htmlReporter, reproReporter];

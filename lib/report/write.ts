@@ -1,10 +1,7 @@
 // The one report writer: redacts the session once (every string of the data), renders every reporter, and writes
 // every file (creating folders). Evidence files are written by the artifact store (lib/run/artifacts.ts), not here.
 import { chmod, mkdir, stat, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import { renderIndexHtml } from './html-index.js';
-import type { MergedReport } from './merge.js';
-import { renderMergedJUnit } from './merge-junit.js';
+import { dirname } from 'node:path';
 import { redactDeep, redactKnown } from '../log/redact.js';
 import type { SessionReport } from '../model/session.js';
 import { renderReports, type OutputFile, type ReportContext, type Reporter } from './reporters.js';
@@ -47,26 +44,4 @@ export async function writeSessionReports(
   const session = redactSession(s, c.secrets);
   const { files, errors } = renderReports(reporters, session, c);
   return { session, written: await writeFiles(files, c.secrets), errors };
-}
-
-/** Write a merge's JUnit file and index page (`merge`), redacted like every other report; returns the paths. */
-export async function writeMergedReports(
-  report: MergedReport,
-  opts: { outDir: string; secrets: readonly string[]; generatedAt?: string },
-): Promise<{ junit: string; index: string }> {
-  const clean = redactDeep(report, opts.secrets);
-  const junit = join(opts.outDir, 'junit.xml');
-  const index = join(opts.outDir, 'index.html');
-  await writeFiles(
-    [
-      { kind: 'junit', path: junit, text: renderMergedJUnit(clean) },
-      {
-        kind: 'html',
-        path: index,
-        text: renderIndexHtml(clean, opts.generatedAt ? { generatedAt: opts.generatedAt } : {}),
-      },
-    ],
-    opts.secrets,
-  );
-  return { junit, index };
 }

@@ -17,7 +17,7 @@ import { compareRuns } from '../report/compare.js';
 import { runScenario } from '../run/runner.js';
 import type { Scenario, ScenarioEnv } from '../run/scenario.js';
 import { watchSignals } from '../run/signals.js';
-import { sessionExitCode } from './exit-code.js';
+import { sessionExitCode } from '../report/outcome.js';
 import { skippedRecord } from './skipped.js';
 
 export interface ExecuteDeps {
