@@ -4,7 +4,6 @@
 import { join, relative, resolve, sep } from 'node:path';
 import { ConfigError } from '../errors.js';
 import type { HarnessConfig } from '../config/schema.js';
-import { redact } from '../log/redact.js';
 import { collectInputs } from '../merge/collect.js';
 import { attachmentLocator } from '../merge/locate.js';
 import { mergeSessions } from '../report/merge.js';
@@ -63,7 +62,7 @@ export async function mergeCommand(args: ParsedArgs, config: HarnessConfig, deps
     rawArgs: args.rawArgs,
     secrets,
   });
-  for (const w of [...warnings, ...written.errors]) deps.err(redact(`warning: ${w}\n`, secrets));
+  for (const w of [...warnings, ...written.errors]) deps.err(`warning: ${w}\n`);
   const finals = session.suites.flatMap((x) => x.attempts.slice(-1));
   const t = finals.map(suiteCounts).reduce(
     (a, c) => ({
@@ -84,6 +83,6 @@ export async function mergeCommand(args: ParsedArgs, config: HarnessConfig, deps
       : []),
     `reports: ${[paths.junit, paths.json, paths.index].map((p) => relative(deps.cwd, p) || '.').join(' ')}`,
   ];
-  deps.out(redact(`${lines.join('\n')}\n`, secrets));
+  deps.out(`${lines.join('\n')}\n`);
   return session.exitCode;
 }

@@ -16,8 +16,10 @@ export interface OutputFile {
   text: string;
   /** file mode (repro.sh is executable) */
   mode?: number;
-  /** what it is, for the console ("junit", "json", "html", "repro") */
+  /** what it is, for the console ("junit", "json", "html", "repro", "evidence") */
   kind: string;
+  /** raw text (evidence), not a rendering of redacted data: secret-shaped text is redacted too when it is written */
+  raw?: boolean;
 }
 
 /** Where things go and what a repro needs; decided by the CLI after the session ran. */
