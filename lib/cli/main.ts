@@ -2,8 +2,8 @@
 // exit codes (the only place that does); run, compare and matrix are plans of one pipeline (docs/architecture.md).
 import { durationSeconds, goDuration } from '../config/fields.js';
 import type { DestroySweep } from '../lab/destroy.js';
-import { randomBytes, createHash } from 'node:crypto';
-import { existsSync, createReadStream } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,6 +28,7 @@ import { closest } from '../config/near.js';
 import { SCENARIOS, allScenarios, findScenario, listText, loadUserScenarios } from './scenarios.js';
 import { scenariosDirOf } from '../config/scenarios-dir.js';
 import { buildCommand } from './build.js';
+import { sha256File } from '../builds/cache.js';
 import { pathProblems, type OutputPath } from './paths.js';
 import { unusedFlagProblems } from './scenario-flags.js';
 import { jobFileProblems } from '../scenario/job-input.js';
@@ -459,13 +460,6 @@ function pathBuilds(deps: CliDeps): BuildLayer {
       };
     },
   };
-}
-
-/** sha256 of a file, hex (names a Nomad build in reports and repro commands). */
-export async function sha256File(path: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
 }
 
 /** harness.yaml (--config, or ./harness.yaml when present), parsed; undefined when there is none. */

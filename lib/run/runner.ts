@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { CheckInfo, CheckResult } from '../model/check.js';
 import { applyExpectations } from '../checks/verdict.js';
+import { skippedResult } from '../checks/result.js';
 import type { HarnessConfig } from '../config/schema.js';
 import { HarnessError, formatMs } from '../errors.js';
 import type { CleanupFailure } from './cleanup.js';
@@ -131,7 +132,7 @@ export function withDefinitions(
   const declared = scenario.checks.flatMap((c) => {
     const own = results.filter((r) => r.id === c.id).map((r) => ({ ...r, title: c.title }));
     if (own.length || notReached === undefined) return own;
-    return [{ id: c.id, title: c.title, status: 'skipped' as const, message: notReached, evidence: [] }];
+    return [skippedResult(c, notReached)];
   });
   const ids = new Set(scenario.checks.map((c) => c.id));
   return [...declared, ...results.filter((r) => !ids.has(r.id))];
