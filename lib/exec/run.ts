@@ -5,6 +5,7 @@ import type { Deadline } from '../time/deadlines.js';
 import type { Logger } from '../log/events.js';
 import { tailLines } from './escape.js';
 import { redact } from '../log/redact.js';
+import type { ExecResult } from '../model/lab.js';
 
 export interface RunOptions {
   deadline: Deadline;
@@ -21,20 +22,13 @@ export interface RunOptions {
   onLine?: (stream: 'stdout' | 'stderr', line: string) => void;
 }
 
-export interface RunResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-  durationMs: number;
-}
-
 /** Every exit code: pass as `allowedCodes` when the caller interprets failures itself (the Vagrant adapter). */
 export const ANY_EXIT_CODE: readonly number[] = Array.from({ length: 256 }, (_, i) => i);
 
 /** After SIGTERM on the deadline, SIGKILL this much later: vagrant needs a moment to release its locks. */
 const FORCE_KILL_AFTER_MS = 3000;
 
-export type RunCommand = (file: string, args: readonly string[], opts: RunOptions) => Promise<RunResult>;
+export type RunCommand = (file: string, args: readonly string[], opts: RunOptions) => Promise<ExecResult>;
 
 /** Run `file args` with execa (no shell); throw CommandError (escaped command, stderr tail, timedOut) unless the exit code is allowed. */
 export const runCommand: RunCommand = async (file, args, opts) => {
