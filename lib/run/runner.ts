@@ -5,7 +5,7 @@ import type { CheckInfo, CheckResult } from '../model/check.js';
 import { applyExpectations } from '../checks/verdict.js';
 import { skippedResult } from '../checks/result.js';
 import type { HarnessConfig } from '../config/schema.js';
-import { HarnessError, formatMs } from '../errors.js';
+import { HarnessError, describeErr, formatMs } from '../errors.js';
 import type { CleanupFailure } from './cleanup.js';
 import type { Logger } from '../log/events.js';
 import type { RunRecord } from '../model/run.js';
@@ -139,14 +139,7 @@ export function withDefinitions(
 }
 
 function describeError(err: unknown, step: string | undefined): NonNullable<RunRecord['error']> {
-  const message = err instanceof Error ? err.message.split('\n')[0]! : String(err);
-  const detail =
-    err instanceof HarnessError
-      ? [err.message, err.hint && `hint: ${err.hint}`].filter(Boolean).join('\n')
-      : err instanceof Error
-        ? (err.stack ?? err.message)
-        : String(err);
-  return step ? { message, detail, step } : { message, detail };
+  return { ...describeErr(err), ...(step ? { step } : {}) };
 }
 
 function lastErroredStep(ctx: RunContext): string | undefined {
