@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import type { AllocSnap, RebootEvidence, TaskEventRec } from '../lib/model/evidence.js';
 import type { CheckResult } from '../lib/model/check.js';
 import { judgeAll } from '../lib/checks/define.js';
+import { skippedResult } from '../lib/checks/result.js';
 import { reservationsOf } from '../lib/checks/cni-state.js';
 import { UNIQUE_IPS_AFTER_UPGRADE } from '../lib/checks/unique-ips-after-upgrade.js';
 import { STATE_AGREES } from '../lib/checks/state-agrees.js';
@@ -144,8 +145,7 @@ const addresses = (allocs: AllocSnap[]): string =>
 export const UPGRADE_CHECKS = [UNIQUE_IPS_AFTER_UPGRADE, STATE_AGREES, STATE_MIGRATED];
 /** The reboot scenario's checks of one reboot's restore, reused here (upgrade-then-reboot), with the same rules. */
 export const RESTORE_CHECKS = [CLIENT_REBOOTED, ALLOC_RESTORED, TASK_RESTARTED, HTTP_REACHABLE, NO_DUPLICATE_IP];
-const skipRestore = (why: string): CheckResult[] =>
-  RESTORE_CHECKS.map((c) => ({ id: c.id, title: c.title, status: 'skipped', message: why, evidence: [] }));
+const skipRestore = (why: string): CheckResult[] => RESTORE_CHECKS.map((c) => skippedResult(c, why));
 
 /** upgrade-then-reboot needs a kind that reboots the host (agent-kill and partition do not). */
 function upgradeFaultProblems(config: HarnessConfig): ConfigProblem[] {
@@ -187,13 +187,9 @@ export default defineScenario({
     const { mode } = env.config.upgrade;
     const target = mode === 'restart-only' ? env.config.nomadBinary : env.config.upgradeTo;
     if (!target)
-      return [...UPGRADE_CHECKS, ...RESTORE_CHECKS].map((c) => ({
-        id: c.id,
-        title: c.title,
-        status: 'skipped' as const,
-        message: 'no build to upgrade to (--upgrade-to / NOMAD_UPGRADE_TO)',
-        evidence: [],
-      }));
+      return [...UPGRADE_CHECKS, ...RESTORE_CHECKS].map((c) =>
+        skippedResult(c, 'no build to upgrade to (--upgrade-to / NOMAD_UPGRADE_TO)'),
+      );
     if (!env.upgradeNomad)
       throw new HarnessError('this environment cannot upgrade Nomad in place (ScenarioEnv.upgradeNomad is missing)');
     const upgrade = env.upgradeNomad.bind(env);

@@ -2,6 +2,7 @@
 import { eventLine, eventsOf, iso, oneLine } from './result.js';
 import type { AllocSnap, RebootEvidence, TaskEventRec } from '../model/evidence.js';
 import { FAULT_KINDS } from '../config/faults.js';
+import { latestOf, replacementOf } from '../model/replacement.js';
 
 export type AllocOutcome = 'restored' | 'replaced' | 'failed' | 'unknown';
 
@@ -83,44 +84,17 @@ function createdAfter(e: RebootEvidence, a: AllocSnap): boolean {
 /** What findReplacement tells: the replacement and how it was found. */
 type Replacement = Pick<AllocOutcomeResult, 'replacementId' | 'replacement' | 'matchedBy'>;
 
-/**
- * The alloc that replaced `id`: by PreviousAllocation, by NextAllocation, else (real 1.9.7 after a node-down left both
- * empty) an alloc of the same job, group and name (web[0]) created after the disruption that no other watched alloc is.
- * Of several, the newest (a replacement may itself have been replaced).
- */
+/** The alloc that replaced `id` (lib/model/replacement.ts); a linked one followed to the newest of its chain. */
 export function findReplacement(e: RebootEvidence, id: string): Replacement | undefined {
+  const allocs = e.after.jobAllocs;
   const old = allocAfter(e, id) ?? allocBefore(e, id);
-  const byPrevious = e.after.jobAllocs.find((a) => a.id !== id && a.previousAllocation === id);
-  if (byPrevious) {
-    return { replacementId: byPrevious.id, replacement: latestOf(e, byPrevious), matchedBy: 'PreviousAllocation' };
-  }
-  const next = old?.nextAllocation;
-  if (next) {
-    const alloc = e.after.jobAllocs.find((a) => a.id === next);
-    return { replacementId: next, ...(alloc ? { replacement: latestOf(e, alloc) } : {}), matchedBy: 'NextAllocation' };
-  }
-  if (!old) return undefined;
-  const watched = new Set(watchedIds(e));
-  const sameSlot = e.after.jobAllocs
-    .filter((a) => !watched.has(a.id) && createdAfter(e, a))
-    .filter((a) => a.jobId === old.jobId && a.taskGroup === old.taskGroup && a.name === old.name)
-    .sort((a, b) => b.createIndex - a.createIndex);
-  const found = sameSlot[0];
-  return found ? { replacementId: found.id, replacement: found, matchedBy: 'name' } : undefined;
-}
-
-/** Follow NextAllocation / PreviousAllocation links from `a` to the newest alloc of its chain. */
-function latestOf(e: RebootEvidence, a: AllocSnap): AllocSnap {
-  let cur = a;
-  for (let i = 0; i < 20; i++) {
-    const c = cur;
-    const next = e.after.jobAllocs.find(
-      (x) => x.id !== c.id && (x.previousAllocation === c.id || x.id === c.nextAllocation),
-    );
-    if (!next) break;
-    cur = next;
-  }
-  return cur;
+  const found = replacementOf(allocs, old, id, {
+    watched: new Set(watchedIds(e)),
+    createdAfter: (a) => createdAfter(e, a),
+  });
+  if (!found) return undefined;
+  const linked = found.matchedBy !== 'name' && found.alloc ? latestOf(allocs, found.alloc) : found.alloc;
+  return { replacementId: found.id, ...(linked ? { replacement: linked } : {}), matchedBy: found.matchedBy };
 }
 
 /** Were all of the alloc's tasks started again after `sinceMs` (a Started event, or StartedAt moved past it)? */

@@ -15,7 +15,7 @@ export const COMMANDS = {
   setup: 'install the host packages the lab needs and build the offline box (Debian/Ubuntu, root)',
   destroy:
     'destroy labs left by --keep or a killed run (by run id, or --all), and warm labs (--warm, --stale, --older-than)',
-  merge: 'merge the reports of many runners (matrix shards) into one JUnit file and one index page',
+  merge: 'merge the reports of many runners (matrix shards) into one JUnit file, one JSON summary and one index page',
   build: 'resolve Nomad builds (release version, git:<dir>[@<ref>], path) into the cache and print their provenance',
   help: 'show help (also: <command> --help)',
 } as const;
@@ -103,7 +103,7 @@ const OPTIONS: readonly CommandOption[] = [
     name: 'out',
     type: 'string',
     arg: '<dir>',
-    doc: 'where the merged junit.xml and index.html go (default <reports-dir>/merged)',
+    doc: 'where the merged junit.xml, summary.json and index.html go (default <reports-dir>/merged)',
     commands: ['merge'],
   },
   {

@@ -2,8 +2,8 @@
 // exit codes (the only place that does); run, compare and matrix are plans of one pipeline (docs/architecture.md).
 import { durationSeconds, goDuration } from '../config/fields.js';
 import type { DestroySweep } from '../lab/destroy.js';
-import { randomBytes, createHash } from 'node:crypto';
-import { existsSync, createReadStream } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,7 +13,7 @@ import { EXIT, ConfigError, HarnessError, type ConfigProblem } from '../errors.j
 import { resolveConfig } from '../config/validate.js';
 import { DEFAULTS, type HarnessConfig } from '../config/schema.js';
 import { consoleLogger } from '../log/format.js';
-import { redact, redactDeep } from '../log/redact.js';
+import { redactingWriter } from '../log/redact.js';
 import type { Logger } from '../log/events.js';
 import type { Scenario } from '../run/scenario.js';
 import type { SessionReport } from '../model/session.js';
@@ -28,6 +28,7 @@ import { closest } from '../config/near.js';
 import { SCENARIOS, allScenarios, findScenario, listText, loadUserScenarios } from './scenarios.js';
 import { scenariosDirOf } from '../config/scenarios-dir.js';
 import { buildCommand } from './build.js';
+import { sha256File } from '../builds/cache.js';
 import { pathProblems, type OutputPath } from './paths.js';
 import { unusedFlagProblems } from './scenario-flags.js';
 import { jobFileProblems } from '../scenario/job-input.js';
@@ -47,12 +48,17 @@ export async function main(argv: string[], given: CliDeps): Promise<number> {
   let secrets: string[] = given.env['NOMAD_TOKEN'] ? [given.env['NOMAD_TOKEN']] : [];
   // Note: a command that already printed its JSON document (build --json with a failed spec) gets no second one.
   let printed = false;
+  // Every console line of every command goes through one redacting stream; no output site redacts on its own.
   const deps: CliDeps = {
     ...given,
-    out: (s) => {
-      printed = true;
-      given.out(s);
-    },
+    out: redactingWriter(
+      (s) => {
+        printed = true;
+        given.out(s);
+      },
+      () => secrets,
+    ),
+    err: redactingWriter(given.err, () => secrets),
   };
   try {
     const { args, problems: argvProblems } = parseCliCollecting(argv);
@@ -85,7 +91,7 @@ export async function main(argv: string[], given: CliDeps): Promise<number> {
     }
     const config = await loadConfig(args, deps, undefined);
     if (config.nomad.token) secrets = [...secrets, config.nomad.token];
-    const logger = loggerFor(config, deps, secrets);
+    const logger = loggerFor(config, deps);
     switch (args.command) {
       case 'doctor':
         return deps.doctor ? await deps.doctor(config, config.output.json) : unsupported('doctor');
@@ -130,7 +136,7 @@ export async function main(argv: string[], given: CliDeps): Promise<number> {
       }
     }
   } catch (err) {
-    return reportError(err, deps, secrets, wantsJson(argv) && !printed);
+    return reportError(err, deps, wantsJson(argv) && !printed);
   }
 }
 
@@ -189,12 +195,11 @@ function destroySweep(values: Record<string, unknown>): DestroySweep {
   };
 }
 
-function loggerFor(config: HarnessConfig, deps: CliDeps, secrets: readonly string[]): Logger {
+function loggerFor(config: HarnessConfig, deps: CliDeps): Logger {
   return consoleLogger(deps.err, {
     verbose: config.output.verbose,
     quiet: config.output.quiet || config.output.json,
     color: colorOn(deps),
-    secrets: [...secrets],
   });
 }
 
@@ -296,7 +301,7 @@ async function sessionCommand(
   const secrets = base.nomad.token ? [base.nomad.token] : [];
   addSecrets(secrets);
   const allSecrets = [...new Set([...(deps.env['NOMAD_TOKEN'] ? [deps.env['NOMAD_TOKEN']] : []), ...secrets])];
-  const logger = loggerFor(base, deps, allSecrets);
+  const logger = loggerFor(base, deps);
   const layer = deps.builds ?? pathBuilds(deps);
   const buildProblems = await layer.check(res.ok ? res.plan.builds : res.builds, base, logger);
   const configs = sessionConfigs(res.ok ? res.plan : undefined, args, deps, harness);
@@ -310,7 +315,7 @@ async function sessionCommand(
   const plan = res.plan;
   // --plan: the plan is plain data; print it (secrets redacted) and stop before anything exists
   if (args.values['plan']) {
-    deps.out(redact(`${JSON.stringify({ schema: PLAN_JSON_SCHEMA, plan }, null, 2)}\n`, allSecrets));
+    deps.out(`${JSON.stringify({ schema: PLAN_JSON_SCHEMA, plan }, null, 2)}\n`);
     return 0;
   }
   const out = await executePlan(plan, {
@@ -330,10 +335,9 @@ async function sessionCommand(
   if ('exitCode' in out) return out.exitCode;
   const ctx = reportContext(plan, out.session, args, deps, allSecrets);
   const { session, written, errors } = await writeSessionReports(out.session, REPORTERS, ctx);
-  if (plan.base.output.json) deps.out(redact(written.find((f) => f.kind === 'json')?.text ?? '', allSecrets));
-  else if (plan.base.output.quiet)
-    deps.out(redact(renderQuietSummary(session, { color: colorOn(deps), errors }), allSecrets));
-  else deps.out(redact(renderSessionConsole(session, { color: colorOn(deps), written, errors }), allSecrets));
+  if (plan.base.output.json) deps.out(written.find((f) => f.kind === 'json')?.text ?? '');
+  else if (plan.base.output.quiet) deps.out(renderQuietSummary(session, { color: colorOn(deps), errors }));
+  else deps.out(renderSessionConsole(session, { color: colorOn(deps), written, errors }));
   return session.exitCode;
 }
 
@@ -413,11 +417,7 @@ function reportContext(
 ): ReportContext {
   const { reports } = plan.base;
   const first = s.suites.flatMap((x) => x.attempts)[0]?.runId;
-  const dirName =
-    plan.command === 'matrix'
-      ? `matrix-${first ?? `shard-${plan.matrix!.shard.replace('/', '-of-')}`}`
-      : (first ?? 'run');
-  const runDir = join(reports.dir, dirName);
+  const runDir = join(reports.dir, `${plan.reportFolder.prefix}${first ?? plan.reportFolder.fallback}`);
   return {
     cwd: deps.cwd,
     reportsDir: reports.dir,
@@ -460,13 +460,6 @@ function pathBuilds(deps: CliDeps): BuildLayer {
       };
     },
   };
-}
-
-/** sha256 of a file, hex (names a Nomad build in reports and repro commands). */
-export async function sha256File(path: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
 }
 
 /** harness.yaml (--config, or ./harness.yaml when present), parsed; undefined when there is none. */
@@ -529,7 +522,7 @@ async function loadConfig(args: ParsedArgs, deps: CliDeps, scenarioName: string 
   return res.config;
 }
 
-function reportError(err: unknown, deps: CliDeps, secrets: string[], json = false): number {
+function reportError(err: unknown, deps: CliDeps, json = false): number {
   if (json) {
     const doc = {
       schema: ERROR_JSON_SCHEMA,
@@ -539,18 +532,13 @@ function reportError(err: unknown, deps: CliDeps, secrets: string[], json = fals
       ...(err instanceof HarnessError && err.hint ? { hint: err.hint } : {}),
       ...(err instanceof ConfigError ? { problems: err.problems } : {}),
     };
-    deps.out(`${JSON.stringify(redactDeep(doc, secrets), null, 2)}\n`);
+    deps.out(`${JSON.stringify(doc, null, 2)}\n`);
   }
   if (err instanceof HarnessError) {
-    deps.err(redact(`error: ${err.message}${err.hint ? `\nhint: ${err.hint}` : ''}\n`, secrets));
+    deps.err(`error: ${err.message}${err.hint ? `\nhint: ${err.hint}` : ''}\n`);
     return err.exitCode;
   }
-  deps.err(
-    redact(
-      `internal error (please report): ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
-      secrets,
-    ),
-  );
+  deps.err(`internal error (please report): ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   return EXIT.INTERNAL;
 }
 

@@ -1,6 +1,5 @@
 // Where a run's attachment is after its reports travelled (a CI artifact downloaded elsewhere): matched by the
 // path's last segments (`<run id>/<file>` at least) among the files merge found. Pure.
-import { posix, relative, sep } from 'node:path';
 
 /** The most trailing segments compared; the fewest that still name a run's folder and a file. */
 const MAX_SEGMENTS = 4;
@@ -8,8 +7,8 @@ const MIN_SEGMENTS = 2;
 
 const segments = (p: string): string[] => p.split(/[\\/]+/).filter((s) => s !== '' && s !== '.');
 
-/** A function from an attachment path as a run wrote it to its place relative to `outDir`, or undefined. */
-export function attachmentLocator(files: readonly string[], outDir: string): (path: string) => string | undefined {
+/** A function from an attachment path as a run wrote it to the file merge found for it (as listed), or undefined. */
+export function attachmentLocator(files: readonly string[]): (path: string) => string | undefined {
   const bySuffix = new Map<string, string>();
   for (const f of files) {
     const segs = segments(f);
@@ -23,7 +22,7 @@ export function attachmentLocator(files: readonly string[], outDir: string): (pa
     const segs = segments(path);
     for (let k = Math.min(MAX_SEGMENTS, segs.length); k >= MIN_SEGMENTS; k--) {
       const hit = bySuffix.get(segs.slice(-k).join('/'));
-      if (hit) return relative(outDir, hit).split(sep).join(posix.sep);
+      if (hit) return hit;
     }
     return undefined;
   };

@@ -2,7 +2,7 @@
 // lib/vagrant + lib/ssh (lib/lab/vagrant-lab.ts); integration tests hand scenarios stand-ins. Imports nothing outside.
 import type { Deadline } from './deadline.js';
 
-/** Result of one remote command. */
+/** Result of one command, remote (Machine.exec) or local (lib/exec runCommand). */
 export interface ExecResult {
   code: number;
   stdout: string;

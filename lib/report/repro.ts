@@ -6,9 +6,10 @@ import { quote } from '../shell/quote.js';
 const OUTPUT_FLAGS = new Set(['--junit', '--report-json', '--reports-dir', '--all', '--json', '--quiet']);
 const VALUE_FLAGS_DROPPED = new Set(['--junit', '--report-json', '--reports-dir']);
 
-/** A build the command passes: its flag, what to pass, and its sha256 (checked before anything runs). */
+/** A build the command passes (or only checks): its flag, what to pass, and its sha256 (checked before anything runs). */
 export interface ReproBuild {
-  flag: '--nomad' | '--nomad-binary' | '--upgrade-to' | '--before' | '--after';
+  /** absent: the build is named elsewhere (a matrix file) and only its checksum is checked */
+  flag?: '--nomad' | '--nomad-binary' | '--upgrade-to' | '--before' | '--after';
   /** absolute path of the binary */
   path: string;
   sha256?: string;
@@ -28,11 +29,10 @@ const SAME_INPUT: Record<string, string[]> = {
 };
 
 export interface ReproInput {
-  /** argv after the command name */
-  args: string[];
-  /** default `run` */
-  command?: 'run' | 'compare';
-  scenario: string;
+  /** what is re-run, after the CLI entry: ['run', <scenario>], ['compare', <scenario>], ['matrix', <file>, '--cell', <key>] */
+  argv: readonly string[];
+  /** the session's argv after the command name, whose input flags are passed on ([] passes none) */
+  args: readonly string[];
   cwd: string;
   /** absolute path of the CLI entry (bin/reboot-harness.js) */
   cli: string;
@@ -51,15 +51,15 @@ function withoutSecrets(arg: string, secrets: readonly string[]): string {
   return parts.join('"$NOMAD_TOKEN"');
 }
 
-/** `cd <cwd> && <checksum checks> && node <cli> <command> <scenario> <builds> <same inputs>` as one shell line. */
+/** `cd <cwd> && <checksum checks> && node <cli> <argv> <builds> <same inputs>` as one shell line. */
 export function reproCommand(r: ReproInput): string {
   const builds = r.builds ?? [];
-  const replaced = new Set<string>(builds.flatMap((b) => SAME_INPUT[b.flag] ?? [b.flag]));
+  const replaced = new Set<string>(builds.flatMap((b) => (b.flag ? (SAME_INPUT[b.flag] ?? [b.flag]) : [])));
   const kept: string[] = [];
   for (let i = 0; i < r.args.length; i++) {
     const a = r.args[i]!;
     const flag = a.split('=')[0]!;
-    if (!a.startsWith('-')) continue; // the positional scenario name is set below
+    if (!a.startsWith('-')) continue; // the positional scenario name is in argv
     if (OUTPUT_FLAGS.has(flag) || replaced.has(flag)) {
       if ((VALUE_FLAGS_DROPPED.has(flag) || replaced.has(flag)) && !a.includes('=')) i++;
       continue;
@@ -69,8 +69,8 @@ export function reproCommand(r: ReproInput): string {
     if (!a.includes('=') && next !== undefined && !next.startsWith('-')) kept.push(r.args[++i]!);
   }
   const parts = ['cd', quote(r.cwd), '&&', ...checksumChecks(builds)];
-  parts.push('node', quote(r.cli), r.command ?? 'run', quote(r.scenario));
-  for (const b of builds) parts.push(b.flag, quote(b.spec ?? b.path));
+  parts.push('node', quote(r.cli), ...r.argv.map((a) => quote(a)));
+  for (const b of builds) if (b.flag) parts.push(b.flag, quote(b.spec ?? b.path));
   parts.push(...kept.map((a) => withoutSecrets(a, r.secrets ?? [])));
   return parts.join(' ');
 }

@@ -15,7 +15,7 @@ t.test('upgrade-in-place: both builds are checked by sha256 and passed by absolu
       'unique-ips=fail',
       '--keep',
     ],
-    scenario: 'upgrade-in-place',
+    argv: ['run', 'upgrade-in-place'],
     cwd: '/w',
     cli: '/w/bin/reboot-harness.js',
     builds: [
@@ -32,7 +32,7 @@ t.test('upgrade-in-place: both builds are checked by sha256 and passed by absolu
 t.test('a run keeps its other inputs; a build without a checksum is still named', async (t) => {
   const cmd = reproCommand({
     args: ['bridge-exec-reboot', '--reports-dir', 'r', '--reboots', '3'],
-    scenario: 'bridge-exec-reboot',
+    argv: ['run', 'bridge-exec-reboot'],
     cwd: '/w',
     cli: '/c.js',
     builds: [{ flag: '--nomad-binary', path: '/n' }],
@@ -42,9 +42,8 @@ t.test('a run keeps its other inputs; a build without a checksum is still named'
 
 t.test('compare: both builds checked, the command is compare', async (t) => {
   const cmd = reproCommand({
-    command: 'compare',
+    argv: ['compare', 'bridge-exec-reboot'],
     args: ['bridge-exec-reboot', '--before', './x', '--after=./y', '--timeout', '40m'],
-    scenario: 'bridge-exec-reboot',
     cwd: '/w',
     cli: '/c.js',
     builds: [

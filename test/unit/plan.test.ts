@@ -3,7 +3,7 @@ import t from 'tap';
 import { planSession, type PlanInput, type PlannableScenario } from '../../lib/plan/plan.js';
 import { configVariant, sideLabels, suiteName } from '../../lib/plan/names.js';
 import { DEFAULTS } from '../../lib/config/schema.js';
-import { sessionExitCode } from '../../lib/session/exit-code.js';
+import { sessionExitCode } from '../../lib/report/outcome.js';
 import { warmAffinity } from '../../lib/session/execute.js';
 import type { RunRecord } from '../../lib/model/run.js';
 import { SCENARIOS as SHIPPED } from '../../lib/cli/scenarios.js';
