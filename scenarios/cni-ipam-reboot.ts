@@ -15,6 +15,7 @@ import { installCniProbe, cniAdd, cniReset } from '../lib/cni/probe.js';
 import { CNI_DATA_DIRS, stateDirOf, type BridgeConfigOptions, type CniStateMode } from '../lib/cni/config.js';
 import { readCniState } from '../lib/cluster/evidence.js';
 import { readBootInfo } from '../lib/lab/observe.js';
+import { firstOf } from '../lib/model/lab.js';
 import { faultParams, faultProblems, rebootStepMs, recordFault } from '../lib/scenario/faults.js';
 
 /** Each mode gets its own bridge, subnet and netns so the two probes cannot disturb each other. */
@@ -45,7 +46,8 @@ export default defineScenario({
     const lab = await ctx.step('bring up the client VM', (d) => env.upLab(ctx, d, { roles: ['client'] }), {
       timeoutMs: 20 * 60_000,
     });
-    const client = lab.machines['client']!;
+    // the first client (the only one in a pair); the others stay as they are, untouched
+    const { name: clientName, machine: client } = firstOf(lab, 'client');
     const stateDirs = MODES.map((m) => stateDirOf(PROBES[m].config.dataDir));
     const runs: CniProbeRun[] = MODES.map((mode) => ({
       mode,
@@ -86,7 +88,7 @@ export default defineScenario({
 
     const reboot = await ctx.step(
       `reboot the client (${env.config.reboot.kind})`,
-      (d) => lab.reboot('client', env.config.reboot.kind, { deadline: d, fault: faultParams(env.config) }),
+      (d) => lab.reboot(clientName, env.config.reboot.kind, { deadline: d, fault: faultParams(env.config) }),
       { timeoutMs: rebootStepMs(env.config) },
     );
     recordFault(ctx, reboot);

@@ -2,7 +2,8 @@
 import { ConfigError, EXIT, type ExitCode } from '../errors.js';
 import { runCommand } from '../exec/run.js';
 import { checkNomadBinary } from '../builds/binary.js';
-import { runDoctor, renderDoctor } from '../lab/doctor.js';
+import { memAvailableBytes, runDoctor, renderDoctor } from '../lab/doctor.js';
+import { readFile } from 'node:fs/promises';
 import { ensureLabHost, parseNetnsList, reexecInNetns, IN_NETNS_ENV } from '../lab/host.js';
 import { destroyLabs } from '../lab/destroy.js';
 import { existingHostsPreflight } from '../lab/ssh-preflight.js';
@@ -128,6 +129,10 @@ const deps: CliDeps = {
   makeEnv: (config, runId, logger, scenario) => createRealEnv(config, runId, logger, chooseDriver, scenario),
   prepareHost,
   hostsPreflight: (config, logger) => existingHostsPreflight(config, { logger }),
+  hostFacts: async () => {
+    const bytes = memAvailableBytes(await readFile('/proc/meminfo', 'utf8').catch(() => ''));
+    return bytes === undefined ? {} : { memAvailableMb: Math.floor(bytes / (1024 * 1024)) };
+  },
   checkBinary: async (p, field = '--nomad-binary') => void (await checkNomadBinary(p, field)),
   builds: createBuildLayer({ env: process.env }),
   doctor,

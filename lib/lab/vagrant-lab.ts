@@ -13,7 +13,7 @@ import { hardReset, leftoverVms, libvirtDomainNames, power, readMachineId } from
 import { sshTargetFor } from '../parse/ssh-config.js';
 import { createVagrant, type VagrantOptions } from '../vagrant/vagrant.js';
 import { currentNetns } from './host.js';
-import { LAB_SPEC_FILE, serialLogPath, type LabSpec } from '../model/lab-spec.js';
+import { LAB_SPEC_FILE, serialLogPath, slotOf, type LabSpec } from '../model/lab-spec.js';
 import type { FaultParams, Lab, RebootKind } from '../model/lab.js';
 import { notBackError, type ConsoleSource } from './not-back.js';
 
@@ -122,7 +122,7 @@ export function createVagrantLab(o: VagrantLabOptions): {
       `lab ${spec.runId} (${spec.provider}) in ${vagrantDir}`,
       ...spec.machines.map(
         (m) =>
-          `  ssh ${m.role}:  ${inNs}ssh -F ${quote(path.join(vagrantDir, 'ssh-config'))} ${quote(m.name)}   (or: ${inNs}env ${cwd} vagrant ssh ${quote(m.name)})`,
+          `  ssh ${slotOf(m)}:  ${inNs}ssh -F ${quote(path.join(vagrantDir, 'ssh-config'))} ${quote(m.name)}   (or: ${inNs}env ${cwd} vagrant ssh ${quote(m.name)})`,
       ),
       `  destroy by hand:  ${inNs}env ${cwd} vagrant destroy -f`,
     ].join('\n');
@@ -151,21 +151,22 @@ export function createVagrantLab(o: VagrantLabOptions): {
   }
 
   async function reboot(
-    role: string,
+    name: string,
     kind: RebootKind,
     { deadline, fault = {} }: { deadline: Deadline; fault?: FaultParams },
   ) {
-    const m = machines[role];
+    const m = machines[name];
     if (!m)
       throw new HarnessError(
-        `reboot: no machine with role ${JSON.stringify(role)} (have ${Object.keys(machines).join(', ')})`,
+        `reboot: no machine named ${JSON.stringify(name)} (have ${Object.keys(machines).join(', ')})`,
       );
     if (kind === 'agent-kill') return killAgent(m, { deadline, logger });
     if (kind === 'partition') {
-      const server = spec.machines.find((x) => x.role === 'server');
-      if (!server)
+      // Note: cut off from every server, or the client just goes on with another one of the cluster
+      const servers = spec.machines.filter((x) => x.role === 'server').map((x) => x.privateIp);
+      if (!servers.length)
         throw new HarnessError('partition: the lab has no server machine to cut the client off from', { exitCode: 2 });
-      return partition(m, server.privateIp, fault.partitionForMs ?? 30_000, { deadline, logger });
+      return partition(m, servers, fault.partitionForMs ?? 30_000, { deadline, logger });
     }
     const idOf = (what: string) => {
       const id = ids[m.name] ?? (spec.provider === 'libvirt' ? libvirtDomainNames(vagrantDir, m.name)[0] : undefined);
@@ -201,7 +202,7 @@ export function createVagrantLab(o: VagrantLabOptions): {
       const one = await text(ms.name);
       configs.push(one.trimEnd());
       const target = sshTargetFor(one, ms.name);
-      machines[ms.role] = new SshMachine({ ...o.ssh, role: ms.role, name: ms.name, target, logger });
+      machines[slotOf(ms)] = new SshMachine({ ...o.ssh, role: ms.role, name: ms.name, target, logger });
       const id = await readMachineId(vagrantDir, ms.name, spec.provider);
       if (id) ids[ms.name] = id;
     }

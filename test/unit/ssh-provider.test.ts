@@ -59,9 +59,7 @@ t.test('every missing host field at once, each with its fix', async (t) => {
     p.map((x) => x.field),
     [
       'harness.yaml: lab.hosts.client.port',
-      'harness.yaml: lab.hosts.server.address',
-      'harness.yaml: lab.hosts.server.user',
-      'harness.yaml: lab.hosts.server.key',
+      'harness.yaml: lab.hosts.servers',
       'harness.yaml: lab.hosts.client.address',
       'harness.yaml: lab.hosts.client.key',
       'reboot.kind',
@@ -80,11 +78,7 @@ t.test(
     t.equal(ok({ file: yaml(client), roles: ['client'] }).lab.hosts.client.address, '203.0.113.11');
     t.same(
       bad({ file: yaml(client) }).map((x) => x.field),
-      [
-        'harness.yaml: lab.hosts.server.address',
-        'harness.yaml: lab.hosts.server.user',
-        'harness.yaml: lab.hosts.server.key',
-      ],
+      ['harness.yaml: lab.hosts.servers'],
       'both roles by default',
     );
     const partServer = `${client}    server: { address: 203.0.113.10 }\n`;
