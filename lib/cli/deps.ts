@@ -1,5 +1,5 @@
 // What the CLI needs from the outside world: real effects in lib/cli/entry.ts, stand-ins in tests.
-import type { DestroySweep } from '../lab/destroy.js';
+import type { DestroySweep } from './destroy.js';
 import type { HostFacts } from '../lab/provider.js';
 import type { ExitCode, ConfigProblem } from '../errors.js';
 import type { HarnessConfig } from '../config/schema.js';
@@ -52,7 +52,7 @@ export interface CliDeps {
     all: boolean,
     logger: Logger,
     stopHost: boolean,
-    /** --warm, --stale, --older-than (lib/lab/destroy.ts) */
+    /** --warm, --stale, --older-than (lib/cli/destroy.ts) */
     sweep?: DestroySweep,
   ) => Promise<ExitCode>;
   /** `config`: where the lab host goes (netns, subnets), as run would put it */

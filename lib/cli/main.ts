@@ -1,7 +1,7 @@
 // The CLI: argv -> plan -> execute -> report -> exit code. It only parses, reads the input files, and maps errors to
 // exit codes (the only place that does); run, compare and matrix are plans of one pipeline (docs/architecture.md).
 import { durationSeconds, goDuration } from '../config/fields.js';
-import type { DestroySweep } from '../lab/destroy.js';
+import type { DestroySweep } from './destroy.js';
 import { randomBytes, createHash } from 'node:crypto';
 import { existsSync, createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';

@@ -57,7 +57,7 @@ export interface HarnessConfig {
     memoryMb: number;
     /**
      * libvirt domain type: "qemu" = software emulation (TCG), "kvm" = hardware virtualization, "auto" = KVM when a
-     * probe proves KVM boots the box's kernel, emulation otherwise (lib/lab/accel.ts)
+     * probe proves KVM boots the box's kernel, emulation otherwise (lib/lab/kvm/accel.ts)
      */
     libvirtDriver: 'auto' | 'kvm' | 'qemu';
     /** QEMU translation-cache cap per VM in MiB (TCG only); 0 = QEMU's default (1 GiB) */
@@ -72,7 +72,7 @@ export interface HarnessConfig {
     bootTimeoutS: number;
     /** where each run's Vagrant directory is created */
     workDir: string;
-    /** warm reruns (libvirt): start from a snapshot of the prepared lab of the same key (lib/lab/warm-lab.ts) */
+    /** warm reruns (libvirt): start from a snapshot of the prepared lab of the same key (lib/lab/warm/warm-lab.ts) */
     warm: boolean;
   };
   /** the job's task driver (bridge-exec-reboot) */

@@ -7,8 +7,8 @@ import type { RebootKind } from '../model/kinds.js';
 import type { Lab } from '../model/lab.js';
 import type { MachineRole, Topology } from '../model/topology.js';
 import type { Deadline } from '../time/deadlines.js';
-import type { ChooseDriver } from './accel.js';
-import type { WarmLab } from './warm-lab.js';
+import type { ChooseDriver } from './kvm/accel.js';
+import type { WarmLab } from './warm/warm-lab.js';
 
 /** What the host offers, read before anything exists (the checks stay pure), and what the scenario brings up. */
 export interface HostFacts {

@@ -1,7 +1,7 @@
 // The registry of lab providers, keyed by lab.provider.
 import type { LabProvider, ProviderName } from './provider.js';
-import { SSH } from './ssh-provider.js';
-import { LIBVIRT, VIRTUALBOX } from './vagrant-provider.js';
+import { SSH } from './ssh/ssh-provider.js';
+import { LIBVIRT, VIRTUALBOX } from './vagrant/vagrant-provider.js';
 
 export const LAB_PROVIDERS: Readonly<Record<ProviderName, LabProvider>> = {
   libvirt: LIBVIRT,

@@ -1,5 +1,5 @@
 // The ground floor: the contracts between a scenario and the machines it runs on. Real implementations live in
-// lib/vagrant + lib/ssh (lib/lab/vagrant-lab.ts); integration tests hand scenarios stand-ins. Imports nothing outside.
+// lib/vagrant + lib/ssh (lib/lab/vagrant/vagrant-lab.ts); integration tests hand scenarios stand-ins. Imports nothing outside.
 import type { Deadline } from './deadline.js';
 
 /** Result of one remote command. */

@@ -3,7 +3,7 @@
 import { installNomad } from '../cluster/provision.js';
 import type { HarnessConfig } from '../config/schema.js';
 import type { ProvidedLab } from '../lab/provider.js';
-import type { WarmLab } from '../lab/warm-lab.js';
+import type { WarmLab } from '../lab/warm/warm-lab.js';
 import type { Logger } from '../log/events.js';
 import { namedMachinesOf, type Lab, type Machine } from '../model/lab.js';
 import { BRIDGE_CNI_ATTRIBUTES, waitForLeader, waitForNodeReady } from '../nomad/wait.js';

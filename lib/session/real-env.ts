@@ -4,7 +4,7 @@ import type { HarnessConfig } from '../config/schema.js';
 import { configTopology } from '../config/topology.js';
 import { HarnessError } from '../errors.js';
 import { upgradeNomad } from '../cluster/upgrade.js';
-import type { ChooseDriver } from '../lab/accel.js';
+import type { ChooseDriver } from '../lab/kvm/accel.js';
 import type { LabContext, ProvidedLab } from '../lab/provider.js';
 import { providerFor } from '../lab/providers.js';
 import type { Logger } from '../log/events.js';
@@ -16,7 +16,7 @@ import { provisionAgents, takeSnapshot } from './agents.js';
 import { onHostEvidence } from './host-evidence.js';
 import { NOMAD_HTTP, openNomad } from './nomad-api.js';
 
-export { VAGRANTFILE } from '../lab/vagrant-provider.js';
+export { VAGRANTFILE } from '../lab/vagrant/vagrant-provider.js';
 
 /** What a provider may touch of the run: its cleanup stack, evidence, facts and lines. */
 function labContext(

@@ -4,7 +4,7 @@
 import t, { type Test } from 'tap';
 import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { createSshLab, type SshLabOptions } from '../../lib/lab/ssh-lab.js';
+import { createSshLab, type SshLabOptions } from '../../lib/lab/ssh/ssh-lab.js';
 import { deadlineIn } from '../../lib/time/deadlines.js';
 import { ConfigError, HarnessError } from '../../lib/errors.js';
 import { sh } from '../../lib/shell/quote.js';

@@ -8,7 +8,7 @@ import { DEFAULTS } from '../../lib/config/schema.js';
 import { resolveConfig, type ConfigSources } from '../../lib/config/validate.js';
 import { memoryBudgetProblems } from '../../lib/config/topology.js';
 import { hostsOf } from '../../lib/config/hosts.js';
-import { sshHosts } from '../../lib/lab/ssh-lab.js';
+import { sshHosts } from '../../lib/lab/ssh/ssh-lab.js';
 import { LAB_PROVIDERS, providerFor } from '../../lib/lab/providers.js';
 import { renderAgentFiles } from '../../lib/cluster/provision.js';
 import { readTemplate } from '../../lib/cluster/templates.js';

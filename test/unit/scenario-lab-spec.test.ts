@@ -1,7 +1,7 @@
 // labSpecFor: the lab spec of one run from the config (names carry the run id; networks named by subnet).
 import t from 'tap';
 import { DEFAULTS } from '../../lib/config/schema.js';
-import { labSpecFor } from '../../lib/lab/spec-for.js';
+import { labSpecFor } from '../../lib/lab/vagrant/spec-for.js';
 
 t.test('the default two-machine lab', async (t) => {
   const s = labSpecFor(DEFAULTS, 'r1abcd', ['server', 'client']);

@@ -6,9 +6,9 @@ import { formatProblem, type ConfigProblem } from '../../lib/errors.js';
 import type { HarnessConfig } from '../../lib/config/schema.js';
 import { resolveConfig, type ConfigSources } from '../../lib/config/validate.js';
 import { scenariosDirOf } from '../../lib/config/scenarios-dir.js';
-import { resetArgv, targetOf } from '../../lib/lab/ssh-lab.js';
+import { resetArgv, targetOf } from '../../lib/lab/ssh/ssh-lab.js';
 import { splitJump } from '../../lib/config/fields.js';
-import { sshHostCleanupScript } from '../../lib/lab/ssh-cleanup.js';
+import { sshHostCleanupScript } from '../../lib/lab/ssh/ssh-cleanup.js';
 
 function resolve(src: Partial<ConfigSources>) {
   return resolveConfig({ file: undefined, env: {}, flags: {}, knownChecks: [], ...src });
@@ -216,7 +216,7 @@ t.test('lab.hosts_netns: the namespace existing hosts are reached from, only wit
 t.test(
   'preflight of existing hosts: unreadable keys and no way to get the CNI plugins, all at once (exit 2)',
   async (t) => {
-    const { existingHostsPreflight } = await import('../../lib/lab/ssh-preflight.js');
+    const { existingHostsPreflight } = await import('../../lib/lab/ssh/ssh-preflight.js');
     const dir = t.testdir({ key: 'k' });
     const c = ok({
       file: yaml(

@@ -1,7 +1,14 @@
-// Warm reruns, the pure half (lib/lab/warm-key.ts): the snapshot key, the warm/cold decision, staleness and age; and
+// Warm reruns, the pure half (lib/lab/warm/warm-key.ts): the snapshot key, the warm/cold decision, staleness and age; and
 // the console's note on how a run got its lab (lib/report/console.ts).
 import t from 'tap';
-import { decideWarm, olderThan, staleReasons, warmKey, warmLabId, type WarmInputs } from '../../lib/lab/warm-key.js';
+import {
+  decideWarm,
+  olderThan,
+  staleReasons,
+  warmKey,
+  warmLabId,
+  type WarmInputs,
+} from '../../lib/lab/warm/warm-key.js';
 import { labNote } from '../../lib/report/console.js';
 
 const INPUTS: WarmInputs = {

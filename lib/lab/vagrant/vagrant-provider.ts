@@ -2,20 +2,20 @@
 // machine (vagrant-libvirt starts them in parallel), or a warm lab reverted to its snapshot (libvirt).
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { memoryBudgetProblems } from '../config/topology.js';
-import { REBOOT_KINDS } from '../model/kinds.js';
-import { slotOf, type LabSpec } from '../model/lab-spec.js';
-import type { Lab } from '../model/lab.js';
-import type { Topology } from '../model/topology.js';
-import type { Deadline } from '../time/deadlines.js';
-import type { LabContext, LabProvider, ProvidedLab } from './provider.js';
+import { memoryBudgetProblems } from '../../config/topology.js';
+import { REBOOT_KINDS } from '../../model/kinds.js';
+import { slotOf, type LabSpec } from '../../model/lab-spec.js';
+import type { Lab } from '../../model/lab.js';
+import type { Topology } from '../../model/topology.js';
+import type { Deadline } from '../../time/deadlines.js';
+import type { LabContext, LabProvider, ProvidedLab } from '../provider.js';
 import { labSpecFor } from './spec-for.js';
 import { createVagrantLab } from './vagrant-lab.js';
-import { decideWarm } from './warm-key.js';
-import { openWarmLab, warmInputsFor, type WarmLab } from './warm-lab.js';
+import { decideWarm } from '../warm/warm-key.js';
+import { openWarmLab, warmInputsFor, type WarmLab } from '../warm/warm-lab.js';
 
 /** vms/Vagrantfile of this checkout. */
-export const VAGRANTFILE = fileURLToPath(new URL('../../vms/Vagrantfile', import.meta.url));
+export const VAGRANTFILE = fileURLToPath(new URL('../../../vms/Vagrantfile', import.meta.url));
 
 /** The config with `t` as its topology (the spec is made from the config). */
 const withTopology = (ctx: LabContext, t: Topology) => ({
@@ -36,7 +36,7 @@ async function pickDriver(ctx: LabContext, d: Deadline): Promise<'kvm' | 'qemu'>
   return choice.driver;
 }
 
-/** The key's warm lab (lib/lab/warm-lab.ts), or undefined when this run goes cold (the reason is a fact). */
+/** The key's warm lab (lib/lab/warm/warm-lab.ts), or undefined when this run goes cold (the reason is a fact). */
 async function upWarm(ctx: LabContext, t: Topology, spec: LabSpec, d: Deadline): Promise<WarmLab | undefined> {
   const { config } = ctx;
   const inputs = await warmInputsFor(config, {

@@ -1,21 +1,21 @@
 // The Lab on real VMs: Vagrant brings machines up from a LabSpec, SSH reaches them, the hypervisor resets them.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { HarnessError } from '../errors.js';
-import { runCommand, type RunCommand } from '../exec/run.js';
-import type { Logger } from '../log/events.js';
-import { deadlineIn, type Deadline } from '../time/deadlines.js';
-import { SshMachine, type SshMachineOptions } from '../ssh/client.js';
-import { quote } from '../shell/quote.js';
-import { rebootMachine } from '../ssh/reboot.js';
-import { killAgent, partition } from '../ssh/faults.js';
-import { hardReset, leftoverVms, libvirtDomainNames, power, readMachineId } from '../vagrant/hypervisor.js';
-import { sshTargetFor } from '../parse/ssh-config.js';
-import { createVagrant, type VagrantOptions } from '../vagrant/vagrant.js';
-import { currentNetns } from './host.js';
-import { LAB_SPEC_FILE, serialLogPath, slotOf, type LabSpec } from '../model/lab-spec.js';
-import type { FaultParams, Lab, RebootKind } from '../model/lab.js';
-import { notBackError, type ConsoleSource } from './not-back.js';
+import { HarnessError } from '../../errors.js';
+import { runCommand, type RunCommand } from '../../exec/run.js';
+import type { Logger } from '../../log/events.js';
+import { deadlineIn, type Deadline } from '../../time/deadlines.js';
+import { SshMachine, type SshMachineOptions } from '../../ssh/client.js';
+import { quote } from '../../shell/quote.js';
+import { rebootMachine } from '../../ssh/reboot.js';
+import { killAgent, partition } from '../../ssh/faults.js';
+import { hardReset, leftoverVms, libvirtDomainNames, power, readMachineId } from '../../vagrant/hypervisor.js';
+import { sshTargetFor } from '../../parse/ssh-config.js';
+import { createVagrant, type VagrantOptions } from '../../vagrant/vagrant.js';
+import { currentNetns } from '../host/host.js';
+import { LAB_SPEC_FILE, serialLogPath, slotOf, type LabSpec } from '../../model/lab-spec.js';
+import type { FaultParams, Lab, RebootKind } from '../../model/lab.js';
+import { notBackError, type ConsoleSource } from '../not-back.js';
 
 /** Budget of the destroy registered on the cleanup stack (destroying two VMs took ~6 s; the lock may be held by another run's up). */
 const CLEANUP_DESTROY_MS = 10 * 60_000;
@@ -38,7 +38,7 @@ export interface VagrantLabOptions {
   /** extra SSH options (bootIdCommand, connectTimeoutMs, redact) */
   ssh?: Partial<Pick<SshMachineOptions, 'bootIdCommand' | 'connectTimeoutMs' | 'redact' | 'streamOutput'>>;
   /**
-   * a warm lab (lib/lab/warm-lab.ts): its own cleanup entry instead of `vagrant destroy` (it parks the lab, or destroys
+   * a warm lab (lib/lab/warm/warm-lab.ts): its own cleanup entry instead of `vagrant destroy` (it parks the lab, or destroys
    * it with the `destroy` it is given when no snapshot was taken)
    */
   teardown?: { what: string; fn: (destroy: () => Promise<void>) => Promise<void> };

@@ -1,8 +1,8 @@
 // Pure: the lab spec of one run, from the config (machine names carry the run id).
-import type { HarnessConfig } from '../config/schema.js';
-import { configTopology } from '../config/topology.js';
-import type { LabSpec } from '../model/lab-spec.js';
-import { isPair, machineSlots, type MachineRole } from '../model/topology.js';
+import type { HarnessConfig } from '../../config/schema.js';
+import { configTopology } from '../../config/topology.js';
+import type { LabSpec } from '../../model/lab-spec.js';
+import { isPair, machineSlots, type MachineRole } from '../../model/topology.js';
 
 /** Host part of the first machine's address on the private /24; the others follow in slot order (a pair: .10, .11). */
 const FIRST_OCTET = 10;
@@ -10,7 +10,7 @@ const FIRST_OCTET = 10;
 /**
  * Build the LabSpec of run `runId`: the machines of the config's topology (lab.servers + lab.clients) whose role is in
  * `roles` (a scenario may need only clients); `driver` is the libvirt driver chosen for lab.libvirt_driver
- * (lib/lab/accel.ts), emulation when not given and the setting is not kvm. Addresses and names follow the slots, so a
+ * (lib/lab/kvm/accel.ts), emulation when not given and the setting is not kvm. Addresses and names follow the slots, so a
  * machine keeps its address whichever roles a scenario brings up.
  */
 export function labSpecFor(
@@ -26,7 +26,7 @@ export function labSpecFor(
   return {
     runId,
     box: config.lab.box,
-    // Note: lab.provider ssh has no Vagrant lab (lib/lab/ssh-lab.ts); its spec is never used to make VMs
+    // Note: lab.provider ssh has no Vagrant lab (lib/lab/ssh/ssh-lab.ts); its spec is never used to make VMs
     provider: config.lab.provider === 'ssh' ? 'libvirt' : config.lab.provider,
     cpus: config.lab.cpus,
     memoryMb: config.lab.memoryMb,

@@ -1,24 +1,24 @@
 // lab.provider: ssh: machines that already exist (real hardware, cloud instances, VMs of another tool), reached over
 // SSH with the user's key. Reboots: graceful as on any lab; hard only through the user's lab.hard_reset_command.
-// Teardown cleans what the harness installed (lib/lab/ssh-cleanup.ts) and leaves the machines running.
+// Teardown cleans what the harness installed (lib/lab/ssh/ssh-cleanup.ts) and leaves the machines running.
 import { access } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { ConfigError, EXIT, HarnessError, type ConfigProblem } from '../errors.js';
-import type { HostSpec } from '../config/schema.js';
-import { hostField, hostsOf, type HostRole, type HostsConfig } from '../config/hosts.js';
-import { isPair, slotName, type Topology } from '../model/topology.js';
-import { runCommand, type RunCommand } from '../exec/run.js';
-import type { Logger } from '../log/events.js';
-import { deadlineIn, type Deadline } from '../time/deadlines.js';
-import { SshMachine, type SshMachineOptions } from '../ssh/client.js';
-import { quote } from '../shell/quote.js';
-import { rebootMachine } from '../ssh/reboot.js';
-import { notBackError } from './not-back.js';
-import type { SshTarget } from '../shell/target.js';
-import { splitJump } from '../config/fields.js';
+import { ConfigError, EXIT, HarnessError, type ConfigProblem } from '../../errors.js';
+import type { HostSpec } from '../../config/schema.js';
+import { hostField, hostsOf, type HostRole, type HostsConfig } from '../../config/hosts.js';
+import { isPair, slotName, type Topology } from '../../model/topology.js';
+import { runCommand, type RunCommand } from '../../exec/run.js';
+import type { Logger } from '../../log/events.js';
+import { deadlineIn, type Deadline } from '../../time/deadlines.js';
+import { SshMachine, type SshMachineOptions } from '../../ssh/client.js';
+import { quote } from '../../shell/quote.js';
+import { rebootMachine } from '../../ssh/reboot.js';
+import { notBackError } from '../not-back.js';
+import type { SshTarget } from '../../shell/target.js';
+import { splitJump } from '../../config/fields.js';
 import { sshHostCleanupScript } from './ssh-cleanup.js';
-import { interfaceWithAddress } from '../parse/ip-addr.js';
-import { ensureCniPlugins } from '../cluster/cni-build.js';
+import { interfaceWithAddress } from '../../parse/ip-addr.js';
+import { ensureCniPlugins } from '../../cluster/cni-build.js';
 import {
   CNI_DIR,
   CNI_PLUGINS_VERSION,
@@ -27,9 +27,9 @@ import {
   describeCniProbe,
   parseCniProbe,
   type PluginState,
-} from '../cluster/cni-plugins.js';
-import type { FaultParams, Lab, RebootKind } from '../model/lab.js';
-import { killAgent, partition } from '../ssh/faults.js';
+} from '../../cluster/cni-plugins.js';
+import type { FaultParams, Lab, RebootKind } from '../../model/lab.js';
+import { killAgent, partition } from '../../ssh/faults.js';
 
 /** How long a host may take to answer SSH at the start before it counts as unreachable (exit 3). */
 export const REACH_MS = 60_000;

@@ -2,13 +2,13 @@
 // this machine (the Go module proxy is reached from here; the hosts' namespace may have no route to it). Problems are
 // config problems (exit 2) naming the field and the fix; nothing on the hosts is touched.
 import { access } from 'node:fs/promises';
-import { EXIT, HarnessError, type ConfigProblem } from '../errors.js';
-import type { HarnessConfig } from '../config/schema.js';
-import type { RunCommand } from '../exec/run.js';
-import type { Logger } from '../log/events.js';
-import { deadlineIn } from '../time/deadlines.js';
-import { ensureCniPlugins, type CniBuildOptions } from '../cluster/cni-build.js';
-import { CNI_PLUGINS_VERSION } from '../cluster/cni-plugins.js';
+import { EXIT, HarnessError, type ConfigProblem } from '../../errors.js';
+import type { HarnessConfig } from '../../config/schema.js';
+import type { RunCommand } from '../../exec/run.js';
+import type { Logger } from '../../log/events.js';
+import { deadlineIn } from '../../time/deadlines.js';
+import { ensureCniPlugins, type CniBuildOptions } from '../../cluster/cni-build.js';
+import { CNI_PLUGINS_VERSION } from '../../cluster/cni-plugins.js';
 import { expandHome, sshHosts } from './ssh-lab.js';
 
 /** A first build of the plugins from the module proxy takes a minute or two; leave room for a slow proxy. */

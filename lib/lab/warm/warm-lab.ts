@@ -5,18 +5,18 @@
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import type { HarnessConfig } from '../config/schema.js';
-import { HarnessError } from '../errors.js';
-import type { RunCommand } from '../exec/run.js';
-import type { Logger } from '../log/events.js';
-import type { Lab, Machine } from '../model/lab.js';
-import { topologyLabel, type Topology } from '../model/topology.js';
-import { configTopology } from '../config/topology.js';
-import { deadlineIn, type Deadline } from '../time/deadlines.js';
-import { waitFor } from '../time/wait-for.js';
-import type { SshMachineOptions } from '../ssh/client.js';
-import { vagrantBoxesDir, compareVersions } from '../vagrant/box-files.js';
-import { tryLock } from '../vagrant/lock.js';
+import type { HarnessConfig } from '../../config/schema.js';
+import { HarnessError } from '../../errors.js';
+import type { RunCommand } from '../../exec/run.js';
+import type { Logger } from '../../log/events.js';
+import type { Lab, Machine } from '../../model/lab.js';
+import { topologyLabel, type Topology } from '../../model/topology.js';
+import { configTopology } from '../../config/topology.js';
+import { deadlineIn, type Deadline } from '../../time/deadlines.js';
+import { waitFor } from '../../time/wait-for.js';
+import type { SshMachineOptions } from '../../ssh/client.js';
+import { vagrantBoxesDir, compareVersions } from '../../vagrant/box-files.js';
+import { tryLock } from '../../vagrant/lock.js';
 import {
   deleteSnapshots,
   networkState,
@@ -26,11 +26,11 @@ import {
   snapshotNames,
   startNetwork,
   undefineDomain,
-} from '../vagrant/snapshot.js';
-import { createVagrant, type VagrantOptions } from '../vagrant/vagrant.js';
-import { TEMPLATE_DIR } from '../cluster/templates.js';
-import { createVagrantLab } from './vagrant-lab.js';
-import { LAB_SPEC_FILE, serialLogPath, slotOf, type LabSpec } from '../model/lab-spec.js';
+} from '../../vagrant/snapshot.js';
+import { createVagrant, type VagrantOptions } from '../../vagrant/vagrant.js';
+import { TEMPLATE_DIR } from '../../cluster/templates.js';
+import { createVagrantLab } from '../vagrant/vagrant-lab.js';
+import { LAB_SPEC_FILE, serialLogPath, slotOf, type LabSpec } from '../../model/lab-spec.js';
 import {
   decideWarm,
   WARM_SNAPSHOT,
@@ -117,7 +117,7 @@ export async function templatesSha256(): Promise<string> {
   return h.digest('hex');
 }
 
-/** The host's side of a warm lab's inputs now, to tell a stale one (lib/lab/warm-key.ts staleReasons). */
+/** The host's side of a warm lab's inputs now, to tell a stale one (lib/lab/warm/warm-key.ts staleReasons). */
 export async function warmCurrent(record: WarmRecord, vagrantfile: string): Promise<WarmCurrent> {
   const build = record.nomadPath;
   const buildSha256 = record.inputs.nomad

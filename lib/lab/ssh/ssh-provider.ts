@@ -1,6 +1,6 @@
 // lab.provider ssh: machines that already exist, one per entry of lab.hosts.servers / lab.hosts.clients.
-import { REBOOT_KINDS } from '../model/kinds.js';
-import type { LabProvider, ProvidedLab } from './provider.js';
+import { REBOOT_KINDS } from '../../model/kinds.js';
+import type { LabProvider, ProvidedLab } from '../provider.js';
 import { agentAddress, agentInterface, createSshLab } from './ssh-lab.js';
 
 /** Power off/on needs a hypervisor; every other kind works on a host over SSH (hard with lab.hard_reset_command). */

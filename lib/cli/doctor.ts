@@ -7,9 +7,9 @@ import { runCommand, ANY_EXIT_CODE, type RunCommand } from '../exec/run.js';
 import type { Deadline } from '../time/deadlines.js';
 import { inspectNomadBinary, probeNomadVersion, VERSION_PROBE_MS } from '../builds/binary.js';
 import { deadlineIn } from '../time/deadlines.js';
-import { alivePid, currentNetns } from './host.js';
-import { describeMode, groupGid, KVM_DEVICE, kvmDeviceFix } from './kvm-device.js';
-import type { ChooseDriver, DriverSetting } from './accel.js';
+import { alivePid, currentNetns } from '../lab/host/host.js';
+import { describeMode, groupGid, KVM_DEVICE, kvmDeviceFix } from '../lab/kvm/kvm-device.js';
+import type { ChooseDriver, DriverSetting } from '../lab/kvm/accel.js';
 
 export interface DoctorItem {
   name: string;
@@ -162,7 +162,7 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorItem[]> {
     const kvmGid = groupGid(await text('/etc/group'), 'kvm');
     const names = { 0: 'root', ...(kvmGid === undefined ? {} : { [kvmGid]: 'kvm' }) };
     const fix = kvmDeviceFix(dev, kvmGid);
-    // Note: never a failure: the lab host applies udev's default itself before it starts libvirtd (lib/lab/host.ts)
+    // Note: never a failure: the lab host applies udev's default itself before it starts libvirtd (lib/lab/host/host.ts)
     items.push(
       item(
         '/dev/kvm for libvirt',
