@@ -68,6 +68,8 @@ export interface DoctorOptions {
   run?: RunCommand;
   /** lab.libvirt_driver and the chooser that resolves it (auto: the KVM probe or its cached answer) */
   libvirtDriver?: { setting: DriverSetting; choose: ChooseDriver };
+  /** the memory the configured topology needs (lib/config/topology.ts labMemoryMb), and what it is, e.g. "1+2" */
+  labMemory?: { bytes: number; topology: string };
 }
 
 /** Probe everything a lab needs and return one item per requirement (never throws for a missing piece). */
@@ -187,13 +189,16 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorItem[]> {
 
   for (const dir of ['/var/lib/libvirt', workDir]) items.push(await diskItem(dir));
   const mem = memAvailableBytes(await text('/proc/meminfo'));
-  const memText = mem === undefined ? 'MemAvailable unknown' : `${gib(mem)} available (need ${gib(MIN_MEM_BYTES)})`;
+  const need = opts.labMemory?.bytes ?? MIN_MEM_BYTES;
+  const of = opts.labMemory ? ` for a ${opts.labMemory.topology} lab` : '';
+  const memText = mem === undefined ? 'MemAvailable unknown' : `${gib(mem)} available (need ${gib(need)}${of})`;
   items.push(
     item(
       'free memory',
-      mem !== undefined && mem >= MIN_MEM_BYTES,
+      mem !== undefined && mem >= need,
       memText,
-      'stop other VMs or processes, or give each VM less memory (--memory <MiB> or lab.memory_mb; 512 is the least)',
+      'stop other VMs or processes, run fewer machines (--servers/--clients), or give each VM less memory ' +
+        '(--memory <MiB> or lab.memory_mb; 512 is the least)',
     ),
   );
   return items;

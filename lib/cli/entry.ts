@@ -11,6 +11,8 @@ import { createRealEnv, VAGRANTFILE } from '../session/real-env.js';
 import { createBuildLayer } from '../session/builds.js';
 import { runSetup, nextCommands } from './setup.js';
 import { DEFAULTS } from '../config/schema.js';
+import { configTopology, labMemoryMb } from '../config/topology.js';
+import { topologyLabel } from '../model/topology.js';
 import { driverChooser, realAccelDeps } from '../lab/kvm/accel.js';
 import { KVM_PROBE_BUDGET_MS } from '../lab/kvm/kvm-probe.js';
 import { deadlineIn } from '../time/deadlines.js';
@@ -113,6 +115,10 @@ async function doctor(config: HarnessConfig, json: boolean): Promise<ExitCode> {
     ...(config.lab.provider === 'libvirt'
       ? { libvirtDriver: { setting: config.lab.libvirtDriver, choose: chooseDriver } }
       : {}),
+    labMemory: {
+      bytes: labMemoryMb(configTopology(config), config.lab) * 1024 ** 2,
+      topology: topologyLabel(configTopology(config)),
+    },
   });
   process.stdout.write(
     json ? JSON.stringify(items, null, 2) + '\n' : renderDoctor(items, { quiet: config.output.quiet }) + '\n',

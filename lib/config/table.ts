@@ -117,7 +117,7 @@ export const FIELDS: Field[] = [
     env: 'HARNESS_SERVERS',
     path: ['lab', 'servers'],
     doc: 'how many Nomad servers (one Raft cluster): 1, 3 or 5; with lab.provider ssh, the length of lab.hosts.servers',
-    parse: intOneOf(SERVER_COUNTS, `give ${SERVER_COUNTS.join(', ')} (Raft wants an odd number of servers)`),
+    parse: intOneOf(SERVER_COUNTS, 'give 1, 3 or 5 (Raft wants an odd number of servers)'),
   },
   {
     yaml: 'lab.clients',
