@@ -16,7 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { HarnessConfig } from '../lib/config/schema.js';
 import { resolveConfig } from '../lib/config/validate.js';
-import { labSpecFor } from '../lib/lab/spec-for.js';
+import { labSpecFor } from '../lib/lab/vagrant/spec-for.js';
 import { GRACEFUL_REBOOT_COMMAND } from '../lib/ssh/reboot.js';
 import { bridgePrereqScript, renderAgentFiles, REMOTE } from '../lib/cluster/provision.js';
 import { readTemplate } from '../lib/cluster/templates.js';
@@ -191,7 +191,7 @@ async function rawFloor(work: string, config: HarnessConfig, nomadBinary: string
   const netns = config.lab.netns || 'nrh-lab';
   const id = `nrhbench${randomBytes(3).toString('hex')}`;
   const spec = labSpecFor(config, id, ['server', 'client']);
-  // Note: named by its id, so `reboot-harness destroy --all` finds its domains if this scratch dir is lost (lib/lab/orphans.ts)
+  // Note: named by its id, so `reboot-harness destroy --all` finds its domains if this scratch dir is lost (lib/lab/host/orphans.ts)
   const dir = path.join(work, id);
   await fs.ensureDir(dir);
   await fs.copy(path.join(ROOT, 'vms', 'Vagrantfile'), path.join(dir, 'Vagrantfile'));

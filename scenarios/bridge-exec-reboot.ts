@@ -8,7 +8,7 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { AllocSnap, RebootEvidence, SettleRecord, TaskEventRec } from '../lib/model/evidence.js';
-import type { RebootRecord } from '../lib/model/lab.js';
+import { firstOf, type RebootRecord } from '../lib/model/lab.js';
 import { factsFromEvidence } from '../lib/checks/facts.js';
 import { judgeAll } from '../lib/checks/define.js';
 import { CLIENT_REBOOTED } from '../lib/checks/client-rebooted.js';
@@ -58,8 +58,6 @@ const JOB_FILES: Record<TaskDriver, string> = {
   exec: fileURLToPath(new URL('../jobs/bridge-exec-http.nomad.hcl', import.meta.url)),
   docker: fileURLToPath(new URL('../jobs/bridge-docker-http.nomad.hcl', import.meta.url)),
 };
-/** Nomad's node name is the VM's hostname, which the lab sets to the role. */
-const CLIENT_NODE_NAME = 'client';
 /** Placing a job: exec builds a chroot per alloc, 1.5-2.6 min for one alloc and ~4 min for three under emulation. */
 const placeTimeoutMs = (n: number): number => (4 + 2 * n) * 60_000;
 const short = (a: AllocSnap): string => `${a.name} ${a.id.slice(0, 8)}`;
@@ -123,13 +121,16 @@ export default defineScenario({
       { timeoutMs: 10 * 60_000 },
     );
     ctx.fact('nomad.version', nomadVersion);
+    // The client this scenario reboots: the first (the only one in a pair). Its node name is its slot name.
+    const { name: clientName, machine: client } = firstOf(lab, 'client');
+    const server = firstOf(lab, 'server').machine;
     const nomad = await ctx.step('connect to the Nomad API through the server VM', (d) =>
       env.connectNomad(ctx, lab, d),
     );
     if (driver === 'docker') {
       const built = await ctx.step(
         `build the image ${DOCKER_IMAGE} inside the client VM (the lab has no registry)`,
-        (d) => buildDockerImage(lab.machines['client']!, config.lab.box, d),
+        (d) => buildDockerImage(client, config.lab.box, d),
         { timeoutMs: 5 * 60_000 },
       );
       ctx.fact('docker.version', built.serverVersion);
@@ -166,13 +167,7 @@ export default defineScenario({
       `wait for a leader and the client node ready with ${drivers.join(', ')} healthy`,
       async (d) => {
         await waitForLeader(nomad, { deadline: d });
-        const n = await waitForBridgeClient(
-          ctx,
-          nomad,
-          lab.machines['client']!,
-          { nodeName: CLIENT_NODE_NAME, driver: drivers[0]! },
-          d,
-        );
+        const n = await waitForBridgeClient(ctx, nomad, client, { nodeName: clientName, driver: drivers[0]! }, d);
         for (const other of drivers.slice(1))
           await waitForNodeReady(nomad, { nodeId: n.ID, driver: other }, { deadline: d });
         return toNodeSnap(n);
@@ -228,7 +223,7 @@ export default defineScenario({
       since = { index: Math.max(nodeBefore.ModifyIndex, allocsIndex), atMs: Date.now() };
       const r = await ctx.step(
         `${faultStepName(config.reboot.kind)}${of}`,
-        (d) => lab.reboot('client', config.reboot.kind, { deadline: d, fault: faultParams(config) }),
+        (d) => lab.reboot(clientName, config.reboot.kind, { deadline: d, fault: faultParams(config) }),
         { timeoutMs: rebootStepMs(config) },
       );
       reboots.push(r);
@@ -252,10 +247,10 @@ export default defineScenario({
       // the client's clock against ours, read while the allocs come back (an emulated guest's clock drifts
       // over the tens of seconds the settle takes, so reading it afterwards blurs the notice latency)
       const clockRead = tasksRestart
-        ? readClockOffset(lab.machines['client']!, deadlineIn(30_000, ctx.deadline)).catch(() => undefined)
+        ? readClockOffset(client, deadlineIn(30_000, ctx.deadline)).catch(() => undefined)
         : undefined;
       const serverClockRead = tasksRestart
-        ? readClockOffset(lab.machines['server']!, deadlineIn(30_000, ctx.deadline)).catch(() => undefined)
+        ? readClockOffset(server, deadlineIn(30_000, ctx.deadline)).catch(() => undefined)
         : undefined;
       // A place with nothing known to come gets the window; a delayed reschedule Nomad holds gets the run's budget
       // (less what the steps after this one need).

@@ -23,7 +23,7 @@ import { readCniState } from '../lib/cluster/evidence.js';
 import { renderCniListing } from '../lib/cluster/parse-cni-listing.js';
 import { HarnessError } from '../lib/errors.js';
 import { readAgentLog, readHostNetns } from '../lib/lab/observe.js';
-import type { Lab } from '../lib/model/lab.js';
+import { firstOf, type Lab } from '../lib/model/lab.js';
 import type { ApiAllocListStub } from '../lib/nomad/api-types.js';
 import type { Nomad } from '../lib/nomad/client.js';
 import { toAllocSnap, toNodeSnap } from '../lib/nomad/parse.js';
@@ -205,6 +205,8 @@ export default defineScenario({
       { timeoutMs: 10 * 60_000 },
     );
     ctx.fact('nomad.version.before', nomadVersion);
+    // The client this scenario upgrades and reboots: the first (the only one in a pair); its node name is its slot name.
+    const { name: clientName, machine: client } = firstOf(lab, 'client');
     const nomad = await ctx.step('connect to the Nomad API through the server VM', (d) =>
       env.connectNomad(ctx, lab, d),
     );
@@ -212,9 +214,7 @@ export default defineScenario({
       'wait for a leader and the client node ready with exec healthy',
       async (d) => {
         await waitForLeader(nomad, { deadline: d });
-        return toNodeSnap(
-          await waitForBridgeClient(ctx, nomad, lab.machines['client']!, { nodeName: 'client', driver: 'exec' }, d),
-        );
+        return toNodeSnap(await waitForBridgeClient(ctx, nomad, client, { nodeName: clientName, driver: 'exec' }, d));
       },
       { timeoutMs: 5 * 60_000 },
     );
@@ -228,7 +228,6 @@ export default defineScenario({
       },
       { timeoutMs: placeTimeoutMs(COUNT_BEFORE) },
     );
-    const client = lab.machines['client']!;
     const before = await ctx.step('record alloc addresses and host-local state before the upgrade', async (d) => {
       const allocs = await nodeAllocs(nomad, node.id, d);
       const cni = await readCniState(client, { deadline: d });
@@ -264,7 +263,7 @@ export default defineScenario({
         ? 'restart the client agent on the same build (no drain)'
         : 'swap the client to build B and restart its agent (no drain)',
       async (d) => {
-        const r = await upgrade(ctx, lab, 'client', target, d);
+        const r = await upgrade(ctx, lab, clientName, target, d);
         ctx.fact('nomad.version.after', r.nomadVersion);
       },
     );
@@ -284,7 +283,7 @@ export default defineScenario({
       const obsBefore = await ctx.step('observe before the reboot', (d) => observe({ ...base, label: 'before' }, d));
       const { value: reboot, since } = await restartOf(
         `reboot the client (${env.config.reboot.kind})`,
-        (d) => lab.reboot('client', env.config.reboot.kind, { deadline: d, fault: faultParams(env.config) }),
+        (d) => lab.reboot(clientName, env.config.reboot.kind, { deadline: d, fault: faultParams(env.config) }),
         rebootStepMs(env.config),
       );
       const quietMs = env.config.reboot.settleQuietS * 1000;

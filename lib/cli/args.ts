@@ -156,6 +156,8 @@ const DOCTOR_FLAGS = new Set([
   'netns',
   'work-dir',
   'memory',
+  'servers',
+  'clients',
   'json',
   'verbose',
   'quiet',

@@ -1,7 +1,7 @@
 // The CLI: argv -> plan -> execute -> report -> exit code. It only parses, reads the input files, and maps errors to
 // exit codes (the only place that does); run, compare and matrix are plans of one pipeline (docs/architecture.md).
 import { durationSeconds, goDuration } from '../config/fields.js';
-import type { DestroySweep } from '../lab/destroy.js';
+import type { DestroySweep } from './destroy.js';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -11,6 +11,8 @@ import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { EXIT, ConfigError, HarnessError, type ConfigProblem } from '../errors.js';
 import { resolveConfig } from '../config/validate.js';
+import { configTopology } from '../config/topology.js';
+import { providerFor } from '../lab/providers.js';
 import { DEFAULTS, type HarnessConfig } from '../config/schema.js';
 import { consoleLogger } from '../log/format.js';
 import { redactingWriter } from '../log/redact.js';
@@ -307,10 +309,11 @@ async function sessionCommand(
   const configs = sessionConfigs(res.ok ? res.plan : undefined, args, deps, harness);
   const paths = await pathProblems(outputPaths(configs, args, deps, harness), deps.cwd);
   const jobs = await jobProblems(configs, deps.cwd);
+  const labs = await labProblems(res.ok ? res.plan : undefined, configs, deps, user.extra);
   const unused = unusedFlagProblems(command, args.values, sessionScenarios(command, res, args, user.extra));
   // Every problem of the whole input at once: the command line's, the scenario files', the configuration's, the builds'.
   const planned = withUserProblems(res.ok ? [] : res.problems, user.problems);
-  const found = [...argvProblems, ...fileProblems, ...unused, ...planned, ...paths, ...jobs, ...buildProblems];
+  const found = [...argvProblems, ...fileProblems, ...unused, ...planned, ...paths, ...jobs, ...labs, ...buildProblems];
   if (!res.ok || found.length) throw new ConfigError(found);
   const plan = res.plan;
   // --plan: the plan is plain data; print it (secrets redacted) and stop before anything exists
@@ -369,6 +372,26 @@ function sessionConfigs(
   if (plan) return [plan.base, ...plan.cells.map((c) => c.config)];
   const file = { file: harness?.data, ...(harness ? { fileName: harness.name } : {}) };
   return [resolveConfig({ ...file, env: deps.env, flags: args.values, knownChecks: [] }).config];
+}
+
+/**
+ * What each cell's lab provider refuses before anything exists: a topology that does not fit in the host's available
+ * memory (the VM providers). Once per distinct problem.
+ */
+async function labProblems(
+  plan: Plan | undefined,
+  configs: readonly HarnessConfig[],
+  deps: CliDeps,
+  extra: readonly Scenario[],
+): Promise<ConfigProblem[]> {
+  const host = (await deps.hostFacts?.()) ?? {};
+  const cells = plan
+    ? plan.cells.map((c) => ({ config: c.config, roles: findScenario(c.scenario, extra)?.roles }))
+    : configs.map((config) => ({ config, roles: undefined }));
+  const all = cells.flatMap(({ config, roles }) =>
+    providerFor(config).validate(configTopology(config), config, { ...host, ...(roles ? { roles } : {}) }),
+  );
+  return all.filter((p, i) => all.findIndex((q) => JSON.stringify(q) === JSON.stringify(p)) === i);
 }
 
 /** The user's job as far as it is judged without a build (a file that cannot be read), once per distinct problem. */

@@ -1,5 +1,6 @@
 // The harness configuration: one typed object with every default in one place.
 import type { Expectation } from '../model/check.js';
+import type { ServerCount } from '../model/topology.js';
 import type { ArtifactsPolicy, RebootKind, TaskDriver, UpgradeMode } from '../model/kinds.js';
 
 export { TASK_DRIVERS, UPGRADE_MODES } from '../model/kinds.js';
@@ -39,8 +40,14 @@ export interface HarnessConfig {
   lab: {
     /** libvirt / virtualbox: VMs made by Vagrant; ssh: machines that already exist (lab.hosts) */
     provider: 'libvirt' | 'virtualbox' | 'ssh';
-    /** the existing machines of lab.provider: ssh, by role */
-    hosts: { server: HostSpec; client: HostSpec };
+    /**
+     * the existing machines of lab.provider: ssh: `servers` and `clients` in slot order; `server`/`client` are the
+     * older one-host keys (read both forms through hostsOf, lib/config/hosts.ts)
+     */
+    hosts: { servers: HostSpec[]; clients: HostSpec[]; server: HostSpec; client: HostSpec };
+    /** how many Nomad servers (1, 3 or 5: one Raft cluster) and clients (1 to 8) the lab has */
+    servers: ServerCount;
+    clients: number;
     /** argv of the power reset of an existing host ({role}, {address} substituted); hard reboots need it */
     hardResetCommand: string[] | undefined;
     /** lab.provider ssh: the existing network namespace the hosts are reached from ("" = where the CLI runs) */
@@ -50,7 +57,7 @@ export interface HarnessConfig {
     memoryMb: number;
     /**
      * libvirt domain type: "qemu" = software emulation (TCG), "kvm" = hardware virtualization, "auto" = KVM when a
-     * probe proves KVM boots the box's kernel, emulation otherwise (lib/lab/accel.ts)
+     * probe proves KVM boots the box's kernel, emulation otherwise (lib/lab/kvm/accel.ts)
      */
     libvirtDriver: 'auto' | 'kvm' | 'qemu';
     /** QEMU translation-cache cap per VM in MiB (TCG only); 0 = QEMU's default (1 GiB) */
@@ -65,7 +72,7 @@ export interface HarnessConfig {
     bootTimeoutS: number;
     /** where each run's Vagrant directory is created */
     workDir: string;
-    /** warm reruns (libvirt): start from a snapshot of the prepared lab of the same key (lib/lab/warm-lab.ts) */
+    /** warm reruns (libvirt): start from a snapshot of the prepared lab of the same key (lib/lab/warm/warm-lab.ts) */
     warm: boolean;
   };
   /** the job's task driver (bridge-exec-reboot) */
@@ -131,9 +138,14 @@ export const DEFAULTS: HarnessConfig = {
   lab: {
     provider: 'libvirt',
     hosts: {
+      servers: [],
+      clients: [],
       server: { address: undefined, user: undefined, key: undefined, port: 22, jump: undefined },
       client: { address: undefined, user: undefined, key: undefined, port: 22, jump: undefined },
     },
+    // a pair: the lab every scenario was written for, and the cheapest that shows a client's reboot
+    servers: 1,
+    clients: 1,
     hardResetCommand: undefined,
     hostsNetns: '', // most existing hosts are reached from the host's own network
     box: 'nomad-reboot-harness/bookworm',

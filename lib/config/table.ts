@@ -1,14 +1,17 @@
 // Every configuration key, once: harness.yaml key, flag, environment variable, check and doc line.
 import { TASK_DRIVERS, UPGRADE_MODES } from './schema.js';
 import { REBOOT_KINDS } from './faults.js';
+import { MAX_CLIENTS, SERVER_COUNTS } from '../model/topology.js';
 import {
   argvList,
   bool,
   goDurationWithin,
+  HOST_KEYS,
   hclVars,
+  hostList,
   httpUrl,
   int,
-  jumpHost,
+  intOneOf,
   netnsName,
   oneOf,
   str,
@@ -108,15 +111,44 @@ export const FIELDS: Field[] = [
     doc: 'libvirt or virtualbox (VMs made by Vagrant), or ssh (machines that already exist: lab.hosts)',
     parse: oneOf(['libvirt', 'virtualbox', 'ssh'] as const),
   },
+  {
+    yaml: 'lab.servers',
+    flag: 'servers',
+    env: 'HARNESS_SERVERS',
+    path: ['lab', 'servers'],
+    doc: 'how many Nomad servers (one Raft cluster): 1, 3 or 5; with lab.provider ssh, the length of lab.hosts.servers',
+    parse: intOneOf(SERVER_COUNTS, 'give 1, 3 or 5 (Raft wants an odd number of servers)'),
+  },
+  {
+    yaml: 'lab.clients',
+    flag: 'clients',
+    env: 'HARNESS_CLIENTS',
+    path: ['lab', 'clients'],
+    doc: `how many Nomad clients, 1 to ${MAX_CLIENTS}; with lab.provider ssh, the length of lab.hosts.clients`,
+    parse: int(1, MAX_CLIENTS),
+  },
+  ...(['servers', 'clients'] as const).map(
+    (list): Field => ({
+      yaml: `lab.hosts.${list}`,
+      path: ['lab', 'hosts', list],
+      doc: `lab.provider ssh: the ${list.slice(0, -1)} hosts, a list of {address, user, key, port, jump} (port 22 unless given)`,
+      parse: hostList,
+    }),
+  ),
   ...(['server', 'client'] as const).flatMap((role): Field[] => {
-    const at = (k: string) => ({ yaml: `lab.hosts.${role}.${k}`, path: ['lab', 'hosts', role, k] });
-    const doc = (what: string) => `lab.provider ssh: ${what} of the ${role} host`;
+    const at = (k: keyof typeof HOST_KEYS) => ({
+      yaml: `lab.hosts.${role}.${k}`,
+      path: ['lab', 'hosts', role, k],
+      parse: HOST_KEYS[k],
+    });
+    const doc = (what: string) =>
+      `lab.provider ssh: ${what} of the one ${role} host (older form of lab.hosts.${role}s)`;
     return [
-      { ...at('address'), doc: doc('address'), parse: str('give a host name or IP address') },
-      { ...at('user'), doc: doc('SSH user (root or passwordless sudo)'), parse: str('give a user name, e.g. admin') },
-      { ...at('key'), doc: doc('private key file'), parse: str('give a private key file, e.g. ~/.ssh/id_ed25519') },
-      { ...at('port'), doc: doc('SSH port'), parse: int(1, 65535) },
-      { ...at('jump'), doc: doc('jump host [user@]host[:port] (same key)'), parse: jumpHost },
+      { ...at('address'), doc: doc('address') },
+      { ...at('user'), doc: doc('SSH user (root or passwordless sudo)') },
+      { ...at('key'), doc: doc('private key file') },
+      { ...at('port'), doc: doc('SSH port') },
+      { ...at('jump'), doc: doc('jump host [user@]host[:port] (same key)') },
     ];
   }),
   {

@@ -11,7 +11,7 @@ import type {
   TaskEventRec,
 } from '../model/evidence.js';
 import { probeKindOf, type ProbeKinds } from '../checks/probe-kind.js';
-import type { Lab } from '../model/lab.js';
+import { firstOf, type Lab } from '../model/lab.js';
 import { httpProbe, tcpProbe } from '../lab/observe.js';
 import type { ApiAllocListStub } from '../nomad/api-types.js';
 import type { Nomad, ReadQuery } from '../nomad/client.js';
@@ -114,7 +114,7 @@ async function probeOne(
   port: number,
   d: Deadline,
 ): Promise<HttpProbe> {
-  const m = lab.machines[from]!;
+  const m = firstOf(lab, from).machine;
   return kind === 'http' ? httpProbe(m, `http://${host}:${port}/`, d) : tcpProbe(m, host, port, d);
 }
 

@@ -1,6 +1,6 @@
 // The building blocks of the reboot scenarios: observe the cluster and the client at one moment.
 import type { AllocSnap, Observation, TaskEventRec } from '../model/evidence.js';
-import type { Lab } from '../model/lab.js';
+import { firstOf, type Lab } from '../model/lab.js';
 import type { Nomad } from '../nomad/client.js';
 import type { Deadline } from '../time/deadlines.js';
 import { toAllocSnap, toNodeSnap, mergeTaskEvents } from '../nomad/parse.js';
@@ -25,7 +25,7 @@ export async function observe(
   d: Deadline,
   { clientLog = false }: { clientLog?: boolean } = {},
 ): Promise<Observation & { clientLog: string[] }> {
-  const client = i.lab.machines['client']!;
+  const client = firstOf(i.lab, 'client').machine;
   const boot = await readBootInfo(client, d);
   const node = toNodeSnap((await i.nomad.node(i.nodeId, { signal: d.signal })).body);
   const jobAllocs = await readJobAllocs(i.nomad, i.jobId, d);

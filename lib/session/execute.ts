@@ -155,7 +155,7 @@ function warnSameBuild(
 }
 
 /**
- * Cells that could share a warm lab (lib/lab/warm-key.ts): the same lab settings, Nomad builds and heartbeat_grace.
+ * Cells that could share a warm lab (lib/lab/warm/warm-key.ts): the same lab settings, Nomad builds and heartbeat_grace.
  * The pool keeps them in one slot, whose subnets are part of the warm key. Pure.
  */
 export function warmAffinity(cell: PlannedCell): string {

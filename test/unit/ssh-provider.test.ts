@@ -6,9 +6,9 @@ import { formatProblem, type ConfigProblem } from '../../lib/errors.js';
 import type { HarnessConfig } from '../../lib/config/schema.js';
 import { resolveConfig, type ConfigSources } from '../../lib/config/validate.js';
 import { scenariosDirOf } from '../../lib/config/scenarios-dir.js';
-import { resetArgv, targetOf } from '../../lib/lab/ssh-lab.js';
+import { resetArgv, targetOf } from '../../lib/lab/ssh/ssh-lab.js';
 import { splitJump } from '../../lib/config/fields.js';
-import { sshHostCleanupScript } from '../../lib/lab/ssh-cleanup.js';
+import { sshHostCleanupScript } from '../../lib/lab/ssh/ssh-cleanup.js';
 
 function resolve(src: Partial<ConfigSources>) {
   return resolveConfig({ file: undefined, env: {}, flags: {}, knownChecks: [], ...src });
@@ -59,9 +59,7 @@ t.test('every missing host field at once, each with its fix', async (t) => {
     p.map((x) => x.field),
     [
       'harness.yaml: lab.hosts.client.port',
-      'harness.yaml: lab.hosts.server.address',
-      'harness.yaml: lab.hosts.server.user',
-      'harness.yaml: lab.hosts.server.key',
+      'harness.yaml: lab.hosts.servers',
       'harness.yaml: lab.hosts.client.address',
       'harness.yaml: lab.hosts.client.key',
       'reboot.kind',
@@ -80,11 +78,7 @@ t.test(
     t.equal(ok({ file: yaml(client), roles: ['client'] }).lab.hosts.client.address, '203.0.113.11');
     t.same(
       bad({ file: yaml(client) }).map((x) => x.field),
-      [
-        'harness.yaml: lab.hosts.server.address',
-        'harness.yaml: lab.hosts.server.user',
-        'harness.yaml: lab.hosts.server.key',
-      ],
+      ['harness.yaml: lab.hosts.servers'],
       'both roles by default',
     );
     const partServer = `${client}    server: { address: 203.0.113.10 }\n`;
@@ -222,7 +216,7 @@ t.test('lab.hosts_netns: the namespace existing hosts are reached from, only wit
 t.test(
   'preflight of existing hosts: unreadable keys and no way to get the CNI plugins, all at once (exit 2)',
   async (t) => {
-    const { existingHostsPreflight } = await import('../../lib/lab/ssh-preflight.js');
+    const { existingHostsPreflight } = await import('../../lib/lab/ssh/ssh-preflight.js');
     const dir = t.testdir({ key: 'k' });
     const c = ok({
       file: yaml(

@@ -1,5 +1,5 @@
 // `reboot-harness destroy`: tear down labs left by --keep or a killed run, found by run id under the work dir, and
-// warm labs (lib/lab/warm-lab.ts): all of them (--warm), the stale ones (--stale), or any lab older than a duration.
+// warm labs (lib/lab/warm/warm-lab.ts): all of them (--warm), the stale ones (--stale), or any lab older than a duration.
 import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { EXIT, HarnessError, type ExitCode } from '../errors.js';
@@ -8,12 +8,12 @@ import type { Logger } from '../log/events.js';
 import { deadlineIn } from '../time/deadlines.js';
 import { createVagrant, type VagrantOptions } from '../vagrant/vagrant.js';
 import { LAB_SPEC_FILE, serialLogPath, type LabSpec } from '../model/lab-spec.js';
-import { stopLabHost } from './host.js';
+import { stopLabHost } from '../lab/host/host.js';
 import type { RunCommand } from '../exec/run.js';
 import { tryLock } from '../vagrant/lock.js';
-import { olderThan, staleReasons, WARM_PREFIX } from './warm-key.js';
-import { destroyOrphanDomains } from './orphans.js';
-import { destroyWarmLab, inspectWarmLab, readWarmRecord, warmCurrent, warmLockPath } from './warm-lab.js';
+import { olderThan, staleReasons, WARM_PREFIX } from '../lab/warm/warm-key.js';
+import { destroyOrphanDomains } from '../lab/host/orphans.js';
+import { destroyWarmLab, inspectWarmLab, readWarmRecord, warmCurrent, warmLockPath } from '../lab/warm/warm-lab.js';
 
 /** Which labs `destroy` removes besides the run ids given. */
 export interface DestroySweep {

@@ -2,13 +2,13 @@
 import { readFile, readdir, stat, writeFile, mkdir, rm } from 'node:fs/promises';
 import { statSync, readdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { runAttached } from '../exec/attached.js';
-import { HarnessError } from '../errors.js';
-import { runCommand, ANY_EXIT_CODE, type RunCommand } from '../exec/run.js';
-import { waitFor } from '../time/wait-for.js';
-import type { Deadline } from '../time/deadlines.js';
-import { silentLogger, type Logger } from '../log/events.js';
-import { describeMode, fixKvmDevice, KVM_DEVICE, restoreKvmDevice, type DeviceMode } from './kvm-device.js';
+import { runAttached } from '../../exec/attached.js';
+import { HarnessError } from '../../errors.js';
+import { runCommand, ANY_EXIT_CODE, type RunCommand } from '../../exec/run.js';
+import { waitFor } from '../../time/wait-for.js';
+import type { Deadline } from '../../time/deadlines.js';
+import { silentLogger, type Logger } from '../../log/events.js';
+import { describeMode, fixKvmDevice, KVM_DEVICE, restoreKvmDevice, type DeviceMode } from '../kvm/kvm-device.js';
 
 /** Where the harness records what it started, so `stopLabHost` stops only that. */
 export const LAB_HOST_STATE = '/run/nomad-reboot-harness/lab-host.json';
@@ -27,7 +27,7 @@ export interface LabHostState {
   daemons: Record<string, number>;
   /** blackhole routes this harness added on the host stack */
   blackholes: string[];
-  /** /dev/kvm as found and as set (lib/lab/kvm-device.ts), when the harness gave it to the kvm group */
+  /** /dev/kvm as found and as set (lib/lab/kvm/kvm-device.ts), when the harness gave it to the kvm group */
   kvmDevice?: { before: DeviceMode; after: DeviceMode };
 }
 

@@ -4,7 +4,7 @@
 // CNI-HOSTPORT-DNAT, each jump commented `name: "nomad" id: "<alloc>"`; firewall two rules per alloc address in
 // CNI-FORWARD. Removed: those rules and chains only. Kept: the plugins' shared chains (CNI-HOSTPORT-*, CNI-FORWARD,
 // NOMAD-ADMIN, empty once the allocs' rules are gone, maybe there before the harness) and every other rule.
-import { NOMAD_NETWORK } from '../cni/config.js';
+import { NOMAD_NETWORK } from '../../cni/config.js';
 
 /** A regex (ERE) matching `a.b.c.` of every address in an IPv4 network of prefix 16 to 24. Pure. */
 export function thirdOctetPrefix(subnet: string): string {

@@ -1,21 +1,21 @@
 // The Lab on real VMs: Vagrant brings machines up from a LabSpec, SSH reaches them, the hypervisor resets them.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { HarnessError } from '../errors.js';
-import { runCommand, type RunCommand } from '../exec/run.js';
-import type { Logger } from '../log/events.js';
-import { deadlineIn, type Deadline } from '../time/deadlines.js';
-import { SshMachine, type SshMachineOptions } from '../ssh/client.js';
-import { quote } from '../shell/quote.js';
-import { rebootMachine } from '../ssh/reboot.js';
-import { killAgent, partition } from '../ssh/faults.js';
-import { hardReset, leftoverVms, libvirtDomainNames, power, readMachineId } from '../vagrant/hypervisor.js';
-import { sshTargetFor } from '../parse/ssh-config.js';
-import { createVagrant, type VagrantOptions } from '../vagrant/vagrant.js';
-import { currentNetns } from './host.js';
-import { LAB_SPEC_FILE, serialLogPath, type LabSpec } from '../model/lab-spec.js';
-import type { FaultParams, Lab, RebootKind } from '../model/lab.js';
-import { notBackError, type ConsoleSource } from './not-back.js';
+import { HarnessError } from '../../errors.js';
+import { runCommand, type RunCommand } from '../../exec/run.js';
+import type { Logger } from '../../log/events.js';
+import { deadlineIn, type Deadline } from '../../time/deadlines.js';
+import { SshMachine, type SshMachineOptions } from '../../ssh/client.js';
+import { quote } from '../../shell/quote.js';
+import { rebootMachine } from '../../ssh/reboot.js';
+import { killAgent, partition } from '../../ssh/faults.js';
+import { hardReset, leftoverVms, libvirtDomainNames, power, readMachineId } from '../../vagrant/hypervisor.js';
+import { sshTargetFor } from '../../parse/ssh-config.js';
+import { createVagrant, type VagrantOptions } from '../../vagrant/vagrant.js';
+import { currentNetns } from '../host/host.js';
+import { LAB_SPEC_FILE, serialLogPath, slotOf, type LabSpec } from '../../model/lab-spec.js';
+import type { FaultParams, Lab, RebootKind } from '../../model/lab.js';
+import { notBackError, type ConsoleSource } from '../not-back.js';
 
 /** Budget of the destroy registered on the cleanup stack (destroying two VMs took ~6 s; the lock may be held by another run's up). */
 const CLEANUP_DESTROY_MS = 10 * 60_000;
@@ -38,7 +38,7 @@ export interface VagrantLabOptions {
   /** extra SSH options (bootIdCommand, connectTimeoutMs, redact) */
   ssh?: Partial<Pick<SshMachineOptions, 'bootIdCommand' | 'connectTimeoutMs' | 'redact' | 'streamOutput'>>;
   /**
-   * a warm lab (lib/lab/warm-lab.ts): its own cleanup entry instead of `vagrant destroy` (it parks the lab, or destroys
+   * a warm lab (lib/lab/warm/warm-lab.ts): its own cleanup entry instead of `vagrant destroy` (it parks the lab, or destroys
    * it with the `destroy` it is given when no snapshot was taken)
    */
   teardown?: { what: string; fn: (destroy: () => Promise<void>) => Promise<void> };
@@ -122,7 +122,7 @@ export function createVagrantLab(o: VagrantLabOptions): {
       `lab ${spec.runId} (${spec.provider}) in ${vagrantDir}`,
       ...spec.machines.map(
         (m) =>
-          `  ssh ${m.role}:  ${inNs}ssh -F ${quote(path.join(vagrantDir, 'ssh-config'))} ${quote(m.name)}   (or: ${inNs}env ${cwd} vagrant ssh ${quote(m.name)})`,
+          `  ssh ${slotOf(m)}:  ${inNs}ssh -F ${quote(path.join(vagrantDir, 'ssh-config'))} ${quote(m.name)}   (or: ${inNs}env ${cwd} vagrant ssh ${quote(m.name)})`,
       ),
       `  destroy by hand:  ${inNs}env ${cwd} vagrant destroy -f`,
     ].join('\n');
@@ -151,21 +151,22 @@ export function createVagrantLab(o: VagrantLabOptions): {
   }
 
   async function reboot(
-    role: string,
+    name: string,
     kind: RebootKind,
     { deadline, fault = {} }: { deadline: Deadline; fault?: FaultParams },
   ) {
-    const m = machines[role];
+    const m = machines[name];
     if (!m)
       throw new HarnessError(
-        `reboot: no machine with role ${JSON.stringify(role)} (have ${Object.keys(machines).join(', ')})`,
+        `reboot: no machine named ${JSON.stringify(name)} (have ${Object.keys(machines).join(', ')})`,
       );
     if (kind === 'agent-kill') return killAgent(m, { deadline, logger });
     if (kind === 'partition') {
-      const server = spec.machines.find((x) => x.role === 'server');
-      if (!server)
+      // Note: cut off from every server, or the client just goes on with another one of the cluster
+      const servers = spec.machines.filter((x) => x.role === 'server').map((x) => x.privateIp);
+      if (!servers.length)
         throw new HarnessError('partition: the lab has no server machine to cut the client off from', { exitCode: 2 });
-      return partition(m, server.privateIp, fault.partitionForMs ?? 30_000, { deadline, logger });
+      return partition(m, servers, fault.partitionForMs ?? 30_000, { deadline, logger });
     }
     const idOf = (what: string) => {
       const id = ids[m.name] ?? (spec.provider === 'libvirt' ? libvirtDomainNames(vagrantDir, m.name)[0] : undefined);
@@ -201,7 +202,7 @@ export function createVagrantLab(o: VagrantLabOptions): {
       const one = await text(ms.name);
       configs.push(one.trimEnd());
       const target = sshTargetFor(one, ms.name);
-      machines[ms.role] = new SshMachine({ ...o.ssh, role: ms.role, name: ms.name, target, logger });
+      machines[slotOf(ms)] = new SshMachine({ ...o.ssh, role: ms.role, name: ms.name, target, logger });
       const id = await readMachineId(vagrantDir, ms.name, spec.provider);
       if (id) ids[ms.name] = id;
     }

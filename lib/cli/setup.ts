@@ -4,7 +4,7 @@ import { runCommand, type RunCommand } from '../exec/run.js';
 import { CommandError, EXIT, HarnessError } from '../errors.js';
 import type { Deadline } from '../time/deadlines.js';
 import { silentLogger, type Logger } from '../log/events.js';
-import { ensureLabHost, type LabHost } from './host.js';
+import { ensureLabHost, type LabHost } from '../lab/host/host.js';
 import { tsxArgv } from '../exec/tsx.js';
 
 /** vms/setup-host.ts in this checkout (a zx script). */

@@ -7,9 +7,9 @@ import { runCommand, ANY_EXIT_CODE, type RunCommand } from '../exec/run.js';
 import type { Deadline } from '../time/deadlines.js';
 import { inspectNomadBinary, probeNomadVersion, VERSION_PROBE_MS } from '../builds/binary.js';
 import { deadlineIn } from '../time/deadlines.js';
-import { alivePid, currentNetns } from './host.js';
-import { describeMode, groupGid, KVM_DEVICE, kvmDeviceFix } from './kvm-device.js';
-import type { ChooseDriver, DriverSetting } from './accel.js';
+import { alivePid, currentNetns } from '../lab/host/host.js';
+import { describeMode, groupGid, KVM_DEVICE, kvmDeviceFix } from '../lab/kvm/kvm-device.js';
+import type { ChooseDriver, DriverSetting } from '../lab/kvm/accel.js';
 
 export interface DoctorItem {
   name: string;
@@ -68,6 +68,8 @@ export interface DoctorOptions {
   run?: RunCommand;
   /** lab.libvirt_driver and the chooser that resolves it (auto: the KVM probe or its cached answer) */
   libvirtDriver?: { setting: DriverSetting; choose: ChooseDriver };
+  /** the memory the configured topology needs (lib/config/topology.ts labMemoryMb), and what it is, e.g. "1+2" */
+  labMemory?: { bytes: number; topology: string };
 }
 
 /** Probe everything a lab needs and return one item per requirement (never throws for a missing piece). */
@@ -162,7 +164,7 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorItem[]> {
     const kvmGid = groupGid(await text('/etc/group'), 'kvm');
     const names = { 0: 'root', ...(kvmGid === undefined ? {} : { [kvmGid]: 'kvm' }) };
     const fix = kvmDeviceFix(dev, kvmGid);
-    // Note: never a failure: the lab host applies udev's default itself before it starts libvirtd (lib/lab/host.ts)
+    // Note: never a failure: the lab host applies udev's default itself before it starts libvirtd (lib/lab/host/host.ts)
     items.push(
       item(
         '/dev/kvm for libvirt',
@@ -187,13 +189,16 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorItem[]> {
 
   for (const dir of ['/var/lib/libvirt', workDir]) items.push(await diskItem(dir));
   const mem = memAvailableBytes(await text('/proc/meminfo'));
-  const memText = mem === undefined ? 'MemAvailable unknown' : `${gib(mem)} available (need ${gib(MIN_MEM_BYTES)})`;
+  const need = opts.labMemory?.bytes ?? MIN_MEM_BYTES;
+  const of = opts.labMemory ? ` for a ${opts.labMemory.topology} lab` : '';
+  const memText = mem === undefined ? 'MemAvailable unknown' : `${gib(mem)} available (need ${gib(need)}${of})`;
   items.push(
     item(
       'free memory',
-      mem !== undefined && mem >= MIN_MEM_BYTES,
+      mem !== undefined && mem >= need,
       memText,
-      'stop other VMs or processes, or give each VM less memory (--memory <MiB> or lab.memory_mb; 512 is the least)',
+      'stop other VMs or processes, run fewer machines (--servers/--clients), or give each VM less memory ' +
+        '(--memory <MiB> or lab.memory_mb; 512 is the least)',
     ),
   );
   return items;

@@ -5,11 +5,11 @@
 // domain's name is that id plus a role, and an orphan when the dir no longer holds its lab spec.
 import { stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import type { Deadline } from '../time/deadlines.js';
-import type { RunCommand } from '../exec/run.js';
-import type { Logger } from '../log/events.js';
-import { domainDescription, listDomains, undefineDomain } from '../vagrant/snapshot.js';
-import { LAB_SPEC_FILE } from '../model/lab-spec.js';
+import type { Deadline } from '../../time/deadlines.js';
+import type { RunCommand } from '../../exec/run.js';
+import type { Logger } from '../../log/events.js';
+import { domainDescription, listDomains, undefineDomain } from '../../vagrant/snapshot.js';
+import { LAB_SPEC_FILE } from '../../model/lab-spec.js';
 
 /** A lab id: a run (lib/cli/main.ts newRunId), a warm lab (warm-<key>), the benchmark's raw floor (bench/floor.ts). */
 const LAB_ID = /^(r[0-9a-z]{5}[0-9a-f]{8}|warm-[0-9a-f]{16}|nrhbench[0-9a-f]{6})$/;

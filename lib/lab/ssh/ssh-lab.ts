@@ -1,22 +1,24 @@
 // lab.provider: ssh: machines that already exist (real hardware, cloud instances, VMs of another tool), reached over
 // SSH with the user's key. Reboots: graceful as on any lab; hard only through the user's lab.hard_reset_command.
-// Teardown cleans what the harness installed (lib/lab/ssh-cleanup.ts) and leaves the machines running.
+// Teardown cleans what the harness installed (lib/lab/ssh/ssh-cleanup.ts) and leaves the machines running.
 import { access } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { ConfigError, EXIT, HarnessError, type ConfigProblem } from '../errors.js';
-import type { HostSpec } from '../config/schema.js';
-import { runCommand, type RunCommand } from '../exec/run.js';
-import type { Logger } from '../log/events.js';
-import { deadlineIn, type Deadline } from '../time/deadlines.js';
-import { SshMachine, type SshMachineOptions } from '../ssh/client.js';
-import { quote } from '../shell/quote.js';
-import { rebootMachine } from '../ssh/reboot.js';
-import { notBackError } from './not-back.js';
-import type { SshTarget } from '../shell/target.js';
-import { splitJump } from '../config/fields.js';
+import { ConfigError, EXIT, HarnessError, type ConfigProblem } from '../../errors.js';
+import type { HostSpec } from '../../config/schema.js';
+import { hostField, hostsOf, type HostRole, type HostsConfig } from '../../config/hosts.js';
+import { isPair, slotName, type Topology } from '../../model/topology.js';
+import { runCommand, type RunCommand } from '../../exec/run.js';
+import type { Logger } from '../../log/events.js';
+import { deadlineIn, type Deadline } from '../../time/deadlines.js';
+import { SshMachine, type SshMachineOptions } from '../../ssh/client.js';
+import { quote } from '../../shell/quote.js';
+import { rebootMachine } from '../../ssh/reboot.js';
+import { notBackError } from '../not-back.js';
+import type { SshTarget } from '../../shell/target.js';
+import { splitJump } from '../../config/fields.js';
 import { sshHostCleanupScript } from './ssh-cleanup.js';
-import { interfaceWithAddress } from '../parse/ip-addr.js';
-import { ensureCniPlugins } from '../cluster/cni-build.js';
+import { interfaceWithAddress } from '../../parse/ip-addr.js';
+import { ensureCniPlugins } from '../../cluster/cni-build.js';
 import {
   CNI_DIR,
   CNI_PLUGINS_VERSION,
@@ -25,9 +27,9 @@ import {
   describeCniProbe,
   parseCniProbe,
   type PluginState,
-} from '../cluster/cni-plugins.js';
-import type { FaultParams, Lab, RebootKind } from '../model/lab.js';
-import { killAgent, partition } from '../ssh/faults.js';
+} from '../../cluster/cni-plugins.js';
+import type { FaultParams, Lab, RebootKind } from '../../model/lab.js';
+import { killAgent, partition } from '../../ssh/faults.js';
 
 /** How long a host may take to answer SSH at the start before it counts as unreachable (exit 3). */
 export const REACH_MS = 60_000;
@@ -38,8 +40,10 @@ const RESET_MS = 2 * 60_000;
 
 export interface SshLabOptions {
   runId: string;
-  roles: readonly string[];
-  hosts: Readonly<Record<string, HostSpec>>;
+  /** the roles the scenario brings up; each role's hosts become its slots, in list order */
+  roles: readonly HostRole[];
+  /** lab.hosts: the lists, or the older one-host form */
+  hosts: HostsConfig;
   /** argv with {role} and {address} placeholders */
   hardResetCommand: readonly string[] | undefined;
   logger?: Logger;
@@ -63,6 +67,30 @@ export interface SshLabOptions {
 /** `~/x` -> the home directory; other paths as given. Pure apart from homedir(). */
 export function expandHome(p: string): string {
   return p === '~' || p.startsWith('~/') ? homedir() + p.slice(1) : p;
+}
+
+/** One host of the lab: its slot name, role, spec and the config key problems about it name. */
+export interface SshHost {
+  name: string;
+  role: HostRole;
+  spec: HostSpec;
+  field: string;
+}
+
+/** The hosts of `roles`, each in its slot (a pair keeps the names server and client). Pure. */
+export function sshHosts(hosts: HostsConfig, roles: readonly HostRole[]): SshHost[] {
+  const count = (r: HostRole) => Math.max(1, hostsOf(hosts, r).length);
+  const t = { servers: count('server'), clients: count('client') } as Topology;
+  return (['server', 'client'] as const)
+    .filter((r) => roles.includes(r))
+    .flatMap((role) =>
+      hostsOf(hosts, role).map((spec, i) => ({
+        name: isPair(t) ? role : slotName(t, role, i + 1),
+        role,
+        spec,
+        field: hostField(hosts, role, i),
+      })),
+    );
 }
 
 /** The user's reset argv for one host: {role} and {address} replaced in every word. Pure. */
@@ -134,37 +162,42 @@ export function createSshLab(o: SshLabOptions): { up(opts: { deadline: Deadline 
         ...(o.logger ? { logger: o.logger } : {}),
       }));
   const info = (message: string) => o.logger?.({ kind: 'info', t: 0, message });
+  const hosts = sshHosts(o.hosts, o.roles);
+  const hostOf = (name: string) => hosts.find((h) => h.name === name)!;
   const machines: Record<string, SshMachine> = {};
 
   async function reboot(
-    role: string,
+    name: string,
     kind: RebootKind,
     { deadline, fault = {} }: { deadline: Deadline; fault?: FaultParams },
   ) {
-    const m = machines[role];
+    const m = machines[name];
     const have = Object.keys(machines).join(', ');
-    if (!m) throw new HarnessError(`reboot: no host with role ${JSON.stringify(role)} (have ${have})`);
+    if (!m) throw new HarnessError(`reboot: no host named ${JSON.stringify(name)} (have ${have})`);
     const lg = o.logger ? { logger: o.logger } : {};
     if (kind === 'agent-kill') return killAgent(m, { deadline, ...lg });
     if (kind === 'partition') {
-      const server = machines['server'];
-      if (!server) throw new HarnessError('partition: no server host to cut the client off from', { exitCode: 2 });
-      // Note: the address the server's agent binds (what the client talks to), as Nomad was given it
-      const serverIp = await agentAddress(server, deadline);
-      return partition(m, serverIp, fault.partitionForMs ?? 30_000, { deadline, ...lg });
+      const servers = hosts.filter((h) => h.role === 'server').map((h) => machines[h.name]!);
+      if (!servers.length)
+        throw new HarnessError('partition: no server host to cut the client off from', { exitCode: 2 });
+      // Note: the addresses the servers' agents bind (what the client talks to), as Nomad was given them
+      const serverIps = await Promise.all(servers.map((sv) => agentAddress(sv, deadline)));
+      return partition(m, serverIps, fault.partitionForMs ?? 30_000, { deadline, ...lg });
     }
-    const address = o.hosts[role]!.address!;
+    const { role } = hostOf(name);
+    const address = hostOf(name).spec.address!;
     return rebootMachine(m, kind, {
       deadline,
       ...(o.logger ? { logger: o.logger } : {}),
       hardReset: async () => {
         if (!o.hardResetCommand) {
-          throw new HarnessError(`hard reset of ${role} (${address}): lab.hard_reset_command is not set`, {
+          throw new HarnessError(`hard reset of ${name} (${address}): lab.hard_reset_command is not set`, {
             exitCode: EXIT.USAGE,
             hint: 'give the command that power-cycles a host, e.g. ["ipmitool", "-H", "{address}", "power", "reset"]',
           });
         }
-        const [file, args] = resetArgv(o.hardResetCommand, role, address);
+        // Note: {role} is the slot name, which is the role in a pair ("client-2" says which client to reset)
+        const [file, args] = resetArgv(o.hardResetCommand, name, address);
         await run(file, args, { deadline: deadlineIn(RESET_MS, deadline), ...(o.logger ? { logger: o.logger } : {}) });
       },
       // an existing host that never comes back is named with the last SSH error (no console to read here)
@@ -182,10 +215,10 @@ export function createSshLab(o: SshLabOptions): { up(opts: { deadline: Deadline 
       try {
         const r = await m.exec(cleanupScript, { deadline: d, sudo: true });
         const tail = r.stderr.trim().split('\n').slice(-3).join(' | ');
-        if (r.code !== 0) failures.push(`${m.role} (${m.target.hostName}): exit ${r.code}: ${tail}`);
+        if (r.code !== 0) failures.push(`${m.target.host} (${m.target.hostName}): exit ${r.code}: ${tail}`);
       } catch (err) {
         const why = err instanceof Error ? err.message.split('\n')[0] : String(err);
-        failures.push(`${m.role} (${m.target.hostName}): ${why}`);
+        failures.push(`${m.target.host} (${m.target.hostName}): ${why}`);
       } finally {
         await m.disconnect();
       }
@@ -196,11 +229,10 @@ export function createSshLab(o: SshLabOptions): { up(opts: { deadline: Deadline 
   function describe(): string {
     return [
       `lab ${o.runId} (existing hosts over SSH; they keep running)`,
-      ...Object.values(machines).map((m) => {
-        const h = o.hosts[m.role]!;
+      ...hosts.map(({ name, spec: h }) => {
         const jump = h.jump ? ` -J ${quote(h.jump)}` : '';
         const to = quote(`${h.user}@${h.address}`);
-        return `  ssh ${m.role}:  ssh -i ${quote(expandHome(h.key!))} -p ${h.port}${jump} ${to}`;
+        return `  ssh ${name}:  ssh -i ${quote(expandHome(h.key!))} -p ${h.port}${jump} ${to}`;
       }),
       '  clean up: run again without --keep, or remove /var/lib/nomad, /etc/nomad.d/nomad.hcl, /usr/local/bin/nomad',
     ].join('\n');
@@ -209,8 +241,8 @@ export function createSshLab(o: SshLabOptions): { up(opts: { deadline: Deadline 
   return {
     async up({ deadline }) {
       const problems: ConfigProblem[] = [];
-      for (const role of o.roles) {
-        const key = o.hosts[role]?.key;
+      for (const h of hosts) {
+        const key = h.spec.key;
         if (
           key &&
           !(await access(expandHome(key)).then(
@@ -219,29 +251,27 @@ export function createSshLab(o: SshLabOptions): { up(opts: { deadline: Deadline 
           ))
         ) {
           const fix = 'give the path of the private key for this host';
-          problems.push({ field: `lab.hosts.${role}.key`, value: key, message: 'cannot be read', fix });
+          problems.push({ field: `${h.field}.key`, value: key, message: 'cannot be read', fix });
         }
       }
       if (problems.length) throw new ConfigError(problems);
-      for (const role of o.roles) {
-        const h = o.hosts[role]!;
-        machines[role] = new SshMachine({
+      for (const h of hosts) {
+        machines[h.name] = new SshMachine({
           ...o.ssh,
-          role,
-          name: `${o.runId}-${role}`,
+          role: h.role,
+          name: `${o.runId}-${h.name}`,
           ...(o.logger ? { logger: o.logger } : {}),
-          target: targetOf(role, h),
+          target: targetOf(h.name, h.spec),
         });
       }
       await Promise.all(
-        o.roles.map(async (role) => {
+        hosts.map(async (h) => {
           try {
-            await machines[role]!.bootId({ deadline: deadlineIn(reachMs, deadline) });
+            await machines[h.name]!.bootId({ deadline: deadlineIn(reachMs, deadline) });
           } catch (err) {
-            const h = o.hosts[role]!;
             const why = err instanceof Error ? err.message.split('\n')[0] : String(err);
-            const where = `${h.user}@${h.address}:${h.port}`;
-            throw new HarnessError(`lab.hosts.${role}.address: ${where} is not reachable over SSH: ${why}`, {
+            const where = `${h.spec.user}@${h.spec.address}:${h.spec.port}`;
+            throw new HarnessError(`${h.field}.address: ${where} is not reachable over SSH: ${why}`, {
               exitCode: EXIT.INFRA,
               cause: err,
               hint: 'check the address, port, user and key, and that this machine can reach the host',
@@ -250,28 +280,28 @@ export function createSshLab(o: SshLabOptions): { up(opts: { deadline: Deadline 
         }),
       );
       // Note: read only until the cleanup is registered; a missing prerequisite (Go) ends the run here, exit 2
-      const client = machines['client'];
-      const states = client ? await probeCni(client, cniDir, cniVersion, deadline) : [];
-      const need = states.filter((s) => s.state !== 'ok').map((s) => s.plugin);
-      const found = describeCniProbe(states, cniVersion);
-      if (client) info(`client ${client.target.hostName}: CNI plugins in ${cniDir}: ${found}`);
-      const from = need.length ? await cniPlugins(cniVersion, deadline) : undefined;
-      o.cleanup(`clean what the harness installed on ${o.roles.join(' and ')} (the hosts keep running)`, destroy);
-      if (client && from) {
+      const clients = hosts.filter((h) => h.role === 'client').map((h) => machines[h.name]!);
+      const states = await Promise.all(clients.map((c) => probeCni(c, cniDir, cniVersion, deadline)));
+      const needs = states.map((st) => st.filter((x) => x.state !== 'ok').map((x) => x.plugin));
+      for (const [i, c] of clients.entries())
+        info(`client ${c.target.hostName}: CNI plugins in ${cniDir}: ${describeCniProbe(states[i]!, cniVersion)}`);
+      const from = needs.some((n) => n.length) ? await cniPlugins(cniVersion, deadline) : undefined;
+      const names = hosts.map((h) => h.name);
+      const on = names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names.at(-1)}` : names.join('');
+      o.cleanup(`clean what the harness installed on ${on} (the hosts keep running)`, destroy);
+      for (const [i, client] of clients.entries()) {
+        const need = needs[i]!;
+        if (!from || !need.length) continue;
         const stateDir = o.hostStateDir ? { stateDir: o.hostStateDir } : {};
-        await installCni(client, { from, dir: cniDir, plugins: need, tag: o.runId, ...stateDir, d: deadline });
+        const tag = `${o.runId}-${i + 1}`;
+        await installCni(client, { from, dir: cniDir, plugins: need, tag, ...stateDir, d: deadline });
         info(
           `client ${client.target.hostName}: installed CNI plugins ${cniVersion} into ${cniDir}: ${need.join(', ')}` +
             ' (teardown removes them and puts back what they replaced)',
         );
       }
       const collectEvidence = async () => ({
-        'hosts.txt': o.roles
-          .map((r) => {
-            const h = o.hosts[r]!;
-            return `${r}: ${h.user}@${h.address}:${h.port}\n`;
-          })
-          .join(''),
+        'hosts.txt': hosts.map(({ name, spec: h }) => `${name}: ${h.user}@${h.address}:${h.port}\n`).join(''),
       });
       return { id: o.runId, machines, reboot, collectEvidence, describe, destroy: async () => destroy() };
     },

@@ -4,12 +4,12 @@
 // the host-local state (Nomad's and the cni-ipam-reboot probe's), every file the harness wrote
 // (lib/cluster/provision.ts REMOTE, the CNI probe) and the CNI plugins it installed (lib/cluster/cni-plugins.ts: its
 // manifest says which; what it replaced comes back); the tasks in Nomad's cgroup (v2) are killed and its cgroups
-// removed; the iptables rules and chains the CNI plugins made per alloc go (lib/lab/ssh-iptables.ts). The machine keeps
+// removed; the iptables rules and chains the CNI plugins made per alloc go (lib/lab/ssh/ssh-iptables.ts). The machine keeps
 // running. Not removed: the plugins' shared chains (empty by then), images imported into Docker.
-import { REMOTE } from '../cluster/provision.js';
-import { CNI_PROBE_REMOTE_PATH } from '../cni/commands.js';
-import { cniUninstallScript } from '../cluster/cni-plugins.js';
-import { quote } from '../shell/quote.js';
+import { REMOTE } from '../../cluster/provision.js';
+import { CNI_PROBE_REMOTE_PATH } from '../../cni/commands.js';
+import { cniUninstallScript } from '../../cluster/cni-plugins.js';
+import { quote } from '../../shell/quote.js';
 import { cniIptablesCleanupScript } from './ssh-iptables.js';
 import { dirname } from 'node:path/posix';
 
@@ -20,7 +20,7 @@ const CNI_STATE = ['/var/run/cni/nomad', '/var/lib/cni/networks/nomad'];
 /** The cni-ipam-reboot scenario's own network namespaces and its second bridge (scenarios/cni-ipam-reboot.ts). */
 const PROBE_NETNS = ['cni-persistent', 'cni-tmpfs'];
 const PROBE_BRIDGE = 'nomadtmp';
-/** What an interrupted CNI upload leaves (lib/lab/ssh-lab.ts installCni). */
+/** What an interrupted CNI upload leaves (lib/lab/ssh/ssh-lab.ts installCni). */
 const CNI_UPLOADS = '/tmp/nomad-reboot-harness-cni.*';
 /** Where Nomad puts its tasks on cgroup v2 (share.slice, reserve.slice: one scope per task). */
 const TASK_CGROUP = '/sys/fs/cgroup/nomad.slice';

@@ -2,23 +2,23 @@
 // this machine (the Go module proxy is reached from here; the hosts' namespace may have no route to it). Problems are
 // config problems (exit 2) naming the field and the fix; nothing on the hosts is touched.
 import { access } from 'node:fs/promises';
-import { EXIT, HarnessError, type ConfigProblem } from '../errors.js';
-import type { HarnessConfig } from '../config/schema.js';
-import type { RunCommand } from '../exec/run.js';
-import type { Logger } from '../log/events.js';
-import { deadlineIn } from '../time/deadlines.js';
-import { ensureCniPlugins, type CniBuildOptions } from '../cluster/cni-build.js';
-import { CNI_PLUGINS_VERSION } from '../cluster/cni-plugins.js';
-import { expandHome } from './ssh-lab.js';
+import { EXIT, HarnessError, type ConfigProblem } from '../../errors.js';
+import type { HarnessConfig } from '../../config/schema.js';
+import type { RunCommand } from '../../exec/run.js';
+import type { Logger } from '../../log/events.js';
+import { deadlineIn } from '../../time/deadlines.js';
+import { ensureCniPlugins, type CniBuildOptions } from '../../cluster/cni-build.js';
+import { CNI_PLUGINS_VERSION } from '../../cluster/cni-plugins.js';
+import { expandHome, sshHosts } from './ssh-lab.js';
 
 /** A first build of the plugins from the module proxy takes a minute or two; leave room for a slow proxy. */
 const CNI_BUILD_MS = 15 * 60_000;
 
-/** Each host key that cannot be read, as a problem naming lab.hosts.<role>.key. */
+/** Each host key that cannot be read, as a problem naming its key (lab.hosts.clients[1].key, lab.hosts.client.key). */
 export async function hostKeyProblems(config: HarnessConfig): Promise<ConfigProblem[]> {
   const out: ConfigProblem[] = [];
-  for (const role of ['server', 'client'] as const) {
-    const key = config.lab.hosts[role].key;
+  for (const h of sshHosts(config.lab.hosts, ['server', 'client'])) {
+    const key = h.spec.key;
     if (
       !key ||
       (await access(expandHome(key)).then(
@@ -28,7 +28,7 @@ export async function hostKeyProblems(config: HarnessConfig): Promise<ConfigProb
     )
       continue;
     const fix = 'give the path of the private key for this host';
-    out.push({ field: `lab.hosts.${role}.key`, value: key, message: 'cannot be read', fix });
+    out.push({ field: `${h.field}.key`, value: key, message: 'cannot be read', fix });
   }
   return out;
 }

@@ -5,16 +5,18 @@
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import type { HarnessConfig } from '../config/schema.js';
-import { HarnessError } from '../errors.js';
-import type { RunCommand } from '../exec/run.js';
-import type { Logger } from '../log/events.js';
-import type { Lab, Machine } from '../model/lab.js';
-import { deadlineIn, type Deadline } from '../time/deadlines.js';
-import { waitFor } from '../time/wait-for.js';
-import type { SshMachineOptions } from '../ssh/client.js';
-import { vagrantBoxesDir, compareVersions } from '../vagrant/box-files.js';
-import { tryLock } from '../vagrant/lock.js';
+import type { HarnessConfig } from '../../config/schema.js';
+import { HarnessError } from '../../errors.js';
+import type { RunCommand } from '../../exec/run.js';
+import type { Logger } from '../../log/events.js';
+import type { Lab, Machine } from '../../model/lab.js';
+import { topologyLabel, type Topology } from '../../model/topology.js';
+import { configTopology } from '../../config/topology.js';
+import { deadlineIn, type Deadline } from '../../time/deadlines.js';
+import { waitFor } from '../../time/wait-for.js';
+import type { SshMachineOptions } from '../../ssh/client.js';
+import { vagrantBoxesDir, compareVersions } from '../../vagrant/box-files.js';
+import { tryLock } from '../../vagrant/lock.js';
 import {
   deleteSnapshots,
   networkState,
@@ -24,11 +26,11 @@ import {
   snapshotNames,
   startNetwork,
   undefineDomain,
-} from '../vagrant/snapshot.js';
-import { createVagrant, type VagrantOptions } from '../vagrant/vagrant.js';
-import { TEMPLATE_DIR } from '../cluster/templates.js';
-import { createVagrantLab } from './vagrant-lab.js';
-import { LAB_SPEC_FILE, serialLogPath, type LabSpec } from '../model/lab-spec.js';
+} from '../../vagrant/snapshot.js';
+import { createVagrant, type VagrantOptions } from '../../vagrant/vagrant.js';
+import { TEMPLATE_DIR } from '../../cluster/templates.js';
+import { createVagrantLab } from '../vagrant/vagrant-lab.js';
+import { LAB_SPEC_FILE, serialLogPath, slotOf, type LabSpec } from '../../model/lab-spec.js';
 import {
   decideWarm,
   WARM_SNAPSHOT,
@@ -115,7 +117,7 @@ export async function templatesSha256(): Promise<string> {
   return h.digest('hex');
 }
 
-/** The host's side of a warm lab's inputs now, to tell a stale one (lib/lab/warm-key.ts staleReasons). */
+/** The host's side of a warm lab's inputs now, to tell a stale one (lib/lab/warm/warm-key.ts staleReasons). */
 export async function warmCurrent(record: WarmRecord, vagrantfile: string): Promise<WarmCurrent> {
   const build = record.nomadPath;
   const buildSha256 = record.inputs.nomad
@@ -138,7 +140,7 @@ export async function warmCurrent(record: WarmRecord, vagrantfile: string): Prom
 /** The key's inputs for a run: the lab config that shapes the VMs; for Nomad scenarios the build and agent config. */
 export async function warmInputsFor(
   config: HarnessConfig,
-  o: { roles: readonly string[]; driver: string; vagrantfile: string; nomad: boolean },
+  o: { roles: readonly string[]; topology?: Topology; driver: string; vagrantfile: string; nomad: boolean },
 ): Promise<WarmInputs> {
   const nomad =
     o.nomad && config.nomadBinary
@@ -154,6 +156,7 @@ export async function warmInputsFor(
     box: config.lab.box,
     boxId: await boxIdentity(config.lab.box, config.lab.provider),
     roles: [...o.roles],
+    topology: topologyLabel(o.topology ?? configTopology(config)),
     driver: o.driver,
     cpus: config.lab.cpus,
     memoryMb: config.lab.memoryMb,
@@ -311,7 +314,7 @@ export async function openWarmLab(o: WarmLabOptions, d: Deadline): Promise<WarmL
   const spec: LabSpec = {
     ...o.spec,
     runId: id,
-    machines: o.spec.machines.map((m) => ({ ...m, name: `${id}-${m.role}` })),
+    machines: o.spec.machines.map((m) => ({ ...m, name: `${id}-${slotOf(m)}` })),
   };
   const domains = spec.machines.map((m) => m.name);
   const state = await inspectWarmLab(dir, spec, { deadline: d, ...run });
@@ -360,7 +363,9 @@ export async function openWarmLab(o: WarmLabOptions, d: Deadline): Promise<WarmL
       // Note: the domains are independent; reverting them together halves the wait with two
       await Promise.all(domains.map((dom) => revertDomain(dom, WARM_SNAPSHOT, vo)));
       revertMs = now() - t0;
-      await Promise.all(Object.values(lab.machines).map(async (m) => (clockSkewS[m.role] = await setClock(m, d))));
+      await Promise.all(
+        Object.entries(lab.machines).map(async ([name, m]) => (clockSkewS[name] = await setClock(m, d))),
+      );
     } catch (err) {
       throw new HarnessError(`warm lab ${id}: reverting to its snapshot failed: ${(err as Error).message}`, {
         hint: `run again with --fresh, or remove the warm lab: reboot-harness destroy ${id}`,

@@ -17,7 +17,10 @@ export interface WarmInputs {
   box: string;
   /** the added box's version and image (size and mtime): a re-added box is a different box */
   boxId: string;
+  /** the roles the scenario brings up (its machines are those roles' slots of the topology) */
   roles: readonly string[];
+  /** lab.servers + lab.clients, e.g. "1+1", "3+2": other slots, addresses and agent configs */
+  topology: string;
   driver: string;
   cpus: number;
   memoryMb: number;

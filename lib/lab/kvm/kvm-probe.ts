@@ -1,11 +1,11 @@
 // The KVM probe: boot the box's own kernel and initrd directly under KVM (no disk, no network) and watch the serial
 // console for the kernel reaching init; stop as soon as it does. Through lib/exec, bounded by a deadline.
 import { performance } from 'node:perf_hooks';
-import { CommandError } from '../errors.js';
-import { runCommand, type RunCommand } from '../exec/run.js';
-import { deadlineIn, type Deadline } from '../time/deadlines.js';
-import type { Logger } from '../log/events.js';
-import { INIT_LINE, plainLine, type KvmProbeOutput } from '../parse/kvm-probe-console.js';
+import { CommandError } from '../../errors.js';
+import { runCommand, type RunCommand } from '../../exec/run.js';
+import { deadlineIn, type Deadline } from '../../time/deadlines.js';
+import type { Logger } from '../../log/events.js';
+import { INIT_LINE, plainLine, type KvmProbeOutput } from '../../parse/kvm-probe-console.js';
 
 /** A stock kernel reaches init in 1-5 s under KVM; a minute leaves room for a loaded host and a slow initrd unpack. */
 export const KVM_PROBE_BUDGET_MS = 60_000;

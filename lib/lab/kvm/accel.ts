@@ -1,12 +1,12 @@
 // lab.libvirt_driver: auto. KVM when a probe proves KVM boots the box's own kernel, software emulation (TCG)
 // otherwise; the answer is cached per host and box, and the choice carries its reason (a run property, `doctor`).
 import { access, readdir } from 'node:fs/promises';
-import type { Deadline } from '../time/deadlines.js';
-import type { Logger } from '../log/events.js';
-import { boxKernel, type BoxKernel } from '../vagrant/box-files.js';
+import type { Deadline } from '../../time/deadlines.js';
+import type { Logger } from '../../log/events.js';
+import { boxKernel, type BoxKernel } from '../../vagrant/box-files.js';
 import { kvmCacheKeyFor, kvmCachePath, readKvmAnswer, writeKvmAnswer, type KvmAnswer } from './kvm-cache.js';
 import { runKvmProbe } from './kvm-probe.js';
-import { judgeKvmProbe, type KvmProbeOutput } from '../parse/kvm-probe-console.js';
+import { judgeKvmProbe, type KvmProbeOutput } from '../../parse/kvm-probe-console.js';
 
 export type DriverSetting = 'auto' | 'kvm' | 'qemu';
 
