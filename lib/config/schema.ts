@@ -1,6 +1,7 @@
 // The harness configuration: one typed object with every default in one place.
 import type { Expectation } from '../model/check.js';
 import type { ArtifactsPolicy, RebootKind, TaskDriver, UpgradeMode } from '../model/kinds.js';
+import type { TargetSpec } from '../model/target.js';
 
 export { TASK_DRIVERS, UPGRADE_MODES } from '../model/kinds.js';
 export type { ArtifactsPolicy, RebootKind, TaskDriver, UpgradeMode } from '../model/kinds.js';
@@ -92,6 +93,16 @@ export interface HarnessConfig {
     restartTask: boolean;
     /** how long the client agent's resources are sampled after the fault (agent-resources); 0 = not sampled */
     resourcesWindowS: number;
+    /** the machines the fault hits (lib/model/target.ts); undefined = the first client */
+    target: TargetSpec | undefined;
+    /** several targets: one at a time (the next once the previous is back and the job settled), else all at once */
+    rolling: boolean;
+    /** drain each client's node before its fault (respecting the job's migrate block) and mark it eligible after */
+    drain: boolean;
+    /** the drain's deadline given to Nomad (allocs still there are stopped then); the harness waits a little longer */
+    drainDeadlineS: number;
+    /** service continuity: the longest gap the job's ports may have during the fault window (0 = none) */
+    maxGapS: number;
   };
   expect: { scenario: Expectation | undefined; perCheck: Record<string, Expectation> };
   /** keep the VMs after the run and print how to reach and destroy them */
@@ -170,6 +181,12 @@ export const DEFAULTS: HarnessConfig = {
     deadlineS: 600,
     restartTask: true,
     resourcesWindowS: 30,
+    target: undefined,
+    rolling: false,
+    drain: false,
+    // Nomad's own default for `node drain -deadline`; a migrate block's healthy_deadline (5m) fits in it
+    drainDeadlineS: 3600,
+    maxGapS: 0,
   },
   expect: { scenario: undefined, perCheck: {} },
   keep: false,

@@ -6,6 +6,16 @@ import { FIELDS } from './table.js';
 import { problem } from './fields.js';
 import { REDACTED } from '../log/redact.js';
 import { editDistance } from './near.js';
+import { targetProblem } from '../model/target.js';
+import { PAIR, type ServerCount, type Topology } from '../model/topology.js';
+
+/** The lab's topology as the config gives it (lab.servers / lab.clients where the config has them; else a pair). */
+export function configTopology(config: HarnessConfig): Topology {
+  const lab = config.lab as { servers?: unknown; clients?: unknown };
+  const servers = typeof lab.servers === 'number' ? (lab.servers as ServerCount) : PAIR.servers;
+  const clients = typeof lab.clients === 'number' ? lab.clients : PAIR.clients;
+  return { servers, clients };
+}
 
 export interface ConfigSources {
   /** parsed harness.yaml (or undefined when there is none) */
@@ -107,6 +117,11 @@ export function resolveConfig(src: ConfigSources): ConfigResult {
     });
   }
   if (!failed.has('lab.provider')) problems.push(...hostProblems(config, fileName, src.roles ?? ['server', 'client']));
+  const targetSet = setBy.get('reboot.target');
+  if (targetSet && config.reboot.target) {
+    const bad = targetProblem(config.reboot.target, configTopology(config));
+    if (bad) problems.push({ field: targetSet[0], value: targetSet[1], ...bad });
+  }
   // The confirmation follows a state with nothing pending; a longer one than the quiet period, which bounds the wait on
   // Nomad's pending work, would make a job with nothing pending wait longer than one with work still pending. The
   // default yields to a shorter quiet period; a value given is a problem.
