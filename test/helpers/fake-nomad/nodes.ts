@@ -1,0 +1,152 @@
+// Part of the Nomad API stand-in (not Nomad): more than one client node, and a node drain as Nomad's drainer runs it
+// (nomad@v1.9.7:nomad/drainer): the node gets a DrainStrategy and turns ineligible (NodeDrain), its service allocs get
+// DesiredTransition.Migrate (AllocationUpdateDesiredTransition), the scheduler places each one's replacement on another
+// eligible node, linked both ways, and stops the old one ("alloc is being migrated", PlanResult); the client stops it
+// (complete); once nothing of the drain is left the DrainStrategy is cleared and LastDrain says complete.
+import type { ApiAllocation, ApiNode } from '../../../lib/nomad/api-types.js';
+import type { Cluster } from './cluster.js';
+import { newNode, nowRfc3339, taskEvent } from './payloads.js';
+
+const TERMINAL = new Set(['complete', 'failed', 'lost']);
+
+/** Register another client node, ready, with its own address. */
+export function addClientNode(c: Cluster, name: string, address: string): ApiNode {
+  const n = newNode(name, c.version);
+  n.Attributes = { ...n.Attributes, 'unique.network.ip-address': address };
+  c.commit(['nodes'], (idx) => {
+    n.CreateIndex = n.ModifyIndex = idx;
+    c.otherNodes.push(n);
+  });
+  return n;
+}
+
+export function nodeById(c: Cluster, id: string): ApiNode | undefined {
+  return c.allNodes().find((n) => n.ID === id);
+}
+
+function touch(c: Cluster, n: ApiNode, type: 'NodeDrain' | 'NodeEligibility', mutate: (n: ApiNode) => void): number {
+  return c.commit(
+    ['nodes'],
+    (idx) => {
+      mutate(n);
+      n.ModifyIndex = idx;
+    },
+    type,
+  );
+}
+
+const liveOn = (c: Cluster, nodeId: string): ApiAllocation[] =>
+  [...c.allocs.values()].filter(
+    (a) => a.NodeID === nodeId && a.DesiredStatus === 'run' && !TERMINAL.has(a.ClientStatus),
+  );
+
+/** PUT /v1/node/:id/drain with a DrainSpec: start the drain; `DrainSpec: null` cancels it. */
+export function drainNode(c: Cluster, n: ApiNode, spec: { Deadline?: number } | null): number {
+  if (!spec) {
+    return touch(c, n, 'NodeDrain', (x) => {
+      x.DrainStrategy = null;
+      x.LastDrain = { Status: 'canceled', UpdatedAt: nowRfc3339() };
+    });
+  }
+  const deadlineNs = spec.Deadline ?? 0;
+  const index = touch(c, n, 'NodeDrain', (x) => {
+    x.DrainStrategy = {
+      Deadline: deadlineNs,
+      IgnoreSystemJobs: false,
+      ForceDeadline: deadlineNs > 0 ? new Date(Date.now() + deadlineNs / 1e6).toISOString() : '0001-01-01T00:00:00Z',
+      StartedAt: nowRfc3339(),
+    };
+    x.SchedulingEligibility = 'ineligible';
+    x.LastDrain = { Status: 'draining', StartedAt: nowRfc3339(), UpdatedAt: nowRfc3339() };
+  });
+  const draining = liveOn(c, n.ID);
+  c.later(1, () => {
+    c.commit(
+      ['allocs'],
+      (idx) => {
+        for (const a of draining) Object.assign(a, { DesiredTransition: { Migrate: true }, ModifyIndex: idx });
+      },
+      'AllocationUpdateDesiredTransition',
+    );
+    c.later(1, () => migrate(c, n, draining));
+  });
+  return index;
+}
+
+/** The scheduler's answer to the migrate transitions: replacements elsewhere, the old allocs stopped, then done. */
+function migrate(c: Cluster, from: ApiNode, draining: ApiAllocation[]): void {
+  const to = c
+    .allNodes()
+    .find(
+      (x) => x.ID !== from.ID && x.Status === 'ready' && x.SchedulingEligibility === 'eligible' && !x.DrainStrategy,
+    );
+  // Note: with no node to take them the drainer waits for capacity until the drain's deadline; the stand-in just waits
+  if (!to) return;
+  for (const jobId of new Set(draining.map((a) => a.JobID))) {
+    const job = c.jobs.get(jobId);
+    if (!job) continue;
+    const mine = draining.filter((a) => a.JobID === jobId);
+    const keep = new Set(
+      [...c.allocs.values()]
+        .filter((a) => a.JobID === jobId && a.DesiredStatus === 'run' && !TERMINAL.has(a.ClientStatus))
+        .filter((a) => !mine.includes(a))
+        .map((a) => a.Name),
+    );
+    c.placementNode = to;
+    try {
+      c.placeAllocs(job, '', mine, keep);
+    } finally {
+      c.placementNode = undefined;
+    }
+    for (const a of mine)
+      c.updateAlloc(
+        a.ID,
+        (x) => Object.assign(x, { DesiredStatus: 'stop', DesiredDescription: 'alloc is being migrated' }),
+        'PlanResult',
+      );
+  }
+  c.later(1, () => {
+    for (const a of draining)
+      c.updateAlloc(a.ID, (x) => {
+        for (const [t, st] of Object.entries(x.TaskStates ?? {})) {
+          if (st.State === 'dead') continue;
+          c.appendEvent(x, t, taskEvent('Killing', 'Sent interrupt. Waiting 5s before force killing'));
+          c.appendEvent(x, t, taskEvent('Killed', 'Task successfully killed'));
+          Object.assign(st, { State: 'dead', FinishedAt: nowRfc3339() });
+        }
+        x.ClientStatus = 'complete';
+      });
+    // the drainer is done once the migrated allocs are stopped and their replacements are placed and running
+    c.later(2, () =>
+      touch(c, from, 'NodeDrain', (x) => {
+        x.DrainStrategy = null;
+        x.LastDrain = { Status: 'complete', StartedAt: x.LastDrain?.StartedAt, UpdatedAt: nowRfc3339() };
+      }),
+    );
+  });
+}
+
+/** PUT /v1/node/:id/eligibility. */
+export function setEligibility(c: Cluster, n: ApiNode, eligibility: string): number {
+  return touch(c, n, 'NodeEligibility', (x) => {
+    x.SchedulingEligibility = eligibility;
+  });
+}
+
+/** GET /v1/agent/members: one server, the stand-in itself. */
+export function members(): unknown {
+  return {
+    ServerName: 'server',
+    ServerRegion: 'global',
+    ServerDC: 'dc1',
+    Members: [
+      {
+        Name: 'server.global',
+        Addr: '127.0.0.1',
+        Port: 4648,
+        Status: 'alive',
+        Tags: { role: 'nomad', region: 'global', dc: 'dc1', port: '4647', build: '1.9.7', bootstrap: '1' },
+      },
+    ],
+  };
+}
