@@ -21,6 +21,10 @@ import { TASK_ENV } from './task-env.js';
 import { ALLOC_EXEC } from './alloc-exec.js';
 import { SERVICES } from './services.js';
 import { AGENT_RESOURCES } from './agent-resources.js';
+import { ALLOCS_FOLLOWED } from './allocs-followed.js';
+import { UNTOUCHED_ALLOCS } from './untouched-allocs.js';
+import { SERVICE_CONTINUITY } from './service-continuity.js';
+import { TARGETS_HIT } from './targets-hit.js';
 
 /** Every shipped check, once. */
 export const SHIPPED_CHECKS: readonly CheckDef[] = [
@@ -44,6 +48,10 @@ export const SHIPPED_CHECKS: readonly CheckDef[] = [
   UNIQUE_IPS_AFTER_UPGRADE,
   STATE_AGREES,
   STATE_MIGRATED,
+  TARGETS_HIT,
+  ALLOCS_FOLLOWED,
+  UNTOUCHED_ALLOCS,
+  SERVICE_CONTINUITY,
 ];
 
 /** The shipped check with this id. */

@@ -31,6 +31,17 @@ export const SERVICE_CONTINUITY = defineCheck<ClusterEvidence>({
     const empty = all.filter((c) => c.ticks === 0);
     if (all.length === 0 || empty.length === all.length)
       return judgement('failed', `the probe series holds no probe (${window})`, evidence);
+    // one client cannot keep a service up through its own fault: the gap is measured, not judged
+    const clients = Number(e.topology.split('+')[1]);
+    if (clients === 1 && e.turns.some((t) => t.role === 'client')) {
+      const longest = all.flatMap((c) => c.gaps).sort((a, b) => b.lengthMs - a.lengthMs)[0];
+      const gap = longest ? `the longest gap ${seconds(longest.lengthMs)}` : 'no gap';
+      return judgement(
+        'skipped',
+        `a lab of one client cannot serve through that client's fault (${gap}; see the evidence)`,
+        evidence,
+      );
+    }
     const limit = e.maxGapMs;
     const bad = all.flatMap((c) => c.gaps).filter((g) => g.open || g.lengthMs >= limit);
     const longest = all.flatMap((c) => c.gaps).sort((a, b) => b.lengthMs - a.lengthMs)[0];

@@ -336,14 +336,14 @@ export const FIELDS: Field[] = [
     flag: 'rolling',
     path: ['reboot', 'rolling'],
     parse: bool,
-    doc: 'several targets: one at a time, the next once the previous is back and the job settled (false: all at once)',
+    doc: "several targets: one at a time, the next once the previous is back and the job settled (false: all at once; default: the scenario's, rolling-reboot rolls)",
   },
   {
     yaml: 'reboot.drain',
     flag: 'drain',
     path: ['reboot', 'drain'],
     parse: bool,
-    doc: "drain each client's node before its fault (the job's migrate block applies) and mark it eligible once it is back",
+    doc: "drain each client's node before its fault (the job's migrate block applies) and mark it eligible once it is back (default: the scenario's, rolling-reboot drains)",
   },
   {
     yaml: 'reboot.drain_deadline',
@@ -351,6 +351,13 @@ export const FIELDS: Field[] = [
     path: ['reboot', 'drainDeadlineS'],
     parse: timeoutSeconds(1, 6 * 3600),
     doc: "the drain's deadline (Go duration or seconds): Nomad stops what is left on the node then",
+  },
+  {
+    yaml: 'reboot.probe_interval',
+    flag: 'probe-interval',
+    path: ['reboot', 'probeInterval'],
+    parse: goDurationWithin(60),
+    doc: "how often the job's ports are probed during the fault window for service-continuity (Go duration, at most 1m)",
   },
   {
     yaml: 'reboot.max_gap',

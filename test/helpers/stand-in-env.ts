@@ -99,12 +99,16 @@ function envOn(
 export const STAND_IN_QUIET_S = 0.5;
 /** The settle confirmation window in stand-in time: the stand-in answers in ms, so its reads are never seconds apart. */
 export const STAND_IN_CONFIRM_S = 0.2;
+/** The probe series' interval in the stand-ins. */
+export const STAND_IN_PROBE_INTERVAL = '20ms';
 const standInTime = (config: ScenarioEnv['config']): ScenarioEnv['config'] => ({
   ...config,
   reboot: {
     ...config.reboot,
     settleQuietS: Math.min(config.reboot.settleQuietS, STAND_IN_QUIET_S),
     settleConfirmS: Math.min(config.reboot.settleConfirmS, STAND_IN_CONFIRM_S),
+    // the stand-in's faults last milliseconds: probe often enough to see them
+    probeInterval: STAND_IN_PROBE_INTERVAL,
   },
 });
 

@@ -115,10 +115,66 @@ t.test('drain, fault, back, eligible: both allocs migrated to the other client, 
   t.match(r.perAlloc?.[0]?.detail, /^migrated client-1 -> client-2 as \w{8}: migrated by the drain/);
 });
 
-t.test('a drain with nowhere to go never finishes: the wait ends at its deadline naming what is left', async (t) => {
-  const { nomad, node1 } = await rig(t, false);
-  const err = await drainNode(nomad, node1, 3_600_000, { deadline: deadlineIn(800) }).catch((x: unknown) => x);
+t.test('a drain slower than its wait: the wait ends at its deadline naming the drain and what is left', async (t) => {
+  const { fake, nomad, node1 } = await rig(t, true);
+  // the stand-in's drainer slowed down once the job runs: each of its steps now takes 2 s
+  Object.assign(fake.cluster, { stepMs: 2000 });
+  const err = await drainNode(nomad, node1, 3_600_000, { deadline: deadlineIn(1500) }).catch((x: unknown) => x);
   t.type(err, TimeoutError);
   t.match((err as Error).message, /waiting for the drain of node client-1 \(\w{8}\) to finish: gave up after/);
   t.match((err as Error).message, /draining \(deadline 3600s.*still on it: web\.web\[0\] \w{8} running, web\.web\[1\]/);
+});
+
+t.test('the last client drained: its allocs stop with nowhere to go, and come back once it is eligible', async (t) => {
+  const { nomad, jobId, node1 } = await rig(t, false);
+  const before = await readJobAllocs(nomad, jobId, deadlineIn(2000));
+  const drain = await drainNode(nomad, node1, 60_000, { deadline: deadlineIn(5000) });
+  t.equal(drain.status, 'complete');
+  const stopped = await readJobAllocs(nomad, jobId, deadlineIn(2000));
+  t.same(
+    stopped.map((a) => [a.clientStatus, a.desiredDescription]),
+    [
+      ['complete', 'alloc is being migrated'],
+      ['complete', 'alloc is being migrated'],
+    ],
+    'stopped, no replacement yet',
+  );
+  await markEligible(nomad, node1, { deadline: deadlineIn(2000) });
+  await waitFor(
+    'the two places running again',
+    async () => {
+      const n = (await nomad.jobAllocations(jobId)).body.filter((a) => a.ClientStatus === 'running').length;
+      return n === 2 ? { done: true, value: n } : { done: false, reason: `${n} running` };
+    },
+    { deadline: deadlineIn(3000) },
+  );
+  const after = await readJobAllocs(nomad, jobId, deadlineIn(2000));
+  const e: ClusterEvidence = {
+    topology: '1+1',
+    jobId,
+    expectedAllocs: 2,
+    nodeNames: { [node1]: 'client' },
+    turns: [
+      {
+        machine: 'client',
+        role: 'client',
+        targetedAs: 'clients',
+        nodeId: node1,
+        drain,
+        reboot: { machine: 'client', kind: 'graceful', bootIdBefore: 'a', bootIdAfter: 'b', requestedAt: 0, backAt: 0 },
+      },
+    ],
+    disruptionIndex: 0,
+    before,
+    after,
+    drain: true,
+    maxGapMs: 0,
+  };
+  t.same(
+    followAllocs(e).map((f) => [f.outcome, f.machineBefore, f.machineAfter]),
+    [
+      ['migrated', 'client', 'client'],
+      ['migrated', 'client', 'client'],
+    ],
+  );
 });

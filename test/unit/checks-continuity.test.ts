@@ -93,3 +93,30 @@ t.test('several services are judged apart; a service that never had a probe, or 
   t.equal(none.status, 'failed');
   t.match(none.message, /holds no probe/);
 });
+
+t.test('a lab of one client whose client is hit: the gap is measured, the check skipped', async (t) => {
+  const s = series({ 'web/http a@client': '++----++' });
+  const e = { ...evidence(s), topology: '1+1' };
+  const hit = {
+    ...e,
+    turns: [
+      {
+        machine: 'client',
+        role: 'client' as const,
+        targetedAs: 'clients',
+        reboot: {
+          machine: 'client',
+          kind: 'graceful' as const,
+          bootIdBefore: 'a',
+          bootIdAfter: 'b',
+          requestedAt: T0,
+          backAt: T0 + 4000,
+        },
+      },
+    ],
+  };
+  const r = judgeCheck(SERVICE_CONTINUITY, hit);
+  t.equal(r.status, 'skipped');
+  t.match(r.message, /one client cannot serve through that client's fault \(the longest gap 4\.0s/);
+  t.equal(judgeCheck(SERVICE_CONTINUITY, e).status, 'failed', 'no client hit (a server reboot): judged');
+});

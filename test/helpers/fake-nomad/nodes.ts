@@ -3,7 +3,7 @@
 // DesiredTransition.Migrate (AllocationUpdateDesiredTransition), the scheduler places each one's replacement on another
 // eligible node, linked both ways, and stops the old one ("alloc is being migrated", PlanResult); the client stops it
 // (complete); once nothing of the drain is left the DrainStrategy is cleared and LastDrain says complete.
-import type { ApiAllocation, ApiNode } from '../../../lib/nomad/api-types.js';
+import type { ApiAllocation, ApiJob, ApiNode } from '../../../lib/nomad/api-types.js';
 import type { Cluster } from './cluster.js';
 import { newNode, nowRfc3339, taskEvent } from './payloads.js';
 
@@ -80,8 +80,9 @@ function migrate(c: Cluster, from: ApiNode, draining: ApiAllocation[]): void {
     .find(
       (x) => x.ID !== from.ID && x.Status === 'ready' && x.SchedulingEligibility === 'eligible' && !x.DrainStrategy,
     );
-  // Note: with no node to take them the drainer waits for capacity until the drain's deadline; the stand-in just waits
-  if (!to) return;
+  // With no node to take them, the scheduler still stops the migrating allocs; their places wait in a blocked eval
+  // until a node is eligible again (the last client of a lab drained: the service is down meanwhile).
+  if (!to) blocked.set(c, [...(blocked.get(c) ?? []), ...draining]);
   for (const jobId of new Set(draining.map((a) => a.JobID))) {
     const job = c.jobs.get(jobId);
     if (!job) continue;
@@ -92,12 +93,7 @@ function migrate(c: Cluster, from: ApiNode, draining: ApiAllocation[]): void {
         .filter((a) => !mine.includes(a))
         .map((a) => a.Name),
     );
-    c.placementNode = to;
-    try {
-      c.placeAllocs(job, '', mine, keep);
-    } finally {
-      c.placementNode = undefined;
-    }
+    if (to) placeOn(c, to, job, mine, keep);
     for (const a of mine)
       c.updateAlloc(
         a.ID,
@@ -126,11 +122,41 @@ function migrate(c: Cluster, from: ApiNode, draining: ApiAllocation[]): void {
   });
 }
 
-/** PUT /v1/node/:id/eligibility. */
+/** Place `job`'s missing allocs on `n` (the replacements of `previous`, linked to them). */
+function placeOn(c: Cluster, n: ApiNode, job: ApiJob, previous: ApiAllocation[], keep: Set<string>): void {
+  c.placementNode = n;
+  try {
+    c.placeAllocs(job, '', previous, keep);
+  } finally {
+    c.placementNode = undefined;
+  }
+}
+
+/** Migrating allocs that found no node, by cluster: the blocked eval places them once a node is eligible again. */
+const blocked = new WeakMap<Cluster, ApiAllocation[]>();
+
+/** PUT /v1/node/:id/eligibility: an eligible node lets the blocked placements through. */
 export function setEligibility(c: Cluster, n: ApiNode, eligibility: string): number {
-  return touch(c, n, 'NodeEligibility', (x) => {
+  const idx = touch(c, n, 'NodeEligibility', (x) => {
     x.SchedulingEligibility = eligibility;
   });
+  const waiting = blocked.get(c) ?? [];
+  if (eligibility !== 'eligible' || n.Status !== 'ready' || waiting.length === 0) return idx;
+  blocked.delete(c);
+  c.later(1, () => {
+    for (const jobId of new Set(waiting.map((a) => a.JobID))) {
+      const job = c.jobs.get(jobId);
+      if (!job || job.Stop) continue;
+      const mine = waiting.filter((a) => a.JobID === jobId);
+      const keep = new Set(
+        [...c.allocs.values()]
+          .filter((a) => a.JobID === jobId && a.DesiredStatus === 'run' && !TERMINAL.has(a.ClientStatus))
+          .map((a) => a.Name),
+      );
+      placeOn(c, n, job, mine, keep);
+    }
+  });
+  return idx;
 }
 
 /** GET /v1/agent/members: one server, the stand-in itself. */
