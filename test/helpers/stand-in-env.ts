@@ -7,6 +7,8 @@ import type { ScenarioEnv } from '../../lib/run/scenario.js';
 import { HarnessError } from '../../lib/errors.js';
 import { startFakeNomad, type FakeNomad, type ServerRebootEffect, type Timeline } from './fake-nomad/index.js';
 import { createFakeLab } from './fake-lab.js';
+import { createFakeClusterLab } from './fake-cluster-lab.js';
+import type { Topology } from '../../lib/model/topology.js';
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { JobConverter } from '../../lib/cluster/job-convert.js';
@@ -278,4 +280,38 @@ export function standInPerRun(
 /** "1.9.7" from a stand-in build path such as /stand-in/nomad-1.9.7 (the stand-in agent reports it after an upgrade). */
 function versionInPath(path: string): string | undefined {
   return /(\d+\.\d+\.\d+)/.exec(path)?.[1];
+}
+
+/**
+ * A Nomad stand-in and CLI deps whose scenario env uses it and a stand-in lab of `topology` (test/helpers/
+ * fake-cluster-lab.ts): the stand-in's primary client node is client-1, the other clients are registered beside it.
+ */
+export async function standInCluster(
+  topology: Topology,
+  o: { cwd: string; timeline?: Timeline },
+): Promise<{
+  nomad: FakeNomad;
+  lab: ReturnType<typeof createFakeClusterLab>;
+  deps: CliDeps;
+  out: string[];
+  err: string[];
+}> {
+  const nomad = await startFakeNomad({ timeline: o.timeline ?? 'restored', clientNodeName: 'client-1', stepMs: 20 });
+  const lab = createFakeClusterLab(nomad, topology);
+  const out: string[] = [];
+  const err: string[] = [];
+  const makeEnv = (config: ScenarioEnv['config']): ScenarioEnv => ({
+    config: standInTime(config),
+    async upLab(ctx) {
+      ctx.cleanup.defer('destroy the stand-in lab', () => lab.destroy({ deadline: ctx.deadline }));
+      return lab;
+    },
+    ...envOn(
+      config,
+      () => nomad,
+      () => '1.9.7',
+      versionInPath,
+    ),
+  });
+  return { nomad, lab, deps: depsWith(makeEnv, o, out, err), out, err };
 }

@@ -2,7 +2,8 @@
 // (nomad@v1.9.7:nomad/drainer): the node gets a DrainStrategy and turns ineligible (NodeDrain), its service allocs get
 // DesiredTransition.Migrate (AllocationUpdateDesiredTransition), the scheduler places each one's replacement on another
 // eligible node, linked both ways, and stops the old one ("alloc is being migrated", PlanResult); the client stops it
-// (complete); once nothing of the drain is left the DrainStrategy is cleared and LastDrain says complete.
+// (complete); one alloc at a time (max_parallel 1); once nothing of the drain is left the DrainStrategy is cleared and
+// LastDrain says complete.
 import type { ApiAllocation, ApiJob, ApiNode } from '../../../lib/nomad/api-types.js';
 import type { Cluster } from './cluster.js';
 import { newNode, nowRfc3339, taskEvent } from './payloads.js';
@@ -59,21 +60,37 @@ export function drainNode(c: Cluster, n: ApiNode, spec: { Deadline?: number } | 
     x.SchedulingEligibility = 'ineligible';
     x.LastDrain = { Status: 'draining', StartedAt: nowRfc3339(), UpdatedAt: nowRfc3339() };
   });
-  const draining = liveOn(c, n.ID);
-  c.later(1, () => {
-    c.commit(
-      ['allocs'],
-      (idx) => {
-        for (const a of draining) Object.assign(a, { DesiredTransition: { Migrate: true }, ModifyIndex: idx });
-      },
-      'AllocationUpdateDesiredTransition',
-    );
-    c.later(1, () => migrate(c, n, draining));
-  });
+  c.later(1, () => drainNext(c, n, liveOn(c, n.ID)));
   return index;
 }
 
-/** The scheduler's answer to the migrate transitions: replacements elsewhere, the old allocs stopped, then done. */
+/**
+ * One alloc at a time, as a migrate block's default max_parallel = 1 (and the shipped rolling job's) has it: mark it
+ * for migration, let the scheduler move it, and take the next once its replacement had time to run. With none left
+ * the drain is complete.
+ */
+function drainNext(c: Cluster, n: ApiNode, queue: ApiAllocation[]): void {
+  const a = queue.shift();
+  if (!a) {
+    touch(c, n, 'NodeDrain', (x) => {
+      x.DrainStrategy = null;
+      x.LastDrain = { Status: 'complete', StartedAt: x.LastDrain?.StartedAt, UpdatedAt: nowRfc3339() };
+    });
+    return;
+  }
+  c.commit(
+    ['allocs'],
+    (idx) => Object.assign(a, { DesiredTransition: { Migrate: true }, ModifyIndex: idx }),
+    'AllocationUpdateDesiredTransition',
+  );
+  c.later(1, () => {
+    migrate(c, n, [a]);
+    // the replacement is placed, set up and started within three steps (cluster.ts runFresh)
+    c.later(4, () => drainNext(c, n, queue));
+  });
+}
+
+/** The scheduler's answer to a migrate transition: the replacement elsewhere, the old alloc stopped. */
 function migrate(c: Cluster, from: ApiNode, draining: ApiAllocation[]): void {
   const to = c
     .allNodes()
@@ -112,13 +129,6 @@ function migrate(c: Cluster, from: ApiNode, draining: ApiAllocation[]): void {
         }
         x.ClientStatus = 'complete';
       });
-    // the drainer is done once the migrated allocs are stopped and their replacements are placed and running
-    c.later(2, () =>
-      touch(c, from, 'NodeDrain', (x) => {
-        x.DrainStrategy = null;
-        x.LastDrain = { Status: 'complete', StartedAt: x.LastDrain?.StartedAt, UpdatedAt: nowRfc3339() };
-      }),
-    );
   });
 }
 
@@ -175,4 +185,20 @@ export function members(): unknown {
       },
     ],
   };
+}
+
+/** Another client node's host rebooted: its agent registers again (initializing, then ready), a newer status time. */
+export function otherNodeRestarted(c: Cluster, n: ApiNode): void {
+  const set = (status: string) =>
+    c.commit(
+      ['nodes'],
+      (idx) => {
+        n.Status = status;
+        n.StatusUpdatedAt = Math.max(Math.floor(Date.now() / 1000), n.StatusUpdatedAt + 1);
+        n.ModifyIndex = idx;
+      },
+      'NodeStreamEvent',
+    );
+  set('initializing');
+  c.later(2, () => set('ready'));
 }
