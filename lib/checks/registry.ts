@@ -25,6 +25,8 @@ import { ALLOCS_FOLLOWED } from './allocs-followed.js';
 import { UNTOUCHED_ALLOCS } from './untouched-allocs.js';
 import { SERVICE_CONTINUITY } from './service-continuity.js';
 import { TARGETS_HIT } from './targets-hit.js';
+import { NEW_LEADER } from './new-leader.js';
+import { OLD_LEADER_REJOINED } from './old-leader-rejoined.js';
 
 /** Every shipped check, once. */
 export const SHIPPED_CHECKS: readonly CheckDef[] = [
@@ -52,6 +54,8 @@ export const SHIPPED_CHECKS: readonly CheckDef[] = [
   ALLOCS_FOLLOWED,
   UNTOUCHED_ALLOCS,
   SERVICE_CONTINUITY,
+  NEW_LEADER,
+  OLD_LEADER_REJOINED,
 ];
 
 /** The shipped check with this id. */

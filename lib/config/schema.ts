@@ -111,6 +111,8 @@ export interface HarnessConfig {
     maxGapS: number;
     /** service continuity: how often the job's ports are probed during the fault window (Go duration) */
     probeInterval: string;
+    /** new-leader: how soon after the leader's fault another server must lead (Go duration) */
+    leaderWithin: string;
   };
   expect: { scenario: Expectation | undefined; perCheck: Record<string, Expectation> };
   /** keep the VMs after the run and print how to reach and destroy them */
@@ -197,6 +199,8 @@ export const DEFAULTS: HarnessConfig = {
     maxGapS: 0,
     // a reboot's gap lasts tens of seconds; one probe round per alloc every 2 s sees it to within 2 s, cheaply
     probeInterval: '2s',
+    // Raft elects within a few election timeouts (1-2 s each); emulated VMs on a busy host need more
+    leaderWithin: '30s',
   },
   expect: { scenario: undefined, perCheck: {} },
   keep: false,

@@ -360,6 +360,13 @@ export const FIELDS: Field[] = [
     doc: "how often the job's ports are probed during the fault window for service-continuity (Go duration, at most 1m)",
   },
   {
+    yaml: 'reboot.leader_within',
+    flag: 'leader-within',
+    path: ['reboot', 'leaderWithin'],
+    parse: goDurationWithin(3600),
+    doc: "new-leader: how soon after the leader's fault another server must lead (with one server: after its return)",
+  },
+  {
     yaml: 'reboot.max_gap',
     flag: 'max-gap',
     path: ['reboot', 'maxGapS'],

@@ -75,6 +75,10 @@ export interface LeaderSeen {
   oldRejoined: boolean;
   /** what was seen of the old leader at the end, one line */
   oldState: string;
+  /** the lab has one server: the leader can only come back with it (the bound then runs from its return) */
+  single: boolean;
+  /** /v1/status/leader as a live machine saw it during the fault, read back to machines ("" = none, "?" = no answer) */
+  observed: { atMs: number; leader: string; from: string }[];
 }
 
 export interface ClusterEvidence {

@@ -170,6 +170,12 @@ export interface ApiAgentMember {
   Tags: Record<string, string> | null;
 }
 
+/** `/v1/operator/raft/configuration`: the Raft peers (Node is the server's node name). */
+export interface ApiRaftConfiguration {
+  Index: number;
+  Servers: { ID: string; Node: string; Address: string; Leader: boolean; Voter: boolean; RaftProtocol?: string }[];
+}
+
 /** The subset of `/v1/agent/self` we read (top-level keys are lowercase in the API). */
 export interface ApiAgentSelf {
   config: {

@@ -44,6 +44,8 @@ export interface Nomad {
   setEligibility(id: string, eligible: boolean, o?: WriteOpts): Promise<A.ApiNodeUpdateResponse>;
   /** the Serf members: every server of the region, with its address */
   members(q?: ReadQuery): Promise<Read<A.ApiAgentMember[]>>;
+  /** the Raft peers as the leader holds them (ACL operator:read) */
+  raftConfiguration(q?: ReadQuery): Promise<Read<A.ApiRaftConfiguration>>;
   parseJob(hcl: string, o?: WriteOpts & { variables?: string }): Promise<A.ApiJob>;
   registerJob(job: A.ApiJob, hclSource: string, o?: WriteOpts): Promise<A.ApiJobRegisterResponse>;
   job(id: string, q?: ReadQuery): Promise<Read<A.ApiJob>>;
@@ -181,6 +183,7 @@ export function createNomad(o0: NomadOptions): Nomad {
       const r = await call('PUT', `/v1/node/${e(id)}/eligibility`, { body, signal: o.signal });
       return r.body as A.ApiNodeUpdateResponse;
     },
+    raftConfiguration: (q) => get('/v1/operator/raft/configuration', q),
     // Note: /v1/agent/members answers {ServerName, ServerRegion, ServerDC, Members: [...]}
     members: async (q) => {
       const r = await get<{ Members?: A.ApiAgentMember[] | null }>('/v1/agent/members', q);

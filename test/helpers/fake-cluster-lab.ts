@@ -1,12 +1,13 @@
 // A STAND-IN lab of one server and several clients for integration tests (not VMs): machines named as a topology
 // names them (server-1, client-1, client-2, ...), answering boot ids and the probes of the job's host ports from the
-// Nomad stand-in's state. Faults: client-1 follows the stand-in's timeline (its primary node), the other clients'
+// Nomad stand-in's state. Faults: the first client follows the stand-in's timeline (its primary node), the others'
 // agents register again (fake-nomad/nodes.ts), the server drops every connection for a moment.
 import { randomUUID } from 'node:crypto';
 import type { ExecOptions, ExecResult, Lab, Machine, RebootKind, RebootRecord, Tunnel } from '../../lib/model/lab.js';
 import { sleep, type Deadline } from '../../lib/time/deadlines.js';
 import { TimeoutError } from '../../lib/errors.js';
-import { machineSlots, type Topology } from '../../lib/model/topology.js';
+import { machineSlots, slotName, type Topology } from '../../lib/model/topology.js';
+import { LEADER_COMMAND } from '../../lib/scenario/leader-watch.js';
 import type { FakeNomad } from './fake-nomad/index.js';
 import { addClientNode, otherNodeRestarted } from './fake-nomad/nodes.js';
 
@@ -27,10 +28,12 @@ function answers(nomad: FakeNomad, host: string, port: string): boolean {
   );
 }
 
-/** The lab; the stand-in's primary client node must be named client-1 (the others are registered here). */
+/** The lab; the stand-in's primary client node must be named as the first client (the others are registered here). */
 export function createFakeClusterLab(nomad: FakeNomad, t: Topology): Lab & { destroyed: boolean; rebooted: string[] } {
   const slots = machineSlots(t);
-  const nodeOf = new Map<string, string>([['client-1', nomad.cluster.node.ID]]);
+  const first = slotName(t, 'client', 1);
+  const nodeOf = new Map<string, string>([[first, nomad.cluster.node.ID]]);
+  nomad.cluster.serverName = slotName(t, 'server', 1);
   for (const s of slots.filter((x) => x.role === 'client' && x.index > 1))
     nodeOf.set(s.name, addClientNode(nomad.cluster, s.name, `10.199.0.${20 + s.index}`).ID);
   const boot = new Map(slots.map((s) => [s.name, randomUUID()]));
@@ -46,6 +49,11 @@ export function createFakeClusterLab(nomad: FakeNomad, t: Topology): Lab & { des
         throw new TimeoutError(`ssh to ${name}`, 0, 'connection refused (stand-in host is down)');
       }
       if (cmd.includes('/proc/sys/kernel/random/boot_id')) return ok(`${boot.get(name)}\n12.00 1.00\n`);
+      // the machine's own agent answers /v1/status/leader: here the stand-in's API, unreachable while its server is down
+      if (cmd === LEADER_COMMAND) {
+        const r = await fetch(`${nomad.addr}/v1/status/leader`).catch(() => undefined);
+        return r ? ok(await r.text()) : { code: 7, stdout: '', stderr: 'Connection refused', durationMs: 1 };
+      }
       // the commands of lib/lab/observe.ts: curl's URL (quoted or not), bash's /dev/tcp with host and port last
       const url = (/^curl .*'(http:\/\/[^']+)'$/.exec(cmd) ?? /^curl .* (http:\/\/\S+)$/.exec(cmd))?.[1];
       const curl = url ? new URL(url) : undefined;
@@ -77,12 +85,12 @@ export function createFakeClusterLab(nomad: FakeNomad, t: Topology): Lab & { des
       const before = boot.get(name)!;
       rebooted.push(name);
       down.add(name);
-      if (name === 'client-1') nomad.clientDown();
+      if (name === first) nomad.clientDown();
       else if (name.startsWith('server')) nomad.serverDown();
       await sleep(name.startsWith('server') ? 300 : 60, deadline);
       boot.set(name, randomUUID());
       down.delete(name);
-      if (name === 'client-1') nomad.clientUp();
+      if (name === first) nomad.clientUp();
       else if (name.startsWith('server')) nomad.serverUp();
       else otherNodeRestarted(nomad.cluster, nomad.cluster.allNodes().find((n) => n.ID === nodeOf.get(name))!);
       return {

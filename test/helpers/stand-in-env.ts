@@ -8,7 +8,7 @@ import { HarnessError } from '../../lib/errors.js';
 import { startFakeNomad, type FakeNomad, type ServerRebootEffect, type Timeline } from './fake-nomad/index.js';
 import { createFakeLab } from './fake-lab.js';
 import { createFakeClusterLab } from './fake-cluster-lab.js';
-import type { Topology } from '../../lib/model/topology.js';
+import { slotName, type Topology } from '../../lib/model/topology.js';
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { JobConverter } from '../../lib/cluster/job-convert.js';
@@ -284,7 +284,7 @@ function versionInPath(path: string): string | undefined {
 
 /**
  * A Nomad stand-in and CLI deps whose scenario env uses it and a stand-in lab of `topology` (test/helpers/
- * fake-cluster-lab.ts): the stand-in's primary client node is client-1, the other clients are registered beside it.
+ * fake-cluster-lab.ts): the stand-in's primary client node is the first client, the others are registered beside it.
  */
 export async function standInCluster(
   topology: Topology,
@@ -296,7 +296,11 @@ export async function standInCluster(
   out: string[];
   err: string[];
 }> {
-  const nomad = await startFakeNomad({ timeline: o.timeline ?? 'restored', clientNodeName: 'client-1', stepMs: 20 });
+  const nomad = await startFakeNomad({
+    timeline: o.timeline ?? 'restored',
+    clientNodeName: slotName(topology, 'client', 1),
+    stepMs: 20,
+  });
   const lab = createFakeClusterLab(nomad, topology);
   const out: string[] = [];
   const err: string[] = [];

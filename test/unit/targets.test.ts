@@ -76,7 +76,7 @@ t.test(
       flags,
       knownChecks: REBOOT.map((c) => c.id),
     });
-    const good = resolveConfig(src({ target: 'client', rolling: 'true', drain: 'true', 'max-gap': '5s' }));
+    const good = resolveConfig(src({ target: 'client', rolling: true, drain: 'true', 'max-gap': '5s' }));
     t.ok(good.ok);
     t.same(good.config.reboot.target, { kind: 'machine', name: 'client' });
     t.same([good.config.reboot.rolling, good.config.reboot.drain, good.config.reboot.maxGapS], [true, true, 5]);

@@ -61,6 +61,8 @@ export class Cluster {
   readonly node: ApiNode;
   /** further client nodes (nodes.ts addClientNode): registered and ready, no timeline of their own */
   readonly otherNodes: ApiNode[] = [];
+  /** the server's node name, as its Serf member and Raft peer are named (nodes.ts) */
+  serverName = 'server';
   /** where the scheduler places new allocs; default the client node (a drain moves it to another node) */
   placementNode: ApiNode | undefined;
   readonly jobs = new Map<string, ApiJob>();

@@ -169,19 +169,36 @@ export function setEligibility(c: Cluster, n: ApiNode, eligibility: string): num
   return idx;
 }
 
-/** GET /v1/agent/members: one server, the stand-in itself. */
-export function members(): unknown {
+/** GET /v1/agent/members: one server, the stand-in itself, under the name its machine has (Cluster.serverName). */
+export function members(c: Cluster): unknown {
   return {
-    ServerName: 'server',
+    ServerName: c.serverName,
     ServerRegion: 'global',
     ServerDC: 'dc1',
     Members: [
       {
-        Name: 'server.global',
+        Name: `${c.serverName}.global`,
         Addr: '127.0.0.1',
         Port: 4648,
         Status: 'alive',
-        Tags: { role: 'nomad', region: 'global', dc: 'dc1', port: '4647', build: '1.9.7', bootstrap: '1' },
+        Tags: { role: 'nomad', region: 'global', dc: 'dc1', port: '4647', build: c.version, bootstrap: '1' },
+      },
+    ],
+  };
+}
+
+/** GET /v1/operator/raft/configuration: the one server, leader and voter. */
+export function raftConfiguration(c: Cluster): unknown {
+  return {
+    Index: c.index,
+    Servers: [
+      {
+        ID: 'a1b2c3d4-0000-4000-8000-000000000001',
+        Node: `${c.serverName}.global`,
+        Address: '127.0.0.1:4647',
+        Leader: true,
+        Voter: true,
+        RaftProtocol: '3',
       },
     ],
   };

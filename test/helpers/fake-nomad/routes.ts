@@ -8,7 +8,7 @@ import { parseJobHcl } from './job-parse.js';
 import { registerJob, stopJob } from './jobs.js';
 import { agentSelf, allocStub, evalOut, fullAlloc, nodeStub } from './payloads.js';
 import { WHOLE_ALLOC_ROUTES } from './whole-alloc.js';
-import { drainNode, members, nodeById, setEligibility } from './nodes.js';
+import { drainNode, members, nodeById, raftConfiguration, setEligibility } from './nodes.js';
 
 export interface Reply {
   status: number;
@@ -72,7 +72,8 @@ const UUID_LEN = 36;
 export const ROUTES: [string[], RegExp, Handler][] = [
   [['GET'], /^\/v1\/agent\/self$/, (c) => json(agentSelf(c.version))],
   [['GET'], /^\/v1\/status\/leader$/, () => json('127.0.0.1:4647')],
-  [['GET'], /^\/v1\/agent\/members$/, () => json(members())],
+  [['GET'], /^\/v1\/agent\/members$/, (c) => json(members(c))],
+  [['GET'], /^\/v1\/operator\/raft\/configuration$/, (c) => json(raftConfiguration(c))],
   [['GET'], /^\/v1\/nodes$/, blocking(['nodes'], (c) => c.allNodes().map(nodeStub))],
   [['GET'], /^\/v1\/node\/([^/]+)$/, blocking(['nodes'], (c, m) => nodeById(c, m[1]!), 'node not found')],
   [
