@@ -12,6 +12,7 @@ import type { Nomad } from '../nomad/client.js';
 import type { Deadline } from '../time/deadlines.js';
 import { judgeAll } from '../checks/define.js';
 import { electedAfter } from '../checks/leader.js';
+import { seconds, serviceContinuity } from '../checks/continuity.js';
 import { topologyLabel } from '../model/topology.js';
 import { targetText, targetTurns, type TargetSpec } from '../model/target.js';
 import { ConfigError } from '../errors.js';
@@ -172,6 +173,7 @@ export async function runClusterFault(
     if (series) {
       recorded = await series.stop();
       ctx.artifact('probe-series.json', JSON.stringify(recorded, null, 2));
+      markSeries(ctx, recorded);
     }
     if (watch) {
       observed = await watch.stop();
@@ -206,6 +208,33 @@ export async function runClusterFault(
   };
   ctx.artifact('cluster-evidence.json', JSON.stringify(evidence, null, 2));
   return judgeAll(checks, evidence);
+}
+
+/** The probe series on the timeline: its window, and each gap as a bar. */
+function markSeries(ctx: RunContext, s: ProbeSeries): void {
+  const every = seconds(s.intervalMs);
+  ctx.mark({
+    atMs: s.startMs,
+    lane: 'probe',
+    label: `probing ${s.services.join(', ')} every ${every}`,
+    severity: 'info',
+  });
+  for (const c of serviceContinuity(s)) {
+    for (const g of c.gaps)
+      ctx.mark({
+        atMs: g.fromMs,
+        untilMs: g.toMs,
+        lane: 'probe',
+        label: `${g.service}: no answer for ${seconds(g.lengthMs)}${g.open ? ' (never again)' : ''}`,
+        detail: g.lastError,
+        severity: 'fail',
+      });
+    ctx.fact(
+      `probe.${c.service}`,
+      `answered at ${c.up} of ${c.ticks} ticks; gaps: ${c.gaps.map((g) => seconds(g.lengthMs)).join(', ') || 'none'}`,
+    );
+  }
+  ctx.mark({ atMs: s.endMs, lane: 'probe', label: 'probing ended', severity: 'info' });
 }
 
 /** The leader across the fault of the server that led before (undefined when no turn hit it). */

@@ -150,8 +150,22 @@ export async function runWave(
   turns.forEach((t, k) => {
     t.reboot = records[k]!;
     recordFault(ctx, t.reboot, `.${t.machine}`);
-    ctx.mark({ atMs: t.reboot.requestedAt, lane: 'host', label: `${t.machine}: ${kind} requested`, severity: 'warn' });
-    ctx.mark({ atMs: t.reboot.backAt, lane: 'host', label: `${t.machine}: back`, severity: 'ok' });
+    const [before, after] = [t.reboot.bootIdBefore, t.reboot.bootIdAfter];
+    const host = { lane: 'host' as const, machine: t.machine };
+    ctx.mark({
+      ...host,
+      atMs: t.reboot.requestedAt,
+      label: `${kind} reboot requested`,
+      detail: `boot_id ${before}`,
+      severity: 'warn',
+    });
+    ctx.mark({
+      ...host,
+      atMs: t.reboot.backAt,
+      label: 'back',
+      detail: `boot_id ${after}`,
+      severity: after !== before ? 'ok' : 'fail',
+    });
   });
   since.atMs = Math.min(...records.map((r) => r.requestedAt));
   if (turns.some((t) => t.role === 'server'))
