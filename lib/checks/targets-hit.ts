@@ -27,6 +27,6 @@ export const TARGETS_HIT = defineCheck<ClusterEvidence>({
         `${notRebooted.map((t) => t.machine).join(', ')} did not come back with a new boot id`,
         lines,
       );
-    return judgement('passed', `${e.turns.map((t) => t.machine).join(', ')} hit in turn`, lines);
+    return judgement('passed', `every target hit: ${e.turns.map((t) => t.machine).join(', ')}`, lines);
   },
 });

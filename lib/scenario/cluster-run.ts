@@ -22,7 +22,7 @@ import { durationSeconds } from '../config/fields.js';
 import { waitForBridgeClient } from './client-ready.js';
 import { waitForJobHealthy } from './job-steps.js';
 import { readJobAllocs } from './reboot-steps.js';
-import { labTopology, leaderMachine, machinesOfRole, runWave, waves } from './cluster-steps.js';
+import { labTopology, leaderMachine, machinesOfRole, runWave, serverAddresses, waves } from './cluster-steps.js';
 import { seriesServices, seriesTargets, startProbeSeries } from './probe-series.js';
 import { startLeaderWatch } from './leader-watch.js';
 
@@ -103,8 +103,11 @@ export async function runClusterFault(
   const disruptionIndex = (await nomad.jobAllocations(jobId)).index;
   const turnsPlanned = targetTurns(plan.target, topology);
   const hitsServers = turnsPlanned.some((t) => t.kind === 'leader' || t.role === 'server');
+  const addresses0 = hitsServers
+    ? await ctx.step("read the server machines' addresses", (d) => serverAddresses(lab, d))
+    : {};
   const leaderBefore = hitsServers
-    ? await ctx.step('find the leader before the fault', (d) => leaderMachine(nomad, lab, d))
+    ? await ctx.step('find the leader before the fault', (d) => leaderMachine(nomad, lab, d, addresses0))
     : undefined;
   if (leaderBefore) ctx.fact('leader.before', `${leaderBefore.name} (${leaderBefore.address})`);
 
@@ -138,6 +141,7 @@ export async function runClusterFault(
         intervalMs: Math.min(LEADER_EVERY_MS, durationSeconds(config.reboot.probeInterval) * 1000),
         members: (await nomad.members()).body,
         servers,
+        addresses: addresses0,
         down: () => down,
         deadline: ctx.deadline,
       })
@@ -158,6 +162,7 @@ export async function runClusterFault(
     driver: 'exec',
     nodeOf,
     down,
+    serverAddresses: addresses0,
     history: { events: {} },
   };
   try {

@@ -35,11 +35,29 @@ export function machinesOfRole(lab: Pick<Lab, 'machines'>, role: MachineRole): s
   return (role === 'server' ? serverSlots(t) : clientSlots(t)).map((s) => s.name);
 }
 
-/** The server machine that leads now: /v1/status/leader read back through the Serf members. */
-export async function leaderMachine(nomad: Nomad, lab: Pick<Lab, 'machines'>, d: Deadline) {
+/** Each server machine's addresses (`hostname -I`): the leader's RPC address is one of them. */
+export async function serverAddresses(lab: Pick<Lab, 'machines'>, d: Deadline): Promise<Record<string, string[]>> {
+  const out: Record<string, string[]> = {};
+  for (const name of machinesOfRole(lab, 'server')) {
+    const r = await lab.machines[name]!.exec('hostname -I', { deadline: d }).catch(() => undefined);
+    out[name] = r && r.code === 0 ? r.stdout.trim().split(/\s+/).filter(Boolean) : [];
+  }
+  return out;
+}
+
+/**
+ * The server machine that leads now: /v1/status/leader read back through the Serf members (a member's node name is
+ * its machine's), else through the machines' own addresses.
+ */
+export async function leaderMachine(
+  nomad: Nomad,
+  lab: Pick<Lab, 'machines'>,
+  d: Deadline,
+  addresses: Record<string, string[]> = {},
+) {
   const leader = await waitForLeader(nomad, { deadline: d });
   const members = (await nomad.members({ signal: d.signal })).body;
-  const r = resolveLeader(leader, members, machinesOfRole(lab, 'server'));
+  const r = resolveLeader(leader, members, machinesOfRole(lab, 'server'), addresses);
   if ('error' in r) throw new HarnessError(`the leader's machine: ${r.error}`);
   return { ...r, address: leader };
 }
@@ -64,6 +82,8 @@ export interface ClusterFaultInput {
   nodeOf: Record<string, string>;
   /** the machines under the fault right now (the probe series reads it) */
   down: Set<string>;
+  /** each server machine's addresses (the leader read back when Serf names do not match machine names) */
+  serverAddresses?: Record<string, string[]>;
   /** task events seen while settling, by alloc */
   history: { events: Record<string, TaskEventRec[]> };
 }
@@ -82,7 +102,9 @@ export async function runWave(
   const machines = await Promise.all(
     wave.map(async (t) => {
       if (t.kind === 'machine') return { machine: t.name, role: t.role, targetedAs: targetText(i.target) };
-      const l = await ctx.step(`find the leader${of}`, (d) => leaderMachine(nomad, lab, d), { timeoutMs: 3 * 60_000 });
+      const l = await ctx.step(`find the leader${of}`, (d) => leaderMachine(nomad, lab, d, i.serverAddresses), {
+        timeoutMs: 3 * 60_000,
+      });
       ctx.info(`the leader is ${l.name} (${l.how})`);
       return { machine: l.name, role: 'server' as const, targetedAs: 'leader', resolvedHow: l.how };
     }),

@@ -15,6 +15,7 @@ export function leaderOf(
   r: { code: number; stdout: string },
   members: readonly ServerMember[],
   servers: readonly string[],
+  addresses: Readonly<Record<string, readonly string[]>> = {},
 ): string {
   if (r.code !== 0) return '?';
   let addr: unknown;
@@ -25,7 +26,7 @@ export function leaderOf(
   }
   if (typeof addr !== 'string') return '?';
   if (addr === '') return '';
-  const m = resolveLeader(addr, members, servers);
+  const m = resolveLeader(addr, members, servers, addresses);
   return 'name' in m ? m.name : addr;
 }
 
@@ -34,6 +35,7 @@ export function startLeaderWatch(o: {
   intervalMs: number;
   members: readonly ServerMember[];
   servers: readonly string[];
+  addresses?: Readonly<Record<string, readonly string[]>>;
   down: () => ReadonlySet<string>;
   deadline: Deadline;
 }): { stop(): Promise<LeaderSeen['observed']> } {
@@ -50,7 +52,7 @@ export function startLeaderWatch(o: {
           code: -1,
           stdout: '',
         }));
-        observed.push({ atMs, leader: leaderOf(r, o.members, o.servers), from });
+        observed.push({ atMs, leader: leaderOf(r, o.members, o.servers, o.addresses), from });
       }
       await sleep(Math.max(0, atMs + o.intervalMs - Date.now()), { at: o.deadline.at, signal }).catch(() => undefined);
     }

@@ -105,7 +105,7 @@ t.test(
     if (code !== 0) t.comment(s.err.join('\n').slice(-4000));
     t.equal(code, 0, 'exit 0');
     t.same(s.lab.rebooted, ['client-1', 'client-2'], 'one client after the other');
-    t.match(verdicts.get('targets-hit')?.message, /client-1, client-2 hit in turn/);
+    t.match(verdicts.get('targets-hit')?.message, /every target hit: client-1, client-2$/);
     t.match(verdicts.get('allocs-followed')?.message, /every alloc holds a running place \(2 migrated\); 2 of 2 run/);
     t.equal(verdicts.get('service-continuity')?.label, 'passed', 'one client always served while the other was away');
     const junit = readFileSync(join(dir, 'junit.xml'), 'utf8');
@@ -126,5 +126,41 @@ t.test(
       'client-2 drained only after client-1 was eligible',
     );
     t.ok(e.series!.samples.length > 10, 'a series of probes');
+  },
+);
+
+t.test(
+  'rolling-reboot --rolling=false on 1+2: both clients drained, rebooted at once; the gap fails continuity',
+  async (t) => {
+    const dir = t.testdir({});
+    const s = await standInCluster({ servers: 1, clients: 2 }, { cwd: dir });
+    t.teardown(() => s.nomad.close());
+    const code = await main(
+      [
+        'run',
+        'rolling-reboot',
+        '--rolling=false',
+        '--nomad-binary',
+        '/stand-in/nomad',
+        '--reports-dir',
+        join(dir, 'reports'),
+        '--report-json',
+        join(dir, 'summary.json'),
+        '--netns',
+        '',
+      ],
+      s.deps,
+    );
+    const run = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')).runs?.[0];
+    const verdicts = new Map<string, { label: string; message: string }>(
+      (run?.verdicts ?? []).map((v: { id: string; label: string; message: string }) => [v.id, v]),
+    );
+    t.comment([...verdicts].map(([id, v]) => `${id}=${v.label}: ${v.message}`).join('\n'));
+    t.equal(code, 1, 'exit 1: a check failed');
+    t.same(s.lab.rebooted.sort(), ['client-1', 'client-2'], 'both, in one wave');
+    t.match(verdicts.get('targets-hit')?.message, /every target hit: client-1, client-2$/);
+    t.equal(verdicts.get('allocs-followed')?.label, 'passed', 'every alloc came back after both were eligible');
+    t.equal(verdicts.get('service-continuity')?.label, 'failed');
+    t.match(verdicts.get('service-continuity')?.message, /^web\/http stopped answering for \d+(\.\d)?s/);
   },
 );

@@ -11,6 +11,7 @@ import { followAllocs } from '../../lib/checks/across-nodes.js';
 import { judgeCheck } from '../../lib/checks/define.js';
 import { ALLOCS_FOLLOWED } from '../../lib/checks/allocs-followed.js';
 import { UNTOUCHED_ALLOCS } from '../../lib/checks/untouched-allocs.js';
+import { TARGETS_HIT } from '../../lib/checks/targets-hit.js';
 
 const fixture = (n: string) =>
   JSON.parse(readFileSync(new URL(`../fixtures/nomad/${n}`, import.meta.url), 'utf8')) as ApiAllocation;
@@ -201,4 +202,22 @@ t.test('failures: a place not running, the count short, an untouched alloc resta
   });
   t.match(judgeCheck(ALLOCS_FOLLOWED, short).message, /only 2 of the job's 3 allocs run/);
   t.match(judgeCheck(ALLOCS_FOLLOWED, evidence({ ...e, after: [] })).message, /not carried through.*missing/);
+});
+
+t.test('targets-hit: each target back with a new boot id; one that is not, or none hit, fails', async (t) => {
+  const turns = [turn('client-1', N1, T0, [A0]), turn('client-2', N2, T0 + 60_000)];
+  const ok = judgeCheck(TARGETS_HIT, evidence({ turns }));
+  t.equal(ok.status, 'passed');
+  t.match(ok.message, /every target hit: client-1, client-2/);
+  t.match(
+    ok.evidence[0],
+    /client-1 \(clients\) graceful boot_id b0 -> b1, back after 40\.0s, drained 19\.0s \(complete\)/,
+  );
+  const same = [turns[0]!, { ...turns[1]!, reboot: { ...turns[1]!.reboot, bootIdAfter: 'b0' } }];
+  const r = judgeCheck(TARGETS_HIT, evidence({ turns: same }));
+  t.equal(r.status, 'failed');
+  t.match(r.message, /client-2 did not come back with a new boot id/);
+  const kill = [{ ...turns[1]!, reboot: { ...turns[1]!.reboot, kind: 'agent-kill' as const, bootIdAfter: 'b0' } }];
+  t.equal(judgeCheck(TARGETS_HIT, evidence({ turns: kill })).status, 'passed', 'a fault that keeps the host up');
+  t.equal(judgeCheck(TARGETS_HIT, evidence({ turns: [] })).status, 'failed');
 });

@@ -18,6 +18,11 @@ t.test('leaderOf: a JSON string read back to a machine; "" none; anything else n
   t.equal(leaderOf({ code: 7, stdout: '' }, members, servers), '?');
   t.equal(leaderOf({ code: 0, stdout: 'No cluster leader' }, members, servers), '?');
   t.equal(leaderOf({ code: 0, stdout: '"10.9.9.9:4647"' }, members, servers), '10.9.9.9:4647', 'unknown: the address');
+  t.equal(
+    leaderOf({ code: 0, stdout: '"10.9.9.9:4647"' }, members, servers, { 'server-3': ['192.168.121.5', '10.9.9.9'] }),
+    'server-3',
+    "by the machines' own addresses",
+  );
 });
 
 // server-1 led; its reboot requested at T0, back at T0+40s; server-3 asked every second
