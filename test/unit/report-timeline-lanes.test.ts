@@ -1,8 +1,10 @@
 // The HTML timeline of a cluster run: one lane per machine when the host events name machines, each machine's down
-// span apart, and the probe series' gaps as bars on a probe lane (shown only when there is one).
+// span apart, and the probe series' gaps as bars on a probe lane (shown only when there is one); the alloc table's
+// outcome column naming each alloc's machines.
 import t from 'tap';
 import type { RunRecord, TimelineEvent } from '../../lib/model/run.js';
 import { lanesOf, renderTimeline } from '../../lib/report/html-timeline.js';
+import { renderAllocTable } from '../../lib/report/html-allocs.js';
 import { hostDownSpans } from '../../lib/report/html-layout.js';
 
 const T0 = 1_760_000_000_000;
@@ -61,4 +63,28 @@ t.test('the SVG: a lane per machine, each machine down named, the gap a bar on t
     t.match(html, new RegExp(`<text class="lane-name"[^>]*>${m}</text>`), `lane ${m}`);
   t.match(html, /client-1 down 30\.0 ?s|client-1 down 30s/);
   t.match(html, /<rect class="bar"[^>]*><title>[^<]*probes: web\/http: no answer for 4\.0s/);
+});
+
+t.test("the alloc table's outcome column of a cluster run names each alloc's machine before and after", async (t) => {
+  const html = renderAllocTable([
+    {
+      id: 'allocs-followed',
+      title: 'Allocs followed across nodes',
+      status: 'passed',
+      message: 'every alloc holds a running place',
+      evidence: [],
+      perAlloc: [
+        {
+          allocId: 'aaaaaaaa-0000',
+          name: 'web.web[0]',
+          status: 'passed',
+          detail: 'migrated client-1 -> client-2 as bbbbbbbb: migrated by the drain: bbbbbbbb on client-2',
+        },
+      ],
+      expected: 'pass',
+      met: true,
+      label: 'passed',
+    },
+  ]);
+  t.match(html, /<td class="detail">migrated client-1 -&gt; client-2 as bbbbbbbb: migrated by the drain/);
 });
