@@ -9,7 +9,7 @@ export const SERVICE_CONTINUITY = defineCheck<ClusterEvidence>({
   id: 'service-continuity',
   title: 'Service continuity',
   passesWhen:
-    'every port the job maps answered through some live client at every tick of the probe series over the fault window, or stopped answering for less than `reboot.max_gap` at a time (default: no gap at all)',
+    "every port the job maps answered through some live client at every tick of the probe series over the fault window, or stopped answering for less than `reboot.max_gap` at a time (default: no gap at all); skipped, with the gaps measured, when the lab's only client is hit",
   judge(e) {
     const s = e.series;
     if (!s) return judgement('skipped', 'no probe series was recorded (the job maps no port the harness probes)', []);
