@@ -25,7 +25,7 @@ import { TASK_ENV } from '../lib/checks/task-env.js';
 import { ALLOC_EXEC } from '../lib/checks/alloc-exec.js';
 import { SERVICES } from '../lib/checks/services.js';
 import { AGENT_RESOURCES } from '../lib/checks/agent-resources.js';
-import { defineScenario } from '../lib/run/scenario.js';
+import { defineScenario, noClusterTargets } from '../lib/run/scenario.js';
 import { observe } from '../lib/scenario/reboot-steps.js';
 import { waitForLeader, waitForNodeReady } from '../lib/nomad/wait.js';
 import { waitForBridgeClient } from '../lib/scenario/client-ready.js';
@@ -102,7 +102,11 @@ export default defineScenario({
           ]
         : [];
     // the fault kinds this scenario (a Nomad agent on the client) and the provider can do
-    return [...docker, ...faultProblems('bridge-exec-reboot', config, { hasNomadAgent: true })];
+    return [
+      ...docker,
+      ...faultProblems('bridge-exec-reboot', config, { hasNomadAgent: true }),
+      ...noClusterTargets('bridge-exec-reboot', config),
+    ];
   },
   preflight: (config, tools) => checkJobInput(config, tools.convertJob),
   async run(ctx, env) {

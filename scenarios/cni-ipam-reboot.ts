@@ -4,7 +4,7 @@
 // The client reboots for real; the same container is added again without requesting an address (what
 // Nomad does when it restores an alloc). Persistent state must refuse it ("duplicate allocation is not
 // allowed"); tmpfs state must accept it.
-import { defineScenario, singleRebootExecOnly } from '../lib/run/scenario.js';
+import { defineScenario, noClusterTargets, singleRebootExecOnly } from '../lib/run/scenario.js';
 import { HarnessError } from '../lib/errors.js';
 import { judgeAll } from '../lib/checks/define.js';
 import type { CniProbeRun } from '../lib/checks/cni-probe.js';
@@ -40,6 +40,7 @@ export default defineScenario({
   // panic and power-off reboot the host too; agent-kill and partition need a Nomad agent, which this has not
   validate: (config) => [
     ...singleRebootExecOnly('cni-ipam-reboot', config),
+    ...noClusterTargets('cni-ipam-reboot', config),
     ...faultProblems('cni-ipam-reboot', config, { hasNomadAgent: false }),
   ],
   checks: CHECKS,

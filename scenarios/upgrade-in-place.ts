@@ -30,7 +30,7 @@ import { toAllocSnap, toNodeSnap } from '../lib/nomad/parse.js';
 import { blockingProbe, describeAlloc, waitForLeader } from '../lib/nomad/wait.js';
 import { waitForBridgeClient } from '../lib/scenario/client-ready.js';
 import type { Deadline } from '../lib/time/deadlines.js';
-import { defineScenario, singleRebootExecOnly } from '../lib/run/scenario.js';
+import { defineScenario, noClusterTargets, singleRebootExecOnly } from '../lib/run/scenario.js';
 import { waitFor } from '../lib/time/wait-for.js';
 import { FAULT_KINDS, REBOOT_KINDS } from '../lib/config/faults.js';
 import type { HarnessConfig } from '../lib/config/schema.js';
@@ -171,7 +171,11 @@ export default defineScenario({
   needsNomad: true,
   checks: [...UPGRADE_CHECKS, ...RESTORE_CHECKS],
   validate(config) {
-    const once = [...singleRebootExecOnly('upgrade-in-place', config), ...upgradeFaultProblems(config)];
+    const once = [
+      ...singleRebootExecOnly('upgrade-in-place', config),
+      ...upgradeFaultProblems(config),
+      ...noClusterTargets('upgrade-in-place', config),
+    ];
     if (config.upgrade.mode === 'restart-only' || config.upgradeTo) return once;
     return [
       ...once,

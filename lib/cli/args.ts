@@ -166,7 +166,7 @@ const DESTROY_FLAGS = new Set(['netns', 'work-dir', 'provider', 'verbose', 'quie
 const LIST_FLAGS = new Set(['json', 'scenarios']);
 const BUILD_FLAGS = new Set(['json', 'quiet', 'verbose', 'releases-url', 'releases-key']);
 const MERGE_FLAGS = new Set(['reports-dir', 'quiet']);
-const BOOL_FLAGS = new Set(['keep', 'json', 'verbose', 'quiet']);
+const BOOL_FLAGS = new Set(['keep', 'json', 'verbose', 'quiet', 'rolling', 'drain']);
 
 /** Whether a config field's flag belongs to `command`. */
 function fieldFor(command: Command, f: Field): boolean {

@@ -2,6 +2,7 @@
 import type { Expectation } from '../model/check.js';
 import type { ServerCount } from '../model/topology.js';
 import type { ArtifactsPolicy, RebootKind, TaskDriver, UpgradeMode } from '../model/kinds.js';
+import type { TargetSpec } from '../model/target.js';
 
 export { TASK_DRIVERS, UPGRADE_MODES } from '../model/kinds.js';
 export type { ArtifactsPolicy, RebootKind, TaskDriver, UpgradeMode } from '../model/kinds.js';
@@ -99,6 +100,26 @@ export interface HarnessConfig {
     restartTask: boolean;
     /** how long the client agent's resources are sampled after the fault (agent-resources); 0 = not sampled */
     resourcesWindowS: number;
+    /** the machines the fault hits (lib/model/target.ts); undefined = the first client */
+    target: TargetSpec | undefined;
+    /**
+     * several targets: one at a time (the next once the previous is back and the job settled), else all at once;
+     * undefined = the scenario's default (rolling-reboot: rolling)
+     */
+    rolling: boolean | undefined;
+    /**
+     * drain each client's node before its fault (respecting the job's migrate block) and mark it eligible after;
+     * undefined = the scenario's default (rolling-reboot: drained)
+     */
+    drain: boolean | undefined;
+    /** the drain's deadline given to Nomad (allocs still there are stopped then); the harness waits a little longer */
+    drainDeadlineS: number;
+    /** service continuity: the longest gap the job's ports may have during the fault window (0 = none) */
+    maxGapS: number;
+    /** service continuity: how often the job's ports are probed during the fault window (Go duration) */
+    probeInterval: string;
+    /** new-leader: how soon after the leader's fault another server must lead (Go duration) */
+    leaderWithin: string;
   };
   expect: { scenario: Expectation | undefined; perCheck: Record<string, Expectation> };
   /** keep the VMs after the run and print how to reach and destroy them */
@@ -182,6 +203,16 @@ export const DEFAULTS: HarnessConfig = {
     deadlineS: 600,
     restartTask: true,
     resourcesWindowS: 30,
+    target: undefined,
+    rolling: undefined,
+    drain: undefined,
+    // Nomad's own default for `node drain -deadline`; a migrate block's healthy_deadline (5m) fits in it
+    drainDeadlineS: 3600,
+    maxGapS: 0,
+    // a reboot's gap lasts tens of seconds; one probe round per alloc every 2 s sees it to within 2 s, cheaply
+    probeInterval: '2s',
+    // Raft elects within a few election timeouts (1-2 s each); emulated VMs on a busy host need more
+    leaderWithin: '30s',
   },
   expect: { scenario: undefined, perCheck: {} },
   keep: false,

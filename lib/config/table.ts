@@ -18,7 +18,17 @@ import {
   subnet24,
   timeoutSeconds,
   type Field,
+  type Parsed,
 } from './fields.js';
+import { parseTarget } from '../model/target.js';
+
+/** `--target`: a machine name or one of the target words; whether the topology has it is checked in validate.ts. */
+function targetField(raw: unknown): Parsed {
+  const t = typeof raw === 'string' ? parseTarget(raw) : { error: 'must be a word' };
+  return 'error' in t
+    ? { ok: false, message: t.error, fix: 'e.g. --target client-2, --target leader or --target clients' }
+    : { ok: true, value: t };
+}
 
 /** All keys. docs/config.md's table is written from this list (npm run docs). */
 export const FIELDS: Field[] = [
@@ -343,6 +353,57 @@ export const FIELDS: Field[] = [
     doc:
       "how long after the fault the client agent's fds and plugin processes are sampled (agent-resources; Go duration or " +
       'seconds; 0 = not sampled)',
+  },
+  {
+    yaml: 'reboot.target',
+    flag: 'target',
+    path: ['reboot', 'target'],
+    doc:
+      'the machines the fault hits: a machine (client-2, server-1; client or server in a 1+1 lab), leader (resolved ' +
+      'when the fault starts), clients or servers (default: the first client)',
+    parse: targetField,
+  },
+  {
+    yaml: 'reboot.rolling',
+    flag: 'rolling',
+    path: ['reboot', 'rolling'],
+    parse: bool,
+    doc: "several targets: one at a time, the next once the previous is back and the job settled (false: all at once; default: the scenario's, rolling-reboot rolls)",
+  },
+  {
+    yaml: 'reboot.drain',
+    flag: 'drain',
+    path: ['reboot', 'drain'],
+    parse: bool,
+    doc: "drain each client's node before its fault (the job's migrate block applies) and mark it eligible once it is back (default: the scenario's, rolling-reboot drains)",
+  },
+  {
+    yaml: 'reboot.drain_deadline',
+    flag: 'drain-deadline',
+    path: ['reboot', 'drainDeadlineS'],
+    parse: timeoutSeconds(1, 6 * 3600),
+    doc: "the drain's deadline (Go duration or seconds): Nomad stops what is left on the node then",
+  },
+  {
+    yaml: 'reboot.probe_interval',
+    flag: 'probe-interval',
+    path: ['reboot', 'probeInterval'],
+    parse: goDurationWithin(60),
+    doc: "how often the job's ports are probed during the fault window for service-continuity (Go duration, at most 1m)",
+  },
+  {
+    yaml: 'reboot.leader_within',
+    flag: 'leader-within',
+    path: ['reboot', 'leaderWithin'],
+    parse: goDurationWithin(3600),
+    doc: "new-leader: how soon after the leader's fault another server must lead (with one server: after its return)",
+  },
+  {
+    yaml: 'reboot.max_gap',
+    flag: 'max-gap',
+    path: ['reboot', 'maxGapS'],
+    parse: timeoutSeconds(0, 3600),
+    doc: "service-continuity: the longest gap the job's ports may have during the fault window (Go duration or seconds; 0 = no gap)",
   },
   {
     yaml: 'repeat',

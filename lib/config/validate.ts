@@ -8,6 +8,8 @@ import { HOST_ROLES, hostField, hostsOf, legacyHostGiven } from './hosts.js';
 import { MAX_CLIENTS, SERVER_COUNTS, type ServerCount } from '../model/topology.js';
 import { REDACTED } from '../log/redact.js';
 import { editDistance } from './near.js';
+import { targetProblem } from '../model/target.js';
+import { configTopology } from './topology.js';
 
 export interface ConfigSources {
   /** parsed harness.yaml (or undefined when there is none) */
@@ -110,6 +112,11 @@ export function resolveConfig(src: ConfigSources): ConfigResult {
   }
   if (!failed.has('lab.provider'))
     problems.push(...hostProblems(config, fileName, src.roles ?? ['server', 'client'], (k) => setBy.get(k)?.[0]));
+  const targetSet = setBy.get('reboot.target');
+  if (targetSet && config.reboot.target) {
+    const bad = targetProblem(config.reboot.target, configTopology(config));
+    if (bad) problems.push({ field: targetSet[0], value: targetSet[1], ...bad });
+  }
   // The confirmation follows a state with nothing pending; a longer one than the quiet period, which bounds the wait on
   // Nomad's pending work, would make a job with nothing pending wait longer than one with work still pending. The
   // default yields to a shorter quiet period; a value given is a problem.

@@ -84,6 +84,8 @@ export interface AllocSnap {
   nextAllocation: string | undefined;
   /** FollowupEvalID: a delayed reschedule is coming (absent in older records) */
   followupEvalId?: string;
+  /** DesiredTransition.Migrate: a drain asked the scheduler to move it (absent in older records) */
+  migrate?: boolean;
   /** NetworkStatus.Address: the alloc's address on the bridge */
   address: string | undefined;
   ports: PortMapping[];

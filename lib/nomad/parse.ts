@@ -80,6 +80,7 @@ export function toAllocSnap(a: ApiAllocation | ApiAllocListStub): AllocSnap {
     previousAllocation: full.PreviousAllocation || undefined,
     nextAllocation: a.NextAllocation || undefined,
     ...(a.FollowupEvalID ? { followupEvalId: a.FollowupEvalID } : {}),
+    ...(a.DesiredTransition?.Migrate ? { migrate: true } : {}),
     address: full.NetworkStatus?.Address || undefined,
     ports: (full.AllocatedResources?.Shared?.Ports ?? []).map(toPort),
     tasks,

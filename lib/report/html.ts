@@ -166,7 +166,7 @@ interface Row {
 export function eventRows(run: RunRecord, events: readonly TimelineEvent[]): Row[] {
   const rows: Row[] = events.map((e) => ({
     atMs: e.atMs,
-    lane: e.lane === 'step' ? 'steps' : e.lane,
+    lane: e.lane === 'step' ? 'steps' : e.machine ? `${e.lane} ${e.machine}` : e.lane,
     label: e.label,
     detail: e.detail ?? '',
     sev: e.severity ?? 'info',

@@ -105,6 +105,18 @@ t.test('--reboots on a scenario that reboots once: exit 2 naming the flag, nothi
   t.notOk(p.effects.includes('prepareHost'), 'the lab host was not touched');
 });
 
+t.test('--target, --rolling, --drain on a scenario that hits its one client itself: exit 2, all at once', async (t) => {
+  const p = probe(t.testdir());
+  const argv = ['run', 'bridge-exec-reboot', '--nomad-binary', './nomad', '--target', 'leader', '--rolling', '--drain'];
+  t.equal(await main(argv, p.deps), 2);
+  for (const flag of ['--target', '--rolling', '--drain'])
+    t.match(
+      p.err(),
+      new RegExp(`reboot\\.\\w+ \\(${flag}\\): applies to rolling-reboot and server-reboot; bridge-exec-reboot`),
+    );
+  t.notOk(p.effects.includes('prepareHost'), 'the lab host was not touched');
+});
+
 t.test('run of an unknown scenario lists the scenarios', async (t) => {
   const p = probe(t.testdir());
   t.equal(await main(['run', 'nope', '--nomad-binary', './nomad'], p.deps), 2);
