@@ -2,7 +2,12 @@
 // Nomad writes durations as integer nanoseconds (Go time.Duration), unset pointers as null; `-output` leaves the
 // block's Replace and Reconcile null where the job did not set them, the API's canonical job fills in true and
 // "best_score" (api.DisconnectStrategy.Canonicalize).
-import type { DisconnectFields } from '../model/disconnect.js';
+import {
+  disconnectLine,
+  effectiveDisconnect,
+  type DisconnectFields,
+  type DisconnectPolicy,
+} from '../model/disconnect.js';
 
 type Obj = Record<string, unknown>;
 const obj = (v: unknown): Obj | undefined =>
@@ -30,4 +35,29 @@ export function groupDisconnectFields(group: Obj): DisconnectFields {
   if (stopAfter !== undefined) out.stopAfterClientDisconnectMs = stopAfter;
   if (group['PreventRescheduleOnLost'] === true) out.preventRescheduleOnLost = true;
   return out;
+}
+
+/** Every group's policy as the Nomad of `version` ("Nomad v1.10.5") applies it; none when the version is unreadable. */
+export function jobDisconnectPolicies(
+  groups: readonly { name: string; disconnect: DisconnectFields }[],
+  version: string,
+): DisconnectPolicy[] {
+  const line = disconnectLine(version);
+  return line ? groups.map((g) => effectiveDisconnect(g.name, g.disconnect, line)) : [];
+}
+
+/** The shortest lost_after of the job's groups, in seconds (0 when a group has none: its allocs are lost at once). */
+export function shortestLostAfterS(policies: readonly DisconnectPolicy[]): number {
+  return policies.length ? Math.min(...policies.map((p) => p.lostAfterMs)) / 1000 : 0;
+}
+
+/** One line per group for the report's facts: "web: disconnect { lost_after = "2m" } (Nomad 1.10+)". */
+export function disconnectFact(policies: readonly DisconnectPolicy[]): string | undefined {
+  const lines = policies
+    .filter((p) => p.written || p.ignored.length)
+    .map((p) => {
+      const ignored = p.ignored.length ? `; ignored by Nomad 1.10+: ${p.ignored.join(', ')}` : '';
+      return `${p.group}: ${p.written || 'none'}${ignored}`;
+    });
+  return lines.length ? lines.join(' | ') : undefined;
 }
