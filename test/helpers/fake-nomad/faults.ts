@@ -27,7 +27,10 @@ export function clientHeal(c: Cluster): void {
   if (!s) throw new Error('fake-nomad: clientHeal() without clientPartition()');
   clearTimeout(s.timer);
   state.delete(c);
-  if (c.node.Status === 'disconnected') return reconnect(c);
+  if (c.node.Status === 'disconnected') {
+    reconnect(c);
+    return;
+  }
   if (c.node.Status !== 'down') return;
   c.setNodeStatus('ready', 'Node reregistered by heartbeat');
   const lost = [...c.allocs.values()].filter((a) => a.NodeID === c.node.ID && a.ClientStatus === 'lost');
