@@ -228,8 +228,10 @@ export default defineScenario({
     for (let i = 1; i <= count; i++) {
       const of = count > 1 ? ` (${i} of ${count})` : '';
       // Evidence newer than the reboot: the node's status set again by the server, the allocs changed after this index.
-      const nodeBefore = (await nomad.node(node.id)).body;
-      const allocsIndex = (await nomad.jobAllocations(jobId)).index;
+      const [nodeBefore, allocsIndex] = await Promise.all([
+        nomad.node(node.id).then((r) => r.body),
+        nomad.jobAllocations(jobId).then((r) => r.index),
+      ]);
       since = { index: Math.max(nodeBefore.ModifyIndex, allocsIndex), atMs: Date.now() };
       const r = await ctx.step(
         `${faultStepName(config.reboot.kind)}${of}`,
