@@ -205,7 +205,10 @@ export function classifyAllocOutcome(e: RebootEvidence, allocId = e.allocId): Al
   if (disc) return withDisconnect(base, old, repl, disc);
   if (repl) {
     const policy = lostUnderPolicy(e, old);
-    const down = [nodeDownExplanation(e, old), policy?.note].filter(Boolean).join('; ');
+    // the group's own policy, when it asked for this, says why on its own; else it follows the node-down rule
+    const down = policy?.expected
+      ? policy.note
+      : [nodeDownExplanation(e, old), policy?.note].filter(Boolean).join('; ');
     const rescheduled = (old?.desiredDescription ?? '').includes('rescheduled');
     const why =
       down ||

@@ -12,6 +12,8 @@ import { iso } from './result.js';
 
 /** ClientDescription of an alloc whose node is disconnected (nomad/scheduler generic_sched.go allocUnknown). */
 export const ALLOC_UNKNOWN = 'alloc is unknown since its node is disconnected';
+/** DesiredDescription of an alloc lost with its node (generic_sched.go allocLost). */
+const ALLOC_LOST = 'alloc is lost since its node is down';
 /** DesiredDescription of the alloc a reconnect made redundant (generic_sched.go allocReconnected). */
 export const ALLOC_RECONNECTED = 'alloc not needed due to disconnected client reconnect';
 /** How long before the fault's request a status change may be stamped and still count (clocks, rounding). */
@@ -100,7 +102,11 @@ export function judgeDisconnected(
       : { outcome: 'unknown', disconnected: true, reason: `${still}; the job had not settled${policy}` };
   }
   // the reconcile kept the replacement: the original stopped as not needed, the replacement runs
-  const lost = old.clientStatus === 'lost' || (old.clientStatusStates ?? []).some((x) => x.status === 'lost');
+  // Note: real 1.10.5 writes no AllocStates entry when lost_after runs out; the alloc's description says it
+  const lost =
+    old.clientStatus === 'lost' ||
+    (old.clientStatusStates ?? []).some((x) => x.status === 'lost') ||
+    old.desiredDescription.includes(ALLOC_LOST);
   const keptReplacement =
     !lost && old.desiredStatus !== 'run' && r?.clientStatus === 'running' && r.desiredStatus === 'run' && !!p?.replace;
   if (keptReplacement) {
@@ -124,6 +130,7 @@ export function lostUnderPolicy(
   const p = groupPolicy(e, old.taskGroup);
   if (!p || !keepsAllocsThroughDisconnect(p)) return undefined;
   const unknownAt = wentUnknownAt(e, old);
+  // Note: only when Nomad recorded the loss in AllocStates (real 1.10.5 did not when lost_after ran out)
   const lostAt = (old.clientStatusStates ?? []).find((s) => s.status === 'lost' && s.atMs >= (unknownAt ?? 0))?.atMs;
   const lostAfter = formatDuration(p.lostAfterMs);
   if (unknownAt === undefined) {
@@ -133,6 +140,12 @@ export function lostUnderPolicy(
   if (lostAt !== undefined && lostAt - unknownAt < p.lostAfterMs - LOST_EARLY_SLACK_MS) {
     const held = formatDuration(Math.round((lostAt - unknownAt) / 1000) * 1000);
     const note = `it was unknown for only ${held} before Nomad lost it, short of lost_after ${lostAfter} (${policyText(p)})`;
+    return { note, expected: false };
+  }
+  // without a recorded loss: the client was back before lost_after could run out, so the policy asked for a reconnect
+  if (lostAt === undefined && e.reboot.backAt - unknownAt < p.lostAfterMs - LOST_EARLY_SLACK_MS) {
+    const back = formatDuration(Math.round((e.reboot.backAt - unknownAt) / 1000) * 1000);
+    const note = `the client was back ${back} after the alloc went unknown, inside lost_after ${lostAfter} (${policyText(p)}), yet Nomad lost it instead of reconnecting it`;
     return { note, expected: false };
   }
   const note = `it was unknown from ${iso(unknownAt)} and lost once lost_after ${lostAfter} ran out: lost and replaced is what ${policyText(p)} asks for`;

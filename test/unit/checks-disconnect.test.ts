@@ -200,6 +200,11 @@ t.test('lost before lost_after ran out, or never unknown: not what the policy as
     expectedByPolicy: false,
     reason: /keeps allocs through a disconnect .* but this one was never unknown: Nomad lost it at once/,
   });
+  t.match(
+    classifyAllocOutcome(never).reason,
+    /or a lost_after longer than the fault \(the job has disconnect \{ lost_after = "2m", .*\): lost_after 2m\)\)/,
+    'the node-down rule then names the policy the job has',
+  );
 });
 
 t.test('power-off within lost_after: reconnected in place with its tasks started again after the boot', async (t) => {
@@ -236,8 +241,9 @@ t.test("the node-down explanation names the job's policy, one this line ignores,
   t.match(classifyAllocOutcome(legacy), {
     expectedByPolicy: true,
     reason:
-      /a lost_after longer than the fault \(the job has max_client_disconnect = "1m30s" of group web \(Nomad before 1.10\): lost_after 1m30s\)/,
+      /lost once lost_after 1m30s ran out: lost and replaced is what max_client_disconnect = "1m30s" of group web \(Nomad before 1\.10\) asks for$/,
   });
+  t.notMatch(classifyAllocOutcome(legacy).reason, /heartbeat_grace/, 'the policy says why on its own');
   const none = load('replaced');
   none.reboot = { ...none.reboot, kind: 'power-off' };
   none.disconnect = policy({});

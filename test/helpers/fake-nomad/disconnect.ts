@@ -4,13 +4,15 @@
 // down; the scheduler marks each such alloc `unknown` (ClientDescription "alloc is unknown since its node is
 // disconnected", an AllocStates entry, a FollowupEvalID whose eval waits until lost_after) and, with replace = true,
 // tries to place a replacement: with no other client the eval is blocked (scheduler/reconcile.go
-// appendUnknownDisconnectingUpdates). On reconnect the alloc is `running` again (AllocStates: running), the blocked
-// eval finds nothing to place and the timeout eval is cancelled (GH-25923, fixed in 1.10.2). Past lost_after the
-// node goes down and the alloc is lost.
+// appendUnknownDisconnectingUpdates). On reconnect the alloc is `running` again (AllocStates: running, FollowupEvalID
+// cleared, a `Reconnected` task event) and the blocked and timeout evals are cancelled, as a real 1.10.5 server and
+// client on loopback did (test/fixtures/nomad/real-1.10.5/disconnect). Past lost_after the node goes down and the
+// alloc is lost.
 import type { ApiAllocation, ApiJob } from '../../../lib/nomad/api-types.js';
 import { disconnectLine, effectiveDisconnect } from '../../../lib/model/disconnect.js';
 import { groupDisconnectFields } from '../../../lib/parse/job-disconnect.js';
 import type { Cluster } from './cluster.js';
+import { taskEvent } from './payloads.js';
 import { markNodeDown } from './timelines.js';
 
 /** ClientDescription of an alloc whose node is disconnected (scheduler/generic_sched.go allocUnknown). */
@@ -88,19 +90,21 @@ export function markNodeDisconnected(c: Cluster): boolean {
 
 /** Heartbeats reach the server again while the node is `disconnected`: its unknown allocs run again in place. */
 export function reconnect(c: Cluster): void {
-  c.setNodeStatus('ready', 'Node reregistered by heartbeat');
+  // real 1.10.5: disconnected -> ready writes no node event (down -> ready does: "Node reregistered by heartbeat")
+  c.setNodeStatus('ready');
   const unknown = [...c.allocs.values()].filter((a) => a.NodeID === c.node.ID && a.ClientStatus === 'unknown');
   c.later(1, () => {
     for (const a of unknown)
       c.updateAlloc(a.ID, (x) => {
-        Object.assign(x, { ClientStatus: 'running', ClientDescription: 'Tasks are running' });
+        Object.assign(x, { ClientStatus: 'running', ClientDescription: 'Tasks are running', FollowupEvalID: '' });
         appendState(x, 'running');
+        for (const t of Object.keys(x.TaskStates ?? {}))
+          c.appendEvent(x, t, taskEvent('Reconnected', 'Client reconnected'));
       });
     for (const jobId of new Set(unknown.map((a) => a.JobID))) {
       for (const e of c.evals.values()) {
         if (e.JobID !== jobId || !['pending', 'blocked'].includes(e.Status)) continue;
-        const status = e.Status === 'blocked' ? 'complete' : 'canceled';
-        c.commit(['evals'], (idx) => Object.assign(e, { Status: status, ModifyIndex: idx }));
+        c.commit(['evals'], (idx) => Object.assign(e, { Status: 'canceled', ModifyIndex: idx }));
       }
     }
   });

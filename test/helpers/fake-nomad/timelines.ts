@@ -44,11 +44,6 @@ export function markNodeDown(c: Cluster, { agentRunning = false } = {}): void {
           ClientStatus: 'lost',
           DesiredStatus: 'stop',
           DesiredDescription: 'alloc is lost since its node is down',
-          // nomad/structs Plan.AppendStoppedAlloc records the change in AllocStates
-          AllocStates: [
-            ...((x as { AllocStates?: unknown[] | null }).AllocStates ?? []),
-            { Field: 0, Value: 'lost', Time: new Date().toISOString() },
-          ],
         }),
       'PlanResult',
     );
