@@ -61,7 +61,8 @@ export const FAULT_KINDS: Readonly<Record<RebootKind, FaultKind>> = {
       'power on (`virsh start`, `VBoxManage startvm`)',
     nomadExpected:
       'as hard; if the host stays off longer than heartbeat_grace the node is marked down ' +
-      'and its allocs are replaced',
+      "and its allocs are replaced, unless the group's disconnect { lost_after } outlasts it: then they go " +
+      'unknown and are restored in place',
   },
   'agent-kill': {
     kind: 'agent-kill',
@@ -83,7 +84,9 @@ export const FAULT_KINDS: Readonly<Record<RebootKind, FaultKind>> = {
       'for `reboot.partition_for`, then heals; the host keeps running',
     nomadExpected:
       'shorter than heartbeat_grace: nothing changes (tasks keep running); ' +
-      'longer: the node is marked down, its allocs lost and replaced once it is back',
+      'longer: the node is marked down, its allocs lost and replaced once it is back; ' +
+      "within the group's disconnect { lost_after } (max_client_disconnect before 1.10): the node is " +
+      'disconnected, its allocs unknown, then running again in place (tasks not restarted)',
   },
 };
 
