@@ -31,6 +31,7 @@ import { waitForLeader, waitForNodeReady } from '../lib/nomad/wait.js';
 import { waitForBridgeClient } from '../lib/scenario/client-ready.js';
 import { toNodeSnap } from '../lib/nomad/parse.js';
 import { jobInfo, jobProblems } from '../lib/parse/nomad-job.js';
+import { disconnectFact, jobDisconnectPolicies, shortestLostAfterS } from '../lib/parse/job-disconnect.js';
 import { timelineFromEvidence } from '../lib/scenario/timeline.js';
 import { checkJobInput, JOB_FIELD, varFile } from '../lib/scenario/job-input.js';
 import {
@@ -166,6 +167,9 @@ export default defineScenario({
     ctx.fact('job.id', info.id);
     ctx.fact('job.groups', info.groups.map((g) => `${g.name}[${g.count}]${g.bridge ? ' bridge' : ''}`).join(' '));
     const drivers = info.drivers.length ? info.drivers : [driver];
+    // what each group does when the servers stop hearing the client, as this Nomad line reads the job
+    const disconnect = jobDisconnectPolicies(info.groups, nomadVersion);
+    ctx.fact('job.disconnect', disconnectFact(disconnect));
 
     const node = await ctx.step(
       `wait for a leader and the client node ready with ${drivers.join(', ')} healthy`,
@@ -215,6 +219,7 @@ export default defineScenario({
     const fault = {
       heartbeatGraceS: durationSeconds(config.nomad.heartbeatGrace),
       partitionForS: config.reboot.partitionForS,
+      lostAfterS: shortestLostAfterS(disconnect),
     };
     const reboots: RebootRecord[] = [];
     let since = { index: 0, atMs: 0 };
@@ -222,8 +227,10 @@ export default defineScenario({
     for (let i = 1; i <= count; i++) {
       const of = count > 1 ? ` (${i} of ${count})` : '';
       // Evidence newer than the reboot: the node's status set again by the server, the allocs changed after this index.
-      const nodeBefore = (await nomad.node(node.id)).body;
-      const allocsIndex = (await nomad.jobAllocations(jobId)).index;
+      const [nodeBefore, allocsIndex] = await Promise.all([
+        nomad.node(node.id).then((r) => r.body),
+        nomad.jobAllocations(jobId).then((r) => r.index),
+      ]);
       since = { index: Math.max(nodeBefore.ModifyIndex, allocsIndex), atMs: Date.now() };
       const r = await ctx.step(
         `${faultStepName(config.reboot.kind)}${of}`,
@@ -366,6 +373,7 @@ export default defineScenario({
       allocIds: watched,
       disruptionIndex: since.index,
       heartbeatGrace: config.nomad.heartbeatGrace,
+      disconnect,
       settle,
       probeKinds: info.probeKinds,
       tasksRestart: faultRestartsTasks(reboot.kind, fault),

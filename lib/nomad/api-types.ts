@@ -87,6 +87,15 @@ export interface ApiAllocation extends ApiAllocListStub {
   NetworkStatus: ApiNetworkStatus | null;
   AllocatedResources: ApiAllocatedResources | null;
   Job?: ApiJob | null;
+  /** changes of the whole alloc (lost, unknown, reconnected): Field 0 is ClientStatus; left out while empty */
+  AllocStates?: ApiAllocState[] | null;
+}
+
+/** One `AllocStates[]` entry (nomad/structs AllocState): Field is a number (0 = ClientStatus), Time RFC3339. */
+export interface ApiAllocState {
+  Field: number;
+  Value: string;
+  Time: string;
 }
 
 /** A node's driver fingerprint (`Drivers[name]`). */

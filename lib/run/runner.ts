@@ -82,17 +82,21 @@ export async function runScenario(o: RunOptions): Promise<{ record: RunRecord; k
     o.config.reports.artifacts === 'always' || (o.config.reports.artifacts === 'on-failure' && outcome !== 'passed');
   if (wantArtifacts && ctx.evidenceCollectors.length) {
     const d = deadlineIn(EVIDENCE_BUDGET_MS);
-    for (const c of ctx.evidenceCollectors) {
-      try {
-        await c.collect(d);
-      } catch (err) {
-        o.logger({
-          kind: 'warn',
-          t: ctx.elapsed(),
-          message: `evidence (${c.what}) not collected: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`,
-        });
-      }
-    }
+    // Note: the collectors read different things (the hosts over SSH, the lab's own files and consoles) and write
+    // artifacts of their own names, so they run at once; all of them end before the teardown destroys what they read.
+    await Promise.all(
+      ctx.evidenceCollectors.map(async (c) => {
+        try {
+          await c.collect(d);
+        } catch (err) {
+          o.logger({
+            kind: 'warn',
+            t: ctx.elapsed(),
+            message: `evidence (${c.what}) not collected: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`,
+          });
+        }
+      }),
+    );
   }
 
   const kept = await teardown(ctx, o.config.keep);

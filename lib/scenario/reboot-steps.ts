@@ -26,16 +26,20 @@ export async function observe(
   { clientLog = false }: { clientLog?: boolean } = {},
 ): Promise<Observation & { clientLog: string[] }> {
   const client = firstOf(i.lab, 'client').machine;
-  const boot = await readBootInfo(client, d);
-  const node = toNodeSnap((await i.nomad.node(i.nodeId, { signal: d.signal })).body);
-  const jobAllocs = await readJobAllocs(i.nomad, i.jobId, d);
-  const nodeAllocs = (await i.nomad.nodeAllocations(i.nodeId, { signal: d.signal })).body.map(toAllocSnap);
+  // Note: the API reads and the client host's reads are independent; all at once they show one moment more closely
+  // and take as long as the slowest (each SSH read is a channel of its own on the one connection).
+  const [boot, node, jobAllocs, nodeAllocs, cniState, netState, firewall, log] = await Promise.all([
+    readBootInfo(client, d),
+    i.nomad.node(i.nodeId, { signal: d.signal }).then((r) => toNodeSnap(r.body)),
+    readJobAllocs(i.nomad, i.jobId, d),
+    i.nomad.nodeAllocations(i.nodeId, { signal: d.signal }).then((r) => r.body.map(toAllocSnap)),
+    readCniState(client, { deadline: d }),
+    readNetState(client, d),
+    readNatTable(client, d),
+    clientLog ? readAgentLog(client, d) : Promise.resolve([]),
+  ]);
   i.history.events = mergeTaskEvents(i.history.events, [...jobAllocs, ...nodeAllocs]);
   const alloc = jobAllocs.find((a) => a.id === i.allocId);
-  const cniState = await readCniState(client, { deadline: d });
-  const netState = await readNetState(client, d);
-  const firewall = await readNatTable(client, d);
-  const log = clientLog ? await readAgentLog(client, d) : [];
   return {
     label: i.label,
     atMs: Date.now(),
