@@ -23,7 +23,7 @@ import { nomadJobConverter } from '../cluster/job-convert.js';
 import { REPORTERS, type ReportContext } from '../report/reporters.js';
 import { renderQuietSummary, renderSessionConsole } from '../report/console.js';
 import { writeSessionReports } from '../report/write.js';
-import { COMMANDS, helpText, parseCliCollecting, type ParsedArgs } from './args.js';
+import { COMMANDS, helpText, optionsOf, parseCliCollecting, type ParsedArgs } from './args.js';
 import { closest } from '../config/near.js';
 import { SCENARIOS, allScenarios, findScenario, listText, loadUserScenarios } from './scenarios.js';
 import { scenariosDirOf } from '../config/scenarios-dir.js';
@@ -427,7 +427,30 @@ function reportContext(
     cli: CLI_PATH,
     rawArgs: args.rawArgs,
     secrets,
+    env: reproEnv(deps.env),
+    valueFlags: new Set(
+      [...optionsOf(args.command)].flatMap(([name, o]) => (o.type === 'string' ? [`--${name}`] : [])),
+    ),
   };
+}
+
+/** Build keys the repro names itself, by path and checksum: their variables would only contradict it. */
+const BUILD_KEYS = new Set(['nomad_build', 'nomad_binary', 'upgrade_to']);
+
+/**
+ * The environment variables that shaped the run, as the config reads them (an empty one only where "" means
+ * something, HARNESS_NETNS="" = the host's network), so a repro sets them again; secrets are never among them.
+ */
+export function reproEnv(env: Readonly<Record<string, string | undefined>>): [string, string][] {
+  const out: [string, string][] = [];
+  for (const f of FIELDS) {
+    const value = f.env ? env[f.env] : undefined;
+    if (!f.env || value === undefined || f.secret || BUILD_KEYS.has(f.yaml)) continue;
+    if (value !== '' || f.parse('').ok) out.push([f.env, value]);
+  }
+  if (env['HARNESS_REPEAT'] !== undefined && env['HARNESS_REPEAT'] !== '')
+    out.push(['HARNESS_REPEAT', env['HARNESS_REPEAT']]);
+  return out;
 }
 
 /** Without the build layer (stand-in tests): a spec is a path, checked by checkBinary, described by buildVersion. */

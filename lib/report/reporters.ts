@@ -6,8 +6,7 @@ import type { SessionReport, SuiteReport } from '../model/session.js';
 import { renderHtml } from './html.js';
 import { renderJUnit } from './junit.js';
 import { renderSessionJson } from './json.js';
-import { checksumChecks, reproCommand, type ReproBuild } from './repro.js';
-import { quote } from '../shell/quote.js';
+import { reproCommand, reproMatrixCommand, type ReproBuild } from './repro.js';
 
 /** One file a reporter wants written. */
 export interface OutputFile {
@@ -33,6 +32,10 @@ export interface ReportContext {
   rawArgs: readonly string[];
   /** secret values: a repro refers to $NOMAD_TOKEN instead */
   secrets: readonly string[];
+  /** environment variables that shaped the run (no secret among them), for repro commands */
+  env?: readonly (readonly [string, string])[];
+  /** the command's flags that take a value, so a repro keeps each flag with its own value */
+  valueFlags?: ReadonlySet<string>;
 }
 
 export interface Reporter {
@@ -118,6 +121,12 @@ function buildsOf(s: SessionReport, run: RunRecord, flags: [string, ReproBuild['
   });
 }
 
+/** The context's environment and value flags, as a repro command's optional inputs. */
+const reproInputs = (c: ReportContext) => ({
+  ...(c.env ? { env: c.env } : {}),
+  ...(c.valueFlags ? { valueFlags: c.valueFlags } : {}),
+});
+
 /** repro.sh for every suite that did not meet its expectations: the command that re-runs exactly it. */
 export const reproReporter: Reporter = {
   name: 'repro',
@@ -140,6 +149,7 @@ export const reproReporter: Reporter = {
         cli: c.cli,
         builds,
         secrets: c.secrets,
+        ...reproInputs(c),
       });
       return [
         {
@@ -163,19 +173,16 @@ export const reproReporter: Reporter = {
       );
       let command: string;
       if (s.command === 'matrix' && s.matrix) {
-        const checks = checksumChecks(builds);
-        command = [
-          'cd',
-          quote(c.cwd),
-          '&&',
-          ...checks,
-          'node',
-          quote(c.cli),
-          'matrix',
-          quote(s.matrix.path),
-          '--cell',
-          quote(x.key),
-        ].join(' ');
+        command = reproMatrixCommand({
+          args: c.rawArgs,
+          file: s.matrix.path,
+          cell: x.key,
+          cwd: c.cwd,
+          cli: c.cli,
+          builds,
+          secrets: c.secrets,
+          ...reproInputs(c),
+        });
       } else {
         command = reproCommand({
           args: c.rawArgs as string[],
@@ -184,6 +191,7 @@ export const reproReporter: Reporter = {
           cli: c.cli,
           builds,
           secrets: c.secrets,
+          ...reproInputs(c),
         });
       }
       out.push({

@@ -4,7 +4,6 @@ import { quote } from '../shell/quote.js';
 
 /** Flags that only say where output goes or which scenarios to pick: not inputs of the run itself. */
 const OUTPUT_FLAGS = new Set(['--junit', '--report-json', '--reports-dir', '--all', '--json', '--quiet']);
-const VALUE_FLAGS_DROPPED = new Set(['--junit', '--report-json', '--reports-dir']);
 
 /** A build the command passes: its flag, what to pass, and its sha256 (checked before anything runs). */
 export interface ReproBuild {
@@ -39,6 +38,10 @@ export interface ReproInput {
   builds?: ReproBuild[];
   /** secret values (ACL tokens): an argument containing one is replaced by a reference to $NOMAD_TOKEN */
   secrets?: readonly string[];
+  /** environment variables that shaped the run (secrets left out): set again in front of every command */
+  env?: readonly (readonly [string, string])[];
+  /** the flags that take a value (`--timeout`); without it, a flag followed by a non-flag is taken to take it */
+  valueFlags?: ReadonlySet<string>;
 }
 
 /** An argument with every secret in it replaced by "$NOMAD_TOKEN" (double-quoted so the shell expands it). */
@@ -51,26 +54,62 @@ function withoutSecrets(arg: string, secrets: readonly string[]): string {
   return parts.join('"$NOMAD_TOKEN"');
 }
 
+/**
+ * The flags of `args` that are inputs of the run, with their values: output places, scenario picks and the flags
+ * `replaced` names are dropped, and so are positionals (the caller names the scenario or the matrix file itself).
+ */
+function keptArgs(args: readonly string[], replaced: ReadonlySet<string>, valueFlags?: ReadonlySet<string>): string[] {
+  const takesValue = (flag: string, next: string | undefined) =>
+    valueFlags ? valueFlags.has(flag) : next !== undefined && !next.startsWith('-');
+  const kept: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    const flag = a.split('=')[0]!;
+    if (!a.startsWith('-') || /^-\d/.test(a)) continue;
+    const value = !a.includes('=') && takesValue(flag, args[i + 1]) && i + 1 < args.length;
+    if (OUTPUT_FLAGS.has(flag) || replaced.has(flag)) {
+      if (value) i++;
+      continue;
+    }
+    kept.push(a);
+    if (value) kept.push(args[++i]!);
+  }
+  return kept;
+}
+
+/**
+ * `NAME=value` for every variable that shaped the run, in front of a command (for that command only: a person pasting
+ * the line keeps their shell as it was). A value holding a secret refers to $NOMAD_TOKEN instead.
+ */
+function envAssignments(env: ReproInput['env'], secrets: readonly string[]): string[] {
+  return (env ?? []).map(([name, value]) => `${name}=${value === '' ? "''" : withoutSecrets(value, secrets)}`);
+}
+
 /** `cd <cwd> && <checksum checks> && node <cli> <command> <scenario> <builds> <same inputs>` as one shell line. */
 export function reproCommand(r: ReproInput): string {
   const builds = r.builds ?? [];
   const replaced = new Set<string>(builds.flatMap((b) => SAME_INPUT[b.flag] ?? [b.flag]));
-  const kept: string[] = [];
-  for (let i = 0; i < r.args.length; i++) {
-    const a = r.args[i]!;
-    const flag = a.split('=')[0]!;
-    if (!a.startsWith('-')) continue; // the positional scenario name is set below
-    if (OUTPUT_FLAGS.has(flag) || replaced.has(flag)) {
-      if ((VALUE_FLAGS_DROPPED.has(flag) || replaced.has(flag)) && !a.includes('=')) i++;
-      continue;
-    }
-    kept.push(a);
-    const next = r.args[i + 1];
-    if (!a.includes('=') && next !== undefined && !next.startsWith('-')) kept.push(r.args[++i]!);
-  }
-  const parts = ['cd', quote(r.cwd), '&&', ...checksumChecks(builds)];
-  parts.push('node', quote(r.cli), r.command ?? 'run', quote(r.scenario));
+  const kept = keptArgs(r.args, replaced, r.valueFlags);
+  const env = envAssignments(r.env, r.secrets ?? []);
+  const parts = ['cd', quote(r.cwd), '&&', ...checksumChecks(builds, env)];
+  parts.push(...env, 'node', quote(r.cli), r.command ?? 'run', quote(r.scenario));
   for (const b of builds) parts.push(b.flag, quote(b.spec ?? b.path));
+  parts.push(...kept.map((a) => withoutSecrets(a, r.secrets ?? [])));
+  return parts.join(' ');
+}
+
+/**
+ * The command that re-runs one cell of a matrix: `matrix <file> --cell <name>` with the run's other inputs (a
+ * `--netns ''` or `--timeout` given to the whole matrix shaped the cell as much as the file did) and its environment.
+ */
+export function reproMatrixCommand(
+  r: Omit<ReproInput, 'scenario' | 'command'> & { file: string; cell: string },
+): string {
+  const selection = new Set(['--cell', '--shard', '--shards', '--list-cells', '--plan']);
+  const kept = keptArgs(r.args, selection, r.valueFlags);
+  const env = envAssignments(r.env, r.secrets ?? []);
+  const parts = ['cd', quote(r.cwd), '&&', ...checksumChecks(r.builds ?? [], env)];
+  parts.push(...env, 'node', quote(r.cli), 'matrix', quote(r.file), '--cell', quote(r.cell));
   parts.push(...kept.map((a) => withoutSecrets(a, r.secrets ?? [])));
   return parts.join(' ');
 }
@@ -79,11 +118,15 @@ export function reproCommand(r: ReproInput): string {
  * Per build with a checksum, a guard that stops the repro when the build changed: `echo '<sha>  <path>' | sha256sum
  * --check --quiet &&` for a path; for a release or source spec, the spec is resolved again and its sha256 compared.
  */
-export function checksumChecks(builds: readonly Pick<ReproBuild, 'path' | 'sha256' | 'spec' | 'cli'>[]): string[] {
+export function checksumChecks(
+  builds: readonly Pick<ReproBuild, 'path' | 'sha256' | 'spec' | 'cli'>[],
+  env: readonly string[] = [],
+): string[] {
   return builds.flatMap((b) => {
     if (!b.sha256) return [];
     if (b.spec && b.cli)
       return [
+        ...env,
         'node',
         quote(b.cli),
         'build',
