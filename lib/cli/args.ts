@@ -163,7 +163,7 @@ const DOCTOR_FLAGS = new Set([
 const DESTROY_FLAGS = new Set(['netns', 'work-dir', 'provider', 'verbose', 'quiet']);
 const LIST_FLAGS = new Set(['json', 'scenarios']);
 const BUILD_FLAGS = new Set(['json', 'quiet', 'verbose', 'releases-url', 'releases-key']);
-const MERGE_FLAGS = new Set(['reports-dir', 'quiet']);
+const MERGE_FLAGS = new Set(['reports-dir', 'quiet', 'attachment-paths']);
 const BOOL_FLAGS = new Set(['keep', 'json', 'verbose', 'quiet']);
 
 /** Whether a config field's flag belongs to `command`. */

@@ -21,6 +21,7 @@ import { PLAN_JSON_SCHEMA, planSession, type Plan, type PlanCommand } from '../p
 import { executePlan } from '../session/execute.js';
 import { nomadJobConverter } from '../cluster/job-convert.js';
 import { REPORTERS, type ReportContext } from '../report/reporters.js';
+import { attachmentBase } from '../report/attachment-paths.js';
 import { renderQuietSummary, renderSessionConsole } from '../report/console.js';
 import { writeSessionReports } from '../report/write.js';
 import { COMMANDS, helpText, optionsOf, parseCliCollecting, type ParsedArgs } from './args.js';
@@ -423,7 +424,7 @@ function reportContext(
     reportsDir: reports.dir,
     junitPath: reports.junit ?? join(runDir, 'junit.xml'),
     jsonPath: reports.json ?? join(runDir, 'summary.json'),
-    absoluteAttachments: reports.attachmentPaths === 'absolute',
+    attachments: attachmentBase(reports.attachmentPaths, deps.env, deps.cwd),
     cli: CLI_PATH,
     rawArgs: args.rawArgs,
     secrets,

@@ -1,12 +1,13 @@
 // `reboot-harness merge <report folders or JUnit files>... [--out dir]`: the reports of many runners (matrix shards,
 // cells) as one JUnit file and one index page linking every cell's page (docs/ci.md).
-import { join, relative, resolve, sep } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { ConfigError } from '../errors.js';
 import type { HarnessConfig } from '../config/schema.js';
 import { redact } from '../log/redact.js';
 import { collectInputs } from '../merge/collect.js';
 import { attachmentLocator } from '../merge/locate.js';
 import { mergeReports } from '../report/merge.js';
+import { attachmentBase, attachmentPath } from '../report/attachment-paths.js';
 import { writeMergedReports } from '../report/write.js';
 import { runDirName } from '../report/reporters.js';
 import type { ParsedArgs } from './args.js';
@@ -29,7 +30,12 @@ export async function mergeCommand(args: ParsedArgs, config: HarnessConfig, deps
     const page = found.pages.get(runDirName(runId));
     return page === undefined ? undefined : href(page);
   };
-  const attachmentFor = attachmentLocator(found.files, outDir);
+  const locate = attachmentLocator(found.files);
+  const base = attachmentBase(config.reports.attachmentPaths, deps.env, deps.cwd);
+  const attachmentFor = (path: string, source: string): string | undefined => {
+    const file = locate(path, dirname(resolve(deps.cwd, source)));
+    return file === undefined ? undefined : attachmentPath(base, join(outDir, 'junit.xml'), file);
+  };
   const merged = mergeReports({ junit: found.junit, summaries: found.summaries, pageFor, attachmentFor });
   if (!merged.ok) throw new ConfigError(merged.problems);
   const { report } = merged;

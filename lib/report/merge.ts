@@ -18,8 +18,11 @@ export interface MergeInput {
   summaries: readonly { path: string; summary: ParsedSummary }[];
   /** the href (relative to the output folder) of a run's HTML page, when one was found */
   pageFor: (runId: string) => string | undefined;
-  /** where an attachment a run wrote (`[[ATTACHMENT|path]]`) is now, relative to the output folder (omit: keep) */
-  attachmentFor?: (path: string) => string | undefined;
+  /**
+   * what the merged file writes for an attachment a run wrote (`[[ATTACHMENT|path]]`) in the JUnit file `source`
+   * (undefined: not found, kept as written; omit: keep all)
+   */
+  attachmentFor?: (path: string, source: string) => string | undefined;
 }
 
 /** Test counts of a suite (or of the whole report), recounted from its testcases. */
@@ -197,7 +200,8 @@ export function mergeReports(input: MergeInput): MergeResult {
       ...suite,
       attrs: { ...suite.attrs, tests: c.tests, failures: c.failures, errors: c.errors, skipped: c.skipped },
     };
-    suites.push(input.attachmentFor ? rewriteAttachments(counted, input.attachmentFor, attachments) : counted);
+    const to = input.attachmentFor;
+    suites.push(to ? rewriteAttachments(counted, (p) => to(p, source), attachments) : counted);
     const runId = suite.attrs?.['id'] === undefined ? undefined : String(suite.attrs['id']);
     const props = propertiesOf(suite);
     const run = runId === undefined ? undefined : runs.get(runId);

@@ -3,6 +3,7 @@
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { ArtifactRef, RunRecord } from '../model/run.js';
 import type { SessionReport, SuiteReport } from '../model/session.js';
+import { attachmentPath, type AttachmentBase } from './attachment-paths.js';
 import { renderHtml } from './html.js';
 import { renderJUnit } from './junit.js';
 import { renderSessionJson } from './json.js';
@@ -24,8 +25,8 @@ export interface ReportContext {
   reportsDir: string;
   junitPath: string;
   jsonPath: string;
-  /** `[[ATTACHMENT|...]]` paths: relative to the JUnit file's folder (default), or absolute (Jenkins) */
-  absoluteAttachments: boolean;
+  /** how `[[ATTACHMENT|...]]` paths are written: from the JUnit file's folder, the project directory, or absolute */
+  attachments: AttachmentBase;
   /** the CLI entry a person runs (bin/reboot-harness.js) */
   cli: string;
   /** argv after the command, for repro commands */
@@ -74,9 +75,8 @@ export function relativeTo(dir: string, path: string): string {
 export const junitReporter: Reporter = {
   name: 'junit',
   files(s, c) {
-    const attachmentPath = (a: ArtifactRef) =>
-      c.absoluteAttachments ? resolve(a.path) : relativeTo(dirname(c.junitPath), a.path);
-    return [{ kind: 'junit', path: c.junitPath, text: renderJUnit(s.suites, { attachmentPath }) }];
+    const path = (a: ArtifactRef) => attachmentPath(c.attachments, c.junitPath, a.path);
+    return [{ kind: 'junit', path: c.junitPath, text: renderJUnit(s.suites, { attachmentPath: path }) }];
   },
 };
 

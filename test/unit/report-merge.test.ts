@@ -6,6 +6,8 @@ import { parseJUnit, looksLikeJUnit, type JUnitDoc } from '../../lib/report/pars
 import { parseSummary } from '../../lib/report/parse-summary.js';
 import { countCases, mergeReports, rewriteAttachments, type MergeSource } from '../../lib/report/merge.js';
 import { attachmentLocator } from '../../lib/merge/locate.js';
+import { attachmentBase, attachmentPath } from '../../lib/report/attachment-paths.js';
+import { dirname } from 'node:path';
 import { renderMergedJUnit } from '../../lib/report/merge-junit.js';
 import { renderIndexHtml } from '../../lib/report/html-index.js';
 import { renderJUnit } from '../../lib/report/junit.js';
@@ -274,7 +276,13 @@ t.test('attachments follow the reports: matched by their last segments, relative
     '/dl/b/same/x.log',
     '/dl/c/deep/same/y.log',
   ];
-  const at = attachmentLocator(files, '/dl/merged');
+  const locate = attachmentLocator(files);
+  const at = (p: string) => {
+    const f = locate(p);
+    return f === undefined
+      ? undefined
+      : attachmentPath({ mode: 'relative', projectDir: '/' }, '/dl/merged/junit.xml', f);
+  };
   t.equal(
     at('reports/r1/alloc.json'),
     '../reports-shard-1/r1/alloc.json',
@@ -287,7 +295,7 @@ t.test('attachments follow the reports: matched by their last segments, relative
   );
   t.equal(at('reports/same/x.log'), undefined, 'two files share the suffix: not guessed');
   t.equal(at('a/same/x.log'), '../a/same/x.log', 'a longer suffix tells them apart');
-  t.equal(at('alloc.json'), undefined, 'a bare file name is too little to go on');
+  t.equal(at('alloc.json'), undefined, 'a bare file name with no JUnit folder to go on is not guessed');
   t.equal(at('reports/r9/alloc.json'), undefined);
   const tally = { rewritten: 0, unresolved: 0 };
   const el = rewriteAttachments(
@@ -305,4 +313,53 @@ t.test('attachments follow the reports: matched by their last segments, relative
     'x\n[[ATTACHMENT|../reports-shard-1/r1/alloc.json]]\n[[ATTACHMENT|reports/r9/gone.log]]',
   );
   t.same(tally, { rewritten: 1, unresolved: 1 });
+});
+
+const junitDoc = (name: string, id: string, out: string): JUnitDoc =>
+  doc(
+    `<testsuites><testsuite name="${name}" id="${id}" tests="1" failures="1"><testcase name="c"><failure message="m"/><system-out>${out}</system-out></testcase></testsuite></testsuites>`,
+  );
+
+t.test('a JUnit file inside its run folder names bare files: they resolve from that file, not by suffix', async (t) => {
+  // A real run writes reports/<run id>/junit.xml with `[[ATTACHMENT|alloc-after.json]]`; merging four such runs said
+  // every attachment named "files not among the inputs".
+  const files = ['/w/a/r1/alloc-after.json', '/w/b/r2/alloc-after.json', '/w/b/r2/sub/x.log'];
+  const locate = attachmentLocator(files);
+  t.equal(locate('alloc-after.json', '/w/a/r1'), '/w/a/r1/alloc-after.json');
+  t.equal(locate('alloc-after.json', '/w/b/r2'), '/w/b/r2/alloc-after.json', 'the same name in another run: its own');
+  t.equal(locate('sub/x.log', '/w/b/r2'), '/w/b/r2/sub/x.log');
+  t.equal(locate('../r2/alloc-after.json', '/w/b/matrix-r2'), '/w/b/r2/alloc-after.json', 'relative upwards');
+  t.equal(locate('gone.json', '/w/a/r1'), undefined);
+  const merged = mergeReports({
+    junit: [
+      { path: '/w/a/r1/junit.xml', doc: junitDoc('s/a', 'r1', '[[ATTACHMENT|alloc-after.json]]') },
+      { path: '/w/b/r2/junit.xml', doc: junitDoc('s/b', 'r2', '[[ATTACHMENT|alloc-after.json]]') },
+    ],
+    summaries: [],
+    pageFor: () => undefined,
+    attachmentFor: (p, source) => {
+      const f = locate(p, dirname(source));
+      return f && attachmentPath({ mode: 'project', projectDir: '/w' }, '/w/merged/junit.xml', f);
+    },
+  });
+  if (!merged.ok) throw new Error('merge failed');
+  const texts = JSON.stringify(merged.report.suites);
+  t.match(texts, '[[ATTACHMENT|a/r1/alloc-after.json]]', 'from the project directory');
+  t.match(texts, '[[ATTACHMENT|b/r2/alloc-after.json]]');
+  t.same(merged.report.attachments, { rewritten: 2, unresolved: 0 });
+});
+
+t.test('attachment paths for each CI: from the JUnit folder, the project directory, or absolute', async (t) => {
+  const j = '/p/reports/shard-1/junit.xml';
+  const f = '/p/reports/shard-1/r1/client-journal.txt';
+  t.equal(attachmentPath({ mode: 'relative', projectDir: '/p' }, j, f), 'r1/client-journal.txt');
+  t.equal(attachmentPath({ mode: 'project', projectDir: '/p' }, j, f), 'reports/shard-1/r1/client-journal.txt');
+  t.equal(attachmentPath({ mode: 'absolute', projectDir: '/p' }, j, f), f);
+  t.same(attachmentBase('auto', { CI_PROJECT_DIR: '/builds/g/p' }, '/x'), {
+    mode: 'project',
+    projectDir: '/builds/g/p',
+  });
+  t.same(attachmentBase('auto', {}, '/x'), { mode: 'relative', projectDir: '/x' }, 'outside GitLab: relative');
+  t.same(attachmentBase('project', {}, '/x'), { mode: 'project', projectDir: '/x' }, 'project without GitLab: the cwd');
+  t.same(attachmentBase('relative', { CI_PROJECT_DIR: '/b' }, '/x').mode, 'relative', 'a choice beats the default');
 });
