@@ -76,7 +76,9 @@ export const junitReporter: Reporter = {
   name: 'junit',
   files(s, c) {
     const path = (a: ArtifactRef) => attachmentPath(c.attachments, c.junitPath, a.path);
-    return [{ kind: 'junit', path: c.junitPath, text: renderJUnit(s.suites, { attachmentPath: path }) }];
+    const pagePath = (run: RunRecord) =>
+      attachmentPath(c.attachments, c.junitPath, join(c.reportsDir, runDirName(run.runId), 'report.html'));
+    return [{ kind: 'junit', path: c.junitPath, text: renderJUnit(s.suites, { attachmentPath: path, pagePath }) }];
   },
 };
 
