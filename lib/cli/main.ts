@@ -32,6 +32,7 @@ import { buildCommand } from './build.js';
 import { pathProblems, type OutputPath } from './paths.js';
 import { unusedFlagProblems } from './scenario-flags.js';
 import { jobFileProblems } from '../scenario/job-input.js';
+import { hostKeyProblems } from '../lab/ssh-preflight.js';
 import { FIELDS } from '../config/table.js';
 import { mergeCommand } from './merge.js';
 import { listCellsCommand, listingProblems } from './list-cells.js';
@@ -303,10 +304,11 @@ async function sessionCommand(
   const configs = sessionConfigs(res.ok ? res.plan : undefined, args, deps, harness);
   const paths = await pathProblems(outputPaths(configs, args, deps, harness), deps.cwd);
   const jobs = await jobProblems(configs, deps.cwd);
+  const keys = dedupe((await Promise.all(configs.map((c) => hostKeyProblems(c, deps.cwd)))).flat());
   const unused = unusedFlagProblems(command, args.values, sessionScenarios(command, res, args, user.extra));
   // Every problem of the whole input at once: the command line's, the scenario files', the configuration's, the builds'.
   const planned = withUserProblems(res.ok ? [] : res.problems, user.problems);
-  const found = [...argvProblems, ...fileProblems, ...unused, ...planned, ...paths, ...jobs, ...buildProblems];
+  const found = [...argvProblems, ...fileProblems, ...unused, ...planned, ...paths, ...jobs, ...keys, ...buildProblems];
   if (!res.ok || found.length) throw new ConfigError(found);
   const plan = res.plan;
   // --plan: the plan is plain data; print it (secrets redacted) and stop before anything exists
@@ -433,6 +435,12 @@ function reportContext(
       [...optionsOf(args.command)].flatMap(([name, o]) => (o.type === 'string' ? [`--${name}`] : [])),
     ),
   };
+}
+
+/** Problems once each, in order (several cells share one configuration's keys). */
+function dedupe(problems: readonly ConfigProblem[]): ConfigProblem[] {
+  const seen = new Set<string>();
+  return problems.filter((p) => !seen.has(JSON.stringify(p)) && !!seen.add(JSON.stringify(p)));
 }
 
 /** Build keys the repro names itself, by path and checksum: their variables would only contradict it. */

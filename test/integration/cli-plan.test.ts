@@ -106,3 +106,36 @@ t.test('--plan never shows the ACL token', async (t) => {
   t.equal(await c.run(['run', 'bridge-exec-reboot', '--nomad', '/stand-in/nomad-1.9.7', '--plan']), 0);
   t.notMatch(c.s.out.join(''), /secret-token-5f0e/);
 });
+
+t.test('existing hosts: a key ssh cannot use is exit 2 before any build or preflight, with the rest', async (t) => {
+  const c = cli(t);
+  const { mkdirSync } = await import('node:fs');
+  mkdirSync(join(c.dir, 'keydir'));
+  writeFileSync(join(c.dir, 'junk'), 'not a key\n');
+  writeFileSync(
+    join(c.dir, 'hosts.yaml'),
+    'lab:\n  provider: ssh\n  hosts:\n' +
+      '    server: { address: 127.0.0.1, user: root, key: keydir }\n' +
+      '    client: { address: 127.0.0.1, user: root, key: junk }\n',
+  );
+  let preflights = 0;
+  const code = await main(
+    ['run', '--nomad', '/stand-in/nomad-1.9.7', '--config', join(c.dir, 'hosts.yaml'), '--cpus', '0'],
+    {
+      ...c.s.deps,
+      hostsPreflight: async () => {
+        preflights++;
+        return [];
+      },
+      makeEnv: () => {
+        throw new Error('a bad key must not make a lab');
+      },
+    },
+  );
+  t.equal(code, 2);
+  const err = c.s.err.join('');
+  t.match(err, /lab\.hosts\.server\.key: is a directory, not a key file \(got "keydir"/);
+  t.match(err, /lab\.hosts\.client\.key: is not a private key ssh can use: .*\(got "junk"/);
+  t.match(err, /--cpus/, 'with the other problems of the input');
+  t.equal(preflights, 0, 'refused before the preflight (which builds the CNI plugins)');
+});

@@ -1,6 +1,8 @@
 // lab.provider: ssh, the pure parts: its config (every missing host field at once, a hard reboot needs a reset
 // command, lab.hosts only with ssh), scenarios_dir, the reset argv, and the cleanup script run on each host.
 import t from 'tap';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { formatProblem, type ConfigProblem } from '../../lib/errors.js';
 import type { HarnessConfig } from '../../lib/config/schema.js';
@@ -24,6 +26,9 @@ function bad(src: Partial<ConfigSources>): ConfigProblem[] {
   return r.problems;
 }
 const yaml = (s: string) => parseYaml(s) as unknown;
+/** A fresh ed25519 key pair (OpenSSH's own ssh-keygen, as a person makes one), with a passphrase when given. */
+const keygen = (path: string, passphrase = '') =>
+  execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', passphrase, '-C', 'test', '-f', path], { stdio: 'ignore' });
 
 const HOSTS = `lab:
   provider: ssh
@@ -223,7 +228,8 @@ t.test(
   'preflight of existing hosts: unreadable keys and no way to get the CNI plugins, all at once (exit 2)',
   async (t) => {
     const { existingHostsPreflight } = await import('../../lib/lab/ssh-preflight.js');
-    const dir = t.testdir({ key: 'k' });
+    const dir = t.testdir({});
+    keygen(join(dir, 'key'));
     const c = ok({
       file: yaml(
         HOSTS.replace('~/.ssh/id_ed25519 }', `${dir}/key }`).replace('~/.ssh/id_ed25519,', '/nonexistent/key,'),
@@ -232,7 +238,7 @@ t.test(
     const noGo = { env: { PATH: '/nonexistent', XDG_CACHE_HOME: dir }, fallbackGo: '/nonexistent/go' };
     const p = await existingHostsPreflight(c, { build: noGo });
     t.match(p, [
-      { field: 'lab.hosts.client.key', value: '/nonexistent/key', message: 'cannot be read' },
+      { field: 'lab.hosts.client.key', value: '/nonexistent/key', message: 'cannot be read (ENOENT)' },
       {
         field: 'lab.provider',
         value: 'ssh',
@@ -242,6 +248,36 @@ t.test(
     ]);
     t.equal(p.length, 2, 'the readable server key is no problem');
     t.same(await existingHostsPreflight(ok({})), [], 'other providers: nothing to check');
+  },
+);
+
+t.test(
+  'host keys ssh could not use are named before anything runs: a directory, garbage, a .pub, encrypted',
+  async (t) => {
+    const { hostKeyProblems } = await import('../../lib/lab/ssh-preflight.js');
+    const dir = t.testdir({ keys: {}, junk: 'not a key\n' });
+    keygen(join(dir, 'id'));
+    keygen(join(dir, 'good'));
+    keygen(join(dir, 'enc'), 'a passphrase');
+    const hosts = (server: string, client: string) =>
+      ok({
+        file: yaml(HOSTS.replace('~/.ssh/id_ed25519 }', `${server} }`).replace('~/.ssh/id_ed25519,', `${client},`)),
+      });
+    const fix = /give the path of the private key \(e\.g\. ~\/\.ssh\/id_ed25519, not the \.pub\) that logs in to the/;
+    t.match(await hostKeyProblems(hosts('keys', 'junk'), dir), [
+      { field: 'lab.hosts.server.key', value: 'keys', message: 'is a directory, not a key file', fix },
+      { field: 'lab.hosts.client.key', value: 'junk', message: /^is not a private key ssh can use: /, fix },
+    ]);
+    t.match(await hostKeyProblems(hosts('id.pub', 'enc'), dir), [
+      { field: 'lab.hosts.server.key', message: /a public key, not the private key/ },
+      { field: 'lab.hosts.client.key', message: /Encrypted private OpenSSH key detected, but no passphrase given/ },
+    ]);
+    t.same(
+      await hostKeyProblems(hosts('good', `${dir}/good`), dir),
+      [],
+      'relative to the working directory or absolute',
+    );
+    t.same(await hostKeyProblems(ok({}), dir), [], 'other providers: nothing to check');
   },
 );
 
