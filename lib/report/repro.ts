@@ -28,7 +28,7 @@ const SAME_INPUT: Record<string, string[]> = {
 
 export interface ReproInput {
   /** argv after the command name */
-  args: string[];
+  args: readonly string[];
   /** default `run` */
   command?: 'run' | 'compare';
   scenario: string;
