@@ -425,9 +425,13 @@ const USAGE: Record<Exclude<Command, 'help'>, string[]> = {
     'docs/scenarios.md); every problem with any of your files is reported at once (exit 2).',
   ],
   doctor: [
-    'reboot-harness doctor [--nomad-binary <path>] [--json]',
+    'reboot-harness doctor [--nomad <build>] [--memory <MiB>] [--netns <name>] [--json]',
     '',
-    'Every prerequisite of a run, each missing piece with the command that fixes it.',
+    'Every prerequisite of a run on a libvirt host, each missing piece with the command that fixes it. --nomad',
+    'takes what run takes: a path is inspected, a release in the cache too (otherwise named as what the first run',
+    'downloads), a source tree must exist; nothing is downloaded or built. --memory sets the free memory needed',
+    '(two VMs), --netns the namespace libvirtd must run in. --provider virtualbox or ssh is refused: doctor has no',
+    'checks for them.',
   ],
   setup: [
     'reboot-harness setup [--force] [--docker]',

@@ -1,8 +1,10 @@
 // The real process: wires the CLI to real VMs, the real host and process I/O, then exits with main()'s code.
 import { ConfigError, EXIT, type ExitCode } from '../errors.js';
 import { runCommand } from '../exec/run.js';
+import { homedir } from 'node:os';
 import { checkNomadBinary } from '../builds/binary.js';
-import { runDoctor, renderDoctor } from '../lab/doctor.js';
+import { cacheRoot } from '../builds/cache.js';
+import { doctorNomadSpec, runDoctor, renderDoctor } from '../lab/doctor.js';
 import { ensureLabHost, parseNetnsList, reexecInNetns, IN_NETNS_ENV } from '../lab/host.js';
 import { destroyLabs } from '../lab/destroy.js';
 import { existingHostsPreflight } from '../lab/ssh-preflight.js';
@@ -102,13 +104,24 @@ async function setup({
 const chooseDriver = driverChooser(realAccelDeps());
 
 async function doctor(config: HarnessConfig, json: boolean): Promise<ExitCode> {
+  const nomad = config.nomadBinary
+    ? await doctorNomadSpec(config.nomadBinary, {
+        field: '--nomad',
+        cwd: process.cwd(),
+        home: process.env['HOME'] || homedir(),
+        cacheRoot: cacheRoot(process.env, process.env['HOME'] || homedir()),
+        releasesUrl: config.builds.releasesUrl,
+      })
+    : undefined;
   // Note: the KVM probe may take its whole minute on a host where KVM hangs; the rest of doctor takes seconds
   const items = await runDoctor({
     deadline: deadlineIn(60_000 + KVM_PROBE_BUDGET_MS),
     workDir: config.lab.workDir,
     box: config.lab.box,
     netns: config.lab.netns,
-    ...(config.nomadBinary ? { nomadBinary: config.nomadBinary } : {}),
+    memoryMb: config.lab.memoryMb,
+    ...(nomad && 'path' in nomad ? { nomadBinary: nomad.path } : {}),
+    ...(nomad && 'item' in nomad ? { nomadPending: nomad.item } : {}),
     ...(config.lab.provider === 'libvirt'
       ? { libvirtDriver: { setting: config.lab.libvirtDriver, choose: chooseDriver } }
       : {}),

@@ -90,6 +90,7 @@ export async function main(argv: string[], given: CliDeps): Promise<number> {
     const logger = loggerFor(config, deps, secrets);
     switch (args.command) {
       case 'doctor':
+        doctorProblems(config);
         return deps.doctor ? await deps.doctor(config, config.output.json) : unsupported('doctor');
       case 'setup':
         return deps.setup
@@ -435,6 +436,27 @@ function reportContext(
       [...optionsOf(args.command)].flatMap(([name, o]) => (o.type === 'string' ? [`--${name}`] : [])),
     ),
   };
+}
+
+/**
+ * doctor checks a host that runs the lab's VMs with libvirt; for another provider it would answer about a host that
+ * is not the one the run uses, so it refuses the flag instead of ignoring it.
+ */
+function doctorProblems(config: HarnessConfig): void {
+  const { provider } = config.lab;
+  if (provider === 'libvirt') return;
+  const fix =
+    provider === 'ssh'
+      ? 'run the scenario: with lab.provider ssh its preflight checks the host keys and reaches every host before anything is installed (exit 2 or 3 naming the host)'
+      : 'check VirtualBox yourself (VBoxManage --version, vagrant box list), or drop --provider for the libvirt host checks';
+  throw new ConfigError([
+    {
+      field: 'lab.provider (--provider)',
+      value: provider,
+      message: `doctor checks a libvirt host (vagrant-libvirt, libvirtd, QEMU, the box); it has no checks for ${provider}`,
+      fix,
+    },
+  ]);
 }
 
 /** Problems once each, in order (several cells share one configuration's keys). */
