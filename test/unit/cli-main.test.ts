@@ -231,7 +231,11 @@ t.test('doctor refuses a provider it has no checks for, instead of checking libv
   for (const provider of ['virtualbox', 'ssh']) {
     let ran = false;
     const files: Record<string, string> = provider === 'ssh' ? { 'harness.yaml': hosts } : {};
-    const p = probe(t.testdir(files), {}, { doctor: async () => ((ran = true), 0) });
+    const doctor = async () => {
+      ran = true;
+      return 0;
+    };
+    const p = probe(t.testdir(files), {}, { doctor });
     t.equal(await main(['doctor', '--provider', provider], p.deps), 2, provider);
     t.match(
       p.err(),
