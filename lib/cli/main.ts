@@ -33,6 +33,8 @@ import { pathProblems, type OutputPath } from './paths.js';
 import { unusedFlagProblems } from './scenario-flags.js';
 import { jobFileProblems } from '../scenario/job-input.js';
 import { hostKeyProblems } from '../lab/ssh-preflight.js';
+import { hostsNetnsProblems } from './hosts-netns.js';
+import { IN_NETNS_ENV } from '../lab/host.js';
 import { FIELDS } from '../config/table.js';
 import { mergeCommand } from './merge.js';
 import { listCellsCommand, listingProblems } from './list-cells.js';
@@ -306,6 +308,7 @@ async function sessionCommand(
   const paths = await pathProblems(outputPaths(configs, args, deps, harness), deps.cwd);
   const jobs = await jobProblems(configs, deps.cwd);
   const keys = dedupe((await Promise.all(configs.map((c) => hostKeyProblems(c, deps.cwd)))).flat());
+  keys.push(...(await hostsNetnsProblems(configs, { insideNetns: !!deps.env[IN_NETNS_ENV] })));
   const unused = unusedFlagProblems(command, args.values, sessionScenarios(command, res, args, user.extra));
   // Every problem of the whole input at once: the command line's, the scenario files', the configuration's, the builds'.
   const planned = withUserProblems(res.ok ? [] : res.problems, user.problems);

@@ -114,7 +114,7 @@ t.test('existing hosts: a key ssh cannot use is exit 2 before any build or prefl
   writeFileSync(join(c.dir, 'junk'), 'not a key\n');
   writeFileSync(
     join(c.dir, 'hosts.yaml'),
-    'lab:\n  provider: ssh\n  hosts:\n' +
+    'lab:\n  provider: ssh\n  hosts_netns: nrh-no-such-ns\n  hosts:\n' +
       '    server: { address: 127.0.0.1, user: root, key: keydir }\n' +
       '    client: { address: 127.0.0.1, user: root, key: junk }\n',
   );
@@ -137,5 +137,6 @@ t.test('existing hosts: a key ssh cannot use is exit 2 before any build or prefl
   t.match(err, /lab\.hosts\.server\.key: is a directory, not a key file \(got "keydir"/);
   t.match(err, /lab\.hosts\.client\.key: is not a private key ssh can use: .*\(got "junk"/);
   t.match(err, /--cpus/, 'with the other problems of the input');
+  t.match(err, /lab\.hosts_netns: is not a network namespace here \(got "nrh-no-such-ns"/, 'and the missing namespace');
   t.equal(preflights, 0, 'refused before the preflight (which builds the CNI plugins)');
 });

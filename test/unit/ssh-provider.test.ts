@@ -295,3 +295,16 @@ t.test('fault kinds on existing hosts: a hard reset only with lab.hard_reset_com
     { message: /provider ssh has no power off/ },
   ]);
 });
+
+t.test('lab.hosts_netns that names no namespace is a problem of the input, once per name', async (t) => {
+  const { hostsNetnsProblems } = await import('../../lib/cli/hosts-netns.js');
+  const dir = t.testdir({ there: '' });
+  const at = (ns: string) => ok({ file: yaml(HOSTS), flags: { 'hosts-netns': ns } });
+  t.same(await hostsNetnsProblems([at('there')], { dir }), []);
+  t.match(await hostsNetnsProblems([at('gone'), at('gone')], { dir }), [
+    { field: 'lab.hosts_netns', value: 'gone', message: 'is not a network namespace here', fix: /ip netns list/ },
+  ]);
+  t.equal((await hostsNetnsProblems([at('gone'), at('gone')], { dir })).length, 1);
+  t.same(await hostsNetnsProblems([at('gone')], { dir, insideNetns: true }), [], 'a re-run inside it found it');
+  t.same(await hostsNetnsProblems([ok({ file: yaml(HOSTS) })], { dir }), [], 'none given: reached from here');
+});
