@@ -31,7 +31,7 @@ import { scenariosDirOf } from '../config/scenarios-dir.js';
 import { buildCommand } from './build.js';
 import { pathProblems, type OutputPath } from './paths.js';
 import { unusedFlagProblems } from './scenario-flags.js';
-import { jobFileProblems } from '../scenario/job-input.js';
+import { checkJobInput, jobFileProblems } from '../scenario/job-input.js';
 import { hostKeyProblems } from '../lab/ssh-preflight.js';
 import { hostsNetnsProblems } from './hosts-netns.js';
 import { IN_NETNS_ENV } from '../lab/host.js';
@@ -313,6 +313,10 @@ async function sessionCommand(
   // Every problem of the whole input at once: the command line's, the scenario files', the configuration's, the builds'.
   const planned = withUserProblems(res.ok ? [] : res.problems, user.problems);
   const found = [...argvProblems, ...fileProblems, ...unused, ...planned, ...paths, ...jobs, ...keys, ...buildProblems];
+  // The job as the build parses it (a bridge group without a port, a batch job, Nomad's own parse error): at once with
+  // the rest, or under --plan, wherever the build is a file already; otherwise the run's preflight parses it.
+  if ((!res.ok || found.length || args.values['plan']) && !jobs.length && !buildProblems.length)
+    found.push(...(await parsedJobProblems(configs, deps)));
   if (!res.ok || found.length) throw new ConfigError(found);
   const plan = res.plan;
   // --plan: the plan is plain data; print it (secrets redacted) and stop before anything exists
@@ -375,6 +379,21 @@ function sessionConfigs(
 }
 
 /** The user's job as far as it is judged without a build (a file that cannot be read), once per distinct problem. */
+/** The user's job parsed by each config's build, where that build is a file here (a path, not a release or tree). */
+async function parsedJobProblems(configs: readonly HarnessConfig[], deps: CliDeps): Promise<ConfigProblem[]> {
+  const convert = deps.convertJob ?? nomadJobConverter();
+  const all: ConfigProblem[] = [];
+  for (const c of configs) {
+    if (!c.job.file || !c.nomadBinary || c.scenario !== 'bridge-exec-reboot') continue;
+    const path = resolve(deps.cwd, c.nomadBinary);
+    if (!existsSync(path)) continue;
+    const job = resolve(deps.cwd, c.job.file);
+    const found = await checkJobInput({ ...c, nomadBinary: path, job: { ...c.job, file: job } }, convert);
+    all.push(...found.map((p) => (p.value === job ? { ...p, value: c.job.file } : p)));
+  }
+  return dedupe(all);
+}
+
 async function jobProblems(configs: readonly HarnessConfig[], cwd: string): Promise<ConfigProblem[]> {
   const all = (await Promise.all(configs.map((c) => jobFileProblems(c, cwd)))).flat();
   return all.filter((p, i) => all.findIndex((q) => JSON.stringify(q) === JSON.stringify(p)) === i);

@@ -140,3 +140,32 @@ t.test('existing hosts: a key ssh cannot use is exit 2 before any build or prefl
   t.match(err, /lab\.hosts_netns: is not a network namespace here \(got "nrh-no-such-ns"/, 'and the missing namespace');
   t.equal(preflights, 0, 'refused before the preflight (which builds the CNI plugins)');
 });
+
+t.test('the job as the build parses it is judged with the rest of the input, and under --plan', async (t) => {
+  const dir = t.testdir({
+    nomad: 'a build on disk',
+    'noports.nomad.hcl':
+      'job "np" {\n  group "g" {\n    network { mode = "bridge" }\n    task "t" {\n      driver = "exec"\n      config { command = "/bin/sleep" }\n    }\n  }\n}\n',
+  });
+  const s = standInPerRun({ [join(dir, 'nomad')]: { timeline: 'restored', version: '1.9.7' } }, { cwd: dir });
+  t.teardown(() => Promise.all(s.runs.map((r) => r.nomad.close())));
+  const deps = {
+    ...s.deps,
+    makeEnv: () => {
+      throw new Error('nothing may be made');
+    },
+  };
+  const base = ['run', '--nomad', join(dir, 'nomad'), '--job', 'noports.nomad.hcl', '--netns', ''];
+  t.equal(await main([...base, '--cpus', '0'], deps), 2);
+  const err = s.err.join('');
+  t.match(err, /2 problems/);
+  t.match(err, /--cpus: must be a whole number/);
+  t.match(
+    err,
+    /job\.file \(--job\): job "np" group "g" is a bridge group the scenario cannot probe: .*\(got "noports\.nomad\.hcl"/,
+  );
+  s.err.length = 0;
+  t.equal(await main([...base, '--plan'], deps), 2, '--plan validates the job too');
+  t.match(s.err.join(''), /group "g" is a bridge group the scenario cannot probe/);
+  t.equal(s.out.join(''), '', 'no plan printed');
+});
