@@ -169,23 +169,22 @@ setTimeout(() => {
   process.exit(code);
 }, EXIT_GRACE_MS).unref();
 
-/** What keeps the event loop alive, for the warning above: TCP peers, pipe fds (0-2 are our own stdio), child PIDs. */
+/**
+ * What keeps the event loop alive, for the warning above: TCP peers, pipes other than our own stdio, child PIDs, and
+ * timers (a scenario file of yours that starts one and never clears it keeps the CLI alive too).
+ */
 function openHandles(): string {
+  // Note: called from the grace timer's callback, which no longer counts as active.
+  const timers = process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+  const timerText =
+    timers > 0 ? [`${timers} timer${timers === 1 ? '' : 's'} (a setTimeout/setInterval never cleared)`] : [];
   // Note: _getActiveHandles is undocumented (stable since Node 0.x); the resource-type list is the fallback.
   const handles = (process as unknown as { _getActiveHandles?: () => unknown[] })._getActiveHandles?.();
-  if (!handles)
-    return (
-      process
-        .getActiveResourcesInfo()
-        .filter((r) => r !== 'Timeout')
-        .join(', ') || 'timers'
-    );
-  return (
-    handles
-      .map((h) => {
+  const named = handles
+    ? handles.flatMap((h) => {
         const proc = h as { pid?: number; spawnargs?: string[] };
         if (typeof proc.pid === 'number' && Array.isArray(proc.spawnargs))
-          return `child pid ${proc.pid} (${proc.spawnargs.join(' ').slice(0, 80)})`;
+          return [`child pid ${proc.pid} (${proc.spawnargs.join(' ').slice(0, 80)})`];
         // a net.Socket, told by its shape (node:net stays in lib/ssh and lib/nomad, test/unit/layering.test.ts)
         const sock = h as {
           remoteAddress?: string;
@@ -195,12 +194,15 @@ function openHandles(): string {
           _handle?: { fd?: number };
           constructor?: { name?: string };
         };
-        if (sock.constructor?.name === 'Socket')
-          return sock.remoteAddress
-            ? `TCP ${sock.localAddress}:${sock.localPort} -> ${sock.remoteAddress}:${sock.remotePort}`
-            : `pipe fd ${sock._handle?.fd ?? '?'}`;
-        return (h as { constructor?: { name?: string } }).constructor?.name ?? 'handle';
+        if (sock.constructor?.name === 'Socket') {
+          if (sock.remoteAddress)
+            return [`TCP ${sock.localAddress}:${sock.localPort} -> ${sock.remoteAddress}:${sock.remotePort}`];
+          const fd = sock._handle?.fd;
+          // Note: stdin, stdout and stderr are the CLI's own; they hold nothing open that needs naming.
+          return typeof fd === 'number' && fd >= 0 && fd <= 2 ? [] : [`pipe fd ${fd ?? '?'}`];
+        }
+        return [(h as { constructor?: { name?: string } }).constructor?.name ?? 'handle'];
       })
-      .join(', ') || 'timers'
-  );
+    : process.getActiveResourcesInfo().filter((r) => r !== 'Timeout');
+  return [...named, ...timerText].join(', ') || 'something Node does not name';
 }
