@@ -34,6 +34,7 @@ import { unusedFlagProblems } from './scenario-flags.js';
 import { checkJobInput, jobFileProblems } from '../scenario/job-input.js';
 import { hostKeyProblems } from '../lab/ssh-preflight.js';
 import { hostsNetnsProblems } from './hosts-netns.js';
+import { groupCellProblems } from './group-problems.js';
 import { IN_NETNS_ENV } from '../lab/host.js';
 import { FIELDS } from '../config/table.js';
 import { mergeCommand } from './merge.js';
@@ -284,7 +285,7 @@ async function sessionCommand(
   if (command === 'matrix' && args.values['list-cells']) {
     const listing = listingProblems(args);
     const problems = [...fileProblems, ...withUserProblems(res.ok ? [] : res.problems, user.problems), ...listing];
-    if (!res.ok || problems.length) throw new ConfigError(problems);
+    if (!res.ok || problems.length) throw new ConfigError(groupCellProblems(problems));
     const m = res.plan.matrix!;
     return listCellsCommand(
       args,
@@ -317,7 +318,7 @@ async function sessionCommand(
   // the rest, or under --plan, wherever the build is a file already; otherwise the run's preflight parses it.
   if ((!res.ok || found.length || args.values['plan']) && !jobs.length && !buildProblems.length)
     found.push(...(await parsedJobProblems(configs, deps)));
-  if (!res.ok || found.length) throw new ConfigError(found);
+  if (!res.ok || found.length) throw new ConfigError(groupCellProblems(found));
   const plan = res.plan;
   // --plan: the plan is plain data; print it (secrets redacted) and stop before anything exists
   if (args.values['plan']) {

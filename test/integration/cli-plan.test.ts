@@ -169,3 +169,19 @@ t.test('the job as the build parses it is judged with the rest of the input, and
   t.match(s.err.join(''), /group "g" is a bridge group the scenario cannot probe/);
   t.equal(s.out.join(''), '', 'no plan printed');
 });
+
+t.test('matrix: one mistake in many cells is one problem with its count', async (t) => {
+  const c = cli(t);
+  writeFileSync(
+    join(c.dir, 'm.yaml'),
+    'scenario: bridge-exec-reboot\naxes:\n  nomad:\n    - {name: a, binary: /stand-in/nomad-1.9.7}\n    - {name: b, binary: /stand-in/nomad-1.9.3}\n' +
+      '  reboot: [graceful, hard]\n  driver: [docker]\n',
+  );
+  t.equal(await main(['matrix', join(c.dir, 'm.yaml'), '--plan', '--netns', ''], { ...c.s.deps, cwd: c.dir }), 2);
+  const err = c.s.err.join('');
+  t.match(
+    err,
+    /4 cells \(bridge-exec-reboot\/nomad=a\/reboot=graceful\/driver=docker, .* and 2 more\): --driver: needs a box with Docker/,
+  );
+  t.equal((err.match(/needs a box with Docker/g) ?? []).length, 1, 'said once');
+});
