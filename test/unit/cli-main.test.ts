@@ -231,7 +231,7 @@ t.test('doctor refuses a provider it has no checks for, instead of checking libv
   for (const provider of ['virtualbox', 'ssh']) {
     let ran = false;
     const files: Record<string, string> = provider === 'ssh' ? { 'harness.yaml': hosts } : {};
-    const doctor = async () => {
+    const doctor = async (): Promise<0> => {
       ran = true;
       return 0;
     };
