@@ -24,7 +24,8 @@ import { REPORTERS, type ReportContext } from '../report/reporters.js';
 import { attachmentBase } from '../report/attachment-paths.js';
 import { renderQuietSummary, renderSessionConsole } from '../report/console.js';
 import { writeSessionReports } from '../report/write.js';
-import { COMMANDS, helpText, optionsOf, parseCliCollecting, type ParsedArgs } from './args.js';
+import { COMMANDS, completionSpec, helpText, optionsOf, parseCliCollecting, type ParsedArgs } from './args.js';
+import { completionScript, SHELLS, type Shell } from './completion.js';
 import { closest } from '../config/near.js';
 import { SCENARIOS, allScenarios, findScenario, listText, loadUserScenarios } from './scenarios.js';
 import { scenariosDirOf } from '../config/scenarios-dir.js';
@@ -77,6 +78,7 @@ export async function main(argv: string[], given: CliDeps): Promise<number> {
       deps.out(helpText(args.command) + '\n');
       return EXIT.OK;
     }
+    if (args.command === 'completion') return completionCommand(args, deps);
     if (args.command === 'list') return await listCommand(args, deps);
     if (args.command === 'run' || args.command === 'compare' || args.command === 'matrix') {
       return await sessionCommand(
@@ -480,6 +482,24 @@ function doctorProblems(config: HarnessConfig): void {
       fix,
     },
   ]);
+}
+
+/** `completion <shell>`: the script on stdout; no shell, or one it does not know, is exit 2 naming the three. */
+function completionCommand(args: ParsedArgs, deps: CliDeps): number {
+  const [shell, ...extra] = args.positionals;
+  const known = (SHELLS as readonly string[]).includes(shell ?? '');
+  if (!known || extra.length)
+    throw new ConfigError([
+      {
+        field: 'shell',
+        value: extra.length ? args.positionals : shell,
+        message: shell === undefined ? 'is required' : extra.length ? 'is one word' : 'is not a shell this knows',
+        fix: `give one of: ${SHELLS.join(', ')} (e.g. source <(reboot-harness completion bash))`,
+      },
+    ]);
+  const commands = completionSpec();
+  deps.out(completionScript(shell as Shell, { commands, scenarios: SCENARIOS.map((x) => x.name) }));
+  return EXIT.OK;
 }
 
 /** Problems once each, in order (several cells share one configuration's keys). */
