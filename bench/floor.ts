@@ -11,12 +11,14 @@
 //   flock /work/vm.lock npx tsx bench/floor.ts --nomad-binary /path/to/nomad \
 //     [--expect check=fail] [--record docs/benchmarks.md] [--raw-by <ISO time>]
 // Needs root (the lab's network namespace), the box (`reboot-harness setup`) and a linux/amd64 Nomad build.
+// Given one or two JSON reports of runs made before (`--report-json`; a cold run, then a warm rerun), it makes no VM and
+// prints where their time went (bench/report-figures.ts): npx tsx bench/floor.ts <cold.json> [<warm.json>]
 import { $, argv, fs, os, path } from 'zx';
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { HarnessConfig } from '../lib/config/schema.js';
 import { resolveConfig } from '../lib/config/validate.js';
-import { labSpecFor } from '../lib/lab/spec-for.js';
+import { labSpecFor } from '../lib/lab/vagrant/spec-for.js';
 import { GRACEFUL_REBOOT_COMMAND } from '../lib/ssh/reboot.js';
 import { bridgePrereqScript, renderAgentFiles, REMOTE } from '../lib/cluster/provision.js';
 import { readTemplate } from '../lib/cluster/templates.js';
@@ -24,6 +26,7 @@ import { quote } from '../lib/shell/quote.js';
 import { JOBS } from '../lib/scenarios/api.js';
 import { undefineDomain } from '../lib/vagrant/snapshot.js';
 import { deadlineIn } from '../lib/time/deadlines.js';
+import { figuresMarkdown, runFigures } from './report-figures.js';
 
 $.verbose = false;
 
@@ -106,6 +109,8 @@ interface HarnessRun {
   wallMs: number;
   outcome: string;
   properties: Record<string, string>;
+  /** the report as written */
+  doc: unknown;
 }
 
 async function harnessRun(nomad: string, work: string, label: string, extra: string[] = []): Promise<HarnessRun> {
@@ -140,7 +145,8 @@ async function harnessRun(nomad: string, work: string, label: string, extra: str
     runs: { outcome: string; steps: { name: string; durationMs: number }[]; properties: Record<string, string> }[];
   };
   const run = doc.runs[0]!;
-  return { steps: run.steps, wallMs, outcome: `${run.outcome} (exit ${res.exitCode})`, properties: run.properties };
+  const outcome = `${run.outcome} (exit ${res.exitCode})`;
+  return { steps: run.steps, wallMs, outcome, properties: run.properties, doc };
 }
 
 /** Remove the benchmark's warm lab (its own work dir). */
@@ -191,7 +197,7 @@ async function rawFloor(work: string, config: HarnessConfig, nomadBinary: string
   const netns = config.lab.netns || 'nrh-lab';
   const id = `nrhbench${randomBytes(3).toString('hex')}`;
   const spec = labSpecFor(config, id, ['server', 'client']);
-  // Note: named by its id, so `reboot-harness destroy --all` finds its domains if this scratch dir is lost (lib/lab/orphans.ts)
+  // Note: named by its id, so `reboot-harness destroy --all` finds its domains if this scratch dir is lost (lib/lab/host/orphans.ts)
   const dir = path.join(work, id);
   await fs.ensureDir(dir);
   await fs.copy(path.join(ROOT, 'vms', 'Vagrantfile'), path.join(dir, 'Vagrantfile'));
@@ -338,6 +344,31 @@ async function machine(driver: string): Promise<string> {
   );
 }
 
+// Report files given: their figures only, no VM.
+const reports = argv._.map(String).filter((a) => a.endsWith('.json'));
+if (reports.length) {
+  if (reports.length > 2 || reports.length !== argv._.length) {
+    console.error(
+      'bench: give one or two JSON reports (a cold run, then a warm rerun): bench/floor.ts <cold.json> [<warm.json>]',
+    );
+    process.exit(2);
+  }
+  // each column named by what the run was (lab.warm) and its run id
+  const figures = await Promise.all(
+    reports.map(async (file) => {
+      const doc = (await fs.readJson(file)) as { runs?: { runId?: string; properties?: Record<string, string> }[] };
+      const run = doc.runs?.[0];
+      const kind = run?.properties?.['lab.warm']?.startsWith('yes') ? 'warm rerun' : 'cold run';
+      return runFigures(doc, `${kind} ${run?.runId ?? path.basename(file)}`);
+    }),
+  ).catch((e: Error) => {
+    console.error(`bench: ${e.message}`);
+    process.exit(2);
+  });
+  console.log(`Where the time went (${reports.join(', ')}):\n\n${figuresMarkdown(figures)}`);
+  process.exit(0);
+}
+
 const nomad = typeof argv['nomad-binary'] === 'string' ? path.resolve(argv['nomad-binary']) : undefined;
 const res = resolveConfig({ file: undefined, env: process.env, flags: {}, knownChecks: [] });
 if (!res.ok) throw new Error('the environment does not make a valid config');
@@ -401,7 +432,8 @@ const warmSteps = [
   `| the CLI outside its steps (start, host check, reports, exit) | ${secs(outside)} |`,
   `| total | ${secs(besides(w))} |`,
 ].join('\n');
-const warmBoth = `${warmTable}\n\n${warmSteps}`;
+const figures = figuresMarkdown([runFigures(h.doc, 'cold run', h.wallMs), runFigures(w.doc, 'warm rerun', w.wallMs)]);
+const warmBoth = `${warmTable}\n\n${warmSteps}\n\nWhere the time went (the harness's own, its share of the restore notice, the settle's decision):\n\n${figures}`;
 const createLine = `the first run of the warm key (cold, and it takes the snapshot): ${c.outcome} in ${secs(c.wallMs)}, snapshot ${c.properties['lab.snapshot.created'] ?? 'not taken'}`;
 // Note: printed before the raw floor, so a benchmark stopped there still leaves the warm figures
 console.error(`bench: warm rerun against the cold harness run:\n${warmBoth}`);

@@ -122,6 +122,18 @@ export class InterruptedError extends HarnessError {
  * Format a duration for humans, the one formatter for every duration the harness prints: 850ms, 12.3s, 2m05s,
  * 1h02m03s. Never a raw float; rounding never gives "60s" or "1000ms".
  */
+/** An error as a record shows it: its first line, and the whole text (a harness error's hint, else the stack). */
+export function describeErr(err: unknown): { message: string; detail: string } {
+  const message = err instanceof Error ? err.message.split('\n')[0]! : String(err);
+  const detail =
+    err instanceof HarnessError
+      ? [err.message, err.hint && `hint: ${err.hint}`].filter(Boolean).join('\n')
+      : err instanceof Error
+        ? (err.stack ?? err.message)
+        : String(err);
+  return { message, detail };
+}
+
 export function formatMs(ms: number): string {
   const v = Number.isFinite(ms) && ms > 0 ? ms : 0;
   if (v < 999.5) return `${Math.round(v)}ms`;

@@ -8,7 +8,7 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { AllocSnap, RebootEvidence, SettleRecord, TaskEventRec } from '../lib/model/evidence.js';
-import type { RebootRecord } from '../lib/model/lab.js';
+import { firstOf, type RebootRecord } from '../lib/model/lab.js';
 import { factsFromEvidence } from '../lib/checks/facts.js';
 import { judgeAll } from '../lib/checks/define.js';
 import { CLIENT_REBOOTED } from '../lib/checks/client-rebooted.js';
@@ -25,12 +25,13 @@ import { TASK_ENV } from '../lib/checks/task-env.js';
 import { ALLOC_EXEC } from '../lib/checks/alloc-exec.js';
 import { SERVICES } from '../lib/checks/services.js';
 import { AGENT_RESOURCES } from '../lib/checks/agent-resources.js';
-import { defineScenario } from '../lib/run/scenario.js';
+import { defineScenario, noClusterTargets } from '../lib/run/scenario.js';
 import { observe } from '../lib/scenario/reboot-steps.js';
 import { waitForLeader, waitForNodeReady } from '../lib/nomad/wait.js';
 import { waitForBridgeClient } from '../lib/scenario/client-ready.js';
 import { toNodeSnap } from '../lib/nomad/parse.js';
 import { jobInfo, jobProblems } from '../lib/parse/nomad-job.js';
+import { disconnectFact, jobDisconnectPolicies, shortestLostAfterS } from '../lib/parse/job-disconnect.js';
 import { timelineFromEvidence } from '../lib/scenario/timeline.js';
 import { checkJobInput, JOB_FIELD, varFile } from '../lib/scenario/job-input.js';
 import {
@@ -58,8 +59,6 @@ const JOB_FILES: Record<TaskDriver, string> = {
   exec: fileURLToPath(new URL('../jobs/bridge-exec-http.nomad.hcl', import.meta.url)),
   docker: fileURLToPath(new URL('../jobs/bridge-docker-http.nomad.hcl', import.meta.url)),
 };
-/** Nomad's node name is the VM's hostname, which the lab sets to the role. */
-const CLIENT_NODE_NAME = 'client';
 /** Placing a job: exec builds a chroot per alloc, 1.5-2.6 min for one alloc and ~4 min for three under emulation. */
 const placeTimeoutMs = (n: number): number => (4 + 2 * n) * 60_000;
 const short = (a: AllocSnap): string => `${a.name} ${a.id.slice(0, 8)}`;
@@ -104,7 +103,11 @@ export default defineScenario({
           ]
         : [];
     // the fault kinds this scenario (a Nomad agent on the client) and the provider can do
-    return [...docker, ...faultProblems('bridge-exec-reboot', config, { hasNomadAgent: true })];
+    return [
+      ...docker,
+      ...faultProblems('bridge-exec-reboot', config, { hasNomadAgent: true }),
+      ...noClusterTargets('bridge-exec-reboot', config),
+    ];
   },
   preflight: (config, tools) => checkJobInput(config, tools.convertJob),
   async run(ctx, env) {
@@ -123,13 +126,16 @@ export default defineScenario({
       { timeoutMs: 10 * 60_000 },
     );
     ctx.fact('nomad.version', nomadVersion);
+    // The client this scenario reboots: the first (the only one in a pair). Its node name is its slot name.
+    const { name: clientName, machine: client } = firstOf(lab, 'client');
+    const server = firstOf(lab, 'server').machine;
     const nomad = await ctx.step('connect to the Nomad API through the server VM', (d) =>
       env.connectNomad(ctx, lab, d),
     );
     if (driver === 'docker') {
       const built = await ctx.step(
         `build the image ${DOCKER_IMAGE} inside the client VM (the lab has no registry)`,
-        (d) => buildDockerImage(lab.machines['client']!, config.lab.box, d),
+        (d) => buildDockerImage(client, config.lab.box, d),
         { timeoutMs: 5 * 60_000 },
       );
       ctx.fact('docker.version', built.serverVersion);
@@ -161,18 +167,15 @@ export default defineScenario({
     ctx.fact('job.id', info.id);
     ctx.fact('job.groups', info.groups.map((g) => `${g.name}[${g.count}]${g.bridge ? ' bridge' : ''}`).join(' '));
     const drivers = info.drivers.length ? info.drivers : [driver];
+    // what each group does when the servers stop hearing the client, as this Nomad line reads the job
+    const disconnect = jobDisconnectPolicies(info.groups, nomadVersion);
+    ctx.fact('job.disconnect', disconnectFact(disconnect));
 
     const node = await ctx.step(
       `wait for a leader and the client node ready with ${drivers.join(', ')} healthy`,
       async (d) => {
         await waitForLeader(nomad, { deadline: d });
-        const n = await waitForBridgeClient(
-          ctx,
-          nomad,
-          lab.machines['client']!,
-          { nodeName: CLIENT_NODE_NAME, driver: drivers[0]! },
-          d,
-        );
+        const n = await waitForBridgeClient(ctx, nomad, client, { nodeName: clientName, driver: drivers[0]! }, d);
         for (const other of drivers.slice(1))
           await waitForNodeReady(nomad, { nodeId: n.ID, driver: other }, { deadline: d });
         return toNodeSnap(n);
@@ -216,6 +219,7 @@ export default defineScenario({
     const fault = {
       heartbeatGraceS: durationSeconds(config.nomad.heartbeatGrace),
       partitionForS: config.reboot.partitionForS,
+      lostAfterS: shortestLostAfterS(disconnect),
     };
     const reboots: RebootRecord[] = [];
     let since = { index: 0, atMs: 0 };
@@ -223,12 +227,14 @@ export default defineScenario({
     for (let i = 1; i <= count; i++) {
       const of = count > 1 ? ` (${i} of ${count})` : '';
       // Evidence newer than the reboot: the node's status set again by the server, the allocs changed after this index.
-      const nodeBefore = (await nomad.node(node.id)).body;
-      const allocsIndex = (await nomad.jobAllocations(jobId)).index;
+      const [nodeBefore, allocsIndex] = await Promise.all([
+        nomad.node(node.id).then((r) => r.body),
+        nomad.jobAllocations(jobId).then((r) => r.index),
+      ]);
       since = { index: Math.max(nodeBefore.ModifyIndex, allocsIndex), atMs: Date.now() };
       const r = await ctx.step(
         `${faultStepName(config.reboot.kind)}${of}`,
-        (d) => lab.reboot('client', config.reboot.kind, { deadline: d, fault: faultParams(config) }),
+        (d) => lab.reboot(clientName, config.reboot.kind, { deadline: d, fault: faultParams(config) }),
         { timeoutMs: rebootStepMs(config) },
       );
       reboots.push(r);
@@ -252,10 +258,10 @@ export default defineScenario({
       // the client's clock against ours, read while the allocs come back (an emulated guest's clock drifts
       // over the tens of seconds the settle takes, so reading it afterwards blurs the notice latency)
       const clockRead = tasksRestart
-        ? readClockOffset(lab.machines['client']!, deadlineIn(30_000, ctx.deadline)).catch(() => undefined)
+        ? readClockOffset(client, deadlineIn(30_000, ctx.deadline)).catch(() => undefined)
         : undefined;
       const serverClockRead = tasksRestart
-        ? readClockOffset(lab.machines['server']!, deadlineIn(30_000, ctx.deadline)).catch(() => undefined)
+        ? readClockOffset(server, deadlineIn(30_000, ctx.deadline)).catch(() => undefined)
         : undefined;
       // A place with nothing known to come gets the window; a delayed reschedule Nomad holds gets the run's budget
       // (less what the steps after this one need).
@@ -367,6 +373,7 @@ export default defineScenario({
       allocIds: watched,
       disruptionIndex: since.index,
       heartbeatGrace: config.nomad.heartbeatGrace,
+      disconnect,
       settle,
       probeKinds: info.probeKinds,
       tasksRestart: faultRestartsTasks(reboot.kind, fault),

@@ -4,7 +4,7 @@
 // The client reboots for real; the same container is added again without requesting an address (what
 // Nomad does when it restores an alloc). Persistent state must refuse it ("duplicate allocation is not
 // allowed"); tmpfs state must accept it.
-import { defineScenario, singleRebootExecOnly } from '../lib/run/scenario.js';
+import { defineScenario, noClusterTargets, singleRebootExecOnly } from '../lib/run/scenario.js';
 import { HarnessError } from '../lib/errors.js';
 import { judgeAll } from '../lib/checks/define.js';
 import type { CniProbeRun } from '../lib/checks/cni-probe.js';
@@ -15,6 +15,8 @@ import { installCniProbe, cniAdd, cniReset } from '../lib/cni/probe.js';
 import { CNI_DATA_DIRS, stateDirOf, type BridgeConfigOptions, type CniStateMode } from '../lib/cni/config.js';
 import { readCniState } from '../lib/cluster/evidence.js';
 import { readBootInfo } from '../lib/lab/observe.js';
+import { firstOf } from '../lib/model/lab.js';
+import type { Deadline } from '../lib/time/deadlines.js';
 import { faultParams, faultProblems, rebootStepMs, recordFault } from '../lib/scenario/faults.js';
 
 /** Each mode gets its own bridge, subnet and netns so the two probes cannot disturb each other. */
@@ -38,6 +40,7 @@ export default defineScenario({
   // panic and power-off reboot the host too; agent-kill and partition need a Nomad agent, which this has not
   validate: (config) => [
     ...singleRebootExecOnly('cni-ipam-reboot', config),
+    ...noClusterTargets('cni-ipam-reboot', config),
     ...faultProblems('cni-ipam-reboot', config, { hasNomadAgent: false }),
   ],
   checks: CHECKS,
@@ -45,7 +48,13 @@ export default defineScenario({
     const lab = await ctx.step('bring up the client VM', (d) => env.upLab(ctx, d, { roles: ['client'] }), {
       timeoutMs: 20 * 60_000,
     });
-    const client = lab.machines['client']!;
+    // the first client (the only one in a pair); the others stay as they are, untouched
+    const { name: clientName, machine: client } = firstOf(lab, 'client');
+    // The other machines (more clients, --clients N) stay as they are: their boot ids before and after say so.
+    const bystanders = Object.entries(lab.machines).filter(([name]) => name !== clientName);
+    const bystanderBoots = async (when: 'before' | 'after', d: Deadline) => {
+      for (const [name, m] of bystanders) ctx.fact(`${name}.boot_id.${when}`, await m.bootId({ deadline: d }));
+    };
     const stateDirs = MODES.map((m) => stateDirOf(PROBES[m].config.dataDir));
     const runs: CniProbeRun[] = MODES.map((mode) => ({
       mode,
@@ -81,12 +90,13 @@ export default defineScenario({
       const flushed = await client.exec('sync', { deadline: d, sudo: true });
       if (flushed.code !== 0)
         throw new HarnessError(`sync on the client failed (exit ${flushed.code}): ${flushed.stderr.trim()}`);
+      await bystanderBoots('before', d);
       return readBootInfo(client, d);
     });
 
     const reboot = await ctx.step(
       `reboot the client (${env.config.reboot.kind})`,
-      (d) => lab.reboot('client', env.config.reboot.kind, { deadline: d, fault: faultParams(env.config) }),
+      (d) => lab.reboot(clientName, env.config.reboot.kind, { deadline: d, fault: faultParams(env.config) }),
       { timeoutMs: rebootStepMs(env.config) },
     );
     recordFault(ctx, reboot);
@@ -118,6 +128,7 @@ export default defineScenario({
           config: PROBES[r.mode].config,
           deadline: d,
         });
+      await bystanderBoots('after', d);
       return readBootInfo(client, d);
     });
     ctx.fact('client.uptime_s.after', bootAfter.uptimeS);

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import type { AllocSnap, RebootEvidence, TaskEventRec } from '../lib/model/evidence.js';
 import type { CheckResult } from '../lib/model/check.js';
 import { judgeAll } from '../lib/checks/define.js';
+import { skippedResult } from '../lib/checks/result.js';
 import { reservationsOf } from '../lib/checks/cni-state.js';
 import { UNIQUE_IPS_AFTER_UPGRADE } from '../lib/checks/unique-ips-after-upgrade.js';
 import { STATE_AGREES } from '../lib/checks/state-agrees.js';
@@ -22,14 +23,14 @@ import { readCniState } from '../lib/cluster/evidence.js';
 import { renderCniListing } from '../lib/cluster/parse-cni-listing.js';
 import { HarnessError } from '../lib/errors.js';
 import { readAgentLog, readHostNetns } from '../lib/lab/observe.js';
-import type { Lab } from '../lib/model/lab.js';
+import { firstOf, type Lab } from '../lib/model/lab.js';
 import type { ApiAllocListStub } from '../lib/nomad/api-types.js';
 import type { Nomad } from '../lib/nomad/client.js';
 import { toAllocSnap, toNodeSnap } from '../lib/nomad/parse.js';
 import { blockingProbe, describeAlloc, waitForLeader } from '../lib/nomad/wait.js';
 import { waitForBridgeClient } from '../lib/scenario/client-ready.js';
 import type { Deadline } from '../lib/time/deadlines.js';
-import { defineScenario, singleRebootExecOnly } from '../lib/run/scenario.js';
+import { defineScenario, noClusterTargets, singleRebootExecOnly } from '../lib/run/scenario.js';
 import { waitFor } from '../lib/time/wait-for.js';
 import { FAULT_KINDS, REBOOT_KINDS } from '../lib/config/faults.js';
 import type { HarnessConfig } from '../lib/config/schema.js';
@@ -144,8 +145,7 @@ const addresses = (allocs: AllocSnap[]): string =>
 export const UPGRADE_CHECKS = [UNIQUE_IPS_AFTER_UPGRADE, STATE_AGREES, STATE_MIGRATED];
 /** The reboot scenario's checks of one reboot's restore, reused here (upgrade-then-reboot), with the same rules. */
 export const RESTORE_CHECKS = [CLIENT_REBOOTED, ALLOC_RESTORED, TASK_RESTARTED, HTTP_REACHABLE, NO_DUPLICATE_IP];
-const skipRestore = (why: string): CheckResult[] =>
-  RESTORE_CHECKS.map((c) => ({ id: c.id, title: c.title, status: 'skipped', message: why, evidence: [] }));
+const skipRestore = (why: string): CheckResult[] => RESTORE_CHECKS.map((c) => skippedResult(c, why));
 
 /** upgrade-then-reboot needs a kind that reboots the host (agent-kill and partition do not). */
 function upgradeFaultProblems(config: HarnessConfig): ConfigProblem[] {
@@ -171,7 +171,11 @@ export default defineScenario({
   needsNomad: true,
   checks: [...UPGRADE_CHECKS, ...RESTORE_CHECKS],
   validate(config) {
-    const once = [...singleRebootExecOnly('upgrade-in-place', config), ...upgradeFaultProblems(config)];
+    const once = [
+      ...singleRebootExecOnly('upgrade-in-place', config),
+      ...upgradeFaultProblems(config),
+      ...noClusterTargets('upgrade-in-place', config),
+    ];
     if (config.upgrade.mode === 'restart-only' || config.upgradeTo) return once;
     return [
       ...once,
@@ -187,13 +191,9 @@ export default defineScenario({
     const { mode } = env.config.upgrade;
     const target = mode === 'restart-only' ? env.config.nomadBinary : env.config.upgradeTo;
     if (!target)
-      return [...UPGRADE_CHECKS, ...RESTORE_CHECKS].map((c) => ({
-        id: c.id,
-        title: c.title,
-        status: 'skipped' as const,
-        message: 'no build to upgrade to (--upgrade-to / NOMAD_UPGRADE_TO)',
-        evidence: [],
-      }));
+      return [...UPGRADE_CHECKS, ...RESTORE_CHECKS].map((c) =>
+        skippedResult(c, 'no build to upgrade to (--upgrade-to / NOMAD_UPGRADE_TO)'),
+      );
     if (!env.upgradeNomad)
       throw new HarnessError('this environment cannot upgrade Nomad in place (ScenarioEnv.upgradeNomad is missing)');
     const upgrade = env.upgradeNomad.bind(env);
@@ -209,6 +209,8 @@ export default defineScenario({
       { timeoutMs: 10 * 60_000 },
     );
     ctx.fact('nomad.version.before', nomadVersion);
+    // The client this scenario upgrades and reboots: the first (the only one in a pair); its node name is its slot name.
+    const { name: clientName, machine: client } = firstOf(lab, 'client');
     const nomad = await ctx.step('connect to the Nomad API through the server VM', (d) =>
       env.connectNomad(ctx, lab, d),
     );
@@ -216,9 +218,7 @@ export default defineScenario({
       'wait for a leader and the client node ready with exec healthy',
       async (d) => {
         await waitForLeader(nomad, { deadline: d });
-        return toNodeSnap(
-          await waitForBridgeClient(ctx, nomad, lab.machines['client']!, { nodeName: 'client', driver: 'exec' }, d),
-        );
+        return toNodeSnap(await waitForBridgeClient(ctx, nomad, client, { nodeName: clientName, driver: 'exec' }, d));
       },
       { timeoutMs: 5 * 60_000 },
     );
@@ -232,7 +232,6 @@ export default defineScenario({
       },
       { timeoutMs: placeTimeoutMs(COUNT_BEFORE) },
     );
-    const client = lab.machines['client']!;
     const before = await ctx.step('record alloc addresses and host-local state before the upgrade', async (d) => {
       const allocs = await nodeAllocs(nomad, node.id, d);
       const cni = await readCniState(client, { deadline: d });
@@ -268,7 +267,7 @@ export default defineScenario({
         ? 'restart the client agent on the same build (no drain)'
         : 'swap the client to build B and restart its agent (no drain)',
       async (d) => {
-        const r = await upgrade(ctx, lab, 'client', target, d);
+        const r = await upgrade(ctx, lab, clientName, target, d);
         ctx.fact('nomad.version.after', r.nomadVersion);
       },
     );
@@ -288,7 +287,7 @@ export default defineScenario({
       const obsBefore = await ctx.step('observe before the reboot', (d) => observe({ ...base, label: 'before' }, d));
       const { value: reboot, since } = await restartOf(
         `reboot the client (${env.config.reboot.kind})`,
-        (d) => lab.reboot('client', env.config.reboot.kind, { deadline: d, fault: faultParams(env.config) }),
+        (d) => lab.reboot(clientName, env.config.reboot.kind, { deadline: d, fault: faultParams(env.config) }),
         rebootStepMs(env.config),
       );
       const quietMs = env.config.reboot.settleQuietS * 1000;

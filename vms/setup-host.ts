@@ -1,7 +1,7 @@
 // Install what the VM lab needs on a Debian/Ubuntu host (root), then build the box: `sudo npx tsx vms/setup-host.ts`.
 // Idempotent: packages already installed are skipped, and the box build is skipped when the box with the current
 // recipe hash is already added (vms/build-box.ts). Used by `reboot-harness setup` and by .ci/run. Starting libvirtd
-// inside the lab network namespace is not done here: the harness does it (lib/lab/host.ts ensureLabHost).
+// inside the lab network namespace is not done here: the harness does it (lib/lab/host/host.ts ensureLabHost).
 import { $, fs, which } from 'zx';
 import { performance } from 'node:perf_hooks';
 import { formatMs } from '../lib/errors.js';

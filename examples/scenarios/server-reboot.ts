@@ -1,4 +1,4 @@
-// server-reboot (an example of a user scenario, docs/scenarios.md): reboot the SERVER host instead of the client.
+// server-reboot-example (an example of a user scenario, docs/scenarios.md; the shipped server-reboot grew out of it): reboot the SERVER host instead of the client.
 // A bridge-mode exec job runs on the client; the server host reboots for real. Proves that the server comes back
 // (new boot id), elects itself leader again, the client node stays ready, and the client's alloc keeps running and
 // serving through it: same alloc, no task restart, HTTP answering on its bridge address while the server was away.
@@ -137,7 +137,7 @@ const MIN = 60_000;
 const PROBE_EVERY_MS = 2000;
 
 export default defineScenario({
-  name: 'server-reboot',
+  name: 'server-reboot-example',
   summary: "the SERVER host reboots; the leader comes back and the client's bridge alloc keeps running and serving",
   needsNomad: true,
   checks: CHECKS,

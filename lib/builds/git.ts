@@ -1,7 +1,8 @@
 // Git, read-only for the user's tree: find the repository, resolve a ref, snapshot a dirty work tree, check a tree out.
 import { copyFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ANY_EXIT_CODE, runCommand, type RunCommand, type RunResult } from '../exec/run.js';
+import { ANY_EXIT_CODE, runCommand, type RunCommand } from '../exec/run.js';
+import type { ExecResult } from '../model/lab.js';
 import type { Deadline } from '../time/deadlines.js';
 import type { Logger } from '../log/events.js';
 
@@ -26,7 +27,7 @@ const git = (gitDir: string, args: string[], o: GitOptions, extra: Extra = {}) =
     ...extra,
   });
 
-const ok = (r: RunResult) => r.code === 0;
+const ok = (r: ExecResult) => r.code === 0;
 
 /** The repository at `dir`, or why it is not one (git's own words). */
 export async function findRepo(dir: string, o: GitOptions): Promise<Repo | { error: string }> {

@@ -1,7 +1,8 @@
 // Is a resolved build a Nomad this harness can install? A Linux x86-64 ELF that answers `version` like Nomad.
 import { ConfigError, CommandError } from '../errors.js';
 import { inspectNomadBinary } from './binary.js';
-import { ANY_EXIT_CODE, runCommand, type RunCommand, type RunResult } from '../exec/run.js';
+import { ANY_EXIT_CODE, runCommand, type RunCommand } from '../exec/run.js';
+import type { ExecResult } from '../model/lab.js';
 import { deadlineIn, type Deadline } from '../time/deadlines.js';
 import type { Logger } from '../log/events.js';
 import { tailLines } from '../exec/escape.js';
@@ -26,7 +27,7 @@ export async function preflightBuild(
   const fail = (message: string, fix = FIX) => new ConfigError([{ field, value: spec, message, fix }]);
   const elf = await inspectNomadBinary(path);
   if (!elf.ok) throw fail(elf.reason);
-  let out: RunResult;
+  let out: ExecResult;
   try {
     out = await run(path, ['version'], {
       deadline: deadlineIn(timeoutMs, o.deadline),

@@ -3,7 +3,8 @@
 // restart (52 -> 180 fds in 30 s with four plugins), while a healthy agent moves by a few fds (40 -> 37). Pure.
 import { defineCheck } from './define.js';
 import { iso, judgementOf, result } from './result.js';
-import { notInPlaceReason, notRead, skippedCheck } from './whole-alloc.js';
+import { notInPlaceReason, notRead } from './whole-alloc.js';
+import { skippedResult } from './result.js';
 import type { AgentSample, RebootEvidence } from '../model/evidence.js';
 import type { CheckInfo, CheckResult } from '../model/check.js';
 
@@ -34,12 +35,12 @@ export function riseOf(samples: AgentSample[], f: (s: AgentSample) => number): n
 export function checkAgentResources(e: RebootEvidence): CheckResult {
   const { id, title } = INFO;
   const why = notInPlaceReason(e.reboot.kind);
-  if (why) return skippedCheck(INFO, why);
+  if (why) return skippedResult(INFO, why);
   const missing = notRead(e, 'agent', !!e.whole?.agent);
-  if (missing) return skippedCheck(INFO, `the agent was not sampled: ${missing}`);
+  if (missing) return skippedResult(INFO, `the agent was not sampled: ${missing}`);
   const samples = e.whole!.agent!.samples;
   if (samples.length < 2)
-    return skippedCheck(
+    return skippedResult(
       INFO,
       `${samples.length} sample${samples.length === 1 ? '' : 's'} of the agent: a window needs two`,
     );

@@ -2,6 +2,8 @@
 import { eventLine, eventsOf, iso, oneLine } from './result.js';
 import type { AllocSnap, RebootEvidence, TaskEventRec } from '../model/evidence.js';
 import { FAULT_KINDS } from '../config/faults.js';
+import { latestOf, replacementOf } from '../model/replacement.js';
+import { disconnectHint, judgeDisconnected, lostUnderPolicy } from './disconnect-outcome.js';
 
 export type AllocOutcome = 'restored' | 'replaced' | 'failed' | 'unknown';
 
@@ -23,6 +25,10 @@ export interface AllocOutcomeResult {
   failingEvent?: TaskEventRec;
   /** the alloc that holds this slot now: the restored alloc itself or its replacement */
   current?: AllocSnap;
+  /** it went `unknown` during the fault (its node disconnected; lib/checks/disconnect-outcome.ts) */
+  disconnected?: true;
+  /** not restored, but what the group's disconnect policy asks for (lost past lost_after, or the reconcile's pick) */
+  expectedByPolicy?: boolean;
 }
 
 /** DesiredDescription the scheduler writes on allocs of a node marked down (nomad/structs/plan.go). */
@@ -83,44 +89,17 @@ function createdAfter(e: RebootEvidence, a: AllocSnap): boolean {
 /** What findReplacement tells: the replacement and how it was found. */
 type Replacement = Pick<AllocOutcomeResult, 'replacementId' | 'replacement' | 'matchedBy'>;
 
-/**
- * The alloc that replaced `id`: by PreviousAllocation, by NextAllocation, else (real 1.9.7 after a node-down left both
- * empty) an alloc of the same job, group and name (web[0]) created after the disruption that no other watched alloc is.
- * Of several, the newest (a replacement may itself have been replaced).
- */
+/** The alloc that replaced `id` (lib/model/replacement.ts); a linked one followed to the newest of its chain. */
 export function findReplacement(e: RebootEvidence, id: string): Replacement | undefined {
+  const allocs = e.after.jobAllocs;
   const old = allocAfter(e, id) ?? allocBefore(e, id);
-  const byPrevious = e.after.jobAllocs.find((a) => a.id !== id && a.previousAllocation === id);
-  if (byPrevious) {
-    return { replacementId: byPrevious.id, replacement: latestOf(e, byPrevious), matchedBy: 'PreviousAllocation' };
-  }
-  const next = old?.nextAllocation;
-  if (next) {
-    const alloc = e.after.jobAllocs.find((a) => a.id === next);
-    return { replacementId: next, ...(alloc ? { replacement: latestOf(e, alloc) } : {}), matchedBy: 'NextAllocation' };
-  }
-  if (!old) return undefined;
-  const watched = new Set(watchedIds(e));
-  const sameSlot = e.after.jobAllocs
-    .filter((a) => !watched.has(a.id) && createdAfter(e, a))
-    .filter((a) => a.jobId === old.jobId && a.taskGroup === old.taskGroup && a.name === old.name)
-    .sort((a, b) => b.createIndex - a.createIndex);
-  const found = sameSlot[0];
-  return found ? { replacementId: found.id, replacement: found, matchedBy: 'name' } : undefined;
-}
-
-/** Follow NextAllocation / PreviousAllocation links from `a` to the newest alloc of its chain. */
-function latestOf(e: RebootEvidence, a: AllocSnap): AllocSnap {
-  let cur = a;
-  for (let i = 0; i < 20; i++) {
-    const c = cur;
-    const next = e.after.jobAllocs.find(
-      (x) => x.id !== c.id && (x.previousAllocation === c.id || x.id === c.nextAllocation),
-    );
-    if (!next) break;
-    cur = next;
-  }
-  return cur;
+  const found = replacementOf(allocs, old, id, {
+    watched: new Set(watchedIds(e)),
+    createdAfter: (a) => createdAfter(e, a),
+  });
+  if (!found) return undefined;
+  const linked = found.matchedBy !== 'name' && found.alloc ? latestOf(allocs, found.alloc) : found.alloc;
+  return { replacementId: found.id, ...(linked ? { replacement: linked } : {}), matchedBy: found.matchedBy };
 }
 
 /** Were all of the alloc's tasks started again after `sinceMs` (a Started event, or StartedAt moved past it)? */
@@ -154,24 +133,25 @@ export function nodeDownExplanation(e: RebootEvidence, old: AllocSnap | undefine
   const cause = `(${event}${desc}): the server's ${grace} is shorter than`;
   const replaced = 'so the scheduler replaced the lost alloc';
   const kind = e.reboot.kind;
+  const hint = disconnectHint(e, old);
   if (kind === 'partition') {
     // for a partition, backAt is when it was healed
     return (
       `the node was marked down during the partition ${cause} the partition (${took} s), ${replaced} ` +
       '(what a partition past heartbeat_grace makes Nomad do; for a restore instead: a shorter --partition-for, ' +
-      'a longer --heartbeat-grace, or a disconnect block in the group)'
+      `a longer --heartbeat-grace, or ${hint})`
     );
   }
   if (!FAULT_KINDS[kind].rebootsHost) {
     return (
       `the node was marked down during the ${kind} ${cause} the ${kind} (${took} s until it was over), ${replaced} ` +
-      `(fix: a heartbeat_grace longer than the ${kind}, e.g. --heartbeat-grace 5m, or a disconnect block in the group)`
+      `(fix: a heartbeat_grace longer than the ${kind}, e.g. --heartbeat-grace 5m, or ${hint})`
     );
   }
   return (
     `the node was marked down while it rebooted ${cause} the reboot ` +
     `(${took} s until SSH was back), ${replaced} (fix: a heartbeat_grace longer than a reboot, ` +
-    'e.g. --heartbeat-grace 5m, or a disconnect block in the group)'
+    `e.g. --heartbeat-grace 5m, or ${hint})`
   );
 }
 
@@ -194,8 +174,15 @@ export function classifyAllocOutcome(e: RebootEvidence, allocId = e.allocId): Al
   const unsettled =
     e.settle && !e.settle.settled ? `; the job had not settled when the wait ran out (last: ${e.settle.reason})` : '';
   const repl = findReplacement(e, allocId);
+  const beforeNode = allocBefore(e, allocId)?.nodeId ?? e.before.node?.id;
+  const disc = old ? judgeDisconnected(e, old, repl, beforeNode) : undefined;
+  if (disc) return withDisconnect(base, old, repl, disc);
   if (repl) {
-    const down = nodeDownExplanation(e, old);
+    const policy = lostUnderPolicy(e, old);
+    // the group's own policy, when it asked for this, says why on its own; else it follows the node-down rule
+    const down = policy?.expected
+      ? policy.note
+      : [nodeDownExplanation(e, old), policy?.note].filter(Boolean).join('; ');
     const rescheduled = (old?.desiredDescription ?? '').includes('rescheduled');
     const why =
       down ||
@@ -214,6 +201,7 @@ export function classifyAllocOutcome(e: RebootEvidence, allocId = e.allocId): Al
       ...repl,
       ...fail,
       ...(repl.replacement ? { current: repl.replacement } : {}),
+      ...(policy ? { expectedByPolicy: policy.expected } : {}),
       reason: `alloc ${allocId} (${name || '?'}) was replaced by ${repl.replacementId}${state}${how}: ${why}`,
     };
   }
@@ -238,7 +226,6 @@ export function classifyAllocOutcome(e: RebootEvidence, allocId = e.allocId): Al
       ...fail,
     };
   }
-  const beforeNode = allocBefore(e, allocId)?.nodeId ?? e.before.node?.id;
   const sameNode = !beforeNode || old.nodeId === beforeNode;
   const restarted = tasksStartedAfter(old, events, e.reboot.requestedAt);
   if (old.clientStatus === 'running' && old.desiredStatus === 'run' && sameNode && restarted) {
@@ -278,6 +265,25 @@ export function classifyAllocOutcome(e: RebootEvidence, allocId = e.allocId): Al
   const down = nodeDownExplanation(e, old);
   const reason = `${state}${stale}; not running and not replaced after the job settled${down ? `; ${down}` : ''}${quote}`;
   return { ...base, outcome: 'failed', current: old, reason, ...fail };
+}
+
+/** A disconnected alloc's outcome as disconnect-outcome.ts judged it, with the alloc that holds its slot now. */
+function withDisconnect(
+  base: { allocId: string; name: string },
+  old: AllocSnap | undefined,
+  repl: Replacement | undefined,
+  d: ReturnType<typeof judgeDisconnected> & object,
+): AllocOutcomeResult {
+  const current = d.outcome === 'replaced' ? repl?.replacement : old;
+  return {
+    ...base,
+    ...(d.outcome === 'replaced' ? repl : {}),
+    outcome: d.outcome,
+    reason: d.reason,
+    disconnected: true,
+    ...(d.expectedByPolicy !== undefined ? { expectedByPolicy: d.expectedByPolicy } : {}),
+    ...(current ? { current } : {}),
+  };
 }
 
 /** The outcome of every judged alloc, in the order they were watched. */

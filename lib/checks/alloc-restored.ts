@@ -1,7 +1,7 @@
 // Check: every alloc running before the reboot is running again in place (same ID, same node, no replacement). A
 // replaced alloc's tasks were not started again in place, so task-restarted failing only for replaced allocs is this
 // check's consequence (`--expect alloc-restored=fail` reproduces a node-down). Under a partition longer than
-// heartbeat_grace the replacement is what is expected.
+// heartbeat_grace the replacement is what is expected, and so it is past the group's own lost_after.
 import { allocBefore, allocLabel, classifyAll, classifyAllocOutcome } from './alloc-outcome.js';
 import { defineCheck } from './define.js';
 import { allocLine, judgement, withStatus } from './result.js';
@@ -20,14 +20,21 @@ function addressChanges(e: RebootEvidence, outcomes: ReturnType<typeof classifyA
   });
 }
 
-/** Passes only when every judged alloc's outcome is `restored`; one detail line per alloc with its outcome and why. */
+/** Restored, or replaced as the group's own disconnect policy asks (lost past lost_after, the reconcile's pick). */
+const asExpected = (o: { outcome: string; expectedByPolicy?: boolean }): boolean =>
+  o.outcome === 'restored' || (o.outcome === 'replaced' && o.expectedByPolicy === true);
+
+/**
+ * Passes only when every judged alloc's outcome is `restored`, or `replaced` where the job's disconnect policy asks
+ * for it; one detail line per alloc with its outcome and why.
+ */
 function judgeRestored(e: RebootEvidence): Judgement {
   const outcomes = classifyAll(e);
   const perAlloc: AllocDetail[] = outcomes.map((o) => ({
     allocId: o.allocId,
     name: o.name,
-    status: o.outcome === 'restored' ? 'passed' : 'failed',
-    detail: `${o.outcome}: ${o.reason}`,
+    status: asExpected(o) ? 'passed' : 'failed',
+    detail: `${o.outcome}${o.expectedByPolicy ? ' (as its disconnect policy asks)' : ''}: ${o.reason}`,
   }));
   const moved = addressChanges(e, outcomes);
   const evidence = outcomes.map((o) => `${allocLabel(o)}: ${o.outcome}: ${o.reason}`);
@@ -45,10 +52,14 @@ function judgeRestored(e: RebootEvidence): Judgement {
   if (moved.length) evidence.push(`addresses changed: ${moved.join('; ')}`);
   if (e.settle) evidence.push(`settle: ${e.settle.settled ? 'settled' : 'NOT settled (deadline)'}: ${e.settle.reason}`);
   const n = outcomes.length;
-  const bad = outcomes.filter((o) => o.outcome !== 'restored');
+  const bad = outcomes.filter((o) => !asExpected(o));
   const movedNote = moved.length ? `; ${moved.length} came back with a different address (${moved.join('; ')})` : '';
   if (!bad.length) {
-    const msg = n === 1 ? `${outcomes[0]!.reason}${movedNote}` : `all ${n} allocs restored in place${movedNote}`;
+    const byPolicy = outcomes.filter((o) => o.outcome === 'replaced').length;
+    const all = byPolicy
+      ? `${n - byPolicy} of ${n} allocs restored in place, ${byPolicy} replaced as their disconnect policy asks`
+      : `all ${n} allocs restored in place`;
+    const msg = n === 1 ? `${outcomes[0]!.reason}${movedNote}` : `${all}${movedNote}`;
     return judgement('passed', msg, evidence, perAlloc);
   }
   const counts = (['replaced', 'failed', 'unknown'] as const)

@@ -14,17 +14,20 @@ export interface FaultContext {
   heartbeatGraceS: number;
   /** how long the partition held (measured; the configured time when not measured) */
   partitionForS: number;
+  /** the job's shortest disconnect lost_after (absent or 0: none) */
+  lostAfterS?: number;
 }
 
 /** The fault of `e.reboot` as the checks are told, or undefined when it rebooted the host (nothing changes then). */
 export function faultSeen(e: RebootEvidence, f: FaultContext): FaultSeen | undefined {
   const kind = e.reboot.kind;
   if (FAULT_KINDS[kind].rebootsHost) return undefined;
-  const replaced = expectReplacement(kind, { partitionForS: f.partitionForS, heartbeatGraceS: f.heartbeatGraceS });
+  const replaced = expectReplacement(kind, f);
+  const lost = f.lostAfterS ? ` + lost_after ${f.lostAfterS}s` : '';
   const why =
     kind === 'agent-kill'
       ? 'agent-kill: the agent restarts, the host does not'
-      : `partition of ${f.partitionForS}s ${replaced ? '>' : '<='} heartbeat_grace ${f.heartbeatGraceS}s`;
+      : `partition of ${f.partitionForS}s ${replaced ? '>' : '<='} heartbeat_grace ${f.heartbeatGraceS}s${lost}`;
   return { kind, replaced, why };
 }
 

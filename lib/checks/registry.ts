@@ -21,6 +21,12 @@ import { TASK_ENV } from './task-env.js';
 import { ALLOC_EXEC } from './alloc-exec.js';
 import { SERVICES } from './services.js';
 import { AGENT_RESOURCES } from './agent-resources.js';
+import { ALLOCS_FOLLOWED } from './allocs-followed.js';
+import { UNTOUCHED_ALLOCS } from './untouched-allocs.js';
+import { SERVICE_CONTINUITY } from './service-continuity.js';
+import { TARGETS_HIT } from './targets-hit.js';
+import { NEW_LEADER } from './new-leader.js';
+import { OLD_LEADER_REJOINED } from './old-leader-rejoined.js';
 
 /** Every shipped check, once. */
 export const SHIPPED_CHECKS: readonly CheckDef[] = [
@@ -44,6 +50,12 @@ export const SHIPPED_CHECKS: readonly CheckDef[] = [
   UNIQUE_IPS_AFTER_UPGRADE,
   STATE_AGREES,
   STATE_MIGRATED,
+  TARGETS_HIT,
+  ALLOCS_FOLLOWED,
+  UNTOUCHED_ALLOCS,
+  SERVICE_CONTINUITY,
+  NEW_LEADER,
+  OLD_LEADER_REJOINED,
 ];
 
 /** The shipped check with this id. */

@@ -73,6 +73,15 @@ export function judgementOf(r: CheckResult): Judgement {
   return judgement(r.status, r.message, r.evidence, r.perAlloc);
 }
 
+/** A check that was not judged, with why: the one way every caller (a judge, the runner, a skipped cell) says so. */
+export function skippedResult(
+  check: { id: string; title: string },
+  reason: string,
+  evidence: string[] = [],
+): CheckResult {
+  return { id: check.id, title: check.title, status: 'skipped', message: oneLine(reason), evidence };
+}
+
 /** A whole result, for judges built from per-task parts (the whole-alloc checks). */
 export function result(
   id: string,

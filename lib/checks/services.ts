@@ -4,7 +4,8 @@
 import { defineCheck } from './define.js';
 import { judgementOf, result } from './result.js';
 import { allocLabel, classifyAll } from './alloc-outcome.js';
-import { notRead, skippedCheck } from './whole-alloc.js';
+import { notRead } from './whole-alloc.js';
+import { skippedResult } from './result.js';
 import type { AllocSnap, JobServiceRec, RebootEvidence, ServicesEvidence } from '../model/evidence.js';
 import type { AllocDetail, CheckInfo, CheckResult } from '../model/check.js';
 
@@ -61,10 +62,10 @@ export function allServicesUp(
 export function checkServices(e: RebootEvidence): CheckResult {
   const { id, title } = INFO;
   const missing = notRead(e, 'services', !!e.whole?.services);
-  if (missing) return skippedCheck(INFO, `the job's services were not read: ${missing}`);
+  if (missing) return skippedResult(INFO, `the job's services were not read: ${missing}`);
   const s = e.whole!.services!;
   if (!s.declared.length)
-    return skippedCheck(
+    return skippedResult(
       INFO,
       'the job has no Nomad-native service (provider = "nomad"), so nothing must be registered again',
     );

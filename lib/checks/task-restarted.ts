@@ -53,14 +53,17 @@ function judgeRestarted(e: RebootEvidence): Judgement {
   let failedTasks = 0;
   let totalTasks = 0;
   let firstBad = '';
-  for (const allocId of watchedIds(e)) {
+  for (const watchedId of watchedIds(e)) {
+    // a replacement the group's disconnect policy asks for is judged in the old alloc's place: its tasks are the new ones
+    const byPolicy = classifyAllocOutcome(e, watchedId);
+    const allocId = byPolicy.expectedByPolicy && byPolicy.replacementId ? byPolicy.replacementId : watchedId;
     const alloc = allocAfter(e, allocId);
     const name = alloc?.name ?? allocBefore(e, allocId)?.name ?? '';
     const label = allocLabel({ allocId, name });
     const tasks = Object.keys(
       alloc?.tasks ?? allocBefore(e, allocId)?.tasks ?? (e.taskName ? { [e.taskName]: 0 } : {}),
     );
-    const outcome = classifyAllocOutcome(e, allocId);
+    const outcome = byPolicy;
     const verdicts = tasks.map((t) => judgeTask(e, allocId, t));
     const afterReboot = allocEvents(e, alloc, allocId).filter((ev) => ev.timeMs >= e.reboot.requestedAt);
     evidence.push(`${label}: ${alloc ? '' : 'not observed after the reboot; '}${outcome.outcome}`);
@@ -77,13 +80,15 @@ function judgeRestarted(e: RebootEvidence): Judgement {
     if (!alloc || !tasks.length) failedTasks++;
     totalTasks += tasks.length;
     failedTasks += verdicts.filter((v) => !v.ok).length;
-    const replaced = outcome.outcome === 'replaced' ? `; replaced by ${outcome.replacementId}` : '';
-    const detail = bad.length
-      ? `${bad.map((v) => v.line).join('; ')}${replaced}`
-      : verdicts.map((v) => v.line).join('; ');
+    const replaced =
+      outcome.outcome === 'replaced' && allocId === watchedId ? `; replaced by ${outcome.replacementId}` : '';
+    const inPlaceOf = allocId !== watchedId ? `replacement ${allocId} (as the disconnect policy asks): ` : '';
+    const detail = `${inPlaceOf}${
+      bad.length ? `${bad.map((v) => v.line).join('; ')}${replaced}` : verdicts.map((v) => v.line).join('; ')
+    }`;
     if (bad.length && !firstBad) firstBad = `${label}: ${detail}`;
     perAlloc.push({
-      allocId,
+      allocId: watchedId,
       name,
       status: bad.length || !tasks.length ? 'failed' : 'passed',
       detail: detail || 'no task seen',

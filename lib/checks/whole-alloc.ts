@@ -2,7 +2,7 @@
 // judged (the restored ones; a replaced or failed alloc is alloc-restored's to judge), and one result shape for all.
 import { FAULT_KINDS } from '../config/faults.js';
 import { allocLabel, classifyAll } from './alloc-outcome.js';
-import { result } from './result.js';
+import { result, skippedResult } from './result.js';
 import type { AllocSnap, RebootEvidence, WholeAllocPart } from '../model/evidence.js';
 import type { AllocDetail, CheckInfo, CheckResult } from '../model/check.js';
 import type { RebootKind } from '../model/kinds.js';
@@ -57,11 +57,6 @@ export interface TaskLine {
   line: string;
 }
 
-/** A whole-alloc check skipped as a whole. */
-export function skippedCheck(def: CheckInfo, reason: string, evidence: string[] = []): CheckResult {
-  return result(def.id, def.title, 'skipped', reason, evidence);
-}
-
 /** Why a part of the whole-alloc read is missing, or undefined when it was read. */
 export function notRead(e: RebootEvidence, part: WholeAllocPart, present: boolean): string | undefined {
   if (present) return undefined;
@@ -80,9 +75,9 @@ export function cannotJudge(
   what: string,
 ): CheckResult | undefined {
   const why = notInPlaceReason(e.reboot.kind);
-  if (why) return skippedCheck(def, why);
+  if (why) return skippedResult(def, why);
   const missing = notRead(e, part, present);
-  return missing ? skippedCheck(def, `${what}: ${missing}`) : undefined;
+  return missing ? skippedResult(def, `${what}: ${missing}`) : undefined;
 }
 
 /**

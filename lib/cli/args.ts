@@ -15,7 +15,7 @@ export const COMMANDS = {
   setup: 'install the host packages the lab needs and build the offline box (Debian/Ubuntu, root)',
   destroy:
     'destroy labs left by --keep or a killed run (by run id, or --all), and warm labs (--warm, --stale, --older-than)',
-  merge: 'merge the reports of many runners (matrix shards) into one JUnit file and one index page',
+  merge: 'merge the reports of many runners (matrix shards) into one JUnit file, one JSON summary and one index page',
   build: 'resolve Nomad builds (release version, git:<dir>[@<ref>], path) into the cache and print their provenance',
   completion: 'print the shell completion script for bash, zsh or fish',
   help: 'show help (also: <command> --help)',
@@ -104,7 +104,7 @@ const OPTIONS: readonly CommandOption[] = [
     name: 'out',
     type: 'string',
     arg: '<dir>',
-    doc: 'where the merged junit.xml and index.html go (default <reports-dir>/merged)',
+    doc: 'where the merged junit.xml, summary.json and index.html go (default <reports-dir>/merged)',
     commands: ['merge'],
   },
   {
@@ -157,6 +157,8 @@ const DOCTOR_FLAGS = new Set([
   'netns',
   'work-dir',
   'memory',
+  'servers',
+  'clients',
   'json',
   'verbose',
   'quiet',
@@ -165,7 +167,7 @@ const DESTROY_FLAGS = new Set(['netns', 'work-dir', 'provider', 'verbose', 'quie
 const LIST_FLAGS = new Set(['json', 'scenarios']);
 const BUILD_FLAGS = new Set(['json', 'quiet', 'verbose', 'releases-url', 'releases-key']);
 const MERGE_FLAGS = new Set(['reports-dir', 'quiet', 'attachment-paths']);
-const BOOL_FLAGS = new Set(['keep', 'json', 'verbose', 'quiet']);
+const BOOL_FLAGS = new Set(['keep', 'json', 'verbose', 'quiet', 'rolling', 'drain']);
 
 /** Whether a config field's flag belongs to `command`. */
 function fieldFor(command: Command, f: Field): boolean {

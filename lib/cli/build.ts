@@ -34,7 +34,7 @@ export async function buildCommand(args: ParsedArgs, config: HarnessConfig, deps
   const color = deps.isTTY && !deps.env['NO_COLOR'] && !deps.env['CI'];
   // Note: progress goes to stderr even with --json (a source build takes minutes); --quiet silences it.
   const { verbose, quiet } = config.output;
-  const logger = consoleLogger(deps.err, { verbose, quiet, color, secrets: [] });
+  const logger = consoleLogger(deps.err, { verbose, quiet, color });
   const watcher = watchSignals(deps.signalSource ? { proc: deps.signalSource } : {});
   try {
     const home = deps.env['HOME'] || homedir();

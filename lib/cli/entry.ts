@@ -4,16 +4,19 @@ import { runCommand } from '../exec/run.js';
 import { homedir } from 'node:os';
 import { checkNomadBinary } from '../builds/binary.js';
 import { cacheRoot } from '../builds/cache.js';
-import { doctorNomadSpec, runDoctor, renderDoctor } from '../lab/doctor.js';
-import { ensureLabHost, parseNetnsList, reexecInNetns, IN_NETNS_ENV } from '../lab/host.js';
-import { destroyLabs } from '../lab/destroy.js';
-import { existingHostsPreflight } from '../lab/ssh-preflight.js';
+import { doctorNomadSpec, memAvailableBytes, runDoctor, renderDoctor } from './doctor.js';
+import { readFile } from 'node:fs/promises';
+import { ensureLabHost, parseNetnsList, reexecInNetns, IN_NETNS_ENV } from '../lab/host/host.js';
+import { destroyLabs } from './destroy.js';
+import { existingHostsPreflight } from '../lab/ssh/ssh-preflight.js';
 import { createRealEnv, VAGRANTFILE } from '../session/real-env.js';
 import { createBuildLayer } from '../session/builds.js';
-import { runSetup, nextCommands } from '../lab/setup.js';
+import { runSetup, nextCommands } from './setup.js';
 import { DEFAULTS } from '../config/schema.js';
-import { driverChooser, realAccelDeps } from '../lab/accel.js';
-import { KVM_PROBE_BUDGET_MS } from '../lab/kvm-probe.js';
+import { configTopology, labMemoryMb } from '../config/topology.js';
+import { topologyLabel } from '../model/topology.js';
+import { driverChooser, realAccelDeps } from '../lab/kvm/accel.js';
+import { KVM_PROBE_BUDGET_MS } from '../lab/kvm/kvm-probe.js';
 import { deadlineIn } from '../time/deadlines.js';
 import type { HarnessConfig } from '../config/schema.js';
 import type { Logger } from '../log/events.js';
@@ -125,6 +128,10 @@ async function doctor(config: HarnessConfig, json: boolean): Promise<ExitCode> {
     ...(config.lab.provider === 'libvirt'
       ? { libvirtDriver: { setting: config.lab.libvirtDriver, choose: chooseDriver } }
       : {}),
+    labMemory: {
+      bytes: labMemoryMb(configTopology(config), config.lab) * 1024 ** 2,
+      topology: topologyLabel(configTopology(config)),
+    },
   });
   process.stdout.write(
     json ? JSON.stringify(items, null, 2) + '\n' : renderDoctor(items, { quiet: config.output.quiet }) + '\n',
@@ -141,6 +148,10 @@ const deps: CliDeps = {
   makeEnv: (config, runId, logger, scenario) => createRealEnv(config, runId, logger, chooseDriver, scenario),
   prepareHost,
   hostsPreflight: (config, logger) => existingHostsPreflight(config, { logger }),
+  hostFacts: async () => {
+    const bytes = memAvailableBytes(await readFile('/proc/meminfo', 'utf8').catch(() => ''));
+    return bytes === undefined ? {} : { memAvailableMb: Math.floor(bytes / (1024 * 1024)) };
+  },
   checkBinary: async (p, field = '--nomad-binary') => void (await checkNomadBinary(p, field)),
   builds: createBuildLayer({ env: process.env }),
   doctor,

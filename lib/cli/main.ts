@@ -1,9 +1,9 @@
 // The CLI: argv -> plan -> execute -> report -> exit code. It only parses, reads the input files, and maps errors to
 // exit codes (the only place that does); run, compare and matrix are plans of one pipeline (docs/architecture.md).
 import { durationSeconds, goDuration } from '../config/fields.js';
-import type { DestroySweep } from '../lab/destroy.js';
-import { randomBytes, createHash } from 'node:crypto';
-import { existsSync, createReadStream } from 'node:fs';
+import type { DestroySweep } from './destroy.js';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,9 +11,11 @@ import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { EXIT, ConfigError, HarnessError, type ConfigProblem } from '../errors.js';
 import { resolveConfig } from '../config/validate.js';
+import { configTopology } from '../config/topology.js';
+import { providerFor } from '../lab/providers.js';
 import { DEFAULTS, type HarnessConfig } from '../config/schema.js';
 import { consoleLogger } from '../log/format.js';
-import { redact, redactDeep } from '../log/redact.js';
+import { redactingWriter } from '../log/redact.js';
 import type { Logger } from '../log/events.js';
 import type { Scenario } from '../run/scenario.js';
 import type { SessionReport } from '../model/session.js';
@@ -30,13 +32,14 @@ import { closest } from '../config/near.js';
 import { SCENARIOS, allScenarios, findScenario, listText, loadUserScenarios } from './scenarios.js';
 import { scenariosDirOf } from '../config/scenarios-dir.js';
 import { buildCommand } from './build.js';
+import { sha256File } from '../builds/cache.js';
 import { pathProblems, type OutputPath } from './paths.js';
 import { unusedFlagProblems } from './scenario-flags.js';
 import { checkJobInput, jobFileProblems } from '../scenario/job-input.js';
-import { hostKeyProblems } from '../lab/ssh-preflight.js';
+import { hostKeyProblems } from '../lab/ssh/ssh-preflight.js';
 import { hostsNetnsProblems } from './hosts-netns.js';
 import { groupCellProblems } from './group-problems.js';
-import { IN_NETNS_ENV } from '../lab/host.js';
+import { IN_NETNS_ENV } from '../lab/host/host.js';
 import { FIELDS } from '../config/table.js';
 import { mergeCommand } from './merge.js';
 import { listCellsCommand, listingProblems } from './list-cells.js';
@@ -53,12 +56,17 @@ export async function main(argv: string[], given: CliDeps): Promise<number> {
   let secrets: string[] = given.env['NOMAD_TOKEN'] ? [given.env['NOMAD_TOKEN']] : [];
   // Note: a command that already printed its JSON document (build --json with a failed spec) gets no second one.
   let printed = false;
+  // Every console line of every command goes through one redacting stream; no output site redacts on its own.
   const deps: CliDeps = {
     ...given,
-    out: (s) => {
-      printed = true;
-      given.out(s);
-    },
+    out: redactingWriter(
+      (s) => {
+        printed = true;
+        given.out(s);
+      },
+      () => secrets,
+    ),
+    err: redactingWriter(given.err, () => secrets),
   };
   try {
     const { args, problems: argvProblems } = parseCliCollecting(argv);
@@ -92,7 +100,7 @@ export async function main(argv: string[], given: CliDeps): Promise<number> {
     }
     const config = await loadConfig(args, deps, undefined);
     if (config.nomad.token) secrets = [...secrets, config.nomad.token];
-    const logger = loggerFor(config, deps, secrets);
+    const logger = loggerFor(config, deps);
     switch (args.command) {
       case 'doctor':
         doctorProblems(config);
@@ -138,7 +146,7 @@ export async function main(argv: string[], given: CliDeps): Promise<number> {
       }
     }
   } catch (err) {
-    return reportError(err, deps, secrets, wantsJson(argv) && !printed);
+    return reportError(err, deps, wantsJson(argv) && !printed);
   }
 }
 
@@ -197,12 +205,11 @@ function destroySweep(values: Record<string, unknown>): DestroySweep {
   };
 }
 
-function loggerFor(config: HarnessConfig, deps: CliDeps, secrets: readonly string[]): Logger {
+function loggerFor(config: HarnessConfig, deps: CliDeps): Logger {
   return consoleLogger(deps.err, {
     verbose: config.output.verbose,
     quiet: config.output.quiet || config.output.json,
     color: colorOn(deps),
-    secrets: [...secrets],
   });
 }
 
@@ -304,7 +311,7 @@ async function sessionCommand(
   const secrets = base.nomad.token ? [base.nomad.token] : [];
   addSecrets(secrets);
   const allSecrets = [...new Set([...(deps.env['NOMAD_TOKEN'] ? [deps.env['NOMAD_TOKEN']] : []), ...secrets])];
-  const logger = loggerFor(base, deps, allSecrets);
+  const logger = loggerFor(base, deps);
   const layer = deps.builds ?? pathBuilds(deps);
   const buildProblems = await layer.check(res.ok ? res.plan.builds : res.builds, base, logger);
   const configs = sessionConfigs(res.ok ? res.plan : undefined, args, deps, harness);
@@ -312,10 +319,21 @@ async function sessionCommand(
   const jobs = await jobProblems(configs, deps.cwd);
   const keys = dedupe((await Promise.all(configs.map((c) => hostKeyProblems(c, deps.cwd)))).flat());
   keys.push(...(await hostsNetnsProblems(configs, { insideNetns: !!deps.env[IN_NETNS_ENV] })));
+  const labs = await labProblems(res.ok ? res.plan : undefined, configs, deps, user.extra);
   const unused = unusedFlagProblems(command, args.values, sessionScenarios(command, res, args, user.extra));
   // Every problem of the whole input at once: the command line's, the scenario files', the configuration's, the builds'.
   const planned = withUserProblems(res.ok ? [] : res.problems, user.problems);
-  const found = [...argvProblems, ...fileProblems, ...unused, ...planned, ...paths, ...jobs, ...keys, ...buildProblems];
+  const found = [
+    ...argvProblems,
+    ...fileProblems,
+    ...unused,
+    ...planned,
+    ...paths,
+    ...jobs,
+    ...labs,
+    ...keys,
+    ...buildProblems,
+  ];
   // The job as the build parses it (a bridge group without a port, a batch job, Nomad's own parse error): at once with
   // the rest, or under --plan, wherever the build is a file already; otherwise the run's preflight parses it.
   if ((!res.ok || found.length || args.values['plan']) && !jobs.length && !buildProblems.length)
@@ -324,7 +342,7 @@ async function sessionCommand(
   const plan = res.plan;
   // --plan: the plan is plain data; print it (secrets redacted) and stop before anything exists
   if (args.values['plan']) {
-    deps.out(redact(`${JSON.stringify({ schema: PLAN_JSON_SCHEMA, plan }, null, 2)}\n`, allSecrets));
+    deps.out(`${JSON.stringify({ schema: PLAN_JSON_SCHEMA, plan }, null, 2)}\n`);
     return 0;
   }
   const out = await executePlan(plan, {
@@ -344,10 +362,9 @@ async function sessionCommand(
   if ('exitCode' in out) return out.exitCode;
   const ctx = reportContext(plan, out.session, args, deps, allSecrets);
   const { session, written, errors } = await writeSessionReports(out.session, REPORTERS, ctx);
-  if (plan.base.output.json) deps.out(redact(written.find((f) => f.kind === 'json')?.text ?? '', allSecrets));
-  else if (plan.base.output.quiet)
-    deps.out(redact(renderQuietSummary(session, { color: colorOn(deps), errors }), allSecrets));
-  else deps.out(redact(renderSessionConsole(session, { color: colorOn(deps), written, errors }), allSecrets));
+  if (plan.base.output.json) deps.out(written.find((f) => f.kind === 'json')?.text ?? '');
+  else if (plan.base.output.quiet) deps.out(renderQuietSummary(session, { color: colorOn(deps), errors }));
+  else deps.out(renderSessionConsole(session, { color: colorOn(deps), written, errors }));
   return session.exitCode;
 }
 
@@ -379,6 +396,26 @@ function sessionConfigs(
   if (plan) return [plan.base, ...plan.cells.map((c) => c.config)];
   const file = { file: harness?.data, ...(harness ? { fileName: harness.name } : {}) };
   return [resolveConfig({ ...file, env: deps.env, flags: args.values, knownChecks: [] }).config];
+}
+
+/**
+ * What each cell's lab provider refuses before anything exists: a topology that does not fit in the host's available
+ * memory (the VM providers). Once per distinct problem.
+ */
+async function labProblems(
+  plan: Plan | undefined,
+  configs: readonly HarnessConfig[],
+  deps: CliDeps,
+  extra: readonly Scenario[],
+): Promise<ConfigProblem[]> {
+  const host = (await deps.hostFacts?.()) ?? {};
+  const cells = plan
+    ? plan.cells.map((c) => ({ config: c.config, roles: findScenario(c.scenario, extra)?.roles }))
+    : configs.map((config) => ({ config, roles: undefined }));
+  const all = cells.flatMap(({ config, roles }) =>
+    providerFor(config).validate(configTopology(config), config, { ...host, ...(roles ? { roles } : {}) }),
+  );
+  return all.filter((p, i) => all.findIndex((q) => JSON.stringify(q) === JSON.stringify(p)) === i);
 }
 
 /** The user's job as far as it is judged without a build (a file that cannot be read), once per distinct problem. */
@@ -442,11 +479,7 @@ function reportContext(
 ): ReportContext {
   const { reports } = plan.base;
   const first = s.suites.flatMap((x) => x.attempts)[0]?.runId;
-  const dirName =
-    plan.command === 'matrix'
-      ? `matrix-${first ?? `shard-${plan.matrix!.shard.replace('/', '-of-')}`}`
-      : (first ?? 'run');
-  const runDir = join(reports.dir, dirName);
+  const runDir = join(reports.dir, `${plan.reportFolder.prefix}${first ?? plan.reportFolder.fallback}`);
   return {
     cwd: deps.cwd,
     reportsDir: reports.dir,
@@ -559,13 +592,6 @@ function pathBuilds(deps: CliDeps): BuildLayer {
   };
 }
 
-/** sha256 of a file, hex (names a Nomad build in reports and repro commands). */
-export async function sha256File(path: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
-}
-
 /** harness.yaml (--config, or ./harness.yaml when present), parsed; undefined when there is none. */
 async function readHarnessFile(args: ParsedArgs, deps: CliDeps): Promise<{ data: unknown; name: string } | undefined> {
   const explicit = typeof args.values['config'] === 'string' ? (args.values['config'] as string) : undefined;
@@ -626,7 +652,7 @@ async function loadConfig(args: ParsedArgs, deps: CliDeps, scenarioName: string 
   return res.config;
 }
 
-function reportError(err: unknown, deps: CliDeps, secrets: string[], json = false): number {
+function reportError(err: unknown, deps: CliDeps, json = false): number {
   if (json) {
     const doc = {
       schema: ERROR_JSON_SCHEMA,
@@ -636,18 +662,13 @@ function reportError(err: unknown, deps: CliDeps, secrets: string[], json = fals
       ...(err instanceof HarnessError && err.hint ? { hint: err.hint } : {}),
       ...(err instanceof ConfigError ? { problems: err.problems } : {}),
     };
-    deps.out(`${JSON.stringify(redactDeep(doc, secrets), null, 2)}\n`);
+    deps.out(`${JSON.stringify(doc, null, 2)}\n`);
   }
   if (err instanceof HarnessError) {
-    deps.err(redact(`error: ${err.message}${err.hint ? `\nhint: ${err.hint}` : ''}\n`, secrets));
+    deps.err(`error: ${err.message}${err.hint ? `\nhint: ${err.hint}` : ''}\n`);
     return err.exitCode;
   }
-  deps.err(
-    redact(
-      `internal error (please report): ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
-      secrets,
-    ),
-  );
+  deps.err(`internal error (please report): ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   return EXIT.INTERNAL;
 }
 

@@ -1,20 +1,22 @@
 // `reboot-harness merge <report folders or JUnit files>... [--out dir]`: the reports of many runners (matrix shards,
-// cells) as one JUnit file and one index page linking every cell's page (docs/ci.md).
+// cells) read back into one SessionReport and written by the session's own reporters: one JUnit file, one JSON
+// summary and one index page linking every cell's page (docs/ci.md).
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { ConfigError } from '../errors.js';
 import type { HarnessConfig } from '../config/schema.js';
-import { redact } from '../log/redact.js';
 import { collectInputs } from '../merge/collect.js';
 import { attachmentLocator } from '../merge/locate.js';
-import { mergeReports } from '../report/merge.js';
-import { attachmentBase, attachmentPath } from '../report/attachment-paths.js';
-import { writeMergedReports } from '../report/write.js';
-import { runDirName } from '../report/reporters.js';
+import { mergeSessions } from '../report/merge.js';
+import { suiteCounts } from '../report/junit.js';
+import { attachmentBase } from '../report/attachment-paths.js';
+import { writeSessionReports } from '../report/write.js';
+import { indexReporter, jsonReporter, junitReporter, runDirName } from '../report/reporters.js';
 import type { ParsedArgs } from './args.js';
 import { pathProblem } from './paths.js';
 import type { CliDeps } from './deps.js';
+import { fileURLToPath } from 'node:url';
 
-/** Merge the inputs and write <out>/junit.xml and <out>/index.html; exit code as for `run` over the merged cells. */
+/** Merge the inputs and write <out>/junit.xml, summary.json and index.html; exit code as for `run` over the cells. */
 export async function mergeCommand(args: ParsedArgs, config: HarnessConfig, deps: CliDeps): Promise<number> {
   const given = typeof args.values['out'] === 'string' ? (args.values['out'] as string) : undefined;
   const out = given ?? join(config.reports.dir, 'merged');
@@ -31,28 +33,59 @@ export async function mergeCommand(args: ParsedArgs, config: HarnessConfig, deps
     return page === undefined ? undefined : href(page);
   };
   const locate = attachmentLocator(found.files);
-  const base = attachmentBase(config.reports.attachmentPaths, deps.env, deps.cwd);
-  const attachmentFor = (path: string, source: string): string | undefined => {
-    const file = locate(path, dirname(resolve(deps.cwd, source)));
-    return file === undefined ? undefined : attachmentPath(base, join(outDir, 'junit.xml'), file);
-  };
-  const merged = mergeReports({ junit: found.junit, summaries: found.summaries, pageFor, attachmentFor });
-  if (!merged.ok) throw new ConfigError(merged.problems);
-  const { report } = merged;
+  const res = mergeSessions({
+    sessions: found.sessions,
+    junit: found.junit,
+    attachmentFor: (path, source) => locate(path, dirname(resolve(deps.cwd, source))),
+    outDir,
+  });
+  if (!res.ok) throw new ConfigError(res.problems);
+  const { session, sources, warnings, attachments } = res.merged;
   const secrets = config.nomad.token ? [config.nomad.token] : [];
-  const paths = await writeMergedReports(report, { outDir, secrets, generatedAt: new Date().toISOString() });
-  for (const w of report.warnings) deps.err(redact(`warning: ${w}\n`, secrets));
-  const t = report.totals;
-  const noPage = report.cells.filter((c) => !c.page).length;
+  const paths = {
+    junit: join(outDir, 'junit.xml'),
+    json: join(outDir, 'summary.json'),
+    index: join(outDir, 'index.html'),
+  };
+  const index = indexReporter({
+    path: paths.index,
+    pageFor,
+    sourceOf: (name) => sources.get(name) ?? '',
+    warnings,
+    generatedAt: new Date().toISOString(),
+  });
+  const written = await writeSessionReports(session, [junitReporter, jsonReporter, index], {
+    cwd: deps.cwd,
+    reportsDir: outDir,
+    junitPath: paths.junit,
+    jsonPath: paths.json,
+    attachments: attachmentBase(config.reports.attachmentPaths, deps.env, deps.cwd),
+    pageFile: (runId) => found.pages.get(runDirName(runId)),
+    cli: fileURLToPath(new URL('../../bin/reboot-harness.js', import.meta.url)),
+    rawArgs: args.rawArgs,
+    secrets,
+  });
+  for (const w of [...warnings, ...written.errors]) deps.err(`warning: ${w}\n`);
+  const finals = session.suites.flatMap((x) => x.attempts.slice(-1));
+  const t = finals.map(suiteCounts).reduce(
+    (a, c) => ({
+      tests: a.tests + c.tests,
+      failures: a.failures + c.failures,
+      errors: a.errors + c.errors,
+      skipped: a.skipped + c.skipped,
+    }),
+    { tests: 0, failures: 0, errors: 0, skipped: 0 },
+  );
+  const noPage = finals.filter((r) => !pageFor(r.runId)).length;
   const lines = [
-    `merged ${report.cells.length} suites from ${found.junit.length} JUnit files: ${t.tests} tests, ` +
+    `merged ${finals.length} suites from ${found.sessions.length} JSON reports: ${t.tests} tests, ` +
       `${t.failures} failures, ${t.errors} errors, ${t.skipped} skipped`,
-    ...(noPage ? [`${noPage} of ${report.cells.length} cells have no HTML page among the inputs`] : []),
-    ...(report.attachments.unresolved
-      ? [`${report.attachments.unresolved} attachment lines name files not among the inputs (kept as written)`]
+    ...(noPage ? [`${noPage} of ${finals.length} cells have no HTML page among the inputs`] : []),
+    ...(attachments.unresolved
+      ? [`${attachments.unresolved} attachment lines name files not among the inputs (kept as written)`]
       : []),
-    `reports: ${[paths.junit, paths.index].map((p) => relative(deps.cwd, p) || '.').join(' ')}`,
+    `reports: ${[paths.junit, paths.json, paths.index].map((p) => relative(deps.cwd, p) || '.').join(' ')}`,
   ];
-  deps.out(redact(`${lines.join('\n')}\n`, secrets));
-  return report.exitCode;
+  deps.out(`${lines.join('\n')}\n`);
+  return session.exitCode;
 }

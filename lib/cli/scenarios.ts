@@ -6,11 +6,13 @@ import { nomadJobConverter, type JobConverter } from '../cluster/job-convert.js'
 import bridgeExecReboot from '../../scenarios/bridge-exec-reboot.js';
 import cniIpamReboot from '../../scenarios/cni-ipam-reboot.js';
 import upgradeInPlace from '../../scenarios/upgrade-in-place.js';
+import rollingReboot from '../../scenarios/rolling-reboot.js';
+import serverReboot from '../../scenarios/server-reboot.js';
 import { loadScenarios } from '../scenarios/load.js';
 import { SHIPPED_CHECKS } from '../checks/registry.js';
 
 /** All scenarios, the default first. */
-export const SCENARIOS: Scenario[] = [bridgeExecReboot, cniIpamReboot, upgradeInPlace];
+export const SCENARIOS: Scenario[] = [bridgeExecReboot, cniIpamReboot, upgradeInPlace, rollingReboot, serverReboot];
 
 /** The shipped scenarios followed by the user's (`extra`, from --scenarios / scenarios_dir). */
 export function allScenarios(extra: readonly Scenario[] = []): Scenario[] {

@@ -1,7 +1,8 @@
 // The user's job file as Nomad's JSON, converted on the host by the Nomad build itself (`nomad job run -output`, which
 // parses locally and submits nothing), before any VM exists: a file Nomad cannot parse is reported in Nomad's words.
 import { CommandError } from '../errors.js';
-import { ANY_EXIT_CODE, runCommand, type RunCommand, type RunResult } from '../exec/run.js';
+import { ANY_EXIT_CODE, runCommand, type RunCommand } from '../exec/run.js';
+import type { ExecResult } from '../model/lab.js';
 import { deadlineIn } from '../time/deadlines.js';
 
 /** The outcome of one conversion: Nomad's JSON job, or the message Nomad printed. */
@@ -39,7 +40,7 @@ export function nomadMessage(stderr: string, stdout: string): string {
 /** The converter that runs `<nomadBinary> job run -output [-var k=v ...] <file>` through lib/exec with a deadline. */
 export function nomadJobConverter(run: RunCommand = runCommand): JobConverter {
   return async ({ nomadBinary, file, vars }) => {
-    let r: RunResult;
+    let r: ExecResult;
     try {
       // Note: -output never contacts an agent; NOMAD_ADDR is pinned to loopback so nothing leaves this host anyway,
       // and the build under test gets no ACL token it has no use for (an undefined value leaves it out of the env).

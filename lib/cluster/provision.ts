@@ -10,16 +10,24 @@ import { renderTemplate } from './render.js';
 export type AgentRole = 'server' | 'client';
 
 /**
- * Template values: private_ip always; server_ip (client); heartbeat_grace (server); log_level optional;
- * network_interface (client) the interface holding private_ip, eth1 on the lab's VMs.
+ * Template values: private_ip always; server_ips (every server's address: a client lists them all, a server of
+ * several joins them all), or server_ip when there is one server; heartbeat_grace (server); log_level optional;
+ * network_interface (client) the interface holding private_ip, eth1 on the lab's VMs; node_name the slot name (the
+ * role in a pair); bootstrap_expect (server) how many servers form the Raft cluster.
  */
 export interface AgentVars {
   private_ip: string;
   network_interface?: string;
   server_ip?: string;
+  server_ips?: readonly string[];
   heartbeat_grace?: string;
   log_level?: string;
+  node_name?: string;
+  bootstrap_expect?: number;
 }
+
+/** Nomad's server RPC port, which clients list their servers on. */
+const RPC_PORT = 4647;
 
 /** Default server heartbeat_grace: longer than a client reboot under emulation, so allocs are restored (seed procedure). */
 export const DEFAULT_HEARTBEAT_GRACE = '5m';
@@ -65,12 +73,28 @@ export function renderAgentFiles(
   vars: AgentVars,
   templates: { hcl: string; unit: string },
 ): { hcl: string; unit: string } {
-  const v: Record<string, string> = { private_ip: vars.private_ip, log_level: vars.log_level ?? DEFAULT_LOG_LEVEL };
-  if (role === 'server') v.heartbeat_grace = vars.heartbeat_grace ?? DEFAULT_HEARTBEAT_GRACE;
+  const v: Record<string, string | readonly string[]> = {
+    private_ip: vars.private_ip,
+    log_level: vars.log_level ?? DEFAULT_LOG_LEVEL,
+    node_name: vars.node_name ?? role,
+  };
+  const servers = vars.server_ips ?? (vars.server_ip ? [vars.server_ip] : []);
+  if (role === 'server') {
+    const expect = vars.bootstrap_expect ?? 1;
+    if (expect > 1 && servers.length !== expect)
+      throw new HarnessError(
+        `server agent config: bootstrap_expect ${expect} needs the ${expect} servers' addresses (got ${servers.length})`,
+      );
+    v.heartbeat_grace = vars.heartbeat_grace ?? DEFAULT_HEARTBEAT_GRACE;
+    v.bootstrap_expect = String(expect);
+    // Note: a lone server joins nobody; each server of several joins all of them (its own address is harmless), on the
+    // Serf port servers join on by default
+    v.server_join = expect > 1 ? [...servers] : [];
+  }
   if (role === 'client') {
-    if (!vars.server_ip)
+    if (!servers.length)
       throw new HarnessError("client agent config: server_ip is required (the server's private address)");
-    v.server_ip = vars.server_ip;
+    v.servers = servers.map((ip) => `${ip}:${RPC_PORT}`);
     v.network_interface = vars.network_interface ?? DEFAULT_NETWORK_INTERFACE;
   }
   return {

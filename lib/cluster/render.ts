@@ -10,11 +10,12 @@ export function placeholdersOf(text: string): string[] {
 
 /**
  * Replace every `{{ name }}` in `text` with `vars[name]`; throws naming the template and the placeholder when a
- * value is missing, and with `strict` also when a var is not used (catches typos in var names).
+ * value is missing, and with `strict` also when a var is not used (catches typos in var names). A list renders as HCL
+ * list items, each quoted: `["a", "b"]` from `[{{ name }}]`.
  */
 export function renderTemplate(
   text: string,
-  vars: Readonly<Record<string, string>>,
+  vars: Readonly<Record<string, string | readonly string[]>>,
   opts: { name?: string; strict?: boolean } = {},
 ): string {
   const { name = 'template', strict = false } = opts;
@@ -35,12 +36,14 @@ export function renderTemplate(
       );
   }
   for (const [k, v] of Object.entries(vars)) {
-    if (/[\r\n"]/.test(v))
-      throw new HarnessError(
-        `${name}: value of ${k} must not contain a newline or a double quote: ${JSON.stringify(v)}`,
-        { exitCode: EXIT.USAGE },
-      );
+    for (const one of typeof v === 'string' ? [v] : v)
+      if (/[\r\n"]/.test(one))
+        throw new HarnessError(
+          `${name}: value of ${k} must not contain a newline or a double quote: ${JSON.stringify(one)}`,
+          { exitCode: EXIT.USAGE },
+        );
   }
-  const out = text.replace(PLACEHOLDER, (_m, p: string) => vars[p]!);
+  const show = (v: string | readonly string[]) => (typeof v === 'string' ? v : v.map((x) => `"${x}"`).join(', '));
+  const out = text.replace(PLACEHOLDER, (_m, p: string) => show(vars[p]!));
   return out;
 }

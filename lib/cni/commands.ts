@@ -12,28 +12,19 @@ export interface ProbeCall {
   stdin: string;
 }
 
-/** CNI ADD of `containerId` into netns `netns` with Nomad's bridge config. No IP is requested (what Nomad does on restore). */
-export function cniAddCall(
+/**
+ * CNI ADD of `containerId` into netns `netns` with Nomad's bridge config (no IP is requested: what Nomad does on
+ * restore), or DEL of it (releases its host-local reservation).
+ */
+export function cniCall(
+  op: 'add' | 'del',
   containerId: string,
   netns: string,
   cfg: BridgeConfigOptions = {},
   script = CNI_PROBE_REMOTE_PATH,
 ): ProbeCall {
   return {
-    cmd: `${quote(script)} add ${quote(containerId)} ${quote(netns)}`,
-    stdin: JSON.stringify(bridgeNetConfig(cfg)),
-  };
-}
-
-/** CNI DEL of `containerId` (releases its host-local reservation). */
-export function cniDelCall(
-  containerId: string,
-  netns: string,
-  cfg: BridgeConfigOptions = {},
-  script = CNI_PROBE_REMOTE_PATH,
-): ProbeCall {
-  return {
-    cmd: `${quote(script)} del ${quote(containerId)} ${quote(netns)}`,
+    cmd: `${quote(script)} ${op} ${quote(containerId)} ${quote(netns)}`,
     stdin: JSON.stringify(bridgeNetConfig(cfg)),
   };
 }

@@ -5,7 +5,7 @@ import type { Machine } from '../model/lab.js';
 import type { Deadline } from '../time/deadlines.js';
 import { HarnessError } from '../errors.js';
 import { quote } from '../shell/quote.js';
-import { CNI_PROBE_REMOTE_PATH, cniAddCall, cniDelCall, cniResetCommand } from './commands.js';
+import { CNI_PROBE_REMOTE_PATH, cniCall, cniResetCommand } from './commands.js';
 import { parseProbeOutput, type CniOutcome } from '../parse/cni-result.js';
 import type { BridgeConfigOptions } from './config.js';
 
@@ -33,23 +33,19 @@ export async function installCniProbe(machine: Machine, opts: { deadline: Deadli
   );
 }
 
-/** CNI ADD through the real bridge + host-local plugins on the machine; the plugin's verdict is data, not an exception. */
-export async function cniAdd(
-  machine: Machine,
-  opts: { containerId: string; netns: string; config?: BridgeConfigOptions; deadline: Deadline },
-): Promise<CniOutcome> {
-  const call = cniAddCall(opts.containerId, opts.netns, opts.config);
-  return parseProbeOutput(await sudo(machine, 'cni-probe add', call.cmd, opts.deadline, call.stdin));
+type CniCallOptions = { containerId: string; netns: string; config?: BridgeConfigOptions; deadline: Deadline };
+
+/** CNI ADD or DEL through the real bridge + host-local plugins on the machine; the plugin's verdict is data. */
+async function cniOp(machine: Machine, op: 'add' | 'del', opts: CniCallOptions): Promise<CniOutcome> {
+  const call = cniCall(op, opts.containerId, opts.netns, opts.config);
+  return parseProbeOutput(await sudo(machine, `cni-probe ${op}`, call.cmd, opts.deadline, call.stdin));
 }
 
+/** CNI ADD (no IP requested, as Nomad on restore). */
+export const cniAdd = (machine: Machine, opts: CniCallOptions): Promise<CniOutcome> => cniOp(machine, 'add', opts);
+
 /** CNI DEL (cleanup; releases the reservation). */
-export async function cniDel(
-  machine: Machine,
-  opts: { containerId: string; netns: string; config?: BridgeConfigOptions; deadline: Deadline },
-): Promise<CniOutcome> {
-  const call = cniDelCall(opts.containerId, opts.netns, opts.config);
-  return parseProbeOutput(await sudo(machine, 'cni-probe del', call.cmd, opts.deadline, call.stdin));
-}
+export const cniDel = (machine: Machine, opts: CniCallOptions): Promise<CniOutcome> => cniOp(machine, 'del', opts);
 
 /** Delete the probe netns, the state dirs and the bridge: a clean slate. */
 export async function cniReset(

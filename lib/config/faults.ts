@@ -61,7 +61,8 @@ export const FAULT_KINDS: Readonly<Record<RebootKind, FaultKind>> = {
       'power on (`virsh start`, `VBoxManage startvm`)',
     nomadExpected:
       'as hard; if the host stays off longer than heartbeat_grace the node is marked down ' +
-      'and its allocs are replaced',
+      "and its allocs are replaced, unless the group's disconnect { lost_after } outlasts it: then they go " +
+      'unknown and are restored in place',
   },
   'agent-kill': {
     kind: 'agent-kill',
@@ -83,7 +84,9 @@ export const FAULT_KINDS: Readonly<Record<RebootKind, FaultKind>> = {
       'for `reboot.partition_for`, then heals; the host keeps running',
     nomadExpected:
       'shorter than heartbeat_grace: nothing changes (tasks keep running); ' +
-      'longer: the node is marked down, its allocs lost and replaced once it is back',
+      'longer: the node is marked down, its allocs lost and replaced once it is back; ' +
+      "within the group's disconnect { lost_after } (max_client_disconnect before 1.10): the node is " +
+      'disconnected, its allocs unknown, then running again in place (tasks not restarted)',
   },
 };
 
@@ -95,10 +98,12 @@ export function faultStepName(kind: RebootKind): string {
   return `${FAULT_KINDS[kind].rebootsHost ? 'reboot' : 'disrupt'} the client (${kind})`;
 }
 
-/** How long a partition held, and the server's heartbeat_grace, in seconds. */
+/** How long a partition held, the server's heartbeat_grace and the job's lost_after (its shortest), in seconds. */
 export interface FaultDurations {
   partitionForS?: number;
   heartbeatGraceS?: number;
+  /** the job's disconnect lost_after (0 or absent: allocs are lost as soon as the node is marked down) */
+  lostAfterS?: number;
 }
 
 /** Does this kind restart the tasks (a host reboot kills them; an agent restart or partition does not)? */
@@ -107,9 +112,12 @@ export function faultRestartsTasks(kind: RebootKind, o: FaultDurations = {}): bo
   return kind === 'partition' && expectReplacement(kind, o);
 }
 
-/** Is the watched alloc expected to be replaced rather than restored (a partition longer than heartbeat_grace)? */
+/**
+ * Is the watched alloc expected to be replaced rather than restored: a partition longer than heartbeat_grace, plus the
+ * job's lost_after when it keeps its allocs through a disconnect (then shorter ones reconnect in place)?
+ */
 export function expectReplacement(kind: RebootKind, d: FaultDurations): boolean {
-  return kind === 'partition' && (d.partitionForS ?? 0) > (d.heartbeatGraceS ?? Infinity);
+  return kind === 'partition' && (d.partitionForS ?? 0) > (d.heartbeatGraceS ?? Infinity) + (d.lostAfterS ?? 0);
 }
 
 /** What a lab provider can do to its machines. */

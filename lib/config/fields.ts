@@ -1,7 +1,18 @@
 // The table of every configuration key: where it comes from (harness.yaml key, flag, env var) and how it is checked.
 import type { ConfigProblem } from '../errors.js';
 
-export type Parsed = { ok: true; value: unknown } | { ok: false; message: string; fix: string };
+/** A bad part of a structured value (one entry of a list): `at` is appended to the field, e.g. "[1].address". */
+export interface BadPart {
+  at: string;
+  value: unknown;
+  message: string;
+  fix: string;
+}
+
+export type Parsed =
+  | { ok: true; value: unknown }
+  /** `parts`: each bad part of a list or mapping, reported as a problem of its own (field + at) */
+  | { ok: false; message: string; fix: string; parts?: BadPart[] };
 
 export interface Field {
   /** dotted key in harness.yaml, e.g. "lab.memory_mb" */
@@ -197,10 +208,73 @@ export const argvList = (raw: unknown): Parsed => {
     : bad('must be a command: a list of words', 'write e.g. [virsh, reset, "{role}"] or "ipmitool -H {address} ..."');
 };
 
-/** Turn a field's parse failure into the problem the user sees. */
-export function problem(field: string, value: unknown, p: Parsed & { ok: false }): ConfigProblem {
-  return { field, value, message: p.message, fix: p.fix };
+/** Turn a field's parse failure into the problems the user sees: one per bad part when it names them. */
+export function problems(field: string, value: unknown, p: Parsed & { ok: false }): ConfigProblem[] {
+  if (p.parts?.length)
+    return p.parts.map((b) => ({ field: `${field}${b.at}`, value: b.value, message: b.message, fix: b.fix }));
+  return [{ field, value, message: p.message, fix: p.fix }];
 }
+
+/** One of a fixed set of whole numbers (strings of digits are accepted, as flags and env vars are strings). */
+export const intOneOf =
+  (values: readonly number[], fix: string) =>
+  (raw: unknown): Parsed => {
+    const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d+$/.test(raw.trim()) ? Number(raw) : NaN;
+    return values.includes(n) ? ok(n) : bad(`must be one of ${values.join(', ')}`, fix);
+  };
+
+/** How each key of one existing host is checked (the list entries and the older lab.hosts.<role>.<key> keys). */
+export const HOST_KEYS = {
+  address: str('give a host name or IP address'),
+  user: str('give a user name, e.g. admin'),
+  key: str('give a private key file, e.g. ~/.ssh/id_ed25519'),
+  port: int(1, 65535),
+  jump: jumpHost,
+} as const;
+
+const isMapping = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * A list of existing hosts, each a mapping of address, user, key, port (22 unless given) and jump; every bad entry key
+ * is a part of its own ("[1].port"). Whether the required keys are there is judged with the provider (validate.ts).
+ */
+export const hostList = (raw: unknown): Parsed => {
+  const example = 'write e.g. [{address: 10.0.0.5, user: admin, key: ~/.ssh/id_ed25519}]';
+  if (!Array.isArray(raw)) return bad('must be a list of hosts (address, user, key, port, jump each)', example);
+  const parts: BadPart[] = [];
+  const hosts = raw.map((entry, i) => {
+    const host: Record<string, unknown> = {
+      address: undefined,
+      user: undefined,
+      key: undefined,
+      port: 22,
+      jump: undefined,
+    };
+    if (!isMapping(entry)) {
+      parts.push({
+        at: `[${i}]`,
+        value: entry,
+        message: 'must be a mapping of address, user, key, port, jump',
+        fix: example,
+      });
+      return host;
+    }
+    for (const [k, v] of Object.entries(entry)) {
+      const parse = (HOST_KEYS as Record<string, (raw: unknown) => Parsed>)[k];
+      if (!parse) {
+        const fix = `use ${Object.keys(HOST_KEYS).join(', ')}`;
+        parts.push({ at: `[${i}].${k}`, value: k, message: 'is not a key of a host', fix });
+        continue;
+      }
+      const p = parse(v);
+      if (p.ok) host[k] = p.value;
+      else parts.push({ at: `[${i}].${k}`, value: v, message: p.message, fix: p.fix });
+    }
+    return host;
+  });
+  return parts.length ? { ok: false, message: 'has bad entries', fix: example, parts } : ok(hosts);
+};
 
 /** HCL variables for a job: a mapping of names to strings, numbers or booleans (harness.yaml `job.vars`). */
 export const hclVars = (raw: unknown): Parsed => {

@@ -1,6 +1,8 @@
 // The harness configuration: one typed object with every default in one place.
 import type { Expectation } from '../model/check.js';
+import type { ServerCount } from '../model/topology.js';
 import type { ArtifactsPolicy, RebootKind, TaskDriver, UpgradeMode } from '../model/kinds.js';
+import type { TargetSpec } from '../model/target.js';
 
 export { TASK_DRIVERS, UPGRADE_MODES } from '../model/kinds.js';
 export type { ArtifactsPolicy, RebootKind, TaskDriver, UpgradeMode } from '../model/kinds.js';
@@ -39,8 +41,14 @@ export interface HarnessConfig {
   lab: {
     /** libvirt / virtualbox: VMs made by Vagrant; ssh: machines that already exist (lab.hosts) */
     provider: 'libvirt' | 'virtualbox' | 'ssh';
-    /** the existing machines of lab.provider: ssh, by role */
-    hosts: { server: HostSpec; client: HostSpec };
+    /**
+     * the existing machines of lab.provider: ssh: `servers` and `clients` in slot order; `server`/`client` are the
+     * older one-host keys (read both forms through hostsOf, lib/config/hosts.ts)
+     */
+    hosts: { servers: HostSpec[]; clients: HostSpec[]; server: HostSpec; client: HostSpec };
+    /** how many Nomad servers (1, 3 or 5: one Raft cluster) and clients (1 to 8) the lab has */
+    servers: ServerCount;
+    clients: number;
     /** argv of the power reset of an existing host ({role}, {address} substituted); hard reboots need it */
     hardResetCommand: string[] | undefined;
     /** lab.provider ssh: the existing network namespace the hosts are reached from ("" = where the CLI runs) */
@@ -50,7 +58,7 @@ export interface HarnessConfig {
     memoryMb: number;
     /**
      * libvirt domain type: "qemu" = software emulation (TCG), "kvm" = hardware virtualization, "auto" = KVM when a
-     * probe proves KVM boots the box's kernel, emulation otherwise (lib/lab/accel.ts)
+     * probe proves KVM boots the box's kernel, emulation otherwise (lib/lab/kvm/accel.ts)
      */
     libvirtDriver: 'auto' | 'kvm' | 'qemu';
     /** QEMU translation-cache cap per VM in MiB (TCG only); 0 = QEMU's default (1 GiB) */
@@ -65,7 +73,7 @@ export interface HarnessConfig {
     bootTimeoutS: number;
     /** where each run's Vagrant directory is created */
     workDir: string;
-    /** warm reruns (libvirt): start from a snapshot of the prepared lab of the same key (lib/lab/warm-lab.ts) */
+    /** warm reruns (libvirt): start from a snapshot of the prepared lab of the same key (lib/lab/warm/warm-lab.ts) */
     warm: boolean;
   };
   /** the job's task driver (bridge-exec-reboot) */
@@ -92,6 +100,26 @@ export interface HarnessConfig {
     restartTask: boolean;
     /** how long the client agent's resources are sampled after the fault (agent-resources); 0 = not sampled */
     resourcesWindowS: number;
+    /** the machines the fault hits (lib/model/target.ts); undefined = the first client */
+    target: TargetSpec | undefined;
+    /**
+     * several targets: one at a time (the next once the previous is back and the job settled), else all at once;
+     * undefined = the scenario's default (rolling-reboot: rolling)
+     */
+    rolling: boolean | undefined;
+    /**
+     * drain each client's node before its fault (respecting the job's migrate block) and mark it eligible after;
+     * undefined = the scenario's default (rolling-reboot: drained)
+     */
+    drain: boolean | undefined;
+    /** the drain's deadline given to Nomad (allocs still there are stopped then); the harness waits a little longer */
+    drainDeadlineS: number;
+    /** service continuity: the longest gap the job's ports may have during the fault window (0 = none) */
+    maxGapS: number;
+    /** service continuity: how often the job's ports are probed during the fault window (Go duration) */
+    probeInterval: string;
+    /** new-leader: how soon after the leader's fault another server must lead (Go duration) */
+    leaderWithin: string;
   };
   expect: { scenario: Expectation | undefined; perCheck: Record<string, Expectation> };
   /** keep the VMs after the run and print how to reach and destroy them */
@@ -134,9 +162,14 @@ export const DEFAULTS: HarnessConfig = {
   lab: {
     provider: 'libvirt',
     hosts: {
+      servers: [],
+      clients: [],
       server: { address: undefined, user: undefined, key: undefined, port: 22, jump: undefined },
       client: { address: undefined, user: undefined, key: undefined, port: 22, jump: undefined },
     },
+    // a pair: the lab every scenario was written for, and the cheapest that shows a client's reboot
+    servers: 1,
+    clients: 1,
     hardResetCommand: undefined,
     hostsNetns: '', // most existing hosts are reached from the host's own network
     box: 'nomad-reboot-harness/bookworm',
@@ -173,6 +206,16 @@ export const DEFAULTS: HarnessConfig = {
     deadlineS: 600,
     restartTask: true,
     resourcesWindowS: 30,
+    target: undefined,
+    rolling: undefined,
+    drain: undefined,
+    // Nomad's own default for `node drain -deadline`; a migrate block's healthy_deadline (5m) fits in it
+    drainDeadlineS: 3600,
+    maxGapS: 0,
+    // a reboot's gap lasts tens of seconds; one probe round per alloc every 2 s sees it to within 2 s, cheaply
+    probeInterval: '2s',
+    // Raft elects within a few election timeouts (1-2 s each); emulated VMs on a busy host need more
+    leaderWithin: '30s',
   },
   expect: { scenario: undefined, perCheck: {} },
   keep: false,

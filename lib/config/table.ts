@@ -1,21 +1,34 @@
 // Every configuration key, once: harness.yaml key, flag, environment variable, check and doc line.
 import { TASK_DRIVERS, UPGRADE_MODES } from './schema.js';
 import { REBOOT_KINDS } from './faults.js';
+import { MAX_CLIENTS, SERVER_COUNTS } from '../model/topology.js';
 import {
   argvList,
   bool,
   goDurationWithin,
+  HOST_KEYS,
   hclVars,
+  hostList,
   httpUrl,
   int,
-  jumpHost,
+  intOneOf,
   netnsName,
   oneOf,
   str,
   subnet24,
   timeoutSeconds,
   type Field,
+  type Parsed,
 } from './fields.js';
+import { parseTarget } from '../model/target.js';
+
+/** `--target`: a machine name or one of the target words; whether the topology has it is checked in validate.ts. */
+function targetField(raw: unknown): Parsed {
+  const t = typeof raw === 'string' ? parseTarget(raw) : { error: 'must be a word' };
+  return 'error' in t
+    ? { ok: false, message: t.error, fix: 'e.g. --target client-2, --target leader or --target clients' }
+    : { ok: true, value: t };
+}
 
 /** All keys. docs/config.md's table is written from this list (npm run docs). */
 export const FIELDS: Field[] = [
@@ -108,15 +121,44 @@ export const FIELDS: Field[] = [
     doc: 'libvirt or virtualbox (VMs made by Vagrant), or ssh (machines that already exist: lab.hosts)',
     parse: oneOf(['libvirt', 'virtualbox', 'ssh'] as const),
   },
+  {
+    yaml: 'lab.servers',
+    flag: 'servers',
+    env: 'HARNESS_SERVERS',
+    path: ['lab', 'servers'],
+    doc: 'how many Nomad servers (one Raft cluster): 1, 3 or 5; with lab.provider ssh, the length of lab.hosts.servers',
+    parse: intOneOf(SERVER_COUNTS, 'give 1, 3 or 5 (Raft wants an odd number of servers)'),
+  },
+  {
+    yaml: 'lab.clients',
+    flag: 'clients',
+    env: 'HARNESS_CLIENTS',
+    path: ['lab', 'clients'],
+    doc: `how many Nomad clients, 1 to ${MAX_CLIENTS}; with lab.provider ssh, the length of lab.hosts.clients`,
+    parse: int(1, MAX_CLIENTS),
+  },
+  ...(['servers', 'clients'] as const).map(
+    (list): Field => ({
+      yaml: `lab.hosts.${list}`,
+      path: ['lab', 'hosts', list],
+      doc: `lab.provider ssh: the ${list.slice(0, -1)} hosts, a list of {address, user, key, port, jump} (port 22 unless given)`,
+      parse: hostList,
+    }),
+  ),
   ...(['server', 'client'] as const).flatMap((role): Field[] => {
-    const at = (k: string) => ({ yaml: `lab.hosts.${role}.${k}`, path: ['lab', 'hosts', role, k] });
-    const doc = (what: string) => `lab.provider ssh: ${what} of the ${role} host`;
+    const at = (k: keyof typeof HOST_KEYS) => ({
+      yaml: `lab.hosts.${role}.${k}`,
+      path: ['lab', 'hosts', role, k],
+      parse: HOST_KEYS[k],
+    });
+    const doc = (what: string) =>
+      `lab.provider ssh: ${what} of the one ${role} host (older form of lab.hosts.${role}s)`;
     return [
-      { ...at('address'), doc: doc('address'), parse: str('give a host name or IP address') },
-      { ...at('user'), doc: doc('SSH user (root or passwordless sudo)'), parse: str('give a user name, e.g. admin') },
-      { ...at('key'), doc: doc('private key file'), parse: str('give a private key file, e.g. ~/.ssh/id_ed25519') },
-      { ...at('port'), doc: doc('SSH port'), parse: int(1, 65535) },
-      { ...at('jump'), doc: doc('jump host [user@]host[:port] (same key)'), parse: jumpHost },
+      { ...at('address'), doc: doc('address') },
+      { ...at('user'), doc: doc('SSH user (root or passwordless sudo)') },
+      { ...at('key'), doc: doc('private key file') },
+      { ...at('port'), doc: doc('SSH port') },
+      { ...at('jump'), doc: doc('jump host [user@]host[:port] (same key)') },
     ];
   }),
   {
@@ -311,6 +353,57 @@ export const FIELDS: Field[] = [
     doc:
       "how long after the fault the client agent's fds and plugin processes are sampled (agent-resources; Go duration or " +
       'seconds; 0 = not sampled)',
+  },
+  {
+    yaml: 'reboot.target',
+    flag: 'target',
+    path: ['reboot', 'target'],
+    doc:
+      'the machines the fault hits: a machine (client-2, server-1; client or server in a 1+1 lab), leader (resolved ' +
+      'when the fault starts), clients or servers (default: the first client)',
+    parse: targetField,
+  },
+  {
+    yaml: 'reboot.rolling',
+    flag: 'rolling',
+    path: ['reboot', 'rolling'],
+    parse: bool,
+    doc: "several targets: one at a time, the next once the previous is back and the job settled (false: all at once; default: the scenario's, rolling-reboot rolls)",
+  },
+  {
+    yaml: 'reboot.drain',
+    flag: 'drain',
+    path: ['reboot', 'drain'],
+    parse: bool,
+    doc: "drain each client's node before its fault (the job's migrate block applies) and mark it eligible once it is back (default: the scenario's, rolling-reboot drains)",
+  },
+  {
+    yaml: 'reboot.drain_deadline',
+    flag: 'drain-deadline',
+    path: ['reboot', 'drainDeadlineS'],
+    parse: timeoutSeconds(1, 6 * 3600),
+    doc: "the drain's deadline (Go duration or seconds): Nomad stops what is left on the node then",
+  },
+  {
+    yaml: 'reboot.probe_interval',
+    flag: 'probe-interval',
+    path: ['reboot', 'probeInterval'],
+    parse: goDurationWithin(60),
+    doc: "how often the job's ports are probed during the fault window for service-continuity (Go duration, at most 1m)",
+  },
+  {
+    yaml: 'reboot.leader_within',
+    flag: 'leader-within',
+    path: ['reboot', 'leaderWithin'],
+    parse: goDurationWithin(3600),
+    doc: "new-leader: how soon after the leader's fault another server must lead (with one server: after its return)",
+  },
+  {
+    yaml: 'reboot.max_gap',
+    flag: 'max-gap',
+    path: ['reboot', 'maxGapS'],
+    parse: timeoutSeconds(0, 3600),
+    doc: "service-continuity: the longest gap the job's ports may have during the fault window (Go duration or seconds; 0 = no gap)",
   },
   {
     yaml: 'repeat',

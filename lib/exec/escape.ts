@@ -1,14 +1,5 @@
-// Pure helpers to make command lines and output safe and short enough to log or put in an error.
-
-/** Marker that replaces a secret in logged text. */
-export const REDACTED = '***';
-
-/** Replace every occurrence of each secret (ACL token, key path, ...) in `text`; empty secrets are ignored. */
-export function redactText(text: string, secrets: readonly string[] = []): string {
-  let out = text;
-  for (const s of secrets) if (s) out = out.split(s).join(REDACTED);
-  return out;
-}
+// Pure helpers to make command output short enough to put in an error. Secrets are redacted where text leaves the
+// process (lib/log/redact.ts), not here.
 
 /** Default number of stderr lines kept in an error message. */
 export const TAIL_LINES = 20;

@@ -3,7 +3,9 @@ import { performance } from 'node:perf_hooks';
 import { CommandError, TimeoutError } from '../errors.js';
 import type { Deadline } from '../time/deadlines.js';
 import type { Logger } from '../log/events.js';
-import { redactText, tailLines } from './escape.js';
+import { tailLines } from './escape.js';
+import { redact } from '../log/redact.js';
+import type { ExecResult } from '../model/lab.js';
 
 export interface RunOptions {
   deadline: Deadline;
@@ -20,24 +22,17 @@ export interface RunOptions {
   onLine?: (stream: 'stdout' | 'stderr', line: string) => void;
 }
 
-export interface RunResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-  durationMs: number;
-}
-
 /** Every exit code: pass as `allowedCodes` when the caller interprets failures itself (the Vagrant adapter). */
 export const ANY_EXIT_CODE: readonly number[] = Array.from({ length: 256 }, (_, i) => i);
 
 /** After SIGTERM on the deadline, SIGKILL this much later: vagrant needs a moment to release its locks. */
 const FORCE_KILL_AFTER_MS = 3000;
 
-export type RunCommand = (file: string, args: readonly string[], opts: RunOptions) => Promise<RunResult>;
+export type RunCommand = (file: string, args: readonly string[], opts: RunOptions) => Promise<ExecResult>;
 
 /** Run `file args` with execa (no shell); throw CommandError (escaped command, stderr tail, timedOut) unless the exit code is allowed. */
 export const runCommand: RunCommand = async (file, args, opts) => {
-  const { deadline, cwd, env, input, logger, allowedCodes = [0], redact = [], onLine } = opts;
+  const { deadline, cwd, env, input, logger, allowedCodes = [0], redact: secrets = [], onLine } = opts;
   // Note: loaded on first use: a CLI that ends at input validation starts ~130 ms sooner (test speed)
   const { execa } = await import('execa');
   const started = performance.now();
@@ -65,7 +60,7 @@ export const runCommand: RunCommand = async (file, args, opts) => {
   }
   const r = await sub;
   const durationMs = performance.now() - started;
-  const command = redactText(r.escapedCommand, redact);
+  const command = redact(r.escapedCommand, secrets);
   const stdout = String(r.stdout ?? '');
   const stderr = String(r.stderr ?? '');
   logger?.({ kind: 'cmd', t: Math.round(performance.now()), command, exitCode: r.exitCode, durationMs });
@@ -73,7 +68,7 @@ export const runCommand: RunCommand = async (file, args, opts) => {
     const reason: unknown = deadline.signal.reason;
     // Note: an interrupt (Ctrl-C) is not a timeout; let the runner map it to its own exit code.
     if (reason !== undefined && !(reason instanceof TimeoutError)) throw reason;
-    throw new CommandError(command, r.exitCode, redactText(tailLines(stderr), redact), {
+    throw new CommandError(command, r.exitCode, redact(tailLines(stderr), secrets), {
       timedOut: true,
       cause: reason,
     });
@@ -81,7 +76,7 @@ export const runCommand: RunCommand = async (file, args, opts) => {
   if (r.exitCode === undefined || !allowedCodes.includes(r.exitCode)) {
     const tail =
       tailLines(stderr) || (r.exitCode === undefined ? String(r.originalMessage ?? r.shortMessage ?? '') : '');
-    throw new CommandError(command, r.exitCode, redactText(tail, redact), { cause: r.cause });
+    throw new CommandError(command, r.exitCode, redact(tail, secrets), { cause: r.cause });
   }
   return { code: r.exitCode, stdout, stderr, durationMs };
 };

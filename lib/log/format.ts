@@ -1,7 +1,6 @@
 // Console progress: turns log events into lines. Plain timestamped lines in CI or without a TTY; --verbose adds commands.
 import type { LogEvent, Logger } from './events.js';
 import { formatMs } from '../errors.js';
-import { redact } from './redact.js';
 import { performance } from 'node:perf_hooks';
 
 export interface FormatOptions {
@@ -9,7 +8,6 @@ export interface FormatOptions {
   quiet: boolean;
   /** colour and ✓/✗ marks (a TTY without NO_COLOR and not CI) */
   color: boolean;
-  secrets: readonly string[];
 }
 
 const C = { dim: '\x1b[2m', red: '\x1b[31m', green: '\x1b[32m', yellow: '\x1b[33m', reset: '\x1b[0m' };
@@ -53,7 +51,7 @@ const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '
 const SPIN_MS = 120;
 
 /**
- * A Logger writing formatted, redacted lines to `write`. On a terminal (`color`) the running step is one live
+ * A Logger writing formatted lines to `write` (the CLI's console stream, which redacts: lib/log/redact.ts). On a terminal (`color`) the running step is one live
  * line with a spinner and its elapsed time, replaced by the step's result line; elsewhere every line is plain.
  * Note: each line is stamped with the time since this logger was made (the command's start), not the event's own
  * `t`: events come from clocks that start at different moments (a run's start, the process's, 0), and mixing them
@@ -83,7 +81,7 @@ export function consoleLogger(
     const line = formatEvent({ ...e, t: clockNow() - start }, o);
     if (spinner && e.kind === 'step' && e.phase === 'start') {
       stop();
-      running = { name: redact(e.name, o.secrets), since: clockNow(), frame: 0, timer: setInterval(draw, SPIN_MS) };
+      running = { name: e.name, since: clockNow(), frame: 0, timer: setInterval(draw, SPIN_MS) };
       running.timer.unref();
       draw();
       return;
@@ -91,7 +89,7 @@ export function consoleLogger(
     if (spinner && e.kind === 'step' && e.phase === 'end') stop();
     if (line === undefined) return;
     clear();
-    write(redact(line, o.secrets) + '\n');
+    write(`${line}\n`);
     draw();
   };
 }

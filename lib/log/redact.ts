@@ -1,4 +1,6 @@
-// The one redaction choke point: known secrets and secret-shaped text become [REDACTED] before anything is shown or written.
+// The one redactor: known secrets and secret-shaped text become [REDACTED]. It is applied where files are written
+// (lib/report/write.ts, for reports and evidence alike) and on the console stream (`redactingWriter`, wrapped around
+// stdout and stderr once by the CLI); nothing else needs to remember it.
 
 export const REDACTED = '[REDACTED]';
 
@@ -38,6 +40,17 @@ export function redact(text: string, secrets: readonly string[]): string {
   let out = redactKnown(text, secrets);
   for (const [re, by] of PATTERNS) out = out.replace(re, by);
   return out;
+}
+
+/**
+ * A console stream that redacts every chunk before it reaches `write`. The secrets are read at each write: a command
+ * learns its ACL token only once its config is read, after the stream was made.
+ */
+export function redactingWriter(
+  write: (text: string) => void,
+  secrets: () => readonly string[],
+): (text: string) => void {
+  return (text) => write(redact(text, secrets()));
 }
 
 /** Object keys whose string values are secret whatever they look like. */

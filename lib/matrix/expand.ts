@@ -2,6 +2,15 @@
 import type { ConfigProblem } from '../errors.js';
 import type { HarnessConfig, RebootKind, TaskDriver } from '../config/schema.js';
 import type { MatrixSpec, NomadEntry } from './spec.js';
+import { configTopology, labMemoryMb, vmCostMb } from '../config/topology.js';
+import { machineSlots, type ServerCount } from '../model/topology.js';
+
+/** How a cell's memory cost is made up, for messages. */
+function costText(config: Pick<HarnessConfig, 'lab'>): string {
+  const vm = vmCostMb(config.lab);
+  const n = machineSlots(configTopology(config)).length;
+  return `${n} VMs x (lab.memory_mb ${vm.guestMb} + ${vm.qemuMb} QEMU)`;
+}
 
 /** One cell: a scenario with one value per axis. */
 export interface Cell {
@@ -16,6 +25,8 @@ export interface Cell {
   reboot?: RebootKind;
   box?: string;
   driver?: TaskDriver;
+  servers?: ServerCount;
+  clients?: number;
 }
 
 /** Every combination of the scenarios and the axes, in file order (last axis varies fastest), each with a stable name. */
@@ -25,7 +36,9 @@ export function expandCells(spec: Pick<MatrixSpec, 'scenarios' | 'axes'>): Cell[
     const next: Omit<Cell, 'name' | 'index'>[] = [];
     for (const c of partial) {
       for (const v of axis.values) {
-        if (typeof v === 'string') next.push({ ...c, values: [...c.values, [axis.name, v]], [axis.name]: v });
+        if (axis.name === 'servers' || axis.name === 'clients')
+          next.push({ ...c, values: [...c.values, [axis.name, v as string]], [axis.name]: Number(v) });
+        else if (typeof v === 'string') next.push({ ...c, values: [...c.values, [axis.name, v]], [axis.name]: v });
         else next.push({ ...c, values: [...c.values, ['nomad', v.name]], nomad: v });
       }
     }
@@ -62,9 +75,9 @@ export function shard<T>(cells: readonly T[], i: number, n: number): T[] {
   return cells.filter((_, k) => k % n === i - 1);
 }
 
-/** What one cell costs in host memory: two VMs plus QEMU and harness overhead. */
+/** What one cell costs in host memory: every VM of its topology with QEMU's own share (lib/config/topology.ts). */
 export function cellCostMb(config: Pick<HarnessConfig, 'lab'>): number {
-  return 2 * config.lab.memoryMb + 512;
+  return labMemoryMb(configTopology(config), config.lab);
 }
 
 /** The /24 with its third octet moved up by `k` (10.199.0.0/24, 2 -> 10.199.2.0/24); undefined past .255. */
@@ -97,6 +110,8 @@ export function cellConfig(
   if (cell.reboot) c.reboot.kind = cell.reboot;
   if (cell.box) c.lab.box = cell.box;
   if (cell.driver) c.task.driver = cell.driver;
+  if (cell.servers) c.lab.servers = cell.servers;
+  if (cell.clients) c.lab.clients = cell.clients;
   if (slot > 0) {
     c.lab.privateSubnet = shiftSubnet(base.lab.privateSubnet, slot) ?? base.lab.privateSubnet;
     c.lab.managementSubnet = shiftSubnet(base.lab.managementSubnet, slot) ?? base.lab.managementSubnet;
@@ -118,7 +133,7 @@ export function planProblems(
       problems.push({
         field: `${file}: memory_budget_mb`,
         value: budgetMb,
-        message: `is less than what cell ${cell.name} needs (${cost} MiB = 2 x lab.memory_mb ${config.lab.memoryMb} + 512)`,
+        message: `is less than what cell ${cell.name} needs (${cost} MiB: ${costText(config)})`,
         fix: `raise memory_budget_mb to at least ${cost}, or lower lab.memory_mb in defaults`,
       });
   }

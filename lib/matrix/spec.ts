@@ -4,6 +4,7 @@ import type { Expectation } from '../model/check.js';
 import { resolveConfig } from '../config/validate.js';
 import { TASK_DRIVERS } from '../config/schema.js';
 import { REBOOT_KINDS } from '../config/faults.js';
+import { MAX_CLIENTS, SERVER_COUNTS, type ServerCount } from '../model/topology.js';
 
 /** One Nomad build of the `nomad` axis. */
 export interface NomadEntry {
@@ -19,7 +20,10 @@ export interface NomadEntry {
 }
 
 /** The axes a matrix may vary, in the order the file lists them. */
-export type Axis = { name: 'nomad'; values: NomadEntry[] } | { name: 'reboot' | 'box' | 'driver'; values: string[] };
+export type Axis =
+  | { name: 'nomad'; values: NomadEntry[] }
+  /** servers and clients: counts, kept as written ("3") since they are part of the cell name */
+  | { name: 'reboot' | 'box' | 'driver' | 'servers' | 'clients'; values: string[] };
 
 export interface MatrixSpec {
   scenarios: string[];
@@ -32,7 +36,7 @@ export interface MatrixSpec {
   retryInfra: boolean;
 }
 
-export const AXES = ['nomad', 'reboot', 'box', 'driver'] as const;
+export const AXES = ['nomad', 'reboot', 'box', 'driver', 'servers', 'clients'] as const;
 const TOP = ['scenario', 'axes', 'defaults', 'parallel', 'memory_budget_mb', 'retry_infra_errors'];
 const NOMAD_KEYS = ['name', 'binary', 'expect', 'upgrade_to'];
 /** The most cells run at once on one host (each cell is two VMs). */
@@ -111,7 +115,7 @@ export function parseMatrix(raw: unknown, file: string, scenarios: Record<string
         });
       else
         axes.push({
-          name: name as 'reboot' | 'box' | 'driver',
+          name: name as 'reboot' | 'box' | 'driver' | 'servers' | 'clients',
           values: values
             .map((v, i) => axisValue(name, v, `axes.${name}[${i}]`, p))
             .filter((v): v is string => v !== undefined),
@@ -183,6 +187,12 @@ function wholeNumber(v: unknown, field: string, min: number, max: number, p: Rep
 }
 
 function axisValue(axis: string, v: unknown, field: string, p: Report): string | undefined {
+  const count = typeof v === 'number' || (typeof v === 'string' && /^\d+$/.test(v.trim())) ? Number(v) : NaN;
+  if (axis === 'servers' && !SERVER_COUNTS.includes(count as ServerCount))
+    return void p(field, v, 'is not a server count', `use ${SERVER_COUNTS.join(', ')} (one Raft cluster)`);
+  if (axis === 'clients' && !(Number.isInteger(count) && count >= 1 && count <= MAX_CLIENTS))
+    return void p(field, v, 'is not a client count', `use a whole number from 1 to ${MAX_CLIENTS}`);
+  if (axis === 'servers' || axis === 'clients') return String(count);
   if (axis === 'reboot' && !(REBOOT_KINDS as readonly unknown[]).includes(v))
     return void p(field, v, 'is not a reboot kind', `use one of: ${REBOOT_KINDS.join(', ')}`);
   if (axis === 'driver' && !(typeof v === 'string' && (TASK_DRIVERS as readonly string[]).includes(v)))

@@ -1,12 +1,13 @@
-// Find what `merge` reads: JUnit files (given, or found under report folders), summary.json files and the cells'
-// HTML pages (<run id>/report.html). Reads only; every unreadable or malformed input is a problem, all reported at
-// once.
+// Find what `merge` reads: the sessions' JSON reports (summary.json, given or found under report folders; a JUnit file
+// given brings the summary.json beside it), the JUnit files (whose suites must be runs some JSON report holds) and the
+// cells' HTML pages (<run id>/report.html). Reads only; every unreadable or malformed input is a problem, all reported
+// at once.
 import { readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import type { ConfigProblem } from '../errors.js';
-import type { MergeSource } from '../report/merge.js';
+import type { JUnitSuites, MergeSource } from '../report/merge.js';
 import { looksLikeJUnit, parseJUnit } from '../report/parse-junit.js';
-import { parseSummary, type ParsedSummary } from '../report/parse-summary.js';
+import { parseSessionJson } from '../report/parse-session.js';
 
 /** How deep a report folder is searched (a downloaded CI artifact nests a few levels). */
 const MAX_DEPTH = 8;
@@ -14,8 +15,10 @@ const MAX_DEPTH = 8;
 const SKIP_DIRS = new Set(['node_modules', '.git', '.vagrant', '.tap']);
 
 export interface Collected {
-  junit: MergeSource[];
-  summaries: { path: string; summary: ParsedSummary }[];
+  /** the suites each JUnit file names */
+  junit: JUnitSuites[];
+  /** the sessions, read back from their JSON reports */
+  sessions: MergeSource[];
   /** a page's folder name (the run id as a path segment) -> absolute path of its report.html */
   pages: Map<string, string>;
   /** every file seen under the inputs (where a run's attachments may now be) */
@@ -71,7 +74,12 @@ export async function collectInputs(inputs: readonly string[], o: { cwd: string;
     } else {
       given.add(path);
       if (basename(path) === 'summary.json') found.summaries.push(path);
-      else found.xml.push(path);
+      else {
+        found.xml.push(path);
+        // Note: a JUnit file's runs are read from the JSON report a session writes beside it.
+        const beside = join(dirname(path), 'summary.json');
+        if ((await stat(beside).catch(() => undefined))?.isFile()) found.summaries.push(beside);
+      }
       // The pages of a JUnit file's runs sit next to it or one folder up (<reports-dir>/<run id>/report.html).
       for (const d of [dirname(path), dirname(dirname(path))]) {
         const sub = await readdir(d, { withFileTypes: true }).catch(() => []);
@@ -84,7 +92,7 @@ export async function collectInputs(inputs: readonly string[], o: { cwd: string;
       }
     }
   }
-  const out: Collected = { junit: [], summaries: [], pages: new Map(), files: [...new Set(found.files)], problems };
+  const out: Collected = { junit: [], sessions: [], pages: new Map(), files: [...new Set(found.files)], problems };
   const seen = new Set<string>();
   // Paths in messages and on the index page as the person sees them: relative to the working directory.
   const shown = (p: string): string => (relative(o.cwd, p).startsWith('..') ? p : relative(o.cwd, p));
@@ -104,7 +112,13 @@ export async function collectInputs(inputs: readonly string[], o: { cwd: string;
       continue;
     }
     const parsed = parseJUnit(text);
-    if (parsed.ok) out.junit.push({ path: shown(path), doc: parsed.doc });
+    const attr = (a: Record<string, unknown> | undefined, k: string) =>
+      a?.[k] === undefined ? undefined : String(a[k]);
+    if (parsed.ok)
+      out.junit.push({
+        path: shown(path),
+        suites: parsed.doc.suites.map((x) => ({ name: attr(x.attrs, 'name') ?? '', id: attr(x.attrs, 'id') })),
+      });
     else
       problems.push({
         field: 'merge input',
@@ -113,9 +127,13 @@ export async function collectInputs(inputs: readonly string[], o: { cwd: string;
         fix: 'regenerate the report, or leave this file out',
       });
   }
+  const read = new Set<string>();
   for (const path of found.summaries) {
-    const parsed = parseSummary(await readFile(path, 'utf8'));
-    if (parsed.ok) out.summaries.push({ path: shown(path), summary: parsed.summary });
+    const real = await realpath(path).catch(() => path);
+    if (read.has(real)) continue;
+    read.add(real);
+    const parsed = parseSessionJson(await readFile(path, 'utf8'));
+    if (parsed.ok) out.sessions.push({ path: shown(path), session: parsed.session });
     else if (given.has(path))
       problems.push({
         field: 'merge input',
@@ -133,11 +151,11 @@ export async function collectInputs(inputs: readonly string[], o: { cwd: string;
       message: 'is required',
       fix: 'reboot-harness merge <report folder or JUnit file>... [--out dir]',
     });
-  else if (!out.junit.length && !problems.length)
+  else if (!out.sessions.length && !problems.length)
     problems.push({
       field: 'merge input',
       value: inputs,
-      message: 'holds no JUnit file',
+      message: 'holds no report of a run (summary.json)',
       fix: 'give the folders the matrix runs wrote their reports to (--reports-dir), or their JUnit files',
     });
   return out;

@@ -1,5 +1,6 @@
 // The ground floor: the evidence a reboot scenario collects, as plain data. Checks are pure functions over it.
 // Imports nothing (test/unit/layering.test.ts).
+import type { DisconnectPolicy } from './disconnect.js';
 import type { RebootKind } from './kinds.js';
 
 /** What a reboot (or another fault kind) observed. Times are wall-clock epoch milliseconds. */
@@ -84,6 +85,10 @@ export interface AllocSnap {
   nextAllocation: string | undefined;
   /** FollowupEvalID: a delayed reschedule is coming (absent in older records) */
   followupEvalId?: string;
+  /** DesiredTransition.Migrate: a drain asked the scheduler to move it (absent in older records) */
+  migrate?: boolean;
+  /** the server's record of the alloc's ClientStatus changes (AllocStates: unknown, lost, running again), oldest first */
+  clientStatusStates?: { status: string; atMs: number }[];
   /** NetworkStatus.Address: the alloc's address on the bridge */
   address: string | undefined;
   ports: PortMapping[];
@@ -205,6 +210,8 @@ export interface RebootEvidence {
   heartbeatGrace?: string;
   /** how the wait after the reboot ended */
   settle?: SettleRecord;
+  /** each task group's policy for a silent client, as the run's Nomad line applies it (absent in older records) */
+  disconnect?: DisconnectPolicy[];
   /** false when the fault leaves the tasks running (agent-kill, a short partition); absent: decided by the kind */
   tasksRestart?: boolean;
   /** which probe each mapped port gets, per task group and port label (from the job's meta; see probe-kind.ts) */

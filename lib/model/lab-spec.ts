@@ -7,6 +7,11 @@ export interface MachineSpec {
   name: string;
   /** logical role: "server" | "client" */
   role: string;
+  /**
+   * the slot name reports and Nomad use ("client-2": the guest's hostname and the agent's node name); absent in a
+   * pair, where it equals the role, so a pair's spec is what it always was
+   */
+  slot?: string;
   /** address on the private network (server <-> client traffic, Nomad RPC) */
   privateIp: string;
 }
@@ -42,4 +47,9 @@ export const LAB_SPEC_FILE = 'lab-spec.json';
 /** Where libvirt writes the serial console of `machine` (vms/Vagrantfile: <serialLogDir>/<name>-serial.log). Pure. */
 export function serialLogPath(spec: Pick<LabSpec, 'libvirt'>, machine: string): string {
   return `${spec.libvirt.serialLogDir.replace(/\/+$/, '')}/${machine}-serial.log`;
+}
+
+/** The slot name of one machine of a spec (its role in a pair). Pure. */
+export function slotOf(m: Pick<MachineSpec, 'role' | 'slot'>): string {
+  return m.slot ?? m.role;
 }

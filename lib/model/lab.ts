@@ -1,8 +1,8 @@
 // The ground floor: the contracts between a scenario and the machines it runs on. Real implementations live in
-// lib/vagrant + lib/ssh (lib/lab/vagrant-lab.ts); integration tests hand scenarios stand-ins. Imports nothing outside.
+// lib/vagrant + lib/ssh (lib/lab/vagrant/vagrant-lab.ts); integration tests hand scenarios stand-ins. Imports nothing outside.
 import type { Deadline } from './deadline.js';
 
-/** Result of one remote command. */
+/** Result of one command, remote (Machine.exec) or local (lib/exec runCommand). */
 export interface ExecResult {
   code: number;
   stdout: string;
@@ -55,12 +55,48 @@ export interface FaultParams {
 /** A set of machines with a lifecycle. */
 export interface Lab {
   readonly id: string;
+  /**
+   * by slot name (lib/model/topology.ts): "server" and "client" in a pair, else "server-1", "client-2"; each machine
+   * keeps its role
+   */
   readonly machines: Readonly<Record<string, Machine>>;
-  /** inject the fault `kind`: for kinds that reboot, wait until SSH answers with a new boot_id; else until it is over */
-  reboot(role: string, kind: RebootKind, opts: { deadline: Deadline; fault?: FaultParams }): Promise<RebootRecord>;
+  /**
+   * inject the fault `kind` on the machine of slot `name`: for kinds that reboot, wait until SSH answers with a new
+   * boot_id; else until it is over
+   */
+  reboot(name: string, kind: RebootKind, opts: { deadline: Deadline; fault?: FaultParams }): Promise<RebootRecord>;
   /** text evidence about the lab (vagrant status, serial console log, …) keyed by file name */
   collectEvidence(opts: { deadline: Deadline }): Promise<Record<string, string>>;
   /** how a person reaches and removes the lab when it is kept (--keep) */
   describe(): string;
   destroy(opts: { deadline: Deadline }): Promise<void>;
+}
+
+/** A machine's 1-based index within its role, read from its slot name ("client-2" -> 2; "client" -> 1). Pure. */
+function slotIndex(name: string): number {
+  const m = /-(\d+)$/.exec(name);
+  return m ? Number(m[1]) : 1;
+}
+
+/** The lab's machines of `role` with their slot names, in index order. Pure. */
+export function namedMachinesOf(lab: Pick<Lab, 'machines'>, role: string): [string, Machine][] {
+  return Object.entries(lab.machines)
+    .filter(([, m]) => m.role === role)
+    .sort(([a], [b]) => slotIndex(a) - slotIndex(b));
+}
+
+/** The lab's machines of `role` in index order (the first client is `machinesOf(lab, 'client')[0]`). Pure. */
+export function machinesOf(lab: Pick<Lab, 'machines'>, role: string): Machine[] {
+  return namedMachinesOf(lab, role).map(([, m]) => m);
+}
+
+/**
+ * The first machine of `role` and its slot name ("client" in a pair, else "client-1"): the one a scenario written for a
+ * pair means by "the client". Throws naming what the lab has when it has none (a scenario that brought up other roles).
+ */
+export function firstOf(lab: Pick<Lab, 'machines'>, role: string): { name: string; machine: Machine } {
+  const first = namedMachinesOf(lab, role)[0];
+  if (!first)
+    throw new Error(`the lab has no ${role} machine (it has ${Object.keys(lab.machines).join(', ') || 'none'})`);
+  return { name: first[0], machine: first[1] };
 }

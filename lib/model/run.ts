@@ -31,11 +31,18 @@ export type RunOutcome = 'passed' | 'failed' | 'error';
 export interface TimelineEvent {
   /** wall clock, Unix ms */
   atMs: number;
-  /** host = the VM itself (reboot, boot ids), node = Nomad node status, alloc = alloc/task events, step = harness steps */
-  lane: 'host' | 'node' | 'alloc' | 'step';
+  /**
+   * host = the VM itself (reboot, boot ids), node = Nomad node status, alloc = alloc/task events, probe = the service's
+   * probe series, step = harness steps
+   */
+  lane: 'host' | 'node' | 'alloc' | 'probe' | 'step';
   label: string;
   detail?: string;
   severity?: 'info' | 'ok' | 'warn' | 'fail';
+  /** host lane: the machine it happened on; the timeline then gives each machine a lane of its own */
+  machine?: string;
+  /** wall clock, Unix ms: the end of something that lasted (a probe gap), drawn as a bar */
+  untilMs?: number;
 }
 
 export interface RunRecord {

@@ -67,6 +67,12 @@ export interface ApiAllocListStub {
   TaskStates: Record<string, ApiTaskState> | null;
   FollowupEvalID?: string;
   NextAllocation?: string;
+  /** what the server wants of the alloc: Migrate is set by a drain (nomad/structs DesiredTransition) */
+  DesiredTransition?: {
+    Migrate?: boolean | null;
+    Reschedule?: boolean | null;
+    ForceReschedule?: boolean | null;
+  } | null;
   CreateIndex: number;
   ModifyIndex: number;
   /** Unix nanoseconds */
@@ -81,6 +87,15 @@ export interface ApiAllocation extends ApiAllocListStub {
   NetworkStatus: ApiNetworkStatus | null;
   AllocatedResources: ApiAllocatedResources | null;
   Job?: ApiJob | null;
+  /** changes of the whole alloc (lost, unknown, reconnected): Field 0 is ClientStatus; left out while empty */
+  AllocStates?: ApiAllocState[] | null;
+}
+
+/** One `AllocStates[]` entry (nomad/structs AllocState): Field is a number (0 = ClientStatus), Time RFC3339. */
+export interface ApiAllocState {
+  Field: number;
+  Value: string;
+  Time: string;
 }
 
 /** A node's driver fingerprint (`Drivers[name]`). */
@@ -128,11 +143,46 @@ export interface ApiNode {
   StatusDescription: string;
   StatusUpdatedAt: number;
   SchedulingEligibility: string;
+  /** set while a drain runs, null once it is done or cancelled */
+  DrainStrategy?: ApiDrainStrategy | null;
+  /** the last drain's outcome (Nomad >= 1.2): Status draining | complete | canceled */
+  LastDrain?: { Status: string; StartedAt?: string; UpdatedAt?: string } | null;
   Drivers: Record<string, ApiDriverInfo> | null;
   Attributes: Record<string, string> | null;
   Events: ApiNodeEvent[] | null;
   CreateIndex: number;
   ModifyIndex: number;
+}
+
+/** A node's running drain: Deadline in ns (0 = none, < 0 = force), ForceDeadline when it ends at the latest (RFC3339). */
+export interface ApiDrainStrategy {
+  Deadline: number;
+  IgnoreSystemJobs: boolean;
+  ForceDeadline?: string;
+  StartedAt?: string;
+}
+
+/** PUT /v1/node/:id/drain and /eligibility answer with the evals they created. */
+export interface ApiNodeUpdateResponse {
+  NodeModifyIndex: number;
+  EvalIDs?: string[] | null;
+  EvalCreateIndex?: number;
+  Index?: number;
+}
+
+/** One Serf member (`/v1/agent/members`): Name is "<node name>.<region>". */
+export interface ApiAgentMember {
+  Name: string;
+  Addr: string;
+  Port: number;
+  Status: string;
+  Tags: Record<string, string> | null;
+}
+
+/** `/v1/operator/raft/configuration`: the Raft peers (Node is the server's node name). */
+export interface ApiRaftConfiguration {
+  Index: number;
+  Servers: { ID: string; Node: string; Address: string; Leader: boolean; Voter: boolean; RaftProtocol?: string }[];
 }
 
 /** The subset of `/v1/agent/self` we read (top-level keys are lowercase in the API). */

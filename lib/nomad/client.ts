@@ -35,6 +35,17 @@ export interface Nomad {
   nodes(q?: ReadQuery): Promise<Read<A.ApiNodeListStub[]>>;
   node(id: string, q?: ReadQuery): Promise<Read<A.ApiNode>>;
   nodeAllocations(id: string, q?: ReadQuery): Promise<Read<A.ApiAllocation[]>>;
+  /**
+   * enable a drain of the node (`node drain -enable`): Nomad migrates its allocs as each job's migrate block says and
+   * stops what is left at the deadline (ms; 0 = none); the node stays ineligible after it
+   */
+  drainNode(id: string, o: WriteOpts & { deadlineMs: number }): Promise<A.ApiNodeUpdateResponse>;
+  /** mark the node eligible (or not) for new placements (`node eligibility -enable/-disable`) */
+  setEligibility(id: string, eligible: boolean, o?: WriteOpts): Promise<A.ApiNodeUpdateResponse>;
+  /** the Serf members: every server of the region, with its address */
+  members(q?: ReadQuery): Promise<Read<A.ApiAgentMember[]>>;
+  /** the Raft peers as the leader holds them (ACL operator:read) */
+  raftConfiguration(q?: ReadQuery): Promise<Read<A.ApiRaftConfiguration>>;
   parseJob(hcl: string, o?: WriteOpts & { variables?: string }): Promise<A.ApiJob>;
   registerJob(job: A.ApiJob, hclSource: string, o?: WriteOpts): Promise<A.ApiJobRegisterResponse>;
   job(id: string, q?: ReadQuery): Promise<Read<A.ApiJob>>;
@@ -159,6 +170,25 @@ export function createNomad(o0: NomadOptions): Nomad {
     nodes: (q) => get('/v1/nodes', q),
     node: (id, q) => get(`/v1/node/${e(id)}`, q),
     nodeAllocations: (id, q) => get(`/v1/node/${e(id)}/allocations`, q),
+    async drainNode(id, o) {
+      const body = {
+        NodeID: id,
+        DrainSpec: { Deadline: o.deadlineMs * 1e6, IgnoreSystemJobs: false },
+        MarkEligible: false,
+      };
+      return (await call('PUT', `/v1/node/${e(id)}/drain`, { body, signal: o.signal })).body as A.ApiNodeUpdateResponse;
+    },
+    async setEligibility(id, eligible, o = {}) {
+      const body = { NodeID: id, Eligibility: eligible ? 'eligible' : 'ineligible' };
+      const r = await call('PUT', `/v1/node/${e(id)}/eligibility`, { body, signal: o.signal });
+      return r.body as A.ApiNodeUpdateResponse;
+    },
+    raftConfiguration: (q) => get('/v1/operator/raft/configuration', q),
+    // Note: /v1/agent/members answers {ServerName, ServerRegion, ServerDC, Members: [...]}
+    members: async (q) => {
+      const r = await get<{ Members?: A.ApiAgentMember[] | null }>('/v1/agent/members', q);
+      return { body: r.body?.Members ?? [], index: r.index };
+    },
     async parseJob(hcl, o = {}) {
       const body = { JobHCL: hcl, Canonicalize: true, Variables: o.variables ?? '' };
       return (await call('POST', '/v1/jobs/parse', { body, signal: o.signal })).body as A.ApiJob;

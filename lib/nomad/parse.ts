@@ -12,6 +12,7 @@ import type {
 import type {
   ApiAllocListStub,
   ApiAllocation,
+  ApiAllocState,
   ApiDeployment,
   ApiEvaluation,
   ApiNode,
@@ -80,10 +81,19 @@ export function toAllocSnap(a: ApiAllocation | ApiAllocListStub): AllocSnap {
     previousAllocation: full.PreviousAllocation || undefined,
     nextAllocation: a.NextAllocation || undefined,
     ...(a.FollowupEvalID ? { followupEvalId: a.FollowupEvalID } : {}),
+    ...(a.DesiredTransition?.Migrate ? { migrate: true } : {}),
+    ...clientStatusStates(full.AllocStates),
     address: full.NetworkStatus?.Address || undefined,
     ports: (full.AllocatedResources?.Shared?.Ports ?? []).map(toPort),
     tasks,
   };
+}
+
+/** AllocStates' ClientStatus entries (Field 0), oldest first; nothing when the alloc has none (a stub never has). */
+function clientStatusStates(states: ApiAllocState[] | null | undefined): Pick<AllocSnap, 'clientStatusStates'> {
+  const own = (states ?? []).filter((s) => s.Field === 0 && typeof s.Value === 'string');
+  if (!own.length) return {};
+  return { clientStatusStates: own.map((s) => ({ status: s.Value, atMs: Date.parse(s.Time) })) };
 }
 
 function toPort(p: { Label: string; Value: number; To: number; HostIP: string }): PortMapping {

@@ -1,6 +1,8 @@
 // Pure: what the reboot scenario needs to know of a job (Nomad's JSON job, from `nomad job run -output` or
 // /v1/jobs/parse) and whether it can run it: a service job with at least one bridge-mode group.
 import { PROBE_META_PREFIX, probeKindOf, probeKindsFromMeta, type ProbeKinds } from '../checks/probe-kind.js';
+import type { DisconnectFields } from '../model/disconnect.js';
+import { groupDisconnectFields } from './job-disconnect.js';
 
 /** A group as the scenario sees it. */
 export interface JobGroupInfo {
@@ -9,6 +11,8 @@ export interface JobGroupInfo {
   bridge: boolean;
   ports: string[];
   drivers: string[];
+  /** its disconnect fields as the job sets them (model/disconnect.ts applies them per Nomad line) */
+  disconnect: DisconnectFields;
 }
 
 /** A job as the scenario sees it. */
@@ -62,6 +66,7 @@ export function jobInfo(raw: unknown): { info?: JobInfo; problems: string[] } {
         bridge: nets.some((n) => n['Mode'] === 'bridge'),
         ports,
         drivers,
+        disconnect: groupDisconnectFields(g),
         meta: strMap(g['Meta']),
       };
     });

@@ -33,3 +33,8 @@ export function deepMerge(a: unknown, b: unknown): unknown {
   for (const [k, v] of Object.entries(b)) out[k] = deepMerge(a[k], v);
   return out;
 }
+
+/** The suite of attempt k of a repeated cell (`run --repeat N`): `<suite>#<k>`. */
+export function repeatSuiteName(suite: string, attempt: number): string {
+  return `${suite}#${attempt}`;
+}

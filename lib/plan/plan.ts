@@ -3,6 +3,7 @@
 // expansion. Pure: files are read by the CLI and handed in; build files are checked by the CLI over `plan.builds`.
 import type { ConfigProblem } from '../errors.js';
 import type { CheckInfo } from '../model/check.js';
+import type { RepeatOf, Rerun } from '../model/session.js';
 import { resolveConfig } from '../config/validate.js';
 import { expectableIds, formerIds, withCurrentIds } from '../checks/expect-ids.js';
 import type { HarnessConfig } from '../config/schema.js';
@@ -48,8 +49,10 @@ export interface PlannedCell {
   counts: boolean;
   /** a visible skip: the cell is reported with every check skipped for this reason */
   skip?: string;
-  /** run --repeat N: which attempt of N this cell is (its suite is `<suite>#<attempt>`) */
-  repeat?: { attempt: number; of: number };
+  /** run --repeat N: which attempt of N this cell is (its suite is `<suite>#<attempt>`), judged with its group */
+  repeat?: RepeatOf;
+  /** how the cell is re-run when it misses its expectations (repro.sh) */
+  rerun: Rerun;
   /** the cell's config (the base subnets; configInSlot gives a parallel slot its own pair) */
   config: HarnessConfig;
   /** report properties known before the run (matrix axes, compare side) */
@@ -75,6 +78,13 @@ export interface Plan {
   /** every lab subnet a cell may use (each guarded by a host-stack blackhole) */
   subnets: string[];
   matrix?: { file: string; path: string; shard: string; cellsInMatrix: number; all: Cell[] };
+  /**
+   * the two cells (by key) whose verdicts are set side by side; their suites are named by the two builds' versions
+   * (or before/after), and a build compared with itself is warned about
+   */
+  comparison?: { before: string; after: string };
+  /** the session's report folder under the reports dir: `<prefix><first run id>`, or `<prefix><fallback>` */
+  reportFolder: { prefix: string; fallback: string };
   /** what the input still does but should not (an expectation under a renamed check's old id); the CLI prints them */
   warnings: string[];
 }
@@ -156,8 +166,26 @@ function nomadBuilds(c: HarnessConfig, cwd: string, field: string): BuildRef[] {
 function baseSession(command: PlanCommand, base: HarnessConfig, cells: PlannedCell[]): Plan {
   const builds = uniqueBuilds(cells.flatMap((c) => c.builds));
   const subnets = [...new Set(cells.flatMap((c) => [c.config.lab.managementSubnet, c.config.lab.privateSubnet]))];
-  return { command, cells, base, parallel: 1, budgetMb: undefined, retryInfra: false, builds, subnets, warnings: [] };
+  const reportFolder = { prefix: '', fallback: 'run' };
+  return {
+    command,
+    cells,
+    base,
+    parallel: 1,
+    budgetMb: undefined,
+    retryInfra: false,
+    builds,
+    subnets,
+    reportFolder,
+    warnings: [],
+  };
 }
+
+/** The builds a run or matrix cell installs, as report properties, and the flags that pass them again. */
+const SINGLE_BUILDS: Rerun['builds'] = [
+  { property: 'nomad.binary', flag: '--nomad' },
+  { property: 'nomad.upgrade_to', flag: '--upgrade-to' },
+];
 
 function uniqueBuilds(builds: BuildRef[]): BuildRef[] {
   const seen = new Map<string, BuildRef>();
@@ -242,6 +270,7 @@ function planRun(input: PlanInput): Draft {
       config,
       properties: {},
       builds: skip ? [] : builds,
+      rerun: { scope: 'suite', argv: ['run', s.name], keepArgs: true, builds: SINGLE_BUILDS },
     };
     // run --repeat N (like go test -count N): the same cell N times, each on fresh VMs, judged together afterwards.
     const n = skip ? 1 : config.repeat;
@@ -251,7 +280,7 @@ function planRun(input: PlanInput): Draft {
           ? {
               ...cell,
               key: `${s.name}#${k}`,
-              repeat: { attempt: k, of: n },
+              repeat: { group: s.name, attempt: k, of: n },
               properties: { 'repeat.attempt': `${k}/${n}` },
             }
           : cell,
@@ -325,9 +354,17 @@ function planCompare(input: PlanInput): Draft {
       config,
       properties: { 'compare.side': side },
       builds,
+      rerun: {
+        scope: 'session',
+        argv: ['compare', s.name],
+        keepArgs: true,
+        builds: [{ property: 'nomad.binary', flag: `--${side}` }],
+        title: 'this comparison',
+      },
     });
   }
-  return { plan: { ...baseSession('compare', resolved, cells), warnings }, problems, builds: [] };
+  const comparison = { before: cells[0]!.key, after: cells[1]!.key };
+  return { plan: { ...baseSession('compare', resolved, cells), comparison, warnings }, problems, builds: [] };
 }
 
 function buildsOfSides(given: Partial<Record<Side, string>>, cwd: string): BuildRef[] {
@@ -436,6 +473,7 @@ function planMatrix(input: PlanInput): Draft {
   ];
   Object.assign(plan, { parallel: m.parallel, budgetMb: m.memoryBudgetMb, retryInfra: m.retryInfra });
   plan.matrix = { file: mf.name, path: mf.path, shard: `${i}/${n}`, cellsInMatrix: all.length, all };
+  plan.reportFolder = { prefix: 'matrix-', fallback: `shard-${i}-of-${n}` };
   const big = sizeWarning(cells.length, all.length, m.parallel);
   plan.warnings = big ? [...warnings, big] : warnings;
   return { plan, problems, builds: plan.builds };
@@ -507,6 +545,14 @@ function matrixCell(cell: Cell, base: HarnessConfig, input: PlanInput, dir: stri
     config: c0,
     properties,
     builds,
+    // Note: a matrix cell is re-run by its name in the file; its builds are the file's, only checked by checksum. The
+    // flags given to the whole matrix (--netns '', --timeout) shaped the cell too: kept, the cell picks dropped.
+    rerun: {
+      scope: 'suite',
+      argv: ['matrix', input.matrixFile!.path, '--cell', cell.name],
+      keepArgs: true,
+      builds: SINGLE_BUILDS.map(({ property }) => ({ property })),
+    },
   };
 }
 

@@ -19,27 +19,6 @@ export function compareRuns(before: RunRecord, after: RunRecord): ComparisonRow[
   });
 }
 
-/** The Nomad version a run saw ("1.9.3"), from its facts; undefined when it never got that far. */
-export function buildVersion(run: RunRecord): string | undefined {
-  const raw = run.properties['nomad.version'];
-  return raw ? /v?(\d+\.\d+\.\d+[^\s)]*)/.exec(raw)?.[1] : undefined;
-}
-
-/**
- * JUnit suite names for the two runs: `<scenario>@<version>` when both versions are known and differ, so CI
- * history lines up per build; `<scenario>@before` / `@after` otherwise.
- */
-export function comparisonSuiteNames(
-  scenario: string,
-  before: RunRecord,
-  after: RunRecord,
-): { before: string; after: string } {
-  const vb = buildVersion(before);
-  const va = buildVersion(after);
-  if (vb && va && vb !== va) return { before: `${scenario}@${vb}`, after: `${scenario}@${va}` };
-  return { before: `${scenario}@before`, after: `${scenario}@after` };
-}
-
 export interface RenderComparisonOptions {
   color: boolean;
   /** column headers; default "before" / "after" */
@@ -79,31 +58,4 @@ export function renderComparison(rows: readonly ComparisonRow[], opts: RenderCom
   const n = rows.filter((r) => r.flipped).length;
   lines.push('', `${n} of ${rows.length} checks flipped between ${beforeName} and ${afterName}`);
   return `${lines.join('\n')}\n`;
-}
-
-/** The `comparison` section of the JSON summary. */
-export function comparisonJson(
-  before: RunRecord,
-  after: RunRecord,
-  rows: readonly ComparisonRow[],
-): Record<string, unknown> {
-  const run = (r: RunRecord, build: string | undefined) => ({
-    runId: r.runId,
-    suiteName: r.suiteName,
-    build: build ?? null,
-    version: buildVersion(r) ?? null,
-    outcome: r.outcome,
-  });
-  return {
-    before: run(before, before.properties['nomad.binary']),
-    after: run(after, after.properties['nomad.binary']),
-    flipped: rows.filter((r) => r.flipped).map((r) => r.id),
-    rows: rows.map((r) => ({
-      id: r.id,
-      title: r.title,
-      before: r.before ?? null,
-      after: r.after ?? null,
-      flipped: r.flipped,
-    })),
-  };
 }

@@ -5,7 +5,7 @@ import { countVerdicts } from './outcome.js';
 import type { RunRecord } from '../model/run.js';
 import type { SessionReport } from '../model/session.js';
 import { renderComparison } from './compare.js';
-import { flakeReports, renderFlakeReports } from './flaky.js';
+import { renderFlakeReports } from './flaky.js';
 
 export interface ConsoleOptions {
   color: boolean;
@@ -122,7 +122,7 @@ export function renderSessionConsole(
   }
   for (const x of s.suites.filter((y) => y.attempts.length === 0)) out.push(`not run (interrupted): ${x.name}\n`);
   // run --repeat N: the attempts of each scenario judged together (a repeated failure is a verdict, else flaky).
-  if (s.suites.some((x) => x.key.includes('#'))) out.push(`\n${renderFlakeReports(flakeReports(finals))}`);
+  if (s.repeats.length) out.push(`\n${renderFlakeReports(s.repeats)}`);
   for (const e of opts.errors) out.push(`${paint('red', 'error')}: ${e}\n`);
   const reports = opts.written.filter((f) => f.kind !== 'repro').map((f) => f.path);
   out.push(`\nreports: ${reports.join(' ')}\n`);

@@ -1,8 +1,13 @@
 // Pure: the per-alloc table of the HTML report: one row per judged alloc, one column per check that reports per alloc,
-// each cell the alloc's status in that check with its one-line detail; the first detail column is the alloc's outcome.
+// each cell the alloc's status in that check with its one-line detail; the last column is the alloc's outcome (in a
+// cluster run: restored, migrated, replaced, with its machine before and after).
 import type { AllocDetail, Verdict } from '../model/check.js';
 import { esc } from './html-text.js';
 import { ALLOC_RESTORED } from '../checks/alloc-restored.js';
+import { ALLOCS_FOLLOWED } from '../checks/allocs-followed.js';
+
+/** The checks whose per-alloc detail is the alloc's outcome (a cluster run's names its machine before and after). */
+const OUTCOME_CHECKS = new Set([ALLOC_RESTORED.id, ALLOCS_FOLLOWED.id]);
 
 const MARK: Record<AllocDetail['status'], { word: string; cls: string }> = {
   passed: { word: 'ok', cls: 'ok' },
@@ -30,7 +35,7 @@ export function allocRows(verdicts: readonly Verdict[]): { checks: Verdict[]; al
 export function renderAllocTable(verdicts: readonly Verdict[]): string {
   const { checks, allocs } = allocRows(verdicts);
   if (!checks.length) return '';
-  const outcome = checks.find((v) => v.id === ALLOC_RESTORED.id);
+  const outcome = checks.find((v) => OUTCOME_CHECKS.has(v.id));
   const columns = checks.map((v) => `<th title="${esc(v.title)}"><code>${esc(v.id)}</code></th>`).join('');
   const head = `<tr><th>alloc</th>${columns}<th>outcome</th></tr>`;
   const rows = allocs.map((a) => {

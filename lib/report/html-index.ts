@@ -1,12 +1,93 @@
 // The index page of a merge (or a session): the matrix as a table of verdicts, one row per cell, each linking its
 // own HTML page; self-contained like the cell pages (inline CSS, no script). Pure.
-import type { MergedCell, MergedReport } from './merge.js';
+import type { RunOutcome } from '../model/run.js';
+import type { SessionReport } from '../model/session.js';
 import { HTML_CSS } from './html-style.js';
 import { esc, fileHref } from './html-text.js';
+import { suiteCounts } from './junit.js';
 
-const VERDICT: Record<MergedCell['outcome'], string> = { passed: 'PASS', failed: 'FAIL', error: 'ERROR' };
+/** Test counts of a suite (or of the whole index), as its JUnit suite declares them. */
+export interface Counts {
+  tests: number;
+  failures: number;
+  errors: number;
+  skipped: number;
+}
+
+/** One row of the index: a suite (a matrix cell) with its verdict, axes and page. */
+export interface IndexCell extends Counts {
+  name: string;
+  runId: string | undefined;
+  scenario: string;
+  outcome: RunOutcome;
+  interrupted: boolean;
+  /** axis name -> value: the run's matrix.* properties, else the cell name's `<axis>=<value>` parts */
+  axes: Record<string, string>;
+  timeS: number;
+  /** attempts this cell took (a retry after an infrastructure error makes 2) */
+  attempts: number;
+  shard: string | undefined;
+  page: string | undefined;
+  /** the report the suite came from */
+  source: string;
+}
+
+export interface IndexReport {
+  cells: IndexCell[];
+  totals: Counts & { timeS: number };
+  /** every axis seen, in order of first appearance */
+  axes: string[];
+  warnings: string[];
+}
+
+/** matrix.* properties that describe the run, not an axis. */
+const NOT_AXES = new Set(['matrix.cell', 'matrix.attempt', 'matrix.shard']);
+
+/** Axes from matrix.* properties, or from a cell name `<scenario>/<axis>=<value>/...`. */
+function axesOf(props: Record<string, string>, name: string): Record<string, string> {
+  const fromProps = Object.entries(props).filter(([k]) => k.startsWith('matrix.') && !NOT_AXES.has(k));
+  if (fromProps.length) return Object.fromEntries(fromProps.map(([k, v]) => [k.slice('matrix.'.length), v]));
+  const pairs = name
+    .split('/')
+    .slice(1)
+    .map((p) => p.split('='));
+  return Object.fromEntries(pairs.filter((kv) => kv.length === 2) as [string, string][]);
+}
+
+/** The index of a session: a row per suite that ran, with its page (when `pageFor` finds one) and its source. */
+export function indexOf(
+  s: SessionReport,
+  o: { pageFor: (runId: string) => string | undefined; sourceOf: (suite: string) => string; warnings: string[] },
+): IndexReport {
+  const cells: IndexCell[] = s.suites.flatMap((x) => {
+    const run = x.attempts.at(-1);
+    if (!run) return [];
+    return [
+      {
+        name: x.name,
+        runId: run.runId,
+        scenario: x.scenario,
+        ...suiteCounts(run),
+        outcome: run.outcome,
+        interrupted: run.interrupted === true,
+        axes: axesOf(run.properties, x.name),
+        timeS: Number.isFinite(run.durationMs) && run.durationMs > 0 ? run.durationMs / 1000 : 0,
+        attempts: x.attempts.length,
+        shard: run.properties['matrix.shard'],
+        page: o.pageFor(run.runId),
+        source: o.sourceOf(x.name),
+      },
+    ];
+  });
+  const sum = (k: keyof Counts | 'timeS'): number => cells.reduce((n, c) => n + c[k], 0);
+  const totals = { tests: sum('tests'), failures: sum('failures'), errors: sum('errors'), skipped: sum('skipped') };
+  const axes = [...new Set(cells.flatMap((c) => Object.keys(c.axes)))];
+  return { cells, totals: { ...totals, timeS: sum('timeS') }, axes, warnings: o.warnings };
+}
+
+const VERDICT: Record<IndexCell['outcome'], string> = { passed: 'PASS', failed: 'FAIL', error: 'ERROR' };
 /** Outcome order for the counts line. */
-const ORDER: MergedCell['outcome'][] = ['failed', 'error', 'passed'];
+const ORDER: IndexCell['outcome'][] = ['failed', 'error', 'passed'];
 
 const INDEX_CSS = `
 table.matrix td, table.matrix th { white-space: nowrap; }
@@ -22,7 +103,7 @@ function duration(s: number): string {
   return m ? `${m}m${String(Math.round(s % 60)).padStart(2, '0')}s` : `${s.toFixed(1)}s`;
 }
 
-function row(c: MergedCell, axes: readonly string[]): string {
+function row(c: IndexCell, axes: readonly string[]): string {
   const verdict = `${VERDICT[c.outcome]}${c.interrupted ? ' (interrupted)' : ''}`;
   const link = c.page
     ? `<a href="${esc(fileHref(c.page))}">${esc(c.name)}</a>`
@@ -40,7 +121,7 @@ function row(c: MergedCell, axes: readonly string[]): string {
 }
 
 /** Render the index: overall verdict, counts, the table of cells (failures first), sources and warnings. */
-export function renderIndexHtml(report: MergedReport, o: { title?: string; generatedAt?: string } = {}): string {
+export function renderIndexHtml(report: IndexReport, o: { title?: string; generatedAt?: string } = {}): string {
   const { title = 'nomad-reboot-harness: merged matrix', generatedAt } = o;
   const overall = report.cells.some((c) => c.outcome === 'error' || c.interrupted)
     ? 'error'
@@ -52,7 +133,7 @@ export function renderIndexHtml(report: MergedReport, o: { title?: string; gener
   const byOutcome = ORDER.map((k) => [k, report.cells.filter((c) => c.outcome === k).length] as const).filter(
     ([, n]) => n,
   );
-  const rank = (c: MergedCell): number => ORDER.indexOf(c.outcome);
+  const rank = (c: IndexCell): number => ORDER.indexOf(c.outcome);
   const rows = [...report.cells].sort((a, b) => rank(a) - rank(b)).map((c) => row(c, report.axes));
   const head = [
     'cell',

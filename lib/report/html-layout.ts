@@ -9,6 +9,8 @@ export interface Window {
 export interface Span extends Window {
   /** true when SSH never came back before the run ended */
   open: boolean;
+  /** the machine that was down, when the events name it */
+  machine?: string;
 }
 
 /** The run's time range, widened to hold every event and step (a zero-length run still gets one second). */
@@ -27,16 +29,20 @@ export function runWindow(run: RunRecord, events: readonly TimelineEvent[]): Win
 /** Host-down spans: from each "reboot requested" host event to the next host event saying SSH is back (or the end). */
 export function hostDownSpans(events: readonly TimelineEvent[], end: number): Span[] {
   const spans: Span[] = [];
-  let open: number | undefined;
+  // one open span per machine (events that name none share one)
+  const open = new Map<string, number>();
+  const of = (m: string) => (m ? { machine: m } : {});
   for (const e of events) {
     if (e.lane !== 'host') continue;
-    if (/reboot requested/i.test(e.label)) open ??= e.atMs;
-    else if (open !== undefined && /\bback\b|new boot/i.test(e.label)) {
-      spans.push({ from: open, to: e.atMs, open: false });
-      open = undefined;
+    const m = e.machine ?? '';
+    if (/reboot requested/i.test(e.label)) {
+      if (!open.has(m)) open.set(m, e.atMs);
+    } else if (open.has(m) && /\bback\b|new boot/i.test(e.label)) {
+      spans.push({ from: open.get(m)!, to: e.atMs, open: false, ...of(m) });
+      open.delete(m);
     }
   }
-  if (open !== undefined) spans.push({ from: open, to: Math.max(open, end), open: true });
+  for (const [m, from] of open) spans.push({ from, to: Math.max(from, end), open: true, ...of(m) });
   return spans;
 }
 

@@ -26,8 +26,40 @@ export const LANES = [
   { key: 'host', name: 'host' },
   { key: 'node', name: 'node' },
   { key: 'alloc', name: 'alloc' },
+  { key: 'probe', name: 'probes' },
   { key: 'step', name: 'steps' },
 ] as const;
+
+interface LaneOf {
+  key: (typeof LANES)[number]['key'];
+  name: string;
+  has: (e: TimelineEvent) => boolean;
+}
+
+/** Machine names in topology order: servers, then clients, each by index. */
+const machineOrder = (a: string, b: string): number => {
+  const k = (m: string) => [m.startsWith('server') ? 0 : 1, Number(/-(\d+)$/.exec(m)?.[1] ?? 0)] as const;
+  const [x, y] = [k(a), k(b)];
+  return x[0] - y[0] || x[1] - y[1] || a.localeCompare(b);
+};
+
+/**
+ * The lanes of a run: the host lane split into one per machine when its events name machines (those naming none keep
+ * the host lane), the probe lane only when there is a probe series. Pure.
+ */
+export function lanesOf(events: readonly TimelineEvent[]): LaneOf[] {
+  const host = events.filter((e) => e.lane === 'host');
+  const machines = [...new Set(host.flatMap((e) => (e.machine ? [e.machine] : [])))].sort(machineOrder);
+  const out: LaneOf[] = [];
+  if (machines.length === 0 || host.some((e) => !e.machine))
+    out.push({ key: 'host', name: 'host', has: (e) => e.lane === 'host' && !e.machine });
+  for (const m of machines) out.push({ key: 'host', name: m, has: (e) => e.lane === 'host' && e.machine === m });
+  for (const l of LANES.filter((x) => x.key !== 'host')) {
+    if (l.key === 'probe' && !events.some((e) => e.lane === 'probe')) continue;
+    out.push({ key: l.key, name: l.name, has: (e) => e.lane === l.key });
+  }
+  return out;
+}
 
 interface Item {
   x: number;
@@ -124,12 +156,12 @@ function view(
   const rel = (t: number): string => relTime(t - run.startedAtMs);
   const lanes: string[] = [];
   let y = AXIS_H;
-  for (const lane of LANES) {
+  for (const lane of lanesOf(events)) {
     const items: Item[] = events
-      .filter((e) => e.lane === lane.key && inWin(e.atMs))
+      .filter((e) => lane.has(e) && inWin(e.atMs))
       .map((e) => ({
         x: x(e.atMs),
-        x2: undefined,
+        x2: e.untilMs === undefined ? undefined : x(Math.min(Math.max(e.untilMs, e.atMs), w.to)),
         label: clip(e.label, LABEL_CHARS),
         sev: e.severity ?? 'info',
         title: `${rel(e.atMs)} ${lane.name}: ${e.label}${e.detail ? ` — ${e.detail}` : ''}`,
@@ -162,7 +194,8 @@ function view(
     .map((s) => {
       const a = x(Math.max(s.from, w.from));
       const b = x(Math.min(s.to, w.to));
-      const label = s.open ? 'host down (SSH not back)' : `host down ${formatMs(s.to - s.from)}`;
+      const who = s.machine ?? 'host';
+      const label = s.open ? `${who} down (SSH not back)` : `${who} down ${formatMs(s.to - s.from)}`;
       return (
         `<rect class="down" x="${r(a)}" y="${AXIS_H - 6}" width="${r(Math.max(2, b - a))}" height="${bottom - AXIS_H + 6}"><title>${esc(`${label}: ${rel(s.from)} to ${rel(s.to)}`)}</title></rect>` +
         `<text class="down-label" x="${r((a + b) / 2)}" y="${AXIS_H - 10}" text-anchor="middle">${esc(label)}</text>`

@@ -16,11 +16,14 @@ import {
   type Severity,
 } from './html-text.js';
 import type { ArtifactRef, RunRecord, TimelineEvent } from '../model/run.js';
+import type { FlakeVerdict } from '../model/session.js';
 import { countVerdicts } from './outcome.js';
 
 export interface RenderHtmlOptions {
   /** the link for an artifact, relative to where the page is written; default: the artifact's path as recorded */
   hrefFor?: (a: ArtifactRef) => string;
+  /** run --repeat N: this run is attempt `attempt` of `of`, and how the attempts were judged together */
+  repeat?: { attempt: number; of: number; flake: FlakeVerdict | undefined };
 }
 
 const WORD = { passed: 'PASS', failed: 'FAIL', error: 'ERROR' } as const;
@@ -163,7 +166,7 @@ interface Row {
 export function eventRows(run: RunRecord, events: readonly TimelineEvent[]): Row[] {
   const rows: Row[] = events.map((e) => ({
     atMs: e.atMs,
-    lane: e.lane === 'step' ? 'steps' : e.lane,
+    lane: e.lane === 'step' ? 'steps' : e.machine ? `${e.lane} ${e.machine}` : e.lane,
     label: e.label,
     detail: e.detail ?? '',
     sev: e.severity ?? 'info',
@@ -202,6 +205,12 @@ function properties(run: RunRecord): string {
   return `<details><summary>all ${rows.length} properties</summary><table id="properties">${rows.join('')}</table></details>`;
 }
 
+/** run --repeat N: which attempt this page is and the verdict over every attempt (flaky, failed, passed). */
+function repeatBlock(r: NonNullable<RenderHtmlOptions['repeat']>): string {
+  const verdict = r.flake ? ` · <b data-key="repeat.verdict">${esc(r.flake.verdict)}</b>: ${esc(r.flake.message)}` : '';
+  return `<p class="sub" id="repeat">attempt ${r.attempt} of ${r.of}${verdict}</p>`;
+}
+
 /** Render one run as a self-contained HTML page; every piece of run content is escaped (it is untrusted text). */
 export function renderHtml(run: RunRecord, opts: RenderHtmlOptions = {}): string {
   const { hrefFor = (a: ArtifactRef) => a.path } = opts;
@@ -216,6 +225,7 @@ export function renderHtml(run: RunRecord, opts: RenderHtmlOptions = {}): string
 <style>${HTML_CSS}</style></head>
 <body>
 ${header(run)}
+${opts.repeat ? repeatBlock(opts.repeat) : ''}
 ${checks(run, href)}
 ${renderAllocTable(run.verdicts)}
 <section id="timeline"><h2>Timeline</h2>

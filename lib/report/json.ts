@@ -6,10 +6,6 @@ import type { SessionReport } from '../model/session.js';
 /** Bump when a field changes meaning or disappears (adding fields does not bump it). */
 export const SUMMARY_SCHEMA = 'nomad-reboot-harness/summary@1';
 
-function sorted(record: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-}
-
 function overall(runs: readonly RunRecord[]): RunOutcome {
   if (runs.length === 0 || runs.some((r) => r.outcome === 'error' || r.interrupted)) return 'error';
   return runs.some((r) => r.outcome === 'failed') ? 'failed' : 'passed';
@@ -21,14 +17,18 @@ export function renderJsonSummary(runs: readonly RunRecord[]): string {
 }
 
 /**
- * The session's JSON summary: `runs` holds every suite's final attempt (as renderJsonSummary), `suites` every attempt
- * by suite, and the comparison or matrix section when the session has one. The exit code is the session's.
+ * The session's JSON summary: `runs` holds every suite's final attempt (as renderJsonSummary), `earlierAttempts` the
+ * attempts a retry replaced, `suites` the run ids of every attempt by suite, and the comparison or matrix section when
+ * the session has one. The exit code is the session's. It holds the whole SessionReport: `merge` rebuilds it from here
+ * (lib/report/parse-session.ts).
  */
 export function renderSessionJson(s: SessionReport): string {
   const finals = s.suites.flatMap((x) => x.attempts.slice(-1));
   const doc = {
     ...summaryDoc(finals),
+    earlierAttempts: s.suites.flatMap((x) => x.attempts.slice(0, -1)).map(runDoc),
     command: s.command,
+    startedAt: Number.isFinite(s.startedAtMs) ? new Date(s.startedAtMs).toISOString() : null,
     exitCode: s.exitCode,
     interrupted: s.interrupted,
     durationMs: s.durationMs,
@@ -42,17 +42,29 @@ export function renderSessionJson(s: SessionReport): string {
       outcomes: x.attempts.map((a) => a.outcome),
       retried: x.attempts.length > 1,
       outcome: x.attempts.at(-1)?.outcome ?? 'not run',
+      repeat: x.repeat ?? null,
+      rerun: x.rerun,
     })),
+    repeats: s.repeats,
     builds: s.builds.map((b) => ({
       spec: b.spec,
       path: b.path,
       sha256: b.sha256 ?? null,
       version: b.version ?? null,
       revision: b.revision ?? null,
+      origin: b.origin,
     })),
+    kept: s.kept,
     ...(s.comparison ? { comparison: comparisonDoc(s) } : {}),
     ...(s.matrix
-      ? { matrix: { file: s.matrix.file, shard: s.matrix.shard, cellsInMatrix: s.matrix.cellsInMatrix } }
+      ? {
+          matrix: {
+            file: s.matrix.file,
+            path: s.matrix.path,
+            shard: s.matrix.shard,
+            cellsInMatrix: s.matrix.cellsInMatrix,
+          },
+        }
       : {}),
   };
   return `${JSON.stringify(doc, null, 2)}\n`;
@@ -92,39 +104,54 @@ function summaryDoc(runs: readonly RunRecord[]) {
     schema: SUMMARY_SCHEMA,
     outcome: overall(runs),
     exitCode: exitCodeOf(runs) as number,
-    runs: runs.map((r) => ({
-      runId: r.runId,
-      scenario: r.scenario,
-      suiteName: r.suiteName,
-      outcome: r.outcome,
-      interrupted: r.interrupted ?? false,
-      hostname: r.hostname,
-      startedAt: Number.isFinite(r.startedAtMs) ? new Date(r.startedAtMs).toISOString() : null,
-      durationMs: r.durationMs,
-      error: r.error ? { message: r.error.message, step: r.error.step ?? null, detail: r.error.detail ?? null } : null,
-      counts: countVerdicts(r.verdicts),
-      verdicts: r.verdicts.map((v) => ({
-        id: v.id,
-        title: v.title,
-        status: v.status,
-        expected: v.expected,
-        label: v.label,
-        met: v.met,
-        message: v.message,
-        evidence: v.evidence,
-        causedBy: v.causedBy ?? null,
-        perAlloc: v.perAlloc ?? null,
-      })),
-      steps: r.steps.map((s) => ({
-        name: s.name,
-        status: s.status,
-        startedAt: Number.isFinite(s.startedAtMs) ? new Date(s.startedAtMs).toISOString() : null,
-        durationMs: s.durationMs,
-        message: s.message ?? null,
-        detail: s.detail ?? null,
-      })),
-      properties: sorted(r.properties),
-      artifacts: r.artifacts.map((a) => ({ name: a.name, path: a.path, caseName: a.caseName ?? null })),
+    runs: runs.map(runDoc),
+  };
+}
+
+const iso = (ms: number): string | null => (Number.isFinite(ms) ? new Date(ms).toISOString() : null);
+
+/** One run as the summary holds it: every field of its RunRecord (properties in the order the run recorded them). */
+function runDoc(r: RunRecord) {
+  return {
+    runId: r.runId,
+    scenario: r.scenario,
+    suiteName: r.suiteName,
+    outcome: r.outcome,
+    interrupted: r.interrupted ?? false,
+    hostname: r.hostname,
+    startedAt: iso(r.startedAtMs),
+    durationMs: r.durationMs,
+    error: r.error ? { message: r.error.message, step: r.error.step ?? null, detail: r.error.detail ?? null } : null,
+    counts: countVerdicts(r.verdicts),
+    verdicts: r.verdicts.map((v) => ({
+      id: v.id,
+      title: v.title,
+      status: v.status,
+      expected: v.expected,
+      label: v.label,
+      met: v.met,
+      message: v.message,
+      evidence: v.evidence,
+      causedBy: v.causedBy ?? null,
+      perAlloc: v.perAlloc ?? null,
+    })),
+    steps: r.steps.map((s) => ({
+      name: s.name,
+      status: s.status,
+      startedAt: iso(s.startedAtMs),
+      durationMs: s.durationMs,
+      message: s.message ?? null,
+      detail: s.detail ?? null,
+    })),
+    properties: r.properties,
+    artifacts: r.artifacts.map((a) => ({ name: a.name, path: a.path, caseName: a.caseName ?? null })),
+    // Note: old JSON records have no timeline; the reader treats it as empty.
+    timeline: (r.timeline ?? []).map((e) => ({
+      at: iso(e.atMs),
+      lane: e.lane,
+      label: e.label,
+      detail: e.detail ?? null,
+      severity: e.severity ?? null,
     })),
   };
 }

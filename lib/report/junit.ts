@@ -3,7 +3,7 @@
 // Validates against Jenkins xUnit's junit-10.xsd (see test/unit/report-junit.test.ts). Modelled on Playwright's reporter.
 import type { Verdict } from '../model/check.js';
 import type { ArtifactRef, RunRecord, StepRecord } from '../model/run.js';
-import type { SuiteReport } from '../model/session.js';
+import type { FlakeVerdict, SuiteReport } from '../model/session.js';
 import { serialize, type XmlElement } from './xml.js';
 
 export interface JUnitOptions {
@@ -186,17 +186,32 @@ function attach(cases: Case[], run: RunRecord, opts: JUnitOptions): string[] {
   return [...(page !== undefined ? [ref(page)] : []), ...runWide.map((a) => ref(opts.attachmentPath(a)))];
 }
 
-function suite(
-  report: SuiteReport,
-  opts: JUnitOptions,
-): { el: XmlElement; tests: number; failures: number; errors: number } {
-  const run = report.attempts[report.attempts.length - 1]!;
+/** The test cases of a run: its error (if it broke outside a step), a case per step, a case per check. */
+function casesOf(run: RunRecord): Case[] {
   const interrupted = run.interrupted === true;
-  const cases = [
+  return [
     ...runErrorCases(run),
     ...run.steps.map((s) => stepCase(s, run.scenario, interrupted)),
     ...run.verdicts.map((v) => verdictCase(v, run.scenario)),
   ];
+}
+
+/** A run's JUnit counts, as its suite declares them (the merge index shows the same numbers). */
+export function suiteCounts(run: RunRecord): { tests: number; failures: number; errors: number; skipped: number } {
+  const cases = casesOf(run);
+  const count = (k: Case['kind']): number => cases.filter((c) => c.kind === k).length;
+  return { tests: cases.length, failures: count('failure'), errors: count('error'), skipped: count('skipped') };
+}
+
+/** What a JUnit suite is made of: a suite of the session, and its flake verdict when it is one attempt of a repeat. */
+export type JUnitSuite = Pick<SuiteReport, 'name' | 'attempts'> & { flake?: FlakeVerdict | undefined };
+
+function suite(
+  report: JUnitSuite,
+  opts: JUnitOptions,
+): { el: XmlElement; tests: number; failures: number; errors: number } {
+  const run = report.attempts[report.attempts.length - 1]!;
+  const cases = casesOf(run);
   const first = report.attempts[0]!;
   if (first !== run) {
     const target = cases.find((c) => c.step !== undefined && c.step === first.error?.step) ?? cases[0];
@@ -211,6 +226,13 @@ function suite(
     scenario: run.scenario,
     outcome: run.outcome,
     ...(run.interrupted ? { interrupted: 'true' } : {}),
+    ...(report.flake
+      ? {
+          'repeat.verdict': report.flake.verdict,
+          'repeat.flake_rate': report.flake.flakeRate.toFixed(2),
+          'repeat.message': report.flake.message,
+        }
+      : {}),
   };
   const props = { ...own, ...Object.fromEntries(Object.entries(run.properties).filter(([k]) => !(k in own))) };
   const count = (k: Case['kind']): number => cases.filter((c) => c.kind === k).length;
@@ -259,7 +281,7 @@ export function rerunElement(first: RunRecord, final: RunRecord): XmlElement {
 }
 
 /** Render the suites that ran (at least one attempt) as one JUnit document, valid even for a run that died early. */
-export function renderJUnit(suites: readonly SuiteReport[], opts: JUnitOptions): string {
+export function renderJUnit(suites: readonly JUnitSuite[], opts: JUnitOptions): string {
   const ran = suites.filter((s) => s.attempts.length > 0);
   const rendered = ran.map((s) => suite(s, opts));
   const sum = (k: 'tests' | 'failures' | 'errors'): number => rendered.reduce((n, s) => n + s[k], 0);

@@ -5,9 +5,11 @@ import type { ArtifactRef, RunRecord } from '../model/run.js';
 import type { SessionReport, SuiteReport } from '../model/session.js';
 import { attachmentPath, type AttachmentBase } from './attachment-paths.js';
 import { renderHtml } from './html.js';
+import { indexOf, renderIndexHtml } from './html-index.js';
+import { flakeOf } from './flaky.js';
 import { renderJUnit } from './junit.js';
 import { renderSessionJson } from './json.js';
-import { reproCommand, reproMatrixCommand, type ReproBuild } from './repro.js';
+import { reproCommand, type ReproBuild } from './repro.js';
 
 /** One file a reporter wants written. */
 export interface OutputFile {
@@ -15,8 +17,10 @@ export interface OutputFile {
   text: string;
   /** file mode (repro.sh is executable) */
   mode?: number;
-  /** what it is, for the console ("junit", "json", "html", "repro") */
+  /** what it is, for the console ("junit", "json", "html", "repro", "evidence") */
   kind: string;
+  /** raw text (evidence), not a rendering of redacted data: secret-shaped text is redacted too when it is written */
+  raw?: boolean;
 }
 
 /** Where things go and what a repro needs; decided by the CLI after the session ran. */
@@ -37,6 +41,8 @@ export interface ReportContext {
   env?: readonly (readonly [string, string])[];
   /** the command's flags that take a value, so a repro keeps each flag with its own value */
   valueFlags?: ReadonlySet<string>;
+  /** where a run's HTML page is (a merge's pages stay where the inputs had them); default <reportsDir>/<run>/report.html */
+  pageFile?: (runId: string) => string | undefined;
 }
 
 export interface Reporter {
@@ -76,9 +82,12 @@ export const junitReporter: Reporter = {
   name: 'junit',
   files(s, c) {
     const path = (a: ArtifactRef) => attachmentPath(c.attachments, c.junitPath, a.path);
-    const pagePath = (run: RunRecord) =>
-      attachmentPath(c.attachments, c.junitPath, join(c.reportsDir, runDirName(run.runId), 'report.html'));
-    return [{ kind: 'junit', path: c.junitPath, text: renderJUnit(s.suites, { attachmentPath: path, pagePath }) }];
+    const pagePath = (run: RunRecord) => {
+      const page = c.pageFile ? c.pageFile(run.runId) : join(c.reportsDir, runDirName(run.runId), 'report.html');
+      return page === undefined ? undefined : attachmentPath(c.attachments, c.junitPath, page);
+    };
+    const suites = s.suites.map((x) => ({ ...x, flake: flakeOf(s, x) }));
+    return [{ kind: 'junit', path: c.junitPath, text: renderJUnit(suites, { attachmentPath: path, pagePath }) }];
   },
 };
 
@@ -100,7 +109,10 @@ export const htmlReporter: Reporter = {
     return s.suites.flatMap((suite) =>
       suite.attempts.map((run) => {
         const path = join(c.reportsDir, runDirName(run.runId), 'report.html');
-        return { kind: 'html', path, text: renderHtml(run, { hrefFor: (a) => relativeTo(dirname(path), a.path) }) };
+        const hrefFor = (a: ArtifactRef) => relativeTo(dirname(path), a.path);
+        const r = suite.repeat;
+        const repeat = r ? { repeat: { attempt: r.attempt, of: r.of, flake: flakeOf(s, suite) } } : {};
+        return { kind: 'html', path, text: renderHtml(run, { hrefFor, ...repeat }) };
       }),
     );
   },
@@ -113,99 +125,70 @@ const needsRepro = (x: SuiteReport) => {
 };
 
 /** The builds a run installed, for its repro: a path as its absolute path, a release or source tree as its spec. */
-function buildsOf(s: SessionReport, run: RunRecord, flags: [string, ReproBuild['flag']][], cli: string): ReproBuild[] {
-  return flags.flatMap(([prop, flag]) => {
-    const path = run.properties[prop];
+function buildsOf(s: SessionReport, x: SuiteReport, run: RunRecord, cli: string): ReproBuild[] {
+  return x.rerun.builds.flatMap(({ property, flag }) => {
+    const path = run.properties[property];
     if (!path) return [];
-    const b = s.builds.find((x) => x.path === path);
+    const b = s.builds.find((y) => y.path === path);
     const spec = b && b.origin.kind !== 'path' ? { spec: b.spec, cli } : {};
-    return [{ flag, path, ...(b?.sha256 ? { sha256: b.sha256 } : {}), ...spec }];
+    return [{ ...(flag ? { flag } : {}), path, ...(b?.sha256 ? { sha256: b.sha256 } : {}), ...spec }];
   });
 }
 
-/** The context's environment and value flags, as a repro command's optional inputs. */
-const reproInputs = (c: ReportContext) => ({
-  ...(c.env ? { env: c.env } : {}),
-  ...(c.valueFlags ? { valueFlags: c.valueFlags } : {}),
-});
+/** One repro file: the command that re-runs `suites` together (one suite, or every suite of a comparison). */
+function reproFile(s: SessionReport, suites: readonly SuiteReport[], c: ReportContext): OutputFile {
+  const runs = suites.flatMap((x) => x.attempts.slice(-1).map((run) => ({ x, run })));
+  const { rerun } = suites[0]!;
+  const command = reproCommand({
+    argv: rerun.argv,
+    args: rerun.keepArgs ? c.rawArgs : [],
+    cwd: c.cwd,
+    cli: c.cli,
+    builds: runs.flatMap(({ x, run }) => buildsOf(s, x, run, c.cli)),
+    secrets: c.secrets,
+    ...(c.env ? { env: c.env } : {}),
+    ...(c.valueFlags ? { valueFlags: c.valueFlags } : {}),
+  });
+  const first = runs[0]!.run;
+  const what = rerun.title ?? `${suites[0]!.name} (run ${first.runId})`;
+  const token = c.secrets.length ? '; the ACL token is read from $NOMAD_TOKEN' : '';
+  return {
+    kind: 'repro',
+    path: join(c.reportsDir, first.runId, 'repro.sh'),
+    text: `#!/bin/sh\n# re-runs ${what} with the same inputs${token}\n${command}\n`,
+    mode: 0o755,
+  };
+}
 
-/** repro.sh for every suite that did not meet its expectations: the command that re-runs exactly it. */
+/**
+ * repro.sh for every suite that did not meet its expectations: the command that re-runs exactly it, as the suite's
+ * `rerun` says; suites re-run together (a comparison) get one file when any of them missed.
+ */
 export const reproReporter: Reporter = {
   name: 'repro',
   files(s, c) {
-    const header = (what: string) =>
-      `#!/bin/sh\n# re-runs ${what} with the same inputs${c.secrets.length ? '; the ACL token is read from $NOMAD_TOKEN' : ''}\n`;
-    const out: OutputFile[] = [];
-    const failed = s.suites.filter(needsRepro);
-    if (s.command === 'compare') {
-      if (!failed.length) return out;
-      const runs = s.suites.flatMap((x) => x.attempts.slice(-1));
-      const builds = runs.flatMap((r) =>
-        buildsOf(s, r, [['nomad.binary', r.properties['compare.side'] === 'before' ? '--before' : '--after']], c.cli),
-      );
-      const command = reproCommand({
-        command: 'compare',
-        args: c.rawArgs as string[],
-        scenario: s.comparison?.scenario ?? runs[0]!.scenario,
-        cwd: c.cwd,
-        cli: c.cli,
-        builds,
-        secrets: c.secrets,
-        ...reproInputs(c),
-      });
-      return [
-        {
-          kind: 'repro',
-          path: join(c.reportsDir, runs[0]!.runId, 'repro.sh'),
-          text: `${header('this comparison')}${command}\n`,
-          mode: 0o755,
-        },
-      ];
-    }
-    for (const x of failed) {
-      const run = x.attempts.at(-1)!;
-      const builds = buildsOf(
-        s,
-        run,
-        [
-          ['nomad.binary', '--nomad'],
-          ['nomad.upgrade_to', '--upgrade-to'],
-        ],
-        c.cli,
-      );
-      let command: string;
-      if (s.command === 'matrix' && s.matrix) {
-        command = reproMatrixCommand({
-          args: c.rawArgs,
-          file: s.matrix.path,
-          cell: x.key,
-          cwd: c.cwd,
-          cli: c.cli,
-          builds,
-          secrets: c.secrets,
-          ...reproInputs(c),
-        });
-      } else {
-        command = reproCommand({
-          args: c.rawArgs as string[],
-          scenario: x.scenario,
-          cwd: c.cwd,
-          cli: c.cli,
-          builds,
-          secrets: c.secrets,
-          ...reproInputs(c),
-        });
-      }
-      out.push({
-        kind: 'repro',
-        path: join(c.reportsDir, run.runId, 'repro.sh'),
-        text: `${header(`${x.name} (run ${run.runId})`)}${command}\n`,
-        mode: 0o755,
-      });
-    }
+    const together = s.suites.filter((x) => x.rerun.scope === 'session' && x.attempts.length);
+    const alone = s.suites.filter((x) => x.rerun.scope === 'suite' && needsRepro(x));
+    const out = alone.map((x) => reproFile(s, [x], c));
+    if (together.some(needsRepro)) out.unshift(reproFile(s, together, c));
     return out;
   },
 };
+
+/** The index page of a merge: a row per suite, linking its page where one was found (lib/report/html-index.ts). */
+export function indexReporter(o: {
+  path: string;
+  pageFor: (runId: string) => string | undefined;
+  sourceOf: (suite: string) => string;
+  warnings: string[];
+  generatedAt?: string;
+}): Reporter {
+  const when = o.generatedAt ? { generatedAt: o.generatedAt } : {};
+  return {
+    name: 'index',
+    files: (s) => [{ kind: 'html', path: o.path, text: renderIndexHtml(indexOf(s, o), when) }],
+  };
+}
 
 /** Every reporter a session writes. */
 export const REPORTERS: readonly Reporter[] = [junitReporter, jsonReporter, htmlReporter, reproReporter];

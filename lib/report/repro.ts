@@ -4,10 +4,15 @@ import { quote } from '../shell/quote.js';
 
 /** Flags that only say where output goes or which scenarios to pick: not inputs of the run itself. */
 const OUTPUT_FLAGS = new Set(['--junit', '--report-json', '--reports-dir', '--all', '--json', '--quiet']);
+/** Of those, the ones that take a value (when the command's option table is not given). */
+const VALUE_FLAGS_DROPPED = new Set(['--junit', '--report-json', '--reports-dir']);
+/** Flags that pick which cells of a matrix run: the repro's argv names its one cell itself. */
+const SELECTION_FLAGS = new Set(['--cell', '--shard', '--shards', '--list-cells', '--plan']);
 
-/** A build the command passes: its flag, what to pass, and its sha256 (checked before anything runs). */
+/** A build the command passes (or only checks): its flag, what to pass, and its sha256 (checked before anything runs). */
 export interface ReproBuild {
-  flag: '--nomad' | '--nomad-binary' | '--upgrade-to' | '--before' | '--after';
+  /** absent: the build is named elsewhere (a matrix file) and only its checksum is checked */
+  flag?: '--nomad' | '--nomad-binary' | '--upgrade-to' | '--before' | '--after';
   /** absolute path of the binary */
   path: string;
   sha256?: string;
@@ -27,11 +32,10 @@ const SAME_INPUT: Record<string, string[]> = {
 };
 
 export interface ReproInput {
-  /** argv after the command name */
+  /** what is re-run, after the CLI entry: ['run', <scenario>], ['compare', <scenario>], ['matrix', <file>, '--cell', <key>] */
+  argv: readonly string[];
+  /** the session's argv after the command name, whose input flags are passed on ([] passes none) */
   args: readonly string[];
-  /** default `run` */
-  command?: 'run' | 'compare';
-  scenario: string;
   cwd: string;
   /** absolute path of the CLI entry (bin/reboot-harness.js) */
   cli: string;
@@ -55,19 +59,23 @@ function withoutSecrets(arg: string, secrets: readonly string[]): string {
 }
 
 /**
- * The flags of `args` that are inputs of the run, with their values: output places, scenario picks and the flags
- * `replaced` names are dropped, and so are positionals (the caller names the scenario or the matrix file itself).
+ * The flags of `args` that are inputs of the run, with their values: output places, the picks of what runs and the
+ * flags `replaced` names are dropped, and so are positionals (the repro's argv names the scenario or matrix file).
  */
 function keptArgs(args: readonly string[], replaced: ReadonlySet<string>, valueFlags?: ReadonlySet<string>): string[] {
-  const takesValue = (flag: string, next: string | undefined) =>
-    valueFlags ? valueFlags.has(flag) : next !== undefined && !next.startsWith('-');
+  const takesValue = (flag: string, next: string | undefined): boolean => {
+    if (valueFlags) return valueFlags.has(flag);
+    if (OUTPUT_FLAGS.has(flag) || SELECTION_FLAGS.has(flag)) return VALUE_FLAGS_DROPPED.has(flag);
+    if (replaced.has(flag)) return true;
+    return next !== undefined && !next.startsWith('-');
+  };
   const kept: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
     const flag = a.split('=')[0]!;
     if (!a.startsWith('-') || /^-\d/.test(a)) continue;
-    const value = !a.includes('=') && takesValue(flag, args[i + 1]) && i + 1 < args.length;
-    if (OUTPUT_FLAGS.has(flag) || replaced.has(flag)) {
+    const value = !a.includes('=') && i + 1 < args.length && takesValue(flag, args[i + 1]);
+    if (OUTPUT_FLAGS.has(flag) || SELECTION_FLAGS.has(flag) || replaced.has(flag)) {
       if (value) i++;
       continue;
     }
@@ -85,31 +93,15 @@ function envAssignments(env: ReproInput['env'], secrets: readonly string[]): str
   return (env ?? []).map(([name, value]) => `${name}=${value === '' ? "''" : withoutSecrets(value, secrets)}`);
 }
 
-/** `cd <cwd> && <checksum checks> && node <cli> <command> <scenario> <builds> <same inputs>` as one shell line. */
+/** `cd <cwd> && <checksum checks> && <env> node <cli> <argv> <builds> <same inputs>` as one shell line. */
 export function reproCommand(r: ReproInput): string {
   const builds = r.builds ?? [];
-  const replaced = new Set<string>(builds.flatMap((b) => SAME_INPUT[b.flag] ?? [b.flag]));
+  const replaced = new Set<string>(builds.flatMap((b) => (b.flag ? (SAME_INPUT[b.flag] ?? [b.flag]) : [])));
   const kept = keptArgs(r.args, replaced, r.valueFlags);
   const env = envAssignments(r.env, r.secrets ?? []);
   const parts = ['cd', quote(r.cwd), '&&', ...checksumChecks(builds, env)];
-  parts.push(...env, 'node', quote(r.cli), r.command ?? 'run', quote(r.scenario));
-  for (const b of builds) parts.push(b.flag, quote(b.spec ?? b.path));
-  parts.push(...kept.map((a) => withoutSecrets(a, r.secrets ?? [])));
-  return parts.join(' ');
-}
-
-/**
- * The command that re-runs one cell of a matrix: `matrix <file> --cell <name>` with the run's other inputs (a
- * `--netns ''` or `--timeout` given to the whole matrix shaped the cell as much as the file did) and its environment.
- */
-export function reproMatrixCommand(
-  r: Omit<ReproInput, 'scenario' | 'command'> & { file: string; cell: string },
-): string {
-  const selection = new Set(['--cell', '--shard', '--shards', '--list-cells', '--plan']);
-  const kept = keptArgs(r.args, selection, r.valueFlags);
-  const env = envAssignments(r.env, r.secrets ?? []);
-  const parts = ['cd', quote(r.cwd), '&&', ...checksumChecks(r.builds ?? [], env)];
-  parts.push(...env, 'node', quote(r.cli), 'matrix', quote(r.file), '--cell', quote(r.cell));
+  parts.push(...env, 'node', quote(r.cli), ...r.argv.map((a) => quote(a)));
+  for (const b of builds) if (b.flag) parts.push(b.flag, quote(b.spec ?? b.path));
   parts.push(...kept.map((a) => withoutSecrets(a, r.secrets ?? [])));
   return parts.join(' ');
 }

@@ -1,11 +1,9 @@
-// The one report writer: redacts the session once (every string of the data), renders every reporter, and writes
-// every file (creating folders). Evidence files are written by the artifact store (lib/run/artifacts.ts), not here.
+// The one file writer: every report and every evidence file goes through `writeFiles`, which redacts its text
+// (lib/log/redact.ts) as it writes; a session's data is redacted too before it is rendered, since a renderer's escaping
+// could hide a secret from the text pass.
 import { chmod, mkdir, stat, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import { renderIndexHtml } from './html-index.js';
-import type { MergedReport } from './merge.js';
-import { renderMergedJUnit } from './merge-junit.js';
-import { redactDeep, redactKnown } from '../log/redact.js';
+import { dirname } from 'node:path';
+import { redact, redactDeep, redactKnown } from '../log/redact.js';
 import type { SessionReport } from '../model/session.js';
 import { renderReports, type OutputFile, type ReportContext, type Reporter } from './reporters.js';
 
@@ -14,13 +12,14 @@ export function redactSession(s: SessionReport, secrets: readonly string[]): Ses
   return redactDeep(s, secrets);
 }
 
-/** Write the files (known secrets scrubbed once more from the text); returns the files written, in order. */
+/** Write the files, each text redacted (known secrets and secret-shaped text); returns the files written, in order. */
 export async function writeFiles(files: readonly OutputFile[], secrets: readonly string[]): Promise<OutputFile[]> {
-  // A secret with markup characters is escaped in the output and cannot be matched there; the data pass removed it.
-  const literal = secrets.filter((s) => !/["&<>'\\]/.test(s));
   for (const f of files) {
     await makeDirs(dirname(f.path));
-    await writeFile(f.path, redactKnown(f.text, literal), 'utf8');
+    // Note: a rendered report's data was redacted before rendering (redactSession: escaping could hide a secret from
+    // a text pass), and a secret-shaped pattern could run across its markup; so its text is matched for the known
+    // secrets only. Evidence is raw text: both.
+    await writeFile(f.path, f.raw ? redact(f.text, secrets) : redactKnown(f.text, secrets), 'utf8');
     if (f.mode !== undefined) await chmod(f.path, f.mode);
   }
   return [...files];
@@ -47,26 +46,4 @@ export async function writeSessionReports(
   const session = redactSession(s, c.secrets);
   const { files, errors } = renderReports(reporters, session, c);
   return { session, written: await writeFiles(files, c.secrets), errors };
-}
-
-/** Write a merge's JUnit file and index page (`merge`), redacted like every other report; returns the paths. */
-export async function writeMergedReports(
-  report: MergedReport,
-  opts: { outDir: string; secrets: readonly string[]; generatedAt?: string },
-): Promise<{ junit: string; index: string }> {
-  const clean = redactDeep(report, opts.secrets);
-  const junit = join(opts.outDir, 'junit.xml');
-  const index = join(opts.outDir, 'index.html');
-  await writeFiles(
-    [
-      { kind: 'junit', path: junit, text: renderMergedJUnit(clean) },
-      {
-        kind: 'html',
-        path: index,
-        text: renderIndexHtml(clean, opts.generatedAt ? { generatedAt: opts.generatedAt } : {}),
-      },
-    ],
-    opts.secrets,
-  );
-  return { junit, index };
 }

@@ -1,8 +1,7 @@
-// Writes the run's evidence files under reports/<run-id>/, every byte through redact().
-import { mkdir, writeFile } from 'node:fs/promises';
+// Writes the run's evidence files under reports/<run-id>/ through the one file writer (which redacts them).
 import { join } from 'node:path';
 import type { Logger } from '../log/events.js';
-import { redact } from '../log/redact.js';
+import { writeFiles } from '../report/write.js';
 import type { ArtifactRef } from '../model/run.js';
 import type { PendingArtifact } from './context.js';
 
@@ -15,12 +14,11 @@ export async function writeArtifacts(
 ): Promise<ArtifactRef[]> {
   const refs: ArtifactRef[] = [];
   if (!items.length) return refs;
-  await mkdir(dir, { recursive: true });
   for (const a of items) {
     const safeName = a.name.replace(/[^A-Za-z0-9._-]/g, '_');
     const path = join(dir, safeName);
     try {
-      await writeFile(path, redact(a.content, secrets));
+      await writeFiles([{ kind: 'evidence', path, text: a.content, raw: true }], secrets);
       refs.push(a.caseName === undefined ? { name: safeName, path } : { name: safeName, path, caseName: a.caseName });
     } catch (err) {
       logger({

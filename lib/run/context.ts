@@ -2,7 +2,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '../log/events.js';
 import type { ArtifactRef, StepRecord, TimelineEvent } from '../model/run.js';
-import { HarnessError, TimeoutError, formatMs } from '../errors.js';
+import { TimeoutError, describeErr, formatMs } from '../errors.js';
 import { CleanupStack } from './cleanup.js';
 import { deadlineIn, type Deadline } from '../time/deadlines.js';
 
@@ -85,13 +85,7 @@ export class RunContext {
       return value;
     } catch (err) {
       const durationMs = performance.now() - t;
-      const message = err instanceof Error ? err.message.split('\n')[0]! : String(err);
-      const detail =
-        err instanceof HarnessError
-          ? [err.message, err.hint && `hint: ${err.hint}`].filter(Boolean).join('\n')
-          : err instanceof Error
-            ? (err.stack ?? err.message)
-            : String(err);
+      const { message, detail } = describeErr(err);
       this.steps.push({ name, status: 'error', startedAtMs, durationMs, message, detail });
       this.logger({
         kind: 'step',

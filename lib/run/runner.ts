@@ -3,8 +3,9 @@ import { hostname } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { CheckInfo, CheckResult } from '../model/check.js';
 import { applyExpectations } from '../checks/verdict.js';
+import { skippedResult } from '../checks/result.js';
 import type { HarnessConfig } from '../config/schema.js';
-import { HarnessError, formatMs } from '../errors.js';
+import { HarnessError, describeErr, formatMs } from '../errors.js';
 import type { CleanupFailure } from './cleanup.js';
 import type { Logger } from '../log/events.js';
 import type { RunRecord } from '../model/run.js';
@@ -81,17 +82,21 @@ export async function runScenario(o: RunOptions): Promise<{ record: RunRecord; k
     o.config.reports.artifacts === 'always' || (o.config.reports.artifacts === 'on-failure' && outcome !== 'passed');
   if (wantArtifacts && ctx.evidenceCollectors.length) {
     const d = deadlineIn(EVIDENCE_BUDGET_MS);
-    for (const c of ctx.evidenceCollectors) {
-      try {
-        await c.collect(d);
-      } catch (err) {
-        o.logger({
-          kind: 'warn',
-          t: ctx.elapsed(),
-          message: `evidence (${c.what}) not collected: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`,
-        });
-      }
-    }
+    // Note: the collectors read different things (the hosts over SSH, the lab's own files and consoles) and write
+    // artifacts of their own names, so they run at once; all of them end before the teardown destroys what they read.
+    await Promise.all(
+      ctx.evidenceCollectors.map(async (c) => {
+        try {
+          await c.collect(d);
+        } catch (err) {
+          o.logger({
+            kind: 'warn',
+            t: ctx.elapsed(),
+            message: `evidence (${c.what}) not collected: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`,
+          });
+        }
+      }),
+    );
   }
 
   const kept = await teardown(ctx, o.config.keep);
@@ -131,21 +136,14 @@ export function withDefinitions(
   const declared = scenario.checks.flatMap((c) => {
     const own = results.filter((r) => r.id === c.id).map((r) => ({ ...r, title: c.title }));
     if (own.length || notReached === undefined) return own;
-    return [{ id: c.id, title: c.title, status: 'skipped' as const, message: notReached, evidence: [] }];
+    return [skippedResult(c, notReached)];
   });
   const ids = new Set(scenario.checks.map((c) => c.id));
   return [...declared, ...results.filter((r) => !ids.has(r.id))];
 }
 
 function describeError(err: unknown, step: string | undefined): NonNullable<RunRecord['error']> {
-  const message = err instanceof Error ? err.message.split('\n')[0]! : String(err);
-  const detail =
-    err instanceof HarnessError
-      ? [err.message, err.hint && `hint: ${err.hint}`].filter(Boolean).join('\n')
-      : err instanceof Error
-        ? (err.stack ?? err.message)
-        : String(err);
-  return step ? { message, detail, step } : { message, detail };
+  return { ...describeErr(err), ...(step ? { step } : {}) };
 }
 
 function lastErroredStep(ctx: RunContext): string | undefined {

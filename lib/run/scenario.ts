@@ -104,3 +104,21 @@ export function singleRebootExecOnly(scenario: string, config: HarnessConfig): C
     ...shippedJobOnly(scenario, config),
   ];
 }
+
+/** A problem for each of --target, --rolling and --drain given to a scenario that hits one machine its own way. */
+export function noClusterTargets(scenario: string, config: HarnessConfig): ConfigProblem[] {
+  const r = config.reboot;
+  const given: [string, unknown][] = [
+    ['reboot.target (--target)', r.target && (r.target.kind === 'machine' ? r.target.name : r.target.kind)],
+    ['reboot.rolling (--rolling)', r.rolling],
+    ['reboot.drain (--drain)', r.drain],
+  ];
+  return given
+    .filter(([, v]) => v !== undefined)
+    .map(([field, value]) => ({
+      field,
+      value,
+      message: `applies to rolling-reboot and server-reboot; ${scenario} disrupts its one client itself`,
+      fix: `drop it, or run rolling-reboot (clients, drained) or server-reboot (servers)`,
+    }));
+}

@@ -11,7 +11,7 @@ import type {
   TaskEventRec,
 } from '../model/evidence.js';
 import { probeKindOf, type ProbeKinds } from '../checks/probe-kind.js';
-import type { Lab } from '../model/lab.js';
+import { firstOf, type Lab } from '../model/lab.js';
 import { httpProbe, tcpProbe } from '../lab/observe.js';
 import type { ApiAllocListStub } from '../nomad/api-types.js';
 import type { Nomad, ReadQuery } from '../nomad/client.js';
@@ -114,7 +114,7 @@ async function probeOne(
   port: number,
   d: Deadline,
 ): Promise<HttpProbe> {
-  const m = lab.machines[from]!;
+  const m = firstOf(lab, from).machine;
   return kind === 'http' ? httpProbe(m, `http://${host}:${port}/`, d) : tcpProbe(m, host, port, d);
 }
 
@@ -250,14 +250,17 @@ interface JobView {
   index: { allocs: number; evals: number; deployment: number };
 }
 
-// Note: the evals are read after the allocs: an eval that changed an alloc in the view is then in the list too.
+// Note: the evals and the deployment are read after the allocs (an eval that changed an alloc in the view is then in the
+// list too), those two at once.
 async function readJobView(nomad: Nomad, jobId: string, d: Deadline): Promise<JobView> {
   const stubs = await nomad.jobAllocations(jobId, { signal: d.signal });
   const allocs = await Promise.all(
     stubs.body.map(async (s) => toAllocSnap((await nomad.allocation(s.ID, { signal: d.signal })).body)),
   );
-  const evals = await nomad.jobEvaluations(jobId, { signal: d.signal });
-  const dep = await nomad.jobDeployment(jobId, { signal: d.signal });
+  const [evals, dep] = await Promise.all([
+    nomad.jobEvaluations(jobId, { signal: d.signal }),
+    nomad.jobDeployment(jobId, { signal: d.signal }),
+  ]);
   return {
     allocs,
     evals: evals.body.map(toEvalSnap),

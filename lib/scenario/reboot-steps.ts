@@ -1,6 +1,6 @@
 // The building blocks of the reboot scenarios: observe the cluster and the client at one moment.
 import type { AllocSnap, Observation, TaskEventRec } from '../model/evidence.js';
-import type { Lab } from '../model/lab.js';
+import { firstOf, type Lab } from '../model/lab.js';
 import type { Nomad } from '../nomad/client.js';
 import type { Deadline } from '../time/deadlines.js';
 import { toAllocSnap, toNodeSnap, mergeTaskEvents } from '../nomad/parse.js';
@@ -25,17 +25,21 @@ export async function observe(
   d: Deadline,
   { clientLog = false }: { clientLog?: boolean } = {},
 ): Promise<Observation & { clientLog: string[] }> {
-  const client = i.lab.machines['client']!;
-  const boot = await readBootInfo(client, d);
-  const node = toNodeSnap((await i.nomad.node(i.nodeId, { signal: d.signal })).body);
-  const jobAllocs = await readJobAllocs(i.nomad, i.jobId, d);
-  const nodeAllocs = (await i.nomad.nodeAllocations(i.nodeId, { signal: d.signal })).body.map(toAllocSnap);
+  const client = firstOf(i.lab, 'client').machine;
+  // Note: the API reads and the client host's reads are independent; all at once they show one moment more closely
+  // and take as long as the slowest (each SSH read is a channel of its own on the one connection).
+  const [boot, node, jobAllocs, nodeAllocs, cniState, netState, firewall, log] = await Promise.all([
+    readBootInfo(client, d),
+    i.nomad.node(i.nodeId, { signal: d.signal }).then((r) => toNodeSnap(r.body)),
+    readJobAllocs(i.nomad, i.jobId, d),
+    i.nomad.nodeAllocations(i.nodeId, { signal: d.signal }).then((r) => r.body.map(toAllocSnap)),
+    readCniState(client, { deadline: d }),
+    readNetState(client, d),
+    readNatTable(client, d),
+    clientLog ? readAgentLog(client, d) : Promise.resolve([]),
+  ]);
   i.history.events = mergeTaskEvents(i.history.events, [...jobAllocs, ...nodeAllocs]);
   const alloc = jobAllocs.find((a) => a.id === i.allocId);
-  const cniState = await readCniState(client, { deadline: d });
-  const netState = await readNetState(client, d);
-  const firewall = await readNatTable(client, d);
-  const log = clientLog ? await readAgentLog(client, d) : [];
   return {
     label: i.label,
     atMs: Date.now(),

@@ -2,6 +2,7 @@
 // disruption, and Nomad with nothing pending for the job (no open evaluation, no follow-up eval still to run, no active
 // deployment); then how long the view must stay unchanged before the wait ends. And how to describe an alloc in one line.
 import type { AllocSnap, DeploymentSnap, EvalSnap, SettleEnding } from '../model/evidence.js';
+import { latestOf, replacementOf } from '../model/replacement.js';
 
 /** One line about an alloc: status, task states and its last event. */
 export function describeAlloc(a: AllocSnap | undefined): string {
@@ -72,7 +73,7 @@ export interface SlotState {
   byAbsence?: boolean;
 }
 
-/** The newest alloc that replaced `old`: by Nomad's links, else same job, group and name created after the disruption. */
+/** The newest alloc that replaced `old` (lib/model/replacement.ts), followed to the end of its chain. */
 export function successorOf(
   allocs: AllocSnap[],
   old: AllocSnap | undefined,
@@ -80,22 +81,8 @@ export function successorOf(
   watched: ReadonlySet<string>,
   since: Disruption,
 ): AllocSnap | undefined {
-  const linked = allocs.find((a) => a.id !== id && (a.previousAllocation === id || old?.nextAllocation === a.id));
-  const sameSlot = (a: AllocSnap): boolean =>
-    !!old && a.jobId === old.jobId && a.taskGroup === old.taskGroup && a.name === old.name;
-  const byName =
-    old &&
-    allocs
-      .filter((a) => !watched.has(a.id) && sameSlot(a) && a.createIndex > since.index)
-      .sort((a, b) => b.createIndex - a.createIndex)[0];
-  let cur = linked ?? byName;
-  for (let i = 0; cur && i < 20; i++) {
-    const c: AllocSnap = cur;
-    const next = allocs.find((a) => a.id !== c.id && (a.previousAllocation === c.id || c.nextAllocation === a.id));
-    if (!next) break;
-    cur = next;
-  }
-  return cur;
+  const found = replacementOf(allocs, old, id, { watched, createdAfter: (a) => a.createIndex > since.index });
+  return found?.alloc && latestOf(allocs, found.alloc);
 }
 
 const tasksOf = (a: AllocSnap): AllocSnap['tasks'][string][] => Object.values(a.tasks);

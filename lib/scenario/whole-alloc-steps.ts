@@ -11,7 +11,7 @@ import type {
   TaskRestartRec,
   WholeAllocEvidence,
 } from '../model/evidence.js';
-import type { Lab } from '../model/lab.js';
+import { firstOf, type Lab } from '../model/lab.js';
 import type { Nomad } from '../nomad/client.js';
 import type { RunContext } from '../run/context.js';
 import type { HarnessConfig } from '../config/schema.js';
@@ -66,7 +66,7 @@ async function soft<T>(ctx: RunContext, read: () => Promise<T>): Promise<Soft<T>
 
 /** One read of the tasks on the client, as a step. */
 function readTasksStep(ctx: RunContext, lab: Lab, allocDir: string, name: string): Promise<Soft<TaskHostState>> {
-  const client = lab.machines['client']!;
+  const client = firstOf(lab, 'client').machine;
   return ctx.step(name, (d) => soft(ctx, () => readTaskHost(client, allocDir, d)), { timeoutMs: HOST_READ_MS });
 }
 
@@ -150,7 +150,7 @@ async function sampleAgent(ctx: RunContext, lab: Lab, windowS: number, out: Whol
   }
   const count = Math.max(2, Math.round(windowS / SAMPLE_EVERY_S) + 1);
   const intervalS = windowS / (count - 1);
-  const client = lab.machines['client']!;
+  const client = firstOf(lab, 'client').machine;
   const r = await ctx.step(
     `sample the client agent's open fds and plugin processes for ${windowS}s`,
     (d) => soft(ctx, () => readAgentSamples(client, count, intervalS, d)),
@@ -169,7 +169,7 @@ async function execEveryTask(ctx: RunContext, i: WholeAllocInput, restored: Allo
   );
   const allocs = 'value' in now ? now.value : restored;
   const targets = allocs.flatMap((a) => runningTasksOf(a).map((task) => ({ allocId: a.id, task })));
-  const server = i.lab.machines['server']!;
+  const server = firstOf(i.lab, 'server').machine;
   const token = i.config.nomad.token;
   // Note: a fixed name (the command and its deadline are in the evidence), so the JUnit case never changes with them
   const name = 'exec a no-op command into every restored task (alloc exec on the server)';

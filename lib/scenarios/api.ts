@@ -25,6 +25,8 @@ export type { HarnessConfig } from '../config/schema.js';
 
 // the lab: machines reached over SSH, reboots, commands quoted once
 export type { Lab, Machine, ExecResult, RebootKind, RebootRecord } from '../model/lab.js';
+// a lab's machines by role, in index order ("client" in a pair, "client-1", "client-2" otherwise)
+export { firstOf, machinesOf, namedMachinesOf } from '../model/lab.js';
 export { quote, sh } from '../shell/quote.js';
 export { readBootInfo, httpProbe, readAgentLog } from '../lab/observe.js';
 

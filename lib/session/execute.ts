@@ -11,12 +11,13 @@ import { runPool, type PoolResult } from '../matrix/pool.js';
 import { cellCostMb } from '../matrix/expand.js';
 import { buildKey, configInSlot, type BuildRef, type Plan, type PlannedCell } from '../plan/plan.js';
 import { buildProperties } from '../builds/provenance.js';
-import { sideLabels, suiteName } from '../plan/names.js';
+import { repeatSuiteName, sideLabels, suiteName } from '../plan/names.js';
+import { judgeRepeats } from '../report/flaky.js';
 import { compareRuns } from '../report/compare.js';
 import { runScenario } from '../run/runner.js';
 import type { Scenario, ScenarioEnv } from '../run/scenario.js';
 import { watchSignals } from '../run/signals.js';
-import { sessionExitCode } from './exit-code.js';
+import { sessionExitCode } from '../report/outcome.js';
 import { skippedRecord } from './skipped.js';
 
 export interface ExecuteDeps {
@@ -64,7 +65,7 @@ export async function executePlan(
     early.dispose();
   }
   if (early.signal.aborted) throw early.signal.reason;
-  if (plan.command === 'compare') warnSameBuild(plan, resolved, deps.logger);
+  if (plan.comparison) warnSameBuild(plan, plan.comparison, resolved, deps.logger);
   const builds = [...resolved.values()];
   const runnable = plan.cells.filter((c) => !c.skip);
   if (deps.preflight) {
@@ -104,6 +105,8 @@ export async function executePlan(
     ...(item.side ? { side: item.side } : {}),
     counts: item.counts,
     attempts,
+    rerun: item.rerun,
+    ...(item.repeat ? { repeat: item.repeat } : {}),
   }));
   const interrupted = watcher.signal.aborted;
   const session: SessionReport = {
@@ -125,15 +128,21 @@ export async function executePlan(
           },
         }
       : {}),
-    ...(plan.command === 'compare' ? comparisonOf(suites) : {}),
+    ...(plan.comparison ? comparisonOf(suites, plan.comparison) : {}),
+    repeats: judgeRepeats(suites),
   };
   return { session };
 }
 
 /** compare of one build against itself (the same spec, or two specs of one binary): it runs, but says so first. */
-function warnSameBuild(plan: Plan, resolved: ReadonlyMap<string, BuildInfo>, logger: Logger): void {
-  const ref = (side: string) => plan.cells.find((c) => c.side === side)?.builds.find((b) => b.role === 'nomad');
-  const [b, a] = [ref('before'), ref('after')];
+function warnSameBuild(
+  plan: Plan,
+  pair: NonNullable<Plan['comparison']>,
+  resolved: ReadonlyMap<string, BuildInfo>,
+  logger: Logger,
+): void {
+  const ref = (key: string) => plan.cells.find((c) => c.key === key)?.builds.find((b) => b.role === 'nomad');
+  const [b, a] = [ref(pair.before), ref(pair.after)];
   if (!b || !a) return;
   const [ib, ia] = [resolved.get(buildKey(b)), resolved.get(buildKey(a))];
   const same = buildKey(b) === buildKey(a) || (!!ib?.sha256 && ib.sha256 === ia?.sha256);
@@ -146,7 +155,7 @@ function warnSameBuild(plan: Plan, resolved: ReadonlyMap<string, BuildInfo>, log
 }
 
 /**
- * Cells that could share a warm lab (lib/lab/warm-key.ts): the same lab settings, Nomad builds and heartbeat_grace.
+ * Cells that could share a warm lab (lib/lab/warm/warm-key.ts): the same lab settings, Nomad builds and heartbeat_grace.
  * The pool keeps them in one slot, whose subnets are part of the warm key. Pure.
  */
 export function warmAffinity(cell: PlannedCell): string {
@@ -231,33 +240,34 @@ function provenance(cell: PlannedCell, resolved: ReadonlyMap<string, BuildInfo>)
   return out;
 }
 
-/** Every cell's suite name, `<scenario>@<build>[/<variant>]`; compare names its two builds apart. */
+/** Every cell's suite name, `<scenario>@<build>[/<variant>]`; the two cells of a comparison are named apart. */
 function suiteNames(plan: Plan, resolved: ReadonlyMap<string, BuildInfo>): Map<PlannedCell, string> {
-  const version = (c: PlannedCell) => {
-    const ref = c.builds.find((x) => x.role === 'nomad');
+  const version = (c: PlannedCell | undefined) => {
+    const ref = c?.builds.find((x) => x.role === 'nomad');
     return ref ? resolved.get(buildKey(ref))?.version || undefined : undefined;
   };
+  const pair = plan.comparison;
+  const cellOf = (key: string) => plan.cells.find((c) => c.key === key);
+  const labels = pair && sideLabels(version(cellOf(pair.before)), version(cellOf(pair.after)));
+  const label = (c: PlannedCell): string | undefined => {
+    if (labels && c.key === pair.before) return labels.before;
+    if (labels && c.key === pair.after) return labels.after;
+    return c.buildLabel ?? (c.builds.length ? (version(c) ?? 'unknown') : undefined);
+  };
   const out = new Map<PlannedCell, string>();
-  if (plan.command === 'compare') {
-    const [b, a] = [plan.cells.find((c) => c.side === 'before'), plan.cells.find((c) => c.side === 'after')];
-    const labels = sideLabels(b && version(b), a && version(a));
-    for (const c of plan.cells) out.set(c, suiteName(c.scenario, labels[c.side!], c.variant));
-    return out;
-  }
   for (const c of plan.cells) {
-    const name = suiteName(
-      c.scenario,
-      c.buildLabel ?? (c.builds.length ? (version(c) ?? 'unknown') : undefined),
-      c.variant,
-    );
-    out.set(c, c.repeat ? `${name}#${c.repeat.attempt}` : name);
+    const name = suiteName(c.scenario, label(c), c.variant);
+    out.set(c, c.repeat ? repeatSuiteName(name, c.repeat.attempt) : name);
   }
   return out;
 }
 
-function comparisonOf(suites: readonly SuiteReport[]): Pick<SessionReport, 'comparison'> {
-  const b = suites.find((s) => s.side === 'before');
-  const a = suites.find((s) => s.side === 'after');
+function comparisonOf(
+  suites: readonly SuiteReport[],
+  pair: NonNullable<Plan['comparison']>,
+): Pick<SessionReport, 'comparison'> {
+  const b = suites.find((s) => s.key === pair.before);
+  const a = suites.find((s) => s.key === pair.after);
   const [rb, ra] = [b?.attempts.at(-1), a?.attempts.at(-1)];
   if (!b || !a || !rb || !ra) return {};
   return { comparison: { scenario: a.scenario, beforeName: b.name, afterName: a.name, rows: compareRuns(rb, ra) } };

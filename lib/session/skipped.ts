@@ -2,6 +2,8 @@
 import { hostname } from 'node:os';
 import type { RunRecord } from '../model/run.js';
 import type { Scenario } from '../run/scenario.js';
+import { skippedResult } from '../checks/result.js';
+import { applyExpectations } from '../checks/verdict.js';
 
 /** Every check of the scenario as skipped with the reason. */
 export function skippedRecord(runId: string, s: Scenario, reason: string): RunRecord {
@@ -16,16 +18,10 @@ export function skippedRecord(runId: string, s: Scenario, reason: string): RunRe
     steps: [],
     artifacts: [],
     timeline: [],
-    verdicts: s.checks.map((c) => ({
-      id: c.id,
-      title: c.title,
-      status: 'skipped' as const,
-      message: reason,
-      evidence: [],
-      expected: 'pass' as const,
-      met: true,
-      label: 'skipped' as const,
-    })),
+    verdicts: applyExpectations(
+      s.checks.map((c) => skippedResult(c, reason)),
+      { perCheck: {} },
+    ),
     outcome: 'passed',
   };
 }

@@ -1,7 +1,7 @@
 // SshMachine: a Machine reached over one cached ssh2 connection (exec with deadline, SFTP upload, tunnels, boot id).
 import { performance } from 'node:perf_hooks';
 import { HarnessError, TimeoutError } from '../errors.js';
-import { redactText } from '../exec/escape.js';
+import { redact } from '../log/redact.js';
 import type { ExecOptions, ExecResult, Machine, Tunnel } from '../model/lab.js';
 import type { Logger } from '../log/events.js';
 import type { Deadline } from '../time/deadlines.js';
@@ -106,9 +106,9 @@ export class SshMachine implements Machine {
       kind: 'ssh',
       t: Math.round(performance.now()),
       machine: this.name,
-      command: redactText(command, this.o.redact),
+      command: redact(command, this.o.redact ?? []),
       ...extra,
-      ...(extra.output === undefined ? {} : { output: redactText(extra.output, this.o.redact) }),
+      ...(extra.output === undefined ? {} : { output: redact(extra.output, this.o.redact ?? []) }),
     });
   }
 
@@ -135,7 +135,7 @@ export class SshMachine implements Machine {
         if (err) {
           void this.disconnect();
           return reject(
-            new NotStarted(`ssh ${this.name}: cannot start ${redactText(cmd, this.o.redact)}: ${err.message}`),
+            new NotStarted(`ssh ${this.name}: cannot start ${redact(cmd, this.o.redact ?? [])}: ${err.message}`),
           );
         }
         const out: Buffer[] = [];
@@ -158,7 +158,7 @@ export class SshMachine implements Machine {
           finish(() =>
             reject(
               new TimeoutError(
-                `${this.name}: ${redactText(cmd, this.o.redact)}`,
+                `${this.name}: ${redact(cmd, this.o.redact ?? [])}`,
                 performance.now() - started,
                 'deadline reached; remote command signalled (TERM, then KILL) and its channel closed',
               ),
@@ -178,7 +178,7 @@ export class SshMachine implements Machine {
             if (typeof code !== 'number') {
               const why = this.connError.get(conn);
               const detail = [sig && `signal ${sig}`, why].filter(Boolean).join('; ');
-              const running = `${redactText(cmd, this.o.redact)}${detail ? ` (${detail})` : ''}`;
+              const running = `${redact(cmd, this.o.redact ?? [])}${detail ? ` (${detail})` : ''}`;
               return reject(new SshError(`ssh ${this.name}: connection dropped while running ${running}`));
             }
             this.log(cmd, { exitCode: code, durationMs });

@@ -91,23 +91,27 @@ export async function killAgent(m: Rebootable, { deadline }: FaultOptions): Prom
 }
 
 /**
- * Drop traffic between the client and `serverIp` on Nomad's ports for `forMs`, then heal. A systemd timer on the
- * client heals on its own if the harness dies in between; heal removes only the partition's own (commented) rules.
+ * Drop traffic between the client and every server of `serverIps` (one Raft cluster: all of them, or the client just
+ * talks to another) on Nomad's ports for `forMs`, then heal. A systemd timer on the client heals on its own if the
+ * harness dies in between; heal removes only the partition's own (commented) rules.
  */
 export async function partition(
   m: Rebootable,
-  serverIp: string,
+  serverIps: string | readonly string[],
   forMs: number,
   o: FaultOptions,
 ): Promise<RebootRecord> {
   const { deadline } = o;
+  const ips = typeof serverIps === 'string' ? [serverIps] : serverIps;
+  const serverIp = ips.join(',');
+  const cut = (op: '-I' | '-D') => ips.flatMap((ip) => partitionCommands(ip, op));
   const bootIdBefore = await m.bootId({ deadline });
-  const heal = partitionCommands(serverIp, '-D').join('; ');
+  const heal = cut('-D').join('; ');
   const safetyS = Math.ceil(forMs / 1000) + HEAL_SAFETY_S;
   const safety = `systemd-run --unit ${HEAL_UNIT} --on-active=${safetyS} /bin/sh -c ${quote(heal)}`;
   await sh(m, `systemctl stop ${HEAL_UNIT}.timer 2>/dev/null; ${safety}`, deadline, 'partition safety timer');
   const requestedAt = Date.now();
-  await sh(m, partitionCommands(serverIp, '-I').join(' && '), deadline, 'partition');
+  await sh(m, cut('-I').join(' && '), deadline, 'partition');
   const detail = `iptables DROP to/from ${serverIp} ports ${SERVER_PORTS.join(',')} for ${(forMs / 1000).toFixed(0)} s`;
   const marks: FaultMark[] = [{ atMs: requestedAt, label: 'partition: client cut off from the server', detail }];
   // Note: a deliberate hold (the length of the partition under test), not a poll

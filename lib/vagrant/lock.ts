@@ -83,7 +83,7 @@ export async function withLock<T>(
 
 /**
  * Take the lock without waiting: `release` when it is ours now (a dead holder's lock is taken over), else who holds it.
- * Warm labs (lib/lab/warm-lab.ts) use one per key: a second run does not wait for the first, it runs cold.
+ * Warm labs (lib/lab/warm/warm-lab.ts) use one per key: a second run does not wait for the first, it runs cold.
  */
 export async function tryLock(
   file: string,

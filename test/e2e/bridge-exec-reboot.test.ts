@@ -24,6 +24,7 @@ import { checkIds } from '../helpers/check-ids.js';
 import { CLIENT_REBOOTED } from '../../lib/checks/client-rebooted.js';
 import { NODE_BACK } from '../../lib/checks/node-back.js';
 import { SERVICES } from '../../lib/checks/services.js';
+import { AGENT_RESOURCES } from '../../lib/checks/agent-resources.js';
 
 // Note: tap's per-file timeout (package.json) is far below a real VM run; this file sets its own.
 t.setTimeout(180 * 60_000);
@@ -34,10 +35,11 @@ const skip =
 const REBOOT_CHECKS = checkIds('bridge-exec-reboot');
 /**
  * What must flip between a build before the tmpfs fix and one after it; client-rebooted and node-back pass on both,
- * services is skipped on both (the shipped job declares no Nomad-native service).
+ * services is skipped on both (the shipped job declares no Nomad-native service), agent-resources passes on both (the
+ * agent's own fds and plugin processes are judged whether or not an alloc was restored).
  * no-leaks: real 1.9.3 still holds the failed alloc's stale reservation when the run looks (the cause of the error).
  */
-const FLIP_ACROSS_FIX = checkIds('bridge-exec-reboot', [CLIENT_REBOOTED, NODE_BACK, SERVICES]);
+const FLIP_ACROSS_FIX = checkIds('bridge-exec-reboot', [CLIENT_REBOOTED, NODE_BACK, SERVICES, AGENT_RESOURCES]);
 const DUPLICATE = /has been allocated to [0-9a-f-]+, duplicate allocation is not allowed/;
 
 const before = builds.find((b) => b.beforeTmpfsFix);

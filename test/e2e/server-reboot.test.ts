@@ -17,7 +17,7 @@ const skip = build ? vmSkipReason() : 'no Nomad build given: set NOMAD_BINARY=/p
 const CHECKS = idsOf(EXAMPLE);
 
 t.test(
-  `run server-reboot --scenarios examples/scenarios on Nomad ${build?.version ?? '(none)'}: the server host reboots, the client's alloc serves through it`,
+  `run server-reboot-example --scenarios examples/scenarios on Nomad ${build?.version ?? '(none)'}: the server host reboots, the client's alloc serves through it`,
   {
     skip: skip ?? false,
     timeout: 50 * 60_000,
@@ -28,7 +28,7 @@ t.test(
     const junit = join(dir, 'junit.xml');
     const r = await runCli(t, [
       'run',
-      'server-reboot',
+      'server-reboot-example',
       '--scenarios',
       resolve('examples/scenarios'),
       '--nomad-binary',

@@ -252,7 +252,7 @@ export function createFakeLab(o: FakeLabOptions): Lab & {
         marks.push({ atMs: Date.now(), label: 'powered on' });
       }
       if (o.sshNeverBack) {
-        // as lib/ssh/reboot.ts + lib/lab/vagrant-lab.ts report it: the wait, the last SSH error, the console's tail
+        // as lib/ssh/reboot.ts + lib/lab/vagrant/vagrant-lab.ts report it: the wait, the last SSH error, the console's tail
         await sleep(Number.MAX_SAFE_INTEGER, deadline).catch(() => undefined);
         if (deadline.signal.aborted && !(deadline.signal.reason instanceof TimeoutError)) throw deadline.signal.reason;
         const what = `fake-${role} to answer over SSH with a new boot_id (was ${before})`;

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { RunRecord } from '../../lib/model/run.js';
 import type { SessionReport } from '../../lib/model/session.js';
 import type { ReportContext } from '../../lib/report/reporters.js';
-import { sessionExitCode } from '../../lib/session/exit-code.js';
+import { sessionExitCode } from '../../lib/report/outcome.js';
 
 /** One suite per run (named by the run's suiteName), in a `run` session unless said otherwise. */
 export function sessionOf(runs: RunRecord[], command: SessionReport['command'] = 'run'): SessionReport {
@@ -13,6 +13,15 @@ export function sessionOf(runs: RunRecord[], command: SessionReport['command'] =
     scenario: r.scenario,
     counts: true,
     attempts: [r],
+    rerun: {
+      scope: 'suite' as const,
+      argv: ['run', r.scenario],
+      keepArgs: true,
+      builds: [
+        { property: 'nomad.binary', flag: '--nomad' as const },
+        { property: 'nomad.upgrade_to', flag: '--upgrade-to' as const },
+      ],
+    },
   }));
   return {
     command,
@@ -23,6 +32,7 @@ export function sessionOf(runs: RunRecord[], command: SessionReport['command'] =
     exitCode: sessionExitCode(suites, false),
     builds: [],
     kept: [],
+    repeats: [],
   };
 }
 

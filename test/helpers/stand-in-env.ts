@@ -7,6 +7,8 @@ import type { ScenarioEnv } from '../../lib/run/scenario.js';
 import { HarnessError } from '../../lib/errors.js';
 import { startFakeNomad, type FakeNomad, type ServerRebootEffect, type Timeline } from './fake-nomad/index.js';
 import { createFakeLab } from './fake-lab.js';
+import { createFakeClusterLab } from './fake-cluster-lab.js';
+import { slotName, type Topology } from '../../lib/model/topology.js';
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { JobConverter } from '../../lib/cluster/job-convert.js';
@@ -99,12 +101,16 @@ function envOn(
 export const STAND_IN_QUIET_S = 0.5;
 /** The settle confirmation window in stand-in time: the stand-in answers in ms, so its reads are never seconds apart. */
 export const STAND_IN_CONFIRM_S = 0.2;
+/** The probe series' interval in the stand-ins. */
+export const STAND_IN_PROBE_INTERVAL = '20ms';
 const standInTime = (config: ScenarioEnv['config']): ScenarioEnv['config'] => ({
   ...config,
   reboot: {
     ...config.reboot,
     settleQuietS: Math.min(config.reboot.settleQuietS, STAND_IN_QUIET_S),
     settleConfirmS: Math.min(config.reboot.settleConfirmS, STAND_IN_CONFIRM_S),
+    // the stand-in's faults last milliseconds: probe often enough to see them
+    probeInterval: STAND_IN_PROBE_INTERVAL,
   },
 });
 
@@ -274,4 +280,42 @@ export function standInPerRun(
 /** "1.9.7" from a stand-in build path such as /stand-in/nomad-1.9.7 (the stand-in agent reports it after an upgrade). */
 function versionInPath(path: string): string | undefined {
   return /(\d+\.\d+\.\d+)/.exec(path)?.[1];
+}
+
+/**
+ * A Nomad stand-in and CLI deps whose scenario env uses it and a stand-in lab of `topology` (test/helpers/
+ * fake-cluster-lab.ts): the stand-in's primary client node is the first client, the others are registered beside it.
+ */
+export async function standInCluster(
+  topology: Topology,
+  o: { cwd: string; timeline?: Timeline },
+): Promise<{
+  nomad: FakeNomad;
+  lab: ReturnType<typeof createFakeClusterLab>;
+  deps: CliDeps;
+  out: string[];
+  err: string[];
+}> {
+  const nomad = await startFakeNomad({
+    timeline: o.timeline ?? 'restored',
+    clientNodeName: slotName(topology, 'client', 1),
+    stepMs: 20,
+  });
+  const lab = createFakeClusterLab(nomad, topology);
+  const out: string[] = [];
+  const err: string[] = [];
+  const makeEnv = (config: ScenarioEnv['config']): ScenarioEnv => ({
+    config: standInTime(config),
+    async upLab(ctx) {
+      ctx.cleanup.defer('destroy the stand-in lab', () => lab.destroy({ deadline: ctx.deadline }));
+      return lab;
+    },
+    ...envOn(
+      config,
+      () => nomad,
+      () => '1.9.7',
+      versionInPath,
+    ),
+  });
+  return { nomad, lab, deps: depsWith(makeEnv, o, out, err), out, err };
 }

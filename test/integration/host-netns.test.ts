@@ -2,7 +2,7 @@
 import t from 'tap';
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { currentNetns, reexecInNetns, IN_NETNS_ENV } from '../../lib/lab/host.js';
+import { currentNetns, reexecInNetns, IN_NETNS_ENV } from '../../lib/lab/host/host.js';
 
 const canNetns = (() => {
   if (process.getuid?.() !== 0) return 'needs root';
@@ -24,7 +24,7 @@ t.test(
     t.equal(currentNetns() === ns, false, 'this process is not in the new namespace');
     const dir = t.testdir({});
     const script = `${dir}/child.mjs`;
-    const hostUrl = new URL('../../lib/lab/host.ts', import.meta.url).href;
+    const hostUrl = new URL('../../lib/lab/host/host.ts', import.meta.url).href;
     writeFileSync(
       script,
       `import { currentNetns } from ${JSON.stringify(hostUrl)};\nimport { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(`${dir}/out.json`)}, JSON.stringify({ ns: currentNetns(), env: process.env.${IN_NETNS_ENV} }));\nprocess.exit(7);\n`,
@@ -54,7 +54,7 @@ t.test(
     execFileSync('ip', ['netns', 'add', ns]);
     t.teardown(() => execFileSync('ip', ['netns', 'del', ns]));
     const dir = t.testdir({});
-    const hostUrl = new URL('../../lib/lab/host.ts', import.meta.url).href;
+    const hostUrl = new URL('../../lib/lab/host/host.ts', import.meta.url).href;
     // the "CLI": on SIGTERM it takes 7 s to tear down, then exits 130 (as the real one does)
     writeFileSync(
       `${dir}/inner.mjs`,

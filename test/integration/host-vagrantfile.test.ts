@@ -98,6 +98,25 @@ t.test('a valid libvirt spec defines every machine as the lab needs', { skip: ha
 });
 
 t.test(
+  'a cluster: the hostname of each machine is its slot name (the Nomad node name)',
+  { skip: hasRuby },
+  async (t) => {
+    const machines = [
+      { name: 'nrh-r1-server-1', role: 'server', slot: 'server-1', privateIp: '10.199.3.10' },
+      { name: 'nrh-r1-client-1', role: 'client', slot: 'client-1', privateIp: '10.199.3.11' },
+      { name: 'nrh-r1-client-2', role: 'client', slot: 'client-2', privateIp: '10.199.3.12' },
+    ];
+    const { code, log, err } = evaluate(t.testdir({}), { ...spec, machines });
+    t.equal(code, 0, err);
+    for (const m of machines) t.ok(log.includes(`vm.define[${m.name}].vm.hostname="${m.slot}"`), m.slot);
+    t.ok(log.some((l) => l.startsWith('vm.define[nrh-r1-client-2].vm.network(:private_network, {:ip=>"10.199.3.12"')));
+    const r = evaluate(t.testdir({}), { ...spec, machines: [{ ...machines[0], slot: 'a b' }] });
+    t.equal(r.code, 3);
+    t.match(r.err, /field machines\[0\]\.slot: expected a name of letters, digits/);
+  },
+);
+
+t.test(
   'kvm and tbCacheMb 0 skip the TCG-only settings; virtualbox gets cpus/memory and an internal network',
   { skip: hasRuby },
   async (t) => {

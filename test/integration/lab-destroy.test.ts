@@ -4,7 +4,7 @@ import t from 'tap';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { destroyLabs } from '../../lib/lab/destroy.js';
+import { destroyLabs } from '../../lib/cli/destroy.js';
 import { DEFAULTS } from '../../lib/config/schema.js';
 import type { LogEvent } from '../../lib/log/events.js';
 

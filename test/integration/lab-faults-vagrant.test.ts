@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { createVagrantLab, VAGRANT_UP_LOG } from '../../lib/lab/vagrant-lab.js';
+import { createVagrantLab, VAGRANT_UP_LOG } from '../../lib/lab/vagrant/vagrant-lab.js';
 import { NotBackError } from '../../lib/lab/not-back.js';
 import type { LabSpec } from '../../lib/model/lab-spec.js';
 import { runCommand, type RunCommand } from '../../lib/exec/run.js';

@@ -6,7 +6,7 @@ import t from 'tap';
 import { mkdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createVagrantLab } from '../../lib/lab/vagrant-lab.js';
+import { createVagrantLab } from '../../lib/lab/vagrant/vagrant-lab.js';
 import type { LabSpec } from '../../lib/model/lab-spec.js';
 import { runCommand, type RunCommand } from '../../lib/exec/run.js';
 import { deadlineIn } from '../../lib/time/deadlines.js';

@@ -163,7 +163,7 @@ t.test('a bad matrix file: every problem at once, exit 2, nothing run', async (t
   t.equal(tight.code, 2, 'a cell that cannot fit the memory budget');
   t.match(
     tight.s.err.join(''),
-    /memory_budget_mb: is less than what cell bridge-exec-reboot\/nomad=1\.9\.3 needs \(2048 MiB/,
+    /memory_budget_mb: is less than what cell bridge-exec-reboot\/nomad=1\.9\.3 needs \(2368 MiB: 2 VMs x/,
   );
 });
 

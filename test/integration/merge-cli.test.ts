@@ -98,7 +98,7 @@ t.test(
     const text = readFileSync(junit, 'utf8');
     t.equal((text.match(/<flakyError /g) ?? []).length, 2, 'both 1.9.7 cells keep their Surefire flakyError');
     t.match(text, /<flakyError message="attempt 1 \(run \w+\) ended in an infrastructure error/);
-    t.match(out.join(''), /merged 4 suites from 2 JUnit files/);
+    t.match(out.join(''), /merged 4 suites from 2 JSON reports/);
     const attachments = [...text.matchAll(/\[\[ATTACHMENT\|([^\]]+)\]\]/g)].map((m) => m[1]!);
     t.ok(attachments.length >= 4, `${attachments.length} attachment lines`);
     t.same(

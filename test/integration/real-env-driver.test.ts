@@ -5,7 +5,7 @@ import t from 'tap';
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createRealEnv } from '../../lib/session/real-env.js';
-import type { DriverChoice, DriverSetting } from '../../lib/lab/accel.js';
+import type { DriverChoice, DriverSetting } from '../../lib/lab/kvm/accel.js';
 import { RunContext } from '../../lib/run/context.js';
 import { deadlineIn } from '../../lib/time/deadlines.js';
 import { DEFAULTS, type HarnessConfig } from '../../lib/config/schema.js';

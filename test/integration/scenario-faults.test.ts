@@ -2,7 +2,8 @@
 // and the stand-in lab (test/helpers/fake-lab.ts: agent-kill restarts the stand-in agent, partition cuts its
 // heartbeats). The real commands (systemctl kill, iptables) run only in the VM and e2e tiers.
 import t, { type Test } from 'tap';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { main } from '../../lib/cli/main.js';
 import { standIn } from '../helpers/stand-in-env.js';
@@ -146,5 +147,89 @@ t.test(
     const html = readFileSync(join(r.dir, 'reports', r.read().runId, 'report.html'), 'utf8');
     t.match(html, /powered off/);
     t.match(html, /power-off reboot requested/);
+  },
+);
+
+/** The shipped job with a group `disconnect` block, written outside the run's test dir (run() makes that one anew). */
+function withDisconnect(t: Test, block: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'nrh-disconnect-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const hcl = readFileSync('jobs/bridge-exec-http.nomad.hcl', 'utf8').replace(
+    '    network {',
+    `    disconnect {\n${block}\n    }\n\n    network {`,
+  );
+  writeFileSync(join(dir, 'disconnect.nomad.hcl'), hcl);
+  return join(dir, 'disconnect.nomad.hcl');
+}
+
+t.test(
+  'partition past heartbeat_grace with disconnect { lost_after }: the alloc goes unknown, then reconnects in place, as its policy says',
+  async (t) => {
+    const job = withDisconnect(t, '      lost_after = "1m"');
+    const r = await run(t, [
+      '--job',
+      job,
+      '--reboot',
+      'partition',
+      '--partition-for',
+      '1s',
+      '--heartbeat-grace',
+      '300ms',
+    ]);
+    const run0 = r.read();
+    const v = (id: string) => (run0.verdicts as V[]).find((x) => x.id === id)!;
+    t.equal(r.code, 0, `exit 0: ${JSON.stringify((run0.verdicts as V[]).filter((x) => x.status === 'failed'))}`);
+    t.equal(
+      run0.properties['job.disconnect'],
+      'web: disconnect { lost_after = "1m", replace = true, reconcile = "best_score" }',
+      "the policy as the run's Nomad line (the stand-in's 1.9.7) reads the canonical job",
+    );
+    t.match(v('alloc-restored'), {
+      status: 'passed',
+      message:
+        /went unknown at \S+ \(node disconnected\), then reconnected in place on node \S+; policy: disconnect \{ lost_after = "1m", .*\} of group web \(Nomad before 1\.10\)/,
+    });
+    t.match(v('task-restarted'), {
+      status: 'passed',
+      message: /kept running through partition/,
+    });
+    t.match(v('client-rebooted'), {
+      status: 'passed',
+      message: /partition of 1s <= heartbeat_grace 0\.3s \+ lost_after 60s/,
+    });
+    const events = readFileSync(
+      (run0.artifacts as { name: string; path: string }[]).find((a) => a.name === 'events.ndjson')!.path,
+      'utf8',
+    );
+    t.match(events, /"Status":"disconnected"/, 'the node disconnected, not down, in the recorded stream');
+    t.match(events, /"ClientStatus":"unknown"/, 'the alloc unknown');
+    t.notMatch(events, /"ClientStatus":"lost"/, 'and never lost');
+    t.match(run0.properties['job.settled'], /^yes/, 'the job settled with nothing pending (the blocked eval gave way)');
+  },
+);
+
+t.test(
+  'partition past heartbeat_grace + lost_after: unknown, then lost and replaced, which the policy asks for',
+  async (t) => {
+    const job = withDisconnect(t, '      lost_after = "1s"');
+    const r = await run(t, [
+      '--job',
+      job,
+      '--reboot',
+      'partition',
+      '--partition-for',
+      '3s',
+      '--heartbeat-grace',
+      '300ms',
+    ]);
+    const run0 = r.read();
+    const v = (id: string) => (run0.verdicts as V[]).find((x) => x.id === id)!;
+    t.equal(r.code, 0, `exit 0: ${JSON.stringify((run0.verdicts as V[]).filter((x) => x.status === 'failed'))}`);
+    t.match(v('alloc-restored'), {
+      status: 'passed',
+      message:
+        /^replaced, as expected \(partition of 3s > heartbeat_grace 0\.3s \+ lost_after 1s\): .*it was unknown from \S+ and lost once lost_after 1s ran out: lost and replaced is what disconnect \{ lost_after = "1s"/,
+    });
+    t.match(v('task-restarted'), { status: 'passed', message: /replacement .* task is running/ });
   },
 );

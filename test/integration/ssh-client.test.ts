@@ -74,7 +74,7 @@ if (sshd) {
       'token never logged',
     );
     t.ok(
-      logged.some((c) => c.includes('***')),
+      logged.some((c) => c.includes('[REDACTED]')),
       'redaction marker logged',
     );
   });

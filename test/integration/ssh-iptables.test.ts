@@ -1,4 +1,4 @@
-// The iptables part of an existing host's teardown (lib/lab/ssh-iptables.ts) against the rules the REAL CNI plugins
+// The iptables part of an existing host's teardown (lib/lab/ssh/ssh-iptables.ts) against the rules the REAL CNI plugins
 // v1.6.2 make: bridge (ipMasq), firewall and portmap ADD two allocs the way Nomad's bridge conflist chains them, in a
 // scratch network namespace (its own iptables; the host's stack is never touched), next to rules of the host's own
 // (a user masquerade rule, another CNI network's chain). After the cleanup script ran there, every per-alloc rule and
@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { homedir } from 'node:os';
 import { bridgeNetConfig } from '../../lib/cni/config.js';
 import { CNI_PLUGINS_VERSION } from '../../lib/cluster/cni-plugins.js';
-import { cniIptablesCleanupScript } from '../../lib/lab/ssh-iptables.js';
+import { cniIptablesCleanupScript } from '../../lib/lab/ssh/ssh-iptables.js';
 
 const PLUGINS = join(
   process.env['XDG_CACHE_HOME'] || join(homedir(), '.cache'),

@@ -4,12 +4,12 @@
 import t, { type Test } from 'tap';
 import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { createSshLab, type SshLabOptions } from '../../lib/lab/ssh-lab.js';
+import { createSshLab, type SshLabOptions } from '../../lib/lab/ssh/ssh-lab.js';
 import { deadlineIn } from '../../lib/time/deadlines.js';
 import { ConfigError, HarnessError } from '../../lib/errors.js';
 import { sh } from '../../lib/shell/quote.js';
 import type { HostSpec } from '../../lib/config/schema.js';
-import { sshdForTest } from '../helpers/sshd.js';
+import { sshdForTest, startSshd, type TestSshd } from '../helpers/sshd.js';
 import {
   CNI_PLUGINS,
   cniProbeCommand,
@@ -228,6 +228,120 @@ if (sshd) {
       t.same(cleanups, [], 'no cleanup registered: nothing was installed');
       t.notOk(existsSync(dir), 'no plugin dir made');
       t.notOk(existsSync(path.join(root, 'state')), 'no harness state on the host');
+    },
+  );
+
+  t.test(
+    'a list of hosts: 1 server + 2 clients, three sshds; each slot reaches its own host, a fault hits only its target',
+    async (t) => {
+      // Two more sshds on their own ports (the first is the file's): one "host" each, told apart by the port in
+      // $SSH_CONNECTION, each with its own boot id file and its own sudo and systemd-run stubs.
+      const more: TestSshd[] = [await startSshd(), await startSshd()];
+      t.teardown(async () => {
+        for (const x of more) await x.dispose();
+      });
+      const all = [sshd, ...more];
+      const root = t.testdir({});
+      const bootOf = (x: TestSshd) => path.join(root, `boot-${x.port}`);
+      const marker = path.join(root, 'cleaned');
+      for (const x of all) {
+        writeFileSync(bootOf(x), `boot-${x.port}-A\n`);
+        writeFileSync(path.join(x.binDir, 'sudo'), '#!/bin/sh\n[ "$1" = -n ] || exit 99\nshift\nexec "$@"\n');
+        chmodSync(path.join(x.binDir, 'sudo'), 0o755);
+      }
+      const spec = (x: TestSshd, o: Partial<HostSpec> = {}): HostSpec => ({
+        address: '127.0.0.1',
+        port: x.port,
+        user: x.target.user,
+        key: x.target.identityFiles[0]!,
+        jump: undefined,
+        ...o,
+      });
+      const port = 'echo $SSH_CONNECTION | cut -d" " -f4';
+      const cleanups: { what: string; fn: () => Promise<void> }[] = [];
+      const make = (o: Partial<SshLabOptions>) =>
+        createSshLab({
+          runId: 'rlist',
+          roles: ['server', 'client'],
+          hosts: { servers: [spec(sshd)], clients: [spec(more[0]!), spec(more[1]!)] },
+          hardResetCommand: undefined,
+          cleanup: (what, fn) => void cleanups.push({ what, fn }),
+          cniDir: cni,
+          hostStateDir: path.join(root, 'state'),
+          ssh: { bootIdCommand: `cat ${root}/boot-$(${port})`, connectTimeoutMs: 2000 },
+          cleanupScript: `echo "$(${port}) cleaned" >> ${marker}`,
+          ...o,
+        });
+      const up = await make({}).up({ deadline: deadlineIn(20_000) });
+      t.same(Object.keys(up.machines), ['server-1', 'client-1', 'client-2'], 'slot names, servers first');
+      t.same(
+        Object.values(up.machines).map((m) => `${m.role} ${m.name}`),
+        ['server rlist-server-1', 'client rlist-client-1', 'client rlist-client-2'],
+      );
+      for (const [name, x] of [
+        ['server-1', sshd],
+        ['client-1', more[0]!],
+        ['client-2', more[1]!],
+      ] as const) {
+        const r = await up.machines[name]!.exec(port, { deadline: deadlineIn(5000) });
+        t.equal(r.stdout.trim(), String(x.port), `${name} reaches its own host (port ${x.port})`);
+      }
+      t.match(up.describe(), /ssh client-2: {2}ssh -i .* -p \d+ '?\w+@127\.0\.0\.1/);
+      t.equal(
+        (await up.collectEvidence({ deadline: deadlineIn(5000) }))['hosts.txt'],
+        all
+          .map((x, i) => `${['server-1', 'client-1', 'client-2'][i]}: ${x.target.user}@127.0.0.1:${x.port}\n`)
+          .join(''),
+      );
+
+      // A graceful reboot of client-2: its boot id changes; client-1's and the server's do not.
+      writeFileSync(
+        path.join(more[1]!.binDir, 'systemd-run'),
+        `#!/bin/sh\n(sleep 1; echo boot-${more[1]!.port}-B > ${bootOf(more[1]!)}) >/dev/null 2>&1 &\n`,
+      );
+      chmodSync(path.join(more[1]!.binDir, 'systemd-run'), 0o755);
+      const r = await up.reboot('client-2', 'graceful', { deadline: deadlineIn(20_000) });
+      t.match(r, { bootIdBefore: `boot-${more[1]!.port}-A`, bootIdAfter: `boot-${more[1]!.port}-B`, kind: 'graceful' });
+      t.equal(await up.machines['client-1']!.bootId({ deadline: deadlineIn(5000) }), `boot-${more[0]!.port}-A`);
+      t.equal(await up.machines['server-1']!.bootId({ deadline: deadlineIn(5000) }), `boot-${sshd.port}-A`);
+      const err = await rejection(up.reboot('client', 'graceful', { deadline: deadlineIn(5000) }));
+      t.match((err as Error).message, /no host named "client" \(have server-1, client-1, client-2\)/);
+
+      // The teardown cleans each host once.
+      t.match(
+        cleanups.map((c) => c.what),
+        [/clean what the harness installed on server-1, client-1 and client-2 \(the hosts keep running\)/],
+      );
+      await cleanups[0]!.fn();
+      t.same(
+        readFileSync(marker, 'utf8').trim().split('\n').sort(),
+        all.map((x) => `${x.port} cleaned`).sort(),
+        'once per host',
+      );
+
+      // Problems name the entry: its list and index.
+      cleanups.length = 0;
+      const keyless = await rejection(
+        make({
+          hosts: { servers: [spec(sshd)], clients: [spec(more[0]!), spec(more[1]!, { key: '/nonexistent/key' })] },
+        }).up({ deadline: deadlineIn(5000) }),
+      );
+      t.ok(keyless instanceof ConfigError);
+      t.match((keyless as ConfigError).problems, [
+        { field: 'lab.hosts.clients[1].key', value: '/nonexistent/key', message: 'cannot be read' },
+      ]);
+      const down = await rejection(
+        make({
+          hosts: { servers: [spec(sshd)], clients: [spec(more[0]!), spec(more[1]!, { port: 1 })] },
+          reachMs: 3000,
+        }).up({ deadline: deadlineIn(20_000) }),
+      );
+      t.equal((down as HarnessError).exitCode, 3);
+      t.match(
+        (down as Error).message,
+        /^lab\.hosts\.clients\[1\]\.address: \w+@127\.0\.0\.1:1 is not reachable over SSH/,
+      );
+      t.same(cleanups, [], 'nothing to clean: nothing was installed');
     },
   );
 }

@@ -47,12 +47,12 @@ t.test('list --scenarios shows the example with its checks and file', async (t) 
   const r = await cli(['list', '--scenarios', EXAMPLES], process.cwd());
   t.equal(r.code, 0, r.err);
   t.match(r.out, /^bridge-exec-reboot/m, 'shipped scenarios first');
-  t.match(r.out, /server-reboot \(needs --nomad\)\s+\(from .*examples\/scenarios\/server-reboot\.ts\)/);
+  t.match(r.out, /server-reboot-example \(needs --nomad\)\s+\(from .*examples\/scenarios\/server-reboot\.ts\)/);
   for (const id of SERVER_CHECKS) t.match(r.out, new RegExp(`- ${id}: `), id);
   const json = await cli(['list', '--json', '--scenarios', EXAMPLES], process.cwd());
   const listed = JSON.parse(json.out) as { name: string; file?: string; checks: { id: string }[] }[];
   t.same(
-    listed.find((s) => s.name === 'server-reboot')?.checks.map((c) => c.id),
+    listed.find((s) => s.name === 'server-reboot-example')?.checks.map((c) => c.id),
     SERVER_CHECKS,
   );
   t.notOk(listed.find((s) => s.name === 'bridge-exec-reboot')?.file, 'shipped scenarios name no file');
@@ -195,7 +195,7 @@ async function serverReboot(t: Test, effect: ServerRebootEffect, extra: string[]
   const dir = t.testdir({});
   const argv = [
     'run',
-    'server-reboot',
+    'server-reboot-example',
     '--scenarios',
     EXAMPLES,
     '--nomad-binary',
@@ -228,7 +228,7 @@ t.test(
     t.equal(r.code, 0, r.err);
     t.equal(
       r.suite['name'],
-      'server-reboot@1.9.7',
+      'server-reboot-example@1.9.7',
       'the suite is <scenario>@<build version>, as for a shipped scenario',
     );
     for (const id of SERVER_CHECKS) t.notOk(r.failed(id), `${id} passed`);
@@ -263,7 +263,7 @@ t.test('server-reboot: tasks restarted across the server reboot fail alloc-kept-
 });
 
 t.test('compare and matrix run a user scenario too (one suite per build / cell)', async (t) => {
-  const m = 'scenario: server-reboot\naxes:\n  nomad:\n    - {name: "a", binary: /stand-in/nomad-1.9.6}\n';
+  const m = 'scenario: server-reboot-example\naxes:\n  nomad:\n    - {name: "a", binary: /stand-in/nomad-1.9.6}\n';
   const dir = t.testdir({ 'm.yaml': m });
   const builds = {
     '/stand-in/nomad-1.9.6': { timeline: 'restored' as const, version: '1.9.6' },
@@ -274,7 +274,7 @@ t.test('compare and matrix run a user scenario too (one suite per build / cell)'
   const compare = await main(
     [
       'compare',
-      'server-reboot',
+      'server-reboot-example',
       '--before',
       '/stand-in/nomad-1.9.6',
       '--after',
@@ -286,13 +286,13 @@ t.test('compare and matrix run a user scenario too (one suite per build / cell)'
     c.deps,
   );
   t.equal(compare, 0, c.err.join(''));
-  const suites = /testsuite name="server-reboot@1\.9\.6"[\s\S]*testsuite name="server-reboot@1\.9\.7"/;
+  const suites = /testsuite name="server-reboot-example@1\.9\.6"[\s\S]*testsuite name="server-reboot-example@1\.9\.7"/;
   t.match(readFileSync(join(dir, 'compare.xml'), 'utf8'), suites);
   const perCell = standInPerRun(builds, { cwd: dir });
   const matrix = await main(['matrix', 'm.yaml', ...common, '--junit', join(dir, 'matrix.xml')], perCell.deps);
   t.equal(matrix, 0, perCell.err.join(''));
   // Note: suites are <scenario>@<build>[/<variant>]; a matrix build is named by its nomad entry
-  const cell = /testsuite name="server-reboot@a"[\s\S]*\(served-through-reboot\)/;
+  const cell = /testsuite name="server-reboot-example@a"[\s\S]*\(served-through-reboot\)/;
   t.match(readFileSync(join(dir, 'matrix.xml'), 'utf8'), cell);
 });
 

@@ -3,7 +3,7 @@ import t from 'tap';
 import { existsSync, mkdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createVagrantLab } from '../../lib/lab/vagrant-lab.js';
+import { createVagrantLab } from '../../lib/lab/vagrant/vagrant-lab.js';
 import type { LabSpec } from '../../lib/model/lab-spec.js';
 import { runCommand, type RunCommand } from '../../lib/exec/run.js';
 import { deadlineIn } from '../../lib/time/deadlines.js';
@@ -117,7 +117,7 @@ if (sshd) {
     t.equal(rec.bootIdBefore, 'boot-1');
     t.equal(rec.bootIdAfter, 'boot-2');
     const err = await lab.reboot('nope', 'hard', { deadline: deadlineIn(1000) }).catch((e: unknown) => e);
-    t.match(String(err), /no machine with role "nope" \(have server, client\)/);
+    t.match(String(err), /no machine named "nope" \(have server, client\)/);
   });
 
   t.test('evidence: vagrant status and serial logs (or why not)', async (t) => {

@@ -1,4 +1,4 @@
-// Warm labs without VMs (lib/lab/warm-lab.ts, lib/lab/destroy.ts): a stand-in for libvirt and Vagrant answers the real
+// Warm labs without VMs (lib/lab/warm/warm-lab.ts, lib/cli/destroy.ts): a stand-in for libvirt and Vagrant answers the real
 // argv of `virsh` and `vagrant` (the commands the harness runs) from an in-memory model of domains, snapshots and
 // networks, because real libvirt domains need the VM tier (test/vm/warm-lab.test.ts runs the same paths for real).
 // The files (warm.json, lab-spec.json, lock files, the build) are real.
@@ -7,10 +7,10 @@ import { existsSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync 
 import { join } from 'node:path';
 import { DEFAULTS, type HarnessConfig } from '../../lib/config/schema.js';
 import type { RunCommand } from '../../lib/exec/run.js';
-import { destroyLabs } from '../../lib/lab/destroy.js';
-import { labSpecFor } from '../../lib/lab/spec-for.js';
-import { openWarmLab, readWarmRecord, warmInputsFor, warmLockPath } from '../../lib/lab/warm-lab.js';
-import { warmKey, warmLabId } from '../../lib/lab/warm-key.js';
+import { destroyLabs } from '../../lib/cli/destroy.js';
+import { labSpecFor } from '../../lib/lab/vagrant/spec-for.js';
+import { openWarmLab, readWarmRecord, warmInputsFor, warmLockPath } from '../../lib/lab/warm/warm-lab.js';
+import { warmKey, warmLabId } from '../../lib/lab/warm/warm-key.js';
 import type { LogEvent } from '../../lib/log/events.js';
 import { deadlineIn } from '../../lib/time/deadlines.js';
 import { VAGRANTFILE } from '../../lib/session/real-env.js';

@@ -84,7 +84,7 @@ t.test(
 );
 
 t.test('every config flag is accepted, booleans without a value', async (t) => {
-  const bools = new Set(['keep', 'json', 'verbose', 'quiet']);
+  const bools = new Set(['keep', 'json', 'verbose', 'quiet', 'rolling', 'drain']);
   for (const f of FIELDS) {
     if (!f.flag) continue;
     const argv = bools.has(f.flag) ? ['run', `--${f.flag}`] : ['run', `--${f.flag}`, 'v'];

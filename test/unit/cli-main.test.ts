@@ -105,6 +105,18 @@ t.test('--reboots on a scenario that reboots once: exit 2 naming the flag, nothi
   t.notOk(p.effects.includes('prepareHost'), 'the lab host was not touched');
 });
 
+t.test('--target, --rolling, --drain on a scenario that hits its one client itself: exit 2, all at once', async (t) => {
+  const p = probe(t.testdir());
+  const argv = ['run', 'bridge-exec-reboot', '--nomad-binary', './nomad', '--target', 'leader', '--rolling', '--drain'];
+  t.equal(await main(argv, p.deps), 2);
+  for (const flag of ['--target', '--rolling', '--drain'])
+    t.match(
+      p.err(),
+      new RegExp(`reboot\\.\\w+ \\(${flag}\\): applies to rolling-reboot and server-reboot; bridge-exec-reboot`),
+    );
+  t.notOk(p.effects.includes('prepareHost'), 'the lab host was not touched');
+});
+
 t.test('run of an unknown scenario lists the scenarios', async (t) => {
   const p = probe(t.testdir());
   t.equal(await main(['run', 'nope', '--nomad-binary', './nomad'], p.deps), 2);
@@ -349,4 +361,24 @@ t.test('--fresh turns warm reruns off; lab.warm and HARNESS_WARM are keys like a
   );
   const bad = resolveConfig({ ...base, env: { HARNESS_WARM: 'maybe' }, flags: {} });
   t.match(bad, { ok: false, problems: [{ field: 'env HARNESS_WARM', value: 'maybe' }] });
+});
+
+t.test('a topology that does not fit, or is no topology, is exit 2 before anything exists', async (t) => {
+  const facts = { hostFacts: async () => ({ memAvailableMb: 4000 }) };
+  const p = probe(t.testdir(), {}, facts);
+  t.equal(await main(['run', 'cni-ipam-reboot', '--clients', '4', '--fresh'], p.deps), 2);
+  t.match(
+    p.err(),
+    /lab\.servers \+ lab\.clients, lab\.memory_mb: the lab needs 4736 MiB \(4 VMs x \(768 MiB lab\.memory_mb/,
+  );
+  t.match(p.err(), /this host has 4000 MiB available \(MemAvailable\)/);
+  t.match(p.err(), /run fewer machines \(--servers\/--clients: 3 VM\(s\) of this size fit\)/);
+  t.same(p.effects, [], 'nothing prepared, no lab made');
+  const fits = probe(t.testdir(), {}, facts);
+  t.equal(await main(['run', 'cni-ipam-reboot', '--clients', '3', '--plan'], fits.deps), 0, 'three clients fit');
+  const bad = probe(t.testdir(), {}, facts);
+  t.equal(await main(['run', 'cni-ipam-reboot', '--servers', '2', '--clients', '9'], bad.deps), 2);
+  t.match(bad.err(), /--servers: must be one of 1, 3, 5/);
+  t.match(bad.err(), /--clients: must be a whole number from 1 to 8/);
+  t.same(bad.effects, []);
 });

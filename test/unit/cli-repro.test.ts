@@ -1,6 +1,6 @@
 // The repro command: same inputs, output locations dropped, every Nomad build named by absolute path and sha256.
 import t from 'tap';
-import { reproCommand, reproMatrixCommand } from '../../lib/report/repro.js';
+import { reproCommand } from '../../lib/report/repro.js';
 import { reproEnv } from '../../lib/cli/main.js';
 
 t.test('upgrade-in-place: both builds are checked by sha256 and passed by absolute path', async (t) => {
@@ -16,7 +16,7 @@ t.test('upgrade-in-place: both builds are checked by sha256 and passed by absolu
       'unique-ips=fail',
       '--keep',
     ],
-    scenario: 'upgrade-in-place',
+    argv: ['run', 'upgrade-in-place'],
     cwd: '/w',
     cli: '/w/bin/reboot-harness.js',
     builds: [
@@ -33,7 +33,7 @@ t.test('upgrade-in-place: both builds are checked by sha256 and passed by absolu
 t.test('a run keeps its other inputs; a build without a checksum is still named', async (t) => {
   const cmd = reproCommand({
     args: ['bridge-exec-reboot', '--reports-dir', 'r', '--reboots', '3'],
-    scenario: 'bridge-exec-reboot',
+    argv: ['run', 'bridge-exec-reboot'],
     cwd: '/w',
     cli: '/c.js',
     builds: [{ flag: '--nomad-binary', path: '/n' }],
@@ -43,9 +43,8 @@ t.test('a run keeps its other inputs; a build without a checksum is still named'
 
 t.test('compare: both builds checked, the command is compare', async (t) => {
   const cmd = reproCommand({
-    command: 'compare',
+    argv: ['compare', 'bridge-exec-reboot'],
     args: ['bridge-exec-reboot', '--before', './x', '--after=./y', '--timeout', '40m'],
-    scenario: 'bridge-exec-reboot',
     cwd: '/w',
     cli: '/c.js',
     builds: [
@@ -62,7 +61,7 @@ t.test('compare: both builds checked, the command is compare', async (t) => {
 t.test('variables that shaped the run are set again in front of each command, for that command only', async (t) => {
   const cmd = reproCommand({
     args: ['--timeout', '40m'],
-    scenario: 'bridge-exec-reboot',
+    argv: ['run', 'bridge-exec-reboot'],
     cwd: '/w',
     cli: '/c.js',
     builds: [{ flag: '--nomad', path: '/n', sha256: 'ab', spec: '1.9.7', cli: '/c.js' }],
@@ -82,7 +81,7 @@ t.test('variables that shaped the run are set again in front of each command, fo
 t.test("with the command's value flags, a boolean flag before the scenario does not swallow it", async (t) => {
   const cmd = reproCommand({
     args: ['--keep', 'bridge-exec-reboot', '--netns', '', '--reboots', '-1', '--junit', 'j.xml'],
-    scenario: 'bridge-exec-reboot',
+    argv: ['run', 'bridge-exec-reboot'],
     cwd: '/w',
     cli: '/c.js',
     valueFlags: new Set(['--netns', '--reboots', '--junit']),
@@ -91,13 +90,12 @@ t.test("with the command's value flags, a boolean flag before the scenario does 
 });
 
 t.test('a matrix cell keeps the inputs given to the whole matrix, not its selection or output places', async (t) => {
-  const cmd = reproMatrixCommand({
+  const cmd = reproCommand({
+    argv: ['matrix', 'm.yaml', '--cell', 'bridge-exec-reboot/nomad=1.9.3'],
     args: ['m.yaml', '--shard', '2/3', '--netns', '', '--timeout', '1h', '--junit', 'j.xml', '--keep'],
-    file: 'm.yaml',
-    cell: 'bridge-exec-reboot/nomad=1.9.3',
     cwd: '/w',
     cli: '/c.js',
-    builds: [{ flag: '--nomad', path: '/n', sha256: 'ab' }],
+    builds: [{ path: '/n', sha256: 'ab' }],
     env: [['HARNESS_TIMEOUT', '2h']],
     valueFlags: new Set(['--shard', '--netns', '--timeout', '--junit']),
   });

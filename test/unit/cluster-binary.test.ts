@@ -3,7 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { inspectElf, inspectNomadBinary, checkNomadBinary, probeNomadVersion } from '../../lib/builds/binary.js';
-import { runDoctor } from '../../lib/lab/doctor.js';
+import { runDoctor } from '../../lib/cli/doctor.js';
 import { runCommand, type RunCommand } from '../../lib/exec/run.js';
 import { deadlineIn } from '../../lib/time/deadlines.js';
 import { ConfigError } from '../../lib/errors.js';

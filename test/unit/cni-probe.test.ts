@@ -1,7 +1,7 @@
 import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { bridgeNetConfig, stateDirOf, CNI_DATA_DIRS } from '../../lib/cni/config.js';
-import { cniAddCall, cniDelCall, cniResetCommand, CNI_PROBE_REMOTE_PATH } from '../../lib/cni/commands.js';
+import { cniCall, cniResetCommand, CNI_PROBE_REMOTE_PATH } from '../../lib/cni/commands.js';
 import { parseCniResult, parseProbeOutput, describeOutcome } from '../../lib/parse/cni-result.js';
 
 const fixture = (n: string) => readFileSync(new URL(`../fixtures/cni/${n}`, import.meta.url), 'utf8');
@@ -28,10 +28,10 @@ t.test("the bridge config matches Nomad's conflist entry; dataDir only when give
 });
 
 t.test('command builders quote their arguments and pass the config on stdin', async (t) => {
-  const add = cniAddCall('alloc-1', 'nrh-cni', { dataDir: '/var/run/cni' });
+  const add = cniCall('add', 'alloc-1', 'nrh-cni', { dataDir: '/var/run/cni' });
   t.equal(add.cmd, `${CNI_PROBE_REMOTE_PATH} add alloc-1 nrh-cni`);
   t.equal(JSON.parse(add.stdin).ipam.dataDir, '/var/run/cni');
-  t.equal(cniDelCall("x'y", 'ns').cmd, `${CNI_PROBE_REMOTE_PATH} del 'x'\\''y' ns`);
+  t.equal(cniCall('del', "x'y", 'ns').cmd, `${CNI_PROBE_REMOTE_PATH} del 'x'\\''y' ns`);
   t.equal(
     cniResetCommand('nrh-cni', ['/var/lib/cni/networks/nomad', '/var/run/cni/nomad']),
     `${CNI_PROBE_REMOTE_PATH} reset nrh-cni /var/lib/cni/networks/nomad /var/run/cni/nomad`,

@@ -2,13 +2,10 @@
 import t from 'tap';
 import type { Verdict } from '../../lib/model/check.js';
 import type { RunRecord } from '../../lib/model/run.js';
-import {
-  buildVersion,
-  compareRuns,
-  comparisonJson,
-  comparisonSuiteNames,
-  renderComparison,
-} from '../../lib/report/compare.js';
+import { compareRuns, renderComparison } from '../../lib/report/compare.js';
+import { sideLabels, suiteName } from '../../lib/plan/names.js';
+import { renderSessionJson } from '../../lib/report/json.js';
+import { sessionOf } from '../helpers/session.js';
 
 const v = (id: string, label: Verdict['label'], met = label !== 'failed' && label !== 'unexpected pass'): Verdict => ({
   id,
@@ -117,24 +114,30 @@ t.test('the table shows both labels and FLIPPED only on flipped rows, and counts
 });
 
 t.test("suite names come from the builds' versions, falling back to @before/@after", async (t) => {
-  t.equal(buildVersion(after), '1.9.4');
-  t.equal(buildVersion(run('n', [])), undefined);
-  t.same(comparisonSuiteNames('s', before, after), { before: 's@1.9.3', after: 's@1.9.4' });
-  t.same(
-    comparisonSuiteNames('s', before, before),
-    { before: 's@before', after: 's@after' },
-    'equal versions would collide',
-  );
-  t.same(comparisonSuiteNames('s', run('n', []), after), { before: 's@before', after: 's@after' }, 'unknown version');
+  const names = (b: string | undefined, a: string | undefined) => {
+    const l = sideLabels(b, a);
+    return { before: suiteName('s', l.before, []), after: suiteName('s', l.after, []) };
+  };
+  t.same(names('1.9.3', '1.9.4'), { before: 's@1.9.3', after: 's@1.9.4' });
+  t.same(names('1.9.3', '1.9.3'), { before: 's@before', after: 's@after' }, 'equal versions would collide');
+  t.same(names(undefined, '1.9.4'), { before: 's@before', after: 's@after' }, 'unknown version');
 });
 
 t.test('the JSON comparison section lists flips and both runs', async (t) => {
-  const j = comparisonJson(before, after, compareRuns(before, after)) as {
+  const base = sessionOf([before, after]);
+  const suites = base.suites.map((x, i) => ({ ...x, side: i ? ('after' as const) : ('before' as const) }));
+  const comparison = {
+    scenario: 'x',
+    beforeName: suites[0]!.name,
+    afterName: suites[1]!.name,
+    rows: compareRuns(before, after),
+  };
+  const j = JSON.parse(renderSessionJson({ ...base, suites, comparison })).comparison as {
     flipped: string[];
-    before: { runId: string; version: string };
+    before: { runId: string; suiteName: string };
     rows: unknown[];
   };
   t.same(j.flipped, ['alloc-restored', 'no-duplicate-ip', 'unique-ips', 'old-only']);
-  t.match(j.before, { runId: 'rB', version: '1.9.3' });
+  t.match(j.before, { runId: 'rB', suiteName: before.suiteName });
   t.equal(j.rows.length, 5);
 });

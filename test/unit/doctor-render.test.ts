@@ -8,7 +8,7 @@ import {
   renderDoctor,
   runDoctor,
   type DoctorItem,
-} from '../../lib/lab/doctor.js';
+} from '../../lib/cli/doctor.js';
 import { deadlineIn } from '../../lib/time/deadlines.js';
 import type { RunCommand } from '../../lib/exec/run.js';
 

@@ -1,8 +1,8 @@
 import t from 'tap';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { parseNetnsList, alivePid, IN_NETNS_ENV } from '../../lib/lab/host.js';
-import { setupArgs, runSetup, nextCommands, SETUP_SCRIPT, TSX_LOADER } from '../../lib/lab/setup.js';
+import { parseNetnsList, alivePid, IN_NETNS_ENV } from '../../lib/lab/host/host.js';
+import { setupArgs, runSetup, nextCommands, SETUP_SCRIPT, TSX_LOADER } from '../../lib/cli/setup.js';
 import { CommandError } from '../../lib/errors.js';
 import { deadlineIn } from '../../lib/time/deadlines.js';
 import type { RunCommand } from '../../lib/exec/run.js';

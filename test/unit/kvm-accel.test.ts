@@ -4,10 +4,16 @@ import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { judgeKvmProbe, initLine, type KvmProbeOutput } from '../../lib/parse/kvm-probe-console.js';
-import { chooseLibvirtDriver, driverChooser, type AccelDeps } from '../../lib/lab/accel.js';
-import { kvmCacheKey, kvmCachePath, readKvmAnswer, writeKvmAnswer, type KvmAnswer } from '../../lib/lab/kvm-cache.js';
+import { chooseLibvirtDriver, driverChooser, type AccelDeps } from '../../lib/lab/kvm/accel.js';
+import {
+  kvmCacheKey,
+  kvmCachePath,
+  readKvmAnswer,
+  writeKvmAnswer,
+  type KvmAnswer,
+} from '../../lib/lab/kvm/kvm-cache.js';
 import { boxKernel, compareVersions } from '../../lib/vagrant/box-files.js';
-import { kvmProbeArgv } from '../../lib/lab/kvm-probe.js';
+import { kvmProbeArgv } from '../../lib/lab/kvm/kvm-probe.js';
 import { deadlineIn } from '../../lib/time/deadlines.js';
 
 const lines = (n: string) => readFileSync(new URL(`../fixtures/kvm-probe/${n}`, import.meta.url), 'utf8').split('\n');

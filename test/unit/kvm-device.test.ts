@@ -1,10 +1,10 @@
-// /dev/kvm on a host without udev (lib/lab/kvm-device.ts): the lab host gives it to the kvm group as udev's default
+// /dev/kvm on a host without udev (lib/lab/kvm/kvm-device.ts): the lab host gives it to the kvm group as udev's default
 // rule does, so libvirt keeps its QEMU capabilities cached, and `destroy --host` puts the mode it found back. The
 // effects run on a regular file standing in for the device node, with a group file naming this process's group kvm.
 import t from 'tap';
 import { chmodSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describeMode, fixKvmDevice, groupGid, kvmDeviceFix, restoreKvmDevice } from '../../lib/lab/kvm-device.js';
+import { describeMode, fixKvmDevice, groupGid, kvmDeviceFix, restoreKvmDevice } from '../../lib/lab/kvm/kvm-device.js';
 
 t.test("the kvm group's gid from /etc/group", async (t) => {
   const etc = 'root:x:0:\nkvmx:x:5:\nkvm:x:107:\nlibvirt:x:108:libvirt-qemu\n';

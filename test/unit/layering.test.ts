@@ -76,7 +76,7 @@ const PURE = FILES.filter(
   (f) =>
     /^lib\/(model|time|shell|parse|config|checks|log)\//.test(f) ||
     (f.startsWith('lib/report/') && f !== 'lib/report/write.ts') ||
-    ['lib/errors.ts', 'lib/scenario/settle.ts', 'lib/lab/spec-for.ts'].includes(f) ||
+    ['lib/errors.ts', 'lib/scenario/settle.ts', 'lib/lab/vagrant/spec-for.ts'].includes(f) ||
     ['spec', 'provenance', 'versions', 'zip', 'types', 'source-profile'].some((n) => f === `lib/builds/${n}.ts`),
 );
 
@@ -162,7 +162,7 @@ t.test(
 
 t.test('checks and reports never reach the lab, SSH, Nomad or Vagrant adapters', async (t) => {
   const adapters =
-    /^lib\/(exec|vagrant|ssh\/|nomad\/(client|transport|wait)|cluster\/provision|lab\/(vagrant-lab|real-env|host|doctor|destroy|observe|setup)|run\/artifacts)\.?/;
+    /^lib\/(exec|vagrant|ssh\/|nomad\/(client|transport|wait)|cluster\/provision|lab\/(vagrant|ssh|host|warm|kvm)\/|lab\/observe|cli\/|session\/|run\/artifacts)\.?/;
   for (const f of FILES.filter((x) => /^lib\/(checks|report)\//.test(x) && x !== 'lib/report/write.ts')) {
     t.same(
       [...closure(f)].filter((d) => adapters.test(d)),
@@ -303,10 +303,11 @@ t.test(
 const WRITERS: Record<string, string> = {
   'lib/report/write.ts': 'the report writer: JUnit, JSON, HTML, repro.sh',
   'lib/run/artifacts.ts': "the artifact store: a run's evidence files",
-  'lib/lab/vagrant-lab.ts': "the lab's own Vagrant directory (Vagrantfile, spec, ssh-config)",
-  'lib/lab/host.ts': "the lab host's state file (what the harness started, to stop it later)",
-  'lib/lab/kvm-device.ts': "/dev/kvm's group and mode (udev's default on a host without udev), and putting them back",
-  'lib/lab/destroy.ts': "removes a destroyed lab's directory",
+  'lib/lab/vagrant/vagrant-lab.ts': "the lab's own Vagrant directory (Vagrantfile, spec, ssh-config)",
+  'lib/lab/host/host.ts': "the lab host's state file (what the harness started, to stop it later)",
+  'lib/lab/kvm/kvm-device.ts':
+    "/dev/kvm's group and mode (udev's default on a host without udev), and putting them back",
+  'lib/cli/destroy.ts': "removes a destroyed lab's directory",
   'lib/vagrant/lock.ts': 'the lock file that serialises Vagrant box operations',
   'lib/builds/cache.ts': 'the build cache: resolved binaries by sha256, release records',
   'lib/builds/release.ts': 'a verified release binary moved into the cache',
@@ -315,8 +316,9 @@ const WRITERS: Record<string, string> = {
   'lib/builds/git.ts': 'a clean tree of a ref checked out for a source build',
   'lib/builds/go.ts': 'the throwaway Go module that builds codecgen',
   'lib/builds/gpg.ts': "a throwaway keyring for gpgv (the user's keyrings are never touched)",
-  'lib/lab/kvm-cache.ts': "the KVM probe's answers per host and box, under the user's cache dir (written atomically)",
-  'lib/lab/warm-lab.ts': "a warm lab's directory: its record (warm.json), removed with the lab",
+  'lib/lab/kvm/kvm-cache.ts':
+    "the KVM probe's answers per host and box, under the user's cache dir (written atomically)",
+  'lib/lab/warm/warm-lab.ts': "a warm lab's directory: its record (warm.json), removed with the lab",
 };
 const WRITE_CALL =
   /\b(writeFile|writeFileSync|appendFile|appendFileSync|createWriteStream|mkdir|mkdirSync|rm|rmSync|unlink|unlinkSync|rename|copyFile|chmod|mkdtemp)\s*\(/;

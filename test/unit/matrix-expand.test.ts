@@ -112,7 +112,14 @@ t.test("a cell's config: build, expectations, reboot kind on top of the base; su
   t.equal(s3.lab.privateSubnet, '10.199.3.0/24');
   t.equal(s3.lab.managementSubnet, '10.198.3.0/24');
   t.equal(shiftSubnet('10.199.250.0/24', 6), undefined);
-  t.equal(cellCostMb(base), 2 * 768 + 512);
+  // two VMs, each its memory plus QEMU's own share under emulation (160 MiB + the 256 MiB translation cache)
+  t.equal(cellCostMb(base), 2 * (768 + 160 + 256));
+  t.equal(cellCostMb({ lab: { ...base.lab, servers: 3, clients: 2 } }), 5 * (768 + 160 + 256), 'a 3+2 cell: five VMs');
+  t.equal(
+    cellCostMb({ lab: { ...base.lab, libvirtDriver: 'kvm' } }),
+    2 * (768 + 160),
+    'no translation cache under KVM',
+  );
 });
 
 t.test('plan problems: a cell bigger than the budget, subnets that run out or overlap', async (t) => {
@@ -121,7 +128,12 @@ t.test('plan problems: a cell bigger than the budget, subnets that run out or ov
   t.same(planProblems(cells, 2, 4096, 'm.yaml'), []);
   const tight = planProblems(cells, 1, 1500, 'm.yaml');
   t.equal(tight.length, 4, 'one problem per cell that cannot fit');
-  t.match(tight[0], { field: 'm.yaml: memory_budget_mb', value: 1500, message: /2048 MiB/, fix: /at least 2048/ });
+  t.match(tight[0], {
+    field: 'm.yaml: memory_budget_mb',
+    value: 1500,
+    message: /2368 MiB: 2 VMs x \(lab\.memory_mb 768 \+ 416 QEMU\)/,
+    fix: /at least 2368/,
+  });
   const high = structuredClone(DEFAULTS);
   high.lab.privateSubnet = '10.199.253.0/24';
   t.match(planProblems([{ cell: cells[0]!.cell, config: high }], 4, undefined, 'm.yaml'), [

@@ -1,10 +1,10 @@
-// Which libvirt domains are a harness lab's (lib/lab/orphans.ts): the description vagrant-libvirt writes names the
+// Which libvirt domains are a harness lab's (lib/lab/host/orphans.ts): the description vagrant-libvirt writes names the
 // lab's directory, the directory's name is a lab id as the harness makes them, the domain's name is that id and a
 // role. Tied to the real id makers, so a new id format cannot leave orphans unseen.
 import t from 'tap';
-import { harnessDomainDir } from '../../lib/lab/orphans.js';
+import { harnessDomainDir } from '../../lib/lab/host/orphans.js';
 import { newRunId } from '../../lib/cli/main.js';
-import { warmLabId } from '../../lib/lab/warm-key.js';
+import { warmLabId } from '../../lib/lab/warm/warm-key.js';
 
 t.test('the ids the harness makes are recognised, with a role after them', async (t) => {
   for (const id of [newRunId(), newRunId(), warmLabId('0123456789abcdef'), 'nrhbench0a1b2c']) {

@@ -3,7 +3,7 @@ import t from 'tap';
 import { planSession, type PlanInput, type PlannableScenario } from '../../lib/plan/plan.js';
 import { configVariant, sideLabels, suiteName } from '../../lib/plan/names.js';
 import { DEFAULTS } from '../../lib/config/schema.js';
-import { sessionExitCode } from '../../lib/session/exit-code.js';
+import { sessionExitCode } from '../../lib/report/outcome.js';
 import { warmAffinity } from '../../lib/session/execute.js';
 import type { RunRecord } from '../../lib/model/run.js';
 import { SCENARIOS as SHIPPED } from '../../lib/cli/scenarios.js';
@@ -296,11 +296,7 @@ t.test('lab.provider ssh: a host for each machine the chosen scenario brings up,
   const r = problems(input('run', ['bridge-exec-reboot'], { 'nomad-binary': './nomad' }, { harness: clientOnly }));
   t.same(
     r.problems.map((p) => p.field),
-    [
-      'harness.yaml: lab.hosts.server.address',
-      'harness.yaml: lab.hosts.server.user',
-      'harness.yaml: lab.hosts.server.key',
-    ],
+    ['harness.yaml: lab.hosts.servers'],
     'bridge-exec-reboot needs the server host too',
   );
   const matrix = problems(
@@ -325,11 +321,7 @@ t.test('lab.provider ssh: a host for each machine the chosen scenario brings up,
   );
   t.same(
     [...new Set(matrix.problems.map((p) => p.field))],
-    [
-      'harness.yaml + m.yaml defaults: lab.hosts.server.address',
-      'harness.yaml + m.yaml defaults: lab.hosts.server.user',
-      'harness.yaml + m.yaml defaults: lab.hosts.server.key',
-    ],
+    ['harness.yaml + m.yaml defaults: lab.hosts.servers'],
     'a matrix: only the scenario that uses the server asks for it',
   );
 });

@@ -69,8 +69,8 @@ t.test('JSON summary', async (t) => {
   });
   t.same(
     Object.keys(doc.runs[0].properties),
-    [...Object.keys(doc.runs[0].properties)].sort(),
-    'properties sorted by key',
+    Object.keys(runs[0]!.properties),
+    'properties in the order the run recorded them (as JUnit lists them, so a merge renders the same suite)',
   );
   t.match(doc.runs[0].artifacts[2], { name: 'vagrant-status.txt', caseName: null });
   t.match(doc.runs[1], { outcome: 'failed', counts: { failed: 4 } });

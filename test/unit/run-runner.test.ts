@@ -314,3 +314,26 @@ t.test('evidence collectors run before teardown, only when artifacts are wanted'
   await run(t, body, (c) => (c.reports.artifacts = 'never'));
   t.same(order, ['teardown'], 'no collection when artifacts are off');
 });
+
+t.test('evidence collectors run at once, and every one ends before the teardown starts', async (t) => {
+  const order: string[] = [];
+  let open = 0;
+  let most = 0;
+  const collector = (name: string, ms: number) => async () => {
+    open++;
+    most = Math.max(most, open);
+    order.push(`start ${name}`);
+    await sleep(ms);
+    order.push(`end ${name}`);
+    open--;
+  };
+  const body = async (ctx: RunContext) => {
+    ctx.onEvidence('hosts', collector('hosts', 60));
+    ctx.onEvidence('lab', collector('lab', 10));
+    ctx.cleanup.defer('destroy', async () => void order.push('teardown'));
+    return [check('a', 'failed')];
+  };
+  await run(t, body);
+  t.equal(most, 2, 'both collectors were running at the same time');
+  t.same(order, ['start hosts', 'start lab', 'end lab', 'end hosts', 'teardown'], 'the slow one ends before teardown');
+});

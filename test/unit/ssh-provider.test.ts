@@ -8,9 +8,9 @@ import { formatProblem, type ConfigProblem } from '../../lib/errors.js';
 import type { HarnessConfig } from '../../lib/config/schema.js';
 import { resolveConfig, type ConfigSources } from '../../lib/config/validate.js';
 import { scenariosDirOf } from '../../lib/config/scenarios-dir.js';
-import { resetArgv, targetOf } from '../../lib/lab/ssh-lab.js';
+import { resetArgv, targetOf } from '../../lib/lab/ssh/ssh-lab.js';
 import { splitJump } from '../../lib/config/fields.js';
-import { sshHostCleanupScript } from '../../lib/lab/ssh-cleanup.js';
+import { sshHostCleanupScript } from '../../lib/lab/ssh/ssh-cleanup.js';
 
 function resolve(src: Partial<ConfigSources>) {
   return resolveConfig({ file: undefined, env: {}, flags: {}, knownChecks: [], ...src });
@@ -64,9 +64,7 @@ t.test('every missing host field at once, each with its fix', async (t) => {
     p.map((x) => x.field),
     [
       'harness.yaml: lab.hosts.client.port',
-      'harness.yaml: lab.hosts.server.address',
-      'harness.yaml: lab.hosts.server.user',
-      'harness.yaml: lab.hosts.server.key',
+      'harness.yaml: lab.hosts.servers',
       'harness.yaml: lab.hosts.client.address',
       'harness.yaml: lab.hosts.client.key',
       'reboot.kind',
@@ -85,11 +83,7 @@ t.test(
     t.equal(ok({ file: yaml(client), roles: ['client'] }).lab.hosts.client.address, '203.0.113.11');
     t.same(
       bad({ file: yaml(client) }).map((x) => x.field),
-      [
-        'harness.yaml: lab.hosts.server.address',
-        'harness.yaml: lab.hosts.server.user',
-        'harness.yaml: lab.hosts.server.key',
-      ],
+      ['harness.yaml: lab.hosts.servers'],
       'both roles by default',
     );
     const partServer = `${client}    server: { address: 203.0.113.10 }\n`;
@@ -227,7 +221,7 @@ t.test('lab.hosts_netns: the namespace existing hosts are reached from, only wit
 t.test(
   'preflight of existing hosts: unreadable keys and no way to get the CNI plugins, all at once (exit 2)',
   async (t) => {
-    const { existingHostsPreflight } = await import('../../lib/lab/ssh-preflight.js');
+    const { existingHostsPreflight } = await import('../../lib/lab/ssh/ssh-preflight.js');
     const dir = t.testdir({});
     keygen(join(dir, 'key'));
     const c = ok({
@@ -254,7 +248,7 @@ t.test(
 t.test(
   'host keys ssh could not use are named before anything runs: a directory, garbage, a .pub, encrypted',
   async (t) => {
-    const { hostKeyProblems } = await import('../../lib/lab/ssh-preflight.js');
+    const { hostKeyProblems } = await import('../../lib/lab/ssh/ssh-preflight.js');
     const dir = t.testdir({ keys: {}, junk: 'not a key\n' });
     keygen(join(dir, 'id'));
     keygen(join(dir, 'good'));
@@ -278,6 +272,22 @@ t.test(
       'relative to the working directory or absolute',
     );
     t.same(await hostKeyProblems(ok({}), dir), [], 'other providers: nothing to check');
+    const h = (key: string, n: number) => `{ address: 203.0.113.${n}, user: admin, key: ${key} }`;
+    const lists = ok({
+      file: yaml(
+        `lab:\n  provider: ssh\n  hosts:\n    servers: [${h('good', 10)}]\n` +
+          `    clients: [${h('good', 11)}, ${h('id.pub', 12)}]\n`,
+      ),
+    });
+    t.match(await hostKeyProblems(lists, dir), [
+      {
+        field: 'lab.hosts.clients[1].key',
+        value: 'id.pub',
+        message: /a public key, not the private key/,
+        fix: /that logs in to the client-2$/,
+      },
+    ]);
+    t.equal((await hostKeyProblems(lists, dir)).length, 1, 'the readable keys of the list are no problem');
   },
 );
 

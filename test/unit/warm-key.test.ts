@@ -1,7 +1,14 @@
-// Warm reruns, the pure half (lib/lab/warm-key.ts): the snapshot key, the warm/cold decision, staleness and age; and
+// Warm reruns, the pure half (lib/lab/warm/warm-key.ts): the snapshot key, the warm/cold decision, staleness and age; and
 // the console's note on how a run got its lab (lib/report/console.ts).
 import t from 'tap';
-import { decideWarm, olderThan, staleReasons, warmKey, warmLabId, type WarmInputs } from '../../lib/lab/warm-key.js';
+import {
+  decideWarm,
+  olderThan,
+  staleReasons,
+  warmKey,
+  warmLabId,
+  type WarmInputs,
+} from '../../lib/lab/warm/warm-key.js';
 import { labNote } from '../../lib/report/console.js';
 
 const INPUTS: WarmInputs = {
@@ -10,6 +17,7 @@ const INPUTS: WarmInputs = {
   box: 'nomad-reboot-harness/bookworm',
   boxId: '0 1234 5678',
   roles: ['server', 'client'],
+  topology: '1+1',
   driver: 'qemu',
   cpus: 1,
   memoryMb: 768,
@@ -40,6 +48,8 @@ t.test('the key changes with every input that shapes the VMs or what is installe
     ['box', { ...INPUTS, box: 'other/box' }],
     ['box re-added', { ...INPUTS, boxId: '0 1234 9999' }],
     ['roles', { ...INPUTS, roles: ['client'] }],
+    ['topology 1+2', { ...INPUTS, topology: '1+2' }],
+    ['topology 3+2', { ...INPUTS, topology: '3+2' }],
     ['driver', { ...INPUTS, driver: 'kvm' }],
     ['cpus', { ...INPUTS, cpus: 2 }],
     ['memory', { ...INPUTS, memoryMb: 1024 }],

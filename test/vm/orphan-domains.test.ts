@@ -1,4 +1,4 @@
-// VM tier, orphan domains (lib/lab/orphans.ts): a lab's libvirt domains whose lab directory is gone are invisible
+// VM tier, orphan domains (lib/lab/host/orphans.ts): a lab's libvirt domains whose lab directory is gone are invisible
 // to `destroy`'s directory scan (session 6 leaked four warm domains that way). Real libvirt, no boot: domains defined
 // the way vagrant-libvirt leaves them (its `Source: <dir>/Vagrantfile` description, a qcow2 volume in the default
 // pool), one parked with an internal snapshot like a warm lab, one running (SeaBIOS finds no boot disk and waits),
@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../helpers/cli-child.js';
 import { domainsMatching, vmSkipReason, volumesMatching } from '../helpers/vm-prereqs.js';
-import { ensureLabHost } from '../../lib/lab/host.js';
+import { ensureLabHost } from '../../lib/lab/host/host.js';
 import { deadlineIn } from '../../lib/time/deadlines.js';
 
 const skip = vmSkipReason();

@@ -2,6 +2,8 @@
 data_dir             = "/var/lib/nomad"
 log_level            = "{{ log_level }}"
 disable_update_check = true
+# the lab's slot name (client, client-2): reports and targets name machines by it
+name                 = "{{ node_name }}"
 
 bind_addr = "{{ private_ip }}"
 addresses {
@@ -14,7 +16,8 @@ advertise {
 
 client {
   enabled           = true
-  servers           = ["{{ server_ip }}:4647"]
+  # every server: the client keeps working with any of them
+  servers           = [{{ servers }}]
   # the interface of private_ip: eth1 on the lab's VMs (eth0 is Vagrant's management network); on an existing
   # host (lab.provider: ssh) the one holding the address the harness reached it on
   network_interface = "{{ network_interface }}"

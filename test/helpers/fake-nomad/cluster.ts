@@ -24,6 +24,9 @@ export type CommitType =
   | 'AllocationUpdateDesiredStatus'
   | 'NodeRegistration'
   | 'NodeStreamEvent'
+  | 'NodeDrain'
+  | 'NodeEligibility'
+  | 'AllocationUpdateDesiredTransition'
   | 'JobRegistered'
   | 'JobDeregistered'
   | 'EvaluationUpdated';
@@ -56,6 +59,12 @@ export class Cluster {
   index = 10;
   readonly tableIndex: Record<Table, number> = { nodes: 10, jobs: 10, allocs: 10, evals: 10 };
   readonly node: ApiNode;
+  /** further client nodes (nodes.ts addClientNode): registered and ready, no timeline of their own */
+  readonly otherNodes: ApiNode[] = [];
+  /** the server's node name, as its Serf member and Raft peer are named (nodes.ts) */
+  serverName = 'server';
+  /** where the scheduler places new allocs; default the client node (a drain moves it to another node) */
+  placementNode: ApiNode | undefined;
   readonly jobs = new Map<string, ApiJob>();
   readonly allocs = new Map<string, ApiAllocation>();
   readonly evals = new Map<string, ApiEvaluation>();
@@ -100,6 +109,11 @@ export class Cluster {
   /** Highest index of the given tables (what X-Nomad-Index reports for a query over them). */
   indexOf(tables: Table[]): number {
     return Math.max(...tables.map((t) => this.tableIndex[t]));
+  }
+
+  /** The client node, then the others. */
+  allNodes(): ApiNode[] {
+    return [this.node, ...this.otherNodes];
   }
 
   /** Resolves on the next commit. */
@@ -428,7 +442,7 @@ export class Cluster {
               job,
               group: g.Name,
               index: i,
-              node: this.node,
+              node: this.placementNode ?? this.node,
               index0: idx,
               ports,
             });

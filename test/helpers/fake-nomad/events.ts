@@ -49,6 +49,8 @@ export function eventsOfCommit(
   };
   const nodeChanged = tables.includes('nodes') && c.node.ModifyIndex === idx;
   if (nodeChanged) ev('nodes', 'Node', c.node.ID, '', null, { Node: c.node });
+  if (tables.includes('nodes'))
+    for (const n of c.otherNodes) if (n.ModifyIndex === idx) ev('nodes', 'Node', n.ID, '', null, { Node: n });
   if (tables.includes('jobs')) {
     for (const j of c.jobs.values()) {
       if (j.ModifyIndex === idx) ev('jobs', 'Job', j.ID, j.Namespace ?? 'default', null, { Job: j });

@@ -2,10 +2,12 @@
 // the client host and its agent keep running. The server stops hearing heartbeats: past heartbeat_grace it marks the
 // node down and its allocs lost (nomad-reference §3.2); when the partition heals, the next heartbeat brings the node
 // back ("Node reregistered by heartbeat", nomad/node_endpoint.go), the client stops the lost alloc's tasks and the
-// blocked eval places a replacement. Within the grace nothing changes: the tasks never stopped.
+// blocked eval places a replacement. Within the grace nothing changes: the tasks never stopped. A job with a
+// disconnect block (lost_after) sees the node disconnected and its allocs unknown instead (disconnect.ts).
 import type { Cluster } from './cluster.js';
 import { nowRfc3339, taskEvent } from './payloads.js';
 import { markNodeDown } from './timelines.js';
+import { markNodeDisconnected, reconnect } from './disconnect.js';
 
 /** Partition state of one stand-in cluster. */
 const state = new WeakMap<Cluster, { timer: NodeJS.Timeout | undefined }>();
@@ -13,7 +15,8 @@ const state = new WeakMap<Cluster, { timer: NodeJS.Timeout | undefined }>();
 /** Cut the client off; the server marks the node down after `downAfterMs` (its TTL + heartbeat_grace). */
 export function clientPartition(c: Cluster, downAfterMs: number): void {
   if (state.has(c)) throw new Error('fake-nomad: clientPartition() while already partitioned');
-  const down = () => markNodeDown(c, { agentRunning: true });
+  // a job that keeps its allocs through a disconnect (lost_after) sees the node disconnected first (disconnect.ts)
+  const down = () => markNodeDisconnected(c) || markNodeDown(c, { agentRunning: true });
   const timer = Number.isFinite(downAfterMs) ? setTimeout(down, downAfterMs) : undefined;
   state.set(c, { timer });
 }
@@ -24,6 +27,10 @@ export function clientHeal(c: Cluster): void {
   if (!s) throw new Error('fake-nomad: clientHeal() without clientPartition()');
   clearTimeout(s.timer);
   state.delete(c);
+  if (c.node.Status === 'disconnected') {
+    reconnect(c);
+    return;
+  }
   if (c.node.Status !== 'down') return;
   c.setNodeStatus('ready', 'Node reregistered by heartbeat');
   const lost = [...c.allocs.values()].filter((a) => a.NodeID === c.node.ID && a.ClientStatus === 'lost');

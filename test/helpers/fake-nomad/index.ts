@@ -17,6 +17,7 @@ import { taskEvent } from './payloads.js';
 
 export type { Timeline } from './timelines.js';
 export { OTHER_JOB } from './timelines.js';
+export { addClientNode } from './nodes.js';
 
 export interface FakeNomadOptions {
   timeline: Timeline;

@@ -42,6 +42,8 @@ function toGroup(g: HclBlock, tmpl: ApiTaskGroup): ApiTaskGroup {
   const net = g.blocks.find((b) => b.type === 'network');
   const ports = net?.blocks.filter((b) => b.type === 'port') ?? [];
   const resched = g.blocks.find((b) => b.type === 'reschedule');
+  const disc = g.blocks.find((b) => b.type === 'disconnect');
+  const maxClientDisconnect = str(g.attrs.max_client_disconnect);
   const taskTmpl = (tmpl.Tasks ?? [])[0]!;
   return {
     ...tmpl,
@@ -50,6 +52,8 @@ function toGroup(g: HclBlock, tmpl: ApiTaskGroup): ApiTaskGroup {
     Meta: meta(g),
     Services: services(g),
     ReschedulePolicy: { ...(tmpl.ReschedulePolicy as object), ...(resched ? reschedulePolicy(resched) : {}) },
+    ...(disc ? { Disconnect: disconnectStrategy(disc) } : {}),
+    ...(maxClientDisconnect ? { MaxClientDisconnect: durationNs(maxClientDisconnect) } : {}),
     Networks: net
       ? [
           {
@@ -97,6 +101,25 @@ function toGroup(g: HclBlock, tmpl: ApiTaskGroup): ApiTaskGroup {
 }
 
 /** A `reschedule` block as Canonicalize leaves it: durations in ns; unset keys keep the template's (30s, exponential, 1h). */
+/** A `disconnect` block as the canonical job holds it: durations in ns, Replace true and best_score when unset. */
+function disconnectStrategy(b: HclBlock): Record<string, unknown> {
+  const lost = str(b.attrs.lost_after);
+  const stop = str(b.attrs.stop_on_client_after);
+  return {
+    LostAfter: lost ? durationNs(lost) : null,
+    StopOnClientAfter: stop ? durationNs(stop) : null,
+    Replace: typeof b.attrs.replace === 'boolean' ? b.attrs.replace : true,
+    Reconcile: str(b.attrs.reconcile) ?? 'best_score',
+  };
+}
+
+/** "2m" -> nanoseconds (Go time.Duration in JSON); an error naming the value Nomad would refuse. */
+function durationNs(s: string): number {
+  const ms = parseGoDuration(s);
+  if (ms === undefined) throw new Error(`invalid duration "${s}"`);
+  return ms * 1e6;
+}
+
 function reschedulePolicy(b: HclBlock): Record<string, unknown> {
   const ns = (v: HclValue | undefined): number | undefined => {
     const ms = typeof v === 'string' ? parseGoDuration(v) : undefined;

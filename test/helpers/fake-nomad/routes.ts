@@ -8,6 +8,7 @@ import { parseJobHcl } from './job-parse.js';
 import { registerJob, stopJob } from './jobs.js';
 import { agentSelf, allocStub, evalOut, fullAlloc, nodeStub } from './payloads.js';
 import { WHOLE_ALLOC_ROUTES } from './whole-alloc.js';
+import { drainNode, members, nodeById, raftConfiguration, setEligibility } from './nodes.js';
 
 export interface Reply {
   status: number;
@@ -71,11 +72,33 @@ const UUID_LEN = 36;
 export const ROUTES: [string[], RegExp, Handler][] = [
   [['GET'], /^\/v1\/agent\/self$/, (c) => json(agentSelf(c.version))],
   [['GET'], /^\/v1\/status\/leader$/, () => json('127.0.0.1:4647')],
-  [['GET'], /^\/v1\/nodes$/, blocking(['nodes'], (c) => [nodeStub(c.node)])],
+  [['GET'], /^\/v1\/agent\/members$/, (c) => json(members(c))],
+  [['GET'], /^\/v1\/operator\/raft\/configuration$/, (c) => json(raftConfiguration(c))],
+  [['GET'], /^\/v1\/nodes$/, blocking(['nodes'], (c) => c.allNodes().map(nodeStub))],
+  [['GET'], /^\/v1\/node\/([^/]+)$/, blocking(['nodes'], (c, m) => nodeById(c, m[1]!), 'node not found')],
   [
-    ['GET'],
-    /^\/v1\/node\/([^/]+)$/,
-    blocking(['nodes'], (c, m) => (m[1] === c.node.ID ? c.node : undefined), 'node not found'),
+    ['PUT', 'POST'],
+    /^\/v1\/node\/([^/]+)\/drain$/,
+    async (c, req, m) => {
+      const n = nodeById(c, m[1]!);
+      if (!n) return text(404, 'node not found');
+      const b = (await req.body()) as { DrainSpec?: { Deadline?: number } | null } | undefined;
+      const idx = drainNode(c, n, b?.DrainSpec ?? null);
+      return json({ NodeModifyIndex: idx, EvalIDs: null, EvalCreateIndex: 0, Index: idx });
+    },
+  ],
+  [
+    ['PUT', 'POST'],
+    /^\/v1\/node\/([^/]+)\/eligibility$/,
+    async (c, req, m) => {
+      const n = nodeById(c, m[1]!);
+      if (!n) return text(404, 'node not found');
+      const b = (await req.body()) as { Eligibility?: string } | undefined;
+      if (b?.Eligibility !== 'eligible' && b?.Eligibility !== 'ineligible')
+        return text(400, 'invalid scheduling eligibility');
+      const idx = setEligibility(c, n, b.Eligibility);
+      return json({ NodeModifyIndex: idx, EvalIDs: null, EvalCreateIndex: 0, Index: idx });
+    },
   ],
   [
     ['GET'],

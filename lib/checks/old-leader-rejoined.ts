@@ -1,0 +1,19 @@
+// Check: the server that led before its fault is a member of the cluster again afterwards (Serf alive, a Raft voter).
+import { defineCheck } from './define.js';
+import { judgement } from './result.js';
+import type { ClusterEvidence } from '../model/cluster-evidence.js';
+
+export const OLD_LEADER_REJOINED = defineCheck<ClusterEvidence>({
+  id: 'old-leader-rejoined',
+  title: 'Old leader rejoined',
+  passesWhen:
+    'the server that led before the fault is alive in the Serf members and a Raft voter again once it is back; skipped when no leader was hit',
+  judge(e) {
+    const l = e.leader;
+    if (!l) return judgement('skipped', 'the fault did not hit the leader', []);
+    const evidence = [`old leader ${l.before}: ${l.oldState}`];
+    return l.oldRejoined
+      ? judgement('passed', `${l.before} is back in the cluster (${l.oldState})`, evidence)
+      : judgement('failed', `${l.before} did not rejoin: ${l.oldState}`, evidence);
+  },
+});

@@ -1,0 +1,65 @@
+// Check: the job's service kept answering through the whole fault window: every mapped port, probed through every live
+// client at a fixed interval, had no gap (or none as long as reboot.max_gap).
+import { defineCheck } from './define.js';
+import { judgement, iso } from './result.js';
+import type { ClusterEvidence } from '../model/cluster-evidence.js';
+import { seconds, serviceContinuity } from './continuity.js';
+
+export const SERVICE_CONTINUITY = defineCheck<ClusterEvidence>({
+  id: 'service-continuity',
+  title: 'Service continuity',
+  passesWhen:
+    "every port the job maps answered through some live client at every tick of the probe series over the fault window, or stopped answering for less than `reboot.max_gap` at a time (default: no gap at all); skipped, with the gaps measured, when the lab's only client is hit",
+  judge(e) {
+    const s = e.series;
+    if (!s) return judgement('skipped', 'no probe series was recorded (the job maps no port the harness probes)', []);
+    const all = serviceContinuity(s);
+    const window = `${iso(s.startMs)} to ${iso(s.endMs)} (${seconds(s.endMs - s.startMs)}, every ${seconds(s.intervalMs)})`;
+    const evidence = [
+      `series: ${window}, ${s.samples.length} probes`,
+      ...all.map(
+        (c) =>
+          `${c.service}: answered at ${c.up} of ${c.ticks} ticks, ${c.gaps.length} gap${c.gaps.length === 1 ? '' : 's'}`,
+      ),
+      ...all.flatMap((c) =>
+        c.gaps.map(
+          (g) =>
+            `gap ${c.service} ${iso(g.fromMs)} for ${seconds(g.lengthMs)}${g.open ? ' (never answered again)' : ''}: ${g.lastError}`,
+        ),
+      ),
+    ];
+    const empty = all.filter((c) => c.ticks === 0);
+    if (all.length === 0 || empty.length === all.length)
+      return judgement('failed', `the probe series holds no probe (${window})`, evidence);
+    // one client cannot keep a service up through its own fault: the gap is measured, not judged
+    const clients = Number(e.topology.split('+')[1]);
+    if (clients === 1 && e.turns.some((t) => t.role === 'client')) {
+      const longest = all.flatMap((c) => c.gaps).sort((a, b) => b.lengthMs - a.lengthMs)[0];
+      const gap = longest ? `the longest gap ${seconds(longest.lengthMs)}` : 'no gap';
+      return judgement(
+        'skipped',
+        `a lab of one client cannot serve through that client's fault (${gap}; see the evidence)`,
+        evidence,
+      );
+    }
+    const limit = e.maxGapMs;
+    const bad = all.flatMap((c) => c.gaps).filter((g) => g.open || g.lengthMs >= limit);
+    const longest = all.flatMap((c) => c.gaps).sort((a, b) => b.lengthMs - a.lengthMs)[0];
+    const allowed = limit > 0 ? `shorter than ${seconds(limit)} (reboot.max_gap)` : 'none (reboot.max_gap 0)';
+    if (bad.length) {
+      const g = bad.sort((a, b) => b.lengthMs - a.lengthMs)[0]!;
+      return judgement(
+        'failed',
+        `${g.service} stopped answering for ${seconds(g.lengthMs)} from ${iso(g.fromMs)}${g.open ? ', and never again' : ''}; gaps allowed: ${allowed}`,
+        evidence,
+      );
+    }
+    return judgement(
+      'passed',
+      longest
+        ? `every port answered but for gaps ${allowed}; the longest ${seconds(longest.lengthMs)} (${longest.service})`
+        : `every port answered at every tick (${all.map((c) => c.service).join(', ')})`,
+      evidence,
+    );
+  },
+});

@@ -1,0 +1,190 @@
+// `reboot-harness destroy`: tear down labs left by --keep or a killed run, found by run id under the work dir, and
+// warm labs (lib/lab/warm/warm-lab.ts): all of them (--warm), the stale ones (--stale), or any lab older than a duration.
+import { readdir, readFile, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { EXIT, HarnessError, type ExitCode } from '../errors.js';
+import type { HarnessConfig } from '../config/schema.js';
+import type { Logger } from '../log/events.js';
+import { deadlineIn } from '../time/deadlines.js';
+import { createVagrant, type VagrantOptions } from '../vagrant/vagrant.js';
+import { LAB_SPEC_FILE, serialLogPath, type LabSpec } from '../model/lab-spec.js';
+import { stopLabHost } from '../lab/host/host.js';
+import type { RunCommand } from '../exec/run.js';
+import { tryLock } from '../vagrant/lock.js';
+import { olderThan, staleReasons, WARM_PREFIX } from '../lab/warm/warm-key.js';
+import { destroyOrphanDomains } from '../lab/host/orphans.js';
+import { destroyWarmLab, inspectWarmLab, readWarmRecord, warmCurrent, warmLockPath } from '../lab/warm/warm-lab.js';
+
+/** Which labs `destroy` removes besides the run ids given. */
+export interface DestroySweep {
+  /** every warm lab */
+  warm?: boolean;
+  /** warm labs whose box, build, Vagrantfile or templates changed or are gone, or whose domains/snapshot are gone */
+  stale?: boolean;
+  /** labs (warm ones included) older than this many seconds */
+  olderThanS?: number;
+}
+
+/** Budget for destroying one lab. */
+const DESTROY_MS = 5 * 60_000;
+
+/** Run directories under the work dir that hold a lab spec (i.e. a lab this harness created). */
+export async function findLabDirs(workDir: string): Promise<{ runId: string; dir: string }[]> {
+  const names = await readdir(workDir).catch(() => [] as string[]);
+  const out: { runId: string; dir: string }[] = [];
+  for (const n of names.sort()) {
+    const dir = join(workDir, n);
+    if (await stat(join(dir, LAB_SPEC_FILE)).catch(() => undefined)) out.push({ runId: n, dir });
+  }
+  return out;
+}
+
+/** Why `destroy` picks a lab beyond the ids given, or undefined. */
+async function sweepReason(
+  dir: string,
+  runId: string,
+  spec: LabSpec,
+  sweep: DestroySweep,
+  o: { vagrantfile: string; nowMs: number; run?: RunCommand },
+): Promise<string | undefined> {
+  const warm = runId.startsWith(WARM_PREFIX);
+  const record = warm ? await readWarmRecord(dir) : undefined;
+  if (sweep.olderThanS !== undefined) {
+    const createdAtMs = record?.createdAtMs ?? (await stat(join(dir, LAB_SPEC_FILE))).mtimeMs;
+    if (olderThan(createdAtMs, sweep.olderThanS, o.nowMs)) return `older than ${sweep.olderThanS} s`;
+  }
+  if (!warm) return undefined;
+  if (sweep.warm) return 'a warm lab (--warm)';
+  if (!sweep.stale) return undefined;
+  if (!record) return 'stale: no warm.json';
+  const why = staleReasons(record.inputs, await warmCurrent(record, o.vagrantfile));
+  const state = await inspectWarmLab(dir, spec, { deadline: deadlineIn(60_000), ...(o.run ? { run: o.run } : {}) });
+  if (state.kind === 'broken') why.push(state.why);
+  return why.length ? `stale: ${why.join('; ')}` : undefined;
+}
+
+/**
+ * Destroy the labs of the given run ids (or all, or what `sweep` picks); optionally stop the lab host (libvirtd, netns)
+ * the harness started.
+ */
+export async function destroyLabs(
+  config: HarnessConfig,
+  ids: string[],
+  all: boolean,
+  logger: Logger,
+  {
+    stopHost = false,
+    vagrant = {},
+    sweep = {},
+    vagrantfile,
+    run,
+    nowMs = Date.now(),
+  }: {
+    stopHost?: boolean;
+    vagrant?: Partial<Omit<VagrantOptions, 'cwd' | 'logger'>>;
+    sweep?: DestroySweep;
+    /** vms/Vagrantfile of this checkout (--stale compares it with the one a warm lab was made with) */
+    vagrantfile?: string;
+    /** local commands (virsh); tests inject */
+    run?: RunCommand;
+    nowMs?: number;
+  } = {},
+): Promise<ExitCode> {
+  const found = await findLabDirs(config.lab.workDir);
+  const unknown = ids.filter((id) => !found.some((f) => f.runId === id));
+  if (unknown.length) {
+    throw new HarnessError(`no lab for run id ${unknown.join(', ')} under ${config.lab.workDir}`, {
+      exitCode: EXIT.USAGE,
+      hint: found.length ? `labs present: ${found.map((f) => f.runId).join(', ')}` : 'no labs are present',
+    });
+  }
+  const chosen: { runId: string; dir: string; spec: LabSpec; why?: string }[] = [];
+  let failed = 0;
+  for (const f of found) {
+    const spec = JSON.parse(await readFile(join(f.dir, LAB_SPEC_FILE), 'utf8')) as LabSpec;
+    let why: string | undefined;
+    try {
+      why =
+        all || ids.includes(f.runId)
+          ? undefined
+          : await sweepReason(f.dir, f.runId, spec, sweep, {
+              vagrantfile: vagrantfile ?? '',
+              nowMs,
+              ...(run ? { run } : {}),
+            });
+    } catch (err) {
+      // Note: a lab whose state could not be looked at is not stale as far as anyone knows: kept, and the exit says so
+      failed++;
+      const said = err instanceof Error ? err.message.split('\n')[0] : String(err);
+      logger({
+        kind: 'warn',
+        t: 0,
+        message: `could not tell whether lab ${f.runId} is to be destroyed: ${said}; kept`,
+      });
+      continue;
+    }
+    if (all || ids.includes(f.runId) || why) chosen.push({ ...f, spec, ...(why ? { why } : {}) });
+  }
+  for (const { runId, dir, spec, why } of chosen) {
+    const machines = spec.machines.map((m) => m.name).join(', ');
+    try {
+      if (runId.startsWith(WARM_PREFIX)) {
+        // Note: a warm lab in use by a running run is left alone (its lock says so); a dead holder's lock is taken over
+        const lock = await tryLock(warmLockPath(config.lab.workDir, runId), logger);
+        if ('heldBy' in lock) {
+          logger({ kind: 'warn', t: 0, message: `warm lab ${runId} is in use by ${lock.heldBy}; not destroyed` });
+          continue;
+        }
+        try {
+          const deadline = deadlineIn(DESTROY_MS);
+          await destroyWarmLab(dir, spec, { deadline, logger, vagrant, ...(run ? { run } : {}) });
+        } finally {
+          await lock.release();
+        }
+      } else {
+        const adapter = createVagrant({ ...vagrant, cwd: dir, logger });
+        await adapter.destroy([], { provider: spec.provider, deadline: deadlineIn(DESTROY_MS) });
+        await rm(dir, { recursive: true, force: true });
+        const serialLogs = spec.provider === 'libvirt' ? spec.machines.map((m) => serialLogPath(spec, m.name)) : [];
+        await Promise.all(serialLogs.map((f) => rm(f, { force: true })));
+      }
+      logger({ kind: 'info', t: 0, message: `destroyed lab ${runId} (${machines})${why ? `: ${why}` : ''}` });
+    } catch (err) {
+      failed++;
+      logger({
+        kind: 'warn',
+        t: 0,
+        message: `could not destroy lab ${runId}: ${err instanceof Error ? err.message : String(err)}`,
+      });
+    }
+  }
+  // Note: a lab whose directory is gone is invisible above; its domains are found by where vagrant-libvirt says they came from
+  const sweeping = all || sweep.warm || sweep.stale || sweep.olderThanS !== undefined;
+  if (sweeping && config.lab.provider === 'libvirt') {
+    try {
+      failed += await destroyOrphanDomains({ deadline: deadlineIn(DESTROY_MS), logger, ...(run ? { run } : {}) });
+    } catch (err) {
+      failed++;
+      logger({
+        kind: 'warn',
+        t: 0,
+        message: `could not look for orphan domains (a lab whose directory is gone): ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`,
+      });
+    }
+  }
+  if (!chosen.length && !failed) {
+    const none = found.length ? `no lab under ${config.lab.workDir} matched` : `no labs under ${config.lab.workDir}`;
+    logger({ kind: 'info', t: 0, message: none });
+  }
+  if (stopHost) {
+    const stopped = await stopLabHost({ deadline: deadlineIn(60_000), logger });
+    logger({
+      kind: 'info',
+      t: 0,
+      message: stopped.length
+        ? `lab host stopped: ${stopped.join(', ')}`
+        : 'lab host: nothing the harness started is running',
+    });
+  }
+  return failed ? EXIT.INFRA : EXIT.OK;
+}

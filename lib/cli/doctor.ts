@@ -1,0 +1,346 @@
+// Preflight (`reboot-harness doctor`): is this host ready for a lab? Each missing piece comes with the command that fixes it.
+import { existsSync } from 'node:fs';
+import { readFile, readdir, statfs, access, stat } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { DEFAULTS } from '../config/schema.js';
+import { vagrantInfo } from '../vagrant/info.js';
+import { runCommand, ANY_EXIT_CODE, type RunCommand } from '../exec/run.js';
+import type { Deadline } from '../time/deadlines.js';
+import { inspectNomadBinary, probeNomadVersion, VERSION_PROBE_MS } from '../builds/binary.js';
+import { cachedRelease } from '../builds/release.js';
+import { parseBuildSpec } from '../builds/spec.js';
+import { deadlineIn } from '../time/deadlines.js';
+import { alivePid, currentNetns } from '../lab/host/host.js';
+import { describeMode, groupGid, KVM_DEVICE, kvmDeviceFix } from '../lab/kvm/kvm-device.js';
+import type { ChooseDriver, DriverSetting } from '../lab/kvm/accel.js';
+
+export interface DoctorItem {
+  name: string;
+  ok: boolean;
+  detail: string;
+  /** the command (or action) that fixes it; empty when ok */
+  fix: string;
+}
+
+/** The box vms/build-box.ts builds. */
+export const DEFAULT_BOX = 'nomad-reboot-harness/bookworm';
+/** One lab (2 VMs) needs about 600 MB of images plus logs; 3 GiB leaves room for a box rebuild's image step. */
+export const MIN_DISK_BYTES = 3 * 1024 ** 3;
+/** Two VMs of 768 MB plus QEMU's TCG cache (~570 MB RSS each under emulation). */
+export const MIN_MEM_BYTES = 2 * 1024 ** 3;
+const SETUP = 'reboot-harness setup   (or: sudo npx tsx vms/setup-host.ts)';
+
+export type Accel = { driver: 'kvm' | 'qemu'; detail: string };
+
+/** Decide hardware virtualization vs software emulation from /proc/cpuinfo, /dev/kvm and the loaded modules (/sys/module names). Pure. */
+export function detectAccel(cpuinfo: string, devKvm: boolean, modules: readonly string[]): Accel {
+  const flags = new Set((/^flags\s*:\s*(.*)$/m.exec(cpuinfo)?.[1] ?? '').split(/\s+/));
+  const hw = flags.has('vmx') || flags.has('svm');
+  const pvm = modules.includes('kvm_pvm');
+  if (hw && devKvm && !pvm)
+    return { driver: 'kvm', detail: `hardware virtualization (KVM, ${flags.has('vmx') ? 'vmx' : 'svm'})` };
+  const why = pvm
+    ? 'kvm_pvm is loaded: /dev/kvm exists but only runs PVM guest kernels'
+    : !hw
+      ? 'the CPU shows no vmx/svm flag'
+      : '/dev/kvm is missing';
+  return { driver: 'qemu', detail: `software emulation (TCG): ${why}; VMs boot slowly (allow ~2 min per boot)` };
+}
+
+/** Free and total bytes of MemAvailable from /proc/meminfo. Pure. */
+export function memAvailableBytes(meminfo: string): number | undefined {
+  const m = /^MemAvailable:\s+(\d+)\s+kB/m.exec(meminfo);
+  return m ? Number(m[1]) * 1024 : undefined;
+}
+
+const gib = (n: number) => `${(n / 1024 ** 3).toFixed(1)} GiB`;
+const item = (name: string, ok: boolean, detail: string, fix = ''): DoctorItem => ({
+  name,
+  ok,
+  detail,
+  fix: ok ? '' : fix,
+});
+
+export interface DoctorOptions {
+  deadline: Deadline;
+  /** where runs keep their Vagrant dirs and reports */
+  workDir: string;
+  nomadBinary?: string;
+  /**
+   * a Nomad build that is not a file yet (a release version not downloaded, a source tree not built): what the first
+   * run will do, as an item; takes the place of nomadBinary
+   */
+  nomadPending?: DoctorItem;
+  /** each VM's memory (lab.memory_mb): the free memory needed is two VMs of it, at least MIN_MEM_BYTES */
+  memoryMb?: number;
+  box?: string;
+  netns?: string;
+  run?: RunCommand;
+  /** lab.libvirt_driver and the chooser that resolves it (auto: the KVM probe or its cached answer) */
+  libvirtDriver?: { setting: DriverSetting; choose: ChooseDriver };
+  /** the memory the configured topology needs (lib/config/topology.ts labMemoryMb), and what it is, e.g. "1+2" */
+  labMemory?: { bytes: number; topology: string };
+}
+
+/** Probe everything a lab needs and return one item per requirement (never throws for a missing piece). */
+export async function runDoctor(opts: DoctorOptions): Promise<DoctorItem[]> {
+  const { deadline, workDir, nomadBinary, box = DEFAULT_BOX, netns = DEFAULTS.lab.netns, run = runCommand } = opts;
+  const sh = async (file: string, args: string[]) => {
+    try {
+      const r = await run(file, args, {
+        deadline,
+        allowedCodes: ANY_EXIT_CODE,
+        env: { VAGRANT_CHECKPOINT_DISABLE: '1' },
+      });
+      return { code: r.code, out: `${r.stdout}${r.stderr}` };
+    } catch (err) {
+      return { code: -1, out: err instanceof Error ? err.message : String(err) };
+    }
+  };
+  const text = (p: string) => readFile(p, 'utf8').catch(() => '');
+  const items: DoctorItem[] = [];
+
+  const vagrant = await vagrantInfo({ deadline, run });
+  const hasVagrant = vagrant.version !== undefined;
+  // Note: a vagrant that ran and failed is not "not found", and what only it can tell (plugins, boxes) was not checked.
+  const vagrantDown = vagrant.missing
+    ? 'vagrant not found'
+    : `vagrant --version failed (${vagrant.error ?? 'no output'})`;
+  const unchecked = 'not checked: vagrant did not answer';
+  items.push(
+    item(
+      'vagrant',
+      hasVagrant,
+      hasVagrant ? vagrant.version! : vagrantDown,
+      vagrant.missing || hasVagrant
+        ? `${SETUP}; or: apt-get install -y vagrant`
+        : 'run vagrant --version and fix what it says (a broken Ruby or plugin: vagrant plugin repair)',
+    ),
+  );
+  const lv = /vagrant-libvirt \(([^,)]+)/.exec(vagrant.plugins);
+  items.push(
+    item(
+      'vagrant-libvirt plugin',
+      !!lv,
+      lv ? `vagrant-libvirt ${lv[1]}` : hasVagrant ? 'plugin not installed' : unchecked,
+      hasVagrant ? `${SETUP}; or: apt-get install -y vagrant-libvirt` : 'fix vagrant first',
+    ),
+  );
+
+  const qemu = await sh('qemu-system-x86_64', ['--version']);
+  items.push(
+    item(
+      'qemu',
+      qemu.code === 0,
+      qemu.code === 0 ? (qemu.out.split('\n')[0] ?? '').trim() : 'qemu-system-x86_64 not found',
+      `${SETUP}; or: apt-get install -y qemu-system-x86 qemu-utils`,
+    ),
+  );
+
+  const libvirtdPid = await alivePid('/run/libvirtd.pid');
+  const virsh = await sh('virsh', ['-c', 'qemu:///system', 'version']);
+  const lvVer = /Running hypervisor: (.*)/.exec(virsh.out)?.[1] ?? /Using library: (.*)/.exec(virsh.out)?.[1];
+  items.push(
+    item(
+      'libvirtd reachable',
+      virsh.code === 0,
+      virsh.code === 0
+        ? `qemu:///system answers (${lvVer ?? 'version unknown'})`
+        : (virsh.out.trim().split('\n').pop() ?? 'virsh failed'),
+      netns
+        ? `reboot-harness setup   (starts virtlogd + libvirtd inside netns "${netns}"); or: ip netns add ${netns} && ip netns exec ${netns} virtlogd -d && ip netns exec ${netns} libvirtd -d`
+        : 'on the host network (lab.netns ""): systemctl start libvirtd; or: virtlogd -d && libvirtd -d',
+    ),
+  );
+
+  const inNs = currentNetns();
+  const lvNs =
+    libvirtdPid === undefined
+      ? undefined
+      : (await sh('ip', ['netns', 'identify', String(libvirtdPid)])).out.trim().split('\n')[0] || '';
+  // The lab's VMs live in the network of the namespace libvirtd runs in: it must be the one lab.netns names.
+  const where = (ns: string) => (ns ? `netns ${ns}` : 'the host namespace');
+  const nsOk = lvNs === undefined || lvNs === netns;
+  const stopIt = lvNs
+    ? `reboot-harness destroy --host stops the one the harness started in ${lvNs}; or kill ${libvirtdPid}`
+    : `kill ${libvirtdPid ?? '<pid>'} or systemctl stop libvirtd libvirtd.socket`;
+  items.push(
+    item(
+      'network namespace',
+      nsOk,
+      `this process runs in ${where(inNs ?? '')}; ${lvNs === undefined ? 'libvirtd not running' : `libvirtd (pid ${libvirtdPid}) runs in ${where(lvNs)}`}; the lab needs it in ${where(netns)} (lab.netns)`,
+      `stop that libvirtd (${stopIt}), then: ${netns ? `HARNESS_NETNS=${netns} reboot-harness setup` : 'systemctl start libvirtd'}; or use --netns ${lvNs ? lvNs : '""'}`,
+    ),
+  );
+
+  const devKvm = await access('/dev/kvm').then(
+    () => true,
+    () => false,
+  );
+  const modules = await readdir('/sys/module').catch(async () =>
+    (await text('/proc/modules')).split('\n').map((l) => l.split(' ')[0] ?? ''),
+  );
+  const accel = detectAccel(await text('/proc/cpuinfo'), devKvm, modules);
+  items.push(item('virtualization', true, accel.detail));
+  const kvmStat = devKvm ? await stat(KVM_DEVICE).catch(() => undefined) : undefined;
+  if (kvmStat) {
+    const dev = { uid: kvmStat.uid, gid: kvmStat.gid, mode: kvmStat.mode & 0o777 };
+    const kvmGid = groupGid(await text('/etc/group'), 'kvm');
+    const names = { 0: 'root', ...(kvmGid === undefined ? {} : { [kvmGid]: 'kvm' }) };
+    const fix = kvmDeviceFix(dev, kvmGid);
+    // Note: never a failure: the lab host applies udev's default itself before it starts libvirtd (lib/lab/host/host.ts)
+    items.push(
+      item(
+        '/dev/kvm for libvirt',
+        true,
+        fix
+          ? `${describeMode(dev, names)}: no udev rule ran; the next run sets ${describeMode(fix, names)} (udev's default) before it starts libvirtd, else libvirt would probe QEMU again before every domain start (12 s each here)`
+          : `${describeMode(dev, names)}: libvirt's QEMU user (group kvm) can open it`,
+      ),
+    );
+  }
+  if (opts.libvirtDriver) items.push(await driverItem(opts.libvirtDriver, box, deadline));
+
+  const boxes = { out: vagrant.boxes };
+  const hasBox = boxes.out.split('\n').some((l) => l.startsWith(`${box} `) && l.includes('libvirt'));
+  const boxFix =
+    'reboot-harness setup   (or: sudo npx tsx vms/build-box.ts; an offline debootstrap build, about 3 min)';
+  const boxDetail = hasBox
+    ? `${box} (libvirt) is added`
+    : hasVagrant
+      ? `${box} not found in \`vagrant box list\``
+      : unchecked;
+  items.push(item('box', hasBox, boxDetail, hasVagrant ? boxFix : 'fix vagrant first'));
+
+  if (opts.nomadPending) items.push(opts.nomadPending);
+  else if (nomadBinary !== undefined) items.push(await nomadBuildItem(nomadBinary, deadline, run));
+
+  for (const dir of ['/var/lib/libvirt', workDir]) items.push(await diskItem(dir));
+  const mem = memAvailableBytes(await text('/proc/meminfo'));
+  // The configured topology's need when known (every VM with its QEMU overhead), else two VMs of lab.memory_mb.
+  const vms = opts.labMemory?.bytes ?? (opts.memoryMb === undefined ? 0 : 2 * opts.memoryMb * 1024 ** 2);
+  const need = Math.max(MIN_MEM_BYTES, vms);
+  const why =
+    vms < MIN_MEM_BYTES
+      ? ''
+      : opts.labMemory
+        ? ` for a ${opts.labMemory.topology} lab`
+        : `: 2 VMs of ${opts.memoryMb} MiB`;
+  const memText = mem === undefined ? 'MemAvailable unknown' : `${gib(mem)} available (need ${gib(need)}${why})`;
+  items.push(
+    item(
+      'free memory',
+      mem !== undefined && mem >= need,
+      memText,
+      'stop other VMs or processes, run fewer machines (--servers/--clients), or give each VM less memory ' +
+        '(--memory <MiB> or lab.memory_mb; 512 is the least)',
+    ),
+  );
+  return items;
+}
+
+/**
+ * What doctor says of `--nomad <spec>`, which it takes as a run does: a path is inspected; a release version is
+ * inspected when the cache has it, else named as what the first run will download and verify; a source tree must
+ * exist (the first run builds it). Nothing is downloaded or built here.
+ */
+export async function doctorNomadSpec(
+  text: string,
+  o: { field: string; cwd: string; home: string; cacheRoot: string; releasesUrl: string },
+): Promise<{ path: string } | { item: DoctorItem }> {
+  const exists = (p: string) => existsSync(resolve(o.cwd, p));
+  const parsed = parseBuildSpec(text, o.field, { exists, home: o.home });
+  if ('problem' in parsed)
+    return { item: item('nomad build', false, `${text}: ${parsed.problem.message}`, parsed.problem.fix) };
+  const { spec } = parsed;
+  if (spec.kind === 'path') return { path: resolve(o.cwd, spec.path) };
+  const now = `or now: reboot-harness build ${text}`;
+  if (spec.kind === 'release') {
+    const hit = spec.version === 'latest' ? undefined : await cachedRelease(spec.version, o.cacheRoot, o.releasesUrl);
+    if (hit) return { path: hit };
+    const detail = `${text}: release ${spec.version}, not in the cache yet: the first run downloads it from ${o.releasesUrl} and verifies its signature (${now})`;
+    return { item: item('nomad build', true, detail) };
+  }
+  const dir = resolve(o.cwd, spec.dir);
+  const isDir = await stat(dir).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
+  const detail = isDir
+    ? `${text}: source tree ${dir}${spec.ref ? ` at ${spec.ref}` : ''}: the first run builds it like a release (${now})`
+    : `${text}: ${dir} is not a directory`;
+  return { item: item('nomad build', isDir, detail, 'give git:<dir of a hashicorp/nomad checkout>[@<ref>]') };
+}
+
+/** The Nomad build: a Linux x86-64 ELF that answers `version` as a Nomad agent (not any program, e.g. /bin/true). */
+async function nomadBuildItem(path: string, deadline: Deadline, run: RunCommand): Promise<DoctorItem> {
+  const fix = 'build or download a linux/amd64 nomad (e.g. make pkg/linux_amd64/nomad) and pass its path';
+  const info = await inspectNomadBinary(path);
+  if (!info.ok) return item('nomad binary', false, info.reason, fix);
+  const probed = await probeNomadVersion(path, { deadline: deadlineIn(VERSION_PROBE_MS, deadline), run });
+  if ('message' in probed) return item('nomad binary', false, probed.message, fix);
+  const rev = probed.revision ? ` (revision ${probed.revision})` : '';
+  return item('nomad binary', true, `${path}: Nomad v${probed.version}${rev}, ${info.reason.slice(path.length + 2)}`);
+}
+
+/** The directory itself or, when it does not exist yet (a run creates it), its nearest existing parent. */
+export async function nearestExisting(dir: string): Promise<string | undefined> {
+  for (let d = resolve(dir); ; d = dirname(d)) {
+    if (
+      await stat(d).then(
+        (st) => st.isDirectory(),
+        () => false,
+      )
+    )
+      return d;
+    if (d === dirname(d)) return undefined;
+  }
+}
+
+/** Free disk where `dir` is or will be created: a run makes the work dir itself, so a missing one is not a problem. */
+async function diskItem(dir: string): Promise<DoctorItem> {
+  const where = await nearestExisting(dir);
+  const st = where === undefined ? undefined : await statfs(where).catch(() => undefined);
+  const free = st ? st.bavail * st.bsize : undefined;
+  const unreadable = `check that ${dir} (or a parent) is readable by this user`;
+  if (free === undefined) return item(`free disk ${dir}`, false, `cannot read the filesystem of ${dir}`, unreadable);
+  const note = where === dir ? '' : ` on ${where} (${dir} does not exist yet; a run creates it)`;
+  return item(
+    `free disk ${dir}`,
+    free >= MIN_DISK_BYTES,
+    `${gib(free)} free${note} (need ${gib(MIN_DISK_BYTES)})`,
+    `free space on the filesystem of ${where}, or point lab.work_dir (--work-dir) at a larger one`,
+  );
+}
+
+/** The libvirt driver a run would use and why (never a failure: emulation works, only slower). */
+async function driverItem(
+  o: NonNullable<DoctorOptions['libvirtDriver']>,
+  box: string,
+  d: Deadline,
+): Promise<DoctorItem> {
+  try {
+    const c = await o.choose(o.setting, box, d);
+    const detail = `${c.driver} (lab.libvirt_driver: ${o.setting}, decided by ${c.source}): ${c.reason}`;
+    return item('libvirt driver', true, detail);
+  } catch (err) {
+    const why = err instanceof Error ? err.message.split('\n')[0] : String(err);
+    const fix = 'set lab.libvirt_driver: qemu (or kvm) in harness.yaml';
+    return item('libvirt driver', false, `could not decide for ${o.setting}: ${why}`, fix);
+  }
+}
+
+/** Render doctor items for a terminal: one line per item, the fix indented below each failure, and a summary. Pure. */
+export function renderDoctor(items: readonly DoctorItem[], o: { quiet?: boolean } = {}): string {
+  const width = Math.max(...items.map((i) => i.name.length), 4);
+  const bad = items.filter((i) => !i.ok).length;
+  const verdict = bad === 0 ? `all ${items.length} checks passed` : `${bad} of ${items.length} checks failed`;
+  // --quiet: the names of the failed checks and the verdict; the details and fixes are one run without it away
+  if (o.quiet) return [...items.filter((i) => !i.ok).map((i) => `FAIL  ${i.name}`), verdict].join('\n') + '\n';
+  const lines = items.flatMap((i) => [
+    `${i.ok ? 'ok  ' : 'FAIL'}  ${i.name.padEnd(width)}  ${i.detail}`,
+    ...(i.ok || !i.fix ? [] : [`      ${''.padEnd(width)}  fix: ${i.fix}`]),
+  ]);
+  lines.push(verdict);
+  return lines.join('\n') + '\n';
+}

@@ -1,0 +1,69 @@
+// A lab provider: one interface for every way of getting machines (VMs made by Vagrant, hosts that already exist).
+// The session composes a run's environment from it (lib/session/real-env.ts); the registry picks it by lab.provider.
+import type { HarnessConfig } from '../config/schema.js';
+import type { ConfigProblem } from '../errors.js';
+import type { Logger } from '../log/events.js';
+import type { RebootKind } from '../model/kinds.js';
+import type { Lab } from '../model/lab.js';
+import type { MachineRole, Topology } from '../model/topology.js';
+import type { Deadline } from '../time/deadlines.js';
+import type { ChooseDriver } from './kvm/accel.js';
+import type { WarmLab } from './warm/warm-lab.js';
+
+/** What the host offers, read before anything exists (the checks stay pure), and what the scenario brings up. */
+export interface HostFacts {
+  /** MemAvailable in MiB; undefined when it could not be read (nothing is then checked against it) */
+  memAvailableMb?: number;
+  /** the roles the scenario brings up (default both): a clients-only scenario needs no server VM */
+  roles?: readonly MachineRole[];
+}
+
+/** What a provider may do in a run: register teardown and evidence, say facts; nothing of the run's own machinery. */
+export interface LabContext {
+  runId: string;
+  config: HarnessConfig;
+  logger: Logger;
+  /** the roles the scenario brings up (a scenario may need only clients) */
+  roles: readonly MachineRole[];
+  /** the scenario installs Nomad (a warm lab's snapshot is then taken once the agents are ready) */
+  needsNomad: boolean;
+  /** resolves lab.libvirt_driver (one KVM probe per process at most) */
+  chooseDriver?: ChooseDriver;
+  /** values that never appear in output */
+  secrets: readonly string[];
+  /** register teardown; LIFO; `alsoWhenKept` runs it with --keep too, `keptAs` says what --keep leaves instead */
+  cleanup(what: string, fn: () => Promise<void>, opts?: { keptAs?: () => string; alsoWhenKept?: boolean }): void;
+  /** collect text evidence (file name -> text) before the teardown, when the run keeps artifacts */
+  evidence(what: string, collect: (d: Deadline) => Promise<Record<string, string>>): void;
+  fact(name: string, value: string): void;
+  info(message: string): void;
+}
+
+/** A lab as its provider brought it up, with what installing Nomad on it needs to know. */
+export interface ProvidedLab {
+  lab: Lab;
+  /** the address the agent on machine `name` binds and advertises (the lab's private network, or the SSH peer's) */
+  agentAddress(name: string, d: Deadline): Promise<string>;
+  /** the interface holding that address, when it is not the agent template's default (eth1 on the lab's VMs) */
+  agentInterface?(name: string, ip: string, d: Deadline): Promise<string>;
+  /** a warm lab (providers with snapshots): reverted to its snapshot, or to be snapshotted once prepared */
+  warm?: WarmLab;
+}
+
+export type ProviderName = HarnessConfig['lab']['provider'];
+
+export interface LabProvider {
+  name: ProviderName;
+  capabilities: {
+    /** the fault kinds it can inject (some only with a setting, e.g. ssh's hard reset needs lab.hard_reset_command) */
+    faults: readonly RebootKind[];
+    /** snapshot and revert of the running machines (warm labs) */
+    snapshot: boolean;
+    /** brings the machines of a topology up at the same time, not one after the other */
+    concurrentUp: boolean;
+  };
+  /** every problem with this topology and config on this provider, before anything exists. Pure. */
+  validate(topology: Topology, config: HarnessConfig, host?: HostFacts): ConfigProblem[];
+  /** bring the topology's machines of ctx.roles up; teardown is registered before anything is created */
+  up(topology: Topology, ctx: LabContext, d: Deadline): Promise<ProvidedLab>;
+}

@@ -1,0 +1,38 @@
+// lab.provider ssh: machines that already exist, one per entry of lab.hosts.servers / lab.hosts.clients.
+import { REBOOT_KINDS } from '../../model/kinds.js';
+import type { LabProvider, ProvidedLab } from '../provider.js';
+import { agentAddress, agentInterface, createSshLab } from './ssh-lab.js';
+
+/** Power off/on needs a hypervisor; every other kind works on a host over SSH (hard with lab.hard_reset_command). */
+const SSH_FAULTS = REBOOT_KINDS.filter((k) => k !== 'power-off');
+
+export const SSH: LabProvider = {
+  name: 'ssh',
+  capabilities: { faults: SSH_FAULTS, snapshot: false, concurrentUp: true },
+  // Note: the host lists are checked with the config (lib/config/validate.ts), keys and CNI plugins by the preflight
+  validate: () => [],
+  async up(_t, ctx, d): Promise<ProvidedLab> {
+    const { config } = ctx;
+    const lab = await createSshLab({
+      runId: ctx.runId,
+      roles: ctx.roles,
+      hosts: config.lab.hosts,
+      hardResetCommand: config.lab.hardResetCommand,
+      logger: ctx.logger,
+      cleanup: (what, fn) => ctx.cleanup(what, fn),
+      ssh: { redact: [...ctx.secrets], streamOutput: config.output.verbose },
+    }).up({ deadline: d });
+    if (config.keep) ctx.info(`hosts kept as they are after the run:\n${lab.describe()}`);
+    const machine = (name: string) => {
+      const m = lab.machines[name];
+      if (!m) throw new Error(`the lab has no host ${name} (it has ${Object.keys(lab.machines).join(', ')})`);
+      return m;
+    };
+    return {
+      lab,
+      // Note: existing hosts have no lab subnet; each agent binds the address the harness reached it on
+      agentAddress: (name, dd) => agentAddress(machine(name), dd),
+      agentInterface: (name, ip, dd) => agentInterface(machine(name), ip, dd),
+    };
+  },
+};

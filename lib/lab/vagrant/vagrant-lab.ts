@@ -1,0 +1,246 @@
+// The Lab on real VMs: Vagrant brings machines up from a LabSpec, SSH reaches them, the hypervisor resets them.
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { HarnessError } from '../../errors.js';
+import { runCommand, type RunCommand } from '../../exec/run.js';
+import type { Logger } from '../../log/events.js';
+import { deadlineIn, type Deadline } from '../../time/deadlines.js';
+import { SshMachine, type SshMachineOptions } from '../../ssh/client.js';
+import { quote } from '../../shell/quote.js';
+import { rebootMachine } from '../../ssh/reboot.js';
+import { killAgent, partition } from '../../ssh/faults.js';
+import { hardReset, leftoverVms, libvirtDomainNames, power, readMachineId } from '../../vagrant/hypervisor.js';
+import { sshTargetFor } from '../../parse/ssh-config.js';
+import { createVagrant, type VagrantOptions } from '../../vagrant/vagrant.js';
+import { currentNetns } from '../host/host.js';
+import { LAB_SPEC_FILE, serialLogPath, slotOf, type LabSpec } from '../../model/lab-spec.js';
+import type { FaultParams, Lab, RebootKind } from '../../model/lab.js';
+import { notBackError, type ConsoleSource } from '../not-back.js';
+
+/** Budget of the destroy registered on the cleanup stack (destroying two VMs took ~6 s; the lock may be held by another run's up). */
+const CLEANUP_DESTROY_MS = 10 * 60_000;
+/** Serial logs can be large; keep their tail. */
+const SERIAL_TAIL_BYTES = 256 * 1024;
+
+export interface VagrantLabOptions {
+  spec: LabSpec;
+  /** the run's Vagrant directory (VAGRANT_CWD); created if missing */
+  vagrantDir: string;
+  /** vms/Vagrantfile; copied into vagrantDir (it reads lab-spec.json next to itself or HARNESS_LAB_SPEC) */
+  vagrantfile: string;
+  logger?: Logger;
+  /** register teardown; called BEFORE anything is created; `keptAs` says what --keep leaves instead */
+  cleanup: (what: string, fn: () => Promise<void>, opts?: { keptAs?: () => string }) => void;
+  /** local commands (vagrant, virsh, VBoxManage); tests inject */
+  run?: RunCommand;
+  /** extra Vagrant adapter options (env, lockDir, bin) */
+  vagrant?: Partial<Omit<VagrantOptions, 'cwd' | 'run' | 'logger'>>;
+  /** extra SSH options (bootIdCommand, connectTimeoutMs, redact) */
+  ssh?: Partial<Pick<SshMachineOptions, 'bootIdCommand' | 'connectTimeoutMs' | 'redact' | 'streamOutput'>>;
+  /**
+   * a warm lab (lib/lab/warm/warm-lab.ts): its own cleanup entry instead of `vagrant destroy` (it parks the lab, or destroys
+   * it with the `destroy` it is given when no snapshot was taken)
+   */
+  teardown?: { what: string; fn: (destroy: () => Promise<void>) => Promise<void> };
+}
+
+/** Name of the artifact holding what `vagrant up` printed (kept even when up failed or was interrupted). */
+export const VAGRANT_UP_LOG = 'vagrant-up.log';
+
+/**
+ * Prepare a lab from `spec`; `up()` creates the VMs (destroy registered first) and returns the Lab; `attach()` returns
+ * the Lab of VMs that already run in `vagrantDir` (a reverted warm lab), from the ssh-config `up()` wrote there.
+ * `collectEvidence` works before and after up, so a run whose first `vagrant up` fails still keeps its output and
+ * serial consoles.
+ */
+export function createVagrantLab(o: VagrantLabOptions): {
+  up(opts: { deadline: Deadline }): Promise<Lab>;
+  attach(): Promise<Lab>;
+  collectEvidence(opts: { deadline: Deadline }): Promise<Record<string, string>>;
+} {
+  const { spec, vagrantDir, logger, run = runCommand } = o;
+  const specPath = path.join(vagrantDir, LAB_SPEC_FILE);
+  const vagrant = createVagrant({
+    ...o.vagrant,
+    cwd: vagrantDir,
+    run,
+    logger,
+    env: { ...o.vagrant?.env, HARNESS_LAB_SPEC: specPath },
+  });
+  const names = spec.machines.map((m) => m.name);
+  const machines: Record<string, SshMachine> = {};
+  const ids: Record<string, string> = {};
+  /** what `vagrant up` printed so far (readable lines), or undefined before it ran */
+  let upTranscript: string[] | undefined;
+  let destroying: Promise<void> | undefined;
+
+  async function destroy({ deadline }: { deadline: Deadline }): Promise<void> {
+    destroying ??= (async () => {
+      await Promise.all(Object.values(machines).map((m) => m.disconnect()));
+      await vagrant.destroy(names, { provider: spec.provider, deadline });
+      const left = await leftoverVms(
+        spec.provider,
+        {
+          names: spec.provider === 'libvirt' ? names.flatMap((n) => libvirtDomainNames(vagrantDir, n)) : [],
+          ids: Object.values(ids),
+        },
+        { deadline, run, logger },
+      );
+      if (left.length) {
+        const how =
+          spec.provider === 'libvirt'
+            ? left
+                .map(
+                  (d) =>
+                    `virsh -c qemu:///system destroy ${quote(d)}; virsh -c qemu:///system undefine ${quote(d)} --remove-all-storage`,
+                )
+                .join('\n')
+            : left.map((i) => `VBoxManage unregistervm ${quote(i)} --delete`).join('\n');
+        throw new HarnessError(`vagrant destroy left VMs of run ${spec.runId}: ${left.join(', ')}`, {
+          hint: `remove them by hand:\n${how}`,
+        });
+      }
+      // Nothing of the run is left: its Vagrant directory goes too (kept when destroy failed, so `destroy <run-id>` still finds it).
+      await fs.rm(vagrantDir, { recursive: true, force: true });
+      // Note: libvirt leaves each VM's serial log behind; the evidence step copied it into the run's artifacts already.
+      const serialLogs = spec.provider === 'libvirt' ? names.map((n) => serialLogPath(spec, n)) : [];
+      await Promise.all(serialLogs.map((f) => fs.rm(f, { force: true })));
+    })();
+    try {
+      await destroying;
+    } catch (err) {
+      destroying = undefined; // a later attempt may succeed
+      throw err;
+    }
+  }
+
+  function describe(): string {
+    const ns = currentNetns();
+    const inNs = ns ? `ip netns exec ${quote(ns)} ` : '';
+    const cwd = `VAGRANT_CWD=${quote(vagrantDir)}`;
+    return [
+      `lab ${spec.runId} (${spec.provider}) in ${vagrantDir}`,
+      ...spec.machines.map(
+        (m) =>
+          `  ssh ${slotOf(m)}:  ${inNs}ssh -F ${quote(path.join(vagrantDir, 'ssh-config'))} ${quote(m.name)}   (or: ${inNs}env ${cwd} vagrant ssh ${quote(m.name)})`,
+      ),
+      `  destroy by hand:  ${inNs}env ${cwd} vagrant destroy -f`,
+    ].join('\n');
+  }
+
+  async function collectEvidence({ deadline }: { deadline: Deadline }): Promise<Record<string, string>> {
+    const out: Record<string, string> = {};
+    out['vagrant-status.txt'] = await vagrant
+      .statusText({ deadline })
+      .catch((err: Error) => `vagrant status failed: ${err.message}`);
+    out[VAGRANT_UP_LOG] = upTranscript
+      ? `${upTranscript.join('\n')}\n`
+      : 'vagrant up was not run (the run ended before it)\n';
+    if (spec.provider === 'libvirt') {
+      for (const m of spec.machines) {
+        const file = serialLogPath(spec, m.name);
+        try {
+          const buf = await fs.readFile(file);
+          out[`${m.name}-serial.log`] = buf.subarray(Math.max(0, buf.length - SERIAL_TAIL_BYTES)).toString('utf8');
+        } catch (err) {
+          out[`${m.name}-serial.log`] = `not readable: ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`;
+        }
+      }
+    }
+    return out;
+  }
+
+  async function reboot(
+    name: string,
+    kind: RebootKind,
+    { deadline, fault = {} }: { deadline: Deadline; fault?: FaultParams },
+  ) {
+    const m = machines[name];
+    if (!m)
+      throw new HarnessError(
+        `reboot: no machine named ${JSON.stringify(name)} (have ${Object.keys(machines).join(', ')})`,
+      );
+    if (kind === 'agent-kill') return killAgent(m, { deadline, logger });
+    if (kind === 'partition') {
+      // Note: cut off from every server, or the client just goes on with another one of the cluster
+      const servers = spec.machines.filter((x) => x.role === 'server').map((x) => x.privateIp);
+      if (!servers.length)
+        throw new HarnessError('partition: the lab has no server machine to cut the client off from', { exitCode: 2 });
+      return partition(m, servers, fault.partitionForMs ?? 30_000, { deadline, logger });
+    }
+    const idOf = (what: string) => {
+      const id = ids[m.name] ?? (spec.provider === 'libvirt' ? libvirtDomainNames(vagrantDir, m.name)[0] : undefined);
+      if (!id)
+        throw new HarnessError(
+          `${what} of ${m.name}: no ${spec.provider} id in ${path.join(vagrantDir, '.vagrant', 'machines', m.name)}`,
+        );
+      return id;
+    };
+    const hv = () => ({ deadline: deadlineIn(60_000, deadline), run, logger });
+    return rebootMachine(m, kind, {
+      deadline,
+      logger,
+      hardReset: async () => hardReset(spec.provider, idOf('hard reset'), hv()),
+      powerOff: async () => power(spec.provider, idOf('power off'), 'off', hv()),
+      powerOn: async () => power(spec.provider, idOf('power on'), 'on', hv()),
+      ...(fault.offForMs !== undefined ? { offForMs: fault.offForMs } : {}),
+      // a machine that never comes back is named with the last SSH error and its serial console's tail
+      notBack: async (err) => notBackError(err, { machine: m.name, kind, console: await serialConsole(m.name) }),
+    });
+  }
+
+  function registerTeardown(): void {
+    const destroyLater = () => destroy({ deadline: deadlineIn(CLEANUP_DESTROY_MS) });
+    if (o.teardown) o.cleanup(o.teardown.what, () => o.teardown!.fn(destroyLater), { keptAs: describe });
+    else o.cleanup(`vagrant destroy -f (run ${spec.runId}, ${vagrantDir})`, destroyLater, { keptAs: describe });
+  }
+
+  /** SSH machines from the ssh-config text of every machine (as `vagrant ssh-config` printed it). */
+  async function connectAll(text: (name: string) => Promise<string>, write: boolean): Promise<Lab> {
+    const configs: string[] = [];
+    for (const ms of spec.machines) {
+      const one = await text(ms.name);
+      configs.push(one.trimEnd());
+      const target = sshTargetFor(one, ms.name);
+      machines[slotOf(ms)] = new SshMachine({ ...o.ssh, role: ms.role, name: ms.name, target, logger });
+      const id = await readMachineId(vagrantDir, ms.name, spec.provider);
+      if (id) ids[ms.name] = id;
+    }
+    if (write) await fs.writeFile(path.join(vagrantDir, 'ssh-config'), configs.join('\n\n') + '\n');
+    return { id: spec.runId, machines, reboot, collectEvidence, describe, destroy };
+  }
+
+  /** The tail of a machine's serial console log (libvirt), or why there is none. */
+  async function serialConsole(name: string): Promise<ConsoleSource> {
+    if (spec.provider !== 'libvirt') return { none: `the ${spec.provider} provider keeps no serial log` };
+    const file = serialLogPath(spec, name);
+    try {
+      const buf = await fs.readFile(file);
+      return { path: file, text: buf.subarray(Math.max(0, buf.length - 64 * 1024)).toString('utf8') };
+    } catch (err) {
+      return { none: `not readable: ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}` };
+    }
+  }
+
+  return {
+    collectEvidence,
+    /** Write the spec and Vagrantfile, register destroy, `vagrant up`, then connect SSH details for every machine. */
+    async up({ deadline }) {
+      await fs.mkdir(vagrantDir, { recursive: true });
+      await fs.writeFile(specPath, JSON.stringify(spec, null, 2) + '\n');
+      await fs.copyFile(o.vagrantfile, path.join(vagrantDir, 'Vagrantfile'));
+      registerTeardown();
+      upTranscript = [];
+      await vagrant.up(names, { provider: spec.provider, deadline, onOutput: (line) => upTranscript!.push(line) });
+      const texts = await vagrant.sshConfigTexts(names, { deadline });
+      return connectAll(async (name) => texts[name]!, true);
+    },
+    /** Register the teardown, then SSH details from the ssh-config `up()` wrote (no Vagrant call: it costs seconds). */
+    async attach() {
+      registerTeardown();
+      upTranscript = ['(a warm lab reverted from its snapshot: this run did not run vagrant up)'];
+      const text = await fs.readFile(path.join(vagrantDir, 'ssh-config'), 'utf8');
+      return connectAll(async () => text, false);
+    },
+  };
+}

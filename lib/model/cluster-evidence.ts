@@ -1,0 +1,104 @@
+// What a fault on a cluster leaves for the checks: each turn of the fault (which machine, named how, drained or not),
+// the job's allocs before and after with the machine each node is, the probe series over the fault window, and the
+// leader before and after. Pure data.
+import type { AllocSnap, RebootRecord } from './evidence.js';
+
+/** One drain of a client's node before its fault. */
+export interface DrainSeen {
+  nodeId: string;
+  /** Unix ms */
+  requestedAt: number;
+  /** Unix ms: Nomad cleared the node's DrainStrategy */
+  doneAt: number;
+  /** LastDrain.Status (complete, canceled) */
+  status: string;
+  /** allocs of the node Nomad meant to run when the drain began */
+  allocsOnNode: string[];
+}
+
+/** One turn of the fault: one machine hit (alone when rolling, with the others of its wave otherwise). */
+export interface FaultTurn {
+  /** slot name: "client-2", "server-1", "client" in a pair */
+  machine: string;
+  role: 'server' | 'client';
+  /** how --target named it: the machine itself, "leader", "clients", "servers" */
+  targetedAs: string;
+  /** a leader turn: how the leader's address was read back to this machine */
+  resolvedHow?: string;
+  /** a client's Nomad node */
+  nodeId?: string;
+  drain?: DrainSeen;
+  reboot: RebootRecord;
+  /** Unix ms: the node was marked eligible again after its drain */
+  eligibleAt?: number;
+}
+
+/** One probe of one port of one alloc at one tick of the series. */
+export interface ProbeSample {
+  /** Unix ms the probe started */
+  atMs: number;
+  /** the tick this probe belongs to (all probes of a tick start together) */
+  tick: number;
+  /** what must keep answering: "<group>/<port label>" */
+  service: string;
+  /** the alloc and address probed, for the reader: "a1b2c3d4 10.199.0.21:25431" */
+  target: string;
+  /** the machine the probe ran from */
+  from: string;
+  ok: boolean;
+  error?: string;
+}
+
+/** The probe series over the fault window. */
+export interface ProbeSeries {
+  intervalMs: number;
+  /** Unix ms: the first tick, just before the first fault */
+  startMs: number;
+  /** Unix ms: the last tick, once the last machine is back and the job settled */
+  endMs: number;
+  samples: ProbeSample[];
+  /** the services meant to answer throughout (every group/port the job maps and probes) */
+  services: string[];
+}
+
+/** The leader around a server's fault. */
+export interface LeaderSeen {
+  /** slot name of the leader before the fault */
+  before: string;
+  /** slot name of the leader elected meanwhile, when one was seen */
+  elected?: string;
+  /** ms from the fault's request to the first answer naming a leader other than the old one */
+  electedAfterMs?: number;
+  /** the bound a new leader must be elected within */
+  boundMs: number;
+  /** the old leader is a voting member again after its fault (serf alive, a raft peer) */
+  oldRejoined: boolean;
+  /** what was seen of the old leader at the end, one line */
+  oldState: string;
+  /** the lab has one server: the leader can only come back with it (the bound then runs from its return) */
+  single: boolean;
+  /** /v1/status/leader as a live machine saw it during the fault, read back to machines ("" = none, "?" = no answer) */
+  observed: { atMs: number; leader: string; from: string }[];
+}
+
+export interface ClusterEvidence {
+  /** "1+1", "3+2" */
+  topology: string;
+  jobId: string;
+  /** how many allocs the job means to run */
+  expectedAllocs: number;
+  /** Nomad node ID -> machine slot name */
+  nodeNames: Record<string, string>;
+  turns: FaultTurn[];
+  /** the raft index read before the first fault: allocs created after it came of the fault */
+  disruptionIndex: number;
+  /** the job's allocs healthy before the first fault */
+  before: AllocSnap[];
+  /** every alloc of the job after the last turn settled, terminal ones too */
+  after: AllocSnap[];
+  drain: boolean;
+  series?: ProbeSeries;
+  /** the longest gap a service may have (0: none) */
+  maxGapMs: number;
+  leader?: LeaderSeen;
+}

@@ -1,0 +1,285 @@
+// The run of a fault on a cluster, shared by rolling-reboot and server-reboot: bring the lab up, run a bridge-mode job
+// spread over the clients, probe its ports through the live clients' host ports and watch the leader over the fault
+// window, hit the target in waves (lib/scenario/cluster-steps.ts), then read every alloc and judge.
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import type { CheckDef, CheckResult } from '../model/check.js';
+import type { AllocSnap } from '../model/evidence.js';
+import type { ClusterEvidence, FaultTurn, LeaderSeen, ProbeSeries } from '../model/cluster-evidence.js';
+import type { RunContext } from '../run/context.js';
+import type { ScenarioEnv } from '../run/scenario.js';
+import type { Nomad } from '../nomad/client.js';
+import type { Deadline } from '../time/deadlines.js';
+import { judgeAll } from '../checks/define.js';
+import { electedAfter } from '../checks/leader.js';
+import { seconds, serviceContinuity } from '../checks/continuity.js';
+import { topologyLabel } from '../model/topology.js';
+import { targetText, targetTurns, type TargetSpec } from '../model/target.js';
+import { ConfigError } from '../errors.js';
+import { jobInfo, jobProblems } from '../parse/nomad-job.js';
+import { waitForLeader } from '../nomad/wait.js';
+import { durationSeconds } from '../config/fields.js';
+import { waitForBridgeClient } from './client-ready.js';
+import { waitForJobHealthy } from './job-steps.js';
+import { readJobAllocs } from './reboot-steps.js';
+import { labTopology, leaderMachine, machinesOfRole, runWave, serverAddresses, waves } from './cluster-steps.js';
+import { seriesServices, seriesTargets, startProbeSeries } from './probe-series.js';
+import { startLeaderWatch } from './leader-watch.js';
+
+const JOB_FILE = fileURLToPath(new URL('../../jobs/bridge-exec-http-spread.nomad.hcl', import.meta.url));
+const MIN = 60_000;
+/** How often the leader is asked during the fault window. */
+const LEADER_EVERY_MS = 1000;
+
+/** What to hit and how: resolved from the config and the scenario's own defaults. */
+export interface ClusterPlan {
+  target: TargetSpec;
+  rolling: boolean;
+  drain: boolean;
+}
+
+export async function runClusterFault(
+  ctx: RunContext,
+  env: ScenarioEnv,
+  plan: ClusterPlan,
+  checks: readonly CheckDef<ClusterEvidence>[],
+): Promise<CheckResult[]> {
+  const { config } = env;
+  const lab = await ctx.step('bring up the lab', (d) => env.upLab(ctx, d), { timeoutMs: 20 * MIN });
+  const topology = labTopology(lab);
+  ctx.fact('lab.topology', topologyLabel(topology));
+  ctx.fact('reboot.target', targetText(plan.target));
+  ctx.fact('reboot.rolling', String(plan.rolling));
+  ctx.fact('reboot.drain', String(plan.drain));
+  const { nomadVersion } = await ctx.step(
+    'install Nomad and start the agents',
+    (d) => env.provisionNomad(ctx, lab, d),
+    {
+      timeoutMs: 10 * MIN,
+    },
+  );
+  ctx.fact('nomad.version', nomadVersion);
+  const nomad = await ctx.step('connect to the Nomad API', (d) => env.connectNomad(ctx, lab, d));
+  const clients = machinesOfRole(lab, 'client');
+  const servers = machinesOfRole(lab, 'server');
+  // Note: each machine's Nomad node name is its hostname, which the lab sets to the machine's slot name
+  const nodeOf = await ctx.step(
+    `wait for a leader and every client node ready (${clients.join(', ')})`,
+    async (d) => {
+      await waitForLeader(nomad, { deadline: d });
+      const out: Record<string, string> = {};
+      for (const c of clients)
+        out[c] = (await waitForBridgeClient(ctx, nomad, lab.machines[c]!, { nodeName: c, driver: 'exec' }, d)).ID;
+      return out;
+    },
+    { timeoutMs: 5 * MIN },
+  );
+  const nodeNames = Object.fromEntries(Object.entries(nodeOf).map(([m, id]) => [id, m]));
+
+  // one alloc per client (at least two, so that a drain has somewhere to move one while the other serves)
+  const count = Math.max(2, clients.length);
+  const parsed = await ctx.step(`parse the job (count ${count})`, async (d) => {
+    const hcl = await readFile(JOB_FILE, 'utf8');
+    const job = await nomad.parseJob(hcl, { signal: d.signal, variables: `count = ${count}\n` });
+    const { info, problems } = jobInfo(job);
+    const bad = [...problems, ...(info ? jobProblems(info).map((p) => p.message) : [])];
+    if (!info || bad.length)
+      throw new ConfigError(bad.map((message) => ({ field: 'job', value: JOB_FILE, message, fix: 'the shipped job' })));
+    return { hcl, job, info };
+  });
+  const { info } = parsed;
+  const jobId = parsed.job.ID;
+  await ctx.step(`register job "${jobId}"`, (d) => nomad.registerJob(parsed.job, parsed.hcl, { signal: d.signal }));
+  const lab0 = { memoryMb: config.lab.memoryMb, cpus: config.lab.cpus };
+  const healthy: AllocSnap[] = await ctx.step(
+    `wait until every alloc of the job (${info.expectedAllocs}) runs`,
+    (d) => waitForJobHealthy(nomad, jobId, info.expectedAllocs, lab0, d),
+    { timeoutMs: (4 + 2 * info.expectedAllocs) * MIN },
+  );
+  ctx.fact(
+    'allocs.before',
+    healthy.map((a) => `${a.name} ${a.id.slice(0, 8)}@${nodeNames[a.nodeId] ?? a.nodeId.slice(0, 8)}`).join(' '),
+  );
+  const disruptionIndex = (await nomad.jobAllocations(jobId)).index;
+  const turnsPlanned = targetTurns(plan.target, topology);
+  const hitsServers = turnsPlanned.some((t) => t.kind === 'leader' || t.role === 'server');
+  const addresses0 = hitsServers
+    ? await ctx.step("read the server machines' addresses", (d) => serverAddresses(lab, d))
+    : {};
+  const leaderBefore = hitsServers
+    ? await ctx.step('find the leader before the fault', (d) => leaderMachine(nomad, lab, d, addresses0))
+    : undefined;
+  if (leaderBefore) ctx.fact('leader.before', `${leaderBefore.name} (${leaderBefore.address})`);
+
+  // the probe series and the leader watch run from just before the first fault until the last wave has settled
+  const down = new Set<string>();
+  const addresses = new Map<string, string>();
+  for (const id of Object.values(nodeOf)) {
+    const ip = (await nomad.node(id)).body.Attributes?.['unique.network.ip-address'];
+    if (ip) addresses.set(id, ip);
+  }
+  const services = seriesServices(healthy, info.probeKinds);
+  const series = services.length
+    ? startProbeSeries({
+        lab,
+        intervalMs: durationSeconds(config.reboot.probeInterval) * 1000,
+        services,
+        down: () => down,
+        deadline: ctx.deadline,
+        targets: async (d) =>
+          seriesTargets(
+            await readJobAllocs(nomad, jobId, d),
+            info.probeKinds,
+            (id) => nodeNames[id] ?? id.slice(0, 8),
+            (id) => addresses.get(id),
+          ),
+      })
+    : undefined;
+  const watch = leaderBefore
+    ? startLeaderWatch({
+        lab,
+        intervalMs: Math.min(LEADER_EVERY_MS, durationSeconds(config.reboot.probeInterval) * 1000),
+        members: (await nomad.members()).body,
+        servers,
+        addresses: addresses0,
+        down: () => down,
+        deadline: ctx.deadline,
+      })
+    : undefined;
+
+  const turns: FaultTurn[] = [];
+  let recorded: ProbeSeries | undefined;
+  let observed: LeaderSeen['observed'] = [];
+  const input = {
+    ctx,
+    lab,
+    nomad,
+    config,
+    target: plan.target,
+    drain: plan.drain,
+    jobId,
+    expectedAllocs: info.expectedAllocs,
+    driver: 'exec',
+    nodeOf,
+    down,
+    serverAddresses: addresses0,
+    history: { events: {} },
+  };
+  try {
+    for (const [k, wave] of waves(turnsPlanned, plan.rolling).entries()) {
+      const r = await runWave(input, wave, k + 1);
+      turns.push(...r.turns);
+      if (r.broken) {
+        ctx.info(`the roll stops after wave ${k + 1}: ${r.broken}`);
+        break;
+      }
+    }
+  } finally {
+    if (series) {
+      recorded = await series.stop();
+      ctx.artifact('probe-series.json', JSON.stringify(recorded, null, 2));
+      markSeries(ctx, recorded);
+    }
+    if (watch) {
+      observed = await watch.stop();
+      ctx.artifact('leader-observed.json', JSON.stringify(observed, null, 2));
+    }
+  }
+  turns.forEach((t, k) => {
+    ctx.fact(`fault.${k + 1}.target`, `${t.machine} (${t.targetedAs}${t.resolvedHow ? `: ${t.resolvedHow}` : ''})`);
+  });
+  const after = await ctx.step('read every alloc of the job', (d) => readJobAllocs(nomad, jobId, d));
+  ctx.artifact('job-allocs-after.json', JSON.stringify(after, null, 2));
+  const leader = leaderBefore
+    ? await ctx.step('read the old leader back in the cluster', (d) =>
+        leaderAcross(nomad, leaderBefore.name, turns, observed, servers.length === 1, config.reboot.leaderWithin, d),
+      )
+    : undefined;
+  if (leader?.elected)
+    ctx.fact('leader.after', `${leader.elected} after ${((leader.electedAfterMs ?? 0) / 1000).toFixed(1)}s`);
+  const evidence: ClusterEvidence = {
+    topology: topologyLabel(topology),
+    jobId,
+    expectedAllocs: info.expectedAllocs,
+    nodeNames,
+    turns,
+    disruptionIndex,
+    before: healthy,
+    after,
+    drain: plan.drain,
+    maxGapMs: config.reboot.maxGapS * 1000,
+    ...(recorded ? { series: recorded } : {}),
+    ...(leader ? { leader } : {}),
+  };
+  ctx.artifact('cluster-evidence.json', JSON.stringify(evidence, null, 2));
+  return judgeAll(checks, evidence);
+}
+
+/** The probe series on the timeline: its window, and each gap as a bar. */
+function markSeries(ctx: RunContext, s: ProbeSeries): void {
+  const every = seconds(s.intervalMs);
+  ctx.mark({
+    atMs: s.startMs,
+    lane: 'probe',
+    label: `probing ${s.services.join(', ')} every ${every}`,
+    severity: 'info',
+  });
+  for (const c of serviceContinuity(s)) {
+    for (const g of c.gaps)
+      ctx.mark({
+        atMs: g.fromMs,
+        untilMs: g.toMs,
+        lane: 'probe',
+        label: `${g.service}: no answer for ${seconds(g.lengthMs)}${g.open ? ' (never again)' : ''}`,
+        detail: g.lastError,
+        severity: 'fail',
+      });
+    ctx.fact(
+      `probe.${c.service}`,
+      `answered at ${c.up} of ${c.ticks} ticks; gaps: ${c.gaps.map((g) => seconds(g.lengthMs)).join(', ') || 'none'}`,
+    );
+  }
+  ctx.mark({ atMs: s.endMs, lane: 'probe', label: 'probing ended', severity: 'info' });
+}
+
+/** The leader across the fault of the server that led before (undefined when no turn hit it). */
+async function leaderAcross(
+  nomad: Nomad,
+  old: string,
+  turns: readonly FaultTurn[],
+  observed: LeaderSeen['observed'],
+  single: boolean,
+  within: string,
+  d: Deadline,
+): Promise<LeaderSeen | undefined> {
+  const hit = turns.find((t) => t.machine === old);
+  if (!hit) return undefined;
+  const elected = electedAfter(observed, old, single, hit.reboot.requestedAt, hit.reboot.backAt);
+  const members = await nomad.members({ signal: d.signal }).then(
+    (r) => r.body,
+    () => [],
+  );
+  const member = members.find((m) => m.Name === old || m.Name.startsWith(`${old}.`));
+  const raft = await nomad.raftConfiguration({ signal: d.signal }).then(
+    (r) => r.body.Servers.find((s) => s.Node === old || s.Node.startsWith(`${old}.`)),
+    (err: unknown) => (err instanceof Error ? err.message.split('\n')[0]! : String(err)),
+  );
+  const raftState =
+    typeof raft === 'string'
+      ? `raft configuration unreadable (${raft})`
+      : raft
+        ? raft.Voter
+          ? 'a Raft voter'
+          : 'a Raft non-voter'
+        : 'no Raft peer';
+  const oldState = `Serf ${member ? member.Status : 'no member'}, ${raftState}`;
+  return {
+    before: old,
+    ...(elected ? { elected: elected.leader, electedAfterMs: elected.afterMs } : {}),
+    boundMs: durationSeconds(within) * 1000,
+    oldRejoined: member?.Status === 'alive' && typeof raft === 'object' && raft !== undefined && raft.Voter,
+    oldState,
+    single,
+    observed: [...observed],
+  };
+}

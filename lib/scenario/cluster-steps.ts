@@ -1,0 +1,270 @@
+// The steps of a fault on a cluster: the lab's machines by role, the leader read back to its machine when its turn
+// starts, and the turns of the target run in waves (one turn per wave when rolling, else one wave of them all):
+// drain each client of the wave, fault the wave's machines at once, wait for each back (its node ready, a leader
+// again), mark the drained nodes eligible, and wait until the job has settled before the next wave.
+import type { Lab } from '../model/lab.js';
+import type { TaskEventRec } from '../model/evidence.js';
+import type { FaultTurn } from '../model/cluster-evidence.js';
+import type { RebootKind } from '../model/kinds.js';
+import type { Nomad } from '../nomad/client.js';
+import type { RunContext } from '../run/context.js';
+import type { HarnessConfig } from '../config/schema.js';
+import type { Deadline } from '../time/deadlines.js';
+import { HarnessError, TimeoutError } from '../errors.js';
+import { clientSlots, serverSlots, topologyOf, type MachineRole, type Topology } from '../model/topology.js';
+import { resolveLeader, targetText, type TargetSpec, type TargetTurn } from '../model/target.js';
+import { drainNode, markEligible } from '../nomad/drain.js';
+import { waitForLeader, waitForNodeReady } from '../nomad/wait.js';
+import { FAULT_KINDS, faultRestartsTasks } from '../config/faults.js';
+import { durationSeconds } from '../config/fields.js';
+import { faultParams, rebootStepMs, recordFault } from './faults.js';
+import { readJobAllocs } from './reboot-steps.js';
+import { waitForJobHealthy, waitForJobSettled } from './job-steps.js';
+
+/** The lab's topology, read from its machine names. */
+export function labTopology(lab: Pick<Lab, 'machines'>): Topology {
+  const names = Object.keys(lab.machines);
+  const t = topologyOf(names);
+  if (!t) throw new HarnessError(`the lab's machines (${names.join(', ')}) are no topology of servers and clients`);
+  return t;
+}
+
+/** The lab's machines of one role, in index order. */
+export function machinesOfRole(lab: Pick<Lab, 'machines'>, role: MachineRole): string[] {
+  const t = labTopology(lab);
+  return (role === 'server' ? serverSlots(t) : clientSlots(t)).map((s) => s.name);
+}
+
+/** Each server machine's addresses (`hostname -I`): the leader's RPC address is one of them. */
+export async function serverAddresses(lab: Pick<Lab, 'machines'>, d: Deadline): Promise<Record<string, string[]>> {
+  const out: Record<string, string[]> = {};
+  for (const name of machinesOfRole(lab, 'server')) {
+    const r = await lab.machines[name]!.exec('hostname -I', { deadline: d }).catch(() => undefined);
+    out[name] = r && r.code === 0 ? r.stdout.trim().split(/\s+/).filter(Boolean) : [];
+  }
+  return out;
+}
+
+/**
+ * The server machine that leads now: /v1/status/leader read back through the Serf members (a member's node name is
+ * its machine's), else through the machines' own addresses.
+ */
+export async function leaderMachine(
+  nomad: Nomad,
+  lab: Pick<Lab, 'machines'>,
+  d: Deadline,
+  addresses: Record<string, string[]> = {},
+) {
+  const leader = await waitForLeader(nomad, { deadline: d });
+  const members = (await nomad.members({ signal: d.signal })).body;
+  const r = resolveLeader(leader, members, machinesOfRole(lab, 'server'), addresses);
+  if ('error' in r) throw new HarnessError(`the leader's machine: ${r.error}`);
+  return { ...r, address: leader };
+}
+
+/** The waves a target makes: one per turn when rolling, else one of all. Pure. */
+export function waves(turns: readonly TargetTurn[], rolling: boolean): TargetTurn[][] {
+  return rolling ? turns.map((t) => [t]) : turns.length ? [[...turns]] : [];
+}
+
+export interface ClusterFaultInput {
+  ctx: RunContext;
+  lab: Lab;
+  nomad: Nomad;
+  config: HarnessConfig;
+  target: TargetSpec;
+  drain: boolean;
+  jobId: string;
+  expectedAllocs: number;
+  /** task driver the client nodes must have healthy again */
+  driver: string;
+  /** client machine -> its Nomad node ID */
+  nodeOf: Record<string, string>;
+  /** the machines under the fault right now (the probe series reads it) */
+  down: Set<string>;
+  /** each server machine's addresses (the leader read back when Serf names do not match machine names) */
+  serverAddresses?: Record<string, string[]>;
+  /** task events seen while settling, by alloc */
+  history: { events: Record<string, TaskEventRec[]> };
+}
+
+/** Run one wave: drains, the faults at once, each machine back, eligible again, the job settled. */
+/** A wave's turns; `broken` says why the job did not come back whole after it (the roll stops there). */
+export async function runWave(
+  i: ClusterFaultInput,
+  wave: readonly TargetTurn[],
+  n: number,
+): Promise<{ turns: FaultTurn[]; broken?: string }> {
+  const { ctx, lab, nomad, config } = i;
+  const kind: RebootKind = config.reboot.kind;
+  const of = ` (wave ${n})`;
+  // the leader is whoever leads when its turn starts
+  const machines = await Promise.all(
+    wave.map(async (t) => {
+      if (t.kind === 'machine') return { machine: t.name, role: t.role, targetedAs: targetText(i.target) };
+      const l = await ctx.step(`find the leader${of}`, (d) => leaderMachine(nomad, lab, d, i.serverAddresses), {
+        timeoutMs: 3 * 60_000,
+      });
+      ctx.info(`the leader is ${l.name} (${l.how})`);
+      return { machine: l.name, role: 'server' as const, targetedAs: 'leader', resolvedHow: l.how };
+    }),
+  );
+  const turns: FaultTurn[] = [];
+  for (const m of machines) {
+    const nodeId = m.role === 'client' ? i.nodeOf[m.machine] : undefined;
+    const drain =
+      nodeId && i.drain
+        ? await ctx.step(
+            `drain ${m.machine}'s node${of}`,
+            (d) =>
+              drainNode(nomad, nodeId, config.reboot.drainDeadlineS * 1000, {
+                deadline: d,
+                onReason: (r) => ctx.info(r),
+              }),
+            { timeoutMs: config.reboot.drainDeadlineS * 1000 + 2 * 60_000 },
+          )
+        : undefined;
+    if (drain) {
+      ctx.mark({ atMs: drain.requestedAt, lane: 'node', label: `${m.machine}: drain requested`, severity: 'info' });
+      ctx.mark({ atMs: drain.doneAt, lane: 'node', label: `${m.machine}: drain ${drain.status}`, severity: 'ok' });
+    }
+    turns.push({
+      ...m,
+      ...(nodeId ? { nodeId } : {}),
+      ...(drain
+        ? {
+            drain: {
+              nodeId: drain.nodeId,
+              requestedAt: drain.requestedAt,
+              doneAt: drain.doneAt,
+              status: drain.status,
+              allocsOnNode: drain.allocsOnNode,
+            },
+          }
+        : {}),
+      reboot: { machine: m.machine, kind, bootIdBefore: '', bootIdAfter: '', requestedAt: 0, backAt: 0 },
+    });
+  }
+  // what the settle waits for: the allocs still on the wave's clients, and evidence newer than this index
+  const before = await readJobAllocs(nomad, i.jobId, ctx.deadline);
+  const hit = new Set(turns.flatMap((t) => (t.nodeId ? [t.nodeId] : [])));
+  const watched = before
+    .filter((a) => hit.has(a.nodeId) && a.desiredStatus === 'run' && a.clientStatus === 'running')
+    .map((a) => a.id);
+  const nodesBefore = new Map(
+    await Promise.all(
+      [...hit].map(async (id) => [id, (await nomad.node(id, { signal: ctx.deadline.signal })).body] as const),
+    ),
+  );
+  const since = { index: (await nomad.jobAllocations(i.jobId)).index, atMs: Date.now() };
+  for (const t of turns) i.down.add(t.machine);
+  const names = turns.map((t) => t.machine).join(', ');
+  const records = await ctx.step(
+    `${FAULT_KINDS[kind].rebootsHost ? 'reboot' : 'disrupt'} ${names} (${kind})${of}`,
+    (d) =>
+      Promise.all(turns.map((t) => lab.reboot(t.machine, kind, { deadline: d, fault: faultParams(config) }))).finally(
+        () => {
+          for (const t of turns) if (t.role === 'server') i.down.delete(t.machine);
+        },
+      ),
+    { timeoutMs: rebootStepMs(config) },
+  );
+  turns.forEach((t, k) => {
+    t.reboot = records[k]!;
+    recordFault(ctx, t.reboot, `.${t.machine}`);
+    const [before, after] = [t.reboot.bootIdBefore, t.reboot.bootIdAfter];
+    const host = { lane: 'host' as const, machine: t.machine };
+    ctx.mark({
+      ...host,
+      atMs: t.reboot.requestedAt,
+      label: `${kind} reboot requested`,
+      detail: `boot_id ${before}`,
+      severity: 'warn',
+    });
+    ctx.mark({
+      ...host,
+      atMs: t.reboot.backAt,
+      label: 'back',
+      detail: `boot_id ${after}`,
+      severity: after !== before ? 'ok' : 'fail',
+    });
+  });
+  since.atMs = Math.min(...records.map((r) => r.requestedAt));
+  if (turns.some((t) => t.role === 'server'))
+    await ctx.step(`wait for a leader again${of}`, (d) => waitForLeader(nomad, { deadline: d }), {
+      timeoutMs: 5 * 60_000,
+    });
+  for (const t of turns.filter((x) => x.nodeId)) {
+    const nb = nodesBefore.get(t.nodeId!)!;
+    const again =
+      kind === 'partition' ? {} : { statusUpdatedAfterS: nb.StatusUpdatedAt, modifiedAfterIndex: since.index };
+    await ctx.step(
+      `wait for ${t.machine}'s node to register again and be ready${of}`,
+      (d) => waitForNodeReady(nomad, { nodeId: t.nodeId!, driver: i.driver, ...again }, { deadline: d }),
+      { timeoutMs: 5 * 60_000 },
+    );
+    i.down.delete(t.machine);
+    if (t.drain) {
+      await ctx.step(`mark ${t.machine}'s node eligible again${of}`, (d) =>
+        markEligible(nomad, t.nodeId!, { deadline: d }),
+      );
+      t.eligibleAt = Date.now();
+      ctx.mark({ atMs: t.eligibleAt, lane: 'node', label: `${t.machine}: eligible again`, severity: 'ok' });
+    }
+  }
+  const broken = await settle(i, watched, since, n);
+  return { turns, ...(broken ? { broken } : {}) };
+}
+
+/** Wait until the allocs the wave's clients held are decided (when any were), then until the job runs whole. */
+async function settle(
+  i: ClusterFaultInput,
+  watched: string[],
+  since: { index: number; atMs: number },
+  n: number,
+): Promise<string | undefined> {
+  const { ctx, nomad, config } = i;
+  if (watched.length) {
+    const fault = {
+      heartbeatGraceS: durationSeconds(config.nomad.heartbeatGrace),
+      partitionForS: config.reboot.partitionForS,
+    };
+    const s = await ctx.step(
+      `wait until the allocs of the wave ${n} clients are restored, replaced or failed`,
+      (d) =>
+        waitForJobSettled(
+          {
+            nomad,
+            jobId: i.jobId,
+            watched,
+            since,
+            history: i.history,
+            quietMs: config.reboot.settleQuietS * 1000,
+            confirmMs: config.reboot.settleConfirmS * 1000,
+            windowMs: 5 * 60_000,
+            tasksRestart: faultRestartsTasks(config.reboot.kind, fault),
+            onProgress: (line) => ctx.info(line),
+          },
+          d,
+        ),
+      { timeoutMs: 10 * 60_000 },
+    );
+    ctx.fact(`job.settled.wave.${n}`, s.settled ? 'settled' : `not settled: ${s.reason}`);
+  }
+  const lab0 = { memoryMb: config.lab.memoryMb, cpus: config.lab.cpus };
+  // Note: a job that does not come back whole is evidence, not a broken run: the roll stops and the checks judge it
+  return ctx.step(
+    `wait until every alloc of the job (${i.expectedAllocs}) runs again (wave ${n})`,
+    (d) =>
+      waitForJobHealthy(nomad, i.jobId, i.expectedAllocs, lab0, d).then(
+        () => undefined,
+        (err: unknown) => {
+          if (ctx.deadline.signal.aborted && !(ctx.deadline.signal.reason instanceof TimeoutError)) throw err;
+          const why = err instanceof Error ? err.message.split('\n')[0]! : String(err);
+          ctx.fact(`job.whole.wave.${n}`, `no: ${why}`);
+          return why;
+        },
+      ),
+    { timeoutMs: 10 * 60_000 },
+  );
+}

@@ -1,0 +1,83 @@
+// server-reboot: the leader's host reboots for real (or --target: a server, servers). A bridge-mode job spread over the
+// clients runs and is probed through the clients' host ports throughout; the leader is asked every second from a live
+// machine. Judged: the target hit, another server leading within reboot.leader_within (with one server: the same one
+// after its return), the old leader back as a Serf member and Raft voter, no alloc disturbed (none moved or restarted),
+// and the service answering throughout. Promoted from the example user scenario (examples/scenarios/, which stays an
+// example of the API under another name). (lib/scenario/cluster-run.ts)
+import type { TargetSpec } from '../lib/model/target.js';
+import type { HarnessConfig } from '../lib/config/schema.js';
+import { defineScenario, execDriverOnly, shippedJobOnly, singleRebootOnly } from '../lib/run/scenario.js';
+import { TARGETS_HIT } from '../lib/checks/targets-hit.js';
+import { NEW_LEADER } from '../lib/checks/new-leader.js';
+import { OLD_LEADER_REJOINED } from '../lib/checks/old-leader-rejoined.js';
+import { UNTOUCHED_ALLOCS } from '../lib/checks/untouched-allocs.js';
+import { SERVICE_CONTINUITY } from '../lib/checks/service-continuity.js';
+import { FAULT_KINDS } from '../lib/config/faults.js';
+import { faultProblems } from '../lib/scenario/faults.js';
+import { runClusterFault, type ClusterPlan } from '../lib/scenario/cluster-run.js';
+
+export const CHECKS = [TARGETS_HIT, NEW_LEADER, OLD_LEADER_REJOINED, UNTOUCHED_ALLOCS, SERVICE_CONTINUITY];
+
+/** server-reboot's own defaults: the leader, no drain (servers run no allocs), one server at a time. */
+export function serverPlan(config: {
+  reboot: { target?: TargetSpec | undefined; rolling?: boolean | undefined };
+}): ClusterPlan {
+  return { target: config.reboot.target ?? { kind: 'leader' }, rolling: config.reboot.rolling ?? true, drain: false };
+}
+
+/** Only server targets, and only faults that reboot the host (the client-side faults need a client). */
+function problems(config: HarnessConfig) {
+  const t = config.reboot.target;
+  const clientTarget = t && (t.kind === 'clients' || (t.kind === 'machine' && t.name.startsWith('client')));
+  return [
+    ...(clientTarget
+      ? [
+          {
+            field: 'reboot.target (--target)',
+            value: t.kind === 'machine' ? t.name : t.kind,
+            message: 'server-reboot reboots servers',
+            fix: 'give leader, servers or a server (server-2), or run rolling-reboot for clients',
+          },
+        ]
+      : []),
+    ...(FAULT_KINDS[config.reboot.kind].rebootsHost
+      ? []
+      : [
+          {
+            field: 'reboot.kind (--reboot)',
+            value: config.reboot.kind,
+            message: 'server-reboot reboots the server host',
+            fix: `give one of ${Object.entries(FAULT_KINDS)
+              .filter(([, k]) => k.rebootsHost)
+              .map(([n]) => n)
+              .join(', ')}`,
+          },
+        ]),
+    ...(config.reboot.drain
+      ? [
+          {
+            field: 'reboot.drain (--drain)',
+            value: true,
+            message: 'servers run no allocs to drain',
+            fix: 'drop --drain',
+          },
+        ]
+      : []),
+  ];
+}
+
+export default defineScenario({
+  name: 'server-reboot',
+  summary:
+    "the leader's host reboots (or --target servers/server-N); another server leads in time, the old one rejoins, no alloc is disturbed and the service answers throughout",
+  needsNomad: true,
+  checks: CHECKS,
+  validate: (config) => [
+    ...singleRebootOnly('server-reboot', config),
+    ...execDriverOnly('server-reboot', config),
+    ...shippedJobOnly('server-reboot', config),
+    ...faultProblems('server-reboot', config, { hasNomadAgent: true }),
+    ...problems(config),
+  ],
+  run: (ctx, env) => runClusterFault(ctx, env, serverPlan(env.config), CHECKS),
+});

@@ -1,0 +1,115 @@
+// A STAND-IN lab of one server and several clients for integration tests (not VMs): machines named as a topology
+// names them (server-1, client-1, client-2, ...), answering boot ids and the probes of the job's host ports from the
+// Nomad stand-in's state. Faults: the first client follows the stand-in's timeline (its primary node), the others'
+// agents register again (fake-nomad/nodes.ts), the server drops every connection for a moment.
+import { randomUUID } from 'node:crypto';
+import type { ExecOptions, ExecResult, Lab, Machine, RebootKind, RebootRecord, Tunnel } from '../../lib/model/lab.js';
+import { sleep, type Deadline } from '../../lib/time/deadlines.js';
+import { TimeoutError } from '../../lib/errors.js';
+import { machineSlots, slotName, type Topology } from '../../lib/model/topology.js';
+import { LEADER_COMMAND } from '../../lib/scenario/leader-watch.js';
+import type { FakeNomad } from './fake-nomad/index.js';
+import { addClientNode, otherNodeRestarted } from './fake-nomad/nodes.js';
+
+/** Does a running alloc answer on host:port (its node's address and a mapped host port)? */
+function answers(nomad: FakeNomad, host: string, port: string): boolean {
+  const c = nomad.cluster;
+  const nodes = new Set(
+    c
+      .allNodes()
+      .filter((n) => n.Attributes?.['unique.network.ip-address'] === host)
+      .map((n) => n.ID),
+  );
+  return [...c.allocs.values()].some(
+    (a) =>
+      nodes.has(a.NodeID) &&
+      a.ClientStatus === 'running' &&
+      (a.AllocatedResources?.Shared?.Ports ?? []).some((p) => String(p.Value) === port),
+  );
+}
+
+/** The lab; the stand-in's primary client node must be named as the first client (the others are registered here). */
+export function createFakeClusterLab(nomad: FakeNomad, t: Topology): Lab & { destroyed: boolean; rebooted: string[] } {
+  const slots = machineSlots(t);
+  const first = slotName(t, 'client', 1);
+  const nodeOf = new Map<string, string>([[first, nomad.cluster.node.ID]]);
+  nomad.cluster.serverName = slotName(t, 'server', 1);
+  for (const s of slots.filter((x) => x.role === 'client' && x.index > 1))
+    nodeOf.set(s.name, addClientNode(nomad.cluster, s.name, `10.199.0.${20 + s.index}`).ID);
+  const boot = new Map(slots.map((s) => [s.name, randomUUID()]));
+  const down = new Set<string>();
+  const rebooted: string[] = [];
+  const machine = (name: string, role: string): Machine => ({
+    role,
+    name: `fake-${name}`,
+    async exec(cmd: string, opts: ExecOptions): Promise<ExecResult> {
+      const ok = (stdout: string, code = 0): ExecResult => ({ code, stdout, stderr: '', durationMs: 1 });
+      if (down.has(name)) {
+        await sleep(Number.MAX_SAFE_INTEGER, opts.deadline).catch(() => undefined);
+        throw new TimeoutError(`ssh to ${name}`, 0, 'connection refused (stand-in host is down)');
+      }
+      if (cmd.includes('/proc/sys/kernel/random/boot_id')) return ok(`${boot.get(name)}\n12.00 1.00\n`);
+      // the machine's own agent answers /v1/status/leader: here the stand-in's API, unreachable while its server is down
+      if (cmd === LEADER_COMMAND) {
+        const r = await fetch(`${nomad.addr}/v1/status/leader`).catch(() => undefined);
+        return r ? ok(await r.text()) : { code: 7, stdout: '', stderr: 'Connection refused', durationMs: 1 };
+      }
+      // the commands of lib/lab/observe.ts: curl's URL (quoted or not), bash's /dev/tcp with host and port last
+      const url = (/^curl .*'(http:\/\/[^']+)'$/.exec(cmd) ?? /^curl .* (http:\/\/\S+)$/.exec(cmd))?.[1];
+      const curl = url ? new URL(url) : undefined;
+      const tcp = /\/dev\/tcp\/.* '?([0-9.]+)'? '?(\d+)'?$/.exec(cmd);
+      const probe = curl ? [curl.hostname, curl.port] : tcp ? [tcp[1]!, tcp[2]!] : undefined;
+      if (probe) {
+        if (answers(nomad, probe[0]!, probe[1]!)) return ok(curl ? '200' : 'connected\n');
+        return { code: curl ? 7 : 1, stdout: curl ? '000' : '', stderr: 'Connection refused', durationMs: 1 };
+      }
+      return ok('');
+    },
+    async upload() {},
+    async writeFile() {},
+    async bootId() {
+      return boot.get(name)!;
+    },
+    async forward(): Promise<Tunnel> {
+      throw new Error('stand-in lab: no tunnels');
+    },
+    async disconnect() {},
+  });
+  return {
+    id: 'stand-in-cluster',
+    machines: Object.fromEntries(slots.map((s) => [s.name, machine(s.name, s.role)])),
+    destroyed: false,
+    rebooted,
+    async reboot(name: string, kind: RebootKind, { deadline }: { deadline: Deadline }): Promise<RebootRecord> {
+      const requestedAt = Date.now();
+      const before = boot.get(name)!;
+      rebooted.push(name);
+      down.add(name);
+      if (name === first) nomad.clientDown();
+      else if (name.startsWith('server')) nomad.serverDown();
+      await sleep(name.startsWith('server') ? 300 : 60, deadline);
+      boot.set(name, randomUUID());
+      down.delete(name);
+      if (name === first) nomad.clientUp();
+      else if (name.startsWith('server')) nomad.serverUp();
+      else otherNodeRestarted(nomad.cluster, nomad.cluster.allNodes().find((n) => n.ID === nodeOf.get(name))!);
+      return {
+        machine: name,
+        kind,
+        bootIdBefore: before,
+        bootIdAfter: boot.get(name)!,
+        requestedAt,
+        backAt: Date.now(),
+      };
+    },
+    async collectEvidence() {
+      return { 'vagrant-status.txt': 'stand-in cluster lab: no Vagrant' };
+    },
+    describe() {
+      return 'stand-in cluster lab (integration test): nothing to reach';
+    },
+    async destroy() {
+      this.destroyed = true;
+    },
+  };
+}

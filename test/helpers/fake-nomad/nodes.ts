@@ -1,0 +1,221 @@
+// Part of the Nomad API stand-in (not Nomad): more than one client node, and a node drain as Nomad's drainer runs it
+// (nomad@v1.9.7:nomad/drainer): the node gets a DrainStrategy and turns ineligible (NodeDrain), its service allocs get
+// DesiredTransition.Migrate (AllocationUpdateDesiredTransition), the scheduler places each one's replacement on another
+// eligible node, linked both ways, and stops the old one ("alloc is being migrated", PlanResult); the client stops it
+// (complete); one alloc at a time (max_parallel 1); once nothing of the drain is left the DrainStrategy is cleared and
+// LastDrain says complete.
+import type { ApiAllocation, ApiJob, ApiNode } from '../../../lib/nomad/api-types.js';
+import type { Cluster } from './cluster.js';
+import { newNode, nowRfc3339, taskEvent } from './payloads.js';
+
+const TERMINAL = new Set(['complete', 'failed', 'lost']);
+
+/** Register another client node, ready, with its own address. */
+export function addClientNode(c: Cluster, name: string, address: string): ApiNode {
+  const n = newNode(name, c.version);
+  n.Attributes = { ...n.Attributes, 'unique.network.ip-address': address };
+  c.commit(['nodes'], (idx) => {
+    n.CreateIndex = n.ModifyIndex = idx;
+    c.otherNodes.push(n);
+  });
+  return n;
+}
+
+export function nodeById(c: Cluster, id: string): ApiNode | undefined {
+  return c.allNodes().find((n) => n.ID === id);
+}
+
+function touch(c: Cluster, n: ApiNode, type: 'NodeDrain' | 'NodeEligibility', mutate: (n: ApiNode) => void): number {
+  return c.commit(
+    ['nodes'],
+    (idx) => {
+      mutate(n);
+      n.ModifyIndex = idx;
+    },
+    type,
+  );
+}
+
+const liveOn = (c: Cluster, nodeId: string): ApiAllocation[] =>
+  [...c.allocs.values()].filter(
+    (a) => a.NodeID === nodeId && a.DesiredStatus === 'run' && !TERMINAL.has(a.ClientStatus),
+  );
+
+/** PUT /v1/node/:id/drain with a DrainSpec: start the drain; `DrainSpec: null` cancels it. */
+export function drainNode(c: Cluster, n: ApiNode, spec: { Deadline?: number } | null): number {
+  if (!spec) {
+    return touch(c, n, 'NodeDrain', (x) => {
+      x.DrainStrategy = null;
+      x.LastDrain = { Status: 'canceled', UpdatedAt: nowRfc3339() };
+    });
+  }
+  const deadlineNs = spec.Deadline ?? 0;
+  const index = touch(c, n, 'NodeDrain', (x) => {
+    x.DrainStrategy = {
+      Deadline: deadlineNs,
+      IgnoreSystemJobs: false,
+      ForceDeadline: deadlineNs > 0 ? new Date(Date.now() + deadlineNs / 1e6).toISOString() : '0001-01-01T00:00:00Z',
+      StartedAt: nowRfc3339(),
+    };
+    x.SchedulingEligibility = 'ineligible';
+    x.LastDrain = { Status: 'draining', StartedAt: nowRfc3339(), UpdatedAt: nowRfc3339() };
+  });
+  c.later(1, () => drainNext(c, n, liveOn(c, n.ID)));
+  return index;
+}
+
+/**
+ * One alloc at a time, as a migrate block's default max_parallel = 1 (and the shipped rolling job's) has it: mark it
+ * for migration, let the scheduler move it, and take the next once its replacement had time to run. With none left
+ * the drain is complete.
+ */
+function drainNext(c: Cluster, n: ApiNode, queue: ApiAllocation[]): void {
+  const a = queue.shift();
+  if (!a) {
+    touch(c, n, 'NodeDrain', (x) => {
+      x.DrainStrategy = null;
+      x.LastDrain = { Status: 'complete', StartedAt: x.LastDrain?.StartedAt, UpdatedAt: nowRfc3339() };
+    });
+    return;
+  }
+  c.commit(
+    ['allocs'],
+    (idx) => Object.assign(a, { DesiredTransition: { Migrate: true }, ModifyIndex: idx }),
+    'AllocationUpdateDesiredTransition',
+  );
+  c.later(1, () => {
+    migrate(c, n, [a]);
+    // the replacement is placed, set up and started within three steps (cluster.ts runFresh)
+    c.later(4, () => drainNext(c, n, queue));
+  });
+}
+
+/** The scheduler's answer to a migrate transition: the replacement elsewhere, the old alloc stopped. */
+function migrate(c: Cluster, from: ApiNode, draining: ApiAllocation[]): void {
+  const to = c
+    .allNodes()
+    .find(
+      (x) => x.ID !== from.ID && x.Status === 'ready' && x.SchedulingEligibility === 'eligible' && !x.DrainStrategy,
+    );
+  // With no node to take them, the scheduler still stops the migrating allocs; their places wait in a blocked eval
+  // until a node is eligible again (the last client of a lab drained: the service is down meanwhile).
+  if (!to) blocked.set(c, [...(blocked.get(c) ?? []), ...draining]);
+  for (const jobId of new Set(draining.map((a) => a.JobID))) {
+    const job = c.jobs.get(jobId);
+    if (!job) continue;
+    const mine = draining.filter((a) => a.JobID === jobId);
+    const keep = new Set(
+      [...c.allocs.values()]
+        .filter((a) => a.JobID === jobId && a.DesiredStatus === 'run' && !TERMINAL.has(a.ClientStatus))
+        .filter((a) => !mine.includes(a))
+        .map((a) => a.Name),
+    );
+    if (to) placeOn(c, to, job, mine, keep);
+    for (const a of mine)
+      c.updateAlloc(
+        a.ID,
+        (x) => Object.assign(x, { DesiredStatus: 'stop', DesiredDescription: 'alloc is being migrated' }),
+        'PlanResult',
+      );
+  }
+  c.later(1, () => {
+    for (const a of draining)
+      c.updateAlloc(a.ID, (x) => {
+        for (const [t, st] of Object.entries(x.TaskStates ?? {})) {
+          if (st.State === 'dead') continue;
+          c.appendEvent(x, t, taskEvent('Killing', 'Sent interrupt. Waiting 5s before force killing'));
+          c.appendEvent(x, t, taskEvent('Killed', 'Task successfully killed'));
+          Object.assign(st, { State: 'dead', FinishedAt: nowRfc3339() });
+        }
+        x.ClientStatus = 'complete';
+      });
+  });
+}
+
+/** Place `job`'s missing allocs on `n` (the replacements of `previous`, linked to them). */
+function placeOn(c: Cluster, n: ApiNode, job: ApiJob, previous: ApiAllocation[], keep: Set<string>): void {
+  c.placementNode = n;
+  try {
+    c.placeAllocs(job, '', previous, keep);
+  } finally {
+    c.placementNode = undefined;
+  }
+}
+
+/** Migrating allocs that found no node, by cluster: the blocked eval places them once a node is eligible again. */
+const blocked = new WeakMap<Cluster, ApiAllocation[]>();
+
+/** PUT /v1/node/:id/eligibility: an eligible node lets the blocked placements through. */
+export function setEligibility(c: Cluster, n: ApiNode, eligibility: string): number {
+  const idx = touch(c, n, 'NodeEligibility', (x) => {
+    x.SchedulingEligibility = eligibility;
+  });
+  const waiting = blocked.get(c) ?? [];
+  if (eligibility !== 'eligible' || n.Status !== 'ready' || waiting.length === 0) return idx;
+  blocked.delete(c);
+  c.later(1, () => {
+    for (const jobId of new Set(waiting.map((a) => a.JobID))) {
+      const job = c.jobs.get(jobId);
+      if (!job || job.Stop) continue;
+      const mine = waiting.filter((a) => a.JobID === jobId);
+      const keep = new Set(
+        [...c.allocs.values()]
+          .filter((a) => a.JobID === jobId && a.DesiredStatus === 'run' && !TERMINAL.has(a.ClientStatus))
+          .map((a) => a.Name),
+      );
+      placeOn(c, n, job, mine, keep);
+    }
+  });
+  return idx;
+}
+
+/** GET /v1/agent/members: one server, the stand-in itself, under the name its machine has (Cluster.serverName). */
+export function members(c: Cluster): unknown {
+  return {
+    ServerName: c.serverName,
+    ServerRegion: 'global',
+    ServerDC: 'dc1',
+    Members: [
+      {
+        Name: `${c.serverName}.global`,
+        Addr: '127.0.0.1',
+        Port: 4648,
+        Status: 'alive',
+        Tags: { role: 'nomad', region: 'global', dc: 'dc1', port: '4647', build: c.version, bootstrap: '1' },
+      },
+    ],
+  };
+}
+
+/** GET /v1/operator/raft/configuration: the one server, leader and voter. */
+export function raftConfiguration(c: Cluster): unknown {
+  return {
+    Index: c.index,
+    Servers: [
+      {
+        ID: 'a1b2c3d4-0000-4000-8000-000000000001',
+        Node: `${c.serverName}.global`,
+        Address: '127.0.0.1:4647',
+        Leader: true,
+        Voter: true,
+        RaftProtocol: '3',
+      },
+    ],
+  };
+}
+
+/** Another client node's host rebooted: its agent registers again (initializing, then ready), a newer status time. */
+export function otherNodeRestarted(c: Cluster, n: ApiNode): void {
+  const set = (status: string) =>
+    c.commit(
+      ['nodes'],
+      (idx) => {
+        n.Status = status;
+        n.StatusUpdatedAt = Math.max(Math.floor(Date.now() / 1000), n.StatusUpdatedAt + 1);
+        n.ModifyIndex = idx;
+      },
+      'NodeStreamEvent',
+    );
+  set('initializing');
+  c.later(2, () => set('ready'));
+}

@@ -1,0 +1,102 @@
+// server-reboot (the shipped scenario) through the real CLI code path against STAND-INS (the Nomad API stand-in and a
+// stand-in lab, no VMs, not Nomad): the leader's host reboots; a live machine asks its own agent for the leader
+// meanwhile; the old leader is back as a member and voter; no alloc moved or restarted; the service answered.
+import t, { type Test } from 'tap';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { main } from '../../lib/cli/main.js';
+import { validateJUnit } from '../helpers/junit-schema.js';
+import { standInCluster } from '../helpers/stand-in-env.js';
+import { CHECKS } from '../../scenarios/server-reboot.js';
+import type { ClusterEvidence } from '../../lib/model/cluster-evidence.js';
+import type { Topology } from '../../lib/model/topology.js';
+
+async function run(t: Test, topology: Topology, extra: string[] = []) {
+  const dir = t.testdir({});
+  const s = await standInCluster(topology, { cwd: dir });
+  t.teardown(() => s.nomad.close());
+  const code = await main(
+    [
+      'run',
+      'server-reboot',
+      '--nomad-binary',
+      '/stand-in/nomad',
+      '--reports-dir',
+      join(dir, 'reports'),
+      '--junit',
+      join(dir, 'junit.xml'),
+      '--report-json',
+      join(dir, 'summary.json'),
+      '--artifacts',
+      'always',
+      '--netns',
+      '',
+      ...extra,
+    ],
+    s.deps,
+  );
+  if (code === 2) return { code, s, verdicts: new Map(), dir, run: undefined };
+  const run = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')).runs?.[0];
+  const verdicts = new Map<string, { label: string; message: string }>(
+    (run?.verdicts ?? []).map((v: { id: string; label: string; message: string }) => [v.id, v]),
+  );
+  t.comment([...verdicts].map(([id, v]) => `${id}=${v.label}: ${v.message}`).join('\n'));
+  if (code !== 0) t.comment(s.err.join('\n').slice(-4000));
+  validateJUnit(t, join(dir, 'junit.xml'));
+  return { code, s, verdicts, dir, run };
+}
+
+t.test('server-reboot on 1+2: the leader (server-1) rebooted, back in time, nothing disturbed', async (t) => {
+  const r = await run(t, { servers: 1, clients: 2 });
+  t.equal(r.code, 0, 'exit 0');
+  t.same(
+    [...r.verdicts.keys()],
+    CHECKS.map((c) => c.id),
+    'the checks in their order',
+  );
+  t.same(r.s.lab.rebooted, ['server-1'], 'the leader, resolved when its turn came');
+  t.match(r.verdicts.get('targets-hit')?.message, /every target hit: server-1$/);
+  t.match(
+    r.verdicts.get('new-leader')?.message,
+    /^server-1 led \d+(ms|\.\ds) after its return \(bound 30\.0s; was server-1\)/,
+  );
+  t.match(
+    r.verdicts.get('old-leader-rejoined')?.message,
+    /server-1 is back in the cluster \(Serf alive, a Raft voter\)/,
+  );
+  t.match(r.verdicts.get('untouched-allocs')?.message, /2 allocs of untouched clients ran throughout/);
+  t.equal(r.verdicts.get('service-continuity')?.label, 'passed');
+  const junit = readFileSync(join(r.dir, 'junit.xml'), 'utf8');
+  t.match(junit, /name="fault\.1\.target" value="server-1 \(leader: member server-1\.global at 127\.0\.0\.1:4647\)"/);
+  t.match(junit, /name="lab\.topology" value="1\+2"/);
+  const file = (r.run?.artifacts ?? []).find((a: { name: string }) => a.name === 'cluster-evidence.json');
+  const e = JSON.parse(readFileSync(file.path, 'utf8')) as ClusterEvidence;
+  t.ok(
+    e.leader!.observed.some((o) => o.leader === '?' && o.from === 'client-1'),
+    'while the server was down, client-1 was asked and had no answer',
+  );
+  t.ok(e.leader!.observed.some((o) => o.leader === 'server-1'));
+});
+
+t.test('server-reboot in a pair still runs; a new leader bound too short fails new-leader', async (t) => {
+  const r = await run(t, { servers: 1, clients: 1 }, ['--leader-within', '1ms']);
+  t.equal(r.code, 1, 'exit 1: a check failed');
+  t.same(r.s.lab.rebooted, ['server']);
+  t.match(r.verdicts.get('new-leader')?.message, /^server led only \d+ms after its return, past the bound of 1ms/);
+  t.equal(r.verdicts.get('old-leader-rejoined')?.label, 'passed');
+  t.equal(r.verdicts.get('untouched-allocs')?.label, 'passed');
+});
+
+t.test(
+  'server-reboot refuses a client target, a drain and a fault that does not reboot, before anything exists',
+  async (t) => {
+    const r = await run(t, { servers: 1, clients: 2 }, ['--target', 'clients', '--drain', '--reboot', 'agent-kill']);
+    t.equal(r.code, 2);
+    t.same(r.s.lab.rebooted, []);
+    const err = r.s.err.join('\n');
+    t.match(err, /server-reboot reboots servers/);
+    t.match(err, /servers run no allocs to drain/);
+    t.match(err, /server-reboot reboots the server host/);
+    t.match(err, /invalid configuration \(3 problems\)/);
+  },
+);
