@@ -34,6 +34,16 @@ interface ReleaseRecord {
 type Get = (url: string, ms: number) => Promise<{ status: number; body: Buffer }>;
 type Problem = (message: string, fix: string) => ConfigError;
 
+/** Where the cache records a release version verified from one releases site. */
+const releaseRecordName = (base: string, version: string): string =>
+  `releases/${sha256Of(base.replace(/\/+$/, '')).slice(0, 12)}/${version}.json`;
+
+/** The cached binary of a release version verified before (no request, nothing downloaded), or undefined. */
+export async function cachedRelease(version: string, root: string, base: string): Promise<string | undefined> {
+  const rec = await readRecord<ReleaseRecord>(root, releaseRecordName(base, version));
+  return rec && rec.url === releaseFiles(base, version).zip ? await cachedBinary(root, rec.sha256) : undefined;
+}
+
 /**
  * Resolve release `version` (or `latest`) to a verified, cached binary. A version verified before is taken from the
  * cache without any request (except `latest`, which asks index.json which version that is).
@@ -51,7 +61,7 @@ export async function resolveRelease(
   const check = (path: string) => preflightBuild(path, { field, spec, logger, ...effects(ctx) });
   const v = version === 'latest' ? await latest(base, get, problem) : version;
   const files = releaseFiles(base, v);
-  const recordName = `releases/${sha256Of(base.replace(/\/+$/, '')).slice(0, 12)}/${v}.json`;
+  const recordName = releaseRecordName(base, v);
   const done = (path: string, sha256: string, nv: NomadVersion): ResolvedBuild => ({
     spec,
     path,

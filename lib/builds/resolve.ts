@@ -71,16 +71,42 @@ export async function planBuilds(
 export async function resolvePlanned(planned: readonly Planned[], ctx: BuildContext): Promise<SpecOutcome[]> {
   const out: SpecOutcome[] = [];
   const ctxAbs = ctx.releasesKey ? { ...ctx, releasesKey: resolvePath(ctx.cwd, ctx.releasesKey) } : ctx;
+  // One build under several spellings (1.9.7, v1.9.7, release:1.9.7; ./nomad and its absolute path) is resolved and
+  // verified once; each spelling keeps its own text in the outcome.
+  const seen = new Map<string, SpecOutcome>();
   for (const p of planned) {
+    const id = specIdentity(p.spec, ctx.cwd);
+    const hit = seen.get(id);
+    if (hit) {
+      out.push(
+        'build' in hit ? { input: p.input, build: { ...hit.build, spec: p.input.text } } : { ...hit, input: p.input },
+      );
+      continue;
+    }
+    let outcome: SpecOutcome;
     try {
-      out.push({ input: p.input, build: await resolveOne(p, ctxAbs) });
+      outcome = { input: p.input, build: await resolveOne(p, ctxAbs) };
     } catch (err) {
       // Note: Ctrl-C ends the whole resolution, not just this spec.
       if (!(err instanceof HarnessError) || err instanceof InterruptedError) throw err;
-      out.push({ input: p.input, error: err });
+      outcome = { input: p.input, error: err };
     }
+    seen.set(id, outcome);
+    out.push(outcome);
   }
   return out;
+}
+
+/** What a spec names, whatever its spelling: the same identity means the same build (`latest` stays its own). */
+export function specIdentity(spec: BuildSpec, cwd: string): string {
+  switch (spec.kind) {
+    case 'release':
+      return `release:${spec.version}`;
+    case 'path':
+      return `path:${resolvePath(cwd, spec.path)}`;
+    case 'git':
+      return `git:${resolvePath(cwd, spec.dir)}@${spec.ref ?? ''}`;
+  }
 }
 
 async function resolveOne(p: Planned, ctx: BuildContext): Promise<ResolvedBuild> {

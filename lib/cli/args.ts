@@ -17,6 +17,7 @@ export const COMMANDS = {
     'destroy labs left by --keep or a killed run (by run id, or --all), and warm labs (--warm, --stale, --older-than)',
   merge: 'merge the reports of many runners (matrix shards) into one JUnit file, one JSON summary and one index page',
   build: 'resolve Nomad builds (release version, git:<dir>[@<ref>], path) into the cache and print their provenance',
+  completion: 'print the shell completion script for bash, zsh or fish',
   help: 'show help (also: <command> --help)',
 } as const;
 export type Command = keyof typeof COMMANDS;
@@ -165,7 +166,7 @@ const DOCTOR_FLAGS = new Set([
 const DESTROY_FLAGS = new Set(['netns', 'work-dir', 'provider', 'verbose', 'quiet']);
 const LIST_FLAGS = new Set(['json', 'scenarios']);
 const BUILD_FLAGS = new Set(['json', 'quiet', 'verbose', 'releases-url', 'releases-key']);
-const MERGE_FLAGS = new Set(['reports-dir', 'quiet']);
+const MERGE_FLAGS = new Set(['reports-dir', 'quiet', 'attachment-paths']);
 const BOOL_FLAGS = new Set(['keep', 'json', 'verbose', 'quiet', 'rolling', 'drain']);
 
 /** Whether a config field's flag belongs to `command`. */
@@ -195,6 +196,57 @@ export function optionsOf(command: Command): Map<string, OptionSpec> {
     if (fieldFor(command, f))
       out.set(f.flag!, { name: f.flag!, type: BOOL_FLAGS.has(f.flag!) ? 'boolean' : 'string', multiple: false });
   return out;
+}
+
+/** One option as shell completion sees it: its names, whether it takes a value, the values it allows. */
+export interface CompletionOption {
+  name: string;
+  short?: string;
+  takesValue: boolean;
+  /** the allowed values (a config key's one-of list) */
+  values?: readonly string[];
+  /** the value names a file or folder */
+  path: boolean;
+  doc: string;
+}
+
+/** Options whose value is a path (completed as files). */
+const PATH_OPTIONS = new Set([
+  'config',
+  'job',
+  'junit',
+  'report-json',
+  'reports-dir',
+  'work-dir',
+  'scenarios',
+  'out',
+  'nomad',
+  'nomad-binary',
+  'upgrade-to',
+  'before',
+  'after',
+  'releases-key',
+]);
+
+/** Every command's options for completion scripts, from the same table as --help. */
+export function completionSpec(): { name: Command; doc: string; options: CompletionOption[] }[] {
+  return (Object.keys(COMMANDS) as Command[]).map((name) => ({
+    name,
+    doc: COMMANDS[name],
+    options: [...optionsOf(name).values()].map((o) => {
+      const opt = OPTIONS.find((x) => x.name === o.name && x.commands.includes(name));
+      const field = FIELDS.find((f) => f.flag === o.name);
+      const values = field ? (field.parse as { values?: readonly string[] }).values : undefined;
+      return {
+        name: o.name,
+        ...(opt?.short ? { short: opt.short } : {}),
+        takesValue: o.type === 'string',
+        ...(values ? { values } : {}),
+        path: PATH_OPTIONS.has(o.name),
+        doc: (opt?.doc ?? field?.doc ?? '').split(/; | \(|\. /)[0]!.trim(),
+      };
+    }),
+  }));
 }
 
 /** Every long option name any command takes (for "did you mean" and "belongs to another command"). */
@@ -400,6 +452,15 @@ function defaultOf(f: Field): string | undefined {
 }
 
 const USAGE: Record<Exclude<Command, 'help'>, string[]> = {
+  completion: [
+    'reboot-harness completion bash|zsh|fish',
+    '',
+    "Prints a completion script for the shell, made from the same option table as --help (commands, each one's",
+    'options, the values a key allows, files where a path goes, the shipped scenario names). Load it with:',
+    '  bash: source <(reboot-harness completion bash)     (or save it in /etc/bash_completion.d/reboot-harness)',
+    '  zsh:  source <(reboot-harness completion zsh)      (after compinit; or save it as _reboot-harness in $fpath)',
+    '  fish: reboot-harness completion fish > ~/.config/fish/completions/reboot-harness.fish',
+  ],
   run: [
     'reboot-harness run [scenario] [options]    (default scenario: bridge-exec-reboot)',
     'reboot-harness run --all [options]',
@@ -427,9 +488,13 @@ const USAGE: Record<Exclude<Command, 'help'>, string[]> = {
     'docs/scenarios.md); every problem with any of your files is reported at once (exit 2).',
   ],
   doctor: [
-    'reboot-harness doctor [--nomad-binary <path>] [--json]',
+    'reboot-harness doctor [--nomad <build>] [--memory <MiB>] [--netns <name>] [--json]',
     '',
-    'Every prerequisite of a run, each missing piece with the command that fixes it.',
+    'Every prerequisite of a run on a libvirt host, each missing piece with the command that fixes it. --nomad',
+    'takes what run takes: a path is inspected, a release in the cache too (otherwise named as what the first run',
+    'downloads), a source tree must exist; nothing is downloaded or built. --memory sets the free memory needed',
+    '(two VMs), --netns the namespace libvirtd must run in. --provider virtualbox or ssh is refused: doctor has no',
+    'checks for them.',
   ],
   setup: [
     'reboot-harness setup [--force] [--docker]',
@@ -465,6 +530,7 @@ const USAGE: Record<Exclude<Command, 'help'>, string[]> = {
 
 /** Exit codes each command can end with. */
 const EXITS: Record<Exclude<Command, 'help'>, string> = {
+  completion: '0 printed; 2 no shell or one it does not know',
   run: '0 every check met its expectation; 1 a check did not; 2 usage or configuration error (nothing created); 3 infrastructure error before a verdict; 70 harness bug; 130 interrupted',
   compare:
     '0/1 the after build met / did not meet its expectations; 2 usage or configuration error; 3 infrastructure error; 70 harness bug; 130 interrupted',

@@ -1,4 +1,5 @@
 // Preflight (`reboot-harness doctor`): is this host ready for a lab? Each missing piece comes with the command that fixes it.
+import { existsSync } from 'node:fs';
 import { readFile, readdir, statfs, access, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { DEFAULTS } from '../config/schema.js';
@@ -6,6 +7,8 @@ import { vagrantInfo } from '../vagrant/info.js';
 import { runCommand, ANY_EXIT_CODE, type RunCommand } from '../exec/run.js';
 import type { Deadline } from '../time/deadlines.js';
 import { inspectNomadBinary, probeNomadVersion, VERSION_PROBE_MS } from '../builds/binary.js';
+import { cachedRelease } from '../builds/release.js';
+import { parseBuildSpec } from '../builds/spec.js';
 import { deadlineIn } from '../time/deadlines.js';
 import { alivePid, currentNetns } from '../lab/host/host.js';
 import { describeMode, groupGid, KVM_DEVICE, kvmDeviceFix } from '../lab/kvm/kvm-device.js';
@@ -63,6 +66,13 @@ export interface DoctorOptions {
   /** where runs keep their Vagrant dirs and reports */
   workDir: string;
   nomadBinary?: string;
+  /**
+   * a Nomad build that is not a file yet (a release version not downloaded, a source tree not built): what the first
+   * run will do, as an item; takes the place of nomadBinary
+   */
+  nomadPending?: DoctorItem;
+  /** each VM's memory (lab.memory_mb): the free memory needed is two VMs of it, at least MIN_MEM_BYTES */
+  memoryMb?: number;
   box?: string;
   netns?: string;
   run?: RunCommand;
@@ -92,12 +102,19 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorItem[]> {
 
   const vagrant = await vagrantInfo({ deadline, run });
   const hasVagrant = vagrant.version !== undefined;
+  // Note: a vagrant that ran and failed is not "not found", and what only it can tell (plugins, boxes) was not checked.
+  const vagrantDown = vagrant.missing
+    ? 'vagrant not found'
+    : `vagrant --version failed (${vagrant.error ?? 'no output'})`;
+  const unchecked = 'not checked: vagrant did not answer';
   items.push(
     item(
       'vagrant',
       hasVagrant,
-      hasVagrant ? vagrant.version! : `vagrant not found (${vagrant.error ?? 'no output'})`,
-      `${SETUP}; or: apt-get install -y vagrant`,
+      hasVagrant ? vagrant.version! : vagrantDown,
+      vagrant.missing || hasVagrant
+        ? `${SETUP}; or: apt-get install -y vagrant`
+        : 'run vagrant --version and fix what it says (a broken Ruby or plugin: vagrant plugin repair)',
     ),
   );
   const lv = /vagrant-libvirt \(([^,)]+)/.exec(vagrant.plugins);
@@ -105,8 +122,8 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorItem[]> {
     item(
       'vagrant-libvirt plugin',
       !!lv,
-      lv ? `vagrant-libvirt ${lv[1]}` : 'plugin not installed',
-      `${SETUP}; or: apt-get install -y vagrant-libvirt`,
+      lv ? `vagrant-libvirt ${lv[1]}` : hasVagrant ? 'plugin not installed' : unchecked,
+      hasVagrant ? `${SETUP}; or: apt-get install -y vagrant-libvirt` : 'fix vagrant first',
     ),
   );
 
@@ -130,7 +147,9 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorItem[]> {
       virsh.code === 0
         ? `qemu:///system answers (${lvVer ?? 'version unknown'})`
         : (virsh.out.trim().split('\n').pop() ?? 'virsh failed'),
-      `reboot-harness setup   (starts virtlogd + libvirtd inside netns "${netns}"); or: ip netns add ${netns} && ip netns exec ${netns} virtlogd -d && ip netns exec ${netns} libvirtd -d`,
+      netns
+        ? `reboot-harness setup   (starts virtlogd + libvirtd inside netns "${netns}"); or: ip netns add ${netns} && ip netns exec ${netns} virtlogd -d && ip netns exec ${netns} libvirtd -d`
+        : 'on the host network (lab.netns ""): systemctl start libvirtd; or: virtlogd -d && libvirtd -d',
     ),
   );
 
@@ -138,14 +157,19 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorItem[]> {
   const lvNs =
     libvirtdPid === undefined
       ? undefined
-      : (await sh('ip', ['netns', 'identify', String(libvirtdPid)])).out.trim().split('\n')[0];
-  const nsOk = libvirtdPid === undefined || !!lvNs;
+      : (await sh('ip', ['netns', 'identify', String(libvirtdPid)])).out.trim().split('\n')[0] || '';
+  // The lab's VMs live in the network of the namespace libvirtd runs in: it must be the one lab.netns names.
+  const where = (ns: string) => (ns ? `netns ${ns}` : 'the host namespace');
+  const nsOk = lvNs === undefined || lvNs === netns;
+  const stopIt = lvNs
+    ? `reboot-harness destroy --host stops the one the harness started in ${lvNs}; or kill ${libvirtdPid}`
+    : `kill ${libvirtdPid ?? '<pid>'} or systemctl stop libvirtd libvirtd.socket`;
   items.push(
     item(
       'network namespace',
       nsOk,
-      `${inNs ? `this process runs in netns ${inNs}` : 'this process runs in the host namespace'}; ${libvirtdPid === undefined ? 'libvirtd not running' : lvNs ? `libvirtd (pid ${libvirtdPid}) runs in netns ${lvNs}` : `libvirtd (pid ${libvirtdPid}) runs in the host namespace`}`,
-      `stop the host libvirtd (kill ${libvirtdPid ?? '<pid>'} or systemctl stop libvirtd libvirtd.socket), then: reboot-harness setup`,
+      `this process runs in ${where(inNs ?? '')}; ${lvNs === undefined ? 'libvirtd not running' : `libvirtd (pid ${libvirtdPid}) runs in ${where(lvNs)}`}; the lab needs it in ${where(netns)} (lab.netns)`,
+      `stop that libvirtd (${stopIt}), then: ${netns ? `HARNESS_NETNS=${netns} reboot-harness setup` : 'systemctl start libvirtd'}; or use --netns ${lvNs ? lvNs : '""'}`,
     ),
   );
 
@@ -181,17 +205,28 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorItem[]> {
   const hasBox = boxes.out.split('\n').some((l) => l.startsWith(`${box} `) && l.includes('libvirt'));
   const boxFix =
     'reboot-harness setup   (or: sudo npx tsx vms/build-box.ts; an offline debootstrap build, about 3 min)';
-  items.push(
-    item('box', hasBox, hasBox ? `${box} (libvirt) is added` : `${box} not found in \`vagrant box list\``, boxFix),
-  );
+  const boxDetail = hasBox
+    ? `${box} (libvirt) is added`
+    : hasVagrant
+      ? `${box} not found in \`vagrant box list\``
+      : unchecked;
+  items.push(item('box', hasBox, boxDetail, hasVagrant ? boxFix : 'fix vagrant first'));
 
-  if (nomadBinary !== undefined) items.push(await nomadBuildItem(nomadBinary, deadline, run));
+  if (opts.nomadPending) items.push(opts.nomadPending);
+  else if (nomadBinary !== undefined) items.push(await nomadBuildItem(nomadBinary, deadline, run));
 
   for (const dir of ['/var/lib/libvirt', workDir]) items.push(await diskItem(dir));
   const mem = memAvailableBytes(await text('/proc/meminfo'));
-  const need = opts.labMemory?.bytes ?? MIN_MEM_BYTES;
-  const of = opts.labMemory ? ` for a ${opts.labMemory.topology} lab` : '';
-  const memText = mem === undefined ? 'MemAvailable unknown' : `${gib(mem)} available (need ${gib(need)}${of})`;
+  // The configured topology's need when known (every VM with its QEMU overhead), else two VMs of lab.memory_mb.
+  const vms = opts.labMemory?.bytes ?? (opts.memoryMb === undefined ? 0 : 2 * opts.memoryMb * 1024 ** 2);
+  const need = Math.max(MIN_MEM_BYTES, vms);
+  const why =
+    vms < MIN_MEM_BYTES
+      ? ''
+      : opts.labMemory
+        ? ` for a ${opts.labMemory.topology} lab`
+        : `: 2 VMs of ${opts.memoryMb} MiB`;
+  const memText = mem === undefined ? 'MemAvailable unknown' : `${gib(mem)} available (need ${gib(need)}${why})`;
   items.push(
     item(
       'free memory',
@@ -202,6 +237,39 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorItem[]> {
     ),
   );
   return items;
+}
+
+/**
+ * What doctor says of `--nomad <spec>`, which it takes as a run does: a path is inspected; a release version is
+ * inspected when the cache has it, else named as what the first run will download and verify; a source tree must
+ * exist (the first run builds it). Nothing is downloaded or built here.
+ */
+export async function doctorNomadSpec(
+  text: string,
+  o: { field: string; cwd: string; home: string; cacheRoot: string; releasesUrl: string },
+): Promise<{ path: string } | { item: DoctorItem }> {
+  const exists = (p: string) => existsSync(resolve(o.cwd, p));
+  const parsed = parseBuildSpec(text, o.field, { exists, home: o.home });
+  if ('problem' in parsed)
+    return { item: item('nomad build', false, `${text}: ${parsed.problem.message}`, parsed.problem.fix) };
+  const { spec } = parsed;
+  if (spec.kind === 'path') return { path: resolve(o.cwd, spec.path) };
+  const now = `or now: reboot-harness build ${text}`;
+  if (spec.kind === 'release') {
+    const hit = spec.version === 'latest' ? undefined : await cachedRelease(spec.version, o.cacheRoot, o.releasesUrl);
+    if (hit) return { path: hit };
+    const detail = `${text}: release ${spec.version}, not in the cache yet: the first run downloads it from ${o.releasesUrl} and verifies its signature (${now})`;
+    return { item: item('nomad build', true, detail) };
+  }
+  const dir = resolve(o.cwd, spec.dir);
+  const isDir = await stat(dir).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
+  const detail = isDir
+    ? `${text}: source tree ${dir}${spec.ref ? ` at ${spec.ref}` : ''}: the first run builds it like a release (${now})`
+    : `${text}: ${dir} is not a directory`;
+  return { item: item('nomad build', isDir, detail, 'give git:<dir of a hashicorp/nomad checkout>[@<ref>]') };
 }
 
 /** The Nomad build: a Linux x86-64 ELF that answers `version` as a Nomad agent (not any program, e.g. /bin/true). */

@@ -1,8 +1,10 @@
 // The real process: wires the CLI to real VMs, the real host and process I/O, then exits with main()'s code.
 import { ConfigError, EXIT, type ExitCode } from '../errors.js';
 import { runCommand } from '../exec/run.js';
+import { homedir } from 'node:os';
 import { checkNomadBinary } from '../builds/binary.js';
-import { memAvailableBytes, runDoctor, renderDoctor } from './doctor.js';
+import { cacheRoot } from '../builds/cache.js';
+import { doctorNomadSpec, memAvailableBytes, runDoctor, renderDoctor } from './doctor.js';
 import { readFile } from 'node:fs/promises';
 import { ensureLabHost, parseNetnsList, reexecInNetns, IN_NETNS_ENV } from '../lab/host/host.js';
 import { destroyLabs } from './destroy.js';
@@ -105,13 +107,24 @@ async function setup({
 const chooseDriver = driverChooser(realAccelDeps());
 
 async function doctor(config: HarnessConfig, json: boolean): Promise<ExitCode> {
+  const nomad = config.nomadBinary
+    ? await doctorNomadSpec(config.nomadBinary, {
+        field: '--nomad',
+        cwd: process.cwd(),
+        home: process.env['HOME'] || homedir(),
+        cacheRoot: cacheRoot(process.env, process.env['HOME'] || homedir()),
+        releasesUrl: config.builds.releasesUrl,
+      })
+    : undefined;
   // Note: the KVM probe may take its whole minute on a host where KVM hangs; the rest of doctor takes seconds
   const items = await runDoctor({
     deadline: deadlineIn(60_000 + KVM_PROBE_BUDGET_MS),
     workDir: config.lab.workDir,
     box: config.lab.box,
     netns: config.lab.netns,
-    ...(config.nomadBinary ? { nomadBinary: config.nomadBinary } : {}),
+    memoryMb: config.lab.memoryMb,
+    ...(nomad && 'path' in nomad ? { nomadBinary: nomad.path } : {}),
+    ...(nomad && 'item' in nomad ? { nomadPending: nomad.item } : {}),
     ...(config.lab.provider === 'libvirt'
       ? { libvirtDriver: { setting: config.lab.libvirtDriver, choose: chooseDriver } }
       : {}),
@@ -167,23 +180,22 @@ setTimeout(() => {
   process.exit(code);
 }, EXIT_GRACE_MS).unref();
 
-/** What keeps the event loop alive, for the warning above: TCP peers, pipe fds (0-2 are our own stdio), child PIDs. */
+/**
+ * What keeps the event loop alive, for the warning above: TCP peers, pipes other than our own stdio, child PIDs, and
+ * timers (a scenario file of yours that starts one and never clears it keeps the CLI alive too).
+ */
 function openHandles(): string {
+  // Note: called from the grace timer's callback, which no longer counts as active.
+  const timers = process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+  const timerText =
+    timers > 0 ? [`${timers} timer${timers === 1 ? '' : 's'} (a setTimeout/setInterval never cleared)`] : [];
   // Note: _getActiveHandles is undocumented (stable since Node 0.x); the resource-type list is the fallback.
   const handles = (process as unknown as { _getActiveHandles?: () => unknown[] })._getActiveHandles?.();
-  if (!handles)
-    return (
-      process
-        .getActiveResourcesInfo()
-        .filter((r) => r !== 'Timeout')
-        .join(', ') || 'timers'
-    );
-  return (
-    handles
-      .map((h) => {
+  const named = handles
+    ? handles.flatMap((h) => {
         const proc = h as { pid?: number; spawnargs?: string[] };
         if (typeof proc.pid === 'number' && Array.isArray(proc.spawnargs))
-          return `child pid ${proc.pid} (${proc.spawnargs.join(' ').slice(0, 80)})`;
+          return [`child pid ${proc.pid} (${proc.spawnargs.join(' ').slice(0, 80)})`];
         // a net.Socket, told by its shape (node:net stays in lib/ssh and lib/nomad, test/unit/layering.test.ts)
         const sock = h as {
           remoteAddress?: string;
@@ -193,12 +205,15 @@ function openHandles(): string {
           _handle?: { fd?: number };
           constructor?: { name?: string };
         };
-        if (sock.constructor?.name === 'Socket')
-          return sock.remoteAddress
-            ? `TCP ${sock.localAddress}:${sock.localPort} -> ${sock.remoteAddress}:${sock.remotePort}`
-            : `pipe fd ${sock._handle?.fd ?? '?'}`;
-        return (h as { constructor?: { name?: string } }).constructor?.name ?? 'handle';
+        if (sock.constructor?.name === 'Socket') {
+          if (sock.remoteAddress)
+            return [`TCP ${sock.localAddress}:${sock.localPort} -> ${sock.remoteAddress}:${sock.remotePort}`];
+          const fd = sock._handle?.fd;
+          // Note: stdin, stdout and stderr are the CLI's own; they hold nothing open that needs naming.
+          return typeof fd === 'number' && fd >= 0 && fd <= 2 ? [] : [`pipe fd ${fd ?? '?'}`];
+        }
+        return [(h as { constructor?: { name?: string } }).constructor?.name ?? 'handle'];
       })
-      .join(', ') || 'timers'
-  );
+    : process.getActiveResourcesInfo().filter((r) => r !== 'Timeout');
+  return [...named, ...timerText].join(', ') || 'something Node does not name';
 }

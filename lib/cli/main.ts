@@ -23,9 +23,11 @@ import { PLAN_JSON_SCHEMA, planSession, type Plan, type PlanCommand } from '../p
 import { executePlan } from '../session/execute.js';
 import { nomadJobConverter } from '../cluster/job-convert.js';
 import { REPORTERS, type ReportContext } from '../report/reporters.js';
+import { attachmentBase } from '../report/attachment-paths.js';
 import { renderQuietSummary, renderSessionConsole } from '../report/console.js';
 import { writeSessionReports } from '../report/write.js';
-import { COMMANDS, helpText, parseCliCollecting, type ParsedArgs } from './args.js';
+import { COMMANDS, completionSpec, helpText, optionsOf, parseCliCollecting, type ParsedArgs } from './args.js';
+import { completionScript, SHELLS, type Shell } from './completion.js';
 import { closest } from '../config/near.js';
 import { SCENARIOS, allScenarios, findScenario, listText, loadUserScenarios } from './scenarios.js';
 import { scenariosDirOf } from '../config/scenarios-dir.js';
@@ -33,7 +35,11 @@ import { buildCommand } from './build.js';
 import { sha256File } from '../builds/cache.js';
 import { pathProblems, type OutputPath } from './paths.js';
 import { unusedFlagProblems } from './scenario-flags.js';
-import { jobFileProblems } from '../scenario/job-input.js';
+import { checkJobInput, jobFileProblems } from '../scenario/job-input.js';
+import { hostKeyProblems } from '../lab/ssh/ssh-preflight.js';
+import { hostsNetnsProblems } from './hosts-netns.js';
+import { groupCellProblems } from './group-problems.js';
+import { IN_NETNS_ENV } from '../lab/host/host.js';
 import { FIELDS } from '../config/table.js';
 import { mergeCommand } from './merge.js';
 import { listCellsCommand, listingProblems } from './list-cells.js';
@@ -80,6 +86,7 @@ export async function main(argv: string[], given: CliDeps): Promise<number> {
       deps.out(helpText(args.command) + '\n');
       return EXIT.OK;
     }
+    if (args.command === 'completion') return completionCommand(args, deps);
     if (args.command === 'list') return await listCommand(args, deps);
     if (args.command === 'run' || args.command === 'compare' || args.command === 'matrix') {
       return await sessionCommand(
@@ -96,6 +103,7 @@ export async function main(argv: string[], given: CliDeps): Promise<number> {
     const logger = loggerFor(config, deps);
     switch (args.command) {
       case 'doctor':
+        doctorProblems(config);
         return deps.doctor ? await deps.doctor(config, config.output.json) : unsupported('doctor');
       case 'setup':
         return deps.setup
@@ -286,7 +294,7 @@ async function sessionCommand(
   if (command === 'matrix' && args.values['list-cells']) {
     const listing = listingProblems(args);
     const problems = [...fileProblems, ...withUserProblems(res.ok ? [] : res.problems, user.problems), ...listing];
-    if (!res.ok || problems.length) throw new ConfigError(problems);
+    if (!res.ok || problems.length) throw new ConfigError(groupCellProblems(problems));
     const m = res.plan.matrix!;
     return listCellsCommand(
       args,
@@ -309,12 +317,28 @@ async function sessionCommand(
   const configs = sessionConfigs(res.ok ? res.plan : undefined, args, deps, harness);
   const paths = await pathProblems(outputPaths(configs, args, deps, harness), deps.cwd);
   const jobs = await jobProblems(configs, deps.cwd);
+  const keys = dedupe((await Promise.all(configs.map((c) => hostKeyProblems(c, deps.cwd)))).flat());
+  keys.push(...(await hostsNetnsProblems(configs, { insideNetns: !!deps.env[IN_NETNS_ENV] })));
   const labs = await labProblems(res.ok ? res.plan : undefined, configs, deps, user.extra);
   const unused = unusedFlagProblems(command, args.values, sessionScenarios(command, res, args, user.extra));
   // Every problem of the whole input at once: the command line's, the scenario files', the configuration's, the builds'.
   const planned = withUserProblems(res.ok ? [] : res.problems, user.problems);
-  const found = [...argvProblems, ...fileProblems, ...unused, ...planned, ...paths, ...jobs, ...labs, ...buildProblems];
-  if (!res.ok || found.length) throw new ConfigError(found);
+  const found = [
+    ...argvProblems,
+    ...fileProblems,
+    ...unused,
+    ...planned,
+    ...paths,
+    ...jobs,
+    ...labs,
+    ...keys,
+    ...buildProblems,
+  ];
+  // The job as the build parses it (a bridge group without a port, a batch job, Nomad's own parse error): at once with
+  // the rest, or under --plan, wherever the build is a file already; otherwise the run's preflight parses it.
+  if ((!res.ok || found.length || args.values['plan']) && !jobs.length && !buildProblems.length)
+    found.push(...(await parsedJobProblems(configs, deps)));
+  if (!res.ok || found.length) throw new ConfigError(groupCellProblems(found));
   const plan = res.plan;
   // --plan: the plan is plain data; print it (secrets redacted) and stop before anything exists
   if (args.values['plan']) {
@@ -395,6 +419,21 @@ async function labProblems(
 }
 
 /** The user's job as far as it is judged without a build (a file that cannot be read), once per distinct problem. */
+/** The user's job parsed by each config's build, where that build is a file here (a path, not a release or tree). */
+async function parsedJobProblems(configs: readonly HarnessConfig[], deps: CliDeps): Promise<ConfigProblem[]> {
+  const convert = deps.convertJob ?? nomadJobConverter();
+  const all: ConfigProblem[] = [];
+  for (const c of configs) {
+    if (!c.job.file || !c.nomadBinary || c.scenario !== 'bridge-exec-reboot') continue;
+    const path = resolve(deps.cwd, c.nomadBinary);
+    if (!existsSync(path)) continue;
+    const job = resolve(deps.cwd, c.job.file);
+    const found = await checkJobInput({ ...c, nomadBinary: path, job: { ...c.job, file: job } }, convert);
+    all.push(...found.map((p) => (p.value === job ? { ...p, value: c.job.file } : p)));
+  }
+  return dedupe(all);
+}
+
 async function jobProblems(configs: readonly HarnessConfig[], cwd: string): Promise<ConfigProblem[]> {
   const all = (await Promise.all(configs.map((c) => jobFileProblems(c, cwd)))).flat();
   return all.filter((p, i) => all.findIndex((q) => JSON.stringify(q) === JSON.stringify(p)) === i);
@@ -446,11 +485,79 @@ function reportContext(
     reportsDir: reports.dir,
     junitPath: reports.junit ?? join(runDir, 'junit.xml'),
     jsonPath: reports.json ?? join(runDir, 'summary.json'),
-    absoluteAttachments: reports.attachmentPaths === 'absolute',
+    attachments: attachmentBase(reports.attachmentPaths, deps.env, deps.cwd),
     cli: CLI_PATH,
     rawArgs: args.rawArgs,
     secrets,
+    env: reproEnv(deps.env),
+    valueFlags: new Set(
+      [...optionsOf(args.command)].flatMap(([name, o]) => (o.type === 'string' ? [`--${name}`] : [])),
+    ),
   };
+}
+
+/**
+ * doctor checks a host that runs the lab's VMs with libvirt; for another provider it would answer about a host that
+ * is not the one the run uses, so it refuses the flag instead of ignoring it.
+ */
+function doctorProblems(config: HarnessConfig): void {
+  const { provider } = config.lab;
+  if (provider === 'libvirt') return;
+  const fix =
+    provider === 'ssh'
+      ? 'run the scenario: with lab.provider ssh its preflight checks the host keys and reaches every host before anything is installed (exit 2 or 3 naming the host)'
+      : 'check VirtualBox yourself (VBoxManage --version, vagrant box list), or drop --provider for the libvirt host checks';
+  throw new ConfigError([
+    {
+      field: 'lab.provider (--provider)',
+      value: provider,
+      message: `doctor checks a libvirt host (vagrant-libvirt, libvirtd, QEMU, the box); it has no checks for ${provider}`,
+      fix,
+    },
+  ]);
+}
+
+/** `completion <shell>`: the script on stdout; no shell, or one it does not know, is exit 2 naming the three. */
+function completionCommand(args: ParsedArgs, deps: CliDeps): number {
+  const [shell, ...extra] = args.positionals;
+  const known = (SHELLS as readonly string[]).includes(shell ?? '');
+  if (!known || extra.length)
+    throw new ConfigError([
+      {
+        field: 'shell',
+        value: extra.length ? args.positionals : shell,
+        message: shell === undefined ? 'is required' : extra.length ? 'is one word' : 'is not a shell this knows',
+        fix: `give one of: ${SHELLS.join(', ')} (e.g. source <(reboot-harness completion bash))`,
+      },
+    ]);
+  const commands = completionSpec();
+  deps.out(completionScript(shell as Shell, { commands, scenarios: SCENARIOS.map((x) => x.name) }));
+  return EXIT.OK;
+}
+
+/** Problems once each, in order (several cells share one configuration's keys). */
+function dedupe(problems: readonly ConfigProblem[]): ConfigProblem[] {
+  const seen = new Set<string>();
+  return problems.filter((p) => !seen.has(JSON.stringify(p)) && !!seen.add(JSON.stringify(p)));
+}
+
+/** Build keys the repro names itself, by path and checksum: their variables would only contradict it. */
+const BUILD_KEYS = new Set(['nomad_build', 'nomad_binary', 'upgrade_to']);
+
+/**
+ * The environment variables that shaped the run, as the config reads them (an empty one only where "" means
+ * something, HARNESS_NETNS="" = the host's network), so a repro sets them again; secrets are never among them.
+ */
+export function reproEnv(env: Readonly<Record<string, string | undefined>>): [string, string][] {
+  const out: [string, string][] = [];
+  for (const f of FIELDS) {
+    const value = f.env ? env[f.env] : undefined;
+    if (!f.env || value === undefined || f.secret || BUILD_KEYS.has(f.yaml)) continue;
+    if (value !== '' || f.parse('').ok) out.push([f.env, value]);
+  }
+  if (env['HARNESS_REPEAT'] !== undefined && env['HARNESS_REPEAT'] !== '')
+    out.push(['HARNESS_REPEAT', env['HARNESS_REPEAT']]);
+  return out;
 }
 
 /** Without the build layer (stand-in tests): a spec is a path, checked by checkBinary, described by buildVersion. */

@@ -1,13 +1,14 @@
 // `reboot-harness merge <report folders or JUnit files>... [--out dir]`: the reports of many runners (matrix shards,
 // cells) read back into one SessionReport and written by the session's own reporters: one JUnit file, one JSON
 // summary and one index page linking every cell's page (docs/ci.md).
-import { join, relative, resolve, sep } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { ConfigError } from '../errors.js';
 import type { HarnessConfig } from '../config/schema.js';
 import { collectInputs } from '../merge/collect.js';
 import { attachmentLocator } from '../merge/locate.js';
 import { mergeSessions } from '../report/merge.js';
 import { suiteCounts } from '../report/junit.js';
+import { attachmentBase } from '../report/attachment-paths.js';
 import { writeSessionReports } from '../report/write.js';
 import { indexReporter, jsonReporter, junitReporter, runDirName } from '../report/reporters.js';
 import type { ParsedArgs } from './args.js';
@@ -31,10 +32,11 @@ export async function mergeCommand(args: ParsedArgs, config: HarnessConfig, deps
     const page = found.pages.get(runDirName(runId));
     return page === undefined ? undefined : href(page);
   };
+  const locate = attachmentLocator(found.files);
   const res = mergeSessions({
     sessions: found.sessions,
     junit: found.junit,
-    attachmentFor: attachmentLocator(found.files),
+    attachmentFor: (path, source) => locate(path, dirname(resolve(deps.cwd, source))),
     outDir,
   });
   if (!res.ok) throw new ConfigError(res.problems);
@@ -57,7 +59,8 @@ export async function mergeCommand(args: ParsedArgs, config: HarnessConfig, deps
     reportsDir: outDir,
     junitPath: paths.junit,
     jsonPath: paths.json,
-    absoluteAttachments: config.reports.attachmentPaths === 'absolute',
+    attachments: attachmentBase(config.reports.attachmentPaths, deps.env, deps.cwd),
+    pageFile: (runId) => found.pages.get(runDirName(runId)),
     cli: fileURLToPath(new URL('../../bin/reboot-harness.js', import.meta.url)),
     rawArgs: args.rawArgs,
     secrets,

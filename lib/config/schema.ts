@@ -131,8 +131,11 @@ export interface HarnessConfig {
     junit: string | undefined;
     json: string | undefined;
     artifacts: ArtifactsPolicy;
-    /** `[[ATTACHMENT|...]]` paths in JUnit: relative to the JUnit file's folder (GitLab), or absolute (Jenkins) */
-    attachmentPaths: 'relative' | 'absolute';
+    /**
+     * `[[ATTACHMENT|...]]` paths in JUnit: from the JUnit file's folder, from the project directory (GitLab:
+     * $CI_PROJECT_DIR), or absolute (Jenkins); auto = project under GitLab CI, else relative
+     */
+    attachmentPaths: 'auto' | 'relative' | 'project' | 'absolute';
   };
   /** whole-run budget in seconds; every step's deadline is cut from it */
   timeoutS: number;
@@ -217,7 +220,7 @@ export const DEFAULTS: HarnessConfig = {
   expect: { scenario: undefined, perCheck: {} },
   keep: false,
   repeat: 1, // one attempt; --repeat N measures flakiness
-  reports: { dir: 'reports', junit: undefined, json: undefined, artifacts: 'on-failure', attachmentPaths: 'relative' },
+  reports: { dir: 'reports', junit: undefined, json: undefined, artifacts: 'on-failure', attachmentPaths: 'auto' },
   timeoutS: 1800, // measured run ~5 min under TCG; 30 min leaves room for slow CI hosts
   output: { json: false, verbose: false, quiet: false },
 };

@@ -445,8 +445,8 @@ export const FIELDS: Field[] = [
     yaml: 'reports.attachment_paths',
     flag: 'attachment-paths',
     path: ['reports', 'attachmentPaths'],
-    doc: "JUnit [[ATTACHMENT|...]] paths: relative to the JUnit file's folder (GitLab) or absolute (Jenkins)",
-    parse: oneOf(['relative', 'absolute'] as const),
+    doc: "JUnit [[ATTACHMENT|...]] paths: `relative` to the JUnit file's folder, from the `project` directory ($CI_PROJECT_DIR, else the working directory: what GitLab resolves them from) or `absolute` (Jenkins); `auto`: project under GitLab CI, else relative",
+    parse: oneOf(['auto', 'relative', 'project', 'absolute'] as const),
   },
   {
     yaml: 'reports.artifacts',

@@ -1,6 +1,6 @@
 // Pure: what the reboot scenario needs to know of a job (Nomad's JSON job, from `nomad job run -output` or
 // /v1/jobs/parse) and whether it can run it: a service job with at least one bridge-mode group.
-import { probeKindsFromMeta, type ProbeKinds } from '../checks/probe-kind.js';
+import { PROBE_META_PREFIX, probeKindOf, probeKindsFromMeta, type ProbeKinds } from '../checks/probe-kind.js';
 import type { DisconnectFields } from '../model/disconnect.js';
 import { groupDisconnectFields } from './job-disconnect.js';
 
@@ -105,6 +105,18 @@ export function jobProblems(info: JobInfo): { message: string; fix: string }[] {
     out.push({
       message,
       fix: 'add network { mode = "bridge" } to a group: the scenario tests bridge networking across a reboot',
+    });
+  }
+  // A bridge group whose allocs map no port gives the port wait and http-reachable nothing to probe, so every such
+  // alloc would fail as "not probed": refused here, before anything exists, rather than judged without its network.
+  for (const g of info.groups) {
+    if (!g.bridge || g.count === 0) continue;
+    const probed = g.ports.filter((p) => probeKindOf(info.probeKinds, g.name, p) !== 'none');
+    if (probed.length) continue;
+    const why = g.ports.length ? `every port it maps (${g.ports.join(', ')}) has probe "none"` : 'it maps no port';
+    out.push({
+      message: `${job} group "${g.name}" is a bridge group the scenario cannot probe: ${why}; http-reachable and the wait for every mapped port need one`,
+      fix: `map a port in its network block (port "http" { to = 8080 }; a port that does not speak HTTP: ${PROBE_META_PREFIX}<label> = "tcp" in its meta)`,
     });
   }
   if (info.expectedAllocs === 0)

@@ -474,8 +474,28 @@ function planMatrix(input: PlanInput): Draft {
   Object.assign(plan, { parallel: m.parallel, budgetMb: m.memoryBudgetMb, retryInfra: m.retryInfra });
   plan.matrix = { file: mf.name, path: mf.path, shard: `${i}/${n}`, cellsInMatrix: all.length, all };
   plan.reportFolder = { prefix: 'matrix-', fallback: `shard-${i}-of-${n}` };
-  plan.warnings = warnings;
+  const big = sizeWarning(cells.length, all.length, m.parallel);
+  plan.warnings = big ? [...warnings, big] : warnings;
   return { plan, problems, builds: plan.builds };
+}
+
+/** More cells than this in one runner's share is worth a word before hours of VMs start. */
+export const MANY_CELLS = 100;
+/** About what one cell takes (a run under emulation, docs/benchmarks.md): only to size the warning. */
+const CELL_MINUTES = 5;
+
+/** A warning when the cells this runner would run are many: how long that is, and how to make it less. */
+export function sizeWarning(selected: number, inMatrix: number, parallel: number): string | undefined {
+  if (selected <= MANY_CELLS) return undefined;
+  const hours = Math.round((selected * CELL_MINUTES) / Math.max(1, parallel) / 60);
+  const share =
+    selected === inMatrix
+      ? `the matrix has ${selected} cells`
+      : `this shard has ${selected} of the matrix's ${inMatrix} cells`;
+  return (
+    `${share}: at about ${CELL_MINUTES} min a cell and parallel ${parallel}, about ${hours} h; ` +
+    'narrow an axis, or spread it over runners (matrix <file> --list-cells --shards N, then --shard i/N on each)'
+  );
 }
 
 /** --repeat is run's: compare and matrix name their own attempts (a retry) and cells. */
@@ -525,11 +545,12 @@ function matrixCell(cell: Cell, base: HarnessConfig, input: PlanInput, dir: stri
     config: c0,
     properties,
     builds,
-    // Note: a matrix cell is re-run by its name in the file; its builds are the file's, only checked by checksum.
+    // Note: a matrix cell is re-run by its name in the file; its builds are the file's, only checked by checksum. The
+    // flags given to the whole matrix (--netns '', --timeout) shaped the cell too: kept, the cell picks dropped.
     rerun: {
       scope: 'suite',
       argv: ['matrix', input.matrixFile!.path, '--cell', cell.name],
-      keepArgs: false,
+      keepArgs: true,
       builds: SINGLE_BUILDS.map(({ property }) => ({ property })),
     },
   };

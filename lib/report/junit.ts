@@ -9,7 +9,28 @@ import { serialize, type XmlElement } from './xml.js';
 export interface JUnitOptions {
   /** how an artifact is named in `[[ATTACHMENT|...]]`: relative to the JUnit file's folder (GitLab), or absolute */
   attachmentPath: (a: ArtifactRef) => string;
+  /** the run's HTML page as an attachment path (every failed case's first attachment unless a check has better) */
+  pagePath?: (run: RunRecord) => string | undefined;
 }
+
+/**
+ * The artifact that tells most about a check's failure, by name, best first. GitLab shows only the first
+ * `[[ATTACHMENT|…]]` of a case, so it goes first; the run's page comes next, then the rest (Jenkins shows them all).
+ */
+const TELLING: Record<string, readonly string[]> = {
+  'alloc-restored': ['task-events.json', 'alloc-after.json'],
+  'no-duplicate-ip': ['client-nomad-journal.log', 'client-journal-nomad-current-boot.txt'],
+  'unique-ips-after-upgrade': ['client-nomad-journal.log', 'cni-state-after.txt'],
+  'client-rebooted': ['client-boots.txt'],
+  'host-rebooted': ['client-boots.txt'],
+  'no-leaks': ['client-iptables-save.txt', 'client-netns.txt', 'client-cni-state.txt'],
+  'task-dirs': ['whole-alloc.json'],
+  'task-netns': ['whole-alloc.json'],
+  'task-env': ['whole-alloc.json'],
+  'alloc-exec': ['whole-alloc.json'],
+  services: ['whole-alloc.json'],
+  'agent-resources': ['whole-alloc.json'],
+};
 
 /** Longest failure/error message attribute; the full text is in the element body. */
 const MAX_MESSAGE = 500;
@@ -33,6 +54,8 @@ interface Case {
   keys: string[];
   /** the step name, for a step case (a rerun element goes into the case of the step that broke) */
   step?: string;
+  /** the check's id, for a check case (its most telling artifact goes first) */
+  check?: string;
 }
 
 function testcase(
@@ -82,7 +105,7 @@ function verdictCase(v: Verdict, scenario: string): Case {
       attrs: { message: line(prefix + v.message), type: v.label },
       text: [v.message, '', ...v.evidence].join('\n'),
     };
-    return { el: testcase(name, classname, 0, failure, []), kind: 'failure', keys: [name, v.id] };
+    return { el: testcase(name, classname, 0, failure, []), kind: 'failure', keys: [name, v.id], check: v.id };
   }
   if (v.label === 'skipped') {
     return {
@@ -131,8 +154,7 @@ function runErrorCases(run: RunRecord): Case[] {
  * Attachments: an artifact meant for one case goes on that case; the run's own evidence goes on every failed or
  * errored case (GitLab shows attachments only there) and in the suite's system-out (Jenkins reads it there).
  */
-function attach(cases: Case[], artifacts: ArtifactRef[], opts: JUnitOptions): string[] {
-  const suiteLevel: string[] = [];
+function attach(cases: Case[], run: RunRecord, opts: JUnitOptions): string[] {
   const add = (c: Case, ref: string) => {
     c.el.children ??= [];
     const kids = c.el.children;
@@ -140,17 +162,28 @@ function attach(cases: Case[], artifacts: ArtifactRef[], opts: JUnitOptions): st
     if (out) out.text = `${out.text}\n${ref}`;
     else kids.push({ name: 'system-out', text: ref });
   };
-  for (const a of artifacts) {
-    const ref = `[[ATTACHMENT|${opts.attachmentPath(a)}]]`;
+  const ref = (path: string) => `[[ATTACHMENT|${path}]]`;
+  const runWide: ArtifactRef[] = [];
+  for (const a of run.artifacts) {
     const target = a.caseName === undefined ? undefined : cases.find((c) => c.keys.includes(a.caseName!));
-    if (target) {
-      add(target, ref);
-      continue;
-    }
-    suiteLevel.push(ref);
-    for (const c of cases) if (c.kind === 'failure' || c.kind === 'error') add(c, ref);
+    if (target) add(target, ref(opts.attachmentPath(a)));
+    else runWide.push(a);
   }
-  return suiteLevel;
+  const page = opts.pagePath?.(run);
+  for (const c of cases) {
+    if (c.kind !== 'failure' && c.kind !== 'error') continue;
+    const telling = TELLING[c.check ?? ''] ?? [];
+    const rank = (a: ArtifactRef) => {
+      const i = telling.indexOf(a.name);
+      return i < 0 ? telling.length : i;
+    };
+    const first = runWide.filter((a) => rank(a) < telling.length).sort((a, b) => rank(a) - rank(b));
+    const rest = runWide.filter((a) => rank(a) === telling.length);
+    for (const a of first) add(c, ref(opts.attachmentPath(a)));
+    if (page !== undefined) add(c, ref(page));
+    for (const a of rest) add(c, ref(opts.attachmentPath(a)));
+  }
+  return [...(page !== undefined ? [ref(page)] : []), ...runWide.map((a) => ref(opts.attachmentPath(a)))];
 }
 
 /** The test cases of a run: its error (if it broke outside a step), a case per step, a case per check. */
@@ -187,7 +220,7 @@ function suite(
       target.el.children.unshift(rerunElement(first, run));
     }
   }
-  const suiteOut = attach(cases, run.artifacts, opts);
+  const suiteOut = attach(cases, run, opts);
   const own: Record<string, string> = {
     runId: run.runId,
     scenario: run.scenario,

@@ -24,8 +24,11 @@ export interface JUnitSuites {
 export interface MergeInput {
   sessions: readonly MergeSource[];
   junit: readonly JUnitSuites[];
-  /** where an artifact a run wrote is now (absolute), when it was found among the inputs */
-  attachmentFor?: (path: string) => string | undefined;
+  /**
+   * where an artifact a run wrote is now (absolute), when it was found among the inputs; `source` is the JSON report
+   * it was read from (a relative path may be where that report's folder says)
+   */
+  attachmentFor?: (path: string, source: string) => string | undefined;
   /** the merge's output folder: an artifact not found keeps its path as written, relative to it */
   outDir: string;
 }
@@ -99,15 +102,21 @@ export function mergeSessions(input: MergeInput): MergeResult {
   if (problems.length) return { ok: false, problems };
 
   const attachments = { rewritten: 0, unresolved: 0 };
-  const moved = (a: ArtifactRef): ArtifactRef => {
-    const now = input.attachmentFor?.(a.path);
+  const moved = (a: ArtifactRef, source: string): ArtifactRef => {
+    const now = input.attachmentFor?.(a.path, source);
     if (now === undefined) attachments.unresolved++;
     else attachments.rewritten++;
     return { ...a, path: now ?? resolve(input.outDir, a.path) };
   };
-  const withArtifacts = (r: RunRecord): RunRecord => ({ ...r, artifacts: r.artifacts.map(moved) });
+  const withArtifacts = (r: RunRecord, source: string): RunRecord => ({
+    ...r,
+    artifacts: r.artifacts.map((a) => moved(a, source)),
+  });
   const sorted = kept.sort((a, b) => byName(a.suite, b.suite));
-  const suites = sorted.map(({ suite }) => ({ ...suite, attempts: suite.attempts.map(withArtifacts) }));
+  const suites = sorted.map(({ suite, source }) => ({
+    ...suite,
+    attempts: suite.attempts.map((r) => withArtifacts(r, source)),
+  }));
   const sessions = input.sessions.map((s) => s.session);
   const interrupted = sessions.some((s) => s.interrupted);
   const starts = sessions.map((s) => s.startedAtMs).filter(Number.isFinite);

@@ -3,6 +3,7 @@
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { ArtifactRef, RunRecord } from '../model/run.js';
 import type { SessionReport, SuiteReport } from '../model/session.js';
+import { attachmentPath, type AttachmentBase } from './attachment-paths.js';
 import { renderHtml } from './html.js';
 import { indexOf, renderIndexHtml } from './html-index.js';
 import { flakeOf } from './flaky.js';
@@ -28,14 +29,20 @@ export interface ReportContext {
   reportsDir: string;
   junitPath: string;
   jsonPath: string;
-  /** `[[ATTACHMENT|...]]` paths: relative to the JUnit file's folder (default), or absolute (Jenkins) */
-  absoluteAttachments: boolean;
+  /** how `[[ATTACHMENT|...]]` paths are written: from the JUnit file's folder, the project directory, or absolute */
+  attachments: AttachmentBase;
   /** the CLI entry a person runs (bin/reboot-harness.js) */
   cli: string;
   /** argv after the command, for repro commands */
   rawArgs: readonly string[];
   /** secret values: a repro refers to $NOMAD_TOKEN instead */
   secrets: readonly string[];
+  /** environment variables that shaped the run (no secret among them), for repro commands */
+  env?: readonly (readonly [string, string])[];
+  /** the command's flags that take a value, so a repro keeps each flag with its own value */
+  valueFlags?: ReadonlySet<string>;
+  /** where a run's HTML page is (a merge's pages stay where the inputs had them); default <reportsDir>/<run>/report.html */
+  pageFile?: (runId: string) => string | undefined;
 }
 
 export interface Reporter {
@@ -74,10 +81,13 @@ export function relativeTo(dir: string, path: string): string {
 export const junitReporter: Reporter = {
   name: 'junit',
   files(s, c) {
-    const attachmentPath = (a: ArtifactRef) =>
-      c.absoluteAttachments ? resolve(a.path) : relativeTo(dirname(c.junitPath), a.path);
+    const path = (a: ArtifactRef) => attachmentPath(c.attachments, c.junitPath, a.path);
+    const pagePath = (run: RunRecord) => {
+      const page = c.pageFile ? c.pageFile(run.runId) : join(c.reportsDir, runDirName(run.runId), 'report.html');
+      return page === undefined ? undefined : attachmentPath(c.attachments, c.junitPath, page);
+    };
     const suites = s.suites.map((x) => ({ ...x, flake: flakeOf(s, x) }));
-    return [{ kind: 'junit', path: c.junitPath, text: renderJUnit(suites, { attachmentPath }) }];
+    return [{ kind: 'junit', path: c.junitPath, text: renderJUnit(suites, { attachmentPath: path, pagePath }) }];
   },
 };
 
@@ -136,6 +146,8 @@ function reproFile(s: SessionReport, suites: readonly SuiteReport[], c: ReportCo
     cli: c.cli,
     builds: runs.flatMap(({ x, run }) => buildsOf(s, x, run, c.cli)),
     secrets: c.secrets,
+    ...(c.env ? { env: c.env } : {}),
+    ...(c.valueFlags ? { valueFlags: c.valueFlags } : {}),
   });
   const first = runs[0]!.run;
   const what = rerun.title ?? `${suites[0]!.name} (run ${first.runId})`;

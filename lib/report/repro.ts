@@ -4,7 +4,10 @@ import { quote } from '../shell/quote.js';
 
 /** Flags that only say where output goes or which scenarios to pick: not inputs of the run itself. */
 const OUTPUT_FLAGS = new Set(['--junit', '--report-json', '--reports-dir', '--all', '--json', '--quiet']);
+/** Of those, the ones that take a value (when the command's option table is not given). */
 const VALUE_FLAGS_DROPPED = new Set(['--junit', '--report-json', '--reports-dir']);
+/** Flags that pick which cells of a matrix run: the repro's argv names its one cell itself. */
+const SELECTION_FLAGS = new Set(['--cell', '--shard', '--shards', '--list-cells', '--plan']);
 
 /** A build the command passes (or only checks): its flag, what to pass, and its sha256 (checked before anything runs). */
 export interface ReproBuild {
@@ -39,6 +42,10 @@ export interface ReproInput {
   builds?: ReproBuild[];
   /** secret values (ACL tokens): an argument containing one is replaced by a reference to $NOMAD_TOKEN */
   secrets?: readonly string[];
+  /** environment variables that shaped the run (secrets left out): set again in front of every command */
+  env?: readonly (readonly [string, string])[];
+  /** the flags that take a value (`--timeout`); without it, a flag followed by a non-flag is taken to take it */
+  valueFlags?: ReadonlySet<string>;
 }
 
 /** An argument with every secret in it replaced by "$NOMAD_TOKEN" (double-quoted so the shell expands it). */
@@ -51,25 +58,49 @@ function withoutSecrets(arg: string, secrets: readonly string[]): string {
   return parts.join('"$NOMAD_TOKEN"');
 }
 
-/** `cd <cwd> && <checksum checks> && node <cli> <argv> <builds> <same inputs>` as one shell line. */
-export function reproCommand(r: ReproInput): string {
-  const builds = r.builds ?? [];
-  const replaced = new Set<string>(builds.flatMap((b) => (b.flag ? (SAME_INPUT[b.flag] ?? [b.flag]) : [])));
+/**
+ * The flags of `args` that are inputs of the run, with their values: output places, the picks of what runs and the
+ * flags `replaced` names are dropped, and so are positionals (the repro's argv names the scenario or matrix file).
+ */
+function keptArgs(args: readonly string[], replaced: ReadonlySet<string>, valueFlags?: ReadonlySet<string>): string[] {
+  const takesValue = (flag: string, next: string | undefined): boolean => {
+    if (valueFlags) return valueFlags.has(flag);
+    if (OUTPUT_FLAGS.has(flag) || SELECTION_FLAGS.has(flag)) return VALUE_FLAGS_DROPPED.has(flag);
+    if (replaced.has(flag)) return true;
+    return next !== undefined && !next.startsWith('-');
+  };
   const kept: string[] = [];
-  for (let i = 0; i < r.args.length; i++) {
-    const a = r.args[i]!;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
     const flag = a.split('=')[0]!;
-    if (!a.startsWith('-')) continue; // the positional scenario name is in argv
-    if (OUTPUT_FLAGS.has(flag) || replaced.has(flag)) {
-      if ((VALUE_FLAGS_DROPPED.has(flag) || replaced.has(flag)) && !a.includes('=')) i++;
+    if (!a.startsWith('-') || /^-\d/.test(a)) continue;
+    const value = !a.includes('=') && i + 1 < args.length && takesValue(flag, args[i + 1]);
+    if (OUTPUT_FLAGS.has(flag) || SELECTION_FLAGS.has(flag) || replaced.has(flag)) {
+      if (value) i++;
       continue;
     }
     kept.push(a);
-    const next = r.args[i + 1];
-    if (!a.includes('=') && next !== undefined && !next.startsWith('-')) kept.push(r.args[++i]!);
+    if (value) kept.push(args[++i]!);
   }
-  const parts = ['cd', quote(r.cwd), '&&', ...checksumChecks(builds)];
-  parts.push('node', quote(r.cli), ...r.argv.map((a) => quote(a)));
+  return kept;
+}
+
+/**
+ * `NAME=value` for every variable that shaped the run, in front of a command (for that command only: a person pasting
+ * the line keeps their shell as it was). A value holding a secret refers to $NOMAD_TOKEN instead.
+ */
+function envAssignments(env: ReproInput['env'], secrets: readonly string[]): string[] {
+  return (env ?? []).map(([name, value]) => `${name}=${value === '' ? "''" : withoutSecrets(value, secrets)}`);
+}
+
+/** `cd <cwd> && <checksum checks> && <env> node <cli> <argv> <builds> <same inputs>` as one shell line. */
+export function reproCommand(r: ReproInput): string {
+  const builds = r.builds ?? [];
+  const replaced = new Set<string>(builds.flatMap((b) => (b.flag ? (SAME_INPUT[b.flag] ?? [b.flag]) : [])));
+  const kept = keptArgs(r.args, replaced, r.valueFlags);
+  const env = envAssignments(r.env, r.secrets ?? []);
+  const parts = ['cd', quote(r.cwd), '&&', ...checksumChecks(builds, env)];
+  parts.push(...env, 'node', quote(r.cli), ...r.argv.map((a) => quote(a)));
   for (const b of builds) if (b.flag) parts.push(b.flag, quote(b.spec ?? b.path));
   parts.push(...kept.map((a) => withoutSecrets(a, r.secrets ?? [])));
   return parts.join(' ');
@@ -79,11 +110,15 @@ export function reproCommand(r: ReproInput): string {
  * Per build with a checksum, a guard that stops the repro when the build changed: `echo '<sha>  <path>' | sha256sum
  * --check --quiet &&` for a path; for a release or source spec, the spec is resolved again and its sha256 compared.
  */
-export function checksumChecks(builds: readonly Pick<ReproBuild, 'path' | 'sha256' | 'spec' | 'cli'>[]): string[] {
+export function checksumChecks(
+  builds: readonly Pick<ReproBuild, 'path' | 'sha256' | 'spec' | 'cli'>[],
+  env: readonly string[] = [],
+): string[] {
   return builds.flatMap((b) => {
     if (!b.sha256) return [];
     if (b.spec && b.cli)
       return [
+        ...env,
         'node',
         quote(b.cli),
         'build',

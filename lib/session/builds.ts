@@ -10,7 +10,7 @@ import type { Logger } from '../log/events.js';
 import type { BuildInfo } from '../model/session.js';
 import type { BuildRef } from '../plan/plan.js';
 import { buildContext, type BuildContext } from '../builds/context.js';
-import { planBuilds, resolvePlanned } from '../builds/resolve.js';
+import { planBuilds, resolvePlanned, specIdentity } from '../builds/resolve.js';
 import { preflightBuild } from '../builds/preflight.js';
 import { parseBuildSpec } from '../builds/spec.js';
 
@@ -33,6 +33,7 @@ export function createBuildLayer(deps: BuildLayerDeps) {
         logger,
         ...(signal ? { deadline: { at: Number.POSITIVE_INFINITY, signal } } : {}),
       }));
+  const resolved = new Map<string, BuildInfo>();
   return {
     /** Every problem of every spec: syntax, missing files, git trees and refs, Go, the key file; a path is run with `version`. */
     async check(refs: readonly BuildRef[], config: HarnessConfig, logger: Logger): Promise<ConfigProblem[]> {
@@ -69,6 +70,10 @@ export function createBuildLayer(deps: BuildLayerDeps) {
       const ctx = ctxFor(ref, config, logger, signal);
       const plan = await planBuilds([{ text: ref.spec, field: ref.field }], ctx);
       if ('problems' in plan) throw new ConfigError(plan.problems);
+      // One build under several spellings (a matrix naming 1.9.7 and v1.9.7) is resolved and verified once.
+      const id = `${config.builds.releasesUrl}\u0000${specIdentity(plan.planned[0]!.spec, ref.cwd)}`;
+      const earlier = resolved.get(id);
+      if (earlier) return { ...earlier, spec: ref.spec };
       const [outcome] = await resolvePlanned(plan.planned, ctx);
       if (!outcome)
         throw new ConfigError([
@@ -80,6 +85,7 @@ export function createBuildLayer(deps: BuildLayerDeps) {
           },
         ]);
       if ('error' in outcome) throw outcome.error;
+      resolved.set(id, outcome.build);
       return outcome.build;
     },
   };

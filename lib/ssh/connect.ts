@@ -41,6 +41,19 @@ export async function readPrivateKey(
   );
 }
 
+/**
+ * Why ssh cannot sign with this key file's contents (not a private key, or one encrypted with a passphrase the
+ * harness has no way to ask for), or undefined when it can: the same parser the connection uses.
+ */
+export async function privateKeyProblem(key: Buffer): Promise<string | undefined> {
+  const { utils } = await loadSsh2();
+  const parsed = utils.parseKey(key);
+  if (parsed instanceof Error) return parsed.message;
+  const first = Array.isArray(parsed) ? parsed[0] : parsed;
+  if (!first) return 'no key in it';
+  return first.isPrivateKey() ? undefined : 'a public key, not the private key';
+}
+
 /** One connection attempt; rejects with SshError after `timeoutMs` or when `signal` fires. Host keys are not verified (Vagrant's ssh-config says StrictHostKeyChecking no). */
 export function connectOnce(
   target: SshTarget,

@@ -11,6 +11,8 @@ export interface VagrantInfo {
   boxes: string;
   /** why vagrant could not be asked, when it could not */
   error: string | undefined;
+  /** vagrant is not on PATH at all (as opposed to a vagrant that ran and failed) */
+  missing?: boolean;
 }
 
 /** Ask vagrant for its version, plugins and boxes (three quick commands, no Vagrantfile needed). */
@@ -25,13 +27,17 @@ export async function vagrantInfo({
   const ask = async (args: string[]) => {
     try {
       const r = await run('vagrant', args, { deadline, allowedCodes: ANY_EXIT_CODE, env });
-      return { ok: r.code === 0, out: `${r.stdout}${r.stderr}` };
+      const out = `${r.stdout}${r.stderr}`;
+      return { ok: r.code === 0, out: r.code === 0 ? out : `exit ${r.code}: ${out.trim() || 'no output'}` };
     } catch (err) {
-      return { ok: false, out: err instanceof Error ? err.message : String(err) };
+      const code = (err as { cause?: { code?: string }; code?: string }).cause?.code ?? (err as { code?: string }).code;
+      const out = err instanceof Error ? err.message : String(err);
+      return { ok: false, out, missing: code === 'ENOENT' || /\bENOENT\b/.test(out) };
     }
   };
   const v = await ask(['--version']);
-  if (!v.ok) return { version: undefined, plugins: '', boxes: '', error: v.out.trim() };
+  if (!v.ok)
+    return { version: undefined, plugins: '', boxes: '', error: v.out.trim(), ...(v.missing ? { missing: true } : {}) };
   const [plugins, boxes] = await Promise.all([ask(['plugin', 'list']), ask(['box', 'list'])]);
   return { version: v.out.trim(), plugins: plugins.out, boxes: boxes.out, error: undefined };
 }

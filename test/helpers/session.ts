@@ -43,7 +43,7 @@ export function contextIn(dir: string, o: Partial<ReportContext> = {}): ReportCo
     reportsDir: dir,
     junitPath: join(dir, 'junit.xml'),
     jsonPath: join(dir, 'summary.json'),
-    absoluteAttachments: false,
+    attachments: { mode: 'relative', projectDir: dir },
     cli: '/opt/harness/bin/reboot-harness.js',
     rawArgs: [],
     secrets: [],

@@ -158,6 +158,32 @@ t.test('release specs', { skip: skip ?? false }, async (t) => {
     return err as HarnessError;
   };
 
+  t.test('one release under four spellings is downloaded and verified once, each spelling kept', async (t) => {
+    const cache = join(dir, 'cache-spellings');
+    const { ctx, events } = ctxFor(cache);
+    const specs = ['1.9.7', 'v1.9.7', 'release:1.9.7', 'release:v1.9.7'];
+    const before = mirror.count('nomad_1.9.7_linux_amd64.zip');
+    const sumsBefore = mirror.count('nomad_1.9.7_SHA256SUMS');
+    const builds = await resolveBuilds(
+      specs.map((text, i) => ({ text, field: `build spec ${i + 1}` })),
+      ctx,
+    );
+    t.equal(mirror.count('nomad_1.9.7_linux_amd64.zip') - before, 1, 'one download');
+    t.equal(mirror.count('nomad_1.9.7_SHA256SUMS') - sumsBefore, 1, 'one verification');
+    t.equal(events.filter((e) => e.kind === 'info' && /downloading Nomad 1\.9\.7/.test(e.message)).length, 1);
+    t.equal(
+      events.filter((e) => e.kind === 'info' && /from the cache/.test(e.message)).length,
+      0,
+      'the other spellings are not resolved again (before: three "from the cache … verified" lines)',
+    );
+    t.same(
+      builds.map((b) => b.spec),
+      specs,
+      'each spelling named as given',
+    );
+    t.equal(new Set(builds.map((b) => b.path)).size, 1, 'one binary');
+  });
+
   t.test('a tampered zip: checksum mismatch, exit 2, nothing cached', async (t) => {
     const err = await refused(t, '1.9.4', join(dir, 'cache-tampered'));
     t.type(err, ConfigError);

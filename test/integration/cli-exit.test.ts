@@ -36,3 +36,20 @@ t.test(
     t.ok(r.seconds >= 10 && r.seconds < 30, `exited after ${r.seconds} s`);
   },
 );
+
+t.test('a timer a scenario file of yours never clears is named as a timer, not as our own stdio', async (t) => {
+  const dir = t.testdir({
+    s: {
+      'package.json': '{ "type": "module" }',
+      'ticker.ts':
+        "setInterval(() => {}, 60_000);\nexport default { name: 'ticker', summary: 's', needsNomad: false, checks: [] };\n",
+    },
+  });
+  const r = node([join(process.cwd(), 'bin/reboot-harness.js'), 'list', '--scenarios', join(dir, 's')]);
+  t.equal(r.status, 2, "the command's own exit code (the scenario file is incomplete)");
+  t.match(
+    r.stderr,
+    /warning: still open 10 s after the command ended: 1 timer \(a setTimeout\/setInterval never cleared\); exiting with 2/,
+  );
+  t.notMatch(r.stderr, /pipe fd [012]\b/, "the CLI's own stdin, stdout and stderr are not named");
+});

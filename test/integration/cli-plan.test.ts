@@ -106,3 +106,82 @@ t.test('--plan never shows the ACL token', async (t) => {
   t.equal(await c.run(['run', 'bridge-exec-reboot', '--nomad', '/stand-in/nomad-1.9.7', '--plan']), 0);
   t.notMatch(c.s.out.join(''), /secret-token-5f0e/);
 });
+
+t.test('existing hosts: a key ssh cannot use is exit 2 before any build or preflight, with the rest', async (t) => {
+  const c = cli(t);
+  const { mkdirSync } = await import('node:fs');
+  mkdirSync(join(c.dir, 'keydir'));
+  writeFileSync(join(c.dir, 'junk'), 'not a key\n');
+  writeFileSync(
+    join(c.dir, 'hosts.yaml'),
+    'lab:\n  provider: ssh\n  hosts_netns: nrh-no-such-ns\n  hosts:\n' +
+      '    server: { address: 127.0.0.1, user: root, key: keydir }\n' +
+      '    client: { address: 127.0.0.1, user: root, key: junk }\n',
+  );
+  let preflights = 0;
+  const code = await main(
+    ['run', '--nomad', '/stand-in/nomad-1.9.7', '--config', join(c.dir, 'hosts.yaml'), '--cpus', '0'],
+    {
+      ...c.s.deps,
+      hostsPreflight: async () => {
+        preflights++;
+        return [];
+      },
+      makeEnv: () => {
+        throw new Error('a bad key must not make a lab');
+      },
+    },
+  );
+  t.equal(code, 2);
+  const err = c.s.err.join('');
+  t.match(err, /lab\.hosts\.server\.key: is a directory, not a key file \(got "keydir"/);
+  t.match(err, /lab\.hosts\.client\.key: is not a private key ssh can use: .*\(got "junk"/);
+  t.match(err, /--cpus/, 'with the other problems of the input');
+  t.match(err, /lab\.hosts_netns: is not a network namespace here \(got "nrh-no-such-ns"/, 'and the missing namespace');
+  t.equal(preflights, 0, 'refused before the preflight (which builds the CNI plugins)');
+});
+
+t.test('the job as the build parses it is judged with the rest of the input, and under --plan', async (t) => {
+  const dir = t.testdir({
+    nomad: 'a build on disk',
+    'noports.nomad.hcl':
+      'job "np" {\n  group "g" {\n    network { mode = "bridge" }\n    task "t" {\n      driver = "exec"\n      config { command = "/bin/sleep" }\n    }\n  }\n}\n',
+  });
+  const s = standInPerRun({ [join(dir, 'nomad')]: { timeline: 'restored', version: '1.9.7' } }, { cwd: dir });
+  t.teardown(() => Promise.all(s.runs.map((r) => r.nomad.close())));
+  const deps = {
+    ...s.deps,
+    makeEnv: () => {
+      throw new Error('nothing may be made');
+    },
+  };
+  const base = ['run', '--nomad', join(dir, 'nomad'), '--job', 'noports.nomad.hcl', '--netns', ''];
+  t.equal(await main([...base, '--cpus', '0'], deps), 2);
+  const err = s.err.join('');
+  t.match(err, /2 problems/);
+  t.match(err, /--cpus: must be a whole number/);
+  t.match(
+    err,
+    /job\.file \(--job\): job "np" group "g" is a bridge group the scenario cannot probe: .*\(got "noports\.nomad\.hcl"/,
+  );
+  s.err.length = 0;
+  t.equal(await main([...base, '--plan'], deps), 2, '--plan validates the job too');
+  t.match(s.err.join(''), /group "g" is a bridge group the scenario cannot probe/);
+  t.equal(s.out.join(''), '', 'no plan printed');
+});
+
+t.test('matrix: one mistake in many cells is one problem with its count', async (t) => {
+  const c = cli(t);
+  writeFileSync(
+    join(c.dir, 'm.yaml'),
+    'scenario: bridge-exec-reboot\naxes:\n  nomad:\n    - {name: a, binary: /stand-in/nomad-1.9.7}\n    - {name: b, binary: /stand-in/nomad-1.9.3}\n' +
+      '  reboot: [graceful, hard]\n  driver: [docker]\n',
+  );
+  t.equal(await main(['matrix', join(c.dir, 'm.yaml'), '--plan', '--netns', ''], { ...c.s.deps, cwd: c.dir }), 2);
+  const err = c.s.err.join('');
+  t.match(
+    err,
+    /4 cells \(bridge-exec-reboot\/nomad=a\/reboot=graceful\/driver=docker, .* and 2 more\): --driver: needs a box with Docker/,
+  );
+  t.equal((err.match(/needs a box with Docker/g) ?? []).length, 1, 'said once');
+});

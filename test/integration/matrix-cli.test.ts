@@ -174,12 +174,17 @@ t.test('a failed cell prints a repro that runs exactly that cell again (--cell)'
   t.equal(failing.code, 1);
   const out = failing.s.out.join('');
   const m =
-    /re-run (\S+) \(run \S+\) exactly \(also in \S+repro\.sh\):\n {2}cd \S+ && node \S+ matrix \S+ --cell '?([^'\n]+)'?\n/.exec(
+    /re-run (\S+) \(run \S+\) exactly \(also in \S+repro\.sh\):\n {2}cd \S+ && node \S+ matrix \S+ --cell '?([^'\n ]+)'?( [^\n]*)?\n/.exec(
       out,
     );
   t.ok(m, 'repro printed');
   const cellName = failing.summary().suites[0].key;
   t.equal(m?.[2], cellName, 'the repro names the failed cell');
+  t.equal(
+    m?.[3],
+    " --netns ''",
+    "the matrix's own inputs are carried (without --netns '' a rerun would create the netns)",
+  );
   const again = await matrix(t, ['--cell', cellName], {
     builds: (dir) => ({ [join(dir, 'nomad-1.9.4')]: { timeline: 'duplicate-ip', version: '1.9.4' } }),
   });

@@ -198,3 +198,80 @@ t.test("a cell in two runners' reports is refused, naming both; the same run giv
   t.match(bad.err, /merge input: is not a JUnit file .*m\.yaml/);
   t.match(bad.err, /2 problems/, 'both problems at once');
 });
+
+t.test("the GitLab template's layout: every attachment resolves from the project directory", async (t) => {
+  // GitLab resolves [[ATTACHMENT|path]] from $CI_PROJECT_DIR, not from the JUnit file's folder; the template writes
+  // reports/shard-<i>/junit.xml and merges into reports/merged.
+  const root = t.testdir({ 'm.yaml': MATRIX });
+  const env = { CI_PROJECT_DIR: root };
+  const builds = {
+    [join(root, 'nomad-1.9.3')]: { timeline: 'duplicate-ip' as const, version: '1.9.3' },
+    [join(root, 'nomad-1.9.7')]: { timeline: 'restored' as const, version: '1.9.7' },
+  };
+  const failedCases = (file: string) =>
+    suitesOf(file)
+      .flatMap((s) => [s.testcase ?? []].flat() as Record<string, unknown>[])
+      .filter((c) => c['failure'] !== undefined || c['error'] !== undefined);
+  for (const i of [1, 2]) {
+    const s = standInPerRun(builds, { cwd: root });
+    const code = await main(
+      ['matrix', 'm.yaml', '--shard', `${i}/2`, '--reports-dir', join(root, `reports/shard-${i}`), '--junit'],
+      { ...s.deps, env: { ...s.deps.env, ...env } },
+    ).catch(() => -1);
+    t.equal(code, 2, 'a missing --junit value is refused first (the template always gives one)');
+    const s2 = standInPerRun(builds, { cwd: root });
+    const ran = await main(
+      [
+        'matrix',
+        'm.yaml',
+        '--shard',
+        `${i}/2`,
+        // absolute: the stand-in's cwd is not the process's (CI runs from the project directory)
+        '--reports-dir',
+        join(root, `reports/shard-${i}`),
+        '--junit',
+        join(root, `reports/shard-${i}/junit.xml`),
+        '--netns',
+        '',
+      ],
+      { ...s2.deps, env: { ...s2.deps.env, ...env } },
+    );
+    t.equal(ran, 1, `shard ${i}/2 ran (the 1.9.3 cell failed) ${s2.err.join('')}`);
+    const file = join(root, `reports/shard-${i}/junit.xml`);
+    const text = readFileSync(file, 'utf8');
+    const paths = [...text.matchAll(/\[\[ATTACHMENT\|([^\]]+)\]\]/g)].map((m) => m[1]!);
+    t.ok(paths.length > 0, `shard ${i}: ${paths.length} attachment lines`);
+    t.same(
+      paths.filter((p) => !existsSync(resolve(root, p))),
+      [],
+      `shard ${i}: every attachment resolves from the project directory`,
+    );
+    t.ok(
+      paths.every((p) => p.startsWith(`reports/shard-${i}/`)),
+      'written from the project directory, not the JUnit folder',
+    );
+    t.ok(failedCases(file).length > 0, 'the shard has failed cases');
+  }
+  const out: string[] = [];
+  const deps = { ...standInPerRun({}, { cwd: root }).deps, out: (s: string) => void out.push(s) };
+  t.equal(await main(['merge', 'reports', '--out', 'reports/merged'], { ...deps, env: { ...deps.env, ...env } }), 1);
+  const merged = readFileSync(join(root, 'reports/merged/junit.xml'), 'utf8');
+  const paths = [...merged.matchAll(/\[\[ATTACHMENT\|([^\]]+)\]\]/g)].map((m) => m[1]!);
+  t.ok(paths.length > 0);
+  t.same(
+    paths.filter((p) => !existsSync(resolve(root, p))),
+    [],
+    'merged: every attachment resolves from the project directory',
+  );
+  t.notMatch(out.join(''), /not among the inputs/);
+  // Outside GitLab the merged file's attachments resolve from its own folder.
+  const plain = { ...standInPerRun({}, { cwd: root }).deps, out: () => {} };
+  t.equal(await main(['merge', 'reports/shard-1', 'reports/shard-2', '--out', 'elsewhere/m'], plain), 1);
+  const other = readFileSync(join(root, 'elsewhere/m/junit.xml'), 'utf8');
+  const rel = [...other.matchAll(/\[\[ATTACHMENT\|([^\]]+)\]\]/g)].map((m) => m[1]!);
+  t.same(
+    rel.filter((p) => !existsSync(resolve(root, 'elsewhere/m', p))),
+    [],
+    'without CI_PROJECT_DIR: from the merged file',
+  );
+});

@@ -323,6 +323,8 @@ t.test('bad job inputs: refused before anything is created, exit 2, every proble
     'batch.nomad.hcl':
       'job "b" {\n  type = "batch"\n  group "g" {\n    task "t" {\n      driver = "exec"\n      config { command = "/bin/true" }\n    }\n  }\n}\n',
     'harness.yaml': 'job:\n  vars:\n    count: 3\n',
+    'noports.nomad.hcl':
+      'job "np" {\n  group "g" {\n    network { mode = "bridge" }\n    task "t" {\n      driver = "exec"\n      config { command = "/bin/sleep" }\n    }\n  }\n}\n',
   });
   const broken = await run(t, 'restored', ['--job', join(dir, 'broken.nomad.hcl')], dir);
   t.equal(broken.code, 2);
@@ -334,6 +336,12 @@ t.test('bad job inputs: refused before anything is created, exit 2, every proble
   t.match(batch.err, /2 problems/);
   t.match(batch.err, /job "b" is a batch job: its allocs finish, so there is nothing to restore/);
   t.match(batch.err, /job "b" has no group with network \{ mode = "bridge" \}/);
+
+  // A bridge job that maps no port: refused (http-reachable would fail every alloc as "not probed" after the run).
+  const noPorts = await run(t, 'restored', ['--job', join(dir, 'noports.nomad.hcl')], dir);
+  t.equal(noPorts.code, 2);
+  t.match(noPorts.err, /job "np" group "g" is a bridge group the scenario cannot probe: it maps no port/);
+  t.same(noPorts.s.lab.commands, { server: [], client: [] }, 'no VM was touched');
 
   const missing = await run(t, 'restored', ['--job', join(dir, 'nope.nomad.hcl')], dir);
   t.equal(missing.code, 2);

@@ -237,6 +237,28 @@ t.test('a command this build lacks is a usage error, not a crash', async (t) => 
   t.match(p.err(), /doctor is not available/);
 });
 
+t.test('doctor refuses a provider it has no checks for, instead of checking libvirt and saying ok', async (t) => {
+  const hosts =
+    'lab:\n  hosts:\n    server: {address: h1, user: u, key: k}\n    client: {address: h2, user: u, key: k}\n';
+  for (const provider of ['virtualbox', 'ssh']) {
+    let ran = false;
+    const files: Record<string, string> = provider === 'ssh' ? { 'harness.yaml': hosts } : {};
+    const doctor = async (): Promise<0> => {
+      ran = true;
+      return 0;
+    };
+    const p = probe(t.testdir(files), {}, { doctor });
+    t.equal(await main(['doctor', '--provider', provider], p.deps), 2, provider);
+    t.match(
+      p.err(),
+      new RegExp(`lab\\.provider \\(--provider\\): doctor checks a libvirt host .*no checks for ${provider}`),
+    );
+    t.notOk(ran, 'no check ran');
+  }
+  const ok = probe(t.testdir(), {}, { doctor: async () => 0 });
+  t.equal(await main(['doctor', '--provider', 'libvirt'], ok.deps), 0);
+});
+
 t.test('an unexpected error is an internal error (70), redacted', async (t) => {
   const token = 'e7c1d2a4-0000-4000-8000-123456789abc';
   const p = probe(

@@ -2,6 +2,7 @@ import t from 'tap';
 import { readFileSync } from 'node:fs';
 import {
   detectAccel,
+  doctorNomadSpec,
   memAvailableBytes,
   nearestExisting,
   renderDoctor,
@@ -51,18 +52,69 @@ t.test('runDoctor on a host without vagrant or libvirt names the fixes', async (
   const dir = t.testdir({});
   const items = await runDoctor({ deadline: deadlineIn(10_000), workDir: dir, nomadBinary: `${dir}/nomad`, run });
   const by = Object.fromEntries(items.map((i) => [i.name, i]));
-  t.match(by.vagrant, { ok: false, fix: /setup/ });
-  t.match(by['vagrant-libvirt plugin'], { ok: false, fix: /vagrant-libvirt/ });
+  t.match(by.vagrant, { ok: false, detail: 'vagrant not found', fix: /setup/ });
+  t.match(by['vagrant-libvirt plugin'], { ok: false, detail: 'not checked: vagrant did not answer' });
   t.match(by['libvirtd reachable'], {
     ok: false,
     detail: /failed to connect/,
     fix: /ip netns exec nrh-lab libvirtd -d/,
   });
-  t.match(by.box, { ok: false, fix: /build-box\.ts/ });
+  t.match(by.box, { ok: false, detail: 'not checked: vagrant did not answer', fix: 'fix vagrant first' });
   t.match(by['nomad binary'], { ok: false, detail: /no such file/ });
   t.equal(by.virtualization?.ok, true);
   t.ok(by[`free disk ${dir}`], 'work dir disk checked');
   t.ok(by['free memory']);
+});
+
+t.test('a vagrant that runs and fails is not "not found"; what only it could tell is "not checked"', async (t) => {
+  const run: RunCommand = async (file) =>
+    file === 'vagrant'
+      ? { code: 1, stdout: '', stderr: 'refused\n', durationMs: 1 }
+      : { code: 0, stdout: '', stderr: '', durationMs: 1 };
+  const items = await runDoctor({ deadline: deadlineIn(10_000), workDir: t.testdir({}), run });
+  const by = Object.fromEntries(items.map((i) => [i.name, i]));
+  t.match(by.vagrant, { ok: false, detail: 'vagrant --version failed (exit 1: refused)', fix: /vagrant --version/ });
+  t.notMatch(by.vagrant?.detail, /not found/);
+  t.match(by['vagrant-libvirt plugin'], { ok: false, detail: /^not checked/ });
+  t.match(by.box, { ok: false, detail: /^not checked/ });
+  t.notMatch(by.box?.detail, /not found in/, 'no claim about a box list it never read');
+});
+
+t.test('--netns "": the fixes name the host network, not an empty namespace; --memory sets the need', async (t) => {
+  const run: RunCommand = async () => ({ code: 1, stdout: '', stderr: 'absent\n', durationMs: 1 });
+  const items = await runDoctor({
+    deadline: deadlineIn(10_000),
+    workDir: t.testdir({}),
+    run,
+    netns: '',
+    memoryMb: 4096,
+  });
+  const by = Object.fromEntries(items.map((i) => [i.name, i]));
+  t.match(by['libvirtd reachable']?.fix, /virtlogd -d && libvirtd -d/);
+  t.notMatch(by['libvirtd reachable']?.fix, /ip netns (add|exec) {2}/, 'no "ip netns add  && …"');
+  t.match(by['network namespace']?.detail, /the lab needs it in the host namespace \(lab\.netns\)/);
+  t.match(by['free memory']?.detail, /\(need 8\.0 GiB: 2 VMs of 4096 MiB\)/);
+  const small = await runDoctor({ deadline: deadlineIn(10_000), workDir: t.testdir({}), run, memoryMb: 512 });
+  t.match(small.find((i) => i.name === 'free memory')?.detail, /\(need 2\.0 GiB\)$/, 'never below the floor');
+});
+
+t.test('doctor takes --nomad as a run does: a path, a release (cached or not yet), a source tree', async (t) => {
+  const dir = t.testdir({ tree: {}, nomad: 'x' });
+  const o = { field: '--nomad', cwd: dir, home: dir, cacheRoot: `${dir}/cache`, releasesUrl: 'https://r.example' };
+  t.same(await doctorNomadSpec('./nomad', o), { path: `${dir}/nomad` });
+  t.match(await doctorNomadSpec('1.9.7', o), {
+    item: {
+      name: 'nomad build',
+      ok: true,
+      detail: /^1\.9\.7: release 1\.9\.7, not in the cache yet: the first run downloads it from https:\/\/r\.example/,
+    },
+  });
+  t.notMatch(JSON.stringify(await doctorNomadSpec('1.9.7', o)), /cannot open|no such file/);
+  t.match(await doctorNomadSpec('git:tree@v1.9.7', o), {
+    item: { ok: true, detail: /source tree .*tree at v1\.9\.7/ },
+  });
+  t.match(await doctorNomadSpec('git:nowhere', o), { item: { ok: false, detail: /nowhere is not a directory/ } });
+  t.match(await doctorNomadSpec('1.9', o), { item: { ok: false, detail: /looks like a release version/ } });
 });
 
 t.test('a work dir that does not exist yet is judged by its nearest existing parent, not failed', async (t) => {

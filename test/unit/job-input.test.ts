@@ -71,7 +71,14 @@ t.test('jobProblems: batch, sysbatch, system, no bridge group, nothing to run; a
       Job: {
         ID: 'j',
         Type: type,
-        TaskGroups: [{ Name: 'g', Count: count, Networks: [{ Mode: mode }], Tasks: [{ Name: 't', Driver: 'exec' }] }],
+        TaskGroups: [
+          {
+            Name: 'g',
+            Count: count,
+            Networks: [{ Mode: mode, DynamicPorts: [{ Label: 'http', To: 8080 }] }],
+            Tasks: [{ Name: 't', Driver: 'exec' }],
+          },
+        ],
       },
     }).info!;
   t.match(
@@ -82,6 +89,28 @@ t.test('jobProblems: batch, sysbatch, system, no bridge group, nothing to run; a
   t.match(jobProblems(job('system')), [{ message: /system job: Nomad restores system allocs without waiting/ }]);
   t.match(jobProblems(job('service', 'bridge', 0)), [{ message: /asks for no alloc/ }]);
   t.same(jobProblems(job('service')), []);
+});
+
+t.test('a bridge group with no port to probe is refused, saying why and how to add one', async (t) => {
+  const job = (groups: Record<string, unknown>[], meta?: Record<string, string>) =>
+    jobInfo({ Job: { ID: 'np', Type: 'service', ...(meta ? { Meta: meta } : {}), TaskGroups: groups } }).info!;
+  const group = (name: string, ports: string[], count = 1) => ({
+    Name: name,
+    Count: count,
+    Networks: [{ Mode: 'bridge', DynamicPorts: ports.map((Label) => ({ Label })) }],
+    Tasks: [{ Name: 't', Driver: 'exec' }],
+  });
+  t.match(jobProblems(job([group('g', [])])), [
+    {
+      message: /job "np" group "g" is a bridge group the scenario cannot probe: it maps no port; http-reachable/,
+      fix: /port "http" \{ to = 8080 \}/,
+    },
+  ]);
+  t.match(jobProblems(job([group('g', ['db'])], { reboot_harness_probe_db: 'none' })), [
+    { message: /every port it maps \(db\) has probe "none"/ },
+  ]);
+  t.same(jobProblems(job([group('g', ['db']), group('idle', [], 0)])), [], 'a TCP port is enough; count 0 is not run');
+  t.equal(jobProblems(job([group('a', []), group('b', [])])).length, 2, 'each such group named, at once');
 });
 
 t.test('probe kinds: label convention, meta over it, group meta over job meta, bad values', async (t) => {

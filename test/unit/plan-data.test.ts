@@ -61,7 +61,7 @@ t.test('the decisions are fields of the plan', async (t) => {
   t.same(matrix.reportFolder, { prefix: 'matrix-', fallback: 'shard-1-of-2' });
   const cell = matrix.cells[0]!;
   t.same(cell.rerun.argv, ['matrix', '/w/m.yaml', '--cell', cell.key]);
-  t.equal(cell.rerun.keepArgs, false, 'a matrix cell is named by the file alone');
+  t.equal(cell.rerun.keepArgs, true, "the matrix's own flags (--netns '', --timeout) shaped the cell: kept");
   t.ok(
     cell.rerun.builds.every((b) => b.flag === undefined),
     'its builds are checked, not passed',

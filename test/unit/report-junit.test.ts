@@ -157,3 +157,37 @@ t.test('golden file', async (t) => {
     'matches test/fixtures/report/golden.junit.xml (UPDATE_GOLDEN=1 to refresh after a deliberate change)',
   );
 });
+
+t.test("each failed case's first attachment is its check's most telling evidence, then the run's page", async (t) => {
+  // GitLab shows only the first [[ATTACHMENT|…]] of a case: it was alloc-after.json for every failed case.
+  const run = loadRuns()[1]!;
+  run.artifacts = ['alloc-after.json', 'client-nomad-journal.log', 'task-events.json', 'vagrant-up.log'].map(
+    (name) => ({ name, path: `r/${name}` }),
+  );
+  const xml = renderSuites([{ name: run.suiteName, attempts: [run] }], {
+    attachmentPath: (a) => a.path,
+    pagePath: (r) => `${r.runId}/report.html`,
+  });
+  const suite = parse(xml).testsuites.testsuite[0]!;
+  const attachments = (c: Node) => [...out(c).matchAll(/\[\[ATTACHMENT\|([^\]]+)\]\]/g)].map((m) => m[1]);
+  const failed = cases(suite).filter((c) => c['failure'] || c['error']);
+  const restored = failed.find((c) => String(c['@_name']).endsWith('(alloc-restored)'))!;
+  t.same(
+    attachments(restored),
+    [
+      'r/task-events.json',
+      'r/alloc-after.json',
+      `${run.runId}/report.html`,
+      'r/client-nomad-journal.log',
+      'r/vagrant-up.log',
+    ],
+    'alloc-restored: the task events first, the page next, the rest after',
+  );
+  const http = failed.find((c) => String(c['@_name']).endsWith('(http-reachable)'))!;
+  t.equal(attachments(http)[0], `${run.runId}/report.html`, 'a check with no telling file: the page first');
+  t.equal(attachments(http).length, 5, 'and every artifact after it');
+  t.ok(
+    failed.every((c) => attachments(c).length === 5),
+    'every failed case lists every run-wide file',
+  );
+});

@@ -9,9 +9,11 @@ import { mergeSessions, type MergeSource } from '../../lib/report/merge.js';
 import { attachmentLocator } from '../../lib/merge/locate.js';
 import { indexOf, renderIndexHtml } from '../../lib/report/html-index.js';
 import { renderSessionJson } from '../../lib/report/json.js';
-import { REPORTERS } from '../../lib/report/reporters.js';
+import { REPORTERS, junitReporter } from '../../lib/report/reporters.js';
 import { judgeRepeats } from '../../lib/report/flaky.js';
 import { sessionExitCode } from '../../lib/report/outcome.js';
+import { attachmentBase, attachmentPath } from '../../lib/report/attachment-paths.js';
+import { dirname } from 'node:path';
 import type { RunRecord } from '../../lib/model/run.js';
 import type { SessionReport, SuiteReport } from '../../lib/model/session.js';
 import { contextIn, sessionOf } from '../helpers/session.js';
@@ -286,7 +288,7 @@ t.test('attachments follow the reports: matched by their last segments, pointed 
     { name: 'gone.log', path: 'reports/r9/gone.log' },
   ];
   const s = session([suite('c', [rec('r1', 'c', { artifacts })])]);
-  const m = mergeSessions({ sessions: [viaJson(s)], junit: [], attachmentFor: at, outDir: '/dl/merged' });
+  const m = mergeSessions({ sessions: [viaJson(s)], junit: [], attachmentFor: (p) => at(p), outDir: '/dl/merged' });
   if (!m.ok) return t.fail('merged');
   t.same(
     m.merged.session.suites[0]!.attempts[0]!.artifacts.map((a) => a.path),
@@ -323,4 +325,62 @@ t.test('parse errors name what was expected and quote what was found', async (t)
   );
   t.ok(looksLikeJUnit('\uFEFF<?xml version="1.0"?>\n<!-- tap -->\n<testsuites name="x">'));
   t.notOk(looksLikeJUnit('<domain type="kvm">'));
+});
+
+t.test('a report inside its run folder names bare files: they resolve from that report, not by suffix', async (t) => {
+  // A run's report in its run folder names `alloc-after.json`; merging four such runs said every attachment named
+  // "files not among the inputs".
+  const files = ['/w/a/r1/alloc-after.json', '/w/b/r2/alloc-after.json', '/w/b/r2/sub/x.log'];
+  const locate = attachmentLocator(files);
+  t.equal(locate('alloc-after.json', '/w/a/r1'), '/w/a/r1/alloc-after.json');
+  t.equal(locate('alloc-after.json', '/w/b/r2'), '/w/b/r2/alloc-after.json', 'the same name in another run: its own');
+  t.equal(locate('sub/x.log', '/w/b/r2'), '/w/b/r2/sub/x.log');
+  t.equal(locate('../r2/alloc-after.json', '/w/b/matrix-r2'), '/w/b/r2/alloc-after.json', 'relative upwards');
+  t.equal(locate('gone.json', '/w/a/r1'), undefined);
+  t.equal(locate('alloc-after.json'), undefined, 'no report folder to go on: a bare name is not guessed');
+  const bare = [{ name: 'alloc-after.json', path: 'alloc-after.json' }];
+  const m = mergeSessions({
+    sessions: [
+      viaJson(session([suite('s/a', [rec('r1', 's/a', { artifacts: bare })])]), '/w/a/r1/summary.json'),
+      viaJson(session([suite('s/b', [rec('r2', 's/b', { artifacts: bare })])]), '/w/b/r2/summary.json'),
+    ],
+    junit: [],
+    attachmentFor: (p, source) => locate(p, dirname(source)),
+    outDir: '/w/merged',
+  });
+  if (!m.ok) return t.fail('merged');
+  t.same(
+    m.merged.session.suites.map((x) => x.attempts[0]!.artifacts[0]!.path),
+    ['/w/a/r1/alloc-after.json', '/w/b/r2/alloc-after.json'],
+  );
+  t.same(m.merged.attachments, { rewritten: 2, unresolved: 0 });
+  // --attachment-paths project: the merged JUnit names them from the project directory (what GitLab resolves from)
+  const [junit] = junitReporter.files(m.merged.session, {
+    cwd: '/w',
+    reportsDir: '/w/merged',
+    junitPath: '/w/merged/junit.xml',
+    jsonPath: '/w/merged/summary.json',
+    attachments: { mode: 'project', projectDir: '/w' },
+    cli: '/cli.js',
+    rawArgs: [],
+    secrets: [],
+    pageFile: () => undefined,
+  });
+  t.match(junit!.text, '[[ATTACHMENT|a/r1/alloc-after.json]]', 'from the project directory');
+  t.match(junit!.text, '[[ATTACHMENT|b/r2/alloc-after.json]]');
+});
+
+t.test('attachment paths for each CI: from the JUnit folder, the project directory, or absolute', async (t) => {
+  const j = '/p/reports/shard-1/junit.xml';
+  const f = '/p/reports/shard-1/r1/client-journal.txt';
+  t.equal(attachmentPath({ mode: 'relative', projectDir: '/p' }, j, f), 'r1/client-journal.txt');
+  t.equal(attachmentPath({ mode: 'project', projectDir: '/p' }, j, f), 'reports/shard-1/r1/client-journal.txt');
+  t.equal(attachmentPath({ mode: 'absolute', projectDir: '/p' }, j, f), f);
+  t.same(attachmentBase('auto', { CI_PROJECT_DIR: '/builds/g/p' }, '/x'), {
+    mode: 'project',
+    projectDir: '/builds/g/p',
+  });
+  t.same(attachmentBase('auto', {}, '/x'), { mode: 'relative', projectDir: '/x' }, 'outside GitLab: relative');
+  t.same(attachmentBase('project', {}, '/x'), { mode: 'project', projectDir: '/x' }, 'project without GitLab: the cwd');
+  t.same(attachmentBase('relative', { CI_PROJECT_DIR: '/b' }, '/x').mode, 'relative', 'a choice beats the default');
 });

@@ -1,6 +1,8 @@
 // lab.provider: ssh, the pure parts: its config (every missing host field at once, a hard reboot needs a reset
 // command, lab.hosts only with ssh), scenarios_dir, the reset argv, and the cleanup script run on each host.
 import t from 'tap';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { formatProblem, type ConfigProblem } from '../../lib/errors.js';
 import type { HarnessConfig } from '../../lib/config/schema.js';
@@ -24,6 +26,9 @@ function bad(src: Partial<ConfigSources>): ConfigProblem[] {
   return r.problems;
 }
 const yaml = (s: string) => parseYaml(s) as unknown;
+/** A fresh ed25519 key pair (OpenSSH's own ssh-keygen, as a person makes one), with a passphrase when given. */
+const keygen = (path: string, passphrase = '') =>
+  execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', passphrase, '-C', 'test', '-f', path], { stdio: 'ignore' });
 
 const HOSTS = `lab:
   provider: ssh
@@ -217,7 +222,8 @@ t.test(
   'preflight of existing hosts: unreadable keys and no way to get the CNI plugins, all at once (exit 2)',
   async (t) => {
     const { existingHostsPreflight } = await import('../../lib/lab/ssh/ssh-preflight.js');
-    const dir = t.testdir({ key: 'k' });
+    const dir = t.testdir({});
+    keygen(join(dir, 'key'));
     const c = ok({
       file: yaml(
         HOSTS.replace('~/.ssh/id_ed25519 }', `${dir}/key }`).replace('~/.ssh/id_ed25519,', '/nonexistent/key,'),
@@ -226,7 +232,7 @@ t.test(
     const noGo = { env: { PATH: '/nonexistent', XDG_CACHE_HOME: dir }, fallbackGo: '/nonexistent/go' };
     const p = await existingHostsPreflight(c, { build: noGo });
     t.match(p, [
-      { field: 'lab.hosts.client.key', value: '/nonexistent/key', message: 'cannot be read' },
+      { field: 'lab.hosts.client.key', value: '/nonexistent/key', message: 'cannot be read (ENOENT)' },
       {
         field: 'lab.provider',
         value: 'ssh',
@@ -236,6 +242,52 @@ t.test(
     ]);
     t.equal(p.length, 2, 'the readable server key is no problem');
     t.same(await existingHostsPreflight(ok({})), [], 'other providers: nothing to check');
+  },
+);
+
+t.test(
+  'host keys ssh could not use are named before anything runs: a directory, garbage, a .pub, encrypted',
+  async (t) => {
+    const { hostKeyProblems } = await import('../../lib/lab/ssh/ssh-preflight.js');
+    const dir = t.testdir({ keys: {}, junk: 'not a key\n' });
+    keygen(join(dir, 'id'));
+    keygen(join(dir, 'good'));
+    keygen(join(dir, 'enc'), 'a passphrase');
+    const hosts = (server: string, client: string) =>
+      ok({
+        file: yaml(HOSTS.replace('~/.ssh/id_ed25519 }', `${server} }`).replace('~/.ssh/id_ed25519,', `${client},`)),
+      });
+    const fix = /give the path of the private key \(e\.g\. ~\/\.ssh\/id_ed25519, not the \.pub\) that logs in to the/;
+    t.match(await hostKeyProblems(hosts('keys', 'junk'), dir), [
+      { field: 'lab.hosts.server.key', value: 'keys', message: 'is a directory, not a key file', fix },
+      { field: 'lab.hosts.client.key', value: 'junk', message: /^is not a private key ssh can use: /, fix },
+    ]);
+    t.match(await hostKeyProblems(hosts('id.pub', 'enc'), dir), [
+      { field: 'lab.hosts.server.key', message: /a public key, not the private key/ },
+      { field: 'lab.hosts.client.key', message: /Encrypted private OpenSSH key detected, but no passphrase given/ },
+    ]);
+    t.same(
+      await hostKeyProblems(hosts('good', `${dir}/good`), dir),
+      [],
+      'relative to the working directory or absolute',
+    );
+    t.same(await hostKeyProblems(ok({}), dir), [], 'other providers: nothing to check');
+    const h = (key: string, n: number) => `{ address: 203.0.113.${n}, user: admin, key: ${key} }`;
+    const lists = ok({
+      file: yaml(
+        `lab:\n  provider: ssh\n  hosts:\n    servers: [${h('good', 10)}]\n` +
+          `    clients: [${h('good', 11)}, ${h('id.pub', 12)}]\n`,
+      ),
+    });
+    t.match(await hostKeyProblems(lists, dir), [
+      {
+        field: 'lab.hosts.clients[1].key',
+        value: 'id.pub',
+        message: /a public key, not the private key/,
+        fix: /that logs in to the client-2$/,
+      },
+    ]);
+    t.equal((await hostKeyProblems(lists, dir)).length, 1, 'the readable keys of the list are no problem');
   },
 );
 
@@ -252,4 +304,17 @@ t.test('fault kinds on existing hosts: a hard reset only with lab.hard_reset_com
   t.match(faultProblems('cni-ipam-reboot', off, { hasNomadAgent: false }), [
     { message: /provider ssh has no power off/ },
   ]);
+});
+
+t.test('lab.hosts_netns that names no namespace is a problem of the input, once per name', async (t) => {
+  const { hostsNetnsProblems } = await import('../../lib/cli/hosts-netns.js');
+  const dir = t.testdir({ there: '' });
+  const at = (ns: string) => ok({ file: yaml(HOSTS), flags: { 'hosts-netns': ns } });
+  t.same(await hostsNetnsProblems([at('there')], { dir }), []);
+  t.match(await hostsNetnsProblems([at('gone'), at('gone')], { dir }), [
+    { field: 'lab.hosts_netns', value: 'gone', message: 'is not a network namespace here', fix: /ip netns list/ },
+  ]);
+  t.equal((await hostsNetnsProblems([at('gone'), at('gone')], { dir })).length, 1);
+  t.same(await hostsNetnsProblems([at('gone')], { dir, insideNetns: true }), [], 'a re-run inside it found it');
+  t.same(await hostsNetnsProblems([ok({ file: yaml(HOSTS) })], { dir }), [], 'none given: reached from here');
 });

@@ -1,7 +1,9 @@
 // lab.provider ssh before anything is created: every host key readable, and the CNI plugins for the client built on
 // this machine (the Go module proxy is reached from here; the hosts' namespace may have no route to it). Problems are
 // config problems (exit 2) naming the field and the fix; nothing on the hosts is touched.
-import { access } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { privateKeyProblem } from '../../ssh/connect.js';
 import { EXIT, HarnessError, type ConfigProblem } from '../../errors.js';
 import type { HarnessConfig } from '../../config/schema.js';
 import type { RunCommand } from '../../exec/run.js';
@@ -14,23 +16,33 @@ import { expandHome, sshHosts } from './ssh-lab.js';
 /** A first build of the plugins from the module proxy takes a minute or two; leave room for a slow proxy. */
 const CNI_BUILD_MS = 15 * 60_000;
 
-/** Each host key that cannot be read, as a problem naming its key (lab.hosts.clients[1].key, lab.hosts.client.key). */
-export async function hostKeyProblems(config: HarnessConfig): Promise<ConfigProblem[]> {
+/**
+ * Each host key ssh could not use, as a problem naming its key (lab.hosts.clients[1].key, lab.hosts.client.key):
+ * missing or unreadable, a directory, or no private key (malformed, a public key, encrypted). Read here, before any
+ * build, so a wrong path is exit 2 at once and not "not reachable over SSH" a minute later.
+ */
+export async function hostKeyProblems(config: HarnessConfig, cwd = process.cwd()): Promise<ConfigProblem[]> {
+  if (config.lab.provider !== 'ssh') return [];
   const out: ConfigProblem[] = [];
   for (const h of sshHosts(config.lab.hosts, ['server', 'client'])) {
     const key = h.spec.key;
-    if (
-      !key ||
-      (await access(expandHome(key)).then(
-        () => true,
-        () => false,
-      ))
-    )
-      continue;
-    const fix = 'give the path of the private key for this host';
-    out.push({ field: `${h.field}.key`, value: key, message: 'cannot be read', fix });
+    if (!key) continue;
+    const why = await keyFileProblem(resolve(cwd, expandHome(key)));
+    if (!why) continue;
+    const fix = `give the path of the private key (e.g. ~/.ssh/id_ed25519, not the .pub) that logs in to the ${h.name}`;
+    out.push({ field: `${h.field}.key`, value: key, message: why, fix });
   }
   return out;
+}
+
+async function keyFileProblem(path: string): Promise<string | undefined> {
+  const st = await stat(path).catch((err: NodeJS.ErrnoException) => err);
+  if (st instanceof Error) return `cannot be read (${(st as NodeJS.ErrnoException).code ?? st.message})`;
+  if (st.isDirectory()) return 'is a directory, not a key file';
+  const text = await readFile(path).catch((err: NodeJS.ErrnoException) => err);
+  if (text instanceof Error) return `cannot be read (${(text as NodeJS.ErrnoException).code ?? text.message})`;
+  const bad = await privateKeyProblem(text);
+  return bad ? `is not a private key ssh can use: ${bad}` : undefined;
 }
 
 /** Every problem of lab.provider ssh that shows before a host is reached; [] for the other providers. */

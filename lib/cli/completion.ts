@@ -1,0 +1,173 @@
+// `reboot-harness completion bash|zsh|fish`: a completion script made from the option table (completionSpec), so
+// it names exactly the commands, options and values --help names. Pure: each function returns the script text.
+import type { CompletionOption } from './args.js';
+
+export const SHELLS = ['bash', 'zsh', 'fish'] as const;
+export type Shell = (typeof SHELLS)[number];
+
+export interface CompletionCommand {
+  name: string;
+  doc: string;
+  options: CompletionOption[];
+}
+
+export interface CompletionInput {
+  commands: readonly CompletionCommand[];
+  /** the shipped scenario names, offered where a scenario goes */
+  scenarios: readonly string[];
+  /** the program name completed (reboot-harness) */
+  prog?: string;
+}
+
+/** A word list as one shell word in single quotes. */
+const sq = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+const fnName = (prog: string) => `_${prog.replace(/[^A-Za-z0-9]/g, '_')}`;
+/** Commands whose first positional is a scenario. */
+const SCENARIO_COMMANDS = new Set(['run', 'compare']);
+
+export function completionScript(shell: Shell, input: CompletionInput): string {
+  if (shell === 'bash') return bash(input);
+  if (shell === 'zsh') return zsh(input);
+  return fish(input);
+}
+
+function bash({ commands, scenarios, prog = 'reboot-harness' }: CompletionInput): string {
+  const fn = fnName(prog);
+  const names = commands.map((c) => c.name).join(' ');
+  const optionCases = commands
+    .map((c) => {
+      const words = c.options.flatMap((o) => [`--${o.name}`, ...(o.short ? [`-${o.short}`] : [])]).join(' ');
+      return `    ${c.name}) opts=${sq(words)} ;;`;
+    })
+    .join('\n');
+  const valueCases: string[] = [];
+  const byValue = new Map<string, string[]>();
+  for (const c of commands)
+    for (const o of c.options) {
+      if (!o.takesValue) continue;
+      const what = o.values ? `values:${o.values.join(' ')}` : o.path ? 'files' : 'free';
+      const flags = [`--${o.name}`, ...(o.short ? [`-${o.short}`] : [])];
+      for (const f of flags) {
+        const key = `${c.name} ${f}`;
+        byValue.set(what, [...(byValue.get(what) ?? []), key]);
+      }
+    }
+  for (const [what, keys] of byValue) {
+    const pattern = keys.map((k) => sq(k)).join('|');
+    if (what === 'files') valueCases.push(`    ${pattern}) COMPREPLY=($(compgen -f -- "$cur")); return ;;`);
+    else if (what === 'free') valueCases.push(`    ${pattern}) COMPREPLY=(); return ;;`);
+    else valueCases.push(`    ${pattern}) COMPREPLY=($(compgen -W ${sq(what.slice(7))} -- "$cur")); return ;;`);
+  }
+  return `# bash completion for ${prog} (made by: ${prog} completion bash)
+${fn}() {
+  local cur prev cmd i opts
+  cur="\${COMP_WORDS[COMP_CWORD]}"
+  prev="\${COMP_WORDS[COMP_CWORD-1]}"
+  cmd=""
+  for ((i = 1; i < COMP_CWORD; i++)); do
+    case "\${COMP_WORDS[i]}" in
+      -*) ;;
+      *) cmd="\${COMP_WORDS[i]}"; break ;;
+    esac
+  done
+  if [[ -z "$cmd" ]]; then
+    COMPREPLY=($(compgen -W ${sq(`${names} --help --version`)} -- "$cur"))
+    return
+  fi
+  case "$cmd $prev" in
+${valueCases.join('\n')}
+  esac
+  case "$cmd" in
+${optionCases}
+    *) opts="" ;;
+  esac
+  if [[ "$cur" == -* ]]; then
+    COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+  elif [[ "$cmd" == help ]]; then
+    COMPREPLY=($(compgen -W ${sq(names)} -- "$cur"))
+  elif [[ "$cmd" == completion ]]; then
+    COMPREPLY=($(compgen -W 'bash zsh fish' -- "$cur"))
+  elif [[ ${[...SCENARIO_COMMANDS].map((c) => `"$cmd" == ${c}`).join(' || ')} ]]; then
+    COMPREPLY=($(compgen -W ${sq(scenarios.join(' '))} -- "$cur"))
+  else
+    COMPREPLY=($(compgen -f -- "$cur"))
+  fi
+}
+complete -F ${fn} ${prog}
+`;
+}
+
+/** Text inside a zsh _arguments spec: no brackets, colons or backslashes. */
+const zdoc = (s: string) => s.replace(/[[\]:\\]/g, ' ').replace(/'/g, '');
+
+function zsh({ commands, scenarios, prog = 'reboot-harness' }: CompletionInput): string {
+  const fn = fnName(prog);
+  const describe = commands.map((c) => `    ${sq(`${c.name}:${zdoc(c.doc)}`)}`).join('\n');
+  const cases = commands
+    .map((c) => {
+      const specs = c.options.map((o) => {
+        const names = o.short ? `{-${o.short},--${o.name}}` : `--${o.name}`;
+        const action = !o.takesValue
+          ? ''
+          : `:${o.name}:${o.values ? `(${o.values.join(' ')})` : o.path ? '_files' : ' '}`;
+        // Note: a repeatable option's leading * is inside the quotes (outside, zsh would take it for a glob).
+        if (o.name === 'expect') return `        '*--${o.name}[${zdoc(o.doc)}]${action}'`;
+        return `        ${names}'[${zdoc(o.doc)}]${action}'`;
+      });
+      const rest =
+        c.name === 'help'
+          ? `'1:command:(${commands.map((x) => x.name).join(' ')})'`
+          : c.name === 'completion'
+            ? "'1:shell:(bash zsh fish)'"
+            : SCENARIO_COMMANDS.has(c.name)
+              ? `'1:scenario:(${scenarios.join(' ')})'`
+              : "'*:file:_files'";
+      return `      ${c.name})\n        _arguments -s \\\n${specs.map((x) => `${x} \\`).join('\n')}\n        ${rest}\n        ;;`;
+    })
+    .join('\n');
+  return `#compdef ${prog}
+# zsh completion for ${prog} (made by: ${prog} completion zsh)
+${fn}() {
+  local -a commands
+  commands=(
+${describe}
+  )
+  if (( CURRENT == 2 )); then
+    _describe -t commands command commands
+    return
+  fi
+  local cmd=$words[2]
+  shift words
+  (( CURRENT-- ))
+  case $cmd in
+${cases}
+  esac
+}
+if [[ $funcstack[1] == ${fn} ]]; then
+  ${fn} "$@"
+else
+  compdef ${fn} ${prog}
+fi
+`;
+}
+
+function fish({ commands, scenarios, prog = 'reboot-harness' }: CompletionInput): string {
+  const lines = [`# fish completion for ${prog} (made by: ${prog} completion fish)`, `complete -c ${prog} -f`];
+  const names = commands.map((c) => c.name).join(' ');
+  for (const c of commands) lines.push(`complete -c ${prog} -n '__fish_use_subcommand' -a ${c.name} -d ${sq(c.doc)}`);
+  for (const c of commands) {
+    const when = `'__fish_seen_subcommand_from ${c.name}'`;
+    for (const o of c.options) {
+      const parts = [`complete -c ${prog} -n ${when} -l ${o.name}`];
+      if (o.short) parts.push(`-s ${o.short}`);
+      if (o.takesValue) parts.push(o.path ? '-r -F' : '-x');
+      if (o.values) parts.push(`-a ${sq(o.values.join(' '))}`);
+      parts.push(`-d ${sq(o.doc)}`);
+      lines.push(parts.join(' '));
+    }
+    if (SCENARIO_COMMANDS.has(c.name)) lines.push(`complete -c ${prog} -n ${when} -a ${sq(scenarios.join(' '))}`);
+  }
+  lines.push(`complete -c ${prog} -n '__fish_seen_subcommand_from help' -a ${sq(names)}`);
+  lines.push(`complete -c ${prog} -n '__fish_seen_subcommand_from completion' -a 'bash zsh fish'`);
+  return `${lines.join('\n')}\n`;
+}
