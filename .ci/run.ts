@@ -138,6 +138,10 @@ if (isMain(import.meta.url))
       const r = await $({ nothrow: true })`${tsxCommand('vms/setup-host.ts')}`;
       if (!r.ok) s.say(`setup-host failed (exit ${r.exitCode}): the VM tier will skip with its reason`);
     });
+    await s.step('shells for the completion test: zsh and fish (Debian)', async () => {
+      if (!(await probe`apt-get install -y --no-install-recommends zsh fish`).ok)
+        s.say('zsh/fish not installed: the completion test skips those shells with its reason');
+    });
     const validators = 'validators for the CI-template tests: actionlint (Go module proxy), check-jsonschema (PyPI)';
     await s.step(validators, async () => {
       await actionlint(s, env);
