@@ -260,7 +260,7 @@ export async function assertVmTier(t: Test, lab: HostsLab, dir: string): Promise
   t.match(noReset.out, /reboot\.kind[^\n]*needs lab\.hard_reset_command/, 'names the field and the fix');
   const keyless = await cli(lab.config(dir, { client: { key: '/nonexistent/key' } }));
   t.equal(keyless.code, 2, 'a missing key: exit 2');
-  t.match(keyless.out, /lab\.hosts\.client\.key[^\n]*cannot be read \(got "\/nonexistent\/key"/);
+  t.match(keyless.out, /lab\.hosts\.client\.key[^\n]*cannot be read (\([A-Z]+\) )?\(got "\/nonexistent\/key"/);
   const refused = await cli(lab.config(dir, { client: { port: 1 } }));
   t.equal(refused.code, 3, 'an unreachable host: exit 3');
   const where = `${lab.hosts.client.user}@${lab.hosts.client.address}:1`;
