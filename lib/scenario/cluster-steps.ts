@@ -2,7 +2,7 @@
 // starts, and the turns of the target run in waves (one turn per wave when rolling, else one wave of them all):
 // drain each client of the wave, fault the wave's machines at once, wait for each back (its node ready, a leader
 // again), mark the drained nodes eligible, and wait until the job has settled before the next wave.
-import type { Lab } from '../model/lab.js';
+import { namedMachinesOf, type Lab } from '../model/lab.js';
 import type { TaskEventRec } from '../model/evidence.js';
 import type { FaultTurn } from '../model/cluster-evidence.js';
 import type { RebootKind } from '../model/kinds.js';
@@ -11,7 +11,7 @@ import type { RunContext } from '../run/context.js';
 import type { HarnessConfig } from '../config/schema.js';
 import type { Deadline } from '../time/deadlines.js';
 import { HarnessError, TimeoutError } from '../errors.js';
-import { clientSlots, serverSlots, topologyOf, type MachineRole, type Topology } from '../model/topology.js';
+import { topologyOf, type MachineRole, type Topology } from '../model/topology.js';
 import { resolveLeader, targetText, type TargetSpec, type TargetTurn } from '../model/target.js';
 import { drainNode, markEligible } from '../nomad/drain.js';
 import { waitForLeader, waitForNodeReady } from '../nomad/wait.js';
@@ -29,10 +29,9 @@ export function labTopology(lab: Pick<Lab, 'machines'>): Topology {
   return t;
 }
 
-/** The lab's machines of one role, in index order. */
+/** The names of the lab's machines of one role, in index order. */
 export function machinesOfRole(lab: Pick<Lab, 'machines'>, role: MachineRole): string[] {
-  const t = labTopology(lab);
-  return (role === 'server' ? serverSlots(t) : clientSlots(t)).map((s) => s.name);
+  return namedMachinesOf(lab, role).map(([name]) => name);
 }
 
 /** Each server machine's addresses (`hostname -I`): the leader's RPC address is one of them. */
