@@ -32,6 +32,10 @@ export interface Field {
   parse: (raw: unknown) => Parsed;
 }
 
+/** The HarnessConfig path of a harness.yaml key by the naming rule: each part in camelCase (lab.memory_mb -> lab.memoryMb). */
+export const configPathOf = (yaml: string): string[] =>
+  yaml.split('.').map((part) => part.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()));
+
 const ok = (value: unknown): Parsed => ({ ok: true, value });
 const bad = (message: string, fix: string): Parsed => ({ ok: false, message, fix });
 

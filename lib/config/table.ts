@@ -17,6 +17,7 @@ import {
   str,
   subnet24,
   timeoutSeconds,
+  configPathOf,
   type Field,
   type Parsed,
 } from './fields.js';
@@ -30,13 +31,14 @@ function targetField(raw: unknown): Parsed {
     : { ok: true, value: t };
 }
 
-/** All keys. docs/config.md's table is written from this list (npm run docs). */
-export const FIELDS: Field[] = [
+/** A row of the table: `path` is left out where it is the key's own path in camelCase (configPathOf). */
+type Row = Omit<Field, 'path'> & { path?: string[] };
+
+const ROWS: Row[] = [
   {
     yaml: 'scenarios_dir',
     flag: 'scenarios',
     env: 'HARNESS_SCENARIOS_DIR',
-    path: ['scenariosDir'],
     doc: 'directory of your own scenario files (*.ts, docs/scenarios.md), loaded next to the shipped ones',
     parse: str('give the directory holding your scenario files, e.g. ./my-scenarios'),
   },
@@ -44,7 +46,6 @@ export const FIELDS: Field[] = [
     yaml: 'nomad_binary',
     flag: 'nomad-binary',
     env: 'NOMAD_BINARY',
-    path: ['nomadBinary'],
     aliasOf: 'nomad_build',
     doc: 'the path of a linux/amd64 Nomad build (the older name of --nomad)',
     parse: str('give the path of a linux/amd64 nomad binary, e.g. ./pkg/linux_amd64/nomad'),
@@ -61,7 +62,6 @@ export const FIELDS: Field[] = [
     yaml: 'upgrade_to',
     flag: 'upgrade-to',
     env: 'NOMAD_UPGRADE_TO',
-    path: ['upgradeTo'],
     doc: 'Nomad build the client is upgraded to in place (upgrade-in-place): a release version, git:<dir>[@<ref>] or a path',
     parse: str('give the build to upgrade to: a release version (1.9.7), git:<dir>[@<ref>] or a path'),
   },
@@ -69,7 +69,6 @@ export const FIELDS: Field[] = [
     yaml: 'builds.releases_url',
     flag: 'releases-url',
     env: 'NOMAD_RELEASES_URL',
-    path: ['builds', 'releasesUrl'],
     doc: 'base URL of the Nomad releases layout for version specs (the official site or a mirror)',
     parse: httpUrl,
   },
@@ -77,21 +76,18 @@ export const FIELDS: Field[] = [
     yaml: 'builds.releases_key',
     flag: 'releases-key',
     env: 'NOMAD_RELEASES_KEY',
-    path: ['builds', 'releasesKey'],
     doc: "public key file a mirror signs its SHA256SUMS with (default: HashiCorp's release key, shipped)",
     parse: str('give the path of an OpenPGP public key file'),
   },
   {
     yaml: 'upgrade.mode',
     flag: 'upgrade-mode',
-    path: ['upgrade', 'mode'],
     doc: 'upgrade-in-place variant: upgrade, restart-only (same build, control case) or upgrade-then-reboot',
     parse: oneOf(UPGRADE_MODES),
   },
   {
     yaml: 'nomad.token',
     env: 'NOMAD_TOKEN',
-    path: ['nomad', 'token'],
     doc: 'ACL token for the Nomad API (never logged or reported)',
     secret: true,
     parse: str('give the SecretID of an ACL token'),
@@ -100,7 +96,6 @@ export const FIELDS: Field[] = [
   {
     yaml: 'nomad.heartbeat_grace',
     flag: 'heartbeat-grace',
-    path: ['nomad', 'heartbeatGrace'],
     doc: 'server heartbeat_grace; shorter than a reboot means the node goes down and allocs are replaced',
     parse: goDurationWithin(6 * 3600),
   },
@@ -117,7 +112,6 @@ export const FIELDS: Field[] = [
     yaml: 'lab.provider',
     flag: 'provider',
     env: 'HARNESS_PROVIDER',
-    path: ['lab', 'provider'],
     doc: 'libvirt or virtualbox (VMs made by Vagrant), or ssh (machines that already exist: lab.hosts)',
     parse: oneOf(['libvirt', 'virtualbox', 'ssh'] as const),
   },
@@ -125,7 +119,6 @@ export const FIELDS: Field[] = [
     yaml: 'lab.servers',
     flag: 'servers',
     env: 'HARNESS_SERVERS',
-    path: ['lab', 'servers'],
     doc: 'how many Nomad servers (one Raft cluster): 1, 3 or 5; with lab.provider ssh, the length of lab.hosts.servers',
     parse: intOneOf(SERVER_COUNTS, 'give 1, 3 or 5 (Raft wants an odd number of servers)'),
   },
@@ -133,7 +126,6 @@ export const FIELDS: Field[] = [
     yaml: 'lab.clients',
     flag: 'clients',
     env: 'HARNESS_CLIENTS',
-    path: ['lab', 'clients'],
     doc: `how many Nomad clients, 1 to ${MAX_CLIENTS}; with lab.provider ssh, the length of lab.hosts.clients`,
     parse: int(1, MAX_CLIENTS),
   },
@@ -163,14 +155,12 @@ export const FIELDS: Field[] = [
   }),
   {
     yaml: 'lab.hard_reset_command',
-    path: ['lab', 'hardResetCommand'],
     parse: argvList,
     doc: 'lab.provider ssh: power reset of a host, an argv list ({role}, {address} replaced); hard reboots need it',
   },
   {
     yaml: 'lab.hosts_netns',
     flag: 'hosts-netns',
-    path: ['lab', 'hostsNetns'],
     parse: netnsName,
     doc:
       'lab.provider ssh: reach the hosts from inside this existing network namespace (e.g. VMs of a libvirtd ' +
@@ -180,15 +170,13 @@ export const FIELDS: Field[] = [
     yaml: 'lab.box',
     flag: 'box',
     env: 'HARNESS_BOX',
-    path: ['lab', 'box'],
     doc: 'Vagrant box (built offline by `reboot-harness setup`, or any public box)',
     parse: str('give a box name, e.g. nomad-reboot-harness/bookworm'),
   },
-  { yaml: 'lab.cpus', flag: 'cpus', path: ['lab', 'cpus'], doc: 'vCPUs per VM', parse: int(1, 16) },
+  { yaml: 'lab.cpus', flag: 'cpus', doc: 'vCPUs per VM', parse: int(1, 16) },
   {
     yaml: 'lab.memory_mb',
     flag: 'memory',
-    path: ['lab', 'memoryMb'],
     doc: 'memory per VM in MiB',
     parse: int(512, 65536, ' MiB'),
   },
@@ -196,21 +184,18 @@ export const FIELDS: Field[] = [
     yaml: 'lab.libvirt_driver',
     flag: 'libvirt-driver',
     env: 'HARNESS_LIBVIRT_DRIVER',
-    path: ['lab', 'libvirtDriver'],
     doc: 'libvirt domain type: auto (KVM when a probe boots the box kernel under it, else emulation), qemu or kvm',
     parse: oneOf(['auto', 'qemu', 'kvm'] as const),
   },
   {
     yaml: 'lab.tb_cache_mb',
     flag: 'tb-cache',
-    path: ['lab', 'tbCacheMb'],
     doc: 'QEMU translation-cache cap per VM under software emulation (0 = QEMU default)',
     parse: int(0, 4096, ' MiB'),
   },
   {
     yaml: 'lab.cpu_model',
     flag: 'cpu-model',
-    path: ['lab', 'cpuModel'],
     doc: 'guest CPU model under software emulation',
     parse: str('give a QEMU CPU model, e.g. Nehalem'),
   },
@@ -218,28 +203,24 @@ export const FIELDS: Field[] = [
     yaml: 'lab.netns',
     flag: 'netns',
     env: 'HARNESS_NETNS',
-    path: ['lab', 'netns'],
     doc: 'run libvirtd and the lab inside this network namespace ("" = host network)',
     parse: netnsName,
   },
   {
     yaml: 'lab.private_subnet',
     flag: 'private-subnet',
-    path: ['lab', 'privateSubnet'],
     doc: 'private server<->client network (/24)',
     parse: subnet24,
   },
   {
     yaml: 'lab.management_subnet',
     flag: 'management-subnet',
-    path: ['lab', 'managementSubnet'],
     doc: 'vagrant-libvirt management network used for SSH (/24)',
     parse: subnet24,
   },
   {
     yaml: 'lab.boot_timeout_s',
     flag: 'boot-timeout',
-    path: ['lab', 'bootTimeoutS'],
     doc: 'seconds Vagrant waits for a VM to boot',
     parse: int(30, 3600, ' s'),
   },
@@ -247,14 +228,12 @@ export const FIELDS: Field[] = [
     yaml: 'lab.work_dir',
     flag: 'work-dir',
     env: 'HARNESS_WORK_DIR',
-    path: ['lab', 'workDir'],
     doc: "where each run's Vagrant directory is made",
     parse: str('give a directory path'),
   },
   {
     yaml: 'lab.warm',
     env: 'HARNESS_WARM',
-    path: ['lab', 'warm'],
     parse: bool,
     doc: 'libvirt: start from a snapshot of the prepared lab (VMs up, Nomad ready) of the same key; false or --fresh: cold',
   },
@@ -262,7 +241,6 @@ export const FIELDS: Field[] = [
     yaml: 'task.driver',
     flag: 'driver',
     env: 'HARNESS_DRIVER',
-    path: ['task', 'driver'],
     doc: "bridge-exec-reboot's task driver: exec, or docker (GH-24292; needs the Docker box, `vms/build-box.ts --docker`)",
     parse: oneOf(TASK_DRIVERS),
   },
@@ -270,13 +248,11 @@ export const FIELDS: Field[] = [
     yaml: 'job.file',
     flag: 'job',
     env: 'HARNESS_JOB',
-    path: ['job', 'file'],
     doc: 'your own job for bridge-exec-reboot (HCL): a service job with bridge-mode groups, any count and groups (default: the shipped job)',
     parse: str('give the path of a .nomad.hcl file, e.g. examples/jobs/count-3.nomad.hcl'),
   },
   {
     yaml: 'job.vars',
-    path: ['job', 'vars'],
     doc: "HCL variables for job.file (a mapping; passed as -var to Nomad's parser)",
     parse: hclVars,
   },
@@ -301,7 +277,6 @@ export const FIELDS: Field[] = [
   {
     yaml: 'reboot.kind',
     flag: 'reboot',
-    path: ['reboot', 'kind'],
     doc: `fault injected on the client: ${REBOOT_KINDS.join(', ')} (docs/faults.md)`,
     parse: oneOf(REBOOT_KINDS),
   },
@@ -332,14 +307,12 @@ export const FIELDS: Field[] = [
   {
     yaml: 'reboot.count',
     flag: 'reboots',
-    path: ['reboot', 'count'],
     doc: 'how many times bridge-exec-reboot reboots the client (restored after each; leaks checked after the last)',
     parse: int(1, 20),
   },
   {
     yaml: 'reboot.restart_task',
     flag: 'restart-task',
-    path: ['reboot', 'restartTask'],
     parse: bool,
     doc:
       'after the fault restart one task per restored alloc through the API and judge the environment it gets (task-env); ' +
@@ -357,7 +330,6 @@ export const FIELDS: Field[] = [
   {
     yaml: 'reboot.target',
     flag: 'target',
-    path: ['reboot', 'target'],
     doc:
       'the machines the fault hits: a machine (client-2, server-1; client or server in a 1+1 lab), leader (resolved ' +
       'when the fault starts), clients or servers (default: the first client)',
@@ -366,14 +338,12 @@ export const FIELDS: Field[] = [
   {
     yaml: 'reboot.rolling',
     flag: 'rolling',
-    path: ['reboot', 'rolling'],
     parse: bool,
     doc: "several targets: one at a time, the next once the previous is back and the job settled (false: all at once; default: the scenario's, rolling-reboot rolls)",
   },
   {
     yaml: 'reboot.drain',
     flag: 'drain',
-    path: ['reboot', 'drain'],
     parse: bool,
     doc: "drain each client's node before its fault (the job's migrate block applies) and mark it eligible once it is back (default: the scenario's, rolling-reboot drains)",
   },
@@ -387,14 +357,12 @@ export const FIELDS: Field[] = [
   {
     yaml: 'reboot.probe_interval',
     flag: 'probe-interval',
-    path: ['reboot', 'probeInterval'],
     parse: goDurationWithin(60),
     doc: "how often the job's ports are probed during the fault window for service-continuity (Go duration, at most 1m)",
   },
   {
     yaml: 'reboot.leader_within',
     flag: 'leader-within',
-    path: ['reboot', 'leaderWithin'],
     parse: goDurationWithin(3600),
     doc: "new-leader: how soon after the leader's fault another server must lead (with one server: after its return)",
   },
@@ -408,7 +376,6 @@ export const FIELDS: Field[] = [
   {
     yaml: 'repeat',
     flag: 'repeat',
-    path: ['repeat'],
     doc: "run each scenario N times (each attempt from the warm lab's snapshot, or on fresh VMs with --fresh) and report every attempt and the flake rate (a failure that repeats the same way is a verdict)",
     parse: int(1, 100),
   },
@@ -416,42 +383,36 @@ export const FIELDS: Field[] = [
     yaml: 'keep',
     flag: 'keep',
     env: 'HARNESS_KEEP',
-    path: ['keep'],
     doc: 'keep the VMs after the run and print how to reach and destroy them',
     parse: bool,
   },
   {
     yaml: 'reports.dir',
     flag: 'reports-dir',
-    path: ['reports', 'dir'],
     doc: 'where reports/<run-id>/ artifacts go',
     parse: str('give a directory path'),
   },
   {
     yaml: 'reports.junit',
     flag: 'junit',
-    path: ['reports', 'junit'],
     doc: 'JUnit XML output path (default <reports-dir>/<run-id>/junit.xml)',
     parse: str('give a file path, e.g. reports/junit.xml'),
   },
   {
     yaml: 'reports.json',
     flag: 'report-json',
-    path: ['reports', 'json'],
     doc: 'JSON summary output path (default <reports-dir>/<run-id>/summary.json)',
     parse: str('give a file path'),
   },
   {
     yaml: 'reports.attachment_paths',
     flag: 'attachment-paths',
-    path: ['reports', 'attachmentPaths'],
     doc: "JUnit [[ATTACHMENT|...]] paths: `relative` to the JUnit file's folder, from the `project` directory ($CI_PROJECT_DIR, else the working directory: what GitLab resolves them from) or `absolute` (Jenkins); `auto`: project under GitLab CI, else relative",
     parse: oneOf(['auto', 'relative', 'project', 'absolute'] as const),
   },
   {
     yaml: 'reports.artifacts',
     flag: 'artifacts',
-    path: ['reports', 'artifacts'],
     doc: 'when to collect artifacts',
     parse: oneOf(['on-failure', 'always', 'never'] as const),
   },
@@ -466,16 +427,17 @@ export const FIELDS: Field[] = [
   {
     yaml: 'output.json',
     flag: 'json',
-    path: ['output', 'json'],
     doc: 'print the JSON summary on stdout instead of text',
     parse: bool,
   },
   {
     yaml: 'output.verbose',
     flag: 'verbose',
-    path: ['output', 'verbose'],
     doc: 'stream remote command output',
     parse: bool,
   },
-  { yaml: 'output.quiet', flag: 'quiet', path: ['output', 'quiet'], doc: 'print only the verdict', parse: bool },
+  { yaml: 'output.quiet', flag: 'quiet', doc: 'print only the verdict', parse: bool },
 ];
+
+/** All keys. docs/config.md's table is written from this list (npm run docs). */
+export const FIELDS: Field[] = ROWS.map((r) => ({ ...r, path: r.path ?? configPathOf(r.yaml) }));
