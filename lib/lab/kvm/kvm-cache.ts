@@ -1,10 +1,9 @@
 // The KVM probe's answers, cached per host and box under the user's cache dir (XDG_CACHE_HOME honoured), so the
 // probe runs once, not once per run. The key changes when the host kernel, its KVM modules or the box kernel change.
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { homedir, hostname, release } from 'node:os';
 import { dirname, join } from 'node:path';
+import { sha256File } from '../../builds/cache.js';
 
 /** One cached answer. */
 export interface KvmAnswer {
@@ -44,10 +43,9 @@ export function kvmCacheKey(o: KvmCacheKeyParts): string {
 
 /** The key for this host and the given box kernel file. */
 export async function kvmCacheKeyFor(box: string, kernel: string, modules: readonly string[]): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(kernel)) hash.update(chunk as Buffer);
   const kvmModules = modules.filter((m) => /^kvm/.test(m));
-  return kvmCacheKey({ host: hostname(), hostKernel: release(), kvmModules, box, kernelSha256: hash.digest('hex') });
+  const kernelSha256 = await sha256File(kernel);
+  return kvmCacheKey({ host: hostname(), hostKernel: release(), kvmModules, box, kernelSha256 });
 }
 
 /** The cached answer for `key`, if any (an unreadable or foreign file counts as empty). */

@@ -2,7 +2,6 @@
 // included) of its running domains. The first run of a key brings the lab up cold and takes the snapshot once the lab
 // is prepared; later runs revert to it, set the guests' clocks from the host, and go on. The lab is parked (its domains
 // shut off) when a run ends, so it burns no CPU between runs; a lock per key keeps two runs off one warm lab.
-import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { HarnessConfig } from '../../config/schema.js';
@@ -17,6 +16,7 @@ import { waitFor } from '../../time/wait-for.js';
 import type { SshMachineOptions } from '../../ssh/client.js';
 import { vagrantBoxesDir, compareVersions } from '../../vagrant/box-files.js';
 import { tryLock } from '../../vagrant/lock.js';
+import { sha256File, sha256Of } from '../../builds/cache.js';
 import {
   deleteSnapshots,
   networkState,
@@ -92,13 +92,6 @@ export interface WarmLabOptions {
 /** Budget of parking or destroying a warm lab at the end of a run. */
 const TEARDOWN_MS = 5 * 60_000;
 
-/** sha256 of a file's bytes, hex. */
-async function fileSha256(file: string): Promise<string> {
-  return createHash('sha256')
-    .update(await fs.readFile(file))
-    .digest('hex');
-}
-
 /** The added box's identity: its newest version and image size+mtime (a rebuilt box is another box). */
 export async function boxIdentity(box: string, provider: string): Promise<string> {
   const dir = path.join(vagrantBoxesDir(), box.replaceAll('/', '-VAGRANTSLASH-'));
@@ -111,10 +104,8 @@ export async function boxIdentity(box: string, provider: string): Promise<string
 
 /** sha256 of the agent templates (server.hcl, client.hcl, nomad.service) as they are now. */
 export async function templatesSha256(): Promise<string> {
-  const h = createHash('sha256');
-  for (const t of ['server.hcl', 'client.hcl', 'nomad.service'])
-    h.update(await fs.readFile(path.join(TEMPLATE_DIR, t)));
-  return h.digest('hex');
+  const files = ['server.hcl', 'client.hcl', 'nomad.service'].map((t) => fs.readFile(path.join(TEMPLATE_DIR, t)));
+  return sha256Of(Buffer.concat(await Promise.all(files)));
 }
 
 /** The host's side of a warm lab's inputs now, to tell a stale one (lib/lab/warm/warm-key.ts staleReasons). */
@@ -126,12 +117,12 @@ export async function warmCurrent(record: WarmRecord, vagrantfile: string): Prom
         () => true,
         () => false,
       ))
-      ? await fileSha256(build)
+      ? await sha256File(build)
       : 'missing'
     : undefined;
   return {
     boxId: await boxIdentity(record.inputs.box, record.inputs.provider),
-    vagrantfile: await fileSha256(vagrantfile),
+    vagrantfile: await sha256File(vagrantfile),
     templates: await templatesSha256(),
     ...(buildSha256 ? { buildSha256 } : {}),
   };
@@ -145,7 +136,7 @@ export async function warmInputsFor(
   const nomad =
     o.nomad && config.nomadBinary
       ? {
-          sha256: await fileSha256(config.nomadBinary),
+          sha256: await sha256File(config.nomadBinary),
           heartbeatGrace: config.nomad.heartbeatGrace,
           templates: await templatesSha256(),
         }
@@ -164,7 +155,7 @@ export async function warmInputsFor(
     cpuModel: config.lab.cpuModel,
     privateSubnet: config.lab.privateSubnet,
     managementSubnet: config.lab.managementSubnet,
-    vagrantfile: await fileSha256(o.vagrantfile),
+    vagrantfile: await sha256File(o.vagrantfile),
     ...(nomad ? { nomad } : {}),
   };
 }
