@@ -198,7 +198,7 @@ export default defineScenario({
       `wait until every alloc of the job (${info.expectedAllocs}) runs and every mapped port answers`,
       async (d) => {
         const allocs = await waitForJobHealthy(nomad, jobId, info.expectedAllocs, lab0, d);
-        await waitForReachable(lab, allocs, node, info.probeKinds, d);
+        await waitForReachable({ lab, allocs, node, kinds: info.probeKinds }, d);
         return allocs;
       },
       { timeoutMs: placeTimeoutMs(info.expectedAllocs) },
@@ -319,10 +319,7 @@ export default defineScenario({
         `wait for every mapped port to answer after the reboot${of}`,
         async (d) => {
           await waitForReachable(
-            lab,
-            s.allocs.filter((a) => watched.includes(a.id)),
-            node,
-            info.probeKinds,
+            { lab, allocs: s.allocs.filter((a) => watched.includes(a.id)), node, kinds: info.probeKinds },
             d,
           ).catch((e: Error) =>
             ctx.fact(count > 1 ? `ports.after.${i}` : 'ports.after', `not answering: ${e.message.split('\n')[0]}`),
@@ -358,7 +355,10 @@ export default defineScenario({
 
     const after = await ctx.step('observe after the reboot and probe every mapped port', async (d) => {
       const obs = await observe({ ...base, label: 'after' }, d, { clientLog: true });
-      return { ...obs, http: await probeAllocs(lab, obs.jobAllocs, obs.node, info.probeKinds, d) };
+      return {
+        ...obs,
+        http: await probeAllocs({ lab, allocs: obs.jobAllocs, node: obs.node, kinds: info.probeKinds }, d),
+      };
     });
     ctx.artifact('alloc-after.json', JSON.stringify(after.alloc, null, 2));
     ctx.artifact('job-allocs-after.json', JSON.stringify(after.jobAllocs, null, 2));

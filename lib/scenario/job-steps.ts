@@ -157,14 +157,16 @@ export async function probeAllocPorts(
   return out;
 }
 
+/** What a probe of the job's ports covers: these allocs on this lab, the client node, the probe kinds the job asks. */
+export interface AllocsProbe {
+  lab: Lab;
+  allocs: AllocSnap[];
+  node: NodeSnap | undefined;
+  kinds: ProbeKinds | undefined;
+}
+
 /** Probe every running alloc's ports once. */
-export async function probeAllocs(
-  lab: Lab,
-  allocs: AllocSnap[],
-  node: NodeSnap | undefined,
-  kinds: ProbeKinds | undefined,
-  d: Deadline,
-): Promise<HttpProbe[]> {
+export async function probeAllocs({ lab, allocs, node, kinds }: AllocsProbe, d: Deadline): Promise<HttpProbe[]> {
   const out: HttpProbe[] = [];
   for (const a of allocs.filter((x) => x.clientStatus === 'running'))
     out.push(...(await probeAllocPorts(lab, a, node, kinds, d)));
@@ -172,18 +174,13 @@ export async function probeAllocs(
 }
 
 /** Poll until every probe of every given alloc answers (a server takes a moment to bind after its task starts). */
-export async function waitForReachable(
-  lab: Lab,
-  allocs: AllocSnap[],
-  node: NodeSnap | undefined,
-  kinds: ProbeKinds | undefined,
-  d: Deadline,
-): Promise<HttpProbe[]> {
-  const what = `every mapped port of ${allocs.length} alloc${allocs.length === 1 ? '' : 's'} to answer (bridge address and host port)`;
+export async function waitForReachable(p: AllocsProbe, d: Deadline): Promise<HttpProbe[]> {
+  const n = p.allocs.length;
+  const what = `every mapped port of ${n} alloc${n === 1 ? '' : 's'} to answer (bridge address and host port)`;
   return waitFor(
     what,
     async (dd) => {
-      const probes = await probeAllocs(lab, allocs, node, kinds, dd);
+      const probes = await probeAllocs(p, dd);
       const bad = probes
         .filter((p) => !p.ok)
         .map((p) => `${p.allocId?.slice(0, 8)} ${p.port} ${p.from} -> ${p.url}: ${p.error}`);

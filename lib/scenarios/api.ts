@@ -45,7 +45,7 @@ export function probeAlloc(lab: Lab, alloc: AllocSnap, node: NodeSnap, d: Deadli
 
 /** Poll until every probe of the alloc answers (a server takes a moment to bind after its task starts). */
 export function waitForHttp(lab: Lab, alloc: AllocSnap, node: NodeSnap, d: Deadline): Promise<HttpProbe[]> {
-  return waitForReachable(lab, [alloc], node, undefined, d);
+  return waitForReachable({ lab, allocs: [alloc], node, kinds: undefined }, d);
 }
 
 /** Jobs shipped with the harness (absolute paths), for scenarios that reuse them. */
