@@ -1,8 +1,8 @@
 // Check: the client agent's open fds and its plugin processes (executors, logmons, docker loggers) do not keep growing
 // over a window after the fault. A leak is steady: one pidfd a second per reattached plugin on real 1.9.7 after an agent
 // restart (52 -> 180 fds in 30 s with four plugins), while a healthy agent moves by a few fds (40 -> 37). Pure.
-import { defineCheck } from './define.js';
-import { iso, judgementOf, result } from './result.js';
+import { resultCheck } from './define.js';
+import { iso, result } from './result.js';
 import { notInPlaceReason, notRead } from './whole-alloc.js';
 import { skippedResult } from './result.js';
 import type { AgentSample, RebootEvidence } from '../model/evidence.js';
@@ -81,7 +81,4 @@ export function checkAgentResources(e: RebootEvidence): CheckResult {
   return result(id, title, 'passed', `agent pid ${first.pid} steady over ${seconds.toFixed(0)}s: ${summary}`, evidence);
 }
 
-export const AGENT_RESOURCES = defineCheck<RebootEvidence>({
-  ...INFO,
-  judge: (e) => judgementOf(checkAgentResources(e)),
-});
+export const AGENT_RESOURCES = resultCheck<RebootEvidence>(INFO, checkAgentResources);

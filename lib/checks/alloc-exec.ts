@@ -1,7 +1,7 @@
 // Check: `alloc exec` of a trivial command into every task of every restored alloc works after the fault (an executor
 // that died with the agent it was attached to answers "plugin is shut down", and may take its task with it). Pure.
-import { defineCheck } from './define.js';
-import { judgementOf, oneLine } from './result.js';
+import { resultCheck } from './define.js';
+import { oneLine } from './result.js';
 import { perTaskResult, runningTasksOf, type TaskLine, cannotJudge } from './whole-alloc.js';
 import { EXEC_PROBE_COMMAND } from '../parse/alloc-exec-output.js';
 import type { AllocSnap, RebootEvidence } from '../model/evidence.js';
@@ -36,4 +36,4 @@ export function checkAllocExec(e: RebootEvidence): CheckResult {
   return perTaskResult(INFO, e, head, (a) => judgeAlloc(e, a), 'answered an exec');
 }
 
-export const ALLOC_EXEC = defineCheck<RebootEvidence>({ ...INFO, judge: (e) => judgementOf(checkAllocExec(e)) });
+export const ALLOC_EXEC = resultCheck<RebootEvidence>(INFO, checkAllocExec);

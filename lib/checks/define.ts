@@ -1,12 +1,29 @@
 // Pure: how a check is defined and run. A check is one object (lib/model/check.ts CheckDef); running it stamps its id
 // and title on its judge's judgement, and running a list also applies the list's own rules (`explains`).
-import type { CheckDef, CheckResult } from '../model/check.js';
-import { oneLine } from './result.js';
+import type { CheckDef, CheckInfo, CheckResult, Judgement } from '../model/check.js';
+import { judgement, judgementOf, oneLine } from './result.js';
 
 /** Identity helper that types a check over the evidence `E` of the scenario that lists it. */
 export function defineCheck<E>(check: CheckDef<E>): CheckDef<E> {
   return check;
 }
+
+/**
+ * A check whose rule is written as a function returning its whole result (the whole-alloc checks: their tests and the
+ * per-task helpers work on results); the check object judges with it.
+ */
+export function resultCheck<E>(info: CheckInfo, check: (evidence: E) => CheckResult): CheckDef<E> {
+  return { ...info, judge: (e) => judgementOf(check(e)) };
+}
+
+/** A judge that needs one part of the evidence: skipped with `reason` when `part` finds none, else `judge` of it. */
+export const needing =
+  <E, P>(part: (evidence: E) => P | undefined, reason: string) =>
+  (judge: (p: P, evidence: E) => Judgement) =>
+  (evidence: E): Judgement => {
+    const p = part(evidence);
+    return p === undefined ? judgement('skipped', reason, []) : judge(p, evidence);
+  };
 
 /** One check over the evidence; a judge that throws fails its own check, saying so. */
 export function judgeCheck<E>(check: CheckDef<E>, evidence: E): CheckResult {

@@ -1,6 +1,7 @@
 // Pure: the leader across a server's fault, from what live machines saw of /v1/status/leader meanwhile. With several
 // servers another one must lead within the bound of the fault's request; with one, the same one once it is back.
-import type { LeaderSeen } from '../model/cluster-evidence.js';
+import type { ClusterEvidence, LeaderSeen } from '../model/cluster-evidence.js';
+import { needing } from './define.js';
 
 /** The first leader after the fault that is not the old one (several servers), or any after its return (one). */
 export function electedAfter(
@@ -16,3 +17,6 @@ export function electedAfter(
   );
   return seen ? { leader: seen.leader, afterMs: seen.atMs - from } : undefined;
 }
+
+/** The leader checks' judge: skipped when the fault did not hit the leader, else `judge` of what was seen of it. */
+export const whenLeaderHit = needing((e: ClusterEvidence) => e.leader, 'the fault did not hit the leader');

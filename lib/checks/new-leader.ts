@@ -1,6 +1,7 @@
 // Check: after the leader's fault the cluster elected a leader within the bound: another server (several servers), or
 // the only one again once it was back.
 import { defineCheck } from './define.js';
+import { whenLeaderHit } from './leader.js';
 import { judgement, iso } from './result.js';
 import type { ClusterEvidence } from '../model/cluster-evidence.js';
 
@@ -11,9 +12,7 @@ export const NEW_LEADER = defineCheck<ClusterEvidence>({
   title: 'New leader in time',
   passesWhen:
     "after the leader's fault another server leads within `reboot.leader_within` of the fault's request (with one server: it leads again within that bound of its return); skipped when no leader was hit",
-  judge(e) {
-    const l = e.leader;
-    if (!l) return judgement('skipped', 'the fault did not hit the leader', []);
+  judge: whenLeaderHit((l) => {
     const seen = l.observed.map(
       (o) =>
         `${iso(o.atMs)} from ${o.from}: ${o.leader === '' ? 'no leader' : o.leader === '?' ? 'no answer' : o.leader}`,
@@ -38,5 +37,5 @@ export const NEW_LEADER = defineCheck<ClusterEvidence>({
       `${l.elected} led ${s(l.electedAfterMs)} after ${from} (bound ${s(l.boundMs)}; was ${l.before})`,
       evidence,
     );
-  },
+  }),
 });

@@ -1,5 +1,6 @@
 // Check: the server that led before its fault is a member of the cluster again afterwards (Serf alive, a Raft voter).
 import { defineCheck } from './define.js';
+import { whenLeaderHit } from './leader.js';
 import { judgement } from './result.js';
 import type { ClusterEvidence } from '../model/cluster-evidence.js';
 
@@ -8,12 +9,10 @@ export const OLD_LEADER_REJOINED = defineCheck<ClusterEvidence>({
   title: 'Old leader rejoined',
   passesWhen:
     'the server that led before the fault is alive in the Serf members and a Raft voter again once it is back; skipped when no leader was hit',
-  judge(e) {
-    const l = e.leader;
-    if (!l) return judgement('skipped', 'the fault did not hit the leader', []);
+  judge: whenLeaderHit((l) => {
     const evidence = [`old leader ${l.before}: ${l.oldState}`];
     return l.oldRejoined
       ? judgement('passed', `${l.before} is back in the cluster (${l.oldState})`, evidence)
       : judgement('failed', `${l.before} did not rejoin: ${l.oldState}`, evidence);
-  },
+  }),
 });

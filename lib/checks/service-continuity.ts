@@ -1,6 +1,6 @@
 // Check: the job's service kept answering through the whole fault window: every mapped port, probed through every live
 // client at a fixed interval, had no gap (or none as long as reboot.max_gap).
-import { defineCheck } from './define.js';
+import { defineCheck, needing } from './define.js';
 import { judgement, iso } from './result.js';
 import type { ClusterEvidence } from '../model/cluster-evidence.js';
 import { seconds, serviceContinuity } from './continuity.js';
@@ -10,9 +10,10 @@ export const SERVICE_CONTINUITY = defineCheck<ClusterEvidence>({
   title: 'Service continuity',
   passesWhen:
     "every port the job maps answered through some live client at every tick of the probe series over the fault window, or stopped answering for less than `reboot.max_gap` at a time (default: no gap at all); skipped, with the gaps measured, when the lab's only client is hit",
-  judge(e) {
-    const s = e.series;
-    if (!s) return judgement('skipped', 'no probe series was recorded (the job maps no port the harness probes)', []);
+  judge: needing(
+    (e: ClusterEvidence) => e.series,
+    'no probe series was recorded (the job maps no port the harness probes)',
+  )((s, e) => {
     const all = serviceContinuity(s);
     const window = `${iso(s.startMs)} to ${iso(s.endMs)} (${seconds(s.endMs - s.startMs)}, every ${seconds(s.intervalMs)})`;
     const evidence = [
@@ -61,5 +62,5 @@ export const SERVICE_CONTINUITY = defineCheck<ClusterEvidence>({
         : `every port answered at every tick (${all.map((c) => c.service).join(', ')})`,
       evidence,
     );
-  },
+  }),
 });

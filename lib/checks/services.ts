@@ -1,8 +1,8 @@
 // Check: every Nomad-native service of the job is registered again for the alloc holding each slot after the fault, and
 // all its checks pass (a server that dropped the registrations while the node was away leaves the service unreachable
 // through discovery even with the alloc running). Pure.
-import { defineCheck } from './define.js';
-import { judgementOf, result } from './result.js';
+import { resultCheck } from './define.js';
+import { result } from './result.js';
 import { allocLabel, classifyAll } from './alloc-outcome.js';
 import { notRead } from './whole-alloc.js';
 import { skippedResult } from './result.js';
@@ -115,4 +115,4 @@ export function checkServices(e: RebootEvidence): CheckResult {
   return { ...result(id, title, status, message, evidence), perAlloc };
 }
 
-export const SERVICES = defineCheck<RebootEvidence>({ ...INFO, judge: (e) => judgementOf(checkServices(e)) });
+export const SERVICES = resultCheck<RebootEvidence>(INFO, checkServices);

@@ -1,7 +1,7 @@
 // Check: every restored task's secrets/ and private/ directories are a tmpfs of their own after the fault, as they were
 // before it (a task's secrets, e.g. what a template renders there, must never land on the client's disk). Pure.
-import { defineCheck } from './define.js';
-import { iso, judgementOf } from './result.js';
+import { resultCheck } from './define.js';
+import { iso } from './result.js';
 import { perTaskResult, tasksOf, type TaskLine, cannotJudge } from './whole-alloc.js';
 import { isOwnTmpfs, TMPFS_TASK_DIRS } from '../parse/task-dir-mounts.js';
 import type { AllocSnap, RebootEvidence, TaskDirMount } from '../model/evidence.js';
@@ -55,4 +55,4 @@ export function checkTaskDirs(e: RebootEvidence): CheckResult {
   );
 }
 
-export const TASK_DIRS = defineCheck<RebootEvidence>({ ...INFO, judge: (e) => judgementOf(checkTaskDirs(e)) });
+export const TASK_DIRS = resultCheck<RebootEvidence>(INFO, checkTaskDirs);

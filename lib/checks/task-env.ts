@@ -1,8 +1,8 @@
 // Check: a task restarted after the fault gets the alloc's network environment again (NOMAD_ALLOC_IP_/ADDR_/PORT_ per
 // port label, as client/taskenv/env.go builds them from the alloc's network status) and its /etc/hosts and
 // /etc/resolv.conf. A client that did not restore the alloc's network status hands a restarted task none of it.
-import { defineCheck } from './define.js';
-import { iso, judgementOf, show } from './result.js';
+import { resultCheck } from './define.js';
+import { iso, show } from './result.js';
 import { perTaskResult, type TaskLine, cannotJudge } from './whole-alloc.js';
 import type { AllocSnap, RebootEvidence, TaskProcess } from '../model/evidence.js';
 import type { CheckInfo, CheckResult } from '../model/check.js';
@@ -100,4 +100,4 @@ export function checkTaskEnv(e: RebootEvidence): CheckResult {
   );
 }
 
-export const TASK_ENV = defineCheck<RebootEvidence>({ ...INFO, judge: (e) => judgementOf(checkTaskEnv(e)) });
+export const TASK_ENV = resultCheck<RebootEvidence>(INFO, checkTaskEnv);

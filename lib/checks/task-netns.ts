@@ -1,7 +1,6 @@
 // Check: every process of every restored task is in its alloc's network namespace, and the address the API gives the
 // alloc is configured in that namespace (a task left in a namespace Nomad replaced answers nothing at that address).
-import { defineCheck } from './define.js';
-import { judgementOf } from './result.js';
+import { resultCheck } from './define.js';
 import { perTaskResult, runningTasksOf, type TaskLine, cannotJudge } from './whole-alloc.js';
 import type { AllocSnap, NetnsRec, RebootEvidence, TaskHostState } from '../model/evidence.js';
 import type { CheckInfo, CheckResult } from '../model/check.js';
@@ -76,4 +75,4 @@ export function checkTaskNetns(e: RebootEvidence): CheckResult {
   );
 }
 
-export const TASK_NETNS = defineCheck<RebootEvidence>({ ...INFO, judge: (e) => judgementOf(checkTaskNetns(e)) });
+export const TASK_NETNS = resultCheck<RebootEvidence>(INFO, checkTaskNetns);
