@@ -4,7 +4,6 @@ import { CommandError, TimeoutError } from '../errors.js';
 import type { Deadline } from '../time/deadlines.js';
 import type { Logger } from '../log/events.js';
 import { tailLines } from './escape.js';
-import { redact } from '../log/redact.js';
 import type { ExecResult } from '../model/lab.js';
 
 export interface RunOptions {
@@ -16,8 +15,6 @@ export interface RunOptions {
   logger?: Logger;
   /** exit codes that count as success; default [0] */
   allowedCodes?: readonly number[];
-  /** strings never shown in logs or errors (tokens) */
-  redact?: readonly string[];
   /** called for each complete output line while the command runs (live progress) */
   onLine?: (stream: 'stdout' | 'stderr', line: string) => void;
 }
@@ -32,7 +29,7 @@ export type RunCommand = (file: string, args: readonly string[], opts: RunOption
 
 /** Run `file args` with execa (no shell); throw CommandError (escaped command, stderr tail, timedOut) unless the exit code is allowed. */
 export const runCommand: RunCommand = async (file, args, opts) => {
-  const { deadline, cwd, env, input, logger, allowedCodes = [0], redact: secrets = [], onLine } = opts;
+  const { deadline, cwd, env, input, logger, allowedCodes = [0], onLine } = opts;
   // Note: loaded on first use: a CLI that ends at input validation starts ~130 ms sooner (test speed)
   const { execa } = await import('execa');
   const started = performance.now();
@@ -60,7 +57,8 @@ export const runCommand: RunCommand = async (file, args, opts) => {
   }
   const r = await sub;
   const durationMs = performance.now() - started;
-  const command = redact(r.escapedCommand, secrets);
+  // Note: secrets in the command or its stderr are redacted where text leaves the process (lib/log/redact.ts).
+  const command = r.escapedCommand;
   const stdout = String(r.stdout ?? '');
   const stderr = String(r.stderr ?? '');
   logger?.({ kind: 'cmd', t: Math.round(performance.now()), command, exitCode: r.exitCode, durationMs });
@@ -68,7 +66,7 @@ export const runCommand: RunCommand = async (file, args, opts) => {
     const reason: unknown = deadline.signal.reason;
     // Note: an interrupt (Ctrl-C) is not a timeout; let the runner map it to its own exit code.
     if (reason !== undefined && !(reason instanceof TimeoutError)) throw reason;
-    throw new CommandError(command, r.exitCode, redact(tailLines(stderr), secrets), {
+    throw new CommandError(command, r.exitCode, tailLines(stderr), {
       timedOut: true,
       cause: reason,
     });
@@ -76,7 +74,7 @@ export const runCommand: RunCommand = async (file, args, opts) => {
   if (r.exitCode === undefined || !allowedCodes.includes(r.exitCode)) {
     const tail =
       tailLines(stderr) || (r.exitCode === undefined ? String(r.originalMessage ?? r.shortMessage ?? '') : '');
-    throw new CommandError(command, r.exitCode, redact(tail, secrets), { cause: r.cause });
+    throw new CommandError(command, r.exitCode, tail, { cause: r.cause });
   }
   return { code: r.exitCode, stdout, stderr, durationMs };
 };

@@ -29,8 +29,6 @@ export interface LabContext {
   needsNomad: boolean;
   /** resolves lab.libvirt_driver (one KVM probe per process at most) */
   chooseDriver?: ChooseDriver;
-  /** values that never appear in output */
-  secrets: readonly string[];
   /** register teardown; LIFO; `alsoWhenKept` runs it with --keep too, `keptAs` says what --keep leaves instead */
   cleanup(what: string, fn: () => Promise<void>, opts?: { keptAs?: () => string; alsoWhenKept?: boolean }): void;
   /** collect text evidence (file name -> text) before the teardown, when the run keeps artifacts */

@@ -25,8 +25,6 @@ export interface RunContextOptions {
   logger: Logger;
   /** the whole run's deadline, aborted by signals too */
   deadline: Deadline;
-  /** values that must never appear in output (tokens) */
-  secrets?: string[];
 }
 
 /** Everything a scenario needs from the runner. */
@@ -42,7 +40,6 @@ export class RunContext {
   readonly evidenceCollectors: { what: string; collect: EvidenceCollector }[] = [];
   readonly properties: Record<string, string> = {};
   readonly timeline: TimelineEvent[] = [];
-  readonly secrets: string[];
   /** name of the step running now (for errors outside any step) */
   currentStep: string | undefined;
   private readonly t0 = performance.now();
@@ -52,7 +49,6 @@ export class RunContext {
     this.scenario = o.scenario;
     this.logger = o.logger;
     this.deadline = o.deadline;
-    this.secrets = o.secrets ?? [];
     this.cleanup = new CleanupStack(o.logger, () => this.elapsed());
   }
 

@@ -44,7 +44,6 @@ export async function runScenario(o: RunOptions): Promise<{ record: RunRecord; k
     scenario: o.scenario.name,
     logger: o.logger,
     deadline: runDeadline,
-    secrets,
   });
   ctx.fact('run.id', o.runId);
   ctx.fact('scenario', o.scenario.name);

@@ -32,7 +32,6 @@ function labContext(
   return {
     ...o,
     logger: ctx.logger,
-    secrets: ctx.secrets,
     cleanup: (what, fn, opts) => void ctx.cleanup.defer(what, fn, opts),
     evidence: (what, collect) =>
       ctx.onEvidence(what, async (dd) => {

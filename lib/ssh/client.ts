@@ -1,7 +1,6 @@
 // SshMachine: a Machine reached over one cached ssh2 connection (exec with deadline, SFTP upload, tunnels, boot id).
 import { performance } from 'node:perf_hooks';
 import { HarnessError, TimeoutError } from '../errors.js';
-import { redact } from '../log/redact.js';
 import type { ExecOptions, ExecResult, Machine, Tunnel } from '../model/lab.js';
 import type { Logger } from '../log/events.js';
 import type { Deadline } from '../time/deadlines.js';
@@ -25,8 +24,6 @@ export interface SshMachineOptions {
   name: string;
   target: SshTarget;
   logger?: Logger;
-  /** strings never shown in logs or errors (tokens) */
-  redact?: readonly string[];
   connectTimeoutMs?: number;
   /** command printing the boot id; injectable so tests can fake a reboot */
   bootIdCommand?: string;
@@ -102,14 +99,8 @@ export class SshMachine implements Machine {
   }
 
   private log(command: string, extra: { exitCode?: number; durationMs?: number; output?: string }): void {
-    this.o.logger?.({
-      kind: 'ssh',
-      t: Math.round(performance.now()),
-      machine: this.name,
-      command: redact(command, this.o.redact ?? []),
-      ...extra,
-      ...(extra.output === undefined ? {} : { output: redact(extra.output, this.o.redact ?? []) }),
-    });
+    // Note: logged as run; the console stream the logger writes to redacts (lib/log/redact.ts).
+    this.o.logger?.({ kind: 'ssh', t: Math.round(performance.now()), machine: this.name, command, ...extra });
   }
 
   /** Run `cmd` (built with lib/shell/quote.ts) and return its exit code and output; on the deadline the remote command is signalled and a TimeoutError names it. */
@@ -134,9 +125,7 @@ export class SshMachine implements Machine {
       conn.exec(full, (err, ch) => {
         if (err) {
           void this.disconnect();
-          return reject(
-            new NotStarted(`ssh ${this.name}: cannot start ${redact(cmd, this.o.redact ?? [])}: ${err.message}`),
-          );
+          return reject(new NotStarted(`ssh ${this.name}: cannot start ${cmd}: ${err.message}`));
         }
         const out: Buffer[] = [];
         const errOut: Buffer[] = [];
@@ -158,7 +147,7 @@ export class SshMachine implements Machine {
           finish(() =>
             reject(
               new TimeoutError(
-                `${this.name}: ${redact(cmd, this.o.redact ?? [])}`,
+                `${this.name}: ${cmd}`,
                 performance.now() - started,
                 'deadline reached; remote command signalled (TERM, then KILL) and its channel closed',
               ),
@@ -178,7 +167,7 @@ export class SshMachine implements Machine {
             if (typeof code !== 'number') {
               const why = this.connError.get(conn);
               const detail = [sig && `signal ${sig}`, why].filter(Boolean).join('; ');
-              const running = `${redact(cmd, this.o.redact ?? [])}${detail ? ` (${detail})` : ''}`;
+              const running = `${cmd}${detail ? ` (${detail})` : ''}`;
               return reject(new SshError(`ssh ${this.name}: connection dropped while running ${running}`));
             }
             this.log(cmd, { exitCode: code, durationMs });

@@ -12,6 +12,8 @@ import { sh } from '../../lib/shell/quote.js';
 import { deadlineIn } from '../../lib/time/deadlines.js';
 import { HarnessError, TimeoutError } from '../../lib/errors.js';
 import type { LogEvent } from '../../lib/log/events.js';
+import { consoleLogger } from '../../lib/log/format.js';
+import { redactingWriter } from '../../lib/log/redact.js';
 import { sshdForTest, freePort } from '../helpers/sshd.js';
 import { rejection } from '../helpers/rejection.js';
 
@@ -23,7 +25,6 @@ if (sshd) {
     name: 'testbox',
     target: sshd.target,
     logger: (e) => events.push(e),
-    redact: ['s3cr3t-token'],
   });
   t.teardown(() => m.disconnect());
   const d = () => deadlineIn(10_000);
@@ -66,17 +67,21 @@ if (sshd) {
     t.same(r.stdout.split('\0').slice(0, -1), values, 'every value came back unchanged');
   });
 
-  t.test('secrets are redacted in logged commands', async (t) => {
-    await m.exec('echo s3cr3t-token >/dev/null', { deadline: d() });
-    const logged = events.filter((e) => e.kind === 'ssh').map((e) => (e.kind === 'ssh' ? e.command : ''));
-    t.notOk(
-      logged.some((c) => c.includes('s3cr3t-token')),
-      'token never logged',
+  t.test('a secret in a command reaches the console only through the one redactor', async (t) => {
+    const shown: string[] = [];
+    // Note: as the CLI wires it: the machine's logger writes to the console stream, which redacts.
+    const log = consoleLogger(
+      redactingWriter(
+        (s) => void shown.push(s),
+        () => ['s3cr3t-token'],
+      ),
+      { verbose: true, quiet: false, color: false },
     );
-    t.ok(
-      logged.some((c) => c.includes('[REDACTED]')),
-      'redaction marker logged',
-    );
+    const seen = new SshMachine({ role: 'server', name: 'testbox', target: sshd.target, logger: log });
+    t.teardown(() => seen.disconnect());
+    await seen.exec('echo s3cr3t-token', { deadline: d() });
+    t.notMatch(shown.join(''), /s3cr3t-token/, 'token never on the console');
+    t.match(shown.join(''), /testbox\$ echo \[REDACTED\]/, 'the logged command shows the marker');
   });
 
   t.test('sudo option runs `sudo -n sh -c <quoted cmd>` (fake sudo first on the remote PATH)', async (t) => {

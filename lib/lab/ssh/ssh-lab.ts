@@ -49,7 +49,7 @@ export interface SshLabOptions {
   logger?: Logger;
   /** register teardown (runs LIFO after the run; skipped with --keep) */
   cleanup: (what: string, fn: () => Promise<void>) => void;
-  ssh?: Pick<SshMachineOptions, 'redact' | 'streamOutput' | 'connectTimeoutMs' | 'bootIdCommand'>;
+  ssh?: Pick<SshMachineOptions, 'streamOutput' | 'connectTimeoutMs' | 'bootIdCommand'>;
   run?: RunCommand;
   /** what teardown runs on every host as root (default: sshHostCleanupScript) */
   cleanupScript?: string;

@@ -20,7 +20,7 @@ export const SSH: LabProvider = {
       hardResetCommand: config.lab.hardResetCommand,
       logger: ctx.logger,
       cleanup: (what, fn) => ctx.cleanup(what, fn),
-      ssh: { redact: [...ctx.secrets], streamOutput: config.output.verbose },
+      ssh: { streamOutput: config.output.verbose },
     }).up({ deadline: d });
     if (config.keep) ctx.info(`hosts kept as they are after the run:\n${lab.describe()}`);
     const machine = (name: string) => {

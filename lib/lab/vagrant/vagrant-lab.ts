@@ -35,8 +35,8 @@ export interface VagrantLabOptions {
   run?: RunCommand;
   /** extra Vagrant adapter options (env, lockDir, bin) */
   vagrant?: Partial<Omit<VagrantOptions, 'cwd' | 'run' | 'logger'>>;
-  /** extra SSH options (bootIdCommand, connectTimeoutMs, redact) */
-  ssh?: Partial<Pick<SshMachineOptions, 'bootIdCommand' | 'connectTimeoutMs' | 'redact' | 'streamOutput'>>;
+  /** extra SSH options (bootIdCommand, connectTimeoutMs) */
+  ssh?: Partial<Pick<SshMachineOptions, 'bootIdCommand' | 'connectTimeoutMs' | 'streamOutput'>>;
   /**
    * a warm lab (lib/lab/warm/warm-lab.ts): its own cleanup entry instead of `vagrant destroy` (it parks the lab, or destroys
    * it with the `destroy` it is given when no snapshot was taken)

@@ -54,7 +54,7 @@ async function upWarm(ctx: LabContext, t: Topology, spec: LabSpec, d: Deadline):
       vagrantfile: VAGRANTFILE,
       logger: ctx.logger,
       cleanup: (what, fn, o) => ctx.cleanup(what, fn, o),
-      ssh: { redact: [...ctx.secrets], streamOutput: config.output.verbose },
+      ssh: { streamOutput: config.output.verbose },
     },
     d,
   );
@@ -93,7 +93,7 @@ async function upCold(ctx: LabContext, spec: LabSpec, d: Deadline): Promise<Lab>
     vagrantfile: VAGRANTFILE,
     logger: ctx.logger,
     cleanup: (what, fn, o) => ctx.cleanup(what, fn, o),
-    ssh: { redact: [...ctx.secrets], streamOutput: ctx.config.output.verbose },
+    ssh: { streamOutput: ctx.config.output.verbose },
   });
   // registered before `vagrant up`, so a bring-up that fails or is interrupted keeps what Vagrant printed and the
   // serial consoles (collected before the teardown destroys the VMs)

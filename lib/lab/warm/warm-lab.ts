@@ -82,7 +82,7 @@ export interface WarmLabOptions {
   vagrantfile: string;
   logger: Logger;
   cleanup: (what: string, fn: () => Promise<void>, opts?: { keptAs?: () => string; alsoWhenKept?: boolean }) => void;
-  ssh?: Partial<Pick<SshMachineOptions, 'bootIdCommand' | 'connectTimeoutMs' | 'redact' | 'streamOutput'>>;
+  ssh?: Partial<Pick<SshMachineOptions, 'bootIdCommand' | 'connectTimeoutMs' | 'streamOutput'>>;
   /** local commands (virsh, vagrant); tests inject */
   run?: RunCommand;
   vagrant?: Partial<Omit<VagrantOptions, 'cwd' | 'run' | 'logger'>>;
