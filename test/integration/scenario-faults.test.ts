@@ -5,8 +5,7 @@ import t, { type Test } from 'tap';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { main } from '../../lib/cli/main.js';
-import { standIn } from '../helpers/stand-in-env.js';
+import { runOnStandIns } from '../helpers/stand-in-run.js';
 
 interface V {
   id: string;
@@ -16,32 +15,8 @@ interface V {
 }
 
 async function run(t: Test, extra: string[], scenario = 'bridge-exec-reboot') {
-  const dir = t.testdir({});
-  const s = await standIn('restored', { cwd: dir });
-  t.teardown(() => s.nomad.close());
-  const code = await main(
-    [
-      'run',
-      scenario,
-      '--nomad-binary',
-      '/stand-in/nomad',
-      '--reports-dir',
-      join(dir, 'reports'),
-      '--report-json',
-      join(dir, 'summary.json'),
-      '--netns',
-      '',
-      '--artifacts',
-      'always',
-      ...extra,
-    ],
-    s.deps,
-  );
-  const read = () => {
-    const summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
-    return summary.runs?.[0] ?? summary;
-  };
-  return { code, read, s, dir, err: () => s.err.join('') };
+  const r = await runOnStandIns(t, ['--artifacts', 'always', ...extra], { scenario });
+  return { ...r, read: r.run0 };
 }
 
 t.test(
@@ -162,23 +137,21 @@ function withDisconnect(t: Test, block: string): string {
   return join(dir, 'disconnect.nomad.hcl');
 }
 
+/** A partition past heartbeat_grace (300ms) of the job with `disconnect { lost_after }`; the run must exit 0. */
+async function partitionWithDisconnect(t: Test, lostAfter: string, partitionFor: string) {
+  const job = withDisconnect(t, `      lost_after = "${lostAfter}"`);
+  const flags = ['--job', job, '--reboot', 'partition', '--partition-for', partitionFor, '--heartbeat-grace', '300ms'];
+  const r = await run(t, flags);
+  const run0 = r.read();
+  const v = (id: string) => (run0.verdicts as V[]).find((x) => x.id === id)!;
+  t.equal(r.code, 0, `exit 0: ${JSON.stringify((run0.verdicts as V[]).filter((x) => x.status === 'failed'))}`);
+  return { run0, v };
+}
+
 t.test(
   'partition past heartbeat_grace with disconnect { lost_after }: the alloc goes unknown, then reconnects in place, as its policy says',
   async (t) => {
-    const job = withDisconnect(t, '      lost_after = "1m"');
-    const r = await run(t, [
-      '--job',
-      job,
-      '--reboot',
-      'partition',
-      '--partition-for',
-      '1s',
-      '--heartbeat-grace',
-      '300ms',
-    ]);
-    const run0 = r.read();
-    const v = (id: string) => (run0.verdicts as V[]).find((x) => x.id === id)!;
-    t.equal(r.code, 0, `exit 0: ${JSON.stringify((run0.verdicts as V[]).filter((x) => x.status === 'failed'))}`);
+    const { run0, v } = await partitionWithDisconnect(t, '1m', '1s');
     t.equal(
       run0.properties['job.disconnect'],
       'web: disconnect { lost_after = "1m", replace = true, reconcile = "best_score" }',
@@ -211,20 +184,7 @@ t.test(
 t.test(
   'partition past heartbeat_grace + lost_after: unknown, then lost and replaced, which the policy asks for',
   async (t) => {
-    const job = withDisconnect(t, '      lost_after = "1s"');
-    const r = await run(t, [
-      '--job',
-      job,
-      '--reboot',
-      'partition',
-      '--partition-for',
-      '3s',
-      '--heartbeat-grace',
-      '300ms',
-    ]);
-    const run0 = r.read();
-    const v = (id: string) => (run0.verdicts as V[]).find((x) => x.id === id)!;
-    t.equal(r.code, 0, `exit 0: ${JSON.stringify((run0.verdicts as V[]).filter((x) => x.status === 'failed'))}`);
+    const { v } = await partitionWithDisconnect(t, '1s', '3s');
     t.match(v('alloc-restored'), {
       status: 'passed',
       message:
