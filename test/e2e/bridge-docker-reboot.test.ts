@@ -9,7 +9,15 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { vmSkipReason, domainsMatching } from '../helpers/vm-prereqs.js';
 import { validateJUnit } from '../helpers/junit-schema.js';
-import { buildsFromEnv, changelogFailures, runCli, verdictsOf, NETNS, type Build } from '../helpers/real-nomad.js';
+import {
+  buildsFromEnv,
+  changelogFailures,
+  runCli,
+  verdictsOf,
+  NETNS,
+  type Build,
+  e2eReports,
+} from '../helpers/real-nomad.js';
 import { DOCKER_BOX } from '../../lib/cluster/docker-image.js';
 import { suiteName } from '../../lib/plan/names.js';
 import { checkIds, idsOf } from '../helpers/check-ids.js';
@@ -74,20 +82,8 @@ t.test(
       '',
     ];
     const dir = t.testdir({ 'docker.yaml': lines.join('\n') });
-    const summary = join(dir, 'summary.json');
-    const junit = join(dir, 'junit.xml');
-    const r = await runCli(t, [
-      'matrix',
-      join(dir, 'docker.yaml'),
-      '--netns',
-      NETNS,
-      '--junit',
-      junit,
-      '--report-json',
-      summary,
-      '--reports-dir',
-      join(dir, 'reports'),
-    ]);
+    const { junit, summary, reportFlags } = e2eReports(dir);
+    const r = await runCli(t, ['matrix', join(dir, 'docker.yaml'), '--netns', NETNS, ...reportFlags]);
     t.equal(r.code, 0, "exit 0: every cell met what Nomad's history predicts");
     validateJUnit(t, junit, 'the merged JUnit');
     const s = JSON.parse(readFileSync(summary, 'utf8'));

@@ -16,7 +16,15 @@ import { nomadJobConverter } from '../../lib/cluster/job-convert.js';
 import { jobInfo, jobProblems } from '../../lib/parse/nomad-job.js';
 import { vmSkipReason, domainsMatching } from '../helpers/vm-prereqs.js';
 import { validateJUnit } from '../helpers/junit-schema.js';
-import { buildsFromEnv, changelogFailures, expectArgs, runCli, NETNS, type Build } from '../helpers/real-nomad.js';
+import {
+  buildsFromEnv,
+  changelogFailures,
+  expectArgs,
+  runCli,
+  NETNS,
+  type Build,
+  e2eReports,
+} from '../helpers/real-nomad.js';
 import { idsOf } from '../helpers/check-ids.js';
 import { ALLOC_RESTORED } from '../../lib/checks/alloc-restored.js';
 import { TASK_RESTARTED } from '../../lib/checks/task-restarted.js';
@@ -56,8 +64,7 @@ interface V {
 
 async function runJob(t: Test, build: Build, extra: string[]) {
   const dir = t.testdir({});
-  const summary = join(dir, 'summary.json');
-  const junit = join(dir, 'junit.xml');
+  const { junit, summary, reportFlags } = e2eReports(dir);
   const r = await runCli(t, [
     'run',
     'bridge-exec-reboot',
@@ -65,12 +72,7 @@ async function runJob(t: Test, build: Build, extra: string[]) {
     build.path,
     '--netns',
     NETNS,
-    '--junit',
-    junit,
-    '--report-json',
-    summary,
-    '--reports-dir',
-    join(dir, 'reports'),
+    ...reportFlags,
     '--artifacts',
     'always',
     ...extra,

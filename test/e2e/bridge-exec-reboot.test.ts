@@ -7,7 +7,6 @@
 // a run still exits 0; services is skipped (the shipped job declares no Nomad-native service).
 import t, { type Test } from 'tap';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { vmSkipReason, domainsMatching } from '../helpers/vm-prereqs.js';
 import { validateJUnit } from '../helpers/junit-schema.js';
 import {
@@ -19,6 +18,7 @@ import {
   NETNS,
   SHIPPED_JOB_SKIPS,
   type Build,
+  e2eReports,
 } from '../helpers/real-nomad.js';
 import { checkIds } from '../helpers/check-ids.js';
 import { CLIENT_REBOOTED } from '../../lib/checks/client-rebooted.js';
@@ -56,8 +56,7 @@ t.test(
   async (t) => {
     const { before: a, after: b } = pair!;
     const dir = t.testdir({});
-    const summary = join(dir, 'summary.json');
-    const junit = join(dir, 'junit.xml');
+    const { junit, summary, reportFlags } = e2eReports(dir);
     const r = await runCli(t, [
       'compare',
       'bridge-exec-reboot',
@@ -67,12 +66,7 @@ t.test(
       b.path,
       '--netns',
       NETNS,
-      '--junit',
-      junit,
-      '--report-json',
-      summary,
-      '--reports-dir',
-      join(dir, 'reports'),
+      ...reportFlags,
       '--artifacts',
       'always',
       ...expectArgs(b, 'graceful'),
@@ -123,7 +117,7 @@ if (alone.length === 0)
 
 async function runAlone(t: Test, build: Build): Promise<void> {
   const dir = t.testdir({});
-  const summary = join(dir, 'summary.json');
+  const { summary, reportFlags } = e2eReports(dir);
   // A build with the fix is rebooted twice: restored after each reboot, and nothing leaked after the second; what the
   // CHANGELOG says still fails after a host reboot is expected to.
   const expect = build.beforeTmpfsFix
@@ -136,12 +130,7 @@ async function runAlone(t: Test, build: Build): Promise<void> {
     build.path,
     '--netns',
     NETNS,
-    '--junit',
-    join(dir, 'junit.xml'),
-    '--report-json',
-    summary,
-    '--reports-dir',
-    join(dir, 'reports'),
+    ...reportFlags,
     '--artifacts',
     'always',
     ...expect,

@@ -8,7 +8,6 @@
 // each report's provenance is the tag's commit. About 25 minutes under emulation.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import t from 'tap';
 import { CLI } from '../helpers/cli-child.js';
 import {
@@ -19,6 +18,7 @@ import {
   verdictsOf,
   NETNS,
   SHIPPED_JOB_SKIPS,
+  e2eReports,
 } from '../helpers/real-nomad.js';
 import { vmSkipReason, domainsMatching } from '../helpers/vm-prereqs.js';
 import { validateJUnit } from '../helpers/junit-schema.js';
@@ -88,8 +88,7 @@ t.test(
   },
   async (t) => {
     const dir = t.testdir({});
-    const summary = join(dir, 'summary.json');
-    const junit = join(dir, 'junit.xml');
+    const { junit, summary, reportFlags } = e2eReports(dir);
     const r = await runCli(t, [
       'compare',
       'bridge-exec-reboot',
@@ -99,12 +98,7 @@ t.test(
       `git:${source}@${refB}`,
       '--netns',
       NETNS,
-      '--junit',
-      junit,
-      '--report-json',
-      summary,
-      '--reports-dir',
-      join(dir, 'reports'),
+      ...reportFlags,
       ...expectArgs(pair[1]!, 'graceful'),
     ]);
     t.equal(r.code, 0, `exit 0: the after build (${refB}) met its expectations (what the CHANGELOG predicts)`);

@@ -26,6 +26,7 @@ import {
   runCli,
   verdictsOf,
   type Build,
+  e2eReports,
 } from '../helpers/real-nomad.js';
 import { checkIds } from '../helpers/check-ids.js';
 
@@ -72,14 +73,8 @@ t.test(
     ].join('\n');
     const file = join(dir, 'faults.yaml');
     writeFileSync(file, yaml);
-    const junit = join(dir, 'junit.xml');
-    const summary = join(dir, 'summary.json');
-    const r = await runCli(
-      t,
-      ['matrix', file, ...lab, '--junit', junit, '--report-json', summary, '--reports-dir', join(dir, 'reports')],
-      undefined,
-      { HARNESS_WARM: '1' },
-    );
+    const { junit, summary, reportFlags } = e2eReports(dir);
+    const r = await runCli(t, ['matrix', file, ...lab, ...reportFlags], undefined, { HARNESS_WARM: '1' });
     const anyFailure = builds.some((b) => KINDS.some((k) => restoreFails(b, k) || changelogFailures(b, k).length > 0));
     t.equal(
       r.code,

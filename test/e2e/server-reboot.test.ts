@@ -4,10 +4,10 @@
 // About 10 minutes cold under emulation; run under `flock /work/vm.lock`.
 import t from 'tap';
 import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { vmSkipReason, domainsMatching } from '../helpers/vm-prereqs.js';
 import { validateJUnit } from '../helpers/junit-schema.js';
-import { buildsFromEnv, runCli, verdictsOf, NETNS } from '../helpers/real-nomad.js';
+import { buildsFromEnv, runCli, verdictsOf, NETNS, e2eReports } from '../helpers/real-nomad.js';
 import { idsOf } from '../helpers/check-ids.js';
 import { CHECKS as EXAMPLE } from '../../examples/scenarios/server-reboot.js';
 
@@ -24,8 +24,7 @@ t.test(
   },
   async (t) => {
     const dir = t.testdir({});
-    const summary = join(dir, 'summary.json');
-    const junit = join(dir, 'junit.xml');
+    const { junit, summary, reportFlags } = e2eReports(dir);
     const r = await runCli(t, [
       'run',
       'server-reboot-example',
@@ -35,12 +34,7 @@ t.test(
       build!.path,
       '--netns',
       NETNS,
-      '--junit',
-      junit,
-      '--report-json',
-      summary,
-      '--reports-dir',
-      join(dir, 'reports'),
+      ...reportFlags,
       '--artifacts',
       'always',
     ]);

@@ -9,10 +9,9 @@
 // - to 1.9.7+: "migrated CNI state" in the client log, the old dir gone, every address unique.
 import t, { type Test } from 'tap';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { vmSkipReason, domainsMatching } from '../helpers/vm-prereqs.js';
 import { validateJUnit } from '../helpers/junit-schema.js';
-import { buildsFromEnv, runCli, verdictsOf, NETNS, type Build } from '../helpers/real-nomad.js';
+import { buildsFromEnv, runCli, verdictsOf, NETNS, type Build, e2eReports } from '../helpers/real-nomad.js';
 import { idsOf } from '../helpers/check-ids.js';
 import { RESTORE_CHECKS, UPGRADE_CHECKS } from '../../scenarios/upgrade-in-place.js';
 import { UNIQUE_IPS_AFTER_UPGRADE as UNIQUE } from '../../lib/checks/unique-ips-after-upgrade.js';
@@ -31,8 +30,7 @@ const fixed = builds.find((b) => b.migratesState);
 
 async function upgrade(t: Test, a: Build, b: Build, expect: string[], extra: string[] = []) {
   const dir = t.testdir({});
-  const summary = join(dir, 'summary.json');
-  const junit = join(dir, 'junit.xml');
+  const { junit, summary, reportFlags } = e2eReports(dir);
   const r = await runCli(t, [
     'run',
     'upgrade-in-place',
@@ -42,12 +40,7 @@ async function upgrade(t: Test, a: Build, b: Build, expect: string[], extra: str
     b.path,
     '--netns',
     NETNS,
-    '--junit',
-    junit,
-    '--report-json',
-    summary,
-    '--reports-dir',
-    join(dir, 'reports'),
+    ...reportFlags,
     '--artifacts',
     'always',
     ...expect.flatMap((e) => ['--expect', e]),

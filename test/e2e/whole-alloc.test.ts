@@ -17,6 +17,7 @@ import {
   runCli,
   verdictsOf,
   type Build,
+  e2eReports,
 } from '../helpers/real-nomad.js';
 import { CHECKS } from '../../scenarios/bridge-exec-reboot.js';
 
@@ -57,14 +58,8 @@ t.test(
     ].join('\n');
     const file = join(dir, 'whole.yaml');
     writeFileSync(file, yaml);
-    const junit = join(dir, 'junit.xml');
-    const summary = join(dir, 'summary.json');
-    const r = await runCli(
-      t,
-      ['matrix', file, ...lab, '--junit', junit, '--report-json', summary, '--reports-dir', join(dir, 'reports')],
-      undefined,
-      { HARNESS_WARM: '1' },
-    );
+    const { junit, summary, reportFlags } = e2eReports(dir);
+    const r = await runCli(t, ['matrix', file, ...lab, ...reportFlags], undefined, { HARNESS_WARM: '1' });
     const anyFailure = builds.some((b) => KINDS.some((k) => changelogFailures(b, k).length > 0));
     t.equal(r.code, anyFailure ? 1 : 0, anyFailure ? 'exit 1: the changelog predicts failures' : 'exit 0');
     validateJUnit(t, junit);

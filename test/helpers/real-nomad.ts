@@ -114,6 +114,14 @@ export function buildsFromEnv(env: NodeJS.ProcessEnv = process.env): Build[] {
 }
 
 export const NETNS = process.env['HARNESS_NETNS'] || 'nrh-lab';
+
+/** An e2e run's report paths under `dir` and the flags that send the reports there. */
+export function e2eReports(dir: string) {
+  const junit = join(dir, 'junit.xml');
+  const summary = join(dir, 'summary.json');
+  const reportFlags = ['--junit', junit, '--report-json', summary, '--reports-dir', join(dir, 'reports')];
+  return { junit, summary, reportFlags };
+}
 export { runCli, type CliResult } from './cli-child.js';
 
 /** One run's verdicts from a JSON summary, by check id. */
