@@ -62,15 +62,18 @@ async function tryAcquire(file: string, logger?: Logger): Promise<Probe<void>> {
   return { done: false, reason: `stale lock ${file} removed, retrying` };
 }
 
+/** How often a waiter looks at the lock again: soon at first, then once a second (a `vagrant up` holds it minutes). */
+const LOCK_POLL_MS: readonly number[] = [100, 250, 500, 1000];
+
 /** Run `fn` while holding the provider's lock; waiting for it is bounded by `deadline` and named in the TimeoutError. */
 export async function withLock<T>(
   file: string,
   fn: () => Promise<T>,
-  opts: { deadline: Deadline; logger?: Logger },
+  opts: { deadline: Deadline; logger?: Logger; intervals?: readonly number[] },
 ): Promise<T> {
   await waitFor(`lock ${file}`, () => tryAcquire(file, opts.logger), {
     deadline: opts.deadline,
-    intervals: [100, 250, 500, 1000],
+    intervals: opts.intervals ?? LOCK_POLL_MS,
     onReason: (reason) =>
       opts.logger?.({ kind: 'wait', t: Math.round(performance.now()), what: `lock ${file}`, reason }),
   });
