@@ -24,6 +24,8 @@ export interface StandInRunOptions {
   /** the build the run installs (a stand-in path; its name can carry a version: /stand-in/nomad-1.9.3) */
   nomad?: string;
   token?: string;
+  /** the run's directory when the test wrote files into it first (default: a fresh test dir) */
+  dir?: string;
   /** change the stand-ins before the run starts */
   before?: (s: StandIn) => void;
 }
@@ -46,7 +48,7 @@ export const standInRunArgs = (dir: string, scenario = 'bridge-exec-reboot', nom
 
 /** Run `extra` on fresh stand-ins; `run0()` reads the summary's first run (a run that ended at exit 2 wrote none). */
 export async function runOnStandIns(t: Test, extra: string[], o: StandInRunOptions = {}) {
-  const dir = t.testdir({});
+  const dir = o.dir ?? t.testdir({});
   const s = await standIn(o.timeline ?? 'restored', { cwd: dir, ...(o.token ? { token: o.token } : {}) });
   t.teardown(() => s.nomad.close());
   o.before?.(s);

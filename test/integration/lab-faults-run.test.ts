@@ -11,6 +11,7 @@ import { XMLParser } from 'fast-xml-parser';
 import { main } from '../../lib/cli/main.js';
 import { validateJUnit } from '../helpers/junit-schema.js';
 import { standIn } from '../helpers/stand-in-env.js';
+import { standInRunArgs } from '../helpers/stand-in-run.js';
 
 interface RunOpts {
   sshNeverBack?: boolean;
@@ -47,25 +48,7 @@ async function run(t: Test, extra: string[], o: RunOpts = {}) {
     },
   };
   const t0 = performance.now();
-  const reports = join(dir, 'reports');
-  const code = await main(
-    [
-      'run',
-      'bridge-exec-reboot',
-      '--nomad-binary',
-      '/stand-in/nomad',
-      '--reports-dir',
-      reports,
-      '--junit',
-      join(dir, 'junit.xml'),
-      '--report-json',
-      join(dir, 'summary.json'),
-      '--netns',
-      '',
-      ...extra,
-    ],
-    deps,
-  );
+  const code = await main([...standInRunArgs(dir), ...extra], deps);
   const ms = performance.now() - t0;
   validateJUnit(t, join(dir, 'junit.xml'));
   const junit = readFileSync(join(dir, 'junit.xml'), 'utf8');

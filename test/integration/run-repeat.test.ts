@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { main } from '../../lib/cli/main.js';
 import { standInPerRun } from '../helpers/stand-in-env.js';
+import { standInRunArgs } from '../helpers/stand-in-run.js';
 import type { Timeline } from '../helpers/fake-nomad/index.js';
 
 async function repeat(t: Test, timelines: Timeline[]) {
@@ -19,25 +20,12 @@ async function repeat(t: Test, timelines: Timeline[]) {
   };
   const s = standInPerRun({ '/stand-in/nomad-1.9.7': build }, { cwd: dir });
   t.teardown(() => Promise.all(s.runs.map((r) => r.nomad.close())));
-  const code = await main(
-    [
-      'run',
-      'bridge-exec-reboot',
-      '--nomad-binary',
-      '/stand-in/nomad-1.9.7',
-      '--repeat',
-      String(timelines.length),
-      '--reports-dir',
-      join(dir, 'reports'),
-      '--junit',
-      join(dir, 'junit.xml'),
-      '--report-json',
-      join(dir, 'summary.json'),
-      '--netns',
-      '',
-    ],
-    s.deps,
-  );
+  const argv = [
+    ...standInRunArgs(dir, 'bridge-exec-reboot', '/stand-in/nomad-1.9.7'),
+    '--repeat',
+    String(timelines.length),
+  ];
+  const code = await main(argv, s.deps);
   return { code, out: s.out.join(''), junit: readFileSync(join(dir, 'junit.xml'), 'utf8'), runs: s.runs };
 }
 

@@ -8,9 +8,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { XMLParser } from 'fast-xml-parser';
-import { main } from '../../lib/cli/main.js';
+import { runOnStandIns } from '../helpers/stand-in-run.js';
 import { validateJUnit } from '../helpers/junit-schema.js';
-import { standIn } from '../helpers/stand-in-env.js';
 import type { Timeline } from '../helpers/fake-nomad/index.js';
 import { CHECKS } from '../../scenarios/bridge-exec-reboot.js';
 import { CLIENT_REBOOTED } from '../../lib/checks/client-rebooted.js';
@@ -31,24 +30,7 @@ interface Verdict {
 }
 
 async function run(t: Test, timeline: Timeline, extra: string[] = [], dir = t.testdir({})) {
-  const s = await standIn(timeline, { cwd: dir });
-  t.teardown(() => s.nomad.close());
-  const argv = [
-    'run',
-    'bridge-exec-reboot',
-    '--nomad-binary',
-    '/stand-in/nomad',
-    '--reports-dir',
-    join(dir, 'reports'),
-    '--junit',
-    join(dir, 'junit.xml'),
-    '--report-json',
-    join(dir, 'summary.json'),
-    '--netns',
-    '',
-    ...extra,
-  ];
-  const code = await main(argv, s.deps);
+  const { code, s } = await runOnStandIns(t, extra, { timeline, dir });
   let junit = '';
   let summary: {
     runs: {
@@ -283,30 +265,15 @@ t.test(
 
 t.test('an alloc that fails before the reboot: exit 3 naming each alloc and its last events', async (t) => {
   const dir = t.testdir({ 'fails.nomad.hcl': readFileSync(COUNT3, 'utf8') });
-  const s = await standIn('restored', { cwd: dir });
-  t.teardown(() => s.nomad.close());
   // the client cannot start the second alloc's task (a broken task), as a real driver failure shows it
-  s.nomad.cluster.failStart.set(
-    'bridge-count-3.web[1]',
-    'failed to launch command with executor: exec: "/usr/bin/python3": permission denied',
-  );
-  const code = await main(
-    [
-      'run',
-      'bridge-exec-reboot',
-      '--nomad-binary',
-      '/stand-in/nomad',
-      '--job',
-      join(dir, 'fails.nomad.hcl'),
-      '--reports-dir',
-      join(dir, 'reports'),
-      '--report-json',
-      join(dir, 'summary.json'),
-      '--netns',
-      '',
-    ],
-    s.deps,
-  );
+  const { code } = await runOnStandIns(t, ['--job', join(dir, 'fails.nomad.hcl')], {
+    dir,
+    before: (s) =>
+      s.nomad.cluster.failStart.set(
+        'bridge-count-3.web[1]',
+        'failed to launch command with executor: exec: "/usr/bin/python3": permission denied',
+      ),
+  });
   t.equal(code, 3);
   const err = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')).runs[0].error.message as string;
   t.match(err, /job "bridge-count-3" never became healthy/);

@@ -3,39 +3,12 @@
 import t, { type Test } from 'tap';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { main } from '../../lib/cli/main.js';
-import { standIn } from '../helpers/stand-in-env.js';
+import { runOnStandIns } from '../helpers/stand-in-run.js';
 import type { Timeline } from '../helpers/fake-nomad/index.js';
 
 async function run(t: Test, timeline: Timeline, extra: string[] = []) {
-  const dir = t.testdir({});
-  const s = await standIn(timeline, { cwd: dir });
-  t.teardown(() => s.nomad.close());
-  const reports = join(dir, 'reports');
-  const code = await main(
-    [
-      'run',
-      'bridge-exec-reboot',
-      '--nomad-binary',
-      '/stand-in/nomad',
-      '--reports-dir',
-      reports,
-      '--report-json',
-      join(dir, 'summary.json'),
-      '--netns',
-      '',
-      '--artifacts',
-      'always',
-      ...extra,
-    ],
-    s.deps,
-  );
-  const summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
-  const run0 = summary.runs?.[0] ?? summary;
-  const verdict = (id: string) =>
-    (run0.verdicts as { id: string; status: string; message: string; evidence: string[] }[]).find((v) => v.id === id)!;
-  const artifact = (name: string) => (run0.artifacts as { name: string; path: string }[]).find((a) => a.name === name);
-  return { code, run0, verdict, artifact, s, dir };
+  const r = await runOnStandIns(t, ['--artifacts', 'always', ...extra], { timeline });
+  return { ...r, run0: r.run0() };
 }
 
 t.test(

@@ -5,8 +5,7 @@ import t, { type Test } from 'tap';
 import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
-import { main } from '../../lib/cli/main.js';
-import { standIn, type StandIn } from '../helpers/stand-in-env.js';
+import { runOnStandIns, type StandInRunOptions } from '../helpers/stand-in-run.js';
 import { startFakeNomad } from '../helpers/fake-nomad/index.js';
 import { createNomad } from '../../lib/nomad/client.js';
 import { createHttpTransport } from '../../lib/nomad/transport.js';
@@ -24,33 +23,11 @@ interface Verdict {
   perAlloc?: { status: string; detail: string }[];
 }
 
-async function run(t: Test, extra: string[] = [], o: { token?: string; before?: (s: StandIn) => void } = {}) {
-  const dir = t.testdir({});
-  const s = await standIn('restored', { cwd: dir, ...(o.token ? { token: o.token } : {}) });
-  t.teardown(() => s.nomad.close());
-  o.before?.(s);
-  const code = await main(
-    [
-      'run',
-      'bridge-exec-reboot',
-      '--nomad-binary',
-      '/stand-in/nomad',
-      '--reports-dir',
-      join(dir, 'reports'),
-      '--junit',
-      join(dir, 'junit.xml'),
-      '--report-json',
-      join(dir, 'summary.json'),
-      '--netns',
-      '',
-      ...extra,
-    ],
-    s.deps,
-  );
-  const summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
-  const run0 = summary.runs[0];
+async function run(t: Test, extra: string[] = [], o: StandInRunOptions = {}) {
+  const r = await runOnStandIns(t, extra, o);
+  const run0 = r.run0();
   const v = (id: string): Verdict => run0.verdicts.find((x: Verdict) => x.id === id);
-  return { code, s, dir, run: run0, v, steps: run0.steps.map((x: { name: string }) => x.name) as string[] };
+  return { ...r, run: run0, v, steps: run0.steps.map((x: { name: string }) => x.name) as string[] };
 }
 
 t.test('restored, the shipped job: the host-side checks pass; services skipped, saying the job has none', async (t) => {

@@ -7,6 +7,7 @@ import { XMLParser } from 'fast-xml-parser';
 import { main } from '../../lib/cli/main.js';
 import { validateJUnit } from '../helpers/junit-schema.js';
 import { standIn } from '../helpers/stand-in-env.js';
+import { standInRunArgs } from '../helpers/stand-in-run.js';
 import type { Timeline } from '../helpers/fake-nomad/index.js';
 import { RESTORE_CHECKS, UPGRADE_CHECKS } from '../../scenarios/upgrade-in-place.js';
 import { UNIQUE_IPS_AFTER_UPGRADE } from '../../lib/checks/unique-ips-after-upgrade.js';
@@ -16,24 +17,7 @@ async function run(t: Test, timeline: Timeline, flags: string[]) {
   const dir = t.testdir({});
   const s = await standIn(timeline, { cwd: dir });
   t.teardown(() => s.nomad.close());
-  const code = await main(
-    [
-      'run',
-      'upgrade-in-place',
-      '--nomad-binary',
-      '/stand-in/nomad-1.9.3',
-      '--reports-dir',
-      join(dir, 'reports'),
-      '--junit',
-      join(dir, 'junit.xml'),
-      '--report-json',
-      join(dir, 'summary.json'),
-      '--netns',
-      '',
-      ...flags,
-    ],
-    s.deps,
-  );
+  const code = await main([...standInRunArgs(dir, 'upgrade-in-place', '/stand-in/nomad-1.9.3'), ...flags], s.deps);
   if (code === 2) return { code, s, dir, check: () => undefined, cases: () => [], junit: '', summary: undefined };
   const junit = readFileSync(join(dir, 'junit.xml'), 'utf8');
   validateJUnit(t, join(dir, 'junit.xml'));
