@@ -30,12 +30,8 @@ export interface StandInRunOptions {
   before?: (s: StandIn) => void;
 }
 
-/** The arguments of a stand-in run before the test's own: the scenario, the build and the report paths under `dir`. */
-export const standInRunArgs = (dir: string, scenario = 'bridge-exec-reboot', nomad = '/stand-in/nomad'): string[] => [
-  'run',
-  scenario,
-  '--nomad-binary',
-  nomad,
+/** Where a stand-in run's reports go under `dir` (JUnit, JSON summary, artifacts), with no network namespace. */
+export const standInReportArgs = (dir: string): string[] => [
   '--reports-dir',
   join(dir, 'reports'),
   '--junit',
@@ -44,6 +40,15 @@ export const standInRunArgs = (dir: string, scenario = 'bridge-exec-reboot', nom
   join(dir, 'summary.json'),
   '--netns',
   '',
+];
+
+/** The arguments of a stand-in run before the test's own: the scenario, the build and the report paths under `dir`. */
+export const standInRunArgs = (dir: string, scenario = 'bridge-exec-reboot', nomad = '/stand-in/nomad'): string[] => [
+  'run',
+  scenario,
+  '--nomad-binary',
+  nomad,
+  ...standInReportArgs(dir),
 ];
 
 /** Run `extra` on fresh stand-ins; `run0()` reads the summary's first run (a run that ended at exit 2 wrote none). */

@@ -7,6 +7,7 @@ import { XMLParser } from 'fast-xml-parser';
 import { main } from '../../lib/cli/main.js';
 import { validateJUnit } from '../helpers/junit-schema.js';
 import { standInPerRun, type StandInBuild } from '../helpers/stand-in-env.js';
+import { standInReportArgs } from '../helpers/stand-in-run.js';
 
 const OLD = '/stand-in/nomad-1.9.3';
 const NEW = '/stand-in/nomad-1.9.4';
@@ -19,23 +20,7 @@ async function compare(t: Test, before: string, after: string, extra: string[] =
   const dir = t.testdir({});
   const s = standInPerRun(BUILDS, { cwd: dir });
   const code = await main(
-    [
-      'compare',
-      'bridge-exec-reboot',
-      '--before',
-      before,
-      '--after',
-      after,
-      '--reports-dir',
-      join(dir, 'reports'),
-      '--junit',
-      join(dir, 'junit.xml'),
-      '--report-json',
-      join(dir, 'summary.json'),
-      '--netns',
-      '',
-      ...extra,
-    ],
+    ['compare', 'bridge-exec-reboot', '--before', before, '--after', after, ...standInReportArgs(dir), ...extra],
     s.deps,
   );
   return {

@@ -8,6 +8,7 @@ import { main } from '../../lib/cli/main.js';
 import { ConfigError } from '../../lib/errors.js';
 import { validateJUnit } from '../helpers/junit-schema.js';
 import { standInPerRun, type StandInBuild } from '../helpers/stand-in-env.js';
+import { standInReportArgs } from '../helpers/stand-in-run.js';
 
 function validate(t: Test, file: string) {
   validateJUnit(t, file);
@@ -34,22 +35,7 @@ async function matrix(
     [join(dir, 'nomad-1.9.4')]: { timeline: 'restored', version: '1.9.4' },
   };
   const s = standInPerRun(builds, { cwd: dir });
-  const code = await main(
-    [
-      'matrix',
-      'm.yaml',
-      '--reports-dir',
-      join(dir, 'reports'),
-      '--junit',
-      join(dir, 'junit.xml'),
-      '--report-json',
-      join(dir, 'summary.json'),
-      '--netns',
-      '',
-      ...extra,
-    ],
-    s.deps,
-  );
+  const code = await main(['matrix', 'm.yaml', ...standInReportArgs(dir), ...extra], s.deps);
   const junit = () => readFileSync(join(dir, 'junit.xml'), 'utf8');
   const suites = () =>
     [

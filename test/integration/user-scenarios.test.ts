@@ -10,6 +10,7 @@ import { join, resolve } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import { main } from '../../lib/cli/main.js';
 import { standIn, standInPerRun } from '../helpers/stand-in-env.js';
+import { standInReportArgs } from '../helpers/stand-in-run.js';
 import type { ServerRebootEffect } from '../helpers/fake-nomad/index.js';
 import { idsOf } from '../helpers/check-ids.js';
 import { CHECKS as EXAMPLE_CHECKS } from '../../examples/scenarios/server-reboot.js';
@@ -200,15 +201,8 @@ async function serverReboot(t: Test, effect: ServerRebootEffect, extra: string[]
     EXAMPLES,
     '--nomad-binary',
     '/stand-in/nomad',
-    '--netns',
-    '',
     ...extra,
-    '--reports-dir',
-    join(dir, 'reports'),
-    '--junit',
-    join(dir, 'junit.xml'),
-    '--report-json',
-    join(dir, 'summary.json'),
+    ...standInReportArgs(dir),
   ];
   const s = await standIn('restored', { cwd: dir, serverReboot: effect });
   t.teardown(() => s.nomad.close());
