@@ -10,7 +10,6 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { createVagrantLab, VAGRANT_UP_LOG } from '../../lib/lab/vagrant/vagrant-lab.js';
 import { NotBackError } from '../../lib/lab/not-back.js';
-import type { LabSpec } from '../../lib/model/lab-spec.js';
 import { runCommand, type RunCommand } from '../../lib/exec/run.js';
 import { deadlineIn } from '../../lib/time/deadlines.js';
 import { sh } from '../../lib/shell/quote.js';
@@ -18,6 +17,7 @@ import { EXIT } from '../../lib/errors.js';
 import { VagrantError } from '../../lib/vagrant/vagrant.js';
 import { sshdMissing, startSshd } from '../helpers/sshd.js';
 import { rejection } from '../helpers/rejection.js';
+import { fakeLabSpec, fakeVagrantLab } from '../helpers/fake-vagrant-lab.js';
 
 const FAKE_BIN = fileURLToPath(new URL('../fixtures/fake-bin', import.meta.url));
 /** What a guest's serial console looks like when it hangs in the middle of a boot (real kernel/systemd lines). */
@@ -28,24 +28,6 @@ const CONSOLE = [
   '[   42.337002] reboot: Power down\r',
   '',
 ].join('\n');
-
-const specFor = (runId: string, root: string): LabSpec => ({
-  runId,
-  box: 'vmlab/bookworm',
-  provider: 'libvirt',
-  cpus: 1,
-  memoryMb: 768,
-  machines: [{ name: `${runId}-client`, role: 'client', privateIp: '10.199.0.11' }],
-  privateNetwork: { name: `${runId}-priv`, subnet: '10.199.0.0/24' },
-  libvirt: {
-    driver: 'qemu',
-    tbCacheMb: 256,
-    cpuModel: 'Nehalem',
-    managementNetwork: { name: `${runId}-mgmt`, address: '10.198.0.0/24' },
-    serialLogDir: path.join(root, 'serial'),
-  },
-  bootTimeoutS: 600,
-});
 
 const missing = sshdMissing();
 if (missing) t.plan(0, missing);
@@ -63,12 +45,7 @@ else {
         'Vagrantfile.src': '# fake\n',
         boot_id: 'boot-1\n',
       });
-      const spec = specFor('nrh-nb', root);
-      const block = `Host nrh-nb-client\n  HostName 127.0.0.1\n  User ${sshd.target.user}\n  Port ${sshd.port}\n  StrictHostKeyChecking no\n  IdentityFile ${sshd.target.identityFiles[0]}\n`;
-      writeFileSync(
-        path.join(root, 'fake', 'ssh-config-nrh-nb-client.out'),
-        `1796206585,nrh-nb-client,ssh-config,${block.replaceAll('\n', '\\n')}\n${block}`,
-      );
+      const spec = fakeVagrantLab(root, 'nrh-nb', sshd, ['client']);
       const virsh: string[] = [];
       // the hypervisor: destroy takes the machine (its sshd) away; start "starts" it, but it never boots to SSH
       const run: RunCommand = async (file, args, opts) => {
@@ -158,7 +135,7 @@ else {
       const run: RunCommand = async (file, args, opts) =>
         file === 'virsh' ? { code: 0, stdout: '', stderr: '', durationMs: 1 } : runCommand(file, args, opts);
       const prepared = createVagrantLab({
-        spec: specFor('nrh-up', root),
+        spec: fakeLabSpec(root, 'nrh-up', ['client']),
         vagrantDir: path.join(root, 'nrh-up'),
         vagrantfile: path.join(root, 'Vagrantfile.src'),
         cleanup: (what, fn) => void cleanups.push({ what, fn }),

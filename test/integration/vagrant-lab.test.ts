@@ -4,45 +4,19 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync, chmodSync } from 'n
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createVagrantLab } from '../../lib/lab/vagrant/vagrant-lab.js';
-import type { LabSpec } from '../../lib/model/lab-spec.js';
 import { runCommand, type RunCommand } from '../../lib/exec/run.js';
 import { deadlineIn } from '../../lib/time/deadlines.js';
 import { sh } from '../../lib/shell/quote.js';
 import { HarnessError } from '../../lib/errors.js';
 import { sshdForTest } from '../helpers/sshd.js';
+import { fakeVagrantLab } from '../helpers/fake-vagrant-lab.js';
 
 const sshd = await sshdForTest(t);
 if (sshd) {
   const root = t.testdir({ fake: {}, serial: {}, 'Vagrantfile.src': '# fake Vagrantfile\n' });
   const fakeDir = path.join(root, 'fake');
   const vagrantDir = path.join(root, 'nrh-t1');
-  const spec: LabSpec = {
-    runId: 'nrh-t1',
-    box: 'vmlab/bookworm',
-    provider: 'libvirt',
-    cpus: 1,
-    memoryMb: 768,
-    machines: [
-      { name: 'nrh-t1-server', role: 'server', privateIp: '10.199.0.10' },
-      { name: 'nrh-t1-client', role: 'client', privateIp: '10.199.0.11' },
-    ],
-    privateNetwork: { name: 'nrh-t1-priv', subnet: '10.199.0.0/24' },
-    libvirt: {
-      driver: 'qemu',
-      tbCacheMb: 256,
-      cpuModel: 'Nehalem',
-      managementNetwork: { name: 'nrh-t1-mgmt', address: '10.198.0.0/24' },
-      serialLogDir: path.join(root, 'serial'),
-    },
-    bootTimeoutS: 600,
-  };
-  for (const m of spec.machines) {
-    const block = `Host ${m.name}\n  HostName 127.0.0.1\n  User ${sshd.target.user}\n  Port ${sshd.port}\n  StrictHostKeyChecking no\n  IdentityFile ${sshd.target.identityFiles[0]}\n`;
-    writeFileSync(
-      path.join(fakeDir, `ssh-config-${m.name}.out`),
-      `1796206585,${m.name},ssh-config,${block.replaceAll('\n', '\\n')}\n${block}`,
-    );
-  }
+  const spec = fakeVagrantLab(root, 'nrh-t1', sshd);
   writeFileSync(path.join(fakeDir, 'status.out'), 'Current machine states:\n\nnrh-t1-server  running (libvirt)\n');
   writeFileSync(path.join(root, 'serial', 'nrh-t1-server-serial.log'), 'Debian GNU/Linux 12 ttyS0\n');
   writeFileSync(path.join(root, 'serial', 'other-vm-serial.log'), 'another run\n');
