@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { nomadJobConverter } from '../../lib/cluster/job-convert.js';
 import { jobInfo, jobProblems } from '../../lib/parse/nomad-job.js';
-import { vmSkipReason, domainsMatching } from '../helpers/vm-prereqs.js';
+import { domainsMatching } from '../helpers/vm-prereqs.js';
 import { validateJUnit } from '../helpers/junit-schema.js';
 import {
   buildsFromEnv,
@@ -24,6 +24,8 @@ import {
   NETNS,
   type Build,
   e2eReports,
+  e2eSkipReason,
+  noBuildReason,
 } from '../helpers/real-nomad.js';
 import { idsOf } from '../helpers/check-ids.js';
 import { ALLOC_RESTORED } from '../../lib/checks/alloc-restored.js';
@@ -36,9 +38,8 @@ import { UNIQUE_IPS } from '../../lib/checks/unique-ips.js';
 t.setTimeout(180 * 60_000);
 
 const builds = buildsFromEnv();
-const noBuild =
-  builds.length === 0 ? 'no Nomad build given: set NOMAD_BINARIES=/path/a,/path/b (or NOMAD_BINARY)' : undefined;
-const skipVm = noBuild ?? vmSkipReason();
+const noBuild = noBuildReason(builds);
+const skipVm = e2eSkipReason(builds);
 const example = (name: string): string => fileURLToPath(new URL(`../../examples/jobs/${name}`, import.meta.url));
 /** The checks that judge every alloc and pass on a build from 1.9.7 on. */
 const PER_ALLOC = idsOf([ALLOC_RESTORED, TASK_RESTARTED, HTTP_REACHABLE, NO_DUPLICATE_IP, UNIQUE_IPS]);

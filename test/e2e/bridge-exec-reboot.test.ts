@@ -7,7 +7,7 @@
 // a run still exits 0; services is skipped (the shipped job declares no Nomad-native service).
 import t, { type Test } from 'tap';
 import { readFileSync } from 'node:fs';
-import { vmSkipReason, domainsMatching } from '../helpers/vm-prereqs.js';
+import { domainsMatching } from '../helpers/vm-prereqs.js';
 import { validateJUnit } from '../helpers/junit-schema.js';
 import {
   buildsFromEnv,
@@ -19,6 +19,7 @@ import {
   SHIPPED_JOB_SKIPS,
   type Build,
   e2eReports,
+  e2eSkipReason,
 } from '../helpers/real-nomad.js';
 import { checkIds } from '../helpers/check-ids.js';
 import { CLIENT_REBOOTED } from '../../lib/checks/client-rebooted.js';
@@ -30,8 +31,7 @@ import { AGENT_RESOURCES } from '../../lib/checks/agent-resources.js';
 t.setTimeout(180 * 60_000);
 
 const builds = buildsFromEnv();
-const skip =
-  builds.length === 0 ? 'no Nomad build given: set NOMAD_BINARIES=/path/a,/path/b (or NOMAD_BINARY)' : vmSkipReason();
+const skip = e2eSkipReason(builds);
 const REBOOT_CHECKS = checkIds('bridge-exec-reboot');
 /**
  * What must flip between a build before the tmpfs fix and one after it; client-rebooted and node-back pass on both,

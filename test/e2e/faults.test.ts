@@ -16,7 +16,7 @@
 import t from 'tap';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { vmSkipReason, domainsMatching } from '../helpers/vm-prereqs.js';
+import { domainsMatching } from '../helpers/vm-prereqs.js';
 import { validateJUnit } from '../helpers/junit-schema.js';
 import {
   buildsFromEnv,
@@ -27,13 +27,13 @@ import {
   verdictsOf,
   type Build,
   e2eReports,
+  e2eSkipReason,
 } from '../helpers/real-nomad.js';
 import { checkIds } from '../helpers/check-ids.js';
 
 t.setTimeout(180 * 60_000);
 const builds = buildsFromEnv();
-const skip =
-  builds.length === 0 ? 'no Nomad build given: set NOMAD_BINARIES=/path/a,/path/b (or NOMAD_BINARY)' : vmSkipReason();
+const skip = e2eSkipReason(builds);
 const KINDS = ['panic', 'power-off', 'agent-kill', 'partition'] as const;
 const PARTITION = '6m';
 const DUPLICATE = /has been allocated to [0-9a-f-]+, duplicate allocation is not allowed/;

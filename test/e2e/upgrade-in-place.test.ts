@@ -9,9 +9,17 @@
 // - to 1.9.7+: "migrated CNI state" in the client log, the old dir gone, every address unique.
 import t, { type Test } from 'tap';
 import { readFileSync } from 'node:fs';
-import { vmSkipReason, domainsMatching } from '../helpers/vm-prereqs.js';
+import { domainsMatching } from '../helpers/vm-prereqs.js';
 import { validateJUnit } from '../helpers/junit-schema.js';
-import { buildsFromEnv, runCli, verdictsOf, NETNS, type Build, e2eReports } from '../helpers/real-nomad.js';
+import {
+  buildsFromEnv,
+  runCli,
+  verdictsOf,
+  NETNS,
+  type Build,
+  e2eReports,
+  e2eSkipReason,
+} from '../helpers/real-nomad.js';
 import { idsOf } from '../helpers/check-ids.js';
 import { RESTORE_CHECKS, UPGRADE_CHECKS } from '../../scenarios/upgrade-in-place.js';
 import { UNIQUE_IPS_AFTER_UPGRADE as UNIQUE } from '../../lib/checks/unique-ips-after-upgrade.js';
@@ -22,8 +30,7 @@ import { CLIENT_REBOOTED } from '../../lib/checks/client-rebooted.js';
 t.setTimeout(120 * 60_000);
 
 const builds = buildsFromEnv();
-const skip =
-  builds.length === 0 ? 'no Nomad build given: set NOMAD_BINARIES=/path/a,/path/b (or NOMAD_BINARY)' : vmSkipReason();
+const skip = e2eSkipReason(builds);
 const from = builds.find((b) => b.beforeTmpfsFix);
 const gap = builds.find((b) => !b.beforeTmpfsFix && !b.migratesState);
 const fixed = builds.find((b) => b.migratesState);

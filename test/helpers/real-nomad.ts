@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { FAULT_KINDS } from '../../lib/config/faults.js';
 import type { RebootKind } from '../../lib/model/kinds.js';
 import { runCli } from './cli-child.js';
+import { vmSkipReason } from './vm-prereqs.js';
 
 export interface Build {
   path: string;
@@ -114,6 +115,13 @@ export function buildsFromEnv(env: NodeJS.ProcessEnv = process.env): Build[] {
 }
 
 export const NETNS = process.env['HARNESS_NETNS'] || 'nrh-lab';
+
+/** Why an e2e file that needs builds cannot run: none given (NOMAD_BINARIES / NOMAD_BINARY), else undefined. */
+export const noBuildReason = (builds: readonly Build[]): string | undefined =>
+  builds.length === 0 ? 'no Nomad build given: set NOMAD_BINARIES=/path/a,/path/b (or NOMAD_BINARY)' : undefined;
+
+/** Why an e2e file that runs builds on VMs cannot run: no build, else no VM lab here (vm-prereqs), else undefined. */
+export const e2eSkipReason = (builds: readonly Build[]): string | undefined => noBuildReason(builds) ?? vmSkipReason();
 
 /** An e2e run's report paths under `dir` and the flags that send the reports there. */
 export function e2eReports(dir: string) {
