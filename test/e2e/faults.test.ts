@@ -14,8 +14,7 @@
 // The event stream of each run is recorded and checked for the transitions real Nomad sends.
 // Builds come from NOMAD_BINARIES / NOMAD_BINARY; without them the test skips visibly.
 import t from 'tap';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { domainsMatching } from '../helpers/vm-prereqs.js';
 import { validateJUnit } from '../helpers/junit-schema.js';
 import {
@@ -26,8 +25,8 @@ import {
   runCli,
   verdictsOf,
   type Build,
-  e2eReports,
   e2eSkipReason,
+  warmMatrix,
 } from '../helpers/real-nomad.js';
 import { checkIds } from '../helpers/check-ids.js';
 
@@ -59,22 +58,19 @@ t.test(
   async (t) => {
     const dir = t.testdir({});
     const { lab, warmLabs } = warmWorkDir(t, 'nrh-e2e-faults-');
-    const nomad = builds.map((b) => `{ name: "${b.version.replace(/^v/, '')}", binary: ${JSON.stringify(b.path)} }`);
-    const yaml = [
-      'scenario: bridge-exec-reboot',
-      'axes:',
-      `  nomad: [${nomad.join(', ')}]`,
-      `  reboot: [${KINDS.join(', ')}]`,
-      'parallel: 1',
-      'defaults:',
-      `  reboot: { partition_for: ${PARTITION} }`,
-      '  reports: { artifacts: always }',
-      '',
-    ].join('\n');
-    const file = join(dir, 'faults.yaml');
-    writeFileSync(file, yaml);
-    const { junit, summary, reportFlags } = e2eReports(dir);
-    const r = await runCli(t, ['matrix', file, ...lab, ...reportFlags], undefined, { HARNESS_WARM: '1' });
+    const {
+      r,
+      junit,
+      runs: allRuns,
+      cell,
+    } = await warmMatrix<Run>(t, {
+      dir,
+      lab,
+      builds,
+      kinds: KINDS,
+      name: 'faults',
+      defaults: [`  reboot: { partition_for: ${PARTITION} }`, '  reports: { artifacts: always }'],
+    });
     const anyFailure = builds.some((b) => KINDS.some((k) => restoreFails(b, k) || changelogFailures(b, k).length > 0));
     t.equal(
       r.code,
@@ -84,12 +80,8 @@ t.test(
         : 'exit 0: every cell met what its kind expects',
     );
     validateJUnit(t, junit);
-    const runs = JSON.parse(readFileSync(summary, 'utf8')).runs as Run[];
+    const runs = allRuns();
     t.equal(runs.length, builds.length * KINDS.length, 'one run per cell');
-    const cell = (b: Build, kind: string) =>
-      runs.find(
-        (x) => x.properties['matrix.reboot'] === kind && x.properties['matrix.nomad'] === b.version.replace(/^v/, ''),
-      );
 
     for (const b of builds) {
       for (const kind of KINDS) {

@@ -4,8 +4,6 @@
 // Each cell is held to what Nomad's CHANGELOG says for its build and fault (changelogFailures): those checks fail
 // with their evidence, every other check passes. Skips visibly without builds or the lab.
 import t from 'tap';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { vmSkipReason, domainsMatching } from '../helpers/vm-prereqs.js';
 import { validateJUnit } from '../helpers/junit-schema.js';
@@ -14,10 +12,8 @@ import {
   warmWorkDir,
   changelogFailures,
   changelogMayFail,
-  runCli,
   verdictsOf,
-  type Build,
-  e2eReports,
+  warmMatrix,
 } from '../helpers/real-nomad.js';
 import { CHECKS } from '../../scenarios/bridge-exec-reboot.js';
 
@@ -43,31 +39,21 @@ t.test(
   async (t) => {
     const dir = t.testdir({});
     const { lab } = warmWorkDir(t, 'nrh-e2e-whole-');
-    const nomad = builds.map((b) => `{ name: "${b.version.replace(/^v/, '')}", binary: ${JSON.stringify(b.path)} }`);
-    const yaml = [
-      'scenario: bridge-exec-reboot',
-      'axes:',
-      `  nomad: [${nomad.join(', ')}]`,
-      `  reboot: [${KINDS.join(', ')}]`,
-      'parallel: 1',
-      'defaults:',
-      `  job: { file: ${JSON.stringify(JOB)} }`,
-      '  lab: { memory_mb: 1024 }',
-      '  reports: { artifacts: always }',
-      '',
-    ].join('\n');
-    const file = join(dir, 'whole.yaml');
-    writeFileSync(file, yaml);
-    const { junit, summary, reportFlags } = e2eReports(dir);
-    const r = await runCli(t, ['matrix', file, ...lab, ...reportFlags], undefined, { HARNESS_WARM: '1' });
+    const { r, junit, cell } = await warmMatrix<Run>(t, {
+      dir,
+      lab,
+      builds,
+      kinds: KINDS,
+      name: 'whole',
+      defaults: [
+        `  job: { file: ${JSON.stringify(JOB)} }`,
+        '  lab: { memory_mb: 1024 }',
+        '  reports: { artifacts: always }',
+      ],
+    });
     const anyFailure = builds.some((b) => KINDS.some((k) => changelogFailures(b, k).length > 0));
     t.equal(r.code, anyFailure ? 1 : 0, anyFailure ? 'exit 1: the changelog predicts failures' : 'exit 0');
     validateJUnit(t, junit);
-    const runs = JSON.parse(readFileSync(summary, 'utf8')).runs as Run[];
-    const cell = (b: Build, kind: string) =>
-      runs.find(
-        (x) => x.properties['matrix.reboot'] === kind && x.properties['matrix.nomad'] === b.version.replace(/^v/, ''),
-      );
     const table: string[] = [];
     for (const b of builds) {
       for (const kind of KINDS) {

@@ -2,7 +2,7 @@
 // history says each one must do (nomad-reference.md §4): the tmpfs fix landed in 1.9.4, the state migration in 1.9.7.
 import type { Test } from 'tap';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FAULT_KINDS } from '../../lib/config/faults.js';
@@ -131,6 +131,46 @@ export function e2eReports(dir: string) {
   return { junit, summary, reportFlags };
 }
 export { runCli, type CliResult } from './cli-child.js';
+
+/**
+ * bridge-exec-reboot as a matrix file `<name>.yaml` of every build x `kinds`, one cell at a time, each build's cells
+ * on its warm lab (HARNESS_WARM=1), `defaults` the file's defaults lines: the CLI's result, the JUnit file, every
+ * run of the summary and the run of one build x kind cell.
+ */
+export async function warmMatrix<R extends { properties: Record<string, string> }>(
+  t: Test,
+  o: {
+    dir: string;
+    lab: string[];
+    builds: readonly Build[];
+    kinds: readonly string[];
+    name: string;
+    defaults: string[];
+  },
+) {
+  const nomad = o.builds.map((b) => `{ name: "${b.version.replace(/^v/, '')}", binary: ${JSON.stringify(b.path)} }`);
+  const yaml = [
+    'scenario: bridge-exec-reboot',
+    'axes:',
+    `  nomad: [${nomad.join(', ')}]`,
+    `  reboot: [${o.kinds.join(', ')}]`,
+    'parallel: 1',
+    'defaults:',
+    ...o.defaults,
+    '',
+  ].join('\n');
+  const file = join(o.dir, `${o.name}.yaml`);
+  writeFileSync(file, yaml);
+  const { junit, summary, reportFlags } = e2eReports(o.dir);
+  const r = await runCli(t, ['matrix', file, ...o.lab, ...reportFlags], undefined, { HARNESS_WARM: '1' });
+  let read: R[] | undefined;
+  const runs = () => (read ??= JSON.parse(readFileSync(summary, 'utf8')).runs as R[]);
+  const cell = (b: Build, kind: string) =>
+    runs().find(
+      (x) => x.properties['matrix.reboot'] === kind && x.properties['matrix.nomad'] === b.version.replace(/^v/, ''),
+    );
+  return { r, junit, runs, cell };
+}
 
 /** One run's verdicts from a JSON summary, by check id. */
 export interface Verdict {
