@@ -19,6 +19,8 @@ const missing = sshdMissing();
 if (missing) t.plan(0, missing);
 else {
   t.setTimeout(180_000);
+  // Note: each test has its own sshd, so they run side by side; the keepalive test's ~20 s wait is the file's length.
+  t.jobs = 3;
 
   /** A fresh sshd per test: each test kills or freezes its own. */
   const fresh = async (t: Test): Promise<{ sshd: TestSshd; m: SshMachine }> => {
