@@ -2,7 +2,8 @@
 // with a warning that names it: cni-ipam-reboot's `client-rebooted` is `host-rebooted`, upgrade-in-place's `unique-ips`
 // is `unique-ips-after-upgrade`. Where the old id is still another check's own (the reboot scenario's), nothing moves.
 import t from 'tap';
-import { configInSlot, planSession, type PlanInput } from '../../lib/plan/plan.js';
+import { plannerOver } from '../helpers/planner.js';
+import { configInSlot, planSession } from '../../lib/plan/plan.js';
 import { SCENARIOS } from '../../lib/cli/scenarios.js';
 import { expectableIds, formerIds, withCurrentIds } from '../../lib/checks/expect-ids.js';
 import { CLIENT_REBOOTED } from '../../lib/checks/client-rebooted.js';
@@ -12,25 +13,7 @@ import { UNIQUE_IPS_AFTER_UPGRADE } from '../../lib/checks/unique-ips-after-upgr
 import { TMPFS_STATE_CLEAN } from '../../lib/checks/tmpfs-state-clean.js';
 
 const checksOf = (name: string) => SCENARIOS.find((s) => s.name === name)!.checks;
-const input = (
-  command: PlanInput['command'],
-  positionals: string[],
-  values: Record<string, unknown>,
-  more: Partial<PlanInput> = {},
-): PlanInput => ({
-  command,
-  positionals,
-  values,
-  env: {},
-  cwd: '/w',
-  scenarios: SCENARIOS,
-  ...more,
-});
-const ok = (i: PlanInput) => {
-  const r = planSession(i);
-  if (!r.ok) throw new Error(r.problems.map((p) => `${p.field}: ${p.message}`).join('; '));
-  return r.plan;
-};
+const { input, ok } = plannerOver(SCENARIOS);
 
 t.test('the renames are on the checks themselves', async (t) => {
   t.same(HOST_REBOOTED.formerly, [CLIENT_REBOOTED.id]);

@@ -1,6 +1,7 @@
 // The planner: run, compare and matrix are plans of cells; every problem of the input at once, naming where it came from.
 import t from 'tap';
-import { planSession, type PlanInput, type PlannableScenario } from '../../lib/plan/plan.js';
+import { plannerOver } from '../helpers/planner.js';
+import type { PlannableScenario } from '../../lib/plan/plan.js';
 import { configVariant, sideLabels, suiteName } from '../../lib/plan/names.js';
 import { DEFAULTS } from '../../lib/config/schema.js';
 import { sessionExitCode } from '../../lib/report/outcome.js';
@@ -22,30 +23,7 @@ const SCENARIOS: PlannableScenario[] = [
   },
 ];
 
-const input = (
-  command: PlanInput['command'],
-  positionals: string[],
-  values: Record<string, unknown>,
-  more: Partial<PlanInput> = {},
-): PlanInput => ({
-  command,
-  positionals,
-  values,
-  env: {},
-  cwd: '/w',
-  scenarios: SCENARIOS,
-  ...more,
-});
-const ok = (i: PlanInput) => {
-  const r = planSession(i);
-  if (!r.ok) throw new Error(r.problems.map((p) => `${p.field}: ${p.message}`).join('; '));
-  return r.plan;
-};
-const problems = (i: PlanInput) => {
-  const r = planSession(i);
-  if (r.ok) throw new Error('expected problems');
-  return r;
-};
+const { input, ok, problems } = plannerOver(SCENARIOS);
 
 t.test('run: one cell of the named (or default) scenario, its build resolved against the cwd', async (t) => {
   const p = ok(input('run', [], { 'nomad-binary': './nomad', reboot: 'hard' }));
