@@ -3,41 +3,9 @@
 import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { ERROR_JSON_SCHEMA, main, type CliDeps } from '../../lib/cli/main.js';
+import { type Probe, probe } from '../helpers/cli-probe.js';
+import { ERROR_JSON_SCHEMA, main } from '../../lib/cli/main.js';
 import { makeDirs } from '../../lib/report/write.js';
-
-interface Probe {
-  deps: CliDeps;
-  out: () => string;
-  err: () => string;
-  /** every dependency that would create or touch something, in call order */
-  effects: string[];
-}
-
-function probe(cwd: string, env: Record<string, string> = {}, extra: Partial<CliDeps> = {}): Probe {
-  const out: string[] = [];
-  const err: string[] = [];
-  const effects: string[] = [];
-  const deps: CliDeps = {
-    env,
-    cwd,
-    out: (s) => void out.push(s),
-    err: (s) => void err.push(s),
-    isTTY: false,
-    makeEnv: () => {
-      effects.push('makeEnv');
-      throw new Error('makeEnv must not be called in these tests');
-    },
-    prepareHost: async () => void effects.push('prepareHost'),
-    checkBinary: async () => void effects.push('checkBinary'),
-    destroy: async (_config, ids, all) => {
-      effects.push(`destroy ${ids.join(',')}${all ? ' --all' : ''}`);
-      return 0;
-    },
-    ...extra,
-  };
-  return { deps, out: () => out.join(''), err: () => err.join(''), effects };
-}
 
 const created = (p: Probe) => p.effects.filter((e) => e !== 'checkBinary');
 

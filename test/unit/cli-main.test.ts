@@ -1,46 +1,11 @@
 // main(argv, deps) for commands that run no scenario: output, exit codes, and nothing created on a usage error.
 import { readFileSync } from 'node:fs';
 import t from 'tap';
-import { main, newRunId, type CliDeps } from '../../lib/cli/main.js';
+import { probe } from '../helpers/cli-probe.js';
+import { main, newRunId } from '../../lib/cli/main.js';
 import { SCENARIOS } from '../../lib/cli/scenarios.js';
 import { FIELDS } from '../../lib/config/table.js';
 import type { HarnessConfig } from '../../lib/config/schema.js';
-
-interface Probe {
-  deps: CliDeps;
-  out: () => string;
-  err: () => string;
-  /** every dependency that would create or touch something, in call order */
-  effects: string[];
-  configs: HarnessConfig[];
-}
-
-function probe(cwd: string, env: Record<string, string> = {}, extra: Partial<CliDeps> = {}): Probe {
-  const out: string[] = [];
-  const err: string[] = [];
-  const effects: string[] = [];
-  const configs: HarnessConfig[] = [];
-  const deps: CliDeps = {
-    env,
-    cwd,
-    out: (s) => void out.push(s),
-    err: (s) => void err.push(s),
-    isTTY: false,
-    makeEnv: () => {
-      effects.push('makeEnv');
-      throw new Error('makeEnv must not be called in these tests');
-    },
-    prepareHost: async () => void effects.push('prepareHost'),
-    checkBinary: async () => void effects.push('checkBinary'),
-    destroy: async (config, ids, all) => {
-      effects.push(`destroy ${ids.join(',')}${all ? ' --all' : ''}`);
-      configs.push(config);
-      return 0;
-    },
-    ...extra,
-  };
-  return { deps, out: () => out.join(''), err: () => err.join(''), effects, configs };
-}
 
 const version = (
   JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
