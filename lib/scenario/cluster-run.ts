@@ -12,7 +12,7 @@ import type { Nomad } from '../nomad/client.js';
 import type { Deadline } from '../time/deadlines.js';
 import { judgeAll } from '../checks/define.js';
 import { electedAfter } from '../checks/leader.js';
-import { seconds, serviceContinuity } from '../checks/continuity.js';
+import { probeTimeoutOf, seconds, serviceContinuity } from '../checks/continuity.js';
 import { topologyLabel } from '../model/topology.js';
 import { targetText, targetTurns, type TargetSpec } from '../model/target.js';
 import { ConfigError } from '../errors.js';
@@ -221,7 +221,7 @@ function markSeries(ctx: RunContext, s: ProbeSeries): void {
   ctx.mark({
     atMs: s.startMs,
     lane: 'probe',
-    label: `probing ${s.services.join(', ')} every ${every}`,
+    label: `probing ${s.services.join(', ')} every ${every} (each probe waited for ${seconds(probeTimeoutOf(s))})`,
     severity: 'info',
   });
   for (const c of serviceContinuity(s)) {
@@ -234,9 +234,18 @@ function markSeries(ctx: RunContext, s: ProbeSeries): void {
         detail: g.lastError,
         severity: 'fail',
       });
+    for (const g of c.silences)
+      ctx.mark({
+        atMs: g.fromMs,
+        untilMs: g.toMs,
+        lane: 'probe',
+        label: `${g.service}: no answer within ${seconds(probeTimeoutOf(s))} for ${seconds(g.lengthMs)} (no evidence of down)`,
+        detail: g.lastError,
+        severity: 'warn',
+      });
     ctx.fact(
       `probe.${c.service}`,
-      `answered at ${c.up} of ${c.ticks} ticks; gaps: ${c.gaps.map((g) => seconds(g.lengthMs)).join(', ') || 'none'}`,
+      `answered at ${c.up} of ${c.ticks} ticks; gaps: ${c.gaps.map((g) => seconds(g.lengthMs)).join(', ') || 'none'}; silences: ${c.silences.map((g) => seconds(g.lengthMs)).join(', ') || 'none'}${c.slowestMs !== undefined ? `; slowest answer ${seconds(c.slowestMs)}` : ''}`,
     );
   }
   ctx.mark({ atMs: s.endMs, lane: 'probe', label: 'probing ended', severity: 'info' });

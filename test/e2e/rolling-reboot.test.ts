@@ -115,7 +115,7 @@ t.test(
     const all = serviceContinuity(e.series!);
     for (const c of all)
       t.comment(
-        `${c.service}: answered at ${c.up} of ${c.ticks} ticks; gaps: ${c.gaps.map((g) => `${seconds(g.lengthMs)} from ${new Date(g.fromMs).toISOString()} (${g.lastError})`).join('; ') || 'none'}`,
+        `${c.service}: answered at ${c.up} of ${c.ticks} ticks; gaps: ${c.gaps.map((g) => `${seconds(g.lengthMs)} from ${new Date(g.fromMs).toISOString()} (${g.lastError})`).join('; ') || 'none'}; silences: ${c.silences.map((g) => `${seconds(g.lengthMs)} from ${new Date(g.fromMs).toISOString()}`).join('; ') || 'none'}; slowest answer ${seconds(c.slowestMs ?? NaN)}`,
       );
     const sc = v.get('service-continuity');
     t.comment(`service-continuity=${sc?.label}: ${sc?.message}`);
