@@ -58,6 +58,8 @@ t.test('stand-in timeline "restored": every check passes, exit 0', async (t) => 
   }
   t.ok(r.s.lab.destroyed, 'the lab was torn down');
   t.match(r.junit, /client\.boot_id\.before/, 'boot ids are properties');
+  t.match(r.junit, /name="lab\.topology" value="1\+1"/, 'the topology is a property of a pair run too');
+  t.match(r.junit, /name="fault\.1\.target" value="client \(the scenario.s client\)"/, 'and the target');
   t.equal(r.summary.runs?.[0]?.outcome ?? r.summary.outcome, 'passed');
 });
 

@@ -76,6 +76,15 @@ t.test('server-reboot on 1+2: the leader (server-1) rebooted, back in time, noth
     'while the server was down, client-1 was asked and had no answer',
   );
   t.ok(e.leader!.observed.some((o) => o.leader === 'server-1'));
+  const untouched = (r.run?.verdicts ?? []).find((v: { id: string }) => v.id === 'untouched-allocs');
+  t.same(
+    untouched.perAlloc.map((p: { nodeBefore: string; nodeAfter: string }) => [p.nodeBefore, p.nodeAfter]).sort(),
+    [
+      ['client-1', 'client-1'],
+      ['client-2', 'client-2'],
+    ],
+    "the JSON's per-alloc rows name each alloc's node before and after",
+  );
 });
 
 t.test('server-reboot in a pair still runs; a new leader bound too short fails new-leader', async (t) => {
