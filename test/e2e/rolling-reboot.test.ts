@@ -7,10 +7,9 @@
 // The warm lab of the topology is kept, as a user's run keeps it (`reboot-harness destroy --warm` removes it).
 import t from 'tap';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { vmSkipReason, domainsMatching } from '../helpers/vm-prereqs.js';
 import { validateJUnit } from '../helpers/junit-schema.js';
-import { buildsFromEnv, runCli, verdictsOf, NETNS } from '../helpers/real-nomad.js';
+import { buildsFromEnv, e2eRunFlags, runCli, verdictsOf } from '../helpers/real-nomad.js';
 import { checkIds } from '../helpers/check-ids.js';
 import { serviceContinuity, seconds } from '../../lib/checks/continuity.js';
 import type { ClusterEvidence } from '../../lib/model/cluster-evidence.js';
@@ -26,30 +25,9 @@ t.test(
   { skip: skip ?? false, timeout: 80 * 60_000 },
   async (t) => {
     const dir = t.testdir({});
-    const summary = join(dir, 'summary.json');
-    const junit = join(dir, 'junit.xml');
+    const { flags, junit, summary } = e2eRunFlags(build!, dir);
     const started = Date.now();
-    const r = await runCli(t, [
-      'run',
-      'rolling-reboot',
-      '--servers',
-      '3',
-      '--clients',
-      '2',
-      '--drain',
-      '--nomad-binary',
-      build!.path,
-      '--netns',
-      NETNS,
-      '--junit',
-      junit,
-      '--report-json',
-      summary,
-      '--reports-dir',
-      join(dir, 'reports'),
-      '--artifacts',
-      'always',
-    ]);
+    const r = await runCli(t, ['run', 'rolling-reboot', '--servers', '3', '--clients', '2', '--drain', ...flags]);
     const run = JSON.parse(readFileSync(summary, 'utf8')).runs?.[0];
     const v = verdictsOf(run);
     t.comment(`run ${r.runIds.join(', ')}: exit ${r.code} after ${seconds(Date.now() - started)}`);

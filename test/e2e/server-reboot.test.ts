@@ -3,13 +3,12 @@
 // disturbed (none moved or restarted), the service keeps answering, and the old leader rejoins as a Serf member and
 // Raft voter. Takes the first build of NOMAD_BINARIES / NOMAD_BINARY; skips visibly without it or the lab. Five VMs
 // under emulation (a warm lab of the same topology and build, kept by rolling-reboot.test.ts, is reverted to in
-// seconds); run under `flock /work/vm.lock`. The warm lab is kept, as a user's run keeps it (`destroy --warm`).
+// seconds); run under `flock /work/vm.lock`. The topology's warm lab is destroyed at the end.
 import t from 'tap';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { vmSkipReason, domainsMatching } from '../helpers/vm-prereqs.js';
 import { validateJUnit } from '../helpers/junit-schema.js';
-import { buildsFromEnv, runCli, verdictsOf, NETNS } from '../helpers/real-nomad.js';
+import { buildsFromEnv, e2eRunFlags, runCli, verdictsOf, NETNS } from '../helpers/real-nomad.js';
 import { checkIds } from '../helpers/check-ids.js';
 import { serviceContinuity, seconds } from '../../lib/checks/continuity.js';
 import type { ClusterEvidence } from '../../lib/model/cluster-evidence.js';
@@ -25,29 +24,9 @@ t.test(
   { skip: skip ?? false, timeout: 80 * 60_000 },
   async (t) => {
     const dir = t.testdir({});
-    const summary = join(dir, 'summary.json');
-    const junit = join(dir, 'junit.xml');
+    const { flags, junit, summary } = e2eRunFlags(build!, dir);
     const started = Date.now();
-    const r = await runCli(t, [
-      'run',
-      'server-reboot',
-      '--servers',
-      '3',
-      '--clients',
-      '2',
-      '--nomad-binary',
-      build!.path,
-      '--netns',
-      NETNS,
-      '--junit',
-      junit,
-      '--report-json',
-      summary,
-      '--reports-dir',
-      join(dir, 'reports'),
-      '--artifacts',
-      'always',
-    ]);
+    const r = await runCli(t, ['run', 'server-reboot', '--servers', '3', '--clients', '2', ...flags]);
     const run = JSON.parse(readFileSync(summary, 'utf8')).runs?.[0];
     const v = verdictsOf(run);
     t.comment(`run ${r.runIds.join(', ')}: exit ${r.code} after ${seconds(Date.now() - started)}`);
@@ -99,5 +78,12 @@ t.test(
     for (const c of serviceContinuity(e.series!))
       t.comment(`${c.service}: answered at ${c.up} of ${c.ticks} ticks, ${c.gaps.length} gaps`);
     for (const id of r.runIds) t.same(domainsMatching(id), [], `no libvirt domain of ${id} left`);
+    // the topology's warm lab (kept by this run, or by rolling-reboot.test.ts before it): five VMs, removed here
+    const warm = p['lab.snapshot.key'] ? `warm-${p['lab.snapshot.key']}` : undefined;
+    if (warm) {
+      const d = await runCli(t, ['destroy', warm, '--netns', NETNS]);
+      t.equal(d.code, 0, `destroy ${warm}`);
+      t.same(domainsMatching(warm), [], `no libvirt domain of ${warm} left`);
+    }
   },
 );
