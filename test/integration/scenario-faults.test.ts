@@ -5,8 +5,7 @@ import t, { type Test } from 'tap';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { main } from '../../lib/cli/main.js';
-import { standIn } from '../helpers/stand-in-env.js';
+import { runOnPair } from '../helpers/stand-in-run.js';
 
 interface V {
   id: string;
@@ -16,27 +15,7 @@ interface V {
 }
 
 async function run(t: Test, extra: string[], scenario = 'bridge-exec-reboot') {
-  const dir = t.testdir({});
-  const s = await standIn('restored', { cwd: dir });
-  t.teardown(() => s.nomad.close());
-  const code = await main(
-    [
-      'run',
-      scenario,
-      '--nomad-binary',
-      '/stand-in/nomad',
-      '--reports-dir',
-      join(dir, 'reports'),
-      '--report-json',
-      join(dir, 'summary.json'),
-      '--netns',
-      '',
-      '--artifacts',
-      'always',
-      ...extra,
-    ],
-    s.deps,
-  );
+  const { code, s, dir } = await runOnPair(t, scenario, 'restored', extra);
   const read = () => {
     const summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
     return summary.runs?.[0] ?? summary;
