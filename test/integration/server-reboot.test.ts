@@ -30,8 +30,10 @@ t.test('server-reboot on 1+2: the leader (server-1) rebooted, back in time, noth
   );
   t.match(
     r.verdicts.get('old-leader-rejoined')?.message,
-    /server-1 is back in the cluster \(Serf alive, a Raft voter\)/,
+    /server-1 is back in the cluster \(Serf alive, a Raft voter, \d+\.\ds after it was back\)/,
   );
+  const promoted = Number(/a Raft voter, (\d+\.\d)s after/.exec(r.verdicts.get('old-leader-rejoined')!.message)?.[1]);
+  t.ok(promoted >= 1.5, `read until the stand-in promoted it from non-voter (2 s after its return): ${promoted}s`);
   t.match(r.verdicts.get('untouched-allocs')?.message, /2 allocs of untouched clients ran throughout/);
   t.equal(r.verdicts.get('service-continuity')?.label, 'passed');
   const junit = readFileSync(r.junitPath, 'utf8');
