@@ -314,6 +314,6 @@ async function oldLeaderState(nomad: Nomad, old: string, d: Deadline): Promise<{
           ? 'a Raft voter'
           : 'a Raft non-voter'
         : 'no Raft peer';
-  const rejoined = member?.Status === 'alive' && typeof raft === 'object' && raft !== undefined && raft.Voter;
+  const rejoined = member?.Status === 'alive' && typeof raft === 'object' && raft?.Voter === true;
   return { rejoined, state: `Serf ${member ? member.Status : 'no member'}, ${raftState}` };
 }
