@@ -47,7 +47,7 @@ import { ConfigError } from '../lib/errors.js';
 import { startEventRecorder, type EventRecorder } from '../lib/scenario/event-recorder.js';
 import { withTransientFailures } from '../lib/checks/transient.js';
 import { adjustForFault } from '../lib/checks/fault-expectations.js';
-import { faultParams, faultProblems, rebootStepMs, recordFault } from '../lib/scenario/faults.js';
+import { faultParams, faultProblems, rebootStepMs, recordFault, recordOneTarget } from '../lib/scenario/faults.js';
 import { FAULT_KINDS, faultRestartsTasks, faultStepName } from '../lib/config/faults.js';
 import { durationSeconds } from '../lib/config/fields.js';
 import { readClockOffset } from '../lib/lab/observe.js';
@@ -128,6 +128,7 @@ export default defineScenario({
     ctx.fact('nomad.version', nomadVersion);
     // The client this scenario reboots: the first (the only one in a pair). Its node name is its slot name.
     const { name: clientName, machine: client } = firstOf(lab, 'client');
+    recordOneTarget(ctx, lab, clientName);
     const server = firstOf(lab, 'server').machine;
     const nomad = await ctx.step('connect to the Nomad API through the server VM', (d) =>
       env.connectNomad(ctx, lab, d),
@@ -182,7 +183,7 @@ export default defineScenario({
       },
       { timeoutMs: 5 * 60_000 },
     );
-    ctx.fact('client.node_id', node.id);
+    ctx.fact(`${clientName}.node_id`, node.id);
 
     let recorder: EventRecorder | undefined;
     const jobId = await ctx.step(`register job "${info.id}"`, async (d) => {
@@ -329,12 +330,12 @@ export default defineScenario({
       );
     }
     const reboot = reboots.at(-1)!;
-    ctx.fact('client.boot_id.before', reboots[0]!.bootIdBefore);
-    ctx.fact('client.boot_id.after', reboot.bootIdAfter);
+    ctx.fact(`${clientName}.boot_id.before`, reboots[0]!.bootIdBefore);
+    ctx.fact(`${clientName}.boot_id.after`, reboot.bootIdAfter);
     ctx.fact('reboot.seconds', ((reboot.backAt - reboot.requestedAt) / 1000).toFixed(1));
     if (count > 1) {
       ctx.fact('reboots', `${reboots.length} of ${count}`);
-      for (const [i, r] of reboots.entries()) ctx.fact(`client.boot_id.after.${i + 1}`, r.bootIdAfter);
+      for (const [i, r] of reboots.entries()) ctx.fact(`${clientName}.boot_id.after.${i + 1}`, r.bootIdAfter);
       for (const r of reboots.slice(0, -1)) {
         ctx.mark({
           atMs: r.requestedAt,

@@ -17,7 +17,7 @@ import { readCniState } from '../lib/cluster/evidence.js';
 import { readBootInfo } from '../lib/lab/observe.js';
 import { firstOf } from '../lib/model/lab.js';
 import type { Deadline } from '../lib/time/deadlines.js';
-import { faultParams, faultProblems, rebootStepMs, recordFault } from '../lib/scenario/faults.js';
+import { faultParams, faultProblems, rebootStepMs, recordFault, recordOneTarget } from '../lib/scenario/faults.js';
 
 /** Each mode gets its own bridge, subnet and netns so the two probes cannot disturb each other. */
 const PROBES: Record<CniStateMode, { netns: string; config: BridgeConfigOptions }> = {
@@ -50,6 +50,7 @@ export default defineScenario({
     });
     // the first client (the only one in a pair); the others stay as they are, untouched
     const { name: clientName, machine: client } = firstOf(lab, 'client');
+    recordOneTarget(ctx, lab, clientName);
     // The other machines (more clients, --clients N) stay as they are: their boot ids before and after say so.
     const bystanders = Object.entries(lab.machines).filter(([name]) => name !== clientName);
     const bystanderBoots = async (when: 'before' | 'after', d: Deadline) => {
@@ -100,8 +101,8 @@ export default defineScenario({
       { timeoutMs: rebootStepMs(env.config) },
     );
     recordFault(ctx, reboot);
-    ctx.fact('client.boot_id.before', reboot.bootIdBefore);
-    ctx.fact('client.boot_id.after', reboot.bootIdAfter);
+    ctx.fact(`${clientName}.boot_id.before`, reboot.bootIdBefore);
+    ctx.fact(`${clientName}.boot_id.after`, reboot.bootIdAfter);
     ctx.fact('reboot.seconds', ((reboot.backAt - reboot.requestedAt) / 1000).toFixed(1));
     ctx.mark({
       atMs: reboot.requestedAt,
@@ -131,7 +132,7 @@ export default defineScenario({
       await bystanderBoots('after', d);
       return readBootInfo(client, d);
     });
-    ctx.fact('client.uptime_s.after', bootAfter.uptimeS);
+    ctx.fact(`${clientName}.uptime_s.after`, bootAfter.uptimeS);
     for (const r of runs) {
       ctx.fact(`cni.${r.mode}.state_dir`, r.stateDir);
       ctx.artifact(`cni-${r.mode}.json`, JSON.stringify(r, null, 2));

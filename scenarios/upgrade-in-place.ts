@@ -35,7 +35,7 @@ import { waitFor } from '../lib/time/wait-for.js';
 import { FAULT_KINDS, REBOOT_KINDS } from '../lib/config/faults.js';
 import type { HarnessConfig } from '../lib/config/schema.js';
 import type { ConfigProblem } from '../lib/errors.js';
-import { faultParams, faultProblems, rebootStepMs } from '../lib/scenario/faults.js';
+import { faultParams, faultProblems, rebootStepMs, recordOneTarget } from '../lib/scenario/faults.js';
 
 const JOB_FILE = fileURLToPath(new URL('../jobs/bridge-exec-http-multi.nomad.hcl', import.meta.url));
 /** Allocs running on build A, and after the scale-up on build B (the new ones are where collisions show). */
@@ -285,6 +285,7 @@ export default defineScenario({
         .map((a) => a.id);
       const base = { nomad, lab, jobId, allocId: watched[0]!, nodeId: node.id, history };
       const obsBefore = await ctx.step('observe before the reboot', (d) => observe({ ...base, label: 'before' }, d));
+      recordOneTarget(ctx, lab, clientName);
       const { value: reboot, since } = await restartOf(
         `reboot the client (${env.config.reboot.kind})`,
         (d) => lab.reboot(clientName, env.config.reboot.kind, { deadline: d, fault: faultParams(env.config) }),

@@ -28,6 +28,8 @@ export const ALLOCS_FOLLOWED = defineCheck<ClusterEvidence>({
         name: f.name,
         status: bad ? 'failed' : 'passed',
         detail: bad ? `${bad}: ${followedLine(f)}` : followedLine(f),
+        nodeBefore: f.machineBefore,
+        nodeAfter: f.machineAfter,
       };
     });
     const running = e.after.filter((a) => a.desiredStatus === 'run' && a.clientStatus === 'running');

@@ -1,7 +1,14 @@
-// Pure: the gaps of a probe series. A service (a group's mapped port) is up at a tick when any of its probes at that
-// tick answered (any alloc, through any live client); a gap is a run of ticks where none did, from its first failed
-// tick to the next tick that answered (or the end of the series when none did again).
-import type { ProbeSample, ProbeSeries } from '../model/cluster-evidence.js';
+// Pure: the gaps of a probe series. A service (a group's mapped port) is up at a tick when any probe sent at that tick
+// answered, however late (any alloc, through any live client). A run of ticks where none did is a gap, from its first
+// such tick to the next tick that answered (or the end of the series), when it holds evidence that the service was
+// down: a probe refused, reset or unreachable, an HTTP error, no alloc of it on a live client. A run whose probes
+// only went unanswered (no answer within the probe's deadline, or the probe could not be made) says nothing of the
+// service, only of a slow machine or link: it is a silence, reported apart, and a gap only once it lasts
+// SILENT_GAP_FACTOR times the probe's deadline (nothing answered for that long is down, however slow the lab).
+import type { ProbeOutcome, ProbeSample, ProbeSeries } from '../model/cluster-evidence.js';
+
+/** A silence of at least this many probe deadlines counts as a gap. */
+export const SILENT_GAP_FACTOR = 2;
 
 export interface Gap {
   service: string;
@@ -12,8 +19,10 @@ export interface Gap {
   lengthMs: number;
   /** the gap lasted to the end of the series: the service never answered again */
   open: boolean;
-  /** the last error seen in the gap, for the reader */
+  /** the last error seen in the gap (the last evidence of down when there was one), for the reader */
   lastError: string;
+  /** what makes it a gap: a probe's evidence of down, or a silence as long as SILENT_GAP_FACTOR deadlines */
+  evidence: 'down' | 'silent';
 }
 
 export interface ServiceContinuity {
@@ -22,49 +31,86 @@ export interface ServiceContinuity {
   /** ticks at which it answered */
   up: number;
   gaps: Gap[];
+  /** runs of unanswered ticks with no evidence of down, shorter than the silence bound: not gaps */
+  silences: Gap[];
+  /** the slowest answer (ms), when any probe recorded its latency */
+  slowestMs?: number;
 }
 
-/** Every service's ticks and gaps, in the series' service order. */
+/** The probe's deadline of a series: as recorded, else what the harness used before it was recorded. */
+export function probeTimeoutOf(series: ProbeSeries): number {
+  return series.probeTimeoutMs ?? Math.max(1000, Math.min(2 * series.intervalMs, 5000));
+}
+
+/** The silence a series tolerates before it counts as a gap (ms). */
+export function silenceBoundOf(series: ProbeSeries): number {
+  return SILENT_GAP_FACTOR * probeTimeoutOf(series);
+}
+
+/**
+ * What a failed probe's error says of the service: refused, reset, unreachable, an HTTP error status or no alloc of
+ * it on a live client are evidence of down; a timeout or a probe that could not be made (the harness's deadline, SSH)
+ * is silence. curl: exit 7 (could not connect), 52 (empty reply), 56 (reset) are down; 28 (timed out) is silence.
+ */
+export function outcomeOfError(error: string): Exclude<ProbeOutcome, 'answered'> {
+  if (/timed out|no answer within|gave up after|deadline reached|not sent/i.test(error)) return 'silent';
+  return /refused|reset|unreachable|no route|couldn't connect|failed to connect|empty reply|^HTTP [45]\d\d|no alloc of it|no running alloc|no machine left/i.test(
+    error,
+  )
+    ? 'down'
+    : 'silent';
+}
+
+/** A sample's outcome: as recorded, else read from ok and its error (older records). */
+export function outcomeOf(s: ProbeSample): ProbeOutcome {
+  if (s.outcome) return s.outcome;
+  return s.ok ? 'answered' : outcomeOfError(s.error ?? 'no answer');
+}
+
+/** Every service's ticks, gaps and silences, in the series' service order. */
 export function serviceContinuity(series: ProbeSeries): ServiceContinuity[] {
   const services = [...new Set([...series.services, ...series.samples.map((s) => s.service)])];
+  const bound = silenceBoundOf(series);
   return services.map((service) => {
     const mine = series.samples.filter((s) => s.service === service);
     const byTick = new Map<number, ProbeSample[]>();
     for (const s of mine) byTick.set(s.tick, [...(byTick.get(s.tick) ?? []), s]);
     const ticks = [...byTick.keys()].sort((a, b) => a - b);
     const gaps: Gap[] = [];
-    let open: { fromMs: number; lastError: string } | undefined;
+    const silences: Gap[] = [];
+    let run: { fromMs: number; lastError: string; lastDown?: string } | undefined;
     let up = 0;
+    const close = (toMs: number, open: boolean) => {
+      if (!run) return;
+      const lengthMs = toMs - run.fromMs;
+      const evidence = run.lastDown !== undefined ? 'down' : lengthMs >= bound ? 'silent' : undefined;
+      const gap = { service, fromMs: run.fromMs, toMs, lengthMs, open, lastError: run.lastDown ?? run.lastError };
+      if (evidence) gaps.push({ ...gap, evidence });
+      else silences.push({ ...gap, evidence: 'silent' });
+      run = undefined;
+    };
     for (const tick of ticks) {
       const probes = byTick.get(tick)!;
       const atMs = Math.min(...probes.map((p) => p.atMs));
-      if (probes.some((p) => p.ok)) {
+      if (probes.some((p) => outcomeOf(p) === 'answered')) {
         up++;
-        if (open)
-          gaps.push({
-            service,
-            fromMs: open.fromMs,
-            toMs: atMs,
-            lengthMs: atMs - open.fromMs,
-            open: false,
-            lastError: open.lastError,
-          });
-        open = undefined;
-      } else {
-        const err = probes.map((p) => `${p.target} from ${p.from}: ${p.error ?? 'no answer'}`).join('; ');
-        open = open ? { ...open, lastError: err } : { fromMs: atMs, lastError: err };
+        close(atMs, false);
+        continue;
       }
+      const line = (p: ProbeSample) => `${p.target} from ${p.from}: ${p.error ?? 'no answer'}`;
+      const down = probes.filter((p) => outcomeOf(p) === 'down');
+      const err = probes.map(line).join('; ');
+      const lastDown = down.length ? down.map(line).join('; ') : run?.lastDown;
+      run = {
+        fromMs: run?.fromMs ?? atMs,
+        lastError: err,
+        ...(lastDown !== undefined ? { lastDown } : {}),
+      };
     }
-    if (open)
-      gaps.push({
-        service,
-        fromMs: open.fromMs,
-        toMs: series.endMs,
-        lengthMs: series.endMs - open.fromMs,
-        open: true,
-        lastError: open.lastError,
-      });
-    return { service, ticks: ticks.length, up, gaps };
+    close(series.endMs, true);
+    const latencies = mine.filter((s) => outcomeOf(s) === 'answered' && s.latencyMs !== undefined);
+    const slowestMs = latencies.length ? Math.max(...latencies.map((s) => s.latencyMs!)) : undefined;
+    return { service, ticks: ticks.length, up, gaps, silences, ...(slowestMs !== undefined ? { slowestMs } : {}) };
   });
 }
 

@@ -56,6 +56,8 @@ export const UNTOUCHED_ALLOCS = defineCheck<ClusterEvidence>({
         name: b.name,
         status: problems.length ? 'failed' : 'passed',
         detail: problems.length ? `on ${where}: ${problems.join('; ')}` : `on ${where}: running throughout`,
+        nodeBefore: where,
+        nodeAfter: a ? machineOf(e, a.nodeId) : '(none)',
       };
     });
     const evidence = perAlloc.map((p) => `${p.allocId.slice(0, 8)} ${p.name} ${p.detail}`);

@@ -81,6 +81,9 @@ export interface AllocDetail {
   status: CheckStatus;
   /** one line */
   detail: string;
+  /** in a cluster run: the machine the alloc ran on before the fault, and the one its place runs on after it */
+  nodeBefore?: string;
+  nodeAfter?: string;
 }
 
 /** Whether a check is expected to pass or to fail (a known bug being reproduced). */

@@ -47,7 +47,17 @@ export interface ProbeSample {
   from: string;
   ok: boolean;
   error?: string;
+  /** ms from sending the probe to its answer, or to giving up on it (absent in records before it was kept) */
+  latencyMs?: number;
+  /**
+   * What the probe says of the service: `answered`; `down` (immediate evidence: refused, reset, unreachable, an HTTP
+   * error, no alloc of it on a live client); `silent` (no answer within the probe's deadline, or the probe could not
+   * be made: no evidence either way). Absent in older records: lib/checks/continuity.ts reads it from `error`.
+   */
+  outcome?: ProbeOutcome;
 }
+
+export type ProbeOutcome = 'answered' | 'down' | 'silent';
 
 /** The probe series over the fault window. */
 export interface ProbeSeries {
@@ -59,6 +69,8 @@ export interface ProbeSeries {
   samples: ProbeSample[];
   /** the services meant to answer throughout (every group/port the job maps and probes) */
   services: string[];
+  /** how long the harness waited for one probe's answer (absent in records before probes overlapped) */
+  probeTimeoutMs?: number;
 }
 
 /** The leader around a server's fault. */

@@ -1,6 +1,7 @@
 // Pure: the per-alloc table of the HTML report: one row per judged alloc, one column per check that reports per alloc,
 // each cell the alloc's status in that check with its one-line detail; the last column is the alloc's outcome (in a
-// cluster run: restored, migrated, replaced, with its machine before and after).
+// cluster run: restored, migrated, replaced, with its machine before and after). In a cluster run two columns name
+// each alloc's machine before the fault and the one its place runs on after it.
 import type { AllocDetail, Verdict } from '../model/check.js';
 import { esc } from './html-text.js';
 import { ALLOC_RESTORED } from '../checks/alloc-restored.js';
@@ -31,13 +32,23 @@ export function allocRows(verdicts: readonly Verdict[]): { checks: Verdict[]; al
   return { checks, allocs };
 }
 
+/** The alloc's machine before and after, as the first check that names them says ("—" when none does). */
+function nodeCells(checks: readonly Verdict[], allocId: string): string {
+  const p = checks
+    .flatMap((v) => v.perAlloc!.filter((x) => x.allocId === allocId))
+    .find((x) => x.nodeBefore !== undefined);
+  const cell = (v: string | undefined) => `<td class="t">${esc(v ?? '—')}</td>`;
+  return cell(p?.nodeBefore) + cell(p?.nodeAfter);
+}
+
 /** The table as an HTML section ("" when no check reported per alloc); every text is escaped. */
 export function renderAllocTable(verdicts: readonly Verdict[]): string {
   const { checks, allocs } = allocRows(verdicts);
   if (!checks.length) return '';
   const outcome = checks.find((v) => OUTCOME_CHECKS.has(v.id));
   const columns = checks.map((v) => `<th title="${esc(v.title)}"><code>${esc(v.id)}</code></th>`).join('');
-  const head = `<tr><th>alloc</th>${columns}<th>outcome</th></tr>`;
+  const nodes = checks.some((v) => v.perAlloc!.some((p) => p.nodeBefore !== undefined));
+  const head = `<tr><th>alloc</th>${nodes ? '<th>node before</th><th>node after</th>' : ''}${columns}<th>outcome</th></tr>`;
   const rows = allocs.map((a) => {
     const cells = checks.map((v) => {
       const p = v.perAlloc!.find((x) => x.allocId === a.allocId);
@@ -48,7 +59,8 @@ export function renderAllocTable(verdicts: readonly Verdict[]): string {
     });
     const o = outcome?.perAlloc?.find((x) => x.allocId === a.allocId)?.detail ?? '';
     const who = `<td class="t">${esc(a.name || '(unnamed)')}<br><code>${esc(a.allocId.slice(0, 8))}</code></td>`;
-    return `<tr data-alloc="${esc(a.allocId)}">${who}${cells.join('')}<td class="detail">${esc(o)}</td></tr>`;
+    const where = nodes ? nodeCells(checks, a.allocId) : '';
+    return `<tr data-alloc="${esc(a.allocId)}">${who}${where}${cells.join('')}<td class="detail">${esc(o)}</td></tr>`;
   });
   const style =
     '<style>#allocs td.cell-ok { color: #15803d; } #allocs td.cell-fail { color: #b91c1c; font-weight: 700; }' +

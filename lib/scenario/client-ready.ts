@@ -32,7 +32,7 @@ export async function waitForBridgeClient(
       t: ctx.elapsed(),
       message: `${err.message.split('\n')[0]}; restarting the client agent once (no job runs yet) so it fingerprints again`,
     });
-    ctx.fact('client.agent_restarted_for_fingerprint', 'yes');
+    ctx.fact(`${sel.nodeName}.agent_restarted_for_fingerprint`, 'yes');
     const r = await client.exec('systemctl restart nomad.service', { deadline: d, sudo: true });
     if (r.code !== 0)
       throw new HarnessError(

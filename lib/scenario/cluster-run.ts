@@ -9,10 +9,10 @@ import type { ClusterEvidence, FaultTurn, LeaderSeen, ProbeSeries } from '../mod
 import type { RunContext } from '../run/context.js';
 import type { ScenarioEnv } from '../run/scenario.js';
 import type { Nomad } from '../nomad/client.js';
-import type { Deadline } from '../time/deadlines.js';
+import { deadlineIn, sleep, type Deadline } from '../time/deadlines.js';
 import { judgeAll } from '../checks/define.js';
 import { electedAfter } from '../checks/leader.js';
-import { seconds, serviceContinuity } from '../checks/continuity.js';
+import { probeTimeoutOf, seconds, serviceContinuity } from '../checks/continuity.js';
 import { topologyLabel } from '../model/topology.js';
 import { targetText, targetTurns, type TargetSpec } from '../model/target.js';
 import { ConfigError } from '../errors.js';
@@ -191,8 +191,11 @@ export async function runClusterFault(
   const after = await ctx.step('read every alloc of the job', (d) => readJobAllocs(nomad, jobId, d));
   ctx.artifact('job-allocs-after.json', JSON.stringify(after, null, 2));
   const leader = leaderBefore
-    ? await ctx.step('read the old leader back in the cluster', (d) =>
-        leaderAcross(nomad, leaderBefore.name, turns, observed, servers.length === 1, config.reboot.leaderWithin, d),
+    ? await ctx.step(
+        'read the old leader back in the cluster (until a Raft voter again)',
+        (d) =>
+          leaderAcross(nomad, leaderBefore.name, turns, observed, servers.length === 1, config.reboot.leaderWithin, d),
+        { timeoutMs: REJOIN_MS + MIN },
       )
     : undefined;
   if (leader?.elected)
@@ -221,7 +224,7 @@ function markSeries(ctx: RunContext, s: ProbeSeries): void {
   ctx.mark({
     atMs: s.startMs,
     lane: 'probe',
-    label: `probing ${s.services.join(', ')} every ${every}`,
+    label: `probing ${s.services.join(', ')} every ${every} (each probe waited for ${seconds(probeTimeoutOf(s))})`,
     severity: 'info',
   });
   for (const c of serviceContinuity(s)) {
@@ -234,9 +237,18 @@ function markSeries(ctx: RunContext, s: ProbeSeries): void {
         detail: g.lastError,
         severity: 'fail',
       });
+    for (const g of c.silences)
+      ctx.mark({
+        atMs: g.fromMs,
+        untilMs: g.toMs,
+        lane: 'probe',
+        label: `${g.service}: no answer within ${seconds(probeTimeoutOf(s))} for ${seconds(g.lengthMs)} (no evidence of down)`,
+        detail: g.lastError,
+        severity: 'warn',
+      });
     ctx.fact(
       `probe.${c.service}`,
-      `answered at ${c.up} of ${c.ticks} ticks; gaps: ${c.gaps.map((g) => seconds(g.lengthMs)).join(', ') || 'none'}`,
+      `answered at ${c.up} of ${c.ticks} ticks; gaps: ${c.gaps.map((g) => seconds(g.lengthMs)).join(', ') || 'none'}; silences: ${c.silences.map((g) => seconds(g.lengthMs)).join(', ') || 'none'}${c.slowestMs !== undefined ? `; slowest answer ${seconds(c.slowestMs)}` : ''}`,
     );
   }
   ctx.mark({ atMs: s.endMs, lane: 'probe', label: 'probing ended', severity: 'info' });
@@ -255,6 +267,36 @@ async function leaderAcross(
   const hit = turns.find((t) => t.machine === old);
   if (!hit) return undefined;
   const elected = electedAfter(observed, old, single, hit.reboot.requestedAt, hit.reboot.backAt);
+  // Note: Nomad's autopilot adds a returning server to Raft as a non-voter and promotes it once it has been healthy
+  // for server_stabilization_time (10 s by default): the old leader is read until it is a voter, within REJOIN_MS
+  const backAt = hit.reboot.backAt;
+  const until = deadlineIn(REJOIN_MS, d);
+  let seen = await oldLeaderState(nomad, old, d);
+  while (!seen.rejoined && !until.signal.aborted) {
+    await sleep(REJOIN_POLL_MS, until).catch(() => undefined);
+    seen = await oldLeaderState(nomad, old, d);
+  }
+  const waited = seconds(Math.max(0, Date.now() - backAt));
+  const oldState = seen.rejoined
+    ? `${seen.state}, ${waited} after it was back`
+    : `${seen.state} ${waited} after it was back (read for ${seconds(REJOIN_MS)})`;
+  return {
+    before: old,
+    ...(elected ? { elected: elected.leader, electedAfterMs: elected.afterMs } : {}),
+    boundMs: durationSeconds(within) * 1000,
+    oldRejoined: seen.rejoined,
+    oldState,
+    single,
+    observed: [...observed],
+  };
+}
+
+/** How long the old leader is read until it is a Serf member and a Raft voter again, and how often. */
+const REJOIN_MS = 2 * 60_000;
+const REJOIN_POLL_MS = 1000;
+
+/** The old leader as the cluster sees it now: Serf status and Raft membership, one line, and whether it rejoined. */
+async function oldLeaderState(nomad: Nomad, old: string, d: Deadline): Promise<{ rejoined: boolean; state: string }> {
   const members = await nomad.members({ signal: d.signal }).then(
     (r) => r.body,
     () => [],
@@ -272,14 +314,6 @@ async function leaderAcross(
           ? 'a Raft voter'
           : 'a Raft non-voter'
         : 'no Raft peer';
-  const oldState = `Serf ${member ? member.Status : 'no member'}, ${raftState}`;
-  return {
-    before: old,
-    ...(elected ? { elected: elected.leader, electedAfterMs: elected.afterMs } : {}),
-    boundMs: durationSeconds(within) * 1000,
-    oldRejoined: member?.Status === 'alive' && typeof raft === 'object' && raft !== undefined && raft.Voter,
-    oldState,
-    single,
-    observed: [...observed],
-  };
+  const rejoined = member?.Status === 'alive' && typeof raft === 'object' && raft?.Voter === true;
+  return { rejoined, state: `Serf ${member ? member.Status : 'no member'}, ${raftState}` };
 }

@@ -3,7 +3,7 @@
 import type { HarnessConfig } from '../config/schema.js';
 import { FAULT_KINDS, PROVIDER_FAULTS, faultKindProblems } from '../config/faults.js';
 import type { ConfigProblem } from '../errors.js';
-import type { FaultParams, RebootRecord } from '../model/lab.js';
+import { namedMachinesOf, type FaultParams, type Lab, type RebootRecord } from '../model/lab.js';
 import type { RunContext } from '../run/context.js';
 
 /** Problems with `config.reboot.kind` for this scenario on the configured provider (exit 2, nothing created). */
@@ -40,4 +40,16 @@ export function recordFault(ctx: RunContext, r: RebootRecord, suffix = ''): void
   }
   for (const [k, v] of Object.entries(r.facts ?? {})) ctx.fact(`${k}${suffix}`, v);
   ctx.fact('reboot.expected', FAULT_KINDS[r.kind].nomadExpected);
+}
+
+/**
+ * A scenario that disrupts its one client names the lab and the target as a cluster run does (lib/scenario/
+ * cluster-run.ts), as properties: `lab.topology` (the machines it brought up, servers+clients), `reboot.target` and
+ * `fault.1.target` (the client's slot name: "client" in a pair, "client-1" in a cluster).
+ */
+export function recordOneTarget(ctx: RunContext, lab: Pick<Lab, 'machines'>, target: string): void {
+  const count = (role: string) => namedMachinesOf(lab, role).length;
+  ctx.fact('lab.topology', `${count('server')}+${count('client')}`);
+  ctx.fact('reboot.target', target);
+  ctx.fact('fault.1.target', `${target} (the scenario's client)`);
 }

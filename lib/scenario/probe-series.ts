@@ -1,15 +1,18 @@
 // The probe series over a fault window: at a fixed interval, every mapped port of every running alloc of the job is
 // probed through its node's host port (HTTP GET or a TCP connect, as http-reachable does), from a machine the fault
-// is not hitting. A service none of whose allocs sits on a live client gets a failed sample for that tick, so the
-// gap shows. The targets are read again every tick (a drain moves allocs); when Nomad cannot answer (a server
-// rebooting) the last view is kept.
+// is not hitting. Probes overlap (each has its own deadline, longer than the interval) and keep their latency, so a
+// slow answer under emulation counts at the tick it was sent; a probe given up on is silence, not a refusal
+// (lib/checks/continuity.ts). A service none of whose allocs sits on a live client gets a failed sample for that
+// tick, so the gap shows. The targets are read again in the background (a drain moves allocs); when Nomad cannot
+// answer (a server rebooting) the last view is kept.
 import type { AllocSnap } from '../model/evidence.js';
 import type { ProbeSample, ProbeSeries } from '../model/cluster-evidence.js';
 import type { Lab } from '../model/lab.js';
 import type { Deadline } from '../time/deadlines.js';
 import { deadlineIn, sleep } from '../time/deadlines.js';
 import { probeKindOf, type ProbeKinds } from '../checks/probe-kind.js';
-import { httpProbe, tcpProbe } from '../lab/observe.js';
+import { HTTP_PROBE_TIMEOUT_S, httpProbe, tcpProbe } from '../lab/observe.js';
+import { outcomeOfError, seconds } from '../checks/continuity.js';
 
 export interface SeriesTarget {
   /** "<group>/<port label>" */
@@ -68,34 +71,72 @@ export function probeFrom(names: readonly string[], down: ReadonlySet<string>): 
   return up.find((n) => n.startsWith('server')) ?? up.find((n) => n.startsWith('client'));
 }
 
-/** One tick's samples: the probes made, and a failed sample for each service nothing could be probed of. Pure. */
+/**
+ * The failed samples of a tick for each service none of whose allocs could be probed (evidence of down: no alloc of it
+ * on a live client, or no machine left to probe from). `probed`: the services a probe was sent for. Pure.
+ */
 export function tickSamples(
   tick: number,
   atMs: number,
   services: readonly string[],
-  made: readonly ProbeSample[],
+  probed: ReadonlySet<string>,
   skipped: readonly SeriesTarget[],
   from: string | undefined,
 ): ProbeSample[] {
-  const out = [...made];
+  const out: ProbeSample[] = [];
   for (const service of services) {
-    if (made.some((s) => s.service === service)) continue;
+    if (probed.has(service)) continue;
     const on = skipped.filter((x) => x.service === service).map((x) => `${x.allocId.slice(0, 8)} on ${x.machine}`);
     const error = !from
       ? 'no machine left to probe from'
       : on.length
         ? `no alloc of it on a live client (${on.join(', ')} under the fault)`
         : 'no running alloc of it';
-    out.push({ atMs, tick, service, target: '(none)', from: from ?? '(none)', ok: false, error });
+    out.push({ atMs, tick, service, target: '(none)', from: from ?? '(none)', ok: false, error, outcome: 'down' });
   }
   return out;
+}
+
+/**
+ * How long one probe is waited for: longer than the interval (probes overlap, so a slow answer under emulation is
+ * still an answer at its tick) and than the probe's own timeout inside the machine, with room for the SSH round trip.
+ */
+export function probeTimeoutMs(intervalMs: number): number {
+  return Math.max(3 * intervalMs, HTTP_PROBE_TIMEOUT_S * 1000 + 5000);
+}
+
+/** Probes waiting for an answer at most (each is an SSH channel on the probing machine; sshd allows 10 sessions). */
+export const MAX_IN_FLIGHT = 6;
+
+/** A probe's outcome from what it returned, or from the error it threw (the harness gave up, SSH failed). Pure. */
+export function sampleOf(
+  x: SeriesTarget,
+  tick: number,
+  atMs: number,
+  from: string,
+  latencyMs: number,
+  p: { ok: boolean; error?: string | undefined } | { thrown: string },
+  timeoutMs: number,
+): ProbeSample {
+  const target = `${x.allocId.slice(0, 8)} ${x.host}:${x.port} (${x.machine})`;
+  const base = { atMs, tick, service: x.service, target, from, latencyMs };
+  if ('thrown' in p)
+    return {
+      ...base,
+      ok: false,
+      error: `no answer within ${seconds(timeoutMs)} (the harness gave up on the probe: ${p.thrown})`,
+      outcome: 'silent',
+    };
+  if (p.ok) return { ...base, ok: true, outcome: 'answered' };
+  const error = p.error ?? 'no answer';
+  return { ...base, ok: false, error, outcome: outcomeOfError(error) };
 }
 
 export interface ProbeSeriesOptions {
   lab: Lab;
   intervalMs: number;
   services: readonly string[];
-  /** the targets now (read each tick); a throw keeps the last view */
+  /** the targets now (read in the background, at most one read at a time); a throw keeps the last view */
   targets: (d: Deadline) => Promise<SeriesTarget[]>;
   /** the machines the fault is hitting now: nothing is probed on them or through them */
   down: () => ReadonlySet<string>;
@@ -103,49 +144,83 @@ export interface ProbeSeriesOptions {
 }
 
 export interface RunningSeries {
-  /** end the series after the tick under way and return it */
+  /** stop sending probes, wait for those in flight (each within its deadline) and return the series */
   stop(): Promise<ProbeSeries>;
 }
 
-/** Start probing now; ticks start every `intervalMs` (a tick that overruns delays the next, never overlaps it). */
+/**
+ * Start probing now. A tick starts every `intervalMs` and never waits for the last one: each probe has its own
+ * deadline (probeTimeoutMs), longer than the interval, so probes overlap, and its latency is kept. The targets are
+ * read again in the background (a drain moves allocs); a tick uses the last view. When MAX_IN_FLIGHT probes still
+ * wait, a target's probe is not sent that tick and the sample says so (silence, not evidence of down).
+ */
 export function startProbeSeries(o: ProbeSeriesOptions): RunningSeries {
   const startMs = Date.now();
+  const timeoutMs = probeTimeoutMs(o.intervalMs);
   const samples: ProbeSample[] = [];
   const stopped = new AbortController();
   const signal = AbortSignal.any([stopped.signal, o.deadline.signal]);
+  const inFlight = new Set<Promise<void>>();
   let last: SeriesTarget[] = [];
+  let reading: Promise<void> | undefined;
+  const readTargets = (): Promise<void> => {
+    reading ??= o
+      .targets(deadlineIn(timeoutMs, o.deadline))
+      .then(
+        (t) => {
+          last = t;
+        },
+        () => undefined,
+      )
+      .finally(() => {
+        reading = undefined;
+      });
+    return reading;
+  };
+  const probe = (x: SeriesTarget, tick: number, atMs: number, from: string): void => {
+    const m = o.lab.machines[from]!;
+    const d = deadlineIn(timeoutMs, o.deadline);
+    const sent = Date.now();
+    const p: Promise<void> = (
+      x.kind === 'http' ? httpProbe(m, `http://${x.host}:${x.port}/`, d) : tcpProbe(m, x.host, x.port, d)
+    )
+      .then(
+        (r) => ({ ok: r.ok, error: r.error }),
+        (err: unknown) => ({ thrown: err instanceof Error ? err.message.split('\n')[0]! : String(err) }),
+      )
+      .then((r) => {
+        samples.push(sampleOf(x, tick, atMs, from, Date.now() - sent, r, timeoutMs));
+      })
+      .finally(() => inFlight.delete(p));
+    inFlight.add(p);
+  };
   const loop = (async () => {
+    await readTargets();
     for (let tick = 0; !signal.aborted; tick++) {
       const atMs = Date.now();
-      const d = deadlineIn(Math.max(1000, Math.min(2 * o.intervalMs, 5000)), o.deadline);
-      last = await o.targets(d).catch(() => last);
+      if (tick > 0) void readTargets();
       const down = o.down();
       const from = probeFrom(Object.keys(o.lab.machines), down);
       const live = from ? last.filter((x) => !down.has(x.machine)) : [];
       const skipped = last.filter((x) => !live.includes(x));
-      const made = await Promise.all(
-        live.map(async (x): Promise<ProbeSample> => {
-          const m = o.lab.machines[from!]!;
-          const p = await (x.kind === 'http'
-            ? httpProbe(m, `http://${x.host}:${x.port}/`, d)
-            : tcpProbe(m, x.host, x.port, d)
-          ).catch((err: unknown) => ({
-            ok: false,
-            error: err instanceof Error ? err.message.split('\n')[0]! : String(err),
-          }));
-          const target = `${x.allocId.slice(0, 8)} ${x.host}:${x.port} (${x.machine})`;
-          return {
-            atMs,
-            tick,
-            service: x.service,
-            target,
-            from: from!,
-            ok: p.ok,
-            ...(p.ok ? {} : { error: p.error ?? 'no answer' }),
-          };
-        }),
-      );
-      samples.push(...tickSamples(tick, atMs, o.services, made, skipped, from));
+      const probed = new Set<string>();
+      for (const x of live) {
+        probed.add(x.service);
+        if (inFlight.size >= MAX_IN_FLIGHT)
+          samples.push(
+            sampleOf(
+              x,
+              tick,
+              atMs,
+              from!,
+              0,
+              { ok: false, error: `not sent: ${inFlight.size} probes still waiting for an answer` },
+              timeoutMs,
+            ),
+          );
+        else probe(x, tick, atMs, from!);
+      }
+      samples.push(...tickSamples(tick, atMs, o.services, probed, skipped, from));
       const next = startMs + (tick + 1) * o.intervalMs;
       await sleep(Math.max(0, next - Date.now()), { at: o.deadline.at, signal }).catch(() => undefined);
     }
@@ -154,7 +229,17 @@ export function startProbeSeries(o: ProbeSeriesOptions): RunningSeries {
     async stop() {
       stopped.abort();
       await loop;
-      return { intervalMs: o.intervalMs, startMs, endMs: Date.now(), samples, services: [...o.services] };
+      await Promise.all([...inFlight]);
+      await reading;
+      samples.sort((a, b) => a.tick - b.tick || a.atMs - b.atMs);
+      return {
+        intervalMs: o.intervalMs,
+        startMs,
+        endMs: Date.now(),
+        samples,
+        services: [...o.services],
+        probeTimeoutMs: timeoutMs,
+      };
     },
   };
 }

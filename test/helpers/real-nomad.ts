@@ -200,3 +200,18 @@ export function warmWorkDir(t: Test, prefix: string): { work: string; lab: strin
   });
   return { work, lab, warmLabs };
 }
+
+/**
+ * The CLI flags of an e2e run of `build` whose reports go to `dir` (JUnit, JSON summary, HTML, every artifact kept), in
+ * the lab's netns, and where to read them back.
+ */
+export function e2eRunFlags(build: Build, dir: string): { flags: string[]; junit: string; summary: string } {
+  const junit = join(dir, 'junit.xml');
+  const summary = join(dir, 'summary.json');
+  const reports = ['--junit', junit, '--report-json', summary, '--reports-dir', join(dir, 'reports')];
+  return {
+    flags: ['--nomad-binary', build.path, '--netns', NETNS, ...reports, '--artifacts', 'always'],
+    junit,
+    summary,
+  };
+}

@@ -1,12 +1,15 @@
-// One CLI run on the stand-ins through the real main(): a fresh test dir, a Nomad stand-in on a timeline, the stand-in
-// build and the reports (JUnit, JSON summary) under that dir. The integration files differ only in the scenario, the
-// timeline and their own flags.
-import { readFileSync } from 'node:fs';
+// Scenario runs through the real CLI main() against stand-ins (test/helpers/stand-in-env.ts: the Nomad API stand-in
+// and a stand-in lab, no VMs), with the reports (JUnit, JSON summary) in the test's own directory. The integration
+// files differ only in the scenario, the timeline or topology and their own flags.
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Test } from 'tap';
 import { main } from '../../lib/cli/main.js';
+import type { CliDeps } from '../../lib/cli/deps.js';
+import type { ClusterEvidence } from '../../lib/model/cluster-evidence.js';
+import type { Topology } from '../../lib/model/topology.js';
 import type { Timeline } from './fake-nomad/index.js';
-import { type StandIn, standIn } from './stand-in-env.js';
+import { type StandIn, standIn, standInCluster } from './stand-in-env.js';
 
 /** A check's verdict as the JSON summary holds it. */
 export interface SummaryVerdict {
@@ -66,4 +69,101 @@ export async function runOnStandIns(t: Test, extra: string[], o: StandInRunOptio
   const artifact = (name: string) =>
     (run0().artifacts as { name: string; path: string }[]).find((a) => a.name === name);
   return { code, s, dir, run0, verdict, artifact, err: () => s.err.join('') };
+
+/** A verdict as the JSON summary holds it. */
+export interface VerdictJson {
+  id: string;
+  label: string;
+  status: string;
+  message: string;
+  evidence: string[];
+  perAlloc:
+    | { allocId: string; name: string; status: string; detail: string; nodeBefore?: string; nodeAfter?: string }[]
+    | null;
+}
+
+/** A run record as the JSON summary holds it (the parts the tests read). */
+export interface RunJson {
+  runId: string;
+  outcome: string;
+  properties: Record<string, string>;
+  verdicts: VerdictJson[];
+  artifacts: { name: string; path: string }[];
+}
+
+export interface StandInRun<S> {
+  code: number;
+  /** the stand-ins, for what they saw (s.lab.rebooted, s.err) */
+  s: S;
+  dir: string;
+  /** the summary's first run; undefined when the run was refused before it started (exit 2) */
+  run: RunJson | undefined;
+  verdicts: Map<string, VerdictJson>;
+  junitPath: string;
+}
+
+interface StandInLike {
+  nomad: { close(): unknown };
+  deps: CliDeps;
+  err: string[];
+}
+
+/**
+ * Make the stand-ins in a fresh test directory (`make(dir)`), run `reboot-harness run <scenario> ...extra` on them with
+ * the JUnit, JSON and HTML reports in that directory (every artifact kept unless `artifacts: false`), and read back
+ * what it wrote. The verdicts, and on a non-zero exit the tail of stderr, go to the test's comments.
+ */
+export async function runOnStandIn<S extends StandInLike>(
+  t: Test,
+  make: (dir: string) => Promise<S>,
+  scenario: string,
+  extra: readonly string[] = [],
+  o: { artifacts?: boolean } = {},
+): Promise<StandInRun<S>> {
+  const dir = t.testdir({});
+  const s = await make(dir);
+  t.teardown(() => s.nomad.close());
+  const junitPath = join(dir, 'junit.xml');
+  const summaryPath = join(dir, 'summary.json');
+  const code = await main(
+    [...standInRunArgs(dir, scenario), ...(o.artifacts === false ? [] : ['--artifacts', 'always']), ...extra],
+    s.deps,
+  );
+  const run = existsSync(summaryPath)
+    ? (JSON.parse(readFileSync(summaryPath, 'utf8')).runs?.[0] as RunJson | undefined)
+    : undefined;
+  const verdicts = new Map((run?.verdicts ?? []).map((v) => [v.id, v]));
+  t.comment([...verdicts].map(([id, v]) => `${id}=${v.label}: ${v.message}`).join('\n'));
+  if (code !== 0) t.comment(s.err.join('\n').slice(-4000));
+  return { code, s, dir, run, verdicts, junitPath };
+}
+
+/** A run of `scenario` on a stand-in cluster of `topology`. */
+export function runOnCluster(t: Test, scenario: string, topology: Topology, extra: readonly string[] = []) {
+  return runOnStandIn(t, (cwd) => standInCluster(topology, { cwd }), scenario, extra);
+}
+
+/** A run of `scenario` on the stand-in pair, its Nomad answering on `timeline`. */
+export function runOnPair(
+  t: Test,
+  scenario: string,
+  timeline: Timeline,
+  extra: readonly string[] = [],
+  o: Omit<Parameters<typeof standIn>[1], 'cwd'> & { artifacts?: boolean } = {},
+) {
+  const { artifacts, ...pair } = o;
+  return runOnStandIn(
+    t,
+    (cwd) => standIn(timeline, { cwd, ...pair }),
+    scenario,
+    extra,
+    artifacts === undefined ? {} : { artifacts },
+  );
+}
+
+/** The cluster evidence a cluster run kept as an artifact. */
+export function clusterEvidenceOf(run: RunJson | undefined): ClusterEvidence {
+  const file = run?.artifacts.find((a) => a.name === 'cluster-evidence.json');
+  if (!file) throw new Error(`the run kept no cluster-evidence.json (${run?.artifacts.map((a) => a.name).join(', ')})`);
+  return JSON.parse(readFileSync(file.path, 'utf8')) as ClusterEvidence;
 }

@@ -4,9 +4,9 @@ import t, { type Test } from 'tap';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
-import { main } from '../../lib/cli/main.js';
 import { validateJUnit } from '../helpers/junit-schema.js';
 import { standIn } from '../helpers/stand-in-env.js';
+import { runOnPair, runOnStandIn } from '../helpers/stand-in-run.js';
 import type { Timeline } from '../helpers/fake-nomad/index.js';
 import { CHECKS } from '../../scenarios/bridge-exec-reboot.js';
 
@@ -16,35 +16,15 @@ async function run(
   extra: string[] = [],
   o: { token?: string; sshNeverBack?: boolean; dockerVersion?: string } = {},
 ) {
-  const dir = t.testdir({});
-  const s = await standIn(timeline, { cwd: dir, ...o });
-  t.teardown(() => s.nomad.close());
-  const code = await main(
-    [
-      'run',
-      'bridge-exec-reboot',
-      '--nomad-binary',
-      '/stand-in/nomad',
-      '--reports-dir',
-      join(dir, 'reports'),
-      '--junit',
-      join(dir, 'junit.xml'),
-      '--report-json',
-      join(dir, 'summary.json'),
-      '--netns',
-      '',
-      ...extra,
-    ],
-    s.deps,
-  );
-  const junit = readFileSync(join(dir, 'junit.xml'), 'utf8');
-  const summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
-  validateJUnit(t, join(dir, 'junit.xml'));
+  const r = await runOnPair(t, 'bridge-exec-reboot', timeline, extra, { ...o, artifacts: false });
+  const junit = readFileSync(r.junitPath, 'utf8');
+  const summary = JSON.parse(readFileSync(join(r.dir, 'summary.json'), 'utf8'));
+  validateJUnit(t, r.junitPath);
   const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(junit);
   const suite = xml.testsuites.testsuite;
   const cases = [suite.testcase].flat() as Record<string, unknown>[];
   const check = (id: string) => cases.find((c) => String(c['name']).endsWith(`(${id})`));
-  return { code, junit, summary, suite, cases, check, s, dir };
+  return { code: r.code, junit, summary, suite, cases, check, s: r.s, dir: r.dir };
 }
 
 t.test('stand-in timeline "restored": every check passes, exit 0', async (t) => {
@@ -58,6 +38,8 @@ t.test('stand-in timeline "restored": every check passes, exit 0', async (t) => 
   }
   t.ok(r.s.lab.destroyed, 'the lab was torn down');
   t.match(r.junit, /client\.boot_id\.before/, 'boot ids are properties');
+  t.match(r.junit, /name="lab\.topology" value="1\+1"/, 'the topology is a property of a pair run too');
+  t.match(r.junit, /name="fault\.1\.target" value="client \(the scenario.s client\)"/, 'and the target');
   t.equal(r.summary.runs?.[0]?.outcome ?? r.summary.outcome, 'passed');
 });
 
@@ -174,32 +156,20 @@ t.test('--reboots 3 on the duplicate-ip timeline: stops after the first reboot t
 });
 
 t.test('a leaked namespace after the reboot fails no-leaks, naming it', async (t) => {
-  const dir = t.testdir({});
-  const s = await standIn('restored', { cwd: dir });
-  t.teardown(() => s.nomad.close());
-  s.lab.leftovers.netns.push('0b5e55ed-0000-4000-8000-000000000001');
-  s.lab.leftovers.veths.push('vethdead0001');
-  const code = await main(
-    [
-      'run',
-      'bridge-exec-reboot',
-      '--nomad-binary',
-      '/stand-in/nomad',
-      '--reports-dir',
-      join(dir, 'reports'),
-      '--junit',
-      join(dir, 'junit.xml'),
-      '--report-json',
-      join(dir, 'summary.json'),
-      '--netns',
-      '',
-    ],
-    s.deps,
+  const r = await runOnStandIn(
+    t,
+    async (cwd) => {
+      const s = await standIn('restored', { cwd });
+      s.lab.leftovers.netns.push('0b5e55ed-0000-4000-8000-000000000001');
+      s.lab.leftovers.veths.push('vethdead0001');
+      return s;
+    },
+    'bridge-exec-reboot',
+    [],
+    { artifacts: false },
   );
-  t.equal(code, 1);
-  const v = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')).runs[0].verdicts.find(
-    (x: { id: string }) => x.id === 'no-leaks',
-  );
+  t.equal(r.code, 1);
+  const v = r.verdicts.get('no-leaks')!;
   t.equal(v.status, 'failed');
   t.match(
     v.message,
@@ -277,24 +247,9 @@ t.test(
 );
 
 t.test('--driver docker with the default box (no Docker): refused before anything is created, exit 2', async (t) => {
-  const dir = t.testdir({});
-  const s = await standIn('restored', { cwd: dir });
-  t.teardown(() => s.nomad.close());
-  const code = await main(
-    [
-      'run',
-      'bridge-exec-reboot',
-      '--nomad-binary',
-      '/stand-in/nomad',
-      '--driver',
-      'docker',
-      '--netns',
-      '',
-      '--reports-dir',
-      join(dir, 'reports'),
-    ],
-    s.deps,
-  );
+  const { code, s } = await runOnPair(t, 'bridge-exec-reboot', 'restored', ['--driver', 'docker'], {
+    artifacts: false,
+  });
   t.equal(code, 2);
   t.match(
     s.err.join(''),

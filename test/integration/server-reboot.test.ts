@@ -3,47 +3,15 @@
 // meanwhile; the old leader is back as a member and voter; no alloc moved or restarted; the service answered.
 import t, { type Test } from 'tap';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { main } from '../../lib/cli/main.js';
 import { validateJUnit } from '../helpers/junit-schema.js';
-import { standInCluster } from '../helpers/stand-in-env.js';
+import { clusterEvidenceOf, runOnCluster } from '../helpers/stand-in-run.js';
 import { CHECKS } from '../../scenarios/server-reboot.js';
-import type { ClusterEvidence } from '../../lib/model/cluster-evidence.js';
 import type { Topology } from '../../lib/model/topology.js';
 
 async function run(t: Test, topology: Topology, extra: string[] = []) {
-  const dir = t.testdir({});
-  const s = await standInCluster(topology, { cwd: dir });
-  t.teardown(() => s.nomad.close());
-  const code = await main(
-    [
-      'run',
-      'server-reboot',
-      '--nomad-binary',
-      '/stand-in/nomad',
-      '--reports-dir',
-      join(dir, 'reports'),
-      '--junit',
-      join(dir, 'junit.xml'),
-      '--report-json',
-      join(dir, 'summary.json'),
-      '--artifacts',
-      'always',
-      '--netns',
-      '',
-      ...extra,
-    ],
-    s.deps,
-  );
-  if (code === 2) return { code, s, verdicts: new Map(), dir, run: undefined };
-  const run = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')).runs?.[0];
-  const verdicts = new Map<string, { label: string; message: string }>(
-    (run?.verdicts ?? []).map((v: { id: string; label: string; message: string }) => [v.id, v]),
-  );
-  t.comment([...verdicts].map(([id, v]) => `${id}=${v.label}: ${v.message}`).join('\n'));
-  if (code !== 0) t.comment(s.err.join('\n').slice(-4000));
-  validateJUnit(t, join(dir, 'junit.xml'));
-  return { code, s, verdicts, dir, run };
+  const r = await runOnCluster(t, 'server-reboot', topology, extra);
+  if (r.run) validateJUnit(t, r.junitPath);
+  return r;
 }
 
 t.test('server-reboot on 1+2: the leader (server-1) rebooted, back in time, nothing disturbed', async (t) => {
@@ -62,20 +30,27 @@ t.test('server-reboot on 1+2: the leader (server-1) rebooted, back in time, noth
   );
   t.match(
     r.verdicts.get('old-leader-rejoined')?.message,
-    /server-1 is back in the cluster \(Serf alive, a Raft voter\)/,
+    /server-1 is back in the cluster \(Serf alive, a Raft voter, \d+\.\ds after it was back\)/,
   );
+  const promoted = Number(/a Raft voter, (\d+\.\d)s after/.exec(r.verdicts.get('old-leader-rejoined')!.message)?.[1]);
+  t.ok(promoted >= 1.5, `read until the stand-in promoted it from non-voter (2 s after its return): ${promoted}s`);
   t.match(r.verdicts.get('untouched-allocs')?.message, /2 allocs of untouched clients ran throughout/);
   t.equal(r.verdicts.get('service-continuity')?.label, 'passed');
-  const junit = readFileSync(join(r.dir, 'junit.xml'), 'utf8');
+  const junit = readFileSync(r.junitPath, 'utf8');
   t.match(junit, /name="fault\.1\.target" value="server-1 \(leader: member server-1\.global at 127\.0\.0\.1:4647\)"/);
   t.match(junit, /name="lab\.topology" value="1\+2"/);
-  const file = (r.run?.artifacts ?? []).find((a: { name: string }) => a.name === 'cluster-evidence.json');
-  const e = JSON.parse(readFileSync(file.path, 'utf8')) as ClusterEvidence;
+  const e = clusterEvidenceOf(r.run);
   t.ok(
     e.leader!.observed.some((o) => o.leader === '?' && o.from === 'client-1'),
     'while the server was down, client-1 was asked and had no answer',
   );
   t.ok(e.leader!.observed.some((o) => o.leader === 'server-1'));
+  const rows = r.verdicts.get('untouched-allocs')!.perAlloc!;
+  t.equal(rows.length, 2);
+  t.ok(
+    rows.every((p) => p.nodeBefore === p.nodeAfter && e.before.some((b) => e.nodeNames[b.nodeId] === p.nodeBefore)),
+    `the JSON's per-alloc rows name each alloc's node before and after (${rows.map((p) => `${p.nodeBefore} -> ${p.nodeAfter}`).join(', ')})`,
+  );
 });
 
 t.test('server-reboot in a pair still runs; a new leader bound too short fails new-leader', async (t) => {

@@ -1,7 +1,7 @@
 // User scenarios from a directory (--scenarios, scenarios_dir) through the real CLI main(), and the example
 // examples/scenarios/server-reboot.ts run against STAND-INS: the Nomad API stand-in (test/helpers/fake-nomad, which
 // learns a server reboot: connections cut while down, no leader until it elects itself) and the stand-in lab (no
-// VMs). Real VMs and real Nomad: test/e2e/server-reboot.test.ts. One test spawns the real CLI (bin/reboot-harness.js, under tsx).
+// VMs). Real VMs and real Nomad: the e2e tier runs the shipped server-reboot (test/e2e/server-reboot.test.ts). One test spawns the real CLI (bin/reboot-harness.js, under tsx).
 import t, { type Test } from 'tap';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';

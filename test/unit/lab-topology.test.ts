@@ -1,11 +1,8 @@
 // Clusters, the pure parts: lab.servers/lab.clients and their flags, host lists for lab.provider ssh (each bad field
 // named with its index), the memory budget of a VM topology, the agent configs of a Raft cluster, matrix axes.
 import t from 'tap';
-import { parse as parseYaml } from 'yaml';
-import { formatProblem, type ConfigProblem } from '../../lib/errors.js';
-import type { HarnessConfig } from '../../lib/config/schema.js';
 import { DEFAULTS } from '../../lib/config/schema.js';
-import { resolveConfig, type ConfigSources } from '../../lib/config/validate.js';
+import { configOf, problemsOf, yaml } from '../helpers/config-sources.js';
 import { memoryBudgetProblems } from '../../lib/config/topology.js';
 import { hostsOf } from '../../lib/config/hosts.js';
 import { sshHosts } from '../../lib/lab/ssh/ssh-lab.js';
@@ -16,20 +13,7 @@ import { parseMatrix } from '../../lib/matrix/spec.js';
 import { cellConfig, expandCells } from '../../lib/matrix/expand.js';
 import { firstOf, machinesOf, namedMachinesOf, type Lab, type Machine } from '../../lib/model/lab.js';
 
-function resolve(src: Partial<ConfigSources>) {
-  return resolveConfig({ file: undefined, env: {}, flags: {}, knownChecks: [], ...src });
-}
-function ok(src: Partial<ConfigSources>): HarnessConfig {
-  const r = resolve(src);
-  if (!r.ok) throw new Error(r.problems.map(formatProblem).join('\n'));
-  return r.config;
-}
-function bad(src: Partial<ConfigSources>): ConfigProblem[] {
-  const r = resolve(src);
-  if (r.ok) throw new Error('expected problems');
-  return r.problems;
-}
-const yaml = (s: string) => parseYaml(s) as unknown;
+const [ok, bad] = [configOf, problemsOf];
 
 t.test('lab.servers and lab.clients: flags, env and harness.yaml; a pair by default', async (t) => {
   t.match(ok({}).lab, { servers: 1, clients: 1 });

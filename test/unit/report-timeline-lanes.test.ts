@@ -88,3 +88,33 @@ t.test("the alloc table's outcome column of a cluster run names each alloc's mac
   ]);
   t.match(html, /<td class="detail">migrated client-1 -&gt; client-2 as bbbbbbbb: migrated by the drain/);
 });
+
+t.test("a cluster run's alloc table names each alloc's node before and after in their own columns", async (t) => {
+  const verdict = (id: string, detail: string, nodeBefore: string, nodeAfter: string) => ({
+    id,
+    title: id,
+    status: 'passed' as const,
+    message: '',
+    evidence: [],
+    perAlloc: [
+      { allocId: 'aaaaaaaa-0000', name: 'web.web[0]', status: 'passed' as const, detail, nodeBefore, nodeAfter },
+    ],
+    expected: 'pass' as const,
+    met: true,
+    label: 'passed' as const,
+  });
+  const html = renderAllocTable([
+    verdict('untouched-allocs', 'on client-2: running throughout', 'client-2', 'client-2'),
+  ]);
+  t.match(html, /<th>alloc<\/th><th>node before<\/th><th>node after<\/th>/);
+  t.match(html, /<code>aaaaaaaa<\/code><\/td><td class="t">client-2<\/td><td class="t">client-2<\/td>/);
+  const moved = renderAllocTable([verdict('allocs-followed', 'migrated client-1 -> client-2', 'client-1', 'client-2')]);
+  t.match(moved, /<td class="t">client-1<\/td><td class="t">client-2<\/td>/);
+  const pair = renderAllocTable([
+    {
+      ...verdict('alloc-restored', 'restored', 'x', 'y'),
+      perAlloc: [{ allocId: 'a', name: 'w', status: 'passed' as const, detail: 'restored' }],
+    },
+  ]);
+  t.notMatch(pair, /node before/, 'a pair run keeps its columns');
+});

@@ -3,29 +3,13 @@
 import t from 'tap';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { parse as parseYaml } from 'yaml';
-import { formatProblem, type ConfigProblem } from '../../lib/errors.js';
-import type { HarnessConfig } from '../../lib/config/schema.js';
-import { resolveConfig, type ConfigSources } from '../../lib/config/validate.js';
+import { configOf, problemsOf, yaml } from '../helpers/config-sources.js';
 import { scenariosDirOf } from '../../lib/config/scenarios-dir.js';
 import { resetArgv, targetOf } from '../../lib/lab/ssh/ssh-lab.js';
 import { splitJump } from '../../lib/config/fields.js';
 import { sshHostCleanupScript } from '../../lib/lab/ssh/ssh-cleanup.js';
 
-function resolve(src: Partial<ConfigSources>) {
-  return resolveConfig({ file: undefined, env: {}, flags: {}, knownChecks: [], ...src });
-}
-function ok(src: Partial<ConfigSources>): HarnessConfig {
-  const r = resolve(src);
-  if (!r.ok) throw new Error(r.problems.map(formatProblem).join('\n'));
-  return r.config;
-}
-function bad(src: Partial<ConfigSources>): ConfigProblem[] {
-  const r = resolve(src);
-  if (r.ok) throw new Error('expected problems');
-  return r.problems;
-}
-const yaml = (s: string) => parseYaml(s) as unknown;
+const [ok, bad] = [configOf, problemsOf];
 /** A fresh ed25519 key pair (OpenSSH's own ssh-keygen, as a person makes one), with a passphrase when given. */
 const keygen = (path: string, passphrase = '') =>
   execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', passphrase, '-C', 'test', '-f', path], { stdio: 'ignore' });

@@ -51,11 +51,19 @@ t.test(
       b.verdicts.length >= 3 && b.verdicts.every((c) => c.met),
       'every check met (the real plugins judged client-1)',
     );
-    t.ok(p['client.boot_id.before'] && p['client.boot_id.after'], 'the rebooted client reported its boot ids');
-    t.not(p['client.boot_id.before'], p['client.boot_id.after'], 'client-1 really rebooted');
+    t.ok(
+      p['client-1.boot_id.before'] && p['client-1.boot_id.after'],
+      'the rebooted client reported its boot ids, named by its slot',
+    );
+    t.not(p['client-1.boot_id.before'], p['client-1.boot_id.after'], 'client-1 really rebooted');
     t.ok(p['client-2.boot_id.before'], 'the second client was read before the reboot');
     t.equal(p['client-2.boot_id.after'], p['client-2.boot_id.before'], 'client-2 kept its boot id: untouched');
-    t.notOk('client-1.boot_id.before' in p, 'the rebooted client is not counted as a bystander');
+    t.notOk('client.boot_id.before' in p, "no fact under a pair's name in a cluster");
+    t.same(
+      [p['lab.topology'], p['fault.1.target']],
+      ['0+2', "client-1 (the scenario's client)"],
+      'the topology it brought up and the target, as properties',
+    );
     const names = b.artifacts.map((x) => x.name);
     for (const slot of ['client-1', 'client-2'])
       t.ok(

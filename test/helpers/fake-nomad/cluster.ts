@@ -63,6 +63,8 @@ export class Cluster {
   readonly otherNodes: ApiNode[] = [];
   /** the server's node name, as its Serf member and Raft peer are named (nodes.ts) */
   serverName = 'server';
+  /** Unix ms until which the server, back from a reboot, is a Raft non-voter (autopilot's stabilization) */
+  nonVoterUntilMs = 0;
   /** where the scheduler places new allocs; default the client node (a drain moves it to another node) */
   placementNode: ApiNode | undefined;
   readonly jobs = new Map<string, ApiJob>();

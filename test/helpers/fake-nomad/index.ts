@@ -224,6 +224,8 @@ function serverLifecycle(server: () => http.Server, effect: ServerRebootEffect) 
     },
     up(c: Cluster): void {
       host.state = 'electing';
+      // as Nomad's autopilot: back as a Raft non-voter, promoted once stable (100 steps here, 10 s in Nomad)
+      c.nonVoterUntilMs = Date.now() + 100 * c.stepMs;
       if (effect === 'no-leader') return;
       c.later(2, () => {
         host.state = 'up';

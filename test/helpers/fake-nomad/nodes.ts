@@ -187,7 +187,7 @@ export function members(c: Cluster): unknown {
   };
 }
 
-/** GET /v1/operator/raft/configuration: the one server, leader and voter. */
+/** GET /v1/operator/raft/configuration: the one server, leader, and a voter but for a while after its reboot. */
 export function raftConfiguration(c: Cluster): unknown {
   return {
     Index: c.index,
@@ -197,7 +197,7 @@ export function raftConfiguration(c: Cluster): unknown {
         Node: `${c.serverName}.global`,
         Address: '127.0.0.1:4647',
         Leader: true,
-        Voter: true,
+        Voter: Date.now() >= c.nonVoterUntilMs,
         RaftProtocol: '3',
       },
     ],
