@@ -27,6 +27,11 @@ export interface Build {
   executorSurvivesRestart: boolean;
   /** 2.0.1 and later (GH-27885): plugin clients do not leak fds when the agent restarts */
   noFdLeakOnRestart: boolean;
+  /**
+   * 1.10.4 and later (GH-26424): a node marked down keeps its Nomad service registrations until its allocs are marked
+   * lost; before, they were deleted at once and never registered again when the node came back in time
+   */
+  keepsServicesThroughDown: boolean;
 }
 
 /** [major, minor, patch] of "v1.9.3" / "1.9.3-dev"; zeros when unparsable. */
@@ -51,17 +56,31 @@ export function classify(path: string, version: string): Build {
     restoresNetworkStatus: atLeast(version, [1, 11, 0]),
     executorSurvivesRestart: atLeast(version, [2, 0, 0]),
     noFdLeakOnRestart: atLeast(version, [2, 0, 1]),
+    keepsServicesThroughDown: atLeast(version, [1, 10, 4]),
   };
+}
+
+/** What else about a run decides what the CHANGELOG predicts for it. */
+export interface FaultContext {
+  /**
+   * a partition past heartbeat_grace that the job's disconnect policy outlasts: the node is marked down, its allocs go
+   * `unknown` and run on in place once it is back (never marked lost)
+   */
+  reconnects?: boolean;
 }
 
 /**
  * The whole-alloc checks Nomad's CHANGELOG says fail on build `b` after fault `kind` (the open-source lines; the
  * checks themselves never look at a version: this is what an e2e run is held to, and docs/findings.md records what
  * the runs showed). A host reboot loses the tmpfs mounts, which only 2.0.5 remounts; an agent restart loses the
- * task network status (before 1.11) and leaks plugin fds (before 2.0.1). changelogMayFail lists what can fail too.
+ * task network status (before 1.11) and leaks plugin fds (before 2.0.1); a node marked down and back before its allocs
+ * were marked lost loses its Nomad services (before 1.10.4: "deleted if a node missed heartbeats and recovered before
+ * allocs were migrated"; a node whose allocs were marked lost and replaced gets them registered by the replacement).
+ * changelogMayFail lists what can fail too.
  */
-export function changelogFailures(b: Build, kind: string): string[] {
+export function changelogFailures(b: Build, kind: string, o: FaultContext = {}): string[] {
   if (FAULT_KINDS[kind as RebootKind]?.rebootsHost) return b.remountsTaskDirs ? [] : ['task-dirs'];
+  if (kind === 'partition') return o.reconnects && !b.keepsServicesThroughDown ? ['services'] : [];
   if (kind !== 'agent-kill') return [];
   return [...(b.restoresNetworkStatus ? [] : ['task-env']), ...(b.noFdLeakOnRestart ? [] : ['agent-resources'])];
 }
@@ -82,8 +101,8 @@ export function changelogMayFail(b: Build, kind: string): string[] {
  * itself fails (exec before 1.9.4 after a host reboot) the whole-alloc checks are skipped, and a check expected to
  * fail but skipped does not meet its expectation.
  */
-export function expectArgs(b: Build, kind: string): string[] {
-  return changelogFailures(b, kind).flatMap((id) => ['--expect', `${id}=fail`]);
+export function expectArgs(b: Build, kind: string, o: FaultContext = {}): string[] {
+  return changelogFailures(b, kind, o).flatMap((id) => ['--expect', `${id}=fail`]);
 }
 
 /** The checks of bridge-exec-reboot the shipped exec job leaves skipped: it declares no Nomad-native service. */
@@ -111,6 +130,22 @@ export function buildsFromEnv(env: NodeJS.ProcessEnv = process.env): Build[] {
   return paths.map((p) =>
     classify(p, /Nomad (v\d+\.\d+\.\d+\S*)/.exec(execFileSync(p, ['version'], { encoding: 'utf8' }))?.[1] ?? 'unknown'),
   );
+}
+
+/**
+ * The fault kinds an e2e file runs: `all`, or the ones the environment variable `name` lists (comma-separated), to run
+ * only the cells a finding needs. Throws naming the variable, the unknown kinds and the allowed ones.
+ */
+export function kindsFromEnv<K extends string>(all: readonly K[], name: string, env = process.env): K[] {
+  const value = env[name] ?? '';
+  const asked = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (!asked.length) return [...all];
+  const bad = asked.filter((k) => !(all as readonly string[]).includes(k));
+  if (bad.length) throw new Error(`${name}=${value}: ${bad.join(', ')} is not one of ${all.join(', ')}`);
+  return all.filter((k) => asked.includes(k));
 }
 
 export const NETNS = process.env['HARNESS_NETNS'] || 'nrh-lab';
