@@ -60,27 +60,18 @@ export function classify(path: string, version: string): Build {
   };
 }
 
-/** What else about a run decides what the CHANGELOG predicts for it. */
-export interface FaultContext {
-  /**
-   * a partition past heartbeat_grace that the job's disconnect policy outlasts: the node is marked down, its allocs go
-   * `unknown` and run on in place once it is back (never marked lost)
-   */
-  reconnects?: boolean;
-}
-
 /**
  * The whole-alloc checks Nomad's CHANGELOG says fail on build `b` after fault `kind` (the open-source lines; the
  * checks themselves never look at a version: this is what an e2e run is held to, and docs/findings.md records what
  * the runs showed). A host reboot loses the tmpfs mounts, which only 2.0.5 remounts; an agent restart loses the
- * task network status (before 1.11) and leaks plugin fds (before 2.0.1); a node marked down and back before its allocs
- * were marked lost loses its Nomad services (before 1.10.4: "deleted if a node missed heartbeats and recovered before
- * allocs were migrated"; a node whose allocs were marked lost and replaced gets them registered by the replacement).
- * changelogMayFail lists what can fail too.
+ * task network status (before 1.11) and leaks plugin fds (before 2.0.1). A partition fails nothing: GH-26424 (Nomad
+ * services deleted when a node is marked down, fixed in 1.10.4) needs the node back before its allocs are marked lost,
+ * and a partition of a fixed length is far longer than that window (then the replacement registers the services), or,
+ * with a disconnect policy, the node is marked `disconnected`, which never deleted them (nomad/heartbeat.go,
+ * state_store.go updateNodeStatusTxn at v1.10.3). changelogMayFail lists what can fail too.
  */
-export function changelogFailures(b: Build, kind: string, o: FaultContext = {}): string[] {
+export function changelogFailures(b: Build, kind: string): string[] {
   if (FAULT_KINDS[kind as RebootKind]?.rebootsHost) return b.remountsTaskDirs ? [] : ['task-dirs'];
-  if (kind === 'partition') return o.reconnects && !b.keepsServicesThroughDown ? ['services'] : [];
   if (kind !== 'agent-kill') return [];
   return [...(b.restoresNetworkStatus ? [] : ['task-env']), ...(b.noFdLeakOnRestart ? [] : ['agent-resources'])];
 }
@@ -101,8 +92,8 @@ export function changelogMayFail(b: Build, kind: string): string[] {
  * itself fails (exec before 1.9.4 after a host reboot) the whole-alloc checks are skipped, and a check expected to
  * fail but skipped does not meet its expectation.
  */
-export function expectArgs(b: Build, kind: string, o: FaultContext = {}): string[] {
-  return changelogFailures(b, kind, o).flatMap((id) => ['--expect', `${id}=fail`]);
+export function expectArgs(b: Build, kind: string): string[] {
+  return changelogFailures(b, kind).flatMap((id) => ['--expect', `${id}=fail`]);
 }
 
 /** The checks of bridge-exec-reboot the shipped exec job leaves skipped: it declares no Nomad-native service. */
