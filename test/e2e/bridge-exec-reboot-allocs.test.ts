@@ -18,7 +18,15 @@ import { nomadJobConverter } from '../../lib/cluster/job-convert.js';
 import { jobInfo, jobProblems } from '../../lib/parse/nomad-job.js';
 import { vmSkipReason, domainsMatching } from '../helpers/vm-prereqs.js';
 import { validateJUnit } from '../helpers/junit-schema.js';
-import { buildsFromEnv, changelogFailures, expectArgs, runCli, NETNS, type Build } from '../helpers/real-nomad.js';
+import {
+  buildsFromEnv,
+  changelogFailures,
+  expectArgs,
+  reportsDirFor,
+  runCli,
+  NETNS,
+  type Build,
+} from '../helpers/real-nomad.js';
 import { idsOf } from '../helpers/check-ids.js';
 import { ALLOC_RESTORED } from '../../lib/checks/alloc-restored.js';
 import { TASK_RESTARTED } from '../../lib/checks/task-restarted.js';
@@ -57,7 +65,7 @@ interface V {
 }
 
 async function runJob(t: Test, build: Build, extra: string[]) {
-  const dir = t.testdir({});
+  const dir = reportsDirFor(t);
   const summary = join(dir, 'summary.json');
   const junit = join(dir, 'junit.xml');
   const r = await runCli(t, [

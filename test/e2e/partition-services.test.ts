@@ -21,6 +21,7 @@ import {
   buildsFromEnv,
   changelogFailures,
   expectArgs,
+  reportsDirFor,
   runCli,
   verdictsOf,
   warmWorkDir,
@@ -63,7 +64,7 @@ interface Run {
 }
 
 async function partition(t: Test, b: Build, lab: string[], job: string, disconnect: boolean) {
-  const dir = t.testdir({});
+  const dir = reportsDirFor(t);
   const junit = join(dir, 'junit.xml');
   const summary = join(dir, 'summary.json');
   const r = await runCli(

@@ -16,6 +16,7 @@ import {
   changelogFailures,
   changelogMayFail,
   kindsFromEnv,
+  reportsDirFor,
   runCli,
   verdictsOf,
   type Build,
@@ -42,7 +43,7 @@ t.test(
   `whole-alloc checks on Nomad ${builds.map((b) => b.version).join(', ') || '(none)'} x ${KINDS.join(', ')}`,
   { skip: skip ?? false, timeout: 140 * 60_000 },
   async (t) => {
-    const dir = t.testdir({});
+    const dir = reportsDirFor(t);
     const { lab } = warmWorkDir(t, 'nrh-e2e-whole-');
     const nomad = builds.map((b) => `{ name: "${b.version.replace(/^v/, '')}", binary: ${JSON.stringify(b.path)} }`);
     const yaml = [

@@ -2,7 +2,7 @@
 // history says each one must do (nomad-reference.md §4): the tmpfs fix landed in 1.9.4, the state migration in 1.9.7.
 import type { Test } from 'tap';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FAULT_KINDS } from '../../lib/config/faults.js';
@@ -137,6 +137,19 @@ export function kindsFromEnv<K extends string>(all: readonly K[], name: string, 
   const bad = asked.filter((k) => !(all as readonly string[]).includes(k));
   if (bad.length) throw new Error(`${name}=${value}: ${bad.join(', ')} is not one of ${all.join(', ')}`);
   return all.filter((k) => asked.includes(k));
+}
+
+/**
+ * Where a test's run writes its reports: its tap test dir (removed when the test ends), or, with E2E_KEEP_DIR set, a
+ * directory under it named after the test, kept as the evidence docs/findings.md quotes.
+ */
+export function reportsDirFor(t: Test, env = process.env): string {
+  const keep = env['E2E_KEEP_DIR'];
+  if (!keep) return t.testdir({});
+  const name = `${t.fullname.replace(/[^\w.-]+/g, '-').slice(-100)}-${Date.now()}`;
+  const dir = join(keep, name);
+  mkdirSync(dir, { recursive: true });
+  return dir;
 }
 
 export const NETNS = process.env['HARNESS_NETNS'] || 'nrh-lab';
