@@ -15,14 +15,16 @@ import t, { type Test } from 'tap';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { vmSkipReason, domainsMatching } from '../helpers/vm-prereqs.js';
+import { domainsMatching } from '../helpers/vm-prereqs.js';
 import { validateJUnit } from '../helpers/junit-schema.js';
 import {
   buildsFromEnv,
   changelogFailures,
   expectArgs,
+  reportArgs,
   reportsDirFor,
   runCli,
+  skipReason,
   verdictsOf,
   warmWorkDir,
   type Build,
@@ -33,8 +35,7 @@ import { checkIds } from '../helpers/check-ids.js';
 t.setTimeout(120 * 60_000);
 // Note: every build of the open-source lines from 1.8 on reads the disconnect block; the e2e builds start at 1.9.
 const builds = buildsFromEnv();
-const skip =
-  builds.length === 0 ? 'no Nomad build given: set NOMAD_BINARIES=/path/a,/path/b (or NOMAD_BINARY)' : vmSkipReason();
+const skip = skipReason(builds);
 const GRACE_S = 30;
 const PARTITION_S = 90;
 const JOB = fileURLToPath(new URL('../../examples/jobs/whole-alloc.nomad.hcl', import.meta.url));
@@ -65,8 +66,7 @@ interface Run {
 
 async function partition(t: Test, b: Build, lab: string[], job: string, disconnect: boolean) {
   const dir = reportsDirFor(t);
-  const junit = join(dir, 'junit.xml');
-  const summary = join(dir, 'summary.json');
+  const { args, junit, summary } = reportArgs(dir);
   const r = await runCli(
     t,
     [
@@ -84,14 +84,7 @@ async function partition(t: Test, b: Build, lab: string[], job: string, disconne
       `${GRACE_S}s`,
       '--memory',
       '1024',
-      '--artifacts',
-      'always',
-      '--junit',
-      junit,
-      '--report-json',
-      summary,
-      '--reports-dir',
-      join(dir, 'reports'),
+      ...args,
       ...expectArgs(b, 'partition'),
       ...lab,
     ],

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { FAULT_KINDS } from '../../lib/config/faults.js';
 import type { RebootKind } from '../../lib/model/kinds.js';
 import { runCli } from './cli-child.js';
+import { vmSkipReason } from './vm-prereqs.js';
 
 export interface Build {
   path: string;
@@ -153,6 +154,20 @@ export function reportsDirFor(t: Test, env = process.env): string {
   const dir = join(keep, name);
   mkdirSync(dir, { recursive: true });
   return dir;
+}
+
+/** The report flags of an e2e run writing into `dir`: JUnit, the JSON summary, every artifact kept. */
+export function reportArgs(dir: string): { args: string[]; junit: string; summary: string } {
+  const junit = join(dir, 'junit.xml');
+  const summary = join(dir, 'summary.json');
+  const args = ['--junit', junit, '--report-json', summary, '--reports-dir', join(dir, 'reports')];
+  return { args: [...args, '--artifacts', 'always'], junit, summary };
+}
+
+/** Why an e2e test on VMs skips: no build given, or the VM lab missing (vmSkipReason); undefined when it runs. */
+export function skipReason(builds: readonly Build[]): string | undefined {
+  if (!builds.length) return 'no Nomad build given: set NOMAD_BINARIES=/path/a,/path/b (or NOMAD_BINARY)';
+  return vmSkipReason();
 }
 
 export const NETNS = process.env['HARNESS_NETNS'] || 'nrh-lab';
