@@ -2,7 +2,7 @@
 // port label, as client/taskenv/env.go builds them from the alloc's network status) and its /etc/hosts and
 // /etc/resolv.conf. A client that did not restore the alloc's network status hands a restarted task none of it.
 import { resultCheck } from './define.js';
-import { iso, show } from './result.js';
+import { iso } from './result.js';
 import { perTaskResult, type TaskLine, cannotJudge } from './whole-alloc.js';
 import type { AllocSnap, RebootEvidence, TaskProcess } from '../model/evidence.js';
 import type { CheckInfo, CheckResult } from '../model/check.js';
@@ -11,21 +11,34 @@ const INFO: CheckInfo = {
   id: 'task-env',
   title: 'Network environment of a restarted task',
   passesWhen:
-    "after the reboot (or agent restart) the harness restarts one task per restored alloc through the API; its new processes have `NOMAD_ALLOC_IP_<label>`, `NOMAD_ALLOC_ADDR_<label>` and `NOMAD_ALLOC_PORT_<label>` for every port of the group, matching the alloc's address and ports, and an `/etc/hosts` (Nomad's, naming the address, where it was Nomad's before) and `/etc/resolv.conf`. Real 1.9.7 after an agent restart: only the PORT variables (GH-26699, fixed in 1.10.6 and 1.11.0). Skipped for a partition or with `reboot.restart_task: false`",
+    "after the reboot (or agent restart) the harness restarts one task per restored alloc through the API; its new processes have `NOMAD_ALLOC_IP_<label>`, `NOMAD_ALLOC_ADDR_<label>` and `NOMAD_ALLOC_PORT_<label>` for every port of the group, matching the alloc's address (the API's, or the API's before the fault when the client no longer reports one) and ports, and an `/etc/hosts` (Nomad's, naming the address, where it was Nomad's before) and `/etc/resolv.conf`. Real 1.9.7 and 1.10.5 after an agent restart: only the PORT variables (GH-26699, fixed in 1.10.6 and 1.11.0; 1.10.5 also reports no address for the alloc). Skipped for a partition or with `reboot.restart_task: false`",
 };
 
-/** The variables a task of this alloc must have, from the API's view of the alloc (env.go: `to` when set, else the host port). */
-export function expectedAllocNetEnv(a: AllocSnap): Record<string, string> {
+/**
+ * The variables a task of this alloc must have (env.go: `to` when set, else the host port). NOMAD_ALLOC_IP_ and _ADDR_
+ * are required for every port even when no address is known to compare them with: their value is then '' (any).
+ */
+export function expectedAllocNetEnv(a: AllocSnap, address: string | undefined = a.address): Record<string, string> {
   const out: Record<string, string> = {};
   for (const p of a.ports) {
     const port = String(p.to > 0 ? p.to : p.value);
     out[`NOMAD_ALLOC_PORT_${p.label}`] = port;
-    if (a.address) {
-      out[`NOMAD_ALLOC_IP_${p.label}`] = a.address;
-      out[`NOMAD_ALLOC_ADDR_${p.label}`] = `${a.address}:${port}`;
-    }
+    out[`NOMAD_ALLOC_IP_${p.label}`] = address ?? '';
+    out[`NOMAD_ALLOC_ADDR_${p.label}`] = address ? `${address}:${port}` : '';
   }
   return out;
+}
+
+/**
+ * The address the restarted task must be given: the API's now, else the API's before the fault (a client that lost the
+ * alloc's network status reports none after an agent restart: real 1.10.5, run r0bepv916473a7, GH-26699).
+ */
+function addressToExpect(e: RebootEvidence, a: AllocSnap): { address: string | undefined; note: string } {
+  if (a.address) return { address: a.address, note: `address ${a.address}` };
+  const before = [e.before.alloc, ...e.before.jobAllocs].find((x) => x?.id === a.id)?.address;
+  return before
+    ? { address: before, note: `address (none) in the API now, ${before} before the fault` }
+    : { address: undefined, note: 'address (none) in the API, before the fault too' };
 }
 
 /** What is wrong with one process: missing or different variables, missing files; [] when nothing. */
@@ -37,7 +50,9 @@ function problems(
 ): string[] {
   const out: string[] = [];
   const missing = Object.keys(want).filter((k) => p.allocNetEnv[k] === undefined);
-  const wrong = Object.keys(want).filter((k) => p.allocNetEnv[k] !== undefined && p.allocNetEnv[k] !== want[k]);
+  const wrong = Object.keys(want).filter(
+    (k) => want[k] !== '' && p.allocNetEnv[k] !== undefined && p.allocNetEnv[k] !== want[k],
+  );
   if (missing.length) out.push(`missing ${missing.join(', ')}`);
   if (wrong.length) out.push(wrong.map((k) => `${k}=${p.allocNetEnv[k]} (expected ${want[k]})`).join(', '));
   const hosts = p.etcHosts;
@@ -63,9 +78,10 @@ function judgeAlloc(e: RebootEvidence, a: AllocSnap): TaskLine[] {
   if (r.error) return [{ task: r.task, ok: false, line: `${started}: ${r.error}` }];
   const procs = (e.whole?.afterRestart?.processes ?? []).filter((p) => p.allocId === a.id && p.task === r.task);
   if (!procs.length) return [{ task: r.task, ok: false, line: `${started}; no process of the task found afterwards` }];
-  const want = expectedAllocNetEnv(a);
+  const { address, note } = addressToExpect(e, a);
+  const want = expectedAllocNetEnv(a, address);
   const before = e.whole?.before?.processes.find((p) => p.allocId === a.id && p.task === r.task)?.etcHosts;
-  const bad = procs.map((p) => ({ p, why: problems(p, want, before, a.address) })).filter((x) => x.why.length);
+  const bad = procs.map((p) => ({ p, why: problems(p, want, before, address) })).filter((x) => x.why.length);
   const first = procs[0]!;
   const vars = Object.entries(first.allocNetEnv)
     .sort(([x], [y]) => x.localeCompare(y))
@@ -79,7 +95,7 @@ function judgeAlloc(e: RebootEvidence, a: AllocSnap): TaskLine[] {
   const files = `/etc/hosts ${hosts}, /etc/resolv.conf ${first.resolvConf ? 'present' : 'absent'}`;
   if (bad.length) {
     const which = bad.map((x) => `pid ${x.p.pid}: ${x.why.join('; ')}`).join(' | ');
-    return [{ task: r.task, ok: false, line: `${started}; ${which}; address ${show(a.address)}` }];
+    return [{ task: r.task, ok: false, line: `${started}; ${which}; ${note}` }];
   }
   return [{ task: r.task, ok: true, line: `${started}; ${seen}; ${files}` }];
 }

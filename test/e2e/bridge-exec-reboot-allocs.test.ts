@@ -7,9 +7,11 @@
 // Failure; on 1.9.7 every alloc is restored; the shipped job with --heartbeat-grace 10s on 1.9.7 is replaced after the
 // node is marked down, the replacement named like the lost alloc with PreviousAllocation and NextAllocation empty.
 // Where the allocs are restored in place (from 1.9.7 here) the run is held to what Nomad's CHANGELOG says still fails
-// after a host reboot (changelogFailures: task-dirs before 2.0.5, GH-28345), given as `--expect <id>=fail`.
+// after a host reboot (changelogFailures: task-dirs before 2.0.5, GH-28345), given as `--expect <id>=fail`. On 1.9.3
+// one alloc whose group reschedules after a delay fails its restore the same way; the settle then waits for Nomad's
+// delayed follow-up eval, names it while it waits, and ends on the replacement.
 import t, { type Test } from 'tap';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { nomadJobConverter } from '../../lib/cluster/job-convert.js';
@@ -20,6 +22,7 @@ import {
   buildsFromEnv,
   changelogFailures,
   expectArgs,
+  reportsDirFor,
   runCli,
   NETNS,
   type Build,
@@ -64,7 +67,7 @@ interface V {
 }
 
 async function runJob(t: Test, build: Build, extra: string[]) {
-  const dir = t.testdir({});
+  const dir = reportsDirFor(t);
   const { junit, summary, reportFlags } = e2eReports(dir);
   const r = await runCli(t, [
     'run',
@@ -87,6 +90,7 @@ async function runJob(t: Test, build: Build, extra: string[]) {
     v,
     props: (run?.properties ?? {}) as Record<string, string>,
     junit: readFileSync(junit, 'utf8'),
+    log: `${r.stderr}\n${r.stdout}`,
   };
 }
 
@@ -253,5 +257,58 @@ t.test(
     t.match(v.message, /heartbeat_grace \(10s\) is shorter than the reboot/);
     t.match(v.message, /alloc is lost since its node is down/);
     t.match(r.props['job.settled'] ?? '', /^yes/, 'settled on the replacement');
+  },
+);
+
+/** count-3 as one alloc whose group reschedules once, after a constant delay (Nomad holds a follow-up eval till then). */
+function withDelayedReschedule(hcl: string, delay: string): string {
+  const out = hcl
+    .replace(/default = 3\n/, 'default = 1\n')
+    .replace(
+      /reschedule \{\n\s+attempts\s+= 0\n\s+unlimited = false\n\s+\}/,
+      `reschedule {\n      attempts       = 1\n      interval       = "1h"\n      delay          = "${delay}"\n      delay_function = "constant"\n      unlimited      = false\n    }`,
+    );
+  if (!out.includes(`delay          = "${delay}"`) || !out.includes('default = 1\n'))
+    throw new Error(`${COUNT3}: its count default or reschedule block is not as this test rewrites them`);
+  return out;
+}
+
+t.test(
+  `one alloc with a delayed reschedule on ${old?.version ?? '(< 1.9.4)'}: the settle waits for the follow-up eval and names it`,
+  {
+    skip: skipVm ?? (old ? false : 'needs a build before 1.9.4 in NOMAD_BINARIES'),
+    timeout: 45 * 60_000,
+  },
+  async (t) => {
+    // 90s: the restore fails as the agent starts, before the node is ready again; the settle must still see it pending
+    const job = join(t.testdir({}), 'reschedule.nomad.hcl');
+    writeFileSync(job, withDelayedReschedule(readFileSync(COUNT3, 'utf8'), '90s'));
+    const r = await runJob(t, old!, ['--job', job, '--memory', '1024', '--expect', 'no-duplicate-ip=fail']);
+    const failedLabels = [...r.v.values()].filter((v) => v.label === 'failed').map((v) => v.id);
+    t.equal(
+      r.code,
+      failedLabels.length ? 1 : 0,
+      `exit code as the labels say (failed: ${failedLabels.join(', ') || 'none'})`,
+    );
+    const dup = r.v.get('no-duplicate-ip')!;
+    t.equal(dup.status, 'failed', 'the restore failed with the duplicate-IP error');
+    t.match(dup.evidence.join('\n'), DUPLICATE);
+    t.equal(r.v.get('alloc-restored')?.status, 'failed', `alloc-restored: ${r.v.get('alloc-restored')?.message}`);
+    const waiting =
+      /web\[0\] failed; Nomad reschedules it at (\d\d:\d\d:\d\d) \(follow-up eval ([0-9a-f]{8})\): waiting/.exec(r.log);
+    t.ok(waiting, `the settle said what it waits for: ${waiting?.[0] ?? '(no such line)'}`);
+    const settled = r.props['job.settled'] ?? '';
+    t.match(
+      settled,
+      /^yes: all 1 allocs settled: bridge-count-3\.web\[0\] replaced by [0-9a-f]{8}: running/,
+      'settled on the replacement Nomad placed after the delay',
+    );
+    t.ok(
+      waiting &&
+        settled.includes(
+          `waited for Nomad's delayed reschedule of web[0] (${waiting[1]}, follow-up eval ${waiting[2]})`,
+        ),
+      `the decision names the reschedule it waited for: ${settled}`,
+    );
   },
 );

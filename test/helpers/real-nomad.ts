@@ -2,7 +2,7 @@
 // history says each one must do (nomad-reference.md §4): the tmpfs fix landed in 1.9.4, the state migration in 1.9.7.
 import type { Test } from 'tap';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FAULT_KINDS } from '../../lib/config/faults.js';
@@ -28,6 +28,11 @@ export interface Build {
   executorSurvivesRestart: boolean;
   /** 2.0.1 and later (GH-27885): plugin clients do not leak fds when the agent restarts */
   noFdLeakOnRestart: boolean;
+  /**
+   * 1.10.4 and later (GH-26424): a node marked down keeps its Nomad service registrations until its allocs are marked
+   * lost; before, they were deleted at once and never registered again when the node came back in time
+   */
+  keepsServicesThroughDown: boolean;
 }
 
 /** [major, minor, patch] of "v1.9.3" / "1.9.3-dev"; zeros when unparsable. */
@@ -52,6 +57,7 @@ export function classify(path: string, version: string): Build {
     restoresNetworkStatus: atLeast(version, [1, 11, 0]),
     executorSurvivesRestart: atLeast(version, [2, 0, 0]),
     noFdLeakOnRestart: atLeast(version, [2, 0, 1]),
+    keepsServicesThroughDown: atLeast(version, [1, 10, 4]),
   };
 }
 
@@ -59,7 +65,11 @@ export function classify(path: string, version: string): Build {
  * The whole-alloc checks Nomad's CHANGELOG says fail on build `b` after fault `kind` (the open-source lines; the
  * checks themselves never look at a version: this is what an e2e run is held to, and docs/findings.md records what
  * the runs showed). A host reboot loses the tmpfs mounts, which only 2.0.5 remounts; an agent restart loses the
- * task network status (before 1.11) and leaks plugin fds (before 2.0.1). changelogMayFail lists what can fail too.
+ * task network status (before 1.11) and leaks plugin fds (before 2.0.1). A partition fails nothing: GH-26424 (Nomad
+ * services deleted when a node is marked down, fixed in 1.10.4) needs the node back before its allocs are marked lost,
+ * and a partition of a fixed length is far longer than that window (then the replacement registers the services), or,
+ * with a disconnect policy, the node is marked `disconnected`, which never deleted them (nomad/heartbeat.go,
+ * state_store.go updateNodeStatusTxn at v1.10.3). changelogMayFail lists what can fail too.
  */
 export function changelogFailures(b: Build, kind: string): string[] {
   if (FAULT_KINDS[kind as RebootKind]?.rebootsHost) return b.remountsTaskDirs ? [] : ['task-dirs'];
@@ -71,10 +81,13 @@ export function changelogFailures(b: Build, kind: string): string[] {
  * Failures the CHANGELOG makes possible but not certain: before 2.0 an executor dies of SIGPIPE after an agent
  * restart only when it writes to the dead agent's pipe (GH-27825), so `alloc exec` fails on some runs and not on
  * others (real 1.11.3 agent-kill run r6riqo85cd2592: exec answered in both tasks; a 1.9.7 capture: "plugin is shut
- * down"). An e2e run holds these neither way.
+ * down"). Before 1.11.0 the network status the client did not restore (GH-26699) can reach the API as none: real 1.10.5
+ * agent-kill run r0bepv916473a7 reported no address for the alloc (task-netns: "the API's address (none)"), a 1.9.7
+ * capture kept it. An e2e run holds these neither way.
  */
 export function changelogMayFail(b: Build, kind: string): string[] {
-  return kind === 'agent-kill' && !b.executorSurvivesRestart ? ['alloc-exec'] : [];
+  if (kind !== 'agent-kill') return [];
+  return [...(b.restoresNetworkStatus ? [] : ['task-netns']), ...(b.executorSurvivesRestart ? [] : ['alloc-exec'])];
 }
 
 /**
@@ -112,6 +125,49 @@ export function buildsFromEnv(env: NodeJS.ProcessEnv = process.env): Build[] {
   return paths.map((p) =>
     classify(p, /Nomad (v\d+\.\d+\.\d+\S*)/.exec(execFileSync(p, ['version'], { encoding: 'utf8' }))?.[1] ?? 'unknown'),
   );
+}
+
+/**
+ * The fault kinds an e2e file runs: `all`, or the ones the environment variable `name` lists (comma-separated), to run
+ * only the cells a finding needs. Throws naming the variable, the unknown kinds and the allowed ones.
+ */
+export function kindsFromEnv<K extends string>(all: readonly K[], name: string, env = process.env): K[] {
+  const value = env[name] ?? '';
+  const asked = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (!asked.length) return [...all];
+  const bad = asked.filter((k) => !(all as readonly string[]).includes(k));
+  if (bad.length) throw new Error(`${name}=${value}: ${bad.join(', ')} is not one of ${all.join(', ')}`);
+  return all.filter((k) => asked.includes(k));
+}
+
+/**
+ * Where a test's run writes its reports: its tap test dir (removed when the test ends), or, with E2E_KEEP_DIR set, a
+ * directory under it named after the test, kept as the evidence docs/findings.md quotes.
+ */
+export function reportsDirFor(t: Test, env = process.env): string {
+  const keep = env['E2E_KEEP_DIR'];
+  if (!keep) return t.testdir({});
+  const name = `${t.fullname.replace(/[^\w.-]+/g, '-').slice(-100)}-${Date.now()}`;
+  const dir = join(keep, name);
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+/** The report flags of an e2e run writing into `dir`: JUnit, the JSON summary, every artifact kept. */
+export function reportArgs(dir: string): { args: string[]; junit: string; summary: string } {
+  const junit = join(dir, 'junit.xml');
+  const summary = join(dir, 'summary.json');
+  const args = ['--junit', junit, '--report-json', summary, '--reports-dir', join(dir, 'reports')];
+  return { args: [...args, '--artifacts', 'always'], junit, summary };
+}
+
+/** Why an e2e test on VMs skips: no build given, or the VM lab missing (vmSkipReason); undefined when it runs. */
+export function skipReason(builds: readonly Build[]): string | undefined {
+  if (!builds.length) return 'no Nomad build given: set NOMAD_BINARIES=/path/a,/path/b (or NOMAD_BINARY)';
+  return vmSkipReason();
 }
 
 export const NETNS = process.env['HARNESS_NETNS'] || 'nrh-lab';

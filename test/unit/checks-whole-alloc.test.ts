@@ -237,6 +237,35 @@ t.test(
       { NOMAD_ALLOC_PORT_x: '25000', NOMAD_ALLOC_IP_x: '172.26.64.2', NOMAD_ALLOC_ADDR_x: '172.26.64.2:25000' },
       'no `to`: the host port (env.go)',
     );
+    // real 1.10.5 after agent-kill (run r0bepv916473a7): the API lost the alloc's address too, the restarted task had
+    // only NOMAD_ALLOC_PORT_admin=9000 NOMAD_ALLOC_PORT_http=80; the address to expect is the one from before the fault
+    const lost = agentKill();
+    const noAddress = { ...lost.after.jobAllocs[0]! };
+    delete noAddress.address;
+    lost.after = { ...lost.after, alloc: noAddress, jobAllocs: [noAddress] };
+    const l = checkTaskEnv(lost);
+    t.equal(l.status, 'failed', l.message);
+    t.match(
+      l.message,
+      /missing NOMAD_ALLOC_IP_http, NOMAD_ALLOC_ADDR_http, NOMAD_ALLOC_IP_admin, NOMAD_ALLOC_ADDR_admin; address \(none\) in the API now, 172\.26\.64\.3 before the fault/,
+    );
+    const neither = agentKill();
+    for (const o of [neither.before, neither.after]) {
+      delete o.alloc!.address;
+      for (const a of o.jobAllocs) delete a.address;
+    }
+    t.match(
+      checkTaskEnv(neither).message,
+      /missing NOMAD_ALLOC_IP_http, .*; address \(none\) in the API, before the fault too/,
+      'IP and ADDR are required even with no address to compare them with',
+    );
+    const noAddr = { ...rebootSim().after.jobAllocs[0]!, ports: [{ label: 'x', value: 1, to: 80, hostIp: '' }] };
+    delete noAddr.address;
+    t.same(
+      expectedAllocNetEnv(noAddr),
+      { NOMAD_ALLOC_PORT_x: '80', NOMAD_ALLOC_IP_x: '', NOMAD_ALLOC_ADDR_x: '' },
+      'no address known: present, any value',
+    );
     const failedRestart = rebootSim();
     failedRestart.whole!.restarts = [
       {
