@@ -150,7 +150,7 @@ export default defineScenario({
 
     // The server parses the job (with the same variables the host's build checked it with before anything was created).
     const parsed = await ctx.step(
-      `parse the job ${config.job.file ? config.job.file : `(shipped, ${driver})`}`,
+      'parse the job',
       async (d) => {
         const hcl = await readFile(jobFile, 'utf8');
         const job = await nomad.parseJob(hcl, { signal: d.signal, variables: varFile(config.job.vars) });
@@ -162,6 +162,7 @@ export default defineScenario({
         if (!info || bad.length) throw new ConfigError(bad.map((p) => ({ field: JOB_FIELD, value: jobFile, ...p })));
         return { hcl, job, info };
       },
+      { values: { 'job.file': config.job.file ?? `shipped (${driver})` } },
     );
     const { info } = parsed;
     ctx.fact('job.id', info.id);
@@ -172,7 +173,7 @@ export default defineScenario({
     ctx.fact('job.disconnect', disconnectFact(disconnect));
 
     const node = await ctx.step(
-      `wait for a leader and the client node ready with ${drivers.join(', ')} healthy`,
+      "wait for a leader and the client node ready with the job's drivers healthy",
       async (d) => {
         await waitForLeader(nomad, { deadline: d });
         const n = await waitForBridgeClient(ctx, nomad, client, { nodeName: clientName, driver: drivers[0]! }, d);
@@ -180,28 +181,32 @@ export default defineScenario({
           await waitForNodeReady(nomad, { nodeId: n.ID, driver: other }, { deadline: d });
         return toNodeSnap(n);
       },
-      { timeoutMs: 5 * 60_000 },
+      { timeoutMs: 5 * 60_000, values: { 'job.drivers': drivers.join(', ') } },
     );
     ctx.fact('client.node_id', node.id);
 
     let recorder: EventRecorder | undefined;
-    const jobId = await ctx.step(`register job "${info.id}"`, async (d) => {
-      // watch the job's allocs and the node through the event stream from now to the end of the run
-      recorder = startEventRecorder(ctx, nomad, { jobId: parsed.job.ID, nodeIds: [node.id] });
-      await nomad.registerJob(parsed.job, parsed.hcl, { signal: d.signal });
-      return parsed.job.ID;
-    });
+    const jobId = await ctx.step(
+      'register the job',
+      async (d) => {
+        // watch the job's allocs and the node through the event stream from now to the end of the run
+        recorder = startEventRecorder(ctx, nomad, { jobId: parsed.job.ID, nodeIds: [node.id] });
+        await nomad.registerJob(parsed.job, parsed.hcl, { signal: d.signal });
+        return parsed.job.ID;
+      },
+      { values: { 'job.id': info.id } },
+    );
 
     const history: { events: Record<string, TaskEventRec[]> } = { events: {} };
     const lab0 = { memoryMb: config.lab.memoryMb, cpus: config.lab.cpus };
     const healthy: AllocSnap[] = await ctx.step(
-      `wait until every alloc of the job (${info.expectedAllocs}) runs and every mapped port answers`,
+      'wait until every alloc of the job runs and every mapped port answers',
       async (d) => {
         const allocs = await waitForJobHealthy(nomad, jobId, info.expectedAllocs, lab0, d);
         await waitForReachable(lab, allocs, node, info.probeKinds, d);
         return allocs;
       },
-      { timeoutMs: placeTimeoutMs(info.expectedAllocs) },
+      { timeoutMs: placeTimeoutMs(info.expectedAllocs), values: { 'job.expected_allocs': info.expectedAllocs } },
     );
     const watched = healthy.map((a) => a.id);
     ctx.fact('alloc.id', watched[0]);
@@ -267,7 +272,7 @@ export default defineScenario({
       // (less what the steps after this one need).
       const windowMs = 5 * 60_000 + quietMs;
       const s = await ctx.step(
-        `wait until the job has settled (every alloc restored, replaced or failed, and Nomad with nothing pending for it; ${config.reboot.settleConfirmS}s unchanged)${of}`,
+        `wait until the job has settled (every alloc restored, replaced or failed, and Nomad with nothing pending for it)${of}`,
         (d) =>
           waitForJobSettled(
             {
@@ -284,7 +289,13 @@ export default defineScenario({
             },
             d,
           ),
-        { timeoutMs: Math.max(windowMs, remaining(ctx.deadline) - SETTLE_RESERVE_MS) },
+        {
+          timeoutMs: Math.max(windowMs, remaining(ctx.deadline) - SETTLE_RESERVE_MS),
+          values: {
+            'reboot.settle_quiet_s': config.reboot.settleQuietS,
+            'reboot.settle_confirm_s': config.reboot.settleConfirmS,
+          },
+        },
       );
       settle = {
         settled: s.settled,

@@ -294,9 +294,15 @@ export default defineScenario({
       const disruption = { index: since.index, atMs: reboot.requestedAt };
       const confirmMs = env.config.reboot.settleConfirmS * 1000;
       const settled = await ctx.step(
-        `wait until the job has settled after the reboot (Nomad with nothing pending for it; ${env.config.reboot.settleConfirmS}s unchanged)`,
+        'wait until the job has settled after the reboot (Nomad with nothing pending for it)',
         (d) => waitForJobSettled({ nomad, jobId, watched, since: disruption, history, quietMs, confirmMs }, d),
-        { timeoutMs: placeTimeoutMs(COUNT_BEFORE) + quietMs },
+        {
+          timeoutMs: placeTimeoutMs(COUNT_BEFORE) + quietMs,
+          values: {
+            'reboot.settle_quiet_s': env.config.reboot.settleQuietS,
+            'reboot.settle_confirm_s': env.config.reboot.settleConfirmS,
+          },
+        },
       );
       ctx.fact('job.settled', settleFact(settled));
       const kinds = jobInfo(await nomad.job(jobId).then((r) => r.body)).info?.probeKinds;

@@ -142,6 +142,7 @@ function runDoc(r: RunRecord) {
       durationMs: s.durationMs,
       message: s.message ?? null,
       detail: s.detail ?? null,
+      values: s.values ?? {},
     })),
     properties: r.properties,
     artifacts: r.artifacts.map((a) => ({ name: a.name, path: a.path, caseName: a.caseName ?? null })),

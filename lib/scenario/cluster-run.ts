@@ -64,7 +64,7 @@ export async function runClusterFault(
   const servers = machinesOfRole(lab, 'server');
   // Note: each machine's Nomad node name is its hostname, which the lab sets to the machine's slot name
   const nodeOf = await ctx.step(
-    `wait for a leader and every client node ready (${clients.join(', ')})`,
+    'wait for a leader and every client node ready',
     async (d) => {
       await waitForLeader(nomad, { deadline: d });
       const out: Record<string, string> = {};
@@ -72,29 +72,37 @@ export async function runClusterFault(
         out[c] = (await waitForBridgeClient(ctx, nomad, lab.machines[c]!, { nodeName: c, driver: 'exec' }, d)).ID;
       return out;
     },
-    { timeoutMs: 5 * MIN },
+    { timeoutMs: 5 * MIN, values: { 'lab.client_machines': clients.join(', ') } },
   );
   const nodeNames = Object.fromEntries(Object.entries(nodeOf).map(([m, id]) => [id, m]));
 
   // one alloc per client (at least two, so that a drain has somewhere to move one while the other serves)
   const count = Math.max(2, clients.length);
-  const parsed = await ctx.step(`parse the job (count ${count})`, async (d) => {
-    const hcl = await readFile(JOB_FILE, 'utf8');
-    const job = await nomad.parseJob(hcl, { signal: d.signal, variables: `count = ${count}\n` });
-    const { info, problems } = jobInfo(job);
-    const bad = [...problems, ...(info ? jobProblems(info).map((p) => p.message) : [])];
-    if (!info || bad.length)
-      throw new ConfigError(bad.map((message) => ({ field: 'job', value: JOB_FILE, message, fix: 'the shipped job' })));
-    return { hcl, job, info };
-  });
+  const parsed = await ctx.step(
+    'parse the job',
+    async (d) => {
+      const hcl = await readFile(JOB_FILE, 'utf8');
+      const job = await nomad.parseJob(hcl, { signal: d.signal, variables: `count = ${count}\n` });
+      const { info, problems } = jobInfo(job);
+      const bad = [...problems, ...(info ? jobProblems(info).map((p) => p.message) : [])];
+      if (!info || bad.length)
+        throw new ConfigError(
+          bad.map((message) => ({ field: 'job', value: JOB_FILE, message, fix: 'the shipped job' })),
+        );
+      return { hcl, job, info };
+    },
+    { values: { 'job.count': count } },
+  );
   const { info } = parsed;
   const jobId = parsed.job.ID;
-  await ctx.step(`register job "${jobId}"`, (d) => nomad.registerJob(parsed.job, parsed.hcl, { signal: d.signal }));
+  await ctx.step('register the job', (d) => nomad.registerJob(parsed.job, parsed.hcl, { signal: d.signal }), {
+    values: { 'job.id': jobId },
+  });
   const lab0 = { memoryMb: config.lab.memoryMb, cpus: config.lab.cpus };
   const healthy: AllocSnap[] = await ctx.step(
-    `wait until every alloc of the job (${info.expectedAllocs}) runs`,
+    'wait until every alloc of the job runs',
     (d) => waitForJobHealthy(nomad, jobId, info.expectedAllocs, lab0, d),
-    { timeoutMs: (4 + 2 * info.expectedAllocs) * MIN },
+    { timeoutMs: (4 + 2 * info.expectedAllocs) * MIN, values: { 'job.expected_allocs': info.expectedAllocs } },
   );
   ctx.fact(
     'allocs.before',

@@ -54,7 +54,7 @@ async function run(t: Test, timeline: Timeline, extra: string[] = [], dir = t.te
     runs: {
       verdicts: Verdict[];
       properties: Record<string, string>;
-      steps: { name: string; status: string; message?: string }[];
+      steps: { name: string; status: string; message?: string; values?: Record<string, string> }[];
       error?: { message: string };
     }[];
   } = { runs: [] };
@@ -172,7 +172,8 @@ t.test('count-3 job restored: all pass, every alloc restored and reachable, exit
   t.match(r.verdict('unique-ips').message, /^3 live allocs on the node, each with its own address/);
   t.match(r.verdict('http-reachable').message, /every mapped port of all 3 allocs answered \(6 probes/);
   const steps = r.summary.runs[0]!.steps.map((s) => s.name);
-  t.ok(steps.some((n) => /wait until every alloc of the job \(3\) runs/.test(n)));
+  const healthy = r.summary.runs[0]!.steps.find((s) => /^wait until every alloc of the job runs/.test(s.name));
+  t.same(healthy?.values, { 'job.expected_allocs': '3' }, 'the count is a value of the step, not in its name');
   t.ok(steps.some((n) => /wait until the job has settled/.test(n)));
   t.match(r.summary.runs[0]!.properties['job.settled'], /^yes: all 3 allocs settled/);
   // issue 14: when the harness saw each alloc running again, after its task's Started (the stand-ins share one clock)
