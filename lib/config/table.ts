@@ -5,6 +5,7 @@ import { MAX_CLIENTS, SERVER_COUNTS } from '../model/topology.js';
 import {
   argvList,
   bool,
+  described,
   goDurationWithin,
   HOST_KEYS,
   hclVars,
@@ -20,15 +21,18 @@ import {
   type Field,
   type Parsed,
 } from './fields.js';
-import { parseTarget } from '../model/target.js';
+import { parseTarget, TARGET_WORDS } from '../model/target.js';
 
 /** `--target`: a machine name or one of the target words; whether the topology has it is checked in validate.ts. */
-function targetField(raw: unknown): Parsed {
-  const t = typeof raw === 'string' ? parseTarget(raw) : { error: 'must be a word' };
-  return 'error' in t
-    ? { ok: false, message: t.error, fix: 'e.g. --target client-2, --target leader or --target clients' }
-    : { ok: true, value: t };
-}
+const targetField = described(
+  (raw: unknown): Parsed => {
+    const t = typeof raw === 'string' ? parseTarget(raw) : { error: 'must be a word' };
+    return 'error' in t
+      ? { ok: false, message: t.error, fix: 'e.g. --target client-2, --target leader or --target clients' }
+      : { ok: true, value: t };
+  },
+  { type: 'string', pattern: `^\\s*(${TARGET_WORDS.join('|')}|(server|client)(-[1-9]\\d*)?)\\s*$` },
+);
 
 /** All keys. docs/config.md's table is written from this list (npm run docs). */
 export const FIELDS: Field[] = [
