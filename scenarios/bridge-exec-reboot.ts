@@ -26,7 +26,7 @@ import { ALLOC_EXEC } from '../lib/checks/alloc-exec.js';
 import { SERVICES } from '../lib/checks/services.js';
 import { AGENT_RESOURCES } from '../lib/checks/agent-resources.js';
 import { defineScenario, noClusterTargets } from '../lib/run/scenario.js';
-import { observe } from '../lib/scenario/reboot-steps.js';
+import { observe, recordAgentWarnings } from '../lib/scenario/reboot-steps.js';
 import { waitForLeader, waitForNodeReady } from '../lib/nomad/wait.js';
 import { waitForBridgeClient } from '../lib/scenario/client-ready.js';
 import { toNodeSnap } from '../lib/nomad/parse.js';
@@ -376,6 +376,7 @@ export default defineScenario({
     ctx.artifact('task-events.json', JSON.stringify(history.events, null, 2));
     ctx.artifact('client-nomad-journal.log', after.clientLog.join('\n'));
     ctx.artifact('node-after.json', JSON.stringify(after.node, null, 2));
+    recordAgentWarnings(ctx, after.clientLog, reboots[0]!.requestedAt, clientName);
 
     const evidence: RebootEvidence = {
       jobId,

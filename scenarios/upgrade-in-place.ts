@@ -16,7 +16,7 @@ import { ALLOC_RESTORED } from '../lib/checks/alloc-restored.js';
 import { TASK_RESTARTED } from '../lib/checks/task-restarted.js';
 import { HTTP_REACHABLE } from '../lib/checks/http-reachable.js';
 import { NO_DUPLICATE_IP } from '../lib/checks/no-duplicate-ip.js';
-import { observe } from '../lib/scenario/reboot-steps.js';
+import { observe, recordAgentWarnings } from '../lib/scenario/reboot-steps.js';
 import { jobInfo } from '../lib/parse/nomad-job.js';
 import { probeAllocs, settleFact, waitForJobSettled, waitForReachable } from '../lib/scenario/job-steps.js';
 import { readCniState } from '../lib/cluster/evidence.js';
@@ -320,6 +320,7 @@ export default defineScenario({
         return { ...o, http: await probeAllocs(lab, o.jobAllocs, o.node, kinds, d) };
       });
       ctx.artifact('job-allocs-after-reboot.json', JSON.stringify(obsAfter.jobAllocs, null, 2));
+      recordAgentWarnings(ctx, obsAfter.clientLog, reboot.requestedAt, clientName);
       const evidence: RebootEvidence = {
         jobId,
         taskName: 'web',

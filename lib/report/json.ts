@@ -153,6 +153,9 @@ function runDoc(r: RunRecord) {
       label: e.label,
       detail: e.detail ?? null,
       severity: e.severity ?? null,
+      // the machine a host-lane event happened on (an agent's log line, a reboot), and the end of what lasted
+      ...(e.machine ? { machine: e.machine } : {}),
+      ...(e.untilMs !== undefined ? { until: iso(e.untilMs) } : {}),
     })),
   };
 }

@@ -63,6 +63,8 @@ function eventOf(e: Doc): TimelineEvent {
     label: str(e['label']),
     detail: e['detail'] as string | undefined,
     severity: e['severity'] as TimelineEvent['severity'],
+    machine: e['machine'] as string | undefined,
+    untilMs: typeof e['until'] === 'string' ? ms(e['until']) : undefined,
   });
 }
 

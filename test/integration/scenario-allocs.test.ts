@@ -55,6 +55,8 @@ async function run(t: Test, timeline: Timeline, extra: string[] = [], dir = t.te
       verdicts: Verdict[];
       properties: Record<string, string>;
       steps: { name: string; status: string; message?: string; values?: Record<string, string> }[];
+      timeline: { at: string; lane: string; label: string; detail: string | null; machine?: string }[];
+      runId: string;
       error?: { message: string };
     }[];
   } = { runs: [] };
@@ -108,6 +110,21 @@ t.test(
       'per-alloc lines in the JUnit case',
     );
     t.equal(r.summary.runs[0]!.properties['allocs.count'], '3');
+    // the facts people look for: the machines' kernels and CNI plugins, the agent's own errors since the fault
+    const props = r.summary.runs[0]!.properties;
+    t.equal(props['client.kernel'], '6.1.0-37-amd64');
+    t.equal(props['server.kernel'], '6.1.0-37-amd64');
+    t.match(props['client.cni.plugins'], /^bridge v1\.6\.2, firewall v1\.6\.2, host-local v1\.6\.2/);
+    t.match(props['client.agent.warnings'], /^\d+ since the fault \(\d+ WARN, [1-9]\d* ERROR\)/);
+    const agent = r.summary.runs[0]!.timeline.filter((e) => e.label.startsWith('nomad agent '));
+    t.ok(
+      agent.some(
+        (e) => e.label === 'nomad agent ERROR' && e.machine === 'client' && /prerun failed/.test(e.detail ?? ''),
+      ),
+      `the prerun failure listed with its time: ${JSON.stringify(agent.slice(0, 2))}`,
+    );
+    const page = readFileSync(join(r.dir, 'reports', r.summary.runs[0]!.runId, 'report.html'), 'utf8');
+    t.match(page, /<section id="agent-warnings">[^]*prerun failed/, 'and on the HTML page');
     t.match(r.summary.runs[0]!.properties['allocs.outcomes'], /web\[0\]=failed.*web\[1\]=failed.*web\[2\]=failed/);
     t.ok(r.s.lab.destroyed);
   },
