@@ -478,8 +478,14 @@ export const FIELDS: Field[] = [
     yaml: 'output.verbose',
     flag: 'verbose',
     path: ['output', 'verbose'],
-    doc: 'stream remote command output',
+    doc: "also print every local command, every SSH command with its output, every Nomad API request and Vagrant's own output",
     parse: bool,
   },
-  { yaml: 'output.quiet', flag: 'quiet', path: ['output', 'quiet'], doc: 'print only the verdict', parse: bool },
+  {
+    yaml: 'output.quiet',
+    flag: 'quiet',
+    path: ['output', 'quiet'],
+    doc: 'print only the verdict line and the checks that did not meet their expectation',
+    parse: bool,
+  },
 ];

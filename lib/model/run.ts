@@ -60,7 +60,7 @@ export interface TimelineEvent {
 export interface RunRecord {
   runId: string;
   scenario: string;
-  /** JUnit suite name; for matrices the stable cell name */
+  /** JUnit suite name, `<scenario>@<build>[/<axis>=<value>...]` (lib/plan/names.ts): stable per matrix cell */
   suiteName: string;
   hostname: string;
   startedAtMs: number;
