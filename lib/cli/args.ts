@@ -57,7 +57,7 @@ const OPTIONS: readonly CommandOption[] = [
   {
     name: 'all',
     type: 'boolean',
-    doc: 'run: every scenario (Nomad scenarios are skipped without a build); destroy: every lab',
+    doc: 'run: every scenario (Nomad scenarios are skipped without a build); destroy: every lab, warm labs included, and orphan domains',
     commands: ['run', 'destroy'],
   },
   {

@@ -471,7 +471,7 @@ export const FIELDS: Field[] = [
     yaml: 'output.json',
     flag: 'json',
     path: ['output', 'json'],
-    doc: 'print the JSON summary on stdout instead of text',
+    doc: 'print JSON on stdout instead of text (run, compare, matrix: the JSON summary; list, doctor, build and matrix --list-cells: their own document)',
     parse: bool,
   },
   {
