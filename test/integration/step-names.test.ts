@@ -21,21 +21,9 @@ async function junitOf(t: Test, dir: string, job: string, extra: string[]) {
   mkdirSync(dir, { recursive: true });
   const s = await standIn('restored', { cwd: dir });
   t.teardown(() => s.nomad.close());
-  const argv = [
-    'run',
-    'bridge-exec-reboot',
-    '--nomad-binary',
-    '/stand-in/nomad',
-    '--job',
-    job,
-    '--reports-dir',
-    join(dir, 'reports'),
-    '--junit',
-    join(dir, 'junit.xml'),
-    '--netns',
-    '',
-    ...extra,
-  ];
+  const out = ['--reports-dir', join(dir, 'reports'), '--junit', join(dir, 'junit.xml')];
+  const build = ['--nomad-binary', '/stand-in/nomad', '--netns', ''];
+  const argv = ['run', 'bridge-exec-reboot', ...build, '--job', job, ...out, ...extra];
   const code = await main(argv, s.deps);
   t.equal(code, 0, `the run passed: ${s.err.join('\n').slice(-2000)}`);
   const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(

@@ -4,7 +4,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { parse as parseYaml } from 'yaml';
 import { FIELDS } from '../../lib/config/table.js';
@@ -129,17 +129,27 @@ const GOOD_HARNESS: Record<string, string> = {
   'the host network': 'lab:\n  netns: ""',
 };
 
+/** Each bad file rejected by the schema and the CLI, each good one taken by both. */
+function agree(
+  t: Test,
+  schema: ValidateFunction,
+  cli: (doc: unknown) => boolean,
+  files: { bad: Record<string, string>; good: Record<string, string> },
+): void {
+  for (const [what, text] of Object.entries(files.bad)) {
+    const doc = parseYaml(text);
+    t.notOk(schema(doc), `${what}: the schema rejects it`);
+    t.notOk(cli(doc), `${what}: the CLI rejects it`);
+  }
+  for (const [what, text] of Object.entries(files.good)) {
+    const doc = parseYaml(text);
+    t.ok(schema(doc), `${what}: the schema takes it ${errorsOf(schema)}`);
+    t.ok(cli(doc), `${what}: the CLI takes it`);
+  }
+}
+
 t.test('bad harness.yaml files: each rejected by the schema and by the CLI; good ones taken by both', async (t) => {
-  for (const [what, text] of Object.entries(BAD_HARNESS)) {
-    const doc = parseYaml(text);
-    t.notOk(harness(doc), `${what}: the schema rejects it`);
-    t.notOk(cliHarness(doc), `${what}: the CLI rejects it`);
-  }
-  for (const [what, text] of Object.entries(GOOD_HARNESS)) {
-    const doc = parseYaml(text);
-    t.ok(harness(doc), `${what}: the schema takes it ${errorsOf(harness)}`);
-    t.ok(cliHarness(doc), `${what}: the CLI takes it`);
-  }
+  agree(t, harness, cliHarness, { bad: BAD_HARNESS, good: GOOD_HARNESS });
 });
 
 const M = 'scenario: bridge-exec-reboot\naxes:\n  nomad: [{name: "1.9.7", binary: ./nomad}]\n';
@@ -173,16 +183,7 @@ const GOOD_MATRIX: Record<string, string> = {
 };
 
 t.test('bad matrix files: each rejected by the schema and by the CLI; good ones taken by both', async (t) => {
-  for (const [what, text] of Object.entries(BAD_MATRIX)) {
-    const doc = parseYaml(text);
-    t.notOk(matrix(doc), `${what}: the schema rejects it`);
-    t.notOk(cliMatrix(doc), `${what}: the CLI rejects it`);
-  }
-  for (const [what, text] of Object.entries(GOOD_MATRIX)) {
-    const doc = parseYaml(text);
-    t.ok(matrix(doc), `${what}: the schema takes it ${errorsOf(matrix)}`);
-    t.ok(cliMatrix(doc), `${what}: the CLI takes it`);
-  }
+  agree(t, matrix, cliMatrix, { bad: BAD_MATRIX, good: GOOD_MATRIX });
 });
 
 t.test('the README names the schemas with the line the YAML language server reads', async (t) => {
