@@ -230,7 +230,8 @@ export default defineScenario({
     let since = { index: 0, atMs: 0 };
     let settle: SettleRecord = { settled: false, reason: 'not waited', quietMs: 0 };
     for (let i = 1; i <= count; i++) {
-      const of = count > 1 ? ` (${i} of ${count})` : '';
+      // Note: the fault's number, not "of N": another --reboots keeps the names of the faults both runs have
+      const of = count > 1 ? ` #${i}` : '';
       // Evidence newer than the reboot: the node's status set again by the server, the allocs changed after this index.
       const [nodeBefore, allocsIndex] = await Promise.all([
         nomad.node(node.id).then((r) => r.body),

@@ -154,9 +154,9 @@ t.test(
     t.same(
       steps.filter((n) => n.startsWith('reboot the client')),
       [
-        'reboot the client (graceful) (1 of 3)',
-        'reboot the client (graceful) (2 of 3)',
-        'reboot the client (graceful) (3 of 3)',
+        'reboot the client (graceful) #1',
+        'reboot the client (graceful) #2',
+        'reboot the client (graceful) #3',
       ],
     );
     t.notOk(r.check('no-leaks')?.['failure'] ?? r.check('no-leaks')?.['skipped'], 'no-leaks passed');

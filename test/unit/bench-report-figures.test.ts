@@ -56,8 +56,8 @@ t.test("the settle on Nomad's state: its confirmation window; two settles of --r
   });
   t.match(
     settleFigures([
-      { name: name(' (1 of 2)'), durationMs: 5000 },
-      { name: name(' (2 of 2)'), durationMs: 6000 },
+      { name: name(' #1'), durationMs: 5000 },
+      { name: name(' #2'), durationMs: 6000 },
     ]),
     {
       stepMs: 11000,
