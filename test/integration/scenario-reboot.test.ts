@@ -153,11 +153,7 @@ t.test(
     const steps = r.summary.runs[0].steps.map((s: { name: string }) => s.name) as string[];
     t.same(
       steps.filter((n) => n.startsWith('reboot the client')),
-      [
-        'reboot the client (graceful) #1',
-        'reboot the client (graceful) #2',
-        'reboot the client (graceful) #3',
-      ],
+      ['reboot the client (graceful) #1', 'reboot the client (graceful) #2', 'reboot the client (graceful) #3'],
     );
     t.notOk(r.check('no-leaks')?.['failure'] ?? r.check('no-leaks')?.['skipped'], 'no-leaks passed');
   },
