@@ -5,11 +5,12 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { CheckDef, CheckResult } from '../model/check.js';
 import type { AllocSnap } from '../model/evidence.js';
+import type { Lab } from '../model/lab.js';
 import type { ClusterEvidence, FaultTurn, LeaderSeen, ProbeSeries } from '../model/cluster-evidence.js';
 import type { RunContext } from '../run/context.js';
 import type { ScenarioEnv } from '../run/scenario.js';
 import type { Nomad } from '../nomad/client.js';
-import type { Deadline } from '../time/deadlines.js';
+import { deadlineIn, type Deadline } from '../time/deadlines.js';
 import { judgeAll } from '../checks/define.js';
 import { electedAfter } from '../checks/leader.js';
 import { seconds, serviceContinuity } from '../checks/continuity.js';
@@ -21,7 +22,8 @@ import { waitForLeader } from '../nomad/wait.js';
 import { durationSeconds } from '../config/fields.js';
 import { waitForBridgeClient } from './client-ready.js';
 import { waitForJobHealthy } from './job-steps.js';
-import { readJobAllocs } from './reboot-steps.js';
+import { readJobAllocs, recordAgentWarnings } from './reboot-steps.js';
+import { readAgentLog } from '../lab/observe.js';
 import { labTopology, leaderMachine, machinesOfRole, runWave, serverAddresses, waves } from './cluster-steps.js';
 import { seriesServices, seriesTargets, startProbeSeries } from './probe-series.js';
 import { startLeaderWatch } from './leader-watch.js';
@@ -198,6 +200,10 @@ export async function runClusterFault(
   });
   const after = await ctx.step('read every alloc of the job', (d) => readJobAllocs(nomad, jobId, d));
   ctx.artifact('job-allocs-after.json', JSON.stringify(after, null, 2));
+  if (turns.length)
+    await ctx.step("read the Nomad agent's own warnings on each machine the fault hit", (d) =>
+      agentWarningsOf(ctx, lab, turns, d),
+    );
   const leader = leaderBefore
     ? await ctx.step('read the old leader back in the cluster', (d) =>
         leaderAcross(nomad, leaderBefore.name, turns, observed, servers.length === 1, config.reboot.leaderWithin, d),
@@ -290,4 +296,28 @@ async function leaderAcross(
     single,
     observed: [...observed],
   };
+}
+
+/** How long one machine's journal may take to read (a machine that never came back must not hold the run). */
+const AGENT_LOG_READ_MS = 30_000;
+
+/**
+ * Each hit machine's agent WARN and ERROR lines since its first fault (facts and timeline events). Best effort: a
+ * machine that does not answer gets `<machine>.agent.warnings` saying why, and the run goes on.
+ */
+async function agentWarningsOf(ctx: RunContext, lab: Lab, turns: readonly FaultTurn[], d: Deadline): Promise<void> {
+  const since = new Map<string, number>();
+  for (const t of turns) since.set(t.machine, Math.min(since.get(t.machine) ?? Infinity, t.reboot.requestedAt));
+  for (const [machine, atMs] of since) {
+    const m = lab.machines[machine];
+    if (!m) continue;
+    try {
+      recordAgentWarnings(ctx, await readAgentLog(m, deadlineIn(AGENT_LOG_READ_MS, d)), atMs, machine);
+    } catch (err) {
+      ctx.fact(
+        `${machine}.agent.warnings`,
+        `not read: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`,
+      );
+    }
+  }
 }

@@ -59,6 +59,9 @@ t.test(
     const junit = readFileSync(join(dir, 'junit.xml'), 'utf8');
     t.match(junit, /name="lab\.topology" value="1\+1"/);
     t.match(junit, /name="fault\.1\.target" value="client \(clients\)"/);
+    // the hit machine's agent lines since its fault were read (a count, even of none), and each machine's kernel
+    t.match(run.properties['client.agent.warnings'], /^(none|\d+) since the fault/);
+    t.equal(run.properties['server.kernel'], '6.1.0-37-amd64');
     const evidenceFile = (run?.artifacts ?? []).find((a: { name: string }) => a.name === 'cluster-evidence.json');
     t.ok(evidenceFile, 'the cluster evidence is an artifact');
     const e = JSON.parse(readFileSync(evidenceFile.path, 'utf8')) as ClusterEvidence;
