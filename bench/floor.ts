@@ -469,7 +469,7 @@ const PHASES: [string, keyof RawPhases | undefined, RegExp][] = [
   [
     "the job's own start (register, alloc running, HTTP answering)",
     'jobMs',
-    /^(parse the job|register job|wait until every alloc of the job)/,
+    /^(parse the job|register (the )?job|wait until every alloc of the job)/,
   ],
   ['reboot the client until SSH answers with a new boot_id', 'rebootMs', /^reboot the client/],
   [

@@ -7,6 +7,8 @@
 interface StepRec {
   name: string;
   durationMs: number;
+  /** the values the run gave the step (reports since step names stopped carrying them) */
+  values?: Record<string, string>;
 }
 
 /** One restored alloc's notice: how long after its tasks' Started the harness saw it, and Nomad's part of that. */
@@ -68,13 +70,21 @@ export function parseNoticedAfter(text: string): AllocNotice[] {
   });
 }
 
-/** The settle steps' figures; the window read from each step's name (`; 3s unchanged)`, `; 20s without change)`). */
+/**
+ * The settle steps' figures; the window read from each step's values (`reboot.settle_confirm_s`), or, in a report
+ * from before step names stopped carrying values, from its name (`; 3s unchanged)`, `; 20s without change)`).
+ */
 export function settleFigures(steps: readonly StepRec[]): SettleFigures | undefined {
   const settle = steps.filter((s) => SETTLE.test(s.name));
   if (!settle.length) return undefined;
   let windowMs = 0;
   let window: SettleFigures['window'] = 'confirmation window';
   for (const s of settle) {
+    const confirmS = s.values?.['reboot.settle_confirm_s'];
+    if (confirmS !== undefined) {
+      windowMs += Number(confirmS) * 1000;
+      continue;
+    }
     const m = /; (\d+(?:\.\d+)?)s (unchanged|without change)\)/.exec(s.name);
     if (!m) continue;
     windowMs += Number(m[1]) * 1000;
@@ -98,7 +108,10 @@ export function runFigures(doc: unknown, label: string, wallMs?: number): RunFig
   const steps = (run['steps'] as unknown[])
     .map(obj)
     .filter((s): s is Obj => !!s)
-    .map((s) => ({ name: String(s['name'] ?? ''), durationMs: Number(s['durationMs'] ?? 0) }));
+    .map((s) => {
+      const values = obj(s['values']) as Record<string, string> | undefined;
+      return { name: String(s['name'] ?? ''), durationMs: Number(s['durationMs'] ?? 0), ...(values ? { values } : {}) };
+    });
   const props = (obj(run['properties']) ?? {}) as Record<string, string>;
   const wall = wallMs ?? Number(root?.['durationMs'] ?? run['durationMs'] ?? 0);
   const sum = (re: RegExp) => steps.filter((s) => re.test(s.name)).reduce((n, s) => n + s.durationMs, 0);

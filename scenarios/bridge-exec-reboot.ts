@@ -26,7 +26,7 @@ import { ALLOC_EXEC } from '../lib/checks/alloc-exec.js';
 import { SERVICES } from '../lib/checks/services.js';
 import { AGENT_RESOURCES } from '../lib/checks/agent-resources.js';
 import { defineScenario, noClusterTargets } from '../lib/run/scenario.js';
-import { observe } from '../lib/scenario/reboot-steps.js';
+import { observe, recordAgentWarnings } from '../lib/scenario/reboot-steps.js';
 import { waitForLeader, waitForNodeReady } from '../lib/nomad/wait.js';
 import { waitForBridgeClient } from '../lib/scenario/client-ready.js';
 import { toNodeSnap } from '../lib/nomad/parse.js';
@@ -151,7 +151,7 @@ export default defineScenario({
 
     // The server parses the job (with the same variables the host's build checked it with before anything was created).
     const parsed = await ctx.step(
-      `parse the job ${config.job.file ? config.job.file : `(shipped, ${driver})`}`,
+      'parse the job',
       async (d) => {
         const hcl = await readFile(jobFile, 'utf8');
         const job = await nomad.parseJob(hcl, { signal: d.signal, variables: varFile(config.job.vars) });
@@ -163,6 +163,7 @@ export default defineScenario({
         if (!info || bad.length) throw new ConfigError(bad.map((p) => ({ field: JOB_FIELD, value: jobFile, ...p })));
         return { hcl, job, info };
       },
+      { values: { 'job.file': config.job.file ?? `shipped (${driver})` } },
     );
     const { info } = parsed;
     ctx.fact('job.id', info.id);
@@ -173,7 +174,7 @@ export default defineScenario({
     ctx.fact('job.disconnect', disconnectFact(disconnect));
 
     const node = await ctx.step(
-      `wait for a leader and the client node ready with ${drivers.join(', ')} healthy`,
+      "wait for a leader and the client node ready with the job's drivers healthy",
       async (d) => {
         await waitForLeader(nomad, { deadline: d });
         const n = await waitForBridgeClient(ctx, nomad, client, { nodeName: clientName, driver: drivers[0]! }, d);
@@ -181,28 +182,32 @@ export default defineScenario({
           await waitForNodeReady(nomad, { nodeId: n.ID, driver: other }, { deadline: d });
         return toNodeSnap(n);
       },
-      { timeoutMs: 5 * 60_000 },
+      { timeoutMs: 5 * 60_000, values: { 'job.drivers': drivers.join(', ') } },
     );
     ctx.fact(`${clientName}.node_id`, node.id);
 
     let recorder: EventRecorder | undefined;
-    const jobId = await ctx.step(`register job "${info.id}"`, async (d) => {
-      // watch the job's allocs and the node through the event stream from now to the end of the run
-      recorder = startEventRecorder(ctx, nomad, { jobId: parsed.job.ID, nodeIds: [node.id] });
-      await nomad.registerJob(parsed.job, parsed.hcl, { signal: d.signal });
-      return parsed.job.ID;
-    });
+    const jobId = await ctx.step(
+      'register the job',
+      async (d) => {
+        // watch the job's allocs and the node through the event stream from now to the end of the run
+        recorder = startEventRecorder(ctx, nomad, { jobId: parsed.job.ID, nodeIds: [node.id] });
+        await nomad.registerJob(parsed.job, parsed.hcl, { signal: d.signal });
+        return parsed.job.ID;
+      },
+      { values: { 'job.id': info.id } },
+    );
 
     const history: { events: Record<string, TaskEventRec[]> } = { events: {} };
     const lab0 = { memoryMb: config.lab.memoryMb, cpus: config.lab.cpus };
     const healthy: AllocSnap[] = await ctx.step(
-      `wait until every alloc of the job (${info.expectedAllocs}) runs and every mapped port answers`,
+      'wait until every alloc of the job runs and every mapped port answers',
       async (d) => {
         const allocs = await waitForJobHealthy(nomad, jobId, info.expectedAllocs, lab0, d);
         await waitForReachable({ lab, allocs, node, kinds: info.probeKinds }, d);
         return allocs;
       },
-      { timeoutMs: placeTimeoutMs(info.expectedAllocs) },
+      { timeoutMs: placeTimeoutMs(info.expectedAllocs), values: { 'job.expected_allocs': info.expectedAllocs } },
     );
     const watched = healthy.map((a) => a.id);
     ctx.fact('alloc.id', watched[0]);
@@ -226,7 +231,8 @@ export default defineScenario({
     let since = { index: 0, atMs: 0 };
     let settle: SettleRecord = { settled: false, reason: 'not waited', quietMs: 0 };
     for (let i = 1; i <= count; i++) {
-      const of = count > 1 ? ` (${i} of ${count})` : '';
+      // Note: the fault's number, not "of N": another --reboots keeps the names of the faults both runs have
+      const of = count > 1 ? ` #${i}` : '';
       // Evidence newer than the reboot: the node's status set again by the server, the allocs changed after this index.
       const [nodeBefore, allocsIndex] = await Promise.all([
         nomad.node(node.id).then((r) => r.body),
@@ -268,7 +274,7 @@ export default defineScenario({
       // (less what the steps after this one need).
       const windowMs = 5 * 60_000 + quietMs;
       const s = await ctx.step(
-        `wait until the job has settled (every alloc restored, replaced or failed, and Nomad with nothing pending for it; ${config.reboot.settleConfirmS}s unchanged)${of}`,
+        `wait until the job has settled (every alloc restored, replaced or failed, and Nomad with nothing pending for it)${of}`,
         (d) =>
           waitForJobSettled(
             {
@@ -285,7 +291,13 @@ export default defineScenario({
             },
             d,
           ),
-        { timeoutMs: Math.max(windowMs, remaining(ctx.deadline) - SETTLE_RESERVE_MS) },
+        {
+          timeoutMs: Math.max(windowMs, remaining(ctx.deadline) - SETTLE_RESERVE_MS),
+          values: {
+            'reboot.settle_quiet_s': config.reboot.settleQuietS,
+            'reboot.settle_confirm_s': config.reboot.settleConfirmS,
+          },
+        },
       );
       settle = {
         settled: s.settled,
@@ -366,6 +378,7 @@ export default defineScenario({
     ctx.artifact('task-events.json', JSON.stringify(history.events, null, 2));
     ctx.artifact('client-nomad-journal.log', after.clientLog.join('\n'));
     ctx.artifact('node-after.json', JSON.stringify(after.node, null, 2));
+    recordAgentWarnings(ctx, after.clientLog, reboots[0]!.requestedAt, clientName);
 
     const evidence: RebootEvidence = {
       jobId,

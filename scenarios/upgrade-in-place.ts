@@ -16,7 +16,7 @@ import { ALLOC_RESTORED } from '../lib/checks/alloc-restored.js';
 import { TASK_RESTARTED } from '../lib/checks/task-restarted.js';
 import { HTTP_REACHABLE } from '../lib/checks/http-reachable.js';
 import { NO_DUPLICATE_IP } from '../lib/checks/no-duplicate-ip.js';
-import { observe } from '../lib/scenario/reboot-steps.js';
+import { observe, recordAgentWarnings } from '../lib/scenario/reboot-steps.js';
 import { jobInfo } from '../lib/parse/nomad-job.js';
 import { probeAllocs, settleFact, waitForJobSettled, waitForReachable } from '../lib/scenario/job-steps.js';
 import { readCniState } from '../lib/cluster/evidence.js';
@@ -295,9 +295,15 @@ export default defineScenario({
       const disruption = { index: since.index, atMs: reboot.requestedAt };
       const confirmMs = env.config.reboot.settleConfirmS * 1000;
       const settled = await ctx.step(
-        `wait until the job has settled after the reboot (Nomad with nothing pending for it; ${env.config.reboot.settleConfirmS}s unchanged)`,
+        'wait until the job has settled after the reboot (Nomad with nothing pending for it)',
         (d) => waitForJobSettled({ nomad, jobId, watched, since: disruption, history, quietMs, confirmMs }, d),
-        { timeoutMs: placeTimeoutMs(COUNT_BEFORE) + quietMs },
+        {
+          timeoutMs: placeTimeoutMs(COUNT_BEFORE) + quietMs,
+          values: {
+            'reboot.settle_quiet_s': env.config.reboot.settleQuietS,
+            'reboot.settle_confirm_s': env.config.reboot.settleConfirmS,
+          },
+        },
       );
       ctx.fact('job.settled', settleFact(settled));
       const kinds = jobInfo(await nomad.job(jobId).then((r) => r.body)).info?.probeKinds;
@@ -315,6 +321,7 @@ export default defineScenario({
         return { ...o, http: await probeAllocs({ lab, allocs: o.jobAllocs, node: o.node, kinds }, d) };
       });
       ctx.artifact('job-allocs-after-reboot.json', JSON.stringify(obsAfter.jobAllocs, null, 2));
+      recordAgentWarnings(ctx, obsAfter.clientLog, reboot.requestedAt, clientName);
       const evidence: RebootEvidence = {
         jobId,
         taskName: 'web',

@@ -4,6 +4,7 @@ import { FIELDS } from '../config/table.js';
 import { DEFAULTS } from '../config/schema.js';
 import type { Field } from '../config/fields.js';
 import { closest } from '../config/near.js';
+import { defaultText } from '../config/doc-table.js';
 import { ConfigError, type ConfigProblem } from '../errors.js';
 
 export const COMMANDS = {
@@ -56,7 +57,7 @@ const OPTIONS: readonly CommandOption[] = [
   {
     name: 'all',
     type: 'boolean',
-    doc: 'run: every scenario (Nomad scenarios are skipped without a build); destroy: every lab',
+    doc: 'run: every scenario (Nomad scenarios are skipped without a build); destroy: every lab, warm labs included, and orphan domains',
     commands: ['run', 'destroy'],
   },
   {
@@ -435,7 +436,7 @@ function unknownOption(command: Command, raw: string): ConfigProblem {
 /** "<value>" with the allowed values and the default of a config field, for help. */
 function fieldHelp(f: Field): string {
   const values = (f.parse as { values?: readonly string[] }).values;
-  const def = defaultOf(f);
+  const def = defaultText(f, DEFAULTS);
   const extra = [
     values ? `one of ${values.join('|')}` : '',
     def !== undefined ? `default ${def}` : '',
@@ -444,14 +445,7 @@ function fieldHelp(f: Field): string {
   return `${f.doc}${extra.length ? ` [${extra.join('; ')}]` : ''}`;
 }
 
-function defaultOf(f: Field): string | undefined {
-  let cur: unknown = DEFAULTS;
-  for (const p of f.path) cur = (cur as Record<string, unknown> | undefined)?.[p];
-  if (cur === undefined || cur === false || cur === '') return cur === '' ? '""' : undefined;
-  return String(cur);
-}
-
-const USAGE: Record<Exclude<Command, 'help'>, string[]> = {
+export const USAGE: Record<Exclude<Command, 'help'>, string[]> = {
   completion: [
     'reboot-harness completion bash|zsh|fish',
     '',
@@ -529,7 +523,7 @@ const USAGE: Record<Exclude<Command, 'help'>, string[]> = {
 };
 
 /** Exit codes each command can end with. */
-const EXITS: Record<Exclude<Command, 'help'>, string> = {
+export const EXITS: Record<Exclude<Command, 'help'>, string> = {
   completion: '0 printed; 2 no shell or one it does not know',
   run: '0 every check met its expectation; 1 a check did not; 2 usage or configuration error (nothing created); 3 infrastructure error before a verdict; 70 harness bug; 130 interrupted',
   compare:
@@ -572,12 +566,22 @@ export function helpText(command?: Command | string): string {
     '',
     'Options:',
   ];
-  const row = (left: string, right: string) =>
+  for (const [left, right] of optionRows(c))
     lines.push(left.length > 32 ? `  ${left}\n  ${' '.repeat(32)} ${right}` : `  ${left.padEnd(32)} ${right}`);
-  for (const o of OPTIONS)
-    if (o.commands.includes(c)) row(`--${o.name}${o.short ? `, -${o.short}` : ''}${o.arg ? ` ${o.arg}` : ''}`, o.doc);
-  for (const f of FIELDS)
-    if (fieldFor(c, f)) row(`--${f.flag}${BOOL_FLAGS.has(f.flag!) ? '' : ' <value>'}`, fieldHelp(f));
   lines.push('', `Exit codes: ${EXITS[c]}.`);
   return lines.join('\n');
+}
+
+/**
+ * The options of `command` as `--help` and docs/cli.md both show them: how each is written, and what it does (a
+ * config key's line with its values, default and variable).
+ */
+export function optionRows(command: Exclude<Command, 'help'>): [usage: string, doc: string][] {
+  const rows: [string, string][] = [];
+  for (const o of OPTIONS)
+    if (o.commands.includes(command))
+      rows.push([`--${o.name}${o.short ? `, -${o.short}` : ''}${o.arg ? ` ${o.arg}` : ''}`, o.doc]);
+  for (const f of FIELDS)
+    if (fieldFor(command, f)) rows.push([`--${f.flag}${BOOL_FLAGS.has(f.flag!) ? '' : ' <value>'}`, fieldHelp(f)]);
+  return rows;
 }

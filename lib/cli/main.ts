@@ -29,7 +29,7 @@ import { writeSessionReports } from '../report/write.js';
 import { COMMANDS, completionSpec, helpText, optionsOf, parseCliCollecting, type ParsedArgs } from './args.js';
 import { completionScript, SHELLS, type Shell } from './completion.js';
 import { closest } from '../config/near.js';
-import { SCENARIOS, allScenarios, findScenario, listText, loadUserScenarios } from './scenarios.js';
+import { SCENARIOS, allScenarios, findScenario, listText, loadUserScenarios, needsOf } from './scenarios.js';
 import { scenariosDirOf } from '../config/scenarios-dir.js';
 import { buildCommand } from './build.js';
 import { sha256File } from '../builds/cache.js';
@@ -223,6 +223,7 @@ async function listCommand(args: ParsedArgs, deps: CliDeps): Promise<number> {
     name: s.name,
     summary: s.summary,
     needsNomad: s.needsNomad,
+    needs: needsOf(s),
     checks: s.checks.map(({ id, title, passesWhen }) => ({ id, title, passesWhen })),
     ...('file' in s ? { file: s.file } : {}),
   }));

@@ -28,12 +28,23 @@ export function findScenario(name: string, extra: readonly Scenario[] = []): Sce
   return s;
 }
 
+/** What a shipped scenario needs beyond --nomad (its validate() refuses a run without it). */
+const NEEDS: Readonly<Record<string, string>> = {
+  'upgrade-in-place': '--upgrade-to <build> (or --upgrade-mode restart-only)',
+};
+
+/** The flags a scenario cannot run without, as `list` names them. */
+export function needsOf(s: Scenario): string[] {
+  return [...(s.needsNomad ? ['--nomad <build>'] : []), ...(NEEDS[s.name] ? [NEEDS[s.name]!] : [])];
+}
+
 /** The human text of `reboot-harness list`; user scenarios say which file they came from. */
 export function listText(extra: readonly Scenario[] = []): string {
   return allScenarios(extra)
     .map((s) => {
       const from = 'file' in s ? `  (from ${String(s.file)})` : '';
-      const head = `${s.name}${s.needsNomad ? ' (needs --nomad)' : ''}${from}`;
+      const needs = needsOf(s);
+      const head = `${s.name}${needs.length ? ` (needs ${needs.join(' and ')})` : ''}${from}`;
       return [head, `  ${s.summary}`, ...s.checks.map((c) => `  - ${c.id}: ${c.passesWhen}`)].join('\n');
     })
     .join('\n\n');

@@ -4,6 +4,8 @@ import type { Deadline } from '../time/deadlines.js';
 import { quote } from '../shell/quote.js';
 import { HarnessError } from '../errors.js';
 import { cniListingCommand, parseCniListing, renderCniListing, CNI_STATE_DIRS } from './parse-cni-listing.js';
+import { CNI_DIR, cniProbeCommand } from './cni-plugins.js';
+import { parseHostFacts, type HostFacts } from '../parse/host-facts.js';
 
 /** Evidence file name -> remote command (run with sudo). Pure, so the list is testable. */
 export function evidenceCommands(): Record<string, string> {
@@ -51,4 +53,16 @@ export async function readCniState(machine: Machine, opts: { deadline: Deadline;
   if (r.code !== 0)
     throw new HarnessError(`${machine.name}: listing CNI state failed (exit ${r.code}): ${r.stderr.trim()}`);
   return parseCniListing(r.stdout);
+}
+
+/** The command whose output parseHostFacts reads: the kernel, then each CNI plugin's about line. Pure. */
+export function hostFactsCommand(): string {
+  return `echo "kernel $(uname -r)"\n${cniProbeCommand(CNI_DIR)}`;
+}
+
+/** The machine's kernel and CNI plugin releases (one round trip); throws when the machine does not answer. */
+export async function readHostFacts(machine: Machine, opts: { deadline: Deadline }): Promise<HostFacts> {
+  const r = await machine.exec(hostFactsCommand(), { deadline: opts.deadline });
+  if (r.code !== 0) throw new HarnessError(`reading the kernel and CNI plugin versions exited ${r.code}: ${r.stderr}`);
+  return parseHostFacts(r.stdout);
 }

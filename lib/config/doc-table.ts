@@ -1,6 +1,6 @@
 // Pure: the configuration reference as a Markdown table, from the one key table (lib/config/table.ts) and the one set
 // of defaults (schema.ts), so docs/config.md and `--help` cannot drift apart.
-import type { Field } from './fields.js';
+import { goDurationOf, type Field } from './fields.js';
 
 /** The value at `path` of `defaults`, or undefined. */
 function at(defaults: unknown, path: readonly string[]): unknown {
@@ -9,13 +9,32 @@ function at(defaults: unknown, path: readonly string[]): unknown {
   return v;
 }
 
-/** A default as a reader writes it: seconds fields as `20s`, nothing as "none", lists and maps as YAML-ish text. */
+/**
+ * A default as a reader writes it, without quotes; undefined when there is none. Seconds fields as a Go duration
+ * (`20s`, `1m`, `30m`), lists and maps as JSON. One writer for docs/config.md and `--help`, so neither says `60` where
+ * the other says `1m`.
+ */
+export function plainDefault(path: readonly string[], value: unknown): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (value === '') return '""';
+  if (typeof value === 'number' && /S$/.test(path.at(-1) ?? '')) return value === 0 ? '0s' : goDurationOf(value);
+  if (Array.isArray(value)) return value.length ? JSON.stringify(value) : '[]';
+  if (typeof value === 'object') return Object.keys(value).length ? JSON.stringify(value) : '{}';
+  return String(value);
+}
+
+/** A default in a Markdown cell: in backticks, or "none". */
 export function formatDefault(path: readonly string[], value: unknown): string {
-  if (value === undefined || value === null || value === '') return value === '' ? '`""`' : 'none';
-  if (typeof value === 'number' && /S$/.test(path.at(-1) ?? '')) return `\`${value}s\``;
-  if (Array.isArray(value)) return value.length ? `\`${JSON.stringify(value)}\`` : '`[]`';
-  if (typeof value === 'object') return Object.keys(value).length ? `\`${JSON.stringify(value)}\`` : '`{}`';
-  return `\`${String(value)}\``;
+  const p = plainDefault(path, value);
+  return p === undefined ? 'none' : `\`${p}\``;
+}
+
+/** The default of one key as docs/config.md and `--help` both write it; a key named in seconds (`_s`) takes a number. */
+export function defaultText(f: Field, defaults: unknown): string | undefined {
+  if (f.secret) return undefined;
+  const v = at(defaults, f.path);
+  if (typeof v === 'number' && /_s$/.test(f.yaml)) return String(v);
+  return plainDefault(f.path, v);
 }
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
@@ -24,7 +43,8 @@ const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 export function renderConfigTable(fields: readonly Field[], defaults: unknown): string {
   const rows = fields.map((f) => {
     const doc = f.doc;
-    const def = f.secret ? 'none' : formatDefault(f.path, at(defaults, f.path));
+    const d = defaultText(f, defaults);
+    const def = d === undefined ? 'none' : `\`${d}\``;
     return `| \`${f.yaml}\` | ${f.flag ? `\`--${f.flag}\`` : ''} | ${f.env ? `\`${f.env}\`` : ''} | ${def} | ${cell(doc)} |`;
   });
   return ['| harness.yaml key | flag | env | default | meaning |', '| --- | --- | --- | --- | --- |', ...rows].join(

@@ -5,6 +5,7 @@ import { MAX_CLIENTS, SERVER_COUNTS } from '../model/topology.js';
 import {
   argvList,
   bool,
+  described,
   goDurationWithin,
   HOST_KEYS,
   hclVars,
@@ -21,15 +22,18 @@ import {
   type Field,
   type Parsed,
 } from './fields.js';
-import { parseTarget } from '../model/target.js';
+import { parseTarget, TARGET_WORDS } from '../model/target.js';
 
 /** `--target`: a machine name or one of the target words; whether the topology has it is checked in validate.ts. */
-function targetField(raw: unknown): Parsed {
-  const t = typeof raw === 'string' ? parseTarget(raw) : { error: 'must be a word' };
-  return 'error' in t
-    ? { ok: false, message: t.error, fix: 'e.g. --target client-2, --target leader or --target clients' }
-    : { ok: true, value: t };
-}
+const targetField = described(
+  (raw: unknown): Parsed => {
+    const t = typeof raw === 'string' ? parseTarget(raw) : { error: 'must be a word' };
+    return 'error' in t
+      ? { ok: false, message: t.error, fix: 'e.g. --target client-2, --target leader or --target clients' }
+      : { ok: true, value: t };
+  },
+  { type: 'string', pattern: `^\\s*(${TARGET_WORDS.join('|')}|(server|client)(-[1-9]\\d*)?)\\s*$` },
+);
 
 /** A row of the table: `path` is left out where it is the key's own path in camelCase (configPathOf). */
 type Row = Omit<Field, 'path'> & { path?: string[] };
@@ -427,16 +431,21 @@ const ROWS: Row[] = [
   {
     yaml: 'output.json',
     flag: 'json',
-    doc: 'print the JSON summary on stdout instead of text',
+    doc: 'print JSON on stdout instead of text (run, compare, matrix: the JSON summary; list, doctor, build and matrix --list-cells: their own document)',
     parse: bool,
   },
   {
     yaml: 'output.verbose',
     flag: 'verbose',
-    doc: 'stream remote command output',
+    doc: "also print every local command, every SSH command with its output, every Nomad API request and Vagrant's own output",
     parse: bool,
   },
-  { yaml: 'output.quiet', flag: 'quiet', doc: 'print only the verdict', parse: bool },
+  {
+    yaml: 'output.quiet',
+    flag: 'quiet',
+    doc: 'print only the verdict line and the checks that did not meet their expectation',
+    parse: bool,
+  },
 ];
 
 /** All keys. docs/config.md's table is written from this list (npm run docs). */

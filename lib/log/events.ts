@@ -10,6 +10,8 @@ export type LogEvent =
       status?: 'passed' | 'failed' | 'error' | 'skipped';
       durationMs?: number;
       message?: string;
+      /** the step's values (StepRecord.values), shown beside its fixed name */
+      values?: Record<string, string>;
     }
   | { kind: 'cmd'; t: number; command: string; exitCode?: number; durationMs?: number }
   | {

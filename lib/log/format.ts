@@ -1,6 +1,7 @@
 // Console progress: turns log events into lines. Plain timestamped lines in CI or without a TTY; --verbose adds commands.
 import type { LogEvent, Logger } from './events.js';
 import { formatMs } from '../errors.js';
+import { stepValuesText } from '../model/run.js';
 import { performance } from 'node:perf_hooks';
 
 export interface FormatOptions {
@@ -18,11 +19,13 @@ export function formatEvent(e: LogEvent, o: FormatOptions): string | undefined {
   const paint = (c: keyof typeof C, s: string) => (o.color ? `${C[c]}${s}${C.reset}` : s);
   const t = `[${clock(e.t)}]`;
   switch (e.kind) {
-    case 'step':
-      if (e.phase === 'start') return `${t} ${paint('dim', '…')} ${e.name}`;
-      if (e.status === 'passed') return `${t} ${paint('green', 'ok')} ${e.name} (${formatMs(e.durationMs ?? 0)})`;
-      if (e.status === 'skipped') return `${t} ${paint('yellow', 'skip')} ${e.name}: ${e.message ?? ''}`;
-      return `${t} ${paint('red', 'FAIL')} ${e.name}: ${e.message ?? ''}`;
+    case 'step': {
+      const name = shownStepName(e);
+      if (e.phase === 'start') return `${t} ${paint('dim', '…')} ${name}`;
+      if (e.status === 'passed') return `${t} ${paint('green', 'ok')} ${name} (${formatMs(e.durationMs ?? 0)})`;
+      if (e.status === 'skipped') return `${t} ${paint('yellow', 'skip')} ${name}: ${e.message ?? ''}`;
+      return `${t} ${paint('red', 'FAIL')} ${name}: ${e.message ?? ''}`;
+    }
     case 'wait':
       return `${t}     waiting for ${e.what}: ${e.reason}`;
     case 'cleanup':
@@ -44,6 +47,12 @@ export function formatEvent(e: LogEvent, o: FormatOptions): string | undefined {
     case 'output':
       return o.verbose ? `${t}     ${e.source}| ${e.line}` : undefined;
   }
+}
+
+/** A step as the console shows it: its fixed name, then this run's values in brackets ("register the job [job web]"). */
+export function shownStepName(e: { name: string; values?: Record<string, string> | undefined }): string {
+  const v = stepValuesText(e.values);
+  return v ? `${e.name} [${v}]` : e.name;
 }
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
@@ -81,7 +90,7 @@ export function consoleLogger(
     const line = formatEvent({ ...e, t: clockNow() - start }, o);
     if (spinner && e.kind === 'step' && e.phase === 'start') {
       stop();
-      running = { name: e.name, since: clockNow(), frame: 0, timer: setInterval(draw, SPIN_MS) };
+      running = { name: shownStepName(e), since: clockNow(), frame: 0, timer: setInterval(draw, SPIN_MS) };
       running.timer.unref();
       draw();
       return;

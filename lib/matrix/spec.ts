@@ -37,11 +37,12 @@ export interface MatrixSpec {
 }
 
 export const AXES = ['nomad', 'reboot', 'box', 'driver', 'servers', 'clients'] as const;
-const TOP = ['scenario', 'axes', 'defaults', 'parallel', 'memory_budget_mb', 'retry_infra_errors'];
-const NOMAD_KEYS = ['name', 'binary', 'expect', 'upgrade_to'];
+/** The keys of a matrix file, and of one entry of the nomad axis (schemas/matrix.schema.json lists the same). */
+export const TOP = ['scenario', 'axes', 'defaults', 'parallel', 'memory_budget_mb', 'retry_infra_errors'];
+export const NOMAD_KEYS = ['name', 'binary', 'expect', 'upgrade_to'];
 /** The most cells run at once on one host (each cell is two VMs). */
 export const MAX_PARALLEL = 16;
-const NAME = /^[A-Za-z0-9._+-]+$/;
+export const NAME = /^[A-Za-z0-9._+-]+$/;
 
 export type MatrixResult = { ok: true; spec: MatrixSpec } | { ok: false; problems: ConfigProblem[] };
 

@@ -13,6 +13,18 @@ export interface StepRecord {
   message?: string;
   /** longer text (stack, last output) */
   detail?: string;
+  /**
+   * the values this run gave the step (a count, a job's name, a quiet time): kept out of `name`, so a step's JUnit
+   * case keeps one name whatever the values, and shown beside the name on the console and in the case's output
+   */
+  values?: Record<string, string>;
+}
+
+/** A step's values as one line, "key value; key value", or '' when it has none. Pure. */
+export function stepValuesText(values: Readonly<Record<string, string>> | undefined): string {
+  return Object.entries(values ?? {})
+    .map(([k, v]) => `${k} ${v}`)
+    .join('; ');
 }
 
 export interface ArtifactRef {
@@ -48,7 +60,7 @@ export interface TimelineEvent {
 export interface RunRecord {
   runId: string;
   scenario: string;
-  /** JUnit suite name; for matrices the stable cell name */
+  /** JUnit suite name, `<scenario>@<build>[/<axis>=<value>...]` (lib/plan/names.ts): stable per matrix cell */
   suiteName: string;
   hostname: string;
   startedAtMs: number;

@@ -18,6 +18,7 @@ import {
 import type { ArtifactRef, RunRecord, TimelineEvent } from '../model/run.js';
 import type { FlakeVerdict } from '../model/session.js';
 import { countVerdicts } from './outcome.js';
+import { AGENT_LINE_LABEL } from '../checks/agent-warnings.js';
 
 export interface RenderHtmlOptions {
   /** the link for an artifact, relative to where the page is written; default: the artifact's path as recorded */
@@ -205,6 +206,22 @@ function properties(run: RunRecord): string {
   return `<details><summary>all ${rows.length} properties</summary><table id="properties">${rows.join('')}</table></details>`;
 }
 
+/**
+ * The Nomad agent's own WARN and ERROR lines since the fault, each with its time and machine (they are timeline
+ * events labelled AGENT_LINE_LABEL); the `<machine>.agent.warnings` property says how many there were in all.
+ */
+function agentLines(run: RunRecord, events: readonly TimelineEvent[]): string {
+  const counts = Object.entries(run.properties).filter(([k]) => k.endsWith('.agent.warnings'));
+  if (!counts.length) return '';
+  const lines = events.filter((e) => e.label.startsWith(`${AGENT_LINE_LABEL} `));
+  const head = counts.map(([k, v]) => `${esc(k.slice(0, -'.agent.warnings'.length))}: ${esc(v)}`).join('; ');
+  const rows = lines.map(
+    (e) =>
+      `<tr><td class="t">${esc(new Date(e.atMs).toISOString())}</td><td>${esc(e.machine ?? '')}</td><td><span class="tag ${e.severity === 'fail' ? 'fail' : 'warn'}">${esc(e.label.slice(AGENT_LINE_LABEL.length + 1))}</span></td><td class="detail">${esc(e.detail ?? '')}</td></tr>`,
+  );
+  return `<section id="agent-warnings"><h2>Nomad agent warnings since the fault <span class="meta">${head}</span></h2>${rows.length ? `<table>${rows.join('')}</table>` : ''}</section>`;
+}
+
 /** run --repeat N: which attempt this page is and the verdict over every attempt (flaky, failed, passed). */
 function repeatBlock(r: NonNullable<RenderHtmlOptions['repeat']>): string {
   const verdict = r.flake ? ` · <b data-key="repeat.verdict">${esc(r.flake.verdict)}</b>: ${esc(r.flake.message)}` : '';
@@ -232,6 +249,7 @@ ${renderAllocTable(run.verdicts)}
 ${renderTimeline(run, events)}
 <h3>Events in time order</h3>
 ${table(run, events)}</section>
+${agentLines(run, events)}
 <section><h2>Artifacts</h2>${artifacts(run, href)}</section>
 <section><h2>Properties</h2>${properties(run)}</section>
 </body></html>

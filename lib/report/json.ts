@@ -142,6 +142,7 @@ function runDoc(r: RunRecord) {
       durationMs: s.durationMs,
       message: s.message ?? null,
       detail: s.detail ?? null,
+      values: s.values ?? {},
     })),
     properties: r.properties,
     artifacts: r.artifacts.map((a) => ({ name: a.name, path: a.path, caseName: a.caseName ?? null })),
@@ -152,6 +153,9 @@ function runDoc(r: RunRecord) {
       label: e.label,
       detail: e.detail ?? null,
       severity: e.severity ?? null,
+      // the machine a host-lane event happened on (an agent's log line, a reboot), and the end of what lasted
+      ...(e.machine ? { machine: e.machine } : {}),
+      ...(e.untilMs !== undefined ? { until: iso(e.untilMs) } : {}),
     })),
   };
 }

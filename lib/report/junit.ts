@@ -2,7 +2,7 @@
 // a retried suite's first attempt as a Surefire rerun element inside the case where it broke. Pure.
 // Validates against Jenkins xUnit's junit-10.xsd (see test/unit/report-junit.test.ts). Modelled on Playwright's reporter.
 import type { Verdict } from '../model/check.js';
-import type { ArtifactRef, RunRecord, StepRecord } from '../model/run.js';
+import { stepValuesText, type ArtifactRef, type RunRecord, type StepRecord } from '../model/run.js';
 import type { FlakeVerdict, SuiteReport } from '../model/session.js';
 import { serialize, type XmlElement } from './xml.js';
 
@@ -71,10 +71,16 @@ function testcase(
   return { name: 'testcase', attrs: { name, classname, time: seconds(ms) }, children };
 }
 
+/**
+ * A step's case. Its name is the step's fixed name; the values this run gave it (a count, a job's name) are in the
+ * case's output and the failure's text, so another count or job never splits the case's history in CI.
+ */
 function stepCase(s: StepRecord, scenario: string, interrupted: boolean): Case {
-  const out = [s.message, s.detail].filter((x): x is string => !!x);
-  const msg = line(s.message ?? `step ${s.status}`);
-  const body = s.detail ?? s.message ?? '';
+  const values = Object.entries(s.values ?? {}).map(([k, v]) => `${k}: ${v}`);
+  const out = [...values, s.message, s.detail].filter((x): x is string => !!x);
+  const v = stepValuesText(s.values);
+  const msg = line(`${s.message ?? `step ${s.status}`}${v ? ` [${v}]` : ''}`);
+  const body = [...values, s.detail ?? s.message ?? ''].join('\n');
   const result: Record<StepRecord['status'], XmlElement | undefined> = {
     passed: undefined,
     failed: { name: 'failure', attrs: { message: msg, type: 'step-failed' }, text: body },

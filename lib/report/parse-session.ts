@@ -45,7 +45,15 @@ function stepOf(s: Doc): StepRecord {
     durationMs: num(s['durationMs']),
     message: s['message'] as string | undefined,
     detail: s['detail'] as string | undefined,
+    // Note: older records have no values; an empty object is none either.
+    values: valuesOf(s['values']),
   });
+}
+
+function valuesOf(v: unknown): Record<string, string> | undefined {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
+  const out = Object.fromEntries(Object.entries(v).map(([k, x]) => [k, String(x)]));
+  return Object.keys(out).length ? out : undefined;
 }
 
 function eventOf(e: Doc): TimelineEvent {
@@ -55,6 +63,8 @@ function eventOf(e: Doc): TimelineEvent {
     label: str(e['label']),
     detail: e['detail'] as string | undefined,
     severity: e['severity'] as TimelineEvent['severity'],
+    machine: e['machine'] as string | undefined,
+    untilMs: typeof e['until'] === 'string' ? ms(e['until']) : undefined,
   });
 }
 

@@ -9,6 +9,16 @@ import { deadlineIn, type Deadline } from '../time/deadlines.js';
 /** Default per-step ceiling; each step's deadline is also cut by the run budget. */
 export const DEFAULT_STEP_TIMEOUT_MS = 10 * 60_000;
 
+/** What a run gave a step, by name; an undefined value is left out. */
+export type StepValues = Readonly<Record<string, string | number | undefined>>;
+
+function valuesOf(values: StepValues): Record<string, string> | undefined {
+  const out = Object.fromEntries(
+    Object.entries(values).flatMap(([k, v]) => (v === undefined ? [] : [[k, String(v)] as const])),
+  );
+  return Object.keys(out).length ? out : undefined;
+}
+
 /** A piece of evidence held until the run ends; the runner writes it (redacted) when artifacts are wanted. */
 export interface PendingArtifact {
   name: string;
@@ -57,16 +67,24 @@ export class RunContext {
     return performance.now() - this.t0;
   }
 
-  /** Run one named step with its own deadline (min of timeoutMs and the run budget); records it whatever happens. */
+  /**
+   * Run one named step with its own deadline (min of timeoutMs and the run budget); records it whatever happens.
+   * `name` is the same in every run (a JUnit case's history follows it); what this run gave the step (a count, a
+   * job's name, a quiet time) goes in `values`, shown beside the name on the console and in the case's output.
+   */
   async step<T>(
     name: string,
     fn: (d: Deadline) => Promise<T>,
-    { timeoutMs = DEFAULT_STEP_TIMEOUT_MS } = {},
+    { timeoutMs = DEFAULT_STEP_TIMEOUT_MS, values }: { timeoutMs?: number; values?: StepValues } = {},
   ): Promise<T> {
     const startedAtMs = Date.now();
     const t = performance.now();
+    const vals = values === undefined ? undefined : valuesOf(values);
+    const v = vals ? { values: vals } : {};
+    // a value is a property of the run too (its key is a property name); a fact already recorded keeps its value
+    for (const [k, x] of Object.entries(vals ?? {})) if (!(k in this.properties)) this.fact(k, x);
     this.currentStep = name;
-    this.logger({ kind: 'step', t: this.elapsed(), phase: 'start', name });
+    this.logger({ kind: 'step', t: this.elapsed(), phase: 'start', name, ...v });
     const d = deadlineIn(timeoutMs, this.deadline);
     try {
       // Note: a signal that came while the last step finished anyway stops the run here, before this step creates
@@ -76,18 +94,19 @@ export class RunContext {
       if (this.deadline.signal.aborted && !(reason instanceof TimeoutError)) throw reason;
       const value = await fn(d);
       const durationMs = performance.now() - t;
-      this.steps.push({ name, status: 'passed', startedAtMs, durationMs });
-      this.logger({ kind: 'step', t: this.elapsed(), phase: 'end', name, status: 'passed', durationMs });
+      this.steps.push({ name, status: 'passed', startedAtMs, durationMs, ...v });
+      this.logger({ kind: 'step', t: this.elapsed(), phase: 'end', name, status: 'passed', durationMs, ...v });
       return value;
     } catch (err) {
       const durationMs = performance.now() - t;
       const { message, detail } = describeErr(err);
-      this.steps.push({ name, status: 'error', startedAtMs, durationMs, message, detail });
+      this.steps.push({ name, status: 'error', startedAtMs, durationMs, message, detail, ...v });
       this.logger({
         kind: 'step',
         t: this.elapsed(),
         phase: 'end',
         name,
+        ...v,
         status: 'error',
         durationMs,
         message: `${message} (after ${formatMs(durationMs)})`,

@@ -5,6 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { CheckDef, CheckResult } from '../model/check.js';
 import type { AllocSnap } from '../model/evidence.js';
+import type { Lab } from '../model/lab.js';
 import type { ClusterEvidence, FaultTurn, LeaderSeen, ProbeSeries } from '../model/cluster-evidence.js';
 import type { RunContext } from '../run/context.js';
 import type { ScenarioEnv } from '../run/scenario.js';
@@ -21,7 +22,8 @@ import { waitForLeader } from '../nomad/wait.js';
 import { durationSeconds } from '../config/fields.js';
 import { waitForBridgeClient } from './client-ready.js';
 import { waitForJobHealthy } from './job-steps.js';
-import { readJobAllocs } from './reboot-steps.js';
+import { readJobAllocs, recordAgentWarnings } from './reboot-steps.js';
+import { readAgentLog } from '../lab/observe.js';
 import { labTopology, leaderMachine, machinesOfRole, runWave, serverAddresses, waves } from './cluster-steps.js';
 import { seriesServices, seriesTargets, startProbeSeries } from './probe-series.js';
 import { startLeaderWatch } from './leader-watch.js';
@@ -64,7 +66,7 @@ export async function runClusterFault(
   const servers = machinesOfRole(lab, 'server');
   // Note: each machine's Nomad node name is its hostname, which the lab sets to the machine's slot name
   const nodeOf = await ctx.step(
-    `wait for a leader and every client node ready (${clients.join(', ')})`,
+    'wait for a leader and every client node ready',
     async (d) => {
       await waitForLeader(nomad, { deadline: d });
       const out: Record<string, string> = {};
@@ -72,29 +74,37 @@ export async function runClusterFault(
         out[c] = (await waitForBridgeClient(ctx, nomad, lab.machines[c]!, { nodeName: c, driver: 'exec' }, d)).ID;
       return out;
     },
-    { timeoutMs: 5 * MIN },
+    { timeoutMs: 5 * MIN, values: { 'lab.client_machines': clients.join(', ') } },
   );
   const nodeNames = Object.fromEntries(Object.entries(nodeOf).map(([m, id]) => [id, m]));
 
   // one alloc per client (at least two, so that a drain has somewhere to move one while the other serves)
   const count = Math.max(2, clients.length);
-  const parsed = await ctx.step(`parse the job (count ${count})`, async (d) => {
-    const hcl = await readFile(JOB_FILE, 'utf8');
-    const job = await nomad.parseJob(hcl, { signal: d.signal, variables: `count = ${count}\n` });
-    const { info, problems } = jobInfo(job);
-    const bad = [...problems, ...(info ? jobProblems(info).map((p) => p.message) : [])];
-    if (!info || bad.length)
-      throw new ConfigError(bad.map((message) => ({ field: 'job', value: JOB_FILE, message, fix: 'the shipped job' })));
-    return { hcl, job, info };
-  });
+  const parsed = await ctx.step(
+    'parse the job',
+    async (d) => {
+      const hcl = await readFile(JOB_FILE, 'utf8');
+      const job = await nomad.parseJob(hcl, { signal: d.signal, variables: `count = ${count}\n` });
+      const { info, problems } = jobInfo(job);
+      const bad = [...problems, ...(info ? jobProblems(info).map((p) => p.message) : [])];
+      if (!info || bad.length)
+        throw new ConfigError(
+          bad.map((message) => ({ field: 'job', value: JOB_FILE, message, fix: 'the shipped job' })),
+        );
+      return { hcl, job, info };
+    },
+    { values: { 'job.count': count } },
+  );
   const { info } = parsed;
   const jobId = parsed.job.ID;
-  await ctx.step(`register job "${jobId}"`, (d) => nomad.registerJob(parsed.job, parsed.hcl, { signal: d.signal }));
+  await ctx.step('register the job', (d) => nomad.registerJob(parsed.job, parsed.hcl, { signal: d.signal }), {
+    values: { 'job.id': jobId },
+  });
   const lab0 = { memoryMb: config.lab.memoryMb, cpus: config.lab.cpus };
   const healthy: AllocSnap[] = await ctx.step(
-    `wait until every alloc of the job (${info.expectedAllocs}) runs`,
+    'wait until every alloc of the job runs',
     (d) => waitForJobHealthy(nomad, jobId, info.expectedAllocs, lab0, d),
-    { timeoutMs: (4 + 2 * info.expectedAllocs) * MIN },
+    { timeoutMs: (4 + 2 * info.expectedAllocs) * MIN, values: { 'job.expected_allocs': info.expectedAllocs } },
   );
   ctx.fact(
     'allocs.before',
@@ -190,6 +200,10 @@ export async function runClusterFault(
   });
   const after = await ctx.step('read every alloc of the job', (d) => readJobAllocs(nomad, jobId, d));
   ctx.artifact('job-allocs-after.json', JSON.stringify(after, null, 2));
+  if (turns.length)
+    await ctx.step("read the Nomad agent's own warnings on each machine the fault hit", (d) =>
+      agentWarningsOf(ctx, lab, turns, d),
+    );
   const leader = leaderBefore
     ? await ctx.step(
         'read the old leader back in the cluster (until a Raft voter again)',
@@ -316,4 +330,28 @@ async function oldLeaderState(nomad: Nomad, old: string, d: Deadline): Promise<{
         : 'no Raft peer';
   const rejoined = member?.Status === 'alive' && typeof raft === 'object' && raft?.Voter === true;
   return { rejoined, state: `Serf ${member ? member.Status : 'no member'}, ${raftState}` };
+}
+
+/** How long one machine's journal may take to read (a machine that never came back must not hold the run). */
+const AGENT_LOG_READ_MS = 30_000;
+
+/**
+ * Each hit machine's agent WARN and ERROR lines since its first fault (facts and timeline events). Best effort: a
+ * machine that does not answer gets `<machine>.agent.warnings` saying why, and the run goes on.
+ */
+async function agentWarningsOf(ctx: RunContext, lab: Lab, turns: readonly FaultTurn[], d: Deadline): Promise<void> {
+  const since = new Map<string, number>();
+  for (const t of turns) since.set(t.machine, Math.min(since.get(t.machine) ?? Infinity, t.reboot.requestedAt));
+  for (const [machine, atMs] of since) {
+    const m = lab.machines[machine];
+    if (!m) continue;
+    try {
+      recordAgentWarnings(ctx, await readAgentLog(m, deadlineIn(AGENT_LOG_READ_MS, d)), atMs, machine);
+    } catch (err) {
+      ctx.fact(
+        `${machine}.agent.warnings`,
+        `not read: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`,
+      );
+    }
+  }
 }

@@ -253,7 +253,7 @@ async function settle(
   const lab0 = { memoryMb: config.lab.memoryMb, cpus: config.lab.cpus };
   // Note: a job that does not come back whole is evidence, not a broken run: the roll stops and the checks judge it
   return ctx.step(
-    `wait until every alloc of the job (${i.expectedAllocs}) runs again (wave ${n})`,
+    `wait until every alloc of the job runs again (wave ${n})`,
     (d) =>
       waitForJobHealthy(nomad, i.jobId, i.expectedAllocs, lab0, d).then(
         () => undefined,
@@ -264,6 +264,6 @@ async function settle(
           return why;
         },
       ),
-    { timeoutMs: 10 * 60_000 },
+    { timeoutMs: 10 * 60_000, values: { 'job.expected_allocs': i.expectedAllocs } },
   );
 }

@@ -7,6 +7,8 @@ import { toAllocSnap, toNodeSnap, mergeTaskEvents } from '../nomad/parse.js';
 import { readBootInfo, readAgentLog, readNetState } from '../lab/observe.js';
 import { readNatTable } from '../lab/task-host.js';
 import { readCniState } from '../cluster/evidence.js';
+import { agentWarningEvents, agentWarnings, agentWarningsFact } from '../checks/agent-warnings.js';
+import type { RunContext } from '../run/context.js';
 
 export interface ObserveInput {
   label: string;
@@ -61,4 +63,15 @@ export async function observe(
 export async function readJobAllocs(nomad: Nomad, jobId: string, d: Deadline): Promise<AllocSnap[]> {
   const stubs = (await nomad.jobAllocations(jobId, { signal: d.signal })).body;
   return Promise.all(stubs.map(async (s) => toAllocSnap((await nomad.allocation(s.ID, { signal: d.signal })).body)));
+}
+
+/**
+ * The client agent's own WARN and ERROR lines since the fault (`sinceMs`, the first fault's request): a fact with
+ * their count, and each (the first MAX_AGENT_LINES) on the timeline of `machine` with its time, so the JSON summary and
+ * the HTML page list them.
+ */
+export function recordAgentWarnings(ctx: RunContext, log: readonly string[], sinceMs: number, machine: string): void {
+  const lines = agentWarnings(log, sinceMs);
+  ctx.fact(`${machine}.agent.warnings`, agentWarningsFact(lines));
+  for (const ev of agentWarningEvents(lines, machine)) ctx.mark(ev);
 }

@@ -152,9 +152,9 @@ async function sampleAgent(ctx: RunContext, lab: Lab, windowS: number, out: Whol
   const intervalS = windowS / (count - 1);
   const client = firstOf(lab, 'client').machine;
   const r = await ctx.step(
-    `sample the client agent's open fds and plugin processes for ${windowS}s`,
+    "sample the client agent's open fds and plugin processes",
     (d) => soft(ctx, () => readAgentSamples(client, count, intervalS, d)),
-    { timeoutMs: windowS * 1000 + 60_000 },
+    { timeoutMs: windowS * 1000 + 60_000, values: { 'reboot.resources_window_s': windowS } },
   );
   if ('value' in r) out.agent = { samples: r.value, intervalS };
   else out.notRead.agent = r.error;

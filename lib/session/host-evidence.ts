@@ -1,8 +1,10 @@
-// Each host's journals, addresses, iptables and CNI state, collected before the teardown, named by slot name.
-import { collectHostEvidence } from '../cluster/evidence.js';
+// Each host's journals, addresses, iptables and CNI state, collected before the teardown, named by slot name; and
+// each host's kernel and CNI plugin releases, recorded as facts once its agents are in place.
+import { collectHostEvidence, readHostFacts } from '../cluster/evidence.js';
 import type { Lab } from '../model/lab.js';
+import { hostFactProperties } from '../parse/host-facts.js';
 import type { RunContext } from '../run/context.js';
-import { deadlineIn } from '../time/deadlines.js';
+import { deadlineIn, type Deadline } from '../time/deadlines.js';
 
 /** How long a machine may take to answer before its host evidence is given up (a client that never came back). */
 const REACH_FOR_EVIDENCE_MS = 20_000;
@@ -25,4 +27,25 @@ export function onHostEvidence(ctx: RunContext, lab: Lab): void {
       for (const [name, text] of Object.entries(files)) ctx.artifact(`${slot}-${name}`, text);
     }
   });
+}
+
+/** How long the kernel and plugin versions of every machine may take to read together. */
+const HOST_FACTS_MS = 30_000;
+
+/**
+ * Record each machine's kernel (`<slot>.kernel`) and CNI plugin releases (`<slot>.cni.plugins`) as facts. Best
+ * effort: a machine that does not answer gets `<slot>.facts` saying why, and the run goes on.
+ */
+export async function recordHostFacts(ctx: RunContext, lab: Lab, d: Deadline): Promise<void> {
+  const dd = deadlineIn(HOST_FACTS_MS, d);
+  await Promise.all(
+    Object.entries(lab.machines).map(async ([slot, m]) => {
+      try {
+        for (const [k, v] of Object.entries(hostFactProperties(slot, await readHostFacts(m, { deadline: dd }))))
+          ctx.fact(k, v);
+      } catch (err) {
+        ctx.fact(`${slot}.facts`, `not read: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
+      }
+    }),
+  );
 }

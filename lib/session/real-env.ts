@@ -13,7 +13,7 @@ import type { MachineRole } from '../model/topology.js';
 import type { RunContext } from '../run/context.js';
 import type { ScenarioEnv } from '../run/scenario.js';
 import { provisionAgents, takeSnapshot } from './agents.js';
-import { onHostEvidence } from './host-evidence.js';
+import { onHostEvidence, recordHostFacts } from './host-evidence.js';
 import { NOMAD_HTTP, openNomad } from './nomad-api.js';
 
 export { VAGRANTFILE } from '../lab/vagrant/vagrant-provider.js';
@@ -81,10 +81,15 @@ export function createRealEnv(
       if (warm?.decision.mode === 'create' && !needsNomad) {
         await takeSnapshot(ctx, warm, d);
       }
+      // a scenario with Nomad reads them once its agents (and, on existing hosts, the CNI plugins) are in place
+      if (!needsNomad) await recordHostFacts(ctx, lab, d);
       return lab;
     },
-    provisionNomad: (ctx, lab, d) =>
-      provisionAgents(ctx, of(lab), d, { config, logger, needsNomad: scenario.needsNomad }),
+    async provisionNomad(ctx, lab, d) {
+      const out = await provisionAgents(ctx, of(lab), d, { config, logger, needsNomad: scenario.needsNomad });
+      await recordHostFacts(ctx, lab, d);
+      return out;
+    },
     async upgradeNomad(ctx, lab, name, binary, d) {
       const machine = lab.machines[name];
       if (!machine) throw new HarnessError(`upgrade: the lab has no ${name} machine`);

@@ -19,6 +19,7 @@ import type { FakeNomad } from './fake-nomad/server.js';
 import { CNI_STATE_DIRS, cniListingCommand } from '../../lib/cluster/parse-cni-listing.js';
 import { HOST_NETNS_COMMAND, NET_STATE_COMMAND } from '../../lib/parse/host-observe.js';
 import { NO_DOCKER } from '../../lib/cluster/docker-image.js';
+import { hostFactsCommand } from '../../lib/cluster/evidence.js';
 import { notBackError } from '../../lib/lab/not-back.js';
 import { hostRebooted, taskHostMemory, wholeAllocAnswer, type TaskHostMemory } from './fake-lab-tasks.js';
 
@@ -163,6 +164,11 @@ export function createFakeLab(o: FakeLabOptions): Lab & {
             durationMs: 1,
           };
     if (cmd.includes('journalctl -u nomad')) return ok(o.nomad.clientLog().join('\n'));
+    // the kernel and the CNI plugins' about lines, as the bookworm box answers (lib/parse/host-facts.ts)
+    if (cmd === hostFactsCommand())
+      return ok(
+        `kernel 6.1.0-37-amd64\n${['bridge', 'firewall', 'host-local', 'loopback', 'portmap'].map((p) => `${p} present CNI ${p} plugin v1.6.2`).join('\n')}\n`,
+      );
     if (role === 'client' && cmd === cniListingCommand()) return ok(cniListing(o.nomad, CNI_STATE_DIRS));
     if (role === 'client' && cmd === NET_STATE_COMMAND) return ok(netStateListing(o.nomad, leftovers));
     if (role === 'client' && cmd === HOST_NETNS_COMMAND) return ok(hostNetnsListing(o.nomad));

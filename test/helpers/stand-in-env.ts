@@ -31,6 +31,7 @@ export const standInConvertJob: JobConverter = async ({ file, vars }) => {
 };
 import { durationSeconds } from '../../lib/config/fields.js';
 import { sleep } from '../../lib/time/deadlines.js';
+import { recordHostFacts } from '../../lib/session/host-evidence.js';
 
 export interface StandIn {
   nomad: FakeNomad;
@@ -78,7 +79,9 @@ function envOn(
   versionOf: (binary: string) => string | undefined,
 ): Omit<ScenarioEnv, 'config' | 'upLab'> {
   return {
-    async provisionNomad() {
+    async provisionNomad(ctx, lab, d) {
+      // as lib/session/real-env.ts: each machine's kernel and CNI plugins, once the agents are in place
+      await recordHostFacts(ctx, lab, d);
       return { nomadVersion: `Nomad v${installed()} (stand-in)` };
     },
     async connectNomad(ctx) {

@@ -142,10 +142,10 @@ t.test('Nomad answers 500 past nomad.retry_for: exit 3 with the status and body'
   });
   t.teardown(clear);
   t.equal(r.code, 3, 'exit 3');
-  const e = r.errors.find((x) => x.name.startsWith('register job'))!;
+  const e = r.errors.find((x) => x.name === 'register the job')!;
   t.match(
     e.message,
-    /^Nomad API POST \/v1\/jobs: HTTP 500: rpc error: No cluster leader \(the last of \d+ answers over 1\.\ds: nomad\.retry_for, --nomad-retry-for\)$/,
+    /^Nomad API POST \/v1\/jobs: HTTP 500: rpc error: No cluster leader \(the last of \d+ answers over 1\.\ds: nomad\.retry_for, --nomad-retry-for\) \[job\.id bridge-exec-http\]$/,
   );
   const posts = r.s.nomad.requests.filter((q) => q.method === 'POST' && q.path === '/v1/jobs').length;
   t.ok(posts >= 3 && posts <= 8, `retried with back-off (${posts} requests in 2 s)`);

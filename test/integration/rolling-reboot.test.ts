@@ -28,6 +28,9 @@ t.test(
     const junit = readFileSync(r.junitPath, 'utf8');
     t.match(junit, /name="lab\.topology" value="1\+1"/);
     t.match(junit, /name="fault\.1\.target" value="client \(clients\)"/);
+    // the hit machine's agent lines since its fault were read (a count, even of none), and each machine's kernel
+    t.match(r.run?.properties['client.agent.warnings'], /^(none|\d+) since the fault/);
+    t.equal(r.run?.properties['server.kernel'], '6.1.0-37-amd64');
     const e = clusterEvidenceOf(r.run);
     t.equal(e.turns.length, 1);
     t.equal(e.turns[0]!.drain?.status, 'complete');

@@ -36,7 +36,9 @@ async function run(t: Test, timeline: Timeline, extra: string[] = [], dir = t.te
     runs: {
       verdicts: Verdict[];
       properties: Record<string, string>;
-      steps: { name: string; status: string; message?: string }[];
+      steps: { name: string; status: string; message?: string; values?: Record<string, string> }[];
+      timeline: { at: string; lane: string; label: string; detail: string | null; machine?: string }[];
+      runId: string;
       error?: { message: string };
     }[];
   } = { runs: [] };
@@ -90,6 +92,21 @@ t.test(
       'per-alloc lines in the JUnit case',
     );
     t.equal(r.summary.runs[0]!.properties['allocs.count'], '3');
+    // the facts people look for: the machines' kernels and CNI plugins, the agent's own errors since the fault
+    const props = r.summary.runs[0]!.properties;
+    t.equal(props['client.kernel'], '6.1.0-37-amd64');
+    t.equal(props['server.kernel'], '6.1.0-37-amd64');
+    t.match(props['client.cni.plugins'], /^bridge v1\.6\.2, firewall v1\.6\.2, host-local v1\.6\.2/);
+    t.match(props['client.agent.warnings'], /^\d+ since the fault \(\d+ WARN, [1-9]\d* ERROR\)/);
+    const agent = r.summary.runs[0]!.timeline.filter((e) => e.label.startsWith('nomad agent '));
+    t.ok(
+      agent.some(
+        (e) => e.label === 'nomad agent ERROR' && e.machine === 'client' && /prerun failed/.test(e.detail ?? ''),
+      ),
+      `the prerun failure listed with its time: ${JSON.stringify(agent.slice(0, 2))}`,
+    );
+    const page = readFileSync(join(r.dir, 'reports', r.summary.runs[0]!.runId, 'report.html'), 'utf8');
+    t.match(page, /<section id="agent-warnings">[^]*prerun failed/, 'and on the HTML page');
     t.match(r.summary.runs[0]!.properties['allocs.outcomes'], /web\[0\]=failed.*web\[1\]=failed.*web\[2\]=failed/);
     t.ok(r.s.lab.destroyed);
   },
@@ -154,7 +171,8 @@ t.test('count-3 job restored: all pass, every alloc restored and reachable, exit
   t.match(r.verdict('unique-ips').message, /^3 live allocs on the node, each with its own address/);
   t.match(r.verdict('http-reachable').message, /every mapped port of all 3 allocs answered \(6 probes/);
   const steps = r.summary.runs[0]!.steps.map((s) => s.name);
-  t.ok(steps.some((n) => /wait until every alloc of the job \(3\) runs/.test(n)));
+  const healthy = r.summary.runs[0]!.steps.find((s) => /^wait until every alloc of the job runs/.test(s.name));
+  t.same(healthy?.values, { 'job.expected_allocs': '3' }, 'the count is a value of the step, not in its name');
   t.ok(steps.some((n) => /wait until the job has settled/.test(n)));
   t.match(r.summary.runs[0]!.properties['job.settled'], /^yes: all 3 allocs settled/);
   // issue 14: when the harness saw each alloc running again, after its task's Started (the stand-ins share one clock)

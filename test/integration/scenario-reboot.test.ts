@@ -135,11 +135,7 @@ t.test(
     const steps = r.summary.runs[0].steps.map((s: { name: string }) => s.name) as string[];
     t.same(
       steps.filter((n) => n.startsWith('reboot the client')),
-      [
-        'reboot the client (graceful) (1 of 3)',
-        'reboot the client (graceful) (2 of 3)',
-        'reboot the client (graceful) (3 of 3)',
-      ],
+      ['reboot the client (graceful) #1', 'reboot the client (graceful) #2', 'reboot the client (graceful) #3'],
     );
     t.notOk(r.check('no-leaks')?.['failure'] ?? r.check('no-leaks')?.['skipped'], 'no-leaks passed');
   },
@@ -199,10 +195,16 @@ t.test(
     t.match(props, /"task.driver":"docker"/);
     t.match(props, /"docker.version":"20.10.24\+dfsg1"/);
     t.match(props, /"docker.image":"nomad-reboot-harness\/busybox:local sha256:(5e){32}"/);
+    const stepsOf = r.summary.runs[0].steps as { name: string; values: Record<string, string> }[];
     t.match(
-      r.summary.runs[0].steps.map((x: { name: string }) => x.name).join('\n'),
-      /build the image nomad-reboot-harness\/busybox:local inside the client VM[^]*wait for a leader and the client node ready with docker healthy[^]*register job "bridge-docker-http"/,
+      stepsOf.map((x) => x.name).join('\n'),
+      /build the image nomad-reboot-harness\/busybox:local inside the client VM[^]*wait for a leader and the client node ready with the job's drivers healthy[^]*register the job/,
       'image, then node, then job',
+    );
+    t.same(
+      stepsOf.filter((x) => /drivers healthy|register the job/.test(x.name)).map((x) => x.values),
+      [{ 'job.drivers': 'docker' }, { 'job.id': 'bridge-docker-http' }],
+      'the driver and the job are values of their steps',
     );
     // The stand-in recovers docker as real 1.9.3/1.9.7 do: the container the reboot killed reported (exit 137), then
     // restarted by the restart policy. That is the reboot's effect, not a failure after it.

@@ -48,7 +48,7 @@ t.test('list --scenarios shows the example with its checks and file', async (t) 
   const r = await cli(['list', '--scenarios', EXAMPLES], process.cwd());
   t.equal(r.code, 0, r.err);
   t.match(r.out, /^bridge-exec-reboot/m, 'shipped scenarios first');
-  t.match(r.out, /server-reboot-example \(needs --nomad\)\s+\(from .*examples\/scenarios\/server-reboot\.ts\)/);
+  t.match(r.out, /server-reboot-example \(needs --nomad <build>\)\s+\(from .*examples\/scenarios\/server-reboot\.ts\)/);
   for (const id of SERVER_CHECKS) t.match(r.out, new RegExp(`- ${id}: `), id);
   const json = await cli(['list', '--json', '--scenarios', EXAMPLES], process.cwd());
   const listed = JSON.parse(json.out) as { name: string; file?: string; checks: { id: string }[] }[];

@@ -56,8 +56,8 @@ t.test("the settle on Nomad's state: its confirmation window; two settles of --r
   });
   t.match(
     settleFigures([
-      { name: name(' (1 of 2)'), durationMs: 5000 },
-      { name: name(' (2 of 2)'), durationMs: 6000 },
+      { name: name(' #1'), durationMs: 5000 },
+      { name: name(' #2'), durationMs: 6000 },
     ]),
     {
       stepMs: 11000,
@@ -66,6 +66,20 @@ t.test("the settle on Nomad's state: its confirmation window; two settles of --r
     },
   );
   t.equal(settleFigures([{ name: 'observe before the reboot', durationMs: 1 }]), undefined);
+});
+
+t.test('the settle window from the step values a report records (the name carries none)', async (t) => {
+  const name =
+    'wait until the job has settled (every alloc restored, replaced or failed, and Nomad with nothing pending for it)';
+  const values = { 'reboot.settle_quiet_s': '20', 'reboot.settle_confirm_s': '3' };
+  t.same(settleFigures([{ name, durationMs: 7500, values }]), {
+    stepMs: 7500,
+    windowMs: 3000,
+    window: 'confirmation window',
+    decisionMs: 4500,
+  });
+  const fig = runFigures({ runs: [{ steps: [{ name, durationMs: 7500, values }], durationMs: 9000 }] }, 'r');
+  t.equal(fig.settle?.windowMs, 3000, 'runFigures passes the values on');
 });
 
 t.test('the markdown has a column per run and says what it lacks', async (t) => {

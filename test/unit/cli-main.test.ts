@@ -18,7 +18,7 @@ t.test('list, list --json', async (t) => {
     t.match(p.out(), s.name);
     for (const c of s.checks) t.match(p.out(), `- ${c.id}: `, `${s.name} lists ${c.id}`);
   }
-  t.match(p.out(), 'bridge-exec-reboot (needs --nomad)');
+  t.match(p.out(), 'bridge-exec-reboot (needs --nomad <build>)');
   const j = probe(t.testdir());
   t.equal(await main(['list', '--json'], j.deps), 0);
   const doc = JSON.parse(j.out()) as { name: string; needsNomad: boolean; checks: { id: string }[] }[];

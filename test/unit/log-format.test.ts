@@ -104,3 +104,16 @@ t.test(
     t.same(out, ['[12:34] … teardown\n', '[12:36] destroyed lab r1\n', '[12:39] cleaned up vagrant destroy -f\n']);
   },
 );
+
+t.test("a step's values are shown beside its fixed name", async (t) => {
+  const o = { verbose: false, quiet: false, color: false };
+  const values = { 'job.id': 'web', 'job.expected_allocs': '3' };
+  t.equal(
+    formatEvent(
+      { kind: 'step', t: 0, phase: 'end', name: 'register the job', status: 'passed', durationMs: 5, values },
+      o,
+    ),
+    '[00:00] ok register the job [job.id web; job.expected_allocs 3] (5ms)',
+  );
+  t.equal(formatEvent({ kind: 'step', t: 0, phase: 'start', name: 'observe' }, o), '[00:00] … observe');
+});

@@ -191,3 +191,29 @@ t.test("each failed case's first attachment is its check's most telling evidence
     'every failed case lists every run-wide file',
   );
 });
+
+t.test("a step case's name is the step's fixed name; its values are in its output and its failure", async (t) => {
+  const base = loadRuns()[0]!;
+  const withValues = (id: string, count: number): RunRecord => ({
+    ...base,
+    steps: [
+      { name: 'register the job', status: 'passed', startedAtMs: 0, durationMs: 1, values: { 'job.id': id } },
+      {
+        name: 'wait until every alloc of the job runs',
+        status: 'failed',
+        startedAtMs: 0,
+        durationMs: 1,
+        message: 'not all running',
+        values: { 'job.expected_allocs': String(count) },
+      },
+    ],
+  });
+  const names = (r: RunRecord) => cases(parse(renderJUnit([r])).testsuites.testsuite[0]!).map((c) => c['@_name']);
+  t.same(names(withValues('web', 3)), names(withValues('review-mixed', 2)), 'the same case names');
+  const s = parse(renderJUnit([withValues('review-mixed', 2)])).testsuites.testsuite[0]!;
+  t.match(out(byName(s, 'register the job')), /^job\.id: review-mixed$/m);
+  const failed = byName(s, 'wait until every alloc of the job runs');
+  const failure = (failed['failure'] as Node[])[0]!;
+  t.equal(failure['@_message'], 'not all running [job.expected_allocs 2]');
+  t.match(String(failure['#text']), /job\.expected_allocs: 2/);
+});

@@ -123,3 +123,40 @@ t.test('evidence collectors and timeline marks are kept in order', async (t) => 
   ctx.mark({ atMs: 1, lane: 'host', label: 'reboot' });
   t.same(ctx.timeline, [{ atMs: 1, lane: 'host', label: 'reboot' }]);
 });
+
+t.test(
+  "a step's values: kept beside its fixed name, on the record, the log events and the run's properties",
+  async (t) => {
+    const { ctx, log } = make();
+    ctx.fact('job.id', 'set-before');
+    await ctx.step('register the job', async () => 1, {
+      values: { 'job.id': 'web', 'job.count': 3, skipped: undefined },
+    });
+    await t.rejects(
+      ctx.step('wait until every alloc of the job runs', () => Promise.reject(new Error('no')), {
+        values: { 'job.expected_allocs': 2 },
+      }),
+    );
+    await ctx.step('observe', async () => 1);
+    t.same(
+      ctx.steps.map((s) => [s.name, s.values]),
+      [
+        ['register the job', { 'job.id': 'web', 'job.count': '3' }],
+        ['wait until every alloc of the job runs', { 'job.expected_allocs': '2' }],
+        ['observe', undefined],
+      ],
+    );
+    t.ok(
+      log
+        .filter((e) => e.kind === 'step' && e.name === 'register the job')
+        .every((e) => e.kind === 'step' && e.values?.['job.id'] === 'web'),
+      'start and end events carry the values',
+    );
+    t.match(
+      ctx.properties,
+      { 'job.id': 'set-before', 'job.count': '3', 'job.expected_allocs': '2' },
+      'a fact set first stays',
+    );
+    t.notOk('skipped' in ctx.properties);
+  },
+);
