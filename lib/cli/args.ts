@@ -108,6 +108,12 @@ const OPTIONS: readonly CommandOption[] = [
     commands: ['merge'],
   },
   {
+    name: 'copy-attachments',
+    type: 'boolean',
+    doc: "copy every run's attachments and page into --out, so the merged folder stands alone (its JUnit names the copies)",
+    commands: ['merge'],
+  },
+  {
     name: 'fresh',
     type: 'boolean',
     doc: 'a cold lab: no warm lab snapshot is used or made (lab.warm: false)',
