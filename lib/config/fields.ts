@@ -72,6 +72,13 @@ export const bool = (raw: unknown): Parsed => {
   return bad('must be true or false', 'write true or false');
 };
 
+/** `keep`: a bool, or `on-failure` (keep the lab only when the run did not meet its expectations). */
+export const keepMode = (raw: unknown): Parsed => {
+  if (raw === 'on-failure') return ok(raw);
+  const b = bool(raw);
+  return b.ok ? b : bad('must be true, false or on-failure', 'write true, false or on-failure');
+};
+
 const DURATION = /^(\d+(?:\.\d+)?(?:ns|us|µs|ms|s|m|h))+$/;
 
 /** A Go duration string with a unit, as Nomad takes it ("90s", "5m", "1h30m"). */

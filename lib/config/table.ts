@@ -5,6 +5,7 @@ import { MAX_CLIENTS, SERVER_COUNTS } from '../model/topology.js';
 import {
   argvList,
   bool,
+  keepMode,
   goDurationWithin,
   HOST_KEYS,
   hclVars,
@@ -417,8 +418,8 @@ export const FIELDS: Field[] = [
     flag: 'keep',
     env: 'HARNESS_KEEP',
     path: ['keep'],
-    doc: 'keep the VMs after the run and print how to reach and destroy them',
-    parse: bool,
+    doc: 'keep the VMs after the run and print how to reach them (reboot-harness login) and destroy them; `on-failure`: only when the run did not meet its expectations',
+    parse: keepMode,
   },
   {
     yaml: 'reports.dir',
