@@ -43,6 +43,9 @@ if (sshd) {
       `1796206585,${m.name},ssh-config,${block.replaceAll('\n', '\\n')}\n${block}`,
     );
   }
+  // What `vagrant up` prints while both machines come up (recorded shape), with this lab's machine names.
+  const upFixture = new URL('../fixtures/vagrant/up-two-machines.mr.txt', import.meta.url);
+  writeFileSync(path.join(fakeDir, 'up.out'), readFileSync(upFixture, 'utf8').replaceAll('r5fqul7d59825b', 'nrh-t1'));
   writeFileSync(path.join(fakeDir, 'status.out'), 'Current machine states:\n\nnrh-t1-server  running (libvirt)\n');
   writeFileSync(path.join(root, 'serial', 'nrh-t1-server-serial.log'), 'Debian GNU/Linux 12 ttyS0\n');
   writeFileSync(path.join(root, 'serial', 'other-vm-serial.log'), 'another run\n');
@@ -65,7 +68,9 @@ if (sshd) {
   const calls = () =>
     existsSync(path.join(fakeDir, 'calls.log')) ? readFileSync(path.join(fakeDir, 'calls.log'), 'utf8') : '';
   const registered: { what: string; callsAtRegistration: string; keptAs: (() => string) | undefined }[] = [];
+  const infos: string[] = [];
   const factory = createVagrantLab({
+    logger: (e) => void (e.kind === 'info' && infos.push(e.message)),
     spec,
     vagrantDir,
     vagrantfile: path.join(root, 'Vagrantfile.src'),
@@ -100,6 +105,28 @@ if (sshd) {
       );
     },
   );
+
+  t.test('bring-up progress: a line per machine and milestone, named by its slot', async (t) => {
+    t.same(
+      infos.filter((m) => m.startsWith('  ')).map((m) => m.replace(/ \(\d+ s\)$/, '')),
+      [
+        '  server: creating its domain',
+        '  client: creating its domain',
+        '  server: booting',
+        '  client: booting',
+        '  server: booting: waiting for an address',
+        '  client: booting: waiting for an address',
+        '  server: booted, SSH ready',
+        '  client: booted, SSH ready',
+        '  server: up',
+        '  client: up',
+      ],
+    );
+    t.ok(
+      infos.filter((m) => m.startsWith('  ')).every((m) => / \(\d+ s\)$/.test(m)),
+      'each with the time since up started',
+    );
+  });
 
   t.test('machines are keyed by role and reachable over SSH', async (t) => {
     t.same(Object.keys(lab.machines).sort(), ['client', 'server']);
