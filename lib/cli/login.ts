@@ -77,12 +77,7 @@ export function hostLoginCommand(o: {
   const s = o.spec;
   // Note: host keys are not checked, as the harness's own SSH client does not check them on these hosts either.
   const opts = [
-    '-o',
-    'StrictHostKeyChecking=no',
-    '-o',
-    'UserKnownHostsFile=/dev/null',
-    '-o',
-    'LogLevel=ERROR',
+    ...['StrictHostKeyChecking=no', 'UserKnownHostsFile=/dev/null', 'LogLevel=ERROR'].flatMap((x) => ['-o', x]),
     ...(s.key ? ['-i', expandHome(s.key), '-o', 'IdentitiesOnly=yes'] : []),
     '-p',
     String(s.port),

@@ -28,14 +28,13 @@ t.test('merge --copy-attachments: the merged folder stands alone', async (t) => 
     t.equal(await main(argv, s.deps), 1, `shard ${i}/2 ran (its cell failed) ${s.err.join('')}`);
   }
   const merge = async (argv: string[]) => {
-    const out: string[] = [];
-    const err: string[] = [];
-    const deps = {
-      ...standInPerRun({}, { cwd: root }).deps,
-      out: (s: string) => void out.push(s),
-      err: (s: string) => void err.push(s),
+    const io = { out: '', err: '' };
+    const standIn = standInPerRun({}, { cwd: root }).deps;
+    const write = (k: 'out' | 'err') => (s: string) => {
+      io[k] += s;
     };
-    return { code: await main(['merge', ...argv], deps), out: out.join(''), err: err.join('') };
+    const code = await main(['merge', ...argv], { ...standIn, out: write('out'), err: write('err') });
+    return { code, ...io };
   };
 
   // Without the flag the attachments point back into the runners' folders.
