@@ -159,7 +159,9 @@ if (sshd) {
     async (t) => {
       const d = lab.describe();
       t.match(d, /ssh -F \S*nrh-t1\/ssh-config nrh-t1-client/);
-      t.match(d, /destroy by hand: +env VAGRANT_CWD=\S*nrh-t1 vagrant destroy -f/);
+      t.match(d, /by hand: +env VAGRANT_CWD=\S*nrh-t1 vagrant destroy -f/);
+      t.match(d, /log in: +reboot-harness login nrh-t1 \[server\|client\]/, 'the login command, with the slots');
+      t.match(d, /destroy: +reboot-harness destroy nrh-t1 /);
       t.equal(
         registered[0]?.keptAs?.(),
         d,

@@ -36,7 +36,7 @@ t.test(
       if (domainsMatching(runId).length) await runCli(t, ['destroy', runId, ...common]);
     });
     t.equal(ran.code, 0, 'the run passed');
-    t.match(ran.stderr, /login <run-id>|ssh -F/, 'the kept line says how to reach the lab');
+    t.match(ran.stderr, new RegExp(`reboot-harness login ${runId} \\[client\\]`), 'the kept lines say how to log in');
     t.ok(domainsMatching(runId).length > 0, 'its VM is still defined');
 
     const listed = await runCli(t, ['list-labs', '--json', ...common]);

@@ -121,11 +121,12 @@ export function createVagrantLab(o: VagrantLabOptions): {
     const cwd = `VAGRANT_CWD=${quote(vagrantDir)}`;
     return [
       `lab ${spec.runId} (${spec.provider}) in ${vagrantDir}`,
+      `  log in:  reboot-harness login ${spec.runId} [${spec.machines.map(slotOf).join('|')}]   (list: reboot-harness list-labs)`,
       ...spec.machines.map(
         (m) =>
           `  ssh ${slotOf(m)}:  ${inNs}ssh -F ${quote(path.join(vagrantDir, 'ssh-config'))} ${quote(m.name)}   (or: ${inNs}env ${cwd} vagrant ssh ${quote(m.name)})`,
       ),
-      `  destroy by hand:  ${inNs}env ${cwd} vagrant destroy -f`,
+      `  destroy:  reboot-harness destroy ${spec.runId}   (by hand: ${inNs}env ${cwd} vagrant destroy -f)`,
     ].join('\n');
   }
 
