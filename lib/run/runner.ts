@@ -183,8 +183,7 @@ async function teardown(ctx: RunContext, keep: boolean): Promise<string[]> {
     const t = ctx.elapsed();
     ctx.logger({ kind: 'step', t, phase: 'end', name: TEARDOWN_STEP, status: 'error', durationMs, message });
   } else if (keep) {
-    const message =
-      "--keep: the lab is kept (reboot-harness login <run-id>); only this process's own connections were closed";
+    const message = `--keep: the lab is kept (reboot-harness login ${ctx.runId}); only this process's own connections were closed`;
     ctx.steps.push({ name: TEARDOWN_STEP, status: 'skipped', startedAtMs, durationMs, message });
     ctx.logger({ kind: 'step', t: ctx.elapsed(), phase: 'end', name: TEARDOWN_STEP, status: 'skipped', message });
   } else {
