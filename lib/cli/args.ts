@@ -19,6 +19,8 @@ export const COMMANDS = {
   merge: 'merge the reports of many runners (matrix shards) into one JUnit file, one JSON summary and one index page',
   build: 'resolve Nomad builds (release version, git:<dir>[@<ref>], path) into the cache and print their provenance',
   completion: 'print the shell completion script for bash, zsh or fish',
+  login: 'open a shell (or run --command) on a machine of a kept lab, inside the lab network namespace',
+  'list-labs': 'list the labs left on this host: kept, warm and orphaned, with their age, machines and topology',
   help: 'show help (also: <command> --help)',
 } as const;
 export type Command = keyof typeof COMMANDS;
@@ -44,7 +46,7 @@ const OPTIONS: readonly CommandOption[] = [
     short: 'c',
     arg: '<file>',
     doc: 'harness.yaml to read (default ./harness.yaml when present)',
-    commands: [...RUNS, 'list', 'doctor', 'destroy', 'merge'],
+    commands: [...RUNS, 'list', 'doctor', 'destroy', 'merge', 'login', 'list-labs'],
   },
   {
     name: 'expect',
@@ -109,6 +111,19 @@ const OPTIONS: readonly CommandOption[] = [
     commands: ['merge'],
   },
   {
+    name: 'command',
+    type: 'string',
+    arg: '<cmd>',
+    doc: "login: run this one command on the machine instead of a shell (its output and exit code are the command's)",
+    commands: ['login'],
+  },
+  {
+    name: 'copy-attachments',
+    type: 'boolean',
+    doc: "copy every run's attachments and page into --out, so the merged folder stands alone (its JUnit names the copies)",
+    commands: ['merge'],
+  },
+  {
     name: 'fresh',
     type: 'boolean',
     doc: 'a cold lab: no warm lab snapshot is used or made (lab.warm: false)',
@@ -168,7 +183,11 @@ const DESTROY_FLAGS = new Set(['netns', 'work-dir', 'provider', 'verbose', 'quie
 const LIST_FLAGS = new Set(['json', 'scenarios']);
 const BUILD_FLAGS = new Set(['json', 'quiet', 'verbose', 'releases-url', 'releases-key']);
 const MERGE_FLAGS = new Set(['reports-dir', 'quiet', 'attachment-paths']);
+const LOGIN_FLAGS = new Set(['netns', 'work-dir', 'provider', 'quiet']);
+const LIST_LABS_FLAGS = new Set(['netns', 'work-dir', 'provider', 'json']);
 const BOOL_FLAGS = new Set(['keep', 'json', 'verbose', 'quiet', 'rolling', 'drain']);
+/** Switches that also take one of a few words as their value, written after them or with `=`: `--keep on-failure`. */
+const SWITCH_WORDS: Record<string, readonly string[]> = { keep: ['on-failure'] };
 
 /** Whether a config field's flag belongs to `command`. */
 function fieldFor(command: Command, f: Field): boolean {
@@ -179,6 +198,8 @@ function fieldFor(command: Command, f: Field): boolean {
   if (command === 'list') return LIST_FLAGS.has(f.flag);
   if (command === 'build') return BUILD_FLAGS.has(f.flag);
   if (command === 'merge') return MERGE_FLAGS.has(f.flag);
+  if (command === 'login') return LOGIN_FLAGS.has(f.flag);
+  if (command === 'list-labs') return LIST_LABS_FLAGS.has(f.flag);
   return false;
 }
 
@@ -305,7 +326,20 @@ export function parseCliCollecting(argv: string[]): { args: ParsedArgs; problems
       problems: [],
     };
   const { values, positionals, problems } = tokenize(command, rest);
-  return { args: { command, rawArgs: rest, positionals, values }, problems };
+  return { args: { command, rawArgs: switchWordsJoined(rest), positionals, values }, problems };
+}
+
+/** `--keep on-failure` as `--keep=on-failure`, so whatever re-reads the tokens (repro commands) sees one flag. Pure. */
+function switchWordsJoined(args: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '--') return [...out, ...args.slice(i)];
+    const words = a.startsWith('--') ? SWITCH_WORDS[a.slice(2)] : undefined;
+    if (words && words.includes(args[i + 1] ?? '')) out.push(`${a}=${args[++i]}`);
+    else out.push(a);
+  }
+  return out;
 }
 
 /**
@@ -346,20 +380,21 @@ function tokenize(
       continue;
     }
     if (spec.type === 'boolean') {
-      let v = true;
+      let v: boolean | string = true;
+      const words = SWITCH_WORDS[name] ?? [];
       if (eq !== -1) {
         const text = a.slice(eq + 1);
-        if (!/^(true|false)$/.test(text)) {
+        if (!/^(true|false)$/.test(text) && !words.includes(text)) {
           problems.push({
             field: rawName,
             value: text,
-            message: 'is a switch and takes no value',
-            fix: `write ${rawName} alone (or ${rawName}=true|false)`,
+            message: words.length ? `takes no value but ${words.join(', ')}` : 'is a switch and takes no value',
+            fix: `write ${rawName} alone (or ${rawName}=${['true', 'false', ...words].join('|')})`,
           });
           continue;
         }
-        v = text === 'true';
-      }
+        v = words.includes(text) ? text : text === 'true';
+      } else if (words.includes(args[i + 1] ?? '')) v = args[++i]!;
       if (values[name] !== undefined && values[name] !== v)
         repeated.set(name, [...(repeated.get(name) ?? [values[name]]), v]);
       values[name] = v;
@@ -503,13 +538,28 @@ export const USAGE: Record<Exclude<Command, 'help'>, string[]> = {
     "Every sweep (--all, --warm, --stale, --older-than) also removes orphan domains: a lab's VMs whose directory was",
     "deleted (vagrant-libvirt names that directory in each domain's description).",
   ],
+  login: [
+    'reboot-harness login <run-id> [machine] [--command <cmd>]',
+    '',
+    'SSH into a machine of a lab kept by --keep (or --keep on-failure), like `vagrant ssh`: inside the lab network',
+    "namespace (--netns), with the ssh-config the run wrote. machine: a slot (server, client, client-2) or the VM's",
+    "name; default the first client. With lab.provider ssh: the config's hosts, with their user, port and key.",
+    'list-labs shows the kept labs; destroy <run-id> removes one.',
+  ],
+  'list-labs': [
+    'reboot-harness list-labs [--json] [--work-dir <dir>]',
+    '',
+    'Lists the labs under the work dir (kept by --keep or left by a killed run, and warm labs) with their age,',
+    "machines and topology, and (libvirt) orphan domains: a lab's VMs whose directory is gone. Removes nothing.",
+  ],
   merge: [
-    'reboot-harness merge <report folder | JUnit file>... [--out <dir>]',
+    'reboot-harness merge <report folder | JUnit file>... [--out <dir>] [--copy-attachments]',
     '',
     "Reads every JUnit file (given, or found under the folders), the summary.json files and the cells'",
     'report.html pages, and writes <out>/junit.xml (one suite per cell, counts recounted, reruns kept) and',
     '<out>/index.html (the matrix as a table of verdicts, each cell linking its page). A suite name found in two',
-    'runs is an error (exit 2): one cell ran twice (docs/ci.md).',
+    "runs is an error (exit 2): one cell ran twice (docs/ci.md). --copy-attachments copies every run's attachments",
+    'and page into <out>/<run id>/ and points the merged JUnit and index at the copies (a folder that stands alone).',
   ],
   build: [
     'reboot-harness build <spec>... [--json] [--releases-url <url>] [--releases-key <file>]',
@@ -537,6 +587,9 @@ export const EXITS: Record<Exclude<Command, 'help'>, string> = {
     '0 destroyed (or nothing to destroy); 2 usage error; 3 a destroy failed, or a lab or the orphan domains could not be looked at (kept); 70 harness bug',
   merge:
     '0 every merged cell passed; 1 a check failed; 2 usage error, unreadable input or a cell found twice; 3 an infrastructure error in a cell; 70 harness bug',
+  login:
+    "the command's or the shell's exit code (ssh's 255 when the machine is not reachable); 2 usage error, or no kept lab of that id",
+  'list-labs': '0 listed; 2 usage error; 3 a lab or the orphan domains could not be looked at (the rest is listed)',
   build:
     '0 every build resolved; 2 a bad spec, an unknown version, a checksum or signature that does not hold, a tree that is not Nomad; 3 the releases site unreachable or a compile failed; 70 harness bug; 130 interrupted',
 };

@@ -39,6 +39,12 @@ export async function findLabDirs(workDir: string): Promise<{ runId: string; dir
   return out;
 }
 
+/** When a lab was made: a warm lab's record says; a run's lab, when its spec was written. */
+export async function labCreatedAtMs(dir: string, runId: string): Promise<number> {
+  const record = runId.startsWith(WARM_PREFIX) ? await readWarmRecord(dir) : undefined;
+  return record?.createdAtMs ?? (await stat(join(dir, LAB_SPEC_FILE))).mtimeMs;
+}
+
 /** Why `destroy` picks a lab beyond the ids given, or undefined. */
 async function sweepReason(
   dir: string,
@@ -50,8 +56,8 @@ async function sweepReason(
   const warm = runId.startsWith(WARM_PREFIX);
   const record = warm ? await readWarmRecord(dir) : undefined;
   if (sweep.olderThanS !== undefined) {
-    const createdAtMs = record?.createdAtMs ?? (await stat(join(dir, LAB_SPEC_FILE))).mtimeMs;
-    if (olderThan(createdAtMs, sweep.olderThanS, o.nowMs)) return `older than ${sweep.olderThanS} s`;
+    if (olderThan(await labCreatedAtMs(dir, runId), sweep.olderThanS, o.nowMs))
+      return `older than ${sweep.olderThanS} s`;
   }
   if (!warm) return undefined;
   if (sweep.warm) return 'a warm lab (--warm)';

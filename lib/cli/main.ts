@@ -42,6 +42,8 @@ import { groupCellProblems } from './group-problems.js';
 import { IN_NETNS_ENV } from '../lab/host/host.js';
 import { FIELDS } from '../config/table.js';
 import { mergeCommand } from './merge.js';
+import { loginCommand } from './login.js';
+import { listLabsCommand } from './labs.js';
 import { listCellsCommand, listingProblems } from './list-cells.js';
 import type { BuildLayer, CliDeps } from './deps.js';
 
@@ -113,6 +115,10 @@ export async function main(argv: string[], given: CliDeps): Promise<number> {
         return await buildCommand(args, config, deps);
       case 'merge':
         return await mergeCommand(args, config, deps);
+      case 'login':
+        return await loginCommand(args, config, deps);
+      case 'list-labs':
+        return await listLabsCommand(args, config, deps);
       case 'destroy': {
         const problems = selectorProblems(args);
         let sweep: DestroySweep = {};

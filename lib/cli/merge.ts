@@ -9,7 +9,8 @@ import { attachmentLocator } from '../merge/locate.js';
 import { mergeSessions } from '../report/merge.js';
 import { suiteCounts } from '../report/junit.js';
 import { attachmentBase } from '../report/attachment-paths.js';
-import { writeSessionReports } from '../report/write.js';
+import { copyFiles, writeSessionReports } from '../report/write.js';
+import { attachmentCopies } from '../report/merge-copies.js';
 import { indexReporter, jsonReporter, junitReporter, runDirName } from '../report/reporters.js';
 import type { ParsedArgs } from './args.js';
 import { pathProblem } from './paths.js';
@@ -28,8 +29,10 @@ export async function mergeCommand(args: ParsedArgs, config: HarnessConfig, deps
   const found = await collectInputs(args.positionals, { cwd: deps.cwd, outDir });
   if (bad || found.problems.length) throw new ConfigError([...(bad ? [bad] : []), ...found.problems]);
   const href = (abs: string): string => relative(outDir, abs).split(sep).join('/');
+  // Note: with --copy-attachments the pages are the copies inside the merged folder (set once they are planned).
+  let pages = found.pages;
   const pageFor = (runId: string): string | undefined => {
-    const page = found.pages.get(runDirName(runId));
+    const page = pages.get(runDirName(runId));
     return page === undefined ? undefined : href(page);
   };
   const locate = attachmentLocator(found.files);
@@ -40,7 +43,22 @@ export async function mergeCommand(args: ParsedArgs, config: HarnessConfig, deps
     outDir,
   });
   if (!res.ok) throw new ConfigError(res.problems);
-  const { session, sources, warnings, attachments } = res.merged;
+  const { sources, warnings, attachments } = res.merged;
+  let session = res.merged.session;
+  const copied = { files: 0, errors: [] as string[] };
+  if (args.values['copy-attachments']) {
+    const inputs = new Set(found.files.map((f) => resolve(f)));
+    const plan = attachmentCopies(session, {
+      outDir,
+      exists: (p) => inputs.has(p),
+      pageOf: (runId) => found.pages.get(runDirName(runId)),
+    });
+    copied.errors = await copyFiles(plan.copies);
+    copied.files = plan.copies.length - copied.errors.length;
+    // Note: a copy that failed still names its target; the warning below says which.
+    session = plan.session;
+    pages = plan.pages;
+  }
   const secrets = config.nomad.token ? [config.nomad.token] : [];
   const paths = {
     junit: join(outDir, 'junit.xml'),
@@ -60,12 +78,12 @@ export async function mergeCommand(args: ParsedArgs, config: HarnessConfig, deps
     junitPath: paths.junit,
     jsonPath: paths.json,
     attachments: attachmentBase(config.reports.attachmentPaths, deps.env, deps.cwd),
-    pageFile: (runId) => found.pages.get(runDirName(runId)),
+    pageFile: (runId) => pages.get(runDirName(runId)),
     cli: fileURLToPath(new URL('../../bin/reboot-harness.js', import.meta.url)),
     rawArgs: args.rawArgs,
     secrets,
   });
-  for (const w of [...warnings, ...written.errors]) deps.err(`warning: ${w}\n`);
+  for (const w of [...warnings, ...copied.errors, ...written.errors]) deps.err(`warning: ${w}\n`);
   const finals = session.suites.flatMap((x) => x.attempts.slice(-1));
   const t = finals.map(suiteCounts).reduce(
     (a, c) => ({
@@ -83,6 +101,9 @@ export async function mergeCommand(args: ParsedArgs, config: HarnessConfig, deps
     ...(noPage ? [`${noPage} of ${finals.length} cells have no HTML page among the inputs`] : []),
     ...(attachments.unresolved
       ? [`${attachments.unresolved} attachment lines name files not among the inputs (kept as written)`]
+      : []),
+    ...(args.values['copy-attachments']
+      ? [`copied ${copied.files} files (attachments and pages) into ${relative(deps.cwd, outDir) || '.'}`]
       : []),
     `reports: ${[paths.junit, paths.json, paths.index].map((p) => relative(deps.cwd, p) || '.').join(' ')}`,
   ];

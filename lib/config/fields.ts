@@ -104,6 +104,16 @@ export const bool = described(
   { type: 'boolean' },
 );
 
+/** `keep`: a bool, or `on-failure` (keep the lab only when the run did not meet its expectations). */
+export const keepMode = described(
+  (raw: unknown): Parsed => {
+    if (raw === 'on-failure') return ok(raw);
+    const b = bool(raw);
+    return b.ok ? b : bad('must be true, false or on-failure', 'write true, false or on-failure');
+  },
+  { oneOf: [{ type: 'boolean' }, { const: 'on-failure' }] },
+);
+
 const DURATION = /^(\d+(?:\.\d+)?(?:ns|us|µs|ms|s|m|h))+$/;
 /** A Go duration with a unit, as a JSON Schema (its bounds are the CLI's to check). */
 const DURATION_SCHEMA: JsonSchema = { type: 'string', pattern: DURATION.source };

@@ -123,7 +123,7 @@ export interface HarnessConfig {
   };
   expect: { scenario: Expectation | undefined; perCheck: Record<string, Expectation> };
   /** keep the VMs after the run and print how to reach and destroy them */
-  keep: boolean;
+  keep: boolean | 'on-failure';
   /** run each scenario this many times and judge the attempts together (flaky vs a verdict) */
   repeat: number;
   reports: {

@@ -6,6 +6,7 @@ import {
   argvList,
   bool,
   described,
+  keepMode,
   goDurationWithin,
   HOST_KEYS,
   hclVars,
@@ -387,8 +388,8 @@ const ROWS: Row[] = [
     yaml: 'keep',
     flag: 'keep',
     env: 'HARNESS_KEEP',
-    doc: 'keep the VMs after the run and print how to reach and destroy them',
-    parse: bool,
+    doc: 'keep the VMs after the run and print how to reach them (reboot-harness login) and destroy them; `on-failure`: only when the run did not meet its expectations',
+    parse: keepMode,
   },
   {
     yaml: 'reports.dir',

@@ -55,6 +55,9 @@ export function shownStepName(e: { name: string; values?: Record<string, string>
   return v ? `${e.name} [${v}]` : e.name;
 }
 
+/** The live line's longest length on a terminal: a longer one wraps, and `\r` then redraws only its last row. */
+const LIVE_LINE_MAX = 100;
+
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 /** How often the spinner line is redrawn on a terminal. */
 const SPIN_MS = 120;
@@ -73,12 +76,14 @@ export function consoleLogger(
 ): Logger {
   const spinner = o.color && !o.quiet;
   const start = clockNow();
-  let running: { name: string; since: number; frame: number; timer: NodeJS.Timeout } | undefined;
+  let running: { name: string; since: number; frame: number; timer: NodeJS.Timeout; waiting?: string } | undefined;
   const clear = () => running && write('\r\x1b[2K');
   const draw = () => {
     if (!running) return;
     running.frame = (running.frame + 1) % FRAMES.length;
-    write(`\r\x1b[2K${FRAMES[running.frame]} ${running.name} (${formatMs(clockNow() - running.since)})`);
+    const head = `${FRAMES[running.frame]} ${running.name} (${formatMs(clockNow() - running.since)})`;
+    const line = running.waiting ? `${head}: ${running.waiting}` : head;
+    write(`\r\x1b[2K${line.length > LIVE_LINE_MAX ? `${line.slice(0, LIVE_LINE_MAX - 1)}…` : line}`);
   };
   const stop = () => {
     if (!running) return;
@@ -96,6 +101,13 @@ export function consoleLogger(
       return;
     }
     if (spinner && e.kind === 'step' && e.phase === 'end') stop();
+    // Note: a wait repeats its line every few seconds (a reboot's SSH probe); on a terminal it updates the running
+    // step's live line instead of scrolling. Without a terminal (CI logs) each stays a line of its own.
+    if (spinner && e.kind === 'wait' && running) {
+      running.waiting = `waiting for ${e.what}: ${e.reason}`;
+      draw();
+      return;
+    }
     if (line === undefined) return;
     clear();
     write(`${line}\n`);

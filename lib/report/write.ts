@@ -1,7 +1,7 @@
 // The one file writer: every report and every evidence file goes through `writeFiles`, which redacts its text
 // (lib/log/redact.ts) as it writes; a session's data is redacted too before it is rendered, since a renderer's escaping
 // could hide a secret from the text pass.
-import { chmod, mkdir, stat, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, stat, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { redact, redactDeep, redactKnown } from '../log/redact.js';
 import type { SessionReport } from '../model/session.js';
@@ -23,6 +23,23 @@ export async function writeFiles(files: readonly OutputFile[], secrets: readonly
     if (f.mode !== undefined) await chmod(f.path, f.mode);
   }
   return [...files];
+}
+
+/**
+ * Copy files byte for byte (merge --copy-attachments: attachments a run already wrote through writeFiles, redacted
+ * then); returns the copies that failed, with why, never throws.
+ */
+export async function copyFiles(copies: readonly { from: string; to: string }[]): Promise<string[]> {
+  const errors: string[] = [];
+  for (const c of copies) {
+    try {
+      await makeDirs(dirname(c.to));
+      await copyFile(c.from, c.to);
+    } catch (err) {
+      errors.push(`could not copy ${c.from} to ${c.to}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  return errors;
 }
 
 /**

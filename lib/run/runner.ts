@@ -98,7 +98,7 @@ export async function runScenario(o: RunOptions): Promise<{ record: RunRecord; k
     );
   }
 
-  const kept = await teardown(ctx, o.config.keep);
+  const kept = await teardown(ctx, keepsLab(o.config.keep, outcome));
 
   if (wantArtifacts)
     ctx.artifacts.push(...(await writeArtifacts(o.artifactDir, ctx.pendingArtifacts, secrets, o.logger)));
@@ -154,6 +154,11 @@ function firstTeardownError(ctx: RunContext): RunRecord['error'] {
   return s ? { message: s.message ?? 'teardown failed', step: s.name } : undefined;
 }
 
+/** Whether the lab stays after the run: --keep always; --keep on-failure when the run did not meet its expectations. */
+export function keepsLab(keep: boolean | 'on-failure', outcome: RunRecord['outcome']): boolean {
+  return keep === 'on-failure' ? outcome !== 'passed' : keep;
+}
+
 /** Name of the step that records the teardown (its time is in the run record like any step's). */
 export const TEARDOWN_STEP = 'teardown';
 
@@ -177,7 +182,7 @@ async function teardown(ctx: RunContext, keep: boolean): Promise<string[]> {
     const t = ctx.elapsed();
     ctx.logger({ kind: 'step', t, phase: 'end', name: TEARDOWN_STEP, status: 'error', durationMs, message });
   } else if (keep) {
-    const message = "--keep: the lab is kept; only this process's own connections were closed";
+    const message = `--keep: the lab is kept (reboot-harness login ${ctx.runId}); only this process's own connections were closed`;
     ctx.steps.push({ name: TEARDOWN_STEP, status: 'skipped', startedAtMs, durationMs, message });
     ctx.logger({ kind: 'step', t: ctx.elapsed(), phase: 'end', name: TEARDOWN_STEP, status: 'skipped', message });
   } else {

@@ -19,6 +19,7 @@ import {
 } from '../parse/vagrant-machine-readable.js';
 
 import { sshTargetFor } from '../parse/ssh-config.js';
+import { upProgressTracker, type UpProgress } from '../parse/vagrant-progress.js';
 
 /** Vagrant exited non-zero; `errorClass`/`vagrantMessage` come from its `error-exit` line when it printed one. */
 export class VagrantError extends CommandError {
@@ -75,14 +76,21 @@ export function createVagrant({
     logger?.({ kind: 'output', t: now(), source: 'vagrant', line: msg.trim() });
   };
 
-  type InvokeOpts = Opts & { live?: boolean; onOutput?: (line: string) => void };
-  async function invoke(args: string[], { deadline, live = false, onOutput }: InvokeOpts) {
+  type InvokeOpts = Opts & {
+    live?: boolean;
+    onOutput?: (line: string) => void;
+    onProgress?: (p: UpProgress) => void;
+  };
+  async function invoke(args: string[], { deadline, live = false, onOutput, onProgress }: InvokeOpts) {
+    const milestone = onProgress ? upProgressTracker() : undefined;
     const onLine =
-      live || onOutput
+      live || onOutput || onProgress
         ? (stream: 'stdout' | 'stderr', line: string) => {
             if (live) progress(stream, line);
             const kept = onOutput && transcriptLine(line);
             if (kept) onOutput!(kept);
+            const reached = stream === 'stdout' ? milestone?.(line) : undefined;
+            if (reached) onProgress!(reached);
           }
         : undefined;
     const r = await run(bin, args, { deadline, cwd, env: fullEnv, logger, allowedCodes: ANY_EXIT_CODE, onLine });
@@ -103,14 +111,21 @@ export function createVagrant({
   return {
     /**
      * `vagrant up <names> --provider p`, holding the provider lock (vagrant-libvirt is not safe against concurrent
-     * ups); `onOutput` gets every readable output line as it comes (the transcript kept as evidence, even on failure).
+     * ups); `onOutput` gets every readable output line as it comes (the transcript kept as evidence, even on failure),
+     * `onProgress` each machine's milestones (domain created, booting, SSH ready, up) once each, as they happen.
      */
     async up(
       names: readonly string[],
-      { provider, deadline, onOutput }: Opts & { provider: string; onOutput?: (line: string) => void },
+      {
+        provider,
+        deadline,
+        onOutput,
+        onProgress,
+      }: Opts & { provider: string; onOutput?: (line: string) => void; onProgress?: (p: UpProgress) => void },
     ): Promise<void> {
       const args = ['up', ...names, '--provider', provider, '--machine-readable'];
-      await locked(provider, deadline, () => invoke(args, { deadline, live: true, ...(onOutput ? { onOutput } : {}) }));
+      const hooks = { ...(onOutput ? { onOutput } : {}), ...(onProgress ? { onProgress } : {}) };
+      await locked(provider, deadline, () => invoke(args, { deadline, live: true, ...hooks }));
     },
     /** Machine name -> Vagrant state id (`running`, `not_created`, `shutoff`, ...). */
     async status({ deadline }: Opts): Promise<Record<string, string>> {

@@ -17,6 +17,9 @@ if (sshd) {
   const fakeDir = path.join(root, 'fake');
   const vagrantDir = path.join(root, 'nrh-t1');
   const spec = fakeVagrantLab(root, 'nrh-t1', sshd);
+  // What `vagrant up` prints while both machines come up (recorded shape), with this lab's machine names.
+  const upFixture = new URL('../fixtures/vagrant/up-two-machines.mr.txt', import.meta.url);
+  writeFileSync(path.join(fakeDir, 'up.out'), readFileSync(upFixture, 'utf8').replaceAll('r5fqul7d59825b', 'nrh-t1'));
   writeFileSync(path.join(fakeDir, 'status.out'), 'Current machine states:\n\nnrh-t1-server  running (libvirt)\n');
   writeFileSync(path.join(root, 'serial', 'nrh-t1-server-serial.log'), 'Debian GNU/Linux 12 ttyS0\n');
   writeFileSync(path.join(root, 'serial', 'other-vm-serial.log'), 'another run\n');
@@ -39,7 +42,9 @@ if (sshd) {
   const calls = () =>
     existsSync(path.join(fakeDir, 'calls.log')) ? readFileSync(path.join(fakeDir, 'calls.log'), 'utf8') : '';
   const registered: { what: string; callsAtRegistration: string; keptAs: (() => string) | undefined }[] = [];
+  const infos: string[] = [];
   const factory = createVagrantLab({
+    logger: (e) => void (e.kind === 'info' && infos.push(e.message)),
     spec,
     vagrantDir,
     vagrantfile: path.join(root, 'Vagrantfile.src'),
@@ -75,6 +80,28 @@ if (sshd) {
     },
   );
 
+  t.test('bring-up progress: a line per machine and milestone, named by its slot', async (t) => {
+    t.same(
+      infos.filter((m) => m.startsWith('  ')).map((m) => m.replace(/ \(\d+ s\)$/, '')),
+      [
+        '  server: creating its domain',
+        '  client: creating its domain',
+        '  server: booting',
+        '  client: booting',
+        '  server: booting: waiting for an address',
+        '  client: booting: waiting for an address',
+        '  server: booted, SSH ready',
+        '  client: booted, SSH ready',
+        '  server: up',
+        '  client: up',
+      ],
+    );
+    t.ok(
+      infos.filter((m) => m.startsWith('  ')).every((m) => / \(\d+ s\)$/.test(m)),
+      'each with the time since up started',
+    );
+  });
+
   t.test('machines are keyed by role and reachable over SSH', async (t) => {
     t.same(Object.keys(lab.machines).sort(), ['client', 'server']);
     t.equal(lab.machines.server?.name, 'nrh-t1-server');
@@ -106,7 +133,9 @@ if (sshd) {
     async (t) => {
       const d = lab.describe();
       t.match(d, /ssh -F \S*nrh-t1\/ssh-config nrh-t1-client/);
-      t.match(d, /destroy by hand: +env VAGRANT_CWD=\S*nrh-t1 vagrant destroy -f/);
+      t.match(d, /by hand: +env VAGRANT_CWD=\S*nrh-t1 vagrant destroy -f/);
+      t.match(d, /log in: +reboot-harness login nrh-t1 \[server\|client\]/, 'the login command, with the slots');
+      t.match(d, /destroy: +reboot-harness destroy nrh-t1 /);
       t.equal(
         registered[0]?.keptAs?.(),
         d,

@@ -172,7 +172,7 @@ t.test('harness.yaml: invalid YAML and unknown keys are exit 2; all problems at 
     2,
     '--config is read relative to the working directory',
   );
-  t.match(c.err(), /other\.yaml: keep: must be true or false/);
+  t.match(c.err(), /other\.yaml: keep: must be true, false or on-failure/);
   const missing = probe(t.testdir());
   t.equal(await main(['destroy', 'r1', '-c', 'nope.yaml'], missing.deps), 2);
   t.match(missing.err(), /--config: cannot be read \(ENOENT\)/);

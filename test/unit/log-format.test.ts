@@ -63,6 +63,52 @@ t.test('terminal mode: the running step is a spinner line, replaced by its resul
   t.notMatch(out[out.length - 1]!, /⠋|⠙/);
 });
 
+t.test('repeated waits: one updating line on a terminal, a line each elsewhere', async (t) => {
+  const waits = [
+    { kind: 'wait', t: 5_000, what: 'client reboot', reason: 'ssh: connect ECONNREFUSED' },
+    { kind: 'wait', t: 10_000, what: 'client reboot', reason: 'ssh: connect ETIMEDOUT' },
+    { kind: 'wait', t: 15_000, what: 'client reboot', reason: 'ssh: same boot id (not rebooted yet)' },
+  ] as const;
+  const term: string[] = [];
+  let now = 0;
+  const live = consoleLogger(
+    (s) => void term.push(s),
+    { ...opts, color: true },
+    () => now,
+  );
+  live({ kind: 'step', t: 0, phase: 'start', name: 'reboot the client' });
+  for (const w of waits) {
+    now = w.t;
+    live(w);
+  }
+  const text = term.join('');
+  t.notMatch(text, /\n/, 'no line scrolled: every wait redrew the live line');
+  t.match(
+    term.at(-1),
+    /^\r\x1b\[2K. reboot the client \(15\.0s\): waiting for client reboot: ssh: same boot id \(not rebooted yet\)$/,
+    'the live line names the step, its time and the latest wait',
+  );
+  now = 20_000;
+  live({ kind: 'step', t: 20_000, phase: 'end', name: 'reboot the client', status: 'passed', durationMs: 20_000 });
+  t.match(term.at(-1), /ok.*reboot the client \(20\.0s\)\n$/, 'the result line replaces it');
+  now = 21_000;
+  live({ kind: 'wait', t: 21_000, what: 'leader', reason: 'no leader yet' });
+  t.match(term.at(-1), /waiting for leader: no leader yet\n$/, 'a wait outside a running step is a line');
+  live({ kind: 'step', t: 21_000, phase: 'start', name: 'x'.repeat(30) });
+  live({ kind: 'wait', t: 21_000, what: 'y'.repeat(200), reason: 'z' });
+  t.ok(term.at(-1)!.replace('\r\x1b[2K', '').length <= 100, 'a long live line is cut so a terminal does not wrap it');
+
+  const plain: string[] = [];
+  const ci = consoleLogger(
+    (s) => void plain.push(s),
+    opts,
+    () => now,
+  );
+  ci({ kind: 'step', t: 0, phase: 'start', name: 'reboot the client' });
+  for (const w of waits) ci(w);
+  t.equal(plain.filter((l) => l.includes('waiting for client reboot')).length, 3, 'CI logs keep every wait line');
+});
+
 t.test("Vagrant's own output is shown only with --verbose", async (t) => {
   const e = {
     kind: 'output',

@@ -234,6 +234,37 @@ t.test('keep: cleanup released, the kept names returned newest first', async (t)
   t.match(r.record.steps.at(-1), { name: 'teardown', status: 'skipped', message: /--keep/ });
 });
 
+t.test('keep on-failure: kept when the run failed or broke, torn down when it met its expectations', async (t) => {
+  const onFailure = (c: HarnessConfig) => (c.keep = 'on-failure');
+  const failed = await run(t, async () => [check('a', 'failed')], onFailure);
+  t.equal(failed.record.outcome, 'failed');
+  t.same(failed.torn, [], 'a failed run: nothing torn down');
+  t.same(failed.kept, ['close tunnel', 'destroy lab']);
+  const broke = await run(
+    t,
+    async () => {
+      throw new Error('bring-up failed');
+    },
+    onFailure,
+  );
+  t.equal(broke.record.outcome, 'error');
+  t.same(broke.torn, [], 'a broken run: kept');
+  const passed = await run(t, async () => [check('a', 'passed')], onFailure);
+  t.equal(passed.record.outcome, 'passed');
+  t.same(passed.torn, ['close tunnel', 'destroy lab'], 'a passed run: torn down as usual');
+  t.same(passed.kept, []);
+  const expected = await run(
+    t,
+    async () => [check('a', 'failed')],
+    (c) => {
+      onFailure(c);
+      c.expect.perCheck = { a: 'fail' };
+    },
+  );
+  t.equal(expected.record.outcome, 'passed', 'an expected failure meets its expectations');
+  t.same(expected.torn, ['close tunnel', 'destroy lab'], 'so its lab goes');
+});
+
 t.test('the teardown is a timed step of the record and of the console', async (t) => {
   const r = await run(t, async () => [check('a', 'passed')]);
   const step = r.record.steps.at(-1)!;

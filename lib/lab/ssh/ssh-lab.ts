@@ -93,6 +93,19 @@ export function sshHosts(hosts: HostsConfig, roles: readonly HostRole[]): SshHos
     );
 }
 
+/** Run `fn`; when it fails, close every machine's SSH connection first (each waited for), then rethrow. */
+async function closingOnFailure<T>(
+  machines: readonly { disconnect(): Promise<void> }[],
+  fn: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    await Promise.allSettled(machines.map((m) => m.disconnect()));
+    throw err;
+  }
+}
+
 /** The user's reset argv for one host: {role} and {address} replaced in every word. Pure. */
 export function resetArgv(command: readonly string[], role: string, address: string): [string, string[]] {
   const words = command.map((w) => w.replaceAll('{role}', role).replaceAll('{address}', address));
@@ -226,6 +239,21 @@ export function createSshLab(o: SshLabOptions): { up(opts: { deadline: Deadline 
     if (failures.length) throw new HarnessError(`cleaning the existing hosts failed: ${failures.join('; ')}`);
   }
 
+  /** Reach one host (its boot id over SSH) within reachMs; exit 3 naming its config key when it does not answer. */
+  async function reach(h: SshHost, deadline: Deadline): Promise<void> {
+    try {
+      await machines[h.name]!.bootId({ deadline: deadlineIn(reachMs, deadline) });
+    } catch (err) {
+      const why = err instanceof Error ? err.message.split('\n')[0] : String(err);
+      const where = `${h.spec.user}@${h.spec.address}:${h.spec.port}`;
+      throw new HarnessError(`${h.field}.address: ${where} is not reachable over SSH: ${why}`, {
+        exitCode: EXIT.INFRA,
+        cause: err,
+        hint: 'check the address, port, user and key, and that this machine can reach the host',
+      });
+    }
+  }
+
   function describe(): string {
     return [
       `lab ${o.runId} (existing hosts over SSH; they keep running)`,
@@ -264,28 +292,21 @@ export function createSshLab(o: SshLabOptions): { up(opts: { deadline: Deadline 
           target: targetOf(h.name, h.spec),
         });
       }
-      await Promise.all(
-        hosts.map(async (h) => {
-          try {
-            await machines[h.name]!.bootId({ deadline: deadlineIn(reachMs, deadline) });
-          } catch (err) {
-            const why = err instanceof Error ? err.message.split('\n')[0] : String(err);
-            const where = `${h.spec.user}@${h.spec.address}:${h.spec.port}`;
-            throw new HarnessError(`${h.field}.address: ${where} is not reachable over SSH: ${why}`, {
-              exitCode: EXIT.INFRA,
-              cause: err,
-              hint: 'check the address, port, user and key, and that this machine can reach the host',
-            });
-          }
-        }),
-      );
-      // Note: read only until the cleanup is registered; a missing prerequisite (Go) ends the run here, exit 2
+      // Note: until the cleanup is registered nothing else closes these connections: a failure here closes every one
+      // (a host that answered keeps an SSH connection and its keepalive timer, which kept the CLI alive after exit 3).
       const clients = hosts.filter((h) => h.role === 'client').map((h) => machines[h.name]!);
-      const states = await Promise.all(clients.map((c) => probeCni(c, cniDir, cniVersion, deadline)));
-      const needs = states.map((st) => st.filter((x) => x.state !== 'ok').map((x) => x.plugin));
-      for (const [i, c] of clients.entries())
-        info(`client ${c.target.hostName}: CNI plugins in ${cniDir}: ${describeCniProbe(states[i]!, cniVersion)}`);
-      const from = needs.some((n) => n.length) ? await cniPlugins(cniVersion, deadline) : undefined;
+      const { needs, from } = await closingOnFailure(Object.values(machines), async () => {
+        const reached = await Promise.allSettled(hosts.map((h) => reach(h, deadline)));
+        const failed = reached.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+        if (failed) throw failed.reason;
+        // Note: read only until the cleanup is registered; a missing prerequisite (Go) ends the run here, exit 2
+        const states = await Promise.all(clients.map((c) => probeCni(c, cniDir, cniVersion, deadline)));
+        const needs = states.map((st) => st.filter((x) => x.state !== 'ok').map((x) => x.plugin));
+        for (const [i, c] of clients.entries())
+          info(`client ${c.target.hostName}: CNI plugins in ${cniDir}: ${describeCniProbe(states[i]!, cniVersion)}`);
+        const from = needs.some((n) => n.length) ? await cniPlugins(cniVersion, deadline) : undefined;
+        return { needs, from };
+      });
       const names = hosts.map((h) => h.name);
       const on = names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names.at(-1)}` : names.join('');
       o.cleanup(`clean what the harness installed on ${on} (the hosts keep running)`, destroy);

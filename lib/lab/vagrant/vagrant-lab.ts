@@ -11,6 +11,7 @@ import { rebootMachine } from '../../ssh/reboot.js';
 import { killAgent, partition } from '../../ssh/faults.js';
 import { hardReset, leftoverVms, libvirtDomainNames, power, readMachineId } from '../../vagrant/hypervisor.js';
 import { sshTargetFor } from '../../parse/ssh-config.js';
+import { MILESTONE_TEXT } from '../../parse/vagrant-progress.js';
 import { createVagrant, type VagrantOptions } from '../../vagrant/vagrant.js';
 import { currentNetns } from '../host/host.js';
 import { LAB_SPEC_FILE, serialLogPath, slotOf, type LabSpec } from '../../model/lab-spec.js';
@@ -120,11 +121,12 @@ export function createVagrantLab(o: VagrantLabOptions): {
     const cwd = `VAGRANT_CWD=${quote(vagrantDir)}`;
     return [
       `lab ${spec.runId} (${spec.provider}) in ${vagrantDir}`,
+      `  log in:  reboot-harness login ${spec.runId} [${spec.machines.map(slotOf).join('|')}]   (list: reboot-harness list-labs)`,
       ...spec.machines.map(
         (m) =>
           `  ssh ${slotOf(m)}:  ${inNs}ssh -F ${quote(path.join(vagrantDir, 'ssh-config'))} ${quote(m.name)}   (or: ${inNs}env ${cwd} vagrant ssh ${quote(m.name)})`,
       ),
-      `  destroy by hand:  ${inNs}env ${cwd} vagrant destroy -f`,
+      `  destroy:  reboot-harness destroy ${spec.runId}   (by hand: ${inNs}env ${cwd} vagrant destroy -f)`,
     ].join('\n');
   }
 
@@ -231,7 +233,19 @@ export function createVagrantLab(o: VagrantLabOptions): {
       await fs.copyFile(o.vagrantfile, path.join(vagrantDir, 'Vagrantfile'));
       registerTeardown();
       upTranscript = [];
-      await vagrant.up(names, { provider: spec.provider, deadline, onOutput: (line) => upTranscript!.push(line) });
+      const upStart = performance.now();
+      // Note: one line per machine and milestone, so minutes of bring-up are not minutes of silence.
+      const slotNamed = new Map(spec.machines.map((m) => [m.name, slotOf(m)]));
+      await vagrant.up(names, {
+        provider: spec.provider,
+        deadline,
+        onOutput: (line) => upTranscript!.push(line),
+        onProgress: ({ machine, milestone }) => {
+          const s = Math.round((performance.now() - upStart) / 1000);
+          const who = slotNamed.get(machine) ?? machine;
+          logger?.({ kind: 'info', t: 0, message: `  ${who}: ${MILESTONE_TEXT[milestone]} (${s} s)` });
+        },
+      });
       const texts = await vagrant.sshConfigTexts(names, { deadline });
       return connectAll(async (name) => texts[name]!, true);
     },

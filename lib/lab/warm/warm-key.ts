@@ -78,7 +78,7 @@ export type WarmDecision =
 export function decideWarm(o: {
   warm: boolean;
   provider: string;
-  keep: boolean;
+  keep: boolean | 'on-failure';
   /** another process holds the key's lock (its pid); undefined when this run holds it */
   lockedBy?: string;
   state: WarmLabState;
@@ -87,6 +87,9 @@ export function decideWarm(o: {
   if (!o.warm) return { mode: 'cold', reason: 'lab.warm is off (--fresh): a fresh lab, no snapshot used or made' };
   if (o.provider !== 'libvirt')
     return { mode: 'cold', reason: `warm reruns need libvirt snapshots; lab.provider ${o.provider} runs cold` };
+  // Note: --keep on-failure may keep the lab too, and a warm lab is parked, not kept: such a run goes cold as well.
+  if (o.keep === 'on-failure')
+    return { mode: 'cold', reason: "--keep on-failure may keep this run's own VMs; the warm lab is not used" };
   if (o.keep) return { mode: 'cold', reason: "--keep keeps this run's own VMs; the warm lab is not used" };
   if (o.lockedBy !== undefined)
     return { mode: 'cold', reason: `the warm lab of this key is in use by ${o.lockedBy}; this run goes cold` };

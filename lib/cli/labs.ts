@@ -1,0 +1,131 @@
+// `reboot-harness list-labs`: every lab this harness left on the host, found the way `destroy` finds them (one
+// definition each): run labs kept by --keep (or a killed run's) and warm labs by their directory under the work dir
+// (findLabDirs), orphan domains by where vagrant-libvirt says they came from (findOrphanDomains).
+import { readFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { EXIT } from '../errors.js';
+import type { HarnessConfig } from '../config/schema.js';
+import { LAB_SPEC_FILE, slotOf, type LabSpec } from '../model/lab-spec.js';
+import { topologyLabel, type Topology } from '../model/topology.js';
+import { WARM_PREFIX } from '../lab/warm/warm-key.js';
+import { findOrphanDomains } from '../lab/host/orphans.js';
+import { deadlineIn } from '../time/deadlines.js';
+import type { RunCommand } from '../exec/run.js';
+import { findLabDirs, labCreatedAtMs } from './destroy.js';
+import type { ParsedArgs } from './args.js';
+import type { CliDeps } from './deps.js';
+
+/** Schema id of `list-labs --json`. */
+export const LABS_JSON_SCHEMA = 'nomad-reboot-harness/labs/v1';
+
+/** kept: a run's lab left by --keep (or by a run killed before its teardown, or one running now); warm: parked. */
+export type LabKind = 'kept' | 'warm' | 'orphan';
+
+export interface LabEntry {
+  id: string;
+  kind: LabKind;
+  /** its directory (an orphan's is gone) */
+  dir: string;
+  provider?: string;
+  createdAtMs?: number;
+  ageS?: number;
+  /** slot names (server, client, client-2), or an orphan's domain names */
+  machines: string[];
+  /** servers+clients, e.g. "1+2" */
+  topology?: string;
+}
+
+/** Budget for asking libvirt about orphan domains. */
+const ORPHAN_LOOK_MS = 60_000;
+
+/** The labs under the work dir, and (libvirt) the orphan domains; `problems` says what could not be looked at. */
+export async function findLabs(
+  config: HarnessConfig,
+  o: {
+    nowMs?: number;
+    run?: RunCommand /** look for orphan domains too (libvirt; default true) */;
+    orphans?: boolean;
+  } = {},
+): Promise<{ labs: LabEntry[]; problems: string[] }> {
+  const nowMs = o.nowMs ?? Date.now();
+  const labs: LabEntry[] = [];
+  const problems: string[] = [];
+  for (const { runId, dir } of await findLabDirs(config.lab.workDir)) {
+    try {
+      const spec = JSON.parse(await readFile(join(dir, LAB_SPEC_FILE), 'utf8')) as LabSpec;
+      const createdAtMs = await labCreatedAtMs(dir, runId);
+      const count = (role: string) => spec.machines.filter((m) => m.role === role).length;
+      labs.push({
+        id: runId,
+        kind: runId.startsWith(WARM_PREFIX) ? 'warm' : 'kept',
+        dir,
+        provider: spec.provider,
+        createdAtMs,
+        ageS: Math.max(0, Math.round((nowMs - createdAtMs) / 1000)),
+        machines: spec.machines.map(slotOf),
+        topology: topologyLabel({ servers: count('server'), clients: count('client') } as Topology),
+      });
+    } catch (err) {
+      problems.push(`lab ${runId} (${dir}): its ${LAB_SPEC_FILE} cannot be read: ${messageOf(err)}`);
+    }
+  }
+  if (config.lab.provider === 'libvirt' && o.orphans !== false) {
+    try {
+      const orphans = await findOrphanDomains({
+        deadline: deadlineIn(ORPHAN_LOOK_MS),
+        ...(o.run ? { run: o.run } : {}),
+      });
+      const byDir = new Map<string, string[]>();
+      for (const d of orphans) byDir.set(d.dir, [...(byDir.get(d.dir) ?? []), d.name]);
+      for (const [dir, names] of byDir) labs.push({ id: basename(dir), kind: 'orphan', dir, machines: names });
+    } catch (err) {
+      problems.push(`could not look for orphan domains (a lab whose directory is gone): ${messageOf(err)}`);
+    }
+  }
+  return { labs, problems };
+}
+
+const messageOf = (err: unknown): string => (err instanceof Error ? err.message.split('\n')[0]! : String(err));
+
+/** An age as a person reads it: 42s, 17m, 5h, 3d. Pure. */
+export function ageText(s: number): string {
+  if (s < 120) return `${s}s`;
+  if (s < 2 * 3600) return `${Math.round(s / 60)}m`;
+  if (s < 2 * 86400) return `${Math.round(s / 3600)}h`;
+  return `${Math.round(s / 86400)}d`;
+}
+
+/** The table `list-labs` prints. Pure. */
+export function renderLabs(labs: readonly LabEntry[], workDir: string): string {
+  if (!labs.length) return `no labs under ${workDir} and no orphan domains`;
+  const rows = labs.map((l) => [
+    l.id,
+    l.kind,
+    l.ageS === undefined ? '?' : ageText(l.ageS),
+    l.topology ?? '?',
+    l.machines.join(','),
+    l.kind === 'orphan' ? `${l.dir} (gone)` : l.dir,
+  ]);
+  const head = ['ID', 'KIND', 'AGE', 'TOPOLOGY', 'MACHINES', 'DIR'];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (r: string[]) =>
+    r
+      .map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
+  const hints = [
+    labs.some((l) => l.kind === 'kept') ? 'reach a kept lab: reboot-harness login <id> [machine]' : '',
+    'remove: reboot-harness destroy <id> | --warm | --stale | --older-than <duration> (each sweep takes the orphans too)',
+  ].filter(Boolean);
+  return [line(head), ...rows.map(line), '', ...hints].join('\n');
+}
+
+/** `list-labs [--json]`: exit 0, or 3 when something could not be looked at (what was found is still listed). */
+export async function listLabsCommand(_args: ParsedArgs, config: HarnessConfig, deps: CliDeps): Promise<number> {
+  const { labs, problems } = await findLabs(config);
+  if (config.output.json)
+    deps.out(`${JSON.stringify({ schema: LABS_JSON_SCHEMA, workDir: config.lab.workDir, labs, problems }, null, 2)}\n`);
+  else deps.out(`${renderLabs(labs, config.lab.workDir)}\n`);
+  for (const p of problems) deps.err(`warning: ${p}\n`);
+  return problems.length ? EXIT.INFRA : EXIT.OK;
+}
