@@ -69,6 +69,7 @@ export async function runOnStandIns(t: Test, extra: string[], o: StandInRunOptio
   const artifact = (name: string) =>
     (run0().artifacts as { name: string; path: string }[]).find((a) => a.name === name);
   return { code, s, dir, run0, verdict, artifact, err: () => s.err.join('') };
+}
 
 /** A verdict as the JSON summary holds it. */
 export interface VerdictJson {
