@@ -541,7 +541,7 @@ export const USAGE: Record<Exclude<Command, 'help'>, string[]> = {
   login: [
     'reboot-harness login <run-id> [machine] [--command <cmd>]',
     '',
-    'SSH into a machine of a lab kept by --keep (or --keep on-failure), like `vagrant ssh`: inside the lab network',
+    'SSH into a machine of a lab a run kept (keep: true or on-failure), like `vagrant ssh`: inside the lab network',
     "namespace (--netns), with the ssh-config the run wrote. machine: a slot (server, client, client-2) or the VM's",
     "name; default the first client. With lab.provider ssh: the config's hosts, with their user, port and key.",
     'list-labs shows the kept labs; destroy <run-id> removes one.',
@@ -549,7 +549,7 @@ export const USAGE: Record<Exclude<Command, 'help'>, string[]> = {
   'list-labs': [
     'reboot-harness list-labs [--json] [--work-dir <dir>]',
     '',
-    'Lists the labs under the work dir (kept by --keep or left by a killed run, and warm labs) with their age,',
+    'Lists the labs under the work dir (kept by a run, or left by a killed one, and warm labs) with their age,',
     "machines and topology, and (libvirt) orphan domains: a lab's VMs whose directory is gone. Removes nothing.",
   ],
   merge: [
