@@ -11,15 +11,8 @@ import type { Topology } from '../../lib/model/topology.js';
 import type { Timeline } from './fake-nomad/index.js';
 import { type StandIn, standIn, standInCluster } from './stand-in-env.js';
 
-/** A check's verdict as the JSON summary holds it. */
-export interface SummaryVerdict {
-  id: string;
-  status: string;
-  message: string;
-  evidence: string[];
-  causedBy?: string;
-  perAlloc?: { allocId: string; name: string; status: string; detail: string }[];
-}
+/** A check's verdict as the JSON summary holds it (VerdictJson, below). */
+export type SummaryVerdict = VerdictJson;
 
 export interface StandInRunOptions {
   timeline?: Timeline;
@@ -54,21 +47,31 @@ export const standInRunArgs = (dir: string, scenario = 'bridge-exec-reboot', nom
   ...standInReportArgs(dir),
 ];
 
-/** Run `extra` on fresh stand-ins; `run0()` reads the summary's first run (a run that ended at exit 2 wrote none). */
+/**
+ * Run `extra` on fresh stand-ins of the pair (runOnStandIn with the pair's options, the test's own flags only);
+ * `run0()` reads the summary's first run (a run that ended at exit 2 wrote none).
+ */
 export async function runOnStandIns(t: Test, extra: string[], o: StandInRunOptions = {}) {
-  const dir = o.dir ?? t.testdir({});
-  const s = await standIn(o.timeline ?? 'restored', { cwd: dir, ...(o.token ? { token: o.token } : {}) });
-  t.teardown(() => s.nomad.close());
-  o.before?.(s);
-  const code = await main([...standInRunArgs(dir, o.scenario, o.nomad), ...extra], s.deps);
+  const r = await runOnStandIn(
+    t,
+    (cwd) => standIn(o.timeline ?? 'restored', { cwd, ...(o.token ? { token: o.token } : {}) }),
+    o.scenario ?? 'bridge-exec-reboot',
+    extra,
+    {
+      artifacts: false,
+      ...(o.dir ? { dir: o.dir } : {}),
+      ...(o.nomad ? { nomad: o.nomad } : {}),
+      ...(o.before ? { before: o.before } : {}),
+    },
+  );
   const run0 = () => {
-    const summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
+    const summary = JSON.parse(readFileSync(join(r.dir, 'summary.json'), 'utf8'));
     return summary.runs?.[0] ?? summary;
   };
   const verdict = (id: string): SummaryVerdict => (run0().verdicts as SummaryVerdict[]).find((v) => v.id === id)!;
   const artifact = (name: string) =>
     (run0().artifacts as { name: string; path: string }[]).find((a) => a.name === name);
-  return { code, s, dir, run0, verdict, artifact, err: () => s.err.join('') };
+  return { code: r.code, s: r.s, dir: r.dir, run0, verdict, artifact, err: () => r.s.err.join('') };
 }
 
 /** A verdict as the JSON summary holds it. */
@@ -78,7 +81,8 @@ export interface VerdictJson {
   status: string;
   message: string;
   evidence: string[];
-  perAlloc:
+  causedBy?: string;
+  perAlloc?:
     | { allocId: string; name: string; status: string; detail: string; nodeBefore?: string; nodeAfter?: string }[]
     | null;
 }
@@ -110,7 +114,7 @@ interface StandInLike {
 }
 
 /**
- * Make the stand-ins in a fresh test directory (`make(dir)`), run `reboot-harness run <scenario> ...extra` on them with
+ * Make the stand-ins in a fresh test directory or `dir` (`make(dir)`), let `before` change them, run `reboot-harness run <scenario> ...extra` on them with
  * the JUnit, JSON and HTML reports in that directory (every artifact kept unless `artifacts: false`), and read back
  * what it wrote. The verdicts, and on a non-zero exit the tail of stderr, go to the test's comments.
  */
@@ -119,15 +123,16 @@ export async function runOnStandIn<S extends StandInLike>(
   make: (dir: string) => Promise<S>,
   scenario: string,
   extra: readonly string[] = [],
-  o: { artifacts?: boolean } = {},
+  o: { artifacts?: boolean; dir?: string; nomad?: string; before?: (s: S) => void } = {},
 ): Promise<StandInRun<S>> {
-  const dir = t.testdir({});
+  const dir = o.dir ?? t.testdir({});
   const s = await make(dir);
   t.teardown(() => s.nomad.close());
+  o.before?.(s);
   const junitPath = join(dir, 'junit.xml');
   const summaryPath = join(dir, 'summary.json');
   const code = await main(
-    [...standInRunArgs(dir, scenario), ...(o.artifacts === false ? [] : ['--artifacts', 'always']), ...extra],
+    [...standInRunArgs(dir, scenario, o.nomad), ...(o.artifacts === false ? [] : ['--artifacts', 'always']), ...extra],
     s.deps,
   );
   const run = existsSync(summaryPath)
