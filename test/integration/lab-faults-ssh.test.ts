@@ -19,8 +19,8 @@ const missing = sshdMissing();
 if (missing) t.plan(0, missing);
 else {
   t.setTimeout(180_000);
-  // Note: each test has its own sshd, so they run side by side; the keepalive test's ~20 s wait is the file's length.
-  t.jobs = 3;
+  // One test at a time: a test that kills its sshd then expects its port to refuse, and another test's fresh sshd can
+  // be given that freed port (seen: the reconnect got an answer where a refusal was due).
 
   /** A fresh sshd per test: each test kills or freezes its own. */
   const fresh = async (t: Test): Promise<{ sshd: TestSshd; m: SshMachine }> => {
