@@ -87,11 +87,17 @@ function judgeNoDuplicate(e: RebootEvidence): Judgement {
   return judgement('failed', msg, [scanned, ...lines, ...hits], perAlloc);
 }
 
-/** Every alloc that was not restored failed, on the duplicate-IP error (and there is at least one). */
+/**
+ * Every alloc that was not restored failed on the duplicate-IP error (and there is at least one). An alloc that failed
+ * so and that Nomad then rescheduled (a job with a reschedule policy: the old alloc `failed`, its successor running)
+ * was lost to the same error: the replacement is Nomad's answer to the failure, not another cause.
+ */
 function lostOnlyToDuplicates(e: RebootEvidence): boolean {
   const notRestored = classifyAll(e).filter((o) => o.outcome !== 'restored');
-  const byDup = (o: (typeof notRestored)[number]) =>
-    o.outcome === 'failed' && !!o.failingEvent && mentionsDuplicateAllocation(o.failingEvent.message);
+  const byDup = (o: (typeof notRestored)[number]) => {
+    if (!o.failingEvent || !mentionsDuplicateAllocation(o.failingEvent.message)) return false;
+    return o.outcome === 'failed' || (o.outcome === 'replaced' && allocAfter(e, o.allocId)?.clientStatus === 'failed');
+  };
   return notRestored.length > 0 && notRestored.every(byDup);
 }
 
