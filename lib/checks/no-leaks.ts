@@ -10,6 +10,47 @@ import { NEW_CNI_DIR, OLD_CNI_DIR, reservationsOf } from './cni-state.js';
 import { cniChainOwners } from '../parse/iptables-nat.js';
 import type { NatTable } from '../model/evidence.js';
 
+export const NO_LEAKS = defineCheck<RebootEvidence>({
+  id: 'no-leaks',
+  title: 'No leaked network state',
+  passesWhen:
+    "after the (last) reboot every host-local reservation (either state dir) and every network namespace named like an alloc belongs to a live alloc on the node, bridge `nomad` has no more veths than live allocs, and every CNI chain and rule of the nat table (`iptables-save -t nat`: the CNI comment names the alloc) belongs to a live alloc (skipped when the client's state was not read). Real 1.9.5 and 1.9.7 leave nothing; real 1.9.3 still holds the failed allocs' stale reservations or namespaces (teardown timing varies), which counts as a consequence of `no-duplicate-ip` when only those allocs' leftovers remain",
+  judge: judgeNoLeaks,
+});
+
+/**
+ * Passes when every host-local reservation (either state dir), every alloc-named network namespace and every CNI nat
+ * chain and rule belongs to a live alloc on the node, and Nomad's bridge has no more veths than there are live allocs.
+ * Skipped when the client's network state was not read.
+ */
+function judgeNoLeaks(e: RebootEvidence): Judgement {
+  const found = findLeaks(e);
+  if (!found)
+    return judgement(
+      'skipped',
+      "the client's network namespaces, veths and host-local state were not read after the reboot",
+      [],
+    );
+  const { leaks, evidence, live } = found;
+  const perAlloc: AllocDetail[] = watchedIds(e).map((allocId) => {
+    const name = allocAfter(e, allocId)?.name ?? allocBefore(e, allocId)?.name ?? '';
+    const own = leaks.filter((l) => l.owner === allocId);
+    return own.length
+      ? { allocId, name, status: 'failed', detail: own.map((l) => l.text).join('; ') }
+      : { allocId, name, status: 'passed', detail: 'nothing left over names it' };
+  });
+  if (leaks.length)
+    return judgement(
+      'failed',
+      `left over after the reboot: ${leaks.map((l) => l.text).join('; ')}`,
+      evidence,
+      perAlloc,
+    );
+  const fw = e.after.firewall ? ', CNI nat rule' : '';
+  const msg = `${live} live alloc${live === 1 ? '' : 's'}; every reservation, alloc namespace${fw} and veth on ${NOMAD_BRIDGE} belongs to one`;
+  return judgement('passed', msg, evidence, perAlloc);
+}
+
 /** Nomad's default bridge (client `bridge_network_name`). */
 export const NOMAD_BRIDGE = 'nomad';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -63,11 +104,6 @@ export function findLeaks(e: RebootEvidence): { leaks: Leak[]; evidence: string[
   return { leaks, evidence, live: live.size };
 }
 
-/**
- * Passes when every host-local reservation (either state dir) and every alloc-named network namespace belongs to a live
- * alloc on the node, and Nomad's bridge has no more veths than there are live allocs. Skipped when the client's
- * network state was not read.
- */
 /** The nat table's CNI chains and rules that belong to no live alloc (its evidence line and leaks, added in place). */
 function firewallLeaks(t: NatTable, live: Set<string>, evidence: string[], leaks: Leak[]): void {
   const owners = cniChainOwners(t);
@@ -87,39 +123,3 @@ function firewallLeaks(t: NatTable, live: Set<string>, evidence: string[], leaks
     if (o.size === 0)
       leaks.push({ kind: 'firewall', text: `nat chain ${chain} belongs to no container (no rule names one)` });
 }
-
-function judgeNoLeaks(e: RebootEvidence): Judgement {
-  const found = findLeaks(e);
-  if (!found)
-    return judgement(
-      'skipped',
-      "the client's network namespaces, veths and host-local state were not read after the reboot",
-      [],
-    );
-  const { leaks, evidence, live } = found;
-  const perAlloc: AllocDetail[] = watchedIds(e).map((allocId) => {
-    const name = allocAfter(e, allocId)?.name ?? allocBefore(e, allocId)?.name ?? '';
-    const own = leaks.filter((l) => l.owner === allocId);
-    return own.length
-      ? { allocId, name, status: 'failed', detail: own.map((l) => l.text).join('; ') }
-      : { allocId, name, status: 'passed', detail: 'nothing left over names it' };
-  });
-  if (leaks.length)
-    return judgement(
-      'failed',
-      `left over after the reboot: ${leaks.map((l) => l.text).join('; ')}`,
-      evidence,
-      perAlloc,
-    );
-  const fw = e.after.firewall ? ', CNI nat rule' : '';
-  const msg = `${live} live alloc${live === 1 ? '' : 's'}; every reservation, alloc namespace${fw} and veth on ${NOMAD_BRIDGE} belongs to one`;
-  return judgement('passed', msg, evidence, perAlloc);
-}
-
-export const NO_LEAKS = defineCheck<RebootEvidence>({
-  id: 'no-leaks',
-  title: 'No leaked network state',
-  passesWhen:
-    "after the (last) reboot every host-local reservation (either state dir) and every network namespace named like an alloc belongs to a live alloc on the node, bridge `nomad` has no more veths than live allocs, and every CNI chain and rule of the nat table (`iptables-save -t nat`: the CNI comment names the alloc) belongs to a live alloc (skipped when the client's state was not read). Real 1.9.5 and 1.9.7 leave nothing; real 1.9.3 still holds the failed allocs' stale reservations or namespaces (teardown timing varies), which counts as a consequence of `no-duplicate-ip` when only those allocs' leftovers remain",
-  judge: judgeNoLeaks,
-});
