@@ -1,7 +1,7 @@
 // Check: after the (last) reboot nothing is left over from allocs that are gone: no host-local reservation, no network
 // namespace, no veth on Nomad's bridge beyond the live allocs, no CNI nat chain or rule (the leak check of repeated
 // reboots; a client whose cleanup hooks stop at the first error leaves the firewall rules behind). Pure.
-import { defineCheck } from './define.js';
+import { defineCheck, needing } from './define.js';
 import { judgement } from './result.js';
 import type { RebootEvidence } from '../model/evidence.js';
 import type { AllocDetail, Judgement } from '../model/check.js';
@@ -15,23 +15,17 @@ export const NO_LEAKS = defineCheck<RebootEvidence>({
   title: 'No leaked network state',
   passesWhen:
     "after the (last) reboot every host-local reservation (either state dir) and every network namespace named like an alloc belongs to a live alloc on the node, bridge `nomad` has no more veths than live allocs, and every CNI chain and rule of the nat table (`iptables-save -t nat`: the CNI comment names the alloc) belongs to a live alloc (skipped when the client's state was not read). Real 1.9.5 and 1.9.7 leave nothing; real 1.9.3 still holds the failed allocs' stale reservations or namespaces (teardown timing varies), which counts as a consequence of `no-duplicate-ip` when only those allocs' leftovers remain",
-  judge: judgeNoLeaks,
+  judge: needing(
+    findLeaks,
+    "the client's network namespaces, veths and host-local state were not read after the reboot",
+  )(judgeNoLeaks),
 });
 
 /**
  * Passes when every host-local reservation (either state dir), every alloc-named network namespace and every CNI nat
  * chain and rule belongs to a live alloc on the node, and Nomad's bridge has no more veths than there are live allocs.
- * Skipped when the client's network state was not read.
  */
-function judgeNoLeaks(e: RebootEvidence): Judgement {
-  const found = findLeaks(e);
-  if (!found)
-    return judgement(
-      'skipped',
-      "the client's network namespaces, veths and host-local state were not read after the reboot",
-      [],
-    );
-  const { leaks, evidence, live } = found;
+function judgeNoLeaks({ leaks, evidence, live }: Leftovers, e: RebootEvidence): Judgement {
   const perAlloc: AllocDetail[] = watchedIds(e).map((allocId) => {
     const name = allocAfter(e, allocId)?.name ?? allocBefore(e, allocId)?.name ?? '';
     const own = leaks.filter((l) => l.owner === allocId);
@@ -66,8 +60,15 @@ export interface Leak {
   text: string;
 }
 
-/** What is left over after the reboot, and the evidence lines; undefined when the client's state was not read. */
-export function findLeaks(e: RebootEvidence): { leaks: Leak[]; evidence: string[]; live: number } | undefined {
+/** What is left over after the reboot, with the evidence lines and the number of live allocs on the node. */
+export interface Leftovers {
+  leaks: Leak[];
+  evidence: string[];
+  live: number;
+}
+
+/** What is left over after the reboot; undefined when the client's state was not read. */
+export function findLeaks(e: RebootEvidence): Leftovers | undefined {
   const net = e.after.netState;
   if (!net || e.after.cniState.length === 0) return undefined;
   const live = new Set(

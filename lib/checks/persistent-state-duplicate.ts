@@ -4,20 +4,17 @@ import { defineCheck } from './define.js';
 import type { Judgement } from '../model/check.js';
 import { judgement, show } from './result.js';
 import { findDuplicateIpError } from './parse-duplicate-ip.js';
-import { probeWithSecond, type CniRebootEvidence } from './cni-probe.js';
+import { withBothAdds, type BothAdds, type CniRebootEvidence } from './cni-probe.js';
 
 export const PERSISTENT_STATE_DUPLICATE = defineCheck<CniRebootEvidence>({
   id: 'persistent-state-duplicate',
   title: 'Persistent state refuses the re-add',
   passesWhen:
     'with state on disk the second ADD fails with `… has been allocated to <id>, duplicate allocation is not allowed` naming the container',
-  judge: judgePersistentDuplicate,
+  judge: withBothAdds('persistent', 'on disk')(judgePersistentDuplicate),
 });
 
-function judgePersistentDuplicate(e: CniRebootEvidence): Judgement {
-  const p = probeWithSecond(e, 'persistent', 'on disk');
-  if ('failed' in p) return p.failed;
-  const { run: r, second, ev } = p;
+function judgePersistentDuplicate({ run: r, second, ev }: BothAdds): Judgement {
   if (second.ok)
     return judgement(
       'failed',

@@ -3,19 +3,16 @@
 import { defineCheck } from './define.js';
 import type { Judgement } from '../model/check.js';
 import { judgement } from './result.js';
-import { probeWithSecond, type CniRebootEvidence } from './cni-probe.js';
+import { withBothAdds, type BothAdds, type CniRebootEvidence } from './cni-probe.js';
 
 export const TMPFS_STATE_CLEAN = defineCheck<CniRebootEvidence>({
   id: 'tmpfs-state-clean',
   title: 'tmpfs state accepts the re-add',
   passesWhen: 'with state on tmpfs the second ADD succeeds',
-  judge: judgeTmpfsClean,
+  judge: withBothAdds('tmpfs', 'on tmpfs')(judgeTmpfsClean),
 });
 
-function judgeTmpfsClean(e: CniRebootEvidence): Judgement {
-  const p = probeWithSecond(e, 'tmpfs', 'on tmpfs');
-  if ('failed' in p) return p.failed;
-  const { run: r, first, second, ev } = p;
+function judgeTmpfsClean({ run: r, first, second, ev }: BothAdds): Judgement {
   if (!second.ok) return judgement('failed', `the ADD after the reboot failed: ${second.msg}`, ev);
   const leftover = r.stateAfter?.exists ? Object.keys(r.stateAfter.files).filter((f) => /^[0-9a-f.:]+$/i.test(f)) : [];
   const note = leftover.length > 0 ? `; note: ${leftover.length} reservation(s) survived the reboot` : '';
