@@ -2,9 +2,9 @@
 // that died with the agent it was attached to answers "plugin is shut down", and may take its task with it). Pure.
 import { resultCheck } from './define.js';
 import { oneLine } from './result.js';
-import { perTaskResult, runningTasksOf, type TaskLine, cannotJudge } from './whole-alloc.js';
+import { perTaskResult, runningTasksOf, type TaskLine } from './whole-alloc.js';
 import { EXEC_PROBE_COMMAND } from '../parse/alloc-exec-output.js';
-import type { AllocSnap, RebootEvidence } from '../model/evidence.js';
+import type { AllocSnap, ExecProbeRec, RebootEvidence } from '../model/evidence.js';
 import type { CheckResult } from '../model/check.js';
 
 export const ALLOC_EXEC = resultCheck<RebootEvidence>(
@@ -19,16 +19,19 @@ export const ALLOC_EXEC = resultCheck<RebootEvidence>(
 
 /** Passes when every exec probe into a running task of a restored alloc exited 0 before its deadline. */
 export function checkAllocExec(e: RebootEvidence): CheckResult {
-  const cannot = cannotJudge(ALLOC_EXEC, e, 'exec', !!e.whole?.exec, 'no exec probe ran');
-  if (cannot) return cannot;
-  const head = [
-    `\`nomad alloc exec -i=false -t=false -task <task> <alloc> ${EXEC_PROBE_COMMAND.join(' ')}\` on the server, after the restart of one task per alloc`,
-  ];
-  return perTaskResult(ALLOC_EXEC, e, head, (a) => judgeAlloc(e, a), 'answered an exec');
+  return perTaskResult(ALLOC_EXEC, e, {
+    needs: { part: 'exec', of: (w) => w.exec, missing: 'no exec probe ran' },
+    head: () => [
+      `\`nomad alloc exec -i=false -t=false -task <task> <alloc> ${EXEC_PROBE_COMMAND.join(' ')}\` on the server, after the restart of one task per alloc`,
+    ],
+    tasks: (a, probes) => judgeAlloc(probes, a),
+    passed: 'answered an exec',
+  });
 }
 
-function judgeAlloc(e: RebootEvidence, a: AllocSnap): TaskLine[] {
-  const probes = (e.whole?.exec ?? []).filter((p) => p.allocId === a.id);
+/** Every running task of one alloc: its exec probe, which must have exited 0. */
+function judgeAlloc(all: ExecProbeRec[], a: AllocSnap): TaskLine[] {
+  const probes = all.filter((p) => p.allocId === a.id);
   return runningTasksOf(a).map((task) => {
     const p = probes.find((x) => x.task === task);
     if (!p) return { task, ok: false, line: 'not probed' };

@@ -2,7 +2,7 @@
 // before it (a task's secrets, e.g. what a template renders there, must never land on the client's disk). Pure.
 import { resultCheck } from './define.js';
 import { iso } from './result.js';
-import { perTaskResult, tasksOf, type TaskLine, cannotJudge } from './whole-alloc.js';
+import { perTaskResult, tasksOf, type TaskLine } from './whole-alloc.js';
 import { isOwnTmpfs, TMPFS_TASK_DIRS } from '../parse/task-dir-mounts.js';
 import type { AllocSnap, RebootEvidence, TaskDirMount } from '../model/evidence.js';
 import type { CheckResult } from '../model/check.js';
@@ -19,20 +19,15 @@ export const TASK_DIRS = resultCheck<RebootEvidence>(
 
 /** Passes when each task's secrets/ and private/ are their own tmpfs after the fault wherever they were before it. */
 export function checkTaskDirs(e: RebootEvidence): CheckResult {
-  const cannot = cannotJudge(TASK_DIRS, e, 'host', !!e.whole?.after, 'the task directories were not read');
-  if (cannot) return cannot;
-  const after = e.whole!.after!;
-  const head = [
-    `alloc dir on the client: ${after.allocDir} (read ${iso(e.whole?.before?.atMs)} and ${iso(after.atMs)})`,
-    `directories found after: ${after.taskDirs.length}, of them their own tmpfs: ${after.taskDirs.filter(isOwnTmpfs).length}`,
-  ];
-  return perTaskResult(
-    TASK_DIRS,
-    e,
-    head,
-    (a) => tasksOf(a).map((t) => judgeTask(e, a, t)),
-    'have secrets/ and private/ on a tmpfs of their own',
-  );
+  return perTaskResult(TASK_DIRS, e, {
+    needs: { part: 'host', of: (w) => w.after, missing: 'the task directories were not read' },
+    head: (after) => [
+      `alloc dir on the client: ${after.allocDir} (read ${iso(e.whole?.before?.atMs)} and ${iso(after.atMs)})`,
+      `directories found after: ${after.taskDirs.length}, of them their own tmpfs: ${after.taskDirs.filter(isOwnTmpfs).length}`,
+    ],
+    tasks: (a) => tasksOf(a).map((t) => judgeTask(e, a, t)),
+    passed: 'have secrets/ and private/ on a tmpfs of their own',
+  });
 }
 
 /** "tmpfs (size=1024k)" or "ext4 of / (/dev/vda)": where a directory lives, in a few words. */

@@ -3,7 +3,7 @@
 // /etc/resolv.conf. A client that did not restore the alloc's network status hands a restarted task none of it.
 import { resultCheck } from './define.js';
 import { iso } from './result.js';
-import { perTaskResult, type TaskLine, cannotJudge } from './whole-alloc.js';
+import { perTaskResult, type TaskLine } from './whole-alloc.js';
 import type { AllocSnap, RebootEvidence, TaskProcess } from '../model/evidence.js';
 import type { CheckResult } from '../model/check.js';
 
@@ -19,18 +19,14 @@ export const TASK_ENV = resultCheck<RebootEvidence>(
 
 /** Passes when the task restarted after the fault got every alloc-network variable right and its /etc files. */
 export function checkTaskEnv(e: RebootEvidence): CheckResult {
-  const cannot = cannotJudge(TASK_ENV, e, 'restart', !!e.whole?.restarts, 'no task was restarted');
-  if (cannot) return cannot;
-  const head = [
-    'the restarted task of each alloc, read from /proc/<pid>/environ (only NOMAD_ALLOC_* network variables) after its Started event',
-  ];
-  return perTaskResult(
-    TASK_ENV,
-    e,
-    head,
-    (a) => judgeAlloc(e, a),
-    "(restarted after the fault) got the alloc's network variables, /etc/hosts and /etc/resolv.conf",
-  );
+  return perTaskResult(TASK_ENV, e, {
+    needs: { part: 'restart', of: (w) => w.restarts, missing: 'no task was restarted' },
+    head: () => [
+      'the restarted task of each alloc, read from /proc/<pid>/environ (only NOMAD_ALLOC_* network variables) after its Started event',
+    ],
+    tasks: (a) => judgeAlloc(e, a),
+    passed: "(restarted after the fault) got the alloc's network variables, /etc/hosts and /etc/resolv.conf",
+  });
 }
 
 /**

@@ -1,7 +1,7 @@
 // Check: every process of every restored task is in its alloc's network namespace, and the address the API gives the
 // alloc is configured in that namespace (a task left in a namespace Nomad replaced answers nothing at that address).
 import { resultCheck } from './define.js';
-import { perTaskResult, runningTasksOf, type TaskLine, cannotJudge } from './whole-alloc.js';
+import { perTaskResult, runningTasksOf, type TaskLine } from './whole-alloc.js';
 import type { AllocSnap, NetnsRec, RebootEvidence, TaskHostState } from '../model/evidence.js';
 import type { CheckResult } from '../model/check.js';
 
@@ -17,19 +17,13 @@ export const TASK_NETNS = resultCheck<RebootEvidence>(
 
 /** Passes when every task's processes share the alloc's namespace and that namespace holds the alloc's API address. */
 export function checkTaskNetns(e: RebootEvidence): CheckResult {
-  const cannot = cannotJudge(TASK_NETNS, e, 'host', !!e.whole?.after, 'the task processes were not read');
-  if (cannot) return cannot;
-  const h = e.whole!.after!;
-  const head = h.netns.map(
-    (n) => `namespace ${n.inode}${n.names.length ? ` (${n.names.join(', ')})` : ''}: ${addrsOf(n)}`,
-  );
-  return perTaskResult(
-    TASK_NETNS,
-    e,
-    head,
-    (a) => runningTasksOf(a).map((t) => judgeTask(h, a, t)),
-    "run in their alloc's namespace, which holds its address",
-  );
+  return perTaskResult(TASK_NETNS, e, {
+    needs: { part: 'host', of: (w) => w.after, missing: 'the task processes were not read' },
+    head: (h) =>
+      h.netns.map((n) => `namespace ${n.inode}${n.names.length ? ` (${n.names.join(', ')})` : ''}: ${addrsOf(n)}`),
+    tasks: (a, h) => runningTasksOf(a).map((t) => judgeTask(h, a, t)),
+    passed: "run in their alloc's namespace, which holds its address",
+  });
 }
 
 /** The alloc's namespace: the one named by its ID (Nomad's own), else the one holding its address (docker's pause). */

@@ -1,6 +1,6 @@
 // Check: the allocs of the clients the fault did not hit neither moved nor restarted while the others were rebooted
 // (a drain places the migrated allocs beside them; that must not disturb what already ran there).
-import { defineCheck } from './define.js';
+import { defineCheck, needing } from './define.js';
 import { judgement } from './result.js';
 import type { AllocDetail, Judgement } from '../model/check.js';
 import type { ClusterEvidence } from '../model/cluster-evidence.js';
@@ -12,17 +12,14 @@ export const UNTOUCHED_ALLOCS = defineCheck<ClusterEvidence>({
   title: 'Untouched clients undisturbed',
   passesWhen:
     'every alloc that ran on a client the fault did not hit still runs there, as the same alloc, with no task started, restarted or stopped since the first fault',
-  judge: judgeUntouched,
+  judge: needing(
+    untouchedAllocs,
+    (e) => `no alloc ran on a client the fault left alone (hit: ${hitMachines(e)})`,
+  )(judgeUntouched),
 });
 
-function judgeUntouched(e: ClusterEvidence): Judgement {
-  const touched = touchedNodes(e);
+function judgeUntouched(mine: AllocSnap[], e: ClusterEvidence): Judgement {
   const sinceMs = Math.min(...e.turns.map((t) => t.drain?.requestedAt ?? t.reboot.requestedAt));
-  const mine = e.before.filter((b) => !touched.has(b.nodeId));
-  if (mine.length === 0) {
-    const hit = [...touched].map((n) => machineOf(e, n)).join(', ') || 'none';
-    return judgement('skipped', `no alloc ran on a client the fault left alone (hit: ${hit})`, []);
-  }
   const perAlloc: AllocDetail[] = mine.map((b) => {
     const a = e.after.find((x) => x.id === b.id);
     const where = machineOf(e, b.nodeId);
@@ -59,6 +56,18 @@ function judgeUntouched(e: ClusterEvidence): Judgement {
         evidence,
         perAlloc,
       );
+}
+
+/** The allocs that ran before the fault on clients it did not hit; undefined when there were none. */
+function untouchedAllocs(e: ClusterEvidence): AllocSnap[] | undefined {
+  const touched = touchedNodes(e);
+  const mine = e.before.filter((b) => !touched.has(b.nodeId));
+  return mine.length ? mine : undefined;
+}
+
+/** The machines the fault hit, for the skip message. */
+function hitMachines(e: ClusterEvidence): string {
+  return [...touchedNodes(e)].map((n) => machineOf(e, n)).join(', ') || 'none';
 }
 
 /** Task starts after the first fault began, and restarts counted since before it. Pure. */
