@@ -84,8 +84,7 @@ export function perTaskResult<P>(def: CheckInfo, e: RebootEvidence, how: PerTask
   const why = notInPlaceReason(e.reboot.kind);
   if (why) return skippedResult(def, why);
   const part = e.whole ? how.needs.of(e.whole) : undefined;
-  const missing = notRead(e, how.needs.part, part !== undefined);
-  if (part === undefined) return skippedResult(def, `${how.needs.missing}: ${missing}`);
+  if (!part) return skippedResult(def, `${how.needs.missing}: ${notRead(e, how.needs.part, false)}`);
   const evidence = [...how.head(part)];
   const perAlloc: AllocDetail[] = [];
   let bad = 0;
