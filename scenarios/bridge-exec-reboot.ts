@@ -37,6 +37,7 @@ import { checkJobInput, JOB_FIELD, varFile } from '../lib/scenario/job-input.js'
 import {
   probeAllocs,
   settleFact,
+  awaitDeploymentBeforeFault,
   waitForJobHealthy,
   waitForJobSettled,
   waitForReachable,
@@ -209,6 +210,7 @@ export default defineScenario({
       },
       { timeoutMs: placeTimeoutMs(info.expectedAllocs), values: { 'job.expected_allocs': info.expectedAllocs } },
     );
+    await awaitDeploymentBeforeFault(ctx, nomad, jobId);
     const watched = healthy.map((a) => a.id);
     ctx.fact('alloc.id', watched[0]);
     ctx.fact('allocs.before', healthy.map((a) => `${short(a)}=${a.address ?? '?'}`).join(' '));

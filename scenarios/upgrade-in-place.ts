@@ -18,7 +18,13 @@ import { HTTP_REACHABLE } from '../lib/checks/http-reachable.js';
 import { NO_DUPLICATE_IP } from '../lib/checks/no-duplicate-ip.js';
 import { observe, recordAgentWarnings } from '../lib/scenario/reboot-steps.js';
 import { jobInfo } from '../lib/parse/nomad-job.js';
-import { probeAllocs, settleFact, waitForJobSettled, waitForReachable } from '../lib/scenario/job-steps.js';
+import {
+  awaitDeploymentBeforeFault,
+  probeAllocs,
+  settleFact,
+  waitForJobSettled,
+  waitForReachable,
+} from '../lib/scenario/job-steps.js';
 import { readCniState } from '../lib/cluster/evidence.js';
 import { renderCniListing } from '../lib/cluster/parse-cni-listing.js';
 import { HarnessError } from '../lib/errors.js';
@@ -232,6 +238,7 @@ export default defineScenario({
       },
       { timeoutMs: placeTimeoutMs(COUNT_BEFORE) },
     );
+    await awaitDeploymentBeforeFault(ctx, nomad, jobId);
     const before = await ctx.step('record alloc addresses and host-local state before the upgrade', async (d) => {
       const allocs = await nodeAllocs(nomad, node.id, d);
       const cni = await readCniState(client, { deadline: d });

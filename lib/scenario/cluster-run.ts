@@ -21,7 +21,7 @@ import { jobInfo, jobProblems } from '../parse/nomad-job.js';
 import { waitForLeader } from '../nomad/wait.js';
 import { durationSeconds } from '../config/fields.js';
 import { waitForBridgeClient } from './client-ready.js';
-import { waitForJobHealthy } from './job-steps.js';
+import { awaitDeploymentBeforeFault, waitForJobHealthy } from './job-steps.js';
 import { readJobAllocs, recordAgentWarnings } from './reboot-steps.js';
 import { readAgentLog } from '../lab/observe.js';
 import { labTopology, leaderMachine, machinesOfRole, runWave, serverAddresses, waves } from './cluster-steps.js';
@@ -106,6 +106,7 @@ export async function runClusterFault(
     (d) => waitForJobHealthy(nomad, jobId, info.expectedAllocs, lab0, d),
     { timeoutMs: (4 + 2 * info.expectedAllocs) * MIN, values: { 'job.expected_allocs': info.expectedAllocs } },
   );
+  await awaitDeploymentBeforeFault(ctx, nomad, jobId);
   ctx.fact(
     'allocs.before',
     healthy.map((a) => `${a.name} ${a.id.slice(0, 8)}@${nodeNames[a.nodeId] ?? a.nodeId.slice(0, 8)}`).join(' '),

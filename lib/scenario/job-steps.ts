@@ -19,10 +19,13 @@ import { mergeTaskEvents, toAllocSnap, toDeploymentSnap, toEvalSnap } from '../n
 import { placementFailureMessage, type ApiAllocMetric, type LabSize } from '../parse/placement.js';
 import { blockingProbe, MAX_BLOCK_MS } from '../nomad/wait.js';
 import { EXIT, HarnessError, TimeoutError } from '../errors.js';
-import { remaining, sleep, type Deadline } from '../time/deadlines.js';
+import { deadlineIn, remaining, sleep, type Deadline } from '../time/deadlines.js';
+import type { RunContext } from '../run/context.js';
 import { waitFor, type Probe } from '../time/wait-for.js';
 import {
   clockOf,
+  deploymentActive,
+  deploymentLine,
   jobSettleState,
   settleDecision,
   settleEndMs,
@@ -103,6 +106,56 @@ export async function waitForJobHealthy(
   });
   const ids = new Set(ok.map((a) => a.ID));
   return (await readJobAllocs(nomad, jobId, d)).filter((a) => ids.has(a.id));
+}
+
+/**
+ * Wait until Nomad is done with the job's latest deployment (successful, failed or cancelled), so a fault does not
+ * land inside `min_healthy_time` and the settle after it does not wait for a deployment that began before it. Returns
+ * how it ended (undefined: the job has no deployment, as batch and system jobs). Blocks on the deployments table.
+ */
+export async function waitForDeploymentDone(
+  nomad: Nomad,
+  jobId: string,
+  d: Deadline,
+): Promise<DeploymentSnap | undefined> {
+  const probe = blockingProbe(
+    (q) => nomad.jobDeployment(jobId, q),
+    (body): Probe<DeploymentSnap | undefined> => {
+      const dep = body ? toDeploymentSnap(body) : undefined;
+      return dep && deploymentActive(dep.status)
+        ? { done: false, reason: deploymentLine(dep) }
+        : { done: true, value: dep };
+    },
+  );
+  return waitFor(`Nomad to finish job "${jobId}"'s deployment`, probe, { deadline: d, intervals: [50] });
+}
+
+/** How long a run waits for the job's deployment before a fault: past it, the fault comes anyway (said on the console). */
+export const DEPLOYMENT_WAIT_MS = 3 * 60_000;
+
+/**
+ * The step before a fault: wait for Nomad to finish the job's deployment, and record how it ended
+ * (`job.deployment.before`). A deployment that failed, or still runs after DEPLOYMENT_WAIT_MS, does not stop the run
+ * (its allocs run; the checks judge what the fault does to them): the console says so.
+ */
+export async function awaitDeploymentBeforeFault(ctx: RunContext, nomad: Nomad, jobId: string): Promise<void> {
+  await ctx.step(
+    "wait for Nomad to finish the job's deployment",
+    async (d) => {
+      let how: string;
+      try {
+        const dep = await waitForDeploymentDone(nomad, jobId, deadlineIn(DEPLOYMENT_WAIT_MS, d));
+        how = dep ? deploymentLine(dep) : 'none (the job has no deployment)';
+        if (dep && dep.status !== 'successful') ctx.info(`the job's ${how} before the fault; the fault comes anyway`);
+      } catch (err) {
+        if (!(err instanceof TimeoutError) || ctx.deadline.signal.aborted) throw err;
+        how = `still active after ${DEPLOYMENT_WAIT_MS / 1000}s: ${err.message.split('\n')[0]}`;
+        ctx.info(`the job's deployment is ${how}; the fault comes anyway`);
+      }
+      ctx.fact('job.deployment.before', how);
+    },
+    { timeoutMs: DEPLOYMENT_WAIT_MS + 10_000 },
+  );
 }
 
 /** One probe of one port: HTTP GET or a TCP connect, from `from` to host:port. */

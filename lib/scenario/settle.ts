@@ -100,6 +100,11 @@ const startedSince = (a: AllocSnap, ms: number): boolean =>
 const EVAL_OPEN = new Set(['pending', 'blocked']);
 /** Deployment statuses Nomad is still working on (nomad/structs Deployment.Active). */
 const DEPLOYMENT_ACTIVE = new Set(['running', 'paused', 'pending', 'blocked', 'unblocking', 'initializing']);
+/** Whether Nomad is still working on a deployment with this status. */
+export const deploymentActive = (status: string): boolean => DEPLOYMENT_ACTIVE.has(status);
+/** "deployment 1a2b3c4d running ("Deployment is running")". */
+export const deploymentLine = (d: DeploymentSnap): string =>
+  `deployment ${d.id.slice(0, 8)} ${d.status}${d.statusDescription ? ` ("${d.statusDescription}")` : ''}`;
 
 /** "03:34:10": a wall-clock time of day, UTC (Nomad's WaitUntil is UTC). */
 export const clockOf = (ms: number): string => new Date(ms).toISOString().slice(11, 19);
@@ -237,9 +242,7 @@ export function jobSettleState(
   const pending = [
     ...pendingAllocs.map((a) => `${describeAlloc(a)} (pending)`),
     ...openEvals.sort((a, b) => a.createIndex - b.createIndex).map((e) => `${evalLine(e, opts.nowMs)}${followedBy(e)}`),
-    ...(d && DEPLOYMENT_ACTIVE.has(d.status)
-      ? [`deployment ${d.id.slice(0, 8)} ${d.status}${d.statusDescription ? ` ("${d.statusDescription}")` : ''}`]
-      : []),
+    ...(d && deploymentActive(d.status) ? [deploymentLine(d)] : []),
   ];
   const allSettled = slots.every((s) => s.settled);
   const decided = slots.every((s) => s.settled || s.reschedule?.beyondBudget);

@@ -8,7 +8,7 @@ import { createNomad, type Nomad } from '../../lib/nomad/client.js';
 import { createHttpTransport } from '../../lib/nomad/transport.js';
 import { waitForAllocRunning } from '../../lib/nomad/wait.js';
 import { deadlineIn } from '../../lib/time/deadlines.js';
-import { waitForJobSettled, type SettleInput } from '../../lib/scenario/job-steps.js';
+import { waitForDeploymentDone, waitForJobSettled, type SettleInput } from '../../lib/scenario/job-steps.js';
 import { startFakeNomad, type FakeNomad, type Timeline } from '../helpers/fake-nomad/index.js';
 import { WEB_JOB_HCL } from '../helpers/fake-nomad/sample-job.js';
 
@@ -26,6 +26,8 @@ async function rebooted(t: { teardown(fn: () => unknown): void }, timeline: Time
   const nomad = createNomad({ transport: createHttpTransport({ addr: fake.addr }) });
   await nomad.registerJob(await nomad.parseJob(hcl), hcl);
   const before = await waitForAllocRunning(nomad, 'web', { deadline: deadlineIn(5000) });
+  // as a run does before its fault: the deployment is over (else the settle would wait for it too)
+  await waitForDeploymentDone(nomad, 'web', deadlineIn(5000));
   const since = { index: (await nomad.jobAllocations('web')).index, atMs: Date.now() };
   fake.clientDown();
   fake.clientUp();

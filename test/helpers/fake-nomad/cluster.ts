@@ -1,6 +1,13 @@
 // Part of the Nomad API stand-in (not Nomad): the state one server holds about one client node,
 // with a raft-like index that increases on every change, and the client agent's journal.
-import type { ApiAllocation, ApiEvaluation, ApiJob, ApiNode, ApiTaskEvent } from '../../../lib/nomad/api-types.js';
+import type {
+  ApiAllocation,
+  ApiDeployment,
+  ApiEvaluation,
+  ApiJob,
+  ApiNode,
+  ApiTaskEvent,
+} from '../../../lib/nomad/api-types.js';
 import {
   MAX_TASK_EVENTS,
   newAllocation,
@@ -12,8 +19,9 @@ import {
   uuid,
 } from './payloads.js';
 import { eventsOfCommit, type EventFrame } from './events.js';
+import { deploymentProgress } from './deployments.js';
 
-export type Table = 'nodes' | 'jobs' | 'allocs' | 'evals';
+export type Table = 'nodes' | 'jobs' | 'allocs' | 'evals' | 'deployments';
 /**
  * The raft message type of a commit, which real Nomad gives every event of it (nomad@v1.9.3:nomad/state/events.go
  * MsgTypeEvents); undefined = the table's usual one (client alloc update, node status, job register, eval update).
@@ -29,7 +37,8 @@ export type CommitType =
   | 'AllocationUpdateDesiredTransition'
   | 'JobRegistered'
   | 'JobDeregistered'
-  | 'EvaluationUpdated';
+  | 'EvaluationUpdated'
+  | 'DeploymentStatusUpdate';
 
 /** A group's reschedule policy as the parsed job holds it (durations in ns). */
 interface ReschedulePolicy {
@@ -57,7 +66,7 @@ export const CNI_NEW_DIR = '/var/run/cni/nomad';
 export class Cluster {
   /** the raft index: bumped by every commit */
   index = 10;
-  readonly tableIndex: Record<Table, number> = { nodes: 10, jobs: 10, allocs: 10, evals: 10 };
+  readonly tableIndex: Record<Table, number> = { nodes: 10, jobs: 10, allocs: 10, evals: 10, deployments: 10 };
   readonly node: ApiNode;
   /** further client nodes (nodes.ts addClientNode): registered and ready, no timeline of their own */
   readonly otherNodes: ApiNode[] = [];
@@ -70,6 +79,8 @@ export class Cluster {
   readonly jobs = new Map<string, ApiJob>();
   readonly allocs = new Map<string, ApiAllocation>();
   readonly evals = new Map<string, ApiEvaluation>();
+  /** each service job's latest deployment (deployments.ts), by job ID */
+  readonly deployments = new Map<string, ApiDeployment>();
   /** is the client agent running (heartbeating)? */
   agentUp = true;
   /** journal lines of the client agent since its last start */
@@ -226,6 +237,8 @@ export class Cluster {
       },
       type,
     );
+    // an alloc that fails while the job's deployment runs fails it (the deployment watcher, on unhealthy allocs)
+    if (a.ClientStatus === 'failed') deploymentProgress(this, a.JobID);
   }
 
   /** Append a task event (keeping the last 10) and journal it like the task runner does. */
@@ -541,6 +554,7 @@ export class Cluster {
     const job = this.jobs.get(this.allocs.get(id)?.JobID ?? '');
     if (job && job.Status !== 'running' && !job.Stop)
       this.commit(['jobs'], (idx) => Object.assign(job, { Status: 'running', ModifyIndex: idx }));
+    if (job) deploymentProgress(this, job.ID);
   }
 
   private hostPort(): number {

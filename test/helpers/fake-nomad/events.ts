@@ -30,6 +30,7 @@ const DEFAULT_TYPE: Record<Table, CommitType> = {
   nodes: 'NodeStreamEvent',
   jobs: 'JobRegistered',
   evals: 'EvaluationUpdated',
+  deployments: 'DeploymentStatusUpdate',
 };
 
 /** The frame of one commit: every object of `tables` whose ModifyIndex is `idx` (or a job removed by it). */
@@ -84,6 +85,9 @@ export function eventsOfCommit(
       ev('evals', 'Evaluation', e.ID, e.Namespace, [e.JobID, ''], { Evaluation: evalOut(e) });
     }
   }
+  if (tables.includes('deployments'))
+    for (const d of c.deployments.values())
+      if (d.ModifyIndex === idx) ev('deployments', 'Deployment', d.ID, d.Namespace, [d.JobID], { Deployment: d });
   return events.length ? { Index: idx, Events: events } : undefined;
 }
 

@@ -3,6 +3,7 @@
 import type { ApiJob, ApiJobDeregisterResponse, ApiJobRegisterResponse } from '../../../lib/nomad/api-types.js';
 import type { Cluster } from './cluster.js';
 import { nowNs, nowRfc3339, taskEvent } from './payloads.js';
+import { startDeployment } from './deployments.js';
 
 /** POST /v1/jobs: store the job, create an eval, place allocs on the client node if it is ready. */
 export function registerJob(c: Cluster, submitted: ApiJob): ApiJobRegisterResponse {
@@ -19,6 +20,7 @@ export function registerJob(c: Cluster, submitted: ApiJob): ApiJobRegisterRespon
     const liveAllocs = [...c.allocs.values()].filter((a) => a.JobID === job.ID && a.DesiredStatus === 'run');
     const live = liveAllocs.length > 0;
     const failures: Record<string, unknown> = {};
+    if (!live) startDeployment(c, job);
     if (!live && c.node.Status === 'ready') c.placeAllocs(job, ev.ID, [], new Set(), failures);
     // a scale-up: place the missing indexes, keep the running allocs (their names are job.group[index])
     const names = new Set(liveAllocs.map((a) => a.Name));

@@ -149,9 +149,12 @@ export const ROUTES: [string[], RegExp, Handler][] = [
     /^\/v1\/job\/([^/]+)\/evaluations$/,
     blocking(['evals'], (c, m) => [...c.evals.values()].filter((e) => e.JobID === m[1]).map(evalOut)),
   ],
-  // Note: the stand-in makes no deployments; real Nomad answers `null` for a job without one (and blocks on the
-  // deployment table, here the jobs table)
-  [['GET'], /^\/v1\/job\/([^/]+)\/deployment$/, blocking(['jobs'], () => null)],
+  // Note: real Nomad answers `null` for a job without a deployment
+  [
+    ['GET'],
+    /^\/v1\/job\/([^/]+)\/deployment$/,
+    blocking(['deployments'], (c, m) => c.deployments.get(m[1] ?? '') ?? null),
+  ],
   [
     ['GET'],
     /^\/v1\/allocation\/([^/]+)$/,
