@@ -1,26 +1,23 @@
 // Check: every restored task's secrets/ and private/ directories are a tmpfs of their own after the fault, as they were
 // before it (a task's secrets, e.g. what a template renders there, must never land on the client's disk). Pure.
-import { resultCheck } from './define.js';
+import { defineCheck } from './define.js';
 import { iso } from './result.js';
-import { perTaskResult, tasksOf, type TaskLine } from './whole-alloc.js';
+import { perTask, tasksOf, type TaskLine } from './whole-alloc.js';
 import { isOwnTmpfs, TMPFS_TASK_DIRS } from '../parse/task-dir-mounts.js';
 import type { AllocSnap, RebootEvidence, TaskDirMount } from '../model/evidence.js';
-import type { CheckResult } from '../model/check.js';
+import type { Judgement } from '../model/check.js';
 
-export const TASK_DIRS = resultCheck<RebootEvidence>(
-  {
-    id: 'task-dirs',
-    title: 'Task directories on tmpfs',
-    passesWhen:
-      "after the reboot (or agent restart) every task of every restored alloc has `secrets/` and `private/` each on a tmpfs of its own (`findmnt` on the client), as before it. Real 1.9.7 after a simulated reboot: both on the root ext4 with the template's file in it (GH-28345, fixed in 2.0.5). Skipped for a partition",
-  },
-  checkTaskDirs,
-);
+export const TASK_DIRS = defineCheck<RebootEvidence>({
+  id: 'task-dirs',
+  title: 'Task directories on tmpfs',
+  passesWhen:
+    "after the reboot (or agent restart) every task of every restored alloc has `secrets/` and `private/` each on a tmpfs of its own (`findmnt` on the client), as before it. Real 1.9.7 after a simulated reboot: both on the root ext4 with the template's file in it (GH-28345, fixed in 2.0.5). Skipped for a partition",
+  judge: checkTaskDirs,
+});
 
 /** Passes when each task's secrets/ and private/ are their own tmpfs after the fault wherever they were before it. */
-export function checkTaskDirs(e: RebootEvidence): CheckResult {
-  return perTaskResult(TASK_DIRS, e, {
-    needs: { part: 'host', of: (w) => w.after, missing: 'the task directories were not read' },
+export function checkTaskDirs(e: RebootEvidence): Judgement {
+  return perTask(e, 'host', {
     head: (after) => [
       `alloc dir on the client: ${after.allocDir} (read ${iso(e.whole?.before?.atMs)} and ${iso(after.atMs)})`,
       `directories found after: ${after.taskDirs.length}, of them their own tmpfs: ${after.taskDirs.filter(isOwnTmpfs).length}`,

@@ -1,26 +1,23 @@
 // Check: a task restarted after the fault gets the alloc's network environment again (NOMAD_ALLOC_IP_/ADDR_/PORT_ per
 // port label, as client/taskenv/env.go builds them from the alloc's network status) and its /etc/hosts and
 // /etc/resolv.conf. A client that did not restore the alloc's network status hands a restarted task none of it.
-import { resultCheck } from './define.js';
+import { defineCheck } from './define.js';
 import { iso } from './result.js';
-import { perTaskResult, type TaskLine } from './whole-alloc.js';
+import { perTask, type TaskLine } from './whole-alloc.js';
 import type { AllocSnap, RebootEvidence, TaskProcess } from '../model/evidence.js';
-import type { CheckResult } from '../model/check.js';
+import type { Judgement } from '../model/check.js';
 
-export const TASK_ENV = resultCheck<RebootEvidence>(
-  {
-    id: 'task-env',
-    title: 'Network environment of a restarted task',
-    passesWhen:
-      "after the reboot (or agent restart) the harness restarts one task per restored alloc through the API; its new processes have `NOMAD_ALLOC_IP_<label>`, `NOMAD_ALLOC_ADDR_<label>` and `NOMAD_ALLOC_PORT_<label>` for every port of the group, matching the alloc's address (the API's, or the API's before the fault when the client no longer reports one) and ports, and an `/etc/hosts` (Nomad's, naming the address, where it was Nomad's before) and `/etc/resolv.conf`. Real 1.9.7 and 1.10.5 after an agent restart: only the PORT variables (GH-26699, fixed in 1.10.6 and 1.11.0; 1.10.5 also reports no address for the alloc). Skipped for a partition or with `reboot.restart_task: false`",
-  },
-  checkTaskEnv,
-);
+export const TASK_ENV = defineCheck<RebootEvidence>({
+  id: 'task-env',
+  title: 'Network environment of a restarted task',
+  passesWhen:
+    "after the reboot (or agent restart) the harness restarts one task per restored alloc through the API; its new processes have `NOMAD_ALLOC_IP_<label>`, `NOMAD_ALLOC_ADDR_<label>` and `NOMAD_ALLOC_PORT_<label>` for every port of the group, matching the alloc's address (the API's, or the API's before the fault when the client no longer reports one) and ports, and an `/etc/hosts` (Nomad's, naming the address, where it was Nomad's before) and `/etc/resolv.conf`. Real 1.9.7 and 1.10.5 after an agent restart: only the PORT variables (GH-26699, fixed in 1.10.6 and 1.11.0; 1.10.5 also reports no address for the alloc). Skipped for a partition or with `reboot.restart_task: false`",
+  judge: checkTaskEnv,
+});
 
 /** Passes when the task restarted after the fault got every alloc-network variable right and its /etc files. */
-export function checkTaskEnv(e: RebootEvidence): CheckResult {
-  return perTaskResult(TASK_ENV, e, {
-    needs: { part: 'restart', of: (w) => w.restarts, missing: 'no task was restarted' },
+export function checkTaskEnv(e: RebootEvidence): Judgement {
+  return perTask(e, 'restart', {
     head: () => [
       'the restarted task of each alloc, read from /proc/<pid>/environ (only NOMAD_ALLOC_* network variables) after its Started event',
     ],

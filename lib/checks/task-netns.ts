@@ -1,24 +1,21 @@
 // Check: every process of every restored task is in its alloc's network namespace, and the address the API gives the
 // alloc is configured in that namespace (a task left in a namespace Nomad replaced answers nothing at that address).
-import { resultCheck } from './define.js';
-import { perTaskResult, runningTasksOf, type TaskLine } from './whole-alloc.js';
+import { defineCheck } from './define.js';
+import { perTask, runningTasksOf, type TaskLine } from './whole-alloc.js';
 import type { AllocSnap, NetnsRec, RebootEvidence, TaskHostState } from '../model/evidence.js';
-import type { CheckResult } from '../model/check.js';
+import type { Judgement } from '../model/check.js';
 
-export const TASK_NETNS = resultCheck<RebootEvidence>(
-  {
-    id: 'task-netns',
-    title: "Tasks in the alloc's network namespace",
-    passesWhen:
-      "after the reboot (or agent restart) every process of every task of every restored alloc (found by `NOMAD_ALLOC_ID` in `/proc/<pid>/environ`, any driver) is in the namespace `/var/run/netns/<alloc ID>` names (docker: the one holding the alloc's address), and the alloc's API address is configured in it. Skipped for a partition",
-  },
-  checkTaskNetns,
-);
+export const TASK_NETNS = defineCheck<RebootEvidence>({
+  id: 'task-netns',
+  title: "Tasks in the alloc's network namespace",
+  passesWhen:
+    "after the reboot (or agent restart) every process of every task of every restored alloc (found by `NOMAD_ALLOC_ID` in `/proc/<pid>/environ`, any driver) is in the namespace `/var/run/netns/<alloc ID>` names (docker: the one holding the alloc's address), and the alloc's API address is configured in it. Skipped for a partition",
+  judge: checkTaskNetns,
+});
 
 /** Passes when every task's processes share the alloc's namespace and that namespace holds the alloc's API address. */
-export function checkTaskNetns(e: RebootEvidence): CheckResult {
-  return perTaskResult(TASK_NETNS, e, {
-    needs: { part: 'host', of: (w) => w.after, missing: 'the task processes were not read' },
+export function checkTaskNetns(e: RebootEvidence): Judgement {
+  return perTask(e, 'host', {
     head: (h) =>
       h.netns.map((n) => `namespace ${n.inode}${n.names.length ? ` (${n.names.join(', ')})` : ''}: ${addrsOf(n)}`),
     tasks: (a, h) => runningTasksOf(a).map((t) => judgeTask(h, a, t)),

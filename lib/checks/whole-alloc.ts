@@ -2,9 +2,17 @@
 // judged (the restored ones; a replaced or failed alloc is alloc-restored's to judge), and one result shape for all.
 import { FAULT_KINDS } from '../config/faults.js';
 import { allocLabel, classifyAll } from './alloc-outcome.js';
-import { result, skippedResult } from './result.js';
-import type { AllocSnap, RebootEvidence, WholeAllocEvidence, WholeAllocPart } from '../model/evidence.js';
-import type { AllocDetail, CheckInfo, CheckResult } from '../model/check.js';
+import { judgement } from './result.js';
+import type {
+  AllocSnap,
+  ExecProbeRec,
+  RebootEvidence,
+  TaskHostState,
+  TaskRestartRec,
+  WholeAllocEvidence,
+  WholeAllocPart,
+} from '../model/evidence.js';
+import type { AllocDetail, Judgement } from '../model/check.js';
 import type { RebootKind } from '../model/kinds.js';
 
 /**
@@ -63,10 +71,27 @@ export function notRead(e: RebootEvidence, part: WholeAllocPart, present: boolea
   return e.whole?.notRead[part] ?? 'not read in this run (a record from before these checks)';
 }
 
+/** The parts of the whole-alloc read a per-task check judges from, with what each holds. */
+interface PerTaskParts {
+  /** the client's task processes, namespaces and directories after the fault */
+  host: TaskHostState;
+  /** the task restarted through the API after the fault, one per restored alloc */
+  restart: TaskRestartRec[];
+  /** the exec probes into every running task */
+  exec: ExecProbeRec[];
+}
+
+/** Where each part is in the read, and what a skip says when it is missing. */
+const PARTS: {
+  [K in keyof PerTaskParts]: { of: (w: WholeAllocEvidence) => PerTaskParts[K] | undefined; missing: string };
+} = {
+  host: { of: (w) => w.after, missing: "the client's tasks were not read after the fault" },
+  restart: { of: (w) => w.restarts, missing: 'no task was restarted' },
+  exec: { of: (w) => w.exec, missing: 'no exec probe ran' },
+};
+
 /** How a per-task whole-alloc check judges, given the part of the whole-alloc read it needs (`P`). */
 export interface PerTask<P> {
-  /** the part it needs: its name, where it is in the read, and what is missing without it ("no exec probe ran") */
-  needs: { part: WholeAllocPart; of: (w: WholeAllocEvidence) => P | undefined; missing: string };
   /** the evidence lines above the allocs' */
   head: (part: P) => string[];
   /** the task lines of one restored alloc */
@@ -76,15 +101,19 @@ export interface PerTask<P> {
 }
 
 /**
- * The result of a per-alloc, per-task check: skipped, saying why, when the fault does not restore in place or the part
- * it needs was not read; else failed when a task failed, passed when one was judged and none failed, skipped when no
- * alloc was restored in place.
+ * The judgement of a per-alloc, per-task check over the part `needs` of the whole-alloc read: skipped, saying why,
+ * when the fault does not restore in place or the part was not read; else failed when a task failed, passed when one
+ * was judged and none failed, skipped when no alloc was restored in place.
  */
-export function perTaskResult<P>(def: CheckInfo, e: RebootEvidence, how: PerTask<P>): CheckResult {
+export function perTask<K extends keyof PerTaskParts>(
+  e: RebootEvidence,
+  needs: K,
+  how: PerTask<PerTaskParts[K]>,
+): Judgement {
   const why = notInPlaceReason(e.reboot.kind);
-  if (why) return skippedResult(def, why);
-  const part = e.whole ? how.needs.of(e.whole) : undefined;
-  if (!part) return skippedResult(def, `${how.needs.missing}: ${notRead(e, how.needs.part, false)}`);
+  if (why) return judgement('skipped', why, []);
+  const part = e.whole ? PARTS[needs].of(e.whole) : undefined;
+  if (!part) return judgement('skipped', `${PARTS[needs].missing}: ${notRead(e, needs, false)}`, []);
   const evidence = [...how.head(part)];
   const perAlloc: AllocDetail[] = [];
   let bad = 0;
@@ -114,29 +143,25 @@ export function perTaskResult<P>(def: CheckInfo, e: RebootEvidence, how: PerTask
   }
   const judged = perAlloc.filter((p) => p.status !== 'skipped').length;
   if (!judged)
-    return {
-      ...result(
-        def.id,
-        def.title,
-        'skipped',
-        'no alloc was restored in place, so none is judged here (see alloc-restored)',
-        evidence,
-      ),
-      perAlloc,
-    };
-  const badAllocs = perAlloc.filter((p) => p.status === 'failed').length;
-  if (badAllocs) {
-    const msg = `${badAllocs} of ${judged} restored alloc${judged === 1 ? '' : 's'} failed (${bad} of ${tasks} tasks); first: ${first}`;
-    return { ...result(def.id, def.title, 'failed', msg, evidence), perAlloc };
-  }
-  return {
-    ...result(
-      def.id,
-      def.title,
-      'passed',
-      `all ${tasks} task${tasks === 1 ? '' : 's'} of ${judged} restored alloc${judged === 1 ? '' : 's'} ${how.passed}`,
+    return judgement(
+      'skipped',
+      'no alloc was restored in place, so none is judged here (see alloc-restored)',
       evidence,
-    ),
+      perAlloc,
+    );
+  const badAllocs = perAlloc.filter((p) => p.status === 'failed').length;
+  const allocs = `${judged} restored alloc${judged === 1 ? '' : 's'}`;
+  if (badAllocs)
+    return judgement(
+      'failed',
+      `${badAllocs} of ${allocs} failed (${bad} of ${tasks} tasks); first: ${first}`,
+      evidence,
+      perAlloc,
+    );
+  return judgement(
+    'passed',
+    `all ${tasks} task${tasks === 1 ? '' : 's'} of ${allocs} ${how.passed}`,
+    evidence,
     perAlloc,
-  };
+  );
 }

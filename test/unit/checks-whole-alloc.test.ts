@@ -176,7 +176,7 @@ t.test(
       r.message,
       /1 of 1 restored alloc failed \(2 of 2 tasks\); first: bridge-whole-alloc\.web\[0\] 73c563bc: task admin: secrets\/ ext4 of \/ \(\/dev\/vda\) \(before: its own tmpfs \(size=1024k\)\); private\/ ext4 of \/ \(\/dev\/vda\)/,
     );
-    t.match(r.evidence.join('\n'), /FAIL task web: secrets\/ ext4 of \//);
+    t.match((r.evidence ?? []).join('\n'), /FAIL task web: secrets\/ ext4 of \//);
     t.same(
       r.perAlloc?.map((p) => p.status),
       ['failed'],
@@ -193,7 +193,7 @@ t.test(
     const r = checkTaskNetns(rebootSim());
     t.equal(r.status, 'passed', r.message);
     t.match(
-      r.evidence.join('\n'),
+      (r.evidence ?? []).join('\n'),
       /ok {3}task web: processes \d+ python3 in alloc namespace 4026532242 \(\/var\/run\/netns\/73c563bc-1f3a-e380-4574-4b006d1e7bdb\) has eth0 172\.26\.64\.2\/20/,
     );
     // written by hand: the web task's process moved to the namespace of the alloc's previous life (#25250's shape)
@@ -226,7 +226,7 @@ t.test(
     const r = checkTaskEnv(rebootSim());
     t.equal(r.status, 'passed', r.message);
     t.match(
-      r.evidence.join('\n'),
+      (r.evidence ?? []).join('\n'),
       /NOMAD_ALLOC_ADDR_admin=172\.26\.64\.2:9000 NOMAD_ALLOC_ADDR_http=172\.26\.64\.2:80 NOMAD_ALLOC_IP_admin=172\.26\.64\.2 .*\/etc\/hosts present, \/etc\/resolv\.conf present/,
     );
     t.same(
@@ -295,7 +295,7 @@ t.test(
       k.message,
       /\(1 of 2 tasks\); first: .*task admin: \/bin\/true exited 1 after 0\.1s: failed to exec into task: plugin is shut down/,
     );
-    t.match(k.evidence.join('\n'), /ok {3}task web: \/bin\/true exited 0/);
+    t.match((k.evidence ?? []).join('\n'), /ok {3}task web: \/bin\/true exited 0/);
     t.equal(checkAllocExec(rebootSim()).status, 'passed');
   },
 );
