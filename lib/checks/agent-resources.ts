@@ -6,7 +6,7 @@ import { iso, result } from './result.js';
 import { notInPlaceReason, notRead } from './whole-alloc.js';
 import { skippedResult } from './result.js';
 import type { AgentSample, RebootEvidence } from '../model/evidence.js';
-import type { CheckInfo, CheckResult } from '../model/check.js';
+import type { CheckResult } from '../model/check.js';
 
 /**
  * The fd rise (the sum of every increase between samples, so a sawtooth the Go GC cuts still counts) that fails the
@@ -18,30 +18,26 @@ export const FD_RISE_MIN = 10;
 /** Plugin processes added over the window that fail it: the harness restarts no task meanwhile, so a healthy client starts none. */
 export const PLUGIN_RISE_LIMIT = 2;
 
-const INFO: CheckInfo = {
-  id: 'agent-resources',
-  title: 'Agent resources steady',
-  passesWhen: `over a window after the fault (\`reboot.resources_window\`, samples of \`/proc/<agent>/fd\` and of the \`nomad executor\`, \`logmon\` and \`docker_logger\` processes on the client) the agent keeps its pid, its open fds do not rise by ${FD_RISE_MIN} or more at ${FD_RISE_PER_S}/s or faster (every increase counted, so a sawtooth the Go GC cuts still counts), and its plugin processes grow by fewer than ${PLUGIN_RISE_LIMIT}. Real 1.9.7 after an agent restart: +128 fds in 30 s (GH-27885, fixed in 2.0.1). Skipped for a partition`,
-};
-
-const plugins = (s: AgentSample) => s.executors + s.logmons + s.dockerLoggers;
-
-/** The sum of every increase of `f` between consecutive samples. */
-export function riseOf(samples: AgentSample[], f: (s: AgentSample) => number): number {
-  return samples.slice(1).reduce((sum, s, i) => sum + Math.max(0, f(s) - f(samples[i]!)), 0);
-}
+export const AGENT_RESOURCES = resultCheck<RebootEvidence>(
+  {
+    id: 'agent-resources',
+    title: 'Agent resources steady',
+    passesWhen: `over a window after the fault (\`reboot.resources_window\`, samples of \`/proc/<agent>/fd\` and of the \`nomad executor\`, \`logmon\` and \`docker_logger\` processes on the client) the agent keeps its pid, its open fds do not rise by ${FD_RISE_MIN} or more at ${FD_RISE_PER_S}/s or faster (every increase counted, so a sawtooth the Go GC cuts still counts), and its plugin processes grow by fewer than ${PLUGIN_RISE_LIMIT}. Real 1.9.7 after an agent restart: +128 fds in 30 s (GH-27885, fixed in 2.0.1). Skipped for a partition`,
+  },
+  checkAgentResources,
+);
 
 /** Passes when the agent kept its pid and its fds and plugin processes did not keep growing over the window. */
 export function checkAgentResources(e: RebootEvidence): CheckResult {
-  const { id, title } = INFO;
+  const { id, title } = AGENT_RESOURCES;
   const why = notInPlaceReason(e.reboot.kind);
-  if (why) return skippedResult(INFO, why);
+  if (why) return skippedResult(AGENT_RESOURCES, why);
   const missing = notRead(e, 'agent', !!e.whole?.agent);
-  if (missing) return skippedResult(INFO, `the agent was not sampled: ${missing}`);
+  if (missing) return skippedResult(AGENT_RESOURCES, `the agent was not sampled: ${missing}`);
   const samples = e.whole!.agent!.samples;
   if (samples.length < 2)
     return skippedResult(
-      INFO,
+      AGENT_RESOURCES,
       `${samples.length} sample${samples.length === 1 ? '' : 's'} of the agent: a window needs two`,
     );
   const first = samples[0]!;
@@ -81,4 +77,9 @@ export function checkAgentResources(e: RebootEvidence): CheckResult {
   return result(id, title, 'passed', `agent pid ${first.pid} steady over ${seconds.toFixed(0)}s: ${summary}`, evidence);
 }
 
-export const AGENT_RESOURCES = resultCheck<RebootEvidence>(INFO, checkAgentResources);
+const plugins = (s: AgentSample) => s.executors + s.logmons + s.dockerLoggers;
+
+/** The sum of every increase of `f` between consecutive samples. */
+export function riseOf(samples: AgentSample[], f: (s: AgentSample) => number): number {
+  return samples.slice(1).reduce((sum, s, i) => sum + Math.max(0, f(s) - f(samples[i]!)), 0);
+}

@@ -2,20 +2,36 @@
 // that died with the agent it was attached to answers "plugin is shut down", and may take its task with it). Pure.
 import { resultCheck } from './define.js';
 import { oneLine } from './result.js';
-import { perTaskResult, runningTasksOf, type TaskLine, cannotJudge } from './whole-alloc.js';
+import { perTaskResult, runningTasksOf, type TaskLine } from './whole-alloc.js';
 import { EXEC_PROBE_COMMAND } from '../parse/alloc-exec-output.js';
-import type { AllocSnap, RebootEvidence } from '../model/evidence.js';
-import type { CheckInfo, CheckResult } from '../model/check.js';
+import type { AllocSnap, ExecProbeRec, RebootEvidence } from '../model/evidence.js';
+import type { CheckResult } from '../model/check.js';
 
-const INFO: CheckInfo = {
-  id: 'alloc-exec',
-  title: 'Exec into restored tasks',
-  passesWhen:
-    "after the reboot (or agent restart) `nomad alloc exec -task <t> <alloc> /bin/sh -c 'exit 0'` (Nomad's exec stream, run on the server VM with a deadline) exits 0 for every running task of every restored alloc. Real 1.9.7 after an agent restart: \"failed to exec into task: plugin is shut down\", and the task's executor died (GH-27825, fixed in 2.0.0). Skipped for a partition",
-};
+export const ALLOC_EXEC = resultCheck<RebootEvidence>(
+  {
+    id: 'alloc-exec',
+    title: 'Exec into restored tasks',
+    passesWhen:
+      "after the reboot (or agent restart) `nomad alloc exec -task <t> <alloc> /bin/sh -c 'exit 0'` (Nomad's exec stream, run on the server VM with a deadline) exits 0 for every running task of every restored alloc. Real 1.9.7 after an agent restart: \"failed to exec into task: plugin is shut down\", and the task's executor died (GH-27825, fixed in 2.0.0). Skipped for a partition",
+  },
+  checkAllocExec,
+);
 
-function judgeAlloc(e: RebootEvidence, a: AllocSnap): TaskLine[] {
-  const probes = (e.whole?.exec ?? []).filter((p) => p.allocId === a.id);
+/** Passes when every exec probe into a running task of a restored alloc exited 0 before its deadline. */
+export function checkAllocExec(e: RebootEvidence): CheckResult {
+  return perTaskResult(ALLOC_EXEC, e, {
+    needs: { part: 'exec', of: (w) => w.exec, missing: 'no exec probe ran' },
+    head: () => [
+      `\`nomad alloc exec -i=false -t=false -task <task> <alloc> ${EXEC_PROBE_COMMAND.join(' ')}\` on the server, after the restart of one task per alloc`,
+    ],
+    tasks: (a, probes) => judgeAlloc(probes, a),
+    passed: 'answered an exec',
+  });
+}
+
+/** Every running task of one alloc: its exec probe, which must have exited 0. */
+function judgeAlloc(all: ExecProbeRec[], a: AllocSnap): TaskLine[] {
+  const probes = all.filter((p) => p.allocId === a.id);
   return runningTasksOf(a).map((task) => {
     const p = probes.find((x) => x.task === task);
     if (!p) return { task, ok: false, line: 'not probed' };
@@ -25,15 +41,3 @@ function judgeAlloc(e: RebootEvidence, a: AllocSnap): TaskLine[] {
     return { task, ok: false, line: `${p.command} ${code} after ${took}: ${oneLine(p.output) || '(no output)'}` };
   });
 }
-
-/** Passes when every exec probe into a running task of a restored alloc exited 0 before its deadline. */
-export function checkAllocExec(e: RebootEvidence): CheckResult {
-  const cannot = cannotJudge(INFO, e, 'exec', !!e.whole?.exec, 'no exec probe ran');
-  if (cannot) return cannot;
-  const head = [
-    `\`nomad alloc exec -i=false -t=false -task <task> <alloc> ${EXEC_PROBE_COMMAND.join(' ')}\` on the server, after the restart of one task per alloc`,
-  ];
-  return perTaskResult(INFO, e, head, (a) => judgeAlloc(e, a), 'answered an exec');
-}
-
-export const ALLOC_EXEC = resultCheck<RebootEvidence>(INFO, checkAllocExec);

@@ -9,20 +9,15 @@ import { TASK_RESTARTED } from './task-restarted.js';
 import type { RebootEvidence } from '../model/evidence.js';
 import type { AllocDetail, CheckResult, FaultSeen, Judgement } from '../model/check.js';
 
-/** "web.web[0] 172.26.64.4 -> 172.26.64.3" for each restored alloc whose bridge address changed. */
-function addressChanges(e: RebootEvidence, outcomes: ReturnType<typeof classifyAll>): string[] {
-  return outcomes.flatMap((o) => {
-    const before = allocBefore(e, o.allocId)?.address;
-    const after = o.current?.address;
-    return o.outcome === 'restored' && before && after && before !== after
-      ? [`${o.name || o.allocId.slice(0, 8)} ${before} -> ${after}`]
-      : [];
-  });
-}
-
-/** Restored, or replaced as the group's own disconnect policy asks (lost past lost_after, the reconcile's pick). */
-const asExpected = (o: { outcome: string; expectedByPolicy?: boolean }): boolean =>
-  o.outcome === 'restored' || (o.outcome === 'replaced' && o.expectedByPolicy === true);
+export const ALLOC_RESTORED = defineCheck<RebootEvidence>({
+  id: 'alloc-restored',
+  title: 'Alloc restored',
+  passesWhen:
+    'every alloc healthy before the reboot is `running` again under the same ID on the same node, not replaced. Per alloc: restored, replaced (and why), failed (the failing event) or unknown (the wait ran out while it was still changing)',
+  judge: judgeRestored,
+  explains: [{ checks: [TASK_RESTARTED], when: onlyReplacedFail }],
+  underFault: (r, e, f) => (f.replaced ? allocReplaced(r, e, f) : r),
+});
 
 /**
  * Passes only when every judged alloc's outcome is `restored`, or `replaced` where the job's disconnect policy asks
@@ -73,15 +68,20 @@ function judgeRestored(e: RebootEvidence): Judgement {
   return judgement('failed', `${summary}${movedNote}`, evidence, perAlloc);
 }
 
-export const ALLOC_RESTORED = defineCheck<RebootEvidence>({
-  id: 'alloc-restored',
-  title: 'Alloc restored',
-  passesWhen:
-    'every alloc healthy before the reboot is `running` again under the same ID on the same node, not replaced. Per alloc: restored, replaced (and why), failed (the failing event) or unknown (the wait ran out while it was still changing)',
-  judge: judgeRestored,
-  explains: [{ checks: [TASK_RESTARTED], when: onlyReplacedFail }],
-  underFault: (r, e, f) => (f.replaced ? allocReplaced(r, e, f) : r),
-});
+/** Restored, or replaced as the group's own disconnect policy asks (lost past lost_after, the reconcile's pick). */
+const asExpected = (o: { outcome: string; expectedByPolicy?: boolean }): boolean =>
+  o.outcome === 'restored' || (o.outcome === 'replaced' && o.expectedByPolicy === true);
+
+/** "web.web[0] 172.26.64.4 -> 172.26.64.3" for each restored alloc whose bridge address changed. */
+function addressChanges(e: RebootEvidence, outcomes: ReturnType<typeof classifyAll>): string[] {
+  return outcomes.flatMap((o) => {
+    const before = allocBefore(e, o.allocId)?.address;
+    const after = o.current?.address;
+    return o.outcome === 'restored' && before && after && before !== after
+      ? [`${o.name || o.allocId.slice(0, 8)} ${before} -> ${after}`]
+      : [];
+  });
+}
 
 /** The consequence's failing allocs are all allocs this check judged replaced. */
 function onlyReplacedFail(e: RebootEvidence, consequence: CheckResult): boolean {

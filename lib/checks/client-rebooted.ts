@@ -4,51 +4,53 @@ import { formatMs } from '../errors.js';
 import { defineCheck } from './define.js';
 import { judgement, show, withStatus } from './result.js';
 import type { RebootEvidence } from '../model/evidence.js';
-import type { CheckResult, FaultSeen } from '../model/check.js';
-
-/** Note: uptime is read inside the VM a moment after `after.atMs` is stamped on the host; allow this much slack. */
-const UPTIME_SLACK_MS = 2_000;
+import type { CheckResult, FaultSeen, Judgement } from '../model/check.js';
 
 export const CLIENT_REBOOTED = defineCheck<RebootEvidence>({
   id: 'client-rebooted',
   title: 'Client rebooted',
   passesWhen: 'boot_id differs before and after; uptime is shorter than the time since the reboot was requested',
-  judge(e) {
-    const before = e.before.bootId.trim();
-    const after = e.after.bootId.trim();
-    const sinceRequestMs = e.after.atMs - e.reboot.requestedAt;
-    const uptimeS = e.after.uptimeS;
-    const evidence = [
-      `boot_id before: ${show(before)}`,
-      `boot_id after:  ${show(after)}`,
-      `reboot (${e.reboot.kind}) of ${e.reboot.machine} requested at ${new Date(e.reboot.requestedAt).toISOString()}, SSH back at ${new Date(e.reboot.backAt).toISOString()}`,
-      `uptime after: ${uptimeS === undefined ? '(unknown)' : `${uptimeS}s`}; time since the reboot was requested: ${formatMs(sinceRequestMs)}`,
-    ];
-    if (!before || !after) {
-      return judgement(
-        'failed',
-        `boot_id ${!before ? 'before' : 'after'} the reboot was not observed, so a reboot cannot be proved`,
-        evidence,
-      );
-    }
-    if (before === after) {
-      return judgement('failed', `boot_id did not change (${before}): the client was not rebooted`, evidence);
-    }
-    if (uptimeS !== undefined && Number.isFinite(sinceRequestMs) && uptimeS * 1000 > sinceRequestMs + UPTIME_SLACK_MS) {
-      return judgement(
-        'failed',
-        `boot_id changed but uptime ${uptimeS}s is longer than the ${formatMs(sinceRequestMs)} since the reboot was requested`,
-        evidence,
-      );
-    }
-    return judgement(
-      'passed',
-      `boot_id changed${uptimeS === undefined ? '' : ` and uptime restarted (${uptimeS}s)`}`,
-      evidence,
-    );
-  },
+  judge: judgeClientRebooted,
   underFault: hostNotRebooted,
 });
+
+function judgeClientRebooted(e: RebootEvidence): Judgement {
+  const before = e.before.bootId.trim();
+  const after = e.after.bootId.trim();
+  const sinceRequestMs = e.after.atMs - e.reboot.requestedAt;
+  const uptimeS = e.after.uptimeS;
+  const evidence = [
+    `boot_id before: ${show(before)}`,
+    `boot_id after:  ${show(after)}`,
+    `reboot (${e.reboot.kind}) of ${e.reboot.machine} requested at ${new Date(e.reboot.requestedAt).toISOString()}, SSH back at ${new Date(e.reboot.backAt).toISOString()}`,
+    `uptime after: ${uptimeS === undefined ? '(unknown)' : `${uptimeS}s`}; time since the reboot was requested: ${formatMs(sinceRequestMs)}`,
+  ];
+  if (!before || !after) {
+    return judgement(
+      'failed',
+      `boot_id ${!before ? 'before' : 'after'} the reboot was not observed, so a reboot cannot be proved`,
+      evidence,
+    );
+  }
+  if (before === after) {
+    return judgement('failed', `boot_id did not change (${before}): the client was not rebooted`, evidence);
+  }
+  if (uptimeS !== undefined && Number.isFinite(sinceRequestMs) && uptimeS * 1000 > sinceRequestMs + UPTIME_SLACK_MS) {
+    return judgement(
+      'failed',
+      `boot_id changed but uptime ${uptimeS}s is longer than the ${formatMs(sinceRequestMs)} since the reboot was requested`,
+      evidence,
+    );
+  }
+  return judgement(
+    'passed',
+    `boot_id changed${uptimeS === undefined ? '' : ` and uptime restarted (${uptimeS}s)`}`,
+    evidence,
+  );
+}
+
+/** Note: uptime is read inside the VM a moment after `after.atMs` is stamped on the host; allow this much slack. */
+const UPTIME_SLACK_MS = 2_000;
 
 /** Expected when the host stays up: the same boot_id; for agent-kill a new agent PID too. */
 function hostNotRebooted(r: CheckResult, e: RebootEvidence, f: FaultSeen): CheckResult {

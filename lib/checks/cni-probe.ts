@@ -51,6 +51,14 @@ export function probeOf(e: CniRebootEvidence, mode: CniStateMode): CniProbeRun |
   return e.runs.find((r) => r.mode === mode);
 }
 
+/** A probe with both ADDs done: the first succeeded, the second ran; with its evidence lines. */
+export interface BothAdds {
+  run: CniProbeRun;
+  first: Extract<CniOutcome, { ok: true }>;
+  second: CniOutcome;
+  ev: string[];
+}
+
 /**
  * A probe with both ADDs done, its outcomes and evidence; or the failed judgement that says why the probe proves
  * nothing (no probe of that mode, the first ADD failed, the second never ran).
@@ -59,9 +67,7 @@ export function probeWithSecond(
   e: CniRebootEvidence,
   mode: CniStateMode,
   label: string,
-):
-  | { run: CniProbeRun; first: Extract<CniOutcome, { ok: true }>; second: CniOutcome; ev: string[] }
-  | { failed: Judgement } {
+): BothAdds | { failed: Judgement } {
   const run = probeOf(e, mode);
   if (!run) return { failed: judgement('failed', `no probe with state ${label} was run`, []) };
   const ev = runEvidence(run);
@@ -78,3 +84,12 @@ export function probeWithSecond(
   if (!second) return { failed: judgement('failed', 'the ADD after the reboot was not run', ev) };
   return { run, first, second, ev };
 }
+
+/** A probe check's judge: `judge` of the probe of `mode` with both ADDs done, else the failure saying why it proves nothing. */
+export const withBothAdds =
+  (mode: CniStateMode, label: string) =>
+  (judge: (p: BothAdds) => Judgement) =>
+  (e: CniRebootEvidence): Judgement => {
+    const p = probeWithSecond(e, mode, label);
+    return 'failed' in p ? p.failed : judge(p);
+  };

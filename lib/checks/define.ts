@@ -16,13 +16,17 @@ export function resultCheck<E>(info: CheckInfo, check: (evidence: E) => CheckRes
   return { ...info, judge: (e) => judgementOf(check(e)) };
 }
 
-/** A judge that needs one part of the evidence: skipped with `reason` when `part` finds none, else `judge` of it. */
+/**
+ * A judge that needs one part of the evidence: skipped with `reason` (made from the evidence where it names what was
+ * seen) when `part` finds none, else `judge` of it.
+ */
 export const needing =
-  <E, P>(part: (evidence: E) => P | undefined, reason: string) =>
+  <E, P>(part: (evidence: E) => P | undefined, reason: string | ((evidence: E) => string)) =>
   (judge: (p: P, evidence: E) => Judgement) =>
   (evidence: E): Judgement => {
     const p = part(evidence);
-    return p === undefined ? judgement('skipped', reason, []) : judge(p, evidence);
+    if (p !== undefined) return judge(p, evidence);
+    return judgement('skipped', typeof reason === 'string' ? reason : reason(evidence), []);
   };
 
 /** One check over the evidence; a judge that throws fails its own check, saying so. */

@@ -7,6 +7,44 @@ import { judgement, show, withStatus } from './result.js';
 import type { AllocSnap, HttpProbe, RebootEvidence } from '../model/evidence.js';
 import type { AllocDetail, CheckResult, FaultSeen, Judgement } from '../model/check.js';
 
+export const HTTP_REACHABLE = defineCheck<RebootEvidence>({
+  id: 'http-reachable',
+  title: 'HTTP reachable',
+  passesWhen:
+    'every mapped port of every alloc (a replaced alloc: its replacement) answers on its bridge address (probed from the client) and on its mapped host port (probed from the server): HTTP, or a TCP connect (see "Probes per mapped port"). A failed alloc is not probed and fails here',
+  judge: judgeReachable,
+  underFault: (r, e, f) =>
+    f.replaced && r.status === 'failed' && classifyAllocOutcome(e).outcome === 'replaced' ? oldAddressProbed(r, f) : r,
+});
+
+/**
+ * Passes when, for every judged alloc, the alloc now holding its place is running and every mapped port (but those the
+ * job marks `none`) answered on the bridge address and on the host port; HTTP unless the job asks for TCP.
+ */
+function judgeReachable(e: RebootEvidence): Judgement {
+  const judged = watchedIds(e).map((a) => judgeAlloc(e, a));
+  const evidence = judged.flatMap((j) => j.lines);
+  const perAlloc = judged.map((j) => j.detail);
+  const total = judged.reduce((s, j) => s + j.probes, 0);
+  const bad = judged.filter((j) => j.detail.status === 'failed');
+  if (total === 0 && e.after.http.length === 0 && judged.length === 1) {
+    return judgement('failed', 'no probe was made after the reboot', ['no HTTP probe recorded', ...evidence], perAlloc);
+  }
+  if (bad.length) {
+    const first = bad[0]!;
+    const msg =
+      judged.length === 1
+        ? first.detail.detail
+        : `${bad.length} of ${judged.length} allocs not reachable; first: ${allocLabel(first.detail)}: ${first.detail.detail}`;
+    return judgement('failed', msg, evidence, perAlloc);
+  }
+  const msg =
+    judged.length === 1
+      ? `${judged[0]!.detail.detail.replace(/ \(.*\)$/, '')} (bridge address and host port)`
+      : `every mapped port of all ${judged.length} allocs answered (${total} probes, bridge address and host port)`;
+  return judgement('passed', msg, evidence, perAlloc);
+}
+
 export type ProbeTarget = 'bridge' | 'host-port' | 'other';
 
 function urlParts(url: string): { host: string; port: number | undefined } | undefined {
@@ -111,44 +149,6 @@ function judgeAlloc(e: RebootEvidence, allocId: string): AllocReach {
     failed,
   };
 }
-
-/**
- * Passes when, for every judged alloc, the alloc now holding its place is running and every mapped port (but those the
- * job marks `none`) answered on the bridge address and on the host port; HTTP unless the job asks for TCP.
- */
-function judgeReachable(e: RebootEvidence): Judgement {
-  const judged = watchedIds(e).map((a) => judgeAlloc(e, a));
-  const evidence = judged.flatMap((j) => j.lines);
-  const perAlloc = judged.map((j) => j.detail);
-  const total = judged.reduce((s, j) => s + j.probes, 0);
-  const bad = judged.filter((j) => j.detail.status === 'failed');
-  if (total === 0 && e.after.http.length === 0 && judged.length === 1) {
-    return judgement('failed', 'no probe was made after the reboot', ['no HTTP probe recorded', ...evidence], perAlloc);
-  }
-  if (bad.length) {
-    const first = bad[0]!;
-    const msg =
-      judged.length === 1
-        ? first.detail.detail
-        : `${bad.length} of ${judged.length} allocs not reachable; first: ${allocLabel(first.detail)}: ${first.detail.detail}`;
-    return judgement('failed', msg, evidence, perAlloc);
-  }
-  const msg =
-    judged.length === 1
-      ? `${judged[0]!.detail.detail.replace(/ \(.*\)$/, '')} (bridge address and host port)`
-      : `every mapped port of all ${judged.length} allocs answered (${total} probes, bridge address and host port)`;
-  return judgement('passed', msg, evidence, perAlloc);
-}
-
-export const HTTP_REACHABLE = defineCheck<RebootEvidence>({
-  id: 'http-reachable',
-  title: 'HTTP reachable',
-  passesWhen:
-    'every mapped port of every alloc (a replaced alloc: its replacement) answers on its bridge address (probed from the client) and on its mapped host port (probed from the server): HTTP, or a TCP connect (see "Probes per mapped port"). A failed alloc is not probed and fails here',
-  judge: judgeReachable,
-  underFault: (r, e, f) =>
-    f.replaced && r.status === 'failed' && classifyAllocOutcome(e).outcome === 'replaced' ? oldAddressProbed(r, f) : r,
-});
 
 /** Under a long partition the alloc was replaced, as expected; what failed was the probe of its old address. */
 function oldAddressProbed(r: CheckResult, f: FaultSeen): CheckResult {

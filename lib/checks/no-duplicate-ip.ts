@@ -13,6 +13,53 @@ import { TASK_RESTARTED } from './task-restarted.js';
 import { HTTP_REACHABLE } from './http-reachable.js';
 import { NO_LEAKS, findLeaks } from './no-leaks.js';
 
+export const NO_DUPLICATE_IP = defineCheck<RebootEvidence>({
+  id: 'no-duplicate-ip',
+  title: 'No duplicate-IP error',
+  passesWhen:
+    'no task event of any alloc and no client log line since boot contains `duplicate allocation is not allowed`; the first such event per alloc is quoted',
+  judge: judgeNoDuplicate,
+  explains: [
+    { checks: [ALLOC_RESTORED, TASK_RESTARTED, HTTP_REACHABLE], when: lostOnlyToDuplicates },
+    { checks: [NO_LEAKS], when: (e) => lostOnlyToDuplicates(e) && leftoversOnlyOfFailed(e) },
+  ],
+});
+
+/** Passes when no task event (of any alloc) and no client log line contains the duplicate-allocation error; quotes each hit. */
+function judgeNoDuplicate(e: RebootEvidence): Judgement {
+  const events = allEvents(e);
+  const hits: string[] = [];
+  const hitsByAlloc = new Map<string, TaskEventRec[]>();
+  let first: { ip: string; allocId: string } | undefined;
+  for (const { allocId, ev } of events) {
+    const text = eventText(ev);
+    if (!mentionsDuplicateAllocation(text)) continue;
+    first ??= findDuplicateIpError(text);
+    hits.push(`task event of alloc ${allocId}: ${eventLine(ev)}`);
+    hitsByAlloc.set(allocId, [...(hitsByAlloc.get(allocId) ?? []), ev]);
+  }
+  for (const line of e.clientLog) {
+    if (!mentionsDuplicateAllocation(line)) continue;
+    first ??= findDuplicateIpError(line);
+    hits.push(`client log: ${oneLine(line)}`);
+  }
+  const scanned = `scanned ${events.length} task events and ${e.clientLog.length} client log lines`;
+  const perAlloc = perAllocOf(e, hitsByAlloc, events);
+  const lines = perAlloc.map((p) => `${allocLabel(p)}: ${p.status === 'passed' ? 'ok  ' : 'FAIL'} ${p.detail}`);
+  if (hits.length === 0)
+    return judgement(
+      'passed',
+      `no "duplicate allocation is not allowed" error (${scanned})`,
+      [scanned, ...lines],
+      perAlloc,
+    );
+  const detail = first ? `: ${first.ip} was already allocated to ${first.allocId}` : '';
+  const bad = perAlloc.filter((p) => p.status === 'failed').length;
+  const of = perAlloc.length > 1 ? ` for ${bad} of ${perAlloc.length} allocs` : '';
+  const msg = `CNI refused a duplicate IP allocation${of}${detail} (${hits.length} occurrence${hits.length === 1 ? '' : 's'})`;
+  return judgement('failed', msg, [scanned, ...lines, ...hits], perAlloc);
+}
+
 function eventText(ev: TaskEventRec): string {
   return [ev.message, ...Object.values(ev.details)].join(' ');
 }
@@ -52,46 +99,17 @@ function perAllocOf(
   });
 }
 
-/** Passes when no task event (of any alloc) and no client log line contains the duplicate-allocation error; quotes each hit. */
-function judgeNoDuplicate(e: RebootEvidence): Judgement {
-  const events = allEvents(e);
-  const hits: string[] = [];
-  const hitsByAlloc = new Map<string, TaskEventRec[]>();
-  let first: { ip: string; allocId: string } | undefined;
-  for (const { allocId, ev } of events) {
-    const text = eventText(ev);
-    if (!mentionsDuplicateAllocation(text)) continue;
-    first ??= findDuplicateIpError(text);
-    hits.push(`task event of alloc ${allocId}: ${eventLine(ev)}`);
-    hitsByAlloc.set(allocId, [...(hitsByAlloc.get(allocId) ?? []), ev]);
-  }
-  for (const line of e.clientLog) {
-    if (!mentionsDuplicateAllocation(line)) continue;
-    first ??= findDuplicateIpError(line);
-    hits.push(`client log: ${oneLine(line)}`);
-  }
-  const scanned = `scanned ${events.length} task events and ${e.clientLog.length} client log lines`;
-  const perAlloc = perAllocOf(e, hitsByAlloc, events);
-  const lines = perAlloc.map((p) => `${allocLabel(p)}: ${p.status === 'passed' ? 'ok  ' : 'FAIL'} ${p.detail}`);
-  if (hits.length === 0)
-    return judgement(
-      'passed',
-      `no "duplicate allocation is not allowed" error (${scanned})`,
-      [scanned, ...lines],
-      perAlloc,
-    );
-  const detail = first ? `: ${first.ip} was already allocated to ${first.allocId}` : '';
-  const bad = perAlloc.filter((p) => p.status === 'failed').length;
-  const of = perAlloc.length > 1 ? ` for ${bad} of ${perAlloc.length} allocs` : '';
-  const msg = `CNI refused a duplicate IP allocation${of}${detail} (${hits.length} occurrence${hits.length === 1 ? '' : 's'})`;
-  return judgement('failed', msg, [scanned, ...lines, ...hits], perAlloc);
-}
-
-/** Every alloc that was not restored failed, on the duplicate-IP error (and there is at least one). */
+/**
+ * Every alloc that was not restored failed on the duplicate-IP error (and there is at least one). An alloc that failed
+ * so and that Nomad then rescheduled (a job with a reschedule policy: the old alloc `failed`, its successor running)
+ * was lost to the same error: the replacement is Nomad's answer to the failure, not another cause.
+ */
 function lostOnlyToDuplicates(e: RebootEvidence): boolean {
   const notRestored = classifyAll(e).filter((o) => o.outcome !== 'restored');
-  const byDup = (o: (typeof notRestored)[number]) =>
-    o.outcome === 'failed' && !!o.failingEvent && mentionsDuplicateAllocation(o.failingEvent.message);
+  const byDup = (o: (typeof notRestored)[number]) => {
+    if (!o.failingEvent || !mentionsDuplicateAllocation(o.failingEvent.message)) return false;
+    return o.outcome === 'failed' || (o.outcome === 'replaced' && allocAfter(e, o.allocId)?.clientStatus === 'failed');
+  };
   return notRestored.length > 0 && notRestored.every(byDup);
 }
 
@@ -112,15 +130,3 @@ function leftoversOnlyOfFailed(e: RebootEvidence): boolean {
       (l.kind === 'veths' && (l.surplus ?? Infinity) <= failedIds.size),
   );
 }
-
-export const NO_DUPLICATE_IP = defineCheck<RebootEvidence>({
-  id: 'no-duplicate-ip',
-  title: 'No duplicate-IP error',
-  passesWhen:
-    'no task event of any alloc and no client log line since boot contains `duplicate allocation is not allowed`; the first such event per alloc is quoted',
-  judge: judgeNoDuplicate,
-  explains: [
-    { checks: [ALLOC_RESTORED, TASK_RESTARTED, HTTP_REACHABLE], when: lostOnlyToDuplicates },
-    { checks: [NO_LEAKS], when: (e) => lostOnlyToDuplicates(e) && leftoversOnlyOfFailed(e) },
-  ],
-});

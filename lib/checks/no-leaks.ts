@@ -1,7 +1,7 @@
 // Check: after the (last) reboot nothing is left over from allocs that are gone: no host-local reservation, no network
 // namespace, no veth on Nomad's bridge beyond the live allocs, no CNI nat chain or rule (the leak check of repeated
 // reboots; a client whose cleanup hooks stop at the first error leaves the firewall rules behind). Pure.
-import { defineCheck } from './define.js';
+import { defineCheck, needing } from './define.js';
 import { judgement } from './result.js';
 import type { RebootEvidence } from '../model/evidence.js';
 import type { AllocDetail, Judgement } from '../model/check.js';
@@ -9,6 +9,41 @@ import { allocAfter, allocBefore, watchedIds } from './alloc-outcome.js';
 import { NEW_CNI_DIR, OLD_CNI_DIR, reservationsOf } from './cni-state.js';
 import { cniChainOwners } from '../parse/iptables-nat.js';
 import type { NatTable } from '../model/evidence.js';
+
+export const NO_LEAKS = defineCheck<RebootEvidence>({
+  id: 'no-leaks',
+  title: 'No leaked network state',
+  passesWhen:
+    "after the (last) reboot every host-local reservation (either state dir) and every network namespace named like an alloc belongs to a live alloc on the node, bridge `nomad` has no more veths than live allocs, and every CNI chain and rule of the nat table (`iptables-save -t nat`: the CNI comment names the alloc) belongs to a live alloc (skipped when the client's state was not read). Real 1.9.5 and 1.9.7 leave nothing; real 1.9.3 still holds the failed allocs' stale reservations or namespaces (teardown timing varies), which counts as a consequence of `no-duplicate-ip` when only those allocs' leftovers remain",
+  judge: needing(
+    findLeaks,
+    "the client's network namespaces, veths and host-local state were not read after the reboot",
+  )(judgeNoLeaks),
+});
+
+/**
+ * Passes when every host-local reservation (either state dir), every alloc-named network namespace and every CNI nat
+ * chain and rule belongs to a live alloc on the node, and Nomad's bridge has no more veths than there are live allocs.
+ */
+function judgeNoLeaks({ leaks, evidence, live }: Leftovers, e: RebootEvidence): Judgement {
+  const perAlloc: AllocDetail[] = watchedIds(e).map((allocId) => {
+    const name = allocAfter(e, allocId)?.name ?? allocBefore(e, allocId)?.name ?? '';
+    const own = leaks.filter((l) => l.owner === allocId);
+    return own.length
+      ? { allocId, name, status: 'failed', detail: own.map((l) => l.text).join('; ') }
+      : { allocId, name, status: 'passed', detail: 'nothing left over names it' };
+  });
+  if (leaks.length)
+    return judgement(
+      'failed',
+      `left over after the reboot: ${leaks.map((l) => l.text).join('; ')}`,
+      evidence,
+      perAlloc,
+    );
+  const fw = e.after.firewall ? ', CNI nat rule' : '';
+  const msg = `${live} live alloc${live === 1 ? '' : 's'}; every reservation, alloc namespace${fw} and veth on ${NOMAD_BRIDGE} belongs to one`;
+  return judgement('passed', msg, evidence, perAlloc);
+}
 
 /** Nomad's default bridge (client `bridge_network_name`). */
 export const NOMAD_BRIDGE = 'nomad';
@@ -25,8 +60,15 @@ export interface Leak {
   text: string;
 }
 
-/** What is left over after the reboot, and the evidence lines; undefined when the client's state was not read. */
-export function findLeaks(e: RebootEvidence): { leaks: Leak[]; evidence: string[]; live: number } | undefined {
+/** What is left over after the reboot, with the evidence lines and the number of live allocs on the node. */
+export interface Leftovers {
+  leaks: Leak[];
+  evidence: string[];
+  live: number;
+}
+
+/** What is left over after the reboot; undefined when the client's state was not read. */
+export function findLeaks(e: RebootEvidence): Leftovers | undefined {
   const net = e.after.netState;
   if (!net || e.after.cniState.length === 0) return undefined;
   const live = new Set(
@@ -63,11 +105,6 @@ export function findLeaks(e: RebootEvidence): { leaks: Leak[]; evidence: string[
   return { leaks, evidence, live: live.size };
 }
 
-/**
- * Passes when every host-local reservation (either state dir) and every alloc-named network namespace belongs to a live
- * alloc on the node, and Nomad's bridge has no more veths than there are live allocs. Skipped when the client's
- * network state was not read.
- */
 /** The nat table's CNI chains and rules that belong to no live alloc (its evidence line and leaks, added in place). */
 function firewallLeaks(t: NatTable, live: Set<string>, evidence: string[], leaks: Leak[]): void {
   const owners = cniChainOwners(t);
@@ -87,39 +124,3 @@ function firewallLeaks(t: NatTable, live: Set<string>, evidence: string[], leaks
     if (o.size === 0)
       leaks.push({ kind: 'firewall', text: `nat chain ${chain} belongs to no container (no rule names one)` });
 }
-
-function judgeNoLeaks(e: RebootEvidence): Judgement {
-  const found = findLeaks(e);
-  if (!found)
-    return judgement(
-      'skipped',
-      "the client's network namespaces, veths and host-local state were not read after the reboot",
-      [],
-    );
-  const { leaks, evidence, live } = found;
-  const perAlloc: AllocDetail[] = watchedIds(e).map((allocId) => {
-    const name = allocAfter(e, allocId)?.name ?? allocBefore(e, allocId)?.name ?? '';
-    const own = leaks.filter((l) => l.owner === allocId);
-    return own.length
-      ? { allocId, name, status: 'failed', detail: own.map((l) => l.text).join('; ') }
-      : { allocId, name, status: 'passed', detail: 'nothing left over names it' };
-  });
-  if (leaks.length)
-    return judgement(
-      'failed',
-      `left over after the reboot: ${leaks.map((l) => l.text).join('; ')}`,
-      evidence,
-      perAlloc,
-    );
-  const fw = e.after.firewall ? ', CNI nat rule' : '';
-  const msg = `${live} live alloc${live === 1 ? '' : 's'}; every reservation, alloc namespace${fw} and veth on ${NOMAD_BRIDGE} belongs to one`;
-  return judgement('passed', msg, evidence, perAlloc);
-}
-
-export const NO_LEAKS = defineCheck<RebootEvidence>({
-  id: 'no-leaks',
-  title: 'No leaked network state',
-  passesWhen:
-    "after the (last) reboot every host-local reservation (either state dir) and every network namespace named like an alloc belongs to a live alloc on the node, bridge `nomad` has no more veths than live allocs, and every CNI chain and rule of the nat table (`iptables-save -t nat`: the CNI comment names the alloc) belongs to a live alloc (skipped when the client's state was not read). Real 1.9.5 and 1.9.7 leave nothing; real 1.9.3 still holds the failed allocs' stale reservations or namespaces (teardown timing varies), which counts as a consequence of `no-duplicate-ip` when only those allocs' leftovers remain",
-  judge: judgeNoLeaks,
-});

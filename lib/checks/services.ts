@@ -7,66 +7,27 @@ import { allocLabel, classifyAll } from './alloc-outcome.js';
 import { notRead } from './whole-alloc.js';
 import { skippedResult } from './result.js';
 import type { AllocSnap, JobServiceRec, RebootEvidence, ServicesEvidence } from '../model/evidence.js';
-import type { AllocDetail, CheckInfo, CheckResult } from '../model/check.js';
+import type { AllocDetail, CheckResult } from '../model/check.js';
 
-const INFO: CheckInfo = {
-  id: 'services',
-  title: 'Nomad services registered again',
-  passesWhen:
-    'after the fault every Nomad-native service (provider = "nomad") of the job is registered for the alloc holding each slot (restored, or its replacement) and every one of its checks reports `success` (`/v1/service/<name>`, `/v1/client/allocation/<id>/checks`), waited for with a deadline. Skipped, saying so, for a job without such a service. Also judged for a partition (GH-26424: registrations deleted after missed heartbeats, fixed in 1.10.4)',
-};
-
-/** One service of one alloc: registered for it, and its checks all passing. */
-function judgeService(
-  s: Pick<ServicesEvidence, 'registrations' | 'checks'>,
-  a: AllocSnap,
-  svc: JobServiceRec,
-): { ok: boolean; line: string } {
-  const regs = s.registrations.filter((r) => r.service === svc.name && r.allocId === a.id);
-  const checks = s.checks.filter((c) => c.allocId === a.id && c.service === svc.name);
-  const named = svc.checks.filter(Boolean);
-  const absent = named.filter((n) => !checks.some((c) => c.check === n));
-  const failing = checks.filter((c) => c.status !== 'success');
-  const regLine = regs.length
-    ? `registered at ${regs.map((r) => `${r.address}:${r.port}`).join(', ')}`
-    : 'NOT registered for this alloc';
-  const checkLine =
-    svc.checks.length === 0
-      ? 'no checks'
-      : checks.length
-        ? checks.map((c) => `${c.check} ${c.status}${c.status === 'success' ? '' : ` (${c.output})`}`).join(', ')
-        : 'no check result';
-  const problems = [
-    ...(regs.length ? [] : ['not registered']),
-    ...(absent.length ? [`no result for check ${absent.join(', ')}`] : []),
-    ...(checks.length < svc.checks.length && !absent.length
-      ? [`${checks.length} of ${svc.checks.length} check results`]
-      : []),
-    ...failing.map((c) => `check ${c.check} is ${c.status}`),
-  ];
-  return {
-    ok: problems.length === 0,
-    line: `service ${svc.name}: ${regLine}; checks: ${checkLine}${problems.length ? ` [${problems.join('; ')}]` : ''}`,
-  };
-}
-
-/** Is every declared service registered for each of `holders` with all its checks passing (what the wait waits for)? */
-export function allServicesUp(
-  s: Omit<ServicesEvidence, 'complete' | 'waitedMs'>,
-  holders: readonly AllocSnap[],
-): boolean {
-  return holders.every((a) => s.declared.filter((d) => d.group === a.taskGroup).every((d) => judgeService(s, a, d).ok));
-}
+export const SERVICES = resultCheck<RebootEvidence>(
+  {
+    id: 'services',
+    title: 'Nomad services registered again',
+    passesWhen:
+      'after the fault every Nomad-native service (provider = "nomad") of the job is registered for the alloc holding each slot (restored, or its replacement) and every one of its checks reports `success` (`/v1/service/<name>`, `/v1/client/allocation/<id>/checks`), waited for with a deadline. Skipped, saying so, for a job without such a service. Also judged for a partition (GH-26424: registrations deleted after missed heartbeats, fixed in 1.10.4)',
+  },
+  checkServices,
+);
 
 /** Passes when every Nomad-native service of the job is registered for each slot's alloc with all its checks passing. */
 export function checkServices(e: RebootEvidence): CheckResult {
-  const { id, title } = INFO;
+  const { id, title } = SERVICES;
   const missing = notRead(e, 'services', !!e.whole?.services);
-  if (missing) return skippedResult(INFO, `the job's services were not read: ${missing}`);
+  if (missing) return skippedResult(SERVICES, `the job's services were not read: ${missing}`);
   const s = e.whole!.services!;
   if (!s.declared.length)
     return skippedResult(
-      INFO,
+      SERVICES,
       'the job has no Nomad-native service (provider = "nomad"), so nothing must be registered again',
     );
   const declaredLine = (d: JobServiceRec) => {
@@ -115,4 +76,44 @@ export function checkServices(e: RebootEvidence): CheckResult {
   return { ...result(id, title, status, message, evidence), perAlloc };
 }
 
-export const SERVICES = resultCheck<RebootEvidence>(INFO, checkServices);
+/** One service of one alloc: registered for it, and its checks all passing. */
+function judgeService(
+  s: Pick<ServicesEvidence, 'registrations' | 'checks'>,
+  a: AllocSnap,
+  svc: JobServiceRec,
+): { ok: boolean; line: string } {
+  const regs = s.registrations.filter((r) => r.service === svc.name && r.allocId === a.id);
+  const checks = s.checks.filter((c) => c.allocId === a.id && c.service === svc.name);
+  const named = svc.checks.filter(Boolean);
+  const absent = named.filter((n) => !checks.some((c) => c.check === n));
+  const failing = checks.filter((c) => c.status !== 'success');
+  const regLine = regs.length
+    ? `registered at ${regs.map((r) => `${r.address}:${r.port}`).join(', ')}`
+    : 'NOT registered for this alloc';
+  const checkLine =
+    svc.checks.length === 0
+      ? 'no checks'
+      : checks.length
+        ? checks.map((c) => `${c.check} ${c.status}${c.status === 'success' ? '' : ` (${c.output})`}`).join(', ')
+        : 'no check result';
+  const problems = [
+    ...(regs.length ? [] : ['not registered']),
+    ...(absent.length ? [`no result for check ${absent.join(', ')}`] : []),
+    ...(checks.length < svc.checks.length && !absent.length
+      ? [`${checks.length} of ${svc.checks.length} check results`]
+      : []),
+    ...failing.map((c) => `check ${c.check} is ${c.status}`),
+  ];
+  return {
+    ok: problems.length === 0,
+    line: `service ${svc.name}: ${regLine}; checks: ${checkLine}${problems.length ? ` [${problems.join('; ')}]` : ''}`,
+  };
+}
+
+/** Is every declared service registered for each of `holders` with all its checks passing (what the wait waits for)? */
+export function allServicesUp(
+  s: Omit<ServicesEvidence, 'complete' | 'waitedMs'>,
+  holders: readonly AllocSnap[],
+): boolean {
+  return holders.every((a) => s.declared.filter((d) => d.group === a.taskGroup).every((d) => judgeService(s, a, d).ok));
+}

@@ -1,6 +1,7 @@
 // Check: every machine the target named was hit, in the order of the turns: for kinds that reboot the host, each
 // answered again with a new boot id.
 import { defineCheck } from './define.js';
+import type { Judgement } from '../model/check.js';
 import { judgement } from './result.js';
 import type { ClusterEvidence } from '../model/cluster-evidence.js';
 import { FAULT_KINDS } from '../config/faults.js';
@@ -10,23 +11,25 @@ export const TARGETS_HIT = defineCheck<ClusterEvidence>({
   title: 'Every target hit',
   passesWhen:
     'each machine the target names (a machine, the leader as resolved when its turn started, every client or server) had its fault, and for kinds that reboot the host came back with a new boot id',
-  judge(e) {
-    const lines = e.turns.map(
-      (t) =>
-        `${t.machine} (${t.targetedAs}${t.resolvedHow ? `: ${t.resolvedHow}` : ''}) ${t.reboot.kind} boot_id ${t.reboot.bootIdBefore || '?'} -> ${t.reboot.bootIdAfter || '?'}, back after ${((t.reboot.backAt - t.reboot.requestedAt) / 1000).toFixed(1)}s${t.drain ? `, drained ${((t.drain.doneAt - t.drain.requestedAt) / 1000).toFixed(1)}s (${t.drain.status})` : ''}`,
-    );
-    if (e.turns.length === 0) return judgement('failed', 'no machine was hit', lines);
-    const notRebooted = e.turns.filter(
-      (t) =>
-        FAULT_KINDS[t.reboot.kind].rebootsHost &&
-        (!t.reboot.bootIdAfter || t.reboot.bootIdAfter === t.reboot.bootIdBefore),
-    );
-    if (notRebooted.length)
-      return judgement(
-        'failed',
-        `${notRebooted.map((t) => t.machine).join(', ')} did not come back with a new boot id`,
-        lines,
-      );
-    return judgement('passed', `every target hit: ${e.turns.map((t) => t.machine).join(', ')}`, lines);
-  },
+  judge: judgeTargetsHit,
 });
+
+function judgeTargetsHit(e: ClusterEvidence): Judgement {
+  const lines = e.turns.map(
+    (t) =>
+      `${t.machine} (${t.targetedAs}${t.resolvedHow ? `: ${t.resolvedHow}` : ''}) ${t.reboot.kind} boot_id ${t.reboot.bootIdBefore || '?'} -> ${t.reboot.bootIdAfter || '?'}, back after ${((t.reboot.backAt - t.reboot.requestedAt) / 1000).toFixed(1)}s${t.drain ? `, drained ${((t.drain.doneAt - t.drain.requestedAt) / 1000).toFixed(1)}s (${t.drain.status})` : ''}`,
+  );
+  if (e.turns.length === 0) return judgement('failed', 'no machine was hit', lines);
+  const notRebooted = e.turns.filter(
+    (t) =>
+      FAULT_KINDS[t.reboot.kind].rebootsHost &&
+      (!t.reboot.bootIdAfter || t.reboot.bootIdAfter === t.reboot.bootIdBefore),
+  );
+  if (notRebooted.length)
+    return judgement(
+      'failed',
+      `${notRebooted.map((t) => t.machine).join(', ')} did not come back with a new boot id`,
+      lines,
+    );
+  return judgement('passed', `every target hit: ${e.turns.map((t) => t.machine).join(', ')}`, lines);
+}

@@ -2,17 +2,33 @@
 // before it (a task's secrets, e.g. what a template renders there, must never land on the client's disk). Pure.
 import { resultCheck } from './define.js';
 import { iso } from './result.js';
-import { perTaskResult, tasksOf, type TaskLine, cannotJudge } from './whole-alloc.js';
+import { perTaskResult, tasksOf, type TaskLine } from './whole-alloc.js';
 import { isOwnTmpfs, TMPFS_TASK_DIRS } from '../parse/task-dir-mounts.js';
 import type { AllocSnap, RebootEvidence, TaskDirMount } from '../model/evidence.js';
-import type { CheckInfo, CheckResult } from '../model/check.js';
+import type { CheckResult } from '../model/check.js';
 
-const INFO: CheckInfo = {
-  id: 'task-dirs',
-  title: 'Task directories on tmpfs',
-  passesWhen:
-    "after the reboot (or agent restart) every task of every restored alloc has `secrets/` and `private/` each on a tmpfs of its own (`findmnt` on the client), as before it. Real 1.9.7 after a simulated reboot: both on the root ext4 with the template's file in it (GH-28345, fixed in 2.0.5). Skipped for a partition",
-};
+export const TASK_DIRS = resultCheck<RebootEvidence>(
+  {
+    id: 'task-dirs',
+    title: 'Task directories on tmpfs',
+    passesWhen:
+      "after the reboot (or agent restart) every task of every restored alloc has `secrets/` and `private/` each on a tmpfs of its own (`findmnt` on the client), as before it. Real 1.9.7 after a simulated reboot: both on the root ext4 with the template's file in it (GH-28345, fixed in 2.0.5). Skipped for a partition",
+  },
+  checkTaskDirs,
+);
+
+/** Passes when each task's secrets/ and private/ are their own tmpfs after the fault wherever they were before it. */
+export function checkTaskDirs(e: RebootEvidence): CheckResult {
+  return perTaskResult(TASK_DIRS, e, {
+    needs: { part: 'host', of: (w) => w.after, missing: 'the task directories were not read' },
+    head: (after) => [
+      `alloc dir on the client: ${after.allocDir} (read ${iso(e.whole?.before?.atMs)} and ${iso(after.atMs)})`,
+      `directories found after: ${after.taskDirs.length}, of them their own tmpfs: ${after.taskDirs.filter(isOwnTmpfs).length}`,
+    ],
+    tasks: (a) => tasksOf(a).map((t) => judgeTask(e, a, t)),
+    passed: 'have secrets/ and private/ on a tmpfs of their own',
+  });
+}
 
 /** "tmpfs (size=1024k)" or "ext4 of / (/dev/vda)": where a directory lives, in a few words. */
 function where(m: TaskDirMount | undefined): string {
@@ -36,23 +52,3 @@ function judgeTask(e: RebootEvidence, a: AllocSnap, task: string): TaskLine {
   });
   return { task, ok: parts.every((p) => p.ok), line: parts.map((p) => p.text).join('; ') };
 }
-
-/** Passes when each task's secrets/ and private/ are their own tmpfs after the fault wherever they were before it. */
-export function checkTaskDirs(e: RebootEvidence): CheckResult {
-  const cannot = cannotJudge(INFO, e, 'host', !!e.whole?.after, 'the task directories were not read');
-  if (cannot) return cannot;
-  const after = e.whole!.after!;
-  const head = [
-    `alloc dir on the client: ${after.allocDir} (read ${iso(e.whole?.before?.atMs)} and ${iso(after.atMs)})`,
-    `directories found after: ${after.taskDirs.length}, of them their own tmpfs: ${after.taskDirs.filter(isOwnTmpfs).length}`,
-  ];
-  return perTaskResult(
-    INFO,
-    e,
-    head,
-    (a) => tasksOf(a).map((t) => judgeTask(e, a, t)),
-    'have secrets/ and private/ on a tmpfs of their own',
-  );
-}
-
-export const TASK_DIRS = resultCheck<RebootEvidence>(INFO, checkTaskDirs);

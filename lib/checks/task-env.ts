@@ -3,16 +3,31 @@
 // /etc/resolv.conf. A client that did not restore the alloc's network status hands a restarted task none of it.
 import { resultCheck } from './define.js';
 import { iso } from './result.js';
-import { perTaskResult, type TaskLine, cannotJudge } from './whole-alloc.js';
+import { perTaskResult, type TaskLine } from './whole-alloc.js';
 import type { AllocSnap, RebootEvidence, TaskProcess } from '../model/evidence.js';
-import type { CheckInfo, CheckResult } from '../model/check.js';
+import type { CheckResult } from '../model/check.js';
 
-const INFO: CheckInfo = {
-  id: 'task-env',
-  title: 'Network environment of a restarted task',
-  passesWhen:
-    "after the reboot (or agent restart) the harness restarts one task per restored alloc through the API; its new processes have `NOMAD_ALLOC_IP_<label>`, `NOMAD_ALLOC_ADDR_<label>` and `NOMAD_ALLOC_PORT_<label>` for every port of the group, matching the alloc's address (the API's, or the API's before the fault when the client no longer reports one) and ports, and an `/etc/hosts` (Nomad's, naming the address, where it was Nomad's before) and `/etc/resolv.conf`. Real 1.9.7 and 1.10.5 after an agent restart: only the PORT variables (GH-26699, fixed in 1.10.6 and 1.11.0; 1.10.5 also reports no address for the alloc). Skipped for a partition or with `reboot.restart_task: false`",
-};
+export const TASK_ENV = resultCheck<RebootEvidence>(
+  {
+    id: 'task-env',
+    title: 'Network environment of a restarted task',
+    passesWhen:
+      "after the reboot (or agent restart) the harness restarts one task per restored alloc through the API; its new processes have `NOMAD_ALLOC_IP_<label>`, `NOMAD_ALLOC_ADDR_<label>` and `NOMAD_ALLOC_PORT_<label>` for every port of the group, matching the alloc's address (the API's, or the API's before the fault when the client no longer reports one) and ports, and an `/etc/hosts` (Nomad's, naming the address, where it was Nomad's before) and `/etc/resolv.conf`. Real 1.9.7 and 1.10.5 after an agent restart: only the PORT variables (GH-26699, fixed in 1.10.6 and 1.11.0; 1.10.5 also reports no address for the alloc). Skipped for a partition or with `reboot.restart_task: false`",
+  },
+  checkTaskEnv,
+);
+
+/** Passes when the task restarted after the fault got every alloc-network variable right and its /etc files. */
+export function checkTaskEnv(e: RebootEvidence): CheckResult {
+  return perTaskResult(TASK_ENV, e, {
+    needs: { part: 'restart', of: (w) => w.restarts, missing: 'no task was restarted' },
+    head: () => [
+      'the restarted task of each alloc, read from /proc/<pid>/environ (only NOMAD_ALLOC_* network variables) after its Started event',
+    ],
+    tasks: (a) => judgeAlloc(e, a),
+    passed: "(restarted after the fault) got the alloc's network variables, /etc/hosts and /etc/resolv.conf",
+  });
+}
 
 /**
  * The variables a task of this alloc must have (env.go: `to` when set, else the host port). NOMAD_ALLOC_IP_ and _ADDR_
@@ -99,21 +114,3 @@ function judgeAlloc(e: RebootEvidence, a: AllocSnap): TaskLine[] {
   }
   return [{ task: r.task, ok: true, line: `${started}; ${seen}; ${files}` }];
 }
-
-/** Passes when the task restarted after the fault got every alloc-network variable right and its /etc files. */
-export function checkTaskEnv(e: RebootEvidence): CheckResult {
-  const cannot = cannotJudge(INFO, e, 'restart', !!e.whole?.restarts, 'no task was restarted');
-  if (cannot) return cannot;
-  const head = [
-    'the restarted task of each alloc, read from /proc/<pid>/environ (only NOMAD_ALLOC_* network variables) after its Started event',
-  ];
-  return perTaskResult(
-    INFO,
-    e,
-    head,
-    (a) => judgeAlloc(e, a),
-    "(restarted after the fault) got the alloc's network variables, /etc/hosts and /etc/resolv.conf",
-  );
-}
-
-export const TASK_ENV = resultCheck<RebootEvidence>(INFO, checkTaskEnv);

@@ -1,16 +1,30 @@
 // Check: every process of every restored task is in its alloc's network namespace, and the address the API gives the
 // alloc is configured in that namespace (a task left in a namespace Nomad replaced answers nothing at that address).
 import { resultCheck } from './define.js';
-import { perTaskResult, runningTasksOf, type TaskLine, cannotJudge } from './whole-alloc.js';
+import { perTaskResult, runningTasksOf, type TaskLine } from './whole-alloc.js';
 import type { AllocSnap, NetnsRec, RebootEvidence, TaskHostState } from '../model/evidence.js';
-import type { CheckInfo, CheckResult } from '../model/check.js';
+import type { CheckResult } from '../model/check.js';
 
-const INFO: CheckInfo = {
-  id: 'task-netns',
-  title: "Tasks in the alloc's network namespace",
-  passesWhen:
-    "after the reboot (or agent restart) every process of every task of every restored alloc (found by `NOMAD_ALLOC_ID` in `/proc/<pid>/environ`, any driver) is in the namespace `/var/run/netns/<alloc ID>` names (docker: the one holding the alloc's address), and the alloc's API address is configured in it. Skipped for a partition",
-};
+export const TASK_NETNS = resultCheck<RebootEvidence>(
+  {
+    id: 'task-netns',
+    title: "Tasks in the alloc's network namespace",
+    passesWhen:
+      "after the reboot (or agent restart) every process of every task of every restored alloc (found by `NOMAD_ALLOC_ID` in `/proc/<pid>/environ`, any driver) is in the namespace `/var/run/netns/<alloc ID>` names (docker: the one holding the alloc's address), and the alloc's API address is configured in it. Skipped for a partition",
+  },
+  checkTaskNetns,
+);
+
+/** Passes when every task's processes share the alloc's namespace and that namespace holds the alloc's API address. */
+export function checkTaskNetns(e: RebootEvidence): CheckResult {
+  return perTaskResult(TASK_NETNS, e, {
+    needs: { part: 'host', of: (w) => w.after, missing: 'the task processes were not read' },
+    head: (h) =>
+      h.netns.map((n) => `namespace ${n.inode}${n.names.length ? ` (${n.names.join(', ')})` : ''}: ${addrsOf(n)}`),
+    tasks: (a, h) => runningTasksOf(a).map((t) => judgeTask(h, a, t)),
+    passed: "run in their alloc's namespace, which holds its address",
+  });
+}
 
 /** The alloc's namespace: the one named by its ID (Nomad's own), else the one holding its address (docker's pause). */
 export function allocNetns(h: TaskHostState, a: AllocSnap): { ns?: NetnsRec; how: string } {
@@ -57,22 +71,3 @@ function judgeTask(h: TaskHostState, a: AllocSnap, task: string): TaskLine {
     };
   return { task, ok: true, line: `processes ${procs.map((p) => `${p.pid} ${p.comm}`).join(', ')} in ${nsLine}` };
 }
-
-/** Passes when every task's processes share the alloc's namespace and that namespace holds the alloc's API address. */
-export function checkTaskNetns(e: RebootEvidence): CheckResult {
-  const cannot = cannotJudge(INFO, e, 'host', !!e.whole?.after, 'the task processes were not read');
-  if (cannot) return cannot;
-  const h = e.whole!.after!;
-  const head = h.netns.map(
-    (n) => `namespace ${n.inode}${n.names.length ? ` (${n.names.join(', ')})` : ''}: ${addrsOf(n)}`,
-  );
-  return perTaskResult(
-    INFO,
-    e,
-    head,
-    (a) => runningTasksOf(a).map((t) => judgeTask(h, a, t)),
-    "run in their alloc's namespace, which holds its address",
-  );
-}
-
-export const TASK_NETNS = resultCheck<RebootEvidence>(INFO, checkTaskNetns);

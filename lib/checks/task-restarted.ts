@@ -15,33 +15,14 @@ import { eventLine, iso, judgement, parseTime, show, withStatus } from './result
 import type { RebootEvidence } from '../model/evidence.js';
 import type { AllocDetail, CheckResult, FaultSeen, Judgement } from '../model/check.js';
 
-interface TaskVerdict {
-  ok: boolean;
-  line: string;
-}
-
-/** One task of one alloc: a Started event at or after the reboot (or StartedAt after it), and running now. */
-function judgeTask(e: RebootEvidence, allocId: string, task: string): TaskVerdict {
-  const since = e.reboot.requestedAt;
-  const alloc = allocAfter(e, allocId);
-  const state = alloc?.tasks[task];
-  const events = allocEvents(e, alloc, allocId).filter((ev) => ev.task === undefined || ev.task === task);
-  const started = events.find((ev) => ev.type === 'Started' && ev.timeMs >= since);
-  const startedAtMs = parseTime(state?.startedAt);
-  const startedAfter = startedAtMs !== undefined && startedAtMs > since;
-  const before = allocBefore(e, allocId)?.tasks[task]?.restarts;
-  const restarts = `restarts ${show(before)} -> ${show(state?.restarts)}`;
-  if (!state) return { ok: false, line: `task ${task}: no state after the reboot` };
-  if (!started && !startedAfter)
-    return {
-      ok: false,
-      line: `task ${task}: ${state.state}, not started after the reboot (no Started event since ${iso(since)}, StartedAt ${show(state.startedAt)}), ${restarts}`,
-    };
-  const how = started ? `Started event at ${iso(started.timeMs)}` : `StartedAt ${state.startedAt}`;
-  if (state.state !== 'running')
-    return { ok: false, line: `task ${task}: started after the reboot (${how}) but ${state.state} now, ${restarts}` };
-  return { ok: true, line: `task ${task}: started again after the reboot (${how}) and running, ${restarts}` };
-}
+export const TASK_RESTARTED = defineCheck<RebootEvidence>({
+  id: 'task-restarted',
+  title: 'Task restarted',
+  passesWhen:
+    'every task of every alloc has a `Started` event (or a newer `StartedAt`) after the reboot and is running; restarts per task before -> after. Failing only for replaced allocs, it is a consequence of `alloc-restored`',
+  judge: judgeRestarted,
+  underFault: (r, e, f) => (f.replaced ? replacementRunning(r, e, f) : taskKeptRunning(r, e, f)),
+});
 
 /**
  * Passes when, for every judged alloc, each task has a `Started` event at or after the reboot request (or a task
@@ -110,14 +91,33 @@ function judgeRestarted(e: RebootEvidence): Judgement {
   return judgement('passed', msg, evidence, perAlloc);
 }
 
-export const TASK_RESTARTED = defineCheck<RebootEvidence>({
-  id: 'task-restarted',
-  title: 'Task restarted',
-  passesWhen:
-    'every task of every alloc has a `Started` event (or a newer `StartedAt`) after the reboot and is running; restarts per task before -> after. Failing only for replaced allocs, it is a consequence of `alloc-restored`',
-  judge: judgeRestarted,
-  underFault: (r, e, f) => (f.replaced ? replacementRunning(r, e, f) : taskKeptRunning(r, e, f)),
-});
+interface TaskVerdict {
+  ok: boolean;
+  line: string;
+}
+
+/** One task of one alloc: a Started event at or after the reboot (or StartedAt after it), and running now. */
+function judgeTask(e: RebootEvidence, allocId: string, task: string): TaskVerdict {
+  const since = e.reboot.requestedAt;
+  const alloc = allocAfter(e, allocId);
+  const state = alloc?.tasks[task];
+  const events = allocEvents(e, alloc, allocId).filter((ev) => ev.task === undefined || ev.task === task);
+  const started = events.find((ev) => ev.type === 'Started' && ev.timeMs >= since);
+  const startedAtMs = parseTime(state?.startedAt);
+  const startedAfter = startedAtMs !== undefined && startedAtMs > since;
+  const before = allocBefore(e, allocId)?.tasks[task]?.restarts;
+  const restarts = `restarts ${show(before)} -> ${show(state?.restarts)}`;
+  if (!state) return { ok: false, line: `task ${task}: no state after the reboot` };
+  if (!started && !startedAfter)
+    return {
+      ok: false,
+      line: `task ${task}: ${state.state}, not started after the reboot (no Started event since ${iso(since)}, StartedAt ${show(state.startedAt)}), ${restarts}`,
+    };
+  const how = started ? `Started event at ${iso(started.timeMs)}` : `StartedAt ${state.startedAt}`;
+  if (state.state !== 'running')
+    return { ok: false, line: `task ${task}: started after the reboot (${how}) but ${state.state} now, ${restarts}` };
+  return { ok: true, line: `task ${task}: started again after the reboot (${how}) and running, ${restarts}` };
+}
 
 /** Expected when the fault leaves the tasks alone: the task runs through it and is NOT started again. */
 function taskKeptRunning(r: CheckResult, e: RebootEvidence, f: FaultSeen): CheckResult {

@@ -186,6 +186,14 @@ export function transientFailures(
   return restartsAfter(transitions, sinceMs, faultEndsTasks).transient;
 }
 
+/** What followed the fault, task by task and alloc by alloc (restartsAfter). */
+export interface RestartsAfter {
+  /** failures after the fault that the same alloc or task recovered from: a restore that needed a restart */
+  transient: TransientFailure[];
+  /** task instances the fault itself ended, reported only when the client recovered them: not failures */
+  endedByFault: EndedByFault[];
+}
+
 /**
  * One pass over the transitions after the fault. When the fault ends the tasks (a reboot: `faultEndsTasks`), a
  * task's termination counts as a failure only once the task has started after the fault: before that, the instance it
@@ -197,7 +205,7 @@ export function restartsAfter(
   transitions: readonly Transition[],
   sinceMs: number,
   faultEndsTasks: boolean,
-): { transient: TransientFailure[]; endedByFault: EndedByFault[] } {
+): RestartsAfter {
   const transient: TransientFailure[] = [];
   const ended: EndedByFault[] = [];
   const open = new Map<string, Transition>();

@@ -6,6 +6,53 @@ import { judgement } from './result.js';
 import type { AllocSnap, RebootEvidence } from '../model/evidence.js';
 import type { AllocDetail, Judgement } from '../model/check.js';
 
+export const UNIQUE_IPS = defineCheck<RebootEvidence>({
+  id: 'unique-ips',
+  title: 'Unique alloc IPs',
+  passesWhen:
+    'no two **live** allocs on the node (running, desired `run`) share an address. A failed or pending alloc still reports the address it had and is not counted (skipped when no live alloc reported one)',
+  judge: judgeUnique,
+});
+
+/** Passes when every live alloc on the node that has an address has a different one; skipped when none reported an address. */
+function judgeUnique(e: RebootEvidence): Judgement {
+  const by = allocsByAddress(e.after.nodeAllocs);
+  const evidence = [...by.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([addr, ids]) => `${addr} -> ${ids.join(', ')}`);
+  const notLive = e.after.nodeAllocs.filter((a) => !isLive(a) && a.address);
+  const perAlloc = perAllocOf(e, by);
+  const lines = perAlloc.map((p) => `${allocLabel(p)}: ${p.detail}`);
+  const ignored = notLive.map(
+    (a) => `not counted (not live): ${a.id} ${a.clientStatus}/${a.desiredStatus} still reports ${a.address}`,
+  );
+  if (by.size === 0) {
+    const seen = e.after.nodeAllocs.map((a) => `${a.id} client=${a.clientStatus} address=${a.address ?? '(none)'}`);
+    const msg = `no running alloc on the node reported an address (${e.after.nodeAllocs.length} allocs seen)`;
+    return judgement(
+      'skipped',
+      msg,
+      seen.length ? [...seen, ...lines] : ['no alloc observed on the node after the reboot'],
+      perAlloc,
+    );
+  }
+  const shared = [...by.entries()].filter(([, ids]) => ids.length > 1);
+  if (shared.length > 0) {
+    const list = shared.map(([addr, ids]) => `${addr} is held by ${ids.join(' and ')}`).join('; ');
+    return judgement('failed', `live allocs share an address: ${list}`, [...evidence, ...lines, ...ignored], perAlloc);
+  }
+  const n = [...by.values()].reduce((s, ids) => s + ids.length, 0);
+  const skipped = notLive.length
+    ? `; ${notLive.length} not-live alloc${notLive.length === 1 ? '' : 's'} not counted`
+    : '';
+  return judgement(
+    'passed',
+    `${n} live alloc${n === 1 ? '' : 's'} on the node, each with its own address${skipped}`,
+    [...evidence, ...lines, ...ignored],
+    perAlloc,
+  );
+}
+
 /** Is the alloc live: running and desired to run? */
 export function isLive(a: AllocSnap): boolean {
   return a.clientStatus === 'running' && a.desiredStatus === 'run';
@@ -51,50 +98,3 @@ function perAllocOf(e: RebootEvidence, by: Map<string, string[]>): AllocDetail[]
       : { allocId, name, status: 'passed', detail: `${cur.address}${as} is its own` };
   });
 }
-
-/** Passes when every live alloc on the node that has an address has a different one; skipped when none reported an address. */
-function judgeUnique(e: RebootEvidence): Judgement {
-  const by = allocsByAddress(e.after.nodeAllocs);
-  const evidence = [...by.entries()]
-    .sort(([a], [b]) => a.localeCompare(b))
-    .map(([addr, ids]) => `${addr} -> ${ids.join(', ')}`);
-  const notLive = e.after.nodeAllocs.filter((a) => !isLive(a) && a.address);
-  const perAlloc = perAllocOf(e, by);
-  const lines = perAlloc.map((p) => `${allocLabel(p)}: ${p.detail}`);
-  const ignored = notLive.map(
-    (a) => `not counted (not live): ${a.id} ${a.clientStatus}/${a.desiredStatus} still reports ${a.address}`,
-  );
-  if (by.size === 0) {
-    const seen = e.after.nodeAllocs.map((a) => `${a.id} client=${a.clientStatus} address=${a.address ?? '(none)'}`);
-    const msg = `no running alloc on the node reported an address (${e.after.nodeAllocs.length} allocs seen)`;
-    return judgement(
-      'skipped',
-      msg,
-      seen.length ? [...seen, ...lines] : ['no alloc observed on the node after the reboot'],
-      perAlloc,
-    );
-  }
-  const shared = [...by.entries()].filter(([, ids]) => ids.length > 1);
-  if (shared.length > 0) {
-    const list = shared.map(([addr, ids]) => `${addr} is held by ${ids.join(' and ')}`).join('; ');
-    return judgement('failed', `live allocs share an address: ${list}`, [...evidence, ...lines, ...ignored], perAlloc);
-  }
-  const n = [...by.values()].reduce((s, ids) => s + ids.length, 0);
-  const skipped = notLive.length
-    ? `; ${notLive.length} not-live alloc${notLive.length === 1 ? '' : 's'} not counted`
-    : '';
-  return judgement(
-    'passed',
-    `${n} live alloc${n === 1 ? '' : 's'} on the node, each with its own address${skipped}`,
-    [...evidence, ...lines, ...ignored],
-    perAlloc,
-  );
-}
-
-export const UNIQUE_IPS = defineCheck<RebootEvidence>({
-  id: 'unique-ips',
-  title: 'Unique alloc IPs',
-  passesWhen:
-    'no two **live** allocs on the node (running, desired `run`) share an address. A failed or pending alloc still reports the address it had and is not counted (skipped when no live alloc reported one)',
-  judge: judgeUnique,
-});

@@ -1,11 +1,74 @@
 // Check: the allocs of the clients the fault did not hit neither moved nor restarted while the others were rebooted
 // (a drain places the migrated allocs beside them; that must not disturb what already ran there).
-import { defineCheck } from './define.js';
+import { defineCheck, needing } from './define.js';
 import { judgement } from './result.js';
-import type { AllocDetail } from '../model/check.js';
+import type { AllocDetail, Judgement } from '../model/check.js';
 import type { ClusterEvidence } from '../model/cluster-evidence.js';
 import type { AllocSnap } from '../model/evidence.js';
 import { machineOf, touchedNodes } from './across-nodes.js';
+
+export const UNTOUCHED_ALLOCS = defineCheck<ClusterEvidence>({
+  id: 'untouched-allocs',
+  title: 'Untouched clients undisturbed',
+  passesWhen:
+    'every alloc that ran on a client the fault did not hit still runs there, as the same alloc, with no task started, restarted or stopped since the first fault',
+  judge: needing(
+    untouchedAllocs,
+    (e) => `no alloc ran on a client the fault left alone (hit: ${hitMachines(e)})`,
+  )(judgeUntouched),
+});
+
+function judgeUntouched(mine: AllocSnap[], e: ClusterEvidence): Judgement {
+  const sinceMs = Math.min(...e.turns.map((t) => t.drain?.requestedAt ?? t.reboot.requestedAt));
+  const perAlloc: AllocDetail[] = mine.map((b) => {
+    const a = e.after.find((x) => x.id === b.id);
+    const where = machineOf(e, b.nodeId);
+    const problems = !a
+      ? ['not among the job allocs after the fault']
+      : [
+          ...(a.nodeId !== b.nodeId ? [`moved to ${machineOf(e, a.nodeId)}`] : []),
+          ...(a.clientStatus !== 'running' || a.desiredStatus !== 'run'
+            ? [`now ${a.clientStatus}/${a.desiredStatus}${a.desiredDescription ? ` (${a.desiredDescription})` : ''}`]
+            : []),
+          ...disturbed(b, a, sinceMs),
+        ];
+    return {
+      allocId: b.id,
+      name: b.name,
+      status: problems.length ? 'failed' : 'passed',
+      detail: problems.length ? `on ${where}: ${problems.join('; ')}` : `on ${where}: running throughout`,
+      nodeBefore: where,
+      nodeAfter: a ? machineOf(e, a.nodeId) : '(none)',
+    };
+  });
+  const evidence = perAlloc.map((p) => `${p.allocId.slice(0, 8)} ${p.name} ${p.detail}`);
+  const bad = perAlloc.filter((p) => p.status === 'failed');
+  return bad.length
+    ? judgement(
+        'failed',
+        `${bad.length} of ${mine.length} allocs of untouched clients were disturbed: ${bad[0]!.name} ${bad[0]!.detail}`,
+        evidence,
+        perAlloc,
+      )
+    : judgement(
+        'passed',
+        `${mine.length} alloc${mine.length === 1 ? '' : 's'} of untouched clients ran throughout`,
+        evidence,
+        perAlloc,
+      );
+}
+
+/** The allocs that ran before the fault on clients it did not hit; undefined when there were none. */
+function untouchedAllocs(e: ClusterEvidence): AllocSnap[] | undefined {
+  const touched = touchedNodes(e);
+  const mine = e.before.filter((b) => !touched.has(b.nodeId));
+  return mine.length ? mine : undefined;
+}
+
+/** The machines the fault hit, for the skip message. */
+function hitMachines(e: ClusterEvidence): string {
+  return [...touchedNodes(e)].map((n) => machineOf(e, n)).join(', ') || 'none';
+}
 
 /** Task starts after the first fault began, and restarts counted since before it. Pure. */
 function disturbed(before: AllocSnap, after: AllocSnap, sinceMs: number): string[] {
@@ -25,55 +88,3 @@ function disturbed(before: AllocSnap, after: AllocSnap, sinceMs: number): string
   }
   return out;
 }
-
-export const UNTOUCHED_ALLOCS = defineCheck<ClusterEvidence>({
-  id: 'untouched-allocs',
-  title: 'Untouched clients undisturbed',
-  passesWhen:
-    'every alloc that ran on a client the fault did not hit still runs there, as the same alloc, with no task started, restarted or stopped since the first fault',
-  judge(e) {
-    const touched = touchedNodes(e);
-    const sinceMs = Math.min(...e.turns.map((t) => t.drain?.requestedAt ?? t.reboot.requestedAt));
-    const mine = e.before.filter((b) => !touched.has(b.nodeId));
-    if (mine.length === 0) {
-      const hit = [...touched].map((n) => machineOf(e, n)).join(', ') || 'none';
-      return judgement('skipped', `no alloc ran on a client the fault left alone (hit: ${hit})`, []);
-    }
-    const perAlloc: AllocDetail[] = mine.map((b) => {
-      const a = e.after.find((x) => x.id === b.id);
-      const where = machineOf(e, b.nodeId);
-      const problems = !a
-        ? ['not among the job allocs after the fault']
-        : [
-            ...(a.nodeId !== b.nodeId ? [`moved to ${machineOf(e, a.nodeId)}`] : []),
-            ...(a.clientStatus !== 'running' || a.desiredStatus !== 'run'
-              ? [`now ${a.clientStatus}/${a.desiredStatus}${a.desiredDescription ? ` (${a.desiredDescription})` : ''}`]
-              : []),
-            ...disturbed(b, a, sinceMs),
-          ];
-      return {
-        allocId: b.id,
-        name: b.name,
-        status: problems.length ? 'failed' : 'passed',
-        detail: problems.length ? `on ${where}: ${problems.join('; ')}` : `on ${where}: running throughout`,
-        nodeBefore: where,
-        nodeAfter: a ? machineOf(e, a.nodeId) : '(none)',
-      };
-    });
-    const evidence = perAlloc.map((p) => `${p.allocId.slice(0, 8)} ${p.name} ${p.detail}`);
-    const bad = perAlloc.filter((p) => p.status === 'failed');
-    return bad.length
-      ? judgement(
-          'failed',
-          `${bad.length} of ${mine.length} allocs of untouched clients were disturbed: ${bad[0]!.name} ${bad[0]!.detail}`,
-          evidence,
-          perAlloc,
-        )
-      : judgement(
-          'passed',
-          `${mine.length} alloc${mine.length === 1 ? '' : 's'} of untouched clients ran throughout`,
-          evidence,
-          perAlloc,
-        );
-  },
-});

@@ -7,8 +7,9 @@
 //   expected fail, passed            -> "unexpected pass"   NOT met   (per-check expectation only)
 //   skipped                          -> "skipped"           met, unless a per-check expectation said `fail`:
 //                                       an expected failure that did not happen is not a reproduction.
-// A failed check whose `causedBy` check failed as expected is an expected failure too (unless its own
-//   expectation says `pass`): `--expect no-duplicate-ip=fail` reproduces the seed bug without listing its consequences.
+// A failed check whose `causedBy` check failed as expected (itself, or through a chain of causes) is an expected failure
+// too (unless its own expectation says `pass`): `--expect no-duplicate-ip=fail` reproduces the seed bug without
+//   listing its consequences.
 // Scenario-level `fail` (`--expect fail`) means "this run reproduces the bug somewhere", not "every check fails":
 //   checks that fail become "expected failure" (met); checks that pass stay "passed" (met); skipped stay met.
 //   If NO check failed, a synthetic verdict `scenario-expected-failure` ("unexpected pass", NOT met) is appended.
@@ -41,17 +42,22 @@ export function applyExpectations(results: readonly CheckResult[], expectations:
     const own = Object.hasOwn(perCheck, r.id) ? perCheck[r.id] : undefined;
     return judge(r, own ?? scenario ?? 'pass', own !== undefined);
   });
-  // A failure caused by a check that failed as expected is part of the same reproduction.
-  for (const [i, v] of verdicts.entries()) {
-    const cause = v.causedBy ? verdicts.find((c) => c.id === v.causedBy) : undefined;
-    const ownPass = Object.hasOwn(perCheck, v.id) && perCheck[v.id] === 'pass';
-    if (!v.met && v.status === 'failed' && cause?.label === 'expected failure' && !ownPass) {
-      verdicts[i] = {
-        ...v,
-        met: true,
-        label: 'expected failure',
-        message: `${v.message} (a consequence of ${cause.id}, which was expected to fail)`,
-      };
+  // A failure caused by a check that failed as expected is part of the same reproduction, and so is a failure caused by
+  // that one (task-restarted <- alloc-restored <- no-duplicate-ip): repeated until nothing changes, whatever the order.
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const [i, v] of verdicts.entries()) {
+      const cause = v.causedBy ? verdicts.find((c) => c.id === v.causedBy) : undefined;
+      const ownPass = Object.hasOwn(perCheck, v.id) && perCheck[v.id] === 'pass';
+      if (!v.met && v.status === 'failed' && cause?.label === 'expected failure' && !ownPass) {
+        verdicts[i] = {
+          ...v,
+          met: true,
+          label: 'expected failure',
+          message: `${v.message} (a consequence of ${cause.id}, which was expected to fail)`,
+        };
+        changed = true;
+      }
     }
   }
   if (scenario === 'fail' && !results.some((r) => r.status === 'failed')) {

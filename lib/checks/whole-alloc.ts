@@ -3,7 +3,7 @@
 import { FAULT_KINDS } from '../config/faults.js';
 import { allocLabel, classifyAll } from './alloc-outcome.js';
 import { result, skippedResult } from './result.js';
-import type { AllocSnap, RebootEvidence, WholeAllocPart } from '../model/evidence.js';
+import type { AllocSnap, RebootEvidence, WholeAllocEvidence, WholeAllocPart } from '../model/evidence.js';
 import type { AllocDetail, CheckInfo, CheckResult } from '../model/check.js';
 import type { RebootKind } from '../model/kinds.js';
 
@@ -63,35 +63,29 @@ export function notRead(e: RebootEvidence, part: WholeAllocPart, present: boolea
   return e.whole?.notRead[part] ?? 'not read in this run (a record from before these checks)';
 }
 
-/**
- * Why a whole-alloc check cannot judge this run, as its skipped result: the fault does not restore in place, or the
- * part of the read it needs is missing (`what` names it). Undefined when it can judge.
- */
-export function cannotJudge(
-  def: CheckInfo,
-  e: RebootEvidence,
-  part: WholeAllocPart,
-  present: boolean,
-  what: string,
-): CheckResult | undefined {
-  const why = notInPlaceReason(e.reboot.kind);
-  if (why) return skippedResult(def, why);
-  const missing = notRead(e, part, present);
-  return missing ? skippedResult(def, `${what}: ${missing}`) : undefined;
+/** How a per-task whole-alloc check judges, given the part of the whole-alloc read it needs (`P`). */
+export interface PerTask<P> {
+  /** the part it needs: its name, where it is in the read, and what is missing without it ("no exec probe ran") */
+  needs: { part: WholeAllocPart; of: (w: WholeAllocEvidence) => P | undefined; missing: string };
+  /** the evidence lines above the allocs' */
+  head: (part: P) => string[];
+  /** the task lines of one restored alloc */
+  tasks: (a: AllocSnap, part: P) => TaskLine[];
+  /** what every task did, when all passed ("answered an exec") */
+  passed: string;
 }
 
 /**
- * The result of a per-alloc, per-task check: failed when a task failed, passed when one was judged and none failed,
- * skipped when no alloc was restored in place. `judge` returns the task lines of one restored alloc.
+ * The result of a per-alloc, per-task check: skipped, saying why, when the fault does not restore in place or the part
+ * it needs was not read; else failed when a task failed, passed when one was judged and none failed, skipped when no
+ * alloc was restored in place.
  */
-export function perTaskResult(
-  def: CheckInfo,
-  e: RebootEvidence,
-  head: string[],
-  judge: (a: AllocSnap) => TaskLine[],
-  okWord: string,
-): CheckResult {
-  const evidence = [...head];
+export function perTaskResult<P>(def: CheckInfo, e: RebootEvidence, how: PerTask<P>): CheckResult {
+  const why = notInPlaceReason(e.reboot.kind);
+  if (why) return skippedResult(def, why);
+  const part = e.whole ? how.needs.of(e.whole) : undefined;
+  if (!part) return skippedResult(def, `${how.needs.missing}: ${notRead(e, how.needs.part, false)}`);
+  const evidence = [...how.head(part)];
   const perAlloc: AllocDetail[] = [];
   let bad = 0;
   let tasks = 0;
@@ -103,7 +97,7 @@ export function perTaskResult(
       evidence.push(`${label}: skipped: ${j.skip}`);
       continue;
     }
-    const lines = judge(j.restored);
+    const lines = how.tasks(j.restored, part);
     const failed = lines.filter((l) => !l.ok);
     tasks += lines.length;
     bad += failed.length;
@@ -140,7 +134,7 @@ export function perTaskResult(
       def.id,
       def.title,
       'passed',
-      `all ${tasks} task${tasks === 1 ? '' : 's'} of ${judged} restored alloc${judged === 1 ? '' : 's'} ${okWord}`,
+      `all ${tasks} task${tasks === 1 ? '' : 's'} of ${judged} restored alloc${judged === 1 ? '' : 's'} ${how.passed}`,
       evidence,
     ),
     perAlloc,

@@ -16,6 +16,7 @@ import {
   runCli,
   verdictsOf,
   NETNS,
+  reportsDirFor,
   SHIPPED_JOB_SKIPS,
   type Verdict,
 } from '../helpers/real-nomad.js';
@@ -38,7 +39,7 @@ t.test(
   `bridge-exec-reboot on ${build?.version ?? '(>= 1.9.4)'}: a cold run, then a warm rerun from its snapshot`,
   { skip: skip ?? false, timeout: 55 * 60_000 },
   async (t) => {
-    const dir = t.testdir({});
+    const dir = reportsDirFor(t);
     // Note: outside the test dir, which tap removes before later teardowns run (a warm lab would outlive a failed test)
     const work = mkdtempSync(join(tmpdir(), 'nrh-e2e-warm-'));
     const lab = ['--netns', NETNS, '--work-dir', work];

@@ -163,6 +163,22 @@ t.test(
   },
 );
 
+t.test(
+  'untouched-allocs is skipped, naming the clients hit, when no alloc ran on a client the fault left alone',
+  async (t) => {
+    const before = [running(A0, 'web.web[0]', N1), running(A1, 'web.web[1]', N1)];
+    const e = evidence({ before, after: before, expectedAllocs: 2, turns: [turn('client-1', N1, T0)] });
+    t.match(judgeCheck(UNTOUCHED_ALLOCS, e), {
+      status: 'skipped',
+      message: 'no alloc ran on a client the fault left alone (hit: client-1)',
+      evidence: [],
+    });
+    const all = [...before, running(A2, 'web.web[2]', N2)];
+    const one = evidence({ ...e, before: all, after: all, expectedAllocs: 3 });
+    t.match(judgeCheck(UNTOUCHED_ALLOCS, one), { status: 'passed', message: /^1 alloc of untouched clients ran/ });
+  },
+);
+
 t.test('failures: a place not running, the count short, an untouched alloc restarted or moved', async (t) => {
   const before = [running(A0, 'web.web[0]', N1), running(A1, 'web.web[1]', N2)];
   const failed = alloc('alloc-running.json', {

@@ -12,6 +12,7 @@ import type {
 } from '../../lib/model/evidence.js';
 import type { Verdict } from '../../lib/model/check.js';
 import { classifyAll } from '../../lib/checks/alloc-outcome.js';
+import { applyExpectations } from '../../lib/checks/verdict.js';
 import { ALLOC_RESTORED } from '../../lib/checks/alloc-restored.js';
 import { TASK_RESTARTED } from '../../lib/checks/task-restarted.js';
 import { HTTP_REACHABLE } from '../../lib/checks/http-reachable.js';
@@ -229,6 +230,56 @@ t.test(
       { status: 'failed' },
       { status: 'failed' },
     ]);
+  },
+);
+
+t.test(
+  '1.9.3 with a reschedule policy (run r17tvf472b0c25): the alloc failed on the duplicate-IP error and Nomad replaced it; the lost restore is the consequence',
+  async (t) => {
+    const failed = alloc(1, {
+      clientStatus: 'failed',
+      clientDescription: 'Failed tasks',
+      desiredDescription: 'alloc was rescheduled because it failed',
+      nextAllocation: '99999999-0000-4000-8000-000000000000',
+      tasks: {
+        web: task({
+          state: 'dead',
+          failed: true,
+          startedAt: new Date(REBOOT - 50_000).toISOString(),
+          events: [ev('Failed Restoring Task', REBOOT + 20_000), ev('Setup Failure', REBOOT + 25_000, DUP(1), true)],
+        }),
+      },
+    });
+    const repl = alloc(9, {
+      id: '99999999-0000-4000-8000-000000000000',
+      name: 'job.web[0]',
+      address: '172.26.64.3',
+      previousAllocation: failed.id,
+      createIndex: 150,
+      createTimeMs: REBOOT + 60_000,
+    });
+    const e = evidence([beforeAllocs[0]!], [failed, repl], probes(repl));
+    const [o] = classifyAll(e);
+    t.equal(o!.outcome, 'replaced');
+    t.match(o!.reason, /rescheduled after it ended failed .*duplicate allocation is not allowed/);
+    const results = judgeAll(CHECKS, e);
+    const by = (x: string) => results.find((r) => r.id === x)!;
+    t.equal(by('no-duplicate-ip').status, 'failed');
+    t.equal(by('alloc-restored').status, 'failed');
+    t.equal(by('alloc-restored').causedBy, NO_DUPLICATE_IP.id, 'replaced because it failed on the duplicate IP');
+    t.equal(by('task-restarted').causedBy, ALLOC_RESTORED.id, 'its tasks did not restart in place: replaced');
+    t.equal(by('http-reachable').status, 'passed', 'the replacement answers');
+    const verdicts = applyExpectations(results, { perCheck: { 'no-duplicate-ip': 'fail' } });
+    t.same(
+      verdicts.filter((v) => !v.met).map((v) => v.id),
+      [],
+      '--expect no-duplicate-ip=fail reproduces the bug: the chain of consequences is met',
+    );
+
+    // A replacement for another reason (the node was marked down) is not the duplicate IP's doing.
+    const lost = { ...failed, clientStatus: 'lost', desiredDescription: 'alloc is lost since its node is down' };
+    const other = judgeAll(CHECKS, evidence([beforeAllocs[0]!], [lost, repl], probes(repl)));
+    t.notOk(other.find((r) => r.id === 'alloc-restored')!.causedBy, 'lost with its node: a failure of its own');
   },
 );
 

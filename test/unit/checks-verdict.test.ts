@@ -156,6 +156,29 @@ t.test('scenario-level --expect fail', async (t) => {
   );
 });
 
+t.test('a chain of consequences is met whatever the order of the list', async (t) => {
+  const chain = [
+    { ...r('task-restarted', 'failed'), causedBy: 'alloc-restored' },
+    { ...r('alloc-restored', 'failed'), causedBy: 'no-duplicate-ip' },
+    r('no-duplicate-ip', 'failed'),
+    { ...r('http-reachable', 'failed'), causedBy: 'client-rebooted' },
+    r('client-rebooted', 'failed'),
+  ];
+  const v = applyExpectations(chain, { perCheck: { 'no-duplicate-ip': 'fail' } });
+  t.same(
+    v.map((x) => [x.id, x.label, x.met]),
+    [
+      ['task-restarted', 'expected failure', true],
+      ['alloc-restored', 'expected failure', true],
+      ['no-duplicate-ip', 'expected failure', true],
+      ['http-reachable', 'failed', false],
+      ['client-rebooted', 'failed', false],
+    ],
+    'only failures that lead back to the expected one',
+  );
+  t.match(v[0]!.message, /a consequence of alloc-restored, which was expected to fail/);
+});
+
 t.test('unknownExpectationIds', async (t) => {
   t.same(unknownExpectationIds({ 'alloc-restored': 'fail', 'no-duplicat-ip': 'fail' }, IDS), ['no-duplicat-ip']);
   t.same(unknownExpectationIds({}, IDS), []);

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { judgeAll } from '../../lib/checks/define.js';
-import type { CniProbeRun, CniRebootEvidence } from '../../lib/checks/cni-probe.js';
+import { withBothAdds, type CniProbeRun, type CniRebootEvidence } from '../../lib/checks/cni-probe.js';
 import { CHECKS } from '../../scenarios/cni-ipam-reboot.js';
 import type { CniOutcome } from '../../lib/parse/cni-result.js';
 
@@ -97,6 +97,34 @@ t.test('tmpfs-state-clean fails when the re-ADD hits the duplicate error', async
   const c = byId(ev([run('tmpfs', dup('172.26.64.2'))]))['tmpfs-state-clean']!;
   t.equal(c.status, 'failed');
   t.match(c.message, /failed: .*duplicate allocation is not allowed/);
+});
+
+t.test('withBothAdds judges only a probe whose first ADD succeeded and whose second ran, else says why', async (t) => {
+  const asked: string[] = [];
+  const judge = withBothAdds(
+    'tmpfs',
+    'on tmpfs',
+  )((p) => {
+    asked.push(`${p.run.mode} ${p.first.ips.join(',')}`);
+    return { status: 'passed', message: 'judged', evidence: p.ev };
+  });
+  t.match(judge(ev([run('persistent', ok('172.26.64.3/20'))])), {
+    status: 'failed',
+    message: 'no probe with state on tmpfs was run',
+  });
+  t.match(judge(ev([run('tmpfs', ok('172.26.64.2/20'), dup('172.26.64.2'))])), {
+    status: 'failed',
+    message: /first ADD did not succeed/,
+  });
+  t.match(judge(ev([run('tmpfs', undefined)])), { status: 'failed', message: /ADD after the reboot was not run/ });
+  t.same(asked, [], 'the judge is not asked about a probe that proves nothing');
+  const both = judge(ev([run('persistent', dup('172.26.64.2')), run('tmpfs', dup('172.26.64.2'))]));
+  t.match(both, { status: 'passed', message: 'judged' });
+  t.ok(
+    both.evidence?.some((l) => l.startsWith('ADD after reboot:')),
+    "the probe's evidence lines are handed over",
+  );
+  t.same(asked, ['tmpfs 172.26.64.2/20'], 'asked once, about the probe of its own mode');
 });
 
 t.test('host-rebooted fails without a boot id change', async (t) => {
