@@ -1,6 +1,6 @@
 // Measure how long unit + integration take under tap with each TypeScript loader set-up, and print a table.
-// Usage: tsx bench/test-speed.ts [--only current,jobs-2,nocov]
-//          [--files "test/unit/*.test.ts test/integration/*.test.ts"]
+// Usage: tsx bench/test-speed.ts [--only tsx,tsx-jobs-2,compiled]
+//          [--files "test/integration/*.test.ts test/unit/*.test.ts"]   (.ts paths; compiled runs their .js twins)
 // A figure, not a test: the machine's load is printed next to it (other work on a 2-core host moves it a lot).
 import { $, argv, fs, os } from 'zx';
 import { formatMs } from '../lib/errors.js';
@@ -10,9 +10,18 @@ import { formatMs } from '../lib/errors.js';
  * Note: the section used to be tap's default (@tapjs/typescript, a ts-node fork, 2 jobs); that row of the README
  * table was measured before the change with flags ['--plugin=@tapjs/typescript'] on the old package.json.
  */
-const VARIANTS: Record<string, { what: string; flags: string[] }> = {
-  current: { what: 'package.json as it is (tsx loader, 6 files at once, no coverage)', flags: [] },
-  'jobs-2': { what: 'tsx loader, 2 files at once (one per CPU), no coverage', flags: ['--jobs=2'] },
+const VARIANTS: Record<string, { what: string; flags: string[]; compiled?: boolean }> = {
+  tsx: {
+    what: 'the .ts files under the tsx loader (package.json\'s "tap" section), 6 at once, no coverage',
+    flags: [],
+  },
+  'tsx-jobs-2': { what: 'tsx loader, 2 files at once (one per CPU), no coverage', flags: ['--jobs=2'] },
+  compiled: {
+    what: 'npm run test:tiers: compiled once (tools/build-tests.ts, in the figure), plain JS, 6 at once',
+    // a flag replaces package.json's node-arg list (--import=tsx); tap adds --enable-source-maps anyway
+    flags: ['--node-arg=--enable-source-maps'],
+    compiled: true,
+  },
 };
 // Note: measured once (2026-12-03) and dropped: without the tap plugins no test uses (mock, snapshot, intercept,
 // worker, stdin, chdir) the same files took 6m41s of CPU against 4m11s with them; coverage on cost 4m11s against 3m29s.
@@ -32,9 +41,13 @@ interface Row {
   load: string;
 }
 
-const only = argv['only'] ? String(argv['only']).split(',') : ['current'];
+const only = argv['only'] ? String(argv['only']).split(',') : ['compiled'];
 // Note: globs, not folders: without @tapjs/typescript, tap does not take .ts files from a folder (tap expands globs).
-const files = String(argv['files'] ?? 'test/unit/*.test.ts test/integration/*.test.ts').split(/\s+/);
+// Note: integration first, as npm run test:tiers: its long files mostly wait, so they start first and the unit
+// files (CPU) fill the gaps; in the other order the longest integration files started last and set the end.
+const files = String(argv['files'] ?? 'test/integration/*.test.ts test/unit/*.test.ts').split(/\s+/);
+/** The compiled twin of a test path or glob (tools/build-tests.ts mirrors the tree into .test-build/). */
+const compiledPath = (f: string) => `.test-build/${f.replace(/\.ts$/, '.js')}`;
 const unknown = only.filter((v) => !VARIANTS[v]);
 if (unknown.length) {
   console.error(`test-speed: unknown variant ${unknown.join(', ')} (have ${Object.keys(VARIANTS).join(', ')})`);
@@ -47,7 +60,7 @@ const slowest = new Map<string, string[]>();
 
 /** The files that took longest inside their own process (tap's "# time=" on each top-level line). */
 function slowestFiles(tap: string, n = 5): string[] {
-  const top = /^(?:not )?ok \d+ - (test\/\S+) # time=([\d.]+)ms/gm;
+  const top = /^(?:not )?ok \d+ - ((?:\.test-build\/)?test\/\S+) # time=([\d.]+)ms/gm;
   const times = [...tap.matchAll(top)].map((m) => ({ file: m[1]!, ms: Number(m[2]) }));
   return times
     .sort((a, b) => b.ms - a.ms)
@@ -55,25 +68,42 @@ function slowestFiles(tap: string, n = 5): string[] {
     .map((x) => `${x.file} ${fmt(x.ms / 1000)}`);
 }
 for (const name of only) {
-  const { what, flags } = VARIANTS[name]!;
+  const { what, flags, compiled } = VARIANTS[name]!;
+  const paths = compiled ? files.map(compiledPath) : files;
+  if (compiled) await $`npx tsx tools/build-tests.ts`;
   console.error(`== ${name}: warm-up (plugin rebuild, not timed)`);
-  await $`npx tap ${flags} --disable-coverage -R silent ${WARM_UP}`.nothrow();
-  console.error(`== ${name}: ${files.join(' ')}`);
+  await $`npx tap ${flags} --disable-coverage -R silent ${compiled ? compiledPath(WARM_UP) : WARM_UP}`.nothrow();
+  console.error(`== ${name}: ${paths.join(' ')}`);
   const timeFile = `${os.tmpdir()}/test-speed-${process.pid}.time`;
+  /** user + sys seconds of the command /usr/bin/time just measured */
+  const cpuOf = async () =>
+    (await fs.readFile(timeFile, 'utf8'))
+      .trim()
+      .split('\n')
+      .pop()!
+      .split(' ')
+      .map(Number)
+      .reduce((a, b) => a + b, 0);
   const started = performance.now();
-  const r = await $`/usr/bin/time -o ${timeFile} -f ${'%U %S'} npx tap ${flags} -R tap ${files}`.nothrow();
+  let buildCpuS = 0;
+  // the build is part of the figure: a compiled run always builds first
+  if (compiled) {
+    await $`/usr/bin/time -o ${timeFile} -f ${'%U %S'} npx tsx tools/build-tests.ts`;
+    buildCpuS = await cpuOf();
+  }
+  const r = await $`/usr/bin/time -o ${timeFile} -f ${'%U %S'} npx tap ${flags} -R tap ${paths}`.nothrow();
   const wallS = (performance.now() - started) / 1000;
-  const [user, sys] = (await fs.readFile(timeFile, 'utf8')).trim().split('\n').pop()!.split(' ').map(Number);
+  const cpuS = buildCpuS + (await cpuOf());
   const summary = /^# \{ total: \d+(.*)\}$/m.exec(r.stdout)?.[1] ?? '';
   const num = (k: string) => Number(new RegExp(`${k}: (\\d+)`).exec(summary)?.[1] ?? 0);
-  const fileCount = r.stdout.split('\n').filter((l) => /^(not )?ok \d+ - test\//.test(l)).length;
+  const fileCount = r.stdout.split('\n').filter((l) => /^(not )?ok \d+ - (\.test-build\/)?test\//.test(l)).length;
   await fs.writeFile(`${os.tmpdir()}/test-speed-${name}.tap`, r.stdout);
   slowest.set(name, slowestFiles(r.stdout));
   rows.push({
     variant: name,
     what,
     wallS,
-    cpuS: (user ?? 0) + (sys ?? 0),
+    cpuS,
     files: fileCount,
     pass: num('pass'),
     fail: num('fail'),

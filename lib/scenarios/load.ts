@@ -14,7 +14,10 @@ import { ExitWhileLoadingError, importBounded, SlowLoadError } from './bounded-i
 
 /** The package name a scenario imports the API from (package.json "exports" maps it too, for editors and tsc). */
 export const API_SPECIFIER = 'nomad-reboot-harness/scenario';
-const API_URL = new URL('./api.ts', import.meta.url).href;
+// The API module in the form this one runs as (.ts from the sources; .js when compiled, as the test tiers run): a
+// scenario must share the harness's module instances, its error classes among them, or a deadline it hits is no
+// DeadlineError to the harness.
+const API_URL = new URL(import.meta.url.endsWith('.ts') ? './api.ts' : './api.js', import.meta.url).href;
 /** Files that are scenarios: TypeScript or JavaScript modules; helpers go in subdirectories or start with "_". */
 const SCENARIO_FILE = /^[^._][^/]*\.(ts|mts|js|mjs)$/;
 

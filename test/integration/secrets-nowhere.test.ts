@@ -7,6 +7,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { main } from '../../lib/cli/main.js';
+import '../helpers/ts-loader.js';
 import { REDACTED } from '../../lib/log/redact.js';
 import { standIn } from '../helpers/stand-in-env.js';
 

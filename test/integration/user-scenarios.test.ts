@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import { main } from '../../lib/cli/main.js';
+import '../helpers/ts-loader.js';
 import { standIn, standInPerRun } from '../helpers/stand-in-env.js';
 import { standInReportArgs } from '../helpers/stand-in-run.js';
 import type { ServerRebootEffect } from '../helpers/fake-nomad/index.js';
