@@ -1,5 +1,5 @@
 // Measure how long unit + integration take under tap with each TypeScript loader set-up, and print a table.
-// Usage: tsx bench/test-speed.ts [--only tsx,tsx-jobs-2,compiled]
+// Usage: tsx bench/test-speed.ts [--only tiers,compiled,tsx,tsx-jobs-2]   (default: tiers, as npm run test:tiers)
 //          [--files "test/integration/*.test.ts test/unit/*.test.ts"]   (.ts paths; compiled runs their .js twins)
 // A figure, not a test: the machine's load is printed next to it (other work on a 2-core host moves it a lot).
 import { $, argv, fs, os } from 'zx';
@@ -10,14 +10,20 @@ import { formatMs } from '../lib/errors.js';
  * Note: the section used to be tap's default (@tapjs/typescript, a ts-node fork, 2 jobs); that row of the README
  * table was measured before the change with flags ['--plugin=@tapjs/typescript'] on the old package.json.
  */
-const VARIANTS: Record<string, { what: string; flags: string[]; compiled?: boolean }> = {
+const VARIANTS: Record<string, { what: string; flags: string[]; compiled?: boolean; grouped?: boolean }> = {
   tsx: {
     what: 'the .ts files under the tsx loader (package.json\'s "tap" section), 6 at once, no coverage',
     flags: [],
   },
   'tsx-jobs-2': { what: 'tsx loader, 2 files at once (one per CPU), no coverage', flags: ['--jobs=2'] },
+  tiers: {
+    what: 'npm run test:tiers: compiled once (in the figure), plain JS, unit files in 4 processes, 6 at once',
+    flags: ['--node-arg=--enable-source-maps'],
+    compiled: true,
+    grouped: true,
+  },
   compiled: {
-    what: 'npm run test:tiers: compiled once (tools/build-tests.ts, in the figure), plain JS, 6 at once',
+    what: 'compiled once (tools/build-tests.ts, in the figure), plain JS, a process per file, 6 at once',
     // a flag replaces package.json's node-arg list (--import=tsx); tap adds --enable-source-maps anyway
     flags: ['--node-arg=--enable-source-maps'],
     compiled: true,
@@ -41,13 +47,16 @@ interface Row {
   load: string;
 }
 
-const only = argv['only'] ? String(argv['only']).split(',') : ['compiled'];
+const only = argv['only'] ? String(argv['only']).split(',') : ['tiers'];
 // Note: globs, not folders: without @tapjs/typescript, tap does not take .ts files from a folder (tap expands globs).
 // Note: integration first, as npm run test:tiers: its long files mostly wait, so they start first and the unit
 // files (CPU) fill the gaps; in the other order the longest integration files started last and set the end.
 const files = String(argv['files'] ?? 'test/integration/*.test.ts test/unit/*.test.ts').split(/\s+/);
 /** The compiled twin of a test path or glob (tools/build-tests.ts mirrors the tree into .test-build/). */
 const compiledPath = (f: string) => `.test-build/${f.replace(/\.ts$/, '.js')}`;
+/** The unit files as npm run test:tiers runs them: in the groups tools/build-tests.ts writes. */
+const groupedPath = (f: string) =>
+  f === 'test/unit/*.test.ts' ? '.test-build/test/unit-groups/*.test.js' : compiledPath(f);
 const unknown = only.filter((v) => !VARIANTS[v]);
 if (unknown.length) {
   console.error(`test-speed: unknown variant ${unknown.join(', ')} (have ${Object.keys(VARIANTS).join(', ')})`);
@@ -68,8 +77,8 @@ function slowestFiles(tap: string, n = 5): string[] {
     .map((x) => `${x.file} ${fmt(x.ms / 1000)}`);
 }
 for (const name of only) {
-  const { what, flags, compiled } = VARIANTS[name]!;
-  const paths = compiled ? files.map(compiledPath) : files;
+  const { what, flags, compiled, grouped } = VARIANTS[name]!;
+  const paths = grouped ? files.map(groupedPath) : compiled ? files.map(compiledPath) : files;
   if (compiled) await $`npx tsx tools/build-tests.ts`;
   console.error(`== ${name}: warm-up (plugin rebuild, not timed)`);
   await $`npx tap ${flags} --disable-coverage -R silent ${compiled ? compiledPath(WARM_UP) : WARM_UP}`.nothrow();
@@ -118,7 +127,7 @@ function fmt(s: number): string {
   return formatMs(s * 1000);
 }
 
-const header = ['variant', 'wall', 'CPU (user+sys)', 'files', 'pass', 'fail', 'skip', 'load avg after', 'what'];
+const header = ['variant', 'wall', 'CPU (user+sys)', 'processes', 'pass', 'fail', 'skip', 'load avg after', 'what'];
 const cells = (r: Row) => [
   r.variant,
   fmt(r.wallS),
