@@ -92,7 +92,7 @@ for (const name of only) {
       .pop()!
       .split(' ')
       .map(Number)
-      .reduce((a, b) => a + b, 0);
+      .reduce((a: number, b: number) => a + b, 0);
   const started = performance.now();
   let buildCpuS = 0;
   // the build is part of the figure: a compiled run always builds first

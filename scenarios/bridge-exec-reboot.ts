@@ -216,10 +216,13 @@ export default defineScenario({
     ctx.fact('allocs.before', healthy.map((a) => `${short(a)}=${a.address ?? '?'}`).join(' '));
 
     const base = { nomad, lab, jobId, allocId: watched[0]!, nodeId: node.id, history };
-    const before = await ctx.step('observe before the reboot', (d) => observe({ ...base, label: 'before' }, d));
+    // Note: two reads of different things (the API and the CNI state; the task processes and mounts), side by side
+    const [before, tasksBefore] = await Promise.all([
+      ctx.step('observe before the reboot', (d) => observe({ ...base, label: 'before' }, d)),
+      observeTasksBefore(ctx, lab, config),
+    ]);
     ctx.artifact('alloc-before.json', JSON.stringify(before.alloc, null, 2));
     ctx.artifact('job-allocs-before.json', JSON.stringify(before.jobAllocs, null, 2));
-    const tasksBefore = await observeTasksBefore(ctx, lab, config);
 
     // --reboots N: reboot again while every alloc keeps being restored; the checks judge the last reboot (or the first
     // one after which an alloc was not restored), the leak check what is left after it.

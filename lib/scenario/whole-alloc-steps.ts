@@ -98,9 +98,10 @@ export interface WholeAllocInput {
 }
 
 /**
- * After the fault: read the tasks again, wait for the services, sample the agent, restart one task per alloc, exec into
- * every task; in that order, because the later ones disturb the earlier ones' subject (a restart starts new processes,
- * and an exec on an affected build can kill the task's executor and the task with it). Quotes the client log's facts.
+ * After the fault: wait for the services, read the tasks again and sample the agent, side by side (each only looks);
+ * then restart one task per alloc, then exec into every task: in that order, because those disturb what the reads
+ * look at (a restart starts new processes and the agent's fds with them, and an exec on an affected build can kill
+ * the task's executor and the task with it). Quotes the client log's facts.
  */
 export async function readWholeAlloc(ctx: RunContext, i: WholeAllocInput): Promise<WholeAllocEvidence> {
   const { config, lab } = i;
@@ -109,23 +110,28 @@ export async function readWholeAlloc(ctx: RunContext, i: WholeAllocInput): Promi
   const outcomes = classifyAll(i.evidence);
   const restored = outcomes.flatMap((o) => (o.outcome === 'restored' && o.current ? [o.current] : []));
   const holders = outcomes.flatMap((o) => (o.current?.clientStatus === 'running' ? [o.current] : []));
-  out.services = await ctx.step(
+  const services = ctx.step(
     "wait for the job's Nomad services to be registered with passing checks",
     (d) => readServices(i.nomad, i.job, holders, d),
     { timeoutMs: SERVICES_WAIT_MS + 30_000 },
   );
   const why = notInPlaceReason(config.reboot.kind);
   if (why) {
+    out.services = await services;
     out.notRead = { host: why, restart: why, exec: why, agent: why };
     return out;
   }
   if ('error' in i.before) out.notRead.host = `before the fault: ${i.before.error}`;
   else out.before = i.before.value;
   const allocDir = await clientAllocDir();
-  const after = await readTasksStep(ctx, lab, allocDir, `read the restored tasks on the client (${TASKS_READ})`);
+  const [svc, after] = await Promise.all([
+    services,
+    readTasksStep(ctx, lab, allocDir, `read the restored tasks on the client (${TASKS_READ})`),
+    sampleAgent(ctx, lab, config.reboot.resourcesWindowS, out),
+  ]);
+  out.services = svc;
   if ('value' in after) out.after = after.value;
   else out.notRead.host = after.error;
-  await sampleAgent(ctx, lab, config.reboot.resourcesWindowS, out);
   if (!config.reboot.restartTask) out.notRead.restart = 'turned off (reboot.restart_task: false)';
   else {
     const timeoutMs = RESTART_WAIT_MS * Math.max(1, restored.length) + 30_000;

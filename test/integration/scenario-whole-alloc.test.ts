@@ -48,22 +48,49 @@ t.test('restored, the shipped job: the host-side checks pass; services skipped, 
     r.v('task-env').evidence.join('\n'),
     /NOMAD_ALLOC_ADDR_http=172\.26\.64\.\d+:80 NOMAD_ALLOC_IP_http=172\.26\.64\.\d+ NOMAD_ALLOC_PORT_http=80/,
   );
-  const order = [
-    'observe before the reboot',
-    'read the tasks on the client before the fault',
-    'reboot the client',
-    'observe after the reboot',
-    "wait for the job's Nomad services",
-    'read the restored tasks on the client',
-    "sample the client agent's open fds",
-    'restart one task per restored alloc',
-    "read the restarted tasks' environment",
-    'exec a no-op command into every restored task',
+  // the steps of one phase run side by side (each only reads); a phase ends before the next begins
+  const phases = [
+    ['observe before the reboot', 'read the tasks on the client before the fault'],
+    ['reboot the client'],
+    ['observe after the reboot'],
+    [
+      "wait for the job's Nomad services",
+      'read the restored tasks on the client',
+      "sample the client agent's open fds",
+    ],
+    ['restart one task per restored alloc'],
+    ["read the restarted tasks' environment"],
+    ['exec a no-op command into every restored task'],
   ];
-  const at = order.map((n) => r.steps.findIndex((s) => s.startsWith(n)));
+  type Step = { name: string; startedAtMs: number; durationMs: number };
+  const steps: Step[] = r.run.steps.map((x: { name: string; startedAt: string; durationMs: number }) => ({
+    name: x.name,
+    startedAtMs: Date.parse(x.startedAt),
+    durationMs: x.durationMs,
+  }));
+  const of = (n: string) => steps.find((x) => x.name.startsWith(n));
+  const span = (p: string[]) => {
+    const ss = p.map(of);
+    t.ok(
+      ss.every((x) => x),
+      `every step of [${p.join(', ')}] ran`,
+    );
+    const ok = ss.filter((x): x is Step => x !== undefined);
+    return {
+      from: Math.min(...ok.map((x) => x.startedAtMs)),
+      to: Math.max(...ok.map((x) => x.startedAtMs + x.durationMs)),
+    };
+  };
+  const spans = phases.map(span);
   t.ok(
-    at.every((i, k) => i >= 0 && (k === 0 || i > at[k - 1]!)),
-    `steps in order: ${at.join(' ')}`,
+    spans.every((x, k) => k === 0 || x.from >= spans[k - 1]!.to - 1),
+    `each phase after the one before: ${spans.map((x) => `${x.from}-${Math.round(x.to)}`).join(' ')}`,
+  );
+  const [services, tasks, sample] = phases[3]!.map(of);
+  t.ok(
+    sample!.startedAtMs < tasks!.startedAtMs + tasks!.durationMs &&
+      services!.startedAtMs < sample!.startedAtMs + sample!.durationMs,
+    'the services wait, the task read and the agent sample overlap in time',
   );
   const restart = r.s.nomad.requests.filter((q) => q.method === 'POST' && q.path.endsWith('/restart'));
   t.equal(restart.length, 1, 'one task restarted through the API');
