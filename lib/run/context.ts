@@ -45,6 +45,9 @@ export class RunContext {
   readonly deadline: Deadline;
   readonly cleanup: CleanupStack;
   readonly steps: StepRecord[] = [];
+  /** each recorded step's start order (steps may run side by side; the record keeps the order they started in) */
+  private readonly started = new Map<StepRecord, number>();
+  private nextStart = 0;
   readonly artifacts: ArtifactRef[] = [];
   readonly pendingArtifacts: PendingArtifact[] = [];
   readonly evidenceCollectors: { what: string; collect: EvidenceCollector }[] = [];
@@ -79,6 +82,7 @@ export class RunContext {
   ): Promise<T> {
     const startedAtMs = Date.now();
     const t = performance.now();
+    const order = this.nextStart++;
     const vals = values === undefined ? undefined : valuesOf(values);
     const v = vals ? { values: vals } : {};
     // a value is a property of the run too (its key is a property name); a fact already recorded keeps its value
@@ -94,13 +98,13 @@ export class RunContext {
       if (this.deadline.signal.aborted && !(reason instanceof TimeoutError)) throw reason;
       const value = await fn(d);
       const durationMs = performance.now() - t;
-      this.steps.push({ name, status: 'passed', startedAtMs, durationMs, ...v });
+      this.record({ name, status: 'passed', startedAtMs, durationMs, ...v }, order);
       this.logger({ kind: 'step', t: this.elapsed(), phase: 'end', name, status: 'passed', durationMs, ...v });
       return value;
     } catch (err) {
       const durationMs = performance.now() - t;
       const { message, detail } = describeErr(err);
-      this.steps.push({ name, status: 'error', startedAtMs, durationMs, message, detail, ...v });
+      this.record({ name, status: 'error', startedAtMs, durationMs, message, detail, ...v }, order);
       this.logger({
         kind: 'step',
         t: this.elapsed(),
@@ -117,9 +121,17 @@ export class RunContext {
     }
   }
 
+  /** Add a finished step before every recorded step that started after it. */
+  private record(step: StepRecord, order: number): void {
+    const at = this.steps.findIndex((s) => (this.started.get(s) ?? -1) > order);
+    this.started.set(step, order);
+    if (at < 0) this.steps.push(step);
+    else this.steps.splice(at, 0, step);
+  }
+
   /** Record a step that was deliberately not run, with the reason. */
   skipStep(name: string, reason: string): void {
-    this.steps.push({ name, status: 'skipped', startedAtMs: Date.now(), durationMs: 0, message: reason });
+    this.record({ name, status: 'skipped', startedAtMs: Date.now(), durationMs: 0, message: reason }, this.nextStart++);
     this.logger({ kind: 'step', t: this.elapsed(), phase: 'end', name, status: 'skipped', message: reason });
   }
 

@@ -389,7 +389,11 @@ export async function waitForJobSettled(i: SettleInput, d: Deadline): Promise<Se
   let errors = 0;
   const end = (settled: boolean, ending: SettleEnding, reason: string): SettleResult => {
     const waited =
-      ending === 'deadline' ? [] : [...reschedules.values()].filter((r) => !r.beyondBudget && r.atMs !== undefined);
+      ending === 'deadline'
+        ? []
+        : [...reschedules.values()]
+            .filter((r) => !r.beyondBudget && r.atMs !== undefined)
+            .sort((a, b) => a.name.localeCompare(b.name, 'en', { numeric: true }));
     const note = waited.length
       ? `; waited for Nomad's delayed reschedule of ${waited.map((r) => `${r.name} (${clockOf(r.atMs!)}, follow-up eval ${r.evalId.slice(0, 8)})`).join(', ')}`
       : '';

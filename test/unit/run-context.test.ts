@@ -160,3 +160,27 @@ t.test(
     t.notOk('skipped' in ctx.properties);
   },
 );
+
+t.test('steps run side by side are recorded in the order they started, whichever ends first', async (t) => {
+  const { ctx } = make();
+  await ctx.step('first', async () => undefined);
+  await Promise.all([
+    ctx.step('slow, started second', () => sleep(40)),
+    ctx.step('fast, started third', () => sleep(1)),
+    ctx
+      .step('failing, started fourth', async () => {
+        await sleep(10);
+        throw new HarnessError('no');
+      })
+      .catch(() => undefined),
+  ]);
+  ctx.skipStep('skipped, fifth', 'not needed');
+  t.same(
+    ctx.steps.map((s) => s.name),
+    ['first', 'slow, started second', 'fast, started third', 'failing, started fourth', 'skipped, fifth'],
+  );
+  t.same(
+    ctx.steps.map((s) => s.status),
+    ['passed', 'passed', 'passed', 'error', 'skipped'],
+  );
+});
