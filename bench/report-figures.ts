@@ -51,7 +51,8 @@ export interface RunFigures {
 }
 
 const REBOOT = /^(reboot|disrupt) the client/;
-const JOB_START = /^wait until every alloc of the job/;
+/** The job's own start: its allocs running, then its deployment's min_healthy_time (the job's update block sets it). */
+const JOB_START = /^wait until every alloc of the job|^wait for Nomad to finish the job's deployment/;
 const SETTLE = /^wait until the job has settled/;
 
 type Obj = Record<string, unknown>;

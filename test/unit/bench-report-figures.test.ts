@@ -27,6 +27,12 @@ t.test(
     t.equal(Math.round(besides), Math.round(f.besidesMs), 'the step list and the CLI outside its steps add up');
     t.notOk(f.besides.some((s) => /^reboot the client|^wait until every alloc/.test(s.name)));
     t.equal(runFigures(REAL, 'x', 500_000).wallMs, 500_000, 'a wall clock the caller measured wins');
+    // a newer run waits for the job's deployment too: the job's own start, not the harness's time
+    const withDeployment = structuredClone(REAL) as { runs: { steps: { name: string; durationMs: number }[] }[] };
+    withDeployment.runs[0]!.steps.push({ name: "wait for Nomad to finish the job's deployment", durationMs: 8300 });
+    const g = runFigures(withDeployment, 'newer');
+    t.equal(Math.round(g.jobStartMs - f.jobStartMs), 8300, "the deployment's wait counts to the job's own start");
+    t.equal(Math.round(f.besidesMs - g.besidesMs), 8300, "and not to the harness's time");
   },
 );
 
