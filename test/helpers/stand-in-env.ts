@@ -14,6 +14,7 @@ import { basename } from 'node:path';
 import type { JobConverter } from '../../lib/cluster/job-convert.js';
 import { varFile } from '../../lib/scenario/job-input.js';
 import { parseJobHcl } from './fake-nomad/job-parse.js';
+import { showOnTimeout } from './timeout-dump.js';
 
 /**
  * A STAND-IN for `nomad job run -output` (no Nomad binary on the host in this tier): the stand-in's HCL reader, answering
@@ -167,6 +168,7 @@ export async function standIn(
   const lab = labOn(nomad, o);
   const out: string[] = [];
   const err: string[] = [];
+  showOnTimeout(`a stand-in run (${timeline})`, err);
   const makeEnv = (config: ScenarioEnv['config']): ScenarioEnv => {
     const rest = envOn(
       config,
@@ -226,6 +228,7 @@ export function standInPerRun(
 ): { deps: CliDeps; out: string[]; err: string[]; runs: StandInRun[] } {
   const out: string[] = [];
   const err: string[] = [];
+  showOnTimeout('the stand-in runs of one command', err);
   const runs: StandInRun[] = [];
   const upFailures = new Map<string, number>();
   const buildOf = (binary: string | undefined): StandInBuild => {
@@ -307,6 +310,7 @@ export async function standInCluster(
   const lab = createFakeClusterLab(nomad, topology);
   const out: string[] = [];
   const err: string[] = [];
+  showOnTimeout('a stand-in cluster run', err);
   const makeEnv = (config: ScenarioEnv['config']): ScenarioEnv => ({
     config: standInTime(config),
     async upLab(ctx) {
