@@ -9,10 +9,14 @@ import upgradeInPlace from '../../scenarios/upgrade-in-place.js';
 import rollingReboot from '../../scenarios/rolling-reboot.js';
 import serverReboot from '../../scenarios/server-reboot.js';
 import { loadScenarios } from '../scenarios/load.js';
-import { SHIPPED_CHECKS } from '../checks/registry.js';
+import { registryOf } from '../checks/registry.js';
+import type { CheckDef } from '../model/check.js';
 
 /** All scenarios, the default first. */
 export const SCENARIOS: Scenario[] = [bridgeExecReboot, cniIpamReboot, upgradeInPlace, rollingReboot, serverReboot];
+
+/** Every shipped check once: what the shipped scenarios list (a user scenario may name these by id). */
+export const SHIPPED_CHECKS: readonly CheckDef[] = registryOf(SCENARIOS.map((s) => s.checks));
 
 /** The shipped scenarios followed by the user's (`extra`, from --scenarios / scenarios_dir). */
 export function allScenarios(extra: readonly Scenario[] = []): Scenario[] {

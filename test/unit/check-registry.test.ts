@@ -1,9 +1,8 @@
-// The registry of checks (lib/checks/registry.ts): every shipped check is one whole object, registered once under an id
-// no other check has, and every shipped scenario lists registered objects, so list, --expect, reports and the README
-// all name the same checks.
+// The registry of checks (lib/checks/registry.ts): the shipped scenarios' lists, each check one whole object under an
+// id no other check has, so list, --expect, reports and the README all name the same checks.
 import t from 'tap';
-import { SHIPPED_CHECKS, checkById, registryProblems } from '../../lib/checks/registry.js';
-import { SCENARIOS } from '../../lib/cli/scenarios.js';
+import { checkIn, registryOf, registryProblems } from '../../lib/checks/registry.js';
+import { SCENARIOS, SHIPPED_CHECKS } from '../../lib/cli/scenarios.js';
 import { formerIds } from '../../lib/checks/expect-ids.js';
 
 const CHECK_ID = /^[a-z0-9][a-z0-9-]{0,62}$/;
@@ -21,7 +20,7 @@ t.test('every shipped check has an id, a title, when it passes, and a judge', as
       t.type(rule.when, 'function', `${c.id}: each explains rule has its condition`);
       t.ok(rule.checks.length > 0, `${c.id}: each explains rule names checks`);
       for (const other of rule.checks)
-        t.equal(checkById(other.id), other, `${c.id} explains ${other.id}, a registered check`);
+        t.equal(checkIn(SHIPPED_CHECKS, other.id), other, `${c.id} explains ${other.id}, a registered check`);
     }
   }
 });
@@ -48,7 +47,7 @@ t.test('ids are unique across the registry', async (t) => {
 t.test('every shipped scenario lists registered check objects, each once', async (t) => {
   for (const s of SCENARIOS) {
     t.ok(s.checks.length > 0, `${s.name} lists its checks`);
-    for (const c of s.checks) t.equal(checkById(c.id), c, `${s.name}: ${c.id} is the registered object`);
+    for (const c of s.checks) t.equal(checkIn(SHIPPED_CHECKS, c.id), c, `${s.name}: ${c.id} is the registered object`);
     const ids = s.checks.map((c) => c.id);
     t.equal(new Set(ids).size, ids.length, `${s.name}: no check listed twice`);
     // An old id must name one check of the scenario, never another check it lists.
@@ -65,7 +64,19 @@ t.test('every shipped scenario lists registered check objects, each once', async
   }
 });
 
-t.test('every registered check is judged by some shipped scenario', async (t) => {
+t.test('the registry is every check the shipped scenarios list, each object once, in first-listed order', async (t) => {
+  const a = { id: 'a', title: 'a', passesWhen: 'p', judge: () => ({ status: 'passed' as const, message: '' }) };
+  const b = { ...a, id: 'b' };
+  const c = { ...a, id: 'c' };
+  t.same(
+    registryOf([[a, b], [b, c], [a]]).map((x) => x.id),
+    ['a', 'b', 'c'],
+    'a check two scenarios list is registered once',
+  );
+  // two objects under one id stay two entries, so registryProblems sees the second meaning
+  t.same(registryProblems(registryOf([[a], [{ ...a, title: 'other' }]])), ['check id a is defined twice']);
   const listed = new Set(SCENARIOS.flatMap((s) => s.checks));
-  for (const c of SHIPPED_CHECKS) t.ok(listed.has(c), `${c.id} is listed by a scenario`);
+  t.same(new Set(SHIPPED_CHECKS), listed, 'SHIPPED_CHECKS is exactly what the scenarios list');
+  t.ok(checkIn(SHIPPED_CHECKS, 'no-duplicate-ip'), 'a shipped check is found by its id');
+  t.equal(checkIn(SHIPPED_CHECKS, 'no-such-check'), undefined);
 });
