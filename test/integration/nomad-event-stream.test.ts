@@ -10,6 +10,7 @@ import { waitFor } from '../../lib/time/wait-for.js';
 import { deadlineIn } from '../../lib/time/deadlines.js';
 import { startFakeNomad } from '../helpers/fake-nomad/index.js';
 import { deployWeb } from '../helpers/fake-nomad/sample-job.js';
+import { waitForDeploymentDone } from '../../lib/scenario/job-steps.js';
 
 const STEP = 20;
 const TOKEN = 'c7f0a3b2-secret-token-0000-000000000001';
@@ -222,6 +223,8 @@ t.test('gives up within the outage limit when the server is gone, and at once on
 t.test('the stand-in honours index: a subscription from a later index gets only the frames from there', async (t) => {
   const { fake, nomad } = await rig(t);
   await deployWeb(nomad);
+  // the stand-in is idle once the deployment is over: no frame comes after the ones counted here
+  await waitForDeploymentDone(nomad, 'web', deadlineIn(5000));
   const frames = fake.cluster.eventLog.map((f) => f.Index);
   const from = frames[Math.floor(frames.length / 2)]!;
   const got: number[] = [];
