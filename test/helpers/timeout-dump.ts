@@ -1,7 +1,10 @@
 // When tap times a test out (it sends the test process SIGALRM and lists the open handles), the handles say that a
 // request was open but not what the run was doing. Every stand-in run's captured console is registered here, and on
-// SIGALRM the tail of the latest ones goes to stderr, which tap shows beside its timeout.
-const consoles: { label: string; lines: string[] }[] = [];
+// SIGALRM the tail of the latest ones goes to stderr, which tap shows beside its timeout, with what the run's Nomad
+// stand-ins hold (a wait that never ends is waiting for a state the stand-in never reaches).
+import type { Cluster } from './fake-nomad/cluster.js';
+
+const consoles: { label: string; lines: string[]; clusters: () => readonly Cluster[] }[] = [];
 const KEEP = 4;
 const TAIL = 30;
 let installed = false;
@@ -12,12 +15,39 @@ function dump(): void {
   for (const c of consoles) {
     const text = c.lines.join('').split('\n').slice(-TAIL).join('\n');
     process.stderr.write(`\n--- console of ${c.label} at the timeout (last ${TAIL} lines) ---\n${text}\n`);
+    for (const [i, cl] of c.clusters().entries())
+      process.stderr.write(`--- Nomad stand-in ${i + 1} of ${c.label} ---\n${clusterState(cl)}\n`);
   }
 }
 
-/** Show `lines` (a run's captured stderr, appended to as the run goes) if the test process gets SIGALRM. */
-export function showOnTimeout(label: string, lines: string[]): void {
-  consoles.push({ label, lines });
+/** One line per node, job deployment, alloc (with its tasks) and eval: what a settle or deployment wait reads. */
+export function clusterState(c: Cluster): string {
+  const out = [`index ${c.index}; client agent ${c.agentUp ? 'up' : 'down'}`];
+  for (const n of c.allNodes()) out.push(`node ${n.Name}: ${n.Status} (modify ${n.ModifyIndex})`);
+  for (const d of c.deployments.values()) out.push(`deployment of ${d.JobID}: ${d.Status} (modify ${d.ModifyIndex})`);
+  for (const a of c.allocs.values()) {
+    const tasks = Object.entries(a.TaskStates ?? {})
+      .map(
+        ([t, st]) =>
+          `${t} ${st.State} started ${st.StartedAt ?? '-'} [${(st.Events ?? []).map((e) => e.Type).join(', ')}]`,
+      )
+      .join('; ');
+    out.push(
+      `alloc ${a.Name} ${a.ID.slice(0, 8)}: client ${a.ClientStatus} desired ${a.DesiredStatus} modify ${a.ModifyIndex}` +
+        ` followup ${a.FollowupEvalID || '-'} next ${a.NextAllocation || '-'}; ${tasks}`,
+    );
+  }
+  for (const e of c.evals.values())
+    out.push(`eval ${e.ID.slice(0, 8)} ${e.TriggeredBy}: ${e.Status}${e.WaitUntil ? ` until ${e.WaitUntil}` : ''}`);
+  return out.join('\n');
+}
+
+/**
+ * Show `lines` (a run's captured stderr, appended to as the run goes) and the state of `clusters` (the run's Nomad
+ * stand-ins, as they are then) if the test process gets SIGALRM.
+ */
+export function showOnTimeout(label: string, lines: string[], clusters: () => readonly Cluster[] = () => []): void {
+  consoles.push({ label, lines, clusters });
   if (consoles.length > KEEP) consoles.shift();
   if (installed) return;
   installed = true;
