@@ -49,7 +49,8 @@ else {
     async (t) => {
       const { sshd, m } = await fresh(t);
       t.equal((await m.exec('echo up', { deadline: deadlineIn(10_000) })).stdout, 'up\n', 'connected');
-      setTimeout(() => void sshd.stop(), 500);
+      // the stop drops the connection first, then ends the listener: the reconnect below waits for both
+      const stopped = new Promise<void>((r) => setTimeout(() => void sshd.stop().then(r), 500));
       const t0 = performance.now();
       const err = await rejection(m.exec('sleep 30', { deadline: deadlineIn(60_000) }));
       const ms = performance.now() - t0;
@@ -57,6 +58,7 @@ else {
       t.match((err as Error).message, /ssh server-vm: connection dropped while running sleep 30/);
       t.equal((err as HarnessError).exitCode, EXIT.INFRA, 'exit code 3');
       t.ok(ms < 20_000, `ended ${Math.round(ms)} ms after the command started, not at its 60 s deadline`);
+      await stopped;
       const t1 = performance.now();
       const again = await rejection(m.exec('true', { deadline: deadlineIn(3000) }));
       const ms1 = performance.now() - t1;
