@@ -45,11 +45,15 @@ async function call(f: FakeNomad, path: string, init?: RequestInit): Promise<Got
 }
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 4000): Promise<T> {
-  for (const end = Date.now() + ms; Date.now() < end; await sleep(STEP)) {
+  // Note: the deadline is checked after a probe, never between a pause and the next probe: a process the machine
+  // stalls past the deadline still looks once more before it says "never"
+  const end = Date.now() + ms;
+  for (;;) {
     const v = await probe();
     if (v !== undefined) return v;
+    if (Date.now() >= end) throw new Error(`stand-in never reached: ${what} (looked for ${ms} ms)`);
+    await sleep(STEP);
   }
-  throw new Error(`stand-in never reached: ${what}`);
 }
 
 /** Deploy the real job file on a stand-in, then reboot the client: everything a real recording has, as the stand-in serves it. */
