@@ -168,7 +168,7 @@ export async function standIn(
   const lab = labOn(nomad, o);
   const out: string[] = [];
   const err: string[] = [];
-  showOnTimeout(`a stand-in run (${timeline})`, err, () => [nomad.cluster]);
+  showOnTimeout(`a stand-in run (${timeline})`, err, () => [nomad]);
   const makeEnv = (config: ScenarioEnv['config']): ScenarioEnv => {
     const rest = envOn(
       config,
@@ -229,7 +229,7 @@ export function standInPerRun(
   const out: string[] = [];
   const err: string[] = [];
   const runs: StandInRun[] = [];
-  showOnTimeout('the stand-in runs of one command', err, () => runs.map((r) => r.nomad.cluster));
+  showOnTimeout('the stand-in runs of one command', err, () => runs.map((r) => r.nomad));
   const upFailures = new Map<string, number>();
   const buildOf = (binary: string | undefined): StandInBuild => {
     const b = binary === undefined ? undefined : builds[binary];
@@ -310,7 +310,7 @@ export async function standInCluster(
   const lab = createFakeClusterLab(nomad, topology);
   const out: string[] = [];
   const err: string[] = [];
-  showOnTimeout('a stand-in cluster run', err, () => [nomad.cluster]);
+  showOnTimeout('a stand-in cluster run', err, () => [nomad]);
   const makeEnv = (config: ScenarioEnv['config']): ScenarioEnv => ({
     config: standInTime(config),
     async upLab(ctx) {

@@ -3,8 +3,9 @@
 // SIGALRM the tail of the latest ones goes to stderr, which tap shows beside its timeout, with what the run's Nomad
 // stand-ins hold (a wait that never ends is waiting for a state the stand-in never reaches).
 import type { Cluster } from './fake-nomad/cluster.js';
+import type { FakeNomad } from './fake-nomad/index.js';
 
-const consoles: { label: string; lines: string[]; clusters: () => readonly Cluster[] }[] = [];
+const consoles: { label: string; lines: string[]; clusters: () => readonly FakeNomad[] }[] = [];
 const KEEP = 4;
 const TAIL = 30;
 let installed = false;
@@ -15,9 +16,21 @@ function dump(): void {
   for (const c of consoles) {
     const text = c.lines.join('').split('\n').slice(-TAIL).join('\n');
     process.stderr.write(`\n--- console of ${c.label} at the timeout (last ${TAIL} lines) ---\n${text}\n`);
-    for (const [i, cl] of c.clusters().entries())
-      process.stderr.write(`--- Nomad stand-in ${i + 1} of ${c.label} ---\n${clusterState(cl)}\n`);
+    for (const [i, n] of c.clusters().entries())
+      process.stderr.write(
+        `--- Nomad stand-in ${i + 1} of ${c.label} ---\n${clusterState(n.cluster)}\n${openRequests(n)}\n`,
+      );
   }
+}
+
+/** The requests the stand-in holds unanswered: what the run is waiting on. */
+function openRequests(n: FakeNomad): string {
+  const now = Date.now();
+  const open = n.requests.filter((r) => r.open);
+  if (!open.length) return 'no request open';
+  return open
+    .map((r) => `open for ${now - r.atMs} ms: ${r.method} ${r.path} ${new URLSearchParams(r.query).toString()}`)
+    .join('\n');
 }
 
 /** One line per node, job deployment, alloc (with its tasks) and eval: what a settle or deployment wait reads. */
@@ -46,7 +59,7 @@ export function clusterState(c: Cluster): string {
  * Show `lines` (a run's captured stderr, appended to as the run goes) and the state of `clusters` (the run's Nomad
  * stand-ins, as they are then) if the test process gets SIGALRM.
  */
-export function showOnTimeout(label: string, lines: string[], clusters: () => readonly Cluster[] = () => []): void {
+export function showOnTimeout(label: string, lines: string[], clusters: () => readonly FakeNomad[] = () => []): void {
   consoles.push({ label, lines, clusters });
   if (consoles.length > KEEP) consoles.shift();
   if (installed) return;

@@ -57,6 +57,10 @@ export interface FakeRequest {
   path: string;
   query: Record<string, string>;
   hasToken: boolean;
+  /** when it came (Unix ms) */
+  atMs: number;
+  /** not answered yet (a blocking query or the event stream while it is held) */
+  open: boolean;
 }
 
 export interface FakeNomad {
@@ -140,14 +144,20 @@ export async function startFakeNomad(o: FakeNomadOptions): Promise<FakeNomad> {
     if (serverHost.state === 'down') return void req.socket.destroy();
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const sent = req.headers['x-nomad-token'] ?? /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
-    requests.push({
+    const rec: FakeRequest = {
       method: req.method ?? '',
       path: url.pathname,
       query: Object.fromEntries(url.searchParams),
       hasToken: sent !== undefined,
-    });
+      atMs: Date.now(),
+      open: true,
+    };
+    requests.push(rec);
     const closed = { closed: false };
-    res.on('close', () => (closed.closed = true));
+    res.on('close', () => {
+      closed.closed = true;
+      rec.open = false;
+    });
     const answer = (r: Reply) => {
       res.writeHead(r.status, { 'content-type': 'text/plain; charset=utf-8', vary: 'Accept-Encoding', ...r.headers });
       res.end(r.body);
