@@ -92,7 +92,11 @@ export class Cluster {
   /** every commit as the event stream sends it: one frame per index that changed a node, job, alloc or eval */
   readonly eventLog: EventFrame[] = [];
   private waiters: (() => void)[] = [];
-  private readonly timers = new Set<NodeJS.Timeout>();
+  /** what later() and at() hold, in the order it runs: by due time, then by when it was scheduled */
+  private queue: { dueMs: number; seq: number; fn: () => void }[] = [];
+  private seq = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private closed = false;
   private pid = 612;
 
   constructor(
@@ -136,28 +140,45 @@ export class Cluster {
 
   /** Run `fn` after `steps` × stepMs unless closed. */
   later(steps: number, fn: () => void): void {
-    const t = setTimeout(() => {
-      this.timers.delete(t);
-      fn();
-    }, steps * this.stepMs);
-    this.timers.add(t);
+    this.schedule(performance.now() + steps * this.stepMs, fn);
   }
 
   /** Run `fn` at wall-clock time `atMs` (Unix ms) unless closed: what Nomad holds until a WaitUntil. */
   at(atMs: number, fn: () => void): void {
-    const t = setTimeout(
-      () => {
-        this.timers.delete(t);
-        fn();
-      },
-      Math.max(0, atMs - Date.now()),
-    );
-    this.timers.add(t);
+    this.schedule(performance.now() + Math.max(0, atMs - Date.now()), fn);
+  }
+
+  // Note: one timer for the whole queue, not one setTimeout per change. After a stall (a loaded machine), Node runs
+  // expired timers list by list (one list per duration), so a step-3 change can run before a step-2 one scheduled
+  // with it: an alloc failed by the reboot, then set back to pending, forever. The queue keeps Nomad's order.
+  private schedule(dueMs: number, fn: () => void): void {
+    if (this.closed) return;
+    const e = { dueMs, seq: this.seq++, fn };
+    let i = this.queue.length;
+    while (i > 0 && this.queue[i - 1]!.dueMs > dueMs) i--;
+    this.queue.splice(i, 0, e);
+    if (i === 0) this.arm();
+  }
+
+  private arm(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    const first = this.queue[0];
+    if (first) this.timer = setTimeout(() => this.fire(), Math.max(0, first.dueMs - performance.now()));
+  }
+
+  /** Run every change that is due, in order (one a change schedules runs in the same pass if it is due too). */
+  private fire(): void {
+    this.timer = undefined;
+    while (!this.closed && this.queue.length && this.queue[0]!.dueMs <= performance.now()) this.queue.shift()!.fn();
+    if (!this.closed) this.arm();
   }
 
   close(): void {
-    for (const t of this.timers) clearTimeout(t);
-    this.timers.clear();
+    this.closed = true;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.queue = [];
     const w = this.waiters;
     this.waiters = [];
     for (const f of w) f();
