@@ -128,13 +128,20 @@ else {
         ],
         async run(ctx) {
           ctx.cleanup.defer('close the SSH connection', async () => void (torn.push('ssh'), await m.disconnect()));
-          await ctx.step('run a long command on the server', (d) => m.exec('sleep 30', { deadline: d }), {
-            timeoutMs: 60_000,
-          });
+          await ctx.step(
+            'run a long command on the server',
+            async (d) => {
+              // connected first, so sshd dies during the command, not before the connection (a loaded machine can
+              // take longer than a fixed delay to get here)
+              await m.exec('true', { deadline: d });
+              setTimeout(() => void sshd.stop(), 500);
+              return m.exec('sleep 30', { deadline: d });
+            },
+            { timeoutMs: 60_000 },
+          );
           return [{ id: 'done', title: 'done', status: 'passed', message: 'ok', evidence: [] }];
         },
       };
-      setTimeout(() => void sshd.stop(), 1000);
       const t0 = performance.now();
       const { record } = await runScenario({
         runId: 'r-sshd',
