@@ -8,11 +8,6 @@ export function registryOf(lists: readonly (readonly CheckDef[])[]): CheckDef[] 
   return [...new Set(lists.flat())];
 }
 
-/** The check with this id in `registry`. */
-export function checkIn(registry: readonly CheckDef[], id: string): CheckDef | undefined {
-  return registry.find((c) => c.id === id);
-}
-
 /**
  * What is wrong with a list of checks as a registry: an id given twice (two meanings for one name), or an old id
  * (`formerly`) claimed by two checks or equal to the check's own id.

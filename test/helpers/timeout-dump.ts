@@ -5,7 +5,7 @@
 import type { Cluster } from './fake-nomad/cluster.js';
 import type { FakeNomad } from './fake-nomad/index.js';
 
-const consoles: { label: string; lines: string[]; clusters: () => readonly FakeNomad[] }[] = [];
+const consoles: { label: string; lines: string[]; standIns: () => readonly FakeNomad[] }[] = [];
 const KEEP = 4;
 const TAIL = 30;
 let installed = false;
@@ -16,7 +16,7 @@ function dump(): void {
   for (const c of consoles) {
     const text = c.lines.join('').split('\n').slice(-TAIL).join('\n');
     process.stderr.write(`\n--- console of ${c.label} at the timeout (last ${TAIL} lines) ---\n${text}\n`);
-    for (const [i, n] of c.clusters().entries())
+    for (const [i, n] of c.standIns().entries())
       process.stderr.write(
         `--- Nomad stand-in ${i + 1} of ${c.label} ---\n${clusterState(n.cluster)}\n${openRequests(n)}\n`,
       );
@@ -34,7 +34,7 @@ function openRequests(n: FakeNomad): string {
 }
 
 /** One line per node, job deployment, alloc (with its tasks) and eval: what a settle or deployment wait reads. */
-export function clusterState(c: Cluster): string {
+function clusterState(c: Cluster): string {
   const out = [`index ${c.index}; client agent ${c.agentUp ? 'up' : 'down'}`];
   for (const n of c.allNodes()) out.push(`node ${n.Name}: ${n.Status} (modify ${n.ModifyIndex})`);
   for (const d of c.deployments.values()) out.push(`deployment of ${d.JobID}: ${d.Status} (modify ${d.ModifyIndex})`);
@@ -56,11 +56,11 @@ export function clusterState(c: Cluster): string {
 }
 
 /**
- * Show `lines` (a run's captured stderr, appended to as the run goes) and the state of `clusters` (the run's Nomad
+ * Show `lines` (a run's captured stderr, appended to as the run goes) and the state of `standIns` (the run's Nomad
  * stand-ins, as they are then) if the test process gets SIGALRM.
  */
-export function showOnTimeout(label: string, lines: string[], clusters: () => readonly FakeNomad[] = () => []): void {
-  consoles.push({ label, lines, clusters });
+export function showOnTimeout(label: string, lines: string[], standIns: () => readonly FakeNomad[] = () => []): void {
+  consoles.push({ label, lines, standIns });
   if (consoles.length > KEEP) consoles.shift();
   if (installed) return;
   installed = true;

@@ -1,10 +1,11 @@
 // The registry of checks (lib/checks/registry.ts): the shipped scenarios' lists, each check one whole object under an
 // id no other check has, so list, --expect, reports and the README all name the same checks.
 import t from 'tap';
-import { checkIn, registryOf, registryProblems } from '../../lib/checks/registry.js';
+import { registryOf, registryProblems } from '../../lib/checks/registry.js';
 import { SCENARIOS, SHIPPED_CHECKS } from '../../lib/cli/scenarios.js';
 import { formerIds } from '../../lib/checks/expect-ids.js';
 
+const checkIn = (id: string) => SHIPPED_CHECKS.find((c) => c.id === id);
 const CHECK_ID = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
 t.test('every shipped check has an id, a title, when it passes, and a judge', async (t) => {
@@ -20,7 +21,7 @@ t.test('every shipped check has an id, a title, when it passes, and a judge', as
       t.type(rule.when, 'function', `${c.id}: each explains rule has its condition`);
       t.ok(rule.checks.length > 0, `${c.id}: each explains rule names checks`);
       for (const other of rule.checks)
-        t.equal(checkIn(SHIPPED_CHECKS, other.id), other, `${c.id} explains ${other.id}, a registered check`);
+        t.equal(checkIn(other.id), other, `${c.id} explains ${other.id}, a registered check`);
     }
   }
 });
@@ -47,7 +48,7 @@ t.test('ids are unique across the registry', async (t) => {
 t.test('every shipped scenario lists registered check objects, each once', async (t) => {
   for (const s of SCENARIOS) {
     t.ok(s.checks.length > 0, `${s.name} lists its checks`);
-    for (const c of s.checks) t.equal(checkIn(SHIPPED_CHECKS, c.id), c, `${s.name}: ${c.id} is the registered object`);
+    for (const c of s.checks) t.equal(checkIn(c.id), c, `${s.name}: ${c.id} is the registered object`);
     const ids = s.checks.map((c) => c.id);
     t.equal(new Set(ids).size, ids.length, `${s.name}: no check listed twice`);
     // An old id must name one check of the scenario, never another check it lists.
@@ -77,6 +78,4 @@ t.test('the registry is every check the shipped scenarios list, each object once
   t.same(registryProblems(registryOf([[a], [{ ...a, title: 'other' }]])), ['check id a is defined twice']);
   const listed = new Set(SCENARIOS.flatMap((s) => s.checks));
   t.same(new Set(SHIPPED_CHECKS), listed, 'SHIPPED_CHECKS is exactly what the scenarios list');
-  t.ok(checkIn(SHIPPED_CHECKS, 'no-duplicate-ip'), 'a shipped check is found by its id');
-  t.equal(checkIn(SHIPPED_CHECKS, 'no-such-check'), undefined);
 });
