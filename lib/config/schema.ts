@@ -75,6 +75,8 @@ export interface HarnessConfig {
     workDir: string;
     /** warm reruns (libvirt): start from a snapshot of the prepared lab of the same key (lib/lab/warm/warm-lab.ts) */
     warm: boolean;
+    /** after-nomad: the snapshot holds ready agents (the build is in its key); before-nomad: VMs only, any build */
+    warmSnapshot: 'after-nomad' | 'before-nomad';
   };
   /** the job's task driver (bridge-exec-reboot) */
   task: { driver: TaskDriver };
@@ -183,6 +185,7 @@ export const DEFAULTS: HarnessConfig = {
     managementSubnet: '10.198.0.0/24',
     bootTimeoutS: 600, // vm-lab.md: use >= 600 under TCG
     workDir: '/tmp/nomad-reboot-harness',
+    warmSnapshot: 'after-nomad',
     warm: true, // reruns are the common case; a snapshot revert replaces minutes of bring-up (--fresh opts out)
   },
   // the seed procedure; docker needs a box with Docker (vms/build-box.ts --docker)

@@ -243,6 +243,13 @@ const ROWS: Row[] = [
     doc: 'libvirt: start from a snapshot of the prepared lab (VMs up, Nomad ready) of the same key; false or --fresh: cold',
   },
   {
+    yaml: 'lab.warm_snapshot',
+    flag: 'warm-snapshot',
+    env: 'HARNESS_WARM_SNAPSHOT',
+    doc: "what a warm lab's snapshot holds: after-nomad (VMs up, Nomad installed and ready: the build is part of its key) or before-nomad (VMs up, no Nomad ever run: one lab for every build, each installed after the revert; what bisect uses)",
+    parse: oneOf(['after-nomad', 'before-nomad'] as const),
+  },
+  {
     yaml: 'task.driver',
     flag: 'driver',
     env: 'HARNESS_DRIVER',

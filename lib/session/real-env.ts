@@ -61,6 +61,7 @@ export function createRealEnv(
 ): ScenarioEnv {
   const provider = providerFor(config);
   const topology = configTopology(config);
+  const snapshotBeforeNomad = config.lab.warmSnapshot === 'before-nomad';
   let provided: ProvidedLab | undefined;
   const of = (lab: Lab): ProvidedLab => {
     if (provided?.lab !== lab) throw new HarnessError('this environment did not bring that lab up', { exitCode: 70 });
@@ -71,22 +72,24 @@ export function createRealEnv(
     async upLab(ctx, d, opts = {}) {
       // Note: the scenario's declared roles are the default (lab.provider ssh validated hosts for exactly these)
       const roles = (opts.roles ?? scenario.roles ?? ['server', 'client']) as MachineRole[];
-      const needsNomad = scenario.needsNomad;
+      // Note: a before-nomad snapshot holds the VMs alone, so its key leaves the build out and any build fits it
+      const needsNomad = scenario.needsNomad && !snapshotBeforeNomad;
       const c = labContext(ctx, { config, runId, roles, needsNomad, ...(chooseDriver ? { chooseDriver } : {}) });
       provided = await provider.up(topology, c, d);
       const { lab, warm } = provided;
       closeConnectionsAtEnd(ctx, lab);
       onHostEvidence(ctx, lab);
-      // Note: a scenario without Nomad is prepared once its VMs are up
+      // Note: a scenario without Nomad (or a before-nomad snapshot) is prepared once its VMs are up
       if (warm?.decision.mode === 'create' && !needsNomad) {
         await takeSnapshot(ctx, warm, d);
       }
       // a scenario with Nomad reads them once its agents (and, on existing hosts, the CNI plugins) are in place
-      if (!needsNomad) await recordHostFacts(ctx, lab, d);
+      if (!scenario.needsNomad) await recordHostFacts(ctx, lab, d);
       return lab;
     },
     async provisionNomad(ctx, lab, d) {
-      const out = await provisionAgents(ctx, of(lab), d, { config, logger, needsNomad: scenario.needsNomad });
+      const needsNomad = scenario.needsNomad && !snapshotBeforeNomad;
+      const out = await provisionAgents(ctx, of(lab), d, { config, logger, needsNomad });
       await recordHostFacts(ctx, lab, d);
       return out;
     },

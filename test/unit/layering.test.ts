@@ -221,9 +221,9 @@ const FLOOR_OF_FOLDER: [RegExp, number][] = [
   [/^lib\/model\//, 1],
   [/^lib\/(time|shell|parse|checks|config|plan|report|log|matrix)\//, 2],
   [/^lib\/errors\.ts$/, 2],
-  [/^lib\/(exec|vagrant|ssh|nomad|builds|cni|merge)\//, 3],
+  [/^lib\/(exec|vagrant|ssh|nomad|builds|cni|merge|git)\//, 3],
   [/^lib\/(lab|cluster)\//, 4],
-  [/^lib\/(run|scenario|scenarios)\//, 5],
+  [/^lib\/(run|scenario|scenarios|bisect)\//, 5],
   [/^lib\/(session|cli)\//, 6],
 ];
 const floorOf = (f: string): number | undefined => FLOOR_OF_FOLDER.find(([re]) => re.test(f))?.[1];
@@ -319,6 +319,7 @@ const WRITERS: Record<string, string> = {
   'lib/lab/kvm/kvm-cache.ts':
     "the KVM probe's answers per host and box, under the user's cache dir (written atomically)",
   'lib/lab/warm/warm-lab.ts': "a warm lab's directory: its record (warm.json), removed with the lab",
+  'lib/bisect/log.ts': "a bisect's folder: its log (appended as each thing ends), its inputs and git's bisect log",
 };
 const WRITE_CALL =
   /\b(writeFile|writeFileSync|appendFile|appendFileSync|createWriteStream|mkdir|mkdirSync|rm|rmSync|unlink|unlinkSync|rename|copyFile|chmod|mkdtemp)\s*\(/;
