@@ -196,7 +196,8 @@ class Bisection {
     const passingCommit = failingCommit === this.newest ? this.old : this.newest;
     for (let i = (this.tries.get(failingCommit) ?? []).length + 1; i <= tries; i++) {
       const v = await this.endpointTry(failingCommit, i);
-      if (v === undefined) return this.noFlip('the failing endpoint broke while its reproduction rate was measured', true);
+      if (v === undefined)
+        return this.noFlip('the failing endpoint broke while its reproduction rate was measured', true);
     }
     const ft = this.tries.get(failingCommit) ?? [];
     this.failTries = { fails: ft.filter((t) => t.verdict === 'failed').length, tries: ft.length };
@@ -244,7 +245,11 @@ class Bisection {
       const pick = order.find((c) => c !== this.newest && !this.skipped.has(c));
       if (!pick) return this.stuck(order, 'every commit left but the newest was skipped');
       if (skipsInRow >= this.setup.maxSkips)
-        return this.stuck(order, `${skipsInRow} commits in a row were skipped (--max-skips ${this.setup.maxSkips})`, true);
+        return this.stuck(
+          order,
+          `${skipsInRow} commits in a row were skipped (--max-skips ${this.setup.maxSkips})`,
+          true,
+        );
       const decision = await this.decideCommit(pick, direction, order.length);
       skipsInRow = decision === 'skip' ? skipsInRow + 1 : 0;
     }
@@ -263,7 +268,8 @@ class Bisection {
         if (decided.decision === 'skip') this.skipped.add(commit);
         if (decided.decision === 'old') this.olds.push(commit);
         if (decided.decision === 'new') this.newest = commit;
-        const after = decided.decision === 'skip' ? left : (await this.io.history.bisectOrder(this.newest, this.olds)).length;
+        const after =
+          decided.decision === 'skip' ? left : (await this.io.history.bisectOrder(this.newest, this.olds)).length;
         await this.decide(commit, 'step', decided.decision, decided.probability, decided.reason, after);
         return decided.decision;
       }

@@ -73,7 +73,10 @@ export async function commitInfo(gitDir: string, sha: string, o: HistoryOptions)
 
 /** The four questions bound to one repository, each with its own deadline (git answers in milliseconds). */
 export function historyOf(gitDir: string, o: { timeoutMs?: number; run?: RunCommand } = {}) {
-  const opts = (): HistoryOptions => ({ deadline: deadlineIn(o.timeoutMs ?? 60_000), ...(o.run ? { run: o.run } : {}) });
+  const opts = (): HistoryOptions => ({
+    deadline: deadlineIn(o.timeoutMs ?? 60_000),
+    ...(o.run ? { run: o.run } : {}),
+  });
   return {
     isAncestor: (a: string, b: string) => isAncestor(gitDir, a, b, opts()),
     mergeBase: (a: string, b: string) => mergeBase(gitDir, a, b, opts()),

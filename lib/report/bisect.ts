@@ -57,7 +57,8 @@ export function bisectExitCode(r: BisectResult): number {
 /** The time a step took, split: build, the lab (bring-up or revert, install), the run, besides. */
 export function stepTimes(s: BisectStep): { build: number; lab: number; run: number; total: number } {
   const lab = s.tries.reduce(
-    (n, t) => n + (t.phases ?? []).filter((p) => /^(bring up|install|revert)/i.test(p.name)).reduce((a, p) => a + p.ms, 0),
+    (n, t) =>
+      n + (t.phases ?? []).filter((p) => /^(bring up|install|revert)/i.test(p.name)).reduce((a, p) => a + p.ms, 0),
     0,
   );
   const tries = s.tries.reduce((n, t) => n + t.ms, 0);
@@ -127,10 +128,7 @@ export function renderBisectJUnit(r: BisectReport): string {
   const answer: XmlElement = {
     name: 'testcase',
     attrs: { name: `answer: ${res.status}`, classname: `bisect.${r.check}`, time: secs(r.durationMs) },
-    children: [
-      ...(res.status === 'found' ? [] : [failureOf(res)]),
-      { name: 'system-out', text: res.message },
-    ],
+    children: [...(res.status === 'found' ? [] : [failureOf(res)]), { name: 'system-out', text: res.message }],
   };
   const all = [...cases, answer];
   const failures = res.status === 'inconclusive' || res.status === 'aborted' || res.status === 'no-flip' ? 1 : 0;
@@ -210,7 +208,8 @@ export function renderBisectHtml(r: BisectReport): string {
   const res = r.result;
   const dir = res.direction;
   const ordered = [...r.steps].sort((a, b) => a.commit.authorDate.localeCompare(b.commit.authorDate));
-  const color = (d: BisectStep['decision']) => (d === 'skip' ? '#999' : (d === 'new') === (dir === 'fix') ? '#2a7' : '#c33');
+  const color = (d: BisectStep['decision']) =>
+    d === 'skip' ? '#999' : (d === 'new') === (dir === 'fix') ? '#2a7' : '#c33';
   const rows = ordered
     .map((s) => {
       const t = stepTimes(s);
