@@ -170,15 +170,19 @@ class Bisection {
     const { tries } = this.setup;
     const oldRole = this.viaMergeBase ? 'merge-base' : 'old-endpoint';
     const o = await this.endpointTry(this.old, 1);
-    const n = await this.endpointTry(this.newest, 1);
-    if (o === undefined || n === undefined)
-      return this.noFlip('an endpoint gave no verdict (its build or its run broke): see its report', true);
+    const n = o === undefined ? undefined : await this.endpointTry(this.newest, 1);
+    if (o === undefined || n === undefined) return this.endpointBroke(o === undefined ? this.old : this.newest);
     let oldFails = o === 'failed';
     let newFails = n === 'failed';
     // Both passed once: run each again (up to --tries) until one fails; both failing is no flip either way.
     for (let i = 2; !oldFails && !newFails && i <= tries; i++) {
-      oldFails = (await this.endpointTry(this.old, i)) === 'failed';
-      if (!oldFails) newFails = (await this.endpointTry(this.newest, i)) === 'failed';
+      const vo = await this.endpointTry(this.old, i);
+      if (vo === undefined) return this.endpointBroke(this.old);
+      oldFails = vo === 'failed';
+      if (oldFails) break;
+      const vn = await this.endpointTry(this.newest, i);
+      if (vn === undefined) return this.endpointBroke(this.newest);
+      newFails = vn === 'failed';
     }
     const direction = directionOf(oldFails, newFails);
     if (!direction) {
@@ -208,7 +212,7 @@ class Bisection {
     );
     for (let i = (this.tries.get(passingCommit) ?? []).length + 1; i <= this.k; i++) {
       const v = await this.endpointTry(passingCommit, i);
-      if (v === undefined) return this.noFlip('the passing endpoint broke while its passes were counted', true);
+      if (v === undefined) return this.endpointBroke(passingCommit);
       if (v === 'failed')
         return this.noFlip(
           `the check also failed on ${short(passingCommit)} (try ${i}): it fails on both endpoints, so there is no clean flip`,
@@ -224,6 +228,25 @@ class Bisection {
       await this.decide(commit, role, decided.decision, decided.probability, decided.reason, left);
     }
     return undefined;
+  }
+
+  /**
+   * An endpoint without a verdict: the check skipped there is bad input (exit 2: the scenario or the fault kind does
+   * not judge it); a build or a run that broke is an infrastructure error (exit 3).
+   */
+  private endpointBroke(commit: string): BisectResult {
+    const build = this.builds.get(commit);
+    const last = this.tries.get(commit)?.at(-1);
+    if (build && !build.ok)
+      return this.noFlip(`the endpoint ${short(commit)} did not build: ${firstLine(build.error)}`, true);
+    if (last?.verdict === 'skipped')
+      return this.noFlip(
+        `the check ${this.setup.check} was skipped on the endpoint ${short(commit)} (${last.message}): this scenario and fault kind do not judge it; choose a check they judge`,
+      );
+    return this.noFlip(
+      `the endpoint ${short(commit)} gave no verdict (${last?.verdict ?? 'no run'}: ${firstLine(last?.message)}); its report: ${last?.reportDir ?? 'none'}`,
+      true,
+    );
   }
 
   /** One try of an endpoint, built first; undefined when it gave no verdict. */

@@ -45,6 +45,7 @@ function fakeRunner(fx: Fixture, o: { interruptAfterRuns?: number; controller?: 
       const b = tree(commit).behaviour;
       const flaky = /^flaky:(\d+)$/.exec(b);
       const failed = b === 'fail' || (flaky !== null && n % Number(flaky[1]) === 0);
+      if (b === 'skip') return { verdict: 'skipped', message: 'agent-kill does not reboot the host', ms: 1 };
       if (b === 'infra') return { verdict: 'error', message: 'vagrant up failed', ms: 1, runId: `r${runs.length}` };
       return { verdict: failed ? 'failed' : 'passed', message: b, ms: 1, runId: `r${runs.length}` };
     },
@@ -279,3 +280,19 @@ t.test('interrupted mid-bisect, resumed from its log: finished tries are not run
     'no build is asked twice: the log holds them',
   );
 });
+
+t.test(
+  'an endpoint where the check is skipped is bad input (no-flip, exit 2); one whose run broke is broken (exit 3)',
+  async (t) => {
+    const skipped = bisectFixture(linearHistory(6, 3, 'skip', 'fail'));
+    const a = io(skipped, fakeRunner(skipped).runner);
+    const out = await runBisect(setup(skipped, 0, 5), a.io);
+    t.equal(out.result.status, 'no-flip');
+    t.match(out.result.message, /was skipped on the endpoint .*agent-kill does not reboot the host.*choose a check/);
+    const infra = bisectFixture(linearHistory(6, 3, 'pass', 'infra'));
+    const b = io(infra, fakeRunner(infra).runner);
+    const out2 = await runBisect(setup(infra, 0, 5), b.io);
+    t.equal(out2.result.status, 'broken');
+    t.match(out2.result.message, /gave no verdict \(error: vagrant up failed\)/);
+  },
+);
