@@ -2,7 +2,7 @@
 // at most the try under way), the inputs it started with (what --resume re-reads), and git's own bisect log of the
 // decisions (`git bisect replay` takes it in a work tree of the same repository).
 import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { BisectEvent } from './driver.js';
 import type { BisectStep, BisectDirection } from '../model/bisect.js';
 import { termOf } from './driver.js';
@@ -16,8 +16,8 @@ export const BISECT_LOG_SCHEMA = 'nomad-reboot-harness/bisect-log@1';
 /** What a bisect started with: enough to continue it (--resume) or to check that a replayed log fits. */
 export interface BisectInputs {
   schema: typeof BISECT_LOG_SCHEMA;
-  /** the arguments after `bisect`, as given (secrets never among them: a token comes from the environment) */
-  argv: string[];
+  /** the options the bisect was given, parsed (a token is never among them: it comes from the environment or a file) */
+  values: Record<string, unknown>;
   scenario: string;
   source: string;
   good: { ref: string; sha: string };
@@ -89,4 +89,10 @@ export function gitBisectLog(
 
 export async function writeGitBisectLog(dir: string, text: string): Promise<void> {
   await writeFile(join(dir, GIT_BISECT_LOG), text);
+}
+
+/** A report or a try's console beside the log (the folder made first). */
+export async function writeText(file: string, text: string): Promise<void> {
+  await mkdir(dirname(file), { recursive: true });
+  await writeFile(file, text);
 }

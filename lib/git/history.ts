@@ -84,3 +84,12 @@ export function historyOf(gitDir: string, o: { timeoutMs?: number; run?: RunComm
     commitInfo: (sha: string) => commitInfo(gitDir, sha, opts()),
   };
 }
+
+/** Tracked files changed in a work tree (a bare repository has none): `git status --porcelain`'s lines. */
+export async function trackedChanges(workTree: string, o: HistoryOptions): Promise<string[]> {
+  const r = await (o.run ?? runCommand)('git', ['-C', workTree, 'status', '--porcelain', '--untracked-files=no'], {
+    deadline: o.deadline,
+    allowedCodes: ANY_EXIT_CODE,
+  });
+  return r.code === 0 ? r.stdout.split('\n').filter(Boolean) : [];
+}
