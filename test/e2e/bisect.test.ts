@@ -1,0 +1,87 @@
+// e2e tier: `bisect` over real builds the harness makes from a real hashicorp/nomad tree (NOMAD_SOURCE), on one warm
+// lab of real VMs: between v2.0.4 and v2.0.5 the check task-dirs flips from failed to passed (GH-28345), and the
+// bisect must name the commit that added that fix's changelog entry on the release branch, in the fix direction,
+// with full confidence, each step's tries linking a run report, and leave no VM behind. About 60 to 90 minutes
+// under emulation on 2 cores (each step builds its commit, 3-5 minutes with a warm Go cache, and runs a warm rerun).
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t from 'tap';
+import { runCli } from '../helpers/cli-child.js';
+import { NETNS } from '../helpers/real-nomad.js';
+import { domainsMatching, vmSkipReason } from '../helpers/vm-prereqs.js';
+import { validateJUnit } from '../helpers/junit-schema.js';
+
+t.setTimeout(150 * 60_000);
+
+const source = process.env['NOMAD_SOURCE'];
+const good = process.env['NOMAD_BISECT_GOOD'] ?? 'v2.0.4';
+const bad = process.env['NOMAD_BISECT_BAD'] ?? 'v2.0.5';
+const skip = !source
+  ? 'set NOMAD_SOURCE to a hashicorp/nomad clone (or bare git dir) to bisect across its commits'
+  : (vmSkipReason() ?? false);
+
+const git = (...args: string[]) =>
+  execFileSync('git', ['--git-dir', gitDir(source!), ...args])
+    .toString()
+    .trim();
+
+function gitDir(dir: string): string {
+  return existsSync(join(dir, '.git')) ? join(dir, '.git') : dir;
+}
+
+t.test(`bisect bridge-exec-reboot --good ${good} --bad ${bad} --check task-dirs: the GH-28345 fix`, { skip }, async (t) => {
+  // The truth from Nomad's history: the commit between the refs that added the fix's changelog entry.
+  const fix = git('log', '--format=%H', `${good}..${bad}`, '--diff-filter=A', '--', '.changelog/28345.txt');
+  t.match(fix, /^[0-9a-f]{40}$/, `one commit adds .changelog/28345.txt between ${good} and ${bad}`);
+  const work = mkdtempSync(join(tmpdir(), 'nrh-e2e-bisect-'));
+  const lab = ['--netns', NETNS, '--work-dir', join(work, 'labs')];
+  t.teardown(async () => {
+    await runCli(t, ['destroy', '--warm', ...lab]);
+    t.same(domainsMatching(join(work, 'labs')), [], 'no VM of the bisect left');
+    rmSync(work, { recursive: true, force: true });
+  });
+  const r = await runCli(
+    t,
+    [
+      'bisect',
+      'bridge-exec-reboot',
+      '--source',
+      `git:${source}`,
+      '--good',
+      good,
+      '--bad',
+      bad,
+      '--check',
+      'task-dirs',
+      '--reports-dir',
+      join(work, 'reports'),
+      ...lab,
+    ],
+    undefined,
+    { HARNESS_WARM: '1' },
+  );
+  t.equal(r.code, 0, 'exit 0: found with enough confidence');
+  const folder = readdirSync(join(work, 'reports')).find((f) => f.startsWith('bisect-'));
+  t.ok(folder, 'the bisect folder');
+  const doc = JSON.parse(readFileSync(join(work, 'reports', folder!, 'bisect.json'), 'utf8'));
+  t.equal(doc.status, 'found');
+  t.equal(doc.direction, 'fix', 'fails on the older ref, passes on the newer');
+  t.equal(doc.culprit.sha, fix, 'the commit that brought the fix to the release branch');
+  t.same(doc.culprit.changelog, ['GH-28345']);
+  t.equal(doc.confidence, 1, 'task-dirs fails every time on the unfixed builds (p = 1)');
+  t.equal(doc.reproduction.fails, doc.reproduction.tries, 'the failing endpoint failed every try');
+  for (const s of doc.steps)
+    for (const x of s.tries)
+      t.ok(existsSync(join(work, 'reports', folder!, x.reportDir, 'report.html')), `${s.commit} try report`);
+  t.ok(
+    doc.steps.every((s: { decision: string }) => s.decision !== 'skip'),
+    'no step skipped',
+  );
+  validateJUnit(t, join(work, 'reports', folder!, 'junit.xml'));
+  t.match(r.stdout, new RegExp(`first fixed commit: ${fix}`));
+  // Every try after the first reverted the one warm lab (VMs brought up once per bisect, not once per step).
+  const created = doc.steps.flatMap((s: { tries: { phases?: { name: string }[] }[] }) => s.tries).length;
+  t.ok(created > 2, `${created} tries`);
+});
