@@ -1,6 +1,6 @@
 // Every configuration key, once: harness.yaml key, flag, environment variable, check and doc line.
 import { TASK_DRIVERS, UPGRADE_MODES } from './schema.js';
-import { REBOOT_KINDS } from './faults.js';
+import { FAULTS } from '../faults/registry.js';
 import { MAX_CLIENTS, SERVER_COUNTS } from '../model/topology.js';
 import {
   argvList,
@@ -282,23 +282,11 @@ const ROWS: Row[] = [
   {
     yaml: 'reboot.kind',
     flag: 'reboot',
-    doc: `fault injected on the client: ${REBOOT_KINDS.join(', ')} (docs/faults.md)`,
-    parse: oneOf(REBOOT_KINDS),
+    doc: `fault injected on the client: ${FAULTS.names.join(', ')} (docs/faults.md)`,
+    parse: oneOf(FAULTS.names),
   },
-  {
-    yaml: 'reboot.off_for',
-    flag: 'off-for',
-    path: ['reboot', 'offForS'],
-    doc: 'how long --reboot power-off keeps the client off (Go duration or seconds)',
-    parse: timeoutSeconds(0, 3600),
-  },
-  {
-    yaml: 'reboot.partition_for',
-    flag: 'partition-for',
-    path: ['reboot', 'partitionForS'],
-    doc: 'how long --reboot partition cuts the client off the server (Go duration or seconds; longer than heartbeat_grace: replacement expected)',
-    parse: timeoutSeconds(1, 3600),
-  },
+  // each kind's own options (reboot.off_for, reboot.partition_for), declared in its file under lib/faults
+  ...FAULTS.options,
   {
     yaml: 'reboot.deadline',
     flag: 'reboot-deadline',

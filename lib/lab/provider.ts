@@ -2,6 +2,8 @@
 // The session composes a run's environment from it (lib/session/real-env.ts); the registry picks it by lab.provider.
 import type { HarnessConfig } from '../config/schema.js';
 import type { ConfigProblem } from '../errors.js';
+import type { LabCapability } from '../faults/define.js';
+import type { Lack } from '../faults/registry.js';
 import type { Logger } from '../log/events.js';
 import type { RebootKind } from '../model/kinds.js';
 import type { Lab } from '../model/lab.js';
@@ -53,8 +55,10 @@ export type ProviderName = HarnessConfig['lab']['provider'];
 export interface LabProvider {
   name: ProviderName;
   capabilities: {
-    /** the fault kinds it can inject (some only with a setting, e.g. ssh's hard reset needs lab.hard_reset_command) */
+    /** the fault kinds it performs: the keys of its performer map (lib/lab/perform.ts), in the registry's order */
     faults: readonly RebootKind[];
+    /** the capabilities the fault kinds need that it lacks under `config`, each with its reason and fix */
+    lacks(config: HarnessConfig): Partial<Record<LabCapability, Lack>>;
     /** snapshot and revert of the running machines (warm labs) */
     snapshot: boolean;
     /** brings the machines of a topology up at the same time, not one after the other */

@@ -276,17 +276,23 @@ t.test(
 );
 
 t.test('fault kinds on existing hosts: a hard reset only with lab.hard_reset_command, never a power off', async (t) => {
-  const { faultProblems } = await import('../../lib/scenario/faults.js');
+  const { faultProblems } = await import('../../lib/scenario/fault-step.js');
   const text = `${HOSTS}  hard_reset_command: [virsh, reset, "lab-{role}"]\nreboot: { kind: hard }\n`;
   const withReset = ok({ file: yaml(text) });
   t.same(faultProblems('cni-ipam-reboot', withReset, { hasNomadAgent: false }), [], 'hard with a reset command');
   const without = { ...withReset, lab: { ...withReset.lab, hardResetCommand: undefined } };
   t.match(faultProblems('cni-ipam-reboot', without, { hasNomadAgent: false }), [
-    { message: 'cannot be done here: provider ssh without lab.hard_reset_command has no power reset' },
+    {
+      message: 'cannot be done here: lab.provider ssh cannot do hard: no lab.hard_reset_command',
+      fix: /^set lab.hard_reset_command, e.g. .*, or use one of: graceful, panic$/,
+    },
   ]);
   const off = { ...withReset, reboot: { ...withReset.reboot, kind: 'power-off' as const } };
   t.match(faultProblems('cni-ipam-reboot', off, { hasNomadAgent: false }), [
-    { message: /provider ssh has no power off/ },
+    {
+      message:
+        'cannot be done here: lab.provider ssh cannot do power-off: the harness has no power off/on for existing hosts',
+    },
   ]);
 });
 

@@ -1,14 +1,12 @@
 // lab.provider ssh: machines that already exist, one per entry of lab.hosts.servers / lab.hosts.clients.
-import { REBOOT_KINDS } from '../../model/kinds.js';
+import { performedKinds } from '../perform.js';
 import type { LabProvider, ProvidedLab } from '../provider.js';
+import { SSH_PERFORMERS, sshLacks } from './ssh-faults.js';
 import { agentAddress, agentInterface, createSshLab } from './ssh-lab.js';
-
-/** Power off/on needs a hypervisor; every other kind works on a host over SSH (hard with lab.hard_reset_command). */
-const SSH_FAULTS = REBOOT_KINDS.filter((k) => k !== 'power-off');
 
 export const SSH: LabProvider = {
   name: 'ssh',
-  capabilities: { faults: SSH_FAULTS, snapshot: false, concurrentUp: true },
+  capabilities: { faults: performedKinds(SSH_PERFORMERS), lacks: sshLacks, snapshot: false, concurrentUp: true },
   // Note: the host lists are checked with the config (lib/config/validate.ts), keys and CNI plugins by the preflight
   validate: () => [],
   async up(_t, ctx, d): Promise<ProvidedLab> {

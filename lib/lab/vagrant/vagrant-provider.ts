@@ -3,13 +3,14 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { memoryBudgetProblems } from '../../config/topology.js';
-import { REBOOT_KINDS } from '../../model/kinds.js';
 import { slotOf, type LabSpec } from '../../model/lab-spec.js';
 import type { Lab } from '../../model/lab.js';
 import type { Topology } from '../../model/topology.js';
 import type { Deadline } from '../../time/deadlines.js';
 import type { LabContext, LabProvider, ProvidedLab } from '../provider.js';
 import { labSpecFor } from './spec-for.js';
+import { performedKinds } from '../perform.js';
+import { VAGRANT_PERFORMERS } from './vagrant-faults.js';
 import { createVagrantLab } from './vagrant-lab.js';
 import { decideWarm } from '../warm/warm-key.js';
 import { openWarmLab, warmInputsFor, type WarmLab } from '../warm/warm-lab.js';
@@ -114,7 +115,13 @@ function coldBecause(ctx: LabContext, provider: string): string | undefined {
 function vagrantProvider(name: 'libvirt' | 'virtualbox'): LabProvider {
   return {
     name,
-    capabilities: { faults: REBOOT_KINDS, snapshot: name === 'libvirt', concurrentUp: name === 'libvirt' },
+    capabilities: {
+      faults: performedKinds(VAGRANT_PERFORMERS),
+      // the hypervisor has every power control
+      lacks: () => ({}),
+      snapshot: name === 'libvirt',
+      concurrentUp: name === 'libvirt',
+    },
     validate: (t, config, host = {}) =>
       memoryBudgetProblems(t, { ...config.lab, provider: name }, host.memAvailableMb, host.roles),
     async up(t, ctx, d): Promise<ProvidedLab> {
