@@ -96,16 +96,17 @@ export interface ScenarioOffer {
   hasNomadAgent: boolean;
 }
 
-/** Why `k` cannot be done by this lab and scenario (empty: it can). */
-function cannot(k: FaultKindDef, scenario: ScenarioOffer, lab: LabOffer): Lack[] {
-  const out: Lack[] = [];
+/** Why `k` cannot be done by this lab and scenario (empty: it can), each reason with the side it comes from. */
+function cannot(k: FaultKindDef, scenario: ScenarioOffer, lab: LabOffer): (Lack & { of: 'lab' | 'scenario' })[] {
+  const out: (Lack & { of: 'lab' | 'scenario' })[] = [];
   const lacks = k.needs.flatMap((n) => (lab.lacks[n] ? [lab.lacks[n]] : []));
   const provider = `lab.provider ${lab.provider} cannot do ${k.name}`;
-  for (const l of lacks) out.push({ ...l, reason: `${provider}: ${l.reason}` });
-  if (!lacks.length && !lab.performs.includes(k.name)) out.push({ reason: `${provider}: it has no performer for it` });
+  for (const l of lacks) out.push({ ...l, reason: `${provider}: ${l.reason}`, of: 'lab' });
+  if (!lacks.length && !lab.performs.includes(k.name))
+    out.push({ reason: `${provider}: it has no performer for it`, of: 'lab' });
   if (k.needsNomadAgent && !scenario.hasNomadAgent) {
     const verb = k.rebootsHost ? 'reboot' : k.name === 'partition' ? 'cut off' : 'kill';
-    out.push({ reason: `${scenario.name} runs no Nomad agent to ${verb}` });
+    out.push({ reason: `${scenario.name} runs no Nomad agent to ${verb}`, of: 'scenario' });
   }
   return out;
 }
@@ -113,17 +114,20 @@ function cannot(k: FaultKindDef, scenario: ScenarioOffer, lab: LabOffer): Lack[]
 /**
  * Problems with running `kind` in `scenario` on `lab`: a kind the provider does not perform or lacks a capability
  * for (with its fix), or one needing a Nomad agent in a scenario without one. Checked before anything is created
- * (exit 2); the fix names the kinds that can be done here.
+ * (exit 2); the fix names the kinds that can be done here. `of` keeps the lab's or the scenario's reasons only (the
+ * lab's are asked while the config is resolved, for every scenario; the scenario's by the scenario).
  */
 export function faultKindProblems<N extends string>(
   kind: N,
   scenario: ScenarioOffer,
   lab: LabOffer,
   registry: FaultRegistry<N>,
+  of: 'lab' | 'scenario' | 'both' = 'both',
 ): ConfigProblem[] {
   const can = registry.kinds.filter((k) => cannot(k, scenario, lab).length === 0).map((k) => k.name);
   const others = `use one of: ${can.join(', ')}`;
-  return cannot(registry.get(kind), scenario, lab).map(({ reason, fix }) => ({
+  const reasons = cannot(registry.get(kind), scenario, lab).filter((r) => of === 'both' || r.of === of);
+  return reasons.map(({ reason, fix }) => ({
     field: '--reboot (reboot.kind)',
     value: kind,
     message: `cannot be done here: ${reason}`,

@@ -2,21 +2,18 @@
 // created), the timed faults' durations from the config, and the fault's moments on the timeline and in the facts.
 import type { HarnessConfig } from '../config/schema.js';
 import type { ConfigProblem } from '../errors.js';
-import { FAULTS, faultKind, faultKindProblems, type LabOffer } from '../faults/registry.js';
-import { providerFor } from '../lab/providers.js';
+import { FAULTS, faultKind, faultKindProblems } from '../faults/registry.js';
+import { faultOffer } from '../lab/providers.js';
 import { namedMachinesOf, type FaultParams, type Lab, type RebootRecord } from '../model/lab.js';
 import type { RunContext } from '../run/context.js';
 
-/** What the configured provider offers the fault kinds under this config (its performers and what it lacks). */
-export function labOffer(config: HarnessConfig): LabOffer {
-  const p = providerFor(config);
-  return { provider: p.name, performs: p.capabilities.faults, lacks: p.capabilities.lacks(config) };
-}
-
-/** Problems with `config.reboot.kind` for this scenario on the configured provider (exit 2, nothing created). */
+/**
+ * Problems with `config.reboot.kind` for this scenario (exit 2, nothing created): a kind it has no Nomad agent for.
+ * What the provider cannot do is asked of the provider while the config is resolved (lib/lab/providers.ts).
+ */
 export function faultProblems(scenario: string, config: HarnessConfig, o: { hasNomadAgent: boolean }): ConfigProblem[] {
-  const offer = labOffer(config);
-  return faultKindProblems(config.reboot.kind, { name: scenario, hasNomadAgent: o.hasNomadAgent }, offer, FAULTS);
+  const s = { name: scenario, hasNomadAgent: o.hasNomadAgent };
+  return faultKindProblems(config.reboot.kind, s, faultOffer(config), FAULTS, 'scenario');
 }
 
 /** The durations of the timed faults, from the config. */

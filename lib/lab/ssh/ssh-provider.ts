@@ -3,11 +3,24 @@ import { performedKinds } from '../perform.js';
 import type { LabProvider, ProvidedLab } from '../provider.js';
 import { SSH_PERFORMERS, sshLacks } from './ssh-faults.js';
 import { agentAddress, agentInterface, createSshLab } from './ssh-lab.js';
+import { sshConfigProblems } from './ssh-validate.js';
 
 export const SSH: LabProvider = {
   name: 'ssh',
   capabilities: { faults: performedKinds(SSH_PERFORMERS), lacks: sshLacks, snapshot: false, concurrentUp: true },
-  // Note: the host lists are checked with the config (lib/config/validate.ts), keys and CNI plugins by the preflight
+  host: {
+    workDir: false,
+    netns: 'hosts',
+    orphanDomains: false,
+    libvirtDriver: false,
+    doctor: {
+      checks: false,
+      fix: 'run the scenario: with lab.provider ssh its preflight checks the host keys and reaches every host before anything is installed (exit 2 or 3 naming the host)',
+    },
+    machinesFromConfig: true,
+  },
+  // Note: keys and CNI plugins are checked by the preflight (ssh-preflight.ts), which reads the disk
+  validateConfig: sshConfigProblems,
   validate: () => [],
   async up(_t, ctx, d): Promise<ProvidedLab> {
     const { config } = ctx;

@@ -256,3 +256,8 @@ export function createVagrantLab(o: VagrantLabOptions): {
     },
   };
 }
+
+/** The serial logs a lab's machines leave on the host (libvirt writes one per VM; VirtualBox none). */
+export function serialLogFiles(spec: LabSpec): string[] {
+  return spec.provider === 'libvirt' ? spec.machines.map((m) => serialLogPath(spec, m.name)) : [];
+}
