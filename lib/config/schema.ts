@@ -4,6 +4,13 @@ import type { ServerCount } from '../model/topology.js';
 import type { ArtifactsPolicy, RebootKind, TaskDriver, UpgradeMode } from '../model/kinds.js';
 import type { TargetSpec } from '../model/target.js';
 
+/**
+ * Every lab.provider: libvirt and virtualbox (VMs made by Vagrant), ssh (machines that already exist). Each is one
+ * folder under lib/lab, registered in lib/lab/providers.ts (tsc fails while a name here has no provider there).
+ */
+export const PROVIDER_NAMES = ['libvirt', 'virtualbox', 'ssh'] as const;
+export type ProviderName = (typeof PROVIDER_NAMES)[number];
+
 export { TASK_DRIVERS, UPGRADE_MODES } from '../model/kinds.js';
 export type { ArtifactsPolicy, RebootKind, TaskDriver, UpgradeMode } from '../model/kinds.js';
 
@@ -40,7 +47,7 @@ export interface HarnessConfig {
   };
   lab: {
     /** libvirt / virtualbox: VMs made by Vagrant; ssh: machines that already exist (lab.hosts) */
-    provider: 'libvirt' | 'virtualbox' | 'ssh';
+    provider: ProviderName;
     /**
      * the existing machines of lab.provider: ssh: `servers` and `clients` in slot order; `server`/`client` are the
      * older one-host keys (read both forms through hostsOf, lib/config/hosts.ts)

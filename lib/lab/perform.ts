@@ -57,7 +57,7 @@ export function performedKinds(performers: Partial<Record<RebootKind, Performer>
 }
 
 /** Perform `kind` on `t` with the provider's map; a kind it has no performer for is a harness error (validated before). */
-export function perform(
+export async function perform(
   performers: Partial<Record<RebootKind, Performer>>,
   provider: string,
   kind: RebootKind,

@@ -1,6 +1,6 @@
 // A lab provider: one interface for every way of getting machines (VMs made by Vagrant, hosts that already exist).
 // The session composes a run's environment from it (lib/session/real-env.ts); the registry picks it by lab.provider.
-import type { HarnessConfig } from '../config/schema.js';
+import type { HarnessConfig, ProviderName } from '../config/schema.js';
 import type { LabConfigRules } from '../config/validate.js';
 import type { ConfigProblem } from '../errors.js';
 import type { LabCapability } from '../faults/define.js';
@@ -51,7 +51,7 @@ export interface ProvidedLab {
   warm?: WarmLab;
 }
 
-export type ProviderName = HarnessConfig['lab']['provider'];
+export type { ProviderName };
 
 /** How a provider lives on the host the CLI runs on. */
 export interface ProviderHost {
@@ -72,8 +72,9 @@ export interface ProviderHost {
   machinesFromConfig: boolean;
 }
 
-export interface LabProvider {
-  name: ProviderName;
+/** A lab provider (N: its name as lab.provider gives it). */
+export interface LabProvider<N extends string = ProviderName> {
+  name: N;
   capabilities: {
     /** the fault kinds it performs: the keys of its performer map (lib/lab/perform.ts), in the registry's order */
     faults: readonly RebootKind[];

@@ -5,7 +5,7 @@ import { SSH_PERFORMERS, sshLacks } from './ssh-faults.js';
 import { agentAddress, agentInterface, createSshLab } from './ssh-lab.js';
 import { sshConfigProblems } from './ssh-validate.js';
 
-export const SSH: LabProvider = {
+export const SSH: LabProvider<'ssh'> = {
   name: 'ssh',
   capabilities: { faults: performedKinds(SSH_PERFORMERS), lacks: sshLacks, snapshot: false, concurrentUp: true },
   host: {

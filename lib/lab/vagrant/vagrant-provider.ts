@@ -113,7 +113,7 @@ function coldBecause(ctx: LabContext, provider: string): string | undefined {
   return early.mode === 'cold' ? early.reason : undefined;
 }
 
-function vagrantProvider(name: 'libvirt' | 'virtualbox'): LabProvider {
+function vagrantProvider<N extends 'libvirt' | 'virtualbox'>(name: N): LabProvider<N> {
   return {
     name,
     capabilities: {
