@@ -88,7 +88,7 @@ export interface HarnessConfig {
   /** the user's own job for bridge-exec-reboot (HCL file) and its HCL variables; undefined file = the shipped job */
   job: { file: string | undefined; vars: Record<string, string | number | boolean> };
   /**
-   * kind of fault (lib/config/faults.ts); count: how many times bridge-exec-reboot reboots the client in one run;
+   * kind of fault (lib/faults/registry.ts); count: how many times bridge-exec-reboot reboots the client in one run;
    * settleQuietS: after a reboot, once every alloc's place is decided but Nomad still holds something for the job, how
    * long nothing may change before the wait ends anyway; settleConfirmS: once every place is decided and Nomad has
    * nothing pending for the job, how long the job must stay unchanged (at most settleQuietS);
