@@ -48,8 +48,8 @@ import { ConfigError } from '../lib/errors.js';
 import { startEventRecorder, type EventRecorder } from '../lib/scenario/event-recorder.js';
 import { withTransientFailures } from '../lib/checks/transient.js';
 import { adjustForFault } from '../lib/checks/fault-expectations.js';
-import { faultParams, faultProblems, rebootStepMs, recordFault, recordOneTarget } from '../lib/scenario/faults.js';
-import { FAULT_KINDS, faultRestartsTasks, faultStepName } from '../lib/config/faults.js';
+import { faultParams, faultProblems, rebootStepMs, recordFault, recordOneTarget } from '../lib/scenario/fault-step.js';
+import { faultKind, faultOutcome, faultStepName } from '../lib/faults/registry.js';
 import { durationSeconds } from '../lib/config/fields.js';
 import { readClockOffset } from '../lib/lab/observe.js';
 import { deadlineIn, remaining } from '../lib/time/deadlines.js';
@@ -264,7 +264,7 @@ export default defineScenario({
       );
       // agent-kill and a short partition leave the tasks running (no restart expected); a partition past
       // heartbeat_grace ends in a replacement, which the settle rule waits for like any lost alloc's.
-      const tasksRestart = faultRestartsTasks(r.kind, fault);
+      const tasksRestart = faultOutcome(r.kind, fault).restartsTasks;
       const quietMs = config.reboot.settleQuietS * 1000;
       const confirmMs = config.reboot.settleConfirmS * 1000;
       // the client's clock against ours, read while the allocs come back (an emulated guest's clock drifts
@@ -395,7 +395,7 @@ export default defineScenario({
       disconnect,
       settle,
       probeKinds: info.probeKinds,
-      tasksRestart: faultRestartsTasks(reboot.kind, fault),
+      tasksRestart: faultOutcome(reboot.kind, fault).restartsTasks,
       before,
       after,
       reboot,
@@ -413,7 +413,7 @@ export default defineScenario({
     // agent-kill and partition are judged against what they make Nomad do (lib/checks/fault-expectations.ts)
     const judged = adjustForFault(CHECKS, judgeAll(CHECKS, evidence), evidence, fault);
     const first = reboots[0]!;
-    const endsTasks = FAULT_KINDS[first.kind].rebootsHost;
+    const endsTasks = faultKind(first.kind).rebootsHost;
     const name = endsTasks ? 'reboot' : first.kind;
     return withTransientFailures(judged, recorder!.transitions(), { sinceMs: first.requestedAt, endsTasks, name });
   },

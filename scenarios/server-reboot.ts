@@ -12,8 +12,8 @@ import { NEW_LEADER } from '../lib/checks/new-leader.js';
 import { OLD_LEADER_REJOINED } from '../lib/checks/old-leader-rejoined.js';
 import { UNTOUCHED_ALLOCS } from '../lib/checks/untouched-allocs.js';
 import { SERVICE_CONTINUITY } from '../lib/checks/service-continuity.js';
-import { FAULT_KINDS } from '../lib/config/faults.js';
-import { faultProblems } from '../lib/scenario/faults.js';
+import { FAULTS, faultKind } from '../lib/faults/registry.js';
+import { faultProblems } from '../lib/scenario/fault-step.js';
 import { runClusterFault, type ClusterPlan } from '../lib/scenario/cluster-run.js';
 
 export const CHECKS = [TARGETS_HIT, NEW_LEADER, OLD_LEADER_REJOINED, UNTOUCHED_ALLOCS, SERVICE_CONTINUITY];
@@ -40,16 +40,16 @@ function problems(config: HarnessConfig) {
           },
         ]
       : []),
-    ...(FAULT_KINDS[config.reboot.kind].rebootsHost
+    ...(faultKind(config.reboot.kind).roles.includes('server')
       ? []
       : [
           {
             field: 'reboot.kind (--reboot)',
             value: config.reboot.kind,
             message: 'server-reboot reboots the server host',
-            fix: `give one of ${Object.entries(FAULT_KINDS)
-              .filter(([, k]) => k.rebootsHost)
-              .map(([n]) => n)
+            fix: `give one of ${FAULTS.kinds
+              .filter((k) => k.roles.includes('server'))
+              .map((k) => k.name)
               .join(', ')}`,
           },
         ]),

@@ -38,10 +38,10 @@ import { waitForBridgeClient } from '../lib/scenario/client-ready.js';
 import type { Deadline } from '../lib/time/deadlines.js';
 import { defineScenario, noClusterTargets, singleRebootExecOnly } from '../lib/run/scenario.js';
 import { waitFor } from '../lib/time/wait-for.js';
-import { FAULT_KINDS, REBOOT_KINDS } from '../lib/config/faults.js';
+import { FAULTS, faultKind } from '../lib/faults/registry.js';
 import type { HarnessConfig } from '../lib/config/schema.js';
 import type { ConfigProblem } from '../lib/errors.js';
-import { faultParams, faultProblems, rebootStepMs, recordOneTarget } from '../lib/scenario/faults.js';
+import { faultParams, faultProblems, rebootStepMs, recordOneTarget } from '../lib/scenario/fault-step.js';
 
 const JOB_FILE = fileURLToPath(new URL('../jobs/bridge-exec-http-multi.nomad.hcl', import.meta.url));
 /** Allocs running on build A, and after the scale-up on build B (the new ones are where collisions show). */
@@ -157,14 +157,17 @@ const skipRestore = (why: string): CheckResult[] => RESTORE_CHECKS.map((c) => sk
 function upgradeFaultProblems(config: HarnessConfig): ConfigProblem[] {
   if (config.upgrade.mode !== 'upgrade-then-reboot') return [];
   const kind = config.reboot.kind;
-  const own = FAULT_KINDS[kind].rebootsHost
+  const own = faultKind(kind).rebootsHost
     ? []
     : [
         {
           field: '--reboot (reboot.kind)',
           value: kind,
           message: 'does not reboot the host, which --upgrade-mode upgrade-then-reboot needs',
-          fix: `use one of: ${REBOOT_KINDS.filter((k) => FAULT_KINDS[k].rebootsHost).join(', ')}`,
+          fix: `use one of: ${FAULTS.kinds
+            .filter((k) => k.rebootsHost)
+            .map((k) => k.name)
+            .join(', ')}`,
         },
       ];
   return [...own, ...faultProblems('upgrade-in-place', config, { hasNomadAgent: true })];

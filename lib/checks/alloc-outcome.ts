@@ -1,7 +1,7 @@
 // Classifies what became of each alloc across the reboot: restored, replaced (and why), failed or unknown. Pure.
 import { eventLine, eventsOf, iso, oneLine } from './result.js';
 import type { AllocSnap, RebootEvidence, TaskEventRec } from '../model/evidence.js';
-import { FAULT_KINDS } from '../config/faults.js';
+import { faultKind } from '../faults/registry.js';
 import { latestOf, replacementOf } from '../model/replacement.js';
 import { disconnectHint, judgeDisconnected, lostUnderPolicy } from './disconnect-outcome.js';
 
@@ -142,7 +142,7 @@ export function nodeDownExplanation(e: RebootEvidence, old: AllocSnap | undefine
       `a longer --heartbeat-grace, or ${hint})`
     );
   }
-  if (!FAULT_KINDS[kind].rebootsHost) {
+  if (!faultKind(kind).rebootsHost) {
     return (
       `the node was marked down during the ${kind} ${cause} the ${kind} (${took} s until it was over), ${replaced} ` +
       `(fix: a heartbeat_grace longer than the ${kind}, e.g. --heartbeat-grace 5m, or ${hint})`
@@ -156,7 +156,7 @@ export function nodeDownExplanation(e: RebootEvidence, old: AllocSnap | undefine
 }
 
 /** "reboot" for a kind that reboots the host, else the kind ("partition", "agent-kill"). */
-const faultWord = (e: RebootEvidence): string => (FAULT_KINDS[e.reboot.kind].rebootsHost ? 'reboot' : e.reboot.kind);
+const faultWord = (e: RebootEvidence): string => (faultKind(e.reboot.kind).rebootsHost ? 'reboot' : e.reboot.kind);
 
 /** " (its DesiredDescription)" or "". */
 const desiredOf = (a: AllocSnap | undefined): string =>

@@ -5,7 +5,7 @@
 // meanwhile (replace = true) is stopped by the reconcile ("alloc not needed due to disconnected client reconnect";
 // nomad/scheduler reconcile.go at v1.10.5). Past lost_after the alloc is lost and replaced, which the policy asks for.
 // alloc-outcome.ts asks this module; it imports nothing of alloc-outcome.ts (no import circle).
-import { FAULT_KINDS } from '../config/faults.js';
+import { faultKind } from '../faults/registry.js';
 import { formatDuration, keepsAllocsThroughDisconnect, type DisconnectPolicy } from '../model/disconnect.js';
 import type { AllocSnap, RebootEvidence } from '../model/evidence.js';
 import { iso } from './result.js';
@@ -79,7 +79,7 @@ export function judgeDisconnected(
   const replStopped = r ? r.desiredStatus !== 'run' || ['complete', 'failed', 'lost'].includes(r.clientStatus) : true;
   const sameNode = !beforeNode || old.nodeId === beforeNode;
   if (old.clientStatus === 'running' && old.desiredStatus === 'run' && sameNode) {
-    const again = FAULT_KINDS[e.reboot.kind].rebootsHost ? ', its tasks started again after the boot' : '';
+    const again = faultKind(e.reboot.kind).rebootsHost ? ', its tasks started again after the boot' : '';
     const base = `${who} ${went}, then reconnected in place on node ${old.nodeId}${again}`;
     if (!repl?.replacementId) return { outcome: 'restored', disconnected: true, reason: `${base}${policy}` };
     const rid = repl.replacementId;

@@ -1,11 +1,11 @@
-// Pure: what the checks expect for fault kinds other than a reboot (lib/config/faults.ts), so every verdict says what
-// was expected for the kind:
+// Pure: what the checks expect for fault kinds other than a reboot, so every verdict says what was expected for the
+// kind. The kind's own outcome rule (lib/faults/<kind>.ts `outcome`) decides it, e.g.:
 //   agent-kill, partition (shorter than heartbeat_grace): the host does NOT reboot (boot_id unchanged), the task keeps
 //     running (it must NOT be restarted), the alloc is restored in place; agent-kill also needs a new agent PID.
 //   partition longer than heartbeat_grace: the node is marked down and the alloc replaced: the expected outcome.
 // The kinds that reboot the host (graceful, hard, panic, power-off) keep the checks as they are. What each check
-// expects lives on the check (`underFault`); this decides the fault's outcome and asks them.
-import { FAULT_KINDS, expectReplacement } from '../config/faults.js';
+// expects lives on the check (`underFault`); this asks the kind for its outcome and asks them.
+import { faultKind } from '../faults/registry.js';
 import type { RebootEvidence } from '../model/evidence.js';
 import type { CheckDef, CheckResult, FaultSeen } from '../model/check.js';
 
@@ -20,15 +20,10 @@ export interface FaultContext {
 
 /** The fault of `e.reboot` as the checks are told, or undefined when it rebooted the host (nothing changes then). */
 export function faultSeen(e: RebootEvidence, f: FaultContext): FaultSeen | undefined {
-  const kind = e.reboot.kind;
-  if (FAULT_KINDS[kind].rebootsHost) return undefined;
-  const replaced = expectReplacement(kind, f);
-  const lost = f.lostAfterS ? ` + lost_after ${f.lostAfterS}s` : '';
-  const why =
-    kind === 'agent-kill'
-      ? 'agent-kill: the agent restarts, the host does not'
-      : `partition of ${f.partitionForS}s ${replaced ? '>' : '<='} heartbeat_grace ${f.heartbeatGraceS}s${lost}`;
-  return { kind, replaced, why };
+  const kind = faultKind(e.reboot.kind);
+  if (kind.rebootsHost) return undefined;
+  const { replaced, why = kind.name } = kind.outcome(f);
+  return { kind: kind.name, replaced, why };
 }
 
 /** The checks' results judged against what the fault kind of `e.reboot` leads Nomad to do. */

@@ -4,7 +4,7 @@ import { defineCheck } from './define.js';
 import type { Judgement } from '../model/check.js';
 import { judgement } from './result.js';
 import type { ClusterEvidence } from '../model/cluster-evidence.js';
-import { FAULT_KINDS } from '../config/faults.js';
+import { faultKind } from '../faults/registry.js';
 
 export const TARGETS_HIT = defineCheck<ClusterEvidence>({
   id: 'targets-hit',
@@ -22,8 +22,7 @@ function judgeTargetsHit(e: ClusterEvidence): Judgement {
   if (e.turns.length === 0) return judgement('failed', 'no machine was hit', lines);
   const notRebooted = e.turns.filter(
     (t) =>
-      FAULT_KINDS[t.reboot.kind].rebootsHost &&
-      (!t.reboot.bootIdAfter || t.reboot.bootIdAfter === t.reboot.bootIdBefore),
+      faultKind(t.reboot.kind).rebootsHost && (!t.reboot.bootIdAfter || t.reboot.bootIdAfter === t.reboot.bootIdBefore),
   );
   if (notRebooted.length)
     return judgement(

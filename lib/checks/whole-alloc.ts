@@ -1,6 +1,6 @@
 // Pure helpers the whole-alloc checks share: which fault kinds restore allocs in place on the client, which allocs are
 // judged (the restored ones; a replaced or failed alloc is alloc-restored's to judge), and one result shape for all.
-import { FAULT_KINDS } from '../config/faults.js';
+import { faultOutcome } from '../faults/registry.js';
 import { allocLabel, classifyAll } from './alloc-outcome.js';
 import { judgement } from './result.js';
 import type {
@@ -20,7 +20,7 @@ import type { RebootKind } from '../model/kinds.js';
  * state) or an agent restart (the agent reattaches to running tasks)? A partition leaves the agent and its tasks alone.
  */
 export function restoresInPlace(kind: RebootKind): boolean {
-  return FAULT_KINDS[kind].rebootsHost || kind === 'agent-kill';
+  return faultOutcome(kind).restoresInPlace;
 }
 
 /** Why the host-side whole-alloc checks do not apply to this kind; undefined when they do. */

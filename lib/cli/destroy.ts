@@ -7,12 +7,14 @@ import type { HarnessConfig } from '../config/schema.js';
 import type { Logger } from '../log/events.js';
 import { deadlineIn } from '../time/deadlines.js';
 import { createVagrant, type VagrantOptions } from '../vagrant/vagrant.js';
-import { LAB_SPEC_FILE, serialLogPath, type LabSpec } from '../model/lab-spec.js';
+import { LAB_SPEC_FILE, type LabSpec } from '../model/lab-spec.js';
 import { stopLabHost } from '../lab/host/host.js';
 import type { RunCommand } from '../exec/run.js';
 import { tryLock } from '../vagrant/lock.js';
 import { olderThan, staleReasons, WARM_PREFIX } from '../lab/warm/warm-key.js';
 import { destroyOrphanDomains } from '../lab/host/orphans.js';
+import { providerFor } from '../lab/providers.js';
+import { serialLogFiles } from '../lab/vagrant/vagrant-lab.js';
 import { destroyWarmLab, inspectWarmLab, readWarmRecord, warmCurrent, warmLockPath } from '../lab/warm/warm-lab.js';
 
 /** Which labs `destroy` removes besides the run ids given. */
@@ -151,8 +153,7 @@ export async function destroyLabs(
         const adapter = createVagrant({ ...vagrant, cwd: dir, logger });
         await adapter.destroy([], { provider: spec.provider, deadline: deadlineIn(DESTROY_MS) });
         await rm(dir, { recursive: true, force: true });
-        const serialLogs = spec.provider === 'libvirt' ? spec.machines.map((m) => serialLogPath(spec, m.name)) : [];
-        await Promise.all(serialLogs.map((f) => rm(f, { force: true })));
+        await Promise.all(serialLogFiles(spec).map((f) => rm(f, { force: true })));
       }
       logger({ kind: 'info', t: 0, message: `destroyed lab ${runId} (${machines})${why ? `: ${why}` : ''}` });
     } catch (err) {
@@ -166,7 +167,7 @@ export async function destroyLabs(
   }
   // Note: a lab whose directory is gone is invisible above; its domains are found by where vagrant-libvirt says they came from
   const sweeping = all || sweep.warm || sweep.stale || sweep.olderThanS !== undefined;
-  if (sweeping && config.lab.provider === 'libvirt') {
+  if (sweeping && providerFor(config).host.orphanDomains) {
     try {
       failed += await destroyOrphanDomains({ deadline: deadlineIn(DESTROY_MS), logger, ...(run ? { run } : {}) });
     } catch (err) {

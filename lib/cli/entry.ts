@@ -9,6 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { ensureLabHost, parseNetnsList, reexecInNetns, IN_NETNS_ENV } from '../lab/host/host.js';
 import { destroyLabs } from './destroy.js';
 import { existingHostsPreflight } from '../lab/ssh/ssh-preflight.js';
+import { providerFor } from '../lab/providers.js';
 import { createRealEnv, VAGRANTFILE } from '../session/real-env.js';
 import { createBuildLayer } from '../session/builds.js';
 import { runSetup, nextCommands } from './setup.js';
@@ -42,7 +43,7 @@ async function prepareHost(
   const ns = config.lab.netns;
   // Note: existing hosts (lab.provider: ssh) need no libvirtd; the CLI reaches them from the namespace it runs in,
   // or from lab.hosts_netns (e.g. VMs of a libvirtd in a namespace, handed over as existing hosts)
-  if (config.lab.provider === 'ssh') return enterHostsNetns(config.lab.hostsNetns, logger);
+  if (providerFor(config).host.netns === 'hosts') return enterHostsNetns(config.lab.hostsNetns, logger);
   if (!ns || process.env[IN_NETNS_ENV]) return undefined;
   const host = await ensureLabHost({
     netns: ns,
@@ -125,7 +126,7 @@ async function doctor(config: HarnessConfig, json: boolean): Promise<ExitCode> {
     memoryMb: config.lab.memoryMb,
     ...(nomad && 'path' in nomad ? { nomadBinary: nomad.path } : {}),
     ...(nomad && 'item' in nomad ? { nomadPending: nomad.item } : {}),
-    ...(config.lab.provider === 'libvirt'
+    ...(providerFor(config).host.libvirtDriver
       ? { libvirtDriver: { setting: config.lab.libvirtDriver, choose: chooseDriver } }
       : {}),
     labMemory: {

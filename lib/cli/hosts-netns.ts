@@ -3,6 +3,7 @@
 import { access } from 'node:fs/promises';
 import type { HarnessConfig } from '../config/schema.js';
 import type { ConfigProblem } from '../errors.js';
+import { providerFor } from '../lab/providers.js';
 
 /** The namespace files `ip netns` keeps. */
 export const NETNS_DIR = '/run/netns';
@@ -15,7 +16,9 @@ export async function hostsNetnsProblems(
   // Note: a CLI re-run inside the namespace already found it there.
   if (o.insideNetns) return [];
   const names = [
-    ...new Set(configs.filter((c) => c.lab.provider === 'ssh' && c.lab.hostsNetns).map((c) => c.lab.hostsNetns)),
+    ...new Set(
+      configs.filter((c) => providerFor(c).host.netns === 'hosts' && c.lab.hostsNetns).map((c) => c.lab.hostsNetns),
+    ),
   ];
   const out: ConfigProblem[] = [];
   for (const ns of names) {

@@ -9,6 +9,7 @@ import { LAB_SPEC_FILE, slotOf, type LabSpec } from '../model/lab-spec.js';
 import { topologyLabel, type Topology } from '../model/topology.js';
 import { WARM_PREFIX } from '../lab/warm/warm-key.js';
 import { findOrphanDomains } from '../lab/host/orphans.js';
+import { providerFor } from '../lab/providers.js';
 import { deadlineIn } from '../time/deadlines.js';
 import type { RunCommand } from '../exec/run.js';
 import { findLabDirs, labCreatedAtMs } from './destroy.js';
@@ -69,7 +70,7 @@ export async function findLabs(
       problems.push(`lab ${runId} (${dir}): its ${LAB_SPEC_FILE} cannot be read: ${messageOf(err)}`);
     }
   }
-  if (config.lab.provider === 'libvirt' && o.orphans !== false) {
+  if (providerFor(config).host.orphanDomains && o.orphans !== false) {
     try {
       const orphans = await findOrphanDomains({
         deadline: deadlineIn(ORPHAN_LOOK_MS),

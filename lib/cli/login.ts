@@ -8,6 +8,7 @@ import { ConfigError, HarnessError, type ConfigProblem } from '../errors.js';
 import type { HarnessConfig } from '../config/schema.js';
 import { runAttached } from '../exec/attached.js';
 import { currentNetns, IN_NETNS_ENV } from '../lab/host/host.js';
+import { providerFor } from '../lab/providers.js';
 import { expandHome, sshHosts } from '../lab/ssh/ssh-lab.js';
 import { LAB_SPEC_FILE, slotOf, type LabSpec, type MachineSpec } from '../model/lab-spec.js';
 import { quote } from '../shell/quote.js';
@@ -136,7 +137,7 @@ export async function loginCommandFor(
       fix: 'give a command, or leave --command out for a shell',
     });
   if (problems.length) throw new ConfigError(problems);
-  if (config.lab.provider === 'ssh') {
+  if (providerFor(config).host.machinesFromConfig) {
     // Note: existing hosts outlive every run (teardown only cleans what the harness installed), so any run id of them
     // names the same machines: the config's hosts.
     const hosts = sshHosts(config.lab.hosts, ['server', 'client']).map((h) => ({ ...h, slot: h.name }));

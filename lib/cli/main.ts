@@ -12,7 +12,7 @@ import { parse as parseYaml } from 'yaml';
 import { EXIT, ConfigError, HarnessError, type ConfigProblem } from '../errors.js';
 import { resolveConfig } from '../config/validate.js';
 import { configTopology } from '../config/topology.js';
-import { providerFor } from '../lab/providers.js';
+import { labConfigRules, providerFor } from '../lab/providers.js';
 import { DEFAULTS, type HarnessConfig } from '../config/schema.js';
 import { consoleLogger } from '../log/format.js';
 import { redactingWriter } from '../log/redact.js';
@@ -293,6 +293,7 @@ async function sessionCommand(
     env: deps.env,
     cwd: deps.cwd,
     scenarios: allScenarios(user.extra),
+    labRules: labConfigRules,
     ...(harness ? { harness } : {}),
     ...(matrixFile ? { matrixFile } : {}),
   });
@@ -402,7 +403,9 @@ function sessionConfigs(
 ): HarnessConfig[] {
   if (plan) return [plan.base, ...plan.cells.map((c) => c.config)];
   const file = { file: harness?.data, ...(harness ? { fileName: harness.name } : {}) };
-  return [resolveConfig({ ...file, env: deps.env, flags: args.values, knownChecks: [] }).config];
+  return [
+    resolveConfig({ ...file, env: deps.env, flags: args.values, knownChecks: [], labRules: labConfigRules }).config,
+  ];
 }
 
 /**
@@ -472,7 +475,7 @@ function outputPaths(
   if (base.reports.json !== undefined)
     out.push({ field: named('reports.json'), value: base.reports.json, kind: 'file' });
   for (const c of configs)
-    if (c.lab.provider !== 'ssh') out.push({ field: named('lab.work_dir'), value: c.lab.workDir, kind: 'dir' });
+    if (providerFor(c).host.workDir) out.push({ field: named('lab.work_dir'), value: c.lab.workDir, kind: 'dir' });
   return out;
 }
 
@@ -509,11 +512,9 @@ function reportContext(
  */
 function doctorProblems(config: HarnessConfig): void {
   const { provider } = config.lab;
-  if (provider === 'libvirt') return;
-  const fix =
-    provider === 'ssh'
-      ? 'run the scenario: with lab.provider ssh its preflight checks the host keys and reaches every host before anything is installed (exit 2 or 3 naming the host)'
-      : 'check VirtualBox yourself (VBoxManage --version, vagrant box list), or drop --provider for the libvirt host checks';
+  const { doctor } = providerFor(config).host;
+  if (doctor.checks) return;
+  const { fix } = doctor;
   throw new ConfigError([
     {
       field: 'lab.provider (--provider)',
@@ -653,6 +654,7 @@ async function loadConfig(args: ParsedArgs, deps: CliDeps, scenarioName: string 
     env: deps.env,
     flags: args.values,
     knownChecks: known,
+    labRules: labConfigRules,
   });
   if (!res.ok) throw new ConfigError(res.problems);
   if (scenario) res.config.scenario = scenario.name;

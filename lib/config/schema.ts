@@ -4,6 +4,13 @@ import type { ServerCount } from '../model/topology.js';
 import type { ArtifactsPolicy, RebootKind, TaskDriver, UpgradeMode } from '../model/kinds.js';
 import type { TargetSpec } from '../model/target.js';
 
+/**
+ * Every lab.provider: libvirt and virtualbox (VMs made by Vagrant), ssh (machines that already exist). Each is one
+ * folder under lib/lab, registered in lib/lab/providers.ts (tsc fails while a name here has no provider there).
+ */
+export const PROVIDER_NAMES = ['libvirt', 'virtualbox', 'ssh'] as const;
+export type ProviderName = (typeof PROVIDER_NAMES)[number];
+
 export { TASK_DRIVERS, UPGRADE_MODES } from '../model/kinds.js';
 export type { ArtifactsPolicy, RebootKind, TaskDriver, UpgradeMode } from '../model/kinds.js';
 
@@ -40,7 +47,7 @@ export interface HarnessConfig {
   };
   lab: {
     /** libvirt / virtualbox: VMs made by Vagrant; ssh: machines that already exist (lab.hosts) */
-    provider: 'libvirt' | 'virtualbox' | 'ssh';
+    provider: ProviderName;
     /**
      * the existing machines of lab.provider: ssh: `servers` and `clients` in slot order; `server`/`client` are the
      * older one-host keys (read both forms through hostsOf, lib/config/hosts.ts)
@@ -83,7 +90,7 @@ export interface HarnessConfig {
   /** the user's own job for bridge-exec-reboot (HCL file) and its HCL variables; undefined file = the shipped job */
   job: { file: string | undefined; vars: Record<string, string | number | boolean> };
   /**
-   * kind of fault (lib/config/faults.ts); count: how many times bridge-exec-reboot reboots the client in one run;
+   * kind of fault (lib/faults/registry.ts); count: how many times bridge-exec-reboot reboots the client in one run;
    * settleQuietS: after a reboot, once every alloc's place is decided but Nomad still holds something for the job, how
    * long nothing may change before the wait ends anyway; settleConfirmS: once every place is decided and Nomad has
    * nothing pending for the job, how long the job must stay unchanged (at most settleQuietS);

@@ -1,6 +1,6 @@
 // Every configuration key, once: harness.yaml key, flag, environment variable, check and doc line.
-import { TASK_DRIVERS, UPGRADE_MODES } from './schema.js';
-import { REBOOT_KINDS } from './faults.js';
+import { PROVIDER_NAMES, TASK_DRIVERS, UPGRADE_MODES } from './schema.js';
+import { FAULTS, type FaultRegistry } from '../faults/registry.js';
 import { MAX_CLIENTS, SERVER_COUNTS } from '../model/topology.js';
 import {
   argvList,
@@ -118,7 +118,7 @@ const ROWS: Row[] = [
     flag: 'provider',
     env: 'HARNESS_PROVIDER',
     doc: 'libvirt or virtualbox (VMs made by Vagrant), or ssh (machines that already exist: lab.hosts)',
-    parse: oneOf(['libvirt', 'virtualbox', 'ssh'] as const),
+    parse: oneOf(PROVIDER_NAMES),
   },
   {
     yaml: 'lab.servers',
@@ -286,26 +286,7 @@ const ROWS: Row[] = [
       "after a reboot, once every alloc's place is decided and Nomad has nothing pending for the job: how long the " +
       'job must stay unchanged before it has settled (at most reboot.settle_quiet)',
   },
-  {
-    yaml: 'reboot.kind',
-    flag: 'reboot',
-    doc: `fault injected on the client: ${REBOOT_KINDS.join(', ')} (docs/faults.md)`,
-    parse: oneOf(REBOOT_KINDS),
-  },
-  {
-    yaml: 'reboot.off_for',
-    flag: 'off-for',
-    path: ['reboot', 'offForS'],
-    doc: 'how long --reboot power-off keeps the client off (Go duration or seconds)',
-    parse: timeoutSeconds(0, 3600),
-  },
-  {
-    yaml: 'reboot.partition_for',
-    flag: 'partition-for',
-    path: ['reboot', 'partitionForS'],
-    doc: 'how long --reboot partition cuts the client off the server (Go duration or seconds; longer than heartbeat_grace: replacement expected)',
-    parse: timeoutSeconds(1, 3600),
-  },
+  ...faultFields(FAULTS),
   {
     yaml: 'reboot.deadline',
     flag: 'reboot-deadline',
@@ -457,4 +438,19 @@ const ROWS: Row[] = [
 ];
 
 /** All keys. docs/config.md's table is written from this list (npm run docs). */
+/**
+ * The keys a fault registry makes: `reboot.kind` (one of its kinds) and each kind's own options (reboot.off_for,
+ * reboot.partition_for), declared in its file under lib/faults.
+ */
+export function faultFields(registry: FaultRegistry): Field[] {
+  const kind: Field = {
+    yaml: 'reboot.kind',
+    flag: 'reboot',
+    path: configPathOf('reboot.kind'),
+    doc: `fault injected on the client: ${registry.names.join(', ')} (docs/faults.md)`,
+    parse: oneOf(registry.names),
+  };
+  return [kind, ...registry.options];
+}
+
 export const FIELDS: Field[] = ROWS.map((r) => ({ ...r, path: r.path ?? configPathOf(r.yaml) }));

@@ -4,8 +4,6 @@ import type { Expectation } from '../model/check.js';
 import { DEFAULTS, type HarnessConfig } from './schema.js';
 import { FIELDS } from './table.js';
 import { problems as problemsOf } from './fields.js';
-import { HOST_ROLES, hostField, hostsOf, legacyHostGiven } from './hosts.js';
-import { MAX_CLIENTS, SERVER_COUNTS, type ServerCount } from '../model/topology.js';
 import { REDACTED } from '../log/redact.js';
 import { editDistance } from './near.js';
 import { targetProblem } from '../model/target.js';
@@ -30,7 +28,24 @@ export interface ConfigSources {
    * these. Default: server and client (also when the scenario is not known yet).
    */
   roles?: readonly string[];
+  /**
+   * the lab provider's own rules of the config (lib/lab/providers.ts `labConfigRules`, handed down by the CLI: a
+   * provider sits above this floor); without them the provider's own keys are not checked
+   */
+  labRules?: LabConfigRules;
 }
+
+/** Where a provider's config rules are asked from: the file's name, the roles used, where a key was set. */
+export interface ConfigAt {
+  file: string;
+  /** the machines the chosen scenario(s) bring up */
+  roles: readonly string[];
+  /** where a key (config path, e.g. "lab.servers") was set ("--servers", "harness.yaml: lab.servers"); undefined: default */
+  givenBy(path: string): string | undefined;
+}
+
+/** A provider's rules of the config: its problems; may settle the topology its own keys decide (ssh: the host lists). */
+export type LabConfigRules = (config: HarnessConfig, at: ConfigAt) => ConfigProblem[];
 
 /** On problems, `config` still holds every value that was valid (the planner checks what it can of the rest). */
 export type ConfigResult =
@@ -110,8 +125,10 @@ export function resolveConfig(src: ConfigSources): ConfigResult {
       fix: `change one of them (defaults: ${DEFAULTS.lab.privateSubnet} and ${DEFAULTS.lab.managementSubnet})`,
     });
   }
-  if (!failed.has('lab.provider'))
-    problems.push(...hostProblems(config, fileName, src.roles ?? ['server', 'client'], (k) => setBy.get(k)?.[0]));
+  if (!failed.has('lab.provider') && src.labRules) {
+    const at = { file: fileName, roles: src.roles ?? ['server', 'client'], givenBy: (k: string) => setBy.get(k)?.[0] };
+    problems.push(...src.labRules(config, at));
+  }
   const targetSet = setBy.get('reboot.target');
   if (targetSet && config.reboot.target) {
     const bad = targetProblem(config.reboot.target, configTopology(config));
@@ -140,114 +157,6 @@ export function resolveConfig(src: ConfigSources): ConfigResult {
     });
   }
   return problems.length ? { ok: false, problems, config } : { ok: true, config };
-}
-
-/** lab.provider ssh: every missing host field of the roles the scenario uses at once (and of a host only partly
- * given), the topology the host lists make, and a hard reboot needs a reset command; other providers: lab.hosts is an
- * error (it would be ignored). `givenBy(path)` says where a key was set ("--clients"), undefined for its default. */
-function hostProblems(
-  config: HarnessConfig,
-  file: string,
-  used: readonly string[],
-  givenBy: (path: string) => string | undefined,
-): ConfigProblem[] {
-  const { provider, hosts, hardResetCommand } = config.lab;
-  const out: ConfigProblem[] = [];
-  if (provider !== 'ssh') {
-    const given = HOST_ROLES.flatMap((r) => [
-      ...(legacyHostGiven(hosts[r]) ? [r] : []),
-      ...(hosts[`${r}s`].length ? [`${r}s`] : []),
-    ]);
-    if (given.length) {
-      const message = `is only used with lab.provider: ssh (provider is ${provider})`;
-      const fix = 'set lab.provider: ssh, or remove lab.hosts';
-      out.push({ field: `${file}: lab.hosts`, value: given, message, fix });
-    }
-    if (config.lab.hostsNetns) {
-      const message = `is only used with lab.provider: ssh (provider is ${provider}; its VMs live in lab.netns)`;
-      const fix = 'set lab.provider: ssh, or use lab.netns / --netns';
-      out.push({ field: 'lab.hosts_netns', value: config.lab.hostsNetns, message, fix });
-    }
-    return out;
-  }
-  const fixes = {
-    address: 'give its host name or IP address',
-    user: 'give the SSH user (root or with passwordless sudo)',
-    key: 'give the private key file',
-  };
-  for (const r of HOST_ROLES) {
-    const list = hostsOf(hosts, r);
-    if (hosts[`${r}s`].length && legacyHostGiven(hosts[r])) {
-      out.push({
-        field: `${file}: lab.hosts.${r}s / lab.hosts.${r}`,
-        value: hosts[r].address,
-        message: 'give the same hosts twice (the list and the older one-host form)',
-        fix: `list every ${r} under lab.hosts.${r}s and remove lab.hosts.${r}`,
-      });
-    }
-    // Note: a role the scenario does not use may be left out (cni-ipam-reboot needs only the client); one given in
-    // part is still checked whole, since a half-written host is a mistake either way.
-    if (used.includes(r) && !list.length) {
-      out.push({
-        field: `${file}: lab.hosts.${r}s`,
-        value: undefined,
-        message: 'is required with lab.provider: ssh',
-        fix:
-          `list the ${r} hosts under lab.hosts, e.g. ${r}s: [{address: 10.0.0.5, user: admin, key: ~/.ssh/id_ed25519}] ` +
-          `(one host may also be given as ${r}: {address, user, key})`,
-      });
-      continue;
-    }
-    list.forEach((h, i) => {
-      for (const k of ['address', 'user', 'key'] as const) {
-        if (h[k]) continue;
-        const at = hostField(hosts, r, i);
-        const message = used.includes(r)
-          ? 'is required with lab.provider: ssh'
-          : `is required for a host given in part (${at})`;
-        out.push({ field: `${file}: ${at}.${k}`, value: undefined, message, fix: fixes[k] });
-      }
-    });
-    if (!used.includes(r) || !list.length) continue;
-    // The host lists are the topology: a count given as well must agree with them.
-    const key = r === 'server' ? 'lab.servers' : 'lab.clients';
-    const countGiven = givenBy(`lab.${r}s`);
-    const count = config.lab[`${r}s`];
-    if (countGiven && count !== list.length) {
-      out.push({
-        field: countGiven,
-        value: count,
-        message: `differs from the ${list.length} host(s) of lab.hosts.${r}s (lab.provider ssh)`,
-        fix: `drop ${key} (the list decides), or list ${count} ${r} host(s)`,
-      });
-    } else if (r === 'server' && !(SERVER_COUNTS as readonly number[]).includes(list.length)) {
-      out.push({
-        field: `${file}: lab.hosts.servers`,
-        value: list.map((h) => h.address),
-        message: `has ${list.length} hosts; one Raft cluster takes ${SERVER_COUNTS.join(', ')} servers`,
-        fix: `list ${SERVER_COUNTS.filter((n) => n !== list.length).join(', or ')} server hosts`,
-      });
-    } else if (r === 'client' && list.length > MAX_CLIENTS) {
-      out.push({
-        field: `${file}: lab.hosts.clients`,
-        value: list.length,
-        message: `has ${list.length} hosts; a lab has at most ${MAX_CLIENTS} clients`,
-        fix: `list at most ${MAX_CLIENTS} client hosts`,
-      });
-    } else if (r === 'server') config.lab.servers = list.length as ServerCount;
-    else config.lab.clients = list.length;
-  }
-  if (config.reboot.kind === 'hard' && !hardResetCommand) {
-    out.push({
-      field: 'reboot.kind',
-      value: 'hard',
-      message:
-        'needs lab.hard_reset_command with lab.provider: ssh (the harness cannot power-cycle a host it did ' +
-        'not make)',
-      fix: 'set lab.hard_reset_command (e.g. [ipmitool, -H, "{address}", power, reset]), or use reboot.kind: graceful',
-    });
-  }
-  return out;
 }
 
 /** yaml sections: every proper prefix of a dotted key ("lab", "lab.hosts", "lab.hosts.server", "nomad", ...). */

@@ -1,7 +1,10 @@
 // A lab provider: one interface for every way of getting machines (VMs made by Vagrant, hosts that already exist).
 // The session composes a run's environment from it (lib/session/real-env.ts); the registry picks it by lab.provider.
-import type { HarnessConfig } from '../config/schema.js';
+import type { HarnessConfig, ProviderName } from '../config/schema.js';
+import type { LabConfigRules } from '../config/validate.js';
 import type { ConfigProblem } from '../errors.js';
+import type { LabCapability } from '../faults/define.js';
+import type { Lack } from '../faults/registry.js';
 import type { Logger } from '../log/events.js';
 import type { RebootKind } from '../model/kinds.js';
 import type { Lab } from '../model/lab.js';
@@ -48,19 +51,48 @@ export interface ProvidedLab {
   warm?: WarmLab;
 }
 
-export type ProviderName = HarnessConfig['lab']['provider'];
+export type { ProviderName };
 
-export interface LabProvider {
-  name: ProviderName;
+/** How a provider lives on the host the CLI runs on. */
+export interface ProviderHost {
+  /** its labs live under lab.work_dir (a folder a session writes; `labs`, `login` and `destroy` look there) */
+  workDir: boolean;
+  /**
+   * where the CLI works from: `lab` (libvirtd in lab.netns, the CLI re-runs itself inside it), `hosts` (the machines
+   * are reached from lab.hosts_netns when it is set, else from where the CLI runs)
+   */
+  netns: 'lab' | 'hosts';
+  /** its machines can outlive their folder as libvirt domains (orphans: `labs` lists them, `destroy` sweeps them) */
+  orphanDomains: boolean;
+  /** lab.libvirt_driver applies (the doctor's KVM probe) */
+  libvirtDriver: boolean;
+  /** `doctor` checks this host for it; otherwise the fix to say instead of checks that would answer for another host */
+  doctor: { checks: true } | { checks: false; fix: string };
+  /** its machines are the config's own hosts, the same for every run id (`login <run-id>`): none is kept or made */
+  machinesFromConfig: boolean;
+}
+
+/** A lab provider (N: its name as lab.provider gives it). */
+export interface LabProvider<N extends string = ProviderName> {
+  name: N;
   capabilities: {
-    /** the fault kinds it can inject (some only with a setting, e.g. ssh's hard reset needs lab.hard_reset_command) */
+    /** the fault kinds it performs: the keys of its performer map (lib/lab/perform.ts), in the registry's order */
     faults: readonly RebootKind[];
+    /** the capabilities the fault kinds need that it lacks under `config`, each with its reason and fix */
+    lacks(config: HarnessConfig): Partial<Record<LabCapability, Lack>>;
     /** snapshot and revert of the running machines (warm labs) */
     snapshot: boolean;
     /** brings the machines of a topology up at the same time, not one after the other */
     concurrentUp: boolean;
   };
-  /** every problem with this topology and config on this provider, before anything exists. Pure. */
+  /** what the commands do on this host for it: properties, so no command asks for a provider by name */
+  host: ProviderHost;
+  /**
+   * its own rules of the config, asked while the config is resolved (every problem at once, exit 2): its keys given
+   * in part or with another provider, the topology its keys decide (ssh: the host lists). Pure.
+   */
+  validateConfig: LabConfigRules;
+  /** every problem with this topology and config on this provider and host, before anything exists. Pure. */
   validate(topology: Topology, config: HarnessConfig, host?: HostFacts): ConfigProblem[];
   /** bring the topology's machines of ctx.roles up; teardown is registered before anything is created */
   up(topology: Topology, ctx: LabContext, d: Deadline): Promise<ProvidedLab>;

@@ -1,15 +1,77 @@
-// The registry of lab providers, keyed by lab.provider.
-import type { LabProvider, ProviderName } from './provider.js';
+// The registry of lab providers, keyed by lab.provider. Adding a provider: its folder under lib/lab (one object
+// implementing LabProvider, lib/lab/provider.ts), one line in SHIPPED below, and its name in PROVIDER_NAMES
+// (lib/config/schema.ts: the config's vocabulary, which tsc holds to this table).
+import { PROVIDER_NAMES, type HarnessConfig, type ProviderName } from '../config/schema.js';
+import type { LabConfigRules } from '../config/validate.js';
+import { FAULTS, faultKindProblems, type FaultRegistry, type LabOffer } from '../faults/registry.js';
+import type { LabProvider } from './provider.js';
 import { SSH } from './ssh/ssh-provider.js';
 import { LIBVIRT, VIRTUALBOX } from './vagrant/vagrant-provider.js';
 
-export const LAB_PROVIDERS: Readonly<Record<ProviderName, LabProvider>> = {
+/** A registry: the providers, each name once. */
+export interface ProviderRegistry<N extends string = string> {
+  readonly providers: readonly LabProvider<N>[];
+  /** the provider of `name`; throws for one the registry does not have (the config parser refuses those first) */
+  get(name: string): LabProvider<N>;
+}
+
+/** A registry of `providers` (names unique). */
+export function providerRegistry<N extends string>(providers: readonly LabProvider<N>[]): ProviderRegistry<N> {
+  const byName = new Map<string, LabProvider<N>>();
+  for (const p of providers) {
+    if (byName.has(p.name)) throw new Error(`lab provider ${p.name} is registered twice`);
+    byName.set(p.name, p);
+  }
+  return {
+    providers,
+    get(name) {
+      const p = byName.get(name);
+      if (!p) throw new Error(`no lab provider ${JSON.stringify(name)} (have ${[...byName.keys()].join(', ')})`);
+      return p;
+    },
+  };
+}
+
+/** Every shipped provider. One line per provider. */
+const SHIPPED = {
   libvirt: LIBVIRT,
   virtualbox: VIRTUALBOX,
   ssh: SSH,
-};
+} satisfies { [K in ProviderName]: LabProvider<K> };
+
+export const LAB_PROVIDERS: Readonly<Record<ProviderName, LabProvider>> = SHIPPED;
+
+/** The shipped registry, in PROVIDER_NAMES order. */
+export const PROVIDERS: ProviderRegistry<ProviderName> = providerRegistry(PROVIDER_NAMES.map((n) => SHIPPED[n]));
 
 /** The provider of `lab.provider`. */
 export function providerFor(config: { lab: { provider: ProviderName } }): LabProvider {
   return LAB_PROVIDERS[config.lab.provider];
 }
+
+/** What provider `p` offers the fault kinds under this config (its performers and what it lacks). */
+export function faultOfferOf(p: LabProvider<string>, config: HarnessConfig): LabOffer {
+  return { provider: p.name, performs: p.capabilities.faults, lacks: p.capabilities.lacks(config) };
+}
+
+/** What the configured provider offers the fault kinds under this config. */
+export const faultOffer = (config: HarnessConfig): LabOffer => faultOfferOf(providerFor(config), config);
+
+/**
+ * The configured provider's own rules of the config, and whether it can do reboot.kind (its capabilities; what a
+ * scenario lacks, e.g. a Nomad agent, the scenario says): what the CLI hands the resolver (lib/config sits below
+ * lib/lab). Of any registries, so a test can hand it its own.
+ */
+export function labConfigRulesOf(providers: ProviderRegistry, faults: FaultRegistry = FAULTS): LabConfigRules {
+  return (config, at) => {
+    const p = providers.get(config.lab.provider);
+    const scenario = { name: config.scenario, hasNomadAgent: true };
+    return [
+      ...p.validateConfig(config, at),
+      ...faultKindProblems(config.reboot.kind, scenario, faultOfferOf(p, config), faults, 'lab'),
+    ];
+  };
+}
+
+/** The shipped providers' and fault kinds' rules of the config. */
+export const labConfigRules: LabConfigRules = labConfigRulesOf(PROVIDERS);

@@ -3,7 +3,7 @@
 import type { Field, JsonSchema } from '../config/fields.js';
 import { configObjectSchema, SCHEMA_DRAFT } from '../config/json-schema.js';
 import { TASK_DRIVERS } from '../config/schema.js';
-import { REBOOT_KINDS } from '../config/faults.js';
+import { FAULTS } from '../faults/registry.js';
 import { MAX_CLIENTS, SERVER_COUNTS } from '../model/topology.js';
 import { type AXES, MAX_PARALLEL, NAME, type NOMAD_KEYS, type TOP } from './spec.js';
 
@@ -39,7 +39,7 @@ const AXIS: Record<(typeof AXES)[number], JsonSchema> = {
     { type: 'object', additionalProperties: false, required: ['name', 'binary'], properties: NOMAD_ENTRY },
     'the Nomad builds, each {name, binary} and optionally upgrade_to and expect',
   ),
-  reboot: list({ type: 'string', enum: [...REBOOT_KINDS] }, 'fault kinds (docs/faults.md)'),
+  reboot: list({ type: 'string', enum: [...FAULTS.names] }, 'fault kinds (docs/faults.md)'),
   box: list(NON_BLANK, 'Vagrant boxes'),
   driver: list({ type: 'string', enum: [...TASK_DRIVERS] }, 'task drivers of the shipped job'),
   servers: list(counts(SERVER_COUNTS), 'how many Nomad servers'),

@@ -3,7 +3,7 @@ import type { ConfigProblem } from '../errors.js';
 import type { Expectation } from '../model/check.js';
 import { resolveConfig } from '../config/validate.js';
 import { TASK_DRIVERS } from '../config/schema.js';
-import { REBOOT_KINDS } from '../config/faults.js';
+import { FAULTS } from '../faults/registry.js';
 import { MAX_CLIENTS, SERVER_COUNTS, type ServerCount } from '../model/topology.js';
 
 /** One Nomad build of the `nomad` axis. */
@@ -194,8 +194,8 @@ function axisValue(axis: string, v: unknown, field: string, p: Report): string |
   if (axis === 'clients' && !(Number.isInteger(count) && count >= 1 && count <= MAX_CLIENTS))
     return void p(field, v, 'is not a client count', `use a whole number from 1 to ${MAX_CLIENTS}`);
   if (axis === 'servers' || axis === 'clients') return String(count);
-  if (axis === 'reboot' && !(REBOOT_KINDS as readonly unknown[]).includes(v))
-    return void p(field, v, 'is not a reboot kind', `use one of: ${REBOOT_KINDS.join(', ')}`);
+  if (axis === 'reboot' && !(FAULTS.names as readonly unknown[]).includes(v))
+    return void p(field, v, 'is not a reboot kind', `use one of: ${FAULTS.names.join(', ')}`);
   if (axis === 'driver' && !(typeof v === 'string' && (TASK_DRIVERS as readonly string[]).includes(v)))
     return void p(field, v, 'is not a driver the scenarios run', `use one of: ${TASK_DRIVERS.join(', ')}`);
   if (typeof v !== 'string' || !v.trim())

@@ -1,6 +1,9 @@
 // The ground floor: the kinds a run is made of (reboots, drivers, upgrade modes, artifact policies). Imports nothing.
 
-/** Every fault kind, in the order the README lists them (lib/config/faults.ts says what each does). */
+/**
+ * Every fault kind's name, in the order docs/faults.md lists them: the ground floor's vocabulary. Each is one object in
+ * lib/faults/<kind>.ts, registered in lib/faults/registry.ts (tsc fails while a name here has no object there).
+ */
 export const REBOOT_KINDS = ['graceful', 'hard', 'panic', 'power-off', 'agent-kill', 'partition'] as const;
 /** How the client is disrupted. */
 export type RebootKind = (typeof REBOOT_KINDS)[number];

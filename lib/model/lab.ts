@@ -46,7 +46,7 @@ import type { RebootKind } from './kinds.js';
 import type { FaultMark, RebootRecord } from './evidence.js';
 export type { FaultMark, RebootKind, RebootRecord };
 
-/** How long the timed faults last (lib/config/faults.ts): power-off's off time, partition's cut. */
+/** How long the timed faults last (lib/faults/power-off.ts, partition.ts): power-off's off time, partition's cut. */
 export interface FaultParams {
   offForMs?: number;
   partitionForMs?: number;

@@ -4,7 +4,7 @@
 import type { ConfigProblem } from '../errors.js';
 import type { CheckInfo } from '../model/check.js';
 import type { RepeatOf, Rerun } from '../model/session.js';
-import { resolveConfig } from '../config/validate.js';
+import { resolveConfig, type LabConfigRules } from '../config/validate.js';
 import { expectableIds, formerIds, withCurrentIds } from '../checks/expect-ids.js';
 import type { HarnessConfig } from '../config/schema.js';
 import { cellConfig, expandCells, parseShard, planProblems, shard, shiftSubnet, type Cell } from '../matrix/expand.js';
@@ -101,6 +101,8 @@ export interface PlanInput {
   env: Record<string, string | undefined>;
   cwd: string;
   scenarios: readonly PlannableScenario[];
+  /** the lab providers' own rules of the config (lib/lab/providers.ts `labConfigRules`; the CLI hands them down) */
+  labRules?: LabConfigRules;
 }
 
 export type PlanResult = { ok: true; plan: Plan } | { ok: false; problems: ConfigProblem[]; builds: BuildRef[] };
@@ -153,6 +155,7 @@ function configOf(
     formerChecks: extra.formerChecks ?? formerIds(s.checks),
     scenario: s.name,
     ...(s.roles ? { roles: s.roles } : {}),
+    ...(input.labRules ? { labRules: input.labRules } : {}),
   });
 }
 
@@ -201,7 +204,8 @@ function restOf(input: PlanInput, union: readonly string[]): ConfigProblem[] {
   const fileName = input.harness?.name;
   const flags = input.values;
   const file = { file: input.harness?.data, ...(fileName ? { fileName } : {}) };
-  const res = resolveConfig({ ...file, env: input.env, flags, knownChecks: union });
+  const rules = input.labRules ? { labRules: input.labRules } : {};
+  const res = resolveConfig({ ...file, env: input.env, flags, knownChecks: union, ...rules });
   return res.ok ? [] : res.problems.filter((p) => !p.message.startsWith('names no check of scenario'));
 }
 

@@ -15,9 +15,9 @@ import { topologyOf, type MachineRole, type Topology } from '../model/topology.j
 import { resolveLeader, targetText, type TargetSpec, type TargetTurn } from '../model/target.js';
 import { drainNode, markEligible } from '../nomad/drain.js';
 import { waitForLeader, waitForNodeReady } from '../nomad/wait.js';
-import { FAULT_KINDS, faultRestartsTasks } from '../config/faults.js';
+import { faultKind, faultOutcome } from '../faults/registry.js';
 import { durationSeconds } from '../config/fields.js';
-import { faultParams, rebootStepMs, recordFault } from './faults.js';
+import { faultParams, rebootStepMs, recordFault } from './fault-step.js';
 import { readJobAllocs } from './reboot-steps.js';
 import { waitForJobHealthy, waitForJobSettled } from './job-steps.js';
 
@@ -159,7 +159,7 @@ export async function runWave(
   for (const t of turns) i.down.add(t.machine);
   const names = turns.map((t) => t.machine).join(', ');
   const records = await ctx.step(
-    `${FAULT_KINDS[kind].rebootsHost ? 'reboot' : 'disrupt'} ${names} (${kind})${of}`,
+    `${faultKind(kind).rebootsHost ? 'reboot' : 'disrupt'} ${names} (${kind})${of}`,
     (d) =>
       Promise.all(turns.map((t) => lab.reboot(t.machine, kind, { deadline: d, fault: faultParams(config) }))).finally(
         () => {
@@ -241,7 +241,7 @@ async function settle(
             quietMs: config.reboot.settleQuietS * 1000,
             confirmMs: config.reboot.settleConfirmS * 1000,
             windowMs: 5 * 60_000,
-            tasksRestart: faultRestartsTasks(config.reboot.kind, fault),
+            tasksRestart: faultOutcome(config.reboot.kind, fault).restartsTasks,
             onProgress: (line) => ctx.info(line),
           },
           d,

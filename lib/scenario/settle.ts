@@ -31,7 +31,7 @@ export interface Disruption {
 
 /** What the disruption is expected to do to the tasks, and what else Nomad holds for the job. */
 export interface SettleOptions {
-  /** false for agent-kill and a partition shorter than heartbeat_grace (lib/config/faults.ts faultRestartsTasks) */
+  /** false for agent-kill and a partition shorter than heartbeat_grace (the kind's outcome rule, lib/faults/<kind>.ts `outcome`) */
   tasksRestart?: boolean;
   /**
    * the job's evaluations, read after its allocs (so every eval that changed an alloc in the view is in it); undefined:

@@ -1,14 +1,14 @@
 // Pure: the reboot evidence as timeline events (host down/up, node status, alloc and task events) for the HTML report.
 import type { RebootEvidence } from '../model/evidence.js';
 import type { TimelineEvent } from '../model/run.js';
-import { FAULT_KINDS } from '../config/faults.js';
+import { faultKind } from '../faults/registry.js';
 
 const FAILING = /Failure|Failed|Not Restarting|Killed|Terminated|Sibling Task Failed/;
 
 /** Timeline events from what the reboot scenario observed, in time order; events before `sinceMs` are dropped. */
 export function timelineFromEvidence(e: RebootEvidence, sinceMs: number): TimelineEvent[] {
   // agent-kill and partition do not reboot the host; an unchanged boot_id is what they expect
-  const reboots = FAULT_KINDS[e.reboot.kind].rebootsHost;
+  const reboots = faultKind(e.reboot.kind).rebootsHost;
   const changed = e.reboot.bootIdAfter !== e.reboot.bootIdBefore;
   const out: TimelineEvent[] = [
     {

@@ -47,7 +47,7 @@ export interface RebootOptions {
 export async function rebootMachine(m: Rebootable, kind: RebootKind, opts: RebootOptions): Promise<RebootRecord> {
   const { deadline, hardReset, logger, probeMs = PROBE_MS } = opts;
   if (kind === 'agent-kill' || kind === 'partition')
-    throw new HarnessError(`${kind} is not a reboot: use lib/ssh/faults.ts`, { exitCode: 70 });
+    throw new HarnessError(`${kind} is not a reboot: use lib/ssh/disrupt.ts`, { exitCode: 70 });
   const bootIdBefore = await m.bootId({ deadline });
   const marks: FaultMark[] = [];
   if (kind === 'panic') {

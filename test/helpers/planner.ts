@@ -1,5 +1,6 @@
 // The planner as a test drives it: the input of a command line over a set of scenarios, and the plan it gives or the
 // problems it names.
+import { labConfigRules } from '../../lib/lab/providers.js';
 import { planSession, type PlanInput, type PlannableScenario } from '../../lib/plan/plan.js';
 
 export function plannerOver(scenarios: readonly PlannableScenario[]) {
@@ -9,7 +10,7 @@ export function plannerOver(scenarios: readonly PlannableScenario[]) {
     positionals: string[],
     values: Record<string, unknown>,
     more: Partial<PlanInput> = {},
-  ): PlanInput => ({ command, positionals, values, env: {}, cwd: '/w', scenarios, ...more });
+  ): PlanInput => ({ command, positionals, values, env: {}, cwd: '/w', scenarios, labRules: labConfigRules, ...more });
   /** The plan; an input with problems throws, naming each. */
   const ok = (i: PlanInput) => {
     const r = planSession(i);

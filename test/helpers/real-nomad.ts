@@ -5,8 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FAULT_KINDS } from '../../lib/config/faults.js';
-import type { RebootKind } from '../../lib/model/kinds.js';
+import { FAULTS } from '../../lib/faults/registry.js';
 import { runCli } from './cli-child.js';
 import { vmSkipReason } from './vm-prereqs.js';
 
@@ -72,7 +71,7 @@ export function classify(path: string, version: string): Build {
  * state_store.go updateNodeStatusTxn at v1.10.3). changelogMayFail lists what can fail too.
  */
 export function changelogFailures(b: Build, kind: string): string[] {
-  if (FAULT_KINDS[kind as RebootKind]?.rebootsHost) return b.remountsTaskDirs ? [] : ['task-dirs'];
+  if (FAULTS.kinds.find((k) => k.name === kind)?.rebootsHost) return b.remountsTaskDirs ? [] : ['task-dirs'];
   if (kind !== 'agent-kill') return [];
   return [...(b.restoresNetworkStatus ? [] : ['task-env']), ...(b.noFdLeakOnRestart ? [] : ['agent-resources'])];
 }

@@ -16,7 +16,7 @@ import { renderCliReference } from '../../lib/cli/cli-doc.js';
 import { needsOf, SCENARIOS } from '../../lib/cli/scenarios.js';
 import { FIELDS } from '../../lib/config/table.js';
 import { DEFAULTS } from '../../lib/config/schema.js';
-import { REBOOT_KINDS } from '../../lib/config/faults.js';
+import { FAULTS } from '../../lib/faults/registry.js';
 import { suiteName } from '../../lib/plan/names.js';
 
 const read = (rel: string) => readFileSync(new URL(`../../${rel}`, import.meta.url), 'utf8');
@@ -99,7 +99,7 @@ t.test("the README's command table names only options its commands take", async 
 t.test('docs/matrix.md: every fault kind is an axis value; the suite name as the CLI makes it', async (t) => {
   const doc = read('docs/matrix.md');
   const row = doc.split('\n').find((l) => l.startsWith('| `axes.reboot` |'))!;
-  for (const k of REBOOT_KINDS) t.match(row, `\`${k}\``, `axes.reboot names ${k}`);
+  for (const k of FAULTS.names) t.match(row, `\`${k}\``, `axes.reboot names ${k}`);
   t.ok(doc.includes(suiteName('bridge-exec-reboot', '1.9.3', ['reboot=graceful'])), 'the suite name example');
   t.notMatch(doc, /The name is the JUnit `<testsuite name>`/, 'the cell name is not the suite name');
 });

@@ -1,16 +1,17 @@
-// The fault kinds (lib/config/faults.ts): parsing --reboot and its durations, what a provider or scenario cannot do
-// (refused before anything is created), the matrix axis, and the pure command builders of lib/ssh/faults.ts.
+// The shipped fault kinds (lib/faults): parsing --reboot and its durations, what a provider or scenario cannot do
+// (refused before anything is created), the outcome rules, the matrix axis, and the pure command builders of
+// lib/ssh/disrupt.ts.
 import t from 'tap';
 import { resolveConfig } from '../../lib/config/validate.js';
-import {
-  FAULT_KINDS,
-  REBOOT_KINDS,
-  expectReplacement,
-  faultKindProblems,
-  faultRestartsTasks,
-} from '../../lib/config/faults.js';
+import { FAULTS, faultKind, faultKindProblems, faultOutcome, type LabOffer } from '../../lib/faults/registry.js';
+import type { FaultDurations } from '../../lib/faults/define.js';
+import type { RebootKind } from '../../lib/model/kinds.js';
 import { parseMatrix } from '../../lib/matrix/spec.js';
-import { parseAgentState, partitionCommands } from '../../lib/ssh/faults.js';
+import { parseAgentState, partitionCommands } from '../../lib/ssh/disrupt.js';
+
+const REBOOT_KINDS = FAULTS.names;
+const faultRestartsTasks = (k: RebootKind, d: FaultDurations = {}) => faultOutcome(k, d).restartsTasks;
+const expectReplacement = (k: RebootKind, d: FaultDurations) => faultOutcome(k, d).replaced;
 
 const cfg = (flags: Record<string, unknown>, file?: unknown) =>
   resolveConfig({ file, env: {}, flags, knownChecks: [] });
@@ -43,14 +44,19 @@ t.test('--reboot takes every kind; the durations take Go durations or seconds', 
 
 const nomadScenario = { name: 'bridge-exec-reboot', hasNomadAgent: true };
 const noAgent = { name: 'cni-ipam-reboot', hasNomadAgent: false };
-const libvirt = { name: 'libvirt', powerReset: true, powerOff: true };
-const noPower = { name: 'ssh', powerReset: false, powerOff: false };
+const libvirt: LabOffer = { provider: 'libvirt', performs: REBOOT_KINDS, lacks: {} };
+const noPower: LabOffer = {
+  provider: 'ssh',
+  performs: REBOOT_KINDS.filter((k) => k !== 'power-off'),
+  lacks: { 'power-reset': { reason: 'no lab.hard_reset_command', fix: 'set lab.hard_reset_command' } },
+};
+const can = (k: RebootKind, s: typeof nomadScenario, lab: LabOffer) => faultKindProblems(k, s, lab, FAULTS);
 
 t.test('what a scenario or provider cannot do is a problem naming what it can', async (t) => {
-  for (const k of REBOOT_KINDS) t.same(faultKindProblems(k, nomadScenario, libvirt), [], `${k} on libvirt with Nomad`);
-  t.same(faultKindProblems('panic', noAgent, libvirt), []);
-  t.same(faultKindProblems('power-off', noAgent, libvirt), []);
-  t.match(faultKindProblems('agent-kill', noAgent, libvirt), [
+  for (const k of REBOOT_KINDS) t.same(can(k, nomadScenario, libvirt), [], `${k} on libvirt with Nomad`);
+  t.same(can('panic', noAgent, libvirt), []);
+  t.same(can('power-off', noAgent, libvirt), []);
+  t.match(can('agent-kill', noAgent, libvirt), [
     {
       field: '--reboot (reboot.kind)',
       value: 'agent-kill',
@@ -58,20 +64,25 @@ t.test('what a scenario or provider cannot do is a problem naming what it can', 
       fix: 'use one of: graceful, hard, panic, power-off',
     },
   ]);
-  t.match(faultKindProblems('partition', noAgent, libvirt), [{ message: /no Nomad agent to cut off/ }]);
-  t.match(faultKindProblems('power-off', nomadScenario, noPower), [
+  t.match(can('partition', noAgent, libvirt), [{ message: /no Nomad agent to cut off/ }]);
+  t.match(can('power-off', nomadScenario, noPower), [
     {
-      message: 'cannot be done here: provider ssh has no power off/on',
+      message: 'cannot be done here: lab.provider ssh cannot do power-off: it has no performer for it',
       fix: 'use one of: graceful, panic, agent-kill, partition',
     },
   ]);
-  t.match(faultKindProblems('hard', nomadScenario, noPower), [{ message: /provider ssh has no power reset/ }]);
-  t.same(faultKindProblems('graceful', noAgent, noPower), []);
+  t.match(can('hard', nomadScenario, noPower), [
+    {
+      message: 'cannot be done here: lab.provider ssh cannot do hard: no lab.hard_reset_command',
+      fix: 'set lab.hard_reset_command, or use one of: graceful, panic, agent-kill, partition',
+    },
+  ]);
+  t.same(can('graceful', noAgent, noPower), []);
 });
 
 t.test('which kinds reboot the host, restart tasks, expect a replacement', async (t) => {
   t.same(
-    REBOOT_KINDS.filter((k) => FAULT_KINDS[k].rebootsHost),
+    REBOOT_KINDS.filter((k) => faultKind(k).rebootsHost),
     ['graceful', 'hard', 'panic', 'power-off'],
   );
   t.equal(faultRestartsTasks('agent-kill'), false);

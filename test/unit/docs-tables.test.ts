@@ -1,5 +1,5 @@
 // The generated tables in docs/ come from the code's own tables (the check registry through the scenarios' lists; the
-// configuration key table and the defaults): never a second copy to drift.
+// configuration key table and the defaults; the fault registry): never a second copy to drift.
 import { readFileSync } from 'node:fs';
 import t from 'tap';
 import { SCENARIOS } from '../../lib/cli/scenarios.js';
@@ -7,6 +7,8 @@ import { renderCheckTable, tableMarkers, withCheckTables } from '../../lib/repor
 import { CONFIG_TABLE_MARKERS, formatDefault, renderConfigTable, withConfigTable } from '../../lib/config/doc-table.js';
 import { FIELDS } from '../../lib/config/table.js';
 import { DEFAULTS } from '../../lib/config/schema.js';
+import { FAULT_TABLE_MARKERS, renderFaultTable, withFaultTable } from '../../lib/faults/doc-table.js';
+import { FAULTS } from '../../lib/faults/registry.js';
 
 const read = (rel: string) => readFileSync(new URL(`../../${rel}`, import.meta.url), 'utf8');
 
@@ -48,4 +50,14 @@ t.test('docs/config.md has every key of the table, with its default, and it is c
   t.match(doc, /\| `lab\.memory_mb` \| `--memory` \| {2}\| `768` \|/, 'a default as the schema has it');
   t.equal(formatDefault(['reboot', 'settleQuietS'], 20), '`20s`');
   t.equal(formatDefault(['nomadBinary'], undefined), 'none');
+});
+
+t.test('docs/faults.md has the fault registry table, and it is current', async (t) => {
+  const doc = read('docs/faults.md');
+  t.ok(
+    FAULT_TABLE_MARKERS.every((m) => doc.includes(m)),
+    'the markers are there',
+  );
+  t.equal(withFaultTable(doc, renderFaultTable(FAULTS)), doc, 'current (run `npm run docs`)');
+  for (const k of FAULTS.names) t.ok(doc.includes(`| \`${k}\` |`), `${k} has a row`);
 });

@@ -74,7 +74,7 @@ const importers = (pkgs: string[]) => FILES.filter((f) => imports(f).some((s) =>
 /** Pure: the model, time, quoting, parsers, checks, reports (but the writer), config, logging, the settle decision. */
 const PURE = FILES.filter(
   (f) =>
-    /^lib\/(model|time|shell|parse|config|checks|log)\//.test(f) ||
+    /^lib\/(model|time|shell|parse|config|checks|faults|log)\//.test(f) ||
     (f.startsWith('lib/report/') && f !== 'lib/report/write.ts') ||
     ['lib/errors.ts', 'lib/scenario/settle.ts', 'lib/lab/vagrant/spec-for.ts'].includes(f) ||
     ['spec', 'provenance', 'versions', 'zip', 'types', 'source-profile'].some((n) => f === `lib/builds/${n}.ts`),
@@ -213,13 +213,13 @@ const localDeps = (f: string) =>
     .filter((d) => source.has(d));
 
 /**
- * 1 model; 2 pure logic (time, shell quoting, parsers, checks, config, plan, reports); 3 adapters (one outside system
+ * 1 model; 2 pure logic (time, shell quoting, parsers, checks, fault kinds, config, plan, reports); 3 adapters (one outside system
  * each); 4 labs and the cluster on them; 5 run and scenarios; 6 session and cli. A file's floor is its folder's: no
  * file is an exception (a pure helper an adapter needs lives in a pure folder, not in the adapter's).
  */
 const FLOOR_OF_FOLDER: [RegExp, number][] = [
   [/^lib\/model\//, 1],
-  [/^lib\/(time|shell|parse|checks|config|plan|report|log|matrix)\//, 2],
+  [/^lib\/(time|shell|parse|checks|faults|config|plan|report|log|matrix)\//, 2],
   [/^lib\/errors\.ts$/, 2],
   [/^lib\/(exec|vagrant|ssh|nomad|builds|cni|merge|git)\//, 3],
   [/^lib\/(lab|cluster)\//, 4],

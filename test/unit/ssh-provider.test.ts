@@ -1,5 +1,5 @@
 // lab.provider: ssh, the pure parts: its config (every missing host field at once, a hard reboot needs a reset
-// command, lab.hosts only with ssh), scenarios_dir, the reset argv, and the cleanup script run on each host.
+// command, lab.hosts only with ssh; lib/lab/ssh/ssh-validate.ts and its capabilities), scenarios_dir, the reset argv, and the cleanup script run on each host.
 import t from 'tap';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -51,10 +51,10 @@ t.test('every missing host field at once, each with its fix', async (t) => {
       'harness.yaml: lab.hosts.servers',
       'harness.yaml: lab.hosts.client.address',
       'harness.yaml: lab.hosts.client.key',
-      'reboot.kind',
+      '--reboot (reboot.kind)',
     ],
   );
-  t.match(p.at(-1), { message: /needs lab\.hard_reset_command/, fix: /ipmitool/ });
+  t.match(p.at(-1), { message: /lab.provider ssh cannot do hard: no lab\.hard_reset_command/, fix: /ipmitool/ });
   t.match(bad({ file: yaml(`${HOSTS}  hard_reset_command: []\n`) }), [
     { field: 'harness.yaml: lab.hard_reset_command', message: /a list of words/ },
   ]);
@@ -276,18 +276,27 @@ t.test(
 );
 
 t.test('fault kinds on existing hosts: a hard reset only with lab.hard_reset_command, never a power off', async (t) => {
-  const { faultProblems } = await import('../../lib/scenario/faults.js');
+  // the provider's capabilities are asked while the config is resolved, for every scenario (lib/lab/providers.ts)
+  const { faultProblems } = await import('../../lib/scenario/fault-step.js');
   const text = `${HOSTS}  hard_reset_command: [virsh, reset, "lab-{role}"]\nreboot: { kind: hard }\n`;
   const withReset = ok({ file: yaml(text) });
   t.same(faultProblems('cni-ipam-reboot', withReset, { hasNomadAgent: false }), [], 'hard with a reset command');
+  t.match(bad({ file: yaml(`${HOSTS}reboot: { kind: hard }\n`) }), [
+    {
+      field: '--reboot (reboot.kind)',
+      message: 'cannot be done here: lab.provider ssh cannot do hard: no lab.hard_reset_command',
+      fix: /^set lab.hard_reset_command, e.g. .*, or use one of: graceful, panic, agent-kill, partition$/,
+    },
+  ]);
+  t.match(bad({ file: yaml(`${HOSTS}reboot: { kind: power-off }\n`) }), [
+    {
+      message:
+        'cannot be done here: lab.provider ssh cannot do power-off: the harness has no power off/on for existing hosts',
+      fix: 'use one of: graceful, panic, agent-kill, partition',
+    },
+  ]);
   const without = { ...withReset, lab: { ...withReset.lab, hardResetCommand: undefined } };
-  t.match(faultProblems('cni-ipam-reboot', without, { hasNomadAgent: false }), [
-    { message: 'cannot be done here: provider ssh without lab.hard_reset_command has no power reset' },
-  ]);
-  const off = { ...withReset, reboot: { ...withReset.reboot, kind: 'power-off' as const } };
-  t.match(faultProblems('cni-ipam-reboot', off, { hasNomadAgent: false }), [
-    { message: /provider ssh has no power off/ },
-  ]);
+  t.same(faultProblems('cni-ipam-reboot', without, { hasNomadAgent: false }), [], "the lab's reasons are said once");
 });
 
 t.test('lab.hosts_netns that names no namespace is a problem of the input, once per name', async (t) => {

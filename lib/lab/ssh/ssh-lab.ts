@@ -12,7 +12,6 @@ import type { Logger } from '../../log/events.js';
 import { deadlineIn, type Deadline } from '../../time/deadlines.js';
 import { SshMachine, type SshMachineOptions } from '../../ssh/client.js';
 import { quote } from '../../shell/quote.js';
-import { rebootMachine } from '../../ssh/reboot.js';
 import { notBackError } from '../not-back.js';
 import type { SshTarget } from '../../shell/target.js';
 import { splitJump } from '../../config/fields.js';
@@ -29,7 +28,8 @@ import {
   type PluginState,
 } from '../../cluster/cni-plugins.js';
 import type { FaultParams, Lab, RebootKind } from '../../model/lab.js';
-import { killAgent, partition } from '../../ssh/faults.js';
+import { perform, type FaultTarget } from '../perform.js';
+import { SSH_PERFORMERS } from './ssh-faults.js';
 
 /** How long a host may take to answer SSH at the start before it counts as unreachable (exit 3). */
 export const REACH_MS = 60_000;
@@ -187,38 +187,36 @@ export function createSshLab(o: SshLabOptions): { up(opts: { deadline: Deadline 
     const m = machines[name];
     const have = Object.keys(machines).join(', ');
     if (!m) throw new HarnessError(`reboot: no host named ${JSON.stringify(name)} (have ${have})`);
-    const lg = o.logger ? { logger: o.logger } : {};
-    if (kind === 'agent-kill') return killAgent(m, { deadline, ...lg });
-    if (kind === 'partition') {
-      const servers = hosts.filter((h) => h.role === 'server').map((h) => machines[h.name]!);
-      if (!servers.length)
-        throw new HarnessError('partition: no server host to cut the client off from', { exitCode: 2 });
-      // Note: the addresses the servers' agents bind (what the client talks to), as Nomad was given them
-      const serverIps = await Promise.all(servers.map((sv) => agentAddress(sv, deadline)));
-      return partition(m, serverIps, fault.partitionForMs ?? 30_000, { deadline, ...lg });
-    }
-    const { role } = hostOf(name);
     const address = hostOf(name).spec.address!;
-    return rebootMachine(m, kind, {
-      deadline,
-      ...(o.logger ? { logger: o.logger } : {}),
-      hardReset: async () => {
-        if (!o.hardResetCommand) {
-          throw new HarnessError(`hard reset of ${name} (${address}): lab.hard_reset_command is not set`, {
-            exitCode: EXIT.USAGE,
-            hint: 'give the command that power-cycles a host, e.g. ["ipmitool", "-H", "{address}", "power", "reset"]',
-          });
-        }
-        // Note: {role} is the slot name, which is the role in a pair ("client-2" says which client to reset)
-        const [file, args] = resetArgv(o.hardResetCommand, name, address);
-        await run(file, args, { deadline: deadlineIn(RESET_MS, deadline), ...(o.logger ? { logger: o.logger } : {}) });
-      },
-      // an existing host that never comes back is named with the last SSH error (no console to read here)
-      notBack: async (err) => {
-        const none = 'an existing host (lab.provider ssh): its console is not reachable from the harness';
-        return notBackError(err, { machine: m.name, kind, console: { none } });
-      },
-    });
+    const lg = o.logger ? { logger: o.logger } : {};
+    const target: FaultTarget = {
+      machine: m,
+      ...lg,
+      // Note: the addresses the servers' agents bind (what the client talks to), as Nomad was given them
+      serverAddresses: (d) =>
+        Promise.all(hosts.filter((h) => h.role === 'server').map((h) => agentAddress(machines[h.name]!, d))),
+      rebootOptions: (k, ro) => ({
+        deadline: ro.deadline,
+        ...lg,
+        hardReset: async () => {
+          if (!o.hardResetCommand) {
+            throw new HarnessError(`hard reset of ${name} (${address}): lab.hard_reset_command is not set`, {
+              exitCode: EXIT.USAGE,
+              hint: 'give the command that power-cycles a host, e.g. ["ipmitool", "-H", "{address}", "power", "reset"]',
+            });
+          }
+          // Note: {role} is the slot name, which is the role in a pair ("client-2" says which client to reset)
+          const [file, args] = resetArgv(o.hardResetCommand, name, address);
+          await run(file, args, { deadline: deadlineIn(RESET_MS, ro.deadline), ...lg });
+        },
+        // an existing host that never comes back is named with the last SSH error (no console to read here)
+        notBack: async (err) => {
+          const none = 'an existing host (lab.provider ssh): its console is not reachable from the harness';
+          return notBackError(err, { machine: m.name, kind: k, console: { none } });
+        },
+      }),
+    };
+    return perform(SSH_PERFORMERS, 'ssh', kind, target, { deadline, fault });
   }
 
   async function destroy(): Promise<void> {

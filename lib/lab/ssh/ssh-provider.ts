@@ -1,15 +1,26 @@
 // lab.provider ssh: machines that already exist, one per entry of lab.hosts.servers / lab.hosts.clients.
-import { REBOOT_KINDS } from '../../model/kinds.js';
+import { performedKinds } from '../perform.js';
 import type { LabProvider, ProvidedLab } from '../provider.js';
+import { SSH_PERFORMERS, sshLacks } from './ssh-faults.js';
 import { agentAddress, agentInterface, createSshLab } from './ssh-lab.js';
+import { sshConfigProblems } from './ssh-validate.js';
 
-/** Power off/on needs a hypervisor; every other kind works on a host over SSH (hard with lab.hard_reset_command). */
-const SSH_FAULTS = REBOOT_KINDS.filter((k) => k !== 'power-off');
-
-export const SSH: LabProvider = {
+export const SSH: LabProvider<'ssh'> = {
   name: 'ssh',
-  capabilities: { faults: SSH_FAULTS, snapshot: false, concurrentUp: true },
-  // Note: the host lists are checked with the config (lib/config/validate.ts), keys and CNI plugins by the preflight
+  capabilities: { faults: performedKinds(SSH_PERFORMERS), lacks: sshLacks, snapshot: false, concurrentUp: true },
+  host: {
+    workDir: false,
+    netns: 'hosts',
+    orphanDomains: false,
+    libvirtDriver: false,
+    doctor: {
+      checks: false,
+      fix: 'run the scenario: with lab.provider ssh its preflight checks the host keys and reaches every host before anything is installed (exit 2 or 3 naming the host)',
+    },
+    machinesFromConfig: true,
+  },
+  // Note: keys and CNI plugins are checked by the preflight (ssh-preflight.ts), which reads the disk
+  validateConfig: sshConfigProblems,
   validate: () => [],
   async up(_t, ctx, d): Promise<ProvidedLab> {
     const { config } = ctx;

@@ -7,8 +7,6 @@ import type { Logger } from '../../log/events.js';
 import { deadlineIn, type Deadline } from '../../time/deadlines.js';
 import { SshMachine, type SshMachineOptions } from '../../ssh/client.js';
 import { quote } from '../../shell/quote.js';
-import { rebootMachine } from '../../ssh/reboot.js';
-import { killAgent, partition } from '../../ssh/faults.js';
 import { hardReset, leftoverVms, libvirtDomainNames, power, readMachineId } from '../../vagrant/hypervisor.js';
 import { sshTargetFor } from '../../parse/ssh-config.js';
 import { MILESTONE_TEXT } from '../../parse/vagrant-progress.js';
@@ -17,6 +15,8 @@ import { currentNetns } from '../host/host.js';
 import { LAB_SPEC_FILE, serialLogPath, slotOf, type LabSpec } from '../../model/lab-spec.js';
 import type { FaultParams, Lab, RebootKind } from '../../model/lab.js';
 import { notBackError, type ConsoleSource } from '../not-back.js';
+import { perform, type FaultTarget } from '../perform.js';
+import { VAGRANT_PERFORMERS } from './vagrant-faults.js';
 
 /** Budget of the destroy registered on the cleanup stack (destroying two VMs took ~6 s; the lock may be held by another run's up). */
 const CLEANUP_DESTROY_MS = 10 * 60_000;
@@ -162,14 +162,6 @@ export function createVagrantLab(o: VagrantLabOptions): {
       throw new HarnessError(
         `reboot: no machine named ${JSON.stringify(name)} (have ${Object.keys(machines).join(', ')})`,
       );
-    if (kind === 'agent-kill') return killAgent(m, { deadline, logger });
-    if (kind === 'partition') {
-      // Note: cut off from every server, or the client just goes on with another one of the cluster
-      const servers = spec.machines.filter((x) => x.role === 'server').map((x) => x.privateIp);
-      if (!servers.length)
-        throw new HarnessError('partition: the lab has no server machine to cut the client off from', { exitCode: 2 });
-      return partition(m, servers, fault.partitionForMs ?? 30_000, { deadline, logger });
-    }
     const idOf = (what: string) => {
       const id = ids[m.name] ?? (spec.provider === 'libvirt' ? libvirtDomainNames(vagrantDir, m.name)[0] : undefined);
       if (!id)
@@ -179,16 +171,22 @@ export function createVagrantLab(o: VagrantLabOptions): {
       return id;
     };
     const hv = () => ({ deadline: deadlineIn(60_000, deadline), run, logger });
-    return rebootMachine(m, kind, {
-      deadline,
-      logger,
-      hardReset: async () => hardReset(spec.provider, idOf('hard reset'), hv()),
-      powerOff: async () => power(spec.provider, idOf('power off'), 'off', hv()),
-      powerOn: async () => power(spec.provider, idOf('power on'), 'on', hv()),
-      ...(fault.offForMs !== undefined ? { offForMs: fault.offForMs } : {}),
-      // a machine that never comes back is named with the last SSH error and its serial console's tail
-      notBack: async (err) => notBackError(err, { machine: m.name, kind, console: await serialConsole(m.name) }),
-    });
+    const target: FaultTarget = {
+      machine: m,
+      ...(logger ? { logger } : {}),
+      serverAddresses: async () => spec.machines.filter((x) => x.role === 'server').map((x) => x.privateIp),
+      rebootOptions: (k, o) => ({
+        deadline: o.deadline,
+        ...(logger ? { logger } : {}),
+        hardReset: async () => hardReset(spec.provider, idOf('hard reset'), hv()),
+        powerOff: async () => power(spec.provider, idOf('power off'), 'off', hv()),
+        powerOn: async () => power(spec.provider, idOf('power on'), 'on', hv()),
+        ...(o.fault.offForMs !== undefined ? { offForMs: o.fault.offForMs } : {}),
+        // a machine that never comes back is named with the last SSH error and its serial console's tail
+        notBack: async (err) => notBackError(err, { machine: m.name, kind: k, console: await serialConsole(m.name) }),
+      }),
+    };
+    return perform(VAGRANT_PERFORMERS, spec.provider, kind, target, { deadline, fault });
   }
 
   function registerTeardown(): void {
@@ -257,4 +255,9 @@ export function createVagrantLab(o: VagrantLabOptions): {
       return connectAll(async () => text, false);
     },
   };
+}
+
+/** The serial logs a lab's machines leave on the host (libvirt writes one per VM; VirtualBox none). */
+export function serialLogFiles(spec: LabSpec): string[] {
+  return spec.provider === 'libvirt' ? spec.machines.map((m) => serialLogPath(spec, m.name)) : [];
 }

@@ -2,14 +2,16 @@
 // machine (vagrant-libvirt starts them in parallel), or a warm lab reverted to its snapshot (libvirt).
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { memoryBudgetProblems } from '../../config/topology.js';
-import { REBOOT_KINDS } from '../../model/kinds.js';
+import { memoryBudgetProblems } from './memory-budget.js';
 import { slotOf, type LabSpec } from '../../model/lab-spec.js';
 import type { Lab } from '../../model/lab.js';
 import type { Topology } from '../../model/topology.js';
 import type { Deadline } from '../../time/deadlines.js';
 import type { LabContext, LabProvider, ProvidedLab } from '../provider.js';
 import { labSpecFor } from './spec-for.js';
+import { sshKeysGivenProblems } from '../ssh/ssh-validate.js';
+import { performedKinds } from '../perform.js';
+import { VAGRANT_PERFORMERS } from './vagrant-faults.js';
 import { createVagrantLab } from './vagrant-lab.js';
 import { decideWarm } from '../warm/warm-key.js';
 import { openWarmLab, warmInputsFor, type WarmLab } from '../warm/warm-lab.js';
@@ -111,10 +113,31 @@ function coldBecause(ctx: LabContext, provider: string): string | undefined {
   return early.mode === 'cold' ? early.reason : undefined;
 }
 
-function vagrantProvider(name: 'libvirt' | 'virtualbox'): LabProvider {
+function vagrantProvider<N extends 'libvirt' | 'virtualbox'>(name: N): LabProvider<N> {
   return {
     name,
-    capabilities: { faults: REBOOT_KINDS, snapshot: name === 'libvirt', concurrentUp: name === 'libvirt' },
+    capabilities: {
+      faults: performedKinds(VAGRANT_PERFORMERS),
+      // the hypervisor has every power control
+      lacks: () => ({}),
+      snapshot: name === 'libvirt',
+      concurrentUp: name === 'libvirt',
+    },
+    host: {
+      workDir: true,
+      netns: 'lab',
+      orphanDomains: name === 'libvirt',
+      libvirtDriver: name === 'libvirt',
+      doctor:
+        name === 'libvirt'
+          ? { checks: true }
+          : {
+              checks: false,
+              fix: 'check VirtualBox yourself (VBoxManage --version, vagrant box list), or drop --provider for the libvirt host checks',
+            },
+      machinesFromConfig: false,
+    },
+    validateConfig: sshKeysGivenProblems,
     validate: (t, config, host = {}) =>
       memoryBudgetProblems(t, { ...config.lab, provider: name }, host.memAvailableMb, host.roles),
     async up(t, ctx, d): Promise<ProvidedLab> {

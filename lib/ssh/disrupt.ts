@@ -1,5 +1,6 @@
-// The fault kinds that are not a reboot (lib/config/faults.ts): kill the Nomad agent and let systemd restart it, or
-// cut the client off from the server with iptables for a while and heal. The host keeps running: same boot_id.
+// How the fault kinds that are not a reboot are done over SSH (lib/faults/agent-kill.ts, partition.ts say what they
+// are): kill the Nomad agent and let systemd restart it, or cut the client off from the server with iptables for a
+// while and heal. The host keeps running: same boot_id.
 import { HarnessError } from '../errors.js';
 import type { FaultMark, RebootRecord } from '../model/lab.js';
 import type { Logger } from '../log/events.js';

@@ -1,19 +1,19 @@
 // The fault kinds as a scenario uses them: refuse a kind the scenario or provider cannot do (before anything is
 // created), the timed faults' durations from the config, and the fault's moments on the timeline and in the facts.
 import type { HarnessConfig } from '../config/schema.js';
-import { FAULT_KINDS, PROVIDER_FAULTS, faultKindProblems } from '../config/faults.js';
 import type { ConfigProblem } from '../errors.js';
+import { FAULTS, faultKind, faultKindProblems } from '../faults/registry.js';
+import { faultOffer } from '../lab/providers.js';
 import { namedMachinesOf, type FaultParams, type Lab, type RebootRecord } from '../model/lab.js';
 import type { RunContext } from '../run/context.js';
 
-/** Problems with `config.reboot.kind` for this scenario on the configured provider (exit 2, nothing created). */
+/**
+ * Problems with `config.reboot.kind` for this scenario (exit 2, nothing created): a kind it has no Nomad agent for.
+ * What the provider cannot do is asked of the provider while the config is resolved (lib/lab/providers.ts).
+ */
 export function faultProblems(scenario: string, config: HarnessConfig, o: { hasNomadAgent: boolean }): ConfigProblem[] {
-  const unknown = { name: config.lab.provider, powerReset: false, powerOff: false };
-  // existing hosts: a power reset only through the user's command, never a power off
-  const reset = Boolean(config.lab.hardResetCommand);
-  const ssh = { name: `ssh${reset ? '' : ' without lab.hard_reset_command'}`, powerReset: reset, powerOff: false };
-  const provider = config.lab.provider === 'ssh' ? ssh : (PROVIDER_FAULTS[config.lab.provider] ?? unknown);
-  return faultKindProblems(config.reboot.kind, { name: scenario, hasNomadAgent: o.hasNomadAgent }, provider);
+  const s = { name: scenario, hasNomadAgent: o.hasNomadAgent };
+  return faultKindProblems(config.reboot.kind, s, faultOffer(config), FAULTS, 'scenario');
 }
 
 /** The durations of the timed faults, from the config. */
@@ -27,9 +27,7 @@ export function faultParams(config: HarnessConfig): FaultParams {
  * error and the serial console's tail).
  */
 export function rebootStepMs(config: HarnessConfig): number {
-  const kind = config.reboot.kind;
-  const held = kind === 'power-off' ? config.reboot.offForS : kind === 'partition' ? config.reboot.partitionForS : 0;
-  return (held + config.reboot.deadlineS) * 1000;
+  return (faultKind(config.reboot.kind).holdS(config.reboot) + config.reboot.deadlineS) * 1000;
 }
 
 /** Put the fault's own moments on the host lane and its facts in the properties. */
@@ -39,7 +37,7 @@ export function recordFault(ctx: RunContext, r: RebootRecord, suffix = ''): void
     ctx.mark({ atMs: m.atMs, lane: 'host', label: m.label, ...detail, severity: 'warn' });
   }
   for (const [k, v] of Object.entries(r.facts ?? {})) ctx.fact(`${k}${suffix}`, v);
-  ctx.fact('reboot.expected', FAULT_KINDS[r.kind].nomadExpected);
+  ctx.fact('reboot.expected', faultKind(r.kind).nomadExpected);
 }
 
 /**
