@@ -31,57 +31,61 @@ function gitDir(dir: string): string {
   return existsSync(join(dir, '.git')) ? join(dir, '.git') : dir;
 }
 
-t.test(`bisect bridge-exec-reboot --good ${good} --bad ${bad} --check task-dirs: the GH-28345 fix`, { skip }, async (t) => {
-  // The truth from Nomad's history: the commit between the refs that added the fix's changelog entry.
-  const fix = git('log', '--format=%H', `${good}..${bad}`, '--diff-filter=A', '--', '.changelog/28345.txt');
-  t.match(fix, /^[0-9a-f]{40}$/, `one commit adds .changelog/28345.txt between ${good} and ${bad}`);
-  const work = mkdtempSync(join(tmpdir(), 'nrh-e2e-bisect-'));
-  const lab = ['--netns', NETNS, '--work-dir', join(work, 'labs')];
-  t.teardown(async () => {
-    await runCli(t, ['destroy', '--warm', ...lab]);
-    t.same(domainsMatching(join(work, 'labs')), [], 'no VM of the bisect left');
-    rmSync(work, { recursive: true, force: true });
-  });
-  const r = await runCli(
-    t,
-    [
-      'bisect',
-      'bridge-exec-reboot',
-      '--source',
-      `git:${source}`,
-      '--good',
-      good,
-      '--bad',
-      bad,
-      '--check',
-      'task-dirs',
-      '--reports-dir',
-      join(work, 'reports'),
-      ...lab,
-    ],
-    undefined,
-    { HARNESS_WARM: '1' },
-  );
-  t.equal(r.code, 0, 'exit 0: found with enough confidence');
-  const folder = readdirSync(join(work, 'reports')).find((f) => f.startsWith('bisect-'));
-  t.ok(folder, 'the bisect folder');
-  const doc = JSON.parse(readFileSync(join(work, 'reports', folder!, 'bisect.json'), 'utf8'));
-  t.equal(doc.status, 'found');
-  t.equal(doc.direction, 'fix', 'fails on the older ref, passes on the newer');
-  t.equal(doc.culprit.sha, fix, 'the commit that brought the fix to the release branch');
-  t.same(doc.culprit.changelog, ['GH-28345']);
-  t.equal(doc.confidence, 1, 'task-dirs fails every time on the unfixed builds (p = 1)');
-  t.equal(doc.reproduction.fails, doc.reproduction.tries, 'the failing endpoint failed every try');
-  for (const s of doc.steps)
-    for (const x of s.tries)
-      t.ok(existsSync(join(work, 'reports', folder!, x.reportDir, 'report.html')), `${s.commit} try report`);
-  t.ok(
-    doc.steps.every((s: { decision: string }) => s.decision !== 'skip'),
-    'no step skipped',
-  );
-  validateJUnit(t, join(work, 'reports', folder!, 'junit.xml'));
-  t.match(r.stdout, new RegExp(`first fixed commit: ${fix}`));
-  // Every try after the first reverted the one warm lab (VMs brought up once per bisect, not once per step).
-  const created = doc.steps.flatMap((s: { tries: { phases?: { name: string }[] }[] }) => s.tries).length;
-  t.ok(created > 2, `${created} tries`);
-});
+t.test(
+  `bisect bridge-exec-reboot --good ${good} --bad ${bad} --check task-dirs: the GH-28345 fix`,
+  { skip },
+  async (t) => {
+    // The truth from Nomad's history: the commit between the refs that added the fix's changelog entry.
+    const fix = git('log', '--format=%H', `${good}..${bad}`, '--diff-filter=A', '--', '.changelog/28345.txt');
+    t.match(fix, /^[0-9a-f]{40}$/, `one commit adds .changelog/28345.txt between ${good} and ${bad}`);
+    const work = mkdtempSync(join(tmpdir(), 'nrh-e2e-bisect-'));
+    const lab = ['--netns', NETNS, '--work-dir', join(work, 'labs')];
+    t.teardown(async () => {
+      await runCli(t, ['destroy', '--warm', ...lab]);
+      t.same(domainsMatching(join(work, 'labs')), [], 'no VM of the bisect left');
+      rmSync(work, { recursive: true, force: true });
+    });
+    const r = await runCli(
+      t,
+      [
+        'bisect',
+        'bridge-exec-reboot',
+        '--source',
+        `git:${source}`,
+        '--good',
+        good,
+        '--bad',
+        bad,
+        '--check',
+        'task-dirs',
+        '--reports-dir',
+        join(work, 'reports'),
+        ...lab,
+      ],
+      undefined,
+      { HARNESS_WARM: '1' },
+    );
+    t.equal(r.code, 0, 'exit 0: found with enough confidence');
+    const folder = readdirSync(join(work, 'reports')).find((f) => f.startsWith('bisect-'));
+    t.ok(folder, 'the bisect folder');
+    const doc = JSON.parse(readFileSync(join(work, 'reports', folder!, 'bisect.json'), 'utf8'));
+    t.equal(doc.status, 'found');
+    t.equal(doc.direction, 'fix', 'fails on the older ref, passes on the newer');
+    t.equal(doc.culprit.sha, fix, 'the commit that brought the fix to the release branch');
+    t.same(doc.culprit.changelog, ['GH-28345']);
+    t.equal(doc.confidence, 1, 'task-dirs fails every time on the unfixed builds (p = 1)');
+    t.equal(doc.reproduction.fails, doc.reproduction.tries, 'the failing endpoint failed every try');
+    for (const s of doc.steps)
+      for (const x of s.tries)
+        t.ok(existsSync(join(work, 'reports', folder!, x.reportDir, 'report.html')), `${s.commit} try report`);
+    t.ok(
+      doc.steps.every((s: { decision: string }) => s.decision !== 'skip'),
+      'no step skipped',
+    );
+    validateJUnit(t, join(work, 'reports', folder!, 'junit.xml'));
+    t.match(r.stdout, new RegExp(`first fixed commit: ${fix}`));
+    // Every try after the first reverted the one warm lab (VMs brought up once per bisect, not once per step).
+    const created = doc.steps.flatMap((s: { tries: { phases?: { name: string }[] }[] }) => s.tries).length;
+    t.ok(created > 2, `${created} tries`);
+  },
+);
