@@ -11,7 +11,7 @@ import { vmSkipReason, domainsMatching } from '../helpers/vm-prereqs.js';
 import { validateJUnit } from '../helpers/junit-schema.js';
 import {
   buildsFromEnv,
-  changelogFailures,
+  dockerFailures,
   runCli,
   verdictsOf,
   NETNS,
@@ -42,16 +42,8 @@ const skip =
     : (vmSkipReason() ??
       (dockerBox() ? undefined : `the Docker box ${DOCKER_BOX} is not built (npx tsx vms/build-box.ts --docker)`));
 const REBOOT_CHECKS = checkIds('bridge-exec-reboot');
-/**
- * What Nomad's history predicts fails for a docker alloc after a reboot: before 1.9.5 (GH-24292) the restored alloc's
- * namespace has no interface but lo, so nothing answers, the alloc's address is not in its namespace and a task started
- * again gets no network variables (real 1.9.3: "missing NOMAD_ALLOC_IP_http"); before 2.0.5
- * (GH-28345) the task's secrets/ and private/ come back on the root disk, as for exec.
- */
-const predicted = (b: Build): string[] => [
-  ...(b.checksOnRestore ? [] : ['http-reachable', 'task-netns', 'task-env']),
-  ...changelogFailures(b, 'graceful'),
-];
+/** What Nomad's history predicts fails for a docker alloc after a reboot on build `b` (GH-24292, GH-28345). */
+const predicted = dockerFailures;
 
 t.test(
   `matrix driver=[docker] x Nomad ${builds.map((b) => b.version).join(', ') || '(none)'}: GH-24292 before 1.9.5, fixed from 1.9.5; GH-28345 before 2.0.5`,

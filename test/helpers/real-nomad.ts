@@ -78,6 +78,19 @@ export function changelogFailures(b: Build, kind: string): string[] {
 }
 
 /**
+ * What Nomad's history predicts fails for a docker alloc after a graceful reboot: before 1.9.5 (GH-24292) the restored
+ * alloc's namespace has no interface but lo, so nothing answers, the alloc's address is not in its namespace and a task
+ * started again gets no network variables (real 1.9.3: "missing NOMAD_ALLOC_IP_http"); and changelogFailures (before
+ * 2.0.5, GH-28345, the task's secrets/ and private/ come back on the root disk, as for exec).
+ */
+export function dockerFailures(b: Build): string[] {
+  return [
+    ...(b.checksOnRestore ? [] : ['http-reachable', 'task-netns', 'task-env']),
+    ...changelogFailures(b, 'graceful'),
+  ];
+}
+
+/**
  * Failures the CHANGELOG makes possible but not certain: before 2.0 an executor dies of SIGPIPE after an agent
  * restart only when it writes to the dead agent's pipe (GH-27825), so `alloc exec` fails on some runs and not on
  * others (real 1.11.3 agent-kill run r6riqo85cd2592: exec answered in both tasks; a 1.9.7 capture: "plugin is shut
