@@ -1,7 +1,7 @@
 // Every e2e file has a row in docs/findings.md's last-run table, and every row names a file that exists: a check or
 // scenario change is done only when the e2e files it can affect have run on it, and this table is where that shows.
 // A row is out of date when a commit after the run it names changed the e2e file or what it exercises (e2e-covers.ts);
-// every such row is listed at once, with the commit that made it stale. Needs the full history (skips, saying why, in a
+// every such row is listed at once, with the first commit since its run that changed those paths. Needs the full history (skips, saying why, in a
 // shallow clone).
 import t from 'tap';
 import { spawnSync } from 'node:child_process';
@@ -91,17 +91,22 @@ t.test(
       if (!changed) continue;
       const a = git(['merge-base', '--is-ancestor', changed, ran.out], top).code;
       if (a === 0) continue;
-      const subject = git(['log', '-1', '--format=%h %s', changed], top).out.slice(0, 100);
-      const touched = git(['show', '--name-only', '--format=', changed, '--', ...paths], top).out.split('\n');
+      // the commits since the run that touched what the file exercises: the first made the row stale
+      const since = git(['log', '--reverse', '--format=%H', `${ran.out}..${changed}`, '--', ...paths], top).out.split(
+        '\n',
+      );
+      const first = since[0] || changed;
+      const subject = git(['log', '-1', '--format=%h %s', first], top).out.slice(0, 100);
+      const touched = git(['show', '--name-only', '--format=', first, '--', ...paths], top).out.split('\n');
       stale.push(
-        `${file}: last run on ${sha} (${when}); ${a === 1 ? 'changed since by' : 'cannot compare with'} ${subject} [${touched.slice(0, 4).join(', ')}${touched.length > 4 ? ', …' : ''}]`,
+        `${file}: last run on ${sha} (${when}); ${a === 1 ? 'stale since' : 'cannot compare with'} ${subject} [${touched.slice(0, 4).join(', ')}${touched.length > 4 ? ', …' : ''}]; ${since.length} commit${since.length === 1 ? '' : 's'} since, the latest ${changed.slice(0, 7)}`,
       );
     }
     if (stale.length) t.comment(`out of date:\n${stale.join('\n')}`);
     t.same(
       stale,
       [],
-      `${stale.length} e2e files to run again on real builds and record in docs/findings.md (each with the latest commit that changed what it exercises)`,
+      `${stale.length} e2e files to run again on real builds and record in docs/findings.md (each with the first commit since its run that changed what it exercises)`,
     );
   },
 );
