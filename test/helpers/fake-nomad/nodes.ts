@@ -38,8 +38,8 @@ function whenHealthy(
   left = HEALTHY_WAIT_STEPS,
 ): void {
   const seen = answered.get(c);
-  if (!seen || left <= 0 || replacements.every((a) => seen.has(a.ID))) return fn();
-  c.later(1, () => whenHealthy(c, replacements, fn, left - 1));
+  if (!seen || left <= 0 || replacements.every((a) => seen.has(a.ID))) fn();
+  else c.later(1, () => whenHealthy(c, replacements, fn, left - 1));
 }
 
 /** Register another client node, ready, with its own address. */
