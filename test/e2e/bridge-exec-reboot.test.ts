@@ -103,6 +103,7 @@ t.test(
     );
     t.equal(vb.get('alloc-restored')?.label, 'failed', `${a.version}: the alloc was not restored`);
     assertStaleOrClean(t, a.version, vb.get('no-leaks'), 'failed');
+    assertVerdicts(t, a.version, vb, expectedVerdicts(a, 'graceful', REBOOT_CHECKS, SHIPPED_JOB_SKIP_WHY));
     for (const id of REBOOT_CHECKS) {
       const want = expectedLabel(b, 'graceful', id, SHIPPED_JOB_SKIPS);
       t.equal(va.get(id)?.label, want, `${b.version}: ${id} ${want}: ${va.get(id)?.message}`);
@@ -208,6 +209,7 @@ async function runAlone(t: Test, build: Build): Promise<void> {
   if (build.beforeTmpfsFix) {
     t.equal(v.get('no-duplicate-ip')?.label, 'expected failure', 'the duplicate-IP error was observed');
     assertStaleOrClean(t, build.version, v.get(NO_LEAKS.id), 'expected failure');
+    assertVerdicts(t, build.version, v, expectedVerdicts(build, 'graceful', REBOOT_CHECKS, SHIPPED_JOB_SKIP_WHY));
     t.match(v.get('no-duplicate-ip')?.evidence.join('\n') ?? '', DUPLICATE);
   } else {
     for (const id of REBOOT_CHECKS) {
