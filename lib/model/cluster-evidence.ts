@@ -102,6 +102,11 @@ export interface ClusterEvidence {
   /** Nomad node ID -> machine slot name */
   nodeNames: Record<string, string>;
   turns: FaultTurn[];
+  /**
+   * what the target named, planned before the first fault, in turn order: each machine's slot name, or "leader" for a
+   * turn resolved when it starts (absent in records before it was kept). A roll that stops early hits fewer.
+   */
+  targeted?: string[];
   /** the raft index read before the first fault: allocs created after it came of the fault */
   disruptionIndex: number;
   /** the job's allocs healthy before the first fault */

@@ -221,6 +221,7 @@ export async function runClusterFault(
     expectedAllocs: info.expectedAllocs,
     nodeNames,
     turns,
+    targeted: turnsPlanned.map((x) => (x.kind === 'leader' ? 'leader' : x.name)),
     disruptionIndex,
     before: healthy,
     after,

@@ -19,8 +19,10 @@ import { jobInfo, jobProblems } from '../../lib/parse/nomad-job.js';
 import { domainsMatching } from '../helpers/vm-prereqs.js';
 import { validateJUnit } from '../helpers/junit-schema.js';
 import {
+  assertVerdicts,
   buildsFromEnv,
   changelogFailures,
+  expectedVerdicts,
   expectArgs,
   reportsDirFor,
   runCli,
@@ -30,7 +32,7 @@ import {
   e2eSkipReason,
   noBuildReason,
 } from '../helpers/real-nomad.js';
-import { idsOf } from '../helpers/check-ids.js';
+import { checkIds, idsOf } from '../helpers/check-ids.js';
 import { ALLOC_RESTORED } from '../../lib/checks/alloc-restored.js';
 import { TASK_RESTARTED } from '../../lib/checks/task-restarted.js';
 import { HTTP_REACHABLE } from '../../lib/checks/http-reachable.js';
@@ -47,6 +49,9 @@ const example = (name: string): string => fileURLToPath(new URL(`../../examples/
 /** The checks that judge every alloc and pass on a build from 1.9.7 on. */
 const PER_ALLOC = idsOf([ALLOC_RESTORED, TASK_RESTARTED, HTTP_REACHABLE, NO_DUPLICATE_IP, UNIQUE_IPS]);
 const COUNT3 = example('count-3.nomad.hcl');
+const REBOOT_CHECKS = checkIds('bridge-exec-reboot');
+/** The example jobs (count-3, two groups) declare no Nomad-native service. */
+const EXAMPLE_SKIPS = { services: 'the example job declares no Nomad-native service' };
 const DUPLICATE = /has been allocated to [0-9a-f-]+, duplicate allocation is not allowed/;
 const old = builds.find((b) => b.beforeTmpfsFix);
 const fixed = builds.find((b) => b.migratesState);
@@ -183,7 +188,12 @@ t.test(
       (dup.perAlloc ?? []).every((p) => p.status === 'failed'),
       'the error for every alloc',
     );
-    t.not(r.v.get('unique-ips')?.status, 'failed', 'failed allocs are not live allocs');
+    t.match(
+      r.v.get('unique-ips')?.message,
+      /^no running alloc on the node reported an address/,
+      'failed allocs are not live allocs: nothing to compare',
+    );
+    assertVerdicts(t, `${old!.version} count-3`, r.v, expectedVerdicts(old!, 'graceful', REBOOT_CHECKS, EXAMPLE_SKIPS));
     t.match(r.props['job.settled'] ?? '', /^yes/, 'the job settled');
   },
 );
@@ -197,6 +207,12 @@ t.test(
   async (t) => {
     const r = await runJob(t, fixed!, ['--job', COUNT3, '--memory', '1024', ...expectArgs(fixed!, 'graceful')]);
     t.equal(r.code, 0, 'exit 0: every check passed or failed as the CHANGELOG predicts');
+    assertVerdicts(
+      t,
+      `${fixed!.version} count-3`,
+      r.v,
+      expectedVerdicts(fixed!, 'graceful', REBOOT_CHECKS, EXAMPLE_SKIPS),
+    );
     for (const id of PER_ALLOC) {
       t.equal(r.v.get(id)?.label, 'passed', `${id}: ${r.v.get(id)?.message}`);
       t.equal(r.v.get(id)?.perAlloc?.length, 3, `${id}: three allocs`);
@@ -215,6 +231,12 @@ t.test(
   async (t) => {
     const r = await runJob(t, fixed!, ['--job', example('two-groups.nomad.hcl'), ...expectArgs(fixed!, 'graceful')]);
     t.equal(r.code, 0, 'exit 0: every check passed or failed as the CHANGELOG predicts');
+    assertVerdicts(
+      t,
+      `${fixed!.version} two groups`,
+      r.v,
+      expectedVerdicts(fixed!, 'graceful', REBOOT_CHECKS, EXAMPLE_SKIPS),
+    );
     for (const id of PER_ALLOC) {
       t.equal(r.v.get(id)?.label, 'passed', `${id}: ${r.v.get(id)?.message}`);
       t.same(

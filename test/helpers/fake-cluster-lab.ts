@@ -9,9 +9,12 @@ import { TimeoutError } from '../../lib/errors.js';
 import { machineSlots, slotName, type Topology } from '../../lib/model/topology.js';
 import { LEADER_COMMAND } from '../../lib/scenario/leader-watch.js';
 import type { FakeNomad } from './fake-nomad/index.js';
-import { addClientNode, otherNodeRestarted } from './fake-nomad/nodes.js';
+import { addClientNode, allocAnswered, healthByProbe, otherNodeRestarted } from './fake-nomad/nodes.js';
 
-/** Does a running alloc answer on host:port (its node's address and a mapped host port)? */
+/**
+ * Does a running alloc answer on host:port (its node's address and a mapped host port)? The alloc that answered is
+ * told to the stand-in: its drain counts a replacement healthy once it answered (fake-nomad/nodes.ts).
+ */
 function answers(nomad: FakeNomad, host: string, port: string): boolean {
   const c = nomad.cluster;
   const nodes = new Set(
@@ -20,12 +23,14 @@ function answers(nomad: FakeNomad, host: string, port: string): boolean {
       .filter((n) => n.Attributes?.['unique.network.ip-address'] === host)
       .map((n) => n.ID),
   );
-  return [...c.allocs.values()].some(
+  const hit = [...c.allocs.values()].find(
     (a) =>
       nodes.has(a.NodeID) &&
       a.ClientStatus === 'running' &&
       (a.AllocatedResources?.Shared?.Ports ?? []).some((p) => String(p.Value) === port),
   );
+  if (hit) allocAnswered(c, hit.ID);
+  return !!hit;
 }
 
 /** The lab; the stand-in's primary client node must be named as the first client (the others are registered here). */
@@ -34,6 +39,7 @@ export function createFakeClusterLab(nomad: FakeNomad, t: Topology): Lab & { des
   const first = slotName(t, 'client', 1);
   const nodeOf = new Map<string, string>([[first, nomad.cluster.node.ID]]);
   nomad.cluster.serverName = slotName(t, 'server', 1);
+  healthByProbe(nomad.cluster);
   for (const s of slots.filter((x) => x.role === 'client' && x.index > 1))
     nodeOf.set(s.name, addClientNode(nomad.cluster, s.name, `10.199.0.${20 + s.index}`).ID);
   const boot = new Map(slots.map((s) => [s.name, randomUUID()]));

@@ -26,27 +26,32 @@ export function vmSkipReason(): string | undefined {
   return undefined;
 }
 
-/** libvirt domains whose name contains `needle` (empty when libvirt cannot be asked). */
-export function domainsMatching(needle: string): string[] {
+/**
+ * The lines of `virsh -c qemu:///system <args>` that contain `needle`. Throws when virsh cannot be asked (not installed,
+ * libvirtd down, a timeout): a "nothing left" assertion must fail when it could not look, never pass on an empty list.
+ */
+function virshLinesMatching(args: string[], needle: string): string[] {
+  let out: string;
   try {
-    return execFileSync('virsh', ['-c', 'qemu:///system', 'list', '--all', '--name'], {
+    out = execFileSync('virsh', ['-c', 'qemu:///system', ...args], {
       encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
       timeout: 30_000,
-    })
-      .split('\n')
-      .filter((n) => n.includes(needle));
-  } catch {
-    return [];
+    });
+  } catch (e) {
+    const err = e as { status?: number | null; stderr?: string; message?: string };
+    const why = (err.stderr ?? '').trim() || err.message || String(e);
+    throw new Error(`virsh ${args.join(' ')} could not be asked (exit ${err.status ?? 'none'}): ${why}`);
   }
+  return out.split('\n').filter((n) => n.includes(needle));
 }
 
-/** libvirt volumes in the default pool whose name contains `needle`. */
+/** libvirt domains whose name contains `needle`; throws when libvirt cannot be asked. */
+export function domainsMatching(needle: string): string[] {
+  return virshLinesMatching(['list', '--all', '--name'], needle);
+}
+
+/** libvirt volumes in the default pool whose name contains `needle`; throws when libvirt cannot be asked. */
 export function volumesMatching(needle: string): string[] {
-  try {
-    return execFileSync('virsh', ['-c', 'qemu:///system', 'vol-list', 'default'], { encoding: 'utf8', timeout: 30_000 })
-      .split('\n')
-      .filter((n) => n.includes(needle));
-  } catch {
-    return [];
-  }
+  return virshLinesMatching(['vol-list', 'default'], needle);
 }

@@ -237,3 +237,29 @@ t.test('targets-hit: each target back with a new boot id; one that is not, or no
   t.equal(judgeCheck(TARGETS_HIT, evidence({ turns: kill })).status, 'passed', 'a fault that keeps the host up');
   t.equal(judgeCheck(TARGETS_HIT, evidence({ turns: [] })).status, 'failed');
 });
+
+t.test('targets-hit: the machines hit are the machines targeted, in their order', async (t) => {
+  const turns = [turn('client-1', N1, T0, [A0]), turn('client-2', N2, T0 + 60_000)];
+  const both = judgeCheck(TARGETS_HIT, evidence({ turns, targeted: ['client-1', 'client-2'] }));
+  t.equal(both.status, 'passed');
+  t.equal(both.evidence[0], 'targeted: client-1, client-2; hit: client-1, client-2');
+  // the roll stopped after wave 1 (the job did not come back whole): client-2 was never hit
+  const stopped = judgeCheck(TARGETS_HIT, evidence({ turns: [turns[0]!], targeted: ['client-1', 'client-2'] }));
+  t.equal(stopped.status, 'failed', 'a target left unhit fails, though every machine hit rebooted');
+  t.equal(stopped.message, 'client-2 targeted but not hit in turn');
+  const extra = judgeCheck(TARGETS_HIT, evidence({ turns, targeted: ['client-1'] }));
+  t.equal(extra.status, 'failed');
+  t.equal(extra.message, 'client-2 hit but not targeted');
+  const swapped = judgeCheck(
+    TARGETS_HIT,
+    evidence({ turns: [turns[1]!, turns[0]!], targeted: ['client-1', 'client-2'] }),
+  );
+  t.equal(swapped.status, 'failed', 'out of order');
+  const leader = {
+    ...turn('server-2', N1, T0),
+    role: 'server' as const,
+    targetedAs: 'leader',
+    resolvedHow: 'member server-2.global at 10.0.0.12:4647',
+  };
+  t.equal(judgeCheck(TARGETS_HIT, evidence({ turns: [leader], targeted: ['leader'] })).status, 'passed');
+});

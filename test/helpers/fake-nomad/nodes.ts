@@ -2,13 +2,45 @@
 // (nomad@v1.9.7:nomad/drainer): the node gets a DrainStrategy and turns ineligible (NodeDrain), its service allocs get
 // DesiredTransition.Migrate (AllocationUpdateDesiredTransition), the scheduler places each one's replacement on another
 // eligible node, linked both ways, and stops the old one ("alloc is being migrated", PlanResult); the client stops it
-// (complete); one alloc at a time (max_parallel 1); once nothing of the drain is left the DrainStrategy is cleared and
-// LastDrain says complete.
+// (complete); one alloc at a time (max_parallel 1), the next only once the last one's replacement is healthy; once
+// nothing of the drain is left the DrainStrategy is cleared and LastDrain says complete.
+// Note: Nomad's drainer migrates the next alloc only once the replacement is healthy (migrate.min_healthy_time, 10 s
+// by default), so a probe of the service sees the replacement answer long before the next alloc stops. With a lab
+// that probes allocs (fake-cluster-lab.ts) "healthy" is "answered one of the harness's probes": on a few 20 ms steps
+// instead, a loaded machine read the probe targets before the replacement ran and probed them after the other alloc
+// had stopped, and measured a gap the stand-in's timeline only made by racing the harness.
 import type { ApiAllocation, ApiJob, ApiNode } from '../../../lib/nomad/api-types.js';
 import type { Cluster } from './cluster.js';
 import { newNode, nowRfc3339, taskEvent } from './payloads.js';
 
 const TERMINAL = new Set(['complete', 'failed', 'lost']);
+
+/** The allocs a lab's probe reached, by cluster; present only when a lab probes allocs (healthByProbe). */
+const answered = new WeakMap<Cluster, Set<string>>();
+/** A drain waits at most this many steps for a replacement's first answer (then goes on, as a drain deadline would). */
+const HEALTHY_WAIT_STEPS = 500;
+
+/** A lab that probes the job's allocs calls this: a drain then waits for each replacement to answer a probe. */
+export function healthByProbe(c: Cluster): void {
+  if (!answered.has(c)) answered.set(c, new Set());
+}
+
+/** A probe of the lab reached alloc `id` and it answered. */
+export function allocAnswered(c: Cluster, id: string): void {
+  answered.get(c)?.add(id);
+}
+
+/** Run `fn` once every alloc of `replacements` answered a probe (at once when no lab probes, or none was placed). */
+function whenHealthy(
+  c: Cluster,
+  replacements: readonly ApiAllocation[],
+  fn: () => void,
+  left = HEALTHY_WAIT_STEPS,
+): void {
+  const seen = answered.get(c);
+  if (!seen || left <= 0 || replacements.every((a) => seen.has(a.ID))) fn();
+  else c.later(1, () => whenHealthy(c, replacements, fn, left - 1));
+}
 
 /** Register another client node, ready, with its own address. */
 export function addClientNode(c: Cluster, name: string, address: string): ApiNode {
@@ -84,14 +116,15 @@ function drainNext(c: Cluster, n: ApiNode, queue: ApiAllocation[]): void {
     'AllocationUpdateDesiredTransition',
   );
   c.later(1, () => {
-    migrate(c, n, [a]);
-    // the replacement is placed, set up and started within three steps (cluster.ts runFresh)
-    c.later(4, () => drainNext(c, n, queue));
+    const placed = migrate(c, n, [a]);
+    // the replacement is placed, set up and started within three steps (cluster.ts runFresh), then healthy
+    c.later(4, () => whenHealthy(c, placed, () => drainNext(c, n, queue)));
   });
 }
 
-/** The scheduler's answer to a migrate transition: the replacement elsewhere, the old alloc stopped. */
-function migrate(c: Cluster, from: ApiNode, draining: ApiAllocation[]): void {
+/** The scheduler's answer to a migrate transition: the replacement elsewhere, the old alloc stopped; the replacements. */
+function migrate(c: Cluster, from: ApiNode, draining: ApiAllocation[]): ApiAllocation[] {
+  const placed: ApiAllocation[] = [];
   const to = c
     .allNodes()
     .find(
@@ -110,7 +143,7 @@ function migrate(c: Cluster, from: ApiNode, draining: ApiAllocation[]): void {
         .filter((a) => !mine.includes(a))
         .map((a) => a.Name),
     );
-    if (to) placeOn(c, to, job, mine, keep);
+    if (to) placed.push(...placeOn(c, to, job, mine, keep));
     for (const a of mine)
       c.updateAlloc(
         a.ID,
@@ -130,13 +163,14 @@ function migrate(c: Cluster, from: ApiNode, draining: ApiAllocation[]): void {
         x.ClientStatus = 'complete';
       });
   });
+  return placed;
 }
 
-/** Place `job`'s missing allocs on `n` (the replacements of `previous`, linked to them). */
-function placeOn(c: Cluster, n: ApiNode, job: ApiJob, previous: ApiAllocation[], keep: Set<string>): void {
+/** Place `job`'s missing allocs on `n` (the replacements of `previous`, linked to them); returns them. */
+function placeOn(c: Cluster, n: ApiNode, job: ApiJob, previous: ApiAllocation[], keep: Set<string>): ApiAllocation[] {
   c.placementNode = n;
   try {
-    c.placeAllocs(job, '', previous, keep);
+    return c.placeAllocs(job, '', previous, keep);
   } finally {
     c.placementNode = undefined;
   }
