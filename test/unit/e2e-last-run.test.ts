@@ -102,11 +102,25 @@ t.test(
         `${file}: last run on ${sha} (${when}); ${a === 1 ? 'stale since' : 'cannot compare with'} ${subject} [${touched.slice(0, 4).join(', ')}${touched.length > 4 ? ', …' : ''}]; ${since.length} commit${since.length === 1 ? '' : 's'} since, the latest ${changed.slice(0, 7)}`,
       );
     }
-    if (stale.length) t.comment(`out of date:\n${stale.join('\n')}`);
+    // A row that says so (**stale** in its result) is a debt on record, listed as a todo; one that does not is a
+    // failure: the table would claim a run the code has moved past.
+    const owned = (line: string) =>
+      rows.find((r) => r.startsWith(`| \`${line.split(':')[0]}\``))?.includes('**stale**');
+    const told = stale.filter(owned);
+    const untold = stale.filter((x) => !owned(x));
+    if (told.length)
+      t.test(
+        `${told.length} e2e files marked **stale** in docs/findings.md`,
+        { todo: 'run them on real builds' },
+        async (t) => {
+          t.comment(told.join('\n'));
+        },
+      );
+    if (untold.length) t.comment(`out of date:\n${untold.join('\n')}`);
     t.same(
-      stale,
+      untold,
       [],
-      `${stale.length} e2e files to run again on real builds and record in docs/findings.md (each with the first commit since its run that changed what it exercises)`,
+      `${untold.length} e2e files to run again on real builds and record in docs/findings.md (each with the first commit since its run that changed what it exercises), or to mark **stale** in their row`,
     );
   },
 );
