@@ -4,6 +4,7 @@ import { closest } from '../config/near.js';
 import { ConfigError, type ConfigProblem } from '../errors.js';
 import { COMMANDS } from './commands/index.js';
 import {
+  HELP,
   commandHelp,
   optionsOf,
   SWITCH_WORDS,
@@ -12,11 +13,6 @@ import {
   type ParsedArgs,
   type Positionals,
 } from './command.js';
-
-export type { ParsedArgs } from './command.js';
-
-/** `help [command]`: built in, since it reads the list of commands itself. */
-export const HELP = { name: 'help', summary: 'show help (also: <command> --help)' } as const;
 
 /** The command of that name in `commands`, or undefined. */
 export function commandNamed(name: string, commands: readonly CliCommand[] = COMMANDS): CliCommand | undefined {
@@ -245,46 +241,4 @@ export function helpText(topic?: string, commands: readonly CliCommand[] = COMMA
     '',
     'Run "reboot-harness <command> --help" (or "reboot-harness help <command>") for a command\'s options and exit codes.',
   ].join('\n');
-}
-
-/** One option as shell completion sees it: its names, whether it takes a value, the values it allows. */
-export interface CompletionOption {
-  name: string;
-  short?: string;
-  takesValue: boolean;
-  /** repeatable */
-  multiple: boolean;
-  /** the allowed values (a config key's one-of list) */
-  values?: readonly string[];
-  /** the value names a file or folder */
-  path: boolean;
-  doc: string;
-}
-
-/** What completion offers for each command, from the same tables as --help; `help` last, offering the commands. */
-export function completionSpec(commands: readonly CliCommand[] = COMMANDS): {
-  name: string;
-  doc: string;
-  positional: Positionals['complete'];
-  options: CompletionOption[];
-}[] {
-  const mine = commands.map((c) => ({
-    name: c.name,
-    doc: c.summary,
-    positional: c.positionals.complete,
-    options: [...optionsOf(c).values()].map((o) => {
-      const values = o.field ? (o.field.parse as { values?: readonly string[] }).values : undefined;
-      return {
-        name: o.name,
-        ...(o.short ? { short: o.short } : {}),
-        takesValue: o.type === 'string',
-        multiple: o.multiple,
-        ...(values ? { values } : {}),
-        path: o.path,
-        doc: o.doc.split(/; | \(|\. /)[0]!.trim(),
-      };
-    }),
-  }));
-  const help = { name: HELP.name, doc: HELP.summary, positional: 'command' as const, options: [] };
-  return [...mine, help];
 }

@@ -12,7 +12,7 @@ import { parseBuildSpec } from '../builds/spec.js';
 import { checkNomadBinary } from '../builds/binary.js';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { ParsedArgs } from './args.js';
+import type { ParsedArgs } from './command.js';
 import type { CliDeps } from './deps.js';
 
 /** Schema id of `build --json` output. */

@@ -69,6 +69,9 @@ export interface ParsedArgs {
   values: Record<string, unknown>;
 }
 
+/** `help [command]`: built into the CLI (it reads the list of commands itself); listed and completed like one. */
+export const HELP = { name: 'help', summary: 'show help (also: <command> --help)' } as const;
+
 /** The option every command takes. */
 export const HELP_OPTION: CommandOption = { name: 'help', type: 'boolean', short: 'h', doc: 'show this help' };
 

@@ -1,7 +1,43 @@
 // `reboot-harness completion bash|zsh|fish`: a completion script made from the commands' own tables (completionSpec),
 // so it names exactly the commands, options and values --help names. Pure: each function returns the script text.
-import type { CompletionOption } from './args.js';
-import type { Positionals } from './command.js';
+import { HELP, optionsOf, type CliCommand, type Positionals } from './command.js';
+
+/** One option as shell completion sees it: its names, whether it takes a value, the values it allows. */
+export interface CompletionOption {
+  name: string;
+  short?: string;
+  takesValue: boolean;
+  /** repeatable */
+  multiple: boolean;
+  /** the allowed values (a config key's one-of list) */
+  values?: readonly string[];
+  /** the value names a file or folder */
+  path: boolean;
+  doc: string;
+}
+
+/** What completion offers for each command, from the same tables as --help; `help` last, offering the commands. */
+export function completionSpec(commands: readonly CliCommand[]): CompletionCommand[] {
+  const mine = commands.map((c) => ({
+    name: c.name,
+    doc: c.summary,
+    positional: c.positionals.complete,
+    options: [...optionsOf(c).values()].map((o) => {
+      const values = o.field ? (o.field.parse as { values?: readonly string[] }).values : undefined;
+      return {
+        name: o.name,
+        ...(o.short ? { short: o.short } : {}),
+        takesValue: o.type === 'string',
+        multiple: o.multiple,
+        ...(values ? { values } : {}),
+        path: o.path,
+        doc: o.doc.split(/; | \(|\. /)[0]!.trim(),
+      };
+    }),
+  }));
+  const help = { name: HELP.name, doc: HELP.summary, positional: 'command' as const, options: [] };
+  return [...mine, help];
+}
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 export type Shell = (typeof SHELLS)[number];

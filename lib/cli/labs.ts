@@ -12,7 +12,7 @@ import { findOrphanDomains } from '../lab/host/orphans.js';
 import { deadlineIn } from '../time/deadlines.js';
 import type { RunCommand } from '../exec/run.js';
 import { findLabDirs, labCreatedAtMs } from './destroy.js';
-import type { ParsedArgs } from './args.js';
+import type { ParsedArgs } from './command.js';
 import type { CliDeps } from './deps.js';
 
 /** Schema id of `list-labs --json`. */

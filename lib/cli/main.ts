@@ -4,8 +4,8 @@
 import { readFile } from 'node:fs/promises';
 import { EXIT, ConfigError, HarnessError, InterruptedError } from '../errors.js';
 import { redactingWriter } from '../log/redact.js';
-import { HELP, commandNamed, helpText, parseCliCollecting } from './args.js';
-import type { CliCommand } from './command.js';
+import { commandNamed, helpText, parseCliCollecting } from './args.js';
+import { HELP, type CliCommand } from './command.js';
 import { COMMANDS } from './commands/index.js';
 import type { CliDeps } from './deps.js';
 

@@ -12,7 +12,7 @@ import { attachmentBase } from '../report/attachment-paths.js';
 import { copyFiles, writeSessionReports } from '../report/write.js';
 import { attachmentCopies } from '../report/merge-copies.js';
 import { indexReporter, jsonReporter, junitReporter, runDirName } from '../report/reporters.js';
-import type { ParsedArgs } from './args.js';
+import type { ParsedArgs } from './command.js';
 import { pathProblem } from './paths.js';
 import type { CliDeps } from './deps.js';
 import { fileURLToPath } from 'node:url';

@@ -1,8 +1,7 @@
 // `reboot-harness completion bash|zsh|fish`: the shell completion script, from the commands' own tables.
 import { EXIT } from '../../errors.js';
 import type { CliCommand } from '../command.js';
-import { completionSpec } from '../args.js';
-import { completionScript, SHELLS, type Shell } from '../completion.js';
+import { completionScript, completionSpec, SHELLS, type Shell } from '../completion.js';
 import { assertInput } from '../input.js';
 import { SCENARIOS } from '../scenarios.js';
 
