@@ -50,6 +50,8 @@ export interface SessionRequest {
   plan: PlanInput['command'];
   /** plan input of the command's own (the matrix file) */
   matrixFile?: PlanInput['matrixFile'];
+  /** it installs builds of its own (compare: --before/--after), so --nomad and --nomad-binary are its planner's */
+  installsOwnBuilds?: boolean;
   /** problems the command found reading its own inputs (a matrix file that cannot be read) */
   problems?: readonly ConfigProblem[];
   /** the scenarios the line names, for checks that need them when the plan has problems */
@@ -114,7 +116,7 @@ export async function checkSession(req: SessionRequest, read: ReadSession): Prom
   const scenarios = allScenarios(user.extra).filter((s) => named.includes(s.name));
   const own = [
     ...expectFlagProblems(args.values),
-    ...unusedFlagProblems(args.values, scenarios, { installsItsBuilds: req.plan === 'compare' }),
+    ...unusedFlagProblems(args.values, scenarios, { installsItsBuilds: !!req.installsOwnBuilds }),
     ...(await pathProblems(outputPaths(configs, args, deps, harness), deps.cwd)),
     ...jobs,
     ...(await labProblems(plan, configs, deps, user.extra)),

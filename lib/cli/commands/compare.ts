@@ -38,6 +38,7 @@ export const compare: CliCommand = {
       args,
       deps,
       plan: 'compare',
+      installsOwnBuilds: true,
       named: (all) => [args.positionals[0] ?? all[0]!.name],
     }),
 };
