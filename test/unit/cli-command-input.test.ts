@@ -37,6 +37,11 @@ t.test(
     const b = probe(t.testdir({}));
     t.equal(await main(['build', '--cpus', '0'], b.deps), 2);
     t.match(b.err(), /build spec: is required/, "build's missing spec with the command line's");
+    const s = probe(t.testdir({}));
+    t.equal(await main(['build', '--cpus', '0', './nope/nomad', 'banana'], s.deps), 2);
+    t.match(s.err(), /3 problems/);
+    t.match(s.err(), /build spec 1: no file at/, "build's spec problems with the command line's");
+    t.match(s.err(), /build spec 2: /);
   },
 );
 

@@ -1,6 +1,6 @@
 // `reboot-harness build <spec>...`: resolve Nomad builds into the cache and print their provenance.
 import type { CliCommand } from '../command.js';
-import { buildCommand } from '../build.js';
+import { buildCommand, buildSpecProblems } from '../build.js';
 import { commandConfig } from '../input.js';
 
 export const build: CliCommand = {
@@ -30,18 +30,7 @@ export const build: CliCommand = {
   ],
   positionals: { what: 'build spec', complete: 'files' },
   async run(args, deps) {
-    const config = await commandConfig(args, deps, () =>
-      args.positionals.length
-        ? []
-        : [
-            {
-              field: 'build spec',
-              value: undefined,
-              message: 'is required',
-              fix: 'give one or more: a release version (1.9.7, 1.9.7+ent, latest), git:<dir>[@<ref>], or a path',
-            },
-          ],
-    );
+    const config = await commandConfig(args, deps, (c) => buildSpecProblems(args.positionals, c, deps));
     return buildCommand(args, config, deps);
   },
 };
