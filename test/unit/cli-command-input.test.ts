@@ -10,7 +10,7 @@ import { main } from '../../lib/cli/main.js';
 import { helpText } from '../../lib/cli/args.js';
 
 t.test(
-  'every command tells the command line, harness.yaml and the values at once (doctor, destroy, list, build)',
+  'every command tells the command line, harness.yaml and the values at once (doctor, destroy, list, build, merge)',
   async (t) => {
     for (const argv of [
       ['doctor', '--cpus', '0', '--memory', '0'],
@@ -42,6 +42,11 @@ t.test(
     t.match(s.err(), /3 problems/);
     t.match(s.err(), /build spec 1: no file at/, "build's spec problems with the command line's");
     t.match(s.err(), /build spec 2: /);
+    const m = probe(t.testdir({}));
+    t.equal(await main(['merge', '--cpus', '0', '--out', '/proc/x', 'no-such-folder'], m.deps), 2);
+    t.match(m.err(), /3 problems/);
+    t.match(m.err(), /--out: /, "merge's --out with the command line's");
+    t.match(m.err(), /no-such-folder/, "merge's inputs with the command line's");
   },
 );
 

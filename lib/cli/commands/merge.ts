@@ -1,7 +1,7 @@
 // `reboot-harness merge <report folder | JUnit file>...`: the reports of many runners as one.
 import type { CliCommand } from '../command.js';
 import { commandConfig } from '../input.js';
-import { mergeCommand } from '../merge.js';
+import { mergeCommand, readMergeInputs, type MergeInputs } from '../merge.js';
 import { CONFIG } from './options.js';
 
 export const merge: CliCommand = {
@@ -36,6 +36,12 @@ export const merge: CliCommand = {
   configFlags: ['reports-dir', 'attachment-paths'],
   positionals: { what: 'report folder or JUnit file', complete: 'files' },
   async run(args, deps) {
-    return mergeCommand(args, await commandConfig(args, deps), deps);
+    let input: MergeInputs | undefined;
+    const config = await commandConfig(
+      args,
+      deps,
+      async (c) => (input = await readMergeInputs(args, c, deps)).problems,
+    );
+    return mergeCommand(args, config, deps, input!);
   },
 };
