@@ -1,4 +1,5 @@
 // `reboot-harness merge <report folder | JUnit file>...`: the reports of many runners as one.
+import type { HarnessConfig } from '../../config/schema.js';
 import type { CliCommand } from '../command.js';
 import { commandConfig } from '../input.js';
 import { mergeCommand, readMergeInputs, type MergeInputs } from '../merge.js';
@@ -37,11 +38,11 @@ export const merge: CliCommand = {
   positionals: { what: 'report folder or JUnit file', complete: 'files' },
   async run(args, deps) {
     let input: MergeInputs | undefined;
-    const config = await commandConfig(
-      args,
-      deps,
-      async (c) => (input = await readMergeInputs(args, c, deps)).problems,
-    );
+    const read = async (c: HarnessConfig) => {
+      input = await readMergeInputs(args, c, deps);
+      return input.problems;
+    };
+    const config = await commandConfig(args, deps, read);
     return mergeCommand(args, config, deps, input!);
   },
 };
