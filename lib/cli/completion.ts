@@ -22,6 +22,7 @@ export function completionSpec(commands: readonly CliCommand[]): CompletionComma
     name: c.name,
     doc: c.summary,
     positional: c.positionals.complete,
+    positionalName: c.positionals.what,
     options: [...optionsOf(c).values()].map((o) => {
       const values = o.field ? (o.field.parse as { values?: readonly string[] }).values : undefined;
       return {
@@ -35,7 +36,13 @@ export function completionSpec(commands: readonly CliCommand[]): CompletionComma
       };
     }),
   }));
-  const help = { name: HELP.name, doc: HELP.summary, positional: 'command' as const, options: [] };
+  const help = {
+    name: HELP.name,
+    doc: HELP.summary,
+    positional: 'command' as const,
+    positionalName: 'command',
+    options: [],
+  };
   return [...mine, help];
 }
 
@@ -47,6 +54,8 @@ export interface CompletionCommand {
   doc: string;
   /** what goes after the command: a scenario, a command, files, or one of some words */
   positional: Positionals['complete'];
+  /** how its words are named (zsh shows it) */
+  positionalName: string;
   options: CompletionOption[];
 }
 
@@ -162,9 +171,13 @@ function zsh(input: CompletionInput): string {
         return `        ${names}'[${zdoc(o.doc)}]${action}'`;
       });
       const words = positionalWords(c, input);
-      const what = typeof c.positional === 'string' ? c.positional : 'word';
-      const rest = words ? `'1:${what}:(${words.join(' ')})'` : "'*:file:_files'";
-      return `      ${c.name})\n        _arguments -s \\\n${specs.map((x) => `${x} \\`).join('\n')}\n        ${rest}\n        ;;`;
+      const rest = !words
+        ? "'*:file:_files'"
+        : words.length
+          ? `'1:${zdoc(c.positionalName)}:(${words.join(' ')})'`
+          : '';
+      const args = [...specs, ...(rest ? [`        ${rest}`] : [])].join(' \\\n');
+      return `      ${c.name})\n        _arguments -s \\\n${args}\n        ;;`;
     })
     .join('\n');
   return `#compdef ${prog}
