@@ -73,7 +73,7 @@ export interface ParsedArgs {
 export const HELP = { name: 'help', summary: 'show help (also: <command> --help)' } as const;
 
 /** The option every command takes. */
-export const HELP_OPTION: CommandOption = { name: 'help', type: 'boolean', short: 'h', doc: 'show this help' };
+const HELP_OPTION: CommandOption = { name: 'help', type: 'boolean', short: 'h', doc: 'show this help' };
 
 /** Config flags that are switches: written alone (`--keep`), never with a value after them. */
 const CONFIG_SWITCHES = new Set(['keep', 'json', 'verbose', 'quiet', 'rolling', 'drain']);

@@ -39,7 +39,7 @@ import { optionsOf, type CliCommand, type CommandDeps, type ParsedArgs } from '.
 import type { BuildLayer } from './deps.js';
 
 /** The CLI entry a person runs (for repro commands). */
-export const CLI_PATH = fileURLToPath(new URL('../../bin/reboot-harness.js', import.meta.url));
+const CLI_PATH = fileURLToPath(new URL('../../bin/reboot-harness.js', import.meta.url));
 
 /** What a command hands the session machinery: itself, its parsed line, and what it adds to the plan's input. */
 export interface SessionRequest {
