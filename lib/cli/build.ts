@@ -12,24 +12,15 @@ import { parseBuildSpec } from '../builds/spec.js';
 import { checkNomadBinary } from '../builds/binary.js';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { ParsedArgs } from './args.js';
+import type { ParsedArgs } from './command.js';
 import type { CliDeps } from './deps.js';
+import type { Logger } from '../log/events.js';
 
 /** Schema id of `build --json` output. */
 export const BUILD_JSON_SCHEMA = 'nomad-reboot-harness/builds/v1';
 
 /** Resolve every spec; print path, sha256, version, revision and origin of each; exit 0, or 2/3 naming each failure. */
 export async function buildCommand(args: ParsedArgs, config: HarnessConfig, deps: CliDeps): Promise<ExitCode> {
-  if (args.positionals.length === 0) {
-    throw new ConfigError([
-      {
-        field: 'build spec',
-        value: undefined,
-        message: 'is required',
-        fix: 'give one or more: a release version (1.9.7, 1.9.7+ent, latest), git:<dir>[@<ref>], or a path',
-      },
-    ]);
-  }
   const json = config.output.json;
   const color = deps.isTTY && !deps.env['NO_COLOR'] && !deps.env['CI'];
   // Note: progress goes to stderr even with --json (a source build takes minutes); --quiet silences it.
@@ -37,16 +28,11 @@ export async function buildCommand(args: ParsedArgs, config: HarnessConfig, deps
   const logger = consoleLogger(deps.err, { verbose, quiet, color });
   const watcher = watchSignals(deps.signalSource ? { proc: deps.signalSource } : {});
   try {
-    const home = deps.env['HOME'] || homedir();
     const deadline = { at: Number.POSITIVE_INFINITY, signal: watcher.signal };
-    const ctx = buildContext({ builds: config.builds, env: deps.env, cwd: deps.cwd, home, logger, deadline });
-    const inputs = args.positionals.map((text, i) => ({ text, field: `build spec ${i + 1}` }));
+    const ctx = contextFor(config, deps, logger, deadline);
+    const inputs = specInputs(args.positionals);
     const plan = await planBuilds(inputs, ctx);
-    if ('problems' in plan) {
-      const all = [...plan.problems, ...(await pathSpecProblems(inputs, ctx))];
-      const at = (p: ConfigProblem) => inputs.findIndex((i) => i.field === p.field);
-      throw new ConfigError(all.sort((a, b) => at(a) - at(b)));
-    }
+    if ('problems' in plan) throw new ConfigError(await withPathProblems(plan.problems, inputs, ctx));
     const outcomes = await resolvePlanned(plan.planned, ctx);
     // Note: a go or git command killed by the signal fails like a broken build; the interrupt is what happened
     if (watcher.signal.aborted) throw watcher.signal.reason;
@@ -59,6 +45,64 @@ export async function buildCommand(args: ParsedArgs, config: HarnessConfig, deps
   } finally {
     watcher.dispose();
   }
+}
+
+/**
+ * Every problem of the specs found without resolving anything (no download, no compile), for telling them with the
+ * rest of the input: none at all, `build spec: is required`; otherwise what planning the specs finds, and then the
+ * specs that name a file that is no Nomad build.
+ */
+export async function buildSpecProblems(
+  specs: readonly string[],
+  config: HarnessConfig,
+  deps: Pick<CliDeps, 'env' | 'cwd'>,
+): Promise<ConfigProblem[]> {
+  if (!specs.length)
+    return [
+      {
+        field: 'build spec',
+        value: undefined,
+        message: 'is required',
+        fix: 'give one or more: a release version (1.9.7, 1.9.7+ent, latest), git:<dir>[@<ref>], or a path',
+      },
+    ];
+  const ctx = contextFor(config, deps, () => {});
+  const inputs = specInputs(specs);
+  const plan = await planBuilds(inputs, ctx);
+  // Note: with every spec planned, a file that is no Nomad build is one failed spec among resolved ones (its block
+  // says FAILED); only beside other problems is it told up front.
+  return 'problems' in plan ? withPathProblems(plan.problems, inputs, ctx) : [];
+}
+
+const specInputs = (specs: readonly string[]): SpecInput[] =>
+  specs.map((text, i) => ({ text, field: `build spec ${i + 1}` }));
+
+function contextFor(
+  config: HarnessConfig,
+  deps: Pick<CliDeps, 'env' | 'cwd'>,
+  logger: Logger,
+  deadline?: BuildContext['deadline'],
+): BuildContext {
+  const home = deps.env['HOME'] || homedir();
+  return buildContext({
+    builds: config.builds,
+    env: deps.env,
+    cwd: deps.cwd,
+    home,
+    logger,
+    ...(deadline ? { deadline } : {}),
+  });
+}
+
+/** The planner's problems and those of the specs naming a file, in the order of the specs. */
+async function withPathProblems(
+  planned: readonly ConfigProblem[],
+  inputs: readonly SpecInput[],
+  ctx: BuildContext,
+): Promise<ConfigProblem[]> {
+  const all = [...planned, ...(await pathSpecProblems(inputs, ctx))];
+  const at = (p: ConfigProblem) => inputs.findIndex((i) => i.field === p.field);
+  return all.sort((a, b) => at(a) - at(b));
 }
 
 /**

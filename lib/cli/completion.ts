@@ -1,6 +1,50 @@
-// `reboot-harness completion bash|zsh|fish`: a completion script made from the option table (completionSpec), so
-// it names exactly the commands, options and values --help names. Pure: each function returns the script text.
-import type { CompletionOption } from './args.js';
+// `reboot-harness completion bash|zsh|fish`: a completion script made from the commands' own tables (completionSpec),
+// so it names exactly the commands, options and values --help names. Pure: each function returns the script text.
+import { HELP, optionsOf, type CliCommand, type Positionals } from './command.js';
+
+/** One option as shell completion sees it: its names, whether it takes a value, the values it allows. */
+export interface CompletionOption {
+  name: string;
+  short?: string;
+  takesValue: boolean;
+  /** repeatable */
+  multiple: boolean;
+  /** the allowed values (a config key's one-of list) */
+  values?: readonly string[];
+  /** the value names a file or folder */
+  path: boolean;
+  doc: string;
+}
+
+/** What completion offers for each command, from the same tables as --help; `help` last, offering the commands. */
+export function completionSpec(commands: readonly CliCommand[]): CompletionCommand[] {
+  const mine = commands.map((c) => ({
+    name: c.name,
+    doc: c.summary,
+    positional: c.positionals.complete,
+    positionalName: c.positionals.what,
+    options: [...optionsOf(c).values()].map((o) => {
+      const values = o.field ? (o.field.parse as { values?: readonly string[] }).values : undefined;
+      return {
+        name: o.name,
+        ...(o.short ? { short: o.short } : {}),
+        takesValue: o.type === 'string',
+        multiple: o.multiple,
+        ...(values ? { values } : {}),
+        path: o.path,
+        doc: o.doc.split(/; | \(|\. /)[0]!.trim(),
+      };
+    }),
+  }));
+  const help = {
+    name: HELP.name,
+    doc: HELP.summary,
+    positional: 'command' as const,
+    positionalName: 'command',
+    options: [],
+  };
+  return [...mine, help];
+}
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 export type Shell = (typeof SHELLS)[number];
@@ -8,6 +52,10 @@ export type Shell = (typeof SHELLS)[number];
 export interface CompletionCommand {
   name: string;
   doc: string;
+  /** what goes after the command: a scenario, a command, files, or one of some words */
+  positional: Positionals['complete'];
+  /** how its words are named (zsh shows it) */
+  positionalName: string;
   options: CompletionOption[];
 }
 
@@ -22,8 +70,13 @@ export interface CompletionInput {
 /** A word list as one shell word in single quotes. */
 const sq = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 const fnName = (prog: string) => `_${prog.replace(/[^A-Za-z0-9]/g, '_')}`;
-/** Commands whose first positional is a scenario. */
-const SCENARIO_COMMANDS = new Set(['run', 'compare']);
+/** The words offered after a command: the scenarios, the commands, some words; undefined = files. */
+function positionalWords(c: CompletionCommand, input: CompletionInput): readonly string[] | undefined {
+  if (c.positional === 'files') return undefined;
+  if (c.positional === 'scenario') return input.scenarios;
+  if (c.positional === 'command') return input.commands.map((x) => x.name);
+  return c.positional;
+}
 
 export function completionScript(shell: Shell, input: CompletionInput): string {
   if (shell === 'bash') return bash(input);
@@ -31,9 +84,14 @@ export function completionScript(shell: Shell, input: CompletionInput): string {
   return fish(input);
 }
 
-function bash({ commands, scenarios, prog = 'reboot-harness' }: CompletionInput): string {
+function bash(input: CompletionInput): string {
+  const { commands, prog = 'reboot-harness' } = input;
   const fn = fnName(prog);
   const names = commands.map((c) => c.name).join(' ');
+  const wordCases = commands.flatMap((c) => {
+    const words = positionalWords(c, input);
+    return words ? [`    ${c.name}) COMPREPLY=($(compgen -W ${sq(words.join(' '))} -- "$cur")) ;;`] : [];
+  });
   const optionCases = commands
     .map((c) => {
       const words = c.options.flatMap((o) => [`--${o.name}`, ...(o.short ? [`-${o.short}`] : [])]).join(' ');
@@ -83,15 +141,12 @@ ${optionCases}
   esac
   if [[ "$cur" == -* ]]; then
     COMPREPLY=($(compgen -W "$opts" -- "$cur"))
-  elif [[ "$cmd" == help ]]; then
-    COMPREPLY=($(compgen -W ${sq(names)} -- "$cur"))
-  elif [[ "$cmd" == completion ]]; then
-    COMPREPLY=($(compgen -W 'bash zsh fish' -- "$cur"))
-  elif [[ ${[...SCENARIO_COMMANDS].map((c) => `"$cmd" == ${c}`).join(' || ')} ]]; then
-    COMPREPLY=($(compgen -W ${sq(scenarios.join(' '))} -- "$cur"))
-  else
-    COMPREPLY=($(compgen -f -- "$cur"))
+    return
   fi
+  case "$cmd" in
+${wordCases.join('\n')}
+    *) COMPREPLY=($(compgen -f -- "$cur")) ;;
+  esac
 }
 complete -F ${fn} ${prog}
 `;
@@ -100,7 +155,8 @@ complete -F ${fn} ${prog}
 /** Text inside a zsh _arguments spec: no brackets, colons or backslashes. */
 const zdoc = (s: string) => s.replace(/[[\]:\\]/g, ' ').replace(/'/g, '');
 
-function zsh({ commands, scenarios, prog = 'reboot-harness' }: CompletionInput): string {
+function zsh(input: CompletionInput): string {
+  const { commands, prog = 'reboot-harness' } = input;
   const fn = fnName(prog);
   const describe = commands.map((c) => `    ${sq(`${c.name}:${zdoc(c.doc)}`)}`).join('\n');
   const cases = commands
@@ -111,18 +167,17 @@ function zsh({ commands, scenarios, prog = 'reboot-harness' }: CompletionInput):
           ? ''
           : `:${o.name}:${o.values ? `(${o.values.join(' ')})` : o.path ? '_files' : ' '}`;
         // Note: a repeatable option's leading * is inside the quotes (outside, zsh would take it for a glob).
-        if (o.name === 'expect') return `        '*--${o.name}[${zdoc(o.doc)}]${action}'`;
+        if (o.multiple) return `        '*--${o.name}[${zdoc(o.doc)}]${action}'`;
         return `        ${names}'[${zdoc(o.doc)}]${action}'`;
       });
-      const rest =
-        c.name === 'help'
-          ? `'1:command:(${commands.map((x) => x.name).join(' ')})'`
-          : c.name === 'completion'
-            ? "'1:shell:(bash zsh fish)'"
-            : SCENARIO_COMMANDS.has(c.name)
-              ? `'1:scenario:(${scenarios.join(' ')})'`
-              : "'*:file:_files'";
-      return `      ${c.name})\n        _arguments -s \\\n${specs.map((x) => `${x} \\`).join('\n')}\n        ${rest}\n        ;;`;
+      const words = positionalWords(c, input);
+      const rest = !words
+        ? "'*:file:_files'"
+        : words.length
+          ? `'1:${zdoc(c.positionalName)}:(${words.join(' ')})'`
+          : '';
+      const args = [...specs, ...(rest ? [`        ${rest}`] : [])].join(' \\\n');
+      return `      ${c.name})\n        _arguments -s \\\n${args}\n        ;;`;
     })
     .join('\n');
   return `#compdef ${prog}
@@ -151,9 +206,9 @@ fi
 `;
 }
 
-function fish({ commands, scenarios, prog = 'reboot-harness' }: CompletionInput): string {
+function fish(input: CompletionInput): string {
+  const { commands, prog = 'reboot-harness' } = input;
   const lines = [`# fish completion for ${prog} (made by: ${prog} completion fish)`, `complete -c ${prog} -f`];
-  const names = commands.map((c) => c.name).join(' ');
   for (const c of commands) lines.push(`complete -c ${prog} -n '__fish_use_subcommand' -a ${c.name} -d ${sq(c.doc)}`);
   for (const c of commands) {
     const when = `'__fish_seen_subcommand_from ${c.name}'`;
@@ -165,9 +220,9 @@ function fish({ commands, scenarios, prog = 'reboot-harness' }: CompletionInput)
       parts.push(`-d ${sq(o.doc)}`);
       lines.push(parts.join(' '));
     }
-    if (SCENARIO_COMMANDS.has(c.name)) lines.push(`complete -c ${prog} -n ${when} -a ${sq(scenarios.join(' '))}`);
+    const words = positionalWords(c, input);
+    if (words) lines.push(`complete -c ${prog} -n ${when} -a ${sq(words.join(' '))}`);
+    else lines.push(`complete -c ${prog} -n ${when} -F`);
   }
-  lines.push(`complete -c ${prog} -n '__fish_seen_subcommand_from help' -a ${sq(names)}`);
-  lines.push(`complete -c ${prog} -n '__fish_seen_subcommand_from completion' -a 'bash zsh fish'`);
   return `${lines.join('\n')}\n`;
 }

@@ -13,7 +13,7 @@ import { providerFor } from '../lab/providers.js';
 import { deadlineIn } from '../time/deadlines.js';
 import type { RunCommand } from '../exec/run.js';
 import { findLabDirs, labCreatedAtMs } from './destroy.js';
-import type { ParsedArgs } from './args.js';
+import type { ParsedArgs } from './command.js';
 import type { CliDeps } from './deps.js';
 
 /** Schema id of `list-labs --json`. */

@@ -5,7 +5,7 @@ import type { ConfigProblem } from '../errors.js';
 import { EXIT } from '../errors.js';
 import type { Cell } from '../matrix/expand.js';
 import { listCells, parseShardCount, renderCellList } from '../matrix/list.js';
-import { optionsOf, type ParsedArgs } from './args.js';
+import type { OptionSpec, ParsedArgs } from './command.js';
 
 /** Flags that shape the listing itself; the listed commands never carry them. */
 const LISTING_FLAGS = new Set(['list-cells', 'json', 'shards', 'shard', 'cell']);
@@ -42,8 +42,7 @@ export function listingProblems(args: ParsedArgs): ConfigProblem[] {
 }
 
 /** The arguments after the command minus the matrix file and the listing flags: what every listed command repeats. */
-export function carriedArgs(rawArgs: readonly string[]): string[] {
-  const opts = optionsOf('matrix');
+export function carriedArgs(rawArgs: readonly string[], opts: ReadonlyMap<string, Pick<OptionSpec, 'type'>>): string[] {
   const out: string[] = [];
   let file = true;
   for (let i = 0; i < rawArgs.length; i++) {
@@ -68,11 +67,12 @@ export function listCellsCommand(
   all: readonly Cell[],
   selected: readonly Cell[],
   out: (s: string) => void,
+  opts: ReadonlyMap<string, Pick<OptionSpec, 'type'>>,
 ): number {
   const shard = typeof args.values['shard'] === 'string' ? /\/(\d+)$/.exec(args.values['shard'] as string) : null;
   const n = parseShardCount(typeof args.values['shards'] === 'string' ? (args.values['shards'] as string) : shard?.[1]);
   const shards = typeof n === 'number' ? n : 1;
-  const listing = listCells(all, { file: args.positionals[0]!, shards, extra: carriedArgs(args.rawArgs) });
+  const listing = listCells(all, { file: args.positionals[0]!, shards, extra: carriedArgs(args.rawArgs, opts) });
   const names = new Set(selected.map((c) => c.name));
   const narrowed =
     selected.length === all.length

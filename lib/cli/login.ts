@@ -13,7 +13,7 @@ import { expandHome, sshHosts } from '../lab/ssh/ssh-lab.js';
 import { LAB_SPEC_FILE, slotOf, type LabSpec, type MachineSpec } from '../model/lab-spec.js';
 import { quote } from '../shell/quote.js';
 import { findLabs, type LabEntry } from './labs.js';
-import type { ParsedArgs } from './args.js';
+import type { ParsedArgs } from './command.js';
 import type { CliDeps } from './deps.js';
 
 /** The file the run wrote beside its lab spec: one Host block per machine (lib/lab/vagrant/vagrant-lab.ts). */

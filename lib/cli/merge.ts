@@ -2,7 +2,7 @@
 // cells) read back into one SessionReport and written by the session's own reporters: one JUnit file, one JSON
 // summary and one index page linking every cell's page (docs/ci.md).
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import { ConfigError } from '../errors.js';
+import { ConfigError, type ConfigProblem } from '../errors.js';
 import type { HarnessConfig } from '../config/schema.js';
 import { collectInputs } from '../merge/collect.js';
 import { attachmentLocator } from '../merge/locate.js';
@@ -12,13 +12,20 @@ import { attachmentBase } from '../report/attachment-paths.js';
 import { copyFiles, writeSessionReports } from '../report/write.js';
 import { attachmentCopies } from '../report/merge-copies.js';
 import { indexReporter, jsonReporter, junitReporter, runDirName } from '../report/reporters.js';
-import type { ParsedArgs } from './args.js';
+import type { ParsedArgs } from './command.js';
 import { pathProblem } from './paths.js';
 import type { CliDeps } from './deps.js';
 import { fileURLToPath } from 'node:url';
 
-/** Merge the inputs and write <out>/junit.xml, summary.json and index.html; exit code as for `run` over the cells. */
-export async function mergeCommand(args: ParsedArgs, config: HarnessConfig, deps: CliDeps): Promise<number> {
+/** What merge reads before writing anything: where it writes, what it found, and every problem of both. */
+export interface MergeInputs {
+  outDir: string;
+  found: Awaited<ReturnType<typeof collectInputs>>;
+  problems: ConfigProblem[];
+}
+
+/** The --out folder and the inputs, read; their problems returned (told with the rest of the command's input). */
+export async function readMergeInputs(args: ParsedArgs, config: HarnessConfig, deps: CliDeps): Promise<MergeInputs> {
   const given = typeof args.values['out'] === 'string' ? (args.values['out'] as string) : undefined;
   const out = given ?? join(config.reports.dir, 'merged');
   const outDir = resolve(deps.cwd, out);
@@ -27,7 +34,18 @@ export async function mergeCommand(args: ParsedArgs, config: HarnessConfig, deps
     deps.cwd,
   );
   const found = await collectInputs(args.positionals, { cwd: deps.cwd, outDir });
-  if (bad || found.problems.length) throw new ConfigError([...(bad ? [bad] : []), ...found.problems]);
+  return { outDir, found, problems: [...(bad ? [bad] : []), ...found.problems] };
+}
+
+/** Merge the inputs read and write <out>/junit.xml, summary.json and index.html; exit code as for `run` over the cells. */
+export async function mergeCommand(
+  args: ParsedArgs,
+  config: HarnessConfig,
+  deps: CliDeps,
+  input: MergeInputs,
+): Promise<number> {
+  const { outDir, found } = input;
+  if (input.problems.length) throw new ConfigError(input.problems);
   const href = (abs: string): string => relative(outDir, abs).split(sep).join('/');
   // Note: with --copy-attachments the pages are the copies inside the merged folder (set once they are planned).
   let pages = found.pages;

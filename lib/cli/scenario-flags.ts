@@ -22,18 +22,19 @@ const FLAGS: Record<string, ScenarioFlag> = {
 
 /**
  * A problem per flag on the command line that no scenario of the session reads. A user scenario may read any key, so
- * a session with one refuses nothing; compare refuses its own (--nomad, --nomad-binary: it installs --before/--after).
+ * a session with one refuses nothing. A session that installs builds of its own (compare: --before/--after) leaves
+ * --nomad and --nomad-binary to its planner.
  */
 export function unusedFlagProblems(
-  command: 'run' | 'compare' | 'matrix',
   values: Record<string, unknown>,
   scenarios: readonly Scenario[],
+  o: { installsItsBuilds: boolean },
 ): ConfigProblem[] {
   if (!scenarios.length || scenarios.some((s) => !SCENARIOS.includes(s))) return [];
   const names = scenarios.map((s) => s.name).join(', ');
   return Object.entries(FLAGS).flatMap(([flag, f]) => {
     if (values[flag] === undefined || scenarios.some((s) => f.uses(s))) return [];
-    if (command === 'compare' && f === nomad) return [];
+    if (o.installsItsBuilds && f === nomad) return [];
     return [
       {
         field: `--${flag}`,

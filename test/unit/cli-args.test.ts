@@ -1,6 +1,10 @@
 // parseCli and helpText: commands, flags from the config table, usage errors that name what was wrong.
 import t from 'tap';
-import { COMMANDS, helpText, optionsOf, parseCli } from '../../lib/cli/args.js';
+import { commandNamed, helpText, parseCli } from '../../lib/cli/args.js';
+import { optionsOf as optionsOfCommand } from '../../lib/cli/command.js';
+import { COMMANDS } from '../../lib/cli/commands/index.js';
+
+const optionsOf = (name: string) => optionsOfCommand(commandNamed(name)!);
 import { FIELDS } from '../../lib/config/table.js';
 import { ConfigError } from '../../lib/errors.js';
 
@@ -148,7 +152,7 @@ t.test(
   "help: every command, each command's own options with allowed values, defaults and env vars, and its exit codes",
   async (t) => {
     const top = helpText();
-    for (const c of Object.keys(COMMANDS)) t.match(top, new RegExp(`^  ${c} `, 'm'), `lists ${c}`);
+    for (const { name: c } of COMMANDS) t.match(top, new RegExp(`^  ${c} `, 'm'), `lists ${c}`);
     const run = helpText('run');
     for (const f of FIELDS) {
       if (f.flag) t.match(run, `--${f.flag}`, `run --help lists --${f.flag}`);
@@ -162,8 +166,7 @@ t.test(
     t.match(run, /--memory <value>\s+.*default 768/);
     t.match(run, /Exit codes: 0 .*1 .*2 .*3 .*70 .*130/);
     for (const extra of ['--config', '--expect', '--all', '--help']) t.match(run, extra);
-    for (const c of Object.keys(COMMANDS) as (keyof typeof COMMANDS)[])
-      t.match(helpText(c), COMMANDS[c], `${c} --help has its summary`);
+    for (const c of COMMANDS) t.match(helpText(c.name), c.summary, `${c.name} --help has its summary`);
     t.match(helpText('destroy'), /--host/);
     t.notMatch(helpText('list'), /130|1 a check/, "list does not claim run's exit codes");
     t.notMatch(helpText('list'), /--nomad-binary/, "nor run's options");

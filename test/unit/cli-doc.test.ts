@@ -3,15 +3,9 @@
 // docs/config.md, and the README's command table names only options its commands take.
 import { readFileSync } from 'node:fs';
 import t from 'tap';
-import {
-  COMMANDS,
-  helpText,
-  optionRows,
-  optionsOf,
-  parseCliCollecting,
-  USAGE,
-  type Command,
-} from '../../lib/cli/args.js';
+import { commandNamed, helpText, parseCliCollecting } from '../../lib/cli/args.js';
+import { optionRows as rowsOf, optionsOf as optionsOfCommand } from '../../lib/cli/command.js';
+import { COMMANDS } from '../../lib/cli/commands/index.js';
 import { renderCliReference } from '../../lib/cli/cli-doc.js';
 import { needsOf, SCENARIOS } from '../../lib/cli/scenarios.js';
 import { FIELDS } from '../../lib/config/table.js';
@@ -20,7 +14,9 @@ import { FAULTS } from '../../lib/faults/registry.js';
 import { suiteName } from '../../lib/plan/names.js';
 
 const read = (rel: string) => readFileSync(new URL(`../../${rel}`, import.meta.url), 'utf8');
-const COMMAND_NAMES = (Object.keys(COMMANDS) as Command[]).filter((c): c is Exclude<Command, 'help'> => c !== 'help');
+const COMMAND_NAMES = COMMANDS.map((c) => c.name);
+const optionsOf = (name: string) => optionsOfCommand(commandNamed(name)!);
+const optionRows = (name: string) => rowsOf(commandNamed(name)!);
 /** `--name` words of a text, without the value part. */
 const flagsIn = (text: string) => [...new Set([...text.matchAll(/(?<![\w-])--([a-z][a-z-]*)/g)].map((m) => m[1]!))];
 
@@ -38,7 +34,7 @@ t.test("each command's help, its docs/cli.md section and the parser name the sam
     const docFlags = [...section.matchAll(/^\| `--([a-z-]+)/gm)].map((m) => m[1]!).sort();
     t.same(docFlags, helpFlags, `${c}: docs/cli.md lists the same`);
     t.equal(optionRows(c).length, helpFlags.length);
-    for (const f of flagsIn(USAGE[c].join('\n')))
+    for (const f of flagsIn(commandNamed(c)!.usage.join('\n')))
       t.ok(optionsOf(c).has(f), `${c}: its usage's --${f} is an option of ${c}`);
   }
 });
@@ -70,8 +66,8 @@ t.test("the README's command table names only options its commands take", async 
   t.ok(rows.length >= 10, `${rows.length} rows`);
   for (const row of rows) {
     const [, synopsis, what] = row.split(/(?<!\\)\| /);
-    const c = /^`([a-z]+)/.exec(synopsis!)?.[1] as Command | undefined;
-    if (!c || c === 'help' || !(c in COMMANDS)) continue;
+    const c = /^`([a-z]+)/.exec(synopsis!)?.[1] as string | undefined;
+    if (!c || !commandNamed(c)) continue;
     const takes = optionsOf(c);
     for (const f of flagsIn(synopsis!)) t.ok(takes.has(f), `${c}: the synopsis's --${f} is an option of ${c}`);
     for (const f of flagsIn(what!))

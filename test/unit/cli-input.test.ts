@@ -302,7 +302,10 @@ t.test(
     const p = probe(dir);
     t.equal(await main(['run', '--cpus', '0', '--nomad', './n', '--job', 'nonexistent.hcl'], p.deps), 2);
     t.match(p.err(), /3 problems/);
-    t.match(p.err(), /--config: cannot be read \(EISDIR\)/);
+    t.match(
+      p.err(),
+      /\.\/harness\.yaml \(read by default\): is a directory \(got "[^"]*harness\.yaml"; fix: remove or rename it, or pass --config <file>\)/,
+    );
     t.match(p.err(), /--cpus: must be a whole number from 1 to 16/);
     t.match(p.err(), /job\.file \(--job\): cannot be read \(ENOENT\) \(got "nonexistent\.hcl"/);
     t.same(created(p), []);

@@ -2,7 +2,8 @@
 import { readFileSync } from 'node:fs';
 import t from 'tap';
 import { probe } from '../helpers/cli-probe.js';
-import { main, newRunId } from '../../lib/cli/main.js';
+import { main } from '../../lib/cli/main.js';
+import { newRunId } from '../../lib/cli/session-command.js';
 import { SCENARIOS } from '../../lib/cli/scenarios.js';
 import { FIELDS } from '../../lib/config/table.js';
 import type { HarnessConfig } from '../../lib/config/schema.js';

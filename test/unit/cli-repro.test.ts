@@ -1,7 +1,7 @@
 // The repro command: same inputs, output locations dropped, every Nomad build named by absolute path and sha256.
 import t from 'tap';
 import { reproCommand } from '../../lib/report/repro.js';
-import { reproEnv } from '../../lib/cli/main.js';
+import { reproEnv } from '../../lib/cli/session-command.js';
 
 t.test('upgrade-in-place: both builds are checked by sha256 and passed by absolute path', async (t) => {
   const cmd = reproCommand({

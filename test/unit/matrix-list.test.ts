@@ -5,6 +5,8 @@ import { expandCells, shard } from '../../lib/matrix/expand.js';
 import { CELLS_SCHEMA, listCells, parseShardCount, renderCellList, shardOf } from '../../lib/matrix/list.js';
 import type { MatrixSpec } from '../../lib/matrix/spec.js';
 import { carriedArgs } from '../../lib/cli/list-cells.js';
+import { optionsOf } from '../../lib/cli/command.js';
+import { matrix } from '../../lib/cli/commands/matrix.js';
 
 const spec: Pick<MatrixSpec, 'scenarios' | 'axes'> = {
   scenarios: ['bridge-exec-reboot'],
@@ -115,8 +117,11 @@ t.test('the table names the shard, the cell and the command; empty shards are co
 
 t.test('listed commands carry the run options given, never the listing flags or the file twice', async (t) => {
   t.same(
-    carriedArgs(['m.yaml', '--list-cells', '--json', '--shards', '4', '--config', 'h.yaml', '--timeout=45m', '--keep']),
+    carriedArgs(
+      ['m.yaml', '--list-cells', '--json', '--shards', '4', '--config', 'h.yaml', '--timeout=45m', '--keep'],
+      optionsOf(matrix),
+    ),
     ['--config', 'h.yaml', '--timeout=45m', '--keep'],
   );
-  t.same(carriedArgs(['--shard', '1/2', 'm.yaml', '--cell', 'x', '--shards=2', '--list-cells']), []);
+  t.same(carriedArgs(['--shard', '1/2', 'm.yaml', '--cell', 'x', '--shards=2', '--list-cells'], optionsOf(matrix)), []);
 });

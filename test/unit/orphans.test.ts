@@ -3,7 +3,7 @@
 // role. Tied to the real id makers, so a new id format cannot leave orphans unseen.
 import t from 'tap';
 import { harnessDomainDir } from '../../lib/lab/host/orphans.js';
-import { newRunId } from '../../lib/cli/main.js';
+import { newRunId } from '../../lib/cli/session-command.js';
 import { warmLabId } from '../../lib/lab/warm/warm-key.js';
 
 t.test('the ids the harness makes are recognised, with a role after them', async (t) => {

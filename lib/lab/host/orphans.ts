@@ -11,7 +11,7 @@ import type { Logger } from '../../log/events.js';
 import { domainDescription, listDomains, undefineDomain } from '../../vagrant/snapshot.js';
 import { LAB_SPEC_FILE } from '../../model/lab-spec.js';
 
-/** A lab id: a run (lib/cli/main.ts newRunId), a warm lab (warm-<key>), the benchmark's raw floor (bench/floor.ts). */
+/** A lab id: a run (lib/cli/session-command.ts newRunId), a warm lab (warm-<key>), the benchmark's raw floor (bench/floor.ts). */
 const LAB_ID = /^(r[0-9a-z]{5}[0-9a-f]{8}|warm-[0-9a-f]{16}|nrhbench[0-9a-f]{6})$/;
 
 /** The lab directory a harness domain was made from, or undefined when the domain is not a harness lab's. Pure. */

@@ -1,0 +1,29 @@
+// `reboot-harness setup`: install the host packages the lab needs and build the offline box.
+import { unavailable, type CliCommand } from '../command.js';
+import { commandConfig } from '../input.js';
+
+export const setup: CliCommand = {
+  name: 'setup',
+  summary: 'install the host packages the lab needs and build the offline box (Debian/Ubuntu, root)',
+  usage: [
+    'reboot-harness setup [--force] [--docker]',
+    '',
+    'Runs vms/setup-host.ts: Debian packages, then the offline box.',
+  ],
+  exits: '0 set up; 2 usage error or a missing prerequisite; 3 an install or the box build failed; 70 harness bug',
+  options: [
+    { name: 'force', type: 'boolean', doc: 'rebuild the box even when it is current' },
+    {
+      name: 'docker',
+      type: 'boolean',
+      doc: 'also build the Docker box nomad-reboot-harness/bookworm-docker (for --driver docker)',
+    },
+  ],
+  configFlags: [],
+  positionals: { what: 'argument', max: 0, complete: [] },
+  async run(args, deps) {
+    const config = await commandConfig(args, deps);
+    const o = { force: Boolean(args.values['force']), docker: Boolean(args.values['docker']), config };
+    return deps.setup ? await deps.setup(o) : unavailable('setup');
+  },
+};

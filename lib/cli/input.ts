@@ -1,0 +1,149 @@
+// A command's input from every source (the command line, harness.yaml, the environment, the config, and whatever the
+// command itself checks: output paths, jobs, keys, builds) judged in one answer: every problem at once, in one order,
+// each once. Also reads harness.yaml and other YAML inputs, naming the file in each problem.
+import { existsSync, statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import { ConfigError, type ConfigProblem } from '../errors.js';
+import { resolveConfig } from '../config/validate.js';
+import type { HarnessConfig } from '../config/schema.js';
+import { SCENARIOS } from './scenarios.js';
+import { labConfigRules } from '../lab/providers.js';
+import { groupCellProblems } from './group-problems.js';
+import type { CommandDeps, ParsedArgs } from './command.js';
+
+/** harness.yaml as read: its parsed data and the name problems give it. */
+export interface HarnessFile {
+  data: unknown;
+  name: string;
+}
+
+/** Where a command's problems came from; each list may be empty. The order is the order they are told in. */
+export interface InputProblems {
+  /** the command line's own (unknown options, words too many) */
+  argv?: readonly ConfigProblem[];
+  /** harness.yaml or another input file that cannot be read or parsed */
+  files?: readonly ConfigProblem[];
+  /** the user's scenario files */
+  userScenarios?: readonly ConfigProblem[];
+  /** the config and the plan (the values, the scenario names, the matrix) */
+  config?: readonly ConfigProblem[];
+  /** what the command checks itself (contradicting selectors, output paths, jobs, keys, labs, builds) */
+  command?: readonly ConfigProblem[];
+}
+
+/**
+ * Every problem of a command's input, from every source, in one list (identical ones once, a matrix's per-cell ones
+ * grouped). When a user's scenario file did not load, a scenario named on the command line or in the matrix may be in
+ * it: "is not a known scenario" would be a guess, so it is left out.
+ */
+export function inputProblems(p: InputProblems): ConfigProblem[] {
+  const user = p.userScenarios ?? [];
+  const config = (p.config ?? []).filter((x) => !user.length || x.message !== 'is not a known scenario');
+  const all = [...(p.argv ?? []), ...(p.files ?? []), ...user, ...config, ...(p.command ?? [])];
+  const seen = new Set<string>();
+  return groupCellProblems(all.filter((x) => !seen.has(JSON.stringify(x)) && !!seen.add(JSON.stringify(x))));
+}
+
+/** Throw every problem of the input at once (exit 2), or return when there is none. */
+export function assertInput(p: InputProblems): void {
+  const all = inputProblems(p);
+  if (all.length) throw new ConfigError(all);
+}
+
+/**
+ * harness.yaml (--config, or ./harness.yaml when present), parsed; undefined when there is none. A file that cannot be
+ * read or parsed is a problem among the others: `problems` gets it and the input is judged without the file.
+ */
+export async function readHarnessFile(
+  args: ParsedArgs,
+  deps: Pick<CommandDeps, 'cwd'>,
+  problems: ConfigProblem[],
+): Promise<HarnessFile | undefined> {
+  const explicit = typeof args.values['config'] === 'string' ? (args.values['config'] as string) : undefined;
+  const found = join(deps.cwd, 'harness.yaml');
+  if (explicit === undefined && existsSync(found) && statSync(found).isDirectory()) {
+    problems.push({
+      field: './harness.yaml (read by default)',
+      value: found,
+      message: 'is a directory',
+      fix: 'remove or rename it, or pass --config <file>',
+    });
+    return undefined;
+  }
+  const path = explicit !== undefined ? resolve(deps.cwd, explicit) : existsSync(found) ? found : undefined;
+  if (!path) return undefined;
+  try {
+    return { data: await readYaml(path, '--config'), name: path };
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    problems.push(...err.problems);
+    return undefined;
+  }
+}
+
+/** Read and parse one YAML document (merge keys `<<` allowed); a ConfigError naming the file when it cannot be. */
+export async function readYaml(path: string, what: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? String(err);
+    const fix = code === 'EISDIR' ? 'give the path of a file, not a directory' : 'give the path of an existing file';
+    throw new ConfigError([{ field: what, value: path, message: `cannot be read (${code})`, fix }]);
+  }
+  const docs = parseAllDocuments(text, { merge: true });
+  const list = Array.isArray(docs) ? docs : [docs];
+  const bad = list.flatMap((d) => d.errors)[0];
+  if (bad)
+    throw new ConfigError([
+      {
+        field: path,
+        value: bad.message.split('\n')[0],
+        message: 'is not valid YAML',
+        fix: 'fix the YAML syntax at the line named',
+      },
+    ]);
+  if (list.length > 1)
+    throw new ConfigError([
+      {
+        field: path,
+        value: `${list.length} documents`,
+        message: `holds ${list.length} YAML documents (separated by ---)`,
+        fix: 'give one document: keep one part of the file, or split it into several files',
+      },
+    ]);
+  return list.length ? (list[0]!.toJS() as unknown) : null;
+}
+
+/**
+ * The config a command other than a session reads (harness.yaml < env < its flags), with every problem of its input
+ * told at once: the command line's, the file's, the values', and what `own` finds in what could be read (the config
+ * as far as it is valid). The token it names is a secret from here on.
+ */
+export async function commandConfig(
+  args: ParsedArgs,
+  deps: CommandDeps,
+  own: (config: HarnessConfig) => ConfigProblem[] | Promise<ConfigProblem[]> = () => [],
+): Promise<HarnessConfig> {
+  const files: ConfigProblem[] = [];
+  const harness = await readHarnessFile(args, deps, files);
+  const known = [...new Set(SCENARIOS.flatMap((s) => s.checks.map((c) => c.id)))];
+  const res = resolveConfig({
+    file: harness?.data,
+    ...(harness ? { fileName: harness.name } : {}),
+    env: deps.env,
+    flags: args.values,
+    knownChecks: known,
+    labRules: labConfigRules,
+  });
+  if (res.config.nomad.token) deps.addSecrets([res.config.nomad.token]);
+  assertInput({
+    argv: deps.argvProblems,
+    files,
+    config: res.ok ? [] : res.problems,
+    command: await own(res.config),
+  });
+  return res.config;
+}

@@ -1,0 +1,238 @@
+// The session machinery every command that runs plans shares (run, compare, matrix; a command of your own can call it
+// with its own plan inputs): read the inputs, plan, judge every problem of the input at once, execute, write the
+// reports, print the verdict. docs/architecture.md "Recipe: add a command".
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ConfigError, EXIT, type ConfigProblem } from '../errors.js';
+import { DEFAULTS, type HarnessConfig } from '../config/schema.js';
+import { FIELDS } from '../config/table.js';
+import type { Logger } from '../log/events.js';
+import type { Scenario } from '../run/scenario.js';
+import type { SessionReport } from '../model/session.js';
+import { PLAN_JSON_SCHEMA, planSession, type Plan, type PlanInput, type PlanResult } from '../plan/plan.js';
+import { executePlan } from '../session/execute.js';
+import { nomadJobConverter } from '../cluster/job-convert.js';
+import { REPORTERS, type ReportContext } from '../report/reporters.js';
+import { attachmentBase } from '../report/attachment-paths.js';
+import { renderQuietSummary, renderSessionConsole } from '../report/console.js';
+import { writeSessionReports } from '../report/write.js';
+import { hostKeyProblems } from '../lab/ssh/ssh-preflight.js';
+import { IN_NETNS_ENV } from '../lab/host/host.js';
+import { labConfigRules } from '../lab/providers.js';
+import { allScenarios, findScenario } from './scenarios.js';
+import { pathProblems } from './paths.js';
+import { unusedFlagProblems } from './scenario-flags.js';
+import { hostsNetnsProblems } from './hosts-netns.js';
+import { inputProblems, readHarnessFile, type HarnessFile } from './input.js';
+import {
+  expectFlagProblems,
+  jobProblems,
+  labProblems,
+  outputPaths,
+  parsedJobProblems,
+  sessionConfigs,
+  userScenarios,
+} from './session-input.js';
+import { colorOn, loggerFor } from './logger.js';
+import { pathBuilds } from './path-builds.js';
+import { optionsOf, type CliCommand, type CommandDeps, type ParsedArgs } from './command.js';
+import type { BuildLayer } from './deps.js';
+
+/** The CLI entry a person runs (for repro commands). */
+const CLI_PATH = fileURLToPath(new URL('../../bin/reboot-harness.js', import.meta.url));
+
+/** What a command hands the session machinery: itself, its parsed line, and what it adds to the plan's input. */
+export interface SessionRequest {
+  command: CliCommand;
+  args: ParsedArgs;
+  deps: CommandDeps;
+  /** how the planner plans it (run, compare, matrix) */
+  plan: PlanInput['command'];
+  /** plan input of the command's own (the matrix file) */
+  matrixFile?: PlanInput['matrixFile'];
+  /** it installs builds of its own (compare: --before/--after), so --nomad and --nomad-binary are its planner's */
+  installsOwnBuilds?: boolean;
+  /** problems the command found reading its own inputs (a matrix file that cannot be read) */
+  problems?: readonly ConfigProblem[];
+  /** the scenarios the line names, for checks that need them when the plan has problems */
+  named(all: readonly Scenario[]): string[];
+}
+
+/** A session read and planned, its problems not yet judged. */
+export interface ReadSession {
+  res: PlanResult;
+  harness: HarnessFile | undefined;
+  /** harness.yaml and the command's own files that could not be read */
+  fileProblems: ConfigProblem[];
+  user: { extra: Scenario[]; problems: ConfigProblem[] };
+}
+
+/** Read harness.yaml and the user's scenarios, and plan; prints the planner's warnings. */
+export async function readSession(req: SessionRequest): Promise<ReadSession> {
+  const { args, deps } = req;
+  const fileProblems: ConfigProblem[] = [...(req.problems ?? [])];
+  const harness = await readHarnessFile(args, deps, fileProblems);
+  const user = await userScenarios(args, deps, harness);
+  const res = planSession({
+    command: req.plan,
+    positionals: args.positionals,
+    values: args.values,
+    env: deps.env,
+    cwd: deps.cwd,
+    scenarios: allScenarios(user.extra),
+    labRules: labConfigRules,
+    ...(harness ? { harness } : {}),
+    ...(req.matrixFile ? { matrixFile: req.matrixFile } : {}),
+  });
+  if (res.ok) for (const w of res.plan.warnings) deps.err(`warning: ${w}\n`);
+  return { res, harness, fileProblems, user };
+}
+
+/** A plan with nothing wrong in its input, and what executing it needs. */
+export interface CheckedSession {
+  plan: Plan;
+  extra: Scenario[];
+  logger: Logger;
+  builds: BuildLayer;
+  secrets: string[];
+}
+
+/**
+ * Every problem of the session's input at once (the command line's, harness.yaml's, the scenario files', the plan's,
+ * output paths, jobs, keys, the lab, the builds), thrown as one ConfigError (exit 2); otherwise the plan.
+ */
+export async function checkSession(req: SessionRequest, read: ReadSession): Promise<CheckedSession> {
+  const { args, deps } = req;
+  const { res, harness, user } = read;
+  const plan = res.ok ? res.plan : undefined;
+  const base: HarnessConfig = plan ? plan.base : DEFAULTS;
+  if (base.nomad.token) deps.addSecrets([base.nomad.token]);
+  const secrets = [...new Set([deps.env['NOMAD_TOKEN'], base.nomad.token].filter((s): s is string => !!s))];
+  const logger = loggerFor(base, deps);
+  const builds = deps.builds ?? pathBuilds(deps);
+  const buildProblems = await builds.check(res.ok ? res.plan.builds : res.builds, base, logger);
+  const configs = sessionConfigs(plan, args, deps, harness);
+  const jobs = await jobProblems(configs, deps.cwd);
+  const named = plan ? plan.cells.map((c) => c.scenario) : req.named(allScenarios(user.extra));
+  const scenarios = allScenarios(user.extra).filter((s) => named.includes(s.name));
+  const own = [
+    ...expectFlagProblems(args.values),
+    ...unusedFlagProblems(args.values, scenarios, { installsItsBuilds: !!req.installsOwnBuilds }),
+    ...(await pathProblems(outputPaths(configs, args, deps, harness), deps.cwd)),
+    ...jobs,
+    ...(await labProblems(plan, configs, deps, user.extra)),
+    ...(await Promise.all(configs.map((c) => hostKeyProblems(c, deps.cwd)))).flat(),
+    ...(await hostsNetnsProblems(configs, { insideNetns: !!deps.env[IN_NETNS_ENV] })),
+    ...buildProblems,
+  ];
+  const sources = {
+    argv: deps.argvProblems,
+    files: read.fileProblems,
+    userScenarios: user.problems,
+    config: res.ok ? [] : res.problems,
+  };
+  // The job as the build parses it (a bridge group without a port, a batch job, Nomad's own parse error): at once with
+  // the rest, or under --plan, wherever the build is a file already; otherwise the run's preflight parses it.
+  const others = !res.ok || own.length || Object.values(sources).some((s) => s.length);
+  if ((others || args.values['plan']) && !jobs.length && !buildProblems.length)
+    own.push(...(await parsedJobProblems(configs, deps)));
+  const all = inputProblems({ ...sources, command: own });
+  if (!plan || all.length) throw new ConfigError(all);
+  return { plan, extra: user.extra, logger, builds, secrets };
+}
+
+/** run, compare, matrix: read, plan and judge the input, then print the plan (--plan) or run it. */
+export async function sessionCommand(req: SessionRequest): Promise<number> {
+  const checked = await checkSession(req, await readSession(req));
+  // --plan: the plan is plain data; print it (secrets redacted) and stop before anything exists
+  if (req.args.values['plan']) {
+    req.deps.out(`${JSON.stringify({ schema: PLAN_JSON_SCHEMA, plan: checked.plan }, null, 2)}\n`);
+    return EXIT.OK;
+  }
+  return runSession(req, checked);
+}
+
+/** Execute a checked plan, write its reports and print its verdict; the session's exit code. */
+export async function runSession(req: Pick<SessionRequest, 'args' | 'deps' | 'command'>, c: CheckedSession) {
+  const { args, deps } = req;
+  const { plan, logger } = c;
+  const out = await executePlan(plan, {
+    scenario: (name) => findScenario(name, c.extra),
+    makeEnv: deps.makeEnv,
+    newRunId,
+    logger,
+    resolveBuild: (ref, signal) => c.builds.resolve(ref, plan.base, logger, signal),
+    preflight: async (scenario, config) => [
+      ...((await scenario.preflight?.(config, { convertJob: deps.convertJob ?? nomadJobConverter() })) ?? []),
+      ...((await deps.hostsPreflight?.(config, logger)) ?? []),
+    ],
+    ...(deps.prepareHost
+      ? { prepareHost: (config, lg, subnets) => deps.prepareHost!(config, [...deps.argv], lg, subnets) }
+      : {}),
+    ...(deps.signalSource ? { signalSource: deps.signalSource } : {}),
+    onKept: (runId, kept) => deps.err(keptMessage(runId, kept)),
+  });
+  if ('exitCode' in out) return out.exitCode;
+  const ctx = reportContext(plan, out.session, req.command, args, deps, c.secrets);
+  const { session, written, errors } = await writeSessionReports(out.session, REPORTERS, ctx);
+  if (plan.base.output.json) deps.out(written.find((f) => f.kind === 'json')?.text ?? '');
+  else if (plan.base.output.quiet) deps.out(renderQuietSummary(session, { color: colorOn(deps), errors }));
+  else deps.out(renderSessionConsole(session, { color: colorOn(deps), written, errors }));
+  return session.exitCode;
+}
+
+/** Where the session's reports go: --junit/--report-json, or a folder named after the first run. */
+function reportContext(
+  plan: Plan,
+  s: SessionReport,
+  command: CliCommand,
+  args: ParsedArgs,
+  deps: CommandDeps,
+  secrets: string[],
+): ReportContext {
+  const { reports } = plan.base;
+  const first = s.suites.flatMap((x) => x.attempts)[0]?.runId;
+  const runDir = join(reports.dir, `${plan.reportFolder.prefix}${first ?? plan.reportFolder.fallback}`);
+  return {
+    cwd: deps.cwd,
+    reportsDir: reports.dir,
+    junitPath: reports.junit ?? join(runDir, 'junit.xml'),
+    jsonPath: reports.json ?? join(runDir, 'summary.json'),
+    attachments: attachmentBase(reports.attachmentPaths, deps.env, deps.cwd),
+    cli: CLI_PATH,
+    rawArgs: args.rawArgs,
+    secrets,
+    env: reproEnv(deps.env),
+    valueFlags: new Set([...optionsOf(command).values()].flatMap((o) => (o.type === 'string' ? [`--${o.name}`] : []))),
+  };
+}
+
+function keptMessage(runId: string, kept: string[]): string {
+  // Note: each kept entry is a lab's own description (how to reach it, how to remove it by hand), several lines long.
+  return `lab kept (--keep):\n${kept.join('\n')}\n  destroy later with: reboot-harness destroy ${runId}\n`;
+}
+
+/** Build keys the repro names itself, by path and checksum: their variables would only contradict it. */
+const BUILD_KEYS = new Set(['nomad_build', 'nomad_binary', 'upgrade_to']);
+
+/**
+ * The environment variables that shaped the run, as the config reads them (an empty one only where "" means
+ * something, HARNESS_NETNS="" = the host's network), so a repro sets them again; secrets are never among them.
+ */
+export function reproEnv(env: Readonly<Record<string, string | undefined>>): [string, string][] {
+  const out: [string, string][] = [];
+  for (const f of FIELDS) {
+    const value = f.env ? env[f.env] : undefined;
+    if (!f.env || value === undefined || f.secret || BUILD_KEYS.has(f.yaml)) continue;
+    if (value !== '' || f.parse('').ok) out.push([f.env, value]);
+  }
+  if (env['HARNESS_REPEAT'] !== undefined && env['HARNESS_REPEAT'] !== '')
+    out.push(['HARNESS_REPEAT', env['HARNESS_REPEAT']]);
+  return out;
+}
+
+/** A short, unique run id: used in VM names, directories and report paths. */
+export function newRunId(): string {
+  return `r${Date.now().toString(36).slice(-5)}${randomBytes(4).toString('hex')}`;
+}

@@ -1,0 +1,140 @@
+// What a session (run, compare, matrix, and any command that runs plans) checks of its input before anything exists,
+// beyond the planner's own problems: the user's scenario files, contradicting expectations, output paths, job files,
+// host keys, what the lab provider refuses, and the job as a local build parses it. Each returns problems, never throws.
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { ConfigProblem } from '../errors.js';
+import { resolveConfig } from '../config/validate.js';
+import { configTopology } from '../config/topology.js';
+import type { HarnessConfig } from '../config/schema.js';
+import { FIELDS } from '../config/table.js';
+import { scenariosDirOf } from '../config/scenarios-dir.js';
+import { labConfigRules, providerFor } from '../lab/providers.js';
+import type { Scenario } from '../run/scenario.js';
+import type { Plan } from '../plan/plan.js';
+import { nomadJobConverter } from '../cluster/job-convert.js';
+import { checkJobInput, jobFileProblems } from '../scenario/job-input.js';
+import { findScenario, loadUserScenarios } from './scenarios.js';
+import type { OutputPath } from './paths.js';
+import type { CliDeps } from './deps.js';
+import type { ParsedArgs } from './command.js';
+import type { HarnessFile } from './input.js';
+
+/**
+ * The user's scenarios (--scenarios, HARNESS_SCENARIOS_DIR or scenarios_dir; relative to the working directory) and
+ * every problem with their files (none is loaded when any file has one).
+ */
+export async function userScenarios(
+  args: ParsedArgs,
+  deps: Pick<CliDeps, 'env' | 'cwd'>,
+  harness: HarnessFile | undefined,
+): Promise<{ extra: Scenario[]; problems: ConfigProblem[] }> {
+  const from = harness ? { fileName: harness.name } : {};
+  const where = scenariosDirOf({ file: harness?.data, ...from, env: deps.env, flags: args.values });
+  return where ? loadUserScenarios(resolve(deps.cwd, where.dir), where.field) : { extra: [], problems: [] };
+}
+
+/** `--expect` given both ways for one target (`fail` and `pass`, or `c=fail` and `c=pass`): which wins is a guess. */
+export function expectFlagProblems(values: Record<string, unknown>): ConfigProblem[] {
+  const given = Array.isArray(values['expect']) ? (values['expect'] as string[]) : [];
+  const byTarget = new Map<string, Set<string>>();
+  for (const raw of given) {
+    const eq = raw.lastIndexOf('=');
+    const [target, outcome] = eq === -1 ? ['the scenario', raw] : [raw.slice(0, eq), raw.slice(eq + 1)];
+    byTarget.set(target, (byTarget.get(target) ?? new Set()).add(outcome));
+  }
+  return [...byTarget]
+    .filter(([, outcomes]) => outcomes.size > 1)
+    .map(([target, outcomes]) => ({
+      field: '--expect',
+      value: given.filter((g) => (target === 'the scenario' ? !g.includes('=') : g.startsWith(`${target}=`))),
+      message: `${[...outcomes].join(' and ')} for ${target === 'the scenario' ? target : `check ${target}`} contradict each other`,
+      fix: 'give one expectation per target',
+    }));
+}
+
+/** The session's base config, then every cell's; without a plan (other problems), the values that were valid. */
+export function sessionConfigs(
+  plan: Plan | undefined,
+  args: ParsedArgs,
+  deps: Pick<CliDeps, 'env'>,
+  harness: HarnessFile | undefined,
+): HarnessConfig[] {
+  if (plan) return [plan.base, ...plan.cells.map((c) => c.config)];
+  const file = { file: harness?.data, ...(harness ? { fileName: harness.name } : {}) };
+  return [
+    resolveConfig({ ...file, env: deps.env, flags: args.values, knownChecks: [], labRules: labConfigRules }).config,
+  ];
+}
+
+/**
+ * What each cell's lab provider refuses before anything exists: a topology that does not fit in the host's available
+ * memory (the VM providers). Once per distinct problem.
+ */
+export async function labProblems(
+  plan: Plan | undefined,
+  configs: readonly HarnessConfig[],
+  deps: Pick<CliDeps, 'hostFacts'>,
+  extra: readonly Scenario[],
+): Promise<ConfigProblem[]> {
+  const host = (await deps.hostFacts?.()) ?? {};
+  const cells = plan
+    ? plan.cells.map((c) => ({ config: c.config, roles: findScenario(c.scenario, extra)?.roles }))
+    : configs.map((config) => ({ config, roles: undefined }));
+  return cells.flatMap(({ config, roles }) =>
+    providerFor(config).validate(configTopology(config), config, { ...host, ...(roles ? { roles } : {}) }),
+  );
+}
+
+/** The user's job parsed by each config's build, where that build is a file here (a path, not a release or tree). */
+export async function parsedJobProblems(
+  configs: readonly HarnessConfig[],
+  deps: Pick<CliDeps, 'cwd' | 'convertJob'>,
+): Promise<ConfigProblem[]> {
+  const convert = deps.convertJob ?? nomadJobConverter();
+  const all: ConfigProblem[] = [];
+  for (const c of configs) {
+    if (!c.job.file || !c.nomadBinary || c.scenario !== 'bridge-exec-reboot') continue;
+    const path = resolve(deps.cwd, c.nomadBinary);
+    if (!existsSync(path)) continue;
+    const job = resolve(deps.cwd, c.job.file);
+    const found = await checkJobInput({ ...c, nomadBinary: path, job: { ...c.job, file: job } }, convert);
+    all.push(...found.map((p) => (p.value === job ? { ...p, value: c.job.file } : p)));
+  }
+  return all;
+}
+
+/** The user's job as far as it is judged without a build (a file that cannot be read). */
+export async function jobProblems(configs: readonly HarnessConfig[], cwd: string): Promise<ConfigProblem[]> {
+  return (await Promise.all(configs.map((c) => jobFileProblems(c, cwd)))).flat();
+}
+
+/**
+ * The folders and files a session writes, each named as the user gave it: the reports folder, --junit and
+ * --report-json, and the work dir of every cell's lab.
+ */
+export function outputPaths(
+  configs: readonly HarnessConfig[],
+  args: ParsedArgs,
+  deps: Pick<CliDeps, 'env'>,
+  harness: HarnessFile | undefined,
+): OutputPath[] {
+  const named = (yaml: string): string => {
+    const f = FIELDS.find((x) => x.yaml === yaml)!;
+    if (f.flag && args.values[f.flag] !== undefined) return `--${f.flag}`;
+    if (f.env && deps.env[f.env]) return `env ${f.env}`;
+    let v: unknown = harness?.data;
+    for (const k of yaml.split('.'))
+      v = v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined;
+    return v !== undefined ? `${harness!.name}: ${yaml}` : `--${f.flag} (default)`;
+  };
+  const base = configs[0]!;
+  const out: OutputPath[] = [{ field: named('reports.dir'), value: base.reports.dir, kind: 'dir' }];
+  if (base.reports.junit !== undefined)
+    out.push({ field: named('reports.junit'), value: base.reports.junit, kind: 'file' });
+  if (base.reports.json !== undefined)
+    out.push({ field: named('reports.json'), value: base.reports.json, kind: 'file' });
+  for (const c of configs)
+    if (providerFor(c).host.workDir) out.push({ field: named('lab.work_dir'), value: c.lab.workDir, kind: 'dir' });
+  return out;
+}
