@@ -144,7 +144,7 @@ export function labelVerdicts(
       const own = labels.get(v.id);
       const cause = v.causedBy ? labels.get(v.causedBy) : undefined;
       if (own?.kind === 'new' && cause && cause.kind !== 'new') {
-        labels.set(v.id, { ...cause, via: cause.via ?? v.causedBy! });
+        labels.set(v.id, { ...cause, via: v.causedBy! });
         changed = true;
       }
     }

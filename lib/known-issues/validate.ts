@@ -97,7 +97,7 @@ export function parseKnownIssues(
       if (typeof r.since_release === 'string' && VERSION.test(r.since_release)) sinceRelease = r.since_release;
       else problem(`${at}.since_release`, r.since_release, 'must be a release version', 'e.g. since_release: 1.11.0');
     }
-    if (!fixes.length && !Object.keys(lines).length && !sinceRelease)
+    if (r.fixes === undefined && r.lines === undefined && r.since_release === undefined)
       problem(
         at,
         id,
