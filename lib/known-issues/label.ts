@@ -192,7 +192,6 @@ export function labelVerdicts(
         expected: 'fail',
         met: true,
         label: 'expected failure',
-        message: `${v.message} (known: ${label.issue}, fixed in ${label.fixedIn})`,
       };
     return { ...v, knownIssue: label };
   });
