@@ -434,7 +434,7 @@ const ROWS: Row[] = [
     yaml: 'known_issues',
     flag: 'known-issues',
     env: 'HARNESS_KNOWN_ISSUES',
-    doc: 'failed checks and the public Nomad issues they reproduce (docs/known-issues.md): `label` names the issue (exit codes as without it), `expect` makes a known failure an expected failure (exit 0 when only known issues reproduced), `off` shows no label; a known issue that did not reproduce on a build without its fix, and a check failing on a build with the fix of its issue, are reported under every policy',
+    doc: 'the public Nomad issue a failed check reproduces (docs/known-issues.md): `label` it (exit codes unchanged), `expect` it (a known failure is an expected failure: exit 0 when only known issues reproduced) or `off`; a known issue not reproduced, or a fix regressed, is reported under each',
     parse: oneOf(KNOWN_ISSUE_POLICIES),
   },
   {
