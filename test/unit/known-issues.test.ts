@@ -18,6 +18,7 @@ import { exitCodeOf } from '../../lib/report/outcome.js';
 import { labelRecord } from '../../lib/session/known-issues.js';
 import { SCENARIOS, SHIPPED_CHECKS } from '../../lib/cli/scenarios.js';
 import { REBOOT_KINDS, TASK_DRIVERS } from '../../lib/model/kinds.js';
+import { resolveConfig } from '../../lib/config/validate.js';
 
 const v = (id: string, status: Verdict['status'], extra: Partial<Verdict> = {}): Verdict => ({
   id,
@@ -374,3 +375,32 @@ t.test("the user's table: rows added or replacing shipped ones; every problem of
   t.match(bad.problems[0], { value: 'task-dirz', fix: /use one of: .*task-dirs/ });
   t.match(parseKnownIssues({ rows: [] }, 'x.yaml', ctx), { problems: [{ field: 'x.yaml: issues' }] });
 });
+
+t.test(
+  'the policy and the file are config keys: harness.yaml (and matrix defaults), env, flags; a bad value named',
+  async (t) => {
+    const config = (
+      file: Record<string, unknown> | undefined,
+      env: Record<string, string>,
+      flags: Record<string, unknown>,
+    ) => resolveConfig({ file, env, flags, knownChecks: [] });
+    t.match(
+      config(undefined, {}, {}),
+      { ok: true, config: { knownIssues: 'label', knownIssuesFile: undefined } },
+      'default',
+    );
+    t.match(config({ known_issues: 'expect', known_issues_file: 'k.yaml' }, {}, {}), {
+      config: { knownIssues: 'expect', knownIssuesFile: 'k.yaml' },
+    });
+    t.match(config({ known_issues: 'expect' }, { HARNESS_KNOWN_ISSUES: 'off' }, {}), {
+      config: { knownIssues: 'off' },
+    });
+    t.match(config(undefined, { HARNESS_KNOWN_ISSUES: 'off' }, { 'known-issues': 'expect' }), {
+      config: { knownIssues: 'expect' },
+    });
+    t.match(config({ known_issues: 'strict' }, {}, {}), {
+      ok: false,
+      problems: [{ field: 'harness.yaml: known_issues', value: 'strict', fix: 'use one of: label, expect, off' }],
+    });
+  },
+);
