@@ -103,7 +103,9 @@ export function knownIssueFindingLines(runs: readonly RunRecord[], paint: Paint 
 }
 
 /**
- * --quiet: the verdict line of each run, the checks that did not meet their expectation under it (by id), and the
+ * --quiet: the verdict line of each run, the checks that did not meet their expectation under it (by id, with the
+ * public issue each reproduces: a regression of a fix says so there; an issue that did not reproduce is an unmet check
+ * only under `expect`, so --quiet leaves that finding to the full summary and the reports), and the
  * step an error stopped the run in; nothing else but the errors writing the reports.
  */
 export function renderQuietSummary(s: SessionReport, opts: ConsoleOptions & { errors: readonly string[] }): string {
@@ -115,7 +117,6 @@ export function renderQuietSummary(s: SessionReport, opts: ConsoleOptions & { er
       .filter((v) => !v.met)
       .map((v) => (v.knownIssue ? `${v.id} (${labelText(v.knownIssue)})` : v.id));
     if (unmet.length) out.push(`  not met: ${unmet.join(', ')}`);
-    out.push(...knownIssueFindingLines([r], paint).slice(1));
     if (r.error?.step) out.push(`  error in step "${r.error.step}"`);
     if (r.interrupted) out.push('  interrupted');
   }
