@@ -74,5 +74,7 @@ export function labelRecord(
     build,
     facts: { scenario: record.scenario, kind: config.reboot.kind, driver: config.task.driver },
   });
-  return { ...record, verdicts, knownIssues, outcome: outcomeOf(verdicts, record.error, record.interrupted) };
+  // as the runner judged it: an error after the checks (a failed teardown is a step, not record.error) still counts
+  const broke = record.error ?? record.steps.find((x) => x.status === 'error');
+  return { ...record, verdicts, knownIssues, outcome: outcomeOf(verdicts, broke, record.interrupted) };
 }

@@ -263,6 +263,15 @@ t.test(
       t.equal(exitCodeOf([r]), 0, `${policy}: exit code unchanged by a finding`);
       t.equal(r.knownIssues?.findings[0]?.kind, 'not-reproduced', `${policy}: the finding is still recorded`);
     }
+    const teardown: RunRecord = {
+      ...record([v('task-dirs', 'failed')]),
+      steps: [{ name: 'tear down', status: 'error', startedAtMs: 0, durationMs: 1, message: 'vagrant destroy failed' }],
+    };
+    t.equal(
+      labelRecord(teardown, cfg('expect'), KNOWN_ISSUES, release('1.11.3')).outcome,
+      'error',
+      'expect: every check met, but the teardown broke: still an infrastructure error',
+    );
     const x = labelRecord(notReproduced(), cfg('expect'), KNOWN_ISSUES, release('1.11.3'));
     t.equal(exitCodeOf([x]), 1, 'expect: a known issue that did not reproduce fails the run');
     t.match(x.verdicts.at(-1), { id: KNOWN_ISSUE_NOT_REPRODUCED, label: 'unexpected pass', met: false });
