@@ -19,9 +19,10 @@ function conditions(r: KnownIssue): string {
 
 function lines(r: KnownIssue): string {
   const l = Object.entries(r.lines).map(
-    ([line, f]) => `${line}: ${f.fixedIn ?? 'none'}${f.note && f.fixedIn ? ` (${f.note})` : ''}`,
+    ([line, f]) => `${line}: ${f.fixedIn ?? 'no release has it'}${f.note && f.fixedIn ? ` (${f.note})` : ''}`,
   );
   if (r.sinceRelease) l.push(`from ${r.sinceRelease} on (main)`);
+  else if (r.fixes.some((f) => f.branch === 'main')) l.push('main: fixed, in no release yet');
   return l.join('<br>');
 }
 
