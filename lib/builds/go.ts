@@ -8,7 +8,7 @@ import type { Logger } from '../log/events.js';
 import { sha256Of } from './cache.js';
 import { goAtLeast } from '../parse/go-tools.js';
 import type { GoTool, Raise } from './source-profile.js';
-import { compareVersions } from './versions.js';
+import { compareVersions } from '../parse/versions.js';
 
 export interface GoOptions {
   deadline: Deadline;

@@ -11,7 +11,7 @@ import { indexUrl, parseReleaseIndex, releaseFiles, sha256For, type ReleaseFiles
 import type { NomadVersion } from '../parse/go-tools.js';
 import { preflightBuild } from './preflight.js';
 import { VERIFIED, type ResolvedBuild } from '../model/build.js';
-import { latestVersion, nearestVersions } from './versions.js';
+import { latestVersion, nearestVersions } from '../parse/versions.js';
 import { extractZipEntry } from './zip.js';
 
 /** Per request: index.json and SHA256SUMS are small; a Nomad zip is ~40 MB, slow mirrors exist. */

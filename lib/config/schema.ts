@@ -3,6 +3,7 @@ import type { Expectation } from '../model/check.js';
 import type { ServerCount } from '../model/topology.js';
 import type { ArtifactsPolicy, RebootKind, TaskDriver, UpgradeMode } from '../model/kinds.js';
 import type { TargetSpec } from '../model/target.js';
+import type { KnownIssuePolicy } from '../model/known-issue.js';
 
 /**
  * Every lab.provider: libvirt and virtualbox (VMs made by Vagrant), ssh (machines that already exist). Each is one
@@ -148,6 +149,10 @@ export interface HarnessConfig {
   };
   /** whole-run budget in seconds; every step's deadline is cut from it */
   timeoutS: number;
+  /** the public issues a failed check reproduces: labelled, expected (a known failure is an expected failure), or off */
+  knownIssues: KnownIssuePolicy;
+  /** the user's own rows, added to the shipped table or replacing its rows of the same id */
+  knownIssuesFile: string | undefined;
   output: { json: boolean; verbose: boolean; quiet: boolean };
 }
 
@@ -232,5 +237,8 @@ export const DEFAULTS: HarnessConfig = {
   repeat: 1, // one attempt; --repeat N measures flakiness
   reports: { dir: 'reports', junit: undefined, json: undefined, artifacts: 'on-failure', attachmentPaths: 'auto' },
   timeoutS: 1800, // measured run ~5 min under TCG; 30 min leaves room for slow CI hosts
+  // labels say which public issue a failure is, and change no exit code until a nightly asks for `expect`
+  knownIssues: 'label',
+  knownIssuesFile: undefined,
   output: { json: false, verbose: false, quiet: false },
 };

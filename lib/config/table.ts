@@ -24,6 +24,7 @@ import {
   type Parsed,
 } from './fields.js';
 import { parseTarget, TARGET_WORDS } from '../model/target.js';
+import { KNOWN_ISSUE_POLICIES } from '../model/known-issue.js';
 
 /** `--target`: a machine name or one of the target words; whether the topology has it is checked in validate.ts. */
 const targetField = described(
@@ -416,6 +417,20 @@ const ROWS: Row[] = [
     path: ['timeoutS'],
     doc: 'whole-run budget (Go duration or seconds)',
     parse: timeoutSeconds(10, 6 * 3600),
+  },
+  {
+    yaml: 'known_issues',
+    flag: 'known-issues',
+    env: 'HARNESS_KNOWN_ISSUES',
+    doc: 'the public Nomad issue a failed check reproduces (docs/known-issues.md): `label` it (exit codes unchanged), `expect` it (a known failure is an expected failure: exit 0 when only known issues reproduced) or `off`; a known issue not reproduced, or a fix regressed, is reported under each',
+    parse: oneOf(KNOWN_ISSUE_POLICIES),
+  },
+  {
+    yaml: 'known_issues_file',
+    flag: 'known-issues-file',
+    env: 'HARNESS_KNOWN_ISSUES_FILE',
+    doc: 'your own known-issue rows (YAML or JSON, docs/known-issues.md), added to the shipped table; a row with a shipped id replaces it',
+    parse: str('give the path of a known-issue table, e.g. ./known-issues.yaml'),
   },
   {
     yaml: 'output.json',

@@ -1,5 +1,6 @@
 // The ground floor: check results, expectations, verdicts and the one definition each check has. Imports only the model.
 import type { RebootKind } from './kinds.js';
+import type { KnownIssueLabel } from './known-issue.js';
 
 /** What a check is known by, without its judge: enough to list it, validate `--expect` and name its report row. */
 export interface CheckInfo {
@@ -96,4 +97,6 @@ export interface Verdict extends CheckResult {
   met: boolean;
   /** what a reader sees: passed, failed, expected failure, unexpected pass, skipped */
   label: 'passed' | 'failed' | 'expected failure' | 'unexpected pass' | 'skipped';
+  /** a failed check's public issue, added after judging (lib/known-issues/label.ts); absent under --known-issues off */
+  knownIssue?: KnownIssueLabel;
 }

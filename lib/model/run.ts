@@ -1,5 +1,6 @@
 // The ground floor: the record of one scenario run (one attempt of a cell). Reporters turn it into JUnit, JSON, HTML.
 import type { Verdict } from './check.js';
+import type { RunKnownIssues } from './known-issue.js';
 
 export type StepStatus = 'passed' | 'failed' | 'error' | 'skipped';
 
@@ -76,4 +77,6 @@ export interface RunRecord {
   error?: { message: string; detail?: string; step?: string };
   interrupted?: boolean;
   outcome: RunOutcome;
+  /** the known-issue table applied to this run after judging: fix states and loud findings (lib/known-issues) */
+  knownIssues?: RunKnownIssues;
 }

@@ -80,6 +80,8 @@ export interface ComparisonRow {
   after: Pick<Verdict, 'label' | 'met' | 'message'> | undefined;
   /** the label or met changed between the builds (or the check exists on one side only) */
   flipped: boolean;
+  /** a flip a known issue's fix explains: one build has the fix, the other does not (lib/report/compare.ts) */
+  explainedBy?: { issue: string; url: string; fixedIn: string; has: 'before' | 'after' };
 }
 
 export interface SessionReport {

@@ -15,8 +15,37 @@ export function compareRuns(before: RunRecord, after: RunRecord): ComparisonRow[
     const b = before.verdicts.find((v) => v.id === id);
     const a = after.verdicts.find((v) => v.id === id);
     const flipped = !a || !b || a.label !== b.label || a.met !== b.met;
-    return { id, title: (a ?? b)!.title, before: side(b), after: side(a), flipped };
+    const explainedBy = flipped ? explainFlip(before, b, after, a) : undefined;
+    return {
+      id,
+      title: (a ?? b)!.title,
+      before: side(b),
+      after: side(a),
+      flipped,
+      ...(explainedBy ? { explainedBy } : {}),
+    };
   });
+}
+
+/**
+ * The issue whose fix explains a flip: the side that failed has a known-issue label, and the other side's build has
+ * that issue's fix while the failing side's lacks it. Nothing under `--known-issues off` (no labels).
+ */
+function explainFlip(
+  before: RunRecord,
+  b: Verdict | undefined,
+  after: RunRecord,
+  a: Verdict | undefined,
+): ComparisonRow['explainedBy'] {
+  const failedWith = (v: Verdict | undefined) => (v?.status === 'failed' ? v.knownIssue : undefined);
+  const hasFix = (r: RunRecord, issue: string) => r.knownIssues?.fixes[issue]?.has;
+  const lb = failedWith(b);
+  if (lb?.kind === 'known' && a?.status === 'passed' && hasFix(after, lb.issue!) === 'yes')
+    return { issue: lb.issue!, url: lb.url!, fixedIn: lb.fixedIn!, has: 'after' };
+  const la = failedWith(a);
+  if (la?.kind === 'known' && b?.status === 'passed' && hasFix(before, la.issue!) === 'yes')
+    return { issue: la.issue!, url: la.url!, fixedIn: la.fixedIn!, has: 'before' };
+  return undefined;
 }
 
 export interface RenderComparisonOptions {
@@ -57,5 +86,10 @@ export function renderComparison(rows: readonly ComparisonRow[], opts: RenderCom
   });
   const n = rows.filter((r) => r.flipped).length;
   lines.push('', `${n} of ${rows.length} checks flipped between ${beforeName} and ${afterName}`);
+  for (const r of rows.filter((x) => x.explainedBy)) {
+    const e = r.explainedBy!;
+    const who = e.has === 'after' ? afterName : beforeName;
+    lines.push(`  ${r.id}: the fix of ${e.issue} explains the flip (${who} has it; fixed in ${e.fixedIn}) ${e.url}`);
+  }
   return `${lines.join('\n')}\n`;
 }

@@ -6,6 +6,7 @@ import type { RunRecord } from '../model/run.js';
 import type { SessionReport } from '../model/session.js';
 import { renderComparison } from './compare.js';
 import { renderFlakeReports } from './flaky.js';
+import { findingsOf, labelText } from '../known-issues/label.js';
 
 export interface ConsoleOptions {
   color: boolean;
@@ -26,7 +27,10 @@ function verdictLines(v: Verdict, paint: Paint, withEvidence: boolean): string[]
   const color = !v.met ? 'red' : v.label === 'passed' ? 'green' : 'yellow';
   // Note: the mark already says passed/failed/skipped; only the expectation labels add to it.
   const said = v.label === 'expected failure' || v.label === 'unexpected pass' ? `${v.label}: ` : '';
-  const head = `  ${paint(color, MARK[v.label].padEnd(5))} ${v.title} (${v.id}): ${said}${v.message}`;
+  const known = v.knownIssue
+    ? ` — ${paint(v.knownIssue.kind === 'known' ? 'yellow' : 'red', labelText(v.knownIssue))}`
+    : '';
+  const head = `  ${paint(color, MARK[v.label].padEnd(5))} ${v.title} (${v.id}): ${said}${v.message}${known}`;
   return withEvidence ? [head, ...v.evidence.map((e) => `        ${paint('dim', e)}`)] : [head];
 }
 
@@ -73,6 +77,8 @@ export function renderConsoleSummary(runs: readonly RunRecord[], opts: ConsoleOp
     if (good.length) rest.push(paint('bold', `${r.suiteName}:`), ...good);
   }
   const out: string[] = [];
+  const loud = knownIssueFindingLines(runs, paint);
+  if (loud.length) out.push(...loud, '');
   if (problems.length) out.push(paint('bold', 'Failures and errors'), ...problems, '');
   if (rest.length) out.push(paint('bold', problems.length ? 'Other checks' : 'Checks'), ...rest, '');
   out.push(...runs.map((r) => runLine(r, paint)));
@@ -80,7 +86,26 @@ export function renderConsoleSummary(runs: readonly RunRecord[], opts: ConsoleOp
 }
 
 /**
- * --quiet: the verdict line of each run, the checks that did not meet their expectation under it (by id), and the
+ * The two findings every known-issue policy shows loudly, first: a known issue that did not reproduce on a build
+ * without its fix, and a check failing on a build with the fix of its issue.
+ */
+export function knownIssueFindingLines(runs: readonly RunRecord[], paint: Paint = (_c, s) => s): string[] {
+  const all = findingsOf(runs);
+  if (!all.length) return [];
+  const suite = new Map(runs.map((r) => [r.runId, r.suiteName]));
+  return [
+    paint('bold', paint('red', 'Known issues: look at these')),
+    ...all.map(
+      (f) =>
+        `  ${paint('red', f.kind === 'fix-regressed' ? 'FIX REGRESSED' : 'NOT REPRODUCED')} ${suite.get(f.runId)} (run ${f.runId}): ${f.message}; build ${f.build}; ${f.url}`,
+    ),
+  ];
+}
+
+/**
+ * --quiet: the verdict line of each run, the checks that did not meet their expectation under it (by id, with the
+ * public issue each reproduces: a regression of a fix says so there; an issue that did not reproduce is an unmet check
+ * only under `expect`, so --quiet leaves that finding to the full summary and the reports), and the
  * step an error stopped the run in; nothing else but the errors writing the reports.
  */
 export function renderQuietSummary(s: SessionReport, opts: ConsoleOptions & { errors: readonly string[] }): string {
@@ -88,7 +113,9 @@ export function renderQuietSummary(s: SessionReport, opts: ConsoleOptions & { er
   const out: string[] = [];
   for (const r of s.suites.flatMap((x) => x.attempts.slice(-1))) {
     out.push(runLine(r, paint));
-    const unmet = r.verdicts.filter((v) => !v.met).map((v) => v.id);
+    const unmet = r.verdicts
+      .filter((v) => !v.met)
+      .map((v) => (v.knownIssue ? `${v.id} (${labelText(v.knownIssue)})` : v.id));
     if (unmet.length) out.push(`  not met: ${unmet.join(', ')}`);
     if (r.error?.step) out.push(`  error in step "${r.error.step}"`);
     if (r.interrupted) out.push('  interrupted');

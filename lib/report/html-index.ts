@@ -1,6 +1,6 @@
 // The index page of a merge (or a session): the matrix as a table of verdicts, one row per cell, each linking its
 // own HTML page; self-contained like the cell pages (inline CSS, no script). Pure.
-import type { RunOutcome } from '../model/run.js';
+import type { RunOutcome, RunRecord } from '../model/run.js';
 import type { SessionReport } from '../model/session.js';
 import { HTML_CSS } from './html-style.js';
 import { esc, fileHref } from './html-text.js';
@@ -30,6 +30,12 @@ export interface IndexCell extends Counts {
   page: string | undefined;
   /** the report the suite came from */
   source: string;
+  /** the public issues its failed checks reproduce (known, fix lacking), in check order */
+  known: string[];
+  /** failed checks no known issue explains on this build: new, a regression of a fix, or a build the table cannot place */
+  newFailures: number;
+  /** loud findings of the known-issue table on this cell */
+  findings: number;
 }
 
 export interface IndexReport {
@@ -76,6 +82,7 @@ export function indexOf(
         shard: run.properties['matrix.shard'],
         page: o.pageFor(run.runId),
         source: o.sourceOf(x.name),
+        ...knownOf(run),
       },
     ];
   });
@@ -83,6 +90,16 @@ export function indexOf(
   const totals = { tests: sum('tests'), failures: sum('failures'), errors: sum('errors'), skipped: sum('skipped') };
   const axes = [...new Set(cells.flatMap((c) => Object.keys(c.axes)))];
   return { cells, totals: { ...totals, timeS: sum('timeS') }, axes, warnings: o.warnings };
+}
+
+/** A run's known-issue column: the issues reproduced, the failures that are not known, the loud findings. */
+function knownOf(run: RunRecord): Pick<IndexCell, 'known' | 'newFailures' | 'findings'> {
+  const labels = run.verdicts.flatMap((v) => (v.status === 'failed' && v.knownIssue ? [v.knownIssue] : []));
+  return {
+    known: [...new Set(labels.flatMap((l) => (l.kind === 'known' ? [l.issue!] : [])))],
+    newFailures: labels.filter((l) => l.kind !== 'known').length,
+    findings: run.knownIssues?.findings.length ?? 0,
+  };
 }
 
 const VERDICT: Record<IndexCell['outcome'], string> = { passed: 'PASS', failed: 'FAIL', error: 'ERROR' };
@@ -103,6 +120,20 @@ function duration(s: number): string {
   return m ? `${m}m${String(Math.round(s % 60)).padStart(2, '0')}s` : `${s.toFixed(1)}s`;
 }
 
+/** known/new: the issues reproduced (each linking its page on GitHub), then what is not known, then the findings. */
+function knownCell(c: IndexCell): string {
+  const parts = [
+    ...(c.known.length
+      ? [
+          `known: ${c.known.map((i) => `<a href="https://github.com/hashicorp/nomad/issues/${esc(i.replace(/^GH-/, ''))}">${esc(i)}</a>`).join(', ')}`,
+        ]
+      : []),
+    ...(c.newFailures ? [`<b>new: ${c.newFailures}</b>`] : []),
+    ...(c.findings ? [`<b>${c.findings} finding${c.findings > 1 ? 's' : ''}</b>`] : []),
+  ];
+  return parts.join('; ');
+}
+
 function row(c: IndexCell, axes: readonly string[]): string {
   const verdict = `${VERDICT[c.outcome]}${c.interrupted ? ' (interrupted)' : ''}`;
   const link = c.page
@@ -112,12 +143,29 @@ function row(c: IndexCell, axes: readonly string[]): string {
     `<td class="cell">${link}</td>`,
     ...axes.map((a) => `<td data-axis="${esc(a)}">${esc(c.axes[a] ?? '')}</td>`),
     `<td class="verdict">${verdict}</td>`,
+    `<td class="n" data-key="new">${c.newFailures}</td>`,
+    `<td data-key="known">${knownCell(c)}</td>`,
     ...[c.tests, c.failures, c.errors, c.skipped].map((n) => `<td class="n">${n}</td>`),
     `<td class="n">${c.attempts > 1 ? `${c.attempts} (retried)` : '1'}</td>`,
     `<td class="t">${duration(c.timeS)}</td>`,
     `<td class="mono">${esc(c.shard ?? '')}</td>`,
   ];
   return `<tr class="${c.outcome}" data-cell="${esc(c.name)}">${cells.join('')}</tr>`;
+}
+
+/** On top: how many failures are new (in how many cells), which known issues reproduced, the loud findings. */
+function knownSummary(report: IndexReport): string {
+  const fresh = report.cells.filter((c) => c.newFailures);
+  const n = fresh.reduce((k, c) => k + c.newFailures, 0);
+  const known = [...new Set(report.cells.flatMap((c) => c.known))];
+  const findings = report.cells.reduce((k, c) => k + c.findings, 0);
+  if (!n && !known.length && !findings) return '';
+  const parts = [
+    `${n} new failure${n === 1 ? '' : 's'}${n ? ` in ${fresh.length} cell${fresh.length === 1 ? '' : 's'}` : ''}`,
+    ...(known.length ? [`known issues reproduced: ${known.join(', ')}`] : []),
+    ...(findings ? [`${findings} known-issue finding${findings === 1 ? '' : 's'} to look at`] : []),
+  ];
+  return `<p class="counts" id="known-issues">${esc(parts.join('; '))}</p>\n`;
 }
 
 /** Render the index: overall verdict, counts, the table of cells (failures first), sources and warnings. */
@@ -139,6 +187,8 @@ export function renderIndexHtml(report: IndexReport, o: { title?: string; genera
     'cell',
     ...report.axes,
     'verdict',
+    'new',
+    'known / new',
     'tests',
     'failures',
     'errors',
@@ -165,7 +215,7 @@ export function renderIndexHtml(report: IndexReport, o: { title?: string; genera
 <body>
 <h1><span class="badge ${overall}" id="verdict">${VERDICT[overall]}</span> ${esc(title)}</h1>
 <p class="sub">${report.cells.length} cells: ${outcomes}${generatedAt ? `; merged ${esc(generatedAt)}` : ''}</p>
-<p class="counts" id="totals">${t.tests} tests, ${t.failures} failures, ${t.errors} errors, ${t.skipped} skipped</p>
+${knownSummary(report)}<p class="counts" id="totals">${t.tests} tests, ${t.failures} failures, ${t.errors} errors, ${t.skipped} skipped</p>
 <table class="matrix" id="matrix">
 <thead><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead>
 <tbody>

@@ -25,6 +25,8 @@ details.check > summary::before { content: "▸ "; color: #64748b; }
 details.check[open] > summary::before { content: "▾ "; }
 details.check[open] > summary { white-space: normal; }
 .tag { display: inline-block; min-width: 4.2em; font-weight: 700; font-size: 12px; }
+.known { display: inline-block; padding: 0 6px; border-radius: 4px; font-size: 12px; font-weight: 600; background: #fef3c7; color: #92400e; }
+.known.new, .known.regression { background: #fee2e2; color: #991b1b; } .known.unknown { background: #e2e8f0; color: #334155; }
 .tag.fail { color: #b91c1c; } .tag.warn { color: #b45309; } .tag.ok { color: #15803d; } .tag.info { color: #475569; }
 .msg { color: #334155; } details.check.fail .msg { color: #7f1d1d; }
 .meta { color: #64748b; font-size: 12.5px; margin: 4px 0; }

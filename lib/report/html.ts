@@ -1,5 +1,7 @@
 // Pure: one run as a self-contained HTML page (inline CSS and SVG, no scripts, no external resources):
 // verdict header, checks with failures first, the timeline around the reboot, the events table, artifacts.
+import type { KnownIssueLabel } from '../model/known-issue.js';
+import { labelText } from '../known-issues/label.js';
 import type { Verdict } from '../model/check.js';
 import { formatMs } from '../errors.js';
 import { renderTimeline } from './html-timeline.js';
@@ -121,8 +123,24 @@ function verdictBlock(run: RunRecord, v: Verdict, href: (a: ArtifactRef) => stri
     ? `<ul class="evidence">${v.evidence.map((e) => `<li>${esc(e)}</li>`).join('')}</ul>`
     : '<p class="note">no evidence recorded</p>';
   return `<details class="check ${sev}" data-check="${esc(v.id)}" data-label="${esc(v.label)}">
-<summary><span class="tag ${sev}">${esc(VERDICT_MARK[v.label])}</span> <b>${esc(v.title)}</b> <code>${esc(v.id)}</code> — <span class="msg">${esc(v.message)}</span></summary>
+<summary><span class="tag ${sev}">${esc(VERDICT_MARK[v.label])}</span> <b>${esc(v.title)}</b> <code>${esc(v.id)}</code>${knownIssueBadge(v.knownIssue)} — <span class="msg">${esc(v.message)}</span></summary>
 <p class="meta">${esc(`${v.label} · ${meta}`)}</p>${evidence}${artifactsFor(run, v, href)}</details>`;
+}
+
+/** A failed check's public issue as a badge linking to it ("known: GH-28345 (fixed in 2.0.5)"), or "new". */
+export function knownIssueBadge(l: KnownIssueLabel | undefined): string {
+  if (!l) return '';
+  const text = esc(labelText(l));
+  const inner = l.url ? `<a href="${esc(l.url)}">${text}</a>` : text;
+  return ` <span class="known ${esc(l.kind)}" data-known-issue="${esc(l.issue ?? 'new')}">${inner}</span>`;
+}
+
+/** The loud findings of the known-issue table on this run, on top of its checks. */
+function findingBlocks(run: RunRecord): string[] {
+  return (run.knownIssues?.findings ?? []).map(
+    (f) =>
+      `<div class="error-box" data-finding="${esc(f.kind)}"><span class="tag fail">${f.kind === 'fix-regressed' ? 'FIX REGRESSED' : 'NOT REPRODUCED'}</span> <a href="${esc(f.url)}">${esc(f.issue)}</a>: ${esc(f.message)} (build ${esc(f.build)})</div>`,
+  );
 }
 
 function errorBlocks(run: RunRecord): string[] {
@@ -151,7 +169,7 @@ function checks(run: RunRecord, href: (a: ArtifactRef) => string): string {
   const unmet = run.verdicts.filter((v) => !v.met).map((v) => verdictBlock(run, v, href));
   const rest = run.verdicts.filter((v) => v.met).map((v) => verdictBlock(run, v, href));
   const none = run.verdicts.length ? [] : ['<p class="note">No checks ran.</p>'];
-  const body = [...unmet, ...errorBlocks(run), ...rest, ...none];
+  const body = [...findingBlocks(run), ...unmet, ...errorBlocks(run), ...rest, ...none];
   return `<section id="checks"><h2>Checks <span class="meta">failures first; open one for its evidence</span></h2>${body.join('\n')}</section>`;
 }
 

@@ -2,6 +2,7 @@
 import { countVerdicts, exitCodeOf } from './outcome.js';
 import type { RunOutcome, RunRecord } from '../model/run.js';
 import type { SessionReport } from '../model/session.js';
+import { findingsOf } from '../known-issues/label.js';
 
 /** Bump when a field changes meaning or disappears (adding fields does not bump it). */
 export const SUMMARY_SCHEMA = 'nomad-reboot-harness/summary@1';
@@ -95,6 +96,7 @@ function comparisonDoc(s: SessionReport): Record<string, unknown> {
       before: r.before ?? null,
       after: r.after ?? null,
       flipped: r.flipped,
+      explainedBy: r.explainedBy ?? null,
     })),
   };
 }
@@ -104,7 +106,26 @@ function summaryDoc(runs: readonly RunRecord[]) {
     schema: SUMMARY_SCHEMA,
     outcome: overall(runs),
     exitCode: exitCodeOf(runs) as number,
+    knownIssues: knownIssuesDoc(runs),
     runs: runs.map(runDoc),
+  };
+}
+
+/**
+ * The known-issue labels of the runs at a glance: failed checks by label (an expected failure a known issue explains
+ * counts as known), the issues that reproduced, and every loud finding with its run.
+ */
+function knownIssuesDoc(runs: readonly RunRecord[]) {
+  const labelled = runs.flatMap((r) => r.verdicts.flatMap((v) => (v.knownIssue ? [v.knownIssue] : [])));
+  const count = (k: string) => labelled.filter((l) => l.kind === k).length;
+  return {
+    policy: runs.find((r) => r.knownIssues)?.knownIssues?.policy ?? null,
+    known: count('known'),
+    new: count('new'),
+    regression: count('regression'),
+    unknown: count('unknown'),
+    issues: [...new Set(labelled.flatMap((l) => (l.kind === 'known' ? [l.issue!] : [])))],
+    findings: findingsOf(runs),
   };
 }
 
@@ -134,6 +155,7 @@ function runDoc(r: RunRecord) {
       evidence: v.evidence,
       causedBy: v.causedBy ?? null,
       perAlloc: v.perAlloc ?? null,
+      knownIssue: v.knownIssue ?? null,
     })),
     steps: r.steps.map((s) => ({
       name: s.name,
@@ -145,6 +167,7 @@ function runDoc(r: RunRecord) {
       values: s.values ?? {},
     })),
     properties: r.properties,
+    knownIssues: r.knownIssues ?? null,
     artifacts: r.artifacts.map((a) => ({ name: a.name, path: a.path, caseName: a.caseName ?? null })),
     // Note: old JSON records have no timeline; the reader treats it as empty.
     timeline: (r.timeline ?? []).map((e) => ({

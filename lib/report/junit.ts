@@ -5,6 +5,7 @@ import type { Verdict } from '../model/check.js';
 import { stepValuesText, type ArtifactRef, type RunRecord, type StepRecord } from '../model/run.js';
 import type { FlakeVerdict, SuiteReport } from '../model/session.js';
 import { serialize, type XmlElement } from './xml.js';
+import { labelText } from '../known-issues/label.js';
 
 export interface JUnitOptions {
   /** how an artifact is named in `[[ATTACHMENT|...]]`: relative to the JUnit file's folder (GitLab), or absolute */
@@ -106,10 +107,13 @@ function verdictCase(v: Verdict, scenario: string): Case {
         : v.label === 'skipped'
           ? 'expected to fail but was skipped: '
           : '';
+    // the public issue it reproduces (or "new") ends the message: CI lists show only the message
+    const known = v.knownIssue ? ` [${labelText(v.knownIssue)}]` : '';
+    const link = v.knownIssue?.url ? [`${labelText(v.knownIssue)}: ${v.knownIssue.url}`, ''] : [];
     const failure: XmlElement = {
       name: 'failure',
-      attrs: { message: line(prefix + v.message), type: v.label },
-      text: [v.message, '', ...v.evidence].join('\n'),
+      attrs: { message: line(prefix + v.message + known), type: v.label },
+      text: [v.message, '', ...link, ...v.evidence].join('\n'),
     };
     return { el: testcase(name, classname, 0, failure, []), kind: 'failure', keys: [name, v.id], check: v.id };
   }
@@ -240,12 +244,23 @@ function suite(
         }
       : {}),
   };
-  const props = { ...own, ...Object.fromEntries(Object.entries(run.properties).filter(([k]) => !(k in own))) };
+  const props = {
+    ...own,
+    ...knownIssueProperties(run),
+    ...Object.fromEntries(Object.entries(run.properties).filter(([k]) => !(k in own))),
+  };
   const count = (k: Case['kind']): number => cases.filter((c) => c.kind === k).length;
+  // one `known_issue` property per issue that reproduced (a name CI can filter on), before the others
+  const issues = [
+    ...new Set(run.verdicts.flatMap((v) => (v.knownIssue?.kind === 'known' ? [v.knownIssue.issue!] : []))),
+  ];
   const children: XmlElement[] = [
     {
       name: 'properties',
-      children: Object.entries(props).map(([name, value]) => ({ name: 'property', attrs: { name, value } })),
+      children: [
+        ...issues.map((value) => ({ name: 'property', attrs: { name: 'known_issue', value } })),
+        ...Object.entries(props).map(([name, value]) => ({ name: 'property', attrs: { name, value } })),
+      ],
     },
     ...cases.map((c) => c.el),
   ];
@@ -265,6 +280,21 @@ function suite(
     id: run.runId,
   };
   return { el: { name: 'testsuite', attrs, children }, tests, failures, errors };
+}
+
+/**
+ * The known-issue table's word on a run, as suite properties: `known_issue.<check>` (its label and the issue's link)
+ * per labelled check, `known_issue.policy`, and `known_issue.finding.<n>` per loud finding.
+ */
+function knownIssueProperties(run: RunRecord): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (run.knownIssues) out['known_issue.policy'] = run.knownIssues.policy;
+  for (const v of run.verdicts)
+    if (v.knownIssue)
+      out[`known_issue.${v.id}`] = `${labelText(v.knownIssue)}${v.knownIssue.url ? ` ${v.knownIssue.url}` : ''}`;
+  for (const [i, f] of (run.knownIssues?.findings ?? []).entries())
+    out[`known_issue.finding.${i + 1}`] = `${f.kind}: ${f.message} ${f.url}`;
+  return out;
 }
 
 /**

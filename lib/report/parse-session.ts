@@ -3,6 +3,7 @@
 // field existed still reads: no timeline is an empty one, no `rerun` re-runs the scenario, no `earlierAttempts` keeps
 // the final attempts only.
 import type { Verdict } from '../model/check.js';
+import type { RunKnownIssues } from '../model/known-issue.js';
 import type { RunOutcome, RunRecord, StepRecord, TimelineEvent } from '../model/run.js';
 import type { BuildInfo, FlakeVerdict, RepeatOf, Rerun, SessionReport, SuiteReport } from '../model/session.js';
 import { SUMMARY_SCHEMA } from './json.js';
@@ -34,6 +35,7 @@ function verdictOf(v: Doc): Verdict {
     expected: v['expected'] === 'fail' ? ('fail' as const) : ('pass' as const),
     met: v['met'] === true,
     label: v['label'] as Verdict['label'],
+    knownIssue: isMap(v['knownIssue']) ? (some(v['knownIssue']) as unknown as Verdict['knownIssue']) : undefined,
   });
 }
 
@@ -92,6 +94,8 @@ export function runOf(r: Doc): RunRecord {
     timeline: list(r['timeline']).map(eventOf),
     ...(error ? { error: error as RunRecord['error'] & object } : {}),
     ...(r['interrupted'] === true ? { interrupted: true } : {}),
+    // Note: a summary written before the known-issue table has none
+    ...(isMap(r['knownIssues']) ? { knownIssues: r['knownIssues'] as unknown as RunKnownIssues } : {}),
     outcome: OUTCOMES.find((o) => o === r['outcome']) ?? 'error',
   };
 }
@@ -192,6 +196,9 @@ function comparisonOf(c: Doc, suites: readonly SuiteReport[]): NonNullable<Sessi
       before: (r['before'] ?? undefined) as NonNullable<SessionReport['comparison']>['rows'][number]['before'],
       after: (r['after'] ?? undefined) as NonNullable<SessionReport['comparison']>['rows'][number]['after'],
       flipped: r['flipped'] === true,
+      explainedBy: (isMap(r['explainedBy']) ? r['explainedBy'] : undefined) as
+        | NonNullable<SessionReport['comparison']>['rows'][number]['explainedBy']
+        | undefined,
     }),
   );
   const after = suites.find((x) => x.name === name('after'));

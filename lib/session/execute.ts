@@ -19,6 +19,11 @@ import type { Scenario, ScenarioEnv } from '../run/scenario.js';
 import { watchSignals } from '../run/signals.js';
 import { sessionExitCode } from '../report/outcome.js';
 import { skippedRecord } from './skipped.js';
+import { SCENARIOS } from '../cli/scenarios.js';
+import type { KnownIssue } from '../model/known-issue.js';
+import type { Ancestry } from '../known-issues/label.js';
+import { buildAncestry } from '../builds/ancestry.js';
+import { buildUnderTest, fixCommitsOf, labelRecord, loadKnownIssueTable } from './known-issues.js';
 
 export interface ExecuteDeps {
   scenario(name: string): Scenario;
@@ -35,6 +40,8 @@ export interface ExecuteDeps {
   signalSource?: NodeJS.EventEmitter;
   newRunId(): string;
   logger: Logger;
+  /** git ancestry of fix commits in a source build's tree (default: asked of the build's repository, lib/builds) */
+  fixAncestry?(build: BuildInfo, commits: readonly string[]): Promise<Ancestry | undefined>;
   /** runs kept by --keep: tell the person how to reach them, as soon as the run ends */
   onKept?(runId: string, kept: string[]): void;
 }
@@ -50,6 +57,9 @@ export async function executePlan(
   deps: ExecuteDeps,
 ): Promise<{ session: SessionReport } | { exitCode: ExitCode }> {
   const startedAtMs = Date.now();
+  // the user's known-issue file is an input like any other: every problem at once, exit 2, before anything is made
+  const scenarios = [...SCENARIOS, ...[...new Set(plan.cells.map((c) => c.scenario))].map((n) => deps.scenario(n))];
+  const table = await loadKnownIssueTable(plan.base, scenarios);
   // Note: one after the other (a source build takes minutes, a download a while), and before the host is prepared:
   // the lab's namespace has no route to a releases site.
   const resolved = new Map<string, BuildInfo>();
@@ -67,6 +77,12 @@ export async function executePlan(
   if (early.signal.aborted) throw early.signal.reason;
   if (plan.comparison) warnSameBuild(plan, plan.comparison, resolved, deps.logger);
   const builds = [...resolved.values()];
+  const ancestry = new Map<BuildInfo, Ancestry>();
+  const commits = fixCommitsOf(table);
+  for (const b of builds) {
+    const a = await (deps.fixAncestry ?? ((x, c) => buildAncestry(x, c)))(b, commits);
+    if (a) ancestry.set(b, a);
+  }
   const runnable = plan.cells.filter((c) => !c.skip);
   if (deps.preflight) {
     const problems: ConfigProblem[] = [];
@@ -93,7 +109,12 @@ export async function executePlan(
       signal: watcher.signal,
       retry: (r: RunRecord) => plan.retryInfra && isRetryable(r),
       run: (cell, slot, attempt) =>
-        runCell(plan, cell, { slot, attempt, name: names.get(cell)!, resolved, kept, signal: watcher.signal }, deps),
+        runCell(
+          plan,
+          cell,
+          { slot, attempt, name: names.get(cell)!, resolved, kept, signal: watcher.signal, table, ancestry },
+          deps,
+        ),
     });
   } finally {
     watcher.dispose();
@@ -171,6 +192,8 @@ interface CellRun {
   resolved: ReadonlyMap<string, BuildInfo>;
   kept: SessionReport['kept'];
   signal: AbortSignal;
+  table: readonly KnownIssue[];
+  ancestry: ReadonlyMap<BuildInfo, Ancestry>;
 }
 
 /** One attempt of one cell: a skipped record, or a normal run with its own run id, lab and artifacts. */
@@ -210,7 +233,21 @@ async function runCell(plan: Plan, cell: PlannedCell, o: CellRun, deps: ExecuteD
     o.kept.push({ runId, what: kept });
     deps.onKept?.(runId, kept);
   }
-  return { ...record, properties: { ...record.properties, ...properties } };
+  // after judging: the labels say which public issue a failure reproduces; they change no observation
+  const tested = testedBuild(cell, o.resolved);
+  const labelled = labelRecord(
+    record,
+    config,
+    o.table,
+    tested ? buildUnderTest(tested, o.ancestry.get(tested)) : undefined,
+  );
+  return { ...labelled, properties: { ...record.properties, ...properties } };
+}
+
+/** The build the cell's checks judge: the one upgraded to when there is one, else the cell's build. */
+function testedBuild(cell: PlannedCell, resolved: ReadonlyMap<string, BuildInfo>): BuildInfo | undefined {
+  const ref = cell.builds.find((b) => b.role === 'upgrade-to') ?? cell.builds.find((b) => b.role === 'nomad');
+  return ref ? resolved.get(buildKey(ref)) : undefined;
 }
 
 /** The cell's config with each build spec replaced by the binary it resolved to. */

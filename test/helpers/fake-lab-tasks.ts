@@ -12,6 +12,11 @@ import { NAT_TABLE_COMMAND } from '../../lib/parse/iptables-nat.js';
 export interface HostFaults {
   /** a host reboot leaves the restored allocs' secrets/ and private/ on the root filesystem (real 1.9.7-2.0.4, GH-28345) */
   secretsOnDiskAfterReboot: boolean;
+  /**
+   * the agent's samples after the fault are these recorded ones (`S <ms> <pid> <fds> …` lines a real client printed,
+   * e.g. real-1.9.7/after-agent-kill: GH-27885), moved to now with their own spacing
+   */
+  recordedAgentSamples?: string;
 }
 
 /** What the stand-in host remembers between commands. */
@@ -104,6 +109,14 @@ function agentSamples(nomad: FakeNomad, count: number, intervalS: number): strin
   );
 }
 
+/** Recorded sample lines with their times moved so the first is now (the check judges rates, not dates). */
+function recordedSamples(text: string): string {
+  const lines = text.split('\n').filter((l) => l.startsWith('S '));
+  const t0 = Number(lines[0]?.split(' ')[1] ?? 0);
+  const now = Date.now();
+  return `${lines.map((l) => l.replace(/^S (\d+)/, (_, t: string) => `S ${now + Number(t) - t0}`)).join('\n')}\n`;
+}
+
 /** `iptables-save -t nat` as real CNI bridge + portmap leave it (real-1.9.7/initial), per running alloc and leftover. */
 function natTable(m: TaskHostMemory, nomad: FakeNomad): string {
   const owners = [
@@ -158,7 +171,10 @@ export function wholeAllocAnswer(m: TaskHostMemory, nomad: FakeNomad, role: stri
     return taskDirs(m, nomad, /' sh '?([^' ]+)'?$/.exec(cmd)?.[1] ?? '/var/lib/nomad/alloc');
   if (role === 'client' && cmd === TASK_PROCS_COMMAND) return taskProcs(m, nomad);
   const samples = /^i=0; while \[ "\$i" -lt (\d+) \][^]*sleep ([\d.]+)/.exec(cmd);
-  if (role === 'client' && samples) return agentSamples(nomad, Number(samples[1]), Number(samples[2]));
+  if (role === 'client' && samples)
+    return m.faults.recordedAgentSamples
+      ? recordedSamples(m.faults.recordedAgentSamples)
+      : agentSamples(nomad, Number(samples[1]), Number(samples[2]));
   if (role === 'client' && cmd === NAT_TABLE_COMMAND) return natTable(m, nomad);
   const exec = / alloc exec .*-task '?([^' ]+)'? '?([0-9a-f-]{36})'? /.exec(cmd);
   if (role === 'server' && exec) return allocExec(nomad, exec[2]!, exec[1]!);

@@ -2,7 +2,7 @@
 import t from 'tap';
 import { indexUrl, parseReleaseIndex, releaseFiles, sha256For } from '../../lib/parse/release-index.js';
 import { goAtLeast, parseGoMod, parseGpgvStatus, parseNomadVersion } from '../../lib/parse/go-tools.js';
-import { compareVersions, latestVersion, nearestVersions } from '../../lib/builds/versions.js';
+import { compareVersions, latestVersion, nearestVersions } from '../../lib/parse/versions.js';
 import { buildProperties, describeOrigin } from '../../lib/builds/provenance.js';
 import { VERIFIED, type ResolvedBuild } from '../../lib/model/build.js';
 

@@ -74,10 +74,10 @@ const importers = (pkgs: string[]) => FILES.filter((f) => imports(f).some((s) =>
 /** Pure: the model, time, quoting, parsers, checks, reports (but the writer), config, logging, the settle decision. */
 const PURE = FILES.filter(
   (f) =>
-    /^lib\/(model|time|shell|parse|config|checks|faults|log)\//.test(f) ||
+    /^lib\/(model|time|shell|parse|config|checks|faults|known-issues|log)\//.test(f) ||
     (f.startsWith('lib/report/') && f !== 'lib/report/write.ts') ||
     ['lib/errors.ts', 'lib/scenario/settle.ts', 'lib/lab/vagrant/spec-for.ts'].includes(f) ||
-    ['spec', 'provenance', 'versions', 'zip', 'types', 'source-profile'].some((n) => f === `lib/builds/${n}.ts`),
+    ['spec', 'provenance', 'zip', 'types', 'source-profile'].some((n) => f === `lib/builds/${n}.ts`),
 );
 
 t.test('the detectors see what they look for', async (t) => {
@@ -219,7 +219,7 @@ const localDeps = (f: string) =>
  */
 const FLOOR_OF_FOLDER: [RegExp, number][] = [
   [/^lib\/model\//, 1],
-  [/^lib\/(time|shell|parse|checks|faults|config|plan|report|log|matrix)\//, 2],
+  [/^lib\/(time|shell|parse|checks|faults|known-issues|config|plan|report|log|matrix)\//, 2],
   [/^lib\/errors\.ts$/, 2],
   [/^lib\/(exec|vagrant|ssh|nomad|builds|cni|merge|git)\//, 3],
   [/^lib\/(lab|cluster)\//, 4],
