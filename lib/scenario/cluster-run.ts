@@ -27,6 +27,7 @@ import { readAgentLog } from '../lab/observe.js';
 import { labTopology, leaderMachine, machinesOfRole, runWave, serverAddresses, waves } from './cluster-steps.js';
 import { seriesServices, seriesTargets, startProbeSeries } from './probe-series.js';
 import { startLeaderWatch } from './leader-watch.js';
+import { readSentinels } from './sentinel-steps.js';
 
 const JOB_FILE = fileURLToPath(new URL('../../jobs/bridge-exec-http-spread.nomad.hcl', import.meta.url));
 const MIN = 60_000;
@@ -47,6 +48,7 @@ export async function runClusterFault(
   checks: readonly CheckDef<ClusterEvidence>[],
 ): Promise<CheckResult[]> {
   const { config } = env;
+  const runStartMs = Date.now();
   const lab = await ctx.step('bring up the lab', (d) => env.upLab(ctx, d), { timeoutMs: 20 * MIN });
   const topology = labTopology(lab);
   ctx.fact('lab.topology', topologyLabel(topology));
@@ -215,6 +217,17 @@ export async function runClusterFault(
     : undefined;
   if (leader?.elected)
     ctx.fact('leader.after', `${leader.elected} after ${((leader.electedAfterMs ?? 0) / 1000).toFixed(1)}s`);
+  const sentinels = await readSentinels(ctx, env, lab, {
+    runStartMs,
+    faults: turns.map((t) => ({
+      machine: t.machine,
+      role: t.role,
+      record: t.reboot,
+      // a drained client's allocs moved away before its fault: it has nothing of the job to restore
+      hadAllocs: t.role === 'client' && !t.drain && healthy.some((a) => a.nodeId === t.nodeId),
+    })),
+    servers: 'end of the run',
+  });
   const evidence: ClusterEvidence = {
     topology: topologyLabel(topology),
     jobId,
@@ -228,6 +241,7 @@ export async function runClusterFault(
     maxGapMs: config.reboot.maxGapS * 1000,
     ...(recorded ? { series: recorded } : {}),
     ...(leader ? { leader } : {}),
+    sentinels,
   };
   ctx.artifact('cluster-evidence.json', JSON.stringify(evidence, null, 2));
   return judgeAll(checks, evidence);
