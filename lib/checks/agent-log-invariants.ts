@@ -1,6 +1,6 @@
 // Check: after the first fault, no agent of the lab (servers included) logged a line that must never appear
-// (lib/checks/agent-journal.ts SHIPPED_INVARIANTS, plus the user's `checks.agent_log.never`), unless an allowed text
-// (`checks.agent_log.allowed`) excuses it. Judged per machine; each hit quoted with its machine, boot and time.
+// (lib/checks/agent-journal.ts SHIPPED_INVARIANTS, plus the user's `agent_log.never`), unless an allowed text
+// (`agent_log.allowed`) excuses it. Judged per machine; each hit quoted with its machine, boot and time.
 import { defineCheck, needing } from './define.js';
 import type { Judgement } from '../model/check.js';
 import type { SentinelEvidence, WithSentinels } from '../model/sentinels.js';
@@ -11,7 +11,7 @@ import { judgement } from './result.js';
 export const AGENT_LOG_INVARIANTS = defineCheck<WithSentinels>({
   id: 'agent-log-invariants',
   title: 'Agent log invariants',
-  passesWhen: `after the fault no agent logs a line the invariants forbid (${SHIPPED_INVARIANTS.map((r) => `\`${r.all.join('` with `')}\``).join(', ')}, and checks.agent_log.never) unless checks.agent_log.allowed excuses it`,
+  passesWhen: `after the fault no agent (servers included) logs a line the invariants forbid (${SHIPPED_INVARIANTS.map((r) => `\`${r.all.join('` with `')}\`${r.unlessHostRebooted ? ' where the host stayed up' : ''}`).join(', ')}, and \`agent_log.never\`) unless \`agent_log.allowed\` excuses it; each hit quoted with machine, boot and time`,
   judge: needing((e: WithSentinels) => e.sentinels, 'the agents\u2019 journals were not read')(judgeInvariants),
 });
 
@@ -22,7 +22,7 @@ function judgeInvariants(s: SentinelEvidence): Judgement {
   const since = s.faultAtMs ?? s.runStartMs;
   const rules: LogInvariant[] = [
     ...SHIPPED_INVARIANTS,
-    ...s.logRules.never.map((t) => ({ all: [t], why: 'checks.agent_log.never' })),
+    ...s.logRules.never.map((t) => ({ all: [t], why: 'agent_log.never' })),
   ];
   const evidence: string[] = [];
   const bad: string[] = [];

@@ -47,7 +47,7 @@ export interface FaultEffectSeen {
   hadAllocs?: boolean;
 }
 
-/** The user's additions to the shipped agent-log invariants (config `checks.agent_log.never` and `.allowed`). */
+/** The user's additions to the shipped agent-log invariants (config `agent_log.never` and `.allowed`). */
 export interface AgentLogRules {
   /** substrings that must never appear in an agent's journal after the fault */
   never: string[];
