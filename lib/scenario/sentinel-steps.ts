@@ -77,7 +77,10 @@ export async function readAgentJournals(
   );
 }
 
-/** Each server's own state, read again until the servers agree or `boundMs` runs out; the last round is kept. */
+/**
+ * Each server's own state, read again until the servers agree, two rounds alike show a settled state, or `boundMs`
+ * runs out; the last round is kept.
+ */
 export async function readServersUntilAgreed(
   apis: Readonly<Record<string, Nomad>>,
   when: string,
@@ -87,12 +90,16 @@ export async function readServersUntilAgreed(
   const until = deadlineIn(boundMs, d);
   let rounds = 0;
   let reads: ServerRead[] = [];
+  let last = '';
   for (;;) {
     rounds++;
     reads = await Promise.all(
       Object.entries(apis).map(([server, nomad]) => readServerState(nomad, server, deadlineIn(10_000, d).signal)),
     );
-    if (compareServers(reads).verdict === 'equal' || until.signal.aborted) break;
+    // Note: two rounds alike, no index moved, are a settled state: reading it again cannot change the comparison
+    const now = JSON.stringify(reads.map(({ atMs: _, ...r }) => r));
+    if (compareServers(reads).verdict === 'equal' || now === last || until.signal.aborted) break;
+    last = now;
     const stop = await sleep(SERVERS_AGREE_EVERY_MS, until).then(
       () => false,
       () => true,
