@@ -3,6 +3,7 @@
 // reboot (the boot the reboot ended), systemd restarting the unit after it, an agent-kill's one expected restart, a
 // server that logs the keyring error after the fault, and a clean run.
 import t from 'tap';
+import { resolveConfig } from '../../lib/config/validate.js';
 import type { AgentJournalRead, FaultEffectSeen, SentinelEvidence } from '../../lib/model/sentinels.js';
 import { judgeCheck } from '../../lib/checks/define.js';
 import { NO_AGENT_CRASH } from '../../lib/checks/no-agent-crash.js';
@@ -260,4 +261,22 @@ t.test('lines without a time (a trace) belong to the boot and moment before them
     linesSince(agent, FAULT_AT).map((l) => l.text),
     ['2026-12-05T10:06:00.000000+0000 c nomad[1]: b', 'untimed 2'],
   );
+});
+
+t.test('harness.yaml agent_log.never / .allowed: lists of texts into the config; anything else named', async (t) => {
+  const r = resolveConfig({
+    file: { agent_log: { never: ['failed to reattach', 'rpc error'], allowed: 'rpc=Alloc.GetAllocs' } },
+    env: {},
+    flags: {},
+    knownChecks: [],
+  });
+  t.ok(r.ok);
+  t.same(r.config.agentLog, { never: ['failed to reattach', 'rpc error'], allowed: ['rpc=Alloc.GetAllocs'] });
+  t.same(resolveConfig({ file: undefined, env: {}, flags: {}, knownChecks: [] }).config.agentLog, {
+    never: [],
+    allowed: [],
+  });
+  const bad = resolveConfig({ file: { agent_log: { never: [3] } }, env: {}, flags: {}, knownChecks: [] });
+  t.notOk(bad.ok);
+  t.match(bad.ok ? [] : bad.problems, [{ field: 'agent_log.never', message: 'must be a list of texts' }]);
 });
