@@ -182,3 +182,13 @@ export async function readSentinels(
     ...(servers ? { servers } : {}),
   });
 }
+
+/** The sentinel evidence with each journal's and each fault's lines replaced by their count (for artifacts). Pure. */
+export function withoutJournalLines(s: SentinelEvidence): SentinelEvidence {
+  const counted = (lines: readonly string[]) => [`(${lines.length} lines)`];
+  return {
+    ...s,
+    agents: s.agents.map((a) => ({ ...a, boots: a.boots.map((b) => ({ ...b, lines: counted(b.lines) })) })),
+    faults: s.faults.map((f) => (f.agentLogAfter ? { ...f, agentLogAfter: counted(f.agentLogAfter) } : f)),
+  };
+}
