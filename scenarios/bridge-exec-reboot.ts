@@ -188,6 +188,8 @@ export default defineScenario({
       { timeoutMs: 5 * 60_000, values: { 'job.drivers': drivers.join(', ') } },
     );
     ctx.fact(`${clientName}.node_id`, node.id);
+    // the agents are up and ready: a crash or a systemd restart of any of them from here on is the run's
+    const agentsReadyMs = Date.now();
 
     let recorder: EventRecorder | undefined;
     const jobId = await ctx.step(
@@ -415,7 +417,7 @@ export default defineScenario({
     // every agent's journal and unit, what each fault was seen to cause, the servers' own state
     const transitions = recorder!.transitions();
     evidence.sentinels = await readSentinels(ctx, env, lab, {
-      runStartMs,
+      watchFromMs: agentsReadyMs,
       faults: reboots.map((r) => ({
         machine: clientName,
         role: 'client',

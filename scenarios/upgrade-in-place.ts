@@ -207,7 +207,6 @@ export default defineScenario({
     ctx.fact('upgrade.mode', mode);
     ctx.fact('upgrade.to', target);
 
-    const runStartMs = Date.now();
     const faults: FaultRun[] = [];
     const lab: Lab = await ctx.step('bring up the server and client VMs', (d) => env.upLab(ctx, d), {
       timeoutMs: 20 * 60_000,
@@ -231,6 +230,8 @@ export default defineScenario({
       },
       { timeoutMs: 5 * 60_000 },
     );
+    // the agents are up and ready: a crash or a systemd restart of any of them from here on is the run's
+    const agentsReadyMs = Date.now();
 
     const jobId = await ctx.step(
       `run the bridge job with ${COUNT_BEFORE} allocs`,
@@ -397,7 +398,11 @@ export default defineScenario({
         `cni.reservations.after:${l.dir}`,
         l.exists ? [...reservationsOf(l).keys()].sort().join(' ') || '(none)' : '(missing)',
       );
-    const sentinels = await readSentinels(ctx, env, lab, { runStartMs, faults, servers: 'end of the run' });
+    const sentinels = await readSentinels(ctx, env, lab, {
+      watchFromMs: agentsReadyMs,
+      faults,
+      servers: 'end of the run',
+    });
     return [
       ...judgeAll(UPGRADE_CHECKS, {
         mode,

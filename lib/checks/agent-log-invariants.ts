@@ -19,7 +19,7 @@ export const AGENT_LOG_INVARIANTS = defineCheck<WithSentinels>({
 const QUOTED = 5;
 
 function judgeInvariants(s: SentinelEvidence): Judgement {
-  const since = s.faultAtMs ?? s.runStartMs;
+  const since = s.faultAtMs ?? s.watchFromMs;
   const rules: LogInvariant[] = [
     ...SHIPPED_INVARIANTS,
     ...s.logRules.never.map((t) => ({ all: [t], why: 'agent_log.never' })),

@@ -45,8 +45,8 @@ function machineVerdict(
   s: SentinelEvidence,
 ): { lines: string[]; bad?: string; unread?: boolean } {
   if (agent.error) return { lines: [`${agent.machine}: not read: ${agent.error}`], unread: true };
-  const crashes = crashesOf(agent, s.runStartMs);
-  const restarts = restartsOf(agent, s.runStartMs);
+  const crashes = crashesOf(agent, s.watchFromMs);
+  const restarts = restartsOf(agent, s.watchFromMs);
   const unit = parseUnitShow(agent.unitShow ?? '');
   // systemd counts NRestarts per boot; the journal's restart lines cover every boot read (the larger wins for the last)
   const nCurrent = Number(unit['NRestarts'] ?? 0) || 0;

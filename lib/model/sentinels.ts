@@ -93,8 +93,11 @@ export interface ServersRead {
 
 /** Everything the sentinel checks judge. Every Nomad scenario's evidence carries it as `sentinels`. */
 export interface SentinelEvidence {
-  /** Unix ms the run started: journal lines before it are not this run's */
-  runStartMs: number;
+  /**
+   * Unix ms the agents were up and ready: crashes and systemd restarts from here on count (not the installation's
+   * own restarts, nor what an earlier run left in a warm lab's journal)
+   */
+  watchFromMs: number;
   /** Unix ms of the first fault's request: the agent-log invariants apply after it */
   faultAtMs?: number;
   agents: AgentJournalRead[];

@@ -48,7 +48,6 @@ export async function runClusterFault(
   checks: readonly CheckDef<ClusterEvidence>[],
 ): Promise<CheckResult[]> {
   const { config } = env;
-  const runStartMs = Date.now();
   const lab = await ctx.step('bring up the lab', (d) => env.upLab(ctx, d), { timeoutMs: 20 * MIN });
   const topology = labTopology(lab);
   ctx.fact('lab.topology', topologyLabel(topology));
@@ -79,6 +78,8 @@ export async function runClusterFault(
     { timeoutMs: 5 * MIN, values: { 'lab.client_machines': clients.join(', ') } },
   );
   const nodeNames = Object.fromEntries(Object.entries(nodeOf).map(([m, id]) => [id, m]));
+  // the agents are up and ready: a crash or a systemd restart of any of them from here on is the run's
+  const agentsReadyMs = Date.now();
 
   // one alloc per client (at least two, so that a drain has somewhere to move one while the other serves)
   const count = Math.max(2, clients.length);
@@ -218,7 +219,7 @@ export async function runClusterFault(
   if (leader?.elected)
     ctx.fact('leader.after', `${leader.elected} after ${((leader.electedAfterMs ?? 0) / 1000).toFixed(1)}s`);
   const sentinels = await readSentinels(ctx, env, lab, {
-    runStartMs,
+    watchFromMs: agentsReadyMs,
     faults: turns.map((t) => ({
       machine: t.machine,
       role: t.role,

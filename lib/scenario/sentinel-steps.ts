@@ -111,7 +111,7 @@ export async function readServersUntilAgreed(
 
 /** What the sentinel checks judge, from the reads and the faults as run. Pure. */
 export function sentinelEvidence(o: {
-  runStartMs: number;
+  watchFromMs: number;
   faults: readonly FaultRun[];
   agents: AgentJournalRead[];
   config: Pick<HarnessConfig, 'agentLog' | 'nomad'>;
@@ -138,7 +138,7 @@ export function sentinelEvidence(o: {
   });
   const first = Math.min(...o.faults.map((f) => f.record.requestedAt));
   return {
-    runStartMs: o.runStartMs,
+    watchFromMs: o.watchFromMs,
     ...(Number.isFinite(first) ? { faultAtMs: first } : {}),
     agents: o.agents,
     faults,
@@ -156,7 +156,7 @@ export async function readSentinels(
   ctx: RunContext,
   env: Pick<ScenarioEnv, 'config' | 'connectServers'>,
   lab: Lab,
-  o: { runStartMs: number; faults: readonly FaultRun[]; servers?: string },
+  o: { watchFromMs: number; faults: readonly FaultRun[]; servers?: string },
 ): Promise<SentinelEvidence> {
   const rebootsOf: Record<string, number> = {};
   for (const f of o.faults)
@@ -175,7 +175,7 @@ export async function readSentinels(
       : undefined;
   if (servers) ctx.artifact('servers-read.json', JSON.stringify(servers, null, 2));
   return sentinelEvidence({
-    runStartMs: o.runStartMs,
+    watchFromMs: o.watchFromMs,
     faults: o.faults,
     agents,
     config: env.config,

@@ -80,7 +80,7 @@ const evidence = (
   allowed: string[] = [],
 ) => ({
   sentinels: {
-    runStartMs: RUN_START,
+    watchFromMs: RUN_START,
     faultAtMs: FAULT_AT,
     agents,
     faults,

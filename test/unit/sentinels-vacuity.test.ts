@@ -27,7 +27,7 @@ const fault = (o: Partial<FaultEffectSeen> & Pick<FaultEffectSeen, 'kind'>): Fau
 });
 const judge = (...faults: FaultEffectSeen[]) =>
   judgeCheck(FAULT_EXERCISED, {
-    sentinels: { runStartMs: T0 - 60_000, agents: [], faults, logRules: { never: [], allowed: [] } },
+    sentinels: { watchFromMs: T0 - 60_000, agents: [], faults, logRules: { never: [], allowed: [] } },
   });
 
 t.test('every fault kind says what it must cause', async (t) => {
@@ -98,7 +98,7 @@ t.test('several faults: each is numbered and the first missing one named', async
 
 t.test('sentinelEvidence: the agent log after each fault, from the journals read', async (t) => {
   const e = sentinelEvidence({
-    runStartMs: T0 - 60_000,
+    watchFromMs: T0 - 60_000,
     faults: [
       {
         machine: 'client',

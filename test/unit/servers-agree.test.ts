@@ -33,7 +33,7 @@ const read = (server: string, o: Partial<ServerRead> = {}): ServerRead => ({
 const judge = (reads: ServerRead[]) =>
   judgeCheck(SERVERS_AGREE, {
     sentinels: {
-      runStartMs: 0,
+      watchFromMs: 0,
       agents: [],
       faults: [],
       logRules: { never: [], allowed: [] },
