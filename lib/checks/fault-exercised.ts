@@ -1,6 +1,6 @@
 // Check: the run's faults took effect. A run that passed without its fault's effect (a reboot with no new boot id,
-// an agent-kill with no restart, a long partition with no node status change, a reboot the client restored nothing
-// after) proves nothing, so it fails as vacuous. What each kind must cause is data (lib/checks/fault-effects.ts).
+// an agent-kill with no restart, a long partition with no node marked down, a reboot the client restored nothing
+// after) proves nothing, so it fails as vacuous. What each kind must cause is data (lib/checks/fault-effects.ts FAULT_PROOFS).
 import { defineCheck, needing } from './define.js';
 import type { Judgement } from '../model/check.js';
 import type { SentinelEvidence, WithSentinels } from '../model/sentinels.js';
@@ -11,7 +11,7 @@ export const FAULT_EXERCISED = defineCheck<WithSentinels>({
   id: 'fault-exercised',
   title: 'Fault exercised',
   passesWhen:
-    "each fault was seen to take effect: a new boot id after a reboot, the agent restarted after an agent-kill, the node's status changed after a partition longer than heartbeat_grace, a restore attempt in the client's log after a reboot of a client with allocs; else the run is vacuous",
+    "each fault was seen to take effect: the boot id changed after a reboot (and stayed after a fault that leaves the host up), the fault's own moments recorded, the agent restarted after an agent-kill, the node down after a fault longer than heartbeat_grace, a restore attempt in the client's log after a reboot of a client with allocs; else the run is vacuous",
   judge: needing((e: WithSentinels) => e.sentinels, 'the faults were not recorded')(judgeFaultExercised),
 });
 
@@ -27,7 +27,7 @@ function judgeFaultExercised(s: SentinelEvidence): Judgement {
       evidence.push(`${f.kind}${n} on ${f.machine}: ${e.effect} ${state}: ${e.line}`);
       if (e.notApplicable) continue;
       if (e.seen) proved++;
-      else missing.push(`${f.kind}${n} on ${f.machine}: no ${e.effect.replaceAll('-', ' ')}`);
+      else missing.push(`${f.kind}${n} on ${f.machine}: no ${e.effect}`);
     }
   });
   if (missing.length) return judgement('failed', `vacuous: ${missing.join('; ')}`, evidence);

@@ -37,6 +37,8 @@ export interface FaultEffectSeen {
   bootIdAfter: string;
   /** the fault's own facts (agent-kill: agent.restarts, agent.pid.before/after; partition: partition.seconds) */
   facts?: Record<string, string>;
+  /** the labels of the fault's own moments (RebootRecord.marks: "powered off", "partition healed") */
+  marks?: string[];
   /** the node's statuses the servers reported after the fault was requested, in order (clients only) */
   nodeStatuses?: string[];
   /** the server's heartbeat_grace in ms (a partition shorter than it need not change the node) */

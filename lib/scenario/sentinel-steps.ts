@@ -131,6 +131,7 @@ export function sentinelEvidence(o: {
       bootIdAfter: r.bootIdAfter,
       heartbeatGraceMs: graceMs,
       ...(r.facts ? { facts: r.facts } : {}),
+      ...(r.marks ? { marks: r.marks.map((m) => m.label) } : {}),
       ...(f.nodeStatuses ? { nodeStatuses: f.nodeStatuses } : {}),
       ...(f.hadAllocs !== undefined ? { hadAllocs: f.hadAllocs } : {}),
       ...(agent && !agent.error ? { agentLogAfter: linesSince(agent, r.requestedAt).map((l) => l.text) } : {}),

@@ -80,7 +80,7 @@ t.test('agent-kill on the pair: its one systemd restart is expected and proves t
   const r = await runOnPair(t, 'bridge-exec-reboot', 'restored', ['--reboot', 'agent-kill']);
   t.equal(r.code, 0, 'exit 0');
   t.equal(r.verdicts.get('no-agent-crash')?.label, 'passed');
-  t.match(r.verdicts.get('fault-exercised')?.message, /every fault took effect \(1 effect seen\)/);
+  t.match(r.verdicts.get('fault-exercised')?.message, /every fault took effect \(2 effects seen\)/);
   t.equal(r.verdicts.get('agent-log-invariants')?.label, 'passed');
   t.equal(r.verdicts.get('servers-agree')?.label, 'passed');
 });

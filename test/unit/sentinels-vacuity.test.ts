@@ -6,7 +6,7 @@ import type { FaultEffectSeen } from '../../lib/model/sentinels.js';
 import { REBOOT_KINDS } from '../../lib/model/kinds.js';
 import { judgeCheck } from '../../lib/checks/define.js';
 import { FAULT_EXERCISED } from '../../lib/checks/fault-exercised.js';
-import { effectsOf, expectedAgentRestarts, FAULT_EFFECTS } from '../../lib/checks/fault-effects.js';
+import { effectsOf, expectedAgentRestarts, FAULT_PROOFS } from '../../lib/checks/fault-effects.js';
 import { sentinelEvidence } from '../../lib/scenario/sentinel-steps.js';
 import { DEFAULTS } from '../../lib/config/schema.js';
 
@@ -31,14 +31,14 @@ const judge = (...faults: FaultEffectSeen[]) =>
   });
 
 t.test('every fault kind says what it must cause', async (t) => {
-  t.same(Object.keys(FAULT_EFFECTS).sort(), [...REBOOT_KINDS].sort());
-  for (const k of REBOOT_KINDS) t.ok(FAULT_EFFECTS[k].length > 0, k);
+  t.same(Object.keys(FAULT_PROOFS).sort(), [...REBOOT_KINDS].sort());
+  for (const k of REBOOT_KINDS) t.ok(FAULT_PROOFS[k].length > 0, k);
 });
 
 t.test('a reboot: new boot id and a restore attempt seen -> passed', async (t) => {
   const r = judge(fault({ kind: 'graceful' }));
   t.equal(r.status, 'passed');
-  t.ok(r.evidence.some((l) => l.startsWith('graceful on client: restore-attempt seen: 1 restore line')));
+  t.ok(r.evidence.some((l) => l.startsWith('graceful on client: restore attempt seen: 1 restore line')));
 });
 
 t.test('a reboot with the same boot id is vacuous', async (t) => {
@@ -76,17 +76,17 @@ t.test('an agent-kill without a restart is vacuous', async (t) => {
   t.equal(expectedAgentRestarts([seen, seen, fault({ kind: 'graceful' })], 'client'), 2);
 });
 
-t.test('a partition: past heartbeat_grace the node must change; shorter, nothing is asked', async (t) => {
+t.test('a partition: past heartbeat_grace the node must go down; shorter, it need not', async (t) => {
   const long = { kind: 'partition' as const, bootIdAfter: 'b1', backAt: T0 + 40_000, heartbeatGraceMs: 10_000 };
   t.equal(judge(fault({ ...long, nodeStatuses: ['down', 'initializing', 'ready'] })).status, 'passed');
   const r = judge(fault({ ...long, nodeStatuses: ['ready'] }));
   t.equal(r.status, 'failed');
-  t.match(r.message, /no node status change/);
+  t.match(r.message, /partition on client: no node down/);
   const short = judge(fault({ ...long, heartbeatGraceMs: 300_000, nodeStatuses: [] }));
-  t.equal(short.status, 'skipped', 'nothing this run could require');
-  t.match(short.evidence.join('\n'), /not required \(the cut was not longer than heartbeat_grace\)/);
-  const unwatched = effectsOf(fault({ ...long }));
-  t.equal(unwatched[0]!.notApplicable, "the node's status was not watched");
+  t.equal(short.status, 'passed', 'the host stayed up; the node need not change');
+  t.match(short.evidence.join('\n'), /node down not required \(the fault was not longer than heartbeat_grace\)/);
+  const unwatched = effectsOf(fault({ ...long })).find((e) => e.effect === 'node down');
+  t.equal(unwatched?.notApplicable, "the node's status was not watched");
 });
 
 t.test('several faults: each is numbered and the first missing one named', async (t) => {
@@ -130,4 +130,21 @@ t.test('sentinelEvidence: the agent log after each fault, from the journals read
   t.equal(e.faults[0]!.heartbeatGraceMs, 300_000);
   t.equal(e.faultAtMs, T0);
   t.same(e.logRules.never, ['x']);
+});
+
+t.test("the fault's own marks, and a host that must stay up", async (t) => {
+  const cut = { kind: 'partition' as const, bootIdAfter: 'b1', heartbeatGraceMs: 300_000 };
+  t.equal(
+    judge(fault({ ...cut, marks: ['partition: client cut off from the server', 'partition healed'] })).status,
+    'passed',
+  );
+  const unhealed = judge(fault({ ...cut, marks: ['partition: client cut off from the server'] }));
+  t.equal(unhealed.status, 'failed');
+  t.match(unhealed.message, /vacuous: partition on client: no mark "partition healed"/);
+  const rebooted = judge(fault({ kind: 'agent-kill', bootIdAfter: 'b2', facts: { 'agent.restarts': '1' } }));
+  t.equal(rebooted.status, 'failed', 'an agent-kill that rebooted the host is not the fault asked for');
+  t.match(rebooted.message, /no same boot id/);
+  const off = judge(fault({ kind: 'power-off', marks: ['powered off', 'powered on'] }));
+  t.equal(off.status, 'passed');
+  t.match(off.evidence.join('\n'), /power-off on client: mark "powered off" seen/);
 });
