@@ -7,7 +7,9 @@ import type { ServerRead, ServersRead } from '../../lib/model/sentinels.js';
 import type { ApiAgentSelf } from '../../lib/nomad/api-types.js';
 import { judgeCheck } from '../../lib/checks/define.js';
 import { compareServers, SERVERS_AGREE } from '../../lib/checks/servers-agree.js';
-import { keyringState, raftStats, stubLines, votersOf } from '../../lib/nomad/server-state.js';
+import { keyringState, raftStats, readServerState, stubLines, votersOf } from '../../lib/nomad/server-state.js';
+import { createNomad } from '../../lib/nomad/client.js';
+import { buildPath, type TransportResponse } from '../../lib/nomad/transport.js';
 
 const VOTERS = ['server-1.global', 'server-2.global', 'server-3.global'];
 const STATE = {
@@ -135,3 +137,38 @@ t.test('payload readers: the Raft stats of /v1/agent/self, voters, keys, stubs',
     ['default/b 2', 'default/nomad/jobs/a 9', 'n1 4'],
   );
 });
+
+t.test(
+  'the reads: stale=true, every namespace, each list from its own path; one failed read recorded, not thrown',
+  async (t) => {
+    const seen: string[] = [];
+    const nomad = createNomad({
+      transport: async (req): Promise<TransportResponse> => {
+        seen.push(buildPath(req.path, req.query));
+        if (req.path === '/v1/operator/keyring/keys') return { status: 403, headers: {}, body: 'Permission denied' };
+        const body =
+          req.path === '/v1/agent/self'
+            ? { stats: { raft: { applied_index: '7', last_log_index: '7', last_log_term: '2' } } }
+            : req.path.includes('raft')
+              ? { Index: 7, Servers: [] }
+              : [];
+        return { status: 200, headers: { 'x-nomad-index': '7' }, body: JSON.stringify(body) };
+      },
+    });
+    const r = await readServerState(nomad, 'server-2', AbortSignal.timeout(5000));
+    t.same(seen, [
+      '/v1/agent/self',
+      '/v1/operator/raft/configuration?stale=true',
+      '/v1/operator/keyring/keys?stale=true',
+      '/v1/jobs?namespace=*&stale=true',
+      '/v1/allocations?namespace=*&stale=true',
+      '/v1/nodes?stale=true',
+      '/v1/deployments?namespace=*&stale=true',
+      '/v1/vars?namespace=*&stale=true',
+      '/v1/agent/self',
+    ]);
+    t.match(r, { server: 'server-2', appliedIndex: 7, appliedIndexAfter: 7, lastTerm: 2, voters: [] });
+    t.equal(r.keyring, undefined);
+    t.match(r.errors, [/^\/v1\/operator\/keyring\/keys: .*403/]);
+  },
+);
