@@ -55,6 +55,7 @@ import { readClockOffset } from '../lib/lab/observe.js';
 import { deadlineIn, remaining } from '../lib/time/deadlines.js';
 import { formatRestoreNotices, restoreNotices, streamNotices } from '../lib/scenario/restore-latency.js';
 import { observeTasksBefore, readWholeAlloc } from '../lib/scenario/whole-alloc-steps.js';
+import { readSentinels, SENTINEL_CHECKS } from '../lib/scenario/sentinel-steps.js';
 
 const JOB_FILES: Record<TaskDriver, string> = {
   exec: fileURLToPath(new URL('../jobs/bridge-exec-http.nomad.hcl', import.meta.url)),
@@ -82,6 +83,7 @@ export const CHECKS = [
   ALLOC_EXEC,
   SERVICES,
   AGENT_RESOURCES,
+  ...SENTINEL_CHECKS,
 ];
 
 export default defineScenario({
@@ -186,6 +188,8 @@ export default defineScenario({
       { timeoutMs: 5 * 60_000, values: { 'job.drivers': drivers.join(', ') } },
     );
     ctx.fact(`${clientName}.node_id`, node.id);
+    // the agents are up and ready: a crash or a systemd restart of any of them from here on is the run's
+    const agentsReadyMs = Date.now();
 
     let recorder: EventRecorder | undefined;
     const jobId = await ctx.step(
@@ -410,6 +414,21 @@ export default defineScenario({
     await recorder!.stop();
     evidence.whole = await readWholeAlloc(ctx, { nomad, lab, config, job: parsed.job, evidence, before: tasksBefore });
     ctx.artifact('whole-alloc.json', JSON.stringify(evidence.whole, null, 2));
+    // every agent's journal and unit, what each fault was seen to cause, the servers' own state
+    const transitions = recorder!.transitions();
+    evidence.sentinels = await readSentinels(ctx, env, lab, {
+      watchFromMs: agentsReadyMs,
+      faults: reboots.map((r) => ({
+        machine: clientName,
+        role: 'client',
+        record: r,
+        hadAllocs: true,
+        nodeStatuses: transitions
+          .filter((t) => t.kind === 'node' && t.id === node.id && t.atMs >= r.requestedAt)
+          .map((t) => t.to),
+      })),
+      servers: 'end of the run',
+    });
     // agent-kill and partition are judged against what they make Nomad do (lib/checks/fault-expectations.ts)
     const judged = adjustForFault(CHECKS, judgeAll(CHECKS, evidence), evidence, fault);
     const first = reboots[0]!;

@@ -12,8 +12,9 @@ import { UNTOUCHED_ALLOCS } from '../lib/checks/untouched-allocs.js';
 import { SERVICE_CONTINUITY } from '../lib/checks/service-continuity.js';
 import { faultProblems } from '../lib/scenario/fault-step.js';
 import { runClusterFault, type ClusterPlan } from '../lib/scenario/cluster-run.js';
+import { SENTINEL_CHECKS } from '../lib/scenario/sentinel-steps.js';
 
-export const CHECKS = [TARGETS_HIT, ALLOCS_FOLLOWED, UNTOUCHED_ALLOCS, SERVICE_CONTINUITY];
+export const CHECKS = [TARGETS_HIT, ALLOCS_FOLLOWED, UNTOUCHED_ALLOCS, SERVICE_CONTINUITY, ...SENTINEL_CHECKS];
 
 /** rolling-reboot's own defaults: every client, one at a time, drained. */
 export function rollingPlan(config: {

@@ -15,8 +15,16 @@ import { SERVICE_CONTINUITY } from '../lib/checks/service-continuity.js';
 import { FAULTS, faultKind } from '../lib/faults/registry.js';
 import { faultProblems } from '../lib/scenario/fault-step.js';
 import { runClusterFault, type ClusterPlan } from '../lib/scenario/cluster-run.js';
+import { SENTINEL_CHECKS } from '../lib/scenario/sentinel-steps.js';
 
-export const CHECKS = [TARGETS_HIT, NEW_LEADER, OLD_LEADER_REJOINED, UNTOUCHED_ALLOCS, SERVICE_CONTINUITY];
+export const CHECKS = [
+  TARGETS_HIT,
+  NEW_LEADER,
+  OLD_LEADER_REJOINED,
+  UNTOUCHED_ALLOCS,
+  SERVICE_CONTINUITY,
+  ...SENTINEL_CHECKS,
+];
 
 /** server-reboot's own defaults: the leader, no drain (servers run no allocs), one server at a time. */
 export function serverPlan(config: {

@@ -1,6 +1,7 @@
 // upgrade-in-place: the GH-25093 collision. Start the cluster on build A, run 3 bridge allocs, swap the client's
 // binary to build B and restart its agent WITHOUT draining, then scale to 6 allocs and check that no two share an
 // address, that host-local state agrees with the live allocs, and that the state moved to tmpfs (1.9.7's migration).
+import { readSentinels, SENTINEL_CHECKS, type FaultRun } from '../lib/scenario/sentinel-steps.js';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { AllocSnap, RebootEvidence, TaskEventRec } from '../lib/model/evidence.js';
@@ -178,7 +179,7 @@ export default defineScenario({
   summary:
     'upgrading a client in place (no drain) keeps bridge alloc IPs unique and migrates host-local state (GH-25093)',
   needsNomad: true,
-  checks: [...UPGRADE_CHECKS, ...RESTORE_CHECKS],
+  checks: [...UPGRADE_CHECKS, ...RESTORE_CHECKS, ...SENTINEL_CHECKS],
   validate(config) {
     const once = [
       ...singleRebootExecOnly('upgrade-in-place', config),
@@ -200,7 +201,7 @@ export default defineScenario({
     const { mode } = env.config.upgrade;
     const target = mode === 'restart-only' ? env.config.nomadBinary : env.config.upgradeTo;
     if (!target)
-      return [...UPGRADE_CHECKS, ...RESTORE_CHECKS].map((c) =>
+      return [...UPGRADE_CHECKS, ...RESTORE_CHECKS, ...SENTINEL_CHECKS].map((c) =>
         skippedResult(c, 'no build to upgrade to (--upgrade-to / NOMAD_UPGRADE_TO)'),
       );
     if (!env.upgradeNomad)
@@ -209,6 +210,7 @@ export default defineScenario({
     ctx.fact('upgrade.mode', mode);
     ctx.fact('upgrade.to', target);
 
+    const faults: FaultRun[] = [];
     const lab: Lab = await ctx.step('bring up the server and client VMs', (d) => env.upLab(ctx, d), {
       timeoutMs: 20 * 60_000,
     });
@@ -231,6 +233,8 @@ export default defineScenario({
       },
       { timeoutMs: 5 * 60_000 },
     );
+    // the agents are up and ready: a crash or a systemd restart of any of them from here on is the run's
+    const agentsReadyMs = Date.now();
 
     const jobId = await ctx.step(
       `run the bridge job with ${COUNT_BEFORE} allocs`,
@@ -301,6 +305,7 @@ export default defineScenario({
         (d) => lab.reboot(clientName, env.config.reboot.kind, { deadline: d, fault: faultParams(env.config) }),
         rebootStepMs(env.config),
       );
+      faults.push({ machine: clientName, role: 'client', record: reboot, hadAllocs: true });
       const quietMs = env.config.reboot.settleQuietS * 1000;
       const disruption = { index: since.index, atMs: reboot.requestedAt };
       const confirmMs = env.config.reboot.settleConfirmS * 1000;
@@ -396,6 +401,11 @@ export default defineScenario({
         `cni.reservations.after:${l.dir}`,
         l.exists ? [...reservationsOf(l).keys()].sort().join(' ') || '(none)' : '(missing)',
       );
+    const sentinels = await readSentinels(ctx, env, lab, {
+      watchFromMs: agentsReadyMs,
+      faults,
+      servers: 'end of the run',
+    });
     return [
       ...judgeAll(UPGRADE_CHECKS, {
         mode,
@@ -406,6 +416,7 @@ export default defineScenario({
         hostNetns: after.hostNetns,
       }),
       ...restore,
+      ...judgeAll(SENTINEL_CHECKS, { sentinels }),
     ];
   },
 });

@@ -278,6 +278,18 @@ export const argvList = described(
   { anyOf: [{ type: 'array', minItems: 1, items: { type: 'string', minLength: 1 } }, NON_BLANK] },
 );
 
+/** A list of non-empty strings (a single string is a list of one). */
+export const textList = (fix: string) =>
+  described(
+    (raw: unknown): Parsed => {
+      const list = typeof raw === 'string' ? [raw] : raw;
+      return Array.isArray(list) && list.every((x) => typeof x === 'string' && x.trim() !== '')
+        ? ok(list.map((x: string) => x.trim()))
+        : bad('must be a list of texts', fix);
+    },
+    { anyOf: [{ type: 'array', items: NON_BLANK }, NON_BLANK] },
+  );
+
 /** Turn a field's parse failure into the problems the user sees: one per bad part when it names them. */
 export function problems(field: string, value: unknown, p: Parsed & { ok: false }): ConfigProblem[] {
   if (p.parts?.length)

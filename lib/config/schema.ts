@@ -132,6 +132,8 @@ export interface HarnessConfig {
     leaderWithin: string;
   };
   expect: { scenario: Expectation | undefined; perCheck: Record<string, Expectation> };
+  /** agent-log-invariants: texts no agent may log after a fault (added to the shipped ones), and texts that excuse a line */
+  agentLog: { never: string[]; allowed: string[] };
   /** keep the VMs after the run and print how to reach and destroy them */
   keep: boolean | 'on-failure';
   /** run each scenario this many times and judge the attempts together (flaky vs a verdict) */
@@ -233,6 +235,8 @@ export const DEFAULTS: HarnessConfig = {
     leaderWithin: '30s',
   },
   expect: { scenario: undefined, perCheck: {} },
+  // the shipped invariants (lib/checks/agent-journal.ts) are the whole list until a user adds to it
+  agentLog: { never: [], allowed: [] },
   keep: false,
   repeat: 1, // one attempt; --repeat N measures flakiness
   reports: { dir: 'reports', junit: undefined, json: undefined, artifacts: 'on-failure', attachmentPaths: 'auto' },

@@ -17,6 +17,7 @@ import {
   netnsName,
   oneOf,
   str,
+  textList,
   subnet24,
   timeoutSeconds,
   configPathOf,
@@ -268,6 +269,18 @@ const ROWS: Row[] = [
     yaml: 'job.vars',
     doc: "HCL variables for job.file (a mapping; passed as -var to Nomad's parser)",
     parse: hclVars,
+  },
+  {
+    yaml: 'agent_log.never',
+    parse: textList('e.g. ["failed to reattach", "rpc error: Permission denied"]'),
+    doc:
+      'agent-log-invariants: texts no agent (servers included) may log after the fault, added to the shipped ' +
+      'list (docs/checks.md); each hit fails the check with the line quoted',
+  },
+  {
+    yaml: 'agent_log.allowed',
+    parse: textList('e.g. ["failed to restore task; will not run until server is contacted"]'),
+    doc: 'agent-log-invariants: texts that excuse a line the never-list caught (a known, accepted line)',
   },
   {
     yaml: 'reboot.settle_quiet',

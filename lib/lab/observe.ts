@@ -62,6 +62,15 @@ export async function readAgentLog(
   return r.stdout.split('\n').filter((l) => l.trim() !== '' && !l.startsWith('-- '));
 }
 
+/** The Nomad unit's journal of one boot ("0" the current, "-1" the one before), with journald's times to the µs. */
+export function agentJournalCommand(boot: string): string {
+  return `journalctl -u nomad -b ${boot} --no-pager -o short-iso-precise`;
+}
+
+/** The Nomad unit's state: how often systemd restarted it this boot, how its main process last ended, since when. */
+export const AGENT_UNIT_COMMAND =
+  'systemctl show nomad -p ActiveState -p NRestarts -p ExecMainStatus -p ExecMainStartTimestamp';
+
 /** The client's named network namespaces and veths (for the leak check). */
 export async function readNetState(m: Machine, d: Deadline): Promise<NetState> {
   const r = await m.exec(NET_STATE_COMMAND, { deadline: d, sudo: true });

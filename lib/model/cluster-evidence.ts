@@ -2,6 +2,7 @@
 // the job's allocs before and after with the machine each node is, the probe series over the fault window, and the
 // leader before and after. Pure data.
 import type { AllocSnap, RebootRecord } from './evidence.js';
+import type { SentinelEvidence } from './sentinels.js';
 
 /** One drain of a client's node before its fault. */
 export interface DrainSeen {
@@ -118,4 +119,6 @@ export interface ClusterEvidence {
   /** the longest gap a service may have (0: none) */
   maxGapMs: number;
   leader?: LeaderSeen;
+  /** every agent's journals and unit, the faults' effects, the servers' own state (absent in older records) */
+  sentinels?: SentinelEvidence;
 }

@@ -1,5 +1,6 @@
 // The ground floor: the evidence a reboot scenario collects, as plain data. Checks are pure functions over it.
 // Imports nothing (test/unit/layering.test.ts).
+import type { SentinelEvidence } from './sentinels.js';
 import type { DisconnectPolicy } from './disconnect.js';
 import type { RebootKind } from './kinds.js';
 
@@ -225,6 +226,8 @@ export interface RebootEvidence {
   clientLog: string[];
   /** the restored allocs' tasks, exec, services and the agent's resources (absent in older records) */
   whole?: WholeAllocEvidence;
+  /** every agent's journals and unit, the faults' effects, the servers' own state (absent in older records) */
+  sentinels?: SentinelEvidence;
 }
 
 // ---- A restored alloc judged whole: its task directories, processes, network environment, exec, services, the agent ----

@@ -185,6 +185,26 @@ export interface ApiRaftConfiguration {
   Servers: { ID: string; Node: string; Address: string; Leader: boolean; Voter: boolean; RaftProtocol?: string }[];
 }
 
+/** The server-side lists compared across servers (lib/model/sentinels.ts SERVER_STATE_KINDS). */
+export type ServerListKind = 'jobs' | 'allocs' | 'nodes' | 'deployments' | 'variables';
+
+/** The fields every list stub shares that the comparison reads (a variable has Path instead of ID). */
+export interface ApiListStub {
+  ID?: string;
+  Path?: string;
+  Namespace?: string;
+  ModifyIndex?: number;
+}
+
+/** One key of `/v1/operator/keyring/keys`. */
+export interface ApiKeyringKey {
+  KeyID: string;
+  Algorithm?: string;
+  CreateTime?: number;
+  /** "active", "inactive", "rekeying", "deprecated" */
+  State?: string;
+}
+
 /** The subset of `/v1/agent/self` we read (top-level keys are lowercase in the API). */
 export interface ApiAgentSelf {
   config: {

@@ -16,6 +16,8 @@ export interface ReadQuery {
   index?: number;
   wait?: string;
   signal?: AbortSignal;
+  /** answered from the state of the server asked, not forwarded to the leader (`stale=true`) */
+  stale?: boolean;
 }
 
 /** What every read returns: the decoded body and the X-Nomad-Index it was served at (0 if none). */
@@ -66,7 +68,20 @@ export interface Nomad {
   serviceRegistrations(name: string, q?: ReadQuery): Promise<Read<A.ApiServiceRegistration[]>>;
   /** the latest result of each Nomad-native check of an alloc, keyed by check ID (answered by its client) */
   allocChecks(allocId: string, q?: ReadQuery): Promise<Read<Record<string, A.ApiCheckQueryResult>>>;
+  /** every object of one server-side list, in every namespace (jobs, allocations, nodes, deployments, variables) */
+  listAll(what: A.ServerListKind, q?: ReadQuery): Promise<Read<A.ApiListStub[]>>;
+  /** the root keyring's keys (`nomad operator root keyring list`; ACL management) */
+  keyringKeys(q?: ReadQuery): Promise<Read<A.ApiKeyringKey[]>>;
 }
+
+/** The path of each server-side list listAll reads. */
+const SERVER_LIST_PATHS: Readonly<Record<A.ServerListKind, string>> = {
+  jobs: '/v1/jobs',
+  allocs: '/v1/allocations',
+  nodes: '/v1/nodes',
+  deployments: '/v1/deployments',
+  variables: '/v1/vars',
+};
 
 export interface NomadOptions {
   transport: Transport;
@@ -122,6 +137,7 @@ export function createNomad(o0: NomadOptions): Nomad {
       ...o.query,
       index: o.index === undefined ? undefined : String(o.index),
       wait: o.wait,
+      stale: o.stale ? 'true' : undefined,
     };
     const headers: Record<string, string> = token ? { 'X-Nomad-Token': token } : {};
     const retryUntil = performance.now() + retry5xxMs;
@@ -217,6 +233,16 @@ export function createNomad(o0: NomadOptions): Nomad {
     },
     serviceRegistrations: (name, q) => get(`/v1/service/${e(name)}`, q),
     allocChecks: (allocId, q) => get(`/v1/client/allocation/${e(allocId)}/checks`, q),
+    listAll: async (what, q = {}) => {
+      const path = SERVER_LIST_PATHS[what];
+      const query = what === 'nodes' ? {} : { namespace: '*' };
+      const r = (await call('GET', path, { ...q, query })) as Read<A.ApiListStub[] | null>;
+      return { body: r.body ?? [], index: r.index };
+    },
+    keyringKeys: async (q) => {
+      const r = await get<A.ApiKeyringKey[] | null>('/v1/operator/keyring/keys', q);
+      return { body: r.body ?? [], index: r.index };
+    },
     events: (o) =>
       subscribeEvents({
         logger,

@@ -18,6 +18,11 @@ export interface ScenarioEnv {
   /** a Nomad API client that reaches the server agent (through an SSH tunnel in a real run) */
   connectNomad(ctx: RunContext, lab: Lab, d: Deadline): Promise<Nomad>;
   /**
+   * a Nomad API client per server machine (by slot name), each reaching that server's own agent, for reads answered
+   * from each server's own state (servers-agree). Optional: without it the servers are not compared.
+   */
+  connectServers?(ctx: RunContext, lab: Lab, d: Deadline): Promise<Record<string, Nomad>>;
+  /**
    * swap the Nomad binary of one machine to `binary` and restart its agent WITHOUT draining (in-place upgrade);
    * returns what the new `nomad version` said. Optional: only the upgrade scenarios need it.
    */

@@ -27,6 +27,7 @@ import { readAgentLog } from '../lab/observe.js';
 import { labTopology, leaderMachine, machinesOfRole, runWave, serverAddresses, waves } from './cluster-steps.js';
 import { seriesServices, seriesTargets, startProbeSeries } from './probe-series.js';
 import { startLeaderWatch } from './leader-watch.js';
+import { readSentinels, withoutJournalLines } from './sentinel-steps.js';
 
 const JOB_FILE = fileURLToPath(new URL('../../jobs/bridge-exec-http-spread.nomad.hcl', import.meta.url));
 const MIN = 60_000;
@@ -77,6 +78,8 @@ export async function runClusterFault(
     { timeoutMs: 5 * MIN, values: { 'lab.client_machines': clients.join(', ') } },
   );
   const nodeNames = Object.fromEntries(Object.entries(nodeOf).map(([m, id]) => [id, m]));
+  // the agents are up and ready: a crash or a systemd restart of any of them from here on is the run's
+  const agentsReadyMs = Date.now();
 
   // one alloc per client (at least two, so that a drain has somewhere to move one while the other serves)
   const count = Math.max(2, clients.length);
@@ -215,6 +218,17 @@ export async function runClusterFault(
     : undefined;
   if (leader?.elected)
     ctx.fact('leader.after', `${leader.elected} after ${((leader.electedAfterMs ?? 0) / 1000).toFixed(1)}s`);
+  const sentinels = await readSentinels(ctx, env, lab, {
+    watchFromMs: agentsReadyMs,
+    faults: turns.map((t) => ({
+      machine: t.machine,
+      role: t.role,
+      record: t.reboot,
+      // a drained client's allocs moved away before its fault: it has nothing of the job to restore
+      hadAllocs: t.role === 'client' && !t.drain && healthy.some((a) => a.nodeId === t.nodeId),
+    })),
+    servers: 'end of the run',
+  });
   const evidence: ClusterEvidence = {
     topology: topologyLabel(topology),
     jobId,
@@ -229,8 +243,13 @@ export async function runClusterFault(
     maxGapMs: config.reboot.maxGapS * 1000,
     ...(recorded ? { series: recorded } : {}),
     ...(leader ? { leader } : {}),
+    sentinels,
   };
-  ctx.artifact('cluster-evidence.json', JSON.stringify(evidence, null, 2));
+  // Note: the journals' lines stay out of this artifact (the host evidence keeps each journal as a file of its own)
+  ctx.artifact(
+    'cluster-evidence.json',
+    JSON.stringify({ ...evidence, sentinels: withoutJournalLines(sentinels) }, null, 2),
+  );
   return judgeAll(checks, evidence);
 }
 

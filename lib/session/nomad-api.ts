@@ -1,7 +1,7 @@
 // The Nomad API of a lab: an SSH tunnel to the first server's 127.0.0.1:4646, and one client over it.
 import type { HarnessConfig } from '../config/schema.js';
 import type { Logger } from '../log/events.js';
-import { firstOf, type Lab, type Tunnel } from '../model/lab.js';
+import { firstOf, namedMachinesOf, type Lab, type Tunnel } from '../model/lab.js';
 import { createNomad, type Nomad } from '../nomad/client.js';
 import { createHttpTransport } from '../nomad/transport.js';
 import type { Deadline } from '../time/deadlines.js';
@@ -27,4 +27,27 @@ export async function openNomad(
     ...(o.config.nomad.token ? { token: o.config.nomad.token } : {}),
   });
   return { nomad, tunnel, via: server.name };
+}
+
+/**
+ * A tunnel to each server's own API and a client over each, by slot name: reads with `stale=true` through one of
+ * them are answered from that server's state. No 5xx retries: a server that does not answer is itself evidence.
+ * Each tunnel is handed to `opened` as soon as it exists, for the caller to close.
+ */
+export async function openServerApis(
+  lab: Lab,
+  d: Deadline,
+  o: { config: HarnessConfig; logger: Logger; opened: (t: Tunnel) => void },
+): Promise<Record<string, Nomad>> {
+  const apis: Record<string, Nomad> = {};
+  for (const [slot, m] of namedMachinesOf(lab, 'server')) {
+    const tunnel = await m.forward(NOMAD_HTTP.host, NOMAD_HTTP.port, { deadline: d });
+    o.opened(tunnel);
+    apis[slot] = createNomad({
+      transport: createHttpTransport({ addr: `http://127.0.0.1:${tunnel.localPort}` }),
+      logger: o.logger,
+      ...(o.config.nomad.token ? { token: o.config.nomad.token } : {}),
+    });
+  }
+  return apis;
 }

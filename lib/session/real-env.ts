@@ -8,13 +8,13 @@ import type { ChooseDriver } from '../lab/kvm/accel.js';
 import type { LabContext, ProvidedLab } from '../lab/provider.js';
 import { providerFor } from '../lab/providers.js';
 import type { Logger } from '../log/events.js';
-import type { Lab } from '../model/lab.js';
+import type { Lab, Tunnel } from '../model/lab.js';
 import type { MachineRole } from '../model/topology.js';
 import type { RunContext } from '../run/context.js';
 import type { ScenarioEnv } from '../run/scenario.js';
 import { provisionAgents, takeSnapshot } from './agents.js';
 import { onHostEvidence, recordHostFacts } from './host-evidence.js';
-import { NOMAD_HTTP, openNomad } from './nomad-api.js';
+import { NOMAD_HTTP, openNomad, openServerApis } from './nomad-api.js';
 
 export { VAGRANTFILE } from '../lab/vagrant/vagrant-provider.js';
 
@@ -105,6 +105,11 @@ export function createRealEnv(
       ctx.cleanup.defer('close the Nomad API tunnel', () => tunnel.close(), { alsoWhenKept: true });
       ctx.fact('nomad.api', `ssh tunnel 127.0.0.1:${tunnel.localPort} -> ${via} 127.0.0.1:${NOMAD_HTTP.port}`);
       return nomad;
+    },
+    async connectServers(ctx, lab, d) {
+      const opened = (t: Tunnel) =>
+        ctx.cleanup.defer('close a server API tunnel', () => t.close(), { alsoWhenKept: true });
+      return openServerApis(lab, d, { config, logger, opened });
     },
   };
 }

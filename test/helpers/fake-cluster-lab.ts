@@ -8,6 +8,8 @@ import { sleep, type Deadline } from '../../lib/time/deadlines.js';
 import { TimeoutError } from '../../lib/errors.js';
 import { machineSlots, slotName, type Topology } from '../../lib/model/topology.js';
 import { LEADER_COMMAND } from '../../lib/scenario/leader-watch.js';
+import { AGENT_UNIT_COMMAND } from '../../lib/lab/observe.js';
+import { unitShow } from './fake-lab.js';
 import type { FakeNomad } from './fake-nomad/index.js';
 import { addClientNode, allocAnswered, healthByProbe, otherNodeRestarted } from './fake-nomad/nodes.js';
 
@@ -40,6 +42,7 @@ export function createFakeClusterLab(nomad: FakeNomad, t: Topology): Lab & { des
   const nodeOf = new Map<string, string>([[first, nomad.cluster.node.ID]]);
   nomad.cluster.serverName = slotName(t, 'server', 1);
   healthByProbe(nomad.cluster);
+  nomad.servers.names = slots.filter((s) => s.role === 'server').map((s) => s.name);
   for (const s of slots.filter((x) => x.role === 'client' && x.index > 1))
     nodeOf.set(s.name, addClientNode(nomad.cluster, s.name, `10.199.0.${20 + s.index}`).ID);
   const boot = new Map(slots.map((s) => [s.name, randomUUID()]));
@@ -55,6 +58,10 @@ export function createFakeClusterLab(nomad: FakeNomad, t: Topology): Lab & { des
         throw new TimeoutError(`ssh to ${name}`, 0, 'connection refused (stand-in host is down)');
       }
       if (cmd.includes('/proc/sys/kernel/random/boot_id')) return ok(`${boot.get(name)}\n12.00 1.00\n`);
+      // the first client's journal is the stand-in's own; the others keep none; every agent runs, never restarted
+      if (cmd.includes('journalctl -u nomad'))
+        return ok(name === first && !cmd.includes(' -b -') ? nomad.clientLog().join('\n') : '-- No entries --\n');
+      if (cmd === AGENT_UNIT_COMMAND) return ok(unitShow(0));
       // the machine's own agent answers /v1/status/leader: here the stand-in's API, unreachable while its server is down
       if (cmd === LEADER_COMMAND) {
         const r = await fetch(`${nomad.addr}/v1/status/leader`).catch(() => undefined);

@@ -20,6 +20,7 @@ import { CNI_STATE_DIRS, cniListingCommand } from '../../lib/cluster/parse-cni-l
 import { HOST_NETNS_COMMAND, NET_STATE_COMMAND } from '../../lib/parse/host-observe.js';
 import { NO_DOCKER } from '../../lib/cluster/docker-image.js';
 import { hostFactsCommand } from '../../lib/cluster/evidence.js';
+import { AGENT_UNIT_COMMAND } from '../../lib/lab/observe.js';
 import { notBackError } from '../../lib/lab/not-back.js';
 import { hostRebooted, taskHostMemory, wholeAllocAnswer, type TaskHostMemory } from './fake-lab-tasks.js';
 
@@ -98,6 +99,11 @@ export function hostNetnsListing(nomad: FakeNomad): string {
   return lines.join('\n') + '\n';
 }
 
+/** What AGENT_UNIT_COMMAND prints for a running agent systemd restarted `n` times this boot. */
+export function unitShow(n: number): string {
+  return `ActiveState=active\nExecMainStartTimestamp=Sat 2026-12-05 10:00:00 UTC\nExecMainStatus=0\nNRestarts=${n}\n`;
+}
+
 /** Build the stand-in lab; `commands` records every remote command per role; `leftovers` plants leaked netns/veths. */
 export function createFakeLab(o: FakeLabOptions): Lab & {
   commands: Record<string, string[]>;
@@ -115,6 +121,11 @@ export function createFakeLab(o: FakeLabOptions): Lab & {
     client: { id: randomUUID(), at: Date.now() },
   };
   const down = new Set<string>();
+  // systemd's restarts of each machine's agent in its current boot (agent-kill)
+  const restarts: Record<string, number> = {};
+  // the client's journal is the stand-in's; the boot a reboot ended and the server's are quiet (no agent lines kept)
+  const journalOf = (role: string, cmd: string): string =>
+    role === 'client' && !cmd.includes(' -b -') ? o.nomad.clientLog().join('\n') : '-- No entries --\n';
   const machine = (role: string): Machine => ({
     role,
     name: `fake-${role}`,
@@ -163,7 +174,9 @@ export function createFakeLab(o: FakeLabOptions): Lab & {
             stderr: `bash: connect: Connection refused\nbash: line 1: /dev/tcp/${tcp[1]}/${tcp[2]}: Connection refused`,
             durationMs: 1,
           };
-    if (cmd.includes('journalctl -u nomad')) return ok(o.nomad.clientLog().join('\n'));
+    if (cmd.includes('journalctl -u nomad')) return ok(journalOf(role, cmd));
+    // the unit as systemd shows it: restarted once per agent-kill since the host booted
+    if (cmd === AGENT_UNIT_COMMAND) return ok(unitShow(restarts[role] ?? 0));
     // the kernel and the CNI plugins' about lines, as the bookworm box answers (lib/parse/host-facts.ts)
     if (cmd === hostFactsCommand())
       return ok(
@@ -211,6 +224,7 @@ export function createFakeLab(o: FakeLabOptions): Lab & {
       if (kind === 'agent-kill') {
         const pid = agentPid;
         agentPid += 11;
+        restarts[role] = (restarts[role] ?? 0) + 1;
         o.nomad.clientRestart();
         marks.push(
           { atMs: requestedAt, label: 'Nomad agent SIGKILLed', detail: `pid ${pid}` },
@@ -272,6 +286,7 @@ export function createFakeLab(o: FakeLabOptions): Lab & {
       }
       boot[role] = { id: randomUUID(), at: Date.now() };
       down.delete(role);
+      restarts[role] = 0;
       if (role === 'server') o.nomad.serverUp();
       else {
         hostRebooted(tasks, o.nomad);

@@ -33,6 +33,8 @@ export const standInConvertJob: JobConverter = async ({ file, vars }) => {
 import { durationSeconds } from '../../lib/config/fields.js';
 import { sleep } from '../../lib/time/deadlines.js';
 import { recordHostFacts } from '../../lib/session/host-evidence.js';
+import { namedMachinesOf } from '../../lib/model/lab.js';
+import { SERVER_HEADER } from './fake-nomad/servers.js';
 
 export interface StandIn {
   nomad: FakeNomad;
@@ -92,6 +94,25 @@ function envOn(
         logger: ctx.logger,
         retry5xxMs: config.nomad.retryForS * 1000,
       });
+    },
+    // each server's own API: the stand-in answers a request naming a server from that server's view (servers.ts)
+    async connectServers(ctx, lab) {
+      const base = createHttpTransport({ addr: nomad().addr });
+      const named = (server: string): typeof base =>
+        Object.assign(
+          (req: Parameters<typeof base>[0]) => base({ ...req, headers: { ...req.headers, [SERVER_HEADER]: server } }),
+          {},
+        );
+      return Object.fromEntries(
+        namedMachinesOf(lab, 'server').map(([slot]) => [
+          slot,
+          createNomad({
+            transport: named(slot),
+            ...(config.nomad.token ? { token: config.nomad.token } : {}),
+            logger: ctx.logger,
+          }),
+        ]),
+      );
     },
     async upgradeNomad(_ctx, _lab, _role, binary) {
       const version = versionOf(binary);

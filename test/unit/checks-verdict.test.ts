@@ -10,6 +10,7 @@ import { AGENT_RESOURCES } from '../../lib/checks/agent-resources.js';
 import { factsFromEvidence } from '../../lib/checks/facts.js';
 import { judgeAll } from '../../lib/checks/define.js';
 import { CHECKS } from '../../scenarios/bridge-exec-reboot.js';
+import { SENTINEL_CHECKS } from '../../lib/scenario/sentinel-steps.js';
 import { CLIENT_REBOOTED } from '../../lib/checks/client-rebooted.js';
 import { NODE_BACK } from '../../lib/checks/node-back.js';
 import { ALLOC_RESTORED } from '../../lib/checks/alloc-restored.js';
@@ -41,8 +42,10 @@ t.test('the reboot scenario judges every check of its list, in order', async (t)
     results.map((x) => x.id),
     IDS,
   );
-  // a record from before the whole-alloc checks: those say so (skipped); every check judged before passes
-  const WHOLE = new Set([TASK_DIRS, TASK_NETNS, TASK_ENV, ALLOC_EXEC, SERVICES, AGENT_RESOURCES].map((c) => c.id));
+  // a record from before the whole-alloc checks and the sentinels: those say so (skipped); every check judged before passes
+  const WHOLE = new Set(
+    [TASK_DIRS, TASK_NETNS, TASK_ENV, ALLOC_EXEC, SERVICES, AGENT_RESOURCES, ...SENTINEL_CHECKS].map((c) => c.id),
+  );
   t.same(
     results.map((x) => x.status),
     IDS.map((id) => (WHOLE.has(id) ? 'skipped' : 'passed')),

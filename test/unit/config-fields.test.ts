@@ -124,8 +124,9 @@ t.test('the table: unique names, a doc line each, every field rejects a mapping'
     // job.vars is the one mapping-valued key (HCL variables); it rejects nested values instead
     if (f.yaml === 'job.vars') t.notOk(f.parse({ nested: { deeper: 1 } }).ok, `${f.yaml} rejects a nested mapping`);
     else t.notOk(f.parse({ nested: 1 }).ok, `${f.yaml} rejects a mapping`);
-    // lab.hosts.servers/clients are the list-valued keys (existing hosts); they reject a list of non-hosts instead
-    if (/^lab\.hosts\.\w+s$/.test(f.yaml)) t.notOk(f.parse([1]).ok, `${f.yaml} rejects a list of non-hosts`);
+    // the list-valued keys: lab.hosts.servers/clients (existing hosts) and agent_log.never/allowed (texts, [] = none
+    // added); they reject a list of something else instead
+    if (/^lab\.hosts\.\w+s$|^agent_log\./.test(f.yaml)) t.notOk(f.parse([1]).ok, `${f.yaml} rejects a list of others`);
     else t.notOk(f.parse([]).ok, `${f.yaml} rejects a list`);
   }
   t.same(

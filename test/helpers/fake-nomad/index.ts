@@ -14,6 +14,7 @@ import { OTHER_JOB, clientDown, clientUp, type Timeline } from './timelines.js';
 import { dropStreams, serveEventStream, type StreamControl } from './events.js';
 import { clientHeal, clientPartition } from './faults.js';
 import { taskEvent } from './payloads.js';
+import { SERVER_HEADER, serverRead, type StandInServers } from './servers.js';
 
 export type { Timeline } from './timelines.js';
 export { OTHER_JOB } from './timelines.js';
@@ -94,6 +95,11 @@ export interface FakeNomad {
   failRequests(rule: FailRule): () => void;
   /** the simulated cluster, for assertions that need more than the API shows */
   cluster: Cluster;
+  /**
+   * the servers a request may name (header x-stand-in-server, servers.ts): their names and the views a test bends
+   * (one behind, one diverging, one without a keyring)
+   */
+  servers: StandInServers;
   close(): Promise<void>;
 }
 
@@ -140,6 +146,7 @@ export async function startFakeNomad(o: FakeNomadOptions): Promise<FakeNomad> {
   const requests: FakeRequest[] = [];
   const streams: StreamControl = { open: new Set(), heartbeatMs };
   const failing: FailRule[] = [];
+  const servers: StandInServers = { names: [cluster.serverName], views: new Map() };
   server = http.createServer((req, res) => {
     if (serverHost.state === 'down') return void req.socket.destroy();
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
@@ -167,6 +174,13 @@ export async function startFakeNomad(o: FakeNomadOptions): Promise<FakeNomad> {
     if (rule) {
       if (rule.times !== undefined && --rule.times <= 0) failing.splice(failing.indexOf(rule), 1);
       return answer({ status: rule.status, body: rule.body });
+    }
+    const named = req.headers[SERVER_HEADER];
+    if (typeof named === 'string' && req.method === 'GET') {
+      const own = serverRead(cluster, servers, named, url.pathname);
+      if (own && token && sent !== token)
+        return answer({ status: 403, body: sent === undefined ? 'Permission denied' : 'ACL token not found' });
+      if (own) return answer(own);
     }
     const stream = url.pathname === '/v1/event/stream';
     const found = stream ? undefined : route(req.method ?? '', url.pathname);
@@ -215,6 +229,7 @@ export async function startFakeNomad(o: FakeNomadOptions): Promise<FakeNomad> {
     },
     openEventStreams: () => streams.open.size,
     cluster,
+    servers,
     close: async () => {
       dropStreams(streams);
       cluster.close();
