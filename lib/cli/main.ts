@@ -498,7 +498,10 @@ function reportContext(
     secrets,
     env: reproEnv(deps.env),
     valueFlags: new Set(
-      [...optionsOf(args.command)].flatMap(([name, o]) => (o.type === 'string' ? [`--${name}`] : [])),
+      // Note: short names too (`-c <file>`), or the repro would take the value for a positional and drop it.
+      (completionSpec().find((c) => c.name === args.command)?.options ?? []).flatMap((o) =>
+        o.takesValue ? [`--${o.name}`, ...(o.short ? [`-${o.short}`] : [])] : [],
+      ),
     ),
   };
 }
