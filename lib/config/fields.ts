@@ -12,7 +12,7 @@ export interface BadPart {
 export type Parsed =
   | { ok: true; value: unknown }
   /** `parts`: each bad part of a list or mapping, reported as a problem of its own (field + at) */
-  | { ok: false; message: string; fix: string; parts?: BadPart[] };
+  | { ok: false; message: string; fix: string; parts?: BadPart[]; shown?: unknown };
 
 export interface Field {
   /** dotted key in harness.yaml, e.g. "lab.memory_mb" */
@@ -56,7 +56,7 @@ export function schemaOfParser(parse: (raw: unknown) => Parsed): JsonSchema | un
 const NON_BLANK: JsonSchema = { type: 'string', pattern: '\\S' };
 
 const ok = (value: unknown): Parsed => ({ ok: true, value });
-const bad = (message: string, fix: string): Parsed => ({ ok: false, message, fix });
+const bad = (message: string, fix: string): Parsed & { ok: false } => ({ ok: false, message, fix });
 
 /** A non-empty string. */
 export const str = (fix: string) =>
@@ -216,6 +216,14 @@ export const netnsName = described(
   { type: 'string', pattern: NETNS.source },
 );
 
+/** A URL as a problem may show it: credentials, query and fragment replaced (they may hold a token). */
+function withoutSecretParts(text: string): string {
+  return text
+    .replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#@]*@/i, '$1[REDACTED]@')
+    .replace(/\?[^#]*/, '?[REDACTED]')
+    .replace(/#.*/, '#[REDACTED]');
+}
+
 /** An http(s) URL without query or fragment (a releases site or mirror); a trailing slash is dropped. */
 export const httpUrl = described(
   (raw: unknown): Parsed => {
@@ -227,7 +235,20 @@ export const httpUrl = described(
       u = undefined;
     }
     const fix = 'write e.g. "https://releases.hashicorp.com" or your mirror\'s base URL';
-    if (!u || !/^https?:$/.test(u.protocol) || u.search || u.hash) return bad('must be an http(s) URL', fix);
+    const shown = typeof raw === 'string' ? withoutSecretParts(text) : raw;
+    const port = /^[a-z][a-z0-9+.-]*:\/\/(?:[^/?#@]*@)?(?:\[[^\]]*\]|[^/?#:]*):(\d+)/i.exec(text)?.[1];
+    if (!u && port !== undefined && Number(port) > 65535)
+      return { ...bad(`has port ${port}, out of range (a port is 1 to 65535)`, fix), shown };
+    if (!u || !/^https?:$/.test(u.protocol)) return { ...bad('must be an http(s) URL', fix), shown };
+    // Note: a query often carries a token (?token=…); it is refused and never echoed.
+    if (u.search || u.hash)
+      return {
+        ...bad(
+          `must have no ${u.search ? 'query string (?…)' : 'fragment (#…)'}: the releases site is fetched as <url>/<version>/<file>`,
+          'drop it; a token in the query is not supported (serve the mirror to this host without one, e.g. a proxy on 127.0.0.1 that adds it)',
+        ),
+        shown,
+      };
     // Note: fetch refuses a URL with credentials, and a secret in a URL ends up in logs, reports and repro commands.
     if (u.username || u.password) {
       return bad(
@@ -282,7 +303,7 @@ export const argvList = described(
 export function problems(field: string, value: unknown, p: Parsed & { ok: false }): ConfigProblem[] {
   if (p.parts?.length)
     return p.parts.map((b) => ({ field: `${field}${b.at}`, value: b.value, message: b.message, fix: b.fix }));
-  return [{ field, value, message: p.message, fix: p.fix }];
+  return [{ field, value: 'shown' in p ? p.shown : value, message: p.message, fix: p.fix }];
 }
 
 /** One of a fixed set of whole numbers (strings of digits are accepted, as flags and env vars are strings). */

@@ -1,5 +1,5 @@
 // Config goes read -> merge (defaults < harness.yaml < env < flags) -> validate, reporting every problem at once.
-import type { ConfigProblem } from '../errors.js';
+import { excerptOf, type ConfigProblem } from '../errors.js';
 import type { Expectation } from '../model/check.js';
 import { DEFAULTS, type HarnessConfig } from './schema.js';
 import { FIELDS } from './table.js';
@@ -264,7 +264,8 @@ function flattenFile(file: unknown, name: string, problems: ConfigProblem[]): Ma
   if (typeof file !== 'object' || Array.isArray(file)) {
     problems.push({
       field: name,
-      value: file,
+      // Note: never the whole text: a mistaken file (-c .env) would print every secret in it
+      value: excerptOf(file),
       message: 'must be a YAML mapping of keys to values',
       fix: 'see the README section "harness.yaml"',
     });

@@ -64,3 +64,62 @@ t.test('repro.sh of a run started with the short -c <file> keeps the file (N3)',
   t.match(repro, / -c tok\.yaml /, 'the file follows -c');
   t.notMatch(repro, / -c --/, 'not the next flag');
 });
+
+t.test('a config file that is no mapping is shown as a short excerpt, never its content (N4)', async (t) => {
+  const cwd = t.testdir({
+    dotenv: 'AWS_SECRET_ACCESS_KEY=MARKER-aws-1\nDB_PASSWORD=MARKER-db-2\n',
+    environ: 'MYSECRET=MARKER-env-abc\0HOME=/root\0PATH=/bin\0',
+  });
+  for (const file of ['dotenv', 'environ']) {
+    const r = await cli(['run', '-c', file, '--plan', '--netns', ''], cwd);
+    t.equal(r.code, 2, file);
+    t.notMatch(r.err + r.out, /MARKER/, `${file}: no value of the file is shown`);
+    t.match(
+      r.err,
+      new RegExp(
+        `${file}: must be a YAML mapping of keys to values \\(got a text of \\d+ lines? \\(\\d+ characters\\) starting "[A-Z_]+=…"`,
+      ),
+    );
+  }
+  const long = 'x'.repeat(100_000);
+  const r = await cli(['run', long, '--plan', '--netns', ''], cwd);
+  t.equal(r.code, 2);
+  t.ok(r.err.length < 2000, `a 100 000-character name is not echoed whole (${r.err.length} characters)`);
+  t.match(r.err, /got "x{60}…" \(100000 characters\)/);
+});
+
+t.test(
+  '--releases-url: a query string is refused as such and never shown; a port out of range is named (N5)',
+  async (t) => {
+    const cwd = t.testdir({});
+    const q = await cli(['build', '1.9.7', '--releases-url', 'http://127.0.0.1:18081/?token=MARKER-query'], cwd);
+    t.equal(q.code, 2);
+    t.notMatch(q.err + q.out, /MARKER/);
+    t.match(q.err, /--releases-url: must have no query string/);
+    const p = await cli(['build', '1.9.7', '--releases-url', 'http://u:MARKER-port@127.0.0.1:99999/'], cwd);
+    t.equal(p.code, 2);
+    t.notMatch(p.err + p.out, /MARKER/);
+    t.match(p.err, /--releases-url: has port 99999, out of range/);
+  },
+);
+
+t.test('a NOMAD_TOKEN that is a common word corrupts no report, repro or merge (N8)', async (t) => {
+  const dir = scenarioDir(t);
+  const cwd = t.testdir({});
+  const reports = join(cwd, 'reports');
+  const argv = ['run', 'counts-to-three', '--scenarios', dir, '--netns', '', '--reports-dir', reports];
+  const r = await cli([...argv, '--expect', 'counted=fail'], cwd, 'nomad');
+  t.equal(r.code, 1, r.err);
+  const run = runDir(reports);
+  const summary = readFileSync(join(run, 'summary.json'), 'utf8');
+  t.match(summary, /"schema": "nomad-reboot-harness\/summary@1"/, 'the schema id is whole');
+  t.notMatch(summary, /REDACTED/);
+  const repro = readFileSync(join(run, 'repro.sh'), 'utf8');
+  t.notMatch(repro, /REDACTED|"\$NOMAD_TOKEN"/, 'no argument of the repro is taken for the token');
+  t.match(repro, /reboot-harness\.js run counts-to-three /);
+  const listed = await cli(['list'], cwd, 'boot');
+  t.match(listed.out, /bridge-exec-reboot/, 'list shows names containing the token whole');
+  t.notMatch(listed.out, /REDACTED/);
+  const merged = await cli(['merge', reports, '--out', join(cwd, 'merged')], cwd, 'nomad');
+  t.equal(merged.code, 1, `merge reads the report (${merged.err})`);
+});
