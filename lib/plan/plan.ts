@@ -19,6 +19,7 @@ export interface PlannableScenario {
   roles?: readonly string[];
   checks: readonly CheckInfo[];
   validate?(config: HarnessConfig): ConfigProblem[];
+  missingInput?(config: HarnessConfig): string | undefined;
 }
 
 /** A build a cell installs: its spec as given, where it was given (relative paths), and the field it came from. */
@@ -259,6 +260,8 @@ function planRun(input: PlanInput): Draft {
           fix: 'pass --nomad with a release version (1.9.7, latest), git:<dir>[@<ref>] or the path of a linux/amd64 build; or NOMAD_BUILD, or nomad_build in harness.yaml',
         });
     }
+    // --all: a scenario that needs an input nobody gave (a second build) is skipped with why, as one without a build is.
+    if (all && !skip) skip = s.missingInput?.(config);
     if (!all || !skip)
       problems.push(...(s.validate?.(config) ?? []).map((q) => (all ? { ...q, field: `${s.name}: ${q.field}` } : q)));
     const cell: PlannedCell = {

@@ -123,3 +123,33 @@ t.test('a NOMAD_TOKEN that is a common word corrupts no report, repro or merge (
   const merged = await cli(['merge', reports, '--out', join(cwd, 'merged')], cwd, 'nomad');
   t.equal(merged.code, 1, `merge reads the report (${merged.err})`);
 });
+
+t.test(
+  "the README's CI flow: run --all with a build and no --upgrade-to skips upgrade-in-place with why (N6, H1)",
+  async (t) => {
+    const cwd = t.testdir({});
+    const r = await cli(
+      [
+        'run',
+        '--all',
+        '--nomad',
+        '/stand-in/nomad',
+        '--junit',
+        join(cwd, 'junit.xml'),
+        '--netns',
+        '',
+        '--plan',
+        '--json',
+      ],
+      cwd,
+    );
+    t.equal(r.code, 0, r.err);
+    const { plan } = JSON.parse(r.out) as { plan: { cells: { scenario: string; skip?: string }[] } };
+    const upgrade = plan.cells.find((c) => c.scenario === 'upgrade-in-place');
+    t.match(upgrade?.skip, /no build to upgrade to given \(--upgrade-to/, 'skipped, saying why');
+    t.notOk(plan.cells.find((c) => c.scenario === 'bridge-exec-reboot')?.skip, 'the others run');
+    const alone = await cli(['run', 'upgrade-in-place', '--nomad', '/stand-in/nomad', '--netns', '', '--plan'], cwd);
+    t.equal(alone.code, 2, 'run alone, it is still a problem of the input');
+    t.match(alone.err, /--upgrade-to: is required by scenario upgrade-in-place/);
+  },
+);
