@@ -26,7 +26,7 @@ export async function mergeCommand(args: ParsedArgs, config: HarnessConfig, deps
     { field: given === undefined ? '--out (default <reports-dir>/merged)' : '--out', value: out, kind: 'dir' },
     deps.cwd,
   );
-  const found = await collectInputs(args.positionals, { cwd: deps.cwd, outDir });
+  const found = await collectInputs(args.positionals, { cwd: deps.cwd, outDir, reportsDir: config.reports.dir });
   if (bad || found.problems.length) throw new ConfigError([...(bad ? [bad] : []), ...found.problems]);
   const href = (abs: string): string => relative(outDir, abs).split(sep).join('/');
   // Note: with --copy-attachments the pages are the copies inside the merged folder (set once they are planned).

@@ -153,3 +153,44 @@ t.test(
     t.match(alone.err, /--upgrade-to: is required by scenario upgrade-in-place/);
   },
 );
+
+t.test(
+  'merge takes the JUnit file a run wrote, finding its summary by run id under --reports-dir (N7, H2)',
+  async (t) => {
+    const dir = scenarioDir(t);
+    const cwd = t.testdir({});
+    const ci = join(cwd, 'ci');
+    const run = await cli(
+      [
+        'run',
+        'counts-to-three',
+        '--scenarios',
+        dir,
+        '--netns',
+        '',
+        '--junit',
+        join(ci, 'junit.xml'),
+        '--reports-dir',
+        join(ci, 'reports'),
+      ],
+      cwd,
+    );
+    t.equal(run.code, 0, run.err);
+    const merged = await cli(['merge', join(ci, 'junit.xml'), '--out', join(cwd, 'm1')], cwd);
+    t.equal(merged.code, 0, `the reports folder under the JUnit file's (${merged.err})`);
+    t.match(merged.out, /merged 1 suites from 1 JSON reports/);
+    t.notMatch(merged.out, /no HTML page/, 'the run page is found too');
+    // the JUnit file elsewhere: found through --reports-dir, or a message saying what is needed
+    mkdirSync(join(cwd, 'elsewhere'));
+    writeFileSync(join(cwd, 'elsewhere', 'junit.xml'), readFileSync(join(ci, 'junit.xml')));
+    const via = await cli(
+      ['merge', join(cwd, 'elsewhere', 'junit.xml'), '--reports-dir', join(ci, 'reports'), '--out', join(cwd, 'm2')],
+      cwd,
+    );
+    t.equal(via.code, 0, via.err);
+    const lost = await cli(['merge', join(cwd, 'elsewhere', 'junit.xml'), '--out', join(cwd, 'm3')], cwd);
+    t.equal(lost.code, 2);
+    t.match(lost.err, /is a JUnit file whose run's summary\.json \(run r[0-9a-z]+\) is neither beside it nor under/);
+    t.match(lost.err, /give the report folder that run wrote \(its --reports-dir\)/);
+  },
+);
