@@ -194,3 +194,46 @@ t.test(
     t.match(lost.err, /give the report folder that run wrote \(its --reports-dir\)/);
   },
 );
+
+t.test('output paths that collide are exit 2 up front, naming both flags (N9)', async (t) => {
+  const dir = scenarioDir(t);
+  const cwd = t.testdir({});
+  const base = ['run', 'counts-to-three', '--scenarios', dir, '--netns', ''];
+  const a = await cli([...base, '--junit', 'j.xml', '--reports-dir', 'j.xml'], cwd);
+  t.equal(a.code, 2, a.err);
+  t.match(a.err, /--junit \/ --reports-dir: name the same path, as a file and as a directory/);
+  const b = await cli([...base, '--junit', 'same.xml', '--report-json', './same.xml', '--plan'], cwd);
+  t.equal(b.code, 2, b.err);
+  t.match(b.err, /--junit \/ --report-json: name the same file: one report would overwrite the other/);
+  t.same(readdirSync(cwd), [], 'nothing written');
+});
+
+t.test(
+  'a report that cannot be written: exit 3 naming it, the others written, the verdict printed (N10)',
+  async (t) => {
+    const dir = scenarioDir(t);
+    const cwd = t.testdir({});
+    const r = await cli(
+      [
+        'run',
+        'counts-to-three',
+        '--scenarios',
+        dir,
+        '--netns',
+        '',
+        '--report-json',
+        '/dev/full',
+        '--reports-dir',
+        join(cwd, 'rep'),
+        '--junit',
+        join(cwd, 'j.xml'),
+      ],
+      cwd,
+    );
+    t.equal(r.code, 3, r.err);
+    t.match(r.out, /could not write the JSON summary \/dev\/full \(--report-json, or under --reports-dir\): ENOSPC/);
+    t.match(r.out, /^PASS counts-to-three/m, 'the verdict is printed');
+    t.match(readFileSync(join(cwd, 'j.xml'), 'utf8'), /<testsuites/, 'the JUnit file is written');
+    t.ok(readdirSync(runDir(join(cwd, 'rep'))).includes('report.html'), 'the page is written');
+  },
+);
