@@ -54,7 +54,18 @@ export class ConfigError extends HarnessError {
 
 /** Render one config problem as `field: message (got X; fix: Y)`. */
 export function formatProblem(p: ConfigProblem): string {
-  return `${p.field}: ${p.message} (got ${showValue(p.value)}; fix: ${p.fix})`;
+  return `${escapeControls(p.field)}: ${p.message} (got ${escapeControls(showValue(p.value))}; fix: ${p.fix})`;
+}
+
+/**
+ * Control characters and bidirectional overrides as \uXXXX escapes: a key or value from a file must not set the
+ * terminal's title, colour the line or reverse it.
+ */
+export function escapeControls(text: string): string {
+  return text.replace(
+    /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 /** The longest value a problem echoes whole (escaped); a longer one is shown as its start and its length. */

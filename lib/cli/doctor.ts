@@ -132,7 +132,7 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorItem[]> {
     item(
       'qemu',
       qemu.code === 0,
-      qemu.code === 0 ? (qemu.out.split('\n')[0] ?? '').trim() : 'qemu-system-x86_64 not found',
+      qemu.code === 0 ? (qemu.out.split('\n')[0] ?? '').trim() : toolDown('qemu-system-x86_64', qemu),
       `${SETUP}; or: apt-get install -y qemu-system-x86 qemu-utils`,
     ),
   );
@@ -343,4 +343,14 @@ export function renderDoctor(items: readonly DoctorItem[], o: { quiet?: boolean 
   ]);
   lines.push(verdict);
   return lines.join('\n') + '\n';
+}
+
+/**
+ * Why a tool's `--version` did not answer: "not found" only when it could not be started (ENOENT); one that ran and
+ * failed is named with its exit and first line of output.
+ */
+export function toolDown(name: string, r: { code: number; out: string }): string {
+  const first = (r.out.split('\n').find((l) => l.trim() !== '') ?? '').trim().slice(0, 200);
+  if (r.code === -1 && /ENOENT|not found/i.test(r.out)) return `${name} not found`;
+  return `${name} --version failed (${r.code === -1 ? 'could not start' : `exit ${r.code}`}${first ? `: ${first}` : ''})`;
 }

@@ -99,7 +99,7 @@ export const bool = described(
     if (typeof raw === 'boolean') return ok(raw);
     if (typeof raw === 'string' && /^(1|true|yes)$/i.test(raw)) return ok(true);
     if (typeof raw === 'string' && /^(0|false|no)$/i.test(raw)) return ok(false);
-    return bad('must be true or false', 'write true or false');
+    return bad('must be true or false (also yes/no, 1/0)', 'write true or false');
   },
   { type: 'boolean' },
 );
@@ -123,7 +123,9 @@ export const goDuration = described(
   (raw: unknown): Parsed =>
     typeof raw === 'string' && DURATION.test(raw)
       ? ok(raw)
-      : bad('must be a Go duration with a unit', 'write e.g. "90s", "5m" or "1h30m"'),
+      : typeof raw === 'string' && /^-/.test(raw) && DURATION.test(raw.slice(1))
+        ? bad('must be positive', 'write e.g. "90s", "5m" or "1h30m"')
+        : bad('must be a Go duration with a unit', 'write e.g. "90s", "5m" or "1h30m"'),
   DURATION_SCHEMA,
 );
 
@@ -190,18 +192,19 @@ export const goDurationWithin = (maxS: number) =>
 
 /** An IPv4 /24 network in 10.0.0.0/8 or 192.168.0.0/16 (libvirt networks). */
 const SUBNET24 = /^(10\.\d{1,3}\.\d{1,3}|192\.168\.\d{1,3})\.0\/24$/;
-export const subnet24 = described(
-  (raw: unknown): Parsed =>
-    typeof raw === 'string' &&
-    SUBNET24.test(raw) &&
-    raw
-      .split('.')
-      .slice(0, 3)
-      .every((o) => Number(o.split('/')[0]) <= 255)
-      ? ok(raw)
-      : bad('must be a private IPv4 /24 network', 'write e.g. "10.199.0.0/24"'),
-  { type: 'string', pattern: SUBNET24.source },
-);
+export const subnet24 = (example: string) =>
+  described(
+    (raw: unknown): Parsed =>
+      typeof raw === 'string' &&
+      SUBNET24.test(raw) &&
+      raw
+        .split('.')
+        .slice(0, 3)
+        .every((o) => Number(o.split('/')[0]) <= 255)
+        ? ok(raw)
+        : bad('must be a private IPv4 /24 network', `write e.g. "${example}"`),
+    { type: 'string', pattern: SUBNET24.source },
+  );
 
 /** A network namespace name, or "" for none. */
 const NETNS = /^[A-Za-z0-9_.-]{0,32}$/;
@@ -210,7 +213,9 @@ export const netnsName = described(
     typeof raw === 'string' && NETNS.test(raw)
       ? ok(raw)
       : bad(
-          'must be a network namespace name (letters, digits, - _ .) or ""',
+          typeof raw === 'string' && raw.length > 32 && /^[A-Za-z0-9_.-]*$/.test(raw)
+            ? `must be a network namespace name of at most 32 characters (this one has ${raw.length})`
+            : 'must be a network namespace name (letters, digits, - _ .; at most 32 characters) or ""',
           'write e.g. "nrh-lab", or "" to use the host network',
         ),
   { type: 'string', pattern: NETNS.source },

@@ -60,7 +60,7 @@ export function resolveConfig(src: ConfigSources): ConfigResult {
       const p = f.parse(raw);
       if (p.ok) setPath(config, f.path, p.value);
       else {
-        problems.push(...problemsOf(where, f.secret ? REDACTED : raw, p));
+        problems.push(...problemsOf(where, f.secret && raw !== '' ? REDACTED : raw, p));
         failed.add(f.yaml);
       }
     }
@@ -267,7 +267,7 @@ function flattenFile(file: unknown, name: string, problems: ConfigProblem[]): Ma
       // Note: never the whole text: a mistaken file (-c .env) would print every secret in it
       value: excerptOf(file),
       message: 'must be a YAML mapping of keys to values',
-      fix: 'see the README section "harness.yaml"',
+      fix: 'see docs/config.md for the keys (examples/harness.yaml is a whole file)',
     });
     return out;
   }
@@ -346,9 +346,7 @@ function unknownKey(file: string, key: string): ConfigProblem {
     field: `${file}: ${key}`,
     value: key,
     message: 'is not a known key',
-    fix: near
-      ? `did you mean "${near}"? (see the README section "harness.yaml")`
-      : 'remove it (see the README section "harness.yaml")',
+    fix: near ? `did you mean "${near}"? (see docs/config.md)` : 'remove it (see docs/config.md)',
   };
 }
 
