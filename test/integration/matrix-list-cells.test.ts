@@ -95,3 +95,10 @@ t.test('bad listing flags and a bad matrix are reported together, exit 2', async
   t.match(mismatch.err, /disagrees with --shard 1\/2/);
   t.same(mismatch.effects, []);
 });
+
+t.test('--list-cells with --plan is refused: the listed commands would only print plans (N13, H12)', async (t) => {
+  const r = await cli(t, ['--list-cells', '--plan', '--netns', '']);
+  t.equal(r.code, 2, r.err);
+  t.match(r.err, /--plan: cannot be combined with --list-cells/);
+  t.equal(r.out, '', 'nothing listed');
+});
