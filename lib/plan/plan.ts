@@ -8,7 +8,7 @@ import { resolveConfig } from '../config/validate.js';
 import { expectableIds, formerIds, withCurrentIds } from '../checks/expect-ids.js';
 import type { HarnessConfig } from '../config/schema.js';
 import { cellConfig, expandCells, parseShard, planProblems, shard, shiftSubnet, type Cell } from '../matrix/expand.js';
-import { parseMatrix } from '../matrix/spec.js';
+import { parseMatrix, type MatrixSpec } from '../matrix/spec.js';
 import { configVariant, deepMerge, type Side } from './names.js';
 
 /** What the planner needs of a scenario (lib/run/scenario.ts Scenario fits). */
@@ -412,6 +412,7 @@ function planMatrix(input: PlanInput): Draft {
     });
   if (!spec.ok) return { problems: [...spec.problems, ...problems], builds: [] };
   const m = spec.spec;
+  problems.push(...axisFlagProblems(m, input.values, mf.name));
   const all = expandCells(m);
   if (only !== undefined && !all.some((c) => c.name === only))
     problems.push({
@@ -569,4 +570,28 @@ export function configInSlot(config: HarnessConfig, slot: number): HarnessConfig
   c.lab.privateSubnet = shiftSubnet(config.lab.privateSubnet, slot) ?? config.lab.privateSubnet;
   c.lab.managementSubnet = shiftSubnet(config.lab.managementSubnet, slot) ?? config.lab.managementSubnet;
   return c;
+}
+
+/** The flags that set what a matrix axis varies (the axis values win in every cell). */
+const AXIS_FLAGS: Record<string, readonly string[]> = {
+  nomad: ['nomad', 'nomad-binary'],
+  reboot: ['reboot'],
+  box: ['box'],
+  driver: ['driver'],
+  servers: ['servers'],
+  clients: ['clients'],
+};
+
+/** A flag given for an axis the matrix varies would be ignored in every cell: a problem, as other unused flags are. */
+function axisFlagProblems(m: MatrixSpec, values: Record<string, unknown>, file: string): ConfigProblem[] {
+  return m.axes.flatMap((axis) =>
+    (AXIS_FLAGS[axis.name] ?? [])
+      .filter((flag) => values[flag] !== undefined)
+      .map((flag) => ({
+        field: `--${flag}`,
+        value: values[flag],
+        message: `every cell's ${axis.name} comes from axes.${axis.name} in ${file}, so the flag would be ignored`,
+        fix: `drop --${flag}, or change axes.${axis.name} in ${file}`,
+      })),
+  );
 }

@@ -102,3 +102,12 @@ t.test('--list-cells with --plan is refused: the listed commands would only prin
   t.match(r.err, /--plan: cannot be combined with --list-cells/);
   t.equal(r.out, '', 'nothing listed');
 });
+
+t.test('a flag for what an axis varies is refused, not dropped (N12)', async (t) => {
+  const r = await cli(t, ['--nomad', '/bin/true', '--reboot', 'panic', '--plan', '--netns', '']);
+  t.equal(r.code, 2, r.err);
+  t.match(r.err, /--nomad: every cell's nomad comes from axes\.nomad in nightly\.yaml, so the flag would be ignored/);
+  t.match(r.err, /--reboot: every cell's reboot comes from axes\.reboot in nightly\.yaml/);
+  const box = await cli(t, ['--box', 'x/y', '--list-cells']);
+  t.equal(box.code, 0, 'a flag for something no axis varies still applies');
+});
