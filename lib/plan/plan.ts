@@ -459,7 +459,12 @@ function planMatrix(input: PlanInput): Draft {
         message: 'installs Nomad and has no build',
         fix: 'add a nomad axis ({name, binary}) or nomad_binary under defaults',
       });
-    problems.push(...(s.validate?.(c) ?? []).map((q) => ({ ...q, field: `cell ${p.key}: ${q.field}` })));
+    problems.push(
+      ...(s.validate?.(c) ?? []).map((q) => ({
+        ...fromAxis(q, m, mf.name),
+        field: `cell ${p.key}: ${fromAxis(q, m, mf.name).field}`,
+      })),
+    );
   }
   const base = bases.get(m.scenarios[0]!)!;
   const plan = baseSession('matrix', base, planned);
@@ -594,4 +599,20 @@ function axisFlagProblems(m: MatrixSpec, values: Record<string, unknown>, file: 
         fix: `drop --${flag}, or change axes.${axis.name} in ${file}`,
       })),
   );
+}
+
+/**
+ * A scenario's problem with a value an axis gave (axes.driver: docker for a scenario that runs exec only) names the
+ * axis, not the flag that was never given.
+ */
+function fromAxis(q: ConfigProblem, m: MatrixSpec, file: string): ConfigProblem {
+  for (const axis of m.axes)
+    for (const flag of AXIS_FLAGS[axis.name] ?? [])
+      if (q.field === `--${flag}` || q.field.endsWith(`(--${flag})`))
+        return {
+          ...q,
+          field: `${file}: axes.${axis.name}`,
+          fix: `remove ${typeof q.value === 'string' ? q.value : JSON.stringify(q.value)} from axes.${axis.name} for this scenario, or split the matrix`,
+        };
+  return q;
 }

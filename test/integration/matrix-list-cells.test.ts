@@ -111,3 +111,11 @@ t.test('a flag for what an axis varies is refused, not dropped (N12)', async (t)
   const box = await cli(t, ['--box', 'x/y', '--list-cells']);
   t.equal(box.code, 0, 'a flag for something no axis varies still applies');
 });
+
+t.test("a scenario's problem with an axis value names the axis, not a flag never given (N22)", async (t) => {
+  const r = await cli(t, ['--plan', '--netns', ''], 'scenario: cni-ipam-reboot\naxes:\n  driver: [exec, docker]\n');
+  t.equal(r.code, 2, r.err);
+  t.match(r.err, /nightly\.yaml: axes\.driver: applies to bridge-exec-reboot only/);
+  t.match(r.err, /fix: remove docker from axes\.driver/);
+  t.notMatch(r.err, /--driver:/);
+});
