@@ -110,8 +110,11 @@ export function resolveConfig(src: ConfigSources): ConfigResult {
       fix: `change one of them (defaults: ${DEFAULTS.lab.privateSubnet} and ${DEFAULTS.lab.managementSubnet})`,
     });
   }
-  if (!failed.has('lab.provider'))
-    problems.push(...hostProblems(config, fileName, src.roles ?? ['server', 'client'], (k) => setBy.get(k)?.[0]));
+  if (!failed.has('lab.provider')) {
+    // Note: with no file read, a missing host is no key of a file that does not exist: it is named as a key to add.
+    const hostsIn = src.file === undefined || src.file === null ? `${fileName} (none read)` : fileName;
+    problems.push(...hostProblems(config, hostsIn, src.roles ?? ['server', 'client'], (k) => setBy.get(k)?.[0]));
+  }
   const targetSet = setBy.get('reboot.target');
   if (targetSet && config.reboot.target) {
     const bad = targetProblem(config.reboot.target, configTopology(config));
@@ -191,7 +194,7 @@ function hostProblems(
       out.push({
         field: `${file}: lab.hosts.${r}s`,
         value: undefined,
-        message: 'is required with lab.provider: ssh',
+        message: `is required with lab.provider: ssh (set by ${givenBy('lab.provider') ?? 'the default'})`,
         fix:
           `list the ${r} hosts under lab.hosts, e.g. ${r}s: [{address: 10.0.0.5, user: admin, key: ~/.ssh/id_ed25519}] ` +
           `(one host may also be given as ${r}: {address, user, key})`,

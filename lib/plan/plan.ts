@@ -612,7 +612,10 @@ function fromAxis(q: ConfigProblem, m: MatrixSpec, file: string): ConfigProblem 
         return {
           ...q,
           field: `${file}: axes.${axis.name}`,
-          fix: `remove ${typeof q.value === 'string' ? q.value : JSON.stringify(q.value)} from axes.${axis.name} for this scenario, or split the matrix`,
+          // Note: a value the scenario cannot use at all is removed from the axis; otherwise the fix stands as it was
+          fix: q.message.startsWith('applies to')
+            ? `remove ${typeof q.value === 'string' ? q.value : JSON.stringify(q.value)} from axes.${axis.name} for this scenario, or split the matrix`
+            : q.fix,
         };
   return q;
 }

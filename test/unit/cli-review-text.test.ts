@@ -64,3 +64,13 @@ t.test('fixes point at places that exist (H3, H4)', async (t) => {
   const driver = FIELDS.find((f) => f.yaml === 'task.driver')!;
   t.match(driver.doc, /npm run harness -- setup --docker/);
 });
+
+t.test("ssh hosts missing: the provider's real source is named, and no file that was never read (N21)", async (t) => {
+  const m = text(problemsOf({ flags: { provider: 'ssh' } }));
+  t.match(
+    m,
+    /harness\.yaml \(none read\): lab\.hosts\.servers: is required with lab\.provider: ssh \(set by --provider\)/,
+  );
+  const env = text(problemsOf({ env: { HARNESS_PROVIDER: 'ssh' } }));
+  t.match(env, /\(set by env HARNESS_PROVIDER\)/);
+});
