@@ -1,6 +1,7 @@
 // The planner: arguments + harness.yaml + env (+ a matrix file) -> a plan of cells, with every problem of the whole
 // input at once. `run` is one cell (one per scenario with --all), `compare` two cells on the build axis, `matrix` the
 // expansion. Pure: files are read by the CLI and handed in; build files are checked by the CLI over `plan.builds`.
+import { resolve } from 'node:path';
 import type { ConfigProblem } from '../errors.js';
 import type { CheckInfo } from '../model/check.js';
 import type { RepeatOf, Rerun } from '../model/session.js';
@@ -367,7 +368,23 @@ function planCompare(input: PlanInput): Draft {
     });
   }
   const comparison = { before: cells[0]!.key, after: cells[1]!.key };
+  // Note: the same spec on both sides is known before anything resolves, so --plan says it too; two specs of one binary
+  // (a release and its downloaded path) are found only once both resolve, and warned about then.
+  const [b, a] = [given.before, given.after];
+  if (b !== undefined && a !== undefined && sameSpec(b, a, input.cwd))
+    warnings.push(
+      `--before ${b} and --after ${a} are the same build: the comparison runs it twice, so a check that flips is ` +
+        'flakiness, not a difference between builds',
+    );
   return { plan: { ...baseSession('compare', resolved, cells), comparison, warnings }, problems, builds: [] };
+}
+
+/** Two build specs that name the same thing as written: equal, or paths to the same file. */
+function sameSpec(x: string, y: string, cwd: string): boolean {
+  const [a, b] = [x.trim(), y.trim()];
+  if (a === b) return true;
+  const isPath = (t: string) => t.includes('/') && !t.startsWith('git:');
+  return isPath(a) && isPath(b) && resolve(cwd, a) === resolve(cwd, b);
 }
 
 function buildsOfSides(given: Partial<Record<Side, string>>, cwd: string): BuildRef[] {

@@ -237,3 +237,16 @@ t.test(
     t.ok(readdirSync(runDir(join(cwd, 'rep'))).includes('report.html'), 'the page is written');
   },
 );
+
+t.test('compare of a build with itself: --plan warns, as the run does (N40)', async (t) => {
+  const cwd = t.testdir({});
+  const r = await cli(['compare', '--before', '1.9.7', '--after', '1.9.7', '--plan', '--netns', '', '--json'], cwd);
+  t.equal(r.code, 0, r.err);
+  const { plan } = JSON.parse(r.out) as { plan: { warnings: string[] } };
+  t.match(plan.warnings.join('\n'), /--before 1\.9\.7 and --after 1\.9\.7 are the same build/);
+  const paths = await cli(
+    ['compare', '--before', '/stand-in/n', '--after', '/stand-in/./n', '--plan', '--netns', '', '--json'],
+    cwd,
+  );
+  t.match((JSON.parse(paths.out) as { plan: { warnings: string[] } }).plan.warnings.join('\n'), /are the same build/);
+});
