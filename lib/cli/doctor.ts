@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { readFile, readdir, statfs, access, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { DEFAULTS } from '../config/schema.js';
+import { pathProblem } from './paths.js';
 import { vagrantInfo } from '../vagrant/info.js';
 import { runCommand, ANY_EXIT_CODE, type RunCommand } from '../exec/run.js';
 import type { Deadline } from '../time/deadlines.js';
@@ -298,7 +299,11 @@ export async function nearestExisting(dir: string): Promise<string | undefined> 
 }
 
 /** Free disk where `dir` is or will be created: a run makes the work dir itself, so a missing one is not a problem. */
-async function diskItem(dir: string): Promise<DoctorItem> {
+export async function diskItem(dir: string): Promise<DoctorItem> {
+  // Note: the run's own check of the work dir first (a kernel file system, a file in the way, no write access): doctor
+  // must not pass what a run refuses
+  const refused = await pathProblem({ field: 'lab.work_dir (--work-dir)', value: dir, kind: 'dir' }, process.cwd());
+  if (refused) return item(`free disk ${dir}`, false, `${dir} ${refused.message}`, refused.fix);
   const where = await nearestExisting(dir);
   const st = where === undefined ? undefined : await statfs(where).catch(() => undefined);
   const free = st ? st.bavail * st.bsize : undefined;

@@ -49,6 +49,12 @@ export async function pathProblem(p: OutputPath, cwd: string): Promise<ConfigPro
   const says = (message: string): ConfigProblem => ({ field: p.field, value: p.value, message, fix });
   if (p.value.trim() === '') return says(`must name ${what} (an empty path would mean the working directory)`);
   const abs = resolve(cwd, p.value);
+  // Note: a report is a file written, closed and read back (merge, attachments); a stream is none of that.
+  if (p.kind === 'file' && /^\/(dev\/(stdout|stderr|fd\/\d+)|proc\/self\/fd\/\d+)$/.test(abs))
+    return {
+      ...says('is a stream, not a file: a report is written as a file'),
+      fix: 'give a file path; to see the JSON summary on stdout use --json',
+    };
   const here = await stat(abs).catch((err: unknown) => errno(err));
   if (typeof here !== 'string') {
     if (p.kind === 'dir' && !here.isDirectory()) return says('is a file, not a directory');

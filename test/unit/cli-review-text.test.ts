@@ -4,7 +4,8 @@ import t from 'tap';
 import { bool, goDuration, netnsName } from '../../lib/config/fields.js';
 import { resolveConfig } from '../../lib/config/validate.js';
 import { ConfigError, formatProblem } from '../../lib/errors.js';
-import { toolDown } from '../../lib/cli/doctor.js';
+import { diskItem, toolDown } from '../../lib/cli/doctor.js';
+import { pathProblem } from '../../lib/cli/paths.js';
 import { FIELDS } from '../../lib/config/table.js';
 
 const problemsOf = (o: { file?: unknown; flags?: Record<string, unknown>; env?: Record<string, string> }) => {
@@ -73,4 +74,18 @@ t.test("ssh hosts missing: the provider's real source is named, and no file that
   );
   const env = text(problemsOf({ env: { HARNESS_PROVIDER: 'ssh' } }));
   t.match(env, /\(set by env HARNESS_PROVIDER\)/);
+});
+
+t.test("doctor's free disk refuses the work dir a run refuses (N35)", async (t) => {
+  const i = await diskItem('/proc/x');
+  t.equal(i.ok, false);
+  t.match(JSON.stringify(i), /\/proc\/x cannot be made: \/proc is on proc, a kernel file system/);
+});
+
+t.test('--junit /dev/stdout: "a stream, not a file", with a fix (N41)', async (t) => {
+  for (const v of ['/dev/stdout', '/proc/self/fd/1'])
+    t.match(await pathProblem({ field: '--junit', value: v, kind: 'file' }, '/'), {
+      message: 'is a stream, not a file: a report is written as a file',
+      fix: /--json/,
+    });
 });
