@@ -250,3 +250,27 @@ t.test('compare of a build with itself: --plan warns, as the run does (N40)', as
   );
   t.match((JSON.parse(paths.out) as { plan: { warnings: string[] } }).plan.warnings.join('\n'), /are the same build/);
 });
+
+t.test('the checks a broken run never reached are one line, not one per check repeating the error (N33)', async (t) => {
+  const dir = scenarioDir(t);
+  writeFileSync(
+    join(dir, 'breaks.ts'),
+    COUNTS.replace('counts-to-three', 'breaks')
+      .replace(
+        'const CHECKS = [defineCheck',
+        "const mk = (id: string) => defineCheck<{ n: number }>({ id, title: id, passesWhen: 'x', judge: () => ({ status: 'passed', message: 'x' }) });\nconst CHECKS = [mk('a1'), mk('a2'), mk('a3'), defineCheck",
+      )
+      .replace(
+        "await ctx.step('count', async () => 3);",
+        "await ctx.step('bring up', async () => { throw new Error('vagrant up failed: a long reason'); });",
+      ),
+  );
+  const cwd = t.testdir({});
+  const r = await cli(['run', 'breaks', '--scenarios', dir, '--netns', '', '--reports-dir', join(cwd, 'rep')], cwd);
+  t.equal(r.code, 3, r.err);
+  t.match(
+    r.out,
+    /skip {2}4 checks not reached \(a1, a2, a3, counted\): the run broke in step "bring up" \(the error above\)/,
+  );
+  t.equal(r.out.split('vagrant up failed').length - 1, 1, 'the error is said once');
+});
