@@ -6,6 +6,7 @@ import { resolveConfig } from '../../lib/config/validate.js';
 import { ConfigError, formatProblem } from '../../lib/errors.js';
 import { diskItem, toolDown } from '../../lib/cli/doctor.js';
 import { pathProblem } from '../../lib/cli/paths.js';
+import { renderLabs } from '../../lib/cli/labs.js';
 import { FIELDS } from '../../lib/config/table.js';
 
 const problemsOf = (o: { file?: unknown; flags?: Record<string, unknown>; env?: Record<string, string> }) => {
@@ -89,3 +90,11 @@ t.test('--junit /dev/stdout: "a stream, not a file", with a fix (N41)', async (t
       fix: /--json/,
     });
 });
+
+t.test(
+  'list-labs: no labs, orphans not looked at, says so instead of "no orphan domains" (N25, second half)',
+  async (t) => {
+    t.equal(renderLabs([], '/w', false), 'no labs under /w; orphan domains: not looked at (see the warning)');
+    t.equal(renderLabs([], '/w'), 'no labs under /w and no orphan domains');
+  },
+);
