@@ -6,8 +6,8 @@ export const REDACTED = '[REDACTED]';
 
 /**
  * Secrets at least this long are replaced wherever they stand as a whole token; a shorter one (a word like "nomad" or
- * "boot" would hit the harness's own names: its schema ids, scenario names, paths) only where it is a whole value.
- * A Nomad SecretID is a UUID (36 characters).
+ * "boot" would hit the harness's own names: its schema ids, scenario names, flags, paths) only where it is a whole
+ * value or word. A Nomad SecretID is a UUID (36 characters).
  */
 export const MIN_TOKEN_LENGTH = 16;
 
@@ -18,7 +18,7 @@ const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
  * A pattern matching every given secret where it stands alone: as a whole token for a long secret (not inside a
- * longer word, nor a dotted name); as a whole quoted value ("…", '…', >…<) or a whole line for a short one.
+ * longer word, nor a dotted name); as a whole word set off by spaces, quotes, "=" or ":" for a short one.
  */
 export function secretPattern(secrets: readonly string[]): RegExp | undefined {
   const known = [...new Set(secrets.filter((s) => s.length > 0))].sort((a, b) => b.length - a.length);
@@ -27,14 +27,9 @@ export function secretPattern(secrets: readonly string[]): RegExp | undefined {
   const short = known.filter((s) => s.length < MIN_TOKEN_LENGTH).map(escapeRe);
   const alts = [
     ...(long.length ? [`(?<![${WORD}.])(?:${long.join('|')})(?![${WORD}]|\\.[A-Za-z0-9])`] : []),
-    ...(short.length
-      ? [
-          `(?<=(?:^|[^\\\\])\\\\?")(?:${short.join('|')})(?=\\\\?")`,
-          `(?<=')(?:${short.join('|')})(?=')`,
-          `(?<=>)(?:${short.join('|')})(?=<)`,
-          `^(?:${short.join('|')})$`,
-        ]
-      : []),
+    // Note: a short one stands alone: between spaces, quotes, "=" or ":" and the end of a word; never next to "-", "/",
+    // "_" or "." inside a name, so "nomad-reboot-harness", "--nomad" and ".../nomad" stay whole.
+    ...(short.length ? [`(?<=^|[\\s"'=:>(,])(?:${short.join('|')})(?=$|[\\s"'<),;]|\\.(?:\\s|$))`] : []),
   ];
   return new RegExp(alts.join('|'), 'gm');
 }

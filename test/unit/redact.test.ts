@@ -40,7 +40,16 @@ t.test("a secret is redacted as a whole token, never inside a word or the harnes
     'boot_id differs; reboot done',
   ].join('\n');
   t.equal(redact(text, ['nomad', 'boot']), text, 'no substring of a word, flag, path or schema id');
-  t.equal(redactKnown('{"token2":"nomad","x":"a nomad"}', ['nomad']), `{"token2":"${REDACTED}","x":"a nomad"}`);
+  t.equal(
+    redactKnown('{"token2":"nomad","x":"a nomad-x"}', ['nomad']),
+    `{"token2":"${REDACTED}","x":"a nomad-x"}`,
+    'a whole value, not part of a name',
+  );
+  t.equal(
+    redact('token nomad leaked; nomad.', ['nomad']),
+    `token ${REDACTED} leaked; ${REDACTED}.`,
+    'a whole word in a log line',
+  );
   t.equal(
     redactKnown("NOMAD_TOKEN='boot'\nboot\n<t>boot</t>", ['boot']),
     `NOMAD_TOKEN='${REDACTED}'\n${REDACTED}\n<t>${REDACTED}</t>`,
