@@ -200,7 +200,7 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorItem[]> {
       ),
     );
   }
-  if (opts.libvirtDriver) items.push(await driverItem(opts.libvirtDriver, box, deadline));
+  if (opts.libvirtDriver) items.push(await driverItem(opts.libvirtDriver, box, deadline, accel));
 
   const boxes = { out: vagrant.boxes };
   const hasBox = boxes.out.split('\n').some((l) => l.startsWith(`${box} `) && l.includes('libvirt'));
@@ -319,14 +319,23 @@ export async function diskItem(dir: string): Promise<DoctorItem> {
 }
 
 /** The libvirt driver a run would use and why (never a failure: emulation works, only slower). */
-async function driverItem(
+export async function driverItem(
   o: NonNullable<DoctorOptions['libvirtDriver']>,
   box: string,
   d: Deadline,
+  accel?: Accel,
 ): Promise<DoctorItem> {
   try {
     const c = await o.choose(o.setting, box, d);
     const detail = `${c.driver} (lab.libvirt_driver: ${o.setting}, decided by ${c.source}): ${c.reason}`;
+    // Note: kvm where the virtualization line found that KVM cannot boot the box (PVM only, no vmx/svm, no /dev/kvm)
+    if (c.driver === 'kvm' && accel?.driver === 'qemu')
+      return item(
+        'libvirt driver',
+        false,
+        `${detail}; but ${accel.detail.replace(/^software emulation \(TCG\): /, '').replace(/; VMs boot.*$/, '')}, so the box cannot boot with kvm`,
+        'set lab.libvirt_driver: qemu (or auto) in harness.yaml, or HARNESS_LIBVIRT_DRIVER=qemu',
+      );
     return item('libvirt driver', true, detail);
   } catch (err) {
     const why = err instanceof Error ? err.message.split('\n')[0] : String(err);

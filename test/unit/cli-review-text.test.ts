@@ -4,7 +4,7 @@ import t from 'tap';
 import { bool, goDuration, netnsName } from '../../lib/config/fields.js';
 import { resolveConfig } from '../../lib/config/validate.js';
 import { ConfigError, formatProblem } from '../../lib/errors.js';
-import { diskItem, toolDown } from '../../lib/cli/doctor.js';
+import { detectAccel, diskItem, driverItem, toolDown } from '../../lib/cli/doctor.js';
 import { pathProblem } from '../../lib/cli/paths.js';
 import { renderLabs } from '../../lib/cli/labs.js';
 import { FIELDS } from '../../lib/config/table.js';
@@ -98,3 +98,29 @@ t.test(
     t.equal(renderLabs([], '/w'), 'no labs under /w and no orphan domains');
   },
 );
+
+t.test('doctor: libvirt driver kvm where KVM only runs PVM guests is a failure (N15)', async (t) => {
+  const accel = detectAccel('flags : vmx', true, ['kvm_pvm']);
+  const o = {
+    setting: 'kvm' as const,
+    choose: async () => ({ driver: 'kvm' as const, source: 'config', reason: 'lab.libvirt_driver says so' }),
+  };
+  const i = await driverItem(
+    o as never,
+    'b',
+    { at: Number.POSITIVE_INFINITY, signal: new AbortController().signal },
+    accel,
+  );
+  t.equal(i.ok, false);
+  t.match(
+    i.detail,
+    /kvm_pvm is loaded: \/dev\/kvm exists but only runs PVM guest kernels, so the box cannot boot with kvm/,
+  );
+  const fine = await driverItem(
+    o as never,
+    'b',
+    { at: Number.POSITIVE_INFINITY, signal: new AbortController().signal },
+    detectAccel('flags : vmx', true, []),
+  );
+  t.equal(fine.ok, true);
+});
