@@ -54,17 +54,59 @@ export class ConfigError extends HarnessError {
 
 /** Render one config problem as `field: message (got X; fix: Y)`. */
 export function formatProblem(p: ConfigProblem): string {
-  return `${p.field}: ${p.message} (got ${showValue(p.value)}; fix: ${p.fix})`;
+  return `${escapeControls(p.field)}: ${p.message} (got ${escapeControls(showValue(p.value))}; fix: ${p.fix})`;
+}
+
+/**
+ * Control characters and bidirectional overrides as \uXXXX escapes: a key or value from a file must not set the
+ * terminal's title, colour the line or reverse it.
+ */
+export function escapeControls(text: string): string {
+  return text.replace(
+    /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
+/** The longest value a problem echoes whole (escaped); a longer one is shown as its start and its length. */
+export const SHOWN_MAX = 120;
+
+/** A problem's value already put into words (an excerpt), shown as it is instead of as JSON. */
+export class Shown {
+  constructor(readonly text: string) {}
+  toJSON(): string {
+    return this.text;
+  }
 }
 
 function showValue(v: unknown): string {
   if (v === undefined) return 'nothing';
-  if (typeof v === 'string') return JSON.stringify(v);
+  if (v instanceof Shown) return v.text;
+  let text: string;
   try {
-    return JSON.stringify(v) ?? String(v);
+    text = JSON.stringify(v) ?? String(v);
   } catch {
-    return String(v);
+    text = String(v);
   }
+  if (text.length <= SHOWN_MAX) return text;
+  // Note: a value this long is a file's content or a pasted blob, not a typo; its start says which.
+  const head = typeof v === 'string' ? `${JSON.stringify(v.slice(0, 60)).slice(0, -1)}…"` : `${text.slice(0, 60)}…`;
+  return `${head} (${typeof v === 'string' ? v.length : text.length} characters)`;
+}
+
+/**
+ * A short, escaped excerpt of an input that is not what was asked for (a config file that is no mapping): what kind of
+ * thing it is and its first characters, cut after a first "=" or ":" so a KEY=secret line shows its key only.
+ */
+export function excerptOf(v: unknown): Shown {
+  if (typeof v === 'string') {
+    const lines = v.split(/\r?\n|\0/).filter((l) => l !== '').length;
+    const cut = /^[^=:\s]{0,24}[=:]?/.exec(v)![0];
+    const head = cut.length ? `${JSON.stringify(cut).slice(0, -1)}…"` : 'nothing readable';
+    return new Shown(`a text of ${lines} line${lines === 1 ? '' : 's'} (${v.length} characters) starting ${head}`);
+  }
+  if (Array.isArray(v)) return new Shown(`a list of ${v.length} item${v.length === 1 ? '' : 's'}`);
+  return new Shown(showValue(v));
 }
 
 /** A local command (vagrant, virsh, ip) failed. Carries what execa tells us. */

@@ -47,6 +47,13 @@ import { faultParams, faultProblems, rebootStepMs, recordOneTarget } from '../li
 const JOB_FILE = fileURLToPath(new URL('../jobs/bridge-exec-http-multi.nomad.hcl', import.meta.url));
 /** Allocs running on build A, and after the scale-up on build B (the new ones are where collisions show). */
 const COUNT_BEFORE = 3;
+
+/** Without a build to upgrade to (and not the restart-only control case) there is nothing to upgrade: why, in words. */
+function missingUpgradeTarget(config: HarnessConfig): string | undefined {
+  return config.upgrade.mode === 'restart-only' || config.upgradeTo
+    ? undefined
+    : 'no build to upgrade to given (--upgrade-to / NOMAD_UPGRADE_TO, or --upgrade-mode restart-only)';
+}
 const COUNT_AFTER = 6;
 const LIVE = new Set(['running', 'pending']);
 /**
@@ -186,7 +193,7 @@ export default defineScenario({
       ...upgradeFaultProblems(config),
       ...noClusterTargets('upgrade-in-place', config),
     ];
-    if (config.upgrade.mode === 'restart-only' || config.upgradeTo) return once;
+    if (!missingUpgradeTarget(config)) return once;
     return [
       ...once,
       {
@@ -197,6 +204,7 @@ export default defineScenario({
       },
     ];
   },
+  missingInput: missingUpgradeTarget,
   async run(ctx, env) {
     const { mode } = env.config.upgrade;
     const target = mode === 'restart-only' ? env.config.nomadBinary : env.config.upgradeTo;

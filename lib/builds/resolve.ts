@@ -150,10 +150,12 @@ export async function resolveBuilds(
 }
 
 /** Several spec failures as one error: the problems joined when all are bad input, else exit 3 with each message. */
-export function combineErrors(errors: readonly HarnessError[]): HarnessError {
+export function combineErrors(all: readonly HarnessError[]): HarnessError {
+  // Note: specs that name the same build share one resolution, and so one error: it is told once
+  const errors = [...new Set(all)];
   if (errors.length === 1) return errors[0]!;
   if (errors.every((e) => e instanceof ConfigError)) {
-    return new ConfigError(errors.flatMap((e) => (e as ConfigError).problems));
+    return new ConfigError(dedupe(errors.flatMap((e) => (e as ConfigError).problems)));
   }
   const code = errors.some((e) => e.exitCode === EXIT.INFRA) ? EXIT.INFRA : EXIT.USAGE;
   const each = errors.map((e) => `  - ${e.message}`).join('\n');

@@ -130,7 +130,9 @@ async function pathSpecProblems(inputs: readonly SpecInput[], ctx: BuildContext)
 export function renderText(outcomes: readonly SpecOutcome[]): string {
   return outcomes
     .map((o) => {
-      if ('error' in o) return `${o.input.text}\n  FAILED    ${o.error.message.split('\n')[0]}\n`;
+      // Note: every line of the error, indented under the first: a message cut at its first newline loses its fix
+      if ('error' in o)
+        return `${o.input.text}\n  FAILED    ${o.error.message.trimEnd().split('\n').join('\n            ')}\n`;
       const b = o.build;
       const r = recipeOf(b.origin);
       const recipe = r

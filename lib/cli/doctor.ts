@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { readFile, readdir, statfs, access, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { DEFAULTS } from '../config/schema.js';
+import { pathProblem } from './paths.js';
 import { vagrantInfo } from '../vagrant/info.js';
 import { runCommand, ANY_EXIT_CODE, type RunCommand } from '../exec/run.js';
 import type { Deadline } from '../time/deadlines.js';
@@ -132,7 +133,7 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorItem[]> {
     item(
       'qemu',
       qemu.code === 0,
-      qemu.code === 0 ? (qemu.out.split('\n')[0] ?? '').trim() : 'qemu-system-x86_64 not found',
+      qemu.code === 0 ? (qemu.out.split('\n')[0] ?? '').trim() : toolDown('qemu-system-x86_64', qemu),
       `${SETUP}; or: apt-get install -y qemu-system-x86 qemu-utils`,
     ),
   );
@@ -199,7 +200,7 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorItem[]> {
       ),
     );
   }
-  if (opts.libvirtDriver) items.push(await driverItem(opts.libvirtDriver, box, deadline));
+  if (opts.libvirtDriver) items.push(await driverItem(opts.libvirtDriver, box, deadline, accel));
 
   const boxes = { out: vagrant.boxes };
   const hasBox = boxes.out.split('\n').some((l) => l.startsWith(`${box} `) && l.includes('libvirt'));
@@ -298,7 +299,11 @@ export async function nearestExisting(dir: string): Promise<string | undefined> 
 }
 
 /** Free disk where `dir` is or will be created: a run makes the work dir itself, so a missing one is not a problem. */
-async function diskItem(dir: string): Promise<DoctorItem> {
+export async function diskItem(dir: string): Promise<DoctorItem> {
+  // Note: the run's own check of the work dir first (a kernel file system, a file in the way, no write access): doctor
+  // must not pass what a run refuses
+  const refused = await pathProblem({ field: 'lab.work_dir (--work-dir)', value: dir, kind: 'dir' }, process.cwd());
+  if (refused) return item(`free disk ${dir}`, false, `${dir} ${refused.message}`, refused.fix);
   const where = await nearestExisting(dir);
   const st = where === undefined ? undefined : await statfs(where).catch(() => undefined);
   const free = st ? st.bavail * st.bsize : undefined;
@@ -314,14 +319,23 @@ async function diskItem(dir: string): Promise<DoctorItem> {
 }
 
 /** The libvirt driver a run would use and why (never a failure: emulation works, only slower). */
-async function driverItem(
+export async function driverItem(
   o: NonNullable<DoctorOptions['libvirtDriver']>,
   box: string,
   d: Deadline,
+  accel?: Accel,
 ): Promise<DoctorItem> {
   try {
     const c = await o.choose(o.setting, box, d);
     const detail = `${c.driver} (lab.libvirt_driver: ${o.setting}, decided by ${c.source}): ${c.reason}`;
+    // Note: kvm where the virtualization line found that KVM cannot boot the box (PVM only, no vmx/svm, no /dev/kvm)
+    if (c.driver === 'kvm' && accel?.driver === 'qemu')
+      return item(
+        'libvirt driver',
+        false,
+        `${detail}; but ${accel.detail.replace(/^software emulation \(TCG\): /, '').replace(/; VMs boot.*$/, '')}, so the box cannot boot with kvm`,
+        'set lab.libvirt_driver: qemu (or auto) in harness.yaml, or HARNESS_LIBVIRT_DRIVER=qemu',
+      );
     return item('libvirt driver', true, detail);
   } catch (err) {
     const why = err instanceof Error ? err.message.split('\n')[0] : String(err);
@@ -343,4 +357,14 @@ export function renderDoctor(items: readonly DoctorItem[], o: { quiet?: boolean 
   ]);
   lines.push(verdict);
   return lines.join('\n') + '\n';
+}
+
+/**
+ * Why a tool's `--version` did not answer: "not found" only when it could not be started (ENOENT); one that ran and
+ * failed is named with its exit and first line of output.
+ */
+export function toolDown(name: string, r: { code: number; out: string }): string {
+  const first = (r.out.split('\n').find((l) => l.trim() !== '') ?? '').trim().slice(0, 200);
+  if (r.code === -1 && /ENOENT|not found/i.test(r.out)) return `${name} not found`;
+  return `${name} --version failed (${r.code === -1 ? 'could not start' : `exit ${r.code}`}${first ? `: ${first}` : ''})`;
 }

@@ -97,8 +97,11 @@ export function ageText(s: number): string {
 }
 
 /** The table `list-labs` prints. Pure. */
-export function renderLabs(labs: readonly LabEntry[], workDir: string): string {
-  if (!labs.length) return `no labs under ${workDir} and no orphan domains`;
+export function renderLabs(labs: readonly LabEntry[], workDir: string, orphansLooked = true): string {
+  if (!labs.length)
+    return orphansLooked
+      ? `no labs under ${workDir} and no orphan domains`
+      : `no labs under ${workDir}; orphan domains: not looked at (see the warning)`;
   const rows = labs.map((l) => [
     l.id,
     l.kind,
@@ -126,7 +129,10 @@ export async function listLabsCommand(_args: ParsedArgs, config: HarnessConfig, 
   const { labs, problems } = await findLabs(config);
   if (config.output.json)
     deps.out(`${JSON.stringify({ schema: LABS_JSON_SCHEMA, workDir: config.lab.workDir, labs, problems }, null, 2)}\n`);
-  else deps.out(`${renderLabs(labs, config.lab.workDir)}\n`);
+  else {
+    const looked = !problems.some((p) => p.startsWith('could not look for orphan domains'));
+    deps.out(`${renderLabs(labs, config.lab.workDir, looked)}\n`);
+  }
   for (const p of problems) deps.err(`warning: ${p}\n`);
   return problems.length ? EXIT.INFRA : EXIT.OK;
 }

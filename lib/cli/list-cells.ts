@@ -12,6 +12,22 @@ const LISTING_FLAGS = new Set(['list-cells', 'json', 'shards', 'shard', 'cell'])
 
 /** Problems with the listing flags: --shards without --list-cells, a bad N, or --shard i/n disagreeing with N. */
 export function listingProblems(args: ParsedArgs): ConfigProblem[] {
+  // Note: the listed commands repeat the run flags; with --plan every CI job made from them would only print a plan.
+  const planToo: ConfigProblem[] =
+    args.values['list-cells'] && args.values['plan']
+      ? [
+          {
+            field: '--plan',
+            value: true,
+            message: 'cannot be combined with --list-cells (the listed commands would carry it and only print plans)',
+            fix: 'drop --plan to list the cells, or drop --list-cells to print the plan',
+          },
+        ]
+      : [];
+  return [...planToo, ...shardsProblems(args)];
+}
+
+function shardsProblems(args: ParsedArgs): ConfigProblem[] {
   const text = typeof args.values['shards'] === 'string' ? (args.values['shards'] as string) : undefined;
   if (text === undefined) return [];
   if (!args.values['list-cells']) {

@@ -33,7 +33,7 @@ export async function readMergeInputs(args: ParsedArgs, config: HarnessConfig, d
     { field: given === undefined ? '--out (default <reports-dir>/merged)' : '--out', value: out, kind: 'dir' },
     deps.cwd,
   );
-  const found = await collectInputs(args.positionals, { cwd: deps.cwd, outDir });
+  const found = await collectInputs(args.positionals, { cwd: deps.cwd, outDir, reportsDir: config.reports.dir });
   return { outDir, found, problems: [...(bad ? [bad] : []), ...found.problems] };
 }
 

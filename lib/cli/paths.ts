@@ -49,6 +49,12 @@ export async function pathProblem(p: OutputPath, cwd: string): Promise<ConfigPro
   const says = (message: string): ConfigProblem => ({ field: p.field, value: p.value, message, fix });
   if (p.value.trim() === '') return says(`must name ${what} (an empty path would mean the working directory)`);
   const abs = resolve(cwd, p.value);
+  // Note: a report is a file written, closed and read back (merge, attachments); a stream is none of that.
+  if (p.kind === 'file' && /^\/(dev\/(stdout|stderr|fd\/\d+)|proc\/self\/fd\/\d+)$/.test(abs))
+    return {
+      ...says('is a stream, not a file: a report is written as a file'),
+      fix: 'give a file path; to see the JSON summary on stdout use --json',
+    };
   const here = await stat(abs).catch((err: unknown) => errno(err));
   if (typeof here !== 'string') {
     if (p.kind === 'dir' && !here.isDirectory()) return says('is a file, not a directory');
@@ -76,9 +82,42 @@ export async function pathProblem(p: OutputPath, cwd: string): Promise<ConfigPro
   return undefined;
 }
 
-/** Every problem with these paths at once (each path checked once). */
-export async function pathProblems(paths: readonly OutputPath[], cwd: string): Promise<ConfigProblem[]> {
+/**
+ * Output paths that collide: a file given twice (one report would overwrite the other), or a file where another
+ * flag needs a directory (the path itself, or a folder above it). Pure: compares the resolved paths.
+ */
+export function collisionProblems(paths: readonly OutputPath[], cwd: string): ConfigProblem[] {
   const out: ConfigProblem[] = [];
+  const seen = new Set<string>();
+  for (const [i, a] of paths.entries())
+    for (const b of paths.slice(i + 1)) {
+      if (a.field === b.field || (a.kind === 'dir' && b.kind === 'dir')) continue;
+      const [file, other] = a.kind === 'file' ? [a, b] : [b, a];
+      const f = resolve(cwd, file.value);
+      const o = resolve(cwd, other.value);
+      const same = f === o;
+      if (!same && !(other.kind === 'dir' && o.startsWith(`${f}/`))) continue;
+      const key = `${file.field}\u0000${other.field}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      out.push({
+        field: `${file.field} / ${other.field}`,
+        value: same ? file.value : [file.value, other.value],
+        message:
+          other.kind === 'file'
+            ? 'name the same file: one report would overwrite the other'
+            : same
+              ? 'name the same path, as a file and as a directory'
+              : `${file.field} names a file where ${other.field} needs a directory`,
+        fix: `give ${file.field} and ${other.field} different paths (e.g. the JUnit file beside the reports dir, not in its place)`,
+      });
+    }
+  return out;
+}
+
+/** Every problem with these paths at once (each path checked once), collisions between them included. */
+export async function pathProblems(paths: readonly OutputPath[], cwd: string): Promise<ConfigProblem[]> {
+  const out: ConfigProblem[] = collisionProblems(paths, cwd);
   const seen = new Set<string>();
   for (const p of paths) {
     const key = `${p.field}\u0000${p.value}\u0000${p.kind}`;

@@ -204,7 +204,12 @@ function reportContext(
     rawArgs: args.rawArgs,
     secrets,
     env: reproEnv(deps.env),
-    valueFlags: new Set([...optionsOf(command).values()].flatMap((o) => (o.type === 'string' ? [`--${o.name}`] : []))),
+    // Note: a short name (-c <file>) takes its value too, or a repro would drop the value and fail
+    valueFlags: new Set(
+      [...optionsOf(command).values()].flatMap((o) =>
+        o.type === 'string' ? [`--${o.name}`, ...(o.short ? [`-${o.short}`] : [])] : [],
+      ),
+    ),
   };
 }
 

@@ -88,6 +88,6 @@ export async function buildDockerImage(machine: Machine, box: string, d: Deadlin
 function noDocker(machine: Machine, box: string): HarnessError {
   // Note: an infrastructure error, not a usage one: the VMs exist by now (the default box is refused before that).
   return new HarnessError(`${machine.name}: the box ${box} has no Docker, which --driver docker needs`, {
-    hint: `build the Docker box with \`npx tsx vms/build-box.ts --docker\` and run with --box ${DOCKER_BOX}`,
+    hint: `build the Docker box with \`npm run harness -- setup --docker\` and run with --box ${DOCKER_BOX}`,
   });
 }

@@ -12,7 +12,7 @@ export interface BadPart {
 export type Parsed =
   | { ok: true; value: unknown }
   /** `parts`: each bad part of a list or mapping, reported as a problem of its own (field + at) */
-  | { ok: false; message: string; fix: string; parts?: BadPart[] };
+  | { ok: false; message: string; fix: string; parts?: BadPart[]; shown?: unknown };
 
 export interface Field {
   /** dotted key in harness.yaml, e.g. "lab.memory_mb" */
@@ -56,7 +56,7 @@ export function schemaOfParser(parse: (raw: unknown) => Parsed): JsonSchema | un
 const NON_BLANK: JsonSchema = { type: 'string', pattern: '\\S' };
 
 const ok = (value: unknown): Parsed => ({ ok: true, value });
-const bad = (message: string, fix: string): Parsed => ({ ok: false, message, fix });
+const bad = (message: string, fix: string): Parsed & { ok: false } => ({ ok: false, message, fix });
 
 /** A non-empty string. */
 export const str = (fix: string) =>
@@ -99,7 +99,7 @@ export const bool = described(
     if (typeof raw === 'boolean') return ok(raw);
     if (typeof raw === 'string' && /^(1|true|yes)$/i.test(raw)) return ok(true);
     if (typeof raw === 'string' && /^(0|false|no)$/i.test(raw)) return ok(false);
-    return bad('must be true or false', 'write true or false');
+    return bad('must be true or false (also yes/no, 1/0)', 'write true or false');
   },
   { type: 'boolean' },
 );
@@ -123,7 +123,9 @@ export const goDuration = described(
   (raw: unknown): Parsed =>
     typeof raw === 'string' && DURATION.test(raw)
       ? ok(raw)
-      : bad('must be a Go duration with a unit', 'write e.g. "90s", "5m" or "1h30m"'),
+      : typeof raw === 'string' && /^-/.test(raw) && DURATION.test(raw.slice(1))
+        ? bad('must be positive', 'write e.g. "90s", "5m" or "1h30m"')
+        : bad('must be a Go duration with a unit', 'write e.g. "90s", "5m" or "1h30m"'),
   DURATION_SCHEMA,
 );
 
@@ -190,18 +192,19 @@ export const goDurationWithin = (maxS: number) =>
 
 /** An IPv4 /24 network in 10.0.0.0/8 or 192.168.0.0/16 (libvirt networks). */
 const SUBNET24 = /^(10\.\d{1,3}\.\d{1,3}|192\.168\.\d{1,3})\.0\/24$/;
-export const subnet24 = described(
-  (raw: unknown): Parsed =>
-    typeof raw === 'string' &&
-    SUBNET24.test(raw) &&
-    raw
-      .split('.')
-      .slice(0, 3)
-      .every((o) => Number(o.split('/')[0]) <= 255)
-      ? ok(raw)
-      : bad('must be a private IPv4 /24 network', 'write e.g. "10.199.0.0/24"'),
-  { type: 'string', pattern: SUBNET24.source },
-);
+export const subnet24 = (example: string) =>
+  described(
+    (raw: unknown): Parsed =>
+      typeof raw === 'string' &&
+      SUBNET24.test(raw) &&
+      raw
+        .split('.')
+        .slice(0, 3)
+        .every((o) => Number(o.split('/')[0]) <= 255)
+        ? ok(raw)
+        : bad('must be a private IPv4 /24 network', `write e.g. "${example}"`),
+    { type: 'string', pattern: SUBNET24.source },
+  );
 
 /** A network namespace name, or "" for none. */
 const NETNS = /^[A-Za-z0-9_.-]{0,32}$/;
@@ -210,11 +213,21 @@ export const netnsName = described(
     typeof raw === 'string' && NETNS.test(raw)
       ? ok(raw)
       : bad(
-          'must be a network namespace name (letters, digits, - _ .) or ""',
+          typeof raw === 'string' && raw.length > 32 && /^[A-Za-z0-9_.-]*$/.test(raw)
+            ? `must be a network namespace name of at most 32 characters (this one has ${raw.length})`
+            : 'must be a network namespace name (letters, digits, - _ .; at most 32 characters) or ""',
           'write e.g. "nrh-lab", or "" to use the host network',
         ),
   { type: 'string', pattern: NETNS.source },
 );
+
+/** A URL as a problem may show it: credentials, query and fragment replaced (they may hold a token). */
+function withoutSecretParts(text: string): string {
+  return text
+    .replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#@]*@/i, '$1[REDACTED]@')
+    .replace(/\?[^#]*/, '?[REDACTED]')
+    .replace(/#.*/, '#[REDACTED]');
+}
 
 /** An http(s) URL without query or fragment (a releases site or mirror); a trailing slash is dropped. */
 export const httpUrl = described(
@@ -227,7 +240,20 @@ export const httpUrl = described(
       u = undefined;
     }
     const fix = 'write e.g. "https://releases.hashicorp.com" or your mirror\'s base URL';
-    if (!u || !/^https?:$/.test(u.protocol) || u.search || u.hash) return bad('must be an http(s) URL', fix);
+    const shown = typeof raw === 'string' ? withoutSecretParts(text) : raw;
+    const port = /^[a-z][a-z0-9+.-]*:\/\/(?:[^/?#@]*@)?(?:\[[^\]]*\]|[^/?#:]*):(\d+)/i.exec(text)?.[1];
+    if (!u && port !== undefined && Number(port) > 65535)
+      return { ...bad(`has port ${port}, out of range (a port is 1 to 65535)`, fix), shown };
+    if (!u || !/^https?:$/.test(u.protocol)) return { ...bad('must be an http(s) URL', fix), shown };
+    // Note: a query often carries a token (?token=…); it is refused and never echoed.
+    if (u.search || u.hash)
+      return {
+        ...bad(
+          `must have no ${u.search ? 'query string (?…)' : 'fragment (#…)'}: the releases site is fetched as <url>/<version>/<file>`,
+          'drop it; a token in the query is not supported (serve the mirror to this host without one, e.g. a proxy on 127.0.0.1 that adds it)',
+        ),
+        shown,
+      };
     // Note: fetch refuses a URL with credentials, and a secret in a URL ends up in logs, reports and repro commands.
     if (u.username || u.password) {
       return bad(
@@ -294,7 +320,7 @@ export const textList = (fix: string) =>
 export function problems(field: string, value: unknown, p: Parsed & { ok: false }): ConfigProblem[] {
   if (p.parts?.length)
     return p.parts.map((b) => ({ field: `${field}${b.at}`, value: b.value, message: b.message, fix: b.fix }));
-  return [{ field, value, message: p.message, fix: p.fix }];
+  return [{ field, value: 'shown' in p ? p.shown : value, message: p.message, fix: p.fix }];
 }
 
 /** One of a fixed set of whole numbers (strings of digits are accepted, as flags and env vars are strings). */

@@ -217,13 +217,13 @@ const ROWS: Row[] = [
     yaml: 'lab.private_subnet',
     flag: 'private-subnet',
     doc: 'private server<->client network (/24)',
-    parse: subnet24,
+    parse: subnet24('10.199.0.0/24'),
   },
   {
     yaml: 'lab.management_subnet',
     flag: 'management-subnet',
     doc: 'vagrant-libvirt management network used for SSH (/24)',
-    parse: subnet24,
+    parse: subnet24('10.198.0.0/24'),
   },
   {
     yaml: 'lab.boot_timeout_s',
@@ -255,7 +255,7 @@ const ROWS: Row[] = [
     yaml: 'task.driver',
     flag: 'driver',
     env: 'HARNESS_DRIVER',
-    doc: "bridge-exec-reboot's task driver: exec, or docker (GH-24292; needs the Docker box, `vms/build-box.ts --docker`)",
+    doc: "bridge-exec-reboot's task driver: exec, or docker (GH-24292; needs the Docker box: `npm run harness -- setup --docker`)",
     parse: oneOf(TASK_DRIVERS),
   },
   {

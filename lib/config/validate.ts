@@ -1,5 +1,5 @@
 // Config goes read -> merge (defaults < harness.yaml < env < flags) -> validate, reporting every problem at once.
-import type { ConfigProblem } from '../errors.js';
+import { excerptOf, type ConfigProblem } from '../errors.js';
 import type { Expectation } from '../model/check.js';
 import { DEFAULTS, type HarnessConfig } from './schema.js';
 import { FIELDS } from './table.js';
@@ -75,7 +75,7 @@ export function resolveConfig(src: ConfigSources): ConfigResult {
       const p = f.parse(raw);
       if (p.ok) setPath(config, f.path, p.value);
       else {
-        problems.push(...problemsOf(where, f.secret ? REDACTED : raw, p));
+        problems.push(...problemsOf(where, f.secret && raw !== '' ? REDACTED : raw, p));
         failed.add(f.yaml);
       }
     }
@@ -126,7 +126,9 @@ export function resolveConfig(src: ConfigSources): ConfigResult {
     });
   }
   if (!failed.has('lab.provider') && src.labRules) {
-    const at = { file: fileName, roles: src.roles ?? ['server', 'client'], givenBy: (k: string) => setBy.get(k)?.[0] };
+    // Note: with no file read, a missing host is no key of a file that does not exist: it is named as a key to add.
+    const hostsIn = src.file === undefined || src.file === null ? `${fileName} (none read)` : fileName;
+    const at = { file: hostsIn, roles: src.roles ?? ['server', 'client'], givenBy: (k: string) => setBy.get(k)?.[0] };
     problems.push(...src.labRules(config, at));
   }
   const targetSet = setBy.get('reboot.target');
@@ -173,9 +175,10 @@ function flattenFile(file: unknown, name: string, problems: ConfigProblem[]): Ma
   if (typeof file !== 'object' || Array.isArray(file)) {
     problems.push({
       field: name,
-      value: file,
+      // Note: never the whole text: a mistaken file (-c .env) would print every secret in it
+      value: excerptOf(file),
       message: 'must be a YAML mapping of keys to values',
-      fix: 'see the README section "harness.yaml"',
+      fix: 'see docs/config.md for the keys (examples/harness.yaml is a whole file)',
     });
     return out;
   }
@@ -254,9 +257,7 @@ function unknownKey(file: string, key: string): ConfigProblem {
     field: `${file}: ${key}`,
     value: key,
     message: 'is not a known key',
-    fix: near
-      ? `did you mean "${near}"? (see the README section "harness.yaml")`
-      : 'remove it (see the README section "harness.yaml")',
+    fix: near ? `did you mean "${near}"? (see docs/config.md)` : 'remove it (see docs/config.md)',
   };
 }
 

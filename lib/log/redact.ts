@@ -4,8 +4,41 @@
 
 export const REDACTED = '[REDACTED]';
 
-/** Secrets shorter than this are not replaced literally: too likely to hit ordinary text. */
-const MIN_SECRET_LENGTH = 4;
+/**
+ * Secrets at least this long are replaced wherever they stand as a whole token; a shorter one (a word like "nomad" or
+ * "boot" would hit the harness's own names: its schema ids, scenario names, flags, paths) only where it is a whole
+ * value or word. A Nomad SecretID is a UUID (36 characters).
+ */
+export const MIN_TOKEN_LENGTH = 16;
+
+/** Characters that continue a token: a secret next to one of them is part of a longer word, not the secret. */
+const WORD = 'A-Za-z0-9_\\-';
+
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * A pattern matching every given secret where it stands alone: as a whole token for a long secret (not inside a
+ * longer word, nor a dotted name); as a whole word set off by spaces, quotes, "=" or ":" for a short one.
+ */
+export function secretPattern(secrets: readonly string[]): RegExp | undefined {
+  const known = [...new Set(secrets.filter((s) => s.length > 0))].sort((a, b) => b.length - a.length);
+  if (!known.length) return undefined;
+  const long = known.filter((s) => s.length >= MIN_TOKEN_LENGTH).map(escapeRe);
+  const short = known.filter((s) => s.length < MIN_TOKEN_LENGTH).map(escapeRe);
+  const alts = [
+    ...(long.length ? [`(?<![${WORD}.])(?:${long.join('|')})(?![${WORD}]|\\.[A-Za-z0-9])`] : []),
+    // Note: a short one stands alone: between spaces, quotes, "=" or ":" and the end of a word; never next to "-", "/",
+    // "_" or "." inside a name, so "nomad-reboot-harness", "--nomad" and ".../nomad" stay whole.
+    ...(short.length ? [`(?<=^|[\\s"'=:>(,])(?:${short.join('|')})(?=$|[\\s"'<),;]|\\.(?:\\s|$))`] : []),
+  ];
+  return new RegExp(alts.join('|'), 'gm');
+}
+
+/** Replace only the known secrets (see secretPattern) with [REDACTED]; no patterns, so it is safe on rendered JSON/XML. */
+export function redactKnown(text: string, secrets: readonly string[]): string {
+  const re = secretPattern(secrets);
+  return re ? text.replace(re, REDACTED) : text;
+}
 
 // Note: value patterns stop at quotes and backslashes so redacting escaped JSON text keeps it well-formed.
 const PATTERNS: readonly [RegExp, string][] = [
@@ -25,17 +58,14 @@ const PATTERNS: readonly [RegExp, string][] = [
   [/(\bSecret ID\s*=\s*)\S+/g, `$1${REDACTED}`],
   // Credentials in a URL (http://user:password@host/, https://token@host/): a user name alone is often a token too.
   [/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"'\\]+@/gi, `$1${REDACTED}@`],
+  // A token in a URL's query: ?token=<t>, &access_token=<t>, ?X-Amz-Signature=<t>, …
+  [
+    /([?&](?:[a-z0-9_-]*(?:token|secret|password|passwd|signature|credential|api[_-]?key|auth)[a-z0-9_-]*|key|sig)=)[^\s&#"'\\]+/gi,
+    `$1${REDACTED}`,
+  ],
 ];
 
-/** Replace only the known secrets (length >= 4, longest first) with [REDACTED]; no patterns, so it is safe on rendered JSON/XML. */
-export function redactKnown(text: string, secrets: readonly string[]): string {
-  let out = text;
-  const known = [...new Set(secrets.filter((s) => s.length >= MIN_SECRET_LENGTH))].sort((a, b) => b.length - a.length);
-  for (const s of known) out = out.split(s).join(REDACTED);
-  return out;
-}
-
-/** Replace every known secret (length >= 4) and every secret-shaped fragment (tokens, private keys) with [REDACTED]. */
+/** Replace every known secret (see secretPattern) and every secret-shaped fragment (tokens, private keys) with [REDACTED]. */
 export function redact(text: string, secrets: readonly string[]): string {
   let out = redactKnown(text, secrets);
   for (const [re, by] of PATTERNS) out = out.replace(re, by);
@@ -61,7 +91,9 @@ const SECRET_KEYS =
 export function redactDeep<T>(value: T, secrets: readonly string[]): T {
   const walk = (v: unknown, key?: string): unknown => {
     if (typeof v === 'string')
-      return key !== undefined && SECRET_KEYS.test(key) && v !== '' ? REDACTED : redact(v, secrets);
+      return (key !== undefined && SECRET_KEYS.test(key) && v !== '') || (v !== '' && secrets.includes(v))
+        ? REDACTED
+        : redact(v, secrets);
     if (Array.isArray(v)) return v.map((x) => walk(x));
     if (v !== null && typeof v === 'object') {
       return Object.fromEntries(Object.entries(v).map(([k, x]) => [redact(k, secrets), walk(x, k)]));

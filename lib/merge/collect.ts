@@ -8,6 +8,7 @@ import type { ConfigProblem } from '../errors.js';
 import type { JUnitSuites, MergeSource } from '../report/merge.js';
 import { looksLikeJUnit, parseJUnit } from '../report/parse-junit.js';
 import { parseSessionJson } from '../report/parse-session.js';
+import { runDirName } from '../report/reporters.js';
 
 /** How deep a report folder is searched (a downloaded CI artifact nests a few levels). */
 const MAX_DEPTH = 8;
@@ -54,10 +55,15 @@ async function walk(dir: string, skip: string, depth: number, found: Found): Pro
 }
 
 /** Read the inputs (JUnit files or report folders, relative to `cwd`), skipping the output folder `outDir`. */
-export async function collectInputs(inputs: readonly string[], o: { cwd: string; outDir: string }): Promise<Collected> {
+export async function collectInputs(
+  inputs: readonly string[],
+  o: { cwd: string; outDir: string; reportsDir?: string },
+): Promise<Collected> {
   const problems: ConfigProblem[] = [];
   const found: Found = { xml: [], summaries: [], pages: [], files: [] };
   const given = new Set<string>();
+  /** JUnit files given with no summary.json beside them: their runs' summaries are looked up by run id */
+  const alone: string[] = [];
   const outDir = resolve(o.cwd, o.outDir);
   for (const input of inputs) {
     const path = resolve(o.cwd, input);
@@ -79,6 +85,7 @@ export async function collectInputs(inputs: readonly string[], o: { cwd: string;
         // Note: a JUnit file's runs are read from the JSON report a session writes beside it.
         const beside = join(dirname(path), 'summary.json');
         if ((await stat(beside).catch(() => undefined))?.isFile()) found.summaries.push(beside);
+        else alone.push(path);
       }
       // The pages of a JUnit file's runs sit next to it or one folder up (<reports-dir>/<run id>/report.html).
       for (const d of [dirname(path), dirname(dirname(path))]) {
@@ -92,7 +99,7 @@ export async function collectInputs(inputs: readonly string[], o: { cwd: string;
       }
     }
   }
-  const out: Collected = { junit: [], sessions: [], pages: new Map(), files: [...new Set(found.files)], problems };
+  const out: Collected = { junit: [], sessions: [], pages: new Map(), files: [], problems };
   const seen = new Set<string>();
   // Paths in messages and on the index page as the person sees them: relative to the working directory.
   const shown = (p: string): string => (relative(o.cwd, p).startsWith('..') ? p : relative(o.cwd, p));
@@ -127,6 +134,23 @@ export async function collectInputs(inputs: readonly string[], o: { cwd: string;
         fix: 'regenerate the report, or leave this file out',
       });
   }
+  const lookedUp: { path: string; ids: string[]; roots: string[] }[] = [];
+  // Note: `run --junit <file> --reports-dir <dir>` writes the run's summary.json to <dir>/<folder named by the run id>;
+  // it is looked for under the JUnit file's folder and under the reports dir.
+  for (const path of alone) {
+    const ids = out.junit.find((j) => j.path === shown(path))?.suites.flatMap((x) => (x.id ? [runDirName(x.id)] : []));
+    if (!ids?.length) continue;
+    const roots = [dirname(path), ...(o.reportsDir ? [resolve(o.cwd, o.reportsDir)] : [])];
+    const runDirs = (await Promise.all(roots.map((r) => foldersNamed(r, ids, 0)))).flat();
+    for (const d of runDirs) {
+      const inRun = await filesIn(d);
+      found.files.push(...inRun);
+      found.pages.push(...inRun.filter((f) => basename(f) === 'report.html'));
+      found.summaries.push(...inRun.filter((f) => basename(f) === 'summary.json'));
+    }
+    lookedUp.push({ path, ids, roots });
+  }
+  out.files = [...new Set(found.files)];
   const read = new Set<string>();
   for (const path of found.summaries) {
     const real = await realpath(path).catch(() => path);
@@ -142,6 +166,17 @@ export async function collectInputs(inputs: readonly string[], o: { cwd: string;
         fix: 'give the summary.json a harness run wrote',
       });
   }
+  const held = new Set(
+    out.sessions.flatMap((x) => x.session.suites.flatMap((u) => u.attempts.map((a) => runDirName(a.runId)))),
+  );
+  for (const { path, ids, roots } of lookedUp)
+    if (!ids.some((id) => held.has(id)))
+      problems.push({
+        field: 'merge input',
+        value: shown(path),
+        message: `is a JUnit file whose run's summary.json (run ${ids.join(', ')}) is neither beside it nor under ${roots.map(shown).join(' or ')}`,
+        fix: 'give the report folder that run wrote (its --reports-dir) as well, or pass --reports-dir <that folder>',
+      });
   for (const page of found.pages)
     if (!out.pages.has(basename(dirname(page)))) out.pages.set(basename(dirname(page)), page);
   if (!inputs.length)
@@ -156,8 +191,22 @@ export async function collectInputs(inputs: readonly string[], o: { cwd: string;
       field: 'merge input',
       value: inputs,
       message: 'holds no report of a run (summary.json)',
-      fix: 'give the folders the matrix runs wrote their reports to (--reports-dir), or their JUnit files',
+      fix: "give the folders the runs wrote their reports to (--reports-dir); a JUnit file is read with its run's summary.json, found beside it or under --reports-dir",
     });
+  return out;
+}
+
+/** Folders at most 3 levels under `dir` whose name ends with one of `names` (a run's folder: <prefix><run id>). */
+async function foldersNamed(dir: string, names: readonly string[], depth: number): Promise<string[]> {
+  if (depth > 3) return [];
+  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+  const out: string[] = [];
+  for (const e of entries) {
+    if (!e.isDirectory() || SKIP_DIRS.has(e.name)) continue;
+    const path = join(dir, e.name);
+    if (names.some((n) => e.name.endsWith(n))) out.push(path);
+    else out.push(...(await foldersNamed(path, names, depth + 1)));
+  }
   return out;
 }
 

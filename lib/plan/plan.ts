@@ -1,6 +1,7 @@
 // The planner: arguments + harness.yaml + env (+ a matrix file) -> a plan of cells, with every problem of the whole
 // input at once. `run` is one cell (one per scenario with --all), `compare` two cells on the build axis, `matrix` the
 // expansion. Pure: files are read by the CLI and handed in; build files are checked by the CLI over `plan.builds`.
+import { resolve } from 'node:path';
 import type { ConfigProblem } from '../errors.js';
 import type { CheckInfo } from '../model/check.js';
 import type { RepeatOf, Rerun } from '../model/session.js';
@@ -8,7 +9,7 @@ import { resolveConfig, type LabConfigRules } from '../config/validate.js';
 import { expectableIds, formerIds, withCurrentIds } from '../checks/expect-ids.js';
 import type { HarnessConfig } from '../config/schema.js';
 import { cellConfig, expandCells, parseShard, planProblems, shard, shiftSubnet, type Cell } from '../matrix/expand.js';
-import { parseMatrix } from '../matrix/spec.js';
+import { parseMatrix, type MatrixSpec } from '../matrix/spec.js';
 import { configVariant, deepMerge, type Side } from './names.js';
 
 /** What the planner needs of a scenario (lib/run/scenario.ts Scenario fits). */
@@ -19,6 +20,7 @@ export interface PlannableScenario {
   roles?: readonly string[];
   checks: readonly CheckInfo[];
   validate?(config: HarnessConfig): ConfigProblem[];
+  missingInput?(config: HarnessConfig): string | undefined;
 }
 
 /** A build a cell installs: its spec as given, where it was given (relative paths), and the field it came from. */
@@ -263,6 +265,8 @@ function planRun(input: PlanInput): Draft {
           fix: 'pass --nomad with a release version (1.9.7, latest), git:<dir>[@<ref>] or the path of a linux/amd64 build; or NOMAD_BUILD, or nomad_build in harness.yaml',
         });
     }
+    // --all: a scenario that needs an input nobody gave (a second build) is skipped with why, as one without a build is.
+    if (all && !skip) skip = s.missingInput?.(config);
     if (!all || !skip)
       problems.push(...(s.validate?.(config) ?? []).map((q) => (all ? { ...q, field: `${s.name}: ${q.field}` } : q)));
     const cell: PlannedCell = {
@@ -368,7 +372,23 @@ function planCompare(input: PlanInput): Draft {
     });
   }
   const comparison = { before: cells[0]!.key, after: cells[1]!.key };
+  // Note: the same spec on both sides is known before anything resolves, so --plan says it too; two specs of one binary
+  // (a release and its downloaded path) are found only once both resolve, and warned about then.
+  const [b, a] = [given.before, given.after];
+  if (b !== undefined && a !== undefined && sameSpec(b, a, input.cwd))
+    warnings.push(
+      `--before ${b} and --after ${a} are the same build: the comparison runs it twice, so a check that flips is ` +
+        'flakiness, not a difference between builds',
+    );
   return { plan: { ...baseSession('compare', resolved, cells), comparison, warnings }, problems, builds: [] };
+}
+
+/** Two build specs that name the same thing as written: equal, or paths to the same file. */
+function sameSpec(x: string, y: string, cwd: string): boolean {
+  const [a, b] = [x.trim(), y.trim()];
+  if (a === b) return true;
+  const isPath = (t: string) => t.includes('/') && !t.startsWith('git:');
+  return isPath(a) && isPath(b) && resolve(cwd, a) === resolve(cwd, b);
 }
 
 function buildsOfSides(given: Partial<Record<Side, string>>, cwd: string): BuildRef[] {
@@ -413,6 +433,7 @@ function planMatrix(input: PlanInput): Draft {
     });
   if (!spec.ok) return { problems: [...spec.problems, ...problems], builds: [] };
   const m = spec.spec;
+  problems.push(...axisFlagProblems(m, input.values, mf.name));
   const all = expandCells(m);
   if (only !== undefined && !all.some((c) => c.name === only))
     problems.push({
@@ -459,7 +480,12 @@ function planMatrix(input: PlanInput): Draft {
         message: 'installs Nomad and has no build',
         fix: 'add a nomad axis ({name, binary}) or nomad_binary under defaults',
       });
-    problems.push(...(s.validate?.(c) ?? []).map((q) => ({ ...q, field: `cell ${p.key}: ${q.field}` })));
+    problems.push(
+      ...(s.validate?.(c) ?? []).map((q) => ({
+        ...fromAxis(q, m, mf.name),
+        field: `cell ${p.key}: ${fromAxis(q, m, mf.name).field}`,
+      })),
+    );
   }
   const base = bases.get(m.scenarios[0]!)!;
   const plan = baseSession('matrix', base, planned);
@@ -570,4 +596,47 @@ export function configInSlot(config: HarnessConfig, slot: number): HarnessConfig
   c.lab.privateSubnet = shiftSubnet(config.lab.privateSubnet, slot) ?? config.lab.privateSubnet;
   c.lab.managementSubnet = shiftSubnet(config.lab.managementSubnet, slot) ?? config.lab.managementSubnet;
   return c;
+}
+
+/** The flags that set what a matrix axis varies (the axis values win in every cell). */
+const AXIS_FLAGS: Record<string, readonly string[]> = {
+  nomad: ['nomad', 'nomad-binary'],
+  reboot: ['reboot'],
+  box: ['box'],
+  driver: ['driver'],
+  servers: ['servers'],
+  clients: ['clients'],
+};
+
+/** A flag given for an axis the matrix varies would be ignored in every cell: a problem, as other unused flags are. */
+function axisFlagProblems(m: MatrixSpec, values: Record<string, unknown>, file: string): ConfigProblem[] {
+  return m.axes.flatMap((axis) =>
+    (AXIS_FLAGS[axis.name] ?? [])
+      .filter((flag) => values[flag] !== undefined)
+      .map((flag) => ({
+        field: `--${flag}`,
+        value: values[flag],
+        message: `every cell's ${axis.name} comes from axes.${axis.name} in ${file}, so the flag would be ignored`,
+        fix: `drop --${flag}, or change axes.${axis.name} in ${file}`,
+      })),
+  );
+}
+
+/**
+ * A scenario's problem with a value an axis gave (axes.driver: docker for a scenario that runs exec only) names the
+ * axis, not the flag that was never given.
+ */
+function fromAxis(q: ConfigProblem, m: MatrixSpec, file: string): ConfigProblem {
+  for (const axis of m.axes)
+    for (const flag of AXIS_FLAGS[axis.name] ?? [])
+      if (q.field === `--${flag}` || q.field.endsWith(`(--${flag})`))
+        return {
+          ...q,
+          field: `${file}: axes.${axis.name}`,
+          // Note: a value the scenario cannot use at all is removed from the axis; otherwise the fix stands as it was
+          fix: q.message.startsWith('applies to')
+            ? `remove ${typeof q.value === 'string' ? q.value : JSON.stringify(q.value)} from axes.${axis.name} for this scenario, or split the matrix`
+            : q.fix,
+        };
+  return q;
 }

@@ -34,6 +34,18 @@ function verdictLines(v: Verdict, paint: Paint, withEvidence: boolean): string[]
   return withEvidence ? [head, ...v.evidence.map((e) => `        ${paint('dim', e)}`)] : [head];
 }
 
+/** One line for the checks a run did not reach: how many, their ids (the first few) and why, without the error again. */
+function notReachedLine(r: RunRecord, vs: readonly Verdict[], paint: Paint): string {
+  const ids = vs.slice(0, 4).map((v) => v.id);
+  const more = vs.length > ids.length ? ` and ${vs.length - ids.length} more` : '';
+  const why = r.interrupted
+    ? `the run was interrupted${r.error?.step ? ` in step "${r.error.step}"` : ''}`
+    : r.error
+      ? `the run broke${r.error.step ? ` in step "${r.error.step}"` : ''} (the error above)`
+      : vs[0]!.message.replace(/^not reached: /, '');
+  return `  ${paint('yellow', MARK.skipped.padEnd(5))} ${vs.length} checks not reached (${ids.join(', ')}${more}): ${why}`;
+}
+
 /** One line per run: PASS|FAIL|ERROR <suite> — N checks: a passed, b expected failures, c failed, d skipped (12.3s). */
 export function runLine(r: RunRecord, paint: Paint = (_c, s) => s): string {
   const n = countVerdicts(r.verdicts);
@@ -72,7 +84,11 @@ export function renderConsoleSummary(runs: readonly RunRecord[], opts: ConsoleOp
       bad.push(`  ${paint('red', s.status.toUpperCase())} step "${s.name}"${s.message ? `: ${s.message}` : ''}`);
     }
     const good: string[] = [];
-    for (const v of r.verdicts) (v.met ? good : bad).push(...verdictLines(v, paint, !v.met));
+    // Note: the checks a broken run never reached share one reason, which the error above already says in full
+    const unreached = r.verdicts.filter((v) => v.met && v.label === 'skipped' && v.message.startsWith('not reached'));
+    const folded = unreached.length > 1 ? new Set(unreached) : new Set<Verdict>();
+    for (const v of r.verdicts) if (!folded.has(v)) (v.met ? good : bad).push(...verdictLines(v, paint, !v.met));
+    if (folded.size) good.push(notReachedLine(r, unreached, paint));
     if (bad.length) problems.push(paint('bold', `${r.suiteName}:`), ...bad);
     if (good.length) rest.push(paint('bold', `${r.suiteName}:`), ...good);
   }

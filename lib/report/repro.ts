@@ -1,5 +1,6 @@
 // Pure: the one command that re-runs exactly one run (or compare) with the same inputs, naming every Nomad build by
 // absolute path and checksum. A secret is never written: an argument holding one refers to $NOMAD_TOKEN instead.
+import { secretPattern } from '../log/redact.js';
 import { quote } from '../shell/quote.js';
 
 /** Flags that only say where output goes or which scenarios to pick: not inputs of the run itself. */
@@ -50,10 +51,11 @@ export interface ReproInput {
 
 /** An argument with every secret in it replaced by "$NOMAD_TOKEN" (double-quoted so the shell expands it). */
 function withoutSecrets(arg: string, secrets: readonly string[]): string {
-  const hits = secrets.filter((s) => s.length > 0 && arg.includes(s));
-  if (!hits.length) return quote(arg);
-  let text = arg;
-  for (const s of hits) text = text.split(s).join('\u0000');
+  // Note: the redactor's own idea of where a secret stands (a whole token, or a short one as the whole value), so a
+  // token that is also a word ("nomad") leaves the flags and paths that contain it alone.
+  const re = secretPattern(secrets);
+  const text = re ? arg.replace(re, '\u0000') : arg;
+  if (!text.includes('\u0000')) return quote(arg);
   const parts = text.split('\u0000').map((p) => (p === '' ? '' : quote(p)));
   return parts.join('"$NOMAD_TOKEN"');
 }

@@ -3,6 +3,7 @@
 // could hide a secret from the text pass.
 import { chmod, copyFile, mkdir, stat, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { EXIT } from '../errors.js';
 import { redact, redactDeep, redactKnown } from '../log/redact.js';
 import type { SessionReport } from '../model/session.js';
 import { renderReports, type OutputFile, type ReportContext, type Reporter } from './reporters.js';
@@ -60,7 +61,28 @@ export async function writeSessionReports(
   reporters: readonly Reporter[],
   c: ReportContext,
 ): Promise<{ session: SessionReport; written: OutputFile[]; errors: string[] }> {
-  const session = redactSession(s, c.secrets);
-  const { files, errors } = renderReports(reporters, session, c);
-  return { session, written: await writeFiles(files, c.secrets), errors };
+  const redacted = redactSession(s, c.secrets);
+  const { files, errors } = renderReports(reporters, redacted, c);
+  // Note: each file on its own: one that cannot be written (a full disk, a path taken) leaves the others and the
+  // verdict; the session then ends as an infrastructure error (3) unless it was interrupted.
+  const written: OutputFile[] = [];
+  for (const f of files) {
+    try {
+      written.push(...(await writeFiles([f], c.secrets)));
+    } catch (err) {
+      errors.push(`could not write ${describeOutput(f, c)}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  const failed = written.length < files.length;
+  const session = failed && redacted.exitCode < EXIT.INFRA ? { ...redacted, exitCode: EXIT.INFRA } : redacted;
+  return { session, written, errors };
+}
+
+/** A report file with the flags that choose its path (given, or the default under the reports dir). */
+function describeOutput(f: OutputFile, c: ReportContext): string {
+  if (f.kind === 'junit' && f.path === c.junitPath)
+    return `the JUnit report ${f.path} (--junit, or under --reports-dir)`;
+  if (f.kind === 'json' && f.path === c.jsonPath)
+    return `the JSON summary ${f.path} (--report-json, or under --reports-dir)`;
+  return `the ${f.kind} file ${f.path} (under --reports-dir)`;
 }

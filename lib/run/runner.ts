@@ -14,6 +14,7 @@ import { RunContext } from './context.js';
 import { deadlineIn, type Deadline } from '../time/deadlines.js';
 import type { Scenario, ScenarioEnv } from './scenario.js';
 import { writeArtifacts } from './artifacts.js';
+import { settleRun } from './settle.js';
 
 /** Budget for collecting evidence and for tearing down, taken outside the run budget so a timed-out run still cleans up. */
 export const EVIDENCE_BUDGET_MS = 3 * 60_000;
@@ -57,7 +58,12 @@ export async function runScenario(o: RunOptions): Promise<{ record: RunRecord; k
   let results: CheckResult[] = [];
   let error: RunRecord['error'];
   try {
-    results = await o.scenario.run(ctx, o.env);
+    results = await settleRun(() => o.scenario.run(ctx, o.env), {
+      who: scenarioWho(o.scenario),
+      deadline: runDeadline,
+      signal: o.signal,
+      budget: `--timeout ${formatMs(o.config.timeoutS * 1000)}`,
+    });
   } catch (err) {
     const reason = o.signal.aborted ? o.signal.reason : err;
     error = describeError(reason, ctx.currentStep ?? lastErroredStep(ctx));
@@ -139,6 +145,12 @@ export function withDefinitions(
   });
   const ids = new Set(scenario.checks.map((c) => c.id));
   return [...declared, ...results.filter((r) => !ids.has(r.id))];
+}
+
+/** The scenario as its errors name it: a user scenario with its file, a shipped one by name. */
+function scenarioWho(s: Scenario): string {
+  const file = (s as { file?: unknown }).file;
+  return typeof file === 'string' ? `scenario ${s.name} (${file})` : `scenario ${s.name}`;
 }
 
 function describeError(err: unknown, step: string | undefined): NonNullable<RunRecord['error']> {

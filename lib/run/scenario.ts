@@ -49,6 +49,11 @@ export interface Scenario {
   checks: readonly CheckDef[];
   /** problems with the config this scenario needs beyond the common keys (e.g. a second build); checked before anything is created */
   validate?(config: HarnessConfig): ConfigProblem[];
+  /**
+   * an input it needs beyond a build that the config lacks (e.g. a second build), in words; `run --all` then skips it
+   * with this reason, as it skips a Nomad scenario without a build (validate() still names the problem for a run of it alone)
+   */
+  missingInput?(config: HarnessConfig): string | undefined;
   /** problems that need a tool to find (e.g. Nomad parsing the user's job on the host); also before anything is created */
   preflight?(config: HarnessConfig, tools: { convertJob: JobConverter }): Promise<ConfigProblem[]>;
   run(ctx: RunContext, env: ScenarioEnv): Promise<CheckResult[]>;

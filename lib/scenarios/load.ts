@@ -122,7 +122,44 @@ async function packageType(dir: string): Promise<string> {
 
 /** The loaded scenario with its results reconciled with its declared checks (see reconcileResults). */
 function guarded(file: string, s: Scenario): UserScenario {
-  return { ...s, file, run: async (ctx, env) => reconcileResults(s.checks, await s.run(ctx, env)) };
+  const { validate, preflight } = s;
+  return {
+    ...s,
+    file,
+    run: async (ctx, env) => reconcileResults(s.checks, await s.run(ctx, env)),
+    // Note: a hook of the user's that throws is a problem of the input naming its file (exit 2), not a harness bug.
+    ...(validate
+      ? {
+          validate: (config) => {
+            try {
+              return validate.call(s, config);
+            } catch (err) {
+              return [hookThrew(file, 'validate', err)];
+            }
+          },
+        }
+      : {}),
+    ...(preflight
+      ? {
+          preflight: async (config, tools) => {
+            try {
+              return await preflight.call(s, config, tools);
+            } catch (err) {
+              return [hookThrew(file, 'preflight', err)];
+            }
+          },
+        }
+      : {}),
+  };
+}
+
+function hookThrew(file: string, hook: string, err: unknown): ConfigProblem {
+  return {
+    field: file,
+    value: firstLine(err),
+    message: `${hook}() threw`,
+    fix: `fix ${hook}() in the file: it returns the problems it finds (an empty list when there are none), it does not throw`,
+  };
 }
 
 // Note: a process-wide hook, registered once; register() is what Node offers for bare specifiers outside a package.

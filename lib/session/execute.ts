@@ -167,7 +167,8 @@ function warnSameBuild(
   if (!b || !a) return;
   const [ib, ia] = [resolved.get(buildKey(b)), resolved.get(buildKey(a))];
   const same = buildKey(b) === buildKey(a) || (!!ib?.sha256 && ib.sha256 === ia?.sha256);
-  if (!same) return;
+  // Note: the plan already warned when the specs themselves name one build (lib/plan/plan.ts planCompare)
+  if (!same || plan.warnings.some((w) => w.includes('are the same build'))) return;
   const which = ib?.sha256 ? ` (sha256 ${ib.sha256.slice(0, 12)}…)` : '';
   const message =
     `--before ${b.spec} and --after ${a.spec} are the same build${which}: the comparison runs it twice, so ` +

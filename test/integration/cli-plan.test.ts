@@ -181,7 +181,7 @@ t.test('matrix: one mistake in many cells is one problem with its count', async 
   const err = c.s.err.join('');
   t.match(
     err,
-    /4 cells \(bridge-exec-reboot\/nomad=a\/reboot=graceful\/driver=docker, .* and 2 more\): --driver: needs a box with Docker/,
+    /4 cells \(bridge-exec-reboot\/nomad=a\/reboot=graceful\/driver=docker, .* and 2 more\): .*m\.yaml: axes\.driver: needs a box with Docker/,
   );
   t.equal((err.match(/needs a box with Docker/g) ?? []).length, 1, 'said once');
 });

@@ -95,3 +95,27 @@ t.test('bad listing flags and a bad matrix are reported together, exit 2', async
   t.match(mismatch.err, /disagrees with --shard 1\/2/);
   t.same(mismatch.effects, []);
 });
+
+t.test('--list-cells with --plan is refused: the listed commands would only print plans (N13, H12)', async (t) => {
+  const r = await cli(t, ['--list-cells', '--plan', '--netns', '']);
+  t.equal(r.code, 2, r.err);
+  t.match(r.err, /--plan: cannot be combined with --list-cells/);
+  t.equal(r.out, '', 'nothing listed');
+});
+
+t.test('a flag for what an axis varies is refused, not dropped (N12)', async (t) => {
+  const r = await cli(t, ['--nomad', '/bin/true', '--reboot', 'panic', '--plan', '--netns', '']);
+  t.equal(r.code, 2, r.err);
+  t.match(r.err, /--nomad: every cell's nomad comes from axes\.nomad in nightly\.yaml, so the flag would be ignored/);
+  t.match(r.err, /--reboot: every cell's reboot comes from axes\.reboot in nightly\.yaml/);
+  const box = await cli(t, ['--box', 'x/y', '--list-cells']);
+  t.equal(box.code, 0, 'a flag for something no axis varies still applies');
+});
+
+t.test("a scenario's problem with an axis value names the axis, not a flag never given (N22)", async (t) => {
+  const r = await cli(t, ['--plan', '--netns', ''], 'scenario: cni-ipam-reboot\naxes:\n  driver: [exec, docker]\n');
+  t.equal(r.code, 2, r.err);
+  t.match(r.err, /nightly\.yaml: axes\.driver: applies to bridge-exec-reboot only/);
+  t.match(r.err, /fix: remove docker from axes\.driver/);
+  t.notMatch(r.err, /--driver:/);
+});

@@ -4,7 +4,7 @@
 // VMs). Real VMs and real Nomad: the e2e tier runs the shipped server-reboot (test/e2e/server-reboot.test.ts). One test spawns the real CLI (bin/reboot-harness.js, under tsx).
 import t, { type Test } from 'tap';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
@@ -344,5 +344,83 @@ t.test(
         ),
       );
     }
+  },
+);
+
+t.test(
+  'a scenario whose run() calls process.exit or awaits for ever: an error verdict with its reports, exit 3 (never 0 or 13)',
+  async (t) => {
+    t.setTimeout(60_000);
+    const body = (name: string, tail: string) =>
+      GOOD.replace('counts-to-three', name).replace(
+        "ctx.step('count', async () => 3);",
+        `ctx.step('count', async () => 3); ${tail}`,
+      );
+    const dir = userDir(t, {
+      'package.json': PKG,
+      'exits.ts': body('exit-in-run', 'process.exit(0);'),
+      'hangs.ts': body('hang-in-run', 'await new Promise(() => {});'),
+    });
+    const out = t.testdir({});
+    const cli = (name: string) => {
+      const child = spawn(
+        process.execPath,
+        [
+          resolve('bin/reboot-harness.js'),
+          'run',
+          name,
+          '--scenarios',
+          dir,
+          '--netns',
+          '',
+          '--fresh',
+          '--timeout',
+          '10s',
+          '--junit',
+          join(out, `${name}.xml`),
+          '--reports-dir',
+          join(out, name),
+        ],
+        { cwd: tmpdir(), env: { ...process.env, CI: 'true', HARNESS_WORK_DIR: join(out, 'work') } },
+      );
+      let all = '';
+      child.stdout.on('data', (b: Buffer) => (all += b.toString()));
+      child.stderr.on('data', (b: Buffer) => (all += b.toString()));
+      return new Promise<{ code: number | null; all: string }>((res) => child.on('exit', (c) => res({ code: c, all })));
+    };
+    const [exits, hangs] = await Promise.all([cli('exit-in-run'), cli('hang-in-run')]);
+    for (const [name, r, why] of [
+      ['exit-in-run', exits, /run\(\) called process\.exit\(0\)/],
+      ['hang-in-run', hangs, /run\(\) did not finish: it awaits a promise that nothing is left to settle/],
+    ] as const) {
+      t.equal(r.code, 3, `${name}: exit 3 (${r.all.slice(-400)})`);
+      t.match(r.all, new RegExp(`ERROR scenario ${name} \\(${join(dir, '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+      t.match(r.all, why);
+      t.match(r.all, new RegExp(`^ERROR ${name} `, 'm'), 'the verdict line');
+      const junit = readFileSync(join(out, `${name}.xml`), 'utf8');
+      t.match(junit, /<error /, 'the JUnit file says error');
+      const [runId] = readdirSync(join(out, name));
+      const summary = JSON.parse(readFileSync(join(out, name, runId!, 'summary.json'), 'utf8')) as {
+        runs: { outcome: string }[];
+      };
+      t.equal(summary.runs[0]?.outcome, 'error', 'summary.json written with the error');
+    }
+  },
+);
+
+t.test(
+  'a scenario whose validate() throws is a problem of the input naming its file (exit 2), not a harness bug',
+  async (t) => {
+    const dir = userDir(t, {
+      'package.json': PKG,
+      'tv.ts': GOOD.replace('counts-to-three', 'throw-validate').replace(
+        'checks: CHECKS,',
+        "checks: CHECKS, validate() { throw new Error('boom in validate'); },",
+      ),
+    });
+    const r = await cli(['run', 'throw-validate', '--scenarios', dir, '--netns', '', '--plan'], process.cwd());
+    t.equal(r.code, 2, r.err);
+    t.match(r.err, `${join(dir, 'tv.ts')}: validate() threw (got "boom in validate"`);
+    t.notMatch(r.err, /internal error/);
   },
 );

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { REDACTED, redact, redactDeep } from '../../lib/log/redact.js';
+import { REDACTED, redact, redactDeep, redactKnown, secretPattern } from '../../lib/log/redact.js';
 import type { RunRecord } from '../../lib/model/run.js';
 import { renderConsoleSummary } from '../../lib/report/console.js';
 import { redactSession, writeSessionReports } from '../../lib/report/write.js';
@@ -21,12 +21,48 @@ MIIEowIBAAKCAQEAfaketestkeymaterialonlyfortheharnessunittests0123456789
 
 t.test('known secrets are replaced wherever they appear', async (t) => {
   t.equal(redact(`token ${TOKEN} and again ${TOKEN}.`, [TOKEN]), `token ${REDACTED} and again ${REDACTED}.`);
+  t.equal(redact(`"${TOKEN}" /x/${TOKEN}/y ${TOKEN}.`, [TOKEN]), `"${REDACTED}" /x/${REDACTED}/y ${REDACTED}.`);
+  const long = 'abcdefghijklmnopqrstuvwxyz';
+  t.equal(redact(`a ${long} b`, [long, long.slice(0, 20)]), `a ${REDACTED} b`, 'longest first');
+});
+
+t.test("a secret is redacted as a whole token, never inside a word or the harness's own names (N8)", async (t) => {
+  // a long token: only where it stands alone
+  const word = 'nomadrebootharness'; // 18 characters, a run of letters that the harness's names contain
   t.equal(
-    redact('abc is too short to redact', ['abc']),
-    'abc is too short to redact',
-    'secrets shorter than 4 are ignored',
+    redact(`xx${word} ${word}-x ${word}.js a.${word} ${word}`, [word]),
+    `xx${word} ${word}-x ${word}.js a.${word} ${REDACTED}`,
   );
-  t.equal(redact('prefix-longsecret', ['longsecret', 'long']), `prefix-${REDACTED}`, 'longest first');
+  // a short token (a common word): only as a whole value, never as a substring
+  const text = [
+    '"schema": "nomad-reboot-harness/summary@1"',
+    "run bridge-exec-reboot --nomad /work/builds/nomad --netns ''",
+    'boot_id differs; reboot done',
+  ].join('\n');
+  t.equal(redact(text, ['nomad', 'boot']), text, 'no substring of a word, flag, path or schema id');
+  t.equal(
+    redactKnown('{"token2":"nomad","x":"a nomad-x"}', ['nomad']),
+    `{"token2":"${REDACTED}","x":"a nomad-x"}`,
+    'a whole value, not part of a name',
+  );
+  t.equal(
+    redact('token nomad leaked; nomad.', ['nomad']),
+    `token ${REDACTED} leaked; ${REDACTED}.`,
+    'a whole word in a log line',
+  );
+  t.equal(
+    redactKnown("NOMAD_TOKEN='boot'\nboot\n<t>boot</t>", ['boot']),
+    `NOMAD_TOKEN='${REDACTED}'\n${REDACTED}\n<t>${REDACTED}</t>`,
+  );
+  t.same(redactDeep({ a: 'boot', b: 'reboot' }, ['boot']), { a: REDACTED, b: 'reboot' }, 'a whole JSON value');
+  t.equal(secretPattern(['']), undefined, 'an empty secret matches nothing');
+});
+
+t.test('a token in a URL query is redacted (N5)', async (t) => {
+  t.equal(
+    redact('GET http://m.example/?token=MARKER-q&v=1 and ?X-Amz-Signature=abc', []),
+    `GET http://m.example/?token=${REDACTED}&v=1 and ?X-Amz-Signature=${REDACTED}`,
+  );
 });
 
 t.test('secret-shaped text is replaced by pattern', async (t) => {
