@@ -2,6 +2,7 @@
 import type { CliCommand } from '../command.js';
 import { run } from './run.js';
 import { compare } from './compare.js';
+import { bisect } from './bisect.js';
 import { matrix } from './matrix.js';
 import { list } from './list.js';
 import { doctor } from './doctor.js';
@@ -16,6 +17,7 @@ import { listLabs } from './list-labs.js';
 export const COMMANDS: readonly CliCommand[] = [
   run,
   compare,
+  bisect,
   matrix,
   list,
   doctor,

@@ -1,0 +1,331 @@
+// `reboot-harness bisect [scenario] --good <ref> --bad <ref> --check <id>`: the first commit of a Nomad source tree
+// where a check's verdict flips, in either direction, built and run on a warm lab step by step (lib/bisect).
+import { join, resolve } from 'node:path';
+import { ConfigError, EXIT, type ConfigProblem } from '../../errors.js';
+import { closest } from '../../config/near.js';
+import { runBisect } from '../../bisect/driver.js';
+import {
+  appendEvent,
+  BISECT_LOG,
+  BISECT_LOG_SCHEMA,
+  gitBisectLog,
+  readEvents,
+  readInputs,
+  writeGitBisectLog,
+  writeInputs,
+  writeText,
+  type BisectInputs,
+} from '../../bisect/log.js';
+import { historyOf, trackedChanges } from '../../git/history.js';
+import { findRepo, resolveCommit, similarTags } from '../../builds/git.js';
+import { deadlineIn } from '../../time/deadlines.js';
+import { watchSignals } from '../../run/signals.js';
+import {
+  bisectExitCode,
+  renderBisectHtml,
+  renderBisectJson,
+  renderBisectJUnit,
+  renderBisectSummary,
+  type BisectReport,
+} from '../../report/bisect.js';
+import { allScenarios } from '../scenarios.js';
+import { checkSession, newRunId, readSession } from '../session-command.js';
+import { userScenarios } from '../session-input.js';
+import { readHarnessFile } from '../input.js';
+import { argvOf, realSteps } from '../bisect-steps.js';
+import type { CliCommand, CommandDeps, ParsedArgs } from '../command.js';
+import { CONFIG, FRESH } from './options.js';
+import { run } from './run.js';
+
+/** bisect's own options: what is not passed on to each try's run. */
+const OWN = ['good', 'bad', 'check', 'source', 'tries', 'max-skips', 'resume', 'replay'] as const;
+/** Run flags a bisect keeps for itself: its own JUnit and JSON (each try writes its own under the bisect's folder). */
+const KEPT = ['junit', 'report-json', 'help'] as const;
+
+export const bisect: CliCommand = {
+  name: 'bisect',
+  summary:
+    'find the commit where a check flips between two refs of a Nomad source tree: each step built and run on one warm lab, flake-aware, resumable',
+  usage: [
+    'reboot-harness bisect [scenario] --good <ref> --bad <ref> --check <id> [--source git:<dir>] [--tries k] [run options]',
+    'reboot-harness bisect --resume <folder>',
+    '',
+    'Like git bisect run over real reboots: <ref> is anything git names in the source tree (tag, branch, commit);',
+    '--good is the older ref, --bad the newer (given the other way round, or on two branches: as git bisect, from',
+    'their merge base). The direction is read from the endpoints: a regression (passes on the older, fails on the',
+    'newer) gives the first bad commit, a fix the first fixed commit. Both endpoints are verified first; the failing',
+    'one runs --tries times to measure how often the failure reproduces (p); a commit is bad (or unfixed) when the',
+    'check fails once, good (or fixed) after k passing tries with (1-p)^k <= 0.05. A commit that does not build, a',
+    'run that broke or a skipped check is skipped (git bisect 125). Each step builds its commit (cached by commit),',
+    "reverts the lab's snapshot taken before any Nomad ran, installs the build and runs the scenario. The folder",
+    '<reports-dir>/bisect-<id>/ holds the log (resume after Ctrl-C with --resume), git-bisect.log (git bisect replay),',
+    'bisect.json, report.html, junit.xml and every try\'s run reports. docs/bisect.md',
+  ],
+  exits:
+    "0 the commit found with enough confidence; 1 inconclusive (the range left is printed) or too many skips in a row; 2 usage or configuration error, or no flip between the endpoints; 3 an endpoint could not be built or run; 70 harness bug; 130 interrupted (resume with --resume)",
+  options: [
+    { name: 'good', type: 'string', arg: '<ref>', doc: 'the older ref (tag, branch, commit) of the source tree' },
+    { name: 'bad', type: 'string', arg: '<ref>', doc: 'the newer ref' },
+    { name: 'check', type: 'string', arg: '<id>', doc: "the check whose verdict flips (one of the scenario's checks)" },
+    {
+      name: 'source',
+      type: 'string',
+      arg: 'git:<dir>',
+      path: true,
+      doc: 'the Nomad source tree (a work tree or a bare repository; default git:. )',
+    },
+    { name: 'tries', type: 'string', arg: '<k>', doc: "the failing endpoint's runs, and the cap on the passes a pass needs (default 3)" },
+    { name: 'max-skips', type: 'string', arg: '<n>', doc: 'stop after this many skipped commits in a row (default 5)' },
+    {
+      name: 'resume',
+      type: 'string',
+      arg: '<folder>',
+      path: true,
+      doc: "continue the bisect of that folder (after Ctrl-C, SIGTERM or a crash); finished tries are not run again",
+    },
+    {
+      name: 'replay',
+      type: 'string',
+      arg: '<log>',
+      path: true,
+      doc: "re-apply another bisect's log (bisect-log.jsonl) of the same source: its builds and tries are taken as they were",
+    },
+    CONFIG,
+    FRESH,
+  ],
+  configFlags: 'all run flags',
+  positionals: { what: 'scenario', max: 1, complete: 'scenario' },
+  run: bisectCommand,
+};
+
+interface Line {
+  args: ParsedArgs;
+  dir?: string;
+  earlier: Awaited<ReturnType<typeof readEvents>>;
+}
+
+async function bisectCommand(given: ParsedArgs, deps: CommandDeps): Promise<number> {
+  const line = await lineOf(given, deps);
+  const { args } = line;
+  const v = args.values;
+  const scenario = args.positionals[0] ?? 'bridge-exec-reboot';
+  const problems: ConfigProblem[] = [];
+  const need = (name: string, example: string) => {
+    if (typeof v[name] !== 'string' || v[name] === '')
+      problems.push({ field: `--${name}`, value: v[name], message: 'is required', fix: `give --${name} ${example}` });
+  };
+  need('good', '<ref>, e.g. v2.0.4');
+  need('bad', '<ref>, e.g. v2.0.5');
+  need('check', '<id>, e.g. task-dirs (reboot-harness list shows each scenario\'s checks)');
+  const tries = intOption(v['tries'], '--tries', 3, 1, 20, problems);
+  const maxSkips = intOption(v['max-skips'], '--max-skips', 5, 1, 100, problems);
+  for (const f of ['nomad', 'nomad-binary', 'upgrade-to'])
+    if (v[f] !== undefined)
+      problems.push({
+        field: `--${f}`,
+        value: v[f],
+        message: 'is not taken by bisect: every step builds its commit from --source',
+        fix: `drop --${f}; name the tree with --source git:<dir> and the refs with --good and --bad`,
+      });
+  const sourceText = typeof v['source'] === 'string' ? (v['source'] as string) : 'git:.';
+  const tree = await treeOf(sourceText, deps, v, problems);
+  // The check must be one the scenario judges.
+  const harness = await readHarnessFile(args, deps, []).catch(() => undefined);
+  const user = await userScenarios(args, deps, harness);
+  const sc = allScenarios(user.extra).find((s) => s.name === scenario);
+  if (sc && !sc.needsNomad)
+    problems.push({ field: 'scenario', value: scenario, message: 'runs no Nomad, so there is nothing to bisect', fix: 'name a scenario that installs Nomad, e.g. bridge-exec-reboot' });
+  if (sc && typeof v['check'] === 'string' && !sc.checks.some((c) => c.id === v['check'])) {
+    const near = closest(v['check'] as string, sc.checks.map((c) => c.id));
+    problems.push({
+      field: '--check',
+      value: v['check'],
+      message: `is not a check of ${scenario}`,
+      fix: `${near ? `did you mean ${near}? ` : ''}one of: ${sc.checks.map((c) => c.id).join(', ')}`,
+    });
+  }
+  // Every run flag, as the first try's run would judge it (the scenario, the lab, the job, the output paths).
+  const runValues = passedOn(v);
+  const stepArgs = (commit: string): ParsedArgs => {
+    const values = { ...runValues, nomad: `${sourceText}@${commit}` };
+    return { command: 'run', rawArgs: [scenario, ...argvOf(values)], positionals: [scenario], values };
+  };
+  const stepDeps: CommandDeps = { ...deps, argvProblems: [] };
+  let checked: Awaited<ReturnType<typeof checkSession>> | undefined;
+  try {
+    const req = { command: run, args: stepArgs(tree?.good ?? 'HEAD'), deps: stepDeps, plan: 'run' as const, named: () => [scenario] };
+    checked = await checkSession(req, await readSession(req));
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    problems.push(...err.problems.filter((p) => !String(p.field).includes('nomad')));
+  }
+  const all = [...deps.argvProblems, ...problems];
+  if (all.length || !checked || !tree) throw new ConfigError(all.length ? all : [{ field: '--source', value: sourceText, message: 'could not be read', fix: 'give git:<dir> of a Nomad source tree' }]);
+
+  const config = checked.plan.base;
+  const dir = line.dir ?? resolve(deps.cwd, config.reports.dir, `bisect-${newRunId()}`);
+  const inputs: BisectInputs = {
+    schema: BISECT_LOG_SCHEMA,
+    values: Object.fromEntries(Object.entries(v).filter(([k]) => k !== 'resume')),
+    scenario,
+    source: sourceText,
+    good: { ref: v['good'] as string, sha: tree.good },
+    bad: { ref: v['bad'] as string, sha: tree.bad },
+    check: v['check'] as string,
+    tries,
+    startedAt: new Date().toISOString(),
+  };
+  if (!line.dir) await writeInputs(dir, inputs);
+  deps.out(`bisect ${inputs.check} on ${scenario}: ${inputs.good.ref} (${inputs.good.sha.slice(0, 10)}) .. ${inputs.bad.ref} (${inputs.bad.sha.slice(0, 10)}) in ${dir}\n`);
+  const watcher = watchSignals({
+    ...(deps.signalSource ? { proc: deps.signalSource } : {}),
+    onFirst: (sig) => deps.err(`${sig}: the bisect stops after this step's cleanup; continue with: reboot-harness bisect --resume ${dir}\n`),
+    onSecond: () => undefined,
+  });
+  const started = Date.now();
+  const logFile = join(dir, BISECT_LOG);
+  let outcome: Awaited<ReturnType<typeof runBisect>>;
+  try {
+    outcome = await runBisect(
+      { good: inputs.good, bad: inputs.bad, check: inputs.check, tries, maxSkips },
+      {
+        history: historyOf(tree.gitDir),
+        runner: realSteps({
+          deps: stepDeps,
+          builds: checked.builds,
+          config,
+          logger: checked.logger,
+          gitDir: tree.gitDir,
+          source: sourceText,
+          scenario,
+          check: inputs.check,
+          dir,
+          runValues,
+          runCommand: (a, d) => run.run(a, d),
+        }),
+        record: (e) => appendEvent(logFile, e),
+        earlier: line.earlier,
+        say: (l) => deps.out(`${l}\n`),
+        signal: watcher.signal,
+      },
+    );
+  } finally {
+    watcher.dispose();
+  }
+  const pages: Record<string, string> = {};
+  for (const s of outcome.steps)
+    for (const t of s.tries) if (t.runId && t.reportDir) pages[t.runId] = join(t.reportDir, 'report.html');
+  const report: BisectReport = {
+    scenario,
+    check: inputs.check,
+    source: sourceText,
+    good: inputs.good,
+    bad: inputs.bad,
+    old: outcome.old,
+    new: outcome.new,
+    steps: outcome.steps,
+    result: outcome.result,
+    startedAtMs: started,
+    durationMs: Date.now() - started,
+    pages,
+  };
+  await appendEvent(logFile, { e: 'end', result: outcome.result });
+  await writeGitBisectLog(dir, gitBisectLog({ old: outcome.old, new: outcome.new, direction: outcome.result.direction }, outcome.steps, outcome.result.status === 'found' ? outcome.result.culprit?.sha : undefined));
+  const json = config.reports.json ?? join(dir, 'bisect.json');
+  const junit = config.reports.junit ?? join(dir, 'junit.xml');
+  await writeText(json, renderBisectJson(report));
+  await writeText(junit, renderBisectJUnit(report));
+  await writeText(join(dir, 'report.html'), renderBisectHtml(report));
+  deps.out(`${renderBisectSummary(report).join('\n')}\n`);
+  deps.out(`reports: ${[junit, json, join(dir, 'report.html'), join(dir, 'git-bisect.log')].join(' ')}\n`);
+  return bisectExitCode(outcome.result);
+}
+
+/** The line to judge: as given, or (--resume) the one the folder's bisect started with, and the events it logged. */
+async function lineOf(args: ParsedArgs, deps: CommandDeps): Promise<Line> {
+  const v = args.values;
+  const earlier: Line['earlier'] = [];
+  if (typeof v['resume'] === 'string') {
+    const dir = resolve(deps.cwd, v['resume'] as string);
+    const others = Object.keys(v).filter((k) => k !== 'resume');
+    const inputs = await readInputs(dir);
+    const problems: ConfigProblem[] = [];
+    if (!inputs)
+      problems.push({ field: '--resume', value: v['resume'], message: 'holds no bisect (no bisect-inputs.json from reboot-harness bisect)', fix: 'give the folder a bisect printed on its first line (<reports-dir>/bisect-<id>)' });
+    if (others.length || args.positionals.length)
+      problems.push({ field: '--resume', value: [...args.positionals, ...others.map((o) => `--${o}`)], message: 'takes nothing else: the folder holds the line the bisect started with', fix: 'give --resume <folder> alone' });
+    if (problems.length) throw new ConfigError(problems);
+    return {
+      args: { command: 'bisect', rawArgs: args.rawArgs, positionals: [inputs!.scenario], values: inputs!.values },
+      dir,
+      earlier: await readEvents(join(dir, BISECT_LOG)),
+    };
+  }
+  if (typeof v['replay'] === 'string') {
+    const events = await readEvents(resolve(deps.cwd, v['replay'] as string));
+    if (!events.length)
+      throw new ConfigError([{ field: '--replay', value: v['replay'], message: 'is no bisect log (no event in it)', fix: 'give the bisect-log.jsonl of an earlier bisect' }]);
+    return { args, earlier: events };
+  }
+  return { args, earlier };
+}
+
+function intOption(raw: unknown, field: string, def: number, min: number, max: number, problems: ConfigProblem[]): number {
+  if (raw === undefined) return def;
+  const n = Number(raw);
+  if (!/^\d+$/.test(String(raw)) || n < min || n > max) {
+    problems.push({ field, value: raw, message: `must be a whole number from ${min} to ${max}`, fix: `e.g. ${field} ${def}` });
+    return def;
+  }
+  return n;
+}
+
+/** The run flags each try takes: bisect's own options and its reports out; the lab's snapshot before any Nomad ran. */
+function passedOn(v: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v)) if (!(OWN as readonly string[]).includes(k) && !(KEPT as readonly string[]).includes(k)) out[k] = x;
+  // Note: a newer build's client state must never be opened by an older one: every try starts from VMs no Nomad ran on
+  if (out['warm-snapshot'] === undefined && !out['fresh']) out['warm-snapshot'] = 'before-nomad';
+  return out;
+}
+
+/** The source tree and the two refs' commits, or the problems (the nearest tags for a ref git does not know). */
+async function treeOf(
+  source: string,
+  deps: CommandDeps,
+  v: Record<string, unknown>,
+  problems: ConfigProblem[],
+): Promise<{ gitDir: string; good: string; bad: string } | undefined> {
+  if (!source.startsWith('git:')) {
+    problems.push({ field: '--source', value: source, message: 'is not a source tree spec', fix: 'write git:<dir>, e.g. --source git:~/src/nomad' });
+    return undefined;
+  }
+  const raw = source.slice(4);
+  if (raw.includes('@'))
+    problems.push({ field: '--source', value: source, message: 'names a ref; bisect takes the refs from --good and --bad', fix: `write --source git:${raw.split('@')[0]}` });
+  const dir = resolve(deps.cwd, raw.split('@')[0]!.replace(/^~(?=\/|$)/, deps.env['HOME'] ?? '~'));
+  const o = { deadline: deadlineIn(30_000) };
+  const repo = await findRepo(dir, o);
+  if ('error' in repo) {
+    problems.push({ field: '--source', value: source, message: `is not a git repository (${repo.error})`, fix: 'give git:<dir> of a clone of hashicorp/nomad' });
+    return undefined;
+  }
+  if (repo.workTree) {
+    const changed = await trackedChanges(repo.workTree, o);
+    if (changed.length)
+      problems.push({ field: '--source', value: source, message: `has uncommitted changes (${changed.length} files: ${changed.slice(0, 3).join(', ')}${changed.length > 3 ? ', …' : ''})`, fix: 'commit or stash them: bisect builds commits, never the work tree, and a result on a dirty tree is easily misread' });
+  }
+  const commits: Record<string, string | undefined> = {};
+  for (const name of ['good', 'bad']) {
+    const ref = v[name];
+    if (typeof ref !== 'string' || !ref) continue;
+    commits[name] = await resolveCommit(repo.gitDir, ref, o);
+    if (!commits[name]) {
+      const near = await similarTags(repo.gitDir, ref, o);
+      problems.push({ field: `--${name}`, value: ref, message: `names no commit in ${dir}`, fix: near.length ? `the nearest tags: ${near.join(', ')}` : 'give a tag, a branch or a commit of the tree (git log --oneline)' });
+    }
+  }
+  if (commits['good'] && commits['good'] === commits['bad'])
+    problems.push({ field: '--good/--bad', value: [v['good'], v['bad']], message: `name the same commit (${commits['good'].slice(0, 10)})`, fix: 'give the last ref where the check behaved one way as --good and the first where it behaved the other way as --bad' });
+  return commits['good'] && commits['bad'] ? { gitDir: repo.gitDir, good: commits['good'], bad: commits['bad'] } : undefined;
+}
