@@ -91,5 +91,10 @@ export async function trackedChanges(workTree: string, o: HistoryOptions): Promi
     deadline: o.deadline,
     allowedCodes: ANY_EXIT_CODE,
   });
-  return r.code === 0 ? r.stdout.split('\n').filter(Boolean) : [];
+  return r.code === 0
+    ? r.stdout
+        .split('\n')
+        .map((l) => l.trim())
+        .filter(Boolean)
+    : [];
 }

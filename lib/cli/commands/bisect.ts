@@ -59,10 +59,10 @@ export const bisect: CliCommand = {
     'run that broke or a skipped check is skipped (git bisect 125). Each step builds its commit (cached by commit),',
     "reverts the lab's snapshot taken before any Nomad ran, installs the build and runs the scenario. The folder",
     '<reports-dir>/bisect-<id>/ holds the log (resume after Ctrl-C with --resume), git-bisect.log (git bisect replay),',
-    'bisect.json, report.html, junit.xml and every try\'s run reports. docs/bisect.md',
+    "bisect.json, report.html, junit.xml and every try's run reports. docs/bisect.md",
   ],
   exits:
-    "0 the commit found with enough confidence; 1 inconclusive (the range left is printed) or too many skips in a row; 2 usage or configuration error, or no flip between the endpoints; 3 an endpoint could not be built or run; 70 harness bug; 130 interrupted (resume with --resume)",
+    '0 the commit found with enough confidence; 1 inconclusive (the range left is printed) or too many skips in a row; 2 usage or configuration error, or no flip between the endpoints; 3 an endpoint could not be built or run; 70 harness bug; 130 interrupted (resume with --resume)',
   options: [
     { name: 'good', type: 'string', arg: '<ref>', doc: 'the older ref (tag, branch, commit) of the source tree' },
     { name: 'bad', type: 'string', arg: '<ref>', doc: 'the newer ref' },
@@ -74,14 +74,19 @@ export const bisect: CliCommand = {
       path: true,
       doc: 'the Nomad source tree (a work tree or a bare repository; default git:. )',
     },
-    { name: 'tries', type: 'string', arg: '<k>', doc: "the failing endpoint's runs, and the cap on the passes a pass needs (default 3)" },
+    {
+      name: 'tries',
+      type: 'string',
+      arg: '<k>',
+      doc: "the failing endpoint's runs, and the cap on the passes a pass needs (default 3)",
+    },
     { name: 'max-skips', type: 'string', arg: '<n>', doc: 'stop after this many skipped commits in a row (default 5)' },
     {
       name: 'resume',
       type: 'string',
       arg: '<folder>',
       path: true,
-      doc: "continue the bisect of that folder (after Ctrl-C, SIGTERM or a crash); finished tries are not run again",
+      doc: 'continue the bisect of that folder (after Ctrl-C, SIGTERM or a crash); finished tries are not run again',
     },
     {
       name: 'replay',
@@ -116,7 +121,7 @@ async function bisectCommand(given: ParsedArgs, deps: CommandDeps): Promise<numb
   };
   need('good', '<ref>, e.g. v2.0.4');
   need('bad', '<ref>, e.g. v2.0.5');
-  need('check', '<id>, e.g. task-dirs (reboot-harness list shows each scenario\'s checks)');
+  need('check', "<id>, e.g. task-dirs (reboot-harness list shows each scenario's checks)");
   const tries = intOption(v['tries'], '--tries', 3, 1, 20, problems);
   const maxSkips = intOption(v['max-skips'], '--max-skips', 5, 1, 100, problems);
   for (const f of ['nomad', 'nomad-binary', 'upgrade-to'])
@@ -134,9 +139,17 @@ async function bisectCommand(given: ParsedArgs, deps: CommandDeps): Promise<numb
   const user = await userScenarios(args, deps, harness);
   const sc = allScenarios(user.extra).find((s) => s.name === scenario);
   if (sc && !sc.needsNomad)
-    problems.push({ field: 'scenario', value: scenario, message: 'runs no Nomad, so there is nothing to bisect', fix: 'name a scenario that installs Nomad, e.g. bridge-exec-reboot' });
+    problems.push({
+      field: 'scenario',
+      value: scenario,
+      message: 'runs no Nomad, so there is nothing to bisect',
+      fix: 'name a scenario that installs Nomad, e.g. bridge-exec-reboot',
+    });
   if (sc && typeof v['check'] === 'string' && !sc.checks.some((c) => c.id === v['check'])) {
-    const near = closest(v['check'] as string, sc.checks.map((c) => c.id));
+    const near = closest(
+      v['check'] as string,
+      sc.checks.map((c) => c.id),
+    );
     problems.push({
       field: '--check',
       value: v['check'],
@@ -153,14 +166,32 @@ async function bisectCommand(given: ParsedArgs, deps: CommandDeps): Promise<numb
   const stepDeps: CommandDeps = { ...deps, argvProblems: [] };
   let checked: Awaited<ReturnType<typeof checkSession>> | undefined;
   try {
-    const req = { command: run, args: stepArgs(tree?.good ?? 'HEAD'), deps: stepDeps, plan: 'run' as const, named: () => [scenario] };
+    const req = {
+      command: run,
+      args: stepArgs(tree?.good ?? 'HEAD'),
+      deps: stepDeps,
+      plan: 'run' as const,
+      named: () => [scenario],
+    };
     checked = await checkSession(req, await readSession(req));
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     problems.push(...err.problems.filter((p) => !String(p.field).includes('nomad')));
   }
   const all = [...deps.argvProblems, ...problems];
-  if (all.length || !checked || !tree) throw new ConfigError(all.length ? all : [{ field: '--source', value: sourceText, message: 'could not be read', fix: 'give git:<dir> of a Nomad source tree' }]);
+  if (all.length || !checked || !tree)
+    throw new ConfigError(
+      all.length
+        ? all
+        : [
+            {
+              field: '--source',
+              value: sourceText,
+              message: 'could not be read',
+              fix: 'give git:<dir> of a Nomad source tree',
+            },
+          ],
+    );
 
   const config = checked.plan.base;
   const dir = line.dir ?? resolve(deps.cwd, config.reports.dir, `bisect-${newRunId()}`);
@@ -176,10 +207,15 @@ async function bisectCommand(given: ParsedArgs, deps: CommandDeps): Promise<numb
     startedAt: new Date().toISOString(),
   };
   if (!line.dir) await writeInputs(dir, inputs);
-  deps.out(`bisect ${inputs.check} on ${scenario}: ${inputs.good.ref} (${inputs.good.sha.slice(0, 10)}) .. ${inputs.bad.ref} (${inputs.bad.sha.slice(0, 10)}) in ${dir}\n`);
+  deps.out(
+    `bisect ${inputs.check} on ${scenario}: ${inputs.good.ref} (${inputs.good.sha.slice(0, 10)}) .. ${inputs.bad.ref} (${inputs.bad.sha.slice(0, 10)}) in ${dir}\n`,
+  );
   const watcher = watchSignals({
     ...(deps.signalSource ? { proc: deps.signalSource } : {}),
-    onFirst: (sig) => deps.err(`${sig}: the bisect stops after this step's cleanup; continue with: reboot-harness bisect --resume ${dir}\n`),
+    onFirst: (sig) =>
+      deps.err(
+        `${sig}: the bisect stops after this step's cleanup; continue with: reboot-harness bisect --resume ${dir}\n`,
+      ),
     onSecond: () => undefined,
   });
   const started = Date.now();
@@ -230,7 +266,14 @@ async function bisectCommand(given: ParsedArgs, deps: CommandDeps): Promise<numb
     pages,
   };
   await appendEvent(logFile, { e: 'end', result: outcome.result });
-  await writeGitBisectLog(dir, gitBisectLog({ old: outcome.old, new: outcome.new, direction: outcome.result.direction }, outcome.steps, outcome.result.status === 'found' ? outcome.result.culprit?.sha : undefined));
+  await writeGitBisectLog(
+    dir,
+    gitBisectLog(
+      { old: outcome.old, new: outcome.new, direction: outcome.result.direction },
+      outcome.steps,
+      outcome.result.status === 'found' ? outcome.result.culprit?.sha : undefined,
+    ),
+  );
   const json = config.reports.json ?? join(dir, 'bisect.json');
   const junit = config.reports.junit ?? join(dir, 'junit.xml');
   await writeText(json, renderBisectJson(report));
@@ -251,9 +294,19 @@ async function lineOf(args: ParsedArgs, deps: CommandDeps): Promise<Line> {
     const inputs = await readInputs(dir);
     const problems: ConfigProblem[] = [];
     if (!inputs)
-      problems.push({ field: '--resume', value: v['resume'], message: 'holds no bisect (no bisect-inputs.json from reboot-harness bisect)', fix: 'give the folder a bisect printed on its first line (<reports-dir>/bisect-<id>)' });
+      problems.push({
+        field: '--resume',
+        value: v['resume'],
+        message: 'holds no bisect (no bisect-inputs.json from reboot-harness bisect)',
+        fix: 'give the folder a bisect printed on its first line (<reports-dir>/bisect-<id>)',
+      });
     if (others.length || args.positionals.length)
-      problems.push({ field: '--resume', value: [...args.positionals, ...others.map((o) => `--${o}`)], message: 'takes nothing else: the folder holds the line the bisect started with', fix: 'give --resume <folder> alone' });
+      problems.push({
+        field: '--resume',
+        value: [...args.positionals, ...others.map((o) => `--${o}`)],
+        message: 'takes nothing else: the folder holds the line the bisect started with',
+        fix: 'give --resume <folder> alone',
+      });
     if (problems.length) throw new ConfigError(problems);
     return {
       args: { command: 'bisect', rawArgs: args.rawArgs, positionals: [inputs!.scenario], values: inputs!.values },
@@ -264,17 +317,36 @@ async function lineOf(args: ParsedArgs, deps: CommandDeps): Promise<Line> {
   if (typeof v['replay'] === 'string') {
     const events = await readEvents(resolve(deps.cwd, v['replay'] as string));
     if (!events.length)
-      throw new ConfigError([{ field: '--replay', value: v['replay'], message: 'is no bisect log (no event in it)', fix: 'give the bisect-log.jsonl of an earlier bisect' }]);
+      throw new ConfigError([
+        {
+          field: '--replay',
+          value: v['replay'],
+          message: 'is no bisect log (no event in it)',
+          fix: 'give the bisect-log.jsonl of an earlier bisect',
+        },
+      ]);
     return { args, earlier: events };
   }
   return { args, earlier };
 }
 
-function intOption(raw: unknown, field: string, def: number, min: number, max: number, problems: ConfigProblem[]): number {
+function intOption(
+  raw: unknown,
+  field: string,
+  def: number,
+  min: number,
+  max: number,
+  problems: ConfigProblem[],
+): number {
   if (raw === undefined) return def;
   const n = Number(raw);
   if (!/^\d+$/.test(String(raw)) || n < min || n > max) {
-    problems.push({ field, value: raw, message: `must be a whole number from ${min} to ${max}`, fix: `e.g. ${field} ${def}` });
+    problems.push({
+      field,
+      value: raw,
+      message: `must be a whole number from ${min} to ${max}`,
+      fix: `e.g. ${field} ${def}`,
+    });
     return def;
   }
   return n;
@@ -283,7 +355,8 @@ function intOption(raw: unknown, field: string, def: number, min: number, max: n
 /** The run flags each try takes: bisect's own options and its reports out; the lab's snapshot before any Nomad ran. */
 function passedOn(v: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(v)) if (!(OWN as readonly string[]).includes(k) && !(KEPT as readonly string[]).includes(k)) out[k] = x;
+  for (const [k, x] of Object.entries(v))
+    if (!(OWN as readonly string[]).includes(k) && !(KEPT as readonly string[]).includes(k)) out[k] = x;
   // Note: a newer build's client state must never be opened by an older one: every try starts from VMs no Nomad ran on
   if (out['warm-snapshot'] === undefined && !out['fresh']) out['warm-snapshot'] = 'before-nomad';
   return out;
@@ -297,23 +370,43 @@ async function treeOf(
   problems: ConfigProblem[],
 ): Promise<{ gitDir: string; good: string; bad: string } | undefined> {
   if (!source.startsWith('git:')) {
-    problems.push({ field: '--source', value: source, message: 'is not a source tree spec', fix: 'write git:<dir>, e.g. --source git:~/src/nomad' });
+    problems.push({
+      field: '--source',
+      value: source,
+      message: 'is not a source tree spec',
+      fix: 'write git:<dir>, e.g. --source git:~/src/nomad',
+    });
     return undefined;
   }
   const raw = source.slice(4);
   if (raw.includes('@'))
-    problems.push({ field: '--source', value: source, message: 'names a ref; bisect takes the refs from --good and --bad', fix: `write --source git:${raw.split('@')[0]}` });
+    problems.push({
+      field: '--source',
+      value: source,
+      message: 'names a ref; bisect takes the refs from --good and --bad',
+      fix: `write --source git:${raw.split('@')[0]}`,
+    });
   const dir = resolve(deps.cwd, raw.split('@')[0]!.replace(/^~(?=\/|$)/, deps.env['HOME'] ?? '~'));
   const o = { deadline: deadlineIn(30_000) };
   const repo = await findRepo(dir, o);
   if ('error' in repo) {
-    problems.push({ field: '--source', value: source, message: `is not a git repository (${repo.error})`, fix: 'give git:<dir> of a clone of hashicorp/nomad' });
+    problems.push({
+      field: '--source',
+      value: source,
+      message: `is not a git repository (${repo.error})`,
+      fix: 'give git:<dir> of a clone of hashicorp/nomad',
+    });
     return undefined;
   }
   if (repo.workTree) {
     const changed = await trackedChanges(repo.workTree, o);
     if (changed.length)
-      problems.push({ field: '--source', value: source, message: `has uncommitted changes (${changed.length} files: ${changed.slice(0, 3).join(', ')}${changed.length > 3 ? ', …' : ''})`, fix: 'commit or stash them: bisect builds commits, never the work tree, and a result on a dirty tree is easily misread' });
+      problems.push({
+        field: '--source',
+        value: source,
+        message: `has uncommitted changes (${changed.length} file${changed.length === 1 ? '' : 's'}: ${changed.slice(0, 3).join(', ')}${changed.length > 3 ? ', …' : ''})`,
+        fix: 'commit or stash them: bisect builds commits, never the work tree, and a result on a dirty tree is easily misread',
+      });
   }
   const commits: Record<string, string | undefined> = {};
   for (const name of ['good', 'bad']) {
@@ -322,10 +415,24 @@ async function treeOf(
     commits[name] = await resolveCommit(repo.gitDir, ref, o);
     if (!commits[name]) {
       const near = await similarTags(repo.gitDir, ref, o);
-      problems.push({ field: `--${name}`, value: ref, message: `names no commit in ${dir}`, fix: near.length ? `the nearest tags: ${near.join(', ')}` : 'give a tag, a branch or a commit of the tree (git log --oneline)' });
+      problems.push({
+        field: `--${name}`,
+        value: ref,
+        message: `names no commit in ${dir}`,
+        fix: near.length
+          ? `the nearest tags: ${near.join(', ')}`
+          : 'give a tag, a branch or a commit of the tree (git log --oneline)',
+      });
     }
   }
   if (commits['good'] && commits['good'] === commits['bad'])
-    problems.push({ field: '--good/--bad', value: [v['good'], v['bad']], message: `name the same commit (${commits['good'].slice(0, 10)})`, fix: 'give the last ref where the check behaved one way as --good and the first where it behaved the other way as --bad' });
-  return commits['good'] && commits['bad'] ? { gitDir: repo.gitDir, good: commits['good'], bad: commits['bad'] } : undefined;
+    problems.push({
+      field: '--good/--bad',
+      value: [v['good'], v['bad']],
+      message: `name the same commit (${commits['good'].slice(0, 10)})`,
+      fix: 'give the last ref where the check behaved one way as --good and the first where it behaved the other way as --bad',
+    });
+  return commits['good'] && commits['bad']
+    ? { gitDir: repo.gitDir, good: commits['good'], bad: commits['bad'] }
+    : undefined;
 }

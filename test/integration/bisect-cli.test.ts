@@ -1,0 +1,243 @@
+// `bisect` through the real CLI code path (main -> the bisect command -> each try a `run` through the session
+// machinery) against STAND-INS: a fixture git history of a fake "nomad" (real git) whose commits say which
+// timeline a build of them follows in the Nomad stand-in (restored, or the 1.9.3 duplicate-IP failure), a build layer
+// that "builds" a commit by writing what its tree says, and a fresh stand-in lab per try. Planted culprits in both
+// directions, a commit that does not compile, resume after SIGTERM mid-bisect, bad input at once.
+import t, { type Test } from 'tap';
+import { EventEmitter } from 'node:events';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { main } from '../../lib/cli/main.js';
+import { HarnessError } from '../../lib/errors.js';
+import type { BuildLayer } from '../../lib/cli/deps.js';
+import { standInPerRun, type StandInBuild } from '../helpers/stand-in-env.js';
+import { bisectFixture, linearHistory, type Fixture } from '../helpers/bisect-fixture.js';
+import { validateJUnit } from '../helpers/junit-schema.js';
+
+/** Builds write `behaviour` of the commit to <dir>/builds/<commit>/nomad; `broken` does not compile. */
+function fixtureBuilds(fx: Fixture, dir: string): { layer: BuildLayer; built: string[] } {
+  const built: string[] = [];
+  const layer: BuildLayer = {
+    async check(refs) {
+      return refs
+        .filter((r) => !r.spec.startsWith(`git:${fx.dir}@`))
+        .map((r) => ({ field: r.field, value: r.spec, message: 'is not the fixture tree', fix: 'test setup' }));
+    },
+    async resolve(ref) {
+      const commit = ref.spec.split('@').at(-1)!;
+      const behaviour = fx.git('show', `${commit}:behaviour`);
+      built.push(commit);
+      if (behaviour === 'broken')
+        throw new HarnessError(`${ref.spec}: go build failed (exit 1); last lines:\n    main.go:3: syntax error`, {
+          exitCode: 3,
+        });
+      const path = join(dir, 'builds', commit, 'nomad');
+      mkdirSync(join(path, '..'), { recursive: true });
+      writeFileSync(path, behaviour);
+      const sha256 = createHash('sha256').update(behaviour).digest('hex');
+      return {
+        spec: ref.spec,
+        path,
+        sha256,
+        version: '1.9.7',
+        revision: commit,
+        origin: { kind: 'git', dir: fx.dir, commit, dirty: false },
+      };
+    },
+  };
+  return { layer, built };
+}
+
+/** Each binary's stand-in behaviour, read from the file the build layer wrote. */
+const byFile: Record<string, StandInBuild> = new Proxy(
+  {},
+  {
+    get: (_t, path: string) => {
+      const b = readFileSync(path, 'utf8').trim();
+      return { timeline: b === 'fail' ? 'duplicate-ip' : 'restored', version: '1.9.7' } satisfies StandInBuild;
+    },
+  },
+);
+
+async function bisect(t: Test, fx: Fixture, args: string[], o: { signals?: EventEmitter; cwd?: string } = {}) {
+  const dir = o.cwd ?? t.testdir({});
+  const s = standInPerRun(byFile, { cwd: dir });
+  const b = fixtureBuilds(fx, dir);
+  const deps = { ...s.deps, builds: b.layer, ...(o.signals ? { signalSource: o.signals } : {}) };
+  const code = await main(
+    [
+      'bisect',
+      'bridge-exec-reboot',
+      '--source',
+      `git:${fx.dir}`,
+      '--reports-dir',
+      join(dir, 'reports'),
+      '--netns',
+      '',
+      ...args,
+    ],
+    deps,
+  );
+  const folder = existsSync(join(dir, 'reports'))
+    ? readdirSync(join(dir, 'reports')).find((f) => f.startsWith('bisect-'))
+    : undefined;
+  const doc = () => JSON.parse(readFileSync(join(dir, 'reports', folder!, 'bisect.json'), 'utf8'));
+  return { code, dir, folder, doc, out: s.out.join(''), err: s.err.join(''), runs: s.runs, built: b.built };
+}
+
+t.test('a regression over 24 commits: the planted commit, its PR, reports, each try a real run', async (t) => {
+  const fx = bisectFixture(linearHistory(24, 15, 'pass', 'fail'), { 'v1.0.0': 0, 'v1.1.0': 23 });
+  const r = await bisect(t, fx, ['--good', 'v1.0.0', '--bad', 'v1.1.0', '--check', 'no-duplicate-ip', '--tries', '1']);
+  t.equal(r.code, 0, `exit 0\n${r.out}\n${r.err}`);
+  const doc = r.doc();
+  t.equal(doc.status, 'found');
+  t.equal(doc.direction, 'regression');
+  t.equal(doc.culprit.sha, fx.shas[15]);
+  t.equal(doc.culprit.pr, '#28015');
+  t.match(r.out, new RegExp(`first bad commit: ${fx.shas[15]}`));
+  t.match(r.out, /FOUND bisect of no-duplicate-ip \(bridge-exec-reboot\) v1.0.0..v1.1.0/);
+  t.ok(
+    r.runs.every((x) => x.lab.destroyed),
+    'every stand-in lab torn down',
+  );
+  const tries = doc.steps.flatMap((s: { tries: { reportDir: string; runId: string }[] }) => s.tries);
+  t.equal(tries.length, r.runs.length, 'one run per try');
+  for (const x of tries) t.ok(existsSync(join(r.dir, 'reports', r.folder!, x.reportDir, 'report.html')), x.runId);
+  validateJUnit(t, join(r.dir, 'reports', r.folder!, 'junit.xml'));
+  const html = readFileSync(join(r.dir, 'reports', r.folder!, 'report.html'), 'utf8');
+  t.match(html, /first bad commit:/);
+  const log = readFileSync(join(r.dir, 'reports', r.folder!, 'git-bisect.log'), 'utf8');
+  t.match(log, new RegExp(`^# first bad commit: \\[${fx.shas[15]}\\]$`, 'm'));
+  t.ok(
+    r.runs.every((x) => x.config.lab.warmSnapshot === 'before-nomad'),
+    'every try asks for the snapshot taken before any Nomad ran',
+  );
+});
+
+t.test('a fix, with a commit that does not compile on the way: skipped, the first fixed commit found', async (t) => {
+  const commits = linearHistory(16, 9, 'fail', 'pass');
+  commits[12] = { ...commits[12]!, behaviour: 'broken' };
+  commits[4] = { ...commits[4]!, behaviour: 'broken' };
+  const fx = bisectFixture(commits);
+  const r = await bisect(t, fx, [
+    '--good',
+    fx.shas[0]!,
+    '--bad',
+    fx.shas[15]!,
+    '--check',
+    'no-duplicate-ip',
+    '--tries',
+    '2',
+  ]);
+  t.equal(r.code, 0, r.out);
+  const doc = r.doc();
+  t.equal(doc.direction, 'fix');
+  t.equal(doc.culprit.sha, fx.shas[9]);
+  t.match(r.out, /first fixed commit/);
+  t.same(doc.reproduction, { fails: 2, tries: 2, k: 1 });
+});
+
+t.test('bad input, every problem at once, before any build or run (exit 2)', async (t) => {
+  const fx = bisectFixture(linearHistory(6, 3, 'pass', 'fail'), { 'v1.9.3': 0 });
+  const r = await bisect(t, fx, [
+    '--good',
+    'v1.9.9',
+    '--bad',
+    'nope',
+    '--check',
+    'task-dirz',
+    '--tries',
+    '0',
+    '--nomad',
+    '1.9.7',
+  ]);
+  t.equal(r.code, 2);
+  t.match(r.err, /--good: names no commit .*the nearest tags: v1\.9\.3/);
+  t.match(r.err, /--bad: names no commit/);
+  t.match(r.err, /--check: is not a check of bridge-exec-reboot .*did you mean task-dirs\?/);
+  t.match(r.err, /--tries: must be a whole number from 1 to 20/);
+  t.match(r.err, /--nomad: is not taken by bisect/);
+  t.same(r.built, [], 'nothing built');
+  t.equal(r.runs.length, 0, 'nothing run');
+  const same = await bisect(t, fx, ['--good', 'v1.9.3', '--bad', fx.shas[0]!, '--check', 'task-dirs']);
+  t.equal(same.code, 2);
+  t.match(same.err, /--good\/--bad: name the same commit/);
+  const missing = await bisect(t, fx, []);
+  t.match(missing.err, /--good: is required[\s\S]*--bad: is required[\s\S]*--check: is required/);
+});
+
+t.test('a dirty work tree or a directory that is no repository is refused', async (t) => {
+  const fx = bisectFixture(linearHistory(4, 2, 'pass', 'fail'));
+  writeFileSync(join(fx.dir, 'main.go'), 'package main // edited\n');
+  const r = await bisect(t, fx, ['--good', fx.shas[0]!, '--bad', fx.shas[3]!, '--check', 'no-duplicate-ip']);
+  t.equal(r.code, 2);
+  t.match(r.err, /--source: has uncommitted changes \(1 file: M main\.go\)/);
+  // Note: outside the project's own repository (a test folder inside it is part of its work tree)
+  const dir = mkdtempSync(join(tmpdir(), 'nrh-not-a-repo-'));
+  const s = standInPerRun(byFile, { cwd: dir });
+  const code = await main(
+    ['bisect', '--source', `git:${dir}`, '--good', 'a', '--bad', 'b', '--check', 'task-dirs', '--netns', ''],
+    s.deps,
+  );
+  t.equal(code, 2);
+  t.match(s.err.join(''), /--source: is not a git repository/);
+});
+
+t.test('no flip between the endpoints: exit 2 with the evidence, nothing bisected', async (t) => {
+  const fx = bisectFixture(linearHistory(8, 4, 'pass', 'pass'));
+  const r = await bisect(t, fx, [
+    '--good',
+    fx.shas[0]!,
+    '--bad',
+    fx.shas[7]!,
+    '--check',
+    'no-duplicate-ip',
+    '--tries',
+    '1',
+  ]);
+  t.equal(r.code, 2);
+  t.match(r.out, /passed on both endpoints/);
+  t.equal(r.runs.length, 2, 'each endpoint once (--tries 1)');
+});
+
+t.test('SIGTERM mid-bisect: exit 130, then --resume finishes without running a finished try again', async (t) => {
+  const fx = bisectFixture(linearHistory(20, 13, 'pass', 'fail'));
+  const cwd = t.testdir({});
+  const signals = new EventEmitter();
+  const args = ['--good', fx.shas[0]!, '--bad', fx.shas[19]!, '--check', 'no-duplicate-ip', '--tries', '1'];
+  // SIGTERM as the third try starts its run
+  let started = 0;
+  const s = standInPerRun(byFile, { cwd });
+  const b = fixtureBuilds(fx, cwd);
+  const makeEnv: typeof s.deps.makeEnv = (config, runId, logger, sc) => {
+    if (++started === 3) setImmediate(() => signals.emit('SIGTERM', 'SIGTERM'));
+    return s.deps.makeEnv(config, runId, logger, sc);
+  };
+  const code = await main(
+    ['bisect', '--source', `git:${fx.dir}`, '--reports-dir', join(cwd, 'reports'), '--netns', '', ...args],
+    { ...s.deps, makeEnv, builds: b.layer, signalSource: signals },
+  );
+  t.equal(code, 130, s.err.join(''));
+  const folder = readdirSync(join(cwd, 'reports')).find((f) => f.startsWith('bisect-'))!;
+  t.match(s.err.join(''), new RegExp(`bisect --resume ${join(cwd, 'reports', folder)}`));
+  t.ok(
+    s.runs.every((x) => x.lab.destroyed),
+    'the interrupted try tore its lab down',
+  );
+  const firstRuns = s.runs.length;
+
+  const again = standInPerRun(byFile, { cwd });
+  const b2 = fixtureBuilds(fx, cwd);
+  const code2 = await main(['bisect', '--resume', join(cwd, 'reports', folder)], { ...again.deps, builds: b2.layer });
+  t.equal(code2, 0, again.out.join(''));
+  const doc = JSON.parse(readFileSync(join(cwd, 'reports', folder, 'bisect.json'), 'utf8'));
+  t.equal(doc.culprit.sha, fx.shas[13]);
+  t.match(again.out.join(''), /from the log/);
+  t.ok(again.runs.length > 0 && firstRuns >= 2, `${firstRuns} runs before, ${again.runs.length} after`);
+  const endpointsAgain = again.runs.filter((x) => x.binary.includes(fx.shas[0]!) || x.binary.includes(fx.shas[19]!));
+  t.same(endpointsAgain, [], 'the endpoints, finished before the signal, are not run again');
+  const resumeWithMore = await main(['bisect', '--resume', join(cwd, 'reports', folder), '--tries', '2'], again.deps);
+  t.equal(resumeWithMore, 2, '--resume takes nothing else');
+});
