@@ -36,14 +36,14 @@ const HOST_PREP_MS = 4 * 60_000;
 /** Make sure libvirtd runs in the lab's netns, then re-run this command inside it (unless we are there already). */
 async function prepareHost(
   config: HarnessConfig,
-  _argv: string[],
+  argv: string[],
   logger: Logger,
   subnets?: readonly string[],
 ): Promise<ExitCode | undefined> {
   const ns = config.lab.netns;
   // Note: existing hosts (lab.provider: ssh) need no libvirtd; the CLI reaches them from the namespace it runs in,
   // or from lab.hosts_netns (e.g. VMs of a libvirtd in a namespace, handed over as existing hosts)
-  if (providerFor(config).host.netns === 'hosts') return enterHostsNetns(config.lab.hostsNetns, logger);
+  if (providerFor(config).host.netns === 'hosts') return enterHostsNetns(config.lab.hostsNetns, argv, logger);
   if (!ns || process.env[IN_NETNS_ENV]) return undefined;
   const host = await ensureLabHost({
     netns: ns,
@@ -56,11 +56,19 @@ async function prepareHost(
     t: 0,
     message: `lab host: libvirtd pid ${host.libvirtdPid} in netns ${host.netns}${host.started.length ? ` (started ${host.started.join(', ')})` : ''}; re-running inside it`,
   });
-  return (await reexecInNetns(host.netns)) as ExitCode;
+  return (await reexecInNetns(host.netns, sameCli(argv))) as ExitCode;
+}
+
+/**
+ * This CLI (node, its flags, the entry script) with the arguments of what is re-run: the command that asked, which is
+ * not always the process's own (a bisect re-runs each try's `run` inside the namespace, and builds outside it).
+ */
+function sameCli(argv: readonly string[]): string[] {
+  return [process.execPath, ...process.execArgv, process.argv[1]!, ...argv];
 }
 
 /** lab.provider ssh with lab.hosts_netns: re-run inside that namespace (exit 2 naming it when it is not there). */
-async function enterHostsNetns(ns: string, logger: Logger): Promise<ExitCode | undefined> {
+async function enterHostsNetns(ns: string, argv: readonly string[], logger: Logger): Promise<ExitCode | undefined> {
   if (!ns || process.env[IN_NETNS_ENV]) return undefined;
   const list = await runCommand('ip', ['netns', 'list'], { deadline: deadlineIn(HOST_PREP_MS), logger });
   if (!parseNetnsList(list.stdout).includes(ns)) {
@@ -68,7 +76,7 @@ async function enterHostsNetns(ns: string, logger: Logger): Promise<ExitCode | u
     throw new ConfigError([{ field: 'lab.hosts_netns', value: ns, message: 'is not a network namespace here', fix }]);
   }
   logger({ kind: 'info', t: 0, message: `existing hosts are reached from netns ${ns}; re-running inside it` });
-  return (await reexecInNetns(ns)) as ExitCode;
+  return (await reexecInNetns(ns, sameCli(argv))) as ExitCode;
 }
 
 /** How long `setup` may take: apt on a fresh machine plus both box builds, with room to spare. */
