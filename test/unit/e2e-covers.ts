@@ -14,7 +14,7 @@ const VM_RUN = [
   'lib/ssh',
   'lib/lab',
   'lib/vagrant',
-  'lib/config/faults.ts',
+  'lib/faults',
   'lib/config/schema.ts',
   'vms',
   'test/helpers/real-nomad.ts',
@@ -28,6 +28,16 @@ const CLUSTER = [...VM_RUN, 'jobs'];
 
 export const E2E_COVERS: Readonly<Record<string, readonly string[]>> = {
   'agent-configs.test.ts': ['lib/cluster', 'test/helpers/real-nomad.ts'],
+  'bisect.test.ts': [
+    ...REBOOT,
+    'lib/bisect',
+    'lib/git',
+    'lib/builds',
+    'lib/session',
+    'lib/cli/commands/bisect.ts',
+    'lib/cli/bisect-steps.ts',
+    'lib/report/bisect.ts',
+  ],
   'bridge-docker-reboot.test.ts': [...REBOOT, 'lib/matrix', 'lib/plan'],
   'bridge-exec-reboot-allocs.test.ts': [...REBOOT, 'examples/jobs', 'lib/parse/nomad-job.ts'],
   'bridge-exec-reboot.test.ts': [...REBOOT, 'lib/report/compare.ts'],
