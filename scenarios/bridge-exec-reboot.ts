@@ -35,6 +35,7 @@ import { disconnectFact, jobDisconnectPolicies, shortestLostAfterS } from '../li
 import { timelineFromEvidence } from '../lib/scenario/timeline.js';
 import { checkJobInput, JOB_FIELD, varFile } from '../lib/scenario/job-input.js';
 import {
+  allocNodes,
   probeAllocs,
   settleFact,
   awaitDeploymentBeforeFault,
@@ -205,7 +206,8 @@ export default defineScenario({
       'wait until every alloc of the job runs and every mapped port answers',
       async (d) => {
         const allocs = await waitForJobHealthy(nomad, jobId, info.expectedAllocs, lab0, d);
-        await waitForReachable({ lab, allocs, node, kinds: info.probeKinds }, d);
+        const nodes = await allocNodes(nomad, allocs, [node], d);
+        await waitForReachable({ lab, allocs, nodes, kinds: info.probeKinds }, d);
         return allocs;
       },
       { timeoutMs: placeTimeoutMs(info.expectedAllocs), values: { 'job.expected_allocs': info.expectedAllocs } },
@@ -336,10 +338,9 @@ export default defineScenario({
       await ctx.step(
         `wait for every mapped port to answer after the reboot${of}`,
         async (d) => {
-          await waitForReachable(
-            { lab, allocs: s.allocs.filter((a) => watched.includes(a.id)), node, kinds: info.probeKinds },
-            d,
-          ).catch((e: Error) =>
+          const allocs = s.allocs.filter((a) => watched.includes(a.id));
+          const nodes = await allocNodes(nomad, allocs, [], d);
+          await waitForReachable({ lab, allocs, nodes, kinds: info.probeKinds }, d).catch((e: Error) =>
             ctx.fact(count > 1 ? `ports.after.${i}` : 'ports.after', `not answering: ${e.message.split('\n')[0]}`),
           );
         },
@@ -375,7 +376,15 @@ export default defineScenario({
       const obs = await observe({ ...base, label: 'after' }, d, { clientLog: true });
       return {
         ...obs,
-        http: await probeAllocs({ lab, allocs: obs.jobAllocs, node: obs.node, kinds: info.probeKinds }, d),
+        http: await probeAllocs(
+          {
+            lab,
+            allocs: obs.jobAllocs,
+            nodes: await allocNodes(nomad, obs.jobAllocs, obs.node ? [obs.node] : [], d),
+            kinds: info.probeKinds,
+          },
+          d,
+        ),
       };
     });
     ctx.artifact('alloc-after.json', JSON.stringify(after.alloc, null, 2));
