@@ -33,7 +33,7 @@ import { toNodeSnap } from '../lib/nomad/parse.js';
 import { jobInfo, jobProblems } from '../lib/parse/nomad-job.js';
 import { disconnectFact, jobDisconnectPolicies, shortestLostAfterS } from '../lib/parse/job-disconnect.js';
 import { timelineFromEvidence } from '../lib/scenario/timeline.js';
-import { checkJobInput, JOB_FIELD, varFile } from '../lib/scenario/job-input.js';
+import { checkJobInput, JOB_FIELD, jobLab, JOBS_TAKEN, varFile } from '../lib/scenario/job-input.js';
 import {
   allocNodes,
   probeAllocs,
@@ -90,6 +90,7 @@ export default defineScenario({
   summary:
     'every alloc of a bridge-mode job (the shipped exec job, --driver docker, or your own --job) survives a real reboot of its client host (restored in place)',
   needsNomad: true,
+  jobs: JOBS_TAKEN,
   checks: CHECKS,
   validate(config) {
     // The default box has no Docker; any other box is checked inside the VM (a clear error before the job runs).
@@ -160,7 +161,7 @@ export default defineScenario({
         const { info, problems } = jobInfo(job);
         const bad = [
           ...problems.map((message) => ({ message, fix: 'see the README, "Your own job"' })),
-          ...(info ? jobProblems(info) : []),
+          ...(info ? jobProblems(info, jobLab(config)) : []),
         ];
         if (!info || bad.length) throw new ConfigError(bad.map((p) => ({ field: JOB_FIELD, value: jobFile, ...p })));
         return { hcl, job, info };

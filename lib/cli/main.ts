@@ -230,6 +230,7 @@ async function listCommand(args: ParsedArgs, deps: CliDeps): Promise<number> {
     summary: s.summary,
     needsNomad: s.needsNomad,
     needs: needsOf(s),
+    ...(s.jobs ? { jobs: s.jobs } : {}),
     checks: s.checks.map(({ id, title, passesWhen }) => ({ id, title, passesWhen })),
     ...('file' in s ? { file: s.file } : {}),
   }));
@@ -434,7 +435,7 @@ async function parsedJobProblems(configs: readonly HarnessConfig[], deps: CliDep
   const convert = deps.convertJob ?? nomadJobConverter();
   const all: ConfigProblem[] = [];
   for (const c of configs) {
-    if (!c.job.file || !c.nomadBinary || c.scenario !== 'bridge-exec-reboot') continue;
+    if (!c.job.file || !c.nomadBinary || !allScenarios().find((s) => s.name === c.scenario)?.jobs) continue;
     const path = resolve(deps.cwd, c.nomadBinary);
     if (!existsSync(path)) continue;
     const job = resolve(deps.cwd, c.job.file);

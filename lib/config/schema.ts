@@ -87,7 +87,7 @@ export interface HarnessConfig {
   };
   /** the job's task driver (bridge-exec-reboot) */
   task: { driver: TaskDriver };
-  /** the user's own job for bridge-exec-reboot (HCL file) and its HCL variables; undefined file = the shipped job */
+  /** the user's own job (HCL file) for the scenarios that take one, and its HCL variables; undefined file = the shipped job */
   job: { file: string | undefined; vars: Record<string, string | number | boolean> };
   /**
    * kind of fault (lib/faults/registry.ts); count: how many times bridge-exec-reboot reboots the client in one run;

@@ -260,7 +260,7 @@ const ROWS: Row[] = [
     yaml: 'job.file',
     flag: 'job',
     env: 'HARNESS_JOB',
-    doc: 'your own job for bridge-exec-reboot (HCL): a service job with bridge-mode groups, any count and groups (default: the shipped job)',
+    doc: "your own job (HCL) for bridge-exec-reboot, rolling-reboot and server-reboot: a service job with a bridge-mode group, any count and groups (default: the scenario's shipped job; `list` says what each takes)",
     parse: str('give the path of a .nomad.hcl file, e.g. examples/jobs/count-3.nomad.hcl'),
   },
   {

@@ -40,6 +40,11 @@ export interface Scenario {
    * lab.hosts entry
    */
   roles?: readonly ('server' | 'client')[];
+  /**
+   * what `--job` (job.file) takes here, as `list` says it (job types and network modes); absent: the scenario runs its
+   * own job and refuses --job
+   */
+  jobs?: string;
   /** the check objects it judges, in report order (each registered once: lib/checks/registry.ts, or the user's own) */
   checks: readonly CheckDef[];
   /** problems with the config this scenario needs beyond the common keys (e.g. a second build); checked before anything is created */
@@ -89,8 +94,8 @@ export function shippedJobOnly(scenario: string, config: HarnessConfig): ConfigP
         {
           field: 'job.file (--job)',
           value: config.job.file,
-          message: `applies to bridge-exec-reboot only; ${scenario} runs its own job`,
-          fix: 'drop --job (job.file), or run bridge-exec-reboot --job <file>',
+          message: `applies to bridge-exec-reboot, rolling-reboot and server-reboot; ${scenario} runs its own job`,
+          fix: 'drop --job (job.file), or run bridge-exec-reboot, rolling-reboot or server-reboot with --job <file>',
         },
       ]
     : [];
@@ -118,7 +123,7 @@ export function noClusterTargets(scenario: string, config: HarnessConfig): Confi
     .map(([field, value]) => ({
       field,
       value,
-      message: `applies to rolling-reboot and server-reboot; ${scenario} disrupts its one client itself`,
-      fix: `drop it, or run rolling-reboot (clients, drained) or server-reboot (servers)`,
+      message: `applies to rolling-reboot and server-reboot; ${scenario} disrupts its one client itself and judges its allocs restored in place (a drain would move them away first)`,
+      fix: `drop it, or run rolling-reboot (clients, drained, one at a time; --job takes your job there too) or server-reboot (servers)`,
     }));
 }

@@ -1,5 +1,5 @@
 // The run of a fault on a cluster, shared by rolling-reboot and server-reboot: bring the lab up, run a bridge-mode job
-// spread over the clients, probe its ports through the live clients' host ports and watch the leader over the fault
+// (the shipped one spread over the clients, or the user's own), probe its ports through the live clients' host ports and watch the leader over the fault
 // window, hit the target in waves (lib/scenario/cluster-steps.ts), then read every alloc and judge.
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
@@ -18,6 +18,7 @@ import { topologyLabel } from '../model/topology.js';
 import { targetText, targetTurns, type TargetSpec } from '../model/target.js';
 import { ConfigError } from '../errors.js';
 import { jobInfo, jobProblems } from '../parse/nomad-job.js';
+import { JOB_FIELD, jobLab, varFile } from './job-input.js';
 import { waitForLeader } from '../nomad/wait.js';
 import { durationSeconds } from '../config/fields.js';
 import { waitForBridgeClient } from './client-ready.js';
@@ -78,22 +79,35 @@ export async function runClusterFault(
   );
   const nodeNames = Object.fromEntries(Object.entries(nodeOf).map(([m, id]) => [id, m]));
 
-  // one alloc per client (at least two, so that a drain has somewhere to move one while the other serves)
+  // the user's job as written (its variables from job.vars), or the shipped one with one alloc per client (at least
+  // two, so that a drain has somewhere to move one while the other serves)
+  const own = config.job.file;
+  const jobFile = own ?? JOB_FILE;
   const count = Math.max(2, clients.length);
+  ctx.fact('job.file', own);
   const parsed = await ctx.step(
     'parse the job',
     async (d) => {
-      const hcl = await readFile(JOB_FILE, 'utf8');
-      const job = await nomad.parseJob(hcl, { signal: d.signal, variables: `count = ${count}\n` });
+      const hcl = await readFile(jobFile, 'utf8');
+      const variables = own ? varFile(config.job.vars) : `count = ${count}\n`;
+      const job = await nomad.parseJob(hcl, { signal: d.signal, variables });
       const { info, problems } = jobInfo(job);
-      const bad = [...problems, ...(info ? jobProblems(info).map((p) => p.message) : [])];
+      const bad = [
+        ...problems.map((message) => ({ message, fix: 'see the README, "Your own job"' })),
+        ...(info ? jobProblems(info, own ? jobLab(config) : {}) : []),
+      ];
       if (!info || bad.length)
         throw new ConfigError(
-          bad.map((message) => ({ field: 'job', value: JOB_FILE, message, fix: 'the shipped job' })),
+          bad.map((p) => ({
+            field: own ? JOB_FIELD : 'job',
+            value: jobFile,
+            ...p,
+            ...(own ? {} : { fix: 'the shipped job' }),
+          })),
         );
       return { hcl, job, info };
     },
-    { values: { 'job.count': count } },
+    { values: own ? { 'job.file': own } : { 'job.count': count } },
   );
   const { info } = parsed;
   const jobId = parsed.job.ID;

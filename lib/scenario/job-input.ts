@@ -1,11 +1,18 @@
 // The user's own job (--job, job.file + job.vars): checked before anything is created (Nomad's build parses it on the
-// host; the scenario needs a service job with a bridge-mode group), and read again at run time through the server.
+// host; the scenario needs a service job with a bridge-mode group that runs once registered, drivers the box has and
+// static ports the clients can hold), and read again at run time through the server.
 import { access } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { HarnessConfig } from '../config/schema.js';
 import type { ConfigProblem } from '../errors.js';
 import type { JobConverter } from '../cluster/job-convert.js';
-import { jobInfo, jobProblems } from '../parse/nomad-job.js';
+import { jobInfo, jobProblems, type JobLab } from '../parse/nomad-job.js';
+import { DEFAULTS } from '../config/schema.js';
+import { DOCKER_BOX } from '../cluster/docker-image.js';
+
+/** What --job takes on the scenarios that take it, as `list` says it (lib/parse/nomad-job.ts jobProblems refuses the rest). */
+export const JOBS_TAKEN =
+  'service jobs with a bridge-mode group (host-mode groups beside it are run, not probed); not system, batch, sysbatch, periodic or parameterized';
 
 /** How config problems about the job name their field. */
 export const JOB_FIELD = 'job.file (--job)';
@@ -64,7 +71,10 @@ export async function jobFileProblems(config: HarnessConfig, cwd = process.cwd()
   return [];
 }
 
-/** Every problem with the user's job at once: unreadable, Nomad cannot parse it, not a service job, no bridge group. */
+/**
+ * Every problem with the user's job at once: unreadable, Nomad cannot parse it, not a service job, no bridge group,
+ * periodic or parameterized, a driver the box lacks, a static port on more allocs than clients.
+ */
 export async function checkJobInput(config: HarnessConfig, convert: JobConverter): Promise<ConfigProblem[]> {
   const file = config.job.file;
   const first = await jobFileProblems(config);
@@ -89,6 +99,23 @@ export async function checkJobInput(config: HarnessConfig, convert: JobConverter
     message: p,
     fix: 'write reboot_harness_probe_<port label> = "http", "tcp" or "none"',
   }));
-  if (info) out.push(...jobProblems(info).map((p) => ({ field: JOB_FIELD, value: file, ...p })));
+  if (info) out.push(...jobProblems(info, jobLab(config)).map((p) => ({ field: JOB_FIELD, value: file, ...p })));
   return out;
+}
+
+/**
+ * What the config's lab offers a job before it exists: its clients, and the drivers of the boxes the harness builds
+ * (the default box runs exec only: raw_exec is off in its client config, Docker absent; the Docker box adds docker).
+ * Existing hosts (lab.provider: ssh) and other boxes are asked once the lab is up.
+ */
+export function jobLab(config: Pick<HarnessConfig, 'lab'>): JobLab {
+  const drivers =
+    config.lab.provider === 'ssh'
+      ? undefined
+      : config.lab.box === DEFAULTS.lab.box
+        ? ['exec']
+        : config.lab.box === DOCKER_BOX
+          ? ['exec', 'docker']
+          : undefined;
+  return { clients: config.lab.clients, ...(drivers ? { drivers, box: config.lab.box } : {}) };
 }

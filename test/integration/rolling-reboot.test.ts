@@ -1,6 +1,7 @@
 // rolling-reboot through the real CLI code path against STAND-INS (the Nomad API stand-in and the stand-in lab, no VMs,
 // not Nomad): in a 1+1 lab it is today's reboot with a drain first. The client is drained (its allocs stop with
 // nowhere to go), rebooted, marked eligible, the job placed again; judged across nodes, the gap measured.
+import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { validateJUnit } from '../helpers/junit-schema.js';
@@ -90,5 +91,21 @@ t.test(
     t.equal(r.verdicts.get('allocs-followed')?.label, 'passed', 'every alloc came back after both were eligible');
     t.equal(r.verdicts.get('service-continuity')?.label, 'failed');
     t.match(r.verdicts.get('service-continuity')?.message, /^web\/http stopped answering for \d+(\.\d)?s/);
+  },
+);
+
+t.test(
+  'rolling-reboot --job on 1+2: the user job (count 3) rolled like the shipped one, every alloc followed',
+  async (t) => {
+    const job = fileURLToPath(new URL('../../examples/jobs/count-3.nomad.hcl', import.meta.url));
+    const r = await runOnCluster(t, 'rolling-reboot', { servers: 1, clients: 2 }, ['--job', job]);
+    t.equal(r.code, 0, 'exit 0');
+    t.same(r.s.lab.rebooted, ['client-1', 'client-2']);
+    t.match(r.verdicts.get('allocs-followed')?.message, /every alloc holds a running place \(3 migrated\); 3 of 3 run/);
+    const e = clusterEvidenceOf(r.run);
+    t.equal(e.jobId, 'bridge-count-3', "the user's job, not the shipped one");
+    t.equal(e.expectedAllocs, 3);
+    t.match(r.run?.properties['job.file'], /count-3\.nomad\.hcl$/);
+    t.same(e.series?.services, ['web/http']);
   },
 );

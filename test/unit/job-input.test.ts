@@ -2,6 +2,9 @@
 // text and its fix, the -var flags and var-file, Nomad's message from a failed conversion, and the converter's argv.
 import t from 'tap';
 import { jobInfo, jobProblems } from '../../lib/parse/nomad-job.js';
+import { jobLab } from '../../lib/scenario/job-input.js';
+import { DEFAULTS } from '../../lib/config/schema.js';
+import { DOCKER_BOX } from '../../lib/cluster/docker-image.js';
 import { defaultProbeKind, probeKindOf, probeKindsFromMeta } from '../../lib/checks/probe-kind.js';
 import { placementFailureMessage, placementLines } from '../../lib/parse/placement.js';
 import { nomadJobConverter, nomadMessage, varFlags } from '../../lib/cluster/job-convert.js';
@@ -111,6 +114,83 @@ t.test('a bridge group with no port to probe is refused, saying why and how to a
   ]);
   t.same(jobProblems(job([group('g', ['db']), group('idle', [], 0)])), [], 'a TCP port is enough; count 0 is not run');
   t.equal(jobProblems(job([group('a', []), group('b', [])])).length, 2, 'each such group named, at once');
+});
+
+t.test(
+  'bad input at once: periodic, parameterized, a static port on more allocs than clients, a driver the box lacks',
+  async (t) => {
+    const job = (extra: Record<string, unknown>, group: Record<string, unknown> = {}) =>
+      jobInfo({
+        Job: {
+          ID: 'j',
+          Type: 'service',
+          ...extra,
+          TaskGroups: [
+            {
+              Name: 'g',
+              Count: 3,
+              Networks: [{ Mode: 'bridge', DynamicPorts: [{ Label: 'http', To: 8080 }] }],
+              Tasks: [
+                { Name: 'web', Driver: 'exec' },
+                { Name: 'side', Driver: 'docker' },
+              ],
+              ...group,
+            },
+          ],
+        },
+      }).info!;
+    const periodic = job({ Periodic: { Enabled: true, Spec: '@daily' } });
+    t.equal(periodic.periodic, true);
+    t.match(jobProblems(periodic), [
+      { message: /job "j" has a periodic block: Nomad runs it only on its schedule/, fix: /remove the periodic block/ },
+    ]);
+    t.same(jobProblems(job({ Periodic: { Enabled: false } })), [], 'a disabled periodic block runs like any job');
+    t.match(jobProblems(job({ ParameterizedJob: { Payload: 'optional' } })), [
+      {
+        message: /has a parameterized block: Nomad runs it only when dispatched/,
+        fix: /remove the parameterized block/,
+      },
+    ]);
+    t.same(jobProblems(job({ Periodic: null, ParameterizedJob: null })), [], "null blocks (Nomad's parse) are none");
+    const fixed = job(
+      {},
+      {
+        Networks: [
+          {
+            Mode: 'bridge',
+            DynamicPorts: [{ Label: 'http', To: 8080 }],
+            ReservedPorts: [{ Label: 'api', Value: 9000 }],
+          },
+        ],
+      },
+    );
+    t.same(fixed.groups[0]!.staticPorts, ['api']);
+    t.same(jobProblems(fixed), [], 'clients not known: not judged');
+    t.same(jobProblems(fixed, { clients: 3 }), [], 'one alloc per client fits');
+    t.match(jobProblems(fixed, { clients: 2 }), [
+      {
+        message:
+          /group "g" has count = 3 and the static port "api": .* the lab has 2 clients, so 1 alloc would never be placed/,
+        fix: /lower count to 2, or give --clients 3/,
+      },
+    ]);
+    t.match(jobProblems(job({}), { drivers: ['exec'], box: 'the-box' }), [
+      {
+        message:
+          /job "j" group "g" task "side" uses driver "docker", which the box the-box does not run \(it runs exec\)/,
+        fix: /build-box.ts --docker/,
+      },
+    ]);
+    t.same(jobProblems(job({}), { drivers: ['exec', 'docker'] }), []);
+  },
+);
+
+t.test('jobLab: the drivers of the boxes the harness builds; other boxes and existing hosts not guessed', async (t) => {
+  const lab = (over: Partial<typeof DEFAULTS.lab>) => jobLab({ lab: { ...DEFAULTS.lab, ...over } });
+  t.same(lab({ clients: 2 }), { clients: 2, drivers: ['exec'], box: DEFAULTS.lab.box });
+  t.same(lab({ box: DOCKER_BOX }).drivers, ['exec', 'docker']);
+  t.same(lab({ box: 'my/box' }), { clients: 1 });
+  t.same(lab({ provider: 'ssh' }), { clients: 1 });
 });
 
 t.test('probe kinds: label convention, meta over it, group meta over job meta, bad values', async (t) => {
