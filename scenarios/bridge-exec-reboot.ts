@@ -106,8 +106,22 @@ export default defineScenario({
           ]
         : [];
     // the fault kinds this scenario (a Nomad agent on the client) and the provider can do
+    // Note: its settle, observations and whole-alloc reads follow one job on its one client
+    const jobs =
+      config.job.files.length > 1
+        ? [
+            {
+              field: JOB_FIELD,
+              value: config.job.files,
+              message:
+                "bridge-exec-reboot runs one job of yours (it follows one job's allocs on its one client); several jobs run together on rolling-reboot and server-reboot",
+              fix: 'give --job once, or run rolling-reboot --job a.nomad.hcl --job b.nomad.hcl (--drain=false: no drain before the reboot)',
+            },
+          ]
+        : [];
     return [
       ...docker,
+      ...jobs,
       ...faultProblems('bridge-exec-reboot', config, { hasNomadAgent: true }),
       ...noClusterTargets('bridge-exec-reboot', config),
     ];
@@ -117,9 +131,10 @@ export default defineScenario({
     const runStartMs = Date.now();
     const { config } = env;
     const driver = config.task.driver;
-    const jobFile = config.job.file ?? JOB_FILES[driver];
-    ctx.fact('task.driver', config.job.file ? undefined : driver);
-    ctx.fact('job.file', config.job.file);
+    const own = config.job.files[0];
+    const jobFile = own ?? JOB_FILES[driver];
+    ctx.fact('task.driver', own ? undefined : driver);
+    ctx.fact('job.file', own);
     const lab = await ctx.step('bring up the server and client VMs', (d) => env.upLab(ctx, d), {
       timeoutMs: 20 * 60_000,
     });
@@ -166,7 +181,7 @@ export default defineScenario({
         if (!info || bad.length) throw new ConfigError(bad.map((p) => ({ field: JOB_FIELD, value: jobFile, ...p })));
         return { hcl, job, info };
       },
-      { values: { 'job.file': config.job.file ?? `shipped (${driver})` } },
+      { values: { 'job.file': own ?? `shipped (${driver})` } },
     );
     const { info } = parsed;
     ctx.fact('job.id', info.id);

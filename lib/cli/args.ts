@@ -216,7 +216,7 @@ export function optionsOf(command: Command): Map<string, OptionSpec> {
     if (o.commands.includes(command)) out.set(o.name, { name: o.name, type: o.type, multiple: !!o.multiple });
   for (const f of FIELDS)
     if (fieldFor(command, f))
-      out.set(f.flag!, { name: f.flag!, type: BOOL_FLAGS.has(f.flag!) ? 'boolean' : 'string', multiple: false });
+      out.set(f.flag!, { name: f.flag!, type: BOOL_FLAGS.has(f.flag!) ? 'boolean' : 'string', multiple: !!f.multiple });
   return out;
 }
 

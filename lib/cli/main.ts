@@ -435,12 +435,17 @@ async function parsedJobProblems(configs: readonly HarnessConfig[], deps: CliDep
   const convert = deps.convertJob ?? nomadJobConverter();
   const all: ConfigProblem[] = [];
   for (const c of configs) {
-    if (!c.job.file || !c.nomadBinary || !allScenarios().find((s) => s.name === c.scenario)?.jobs) continue;
+    if (!c.job.files.length || !c.nomadBinary || !allScenarios().find((s) => s.name === c.scenario)?.jobs) continue;
     const path = resolve(deps.cwd, c.nomadBinary);
     if (!existsSync(path)) continue;
-    const job = resolve(deps.cwd, c.job.file);
-    const found = await checkJobInput({ ...c, nomadBinary: path, job: { ...c.job, file: job } }, convert);
-    all.push(...found.map((p) => (p.value === job ? { ...p, value: c.job.file } : p)));
+    const files = c.job.files.map((f) => resolve(deps.cwd, f));
+    const found = await checkJobInput({ ...c, nomadBinary: path, job: { ...c.job, files } }, convert);
+    // each problem names the file as the user gave it
+    all.push(
+      ...found.map((p) =>
+        files.includes(p.value as string) ? { ...p, value: c.job.files[files.indexOf(p.value as string)] } : p,
+      ),
+    );
   }
   return dedupe(all);
 }

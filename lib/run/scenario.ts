@@ -89,11 +89,11 @@ export function execDriverOnly(scenario: string, config: HarnessConfig): ConfigP
 
 /** A problem when --job (job.file) is given to a scenario that runs its own job. */
 export function shippedJobOnly(scenario: string, config: HarnessConfig): ConfigProblem[] {
-  return config.job.file
+  return config.job.files.length
     ? [
         {
           field: 'job.file (--job)',
-          value: config.job.file,
+          value: config.job.files.length === 1 ? config.job.files[0] : config.job.files,
           message: `applies to bridge-exec-reboot, rolling-reboot and server-reboot; ${scenario} runs its own job`,
           fix: 'drop --job (job.file), or run bridge-exec-reboot, rolling-reboot or server-reboot with --job <file>',
         },

@@ -1,4 +1,4 @@
-// The user's own job (--job, job.file + job.vars): checked before anything is created (Nomad's build parses it on the
+// The user's own jobs (--job, repeatable; job.file or job.files + job.vars): checked before anything is created (Nomad's build parses it on the
 // host; the scenario needs a service job with a bridge-mode group that runs once registered, drivers the box has and
 // static ports the clients can hold), and read again at run time through the server.
 import { access } from 'node:fs/promises';
@@ -33,8 +33,8 @@ export function varFile(vars: Record<string, string | number | boolean>): string
  * any build is resolved): variables without a file, a file with a driver variant, a file that cannot be read.
  */
 export async function jobFileProblems(config: HarnessConfig, cwd = process.cwd()): Promise<ConfigProblem[]> {
-  const file = config.job.file;
-  if (!file) {
+  const files = config.job.files;
+  if (!files.length) {
     return Object.keys(config.job.vars).length
       ? [
           {
@@ -50,25 +50,35 @@ export async function jobFileProblems(config: HarnessConfig, cwd = process.cwd()
     return [
       {
         field: JOB_FIELD,
-        value: file,
+        value: files.length === 1 ? files[0] : files,
         message: `cannot be combined with --driver ${config.task.driver} (that variant runs its own job)`,
         fix: 'drop --driver; your job names its own task drivers',
       },
     ];
   }
-  try {
-    await access(resolve(cwd, file));
-  } catch (err) {
-    return [
-      {
+  const out: ConfigProblem[] = [];
+  for (const [k, file] of files.entries()) {
+    if (files.indexOf(file) !== k) {
+      out.push({
+        field: JOB_FIELD,
+        value: file,
+        message: 'is given twice',
+        fix: 'give each job file once',
+      });
+      continue;
+    }
+    try {
+      await access(resolve(cwd, file));
+    } catch (err) {
+      out.push({
         field: JOB_FIELD,
         value: file,
         message: `cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)})`,
         fix: 'give the path of an existing .nomad.hcl file',
-      },
-    ];
+      });
+    }
   }
-  return [];
+  return out;
 }
 
 /**
@@ -76,30 +86,45 @@ export async function jobFileProblems(config: HarnessConfig, cwd = process.cwd()
  * periodic or parameterized, a driver the box lacks, a static port on more allocs than clients.
  */
 export async function checkJobInput(config: HarnessConfig, convert: JobConverter): Promise<ConfigProblem[]> {
-  const file = config.job.file;
+  const files = config.job.files;
   const first = await jobFileProblems(config);
-  if (!file || first.length) return first;
+  if (!files.length || first.length) return first;
   // Note: without a build on the command line (compare, matrix) the server parses the job at run time instead.
   if (!config.nomadBinary) return [];
-  const r = await convert({ nomadBinary: config.nomadBinary, file, vars: config.job.vars });
-  if (!r.ok) {
-    return [
-      {
+  const out: ConfigProblem[] = [];
+  const ids = new Map<string, string>();
+  for (const file of files) {
+    const r = await convert({ nomadBinary: config.nomadBinary, file, vars: config.job.vars });
+    if (!r.ok) {
+      out.push({
         field: JOB_FIELD,
         value: file,
         message: `Nomad cannot parse it: ${r.message}`,
         fix: 'fix the job file at the place Nomad names (or its variables in job.vars)',
-      },
-    ];
+      });
+      continue;
+    }
+    const { info, problems } = jobInfo(r.job);
+    out.push(
+      ...problems.map((p) => ({
+        field: JOB_FIELD,
+        value: file,
+        message: p,
+        fix: 'write reboot_harness_probe_<port label> = "http", "tcp" or "none"',
+      })),
+    );
+    if (!info) continue;
+    out.push(...jobProblems(info, jobLab(config)).map((p) => ({ field: JOB_FIELD, value: file, ...p })));
+    const twin = ids.get(info.id);
+    if (twin)
+      out.push({
+        field: JOB_FIELD,
+        value: file,
+        message: `job "${info.id}" is also the job of ${twin}: registering it again would update that job, not run a second one`,
+        fix: 'give each job its own name (job "<name>")',
+      });
+    ids.set(info.id, file);
   }
-  const { info, problems } = jobInfo(r.job);
-  const out: ConfigProblem[] = problems.map((p) => ({
-    field: JOB_FIELD,
-    value: file,
-    message: p,
-    fix: 'write reboot_harness_probe_<port label> = "http", "tcp" or "none"',
-  }));
-  if (info) out.push(...jobProblems(info, jobLab(config)).map((p) => ({ field: JOB_FIELD, value: file, ...p })));
   return out;
 }
 

@@ -109,3 +109,34 @@ t.test(
     t.same(e.series?.services, ['web/http']);
   },
 );
+
+t.test(
+  'rolling-reboot with two jobs of yours on 1+2: both registered, waited for, every alloc of both followed',
+  async (t) => {
+    const ex = (f: string) => fileURLToPath(new URL(`../../examples/jobs/${f}`, import.meta.url));
+    const r = await runOnCluster(t, 'rolling-reboot', { servers: 1, clients: 2 }, [
+      '--job',
+      ex('count-3.nomad.hcl'),
+      '--job',
+      ex('two-groups.nomad.hcl'),
+      // two-groups runs one alloc per group: its service cannot serve through that alloc's drain
+      '--max-gap',
+      '60',
+    ]);
+    t.equal(r.code, 0, 'exit 0');
+    const e = clusterEvidenceOf(r.run);
+    t.same(e.jobs, [
+      { id: 'bridge-count-3', expectedAllocs: 3 },
+      { id: 'bridge-two-groups', expectedAllocs: 2 },
+    ]);
+    t.equal(e.expectedAllocs, 5);
+    t.same([...new Set(e.before.map((a) => a.jobId))].sort(), ['bridge-count-3', 'bridge-two-groups'], 'both ran');
+    t.match(r.verdicts.get('allocs-followed')?.message, /every alloc holds a running place \(5 migrated\); 5 of 5 run/);
+    t.same(
+      [...new Set(r.verdicts.get('allocs-followed')?.perAlloc?.map((p) => p.name.split('.')[0]))].sort(),
+      ['bridge-count-3', 'bridge-two-groups'],
+      "each alloc's row names its job",
+    );
+    t.same(e.series?.services.sort(), ['echo/echo', 'web/http'], "both jobs' ports probed");
+  },
+);

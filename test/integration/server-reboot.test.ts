@@ -87,3 +87,16 @@ t.test('server-reboot --job on 1+2: the user job runs through the leader reboot,
   t.equal(r.verdicts.get('untouched-allocs')?.label, 'passed');
   t.match(r.run?.properties['job.file'], /two-groups\.nomad\.hcl$/);
 });
+
+t.test('bridge-exec-reboot refuses a second --job, saying where several jobs run', async (t) => {
+  const ex = (f: string) => fileURLToPath(new URL(`../../examples/jobs/${f}`, import.meta.url));
+  const r = await runOnCluster(t, 'bridge-exec-reboot', { servers: 1, clients: 1 }, [
+    '--job',
+    ex('count-3.nomad.hcl'),
+    '--job',
+    ex('two-groups.nomad.hcl'),
+  ]);
+  t.equal(r.code, 2, 'refused before anything runs');
+  t.match(r.s.err.join(''), /bridge-exec-reboot runs one job of yours .* several jobs run together on rolling-reboot/);
+  t.same(r.s.lab.rebooted, []);
+});
