@@ -185,7 +185,7 @@ export default defineScenario({
     );
     const { info } = parsed;
     ctx.fact('job.id', info.id);
-    ctx.fact('job.groups', info.groups.map((g) => `${g.name}[${g.count}]${g.bridge ? ' bridge' : ''}`).join(' '));
+    ctx.fact('job.groups', info.groups.map((g) => `${g.name}[${g.count}] ${g.mode}`).join(' '));
     const drivers = info.drivers.length ? info.drivers : [driver];
     // what each group does when the servers stop hearing the client, as this Nomad line reads the job
     const disconnect = jobDisconnectPolicies(info.groups, nomadVersion);
@@ -420,6 +420,9 @@ export default defineScenario({
       disconnect,
       settle,
       probeKinds: info.probeKinds,
+      ...(info.groups.some((g) => g.mode === 'host')
+        ? { hostGroups: info.groups.filter((g) => g.mode === 'host').map((g) => g.name) }
+        : {}),
       tasksRestart: faultOutcome(reboot.kind, fault).restartsTasks,
       before,
       after,

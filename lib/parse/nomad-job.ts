@@ -1,6 +1,7 @@
 // Pure: what the reboot scenarios need to know of a job (Nomad's JSON job, from `nomad job run -output` or
-// /v1/jobs/parse) and whether they can run it: a service job with at least one bridge-mode group that runs once
-// registered, on drivers the box has, with no static port asked of more allocs than the lab has clients.
+// /v1/jobs/parse) and whether they can run it: a service job with a bridge-mode group, or a host-mode group with a
+// port to probe, that runs once registered, on drivers the box has, with no static port asked of more allocs than the
+// lab has clients.
 import { PROBE_META_PREFIX, probeKindOf, probeKindsFromMeta, type ProbeKinds } from '../checks/probe-kind.js';
 import type { DisconnectFields } from '../model/disconnect.js';
 import { groupDisconnectFields } from './job-disconnect.js';
@@ -10,6 +11,8 @@ export interface JobGroupInfo {
   name: string;
   count: number;
   bridge: boolean;
+  /** its network mode: "bridge", "host" (also when it has no network block: Nomad's default), "none", "cni/<name>" */
+  mode: string;
   ports: string[];
   /** the labels of its static ports (ReservedPorts): one alloc of the group per client at most */
   staticPorts: string[];
@@ -90,6 +93,7 @@ export function jobInfo(raw: unknown): { info?: JobInfo; problems: string[] } {
         name: String(g['Name'] ?? ''),
         count: typeof g['Count'] === 'number' ? g['Count'] : 1,
         bridge: nets.some((n) => n['Mode'] === 'bridge'),
+        mode: String(nets[0]?.['Mode'] || 'host'),
         ports,
         staticPorts,
         drivers,
@@ -143,12 +147,21 @@ export function jobProblems(info: JobInfo, lab: JobLab = {}): { message: string;
   } else if (info.type !== 'service') {
     out.push({ message: `${job} has type "${info.type}"`, fix: service });
   }
-  if (!info.groups.some((g) => g.bridge)) {
+  // A host-mode group is probed on its host port on the node running it; the bridge-only checks skip its allocs.
+  for (const g of info.groups.filter((x) => x.mode !== 'bridge' && x.mode !== 'host'))
+    out.push({
+      message: `${job} group "${g.name}" has network { mode = "${g.mode}" }: the harness probes and judges bridge and host networking only`,
+      fix: 'use mode = "bridge" or "host" in its network block',
+    });
+  const probedHost = info.groups.some(
+    (g) => g.mode === 'host' && g.count > 0 && g.ports.some((p) => probeKindOf(info.probeKinds, g.name, p) !== 'none'),
+  );
+  if (!info.groups.some((g) => g.bridge) && !probedHost) {
     const groups = info.groups.map((g) => g.name).join(', ') || 'none';
-    const message = `${job} has no group with network { mode = "bridge" } (groups: ${groups})`;
+    const message = `${job} has no group with network { mode = "bridge" } or a host port to probe (groups: ${groups})`;
     out.push({
       message,
-      fix: 'add network { mode = "bridge" } to a group: the scenario tests bridge networking across a reboot',
+      fix: 'add network { mode = "bridge" } with a port to a group, or a port to a host-mode group (network { port "http" {} }): the scenarios judge a job by what answers across a reboot',
     });
   }
   // A bridge group whose allocs map no port gives the port wait and http-reachable nothing to probe, so every such

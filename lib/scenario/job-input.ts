@@ -12,7 +12,7 @@ import { DOCKER_BOX } from '../cluster/docker-image.js';
 
 /** What --job takes on the scenarios that take it, as `list` says it (lib/parse/nomad-job.ts jobProblems refuses the rest). */
 export const JOBS_TAKEN =
-  'service jobs with a bridge-mode group (host-mode groups beside it are run, not probed); not system, batch, sysbatch, periodic or parameterized';
+  'service jobs with bridge-mode groups, host-mode groups (probed on their host port; the bridge-only checks skip them) or both; not system, batch, sysbatch, periodic or parameterized';
 
 /** How config problems about the job name their field. */
 export const JOB_FIELD = 'job.file (--job)';

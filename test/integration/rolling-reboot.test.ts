@@ -140,3 +140,20 @@ t.test(
     t.same(e.series?.services.sort(), ['echo/echo', 'web/http'], "both jobs' ports probed");
   },
 );
+
+t.test(
+  "rolling-reboot --job with a host-network job on 1+2: each alloc probed on its own node's host port",
+  async (t) => {
+    const job = fileURLToPath(new URL('../../examples/jobs/host-network.nomad.hcl', import.meta.url));
+    const r = await runOnCluster(t, 'rolling-reboot', { servers: 1, clients: 2 }, ['--job', job]);
+    t.equal(r.code, 0, 'exit 0');
+    t.match(r.verdicts.get('allocs-followed')?.message, /every alloc holds a running place \(2 migrated\); 2 of 2 run/);
+    t.equal(r.verdicts.get('service-continuity')?.label, 'passed');
+    const e = clusterEvidenceOf(r.run);
+    t.same(e.series?.services, ['web/http']);
+    t.ok(
+      e.before.every((a) => a.address === undefined),
+      'no bridge address: host mode',
+    );
+  },
+);

@@ -85,14 +85,49 @@ t.test('jobProblems: batch, sysbatch, system, no bridge group, nothing to run; a
       },
     }).info!;
   t.match(
-    jobProblems(job('batch', 'host')).map((p) => p.message),
-    [/is a batch job: its allocs finish/, /has no group with network \{ mode = "bridge" \} \(groups: g\)/],
+    jobProblems(job('batch', 'none')).map((p) => p.message),
+    [
+      /is a batch job: its allocs finish/,
+      /group "g" has network \{ mode = "none" \}/,
+      /has no group with network \{ mode = "bridge" \} or a host port to probe \(groups: g\)/,
+    ],
   );
   t.match(jobProblems(job('sysbatch')), [{ message: /sysbatch job/, fix: /type = "service"/ }]);
   t.match(jobProblems(job('system')), [{ message: /system job: Nomad restores system allocs without waiting/ }]);
   t.match(jobProblems(job('service', 'bridge', 0)), [{ message: /asks for no alloc/ }]);
   t.same(jobProblems(job('service')), []);
 });
+
+t.test(
+  'host networking: a host-mode group with a port is enough; modes the harness cannot probe refused',
+  async (t) => {
+    const job = (groups: Record<string, unknown>[]) =>
+      jobInfo({ Job: { ID: 'h', Type: 'service', TaskGroups: groups } }).info!;
+    const group = (name: string, nets: unknown, ports: string[] = []) => ({
+      Name: name,
+      Count: 1,
+      Networks: nets === null ? null : [{ ...(nets as object), DynamicPorts: ports.map((Label) => ({ Label })) }],
+      Tasks: [{ Name: 't', Driver: 'exec' }],
+    });
+    const host = job([group('agent', { Mode: 'host' }, ['http'])]);
+    t.same(
+      host.groups.map((g) => [g.name, g.mode, g.bridge]),
+      [['agent', 'host', false]],
+    );
+    t.same(jobProblems(host), [], 'a host-mode group with a port to probe');
+    t.same(job([group('agent', { Mode: '' }, ['http'])]).groups[0]!.mode, 'host', "Nomad's default mode");
+    t.same(job([group('quiet', null)]).groups[0]!.mode, 'host', 'no network block: host');
+    t.match(jobProblems(job([group('quiet', null)])), [
+      { message: /job "h" has no group with network \{ mode = "bridge" \} or a host port to probe \(groups: quiet\)/ },
+    ]);
+    t.match(jobProblems(job([group('c', { Mode: 'cni/mynet' }, ['http']), group('b', { Mode: 'bridge' }, ['http'])])), [
+      {
+        message: /group "c" has network \{ mode = "cni\/mynet" \}: the harness probes and judges bridge and host/,
+        fix: /"bridge" or "host"/,
+      },
+    ]);
+  },
+);
 
 t.test('a bridge group with no port to probe is refused, saying why and how to add one', async (t) => {
   const job = (groups: Record<string, unknown>[], meta?: Record<string, string>) =>

@@ -278,6 +278,15 @@ export class Cluster {
   }
 
   /**
+   * Whether the alloc's group is in bridge mode (a host-mode alloc has no bridge address: NetworkStatus stays null, as
+   * Nomad's network hook sets it only for a network namespace). An alloc of a job the stand-in does not hold: bridge.
+   */
+  bridged(a: ApiAllocation): boolean {
+    const g = this.jobs.get(a.JobID)?.TaskGroups?.find((x) => x.Name === a.TaskGroup);
+    return !g || (g.Networks?.[0]?.Mode ?? 'host') === 'bridge';
+  }
+
+  /**
    * Lowest address of the bridge subnet 172.26.64.0/20 with no reservation file in the client's current state dir
    * (host-local IPAM order), reserved for `owner` as host-local writes it: `<id>\r\neth0`, no trailing newline.
    */
@@ -501,7 +510,7 @@ export class Cluster {
     // real 1.9.5 after the in-place upgrade: the restored allocs got their new namespaces' addresses after the new allocs
     const again = this.renetworkLater.splice(0);
     this.later(2, () => {
-      for (const id of again)
+      for (const id of again.filter((x) => this.bridged(this.allocs.get(x)!)))
         this.updateAlloc(
           id,
           (a) =>
@@ -520,7 +529,8 @@ export class Cluster {
   private runFresh(id: string): void {
     this.later(1, () =>
       this.updateAlloc(id, (a) => {
-        a.NetworkStatus = { InterfaceName: 'eth0', Address: this.allocateAddress(a.ID), AddressIPv6: '', DNS: null };
+        if (this.bridged(a))
+          a.NetworkStatus = { InterfaceName: 'eth0', Address: this.allocateAddress(a.ID), AddressIPv6: '', DNS: null };
         for (const t of Object.keys(a.TaskStates ?? {})) {
           this.appendEvent(a, t, taskEvent('Received', 'Task received by client'));
           this.appendEvent(
