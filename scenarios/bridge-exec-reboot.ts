@@ -45,7 +45,7 @@ import {
 } from '../lib/scenario/job-steps.js';
 import { buildDockerImage, DOCKER_BOX, DOCKER_IMAGE } from '../lib/cluster/docker-image.js';
 import { DEFAULTS, type TaskDriver } from '../lib/config/schema.js';
-import { ConfigError } from '../lib/errors.js';
+import { ConfigError, HarnessError } from '../lib/errors.js';
 import { startEventRecorder, type EventRecorder } from '../lib/scenario/event-recorder.js';
 import { withTransientFailures } from '../lib/checks/transient.js';
 import { adjustForFault } from '../lib/checks/fault-expectations.js';
@@ -229,7 +229,16 @@ export default defineScenario({
       { timeoutMs: placeTimeoutMs(info.expectedAllocs), values: { 'job.expected_allocs': info.expectedAllocs } },
     );
     await awaitDeploymentBeforeFault(ctx, nomad, jobId);
-    const watched = healthy.map((a) => a.id);
+    // The allocs the fault disrupts are those on the client it reboots; in a lab of several clients the others are
+    // left alone (probed above from their own client), so they are not judged as restored in place.
+    const watched = healthy.filter((a) => a.nodeId === node.id).map((a) => a.id);
+    const elsewhere = healthy.filter((a) => a.nodeId !== node.id);
+    if (elsewhere.length)
+      ctx.fact('allocs.elsewhere', `${elsewhere.map(short).join(', ')}: on clients the fault leaves alone, not judged`);
+    if (!watched.length)
+      throw new HarnessError(
+        `the job placed none of its ${healthy.length} allocs on ${clientName}, the client this scenario reboots: nothing to judge (give the job a constraint or spread that places an alloc there, or run rolling-reboot)`,
+      );
     ctx.fact('alloc.id', watched[0]);
     ctx.fact('allocs.before', healthy.map((a) => `${short(a)}=${a.address ?? '?'}`).join(' '));
 

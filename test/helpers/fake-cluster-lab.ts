@@ -65,7 +65,8 @@ export function createFakeClusterLab(nomad: FakeNomad, t: Topology): Lab & { des
       const url = (/^curl .*'(http:\/\/[^']+)'$/.exec(cmd) ?? /^curl .* (http:\/\/\S+)$/.exec(cmd))?.[1];
       const curl = url ? new URL(url) : undefined;
       const tcp = /\/dev\/tcp\/.* '?([0-9.]+)'? '?(\d+)'?$/.exec(cmd);
-      const probe = curl ? [curl.hostname, curl.port] : tcp ? [tcp[1]!, tcp[2]!] : undefined;
+      // Note: URL elides the scheme's default port (80)
+      const probe = curl ? [curl.hostname, curl.port || '80'] : tcp ? [tcp[1]!, tcp[2]!] : undefined;
       if (probe) {
         if (answers(nomad, nodeOf.get(name), probe[0]!, probe[1]!)) return ok(curl ? '200' : 'connected\n');
         return { code: curl ? 7 : 1, stdout: curl ? '000' : '', stderr: 'Connection refused', durationMs: 1 };

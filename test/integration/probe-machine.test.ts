@@ -2,6 +2,9 @@
 // STAND-IN and the stand-in cluster lab (not Nomad, no VMs): each client has its own bridge subnet, so an alloc's
 // bridge address answers only from the client it runs on; its host port answers from the server.
 import t from 'tap';
+import { fileURLToPath } from 'node:url';
+import { runOnStandIn } from '../helpers/stand-in-run.js';
+import { standInCluster } from '../helpers/stand-in-env.js';
 import { createNomad, type Nomad } from '../../lib/nomad/client.js';
 import { createHttpTransport } from '../../lib/nomad/transport.js';
 import { deadlineIn } from '../../lib/time/deadlines.js';
@@ -85,3 +88,34 @@ t.test('an alloc on a node that is no machine of a lab of several clients is not
   );
   t.equal(machineOfAlloc(lab, { nodeId: 'elsewhere' }, []), undefined, 'no machine: none guessed');
 });
+
+t.test(
+  'bridge-exec-reboot --job on 1+2 with allocs on both clients: each probed from its own client; those the fault leaves alone not judged',
+  async (t) => {
+    const job = fileURLToPath(new URL('../../examples/jobs/count-3.nomad.hcl', import.meta.url));
+    const r = await runOnStandIn(
+      t,
+      (cwd) => standInCluster({ servers: 1, clients: 2 }, { cwd }),
+      'bridge-exec-reboot',
+      ['--servers', '1', '--clients', '2', '--job', job],
+      {
+        before: (s) => {
+          const c = s.nomad.cluster;
+          c.placementSpread = [c.node, c.otherNodes.find((n) => n.Name === 'client-2')!];
+        },
+      },
+    );
+    // Note: the stand-in cluster lab serves the probes, not the client's task reads (task-dirs and the like fail here)
+    t.ok(r.code === 0 || r.code === 1, `judged, not an infrastructure error (exit ${r.code})`);
+    t.same(r.s.lab.rebooted, ['client-1']);
+    t.match(r.run?.properties['allocs.elsewhere'], /^bridge-count-3\.web\[1\] \S+: on clients the fault leaves alone/);
+    const reach = r.verdicts.get('http-reachable')!;
+    t.equal(reach.label, 'passed', reach.message);
+    t.same(
+      reach.perAlloc?.map((p) => p.name).sort(),
+      ['bridge-count-3.web[0]', 'bridge-count-3.web[2]'],
+      'the allocs on the rebooted client judged',
+    );
+    t.match(r.verdicts.get('alloc-restored')?.message, /all 2 allocs restored in place/);
+  },
+);

@@ -76,6 +76,8 @@ export class Cluster {
   nonVoterUntilMs = 0;
   /** where the scheduler places new allocs; default the client node (a drain moves it to another node) */
   placementNode: ApiNode | undefined;
+  /** for tests: place a job's allocs round-robin over these nodes (as a spread block would), unless placementNode is set */
+  placementSpread: ApiNode[] | undefined;
   readonly jobs = new Map<string, ApiJob>();
   readonly allocs = new Map<string, ApiAllocation>();
   readonly evals = new Map<string, ApiEvaluation>();
@@ -487,7 +489,11 @@ export class Cluster {
               job,
               group: g.Name,
               index: i,
-              node: this.placementNode ?? this.node,
+              node:
+                this.placementNode ??
+                (this.placementSpread?.length
+                  ? this.placementSpread[placed.length % this.placementSpread.length]!
+                  : this.node),
               index0: idx,
               ports,
             });
