@@ -33,8 +33,9 @@ import { toNodeSnap } from '../lib/nomad/parse.js';
 import { jobInfo, jobProblems } from '../lib/parse/nomad-job.js';
 import { disconnectFact, jobDisconnectPolicies, shortestLostAfterS } from '../lib/parse/job-disconnect.js';
 import { timelineFromEvidence } from '../lib/scenario/timeline.js';
-import { checkJobInput, JOB_FIELD, varFile } from '../lib/scenario/job-input.js';
+import { checkJobInput, JOB_FIELD, jobLab, JOBS_TAKEN, varFile } from '../lib/scenario/job-input.js';
 import {
+  allocNodes,
   probeAllocs,
   settleFact,
   awaitDeploymentBeforeFault,
@@ -44,7 +45,7 @@ import {
 } from '../lib/scenario/job-steps.js';
 import { buildDockerImage, DOCKER_BOX, DOCKER_IMAGE } from '../lib/cluster/docker-image.js';
 import { DEFAULTS, type TaskDriver } from '../lib/config/schema.js';
-import { ConfigError } from '../lib/errors.js';
+import { ConfigError, HarnessError } from '../lib/errors.js';
 import { startEventRecorder, type EventRecorder } from '../lib/scenario/event-recorder.js';
 import { withTransientFailures } from '../lib/checks/transient.js';
 import { adjustForFault } from '../lib/checks/fault-expectations.js';
@@ -91,6 +92,7 @@ export default defineScenario({
   summary:
     'every alloc of a bridge-mode job (the shipped exec job, --driver docker, or your own --job) survives a real reboot of its client host (restored in place)',
   needsNomad: true,
+  jobs: JOBS_TAKEN,
   checks: CHECKS,
   validate(config) {
     // The default box has no Docker; any other box is checked inside the VM (a clear error before the job runs).
@@ -106,8 +108,22 @@ export default defineScenario({
           ]
         : [];
     // the fault kinds this scenario (a Nomad agent on the client) and the provider can do
+    // Note: its settle, observations and whole-alloc reads follow one job on its one client
+    const jobs =
+      config.job.files.length > 1
+        ? [
+            {
+              field: JOB_FIELD,
+              value: config.job.files,
+              message:
+                "bridge-exec-reboot runs one job of yours (it follows one job's allocs on its one client); several jobs run together on rolling-reboot and server-reboot",
+              fix: 'give --job once, or run rolling-reboot --job a.nomad.hcl --job b.nomad.hcl (--drain=false: no drain before the reboot)',
+            },
+          ]
+        : [];
     return [
       ...docker,
+      ...jobs,
       ...faultProblems('bridge-exec-reboot', config, { hasNomadAgent: true }),
       ...noClusterTargets('bridge-exec-reboot', config),
     ];
@@ -117,9 +133,10 @@ export default defineScenario({
     const runStartMs = Date.now();
     const { config } = env;
     const driver = config.task.driver;
-    const jobFile = config.job.file ?? JOB_FILES[driver];
-    ctx.fact('task.driver', config.job.file ? undefined : driver);
-    ctx.fact('job.file', config.job.file);
+    const own = config.job.files[0];
+    const jobFile = own ?? JOB_FILES[driver];
+    ctx.fact('task.driver', own ? undefined : driver);
+    ctx.fact('job.file', own);
     const lab = await ctx.step('bring up the server and client VMs', (d) => env.upLab(ctx, d), {
       timeoutMs: 20 * 60_000,
     });
@@ -161,16 +178,16 @@ export default defineScenario({
         const { info, problems } = jobInfo(job);
         const bad = [
           ...problems.map((message) => ({ message, fix: 'see the README, "Your own job"' })),
-          ...(info ? jobProblems(info) : []),
+          ...(info ? jobProblems(info, jobLab(config)) : []),
         ];
         if (!info || bad.length) throw new ConfigError(bad.map((p) => ({ field: JOB_FIELD, value: jobFile, ...p })));
         return { hcl, job, info };
       },
-      { values: { 'job.file': config.job.file ?? `shipped (${driver})` } },
+      { values: { 'job.file': own ?? `shipped (${driver})` } },
     );
     const { info } = parsed;
     ctx.fact('job.id', info.id);
-    ctx.fact('job.groups', info.groups.map((g) => `${g.name}[${g.count}]${g.bridge ? ' bridge' : ''}`).join(' '));
+    ctx.fact('job.groups', info.groups.map((g) => `${g.name}[${g.count}] ${g.mode}`).join(' '));
     const drivers = info.drivers.length ? info.drivers : [driver];
     // what each group does when the servers stop hearing the client, as this Nomad line reads the job
     const disconnect = jobDisconnectPolicies(info.groups, nomadVersion);
@@ -209,13 +226,23 @@ export default defineScenario({
       'wait until every alloc of the job runs and every mapped port answers',
       async (d) => {
         const allocs = await waitForJobHealthy(nomad, jobId, info.expectedAllocs, lab0, d);
-        await waitForReachable({ lab, allocs, node, kinds: info.probeKinds }, d);
+        const nodes = await allocNodes(nomad, allocs, [node], d);
+        await waitForReachable({ lab, allocs, nodes, kinds: info.probeKinds }, d);
         return allocs;
       },
       { timeoutMs: placeTimeoutMs(info.expectedAllocs), values: { 'job.expected_allocs': info.expectedAllocs } },
     );
     await awaitDeploymentBeforeFault(ctx, nomad, jobId);
-    const watched = healthy.map((a) => a.id);
+    // The allocs the fault disrupts are those on the client it reboots; in a lab of several clients the others are
+    // left alone (probed above from their own client), so they are not judged as restored in place.
+    const watched = healthy.filter((a) => a.nodeId === node.id).map((a) => a.id);
+    const elsewhere = healthy.filter((a) => a.nodeId !== node.id);
+    if (elsewhere.length)
+      ctx.fact('allocs.elsewhere', `${elsewhere.map(short).join(', ')}: on clients the fault leaves alone, not judged`);
+    if (!watched.length)
+      throw new HarnessError(
+        `the job placed none of its ${healthy.length} allocs on ${clientName}, the client this scenario reboots: nothing to judge (give the job a constraint or spread that places an alloc there, or run rolling-reboot)`,
+      );
     ctx.fact('alloc.id', watched[0]);
     ctx.fact('allocs.before', healthy.map((a) => `${short(a)}=${a.address ?? '?'}`).join(' '));
 
@@ -340,10 +367,9 @@ export default defineScenario({
       await ctx.step(
         `wait for every mapped port to answer after the reboot${of}`,
         async (d) => {
-          await waitForReachable(
-            { lab, allocs: s.allocs.filter((a) => watched.includes(a.id)), node, kinds: info.probeKinds },
-            d,
-          ).catch((e: Error) =>
+          const allocs = s.allocs.filter((a) => watched.includes(a.id));
+          const nodes = await allocNodes(nomad, allocs, [], d);
+          await waitForReachable({ lab, allocs, nodes, kinds: info.probeKinds }, d).catch((e: Error) =>
             ctx.fact(count > 1 ? `ports.after.${i}` : 'ports.after', `not answering: ${e.message.split('\n')[0]}`),
           );
         },
@@ -379,7 +405,15 @@ export default defineScenario({
       const obs = await observe({ ...base, label: 'after' }, d, { clientLog: true });
       return {
         ...obs,
-        http: await probeAllocs({ lab, allocs: obs.jobAllocs, node: obs.node, kinds: info.probeKinds }, d),
+        http: await probeAllocs(
+          {
+            lab,
+            allocs: obs.jobAllocs,
+            nodes: await allocNodes(nomad, obs.jobAllocs, obs.node ? [obs.node] : [], d),
+            kinds: info.probeKinds,
+          },
+          d,
+        ),
       };
     });
     ctx.artifact('alloc-after.json', JSON.stringify(after.alloc, null, 2));
@@ -399,6 +433,9 @@ export default defineScenario({
       disconnect,
       settle,
       probeKinds: info.probeKinds,
+      ...(info.groups.some((g) => g.mode === 'host')
+        ? { hostGroups: info.groups.filter((g) => g.mode === 'host').map((g) => g.name) }
+        : {}),
       tasksRestart: faultOutcome(reboot.kind, fault).restartsTasks,
       before,
       after,

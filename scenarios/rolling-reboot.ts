@@ -1,11 +1,13 @@
-// rolling-reboot: the kured pattern on a lab of any size. A bridge-mode job spread over the clients runs; every client
-// (or --target) is in turn drained (the job's migrate block applies), rebooted for real, waited for, and marked
-// eligible again, the next only once the job runs whole again. Meanwhile every mapped port is probed through the
-// host ports of the live clients at a fixed interval. Judged: every target hit, every alloc followed across nodes
-// (migrated by the drain, restored, replaced and why), the untouched clients' allocs undisturbed, and the service's
-// gaps against reboot.max_gap. In a 1+1 lab it is today's reboot with a drain first. (lib/scenario/cluster-run.ts)
+// rolling-reboot: the kured pattern on a lab of any size. A bridge-mode job runs (the shipped one spread over the
+// clients, or yours: --job); every client (or --target) is in turn drained (the job's migrate block applies), rebooted
+// for real, waited for, and marked eligible again, the next only once the job runs whole again. Meanwhile every mapped
+// port is probed through the host ports of the live clients at a fixed interval. Judged: every target hit, every alloc
+// followed across nodes (migrated by the drain, restored, replaced and why), the untouched clients' allocs undisturbed,
+// and the service's gaps against reboot.max_gap. In a 1+1 lab it is today's reboot with a drain first.
+// (lib/scenario/cluster-run.ts)
 import type { TargetSpec } from '../lib/model/target.js';
-import { defineScenario, execDriverOnly, shippedJobOnly, singleRebootOnly } from '../lib/run/scenario.js';
+import { defineScenario, execDriverOnly, singleRebootOnly } from '../lib/run/scenario.js';
+import { checkJobInput, JOBS_TAKEN } from '../lib/scenario/job-input.js';
 import { TARGETS_HIT } from '../lib/checks/targets-hit.js';
 import { ALLOCS_FOLLOWED } from '../lib/checks/allocs-followed.js';
 import { UNTOUCHED_ALLOCS } from '../lib/checks/untouched-allocs.js';
@@ -32,12 +34,13 @@ export default defineScenario({
   summary:
     'every client in turn (or --target) drained, rebooted for real and made eligible again, the next once the job runs whole; the service probed throughout',
   needsNomad: true,
+  jobs: JOBS_TAKEN,
   checks: CHECKS,
   validate: (config) => [
     ...singleRebootOnly('rolling-reboot', config),
     ...execDriverOnly('rolling-reboot', config),
-    ...shippedJobOnly('rolling-reboot', config),
     ...faultProblems('rolling-reboot', config, { hasNomadAgent: true }),
   ],
+  preflight: (config, tools) => checkJobInput(config, tools.convertJob),
   run: (ctx, env) => runClusterFault(ctx, env, rollingPlan(env.config), CHECKS),
 });

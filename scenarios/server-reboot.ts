@@ -1,12 +1,14 @@
-// server-reboot: the leader's host reboots for real (or --target: a server, servers). A bridge-mode job spread over the
-// clients runs and is probed through the clients' host ports throughout; the leader is asked every second from a live
-// machine. Judged: the target hit, another server leading within reboot.leader_within (with one server: the same one
-// after its return), the old leader back as a Serf member and Raft voter, no alloc disturbed (none moved or restarted),
-// and the service answering throughout. Promoted from the example user scenario (examples/scenarios/, which stays an
-// example of the API under another name). (lib/scenario/cluster-run.ts)
+// server-reboot: the leader's host reboots for real (or --target: a server, servers). A bridge-mode job (the shipped one
+// spread over the clients, or yours: --job) runs and is probed through the clients' host ports throughout; the leader
+// is asked every second from a live machine. Judged: the target hit, another server leading within
+// reboot.leader_within (with one server: the same one after its return), the old leader back as a Serf member and
+// Raft voter, no alloc disturbed (none moved or restarted), and the service answering throughout. Promoted from the
+// example user scenario (examples/scenarios/, which stays an example of the API under another name).
+// (lib/scenario/cluster-run.ts)
 import type { TargetSpec } from '../lib/model/target.js';
 import type { HarnessConfig } from '../lib/config/schema.js';
-import { defineScenario, execDriverOnly, shippedJobOnly, singleRebootOnly } from '../lib/run/scenario.js';
+import { defineScenario, execDriverOnly, singleRebootOnly } from '../lib/run/scenario.js';
+import { checkJobInput, JOBS_TAKEN } from '../lib/scenario/job-input.js';
 import { TARGETS_HIT } from '../lib/checks/targets-hit.js';
 import { NEW_LEADER } from '../lib/checks/new-leader.js';
 import { OLD_LEADER_REJOINED } from '../lib/checks/old-leader-rejoined.js';
@@ -79,13 +81,14 @@ export default defineScenario({
   summary:
     "the leader's host reboots (or --target servers/server-N); another server leads in time, the old one rejoins, no alloc is disturbed and the service answers throughout",
   needsNomad: true,
+  jobs: JOBS_TAKEN,
   checks: CHECKS,
   validate: (config) => [
     ...singleRebootOnly('server-reboot', config),
     ...execDriverOnly('server-reboot', config),
-    ...shippedJobOnly('server-reboot', config),
     ...faultProblems('server-reboot', config, { hasNomadAgent: true }),
     ...problems(config),
   ],
+  preflight: (config, tools) => checkJobInput(config, tools.convertJob),
   run: (ctx, env) => runClusterFault(ctx, env, serverPlan(env.config), CHECKS),
 });

@@ -334,14 +334,14 @@ export default defineScenario({
       await ctx.step(
         'wait for every mapped port to answer after the reboot',
         (d) =>
-          waitForReachable({ lab, allocs: running, node: obsBefore.node, kinds }, d).catch((e: Error) =>
-            ctx.fact('ports.after', `not answering: ${e.message.split('\n')[0]}`),
+          waitForReachable({ lab, allocs: running, nodes: obsBefore.node ? [obsBefore.node] : [], kinds }, d).catch(
+            (e: Error) => ctx.fact('ports.after', `not answering: ${e.message.split('\n')[0]}`),
           ),
         { timeoutMs: 3 * 60_000 },
       );
       const obsAfter = await ctx.step('observe after the reboot and probe every mapped port', async (d) => {
         const o = await observe({ ...base, label: 'after' }, d, { clientLog: true });
-        return { ...o, http: await probeAllocs({ lab, allocs: o.jobAllocs, node: o.node, kinds }, d) };
+        return { ...o, http: await probeAllocs({ lab, allocs: o.jobAllocs, nodes: o.node ? [o.node] : [], kinds }, d) };
       });
       ctx.artifact('job-allocs-after-reboot.json', JSON.stringify(obsAfter.jobAllocs, null, 2));
       recordAgentWarnings(ctx, obsAfter.clientLog, reboot.requestedAt, clientName);

@@ -9,7 +9,7 @@ export const TASK_NETNS = defineCheck<RebootEvidence>({
   id: 'task-netns',
   title: "Tasks in the alloc's network namespace",
   passesWhen:
-    "after the reboot (or agent restart) every process of every task of every restored alloc (found by `NOMAD_ALLOC_ID` in `/proc/<pid>/environ`, any driver) is in the namespace `/var/run/netns/<alloc ID>` names (docker: the one holding the alloc's address), and the alloc's API address is configured in it. Skipped for a partition",
+    "after the reboot (or agent restart) every process of every task of every restored alloc (found by `NOMAD_ALLOC_ID` in `/proc/<pid>/environ`, any driver) is in the namespace `/var/run/netns/<alloc ID>` names (docker: the one holding the alloc's address), and the alloc's API address is configured in it. Skipped for a partition, and per alloc for a group in host network mode (no namespace of its own)",
   judge: checkTaskNetns,
 });
 
@@ -20,7 +20,15 @@ export function checkTaskNetns(e: RebootEvidence): Judgement {
       h.netns.map((n) => `namespace ${n.inode}${n.names.length ? ` (${n.names.join(', ')})` : ''}: ${addrsOf(n)}`),
     tasks: (a, h) => runningTasksOf(a).map((t) => judgeTask(h, a, t)),
     passed: "run in their alloc's namespace, which holds its address",
+    skip: (a) => hostModeSkip(e, a),
   });
+}
+
+/** Why an alloc of a host-mode group is not judged: it shares the host's network, with no namespace of its own. */
+export function hostModeSkip(e: Pick<RebootEvidence, 'hostGroups'>, a: AllocSnap): string | undefined {
+  return e.hostGroups?.includes(a.taskGroup)
+    ? `group "${a.taskGroup}" runs in host network mode: no network namespace of its own to judge`
+    : undefined;
 }
 
 /** The alloc's namespace: the one named by its ID (Nomad's own), else the one holding its address (docker's pause). */

@@ -98,6 +98,8 @@ export interface PerTask<P> {
   tasks: (a: AllocSnap, part: P) => TaskLine[];
   /** what every task did, when all passed ("answered an exec") */
   passed: string;
+  /** why a restored alloc is not judged here (its group has nothing this check looks at), or undefined */
+  skip?: (a: AllocSnap) => string | undefined;
 }
 
 /**
@@ -119,11 +121,20 @@ export function perTask<K extends keyof PerTaskParts>(
   let bad = 0;
   let tasks = 0;
   let first = '';
+  /** the first reason of this check's own for not judging a restored alloc */
+  let skippedHere = '';
   for (const j of judgedAllocs(e)) {
     const label = allocLabel(j);
     if (!j.restored) {
       perAlloc.push({ allocId: j.allocId, name: j.name, status: 'skipped', detail: j.skip! });
       evidence.push(`${label}: skipped: ${j.skip}`);
+      continue;
+    }
+    const skip = how.skip?.(j.restored);
+    if (skip) {
+      skippedHere ||= skip;
+      perAlloc.push({ allocId: j.allocId, name: j.name, status: 'skipped', detail: skip });
+      evidence.push(`${label}: skipped: ${skip}`);
       continue;
     }
     const lines = how.tasks(j.restored, part);
@@ -145,7 +156,9 @@ export function perTask<K extends keyof PerTaskParts>(
   if (!judged)
     return judgement(
       'skipped',
-      'no alloc was restored in place, so none is judged here (see alloc-restored)',
+      skippedHere
+        ? `no alloc is judged here: ${skippedHere}${perAlloc.length > 1 ? ' (and the others as the evidence says)' : ''}`
+        : 'no alloc was restored in place, so none is judged here (see alloc-restored)',
       evidence,
       perAlloc,
     );

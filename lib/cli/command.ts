@@ -129,7 +129,14 @@ export function optionsOf(cmd: CliCommand): Map<string, OptionSpec> {
   for (const { field, doc } of configFields(cmd)) {
     const name = field.flag!;
     const type = CONFIG_SWITCHES.has(name) ? 'boolean' : 'string';
-    out.set(name, { name, type, multiple: false, path: PATH_FLAGS.has(name), doc: doc ?? fieldHelp(field), field });
+    out.set(name, {
+      name,
+      type,
+      multiple: !!field.multiple,
+      path: PATH_FLAGS.has(name),
+      doc: doc ?? fieldHelp(field),
+      field,
+    });
   }
   return out;
 }

@@ -49,7 +49,8 @@ export function listText(extra: readonly Scenario[] = []): string {
       const from = 'file' in s ? `  (from ${String(s.file)})` : '';
       const needs = needsOf(s);
       const head = `${s.name}${needs.length ? ` (needs ${needs.join(' and ')})` : ''}${from}`;
-      return [head, `  ${s.summary}`, ...s.checks.map((c) => `  - ${c.id}: ${c.passesWhen}`)].join('\n');
+      const jobs = `  jobs: ${s.jobs ? `its shipped job, or yours with --job: ${s.jobs}` : 'its own (it refuses --job)'}`;
+      return [head, `  ${s.summary}`, jobs, ...s.checks.map((c) => `  - ${c.id}: ${c.passesWhen}`)].join('\n');
     })
     .join('\n\n');
 }

@@ -1,6 +1,7 @@
 // What a session (run, compare, matrix, and any command that runs plans) checks of its input before anything exists,
 // beyond the planner's own problems: the user's scenario files, contradicting expectations, output paths, job files,
 // host keys, what the lab provider refuses, and the job as a local build parses it. Each returns problems, never throws.
+import { allScenarios } from './scenarios.js';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { ConfigProblem } from '../errors.js';
@@ -94,12 +95,17 @@ export async function parsedJobProblems(
   const convert = deps.convertJob ?? nomadJobConverter();
   const all: ConfigProblem[] = [];
   for (const c of configs) {
-    if (!c.job.file || !c.nomadBinary || c.scenario !== 'bridge-exec-reboot') continue;
+    if (!c.job.files.length || !c.nomadBinary || !allScenarios().find((s) => s.name === c.scenario)?.jobs) continue;
     const path = resolve(deps.cwd, c.nomadBinary);
     if (!existsSync(path)) continue;
-    const job = resolve(deps.cwd, c.job.file);
-    const found = await checkJobInput({ ...c, nomadBinary: path, job: { ...c.job, file: job } }, convert);
-    all.push(...found.map((p) => (p.value === job ? { ...p, value: c.job.file } : p)));
+    const files = c.job.files.map((f) => resolve(deps.cwd, f));
+    const found = await checkJobInput({ ...c, nomadBinary: path, job: { ...c.job, files } }, convert);
+    // each problem names the file as the user gave it
+    all.push(
+      ...found.map((p) =>
+        files.includes(p.value as string) ? { ...p, value: c.job.files[files.indexOf(p.value as string)] } : p,
+      ),
+    );
   }
   return all;
 }

@@ -33,6 +33,8 @@ export function formatDefault(path: readonly string[], value: unknown): string {
 export function defaultText(f: Field, defaults: unknown): string | undefined {
   if (f.secret) return undefined;
   const v = at(defaults, f.path);
+  // an empty list is no value given (job.files: each scenario's own job)
+  if (Array.isArray(v) && v.length === 0) return undefined;
   if (typeof v === 'number' && /_s$/.test(f.yaml)) return String(v);
   return plainDefault(f.path, v);
 }

@@ -29,6 +29,8 @@ export interface Field {
   secret?: boolean;
   /** an older name of another key (same config path): both work; given both, they must agree */
   aliasOf?: string;
+  /** its flag may be given more than once (the values come as a list) */
+  multiple?: boolean;
   parse: (raw: unknown) => Parsed;
 }
 
@@ -64,6 +66,18 @@ export const str = (fix: string) =>
     (raw: unknown): Parsed =>
       typeof raw === 'string' && raw.trim() !== '' ? ok(raw.trim()) : bad('must be a non-empty string', fix),
     NON_BLANK,
+  );
+
+/** One path or several (a list, or a flag given more than once; [] for none): always a list of non-empty strings. */
+export const strList = (fix: string) =>
+  described(
+    (raw: unknown): Parsed => {
+      const items = Array.isArray(raw) ? raw : [raw];
+      return items.every((x) => typeof x === 'string' && x.trim() !== '')
+        ? ok(items.map((x: string) => x.trim()))
+        : bad('must be a non-empty string or a list of them', fix);
+    },
+    { anyOf: [NON_BLANK, { type: 'array', items: NON_BLANK }] },
   );
 
 /** One of a fixed set of words. */

@@ -88,8 +88,11 @@ export interface HarnessConfig {
   };
   /** the job's task driver (bridge-exec-reboot) */
   task: { driver: TaskDriver };
-  /** the user's own job for bridge-exec-reboot (HCL file) and its HCL variables; undefined file = the shipped job */
-  job: { file: string | undefined; vars: Record<string, string | number | boolean> };
+  /**
+   * the user's own jobs (HCL files) for the scenarios that take them, in the order given, and their HCL variables;
+   * none = the scenario's shipped job
+   */
+  job: { files: string[]; vars: Record<string, string | number | boolean> };
   /**
    * kind of fault (lib/faults/registry.ts); count: how many times bridge-exec-reboot reboots the client in one run;
    * settleQuietS: after a reboot, once every alloc's place is decided but Nomad still holds something for the job, how
@@ -204,7 +207,7 @@ export const DEFAULTS: HarnessConfig = {
   },
   // the seed procedure; docker needs a box with Docker (vms/build-box.ts --docker)
   task: { driver: 'exec' },
-  job: { file: undefined, vars: {} },
+  job: { files: [], vars: {} },
   // settle: the job has settled on Nomad's own state (every place decided, no eval or deployment pending); the confirm
   // window only covers the allocs and the evals being two reads a few ms apart, so 3 s is ample. The quiet period bounds
   // the wait on what Nomad may hold for long (a blocked eval, a deployment): 20 s of no change, as before.

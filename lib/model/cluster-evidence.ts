@@ -97,9 +97,12 @@ export interface LeaderSeen {
 export interface ClusterEvidence {
   /** "1+1", "3+2" */
   topology: string;
+  /** the job's ID; with several jobs, the first's (`jobs` has each) */
   jobId: string;
-  /** how many allocs the job means to run */
+  /** how many allocs the job means to run (with several jobs: all of them) */
   expectedAllocs: number;
+  /** each job run, with the allocs it means to run (absent in older records: the one job above) */
+  jobs?: { id: string; expectedAllocs: number }[];
   /** Nomad node ID -> machine slot name */
   nodeNames: Record<string, string>;
   turns: FaultTurn[];

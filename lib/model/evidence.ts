@@ -217,6 +217,8 @@ export interface RebootEvidence {
   tasksRestart?: boolean;
   /** which probe each mapped port gets, per task group and port label (from the job's meta; see probe-kind.ts) */
   probeKinds?: Record<string, Record<string, 'http' | 'tcp' | 'none'>>;
+  /** the task groups in host network mode: no namespace or bridge address of their own (absent: none) */
+  hostGroups?: string[];
   before: Observation;
   after: Observation;
   reboot: RebootRecord;

@@ -1,5 +1,7 @@
-// Pure: what the reboot scenario needs to know of a job (Nomad's JSON job, from `nomad job run -output` or
-// /v1/jobs/parse) and whether it can run it: a service job with at least one bridge-mode group.
+// Pure: what the reboot scenarios need to know of a job (Nomad's JSON job, from `nomad job run -output` or
+// /v1/jobs/parse) and whether they can run it: a service job with a bridge-mode group, or a host-mode group with a
+// port to probe, that runs once registered, on drivers the box has, with no static port asked of more allocs than the
+// lab has clients.
 import { PROBE_META_PREFIX, probeKindOf, probeKindsFromMeta, type ProbeKinds } from '../checks/probe-kind.js';
 import type { DisconnectFields } from '../model/disconnect.js';
 import { groupDisconnectFields } from './job-disconnect.js';
@@ -9,8 +11,14 @@ export interface JobGroupInfo {
   name: string;
   count: number;
   bridge: boolean;
+  /** its network mode: "bridge", "host" (also when it has no network block: Nomad's default), "none", "cni/<name>" */
+  mode: string;
   ports: string[];
+  /** the labels of its static ports (ReservedPorts): one alloc of the group per client at most */
+  staticPorts: string[];
   drivers: string[];
+  /** its tasks' names by driver, for a message naming the block */
+  tasksByDriver: Record<string, string[]>;
   /** its disconnect fields as the job sets them (model/disconnect.ts applies them per Nomad line) */
   disconnect: DisconnectFields;
 }
@@ -24,6 +32,19 @@ export interface JobInfo {
   expectedAllocs: number;
   drivers: string[];
   probeKinds: ProbeKinds;
+  /** a periodic block that is enabled: Nomad runs it only on its schedule */
+  periodic: boolean;
+  /** a parameterized block: Nomad runs it only when dispatched */
+  parameterized: boolean;
+}
+
+/** What the lab offers a job, where known: how many clients, which task drivers its box runs. */
+export interface JobLab {
+  clients?: number;
+  /** the drivers the box's clients run (undefined: not known before the lab is up, checked there) */
+  drivers?: readonly string[];
+  /** the box's name, for the message */
+  box?: string;
 }
 
 type Obj = Record<string, unknown>;
@@ -56,16 +77,27 @@ export function jobInfo(raw: unknown): { info?: JobInfo; problems: string[] } {
         .map(obj)
         .map((p) => String(p?.['Label'] ?? ''))
         .filter(Boolean);
-      const drivers = arr(g['Tasks'])
+      const staticPorts = nets
+        .flatMap((n) => arr(n['ReservedPorts']))
         .map(obj)
-        .map((t) => String(t?.['Driver'] ?? ''))
+        .map((p) => String(p?.['Label'] ?? ''))
         .filter(Boolean);
+      const tasks = arr(g['Tasks']).map(obj);
+      const drivers = tasks.map((t) => String(t?.['Driver'] ?? '')).filter(Boolean);
+      const tasksByDriver: Record<string, string[]> = {};
+      for (const t of tasks) {
+        const d = String(t?.['Driver'] ?? '');
+        if (d) tasksByDriver[d] = [...(tasksByDriver[d] ?? []), String(t?.['Name'] ?? '')];
+      }
       return {
         name: String(g['Name'] ?? ''),
         count: typeof g['Count'] === 'number' ? g['Count'] : 1,
         bridge: nets.some((n) => n['Mode'] === 'bridge'),
+        mode: String(nets[0]?.['Mode'] || 'host'),
         ports,
+        staticPorts,
         drivers,
+        tasksByDriver,
         disconnect: groupDisconnectFields(g),
         meta: strMap(g['Meta']),
       };
@@ -74,9 +106,12 @@ export function jobInfo(raw: unknown): { info?: JobInfo; problems: string[] } {
     strMap(job['Meta']),
     groups.map((g) => ({ name: g.name, meta: g.meta, ports: g.ports })),
   );
+  const periodic = obj(job['Periodic']);
   const info: JobInfo = {
     id,
     type,
+    periodic: !!periodic && periodic['Enabled'] !== false,
+    parameterized: !!obj(job['ParameterizedJob']),
     probeKinds: kinds,
     groups: groups.map(({ meta: _meta, ...g }) => g),
     expectedAllocs: groups.reduce((s, g) => s + g.count, 0),
@@ -85,10 +120,23 @@ export function jobInfo(raw: unknown): { info?: JobInfo; problems: string[] } {
   return { info, problems };
 }
 
-/** Why the reboot scenario cannot run this job, each with the fix; empty when it can. */
-export function jobProblems(info: JobInfo): { message: string; fix: string }[] {
+/**
+ * Why the reboot scenarios cannot run this job, each naming the block and the fix; empty when they can. With what the
+ * lab offers (`lab`): a static port asked of more allocs than there are clients, a driver the box lacks.
+ */
+export function jobProblems(info: JobInfo, lab: JobLab = {}): { message: string; fix: string }[] {
   const out: { message: string; fix: string }[] = [];
   const job = `job "${info.id}"`;
+  if (info.periodic)
+    out.push({
+      message: `${job} has a periodic block: Nomad runs it only on its schedule, so nothing runs when the fault comes`,
+      fix: 'remove the periodic block (the scenario registers the job and waits for its allocs)',
+    });
+  if (info.parameterized)
+    out.push({
+      message: `${job} has a parameterized block: Nomad runs it only when dispatched, so nothing runs when the fault comes`,
+      fix: 'remove the parameterized block (the scenario registers the job and waits for its allocs)',
+    });
   const service = 'use a service job (type = "service")';
   if (info.type === 'batch' || info.type === 'sysbatch') {
     const message = `${job} is a ${info.type} job: its allocs finish, so there is nothing to restore after a reboot`;
@@ -99,12 +147,21 @@ export function jobProblems(info: JobInfo): { message: string; fix: string }[] {
   } else if (info.type !== 'service') {
     out.push({ message: `${job} has type "${info.type}"`, fix: service });
   }
-  if (!info.groups.some((g) => g.bridge)) {
+  // A host-mode group is probed on its host port on the node running it; the bridge-only checks skip its allocs.
+  for (const g of info.groups.filter((x) => x.mode !== 'bridge' && x.mode !== 'host'))
+    out.push({
+      message: `${job} group "${g.name}" has network { mode = "${g.mode}" }: the harness probes and judges bridge and host networking only`,
+      fix: 'use mode = "bridge" or "host" in its network block',
+    });
+  const probedHost = info.groups.some(
+    (g) => g.mode === 'host' && g.count > 0 && g.ports.some((p) => probeKindOf(info.probeKinds, g.name, p) !== 'none'),
+  );
+  if (!info.groups.some((g) => g.bridge) && !probedHost) {
     const groups = info.groups.map((g) => g.name).join(', ') || 'none';
-    const message = `${job} has no group with network { mode = "bridge" } (groups: ${groups})`;
+    const message = `${job} has no group with network { mode = "bridge" } or a host port to probe (groups: ${groups})`;
     out.push({
       message,
-      fix: 'add network { mode = "bridge" } to a group: the scenario tests bridge networking across a reboot',
+      fix: 'add network { mode = "bridge" } with a port to a group, or a port to a host-mode group (network { port "http" {} }): the scenarios judge a job by what answers across a reboot',
     });
   }
   // A bridge group whose allocs map no port gives the port wait and http-reachable nothing to probe, so every such
@@ -118,6 +175,28 @@ export function jobProblems(info: JobInfo): { message: string; fix: string }[] {
       message: `${job} group "${g.name}" is a bridge group the scenario cannot probe: ${why}; http-reachable and the wait for every mapped port need one`,
       fix: `map a port in its network block (port "http" { to = 8080 }; a port that does not speak HTTP: ${PROBE_META_PREFIX}<label> = "tcp" in its meta)`,
     });
+  }
+  for (const g of info.groups) {
+    if (lab.clients === undefined || !g.staticPorts.length || g.count <= lab.clients) continue;
+    const ports = g.staticPorts.map((p) => `"${p}"`).join(', ');
+    out.push({
+      message: `${job} group "${g.name}" has count = ${g.count} and the static port ${ports}: a static port is one per client, and the lab has ${lab.clients} client${lab.clients === 1 ? '' : 's'}, so ${g.count - lab.clients} alloc${g.count - lab.clients === 1 ? '' : 's'} would never be placed`,
+      fix: `give the port no static value (port "${g.staticPorts[0]}" { to = ... }), lower count to ${lab.clients}, or give --clients ${g.count}`,
+    });
+  }
+  if (lab.drivers) {
+    for (const g of info.groups)
+      for (const [driver, tasks] of Object.entries(g.tasksByDriver)) {
+        if (lab.drivers.includes(driver)) continue;
+        const where = tasks.map((t) => `task "${t}"`).join(', ');
+        out.push({
+          message: `${job} group "${g.name}" ${where} uses driver "${driver}", which the box${lab.box ? ` ${lab.box}` : ''} does not run (it runs ${lab.drivers.join(', ')})`,
+          fix:
+            driver === 'docker'
+              ? 'use driver = "exec", or build the Docker box (`npx tsx vms/build-box.ts --docker`) and give its --box'
+              : `use driver = "${lab.drivers[0]}", or a --box whose clients run ${driver}`,
+        });
+      }
   }
   if (info.expectedAllocs === 0)
     out.push({ message: `${job} asks for no alloc (every group has count = 0)`, fix: 'give a group count >= 1' });

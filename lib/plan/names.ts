@@ -11,7 +11,8 @@ export function configVariant(c: HarnessConfig): string[] {
   if (c.reboot.count !== DEFAULTS.reboot.count) out.push(`reboots=${c.reboot.count}`);
   if (c.task.driver !== DEFAULTS.task.driver) out.push(`driver=${c.task.driver}`);
   if (c.scenario === 'upgrade-in-place' && c.upgrade.mode !== DEFAULTS.upgrade.mode) out.push(`mode=${c.upgrade.mode}`);
-  if (c.job.file) out.push(`job=${c.job.file.replace(/^.*\//, '').replace(/\.nomad(\.hcl)?$|\.hcl$/, '')}`);
+  if (c.job.files.length)
+    out.push(`job=${c.job.files.map((f) => f.replace(/^.*\//, '').replace(/\.nomad(\.hcl)?$|\.hcl$/, '')).join('+')}`);
   return out;
 }
 

@@ -45,6 +45,11 @@ export interface Scenario {
    * lab.hosts entry
    */
   roles?: readonly ('server' | 'client')[];
+  /**
+   * what `--job` (job.file) takes here, as `list` says it (job types and network modes); absent: the scenario runs its
+   * own job and refuses --job
+   */
+  jobs?: string;
   /** the check objects it judges, in report order (each registered once: lib/checks/registry.ts, or the user's own) */
   checks: readonly CheckDef[];
   /** problems with the config this scenario needs beyond the common keys (e.g. a second build); checked before anything is created */
@@ -94,13 +99,13 @@ export function execDriverOnly(scenario: string, config: HarnessConfig): ConfigP
 
 /** A problem when --job (job.file) is given to a scenario that runs its own job. */
 export function shippedJobOnly(scenario: string, config: HarnessConfig): ConfigProblem[] {
-  return config.job.file
+  return config.job.files.length
     ? [
         {
           field: 'job.file (--job)',
-          value: config.job.file,
-          message: `applies to bridge-exec-reboot only; ${scenario} runs its own job`,
-          fix: 'drop --job (job.file), or run bridge-exec-reboot --job <file>',
+          value: config.job.files.length === 1 ? config.job.files[0] : config.job.files,
+          message: `applies to bridge-exec-reboot, rolling-reboot and server-reboot; ${scenario} runs its own job`,
+          fix: 'drop --job (job.file), or run bridge-exec-reboot, rolling-reboot or server-reboot with --job <file>',
         },
       ]
     : [];
@@ -128,7 +133,7 @@ export function noClusterTargets(scenario: string, config: HarnessConfig): Confi
     .map(([field, value]) => ({
       field,
       value,
-      message: `applies to rolling-reboot and server-reboot; ${scenario} disrupts its one client itself`,
-      fix: `drop it, or run rolling-reboot (clients, drained) or server-reboot (servers)`,
+      message: `applies to rolling-reboot and server-reboot; ${scenario} disrupts its one client itself and judges its allocs restored in place (a drain would move them away first)`,
+      fix: `drop it, or run rolling-reboot (clients, drained, one at a time; --job takes your job there too) or server-reboot (servers)`,
     }));
 }

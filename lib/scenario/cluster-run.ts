@@ -1,7 +1,8 @@
 // The run of a fault on a cluster, shared by rolling-reboot and server-reboot: bring the lab up, run a bridge-mode job
-// spread over the clients, probe its ports through the live clients' host ports and watch the leader over the fault
+// (the shipped one spread over the clients, or the user's own), probe its ports through the live clients' host ports and watch the leader over the fault
 // window, hit the target in waves (lib/scenario/cluster-steps.ts), then read every alloc and judge.
 import { readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CheckDef, CheckResult } from '../model/check.js';
 import type { AllocSnap } from '../model/evidence.js';
@@ -10,6 +11,7 @@ import type { ClusterEvidence, FaultTurn, LeaderSeen, ProbeSeries } from '../mod
 import type { RunContext } from '../run/context.js';
 import type { ScenarioEnv } from '../run/scenario.js';
 import type { Nomad } from '../nomad/client.js';
+import type { ApiJob } from '../nomad/api-types.js';
 import { deadlineIn, sleep, type Deadline } from '../time/deadlines.js';
 import { judgeAll } from '../checks/define.js';
 import { electedAfter } from '../checks/leader.js';
@@ -17,7 +19,9 @@ import { probeTimeoutOf, seconds, serviceContinuity } from '../checks/continuity
 import { topologyLabel } from '../model/topology.js';
 import { targetText, targetTurns, type TargetSpec } from '../model/target.js';
 import { ConfigError } from '../errors.js';
-import { jobInfo, jobProblems } from '../parse/nomad-job.js';
+import { jobInfo, jobProblems, type JobInfo } from '../parse/nomad-job.js';
+import type { ProbeKinds } from '../checks/probe-kind.js';
+import { JOB_FIELD, jobLab, varFile } from './job-input.js';
 import { waitForLeader } from '../nomad/wait.js';
 import { durationSeconds } from '../config/fields.js';
 import { waitForBridgeClient } from './client-ready.js';
@@ -81,40 +85,70 @@ export async function runClusterFault(
   // the agents are up and ready: a crash or a systemd restart of any of them from here on is the run's
   const agentsReadyMs = Date.now();
 
-  // one alloc per client (at least two, so that a drain has somewhere to move one while the other serves)
+  // the user's jobs as written (their variables from job.vars), or the shipped one with one alloc per client (at least
+  // two, so that a drain has somewhere to move one while the other serves)
+  const own = config.job.files;
+  const files = own.length ? own : [JOB_FILE];
   const count = Math.max(2, clients.length);
-  const parsed = await ctx.step(
-    'parse the job',
-    async (d) => {
-      const hcl = await readFile(JOB_FILE, 'utf8');
-      const job = await nomad.parseJob(hcl, { signal: d.signal, variables: `count = ${count}\n` });
-      const { info, problems } = jobInfo(job);
-      const bad = [...problems, ...(info ? jobProblems(info).map((p) => p.message) : [])];
-      if (!info || bad.length)
-        throw new ConfigError(
-          bad.map((message) => ({ field: 'job', value: JOB_FILE, message, fix: 'the shipped job' })),
-        );
-      return { hcl, job, info };
-    },
-    { values: { 'job.count': count } },
-  );
-  const { info } = parsed;
-  const jobId = parsed.job.ID;
-  await ctx.step('register the job', (d) => nomad.registerJob(parsed.job, parsed.hcl, { signal: d.signal }), {
-    values: { 'job.id': jobId },
-  });
+  ctx.fact('job.file', own.length ? own.join(', ') : undefined);
+  const several = files.length > 1;
+  const jobs: ParsedJob[] = [];
+  for (const file of files)
+    jobs.push(
+      await ctx.step(
+        several ? `parse the job ${basename(file)}` : 'parse the job',
+        async (d) => {
+          const hcl = await readFile(file, 'utf8');
+          const variables = own.length ? varFile(config.job.vars) : `count = ${count}\n`;
+          const job = await nomad.parseJob(hcl, { signal: d.signal, variables });
+          const { info, problems } = jobInfo(job);
+          const bad = [
+            ...problems.map((message) => ({ message, fix: 'see the README, "Your own job"' })),
+            ...(info ? jobProblems(info, own.length ? jobLab(config) : {}) : []),
+          ];
+          if (!info || bad.length)
+            throw new ConfigError(
+              bad.map((p) => ({
+                field: own.length ? JOB_FIELD : 'job',
+                value: file,
+                ...p,
+                ...(own.length ? {} : { fix: 'the shipped job' }),
+              })),
+            );
+          return { hcl, job, info };
+        },
+        { values: own.length ? { 'job.file': file } : { 'job.count': count } },
+      ),
+    );
+  const jobIds = jobs.map((j) => j.job.ID);
+  const jobId = jobIds[0]!;
+  const expectedAllocs = jobs.reduce((n, j) => n + j.info.expectedAllocs, 0);
+  const of = (j: ParsedJob): string => (several ? ` ${j.job.ID}` : '');
+  for (const j of jobs)
+    await ctx.step(`register the job${of(j)}`, (d) => nomad.registerJob(j.job, j.hcl, { signal: d.signal }), {
+      values: { 'job.id': j.job.ID },
+    });
   const lab0 = { memoryMb: config.lab.memoryMb, cpus: config.lab.cpus };
-  const healthy: AllocSnap[] = await ctx.step(
-    'wait until every alloc of the job runs',
-    (d) => waitForJobHealthy(nomad, jobId, info.expectedAllocs, lab0, d),
-    { timeoutMs: (4 + 2 * info.expectedAllocs) * MIN, values: { 'job.expected_allocs': info.expectedAllocs } },
-  );
-  await awaitDeploymentBeforeFault(ctx, nomad, jobId);
+  const healthy: AllocSnap[] = [];
+  for (const j of jobs)
+    healthy.push(
+      ...(await ctx.step(
+        `wait until every alloc of the job${of(j)} runs`,
+        (d) => waitForJobHealthy(nomad, j.job.ID, j.info.expectedAllocs, lab0, d),
+        {
+          timeoutMs: (4 + 2 * j.info.expectedAllocs) * MIN,
+          values: { 'job.expected_allocs': j.info.expectedAllocs },
+        },
+      )),
+    );
+  for (const id of jobIds) await awaitDeploymentBeforeFault(ctx, nomad, id);
   ctx.fact(
     'allocs.before',
     healthy.map((a) => `${a.name} ${a.id.slice(0, 8)}@${nodeNames[a.nodeId] ?? a.nodeId.slice(0, 8)}`).join(' '),
   );
-  const disruptionIndex = (await nomad.jobAllocations(jobId)).index;
+  const disruptionIndex = Math.max(
+    ...(await Promise.all(jobIds.map(async (id) => (await nomad.jobAllocations(id)).index))),
+  );
   const turnsPlanned = targetTurns(plan.target, topology);
   const hitsServers = turnsPlanned.some((t) => t.kind === 'leader' || t.role === 'server');
   const addresses0 = hitsServers
@@ -132,7 +166,8 @@ export async function runClusterFault(
     const ip = (await nomad.node(id)).body.Attributes?.['unique.network.ip-address'];
     if (ip) addresses.set(id, ip);
   }
-  const services = seriesServices(healthy, info.probeKinds);
+  const kinds = mergedProbeKinds(jobs);
+  const services = seriesServices(healthy, kinds);
   const series = services.length
     ? startProbeSeries({
         lab,
@@ -142,8 +177,8 @@ export async function runClusterFault(
         deadline: ctx.deadline,
         targets: async (d) =>
           seriesTargets(
-            await readJobAllocs(nomad, jobId, d),
-            info.probeKinds,
+            (await Promise.all(jobIds.map((id) => readJobAllocs(nomad, id, d)))).flat(),
+            kinds,
             (id) => nodeNames[id] ?? id.slice(0, 8),
             (id) => addresses.get(id),
           ),
@@ -171,8 +206,7 @@ export async function runClusterFault(
     config,
     target: plan.target,
     drain: plan.drain,
-    jobId,
-    expectedAllocs: info.expectedAllocs,
+    jobs: jobs.map((j) => ({ id: j.job.ID, expectedAllocs: j.info.expectedAllocs })),
     driver: 'exec',
     nodeOf,
     down,
@@ -202,7 +236,9 @@ export async function runClusterFault(
   turns.forEach((t, k) => {
     ctx.fact(`fault.${k + 1}.target`, `${t.machine} (${t.targetedAs}${t.resolvedHow ? `: ${t.resolvedHow}` : ''})`);
   });
-  const after = await ctx.step('read every alloc of the job', (d) => readJobAllocs(nomad, jobId, d));
+  const after = await ctx.step(several ? 'read every alloc of every job' : 'read every alloc of the job', async (d) =>
+    (await Promise.all(jobIds.map((id) => readJobAllocs(nomad, id, d)))).flat(),
+  );
   ctx.artifact('job-allocs-after.json', JSON.stringify(after, null, 2));
   if (turns.length)
     await ctx.step("read the Nomad agent's own warnings on each machine the fault hit", (d) =>
@@ -232,7 +268,8 @@ export async function runClusterFault(
   const evidence: ClusterEvidence = {
     topology: topologyLabel(topology),
     jobId,
-    expectedAllocs: info.expectedAllocs,
+    expectedAllocs,
+    ...(several ? { jobs: jobs.map((j) => ({ id: j.job.ID, expectedAllocs: j.info.expectedAllocs })) } : {}),
     nodeNames,
     turns,
     targeted: turnsPlanned.map((x) => (x.kind === 'leader' ? 'leader' : x.name)),
@@ -251,6 +288,23 @@ export async function runClusterFault(
     JSON.stringify({ ...evidence, sentinels: withoutJournalLines(sentinels) }, null, 2),
   );
   return judgeAll(checks, evidence);
+}
+
+/** A job as parsed by the server, with what the scenario reads of it. */
+interface ParsedJob {
+  hcl: string;
+  job: ApiJob;
+  info: JobInfo;
+}
+
+/**
+ * The probe kinds of several jobs as one lookup by group (a series service is "<group>/<port>"): the jobs' groups
+ * named alike share a row, the first job's kind winning. Pure.
+ */
+function mergedProbeKinds(jobs: readonly ParsedJob[]): ProbeKinds {
+  const out: ProbeKinds = {};
+  for (const j of jobs) for (const [g, k] of Object.entries(j.info.probeKinds)) out[g] = { ...k, ...out[g] };
+  return out;
 }
 
 /** The probe series on the timeline: its window, and each gap as a bar. */

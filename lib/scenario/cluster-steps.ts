@@ -3,7 +3,7 @@
 // drain each client of the wave, fault the wave's machines at once, wait for each back (its node ready, a leader
 // again), mark the drained nodes eligible, and wait until the job has settled before the next wave.
 import { namedMachinesOf, type Lab } from '../model/lab.js';
-import type { TaskEventRec } from '../model/evidence.js';
+import type { AllocSnap, TaskEventRec } from '../model/evidence.js';
 import type { FaultTurn } from '../model/cluster-evidence.js';
 import type { RebootKind } from '../model/kinds.js';
 import type { Nomad } from '../nomad/client.js';
@@ -73,8 +73,8 @@ export interface ClusterFaultInput {
   config: HarnessConfig;
   target: TargetSpec;
   drain: boolean;
-  jobId: string;
-  expectedAllocs: number;
+  /** the jobs run, each with the allocs it means to run */
+  jobs: readonly { id: string; expectedAllocs: number }[];
   /** task driver the client nodes must have healthy again */
   driver: string;
   /** client machine -> its Nomad node ID */
@@ -145,17 +145,16 @@ export async function runWave(
     });
   }
   // what the settle waits for: the allocs still on the wave's clients, and evidence newer than this index
-  const before = await readJobAllocs(nomad, i.jobId, ctx.deadline);
+  const before = (await Promise.all(i.jobs.map((j) => readJobAllocs(nomad, j.id, ctx.deadline)))).flat();
   const hit = new Set(turns.flatMap((t) => (t.nodeId ? [t.nodeId] : [])));
-  const watched = before
-    .filter((a) => hit.has(a.nodeId) && a.desiredStatus === 'run' && a.clientStatus === 'running')
-    .map((a) => a.id);
+  const watched = before.filter((a) => hit.has(a.nodeId) && a.desiredStatus === 'run' && a.clientStatus === 'running');
   const nodesBefore = new Map(
     await Promise.all(
       [...hit].map(async (id) => [id, (await nomad.node(id, { signal: ctx.deadline.signal })).body] as const),
     ),
   );
-  const since = { index: (await nomad.jobAllocations(i.jobId)).index, atMs: Date.now() };
+  const indexes = await Promise.all(i.jobs.map(async (j) => (await nomad.jobAllocations(j.id)).index));
+  const since = { index: Math.max(...indexes), atMs: Date.now() };
   for (const t of turns) i.down.add(t.machine);
   const names = turns.map((t) => t.machine).join(', ');
   const records = await ctx.step(
@@ -215,27 +214,33 @@ export async function runWave(
   return { turns, ...(broken ? { broken } : {}) };
 }
 
-/** Wait until the allocs the wave's clients held are decided (when any were), then until the job runs whole. */
+/**
+ * Wait until the allocs the wave's clients held are decided (when any were), then until each job runs whole; the
+ * first job that does not is why the roll stops.
+ */
 async function settle(
   i: ClusterFaultInput,
-  watched: string[],
+  watched: readonly AllocSnap[],
   since: { index: number; atMs: number },
   n: number,
 ): Promise<string | undefined> {
   const { ctx, nomad, config } = i;
-  if (watched.length) {
-    const fault = {
-      heartbeatGraceS: durationSeconds(config.nomad.heartbeatGrace),
-      partitionForS: config.reboot.partitionForS,
-    };
+  const several = i.jobs.length > 1;
+  const fault = {
+    heartbeatGraceS: durationSeconds(config.nomad.heartbeatGrace),
+    partitionForS: config.reboot.partitionForS,
+  };
+  for (const j of i.jobs) {
+    const mine = watched.filter((a) => a.jobId === j.id).map((a) => a.id);
+    if (!mine.length) continue;
     const s = await ctx.step(
-      `wait until the allocs of the wave ${n} clients are restored, replaced or failed`,
+      `wait until the allocs of the wave ${n} clients${several ? ` of the job ${j.id}` : ''} are restored, replaced or failed`,
       (d) =>
         waitForJobSettled(
           {
             nomad,
-            jobId: i.jobId,
-            watched,
+            jobId: j.id,
+            watched: mine,
             since,
             history: i.history,
             quietMs: config.reboot.settleQuietS * 1000,
@@ -248,22 +253,26 @@ async function settle(
         ),
       { timeoutMs: 10 * 60_000 },
     );
-    ctx.fact(`job.settled.wave.${n}`, s.settled ? 'settled' : `not settled: ${s.reason}`);
+    ctx.fact(`job.settled.wave.${n}${several ? `.${j.id}` : ''}`, s.settled ? 'settled' : `not settled: ${s.reason}`);
   }
   const lab0 = { memoryMb: config.lab.memoryMb, cpus: config.lab.cpus };
   // Note: a job that does not come back whole is evidence, not a broken run: the roll stops and the checks judge it
-  return ctx.step(
-    `wait until every alloc of the job runs again (wave ${n})`,
-    (d) =>
-      waitForJobHealthy(nomad, i.jobId, i.expectedAllocs, lab0, d).then(
-        () => undefined,
-        (err: unknown) => {
-          if (ctx.deadline.signal.aborted && !(ctx.deadline.signal.reason instanceof TimeoutError)) throw err;
-          const why = err instanceof Error ? err.message.split('\n')[0]! : String(err);
-          ctx.fact(`job.whole.wave.${n}`, `no: ${why}`);
-          return why;
-        },
-      ),
-    { timeoutMs: 10 * 60_000, values: { 'job.expected_allocs': i.expectedAllocs } },
-  );
+  for (const j of i.jobs) {
+    const broken = await ctx.step(
+      `wait until every alloc of the job${several ? ` ${j.id}` : ''} runs again (wave ${n})`,
+      (d) =>
+        waitForJobHealthy(nomad, j.id, j.expectedAllocs, lab0, d).then(
+          () => undefined,
+          (err: unknown) => {
+            if (ctx.deadline.signal.aborted && !(ctx.deadline.signal.reason instanceof TimeoutError)) throw err;
+            const why = err instanceof Error ? err.message.split('\n')[0]! : String(err);
+            ctx.fact(`job.whole.wave.${n}${several ? `.${j.id}` : ''}`, `no: ${why}`);
+            return several ? `job ${j.id}: ${why}` : why;
+          },
+        ),
+      { timeoutMs: 10 * 60_000, values: { 'job.expected_allocs': j.expectedAllocs } },
+    );
+    if (broken) return broken;
+  }
+  return undefined;
 }

@@ -1,11 +1,18 @@
-// The user's own job (--job, job.file + job.vars): checked before anything is created (Nomad's build parses it on the
-// host; the scenario needs a service job with a bridge-mode group), and read again at run time through the server.
+// The user's own jobs (--job, repeatable; job.file or job.files + job.vars): checked before anything is created (Nomad's build parses it on the
+// host; the scenario needs a service job with a bridge-mode group that runs once registered, drivers the box has and
+// static ports the clients can hold), and read again at run time through the server.
 import { access } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { HarnessConfig } from '../config/schema.js';
 import type { ConfigProblem } from '../errors.js';
 import type { JobConverter } from '../cluster/job-convert.js';
-import { jobInfo, jobProblems } from '../parse/nomad-job.js';
+import { jobInfo, jobProblems, type JobLab } from '../parse/nomad-job.js';
+import { DEFAULTS } from '../config/schema.js';
+import { DOCKER_BOX } from '../cluster/docker-image.js';
+
+/** What --job takes on the scenarios that take it, as `list` says it (lib/parse/nomad-job.ts jobProblems refuses the rest). */
+export const JOBS_TAKEN =
+  'service jobs with bridge-mode groups, host-mode groups (probed on their host port; the bridge-only checks skip them) or both; not system, batch, sysbatch, periodic or parameterized';
 
 /** How config problems about the job name their field. */
 export const JOB_FIELD = 'job.file (--job)';
@@ -26,8 +33,8 @@ export function varFile(vars: Record<string, string | number | boolean>): string
  * any build is resolved): variables without a file, a file with a driver variant, a file that cannot be read.
  */
 export async function jobFileProblems(config: HarnessConfig, cwd = process.cwd()): Promise<ConfigProblem[]> {
-  const file = config.job.file;
-  if (!file) {
+  const files = config.job.files;
+  if (!files.length) {
     return Object.keys(config.job.vars).length
       ? [
           {
@@ -43,52 +50,97 @@ export async function jobFileProblems(config: HarnessConfig, cwd = process.cwd()
     return [
       {
         field: JOB_FIELD,
-        value: file,
+        value: files.length === 1 ? files[0] : files,
         message: `cannot be combined with --driver ${config.task.driver} (that variant runs its own job)`,
         fix: 'drop --driver; your job names its own task drivers',
       },
     ];
   }
-  try {
-    await access(resolve(cwd, file));
-  } catch (err) {
-    return [
-      {
+  const out: ConfigProblem[] = [];
+  for (const [k, file] of files.entries()) {
+    if (files.indexOf(file) !== k) {
+      out.push({
+        field: JOB_FIELD,
+        value: file,
+        message: 'is given twice',
+        fix: 'give each job file once',
+      });
+      continue;
+    }
+    try {
+      await access(resolve(cwd, file));
+    } catch (err) {
+      out.push({
         field: JOB_FIELD,
         value: file,
         message: `cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)})`,
         fix: 'give the path of an existing .nomad.hcl file',
-      },
-    ];
+      });
+    }
   }
-  return [];
+  return out;
 }
 
-/** Every problem with the user's job at once: unreadable, Nomad cannot parse it, not a service job, no bridge group. */
+/**
+ * Every problem with the user's job at once: unreadable, Nomad cannot parse it, not a service job, no bridge group,
+ * periodic or parameterized, a driver the box lacks, a static port on more allocs than clients.
+ */
 export async function checkJobInput(config: HarnessConfig, convert: JobConverter): Promise<ConfigProblem[]> {
-  const file = config.job.file;
+  const files = config.job.files;
   const first = await jobFileProblems(config);
-  if (!file || first.length) return first;
+  if (!files.length || first.length) return first;
   // Note: without a build on the command line (compare, matrix) the server parses the job at run time instead.
   if (!config.nomadBinary) return [];
-  const r = await convert({ nomadBinary: config.nomadBinary, file, vars: config.job.vars });
-  if (!r.ok) {
-    return [
-      {
+  const out: ConfigProblem[] = [];
+  const ids = new Map<string, string>();
+  for (const file of files) {
+    const r = await convert({ nomadBinary: config.nomadBinary, file, vars: config.job.vars });
+    if (!r.ok) {
+      out.push({
         field: JOB_FIELD,
         value: file,
         message: `Nomad cannot parse it: ${r.message}`,
         fix: 'fix the job file at the place Nomad names (or its variables in job.vars)',
-      },
-    ];
+      });
+      continue;
+    }
+    const { info, problems } = jobInfo(r.job);
+    out.push(
+      ...problems.map((p) => ({
+        field: JOB_FIELD,
+        value: file,
+        message: p,
+        fix: 'write reboot_harness_probe_<port label> = "http", "tcp" or "none"',
+      })),
+    );
+    if (!info) continue;
+    out.push(...jobProblems(info, jobLab(config)).map((p) => ({ field: JOB_FIELD, value: file, ...p })));
+    const twin = ids.get(info.id);
+    if (twin)
+      out.push({
+        field: JOB_FIELD,
+        value: file,
+        message: `job "${info.id}" is also the job of ${twin}: registering it again would update that job, not run a second one`,
+        fix: 'give each job its own name (job "<name>")',
+      });
+    ids.set(info.id, file);
   }
-  const { info, problems } = jobInfo(r.job);
-  const out: ConfigProblem[] = problems.map((p) => ({
-    field: JOB_FIELD,
-    value: file,
-    message: p,
-    fix: 'write reboot_harness_probe_<port label> = "http", "tcp" or "none"',
-  }));
-  if (info) out.push(...jobProblems(info).map((p) => ({ field: JOB_FIELD, value: file, ...p })));
   return out;
+}
+
+/**
+ * What the config's lab offers a job before it exists: its clients, and the drivers of the boxes the harness builds
+ * (the default box runs exec only: raw_exec is off in its client config, Docker absent; the Docker box adds docker).
+ * Existing hosts (lab.provider: ssh) and other boxes are asked once the lab is up.
+ */
+export function jobLab(config: Pick<HarnessConfig, 'lab'>): JobLab {
+  const drivers =
+    config.lab.provider === 'ssh'
+      ? undefined
+      : config.lab.box === DEFAULTS.lab.box
+        ? ['exec']
+        : config.lab.box === DOCKER_BOX
+          ? ['exec', 'docker']
+          : undefined;
+  return { clients: config.lab.clients, ...(drivers ? { drivers, box: config.lab.box } : {}) };
 }

@@ -40,12 +40,12 @@ export { readJobAllocs } from '../scenario/reboot-steps.js';
 
 /** Probe every mapped port of one alloc once: its bridge address from the client, its host port from the server. */
 export function probeAlloc(lab: Lab, alloc: AllocSnap, node: NodeSnap, d: Deadline): Promise<HttpProbe[]> {
-  return probeAllocPorts(lab, alloc, node, undefined, d);
+  return probeAllocPorts(lab, alloc, [node], undefined, d);
 }
 
 /** Poll until every probe of the alloc answers (a server takes a moment to bind after its task starts). */
 export function waitForHttp(lab: Lab, alloc: AllocSnap, node: NodeSnap, d: Deadline): Promise<HttpProbe[]> {
-  return waitForReachable({ lab, allocs: [alloc], node, kinds: undefined }, d);
+  return waitForReachable({ lab, allocs: [alloc], nodes: [node], kinds: undefined }, d);
 }
 
 /** Jobs shipped with the harness (absolute paths), for scenarios that reuse them. */

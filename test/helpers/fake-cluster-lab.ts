@@ -1,8 +1,10 @@
 // A STAND-IN lab of one server and several clients for integration tests (not VMs): machines named as a topology
-// names them (server-1, client-1, client-2, ...), answering boot ids and the probes of the job's host ports from the
-// Nomad stand-in's state. Faults: the first client follows the stand-in's timeline (its primary node), the others'
-// agents register again (fake-nomad/nodes.ts), the server drops every connection for a moment.
+// names them (server-1, client-1, client-2, ...), answering boot ids and the probes of the job's ports from the Nomad
+// stand-in's state (a bridge address only from its own client). Faults: the first client follows the stand-in's
+// timeline (its primary node), the others' agents register again (fake-nomad/nodes.ts), the server drops every
+// connection for a moment.
 import { randomUUID } from 'node:crypto';
+import type { ApiAllocation } from '../../lib/nomad/api-types.js';
 import type { ExecOptions, ExecResult, Lab, Machine, RebootKind, RebootRecord, Tunnel } from '../../lib/model/lab.js';
 import { sleep, type Deadline } from '../../lib/time/deadlines.js';
 import { TimeoutError } from '../../lib/errors.js';
@@ -14,10 +16,12 @@ import type { FakeNomad } from './fake-nomad/index.js';
 import { addClientNode, allocAnswered, healthByProbe, otherNodeRestarted } from './fake-nomad/nodes.js';
 
 /**
- * Does a running alloc answer on host:port (its node's address and a mapped host port)? The alloc that answered is
- * told to the stand-in: its drain counts a replacement healthy once it answered (fake-nomad/nodes.ts).
+ * Does a running alloc answer on host:port when asked from the machine on node `from`: through its node's address and
+ * a mapped host port (from anywhere), or through its bridge address and the port's `to`, only from its own node (each
+ * client has its own bridge subnet: another client's bridge holds no such address). The alloc that answered is told
+ * to the stand-in: its drain counts a replacement healthy once it answered (fake-nomad/nodes.ts).
  */
-function answers(nomad: FakeNomad, host: string, port: string): boolean {
+function answers(nomad: FakeNomad, from: string | undefined, host: string, port: string): boolean {
   const c = nomad.cluster;
   const nodes = new Set(
     c
@@ -25,11 +29,12 @@ function answers(nomad: FakeNomad, host: string, port: string): boolean {
       .filter((n) => n.Attributes?.['unique.network.ip-address'] === host)
       .map((n) => n.ID),
   );
+  const ports = (a: ApiAllocation) => a.AllocatedResources?.Shared?.Ports ?? [];
   const hit = [...c.allocs.values()].find(
     (a) =>
-      nodes.has(a.NodeID) &&
       a.ClientStatus === 'running' &&
-      (a.AllocatedResources?.Shared?.Ports ?? []).some((p) => String(p.Value) === port),
+      ((nodes.has(a.NodeID) && ports(a).some((p) => String(p.Value) === port)) ||
+        (a.NodeID === from && a.NetworkStatus?.Address === host && ports(a).some((p) => String(p.To) === port))),
   );
   if (hit) allocAnswered(c, hit.ID);
   return !!hit;
@@ -71,9 +76,10 @@ export function createFakeClusterLab(nomad: FakeNomad, t: Topology): Lab & { des
       const url = (/^curl .*'(http:\/\/[^']+)'$/.exec(cmd) ?? /^curl .* (http:\/\/\S+)$/.exec(cmd))?.[1];
       const curl = url ? new URL(url) : undefined;
       const tcp = /\/dev\/tcp\/.* '?([0-9.]+)'? '?(\d+)'?$/.exec(cmd);
-      const probe = curl ? [curl.hostname, curl.port] : tcp ? [tcp[1]!, tcp[2]!] : undefined;
+      // Note: URL elides the scheme's default port (80)
+      const probe = curl ? [curl.hostname, curl.port || '80'] : tcp ? [tcp[1]!, tcp[2]!] : undefined;
       if (probe) {
-        if (answers(nomad, probe[0]!, probe[1]!)) return ok(curl ? '200' : 'connected\n');
+        if (answers(nomad, nodeOf.get(name), probe[0]!, probe[1]!)) return ok(curl ? '200' : 'connected\n');
         return { code: curl ? 7 : 1, stdout: curl ? '000' : '', stderr: 'Connection refused', durationMs: 1 };
       }
       return ok('');

@@ -69,23 +69,29 @@ function taskDirs(m: TaskHostMemory, nomad: FakeNomad, allocDir: string): string
   return lines.join('\n') + '\n';
 }
 
+/** The host's own network namespace (where a host-mode alloc's tasks run). */
+const HOST_NETNS = 4026531840;
+
 /** TASK_PROCS_COMMAND's output: a process per running task in its alloc's namespace (named, unless docker's pause holds it). */
 function taskProcs(m: TaskHostMemory, nomad: FakeNomad): string {
   const lines: string[] = [];
   let inode = 4026532400;
   for (const a of running(nomad)) {
-    const ns = inode++;
+    // a host-mode alloc's tasks share the host's namespace and see their ports on the host's address
+    const bridged = nomad.cluster.bridged(a);
+    const ns = bridged ? inode++ : HOST_NETNS;
     const tasks = Object.entries(a.TaskStates ?? {}).filter(([, t]) => t.State === 'running');
-    if (!tasks.some(([t]) => driverOf(nomad, a, t) === 'docker')) lines.push(`N ${ns} ${a.ID}`);
+    if (bridged && !tasks.some(([t]) => driverOf(nomad, a, t) === 'docker')) lines.push(`N ${ns} ${a.ID}`);
     const ip = a.NetworkStatus?.Address;
     for (const [task, st] of tasks) {
       const key = `${a.ID}/${task}/${st.StartedAt ?? ''}`;
       const pid = m.pids.get(key) ?? m.pids.set(key, 3000 + m.pids.size * 7).get(key)!;
       lines.push(`P ${pid} ${ns} python3`, `E ${pid} NOMAD_ALLOC_ID=${a.ID}`, `E ${pid} NOMAD_TASK_NAME=${task}`);
       for (const p of ports(a)) {
-        const port = p.To > 0 ? p.To : p.Value;
-        if (ip)
-          lines.push(`E ${pid} NOMAD_ALLOC_ADDR_${p.Label}=${ip}:${port}`, `E ${pid} NOMAD_ALLOC_IP_${p.Label}=${ip}`);
+        const port = bridged && p.To > 0 ? p.To : p.Value;
+        const at = bridged ? ip : p.HostIP;
+        if (at)
+          lines.push(`E ${pid} NOMAD_ALLOC_ADDR_${p.Label}=${at}:${port}`, `E ${pid} NOMAD_ALLOC_IP_${p.Label}=${at}`);
         lines.push(`E ${pid} NOMAD_ALLOC_PORT_${p.Label}=${port}`);
       }
       lines.push(`H ${pid} 1 0 `, `R ${pid} 1`);

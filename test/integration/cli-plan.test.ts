@@ -170,6 +170,67 @@ t.test('the job as the build parses it is judged with the rest of the input, and
   t.equal(s.out.join(''), '', 'no plan printed');
 });
 
+t.test(
+  'a job that could never run as asked is refused under --plan, naming the file, the block and the fix',
+  async (t) => {
+    const task = (driver: string) =>
+      `    task "${driver}-t" {\n      driver = "${driver}"\n      config { command = "/bin/sleep" }\n    }\n`;
+    const group = (body: string, count = 1) =>
+      `  group "g" {\n    count = ${count}\n    network {\n      mode = "bridge"\n      port "http" { to = 8080 }\n${body}    }\n${task('exec')}  }\n`;
+    const dir = t.testdir({
+      nomad: 'a build on disk',
+      'docker.nomad.hcl': `job "dk" {\n  group "g" {\n    network {\n      mode = "bridge"\n      port "http" { to = 8080 }\n    }\n${task('docker')}  }\n}\n`,
+      'static.nomad.hcl': `job "st" {\n${group('      port "api" { static = 9000 }\n', 3)}}\n`,
+      'periodic.nomad.hcl': `job "pe" {\n  periodic {\n    crons = ["@daily"]\n  }\n${group('')}}\n`,
+      'param.nomad.hcl': `job "pa" {\n  parameterized {\n    payload = "forbidden"\n  }\n${group('')}}\n`,
+    });
+    const s = standInPerRun({ [join(dir, 'nomad')]: { timeline: 'restored', version: '1.9.7' } }, { cwd: dir });
+    t.teardown(() => Promise.all(s.runs.map((r) => r.nomad.close())));
+    const deps = {
+      ...s.deps,
+      makeEnv: () => {
+        throw new Error('nothing may be made');
+      },
+    };
+    const refused = async (file: string, extra: string[], what: RegExp) => {
+      s.err.length = 0;
+      const argv = ['run', ...extra, '--nomad', join(dir, 'nomad'), '--job', file, '--netns', '', '--plan'];
+      t.equal(await main(argv, deps), 2, `${file} ${extra.join(' ')}: refused`);
+      t.match(s.err.join(''), what);
+      t.match(s.err.join(''), new RegExp(`got "${file.replace('.', '\\.')}"`), 'naming the file');
+    };
+    await refused(
+      'docker.nomad.hcl',
+      [],
+      /job "dk" group "g" task "docker-t" uses driver "docker", which the box .* does not run \(it runs exec\).*build-box\.ts --docker/,
+    );
+    await refused(
+      'static.nomad.hcl',
+      ['--clients', '2'],
+      /job "st" group "g" has count = 3 and the static port "api".*lower count to 2, or give --clients 3/,
+    );
+    await refused(
+      'periodic.nomad.hcl',
+      ['rolling-reboot'],
+      /job "pe" has a periodic block: .*remove the periodic block/,
+    );
+    await refused(
+      'param.nomad.hcl',
+      ['server-reboot'],
+      /job "pa" has a parameterized block: .*remove the parameterized block/,
+    );
+    s.err.length = 0;
+    t.equal(
+      await main(
+        ['run', '--clients', '3', '--nomad', join(dir, 'nomad'), '--job', 'static.nomad.hcl', '--netns', '', '--plan'],
+        deps,
+      ),
+      0,
+      'three clients hold three static ports',
+    );
+  },
+);
+
 t.test('matrix: one mistake in many cells is one problem with its count', async (t) => {
   const c = cli(t);
   writeFileSync(

@@ -1,6 +1,7 @@
 // rolling-reboot through the real CLI code path against STAND-INS (the Nomad API stand-in and the stand-in lab, no VMs,
 // not Nomad): in a 1+1 lab it is today's reboot with a drain first. The client is drained (its allocs stop with
 // nowhere to go), rebooted, marked eligible, the job placed again; judged across nodes, the gap measured.
+import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { validateJUnit } from '../helpers/junit-schema.js';
@@ -90,5 +91,69 @@ t.test(
     t.equal(r.verdicts.get('allocs-followed')?.label, 'passed', 'every alloc came back after both were eligible');
     t.equal(r.verdicts.get('service-continuity')?.label, 'failed');
     t.match(r.verdicts.get('service-continuity')?.message, /^web\/http stopped answering for \d+(\.\d)?s/);
+  },
+);
+
+t.test(
+  'rolling-reboot --job on 1+2: the user job (count 3) rolled like the shipped one, every alloc followed',
+  async (t) => {
+    const job = fileURLToPath(new URL('../../examples/jobs/count-3.nomad.hcl', import.meta.url));
+    const r = await runOnCluster(t, 'rolling-reboot', { servers: 1, clients: 2 }, ['--job', job]);
+    t.equal(r.code, 0, 'exit 0');
+    t.same(r.s.lab.rebooted, ['client-1', 'client-2']);
+    t.match(r.verdicts.get('allocs-followed')?.message, /every alloc holds a running place \(3 migrated\); 3 of 3 run/);
+    const e = clusterEvidenceOf(r.run);
+    t.equal(e.jobId, 'bridge-count-3', "the user's job, not the shipped one");
+    t.equal(e.expectedAllocs, 3);
+    t.match(r.run?.properties['job.file'], /count-3\.nomad\.hcl$/);
+    t.same(e.series?.services, ['web/http']);
+  },
+);
+
+t.test(
+  'rolling-reboot with two jobs of yours on 1+2: both registered, waited for, every alloc of both followed',
+  async (t) => {
+    const ex = (f: string) => fileURLToPath(new URL(`../../examples/jobs/${f}`, import.meta.url));
+    const r = await runOnCluster(t, 'rolling-reboot', { servers: 1, clients: 2 }, [
+      '--job',
+      ex('count-3.nomad.hcl'),
+      '--job',
+      ex('two-groups.nomad.hcl'),
+      // two-groups runs one alloc per group: its service cannot serve through that alloc's drain
+      '--max-gap',
+      '60',
+    ]);
+    t.equal(r.code, 0, 'exit 0');
+    const e = clusterEvidenceOf(r.run);
+    t.same(e.jobs, [
+      { id: 'bridge-count-3', expectedAllocs: 3 },
+      { id: 'bridge-two-groups', expectedAllocs: 2 },
+    ]);
+    t.equal(e.expectedAllocs, 5);
+    t.same([...new Set(e.before.map((a) => a.jobId))].sort(), ['bridge-count-3', 'bridge-two-groups'], 'both ran');
+    t.match(r.verdicts.get('allocs-followed')?.message, /every alloc holds a running place \(5 migrated\); 5 of 5 run/);
+    t.same(
+      [...new Set(r.verdicts.get('allocs-followed')?.perAlloc?.map((p) => p.name.split('.')[0]))].sort(),
+      ['bridge-count-3', 'bridge-two-groups'],
+      "each alloc's row names its job",
+    );
+    t.same(e.series?.services.sort(), ['echo/echo', 'web/http'], "both jobs' ports probed");
+  },
+);
+
+t.test(
+  "rolling-reboot --job with a host-network job on 1+2: each alloc probed on its own node's host port",
+  async (t) => {
+    const job = fileURLToPath(new URL('../../examples/jobs/host-network.nomad.hcl', import.meta.url));
+    const r = await runOnCluster(t, 'rolling-reboot', { servers: 1, clients: 2 }, ['--job', job]);
+    t.equal(r.code, 0, 'exit 0');
+    t.match(r.verdicts.get('allocs-followed')?.message, /every alloc holds a running place \(2 migrated\); 2 of 2 run/);
+    t.equal(r.verdicts.get('service-continuity')?.label, 'passed');
+    const e = clusterEvidenceOf(r.run);
+    t.same(e.series?.services, ['web/http']);
+    t.ok(
+      e.before.every((a) => a.address === undefined),
+      'no bridge address: host mode',
+    );
   },
 );

@@ -246,6 +246,22 @@ t.test('node marked down with --expect alloc-restored=fail: exit 0', async (t) =
   );
 });
 
+t.test('a host-network job: probed on its host port only; task-netns skips its allocs with the reason', async (t) => {
+  const r = await run(t, 'restored', ['--job', example('host-network.nomad.hcl')]);
+  t.equal(r.code, 0, r.err);
+  t.match(r.summary.runs[0]!.properties['job.groups'], /web\[2\] host/);
+  const reach = r.verdict('http-reachable');
+  t.equal(reach.label, 'passed', reach.message);
+  t.notMatch(reach.evidence.join('\n'), /\[bridge /, 'no bridge address to probe');
+  t.match(reach.evidence.join('\n'), /\[host-port http\] from server: GET http:\/\/[\d.]+:\d+\/ -> 200/);
+  const netns = r.verdict('task-netns');
+  t.equal(netns.label, 'skipped', netns.message);
+  t.match(netns.perAlloc, [
+    { status: 'skipped', detail: /group "web" runs in host network mode: no network namespace of its own/ },
+    { status: 'skipped', detail: /group "web" runs in host network mode/ },
+  ]);
+});
+
 t.test('a two-group job: every alloc of both groups judged, the TCP port probed with a connect', async (t) => {
   const r = await run(t, 'restored', ['--job', TWO_GROUPS]);
   t.equal(r.code, 0, r.err);

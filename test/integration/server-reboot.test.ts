@@ -1,6 +1,7 @@
 // server-reboot (the shipped scenario) through the real CLI code path against STAND-INS (the Nomad API stand-in and a
 // stand-in lab, no VMs, not Nomad): the leader's host reboots; a live machine asks its own agent for the leader
 // meanwhile; the old leader is back as a member and voter; no alloc moved or restarted; the service answered.
+import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
 import { readFileSync } from 'node:fs';
 import { validateJUnit } from '../helpers/junit-schema.js';
@@ -75,3 +76,27 @@ t.test(
     t.match(err, /invalid configuration \(3 problems\)/);
   },
 );
+
+t.test('server-reboot --job on 1+2: the user job runs through the leader reboot, nothing disturbed', async (t) => {
+  const job = fileURLToPath(new URL('../../examples/jobs/two-groups.nomad.hcl', import.meta.url));
+  const r = await runOnCluster(t, 'server-reboot', { servers: 1, clients: 2 }, ['--job', job]);
+  t.equal(r.code, 0, 'exit 0');
+  t.same(r.s.lab.rebooted, ['server-1']);
+  const e = clusterEvidenceOf(r.run);
+  t.not(e.jobId, 'bridge-exec-http-spread', "the user's job, not the shipped one");
+  t.equal(r.verdicts.get('untouched-allocs')?.label, 'passed');
+  t.match(r.run?.properties['job.file'], /two-groups\.nomad\.hcl$/);
+});
+
+t.test('bridge-exec-reboot refuses a second --job, saying where several jobs run', async (t) => {
+  const ex = (f: string) => fileURLToPath(new URL(`../../examples/jobs/${f}`, import.meta.url));
+  const r = await runOnCluster(t, 'bridge-exec-reboot', { servers: 1, clients: 1 }, [
+    '--job',
+    ex('count-3.nomad.hcl'),
+    '--job',
+    ex('two-groups.nomad.hcl'),
+  ]);
+  t.equal(r.code, 2, 'refused before anything runs');
+  t.match(r.s.err.join(''), /bridge-exec-reboot runs one job of yours .* several jobs run together on rolling-reboot/);
+  t.same(r.s.lab.rebooted, []);
+});

@@ -214,6 +214,23 @@ t.test(
   },
 );
 
+t.test('task-netns: an alloc of a host-mode group is skipped with the reason, not failed', async (t) => {
+  const e = rebootSim();
+  const a = e.after.jobAllocs[0]!;
+  // host mode: no namespace named by the alloc, no bridge address; its processes in the host's namespace
+  e.whole!.after!.netns = e.whole!.after!.netns.filter((n) => !n.names.includes(a.id));
+  e.after.jobAllocs[0] = { ...a, address: undefined };
+  t.equal(checkTaskNetns(e).status, 'failed', 'judged as a bridge alloc, it would fail');
+  const r = checkTaskNetns({ ...e, hostGroups: [a.taskGroup] });
+  t.equal(r.status, 'skipped', r.message);
+  t.match(r.perAlloc, [
+    {
+      status: 'skipped',
+      detail: `group "${a.taskGroup}" runs in host network mode: no network namespace of its own to judge`,
+    },
+  ]);
+});
+
 t.test(
   "task-env: a task restarted after an agent restart lacks the alloc's IP and ADDR variables (real 1.9.7)",
   async (t) => {

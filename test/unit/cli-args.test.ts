@@ -92,7 +92,7 @@ t.test('every config flag is accepted, booleans without a value', async (t) => {
   for (const f of FIELDS) {
     if (!f.flag) continue;
     const argv = bools.has(f.flag) ? ['run', `--${f.flag}`] : ['run', `--${f.flag}`, 'v'];
-    t.equal(parseCli(argv).values[f.flag], bools.has(f.flag) ? true : 'v', `--${f.flag}`);
+    t.same(parseCli(argv).values[f.flag], bools.has(f.flag) ? true : f.multiple ? ['v'] : 'v', `--${f.flag}`);
   }
 });
 

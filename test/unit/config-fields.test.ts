@@ -9,6 +9,7 @@ import {
   netnsName,
   oneOf,
   str,
+  strList,
   subnet24,
   timeoutSeconds,
   type Parsed,
@@ -124,9 +125,10 @@ t.test('the table: unique names, a doc line each, every field rejects a mapping'
     // job.vars is the one mapping-valued key (HCL variables); it rejects nested values instead
     if (f.yaml === 'job.vars') t.notOk(f.parse({ nested: { deeper: 1 } }).ok, `${f.yaml} rejects a nested mapping`);
     else t.notOk(f.parse({ nested: 1 }).ok, `${f.yaml} rejects a mapping`);
-    // the list-valued keys: lab.hosts.servers/clients (existing hosts) and agent_log.never/allowed (texts, [] = none
-    // added); they reject a list of something else instead
+    // the list-valued keys: lab.hosts.servers/clients (existing hosts), agent_log.never/allowed (texts, [] = none
+    // added) and the job files; they reject a list of something else instead
     if (/^lab\.hosts\.\w+s$|^agent_log\./.test(f.yaml)) t.notOk(f.parse([1]).ok, `${f.yaml} rejects a list of others`);
+    else if (f.path.join('.') === 'job.files') t.notOk(f.parse([1]).ok, `${f.yaml} rejects a list of non-paths`);
     else t.notOk(f.parse([]).ok, `${f.yaml} rejects a list`);
   }
   t.same(
@@ -156,3 +158,15 @@ t.test('hclVars: a mapping of names to plain values (job.vars)', async (t) => {
     t.notOk(hclVars(bad).ok, `rejects ${JSON.stringify(bad)}`);
   t.match(hclVars({ list: [1] }), { ok: false, message: /\(list\)/ }, 'names the bad entry');
 });
+
+t.test(
+  'strList: one path, a list of them or none; a blank one refused (job.file, job.files, --job repeated)',
+  async (t) => {
+    const p = strList('give a path');
+    t.same(value(p('a.hcl')), ['a.hcl']);
+    t.same(value(p([' a.hcl', 'b.hcl'])), ['a.hcl', 'b.hcl']);
+    t.same(value(p([])), []);
+    t.match(p(['a.hcl', ' ']), { ok: false, message: /non-empty string or a list of them/ });
+    t.match(p(3), { ok: false });
+  },
+);

@@ -2,6 +2,9 @@
 // text and its fix, the -var flags and var-file, Nomad's message from a failed conversion, and the converter's argv.
 import t from 'tap';
 import { jobInfo, jobProblems } from '../../lib/parse/nomad-job.js';
+import { jobLab } from '../../lib/scenario/job-input.js';
+import { DEFAULTS } from '../../lib/config/schema.js';
+import { DOCKER_BOX } from '../../lib/cluster/docker-image.js';
 import { defaultProbeKind, probeKindOf, probeKindsFromMeta } from '../../lib/checks/probe-kind.js';
 import { placementFailureMessage, placementLines } from '../../lib/parse/placement.js';
 import { nomadJobConverter, nomadMessage, varFlags } from '../../lib/cluster/job-convert.js';
@@ -82,14 +85,49 @@ t.test('jobProblems: batch, sysbatch, system, no bridge group, nothing to run; a
       },
     }).info!;
   t.match(
-    jobProblems(job('batch', 'host')).map((p) => p.message),
-    [/is a batch job: its allocs finish/, /has no group with network \{ mode = "bridge" \} \(groups: g\)/],
+    jobProblems(job('batch', 'none')).map((p) => p.message),
+    [
+      /is a batch job: its allocs finish/,
+      /group "g" has network \{ mode = "none" \}/,
+      /has no group with network \{ mode = "bridge" \} or a host port to probe \(groups: g\)/,
+    ],
   );
   t.match(jobProblems(job('sysbatch')), [{ message: /sysbatch job/, fix: /type = "service"/ }]);
   t.match(jobProblems(job('system')), [{ message: /system job: Nomad restores system allocs without waiting/ }]);
   t.match(jobProblems(job('service', 'bridge', 0)), [{ message: /asks for no alloc/ }]);
   t.same(jobProblems(job('service')), []);
 });
+
+t.test(
+  'host networking: a host-mode group with a port is enough; modes the harness cannot probe refused',
+  async (t) => {
+    const job = (groups: Record<string, unknown>[]) =>
+      jobInfo({ Job: { ID: 'h', Type: 'service', TaskGroups: groups } }).info!;
+    const group = (name: string, nets: unknown, ports: string[] = []) => ({
+      Name: name,
+      Count: 1,
+      Networks: nets === null ? null : [{ ...(nets as object), DynamicPorts: ports.map((Label) => ({ Label })) }],
+      Tasks: [{ Name: 't', Driver: 'exec' }],
+    });
+    const host = job([group('agent', { Mode: 'host' }, ['http'])]);
+    t.same(
+      host.groups.map((g) => [g.name, g.mode, g.bridge]),
+      [['agent', 'host', false]],
+    );
+    t.same(jobProblems(host), [], 'a host-mode group with a port to probe');
+    t.same(job([group('agent', { Mode: '' }, ['http'])]).groups[0]!.mode, 'host', "Nomad's default mode");
+    t.same(job([group('quiet', null)]).groups[0]!.mode, 'host', 'no network block: host');
+    t.match(jobProblems(job([group('quiet', null)])), [
+      { message: /job "h" has no group with network \{ mode = "bridge" \} or a host port to probe \(groups: quiet\)/ },
+    ]);
+    t.match(jobProblems(job([group('c', { Mode: 'cni/mynet' }, ['http']), group('b', { Mode: 'bridge' }, ['http'])])), [
+      {
+        message: /group "c" has network \{ mode = "cni\/mynet" \}: the harness probes and judges bridge and host/,
+        fix: /"bridge" or "host"/,
+      },
+    ]);
+  },
+);
 
 t.test('a bridge group with no port to probe is refused, saying why and how to add one', async (t) => {
   const job = (groups: Record<string, unknown>[], meta?: Record<string, string>) =>
@@ -111,6 +149,83 @@ t.test('a bridge group with no port to probe is refused, saying why and how to a
   ]);
   t.same(jobProblems(job([group('g', ['db']), group('idle', [], 0)])), [], 'a TCP port is enough; count 0 is not run');
   t.equal(jobProblems(job([group('a', []), group('b', [])])).length, 2, 'each such group named, at once');
+});
+
+t.test(
+  'bad input at once: periodic, parameterized, a static port on more allocs than clients, a driver the box lacks',
+  async (t) => {
+    const job = (extra: Record<string, unknown>, group: Record<string, unknown> = {}) =>
+      jobInfo({
+        Job: {
+          ID: 'j',
+          Type: 'service',
+          ...extra,
+          TaskGroups: [
+            {
+              Name: 'g',
+              Count: 3,
+              Networks: [{ Mode: 'bridge', DynamicPorts: [{ Label: 'http', To: 8080 }] }],
+              Tasks: [
+                { Name: 'web', Driver: 'exec' },
+                { Name: 'side', Driver: 'docker' },
+              ],
+              ...group,
+            },
+          ],
+        },
+      }).info!;
+    const periodic = job({ Periodic: { Enabled: true, Spec: '@daily' } });
+    t.equal(periodic.periodic, true);
+    t.match(jobProblems(periodic), [
+      { message: /job "j" has a periodic block: Nomad runs it only on its schedule/, fix: /remove the periodic block/ },
+    ]);
+    t.same(jobProblems(job({ Periodic: { Enabled: false } })), [], 'a disabled periodic block runs like any job');
+    t.match(jobProblems(job({ ParameterizedJob: { Payload: 'optional' } })), [
+      {
+        message: /has a parameterized block: Nomad runs it only when dispatched/,
+        fix: /remove the parameterized block/,
+      },
+    ]);
+    t.same(jobProblems(job({ Periodic: null, ParameterizedJob: null })), [], "null blocks (Nomad's parse) are none");
+    const fixed = job(
+      {},
+      {
+        Networks: [
+          {
+            Mode: 'bridge',
+            DynamicPorts: [{ Label: 'http', To: 8080 }],
+            ReservedPorts: [{ Label: 'api', Value: 9000 }],
+          },
+        ],
+      },
+    );
+    t.same(fixed.groups[0]!.staticPorts, ['api']);
+    t.same(jobProblems(fixed), [], 'clients not known: not judged');
+    t.same(jobProblems(fixed, { clients: 3 }), [], 'one alloc per client fits');
+    t.match(jobProblems(fixed, { clients: 2 }), [
+      {
+        message:
+          /group "g" has count = 3 and the static port "api": .* the lab has 2 clients, so 1 alloc would never be placed/,
+        fix: /lower count to 2, or give --clients 3/,
+      },
+    ]);
+    t.match(jobProblems(job({}), { drivers: ['exec'], box: 'the-box' }), [
+      {
+        message:
+          /job "j" group "g" task "side" uses driver "docker", which the box the-box does not run \(it runs exec\)/,
+        fix: /build-box.ts --docker/,
+      },
+    ]);
+    t.same(jobProblems(job({}), { drivers: ['exec', 'docker'] }), []);
+  },
+);
+
+t.test('jobLab: the drivers of the boxes the harness builds; other boxes and existing hosts not guessed', async (t) => {
+  const lab = (over: Partial<typeof DEFAULTS.lab>) => jobLab({ lab: { ...DEFAULTS.lab, ...over } });
+  t.same(lab({ clients: 2 }), { clients: 2, drivers: ['exec'], box: DEFAULTS.lab.box });
+  t.same(lab({ box: DOCKER_BOX }).drivers, ['exec', 'docker']);
+  t.same(lab({ box: 'my/box' }), { clients: 1 });
+  t.same(lab({ provider: 'ssh' }), { clients: 1 });
 });
 
 t.test('probe kinds: label convention, meta over it, group meta over job meta, bad values', async (t) => {

@@ -216,7 +216,7 @@ t.test('names: variants, suites, compare labels', async (t) => {
     'mode=restart-only',
   ]);
   t.same(
-    configVariant({ ...DEFAULTS, job: { file: 'examples/jobs/count-3.nomad.hcl', vars: {} } }),
+    configVariant({ ...DEFAULTS, job: { files: ['examples/jobs/count-3.nomad.hcl'], vars: {} } }),
     ['job=count-3'],
     "the user's job by its file name",
   );

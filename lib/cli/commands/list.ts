@@ -28,6 +28,7 @@ export const list: CliCommand = {
       summary: s.summary,
       needsNomad: s.needsNomad,
       needs: needsOf(s),
+      ...(s.jobs ? { jobs: s.jobs } : {}),
       checks: s.checks.map(({ id, title, passesWhen }) => ({ id, title, passesWhen })),
       ...('file' in s ? { file: s.file } : {}),
     }));

@@ -76,6 +76,8 @@ export class Cluster {
   nonVoterUntilMs = 0;
   /** where the scheduler places new allocs; default the client node (a drain moves it to another node) */
   placementNode: ApiNode | undefined;
+  /** for tests: place a job's allocs round-robin over these nodes (as a spread block would), unless placementNode is set */
+  placementSpread: ApiNode[] | undefined;
   readonly jobs = new Map<string, ApiJob>();
   readonly allocs = new Map<string, ApiAllocation>();
   readonly evals = new Map<string, ApiEvaluation>();
@@ -275,6 +277,15 @@ export class Cluster {
         msg: ev.DisplayMessage ?? '',
         failed: ev.FailsTask ?? false,
       });
+  }
+
+  /**
+   * Whether the alloc's group is in bridge mode (a host-mode alloc has no bridge address: NetworkStatus stays null, as
+   * Nomad's network hook sets it only for a network namespace). An alloc of a job the stand-in does not hold: bridge.
+   */
+  bridged(a: ApiAllocation): boolean {
+    const g = this.jobs.get(a.JobID)?.TaskGroups?.find((x) => x.Name === a.TaskGroup);
+    return !g || (g.Networks?.[0]?.Mode ?? 'host') === 'bridge';
   }
 
   /**
@@ -478,7 +489,11 @@ export class Cluster {
               job,
               group: g.Name,
               index: i,
-              node: this.placementNode ?? this.node,
+              node:
+                this.placementNode ??
+                (this.placementSpread?.length
+                  ? this.placementSpread[placed.length % this.placementSpread.length]!
+                  : this.node),
               index0: idx,
               ports,
             });
@@ -501,7 +516,7 @@ export class Cluster {
     // real 1.9.5 after the in-place upgrade: the restored allocs got their new namespaces' addresses after the new allocs
     const again = this.renetworkLater.splice(0);
     this.later(2, () => {
-      for (const id of again)
+      for (const id of again.filter((x) => this.bridged(this.allocs.get(x)!)))
         this.updateAlloc(
           id,
           (a) =>
@@ -520,7 +535,8 @@ export class Cluster {
   private runFresh(id: string): void {
     this.later(1, () =>
       this.updateAlloc(id, (a) => {
-        a.NetworkStatus = { InterfaceName: 'eth0', Address: this.allocateAddress(a.ID), AddressIPv6: '', DNS: null };
+        if (this.bridged(a))
+          a.NetworkStatus = { InterfaceName: 'eth0', Address: this.allocateAddress(a.ID), AddressIPv6: '', DNS: null };
         for (const t of Object.keys(a.TaskStates ?? {})) {
           this.appendEvent(a, t, taskEvent('Received', 'Task received by client'));
           this.appendEvent(

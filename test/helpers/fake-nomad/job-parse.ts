@@ -1,6 +1,6 @@
-// Part of the Nomad API stand-in (not Nomad): /v1/jobs/parse. Reads job/group/task names, driver,
-// config, count, network mode, ports and reschedule (attempts, interval, delay) from HCL and fills the rest from the
-// canonicalized sample in test/fixtures/nomad/job-parsed.json, as Canonicalize=true would.
+// Part of the Nomad API stand-in (not Nomad): /v1/jobs/parse. Reads job/group/task names, driver, periodic and
+// parameterized blocks, config, count, network mode, ports and reschedule (attempts, interval, delay) from HCL and
+// fills the rest from the canonicalized sample in test/fixtures/nomad/job-parsed.json, as Canonicalize=true would.
 import type { ApiJob, ApiTaskGroup } from '../../../lib/nomad/api-types.js';
 import { parseHcl, parseVarFile, type HclBlock, type HclValue } from './hcl.js';
 import { fixture } from './payloads.js';
@@ -30,7 +30,41 @@ export function parseJobHcl(hcl: string, variables = ''): ApiJob {
     Namespace: str(jb.attrs.namespace) ?? 'default',
     Datacenters: (jb.attrs.datacenters as string[] | undefined) ?? ['*'],
     Meta: meta(jb),
+    ...periodicAndParameterized(jb),
     TaskGroups: groups.map((g) => toGroup(g, tmpl.TaskGroups![0]!)),
+  };
+}
+
+/**
+ * A `periodic` and a `parameterized` block as Canonicalize leaves them (Enabled true, TimeZone "UTC", Payload
+ * "optional" when unset); absent, both stay null as in the template.
+ */
+function periodicAndParameterized(jb: HclBlock): Record<string, unknown> {
+  const p = jb.blocks.find((b) => b.type === 'periodic');
+  const d = jb.blocks.find((b) => b.type === 'parameterized');
+  const crons = p?.attrs.crons as string[] | undefined;
+  return {
+    ...(p
+      ? {
+          Periodic: {
+            Enabled: typeof p.attrs.enabled === 'boolean' ? p.attrs.enabled : true,
+            Spec: str(p.attrs.cron) ?? crons?.[0] ?? '',
+            Specs: crons ?? null,
+            SpecType: 'cron',
+            ProhibitOverlap: p.attrs.prohibit_overlap === true,
+            TimeZone: str(p.attrs.time_zone) ?? 'UTC',
+          },
+        }
+      : {}),
+    ...(d
+      ? {
+          ParameterizedJob: {
+            Payload: str(d.attrs.payload) ?? 'optional',
+            MetaRequired: (d.attrs.meta_required as string[] | undefined) ?? null,
+            MetaOptional: (d.attrs.meta_optional as string[] | undefined) ?? null,
+          },
+        }
+      : {}),
   };
 }
 

@@ -79,9 +79,10 @@ export function newAllocation(o: {
   const tg = o.job.TaskGroups?.find((g) => g.Name === o.group);
   const hostIp = o.node.Attributes?.['unique.network.ip-address'] ?? '';
   const shared = a.AllocatedResources!.Shared as {
-    Networks: { IP: string; DynamicPorts: unknown[] }[];
+    Networks: { IP: string; DynamicPorts: unknown[]; Mode?: string }[];
     Ports: unknown[];
   };
+  shared.Networks[0]!.Mode = tg?.Networks?.[0]?.Mode || 'host';
   shared.Networks[0]!.IP = hostIp;
   shared.Networks[0]!.DynamicPorts = o.ports.map((p) => ({
     Label: p.label,

@@ -129,7 +129,7 @@ export function clientUp(c: Cluster, timeline: Timeline): void {
       if (timeline === 'duplicate-ip') failSetup(c, a);
       else {
         const keepStale = timeline === 'shared-ip' && a.JobID === OTHER_JOB; // reports the address it had before
-        if (!keepStale)
+        if (!keepStale && c.bridged(a))
           c.updateAlloc(
             a.ID,
             (x) =>
