@@ -76,7 +76,7 @@ export default defineScenario({
     ...singleRebootOnly('server-reboot', config),
     ...execDriverOnly('server-reboot', config),
     ...shippedJobOnly('server-reboot', config),
-    ...faultProblems('server-reboot', config, { hasNomadAgent: true }),
+    ...faultProblems('server-reboot', config, { hasNomadAgent: true, defaultRole: 'server' }),
     ...problems(config),
   ],
   run: (ctx, env) => runClusterFault(ctx, env, serverPlan(env.config), CHECKS),

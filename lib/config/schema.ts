@@ -1,7 +1,7 @@
 // The harness configuration: one typed object with every default in one place.
 import type { Expectation } from '../model/check.js';
 import type { ServerCount } from '../model/topology.js';
-import type { ArtifactsPolicy, RebootKind, TaskDriver, UpgradeMode } from '../model/kinds.js';
+import type { ArtifactsPolicy, PowerOrder, RebootKind, TaskDriver, UpgradeMode } from '../model/kinds.js';
 import type { TargetSpec } from '../model/target.js';
 
 /**
@@ -104,6 +104,16 @@ export interface HarnessConfig {
     settleConfirmS: number;
     offForS: number;
     partitionForS: number;
+    /** link-flap: how many cuts, each down for flapDownForS, up for flapUpForS between them */
+    flapCount: number;
+    flapDownForS: number;
+    flapUpForS: number;
+    /** link-loss: the share of packets dropped toward the servers (percent), the delay added (ms), for how long */
+    lossPercent: number;
+    lossDelayMs: number;
+    lossForS: number;
+    /** power-loss-all: which machines are powered on first */
+    powerOrder: PowerOrder;
     deadlineS: number;
     /** restart one task per restored alloc after the fault and judge its environment (task-env) */
     restartTask: boolean;
@@ -213,6 +223,15 @@ export const DEFAULTS: HarnessConfig = {
     settleConfirmS: 3,
     offForS: 10,
     partitionForS: 30,
+    // three short cuts, each well inside the default heartbeat_grace
+    flapCount: 3,
+    flapDownForS: 5,
+    flapUpForS: 5,
+    lossPercent: 30,
+    lossDelayMs: 200,
+    lossForS: 60,
+    // how a datacenter comes back: the control plane first
+    powerOrder: 'servers-first',
     deadlineS: 600,
     restartTask: true,
     resourcesWindowS: 30,

@@ -3,22 +3,82 @@
 import type { HarnessConfig } from '../config/schema.js';
 import type { ConfigProblem } from '../errors.js';
 import { FAULTS, faultKind, faultKindProblems } from '../faults/registry.js';
+import { nodeReregisters } from '../faults/define.js';
+import type { MachineRole } from '../model/topology.js';
+import type { RebootKind } from '../model/kinds.js';
+import type { TargetSpec } from '../model/target.js';
+import type { Nomad } from '../nomad/client.js';
+import { waitForLeader } from '../nomad/wait.js';
 import { faultOffer } from '../lab/providers.js';
 import { namedMachinesOf, type FaultParams, type Lab, type RebootRecord } from '../model/lab.js';
 import type { RunContext } from '../run/context.js';
 
 /**
- * Problems with `config.reboot.kind` for this scenario (exit 2, nothing created): a kind it has no Nomad agent for.
- * What the provider cannot do is asked of the provider while the config is resolved (lib/lab/providers.ts).
+ * Problems with `config.reboot.kind` for this scenario (exit 2, nothing created): a kind it has no Nomad agent for, or
+ * a kind aimed at servers only (leader-partition) in a run whose target is a client. `defaultRole`: what the scenario
+ * hits without --target (a client, or the leader for server-reboot). What the provider cannot do is asked of the
+ * provider while the config is resolved (lib/lab/providers.ts).
  */
-export function faultProblems(scenario: string, config: HarnessConfig, o: { hasNomadAgent: boolean }): ConfigProblem[] {
+export function faultProblems(
+  scenario: string,
+  config: HarnessConfig,
+  o: { hasNomadAgent: boolean; defaultRole?: MachineRole },
+): ConfigProblem[] {
   const s = { name: scenario, hasNomadAgent: o.hasNomadAgent };
-  return faultKindProblems(config.reboot.kind, s, faultOffer(config), FAULTS, 'scenario');
+  const kind = faultKind(config.reboot.kind);
+  const role = targetRole(config.reboot.target) ?? o.defaultRole ?? 'client';
+  const aimed: ConfigProblem[] =
+    role === 'client' && !kind.roles.includes('client')
+      ? [
+          {
+            field: '--reboot (reboot.kind)',
+            value: kind.name,
+            message: `${kind.name} is aimed at ${kind.roles.join(' or ')} machines; ${scenario} aims its fault at a client`,
+            fix: `run server-reboot --reboot ${kind.name}${kind.name === 'leader-partition' ? ' --servers 3' : ''}`,
+          },
+        ]
+      : [];
+  return [...faultKindProblems(config.reboot.kind, s, faultOffer(config), FAULTS, 'scenario'), ...aimed];
 }
+
+/** The role a --target names (leader and servers: a server), undefined for none. Pure. */
+function targetRole(t: TargetSpec | undefined): MachineRole | undefined {
+  if (!t) return undefined;
+  if (t.kind === 'machine') return t.name.startsWith('server') ? 'server' : 'client';
+  return t.kind === 'clients' ? 'client' : 'server';
+}
+
+/**
+ * After a kind that hits every machine (power-loss-all): a leader again, i.e. the servers regained their quorum, read
+ * until `deadline` (the wait names the last answer seen).
+ */
+export async function waitForQuorumAgain(ctx: RunContext, nomad: Nomad, of = ''): Promise<void> {
+  await ctx.step(
+    `wait for a leader again after every machine was off${of}`,
+    (d) => waitForLeader(nomad, { deadline: d }),
+    {
+      timeoutMs: 5 * 60_000,
+    },
+  );
+}
+
+/** Does the client's node register again after `kind` (its status set anew): then the wait asks for it. */
+export const reregisters = (kind: RebootKind): boolean => nodeReregisters(faultKind(kind));
 
 /** The durations of the timed faults, from the config. */
 export function faultParams(config: HarnessConfig): FaultParams {
-  return { offForMs: config.reboot.offForS * 1000, partitionForMs: config.reboot.partitionForS * 1000 };
+  const r = config.reboot;
+  return {
+    offForMs: r.offForS * 1000,
+    partitionForMs: r.partitionForS * 1000,
+    flapCount: r.flapCount,
+    flapDownForMs: r.flapDownForS * 1000,
+    flapUpForMs: r.flapUpForS * 1000,
+    lossPercent: r.lossPercent,
+    lossDelayMs: r.lossDelayMs,
+    lossForMs: r.lossForS * 1000,
+    powerOrder: r.powerOrder,
+  };
 }
 
 /**

@@ -111,7 +111,7 @@ export async function rebootMachine(m: Rebootable, kind: RebootKind, opts: Reboo
 }
 
 /** Poll the boot id over fresh connections until it differs from `before`; a timeout goes through `opts.notBack`. */
-async function waitForNewBootId(m: Rebootable, bootIdBefore: string, opts: RebootOptions): Promise<string> {
+export async function waitForNewBootId(m: Rebootable, bootIdBefore: string, opts: RebootOptions): Promise<string> {
   const { deadline, logger, probeMs = PROBE_MS } = opts;
   let lastSeen = '';
   try {
