@@ -100,7 +100,8 @@ export async function killExecutor(m: Rebootable, { deadline }: FaultOptions): P
       hint: `seen:\n${listed.trim() || '(no executor)'}\nrun a job whose tasks use the exec (or raw_exec) driver on this client`,
     });
   const requestedAt = Date.now();
-  await rootSh(m, `kill -KILL ${victim.pid}`, deadline, 'executor-kill');
+  // Note: `env` runs the kill program, not the shell's builtin (the same on every guest shell)
+  await rootSh(m, `env kill -KILL ${victim.pid}`, deadline, 'executor-kill');
   await waitFor(
     `the executor pid ${victim.pid} on ${m.name} to be gone`,
     async (d) => {
