@@ -92,3 +92,29 @@ t.test(
     t.match(r.verdicts.get('service-continuity')?.message, /^web\/http stopped answering for \d+(\.\d)?s/);
   },
 );
+
+t.test(
+  'power-loss-all aimed at client-1 on 1+2: every machine off, a leader awaited, then every client node ready',
+  async (t) => {
+    const r = await runOnCluster(t, 'rolling-reboot', { servers: 1, clients: 2 }, [
+      '--reboot',
+      'power-loss-all',
+      '--target',
+      'client-1',
+      '--drain=false',
+      '--clients',
+      '2',
+    ]);
+    t.equal(r.code, 1, 'exit 1: no client served while the whole lab was off');
+    t.match(r.verdicts.get('service-continuity'), { label: 'failed', message: /stopped answering/ });
+    t.match(r.verdicts.get('allocs-followed')?.message, /every alloc holds a running place \(2 restored\); 2 of 2 run/);
+    t.same(r.s.lab.rebooted, ['client-1'], 'one fault, on the whole lab');
+    const steps = ((r.run as unknown as { steps?: { name: string }[] })?.steps ?? []).map((s) => s.name);
+    const quorum = steps.findIndex((s) => s.startsWith('wait for a leader again after every machine was off'));
+    t.ok(quorum > 0, 'a leader awaited after the whole lab was off');
+    const c1 = steps.findIndex((s) => s.startsWith("wait for client-1's node to register again"));
+    const c2 = steps.findIndex((s) => s.startsWith("wait for client-2's node to register again"));
+    t.ok(c1 > quorum && c2 > quorum, 'both clients, the untargeted one too, after the leader');
+    t.equal(r.verdicts.get('targets-hit')?.label, 'passed');
+  },
+);
