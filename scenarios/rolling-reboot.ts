@@ -10,7 +10,7 @@ import { TARGETS_HIT } from '../lib/checks/targets-hit.js';
 import { ALLOCS_FOLLOWED } from '../lib/checks/allocs-followed.js';
 import { UNTOUCHED_ALLOCS } from '../lib/checks/untouched-allocs.js';
 import { SERVICE_CONTINUITY } from '../lib/checks/service-continuity.js';
-import { faultProblems } from '../lib/scenario/fault-step.js';
+import { faultProblems, scheduleProblems } from '../lib/scenario/fault-step.js';
 import { runClusterFault, type ClusterPlan } from '../lib/scenario/cluster-run.js';
 
 export const CHECKS = [TARGETS_HIT, ALLOCS_FOLLOWED, UNTOUCHED_ALLOCS, SERVICE_CONTINUITY];
@@ -36,7 +36,8 @@ export default defineScenario({
     ...singleRebootOnly('rolling-reboot', config),
     ...execDriverOnly('rolling-reboot', config),
     ...shippedJobOnly('rolling-reboot', config),
-    ...faultProblems('rolling-reboot', config, { hasNomadAgent: true }),
+    ...faultProblems('rolling-reboot', config, { hasNomadAgent: true, runsSchedules: true }),
+    ...scheduleProblems('rolling-reboot', config, { hasNomadAgent: true }),
   ],
   run: (ctx, env) => runClusterFault(ctx, env, rollingPlan(env.config), CHECKS),
 });

@@ -13,7 +13,7 @@ import { OLD_LEADER_REJOINED } from '../lib/checks/old-leader-rejoined.js';
 import { UNTOUCHED_ALLOCS } from '../lib/checks/untouched-allocs.js';
 import { SERVICE_CONTINUITY } from '../lib/checks/service-continuity.js';
 import { FAULTS, faultKind } from '../lib/faults/registry.js';
-import { faultProblems } from '../lib/scenario/fault-step.js';
+import { faultProblems, scheduleProblems } from '../lib/scenario/fault-step.js';
 import { runClusterFault, type ClusterPlan } from '../lib/scenario/cluster-run.js';
 
 export const CHECKS = [TARGETS_HIT, NEW_LEADER, OLD_LEADER_REJOINED, UNTOUCHED_ALLOCS, SERVICE_CONTINUITY];
@@ -76,7 +76,8 @@ export default defineScenario({
     ...singleRebootOnly('server-reboot', config),
     ...execDriverOnly('server-reboot', config),
     ...shippedJobOnly('server-reboot', config),
-    ...faultProblems('server-reboot', config, { hasNomadAgent: true, defaultRole: 'server' }),
+    ...faultProblems('server-reboot', config, { hasNomadAgent: true, defaultRole: 'server', runsSchedules: true }),
+    ...scheduleProblems('server-reboot', config, { hasNomadAgent: true, defaultRole: 'server' }),
     ...problems(config),
   ],
   run: (ctx, env) => runClusterFault(ctx, env, serverPlan(env.config), CHECKS),

@@ -139,6 +139,13 @@ export interface HarnessConfig {
     probeInterval: string;
     /** new-leader: how soon after the leader's fault another server must lead (Go duration) */
     leaderWithin: string;
+    /**
+     * a fault schedule (YAML file, lib/faults/schedule.ts): several faults with targets and waits, run in place of
+     * reboot.kind by the cluster scenarios; undefined = one fault of reboot.kind
+     */
+    faults: string | undefined;
+    /** the seed of a schedule's picks (any-client, any-server); undefined = the file's, else a new one, recorded */
+    seed: number | undefined;
   };
   expect: { scenario: Expectation | undefined; perCheck: Record<string, Expectation> };
   /** keep the VMs after the run and print how to reach and destroy them */
@@ -245,6 +252,8 @@ export const DEFAULTS: HarnessConfig = {
     probeInterval: '2s',
     // Raft elects within a few election timeouts (1-2 s each); emulated VMs on a busy host need more
     leaderWithin: '30s',
+    faults: undefined,
+    seed: undefined,
   },
   expect: { scenario: undefined, perCheck: {} },
   keep: false,

@@ -76,6 +76,8 @@ export interface FaultKindDef<N extends string = string> {
    * client node after it)
    */
   wholeLab?: boolean;
+  /** other kinds' options it reads too (leader-partition: reboot.partition_for), by their harness.yaml key */
+  reads?: readonly string[];
   /** what about this config it cannot run with (a task driver, a server count), each with its fix */
   refuses?(config: HarnessConfig): Refusal[];
 }

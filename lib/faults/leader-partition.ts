@@ -15,6 +15,7 @@ export const LEADER_PARTITION = defineFaultKind({
   needsNomadAgent: true,
   roles: ['server'],
   options: [],
+  reads: ['reboot.partition_for'],
   holdS: (r) => r.partitionForS,
   proves: [
     { what: 'boot-id', changes: false },

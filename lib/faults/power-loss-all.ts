@@ -26,6 +26,7 @@ export const POWER_LOSS_ALL = defineFaultKind({
     },
   ],
   // the second group starts only once the first is back: its wait is part of the hold
+  reads: ['reboot.off_for'],
   holdS: (r) => r.offForS + (r.powerOrder === 'together' ? 0 : r.deadlineS),
   proves: [
     { what: 'boot-id', changes: true },

@@ -1,6 +1,9 @@
 // The fault kinds as a scenario uses them: refuse a kind the scenario or provider cannot do (before anything is
 // created), the timed faults' durations from the config, and the fault's moments on the timeline and in the facts.
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
 import type { HarnessConfig } from '../config/schema.js';
+import { parseSchedule, resolveSchedule, stepConfig, type FaultSchedule } from '../faults/schedule.js';
 import type { ConfigProblem } from '../errors.js';
 import { FAULTS, faultKind, faultKindProblems } from '../faults/registry.js';
 import { nodeReregisters } from '../faults/define.js';
@@ -22,7 +25,7 @@ import type { RunContext } from '../run/context.js';
 export function faultProblems(
   scenario: string,
   config: HarnessConfig,
-  o: { hasNomadAgent: boolean; defaultRole?: MachineRole },
+  o: { hasNomadAgent: boolean; defaultRole?: MachineRole; runsSchedules?: boolean },
 ): ConfigProblem[] {
   const s = { name: scenario, hasNomadAgent: o.hasNomadAgent };
   const kind = faultKind(config.reboot.kind);
@@ -38,7 +41,70 @@ export function faultProblems(
           },
         ]
       : [];
-  return [...faultKindProblems(config.reboot.kind, s, faultOffer(config), FAULTS, 'scenario'), ...aimed];
+  const schedule: ConfigProblem[] =
+    config.reboot.faults && !o.runsSchedules
+      ? [
+          {
+            field: '--faults (reboot.faults)',
+            value: config.reboot.faults,
+            message: `${scenario} runs one fault; a schedule of several is run by the cluster scenarios`,
+            fix: 'run rolling-reboot or server-reboot with --faults, or give --reboot',
+          },
+        ]
+      : [];
+  return [...faultKindProblems(config.reboot.kind, s, faultOffer(config), FAULTS, 'scenario'), ...aimed, ...schedule];
+}
+
+/** The schedule of `config.reboot.faults`, read and parsed, or its problems (a file that is not there, or bad). */
+export function readSchedule(
+  config: HarnessConfig,
+): { ok: true; schedule: FaultSchedule } | { ok: false; problems: ConfigProblem[] } | undefined {
+  const file = config.reboot.faults;
+  if (!file) return undefined;
+  let raw: unknown;
+  try {
+    raw = parseYaml(readFileSync(file, 'utf8'));
+  } catch (err) {
+    const why = err instanceof Error ? err.message.split('\n')[0]! : String(err);
+    const problem = {
+      field: '--faults (reboot.faults)',
+      value: file,
+      message: `cannot be read: ${why}`,
+      fix: 'give a readable YAML file',
+    };
+    return { ok: false, problems: [problem] };
+  }
+  return parseSchedule(raw, file);
+}
+
+/**
+ * Problems with the schedule of `config.reboot.faults` for a scenario that runs schedules (exit 2, nothing created):
+ * the file's own, each step's kind as `faultProblems` judges it with the step's options, and its written targets on
+ * the lab's topology.
+ */
+export function scheduleProblems(
+  scenario: string,
+  config: HarnessConfig,
+  o: { hasNomadAgent: boolean; defaultRole?: MachineRole },
+): ConfigProblem[] {
+  const r = readSchedule(config);
+  if (!r) return [];
+  if (!r.ok) return r.problems;
+  const topology = { servers: config.lab.servers, clients: config.lab.clients };
+  const res = resolveSchedule(r.schedule, topology, 0, { kind: 'leader' });
+  const kinds = r.schedule.steps.flatMap((step, i) => {
+    const t = step.target;
+    const target =
+      t?.kind === 'pick' ? { kind: t.word === 'any-server' ? ('servers' as const) : ('clients' as const) } : t;
+    const base = stepConfig(config, { fault: step.fault, options: step.options });
+    const c = { ...base, reboot: { ...base.reboot, ...(target ? { target } : {}) } };
+    const lab = faultKindProblems(step.fault, { name: scenario, ...o }, faultOffer(c), FAULTS, 'lab');
+    return [...lab, ...faultProblems(scenario, c, { ...o, runsSchedules: true })].map((p) => ({
+      ...p,
+      field: `${config.reboot.faults}: faults[${i}] ${p.field}`,
+    }));
+  });
+  return [...kinds, ...(res.ok ? [] : res.problems)];
 }
 
 /** The role a --target names (leader and servers: a server), undefined for none. Pure. */
