@@ -2,7 +2,9 @@
 // not Nomad): in a 1+1 lab it is today's reboot with a drain first. The client is drained (its allocs stop with
 // nowhere to go), rebooted, marked eligible, the job placed again; judged across nodes, the gap measured.
 import t from 'tap';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { validateJUnit } from '../helpers/junit-schema.js';
 import { clusterEvidenceOf, runOnCluster, runOnPair } from '../helpers/stand-in-run.js';
 import { CHECKS } from '../../scenarios/rolling-reboot.js';
@@ -116,5 +118,60 @@ t.test(
     const c2 = steps.findIndex((s) => s.startsWith("wait for client-2's node to register again"));
     t.ok(c1 > quorum && c2 > quorum, 'both clients, the untargeted one too, after the leader');
     t.equal(r.verdicts.get('targets-hit')?.label, 'passed');
+  },
+);
+
+t.test(
+  'a fault schedule on 1+2: a seeded pick, then a named client after a wait; the seed and schedule recorded',
+  async (t) => {
+    // the schedule lives outside the test's directory, which each run of the stand-ins makes anew
+    const dir = mkdtempSync(join(tmpdir(), 'nrh-faults-'));
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+    writeFileSync(
+      join(dir, 'faults.yaml'),
+      [
+        'faults:',
+        '  - { fault: graceful, target: any-client, wait: 1s }',
+        '  - { fault: panic, target: client-2 }',
+        '',
+      ].join('\n'),
+    );
+    const file = join(dir, 'faults.yaml');
+    const r = await runOnCluster(t, 'rolling-reboot', { servers: 1, clients: 2 }, [
+      '--faults',
+      file,
+      '--seed',
+      '7',
+      '--clients',
+      '2',
+    ]);
+    t.equal(r.code, 0, 'exit 0');
+    const picked = r.s.lab.rebooted[0]!;
+    t.match(picked, /^client-[12]$/);
+    t.same(r.s.lab.rebooted, [picked, 'client-2'], 'the steps in order, each on its target');
+    t.equal(r.run?.properties['faults.seed'], '7');
+    t.equal(
+      r.run?.properties['faults.schedule'],
+      `1. graceful on ${picked} (any-client, seed 7); then wait 1s\n2. panic on client-2 (as written)`,
+    );
+    const steps = ((r.run as unknown as { steps?: { name: string }[] })?.steps ?? []).map((s) => s.name);
+    t.ok(steps.includes("wait 1s before fault 2 (the schedule's)"), 'the wait between the two');
+    const e = clusterEvidenceOf(r.run);
+    t.same(
+      e.turns.map((x) => [x.machine, x.reboot.kind]),
+      [
+        [picked, 'graceful'],
+        ['client-2', 'panic'],
+      ],
+    );
+    const again = await runOnCluster(t, 'rolling-reboot', { servers: 1, clients: 2 }, [
+      '--faults',
+      file,
+      '--seed',
+      '7',
+      '--clients',
+      '2',
+    ]);
+    t.same(again.s.lab.rebooted, r.s.lab.rebooted, '--seed 7 replays the same picks');
   },
 );
