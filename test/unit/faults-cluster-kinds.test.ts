@@ -15,6 +15,8 @@ import { dropCommands } from '../../lib/ssh/disrupt.js';
 import { netemCommands, parseRouteDev } from '../../lib/ssh/disrupt-link.js';
 import { parseExecutors } from '../../lib/ssh/disrupt-process.js';
 import { powerOnGroups } from '../../lib/ssh/power-all.js';
+import { rebootMachine } from '../../lib/ssh/reboot.js';
+import { deadlineIn } from '../../lib/time/deadlines.js';
 import type { RebootKind } from '../../lib/model/kinds.js';
 import type { RebootEvidence } from '../../lib/model/evidence.js';
 import type { CheckResult } from '../../lib/model/check.js';
@@ -250,4 +252,22 @@ t.test('power-loss-all: the groups powered on one after the other', async (t) =>
   t.same(names(powerOnGroups(ms, 'clients-first')), [['c1'], ['s1', 's2']]);
   t.same(names(powerOnGroups(ms, 'together')), [['s1', 'c1', 's2']]);
   t.same(names(powerOnGroups(ms.slice(0, 1), 'clients-first')), [['s1']], 'no empty group');
+});
+
+t.test('a kind that is no reboot of one machine never falls through to a reboot command', async (t) => {
+  const ran: string[] = [];
+  const m = {
+    name: 'client',
+    exec: async (cmd: string) => {
+      ran.push(cmd);
+      return { code: 0, stdout: '', stderr: '', durationMs: 0 };
+    },
+    bootId: async () => 'b',
+    disconnect: async () => {},
+  };
+  for (const k of ['power-loss-all', 'link-flap', 'executor-kill'] as const)
+    await t.rejects(rebootMachine(m, k, { deadline: deadlineIn(1000) }), {
+      message: `${k} is not a reboot of one machine: see lib/lab/perform.ts`,
+    });
+  t.same(ran, [], 'nothing ran');
 });
