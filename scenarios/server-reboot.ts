@@ -53,6 +53,17 @@ function problems(config: HarnessConfig) {
               .join(', ')}`,
           },
         ]),
+    // its checks judge the clients' allocs undisturbed, which a fault of the whole lab disturbs by design
+    ...(faultKind(config.reboot.kind).wholeLab
+      ? [
+          {
+            field: 'reboot.kind (--reboot)',
+            value: config.reboot.kind,
+            message: 'server-reboot judges the clients untouched; this fault powers off every machine',
+            fix: `run rolling-reboot --reboot ${config.reboot.kind} (every alloc followed)`,
+          },
+        ]
+      : []),
     ...(config.reboot.drain
       ? [
           {

@@ -271,3 +271,17 @@ t.test('a kind that is no reboot of one machine never falls through to a reboot 
     });
   t.same(ran, [], 'nothing ran');
 });
+
+t.test('server-reboot refuses a fault of the whole lab (its checks judge the clients untouched)', async (t) => {
+  const { default: scenario } = await import('../../scenarios/server-reboot.js');
+  const c = okCfg({ reboot: 'power-loss-all', servers: '3' });
+  t.match(scenario.validate!(c), [
+    {
+      field: 'reboot.kind (--reboot)',
+      value: 'power-loss-all',
+      message: 'server-reboot judges the clients untouched; this fault powers off every machine',
+      fix: 'run rolling-reboot --reboot power-loss-all (every alloc followed)',
+    },
+  ]);
+  t.same(scenario.validate!(okCfg({ reboot: 'leader-partition', servers: '3' })), [], 'leader-partition is its own');
+});
