@@ -49,7 +49,15 @@ import { ConfigError, HarnessError } from '../lib/errors.js';
 import { startEventRecorder, type EventRecorder } from '../lib/scenario/event-recorder.js';
 import { withTransientFailures } from '../lib/checks/transient.js';
 import { adjustForFault } from '../lib/checks/fault-expectations.js';
-import { faultParams, faultProblems, rebootStepMs, recordFault, recordOneTarget } from '../lib/scenario/fault-step.js';
+import {
+  faultParams,
+  faultProblems,
+  rebootStepMs,
+  recordFault,
+  recordOneTarget,
+  reregisters,
+  waitForQuorumAgain,
+} from '../lib/scenario/fault-step.js';
 import { faultKind, faultOutcome, faultStepName } from '../lib/faults/registry.js';
 import { durationSeconds } from '../lib/config/fields.js';
 import { readClockOffset } from '../lib/lab/observe.js';
@@ -283,11 +291,12 @@ export default defineScenario({
       reboots.push(r);
       recordFault(ctx, r, count > 1 ? `.${i}` : ''); // the fault's moments on the timeline, its facts
       since.atMs = r.requestedAt;
-      // a partition need not change the node at all (shorter than heartbeat_grace): only ready is awaited then
-      const again =
-        r.kind === 'partition'
-          ? {}
-          : { statusUpdatedAfterS: nodeBefore.StatusUpdatedAt, modifiedAfterIndex: since.index };
+      // a kind that leaves the agent running (a partition shorter than heartbeat_grace, a lossy link) need not change
+      // the node at all: only ready is awaited then; after the whole lab was off, a leader first
+      if (faultKind(r.kind).wholeLab) await waitForQuorumAgain(ctx, nomad, of);
+      const again = reregisters(r.kind)
+        ? { statusUpdatedAfterS: nodeBefore.StatusUpdatedAt, modifiedAfterIndex: since.index }
+        : {};
       await ctx.step(
         `wait for the client node to register again and be ready${of}`,
         (d) => waitForNodeReady(nomad, { nodeId: node.id, driver: drivers[0]!, ...again }, { deadline: d }),

@@ -12,7 +12,7 @@ import { TARGETS_HIT } from '../lib/checks/targets-hit.js';
 import { ALLOCS_FOLLOWED } from '../lib/checks/allocs-followed.js';
 import { UNTOUCHED_ALLOCS } from '../lib/checks/untouched-allocs.js';
 import { SERVICE_CONTINUITY } from '../lib/checks/service-continuity.js';
-import { faultProblems } from '../lib/scenario/fault-step.js';
+import { faultProblems, scheduleProblems } from '../lib/scenario/fault-step.js';
 import { runClusterFault, type ClusterPlan } from '../lib/scenario/cluster-run.js';
 import { SENTINEL_CHECKS } from '../lib/scenario/sentinel-steps.js';
 
@@ -39,7 +39,8 @@ export default defineScenario({
   validate: (config) => [
     ...singleRebootOnly('rolling-reboot', config),
     ...execDriverOnly('rolling-reboot', config),
-    ...faultProblems('rolling-reboot', config, { hasNomadAgent: true }),
+    ...faultProblems('rolling-reboot', config, { hasNomadAgent: true, runsSchedules: true }),
+    ...scheduleProblems('rolling-reboot', config, { hasNomadAgent: true }),
   ],
   preflight: (config, tools) => checkJobInput(config, tools.convertJob),
   run: (ctx, env) => runClusterFault(ctx, env, rollingPlan(env.config), CHECKS),

@@ -15,7 +15,7 @@ import { OLD_LEADER_REJOINED } from '../lib/checks/old-leader-rejoined.js';
 import { UNTOUCHED_ALLOCS } from '../lib/checks/untouched-allocs.js';
 import { SERVICE_CONTINUITY } from '../lib/checks/service-continuity.js';
 import { FAULTS, faultKind } from '../lib/faults/registry.js';
-import { faultProblems } from '../lib/scenario/fault-step.js';
+import { faultProblems, scheduleProblems } from '../lib/scenario/fault-step.js';
 import { runClusterFault, type ClusterPlan } from '../lib/scenario/cluster-run.js';
 import { SENTINEL_CHECKS } from '../lib/scenario/sentinel-steps.js';
 
@@ -63,6 +63,17 @@ function problems(config: HarnessConfig) {
               .join(', ')}`,
           },
         ]),
+    // its checks judge the clients' allocs undisturbed, which a fault of the whole lab disturbs by design
+    ...(faultKind(config.reboot.kind).wholeLab
+      ? [
+          {
+            field: 'reboot.kind (--reboot)',
+            value: config.reboot.kind,
+            message: 'server-reboot judges the clients untouched; this fault powers off every machine',
+            fix: `run rolling-reboot --reboot ${config.reboot.kind} (every alloc followed)`,
+          },
+        ]
+      : []),
     ...(config.reboot.drain
       ? [
           {
@@ -86,7 +97,8 @@ export default defineScenario({
   validate: (config) => [
     ...singleRebootOnly('server-reboot', config),
     ...execDriverOnly('server-reboot', config),
-    ...faultProblems('server-reboot', config, { hasNomadAgent: true }),
+    ...faultProblems('server-reboot', config, { hasNomadAgent: true, defaultRole: 'server', runsSchedules: true }),
+    ...scheduleProblems('server-reboot', config, { hasNomadAgent: true, defaultRole: 'server' }),
     ...problems(config),
   ],
   preflight: (config, tools) => checkJobInput(config, tools.convertJob),

@@ -4,34 +4,24 @@
 // boot, no agent restart, no node status change, no restore attempt) proves nothing: fault-exercised fails it.
 import type { RebootKind } from '../model/kinds.js';
 import type { FaultEffectSeen } from '../model/sentinels.js';
+import { FAULTS } from '../faults/registry.js';
+import type { VacuityProof } from '../faults/define.js';
 
-/** One thing a fault must have caused. */
+/** One thing a fault must have caused: what its kind proves (lib/faults), or a restore attempt after a reboot. */
 export type FaultProof =
-  /** the machine's boot id changed (a reboot) or stayed (a fault that must leave the host up) */
-  | { what: 'boot-id'; changes: boolean }
-  /** systemd restarted the agent */
-  | { what: 'agent-restarted' }
-  /** the servers marked the client's node so; `past-heartbeat-grace`: only asked when the fault outlasted the grace */
-  | { what: 'node-status'; becomes: 'down' | 'disconnected'; when?: 'past-heartbeat-grace' }
-  /** the fault's own moment was recorded (a power-off, a healed partition) */
-  | { what: 'mark'; label: string }
+  | VacuityProof
   /** a restore attempt in the client agent's log after the fault (a client that ran allocs) */
   | { what: 'restore-line' };
 
-const REBOOTED = { what: 'boot-id', changes: true } as const;
-const HOST_UP = { what: 'boot-id', changes: false } as const;
 const RESTORE = { what: 'restore-line' } as const;
-const LOST_PAST_GRACE = { what: 'node-status', becomes: 'down', when: 'past-heartbeat-grace' } as const;
 
-/** Per fault kind, what it must have caused. */
-export const FAULT_PROOFS: Readonly<Record<RebootKind, readonly FaultProof[]>> = {
-  graceful: [REBOOTED, RESTORE],
-  hard: [REBOOTED, RESTORE],
-  panic: [REBOOTED, { what: 'mark', label: 'kernel panic (sysrq c)' }, RESTORE],
-  'power-off': [REBOOTED, { what: 'mark', label: 'powered off' }, LOST_PAST_GRACE, RESTORE],
-  'agent-kill': [HOST_UP, { what: 'agent-restarted' }],
-  partition: [HOST_UP, { what: 'mark', label: 'partition healed' }, LOST_PAST_GRACE],
-};
+/**
+ * Per fault kind, what it must have caused: its own `proves` (one definition, in its file under lib/faults), and for a
+ * kind that reboots the host, a restore attempt by the client agent that comes back.
+ */
+export const FAULT_PROOFS: Readonly<Record<RebootKind, readonly FaultProof[]>> = Object.fromEntries(
+  FAULTS.kinds.map((k) => [k.name, [...k.proves, ...(k.rebootsHost ? [RESTORE] : [])]]),
+) as unknown as Record<RebootKind, readonly FaultProof[]>;
 
 /** How many times systemd restarts the agent for each fault of a kind (agent-kill: SIGKILL, Restart=on-failure). */
 export function agentRestartsOf(kind: RebootKind): number {

@@ -22,8 +22,8 @@ export interface FaultContext {
 export function faultSeen(e: RebootEvidence, f: FaultContext): FaultSeen | undefined {
   const kind = faultKind(e.reboot.kind);
   if (kind.rebootsHost) return undefined;
-  const { replaced, why = kind.name } = kind.outcome(f);
-  return { kind: kind.name, replaced, why };
+  const { replaced, restartsTasks, why = kind.name } = kind.outcome(f);
+  return { kind: kind.name, replaced, why, ...(restartsTasks && !replaced ? { restartsTasks } : {}) };
 }
 
 /** The checks' results judged against what the fault kind of `e.reboot` leads Nomad to do. */

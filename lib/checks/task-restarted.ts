@@ -1,6 +1,7 @@
 // Check: every task of every alloc was started again after the reboot and is running now. Under a fault that leaves the
 // tasks running (agent-kill, a short partition) it judges the opposite: kept running, not started again; under a
-// partition longer than heartbeat_grace, the replacement's task running.
+// partition longer than heartbeat_grace, the replacement's task running; under a fault that restarts the tasks in
+// place (executor-kill, docker-restart), as after a reboot.
 import {
   allocAfter,
   allocBefore,
@@ -21,7 +22,8 @@ export const TASK_RESTARTED = defineCheck<RebootEvidence>({
   passesWhen:
     'every task of every alloc has a `Started` event (or a newer `StartedAt`) after the reboot and is running; restarts per task before -> after. Failing only for replaced allocs, it is a consequence of `alloc-restored`',
   judge: judgeRestarted,
-  underFault: (r, e, f) => (f.replaced ? replacementRunning(r, e, f) : taskKeptRunning(r, e, f)),
+  // a fault that restarts the tasks in place (executor-kill, docker-restart) is judged like a reboot: started again
+  underFault: (r, e, f) => (f.replaced ? replacementRunning(r, e, f) : f.restartsTasks ? r : taskKeptRunning(r, e, f)),
 });
 
 /**

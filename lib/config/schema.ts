@@ -1,7 +1,7 @@
 // The harness configuration: one typed object with every default in one place.
 import type { Expectation } from '../model/check.js';
 import type { ServerCount } from '../model/topology.js';
-import type { ArtifactsPolicy, RebootKind, TaskDriver, UpgradeMode } from '../model/kinds.js';
+import type { ArtifactsPolicy, PowerOrder, RebootKind, TaskDriver, UpgradeMode } from '../model/kinds.js';
 import type { TargetSpec } from '../model/target.js';
 import type { KnownIssuePolicy } from '../model/known-issue.js';
 
@@ -108,6 +108,16 @@ export interface HarnessConfig {
     settleConfirmS: number;
     offForS: number;
     partitionForS: number;
+    /** link-flap: how many cuts, each down for flapDownForS, up for flapUpForS between them */
+    flapCount: number;
+    flapDownForS: number;
+    flapUpForS: number;
+    /** link-loss: the share of packets dropped toward the servers (percent), the delay added (ms), for how long */
+    lossPercent: number;
+    lossDelayMs: number;
+    lossForS: number;
+    /** power-loss-all: which machines are powered on first */
+    powerOrder: PowerOrder;
     deadlineS: number;
     /** restart one task per restored alloc after the fault and judge its environment (task-env) */
     restartTask: boolean;
@@ -133,6 +143,13 @@ export interface HarnessConfig {
     probeInterval: string;
     /** new-leader: how soon after the leader's fault another server must lead (Go duration) */
     leaderWithin: string;
+    /**
+     * a fault schedule (YAML file, lib/faults/schedule.ts): several faults with targets and waits, run in place of
+     * reboot.kind by the cluster scenarios; undefined = one fault of reboot.kind
+     */
+    faults: string | undefined;
+    /** the seed of a schedule's picks (any-client, any-server); undefined = the file's, else a new one, recorded */
+    seed: number | undefined;
   };
   expect: { scenario: Expectation | undefined; perCheck: Record<string, Expectation> };
   /** agent-log-invariants: texts no agent may log after a fault (added to the shipped ones), and texts that excuse a line */
@@ -223,6 +240,15 @@ export const DEFAULTS: HarnessConfig = {
     settleConfirmS: 3,
     offForS: 10,
     partitionForS: 30,
+    // three short cuts, each well inside the default heartbeat_grace
+    flapCount: 3,
+    flapDownForS: 5,
+    flapUpForS: 5,
+    lossPercent: 30,
+    lossDelayMs: 200,
+    lossForS: 60,
+    // how a datacenter comes back: the control plane first
+    powerOrder: 'servers-first',
     deadlineS: 600,
     restartTask: true,
     resourcesWindowS: 30,
@@ -236,6 +262,8 @@ export const DEFAULTS: HarnessConfig = {
     probeInterval: '2s',
     // Raft elects within a few election timeouts (1-2 s each); emulated VMs on a busy host need more
     leaderWithin: '30s',
+    faults: undefined,
+    seed: undefined,
   },
   expect: { scenario: undefined, perCheck: {} },
   // the shipped invariants (lib/checks/agent-journal.ts) are the whole list until a user adds to it

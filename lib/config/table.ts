@@ -355,6 +355,18 @@ const ROWS: Row[] = [
     parse: targetField,
   },
   {
+    yaml: 'reboot.faults',
+    flag: 'faults',
+    doc: 'a fault schedule (YAML: faults: [{ fault, target, wait, its options }], docs/faults.md): several faults in turn, run by rolling-reboot and server-reboot in place of --reboot',
+    parse: str('give the path of a schedule file, e.g. faults.yaml'),
+  },
+  {
+    yaml: 'reboot.seed',
+    flag: 'seed',
+    doc: "the seed of a schedule's picks (target any-client, any-server): a run records the one it used, and --seed replays it (default: the file's seed, else a new one)",
+    parse: int(0, 4294967295),
+  },
+  {
     yaml: 'reboot.rolling',
     flag: 'rolling',
     parse: bool,

@@ -6,10 +6,17 @@ import type { MachineRole } from '../model/topology.js';
 
 /**
  * What a kind needs of the lab: the names a provider declares it has (its `capabilities`). `guest-shell`: a root
- * shell in the machine (every provider); `power-reset` and `power-off`: the machine's power controls.
+ * shell in the machine (every provider); `power-reset` and `power-off`: the machine's power controls;
+ * `power-off-all`: every machine of the lab powered off at the same moment, then on in a chosen order.
  */
-export type LabCapability = 'guest-shell' | 'power-reset' | 'power-off';
-export const LAB_CAPABILITIES: readonly LabCapability[] = ['guest-shell', 'power-reset', 'power-off'];
+export type LabCapability = 'guest-shell' | 'power-reset' | 'power-off' | 'power-off-all';
+export const LAB_CAPABILITIES: readonly LabCapability[] = ['guest-shell', 'power-reset', 'power-off', 'power-off-all'];
+
+/** Why a kind cannot be done under a config, and what to set for it (no fix: nothing makes it possible). */
+export interface Refusal {
+  reason: string;
+  fix?: string;
+}
 
 /**
  * What the fault must have caused, as data: a run whose fault did not cause it proved nothing (another helper judges
@@ -64,6 +71,15 @@ export interface FaultKindDef<N extends string = string> {
   proves: readonly VacuityProof[];
   /** what Nomad is expected to do after it */
   outcome(d: FaultDurations): FaultOutcome;
+  /**
+   * it hits every machine of the lab at once, whatever the target (the scenario then waits for a leader and every
+   * client node after it)
+   */
+  wholeLab?: boolean;
+  /** other kinds' options it reads too (leader-partition: reboot.partition_for), by their harness.yaml key */
+  reads?: readonly string[];
+  /** what about this config it cannot run with (a task driver, a server count), each with its fix */
+  refuses?(config: HarnessConfig): Refusal[];
 }
 
 /** A kind, checked for the shape a registry needs (a name in lower-case words, a doc line each). */
@@ -75,6 +91,14 @@ export function defineFaultKind<const N extends string>(def: FaultKindDef<N>): F
 
 /** The outcome of every kind that reboots the host: the client restores its allocs in place after the boot. */
 export const REBOOT_OUTCOME = (): FaultOutcome => ({ replaced: false, restartsTasks: true, restoresInPlace: true });
+
+/**
+ * Does the client's node register again after `k` (its status set anew by the server): after a new boot or a restarted
+ * agent; a kind that leaves the agent running (a partition, a lossy link, a killed executor) need not change the node.
+ */
+export function nodeReregisters(k: Pick<FaultKindDef, 'proves'>): boolean {
+  return k.proves.some((p) => (p.what === 'boot-id' && p.changes) || p.what === 'agent-restarted');
+}
 
 /** No hold: the wait for the machine starts as soon as the fault is triggered. */
 export const NO_HOLD = (): number => 0;

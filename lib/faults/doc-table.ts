@@ -9,7 +9,9 @@ const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 /** One row per kind, in the registry's order. */
 export function renderFaultTable(registry: FaultRegistry): string {
   const rows = registry.kinds.map((k) => {
-    const opts = k.options.map((o) => `\`${o.yaml}\``).join(', ');
+    const opts = [...k.options.map((o) => `\`${o.yaml}\``), ...(k.reads ?? []).map((y) => `\`${y}\` (read)`)].join(
+      ', ',
+    );
     const needs = [...k.needs, ...(k.needsNomadAgent ? ['a Nomad agent'] : [])].join(', ');
     return (
       `| \`${k.name}\` | ${cell(k.doc)} | ${cell(k.nomadExpected)} | ${k.rebootsHost ? 'yes' : 'no'} | ` +

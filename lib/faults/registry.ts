@@ -5,7 +5,14 @@ import type { ConfigProblem } from '../errors.js';
 import type { Field } from '../config/fields.js';
 import { REBOOT_KINDS, type RebootKind } from '../model/kinds.js';
 import { AGENT_KILL } from './agent-kill.js';
-import type { FaultDurations, FaultKindDef, FaultOutcome, LabCapability } from './define.js';
+import { DOCKER_RESTART } from './docker-restart.js';
+import { EXECUTOR_KILL } from './executor-kill.js';
+import { LEADER_PARTITION } from './leader-partition.js';
+import { LINK_FLAP } from './link-flap.js';
+import { LINK_LOSS } from './link-loss.js';
+import { POWER_LOSS_ALL } from './power-loss-all.js';
+import type { FaultDurations, FaultKindDef, FaultOutcome, LabCapability, Refusal } from './define.js';
+import type { HarnessConfig } from '../config/schema.js';
 import { GRACEFUL } from './graceful.js';
 import { HARD } from './hard.js';
 import { PANIC } from './panic.js';
@@ -51,8 +58,14 @@ const SHIPPED = {
   hard: HARD,
   panic: PANIC,
   'power-off': POWER_OFF,
+  'power-loss-all': POWER_LOSS_ALL,
   'agent-kill': AGENT_KILL,
+  'executor-kill': EXECUTOR_KILL,
+  'docker-restart': DOCKER_RESTART,
   partition: PARTITION,
+  'leader-partition': LEADER_PARTITION,
+  'link-flap': LINK_FLAP,
+  'link-loss': LINK_LOSS,
 } satisfies { [K in RebootKind]: FaultKindDef<K> };
 
 /** The shipped registry (docs order: REBOOT_KINDS). */
@@ -75,10 +88,7 @@ export function faultOutcome(kind: RebootKind, d: FaultDurations = {}): FaultOut
 }
 
 /** Why a lab lacks a capability under this config, and what to set for it (no fix: nothing makes it possible). */
-export interface Lack {
-  reason: string;
-  fix?: string;
-}
+export type Lack = Refusal;
 
 /** What a lab offers the faults: the kinds its provider performs, and the capabilities it lacks under this config. */
 export interface LabOffer {
@@ -88,6 +98,8 @@ export interface LabOffer {
   performs: readonly string[];
   /** each capability it lacks under this config (absent: it has it) */
   lacks: Partial<Record<LabCapability, Lack>>;
+  /** the config, for the kinds that refuse some of it (a task driver, a server count); absent: not asked */
+  config?: HarnessConfig;
 }
 
 /** What a scenario offers the faults. */
@@ -104,8 +116,15 @@ function cannot(k: FaultKindDef, scenario: ScenarioOffer, lab: LabOffer): (Lack 
   for (const l of lacks) out.push({ ...l, reason: `${provider}: ${l.reason}`, of: 'lab' });
   if (!lacks.length && !lab.performs.includes(k.name))
     out.push({ reason: `${provider}: it has no performer for it`, of: 'lab' });
+  if (lab.config && k.refuses) for (const r of k.refuses(lab.config)) out.push({ ...r, of: 'lab' });
   if (k.needsNomadAgent && !scenario.hasNomadAgent) {
-    const verb = k.rebootsHost ? 'reboot' : k.name === 'partition' ? 'cut off' : 'kill';
+    const verb = k.rebootsHost
+      ? 'reboot'
+      : /partition|link/.test(k.name)
+        ? 'cut off'
+        : k.name.endsWith('kill')
+          ? 'kill'
+          : 'disrupt';
     out.push({ reason: `${scenario.name} runs no Nomad agent to ${verb}`, of: 'scenario' });
   }
   return out;

@@ -6,6 +6,9 @@ import { FAULTS } from '../faults/registry.js';
 import type { Logger } from '../log/events.js';
 import type { FaultParams, RebootKind, RebootRecord } from '../model/lab.js';
 import { killAgent, partition } from '../ssh/disrupt.js';
+import { leaderPartition, linkFlap, linkLoss } from '../ssh/disrupt-link.js';
+import { killExecutor, restartDocker } from '../ssh/disrupt-process.js';
+import { powerLossAll, type PoweredMachine } from '../ssh/power-all.js';
 import { rebootMachine, type Rebootable, type RebootOptions } from '../ssh/reboot.js';
 import type { Deadline } from '../time/deadlines.js';
 
@@ -15,8 +18,12 @@ export interface FaultTarget {
   logger?: Logger;
   /** the addresses the servers' agents bind (what a partition cuts the machine off from); none: a problem */
   serverAddresses(d: Deadline): Promise<string[]>;
+  /** the addresses the agents of every other machine of the lab bind (what a leader partition cuts it off from) */
+  peerAddresses(d: Deadline): Promise<string[]>;
   /** the lab's power controls and its not-back error for a reboot of `kind` */
   rebootOptions(kind: RebootKind, o: PerformOptions): RebootOptions;
+  /** every machine of the lab with its power controls (a lab that has them: power-loss-all) */
+  everyMachine?(o: PerformOptions): PoweredMachine[];
 }
 
 export interface PerformOptions {
@@ -36,20 +43,74 @@ export const rebootWith =
   (t, o) =>
     rebootMachine(t.machine, kind, t.rebootOptions(kind, o));
 
+/** The servers' addresses, or a harness error naming the kind that needs them (a lab without a server). */
+async function serversOf(t: FaultTarget, kind: RebootKind, deadline: Deadline): Promise<string[]> {
+  // Note: cut off from every server, or the client just goes on with another one of the cluster
+  const servers = await t.serverAddresses(deadline);
+  if (!servers.length)
+    throw new HarnessError(`${kind}: the lab has no server to cut the client off from`, { exitCode: 2 });
+  return servers;
+}
+
+const lg = (t: FaultTarget) => (t.logger ? { logger: t.logger } : {});
+
 /** The kinds a root shell in the machine is enough for. */
 export const GUEST_PERFORMERS = {
   graceful: rebootWith('graceful'),
   panic: rebootWith('panic'),
-  'agent-kill': (t, { deadline }) => killAgent(t.machine, { deadline, ...(t.logger ? { logger: t.logger } : {}) }),
-  partition: async (t, { deadline, fault }) => {
-    // Note: cut off from every server, or the client just goes on with another one of the cluster
-    const servers = await t.serverAddresses(deadline);
-    if (!servers.length)
-      throw new HarnessError('partition: the lab has no server to cut the client off from', { exitCode: 2 });
-    const lg = t.logger ? { logger: t.logger } : {};
-    return partition(t.machine, servers, fault.partitionForMs ?? 30_000, { deadline, ...lg });
+  'agent-kill': (t, { deadline }) => killAgent(t.machine, { deadline, ...lg(t) }),
+  'executor-kill': (t, { deadline }) => killExecutor(t.machine, { deadline, ...lg(t) }),
+  'docker-restart': (t, { deadline }) => restartDocker(t.machine, { deadline, ...lg(t) }),
+  partition: async (t, { deadline, fault }) =>
+    partition(t.machine, await serversOf(t, 'partition', deadline), fault.partitionForMs ?? 30_000, {
+      deadline,
+      ...lg(t),
+    }),
+  'leader-partition': async (t, { deadline, fault }) => {
+    const peers = await t.peerAddresses(deadline);
+    if (!peers.length)
+      throw new HarnessError('leader-partition: the lab has no other machine to cut the leader off', { exitCode: 2 });
+    return leaderPartition(t.machine, peers, fault.partitionForMs ?? 30_000, { deadline, ...lg(t) });
   },
-} satisfies Performers<'graceful' | 'panic' | 'agent-kill' | 'partition'>;
+  'link-flap': async (t, { deadline, fault }) =>
+    linkFlap(t.machine, await serversOf(t, 'link-flap', deadline), {
+      deadline,
+      count: fault.flapCount ?? 3,
+      downMs: fault.flapDownForMs ?? 5000,
+      upMs: fault.flapUpForMs ?? 5000,
+      ...lg(t),
+    }),
+  'link-loss': async (t, { deadline, fault }) =>
+    linkLoss(t.machine, await serversOf(t, 'link-loss', deadline), {
+      deadline,
+      lossPercent: fault.lossPercent ?? 30,
+      delayMs: fault.lossDelayMs ?? 200,
+      forMs: fault.lossForMs ?? 60_000,
+      ...lg(t),
+    }),
+} satisfies Performers<
+  | 'graceful'
+  | 'panic'
+  | 'agent-kill'
+  | 'executor-kill'
+  | 'docker-restart'
+  | 'partition'
+  | 'leader-partition'
+  | 'link-flap'
+  | 'link-loss'
+>;
+
+/** Every machine of the lab powered off at once, then on in `fault.powerOrder` (the lab's power controls). */
+export const powerLossAllPerformer: Performer = async (t, o) => {
+  if (!t.everyMachine)
+    throw new HarnessError('power-loss-all: this lab has no power controls for its machines', { exitCode: 70 });
+  return powerLossAll(t.machine.name, t.everyMachine(o), {
+    deadline: o.deadline,
+    offForMs: o.fault.offForMs ?? 10_000,
+    order: o.fault.powerOrder ?? 'servers-first',
+    ...lg(t),
+  });
+};
 
 /** The kinds of a performer map, in the registry's order. */
 export function performedKinds(performers: Partial<Record<RebootKind, Performer>>): RebootKind[] {

@@ -51,7 +51,7 @@ export function providerFor(config: { lab: { provider: ProviderName } }): LabPro
 
 /** What provider `p` offers the fault kinds under this config (its performers and what it lacks). */
 export function faultOfferOf(p: LabProvider<string>, config: HarnessConfig): LabOffer {
-  return { provider: p.name, performs: p.capabilities.faults, lacks: p.capabilities.lacks(config) };
+  return { provider: p.name, performs: p.capabilities.faults, lacks: p.capabilities.lacks(config), config };
 }
 
 /** What the configured provider offers the fault kinds under this config. */

@@ -55,6 +55,8 @@ export interface FaultSeen {
   replaced: boolean;
   /** why, for messages: "agent-kill: the agent restarts, the host does not" */
   why: string;
+  /** the tasks are expected to start again in the same alloc (a killed executor, a restarted Docker daemon) */
+  restartsTasks?: boolean;
 }
 
 export type CheckStatus = 'passed' | 'failed' | 'skipped';

@@ -4,7 +4,20 @@
  * Every fault kind's name, in the order docs/faults.md lists them: the ground floor's vocabulary. Each is one object in
  * lib/faults/<kind>.ts, registered in lib/faults/registry.ts (tsc fails while a name here has no object there).
  */
-export const REBOOT_KINDS = ['graceful', 'hard', 'panic', 'power-off', 'agent-kill', 'partition'] as const;
+export const REBOOT_KINDS = [
+  'graceful',
+  'hard',
+  'panic',
+  'power-off',
+  'power-loss-all',
+  'agent-kill',
+  'executor-kill',
+  'docker-restart',
+  'partition',
+  'leader-partition',
+  'link-flap',
+  'link-loss',
+] as const;
 /** How the client is disrupted. */
 export type RebootKind = (typeof REBOOT_KINDS)[number];
 /** task driver of bridge-exec-reboot's job: exec (the seed procedure) or docker (GH-24292, a box with Docker) */
@@ -16,3 +29,6 @@ export const UPGRADE_MODES: readonly UpgradeMode[] = ['upgrade', 'restart-only',
 export type ArtifactsPolicy = 'on-failure' | 'always' | 'never';
 /** where host-local keeps its state: on disk (Nomad <= 1.9.3) or on tmpfs (Nomad >= 1.9.4); lib/cni/config.ts has the dirs */
 export type CniStateMode = 'persistent' | 'tmpfs';
+/** power-loss-all: which machines come back first (servers, clients) or all at once */
+export type PowerOrder = 'servers-first' | 'clients-first' | 'together';
+export const POWER_ORDERS: readonly PowerOrder[] = ['servers-first', 'clients-first', 'together'];

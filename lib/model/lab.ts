@@ -42,14 +42,24 @@ export interface Machine {
   disconnect(): Promise<void>;
 }
 
-import type { RebootKind } from './kinds.js';
+import type { PowerOrder, RebootKind } from './kinds.js';
 import type { FaultMark, RebootRecord } from './evidence.js';
-export type { FaultMark, RebootKind, RebootRecord };
+export type { FaultMark, PowerOrder, RebootKind, RebootRecord };
 
 /** How long the timed faults last (lib/faults/power-off.ts, partition.ts): power-off's off time, partition's cut. */
 export interface FaultParams {
   offForMs?: number;
   partitionForMs?: number;
+  /** link-flap: how many cuts, each down for flapDownForMs, then up for flapUpForMs */
+  flapCount?: number;
+  flapDownForMs?: number;
+  flapUpForMs?: number;
+  /** link-loss: percent of packets dropped toward the servers, delay added, for how long */
+  lossPercent?: number;
+  lossDelayMs?: number;
+  lossForMs?: number;
+  /** power-loss-all: which machines are powered on first */
+  powerOrder?: PowerOrder;
 }
 
 /** A set of machines with a lifecycle. */

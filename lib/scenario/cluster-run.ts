@@ -3,6 +3,7 @@
 // window, hit the target in waves (lib/scenario/cluster-steps.ts), then read every alloc and judge.
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
+import { randomInt } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import type { CheckDef, CheckResult } from '../model/check.js';
 import type { AllocSnap } from '../model/evidence.js';
@@ -16,7 +17,9 @@ import { deadlineIn, sleep, type Deadline } from '../time/deadlines.js';
 import { judgeAll } from '../checks/define.js';
 import { electedAfter } from '../checks/leader.js';
 import { probeTimeoutOf, seconds, serviceContinuity } from '../checks/continuity.js';
-import { topologyLabel } from '../model/topology.js';
+import { topologyLabel, type Topology } from '../model/topology.js';
+import { resolveSchedule, scheduleText, stepConfig, type ResolvedStep } from '../faults/schedule.js';
+import { readSchedule } from './fault-step.js';
 import { targetText, targetTurns, type TargetSpec } from '../model/target.js';
 import { ConfigError } from '../errors.js';
 import { jobInfo, jobProblems, type JobInfo } from '../parse/nomad-job.js';
@@ -149,7 +152,9 @@ export async function runClusterFault(
   const disruptionIndex = Math.max(
     ...(await Promise.all(jobIds.map(async (id) => (await nomad.jobAllocations(id)).index))),
   );
-  const turnsPlanned = targetTurns(plan.target, topology);
+  // one fault of reboot.kind on the plan's target, or the steps of a schedule (reboot.faults), each on its own
+  const steps = planSteps(ctx, config, plan, topology);
+  const turnsPlanned = steps.flatMap((s) => targetTurns(s.target, topology));
   const hitsServers = turnsPlanned.some((t) => t.kind === 'leader' || t.role === 'server');
   const addresses0 = hitsServers
     ? await ctx.step("read the server machines' addresses", (d) => serverAddresses(lab, d))
@@ -214,13 +219,26 @@ export async function runClusterFault(
     history: { events: {} },
   };
   try {
-    for (const [k, wave] of waves(turnsPlanned, plan.rolling).entries()) {
-      const r = await runWave(input, wave, k + 1);
-      turns.push(...r.turns);
-      if (r.broken) {
-        ctx.info(`the roll stops after wave ${k + 1}: ${r.broken}`);
-        break;
+    let n = 0;
+    run: for (const [i, step] of steps.entries()) {
+      const c = stepConfig(config, step);
+      for (const wave of waves(targetTurns(step.target, topology), plan.rolling)) {
+        const r = await runWave({ ...input, config: c, target: step.target }, wave, ++n);
+        turns.push(...r.turns);
+        if (r.broken) {
+          ctx.info(`the roll stops after wave ${n}: ${r.broken}`);
+          break run;
+        }
       }
+      if (step.waitS && i < steps.length - 1)
+        // Note: a deliberate pause the schedule asks for between two faults, not a poll
+        await ctx.step(
+          `wait ${step.waitS}s before fault ${i + 2} (the schedule's)`,
+          (d) => sleep(step.waitS * 1000, d),
+          {
+            timeoutMs: step.waitS * 1000 + MIN,
+          },
+        );
     }
   } finally {
     if (series) {
@@ -429,4 +447,28 @@ async function agentWarningsOf(ctx: RunContext, lab: Lab, turns: readonly FaultT
       );
     }
   }
+}
+
+/**
+ * What the run hits, step by step: one fault of reboot.kind on the plan's target, or the schedule of reboot.faults
+ * with its picks resolved by the seed (--seed, else the file's, else a new one), recorded as `faults.seed` and
+ * `faults.schedule` so that `--seed` replays it.
+ */
+function planSteps(
+  ctx: RunContext,
+  config: ScenarioEnv['config'],
+  plan: ClusterPlan,
+  topology: Topology,
+): ResolvedStep[] {
+  const read = readSchedule(config);
+  if (!read)
+    return [{ fault: config.reboot.kind, target: plan.target, chosen: 'the run’s target', options: {}, waitS: 0 }];
+  if (!read.ok) throw new ConfigError(read.problems);
+  const seed = config.reboot.seed ?? read.schedule.seed ?? randomInt(0, 2 ** 32);
+  const r = resolveSchedule(read.schedule, topology, seed, plan.target);
+  if (!r.ok) throw new ConfigError(r.problems);
+  ctx.fact('faults.seed', String(seed));
+  ctx.fact('faults.schedule', scheduleText(r.steps));
+  ctx.info(`the fault schedule (seed ${seed}; --seed ${seed} replays it):\n${scheduleText(r.steps)}`);
+  return r.steps;
 }

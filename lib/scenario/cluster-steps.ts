@@ -17,7 +17,7 @@ import { drainNode, markEligible } from '../nomad/drain.js';
 import { waitForLeader, waitForNodeReady } from '../nomad/wait.js';
 import { faultKind, faultOutcome } from '../faults/registry.js';
 import { durationSeconds } from '../config/fields.js';
-import { faultParams, rebootStepMs, recordFault } from './fault-step.js';
+import { faultParams, rebootStepMs, recordFault, reregisters, waitForQuorumAgain } from './fault-step.js';
 import { readJobAllocs } from './reboot-steps.js';
 import { waitForJobHealthy, waitForJobSettled } from './job-steps.js';
 
@@ -146,7 +146,9 @@ export async function runWave(
   }
   // what the settle waits for: the allocs still on the wave's clients, and evidence newer than this index
   const before = (await Promise.all(i.jobs.map((j) => readJobAllocs(nomad, j.id, ctx.deadline)))).flat();
-  const hit = new Set(turns.flatMap((t) => (t.nodeId ? [t.nodeId] : [])));
+  // a kind that hits the whole lab (power-loss-all) hits every client, whatever the target
+  const wholeLab = faultKind(kind).wholeLab === true;
+  const hit = new Set(wholeLab ? Object.values(i.nodeOf) : turns.flatMap((t) => (t.nodeId ? [t.nodeId] : [])));
   const watched = before.filter((a) => hit.has(a.nodeId) && a.desiredStatus === 'run' && a.clientStatus === 'running');
   const nodesBefore = new Map(
     await Promise.all(
@@ -155,14 +157,15 @@ export async function runWave(
   );
   const indexes = await Promise.all(i.jobs.map(async (j) => (await nomad.jobAllocations(j.id)).index));
   const since = { index: Math.max(...indexes), atMs: Date.now() };
-  for (const t of turns) i.down.add(t.machine);
+  const downNow = wholeLab ? Object.keys(lab.machines) : turns.map((t) => t.machine);
+  for (const m of downNow) i.down.add(m);
   const names = turns.map((t) => t.machine).join(', ');
   const records = await ctx.step(
     `${faultKind(kind).rebootsHost ? 'reboot' : 'disrupt'} ${names} (${kind})${of}`,
     (d) =>
       Promise.all(turns.map((t) => lab.reboot(t.machine, kind, { deadline: d, fault: faultParams(config) }))).finally(
         () => {
-          for (const t of turns) if (t.role === 'server') i.down.delete(t.machine);
+          for (const m of downNow) if (lab.machines[m]?.role === 'server') i.down.delete(m);
         },
       ),
     { timeoutMs: rebootStepMs(config) },
@@ -188,14 +191,20 @@ export async function runWave(
     });
   });
   since.atMs = Math.min(...records.map((r) => r.requestedAt));
-  if (turns.some((t) => t.role === 'server'))
+  if (wholeLab) await waitForQuorumAgain(ctx, nomad, of);
+  else if (turns.some((t) => t.role === 'server'))
     await ctx.step(`wait for a leader again${of}`, (d) => waitForLeader(nomad, { deadline: d }), {
       timeoutMs: 5 * 60_000,
     });
-  for (const t of turns.filter((x) => x.nodeId)) {
+  // every client the fault hit: the wave's, or every client of the lab after a whole-lab fault
+  const untargeted = wholeLab
+    ? Object.entries(i.nodeOf)
+        .filter(([m]) => !turns.some((t) => t.machine === m))
+        .map(([machine, nodeId]) => ({ machine, nodeId, drain: undefined }))
+    : [];
+  for (const t of [...turns.filter((x) => x.nodeId), ...untargeted]) {
     const nb = nodesBefore.get(t.nodeId!)!;
-    const again =
-      kind === 'partition' ? {} : { statusUpdatedAfterS: nb.StatusUpdatedAt, modifiedAfterIndex: since.index };
+    const again = reregisters(kind) ? { statusUpdatedAfterS: nb.StatusUpdatedAt, modifiedAfterIndex: since.index } : {};
     await ctx.step(
       `wait for ${t.machine}'s node to register again and be ready${of}`,
       (d) => waitForNodeReady(nomad, { nodeId: t.nodeId!, driver: i.driver, ...again }, { deadline: d }),

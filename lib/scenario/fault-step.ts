@@ -1,24 +1,150 @@
 // The fault kinds as a scenario uses them: refuse a kind the scenario or provider cannot do (before anything is
 // created), the timed faults' durations from the config, and the fault's moments on the timeline and in the facts.
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
 import type { HarnessConfig } from '../config/schema.js';
+import { parseSchedule, resolveSchedule, stepConfig, type FaultSchedule } from '../faults/schedule.js';
 import type { ConfigProblem } from '../errors.js';
 import { FAULTS, faultKind, faultKindProblems } from '../faults/registry.js';
+import { nodeReregisters } from '../faults/define.js';
+import type { MachineRole } from '../model/topology.js';
+import type { RebootKind } from '../model/kinds.js';
+import type { TargetSpec } from '../model/target.js';
+import type { Nomad } from '../nomad/client.js';
+import { waitForLeader } from '../nomad/wait.js';
 import { faultOffer } from '../lab/providers.js';
 import { namedMachinesOf, type FaultParams, type Lab, type RebootRecord } from '../model/lab.js';
 import type { RunContext } from '../run/context.js';
 
 /**
- * Problems with `config.reboot.kind` for this scenario (exit 2, nothing created): a kind it has no Nomad agent for.
- * What the provider cannot do is asked of the provider while the config is resolved (lib/lab/providers.ts).
+ * Problems with `config.reboot.kind` for this scenario (exit 2, nothing created): a kind it has no Nomad agent for, or
+ * a kind aimed at servers only (leader-partition) in a run whose target is a client. `defaultRole`: what the scenario
+ * hits without --target (a client, or the leader for server-reboot). What the provider cannot do is asked of the
+ * provider while the config is resolved (lib/lab/providers.ts).
  */
-export function faultProblems(scenario: string, config: HarnessConfig, o: { hasNomadAgent: boolean }): ConfigProblem[] {
+export function faultProblems(
+  scenario: string,
+  config: HarnessConfig,
+  o: { hasNomadAgent: boolean; defaultRole?: MachineRole; runsSchedules?: boolean },
+): ConfigProblem[] {
   const s = { name: scenario, hasNomadAgent: o.hasNomadAgent };
-  return faultKindProblems(config.reboot.kind, s, faultOffer(config), FAULTS, 'scenario');
+  const kind = faultKind(config.reboot.kind);
+  const role = targetRole(config.reboot.target) ?? o.defaultRole ?? 'client';
+  const aimed: ConfigProblem[] =
+    role === 'client' && !kind.roles.includes('client')
+      ? [
+          {
+            field: '--reboot (reboot.kind)',
+            value: kind.name,
+            message: `${kind.name} is aimed at ${kind.roles.join(' or ')} machines; ${scenario} aims its fault at a client`,
+            fix: `run server-reboot --reboot ${kind.name}${kind.name === 'leader-partition' ? ' --servers 3' : ''}`,
+          },
+        ]
+      : [];
+  const schedule: ConfigProblem[] =
+    config.reboot.faults && !o.runsSchedules
+      ? [
+          {
+            field: '--faults (reboot.faults)',
+            value: config.reboot.faults,
+            message: `${scenario} runs one fault; a schedule of several is run by the cluster scenarios`,
+            fix: 'run rolling-reboot or server-reboot with --faults, or give --reboot',
+          },
+        ]
+      : [];
+  return [...faultKindProblems(config.reboot.kind, s, faultOffer(config), FAULTS, 'scenario'), ...aimed, ...schedule];
 }
+
+/** The schedule of `config.reboot.faults`, read and parsed, or its problems (a file that is not there, or bad). */
+export function readSchedule(
+  config: HarnessConfig,
+): { ok: true; schedule: FaultSchedule } | { ok: false; problems: ConfigProblem[] } | undefined {
+  const file = config.reboot.faults;
+  if (!file) return undefined;
+  let raw: unknown;
+  try {
+    raw = parseYaml(readFileSync(file, 'utf8'));
+  } catch (err) {
+    const why = err instanceof Error ? err.message.split('\n')[0]! : String(err);
+    const problem = {
+      field: '--faults (reboot.faults)',
+      value: file,
+      message: `cannot be read: ${why}`,
+      fix: 'give a readable YAML file',
+    };
+    return { ok: false, problems: [problem] };
+  }
+  return parseSchedule(raw, file);
+}
+
+/**
+ * Problems with the schedule of `config.reboot.faults` for a scenario that runs schedules (exit 2, nothing created):
+ * the file's own, each step's kind as `faultProblems` judges it with the step's options, and its written targets on
+ * the lab's topology.
+ */
+export function scheduleProblems(
+  scenario: string,
+  config: HarnessConfig,
+  o: { hasNomadAgent: boolean; defaultRole?: MachineRole },
+): ConfigProblem[] {
+  const r = readSchedule(config);
+  if (!r) return [];
+  if (!r.ok) return r.problems;
+  const topology = { servers: config.lab.servers, clients: config.lab.clients };
+  const res = resolveSchedule(r.schedule, topology, 0, { kind: 'leader' });
+  const kinds = r.schedule.steps.flatMap((step, i) => {
+    const t = step.target;
+    const target =
+      t?.kind === 'pick' ? { kind: t.word === 'any-server' ? ('servers' as const) : ('clients' as const) } : t;
+    const base = stepConfig(config, { fault: step.fault, options: step.options });
+    const c = { ...base, reboot: { ...base.reboot, ...(target ? { target } : {}) } };
+    const lab = faultKindProblems(step.fault, { name: scenario, ...o }, faultOffer(c), FAULTS, 'lab');
+    return [...lab, ...faultProblems(scenario, c, { ...o, runsSchedules: true })].map((p) => ({
+      ...p,
+      field: `${config.reboot.faults}: faults[${i}] ${p.field}`,
+    }));
+  });
+  return [...kinds, ...(res.ok ? [] : res.problems)];
+}
+
+/** The role a --target names (leader and servers: a server), undefined for none. Pure. */
+function targetRole(t: TargetSpec | undefined): MachineRole | undefined {
+  if (!t) return undefined;
+  if (t.kind === 'machine') return t.name.startsWith('server') ? 'server' : 'client';
+  return t.kind === 'clients' ? 'client' : 'server';
+}
+
+/**
+ * After a kind that hits every machine (power-loss-all): a leader again, i.e. the servers regained their quorum, read
+ * until `deadline` (the wait names the last answer seen).
+ */
+export async function waitForQuorumAgain(ctx: RunContext, nomad: Nomad, of = ''): Promise<void> {
+  await ctx.step(
+    `wait for a leader again after every machine was off${of}`,
+    (d) => waitForLeader(nomad, { deadline: d }),
+    {
+      timeoutMs: 5 * 60_000,
+    },
+  );
+}
+
+/** Does the client's node register again after `kind` (its status set anew): then the wait asks for it. */
+export const reregisters = (kind: RebootKind): boolean => nodeReregisters(faultKind(kind));
 
 /** The durations of the timed faults, from the config. */
 export function faultParams(config: HarnessConfig): FaultParams {
-  return { offForMs: config.reboot.offForS * 1000, partitionForMs: config.reboot.partitionForS * 1000 };
+  const r = config.reboot;
+  return {
+    offForMs: r.offForS * 1000,
+    partitionForMs: r.partitionForS * 1000,
+    flapCount: r.flapCount,
+    flapDownForMs: r.flapDownForS * 1000,
+    flapUpForMs: r.flapUpForS * 1000,
+    lossPercent: r.lossPercent,
+    lossDelayMs: r.lossDelayMs,
+    lossForMs: r.lossForS * 1000,
+    powerOrder: r.powerOrder,
+  };
 }
 
 /**

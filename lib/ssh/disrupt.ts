@@ -16,9 +16,11 @@ export const AGENT_KILL_COMMAND = 'systemctl kill -s SIGKILL --kill-whom=main no
 /** Nomad's HTTP and RPC ports: what the client talks to the server on. */
 export const SERVER_PORTS = [4646, 4647];
 /** Comment on the partition's rules, so heal removes exactly them. */
-const TAG = 'nrh-partition';
+export const PARTITION_TAG = 'nrh-partition';
+const TAG = PARTITION_TAG;
 /** The unit of the safety timer that heals the partition if the harness dies while it holds. */
-const HEAL_UNIT = 'nrh-heal-partition';
+export const PARTITION_HEAL_UNIT = 'nrh-heal-partition';
+const HEAL_UNIT = PARTITION_HEAL_UNIT;
 /** How long after the planned end the safety timer heals on its own. */
 const HEAL_SAFETY_S = 120;
 const CMD_MS = 20_000;
@@ -35,14 +37,23 @@ export function parseAgentState(text: string): { pid: number; active: string; re
 
 /** iptables commands that cut (`-I`) or heal (`-D`) traffic between this host and `serverIp` on Nomad's ports. Pure. */
 export function partitionCommands(serverIp: string, op: '-I' | '-D'): string[] {
-  if (!/^\d{1,3}(\.\d{1,3}){3}$/.test(serverIp)) {
-    throw new HarnessError(`partition: not an IPv4 address: ${JSON.stringify(serverIp)}`, { exitCode: 70 });
+  return dropCommands(serverIp, op, TAG, SERVER_PORTS);
+}
+
+/**
+ * iptables commands that drop (`-I`) or stop dropping (`-D`) traffic to and from `ip`, tagged with `tag` (so a heal
+ * removes exactly them): on TCP `ports` only, or every packet when no ports are given. Pure.
+ */
+export function dropCommands(ip: string, op: '-I' | '-D', tag: string, ports?: readonly number[]): string[] {
+  if (!/^\d{1,3}(\.\d{1,3}){3}$/.test(ip)) {
+    throw new HarnessError(`partition: not an IPv4 address: ${JSON.stringify(ip)}`, { exitCode: 70 });
   }
-  const ports = SERVER_PORTS.join(',');
-  const c = ['-m', 'comment', '--comment', TAG, '-j', 'DROP'];
+  const c = ['-m', 'comment', '--comment', tag, '-j', 'DROP'];
+  const on = (dir: '--dports' | '--sports') =>
+    ports?.length ? ['-p', 'tcp', '-m', 'multiport', dir, ports.join(',')] : [];
   return [
-    ['iptables', '-w', op, 'OUTPUT', '-d', serverIp, '-p', 'tcp', '-m', 'multiport', '--dports', ports, ...c],
-    ['iptables', '-w', op, 'INPUT', '-s', serverIp, '-p', 'tcp', '-m', 'multiport', '--sports', ports, ...c],
+    ['iptables', '-w', op, 'OUTPUT', '-d', ip, ...on('--dports'), ...c],
+    ['iptables', '-w', op, 'INPUT', '-s', ip, ...on('--sports'), ...c],
   ].map((argv) => argv.map(quote).join(' '));
 }
 
@@ -52,7 +63,7 @@ export interface FaultOptions {
   logger?: Logger;
 }
 
-async function sh(m: Rebootable, cmd: string, d: Deadline, what: string): Promise<string> {
+export async function rootSh(m: Rebootable, cmd: string, d: Deadline, what: string): Promise<string> {
   const r = await m.exec(cmd, { deadline: deadlineIn(CMD_MS, d), sudo: true });
   const tail = r.stderr.trim().split('\n').slice(-3).join(' ');
   if (r.code !== 0) throw new HarnessError(`${what} on ${m.name}: \`${cmd}\` exited ${r.code}: ${tail}`);
@@ -62,18 +73,18 @@ async function sh(m: Rebootable, cmd: string, d: Deadline, what: string): Promis
 /** SIGKILL the Nomad agent, then wait until systemd has it running again with a new PID; the boot_id must stay. */
 export async function killAgent(m: Rebootable, { deadline }: FaultOptions): Promise<RebootRecord> {
   const bootIdBefore = await m.bootId({ deadline });
-  const before = parseAgentState(await sh(m, AGENT_STATE_COMMAND, deadline, 'agent state'));
+  const before = parseAgentState(await rootSh(m, AGENT_STATE_COMMAND, deadline, 'agent state'));
   if (before.active !== 'active' || before.pid <= 0) {
     const seen = `ActiveState=${before.active}, MainPID=${before.pid}`;
     throw new HarnessError(`agent-kill on ${m.name}: the nomad unit is not running (${seen})`);
   }
   const requestedAt = Date.now();
-  await sh(m, AGENT_KILL_COMMAND, deadline, 'agent-kill');
+  await rootSh(m, AGENT_KILL_COMMAND, deadline, 'agent-kill');
   const marks: FaultMark[] = [{ atMs: requestedAt, label: 'Nomad agent SIGKILLed', detail: `pid ${before.pid}` }];
   const after = await waitFor(
     `systemd to restart the Nomad agent on ${m.name} (was pid ${before.pid})`,
     async (d) => {
-      const s = parseAgentState(await sh(m, AGENT_STATE_COMMAND, d, 'agent state'));
+      const s = parseAgentState(await rootSh(m, AGENT_STATE_COMMAND, d, 'agent state'));
       const seen = `ActiveState=${s.active} MainPID=${s.pid} NRestarts=${s.restarts}`;
       const back = s.active === 'active' && s.pid > 0 && s.pid !== before.pid;
       return back ? { done: true, value: s } : { done: false, reason: seen };
@@ -102,34 +113,94 @@ export async function partition(
   forMs: number,
   o: FaultOptions,
 ): Promise<RebootRecord> {
-  const { deadline } = o;
   const ips = typeof serverIps === 'string' ? [serverIps] : serverIps;
   const serverIp = ips.join(',');
   const cut = (op: '-I' | '-D') => ips.flatMap((ip) => partitionCommands(ip, op));
-  const bootIdBefore = await m.bootId({ deadline });
-  const heal = cut('-D').join('; ');
-  const safetyS = Math.ceil(forMs / 1000) + HEAL_SAFETY_S;
-  const safety = `systemd-run --unit ${HEAL_UNIT} --on-active=${safetyS} /bin/sh -c ${quote(heal)}`;
-  await sh(m, `systemctl stop ${HEAL_UNIT}.timer 2>/dev/null; ${safety}`, deadline, 'partition safety timer');
-  const requestedAt = Date.now();
-  await sh(m, cut('-I').join(' && '), deadline, 'partition');
   const detail = `iptables DROP to/from ${serverIp} ports ${SERVER_PORTS.join(',')} for ${(forMs / 1000).toFixed(0)} s`;
-  const marks: FaultMark[] = [{ atMs: requestedAt, label: 'partition: client cut off from the server', detail }];
-  // Note: a deliberate hold (the length of the partition under test), not a poll
+  const r = await holdCut(m, {
+    cut: cut('-I'),
+    heal: cut('-D'),
+    tag: TAG,
+    healUnit: HEAL_UNIT,
+    forMs,
+    what: 'the partition',
+    cutMark: { label: 'partition: client cut off from the server', detail },
+    healLabel: 'partition healed',
+    deadline: o.deadline,
+  });
+  const facts = { 'partition.seconds': r.seconds, 'partition.server_ip': serverIp };
+  return { ...r.record, kind: 'partition', facts };
+}
+
+/** One cut held and healed: the rules, their tag and safety unit, how long, and what the timeline calls it. */
+export interface CutSpec {
+  cut: readonly string[];
+  heal: readonly string[];
+  tag: string;
+  healUnit: string;
+  forMs: number;
+  /** "the partition", for errors */
+  what: string;
+  cutMark: { label: string; detail: string };
+  healLabel: string;
+  deadline: Deadline;
+}
+
+/**
+ * Schedule the safety heal (a systemd timer on the machine, if the harness dies meanwhile), insert the rules, hold
+ * them for `forMs`, heal, and check that no rule tagged `tag` is left. The record's kind is the caller's to set.
+ */
+export async function holdCut(
+  m: Rebootable,
+  c: CutSpec,
+): Promise<{ record: Omit<RebootRecord, 'kind'>; seconds: string }> {
+  const { deadline, forMs } = c;
+  const bootIdBefore = await m.bootId({ deadline });
+  await scheduleHeal(m, c.healUnit, c.heal, forMs, deadline);
+  const requestedAt = Date.now();
+  await rootSh(m, c.cut.join(' && '), deadline, c.what);
+  const marks: FaultMark[] = [{ atMs: requestedAt, ...c.cutMark }];
+  // Note: a deliberate hold (the length of the cut under test), not a poll
   await sleep(forMs, deadline);
-  await sh(m, `${heal}; systemctl stop ${HEAL_UNIT}.timer 2>/dev/null; true`, deadline, 'heal the partition');
-  const left = await sh(m, 'iptables-save', deadline, 'iptables-save');
-  if (left.includes(TAG)) {
-    const rules = left
-      .split('\n')
-      .filter((l) => l.includes(TAG))
-      .join('\n');
-    throw new HarnessError(`heal the partition on ${m.name}: rules tagged ${TAG} are still there:\n${rules}`);
-  }
+  await healCut(m, c, deadline);
   const backAt = Date.now();
   const seconds = ((backAt - requestedAt) / 1000).toFixed(1);
-  marks.push({ atMs: backAt, label: 'partition healed', detail: `after ${seconds} s` });
+  marks.push({ atMs: backAt, label: c.healLabel, detail: `after ${seconds} s` });
   const bootIdAfter = await m.bootId({ deadline });
-  const facts = { 'partition.seconds': seconds, 'partition.server_ip': serverIp };
-  return { machine: m.name, kind: 'partition', bootIdBefore, bootIdAfter, requestedAt, backAt, marks, facts };
+  return { record: { machine: m.name, bootIdBefore, bootIdAfter, requestedAt, backAt, marks }, seconds };
+}
+
+/** A systemd timer on the machine that runs `heal` HEAL_SAFETY_S after `forMs`, should the harness die first. */
+export async function scheduleHeal(
+  m: Rebootable,
+  unit: string,
+  heal: readonly string[],
+  forMs: number,
+  deadline: Deadline,
+): Promise<void> {
+  const safetyS = Math.ceil(forMs / 1000) + HEAL_SAFETY_S;
+  const safety = `systemd-run --unit ${unit} --on-active=${safetyS} /bin/sh -c ${quote(heal.join('; '))}`;
+  await rootSh(m, `systemctl stop ${unit}.timer 2>/dev/null; ${safety}`, deadline, `${unit} safety timer`);
+}
+
+/**
+ * Remove the cut's rules and stop its safety timer (unless `keepTimer`: more cuts follow), and fail naming any rule
+ * tagged `tag` still there.
+ */
+export async function healCut(
+  m: Rebootable,
+  c: Pick<CutSpec, 'heal' | 'tag' | 'healUnit' | 'what'>,
+  deadline: Deadline,
+  keepTimer = false,
+): Promise<void> {
+  const stop = keepTimer ? '' : `; systemctl stop ${c.healUnit}.timer 2>/dev/null`;
+  await rootSh(m, `${c.heal.join('; ')}${stop}; true`, deadline, `heal ${c.what}`);
+  const left = await rootSh(m, 'iptables-save', deadline, 'iptables-save');
+  if (left.includes(c.tag)) {
+    const rules = left
+      .split('\n')
+      .filter((l) => l.includes(c.tag))
+      .join('\n');
+    throw new HarnessError(`heal ${c.what} on ${m.name}: rules tagged ${c.tag} are still there:\n${rules}`);
+  }
 }

@@ -21,6 +21,8 @@ export const PANIC_PREPARE_COMMAND = 'sysctl -w kernel.panic=5 kernel.sysrq=1';
 /** A kernel panic one second from now (so our command returns first), through the sysrq crash trigger. */
 export const PANIC_COMMAND =
   "systemd-run --on-active=1 --timer-property=AccuracySec=100ms /bin/sh -c 'echo c > /proc/sysrq-trigger'";
+/** The kinds rebootMachine does: a reboot of one machine. */
+const ONE_MACHINE_REBOOTS = ['graceful', 'hard', 'panic', 'power-off'] as const;
 /** Bound for one boot-id probe over a fresh connection (connect ~4 s + the command). */
 const PROBE_MS = 8000;
 /** Bound for the command that schedules the reboot. */
@@ -46,8 +48,9 @@ export interface RebootOptions {
 /** Trigger a reboot of `kind` and poll the boot id over fresh connections until it changes; TimeoutError names the machine and the last thing seen. */
 export async function rebootMachine(m: Rebootable, kind: RebootKind, opts: RebootOptions): Promise<RebootRecord> {
   const { deadline, hardReset, logger, probeMs = PROBE_MS } = opts;
-  if (kind === 'agent-kill' || kind === 'partition')
-    throw new HarnessError(`${kind} is not a reboot: use lib/ssh/disrupt.ts`, { exitCode: 70 });
+  // a kind done elsewhere (disrupt*.ts, power-all.ts) must never fall through to a graceful reboot here
+  if (!(ONE_MACHINE_REBOOTS as readonly string[]).includes(kind))
+    throw new HarnessError(`${kind} is not a reboot of one machine: see lib/lab/perform.ts`, { exitCode: 70 });
   const bootIdBefore = await m.bootId({ deadline });
   const marks: FaultMark[] = [];
   if (kind === 'panic') {
@@ -111,7 +114,7 @@ export async function rebootMachine(m: Rebootable, kind: RebootKind, opts: Reboo
 }
 
 /** Poll the boot id over fresh connections until it differs from `before`; a timeout goes through `opts.notBack`. */
-async function waitForNewBootId(m: Rebootable, bootIdBefore: string, opts: RebootOptions): Promise<string> {
+export async function waitForNewBootId(m: Rebootable, bootIdBefore: string, opts: RebootOptions): Promise<string> {
   const { deadline, logger, probeMs = PROBE_MS } = opts;
   let lastSeen = '';
   try {

@@ -2,7 +2,7 @@
 // names them (server-1, client-1, client-2, ...), answering boot ids and the probes of the job's ports from the Nomad
 // stand-in's state (a bridge address only from its own client). Faults: the first client follows the stand-in's
 // timeline (its primary node), the others' agents register again (fake-nomad/nodes.ts), the server drops every
-// connection for a moment.
+// connection for a moment; power-loss-all takes every machine down at once and brings them all back.
 import { randomUUID } from 'node:crypto';
 import type { ApiAllocation } from '../../lib/nomad/api-types.js';
 import type { ExecOptions, ExecResult, Lab, Machine, RebootKind, RebootRecord, Tunnel } from '../../lib/model/lab.js';
@@ -94,12 +94,39 @@ export function createFakeClusterLab(nomad: FakeNomad, t: Topology): Lab & { des
     },
     async disconnect() {},
   });
+  /** Every machine down at once (the server and every client), then all back: servers first, as the default order. */
+  async function powerLossAll(target: string, deadline: Deadline): Promise<RebootRecord> {
+    const requestedAt = Date.now();
+    const before = boot.get(target)!;
+    rebooted.push(target);
+    for (const s of slots) down.add(s.name);
+    nomad.serverDown();
+    nomad.clientDown();
+    await sleep(300, deadline);
+    for (const s of slots) boot.set(s.name, randomUUID());
+    for (const s of slots) down.delete(s.name);
+    nomad.serverUp();
+    nomad.clientUp();
+    for (const [slot, id] of nodeOf)
+      if (slot !== first) otherNodeRestarted(nomad.cluster, nomad.cluster.allNodes().find((n) => n.ID === id)!);
+    const marks = [{ atMs: requestedAt, label: 'every machine powered off' }];
+    return {
+      machine: target,
+      kind: 'power-loss-all',
+      bootIdBefore: before,
+      bootIdAfter: boot.get(target)!,
+      requestedAt,
+      backAt: Date.now(),
+      marks,
+    };
+  }
   return {
     id: 'stand-in-cluster',
     machines: Object.fromEntries(slots.map((s) => [s.name, machine(s.name, s.role)])),
     destroyed: false,
     rebooted,
     async reboot(name: string, kind: RebootKind, { deadline }: { deadline: Deadline }): Promise<RebootRecord> {
+      if (kind === 'power-loss-all') return powerLossAll(name, deadline);
       const requestedAt = Date.now();
       const before = boot.get(name)!;
       rebooted.push(name);

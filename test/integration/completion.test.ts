@@ -47,7 +47,20 @@ t.test(
     t.same(complete('ru'), ['run']);
     t.same(complete('co'), ['compare', 'completion']);
     t.same(complete('run', '--reb'), ['--reboot', '--reboot-deadline', '--reboots']);
-    t.same(complete('run', '--reboot', ''), ['graceful', 'hard', 'panic', 'power-off', 'agent-kill', 'partition']);
+    t.same(complete('run', '--reboot', ''), [
+      'graceful',
+      'hard',
+      'panic',
+      'power-off',
+      'power-loss-all',
+      'agent-kill',
+      'executor-kill',
+      'docker-restart',
+      'partition',
+      'leader-partition',
+      'link-flap',
+      'link-loss',
+    ]);
     t.same(complete('merge', '--attachment-paths', 'p'), ['project']);
     t.same(complete('run', 'bridge'), ['bridge-exec-reboot']);
     t.same(complete('run', '--config', 'harn'), ['harness.yaml'], 'a path option completes files');
@@ -95,7 +108,20 @@ t.test(
     );
     const r = spawnSync('zsh', ['-f', drive], { encoding: 'utf8', timeout: 30_000 });
     const shown = r.stdout.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
-    for (const kind of ['graceful', 'hard', 'panic', 'power-off', 'agent-kill', 'partition'])
+    for (const kind of [
+      'graceful',
+      'hard',
+      'panic',
+      'power-off',
+      'power-loss-all',
+      'agent-kill',
+      'executor-kill',
+      'docker-restart',
+      'partition',
+      'leader-partition',
+      'link-flap',
+      'link-loss',
+    ])
       t.match(shown, kind, `offers ${kind}`);
   },
 );
@@ -106,7 +132,7 @@ t.test('fish: one complete line per command and option', async (t) => {
   t.match(text, "complete -c reboot-harness -n '__fish_use_subcommand' -a run -d");
   t.match(
     text,
-    "-n '__fish_seen_subcommand_from run' -l reboot -x -a 'graceful hard panic power-off agent-kill partition'",
+    "-n '__fish_seen_subcommand_from run' -l reboot -x -a 'graceful hard panic power-off power-loss-all agent-kill executor-kill docker-restart partition leader-partition link-flap link-loss'",
   );
   if (!has('fish')) return void t.pass('fish itself', { skip: 'no fish on this host' });
   const file = join(t.testdir({}), 'rh.fish');

@@ -3,7 +3,9 @@
 // nowhere to go), rebooted, marked eligible, the job placed again; judged across nodes, the gap measured.
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { validateJUnit } from '../helpers/junit-schema.js';
 import { clusterEvidenceOf, runOnCluster, runOnPair } from '../helpers/stand-in-run.js';
 import { CHECKS } from '../../scenarios/rolling-reboot.js';
@@ -142,6 +144,32 @@ t.test(
 );
 
 t.test(
+  'power-loss-all aimed at client-1 on 1+2: every machine off, a leader awaited, then every client node ready',
+  async (t) => {
+    const r = await runOnCluster(t, 'rolling-reboot', { servers: 1, clients: 2 }, [
+      '--reboot',
+      'power-loss-all',
+      '--target',
+      'client-1',
+      '--drain=false',
+      '--clients',
+      '2',
+    ]);
+    t.equal(r.code, 1, 'exit 1: no client served while the whole lab was off');
+    t.match(r.verdicts.get('service-continuity'), { label: 'failed', message: /stopped answering/ });
+    t.match(r.verdicts.get('allocs-followed')?.message, /every alloc holds a running place \(2 restored\); 2 of 2 run/);
+    t.same(r.s.lab.rebooted, ['client-1'], 'one fault, on the whole lab');
+    const steps = ((r.run as unknown as { steps?: { name: string }[] })?.steps ?? []).map((s) => s.name);
+    const quorum = steps.findIndex((s) => s.startsWith('wait for a leader again after every machine was off'));
+    t.ok(quorum > 0, 'a leader awaited after the whole lab was off');
+    const c1 = steps.findIndex((s) => s.startsWith("wait for client-1's node to register again"));
+    const c2 = steps.findIndex((s) => s.startsWith("wait for client-2's node to register again"));
+    t.ok(c1 > quorum && c2 > quorum, 'both clients, the untargeted one too, after the leader');
+    t.equal(r.verdicts.get('targets-hit')?.label, 'passed');
+  },
+);
+
+t.test(
   "rolling-reboot --job with a host-network job on 1+2: each alloc probed on its own node's host port",
   async (t) => {
     const job = fileURLToPath(new URL('../../examples/jobs/host-network.nomad.hcl', import.meta.url));
@@ -155,5 +183,60 @@ t.test(
       e.before.every((a) => a.address === undefined),
       'no bridge address: host mode',
     );
+  },
+);
+
+t.test(
+  'a fault schedule on 1+2: a seeded pick, then a named client after a wait; the seed and schedule recorded',
+  async (t) => {
+    // the schedule lives outside the test's directory, which each run of the stand-ins makes anew
+    const dir = mkdtempSync(join(tmpdir(), 'nrh-faults-'));
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+    writeFileSync(
+      join(dir, 'faults.yaml'),
+      [
+        'faults:',
+        '  - { fault: graceful, target: any-client, wait: 1s }',
+        '  - { fault: panic, target: client-2 }',
+        '',
+      ].join('\n'),
+    );
+    const file = join(dir, 'faults.yaml');
+    const r = await runOnCluster(t, 'rolling-reboot', { servers: 1, clients: 2 }, [
+      '--faults',
+      file,
+      '--seed',
+      '7',
+      '--clients',
+      '2',
+    ]);
+    t.equal(r.code, 0, 'exit 0');
+    const picked = r.s.lab.rebooted[0]!;
+    t.match(picked, /^client-[12]$/);
+    t.same(r.s.lab.rebooted, [picked, 'client-2'], 'the steps in order, each on its target');
+    t.equal(r.run?.properties['faults.seed'], '7');
+    t.equal(
+      r.run?.properties['faults.schedule'],
+      `1. graceful on ${picked} (any-client, seed 7); then wait 1s\n2. panic on client-2 (as written)`,
+    );
+    const steps = ((r.run as unknown as { steps?: { name: string }[] })?.steps ?? []).map((s) => s.name);
+    t.ok(steps.includes("wait 1s before fault 2 (the schedule's)"), 'the wait between the two');
+    const e = clusterEvidenceOf(r.run);
+    t.same(
+      e.turns.map((x) => [x.machine, x.reboot.kind]),
+      [
+        [picked, 'graceful'],
+        ['client-2', 'panic'],
+      ],
+    );
+    const again = await runOnCluster(t, 'rolling-reboot', { servers: 1, clients: 2 }, [
+      '--faults',
+      file,
+      '--seed',
+      '7',
+      '--clients',
+      '2',
+    ]);
+    t.same(again.s.lab.rebooted, r.s.lab.rebooted, '--seed 7 replays the same picks');
   },
 );

@@ -160,7 +160,7 @@ t.test(
     }
     t.match(
       run,
-      /--reboot <value>\s+.*\[one of graceful\|hard\|panic\|power-off\|agent-kill\|partition; default graceful\]/,
+      /--reboot <value>\s+.*\[one of graceful\|hard\|panic\|power-off\|power-loss-all\|agent-kill\|executor-kill\|docker-restart\|partition\|leader-partition\|link-flap\|link-loss; default graceful\]/,
       'allowed values and the default',
     );
     t.match(run, /--memory <value>\s+.*default 768/);

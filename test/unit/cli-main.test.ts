@@ -170,7 +170,10 @@ t.test('harness.yaml: invalid YAML and unknown keys are exit 2; all problems at 
   t.match(u.err(), /3 problems/);
   t.match(u.err(), /lab\.memory: is not a known key .*did you mean "lab\.memory_mb"/);
   t.match(u.err(), /timout: is not a known key .*did you mean "timeout"/);
-  t.match(u.err(), /reboot\.kind: must be one of graceful, hard, panic, power-off, agent-kill, partition \(got "soft"/);
+  t.match(
+    u.err(),
+    /reboot\.kind: must be one of graceful, hard, panic, power-off, power-loss-all, agent-kill, .*, link-loss \(got "soft"/,
+  );
   t.same(
     u.effects.filter((e) => e !== 'checkBinary'),
     [],

@@ -33,7 +33,8 @@ t.test('--reboot takes every kind; the durations take Go durations or seconds', 
         {
           field: '--reboot',
           value: 'meteor',
-          message: 'must be one of graceful, hard, panic, power-off, agent-kill, partition',
+          message:
+            'must be one of graceful, hard, panic, power-off, power-loss-all, agent-kill, executor-kill, docker-restart, partition, leader-partition, link-flap, link-loss',
         },
         { field: '--partition-for', value: '0s', message: /must be a duration from 1s/ },
       ],
@@ -47,7 +48,7 @@ const noAgent = { name: 'cni-ipam-reboot', hasNomadAgent: false };
 const libvirt: LabOffer = { provider: 'libvirt', performs: REBOOT_KINDS, lacks: {} };
 const noPower: LabOffer = {
   provider: 'ssh',
-  performs: REBOOT_KINDS.filter((k) => k !== 'power-off'),
+  performs: REBOOT_KINDS.filter((k) => k !== 'power-off' && k !== 'power-loss-all'),
   lacks: { 'power-reset': { reason: 'no lab.hard_reset_command', fix: 'set lab.hard_reset_command' } },
 };
 const can = (k: RebootKind, s: typeof nomadScenario, lab: LabOffer) => faultKindProblems(k, s, lab, FAULTS);
@@ -61,20 +62,20 @@ t.test('what a scenario or provider cannot do is a problem naming what it can', 
       field: '--reboot (reboot.kind)',
       value: 'agent-kill',
       message: 'cannot be done here: cni-ipam-reboot runs no Nomad agent to kill',
-      fix: 'use one of: graceful, hard, panic, power-off',
+      fix: 'use one of: graceful, hard, panic, power-off, power-loss-all',
     },
   ]);
   t.match(can('partition', noAgent, libvirt), [{ message: /no Nomad agent to cut off/ }]);
   t.match(can('power-off', nomadScenario, noPower), [
     {
       message: 'cannot be done here: lab.provider ssh cannot do power-off: it has no performer for it',
-      fix: 'use one of: graceful, panic, agent-kill, partition',
+      fix: 'use one of: graceful, panic, agent-kill, executor-kill, docker-restart, partition, leader-partition, link-flap, link-loss',
     },
   ]);
   t.match(can('hard', nomadScenario, noPower), [
     {
       message: 'cannot be done here: lab.provider ssh cannot do hard: no lab.hard_reset_command',
-      fix: 'set lab.hard_reset_command, or use one of: graceful, panic, agent-kill, partition',
+      fix: 'set lab.hard_reset_command, or use one of: graceful, panic, agent-kill, executor-kill, docker-restart, partition, leader-partition, link-flap, link-loss',
     },
   ]);
   t.same(can('graceful', noAgent, noPower), []);
@@ -83,7 +84,7 @@ t.test('what a scenario or provider cannot do is a problem naming what it can', 
 t.test('which kinds reboot the host, restart tasks, expect a replacement', async (t) => {
   t.same(
     REBOOT_KINDS.filter((k) => faultKind(k).rebootsHost),
-    ['graceful', 'hard', 'panic', 'power-off'],
+    ['graceful', 'hard', 'panic', 'power-off', 'power-loss-all'],
   );
   t.equal(faultRestartsTasks('agent-kill'), false);
   t.equal(faultRestartsTasks('partition', { partitionForS: 30, heartbeatGraceS: 300 }), false);
@@ -119,7 +120,7 @@ t.test('the matrix reboot axis takes every kind and names them for a wrong one',
       {
         field: 'm.yaml: axes.reboot[1]',
         value: 'kaboom',
-        fix: 'use one of: graceful, hard, panic, power-off, agent-kill, partition',
+        fix: 'use one of: graceful, hard, panic, power-off, power-loss-all, agent-kill, executor-kill, docker-restart, partition, leader-partition, link-flap, link-loss',
       },
     ],
   });

@@ -44,7 +44,7 @@ t.test('its options are keys of the table: --reboot takes it, its option is vali
   const fields = faultFields(REGISTRY);
   const kind = fields.find((f) => f.yaml === 'reboot.kind')!;
   t.same(kind.parse('brownout'), { ok: true, value: 'brownout' });
-  t.match(kind.parse('meteor'), { ok: false, message: /must be one of .*partition, brownout/ });
+  t.match(kind.parse('meteor'), { ok: false, message: /must be one of .*link-loss, brownout/ });
   t.match(kind.doc, /, brownout \(docs\/faults\.md\)$/);
   const own = fields.find((f) => f.yaml === 'reboot.brownout_for')!;
   t.equal(own.flag, 'brownout-for');
@@ -52,7 +52,18 @@ t.test('its options are keys of the table: --reboot takes it, its option is vali
   t.match(own.parse('2m'), { ok: false, message: /1s/ });
   t.same(
     faultFields(FAULTS).map((f) => f.yaml),
-    ['reboot.kind', 'reboot.off_for', 'reboot.partition_for'],
+    [
+      'reboot.kind',
+      'reboot.off_for',
+      'reboot.power_order',
+      'reboot.partition_for',
+      'reboot.flap_count',
+      'reboot.flap_down_for',
+      'reboot.flap_up_for',
+      'reboot.loss_percent',
+      'reboot.loss_delay_ms',
+      'reboot.loss_for',
+    ],
     'the shipped kinds make exactly the keys the table had',
   );
   const twice = defineFaultKind({ ...BROWNOUT, name: 'brownout-two' });

@@ -95,6 +95,7 @@ t.test('its lab performs the kinds of its map and refuses any other', async (t) 
       disconnect: async () => {},
     },
     serverAddresses: async () => [],
+    peerAddresses: async () => [],
     rebootOptions: (_k, o) => ({ deadline: o.deadline }),
   };
   const o = { deadline: deadlineIn(1000), fault: {} };

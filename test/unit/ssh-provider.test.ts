@@ -285,14 +285,14 @@ t.test('fault kinds on existing hosts: a hard reset only with lab.hard_reset_com
     {
       field: '--reboot (reboot.kind)',
       message: 'cannot be done here: lab.provider ssh cannot do hard: no lab.hard_reset_command',
-      fix: /^set lab.hard_reset_command, e.g. .*, or use one of: graceful, panic, agent-kill, partition$/,
+      fix: /^set lab.hard_reset_command, e.g. .*, or use one of: graceful, panic, agent-kill, executor-kill, partition, link-flap, link-loss$/,
     },
   ]);
   t.match(bad({ file: yaml(`${HOSTS}reboot: { kind: power-off }\n`) }), [
     {
       message:
         'cannot be done here: lab.provider ssh cannot do power-off: the harness has no power off/on for existing hosts',
-      fix: 'use one of: graceful, panic, agent-kill, partition',
+      fix: 'use one of: graceful, panic, agent-kill, executor-kill, partition, link-flap, link-loss',
     },
   ]);
   const without = { ...withReset, lab: { ...withReset.lab, hardResetCommand: undefined } };

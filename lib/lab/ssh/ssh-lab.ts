@@ -195,6 +195,8 @@ export function createSshLab(o: SshLabOptions): { up(opts: { deadline: Deadline 
       // Note: the addresses the servers' agents bind (what the client talks to), as Nomad was given them
       serverAddresses: (d) =>
         Promise.all(hosts.filter((h) => h.role === 'server').map((h) => agentAddress(machines[h.name]!, d))),
+      peerAddresses: (d) =>
+        Promise.all(hosts.filter((h) => h.name !== name).map((h) => agentAddress(machines[h.name]!, d))),
       rebootOptions: (k, ro) => ({
         deadline: ro.deadline,
         ...lg,

@@ -1,7 +1,7 @@
 // The Lab on real VMs: Vagrant brings machines up from a LabSpec, SSH reaches them, the hypervisor resets them.
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { HarnessError } from '../../errors.js';
+import { HarnessError, type TimeoutError } from '../../errors.js';
 import { runCommand, type RunCommand } from '../../exec/run.js';
 import type { Logger } from '../../log/events.js';
 import { deadlineIn, type Deadline } from '../../time/deadlines.js';
@@ -162,19 +162,41 @@ export function createVagrantLab(o: VagrantLabOptions): {
       throw new HarnessError(
         `reboot: no machine named ${JSON.stringify(name)} (have ${Object.keys(machines).join(', ')})`,
       );
-    const idOf = (what: string) => {
-      const id = ids[m.name] ?? (spec.provider === 'libvirt' ? libvirtDomainNames(vagrantDir, m.name)[0] : undefined);
+    const idOfName = (vm: string, what: string) => {
+      const id = ids[vm] ?? (spec.provider === 'libvirt' ? libvirtDomainNames(vagrantDir, vm)[0] : undefined);
       if (!id)
         throw new HarnessError(
-          `${what} of ${m.name}: no ${spec.provider} id in ${path.join(vagrantDir, '.vagrant', 'machines', m.name)}`,
+          `${what} of ${vm}: no ${spec.provider} id in ${path.join(vagrantDir, '.vagrant', 'machines', vm)}`,
         );
       return id;
     };
+    const idOf = (what: string) => idOfName(m.name, what);
     const hv = () => ({ deadline: deadlineIn(60_000, deadline), run, logger });
     const target: FaultTarget = {
       machine: m,
       ...(logger ? { logger } : {}),
       serverAddresses: async () => spec.machines.filter((x) => x.role === 'server').map((x) => x.privateIp),
+      peerAddresses: async () => spec.machines.filter((x) => x.name !== m.name).map((x) => x.privateIp),
+      // every machine with its own power controls and not-back error (power-loss-all)
+      everyMachine: () =>
+        spec.machines.flatMap((ms) => {
+          const each = machines[slotOf(ms)];
+          if (!each) return [];
+          return [
+            {
+              role: ms.role === 'server' ? ('server' as const) : ('client' as const),
+              machine: each,
+              powerOff: () => power(spec.provider, idOfName(ms.name, 'power off'), 'off', hv()),
+              powerOn: () => power(spec.provider, idOfName(ms.name, 'power on'), 'on', hv()),
+              notBack: async (err: TimeoutError) =>
+                notBackError(err, {
+                  machine: ms.name,
+                  kind: 'power-loss-all',
+                  console: await serialConsole(ms.name),
+                }),
+            },
+          ];
+        }),
       rebootOptions: (k, o) => ({
         deadline: o.deadline,
         ...(logger ? { logger } : {}),

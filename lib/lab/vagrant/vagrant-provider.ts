@@ -119,7 +119,16 @@ function vagrantProvider<N extends 'libvirt' | 'virtualbox'>(name: N): LabProvid
     capabilities: {
       faults: performedKinds(VAGRANT_PERFORMERS),
       // the hypervisor has every power control
-      lacks: () => ({}),
+      // Note: power-loss-all is proven on libvirt only (virsh destroy of every domain at once)
+      lacks: () =>
+        name === 'libvirt'
+          ? {}
+          : {
+              'power-off-all': {
+                reason: 'every machine powered off at once is done on libvirt only',
+                fix: 'set lab.provider libvirt',
+              },
+            },
       snapshot: name === 'libvirt',
       concurrentUp: name === 'libvirt',
     },

@@ -1,0 +1,196 @@
+// Pure: a fault schedule (`reboot.faults`, a YAML file): a short sequence of faults, each with its target, its own
+// options and a wait before the next, e.g. reboot client-1, then partition the leader for 30 s, then power-loss-all.
+// A target `any-client` or `any-server` is picked with a seeded generator, so a run records its seed and `--seed`
+// replays the same picks.
+import { timeoutSeconds, type Field } from '../config/fields.js';
+import type { HarnessConfig } from '../config/schema.js';
+import type { ConfigProblem } from '../errors.js';
+import type { RebootKind } from '../model/kinds.js';
+import { parseTarget, targetProblem, targetText, type TargetSpec } from '../model/target.js';
+import { clientSlots, serverSlots, type Topology } from '../model/topology.js';
+import { FAULTS } from './registry.js';
+
+/** The target words a schedule adds to --target's: one machine of a role, picked by the seed. */
+export const PICK_WORDS = ['any-client', 'any-server'] as const;
+export type PickWord = (typeof PICK_WORDS)[number];
+
+/** One step as written: its kind, target (absent: the run's), own options, and the wait after it. */
+export interface ScheduleStep {
+  fault: RebootKind;
+  target: TargetSpec | { kind: 'pick'; word: PickWord } | undefined;
+  /** the kind's own options, at their config paths under `reboot` (e.g. partitionForS) */
+  options: Partial<HarnessConfig['reboot']>;
+  waitS: number;
+}
+
+export interface FaultSchedule {
+  /** the file's own seed (a run's --seed wins) */
+  seed: number | undefined;
+  steps: ScheduleStep[];
+}
+
+/** A step with its target resolved against a topology: what the run does. */
+export interface ResolvedStep {
+  fault: RebootKind;
+  target: TargetSpec;
+  /** how the target was chosen: as written, the run's, or picked by the seed */
+  chosen: string;
+  options: Partial<HarnessConfig['reboot']>;
+  waitS: number;
+}
+
+const WAIT = timeoutSeconds(0, 3600);
+const STEP_KEYS = ['fault', 'target', 'wait'];
+/** At most this many faults in one run: a schedule is a short story, not a soak. */
+const MAX_STEPS = 20;
+
+/**
+ * Parse a schedule (the YAML file's value): `{ seed?, faults: [{ fault, target?, wait?, <option>? }] }`, where an
+ * option is one of the kind's own keys without `reboot.` (partition_for, off_for, flap_count, ...). Every problem at
+ * once, each naming `file` and the step.
+ */
+export function parseSchedule(
+  raw: unknown,
+  file: string,
+): { ok: true; schedule: FaultSchedule } | { ok: false; problems: ConfigProblem[] } {
+  const problems: ConfigProblem[] = [];
+  const p = (field: string, value: unknown, message: string, fix: string) =>
+    problems.push({ field: `${file}: ${field}`, value: value as never, message, fix });
+  const doc = (raw ?? {}) as Record<string, unknown>;
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    p(
+      '(file)',
+      raw,
+      'must be a mapping with `faults:` (a list)',
+      'write faults: [{ fault: graceful, target: client-1 }]',
+    );
+    return { ok: false, problems };
+  }
+  for (const k of Object.keys(doc))
+    if (k !== 'seed' && k !== 'faults') p(k, k, 'is not a key of a schedule', 'use seed and faults');
+  let seed: number | undefined;
+  if (doc['seed'] !== undefined) {
+    const s = doc['seed'];
+    if (typeof s === 'number' && Number.isInteger(s) && s >= 0 && s <= 0xffffffff) seed = s;
+    else p('seed', s, 'must be a whole number from 0 to 4294967295', 'write e.g. seed: 42');
+  }
+  const list = doc['faults'];
+  if (!Array.isArray(list) || list.length === 0 || list.length > MAX_STEPS) {
+    p(
+      'faults',
+      list,
+      `must be a list of 1 to ${MAX_STEPS} faults`,
+      'write faults: [{ fault: graceful, target: client-1 }]',
+    );
+    return { ok: false, problems };
+  }
+  const steps: ScheduleStep[] = [];
+  list.forEach((item, i) => {
+    const at = `faults[${i}]`;
+    if (typeof item !== 'object' || item === null || Array.isArray(item)) {
+      p(at, item, 'must be a mapping with `fault:`', 'write { fault: graceful, target: client-1 }');
+      return;
+    }
+    const e = item as Record<string, unknown>;
+    const kind = e['fault'];
+    if (typeof kind !== 'string' || !(FAULTS.names as readonly string[]).includes(kind)) {
+      p(`${at}.fault`, kind, 'is not a fault kind', `use one of: ${FAULTS.names.join(', ')}`);
+      return;
+    }
+    const def = FAULTS.get(kind as RebootKind);
+    const fields = [...def.options, ...FAULTS.options.filter((o) => def.reads?.includes(o.yaml))];
+    const own = new Map<string, Field>(fields.map((o) => [o.yaml.replace(/^reboot\./, ''), o]));
+    const options: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(e)) {
+      if (STEP_KEYS.includes(k)) continue;
+      const f = own.get(k);
+      if (!f) {
+        const has = [...STEP_KEYS, ...own.keys()].join(', ');
+        p(`${at}.${k}`, k, `is not a key of a ${kind} step`, `use one of: ${has}`);
+        continue;
+      }
+      const r = f.parse(v);
+      if (!r.ok) p(`${at}.${k}`, v, r.message, r.fix ?? '');
+      else options[f.path![1]!] = r.value;
+    }
+    let target: ScheduleStep['target'];
+    const rawTarget = e['target'];
+    if (rawTarget !== undefined) {
+      const s = String(rawTarget);
+      if ((PICK_WORDS as readonly string[]).includes(s)) target = { kind: 'pick', word: s as PickWord };
+      else {
+        const t = parseTarget(s);
+        if ('error' in t) p(`${at}.target`, rawTarget, `${t.error}, ${PICK_WORDS.join(' or ')}`, 'e.g. target: leader');
+        else target = t;
+      }
+    }
+    let waitS = 0;
+    if (e['wait'] !== undefined) {
+      const w = WAIT(e['wait']);
+      if (w.ok) waitS = w.value as number;
+      else p(`${at}.wait`, e['wait'], w.message, w.fix ?? '');
+    }
+    steps.push({ fault: kind as RebootKind, target, options: options as ScheduleStep['options'], waitS });
+  });
+  return problems.length ? { ok: false, problems } : { ok: true, schedule: { seed, steps } };
+}
+
+/** A small seeded generator (mulberry32): the same seed, the same picks, on every machine. Pure. */
+export function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * Each step's target on `topology`: as written (checked against it), the run's `fallback` when absent, or one machine
+ * of the role picked with the seed; problems name the step.
+ */
+export function resolveSchedule(
+  s: FaultSchedule,
+  topology: Topology,
+  seed: number,
+  fallback: TargetSpec,
+): { ok: true; steps: ResolvedStep[] } | { ok: false; problems: ConfigProblem[] } {
+  const next = seeded(seed);
+  const problems: ConfigProblem[] = [];
+  const steps: ResolvedStep[] = [];
+  for (const [i, step] of s.steps.entries()) {
+    const base = { fault: step.fault, options: step.options, waitS: step.waitS };
+    if (!step.target) {
+      steps.push({ ...base, target: fallback, chosen: 'the run’s target' });
+    } else if (step.target.kind === 'pick') {
+      const slots = step.target.word === 'any-client' ? clientSlots(topology) : serverSlots(topology);
+      const name = slots[Math.floor(next() * slots.length)]!.name;
+      steps.push({ ...base, target: { kind: 'machine', name }, chosen: `${step.target.word}, seed ${seed}` });
+    } else {
+      const bad = targetProblem(step.target, topology);
+      if (bad) problems.push({ field: `faults[${i}].target`, value: targetText(step.target), ...bad });
+      else steps.push({ ...base, target: step.target, chosen: 'as written' });
+    }
+  }
+  return problems.length ? { ok: false, problems } : { ok: true, steps };
+}
+
+/** One line per step, as the report records the schedule a run ran (`faults.schedule`). Pure. */
+export function scheduleText(steps: readonly ResolvedStep[]): string {
+  return steps
+    .map((s, i) => {
+      const opts = Object.entries(s.options)
+        .map(([k, v]) => `${k}=${String(v)}`)
+        .join(' ');
+      const wait = s.waitS ? `; then wait ${s.waitS}s` : '';
+      return `${i + 1}. ${s.fault} on ${targetText(s.target)} (${s.chosen})${opts ? ` ${opts}` : ''}${wait}`;
+    })
+    .join('\n');
+}
+
+/** The config a step runs with: the run's, with the step's kind and its own options. Pure. */
+export function stepConfig(config: HarnessConfig, step: Pick<ResolvedStep, 'fault' | 'options'>): HarnessConfig {
+  return { ...config, reboot: { ...config.reboot, ...step.options, kind: step.fault } };
+}

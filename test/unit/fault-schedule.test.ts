@@ -1,0 +1,191 @@
+// Fault schedules (reboot.faults, lib/faults/schedule.ts): the file's shape and every problem at once, each step's own
+// options parsed by its kind's fields, the seeded picks (the same seed, the same machines: a replay), the text a run
+// records, and the refusals before anything exists (a step a provider or the config cannot do, a scenario that runs
+// one fault only).
+import t from 'tap';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { resolveConfig } from '../../lib/config/validate.js';
+import { labConfigRules } from '../../lib/lab/providers.js';
+import {
+  parseSchedule,
+  resolveSchedule,
+  scheduleText,
+  seeded,
+  stepConfig,
+  type FaultSchedule,
+} from '../../lib/faults/schedule.js';
+import { faultProblems, scheduleProblems } from '../../lib/scenario/fault-step.js';
+import type { HarnessConfig } from '../../lib/config/schema.js';
+
+const config = (flags: Record<string, unknown>): HarnessConfig => {
+  const r = resolveConfig({ file: undefined, env: {}, flags, knownChecks: [], labRules: labConfigRules });
+  if (!r.ok) throw new Error(JSON.stringify(r.problems));
+  return r.config;
+};
+
+const STORY = {
+  seed: 11,
+  faults: [
+    { fault: 'graceful', target: 'client-1', wait: '30s' },
+    { fault: 'leader-partition', target: 'leader', partition_for: '20s' },
+    { fault: 'link-flap', target: 'any-client', flap_count: 2 },
+    { fault: 'power-loss-all', power_order: 'together' },
+  ],
+};
+
+t.test('a schedule parses: kinds, targets, waits, and each step its own options by its kind', async (t) => {
+  const r = parseSchedule(STORY, 'f.yaml');
+  t.ok(r.ok);
+  if (!r.ok) return;
+  t.equal(r.schedule.seed, 11);
+  t.same(r.schedule.steps, [
+    { fault: 'graceful', target: { kind: 'machine', name: 'client-1' }, options: {}, waitS: 30 },
+    { fault: 'leader-partition', target: { kind: 'leader' }, options: { partitionForS: 20 }, waitS: 0 },
+    { fault: 'link-flap', target: { kind: 'pick', word: 'any-client' }, options: { flapCount: 2 }, waitS: 0 },
+    { fault: 'power-loss-all', target: undefined, options: { powerOrder: 'together' }, waitS: 0 },
+  ]);
+});
+
+t.test("a kind that reads another's option (leader-partition: partition_for) takes it in its step", async (t) => {
+  const r = parseSchedule({ faults: [{ fault: 'leader-partition', partition_for: '45s' }] }, 'f.yaml');
+  t.match(r, { ok: true, schedule: { steps: [{ options: { partitionForS: 45 } }] } });
+  t.match(parseSchedule({ faults: [{ fault: 'graceful', partition_for: '45s' }] }, 'f.yaml'), {
+    ok: false,
+    problems: [{ message: 'is not a key of a graceful step', fix: 'use one of: fault, target, wait' }],
+  });
+});
+
+t.test('every problem at once, each naming the file and the step', async (t) => {
+  const r = parseSchedule(
+    {
+      seed: -1,
+      extra: 1,
+      faults: [
+        { fault: 'meteor' },
+        { fault: 'partition', target: 'client-x', wait: 'soon', off_for: '10s' },
+        { fault: 'link-loss', loss_percent: 100 },
+        'graceful',
+      ],
+    },
+    'f.yaml',
+  );
+  t.equal(r.ok, false);
+  if (r.ok) return;
+  t.same(
+    r.problems.map((p) => `${p.field}: ${p.message}`),
+    [
+      'f.yaml: extra: is not a key of a schedule',
+      'f.yaml: seed: must be a whole number from 0 to 4294967295',
+      'f.yaml: faults[0].fault: is not a fault kind',
+      'f.yaml: faults[1].off_for: is not a key of a partition step',
+      'f.yaml: faults[1].target: must be a machine name (client-2, server-1; client or server in a 1+1 lab), or one of leader, clients, servers, any-client or any-server',
+      'f.yaml: faults[1].wait: must be a duration from 0s to 3600s',
+      'f.yaml: faults[2].loss_percent: must be a whole number from 1 to 99 %',
+      'f.yaml: faults[3]: must be a mapping with `fault:`',
+    ],
+  );
+  t.match(r.problems[3], { fix: 'use one of: fault, target, wait, partition_for' });
+  t.match(parseSchedule({ faults: [] }, 'f.yaml'), { ok: false, problems: [{ message: /a list of 1 to 20 faults/ }] });
+  t.match(parseSchedule('faults', 'f.yaml'), { ok: false, problems: [{ message: /must be a mapping/ }] });
+});
+
+t.test('the seed decides the picks: the same seed replays them, others differ', async (t) => {
+  const r = parseSchedule(
+    { faults: Array.from({ length: 8 }, () => ({ fault: 'graceful', target: 'any-client' })) },
+    'f.yaml',
+  );
+  if (!r.ok) throw new Error('parse');
+  const topo = { servers: 3 as const, clients: 5 };
+  const picks = (seed: number) => {
+    const res = resolveSchedule(r.schedule, topo, seed, { kind: 'clients' });
+    if (!res.ok) throw new Error('resolve');
+    return res.steps.map((s) => (s.target.kind === 'machine' ? s.target.name : s.target.kind));
+  };
+  t.same(picks(42), picks(42), 'a replay');
+  t.notSame(picks(42), picks(43), 'another seed, other picks');
+  t.ok(
+    picks(42).every((n) => /^client-[1-5]$/.test(n)),
+    'only clients of the lab',
+  );
+  t.ok(new Set(picks(7)).size > 1, 'not one machine every time');
+  const g = seeded(1);
+  const first = [g(), g(), g()];
+  t.ok(
+    first.every((x) => x >= 0 && x < 1),
+    'within [0, 1)',
+  );
+  const g2 = seeded(1);
+  t.same([g2(), g2(), g2()], first);
+});
+
+t.test('targets are checked on the topology; an absent one is the run’s; the text a run records', async (t) => {
+  const r = parseSchedule(STORY, 'f.yaml');
+  if (!r.ok) throw new Error('parse');
+  const res = resolveSchedule(r.schedule, { servers: 3, clients: 2 }, 11, { kind: 'clients' });
+  t.ok(res.ok);
+  if (!res.ok) return;
+  const text = scheduleText(res.steps);
+  t.match(
+    text,
+    /^1\. graceful on client-1 \(as written\); then wait 30s\n2\. leader-partition on leader \(as written\) partitionForS=20\n/,
+  );
+  t.match(text, /\n3\. link-flap on client-[12] \(any-client, seed 11\) flapCount=2\n/);
+  t.match(text, /\n4\. power-loss-all on clients \(the run’s target\) powerOrder=together$/);
+  const small: FaultSchedule = {
+    seed: undefined,
+    steps: [{ fault: 'graceful', target: { kind: 'machine', name: 'client-3' }, options: {}, waitS: 0 }],
+  };
+  t.match(resolveSchedule(small, { servers: 1, clients: 2 }, 1, { kind: 'clients' }), {
+    ok: false,
+    problems: [{ field: 'faults[0].target', value: 'client-3' }],
+  });
+});
+
+t.test("a step's config: the run's, with the step's kind and its own options", async (t) => {
+  const c = config({ 'partition-for': '30s' });
+  const s = stepConfig(c, { fault: 'partition', options: { partitionForS: 90 } });
+  t.equal(s.reboot.kind, 'partition');
+  t.equal(s.reboot.partitionForS, 90);
+  t.equal(c.reboot.partitionForS, 30, 'the run config is left as it was');
+});
+
+t.test('refused before anything exists: a step the lab or the config cannot do, a one-fault scenario', async (t) => {
+  const dir = t.testdir({});
+  const file = path.join(dir, 'faults.yaml');
+  writeFileSync(
+    file,
+    'faults:\n  - { fault: graceful, target: client-1 }\n  - { fault: docker-restart, target: client-2 }\n  - { fault: leader-partition, target: leader }\n',
+  );
+  const c = config({ faults: file, clients: '2' });
+  t.same(
+    scheduleProblems('rolling-reboot', c, { hasNomadAgent: true }).map((p) => `${p.field}: ${p.message}`),
+    [
+      `${file}: faults[1] --reboot (reboot.kind): cannot be done here: docker-restart needs docker tasks under the daemon, and task.driver is exec`,
+      `${file}: faults[2] --reboot (reboot.kind): cannot be done here: leader-partition needs the other servers to keep a quorum without the leader; lab.servers is 1`,
+    ],
+  );
+  t.same(
+    scheduleProblems(
+      'rolling-reboot',
+      config({ faults: file, clients: '2', servers: '3', driver: 'docker', box: 'nrh/debian12-docker' }),
+      { hasNomadAgent: true },
+    ),
+    [],
+  );
+  t.match(faultProblems('bridge-exec-reboot', c, { hasNomadAgent: true }), [
+    {
+      field: '--faults (reboot.faults)',
+      message: 'bridge-exec-reboot runs one fault; a schedule of several is run by the cluster scenarios',
+    },
+  ]);
+  t.same(faultProblems('rolling-reboot', c, { hasNomadAgent: true, runsSchedules: true }), []);
+  t.match(
+    scheduleProblems('rolling-reboot', config({ faults: path.join(dir, 'none.yaml') }), { hasNomadAgent: true }),
+    [{ field: '--faults (reboot.faults)', message: /cannot be read: ENOENT/ }],
+  );
+  writeFileSync(file, 'faults:\n  - { fault: graceful, target: client-4 }\n');
+  t.match(scheduleProblems('rolling-reboot', config({ faults: file, clients: '2' }), { hasNomadAgent: true }), [
+    { field: 'faults[0].target', value: 'client-4' },
+  ]);
+});
