@@ -3,7 +3,7 @@
 // decisions (`git bisect replay` takes it in a work tree of the same repository).
 import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { BisectEvent } from './driver.js';
+import type { BisectEvent } from './io.js';
 import type { BisectStep, BisectDirection } from '../model/bisect.js';
 import { termOf } from './driver.js';
 

@@ -5,7 +5,8 @@
 import t from 'tap';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { runBisect, type BisectEvent, type BisectIO, type StepRunner } from '../../lib/bisect/driver.js';
+import { runBisect } from '../../lib/bisect/driver.js';
+import type { BisectEvent, BisectIO, StepRunner } from '../../lib/bisect/io.js';
 import { historyOf } from '../../lib/git/history.js';
 import { appendEvent, gitBisectLog, readEvents } from '../../lib/bisect/log.js';
 import type { BisectBuild, BisectTry } from '../../lib/model/bisect.js';

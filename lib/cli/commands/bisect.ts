@@ -1,7 +1,7 @@
 // `reboot-harness bisect [scenario] --good <ref> --bad <ref> --check <id>`: the first commit of a Nomad source tree
 // where a check's verdict flips, in either direction, built and run on a warm lab step by step (lib/bisect).
 import { join, resolve } from 'node:path';
-import { ConfigError, EXIT, type ConfigProblem } from '../../errors.js';
+import { ConfigError, type ConfigProblem } from '../../errors.js';
 import { closest } from '../../config/near.js';
 import { runBisect } from '../../bisect/driver.js';
 import {
@@ -9,16 +9,12 @@ import {
   BISECT_LOG,
   BISECT_LOG_SCHEMA,
   gitBisectLog,
-  readEvents,
-  readInputs,
   writeGitBisectLog,
   writeInputs,
   writeText,
   type BisectInputs,
 } from '../../bisect/log.js';
-import { historyOf, trackedChanges } from '../../git/history.js';
-import { findRepo, resolveCommit, similarTags } from '../../builds/git.js';
-import { deadlineIn } from '../../time/deadlines.js';
+import { historyOf } from '../../git/history.js';
 import { watchSignals } from '../../run/signals.js';
 import {
   bisectExitCode,
@@ -35,12 +31,8 @@ import { readHarnessFile } from '../input.js';
 import { argvOf, realSteps } from '../bisect-steps.js';
 import type { CliCommand, CommandDeps, ParsedArgs } from '../command.js';
 import { CONFIG, FRESH } from './options.js';
+import { intOption, lineOf, passedOn, treeOf } from '../bisect-input.js';
 import { run } from './run.js';
-
-/** bisect's own options: what is not passed on to each try's run. */
-const OWN = ['good', 'bad', 'check', 'source', 'tries', 'max-skips', 'resume', 'replay'] as const;
-/** Run flags a bisect keeps for itself: its own JUnit and JSON (each try writes its own under the bisect's folder). */
-const KEPT = ['junit', 'report-json', 'help'] as const;
 
 export const bisect: CliCommand = {
   name: 'bisect',
@@ -102,12 +94,6 @@ export const bisect: CliCommand = {
   positionals: { what: 'scenario', max: 1, complete: 'scenario' },
   run: bisectCommand,
 };
-
-interface Line {
-  args: ParsedArgs;
-  dir?: string;
-  earlier: Awaited<ReturnType<typeof readEvents>>;
-}
 
 async function bisectCommand(given: ParsedArgs, deps: CommandDeps): Promise<number> {
   const line = await lineOf(given, deps);
@@ -282,157 +268,4 @@ async function bisectCommand(given: ParsedArgs, deps: CommandDeps): Promise<numb
   deps.out(`${renderBisectSummary(report).join('\n')}\n`);
   deps.out(`reports: ${[junit, json, join(dir, 'report.html'), join(dir, 'git-bisect.log')].join(' ')}\n`);
   return bisectExitCode(outcome.result);
-}
-
-/** The line to judge: as given, or (--resume) the one the folder's bisect started with, and the events it logged. */
-async function lineOf(args: ParsedArgs, deps: CommandDeps): Promise<Line> {
-  const v = args.values;
-  const earlier: Line['earlier'] = [];
-  if (typeof v['resume'] === 'string') {
-    const dir = resolve(deps.cwd, v['resume'] as string);
-    const others = Object.keys(v).filter((k) => k !== 'resume');
-    const inputs = await readInputs(dir);
-    const problems: ConfigProblem[] = [];
-    if (!inputs)
-      problems.push({
-        field: '--resume',
-        value: v['resume'],
-        message: 'holds no bisect (no bisect-inputs.json from reboot-harness bisect)',
-        fix: 'give the folder a bisect printed on its first line (<reports-dir>/bisect-<id>)',
-      });
-    if (others.length || args.positionals.length)
-      problems.push({
-        field: '--resume',
-        value: [...args.positionals, ...others.map((o) => `--${o}`)],
-        message: 'takes nothing else: the folder holds the line the bisect started with',
-        fix: 'give --resume <folder> alone',
-      });
-    if (problems.length) throw new ConfigError(problems);
-    return {
-      args: { command: 'bisect', rawArgs: args.rawArgs, positionals: [inputs!.scenario], values: inputs!.values },
-      dir,
-      earlier: await readEvents(join(dir, BISECT_LOG)),
-    };
-  }
-  if (typeof v['replay'] === 'string') {
-    const events = await readEvents(resolve(deps.cwd, v['replay'] as string));
-    if (!events.length)
-      throw new ConfigError([
-        {
-          field: '--replay',
-          value: v['replay'],
-          message: 'is no bisect log (no event in it)',
-          fix: 'give the bisect-log.jsonl of an earlier bisect',
-        },
-      ]);
-    return { args, earlier: events };
-  }
-  return { args, earlier };
-}
-
-function intOption(
-  raw: unknown,
-  field: string,
-  def: number,
-  min: number,
-  max: number,
-  problems: ConfigProblem[],
-): number {
-  if (raw === undefined) return def;
-  const n = Number(raw);
-  if (!/^\d+$/.test(String(raw)) || n < min || n > max) {
-    problems.push({
-      field,
-      value: raw,
-      message: `must be a whole number from ${min} to ${max}`,
-      fix: `e.g. ${field} ${def}`,
-    });
-    return def;
-  }
-  return n;
-}
-
-/** The run flags each try takes: bisect's own options and its reports out; the lab's snapshot before any Nomad ran. */
-function passedOn(v: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(v))
-    if (!(OWN as readonly string[]).includes(k) && !(KEPT as readonly string[]).includes(k)) out[k] = x;
-  // Note: a newer build's client state must never be opened by an older one: every try starts from VMs no Nomad ran on
-  if (out['warm-snapshot'] === undefined && !out['fresh']) out['warm-snapshot'] = 'before-nomad';
-  return out;
-}
-
-/** The source tree and the two refs' commits, or the problems (the nearest tags for a ref git does not know). */
-async function treeOf(
-  source: string,
-  deps: CommandDeps,
-  v: Record<string, unknown>,
-  problems: ConfigProblem[],
-): Promise<{ gitDir: string; good: string; bad: string } | undefined> {
-  if (!source.startsWith('git:')) {
-    problems.push({
-      field: '--source',
-      value: source,
-      message: 'is not a source tree spec',
-      fix: 'write git:<dir>, e.g. --source git:~/src/nomad',
-    });
-    return undefined;
-  }
-  const raw = source.slice(4);
-  if (raw.includes('@'))
-    problems.push({
-      field: '--source',
-      value: source,
-      message: 'names a ref; bisect takes the refs from --good and --bad',
-      fix: `write --source git:${raw.split('@')[0]}`,
-    });
-  const dir = resolve(deps.cwd, raw.split('@')[0]!.replace(/^~(?=\/|$)/, deps.env['HOME'] ?? '~'));
-  const o = { deadline: deadlineIn(30_000) };
-  const repo = await findRepo(dir, o);
-  if ('error' in repo) {
-    problems.push({
-      field: '--source',
-      value: source,
-      message: `is not a git repository (${repo.error})`,
-      fix: 'give git:<dir> of a clone of hashicorp/nomad',
-    });
-    return undefined;
-  }
-  if (repo.workTree) {
-    const changed = await trackedChanges(repo.workTree, o);
-    if (changed.length)
-      problems.push({
-        field: '--source',
-        value: source,
-        message: `has uncommitted changes (${changed.length} file${changed.length === 1 ? '' : 's'}: ${changed.slice(0, 3).join(', ')}${changed.length > 3 ? ', …' : ''})`,
-        fix: 'commit or stash them: bisect builds commits, never the work tree, and a result on a dirty tree is easily misread',
-      });
-  }
-  const commits: Record<string, string | undefined> = {};
-  for (const name of ['good', 'bad']) {
-    const ref = v[name];
-    if (typeof ref !== 'string' || !ref) continue;
-    commits[name] = await resolveCommit(repo.gitDir, ref, o);
-    if (!commits[name]) {
-      const near = await similarTags(repo.gitDir, ref, o);
-      problems.push({
-        field: `--${name}`,
-        value: ref,
-        message: `names no commit in ${dir}`,
-        fix: near.length
-          ? `the nearest tags: ${near.join(', ')}`
-          : 'give a tag, a branch or a commit of the tree (git log --oneline)',
-      });
-    }
-  }
-  if (commits['good'] && commits['good'] === commits['bad'])
-    problems.push({
-      field: '--good/--bad',
-      value: [v['good'], v['bad']],
-      message: `name the same commit (${commits['good'].slice(0, 10)})`,
-      fix: 'give the last ref where the check behaved one way as --good and the first where it behaved the other way as --bad',
-    });
-  return commits['good'] && commits['bad']
-    ? { gitDir: repo.gitDir, good: commits['good'], bad: commits['bad'] }
-    : undefined;
 }
