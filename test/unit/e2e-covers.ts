@@ -14,7 +14,7 @@ const VM_RUN = [
   'lib/ssh',
   'lib/lab',
   'lib/vagrant',
-  'lib/config/faults.ts',
+  'lib/faults',
   'lib/config/schema.ts',
   'vms',
   'test/helpers/real-nomad.ts',
