@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { FAULTS } from '../../lib/faults/registry.js';
 import type { RebootKind } from '../../lib/model/kinds.js';
 import { notInPlaceReason } from '../../lib/checks/whole-alloc.js';
+import { SENTINEL_CHECKS } from '../../lib/scenario/sentinel-steps.js';
 import { runCli } from './cli-child.js';
 import { vmSkipReason } from './vm-prereqs.js';
 
@@ -158,6 +159,12 @@ const MAY_FAIL_EVIDENCE: Record<string, RegExp> = {
   'task-netns': /the API's address \(none\)|holding \(no address\)/,
 };
 
+/**
+ * The sentinels every Nomad scenario ends with (no agent crashed, no forbidden log line, the fault took effect, the
+ * servers agree): no fault and no build of this tier is meant to break them, so each must pass; a failure is a finding.
+ */
+const SENTINELS: readonly string[] = SENTINEL_CHECKS.map((c) => c.id);
+
 /** The checks judged per restored task (and the agent's own resources): a fault that restores nothing skips them. */
 const IN_PLACE_ONLY = ['task-dirs', 'task-netns', 'task-env', 'alloc-exec', 'agent-resources'];
 
@@ -168,6 +175,7 @@ const IN_PLACE_ONLY = ['task-dirs', 'task-netns', 'task-env', 'alloc-exec', 'age
  * - a host reboot before 1.9.4: the restore fails (duplicate IP), so the alloc, its task and HTTP fail with it; nothing
  *   was restored in place, so the per-task checks and unique-ips (no live alloc holds an address) are skipped; no-leaks
  *   varies (1.9.3 sometimes has already torn the failed alloc's state down when the run looks, sometimes not);
+ * - the sentinels (no-agent-crash, agent-log-invariants, fault-exercised, servers-agree) pass after every fault;
  * - a fault that restores nothing in place (a partition): the per-task checks and agent-resources are skipped;
  * - otherwise changelogFailures fail, changelogMayFail vary, everything else passes.
  */
@@ -184,6 +192,11 @@ export function expectedVerdicts(
   for (const id of ids) {
     const skipWhy = jobSkips[id];
     if (skipWhy) out.set(id, { status: 'skipped', why: skipWhy });
+    else if (SENTINELS.includes(id))
+      out.set(id, {
+        status: 'passed',
+        why: `a sentinel: no fault or build of the e2e tier is meant to break it (${kind})`,
+      });
     else if (restoreFails(b, kind)) {
       if (['alloc-restored', 'task-restarted', 'http-reachable', 'no-duplicate-ip'].includes(id))
         out.set(id, { status: 'failed', why: 'the restore fails with the duplicate-IP error before 1.9.4' });

@@ -242,7 +242,10 @@ t.test(
       r.summary.runs[0].error.message,
       /the box nomad-reboot-harness\/bookworm-docker has no Docker, which --driver docker needs/,
     );
-    t.match(r.summary.runs[0].error.detail, /vms\/build-box\.ts --docker/);
+    t.match(
+      r.summary.runs[0].error.detail,
+      /build the Docker box with `npm run harness -- setup --docker` and run with --box nomad-reboot-harness\/bookworm-docker/,
+    );
     t.ok(r.s.lab.destroyed, 'the lab was torn down');
     t.same([...r.s.nomad.cluster.jobs.keys()], [], 'no job was registered');
   },

@@ -67,9 +67,9 @@ t.test('commands and flags', async (t) => {
 });
 
 t.test(
-  '--scenarios <dir> (issue 13) is an option of run, compare, matrix and list, and of no other command',
+  '--scenarios <dir> (issue 13) is an option of run, compare, bisect, matrix and list, and of no other command',
   async (t) => {
-    for (const c of ['run', 'compare', 'matrix', 'list'] as const) {
+    for (const c of ['run', 'compare', 'bisect', 'matrix', 'list'] as const) {
       t.equal(optionsOf(c).get('scenarios')?.type, 'string', `${c} takes --scenarios`);
       t.equal(parseCli([c, '--scenarios', './mine']).values['scenarios'], './mine', `${c} --scenarios ./mine`);
     }
@@ -81,7 +81,7 @@ t.test(
     for (const c of ['doctor', 'setup', 'destroy', 'merge', 'build'] as const)
       t.notOk(optionsOf(c).has('scenarios'), `not ${c}`);
     t.match(usageError(['doctor', '--scenarios', 'x']).problems, [
-      { field: '--scenarios', message: /option of `run`, `compare`, `matrix`, `list`/ },
+      { field: '--scenarios', message: /option of `run`, `compare`, `bisect`, `matrix`, `list`, not of `doctor`/ },
     ]);
     t.match(helpText('list'), /--scenarios <value>\s+directory of your own scenario files/);
   },
@@ -100,7 +100,7 @@ t.test('an unknown command is a usage error naming it, with the nearest command'
   const e = usageError(['rnu', '--keep']);
   t.equal(e.exitCode, 2);
   t.match(e.problems, [
-    { field: 'command', value: 'rnu', fix: /did you mean "run"\? use one of: run, compare, matrix, list/ },
+    { field: 'command', value: 'rnu', fix: /did you mean "run"\? use one of: run, compare, bisect, matrix, list/ },
   ]);
   t.match(e.message, /"rnu"/);
   t.match(usageError(['--keep']).problems, [{ value: '--keep' }], 'a flag before any command');

@@ -24,7 +24,11 @@ t.test(
       t.equal(await main(argv, p.deps), 2, argv.join(' '));
       const err = p.err();
       t.match(err, /\.\/harness\.yaml \(read by default\): is a directory/, `${argv[0]}: the file`);
-      t.match(err, /--cpus: is an option of `run`, `compare`, `matrix`, not of/, `${argv[0]}: the command line`);
+      t.match(
+        err,
+        /--cpus: is an option of `run`, `compare`, `bisect`, `matrix`, not of/,
+        `${argv[0]}: the command line`,
+      );
       t.same(p.effects, [], 'nothing done');
     }
     const d = probe(t.testdir({}), {}, { doctor: async () => 0 });

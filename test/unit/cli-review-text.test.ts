@@ -8,9 +8,16 @@ import { detectAccel, diskItem, driverItem, toolDown } from '../../lib/cli/docto
 import { pathProblem } from '../../lib/cli/paths.js';
 import { renderLabs } from '../../lib/cli/labs.js';
 import { FIELDS } from '../../lib/config/table.js';
+import { labConfigRules } from '../../lib/lab/providers.js';
 
 const problemsOf = (o: { file?: unknown; flags?: Record<string, unknown>; env?: Record<string, string> }) => {
-  const r = resolveConfig({ file: o.file, env: o.env ?? {}, flags: o.flags ?? {}, knownChecks: [] });
+  const r = resolveConfig({
+    file: o.file,
+    env: o.env ?? {},
+    flags: o.flags ?? {},
+    knownChecks: [],
+    labRules: labConfigRules,
+  });
   return r.ok ? [] : r.problems;
 };
 const text = (ps: ReturnType<typeof problemsOf>) => new ConfigError(ps).message;

@@ -24,9 +24,13 @@ const ids = (m: Map<string, Want>, x: string) =>
     .map(([id]) => id)
     .sort();
 
-t.test('1.9.3 panic (rbvoz06f9c5616: 3 passed, 5 failed, 6 skipped)', async (t) => {
+/** The four sentinels every Nomad scenario judges since the real runs below were recorded: each must pass. */
+const SENTINELS = ['agent-log-invariants', 'fault-exercised', 'no-agent-crash', 'servers-agree'];
+
+t.test('1.9.3 panic (rbvoz06f9c5616: 3 passed, 5 failed, 6 skipped; the sentinels since, passed)', async (t) => {
   const m = expectedVerdicts(b('v1.9.3'), 'panic', IDS, SHIPPED_JOB_SKIP_WHY);
-  t.same(ids(m, 'passed'), ['agent-resources', 'client-rebooted', 'node-back']);
+  t.same(ids(m, 'passed'), ['agent-resources', 'client-rebooted', 'node-back', ...SENTINELS].sort());
+  t.match(m.get('fault-exercised'), { why: /a sentinel/ }, 'not "not affected by the failed restore": held always');
   t.same(ids(m, 'failed'), ['alloc-restored', 'http-reachable', 'no-duplicate-ip', 'task-restarted']);
   t.same(ids(m, 'either'), ['no-leaks'], 'no-leaks: stale or already released');
   t.same(ids(m, 'skipped'), ['alloc-exec', 'services', 'task-dirs', 'task-env', 'task-netns', 'unique-ips']);
@@ -44,12 +48,20 @@ t.test('agent-kill: the CHANGELOG failures fail, the possible ones vary, the res
   t.same(ids(expectedVerdicts(b('v2.0.5'), 'agent-kill', IDS, {}), 'passed'), [...IDS].sort());
 });
 
-t.test('partition (faults: replaced; partition-services: 9 passed, 5 skipped)', async (t) => {
-  const m = expectedVerdicts(b('v1.10.5'), 'partition', IDS, {});
-  t.same(ids(m, 'skipped'), ['agent-resources', 'alloc-exec', 'task-dirs', 'task-env', 'task-netns']);
-  t.equal(ids(m, 'passed').length, 9);
-  t.match(m.get('task-dirs'), { why: /partition restores nothing on the client/ });
-});
+t.test(
+  'partition (faults: replaced; partition-services: 9 passed, 5 skipped; the sentinels since, passed)',
+  async (t) => {
+    const m = expectedVerdicts(b('v1.10.5'), 'partition', IDS, {});
+    t.same(ids(m, 'skipped'), ['agent-resources', 'alloc-exec', 'task-dirs', 'task-env', 'task-netns']);
+    t.equal(ids(m, 'passed').length, 9 + SENTINELS.length);
+    t.same(
+      SENTINELS.filter((id) => ids(m, 'passed').includes(id)),
+      SENTINELS,
+      'the sentinels among them',
+    );
+    t.match(m.get('task-dirs'), { why: /partition restores nothing on the client/ });
+  },
+);
 
 t.test('graceful on 1.11.3: task-dirs fails (GH-28345), the rest pass', async (t) => {
   const m = expectedVerdicts(b('v1.11.3'), 'graceful', IDS, {});

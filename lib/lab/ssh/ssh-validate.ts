@@ -59,7 +59,8 @@ export function sshConfigProblems(config: HarnessConfig, { file, roles: used, gi
       out.push({
         field: `${file}: lab.hosts.${r}s`,
         value: undefined,
-        message: 'is required with lab.provider: ssh',
+        // Note: the provider may come from a flag or env with no file at all: the problem says where it came from
+        message: `is required with lab.provider: ssh (set by ${givenBy('lab.provider') ?? 'the default'})`,
         fix:
           `list the ${r} hosts under lab.hosts, e.g. ${r}s: [{address: 10.0.0.5, user: admin, key: ~/.ssh/id_ed25519}] ` +
           `(one host may also be given as ${r}: {address, user, key})`,
