@@ -154,7 +154,7 @@ t.test('a single-value flag given twice, and a flag no scenario of the session r
     [
       ['run', '--nomad', 'A', '--nomad', 'B'],
       [
-        /--nomad: is given more than once and takes one value \(got \["A","B"\]; fix: give --nomad once \(only --expect can be repeated\)\)/,
+        /--nomad: is given more than once and takes one value \(got \["A","B"\]; fix: give --nomad once \(only --expect, --job can be repeated\)\)/,
       ],
     ],
     [['run', '--nomad', 'A', '--json', '--json=false'], [/--json: is given more than once/]],
