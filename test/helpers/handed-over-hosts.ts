@@ -257,7 +257,11 @@ export async function assertVmTier(t: Test, lab: HostsLab, dir: string): Promise
   };
   const noReset = await cli(lab.config(dir), '--reboot', 'hard');
   t.equal(noReset.code, 2, 'hard reboot without lab.hard_reset_command: exit 2');
-  t.match(noReset.out, /reboot\.kind[^\n]*needs lab\.hard_reset_command/, 'names the field and the fix');
+  t.match(
+    noReset.out,
+    /reboot\.kind[^\n]*cannot do hard: no lab\.hard_reset_command[^\n]*fix: set lab\.hard_reset_command/,
+    'names the field and the fix',
+  );
   const keyless = await cli(lab.config(dir, { client: { key: '/nonexistent/key' } }));
   t.equal(keyless.code, 2, 'a missing key: exit 2');
   t.match(keyless.out, /lab\.hosts\.client\.key[^\n]*cannot be read (\([A-Z]+\) )?\(got "\/nonexistent\/key"/);
