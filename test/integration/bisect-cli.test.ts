@@ -16,6 +16,10 @@ import { standInPerRun, type StandInBuild } from '../helpers/stand-in-env.js';
 import { bisectFixture, linearHistory, type Fixture } from '../helpers/bisect-fixture.js';
 import { validateJUnit } from '../helpers/junit-schema.js';
 
+// Note: each bisect here is dozens of git calls and, in bisect-cli, a stand-in run per try: seconds alone, a minute or
+// more on 2 loaded cores (tap's default is 60 s a file)
+t.setTimeout(5 * 60_000);
+
 /** Builds write `behaviour` of the commit to <dir>/builds/<commit>/nomad; `broken` does not compile. */
 function fixtureBuilds(fx: Fixture, dir: string): { layer: BuildLayer; built: string[] } {
   const built: string[] = [];

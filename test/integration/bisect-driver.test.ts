@@ -12,6 +12,10 @@ import { appendEvent, gitBisectLog, readEvents } from '../../lib/bisect/log.js';
 import type { BisectBuild, BisectTry } from '../../lib/model/bisect.js';
 import { bisectFixture, linearHistory, type Fixture } from '../helpers/bisect-fixture.js';
 
+// Note: each bisect here is dozens of git calls and, in bisect-cli, a stand-in run per try: seconds alone, a minute or
+// more on 2 loaded cores (tap's default is 60 s a file)
+t.setTimeout(5 * 60_000);
+
 /** Builds read `main.go` and `behaviour` at the commit; runs follow `behaviour` (flaky:n fails every n-th try). */
 function fakeRunner(fx: Fixture, o: { interruptAfterRuns?: number; controller?: AbortController } = {}) {
   // Note: read once from the tree (real git), then answered from memory: a process per question is slow under load
