@@ -162,7 +162,7 @@ t.test('bad input, every problem at once, before any build or run (exit 2)', asy
   t.match(r.err, /--bad: names no commit/);
   t.match(r.err, /--check: is not a check of bridge-exec-reboot .*did you mean task-dirs\?/);
   t.match(r.err, /--tries: must be a whole number from 1 to 20/);
-  t.match(r.err, /--nomad: is not taken by bisect/);
+  t.match(r.err, /--nomad: is an option of .*not of `bisect`/);
   t.same(r.built, [], 'nothing built');
   t.equal(r.runs.length, 0, 'nothing run');
   const same = await bisect(t, fx, ['--good', 'v1.9.3', '--bad', fx.shas[0]!, '--check', 'task-dirs']);

@@ -29,10 +29,14 @@ import { checkSession, newRunId, readSession } from '../session-command.js';
 import { userScenarios } from '../session-input.js';
 import { readHarnessFile } from '../input.js';
 import { argvOf, realSteps } from '../bisect-steps.js';
-import type { CliCommand, CommandDeps, ParsedArgs } from '../command.js';
+import type { CliCommand, CommandDeps, ConfigFlag, ParsedArgs } from '../command.js';
 import { CONFIG, FRESH } from './options.js';
+import { FIELDS } from '../../config/table.js';
 import { intOption, lineOf, passedOn, treeOf } from '../bisect-input.js';
 import { run } from './run.js';
+
+/** The config flags bisect does not take: the builds. */
+const NOT_TAKEN = new Set(['nomad', 'nomad-binary', 'upgrade-to', 'upgrade-mode']);
 
 export const bisect: CliCommand = {
   name: 'bisect',
@@ -90,7 +94,22 @@ export const bisect: CliCommand = {
     CONFIG,
     FRESH,
   ],
-  configFlags: 'all run flags',
+  // Note: every run flag but the builds (each step's build comes from --source); --junit and --report-json name the
+  // bisect's own files
+  configFlags: FIELDS.flatMap((f): ConfigFlag[] =>
+    !f.flag || NOT_TAKEN.has(f.flag)
+      ? []
+      : f.flag === 'junit'
+        ? [
+            {
+              flag: f.flag,
+              doc: "the bisect's JUnit file (default <bisect folder>/junit.xml); each try writes its own",
+            },
+          ]
+        : f.flag === 'report-json'
+          ? [{ flag: f.flag, doc: "the bisect's JSON document (default <bisect folder>/bisect.json)" }]
+          : [f.flag],
+  ),
   positionals: { what: 'scenario', max: 1, complete: 'scenario' },
   run: bisectCommand,
 };
@@ -110,14 +129,6 @@ async function bisectCommand(given: ParsedArgs, deps: CommandDeps): Promise<numb
   need('check', "<id>, e.g. task-dirs (reboot-harness list shows each scenario's checks)");
   const tries = intOption(v['tries'], '--tries', 3, 1, 20, problems);
   const maxSkips = intOption(v['max-skips'], '--max-skips', 5, 1, 100, problems);
-  for (const f of ['nomad', 'nomad-binary', 'upgrade-to'])
-    if (v[f] !== undefined)
-      problems.push({
-        field: `--${f}`,
-        value: v[f],
-        message: 'is not taken by bisect: every step builds its commit from --source',
-        fix: `drop --${f}; name the tree with --source git:<dir> and the refs with --good and --bad`,
-      });
   const sourceText = typeof v['source'] === 'string' ? (v['source'] as string) : 'git:.';
   const tree = await treeOf(sourceText, deps, v, problems);
   // The check must be one the scenario judges.
