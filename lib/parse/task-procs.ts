@@ -36,7 +36,7 @@ export const TASK_PROCS_COMMAND = [
 ].join('\n');
 
 /** What TASK_PROCS_COMMAND saw: the task processes and the namespaces (named ones and the ones tasks are in). */
-export interface TaskProcsRead {
+interface TaskProcsRead {
   processes: TaskProcess[];
   netns: NetnsRec[];
 }

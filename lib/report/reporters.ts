@@ -74,7 +74,7 @@ export function finals(s: SessionReport): RunRecord[] {
 }
 
 /** A path as seen from a folder, with forward slashes. */
-export function relativeTo(dir: string, path: string): string {
+function relativeTo(dir: string, path: string): string {
   return relative(resolve(dir), resolve(path)).split(sep).join('/');
 }
 

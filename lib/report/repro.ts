@@ -32,7 +32,7 @@ const SAME_INPUT: Record<string, string[]> = {
   '--nomad-binary': ['--nomad', '--nomad-binary'],
 };
 
-export interface ReproInput {
+interface ReproInput {
   /** what is re-run, after the CLI entry: ['run', <scenario>], ['compare', <scenario>], ['matrix', <file>, '--cell', <key>] */
   argv: readonly string[];
   /** the session's argv after the command name, whose input flags are passed on ([] passes none) */
