@@ -1,5 +1,5 @@
 // Classifies what became of each alloc across the reboot: restored, replaced (and why), failed or unknown. Pure.
-import { eventLine, eventsOf, iso, oneLine } from './result.js';
+import { eventLine, eventsOf, oneLine } from './result.js';
 import type { AllocSnap, RebootEvidence, TaskEventRec } from '../model/evidence.js';
 import { faultKind } from '../faults/registry.js';
 import { latestOf, replacementOf } from '../model/replacement.js';
@@ -294,9 +294,4 @@ export function classifyAll(e: RebootEvidence): AllocOutcomeResult[] {
 /** "web.web[0] 1a2b3c4d" for detail lines. */
 export function allocLabel(r: { allocId: string; name: string }): string {
   return `${r.name || '(unnamed)'} ${r.allocId.slice(0, 8)}`;
-}
-
-/** When the reboot was requested, for messages. */
-export function rebootAt(e: RebootEvidence): string {
-  return iso(e.reboot.requestedAt);
 }
