@@ -140,9 +140,3 @@ export async function installNomad(
   await run('starting nomad', `sh -c ${quote('systemctl daemon-reload && systemctl enable --now nomad.service')}`);
   return { version, config: files.hcl };
 }
-
-/** The first line of `nomad version` without the "Nomad " prefix, e.g. "v1.9.3". Pure. */
-export function parseNomadVersion(text: string): string | undefined {
-  const m = /^Nomad (v\d+\.\d+\.\d+\S*)/m.exec(text);
-  return m?.[1];
-}
