@@ -61,7 +61,7 @@ export function formatProblem(p: ConfigProblem): string {
  * Control characters and bidirectional overrides as \uXXXX escapes: a key or value from a file must not set the
  * terminal's title, colour the line or reverse it.
  */
-export function escapeControls(text: string): string {
+function escapeControls(text: string): string {
   return text.replace(
     /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g,
     (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
@@ -69,10 +69,10 @@ export function escapeControls(text: string): string {
 }
 
 /** The longest value a problem echoes whole (escaped); a longer one is shown as its start and its length. */
-export const SHOWN_MAX = 120;
+const SHOWN_MAX = 120;
 
 /** A problem's value already put into words (an excerpt), shown as it is instead of as JSON. */
-export class Shown {
+class Shown {
   constructor(readonly text: string) {}
   toJSON(): string {
     return this.text;

@@ -44,7 +44,8 @@ import {
   waitForReachable,
 } from '../lib/scenario/job-steps.js';
 import { buildDockerImage, DOCKER_BOX, DOCKER_IMAGE } from '../lib/cluster/docker-image.js';
-import { DEFAULTS, type TaskDriver } from '../lib/config/schema.js';
+import { DEFAULTS } from '../lib/config/schema.js';
+import type { TaskDriver } from '../lib/model/kinds.js';
 import { ConfigError, HarnessError } from '../lib/errors.js';
 import { startEventRecorder, type EventRecorder } from '../lib/scenario/event-recorder.js';
 import { withTransientFailures } from '../lib/checks/transient.js';

@@ -8,7 +8,7 @@ import type { BisectDirection, BisectTry, CommitInfo, CulpritFlags, StepDecision
 /** The answer is inconclusive below this confidence. */
 export const MIN_CONFIDENCE = 0.66;
 /** A passing verdict must leave at most this chance that the failure was there but did not show. */
-export const MISS_BOUND = 0.05;
+const MISS_BOUND = 0.05;
 
 /**
  * Passing tries a "pass" needs: the smallest k with (1-p)^k <= 0.05, at most `cap` (--tries); 1 when p is 1.
@@ -38,7 +38,7 @@ export function directionOf(oldFails: boolean, newFails: boolean): BisectDirecti
 }
 
 /** What a commit's tries so far decide: a side, skip, or "try again". */
-export type TriesOutcome =
+type TriesOutcome =
   | { done: true; decision: StepDecision; probability: number; reason: string }
   | { done: false; reason: string };
 

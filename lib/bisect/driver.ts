@@ -393,5 +393,5 @@ export function termOf(decision: StepDecision, direction: BisectDirection | unde
   return decision === 'new' ? 'bad' : 'good';
 }
 
-export const short = (sha: string): string => sha.slice(0, 10);
+const short = (sha: string): string => sha.slice(0, 10);
 const firstLine = (s: string | undefined): string => (s ?? '').trim().split('\n').at(-1) ?? '';

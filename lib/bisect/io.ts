@@ -3,7 +3,7 @@
 import type { BisectBuild, BisectResult, BisectStep, BisectTry, CommitInfo } from '../model/bisect.js';
 
 /** The questions the bisect asks git (lib/git/history.ts, bound to the source tree). */
-export interface BisectHistory {
+interface BisectHistory {
   isAncestor(a: string, b: string): Promise<boolean>;
   mergeBase(a: string, b: string): Promise<string | undefined>;
   bisectOrder(newest: string, olds: readonly string[]): Promise<string[]>;

@@ -8,8 +8,8 @@ import type { BisectStep, BisectDirection } from '../model/bisect.js';
 import { termOf } from './driver.js';
 
 export const BISECT_LOG = 'bisect-log.jsonl';
-export const BISECT_INPUTS = 'bisect-inputs.json';
-export const GIT_BISECT_LOG = 'git-bisect.log';
+const BISECT_INPUTS = 'bisect-inputs.json';
+const GIT_BISECT_LOG = 'git-bisect.log';
 /** Schema id of the inputs file and of each log line's document. */
 export const BISECT_LOG_SCHEMA = 'nomad-reboot-harness/bisect-log@1';
 

@@ -6,7 +6,7 @@ import { ANY_EXIT_CODE, runCommand, type RunCommand } from '../exec/run.js';
 import { deadlineIn, type Deadline } from '../time/deadlines.js';
 import { parseNomadVersion } from '../parse/go-tools.js';
 
-export interface ElfInfo {
+interface ElfInfo {
   ok: boolean;
   /** x86-64, arm64, x86, arm, … or what the file is instead (mach-o, zip, script, …) */
   arch: string;
@@ -17,7 +17,7 @@ export interface ElfInfo {
 }
 
 /** How many leading bytes inspectElf needs. */
-export const HEADER_BYTES = 64;
+const HEADER_BYTES = 64;
 
 const MACHINES: Record<number, string> = {
   62: 'x86-64',
@@ -115,7 +115,7 @@ const BUILD_FIX = 'pass a Linux amd64 nomad binary (e.g. pkg/linux_amd64/nomad f
 export const VERSION_PROBE_MS = 15_000;
 
 /** A Nomad build as proved on the host: its ELF header and what `<build> version` said. */
-export interface NomadBuildInfo extends ElfInfo {
+interface NomadBuildInfo extends ElfInfo {
   version: string;
   revision: string;
 }

@@ -13,7 +13,7 @@ export interface GitOptions {
 }
 
 /** A repository as found from a directory: a work tree (top level) or a bare git dir. */
-export interface Repo {
+interface Repo {
   gitDir: string;
   workTree: string | undefined;
 }

@@ -14,7 +14,7 @@ export const HASHICORP_KEY_FILE = fileURLToPath(new URL('./hashicorp-release-key
 /** Its primary key fingerprint: a signature must come from this key when the shipped key file is used. */
 export const HASHICORP_FINGERPRINT = 'C874011F0AB405110D02105534365D9472D7468F';
 
-export interface VerifyOptions {
+interface VerifyOptions {
   /** armored or binary public key file(s) trusted for this check */
   keyFile: string;
   /** the primary key fingerprint the signature must come from (the shipped key's; none for a mirror's own key) */

@@ -8,7 +8,7 @@ import type { Logger } from '../log/events.js';
 export type Fetch = typeof globalThis.fetch;
 
 /** The server could not be reached at all (refused, DNS, TLS, reset, deadline): exit 3, naming the alternatives. */
-export class ReleasesUnreachableError extends HarnessError {
+class ReleasesUnreachableError extends HarnessError {
   constructor(url: string, why: string, cause?: unknown) {
     super(`cannot reach the releases site for ${url}: ${why}`, {
       exitCode: EXIT.INFRA,

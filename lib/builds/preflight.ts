@@ -9,7 +9,7 @@ import { tailLines } from '../exec/escape.js';
 import { parseNomadVersion, type NomadVersion } from '../parse/go-tools.js';
 
 /** How long `nomad version` may take: it prints and exits at once; 15 s allows a cold disk under load. */
-export const VERSION_TIMEOUT_MS = 15_000;
+const VERSION_TIMEOUT_MS = 15_000;
 
 const FIX =
   'give a linux/amd64 Nomad build: a release version (1.9.7), a source tree git:<dir>[@<ref>], ' +

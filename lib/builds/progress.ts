@@ -4,9 +4,9 @@ import { formatMs } from '../errors.js';
 import type { Logger } from '../log/events.js';
 
 /** How often a running phase says it is still running (a Nomad compile takes minutes). */
-export const HEARTBEAT_MS = 30_000;
+const HEARTBEAT_MS = 30_000;
 
-export interface Phases {
+interface Phases {
   /** run one phase: "[2/5] name", then "[2/5] name: done in 12.3s" (or the error propagates, after a line) */
   run<T>(name: string, fn: (note: (s: string) => void) => Promise<T>): Promise<T>;
   /** total time so far */

@@ -16,7 +16,7 @@ export interface Raise {
  * A Go tool put first on PATH for `go generate`, built in a throwaway module (so its deps can be raised). Which package
  * and version is read from the tree (the makefile's tools target); the profile only names the command.
  */
-export interface ToolRule {
+interface ToolRule {
   /** the command name generate scripts call */
   bin: string;
   /** dependencies raised, only as far as needed, when the Go here is newer than the generator was made for */

@@ -7,7 +7,7 @@ export type BuildSpec =
   | { kind: 'release'; version: string /* '1.9.3', '1.9.3+ent', 'latest' */ }
   | { kind: 'git'; dir: string; ref?: string };
 
-export interface ParseSpecOptions {
+interface ParseSpecOptions {
   /** is there a file (or anything) at this path? Lets `1.9.3` name a file of that name; default: nothing exists */
   exists?: (path: string) => boolean;
   /** the home directory, to expand a leading `~/` (the shell does not expand it after `git:`) */

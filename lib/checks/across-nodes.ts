@@ -6,7 +6,7 @@ import type { AllocSnap } from '../model/evidence.js';
 import type { ClusterEvidence } from '../model/cluster-evidence.js';
 import { LOST_NODE_DOWN } from './alloc-outcome.js';
 
-export type NodeOutcome = 'untouched' | 'restored' | 'migrated' | 'replaced' | 'failed' | 'lost' | 'missing';
+type NodeOutcome = 'untouched' | 'restored' | 'migrated' | 'replaced' | 'failed' | 'lost' | 'missing';
 
 export interface FollowedAlloc {
   allocId: string;
@@ -28,7 +28,7 @@ export interface FollowedAlloc {
 }
 
 const TERMINAL = new Set(['complete', 'failed', 'lost']);
-export const MIGRATING = 'alloc is being migrated';
+const MIGRATING = 'alloc is being migrated';
 const RESCHEDULED_FAILED = 'alloc was rescheduled because it failed';
 
 /** The machine a node is, else the node's short ID. */

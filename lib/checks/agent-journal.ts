@@ -26,7 +26,7 @@ export function journalTimeMs(line: string): number | undefined {
 }
 
 /** One line quoted: machine, boot, and the line itself (its time included), shortened. */
-export interface QuotedLine {
+interface QuotedLine {
   machine: string;
   boot: string;
   atMs?: number;
@@ -55,7 +55,7 @@ export function linesSince(agent: AgentJournalRead, sinceMs: number): QuotedLine
 }
 
 /** A crash: its first line and the lines right after it (the trace's head), for the report. */
-export interface CrashSeen {
+interface CrashSeen {
   first: QuotedLine;
   /** the lines following the first (goroutine header, the frames), at most TRACE_LINES */
   trace: string[];
@@ -82,7 +82,7 @@ export function crashesOf(agent: AgentJournalRead, sinceMs: number): CrashSeen[]
 }
 
 /** The text after journalctl's `<time> <host> <ident>[<pid>]: ` prefix (the whole line when it has none). */
-export function messageOf(line: string): string {
+function messageOf(line: string): string {
   const m = /^\S+\s+\S+\s+[^\s:]+(?:\[\d+\])?:\s(.*)$/.exec(line);
   return m ? m[1]! : line;
 }
@@ -140,7 +140,7 @@ export const SHIPPED_INVARIANTS: readonly LogInvariant[] = [
 ];
 
 /** A line the invariants catch, with the rule that caught it. */
-export interface InvariantHit {
+interface InvariantHit {
   line: QuotedLine;
   rule: LogInvariant;
 }

@@ -13,10 +13,10 @@ import type { CheckResult } from '../model/check.js';
  * check: at least FD_RISE_MIN fds and FD_RISE_PER_S a second of the window. Healthy real 1.9.7 agents rose 7 and 5 in
  * 30 s (0.2/s); one leaking plugin alone rises 1/s.
  */
-export const FD_RISE_PER_S = 0.5;
-export const FD_RISE_MIN = 10;
+const FD_RISE_PER_S = 0.5;
+const FD_RISE_MIN = 10;
 /** Plugin processes added over the window that fail it: the harness restarts no task meanwhile, so a healthy client starts none. */
-export const PLUGIN_RISE_LIMIT = 2;
+const PLUGIN_RISE_LIMIT = 2;
 
 export const AGENT_RESOURCES = resultCheck<RebootEvidence>(
   {

@@ -5,7 +5,7 @@ import type { TimelineEvent } from '../model/run.js';
 import { oneLine } from './result.js';
 
 /** One WARN or ERROR line of the agent. */
-export interface AgentLogLine {
+interface AgentLogLine {
   /** hclog's time, Unix ms */
   atMs: number;
   level: 'WARN' | 'ERROR';

@@ -1,13 +1,13 @@
 // Classifies what became of each alloc across the reboot: restored, replaced (and why), failed or unknown. Pure.
-import { eventLine, eventsOf, iso, oneLine } from './result.js';
+import { eventLine, eventsOf, oneLine } from './result.js';
 import type { AllocSnap, RebootEvidence, TaskEventRec } from '../model/evidence.js';
 import { faultKind } from '../faults/registry.js';
 import { latestOf, replacementOf } from '../model/replacement.js';
 import { disconnectHint, judgeDisconnected, lostUnderPolicy } from './disconnect-outcome.js';
 
-export type AllocOutcome = 'restored' | 'replaced' | 'failed' | 'unknown';
+type AllocOutcome = 'restored' | 'replaced' | 'failed' | 'unknown';
 
-export interface AllocOutcomeResult {
+interface AllocOutcomeResult {
   /** the alloc that was healthy before the reboot */
   allocId: string;
   /** its name, e.g. web.web[0] ("" when never observed) */
@@ -34,7 +34,7 @@ export interface AllocOutcomeResult {
 /** DesiredDescription the scheduler writes on allocs of a node marked down (nomad/structs/plan.go). */
 export const LOST_NODE_DOWN = 'alloc is lost since its node is down';
 /** The node event the leader writes when a node's heartbeat TTL ran out (nomad/heartbeat.go). */
-export const HEARTBEAT_MISSED = 'Node heartbeat missed';
+const HEARTBEAT_MISSED = 'Node heartbeat missed';
 
 /** Task event types that mean the task (or alloc setup) failed, besides events flagged FailsTask. */
 const FAILURE_TYPES = new Set([
@@ -76,7 +76,7 @@ export function allocEvents(e: RebootEvidence, alloc: AllocSnap | undefined, all
 }
 
 /** The newest event that failed a task, preferring the cause (`Setup Failure`) over its consequence (`Not Restarting`). */
-export function lastFailingEvent(events: TaskEventRec[]): TaskEventRec | undefined {
+function lastFailingEvent(events: TaskEventRec[]): TaskEventRec | undefined {
   const failing = [...events].reverse().filter((ev) => ev.failsTask || FAILURE_TYPES.has(ev.type));
   return failing.find((ev) => !CONSEQUENCE_TYPES.has(ev.type)) ?? failing[0];
 }
@@ -103,7 +103,7 @@ export function findReplacement(e: RebootEvidence, id: string): Replacement | un
 }
 
 /** Were all of the alloc's tasks started again after `sinceMs` (a Started event, or StartedAt moved past it)? */
-export function tasksStartedAfter(a: AllocSnap, events: TaskEventRec[], sinceMs: number): boolean {
+function tasksStartedAfter(a: AllocSnap, events: TaskEventRec[], sinceMs: number): boolean {
   const tasks = Object.entries(a.tasks);
   return (
     tasks.length > 0 &&
@@ -116,7 +116,7 @@ export function tasksStartedAfter(a: AllocSnap, events: TaskEventRec[], sinceMs:
 }
 
 /** Why the node went down, from its events and the run's heartbeat_grace; "" when it was not marked down. */
-export function nodeDownExplanation(e: RebootEvidence, old: AllocSnap | undefined): string {
+function nodeDownExplanation(e: RebootEvidence, old: AllocSnap | undefined): string {
   const sinceReboot = (ts: string): boolean => Date.parse(ts) >= e.reboot.requestedAt - 1000;
   const missed = (e.after.node?.events ?? []).filter(
     (ev) => ev.message === HEARTBEAT_MISSED && sinceReboot(ev.timestamp),
@@ -294,9 +294,4 @@ export function classifyAll(e: RebootEvidence): AllocOutcomeResult[] {
 /** "web.web[0] 1a2b3c4d" for detail lines. */
 export function allocLabel(r: { allocId: string; name: string }): string {
   return `${r.name || '(unnamed)'} ${r.allocId.slice(0, 8)}`;
-}
-
-/** When the reboot was requested, for messages. */
-export function rebootAt(e: RebootEvidence): string {
-  return iso(e.reboot.requestedAt);
 }

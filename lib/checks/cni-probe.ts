@@ -36,7 +36,7 @@ function listingLines(label: string, l: CniStateListing | undefined): string[] {
 }
 
 /** What one probe did, as evidence lines. */
-export function runEvidence(r: CniProbeRun): string[] {
+function runEvidence(r: CniProbeRun): string[] {
   return [
     `container id: ${r.containerId}; state dir: ${r.stateDir}`,
     `ADD before reboot: ${describeOutcome(r.first)}`,
@@ -47,7 +47,7 @@ export function runEvidence(r: CniProbeRun): string[] {
 }
 
 /** The probe of one state mode, or why there is none to judge. */
-export function probeOf(e: CniRebootEvidence, mode: CniStateMode): CniProbeRun | undefined {
+function probeOf(e: CniRebootEvidence, mode: CniStateMode): CniProbeRun | undefined {
   return e.runs.find((r) => r.mode === mode);
 }
 
@@ -63,11 +63,7 @@ export interface BothAdds {
  * A probe with both ADDs done, its outcomes and evidence; or the failed judgement that says why the probe proves
  * nothing (no probe of that mode, the first ADD failed, the second never ran).
  */
-export function probeWithSecond(
-  e: CniRebootEvidence,
-  mode: CniStateMode,
-  label: string,
-): BothAdds | { failed: Judgement } {
+function probeWithSecond(e: CniRebootEvidence, mode: CniStateMode, label: string): BothAdds | { failed: Judgement } {
   const run = probeOf(e, mode);
   if (!run) return { failed: judgement('failed', `no probe with state ${label} was run`, []) };
   const ev = runEvidence(run);

@@ -8,9 +8,9 @@
 import type { ProbeOutcome, ProbeSample, ProbeSeries } from '../model/cluster-evidence.js';
 
 /** A silence of at least this many probe deadlines counts as a gap. */
-export const SILENT_GAP_FACTOR = 2;
+const SILENT_GAP_FACTOR = 2;
 
-export interface Gap {
+interface Gap {
   service: string;
   /** Unix ms of the first tick with no answer */
   fromMs: number;
@@ -25,7 +25,7 @@ export interface Gap {
   evidence: 'down' | 'silent';
 }
 
-export interface ServiceContinuity {
+interface ServiceContinuity {
   service: string;
   ticks: number;
   /** ticks at which it answered */
@@ -62,7 +62,7 @@ export function outcomeOfError(error: string): Exclude<ProbeOutcome, 'answered'>
 }
 
 /** A sample's outcome: as recorded, else read from ok and its error (older records). */
-export function outcomeOf(s: ProbeSample): ProbeOutcome {
+function outcomeOf(s: ProbeSample): ProbeOutcome {
   if (s.outcome) return s.outcome;
   return s.ok ? 'answered' : outcomeOfError(s.error ?? 'no answer');
 }

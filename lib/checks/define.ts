@@ -55,11 +55,7 @@ export function judgeAll<E>(checks: readonly CheckDef<E>[], evidence: E): CheckR
  * Mark each failed result that a failed check's `explains` rule claims as that check's consequence (`causedBy`).
  * A result keeps the first cause that claims it, in the list's order; checks not in the list are left alone.
  */
-export function linkExplained<E>(
-  checks: readonly CheckDef<E>[],
-  results: readonly CheckResult[],
-  evidence: E,
-): CheckResult[] {
+function linkExplained<E>(checks: readonly CheckDef<E>[], results: readonly CheckResult[], evidence: E): CheckResult[] {
   const out = [...results];
   for (const cause of checks) {
     const own = out.find((r) => r.id === cause.id);

@@ -22,7 +22,7 @@ const SLACK_MS = 1000;
 const LOST_EARLY_SLACK_MS = 5000;
 
 /** What this module decides for one alloc (alloc-outcome.ts adds the alloc's id, name and replacement). */
-export interface DisconnectVerdict {
+interface DisconnectVerdict {
   outcome: 'restored' | 'replaced' | 'failed' | 'unknown';
   reason: string;
   /** the alloc went `unknown` after the disruption */
@@ -32,18 +32,18 @@ export interface DisconnectVerdict {
 }
 
 /** A replacement as alloc-outcome.ts found it. */
-export interface ReplacementSeen {
+interface ReplacementSeen {
   replacementId?: string;
   replacement?: AllocSnap;
 }
 
 /** The policy of the alloc's group in this run, when the evidence carries the job's policies. */
-export function groupPolicy(e: RebootEvidence, group: string): DisconnectPolicy | undefined {
+function groupPolicy(e: RebootEvidence, group: string): DisconnectPolicy | undefined {
   return e.disconnect?.find((p) => p.group === group);
 }
 
 /** When the alloc went `unknown` after the disruption (AllocStates), else its description while still unknown. */
-export function wentUnknownAt(e: RebootEvidence, a: AllocSnap): number | undefined {
+function wentUnknownAt(e: RebootEvidence, a: AllocSnap): number | undefined {
   const since = e.reboot.requestedAt - SLACK_MS;
   const state = (a.clientStatusStates ?? []).find((s) => s.status === 'unknown' && s.atMs >= since);
   if (state) return state.atMs;
@@ -51,7 +51,7 @@ export function wentUnknownAt(e: RebootEvidence, a: AllocSnap): number | undefin
 }
 
 /** `disconnect { lost_after = "2m" } of group web (Nomad 1.10+)`, or the group's lack of one. */
-export function policyText(p: DisconnectPolicy): string {
+function policyText(p: DisconnectPolicy): string {
   const line = p.line === '1.10+' ? 'Nomad 1.10+' : 'Nomad before 1.10';
   return p.written
     ? `${p.written} of group ${p.group} (${line})`

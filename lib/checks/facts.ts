@@ -3,7 +3,7 @@ import { allocBefore, classifyAll, classifyAllocOutcome, watchedAllocAfter } fro
 import type { AllocSnap, CniStateListing, Observation, RebootEvidence } from '../model/evidence.js';
 
 /** The two host-local state directories Nomad has used for bridge mode (before and after GH-24650). */
-export const CNI_STATE_DIRS = ['/var/run/cni/nomad', '/var/lib/cni/networks/nomad'] as const;
+const CNI_STATE_DIRS = ['/var/run/cni/nomad', '/var/lib/cni/networks/nomad'] as const;
 
 function ports(a: AllocSnap | undefined): string {
   return a && a.ports.length

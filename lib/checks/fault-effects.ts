@@ -8,7 +8,7 @@ import { FAULTS } from '../faults/registry.js';
 import type { VacuityProof } from '../faults/define.js';
 
 /** One thing a fault must have caused: what its kind proves (lib/faults), or a restore attempt after a reboot. */
-export type FaultProof =
+type FaultProof =
   | VacuityProof
   /** a restore attempt in the client agent's log after the fault (a client that ran allocs) */
   | { what: 'restore-line' };
@@ -24,7 +24,7 @@ export const FAULT_PROOFS: Readonly<Record<RebootKind, readonly FaultProof[]>> =
 ) as unknown as Record<RebootKind, readonly FaultProof[]>;
 
 /** How many times systemd restarts the agent for each fault of a kind (agent-kill: SIGKILL, Restart=on-failure). */
-export function agentRestartsOf(kind: RebootKind): number {
+function agentRestartsOf(kind: RebootKind): number {
   return FAULT_PROOFS[kind].filter((p) => p.what === 'agent-restarted').length;
 }
 
@@ -41,7 +41,7 @@ export function rebootedHost(faults: readonly FaultEffectSeen[], machine: string
 }
 
 /** What one proof's rule found: it applies (else why not), it was seen, and the line that shows it. */
-export interface EffectSeen {
+interface EffectSeen {
   /** the proof in a few words: "new boot id", "agent restarted", "node down", "mark powered off", "restore attempt" */
   effect: string;
   /** absent: the proof applies to this fault; else why it does not (a short partition, a server without allocs) */

@@ -10,7 +10,7 @@ import type { RebootEvidence } from '../model/evidence.js';
 import type { CheckDef, CheckResult, FaultSeen } from '../model/check.js';
 
 /** The durations a partition is judged by. */
-export interface FaultContext {
+interface FaultContext {
   heartbeatGraceS: number;
   /** how long the partition held (measured; the configured time when not measured) */
   partitionForS: number;

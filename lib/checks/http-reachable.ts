@@ -45,7 +45,7 @@ function judgeReachable(e: RebootEvidence): Judgement {
   return judgement('passed', msg, evidence, perAlloc);
 }
 
-export type ProbeTarget = 'bridge' | 'host-port' | 'other';
+type ProbeTarget = 'bridge' | 'host-port' | 'other';
 
 function urlParts(url: string): { host: string; port: number | undefined } | undefined {
   try {
@@ -71,7 +71,7 @@ export function probeTarget(p: HttpProbe, allocs: (AllocSnap | undefined)[]): Pr
 }
 
 /** One evidence line per probe. */
-export function probeLine(p: HttpProbe, target: ProbeTarget): string {
+function probeLine(p: HttpProbe, target: ProbeTarget): string {
   const what = p.kind === 'tcp' ? 'TCP connect' : 'GET';
   const got =
     p.kind === 'tcp'

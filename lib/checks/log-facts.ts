@@ -5,7 +5,7 @@
 import { oneLine } from './result.js';
 
 /** The lines quoted, by fact key. */
-export const LOG_FACT_PATTERNS: Readonly<Record<string, string>> = {
+const LOG_FACT_PATTERNS: Readonly<Record<string, string>> = {
   'client.log.network_check_failed': 'network configuration check failed',
   'client.log.failed_to_restore_task': 'failed to restore task',
 };
@@ -18,7 +18,7 @@ const HCLOG = /(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z)\s+\[\w+\]\s+(.*)$/;
 const JOURNAL = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d{4})\s/;
 
 /** One quoted line: its time (hclog's own, else journald's) and its message from the logger name on. */
-export function quoteLogLine(line: string): string {
+function quoteLogLine(line: string): string {
   const h = HCLOG.exec(line);
   if (h) return `${h[1]} ${oneLine(h[2]!)}`.slice(0, 300);
   const j = JOURNAL.exec(line);

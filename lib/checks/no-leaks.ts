@@ -46,12 +46,12 @@ function judgeNoLeaks({ leaks, evidence, live }: Leftovers, e: RebootEvidence): 
 }
 
 /** Nomad's default bridge (client `bridge_network_name`). */
-export const NOMAD_BRIDGE = 'nomad';
+const NOMAD_BRIDGE = 'nomad';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const short = (id: string): string => id.slice(0, 8);
 
 /** One thing left over: a reservation (with the alloc it names), an alloc-named namespace, or surplus veths. */
-export interface Leak {
+interface Leak {
   kind: 'reservation' | 'netns' | 'veths' | 'firewall';
   /** the alloc ID a reservation or namespace names */
   owner?: string;
@@ -61,7 +61,7 @@ export interface Leak {
 }
 
 /** What is left over after the reboot, with the evidence lines and the number of live allocs on the node. */
-export interface Leftovers {
+interface Leftovers {
   leaks: Leak[];
   evidence: string[];
   live: number;

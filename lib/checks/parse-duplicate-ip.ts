@@ -1,6 +1,6 @@
 // Pure parser for the CNI host-local "duplicate allocation" error, wherever it is wrapped (task event, journal line).
 
-export interface DuplicateIpError {
+interface DuplicateIpError {
   /** the address host-local refused to hand out twice */
   ip: string;
   /** the container (Nomad alloc) ID it says already holds it; may be truncated ("2976d256-...") in quoted samples */
@@ -8,7 +8,7 @@ export interface DuplicateIpError {
 }
 
 /** The text every wrapping keeps (plugins: backend/allocator/allocator.go). */
-export const DUPLICATE_ALLOCATION = 'duplicate allocation is not allowed';
+const DUPLICATE_ALLOCATION = 'duplicate allocation is not allowed';
 
 // `<IP> has been allocated to <ID>, duplicate allocation is not allowed`; IPv4 or IPv6; IDs may be quoted in escaped logs.
 const PATTERN = /([0-9A-Fa-f.:]+) has been allocated to \\?"?([^\s,"\\]+)\\?"?, duplicate allocation is not allowed/;

@@ -1,7 +1,7 @@
 // Which probe a mapped port gets: the job may say per port label with group or job meta
 // `reboot_harness_probe_<label> = "http" | "tcp" | "none"`; otherwise labels starting with "http" get HTTP, others TCP. Pure.
 
-export type ProbeKind = 'http' | 'tcp' | 'none';
+type ProbeKind = 'http' | 'tcp' | 'none';
 /** Probe kinds per task group, then per port label, as read from the job. */
 export type ProbeKinds = Record<string, Record<string, ProbeKind>>;
 

@@ -24,9 +24,9 @@ export const SERVERS_AGREE = defineCheck<WithSentinels>({
 });
 
 /** How the servers compare: the same state, one behind (not converged in the bound), or different at one index. */
-export type ServersVerdict = 'equal' | 'lagging' | 'diverged' | 'unreadable';
+type ServersVerdict = 'equal' | 'lagging' | 'diverged' | 'unreadable';
 
-export interface ServersComparison {
+interface ServersComparison {
   verdict: ServersVerdict;
   /** why, one short line each (empty when equal) */
   reasons: string[];

@@ -25,14 +25,14 @@ export function checkTaskNetns(e: RebootEvidence): Judgement {
 }
 
 /** Why an alloc of a host-mode group is not judged: it shares the host's network, with no namespace of its own. */
-export function hostModeSkip(e: Pick<RebootEvidence, 'hostGroups'>, a: AllocSnap): string | undefined {
+function hostModeSkip(e: Pick<RebootEvidence, 'hostGroups'>, a: AllocSnap): string | undefined {
   return e.hostGroups?.includes(a.taskGroup)
     ? `group "${a.taskGroup}" runs in host network mode: no network namespace of its own to judge`
     : undefined;
 }
 
 /** The alloc's namespace: the one named by its ID (Nomad's own), else the one holding its address (docker's pause). */
-export function allocNetns(h: TaskHostState, a: AllocSnap): { ns?: NetnsRec; how: string } {
+function allocNetns(h: TaskHostState, a: AllocSnap): { ns?: NetnsRec; how: string } {
   const named = h.netns.find((n) => n.names.includes(a.id));
   if (named) return { ns: named, how: `/var/run/netns/${a.id}` };
   const holding = a.address ? h.netns.find((n) => n.addrs.some((x) => x.cidr.split('/')[0] === a.address)) : undefined;

@@ -14,7 +14,7 @@ const TRANSIENT_CHECK = ALLOC_RESTORED;
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** One evidence line: which instance the fault ended, its exit code, and the restart that followed. */
-export function endedByFaultLine(e: EndedByFault, faultName: string): string {
+function endedByFaultLine(e: EndedByFault, faultName: string): string {
   const code = e.exitCode !== undefined ? `exit ${e.exitCode}, ` : '';
   const restart = e.restart
     ? `; restarted by the restart policy at ${iso(e.restartedAtMs!)} (${e.restart.replace(/^alloc \S+ task \S+: /, '')})`
@@ -25,7 +25,7 @@ export function endedByFaultLine(e: EndedByFault, faultName: string): string {
   );
 }
 
-export interface FaultContext {
+interface FaultContext {
   /** when the fault was requested (Unix ms) */
   sinceMs: number;
   /** whether the fault ends the tasks (a reboot) or leaves them running (an agent kill, a short partition) */

@@ -3,7 +3,7 @@
 // before/after read cannot see. The recorder (lib/scenario/event-recorder.ts) feeds it; checks may quote it.
 
 /** The fields of a Nomad stream event read here (lib/parse/event-stream-frames.ts StreamEvent has them all). */
-export interface EventRecord {
+interface EventRecord {
   Topic: string;
   Type: string;
   Key: string;
@@ -146,7 +146,7 @@ export function transitionsFrom(events: readonly ReceivedEvent[]): Transition[] 
 }
 
 /** An alloc (or one of its tasks) that failed after `sinceMs` and later came back. */
-export interface TransientFailure {
+interface TransientFailure {
   allocId: string;
   task?: string;
   failedAtMs: number;
@@ -187,7 +187,7 @@ export function transientFailures(
 }
 
 /** What followed the fault, task by task and alloc by alloc (restartsAfter). */
-export interface RestartsAfter {
+interface RestartsAfter {
   /** failures after the fault that the same alloc or task recovered from: a restore that needed a restart */
   transient: TransientFailure[];
   /** task instances the fault itself ended, reported only when the client recovered them: not failures */

@@ -54,7 +54,7 @@ function judgeUnique(e: RebootEvidence): Judgement {
 }
 
 /** Is the alloc live: running and desired to run? */
-export function isLive(a: AllocSnap): boolean {
+function isLive(a: AllocSnap): boolean {
   return a.clientStatus === 'running' && a.desiredStatus === 'run';
 }
 

@@ -15,7 +15,7 @@
 //   If NO check failed, a synthetic verdict `scenario-expected-failure` ("unexpected pass", NOT met) is appended.
 import type { CheckResult, Expectation, Verdict } from '../model/check.js';
 
-export interface Expectations {
+interface Expectations {
   /** `--expect` for the whole scenario */
   scenario?: Expectation;
   /** per check ID; wins over `scenario` */

@@ -19,7 +19,7 @@ import type { RebootKind } from '../model/kinds.js';
  * Does the client restore its allocs in place after this kind: a host reboot (the tasks start again from the client's
  * state) or an agent restart (the agent reattaches to running tasks)? A partition leaves the agent and its tasks alone.
  */
-export function restoresInPlace(kind: RebootKind): boolean {
+function restoresInPlace(kind: RebootKind): boolean {
   return faultOutcome(kind).restoresInPlace;
 }
 
@@ -30,7 +30,7 @@ export function notInPlaceReason(kind: RebootKind): string | undefined {
 }
 
 /** One alloc the whole-alloc checks judge: restored in place (with its state after the fault), or why not. */
-export interface JudgedAlloc {
+interface JudgedAlloc {
   allocId: string;
   name: string;
   /** the alloc after the fault when it was restored in place */
@@ -40,7 +40,7 @@ export interface JudgedAlloc {
 }
 
 /** Every watched alloc: restored ones to judge, the others with the reason alloc-restored gives. */
-export function judgedAllocs(e: RebootEvidence): JudgedAlloc[] {
+function judgedAllocs(e: RebootEvidence): JudgedAlloc[] {
   return classifyAll(e).map((o) =>
     o.outcome === 'restored' && o.current
       ? { allocId: o.allocId, name: o.name, restored: o.current }
@@ -91,7 +91,7 @@ const PARTS: {
 };
 
 /** How a per-task whole-alloc check judges, given the part of the whole-alloc read it needs (`P`). */
-export interface PerTask<P> {
+interface PerTask<P> {
   /** the evidence lines above the allocs' */
   head: (part: P) => string[];
   /** the task lines of one restored alloc */

@@ -14,7 +14,7 @@ const OWN = ['good', 'bad', 'check', 'source', 'tries', 'max-skips', 'resume', '
 /** Run flags a bisect keeps for itself: its own JUnit and JSON (each try writes its own under the bisect's folder). */
 const KEPT = ['junit', 'report-json', 'help'] as const;
 
-export interface Line {
+interface Line {
   args: ParsedArgs;
   dir?: string;
   earlier: Awaited<ReturnType<typeof readEvents>>;

@@ -18,7 +18,7 @@ import type { BuildLayer } from './deps.js';
 import type { CommandDeps, ParsedArgs } from './command.js';
 
 /** What a step needs from the bisect command: where, what, and how a `run` is started. */
-export interface StepContext {
+interface StepContext {
   deps: CommandDeps;
   builds: BuildLayer;
   config: HarnessConfig;

@@ -157,7 +157,7 @@ export function renderText(outcomes: readonly SpecOutcome[]): string {
 }
 
 /** Machine output: every spec with its build (and report properties) or its error. */
-export function renderJson(outcomes: readonly SpecOutcome[]): string {
+function renderJson(outcomes: readonly SpecOutcome[]): string {
   const builds = outcomes.map((o) =>
     'error' in o
       ? {

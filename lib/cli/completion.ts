@@ -3,7 +3,7 @@
 import { HELP, optionsOf, type CliCommand, type Positionals } from './command.js';
 
 /** One option as shell completion sees it: its names, whether it takes a value, the values it allows. */
-export interface CompletionOption {
+interface CompletionOption {
   name: string;
   short?: string;
   takesValue: boolean;
@@ -49,7 +49,7 @@ export function completionSpec(commands: readonly CliCommand[]): CompletionComma
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 export type Shell = (typeof SHELLS)[number];
 
-export interface CompletionCommand {
+interface CompletionCommand {
   name: string;
   doc: string;
   /** what goes after the command: a scenario, a command, files, or one of some words */
@@ -59,7 +59,7 @@ export interface CompletionCommand {
   options: CompletionOption[];
 }
 
-export interface CompletionInput {
+interface CompletionInput {
   commands: readonly CompletionCommand[];
   /** the shipped scenario names, offered where a scenario goes */
   scenarios: readonly string[];

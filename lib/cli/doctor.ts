@@ -24,14 +24,14 @@ export interface DoctorItem {
 }
 
 /** The box vms/build-box.ts builds. */
-export const DEFAULT_BOX = 'nomad-reboot-harness/bookworm';
+const DEFAULT_BOX = 'nomad-reboot-harness/bookworm';
 /** One lab (2 VMs) needs about 600 MB of images plus logs; 3 GiB leaves room for a box rebuild's image step. */
-export const MIN_DISK_BYTES = 3 * 1024 ** 3;
+const MIN_DISK_BYTES = 3 * 1024 ** 3;
 /** Two VMs of 768 MB plus QEMU's TCG cache (~570 MB RSS each under emulation). */
-export const MIN_MEM_BYTES = 2 * 1024 ** 3;
+const MIN_MEM_BYTES = 2 * 1024 ** 3;
 const SETUP = 'reboot-harness setup   (or: sudo npx tsx vms/setup-host.ts)';
 
-export type Accel = { driver: 'kvm' | 'qemu'; detail: string };
+type Accel = { driver: 'kvm' | 'qemu'; detail: string };
 
 /** Decide hardware virtualization vs software emulation from /proc/cpuinfo, /dev/kvm and the loaded modules (/sys/module names). Pure. */
 export function detectAccel(cpuinfo: string, devKvm: boolean, modules: readonly string[]): Accel {
@@ -62,7 +62,7 @@ const item = (name: string, ok: boolean, detail: string, fix = ''): DoctorItem =
   fix: ok ? '' : fix,
 });
 
-export interface DoctorOptions {
+interface DoctorOptions {
   deadline: Deadline;
   /** where runs keep their Vagrant dirs and reports */
   workDir: string;

@@ -6,7 +6,7 @@ import type { ConfigProblem } from '../errors.js';
 import { providerFor } from '../lab/providers.js';
 
 /** The namespace files `ip netns` keeps. */
-export const NETNS_DIR = '/run/netns';
+const NETNS_DIR = '/run/netns';
 
 /** A problem per lab.hosts_netns that names no namespace here (once per name). */
 export async function hostsNetnsProblems(

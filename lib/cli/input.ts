@@ -20,7 +20,7 @@ export interface HarnessFile {
 }
 
 /** Where a command's problems came from; each list may be empty. The order is the order they are told in. */
-export interface InputProblems {
+interface InputProblems {
   /** the command line's own (unknown options, words too many) */
   argv?: readonly ConfigProblem[];
   /** harness.yaml or another input file that cannot be read or parsed */

@@ -17,10 +17,10 @@ import type { ParsedArgs } from './command.js';
 import type { CliDeps } from './deps.js';
 
 /** Schema id of `list-labs --json`. */
-export const LABS_JSON_SCHEMA = 'nomad-reboot-harness/labs/v1';
+const LABS_JSON_SCHEMA = 'nomad-reboot-harness/labs/v1';
 
 /** kept: a run's lab left by --keep (or by a run killed before its teardown, or one running now); warm: parked. */
-export type LabKind = 'kept' | 'warm' | 'orphan';
+type LabKind = 'kept' | 'warm' | 'orphan';
 
 export interface LabEntry {
   id: string;

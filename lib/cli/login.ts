@@ -20,7 +20,7 @@ import type { CliDeps } from './deps.js';
 const SSH_CONFIG = 'ssh-config';
 
 /** What `login` runs: a program and its argv. */
-export interface LoginCommand {
+interface LoginCommand {
   file: string;
   args: string[];
   /** which machine, for the line printed before */
@@ -107,11 +107,7 @@ function notKept(labs: readonly LabEntry[], workDir: string, why: string): Harne
 }
 
 /** Work out what `login` runs; every usage problem is thrown before anything is started. */
-export async function loginCommandFor(
-  args: ParsedArgs,
-  config: HarnessConfig,
-  env: CliDeps['env'],
-): Promise<LoginCommand> {
+async function loginCommandFor(args: ParsedArgs, config: HarnessConfig, env: CliDeps['env']): Promise<LoginCommand> {
   const [id, wanted, ...extra] = args.positionals;
   const command = typeof args.values['command'] === 'string' ? (args.values['command'] as string) : undefined;
   const problems: ConfigProblem[] = [];

@@ -6,7 +6,7 @@ import { dirname, resolve } from 'node:path';
 import type { ConfigProblem } from '../errors.js';
 
 /** What the path must be: a directory (made when missing), or a file (written, replaced when present). */
-export type PathKind = 'dir' | 'file';
+type PathKind = 'dir' | 'file';
 
 export interface OutputPath {
   /** the flag or key named in a problem, e.g. "--reports-dir" */
@@ -86,7 +86,7 @@ export async function pathProblem(p: OutputPath, cwd: string): Promise<ConfigPro
  * Output paths that collide: a file given twice (one report would overwrite the other), or a file where another
  * flag needs a directory (the path itself, or a folder above it). Pure: compares the resolved paths.
  */
-export function collisionProblems(paths: readonly OutputPath[], cwd: string): ConfigProblem[] {
+function collisionProblems(paths: readonly OutputPath[], cwd: string): ConfigProblem[] {
   const out: ConfigProblem[] = [];
   const seen = new Set<string>();
   for (const [i, a] of paths.entries())

@@ -1,8 +1,6 @@
 // The scenario registry: every scenario file, and the text of `reboot-harness list`.
 import { ConfigError, type ConfigProblem } from '../errors.js';
-import type { HarnessConfig } from '../config/schema.js';
 import type { Scenario } from '../run/scenario.js';
-import { nomadJobConverter, type JobConverter } from '../cluster/job-convert.js';
 import bridgeExecReboot from '../../scenarios/bridge-exec-reboot.js';
 import cniIpamReboot from '../../scenarios/cni-ipam-reboot.js';
 import upgradeInPlace from '../../scenarios/upgrade-in-place.js';
@@ -66,20 +64,4 @@ export async function loadUserScenarios(
     field,
   });
   return { extra: scenarios, problems };
-}
-
-/**
- * Before anything is created: every scenario's own config problems at once (exit 2), including those a tool finds (the
- * user's job parsed by the Nomad build on the host), then the extra build (upgrade_to) is an ELF we can run.
- */
-export async function preflightScenarios(
-  scenarios: readonly Scenario[],
-  config: HarnessConfig,
-  checkBinary?: (path: string, field?: string) => Promise<void>,
-  convertJob: JobConverter = nomadJobConverter(),
-): Promise<void> {
-  const problems = scenarios.flatMap((s) => s.validate?.(config) ?? []);
-  for (const s of scenarios) problems.push(...((await s.preflight?.(config, { convertJob })) ?? []));
-  if (problems.length) throw new ConfigError(problems);
-  if (config.upgradeTo && checkBinary) await checkBinary(config.upgradeTo, '--upgrade-to');
 }

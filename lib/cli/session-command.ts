@@ -60,7 +60,7 @@ export interface SessionRequest {
 }
 
 /** A session read and planned, its problems not yet judged. */
-export interface ReadSession {
+interface ReadSession {
   res: PlanResult;
   harness: HarnessFile | undefined;
   /** harness.yaml and the command's own files that could not be read */
@@ -90,7 +90,7 @@ export async function readSession(req: SessionRequest): Promise<ReadSession> {
 }
 
 /** A plan with nothing wrong in its input, and what executing it needs. */
-export interface CheckedSession {
+interface CheckedSession {
   plan: Plan;
   extra: Scenario[];
   logger: Logger;

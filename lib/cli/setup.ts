@@ -15,7 +15,7 @@ export { TSX_LOADER } from '../exec/tsx.js';
 /** vms/setup-host.ts's exit code for a missing prerequisite or a bad argument (tools/steps.ts EXIT_USAGE). */
 const SCRIPT_EXIT_PREREQUISITE = 2;
 
-export interface SetupOptions {
+interface SetupOptions {
   deadline: Deadline;
   logger?: Logger;
   /** network namespace for libvirtd; undefined = do not start the lab host */

@@ -13,7 +13,7 @@ import { CNI_PLUGINS } from './cni-plugins.js';
 import { tsxArgv } from '../exec/tsx.js';
 
 /** vms/build-cni-plugins.ts in this checkout (a zx script, run by this Node with tsx's loader). */
-export const CNI_BUILD_SCRIPT = fileURLToPath(new URL('../../vms/build-cni-plugins.ts', import.meta.url));
+const CNI_BUILD_SCRIPT = fileURLToPath(new URL('../../vms/build-cni-plugins.ts', import.meta.url));
 /** Where the script finds Go when it is not on PATH (the official tarball's place). */
 const GO_FALLBACK = '/usr/local/go/bin/go';
 

@@ -11,7 +11,7 @@ export const CNI_PLUGINS = ['bridge', 'firewall', 'host-local', 'loopback', 'por
 /** cni_path in vms/templates/client.hcl. */
 export const CNI_DIR = '/opt/cni/bin';
 /** The harness's own state on an existing host: the manifest and the plugins it replaced. */
-export const HOST_STATE_DIR = '/var/lib/nomad-reboot-harness';
+const HOST_STATE_DIR = '/var/lib/nomad-reboot-harness';
 /** The manifest in the state dir, one line per install step:
  * `added <path>`, `replaced <path> <backup>`, `created <dir>`. */
 export const manifestOf = (stateDir: string): string => `${stateDir}/cni-manifest`;

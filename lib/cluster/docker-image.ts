@@ -50,7 +50,7 @@ export function imageBuildScript(image: string = DOCKER_IMAGE): string {
   ].join('\n');
 }
 
-export interface DockerImageInfo {
+interface DockerImageInfo {
   /** `docker version` of the daemon, e.g. "20.10.24+dfsg1" */
   serverVersion: string;
   /** the image ID (sha256:…) */

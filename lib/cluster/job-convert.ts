@@ -6,7 +6,7 @@ import type { ExecResult } from '../model/lab.js';
 import { deadlineIn } from '../time/deadlines.js';
 
 /** The outcome of one conversion: Nomad's JSON job, or the message Nomad printed. */
-export type ConvertResult = { ok: true; job: unknown } | { ok: false; message: string };
+type ConvertResult = { ok: true; job: unknown } | { ok: false; message: string };
 
 /** Convert a job file to JSON with a Nomad build; injectable (the stand-in tier has no Nomad binary on the host). */
 export type JobConverter = (o: {
@@ -16,7 +16,7 @@ export type JobConverter = (o: {
 }) => Promise<ConvertResult>;
 
 /** How long parsing one job file may take (a local parse; seconds at most). */
-export const CONVERT_TIMEOUT_MS = 30_000;
+const CONVERT_TIMEOUT_MS = 30_000;
 
 /** The -var flags for HCL variables, in a stable order. */
 export function varFlags(vars: Record<string, string | number | boolean>): string[] {

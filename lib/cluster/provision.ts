@@ -7,7 +7,7 @@ import { checkNomadBinary } from '../builds/binary.js';
 import { readTemplate } from './templates.js';
 import { renderTemplate } from './render.js';
 
-export type AgentRole = 'server' | 'client';
+type AgentRole = 'server' | 'client';
 
 /**
  * Template values: private_ip always; server_ips (every server's address: a client lists them all, a server of
@@ -15,7 +15,7 @@ export type AgentRole = 'server' | 'client';
  * network_interface (client) the interface holding private_ip, eth1 on the lab's VMs; node_name the slot name (the
  * role in a pair); bootstrap_expect (server) how many servers form the Raft cluster.
  */
-export interface AgentVars {
+interface AgentVars {
   private_ip: string;
   network_interface?: string;
   server_ip?: string;
@@ -32,9 +32,9 @@ const RPC_PORT = 4647;
 /** Default server heartbeat_grace: longer than a client reboot under emulation, so allocs are restored (seed procedure). */
 export const DEFAULT_HEARTBEAT_GRACE = '5m';
 /** The lab VMs' private network (eth0 is Vagrant's management network). */
-export const DEFAULT_NETWORK_INTERFACE = 'eth1';
+const DEFAULT_NETWORK_INTERFACE = 'eth1';
 /** DEBUG shows the CNI and restore decisions in the client journal (evidence). */
-export const DEFAULT_LOG_LEVEL = 'DEBUG';
+const DEFAULT_LOG_LEVEL = 'DEBUG';
 
 export const REMOTE = {
   binary: '/usr/local/bin/nomad',
@@ -46,9 +46,9 @@ export const REMOTE = {
 } as const;
 
 /** Kernel modules bridge networking needs, loaded now and at every boot. */
-export const BRIDGE_MODULES = ['bridge', 'br_netfilter'] as const;
+const BRIDGE_MODULES = ['bridge', 'br_netfilter'] as const;
 /** Sysctls from Nomad's install docs (bridge traffic through iptables), persisted for the reboot. */
-export const BRIDGE_SYSCTLS = [
+const BRIDGE_SYSCTLS = [
   'net.bridge.bridge-nf-call-arptables',
   'net.bridge.bridge-nf-call-ip6tables',
   'net.bridge.bridge-nf-call-iptables',
@@ -103,7 +103,7 @@ export function renderAgentFiles(
   };
 }
 
-export interface InstallResult {
+interface InstallResult {
   /** `nomad version` output, trimmed (e.g. "Nomad v1.9.3\nBuildDate …\nRevision …") */
   version: string;
   /** the rendered agent config (evidence) */
@@ -139,10 +139,4 @@ export async function installNomad(
   await run('loading bridge modules and sysctls', `sh -c ${quote(bridgePrereqScript())}`);
   await run('starting nomad', `sh -c ${quote('systemctl daemon-reload && systemctl enable --now nomad.service')}`);
   return { version, config: files.hcl };
-}
-
-/** The first line of `nomad version` without the "Nomad " prefix, e.g. "v1.9.3". Pure. */
-export function parseNomadVersion(text: string): string | undefined {
-  const m = /^Nomad (v\d+\.\d+\.\d+\S*)/m.exec(text);
-  return m?.[1];
 }

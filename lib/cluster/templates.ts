@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 /** vms/templates in this checkout, found relative to this module. */
 export const TEMPLATE_DIR = fileURLToPath(new URL('../../vms/templates/', import.meta.url));
 
-export type TemplateName = 'server.hcl' | 'client.hcl' | 'nomad.service';
+type TemplateName = 'server.hcl' | 'client.hcl' | 'nomad.service';
 
 /** The text of one template from vms/templates. */
 export async function readTemplate(name: TemplateName, dir: string = TEMPLATE_DIR): Promise<string> {

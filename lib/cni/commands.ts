@@ -5,7 +5,7 @@ import { bridgeNetConfig, type BridgeConfigOptions } from './config.js';
 /** Where the probe script is installed on the VM (not /tmp: it is cleaned at boot, and the probe runs after a reboot). */
 export const CNI_PROBE_REMOTE_PATH = '/usr/local/lib/nomad-reboot-harness/cni-probe.sh';
 
-export interface ProbeCall {
+interface ProbeCall {
   /** command line (run with sudo) */
   cmd: string;
   /** network config JSON for the plugin's stdin */

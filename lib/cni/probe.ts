@@ -44,9 +44,6 @@ async function cniOp(machine: Machine, op: 'add' | 'del', opts: CniCallOptions):
 /** CNI ADD (no IP requested, as Nomad on restore). */
 export const cniAdd = (machine: Machine, opts: CniCallOptions): Promise<CniOutcome> => cniOp(machine, 'add', opts);
 
-/** CNI DEL (cleanup; releases the reservation). */
-export const cniDel = (machine: Machine, opts: CniCallOptions): Promise<CniOutcome> => cniOp(machine, 'del', opts);
-
 /** Delete the probe netns, the state dirs and the bridge: a clean slate. */
 export async function cniReset(
   machine: Machine,

@@ -14,7 +14,7 @@ function at(defaults: unknown, path: readonly string[]): unknown {
  * (`20s`, `1m`, `30m`), lists and maps as JSON. One writer for docs/config.md and `--help`, so neither says `60` where
  * the other says `1m`.
  */
-export function plainDefault(path: readonly string[], value: unknown): string | undefined {
+function plainDefault(path: readonly string[], value: unknown): string | undefined {
   if (value === undefined || value === null) return undefined;
   if (value === '') return '""';
   if (typeof value === 'number' && /S$/.test(path.at(-1) ?? '')) return value === 0 ? '0s' : goDurationOf(value);

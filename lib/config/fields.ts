@@ -2,7 +2,7 @@
 import type { ConfigProblem } from '../errors.js';
 
 /** A bad part of a structured value (one entry of a list): `at` is appended to the field, e.g. "[1].address". */
-export interface BadPart {
+interface BadPart {
   at: string;
   value: unknown;
   message: string;
@@ -285,7 +285,7 @@ export const httpUrl = described(
 const JUMP = /^(?:([A-Za-z0-9._-]+)@)?([A-Za-z0-9._-]+|\[[0-9a-fA-F:]+\])(?::(\d{1,5}))?$/;
 
 /** The parts of a jump host spec. */
-export interface JumpParts {
+interface JumpParts {
   user: string | undefined;
   host: string;
   port: number | undefined;
@@ -299,7 +299,7 @@ export function splitJump(spec: string): JumpParts | undefined {
 }
 
 /** A jump host as ssh -J takes one: [user@]host[:port]. */
-export const jumpHost = described(
+const jumpHost = described(
   (raw: unknown): Parsed =>
     typeof raw === 'string' && splitJump(raw)
       ? ok(raw.trim())

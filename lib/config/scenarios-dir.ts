@@ -2,7 +2,7 @@
 // named on the command line may live there, and resolving the config needs to know its checks).
 import { FIELDS } from './table.js';
 
-export interface ScenariosDirSources {
+interface ScenariosDirSources {
   file: unknown;
   fileName?: string;
   env: Record<string, string | undefined>;

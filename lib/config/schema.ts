@@ -13,7 +13,6 @@ export const PROVIDER_NAMES = ['libvirt', 'virtualbox', 'ssh'] as const;
 export type ProviderName = (typeof PROVIDER_NAMES)[number];
 
 export { TASK_DRIVERS, UPGRADE_MODES } from '../model/kinds.js';
-export type { ArtifactsPolicy, RebootKind, TaskDriver, UpgradeMode } from '../model/kinds.js';
 
 /** One existing machine (lab.provider: ssh); what is missing is reported by resolveConfig. */
 export interface HostSpec {

@@ -9,7 +9,7 @@ export function configTopology(config: Pick<HarnessConfig, 'lab'>): Topology {
 
 /** QEMU itself beside the guest's memory and the translation cache (vm-lab.md: ~570 MiB RSS per VM with a 256 MiB
  * cache while the guest used ~150 MiB). */
-export const QEMU_BASE_MB = 160;
+const QEMU_BASE_MB = 160;
 /** QEMU's translation cache when lab.tb_cache_mb is 0 (its default, 1 GiB, nearly all resident). */
 const QEMU_DEFAULT_TB_CACHE_MB = 1024;
 

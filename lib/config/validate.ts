@@ -48,7 +48,7 @@ export interface ConfigAt {
 export type LabConfigRules = (config: HarnessConfig, at: ConfigAt) => ConfigProblem[];
 
 /** On problems, `config` still holds every value that was valid (the planner checks what it can of the rest). */
-export type ConfigResult =
+type ConfigResult =
   | { ok: true; config: HarnessConfig }
   | { ok: false; problems: ConfigProblem[]; config: HarnessConfig };
 

@@ -2,7 +2,7 @@
 // re-run inside the lab's network namespace. The second spawn path of lib/exec, through execa like the first.
 import { HarnessError } from '../errors.js';
 
-export interface AttachedOptions {
+interface AttachedOptions {
   /** added to the inherited environment */
   env?: Record<string, string | undefined>;
   /** the child gets its own process group; the signals below are forwarded to it once each */

@@ -2,7 +2,7 @@
 // process (lib/log/redact.ts), not here.
 
 /** Default number of stderr lines kept in an error message. */
-export const TAIL_LINES = 20;
+const TAIL_LINES = 20;
 
 /** The last `n` non-empty lines of `text` (stderr tail for errors), trimmed of trailing whitespace. */
 export function tailLines(text: string, n: number = TAIL_LINES): string {

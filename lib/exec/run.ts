@@ -6,7 +6,7 @@ import type { Logger } from '../log/events.js';
 import { tailLines } from './escape.js';
 import type { ExecResult } from '../model/lab.js';
 
-export interface RunOptions {
+interface RunOptions {
   deadline: Deadline;
   cwd?: string;
   /** added to the inherited environment */

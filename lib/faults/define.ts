@@ -10,8 +10,6 @@ import type { MachineRole } from '../model/topology.js';
  * `power-off-all`: every machine of the lab powered off at the same moment, then on in a chosen order.
  */
 export type LabCapability = 'guest-shell' | 'power-reset' | 'power-off' | 'power-off-all';
-export const LAB_CAPABILITIES: readonly LabCapability[] = ['guest-shell', 'power-reset', 'power-off', 'power-off-all'];
-
 /** Why a kind cannot be done under a config, and what to set for it (no fix: nothing makes it possible). */
 export interface Refusal {
   reason: string;

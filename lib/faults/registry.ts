@@ -103,7 +103,7 @@ export interface LabOffer {
 }
 
 /** What a scenario offers the faults. */
-export interface ScenarioOffer {
+interface ScenarioOffer {
   name: string;
   hasNomadAgent: boolean;
 }

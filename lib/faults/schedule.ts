@@ -11,11 +11,11 @@ import { clientSlots, serverSlots, type Topology } from '../model/topology.js';
 import { FAULTS } from './registry.js';
 
 /** The target words a schedule adds to --target's: one machine of a role, picked by the seed. */
-export const PICK_WORDS = ['any-client', 'any-server'] as const;
-export type PickWord = (typeof PICK_WORDS)[number];
+const PICK_WORDS = ['any-client', 'any-server'] as const;
+type PickWord = (typeof PICK_WORDS)[number];
 
 /** One step as written: its kind, target (absent: the run's), own options, and the wait after it. */
-export interface ScheduleStep {
+interface ScheduleStep {
   fault: RebootKind;
   target: TargetSpec | { kind: 'pick'; word: PickWord } | undefined;
   /** the kind's own options, at their config paths under `reboot` (e.g. partitionForS) */

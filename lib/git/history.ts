@@ -6,7 +6,7 @@ import { deadlineIn, type Deadline } from '../time/deadlines.js';
 import type { CommitInfo } from '../model/bisect.js';
 import { changelogIssues, prOf } from '../parse/git-commit.js';
 
-export interface HistoryOptions {
+interface HistoryOptions {
   deadline: Deadline;
   run?: RunCommand;
 }
@@ -19,14 +19,14 @@ async function git(gitDir: string, args: string[], o: HistoryOptions) {
 }
 
 /** Whether `a` is an ancestor of `b` (a commit is its own ancestor). */
-export async function isAncestor(gitDir: string, a: string, b: string, o: HistoryOptions): Promise<boolean> {
+async function isAncestor(gitDir: string, a: string, b: string, o: HistoryOptions): Promise<boolean> {
   const r = await git(gitDir, ['merge-base', '--is-ancestor', a, b], o);
   if (r.code > 1) throw new Error(`git merge-base --is-ancestor ${a} ${b} failed: ${r.stderr.trim()}`);
   return r.code === 0;
 }
 
 /** The best common ancestor of two commits, or undefined when they share no history. */
-export async function mergeBase(gitDir: string, a: string, b: string, o: HistoryOptions): Promise<string | undefined> {
+async function mergeBase(gitDir: string, a: string, b: string, o: HistoryOptions): Promise<string | undefined> {
   const r = await git(gitDir, ['merge-base', a, b], o);
   return r.code === 0 ? r.stdout.trim() : undefined;
 }
@@ -35,7 +35,7 @@ export async function mergeBase(gitDir: string, a: string, b: string, o: History
  * The commits that may be the first new one: reachable from `newest` and from none of `olds`, in git bisect's order
  * (the commit that best halves the range first; `newest` itself last, at distance 0).
  */
-export async function bisectOrder(
+async function bisectOrder(
   gitDir: string,
   newest: string,
   olds: readonly string[],
@@ -50,7 +50,7 @@ export async function bisectOrder(
 }
 
 /** What git says of a commit: subject, PR, changelog issues, author date, parents, files against its first parent. */
-export async function commitInfo(gitDir: string, sha: string, o: HistoryOptions): Promise<CommitInfo> {
+async function commitInfo(gitDir: string, sha: string, o: HistoryOptions): Promise<CommitInfo> {
   const r = await git(gitDir, ['show', '-s', '--format=%H%x00%P%x00%aI%x00%s%x00%b', sha, '--'], o);
   if (r.code !== 0) throw new Error(`git show ${sha} failed: ${r.stderr.trim()}`);
   const [full, parents, date, subject, body] = r.stdout.split('\0');

@@ -38,7 +38,7 @@ export interface RunFacts {
   driver: TaskDriver;
 }
 
-export interface LabelOptions {
+interface LabelOptions {
   table: readonly KnownIssue[];
   policy: KnownIssuePolicy;
   /** undefined when the run installed no build (nothing to tell a fix from) */
@@ -47,7 +47,7 @@ export interface LabelOptions {
 }
 
 /** Whether a row's conditions hold for a run. */
-export function conditionsHold(row: KnownIssue, f: RunFacts): boolean {
+function conditionsHold(row: KnownIssue, f: RunFacts): boolean {
   const c = row.conditions;
   return (
     (!c.kinds || c.kinds.includes(f.kind)) &&

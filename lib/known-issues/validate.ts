@@ -5,7 +5,7 @@ import type { FixCommit, KnownIssue, KnownIssueConditions, LineFix } from '../mo
 import { REBOOT_KINDS, TASK_DRIVERS } from '../model/kinds.js';
 
 /** What the rows are checked against: the ids of the checks and scenarios this harness has. */
-export interface TableContext {
+interface TableContext {
   checks: readonly string[];
   scenarios: readonly string[];
 }

@@ -84,7 +84,7 @@ export async function readHostNetns(m: Machine, d: Deadline): Promise<HostNetns[
 }
 
 /** The command of tcpProbe: bash opens a TCP connection to $0:$1 and prints "connected" (no curl, no netcat needed). */
-export function tcpProbeCommand(host: string, port: number): string {
+function tcpProbeCommand(host: string, port: number): string {
   return `timeout ${HTTP_PROBE_TIMEOUT_S} bash -c ${quote('exec 3<>"/dev/tcp/$0/$1" && echo connected')} ${quote(host)} ${quote(String(port))}`;
 }
 

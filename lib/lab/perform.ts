@@ -26,13 +26,13 @@ export interface FaultTarget {
   everyMachine?(o: PerformOptions): PoweredMachine[];
 }
 
-export interface PerformOptions {
+interface PerformOptions {
   deadline: Deadline;
   fault: FaultParams;
 }
 
 /** How one kind is done to one target. */
-export type Performer = (t: FaultTarget, o: PerformOptions) => Promise<RebootRecord>;
+type Performer = (t: FaultTarget, o: PerformOptions) => Promise<RebootRecord>;
 
 /** A provider's performers: every kind of `K` has one (K: the kinds the provider claims). */
 export type Performers<K extends RebootKind = RebootKind> = { readonly [k in K]: Performer };

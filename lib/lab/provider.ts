@@ -51,10 +51,8 @@ export interface ProvidedLab {
   warm?: WarmLab;
 }
 
-export type { ProviderName };
-
 /** How a provider lives on the host the CLI runs on. */
-export interface ProviderHost {
+interface ProviderHost {
   /** its labs live under lab.work_dir (a folder a session writes; `labs`, `login` and `destroy` look there) */
   workDir: boolean;
   /**

@@ -9,7 +9,7 @@ import { SSH } from './ssh/ssh-provider.js';
 import { LIBVIRT, VIRTUALBOX } from './vagrant/vagrant-provider.js';
 
 /** A registry: the providers, each name once. */
-export interface ProviderRegistry<N extends string = string> {
+interface ProviderRegistry<N extends string = string> {
   readonly providers: readonly LabProvider<N>[];
   /** the provider of `name`; throws for one the registry does not have (the config parser refuses those first) */
   get(name: string): LabProvider<N>;

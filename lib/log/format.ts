@@ -4,7 +4,7 @@ import { formatMs } from '../errors.js';
 import { stepValuesText } from '../model/run.js';
 import { performance } from 'node:perf_hooks';
 
-export interface FormatOptions {
+interface FormatOptions {
   verbose: boolean;
   quiet: boolean;
   /** colour and ✓/✗ marks (a TTY without NO_COLOR and not CI) */
@@ -50,7 +50,7 @@ export function formatEvent(e: LogEvent, o: FormatOptions): string | undefined {
 }
 
 /** A step as the console shows it: its fixed name, then this run's values in brackets ("register the job [job web]"). */
-export function shownStepName(e: { name: string; values?: Record<string, string> | undefined }): string {
+function shownStepName(e: { name: string; values?: Record<string, string> | undefined }): string {
   const v = stepValuesText(e.values);
   return v ? `${e.name} [${v}]` : e.name;
 }

@@ -9,7 +9,7 @@ export const REDACTED = '[REDACTED]';
  * "boot" would hit the harness's own names: its schema ids, scenario names, flags, paths) only where it is a whole
  * value or word. A Nomad SecretID is a UUID (36 characters).
  */
-export const MIN_TOKEN_LENGTH = 16;
+const MIN_TOKEN_LENGTH = 16;
 
 /** Characters that continue a token: a secret next to one of them is part of a longer word, not the secret. */
 const WORD = 'A-Za-z0-9_\\-';

@@ -1,6 +1,7 @@
 // Matrix cells: cartesian expansion with stable names, sharding, per-cell config, cost and subnets. Pure.
 import type { ConfigProblem } from '../errors.js';
-import type { HarnessConfig, RebootKind, TaskDriver } from '../config/schema.js';
+import type { HarnessConfig } from '../config/schema.js';
+import type { RebootKind, TaskDriver } from '../model/kinds.js';
 import type { MatrixSpec, NomadEntry } from './spec.js';
 import { configTopology, labMemoryMb, vmCostMb } from '../config/topology.js';
 import { machineSlots, type ServerCount } from '../model/topology.js';

@@ -9,13 +9,13 @@ import { suiteName } from '../plan/names.js';
 export const CELLS_SCHEMA = 'nomad-reboot-harness/cells@1';
 
 /** The most shards: GitHub Actions runs at most 256 jobs per matrix. */
-export const MAX_SHARDS = 256;
+const MAX_SHARDS = 256;
 
 /** The program name the listed commands start with (the package's bin). */
-export const PROGRAM = 'reboot-harness';
+const PROGRAM = 'reboot-harness';
 
 /** One cell as CI sees it: a flat object, usable as a GitHub Actions `include` entry. */
-export interface ListedCell {
+interface ListedCell {
   /** the stable cell name: the `--cell` value */
   name: string;
   /** its JUnit suite name, `<scenario>@<build>/<axis>=<value>...` */
@@ -35,7 +35,7 @@ export interface ListedCell {
 }
 
 /** One shard that has cells: what a CI job with `--shard i/N` runs. */
-export interface ListedShard {
+interface ListedShard {
   shard: number;
   total: number;
   /** `i/N`, the value of `--shard` */
@@ -80,7 +80,7 @@ export function parseShardCount(text: string | undefined): number | ConfigProble
   };
 }
 
-export interface ListOptions {
+interface ListOptions {
   /** the matrix file as the user typed it (commands repeat it) */
   file: string;
   shards: number;

@@ -1,7 +1,7 @@
 // Run matrix cells up to `parallel` at a time within a memory budget, each in a numbered slot, retrying once when asked.
 // No I/O of its own: the work is injected, so the scheduling is tested with plain promises.
 
-export interface PoolOptions<C, R> {
+interface PoolOptions<C, R> {
   /** most cells at once */
   parallel: number;
   /** MiB the running cells may cost together; undefined = no limit beyond `parallel` */

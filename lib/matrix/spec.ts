@@ -20,7 +20,7 @@ export interface NomadEntry {
 }
 
 /** The axes a matrix may vary, in the order the file lists them. */
-export type Axis =
+type Axis =
   | { name: 'nomad'; values: NomadEntry[] }
   /** servers and clients: counts, kept as written ("3") since they are part of the cell name */
   | { name: 'reboot' | 'box' | 'driver' | 'servers' | 'clients'; values: string[] };
@@ -44,7 +44,7 @@ export const NOMAD_KEYS = ['name', 'binary', 'expect', 'upgrade_to'];
 export const MAX_PARALLEL = 16;
 export const NAME = /^[A-Za-z0-9._+-]+$/;
 
-export type MatrixResult = { ok: true; spec: MatrixSpec } | { ok: false; problems: ConfigProblem[] };
+type MatrixResult = { ok: true; spec: MatrixSpec } | { ok: false; problems: ConfigProblem[] };
 
 const isMap = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 

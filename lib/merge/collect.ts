@@ -15,7 +15,7 @@ const MAX_DEPTH = 8;
 /** Folders never searched. */
 const SKIP_DIRS = new Set(['node_modules', '.git', '.vagrant', '.tap']);
 
-export interface Collected {
+interface Collected {
   /** the suites each JUnit file names */
   junit: JUnitSuites[];
   /** the sessions, read back from their JSON reports */

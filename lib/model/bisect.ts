@@ -2,7 +2,7 @@
 // the decision of each commit, and the answer (a culprit with its flags and a confidence, or the range left).
 
 /** What one try of one commit said about the check: its status as observed, or why there was none. */
-export type TryVerdict = 'passed' | 'failed' | 'skipped' | 'error' | 'interrupted';
+type TryVerdict = 'passed' | 'failed' | 'skipped' | 'error' | 'interrupted';
 
 /** Which side of the flip a commit is on, in git bisect's old/new terms; `skip` is git bisect's 125. */
 export type StepDecision = 'old' | 'new' | 'skip';

@@ -5,7 +5,7 @@ import type { AllocSnap, RebootRecord } from './evidence.js';
 import type { SentinelEvidence } from './sentinels.js';
 
 /** One drain of a client's node before its fault. */
-export interface DrainSeen {
+interface DrainSeen {
   nodeId: string;
   /** Unix ms */
   requestedAt: number;

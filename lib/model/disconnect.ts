@@ -7,7 +7,7 @@
 // functions at v1.10.5 read only the block).
 
 /** The Nomad lines that read a group's disconnect fields differently. */
-export type DisconnectLine = 'before-1.10' | '1.10+';
+type DisconnectLine = 'before-1.10' | '1.10+';
 
 /** A group's disconnect fields as the job JSON holds them (durations in ms; absent: not set in the job). */
 export interface DisconnectFields {

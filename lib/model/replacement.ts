@@ -3,7 +3,7 @@
 import type { AllocSnap } from './evidence.js';
 
 /** How a replacement was found: Nomad's links, or job + group + name created after the disruption. */
-export type ReplacementMatch = 'PreviousAllocation' | 'NextAllocation' | 'name';
+type ReplacementMatch = 'PreviousAllocation' | 'NextAllocation' | 'name';
 
 /** Longest replacement chain followed (a replacement may itself have been replaced). */
 const MAX_CHAIN = 20;

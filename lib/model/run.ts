@@ -2,7 +2,7 @@
 import type { Verdict } from './check.js';
 import type { RunKnownIssues } from './known-issue.js';
 
-export type StepStatus = 'passed' | 'failed' | 'error' | 'skipped';
+type StepStatus = 'passed' | 'failed' | 'error' | 'skipped';
 
 export interface StepRecord {
   name: string;

@@ -50,7 +50,7 @@ export interface FaultEffectSeen {
 }
 
 /** The user's additions to the shipped agent-log invariants (config `agent_log.never` and `.allowed`). */
-export interface AgentLogRules {
+interface AgentLogRules {
   /** substrings that must never appear in an agent's journal after the fault */
   never: string[];
   /** substrings that excuse a line the never-list matched */

@@ -19,7 +19,7 @@ export interface Topology {
 export const PAIR: Topology = { servers: 1, clients: 1 };
 
 /** One machine of a topology. */
-export interface MachineSlot {
+interface MachineSlot {
   /** the name reports, artifacts, `--target` and `Lab.machines` use: "server", "client", "server-1", "client-2" */
   name: string;
   role: MachineRole;

@@ -9,7 +9,7 @@ import type { Transport, TransportResponse } from './transport.js';
 import { subscribeEvents, type EventStreamOptions, type EventSubscription } from './event-stream.js';
 
 /** What a caller gives to Nomad.events(): the connection details come from the client. */
-export type EventsRequest = Omit<EventStreamOptions, 'transport' | 'token' | 'namespace' | 'region' | 'runStart'>;
+type EventsRequest = Omit<EventStreamOptions, 'transport' | 'token' | 'namespace' | 'region' | 'runStart'>;
 
 /** Blocking-query options: `index` = last X-Nomad-Index seen, `wait` = Go duration with unit ("10s"). */
 export interface ReadQuery {
@@ -26,7 +26,7 @@ export interface Read<T> {
   index: number;
 }
 
-export interface WriteOpts {
+interface WriteOpts {
   signal?: AbortSignal;
 }
 
@@ -83,7 +83,7 @@ const SERVER_LIST_PATHS: Readonly<Record<A.ServerListKind, string>> = {
   variables: '/v1/vars',
 };
 
-export interface NomadOptions {
+interface NomadOptions {
   transport: Transport;
   /** ACL SecretID, sent as X-Nomad-Token and never logged */
   token?: string;
@@ -102,10 +102,10 @@ export interface NomadOptions {
 }
 
 /** Pauses between retries of a 5xx answer; the last value repeats. */
-export const RETRY_5XX_INTERVALS_MS = [250, 500, 1000, 2000, 5000] as const;
+const RETRY_5XX_INTERVALS_MS = [250, 500, 1000, 2000, 5000] as const;
 
 /** Default budget of a plain request: Nomad answers non-blocking calls in well under a second. */
-export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 
 /** Parse a Go duration with unit ("250ms", "10s", "5m") to ms; undefined when malformed. */
 export function parseGoDuration(s: string): number | undefined {

@@ -13,14 +13,12 @@ export interface NomadConnection {
 }
 
 /** Explicit settings (harness.yaml, flags); any field given here beats the environment. */
-export type NomadConnectionInput = Partial<Omit<NomadConnection, 'tls'>> & { tls?: TlsOptions };
+type NomadConnectionInput = Partial<Omit<NomadConnection, 'tls'>> & { tls?: TlsOptions };
 
 /** Nomad's own default address. */
 export const DEFAULT_NOMAD_ADDR = 'http://127.0.0.1:4646';
 
-export type NomadConnectionResult =
-  | { ok: true; connection: NomadConnection }
-  | { ok: false; problems: ConfigProblem[] };
+type NomadConnectionResult = { ok: true; connection: NomadConnection } | { ok: false; problems: ConfigProblem[] };
 
 /** Merge explicit config over NOMAD_* env vars; reports every bad value at once instead of guessing. */
 export function resolveNomadConnection(

@@ -8,7 +8,7 @@ import type { Nomad } from './client.js';
 import { blockingProbe, type WaitOpts } from './wait.js';
 
 /** What a drain did, for the evidence: when it was asked, when Nomad called it done, what it said then. */
-export interface DrainRecord {
+interface DrainRecord {
   nodeId: string;
   nodeName: string;
   /** Unix ms */
@@ -22,7 +22,7 @@ export interface DrainRecord {
 }
 
 /** The node's drain state in one line: what a timeout names. Pure. */
-export function drainState(n: Pick<ApiNode, 'Name' | 'DrainStrategy' | 'SchedulingEligibility' | 'LastDrain'>): string {
+function drainState(n: Pick<ApiNode, 'Name' | 'DrainStrategy' | 'SchedulingEligibility' | 'LastDrain'>): string {
   const d = n.DrainStrategy;
   const running = d
     ? `draining (deadline ${d.Deadline > 0 ? `${Math.round(d.Deadline / 1e9)}s` : d.Deadline < 0 ? 'forced' : 'none'}${d.ForceDeadline && !d.ForceDeadline.startsWith('0001') ? `, forced at ${d.ForceDeadline}` : ''})`

@@ -2,7 +2,7 @@
 import { EXIT, HarnessError, formatMs, type ExitCode } from '../errors.js';
 
 /** Longest slice of an error body kept in messages (Nomad error bodies are short plain text). */
-export const MAX_ERROR_BODY = 500;
+const MAX_ERROR_BODY = 500;
 
 /** Nomad answered with a non-2xx status. `body` is the plain-text error Nomad wrote (truncated). */
 export class NomadApiError extends HarnessError {

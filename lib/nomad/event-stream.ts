@@ -9,11 +9,11 @@ import { EventStreamParser, type StreamEvent } from '../parse/event-stream-frame
 import type { StreamResponse, Transport } from './transport.js';
 
 /** Pauses between reconnect attempts; the last repeats (bounded back-off). */
-export const RECONNECT_BACKOFF_MS: readonly number[] = [250, 500, 1000, 2000, 5000];
+const RECONNECT_BACKOFF_MS: readonly number[] = [250, 500, 1000, 2000, 5000];
 /** Give up after this long without a connection (a reboot of the server VM takes about a minute under TCG). */
-export const DEFAULT_RECONNECT_WITHIN_MS = 10 * 60_000;
+const DEFAULT_RECONNECT_WITHIN_MS = 10 * 60_000;
 /** Nomad sends `{}` every 30 s (ndjson.go); nothing at all for longer means a dead (half-open) connection. */
-export const DEFAULT_IDLE_TIMEOUT_MS = 45_000;
+const DEFAULT_IDLE_TIMEOUT_MS = 45_000;
 
 /** What to subscribe to, where the events go, and how hard to try when the connection drops. */
 export interface EventStreamOptions {

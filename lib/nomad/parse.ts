@@ -22,7 +22,7 @@ import type {
 } from './api-types.js';
 
 /** Go's zero time.Time as the API prints it: means "never". */
-export const ZERO_TIME = '0001-01-01T00:00:00Z';
+const ZERO_TIME = '0001-01-01T00:00:00Z';
 
 /** An RFC3339 time, or undefined for Go's zero time / empty. */
 export function nomadTime(s: string | undefined | null): string | undefined {
@@ -30,7 +30,7 @@ export function nomadTime(s: string | undefined | null): string | undefined {
 }
 
 /** Unix nanoseconds (the API's int64) -> Unix milliseconds. */
-export function nsToMs(ns: number): number {
+function nsToMs(ns: number): number {
   return Math.floor(ns / 1e6);
 }
 
@@ -48,7 +48,7 @@ export function toTaskEvent(e: ApiTaskEvent): TaskEventRec {
 }
 
 /** One API TaskState -> TaskStateSnap (events oldest first, as Nomad stores them). */
-export function toTaskState(s: ApiTaskState): TaskStateSnap {
+function toTaskState(s: ApiTaskState): TaskStateSnap {
   return {
     state: s.State,
     failed: s.Failed,

@@ -39,7 +39,7 @@ export interface StreamResponse {
 }
 
 /** Opens one streaming request; resolves when the status line arrived, rejects only when no answer came. */
-export type StreamTransport = (req: TransportRequest) => Promise<StreamResponse>;
+type StreamTransport = (req: TransportRequest) => Promise<StreamResponse>;
 
 export interface TlsOptions {
   caFile?: string;

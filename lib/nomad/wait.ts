@@ -86,7 +86,7 @@ export function missingAttributes(node: Pick<ApiNode, 'Attributes'>, attributes:
   return attributes.filter((a) => !node.Attributes?.[a]);
 }
 
-export interface NodeSelector {
+interface NodeSelector {
   nodeName?: string;
   nodeId?: string;
   /** task driver that must be detected and healthy, e.g. "exec" */

@@ -43,7 +43,7 @@ export function allocExecCommand(o: {
 }
 
 /** What one exec probe showed. */
-export interface AllocExecResult {
+interface AllocExecResult {
   ok: boolean;
   exitCode: number | undefined;
   /** the output without the EXIT line, its last lines only */

@@ -19,7 +19,7 @@ export interface StreamEvent {
 export type StreamFrame = { heartbeat: true } | { heartbeat: false; index: number; events: StreamEvent[] };
 
 /** Longest line kept while waiting for its newline: a bigger one means this is not an event stream. */
-export const MAX_LINE_BYTES = 16 * 1024 * 1024;
+const MAX_LINE_BYTES = 16 * 1024 * 1024;
 
 /** Feeds chunks in, yields complete frames; keeps the unfinished tail of the last line for the next chunk. */
 export class EventStreamParser {

@@ -73,7 +73,7 @@ export function parseNomadVersion(out: string): NomadVersion | { error: string }
 }
 
 /** A Go version as numbers: "go1.26.8" or "1.22" -> [1, 26, 8]; undefined when it is not one. */
-export function goVersionNumbers(v: string): number[] | undefined {
+function goVersionNumbers(v: string): number[] | undefined {
   const m = /^(?:go)?(\d+)\.(\d+)(?:\.(\d+))?(?:rc\d+|beta\d+)?$/.exec(v.trim());
   return m ? [Number(m[1]), Number(m[2]), Number(m[3] ?? 0)] : undefined;
 }

@@ -7,7 +7,7 @@ import type { NatRule, NatTable } from '../model/evidence.js';
 export const NAT_TABLE_COMMAND = 'iptables-save -t nat';
 
 /** The portmap plugin's chains shared by every container: they stay while the plugin is in use, owned by nobody. */
-export const SHARED_CNI_CHAINS = ['CNI-HOSTPORT-DNAT', 'CNI-HOSTPORT-MASQ', 'CNI-HOSTPORT-SETMARK'] as const;
+const SHARED_CNI_CHAINS = ['CNI-HOSTPORT-DNAT', 'CNI-HOSTPORT-MASQ', 'CNI-HOSTPORT-SETMARK'] as const;
 
 const OWNER = /--comment "(?:[^"\\]|\\.)*?id: \\"([^"\\]+)\\"/;
 
@@ -32,7 +32,7 @@ export function parseNatTable(text: string): NatTable {
 }
 
 /** The chain a rule jumps to (`-j X`), when it is one of the table's own chains. */
-export function jumpTarget(rule: NatRule, t: NatTable): string | undefined {
+function jumpTarget(rule: NatRule, t: NatTable): string | undefined {
   const target = /\s-j\s+(\S+)/.exec(rule.text)?.[1];
   return target && t.chains.includes(target) ? target : undefined;
 }

@@ -2,7 +2,7 @@
 // QEMU's own messages (recorded samples: test/fixtures/kvm-probe/).
 
 /** How the probe's QEMU ended. */
-export type ProbeEnd = 'saw-init' | 'exited' | 'crashed' | 'timed-out';
+type ProbeEnd = 'saw-init' | 'exited' | 'crashed' | 'timed-out';
 
 /** What the probe collected: console and stderr lines in order, how it ended, and how long it ran. */
 export interface KvmProbeOutput {
@@ -15,7 +15,7 @@ export interface KvmProbeOutput {
   budgetMs: number;
 }
 
-export interface KvmVerdict {
+interface KvmVerdict {
   boots: boolean;
   /** one line: why KVM is (not) usable here */
   reason: string;

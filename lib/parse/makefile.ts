@@ -20,14 +20,14 @@ export interface MakefileRules {
 }
 
 /** A generator as the tree pins it: `go install <pkg>@<version>`. */
-export interface ToolPin {
+interface ToolPin {
   bin: string;
   pkg: string;
   version: string;
 }
 
 /** What a tree's makefile says about building it. */
-export interface TreeRecipe {
+interface TreeRecipe {
   tags: string[];
   tools: ToolPin[];
 }

@@ -7,7 +7,7 @@ import type { DisconnectFields } from '../model/disconnect.js';
 import { groupDisconnectFields } from './job-disconnect.js';
 
 /** A group as the scenario sees it. */
-export interface JobGroupInfo {
+interface JobGroupInfo {
   name: string;
   count: number;
   bridge: boolean;

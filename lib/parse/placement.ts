@@ -39,7 +39,7 @@ export function placementLines(group: string, m: ApiAllocMetric): string[] {
 }
 
 /** What to change so the job fits, from the exhausted dimensions and filters. */
-export function placementFix(failed: Record<string, ApiAllocMetric>, lab: LabSize): string {
+function placementFix(failed: Record<string, ApiAllocMetric>, lab: LabSize): string {
   const metrics = Object.values(failed);
   const dims = [...new Set(metrics.flatMap((m) => Object.keys(m.DimensionExhausted ?? {})))];
   const ports = dims.filter((d) => /port/i.test(d));

@@ -7,7 +7,7 @@ import type { NetnsRec, TaskProcess } from '../model/evidence.js';
  * (client/taskenv/env.go addNomadAllocNetwork, addPorts). Nothing else of the environment leaves the host: a task's
  * environment may hold secrets (template env, tokens).
  */
-export const TASK_ENV_PATTERN = '^NOMAD_(ALLOC_ID|TASK_NAME|ALLOC_(IP|ADDR|PORT)_[^=]*)=';
+const TASK_ENV_PATTERN = '^NOMAD_(ALLOC_ID|TASK_NAME|ALLOC_(IP|ADDR|PORT)_[^=]*)=';
 
 /**
  * A POSIX sh command (root) printing `N <inode> <name>` per namespace under /var/run/netns; per task process
@@ -36,7 +36,7 @@ export const TASK_PROCS_COMMAND = [
 ].join('\n');
 
 /** What TASK_PROCS_COMMAND saw: the task processes and the namespaces (named ones and the ones tasks are in). */
-export interface TaskProcsRead {
+interface TaskProcsRead {
   processes: TaskProcess[];
   netns: NetnsRec[];
 }

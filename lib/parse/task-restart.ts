@@ -4,7 +4,7 @@
 import type { TaskEventRec, TaskStateSnap } from '../model/evidence.js';
 
 /** What a restart looks like so far: started again (with the Started event's time), or not yet and why. */
-export type RestartProgress = { started: true; startedAtMs: number } | { started: false; reason: string };
+type RestartProgress = { started: true; startedAtMs: number } | { started: false; reason: string };
 
 /**
  * The restart of real 1.9.7 (test/fixtures/whole-alloc/real-1.9.7): `Restart Signaled` "User requested task to

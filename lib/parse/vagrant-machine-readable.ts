@@ -1,7 +1,7 @@
 // Pure parser for `vagrant --machine-readable` output (`timestamp,target,type,data...`).
 
 /** One machine-readable line. `target` is the machine name or '' for global messages. */
-export interface MachineRecord {
+interface MachineRecord {
   timestamp: number;
   target: string;
   type: string;

@@ -5,7 +5,7 @@
 import { parseMachineReadable } from './vagrant-machine-readable.js';
 
 /** The moments of one machine's bring-up a person waits for, in the order they come. */
-export type UpMilestone = 'creating' | 'booting' | 'address' | 'ssh-ready' | 'up';
+type UpMilestone = 'creating' | 'booting' | 'address' | 'ssh-ready' | 'up';
 
 /** What a person reads for each milestone. */
 export const MILESTONE_TEXT: Record<UpMilestone, string> = {

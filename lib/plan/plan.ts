@@ -62,7 +62,7 @@ export interface PlannedCell {
   builds: BuildRef[];
 }
 
-export type PlanCommand = 'run' | 'compare' | 'matrix';
+type PlanCommand = 'run' | 'compare' | 'matrix';
 
 /** The schema name of `--plan`'s output: the plan as JSON, which parses back to the same plan. */
 export const PLAN_JSON_SCHEMA = 'nomad-reboot-harness/plan/v1';

@@ -4,7 +4,7 @@
 //   absolute: absolute paths (Jenkins' junit-attachments plugin)
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 
-export type AttachmentMode = 'relative' | 'project' | 'absolute';
+type AttachmentMode = 'relative' | 'project' | 'absolute';
 
 export interface AttachmentBase {
   mode: AttachmentMode;

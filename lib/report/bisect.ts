@@ -6,7 +6,7 @@ import { serialize, type XmlElement } from './xml.js';
 import { esc } from './html-text.js';
 import { HTML_CSS } from './html-style.js';
 
-export const BISECT_SCHEMA = 'nomad-reboot-harness/bisect@1';
+const BISECT_SCHEMA = 'nomad-reboot-harness/bisect@1';
 
 /** Everything a bisect's reports show. */
 export interface BisectReport {
@@ -55,7 +55,7 @@ export function bisectExitCode(r: BisectResult): number {
 }
 
 /** The time a step took, split: build, the lab (bring-up or revert, install), the run, besides. */
-export function stepTimes(s: BisectStep): { build: number; lab: number; run: number; total: number } {
+function stepTimes(s: BisectStep): { build: number; lab: number; run: number; total: number } {
   const lab = s.tries.reduce(
     (n, t) =>
       n + (t.phases ?? []).filter((p) => /^(bring up|install|revert)/i.test(p.name)).reduce((a, p) => a + p.ms, 0),

@@ -3,8 +3,6 @@ import type { Verdict } from '../model/check.js';
 import type { RunRecord } from '../model/run.js';
 import type { ComparisonRow } from '../model/session.js';
 
-export type { ComparisonRow };
-
 const side = (v: Verdict | undefined): ComparisonRow['before'] =>
   v ? { label: v.label, met: v.met, message: v.message } : undefined;
 
@@ -48,7 +46,7 @@ function explainFlip(
   return undefined;
 }
 
-export interface RenderComparisonOptions {
+interface RenderComparisonOptions {
   color: boolean;
   /** column headers; default "before" / "after" */
   beforeName?: string;

@@ -8,7 +8,7 @@ import { renderComparison } from './compare.js';
 import { renderFlakeReports } from './flaky.js';
 import { findingsOf, labelText } from '../known-issues/label.js';
 
-export interface ConsoleOptions {
+interface ConsoleOptions {
   color: boolean;
 }
 
@@ -47,7 +47,7 @@ function notReachedLine(r: RunRecord, vs: readonly Verdict[], paint: Paint): str
 }
 
 /** One line per run: PASS|FAIL|ERROR <suite> — N checks: a passed, b expected failures, c failed, d skipped (12.3s). */
-export function runLine(r: RunRecord, paint: Paint = (_c, s) => s): string {
+function runLine(r: RunRecord, paint: Paint = (_c, s) => s): string {
   const n = countVerdicts(r.verdicts);
   const word =
     r.outcome === 'passed'
@@ -105,7 +105,7 @@ export function renderConsoleSummary(runs: readonly RunRecord[], opts: ConsoleOp
  * The two findings every known-issue policy shows loudly, first: a known issue that did not reproduce on a build
  * without its fix, and a check failing on a build with the fix of its issue.
  */
-export function knownIssueFindingLines(runs: readonly RunRecord[], paint: Paint = (_c, s) => s): string[] {
+function knownIssueFindingLines(runs: readonly RunRecord[], paint: Paint = (_c, s) => s): string[] {
   const all = findingsOf(runs);
   if (!all.length) return [];
   const suite = new Map(runs.map((r) => [r.runId, r.suiteName]));

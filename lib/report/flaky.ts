@@ -4,8 +4,6 @@
 import type { RunRecord } from '../model/run.js';
 import type { AttemptSummary, FlakeVerdict, SuiteReport } from '../model/session.js';
 
-export type { AttemptSummary, FlakeVerdict };
-
 /** The signature of one attempt: which checks missed their expectation, or where it broke. */
 export function attemptSignature(r: Pick<RunRecord, 'outcome' | 'verdicts' | 'error' | 'interrupted'>): string {
   if (r.outcome === 'passed') return '';
@@ -35,12 +33,7 @@ export function judgeRepeats(suites: readonly SuiteReport[]): FlakeVerdict[] {
 }
 
 /** The final runs of one repeated cell's attempts judged together. */
-export function judgeAttempts(
-  group: string,
-  scenario: string,
-  suites: string[],
-  runs: readonly RunRecord[],
-): FlakeVerdict {
+function judgeAttempts(group: string, scenario: string, suites: string[], runs: readonly RunRecord[]): FlakeVerdict {
   const attempts = runs.map((r) => ({ runId: r.runId, outcome: r.outcome, signature: attemptSignature(r) }));
   const base = { group, scenario, suites, attempts };
   const bad = attempts.filter((a) => a.outcome !== 'passed');

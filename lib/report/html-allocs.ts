@@ -17,13 +17,13 @@ const MARK: Record<AllocDetail['status'], { word: string; cls: string }> = {
 };
 
 /** One row of the table: an alloc by ID and name. */
-export interface AllocRow {
+interface AllocRow {
   allocId: string;
   name: string;
 }
 
 /** The checks that carry per-alloc detail, and every alloc they name (first seen order), for the table. */
-export function allocRows(verdicts: readonly Verdict[]): { checks: Verdict[]; allocs: AllocRow[] } {
+function allocRows(verdicts: readonly Verdict[]): { checks: Verdict[]; allocs: AllocRow[] } {
   const checks = verdicts.filter((v) => v.perAlloc?.length);
   const seen = new Map<string, string>();
   for (const v of checks) for (const p of v.perAlloc!) if (!seen.has(p.allocId)) seen.set(p.allocId, p.name);

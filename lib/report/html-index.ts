@@ -7,7 +7,7 @@ import { esc, fileHref } from './html-text.js';
 import { suiteCounts } from './junit.js';
 
 /** Test counts of a suite (or of the whole index), as its JUnit suite declares them. */
-export interface Counts {
+interface Counts {
   tests: number;
   failures: number;
   errors: number;
@@ -15,7 +15,7 @@ export interface Counts {
 }
 
 /** One row of the index: a suite (a matrix cell) with its verdict, axes and page. */
-export interface IndexCell extends Counts {
+interface IndexCell extends Counts {
   name: string;
   runId: string | undefined;
   scenario: string;
@@ -38,7 +38,7 @@ export interface IndexCell extends Counts {
   findings: number;
 }
 
-export interface IndexReport {
+interface IndexReport {
   cells: IndexCell[];
   totals: Counts & { timeS: number };
   /** every axis seen, in order of first appearance */

@@ -82,7 +82,7 @@ export function ticks(w: Window, origin: number, target = 8): { at: number; step
   return out;
 }
 
-export interface Placed {
+interface Placed {
   /** sub-row under the marks, or -1 when there was no room (the table still lists it) */
   row: number;
   anchor: 'start' | 'end';

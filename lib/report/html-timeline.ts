@@ -22,7 +22,7 @@ const MAX_STEP_ROWS = 6;
 const LABEL_CHARS = 44;
 const TEXT = '#1e293b';
 
-export const LANES = [
+const LANES = [
   { key: 'host', name: 'host' },
   { key: 'node', name: 'node' },
   { key: 'alloc', name: 'alloc' },

@@ -22,7 +22,7 @@ import type { FlakeVerdict } from '../model/session.js';
 import { countVerdicts } from './outcome.js';
 import { AGENT_LINE_LABEL } from '../checks/agent-warnings.js';
 
-export interface RenderHtmlOptions {
+interface RenderHtmlOptions {
   /** the link for an artifact, relative to where the page is written; default: the artifact's path as recorded */
   hrefFor?: (a: ArtifactRef) => string;
   /** run --repeat N: this run is attempt `attempt` of `of`, and how the attempts were judged together */
@@ -64,7 +64,7 @@ const perAllocValues = (v: string): string[] =>
  * Every alloc in two lines: how many ended in each outcome, how many addresses changed ("3: 2 restored, 1 replaced";
  * "1 of 3 changed"); the per-alloc table has the rest.
  */
-export function allocSummaryFacts(props: Readonly<Record<string, string>>): [label: string, key: string, v: string][] {
+function allocSummaryFacts(props: Readonly<Record<string, string>>): [label: string, key: string, v: string][] {
   const out: [string, string, string][] = [];
   const outcomes = perAllocValues(props['allocs.outcomes'] ?? '');
   const count = Number(props['allocs.count'] ?? outcomes.length);
@@ -128,7 +128,7 @@ function verdictBlock(run: RunRecord, v: Verdict, href: (a: ArtifactRef) => stri
 }
 
 /** A failed check's public issue as a badge linking to it ("known: GH-28345 (fixed in 2.0.5)"), or "new". */
-export function knownIssueBadge(l: KnownIssueLabel | undefined): string {
+function knownIssueBadge(l: KnownIssueLabel | undefined): string {
   if (!l) return '';
   const text = esc(labelText(l));
   const inner = l.url ? `<a href="${esc(l.url)}">${text}</a>` : text;
@@ -182,7 +182,7 @@ interface Row {
 }
 
 /** Timeline events and step starts as rows, in time order (events at the same time keep their recorded order). */
-export function eventRows(run: RunRecord, events: readonly TimelineEvent[]): Row[] {
+function eventRows(run: RunRecord, events: readonly TimelineEvent[]): Row[] {
   const rows: Row[] = events.map((e) => ({
     atMs: e.atMs,
     lane: e.lane === 'step' ? 'steps' : e.machine ? `${e.lane} ${e.machine}` : e.lane,

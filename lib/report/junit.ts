@@ -7,7 +7,7 @@ import type { FlakeVerdict, SuiteReport } from '../model/session.js';
 import { serialize, type XmlElement } from './xml.js';
 import { labelText } from '../known-issues/label.js';
 
-export interface JUnitOptions {
+interface JUnitOptions {
   /** how an artifact is named in `[[ATTACHMENT|...]]`: relative to the JUnit file's folder (GitLab), or absolute */
   attachmentPath: (a: ArtifactRef) => string;
   /** the run's HTML page as an attachment path (every failed case's first attachment unless a check has better) */
@@ -44,7 +44,7 @@ function line(text: string): string {
 const seconds = (ms: number): string => (Number.isFinite(ms) && ms > 0 ? ms / 1000 : 0).toFixed(3);
 
 /** Test case name of a check: the human title, then the stable id. */
-export function verdictCaseName(v: Verdict): string {
+function verdictCaseName(v: Verdict): string {
   return `${v.title} (${v.id})`;
 }
 
@@ -214,7 +214,7 @@ export function suiteCounts(run: RunRecord): { tests: number; failures: number; 
 }
 
 /** What a JUnit suite is made of: a suite of the session, and its flake verdict when it is one attempt of a repeat. */
-export type JUnitSuite = Pick<SuiteReport, 'name' | 'attempts'> & { flake?: FlakeVerdict | undefined };
+type JUnitSuite = Pick<SuiteReport, 'name' | 'attempts'> & { flake?: FlakeVerdict | undefined };
 
 function suite(
   report: JUnitSuite,
@@ -301,7 +301,7 @@ function knownIssueProperties(run: RunRecord): Record<string, string> {
  * Surefire's elements, as junit-10.xsd accepts them inside <testcase>: `flakyError` when the retry reached a verdict
  * (the first error was the lab's, not Nomad's), `rerunError` when the retry broke too.
  */
-export function rerunElement(first: RunRecord, final: RunRecord): XmlElement {
+function rerunElement(first: RunRecord, final: RunRecord): XmlElement {
   const name = final.outcome === 'error' ? 'rerunError' : 'flakyError';
   const where = first.error?.step ? ` in "${first.error.step}"` : '';
   const msg = `attempt 1 (run ${first.runId}) ended in an infrastructure error${where}: ${first.error?.message ?? first.outcome}; retried as run ${final.runId}`;

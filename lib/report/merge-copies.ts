@@ -7,7 +7,7 @@ import type { ArtifactRef } from '../model/run.js';
 import type { SessionReport } from '../model/session.js';
 import { runDirName } from './reporters.js';
 
-export interface FileCopy {
+interface FileCopy {
   from: string;
   to: string;
 }

@@ -21,7 +21,7 @@ export interface JUnitSuites {
   suites: { name: string; id: string | undefined }[];
 }
 
-export interface MergeInput {
+interface MergeInput {
   sessions: readonly MergeSource[];
   junit: readonly JUnitSuites[];
   /**
@@ -33,7 +33,7 @@ export interface MergeInput {
   outDir: string;
 }
 
-export interface MergedSession {
+interface MergedSession {
   session: SessionReport;
   /** the JSON report each suite came from, by suite name */
   sources: Map<string, string>;
@@ -43,7 +43,7 @@ export interface MergedSession {
   attachments: { rewritten: number; unresolved: number };
 }
 
-export type MergeResult = { ok: true; merged: MergedSession } | { ok: false; problems: ConfigProblem[] };
+type MergeResult = { ok: true; merged: MergedSession } | { ok: false; problems: ConfigProblem[] };
 
 const byName = (a: { name: string }, b: { name: string }): number =>
   a.name.localeCompare(b.name, 'en', { numeric: true });

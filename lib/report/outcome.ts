@@ -34,7 +34,7 @@ export function exitCodeOf(runs: readonly Pick<RunRecord, 'outcome' | 'interrupt
   return EXIT.OK;
 }
 
-export interface VerdictCounts {
+interface VerdictCounts {
   total: number;
   passed: number;
   expectedFailures: number;

@@ -4,7 +4,7 @@ import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import type { XmlElement } from './xml.js';
 
 /** A parsed JUnit document: its top-level suites, in document order. */
-export interface JUnitDoc {
+interface JUnitDoc {
   /** the root element's name: `testsuites`, or `testsuite` for a single-suite file */
   root: 'testsuites' | 'testsuite';
   /** the root's attributes (for `testsuites`: name, tests, ...) */
@@ -12,7 +12,7 @@ export interface JUnitDoc {
   suites: XmlElement[];
 }
 
-export type JUnitParse = { ok: true; doc: JUnitDoc } | { ok: false; message: string };
+type JUnitParse = { ok: true; doc: JUnitDoc } | { ok: false; message: string };
 
 type Node = Record<string, unknown>;
 

@@ -9,7 +9,7 @@ import type { BuildInfo, FlakeVerdict, RepeatOf, Rerun, SessionReport, SuiteRepo
 import { SUMMARY_SCHEMA } from './json.js';
 import { sessionExitCode } from './outcome.js';
 
-export type SessionParse = { ok: true; session: SessionReport } | { ok: false; message: string };
+type SessionParse = { ok: true; session: SessionReport } | { ok: false; message: string };
 
 type Doc = Record<string, unknown>;
 const isMap = (v: unknown): v is Doc => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -71,7 +71,7 @@ function eventOf(e: Doc): TimelineEvent {
 }
 
 /** One run of the summary as the RunRecord it was written from. */
-export function runOf(r: Doc): RunRecord {
+function runOf(r: Doc): RunRecord {
   const props = isMap(r['properties']) ? r['properties'] : {};
   const error = isMap(r['error'])
     ? some({ message: str(r['error']['message']), step: r['error']['step'], detail: r['error']['detail'] })

@@ -68,13 +68,8 @@ export function renderReports(
   return { files, errors };
 }
 
-/** The final attempt of every suite that ran. */
-export function finals(s: SessionReport): RunRecord[] {
-  return s.suites.flatMap((x) => x.attempts.slice(-1));
-}
-
 /** A path as seen from a folder, with forward slashes. */
-export function relativeTo(dir: string, path: string): string {
+function relativeTo(dir: string, path: string): string {
   return relative(resolve(dir), resolve(path)).split(sep).join('/');
 }
 

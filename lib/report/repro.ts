@@ -32,7 +32,7 @@ const SAME_INPUT: Record<string, string[]> = {
   '--nomad-binary': ['--nomad', '--nomad-binary'],
 };
 
-export interface ReproInput {
+interface ReproInput {
   /** what is re-run, after the CLI entry: ['run', <scenario>], ['compare', <scenario>], ['matrix', <file>, '--cell', <key>] */
   argv: readonly string[];
   /** the session's argv after the command name, whose input flags are passed on ([] passes none) */
@@ -112,7 +112,7 @@ export function reproCommand(r: ReproInput): string {
  * Per build with a checksum, a guard that stops the repro when the build changed: `echo '<sha>  <path>' | sha256sum
  * --check --quiet &&` for a path; for a release or source spec, the spec is resolved again and its sha256 compared.
  */
-export function checksumChecks(
+function checksumChecks(
   builds: readonly Pick<ReproBuild, 'path' | 'sha256' | 'spec' | 'cli'>[],
   env: readonly string[] = [],
 ): string[] {

@@ -7,10 +7,10 @@ import { CleanupStack } from './cleanup.js';
 import { deadlineIn, type Deadline } from '../time/deadlines.js';
 
 /** Default per-step ceiling; each step's deadline is also cut by the run budget. */
-export const DEFAULT_STEP_TIMEOUT_MS = 10 * 60_000;
+const DEFAULT_STEP_TIMEOUT_MS = 10 * 60_000;
 
 /** What a run gave a step, by name; an undefined value is left out. */
-export type StepValues = Readonly<Record<string, string | number | undefined>>;
+type StepValues = Readonly<Record<string, string | number | undefined>>;
 
 function valuesOf(values: StepValues): Record<string, string> | undefined {
   const out = Object.fromEntries(
@@ -27,9 +27,9 @@ export interface PendingArtifact {
 }
 
 /** Collects more evidence (logs, listings) when the run needs artifacts; called before teardown. */
-export type EvidenceCollector = (d: Deadline) => Promise<void>;
+type EvidenceCollector = (d: Deadline) => Promise<void>;
 
-export interface RunContextOptions {
+interface RunContextOptions {
   runId: string;
   scenario: string;
   logger: Logger;

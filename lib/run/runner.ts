@@ -17,10 +17,10 @@ import { writeArtifacts } from './artifacts.js';
 import { settleRun } from './settle.js';
 
 /** Budget for collecting evidence and for tearing down, taken outside the run budget so a timed-out run still cleans up. */
-export const EVIDENCE_BUDGET_MS = 3 * 60_000;
-export const TEARDOWN_BUDGET_MS = 5 * 60_000;
+const EVIDENCE_BUDGET_MS = 3 * 60_000;
+const TEARDOWN_BUDGET_MS = 5 * 60_000;
 
-export interface RunOptions {
+interface RunOptions {
   runId: string;
   scenario: Scenario;
   env: ScenarioEnv;
@@ -133,7 +133,7 @@ export async function runScenario(o: RunOptions): Promise<{ record: RunRecord; k
  * a check alike), in the order of the scenario's list, then any result the list does not declare; when the run broke
  * or was interrupted, the checks it never reached are listed as skipped with why.
  */
-export function withDefinitions(
+function withDefinitions(
   results: readonly CheckResult[],
   scenario: { checks: readonly CheckInfo[] },
   notReached: string | undefined,
@@ -167,12 +167,12 @@ function firstTeardownError(ctx: RunContext): RunRecord['error'] {
 }
 
 /** Whether the lab stays after the run: --keep always; --keep on-failure when the run did not meet its expectations. */
-export function keepsLab(keep: boolean | 'on-failure', outcome: RunRecord['outcome']): boolean {
+function keepsLab(keep: boolean | 'on-failure', outcome: RunRecord['outcome']): boolean {
   return keep === 'on-failure' ? outcome !== 'passed' : keep;
 }
 
 /** Name of the step that records the teardown (its time is in the run record like any step's). */
-export const TEARDOWN_STEP = 'teardown';
+const TEARDOWN_STEP = 'teardown';
 
 /**
  * Run the cleanup stack (or, with --keep, only the entries that free this process's handles) as the step

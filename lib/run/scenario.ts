@@ -98,7 +98,7 @@ export function execDriverOnly(scenario: string, config: HarnessConfig): ConfigP
 }
 
 /** A problem when --job (job.file) is given to a scenario that runs its own job. */
-export function shippedJobOnly(scenario: string, config: HarnessConfig): ConfigProblem[] {
+function shippedJobOnly(scenario: string, config: HarnessConfig): ConfigProblem[] {
   return config.job.files.length
     ? [
         {

@@ -5,7 +5,7 @@ import { HarnessError, formatMs } from '../errors.js';
 import { remaining, type Deadline } from '../time/deadlines.js';
 
 /** How long run() may go on after the run budget ran out (or an interrupt) before the harness stops waiting for it. */
-export const RUN_SETTLE_GRACE_MS = 30_000;
+const RUN_SETTLE_GRACE_MS = 30_000;
 
 /** run() called process.exit: the harness, not a scenario, decides when the process ends. */
 export class ExitDuringRunError extends HarnessError {
@@ -17,7 +17,7 @@ export class ExitDuringRunError extends HarnessError {
 }
 
 /** run() awaited something nothing is left to settle (Node would exit 13 here). */
-export class NeverSettlesError extends HarnessError {
+class NeverSettlesError extends HarnessError {
   constructor(who: string) {
     super(
       `${who}: run() did not finish: it awaits a promise that nothing is left to settle (no timer, socket or child)`,
@@ -32,7 +32,7 @@ export class RunOverdueError extends HarnessError {
   }
 }
 
-export interface SettleOptions {
+interface SettleOptions {
   /** names the scenario (and its file) in the errors */
   who: string;
   /** the run budget (--timeout) */

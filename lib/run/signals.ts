@@ -1,7 +1,7 @@
 // Signals travel the same path as failures: the first SIGINT/SIGTERM aborts the run (cleanup runs), a second SIGINT exits at once.
 import { InterruptedError, EXIT } from '../errors.js';
 
-export interface SignalWatcher {
+interface SignalWatcher {
   /** aborted with an InterruptedError on the first signal */
   signal: AbortSignal;
   /** which signal arrived, if any */

@@ -66,7 +66,7 @@ export function waves(turns: readonly TargetTurn[], rolling: boolean): TargetTur
   return rolling ? turns.map((t) => [t]) : turns.length ? [[...turns]] : [];
 }
 
-export interface ClusterFaultInput {
+interface ClusterFaultInput {
   ctx: RunContext;
   lab: Lab;
   nomad: Nomad;

@@ -9,10 +9,10 @@ import { transitionsFrom, type ReceivedEvent, type Transition } from '../checks/
 import { timelineFromTransitions } from './stream-timeline.js';
 
 /** The evidence file: one line per frame as received, `{"receivedAtMs":…,"Index":…,"Events":[…]}`. */
-export const EVENTS_ARTIFACT = 'events.ndjson';
+const EVENTS_ARTIFACT = 'events.ndjson';
 
 /** Whose events to record: the run's job and its nodes. */
-export interface RecorderTarget {
+interface RecorderTarget {
   jobId: string;
   nodeIds: readonly string[];
 }
@@ -28,7 +28,7 @@ export interface EventRecorder {
 }
 
 /** The topics for one job and its nodes (Allocation and Job filtered by job ID, Node by node ID). */
-export function topicsFor(t: RecorderTarget): string[] {
+function topicsFor(t: RecorderTarget): string[] {
   return [`Allocation:${t.jobId}`, `Job:${t.jobId}`, ...t.nodeIds.map((id) => `Node:${id}`)];
 }
 

@@ -36,7 +36,7 @@ import {
 import { readJobAllocs } from './reboot-steps.js';
 
 /** A task-event history shared by the steps of one run (Nomad keeps only the last 10 events per task). */
-export interface History {
+interface History {
   events: Record<string, TaskEventRec[]>;
 }
 
@@ -54,7 +54,7 @@ function taskLine(a: ApiAllocListStub): string {
 }
 
 /** One line per alloc with its last events, for a job that never became healthy. */
-export function describeJobAllocs(allocs: ApiAllocListStub[]): string {
+function describeJobAllocs(allocs: ApiAllocListStub[]): string {
   return allocs
     .map((a) => {
       const desired = a.DesiredStatus !== 'run' ? `/${a.DesiredStatus}` : '';
@@ -131,7 +131,7 @@ export async function waitForDeploymentDone(
 }
 
 /** How long a run waits for the job's deployment before a fault: past it, the fault comes anyway (said on the console). */
-export const DEPLOYMENT_WAIT_MS = 3 * 60_000;
+const DEPLOYMENT_WAIT_MS = 3 * 60_000;
 
 /**
  * The step before a fault: wait for Nomad to finish the job's deployment, and record how it ended
@@ -238,7 +238,7 @@ export async function probeAllocPorts(
  * What a probe of the job's ports covers: these allocs on this lab, the nodes they run on (each alloc is probed from
  * its own node's machine), the probe kinds the job asks.
  */
-export interface AllocsProbe {
+interface AllocsProbe {
   lab: Lab;
   allocs: AllocSnap[];
   nodes: readonly NodeSnap[];
@@ -315,7 +315,7 @@ export interface SettleInput {
 }
 
 /** How the settle wait ended, with the last view of the job. */
-export type SettleResult = SettleRecord & {
+type SettleResult = SettleRecord & {
   allocs: AllocSnap[];
   /** when each judged place was first seen restored (Unix ms) */
   noticedAtMs: Record<string, number>;
@@ -334,7 +334,7 @@ export function settleFact(s: SettleRecord): string {
 }
 
 /** Default confirmation window: the two reads (allocs, then evals) of one view are a few ms apart, never seconds. */
-export const DEFAULT_SETTLE_CONFIRM_MS = 3000;
+const DEFAULT_SETTLE_CONFIRM_MS = 3000;
 /** Kept back from the deadline so the last read ends before the deadline aborts it. */
 const SETTLE_MARGIN_MS = 250;
 

@@ -14,7 +14,7 @@ import { probeKindOf, type ProbeKinds } from '../checks/probe-kind.js';
 import { HTTP_PROBE_TIMEOUT_S, httpProbe, tcpProbe } from '../lab/observe.js';
 import { outcomeOfError, seconds } from '../checks/continuity.js';
 
-export interface SeriesTarget {
+interface SeriesTarget {
   /** "<group>/<port label>" */
   service: string;
   allocId: string;
@@ -106,7 +106,7 @@ export function probeTimeoutMs(intervalMs: number): number {
 }
 
 /** Probes waiting for an answer at most (each is an SSH channel on the probing machine; sshd allows 10 sessions). */
-export const MAX_IN_FLIGHT = 6;
+const MAX_IN_FLIGHT = 6;
 
 /** A probe's outcome from what it returned, or from the error it threw (the harness gave up, SSH failed). Pure. */
 export function sampleOf(
@@ -132,7 +132,7 @@ export function sampleOf(
   return { ...base, ok: false, error, outcome: outcomeOfError(error) };
 }
 
-export interface ProbeSeriesOptions {
+interface ProbeSeriesOptions {
   lab: Lab;
   intervalMs: number;
   services: readonly string[];
@@ -143,7 +143,7 @@ export interface ProbeSeriesOptions {
   deadline: Deadline;
 }
 
-export interface RunningSeries {
+interface RunningSeries {
   /** stop sending probes, wait for those in flight (each within its deadline) and return the series */
   stop(): Promise<ProbeSeries>;
 }

@@ -10,7 +10,7 @@ import { readCniState } from '../cluster/evidence.js';
 import { agentWarningEvents, agentWarnings, agentWarningsFact } from '../checks/agent-warnings.js';
 import type { RunContext } from '../run/context.js';
 
-export interface ObserveInput {
+interface ObserveInput {
   label: string;
   nomad: Nomad;
   lab: Lab;

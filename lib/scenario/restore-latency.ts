@@ -9,10 +9,10 @@ import type { ClockOffset } from '../parse/host-observe.js';
 import type { ReceivedEvent } from '../checks/transitions.js';
 
 /** How the harness first saw an alloc running again. */
-export type NoticedVia = 'event stream' | 'settle wait';
+type NoticedVia = 'event stream' | 'settle wait';
 
 /** One restored alloc's notice latency. */
-export interface RestoreNotice {
+interface RestoreNotice {
   allocId: string;
   name: string;
   /** the last task's first Started after the disruption, on the harness's clock (Unix ms) */
@@ -31,7 +31,7 @@ export interface RestoreNotice {
 }
 
 /** When the event stream first showed an alloc running again: arrival (harness clock) and the alloc's ModifyTime (server clock, ms). */
-export interface StreamNotice {
+interface StreamNotice {
   atMs: number;
   modifyTimeMs?: number;
 }

@@ -31,7 +31,7 @@ export const SENTINEL_CHECKS = [NO_AGENT_CRASH, AGENT_LOG_INVARIANTS, FAULT_EXER
 /** How long one machine's journals may take to read (a machine that never came back must not hold the run). */
 const JOURNAL_READ_MS = 30_000;
 /** How long the servers are read again until they agree, and how often. */
-export const SERVERS_AGREE_BOUND_MS = 60_000;
+const SERVERS_AGREE_BOUND_MS = 60_000;
 const SERVERS_AGREE_EVERY_MS = 2000;
 
 /** A fault as the scenario ran it: the machine's slot name and role, and what it saw of the node meanwhile. */
@@ -46,7 +46,7 @@ export interface FaultRun {
 }
 
 /** Every machine's Nomad journals (boots -k..0, k = the reboots it had in the run) and its unit, side by side. */
-export async function readAgentJournals(
+async function readAgentJournals(
   lab: Lab,
   rebootsOf: Readonly<Record<string, number>>,
   d: Deadline,
@@ -81,7 +81,7 @@ export async function readAgentJournals(
  * Each server's own state, read again until the servers agree, two rounds alike show a settled state, or `boundMs`
  * runs out; the last round is kept.
  */
-export async function readServersUntilAgreed(
+async function readServersUntilAgreed(
   apis: Readonly<Record<string, Nomad>>,
   when: string,
   d: Deadline,

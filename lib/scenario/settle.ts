@@ -30,7 +30,7 @@ export interface Disruption {
 }
 
 /** What the disruption is expected to do to the tasks, and what else Nomad holds for the job. */
-export interface SettleOptions {
+interface SettleOptions {
   /** false for agent-kill and a partition shorter than heartbeat_grace (the kind's outcome rule, lib/faults/<kind>.ts `outcome`) */
   tasksRestart?: boolean;
   /**
@@ -60,7 +60,7 @@ export interface DelayedReschedule {
 }
 
 /** One judged alloc's place in the job after the disruption: decided or not, and why. */
-export interface SlotState {
+interface SlotState {
   allocId: string;
   /** the alloc holding the place now (itself or its replacement), when there is one */
   currentId?: string;
@@ -201,7 +201,7 @@ export function slotState(
 }
 
 /** The job's settle state: every judged place, what Nomad still holds for the job, and one line saying what is open. */
-export interface JobSettleState {
+interface JobSettleState {
   /** every judged place decided and Nomad has nothing pending for the job */
   settled: boolean;
   /** every judged place decided, or waiting only for a reschedule after the wait's budget (Nomad may hold more) */
@@ -263,7 +263,7 @@ export function jobSettleState(
 }
 
 /** When the wait judges: the view's read time and since when it has been unchanged, with the two windows. */
-export interface SettleTiming {
+interface SettleTiming {
   nowMs: number;
   /** when the view (allocs, evals, deployment) was first seen exactly as it is now (Unix ms) */
   unchangedSinceMs: number;
@@ -273,7 +273,7 @@ export interface SettleTiming {
   quietMs: number;
 }
 
-export type SettleDecision =
+type SettleDecision =
   | { done: true; ending: Exclude<SettleEnding, 'deadline'>; settled: boolean; reason: string }
   | {
       done: false;

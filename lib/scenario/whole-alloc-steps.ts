@@ -32,11 +32,11 @@ import { allServicesUp } from '../checks/services.js';
 import { logFacts } from '../checks/log-facts.js';
 
 /** How long the job's services may take to be registered with passing checks: a few check intervals after the settle. */
-export const SERVICES_WAIT_MS = 2 * 60_000;
+const SERVICES_WAIT_MS = 2 * 60_000;
 /** How long a restarted task may take to run again: its kill timeout (5 s by default) and a start. */
-export const RESTART_WAIT_MS = 2 * 60_000;
+const RESTART_WAIT_MS = 2 * 60_000;
 /** The deadline of one `alloc exec` probe inside the task; the SSH command gets a little more. */
-export const EXEC_TIMEOUT_S = 30;
+const EXEC_TIMEOUT_S = 30;
 /** A read of the tasks on the client: two commands over SSH. */
 const HOST_READ_MS = 60_000;
 /** The agent is sampled about this often within its window. */
@@ -47,7 +47,7 @@ const TASKS_READ = 'secrets/ and private/ mounts, processes, namespaces';
 type Soft<T> = { value: T } | { error: string };
 
 /** Where the client keeps its allocs: read from the agent config the harness renders (vms/templates/client.hcl). */
-export async function clientAllocDir(): Promise<string> {
+async function clientAllocDir(): Promise<string> {
   const dirs = clientDirsOf(await readTemplate('client.hcl'));
   // Note: Nomad's own default, for a template that ever stops setting data_dir.
   return dirs?.allocDir ?? '/var/lib/nomad/alloc';
@@ -86,7 +86,7 @@ export async function observeTasksBefore(
   );
 }
 
-export interface WholeAllocInput {
+interface WholeAllocInput {
   nomad: Nomad;
   lab: Lab;
   config: HarnessConfig;

@@ -2,7 +2,7 @@
 // exits 13 without a word once nothing else is pending) or call process.exit (a run that "passed" with no report).
 
 /** How long a scenario file's top-level code may take: it declares a scenario, it does not run one. */
-export const SCENARIO_LOAD_MS = 10_000;
+const SCENARIO_LOAD_MS = 10_000;
 
 /** A scenario file's top-level code that called process.exit while it was loading. */
 export class ExitWhileLoadingError extends Error {

@@ -3,9 +3,6 @@
 import type { CheckInfo, CheckResult } from '../model/check.js';
 import { oneLine } from '../checks/result.js';
 
-export { defineCheck, judgeAll } from '../checks/define.js';
-export type { CheckDef, Judgement } from '../model/check.js';
-
 /**
  * Hold a scenario's results to its declared checks (pure): a declared check without a result fails (a silent gap
  * would read as "not run"), and a result for an undeclared id fails too, since the reports name cases from the list.

@@ -13,7 +13,7 @@ import { checkIdProblems, duplicateNameProblems, scenarioShapeProblems } from '.
 import { ExitWhileLoadingError, importBounded, SlowLoadError } from './bounded-import.js';
 
 /** The package name a scenario imports the API from (package.json "exports" maps it too, for editors and tsc). */
-export const API_SPECIFIER = 'nomad-reboot-harness/scenario';
+const API_SPECIFIER = 'nomad-reboot-harness/scenario';
 // The API module in the form this one runs as (.ts from the sources; .js when compiled, as the test tiers run): a
 // scenario must share the harness's module instances, its error classes among them, or a deadline it hits is no
 // DeadlineError to the harness.
@@ -21,17 +21,17 @@ const API_URL = new URL(import.meta.url.endsWith('.ts') ? './api.ts' : './api.js
 /** Files that are scenarios: TypeScript or JavaScript modules; helpers go in subdirectories or start with "_". */
 const SCENARIO_FILE = /^[^._][^/]*\.(ts|mts|js|mjs)$/;
 
-export interface LoadedScenarios {
+interface LoadedScenarios {
   scenarios: Scenario[];
   problems: ConfigProblem[];
 }
 
 /** A user scenario: the file it came from, its checks held to what it declared. */
-export interface UserScenario extends Scenario {
+interface UserScenario extends Scenario {
   file: string;
 }
 
-export interface LoadOptions {
+interface LoadOptions {
   /** names already taken (the shipped scenarios) */
   reserved?: readonly string[];
   /** the shipped checks, whose ids a user check may not take */

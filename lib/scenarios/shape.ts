@@ -4,7 +4,7 @@ import type { CheckInfo } from '../model/check.js';
 import type { Scenario } from '../run/scenario.js';
 
 /** Scenario names become run ids, suite and matrix cell names, and directories: keep them plain. */
-export const SCENARIO_NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
+const SCENARIO_NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
 const CHECK_ID = /^[a-z0-9][a-z0-9-]{0,62}$/;
 const API = "import { defineScenario } from 'nomad-reboot-harness/scenario'";
 const SHAPE = 'export default defineScenario({ name, summary, needsNomad, checks, run })';

@@ -14,7 +14,7 @@ import { planBuilds, resolvePlanned, specIdentity } from '../builds/resolve.js';
 import { preflightBuild } from '../builds/preflight.js';
 import { parseBuildSpec } from '../builds/spec.js';
 
-export interface BuildLayerDeps {
+interface BuildLayerDeps {
   env: Record<string, string | undefined>;
   /** a context with stand-in effects (tests); default the real one */
   context?: (ref: Pick<BuildRef, 'cwd'>, config: HarnessConfig, logger: Logger, signal?: AbortSignal) => BuildContext;

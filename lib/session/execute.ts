@@ -47,7 +47,7 @@ export interface ExecuteDeps {
 }
 
 /** An attempt that broke before a verdict (not interrupted): the lab's fault, worth one more try. */
-export function isRetryable(r: RunRecord): boolean {
+function isRetryable(r: RunRecord): boolean {
   return r.outcome === 'error' && !r.interrupted;
 }
 

@@ -17,7 +17,7 @@ export function quote(arg: string | number): string {
 }
 
 /** A trusted, already-built shell fragment that `sh` inserts as is (e.g. another `sh` result or `2>&1`). */
-export interface RawShell {
+interface RawShell {
   readonly raw: string;
 }
 
@@ -27,7 +27,7 @@ export function raw(fragment: string): RawShell {
 }
 
 /** Values `sh` accepts: strings and numbers are quoted, arrays become several quoted words, RawShell is inserted as is. */
-export type ShellValue = string | number | RawShell | readonly (string | number)[];
+type ShellValue = string | number | RawShell | readonly (string | number)[];
 
 /** Tagged template that quotes every interpolated value: sh`cat ${path}` -> "cat '/a b'". */
 export function sh(strings: TemplateStringsArray, ...values: ShellValue[]): string {

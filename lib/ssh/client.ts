@@ -15,7 +15,7 @@ import type { ClientChannel } from 'ssh2';
 class NotStarted extends SshError {}
 
 /** Where Linux keeps the id of the current boot; it changes on every boot. */
-export const BOOT_ID_COMMAND = 'cat /proc/sys/kernel/random/boot_id';
+const BOOT_ID_COMMAND = 'cat /proc/sys/kernel/random/boot_id';
 /** After TERM on the deadline, KILL this much later, then close the channel. */
 const KILL_AFTER_MS = 500;
 

@@ -21,12 +21,12 @@ import {
 import type { Rebootable } from './reboot.js';
 
 /** The leader partition's rules' tag and its safety unit (apart from partition's, so neither heals the other). */
-export const LEADER_TAG = 'nrh-leader-partition';
+const LEADER_TAG = 'nrh-leader-partition';
 const LEADER_HEAL_UNIT = 'nrh-heal-leader-partition';
 /** The netem qdisc's safety unit. */
 const LOSS_HEAL_UNIT = 'nrh-heal-link-loss';
 
-export interface FlapOptions extends FaultOptions {
+interface FlapOptions extends FaultOptions {
   count: number;
   downMs: number;
   upMs: number;
@@ -117,7 +117,7 @@ export function netemCommands(
   ];
 }
 
-export interface LossOptions extends FaultOptions {
+interface LossOptions extends FaultOptions {
   lossPercent: number;
   delayMs: number;
   forMs: number;

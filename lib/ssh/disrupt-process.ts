@@ -8,15 +8,15 @@ import { parseAgentState, rootSh, type FaultOptions } from './disrupt.js';
 import type { Rebootable } from './reboot.js';
 
 /** The Docker daemon's main PID and state as systemd sees them (parsed like the agent's: parseAgentState). */
-export const DOCKER_STATE_COMMAND = 'systemctl show -p MainPID -p ActiveState -p NRestarts docker';
+const DOCKER_STATE_COMMAND = 'systemctl show -p MainPID -p ActiveState -p NRestarts docker';
 /** The containers Nomad runs (its docker driver labels each with the alloc ID). */
-export const NOMAD_CONTAINERS_COMMAND = 'docker ps -q --filter label=com.hashicorp.nomad.alloc_id';
-export const DOCKER_RESTART_COMMAND = 'systemctl restart docker';
+const NOMAD_CONTAINERS_COMMAND = 'docker ps -q --filter label=com.hashicorp.nomad.alloc_id';
+const DOCKER_RESTART_COMMAND = 'systemctl restart docker';
 /**
  * Every `nomad executor` process with its arguments; the bracket keeps the pattern from matching the shell that runs
  * it (its own command line holds the pattern, not the words).
  */
-export const EXECUTORS_COMMAND = "pgrep -a -f '[n]omad executor' || true";
+const EXECUTORS_COMMAND = "pgrep -a -f '[n]omad executor' || true";
 
 /** Restart the Docker daemon while Nomad's containers run, then wait until it answers again with a new PID. */
 export async function restartDocker(m: Rebootable, { deadline }: FaultOptions): Promise<RebootRecord> {
@@ -64,7 +64,7 @@ export async function restartDocker(m: Rebootable, { deadline }: FaultOptions): 
 }
 
 /** One `nomad executor` process: its PID and the alloc and task its log file names. */
-export interface ExecutorProc {
+interface ExecutorProc {
   pid: number;
   allocId: string;
   task: string;

@@ -10,9 +10,9 @@ import { quote } from '../shell/quote.js';
 import type { Rebootable } from './reboot.js';
 
 /** The agent's main PID and state as systemd sees them. */
-export const AGENT_STATE_COMMAND = 'systemctl show -p MainPID -p ActiveState -p NRestarts nomad';
+const AGENT_STATE_COMMAND = 'systemctl show -p MainPID -p ActiveState -p NRestarts nomad';
 /** SIGKILL the agent only (not its executors and tasks, as a crash of the agent would): systemd restarts it. */
-export const AGENT_KILL_COMMAND = 'systemctl kill -s SIGKILL --kill-whom=main nomad';
+const AGENT_KILL_COMMAND = 'systemctl kill -s SIGKILL --kill-whom=main nomad';
 /** Nomad's HTTP and RPC ports: what the client talks to the server on. */
 export const SERVER_PORTS = [4646, 4647];
 /** Comment on the partition's rules, so heal removes exactly them. */
@@ -133,7 +133,7 @@ export async function partition(
 }
 
 /** One cut held and healed: the rules, their tag and safety unit, how long, and what the timeline calls it. */
-export interface CutSpec {
+interface CutSpec {
   cut: readonly string[];
   heal: readonly string[];
   tag: string;

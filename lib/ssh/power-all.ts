@@ -18,7 +18,7 @@ export interface PoweredMachine {
   notBack?: (err: TimeoutError) => Promise<Error>;
 }
 
-export interface PowerAllOptions {
+interface PowerAllOptions {
   deadline: Deadline;
   offForMs: number;
   order: PowerOrder;

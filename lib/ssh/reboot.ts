@@ -17,9 +17,9 @@ export interface Rebootable {
 /** Reboot one second from now through a transient systemd timer, so our command returns before the connection drops. */
 export const GRACEFUL_REBOOT_COMMAND = 'systemd-run --on-active=1 --timer-property=AccuracySec=100ms systemctl reboot';
 /** Before a panic: reboot 5 s after a panic (the guest then restarts itself) and allow the sysrq trigger. */
-export const PANIC_PREPARE_COMMAND = 'sysctl -w kernel.panic=5 kernel.sysrq=1';
+const PANIC_PREPARE_COMMAND = 'sysctl -w kernel.panic=5 kernel.sysrq=1';
 /** A kernel panic one second from now (so our command returns first), through the sysrq crash trigger. */
-export const PANIC_COMMAND =
+const PANIC_COMMAND =
   "systemd-run --on-active=1 --timer-property=AccuracySec=100ms /bin/sh -c 'echo c > /proc/sysrq-trigger'";
 /** The kinds rebootMachine does: a reboot of one machine. */
 const ONE_MACHINE_REBOOTS = ['graceful', 'hard', 'panic', 'power-off'] as const;

@@ -7,7 +7,7 @@ import { remaining, sleep, type Deadline } from './deadlines.js';
 export type Probe<T> = { done: true; value: T } | { done: false; reason: string; terminal?: boolean };
 
 /** Back-off between polls, in ms; the last value repeats. */
-export const DEFAULT_INTERVALS = [100, 250, 500, 1000, 2000] as const;
+const DEFAULT_INTERVALS = [100, 250, 500, 1000, 2000] as const;
 
 /** Poll `probe` until it is done, the deadline passes (TimeoutError naming `what` and the last reason) or it reports a terminal state. */
 export async function waitFor<T>(

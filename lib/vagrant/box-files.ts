@@ -10,7 +10,7 @@ export function vagrantBoxesDir(env: Record<string, string | undefined> = proces
 }
 
 /** Compare box version directories numerically ("0" < "1.2" < "1.10"). Pure. */
-export function compareVersions(a: string, b: string): number {
+export function compareBoxVersions(a: string, b: string): number {
   const pa = a.split('.').map(Number);
   const pb = b.split('.').map(Number);
   for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
@@ -31,7 +31,7 @@ export async function boxKernel(
   const boxDir = join(vagrantBoxesDir(env), box.replaceAll('/', '-VAGRANTSLASH-'));
   const versions = (await readdir(boxDir).catch(() => [] as string[])).filter((v) => /^\d+(\.\d+)*$/.test(v));
   if (!versions.length) return { missing: `box ${box} is not added (no ${boxDir})` };
-  const version = versions.sort(compareVersions).at(-1)!;
+  const version = versions.sort(compareBoxVersions).at(-1)!;
   const dir = join(boxDir, version, provider);
   const [kernel, initrd] = [join(dir, 'vmlinuz'), join(dir, 'initrd.img')];
   const have = await Promise.all(

@@ -26,13 +26,13 @@ export function libvirtDomainNames(vagrantDir: string, name: string): string[] {
 }
 
 /** argv of the hypervisor's hard reset (power cycle without a guest shutdown) for machine id `id`. */
-export function hardResetArgv(provider: Provider, id: string): [string, string[]] {
+function hardResetArgv(provider: Provider, id: string): [string, string[]] {
   return provider === 'libvirt'
     ? ['virsh', ['-c', LIBVIRT_URI, 'reset', id]]
     : ['VBoxManage', ['controlvm', id, 'reset']];
 }
 
-export interface HypervisorOptions {
+interface HypervisorOptions {
   deadline: Deadline;
   run?: RunCommand;
   logger?: Logger;
@@ -49,7 +49,7 @@ export async function hardReset(
 }
 
 /** argv that powers a VM off hard (`virsh destroy` keeps the domain defined) or on again. */
-export function powerArgv(provider: Provider, id: string, to: 'off' | 'on'): [string, string[]] {
+function powerArgv(provider: Provider, id: string, to: 'off' | 'on'): [string, string[]] {
   if (provider === 'libvirt') return ['virsh', ['-c', LIBVIRT_URI, to === 'off' ? 'destroy' : 'start', id]];
   return ['VBoxManage', to === 'off' ? ['controlvm', id, 'poweroff'] : ['startvm', id, '--type', 'headless']];
 }

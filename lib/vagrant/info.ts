@@ -2,7 +2,7 @@
 import { runCommand, ANY_EXIT_CODE, type RunCommand } from '../exec/run.js';
 import type { Deadline } from '../time/deadlines.js';
 
-export interface VagrantInfo {
+interface VagrantInfo {
   /** "Vagrant 2.3.4", or undefined when vagrant does not run */
   version: string | undefined;
   /** `vagrant plugin list` output ("" when unknown) */

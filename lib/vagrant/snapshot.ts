@@ -7,7 +7,7 @@ import type { Deadline } from '../time/deadlines.js';
 import { LIBVIRT_URI } from './hypervisor.js';
 
 /** Deadline, logger and the command runner (tests inject a stand-in virsh). */
-export interface SnapshotOptions {
+interface SnapshotOptions {
   deadline: Deadline;
   run?: RunCommand;
   logger?: Logger;
@@ -36,7 +36,7 @@ function notFound(r: { code: number; stderr: string }, what: string): undefined 
 }
 
 /** The domain's state ("running", "shut off", "paused"), or undefined when no such domain exists. */
-export async function domainState(domain: string, o: SnapshotOptions): Promise<string | undefined> {
+async function domainState(domain: string, o: SnapshotOptions): Promise<string | undefined> {
   const r = await virsh(['domstate', domain], o, ANY_EXIT_CODE);
   return r.code === 0 ? r.stdout.trim() : notFound(r, `domain ${domain}`);
 }

@@ -178,6 +178,3 @@ export function createVagrant({
     },
   };
 }
-
-/** The Vagrant adapter's interface (what createVagrant returns). */
-export type Vagrant = ReturnType<typeof createVagrant>;

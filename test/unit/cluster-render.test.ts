@@ -1,12 +1,7 @@
 import t from 'tap';
 import { renderTemplate, placeholdersOf } from '../../lib/cluster/render.js';
 import { readTemplate } from '../../lib/cluster/templates.js';
-import {
-  renderAgentFiles,
-  bridgePrereqScript,
-  parseNomadVersion,
-  DEFAULT_HEARTBEAT_GRACE,
-} from '../../lib/cluster/provision.js';
+import { renderAgentFiles, bridgePrereqScript, DEFAULT_HEARTBEAT_GRACE } from '../../lib/cluster/provision.js';
 
 t.test('renderTemplate replaces placeholders and rejects missing ones', async (t) => {
   t.equal(renderTemplate('a={{ x }} b={{y}} c={{ x }}', { x: '1', y: '2' }), 'a=1 b=2 c=1');
@@ -69,10 +64,4 @@ t.test('bridge prerequisites persist across the reboot', async (t) => {
   t.match(s, /\/etc\/modules-load\.d\/nomad-bridge\.conf/);
   t.match(s, /net\.bridge\.bridge-nf-call-iptables = 1/);
   t.match(s, /sysctl -q -p \/etc\/sysctl\.d\/90-nomad-bridge\.conf/);
-});
-
-t.test('parseNomadVersion', async (t) => {
-  t.equal(parseNomadVersion('Nomad v1.9.3\nBuildDate 2024-11-11T16:35:41Z\nRevision d92bf10'), 'v1.9.3');
-  t.equal(parseNomadVersion('Nomad v1.10.0-dev (abc)\n'), 'v1.10.0-dev');
-  t.equal(parseNomadVersion('bash: nomad: command not found'), undefined);
 });

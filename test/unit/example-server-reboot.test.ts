@@ -2,7 +2,7 @@
 // able to fail.
 import t from 'tap';
 import { CHECKS, type ServerRebootEvidence } from '../../examples/scenarios/server-reboot.js';
-import { judgeAll } from '../../lib/scenarios/checks.js';
+import { judgeAll } from '../../lib/checks/define.js';
 import type { AllocSnap, TaskEventRec } from '../../lib/model/evidence.js';
 
 const T0 = Date.parse('2026-12-03T08:00:00Z');

@@ -2,7 +2,8 @@
 // twice, checks judged and results held to the declared checks.
 import t from 'tap';
 import { checkIdProblems, duplicateNameProblems, scenarioShapeProblems } from '../../lib/scenarios/shape.js';
-import { defineCheck, judgeAll, reconcileResults } from '../../lib/scenarios/checks.js';
+import { defineCheck, judgeAll } from '../../lib/checks/define.js';
+import { reconcileResults } from '../../lib/scenarios/checks.js';
 import { defineCheck as shippedDefineCheck, judgeAll as shippedJudgeAll } from '../../lib/checks/define.js';
 import { CLIENT_REBOOTED } from '../../lib/checks/client-rebooted.js';
 import { HOST_REBOOTED } from '../../lib/checks/host-rebooted.js';

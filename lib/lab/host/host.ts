@@ -11,7 +11,7 @@ import { silentLogger, type Logger } from '../../log/events.js';
 import { describeMode, fixKvmDevice, KVM_DEVICE, restoreKvmDevice, type DeviceMode } from '../kvm/kvm-device.js';
 
 /** Where the harness records what it started, so `stopLabHost` stops only that. */
-export const LAB_HOST_STATE = '/run/nomad-reboot-harness/lab-host.json';
+const LAB_HOST_STATE = '/run/nomad-reboot-harness/lab-host.json';
 /** Set in the environment of a process re-executed inside the lab netns (the CLI must not re-exec again). */
 export const IN_NETNS_ENV = 'NRH_IN_NETNS';
 const NETNS_DIR = '/var/run/netns';
@@ -20,7 +20,7 @@ const DAEMONS = [
   { name: 'libvirtd', pidFile: '/run/libvirtd.pid' },
 ] as const;
 
-export interface LabHostState {
+interface LabHostState {
   netns: string;
   createdNetns: boolean;
   /** daemon name -> pid, only those this harness started */

@@ -25,7 +25,7 @@ export function harnessDomainDir(name: string, description: string | undefined):
 }
 
 /** One orphan: the domain and the directory it came from. */
-export interface OrphanDomain {
+interface OrphanDomain {
   name: string;
   dir: string;
 }

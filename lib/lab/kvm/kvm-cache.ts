@@ -27,7 +27,7 @@ export function kvmCachePath(env: Record<string, string | undefined> = process.e
 }
 
 /** What identifies one host and box for the probe. */
-export interface KvmCacheKeyParts {
+interface KvmCacheKeyParts {
   host: string;
   hostKernel: string;
   kvmModules: readonly string[];

@@ -43,7 +43,7 @@ export function kvmProbeArgv(kernel: string, initrd: string): [string, string[]]
 /** A sentinel abort reason: the init line was seen, stop QEMU (not an interrupt, not a timeout). */
 class SawInit {}
 
-export interface KvmProbeOptions {
+interface KvmProbeOptions {
   kernel: string;
   initrd: string;
   /** the caller's deadline; the probe takes at most KVM_PROBE_BUDGET_MS of it */

@@ -14,7 +14,7 @@ import { cniIptablesCleanupScript } from './ssh-iptables.js';
 import { dirname } from 'node:path/posix';
 
 /** Nomad's data dir in the agent templates (vms/templates/*.hcl). */
-export const NOMAD_DATA_DIR = '/var/lib/nomad';
+const NOMAD_DATA_DIR = '/var/lib/nomad';
 /** host-local state of Nomad's bridge network: tmpfs since 1.9.4, on disk before (GH-24650). */
 const CNI_STATE = ['/var/run/cni/nomad', '/var/lib/cni/networks/nomad'];
 /** The cni-ipam-reboot scenario's own network namespaces and its second bridge (scenarios/cni-ipam-reboot.ts). */

@@ -7,7 +7,7 @@
 import { NOMAD_NETWORK } from '../../cni/config.js';
 
 /** A regex (ERE) matching `a.b.c.` of every address in an IPv4 network of prefix 16 to 24. Pure. */
-export function thirdOctetPrefix(subnet: string): string {
+function thirdOctetPrefix(subnet: string): string {
   const [addr = '', bits = '24'] = subnet.split('/');
   const [a, b, c = '0'] = addr.split('.');
   const size = 2 ** (24 - Math.min(24, Math.max(16, Number(bits))));

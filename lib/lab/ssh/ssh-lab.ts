@@ -32,7 +32,7 @@ import { perform, type FaultTarget } from '../perform.js';
 import { SSH_PERFORMERS } from './ssh-faults.js';
 
 /** How long a host may take to answer SSH at the start before it counts as unreachable (exit 3). */
-export const REACH_MS = 60_000;
+const REACH_MS = 60_000;
 /** Budget of one host's cleanup at teardown. */
 const CLEANUP_MS = 3 * 60_000;
 /** Budget of the user's power-reset command. */
@@ -70,7 +70,7 @@ export function expandHome(p: string): string {
 }
 
 /** One host of the lab: its slot name, role, spec and the config key problems about it name. */
-export interface SshHost {
+interface SshHost {
   name: string;
   role: HostRole;
   spec: HostSpec;

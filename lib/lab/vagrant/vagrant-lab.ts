@@ -23,7 +23,7 @@ const CLEANUP_DESTROY_MS = 10 * 60_000;
 /** Serial logs can be large; keep their tail. */
 const SERIAL_TAIL_BYTES = 256 * 1024;
 
-export interface VagrantLabOptions {
+interface VagrantLabOptions {
   spec: LabSpec;
   /** the run's Vagrant directory (VAGRANT_CWD); created if missing */
   vagrantDir: string;

@@ -14,7 +14,7 @@ import { configTopology } from '../../config/topology.js';
 import { deadlineIn, type Deadline } from '../../time/deadlines.js';
 import { waitFor } from '../../time/wait-for.js';
 import type { SshMachineOptions } from '../../ssh/client.js';
-import { vagrantBoxesDir, compareVersions } from '../../vagrant/box-files.js';
+import { vagrantBoxesDir, compareBoxVersions } from '../../vagrant/box-files.js';
 import { tryLock } from '../../vagrant/lock.js';
 import { sha256File, sha256Of } from '../../builds/cache.js';
 import {
@@ -44,7 +44,7 @@ import {
 } from './warm-key.js';
 
 /** What a warm lab's directory records (warm.json). */
-export interface WarmRecord {
+interface WarmRecord {
   key: string;
   inputs: WarmInputs;
   /** the build file the key's sha256 was read from (not part of the key): `destroy --stale` checks it */
@@ -74,7 +74,7 @@ export interface WarmLab {
 }
 
 /** Options of openWarmLab. */
-export interface WarmLabOptions {
+interface WarmLabOptions {
   config: HarnessConfig;
   /** the lab spec as a cold run would make it (its runId is replaced by the warm lab's id) */
   spec: LabSpec;
@@ -93,17 +93,17 @@ export interface WarmLabOptions {
 const TEARDOWN_MS = 5 * 60_000;
 
 /** The added box's identity: its newest version and image size+mtime (a rebuilt box is another box). */
-export async function boxIdentity(box: string, provider: string): Promise<string> {
+async function boxIdentity(box: string, provider: string): Promise<string> {
   const dir = path.join(vagrantBoxesDir(), box.replaceAll('/', '-VAGRANTSLASH-'));
   const versions = (await fs.readdir(dir).catch(() => [] as string[])).filter((v) => /^\d+(\.\d+)*$/.test(v));
-  const version = versions.sort(compareVersions).at(-1);
+  const version = versions.sort(compareBoxVersions).at(-1);
   if (!version) return 'not added';
   const img = await fs.stat(path.join(dir, version, provider, 'box.img')).catch(() => undefined);
   return img ? `${version} ${img.size} ${Math.round(img.mtimeMs)}` : `${version} (no box.img)`;
 }
 
 /** sha256 of the agent templates (server.hcl, client.hcl, nomad.service) as they are now. */
-export async function templatesSha256(): Promise<string> {
+async function templatesSha256(): Promise<string> {
   const files = ['server.hcl', 'client.hcl', 'nomad.service'].map((t) => fs.readFile(path.join(TEMPLATE_DIR, t)));
   return sha256Of(Buffer.concat(await Promise.all(files)));
 }
