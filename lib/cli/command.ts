@@ -22,7 +22,7 @@ export interface CommandOption {
 }
 
 /** A config flag a command takes, by name, or with a line of its own where the table's line says something else. */
-type ConfigFlag = string | { flag: string; doc: string };
+export type ConfigFlag = string | { flag: string; doc: string };
 
 /** The words after the command's name and its options. */
 export interface Positionals {
