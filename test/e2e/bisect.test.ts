@@ -40,9 +40,11 @@ t.test(
     t.match(fix, /^[0-9a-f]{40}$/, `one commit adds .changelog/28345.txt between ${good} and ${bad}`);
     const work = mkdtempSync(join(tmpdir(), 'nrh-e2e-bisect-'));
     const lab = ['--netns', NETNS, '--work-dir', join(work, 'labs')];
+    // E2E_REPORTS keeps the bisect's folder (findings, bench/bisect.ts); otherwise it goes with the work dir
+    const reports = process.env['E2E_REPORTS'] ?? join(work, 'reports');
+    // Note: a safety net for a test that threw; the checked teardown is at the end of the test, where it can assert
     t.teardown(async () => {
-      await runCli(t, ['destroy', '--warm', ...lab]);
-      t.same(domainsMatching(join(work, 'labs')), [], 'no VM of the bisect left');
+      if (existsSync(join(work, 'labs'))) await runCli(t, ['destroy', '--warm', ...lab]);
       rmSync(work, { recursive: true, force: true });
     });
     const r = await runCli(
@@ -59,16 +61,16 @@ t.test(
         '--check',
         'task-dirs',
         '--reports-dir',
-        join(work, 'reports'),
+        reports,
         ...lab,
       ],
       undefined,
       { HARNESS_WARM: '1' },
     );
     t.equal(r.code, 0, 'exit 0: found with enough confidence');
-    const folder = readdirSync(join(work, 'reports')).find((f) => f.startsWith('bisect-'));
+    const folder = readdirSync(reports).find((f) => f.startsWith('bisect-'));
     t.ok(folder, 'the bisect folder');
-    const doc = JSON.parse(readFileSync(join(work, 'reports', folder!, 'bisect.json'), 'utf8'));
+    const doc = JSON.parse(readFileSync(join(reports, folder!, 'bisect.json'), 'utf8'));
     t.equal(doc.status, 'found');
     t.equal(doc.direction, 'fix', 'fails on the older ref, passes on the newer');
     t.equal(doc.culprit.sha, fix, 'the commit that brought the fix to the release branch');
@@ -77,12 +79,12 @@ t.test(
     t.equal(doc.reproduction.fails, doc.reproduction.tries, 'the failing endpoint failed every try');
     for (const s of doc.steps)
       for (const x of s.tries)
-        t.ok(existsSync(join(work, 'reports', folder!, x.reportDir, 'report.html')), `${s.commit} try report`);
+        t.ok(existsSync(join(reports, folder!, x.reportDir, 'report.html')), `${s.commit} try report`);
     t.ok(
       doc.steps.every((s: { decision: string }) => s.decision !== 'skip'),
       'no step skipped',
     );
-    validateJUnit(t, join(work, 'reports', folder!, 'junit.xml'));
+    validateJUnit(t, join(reports, folder!, 'junit.xml'));
     t.match(r.stdout, new RegExp(`first fixed commit: ${fix}`));
     // Every try after the first reverted the one warm lab (VMs brought up once per bisect, not once per step).
     const created = doc.steps.flatMap((s: { tries: { phases?: { name: string }[] }[] }) => s.tries).length;
