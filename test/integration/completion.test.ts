@@ -1,5 +1,6 @@
 // `completion bash|zsh|fish` through the real CLI: the scripts load in the real shells and complete what --help names
 // (bash: the completion function called as bash calls it; zsh: a real interactive zsh on a pseudo-terminal, zpty).
+import { REBOOT_KINDS } from '../../lib/model/kinds.js';
 import t from 'tap';
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -47,20 +48,7 @@ t.test(
     t.same(complete('ru'), ['run']);
     t.same(complete('co'), ['compare', 'completion']);
     t.same(complete('run', '--reb'), ['--reboot', '--reboot-deadline', '--reboots']);
-    t.same(complete('run', '--reboot', ''), [
-      'graceful',
-      'hard',
-      'panic',
-      'power-off',
-      'power-loss-all',
-      'agent-kill',
-      'executor-kill',
-      'docker-restart',
-      'partition',
-      'leader-partition',
-      'link-flap',
-      'link-loss',
-    ]);
+    t.same(complete('run', '--reboot', ''), [...REBOOT_KINDS]);
     t.same(complete('merge', '--attachment-paths', 'p'), ['project']);
     t.same(complete('run', 'bridge'), ['bridge-exec-reboot']);
     t.same(complete('run', '--config', 'harn'), ['harness.yaml'], 'a path option completes files');
@@ -108,21 +96,7 @@ t.test(
     );
     const r = spawnSync('zsh', ['-f', drive], { encoding: 'utf8', timeout: 30_000 });
     const shown = r.stdout.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
-    for (const kind of [
-      'graceful',
-      'hard',
-      'panic',
-      'power-off',
-      'power-loss-all',
-      'agent-kill',
-      'executor-kill',
-      'docker-restart',
-      'partition',
-      'leader-partition',
-      'link-flap',
-      'link-loss',
-    ])
-      t.match(shown, kind, `offers ${kind}`);
+    for (const kind of REBOOT_KINDS) t.match(shown, kind, `offers ${kind}`);
   },
 );
 
