@@ -59,7 +59,7 @@ import {
   reregisters,
   waitForQuorumAgain,
 } from '../lib/scenario/fault-step.js';
-import { faultKind, faultOutcome, faultStepName } from '../lib/faults/registry.js';
+import { faultEndsTasks, faultKind, faultOutcome, faultStepName } from '../lib/faults/registry.js';
 import { durationSeconds } from '../lib/config/fields.js';
 import { readClockOffset } from '../lib/lab/observe.js';
 import { deadlineIn, remaining } from '../lib/time/deadlines.js';
@@ -479,8 +479,8 @@ export default defineScenario({
     // agent-kill and partition are judged against what they make Nomad do (lib/checks/fault-expectations.ts)
     const judged = adjustForFault(CHECKS, judgeAll(CHECKS, evidence), evidence, fault);
     const first = reboots[0]!;
-    const endsTasks = faultKind(first.kind).rebootsHost;
-    const name = endsTasks ? 'reboot' : first.kind;
+    const endsTasks = faultEndsTasks(first.kind, fault);
+    const name = faultKind(first.kind).rebootsHost ? 'reboot' : first.kind;
     return withTransientFailures(judged, recorder!.transitions(), { sinceMs: first.requestedAt, endsTasks, name });
   },
 });

@@ -82,6 +82,15 @@ export function faultStepName(kind: RebootKind): string {
   return `${faultKind(kind).rebootsHost ? 'reboot' : 'disrupt'} the client (${kind})`;
 }
 
+/**
+ * Whether `kind` itself ends the running task instances (a reboot, a killed executor, a restarted Docker daemon): their
+ * Terminated event is then the fault's doing, and the restart that follows is what the rule expects, not a failed
+ * restore.
+ */
+export function faultEndsTasks(kind: RebootKind, d: FaultDurations = {}): boolean {
+  return faultKind(kind).rebootsHost || faultKind(kind).outcome(d).restartsTasks;
+}
+
 /** What Nomad is expected to do after `kind` (the checks' rule). */
 export function faultOutcome(kind: RebootKind, d: FaultDurations = {}): FaultOutcome {
   return faultKind(kind).outcome(d);

@@ -5,6 +5,7 @@ import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { restartsAfter, transitionsFrom, type ReceivedEvent } from '../../lib/checks/transitions.js';
 import { withTransientFailures } from '../../lib/checks/transient.js';
+import { faultEndsTasks } from '../../lib/faults/registry.js';
 import { parseFrameLine } from '../../lib/parse/event-stream-frames.js';
 import type { CheckResult } from '../../lib/model/check.js';
 
@@ -274,3 +275,32 @@ for (const c of REAL_DOCKER) {
     },
   );
 }
+
+t.test(
+  "executor-kill: the instance the killed executor ended is the fault's effect (as seen on 2.0.5: exit -1, restarted)",
+  async (t) => {
+    // the real sequence of a 2.0.5 exec task whose executor was SIGKILLed (e2e new-faults, 2026-12-06)
+    const lost = {
+      type: 'Terminated',
+      atMs: FAULT + 2_000,
+      msg: 'Exit Code: -1, Exit Message: "executor: error waiting on process: rpc error: code = Unavailable desc = error reading from server: EOF"',
+      details: { exit_code: '-1', signal: '0', oom_killed: 'false' },
+    };
+    const seq = [
+      frame(FAULT - 60_000, 10, 'running', [started0]),
+      frame(FAULT + 2_000, 20, 'running', [started0, lost]),
+      frame(FAULT + 2_010, 21, 'pending', [started0, lost, restarting]),
+      frame(FAULT + 20_000, 22, 'running', [started0, lost, restarting, started1]),
+    ];
+    const ts = transitionsFrom(seq);
+    t.ok(faultEndsTasks('executor-kill'), "executor-kill's rule restarts the task: it ends the instance itself");
+    t.ok(faultEndsTasks('docker-restart'), 'so does docker-restart');
+    t.notOk(faultEndsTasks('agent-kill'), 'agent-kill leaves the tasks running');
+    t.notOk(faultEndsTasks('link-flap'), 'link-flap too');
+    const [judged] = withTransientFailures([passed], ts, { sinceMs: FAULT, endsTasks: true, name: 'executor-kill' });
+    t.equal(judged!.status, 'passed', 'alloc-restored keeps its status');
+    t.match(judged!.evidence.join('\n'), /ended by it \(exit -1, reported \S+\); restarted by the restart policy/);
+    const [wrong] = withTransientFailures([passed], ts, { sinceMs: FAULT, endsTasks: false, name: 'executor-kill' });
+    t.equal(wrong!.status, 'failed', 'judged as a fault that leaves the tasks running, the same events are a failure');
+  },
+);
