@@ -102,8 +102,8 @@ issues:
 ## The table
 
 Checked against hashicorp/nomad: test/unit/known-issues-mirror.test.ts holds every fix commit, branch, first fixed
-release and CHANGELOG line to a clone of the repository when one is at hand (\`NOMAD_SOURCE\`, else
-\`/work/.mirror/hashicorp+nomad/repo\`), and says it skipped otherwise.
+release, CHANGELOG line and the methods a signature names (in the code the fix changed) to a clone of the repository
+when one is at hand (\`NOMAD_SOURCE\`, else \`/work/.mirror/hashicorp+nomad/repo\`), and says it skipped otherwise.
 
 | issue | what goes wrong | checks | when | fixed in | per line | source |
 | --- | --- | --- | --- | --- | --- | --- |
