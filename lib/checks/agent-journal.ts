@@ -57,11 +57,18 @@ export function linesSince(agent: AgentJournalRead, sinceMs: number): QuotedLine
 /** A crash: its first line and the lines right after it (the trace's head), for the report. */
 interface CrashSeen {
   first: QuotedLine;
-  /** the lines following the first (goroutine header, the frames), at most TRACE_LINES */
+  /** the lines following the first (goroutine header, the frames), at most TRACE_HEAD */
   trace: string[];
 }
 
+/** Crash lines this close together are one crash (`panic:`, then `[signal SIGSEGV ...]`). */
 const TRACE_LINES = 4;
+/**
+ * Lines of a trace quoted after its first: past `[signal ...]` and the goroutine header, the function that panicked
+ * and its caller (each frame is two lines), which a known issue's signature names (the aead wrapper's Decrypt is
+ * GH-24383 when the keystore read called it, GH-24442 when the state upsert did).
+ */
+const TRACE_HEAD = 8;
 
 /** The crashes in `agent`'s journals since `sinceMs`: one per run of crash lines (a trace counts once). */
 export function crashesOf(agent: AgentJournalRead, sinceMs: number): CrashSeen[] {
@@ -76,9 +83,18 @@ export function crashesOf(agent: AgentJournalRead, sinceMs: number): CrashSeen[]
       return;
     }
     lastAt = i;
-    out.push({ first: l, trace: lines.slice(i + 1, i + 1 + TRACE_LINES).map((t) => messageOf(t.text)) });
+    // the trace is the crashing process's own lines: systemd's "Main process exited" after it is not a frame
+    const head = lines.slice(i + 1, i + 1 + TRACE_HEAD);
+    const theirs = head.findIndex((t) => writerOf(t.text) !== writerOf(l.text));
+    const trace = theirs < 0 ? head : head.slice(0, theirs);
+    out.push({ first: l, trace: trace.map((t) => messageOf(t.text)) });
   });
   return out;
+}
+
+/** journalctl's `<ident>[<pid>]` of a line (undefined when it has no prefix). */
+function writerOf(line: string): string | undefined {
+  return /^\S+\s+\S+\s+([^\s:]+(?:\[\d+\])?):\s/.exec(line)?.[1];
 }
 
 /** The text after journalctl's `<time> <host> <ident>[<pid>]: ` prefix (the whole line when it has none). */

@@ -1,7 +1,7 @@
 // Pure: docs/known-issues.md, written whole from the table (npm run docs; test/unit/known-issues-doc.test.ts holds it
 // current), so the page a reader trusts cannot drift from the rows the labeller uses.
 import type { KnownIssue } from '../model/known-issue.js';
-import { fixedInText } from './label.js';
+import { fixedInText, signaturesOf } from './label.js';
 
 const cell = (t: string) => t.replace(/\|/g, '\\|').replace(/\s+/g, ' ').trim();
 const code = (xs: readonly string[]) => xs.map((x) => `\`${x}\``).join(', ');
@@ -13,6 +13,7 @@ function conditions(r: KnownIssue): string {
     c.kinds ? `faults ${code(c.kinds)}` : 'any fault',
     ...(c.drivers ? [`driver ${code(c.drivers)}`] : []),
     ...(c.scenarios ? [`scenarios ${code(c.scenarios)}`] : []),
+    ...(signaturesOf(r).length ? [`signature ${code(signaturesOf(r))}`] : []),
   ];
   return `${parts.join('; ')}; reproduces ${r.reproduces}`;
 }
@@ -54,6 +55,12 @@ Whether a build has a fix comes from its provenance:
 - a **release** or a **path**: the version \`nomad version\` printed against the first release of its line with the
   fix (\`1.11.9+ent\` is looked up under \`1.11+ent\` first); \`unknown\` when the row has no entry for the line.
 
+A row keyed by a check as broad as \`no-agent-crash\` carries a **signature** (as syzbot keys crashes): regular
+expressions that must each match the failed check's message or one of its evidence lines (the crash line and the head
+of its trace: the panic text, the function that panicked). A failure its signature does not match is not that row's:
+it is labelled \`new\` (any other panic on an old build is news), it never counts as a regression of the row's fix,
+and a row that must reproduce and only failed without its signature did not reproduce.
+
 A failure a row explains on a build that **has** the fix is never "known": it is a loud finding (*fix regressed*).
 So is a row that must reproduce (\`reproduces always\`) and did not, on a build without its fix, with its conditions
 holding and one of its checks run (*not reproduced*: the reproduction broke, or the build has a fix the table does not
@@ -82,6 +89,8 @@ issues:
     title: task dirs not on tmpfs after a reboot
     checks: [task-dirs]            # check ids (reboot-harness list)
     conditions: { kinds: [graceful, hard, panic, power-off] }   # also drivers, scenarios
+    # signature: a regular expression or a list; each must match the failure's message or an evidence line
+    #   e.g. ['assignment to entry in nil map', '\\(\\*dynamicUsersHook\\)\\.Prestart'] for a crash sentinel
     reproduces: always             # or sometimes (default): no finding when it does not
     fixes:                         # commits, for source builds (git ancestry)
       - { branch: release/2.0.x, commit: 67c53d176b3afe13e693b6f0a3acd0f3fc491d02 }
@@ -93,8 +102,8 @@ issues:
 ## The table
 
 Checked against hashicorp/nomad: test/unit/known-issues-mirror.test.ts holds every fix commit, branch, first fixed
-release and CHANGELOG line to a clone of the repository when one is at hand (\`NOMAD_SOURCE\`, else
-\`/work/.mirror/hashicorp+nomad/repo\`), and says it skipped otherwise.
+release, CHANGELOG line and the methods a signature names (in the code the fix changed) to a clone of the repository
+when one is at hand (\`NOMAD_SOURCE\`, else \`/work/.mirror/hashicorp+nomad/repo\`), and says it skipped otherwise.
 
 | issue | what goes wrong | checks | when | fixed in | per line | source |
 | --- | --- | --- | --- | --- | --- | --- |

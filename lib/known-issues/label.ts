@@ -56,6 +56,38 @@ function conditionsHold(row: KnownIssue, f: RunFacts): boolean {
   );
 }
 
+/** A row's signature as a list (empty: the row has none). */
+export function signaturesOf(row: Pick<KnownIssue, 'signature'>): readonly string[] {
+  const s = row.signature;
+  return s === undefined ? [] : typeof s === 'string' ? [s] : s;
+}
+
+/**
+ * Whether a failed check is the row's: it is one of the row's checks and, when the row has a signature, every pattern
+ * of it matches the check's message or one of its evidence lines (a pattern that does not compile matches nothing:
+ * the row then explains no failure, which is the safe side; validation refuses such rows).
+ */
+export function rowExplains(row: KnownIssue, v: Pick<Verdict, 'id' | 'message' | 'evidence'>): boolean {
+  if (!row.checks.includes(v.id)) return false;
+  const texts = [v.message, ...v.evidence];
+  return signaturesOf(row).every((p) => {
+    const re = compiled(p);
+    return re !== undefined && texts.some((t) => re.test(t));
+  });
+}
+
+const patterns = new Map<string, RegExp | undefined>();
+function compiled(p: string): RegExp | undefined {
+  if (!patterns.has(p)) {
+    try {
+      patterns.set(p, new RegExp(p));
+    } catch {
+      patterns.set(p, undefined);
+    }
+  }
+  return patterns.get(p);
+}
+
 /** The releases with the fix, for labels: "2.0.5", "1.10.6, 1.11.0" (public releases only; Enterprise in the docs). */
 export function fixedInText(row: KnownIssue): string {
   const all = Object.entries(row.lines)
@@ -109,7 +141,7 @@ function versionState(row: KnownIssue, version: string): FixState {
 
 /** The label of one failed check: the first matching row the build lacks the fix of, else a regression or unknown. */
 function labelOf(v: Verdict, rows: readonly KnownIssue[], states: Record<string, FixState>): KnownIssueLabel {
-  const mine = rows.filter((r) => r.checks.includes(v.id));
+  const mine = rows.filter((r) => rowExplains(r, v));
   const base = (r: KnownIssue) => ({ issue: r.id, url: r.url, fixedIn: fixedInText(r) });
   const lacking = mine.find((r) => states[r.id]?.has === 'no');
   if (lacking) return { kind: 'known', ...base(lacking), detail: states[lacking.id]!.detail };
@@ -155,19 +187,27 @@ export function labelVerdicts(
     const s = states[r.id];
     if (!s) continue;
     const judged = verdicts.filter((v) => r.checks.includes(v.id));
-    const failed = judged.filter((v) => v.status === 'failed');
-    if (s.has === 'yes' && failed.length)
+    // a failure the row's signature does not match is not the row's (another crash on the same check)
+    const failed = judged.filter((v) => v.status === 'failed' && rowExplains(r, v));
+    // Note: a failure another row labels known (the same crash, fixed later for another path) is that row's, not a
+    // regression of this row's fix
+    const regressed = failed.filter((v) => {
+      const l = labels.get(v.id);
+      return !(l?.kind === 'known' && l.issue !== r.id);
+    });
+    if (s.has === 'yes' && regressed.length)
       findings.push({
         kind: 'fix-regressed',
         issue: r.id,
         url: r.url,
-        checks: failed.map((v) => v.id),
+        checks: regressed.map((v) => v.id),
         build,
         message:
-          `${failed.map((v) => v.id).join(', ')} failed on a build that has the fix of ${r.id} (${s.detail}): ` +
+          `${regressed.map((v) => v.id).join(', ')} failed on a build that has the fix of ${r.id} (${s.detail}): ` +
           'a regression of the fix, or a new bug with the same symptom',
       });
-    const ran = judged.filter((v) => v.status === 'passed');
+    // a check that ran and showed something else (passed, or failed without the signature) did not reproduce it
+    const ran = judged.filter((v) => v.status === 'passed' || (v.status === 'failed' && !rowExplains(r, v)));
     if (s.has === 'no' && r.reproduces === 'always' && ran.length && !failed.length)
       findings.push({
         kind: 'not-reproduced',
@@ -176,8 +216,8 @@ export function labelVerdicts(
         checks: ran.map((v) => v.id),
         build,
         message:
-          `${r.id} did not reproduce on a build without its fix (${s.detail}): ${ran.map((v) => v.id).join(', ')} ` +
-          'passed; the reproduction broke, or the build has a fix the table does not know',
+          `${r.id} did not reproduce on a build without its fix (${s.detail}): ${ran.map(ranText).join(', ')}; ` +
+          'the reproduction broke, or the build has a fix the table does not know',
       });
   }
   const knownIssues: RunKnownIssues = { policy: o.policy, fixes: states, findings };
@@ -209,6 +249,8 @@ export function labelVerdicts(
       });
   return { verdicts: out, knownIssues };
 }
+
+const ranText = (v: Verdict) => `${v.id} ${v.status === 'passed' ? 'passed' : 'failed without its signature'}`;
 
 /** One line a console or a report prints for a label: "known: GH-28345 (fixed in 2.0.5)", "new", … */
 export function labelText(l: KnownIssueLabel): string {

@@ -11,6 +11,90 @@ const NO_PUBLIC_FIX = 'no public release of this line has the fix';
 
 export const KNOWN_ISSUES: readonly KnownIssue[] = [
   {
+    id: 'GH-24383',
+    title:
+      'a server panics at startup decrypting an AEAD key from its keystore when the key file has an empty RSA block',
+    url: url(24383),
+    checks: ['no-agent-crash'],
+    conditions: {},
+    // the panic of the aead wrapper's Decrypt on an empty ciphertext (in.Ciphertext[:12]), reached from the keystore
+    // read at startup (the main fix guards loadKeyFromStore's call); any other crash is not this one
+    signature: [
+      'slice bounds out of range \\[:12\\]',
+      'aead\\.\\(\\*Wrapper\\)\\.Decrypt\\(',
+      '\\(\\*Encrypter\\)\\.loadKeyFromStore\\(',
+    ],
+    // needs keyring material written by an old version (an empty RSA block): a lab bootstrapped fresh has none
+    reproduces: 'sometimes',
+    fixes: [
+      { branch: 'main', commit: '316430b094fd1637ce14a723a0c3441dfa94e0a9' },
+      { branch: 'release/1.9.x', commit: '43c82b39a331c10a2d047c017778dff71ba71c3e' },
+    ],
+    lines: {
+      '1.8': { fixedIn: null, note: `${NO_PUBLIC_FIX} (Enterprise: 1.8.7)` },
+      '1.8+ent': { fixedIn: '1.8.7' },
+      '1.9': { fixedIn: '1.9.2' },
+    },
+    sinceRelease: '1.10.0',
+    source: {
+      changelog:
+        'keyring: Fixed a panic on server startup when decrypting AEAD key data with empty RSA block [[GH-24383]]',
+      tag: 'v1.9.2',
+      note: 'signature: the fix guards wrapper.Decrypt in loadKeyFromStore for an empty WrappedRSAKey.Ciphertext; go-kms-wrapping v2 aead (*Wrapper).Decrypt slices in.Ciphertext[:12]',
+    },
+  },
+  {
+    id: 'GH-24442',
+    title: 'a server panics decrypting an AEAD key with an empty RSA block when keys are upserted into its state',
+    url: url(24442),
+    checks: ['no-agent-crash'],
+    conditions: {},
+    // the same panic of the aead wrapper, reached from the task that decrypts a key upserted into the state store
+    signature: [
+      'slice bounds out of range \\[:12\\]',
+      'aead\\.\\(\\*Wrapper\\)\\.Decrypt\\(',
+      '\\(\\*Encrypter\\)\\.decryptWrappedKeyTask\\(',
+    ],
+    reproduces: 'sometimes',
+    fixes: [
+      { branch: 'main', commit: '4e7496d2469da56195ef30e6521dbc21569df20f' },
+      { branch: 'release/1.9.x', commit: '4be138dcc99ad6c0ac7e5b7b74a32b6d1e8a5236' },
+    ],
+    lines: { '1.9': { fixedIn: '1.9.4' } },
+    sinceRelease: '1.10.0',
+    source: {
+      changelog: 'keyring: Fixed a bug when decrypting aead with an empty RSA block on state upserts [[GH-24442]]',
+      tag: 'v1.9.4',
+      note: 'signature: the fix guards wrapper.Decrypt in decryptWrappedKeyTask for an empty WrappedRSAKey.Ciphertext (its test: "test for a panic where the key doesn\'t contain the ciphertext")',
+    },
+  },
+  {
+    id: 'GH-24739',
+    title: 'a client panics restoring a task that runs as a dynamic workload user (nil map in the dynamic users hook)',
+    url: url(24739),
+    checks: ['no-agent-crash'],
+    conditions: {},
+    // Prestart wrote the user read back from the hook's previous state into a nil response.State map
+    signature: ['assignment to entry in nil map', '\\(\\*dynamicUsersHook\\)\\.Prestart\\('],
+    // needs a driver with dynamic workload users (exec2), which the harness's jobs do not use
+    reproduces: 'sometimes',
+    fixes: [
+      { branch: 'main', commit: 'e107d84c7823476b8c1a1abcf16a8ac1ee84d279' },
+      { branch: 'release/1.9.x', commit: '0ed94555285d545d257ad227803cf0c2715eeedf' },
+    ],
+    lines: {
+      '1.8': { fixedIn: null, note: `${NO_PUBLIC_FIX} (Enterprise: 1.8.10)` },
+      '1.8+ent': { fixedIn: '1.8.10' },
+      '1.9': { fixedIn: '1.9.6' },
+    },
+    sinceRelease: '1.10.0',
+    source: {
+      changelog: 'taskrunner: fix panic when a task with dynamic user is recovered [[GH-24739]]',
+      tag: 'v1.9.6',
+      note: 'signature: the fix moves `response.State = make(map[string]string, 1)` before the restart case of (*dynamicUsersHook).Prestart assigns to it',
+    },
+  },
+  {
     id: 'GH-24650',
     title: 'bridge allocs fail to restore after a host reboot: CNI host-local state on disk gives a duplicate IP',
     url: url(24650),
@@ -205,6 +289,35 @@ export const KNOWN_ISSUES: readonly KnownIssue[] = [
       changelog:
         'client: Fixed a bug where the client would not remount the secret and private tmpfs after a restart [[GH-28345]]',
       tag: 'v2.0.5',
+    },
+  },
+  {
+    id: 'GH-28187',
+    title: "a client panics on a nil alloc the server returned for an alloc GC'd between two RPCs (Alloc.GetAllocs)",
+    url: url(28187),
+    checks: ['no-agent-crash'],
+    conditions: {},
+    // the client canonicalizes each alloc the server sent: a nil one dereferences in (*Allocation).Canonicalize
+    signature: ['nil pointer dereference', 'structs\\.\\(\\*Allocation\\)\\.Canonicalize\\('],
+    // a race: the alloc must be GC'd between Node.GetClientAllocs and Alloc.GetAllocs. The fix is on the server
+    // (it returns no nil), so the servers' build is the one that counts (the lab runs one build everywhere)
+    reproduces: 'sometimes',
+    fixes: [
+      { branch: 'main', commit: '67a9aa5d93cb3a52121509d3d9d9059c7a94afac' },
+      { branch: 'release/2.0.x', commit: '9db548370f5a2b1a1976f03b599e6802be96dc81' },
+    ],
+    lines: {
+      '1.9': { fixedIn: null, note: NO_PUBLIC_FIX },
+      '1.10': { fixedIn: null, note: NO_PUBLIC_FIX },
+      '1.11': { fixedIn: null, note: NO_PUBLIC_FIX },
+      '2.0': { fixedIn: '2.0.4' },
+    },
+    source: {
+      changelog: "client: Fixed a bug where a client could panic after an alloc is GC'd [[GH-28187]]",
+      tag: 'v2.0.5',
+      note:
+        "released in 2.0.4, whose CHANGELOG named it GH-28185 (a wrong PR reference, fixed by PR 28266 'changelog: fix PR reference'); v2.0.5's lists it under 2.0.4 (and again under 2.0.5). " +
+        'signature: client/client.go watchAllocations calls alloc.Canonicalize() on each alloc of the Alloc.GetAllocs reply; the fix filters nils out of that reply in nomad/alloc_endpoint.go',
     },
   },
 ];

@@ -56,6 +56,7 @@ export function parseKnownIssues(
       'url',
       'checks',
       'conditions',
+      'signature',
       'reproduces',
       'fixes',
       'lines',
@@ -82,6 +83,7 @@ export function parseKnownIssues(
     else if (!url) problem(`${at}.url`, undefined, 'is needed for an id that is not GH-<n>', 'give url: https://…');
     const checks = words(r.checks, `${at}.checks`, ctx.checks, 'check', problem, true);
     const conditions = conditionsOf(r.conditions, `${at}.conditions`, ctx, problem);
+    const signature = signatureOf(r.signature, `${at}.signature`, problem);
     const reproduces = r.reproduces ?? 'sometimes';
     if (reproduces !== 'always' && reproduces !== 'sometimes')
       problem(
@@ -112,6 +114,7 @@ export function parseKnownIssues(
         url,
         checks,
         conditions,
+        ...(signature ? { signature } : {}),
         reproduces: reproduces === 'always' ? 'always' : 'sometimes',
         fixes,
         lines,
@@ -166,6 +169,42 @@ function conditionsOf(raw: unknown, at: string, ctx: TableContext, problem: Prob
     ...(drivers ? { drivers: drivers as KnownIssueConditions['drivers'] } : {}),
     ...(scenarios ? { scenarios } : {}),
   };
+}
+
+/** A signature: one regular expression or a non-empty list of them, each of which compiles. */
+function signatureOf(raw: unknown, at: string, problem: Problem): string[] | undefined {
+  if (raw === undefined) return undefined;
+  const list = typeof raw === 'string' ? [raw] : raw;
+  if (!Array.isArray(list) || !list.length) {
+    problem(
+      at,
+      raw,
+      'must be a regular expression or a non-empty list of them',
+      "e.g. signature: ['assignment to entry in nil map', 'dynamicUsersHook\\)\\.Prestart']",
+    );
+    return undefined;
+  }
+  let ok = true;
+  for (const [i, p] of list.entries()) {
+    const field = typeof raw === 'string' ? at : `${at}[${i}]`;
+    if (typeof p !== 'string' || !p.trim()) {
+      problem(field, p, 'must be a non-empty regular expression', 'a text the failure\u2019s message or evidence has');
+      ok = false;
+      continue;
+    }
+    try {
+      new RegExp(p);
+    } catch (e) {
+      problem(
+        field,
+        p,
+        `does not compile as a regular expression (${(e as Error).message})`,
+        'escape ( ) [ ] * . with a backslash to match them as text',
+      );
+      ok = false;
+    }
+  }
+  return ok ? (list as string[]) : undefined;
 }
 
 function fixesOf(raw: unknown, at: string, problem: Problem): FixCommit[] {

@@ -43,6 +43,13 @@ export interface KnownIssue {
   checks: readonly string[];
   conditions: KnownIssueConditions;
   /**
+   * The crash signature, for a row keyed by a check as broad as `no-agent-crash` (any panic on an old build is not
+   * this issue): regular expressions (JavaScript syntax, as strings) that must EACH match the failed check's message
+   * or one of its evidence lines for the row to explain it (`|` inside one gives alternatives). Undefined: any failure
+   * of its checks.
+   */
+  signature?: string | readonly string[];
+  /**
    * `always`: under its conditions, on a build without the fix, it must reproduce (a pass is a loud finding);
    * `sometimes`: it may not (a race, or a fault the harness does not fully make)
    */

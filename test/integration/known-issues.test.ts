@@ -262,6 +262,7 @@ t.test("a user's table: its rows over the shipped ones; bad rows refused all at 
       '    title: t',
       '    checks: [no-leaks]',
       '    fixes: [{ branch: main, commit: NOTHEX }]',
+      "    signature: ['nil map', '(*dynamicUsersHook).Prestart']",
       '    source: y',
       '',
     ].join('\n'),
@@ -284,8 +285,9 @@ t.test("a user's table: its rows over the shipped ones; bad rows refused all at 
     'issues[0].lines.1.11',
     'issues[1].url',
     'issues[1].fixes[0].commit',
+    'issues[1].signature[1]',
   ])
     t.match(err, `bad.yaml: ${field}`, field);
-  t.match(err, /invalid configuration \(5 problems\)/);
+  t.match(err, /invalid configuration \(6 problems\)/);
   t.notOk(existsSync(join(dir, 'bad', 'summary.json')), 'refused before anything ran');
 });

@@ -1,6 +1,7 @@
 // Every row of the known-issue table held to hashicorp/nomad itself: its fix commits exist on the branches it names,
 // the first fixed release of each line has the fix and the release before it does not, a line said to have no public
-// fix has none in any tag, and the CHANGELOG line it cites is in the CHANGELOG of that release. Needs a clone of the
+// fix has none in any tag, the CHANGELOG line it cites is in the CHANGELOG of that release, and the methods its
+// signature names are in the code its fix changed. Needs a clone of the
 // repository (env NOMAD_SOURCE, else /work/.mirror/hashicorp+nomad/repo); CI runners usually have none, and then the
 // test says it skipped and why.
 import { existsSync } from 'node:fs';
@@ -10,6 +11,7 @@ import { KNOWN_ISSUES } from '../../lib/known-issues/table.js';
 import { ancestryIn } from '../../lib/builds/ancestry.js';
 import { deadlineIn } from '../../lib/time/deadlines.js';
 import { compareVersions } from '../../lib/parse/versions.js';
+import { signaturesOf } from '../../lib/known-issues/label.js';
 
 const REPO = process.env['NOMAD_SOURCE'] || '/work/.mirror/hashicorp+nomad/repo';
 const present = existsSync(REPO);
@@ -85,6 +87,26 @@ t.test(
           const branch = `release/${line.replace(/\+ent$/, '')}.x`;
           const s = await section(branch, l.fixedIn);
           t.ok(s.includes(`[GH-${gh}](`), `${r.id}: ${branch} CHANGELOG lists GH-${gh} under ${l.fixedIn}`);
+        }
+      }
+      // a method a signature names, `\(\*Encrypter\)\.loadKeyFromStore\(`, is in the code the fix changed (its parent),
+      // or, qualified by a dependency's package (`aead\.\(\*Wrapper\)`), that package is imported by a file it changed
+      const fix = r.fixes.find((f) => f.branch === 'main') ?? r.fixes[0];
+      for (const pattern of fix ? signaturesOf(r) : []) {
+        for (const m of pattern.matchAll(/(?:(\w+)\\\.)?\\\(\\\*(\w+)\\\)\\\.(\w+)/g)) {
+          const [, pkg, type, method] = m;
+          const def = `func \\([A-Za-z_]+ \\*${type}\\) ${method}\\(`;
+          const inNomad = (await git('grep', '-q', '-E', def, `${fix!.commit}^`, '--', '*.go')).code === 0;
+          let imported = false;
+          if (!inNomad && pkg) {
+            const changed = (await git('show', '--name-only', '--format=', fix!.commit)).out.split('\n');
+            for (const f of changed.filter((x) => x.endsWith('.go')))
+              imported ||= (await git('show', `${fix!.commit}^:${f}`)).out.includes(`/${pkg}"`);
+          }
+          t.ok(
+            inNomad || imported,
+            `${r.id}: (*${type}).${method} of its signature is ${pkg && !inNomad ? `in ${pkg}, imported by the fix's files` : `in ${fix!.commit.slice(0, 10)}^`}`,
+          );
         }
       }
       if (r.sinceRelease) {

@@ -108,6 +108,15 @@ t.test('a panic trace is one crash, quoted with its machine, boot and the head o
   t.equal(crashes.length, 1, '`panic:` and the `SIGSEGV` line after it are one crash');
   t.equal(crashes[0]!.first.boot, '-1');
   t.match(crashes[0]!.trace[0], /SIGSEGV/);
+  t.ok(
+    crashes[0]!.trace.some((l) => l.includes('allocrunner.(*allocRunner).destroyImpl(')),
+    'the head reaches the first frame (what a known issue\u2019s signature names)',
+  );
+  t.notOk(
+    crashes[0]!.trace.some((l) => l.includes('Main process exited')),
+    'systemd\u2019s lines after the trace are not part of it',
+  );
+  t.equal(crashes[0]!.trace.length, 5, 'the crashing process\u2019s lines only');
   const r = judgeCheck(NO_AGENT_CRASH, evidence([QUIET_SERVER, agent], [reboot()]));
   t.equal(r.status, 'failed');
   t.match(r.message, /client-1: 1 crash \(panic: runtime error: invalid memory address/);
