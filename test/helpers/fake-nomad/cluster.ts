@@ -1,13 +1,6 @@
 // Part of the Nomad API stand-in (not Nomad): the state one server holds about one client node,
 // with a raft-like index that increases on every change, and the client agent's journal.
-import type {
-  ApiAllocation,
-  ApiDeployment,
-  ApiEvaluation,
-  ApiJob,
-  ApiNode,
-  ApiTaskEvent,
-} from '../../../lib/nomad/api-types.js';
+import type { ApiAllocation, ApiEvaluation, ApiJob, ApiNode, ApiTaskEvent } from '../../../lib/nomad/api-types.js';
 import {
   MAX_TASK_EVENTS,
   newAllocation,
@@ -19,7 +12,7 @@ import {
   uuid,
 } from './payloads.js';
 import { eventsOfCommit, type EventFrame } from './events.js';
-import { deploymentProgress } from './deployments.js';
+import { deploymentProgress, type StandInDeployment } from './deployments.js';
 
 export type Table = 'nodes' | 'jobs' | 'allocs' | 'evals' | 'deployments';
 /**
@@ -82,7 +75,7 @@ export class Cluster {
   readonly allocs = new Map<string, ApiAllocation>();
   readonly evals = new Map<string, ApiEvaluation>();
   /** each service job's latest deployment (deployments.ts), by job ID */
-  readonly deployments = new Map<string, ApiDeployment>();
+  readonly deployments = new Map<string, StandInDeployment>();
   /** is the client agent running (heartbeating)? */
   agentUp = true;
   /** journal lines of the client agent since its last start */

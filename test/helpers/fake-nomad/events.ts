@@ -63,7 +63,12 @@ export function eventsOfCommit(
     for (const a of c.allocs.values()) {
       if (a.ModifyIndex !== idx) continue;
       // Note: real Nomad sets alloc.Job = nil "to help keep size of alloc event down"; the payload has no Job key
-      const { Job: _job, ...alloc } = fullAlloc(a, null) as ApiAllocation & { Job?: unknown };
+      const { Job: _job, ...alloc } = fullAlloc(a, null, c.version) as ApiAllocation & { Job?: unknown };
+      // a placement as the plan wrote it: no client has touched it yet, so no TaskStates, NetworkStatus or
+      // ClientDescription (real 1.9.7 and 2.0.5 PlanResult events)
+      const placed = alloc as Partial<ApiAllocation>;
+      if ((type ?? DEFAULT_TYPE.allocs) === 'PlanResult' && a.CreateIndex === idx)
+        for (const k of ['TaskStates', 'NetworkStatus', 'ClientDescription'] as const) delete placed[k];
       ev('allocs', 'Allocation', a.ID, a.Namespace, [a.JobID, ''], { Allocation: alloc });
       jobs.add(a.JobID);
     }
@@ -82,7 +87,7 @@ export function eventsOfCommit(
   if (tables.includes('evals')) {
     for (const e of c.evals.values()) {
       if (e.ModifyIndex !== idx) continue;
-      ev('evals', 'Evaluation', e.ID, e.Namespace, [e.JobID, ''], { Evaluation: evalOut(e) });
+      ev('evals', 'Evaluation', e.ID, e.Namespace, [e.JobID, ''], { Evaluation: evalOut(e, c) });
     }
   }
   if (tables.includes('deployments'))

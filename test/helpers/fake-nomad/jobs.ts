@@ -5,9 +5,24 @@ import type { Cluster } from './cluster.js';
 import { nowNs, nowRfc3339, taskEvent } from './payloads.js';
 import { startDeployment } from './deployments.js';
 
+/**
+ * The job as the server stores and serves it (/v1/job/:id, Job events): the api-only job-level Migrate and Reschedule
+ * (null in the parse output) are gone, each task has CSIPluginConfig (real 1.9.7 and 2.0.5 job.json vs jobs-parse.json).
+ */
+function storedJob(submitted: ApiJob): ApiJob {
+  const { Migrate: _m, Reschedule: _r, ...job } = submitted as ApiJob & { Migrate?: unknown; Reschedule?: unknown };
+  return {
+    ...job,
+    TaskGroups: job.TaskGroups?.map((g) => ({
+      ...g,
+      Tasks: g.Tasks?.map((t) => ({ CSIPluginConfig: null, ...t })),
+    })),
+  } as ApiJob;
+}
+
 /** POST /v1/jobs: store the job, create an eval, place allocs on the client node if it is ready. */
 export function registerJob(c: Cluster, submitted: ApiJob): ApiJobRegisterResponse {
-  const job: ApiJob = { ...submitted, Status: 'pending', Stop: false, SubmitTime: nowNs(), Version: 0 };
+  const job: ApiJob = { ...storedJob(submitted), Status: 'pending', Stop: false, SubmitTime: nowNs(), Version: 0 };
   const old = c.jobs.get(job.ID);
   const jobIndex = c.commit(['jobs'], (idx) => {
     job.CreateIndex = old?.CreateIndex ?? idx;

@@ -14,6 +14,8 @@ import type { Cluster } from './cluster.js';
 import { newNode, nowRfc3339, taskEvent } from './payloads.js';
 
 const TERMINAL = new Set(['complete', 'failed', 'lost']);
+/** An alloc's DesiredTransition with nothing asked (real 1.9.7 list stub). */
+const NO_TRANSITION = { Migrate: null, Reschedule: null, ForceReschedule: null, NoShutdownDelay: null };
 
 /** The allocs a lab's probe reached, by cluster; present only when a lab probes allocs (healthByProbe). */
 const answered = new WeakMap<Cluster, Set<string>>();
@@ -57,16 +59,39 @@ export function nodeById(c: Cluster, id: string): ApiNode | undefined {
   return c.allNodes().find((n) => n.ID === id);
 }
 
-function touch(c: Cluster, n: ApiNode, type: 'NodeDrain' | 'NodeEligibility', mutate: (n: ApiNode) => void): number {
+/**
+ * One change of a node's drain or eligibility at a new index, with the node event Nomad writes for it (real 2.0.5
+ * drain capture: Subsystem Drain or Cluster, RFC3339 with nanoseconds, unlike the registration event's seconds).
+ */
+function touch(
+  c: Cluster,
+  n: ApiNode,
+  type: 'NodeDrain' | 'NodeEligibility',
+  mutate: (n: ApiNode) => void,
+  event?: { Message: string; Subsystem: 'Drain' | 'Cluster' },
+): number {
   return c.commit(
     ['nodes'],
     (idx) => {
       mutate(n);
       n.ModifyIndex = idx;
+      if (event)
+        n.Events = [...(n.Events ?? []), { ...event, Details: null, Timestamp: nowRfc3339(), CreateIndex: idx }].slice(
+          -10,
+        );
     },
     type,
   );
 }
+
+/** LastDrain as real Nomad writes it without ACLs (1.9.7-2.0.5 captures: AccessorID and Meta always present). */
+const lastDrain = (o: { Status: string; StartedAt?: string; UpdatedAt: string }) => ({
+  StartedAt: o.StartedAt ?? nowRfc3339(),
+  UpdatedAt: o.UpdatedAt,
+  Status: o.Status,
+  AccessorID: 'token:acls-disabled',
+  Meta: null,
+});
 
 const liveOn = (c: Cluster, nodeId: string): ApiAllocation[] =>
   [...c.allocs.values()].filter(
@@ -76,22 +101,34 @@ const liveOn = (c: Cluster, nodeId: string): ApiAllocation[] =>
 /** PUT /v1/node/:id/drain with a DrainSpec: start the drain; `DrainSpec: null` cancels it. */
 export function drainNode(c: Cluster, n: ApiNode, spec: { Deadline?: number } | null): number {
   if (!spec) {
-    return touch(c, n, 'NodeDrain', (x) => {
-      x.DrainStrategy = null;
-      x.LastDrain = { Status: 'canceled', UpdatedAt: nowRfc3339() };
-    });
+    return touch(
+      c,
+      n,
+      'NodeDrain',
+      (x) => {
+        x.DrainStrategy = null;
+        x.LastDrain = lastDrain({ Status: 'canceled', StartedAt: x.LastDrain?.StartedAt, UpdatedAt: nowRfc3339() });
+      },
+      { Message: 'Node drain strategy cleared', Subsystem: 'Drain' },
+    );
   }
   const deadlineNs = spec.Deadline ?? 0;
-  const index = touch(c, n, 'NodeDrain', (x) => {
-    x.DrainStrategy = {
-      Deadline: deadlineNs,
-      IgnoreSystemJobs: false,
-      ForceDeadline: deadlineNs > 0 ? new Date(Date.now() + deadlineNs / 1e6).toISOString() : '0001-01-01T00:00:00Z',
-      StartedAt: nowRfc3339(),
-    };
-    x.SchedulingEligibility = 'ineligible';
-    x.LastDrain = { Status: 'draining', StartedAt: nowRfc3339(), UpdatedAt: nowRfc3339() };
-  });
+  const index = touch(
+    c,
+    n,
+    'NodeDrain',
+    (x) => {
+      x.DrainStrategy = {
+        Deadline: deadlineNs,
+        IgnoreSystemJobs: false,
+        ForceDeadline: deadlineNs > 0 ? new Date(Date.now() + deadlineNs / 1e6).toISOString() : '0001-01-01T00:00:00Z',
+        StartedAt: nowRfc3339(),
+      };
+      x.SchedulingEligibility = 'ineligible';
+      x.LastDrain = lastDrain({ Status: 'draining', UpdatedAt: nowRfc3339() });
+    },
+    { Message: 'Node drain strategy set', Subsystem: 'Drain' },
+  );
   c.later(1, () => drainNext(c, n, liveOn(c, n.ID)));
   return index;
 }
@@ -104,15 +141,26 @@ export function drainNode(c: Cluster, n: ApiNode, spec: { Deadline?: number } | 
 function drainNext(c: Cluster, n: ApiNode, queue: ApiAllocation[]): void {
   const a = queue.shift();
   if (!a) {
-    touch(c, n, 'NodeDrain', (x) => {
-      x.DrainStrategy = null;
-      x.LastDrain = { Status: 'complete', StartedAt: x.LastDrain?.StartedAt, UpdatedAt: nowRfc3339() };
-    });
+    touch(
+      c,
+      n,
+      'NodeDrain',
+      (x) => {
+        x.DrainStrategy = null;
+        x.LastDrain = lastDrain({ Status: 'complete', StartedAt: x.LastDrain?.StartedAt, UpdatedAt: nowRfc3339() });
+      },
+      { Message: 'Node drain complete', Subsystem: 'Drain' },
+    );
     return;
   }
   c.commit(
     ['allocs'],
-    (idx) => Object.assign(a, { DesiredTransition: { Migrate: true }, ModifyIndex: idx }),
+    // every DesiredTransition key is sent, null while unset (the line may add some: lines.ts)
+    (idx) =>
+      Object.assign(a, {
+        DesiredTransition: { ...NO_TRANSITION, ...a.DesiredTransition, Migrate: true },
+        ModifyIndex: idx,
+      }),
     'AllocationUpdateDesiredTransition',
   );
   c.later(1, () => {
@@ -181,9 +229,21 @@ const blocked = new WeakMap<Cluster, ApiAllocation[]>();
 
 /** PUT /v1/node/:id/eligibility: an eligible node lets the blocked placements through. */
 export function setEligibility(c: Cluster, n: ApiNode, eligibility: string): number {
-  const idx = touch(c, n, 'NodeEligibility', (x) => {
-    x.SchedulingEligibility = eligibility;
-  });
+  const was = n.SchedulingEligibility;
+  const idx = touch(
+    c,
+    n,
+    'NodeEligibility',
+    (x) => {
+      x.SchedulingEligibility = eligibility;
+    },
+    was === eligibility
+      ? undefined
+      : {
+          Message: `Node marked as ${eligibility === 'eligible' ? 'eligible' : 'ineligible'} for scheduling`,
+          Subsystem: 'Cluster',
+        },
+  );
   const waiting = blocked.get(c) ?? [];
   if (eligibility !== 'eligible' || n.Status !== 'ready' || waiting.length === 0) return idx;
   blocked.delete(c);

@@ -13,6 +13,7 @@ import type {
   ApiTaskEvent,
   ApiTaskState,
 } from '../../../lib/nomad/api-types.js';
+import { PLAN_ANNOTATIONS_SINCE, forLine, lineAtLeast } from './lines.js';
 
 /** Read one sample from test/fixtures/nomad/ (a fresh copy each time). */
 export function fixture<T>(name: string): T {
@@ -191,24 +192,47 @@ const ALLOC_OMIT_ZERO = new Set([
  * A full Allocation as real Nomad serializes it (1.9.3/1.9.7 captures): with its Job, zero-valued optional fields left
  * out (no DesiredDescription, NextAllocation... while empty) and no JobType/JobVersion/Services (AllocListStub-only).
  */
-export function fullAlloc(a: ApiAllocation, job: ApiJob | null): ApiAllocation {
-  const src = { ...a, Job: job } as unknown as Record<string, unknown>;
+export function fullAlloc(a: ApiAllocation, job: ApiJob | null, version: string): ApiAllocation {
+  const src = { ...a, Job: job, TaskStates: statesForLine(a.TaskStates, version) } as unknown as Record<
+    string,
+    unknown
+  >;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(src))
     if (ALLOC_ALWAYS.has(k) || (ALLOC_OMIT_ZERO.has(k) && !isZero(v))) out[k] = v;
   return out as unknown as ApiAllocation;
 }
 
+/** Each task's state with the keys of `version`'s line. */
+function statesForLine(states: ApiAllocation['TaskStates'], version: string): ApiAllocation['TaskStates'] {
+  return states && Object.fromEntries(Object.entries(states).map(([k, v]) => [k, forLine('taskState', version, v)]));
+}
+
+/** A job (parse output or stored job) with the keys of `version`'s line, its groups' and tasks' too. */
+export function jobForLine(j: ApiJob, version: string): ApiJob {
+  const job = forLine('job', version, j);
+  if (!job.TaskGroups) return job;
+  return {
+    ...job,
+    TaskGroups: job.TaskGroups.map((g) => {
+      const tg = forLine('taskGroup', version, g);
+      return tg.Tasks ? { ...tg, Tasks: tg.Tasks.map((t) => forLine('task', version, t)) } : tg;
+    }),
+  };
+}
+
 /** The AllocListStub view with the real stub's keys, empty strings and nulls included (1.9.3/1.9.7 captures). */
-export function allocStub(a: ApiAllocation): ApiAllocListStub {
+export function allocStub(a: ApiAllocation, version: string): ApiAllocListStub {
   const tmpl = fixture<Record<string, unknown>>('alloc-stub-running.json');
-  const full = a as unknown as Record<string, unknown>;
-  return Object.fromEntries(
+  const full = { ...a, TaskStates: statesForLine(a.TaskStates, version) } as unknown as Record<string, unknown>;
+  const stub = Object.fromEntries(
     Object.keys(tmpl).map((k) => [
       k,
       full[k] ?? (typeof tmpl[k] === 'string' ? '' : k === 'DesiredTransition' ? tmpl[k] : null),
     ]),
-  ) as unknown as ApiAllocListStub;
+  );
+  stub.DesiredTransition = forLine('desiredTransition', version, stub.DesiredTransition);
+  return forLine('allocStub', version, stub) as unknown as ApiAllocListStub;
 }
 
 /** Keys of an Evaluation in the real /v1/evaluations capture; the rest are left out while zero (Go omitempty). */
@@ -231,10 +255,40 @@ const EVAL_ALWAYS = new Set([
 ]);
 
 /** An Evaluation as the real API serializes it. */
-export function evalOut(e: ApiEvaluation): ApiEvaluation {
-  return Object.fromEntries(
-    Object.entries(e).filter(([k, v]) => EVAL_ALWAYS.has(k) || !isZero(v)),
-  ) as unknown as ApiEvaluation;
+export function evalOut(e: ApiEvaluation, c: { version: string; allocs: Map<string, ApiAllocation> }): ApiEvaluation {
+  const out = Object.fromEntries(Object.entries(e).filter(([k, v]) => EVAL_ALWAYS.has(k) || !isZero(v)));
+  if (e.Status === 'complete' && lineAtLeast(c.version, PLAN_ANNOTATIONS_SINCE))
+    out.PlanAnnotations = planAnnotations(e, c);
+  return forLine('eval', c.version, out) as unknown as ApiEvaluation;
+}
+
+/**
+ * What the scheduler decided for a processed evaluation, per group (1.11+). The stand-in counts only placements (the
+ * allocs the eval created); the other counts (Ignore, Stop, Migrate ...) stay 0: the harness reads none of them.
+ */
+function planAnnotations(e: ApiEvaluation, c: { allocs: Map<string, ApiAllocation> }) {
+  const zero = {
+    Ignore: 0,
+    Place: 0,
+    Migrate: 0,
+    Stop: 0,
+    InPlaceUpdate: 0,
+    DestructiveUpdate: 0,
+    Canary: 0,
+    Preemptions: 0,
+    Disconnect: 0,
+    Reconnect: 0,
+    RescheduleNow: 0,
+    RescheduleLater: 0,
+  };
+  const groups = Object.keys((e as { QueuedAllocations?: Record<string, number> }).QueuedAllocations ?? {});
+  const placed = [...c.allocs.values()].filter((a) => a.EvalID === e.ID);
+  return {
+    DesiredTGUpdates: Object.fromEntries(
+      groups.map((g) => [g, { ...zero, Place: placed.filter((a) => a.TaskGroup === g).length }]),
+    ),
+    PreemptedAllocs: null,
+  };
 }
 
 /** The client node, from the sample, renamed. */
@@ -253,7 +307,7 @@ export function newNode(name: string, version: string): ApiNode {
       CreateIndex: 0,
     },
   ];
-  return n;
+  return forLine('node', version, n);
 }
 
 /** The NodeListStub view of a node. */
@@ -265,7 +319,7 @@ export function nodeStub(n: ApiNode): ApiNodeListStub {
   ) as unknown as ApiNodeListStub;
   out.Address = n.Attributes?.['unique.network.ip-address'] ?? '';
   out.Version = n.Attributes?.['nomad.version'] ?? '';
-  return out;
+  return forLine('nodeStub', out.Version, out);
 }
 
 /** An evaluation from the sample. */
@@ -301,5 +355,7 @@ export function agentSelf(version: string): ApiAgentSelf {
   s.config.Version.Version = version;
   s.member.Tags.build = version;
   s.member.Addr = '127.0.0.1';
-  return s;
+  const config = forLine('agentConfig', version, s.config);
+  config.Client = forLine('agentClient', version, config.Client);
+  return { ...s, config };
 }

@@ -6,7 +6,7 @@ import type { ApiAllocation, ApiJob } from '../../../lib/nomad/api-types.js';
 import type { Cluster, Table } from './cluster.js';
 import { parseJobHcl } from './job-parse.js';
 import { registerJob, stopJob } from './jobs.js';
-import { agentSelf, allocStub, evalOut, fullAlloc, nodeStub } from './payloads.js';
+import { agentSelf, allocStub, evalOut, fullAlloc, jobForLine, nodeStub } from './payloads.js';
 import { WHOLE_ALLOC_ROUTES } from './whole-alloc.js';
 import { drainNode, members, nodeById, raftConfiguration, setEligibility } from './nodes.js';
 
@@ -64,7 +64,7 @@ function blocking(tables: Table[], read: (c: Cluster, m: RegExpExecArray) => unk
   };
 }
 
-const withJob = (c: Cluster, a: ApiAllocation) => fullAlloc(a, c.jobs.get(a.JobID) ?? null);
+const withJob = (c: Cluster, a: ApiAllocation) => fullAlloc(a, c.jobs.get(a.JobID) ?? null, c.version);
 /** Real Nomad looks an alloc up by full UUID only: a shorter id is a 500 (1.9.3/1.9.7 error-500-alloc-short-id). */
 const UUID_LEN = 36;
 
@@ -108,11 +108,11 @@ export const ROUTES: [string[], RegExp, Handler][] = [
   [
     ['POST', 'PUT'],
     /^\/v1\/jobs\/parse$/,
-    async (_c, req) => {
+    async (c, req) => {
       const b = (await req.body()) as { JobHCL?: string; Variables?: string } | undefined;
       if (!b?.JobHCL) return text(400, 'Job HCL must be specified');
       try {
-        return json(parseJobHcl(b.JobHCL, b.Variables ?? ''));
+        return json(jobForLine(parseJobHcl(b.JobHCL, b.Variables ?? ''), c.version));
       } catch (err) {
         return text(400, `error parsing: ${(err as Error).message}`);
       }
@@ -124,7 +124,7 @@ export const ROUTES: [string[], RegExp, Handler][] = [
     async (c, req) => {
       const b = (await req.body()) as { Job?: ApiJob } | undefined;
       if (!b?.Job?.ID) return text(400, 'Job must be specified');
-      const r = registerJob(c, b.Job);
+      const r = registerJob(c, jobForLine(b.Job, c.version));
       // real 1.9.3/1.9.7 register response: QueryMeta keys in the body, X-Nomad-Index header, no KnownLeader header
       return json({ ...r, KnownLeader: false, LastContact: 0, NextToken: '' }, { 'x-nomad-index': String(r.Index) });
     },
@@ -141,19 +141,26 @@ export const ROUTES: [string[], RegExp, Handler][] = [
   [
     ['GET'],
     /^\/v1\/job\/([^/]+)\/allocations$/,
-    blocking(['allocs'], (c, m) => [...c.allocs.values()].filter((a) => a.JobID === m[1]).map(allocStub)),
+    blocking(['allocs'], (c, m) =>
+      [...c.allocs.values()].filter((a) => a.JobID === m[1]).map((a) => allocStub(a, c.version)),
+    ),
   ],
   // full Evaluation objects (WaitUntil, PreviousEval), as real Nomad's job evaluations list gives them
   [
     ['GET'],
     /^\/v1\/job\/([^/]+)\/evaluations$/,
-    blocking(['evals'], (c, m) => [...c.evals.values()].filter((e) => e.JobID === m[1]).map(evalOut)),
+    blocking(['evals'], (c, m) => [...c.evals.values()].filter((e) => e.JobID === m[1]).map((e) => evalOut(e, c))),
   ],
   // Note: real Nomad answers `null` for a job without a deployment
   [
     ['GET'],
     /^\/v1\/job\/([^/]+)\/deployment$/,
     blocking(['deployments'], (c, m) => c.deployments.get(m[1] ?? '') ?? null),
+  ],
+  [
+    ['GET'],
+    /^\/v1\/deployment\/([^/]+)$/,
+    blocking(['deployments'], (c, m) => [...c.deployments.values()].find((d) => d.ID === m[1]), 'deployment not found'),
   ],
   [
     ['GET'],
@@ -169,7 +176,7 @@ export const ROUTES: [string[], RegExp, Handler][] = [
       'alloc not found',
     ),
   ],
-  [['GET'], /^\/v1\/evaluations$/, blocking(['evals'], (c) => [...c.evals.values()].map(evalOut))],
+  [['GET'], /^\/v1\/evaluations$/, blocking(['evals'], (c) => [...c.evals.values()].map((e) => evalOut(e, c)))],
   [
     ['GET'],
     /^\/v1\/evaluation\/([^/]+)$/,
@@ -177,7 +184,7 @@ export const ROUTES: [string[], RegExp, Handler][] = [
       ['evals'],
       (c, m) => {
         const e = c.evals.get(m[1]!);
-        return e && evalOut(e);
+        return e && evalOut(e, c);
       },
       'eval not found',
     ),

@@ -96,7 +96,7 @@ export function serverRead(c: Cluster, s: StandInServers, server: string, path: 
         applied,
       );
     case '/v1/allocations': {
-      const allocs = [...c.allocs.values()].map(allocStub);
+      const allocs = [...c.allocs.values()].map((a) => allocStub(a, c.version));
       return json(view.lacksAlloc ? allocs.slice(1) : allocs, applied);
     }
     case '/v1/nodes':

@@ -1,0 +1,102 @@
+// Part of the Nomad API stand-in (not Nomad): what each Nomad line changed in the payload shapes the stand-in serves.
+// The samples it builds from (test/fixtures/nomad/*.json) are 1.9 captures; a stand-in started as a later line
+// (`nomadVersion`) adds and drops the keys the real captures of that line have (test/fixtures/nomad/real-<version>/,
+// compared in test/integration/fake-nomad-vs-real-lines.test.ts). A change is placed at the first recorded line that
+// shows it: patch releases between two recorded lines were not looked at.
+import { compareVersions } from '../../../lib/parse/versions.js';
+
+/** The payload kinds a line reshapes. */
+export type ShapeKind =
+  | 'node'
+  | 'nodeStub'
+  | 'allocStub'
+  | 'taskState'
+  | 'eval'
+  | 'job'
+  | 'taskGroup'
+  | 'task'
+  | 'agentConfig'
+  | 'agentClient'
+  | 'desiredTransition';
+
+interface LineChange {
+  /** the first line whose capture has the change */
+  since: string;
+  kind: ShapeKind;
+  /** keys the line adds, with the value the captures hold for the stand-in's kind of node and job */
+  add?: Record<string, unknown>;
+  /** keys the line no longer sends */
+  drop?: string[];
+}
+
+/** Every key change seen between the 1.9.7 captures and the later lines' captures, by line. */
+export const LINE_CHANGES: readonly LineChange[] = [
+  // 1.10 (1.10.5 captures)
+  { since: '1.10.0', kind: 'node', add: { NodeMaxAllocs: 0, GCVolumesOnNodeGC: false } },
+  // the list stub always carries the three fields (null unless ?resources=true / attributes were asked for)
+  { since: '1.10.0', kind: 'nodeStub', add: { Attributes: null, NodeResources: null, ReservedResources: null } },
+  // null for a job without a volume or device claim
+  { since: '1.10.0', kind: 'allocStub', add: { AllocatedResources: null } },
+  { since: '1.10.0', kind: 'taskState', drop: ['TaskHandle'] },
+  { since: '1.10.0', kind: 'job', drop: ['ConsulToken', 'VaultToken'] },
+  {
+    since: '1.10.0',
+    kind: 'agentConfig',
+    add: {
+      Eventlog: { Enabled: false, Level: 'error' },
+      RPC: {
+        AcceptBacklog: 256,
+        ConnectionWriteTimeout: 10e9,
+        ConnectionWriteTimeoutHCL: '10s',
+        DialTimeout: 10e9,
+        DialTimeoutHCL: '10s',
+        KeepAliveInterval: 30e9,
+        KeepAliveIntervalHCL: '30s',
+        StreamCloseTimeout: 300e9,
+        StreamCloseTimeoutHCL: '5m',
+        StreamOpenTimeout: 75e9,
+        StreamOpenTimeoutHCL: '75s',
+      },
+    },
+  },
+  {
+    since: '1.10.0',
+    kind: 'agentClient',
+    add: { GCVolumesOnNodeGC: false, HostVolumePluginDir: '', HostVolumesDir: '', LogFile: '', NodeMaxAllocs: 0 },
+  },
+  // 1.11 (1.11.3 captures)
+  { since: '1.11.0', kind: 'node', drop: ['Reserved', 'Resources'] },
+  // a key ID (the node identity's signing key), not a secret
+  { since: '1.11.0', kind: 'node', add: { IdentitySigningKeyID: '650bfe6b-95d5-ca5c-8327-989d25be5e7b' } },
+  { since: '1.11.0', kind: 'desiredTransition', add: { MigrateDisablePlacement: null } },
+  { since: '1.11.0', kind: 'task', add: { Secrets: null } },
+  { since: '1.11.0', kind: 'agentClient', add: { CommonPluginDir: '', Fingerprinters: [], IntroToken: '' } },
+  // 2.0 (2.0.5 captures)
+  { since: '2.0.0', kind: 'taskGroup', add: { MaxRunDuration: null } },
+  { since: '2.0.0', kind: 'agentConfig', add: { ConfigPaths: ['/etc/nomad.d/nomad.hcl'] } },
+  { since: '2.0.0', kind: 'agentClient', add: { DefaultIneligible: false } },
+];
+
+/** Every evaluation the scheduler processed carries PlanAnnotations from this line on (1.11.3 and 2.0.5 captures). */
+export const PLAN_ANNOTATIONS_SINCE = '1.11.0';
+/** A system job gets a deployment from this line on (1.11.3 and 2.0.5 captures: system/job-deployment.json). */
+export const SYSTEM_DEPLOYMENTS_SINCE = '1.11.0';
+
+/** Does `version` belong to a line at or after `since`? (an unparsable version is taken as the samples' 1.9) */
+export function lineAtLeast(version: string, since: string): boolean {
+  const v = /^\d+\.\d+\.\d+/.exec(version)?.[0];
+  return v !== undefined && compareVersions(v, since) >= 0;
+}
+
+/** `o` with the keys of `kind` as `version`'s line sends them (a new object; key order: the sample's, then added). */
+export function forLine<T>(kind: ShapeKind, version: string, o: T): T {
+  let out = o as Record<string, unknown>;
+  for (const ch of LINE_CHANGES) {
+    if (ch.kind !== kind || !lineAtLeast(version, ch.since)) continue;
+    const next: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(out)) if (!ch.drop?.includes(k)) next[k] = v;
+    for (const [k, v] of Object.entries(ch.add ?? {})) if (!(k in next)) next[k] = structuredClone(v);
+    out = next;
+  }
+  return out as T;
+}
