@@ -43,6 +43,7 @@ export const E2E_COVERS: Readonly<Record<string, readonly string[]>> = {
   'bridge-exec-reboot-allocs.test.ts': [...REBOOT, 'examples/jobs', 'lib/parse/nomad-job.ts'],
   'bridge-exec-reboot.test.ts': [...REBOOT, 'lib/report/compare.ts'],
   'builds-source.test.ts': [...REBOOT, 'lib/builds', 'lib/report/compare.ts'],
+  'docker-restart.test.ts': [...REBOOT, 'lib/matrix', 'lib/cluster/docker-image.ts'],
   'event-stream-real.test.ts': ['lib/nomad', 'lib/parse/event-stream-frames.ts', 'lib/checks/transitions.ts'],
   'faults.test.ts': [...REBOOT, 'lib/matrix'],
   'gitlab-attachments.test.ts': [...REBOOT, 'lib/report/junit.ts', 'lib/report/attachment-paths.ts', 'lib/merge'],
