@@ -5,7 +5,7 @@ import type { ExitCode, ConfigProblem } from '../errors.js';
 import type { HarnessConfig } from '../config/schema.js';
 import type { Logger } from '../log/events.js';
 import type { BuildInfo } from '../model/session.js';
-import type { BuildRef } from '../plan/plan.js';
+import type { BuildRef } from '../plan/session-plan.js';
 import type { ScenarioEnv } from '../run/scenario.js';
 import type { JobConverter } from '../cluster/job-convert.js';
 

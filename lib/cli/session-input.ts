@@ -12,7 +12,7 @@ import { FIELDS } from '../config/table.js';
 import { scenariosDirOf } from '../config/scenarios-dir.js';
 import { labConfigRules, providerFor } from '../lab/providers.js';
 import type { Scenario } from '../run/scenario.js';
-import type { Plan } from '../plan/plan.js';
+import type { Plan } from '../plan/session-plan.js';
 import { nomadJobConverter } from '../cluster/job-convert.js';
 import { checkJobInput, jobFileProblems } from '../scenario/job-input.js';
 import { findScenario, loadUserScenarios } from './scenarios.js';

@@ -9,7 +9,7 @@ import type { RunRecord } from '../model/run.js';
 import type { BuildInfo, SessionReport, SuiteReport } from '../model/session.js';
 import { runPool, type PoolResult } from '../matrix/pool.js';
 import { cellCostMb } from '../matrix/expand.js';
-import { buildKey, configInSlot, type BuildRef, type Plan, type PlannedCell } from '../plan/plan.js';
+import { buildKey, configInSlot, type BuildRef, type Plan, type PlannedCell } from '../plan/session-plan.js';
 import { buildProperties } from '../builds/provenance.js';
 import { repeatSuiteName, sideLabels, suiteName } from '../plan/names.js';
 import { judgeRepeats } from '../report/flaky.js';
@@ -139,16 +139,7 @@ export async function executePlan(
     exitCode: sessionExitCode(suites, interrupted),
     builds,
     kept,
-    ...(plan.matrix
-      ? {
-          matrix: {
-            file: plan.matrix.file,
-            path: plan.matrix.path,
-            shard: plan.matrix.shard,
-            cellsInMatrix: plan.matrix.cellsInMatrix,
-          },
-        }
-      : {}),
+    ...plan.report,
     ...(plan.comparison ? comparisonOf(suites, plan.comparison) : {}),
     repeats: judgeRepeats(suites),
   };
@@ -167,7 +158,7 @@ function warnSameBuild(
   if (!b || !a) return;
   const [ib, ia] = [resolved.get(buildKey(b)), resolved.get(buildKey(a))];
   const same = buildKey(b) === buildKey(a) || (!!ib?.sha256 && ib.sha256 === ia?.sha256);
-  // Note: the plan already warned when the specs themselves name one build (lib/plan/plan.ts planCompare)
+  // Note: the plan already warned when the specs themselves name one build (lib/plan/compare.ts)
   if (!same || plan.warnings.some((w) => w.includes('are the same build'))) return;
   const which = ib?.sha256 ? ` (sha256 ${ib.sha256.slice(0, 12)}…)` : '';
   const message =
@@ -208,9 +199,13 @@ async function runCell(plan: Plan, cell: PlannedCell, o: CellRun, deps: ExecuteD
   );
   // Note: a retry after an infrastructure error runs cold: the warm lab may be what broke
   const config = o.attempt > 1 ? { ...resolvedConfig, lab: { ...resolvedConfig.lab, warm: false } } : resolvedConfig;
-  const properties: Record<string, string> = { ...cell.properties, ...provenance(cell, o.resolved) };
-  if (plan.matrix)
-    Object.assign(properties, { 'matrix.attempt': String(o.attempt), 'matrix.shard': plan.matrix.shard });
+  const { attempt, fixed } = plan.runProperties ?? { fixed: {} };
+  const properties: Record<string, string> = {
+    ...cell.properties,
+    ...provenance(cell, o.resolved),
+    ...(attempt ? { [attempt]: String(o.attempt) } : {}),
+    ...fixed,
+  };
   if (cell.skip) {
     const r = skippedRecord(runId, scenario, cell.skip);
     return { ...r, suiteName: o.name, properties: { ...r.properties, ...properties } };
