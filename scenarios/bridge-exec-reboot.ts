@@ -60,7 +60,7 @@ import {
   waitForQuorumAgain,
 } from '../lib/scenario/fault-step.js';
 import { faultKind, faultOutcome, faultStepName } from '../lib/faults/registry.js';
-import { durationSeconds } from '../lib/config/fields.js';
+import { durationSeconds } from '../lib/config/durations.js';
 import { readClockOffset } from '../lib/lab/observe.js';
 import { deadlineIn, remaining } from '../lib/time/deadlines.js';
 import { formatRestoreNotices, restoreNotices, streamNotices } from '../lib/scenario/restore-latency.js';

@@ -1,6 +1,7 @@
 // Pure: the configuration reference as a Markdown table, from the one key table (lib/config/table.ts) and the one set
 // of defaults (schema.ts), so docs/config.md and `--help` cannot drift apart.
-import { goDurationOf, type Field } from './fields.js';
+import type { Field } from './fields.js';
+import { goDurationOf } from './durations.js';
 
 /** The value at `path` of `defaults`, or undefined. */
 function at(defaults: unknown, path: readonly string[]): unknown {

@@ -26,7 +26,7 @@ import { jobInfo, jobProblems, type JobInfo } from '../parse/nomad-job.js';
 import type { ProbeKinds } from '../checks/probe-kind.js';
 import { JOB_FIELD, jobLab, varFile } from './job-input.js';
 import { waitForLeader } from '../nomad/wait.js';
-import { durationSeconds } from '../config/fields.js';
+import { durationSeconds } from '../config/durations.js';
 import { waitForBridgeClient } from './client-ready.js';
 import { awaitDeploymentBeforeFault, waitForJobHealthy } from './job-steps.js';
 import { readJobAllocs, recordAgentWarnings } from './reboot-steps.js';

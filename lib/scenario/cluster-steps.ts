@@ -16,7 +16,7 @@ import { resolveLeader, targetText, type TargetSpec, type TargetTurn } from '../
 import { drainNode, markEligible } from '../nomad/drain.js';
 import { waitForLeader, waitForNodeReady } from '../nomad/wait.js';
 import { faultKind, faultOutcome } from '../faults/registry.js';
-import { durationSeconds } from '../config/fields.js';
+import { durationSeconds } from '../config/durations.js';
 import { faultParams, rebootStepMs, recordFault, reregisters, waitForQuorumAgain } from './fault-step.js';
 import { readJobAllocs } from './reboot-steps.js';
 import { waitForJobHealthy, waitForJobSettled } from './job-steps.js';
