@@ -19,13 +19,9 @@ import { HTTP_REACHABLE } from '../lib/checks/http-reachable.js';
 import { NO_DUPLICATE_IP } from '../lib/checks/no-duplicate-ip.js';
 import { observe, recordAgentWarnings } from '../lib/scenario/reboot-steps.js';
 import { jobInfo } from '../lib/parse/nomad-job.js';
-import {
-  awaitDeploymentBeforeFault,
-  probeAllocs,
-  settleFact,
-  waitForJobSettled,
-  waitForReachable,
-} from '../lib/scenario/job-steps.js';
+import { awaitDeploymentBeforeFault } from '../lib/scenario/job-steps.js';
+import { probeAllocs, waitForReachable } from '../lib/scenario/alloc-probes.js';
+import { settleFact, waitForJobSettled } from '../lib/scenario/job-settle.js';
 import { readCniState } from '../lib/cluster/evidence.js';
 import { renderCniListing } from '../lib/cluster/parse-cni-listing.js';
 import { HarnessError } from '../lib/errors.js';
