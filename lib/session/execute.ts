@@ -18,6 +18,7 @@ import { runScenario } from '../run/runner.js';
 import type { Scenario, ScenarioEnv } from '../run/scenario.js';
 import { watchSignals } from '../run/signals.js';
 import { sessionExitCode } from '../report/outcome.js';
+import { warmAffinity } from '../lab/warm/warm-key.js';
 import { skippedRecord } from './skipped.js';
 import { SCENARIOS } from '../cli/scenarios.js';
 import type { KnownIssue } from '../model/known-issue.js';
@@ -165,16 +166,6 @@ function warnSameBuild(
     `--before ${b.spec} and --after ${a.spec} are the same build${which}: the comparison runs it twice, so ` +
     'a check that flips is flakiness, not a difference between builds';
   logger({ kind: 'warn', t: 0, message });
-}
-
-/**
- * Cells that could share a warm lab (lib/lab/warm/warm-key.ts): the same lab settings, Nomad builds and heartbeat_grace.
- * The pool keeps them in one slot, whose subnets are part of the warm key. Pure.
- */
-export function warmAffinity(cell: PlannedCell): string {
-  const c = cell.config;
-  const builds = cell.builds.map((b) => [b.role, buildKey(b)]);
-  return JSON.stringify([c.lab, builds.length ? c.nomad.heartbeatGrace : undefined, builds]);
 }
 
 interface CellRun {

@@ -5,7 +5,7 @@ import type { PlannableScenario } from '../../lib/plan/session-plan.js';
 import { configVariant, sideLabels, suiteName } from '../../lib/plan/names.js';
 import { DEFAULTS } from '../../lib/config/schema.js';
 import { sessionExitCode } from '../../lib/report/outcome.js';
-import { warmAffinity } from '../../lib/session/execute.js';
+import { warmAffinity } from '../../lib/lab/warm/warm-key.js';
 import type { RunRecord } from '../../lib/model/run.js';
 import { SCENARIOS as SHIPPED } from '../../lib/cli/scenarios.js';
 

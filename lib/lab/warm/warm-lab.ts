@@ -36,6 +36,7 @@ import {
   WARM_SNAPSHOT,
   WARM_STATE_FILE,
   warmKey,
+  warmLabSettings,
   warmLabId,
   type WarmCurrent,
   type WarmDecision,
@@ -142,19 +143,11 @@ export async function warmInputsFor(
         }
       : undefined;
   return {
-    provider: config.lab.provider,
-    workDir: path.resolve(config.lab.workDir),
-    box: config.lab.box,
+    ...warmLabSettings(config.lab),
     boxId: await boxIdentity(config.lab.box, config.lab.provider),
     roles: [...o.roles],
     topology: topologyLabel(o.topology ?? configTopology(config)),
     driver: o.driver,
-    cpus: config.lab.cpus,
-    memoryMb: config.lab.memoryMb,
-    tbCacheMb: config.lab.tbCacheMb,
-    cpuModel: config.lab.cpuModel,
-    privateSubnet: config.lab.privateSubnet,
-    managementSubnet: config.lab.managementSubnet,
     vagrantfile: await sha256File(o.vagrantfile),
     ...(nomad ? { nomad } : {}),
   };
