@@ -87,7 +87,7 @@ t.test('factsFromEvidence', async (t) => {
   t.equal(replaced['alloc.replacement'], '5e1f0a9b-3c2d-4b7e-a1f6-8d9c0b1a2e3f');
   t.equal(
     factsFromEvidence(load('shared-ip'))['cni.stateDir.after'],
-    '/var/run/cni/nomad, /var/lib/cni/networks/nomad',
+    '/var/lib/cni/networks/nomad, /var/run/cni/nomad',
   );
   t.notOk('alloc.replacement' in factsFromEvidence(load('restored')), 'empty facts are left out');
 });

@@ -14,7 +14,8 @@ import { configTopology } from '../../config/topology.js';
 import { deadlineIn, type Deadline } from '../../time/deadlines.js';
 import { waitFor } from '../../time/wait-for.js';
 import type { SshMachineOptions } from '../../ssh/client.js';
-import { vagrantBoxesDir, compareBoxVersions } from '../../vagrant/box-files.js';
+import { vagrantBoxesDir } from '../../vagrant/box-files.js';
+import { compareDotted } from '../../parse/versions.js';
 import { tryLock } from '../../vagrant/lock.js';
 import { sha256File, sha256Of } from '../../builds/cache.js';
 import {
@@ -97,7 +98,7 @@ const TEARDOWN_MS = 5 * 60_000;
 async function boxIdentity(box: string, provider: string): Promise<string> {
   const dir = path.join(vagrantBoxesDir(), box.replaceAll('/', '-VAGRANTSLASH-'));
   const versions = (await fs.readdir(dir).catch(() => [] as string[])).filter((v) => /^\d+(\.\d+)*$/.test(v));
-  const version = versions.sort(compareBoxVersions).at(-1);
+  const version = versions.sort(compareDotted).at(-1);
   if (!version) return 'not added';
   const img = await fs.stat(path.join(dir, version, provider, 'box.img')).catch(() => undefined);
   return img ? `${version} ${img.size} ${Math.round(img.mtimeMs)}` : `${version} (no box.img)`;
