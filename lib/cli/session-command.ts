@@ -28,7 +28,7 @@ import { hostsNetnsProblems } from './hosts-netns.js';
 import { inputProblems, readHarnessFile, type HarnessFile } from './input.js';
 import {
   expectFlagProblems,
-  jobProblems,
+  sessionJobProblems,
   labProblems,
   outputPaths,
   parsedJobProblems,
@@ -114,7 +114,7 @@ export async function checkSession(req: SessionRequest, read: ReadSession): Prom
   const builds = deps.builds ?? pathBuilds(deps);
   const buildProblems = await builds.check(res.ok ? res.plan.builds : res.builds, base, logger);
   const configs = sessionConfigs(plan, args, deps, harness);
-  const jobs = await jobProblems(configs, deps.cwd);
+  const jobs = await sessionJobProblems(configs, deps.cwd);
   const named = plan ? plan.cells.map((c) => c.scenario) : req.named(allScenarios(user.extra));
   const scenarios = allScenarios(user.extra).filter((s) => named.includes(s.name));
   const own = [

@@ -110,8 +110,8 @@ export async function parsedJobProblems(
   return all;
 }
 
-/** The user's job as far as it is judged without a build (a file that cannot be read). */
-export async function jobProblems(configs: readonly HarnessConfig[], cwd: string): Promise<ConfigProblem[]> {
+/** The user's job in every config of the session, as far as it is judged without a build (a file that cannot be read). */
+export async function sessionJobProblems(configs: readonly HarnessConfig[], cwd: string): Promise<ConfigProblem[]> {
   return (await Promise.all(configs.map((c) => jobFileProblems(c, cwd)))).flat();
 }
 

@@ -24,12 +24,6 @@ function plainDefault(path: readonly string[], value: unknown): string | undefin
   return String(value);
 }
 
-/** A default in a Markdown cell: in backticks, or "none". */
-export function formatDefault(path: readonly string[], value: unknown): string {
-  const p = plainDefault(path, value);
-  return p === undefined ? 'none' : `\`${p}\``;
-}
-
 /** The default of one key as docs/config.md and `--help` both write it; a key named in seconds (`_s`) takes a number. */
 export function defaultText(f: Field, defaults: unknown): string | undefined {
   if (f.secret) return undefined;

@@ -14,7 +14,7 @@ import type { ChooseDriver } from './kvm/accel.js';
 import type { WarmLab } from './warm/warm-lab.js';
 
 /** What the host offers, read before anything exists (the checks stay pure), and what the scenario brings up. */
-export interface HostFacts {
+export interface HostCapacity {
   /** MemAvailable in MiB; undefined when it could not be read (nothing is then checked against it) */
   memAvailableMb?: number;
   /** the roles the scenario brings up (default both): a clients-only scenario needs no server VM */
@@ -91,7 +91,7 @@ export interface LabProvider<N extends string = ProviderName> {
    */
   validateConfig: LabConfigRules;
   /** every problem with this topology and config on this provider and host, before anything exists. Pure. */
-  validate(topology: Topology, config: HarnessConfig, host?: HostFacts): ConfigProblem[];
+  validate(topology: Topology, config: HarnessConfig, host?: HostCapacity): ConfigProblem[];
   /** bring the topology's machines of ctx.roles up; teardown is registered before anything is created */
   up(topology: Topology, ctx: LabContext, d: Deadline): Promise<ProvidedLab>;
 }

@@ -21,7 +21,7 @@ import { UNIQUE_IPS } from '../../lib/checks/unique-ips.js';
 import { NO_LEAKS } from '../../lib/checks/no-leaks.js';
 import type { RebootEvidence } from '../../lib/model/evidence.js';
 import type { CheckResult } from '../../lib/model/check.js';
-import { applyExpectations, SCENARIO_EXPECTED_FAILURE, unknownExpectationIds } from '../../lib/checks/verdict.js';
+import { applyExpectations, SCENARIO_EXPECTED_FAILURE } from '../../lib/checks/verdict.js';
 
 const load = (name: string): RebootEvidence =>
   JSON.parse(readFileSync(new URL(`../fixtures/checks/${name}.json`, import.meta.url), 'utf8')) as RebootEvidence;
@@ -180,9 +180,4 @@ t.test('a chain of consequences is met whatever the order of the list', async (t
     'only failures that lead back to the expected one',
   );
   t.match(v[0]!.message, /a consequence of alloc-restored, which was expected to fail/);
-});
-
-t.test('unknownExpectationIds', async (t) => {
-  t.same(unknownExpectationIds({ 'alloc-restored': 'fail', 'no-duplicat-ip': 'fail' }, IDS), ['no-duplicat-ip']);
-  t.same(unknownExpectationIds({}, IDS), []);
 });
