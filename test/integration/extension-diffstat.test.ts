@@ -5,12 +5,16 @@
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { TSX_LOADER } from '../../lib/exec/tsx.js';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+/** The checkout (a compiled copy of this file under .test-build/ still copies the tracked sources). */
+const ROOT = execFileSync('git', ['rev-parse', '--show-toplevel'], {
+  cwd: dirname(fileURLToPath(import.meta.url)),
+  encoding: 'utf8',
+}).trim();
 
 /** A copy of the tracked files (working-tree versions) with node_modules linked, committed in a git of its own. */
 function copyOfRepo(): string {
