@@ -20,7 +20,7 @@ import { renderQuietSummary, renderSessionConsole } from '../report/console.js';
 import { writeSessionReports } from '../report/write.js';
 import { hostKeyProblems } from '../lab/ssh/ssh-preflight.js';
 import { IN_NETNS_ENV } from '../lab/host/host.js';
-import { labConfigRules } from '../lab/providers.js';
+import { labConfigRules, vmOverheadMb } from '../lab/providers.js';
 import { allScenarios, findScenario } from './scenarios.js';
 import { pathProblems } from './paths.js';
 import { unusedFlagProblems } from './scenario-flags.js';
@@ -83,6 +83,7 @@ export async function readSession(req: SessionRequest): Promise<ReadSession> {
     cwd: deps.cwd,
     scenarios: allScenarios(user.extra),
     labRules: labConfigRules,
+    vmOverheadMb,
     ...(harness ? { harness } : {}),
     ...(req.matrixFile ? { matrixFile: req.matrixFile } : {}),
   });

@@ -82,6 +82,11 @@ export interface LabProvider<N extends string = ProviderName> {
     snapshot: boolean;
     /** brings the machines of a topology up at the same time, not one after the other */
     concurrentUp: boolean;
+    /**
+     * host memory one machine takes beyond its guest memory (its hypervisor's own: QEMU, and its translation cache when
+     * it may emulate); absent: none, its machines live elsewhere. What the memory budgets of a lab and a matrix add.
+     */
+    vmOverheadMb?(lab: HarnessConfig['lab']): number;
   };
   /** what the commands do on this host for it: properties, so no command asks for a provider by name */
   host: ProviderHost;

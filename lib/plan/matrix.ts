@@ -77,6 +77,7 @@ export function planMatrix(input: PlanInput): Draft {
       m.parallel,
       m.memoryBudgetMb,
       mf.name,
+      (c) => input.vmOverheadMb?.(c) ?? 0,
     ),
   );
   for (const p of planned) {

@@ -109,6 +109,8 @@ export interface PlanInput {
   scenarios: readonly PlannableScenario[];
   /** the lab providers' own rules of the config (lib/lab/providers.ts `labConfigRules`; the CLI hands them down) */
   labRules?: LabConfigRules;
+  /** a config's memory per machine beyond its guest (lib/lab/providers.ts `vmOverheadMb`); absent: none */
+  vmOverheadMb?: (config: HarnessConfig) => number;
 }
 
 /**

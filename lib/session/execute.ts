@@ -19,6 +19,7 @@ import type { Scenario, ScenarioEnv } from '../run/scenario.js';
 import { watchSignals } from '../run/signals.js';
 import { sessionExitCode } from '../report/outcome.js';
 import { warmAffinity } from '../lab/warm/warm-key.js';
+import { vmOverheadMb } from '../lab/providers.js';
 import { skippedRecord } from './skipped.js';
 import { SCENARIOS } from '../cli/scenarios.js';
 import type { KnownIssue } from '../model/known-issue.js';
@@ -105,7 +106,7 @@ export async function executePlan(
     results = await runPool(plan.cells, {
       parallel: plan.parallel,
       budgetMb: plan.budgetMb,
-      costMb: (c) => cellCostMb(c.config),
+      costMb: (c) => cellCostMb(c.config, vmOverheadMb(c.config)),
       affinity: warmAffinity,
       signal: watcher.signal,
       retry: (r: RunRecord) => plan.retryInfra && isRetryable(r),
