@@ -34,15 +34,9 @@ import { jobInfo, jobProblems } from '../lib/parse/nomad-job.js';
 import { disconnectFact, jobDisconnectPolicies, shortestLostAfterS } from '../lib/parse/job-disconnect.js';
 import { timelineFromEvidence } from '../lib/scenario/timeline.js';
 import { checkJobInput, JOB_FIELD, jobLab, JOBS_TAKEN, varFile } from '../lib/scenario/job-input.js';
-import {
-  allocNodes,
-  probeAllocs,
-  settleFact,
-  awaitDeploymentBeforeFault,
-  waitForJobHealthy,
-  waitForJobSettled,
-  waitForReachable,
-} from '../lib/scenario/job-steps.js';
+import { allocNodes, probeAllocs, waitForReachable } from '../lib/scenario/alloc-probes.js';
+import { settleFact, waitForJobSettled } from '../lib/scenario/job-settle.js';
+import { awaitDeploymentBeforeFault, waitForJobHealthy } from '../lib/scenario/job-steps.js';
 import { buildDockerImage, DOCKER_BOX, DOCKER_IMAGE } from '../lib/cluster/docker-image.js';
 import { DEFAULTS } from '../lib/config/schema.js';
 import type { TaskDriver } from '../lib/model/kinds.js';
@@ -60,7 +54,7 @@ import {
   waitForQuorumAgain,
 } from '../lib/scenario/fault-step.js';
 import { faultEndsTasks, faultKind, faultOutcome, faultStepName } from '../lib/faults/registry.js';
-import { durationSeconds } from '../lib/config/fields.js';
+import { durationSeconds } from '../lib/config/durations.js';
 import { readClockOffset } from '../lib/lab/observe.js';
 import { deadlineIn, remaining } from '../lib/time/deadlines.js';
 import { formatRestoreNotices, restoreNotices, streamNotices } from '../lib/scenario/restore-latency.js';

@@ -19,13 +19,9 @@ import { HTTP_REACHABLE } from '../lib/checks/http-reachable.js';
 import { NO_DUPLICATE_IP } from '../lib/checks/no-duplicate-ip.js';
 import { observe, recordAgentWarnings } from '../lib/scenario/reboot-steps.js';
 import { jobInfo } from '../lib/parse/nomad-job.js';
-import {
-  awaitDeploymentBeforeFault,
-  probeAllocs,
-  settleFact,
-  waitForJobSettled,
-  waitForReachable,
-} from '../lib/scenario/job-steps.js';
+import { awaitDeploymentBeforeFault } from '../lib/scenario/job-steps.js';
+import { probeAllocs, waitForReachable } from '../lib/scenario/alloc-probes.js';
+import { settleFact, waitForJobSettled } from '../lib/scenario/job-settle.js';
 import { readCniState } from '../lib/cluster/evidence.js';
 import { renderCniListing } from '../lib/cluster/parse-cni-listing.js';
 import { HarnessError } from '../lib/errors.js';
@@ -34,7 +30,7 @@ import { firstOf, type Lab } from '../lib/model/lab.js';
 import type { ApiAllocListStub } from '../lib/nomad/api-types.js';
 import type { Nomad } from '../lib/nomad/client.js';
 import { toAllocSnap, toNodeSnap } from '../lib/nomad/parse.js';
-import { blockingProbe, describeAlloc, waitForLeader } from '../lib/nomad/wait.js';
+import { blockingProbe, describeAllocStub, waitForLeader } from '../lib/nomad/wait.js';
 import { waitForBridgeClient } from '../lib/scenario/client-ready.js';
 import type { Deadline } from '../lib/time/deadlines.js';
 import { defineScenario, noClusterTargets, singleRebootExecOnly } from '../lib/run/scenario.js';
@@ -75,7 +71,7 @@ function waitForRunning(nomad: Nomad, jobId: string, n: number, d: Deadline): Pr
         if (running >= n) return { done: true, value: running };
         return {
           done: false,
-          reason: `${running}/${n} running${failed ? `; ${describeAlloc(failed)}` : ''}`,
+          reason: `${running}/${n} running${failed ? `; ${describeAllocStub(failed)}` : ''}`,
           terminal: !!failed,
         };
       },
@@ -381,7 +377,7 @@ export default defineScenario({
       async (d) => {
         await registerWithCount(nomad, COUNT_AFTER, d);
         const failed = await waitForSettled(nomad, jobId, COUNT_AFTER, d);
-        if (failed.length) ctx.fact('allocs.failed_after_scale_up', failed.map((a) => describeAlloc(a)).join('; '));
+        if (failed.length) ctx.fact('allocs.failed_after_scale_up', failed.map((a) => describeAllocStub(a)).join('; '));
       },
       { timeoutMs: placeTimeoutMs(COUNT_AFTER - COUNT_BEFORE) },
     );

@@ -4,6 +4,7 @@
 // "version unknown", so Nomad cannot place bridge-mode jobs with it.
 // Part of the box's recipe: its text is in the box's recipe hash (vms/build-box.ts).
 import { $, fs, os, path, which } from 'zx';
+import { compareDotted } from '../lib/parse/versions.js';
 import { fail, isMain, probe, refuse, runScript, type Problem, type Script } from '../tools/steps.js';
 
 /** The version the box carries (v1.6.2: Nomad 1.9's constraints accept it); CNI_PLUGINS_VERSION overrides it. */
@@ -30,18 +31,6 @@ export function cniCacheDir(version: string, env: NodeJS.ProcessEnv = process.en
   return path.join(base, 'nomad-reboot-harness', `cni-plugins-${version}`);
 }
 
-/** `a` is at least `b` for dotted versions (1.21.5 >= 1.21; "1.9" < "1.21"). Pure. */
-export function versionAtLeast(a: string, b: string): boolean {
-  const pa = a.split('.').map(Number);
-  const pb = b.split('.').map(Number);
-  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
-    const x = pa[i] ?? 0;
-    const y = pb[i] ?? 0;
-    if (x !== y) return x > y;
-  }
-  return true;
-}
-
 /** Go's binary (PATH, else /usr/local/go/bin/go) and its version (from `go env GOVERSION`), or undefined. */
 export async function findGo(): Promise<{ go: string; version: string | undefined } | undefined> {
   const go = (await which('go', { nothrow: true })) ?? ((await fs.pathExists(GO_FALLBACK)) ? GO_FALLBACK : undefined);
@@ -54,7 +43,7 @@ export async function findGo(): Promise<{ go: string; version: string | undefine
 /** The problem when Go is missing or older than MIN_GO (for `what`), else undefined. */
 export async function goProblem(what: string, skip: string): Promise<Problem | undefined> {
   const found = await findGo();
-  if (found?.version && versionAtLeast(found.version, MIN_GO)) return undefined;
+  if (found?.version && compareDotted(found.version, MIN_GO) >= 0) return undefined;
   const have = found ? `${found.go} says ${found.version ?? 'nothing'}` : 'none on PATH or in /usr/local/go/bin';
   return {
     message: `${what} needs Go >= ${MIN_GO} (found: ${have})`,

@@ -132,23 +132,6 @@ async function resolveOne(p: Planned, ctx: BuildContext): Promise<ResolvedBuild>
   }
 }
 
-/**
- * Resolve every spec before a run: returns the builds in input order, or throws one error naming every failed spec
- * (a ConfigError, exit 2, when every failure is bad input; exit 3 when any is infrastructure).
- */
-export async function resolveBuilds(
-  inputs: readonly SpecInput[],
-  ctx: BuildContext,
-  profile?: SourceProfile,
-): Promise<ResolvedBuild[]> {
-  const plan = await planBuilds(inputs, ctx, profile);
-  if ('problems' in plan) throw new ConfigError(plan.problems);
-  const outcomes = await resolvePlanned(plan.planned, ctx);
-  const errors = outcomes.flatMap((o) => ('error' in o ? [o.error] : []));
-  if (errors.length) throw combineErrors(errors);
-  return outcomes.map((o) => ('build' in o ? o.build : undefined!));
-}
-
 /** Several spec failures as one error: the problems joined when all are bad input, else exit 3 with each message. */
 export function combineErrors(all: readonly HarnessError[]): HarnessError {
   // Note: specs that name the same build share one resolution, and so one error: it is told once

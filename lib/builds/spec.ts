@@ -77,29 +77,3 @@ export function parseBuildSpec(
   }
   return { spec: { kind: 'path', path } };
 }
-
-/** One line for humans: "release 1.9.7", "git ~/src/nomad@v1.9.7", "git ~/src/nomad (HEAD, uncommitted …)". */
-export function describeSpec(spec: BuildSpec): string {
-  switch (spec.kind) {
-    case 'path':
-      return `path ${spec.path}`;
-    case 'release':
-      return spec.version === 'latest' ? 'the latest release' : `release ${spec.version}`;
-    case 'git':
-      return spec.ref === undefined
-        ? `git ${spec.dir} (HEAD, uncommitted changes included)`
-        : `git ${spec.dir}@${spec.ref}`;
-  }
-}
-
-/** The spec as text that parses back to the same spec (repro commands): `./x` paths stay paths. */
-export function specText(spec: BuildSpec): string {
-  switch (spec.kind) {
-    case 'path':
-      return spec.path.includes('/') ? spec.path : `./${spec.path}`;
-    case 'release':
-      return spec.version;
-    case 'git':
-      return `git:${spec.dir}${spec.ref === undefined ? '' : `@${spec.ref}`}`;
-  }
-}

@@ -7,12 +7,6 @@ const EOCD_MAX_BACK = 22 + 0xffff;
 const CEN_SIG = 0x02014b50;
 const LOC_SIG = 0x04034b50;
 
-/** The names in a zip's central directory. */
-export function zipEntries(zip: Buffer): string[] | { error: string } {
-  const dir = centralDirectory(zip);
-  return 'error' in dir ? dir : dir.map((e) => e.name);
-}
-
 /** The bytes of entry `name` (stored or deflated), or what is wrong with the archive. */
 export function extractZipEntry(zip: Buffer, name: string): { data: Buffer } | { error: string } {
   const dir = centralDirectory(zip);

@@ -4,6 +4,7 @@
 // on another node after its node went down (or it failed), untouched, failed, or lost without a replacement.
 import type { AllocSnap } from '../model/evidence.js';
 import type { ClusterEvidence } from '../model/cluster-evidence.js';
+import { replacementOf } from '../model/replacement.js';
 import { LOST_NODE_DOWN } from './alloc-outcome.js';
 
 type NodeOutcome = 'untouched' | 'restored' | 'migrated' | 'replaced' | 'failed' | 'lost' | 'missing';
@@ -44,15 +45,18 @@ export function touchedNodes(e: Pick<ClusterEvidence, 'turns'>): Set<string> {
 
 const live = (a: AllocSnap): boolean => a.desiredStatus === 'run' && a.clientStatus === 'running';
 
-/** The alloc that replaced `a` (by Nomad's links, else the same name created after the disruption), if any. */
-function successor(e: ClusterEvidence, a: AllocSnap, claimed: Set<string>): AllocSnap | undefined {
-  const linked = e.after.find((x) => x.id === a.nextAllocation) ?? e.after.find((x) => x.previousAllocation === a.id);
-  if (linked) return linked;
-  if (!TERMINAL.has(a.clientStatus) && a.desiredStatus === 'run') return undefined;
-  return e.after
-    .filter((x) => x.name === a.name && x.id !== a.id && x.createIndex > e.disruptionIndex && !claimed.has(x.id))
-    .filter((x) => !x.previousAllocation)
-    .sort((x, y) => x.createIndex - y.createIndex)[0];
+/**
+ * The alloc that replaced `a`, by the one rule of lib/model/replacement.ts (Nomad's links, else the same name created
+ * after the disruption and claimed by no other chain). A name is only taken for an alloc that ended or was stopped: one
+ * Nomad still means to run holds its own place.
+ */
+function successor(e: ClusterEvidence, a: AllocSnap, claimed: ReadonlySet<string>): AllocSnap | undefined {
+  const found = replacementOf(e.after, a, a.id, {
+    watched: new Set([...claimed, a.id]),
+    createdAfter: (x) => x.createIndex > e.disruptionIndex,
+  });
+  if (found?.matchedBy === 'name' && !TERMINAL.has(a.clientStatus) && a.desiredStatus === 'run') return undefined;
+  return found?.alloc;
 }
 
 /** Why Nomad replaced `a` (as the old alloc says it), one line. */

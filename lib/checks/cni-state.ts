@@ -4,6 +4,8 @@ import type { CniStateListing } from '../model/evidence.js';
 /** host-local state of Nomad's bridge network before (on disk) and since (tmpfs) 1.9.4. */
 export const OLD_CNI_DIR = '/var/lib/cni/networks/nomad';
 export const NEW_CNI_DIR = '/var/run/cni/nomad';
+/** Both, old first: what is listed on a client, cleaned from a host, and named in the facts, in this one order. */
+export const CNI_STATE_DIRS = [OLD_CNI_DIR, NEW_CNI_DIR] as const;
 
 const short = (id: string): string => id.slice(0, 8);
 

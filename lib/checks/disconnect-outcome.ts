@@ -14,8 +14,6 @@ import { iso } from './result.js';
 export const ALLOC_UNKNOWN = 'alloc is unknown since its node is disconnected';
 /** DesiredDescription of an alloc lost with its node (generic_sched.go allocLost). */
 const ALLOC_LOST = 'alloc is lost since its node is down';
-/** DesiredDescription of the alloc a reconnect made redundant (generic_sched.go allocReconnected). */
-export const ALLOC_RECONNECTED = 'alloc not needed due to disconnected client reconnect';
 /** How long before the fault's request a status change may be stamped and still count (clocks, rounding). */
 const SLACK_MS = 1000;
 /** How much sooner than lost_after Nomad may lose an alloc and still have followed it (eval broker, heartbeats). */
@@ -168,12 +166,4 @@ export function disconnectHint(e: RebootEvidence, old: AllocSnap | undefined): s
     return `${instead}${group}: the job's ${p.ignored.join(', ')} is ignored from Nomad 1.10 (GH-25284)`;
   }
   return `a disconnect { lost_after = "…" } block${group} (it has none)`;
-}
-
-/** A Go duration ("10s", "5m", "1m30s", "250ms") in ms; undefined when unreadable. */
-export function goDurationMs(s: string): number | undefined {
-  const units: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1000, ms: 1 };
-  const parts = [...s.matchAll(/(\d+(?:\.\d+)?)(ms|h|m|s)/g)];
-  if (!parts.length || parts.map((m) => m[0]).join('') !== s) return undefined;
-  return parts.reduce((sum, m) => sum + Number(m[1]) * units[m[2]!]!, 0);
 }

@@ -1,9 +1,7 @@
 // Facts worth recording next to the verdicts (report properties): addresses, ports, state dirs, versions, boot ids.
 import { allocBefore, classifyAll, classifyAllocOutcome, watchedAllocAfter } from './alloc-outcome.js';
+import { CNI_STATE_DIRS } from './cni-state.js';
 import type { AllocSnap, CniStateListing, Observation, RebootEvidence } from '../model/evidence.js';
-
-/** The two host-local state directories Nomad has used for bridge mode (before and after GH-24650). */
-const CNI_STATE_DIRS = ['/var/run/cni/nomad', '/var/lib/cni/networks/nomad'] as const;
 
 function ports(a: AllocSnap | undefined): string {
   return a && a.ports.length

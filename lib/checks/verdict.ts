@@ -74,9 +74,3 @@ export function applyExpectations(results: readonly CheckResult[], expectations:
   }
   return verdicts;
 }
-
-/** The per-check expectation IDs that name no known check (a typo in config must be an error, not a silent no-op). */
-export function unknownExpectationIds(perCheck: Record<string, Expectation>, knownIds: readonly string[]): string[] {
-  const known = new Set(knownIds);
-  return Object.keys(perCheck).filter((id) => !known.has(id));
-}

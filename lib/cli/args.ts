@@ -19,13 +19,6 @@ export function commandNamed(name: string, commands: readonly CliCommand[] = COM
   return commands.find((c) => c.name === name);
 }
 
-/** Parse argv (without node and script). Every unknown, misplaced or incomplete option is reported at once (exit 2). */
-export function parseCli(argv: string[], commands: readonly CliCommand[] = COMMANDS): ParsedArgs {
-  const { args, problems } = parseCliCollecting(argv, commands);
-  if (problems.length) throw new ConfigError(problems);
-  return args;
-}
-
 /**
  * Parse argv, keeping the command line's problems instead of throwing them, so a command can report them together with
  * every other problem of its input; an unknown command still throws (nothing else can be judged without it).

@@ -1,11 +1,11 @@
 // What the CLI needs from the outside world: real effects in lib/cli/entry.ts, stand-ins in tests.
 import type { DestroySweep } from './destroy.js';
-import type { HostFacts } from '../lab/provider.js';
+import type { HostCapacity } from '../lab/provider.js';
 import type { ExitCode, ConfigProblem } from '../errors.js';
 import type { HarnessConfig } from '../config/schema.js';
 import type { Logger } from '../log/events.js';
 import type { BuildInfo } from '../model/session.js';
-import type { BuildRef } from '../plan/plan.js';
+import type { BuildRef } from '../plan/session-plan.js';
 import type { ScenarioEnv } from '../run/scenario.js';
 import type { JobConverter } from '../cluster/job-convert.js';
 
@@ -34,7 +34,7 @@ export interface CliDeps {
     subnets?: readonly string[],
   ) => Promise<ExitCode | undefined>;
   /** what the host offers a lab (its available memory), read before anything exists; absent = nothing checked */
-  hostFacts?: () => Promise<HostFacts>;
+  hostFacts?: () => Promise<HostCapacity>;
   /** lab.provider ssh: problems found before any host is reached (keys, the CNI plugins to upload), built here */
   hostsPreflight?: (config: HarnessConfig, logger: Logger) => Promise<ConfigProblem[]>;
   /** the build layer (lib/builds via lib/session/builds.ts); without it a spec is a path, checked by checkBinary */

@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { ensureLabHost, parseNetnsList, reexecInNetns, IN_NETNS_ENV } from '../lab/host/host.js';
 import { destroyLabs } from './destroy.js';
 import { existingHostsPreflight } from '../lab/ssh/ssh-preflight.js';
-import { providerFor } from '../lab/providers.js';
+import { providerFor, vmOverheadMb } from '../lab/providers.js';
 import { createRealEnv, VAGRANTFILE } from '../session/real-env.js';
 import { createBuildLayer } from '../session/builds.js';
 import { runSetup, nextCommands } from './setup.js';
@@ -138,7 +138,7 @@ async function doctor(config: HarnessConfig, json: boolean): Promise<ExitCode> {
       ? { libvirtDriver: { setting: config.lab.libvirtDriver, choose: chooseDriver } }
       : {}),
     labMemory: {
-      bytes: labMemoryMb(configTopology(config), config.lab) * 1024 ** 2,
+      bytes: labMemoryMb(configTopology(config), config.lab, vmOverheadMb(config)) * 1024 ** 2,
       topology: topologyLabel(configTopology(config)),
     },
   });

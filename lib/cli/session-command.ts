@@ -10,7 +10,8 @@ import { FIELDS } from '../config/table.js';
 import type { Logger } from '../log/events.js';
 import type { Scenario } from '../run/scenario.js';
 import type { SessionReport } from '../model/session.js';
-import { PLAN_JSON_SCHEMA, planSession, type Plan, type PlanInput, type PlanResult } from '../plan/plan.js';
+import { planSession, type PlanResult } from '../plan/plan.js';
+import { PLAN_JSON_SCHEMA, type Plan, type PlanInput } from '../plan/session-plan.js';
 import { executePlan } from '../session/execute.js';
 import { nomadJobConverter } from '../cluster/job-convert.js';
 import { REPORTERS, type ReportContext } from '../report/reporters.js';
@@ -19,7 +20,7 @@ import { renderQuietSummary, renderSessionConsole } from '../report/console.js';
 import { writeSessionReports } from '../report/write.js';
 import { hostKeyProblems } from '../lab/ssh/ssh-preflight.js';
 import { IN_NETNS_ENV } from '../lab/host/host.js';
-import { labConfigRules } from '../lab/providers.js';
+import { labConfigRules, vmOverheadMb } from '../lab/providers.js';
 import { allScenarios, findScenario } from './scenarios.js';
 import { pathProblems } from './paths.js';
 import { unusedFlagProblems } from './scenario-flags.js';
@@ -27,7 +28,7 @@ import { hostsNetnsProblems } from './hosts-netns.js';
 import { inputProblems, readHarnessFile, type HarnessFile } from './input.js';
 import {
   expectFlagProblems,
-  jobProblems,
+  sessionJobProblems,
   labProblems,
   outputPaths,
   parsedJobProblems,
@@ -82,6 +83,7 @@ export async function readSession(req: SessionRequest): Promise<ReadSession> {
     cwd: deps.cwd,
     scenarios: allScenarios(user.extra),
     labRules: labConfigRules,
+    vmOverheadMb,
     ...(harness ? { harness } : {}),
     ...(req.matrixFile ? { matrixFile: req.matrixFile } : {}),
   });
@@ -113,7 +115,7 @@ export async function checkSession(req: SessionRequest, read: ReadSession): Prom
   const builds = deps.builds ?? pathBuilds(deps);
   const buildProblems = await builds.check(res.ok ? res.plan.builds : res.builds, base, logger);
   const configs = sessionConfigs(plan, args, deps, harness);
-  const jobs = await jobProblems(configs, deps.cwd);
+  const jobs = await sessionJobProblems(configs, deps.cwd);
   const named = plan ? plan.cells.map((c) => c.scenario) : req.named(allScenarios(user.extra));
   const scenarios = allScenarios(user.extra).filter((s) => named.includes(s.name));
   const own = [

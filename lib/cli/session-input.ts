@@ -12,7 +12,7 @@ import { FIELDS } from '../config/table.js';
 import { scenariosDirOf } from '../config/scenarios-dir.js';
 import { labConfigRules, providerFor } from '../lab/providers.js';
 import type { Scenario } from '../run/scenario.js';
-import type { Plan } from '../plan/plan.js';
+import type { Plan } from '../plan/session-plan.js';
 import { nomadJobConverter } from '../cluster/job-convert.js';
 import { checkJobInput, jobFileProblems } from '../scenario/job-input.js';
 import { findScenario, loadUserScenarios } from './scenarios.js';
@@ -110,8 +110,8 @@ export async function parsedJobProblems(
   return all;
 }
 
-/** The user's job as far as it is judged without a build (a file that cannot be read). */
-export async function jobProblems(configs: readonly HarnessConfig[], cwd: string): Promise<ConfigProblem[]> {
+/** The user's job in every config of the session, as far as it is judged without a build (a file that cannot be read). */
+export async function sessionJobProblems(configs: readonly HarnessConfig[], cwd: string): Promise<ConfigProblem[]> {
   return (await Promise.all(configs.map((c) => jobFileProblems(c, cwd)))).flat();
 }
 

@@ -10,7 +10,6 @@ import { tsxArgv } from '../exec/tsx.js';
 /** vms/setup-host.ts in this checkout (a zx script). */
 export const SETUP_SCRIPT = fileURLToPath(new URL('../../vms/setup-host.ts', import.meta.url));
 /** tsx's loader (lib/exec/tsx.ts), re-exported for the tests that run the scripts the same way. */
-export { TSX_LOADER } from '../exec/tsx.js';
 
 /** vms/setup-host.ts's exit code for a missing prerequisite or a bad argument (tools/steps.ts EXIT_USAGE). */
 const SCRIPT_EXIT_PREREQUISITE = 2;

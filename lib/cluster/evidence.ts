@@ -3,7 +3,8 @@ import type { Machine } from '../model/lab.js';
 import type { Deadline } from '../time/deadlines.js';
 import { quote } from '../shell/quote.js';
 import { HarnessError } from '../errors.js';
-import { cniListingCommand, parseCniListing, renderCniListing, CNI_STATE_DIRS } from './parse-cni-listing.js';
+import { cniListingCommand, parseCniListing, renderCniListing } from './parse-cni-listing.js';
+import { CNI_STATE_DIRS } from '../checks/cni-state.js';
 import { CNI_DIR, cniProbeCommand } from './cni-plugins.js';
 import { parseHostFacts, type HostFacts } from '../parse/host-facts.js';
 

@@ -2,9 +2,7 @@
 import { HarnessError } from '../errors.js';
 import { quote } from '../shell/quote.js';
 import type { CniStateListing } from '../model/evidence.js';
-
-/** Both places Nomad's bridge network keeps host-local state (before and after GH-24650). */
-export const CNI_STATE_DIRS = ['/var/lib/cni/networks/nomad', '/var/run/cni/nomad'] as const;
+import { CNI_STATE_DIRS } from '../checks/cni-state.js';
 
 /**
  * A POSIX sh command printing, per dir, `DIR <b64 path> <1|0>` and per regular file `FILE <b64 name> <b64 content>`.

@@ -1,6 +1,7 @@
 // Pure: the configuration reference as a Markdown table, from the one key table (lib/config/table.ts) and the one set
 // of defaults (schema.ts), so docs/config.md and `--help` cannot drift apart.
-import { goDurationOf, type Field } from './fields.js';
+import type { Field } from './fields.js';
+import { goDurationOf } from './durations.js';
 
 /** The value at `path` of `defaults`, or undefined. */
 function at(defaults: unknown, path: readonly string[]): unknown {
@@ -21,12 +22,6 @@ function plainDefault(path: readonly string[], value: unknown): string | undefin
   if (Array.isArray(value)) return value.length ? JSON.stringify(value) : '[]';
   if (typeof value === 'object') return Object.keys(value).length ? JSON.stringify(value) : '{}';
   return String(value);
-}
-
-/** A default in a Markdown cell: in backticks, or "none". */
-export function formatDefault(path: readonly string[], value: unknown): string {
-  const p = plainDefault(path, value);
-  return p === undefined ? 'none' : `\`${p}\``;
 }
 
 /** The default of one key as docs/config.md and `--help` both write it; a key named in seconds (`_s`) takes a number. */

@@ -1,5 +1,6 @@
 // Pure: the fault kind `link-flap`: the client's link to the servers cut and healed `reboot.flap_count` times.
-import { durationSeconds, int, timeoutSeconds } from '../config/fields.js';
+import { int } from '../config/fields.js';
+import { durationSeconds, timeoutSeconds } from '../config/durations.js';
 import { defineFaultKind } from './define.js';
 
 export const LINK_FLAP = defineFaultKind({

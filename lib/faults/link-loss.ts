@@ -1,5 +1,6 @@
 // Pure: the fault kind `link-loss`: packet loss and delay (tc netem) on the client's traffic to the servers for a while.
-import { int, timeoutSeconds } from '../config/fields.js';
+import { int } from '../config/fields.js';
+import { timeoutSeconds } from '../config/durations.js';
 import { defineFaultKind } from './define.js';
 
 export const LINK_LOSS = defineFaultKind({

@@ -1,5 +1,5 @@
 // Pure: the fault kind `partition`: iptables cuts the client off the servers for `reboot.partition_for`, then heals.
-import { timeoutSeconds } from '../config/fields.js';
+import { timeoutSeconds } from '../config/durations.js';
 import { defineFaultKind, type FaultDurations } from './define.js';
 
 export const PARTITION = defineFaultKind({

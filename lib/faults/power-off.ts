@@ -1,5 +1,5 @@
 // Pure: the fault kind `power-off`: power off, stay off for `reboot.off_for`, power on.
-import { timeoutSeconds } from '../config/fields.js';
+import { timeoutSeconds } from '../config/durations.js';
 import { defineFaultKind, REBOOT_OUTCOME } from './define.js';
 
 export const POWER_OFF = defineFaultKind({

@@ -2,7 +2,8 @@
 // options and a wait before the next, e.g. reboot client-1, then partition the leader for 30 s, then power-loss-all.
 // A target `any-client` or `any-server` is picked with a seeded generator, so a run records its seed and `--seed`
 // replays the same picks.
-import { timeoutSeconds, type Field } from '../config/fields.js';
+import type { Field } from '../config/fields.js';
+import { timeoutSeconds } from '../config/durations.js';
 import type { HarnessConfig } from '../config/schema.js';
 import type { ConfigProblem } from '../errors.js';
 import type { RebootKind } from '../model/kinds.js';

@@ -14,7 +14,7 @@ import type { ChooseDriver } from './kvm/accel.js';
 import type { WarmLab } from './warm/warm-lab.js';
 
 /** What the host offers, read before anything exists (the checks stay pure), and what the scenario brings up. */
-export interface HostFacts {
+export interface HostCapacity {
   /** MemAvailable in MiB; undefined when it could not be read (nothing is then checked against it) */
   memAvailableMb?: number;
   /** the roles the scenario brings up (default both): a clients-only scenario needs no server VM */
@@ -82,6 +82,11 @@ export interface LabProvider<N extends string = ProviderName> {
     snapshot: boolean;
     /** brings the machines of a topology up at the same time, not one after the other */
     concurrentUp: boolean;
+    /**
+     * host memory one machine takes beyond its guest memory (its hypervisor's own: QEMU, and its translation cache when
+     * it may emulate); absent: none, its machines live elsewhere. What the memory budgets of a lab and a matrix add.
+     */
+    vmOverheadMb?(lab: HarnessConfig['lab']): number;
   };
   /** what the commands do on this host for it: properties, so no command asks for a provider by name */
   host: ProviderHost;
@@ -91,7 +96,7 @@ export interface LabProvider<N extends string = ProviderName> {
    */
   validateConfig: LabConfigRules;
   /** every problem with this topology and config on this provider and host, before anything exists. Pure. */
-  validate(topology: Topology, config: HarnessConfig, host?: HostFacts): ConfigProblem[];
+  validate(topology: Topology, config: HarnessConfig, host?: HostCapacity): ConfigProblem[];
   /** bring the topology's machines of ctx.roles up; teardown is registered before anything is created */
   up(topology: Topology, ctx: LabContext, d: Deadline): Promise<ProvidedLab>;
 }

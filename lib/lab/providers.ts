@@ -49,6 +49,11 @@ export function providerFor(config: { lab: { provider: ProviderName } }): LabPro
   return LAB_PROVIDERS[config.lab.provider];
 }
 
+/** Host memory one machine of the configured lab takes beyond its guest memory (its provider's hypervisor). */
+export function vmOverheadMb(config: Pick<HarnessConfig, 'lab'>): number {
+  return providerFor(config).capabilities.vmOverheadMb?.(config.lab) ?? 0;
+}
+
 /** What provider `p` offers the fault kinds under this config (its performers and what it lacks). */
 export function faultOfferOf(p: LabProvider<string>, config: HarnessConfig): LabOffer {
   return { provider: p.name, performs: p.capabilities.faults, lacks: p.capabilities.lacks(config), config };

@@ -1,4 +1,5 @@
 // Console progress: turns log events into lines. Plain timestamped lines in CI or without a TTY; --verbose adds commands.
+import { painter } from './ansi.js';
 import type { LogEvent, Logger } from './events.js';
 import { formatMs } from '../errors.js';
 import { stepValuesText } from '../model/run.js';
@@ -11,12 +12,10 @@ interface FormatOptions {
   color: boolean;
 }
 
-const C = { dim: '\x1b[2m', red: '\x1b[31m', green: '\x1b[32m', yellow: '\x1b[33m', reset: '\x1b[0m' };
-
 /** Format one event as a line, or undefined when it is not shown at this verbosity. */
 export function formatEvent(e: LogEvent, o: FormatOptions): string | undefined {
   if (o.quiet) return undefined;
-  const paint = (c: keyof typeof C, s: string) => (o.color ? `${C[c]}${s}${C.reset}` : s);
+  const paint = painter(o.color);
   const t = `[${clock(e.t)}]`;
   switch (e.kind) {
     case 'step': {

@@ -7,8 +7,8 @@ import { configTopology, labMemoryMb, vmCostMb } from '../config/topology.js';
 import { machineSlots, type ServerCount } from '../model/topology.js';
 
 /** How a cell's memory cost is made up, for messages. */
-function costText(config: Pick<HarnessConfig, 'lab'>): string {
-  const vm = vmCostMb(config.lab);
+function costText(config: Pick<HarnessConfig, 'lab'>, overheadMb: number): string {
+  const vm = vmCostMb(config.lab, overheadMb);
   const n = machineSlots(configTopology(config)).length;
   return `${n} VMs x (lab.memory_mb ${vm.guestMb} + ${vm.qemuMb} QEMU)`;
 }
@@ -76,9 +76,9 @@ export function shard<T>(cells: readonly T[], i: number, n: number): T[] {
   return cells.filter((_, k) => k % n === i - 1);
 }
 
-/** What one cell costs in host memory: every VM of its topology with QEMU's own share (lib/config/topology.ts). */
-export function cellCostMb(config: Pick<HarnessConfig, 'lab'>): number {
-  return labMemoryMb(configTopology(config), config.lab);
+/** What one cell costs in host memory: every machine of its topology with its hypervisor's share (`overheadMb`). */
+export function cellCostMb(config: Pick<HarnessConfig, 'lab'>, overheadMb: number): number {
+  return labMemoryMb(configTopology(config), config.lab, overheadMb);
 }
 
 /** The /24 with its third octet moved up by `k` (10.199.0.0/24, 2 -> 10.199.2.0/24); undefined past .255. */
@@ -120,21 +120,25 @@ export function cellConfig(
   return c;
 }
 
-/** Problems with running these configs `parallel` at a time within `budgetMb`: a cell that never fits, subnets that run out or overlap. */
+/**
+ * Problems with running these configs `parallel` at a time within `budgetMb`: a cell that never fits, subnets that run
+ * out or overlap. `overheadOf` is a cell's memory per machine beyond its guest (its provider's, handed down).
+ */
 export function planProblems(
   configs: readonly { cell: Cell; config: HarnessConfig }[],
   parallel: number,
   budgetMb: number | undefined,
   file: string,
+  overheadOf: (config: HarnessConfig) => number,
 ): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
   for (const { cell, config } of configs) {
-    const cost = cellCostMb(config);
+    const cost = cellCostMb(config, overheadOf(config));
     if (budgetMb !== undefined && cost > budgetMb)
       problems.push({
         field: `${file}: memory_budget_mb`,
         value: budgetMb,
-        message: `is less than what cell ${cell.name} needs (${cost} MiB: ${costText(config)})`,
+        message: `is less than what cell ${cell.name} needs (${cost} MiB: ${costText(config, overheadOf(config))})`,
         fix: `raise memory_budget_mb to at least ${cost}, or lower lab.memory_mb in defaults`,
       });
   }

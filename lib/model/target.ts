@@ -30,11 +30,6 @@ export function targetText(t: TargetSpec): string {
   return t.kind === 'machine' ? t.name : t.kind;
 }
 
-/** Default: the first client, as every lab of one client has always done. */
-export function defaultTarget(topology: Topology): TargetSpec {
-  return { kind: 'machine', name: clientSlots(topology)[0]!.name };
-}
-
 /** What is wrong with `t` on `topology` (a machine it lacks), with the fix; undefined when it fits. */
 export function targetProblem(t: TargetSpec, topology: Topology): { message: string; fix: string } | undefined {
   if (t.kind !== 'machine') return undefined;

@@ -15,9 +15,6 @@ export interface Topology {
   clients: number;
 }
 
-/** Today's lab: one server, one client. */
-export const PAIR: Topology = { servers: 1, clients: 1 };
-
 /** One machine of a topology. */
 interface MachineSlot {
   /** the name reports, artifacts, `--target` and `Lab.machines` use: "server", "client", "server-1", "client-2" */

@@ -41,7 +41,7 @@ export interface StreamResponse {
 /** Opens one streaming request; resolves when the status line arrived, rejects only when no answer came. */
 type StreamTransport = (req: TransportRequest) => Promise<StreamResponse>;
 
-export interface TlsOptions {
+interface TlsOptions {
   caFile?: string;
   caPath?: string;
   certFile?: string;

@@ -11,7 +11,7 @@ export const MAX_BLOCK_MS = 30_000;
 /** Time kept back from the deadline so a blocking call returns before the deadline aborts it. */
 const DEADLINE_MARGIN_MS = 250;
 /** Pause between blocking calls; they block themselves, this only bounds a spin on index 0. */
-const BLOCKING_INTERVALS = [50];
+export const BLOCKING_INTERVALS = [50];
 const TERMINAL = new Set(['failed', 'lost', 'complete']);
 
 export interface WaitOpts {
@@ -180,7 +180,7 @@ export async function waitForAllocRunning(
     const newest = byNewest[0];
     if (!newest) return { done: false, reason: `no allocations for job "${jobId}" yet` };
     if (!TERMINAL.has(newest.ClientStatus) || newest.NextAllocation || newest.FollowupEvalID)
-      return { done: false, reason: describeAlloc(newest) };
+      return { done: false, reason: describeAllocStub(newest) };
     // Note: a lost alloc is replaced by a blocked eval once a node fits again (e.g. its node comes back).
     const blocked = (await nomad.evaluations({ signal: d.signal })).body.find(
       (e) => e.JobID === jobId && e.Status === 'blocked',
@@ -188,9 +188,9 @@ export async function waitForAllocRunning(
     if (blocked)
       return {
         done: false,
-        reason: `${describeAlloc(newest)}; blocked eval ${blocked.ID.slice(0, 8)} waits to place a replacement`,
+        reason: `${describeAllocStub(newest)}; blocked eval ${blocked.ID.slice(0, 8)} waits to place a replacement`,
       };
-    return { done: false, reason: describeAlloc(newest), terminal: true };
+    return { done: false, reason: describeAllocStub(newest), terminal: true };
   };
   return waitFor(
     `an alloc of job "${jobId}" running`,
@@ -199,32 +199,8 @@ export async function waitForAllocRunning(
   );
 }
 
-/** Wait until `predicate` holds for one alloc (full object); `terminal` may declare a hopeless state. */
-export async function waitForAlloc(
-  nomad: Nomad,
-  allocId: string,
-  predicate: (a: ApiAllocation) => boolean,
-  {
-    deadline,
-    describe,
-    onReason,
-    maxBlockMs,
-    terminal,
-  }: WaitOpts & { describe: string; terminal?: (a: ApiAllocation) => boolean },
-): Promise<ApiAllocation> {
-  const judge = (a: ApiAllocation): Probe<ApiAllocation> =>
-    predicate(a)
-      ? { done: true, value: a }
-      : { done: false, reason: describeAlloc(a), terminal: terminal?.(a) ?? false };
-  return waitFor(
-    describe,
-    blockingProbe((q) => nomad.allocation(allocId, q), judge, maxBlockMs),
-    { deadline, onReason, intervals: BLOCKING_INTERVALS },
-  );
-}
-
 /** One line about an alloc for wait reasons: `alloc 1a2b3c4d client_status=pending, last event "Task Setup: Building Task Directory"`. */
-export function describeAlloc(a: ApiAllocListStub): string {
+export function describeAllocStub(a: ApiAllocListStub): string {
   const parts = [`alloc ${a.ID.slice(0, 8)} client_status=${a.ClientStatus}`];
   if (a.DesiredStatus !== 'run') parts[0] += ` desired_status=${a.DesiredStatus}`;
   const why = a.DesiredDescription || a.ClientDescription;

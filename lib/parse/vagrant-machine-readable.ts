@@ -47,13 +47,6 @@ export function sshConfigText(records: readonly MachineRecord[], target: string)
   return records.find((r) => r.type === 'ssh-config' && r.target === target)?.data[0];
 }
 
-/** UI messages (`ui,<level>,<message>`) as readable lines, without download/upload progress noise. */
-export function uiMessages(records: readonly MachineRecord[]): { level: string; message: string }[] {
-  return records
-    .filter((r) => r.type === 'ui' && !isProgressNoise(r.data.slice(1).join(',')))
-    .map((r) => ({ level: r.data[0] ?? '', message: r.data.slice(1).join(',') }));
-}
-
 /**
  * One output line of a Vagrant command as a person reads it (the transcript kept as evidence): a UI message as its
  * text, Vagrant's error-exit as `ERROR <class>: <message>`, a plain line as it is; other machine-readable records

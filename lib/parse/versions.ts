@@ -12,6 +12,20 @@ function parse(v: string): Parsed | undefined {
   return { nums: [Number(m[1]), Number(m[2]), Number(m[3])], pre: m[4] ?? '', edition: m[5] ?? '' };
 }
 
+/**
+ * Compare dotted numbers part by part ("0" < "1.2" < "1.10"; a missing part is 0, so "1.21" equals "1.21.0"): the order
+ * of a Vagrant box's version directories and of the Go a recipe needs. Not the release order below (no -rc, no +ent).
+ */
+export function compareDotted(a: string, b: string): number {
+  const pa = a.split('.').map(Number);
+  const pb = b.split('.').map(Number);
+  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
+    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
+    if (d) return d;
+  }
+  return 0;
+}
+
 /** Compare two versions (semver order: 1.9.10 > 1.9.9, 1.10.0-rc.1 < 1.10.0); unparsable ones sort first. */
 export function compareVersions(a: string, b: string): number {
   const x = parse(a);

@@ -1,4 +1,6 @@
 // Side-by-side comparison of one scenario run on two Nomad builds (release validation). Pure.
+import { painter } from '../log/ansi.js';
+import { checkCaseName } from './case-name.js';
 import type { Verdict } from '../model/check.js';
 import type { RunRecord } from '../model/run.js';
 import type { ComparisonRow } from '../model/session.js';
@@ -53,7 +55,6 @@ interface RenderComparisonOptions {
   afterName?: string;
 }
 
-const C = { red: '\x1b[31m', green: '\x1b[32m', yellow: '\x1b[33m', bold: '\x1b[1m', reset: '\x1b[0m' };
 const FLIP = 'FLIPPED';
 
 function cell(s: ComparisonRow['before']): string {
@@ -63,9 +64,9 @@ function cell(s: ComparisonRow['before']): string {
 /** Render the rows as an aligned text table: check | before | after | flipped?, then a count of flips. */
 export function renderComparison(rows: readonly ComparisonRow[], opts: RenderComparisonOptions): string {
   const { color, beforeName = 'before', afterName = 'after' } = opts;
-  const paint = (c: keyof typeof C, s: string): string => (color ? `${C[c]}${s}${C.reset}` : s);
+  const paint = painter(color);
   const head = ['check', beforeName, afterName, 'flipped?'];
-  const body = rows.map((r) => [`${r.title} (${r.id})`, cell(r.before), cell(r.after), r.flipped ? FLIP : '']);
+  const body = rows.map((r) => [checkCaseName(r), cell(r.before), cell(r.after), r.flipped ? FLIP : '']);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
   const fmt = (cols: string[]): string =>
     cols

@@ -1,4 +1,6 @@
 // Human summary at the end of a run: what went wrong first (with evidence), then the rest, then one line per run. Pure.
+import { painter, type Paint } from '../log/ansi.js';
+import { checkCaseName } from './case-name.js';
 import { formatMs } from '../errors.js';
 import type { Verdict } from '../model/check.js';
 import { countVerdicts } from './outcome.js';
@@ -11,9 +13,6 @@ import { findingsOf, labelText } from '../known-issues/label.js';
 interface ConsoleOptions {
   color: boolean;
 }
-
-const C = { red: '\x1b[31m', green: '\x1b[32m', yellow: '\x1b[33m', dim: '\x1b[2m', bold: '\x1b[1m', reset: '\x1b[0m' };
-type Paint = (c: keyof typeof C, s: string) => string;
 
 const MARK: Record<Verdict['label'], string> = {
   passed: 'ok',
@@ -30,7 +29,7 @@ function verdictLines(v: Verdict, paint: Paint, withEvidence: boolean): string[]
   const known = v.knownIssue
     ? ` — ${paint(v.knownIssue.kind === 'known' ? 'yellow' : 'red', labelText(v.knownIssue))}`
     : '';
-  const head = `  ${paint(color, MARK[v.label].padEnd(5))} ${v.title} (${v.id}): ${said}${v.message}${known}`;
+  const head = `  ${paint(color, MARK[v.label].padEnd(5))} ${checkCaseName(v)}: ${said}${v.message}${known}`;
   return withEvidence ? [head, ...v.evidence.map((e) => `        ${paint('dim', e)}`)] : [head];
 }
 
@@ -70,7 +69,7 @@ export function labNote(p: Readonly<Record<string, string>>): string {
 
 /** Render the end-of-run summary: failures and errors first with their evidence, then the other verdicts, then a line per run. */
 export function renderConsoleSummary(runs: readonly RunRecord[], opts: ConsoleOptions): string {
-  const paint: Paint = (c, s) => (opts.color ? `${C[c]}${s}${C.reset}` : s);
+  const paint = painter(opts.color);
   const problems: string[] = [];
   const rest: string[] = [];
   for (const r of runs) {
@@ -125,7 +124,7 @@ function knownIssueFindingLines(runs: readonly RunRecord[], paint: Paint = (_c, 
  * step an error stopped the run in; nothing else but the errors writing the reports.
  */
 export function renderQuietSummary(s: SessionReport, opts: ConsoleOptions & { errors: readonly string[] }): string {
-  const paint: Paint = (c, t) => (opts.color ? `${C[c]}${t}${C.reset}` : t);
+  const paint = painter(opts.color);
   const out: string[] = [];
   for (const r of s.suites.flatMap((x) => x.attempts.slice(-1))) {
     out.push(runLine(r, paint));
@@ -148,7 +147,7 @@ export function renderSessionConsole(
     errors: readonly string[];
   },
 ): string {
-  const paint: Paint = (c, t) => (opts.color ? `${C[c]}${t}${C.reset}` : t);
+  const paint = painter(opts.color);
   const finals = s.suites.flatMap((x) => x.attempts.slice(-1));
   const out: string[] = [];
   if (s.matrix && s.suites.length === 0)

@@ -1,5 +1,6 @@
 // Pure: one run as a self-contained HTML page (inline CSS and SVG, no scripts, no external resources):
 // verdict header, checks with failures first, the timeline around the reboot, the events table, artifacts.
+import { checkCaseName } from './case-name.js';
 import type { KnownIssueLabel } from '../model/known-issue.js';
 import { labelText } from '../known-issues/label.js';
 import type { Verdict } from '../model/check.js';
@@ -105,7 +106,7 @@ ${facts.length ? `<dl class="facts">${facts.join('')}</dl>` : ''}</header>`;
 
 function artifactsFor(run: RunRecord, v: Verdict, href: (a: ArtifactRef) => string): string {
   const mine = run.artifacts.filter(
-    (a) => a.caseName !== undefined && [v.id, v.title, `${v.title} (${v.id})`].includes(a.caseName),
+    (a) => a.caseName !== undefined && [v.id, v.title, checkCaseName(v)].includes(a.caseName),
   );
   return mine.length
     ? `<p class="meta">artifacts: ${mine.map((a) => `<a href="${esc(href(a))}">${esc(a.name)}</a>`).join(', ')}</p>`

@@ -12,13 +12,8 @@ function overall(runs: readonly RunRecord[]): RunOutcome {
   return runs.some((r) => r.outcome === 'failed') ? 'failed' : 'passed';
 }
 
-/** Render runs as a stable JSON document: overall outcome and exit code, then per run verdicts, steps, properties, artifacts. */
-export function renderJsonSummary(runs: readonly RunRecord[]): string {
-  return `${JSON.stringify(summaryDoc(runs), null, 2)}\n`;
-}
-
 /**
- * The session's JSON summary: `runs` holds every suite's final attempt (as renderJsonSummary), `earlierAttempts` the
+ * The session's JSON summary: `runs` holds every suite's final attempt, `earlierAttempts` the
  * attempts a retry replaced, `suites` the run ids of every attempt by suite, and the comparison or matrix section when
  * the session has one. The exit code is the session's. It holds the whole SessionReport: `merge` rebuilds it from here
  * (lib/report/parse-session.ts).

@@ -1,6 +1,7 @@
 // JUnit XML for a session: one <testsuite> per suite (its final attempt), one <testcase> per step and per check, and
 // a retried suite's first attempt as a Surefire rerun element inside the case where it broke. Pure.
 // Validates against Jenkins xUnit's junit-10.xsd (see test/unit/report-junit.test.ts). Modelled on Playwright's reporter.
+import { checkCaseName } from './case-name.js';
 import type { Verdict } from '../model/check.js';
 import { stepValuesText, type ArtifactRef, type RunRecord, type StepRecord } from '../model/run.js';
 import type { FlakeVerdict, SuiteReport } from '../model/session.js';
@@ -42,11 +43,6 @@ function line(text: string): string {
 }
 
 const seconds = (ms: number): string => (Number.isFinite(ms) && ms > 0 ? ms / 1000 : 0).toFixed(3);
-
-/** Test case name of a check: the human title, then the stable id. */
-function verdictCaseName(v: Verdict): string {
-  return `${v.title} (${v.id})`;
-}
 
 interface Case {
   el: XmlElement;
@@ -98,7 +94,7 @@ function stepCase(s: StepRecord, scenario: string, interrupted: boolean): Case {
 }
 
 function verdictCase(v: Verdict, scenario: string): Case {
-  const name = verdictCaseName(v);
+  const name = checkCaseName(v);
   const classname = `${scenario}.checks`;
   if (!v.met) {
     const prefix =

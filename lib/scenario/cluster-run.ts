@@ -1,22 +1,19 @@
 // The run of a fault on a cluster, shared by rolling-reboot and server-reboot: bring the lab up, run a bridge-mode job
-// (the shipped one spread over the clients, or the user's own), probe its ports through the live clients' host ports and watch the leader over the fault
-// window, hit the target in waves (lib/scenario/cluster-steps.ts), then read every alloc and judge.
+// (the shipped one spread over the clients, or the user's own), probe its ports through the live clients' host ports
+// and watch the leader over the fault window, hit the target in waves (lib/scenario/cluster-steps.ts), then read every
+// alloc and judge.
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { randomInt } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import type { CheckDef, CheckResult } from '../model/check.js';
 import type { AllocSnap } from '../model/evidence.js';
-import type { Lab } from '../model/lab.js';
 import type { ClusterEvidence, FaultTurn, LeaderSeen, ProbeSeries } from '../model/cluster-evidence.js';
 import type { RunContext } from '../run/context.js';
 import type { ScenarioEnv } from '../run/scenario.js';
-import type { Nomad } from '../nomad/client.js';
 import type { ApiJob } from '../nomad/api-types.js';
-import { deadlineIn, sleep, type Deadline } from '../time/deadlines.js';
+import { sleep } from '../time/deadlines.js';
 import { judgeAll } from '../checks/define.js';
-import { electedAfter } from '../checks/leader.js';
-import { probeTimeoutOf, seconds, serviceContinuity } from '../checks/continuity.js';
 import { topologyLabel, type Topology } from '../model/topology.js';
 import { resolveSchedule, scheduleText, stepConfig, type ResolvedStep } from '../faults/schedule.js';
 import { readSchedule } from './fault-step.js';
@@ -26,16 +23,17 @@ import { jobInfo, jobProblems, type JobInfo } from '../parse/nomad-job.js';
 import type { ProbeKinds } from '../checks/probe-kind.js';
 import { JOB_FIELD, jobLab, varFile } from './job-input.js';
 import { waitForLeader } from '../nomad/wait.js';
-import { durationSeconds } from '../config/fields.js';
+import { durationSeconds } from '../config/durations.js';
 import { waitForBridgeClient } from './client-ready.js';
 import { awaitDeploymentBeforeFault, waitForJobHealthy } from './job-steps.js';
-import { readJobAllocs, recordAgentWarnings } from './reboot-steps.js';
-import { readAgentLog } from '../lab/observe.js';
+import { readJobAllocs } from './reboot-steps.js';
 import { labTopology, leaderMachine, machinesOfRole, runWave, serverAddresses, waves } from './cluster-steps.js';
 import { seriesServices, seriesTargets, startProbeSeries } from './probe-series.js';
 import { startLeaderWatch } from './leader-watch.js';
 import { readSentinels, withoutJournalLines } from './sentinel-steps.js';
 
+import { leaderAcross, REJOIN_MS } from './leader-across.js';
+import { agentWarningsOf, markSeries } from './cluster-records.js';
 const JOB_FILE = fileURLToPath(new URL('../../jobs/bridge-exec-http-spread.nomad.hcl', import.meta.url));
 const MIN = 60_000;
 /** How often the leader is asked during the fault window. */
@@ -323,130 +321,6 @@ function mergedProbeKinds(jobs: readonly ParsedJob[]): ProbeKinds {
   const out: ProbeKinds = {};
   for (const j of jobs) for (const [g, k] of Object.entries(j.info.probeKinds)) out[g] = { ...k, ...out[g] };
   return out;
-}
-
-/** The probe series on the timeline: its window, and each gap as a bar. */
-function markSeries(ctx: RunContext, s: ProbeSeries): void {
-  const every = seconds(s.intervalMs);
-  ctx.mark({
-    atMs: s.startMs,
-    lane: 'probe',
-    label: `probing ${s.services.join(', ')} every ${every} (each probe waited for ${seconds(probeTimeoutOf(s))})`,
-    severity: 'info',
-  });
-  for (const c of serviceContinuity(s)) {
-    for (const g of c.gaps)
-      ctx.mark({
-        atMs: g.fromMs,
-        untilMs: g.toMs,
-        lane: 'probe',
-        label: `${g.service}: no answer for ${seconds(g.lengthMs)}${g.open ? ' (never again)' : ''}`,
-        detail: g.lastError,
-        severity: 'fail',
-      });
-    for (const g of c.silences)
-      ctx.mark({
-        atMs: g.fromMs,
-        untilMs: g.toMs,
-        lane: 'probe',
-        label: `${g.service}: no answer within ${seconds(probeTimeoutOf(s))} for ${seconds(g.lengthMs)} (no evidence of down)`,
-        detail: g.lastError,
-        severity: 'warn',
-      });
-    ctx.fact(
-      `probe.${c.service}`,
-      `answered at ${c.up} of ${c.ticks} ticks; gaps: ${c.gaps.map((g) => seconds(g.lengthMs)).join(', ') || 'none'}; silences: ${c.silences.map((g) => seconds(g.lengthMs)).join(', ') || 'none'}${c.slowestMs !== undefined ? `; slowest answer ${seconds(c.slowestMs)}` : ''}`,
-    );
-  }
-  ctx.mark({ atMs: s.endMs, lane: 'probe', label: 'probing ended', severity: 'info' });
-}
-
-/** The leader across the fault of the server that led before (undefined when no turn hit it). */
-async function leaderAcross(
-  nomad: Nomad,
-  old: string,
-  turns: readonly FaultTurn[],
-  observed: LeaderSeen['observed'],
-  single: boolean,
-  within: string,
-  d: Deadline,
-): Promise<LeaderSeen | undefined> {
-  const hit = turns.find((t) => t.machine === old);
-  if (!hit) return undefined;
-  const elected = electedAfter(observed, old, single, hit.reboot.requestedAt, hit.reboot.backAt);
-  // Note: Nomad's autopilot adds a returning server to Raft as a non-voter and promotes it once it has been healthy
-  // for server_stabilization_time (10 s by default): the old leader is read until it is a voter, within REJOIN_MS
-  const backAt = hit.reboot.backAt;
-  const until = deadlineIn(REJOIN_MS, d);
-  let seen = await oldLeaderState(nomad, old, d);
-  while (!seen.rejoined && !until.signal.aborted) {
-    await sleep(REJOIN_POLL_MS, until).catch(() => undefined);
-    seen = await oldLeaderState(nomad, old, d);
-  }
-  const waited = seconds(Math.max(0, Date.now() - backAt));
-  const oldState = seen.rejoined
-    ? `${seen.state}, ${waited} after it was back`
-    : `${seen.state} ${waited} after it was back (read for ${seconds(REJOIN_MS)})`;
-  return {
-    before: old,
-    ...(elected ? { elected: elected.leader, electedAfterMs: elected.afterMs } : {}),
-    boundMs: durationSeconds(within) * 1000,
-    oldRejoined: seen.rejoined,
-    oldState,
-    single,
-    observed: [...observed],
-  };
-}
-
-/** How long the old leader is read until it is a Serf member and a Raft voter again, and how often. */
-const REJOIN_MS = 2 * 60_000;
-const REJOIN_POLL_MS = 1000;
-
-/** The old leader as the cluster sees it now: Serf status and Raft membership, one line, and whether it rejoined. */
-async function oldLeaderState(nomad: Nomad, old: string, d: Deadline): Promise<{ rejoined: boolean; state: string }> {
-  const members = await nomad.members({ signal: d.signal }).then(
-    (r) => r.body,
-    () => [],
-  );
-  const member = members.find((m) => m.Name === old || m.Name.startsWith(`${old}.`));
-  const raft = await nomad.raftConfiguration({ signal: d.signal }).then(
-    (r) => r.body.Servers.find((s) => s.Node === old || s.Node.startsWith(`${old}.`)),
-    (err: unknown) => (err instanceof Error ? err.message.split('\n')[0]! : String(err)),
-  );
-  const raftState =
-    typeof raft === 'string'
-      ? `raft configuration unreadable (${raft})`
-      : raft
-        ? raft.Voter
-          ? 'a Raft voter'
-          : 'a Raft non-voter'
-        : 'no Raft peer';
-  const rejoined = member?.Status === 'alive' && typeof raft === 'object' && raft?.Voter === true;
-  return { rejoined, state: `Serf ${member ? member.Status : 'no member'}, ${raftState}` };
-}
-
-/** How long one machine's journal may take to read (a machine that never came back must not hold the run). */
-const AGENT_LOG_READ_MS = 30_000;
-
-/**
- * Each hit machine's agent WARN and ERROR lines since its first fault (facts and timeline events). Best effort: a
- * machine that does not answer gets `<machine>.agent.warnings` saying why, and the run goes on.
- */
-async function agentWarningsOf(ctx: RunContext, lab: Lab, turns: readonly FaultTurn[], d: Deadline): Promise<void> {
-  const since = new Map<string, number>();
-  for (const t of turns) since.set(t.machine, Math.min(since.get(t.machine) ?? Infinity, t.reboot.requestedAt));
-  for (const [machine, atMs] of since) {
-    const m = lab.machines[machine];
-    if (!m) continue;
-    try {
-      recordAgentWarnings(ctx, await readAgentLog(m, deadlineIn(AGENT_LOG_READ_MS, d)), atMs, machine);
-    } catch (err) {
-      ctx.fact(
-        `${machine}.agent.warnings`,
-        `not read: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`,
-      );
-    }
-  }
 }
 
 /**

@@ -16,10 +16,11 @@ import { resolveLeader, targetText, type TargetSpec, type TargetTurn } from '../
 import { drainNode, markEligible } from '../nomad/drain.js';
 import { waitForLeader, waitForNodeReady } from '../nomad/wait.js';
 import { faultKind, faultOutcome } from '../faults/registry.js';
-import { durationSeconds } from '../config/fields.js';
+import { durationSeconds } from '../config/durations.js';
 import { faultParams, rebootStepMs, recordFault, reregisters, waitForQuorumAgain } from './fault-step.js';
 import { readJobAllocs } from './reboot-steps.js';
-import { waitForJobHealthy, waitForJobSettled } from './job-steps.js';
+import { waitForJobHealthy } from './job-steps.js';
+import { waitForJobSettled } from './job-settle.js';
 
 /** The lab's topology, read from its machine names. */
 export function labTopology(lab: Pick<Lab, 'machines'>): Topology {

@@ -3,7 +3,7 @@
 // cause, and, in cluster runs, each server's own state until the servers agree or the bound runs out. The checks
 // (no-agent-crash, agent-log-invariants, fault-exercised, servers-agree) judge what is recorded here.
 import type { HarnessConfig } from '../config/schema.js';
-import { durationSeconds } from '../config/fields.js';
+import { durationSeconds } from '../config/durations.js';
 import type { Lab, RebootRecord } from '../model/lab.js';
 import type {
   AgentBootJournal,

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { Lab } from '../model/lab.js';
 import type { AllocSnap, HttpProbe, NodeSnap } from '../model/evidence.js';
 import type { Deadline } from '../model/deadline.js';
-import { probeAllocPorts, waitForReachable } from '../scenario/job-steps.js';
+import { probeAllocPorts, waitForReachable } from '../scenario/alloc-probes.js';
 
 // a scenario and its checks
 export { defineScenario } from '../run/scenario.js';

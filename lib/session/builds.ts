@@ -8,7 +8,7 @@ import { ConfigError, type ConfigProblem } from '../errors.js';
 import type { HarnessConfig } from '../config/schema.js';
 import type { Logger } from '../log/events.js';
 import type { BuildInfo } from '../model/session.js';
-import type { BuildRef } from '../plan/plan.js';
+import type { BuildRef } from '../plan/session-plan.js';
 import { buildContext, type BuildContext } from '../builds/context.js';
 import { planBuilds, resolvePlanned, specIdentity } from '../builds/resolve.js';
 import { preflightBuild } from '../builds/preflight.js';

@@ -9,7 +9,7 @@ import type { RunRecord } from '../model/run.js';
 import type { BuildInfo, SessionReport, SuiteReport } from '../model/session.js';
 import { runPool, type PoolResult } from '../matrix/pool.js';
 import { cellCostMb } from '../matrix/expand.js';
-import { buildKey, configInSlot, type BuildRef, type Plan, type PlannedCell } from '../plan/plan.js';
+import { buildKey, configInSlot, type BuildRef, type Plan, type PlannedCell } from '../plan/session-plan.js';
 import { buildProperties } from '../builds/provenance.js';
 import { repeatSuiteName, sideLabels, suiteName } from '../plan/names.js';
 import { judgeRepeats } from '../report/flaky.js';
@@ -18,6 +18,8 @@ import { runScenario } from '../run/runner.js';
 import type { Scenario, ScenarioEnv } from '../run/scenario.js';
 import { watchSignals } from '../run/signals.js';
 import { sessionExitCode } from '../report/outcome.js';
+import { warmAffinity } from '../lab/warm/warm-key.js';
+import { vmOverheadMb } from '../lab/providers.js';
 import { skippedRecord } from './skipped.js';
 import { SCENARIOS } from '../cli/scenarios.js';
 import type { KnownIssue } from '../model/known-issue.js';
@@ -104,7 +106,7 @@ export async function executePlan(
     results = await runPool(plan.cells, {
       parallel: plan.parallel,
       budgetMb: plan.budgetMb,
-      costMb: (c) => cellCostMb(c.config),
+      costMb: (c) => cellCostMb(c.config, vmOverheadMb(c.config)),
       affinity: warmAffinity,
       signal: watcher.signal,
       retry: (r: RunRecord) => plan.retryInfra && isRetryable(r),
@@ -139,16 +141,7 @@ export async function executePlan(
     exitCode: sessionExitCode(suites, interrupted),
     builds,
     kept,
-    ...(plan.matrix
-      ? {
-          matrix: {
-            file: plan.matrix.file,
-            path: plan.matrix.path,
-            shard: plan.matrix.shard,
-            cellsInMatrix: plan.matrix.cellsInMatrix,
-          },
-        }
-      : {}),
+    ...plan.report,
     ...(plan.comparison ? comparisonOf(suites, plan.comparison) : {}),
     repeats: judgeRepeats(suites),
   };
@@ -167,23 +160,13 @@ function warnSameBuild(
   if (!b || !a) return;
   const [ib, ia] = [resolved.get(buildKey(b)), resolved.get(buildKey(a))];
   const same = buildKey(b) === buildKey(a) || (!!ib?.sha256 && ib.sha256 === ia?.sha256);
-  // Note: the plan already warned when the specs themselves name one build (lib/plan/plan.ts planCompare)
+  // Note: the plan already warned when the specs themselves name one build (lib/plan/compare.ts)
   if (!same || plan.warnings.some((w) => w.includes('are the same build'))) return;
   const which = ib?.sha256 ? ` (sha256 ${ib.sha256.slice(0, 12)}…)` : '';
   const message =
     `--before ${b.spec} and --after ${a.spec} are the same build${which}: the comparison runs it twice, so ` +
     'a check that flips is flakiness, not a difference between builds';
   logger({ kind: 'warn', t: 0, message });
-}
-
-/**
- * Cells that could share a warm lab (lib/lab/warm/warm-key.ts): the same lab settings, Nomad builds and heartbeat_grace.
- * The pool keeps them in one slot, whose subnets are part of the warm key. Pure.
- */
-export function warmAffinity(cell: PlannedCell): string {
-  const c = cell.config;
-  const builds = cell.builds.map((b) => [b.role, buildKey(b)]);
-  return JSON.stringify([c.lab, builds.length ? c.nomad.heartbeatGrace : undefined, builds]);
 }
 
 interface CellRun {
@@ -208,9 +191,13 @@ async function runCell(plan: Plan, cell: PlannedCell, o: CellRun, deps: ExecuteD
   );
   // Note: a retry after an infrastructure error runs cold: the warm lab may be what broke
   const config = o.attempt > 1 ? { ...resolvedConfig, lab: { ...resolvedConfig.lab, warm: false } } : resolvedConfig;
-  const properties: Record<string, string> = { ...cell.properties, ...provenance(cell, o.resolved) };
-  if (plan.matrix)
-    Object.assign(properties, { 'matrix.attempt': String(o.attempt), 'matrix.shard': plan.matrix.shard });
+  const { attempt, fixed } = plan.runProperties ?? { fixed: {} };
+  const properties: Record<string, string> = {
+    ...cell.properties,
+    ...provenance(cell, o.resolved),
+    ...(attempt ? { [attempt]: String(o.attempt) } : {}),
+    ...fixed,
+  };
   if (cell.skip) {
     const r = skippedRecord(runId, scenario, cell.skip);
     return { ...r, suiteName: o.name, properties: { ...r.properties, ...properties } };

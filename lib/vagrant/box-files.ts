@@ -3,21 +3,11 @@
 import { readdir, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { compareDotted } from '../parse/versions.js';
 
 /** Directory Vagrant keeps its boxes in (VAGRANT_HOME honoured). */
 export function vagrantBoxesDir(env: Record<string, string | undefined> = process.env): string {
   return join(env['VAGRANT_HOME'] || join(homedir(), '.vagrant.d'), 'boxes');
-}
-
-/** Compare box version directories numerically ("0" < "1.2" < "1.10"). Pure. */
-export function compareBoxVersions(a: string, b: string): number {
-  const pa = a.split('.').map(Number);
-  const pb = b.split('.').map(Number);
-  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
-    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
-    if (d) return d;
-  }
-  return 0;
 }
 
 export type BoxKernel = { kernel: string; initrd: string; version: string } | { missing: string };
@@ -31,7 +21,7 @@ export async function boxKernel(
   const boxDir = join(vagrantBoxesDir(env), box.replaceAll('/', '-VAGRANTSLASH-'));
   const versions = (await readdir(boxDir).catch(() => [] as string[])).filter((v) => /^\d+(\.\d+)*$/.test(v));
   if (!versions.length) return { missing: `box ${box} is not added (no ${boxDir})` };
-  const version = versions.sort(compareBoxVersions).at(-1)!;
+  const version = versions.sort(compareDotted).at(-1)!;
   const dir = join(boxDir, version, provider);
   const [kernel, initrd] = [join(dir, 'vmlinuz'), join(dir, 'initrd.img')];
   const have = await Promise.all(

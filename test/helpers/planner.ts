@@ -1,7 +1,8 @@
 // The planner as a test drives it: the input of a command line over a set of scenarios, and the plan it gives or the
 // problems it names.
-import { labConfigRules } from '../../lib/lab/providers.js';
-import { planSession, type PlanInput, type PlannableScenario } from '../../lib/plan/plan.js';
+import { labConfigRules, vmOverheadMb } from '../../lib/lab/providers.js';
+import { planSession } from '../../lib/plan/plan.js';
+import type { PlanInput, PlannableScenario } from '../../lib/plan/session-plan.js';
 
 export function plannerOver(scenarios: readonly PlannableScenario[]) {
   /** A command line's input, with no environment, in /w, over the scenarios. */
@@ -10,7 +11,17 @@ export function plannerOver(scenarios: readonly PlannableScenario[]) {
     positionals: string[],
     values: Record<string, unknown>,
     more: Partial<PlanInput> = {},
-  ): PlanInput => ({ command, positionals, values, env: {}, cwd: '/w', scenarios, labRules: labConfigRules, ...more });
+  ): PlanInput => ({
+    command,
+    positionals,
+    values,
+    env: {},
+    cwd: '/w',
+    scenarios,
+    labRules: labConfigRules,
+    vmOverheadMb,
+    ...more,
+  });
   /** The plan; an input with problems throws, naming each. */
   const ok = (i: PlanInput) => {
     const r = planSession(i);

@@ -30,7 +30,7 @@ export const standInConvertJob: JobConverter = async ({ file, vars }) => {
     };
   }
 };
-import { durationSeconds } from '../../lib/config/fields.js';
+import { durationSeconds } from '../../lib/config/durations.js';
 import { sleep } from '../../lib/time/deadlines.js';
 import { recordHostFacts } from '../../lib/session/host-evidence.js';
 import { namedMachinesOf } from '../../lib/model/lab.js';

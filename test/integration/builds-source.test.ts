@@ -6,7 +6,8 @@ import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs
 import { join, resolve } from 'node:path';
 import t from 'tap';
 import type { BuildContext } from '../../lib/builds/context.js';
-import { planBuilds, resolveBuilds } from '../../lib/builds/resolve.js';
+import { planBuilds } from '../../lib/builds/resolve.js';
+import { resolveBuilds } from '../helpers/builds.js';
 import { buildProperties } from '../../lib/builds/provenance.js';
 import { NOMAD_PROFILE, type SourceProfile } from '../../lib/builds/source-profile.js';
 import { ConfigError, EXIT, type HarnessError } from '../../lib/errors.js';

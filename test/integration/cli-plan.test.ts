@@ -5,7 +5,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { main } from '../../lib/cli/main.js';
 import { standInPerRun } from '../helpers/stand-in-env.js';
-import { PLAN_JSON_SCHEMA, configInSlot, type Plan } from '../../lib/plan/plan.js';
+import { PLAN_JSON_SCHEMA, configInSlot, type Plan } from '../../lib/plan/session-plan.js';
 
 function cli(t: Test) {
   const dir = t.testdir({});

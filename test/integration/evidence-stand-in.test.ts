@@ -7,7 +7,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { main } from '../../lib/cli/main.js';
-import { parseCli } from '../../lib/cli/args.js';
+import { parseCli } from '../helpers/cli-parse.js';
 import { standIn } from '../helpers/stand-in-env.js';
 
 const CHROMIUM = process.env['CHROMIUM'] ?? '/usr/bin/chromium';

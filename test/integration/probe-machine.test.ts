@@ -10,7 +10,7 @@ import { createHttpTransport } from '../../lib/nomad/transport.js';
 import { deadlineIn } from '../../lib/time/deadlines.js';
 import { waitFor } from '../../lib/time/wait-for.js';
 import { readJobAllocs } from '../../lib/scenario/reboot-steps.js';
-import { allocNodes, machineOfAlloc, probeAllocs } from '../../lib/scenario/job-steps.js';
+import { allocNodes, machineOfAlloc, probeAllocs } from '../../lib/scenario/alloc-probes.js';
 import { startFakeNomad } from '../helpers/fake-nomad/index.js';
 import { createFakeClusterLab } from '../helpers/fake-cluster-lab.js';
 import { WEB_JOB_HCL } from '../helpers/fake-nomad/sample-job.js';

@@ -8,7 +8,8 @@ import { createNomad, type Nomad } from '../../lib/nomad/client.js';
 import { createHttpTransport } from '../../lib/nomad/transport.js';
 import { waitForAllocRunning } from '../../lib/nomad/wait.js';
 import { deadlineIn } from '../../lib/time/deadlines.js';
-import { waitForDeploymentDone, waitForJobSettled, type SettleInput } from '../../lib/scenario/job-steps.js';
+import { waitForDeploymentDone } from '../../lib/scenario/job-steps.js';
+import { waitForJobSettled, type SettleInput } from '../../lib/scenario/job-settle.js';
 import { startFakeNomad, type FakeNomad, type Timeline } from '../helpers/fake-nomad/index.js';
 import { WEB_JOB_HCL } from '../helpers/fake-nomad/sample-job.js';
 

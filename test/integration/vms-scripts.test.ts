@@ -4,7 +4,7 @@ import t from 'tap';
 import { $ } from 'zx';
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { TSX_LOADER } from '../../lib/cli/setup.js';
+import { TSX_LOADER } from '../../lib/exec/tsx.js';
 import { boxConfig, boxDir, recipeHash, RECIPE_FILES } from '../../vms/build-box.js';
 
 // Each case starts node + tsx a few times (2-4 s each on a loaded 2-core host).

@@ -1,6 +1,6 @@
 // Build specs: a path, a release version or a git source tree, told apart the way a user means them.
 import t from 'tap';
-import { describeSpec, parseBuildSpec, specText, type BuildSpec } from '../../lib/builds/spec.js';
+import { parseBuildSpec, type BuildSpec } from '../../lib/builds/spec.js';
 
 const spec = (text: string, exists: string[] = [], home?: string): BuildSpec => {
   const r = parseBuildSpec(text, '--nomad', { exists: (p) => exists.includes(p), ...(home ? { home } : {}) });
@@ -48,22 +48,4 @@ t.test('problems name the field, the value and a fix', async (t) => {
   t.match(problem('git:/src/nomad@'), { message: /empty ref/, fix: /git:\/src\/nomad for its HEAD/ });
   t.match(problem('git:/src/nomad@--upload-pack=x'), { message: /invalid ref/ }, 'no option smuggled into git');
   t.match(problem('release:1.9'), { message: /names no release version/ });
-});
-
-t.test('describeSpec and specText round-trip', async (t) => {
-  t.equal(describeSpec({ kind: 'release', version: '1.9.3' }), 'release 1.9.3');
-  t.equal(describeSpec({ kind: 'release', version: 'latest' }), 'the latest release');
-  t.equal(describeSpec({ kind: 'git', dir: '/s' }), 'git /s (HEAD, uncommitted changes included)');
-  t.equal(describeSpec({ kind: 'git', dir: '/s', ref: 'v1' }), 'git /s@v1');
-  t.equal(describeSpec({ kind: 'path', path: './n' }), 'path ./n');
-  for (const s of [
-    { kind: 'release', version: '1.9.3+ent' },
-    { kind: 'git', dir: '/s', ref: 'release/1.9.x' },
-    { kind: 'git', dir: '/s' },
-    { kind: 'path', path: '1.9.3' },
-    { kind: 'path', path: '/x/nomad' },
-  ] as BuildSpec[]) {
-    const want = s.kind === 'path' && !s.path.includes('/') ? { kind: 'path', path: `./${s.path}` } : s;
-    t.same(spec(specText(s)), want, specText(s));
-  }
 });

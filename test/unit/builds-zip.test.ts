@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { extractZipEntry, zipEntries } from '../../lib/builds/zip.js';
+import { extractZipEntry } from '../../lib/builds/zip.js';
 import { makeZip } from '../helpers/zip-writer.js';
 
 const payload = Buffer.concat([Buffer.from('\x7fELF'), Buffer.alloc(100_000, 7), Buffer.from('end')]);
@@ -11,7 +11,6 @@ const payload = Buffer.concat([Buffer.from('\x7fELF'), Buffer.alloc(100_000, 7),
 t.test('deflated and stored entries come out byte for byte', async (t) => {
   const license = { name: 'LICENSE.txt', data: Buffer.from('MPL'), deflate: false };
   const zip = makeZip([license, { name: 'nomad', data: payload }]);
-  t.same(zipEntries(zip), ['LICENSE.txt', 'nomad']);
   const r = extractZipEntry(zip, 'nomad');
   t.ok('data' in r && r.data.equals(payload));
   t.ok(zip.length < payload.length / 10, 'the entry really was deflated');

@@ -1,12 +1,35 @@
 // The registry of checks (lib/checks/registry.ts): the shipped scenarios' lists, each check one whole object under an
 // id no other check has, so list, --expect, reports and the README all name the same checks.
 import t from 'tap';
-import { registryOf, registryProblems } from '../../lib/checks/registry.js';
+import { registryOf } from '../../lib/checks/registry.js';
+import type { CheckInfo } from '../../lib/model/check.js';
 import { SCENARIOS, SHIPPED_CHECKS } from '../../lib/cli/scenarios.js';
 import { formerIds } from '../../lib/checks/expect-ids.js';
 
 const checkIn = (id: string) => SHIPPED_CHECKS.find((c) => c.id === id);
 const CHECK_ID = /^[a-z0-9][a-z0-9-]{0,62}$/;
+
+/**
+ * What is wrong with a list of checks as a registry: an id given twice (two meanings for one name), or an old id
+ * (`formerly`) claimed by two checks or equal to the check's own id.
+ */
+function registryProblems(checks: readonly CheckInfo[]): string[] {
+  const out: string[] = [];
+  const seen = new Set<string>();
+  for (const c of checks) {
+    if (seen.has(c.id)) out.push(`check id ${c.id} is defined twice`);
+    seen.add(c.id);
+  }
+  const former = new Map<string, string>();
+  for (const c of checks) {
+    for (const old of c.formerly ?? []) {
+      if (old === c.id) out.push(`check ${c.id} lists its own id as a former one`);
+      else if (former.has(old)) out.push(`former id ${old} is claimed by ${former.get(old)} and ${c.id}`);
+      else former.set(old, c.id);
+    }
+  }
+  return out;
+}
 
 t.test('every shipped check has an id, a title, when it passes, and a judge', async (t) => {
   t.ok(SHIPPED_CHECKS.length > 0, 'the registry is not empty');

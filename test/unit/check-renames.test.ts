@@ -3,7 +3,8 @@
 // is `unique-ips-after-upgrade`. Where the old id is still another check's own (the reboot scenario's), nothing moves.
 import t from 'tap';
 import { plannerOver } from '../helpers/planner.js';
-import { configInSlot, planSession } from '../../lib/plan/plan.js';
+import { planSession } from '../../lib/plan/plan.js';
+import { configInSlot } from '../../lib/plan/session-plan.js';
 import { SCENARIOS } from '../../lib/cli/scenarios.js';
 import { expectableIds, formerIds, withCurrentIds } from '../../lib/checks/expect-ids.js';
 import { CLIENT_REBOOTED } from '../../lib/checks/client-rebooted.js';

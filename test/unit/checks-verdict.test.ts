@@ -21,7 +21,7 @@ import { UNIQUE_IPS } from '../../lib/checks/unique-ips.js';
 import { NO_LEAKS } from '../../lib/checks/no-leaks.js';
 import type { RebootEvidence } from '../../lib/model/evidence.js';
 import type { CheckResult } from '../../lib/model/check.js';
-import { applyExpectations, SCENARIO_EXPECTED_FAILURE, unknownExpectationIds } from '../../lib/checks/verdict.js';
+import { applyExpectations, SCENARIO_EXPECTED_FAILURE } from '../../lib/checks/verdict.js';
 
 const load = (name: string): RebootEvidence =>
   JSON.parse(readFileSync(new URL(`../fixtures/checks/${name}.json`, import.meta.url), 'utf8')) as RebootEvidence;
@@ -87,7 +87,7 @@ t.test('factsFromEvidence', async (t) => {
   t.equal(replaced['alloc.replacement'], '5e1f0a9b-3c2d-4b7e-a1f6-8d9c0b1a2e3f');
   t.equal(
     factsFromEvidence(load('shared-ip'))['cni.stateDir.after'],
-    '/var/run/cni/nomad, /var/lib/cni/networks/nomad',
+    '/var/lib/cni/networks/nomad, /var/run/cni/nomad',
   );
   t.notOk('alloc.replacement' in factsFromEvidence(load('restored')), 'empty facts are left out');
 });
@@ -180,9 +180,4 @@ t.test('a chain of consequences is met whatever the order of the list', async (t
     'only failures that lead back to the expected one',
   );
   t.match(v[0]!.message, /a consequence of alloc-restored, which was expected to fail/);
-});
-
-t.test('unknownExpectationIds', async (t) => {
-  t.same(unknownExpectationIds({ 'alloc-restored': 'fail', 'no-duplicat-ip': 'fail' }, IDS), ['no-duplicat-ip']);
-  t.same(unknownExpectationIds({}, IDS), []);
 });

@@ -1,6 +1,7 @@
 // parseCli and helpText: commands, flags from the config table, usage errors that name what was wrong.
 import t from 'tap';
-import { commandNamed, helpText, parseCli } from '../../lib/cli/args.js';
+import { commandNamed, helpText } from '../../lib/cli/args.js';
+import { parseCli } from '../helpers/cli-parse.js';
 import { optionsOf as optionsOfCommand } from '../../lib/cli/command.js';
 import { COMMANDS } from '../../lib/cli/commands/index.js';
 

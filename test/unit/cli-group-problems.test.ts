@@ -1,7 +1,7 @@
 // One mistake that reaches many matrix cells is told once with its count; a big matrix is named before it runs.
 import t from 'tap';
 import { groupCellProblems } from '../../lib/cli/group-problems.js';
-import { MANY_CELLS, sizeWarning } from '../../lib/plan/plan.js';
+import { MANY_CELLS, sizeWarning } from '../../lib/plan/matrix.js';
 
 t.test(
   'identical per-cell problems are one, naming the count and the first cells; others stay as they are',

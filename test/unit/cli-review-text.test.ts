@@ -1,7 +1,9 @@
 // The words of small input problems the 2026-12-06 CLI review found wrong or missing (docs/cli-defects.md): each
 // message says what is actually wrong, with a fix that works, and nothing from a file is echoed raw.
 import t from 'tap';
-import { bool, goDuration, netnsName } from '../../lib/config/fields.js';
+import { bool } from '../../lib/config/fields.js';
+import { goDuration } from '../../lib/config/durations.js';
+import { netnsName } from '../../lib/config/network-fields.js';
 import { resolveConfig } from '../../lib/config/validate.js';
 import { ConfigError, formatProblem } from '../../lib/errors.js';
 import { detectAccel, diskItem, driverItem, toolDown } from '../../lib/cli/doctor.js';

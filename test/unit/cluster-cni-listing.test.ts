@@ -1,11 +1,7 @@
 import t from 'tap';
 import { readFileSync } from 'node:fs';
-import {
-  parseCniListing,
-  cniListingCommand,
-  renderCniListing,
-  CNI_STATE_DIRS,
-} from '../../lib/cluster/parse-cni-listing.js';
+import { parseCniListing, cniListingCommand, renderCniListing } from '../../lib/cluster/parse-cni-listing.js';
+import { CNI_STATE_DIRS } from '../../lib/checks/cni-state.js';
 import { evidenceCommands } from '../../lib/cluster/evidence.js';
 
 const fixture = (n: string) => readFileSync(new URL(`../fixtures/cluster/${n}`, import.meta.url), 'utf8');

@@ -1,19 +1,8 @@
 // The field parsers and the config table: what each accepts, what it rejects, and that defaults pass their own checks.
 import t from 'tap';
-import {
-  hclVars,
-  bool,
-  durationSeconds,
-  goDuration,
-  int,
-  netnsName,
-  oneOf,
-  str,
-  strList,
-  subnet24,
-  timeoutSeconds,
-  type Parsed,
-} from '../../lib/config/fields.js';
+import { hclVars, bool, int, oneOf, str, strList, type Parsed } from '../../lib/config/fields.js';
+import { durationSeconds, goDuration, timeoutSeconds } from '../../lib/config/durations.js';
+import { netnsName, subnet24 } from '../../lib/config/network-fields.js';
 import { DEFAULTS } from '../../lib/config/schema.js';
 import { FIELDS } from '../../lib/config/table.js';
 

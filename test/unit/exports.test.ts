@@ -57,28 +57,12 @@ const ALLOWED_UNUSED: Record<string, string> = {};
 const ALLOWED_HOMONYMS: Record<string, string> = {};
 
 /** Known breaches still to fix, shown as TODO on every run (not allowed: each is to go, and the list only shrinks). */
-const KNOWN_HOMONYMS: string[] = ['jobProblems', 'HostFacts', 'describeAlloc'];
+const KNOWN_HOMONYMS: string[] = [];
 /** Exports only their tests use and their own file does not: dead code kept alive by a test, shown as TODO. */
 const KNOWN_DEAD: string[] = [
-  'lib/builds/resolve.ts:resolveBuilds',
-  'lib/builds/spec.ts:describeSpec',
-  'lib/builds/spec.ts:specText',
-  'lib/builds/zip.ts:zipEntries',
-  'lib/checks/disconnect-outcome.ts:ALLOC_RECONNECTED',
-  'lib/checks/disconnect-outcome.ts:goDurationMs',
-  'lib/checks/registry.ts:registryProblems',
+  // the checks' reading of the event stream (a failure the alloc recovered from); pinned by its unit and e2e tests, and
+  // no check judges with it yet: a check that does, or its deletion with those tests, takes it off
   'lib/checks/transitions.ts:transientFailures',
-  'lib/checks/verdict.ts:unknownExpectationIds',
-  'lib/cli/args.ts:parseCli',
-  'lib/cli/setup.ts:TSX_LOADER',
-  'lib/config/doc-table.ts:formatDefault',
-  'lib/model/target.ts:defaultTarget',
-  'lib/model/topology.ts:PAIR',
-  'lib/nomad/config-env.ts:resolveNomadConnection',
-  'lib/nomad/config-env.ts:describeConnection',
-  'lib/nomad/wait.ts:waitForAlloc',
-  'lib/parse/vagrant-machine-readable.ts:uiMessages',
-  'lib/report/json.ts:renderJsonSummary',
 ];
 
 const stripComments = (text: string) =>

@@ -2,8 +2,8 @@
 // ones, is picked up by the option keys (--reboot and its own option, validated), the docs table, and the capability
 // check (a provider lacking what it needs is refused with the fix; one that has it is not).
 import t from 'tap';
-import { timeoutSeconds } from '../../lib/config/fields.js';
-import { faultFields } from '../../lib/config/table.js';
+import { timeoutSeconds } from '../../lib/config/durations.js';
+import { faultFields } from '../../lib/config/table-run.js';
 import { defineFaultKind, REBOOT_OUTCOME } from '../../lib/faults/define.js';
 import { renderFaultTable } from '../../lib/faults/doc-table.js';
 import { FAULTS, faultKindProblems, faultRegistry, type LabOffer } from '../../lib/faults/registry.js';

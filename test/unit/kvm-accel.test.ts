@@ -12,7 +12,8 @@ import {
   writeKvmAnswer,
   type KvmAnswer,
 } from '../../lib/lab/kvm/kvm-cache.js';
-import { boxKernel, compareBoxVersions } from '../../lib/vagrant/box-files.js';
+import { boxKernel } from '../../lib/vagrant/box-files.js';
+import { compareDotted } from '../../lib/parse/versions.js';
 import { kvmProbeArgv } from '../../lib/lab/kvm/kvm-probe.js';
 import { deadlineIn } from '../../lib/time/deadlines.js';
 
@@ -208,7 +209,7 @@ t.test(
 );
 
 t.test('box files: the newest version of the box, under VAGRANT_HOME', async (t) => {
-  t.same(['1.10', '0', '1.2'].sort(compareBoxVersions), ['0', '1.2', '1.10']);
+  t.same(['1.10', '0', '1.2'].sort(compareDotted), ['0', '1.2', '1.10']);
   const home = t.testdir({
     boxes: {
       'a-VAGRANTSLASH-b': {

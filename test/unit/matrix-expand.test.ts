@@ -1,5 +1,6 @@
 // Matrix expansion (stable names, axis order), sharding, per-cell config and the run plan's problems.
 import t from 'tap';
+import { vmOverheadMb } from '../../lib/lab/providers.js';
 import { DEFAULTS } from '../../lib/config/schema.js';
 import {
   cellConfig,
@@ -113,10 +114,17 @@ t.test("a cell's config: build, expectations, reboot kind on top of the base; su
   t.equal(s3.lab.managementSubnet, '10.198.3.0/24');
   t.equal(shiftSubnet('10.199.250.0/24', 6), undefined);
   // two VMs, each its memory plus QEMU's own share under emulation (160 MiB + the 256 MiB translation cache)
-  t.equal(cellCostMb(base), 2 * (768 + 160 + 256));
-  t.equal(cellCostMb({ lab: { ...base.lab, servers: 3, clients: 2 } }), 5 * (768 + 160 + 256), 'a 3+2 cell: five VMs');
+  t.equal(cellCostMb(base, vmOverheadMb(base)), 2 * (768 + 160 + 256));
   t.equal(
-    cellCostMb({ lab: { ...base.lab, libvirtDriver: 'kvm' } }),
+    cellCostMb({ lab: { ...base.lab, servers: 3, clients: 2 } }, vmOverheadMb(base)),
+    5 * (768 + 160 + 256),
+    'a 3+2 cell: five VMs',
+  );
+  t.equal(
+    cellCostMb(
+      { lab: { ...base.lab, libvirtDriver: 'kvm' } },
+      vmOverheadMb({ lab: { ...base.lab, libvirtDriver: 'kvm' } }),
+    ),
     2 * (768 + 160),
     'no translation cache under KVM',
   );
@@ -125,8 +133,8 @@ t.test("a cell's config: build, expectations, reboot kind on top of the base; su
 t.test('plan problems: a cell bigger than the budget, subnets that run out or overlap', async (t) => {
   const base = structuredClone(DEFAULTS);
   const cells = expandCells(spec).map((cell) => ({ cell, config: cellConfig(base, cell, 0) }));
-  t.same(planProblems(cells, 2, 4096, 'm.yaml'), []);
-  const tight = planProblems(cells, 1, 1500, 'm.yaml');
+  t.same(planProblems(cells, 2, 4096, 'm.yaml', vmOverheadMb), []);
+  const tight = planProblems(cells, 1, 1500, 'm.yaml', vmOverheadMb);
   t.equal(tight.length, 4, 'one problem per cell that cannot fit');
   t.match(tight[0], {
     field: 'm.yaml: memory_budget_mb',
@@ -136,14 +144,16 @@ t.test('plan problems: a cell bigger than the budget, subnets that run out or ov
   });
   const high = structuredClone(DEFAULTS);
   high.lab.privateSubnet = '10.199.253.0/24';
-  t.match(planProblems([{ cell: cells[0]!.cell, config: high }], 4, undefined, 'm.yaml'), [
+  t.match(planProblems([{ cell: cells[0]!.cell, config: high }], 4, undefined, 'm.yaml', vmOverheadMb), [
     { field: 'm.yaml: parallel', message: /third octet/ },
   ]);
   const close = structuredClone(DEFAULTS);
   close.lab.managementSubnet = '10.199.2.0/24';
-  t.match(planProblems([{ cell: cells[0]!.cell, config: close }], 3, undefined, 'm.yaml'), [{ message: /overlap/ }]);
+  t.match(planProblems([{ cell: cells[0]!.cell, config: close }], 3, undefined, 'm.yaml', vmOverheadMb), [
+    { message: /overlap/ },
+  ]);
   t.same(
-    planProblems([{ cell: cells[0]!.cell, config: close }], 1, undefined, 'm.yaml'),
+    planProblems([{ cell: cells[0]!.cell, config: close }], 1, undefined, 'm.yaml', vmOverheadMb),
     [],
     'one at a time: no per-cell subnets',
   );

@@ -6,7 +6,7 @@ import { createNomad, parseGoDuration } from '../../lib/nomad/client.js';
 import { NomadApiError } from '../../lib/nomad/errors.js';
 import type { TransportRequest, TransportResponse } from '../../lib/nomad/transport.js';
 import { buildPath } from '../../lib/nomad/transport.js';
-import { describeAlloc, blockingWait } from '../../lib/nomad/wait.js';
+import { describeAllocStub, blockingWait } from '../../lib/nomad/wait.js';
 import { deadlineIn } from '../../lib/time/deadlines.js';
 import { readFileSync } from 'node:fs';
 import type { ApiAllocListStub } from '../../lib/nomad/api-types.js';
@@ -121,12 +121,12 @@ t.test('blockingWait is capped by the deadline and by the maximum', async (t) =>
   t.equal(blockingWait(deadlineIn(100)), undefined, 'too close to the deadline: do not block');
 });
 
-t.test('describeAlloc names status and the last event', async (t) => {
+t.test('describeAllocStub names status and the last event', async (t) => {
   const stub = JSON.parse(
     readFileSync(new URL('../fixtures/nomad/alloc-stub-running.json', import.meta.url), 'utf8'),
   ) as ApiAllocListStub;
   t.equal(
-    describeAlloc(stub),
+    describeAllocStub(stub),
     'alloc 5b3c2f4e client_status=running (Tasks are running), last event "Started: Task started by client"',
   );
   const lost = {
@@ -138,7 +138,7 @@ t.test('describeAlloc names status and the last event', async (t) => {
     TaskStates: {},
   };
   t.equal(
-    describeAlloc(lost),
+    describeAllocStub(lost),
     'alloc 5b3c2f4e client_status=lost desired_status=stop (alloc is lost since its node is down), replaced by 9d8e7f60',
   );
 });

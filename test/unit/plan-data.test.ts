@@ -3,7 +3,8 @@
 import t from 'tap';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { planSession, type PlanInput } from '../../lib/plan/plan.js';
+import { planSession } from '../../lib/plan/plan.js';
+import type { PlanInput } from '../../lib/plan/session-plan.js';
 import { reproReporter } from '../../lib/report/reporters.js';
 import { contextIn, sessionOf } from '../helpers/session.js';
 import type { RunRecord } from '../../lib/model/run.js';

@@ -1,11 +1,11 @@
 // The planner: run, compare and matrix are plans of cells; every problem of the input at once, naming where it came from.
 import t from 'tap';
 import { plannerOver } from '../helpers/planner.js';
-import type { PlannableScenario } from '../../lib/plan/plan.js';
+import type { PlannableScenario } from '../../lib/plan/session-plan.js';
 import { configVariant, sideLabels, suiteName } from '../../lib/plan/names.js';
 import { DEFAULTS } from '../../lib/config/schema.js';
 import { sessionExitCode } from '../../lib/report/outcome.js';
-import { warmAffinity } from '../../lib/session/execute.js';
+import { warmAffinity } from '../../lib/lab/warm/warm-key.js';
 import type { RunRecord } from '../../lib/model/run.js';
 import { SCENARIOS as SHIPPED } from '../../lib/cli/scenarios.js';
 

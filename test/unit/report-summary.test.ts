@@ -3,9 +3,13 @@ import { readFileSync } from 'node:fs';
 import t from 'tap';
 import type { Verdict } from '../../lib/model/check.js';
 import { renderConsoleSummary } from '../../lib/report/console.js';
-import { renderJsonSummary, SUMMARY_SCHEMA } from '../../lib/report/json.js';
+import { renderSessionJson, SUMMARY_SCHEMA } from '../../lib/report/json.js';
+import { sessionOf } from '../helpers/session.js';
 import type { RunRecord } from '../../lib/model/run.js';
 import { exitCodeOf, outcomeOf } from '../../lib/report/outcome.js';
+
+/** The session JSON of runs, one suite each: the summary `--json` prints. */
+const renderJsonSummary = (runs: RunRecord[]) => renderSessionJson(sessionOf(runs));
 
 const loadRuns = (): RunRecord[] =>
   JSON.parse(readFileSync(new URL('../fixtures/report/runs.json', import.meta.url), 'utf8')) as RunRecord[];

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { configOf, problemsOf, yaml } from '../helpers/config-sources.js';
 import { scenariosDirOf } from '../../lib/config/scenarios-dir.js';
 import { resetArgv, targetOf } from '../../lib/lab/ssh/ssh-lab.js';
-import { splitJump } from '../../lib/config/fields.js';
+import { splitJump } from '../../lib/config/network-fields.js';
 import { sshHostCleanupScript } from '../../lib/lab/ssh/ssh-cleanup.js';
 
 const [ok, bad] = [configOf, problemsOf];

@@ -1,8 +1,11 @@
 // Targets: the words --target takes, their check against a topology before anything exists, the turns they make,
 // and the leader's address read back to a server machine.
 import t from 'tap';
-import { parseTarget, resolveLeader, targetProblem, targetTurns, defaultTarget } from '../../lib/model/target.js';
-import { PAIR, type Topology } from '../../lib/model/topology.js';
+import { parseTarget, resolveLeader, targetProblem, targetTurns } from '../../lib/model/target.js';
+import type { Topology } from '../../lib/model/topology.js';
+
+/** One server and one client, the default lab. */
+const PAIR: Topology = { servers: 1, clients: 1 };
 import { resolveConfig, type ConfigSources } from '../../lib/config/validate.js';
 import { CHECKS as REBOOT } from '../../scenarios/bridge-exec-reboot.js';
 
@@ -31,8 +34,7 @@ t.test('targetProblem: a machine the topology lacks, naming the machines there a
 });
 
 t.test('targetTurns: one machine, the leader, every client or server in index order', async (t) => {
-  t.same(targetTurns(defaultTarget(PAIR), PAIR), [{ kind: 'machine', name: 'client', role: 'client' }]);
-  t.same(defaultTarget(LAB), { kind: 'machine', name: 'client-1' });
+  t.same(targetTurns({ kind: 'machine', name: 'client' }, PAIR), [{ kind: 'machine', name: 'client', role: 'client' }]);
   t.same(
     targetTurns({ kind: 'clients' }, LAB).map((x) => (x.kind === 'machine' ? x.name : x.kind)),
     ['client-1', 'client-2'],

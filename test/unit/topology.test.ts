@@ -1,5 +1,7 @@
 import t from 'tap';
-import { machineSlots, PAIR, slotName, topologyLabel, topologyOf } from '../../lib/model/topology.js';
+import { machineSlots, slotName, topologyLabel, topologyOf, type Topology } from '../../lib/model/topology.js';
+
+const PAIR: Topology = { servers: 1, clients: 1 };
 
 t.test('a pair keeps the names server and client', async (t) => {
   t.same(

@@ -2,7 +2,10 @@
 // Go's version, the box settings and its recipe hash (the cache key of the box).
 import t from 'tap';
 import { aptMirror, boxConfig, boxDir, newestKernel, recipeHash, RECIPE_FILES } from '../../vms/build-box.js';
-import { cniCacheDir, versionAtLeast } from '../../vms/build-cni-plugins.js';
+import { cniCacheDir } from '../../vms/build-cni-plugins.js';
+import { compareDotted } from '../../lib/parse/versions.js';
+
+const versionAtLeast = (a: string, b: string) => compareDotted(a, b) >= 0;
 import { HOST_PACKAGES, missingPackages } from '../../vms/setup-host.js';
 
 t.test('missingPackages: not listed, not fully installed, or removed with its config left', async (t) => {
@@ -38,7 +41,7 @@ t.test('newestKernel sorts versions as sort -V does', async (t) => {
   t.equal(newestKernel([]), undefined);
 });
 
-t.test('versionAtLeast compares dotted versions numerically', async (t) => {
+t.test('compareDotted orders dotted versions numerically (the Go a recipe needs)', async (t) => {
   t.ok(versionAtLeast('1.21', '1.21'));
   t.ok(versionAtLeast('1.26.8', '1.21'));
   t.notOk(versionAtLeast('1.9', '1.21'));

@@ -5,11 +5,14 @@ import {
   decideWarm,
   olderThan,
   staleReasons,
+  warmAffinity,
   warmKey,
   warmLabId,
+  warmLabSettings,
   type WarmInputs,
 } from '../../lib/lab/warm/warm-key.js';
 import { labNote } from '../../lib/report/console.js';
+import { configOf } from '../helpers/config-sources.js';
 
 const INPUTS: WarmInputs = {
   provider: 'libvirt',
@@ -150,3 +153,31 @@ t.test('the console says how the run got its lab', async (t) => {
   );
   t.equal(labNote({ 'lab.warm': 'no (lab.warm is off (--fresh))' }), ' [cold lab]');
 });
+
+t.test(
+  "the pool's affinity is the key's inputs as the plan knows them: one list of lab settings for both",
+  async (t) => {
+    const cell = (flags: Record<string, unknown>, builds = [{ role: 'nomad' as const, spec: './n', cwd: '/w' }]) => ({
+      config: configOf({ flags }),
+      builds: builds.map((b) => ({ ...b, field: '--nomad' })),
+    });
+    const base = warmAffinity(cell({}));
+    t.equal(warmAffinity(cell({})), base, 'equal cells, equal affinity');
+    t.equal(warmAffinity(cell({ timeout: '2h' })), base, 'a setting that shapes no VM leaves it');
+    t.not(warmAffinity(cell({ box: 'other/box' })), base, 'the box is a key input');
+    t.not(warmAffinity(cell({ memory: 4096 })), base, 'the memory is');
+    t.not(warmAffinity(cell({ clients: 2 })), base, 'the topology is');
+    t.not(warmAffinity(cell({ 'heartbeat-grace': '17m' })), base, "a Nomad build's heartbeat_grace is");
+    t.not(warmAffinity(cell({}, [{ role: 'nomad', spec: './m', cwd: '/w' }])), base, 'another build is');
+    t.equal(
+      warmAffinity(cell({ 'heartbeat-grace': '17m' }, [])),
+      warmAffinity(cell({}, [])),
+      'without a build, heartbeat_grace is not installed, so not part of it',
+    );
+    const keyFields = Object.keys(warmLabSettings(configOf({}).lab));
+    t.ok(
+      keyFields.every((k) => k in INPUTS),
+      'every lab setting of the affinity is a key input',
+    );
+  },
+);

@@ -1,5 +1,5 @@
 // `reboot-harness destroy <run-id>... | --all | --warm | --stale | --older-than <d>`: labs left behind, and warm labs.
-import { durationSeconds, goDuration } from '../../config/fields.js';
+import { durationSeconds, goDuration } from '../../config/durations.js';
 import type { ConfigProblem } from '../../errors.js';
 import { unavailable, type CliCommand, type ParsedArgs } from '../command.js';
 import type { DestroySweep } from '../destroy.js';

@@ -12,11 +12,10 @@ import { cniUninstallScript } from '../../cluster/cni-plugins.js';
 import { quote } from '../../shell/quote.js';
 import { cniIptablesCleanupScript } from './ssh-iptables.js';
 import { dirname } from 'node:path/posix';
+import { CNI_STATE_DIRS } from '../../checks/cni-state.js';
 
 /** Nomad's data dir in the agent templates (vms/templates/*.hcl). */
 const NOMAD_DATA_DIR = '/var/lib/nomad';
-/** host-local state of Nomad's bridge network: tmpfs since 1.9.4, on disk before (GH-24650). */
-const CNI_STATE = ['/var/run/cni/nomad', '/var/lib/cni/networks/nomad'];
 /** The cni-ipam-reboot scenario's own network namespaces and its second bridge (scenarios/cni-ipam-reboot.ts). */
 const PROBE_NETNS = ['cni-persistent', 'cni-tmpfs'];
 const PROBE_BRIDGE = 'nomadtmp';
@@ -52,7 +51,7 @@ export function sshHostCleanupScript(): string {
     ...PROBE_NETNS.map((ns) => `ip netns delete ${ns} 2>/dev/null || true`),
     ...['nomad', PROBE_BRIDGE].map((b) => `ip link delete ${b} 2>/dev/null || true`),
     cniIptablesCleanupScript(),
-    `rm -rf ${[NOMAD_DATA_DIR, ...CNI_STATE, ...files].map(quote).join(' ')} ${CNI_UPLOADS}`,
+    `rm -rf ${[NOMAD_DATA_DIR, ...CNI_STATE_DIRS, ...files].map(quote).join(' ')} ${CNI_UPLOADS}`,
     cniUninstallScript(),
     // only the harness's own file went into these; anything else there stays
     `rmdir --ignore-fail-on-non-empty ${dirs} 2>/dev/null || true`,

@@ -14,7 +14,7 @@ import { SshMachine, type SshMachineOptions } from '../../ssh/client.js';
 import { quote } from '../../shell/quote.js';
 import { notBackError } from '../not-back.js';
 import type { SshTarget } from '../../shell/target.js';
-import { splitJump } from '../../config/fields.js';
+import { splitJump } from '../../config/network-fields.js';
 import { sshHostCleanupScript } from './ssh-cleanup.js';
 import { interfaceWithAddress } from '../../parse/ip-addr.js';
 import { ensureCniPlugins } from '../../cluster/cni-build.js';

@@ -21,6 +21,8 @@ export const SSH: LabProvider<'ssh'> = {
   },
   // Note: keys and CNI plugins are checked by the preflight (ssh-preflight.ts), which reads the disk
   validateConfig: sshConfigProblems,
+  // Note: its rules of the config are validateConfig's (the host lists); its machines exist, so nothing of this host's
+  // memory is asked (the Vagrant providers' validate is their memory budget)
   validate: () => [],
   async up(_t, ctx, d): Promise<ProvidedLab> {
     const { config } = ctx;

@@ -2,7 +2,7 @@
 // machine (vagrant-libvirt starts them in parallel), or a warm lab reverted to its snapshot (libvirt).
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { memoryBudgetProblems } from './memory-budget.js';
+import { memoryBudgetProblems, qemuOverheadMb } from './memory-budget.js';
 import { slotOf, type LabSpec } from '../../model/lab-spec.js';
 import type { Lab } from '../../model/lab.js';
 import type { Topology } from '../../model/topology.js';
@@ -131,6 +131,7 @@ function vagrantProvider<N extends 'libvirt' | 'virtualbox'>(name: N): LabProvid
             },
       snapshot: name === 'libvirt',
       concurrentUp: name === 'libvirt',
+      vmOverheadMb: (lab) => qemuOverheadMb({ ...lab, provider: name }),
     },
     host: {
       workDir: true,

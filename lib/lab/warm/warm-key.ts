@@ -1,6 +1,10 @@
-// Warm reruns, the pure half: what a warm lab's snapshot depends on (its key), the name of its
-// directory, and whether a run starts warm, creates the snapshot, or runs cold. No I/O.
+// Warm reruns, the pure half: what a warm lab's snapshot depends on (its key, and the part of it a plan knows: the
+// affinity by which the pool keeps cells that could share one warm lab in one slot), the name of its directory, and
+// whether a run starts warm, creates the snapshot, or runs cold. No I/O.
 import { createHash } from 'node:crypto';
+import { resolve } from 'node:path';
+import type { HarnessConfig } from '../../config/schema.js';
+import { buildKey, type PlannedCell } from '../../plan/session-plan.js';
 
 /** Prefix of a warm lab's directory under lab.work_dir (and of its machine names): `warm-<key>`. */
 export const WARM_PREFIX = 'warm-';
@@ -49,6 +53,33 @@ function canonical(v: unknown): string {
     return `{${sorted.map(([k, x]) => `${JSON.stringify(k)}:${canonical(x)}`).join(',')}}`;
   }
   return JSON.stringify(v);
+}
+
+/** The lab settings a warm lab's VMs are made from: one list for the key's inputs and for the pool's affinity. Pure. */
+export function warmLabSettings(lab: HarnessConfig['lab']) {
+  return {
+    provider: lab.provider,
+    workDir: resolve(lab.workDir),
+    box: lab.box,
+    cpus: lab.cpus,
+    memoryMb: lab.memoryMb,
+    tbCacheMb: lab.tbCacheMb,
+    cpuModel: lab.cpuModel,
+    privateSubnet: lab.privateSubnet,
+    managementSubnet: lab.managementSubnet,
+  };
+}
+
+/**
+ * Cells that could share a warm lab: the key's inputs as the plan knows them before anything is hashed (the lab
+ * settings and topology, the Nomad builds by spec and their heartbeat_grace). The pool keeps equal ones in one slot,
+ * whose subnets are part of the key. Pure.
+ */
+export function warmAffinity(cell: Pick<PlannedCell, 'config' | 'builds'>): string {
+  const c = cell.config;
+  const builds = cell.builds.map((b) => [b.role, buildKey(b)]);
+  const topology = `${c.lab.servers}+${c.lab.clients}`;
+  return canonical([warmLabSettings(c.lab), topology, builds.length ? c.nomad.heartbeatGrace : undefined, builds]);
 }
 
 /** The snapshot key: 16 hex digits of the sha256 of the canonical inputs. Pure. */

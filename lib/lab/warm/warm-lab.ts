@@ -14,7 +14,8 @@ import { configTopology } from '../../config/topology.js';
 import { deadlineIn, type Deadline } from '../../time/deadlines.js';
 import { waitFor } from '../../time/wait-for.js';
 import type { SshMachineOptions } from '../../ssh/client.js';
-import { vagrantBoxesDir, compareBoxVersions } from '../../vagrant/box-files.js';
+import { vagrantBoxesDir } from '../../vagrant/box-files.js';
+import { compareDotted } from '../../parse/versions.js';
 import { tryLock } from '../../vagrant/lock.js';
 import { sha256File, sha256Of } from '../../builds/cache.js';
 import {
@@ -36,6 +37,7 @@ import {
   WARM_SNAPSHOT,
   WARM_STATE_FILE,
   warmKey,
+  warmLabSettings,
   warmLabId,
   type WarmCurrent,
   type WarmDecision,
@@ -96,7 +98,7 @@ const TEARDOWN_MS = 5 * 60_000;
 async function boxIdentity(box: string, provider: string): Promise<string> {
   const dir = path.join(vagrantBoxesDir(), box.replaceAll('/', '-VAGRANTSLASH-'));
   const versions = (await fs.readdir(dir).catch(() => [] as string[])).filter((v) => /^\d+(\.\d+)*$/.test(v));
-  const version = versions.sort(compareBoxVersions).at(-1);
+  const version = versions.sort(compareDotted).at(-1);
   if (!version) return 'not added';
   const img = await fs.stat(path.join(dir, version, provider, 'box.img')).catch(() => undefined);
   return img ? `${version} ${img.size} ${Math.round(img.mtimeMs)}` : `${version} (no box.img)`;
@@ -142,19 +144,11 @@ export async function warmInputsFor(
         }
       : undefined;
   return {
-    provider: config.lab.provider,
-    workDir: path.resolve(config.lab.workDir),
-    box: config.lab.box,
+    ...warmLabSettings(config.lab),
     boxId: await boxIdentity(config.lab.box, config.lab.provider),
     roles: [...o.roles],
     topology: topologyLabel(o.topology ?? configTopology(config)),
     driver: o.driver,
-    cpus: config.lab.cpus,
-    memoryMb: config.lab.memoryMb,
-    tbCacheMb: config.lab.tbCacheMb,
-    cpuModel: config.lab.cpuModel,
-    privateSubnet: config.lab.privateSubnet,
-    managementSubnet: config.lab.managementSubnet,
     vagrantfile: await sha256File(o.vagrantfile),
     ...(nomad ? { nomad } : {}),
   };
