@@ -18,10 +18,29 @@ export const SERVERS_AGREE = defineCheck<WithSentinels>({
   title: 'Servers agree',
   passesWhen: `read from each server (stale): the same Raft voters and term, the same applied index within the read's bound, the same ${SERVER_STATE_KINDS.join(', ')} at that index, and a ready keyring on every server`,
   judge: needing(
-    (e: WithSentinels) => e.sentinels?.servers,
+    (e: WithSentinels) =>
+      e.sentinels?.servers ? [...(e.sentinels.serversAfterFaults ?? []), e.sentinels.servers] : undefined,
     "the servers' own state was not read (only cluster runs read it)",
-  )(judgeServersAgree),
+  )(judgeEveryRead),
 });
+
+/** Every read of the run (after each fault on a server, then at the end): the first that did not agree fails it. */
+function judgeEveryRead(all: readonly ServersRead[]): Judgement {
+  if (all.length === 1) return judgeServersAgree(all[0]!);
+  const judged = all.map((s) => {
+    const j = judgeServersAgree(s);
+    return { s, j, line: j.message.startsWith(s.when) ? j.message : `${s.when}: ${j.message}` };
+  });
+  const bad = judged.filter((x) => x.j.status !== 'passed');
+  const evidence = judged.flatMap((x) => [x.line, ...(x.j.evidence ?? []).map((l) => `  ${l}`)]);
+  if (!bad.length) {
+    const last = judged[judged.length - 1]!.j;
+    const before = judged.length - 1;
+    const more = `; so they did right after ${before === 1 ? 'the fault' : `each of the ${before} faults`} on a server`;
+    return judgement('passed', `${last.message}${more}`, evidence);
+  }
+  return judgement('failed', bad.map((x) => x.line).join('; '), evidence);
+}
 
 /** How the servers compare: the same state, one behind (not converged in the bound), or different at one index. */
 type ServersVerdict = 'equal' | 'lagging' | 'diverged' | 'unreadable';

@@ -107,6 +107,8 @@ export interface SentinelEvidence {
   logRules: AgentLogRules;
   /** cluster runs only */
   servers?: ServersRead;
+  /** each server's own state read again right after every wave of faults that hit a server, in run order */
+  serversAfterFaults?: ServersRead[];
 }
 
 /** The part of a scenario's evidence the sentinel checks read. */

@@ -30,7 +30,8 @@ import { readJobAllocs } from './reboot-steps.js';
 import { labTopology, leaderMachine, machinesOfRole, runWave, serverAddresses, waves } from './cluster-steps.js';
 import { seriesServices, seriesTargets, startProbeSeries } from './probe-series.js';
 import { startLeaderWatch } from './leader-watch.js';
-import { readSentinels, withoutJournalLines } from './sentinel-steps.js';
+import { readSentinels, readServersAfterFault, withoutJournalLines } from './sentinel-steps.js';
+import type { ServersRead } from '../model/sentinels.js';
 
 import { leaderAcross, REJOIN_MS } from './leader-across.js';
 import { agentWarningsOf, markSeries } from './cluster-records.js';
@@ -200,6 +201,7 @@ export async function runClusterFault(
     : undefined;
 
   const turns: FaultTurn[] = [];
+  const serversAfterFaults: ServersRead[] = [];
   let recorded: ProbeSeries | undefined;
   let observed: LeaderSeen['observed'] = [];
   const input = {
@@ -223,6 +225,16 @@ export async function runClusterFault(
       for (const wave of waves(targetTurns(step.target, topology), plan.rolling)) {
         const r = await runWave({ ...input, config: c, target: step.target }, wave, ++n);
         turns.push(...r.turns);
+        const hitServers = r.turns.filter((t) => t.role === 'server').map((t) => t.machine);
+        if (hitServers.length && servers.length > 1) {
+          const read = await readServersAfterFault(
+            ctx,
+            env,
+            lab,
+            `after ${c.reboot.kind} of ${hitServers.join(', ')} (wave ${n})`,
+          );
+          if (read) serversAfterFaults.push(read);
+        }
         if (r.broken) {
           ctx.info(`the roll stops after wave ${n}: ${r.broken}`);
           break run;
@@ -280,6 +292,7 @@ export async function runClusterFault(
       hadAllocs: t.role === 'client' && !t.drain && healthy.some((a) => a.nodeId === t.nodeId),
     })),
     servers: 'end of the run',
+    serversAfterFaults,
   });
   const evidence: ClusterEvidence = {
     topology: topologyLabel(topology),

@@ -116,6 +116,7 @@ export function sentinelEvidence(o: {
   agents: AgentJournalRead[];
   config: Pick<HarnessConfig, 'agentLog' | 'nomad'>;
   servers?: ServersRead;
+  serversAfterFaults?: ServersRead[];
 }): SentinelEvidence {
   const graceMs = durationSeconds(o.config.nomad.heartbeatGrace) * 1000;
   const faults = o.faults.map((f): FaultEffectSeen => {
@@ -145,7 +146,28 @@ export function sentinelEvidence(o: {
     faults,
     logRules: { never: [...o.config.agentLog.never], allowed: [...o.config.agentLog.allowed] },
     ...(o.servers ? { servers: o.servers } : {}),
+    ...(o.serversAfterFaults?.length ? { serversAfterFaults: o.serversAfterFaults } : {}),
   };
+}
+
+/**
+ * Each server's own state right after a fault hit a server (`when` says which), until the servers agree or the bound
+ * runs out: a server that came back from a fault with a wiped or stale state store shows here, before later faults or
+ * the end of the run can hide it. Undefined when the scenario cannot reach each server.
+ */
+export async function readServersAfterFault(
+  ctx: RunContext,
+  env: Pick<ScenarioEnv, 'connectServers'>,
+  lab: Lab,
+  when: string,
+): Promise<ServersRead | undefined> {
+  if (!env.connectServers) return undefined;
+  const read = await ctx.step(
+    `read each server's own state ${when}`,
+    async (d) => readServersUntilAgreed(await env.connectServers!(ctx, lab, d), when, d),
+    { timeoutMs: SERVERS_AGREE_BOUND_MS + 60_000 },
+  );
+  return read;
 }
 
 /**
@@ -157,7 +179,7 @@ export async function readSentinels(
   ctx: RunContext,
   env: Pick<ScenarioEnv, 'config' | 'connectServers'>,
   lab: Lab,
-  o: { watchFromMs: number; faults: readonly FaultRun[]; servers?: string },
+  o: { watchFromMs: number; faults: readonly FaultRun[]; servers?: string; serversAfterFaults?: ServersRead[] },
 ): Promise<SentinelEvidence> {
   const rebootsOf: Record<string, number> = {};
   for (const f of o.faults)
@@ -175,12 +197,15 @@ export async function readSentinels(
         )
       : undefined;
   if (servers) ctx.artifact('servers-read.json', JSON.stringify(servers, null, 2));
+  if (o.serversAfterFaults?.length)
+    ctx.artifact('servers-read-after-faults.json', JSON.stringify(o.serversAfterFaults, null, 2));
   return sentinelEvidence({
     watchFromMs: o.watchFromMs,
     faults: o.faults,
     agents,
     config: env.config,
     ...(servers ? { servers } : {}),
+    ...(o.serversAfterFaults?.length ? { serversAfterFaults: o.serversAfterFaults } : {}),
   });
 }
 

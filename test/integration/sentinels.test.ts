@@ -84,3 +84,28 @@ t.test('agent-kill on the pair: its one systemd restart is expected and proves t
   t.equal(r.verdicts.get('agent-log-invariants')?.label, 'passed');
   t.equal(r.verdicts.get('servers-agree')?.label, 'passed');
 });
+
+t.test('a fault on a server: the servers read right after it too, then at the end', async (t) => {
+  const r = await runOnStandIn(t, (cwd) => standInCluster(THREE, { cwd }), 'server-reboot', [
+    '--servers',
+    '3',
+    '--clients',
+    '2',
+  ]);
+  // Note: the stand-in elects no other leader among three servers (new-leader fails here): only the reads are judged
+  const v = r.verdicts.get('servers-agree');
+  t.equal(v?.label, 'passed');
+  t.match(
+    v?.message,
+    /end of the run: 3 servers read, .*; the servers agree; so they did right after the fault on a server$/,
+  );
+  const file = r.run?.artifacts.find((a) => a.name === 'servers-read-after-faults.json');
+  t.ok(file, 'the reads after the fault are kept');
+  const reads = JSON.parse(readFileSync(file!.path, 'utf8')) as ServersRead[];
+  t.equal(reads.length, 1, 'one wave hit a server');
+  t.match(reads[0]!.when, /^after graceful of server-\d \(wave 1\)$/);
+  t.same(
+    reads[0]!.reads.map((x) => x.server),
+    ['server-1', 'server-2', 'server-3'],
+  );
+});

@@ -172,3 +172,33 @@ t.test(
     t.match(r.errors, [/^\/v1\/operator\/keyring\/keys: .*403/]);
   },
 );
+
+t.test('every read of the run is judged: one after a fault on a server, then the end', async (t) => {
+  const after = (reads: ServerRead[], when: string): ServersRead => ({ reads, rounds: 4, boundMs: 60_000, when });
+  const judgeAll = (afterFaults: ServersRead[], end: ServerRead[]) =>
+    judgeCheck(SERVERS_AGREE, {
+      sentinels: {
+        watchFromMs: 0,
+        agents: [],
+        faults: [],
+        logRules: { never: [], allowed: [] },
+        serversAfterFaults: afterFaults,
+        servers: { reads: end, rounds: 1, boundMs: 60_000, when: 'end of the run' },
+      },
+    });
+  const equal = [read('server-1'), read('server-2'), read('server-3')];
+  const ok = judgeAll([after(equal, 'after leader-partition of server-1 (wave 1)')], equal);
+  t.equal(ok.status, 'passed');
+  t.match(ok.message, /the servers agree; so they did right after the fault on a server$/);
+  t.match(ok.evidence.join('\n'), /^after leader-partition of server-1 \(wave 1\): 3 servers read, 4 rounds/m);
+  // a server that came back behind and caught up later: the end agrees, the read after its fault did not
+  const behind = [
+    read('server-1'),
+    read('server-2', { appliedIndex: 120, appliedIndexAfter: 120, lastTerm: 2 }),
+    read('server-3'),
+  ];
+  const late = judgeAll([after(behind, 'after graceful of server-2 (wave 1)')], equal);
+  t.equal(late.status, 'failed', 'a disagreement after a fault is not hidden by a later agreement');
+  t.match(late.message, /^after graceful of server-2 \(wave 1\): lagging: /);
+  t.notMatch(late.message, /end of the run/, 'the end, which agreed, is not named as a failure');
+});
