@@ -24,6 +24,8 @@ interface AgentVars {
   log_level?: string;
   node_name?: string;
   bootstrap_expect?: number;
+  /** enable the raw_exec driver on a client (off, Nomad's default, unless a job of the run uses it) */
+  raw_exec?: boolean;
 }
 
 /** Nomad's server RPC port, which clients list their servers on. */
@@ -96,6 +98,7 @@ export function renderAgentFiles(
       throw new HarnessError("client agent config: server_ip is required (the server's private address)");
     v.servers = servers.map((ip) => `${ip}:${RPC_PORT}`);
     v.network_interface = vars.network_interface ?? DEFAULT_NETWORK_INTERFACE;
+    v.raw_exec = vars.raw_exec ? 'true' : 'false';
   }
   return {
     hcl: renderTemplate(templates.hcl, v, { name: `${role}.hcl`, strict: true }),

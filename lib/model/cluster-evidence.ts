@@ -3,6 +3,7 @@
 // leader before and after. Pure data.
 import type { AllocSnap, RebootRecord } from './evidence.js';
 import type { SentinelEvidence } from './sentinels.js';
+import type { JobType } from './kinds.js';
 
 /** One drain of a client's node before its fault. */
 interface DrainSeen {
@@ -94,6 +95,16 @@ export interface LeaderSeen {
   observed: { atMs: number; leader: string; from: string }[];
 }
 
+/** One job run on the cluster, with what its type promises across the fault depends on. */
+export interface ClusterJob {
+  id: string;
+  expectedAllocs: number;
+  /** Nomad's job type (absent in older records: service) */
+  type?: JobType;
+  /** its groups whose reschedule policy allows no reschedule (attempts = 0, unlimited = false) */
+  noReschedule?: string[];
+}
+
 export interface ClusterEvidence {
   /** "1+1", "3+2" */
   topology: string;
@@ -102,7 +113,7 @@ export interface ClusterEvidence {
   /** how many allocs the job means to run (with several jobs: all of them) */
   expectedAllocs: number;
   /** each job run, with the allocs it means to run (absent in older records: the one job above) */
-  jobs?: { id: string; expectedAllocs: number }[];
+  jobs?: ClusterJob[];
   /** Nomad node ID -> machine slot name */
   nodeNames: Record<string, string>;
   turns: FaultTurn[];

@@ -22,10 +22,11 @@ import { resolveSchedule, scheduleText, stepConfig, type ResolvedStep } from '..
 import { readSchedule } from './fault-step.js';
 import { targetText, targetTurns, type TargetSpec } from '../model/target.js';
 import { ConfigError } from '../errors.js';
-import { jobInfo, jobProblems, type JobInfo } from '../parse/nomad-job.js';
+import { expectedAllocsOn, jobInfo, jobProblems, type JobInfo } from '../parse/nomad-job.js';
+import type { JobType } from '../model/kinds.js';
 import type { ProbeKinds } from '../checks/probe-kind.js';
-import { JOB_FIELD, jobLab, varFile } from './job-input.js';
-import { waitForLeader } from '../nomad/wait.js';
+import { CLUSTER_JOB_TYPES, JOB_FIELD, jobLab, varFile } from './job-input.js';
+import { waitForLeader, waitForNodeReady } from '../nomad/wait.js';
 import { durationSeconds } from '../config/fields.js';
 import { waitForBridgeClient } from './client-ready.js';
 import { awaitDeploymentBeforeFault, waitForJobHealthy } from './job-steps.js';
@@ -107,7 +108,7 @@ export async function runClusterFault(
           const { info, problems } = jobInfo(job);
           const bad = [
             ...problems.map((message) => ({ message, fix: 'see the README, "Your own job"' })),
-            ...(info ? jobProblems(info, own.length ? jobLab(config) : {}) : []),
+            ...(info ? jobProblems(info, own.length ? jobLab(config) : {}, CLUSTER_JOB_TYPES('this scenario')) : []),
           ];
           if (!info || bad.length)
             throw new ConfigError(
@@ -118,14 +119,26 @@ export async function runClusterFault(
                 ...(own.length ? {} : { fix: 'the shipped job' }),
               })),
             );
-          return { hcl, job, info };
+          return { hcl, job, info, expected: expectedAllocsOn(info, clients.length) };
         },
         { values: own.length ? { 'job.file': file } : { 'job.count': count } },
       ),
     );
   const jobIds = jobs.map((j) => j.job.ID);
   const jobId = jobIds[0]!;
-  const expectedAllocs = jobs.reduce((n, j) => n + j.info.expectedAllocs, 0);
+  const expectedAllocs = jobs.reduce((n, j) => n + j.expected, 0);
+  ctx.fact('job.types', jobs.map((j) => `${j.job.ID}=${j.info.type}`).join(' '));
+  // the clients were awaited with exec healthy; a job's other drivers (raw_exec, docker) must be healthy too
+  const drivers = [...new Set(jobs.flatMap((j) => j.info.drivers))].filter((x) => x !== 'exec');
+  if (drivers.length)
+    await ctx.step(
+      `wait for every client's ${drivers.join(', ')} driver healthy`,
+      async (d) => {
+        for (const id of Object.values(nodeOf))
+          for (const driver of drivers) await waitForNodeReady(nomad, { nodeId: id, driver }, { deadline: d });
+      },
+      { timeoutMs: 3 * MIN },
+    );
   const of = (j: ParsedJob): string => (several ? ` ${j.job.ID}` : '');
   for (const j of jobs)
     await ctx.step(`register the job${of(j)}`, (d) => nomad.registerJob(j.job, j.hcl, { signal: d.signal }), {
@@ -137,10 +150,10 @@ export async function runClusterFault(
     healthy.push(
       ...(await ctx.step(
         `wait until every alloc of the job${of(j)} runs`,
-        (d) => waitForJobHealthy(nomad, j.job.ID, j.info.expectedAllocs, lab0, d),
+        (d) => waitForJobHealthy(nomad, j.job.ID, j.expected, lab0, d, { runsToEnd: runsToEnd(j.info.type) }),
         {
-          timeoutMs: (4 + 2 * j.info.expectedAllocs) * MIN,
-          values: { 'job.expected_allocs': j.info.expectedAllocs },
+          timeoutMs: (4 + 2 * j.expected) * MIN,
+          values: { 'job.expected_allocs': j.expected },
         },
       )),
     );
@@ -172,7 +185,12 @@ export async function runClusterFault(
     if (ip) addresses.set(id, ip);
   }
   const kinds = mergedProbeKinds(jobs);
-  const services = seriesServices(healthy, kinds);
+  // a batch or sysbatch alloc ends by itself: the series probes what is meant to keep answering
+  const endless = new Set(jobs.filter((j) => !runsToEnd(j.info.type)).map((j) => j.job.ID));
+  const services = seriesServices(
+    healthy.filter((a) => endless.has(a.jobId)),
+    kinds,
+  );
   const series = services.length
     ? startProbeSeries({
         lab,
@@ -182,7 +200,7 @@ export async function runClusterFault(
         deadline: ctx.deadline,
         targets: async (d) =>
           seriesTargets(
-            (await Promise.all(jobIds.map((id) => readJobAllocs(nomad, id, d)))).flat(),
+            (await Promise.all([...endless].map((id) => readJobAllocs(nomad, id, d)))).flat(),
             kinds,
             (id) => nodeNames[id] ?? id.slice(0, 8),
             (id) => addresses.get(id),
@@ -211,7 +229,7 @@ export async function runClusterFault(
     config,
     target: plan.target,
     drain: plan.drain,
-    jobs: jobs.map((j) => ({ id: j.job.ID, expectedAllocs: j.info.expectedAllocs })),
+    jobs: jobs.map((j) => ({ id: j.job.ID, expectedAllocs: j.expected, runsToEnd: runsToEnd(j.info.type) })),
     driver: 'exec',
     nodeOf,
     down,
@@ -287,7 +305,15 @@ export async function runClusterFault(
     topology: topologyLabel(topology),
     jobId,
     expectedAllocs,
-    ...(several ? { jobs: jobs.map((j) => ({ id: j.job.ID, expectedAllocs: j.info.expectedAllocs })) } : {}),
+    jobs: jobs.map((j) => {
+      const noReschedule = j.info.groups.filter((g) => g.noReschedule).map((g) => g.name);
+      return {
+        id: j.job.ID,
+        expectedAllocs: j.expected,
+        type: j.info.type as JobType,
+        ...(noReschedule.length ? { noReschedule } : {}),
+      };
+    }),
     nodeNames,
     turns,
     targeted: turnsPlanned.map((x) => (x.kind === 'leader' ? 'leader' : x.name)),
@@ -313,7 +339,12 @@ interface ParsedJob {
   hcl: string;
   job: ApiJob;
   info: JobInfo;
+  /** the allocs it means to run on this lab (a system group: one per client) */
+  expected: number;
 }
+
+/** A batch or sysbatch job's allocs run to an end: complete is as good as running. */
+const runsToEnd = (type: string): boolean => type === 'batch' || type === 'sysbatch';
 
 /**
  * The probe kinds of several jobs as one lookup by group (a series service is "<group>/<port>"): the jobs' groups

@@ -32,9 +32,10 @@ client {
   }
 }
 
+# Off by default, as in Nomad: the harness turns it on only when a job of the run uses raw_exec (the run's facts say so)
 plugin "raw_exec" {
   config {
-    enabled = true
+    enabled = {{ raw_exec }}
   }
 }
 
