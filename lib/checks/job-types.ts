@@ -145,12 +145,18 @@ export function perNodeJobs(e: ClusterEvidence, boundMs = SYSTEM_BACK_WITHIN_MS)
         out.push(verdict(false, `${how}: runs ${short(a)}, but no alloc of the job ran here before the fault`, a));
         continue;
       }
+      // a node the servers lost (past heartbeat_grace): its system allocs are lost, a new one is placed once it is back
+      const was = e.after.find((x) => x.id === before.id) ?? before;
+      if (!same && was.clientStatus === 'lost') {
+        out.push(verdict(true, `${how}: ${short(before)} lost with its node, ${short(a)} placed when it was back`, a));
+        continue;
+      }
       out.push(
         same
           ? verdict(true, `${how}: ${short(a)} ${hit ? 'restored in place' : 'ran throughout'}`, a)
           : verdict(
               false,
-              `${how}: ${short(before)} was replaced by ${short(a)} (${state(e.after.find((x) => x.id === before.id) ?? before)}), not ${hit ? 'restored in place' : 'left running'}`,
+              `${how}: ${short(before)} was replaced by ${short(a)} (${state(was)}), not ${hit ? 'restored in place' : 'left running'}`,
               a,
             ),
       );

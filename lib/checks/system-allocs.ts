@@ -10,7 +10,7 @@ import { hasJobOfTypes, perNodeJobs, SYSTEM_BACK_WITHIN_MS, type NodeJudged } fr
 export const SYSTEM_ALLOCS = defineCheck<ClusterEvidence>({
   id: 'system-allocs',
   title: 'System allocs on every node',
-  passesWhen: `every client node runs one alloc of each system job after the fault (the same alloc where the node was not drained: restored in place; where it was drained, rebooted and made eligible again, one started within ${SYSTEM_BACK_WITHIN_MS / 1000}s of that) and ran each sysbatch job once`,
+  passesWhen: `every client node runs one alloc of each system job after the fault (the same alloc where the node was not drained: restored in place, or a new one once the servers had lost the node; where it was drained, rebooted and made eligible again, one started within ${SYSTEM_BACK_WITHIN_MS / 1000}s of that) and ran each sysbatch job once`,
   judge: needing(
     (e: ClusterEvidence) => (hasJobOfTypes(e, ['system', 'sysbatch']) ? perNodeJobs(e) : undefined),
     'the run has no system or sysbatch job',

@@ -178,6 +178,15 @@ t.test(
     );
     t.equal(replaced[0]!.ok, false);
     t.match(replaced[0]!.detail, /s1 was replaced by s9 \(failed\/run\), not restored in place/);
+    const lost = perNodeJobs(
+      e([
+        alloc({ id: 's1', job: 'agent', node: N1, client: 'lost', desired: 'stop' }),
+        alloc({ id: 's9', job: 'agent', node: N1, create: 90 }),
+        s2,
+      ]),
+    );
+    t.equal(lost[0]!.ok, true, 'a node the servers lost gets a new system alloc once back');
+    t.match(lost[0]!.detail, /s1 lost with its node, s9 placed when it was back/);
     const two = perNodeJobs(e([s1, alloc({ id: 's9', job: 'agent', node: N1, create: 90 }), s2]));
     t.match(two[0]!.detail, /2 allocs of the system job run here/);
     t.equal(two[0]!.ok, false);
