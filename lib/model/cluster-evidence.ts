@@ -103,6 +103,17 @@ export interface ClusterJob {
   type?: JobType;
   /** its groups whose reschedule policy allows no reschedule (attempts = 0, unlimited = false) */
   noReschedule?: string[];
+  /** its groups with ephemeral_disk { sticky or migrate }: their data is judged (volume-data) */
+  keptDisks?: { group: string; sticky: boolean; migrate: boolean }[];
+}
+
+/** Where a task of a job with a sticky or migrating ephemeral disk writes its marker, in its alloc's directory. */
+export const DISK_MARKER = 'alloc/data/reboot-harness-marker';
+
+/** The marker of one alloc as read through Nomad (GET /v1/client/fs/cat): its text, or why it was not read. */
+export interface MarkerRead {
+  content?: string;
+  error?: string;
 }
 
 export interface ClusterEvidence {
@@ -135,4 +146,6 @@ export interface ClusterEvidence {
   leader?: LeaderSeen;
   /** every agent's journals and unit, the faults' effects, the servers' own state (absent in older records) */
   sentinels?: SentinelEvidence;
+  /** the disk markers (DISK_MARKER) of the allocs of keptDisks groups, by alloc ID, before the first fault and after */
+  markers?: { before: Record<string, MarkerRead>; after: Record<string, MarkerRead> };
 }

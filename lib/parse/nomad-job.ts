@@ -25,6 +25,8 @@ interface JobGroupInfo {
   disconnect: DisconnectFields;
   /** its reschedule policy allows no reschedule (attempts = 0, unlimited = false) */
   noReschedule: boolean;
+  /** ephemeral_disk { sticky, migrate } */
+  disk: { sticky: boolean; migrate: boolean };
 }
 
 /** A job as the scenario sees it. */
@@ -115,7 +117,9 @@ export function jobInfo(raw: unknown): { info?: JobInfo; problems: string[] } {
         if (d) tasksByDriver[d] = [...(tasksByDriver[d] ?? []), String(t?.['Name'] ?? '')];
       }
       const resched = obj(g['ReschedulePolicy']);
+      const disk = obj(g['EphemeralDisk']);
       return {
+        disk: { sticky: disk?.['Sticky'] === true, migrate: disk?.['Migrate'] === true },
         name: String(g['Name'] ?? ''),
         noReschedule: !!resched && resched['Attempts'] === 0 && resched['Unlimited'] !== true,
         count: typeof g['Count'] === 'number' ? g['Count'] : 1,

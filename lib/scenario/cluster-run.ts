@@ -8,7 +8,14 @@ import { fileURLToPath } from 'node:url';
 import type { CheckDef, CheckResult } from '../model/check.js';
 import type { AllocSnap } from '../model/evidence.js';
 import type { Lab } from '../model/lab.js';
-import type { ClusterEvidence, FaultTurn, LeaderSeen, ProbeSeries } from '../model/cluster-evidence.js';
+import {
+  DISK_MARKER,
+  type ClusterEvidence,
+  type FaultTurn,
+  type LeaderSeen,
+  type MarkerRead,
+  type ProbeSeries,
+} from '../model/cluster-evidence.js';
 import type { RunContext } from '../run/context.js';
 import type { ScenarioEnv } from '../run/scenario.js';
 import type { Nomad } from '../nomad/client.js';
@@ -158,6 +165,18 @@ export async function runClusterFault(
       )),
     );
   for (const id of jobIds) await awaitDeploymentBeforeFault(ctx, nomad, id);
+  // the allocs whose ephemeral disk is kept (sticky, migrate): what each task wrote to it before the fault
+  const diskGroups = new Set(
+    jobs.flatMap((j) =>
+      j.info.groups.filter((g) => g.disk.sticky || g.disk.migrate).map((g) => `${j.job.ID}/${g.name}`),
+    ),
+  );
+  const onDisk = (a: AllocSnap): boolean => diskGroups.has(`${a.jobId}/${a.taskGroup}`);
+  const markersBefore = diskGroups.size
+    ? await ctx.step("read each kept disk's marker before the fault", (d) =>
+        readMarkers(nomad, healthy.filter(onDisk), d, true),
+      )
+    : undefined;
   ctx.fact(
     'allocs.before',
     healthy.map((a) => `${a.name} ${a.id.slice(0, 8)}@${nodeNames[a.nodeId] ?? a.nodeId.slice(0, 8)}`).join(' '),
@@ -276,6 +295,18 @@ export async function runClusterFault(
     (await Promise.all(jobIds.map((id) => readJobAllocs(nomad, id, d)))).flat(),
   );
   ctx.artifact('job-allocs-after.json', JSON.stringify(after, null, 2));
+  const markersAfter = markersBefore
+    ? await ctx.step("read each kept disk's marker after the fault", (d) =>
+        readMarkers(
+          nomad,
+          after.filter(
+            (a) => onDisk(a) && a.desiredStatus === 'run' && ['running', 'complete'].includes(a.clientStatus),
+          ),
+          d,
+          false,
+        ),
+      )
+    : undefined;
   if (turns.length)
     await ctx.step("read the Nomad agent's own warnings on each machine the fault hit", (d) =>
       agentWarningsOf(ctx, lab, turns, d),
@@ -307,11 +338,15 @@ export async function runClusterFault(
     expectedAllocs,
     jobs: jobs.map((j) => {
       const noReschedule = j.info.groups.filter((g) => g.noReschedule).map((g) => g.name);
+      const keptDisks = j.info.groups
+        .filter((g) => g.disk.sticky || g.disk.migrate)
+        .map((g) => ({ group: g.name, ...g.disk }));
       return {
         id: j.job.ID,
         expectedAllocs: j.expected,
         type: j.info.type as JobType,
         ...(noReschedule.length ? { noReschedule } : {}),
+        ...(keptDisks.length ? { keptDisks } : {}),
       };
     }),
     nodeNames,
@@ -325,6 +360,7 @@ export async function runClusterFault(
     ...(recorded ? { series: recorded } : {}),
     ...(leader ? { leader } : {}),
     sentinels,
+    ...(markersBefore && markersAfter ? { markers: { before: markersBefore, after: markersAfter } } : {}),
   };
   // Note: the journals' lines stay out of this artifact (the host evidence keeps each journal as a file of its own)
   ctx.artifact(
@@ -332,6 +368,36 @@ export async function runClusterFault(
     JSON.stringify({ ...evidence, sentinels: withoutJournalLines(sentinels) }, null, 2),
   );
   return judgeAll(checks, evidence);
+}
+
+/** How long a task may take to write its disk marker once it runs. */
+const MARKER_WAIT_MS = 30_000;
+
+/**
+ * Each alloc's disk marker (DISK_MARKER) through Nomad's client fs API; `wait`: until the task has written it (it
+ * writes it as it starts), at most MARKER_WAIT_MS. A marker not read is recorded with why, never thrown.
+ */
+async function readMarkers(
+  nomad: Nomad,
+  allocs: readonly AllocSnap[],
+  d: Deadline,
+  wait: boolean,
+): Promise<Record<string, MarkerRead>> {
+  const out: Record<string, MarkerRead> = {};
+  for (const a of allocs) {
+    const until = Date.now() + (wait ? MARKER_WAIT_MS : 0);
+    for (;;) {
+      try {
+        out[a.id] = { content: await nomad.allocFile(a.id, DISK_MARKER, { signal: d.signal }) };
+        break;
+      } catch (err) {
+        out[a.id] = { error: err instanceof Error ? err.message.split('\n')[0]! : String(err) };
+        if (Date.now() >= until || d.signal.aborted) break;
+        await sleep(1000, d).catch(() => undefined);
+      }
+    }
+  }
+  return out;
 }
 
 /** A job as parsed by the server, with what the scenario reads of it. */

@@ -8,7 +8,7 @@ import { clusterEvidenceOf, runOnCluster, runOnPair } from '../helpers/stand-in-
 import { CHECKS } from '../../scenarios/rolling-reboot.js';
 
 // Note: each run rolls two clients on the stand-in, tens of seconds on a loaded machine
-t.setTimeout(5 * 60_000);
+t.setTimeout(8 * 60_000);
 
 const ex = (f: string) => fileURLToPath(new URL(`../../examples/jobs/${f}`, import.meta.url));
 
@@ -96,4 +96,20 @@ t.test('bridge-exec-reboot refuses a system job before anything exists, naming w
   t.equal(r.code, 2, 'exit 2: bad input');
   t.match(r.s.err.join('\n'), /job "node-agent" is a system job: bridge-exec-reboot judges service jobs only/);
   t.match(r.s.err.join('\n'), /rolling-reboot or server-reboot/);
+});
+
+t.test('rolling-reboot with a kept ephemeral disk: each migrated alloc found the marker its place wrote', async (t) => {
+  const r = await runOnCluster(t, 'rolling-reboot', { servers: 1, clients: 2 }, ['--job', ex('sticky-disk.nomad.hcl')]);
+  t.equal(r.code, 0, 'exit 0');
+  t.equal(r.verdicts.get('volume-data')?.label, 'passed');
+  t.match(r.verdicts.get('volume-data')?.message, /2 of 2 allocs found their data where Nomad promises it/);
+  const e = clusterEvidenceOf(r.run);
+  t.same(e.jobs?.[0]?.keptDisks, [{ group: 'web', sticky: true, migrate: true }]);
+  const before = Object.values(e.markers?.before ?? {}).map((m) => m.content?.trim());
+  t.same(before.sort(), e.before.map((a) => a.id).sort(), 'each task wrote its own alloc ID first');
+  const rows = r.run!.verdicts.find((v) => v.id === 'volume-data')!.perAlloc!;
+  t.ok(
+    rows.every((p) => /replaced by \w+ on .*: marker "[0-9a-f-]+" kept/.test(p.detail)),
+    'moved by the drains, kept',
+  );
 });

@@ -420,3 +420,51 @@ t.test('older records without job types: every alloc is a service alloc, the new
 function pick(o: { ok: boolean; outcome: string }): [boolean, string] {
   return [o.ok, o.outcome];
 }
+
+t.test(
+  'volume-data: the marker where Nomad promises it: the same alloc, sticky on its node, migrate anywhere',
+  async (t) => {
+    const { VOLUME_DATA } = await import('../../lib/checks/volume-data.js');
+    const web = (disk: { sticky: boolean; migrate: boolean }): ClusterJob => ({
+      id: 'web',
+      expectedAllocs: 1,
+      type: 'service',
+      keptDisks: [{ group: 'g', ...disk }],
+    });
+    const b = alloc({ id: 'w1', job: 'web', node: N1 });
+    const moved = (node: string) => [
+      alloc({ id: 'w1', job: 'web', node: N1, client: 'complete', desired: 'stop', migrate: true, next: 'w2' }),
+      alloc({ id: 'w2', job: 'web', node, prev: 'w1', create: 90 }),
+    ];
+    const e = (disk: { sticky: boolean; migrate: boolean }, after: AllocSnap[], markers: Record<string, string>) =>
+      evidence([web(disk)], {
+        before: [b],
+        after,
+        turns: [turn('client-1', N1, T0, { drained: ['w1'], eligibleAt: T0 + 60_000 })],
+        markers: {
+          before: { w1: { content: 'w1\n' } },
+          after: Object.fromEntries(Object.entries(markers).map(([k, v]) => [k, { content: v }])),
+        },
+      });
+    const both = { sticky: true, migrate: true };
+    t.equal(judgeCheck(VOLUME_DATA, e(both, [b], { w1: 'w1\n' })).status, 'passed', 'restored in place, kept');
+    const kept = judgeCheck(VOLUME_DATA, e(both, moved(N2), { w2: 'w1\n' }));
+    t.equal(kept.status, 'passed');
+    t.match(kept.perAlloc?.[0]?.detail, /replaced by w2 on client-2: marker "w1" kept/);
+    const lost = judgeCheck(VOLUME_DATA, e(both, moved(N2), { w2: 'w2\n' }));
+    t.equal(lost.status, 'failed', 'a migrating disk came over empty');
+    t.match(lost.message, /marker "w2", not "w1"; a migrating disk must keep it/);
+    const stickyElsewhere = judgeCheck(VOLUME_DATA, e({ sticky: true, migrate: false }, moved(N2), { w2: 'w2\n' }));
+    t.equal(stickyElsewhere.status, 'passed', 'sticky without migrate promises nothing on another node');
+    t.match(stickyElsewhere.perAlloc?.[0]?.detail, /nothing is promised/);
+    const stickySame = judgeCheck(VOLUME_DATA, e({ sticky: true, migrate: false }, moved(N1), { w2: 'w2\n' }));
+    t.equal(stickySame.status, 'failed', 'sticky on the same node must keep it');
+    const none = evidence([web(both)], {
+      before: [b],
+      after: [b],
+      markers: { before: { w1: { error: 'HTTP 500' } }, after: {} },
+    });
+    t.match(judgeCheck(VOLUME_DATA, none).message, /no marker before the fault \(HTTP 500\)/);
+    t.equal(judgeCheck(VOLUME_DATA, evidence([SYS], { before: [], after: [] })).status, 'skipped');
+  },
+);

@@ -124,13 +124,18 @@ t.test('expectedAllocsOn: a system or sysbatch group runs one alloc per client, 
   t.equal(expectedAllocsOn(job('batch', [2]), 5), 2);
 });
 
-t.test('a reschedule policy that allows none is read per group', async (t) => {
+t.test('a reschedule policy that allows none and a kept ephemeral disk are read per group', async (t) => {
   const info = jobInfo({
     Job: {
       ID: 'j',
       Type: 'batch',
       TaskGroups: [
-        { Name: 'once', ReschedulePolicy: { Attempts: 0, Unlimited: false }, Tasks: [] },
+        {
+          Name: 'once',
+          ReschedulePolicy: { Attempts: 0, Unlimited: false },
+          EphemeralDisk: { Sticky: true, Migrate: false, SizeMB: 300 },
+          Tasks: [],
+        },
         { Name: 'default', ReschedulePolicy: null, Tasks: [] },
         { Name: 'forever', ReschedulePolicy: { Attempts: 0, Unlimited: true }, Tasks: [] },
         { Name: 'twice', ReschedulePolicy: { Attempts: 2, Unlimited: false }, Tasks: [] },
@@ -145,6 +150,16 @@ t.test('a reschedule policy that allows none is read per group', async (t) => {
       ['forever', false],
       ['twice', false],
     ],
+  );
+  t.same(
+    info.groups.map((g) => g.disk),
+    [
+      { sticky: true, migrate: false },
+      { sticky: false, migrate: false },
+      { sticky: false, migrate: false },
+      { sticky: false, migrate: false },
+    ],
+    'ephemeral_disk read per group (absent: neither)',
   );
 });
 

@@ -143,3 +143,23 @@ export function terminatedEvent(exitCode: number, signal = 0) {
 
 /** A live alloc of the node (not terminal, desired to run). */
 export const liveAlloc = (a: ApiAllocation): boolean => a.DesiredStatus === 'run' && !TERMINAL.has(a.ClientStatus);
+
+/**
+ * What a task that follows the harness's convention wrote to its alloc's data dir (DISK_MARKER): the ID of the first
+ * alloc of its place, carried into a replacement where the group's ephemeral disk is kept (sticky on the same node,
+ * migrate anywhere), else the alloc's own ID. Undefined for an alloc whose tasks never ran.
+ */
+export function diskMarker(c: Cluster, id: string): string | undefined {
+  const a = c.allocs.get(id);
+  return a && ['running', 'complete'].includes(a.ClientStatus) ? diskMarkerOf(c, a) : undefined;
+}
+
+/** The marker an alloc holds whatever its status now (a stopped alloc's disk is what its replacement takes over). */
+function diskMarkerOf(c: Cluster, a: ApiAllocation): string {
+  const prev = a.PreviousAllocation ? c.allocs.get(a.PreviousAllocation) : undefined;
+  const disk = c.jobs.get(a.JobID)?.TaskGroups?.find((g) => g.Name === a.TaskGroup)?.EphemeralDisk as
+    | { Sticky?: boolean; Migrate?: boolean }
+    | undefined;
+  const kept = !!prev && (disk?.Migrate === true || (disk?.Sticky === true && prev.NodeID === a.NodeID));
+  return kept ? diskMarkerOf(c, prev) : a.ID;
+}
