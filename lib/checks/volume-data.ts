@@ -1,30 +1,45 @@
-// Check: the data a task wrote to its alloc's ephemeral disk before the fault is where Nomad promises it after: in the
-// same alloc when restored, in its replacement on the same node when the disk is sticky, on another node when it
-// migrates. Each task writes its marker (DISK_MARKER: the ID of the first alloc of its place) once; the harness reads
-// it through Nomad before the first fault and after the last.
+// Check: the data a task wrote before the fault is where Nomad promises it after. An ephemeral disk: in the same alloc
+// when restored, in its replacement on the same node when the disk is sticky, on another node when it migrates. The
+// lab's static host volume: wherever the place runs on the same node again (the volume is that node's directory). Each
+// task writes its marker (the ID of the first alloc of its place) once; the harness reads it before the first fault and
+// after the last (the disk's through Nomad's client fs API, the volume's on the client).
 import { defineCheck, needing } from './define.js';
 import { judgement } from './result.js';
 import type { AllocDetail, Judgement } from '../model/check.js';
-import { DISK_MARKER, type ClusterEvidence } from '../model/cluster-evidence.js';
+import type { ClusterEvidence } from '../model/cluster-evidence.js';
+import { DISK_MARKER, hostVolumeMarker, LAB_HOST_VOLUME } from '../model/volumes.js';
 import type { AllocSnap } from '../model/evidence.js';
 import { latestOf } from '../model/replacement.js';
 import { machineOf } from './across-nodes.js';
 
 export const VOLUME_DATA = defineCheck<ClusterEvidence>({
   id: 'volume-data',
-  title: 'Ephemeral disk data kept',
-  passesWhen: `every alloc of a group with ephemeral_disk { sticky or migrate } finds the marker its place wrote before the fault (${DISK_MARKER}) where Nomad promises it: the same alloc restored, a replacement on the same node (sticky), a replacement on another node (migrate); a replacement elsewhere of a sticky-only disk is reported, not judged`,
+  title: 'Volume and disk data kept',
+  passesWhen: `every alloc of a group with ephemeral_disk { sticky or migrate } finds the marker its place wrote before the fault (${DISK_MARKER}) where Nomad promises it: the same alloc restored, a replacement on the same node (sticky), a replacement on another node (migrate); every alloc of a group mounting the lab's host volume "${LAB_HOST_VOLUME.name}" finds its marker there when its place runs on the same node again. A replacement where nothing is promised (a sticky-only disk or a host volume on another node) is reported, not judged`,
   judge: needing(
-    diskAllocs,
-    'the run has no group with ephemeral_disk { sticky = true } or { migrate = true }',
+    keptAllocs,
+    "the run has no group with a kept ephemeral disk (sticky, migrate) or the lab's host volume",
   )(judgeVolumeData),
 });
 
-/** The allocs before the fault whose group keeps its disk, with how; undefined when there are none. */
-function diskAllocs(e: ClusterEvidence): { alloc: AllocSnap; sticky: boolean; migrate: boolean }[] | undefined {
-  const out = e.before.flatMap((a) => {
-    const d = e.jobs?.find((j) => j.id === a.jobId)?.keptDisks?.find((k) => k.group === a.taskGroup);
-    return d ? [{ alloc: a, sticky: d.sticky, migrate: d.migrate }] : [];
+/** One alloc before the fault whose data is kept: on its ephemeral disk (sticky, migrate) or on the host volume. */
+interface Kept {
+  alloc: AllocSnap;
+  kind: 'disk' | 'host volume';
+  sticky: boolean;
+  migrate: boolean;
+}
+
+/** The allocs before the fault whose data is kept, with how; undefined when there are none. */
+function keptAllocs(e: ClusterEvidence): Kept[] | undefined {
+  const out = e.before.flatMap((a): Kept[] => {
+    const job = e.jobs?.find((j) => j.id === a.jobId);
+    const d = job?.keptDisks?.find((k) => k.group === a.taskGroup);
+    const v = job?.hostVolumes?.includes(a.taskGroup);
+    return [
+      ...(d ? [{ alloc: a, kind: 'disk' as const, sticky: d.sticky, migrate: d.migrate }] : []),
+      ...(v ? [{ alloc: a, kind: 'host volume' as const, sticky: false, migrate: false }] : []),
+    ];
   });
   return out.length ? out : undefined;
 }
@@ -32,24 +47,22 @@ function diskAllocs(e: ClusterEvidence): { alloc: AllocSnap; sticky: boolean; mi
 const live = (a: AllocSnap): boolean =>
   a.desiredStatus === 'run' && (a.clientStatus === 'running' || a.clientStatus === 'complete');
 
-function judgeVolumeData(
-  allocs: { alloc: AllocSnap; sticky: boolean; migrate: boolean }[],
-  e: ClusterEvidence,
-): Judgement {
-  const perAlloc: AllocDetail[] = allocs.map(({ alloc: b, sticky, migrate }) => {
+function judgeVolumeData(allocs: Kept[], e: ClusterEvidence): Judgement {
+  const perAlloc: AllocDetail[] = allocs.map(({ alloc: b, kind, sticky, migrate }) => {
+    const markers = kind === 'disk' ? e.markers : e.volumeMarkers;
     const row = (status: AllocDetail['status'], detail: string, end?: AllocSnap): AllocDetail => ({
       allocId: b.id,
       name: b.name,
       status,
-      detail,
+      detail: `${kind}: ${detail}`,
       nodeBefore: machineOf(e, b.nodeId),
       nodeAfter: end ? machineOf(e, end.nodeId) : '(none)',
     });
-    const wrote = e.markers?.before[b.id];
+    const wrote = markers?.before[b.id];
     if (!wrote?.content)
       return row(
         'failed',
-        `no marker before the fault (${wrote?.error ?? 'not read'}): its task must write ${DISK_MARKER} once it starts`,
+        `no marker before the fault (${wrote?.error ?? 'not read'}): its task must write ${kind === 'disk' ? DISK_MARKER : `${LAB_HOST_VOLUME.name}'s ${hostVolumeMarker(b.name)}`} once it starts`,
       );
     const a = e.after.find((x) => x.id === b.id) ?? b;
     const first = e.after.find((x) => x.id !== a.id && (x.previousAllocation === a.id || x.id === a.nextAllocation));
@@ -65,19 +78,19 @@ function judgeVolumeData(
     const how = same
       ? 'restored in place'
       : `replaced by ${end.id.slice(0, 8)} on ${sameNode ? 'the same node' : machineOf(e, end.nodeId)}`;
-    const promised = same || (sticky && sameNode) || migrate;
-    const seen = e.markers?.after[end.id];
+    const promised = kind === 'disk' ? same || (sticky && sameNode) || migrate : sameNode;
+    const seen = markers?.after[end.id];
     const found = seen?.content?.trim();
     if (!promised)
       return row(
         'passed',
-        `${how}: a sticky disk moves with no migrate, so nothing is promised (marker ${found ? `"${found}"` : 'absent'})`,
+        `${how}: ${kind === 'disk' ? 'a sticky disk does not move without migrate' : "another node's host volume is another directory"}, so nothing is promised (marker ${found ? `"${found}"` : 'absent'})`,
         end,
       );
     if (found === wrote.content.trim()) return row('passed', `${how}: marker "${found}" kept`, end);
     return row(
       'failed',
-      `${how}: ${found ? `marker "${found}", not "${wrote.content.trim()}"` : `no marker (${seen?.error ?? 'not read'})`}; ${same ? 'its own disk' : sticky && sameNode ? 'a sticky disk on the same node' : 'a migrating disk'} must keep it`,
+      `${how}: ${found ? `marker "${found}", not "${wrote.content.trim()}"` : `no marker (${seen?.error ?? 'not read'})`}; ${kind === 'host volume' ? 'the host volume of the same node' : same ? 'its own disk' : sticky && sameNode ? 'a sticky disk on the same node' : 'a migrating disk'} must keep it`,
       end,
     );
   });
@@ -86,7 +99,7 @@ function judgeVolumeData(
   if (bad.length)
     return judgement(
       'failed',
-      `${bad.length} of ${perAlloc.length} allocs lost their disk's data: ${bad[0]!.name} ${bad[0]!.detail}`,
+      `${bad.length} of ${perAlloc.length} allocs lost their kept data: ${bad[0]!.name} ${bad[0]!.detail}`,
       evidence,
       perAlloc,
     );

@@ -6,6 +6,7 @@ import { quote } from '../shell/quote.js';
 import { checkNomadBinary } from '../builds/binary.js';
 import { readTemplate } from './templates.js';
 import { renderTemplate } from './render.js';
+import { LAB_HOST_VOLUME } from '../model/volumes.js';
 
 type AgentRole = 'server' | 'client';
 
@@ -139,6 +140,8 @@ export async function installNomad(
   await run('writing the agent config', `install -D -m 0644 /dev/stdin ${REMOTE.config}`, files.hcl);
   await run('writing the systemd unit', `install -D -m 0644 /dev/stdin ${REMOTE.unit}`, files.unit);
   await run('mkdir data_dir', 'install -d -m 0700 /var/lib/nomad');
+  // a client's static host volume must exist before its agent starts (Nomad refuses a missing path)
+  if (role === 'client') await run('mkdir the host volume', `install -d -m 0777 ${quote(LAB_HOST_VOLUME.path)}`);
   await run('loading bridge modules and sysctls', `sh -c ${quote(bridgePrereqScript())}`);
   await run('starting nomad', `sh -c ${quote('systemctl daemon-reload && systemctl enable --now nomad.service')}`);
   return { version, config: files.hcl };

@@ -105,10 +105,9 @@ export interface ClusterJob {
   noReschedule?: string[];
   /** its groups with ephemeral_disk { sticky or migrate }: their data is judged (volume-data) */
   keptDisks?: { group: string; sticky: boolean; migrate: boolean }[];
+  /** its groups that mount the lab's host volume (LAB_HOST_VOLUME): their data is judged (volume-data) */
+  hostVolumes?: string[];
 }
-
-/** Where a task of a job with a sticky or migrating ephemeral disk writes its marker, in its alloc's directory. */
-export const DISK_MARKER = 'alloc/data/reboot-harness-marker';
 
 /** The marker of one alloc as read through Nomad (GET /v1/client/fs/cat): its text, or why it was not read. */
 export interface MarkerRead {
@@ -148,4 +147,6 @@ export interface ClusterEvidence {
   sentinels?: SentinelEvidence;
   /** the disk markers (DISK_MARKER) of the allocs of keptDisks groups, by alloc ID, before the first fault and after */
   markers?: { before: Record<string, MarkerRead>; after: Record<string, MarkerRead> };
+  /** the host volume markers of the allocs of hostVolumes groups (read on the alloc's client), by alloc ID */
+  volumeMarkers?: { before: Record<string, MarkerRead>; after: Record<string, MarkerRead> };
 }

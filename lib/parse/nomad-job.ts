@@ -27,6 +27,8 @@ interface JobGroupInfo {
   noReschedule: boolean;
   /** ephemeral_disk { sticky, migrate } */
   disk: { sticky: boolean; migrate: boolean };
+  /** its volume blocks: name, type (host, csi) and source */
+  volumes: { name: string; type: string; source: string }[];
 }
 
 /** A job as the scenario sees it. */
@@ -51,6 +53,8 @@ export interface JobLab {
   drivers?: readonly string[];
   /** the box's name, for the message */
   box?: string;
+  /** the static host volumes its clients declare (undefined: not known) */
+  hostVolumes?: readonly string[];
 }
 
 /** Which job types a scenario judges, and what to say where it does not. */
@@ -118,7 +122,13 @@ export function jobInfo(raw: unknown): { info?: JobInfo; problems: string[] } {
       }
       const resched = obj(g['ReschedulePolicy']);
       const disk = obj(g['EphemeralDisk']);
+      const volumes = Object.entries(obj(g['Volumes']) ?? {}).map(([name, v]) => ({
+        name,
+        type: String(obj(v)?.['Type'] ?? 'host'),
+        source: String(obj(v)?.['Source'] ?? ''),
+      }));
       return {
+        volumes,
         disk: { sticky: disk?.['Sticky'] === true, migrate: disk?.['Migrate'] === true },
         name: String(g['Name'] ?? ''),
         noReschedule: !!resched && resched['Attempts'] === 0 && resched['Unlimited'] !== true,
@@ -235,6 +245,19 @@ export function jobProblems(
         });
       }
   }
+  if (lab.hostVolumes)
+    for (const g of info.groups)
+      for (const v of g.volumes) {
+        if (v.type === 'host' && lab.hostVolumes.includes(v.source)) continue;
+        const offer = lab.hostVolumes.map((h) => `"${h}"`).join(', ');
+        out.push({
+          message:
+            v.type === 'host'
+              ? `${job} group "${g.name}" volume "${v.name}" asks for the host volume "${v.source}", which the lab's clients do not declare (they declare ${offer})`
+              : `${job} group "${g.name}" volume "${v.name}" is a ${v.type} volume: the lab runs no ${v.type} plugin`,
+          fix: `use type = "host" and source = ${offer} in the volume block (a directory on each client)`,
+        });
+      }
   if (info.expectedAllocs === 0)
     out.push({ message: `${job} asks for no alloc (every group has count = 0)`, fix: 'give a group count >= 1' });
   return out;

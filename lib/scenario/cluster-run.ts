@@ -8,8 +8,8 @@ import { fileURLToPath } from 'node:url';
 import type { CheckDef, CheckResult } from '../model/check.js';
 import type { AllocSnap } from '../model/evidence.js';
 import type { Lab } from '../model/lab.js';
+import { DISK_MARKER, hostVolumeMarker, LAB_HOST_VOLUME } from '../model/volumes.js';
 import {
-  DISK_MARKER,
   type ClusterEvidence,
   type FaultTurn,
   type LeaderSeen,
@@ -39,6 +39,7 @@ import { waitForBridgeClient } from './client-ready.js';
 import { awaitDeploymentBeforeFault, waitForJobHealthy } from './job-steps.js';
 import { readJobAllocs, recordAgentWarnings } from './reboot-steps.js';
 import { readAgentLog } from '../lab/observe.js';
+import { quote } from '../shell/quote.js';
 import { labTopology, leaderMachine, machinesOfRole, runWave, serverAddresses, waves } from './cluster-steps.js';
 import { seriesServices, seriesTargets, startProbeSeries } from './probe-series.js';
 import { startLeaderWatch } from './leader-watch.js';
@@ -172,6 +173,20 @@ export async function runClusterFault(
     ),
   );
   const onDisk = (a: AllocSnap): boolean => diskGroups.has(`${a.jobId}/${a.taskGroup}`);
+  // the allocs mounting the lab's host volume: what each task wrote there, read on its client
+  const volumeGroups = new Set(
+    jobs.flatMap((j) =>
+      j.info.groups
+        .filter((g) => g.volumes.some((v) => v.type === 'host' && v.source === LAB_HOST_VOLUME.name))
+        .map((g) => `${j.job.ID}/${g.name}`),
+    ),
+  );
+  const onVolume = (a: AllocSnap): boolean => volumeGroups.has(`${a.jobId}/${a.taskGroup}`);
+  const volumeBefore = volumeGroups.size
+    ? await ctx.step("read each host volume's marker before the fault", (d) =>
+        readVolumeMarkers(lab, nodeNames, healthy.filter(onVolume), d, true),
+      )
+    : undefined;
   const markersBefore = diskGroups.size
     ? await ctx.step("read each kept disk's marker before the fault", (d) =>
         readMarkers(nomad, healthy.filter(onDisk), d, true),
@@ -295,6 +310,19 @@ export async function runClusterFault(
     (await Promise.all(jobIds.map((id) => readJobAllocs(nomad, id, d)))).flat(),
   );
   ctx.artifact('job-allocs-after.json', JSON.stringify(after, null, 2));
+  const liveAfter = (a: AllocSnap): boolean =>
+    a.desiredStatus === 'run' && ['running', 'complete'].includes(a.clientStatus);
+  const volumeAfter = volumeBefore
+    ? await ctx.step("read each host volume's marker after the fault", (d) =>
+        readVolumeMarkers(
+          lab,
+          nodeNames,
+          after.filter((a) => onVolume(a) && liveAfter(a)),
+          d,
+          false,
+        ),
+      )
+    : undefined;
   const markersAfter = markersBefore
     ? await ctx.step("read each kept disk's marker after the fault", (d) =>
         readMarkers(
@@ -341,12 +369,16 @@ export async function runClusterFault(
       const keptDisks = j.info.groups
         .filter((g) => g.disk.sticky || g.disk.migrate)
         .map((g) => ({ group: g.name, ...g.disk }));
+      const hostVolumes = j.info.groups
+        .filter((g) => g.volumes.some((v) => v.type === 'host' && v.source === LAB_HOST_VOLUME.name))
+        .map((g) => g.name);
       return {
         id: j.job.ID,
         expectedAllocs: j.expected,
         type: j.info.type as JobType,
         ...(noReschedule.length ? { noReschedule } : {}),
         ...(keptDisks.length ? { keptDisks } : {}),
+        ...(hostVolumes.length ? { hostVolumes } : {}),
       };
     }),
     nodeNames,
@@ -361,6 +393,7 @@ export async function runClusterFault(
     ...(leader ? { leader } : {}),
     sentinels,
     ...(markersBefore && markersAfter ? { markers: { before: markersBefore, after: markersAfter } } : {}),
+    ...(volumeBefore && volumeAfter ? { volumeMarkers: { before: volumeBefore, after: volumeAfter } } : {}),
   };
   // Note: the journals' lines stay out of this artifact (the host evidence keeps each journal as a file of its own)
   ctx.artifact(
@@ -395,6 +428,41 @@ async function readMarkers(
         if (Date.now() >= until || d.signal.aborted) break;
         await sleep(1000, d).catch(() => undefined);
       }
+    }
+  }
+  return out;
+}
+
+/**
+ * Each alloc's host volume marker, read on the client it runs on (the volume is that client's directory); `wait`: until
+ * the task has written it, at most MARKER_WAIT_MS. A marker not read is recorded with why, never thrown.
+ */
+async function readVolumeMarkers(
+  lab: Lab,
+  nodeNames: Record<string, string>,
+  allocs: readonly AllocSnap[],
+  d: Deadline,
+  wait: boolean,
+): Promise<Record<string, MarkerRead>> {
+  const out: Record<string, MarkerRead> = {};
+  for (const a of allocs) {
+    const m = lab.machines[nodeNames[a.nodeId] ?? ''];
+    if (!m) {
+      out[a.id] = { error: `its node ${a.nodeId.slice(0, 8)} is no machine of the lab` };
+      continue;
+    }
+    const file = `${LAB_HOST_VOLUME.path}/${hostVolumeMarker(a.name)}`;
+    const until = Date.now() + (wait ? MARKER_WAIT_MS : 0);
+    for (;;) {
+      const r = await m.exec(`cat ${quote(file)}`, { deadline: d }).catch((err: Error) => err);
+      out[a.id] =
+        r instanceof Error
+          ? { error: r.message.split('\n')[0]! }
+          : r.code === 0
+            ? { content: r.stdout }
+            : { error: `${file}: ${(r.stderr || r.stdout).trim() || `exit ${r.code}`}` };
+      if (out[a.id]!.content !== undefined || Date.now() >= until || d.signal.aborted) break;
+      await sleep(1000, d).catch(() => undefined);
     }
   }
   return out;

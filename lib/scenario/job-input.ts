@@ -9,10 +9,11 @@ import type { JobConverter } from '../cluster/job-convert.js';
 import { jobInfo, jobProblems, SERVICE_ONLY, type JobLab, type JobTypesTaken } from '../parse/nomad-job.js';
 import { DEFAULTS } from '../config/schema.js';
 import { DOCKER_BOX } from '../cluster/docker-image.js';
+import { LAB_HOST_VOLUME } from '../model/volumes.js';
 
 /** What --job takes on bridge-exec-reboot, as `list` says it (lib/parse/nomad-job.ts jobProblems refuses the rest). */
 export const JOBS_TAKEN =
-  'service jobs with bridge-mode groups, host-mode groups (probed on their host port; the bridge-only checks skip them) or both; exec, raw_exec or docker tasks; not system, batch, sysbatch (rolling-reboot and server-reboot take them), periodic or parameterized';
+  'service jobs with bridge-mode groups, host-mode groups (probed on their host port; the bridge-only checks skip them) or both; exec, raw_exec or docker (the Docker box) tasks; not system, batch, sysbatch (rolling-reboot and server-reboot take them), periodic or parameterized';
 
 /** The job types the cluster scenarios (rolling-reboot, server-reboot) judge. */
 export const CLUSTER_JOB_TYPES = (scenario: string): JobTypesTaken => ({
@@ -22,7 +23,7 @@ export const CLUSTER_JOB_TYPES = (scenario: string): JobTypesTaken => ({
 
 /** What --job takes on the cluster scenarios, as `list` says it. */
 export const CLUSTER_JOBS_TAKEN =
-  'service (bridge or host networking), system, sysbatch and batch jobs, several at once; exec, raw_exec or docker tasks; not periodic or parameterized';
+  'service (bridge or host networking), system, sysbatch and batch jobs, several at once; exec, raw_exec or docker (the Docker box) tasks; kept ephemeral disks (sticky, migrate) and the lab host volume "reboot-harness" judged by volume-data; not periodic or parameterized, nor other volumes';
 
 /** How config problems about the job name their field. */
 export const JOB_FIELD = 'job.file (--job)';
@@ -157,5 +158,10 @@ export function jobLab(config: Pick<HarnessConfig, 'lab'>): JobLab {
         : config.lab.box === DOCKER_BOX
           ? ['exec', 'raw_exec', 'docker']
           : undefined;
-  return { clients: config.lab.clients, ...(drivers ? { drivers, box: config.lab.box } : {}) };
+  // every client the harness installs declares the lab's host volume (vms/templates/client.hcl)
+  return {
+    clients: config.lab.clients,
+    hostVolumes: [LAB_HOST_VOLUME.name],
+    ...(drivers ? { drivers, box: config.lab.box } : {}),
+  };
 }

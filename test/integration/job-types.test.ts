@@ -113,3 +113,25 @@ t.test('rolling-reboot with a kept ephemeral disk: each migrated alloc found the
     'moved by the drains, kept',
   );
 });
+
+t.test('rolling-reboot with the lab host volume: a place back on its first node finds its marker there', async (t) => {
+  const r = await runOnCluster(t, 'rolling-reboot', { servers: 1, clients: 2 }, ['--job', ex('host-volume.nomad.hcl')]);
+  t.equal(r.code, 0, 'exit 0');
+  t.equal(r.verdicts.get('volume-data')?.label, 'passed');
+  const e = clusterEvidenceOf(r.run);
+  t.same(e.jobs?.[0]?.hostVolumes, ['web']);
+  const rows = r.run!.verdicts.find((v) => v.id === 'volume-data')!.perAlloc!;
+  t.equal(rows.length, 2);
+  for (const p of rows)
+    t.match(
+      p.detail,
+      p.nodeAfter === p.nodeBefore
+        ? /^host volume: replaced by \w+ on the same node: marker "[0-9a-f-]+" kept/
+        : /nothing is promised/,
+      `${p.name}: ${p.nodeBefore} -> ${p.nodeAfter}`,
+    );
+  t.ok(
+    rows.some((p) => p.nodeAfter === p.nodeBefore),
+    'two drains brought at least one place back to its first node',
+  );
+});

@@ -468,3 +468,41 @@ t.test(
     t.equal(judgeCheck(VOLUME_DATA, evidence([SYS], { before: [], after: [] })).status, 'skipped');
   },
 );
+
+t.test(
+  'volume-data on the host volume: kept where the place runs on the same node again; another node promises nothing',
+  async (t) => {
+    const { VOLUME_DATA } = await import('../../lib/checks/volume-data.js');
+    const { hostVolumeMarker } = await import('../../lib/model/volumes.js');
+    t.equal(hostVolumeMarker('web.g[1]'), 'web.g-1.marker');
+    t.equal(hostVolumeMarker('odd'), 'odd.marker');
+    const web: ClusterJob = { id: 'web', expectedAllocs: 1, type: 'service', hostVolumes: ['g'] };
+    const b = alloc({ id: 'w1', job: 'web', node: N1 });
+    const replaced = (node: string) => [
+      alloc({ id: 'w1', job: 'web', node: N1, client: 'failed', desired: 'stop', next: 'w2' }),
+      alloc({ id: 'w2', job: 'web', node, prev: 'w1', create: 90 }),
+    ];
+    const e = (after: AllocSnap[], markers: Record<string, string>) =>
+      evidence([web], {
+        before: [b],
+        after,
+        turns: [turn('client-1', N1, T0)],
+        drain: false,
+        volumeMarkers: {
+          before: { w1: { content: 'w1\n' } },
+          after: Object.fromEntries(Object.entries(markers).map(([k, v]) => [k, { content: v }])),
+        },
+      });
+    const same = judgeCheck(VOLUME_DATA, e(replaced(N1), { w2: 'w1\n' }));
+    t.equal(same.status, 'passed');
+    t.match(same.perAlloc?.[0]?.detail, /^host volume: replaced by w2 on the same node: marker "w1" kept/);
+    t.equal(
+      judgeCheck(VOLUME_DATA, e(replaced(N1), { w2: 'w2\n' })).status,
+      'failed',
+      "the same node's volume lost it",
+    );
+    const elsewhere = judgeCheck(VOLUME_DATA, e(replaced(N2), {}));
+    t.equal(elsewhere.status, 'passed');
+    t.match(elsewhere.perAlloc?.[0]?.detail, /another node's host volume is another directory, so nothing is promised/);
+  },
+);

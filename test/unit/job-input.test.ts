@@ -163,6 +163,40 @@ t.test('a reschedule policy that allows none and a kept ephemeral disk are read 
   );
 });
 
+t.test(
+  "volumes: the lab's host volume is taken; another host volume or a CSI volume is refused with the fix",
+  async (t) => {
+    const job = (volumes: Record<string, unknown>) =>
+      jobInfo({
+        Job: {
+          ID: 'j',
+          Type: 'batch',
+          TaskGroups: [{ Name: 'g', Count: 1, Volumes: volumes, Tasks: [{ Name: 't', Driver: 'exec' }] }],
+        },
+      }).info!;
+    const lab = { hostVolumes: ['reboot-harness'] };
+    const cluster = CLUSTER_JOB_TYPES('rolling-reboot');
+    const ok = job({ data: { Name: 'data', Type: 'host', Source: 'reboot-harness', ReadOnly: false } });
+    t.same(ok.groups[0]!.volumes, [{ name: 'data', type: 'host', source: 'reboot-harness' }]);
+    t.same(jobProblems(ok, lab, cluster), []);
+    t.match(jobProblems(job({ db: { Type: 'host', Source: 'pg-data' } }), lab, cluster), [
+      {
+        message:
+          /group "g" volume "db" asks for the host volume "pg-data", which the lab's clients do not declare \(they declare "reboot-harness"\)/,
+        fix: /source = "reboot-harness"/,
+      },
+    ]);
+    t.match(jobProblems(job({ ebs: { Type: 'csi', Source: 'vol-1' } }), lab, cluster), [
+      { message: /volume "ebs" is a csi volume: the lab runs no csi plugin/ },
+    ]);
+    t.same(
+      jobProblems(job({ db: { Type: 'host', Source: 'pg-data' } }), {}, cluster),
+      [],
+      'volumes not known: not judged',
+    );
+  },
+);
+
 t.test('jobsUseRawExec: a job file whose task runs raw_exec, in HCL or JSON; unreadable files are none', async (t) => {
   const files: Record<string, string> = {
     'a.hcl': 'job "a" {\n  group "g" {\n    task "t" {\n      driver = "exec"\n    }\n  }\n}\n',
@@ -307,10 +341,15 @@ t.test(
 t.test('jobLab: the drivers of the boxes the harness builds; other boxes and existing hosts not guessed', async (t) => {
   const lab = (over: Partial<typeof DEFAULTS.lab>) => jobLab({ lab: { ...DEFAULTS.lab, ...over } });
   // raw_exec: the harness enables it on the clients when a job uses it
-  t.same(lab({ clients: 2 }), { clients: 2, drivers: ['exec', 'raw_exec'], box: DEFAULTS.lab.box });
+  t.same(lab({ clients: 2 }), {
+    clients: 2,
+    hostVolumes: ['reboot-harness'],
+    drivers: ['exec', 'raw_exec'],
+    box: DEFAULTS.lab.box,
+  });
   t.same(lab({ box: DOCKER_BOX }).drivers, ['exec', 'raw_exec', 'docker']);
-  t.same(lab({ box: 'my/box' }), { clients: 1 });
-  t.same(lab({ provider: 'ssh' }), { clients: 1 });
+  t.same(lab({ box: 'my/box' }), { clients: 1, hostVolumes: ['reboot-harness'] });
+  t.same(lab({ provider: 'ssh' }), { clients: 1, hostVolumes: ['reboot-harness'] }, 'the harness installs its agents');
 });
 
 t.test('probe kinds: label convention, meta over it, group meta over job meta, bad values', async (t) => {

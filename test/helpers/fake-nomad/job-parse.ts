@@ -77,6 +77,7 @@ function toGroup(g: HclBlock, tmpl: ApiTaskGroup): ApiTaskGroup {
   const ports = net?.blocks.filter((b) => b.type === 'port') ?? [];
   const resched = g.blocks.find((b) => b.type === 'reschedule');
   const disk = g.blocks.find((b) => b.type === 'ephemeral_disk');
+  const volumes = g.blocks.filter((b) => b.type === 'volume');
   const disc = g.blocks.find((b) => b.type === 'disconnect');
   const maxClientDisconnect = str(g.attrs.max_client_disconnect);
   const taskTmpl = (tmpl.Tasks ?? [])[0]!;
@@ -87,6 +88,26 @@ function toGroup(g: HclBlock, tmpl: ApiTaskGroup): ApiTaskGroup {
     Meta: meta(g),
     Services: services(g),
     ReschedulePolicy: { ...(tmpl.ReschedulePolicy as object), ...(resched ? reschedulePolicy(resched) : {}) },
+    ...(volumes.length
+      ? {
+          Volumes: Object.fromEntries(
+            volumes.map((v) => [
+              v.labels[0]!,
+              {
+                Name: v.labels[0]!,
+                Type: str(v.attrs.type) ?? 'host',
+                Source: str(v.attrs.source) ?? '',
+                ReadOnly: v.attrs.read_only === true,
+                AccessMode: '',
+                AttachmentMode: '',
+                MountOptions: null,
+                PerAlloc: false,
+                Sticky: false,
+              },
+            ]),
+          ),
+        }
+      : {}),
     ...(disk
       ? {
           EphemeralDisk: {

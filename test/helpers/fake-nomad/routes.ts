@@ -9,7 +9,7 @@ import { registerJob, stopJob } from './jobs.js';
 import { agentSelf, allocStub, evalOut, fullAlloc, nodeStub } from './payloads.js';
 import { WHOLE_ALLOC_ROUTES } from './whole-alloc.js';
 import { diskMarker } from './job-types.js';
-import { DISK_MARKER } from '../../../lib/model/cluster-evidence.js';
+import { DISK_MARKER } from '../../../lib/model/volumes.js';
 import { drainNode, members, nodeById, raftConfiguration, setEligibility } from './nodes.js';
 
 export interface Reply {
