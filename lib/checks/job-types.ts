@@ -24,15 +24,6 @@ export function jobTypeOf(e: Pick<ClusterEvidence, 'jobs'>, jobId: string): JobT
   return e.jobs?.find((j) => j.id === jobId)?.type ?? 'service';
 }
 
-/** The allocs of jobs of these types. */
-export function allocsOfTypes(
-  e: Pick<ClusterEvidence, 'jobs'>,
-  allocs: readonly AllocSnap[],
-  types: readonly JobType[],
-): AllocSnap[] {
-  return allocs.filter((a) => types.includes(jobTypeOf(e, a.jobId)));
-}
-
 /** The jobs of the run of these types. */
 function jobsOfTypes(e: Pick<ClusterEvidence, 'jobs'>, types: readonly JobType[]): ClusterJob[] {
   return (e.jobs ?? []).filter((j) => types.includes(j.type ?? 'service'));
@@ -40,7 +31,7 @@ function jobsOfTypes(e: Pick<ClusterEvidence, 'jobs'>, types: readonly JobType[]
 
 const running = (a: AllocSnap): boolean => a.desiredStatus === 'run' && a.clientStatus === 'running';
 /** It ran to its end by itself: complete and still meant to run (a drain or a job stop sets desired stop). */
-export const ranToEnd = (a: AllocSnap): boolean => a.desiredStatus === 'run' && a.clientStatus === 'complete';
+const ranToEnd = (a: AllocSnap): boolean => a.desiredStatus === 'run' && a.clientStatus === 'complete';
 const state = (a: AllocSnap): string =>
   `${a.clientStatus}/${a.desiredStatus}${a.desiredDescription ? ` (${a.desiredDescription})` : ''}`;
 const short = (a: AllocSnap): string => a.id.slice(0, 8);
@@ -166,7 +157,7 @@ export function perNodeJobs(e: ClusterEvidence, boundMs = SYSTEM_BACK_WITHIN_MS)
 }
 
 /** Which of Nomad's documented behaviours a drained batch alloc showed. */
-export type DrainBehaviour = 'fail-and-reschedule' | 'complete-in-place' | 'migrated';
+type DrainBehaviour = 'fail-and-reschedule' | 'complete-in-place' | 'migrated';
 
 /** One batch alloc that ran before the fault, judged. */
 export interface BatchJudged {
@@ -301,12 +292,12 @@ function executorKill(
 }
 
 /** The exit code a Terminated event carries (Details.exit_code), if any. */
-export function exitCode(ev: TaskEventRec): string | undefined {
+function exitCode(ev: TaskEventRec): string | undefined {
   return ev.details['exit_code'];
 }
 
 /** A set of allocs of one batch or sysbatch place that ran more than once meant to. */
-export interface ExtraAllocs {
+interface ExtraAllocs {
   jobId: string;
   /** the alloc name (job.group[i]), and the machine for a sysbatch place */
   place: string;
