@@ -8,14 +8,9 @@ import { fileURLToPath } from 'node:url';
 import type { CheckDef, CheckResult } from '../model/check.js';
 import type { AllocSnap } from '../model/evidence.js';
 import type { Lab } from '../model/lab.js';
-import { DISK_MARKER, hostVolumeMarker, LAB_HOST_VOLUME } from '../model/volumes.js';
-import {
-  type ClusterEvidence,
-  type FaultTurn,
-  type LeaderSeen,
-  type MarkerRead,
-  type ProbeSeries,
-} from '../model/cluster-evidence.js';
+import { LAB_HOST_VOLUME } from '../model/volumes.js';
+import type { ClusterEvidence, FaultTurn, LeaderSeen, ProbeSeries } from '../model/cluster-evidence.js';
+import { readMarkers, readVolumeMarkers } from './volume-steps.js';
 import type { RunContext } from '../run/context.js';
 import type { ScenarioEnv } from '../run/scenario.js';
 import type { Nomad } from '../nomad/client.js';
@@ -39,7 +34,6 @@ import { waitForBridgeClient } from './client-ready.js';
 import { awaitDeploymentBeforeFault, waitForJobHealthy } from './job-steps.js';
 import { readJobAllocs, recordAgentWarnings } from './reboot-steps.js';
 import { readAgentLog } from '../lab/observe.js';
-import { quote } from '../shell/quote.js';
 import { labTopology, leaderMachine, machinesOfRole, runWave, serverAddresses, waves } from './cluster-steps.js';
 import { seriesServices, seriesTargets, startProbeSeries } from './probe-series.js';
 import { startLeaderWatch } from './leader-watch.js';
@@ -355,8 +349,10 @@ export async function runClusterFault(
       machine: t.machine,
       role: t.role,
       record: t.reboot,
-      // a drained client's allocs moved away before its fault: it has nothing of the job to restore
-      hadAllocs: t.role === 'client' && !t.drain && healthy.some((a) => a.nodeId === t.nodeId),
+      // a drained client's allocs moved away before its fault: it has nothing of the job to restore (nor has a client
+      // whose only allocs had run to their end: complete batch allocs are not restored)
+      hadAllocs:
+        t.role === 'client' && !t.drain && healthy.some((a) => a.nodeId === t.nodeId && a.clientStatus === 'running'),
     })),
     servers: 'end of the run',
   });
@@ -401,71 +397,6 @@ export async function runClusterFault(
     JSON.stringify({ ...evidence, sentinels: withoutJournalLines(sentinels) }, null, 2),
   );
   return judgeAll(checks, evidence);
-}
-
-/** How long a task may take to write its disk marker once it runs. */
-const MARKER_WAIT_MS = 30_000;
-
-/**
- * Each alloc's disk marker (DISK_MARKER) through Nomad's client fs API; `wait`: until the task has written it (it
- * writes it as it starts), at most MARKER_WAIT_MS. A marker not read is recorded with why, never thrown.
- */
-async function readMarkers(
-  nomad: Nomad,
-  allocs: readonly AllocSnap[],
-  d: Deadline,
-  wait: boolean,
-): Promise<Record<string, MarkerRead>> {
-  const out: Record<string, MarkerRead> = {};
-  for (const a of allocs) {
-    const until = Date.now() + (wait ? MARKER_WAIT_MS : 0);
-    for (;;) {
-      try {
-        out[a.id] = { content: await nomad.allocFile(a.id, DISK_MARKER, { signal: d.signal }) };
-        break;
-      } catch (err) {
-        out[a.id] = { error: err instanceof Error ? err.message.split('\n')[0]! : String(err) };
-        if (Date.now() >= until || d.signal.aborted) break;
-        await sleep(1000, d).catch(() => undefined);
-      }
-    }
-  }
-  return out;
-}
-
-/**
- * Each alloc's host volume marker, read on the client it runs on (the volume is that client's directory); `wait`: until
- * the task has written it, at most MARKER_WAIT_MS. A marker not read is recorded with why, never thrown.
- */
-async function readVolumeMarkers(
-  lab: Lab,
-  nodeNames: Record<string, string>,
-  allocs: readonly AllocSnap[],
-  d: Deadline,
-  wait: boolean,
-): Promise<Record<string, MarkerRead>> {
-  const out: Record<string, MarkerRead> = {};
-  for (const a of allocs) {
-    const m = lab.machines[nodeNames[a.nodeId] ?? ''];
-    if (!m) {
-      out[a.id] = { error: `its node ${a.nodeId.slice(0, 8)} is no machine of the lab` };
-      continue;
-    }
-    const file = `${LAB_HOST_VOLUME.path}/${hostVolumeMarker(a.name)}`;
-    const until = Date.now() + (wait ? MARKER_WAIT_MS : 0);
-    for (;;) {
-      const r = await m.exec(`cat ${quote(file)}`, { deadline: d }).catch((err: Error) => err);
-      out[a.id] =
-        r instanceof Error
-          ? { error: r.message.split('\n')[0]! }
-          : r.code === 0
-            ? { content: r.stdout }
-            : { error: `${file}: ${(r.stderr || r.stdout).trim() || `exit ${r.code}`}` };
-      if (out[a.id]!.content !== undefined || Date.now() >= until || d.signal.aborted) break;
-      await sleep(1000, d).catch(() => undefined);
-    }
-  }
-  return out;
 }
 
 /** A job as parsed by the server, with what the scenario reads of it. */
