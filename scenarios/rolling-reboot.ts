@@ -7,7 +7,11 @@
 // (lib/scenario/cluster-run.ts)
 import type { TargetSpec } from '../lib/model/target.js';
 import { defineScenario, execDriverOnly, singleRebootOnly } from '../lib/run/scenario.js';
-import { checkJobInput, JOBS_TAKEN } from '../lib/scenario/job-input.js';
+import { checkJobInput, CLUSTER_JOB_TYPES, CLUSTER_JOBS_TAKEN } from '../lib/scenario/job-input.js';
+import { SYSTEM_ALLOCS } from '../lib/checks/system-allocs.js';
+import { BATCH_OUTCOME } from '../lib/checks/batch-outcome.js';
+import { NO_EXTRA_ALLOC } from '../lib/checks/no-extra-alloc.js';
+import { VOLUME_DATA } from '../lib/checks/volume-data.js';
 import { TARGETS_HIT } from '../lib/checks/targets-hit.js';
 import { ALLOCS_FOLLOWED } from '../lib/checks/allocs-followed.js';
 import { UNTOUCHED_ALLOCS } from '../lib/checks/untouched-allocs.js';
@@ -16,7 +20,17 @@ import { faultProblems, scheduleProblems } from '../lib/scenario/fault-step.js';
 import { runClusterFault, type ClusterPlan } from '../lib/scenario/cluster-run.js';
 import { SENTINEL_CHECKS } from '../lib/scenario/sentinel-steps.js';
 
-export const CHECKS = [TARGETS_HIT, ALLOCS_FOLLOWED, UNTOUCHED_ALLOCS, SERVICE_CONTINUITY, ...SENTINEL_CHECKS];
+export const CHECKS = [
+  TARGETS_HIT,
+  ALLOCS_FOLLOWED,
+  UNTOUCHED_ALLOCS,
+  SYSTEM_ALLOCS,
+  BATCH_OUTCOME,
+  NO_EXTRA_ALLOC,
+  VOLUME_DATA,
+  SERVICE_CONTINUITY,
+  ...SENTINEL_CHECKS,
+];
 
 /** rolling-reboot's own defaults: every client, one at a time, drained. */
 export function rollingPlan(config: {
@@ -34,7 +48,7 @@ export default defineScenario({
   summary:
     'every client in turn (or --target) drained, rebooted for real and made eligible again, the next once the job runs whole; the service probed throughout',
   needsNomad: true,
-  jobs: JOBS_TAKEN,
+  jobs: CLUSTER_JOBS_TAKEN,
   checks: CHECKS,
   validate: (config) => [
     ...singleRebootOnly('rolling-reboot', config),
@@ -42,6 +56,6 @@ export default defineScenario({
     ...faultProblems('rolling-reboot', config, { hasNomadAgent: true, runsSchedules: true }),
     ...scheduleProblems('rolling-reboot', config, { hasNomadAgent: true }),
   ],
-  preflight: (config, tools) => checkJobInput(config, tools.convertJob),
+  preflight: (config, tools) => checkJobInput(config, tools.convertJob, CLUSTER_JOB_TYPES('rolling-reboot')),
   run: (ctx, env) => runClusterFault(ctx, env, rollingPlan(env.config), CHECKS),
 });

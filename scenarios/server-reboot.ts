@@ -8,7 +8,11 @@
 import type { TargetSpec } from '../lib/model/target.js';
 import type { HarnessConfig } from '../lib/config/schema.js';
 import { defineScenario, execDriverOnly, singleRebootOnly } from '../lib/run/scenario.js';
-import { checkJobInput, JOBS_TAKEN } from '../lib/scenario/job-input.js';
+import { checkJobInput, CLUSTER_JOB_TYPES, CLUSTER_JOBS_TAKEN } from '../lib/scenario/job-input.js';
+import { SYSTEM_ALLOCS } from '../lib/checks/system-allocs.js';
+import { BATCH_OUTCOME } from '../lib/checks/batch-outcome.js';
+import { NO_EXTRA_ALLOC } from '../lib/checks/no-extra-alloc.js';
+import { VOLUME_DATA } from '../lib/checks/volume-data.js';
 import { TARGETS_HIT } from '../lib/checks/targets-hit.js';
 import { NEW_LEADER } from '../lib/checks/new-leader.js';
 import { OLD_LEADER_REJOINED } from '../lib/checks/old-leader-rejoined.js';
@@ -24,6 +28,10 @@ export const CHECKS = [
   NEW_LEADER,
   OLD_LEADER_REJOINED,
   UNTOUCHED_ALLOCS,
+  SYSTEM_ALLOCS,
+  BATCH_OUTCOME,
+  NO_EXTRA_ALLOC,
+  VOLUME_DATA,
   SERVICE_CONTINUITY,
   ...SENTINEL_CHECKS,
 ];
@@ -92,7 +100,7 @@ export default defineScenario({
   summary:
     "the leader's host reboots (or --target servers/server-N); another server leads in time, the old one rejoins, no alloc is disturbed and the service answers throughout",
   needsNomad: true,
-  jobs: JOBS_TAKEN,
+  jobs: CLUSTER_JOBS_TAKEN,
   checks: CHECKS,
   validate: (config) => [
     ...singleRebootOnly('server-reboot', config),
@@ -101,6 +109,6 @@ export default defineScenario({
     ...scheduleProblems('server-reboot', config, { hasNomadAgent: true, defaultRole: 'server' }),
     ...problems(config),
   ],
-  preflight: (config, tools) => checkJobInput(config, tools.convertJob),
+  preflight: (config, tools) => checkJobInput(config, tools.convertJob, CLUSTER_JOB_TYPES('server-reboot')),
   run: (ctx, env) => runClusterFault(ctx, env, serverPlan(env.config), CHECKS),
 });

@@ -1,18 +1,28 @@
 // Check: every alloc of the job, followed across nodes through the fault's turns, holds a running place at the end,
 // each one that was on a drained node was migrated by the drain (not lost with its node), and the job's count is met.
-import { defineCheck } from './define.js';
+import { defineCheck, needing } from './define.js';
 import { judgement } from './result.js';
 import type { AllocDetail, Judgement } from '../model/check.js';
 import type { ClusterEvidence } from '../model/cluster-evidence.js';
 import { followAllocs, followedLine, type FollowedAlloc } from './across-nodes.js';
+import { othersLine, viewOfTypes } from './job-types.js';
 
 export const ALLOCS_FOLLOWED = defineCheck<ClusterEvidence>({
   id: 'allocs-followed',
   title: 'Allocs followed across nodes',
   passesWhen:
-    'every alloc healthy before the fault holds a running place after it (restored in place, migrated by the drain, or replaced on another node, each named with its node before and after), every alloc of a drained node was migrated rather than lost, and the job runs as many allocs as it asks for',
-  judge: judgeFollowed,
+    'every alloc of a service job healthy before the fault holds a running place after it (restored in place, migrated by the drain, or replaced on another node, each named with its node before and after), every alloc of a drained node was migrated rather than lost, and the job runs as many allocs as it asks for',
+  judge: needing(
+    (e: ClusterEvidence) => viewOfTypes(e, ['service']),
+    (e) => `the run has no service job (${othersLine(e, ['service']) || 'no alloc'})`,
+  )((view, e) => withOthers(judgeFollowed(view), e)),
 });
+
+/** The judgement with a line saying which allocs of other job types it left to their own checks. */
+function withOthers(j: Judgement, e: ClusterEvidence): Judgement {
+  const line = othersLine(e, ['service']);
+  return line ? { ...j, evidence: [...(j.evidence ?? []), line] } : j;
+}
 
 function judgeFollowed(e: ClusterEvidence): Judgement {
   const followed = followAllocs(e);

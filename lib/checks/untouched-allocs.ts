@@ -6,12 +6,13 @@ import type { AllocDetail, Judgement } from '../model/check.js';
 import type { ClusterEvidence } from '../model/cluster-evidence.js';
 import type { AllocSnap } from '../model/evidence.js';
 import { machineOf, touchedNodes } from './across-nodes.js';
+import { jobTypeOf } from './job-types.js';
 
 export const UNTOUCHED_ALLOCS = defineCheck<ClusterEvidence>({
   id: 'untouched-allocs',
   title: 'Untouched clients undisturbed',
   passesWhen:
-    'every alloc that ran on a client the fault did not hit still runs there, as the same alloc, with no task started, restarted or stopped since the first fault',
+    'every alloc of a service or system job that ran on a client the fault did not hit still runs there, as the same alloc, with no task started, restarted or stopped since the first fault (batch allocs run to their end: batch-outcome judges them)',
   judge: needing(
     untouchedAllocs,
     (e) => `no alloc ran on a client the fault left alone (hit: ${hitMachines(e)})`,
@@ -61,7 +62,7 @@ function judgeUntouched(mine: AllocSnap[], e: ClusterEvidence): Judgement {
 /** The allocs that ran before the fault on clients it did not hit; undefined when there were none. */
 function untouchedAllocs(e: ClusterEvidence): AllocSnap[] | undefined {
   const touched = touchedNodes(e);
-  const mine = e.before.filter((b) => !touched.has(b.nodeId));
+  const mine = e.before.filter((b) => !touched.has(b.nodeId) && ['service', 'system'].includes(jobTypeOf(e, b.jobId)));
   return mine.length ? mine : undefined;
 }
 

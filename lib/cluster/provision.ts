@@ -6,6 +6,7 @@ import { quote } from '../shell/quote.js';
 import { checkNomadBinary } from '../builds/binary.js';
 import { readTemplate } from './templates.js';
 import { renderTemplate } from './render.js';
+import { LAB_HOST_VOLUME } from '../model/volumes.js';
 
 type AgentRole = 'server' | 'client';
 
@@ -24,6 +25,8 @@ interface AgentVars {
   log_level?: string;
   node_name?: string;
   bootstrap_expect?: number;
+  /** enable the raw_exec driver on a client (off, Nomad's default, unless a job of the run uses it) */
+  raw_exec?: boolean;
 }
 
 /** Nomad's server RPC port, which clients list their servers on. */
@@ -96,6 +99,7 @@ export function renderAgentFiles(
       throw new HarnessError("client agent config: server_ip is required (the server's private address)");
     v.servers = servers.map((ip) => `${ip}:${RPC_PORT}`);
     v.network_interface = vars.network_interface ?? DEFAULT_NETWORK_INTERFACE;
+    v.raw_exec = vars.raw_exec ? 'true' : 'false';
   }
   return {
     hcl: renderTemplate(templates.hcl, v, { name: `${role}.hcl`, strict: true }),
@@ -136,6 +140,8 @@ export async function installNomad(
   await run('writing the agent config', `install -D -m 0644 /dev/stdin ${REMOTE.config}`, files.hcl);
   await run('writing the systemd unit', `install -D -m 0644 /dev/stdin ${REMOTE.unit}`, files.unit);
   await run('mkdir data_dir', 'install -d -m 0700 /var/lib/nomad');
+  // a client's static host volume must exist before its agent starts (Nomad refuses a missing path)
+  if (role === 'client') await run('mkdir the host volume', `install -d -m 0777 ${quote(LAB_HOST_VOLUME.path)}`);
   await run('loading bridge modules and sysctls', `sh -c ${quote(bridgePrereqScript())}`);
   await run('starting nomad', `sh -c ${quote('systemctl daemon-reload && systemctl enable --now nomad.service')}`);
   return { version, config: files.hcl };

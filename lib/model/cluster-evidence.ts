@@ -3,6 +3,7 @@
 // leader before and after. Pure data.
 import type { AllocSnap, RebootRecord } from './evidence.js';
 import type { SentinelEvidence } from './sentinels.js';
+import type { JobType } from './kinds.js';
 
 /** One drain of a client's node before its fault. */
 interface DrainSeen {
@@ -94,6 +95,26 @@ export interface LeaderSeen {
   observed: { atMs: number; leader: string; from: string }[];
 }
 
+/** One job run on the cluster, with what its type promises across the fault depends on. */
+export interface ClusterJob {
+  id: string;
+  expectedAllocs: number;
+  /** Nomad's job type (absent in older records: service) */
+  type?: JobType;
+  /** its groups whose reschedule policy allows no reschedule (attempts = 0, unlimited = false) */
+  noReschedule?: string[];
+  /** its groups with ephemeral_disk { sticky or migrate }: their data is judged (volume-data) */
+  keptDisks?: { group: string; sticky: boolean; migrate: boolean }[];
+  /** its groups that mount the lab's host volume (LAB_HOST_VOLUME): their data is judged (volume-data) */
+  hostVolumes?: string[];
+}
+
+/** The marker of one alloc as read through Nomad (GET /v1/client/fs/cat): its text, or why it was not read. */
+export interface MarkerRead {
+  content?: string;
+  error?: string;
+}
+
 export interface ClusterEvidence {
   /** "1+1", "3+2" */
   topology: string;
@@ -102,7 +123,7 @@ export interface ClusterEvidence {
   /** how many allocs the job means to run (with several jobs: all of them) */
   expectedAllocs: number;
   /** each job run, with the allocs it means to run (absent in older records: the one job above) */
-  jobs?: { id: string; expectedAllocs: number }[];
+  jobs?: ClusterJob[];
   /** Nomad node ID -> machine slot name */
   nodeNames: Record<string, string>;
   turns: FaultTurn[];
@@ -124,4 +145,8 @@ export interface ClusterEvidence {
   leader?: LeaderSeen;
   /** every agent's journals and unit, the faults' effects, the servers' own state (absent in older records) */
   sentinels?: SentinelEvidence;
+  /** the disk markers (DISK_MARKER) of the allocs of keptDisks groups, by alloc ID, before the first fault and after */
+  markers?: { before: Record<string, MarkerRead>; after: Record<string, MarkerRead> };
+  /** the host volume markers of the allocs of hostVolumes groups (read on the alloc's client), by alloc ID */
+  volumeMarkers?: { before: Record<string, MarkerRead>; after: Record<string, MarkerRead> };
 }

@@ -32,3 +32,6 @@ export type CniStateMode = 'persistent' | 'tmpfs';
 /** power-loss-all: which machines come back first (servers, clients) or all at once */
 export type PowerOrder = 'servers-first' | 'clients-first' | 'together';
 export const POWER_ORDERS: readonly PowerOrder[] = ['servers-first', 'clients-first', 'together'];
+/** Nomad's job types: each is judged by what Nomad promises for it (lib/checks/job-types.ts). */
+export const JOB_TYPES = ['service', 'system', 'batch', 'sysbatch'] as const;
+export type JobType = (typeof JOB_TYPES)[number];

@@ -54,6 +54,8 @@ export interface Nomad {
   stopJob(id: string, o: WriteOpts & { purge: boolean }): Promise<A.ApiJobDeregisterResponse>;
   jobAllocations(id: string, q?: ReadQuery): Promise<Read<A.ApiAllocListStub[]>>;
   allocation(id: string, q?: ReadQuery): Promise<Read<A.ApiAllocation>>;
+  /** a file of the alloc's directory as text (GET /v1/client/fs/cat/:alloc_id?path=, forwarded to its client) */
+  allocFile(id: string, path: string, q?: ReadQuery): Promise<string>;
   evaluations(q?: ReadQuery): Promise<Read<A.ApiEvaluation[]>>;
   /** the job's evaluations, full objects (WaitUntil, StatusDescription...); blocking on the evals table */
   jobEvaluations(id: string, q?: ReadQuery): Promise<Read<A.ApiEvaluation[]>>;
@@ -122,7 +124,7 @@ export function createNomad(o0: NomadOptions): Nomad {
   async function call(
     method: string,
     path: string,
-    o: ReadQuery & { body?: unknown; query?: Record<string, string | undefined> } = {},
+    o: ReadQuery & { body?: unknown; query?: Record<string, string | undefined>; text?: boolean } = {},
   ): Promise<Read<unknown>> {
     if (o.wait !== undefined && parseGoDuration(o.wait) === undefined)
       throw new HarnessError(
@@ -171,6 +173,7 @@ export function createNomad(o0: NomadOptions): Nomad {
     }
     if (res.status < 200 || res.status > 299) throw new NomadApiError(method, path, res.status, res.body);
     const index = Number(res.headers['x-nomad-index'] ?? 0) || 0;
+    if (o.text) return { body: res.body, index };
     if (res.body === '') return { body: undefined, index };
     try {
       return { body: JSON.parse(res.body) as unknown, index };
@@ -220,6 +223,9 @@ export function createNomad(o0: NomadOptions): Nomad {
     },
     jobAllocations: (id, q) => get(`/v1/job/${e(id)}/allocations`, q),
     allocation: (id, q) => get(`/v1/allocation/${e(id)}`, q),
+    async allocFile(id, path, q = {}) {
+      return String((await call('GET', `/v1/client/fs/cat/${e(id)}`, { ...q, query: { path }, text: true })).body);
+    },
     evaluations: (q) => get('/v1/evaluations', q),
     jobEvaluations: (id, q) => get(`/v1/job/${e(id)}/evaluations`, q),
     // Note: Nomad answers `null` for a job without a deployment

@@ -1,10 +1,12 @@
 // Pure: what the reboot scenarios need to know of a job (Nomad's JSON job, from `nomad job run -output` or
-// /v1/jobs/parse) and whether they can run it: a service job with a bridge-mode group, or a host-mode group with a
-// port to probe, that runs once registered, on drivers the box has, with no static port asked of more allocs than the
-// lab has clients.
+// /v1/jobs/parse) and whether they can run it: a job of a type the scenario judges (service everywhere; system,
+// sysbatch and batch on the cluster scenarios), a service job with a bridge-mode group or a host-mode group with a port
+// to probe, that runs once registered, on drivers the box has, with no static port asked of more allocs than the lab
+// has clients.
 import { PROBE_META_PREFIX, probeKindOf, probeKindsFromMeta, type ProbeKinds } from '../checks/probe-kind.js';
 import type { DisconnectFields } from '../model/disconnect.js';
 import { groupDisconnectFields } from './job-disconnect.js';
+import { JOB_TYPES, type JobType } from '../model/kinds.js';
 
 /** A group as the scenario sees it. */
 interface JobGroupInfo {
@@ -21,6 +23,12 @@ interface JobGroupInfo {
   tasksByDriver: Record<string, string[]>;
   /** its disconnect fields as the job sets them (model/disconnect.ts applies them per Nomad line) */
   disconnect: DisconnectFields;
+  /** its reschedule policy allows no reschedule (attempts = 0, unlimited = false) */
+  noReschedule: boolean;
+  /** ephemeral_disk { sticky, migrate } */
+  disk: { sticky: boolean; migrate: boolean };
+  /** its volume blocks: name, type (host, csi) and source */
+  volumes: { name: string; type: string; source: string }[];
 }
 
 /** A job as the scenario sees it. */
@@ -45,6 +53,29 @@ export interface JobLab {
   drivers?: readonly string[];
   /** the box's name, for the message */
   box?: string;
+  /** the static host volumes its clients declare (undefined: not known) */
+  hostVolumes?: readonly string[];
+}
+
+/** Which job types a scenario judges, and what to say where it does not. */
+export interface JobTypesTaken {
+  scenario: string;
+  types: readonly JobType[];
+  /** where the other types are judged, for the fix */
+  elsewhere?: string;
+}
+
+/** The reboot scenario that follows one client's allocs: service jobs only. */
+export const SERVICE_ONLY: JobTypesTaken = {
+  scenario: 'bridge-exec-reboot',
+  types: ['service'],
+  elsewhere: 'run it on rolling-reboot or server-reboot, which judge system, sysbatch and batch jobs',
+};
+
+/** The allocs a job means to run on a lab of `clients` client nodes: a system or sysbatch group runs one per node. */
+export function expectedAllocsOn(info: Pick<JobInfo, 'type' | 'groups'>, clients: number): number {
+  const perNode = info.type === 'system' || info.type === 'sysbatch';
+  return info.groups.reduce((n, g) => n + (perNode ? Math.min(g.count, 1) * clients : g.count), 0);
 }
 
 type Obj = Record<string, unknown>;
@@ -89,8 +120,18 @@ export function jobInfo(raw: unknown): { info?: JobInfo; problems: string[] } {
         const d = String(t?.['Driver'] ?? '');
         if (d) tasksByDriver[d] = [...(tasksByDriver[d] ?? []), String(t?.['Name'] ?? '')];
       }
+      const resched = obj(g['ReschedulePolicy']);
+      const disk = obj(g['EphemeralDisk']);
+      const volumes = Object.entries(obj(g['Volumes']) ?? {}).map(([name, v]) => ({
+        name,
+        type: String(obj(v)?.['Type'] ?? 'host'),
+        source: String(obj(v)?.['Source'] ?? ''),
+      }));
       return {
+        volumes,
+        disk: { sticky: disk?.['Sticky'] === true, migrate: disk?.['Migrate'] === true },
         name: String(g['Name'] ?? ''),
+        noReschedule: !!resched && resched['Attempts'] === 0 && resched['Unlimited'] !== true,
         count: typeof g['Count'] === 'number' ? g['Count'] : 1,
         bridge: nets.some((n) => n['Mode'] === 'bridge'),
         mode: String(nets[0]?.['Mode'] || 'host'),
@@ -124,7 +165,11 @@ export function jobInfo(raw: unknown): { info?: JobInfo; problems: string[] } {
  * Why the reboot scenarios cannot run this job, each naming the block and the fix; empty when they can. With what the
  * lab offers (`lab`): a static port asked of more allocs than there are clients, a driver the box lacks.
  */
-export function jobProblems(info: JobInfo, lab: JobLab = {}): { message: string; fix: string }[] {
+export function jobProblems(
+  info: JobInfo,
+  lab: JobLab = {},
+  taken: JobTypesTaken = SERVICE_ONLY,
+): { message: string; fix: string }[] {
   const out: { message: string; fix: string }[] = [];
   const job = `job "${info.id}"`;
   if (info.periodic)
@@ -137,16 +182,17 @@ export function jobProblems(info: JobInfo, lab: JobLab = {}): { message: string;
       message: `${job} has a parameterized block: Nomad runs it only when dispatched, so nothing runs when the fault comes`,
       fix: 'remove the parameterized block (the scenario registers the job and waits for its allocs)',
     });
-  const service = 'use a service job (type = "service")';
-  if (info.type === 'batch' || info.type === 'sysbatch') {
-    const message = `${job} is a ${info.type} job: its allocs finish, so there is nothing to restore after a reboot`;
-    out.push({ message, fix: `${service} whose tasks keep running` });
-  } else if (info.type === 'system') {
-    const message = `${job} is a system job: Nomad restores system allocs without waiting for the servers, which this scenario does not judge`;
-    out.push({ message, fix: service });
-  } else if (info.type !== 'service') {
-    out.push({ message: `${job} has type "${info.type}"`, fix: service });
-  }
+  if (!(JOB_TYPES as readonly string[]).includes(info.type))
+    out.push({
+      message: `${job} has type "${info.type}", which Nomad does not run`,
+      fix: `use one of ${JOB_TYPES.map((t) => `type = "${t}"`).join(', ')}`,
+    });
+  else if (!taken.types.includes(info.type as JobType))
+    out.push({
+      message: `${job} is a ${info.type} job: ${taken.scenario} judges ${taken.types.join(', ')} jobs only`,
+      fix: taken.elsewhere ?? `use ${taken.types.map((t) => `type = "${t}"`).join(' or ')}`,
+    });
+  const service = info.type === 'service';
   // A host-mode group is probed on its host port on the node running it; the bridge-only checks skip its allocs.
   for (const g of info.groups.filter((x) => x.mode !== 'bridge' && x.mode !== 'host'))
     out.push({
@@ -156,7 +202,8 @@ export function jobProblems(info: JobInfo, lab: JobLab = {}): { message: string;
   const probedHost = info.groups.some(
     (g) => g.mode === 'host' && g.count > 0 && g.ports.some((p) => probeKindOf(info.probeKinds, g.name, p) !== 'none'),
   );
-  if (!info.groups.some((g) => g.bridge) && !probedHost) {
+  // Note: a system, batch or sysbatch job is judged by its allocs' fate, not by what answers: it need not map a port
+  if (service && !info.groups.some((g) => g.bridge) && !probedHost) {
     const groups = info.groups.map((g) => g.name).join(', ') || 'none';
     const message = `${job} has no group with network { mode = "bridge" } or a host port to probe (groups: ${groups})`;
     out.push({
@@ -167,7 +214,7 @@ export function jobProblems(info: JobInfo, lab: JobLab = {}): { message: string;
   // A bridge group whose allocs map no port gives the port wait and http-reachable nothing to probe, so every such
   // alloc would fail as "not probed": refused here, before anything exists, rather than judged without its network.
   for (const g of info.groups) {
-    if (!g.bridge || g.count === 0) continue;
+    if (!service || !g.bridge || g.count === 0) continue;
     const probed = g.ports.filter((p) => probeKindOf(info.probeKinds, g.name, p) !== 'none');
     if (probed.length) continue;
     const why = g.ports.length ? `every port it maps (${g.ports.join(', ')}) has probe "none"` : 'it maps no port';
@@ -198,7 +245,36 @@ export function jobProblems(info: JobInfo, lab: JobLab = {}): { message: string;
         });
       }
   }
+  if (lab.hostVolumes)
+    for (const g of info.groups)
+      for (const v of g.volumes) {
+        if (v.type === 'host' && lab.hostVolumes.includes(v.source)) continue;
+        const offer = lab.hostVolumes.map((h) => `"${h}"`).join(', ');
+        out.push({
+          message:
+            v.type === 'host'
+              ? `${job} group "${g.name}" volume "${v.name}" asks for the host volume "${v.source}", which the lab's clients do not declare (they declare ${offer})`
+              : `${job} group "${g.name}" volume "${v.name}" is a ${v.type} volume: the lab runs no ${v.type} plugin`,
+          fix: `use type = "host" and source = ${offer} in the volume block (a directory on each client)`,
+        });
+      }
   if (info.expectedAllocs === 0)
     out.push({ message: `${job} asks for no alloc (every group has count = 0)`, fix: 'give a group count >= 1' });
   return out;
 }
+
+/**
+ * Whether any of these job files (HCL, or Nomad's JSON) runs a task with the raw_exec driver: the lab's clients enable
+ * raw_exec (off in Nomad by default) only then. Read before the lab exists, so from the text: a driver given through a
+ * variable is not seen (the driver check at run time then names it). `read` gives a file's text.
+ */
+export async function jobsUseRawExec(
+  files: readonly string[],
+  read: (file: string) => Promise<string>,
+): Promise<boolean> {
+  for (const f of files) if (RAW_EXEC_DRIVER.test(await read(f).catch(() => ''))) return true;
+  return false;
+}
+
+/** `driver = "raw_exec"` in HCL, `"Driver": "raw_exec"` in JSON. */
+const RAW_EXEC_DRIVER = /\bdriver"?\s*[=:]\s*"raw_exec"/i;

@@ -2,16 +2,14 @@
 // (the shipped one spread over the clients, or the user's own), probe its ports through the live clients' host ports
 // and watch the leader over the fault window, hit the target in waves (lib/scenario/cluster-steps.ts), then read every
 // alloc and judge.
-import { readFile } from 'node:fs/promises';
-import { basename } from 'node:path';
 import { randomInt } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import type { CheckDef, CheckResult } from '../model/check.js';
 import type { AllocSnap } from '../model/evidence.js';
+import { LAB_HOST_VOLUME } from '../model/volumes.js';
 import type { ClusterEvidence, FaultTurn, LeaderSeen, ProbeSeries } from '../model/cluster-evidence.js';
+import { readMarkers, readVolumeMarkers } from './volume-steps.js';
 import type { RunContext } from '../run/context.js';
 import type { ScenarioEnv } from '../run/scenario.js';
-import type { ApiJob } from '../nomad/api-types.js';
 import { sleep } from '../time/deadlines.js';
 import { judgeAll } from '../checks/define.js';
 import { topologyLabel, type Topology } from '../model/topology.js';
@@ -19,23 +17,21 @@ import { resolveSchedule, scheduleText, stepConfig, type ResolvedStep } from '..
 import { readSchedule } from './fault-step.js';
 import { targetText, targetTurns, type TargetSpec } from '../model/target.js';
 import { ConfigError } from '../errors.js';
-import { jobInfo, jobProblems, type JobInfo } from '../parse/nomad-job.js';
-import type { ProbeKinds } from '../checks/probe-kind.js';
-import { JOB_FIELD, jobLab, varFile } from './job-input.js';
+import type { JobType } from '../model/kinds.js';
 import { waitForLeader } from '../nomad/wait.js';
 import { durationSeconds } from '../config/durations.js';
 import { waitForBridgeClient } from './client-ready.js';
-import { awaitDeploymentBeforeFault, waitForJobHealthy } from './job-steps.js';
+import { awaitDeploymentBeforeFault } from './job-steps.js';
 import { readJobAllocs } from './reboot-steps.js';
 import { labTopology, leaderMachine, machinesOfRole, runWave, serverAddresses, waves } from './cluster-steps.js';
 import { seriesServices, seriesTargets, startProbeSeries } from './probe-series.js';
 import { startLeaderWatch } from './leader-watch.js';
 import { readSentinels, readServersAfterFault, withoutJournalLines } from './sentinel-steps.js';
+import { mergedProbeKinds, runsToEnd, setUpClusterJobs } from './cluster-jobs.js';
 import type { ServersRead } from '../model/sentinels.js';
 
 import { leaderAcross, REJOIN_MS } from './leader-across.js';
 import { agentWarningsOf, markSeries } from './cluster-records.js';
-const JOB_FILE = fileURLToPath(new URL('../../jobs/bridge-exec-http-spread.nomad.hcl', import.meta.url));
 const MIN = 60_000;
 /** How often the leader is asked during the fault window. */
 const LEADER_EVERY_MS = 1000;
@@ -87,63 +83,34 @@ export async function runClusterFault(
   // the agents are up and ready: a crash or a systemd restart of any of them from here on is the run's
   const agentsReadyMs = Date.now();
 
-  // the user's jobs as written (their variables from job.vars), or the shipped one with one alloc per client (at least
-  // two, so that a drain has somewhere to move one while the other serves)
-  const own = config.job.files;
-  const files = own.length ? own : [JOB_FILE];
-  const count = Math.max(2, clients.length);
-  ctx.fact('job.file', own.length ? own.join(', ') : undefined);
-  const several = files.length > 1;
-  const jobs: ParsedJob[] = [];
-  for (const file of files)
-    jobs.push(
-      await ctx.step(
-        several ? `parse the job ${basename(file)}` : 'parse the job',
-        async (d) => {
-          const hcl = await readFile(file, 'utf8');
-          const variables = own.length ? varFile(config.job.vars) : `count = ${count}\n`;
-          const job = await nomad.parseJob(hcl, { signal: d.signal, variables });
-          const { info, problems } = jobInfo(job);
-          const bad = [
-            ...problems.map((message) => ({ message, fix: 'see the README, "Your own job"' })),
-            ...(info ? jobProblems(info, own.length ? jobLab(config) : {}) : []),
-          ];
-          if (!info || bad.length)
-            throw new ConfigError(
-              bad.map((p) => ({
-                field: own.length ? JOB_FIELD : 'job',
-                value: file,
-                ...p,
-                ...(own.length ? {} : { fix: 'the shipped job' }),
-              })),
-            );
-          return { hcl, job, info };
-        },
-        { values: own.length ? { 'job.file': file } : { 'job.count': count } },
-      ),
-    );
-  const jobIds = jobs.map((j) => j.job.ID);
-  const jobId = jobIds[0]!;
-  const expectedAllocs = jobs.reduce((n, j) => n + j.info.expectedAllocs, 0);
-  const of = (j: ParsedJob): string => (several ? ` ${j.job.ID}` : '');
-  for (const j of jobs)
-    await ctx.step(`register the job${of(j)}`, (d) => nomad.registerJob(j.job, j.hcl, { signal: d.signal }), {
-      values: { 'job.id': j.job.ID },
-    });
-  const lab0 = { memoryMb: config.lab.memoryMb, cpus: config.lab.cpus };
-  const healthy: AllocSnap[] = [];
-  for (const j of jobs)
-    healthy.push(
-      ...(await ctx.step(
-        `wait until every alloc of the job${of(j)} runs`,
-        (d) => waitForJobHealthy(nomad, j.job.ID, j.info.expectedAllocs, lab0, d),
-        {
-          timeoutMs: (4 + 2 * j.info.expectedAllocs) * MIN,
-          values: { 'job.expected_allocs': j.info.expectedAllocs },
-        },
-      )),
-    );
+  const { jobs, jobIds, jobId, expectedAllocs, several, healthy } = await setUpClusterJobs(ctx, env, nomad, nodeOf);
   for (const id of jobIds) await awaitDeploymentBeforeFault(ctx, nomad, id);
+  // the allocs whose ephemeral disk is kept (sticky, migrate): what each task wrote to it before the fault
+  const diskGroups = new Set(
+    jobs.flatMap((j) =>
+      j.info.groups.filter((g) => g.disk.sticky || g.disk.migrate).map((g) => `${j.job.ID}/${g.name}`),
+    ),
+  );
+  const onDisk = (a: AllocSnap): boolean => diskGroups.has(`${a.jobId}/${a.taskGroup}`);
+  // the allocs mounting the lab's host volume: what each task wrote there, read on its client
+  const volumeGroups = new Set(
+    jobs.flatMap((j) =>
+      j.info.groups
+        .filter((g) => g.volumes.some((v) => v.type === 'host' && v.source === LAB_HOST_VOLUME.name))
+        .map((g) => `${j.job.ID}/${g.name}`),
+    ),
+  );
+  const onVolume = (a: AllocSnap): boolean => volumeGroups.has(`${a.jobId}/${a.taskGroup}`);
+  const volumeBefore = volumeGroups.size
+    ? await ctx.step("read each host volume's marker before the fault", (d) =>
+        readVolumeMarkers(lab, nodeNames, healthy.filter(onVolume), d, true),
+      )
+    : undefined;
+  const markersBefore = diskGroups.size
+    ? await ctx.step("read each kept disk's marker before the fault", (d) =>
+        readMarkers(nomad, healthy.filter(onDisk), d, true),
+      )
+    : undefined;
   ctx.fact(
     'allocs.before',
     healthy.map((a) => `${a.name} ${a.id.slice(0, 8)}@${nodeNames[a.nodeId] ?? a.nodeId.slice(0, 8)}`).join(' '),
@@ -171,7 +138,12 @@ export async function runClusterFault(
     if (ip) addresses.set(id, ip);
   }
   const kinds = mergedProbeKinds(jobs);
-  const services = seriesServices(healthy, kinds);
+  // a batch or sysbatch alloc ends by itself: the series probes what is meant to keep answering
+  const endless = new Set(jobs.filter((j) => !runsToEnd(j.info.type)).map((j) => j.job.ID));
+  const services = seriesServices(
+    healthy.filter((a) => endless.has(a.jobId)),
+    kinds,
+  );
   const series = services.length
     ? startProbeSeries({
         lab,
@@ -181,7 +153,7 @@ export async function runClusterFault(
         deadline: ctx.deadline,
         targets: async (d) =>
           seriesTargets(
-            (await Promise.all(jobIds.map((id) => readJobAllocs(nomad, id, d)))).flat(),
+            (await Promise.all([...endless].map((id) => readJobAllocs(nomad, id, d)))).flat(),
             kinds,
             (id) => nodeNames[id] ?? id.slice(0, 8),
             (id) => addresses.get(id),
@@ -211,7 +183,7 @@ export async function runClusterFault(
     config,
     target: plan.target,
     drain: plan.drain,
-    jobs: jobs.map((j) => ({ id: j.job.ID, expectedAllocs: j.info.expectedAllocs })),
+    jobs: jobs.map((j) => ({ id: j.job.ID, expectedAllocs: j.expected, runsToEnd: runsToEnd(j.info.type) })),
     driver: 'exec',
     nodeOf,
     down,
@@ -268,6 +240,31 @@ export async function runClusterFault(
     (await Promise.all(jobIds.map((id) => readJobAllocs(nomad, id, d)))).flat(),
   );
   ctx.artifact('job-allocs-after.json', JSON.stringify(after, null, 2));
+  const liveAfter = (a: AllocSnap): boolean =>
+    a.desiredStatus === 'run' && ['running', 'complete'].includes(a.clientStatus);
+  const volumeAfter = volumeBefore
+    ? await ctx.step("read each host volume's marker after the fault", (d) =>
+        readVolumeMarkers(
+          lab,
+          nodeNames,
+          after.filter((a) => onVolume(a) && liveAfter(a)),
+          d,
+          false,
+        ),
+      )
+    : undefined;
+  const markersAfter = markersBefore
+    ? await ctx.step("read each kept disk's marker after the fault", (d) =>
+        readMarkers(
+          nomad,
+          after.filter(
+            (a) => onDisk(a) && a.desiredStatus === 'run' && ['running', 'complete'].includes(a.clientStatus),
+          ),
+          d,
+          false,
+        ),
+      )
+    : undefined;
   if (turns.length)
     await ctx.step("read the Nomad agent's own warnings on each machine the fault hit", (d) =>
       agentWarningsOf(ctx, lab, turns, d),
@@ -288,8 +285,10 @@ export async function runClusterFault(
       machine: t.machine,
       role: t.role,
       record: t.reboot,
-      // a drained client's allocs moved away before its fault: it has nothing of the job to restore
-      hadAllocs: t.role === 'client' && !t.drain && healthy.some((a) => a.nodeId === t.nodeId),
+      // a drained client's allocs moved away before its fault: it has nothing of the job to restore (nor has a client
+      // whose only allocs had run to their end: complete batch allocs are not restored)
+      hadAllocs:
+        t.role === 'client' && !t.drain && healthy.some((a) => a.nodeId === t.nodeId && a.clientStatus === 'running'),
     })),
     servers: 'end of the run',
     serversAfterFaults,
@@ -298,7 +297,23 @@ export async function runClusterFault(
     topology: topologyLabel(topology),
     jobId,
     expectedAllocs,
-    ...(several ? { jobs: jobs.map((j) => ({ id: j.job.ID, expectedAllocs: j.info.expectedAllocs })) } : {}),
+    jobs: jobs.map((j) => {
+      const noReschedule = j.info.groups.filter((g) => g.noReschedule).map((g) => g.name);
+      const keptDisks = j.info.groups
+        .filter((g) => g.disk.sticky || g.disk.migrate)
+        .map((g) => ({ group: g.name, ...g.disk }));
+      const hostVolumes = j.info.groups
+        .filter((g) => g.volumes.some((v) => v.type === 'host' && v.source === LAB_HOST_VOLUME.name))
+        .map((g) => g.name);
+      return {
+        id: j.job.ID,
+        expectedAllocs: j.expected,
+        type: j.info.type as JobType,
+        ...(noReschedule.length ? { noReschedule } : {}),
+        ...(keptDisks.length ? { keptDisks } : {}),
+        ...(hostVolumes.length ? { hostVolumes } : {}),
+      };
+    }),
     nodeNames,
     turns,
     targeted: turnsPlanned.map((x) => (x.kind === 'leader' ? 'leader' : x.name)),
@@ -310,6 +325,8 @@ export async function runClusterFault(
     ...(recorded ? { series: recorded } : {}),
     ...(leader ? { leader } : {}),
     sentinels,
+    ...(markersBefore && markersAfter ? { markers: { before: markersBefore, after: markersAfter } } : {}),
+    ...(volumeBefore && volumeAfter ? { volumeMarkers: { before: volumeBefore, after: volumeAfter } } : {}),
   };
   // Note: the journals' lines stay out of this artifact (the host evidence keeps each journal as a file of its own)
   ctx.artifact(
@@ -317,23 +334,6 @@ export async function runClusterFault(
     JSON.stringify({ ...evidence, sentinels: withoutJournalLines(sentinels) }, null, 2),
   );
   return judgeAll(checks, evidence);
-}
-
-/** A job as parsed by the server, with what the scenario reads of it. */
-interface ParsedJob {
-  hcl: string;
-  job: ApiJob;
-  info: JobInfo;
-}
-
-/**
- * The probe kinds of several jobs as one lookup by group (a series service is "<group>/<port>"): the jobs' groups
- * named alike share a row, the first job's kind winning. Pure.
- */
-function mergedProbeKinds(jobs: readonly ParsedJob[]): ProbeKinds {
-  const out: ProbeKinds = {};
-  for (const j of jobs) for (const [g, k] of Object.entries(j.info.probeKinds)) out[g] = { ...k, ...out[g] };
-  return out;
 }
 
 /**

@@ -74,8 +74,8 @@ interface ClusterFaultInput {
   config: HarnessConfig;
   target: TargetSpec;
   drain: boolean;
-  /** the jobs run, each with the allocs it means to run */
-  jobs: readonly { id: string; expectedAllocs: number }[];
+  /** the jobs run, each with the allocs it means to run (batch and sysbatch: `runsToEnd`, complete counts) */
+  jobs: readonly { id: string; expectedAllocs: number; runsToEnd?: boolean }[];
   /** task driver the client nodes must have healthy again */
   driver: string;
   /** client machine -> its Nomad node ID */
@@ -271,7 +271,7 @@ async function settle(
     const broken = await ctx.step(
       `wait until every alloc of the job${several ? ` ${j.id}` : ''} runs again (wave ${n})`,
       (d) =>
-        waitForJobHealthy(nomad, j.id, j.expectedAllocs, lab0, d).then(
+        waitForJobHealthy(nomad, j.id, j.expectedAllocs, lab0, d, { runsToEnd: !!j.runsToEnd }).then(
           () => undefined,
           (err: unknown) => {
             if (ctx.deadline.signal.aborted && !(ctx.deadline.signal.reason instanceof TimeoutError)) throw err;

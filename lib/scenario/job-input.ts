@@ -1,18 +1,29 @@
-// The user's own jobs (--job, repeatable; job.file or job.files + job.vars): checked before anything is created (Nomad's build parses it on the
-// host; the scenario needs a service job with a bridge-mode group that runs once registered, drivers the box has and
-// static ports the clients can hold), and read again at run time through the server.
+// The user's own jobs (--job, repeatable; job.file or job.files + job.vars): checked before anything is created (Nomad's
+// build parses it on the host; the scenario needs a job of a type it judges that runs once registered, drivers the box
+// has and static ports the clients can hold), and read again at run time through the server.
 import { access } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { HarnessConfig } from '../config/schema.js';
 import type { ConfigProblem } from '../errors.js';
 import type { JobConverter } from '../cluster/job-convert.js';
-import { jobInfo, jobProblems, type JobLab } from '../parse/nomad-job.js';
+import { jobInfo, jobProblems, SERVICE_ONLY, type JobLab, type JobTypesTaken } from '../parse/nomad-job.js';
 import { DEFAULTS } from '../config/schema.js';
 import { DOCKER_BOX } from '../cluster/docker-image.js';
+import { LAB_HOST_VOLUME } from '../model/volumes.js';
 
-/** What --job takes on the scenarios that take it, as `list` says it (lib/parse/nomad-job.ts jobProblems refuses the rest). */
+/** What --job takes on bridge-exec-reboot, as `list` says it (lib/parse/nomad-job.ts jobProblems refuses the rest). */
 export const JOBS_TAKEN =
-  'service jobs with bridge-mode groups, host-mode groups (probed on their host port; the bridge-only checks skip them) or both; not system, batch, sysbatch, periodic or parameterized';
+  'service jobs with bridge-mode groups, host-mode groups (probed on their host port; the bridge-only checks skip them) or both; exec, raw_exec or docker (the Docker box) tasks; not system, batch, sysbatch (rolling-reboot and server-reboot take them), periodic or parameterized';
+
+/** The job types the cluster scenarios (rolling-reboot, server-reboot) judge. */
+export const CLUSTER_JOB_TYPES = (scenario: string): JobTypesTaken => ({
+  scenario,
+  types: ['service', 'system', 'sysbatch', 'batch'],
+});
+
+/** What --job takes on the cluster scenarios, as `list` says it. */
+export const CLUSTER_JOBS_TAKEN =
+  'service (bridge or host networking), system, sysbatch and batch jobs, several at once; exec, raw_exec or docker (the Docker box) tasks; kept ephemeral disks (sticky, migrate) and the lab host volume "reboot-harness" judged by volume-data; not periodic or parameterized, nor other volumes';
 
 /** How config problems about the job name their field. */
 export const JOB_FIELD = 'job.file (--job)';
@@ -82,10 +93,15 @@ export async function jobFileProblems(config: HarnessConfig, cwd = process.cwd()
 }
 
 /**
- * Every problem with the user's job at once: unreadable, Nomad cannot parse it, not a service job, no bridge group,
- * periodic or parameterized, a driver the box lacks, a static port on more allocs than clients.
+ * Every problem with the user's job at once: unreadable, Nomad cannot parse it, a type the scenario does not judge, a
+ * service job with nothing to probe, periodic or parameterized, a driver the box lacks, a static port on more allocs
+ * than clients.
  */
-export async function checkJobInput(config: HarnessConfig, convert: JobConverter): Promise<ConfigProblem[]> {
+export async function checkJobInput(
+  config: HarnessConfig,
+  convert: JobConverter,
+  taken: JobTypesTaken = SERVICE_ONLY,
+): Promise<ConfigProblem[]> {
   const files = config.job.files;
   const first = await jobFileProblems(config);
   if (!files.length || first.length) return first;
@@ -114,7 +130,7 @@ export async function checkJobInput(config: HarnessConfig, convert: JobConverter
       })),
     );
     if (!info) continue;
-    out.push(...jobProblems(info, jobLab(config)).map((p) => ({ field: JOB_FIELD, value: file, ...p })));
+    out.push(...jobProblems(info, jobLab(config), taken).map((p) => ({ field: JOB_FIELD, value: file, ...p })));
     const twin = ids.get(info.id);
     if (twin)
       out.push({
@@ -130,17 +146,22 @@ export async function checkJobInput(config: HarnessConfig, convert: JobConverter
 
 /**
  * What the config's lab offers a job before it exists: its clients, and the drivers of the boxes the harness builds
- * (the default box runs exec only: raw_exec is off in its client config, Docker absent; the Docker box adds docker).
- * Existing hosts (lab.provider: ssh) and other boxes are asked once the lab is up.
+ * (the default box runs exec, and raw_exec when a job uses it: the clients enable it then; Docker absent; the Docker box
+ * adds docker). Existing hosts (lab.provider: ssh) and other boxes are asked once the lab is up.
  */
 export function jobLab(config: Pick<HarnessConfig, 'lab'>): JobLab {
   const drivers =
     config.lab.provider === 'ssh'
       ? undefined
       : config.lab.box === DEFAULTS.lab.box
-        ? ['exec']
+        ? ['exec', 'raw_exec']
         : config.lab.box === DOCKER_BOX
-          ? ['exec', 'docker']
+          ? ['exec', 'raw_exec', 'docker']
           : undefined;
-  return { clients: config.lab.clients, ...(drivers ? { drivers, box: config.lab.box } : {}) };
+  // every client the harness installs declares the lab's host volume (vms/templates/client.hcl)
+  return {
+    clients: config.lab.clients,
+    hostVolumes: [LAB_HOST_VOLUME.name],
+    ...(drivers ? { drivers, box: config.lab.box } : {}),
+  };
 }

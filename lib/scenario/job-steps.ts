@@ -38,6 +38,9 @@ function describeJobAllocs(allocs: ApiAllocListStub[]): string {
 
 const healthy = (a: ApiAllocListStub): boolean =>
   a.ClientStatus === 'running' && Object.values(a.TaskStates ?? {}).every((t) => t.State === 'running');
+/** A batch or sysbatch alloc that ran to its end: as good as running (its tasks finished, none failed). */
+const ranToEnd = (a: ApiAllocListStub): boolean =>
+  a.ClientStatus === 'complete' && Object.values(a.TaskStates ?? {}).every((t) => t.State === 'dead' && !t.Failed);
 const ENDED = new Set(['failed', 'lost', 'complete']);
 
 /** Nomad's placement failure for the job when it has a blocked eval and an eval with FailedTGAllocs; else undefined. */
@@ -51,9 +54,10 @@ async function placementFailure(nomad: Nomad, jobId: string, lab: LabSize, d: De
 }
 
 /**
- * Wait until every alloc the job asks for (`expected`) runs with every task running; returns them as full allocs.
- * Fails at once when an alloc failed (naming each alloc and its last events) or Nomad could not place the job (its
- * placement failure and the flag that fixes it): both before any reboot, never as a verdict.
+ * Wait until every alloc the job asks for (`expected`) runs with every task running (for a batch or sysbatch job
+ * `runsToEnd`: or has run to its end); returns them as full allocs. Fails at once when an alloc failed (naming each
+ * alloc and its last events) or Nomad could not place the job (its placement failure and the flag that fixes it): both
+ * before any reboot, never as a verdict.
  */
 export async function waitForJobHealthy(
   nomad: Nomad,
@@ -61,13 +65,15 @@ export async function waitForJobHealthy(
   expected: number,
   lab: LabSize,
   d: Deadline,
+  o: { runsToEnd?: boolean } = {},
 ): Promise<AllocSnap[]> {
+  const good = (a: ApiAllocListStub): boolean => healthy(a) || (!!o.runsToEnd && ranToEnd(a));
   const judge = async (allocs: ApiAllocListStub[], dd: Deadline): Promise<Probe<ApiAllocListStub[]>> => {
     const live = allocs.filter((a) => a.DesiredStatus === 'run');
-    const ok = live.filter(healthy);
+    const ok = live.filter(good);
     if (ok.length >= expected && live.length === ok.length) return { done: true, value: ok };
     const state = `${ok.length} of ${expected} allocs healthy; ${describeJobAllocs(allocs) || 'no alloc yet'}`;
-    if (live.some((a) => ENDED.has(a.ClientStatus)))
+    if (live.some((a) => ENDED.has(a.ClientStatus) && !good(a)))
       return { done: false, terminal: true, reason: `job "${jobId}" never became healthy: ${state}` };
     const unplaced = live.length < expected ? await placementFailure(nomad, jobId, lab, dd) : undefined;
     return unplaced ? { done: false, terminal: true, reason: unplaced } : { done: false, reason: state };

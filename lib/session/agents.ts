@@ -1,6 +1,8 @@
 // Nomad on a lab: install and start every agent (servers form one Raft cluster, clients list every server), wait for a
 // leader and every client node, and take a warm lab's snapshot of agents that are ready.
+import { readFile } from 'node:fs/promises';
 import { installNomad } from '../cluster/provision.js';
+import { jobsUseRawExec } from '../parse/nomad-job.js';
 import type { HarnessConfig } from '../config/schema.js';
 import type { ProvidedLab } from '../lab/provider.js';
 import type { WarmLab } from '../lab/warm/warm-lab.js';
@@ -82,6 +84,13 @@ export async function provisionAgents(
   const { lab, warm } = provided;
   const { config } = o;
   const snap = warm?.decision.mode === 'reuse' ? warm.record.snapshot : undefined;
+  // raw_exec is off in Nomad by default: the clients enable it only when a job of the run uses it (a warm
+  // lab's key holds this too: lib/lab/warm/warm-lab.ts)
+  const rawExec = await jobsUseRawExec(config.job.files, (f) => readFile(f, 'utf8'));
+  ctx.fact(
+    'client.raw_exec',
+    rawExec ? 'enabled: a job of the run uses the raw_exec driver' : "off (Nomad's default: no job of the run uses it)",
+  );
   if (warm && snap?.nomadVersion !== undefined) {
     await agentsReady(ctx, lab, d, { ...o, when: 'after the revert' });
     for (const [name, client] of namedMachinesOf(lab, 'client')) await waitClientAgentReady(name, client, d);
@@ -108,6 +117,7 @@ export async function provisionAgents(
           server_ips: serverIps,
           bootstrap_expect: serverIps.length,
           heartbeat_grace: config.nomad.heartbeatGrace,
+          raw_exec: rawExec,
           ...(iface ? { network_interface: iface } : {}),
         },
       });

@@ -141,7 +141,7 @@ for (const build of builds) {
       const batch = await convert({ nomadBinary: build.path, file: join(dir, 'batch.nomad.hcl'), vars: {} });
       t.match(
         jobProblems(jobInfo(batch.ok ? batch.job : undefined).info!).map((p) => p.message),
-        [/is a batch job/, /no group with network \{ mode = "bridge" \}/],
+        [/is a batch job: bridge-exec-reboot judges service jobs only/],
       );
       // through the CLI: refused before anything is created (no lab, no network namespace needed)
       const cli = await runCli(t, [

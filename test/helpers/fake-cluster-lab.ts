@@ -14,6 +14,8 @@ import { AGENT_UNIT_COMMAND } from '../../lib/lab/observe.js';
 import { unitShow } from './fake-lab.js';
 import type { FakeNomad } from './fake-nomad/index.js';
 import { addClientNode, allocAnswered, healthByProbe, otherNodeRestarted } from './fake-nomad/nodes.js';
+import { hostVolumeFile } from './fake-nomad/job-types.js';
+import { LAB_HOST_VOLUME } from '../../lib/model/volumes.js';
 
 /**
  * Does a running alloc answer on host:port when asked from the machine on node `from`: through its node's address and
@@ -67,6 +69,19 @@ export function createFakeClusterLab(nomad: FakeNomad, t: Topology): Lab & { des
       if (cmd.includes('journalctl -u nomad'))
         return ok(name === first && !cmd.includes(' -b -') ? nomad.clientLog().join('\n') : '-- No entries --\n');
       if (cmd === AGENT_UNIT_COMMAND) return ok(unitShow(0));
+      // the lab's host volume on this client: what the tasks that mounted it there wrote (fake-nomad/job-types.ts)
+      const volumeFile = new RegExp(`^cat '?${LAB_HOST_VOLUME.path}/([^']+)'?$`).exec(cmd);
+      if (volumeFile) {
+        const marker = hostVolumeFile(nomad.cluster, nodeOf.get(name) ?? '', volumeFile[1]!);
+        return marker === undefined
+          ? {
+              code: 1,
+              stdout: '',
+              stderr: `cat: ${LAB_HOST_VOLUME.path}/${volumeFile[1]}: No such file or directory`,
+              durationMs: 1,
+            }
+          : ok(`${marker}\n`);
+      }
       // the machine's own agent answers /v1/status/leader: here the stand-in's API, unreachable while its server is down
       if (cmd === LEADER_COMMAND) {
         const r = await fetch(`${nomad.addr}/v1/status/leader`).catch(() => undefined);

@@ -315,7 +315,7 @@ function versionInPath(path: string): string | undefined {
  */
 export async function standInCluster(
   topology: Topology,
-  o: { cwd: string; timeline?: Timeline },
+  o: { cwd: string; timeline?: Timeline; nomadVersion?: string },
 ): Promise<{
   nomad: FakeNomad;
   lab: ReturnType<typeof createFakeClusterLab>;
@@ -327,6 +327,7 @@ export async function standInCluster(
     timeline: o.timeline ?? 'restored',
     clientNodeName: slotName(topology, 'client', 1),
     stepMs: 20,
+    ...(o.nomadVersion ? { nomadVersion: o.nomadVersion } : {}),
   });
   const lab = createFakeClusterLab(nomad, topology);
   const out: string[] = [];
@@ -341,7 +342,7 @@ export async function standInCluster(
     ...envOn(
       config,
       () => nomad,
-      () => '1.9.7',
+      () => o.nomadVersion ?? '1.9.7',
       versionInPath,
     ),
   });

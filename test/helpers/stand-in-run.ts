@@ -144,9 +144,15 @@ export async function runOnStandIn<S extends StandInLike>(
   return { code, s, dir, run, verdicts, junitPath };
 }
 
-/** A run of `scenario` on a stand-in cluster of `topology`. */
-export function runOnCluster(t: Test, scenario: string, topology: Topology, extra: readonly string[] = []) {
-  return runOnStandIn(t, (cwd) => standInCluster(topology, { cwd }), scenario, extra);
+/** A run of `scenario` on a stand-in cluster of `topology` (its Nomad line `nomadVersion`, default 1.9.7). */
+export function runOnCluster(
+  t: Test,
+  scenario: string,
+  topology: Topology,
+  extra: readonly string[] = [],
+  o: { nomadVersion?: string } = {},
+) {
+  return runOnStandIn(t, (cwd) => standInCluster(topology, { cwd, ...o }), scenario, extra);
 }
 
 /** A run of `scenario` on the stand-in pair, its Nomad answering on `timeline`. */

@@ -127,9 +127,10 @@ t.test(
     ]);
     t.equal(r.code, 0, 'exit 0');
     const e = clusterEvidenceOf(r.run);
+    // each job with its type and the groups whose reschedule policy allows none (both examples set attempts = 0)
     t.same(e.jobs, [
-      { id: 'bridge-count-3', expectedAllocs: 3 },
-      { id: 'bridge-two-groups', expectedAllocs: 2 },
+      { id: 'bridge-count-3', expectedAllocs: 3, type: 'service', noReschedule: ['web'] },
+      { id: 'bridge-two-groups', expectedAllocs: 2, type: 'service', noReschedule: ['web', 'echo'] },
     ]);
     t.equal(e.expectedAllocs, 5);
     t.same([...new Set(e.before.map((a) => a.jobId))].sort(), ['bridge-count-3', 'bridge-two-groups'], 'both ran');

@@ -20,19 +20,23 @@ t.test('list, list --json', async (t) => {
     for (const c of s.checks) t.match(p.out(), `- ${c.id}: `, `${s.name} lists ${c.id}`);
   }
   t.match(p.out(), 'bridge-exec-reboot (needs --nomad <build>)');
-  // which jobs each takes: yours on the Nomad reboot scenarios, its own elsewhere
-  for (const name of ['bridge-exec-reboot', 'rolling-reboot', 'server-reboot'])
+  // which jobs each takes: yours on the Nomad reboot scenarios (the job types each judges), its own elsewhere
+  t.match(
+    p.out(),
+    /bridge-exec-reboot [^\n]*\n[^\n]*\n {2}jobs: its shipped job, or yours with --job: service jobs with bridge-mode groups, host-mode groups[^\n]*not system, batch, sysbatch/,
+  );
+  for (const name of ['rolling-reboot', 'server-reboot'])
     t.match(
       p.out(),
       new RegExp(
-        `${name} [^\\n]*\\n[^\\n]*\\n  jobs: its shipped job, or yours with --job: service jobs with bridge-mode groups, host-mode groups`,
+        `${name} [^\\n]*\\n[^\\n]*\\n  jobs: its shipped job, or yours with --job: service \\(bridge or host networking\\), system, sysbatch and batch jobs`,
       ),
     );
   t.match(p.out(), /upgrade-in-place [^\n]*\n[^\n]*\n {2}jobs: its own \(it refuses --job\)/);
   const j = probe(t.testdir());
   t.equal(await main(['list', '--json'], j.deps), 0);
   const doc = JSON.parse(j.out()) as { name: string; needsNomad: boolean; jobs?: string; checks: { id: string }[] }[];
-  t.match(doc.find((s) => s.name === 'rolling-reboot')?.jobs, /host-mode groups/);
+  t.match(doc.find((s) => s.name === 'rolling-reboot')?.jobs, /system, sysbatch and batch jobs/);
   t.equal(doc.find((s) => s.name === 'cni-ipam-reboot')?.jobs, undefined, 'no --job there');
   t.same(
     doc.map((s) => s.name),

@@ -53,6 +53,12 @@ t.test('installNomad uploads, configures, persists bridge prerequisites and star
   t.match(calls.find((c) => c.cmd.endsWith(REMOTE.unit))?.stdin, /\[Service\]/);
   t.ok(cmds.some((c) => c.includes('modprobe -a bridge br_netfilter')));
   t.match(cmds[cmds.length - 1], /systemctl enable --now nomad\.service/);
+  // the client's static host volume: declared in its config, its directory made before the agent starts
+  t.match(cfg?.stdin, /host_volume "reboot-harness" \{\n\s+path\s+= "\/srv\/reboot-harness"/);
+  const mkdir = cmds.findIndex(
+    (c) => c === "install -d -m 0777 '/srv/reboot-harness'" || c === 'install -d -m 0777 /srv/reboot-harness',
+  );
+  t.ok(mkdir >= 0 && mkdir < cmds.length - 1, 'the volume directory exists before nomad starts');
 });
 
 t.test('installNomad stops at the first failing step with the machine and step named', async (t) => {

@@ -1,8 +1,8 @@
 // The user's job, pure parts: Nomad's job JSON read (jobInfo, jobProblems), probe kinds from meta, the placement failure
 // text and its fix, the -var flags and var-file, Nomad's message from a failed conversion, and the converter's argv.
 import t from 'tap';
-import { jobInfo, jobProblems } from '../../lib/parse/nomad-job.js';
-import { jobLab } from '../../lib/scenario/job-input.js';
+import { expectedAllocsOn, jobInfo, jobProblems, jobsUseRawExec } from '../../lib/parse/nomad-job.js';
+import { CLUSTER_JOB_TYPES, jobLab } from '../../lib/scenario/job-input.js';
 import { DEFAULTS } from '../../lib/config/schema.js';
 import { DOCKER_BOX } from '../../lib/cluster/docker-image.js';
 import { defaultProbeKind, probeKindOf, probeKindsFromMeta } from '../../lib/checks/probe-kind.js';
@@ -68,8 +68,8 @@ t.test('jobInfo reads -output JSON: defaults for null, groups, ports, drivers, p
   t.match(jobInfo('nope'), { problems: [/is not a Nomad job/] });
 });
 
-t.test('jobProblems: batch, sysbatch, system, no bridge group, nothing to run; all at once', async (t) => {
-  const job = (type: string, mode = 'bridge', count = 1) =>
+t.test('jobProblems: the job types each scenario judges, no bridge group, nothing to run; all at once', async (t) => {
+  const job = (type: string, mode = 'bridge', count = 1, ports = [{ Label: 'http', To: 8080 }]) =>
     jobInfo({
       Job: {
         ID: 'j',
@@ -78,24 +78,142 @@ t.test('jobProblems: batch, sysbatch, system, no bridge group, nothing to run; a
           {
             Name: 'g',
             Count: count,
-            Networks: [{ Mode: mode, DynamicPorts: [{ Label: 'http', To: 8080 }] }],
+            Networks: [{ Mode: mode, DynamicPorts: ports }],
             Tasks: [{ Name: 't', Driver: 'exec' }],
           },
         ],
       },
     }).info!;
+  // bridge-exec-reboot (the default): service jobs only, each other type refused with where it is judged
   t.match(
     jobProblems(job('batch', 'none')).map((p) => p.message),
-    [
-      /is a batch job: its allocs finish/,
-      /group "g" has network \{ mode = "none" \}/,
-      /has no group with network \{ mode = "bridge" \} or a host port to probe \(groups: g\)/,
-    ],
+    [/is a batch job: bridge-exec-reboot judges service jobs only/, /group "g" has network \{ mode = "none" \}/],
   );
-  t.match(jobProblems(job('sysbatch')), [{ message: /sysbatch job/, fix: /type = "service"/ }]);
-  t.match(jobProblems(job('system')), [{ message: /system job: Nomad restores system allocs without waiting/ }]);
+  for (const type of ['sysbatch', 'system', 'batch'])
+    t.match(jobProblems(job(type)), [
+      { message: new RegExp(`${type} job: bridge-exec-reboot`), fix: /rolling-reboot or server-reboot/ },
+    ]);
+  t.match(jobProblems(job('cron')), [
+    { message: /has type "cron", which Nomad does not run/, fix: /type = "sysbatch"/ },
+  ]);
   t.match(jobProblems(job('service', 'bridge', 0)), [{ message: /asks for no alloc/ }]);
   t.same(jobProblems(job('service')), []);
+  t.match(jobProblems(job('service', 'host', 1, [])), [
+    { message: /has no group with network \{ mode = "bridge" \} or a host port/ },
+  ]);
+  // the cluster scenarios: every type; a system, batch or sysbatch job need map no port (its allocs' fate is judged)
+  const cluster = CLUSTER_JOB_TYPES('rolling-reboot');
+  for (const type of ['service', 'system', 'sysbatch', 'batch'])
+    t.same(jobProblems(job(type), {}, cluster), [], `${type} on rolling-reboot`);
+  for (const type of ['system', 'sysbatch', 'batch']) {
+    t.same(jobProblems(job(type, 'host', 1, []), {}, cluster), [], `${type} without a port`);
+    t.same(jobProblems(job(type, 'bridge', 1, []), {}, cluster), [], `${type} in a bridge group without a port`);
+  }
+  t.match(jobProblems(job('service', 'host', 1, []), {}, cluster), [{ message: /no group with network/ }]);
+});
+
+t.test('expectedAllocsOn: a system or sysbatch group runs one alloc per client, the others their count', async (t) => {
+  const job = (type: string, counts: number[]) =>
+    jobInfo({
+      Job: { ID: 'j', Type: type, TaskGroups: counts.map((c, i) => ({ Name: `g${i}`, Count: c, Tasks: [] })) },
+    }).info!;
+  t.equal(expectedAllocsOn(job('system', [1, 1]), 3), 6);
+  t.equal(expectedAllocsOn(job('sysbatch', [1]), 2), 2);
+  t.equal(expectedAllocsOn(job('system', [0, 1]), 2), 2, 'a group of count 0 runs nowhere');
+  t.equal(expectedAllocsOn(job('service', [3, 1]), 2), 4);
+  t.equal(expectedAllocsOn(job('batch', [2]), 5), 2);
+});
+
+t.test('a reschedule policy that allows none and a kept ephemeral disk are read per group', async (t) => {
+  const info = jobInfo({
+    Job: {
+      ID: 'j',
+      Type: 'batch',
+      TaskGroups: [
+        {
+          Name: 'once',
+          ReschedulePolicy: { Attempts: 0, Unlimited: false },
+          EphemeralDisk: { Sticky: true, Migrate: false, SizeMB: 300 },
+          Tasks: [],
+        },
+        { Name: 'default', ReschedulePolicy: null, Tasks: [] },
+        { Name: 'forever', ReschedulePolicy: { Attempts: 0, Unlimited: true }, Tasks: [] },
+        { Name: 'twice', ReschedulePolicy: { Attempts: 2, Unlimited: false }, Tasks: [] },
+      ],
+    },
+  }).info!;
+  t.same(
+    info.groups.map((g) => [g.name, g.noReschedule]),
+    [
+      ['once', true],
+      ['default', false],
+      ['forever', false],
+      ['twice', false],
+    ],
+  );
+  t.same(
+    info.groups.map((g) => g.disk),
+    [
+      { sticky: true, migrate: false },
+      { sticky: false, migrate: false },
+      { sticky: false, migrate: false },
+      { sticky: false, migrate: false },
+    ],
+    'ephemeral_disk read per group (absent: neither)',
+  );
+});
+
+t.test(
+  "volumes: the lab's host volume is taken; another host volume or a CSI volume is refused with the fix",
+  async (t) => {
+    const job = (volumes: Record<string, unknown>) =>
+      jobInfo({
+        Job: {
+          ID: 'j',
+          Type: 'batch',
+          TaskGroups: [{ Name: 'g', Count: 1, Volumes: volumes, Tasks: [{ Name: 't', Driver: 'exec' }] }],
+        },
+      }).info!;
+    const lab = { hostVolumes: ['reboot-harness'] };
+    const cluster = CLUSTER_JOB_TYPES('rolling-reboot');
+    const ok = job({ data: { Name: 'data', Type: 'host', Source: 'reboot-harness', ReadOnly: false } });
+    t.same(ok.groups[0]!.volumes, [{ name: 'data', type: 'host', source: 'reboot-harness' }]);
+    t.same(jobProblems(ok, lab, cluster), []);
+    t.match(jobProblems(job({ db: { Type: 'host', Source: 'pg-data' } }), lab, cluster), [
+      {
+        message:
+          /group "g" volume "db" asks for the host volume "pg-data", which the lab's clients do not declare \(they declare "reboot-harness"\)/,
+        fix: /source = "reboot-harness"/,
+      },
+    ]);
+    t.match(jobProblems(job({ ebs: { Type: 'csi', Source: 'vol-1' } }), lab, cluster), [
+      { message: /volume "ebs" is a csi volume: the lab runs no csi plugin/ },
+    ]);
+    t.same(
+      jobProblems(job({ db: { Type: 'host', Source: 'pg-data' } }), {}, cluster),
+      [],
+      'volumes not known: not judged',
+    );
+  },
+);
+
+t.test('jobsUseRawExec: a job file whose task runs raw_exec, in HCL or JSON; unreadable files are none', async (t) => {
+  const files: Record<string, string> = {
+    'a.hcl': 'job "a" {\n  group "g" {\n    task "t" {\n      driver = "exec"\n    }\n  }\n}\n',
+    'b.hcl': 'job "b" {\n  group "g" {\n    task "t" {\n      driver   =   "raw_exec"\n    }\n  }\n}\n',
+    'c.json': '{"Job": {"TaskGroups": [{"Tasks": [{"Driver": "raw_exec"}]}]}}',
+    'd.hcl': '# driver = "raw_exec_like"\njob "d" { group "g" { task "t" { driver = "docker" } } }',
+  };
+  const read = async (f: string) => {
+    const text = files[f];
+    if (text === undefined) throw new Error('ENOENT');
+    return text;
+  };
+  t.equal(await jobsUseRawExec(['a.hcl'], read), false);
+  t.equal(await jobsUseRawExec(['a.hcl', 'b.hcl'], read), true);
+  t.equal(await jobsUseRawExec(['c.json'], read), true);
+  t.equal(await jobsUseRawExec(['d.hcl', 'gone.hcl'], read), false);
+  t.equal(await jobsUseRawExec([], read), false);
 });
 
 t.test(
@@ -222,10 +340,16 @@ t.test(
 
 t.test('jobLab: the drivers of the boxes the harness builds; other boxes and existing hosts not guessed', async (t) => {
   const lab = (over: Partial<typeof DEFAULTS.lab>) => jobLab({ lab: { ...DEFAULTS.lab, ...over } });
-  t.same(lab({ clients: 2 }), { clients: 2, drivers: ['exec'], box: DEFAULTS.lab.box });
-  t.same(lab({ box: DOCKER_BOX }).drivers, ['exec', 'docker']);
-  t.same(lab({ box: 'my/box' }), { clients: 1 });
-  t.same(lab({ provider: 'ssh' }), { clients: 1 });
+  // raw_exec: the harness enables it on the clients when a job uses it
+  t.same(lab({ clients: 2 }), {
+    clients: 2,
+    hostVolumes: ['reboot-harness'],
+    drivers: ['exec', 'raw_exec'],
+    box: DEFAULTS.lab.box,
+  });
+  t.same(lab({ box: DOCKER_BOX }).drivers, ['exec', 'raw_exec', 'docker']);
+  t.same(lab({ box: 'my/box' }), { clients: 1, hostVolumes: ['reboot-harness'] });
+  t.same(lab({ provider: 'ssh' }), { clients: 1, hostVolumes: ['reboot-harness'] }, 'the harness installs its agents');
 });
 
 t.test('probe kinds: label convention, meta over it, group meta over job meta, bad values', async (t) => {

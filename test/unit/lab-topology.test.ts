@@ -165,6 +165,13 @@ t.test('agent configs of a cluster: one Raft cluster of every server, clients li
   ).hcl;
   t.match(c2, /servers\s+= \["10\.199\.0\.10:4647", "10\.199\.0\.11:4647", "10\.199\.0\.12:4647"\]/);
   t.match(c2, /name\s+= "client-2"/);
+  t.match(c2, /plugin "raw_exec" \{\n  config \{\n    enabled = false\n/, "raw_exec off, Nomad's default");
+  const raw = renderAgentFiles(
+    'client',
+    { private_ip: '10.199.0.14', node_name: 'client-2', server_ips: servers, raw_exec: true },
+    await tpl('client'),
+  ).hcl;
+  t.match(raw, /plugin "raw_exec" \{\n  config \{\n    enabled = true\n/, 'raw_exec on when a job uses it');
   const lone = renderAgentFiles('server', { private_ip: '10.199.0.10' }, await tpl('server')).hcl;
   t.match(lone, /bootstrap_expect = 1\n/);
   t.match(lone, /retry_join = \[\]/, 'a lone server joins nobody');

@@ -26,15 +26,22 @@ client {
   cni_path              = "/opt/cni/bin"
   bridge_network_name   = "nomad"
   bridge_network_subnet = "172.26.64.0/20"
+  # the lab's static host volume (lib/model/volumes.ts LAB_HOST_VOLUME): a job's group may mount it (volume-data judges
+  # the marker its task writes there); the agent install creates the directory before the agent starts
+  host_volume "reboot-harness" {
+    path      = "/srv/reboot-harness"
+    read_only = false
+  }
   options {
     # the lab has no cloud metadata service: skip probes that each wait for a timeout at every agent start
     "fingerprint.denylist" = "env_aws,env_gce,env_azure,env_digitalocean"
   }
 }
 
+# Off by default, as in Nomad: the harness turns it on only when a job of the run uses raw_exec (the run's facts say so)
 plugin "raw_exec" {
   config {
-    enabled = true
+    enabled = {{ raw_exec }}
   }
 }
 

@@ -41,6 +41,8 @@ export interface WarmInputs {
     heartbeatGrace: string;
     /** sha256 of the agent templates (server.hcl, client.hcl, nomad.service) */
     templates: string;
+    /** the clients run raw_exec (a job of the run uses it); absent: off */
+    rawExec?: boolean;
   };
 }
 

@@ -30,6 +30,7 @@ import {
 } from '../../vagrant/snapshot.js';
 import { createVagrant, type VagrantOptions } from '../../vagrant/vagrant.js';
 import { TEMPLATE_DIR } from '../../cluster/templates.js';
+import { jobsUseRawExec } from '../../parse/nomad-job.js';
 import { createVagrantLab } from '../vagrant/vagrant-lab.js';
 import { LAB_SPEC_FILE, serialLogPath, slotOf, type LabSpec } from '../../model/lab-spec.js';
 import {
@@ -141,6 +142,7 @@ export async function warmInputsFor(
           sha256: await sha256File(config.nomadBinary),
           heartbeatGrace: config.nomad.heartbeatGrace,
           templates: await templatesSha256(),
+          ...((await jobsUseRawExec(config.job.files, (f) => fs.readFile(f, 'utf8'))) ? { rawExec: true } : {}),
         }
       : undefined;
   return {

@@ -76,6 +76,8 @@ function toGroup(g: HclBlock, tmpl: ApiTaskGroup): ApiTaskGroup {
   const net = g.blocks.find((b) => b.type === 'network');
   const ports = net?.blocks.filter((b) => b.type === 'port') ?? [];
   const resched = g.blocks.find((b) => b.type === 'reschedule');
+  const disk = g.blocks.find((b) => b.type === 'ephemeral_disk');
+  const volumes = g.blocks.filter((b) => b.type === 'volume');
   const disc = g.blocks.find((b) => b.type === 'disconnect');
   const maxClientDisconnect = str(g.attrs.max_client_disconnect);
   const taskTmpl = (tmpl.Tasks ?? [])[0]!;
@@ -86,6 +88,35 @@ function toGroup(g: HclBlock, tmpl: ApiTaskGroup): ApiTaskGroup {
     Meta: meta(g),
     Services: services(g),
     ReschedulePolicy: { ...(tmpl.ReschedulePolicy as object), ...(resched ? reschedulePolicy(resched) : {}) },
+    ...(volumes.length
+      ? {
+          Volumes: Object.fromEntries(
+            volumes.map((v) => [
+              v.labels[0]!,
+              {
+                Name: v.labels[0]!,
+                Type: str(v.attrs.type) ?? 'host',
+                Source: str(v.attrs.source) ?? '',
+                ReadOnly: v.attrs.read_only === true,
+                AccessMode: '',
+                AttachmentMode: '',
+                MountOptions: null,
+                PerAlloc: false,
+                Sticky: false,
+              },
+            ]),
+          ),
+        }
+      : {}),
+    ...(disk
+      ? {
+          EphemeralDisk: {
+            Sticky: disk.attrs.sticky === true,
+            Migrate: disk.attrs.migrate === true,
+            SizeMB: num(disk.attrs.size) ?? 300,
+          },
+        }
+      : {}),
     ...(disc ? { Disconnect: disconnectStrategy(disc) } : {}),
     ...(maxClientDisconnect ? { MaxClientDisconnect: durationNs(maxClientDisconnect) } : {}),
     Networks: net

@@ -4,6 +4,7 @@ import type { ApiJob, ApiJobDeregisterResponse, ApiJobRegisterResponse } from '.
 import type { Cluster } from './cluster.js';
 import { nowNs, nowRfc3339, taskEvent } from './payloads.js';
 import { startDeployment } from './deployments.js';
+import { perNode, placeSystem } from './job-types.js';
 
 /**
  * The job as the server stores and serves it (/v1/job/:id, Job events): the api-only job-level Migrate and Reschedule
@@ -35,15 +36,17 @@ export function registerJob(c: Cluster, submitted: ApiJob): ApiJobRegisterRespon
     const liveAllocs = [...c.allocs.values()].filter((a) => a.JobID === job.ID && a.DesiredStatus === 'run');
     const live = liveAllocs.length > 0;
     const failures: Record<string, unknown> = {};
-    if (!live) startDeployment(c, job);
-    if (!live && c.node.Status === 'ready') c.placeAllocs(job, ev.ID, [], new Set(), failures);
+    // Note: system, sysbatch and batch jobs have no deployment
+    if (!live && !['system', 'sysbatch', 'batch'].includes(job.Type ?? '')) startDeployment(c, job);
+    if (perNode(job)) placeSystem(c, job, ev.ID);
+    else if (!live && c.node.Status === 'ready') c.placeAllocs(job, ev.ID, [], new Set(), failures);
     // a scale-up: place the missing indexes, keep the running allocs (their names are job.group[index])
     const names = new Set(liveAllocs.map((a) => a.Name));
     const missing = (job.TaskGroups ?? []).some((g) =>
       Array.from({ length: g.Count }, (_, i) => `${job.ID}.${g.Name}[${i}]`).some((n) => !names.has(n)),
     );
-    if (live && missing && c.node.Status === 'ready') c.placeAllocs(job, ev.ID, [], names, failures);
-    const blocked = !live && c.node.Status !== 'ready';
+    if (live && missing && !perNode(job) && c.node.Status === 'ready') c.placeAllocs(job, ev.ID, [], names, failures);
+    const blocked = !live && !perNode(job) && c.node.Status !== 'ready';
     // a placement failure leaves a blocked eval behind (it places the rest once something changes on the node)
     // real v1.9.3: the blocked eval carries the same FailedTGAllocs (test/fixtures/nomad/real-1.9.3/placement-failure)
     const blockedEval = Object.keys(failures).length

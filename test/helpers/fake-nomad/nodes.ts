@@ -12,6 +12,7 @@
 import type { ApiAllocation, ApiJob, ApiNode } from '../../../lib/nomad/api-types.js';
 import type { Cluster } from './cluster.js';
 import { newNode, nowRfc3339, taskEvent } from './payloads.js';
+import { drainBatchAlloc, drainOrder, placeSystemOnEligible, stopSystemAllocs } from './job-types.js';
 
 const TERMINAL = new Set(['complete', 'failed', 'lost']);
 /** An alloc's DesiredTransition with nothing asked (real 1.9.7 list stub). */
@@ -129,7 +130,9 @@ export function drainNode(c: Cluster, n: ApiNode, spec: { Deadline?: number } | 
     },
     { Message: 'Node drain strategy set', Subsystem: 'Drain' },
   );
-  c.later(1, () => drainNext(c, n, liveOn(c, n.ID)));
+  // the system scheduler's allocs last: a drain stops them once the others have moved (IgnoreSystemJobs false)
+  const { first, last } = drainOrder(c, liveOn(c, n.ID));
+  c.later(1, () => drainNext(c, n, first, last));
   return index;
 }
 
@@ -138,8 +141,13 @@ export function drainNode(c: Cluster, n: ApiNode, spec: { Deadline?: number } | 
  * for migration, let the scheduler move it, and take the next once its replacement had time to run. With none left
  * the drain is complete.
  */
-function drainNext(c: Cluster, n: ApiNode, queue: ApiAllocation[]): void {
+function drainNext(c: Cluster, n: ApiNode, queue: ApiAllocation[], system: ApiAllocation[] = []): void {
   const a = queue.shift();
+  if (!a && system.length) {
+    stopSystemAllocs(c, system);
+    c.later(2, () => drainNext(c, n, queue));
+    return;
+  }
   if (!a) {
     touch(
       c,
@@ -164,9 +172,25 @@ function drainNext(c: Cluster, n: ApiNode, queue: ApiAllocation[]): void {
     'AllocationUpdateDesiredTransition',
   );
   c.later(1, () => {
-    const placed = migrate(c, n, [a]);
+    const batch = drainBatchAlloc(c, a, (job, previous) => {
+      const to = c
+        .allNodes()
+        .find(
+          (x) => x.ID !== n.ID && x.Status === 'ready' && x.SchedulingEligibility === 'eligible' && !x.DrainStrategy,
+        );
+      const keep = new Set(
+        [...c.allocs.values()]
+          .filter(
+            (x) =>
+              x.JobID === job.ID && !previous.includes(x) && x.DesiredStatus === 'run' && !TERMINAL.has(x.ClientStatus),
+          )
+          .map((x) => x.Name),
+      );
+      return to ? placeOn(c, to, job, previous, keep) : [];
+    });
+    const placed = batch.handled ? batch.placed : migrate(c, n, [a]);
     // the replacement is placed, set up and started within three steps (cluster.ts runFresh), then healthy
-    c.later(4, () => whenHealthy(c, placed, () => drainNext(c, n, queue)));
+    c.later(4, () => whenHealthy(c, placed, () => drainNext(c, n, queue, system)));
   });
 }
 
@@ -244,6 +268,8 @@ export function setEligibility(c: Cluster, n: ApiNode, eligibility: string): num
           Subsystem: 'Cluster',
         },
   );
+  // the system scheduler places the node's missing system allocs once it is eligible again
+  if (eligibility === 'eligible' && n.Status === 'ready') c.later(1, () => placeSystemOnEligible(c));
   const waiting = blocked.get(c) ?? [];
   if (eligibility !== 'eligible' || n.Status !== 'ready' || waiting.length === 0) return idx;
   blocked.delete(c);

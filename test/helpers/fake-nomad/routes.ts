@@ -8,6 +8,8 @@ import { parseJobHcl } from './job-parse.js';
 import { registerJob, stopJob } from './jobs.js';
 import { agentSelf, allocStub, evalOut, fullAlloc, jobForLine, nodeStub } from './payloads.js';
 import { WHOLE_ALLOC_ROUTES } from './whole-alloc.js';
+import { diskMarker } from './job-types.js';
+import { DISK_MARKER } from '../../../lib/model/volumes.js';
 import { drainNode, members, nodeById, raftConfiguration, setEligibility } from './nodes.js';
 
 export interface Reply {
@@ -190,6 +192,19 @@ export const ROUTES: [string[], RegExp, Handler][] = [
     ),
   ],
   ...WHOLE_ALLOC_ROUTES,
+  // DERIVED, not captured: the text of a missing file's answer (nomad client/fs_endpoint.go wraps the stat error)
+  [
+    ['GET'],
+    /^\/v1\/client\/fs\/cat\/([^/]+)$/,
+    (c, req, m) => {
+      if (!c.allocs.has(m[1]!)) return text(404, 'Unknown allocation');
+      const path = req.query.get('path') ?? '';
+      const marker = path === DISK_MARKER ? diskMarker(c, m[1]!) : undefined;
+      return marker === undefined
+        ? text(500, `stat /var/lib/nomad/alloc/${m[1]}/${path}: no such file or directory`)
+        : { status: 200, body: `${marker}\n`, headers: { 'content-type': 'text/plain' } };
+    },
+  ],
 ];
 
 /** Find the handler for a request: 404 for unknown paths, 405 for a known path with the wrong method. */

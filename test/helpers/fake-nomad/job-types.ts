@@ -1,0 +1,184 @@
+// Part of the Nomad API stand-in (not Nomad): system, sysbatch and batch jobs as Nomad's schedulers treat them, in the
+// shapes real Nomad writes (AllocListStub and TaskState keys as in test/fixtures/nomad; a Terminated event with
+// Details.exit_code as real 1.9.3 writes it, test/fixtures/nomad/real-1.9.3/netns-missing/after-restart). A system or
+// sysbatch job runs one alloc on every ready, eligible node (named job.group[0] on each, as the system scheduler names
+// them); a drain stops a node's system allocs after the others without a replacement, and an eligible node gets its
+// missing system allocs placed. A drained batch alloc ends by the stand-in's Nomad line (GH-26025, GH-26961): failed and
+// rescheduled on 1.10.3 to 1.10.5, left to complete in place from 1.11.0, migrated like a service alloc before.
+// DERIVED, not captured: the descriptions of the stopped system allocs and of the failed batch alloc
+// (nomad scheduler/util.go allocNodeTainted, scheduler/reconcile.go allocRescheduled).
+import type { ApiAllocation, ApiJob, ApiNode } from '../../../lib/nomad/api-types.js';
+import type { Cluster } from './cluster.js';
+import { nowRfc3339, taskEvent } from './payloads.js';
+import { hostVolumeMarker, LAB_HOST_VOLUME } from '../../../lib/model/volumes.js';
+
+const TERMINAL = new Set(['complete', 'failed', 'lost']);
+/** What the system scheduler says of an alloc it stops on a draining node. */
+export const NODE_TAINTED = 'alloc not needed as node is tainted';
+
+/** A system or sysbatch job: one alloc per node. */
+export const perNode = (job: ApiJob | undefined): boolean => job?.Type === 'system' || job?.Type === 'sysbatch';
+const isBatch = (job: ApiJob | undefined): boolean => job?.Type === 'batch';
+
+/** The nodes the scheduler places on: ready, eligible, not draining. */
+const placeable = (n: ApiNode): boolean =>
+  n.Status === 'ready' && n.SchedulingEligibility === 'eligible' && !n.DrainStrategy;
+
+/** Place the per-node job's alloc on every placeable node that runs none of it; returns what it placed. */
+export function placeSystem(c: Cluster, job: ApiJob, evalId: string): ApiAllocation[] {
+  const placed: ApiAllocation[] = [];
+  for (const n of c.allNodes().filter(placeable)) {
+    const has = [...c.allocs.values()].some(
+      (a) => a.JobID === job.ID && a.NodeID === n.ID && a.DesiredStatus === 'run' && a.ClientStatus !== 'lost',
+    );
+    if (has) continue;
+    c.placementNode = n;
+    try {
+      placed.push(...c.placeAllocs(job, evalId, [], new Set()));
+    } finally {
+      c.placementNode = undefined;
+    }
+  }
+  return placed;
+}
+
+/** A node eligible again: every per-node job places its alloc there (the system scheduler's node-update eval). */
+export function placeSystemOnEligible(c: Cluster): void {
+  for (const job of c.jobs.values()) if (perNode(job) && !job.Stop) placeSystem(c, job, '');
+}
+
+/** The allocs a drain moves (service, batch) before the ones it stops at the end (system, sysbatch). */
+export function drainOrder(
+  c: Cluster,
+  live: readonly ApiAllocation[],
+): { first: ApiAllocation[]; last: ApiAllocation[] } {
+  const last = live.filter((a) => perNode(c.jobs.get(a.JobID)));
+  return { first: live.filter((a) => !last.includes(a)), last };
+}
+
+/** Stop the node's system allocs the drain reached: desired stop, then the client kills their tasks (complete). */
+export function stopSystemAllocs(c: Cluster, allocs: readonly ApiAllocation[]): void {
+  for (const a of allocs)
+    c.updateAlloc(
+      a.ID,
+      (x) => Object.assign(x, { DesiredStatus: 'stop', DesiredDescription: NODE_TAINTED }),
+      'PlanResult',
+    );
+  c.later(1, () => {
+    for (const a of allocs) killTasks(c, a, 'complete');
+  });
+}
+
+/** The client kills the alloc's live tasks (Killing, Killed) and ends it with `status`. */
+function killTasks(c: Cluster, a: ApiAllocation, status: string): void {
+  c.updateAlloc(a.ID, (x) => {
+    for (const [t, st] of Object.entries(x.TaskStates ?? {})) {
+      if (st.State === 'dead') continue;
+      c.appendEvent(x, t, taskEvent('Killing', 'Sent interrupt. Waiting 5s before force killing'));
+      c.appendEvent(x, t, taskEvent('Killed', 'Task successfully killed'));
+      Object.assign(st, { State: 'dead', FinishedAt: nowRfc3339() });
+    }
+    x.ClientStatus = status;
+  });
+}
+
+/** What this Nomad line does with a batch alloc a drain reaches. */
+export type BatchDrain = 'migrate' | 'fail-and-reschedule' | 'complete-in-place';
+
+/** The stand-in's Nomad line's batch drain behaviour. */
+export function batchDrainOf(version: string): BatchDrain {
+  const [maj = 0, min = 0, patch = 0] = version.split(/[.-]/).map(Number);
+  const v = maj * 1e6 + min * 1e3 + patch;
+  if (v >= 1_011_000) return 'complete-in-place';
+  if (v >= 1_010_003) return 'fail-and-reschedule';
+  return 'migrate';
+}
+
+/** Whether the drain handles this alloc as a batch alloc of a line that does not migrate it; the allocs it placed. */
+export function drainBatchAlloc(
+  c: Cluster,
+  a: ApiAllocation,
+  place: (job: ApiJob, previous: ApiAllocation[]) => ApiAllocation[],
+): { handled: boolean; placed: ApiAllocation[] } {
+  const job = c.jobs.get(a.JobID);
+  const how = batchDrainOf(c.version);
+  if (!isBatch(job) || how === 'migrate') return { handled: false, placed: [] };
+  if (how === 'complete-in-place') {
+    // the drain waits for it: its task runs to its end, exit 0; it stays desired to run
+    c.updateAlloc(a.ID, (x) => {
+      for (const [t, st] of Object.entries(x.TaskStates ?? {})) {
+        if (st.State === 'dead') continue;
+        c.appendEvent(x, t, terminatedEvent(0));
+        Object.assign(st, { State: 'dead', Failed: false, FinishedAt: nowRfc3339() });
+      }
+      Object.assign(x, { ClientStatus: 'complete', ClientDescription: 'All tasks have completed' });
+    });
+    return { handled: true, placed: [] };
+  }
+  // fail-and-reschedule: the drain kills it, the client reports it failed, the scheduler reschedules it elsewhere
+  c.updateAlloc(a.ID, (x) => {
+    for (const [t, st] of Object.entries(x.TaskStates ?? {})) {
+      if (st.State === 'dead') continue;
+      c.appendEvent(x, t, terminatedEvent(137, 9));
+      Object.assign(st, { State: 'dead', Failed: true, FinishedAt: nowRfc3339() });
+    }
+    Object.assign(x, { ClientStatus: 'failed', ClientDescription: 'Failed tasks' });
+  });
+  const placed = place(job!, [a]);
+  c.updateAlloc(
+    a.ID,
+    (x) => Object.assign(x, { DesiredStatus: 'stop', DesiredDescription: 'alloc was rescheduled because it failed' }),
+    'PlanResult',
+  );
+  return { handled: true, placed };
+}
+
+/** A Terminated event as real Nomad writes it (Details.exit_code, signal, oom_killed; ExitCode, Signal). */
+export function terminatedEvent(exitCode: number, signal = 0) {
+  return taskEvent('Terminated', `Exit Code: ${exitCode}${signal ? `, Signal: ${signal}` : ''}`, {
+    ExitCode: exitCode,
+    Signal: signal,
+    Details: { exit_code: String(exitCode), signal: String(signal), oom_killed: 'false' },
+  });
+}
+
+/** A live alloc of the node (not terminal, desired to run). */
+export const liveAlloc = (a: ApiAllocation): boolean => a.DesiredStatus === 'run' && !TERMINAL.has(a.ClientStatus);
+
+/**
+ * What a task that follows the harness's convention wrote to its alloc's data dir (DISK_MARKER): the ID of the first
+ * alloc of its place, carried into a replacement where the group's ephemeral disk is kept (sticky on the same node,
+ * migrate anywhere), else the alloc's own ID. Undefined for an alloc whose tasks never ran.
+ */
+export function diskMarker(c: Cluster, id: string): string | undefined {
+  const a = c.allocs.get(id);
+  return a && ['running', 'complete'].includes(a.ClientStatus) ? diskMarkerOf(c, a) : undefined;
+}
+
+/** The marker an alloc holds whatever its status now (a stopped alloc's disk is what its replacement takes over). */
+function diskMarkerOf(c: Cluster, a: ApiAllocation): string {
+  const prev = a.PreviousAllocation ? c.allocs.get(a.PreviousAllocation) : undefined;
+  const disk = c.jobs.get(a.JobID)?.TaskGroups?.find((g) => g.Name === a.TaskGroup)?.EphemeralDisk as
+    | { Sticky?: boolean; Migrate?: boolean }
+    | undefined;
+  const kept = !!prev && (disk?.Migrate === true || (disk?.Sticky === true && prev.NodeID === a.NodeID));
+  return kept ? diskMarkerOf(c, prev) : a.ID;
+}
+
+/**
+ * The host volume marker file `file` on node `nodeId` as a task following the convention leaves it: the ID of the first
+ * alloc of that place that ran on the node with the group mounting the lab's host volume; undefined when none did.
+ */
+export function hostVolumeFile(c: Cluster, nodeId: string, file: string): string | undefined {
+  const ran = [...c.allocs.values()]
+    .filter((a) => a.NodeID === nodeId && hostVolumeMarker(a.Name) === file)
+    .filter((a) => {
+      const g = c.jobs.get(a.JobID)?.TaskGroups?.find((x) => x.Name === a.TaskGroup) as
+        | { Volumes?: Record<string, { Type?: string; Source?: string }> | null }
+        | undefined;
+      return Object.values(g?.Volumes ?? {}).some((v) => v.Type === 'host' && v.Source === LAB_HOST_VOLUME.name);
+    })
+    .filter((a) => Object.values(a.TaskStates ?? {}).some((t) => (t.Events ?? []).some((e) => e.Type === 'Started')))
+    .sort((x, y) => x.CreateIndex - y.CreateIndex);
+  return ran[0]?.ID;
+}
