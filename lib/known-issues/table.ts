@@ -320,4 +320,70 @@ export const KNOWN_ISSUES: readonly KnownIssue[] = [
         'signature: client/client.go watchAllocations calls alloc.Canonicalize() on each alloc of the Alloc.GetAllocs reply; the fix filters nils out of that reply in nomad/alloc_endpoint.go',
     },
   },
+  {
+    id: 'GH-25453',
+    title: 'a task whose executor is killed is marked complete with exit code 0 (a batch job ends as if it succeeded)',
+    url: url(25453),
+    checks: ['batch-outcome'],
+    conditions: { kinds: ['executor-kill'] },
+    // only when the killed executor ran a batch task (the kind kills one executor)
+    reproduces: 'sometimes',
+    signature: 'complete with exit 0 after its executor was killed',
+    fixes: [{ branch: 'main', commit: 'cb8f4ea45244cf4404aa9085353f66e96702c9ab' }],
+    lines: { '1.9': { fixedIn: null, note: `${NO_PUBLIC_FIX} (Enterprise: 1.9.8)` } },
+    sinceRelease: '1.10.0',
+    source: {
+      changelog:
+        'drivers: set -1 exit code in case of executor failure for the exec, raw_exec, java, and qemu task drivers [[GH-25453]]',
+      tag: 'v1.10.0',
+    },
+  },
+  {
+    id: 'GH-27499',
+    title: 'a node drained, rebooted and marked eligible again gets its system allocs back late or not at all',
+    url: url(27499),
+    checks: ['system-allocs'],
+    conditions: { scenarios: ['rolling-reboot', 'server-reboot'] },
+    // #27529 (open) reports system allocs restored "randomly" after a drain: not every roll shows it
+    reproduces: 'sometimes',
+    signature: 'drained, [a-z-]+, (eligible again|never eligible again)',
+    fixes: [
+      { branch: 'main', commit: 'dab36c1a09b43cc81880801f8327007d179b02e7' },
+      { branch: 'release/1.11.x', commit: '4c869e7afdec5790c41528816ea5dbb73501da06' },
+    ],
+    lines: {
+      '1.9': { fixedIn: null, note: NO_PUBLIC_FIX },
+      '1.10': { fixedIn: null, note: NO_PUBLIC_FIX },
+      '1.11': { fixedIn: '1.11.3' },
+    },
+    sinceRelease: '2.0.0',
+    source: {
+      changelog:
+        'core: Fixed system jobs being rescheduled after a node is drained and marked eligible again [[GH-27499]]',
+      tag: 'v1.11.3',
+    },
+  },
+  {
+    id: 'GH-28018',
+    title: 'an extra batch alloc when a draining node is made eligible again',
+    url: url(28018),
+    checks: ['no-extra-alloc'],
+    conditions: { scenarios: ['rolling-reboot', 'server-reboot'] },
+    reproduces: 'sometimes',
+    fixes: [
+      { branch: 'main', commit: 'fb36a287e8e1959e9cb4703f2a5cbb9c7cb9eab5' },
+      { branch: 'release/2.0.x', commit: 'c1fe2a8e41540f99617d5b250401f37f63cceca9' },
+    ],
+    lines: {
+      '1.10': { fixedIn: null, note: `${NO_PUBLIC_FIX} (Enterprise: 1.10.14)` },
+      '1.10+ent': { fixedIn: '1.10.14' },
+      '1.11': { fixedIn: null, note: `${NO_PUBLIC_FIX} (Enterprise: 1.11.8)` },
+      '1.11+ent': { fixedIn: '1.11.8' },
+      '2.0': { fixedIn: '2.0.4' },
+    },
+    source: {
+      changelog: 'scheduler: keep draining batch alloc counted when node is re-enabled [[GH-28018]]',
+      tag: 'v2.0.4',
+    },
+  },
 ];

@@ -256,3 +256,21 @@ t.test('docs/known-issues.md shows each signature', async (t) => {
   t.match(line, 'signature `assignment to entry in nil map`, `\\(\\*dynamicUsersHook\\)\\.Prestart\\(`');
   t.match(doc, /signature: a regular expression or a list/);
 });
+
+t.test('the job-type rows: labelled only on their own symptom', async (t) => {
+  const row = (id: string) => KNOWN_ISSUES.find((r) => r.id === id)!;
+  const matches = (id: string, text: string) => [row(id).signature ?? []].flat().every((p) => new RegExp(p).test(text));
+  t.ok(
+    matches(
+      'GH-27499',
+      'client-1 (drained, graceful, eligible again): system/web[0] started 140.0s after the node was eligible again (bound 120s)',
+    ),
+    'GH-27499: a drained node late with its system alloc',
+  );
+  t.notOk(
+    matches('GH-27499', 'client-2 (not hit): no alloc of the system job runs here (before: 1a2b3c4d)'),
+    'GH-27499: a node never drained is another bug',
+  );
+  t.ok(matches('GH-25453', 'batch/sleep[0] 5f1e2d3c: complete with exit 0 after its executor was killed'));
+  t.notOk(matches('GH-25453', 'batch/sleep[0] 5f1e2d3c: rescheduled against its policy'));
+});
