@@ -38,9 +38,12 @@ t.test('entries: committed by sha256, re-hashed on use, a damaged one dropped', 
 t.test('phases: numbered, timed, a heartbeat while one runs long, a line when one fails', async (t) => {
   const events: LogEvent[] = [];
   const p = phases((e) => void events.push(e), 'build x', 2, { heartbeatMs: 20, t: () => 1234 });
+  const beats = () =>
+    events.filter((e) => 'message' in e && /slow: running for \d+ms, 7 packages$/.test(e.message ?? '')).length;
   await p.run('slow', async (note) => {
     note('7 packages');
-    await new Promise((r) => setTimeout(r, 75));
+    // until two heartbeats came (each one heartbeatMs apart), however slow this machine is; 10 s at most
+    for (let i = 0; i < 500 && beats() < 2; i++) await new Promise((r) => setTimeout(r, 20));
   });
   await t.rejects(
     p.run('broken', async () => {
