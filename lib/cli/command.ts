@@ -30,8 +30,8 @@ export interface Positionals {
   what: string;
   /** at most this many; absent: the handler judges them (it has a better word than "unexpected argument") */
   max?: number;
-  /** what completion offers there */
-  complete: 'scenario' | 'command' | 'files' | readonly string[];
+  /** what completion offers there (labs: the ids of the labs under the work dir, as list-labs finds them) */
+  complete: 'scenario' | 'command' | 'files' | 'labs' | readonly string[];
 }
 
 /** What a handler gets besides the parsed line: the world (CliDeps), the line itself and the problems parsing found. */
@@ -91,6 +91,8 @@ const PATH_FLAGS = new Set([
   'nomad-binary',
   'upgrade-to',
   'releases-key',
+  'faults',
+  'known-issues-file',
 ]);
 
 export interface OptionSpec {

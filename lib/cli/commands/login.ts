@@ -32,7 +32,7 @@ export const login: CliCommand = {
     'provider',
     { flag: 'quiet', doc: 'do not print the ssh command line before running it' },
   ],
-  positionals: { what: 'run id and machine', complete: 'files' },
+  positionals: { what: 'run id and machine', complete: 'labs' },
   async run(args, deps) {
     return loginCommand(args, await commandConfig(args, deps), deps);
   },
