@@ -118,7 +118,7 @@ export async function checkSession(req: SessionRequest, read: ReadSession): Prom
   const scenarios = allScenarios(user.extra).filter((s) => named.includes(s.name));
   const own = [
     ...expectFlagProblems(args.values),
-    ...unusedFlagProblems(args.values, scenarios, { installsItsBuilds: !!req.installsOwnBuilds }),
+    ...unusedFlagProblems(args.values, scenarios, configs, { installsItsBuilds: !!req.installsOwnBuilds }),
     ...(await pathProblems(outputPaths(configs, args, deps, harness), deps.cwd)),
     ...jobs,
     ...(await labProblems(plan, configs, deps, user.extra)),
@@ -232,8 +232,6 @@ export function reproEnv(env: Readonly<Record<string, string | undefined>>): [st
     if (!f.env || value === undefined || f.secret || BUILD_KEYS.has(f.yaml)) continue;
     if (value !== '' || f.parse('').ok) out.push([f.env, value]);
   }
-  if (env['HARNESS_REPEAT'] !== undefined && env['HARNESS_REPEAT'] !== '')
-    out.push(['HARNESS_REPEAT', env['HARNESS_REPEAT']]);
   return out;
 }
 

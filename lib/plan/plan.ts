@@ -530,15 +530,15 @@ export function sizeWarning(selected: number, inMatrix: number, parallel: number
 
 /** --repeat is run's: compare and matrix name their own attempts (a retry) and cells. */
 function repeatOnlyForRun(input: PlanInput): ConfigProblem[] {
-  const given =
-    input.values['repeat'] ?? (input.env['HARNESS_REPEAT'] === undefined ? undefined : input.env['HARNESS_REPEAT']);
-  if (given === undefined || given === '1') return [];
+  const flag = input.values['repeat'];
+  const given = flag ?? input.env['HARNESS_REPEAT'];
+  if (given === undefined || given === '' || given === '1') return [];
   return [
     {
-      field: '--repeat',
+      field: flag !== undefined ? '--repeat' : 'env HARNESS_REPEAT',
       value: given,
       message: `applies to run only, not ${input.command}`,
-      fix: 'drop --repeat (repeat), or use run',
+      fix: flag !== undefined ? 'drop --repeat (repeat), or use run' : 'unset HARNESS_REPEAT, or use run',
     },
   ];
 }
