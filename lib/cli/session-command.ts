@@ -213,9 +213,13 @@ function reportContext(
   };
 }
 
-function keptMessage(runId: string, kept: string[]): string {
-  // Note: each kept entry is a lab's own description (how to reach it, how to remove it by hand), several lines long.
-  return `lab kept (--keep):\n${kept.join('\n')}\n  destroy later with: reboot-harness destroy ${runId}\n`;
+/** What --keep left, each lab as it describes itself, and how to destroy it (said once). */
+export function keptMessage(runId: string, kept: string[]): string {
+  // Note: each kept entry is a lab's own description (how to reach it, how to remove it by hand), several lines long;
+  // the destroy command is said once: here only when no description says it already
+  const destroy = `reboot-harness destroy ${runId}`;
+  const later = kept.some((k) => k.includes(destroy)) ? '' : `  destroy later with: ${destroy}\n`;
+  return `lab kept (--keep):\n${kept.join('\n')}\n${later}`;
 }
 
 /** Build keys the repro names itself, by path and checksum: their variables would only contradict it. */

@@ -73,6 +73,8 @@ export function createVagrantLab(o: VagrantLabOptions): {
   const ids: Record<string, string> = {};
   /** what `vagrant up` printed so far (readable lines), or undefined before it ran */
   let upTranscript: string[] | undefined;
+  /** every machine's SSH details are known (bring-up finished, or a warm lab attached): there is something to log in to */
+  let connected = false;
   let destroying: Promise<void> | undefined;
 
   async function destroy({ deadline }: { deadline: Deadline }): Promise<void> {
@@ -119,6 +121,13 @@ export function createVagrantLab(o: VagrantLabOptions): {
     const ns = currentNetns();
     const inNs = ns ? `ip netns exec ${quote(ns)} ` : '';
     const cwd = `VAGRANT_CWD=${quote(vagrantDir)}`;
+    const destroyLine = `  destroy:  reboot-harness destroy ${spec.runId}   (by hand: ${inNs}env ${cwd} vagrant destroy -f)`;
+    // Note: without the ssh-config bring-up writes there is no machine to log in to: say so, not how to
+    if (!connected)
+      return [
+        `lab ${spec.runId} (${spec.provider}) in ${vagrantDir}: its bring-up never finished, so there is nothing to log in to (${VAGRANT_UP_LOG} in the run's reports says why); what vagrant made is left as it is`,
+        destroyLine,
+      ].join('\n');
     return [
       `lab ${spec.runId} (${spec.provider}) in ${vagrantDir}`,
       `  log in:  reboot-harness login ${spec.runId} [${spec.machines.map(slotOf).join('|')}]   (list: reboot-harness list-labs)`,
@@ -126,7 +135,7 @@ export function createVagrantLab(o: VagrantLabOptions): {
         (m) =>
           `  ssh ${slotOf(m)}:  ${inNs}ssh -F ${quote(path.join(vagrantDir, 'ssh-config'))} ${quote(m.name)}   (or: ${inNs}env ${cwd} vagrant ssh ${quote(m.name)})`,
       ),
-      `  destroy:  reboot-harness destroy ${spec.runId}   (by hand: ${inNs}env ${cwd} vagrant destroy -f)`,
+      destroyLine,
     ].join('\n');
   }
 
@@ -229,6 +238,7 @@ export function createVagrantLab(o: VagrantLabOptions): {
       if (id) ids[ms.name] = id;
     }
     if (write) await fs.writeFile(path.join(vagrantDir, 'ssh-config'), configs.join('\n\n') + '\n');
+    connected = true;
     return { id: spec.runId, machines, reboot, collectEvidence, describe, destroy };
   }
 
