@@ -12,7 +12,7 @@ import { sshTargetFor } from '../../parse/ssh-config.js';
 import { MILESTONE_TEXT } from '../../parse/vagrant-progress.js';
 import { createVagrant, type VagrantOptions } from '../../vagrant/vagrant.js';
 import { currentNetns } from '../host/host.js';
-import { LAB_SPEC_FILE, serialLogPath, slotOf, type LabSpec } from '../../model/lab-spec.js';
+import { LAB_SPEC_FILE, TEARDOWN_FAILED_FILE, serialLogPath, slotOf, type LabSpec } from '../../model/lab-spec.js';
 import type { FaultParams, Lab, RebootKind } from '../../model/lab.js';
 import { notBackError, type ConsoleSource } from '../not-back.js';
 import { perform, type FaultTarget } from '../perform.js';
@@ -113,6 +113,7 @@ export function createVagrantLab(o: VagrantLabOptions): {
       await destroying;
     } catch (err) {
       destroying = undefined; // a later attempt may succeed
+      await markTeardownFailed(vagrantDir, err);
       throw err;
     }
   }
@@ -292,4 +293,10 @@ export function createVagrantLab(o: VagrantLabOptions): {
 /** The serial logs a lab's machines leave on the host (libvirt writes one per VM; VirtualBox none). */
 export function serialLogFiles(spec: LabSpec): string[] {
   return spec.provider === 'libvirt' ? spec.machines.map((m) => serialLogPath(spec, m.name)) : [];
+}
+
+/** Leave the reason a lab's teardown failed in its directory (list-labs: "left", not "kept"); best effort. */
+export async function markTeardownFailed(dir: string, err: unknown): Promise<void> {
+  const why = err instanceof Error ? err.message : String(err);
+  await fs.writeFile(path.join(dir, TEARDOWN_FAILED_FILE), `${why}\n`).catch(() => {});
 }
