@@ -36,7 +36,7 @@ import {
 } from './session-input.js';
 import { colorOn, loggerFor } from './logger.js';
 import { pathBuilds } from './path-builds.js';
-import { optionsOf, type CliCommand, type CommandDeps, type ParsedArgs } from './command.js';
+import { SWITCH_WORDS, optionsOf, type CliCommand, type CommandDeps, type ParsedArgs } from './command.js';
 import type { BuildLayer } from './deps.js';
 
 /** The CLI entry a person runs (for repro commands). */
@@ -130,7 +130,7 @@ export async function checkSession(req: SessionRequest, read: ReadSession): Prom
     argv: deps.argvProblems,
     files: read.fileProblems,
     userScenarios: user.problems,
-    config: res.ok ? [] : res.problems,
+    config: res.ok ? [] : wordAfterSwitch(res.problems, args.rawArgs),
   };
   // The job as the build parses it (a bridge group without a port, a batch job, Nomad's own parse error): at once with
   // the rest, or under --plan, wherever the build is a file already; otherwise the run's preflight parses it.
@@ -140,6 +140,25 @@ export async function checkSession(req: SessionRequest, read: ReadSession): Prom
   const all = inputProblems({ ...sources, command: own });
   if (!plan || all.length) throw new ConfigError(all);
   return { plan, extra: user.extra, logger, builds, secrets };
+}
+
+/**
+ * A word after a switch that also takes words (`--keep maybe`) that is neither its word nor a scenario: the switch's
+ * problem (which words it takes), not "maybe is not a known scenario", which names a mistake the person did not make.
+ */
+function wordAfterSwitch(problems: readonly ConfigProblem[], rawArgs: readonly string[]): ConfigProblem[] {
+  return problems.map((p) => {
+    if (p.field !== 'scenario' || p.message !== 'is not a known scenario') return p;
+    const before = rawArgs[rawArgs.indexOf(String(p.value)) - 1];
+    const words = before?.startsWith('--') ? SWITCH_WORDS[before.slice(2)] : undefined;
+    if (!words) return p;
+    return {
+      field: before!,
+      value: p.value,
+      message: `takes no value but ${words.join(', ')} (and ${JSON.stringify(p.value)} is no scenario either)`,
+      fix: `write ${before} alone or ${before} ${words.join('|')}; a scenario name after it is taken as the scenario (reboot-harness list)`,
+    };
+  });
 }
 
 /** run, compare, matrix: read, plan and judge the input, then print the plan (--plan) or run it. */

@@ -216,6 +216,18 @@ function planRun(input: PlanInput): Draft {
   const problems: ConfigProblem[] = [];
   const all = Boolean(input.values['all']);
   const named = input.positionals[0];
+  // Note: after `--` every word is a scenario name; an option there (`run -- --cpus 0`) is one mistake, told once
+  const optionLike = input.positionals.filter((w) => w.startsWith('-'));
+  if (optionLike.length) {
+    problems.push({
+      field: 'scenario',
+      value: input.positionals,
+      message: `holds ${optionLike.length === 1 ? 'an option' : 'options'} (${optionLike.join(', ')}): after -- every word is taken for a scenario name`,
+      fix: `put ${optionLike.join(' ')} before --, or drop --`,
+    });
+    const union = [...new Set(input.scenarios.flatMap((s) => s.checks.map((c) => c.id)))];
+    return { problems: [...problems, ...restOf(input, union)], builds: [] };
+  }
   if (input.positionals.length > 1)
     problems.push({
       field: 'scenario',

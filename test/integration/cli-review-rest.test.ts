@@ -20,10 +20,13 @@ function cli(t: Test) {
   };
   return {
     s,
+    /** `argv` with the host network and a reports folder of the test's own: after argv, or before a `--` in it */
     run: async (argv: string[], env: Record<string, string> = {}) => {
       s.out.length = 0;
       s.err.length = 0;
-      const code = await main([...argv, '--netns', '', '--reports-dir', join(dir, 'reports')], {
+      const end = argv.includes('--') ? argv.indexOf('--') : argv.length;
+      const ours = ['--netns', '', '--reports-dir', join(dir, 'reports')];
+      const code = await main([...argv.slice(0, end), ...ours, ...argv.slice(end)], {
         ...deps,
         env: { ...deps.env, ...env },
       });
@@ -93,3 +96,43 @@ t.test('HARNESS_REPEAT is the variable of `repeat`: read, checked and named as i
   );
   t.notMatch(compare.err, /--repeat/, 'no flag that was never given');
 });
+
+t.test(
+  'one problem per mistake: no cascade from a bad host, a refused --target, -- before options, --keep maybe (N32)',
+  async (t) => {
+    const c = cli(t);
+    const dir = t.testdir({
+      'hosts.yaml':
+        'lab:\n  provider: ssh\n  hosts:\n    servers: [{address: "", user: root, key: k}]\n    clients: [{address: 10.0.0.2, user: root, key: k}]\n',
+    });
+    const hosts = await c.run(['run', '-c', join(dir, 'hosts.yaml'), '--nomad', NOMAD, '--plan']);
+    t.equal(hosts.code, 2);
+    t.match(hosts.err, /lab\.hosts\.servers\[0\]\.address: must be a non-empty string/);
+    t.notMatch(hosts.err, /lab\.hosts\.servers: is required/, 'the list was given: its bad entry is the one problem');
+    const target = await c.run(['run', '--nomad', NOMAD, '--target', 'client-9', '--plan']);
+    t.equal(target.code, 2);
+    t.match(
+      target.err,
+      /error: invalid configuration: reboot\.target \(--target\): applies to rolling-reboot and server-reboot/,
+    );
+    t.notMatch(target.err, /names a machine this lab lacks/, 'the flag goes: its value is moot');
+    const rolling = await c.run(['run', 'rolling-reboot', '--nomad', NOMAD, '--target', 'client-9', '--plan']);
+    t.match(rolling.err, /--target: names a machine this lab lacks/, 'where --target is read, its value is judged');
+    const dashes = await c.run(['run', '--nomad', NOMAD, '--plan', '--', '--cpus', '0']);
+    t.equal(dashes.code, 2);
+    t.match(
+      dashes.err,
+      /error: invalid configuration: scenario: holds an option \(--cpus\): after -- every word is taken for a scenario name .*fix: put --cpus before --/,
+    );
+    t.notMatch(dashes.err, /only one scenario|not a known scenario/);
+    const keep = await c.run(['run', '--nomad', NOMAD, '--keep', 'maybe', '--plan']);
+    t.equal(keep.code, 2);
+    t.match(keep.err, /--keep: takes no value but on-failure \(and "maybe" is no scenario either\)/);
+    t.notMatch(keep.err, /scenario: is not a known scenario/);
+    t.equal(
+      (await c.run(['run', '--nomad', NOMAD, '--keep', 'bridge-exec-reboot', '--plan'])).code,
+      0,
+      '--keep <scenario>',
+    );
+  },
+);
