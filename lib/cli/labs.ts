@@ -17,7 +17,7 @@ import type { ParsedArgs } from './command.js';
 import type { CliDeps } from './deps.js';
 
 /** Schema id of `list-labs --json`. */
-const LABS_JSON_SCHEMA = 'nomad-reboot-harness/labs/v1';
+export const LABS_JSON_SCHEMA = 'nomad-reboot-harness/labs@1';
 
 /**
  * kept: a run's lab left by --keep (or by a run killed before its teardown, or one running now); left: a run's lab

@@ -10,3 +10,29 @@ t.test('--keep says how to destroy the lab once, whoever says it (N24)', async (
   t.equal(m.match(/reboot-harness destroy r1/g)?.length, 1, 'once, not "destroy:" and "destroy later with:"');
   t.match(keptMessage('r1', ['a tunnel to the lab']), /destroy later with: reboot-harness destroy r1\n$/);
 });
+
+t.test('every --json document is one object with a schema id of one style, none a bare list (N36)', async (t) => {
+  const { doctorDocument, DOCTOR_JSON_SCHEMA } = await import('../../lib/cli/doctor.js');
+  const { SCENARIOS_JSON_SCHEMA } = await import('../../lib/cli/commands/list.js');
+  const { PLAN_JSON_SCHEMA } = await import('../../lib/plan/plan.js');
+  const { BUILD_JSON_SCHEMA } = await import('../../lib/cli/build.js');
+  const { ERROR_JSON_SCHEMA } = await import('../../lib/cli/main.js');
+  const { SUMMARY_SCHEMA } = await import('../../lib/report/json.js');
+  const { CELLS_SCHEMA } = await import('../../lib/matrix/list.js');
+  const { LABS_JSON_SCHEMA } = await import('../../lib/cli/labs.js');
+  const ids = [
+    LABS_JSON_SCHEMA,
+    DOCTOR_JSON_SCHEMA,
+    SCENARIOS_JSON_SCHEMA,
+    PLAN_JSON_SCHEMA,
+    BUILD_JSON_SCHEMA,
+    ERROR_JSON_SCHEMA,
+    SUMMARY_SCHEMA,
+    CELLS_SCHEMA,
+  ];
+  for (const id of ids) t.match(id, /^nomad-reboot-harness\/[a-z-]+@\d+$/, id);
+  t.equal(new Set(ids).size, ids.length, 'each its own');
+  const item = { name: 'vagrant', ok: false, detail: 'not found', fix: 'install it' };
+  t.same(doctorDocument([item]), { schema: DOCTOR_JSON_SCHEMA, ok: false, checks: [item] });
+  t.equal(doctorDocument([{ ...item, ok: true }]).ok, true);
+});
