@@ -136,3 +136,28 @@ t.test(
     );
   },
 );
+
+t.test(
+  'the job is converted once per file, build and variables, not once per config that names it (N37)',
+  async (t) => {
+    const dir = t.testdir({
+      nomad: 'a build on disk',
+      'web.nomad.hcl':
+        'job "web" {\n  group "g" {\n    network {\n      mode = "bridge"\n      port "http" { to = 8080 }\n    }\n    task "t" {\n      driver = "exec"\n      config { command = "/bin/sleep" }\n    }\n  }\n}\n',
+    });
+    const s = standInPerRun({ [join(dir, 'nomad')]: { timeline: 'restored', version: '1.9.7' } }, { cwd: dir });
+    t.teardown(() => Promise.all(s.runs.map((r) => r.nomad.close())));
+    const converted: string[] = [];
+    const convertJob = s.deps.convertJob!;
+    const deps = {
+      ...s.deps,
+      convertJob: (o: Parameters<typeof convertJob>[0]) => {
+        converted.push(o.file);
+        return convertJob(o);
+      },
+    };
+    const argv = ['run', '--nomad', join(dir, 'nomad'), '--job', 'web.nomad.hcl', '--netns', '', '--plan'];
+    t.equal(await main(argv, deps), 0, s.err.join(''));
+    t.same(converted, [join(dir, 'web.nomad.hcl')], 'once');
+  },
+);
