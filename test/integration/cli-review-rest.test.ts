@@ -1,7 +1,10 @@
 // The rest of the 2026-12-06 CLI review's rows (docs/cli-defects.md), each through the real main() with the stand-ins
 // and --plan: a flag no cell reads is refused (N17), HARNESS_REPEAT is a checked variable of `repeat` (N18).
 import t, { type Test } from 'tap';
+import { mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import '../helpers/ts-loader.js';
 import { main } from '../../lib/cli/main.js';
 import { standInPerRun } from '../helpers/stand-in-env.js';
 import type { Plan } from '../../lib/plan/plan.js';
@@ -159,5 +162,45 @@ t.test(
     const argv = ['run', '--nomad', join(dir, 'nomad'), '--job', 'web.nomad.hcl', '--netns', '', '--plan'];
     t.equal(await main(argv, deps), 0, s.err.join(''));
     t.same(converted, [join(dir, 'web.nomad.hcl')], 'once');
+  },
+);
+
+const COUNTS = `import { defineCheck, defineScenario, judgeAll } from 'nomad-reboot-harness/scenario';
+const CHECKS = [defineCheck<{ n: number }>({ id: 'counted', title: 'counted', passesWhen: 'n is 3',
+  judge: (e) => ({ status: e.n === 3 ? 'passed' : 'failed', message: \`n is \${e.n}\` }) })];
+export default defineScenario({ name: 'counts-to-three', summary: 'counts', needsNomad: false, checks: CHECKS,
+  async run(ctx) { const n = await ctx.step('count', async () => 3); return judgeAll(CHECKS, { n }); } });
+`;
+
+t.test(
+  'merge finds a run in a renamed folder by its summary, and prints paths outside the cwd as given (N38)',
+  async (t) => {
+    const scenarios = mkdtempSync(join(tmpdir(), 'nrh-review-rest-'));
+    t.teardown(() => rmSync(scenarios, { recursive: true, force: true }));
+    writeFileSync(join(scenarios, 'package.json'), '{ "type": "module" }\n');
+    writeFileSync(join(scenarios, 'counts.ts'), COUNTS);
+    const root = t.testdir({ cwd: {}, elsewhere: {} });
+    const cwd = join(root, 'cwd');
+    const elsewhere = join(root, 'elsewhere');
+    const s = standInPerRun({}, { cwd });
+    const reports = join(cwd, 'rep');
+    const argv = ['run', 'counts-to-three', '--scenarios', scenarios, '--netns', '', '--reports-dir', reports];
+    t.equal(await main(argv, s.deps), 0, s.err.join(''));
+    const [runDir] = readdirSync(reports);
+    renameSync(join(reports, runDir!), join(cwd, 'evil'));
+    s.out.length = 0;
+    s.err.length = 0;
+    const out = join(elsewhere, 'merged');
+    t.equal(await main(['merge', join(cwd, 'evil'), '--out', out, '--copy-attachments'], s.deps), 0, s.err.join(''));
+    const said = s.out.join('');
+    t.notMatch(said, /no HTML page/, 'its page is the one beside its summary.json');
+    t.match(
+      said,
+      /copied [1-9]\d* files \(attachments and pages\) into \/\S+\/merged\n/,
+      'the page copied; the path as given',
+    );
+    t.match(said, new RegExp(`reports: ${out}/junit\\.xml ${out}/summary\\.json ${out}/index\\.html`));
+    t.notMatch(said, /\.\.\//, 'no ../../');
+    t.match(readFileSync(join(out, 'index.html'), 'utf8'), /href="[^"]*report\.html"/, 'the index links its page');
   },
 );

@@ -36,3 +36,15 @@ t.test('every --json document is one object with a schema id of one style, none 
   t.same(doctorDocument([item]), { schema: DOCTOR_JSON_SCHEMA, ok: false, checks: [item] });
   t.equal(doctorDocument([{ ...item, ok: true }]).ok, true);
 });
+
+t.test("merge: a renamed run folder's attachments are the files beside its report (N38)", async (t) => {
+  const { attachmentLocator } = await import('../../lib/merge/locate.js');
+  const locate = attachmentLocator([
+    '/ci/evil/alloc-after.json',
+    '/ci/evil/summary.json',
+    '/ci/other/alloc-after.json',
+  ]);
+  t.equal(locate('reports/rabc123/alloc-after.json', '/ci/evil'), '/ci/evil/alloc-after.json');
+  t.equal(locate('reports/rabc123/alloc-after.json'), undefined, 'without its report folder: no guess');
+  t.equal(locate('reports/rabc123/gone.json', '/ci/evil'), undefined);
+});
