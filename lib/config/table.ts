@@ -4,6 +4,8 @@ import { FAULTS, type FaultRegistry } from '../faults/registry.js';
 import { MAX_CLIENTS, SERVER_COUNTS } from '../model/topology.js';
 import {
   argvList,
+  boxName,
+  cpuModel,
   bool,
   described,
   keepMode,
@@ -179,7 +181,7 @@ const ROWS: Row[] = [
     flag: 'box',
     env: 'HARNESS_BOX',
     doc: 'Vagrant box (built offline by `reboot-harness setup`, or any public box)',
-    parse: str('give a box name, e.g. nomad-reboot-harness/bookworm'),
+    parse: boxName,
   },
   { yaml: 'lab.cpus', flag: 'cpus', doc: 'vCPUs per VM', parse: int(1, 16) },
   {
@@ -205,7 +207,7 @@ const ROWS: Row[] = [
     yaml: 'lab.cpu_model',
     flag: 'cpu-model',
     doc: 'guest CPU model under software emulation',
-    parse: str('give a QEMU CPU model, e.g. Nehalem'),
+    parse: cpuModel,
   },
   {
     yaml: 'lab.netns',

@@ -48,3 +48,24 @@ t.test("merge: a renamed run folder's attachments are the files beside its repor
   t.equal(locate('reports/rabc123/alloc-after.json'), undefined, 'without its report folder: no guess');
   t.equal(locate('reports/rabc123/gone.json', '/ci/evil'), undefined);
 });
+
+t.test(
+  'a box name and a CPU model are checked for their form up front, not by Vagrant minutes later (N39)',
+  async (t) => {
+    const { resolveConfig } = await import('../../lib/config/validate.js');
+    const { labConfigRules } = await import('../../lib/lab/providers.js');
+    const { ConfigError } = await import('../../lib/errors.js');
+    const problems = (flags: Record<string, unknown>) => {
+      const r = resolveConfig({ file: undefined, env: {}, flags, knownChecks: [], labRules: labConfigRules });
+      return r.ok ? '' : new ConfigError(r.problems).message;
+    };
+    for (const box of ['../../etc', 'evil\nFAKE LINE: ok every check passed', 'b\u001b[2J', '/abs', 'a/b/c', '.hidden'])
+      t.match(problems({ box }), /--box: must be a Vagrant box name: name or org\/name/, JSON.stringify(box));
+    t.notMatch(problems({ box: 'b\u001b[2J' }), /\u001b/, 'shown escaped');
+    for (const box of ['nomad-reboot-harness/bookworm', 'generic/debian12', 'bookworm64', 'vmlab/bookworm-docker.v2'])
+      t.equal(problems({ box }), '', box);
+    t.match(problems({ 'cpu-model': 'x; touch PWNED' }), /--cpu-model: must be a QEMU CPU model name/);
+    for (const m of ['Nehalem', 'Skylake-Client-v4', 'host', 'qemu64', 'EPYC-Rome'])
+      t.equal(problems({ 'cpu-model': m }), '', m);
+  },
+);
