@@ -69,3 +69,17 @@ t.test(
       t.equal(problems({ 'cpu-model': m }), '', m);
   },
 );
+
+t.test('setup --help names what it does to the host besides packages and the box (H7)', async (t) => {
+  const { commandHelp } = await import('../../lib/cli/command.js');
+  const { setup } = await import('../../lib/cli/commands/setup.js');
+  const help = commandHelp(setup).replace(/\s+/g, ' ');
+  for (const said of [
+    /virtlogd and libvirtd inside the network namespace lab\.netns \(--netns, HARNESS_NETNS, harness\.yaml/,
+    /blackhole routes on the host for lab\.private_subnet and lab\.management_subnet/,
+    /\/dev\/kvm to the kvm group/,
+    /the destroy command's host option/,
+    /--netns <value>/,
+  ])
+    t.match(help, said);
+});
