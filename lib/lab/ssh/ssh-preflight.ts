@@ -2,9 +2,9 @@
 // this machine (the Go module proxy is reached from here; the hosts' namespace may have no route to it). Problems are
 // config problems (exit 2) naming the field and the fix; nothing on the hosts is touched.
 import { readFile, stat } from 'node:fs/promises';
-import { connect } from 'node:net';
 import { resolve } from 'node:path';
 import { privateKeyProblem } from '../../ssh/connect.js';
+import { tcpReach, type ReachProbe } from '../../ssh/reach.js';
 import { EXIT, HarnessError, type ConfigProblem } from '../../errors.js';
 import type { HarnessConfig } from '../../config/schema.js';
 import type { RunCommand } from '../../exec/run.js';
@@ -18,21 +18,6 @@ import { expandHome, sshHosts } from './ssh-lab.js';
 const CNI_BUILD_MS = 15 * 60_000;
 /** How long a host's SSH port may take to accept a TCP connection before the preflight says it is not reachable. */
 const REACH_MS = 10_000;
-
-/** Open a TCP connection to `host:port` and close it: undefined when it was accepted, else why not. */
-export type ReachProbe = (host: string, port: number, timeoutMs: number) => Promise<string | undefined>;
-
-const tcpReach: ReachProbe = (host, port, timeoutMs) =>
-  new Promise((done) => {
-    const sock = connect({ host, port });
-    const end = (why: string | undefined) => {
-      sock.destroy();
-      done(why);
-    };
-    sock.setTimeout(timeoutMs, () => end(`no answer within ${timeoutMs / 1000} s`));
-    sock.once('connect', () => end(undefined));
-    sock.once('error', (err: NodeJS.ErrnoException) => end(err.code ?? err.message));
-  });
 
 /**
  * Every host whose SSH port does not accept a connection, each named with why: told before anything is built (the CNI
