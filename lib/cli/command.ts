@@ -58,6 +58,11 @@ export interface CliCommand {
   /** the config-table flags it takes: every one (a run of a scenario reads them all), or these */
   configFlags: 'all run flags' | readonly ConfigFlag[];
   positionals: Positionals;
+  /**
+   * The harness.yaml keys (or sections, ending in ".") it reads: a bad value of another key is left to the commands
+   * that read it (build does not fail on lab.cpus). Absent: every key.
+   */
+  reads?: readonly string[];
   run(args: ParsedArgs, deps: CommandDeps): Promise<number>;
 }
 

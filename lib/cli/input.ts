@@ -7,6 +7,7 @@ import { join, resolve } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { ConfigError, type ConfigProblem } from '../errors.js';
 import { resolveConfig } from '../config/validate.js';
+import { FIELDS } from '../config/table.js';
 import type { HarnessConfig } from '../config/schema.js';
 import { SCENARIOS } from './scenarios.js';
 import { labConfigRules } from '../lab/providers.js';
@@ -94,6 +95,26 @@ export async function readHarnessFile(
   }
 }
 
+/**
+ * The value problems of the keys a command reads (`reads`: keys or sections ending in "."); one of a key it does not
+ * read, from harness.yaml or a variable, is the commands' that read it. Problems of no key (unknown keys, the file's
+ * shape) stay.
+ */
+function readProblems(
+  problems: readonly ConfigProblem[],
+  reads: readonly string[] | undefined,
+  fileName = 'harness.yaml',
+): ConfigProblem[] {
+  if (!reads) return [...problems];
+  const read = (yaml: string) => reads.some((r) => (r.endsWith('.') ? yaml.startsWith(r) : yaml === r));
+  const unread = FIELDS.filter((f) => !read(f.yaml));
+  return problems.filter(
+    (p) =>
+      p.message === 'is not a known key' ||
+      !unread.some((f) => p.field === `${fileName}: ${f.yaml}` || (!!f.env && p.field === `env ${f.env}`)),
+  );
+}
+
 /** Read and parse one YAML document (merge keys `<<` allowed); a ConfigError naming the file when it cannot be. */
 export async function readYaml(path: string, what: string): Promise<unknown> {
   let text: string;
@@ -150,10 +171,11 @@ export async function commandConfig(
     labRules: labConfigRules,
   });
   if (res.config.nomad.token) deps.addSecrets([res.config.nomad.token]);
+  const reads = deps.commands.find((c) => c.name === args.command)?.reads;
   assertInput({
     argv: deps.argvProblems,
     files,
-    config: res.ok ? [] : res.problems,
+    config: res.ok ? [] : readProblems(res.problems, reads, harness?.name),
     command: await own(res.config),
   });
   return res.config;

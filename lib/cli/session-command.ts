@@ -1,6 +1,8 @@
 // The session machinery every command that runs plans shares (run, compare, matrix; a command of your own can call it
 // with its own plan inputs): read the inputs, plan, judge every problem of the input at once, execute, write the
 // reports, print the verdict. docs/architecture.md "Recipe: add a command".
+import { givenAt } from '../config/given-at.js';
+import { JOB_FIELD } from '../scenario/job-input.js';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -113,7 +115,15 @@ export async function checkSession(req: SessionRequest, read: ReadSession): Prom
   const builds = deps.builds ?? pathBuilds(deps);
   const buildProblems = await builds.check(res.ok ? res.plan.builds : res.builds, base, logger);
   const configs = sessionConfigs(plan, args, deps, harness);
-  const jobs = await jobProblems(configs, deps.cwd);
+  // Note: a job problem names where the job was given (HARNESS_JOB, harness.yaml), not always --job
+  const jobAt = givenAt(
+    { ...(harness ? { file: harness.data, fileName: harness.name } : {}), env: deps.env, flags: args.values },
+    ['job.file'],
+    JOB_FIELD,
+  );
+  const jobSourced = (ps: ConfigProblem[]) =>
+    jobAt.startsWith('--') ? ps : ps.map((p) => (p.field === JOB_FIELD ? { ...p, field: jobAt } : p));
+  const jobs = jobSourced(await jobProblems(configs, deps.cwd));
   const named = plan ? plan.cells.map((c) => c.scenario) : req.named(allScenarios(user.extra));
   const scenarios = allScenarios(user.extra).filter((s) => named.includes(s.name));
   const own = [
@@ -136,7 +146,7 @@ export async function checkSession(req: SessionRequest, read: ReadSession): Prom
   // the rest, or under --plan, wherever the build is a file already; otherwise the run's preflight parses it.
   const others = !res.ok || own.length || Object.values(sources).some((s) => s.length);
   if ((others || args.values['plan']) && !jobs.length && !buildProblems.length)
-    own.push(...(await parsedJobProblems(configs, deps)));
+    own.push(...jobSourced(await parsedJobProblems(configs, deps)));
   const all = inputProblems({ ...sources, command: own });
   if (!plan || all.length) throw new ConfigError(all);
   return { plan, extra: user.extra, logger, builds, secrets };

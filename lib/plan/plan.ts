@@ -1,6 +1,7 @@
 // The planner: arguments + harness.yaml + env (+ a matrix file) -> a plan of cells, with every problem of the whole
 // input at once. `run` is one cell (one per scenario with --all), `compare` two cells on the build axis, `matrix` the
 // expansion. Pure: files are read by the CLI and handed in; build files are checked by the CLI over `plan.builds`.
+import { givenAt } from '../config/given-at.js';
 import { resolve } from 'node:path';
 import type { ConfigProblem } from '../errors.js';
 import type { CheckInfo } from '../model/check.js';
@@ -161,11 +162,17 @@ function configOf(
   });
 }
 
-function nomadBuilds(c: HarnessConfig, cwd: string, field: string): BuildRef[] {
+function nomadBuilds(c: HarnessConfig, cwd: string, field: string, upgradeField = '--upgrade-to'): BuildRef[] {
   const out: BuildRef[] = [];
   if (c.nomadBinary) out.push({ field, spec: c.nomadBinary, cwd, role: 'nomad' });
-  if (c.upgradeTo) out.push({ field: '--upgrade-to', spec: c.upgradeTo, cwd, role: 'upgrade-to' });
+  if (c.upgradeTo) out.push({ field: upgradeField, spec: c.upgradeTo, cwd, role: 'upgrade-to' });
   return out;
+}
+
+/** Where a build setting was given (the flag, NOMAD_BUILD, harness.yaml), as a build's problems name it. */
+function buildSource(input: PlanInput, keys: readonly string[], fallback: string): string {
+  const file = input.harness ? { file: input.harness.data, fileName: input.harness.name } : {};
+  return givenAt({ ...file, env: input.env, flags: input.values }, keys, fallback);
 }
 
 function baseSession(command: PlanCommand, base: HarnessConfig, cells: PlannedCell[]): Plan {
@@ -265,7 +272,12 @@ function planRun(input: PlanInput): Draft {
     const own = new Set(s.checks.map((c) => c.id));
     config.expect.perCheck = Object.fromEntries(Object.entries(config.expect.perCheck).filter(([id]) => own.has(id)));
     base ??= config;
-    const builds = nomadBuilds(config, input.cwd, '--nomad');
+    const builds = nomadBuilds(
+      config,
+      input.cwd,
+      buildSource(input, ['nomad_binary', 'nomad_build'], '--nomad'),
+      buildSource(input, ['upgrade_to'], '--upgrade-to'),
+    );
     let skip: string | undefined;
     if (s.needsNomad && !config.nomadBinary) {
       if (all) skip = 'no Nomad build given (--nomad / NOMAD_BUILD)';

@@ -204,3 +204,31 @@ t.test(
     t.match(readFileSync(join(out, 'index.html'), 'utf8'), /href="[^"]*report\.html"/, 'the index links its page');
   },
 );
+
+t.test('a problem names where the value was given, and a command judges only the keys it reads (old 29)', async (t) => {
+  const root = t.testdir({ 'harness.yaml': 'lab:\n  cpus: 99\n', 'ok.yaml': '{}\n', reports: {} });
+  const s = standInPerRun({ [NOMAD]: { timeline: 'restored', version: '1.9.7' } }, { cwd: root });
+  t.teardown(() => Promise.all(s.runs.map((r) => r.nomad.close())));
+  const run = async (argv: string[], env: Record<string, string> = {}) => {
+    s.out.length = 0;
+    s.err.length = 0;
+    const code = await main(argv, { ...s.deps, env: { ...s.deps.env, ...env } });
+    return { code, err: s.err.join('') };
+  };
+  const merge = await run(['merge', join(root, 'nothing-here')]);
+  t.equal(merge.code, 2);
+  t.notMatch(merge.err, /lab\.cpus/, 'merge reads no lab key: its value is the run’s to judge');
+  t.match(merge.err, /merge input: cannot be read \(ENOENT\)/);
+  const plan = await run(['run', '--nomad', NOMAD, '--netns', '', '--plan']);
+  t.match(plan.err, /harness\.yaml: lab\.cpus: must be a whole number from 1 to 16/, 'a run still judges it');
+  // the build a problem would be told about is named by its source (the stand-in resolves every build)
+  const fromEnv = await run(['run', '--netns', '', '--plan', '-c', join(root, 'ok.yaml')], { NOMAD_BUILD: NOMAD });
+  t.equal(fromEnv.code, 0, fromEnv.err);
+  t.match((JSON.parse(s.out.join('')) as { plan: Plan }).plan.builds, [{ field: 'env NOMAD_BUILD', spec: NOMAD }]);
+  await run(['run', '--netns', '', '--plan', '-c', join(root, 'ok.yaml'), '--nomad', NOMAD], { NOMAD_BUILD: '1.9' });
+  t.match((JSON.parse(s.out.join('')) as { plan: Plan }).plan.builds, [{ field: '--nomad' }], 'the flag wins');
+  const job = await run(['run', '--nomad', NOMAD, '--netns', '', '--plan', '-c', join(root, 'ok.yaml')], {
+    HARNESS_JOB: '/nonexistent.hcl',
+  });
+  t.match(job.err, /env HARNESS_JOB: cannot be read \(ENOENT\)/);
+});
