@@ -83,3 +83,13 @@ t.test('setup --help names what it does to the host besides packages and the box
   ])
     t.match(help, said);
 });
+
+t.test('login: its own words are told with the config, at once (all problems at once, every command)', async (t) => {
+  const { main } = await import('../../lib/cli/main.js');
+  const { probe } = await import('../helpers/cli-probe.js');
+  const p = probe(t.testdir());
+  t.equal(await main(['login', '--netns', 'a b', '--command', ' '], p.deps), 2);
+  t.match(p.err(), /invalid configuration \(3 problems\)/);
+  for (const said of [/--netns: must be a network namespace name/, /run id: is required/, /--command: is empty/])
+    t.match(p.err(), said);
+});
