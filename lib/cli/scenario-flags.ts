@@ -79,8 +79,20 @@ export function unusedFlagProblems(
  */
 function unusedFaultOptions(values: Record<string, unknown>, configs: readonly HarnessConfig[]): ConfigProblem[] {
   if (!configs.length || configs.some((c) => c.reboot.faults)) return [];
+  // the seed of a schedule's picks: with no schedule there is nothing to pick
+  const seed: ConfigProblem[] =
+    values['seed'] === undefined
+      ? []
+      : [
+          {
+            field: '--seed',
+            value: values['seed'],
+            message: "is the seed of a fault schedule's picks (--faults); no schedule is given, so it would be ignored",
+            fix: 'drop --seed, or give --faults <schedule file> (docs/faults.md)',
+          },
+        ];
   const kinds = [...new Set(configs.map((c) => c.reboot.kind))];
-  return FAULTS.options.flatMap((opt) => {
+  const options = FAULTS.options.flatMap((opt) => {
     const flag = opt.flag;
     if (!flag || values[flag] === undefined) return [];
     const readers = FAULTS.kinds.filter((k) => k.options.includes(opt) || k.reads?.includes(opt.yaml));
@@ -95,4 +107,5 @@ function unusedFaultOptions(values: Record<string, unknown>, configs: readonly H
       },
     ];
   });
+  return [...seed, ...options];
 }

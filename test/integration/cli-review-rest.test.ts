@@ -232,3 +232,23 @@ t.test('a problem names where the value was given, and a command judges only the
   });
   t.match(job.err, /env HARNESS_JOB: cannot be read \(ENOENT\)/);
 });
+
+t.test(
+  'the adversarial pass of 2026-12-06: a matrix file that cannot be read and --seed without a schedule',
+  async (t) => {
+    const c = cli(t);
+    const m = await c.run(['matrix', '/nonexistent.yaml', '--shard', '3/2', '--cpus', '0', '--plan']);
+    t.equal(m.code, 2);
+    t.match(m.err, /invalid configuration \(3 problems\)/);
+    t.match(m.err, /matrix file: cannot be read \(ENOENT\)/);
+    t.match(m.err, /--shard: must be i\/n with 1 <= i <= n/);
+    t.match(m.err, /--cpus: must be a whole number/);
+    t.notMatch(m.err, /only one matrix file can be run/, 'one file was given');
+    const seed = await c.run(['run', 'rolling-reboot', '--nomad', NOMAD, '--seed', '5', '--plan']);
+    t.equal(seed.code, 2);
+    t.match(
+      seed.err,
+      /--seed: is the seed of a fault schedule's picks \(--faults\); no schedule is given, so it would be ignored/,
+    );
+  },
+);
