@@ -1,6 +1,7 @@
 // The session machinery every command that runs plans shares (run, compare, matrix; a command of your own can call it
 // with its own plan inputs): read the inputs, plan, judge every problem of the input at once, execute, write the
 // reports, print the verdict. docs/architecture.md "Recipe: add a command".
+import { loadKnownIssueTable } from '../session/known-issues.js';
 import { givenAt } from '../config/given-at.js';
 import { JOB_FIELD } from '../scenario/job-input.js';
 import { randomBytes } from 'node:crypto';
@@ -135,6 +136,7 @@ export async function checkSession(req: SessionRequest, read: ReadSession): Prom
     ...(await Promise.all(configs.map((c) => hostKeyProblems(c, deps.cwd)))).flat(),
     ...(await hostsNetnsProblems(configs, { insideNetns: !!deps.env[IN_NETNS_ENV] })),
     ...buildProblems,
+    ...(await knownIssueFileProblems(configs[0] ?? base, allScenarios(user.extra))),
   ];
   const sources = {
     argv: deps.argvProblems,
@@ -150,6 +152,18 @@ export async function checkSession(req: SessionRequest, read: ReadSession): Prom
   const all = inputProblems({ ...sources, command: own });
   if (!plan || all.length) throw new ConfigError(all);
   return { plan, extra: user.extra, logger, builds, secrets };
+}
+
+/** The user's known-issue file, read as the run reads it: its problems with the rest (and under --plan). */
+async function knownIssueFileProblems(base: HarnessConfig, scenarios: readonly Scenario[]): Promise<ConfigProblem[]> {
+  if (!base.knownIssuesFile) return [];
+  try {
+    await loadKnownIssueTable(base, scenarios);
+    return [];
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems;
+    throw err;
+  }
 }
 
 /**

@@ -252,3 +252,21 @@ t.test(
     );
   },
 );
+
+t.test('the adversarial pass of 2026-12-06: --plan reads the known-issue file, with the other problems', async (t) => {
+  const c = cli(t);
+  const r = await c.run([
+    'run',
+    '--nomad',
+    NOMAD,
+    '--known-issues-file',
+    '/nonexistent/ki.yaml',
+    '--cpus',
+    '0',
+    '--plan',
+  ]);
+  t.equal(r.code, 2);
+  t.match(r.err, /invalid configuration \(2 problems\)/);
+  t.match(r.err, /known_issues_file: cannot be read: ENOENT/);
+  t.match(r.err, /--cpus: must be a whole number/);
+});
