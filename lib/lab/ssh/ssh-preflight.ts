@@ -24,7 +24,7 @@ const REACH_MS = 10_000;
  * plugins take minutes) or tried (the SSH wait takes a minute). A host behind a jump host is reached through it, so
  * only the jump host could be asked: it is left to the SSH connection.
  */
-export async function unreachableHosts(config: HarnessConfig, probe: ReachProbe = tcpReach): Promise<string[]> {
+async function unreachableHosts(config: HarnessConfig, probe: ReachProbe = tcpReach): Promise<string[]> {
   const hosts = sshHosts(config.lab.hosts, ['server', 'client']).filter((h) => !h.spec.jump && h.spec.address);
   const out = await Promise.all(
     hosts.map(async ({ name, field, spec: { address, port } }) => {
