@@ -17,7 +17,7 @@ import type { CliDeps } from './deps.js';
 import type { Logger } from '../log/events.js';
 
 /** Schema id of `build --json` output. */
-export const BUILD_JSON_SCHEMA = 'nomad-reboot-harness/builds/v1';
+export const BUILD_JSON_SCHEMA = 'nomad-reboot-harness/builds@1';
 
 /** Resolve every spec; print path, sha256, version, revision and origin of each; exit 0, or 2/3 naming each failure. */
 export async function buildCommand(args: ParsedArgs, config: HarnessConfig, deps: CliDeps): Promise<ExitCode> {

@@ -30,8 +30,8 @@ export interface Positionals {
   what: string;
   /** at most this many; absent: the handler judges them (it has a better word than "unexpected argument") */
   max?: number;
-  /** what completion offers there */
-  complete: 'scenario' | 'command' | 'files' | readonly string[];
+  /** what completion offers there (labs: the ids of the labs under the work dir, as list-labs finds them) */
+  complete: 'scenario' | 'command' | 'files' | 'labs' | readonly string[];
 }
 
 /** What a handler gets besides the parsed line: the world (CliDeps), the line itself and the problems parsing found. */
@@ -58,6 +58,11 @@ export interface CliCommand {
   /** the config-table flags it takes: every one (a run of a scenario reads them all), or these */
   configFlags: 'all run flags' | readonly ConfigFlag[];
   positionals: Positionals;
+  /**
+   * The harness.yaml keys (or sections, ending in ".") it reads: a bad value of another key is left to the commands
+   * that read it (build does not fail on lab.cpus). Absent: every key.
+   */
+  reads?: readonly string[];
   run(args: ParsedArgs, deps: CommandDeps): Promise<number>;
 }
 
@@ -91,6 +96,8 @@ const PATH_FLAGS = new Set([
   'nomad-binary',
   'upgrade-to',
   'releases-key',
+  'faults',
+  'known-issues-file',
 ]);
 
 export interface OptionSpec {

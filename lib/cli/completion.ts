@@ -1,6 +1,8 @@
 // `reboot-harness completion bash|zsh|fish`: a completion script made from the commands' own tables (completionSpec),
 // so it names exactly the commands, options and values --help names. Pure: each function returns the script text.
-import { HELP, optionsOf, type CliCommand, type Positionals } from './command.js';
+import { DEFAULTS } from '../config/schema.js';
+import { LAB_SPEC_FILE } from '../model/lab-spec.js';
+import { HELP, SWITCH_WORDS, optionsOf, type CliCommand, type Positionals } from './command.js';
 
 /** One option as shell completion sees it: its names, whether it takes a value, the values it allows. */
 interface CompletionOption {
@@ -13,6 +15,8 @@ interface CompletionOption {
   values?: readonly string[];
   /** the value names a file or folder */
   path: boolean;
+  /** a switch that also takes one of these words after it (`--keep on-failure`) */
+  words?: readonly string[];
   doc: string;
 }
 
@@ -31,6 +35,7 @@ export function completionSpec(commands: readonly CliCommand[]): CompletionComma
         takesValue: o.type === 'string',
         multiple: o.multiple,
         ...(values ? { values } : {}),
+        ...(SWITCH_WORDS[o.name] ? { words: SWITCH_WORDS[o.name] } : {}),
         path: o.path,
         doc: o.doc.split(/; | \(|\. /)[0]!.trim(),
       };
@@ -70,13 +75,19 @@ interface CompletionInput {
 /** A word list as one shell word in single quotes. */
 const sq = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 const fnName = (prog: string) => `_${prog.replace(/[^A-Za-z0-9]/g, '_')}`;
-/** The words offered after a command: the scenarios, the commands, some words; undefined = files. */
+/** The words offered after a command: the scenarios, the commands, some words; undefined = files or labs. */
 function positionalWords(c: CompletionCommand, input: CompletionInput): readonly string[] | undefined {
-  if (c.positional === 'files') return undefined;
+  if (c.positional === 'files' || c.positional === 'labs') return undefined;
   if (c.positional === 'scenario') return input.scenarios;
   if (c.positional === 'command') return input.commands.map((x) => x.name);
   return c.positional;
 }
+
+/**
+ * The work dir a lab-id completion looks in, as a shell expression: --work-dir on the line (in variable `wd`), else
+ * HARNESS_WORK_DIR, else the default. A lab is a folder there holding a lab spec, as list-labs finds them.
+ */
+const WORK_DIR = `"\${wd:-\${HARNESS_WORK_DIR:-${DEFAULTS.lab.workDir}}}"`;
 
 export function completionScript(shell: Shell, input: CompletionInput): string {
   if (shell === 'bash') return bash(input);
@@ -88,9 +99,13 @@ function bash(input: CompletionInput): string {
   const { commands, prog = 'reboot-harness' } = input;
   const fn = fnName(prog);
   const names = commands.map((c) => c.name).join(' ');
+  // Note: COMPREPLY is filled a line per word (mapfile), so a file name with a space stays one word; file places turn
+  // on -o filenames (quoting, a / after a folder) for that completion only.
   const wordCases = commands.flatMap((c) => {
+    if (c.positional === 'labs')
+      return [`    ${c.name}) mapfile -t COMPREPLY < <(compgen -W "$(${fn}_labs)" -- "$cur") ;;`];
     const words = positionalWords(c, input);
-    return words ? [`    ${c.name}) COMPREPLY=($(compgen -W ${sq(words.join(' '))} -- "$cur")) ;;`] : [];
+    return words ? [`    ${c.name}) mapfile -t COMPREPLY < <(compgen -W ${sq(words.join(' '))} -- "$cur") ;;`] : [];
   });
   const optionCases = commands
     .map((c) => {
@@ -102,8 +117,16 @@ function bash(input: CompletionInput): string {
   const byValue = new Map<string, string[]>();
   for (const c of commands)
     for (const o of c.options) {
-      if (!o.takesValue) continue;
-      const what = o.values ? `values:${o.values.join(' ')}` : o.path ? 'files' : 'free';
+      const what = o.takesValue
+        ? o.values
+          ? `values:${o.values.join(' ')}`
+          : o.path
+            ? 'files'
+            : 'free'
+        : o.words
+          ? `switch:${o.words.join(' ')}`
+          : undefined;
+      if (!what) continue;
       const flags = [`--${o.name}`, ...(o.short ? [`-${o.short}`] : [])];
       for (const f of flags) {
         const key = `${c.name} ${f}`;
@@ -112,24 +135,49 @@ function bash(input: CompletionInput): string {
     }
   for (const [what, keys] of byValue) {
     const pattern = keys.map((k) => sq(k)).join('|');
-    if (what === 'files') valueCases.push(`    ${pattern}) COMPREPLY=($(compgen -f -- "$cur")); return ;;`);
+    if (what === 'files') valueCases.push(`    ${pattern}) ${fn}_files; return ;;`);
     else if (what === 'free') valueCases.push(`    ${pattern}) COMPREPLY=(); return ;;`);
-    else valueCases.push(`    ${pattern}) COMPREPLY=($(compgen -W ${sq(what.slice(7))} -- "$cur")); return ;;`);
+    else if (what.startsWith('values:'))
+      valueCases.push(`    ${pattern}) mapfile -t COMPREPLY < <(compgen -W ${sq(what.slice(7))} -- "$cur"); return ;;`);
+    // a switch's own words, or what may follow it (a scenario, another option): both offered
+    else valueCases.push(`    ${pattern}) switch_words=${sq(what.slice(7))} ;;`);
   }
   return `# bash completion for ${prog} (made by: ${prog} completion bash)
+${fn}_files() {
+  compopt -o filenames 2>/dev/null
+  mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+}
+${fn}_labs() {
+  local d wd=""
+  for ((i = 1; i < \${#COMP_WORDS[@]} - 1; i++)); do
+    [[ "\${COMP_WORDS[i]}" == --work-dir ]] && wd="\${COMP_WORDS[i+1]}"
+  done
+  for d in ${WORK_DIR}/*/${LAB_SPEC_FILE}; do
+    [[ -e "$d" ]] && { d="\${d%/*}"; printf '%s\\n' "\${d##*/}"; }
+  done
+}
 ${fn}() {
-  local cur prev cmd i opts
+  local cur prev cmd i opts switch_words=""
   cur="\${COMP_WORDS[COMP_CWORD]}"
   prev="\${COMP_WORDS[COMP_CWORD-1]}"
+  # --opt=value: bash splits it at "=" (COMP_WORDBREAKS) into --opt, =, value; or it comes as one word
+  if [[ "$cur" == "=" ]]; then
+    cur=""
+  elif [[ "$prev" == "=" && $COMP_CWORD -ge 2 ]]; then
+    prev="\${COMP_WORDS[COMP_CWORD-2]}"
+  elif [[ "$cur" == --*=* ]]; then
+    prev="\${cur%%=*}"
+    cur="\${cur#*=}"
+  fi
   cmd=""
   for ((i = 1; i < COMP_CWORD; i++)); do
     case "\${COMP_WORDS[i]}" in
-      -*) ;;
-      *) cmd="\${COMP_WORDS[i]}"; break ;;
+      -*|=) ;;
+      *) [[ "\${COMP_WORDS[i-1]}" == "=" ]] || { cmd="\${COMP_WORDS[i]}"; break; } ;;
     esac
   done
   if [[ -z "$cmd" ]]; then
-    COMPREPLY=($(compgen -W ${sq(`${names} --help --version`)} -- "$cur"))
+    mapfile -t COMPREPLY < <(compgen -W ${sq(`${names} --help --version`)} -- "$cur")
     return
   fi
   case "$cmd $prev" in
@@ -140,13 +188,18 @@ ${optionCases}
     *) opts="" ;;
   esac
   if [[ "$cur" == -* ]]; then
-    COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+    mapfile -t COMPREPLY < <(compgen -W "$opts" -- "$cur")
     return
   fi
   case "$cmd" in
 ${wordCases.join('\n')}
-    *) COMPREPLY=($(compgen -f -- "$cur")) ;;
+    *) ${fn}_files ;;
   esac
+  if [[ -n "$switch_words" ]]; then
+    local more
+    mapfile -t more < <(compgen -W "$switch_words" -- "$cur")
+    COMPREPLY=("\${more[@]}" "\${COMPREPLY[@]}")
+  fi
 }
 complete -F ${fn} ${prog}
 `;
@@ -171,17 +224,27 @@ function zsh(input: CompletionInput): string {
         return `        ${names}'[${zdoc(o.doc)}]${action}'`;
       });
       const words = positionalWords(c, input);
-      const rest = !words
-        ? "'*:file:_files'"
-        : words.length
-          ? `'1:${zdoc(c.positionalName)}:(${words.join(' ')})'`
-          : '';
+      const rest =
+        c.positional === 'labs'
+          ? `'1:${zdoc(c.positionalName)}:${fn}_labs'`
+          : !words
+            ? "'*:file:_files'"
+            : words.length
+              ? `'1:${zdoc(c.positionalName)}:(${words.join(' ')})'`
+              : '';
       const args = [...specs, ...(rest ? [`        ${rest}`] : [])].join(' \\\n');
       return `      ${c.name})\n        _arguments -s \\\n${args}\n        ;;`;
     })
     .join('\n');
   return `#compdef ${prog}
 # zsh completion for ${prog} (made by: ${prog} completion zsh)
+${fn}_labs() {
+  local d wd i=\${words[(I)--work-dir]}
+  (( i )) && wd=\${words[i+1]}
+  local -a ids
+  for d in ${WORK_DIR}/*/${LAB_SPEC_FILE}(N); do ids+=(\${d:h:t}); done
+  compadd -- $ids
+}
 ${fn}() {
   local -a commands
   commands=(
@@ -208,7 +271,22 @@ fi
 
 function fish(input: CompletionInput): string {
   const { commands, prog = 'reboot-harness' } = input;
-  const lines = [`# fish completion for ${prog} (made by: ${prog} completion fish)`, `complete -c ${prog} -f`];
+  const labs = `__${fnName(prog).slice(1)}_labs`;
+  const lines = [
+    `# fish completion for ${prog} (made by: ${prog} completion fish)`,
+    `function ${labs}`,
+    `  set -l wd ${DEFAULTS.lab.workDir}`,
+    '  set -q HARNESS_WORK_DIR; and set wd $HARNESS_WORK_DIR',
+    '  set -l line (commandline -opc)',
+    '  if set -l i (contains -i -- --work-dir $line); and test (count $line) -gt $i',
+    '    set wd $line[(math $i + 1)]',
+    '  end',
+    `  for d in $wd/*/${LAB_SPEC_FILE}`,
+    '    basename (dirname $d)',
+    '  end',
+    'end',
+    `complete -c ${prog} -f`,
+  ];
   for (const c of commands) lines.push(`complete -c ${prog} -n '__fish_use_subcommand' -a ${c.name} -d ${sq(c.doc)}`);
   for (const c of commands) {
     const when = `'__fish_seen_subcommand_from ${c.name}'`;
@@ -221,7 +299,8 @@ function fish(input: CompletionInput): string {
       lines.push(parts.join(' '));
     }
     const words = positionalWords(c, input);
-    if (words) lines.push(`complete -c ${prog} -n ${when} -a ${sq(words.join(' '))}`);
+    if (c.positional === 'labs') lines.push(`complete -c ${prog} -n ${when} -a '(${labs})'`);
+    else if (words) lines.push(`complete -c ${prog} -n ${when} -a ${sq(words.join(' '))}`);
     else lines.push(`complete -c ${prog} -n ${when} -F`);
   }
   return `${lines.join('\n')}\n`;

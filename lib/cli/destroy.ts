@@ -14,7 +14,7 @@ import { tryLock } from '../vagrant/lock.js';
 import { olderThan, staleReasons, WARM_PREFIX } from '../lab/warm/warm-key.js';
 import { destroyOrphanDomains } from '../lab/host/orphans.js';
 import { providerFor } from '../lab/providers.js';
-import { serialLogFiles } from '../lab/vagrant/vagrant-lab.js';
+import { markTeardownFailed, serialLogFiles } from '../lab/vagrant/vagrant-lab.js';
 import { destroyWarmLab, inspectWarmLab, readWarmRecord, warmCurrent, warmLockPath } from '../lab/warm/warm-lab.js';
 
 /** Which labs `destroy` removes besides the run ids given. */
@@ -158,6 +158,7 @@ export async function destroyLabs(
       logger({ kind: 'info', t: 0, message: `destroyed lab ${runId} (${machines})${why ? `: ${why}` : ''}` });
     } catch (err) {
       failed++;
+      if (!runId.startsWith(WARM_PREFIX)) await markTeardownFailed(dir, err);
       logger({
         kind: 'warn',
         t: 0,

@@ -15,6 +15,14 @@ import { alivePid, currentNetns } from '../lab/host/host.js';
 import { describeMode, groupGid, KVM_DEVICE, kvmDeviceFix } from '../lab/kvm/kvm-device.js';
 import type { ChooseDriver, DriverSetting } from '../lab/kvm/accel.js';
 
+/** Schema id of `doctor --json`: every --json document is one object with its schema id, none a bare list. */
+export const DOCTOR_JSON_SCHEMA = 'nomad-reboot-harness/doctor@1';
+
+/** The document `doctor --json` prints: whether every prerequisite is met, and each check. */
+export function doctorDocument(items: readonly DoctorItem[]): { schema: string; ok: boolean; checks: DoctorItem[] } {
+  return { schema: DOCTOR_JSON_SCHEMA, ok: items.every((i) => i.ok), checks: [...items] };
+}
+
 export interface DoctorItem {
   name: string;
   ok: boolean;

@@ -4,7 +4,7 @@ import { runCommand } from '../exec/run.js';
 import { homedir } from 'node:os';
 import { checkNomadBinary } from '../builds/binary.js';
 import { cacheRoot } from '../builds/cache.js';
-import { doctorNomadSpec, memAvailableBytes, runDoctor, renderDoctor } from './doctor.js';
+import { doctorDocument, doctorNomadSpec, memAvailableBytes, runDoctor, renderDoctor } from './doctor.js';
 import { readFile } from 'node:fs/promises';
 import { ensureLabHost, parseNetnsList, reexecInNetns, IN_NETNS_ENV } from '../lab/host/host.js';
 import { destroyLabs } from './destroy.js';
@@ -143,7 +143,9 @@ async function doctor(config: HarnessConfig, json: boolean): Promise<ExitCode> {
     },
   });
   process.stdout.write(
-    json ? JSON.stringify(items, null, 2) + '\n' : renderDoctor(items, { quiet: config.output.quiet }) + '\n',
+    json
+      ? `${JSON.stringify(doctorDocument(items), null, 2)}\n`
+      : `${renderDoctor(items, { quiet: config.output.quiet })}\n`,
   );
   return items.every((i) => i.ok) ? EXIT.OK : EXIT.INFRA;
 }

@@ -7,6 +7,7 @@ import { join, resolve } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { ConfigError, type ConfigProblem } from '../errors.js';
 import { resolveConfig } from '../config/validate.js';
+import { FIELDS } from '../config/table.js';
 import type { HarnessConfig } from '../config/schema.js';
 import { SCENARIOS } from './scenarios.js';
 import { labConfigRules } from '../lab/providers.js';
@@ -41,9 +42,20 @@ interface InputProblems {
 export function inputProblems(p: InputProblems): ConfigProblem[] {
   const user = p.userScenarios ?? [];
   const config = (p.config ?? []).filter((x) => !user.length || x.message !== 'is not a known scenario');
-  const all = [...(p.argv ?? []), ...(p.files ?? []), ...user, ...config, ...(p.command ?? [])];
+  const all = withoutMoot([...(p.argv ?? []), ...(p.files ?? []), ...user, ...config, ...(p.command ?? [])]);
   const seen = new Set<string>();
   return groupCellProblems(all.filter((x) => !seen.has(JSON.stringify(x)) && !!seen.add(JSON.stringify(x))));
+}
+
+/**
+ * A flag the scenario refuses as a whole ("applies to rolling-reboot and server-reboot"): what else is wrong with its
+ * value (a machine this lab lacks) is moot once the flag goes, so it is left out: one problem per mistake.
+ */
+function withoutMoot(all: ConfigProblem[]): ConfigProblem[] {
+  const refused = new Set(
+    all.flatMap((x) => (x.message.startsWith('applies to ') ? (x.field.match(/--[a-z][a-z-]*/g) ?? []) : [])),
+  );
+  return all.filter((x) => x.message.startsWith('applies to ') || !refused.has(x.field));
 }
 
 /** Throw every problem of the input at once (exit 2), or return when there is none. */
@@ -81,6 +93,26 @@ export async function readHarnessFile(
     problems.push(...err.problems);
     return undefined;
   }
+}
+
+/**
+ * The value problems of the keys a command reads (`reads`: keys or sections ending in "."); one of a key it does not
+ * read, from harness.yaml or a variable, is the commands' that read it. Problems of no key (unknown keys, the file's
+ * shape) stay.
+ */
+function readProblems(
+  problems: readonly ConfigProblem[],
+  reads: readonly string[] | undefined,
+  fileName = 'harness.yaml',
+): ConfigProblem[] {
+  if (!reads) return [...problems];
+  const read = (yaml: string) => reads.some((r) => (r.endsWith('.') ? yaml.startsWith(r) : yaml === r));
+  const unread = FIELDS.filter((f) => !read(f.yaml));
+  return problems.filter(
+    (p) =>
+      p.message === 'is not a known key' ||
+      !unread.some((f) => p.field === `${fileName}: ${f.yaml}` || (!!f.env && p.field === `env ${f.env}`)),
+  );
 }
 
 /** Read and parse one YAML document (merge keys `<<` allowed); a ConfigError naming the file when it cannot be. */
@@ -139,10 +171,11 @@ export async function commandConfig(
     labRules: labConfigRules,
   });
   if (res.config.nomad.token) deps.addSecrets([res.config.nomad.token]);
+  const reads = deps.commands.find((c) => c.name === args.command)?.reads;
   assertInput({
     argv: deps.argvProblems,
     files,
-    config: res.ok ? [] : res.problems,
+    config: res.ok ? [] : readProblems(res.problems, reads, harness?.name),
     command: await own(res.config),
   });
   return res.config;

@@ -1,11 +1,11 @@
 // `reboot-harness list-labs`: every lab this harness left on the host, found the way `destroy` finds them (one
 // definition each): run labs kept by --keep (or a killed run's) and warm labs by their directory under the work dir
 // (findLabDirs), orphan domains by where vagrant-libvirt says they came from (findOrphanDomains).
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { EXIT } from '../errors.js';
 import type { HarnessConfig } from '../config/schema.js';
-import { LAB_SPEC_FILE, slotOf, type LabSpec } from '../model/lab-spec.js';
+import { LAB_SPEC_FILE, TEARDOWN_FAILED_FILE, slotOf, type LabSpec } from '../model/lab-spec.js';
 import { topologyLabel, type Topology } from '../model/topology.js';
 import { WARM_PREFIX } from '../lab/warm/warm-key.js';
 import { findOrphanDomains } from '../lab/host/orphans.js';
@@ -17,10 +17,13 @@ import type { ParsedArgs } from './command.js';
 import type { CliDeps } from './deps.js';
 
 /** Schema id of `list-labs --json`. */
-const LABS_JSON_SCHEMA = 'nomad-reboot-harness/labs/v1';
+export const LABS_JSON_SCHEMA = 'nomad-reboot-harness/labs@1';
 
-/** kept: a run's lab left by --keep (or by a run killed before its teardown, or one running now); warm: parked. */
-type LabKind = 'kept' | 'warm' | 'orphan';
+/**
+ * kept: a run's lab left by --keep (or by a run killed before its teardown, or one running now); left: a run's lab
+ * whose teardown failed; warm: parked; orphan: domains whose directory is gone.
+ */
+type LabKind = 'kept' | 'left' | 'warm' | 'orphan';
 
 export interface LabEntry {
   id: string;
@@ -56,9 +59,10 @@ export async function findLabs(
       const spec = JSON.parse(await readFile(join(dir, LAB_SPEC_FILE), 'utf8')) as LabSpec;
       const createdAtMs = await labCreatedAtMs(dir, runId);
       const count = (role: string) => spec.machines.filter((m) => m.role === role).length;
+      const left = await stat(join(dir, TEARDOWN_FAILED_FILE)).catch(() => undefined);
       labs.push({
         id: runId,
-        kind: runId.startsWith(WARM_PREFIX) ? 'warm' : 'kept',
+        kind: runId.startsWith(WARM_PREFIX) ? 'warm' : left ? 'left' : 'kept',
         dir,
         provider: spec.provider,
         createdAtMs,
@@ -119,6 +123,9 @@ export function renderLabs(labs: readonly LabEntry[], workDir: string, orphansLo
       .trimEnd();
   const hints = [
     labs.some((l) => l.kind === 'kept') ? 'reach a kept lab: reboot-harness login <id> [machine]' : '',
+    labs.some((l) => l.kind === 'left')
+      ? `left: its teardown failed (${TEARDOWN_FAILED_FILE} in its DIR says why); destroy <id> tries again`
+      : '',
     'remove: reboot-harness destroy <id> | --warm | --stale | --older-than <duration> (each sweep takes the orphans too)',
   ].filter(Boolean);
   return [line(head), ...rows.map(line), '', ...hints].join('\n');

@@ -106,9 +106,9 @@ function notKept(labs: readonly LabEntry[], workDir: string, why: string): Harne
   });
 }
 
-/** Work out what `login` runs; every usage problem is thrown before anything is started. */
-async function loginCommandFor(args: ParsedArgs, config: HarnessConfig, env: CliDeps['env']): Promise<LoginCommand> {
-  const [id, wanted, ...extra] = args.positionals;
+/** The problems of login's own words (the run id, words too many, an empty --command): told with the config's. */
+export function loginLineProblems(args: ParsedArgs): ConfigProblem[] {
+  const [id, , ...extra] = args.positionals;
   const command = typeof args.values['command'] === 'string' ? (args.values['command'] as string) : undefined;
   const problems: ConfigProblem[] = [];
   if (id === undefined)
@@ -132,6 +132,14 @@ async function loginCommandFor(args: ParsedArgs, config: HarnessConfig, env: Cli
       message: 'is empty',
       fix: 'give a command, or leave --command out for a shell',
     });
+  return problems;
+}
+
+/** Work out what `login` runs; every usage problem is thrown before anything is started. */
+async function loginCommandFor(args: ParsedArgs, config: HarnessConfig, env: CliDeps['env']): Promise<LoginCommand> {
+  const [id, wanted] = args.positionals;
+  const command = typeof args.values['command'] === 'string' ? (args.values['command'] as string) : undefined;
+  const problems = loginLineProblems(args);
   if (problems.length) throw new ConfigError(problems);
   if (providerFor(config).host.machinesFromConfig) {
     // Note: existing hosts outlive every run (teardown only cleans what the harness installed), so any run id of them

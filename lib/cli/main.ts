@@ -12,7 +12,7 @@ import type { CliDeps } from './deps.js';
 export type { CliDeps } from './deps.js';
 
 /** Schema id of the document `--json` prints on stdout when a command ends in an error. */
-export const ERROR_JSON_SCHEMA = 'nomad-reboot-harness/error/v1';
+export const ERROR_JSON_SCHEMA = 'nomad-reboot-harness/error@1';
 
 /** Run the CLI; returns the exit code (never throws). `commands`: the registry (a test may add its own). */
 export async function main(

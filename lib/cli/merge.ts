@@ -113,6 +113,11 @@ export async function mergeCommand(
     { tests: 0, failures: 0, errors: 0, skipped: 0 },
   );
   const noPage = finals.filter((r) => !pageFor(r.runId)).length;
+  // Note: a folder inside the working directory is shown relative to it, any other as given (absolute), not ../../
+  const shown = (p: string): string => {
+    const rel = relative(deps.cwd, p);
+    return rel === '' ? '.' : rel.startsWith('..') ? p : rel;
+  };
   const lines = [
     `merged ${finals.length} suites from ${found.sessions.length} JSON reports: ${t.tests} tests, ` +
       `${t.failures} failures, ${t.errors} errors, ${t.skipped} skipped`,
@@ -121,9 +126,9 @@ export async function mergeCommand(
       ? [`${attachments.unresolved} attachment lines name files not among the inputs (kept as written)`]
       : []),
     ...(args.values['copy-attachments']
-      ? [`copied ${copied.files} files (attachments and pages) into ${relative(deps.cwd, outDir) || '.'}`]
+      ? [`copied ${copied.files} files (attachments and pages) into ${shown(outDir)}`]
       : []),
-    `reports: ${[paths.junit, paths.json, paths.index].map((p) => relative(deps.cwd, p) || '.').join(' ')}`,
+    `reports: ${[paths.junit, paths.json, paths.index].map(shown).join(' ')}`,
   ];
   deps.out(`${lines.join('\n')}\n`);
   return session.exitCode;

@@ -1,7 +1,10 @@
-// Flags only some scenarios read. Given to a session none of whose scenarios reads them they would be ignored without
-// a word (`--upgrade-to` on bridge-exec-reboot ran the scenario without upgrading anything), so they are refused.
+// Flags only some scenarios (or some fault kinds) read. Given to a session none of whose cells reads them they would be
+// ignored without a word (`--upgrade-to` on bridge-exec-reboot ran the scenario without upgrading anything,
+// `--off-for` with a graceful reboot kept nothing off), so they are refused.
 import type { ConfigProblem } from '../errors.js';
+import type { HarnessConfig } from '../config/schema.js';
 import type { Scenario } from '../run/scenario.js';
+import { FAULTS } from '../faults/registry.js';
 import { SCENARIOS } from './scenarios.js';
 
 interface ScenarioFlag {
@@ -9,30 +12,52 @@ interface ScenarioFlag {
   uses(s: Scenario): boolean;
   /** who does, for the message */
   who: string;
+  /** what to run instead, for the fix */
+  instead: string;
 }
 
-const upgrade: ScenarioFlag = { uses: (s) => s.name === 'upgrade-in-place', who: 'upgrade-in-place' };
-const nomad: ScenarioFlag = { uses: (s) => s.needsNomad, who: 'the scenarios that install Nomad' };
+const upgrade: ScenarioFlag = {
+  uses: (s) => s.name === 'upgrade-in-place',
+  who: 'upgrade-in-place',
+  instead: 'upgrade-in-place',
+};
+const nomad: ScenarioFlag = {
+  uses: (s) => s.needsNomad,
+  who: 'the scenarios that install Nomad',
+  instead: 'a scenario that installs Nomad',
+};
+/** what the cluster scenarios read: the leader, the service's gaps, the drain, the probes during the fault window */
+const cluster: ScenarioFlag = {
+  uses: (s) => s.name === 'rolling-reboot' || s.name === 'server-reboot',
+  who: 'rolling-reboot and server-reboot',
+  instead: 'rolling-reboot or server-reboot',
+};
 const FLAGS: Record<string, ScenarioFlag> = {
   'upgrade-to': upgrade,
   'upgrade-mode': upgrade,
   nomad,
   'nomad-binary': nomad,
+  'leader-within': cluster,
+  'max-gap': cluster,
+  'probe-interval': cluster,
+  'drain-deadline': cluster,
 };
 
 /**
- * A problem per flag on the command line that no scenario of the session reads. A user scenario may read any key, so
- * a session with one refuses nothing. A session that installs builds of its own (compare: --before/--after) leaves
- * --nomad and --nomad-binary to its planner.
+ * A problem per flag on the command line that no scenario of the session reads, and per fault option (--off-for,
+ * --partition-for, …) that the fault kind of no cell reads. A user scenario may read any key, so a session with one
+ * refuses nothing. A session that installs builds of its own (compare: --before/--after) leaves --nomad and
+ * --nomad-binary to its planner. `configs`: the session's base config and every cell's (their fault kinds).
  */
 export function unusedFlagProblems(
   values: Record<string, unknown>,
   scenarios: readonly Scenario[],
+  configs: readonly HarnessConfig[],
   o: { installsItsBuilds: boolean },
 ): ConfigProblem[] {
   if (!scenarios.length || scenarios.some((s) => !SCENARIOS.includes(s))) return [];
   const names = scenarios.map((s) => s.name).join(', ');
-  return Object.entries(FLAGS).flatMap(([flag, f]) => {
+  const byScenario = Object.entries(FLAGS).flatMap(([flag, f]) => {
     if (values[flag] === undefined || scenarios.some((s) => f.uses(s))) return [];
     if (o.installsItsBuilds && f === nomad) return [];
     return [
@@ -40,8 +65,47 @@ export function unusedFlagProblems(
         field: `--${flag}`,
         value: values[flag],
         message: `is not used by ${names} (only by ${f.who}), so it would be ignored`,
-        fix: `drop --${flag}, or run ${f === upgrade ? 'upgrade-in-place' : 'a scenario that installs Nomad'}`,
+        fix: `drop --${flag}, or run ${f.instead}`,
       },
     ];
   });
+  return [...byScenario, ...unusedFaultOptions(values, configs)];
+}
+
+/**
+ * A fault option given on the command line that the fault of no cell reads: `--off-for` belongs to power-off and
+ * power-loss-all, `--partition-for` to partition and leader-partition. A schedule (--faults) may name any kind and
+ * takes the option as its steps' default, so a cell with one reads them all.
+ */
+function unusedFaultOptions(values: Record<string, unknown>, configs: readonly HarnessConfig[]): ConfigProblem[] {
+  if (!configs.length || configs.some((c) => c.reboot.faults)) return [];
+  // the seed of a schedule's picks: with no schedule there is nothing to pick
+  const seed: ConfigProblem[] =
+    values['seed'] === undefined
+      ? []
+      : [
+          {
+            field: '--seed',
+            value: values['seed'],
+            message: "is the seed of a fault schedule's picks (--faults); no schedule is given, so it would be ignored",
+            fix: 'drop --seed, or give --faults <schedule file> (docs/faults.md)',
+          },
+        ];
+  const kinds = [...new Set(configs.map((c) => c.reboot.kind))];
+  const options = FAULTS.options.flatMap((opt) => {
+    const flag = opt.flag;
+    if (!flag || values[flag] === undefined) return [];
+    const readers = FAULTS.kinds.filter((k) => k.options.includes(opt) || k.reads?.includes(opt.yaml));
+    if (readers.some((k) => kinds.includes(k.name))) return [];
+    const who = readers.map((k) => k.name).join(' and ');
+    return [
+      {
+        field: `--${flag}`,
+        value: values[flag],
+        message: `is read only by --reboot ${who}; this run's fault is ${kinds.join(', ')}, so it would be ignored`,
+        fix: `drop --${flag}, or give --reboot ${readers[0]!.name}`,
+      },
+    ];
+  });
+  return [...seed, ...options];
 }

@@ -1,6 +1,9 @@
 // The session machinery every command that runs plans shares (run, compare, matrix; a command of your own can call it
 // with its own plan inputs): read the inputs, plan, judge every problem of the input at once, execute, write the
 // reports, print the verdict. docs/architecture.md "Recipe: add a command".
+import { loadKnownIssueTable } from '../session/known-issues.js';
+import { givenAt } from '../config/given-at.js';
+import { JOB_FIELD } from '../scenario/job-input.js';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -37,7 +40,7 @@ import {
 } from './session-input.js';
 import { colorOn, loggerFor } from './logger.js';
 import { pathBuilds } from './path-builds.js';
-import { optionsOf, type CliCommand, type CommandDeps, type ParsedArgs } from './command.js';
+import { SWITCH_WORDS, optionsOf, type CliCommand, type CommandDeps, type ParsedArgs } from './command.js';
 import type { BuildLayer } from './deps.js';
 
 /** The CLI entry a person runs (for repro commands). */
@@ -115,33 +118,73 @@ export async function checkSession(req: SessionRequest, read: ReadSession): Prom
   const builds = deps.builds ?? pathBuilds(deps);
   const buildProblems = await builds.check(res.ok ? res.plan.builds : res.builds, base, logger);
   const configs = sessionConfigs(plan, args, deps, harness);
-  const jobs = await sessionJobProblems(configs, deps.cwd);
+  // Note: a job problem names where the job was given (HARNESS_JOB, harness.yaml), not always --job
+  const jobAt = givenAt(
+    { ...(harness ? { file: harness.data, fileName: harness.name } : {}), env: deps.env, flags: args.values },
+    ['job.file'],
+    JOB_FIELD,
+  );
+  const jobSourced = (ps: ConfigProblem[]) =>
+    jobAt.startsWith('--') ? ps : ps.map((p) => (p.field === JOB_FIELD ? { ...p, field: jobAt } : p));
+  const jobs = jobSourced(await sessionJobProblems(configs, deps.cwd));
   const named = plan ? plan.cells.map((c) => c.scenario) : req.named(allScenarios(user.extra));
   const scenarios = allScenarios(user.extra).filter((s) => named.includes(s.name));
   const own = [
     ...expectFlagProblems(args.values),
-    ...unusedFlagProblems(args.values, scenarios, { installsItsBuilds: !!req.installsOwnBuilds }),
+    ...unusedFlagProblems(args.values, scenarios, configs, { installsItsBuilds: !!req.installsOwnBuilds }),
     ...(await pathProblems(outputPaths(configs, args, deps, harness), deps.cwd)),
     ...jobs,
     ...(await labProblems(plan, configs, deps, user.extra)),
     ...(await Promise.all(configs.map((c) => hostKeyProblems(c, deps.cwd)))).flat(),
     ...(await hostsNetnsProblems(configs, { insideNetns: !!deps.env[IN_NETNS_ENV] })),
     ...buildProblems,
+    ...(await knownIssueFileProblems(configs[0] ?? base, allScenarios(user.extra))),
   ];
   const sources = {
     argv: deps.argvProblems,
     files: read.fileProblems,
     userScenarios: user.problems,
-    config: res.ok ? [] : res.problems,
+    config: res.ok ? [] : wordAfterSwitch(res.problems, args.rawArgs),
   };
   // The job as the build parses it (a bridge group without a port, a batch job, Nomad's own parse error): at once with
   // the rest, or under --plan, wherever the build is a file already; otherwise the run's preflight parses it.
   const others = !res.ok || own.length || Object.values(sources).some((s) => s.length);
   if ((others || args.values['plan']) && !jobs.length && !buildProblems.length)
-    own.push(...(await parsedJobProblems(configs, deps)));
+    own.push(...jobSourced(await parsedJobProblems(configs, deps)));
   const all = inputProblems({ ...sources, command: own });
   if (!plan || all.length) throw new ConfigError(all);
   return { plan, extra: user.extra, logger, builds, secrets };
+}
+
+/** The user's known-issue file, read as the run reads it: its problems with the rest (and under --plan). */
+async function knownIssueFileProblems(base: HarnessConfig, scenarios: readonly Scenario[]): Promise<ConfigProblem[]> {
+  if (!base.knownIssuesFile) return [];
+  try {
+    await loadKnownIssueTable(base, scenarios);
+    return [];
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems;
+    throw err;
+  }
+}
+
+/**
+ * A word after a switch that also takes words (`--keep maybe`) that is neither its word nor a scenario: the switch's
+ * problem (which words it takes), not "maybe is not a known scenario", which names a mistake the person did not make.
+ */
+function wordAfterSwitch(problems: readonly ConfigProblem[], rawArgs: readonly string[]): ConfigProblem[] {
+  return problems.map((p) => {
+    if (p.field !== 'scenario' || p.message !== 'is not a known scenario') return p;
+    const before = rawArgs[rawArgs.indexOf(String(p.value)) - 1];
+    const words = before?.startsWith('--') ? SWITCH_WORDS[before.slice(2)] : undefined;
+    if (!words) return p;
+    return {
+      field: before!,
+      value: p.value,
+      message: `takes no value but ${words.join(', ')} (and ${JSON.stringify(p.value)} is no scenario either)`,
+      fix: `write ${before} alone or ${before} ${words.join('|')}; a scenario name after it is taken as the scenario (reboot-harness list)`,
+    };
+  });
 }
 
 /** run, compare, matrix: read, plan and judge the input, then print the plan (--plan) or run it. */
@@ -215,9 +258,13 @@ function reportContext(
   };
 }
 
-function keptMessage(runId: string, kept: string[]): string {
-  // Note: each kept entry is a lab's own description (how to reach it, how to remove it by hand), several lines long.
-  return `lab kept (--keep):\n${kept.join('\n')}\n  destroy later with: reboot-harness destroy ${runId}\n`;
+/** What --keep left, each lab as it describes itself, and how to destroy it (said once). */
+export function keptMessage(runId: string, kept: string[]): string {
+  // Note: each kept entry is a lab's own description (how to reach it, how to remove it by hand), several lines long;
+  // the destroy command is said once: here only when no description says it already
+  const destroy = `reboot-harness destroy ${runId}`;
+  const later = kept.some((k) => k.includes(destroy)) ? '' : `  destroy later with: ${destroy}\n`;
+  return `lab kept (--keep):\n${kept.join('\n')}\n${later}`;
 }
 
 /** Build keys the repro names itself, by path and checksum: their variables would only contradict it. */
@@ -234,8 +281,6 @@ export function reproEnv(env: Readonly<Record<string, string | undefined>>): [st
     if (!f.env || value === undefined || f.secret || BUILD_KEYS.has(f.yaml)) continue;
     if (value !== '' || f.parse('').ok) out.push([f.env, value]);
   }
-  if (env['HARNESS_REPEAT'] !== undefined && env['HARNESS_REPEAT'] !== '')
-    out.push(['HARNESS_REPEAT', env['HARNESS_REPEAT']]);
   return out;
 }
 

@@ -13,7 +13,7 @@ import { scenariosDirOf } from '../config/scenarios-dir.js';
 import { labConfigRules, providerFor } from '../lab/providers.js';
 import type { Scenario } from '../run/scenario.js';
 import type { Plan } from '../plan/session-plan.js';
-import { nomadJobConverter } from '../cluster/job-convert.js';
+import { nomadJobConverter, type JobConverter } from '../cluster/job-convert.js';
 import { checkJobInput, jobFileProblems } from '../scenario/job-input.js';
 import { findScenario, loadUserScenarios } from './scenarios.js';
 import type { OutputPath } from './paths.js';
@@ -92,7 +92,14 @@ export async function parsedJobProblems(
   configs: readonly HarnessConfig[],
   deps: Pick<CliDeps, 'cwd' | 'convertJob'>,
 ): Promise<ConfigProblem[]> {
-  const convert = deps.convertJob ?? nomadJobConverter();
+  // Note: the base config and each cell's name the same file with the same build and variables: converted once
+  const converter = deps.convertJob ?? nomadJobConverter();
+  const done = new Map<string, ReturnType<JobConverter>>();
+  const convert: JobConverter = (o) => {
+    const key = JSON.stringify([o.nomadBinary, o.file, o.vars]);
+    if (!done.has(key)) done.set(key, converter(o));
+    return done.get(key)!;
+  };
   const all: ConfigProblem[] = [];
   for (const c of configs) {
     if (!c.job.files.length || !c.nomadBinary || !allScenarios().find((s) => s.name === c.scenario)?.jobs) continue;

@@ -1,5 +1,6 @@
 // The config values that name places: lab subnets, network namespaces, an http(s) mirror URL (never echoing its
-// secrets) and the existing hosts of the SSH provider with their jump hosts; each parser with its JSON Schema.
+// secrets), the existing hosts of the SSH provider with their jump hosts, box and CPU model names; each parser with
+// its JSON Schema.
 import { bad, described, int, ok, schemaOfParser, str, type BadPart, type Parsed } from './fields.js';
 
 /** An IPv4 /24 network in 10.0.0.0/8 or 192.168.0.0/16 (libvirt networks). */
@@ -17,6 +18,33 @@ export const subnet24 = (example: string) =>
         : bad('must be a private IPv4 /24 network', `write e.g. "${example}"`),
     { type: 'string', pattern: SUBNET24.source },
   );
+
+/**
+ * A string of one form, checked up front (a value that would otherwise fail only once Vagrant or QEMU read it, minutes
+ * later, or reach a terminal as escape codes). The value is shown escaped by the problem's formatter.
+ */
+const named = (form: RegExp, what: string, fix: string) =>
+  described(
+    (raw: unknown): Parsed =>
+      typeof raw === 'string' && form.test(raw.trim()) ? ok(raw.trim()) : bad(`must be ${what}`, fix),
+    { type: 'string', pattern: form.source },
+  );
+
+/** A Vagrant box name: `name` or `org/name`, each part letters, digits, - _ . (not starting with a dot). */
+const BOX = /^[A-Za-z0-9][A-Za-z0-9_.-]*(\/[A-Za-z0-9][A-Za-z0-9_.-]*)?$/;
+export const boxName = named(
+  BOX,
+  'a Vagrant box name: name or org/name (letters, digits, - _ .)',
+  'give a box name, e.g. nomad-reboot-harness/bookworm',
+);
+
+/** A QEMU CPU model as libvirt names it (qemu-system-x86_64 -cpu help): Nehalem, Skylake-Client-v4, host, max. */
+const CPU_MODEL = /^[A-Za-z0-9][A-Za-z0-9_.+-]*$/;
+export const cpuModel = named(
+  CPU_MODEL,
+  'a QEMU CPU model name (letters, digits, - _ . +)',
+  'give a model `qemu-system-x86_64 -cpu help` lists, e.g. Nehalem',
+);
 
 /** A network namespace name, or "" for none. */
 const NETNS = /^[A-Za-z0-9_.-]{0,32}$/;

@@ -3,7 +3,7 @@
 import { PROVIDER_NAMES } from './schema.js';
 import { MAX_CLIENTS, SERVER_COUNTS } from '../model/topology.js';
 import { argvList, bool, int, intOneOf, oneOf, str, type Field } from './fields.js';
-import { HOST_KEYS, hostList, netnsName, subnet24 } from './network-fields.js';
+import { boxName, cpuModel, HOST_KEYS, hostList, netnsName, subnet24 } from './network-fields.js';
 
 import type { FieldRow } from './fields.js';
 
@@ -71,7 +71,7 @@ export const LAB_ROWS: FieldRow[] = [
     flag: 'box',
     env: 'HARNESS_BOX',
     doc: 'Vagrant box (built offline by `reboot-harness setup`, or any public box)',
-    parse: str('give a box name, e.g. nomad-reboot-harness/bookworm'),
+    parse: boxName,
   },
   { yaml: 'lab.cpus', flag: 'cpus', doc: 'vCPUs per VM', parse: int(1, 16) },
   {
@@ -97,7 +97,7 @@ export const LAB_ROWS: FieldRow[] = [
     yaml: 'lab.cpu_model',
     flag: 'cpu-model',
     doc: 'guest CPU model under software emulation',
-    parse: str('give a QEMU CPU model, e.g. Nehalem'),
+    parse: cpuModel,
   },
   {
     yaml: 'lab.netns',

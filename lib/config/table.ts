@@ -12,6 +12,7 @@ const SESSION_ROWS: FieldRow[] = [
   {
     yaml: 'repeat',
     flag: 'repeat',
+    env: 'HARNESS_REPEAT',
     doc: "run each scenario N times (each attempt from the warm lab's snapshot, or on fresh VMs with --fresh) and report every attempt and the flake rate (a failure that repeats the same way is a verdict)",
     parse: int(1, 100),
   },

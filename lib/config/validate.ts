@@ -42,6 +42,8 @@ export interface ConfigAt {
   roles: readonly string[];
   /** where a key (config path, e.g. "lab.servers") was set ("--servers", "harness.yaml: lab.servers"); undefined: default */
   givenBy(path: string): string | undefined;
+  /** whether a key (its harness.yaml name) was given a value that was refused: a problem told already */
+  refused(yaml: string): boolean;
 }
 
 /** A provider's rules of the config: its problems; may settle the topology its own keys decide (ssh: the host lists). */
@@ -128,7 +130,12 @@ export function resolveConfig(src: ConfigSources): ConfigResult {
   if (!failed.has('lab.provider') && src.labRules) {
     // Note: with no file read, a missing host is no key of a file that does not exist: it is named as a key to add.
     const hostsIn = src.file === undefined || src.file === null ? `${fileName} (none read)` : fileName;
-    const at = { file: hostsIn, roles: src.roles ?? ['server', 'client'], givenBy: (k: string) => setBy.get(k)?.[0] };
+    const at = {
+      file: hostsIn,
+      roles: src.roles ?? ['server', 'client'],
+      givenBy: (k: string) => setBy.get(k)?.[0],
+      refused: (k: string) => failed.has(k),
+    };
     problems.push(...src.labRules(config, at));
   }
   const targetSet = setBy.get('reboot.target');

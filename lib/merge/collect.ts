@@ -179,6 +179,15 @@ export async function collectInputs(
       });
   for (const page of found.pages)
     if (!out.pages.has(basename(dirname(page)))) out.pages.set(basename(dirname(page)), page);
+  // A run's folder renamed on the way (a CI artifact unpacked under another name): its page is the one beside the
+  // summary.json of that run, whatever the folder is called now.
+  const pageSet = new Set(found.pages);
+  for (const { path, session } of out.sessions) {
+    const runs = session.suites.flatMap((u) => u.attempts);
+    const page = join(dirname(resolve(o.cwd, path)), 'report.html');
+    if (runs.length === 1 && pageSet.has(page) && !out.pages.has(runDirName(runs[0]!.runId)))
+      out.pages.set(runDirName(runs[0]!.runId), page);
+  }
   if (!inputs.length)
     problems.push({
       field: 'merge input',

@@ -1,7 +1,7 @@
 // Where a run's attachment is after its reports travelled (a CI artifact downloaded elsewhere). First where the report
 // it came from says (a relative path resolves from that report's folder, as the run wrote it), then by the path's
 // last segments (`<run id>/<file>` at least) among the files merge found. Pure.
-import { isAbsolute, resolve } from 'node:path';
+import { basename, isAbsolute, resolve } from 'node:path';
 
 /** The most trailing segments compared; the fewest that still name a run's folder and a file. */
 const MAX_SEGMENTS = 4;
@@ -36,6 +36,11 @@ export function attachmentLocator(files: readonly string[]): (path: string, repo
     for (let k = Math.min(MAX_SEGMENTS, segs.length); k >= MIN_SEGMENTS; k--) {
       const hit = bySuffix.get(segs.slice(-k).join('/'));
       if (hit) return hit;
+    }
+    // Note: a run's folder renamed on the way (`<run id>/` no longer in any path): its files are beside its report
+    if (reportDir !== undefined) {
+      const beside = resolve(reportDir, basename(path));
+      if (all.has(beside)) return beside;
     }
     return undefined;
   };

@@ -44,6 +44,12 @@ export interface LabSpec {
 /** Name of the spec file inside the run's Vagrant directory; vms/Vagrantfile reads it (env HARNESS_LAB_SPEC overrides). */
 export const LAB_SPEC_FILE = 'lab-spec.json';
 
+/**
+ * Written into a run's Vagrant directory when its teardown failed (the reason inside): the lab is left, not kept by
+ * --keep, and list-labs says so. A teardown that succeeds later removes the directory with it.
+ */
+export const TEARDOWN_FAILED_FILE = 'teardown-failed.txt';
+
 /** Where libvirt writes the serial console of `machine` (vms/Vagrantfile: <serialLogDir>/<name>-serial.log). Pure. */
 export function serialLogPath(spec: Pick<LabSpec, 'libvirt'>, machine: string): string {
   return `${spec.libvirt.serialLogDir.replace(/\/+$/, '')}/${machine}-serial.log`;

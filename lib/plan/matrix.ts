@@ -7,21 +7,39 @@ import { cellConfig, expandCells, parseShard, planProblems, shard, type Cell } f
 import { parseMatrix, type MatrixSpec } from '../matrix/spec.js';
 import { deepMerge } from './names.js';
 import { configInSlot, type BuildRef, type PlanInput, type PlannedCell } from './session-plan.js';
-import { configOf, currentExpectations, repeatOnlyForRun, sessionPlan, SINGLE_BUILDS, type Draft } from './shared.js';
+import {
+  configOf,
+  currentExpectations,
+  repeatOnlyForRun,
+  restOf,
+  sessionPlan,
+  SINGLE_BUILDS,
+  type Draft,
+} from './shared.js';
 
 /** `matrix <file> [--shard i/n | --cell name]`: the expansion, this shard's cells. */
 export function planMatrix(input: PlanInput): Draft {
   const problems: ConfigProblem[] = [];
   const mf = input.matrixFile;
   if (input.positionals.length !== 1 || !mf) {
+    // Note: one file that could not be read is the command's problem (told with why); the rest is still judged
+    const unread = input.positionals.length === 1;
+    const sh = parseShard(typeof input.values['shard'] === 'string' ? (input.values['shard'] as string) : undefined);
+    const union = [...new Set(input.scenarios.flatMap((s) => s.checks.map((c) => c.id)))];
     return {
       problems: [
-        {
-          field: 'matrix file',
-          value: input.positionals,
-          message: input.positionals.length ? 'only one matrix file can be run' : 'is required',
-          fix: 'reboot-harness matrix matrix.yaml [--shard i/n] (docs/matrix.md)',
-        },
+        ...(unread
+          ? []
+          : [
+              {
+                field: 'matrix file',
+                value: input.positionals,
+                message: input.positionals.length ? 'only one matrix file can be run' : 'is required',
+                fix: 'reboot-harness matrix matrix.yaml [--shard i/n] (docs/matrix.md)',
+              },
+            ]),
+        ...('field' in sh ? [sh] : []),
+        ...restOf(input, union),
       ],
       builds: [],
     };

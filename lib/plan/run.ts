@@ -9,31 +9,32 @@ import type { PlanInput, PlannableScenario, PlannedCell } from './session-plan.j
 import {
   configOf,
   currentExpectations,
+  buildGivenAt,
   nomadBuilds,
   scenarioProblem,
   sessionPlan,
+  restOf,
   SINGLE_BUILDS,
   type Draft,
 } from './shared.js';
-
-/**
- * The problems of the rest of the input when the scenario is unknown (every problem at once). Which checks an
- * expectation may name depends on the scenario, so those are left until the scenario is known.
- */
-function restOf(input: PlanInput, union: readonly string[]): ConfigProblem[] {
-  const fileName = input.harness?.name;
-  const flags = input.values;
-  const file = { file: input.harness?.data, ...(fileName ? { fileName } : {}) };
-  const rules = input.labRules ? { labRules: input.labRules } : {};
-  const res = resolveConfig({ ...file, env: input.env, flags, knownChecks: union, ...rules });
-  return res.ok ? [] : res.problems.filter((p) => !p.message.startsWith('names no check of scenario'));
-}
 
 /** `run [scenario]` and `run --all`. */
 export function planRun(input: PlanInput): Draft {
   const problems: ConfigProblem[] = [];
   const all = Boolean(input.values['all']);
   const named = input.positionals[0];
+  // Note: after `--` every word is a scenario name; an option there (`run -- --cpus 0`) is one mistake, told once
+  const optionLike = input.positionals.filter((w) => w.startsWith('-'));
+  if (optionLike.length) {
+    problems.push({
+      field: 'scenario',
+      value: input.positionals,
+      message: `holds ${optionLike.length === 1 ? 'an option' : 'options'} (${optionLike.join(', ')}): after -- every word is taken for a scenario name`,
+      fix: `put ${optionLike.join(' ')} before --, or drop --`,
+    });
+    const union = [...new Set(input.scenarios.flatMap((s) => s.checks.map((c) => c.id)))];
+    return { problems: [...problems, ...restOf(input, union)], builds: [] };
+  }
   if (input.positionals.length > 1)
     problems.push({
       field: 'scenario',
@@ -71,7 +72,12 @@ export function planRun(input: PlanInput): Draft {
     const own = new Set(s.checks.map((c) => c.id));
     config.expect.perCheck = Object.fromEntries(Object.entries(config.expect.perCheck).filter(([id]) => own.has(id)));
     base ??= config;
-    const builds = nomadBuilds(config, input.cwd, '--nomad');
+    const builds = nomadBuilds(
+      config,
+      input.cwd,
+      buildGivenAt(input, ['nomad_binary', 'nomad_build'], '--nomad'),
+      buildGivenAt(input, ['upgrade_to'], '--upgrade-to'),
+    );
     let skip: string | undefined;
     if (s.needsNomad && !config.nomadBinary) {
       if (all) skip = 'no Nomad build given (--nomad / NOMAD_BUILD)';

@@ -62,7 +62,7 @@ export interface PlannedCell {
 export type PlanCommand = 'run' | 'compare' | 'matrix';
 
 /** The schema name of `--plan`'s output: the plan as JSON, which parses back to the same plan. */
-export const PLAN_JSON_SCHEMA = 'nomad-reboot-harness/plan/v1';
+export const PLAN_JSON_SCHEMA = 'nomad-reboot-harness/plan@1';
 
 export interface Plan {
   command: PlanCommand;

@@ -1,5 +1,6 @@
 // What the three planners share: a scenario's config from the input, its expectations under current check ids, the
 // builds a cell installs, the plan built whole in one step, and the problems every planner reports alike.
+import { givenAt } from '../config/given-at.js';
 import type { ConfigProblem } from '../errors.js';
 import type { Rerun } from '../model/session.js';
 import { resolveConfig } from '../config/validate.js';
@@ -59,11 +60,17 @@ export function configOf(
   });
 }
 
-export function nomadBuilds(c: HarnessConfig, cwd: string, field: string): BuildRef[] {
+export function nomadBuilds(c: HarnessConfig, cwd: string, field: string, upgradeField = '--upgrade-to'): BuildRef[] {
   const out: BuildRef[] = [];
   if (c.nomadBinary) out.push({ field, spec: c.nomadBinary, cwd, role: 'nomad' });
-  if (c.upgradeTo) out.push({ field: '--upgrade-to', spec: c.upgradeTo, cwd, role: 'upgrade-to' });
+  if (c.upgradeTo) out.push({ field: upgradeField, spec: c.upgradeTo, cwd, role: 'upgrade-to' });
   return out;
+}
+
+/** Where a build setting was given (the flag, NOMAD_BUILD, harness.yaml), as a build's problems name it. */
+export function buildGivenAt(input: PlanInput, keys: readonly string[], fallback: string): string {
+  const file = input.harness ? { file: input.harness.data, fileName: input.harness.name } : {};
+  return givenAt({ ...file, env: input.env, flags: input.values }, keys, fallback);
 }
 
 /** What a planner decides beyond the cells; what it leaves out is a plain session (one at a time, no retries). */
@@ -121,15 +128,28 @@ function uniqueBuilds(builds: BuildRef[]): BuildRef[] {
 
 /** --repeat is run's: compare and matrix name their own attempts (a retry) and cells. */
 export function repeatOnlyForRun(input: PlanInput): ConfigProblem[] {
-  const given =
-    input.values['repeat'] ?? (input.env['HARNESS_REPEAT'] === undefined ? undefined : input.env['HARNESS_REPEAT']);
-  if (given === undefined || given === '1') return [];
+  const flag = input.values['repeat'];
+  const given = flag ?? input.env['HARNESS_REPEAT'];
+  if (given === undefined || given === '' || given === '1') return [];
   return [
     {
-      field: '--repeat',
+      field: flag !== undefined ? '--repeat' : 'env HARNESS_REPEAT',
       value: given,
       message: `applies to run only, not ${input.command}`,
-      fix: 'drop --repeat (repeat), or use run',
+      fix: flag !== undefined ? 'drop --repeat (repeat), or use run' : 'unset HARNESS_REPEAT, or use run',
     },
   ];
+}
+
+/**
+ * The problems of the rest of the input when the scenario is unknown (every problem at once). Which checks an
+ * expectation may name depends on the scenario, so those are left until the scenario is known.
+ */
+export function restOf(input: PlanInput, union: readonly string[]): ConfigProblem[] {
+  const fileName = input.harness?.name;
+  const flags = input.values;
+  const file = { file: input.harness?.data, ...(fileName ? { fileName } : {}) };
+  const rules = input.labRules ? { labRules: input.labRules } : {};
+  const res = resolveConfig({ ...file, env: input.env, flags, knownChecks: union, ...rules });
+  return res.ok ? [] : res.problems.filter((p) => !p.message.startsWith('names no check of scenario'));
 }

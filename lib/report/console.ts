@@ -74,8 +74,13 @@ export function renderConsoleSummary(runs: readonly RunRecord[], opts: ConsoleOp
   const rest: string[] = [];
   for (const r of runs) {
     const bad: string[] = [];
-    if (r.error)
+    if (r.error) {
       bad.push(`  ${paint('red', 'ERROR')} ${r.error.step ? `in step "${r.error.step}": ` : ''}${r.error.message}`);
+      // Note: the message is the command's last words; what it printed before (vagrant up's output, the consoles) is
+      // in the logs the run kept, so the error points at them
+      const logs = r.artifacts.filter((a) => a.name.endsWith('.log')).map((a) => a.path);
+      if (logs.length) bad.push(`        ${paint('dim', `its logs: ${logs.join(' ')}`)}`);
+    }
     if (r.interrupted) bad.push(`  ${paint('red', 'ERROR')} the run was interrupted`);
     for (const s of r.steps) {
       if (s.status !== 'error' && s.status !== 'failed') continue;

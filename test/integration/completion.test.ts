@@ -116,3 +116,59 @@ t.test('fish: one complete line per command and option', async (t) => {
   });
   t.match(r.stdout, /graceful/);
 });
+
+t.test(
+  'bash: a file name with a space is one word, --opt=value completes the value, --keep offers on-failure, destroy and login offer the lab ids (N19)',
+  { skip: !has('bash') && 'no bash' },
+  async (t) => {
+    const { text } = await script('bash');
+    const dir = t.testdir({
+      'a b.yaml': '',
+      mydir: {},
+      work: { rabc1: { 'lab-spec.json': '{}' }, 'warm-x': { 'lab-spec.json': '{}' }, 'not-a-lab': {} },
+    });
+    const file = join(dir, 'rh.bash');
+    writeFileSync(file, text);
+    // words as bash splits them (COMP_WORDBREAKS holds "="), the last one the word completed
+    const complete = (words: string[], env: Record<string, string> = {}) => {
+      const arr = words.map((w) => `'${w}'`).join(' ');
+      const r = spawnSync(
+        'bash',
+        [
+          '-c',
+          `source '${file}'; COMP_WORDS=(reboot-harness ${arr}); COMP_CWORD=${words.length}; _reboot_harness; printf '%s\\n' "\${COMPREPLY[@]}"`,
+        ],
+        { encoding: 'utf8', cwd: dir, env: { ...process.env, HARNESS_WORK_DIR: '/nonexistent', ...env } },
+      );
+      t.equal(r.stderr, '', `no error for ${words.join(' ')}`);
+      return r.stdout.split('\n').filter(Boolean);
+    };
+    t.same(complete(['run', '-c', 'a']), ['a b.yaml'], 'one word, not "a" and "b.yaml"');
+    t.match(text, /compopt -o filenames/, 'file places quote names and mark folders with a /');
+    t.same(complete(['run', '--reboot', '=', 'h']), ['hard'], '--reboot=h as bash splits it');
+    t.same(complete(['run', '--reboot', '=']), [...REBOOT_KINDS], '--reboot= offers every kind');
+    t.same(complete(['run', '--reboot=h']), ['hard'], '--reboot=h as one word');
+    t.same(complete(['run', '--keep', 'on']), ['on-failure'], "--keep's word");
+    t.ok(complete(['run', '--keep', '']).includes('bridge-exec-reboot'), 'or a scenario after the switch');
+    const work = join(dir, 'work');
+    t.same(complete(['destroy', ''], { HARNESS_WORK_DIR: work }), ['rabc1', 'warm-x'], 'the labs, not files');
+    t.same(complete(['login', 'r'], { HARNESS_WORK_DIR: work }), ['rabc1']);
+    t.same(complete(['login', '--work-dir', work, '']), ['rabc1', 'warm-x'], '--work-dir on the line wins');
+  },
+);
+
+t.test('fish and zsh: destroy and login offer the lab ids (N19)', async (t) => {
+  const work = join(t.testdir({ work: { rabc1: { 'lab-spec.json': '{}' } } }), 'work');
+  if (has('fish')) {
+    const file = join(work, '..', 'rh.fish');
+    writeFileSync(file, (await script('fish')).text);
+    const r = spawnSync('fish', ['-c', `source '${file}'; complete -C 'reboot-harness destroy '`], {
+      encoding: 'utf8',
+      env: { ...process.env, HARNESS_WORK_DIR: work },
+    });
+    t.same(r.stdout.split('\n').filter(Boolean), ['rabc1'], 'fish');
+  } else t.pass('fish', { skip: 'no fish on this host' });
+  const zsh = (await script('zsh')).text;
+  t.match(zsh, /'1:run id:_reboot_harness_labs'/, 'zsh: destroy completes lab ids');
+  t.match(zsh, /lab-spec\.json\(N\)/, 'zsh: no error when there is no lab');
+});

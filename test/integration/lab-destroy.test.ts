@@ -1,10 +1,11 @@
 // `destroy <run-id>` for a lab kept by --keep: the lab goes, and so does each VM's serial log libvirt left behind.
 // Vagrant is the fake one on PATH (error-path stand-in, test/fixtures/fake-bin/vagrant); the files are real.
 import t from 'tap';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { destroyLabs } from '../../lib/cli/destroy.js';
+import { findLabs, renderLabs } from '../../lib/cli/labs.js';
 import { DEFAULTS } from '../../lib/config/schema.js';
 import type { LogEvent } from '../../lib/log/events.js';
 
@@ -53,5 +54,48 @@ t.test('destroy removes the kept lab and its serial logs, and leaves other runs 
   t.ok(
     events.some((e) => e.kind === 'info' && e.message === 'destroyed lab r1 (r1-server, r1-client)'),
     'says so',
+  );
+});
+
+t.test('a lab whose destroy failed is listed as left, with why, not as kept (N25)', async (t) => {
+  const root = t.testdir({
+    work: { r3: {}, r4: {} },
+    fake: { 'destroy.out': 'shim: vagrant refused\n', 'destroy.rc': '97\n' },
+  });
+  const spec = (runId: string) => ({
+    runId,
+    box: 'b',
+    provider: 'virtualbox',
+    cpus: 1,
+    memoryMb: 768,
+    bootTimeoutS: 60,
+    machines: [{ name: `${runId}-client`, role: 'client', privateIp: '10.199.0.11' }],
+    privateNetwork: { name: 'p', subnet: '10.199.0.0/24' },
+  });
+  for (const id of ['r3', 'r4']) writeFileSync(join(root, 'work', id, 'lab-spec.json'), JSON.stringify(spec(id)));
+  // virtualbox: no orphan domains to look for, so nothing but the directories is asked
+  const config = {
+    ...DEFAULTS,
+    lab: { ...DEFAULTS.lab, provider: 'virtualbox' as const, workDir: join(root, 'work') },
+  };
+  const env = {
+    PATH: `${fileURLToPath(new URL('../fixtures/fake-bin', import.meta.url))}:${process.env['PATH']}`,
+    FAKE_VAGRANT_MODE: 'dir',
+    FAKE_VAGRANT_DIR: join(root, 'fake'),
+  };
+  const code = await destroyLabs(config, ['r3'], false, () => {}, { vagrant: { env, lockDir: root } });
+  t.equal(code, 3, 'the destroy failed');
+  t.match(readFileSync(join(root, 'work', 'r3', 'teardown-failed.txt'), 'utf8'), /97/, 'the reason is left beside it');
+  const { labs } = await findLabs(config);
+  t.same(
+    labs.map((l) => [l.id, l.kind]),
+    [
+      ['r3', 'left'],
+      ['r4', 'kept'],
+    ],
+  );
+  t.match(
+    renderLabs(labs, config.lab.workDir),
+    /\nr3 +left .*\nr4 +kept [\s\S]*left: its teardown failed \(teardown-failed\.txt in its DIR says why\)/,
   );
 });

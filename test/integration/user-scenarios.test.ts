@@ -52,7 +52,8 @@ t.test('list --scenarios shows the example with its checks and file', async (t) 
   t.match(r.out, /server-reboot-example \(needs --nomad <build>\)\s+\(from .*examples\/scenarios\/server-reboot\.ts\)/);
   for (const id of SERVER_CHECKS) t.match(r.out, new RegExp(`- ${id}: `), id);
   const json = await cli(['list', '--json', '--scenarios', EXAMPLES], process.cwd());
-  const listed = JSON.parse(json.out) as { name: string; file?: string; checks: { id: string }[] }[];
+  const listed = (JSON.parse(json.out) as { scenarios: { name: string; file?: string; checks: { id: string }[] }[] })
+    .scenarios;
   t.same(
     listed.find((s) => s.name === 'server-reboot-example')?.checks.map((c) => c.id),
     SERVER_CHECKS,

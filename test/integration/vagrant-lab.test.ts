@@ -9,7 +9,7 @@ import { deadlineIn } from '../../lib/time/deadlines.js';
 import { sh } from '../../lib/shell/quote.js';
 import { HarnessError } from '../../lib/errors.js';
 import { sshdForTest } from '../helpers/sshd.js';
-import { fakeVagrantLab } from '../helpers/fake-vagrant-lab.js';
+import { fakeLabSpec, fakeVagrantLab } from '../helpers/fake-vagrant-lab.js';
 
 const sshd = await sshdForTest(t);
 if (sshd) {
@@ -167,3 +167,38 @@ if (sshd) {
     t.equal(calls().match(/^destroy /gm)?.length, 2, 'a finished destroy is not repeated');
   });
 }
+
+t.test(
+  '--keep after a bring-up that failed: the lab never came up, only how to destroy it, no login or ssh lines (N24)',
+  async (t) => {
+    const root = t.testdir({ fake: {}, 'Vagrantfile.src': '# fake Vagrantfile\n' });
+    const fakeDir = path.join(root, 'fake');
+    writeFileSync(path.join(fakeDir, 'up.out'), 'An error occurred while bringing up the machines.\n');
+    writeFileSync(path.join(fakeDir, 'up.rc'), '1\n');
+    let keptAs: (() => string) | undefined;
+    const factory = createVagrantLab({
+      logger: () => {},
+      spec: fakeLabSpec(root, 'nrh-k1'),
+      vagrantDir: path.join(root, 'nrh-k1'),
+      vagrantfile: path.join(root, 'Vagrantfile.src'),
+      cleanup: (_what, _fn, opts) => {
+        keptAs = opts?.keptAs;
+      },
+      vagrant: {
+        env: {
+          PATH: `${fileURLToPath(new URL('../fixtures/fake-bin', import.meta.url))}:${process.env.PATH}`,
+          FAKE_VAGRANT_MODE: 'dir',
+          FAKE_VAGRANT_DIR: fakeDir,
+        },
+        lockDir: root,
+      },
+      ssh: { connectTimeoutMs: 2000 },
+    });
+    await t.rejects(factory.up({ deadline: deadlineIn(30_000) }));
+    const d = keptAs?.() ?? '';
+    t.match(d, /lab nrh-k1 \(libvirt\) in \S+: its bring-up never finished, so there is nothing to log in to/);
+    t.match(d, /vagrant-up\.log in the run's reports says why/);
+    t.match(d, /destroy: +reboot-harness destroy nrh-k1 +\(by hand: +env VAGRANT_CWD=\S*nrh-k1 vagrant destroy -f\)/);
+    t.notMatch(d, /log in:|ssh -F|ssh-config/, 'no way in to a lab that never came up');
+  },
+);

@@ -71,7 +71,7 @@ t.test('completion offers it, its options and its words', async (t) => {
   t.same(spec.positional, ['world', 'nomad']);
   const bash = completionScript('bash', { commands: completionSpec(registry), scenarios: [] });
   t.match(bash, "stub) opts='--help -h --shout --json' ;;");
-  t.match(bash, /stub\) COMPREPLY=\(\$\(compgen -W 'world nomad'/);
+  t.match(bash, /stub\) mapfile -t COMPREPLY < <\(compgen -W 'world nomad'/);
   t.match(completionScript('fish', { commands: completionSpec(registry), scenarios: [] }), /-a stub -d 'say hello/);
 });
 

@@ -35,7 +35,11 @@ t.test('list, list --json', async (t) => {
   t.match(p.out(), /upgrade-in-place [^\n]*\n[^\n]*\n {2}jobs: its own \(it refuses --job\)/);
   const j = probe(t.testdir());
   t.equal(await main(['list', '--json'], j.deps), 0);
-  const doc = JSON.parse(j.out()) as { name: string; needsNomad: boolean; jobs?: string; checks: { id: string }[] }[];
+  const { schema, scenarios: doc } = JSON.parse(j.out()) as {
+    schema: string;
+    scenarios: { name: string; needsNomad: boolean; jobs?: string; checks: { id: string }[] }[];
+  };
+  t.equal(schema, 'nomad-reboot-harness/scenarios@1', 'one document with its schema id, not a bare list (N36)');
   t.match(doc.find((s) => s.name === 'rolling-reboot')?.jobs, /system, sysbatch and batch jobs/);
   t.equal(doc.find((s) => s.name === 'cni-ipam-reboot')?.jobs, undefined, 'no --job there');
   t.same(

@@ -50,7 +50,12 @@ const STUB: LabProvider<'stub'> = {
 // ---- and the one registry line (lib/lab/providers.ts SHIPPED) ----
 const REGISTRY = providerRegistry<string>([...PROVIDERS.providers, STUB]);
 
-const at: ConfigAt = { file: 'harness.yaml', roles: ['server', 'client'], givenBy: () => undefined };
+const at: ConfigAt = {
+  file: 'harness.yaml',
+  roles: ['server', 'client'],
+  givenBy: () => undefined,
+  refused: () => false,
+};
 const configOf = (over: { kind?: RebootKind; memoryMb?: number }): HarnessConfig => ({
   ...DEFAULTS,
   lab: { ...DEFAULTS.lab, provider: 'stub' as ProviderName, memoryMb: over.memoryMb ?? 768 },

@@ -36,8 +36,8 @@ t.test('run: one cell of the named (or default) scenario, its build resolved aga
   });
   t.same(
     p.builds,
-    [{ field: '--nomad', spec: './nomad', cwd: '/w', role: 'nomad' }],
-    'the spec as given and where it was given',
+    [{ field: '--nomad-binary', spec: './nomad', cwd: '/w', role: 'nomad' }],
+    'the spec as given and where it was given (the flag given, the older name here)',
   );
   t.same(p.subnets, ['10.198.0.0/24', '10.199.0.0/24']);
   t.equal(

@@ -101,6 +101,12 @@ t.test('console summary', async (t) => {
   t.notMatch(text, /failed: failed:|FAIL {2}[^\n]*: failed: /, 'no doubled prefixes');
   t.match(failures, /XPASS Unique alloc IPs \(unique-ips\): unexpected pass:/);
   t.match(failures, /ERROR in step "bring up lab": command exited 1/);
+  t.match(
+    failures,
+    /ERROR in step "bring up lab": command exited 1[^\n]*\n {8}its logs: \S*vagrant-up\.log\n/,
+    'the error points at the output the command printed before it failed (N33)',
+  );
+  t.notMatch(failures, /ERROR waiting for SSH tunnel[^\n]*\n {8}its logs/, 'no logs line for a run that kept none');
   t.match(failures, /ERROR waiting for SSH tunnel/);
   t.match(failures, / {8}other alloc of job bridge-http/, 'evidence under a failure');
   t.notMatch(failures, /xfail/, 'expected failures are not failures');

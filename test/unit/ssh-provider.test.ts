@@ -311,3 +311,41 @@ t.test('lab.hosts_netns that names no namespace is a problem of the input, once 
   t.same(await hostsNetnsProblems([at('gone')], { dir, insideNetns: true }), [], 'a re-run inside it found it');
   t.same(await hostsNetnsProblems([ok({ file: yaml(HOSTS) })], { dir }), [], 'none given: reached from here');
 });
+
+t.test(
+  'preflight of existing hosts: a host whose SSH port does not answer is told in seconds, before the CNI build (N34)',
+  async (t) => {
+    const { existingHostsPreflight } = await import('../../lib/lab/ssh/ssh-preflight.js');
+    const { EXIT, HarnessError } = await import('../../lib/errors.js');
+    const dir = t.testdir({});
+    keygen(join(dir, 'key'));
+    const h = (port: number) => `{ address: 127.0.0.1, port: ${port}, user: admin, key: ${dir}/key }`;
+    // port 1 on loopback refuses at once (nothing listens there)
+    const c = ok({ file: yaml(`lab:\n  provider: ssh\n  hosts:\n    server: ${h(1)}\n    client: ${h(1)}\n`) });
+    let built = 0;
+    const build = {
+      env: { PATH: '/nonexistent', XDG_CACHE_HOME: dir },
+      fallbackGo: '/nonexistent/go',
+      run: async () => {
+        built++;
+        throw new Error('no build may start');
+      },
+    };
+    const asked: string[] = [];
+    const err = await existingHostsPreflight(c, { build }).catch((e: unknown) => e);
+    t.type(err, HarnessError);
+    t.equal((err as InstanceType<typeof HarnessError>).exitCode, EXIT.INFRA);
+    t.match(
+      String(err),
+      /existing hosts not reachable over SSH \(nothing was built or changed\): server 127\.0\.0\.1:1 \(lab\.hosts\.server\): ECONNREFUSED; client 127\.0\.0\.1:1 \(lab\.hosts\.client\): ECONNREFUSED/,
+    );
+    t.equal(built, 0, 'nothing built');
+    // every host asked, at once; hosts that answer go on to the build (Go missing here: a problem of the input)
+    const p = await existingHostsPreflight(c, {
+      build: { env: build.env, fallbackGo: build.fallbackGo },
+      reach: async (host, port) => void asked.push(`${host}:${port}`),
+    });
+    t.same(asked, ['127.0.0.1:1', '127.0.0.1:1']);
+    t.match(p, [{ field: 'lab.provider', message: /needs the CNI reference plugins/ }]);
+  },
+);

@@ -29,6 +29,7 @@ export const build: CliCommand = {
     'releases-key',
   ],
   positionals: { what: 'build spec', complete: 'files' },
+  reads: ['builds.', 'output.', 'nomad.token'],
   async run(args, deps) {
     const config = await commandConfig(args, deps, (c) => buildSpecProblems(args.positionals, c, deps));
     return buildCommand(args, config, deps);

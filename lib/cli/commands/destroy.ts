@@ -49,7 +49,7 @@ export const destroy: CliCommand = {
     { flag: 'verbose', doc: 'also print every command run (vagrant, virsh) with its exit code' },
     { flag: 'quiet', doc: 'print only warnings and errors, not each lab destroyed' },
   ],
-  positionals: { what: 'run id', complete: 'files' },
+  positionals: { what: 'run id', complete: 'labs' },
   async run(args, deps) {
     let sweep: DestroySweep = {};
     const config = await commandConfig(args, deps, () => {

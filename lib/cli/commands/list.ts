@@ -6,6 +6,9 @@ import { allScenarios, listText, needsOf } from '../scenarios.js';
 import { userScenarios } from '../session-input.js';
 import { CONFIG } from './options.js';
 
+/** Schema id of `list --json`: the scenarios, each with its checks. */
+export const SCENARIOS_JSON_SCHEMA = 'nomad-reboot-harness/scenarios@1';
+
 export const list: CliCommand = {
   name: 'list',
   summary: 'list the scenarios and what each checks',
@@ -32,7 +35,8 @@ export const list: CliCommand = {
       checks: s.checks.map(({ id, title, passesWhen }) => ({ id, title, passesWhen })),
       ...('file' in s ? { file: s.file } : {}),
     }));
-    deps.out(args.values['json'] ? JSON.stringify(json, null, 2) + '\n' : listText(extra) + '\n');
+    const doc = { schema: SCENARIOS_JSON_SCHEMA, scenarios: json };
+    deps.out(args.values['json'] ? `${JSON.stringify(doc, null, 2)}\n` : `${listText(extra)}\n`);
     return EXIT.OK;
   },
 };

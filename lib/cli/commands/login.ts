@@ -1,7 +1,7 @@
 // `reboot-harness login <run-id> [machine]`: a shell (or one command) on a machine of a kept lab.
 import type { CliCommand } from '../command.js';
 import { commandConfig } from '../input.js';
-import { loginCommand } from '../login.js';
+import { loginCommand, loginLineProblems } from '../login.js';
 import { CONFIG } from './options.js';
 
 export const login: CliCommand = {
@@ -32,8 +32,8 @@ export const login: CliCommand = {
     'provider',
     { flag: 'quiet', doc: 'do not print the ssh command line before running it' },
   ],
-  positionals: { what: 'run id and machine', complete: 'files' },
+  positionals: { what: 'run id and machine', complete: 'labs' },
   async run(args, deps) {
-    return loginCommand(args, await commandConfig(args, deps), deps);
+    return loginCommand(args, await commandConfig(args, deps, () => loginLineProblems(args)), deps);
   },
 };

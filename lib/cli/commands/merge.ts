@@ -36,6 +36,7 @@ export const merge: CliCommand = {
   ],
   configFlags: ['reports-dir', 'attachment-paths'],
   positionals: { what: 'report folder or JUnit file', complete: 'files' },
+  reads: ['reports.', 'output.', 'nomad.token'],
   async run(args, deps) {
     let input: MergeInputs | undefined;
     const read = async (c: HarnessConfig) => {

@@ -4,6 +4,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { privateKeyProblem } from '../../ssh/connect.js';
+import { tcpReach, type ReachProbe } from '../../ssh/reach.js';
 import { EXIT, HarnessError, type ConfigProblem } from '../../errors.js';
 import type { HarnessConfig } from '../../config/schema.js';
 import type { RunCommand } from '../../exec/run.js';
@@ -15,6 +16,24 @@ import { expandHome, sshHosts } from './ssh-lab.js';
 
 /** A first build of the plugins from the module proxy takes a minute or two; leave room for a slow proxy. */
 const CNI_BUILD_MS = 15 * 60_000;
+/** How long a host's SSH port may take to accept a TCP connection before the preflight says it is not reachable. */
+const REACH_MS = 10_000;
+
+/**
+ * Every host whose SSH port does not accept a connection, each named with why: told before anything is built (the CNI
+ * plugins take minutes) or tried (the SSH wait takes a minute). A host behind a jump host is reached through it, so
+ * only the jump host could be asked: it is left to the SSH connection.
+ */
+async function unreachableHosts(config: HarnessConfig, probe: ReachProbe = tcpReach): Promise<string[]> {
+  const hosts = sshHosts(config.lab.hosts, ['server', 'client']).filter((h) => !h.spec.jump && h.spec.address);
+  const out = await Promise.all(
+    hosts.map(async ({ name, field, spec: { address, port } }) => {
+      const why = await probe(address!, port, REACH_MS);
+      return why ? `${name} ${address}:${port} (${field}): ${why}` : undefined;
+    }),
+  );
+  return out.filter((x): x is string => !!x);
+}
 
 /**
  * Each host key ssh could not use, as a problem naming its key (lab.hosts.clients[1].key, lab.hosts.client.key):
@@ -48,10 +67,16 @@ async function keyFileProblem(path: string): Promise<string | undefined> {
 /** Every problem of lab.provider ssh that shows before a host is reached; [] for the other providers. */
 export async function existingHostsPreflight(
   config: HarnessConfig,
-  o: { logger?: Logger; run?: RunCommand; build?: Partial<CniBuildOptions> } = {},
+  o: { logger?: Logger; run?: RunCommand; build?: Partial<CniBuildOptions>; reach?: ReachProbe } = {},
 ): Promise<ConfigProblem[]> {
   if (config.lab.provider !== 'ssh') return [];
   const problems = await hostKeyProblems(config);
+  // Note: a host that does not answer is found in seconds; the build below takes minutes, the SSH wait one
+  const down = problems.length ? [] : await unreachableHosts(config, o.reach);
+  if (down.length)
+    throw new HarnessError(`existing hosts not reachable over SSH (nothing was built or changed): ${down.join('; ')}`, {
+      hint: 'check the addresses and ports in lab.hosts, that sshd runs there, and lab.hosts_netns (the namespace the hosts are reached from)',
+    });
   try {
     await ensureCniPlugins({
       version: CNI_PLUGINS_VERSION,

@@ -35,7 +35,10 @@ export function sshKeysGivenProblems(config: HarnessConfig, { file }: ConfigAt):
  * lab.provider ssh: every missing host field of the roles the scenario uses at once (and of a host only partly given),
  * and the topology the host lists make (set on `config`: the lists decide lab.servers and lab.clients).
  */
-export function sshConfigProblems(config: HarnessConfig, { file, roles: used, givenBy }: ConfigAt): ConfigProblem[] {
+export function sshConfigProblems(
+  config: HarnessConfig,
+  { file, roles: used, givenBy, refused }: ConfigAt,
+): ConfigProblem[] {
   const { hosts } = config.lab;
   const out: ConfigProblem[] = [];
   const fixes = {
@@ -55,7 +58,9 @@ export function sshConfigProblems(config: HarnessConfig, { file, roles: used, gi
     }
     // Note: a role the scenario does not use may be left out (cni-ipam-reboot needs only the client); one given in
     // part is still checked whole, since a half-written host is a mistake either way.
-    if (used.includes(r) && !list.length) {
+    // Note: a list given with a bad entry is refused as a whole (told already): not "required" on top of it
+    const told = refused(`lab.hosts.${r}s`) || ['address', 'user', 'key'].some((k) => refused(`lab.hosts.${r}.${k}`));
+    if (used.includes(r) && !list.length && !told) {
       out.push({
         field: `${file}: lab.hosts.${r}s`,
         value: undefined,

@@ -12,7 +12,7 @@ import { sshTargetFor } from '../../parse/ssh-config.js';
 import { MILESTONE_TEXT } from '../../parse/vagrant-progress.js';
 import { createVagrant, type VagrantOptions } from '../../vagrant/vagrant.js';
 import { currentNetns } from '../host/host.js';
-import { LAB_SPEC_FILE, serialLogPath, slotOf, type LabSpec } from '../../model/lab-spec.js';
+import { LAB_SPEC_FILE, TEARDOWN_FAILED_FILE, serialLogPath, slotOf, type LabSpec } from '../../model/lab-spec.js';
 import type { FaultParams, Lab, RebootKind } from '../../model/lab.js';
 import { notBackError, type ConsoleSource } from '../not-back.js';
 import { perform, type FaultTarget } from '../perform.js';
@@ -73,6 +73,8 @@ export function createVagrantLab(o: VagrantLabOptions): {
   const ids: Record<string, string> = {};
   /** what `vagrant up` printed so far (readable lines), or undefined before it ran */
   let upTranscript: string[] | undefined;
+  /** every machine's SSH details are known (bring-up finished, or a warm lab attached): there is something to log in to */
+  let connected = false;
   let destroying: Promise<void> | undefined;
 
   async function destroy({ deadline }: { deadline: Deadline }): Promise<void> {
@@ -111,6 +113,7 @@ export function createVagrantLab(o: VagrantLabOptions): {
       await destroying;
     } catch (err) {
       destroying = undefined; // a later attempt may succeed
+      await markTeardownFailed(vagrantDir, err);
       throw err;
     }
   }
@@ -119,6 +122,13 @@ export function createVagrantLab(o: VagrantLabOptions): {
     const ns = currentNetns();
     const inNs = ns ? `ip netns exec ${quote(ns)} ` : '';
     const cwd = `VAGRANT_CWD=${quote(vagrantDir)}`;
+    const destroyLine = `  destroy:  reboot-harness destroy ${spec.runId}   (by hand: ${inNs}env ${cwd} vagrant destroy -f)`;
+    // Note: without the ssh-config bring-up writes there is no machine to log in to: say so, not how to
+    if (!connected)
+      return [
+        `lab ${spec.runId} (${spec.provider}) in ${vagrantDir}: its bring-up never finished, so there is nothing to log in to (${VAGRANT_UP_LOG} in the run's reports says why); what vagrant made is left as it is`,
+        destroyLine,
+      ].join('\n');
     return [
       `lab ${spec.runId} (${spec.provider}) in ${vagrantDir}`,
       `  log in:  reboot-harness login ${spec.runId} [${spec.machines.map(slotOf).join('|')}]   (list: reboot-harness list-labs)`,
@@ -126,7 +136,7 @@ export function createVagrantLab(o: VagrantLabOptions): {
         (m) =>
           `  ssh ${slotOf(m)}:  ${inNs}ssh -F ${quote(path.join(vagrantDir, 'ssh-config'))} ${quote(m.name)}   (or: ${inNs}env ${cwd} vagrant ssh ${quote(m.name)})`,
       ),
-      `  destroy:  reboot-harness destroy ${spec.runId}   (by hand: ${inNs}env ${cwd} vagrant destroy -f)`,
+      destroyLine,
     ].join('\n');
   }
 
@@ -229,6 +239,7 @@ export function createVagrantLab(o: VagrantLabOptions): {
       if (id) ids[ms.name] = id;
     }
     if (write) await fs.writeFile(path.join(vagrantDir, 'ssh-config'), configs.join('\n\n') + '\n');
+    connected = true;
     return { id: spec.runId, machines, reboot, collectEvidence, describe, destroy };
   }
 
@@ -282,4 +293,10 @@ export function createVagrantLab(o: VagrantLabOptions): {
 /** The serial logs a lab's machines leave on the host (libvirt writes one per VM; VirtualBox none). */
 export function serialLogFiles(spec: LabSpec): string[] {
   return spec.provider === 'libvirt' ? spec.machines.map((m) => serialLogPath(spec, m.name)) : [];
+}
+
+/** Leave the reason a lab's teardown failed in its directory (list-labs: "left", not "kept"); best effort. */
+export async function markTeardownFailed(dir: string, err: unknown): Promise<void> {
+  const why = err instanceof Error ? err.message : String(err);
+  await fs.writeFile(path.join(dir, TEARDOWN_FAILED_FILE), `${why}\n`).catch(() => {});
 }
