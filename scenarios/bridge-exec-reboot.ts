@@ -106,7 +106,7 @@ export default defineScenario({
               field: '--driver',
               value: 'docker',
               message: `needs a box with Docker; ${DEFAULTS.lab.box} has none`,
-              fix: `build the Docker box once with \`npx tsx vms/build-box.ts --docker\` and add --box ${DOCKER_BOX}`,
+              fix: `build the Docker box once with \`npm run harness -- setup --docker\` and add --box ${DOCKER_BOX}`,
             },
           ]
         : [];

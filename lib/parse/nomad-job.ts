@@ -240,7 +240,7 @@ export function jobProblems(
           message: `${job} group "${g.name}" ${where} uses driver "${driver}", which the box${lab.box ? ` ${lab.box}` : ''} does not run (it runs ${lab.drivers.join(', ')})`,
           fix:
             driver === 'docker'
-              ? 'use driver = "exec", or build the Docker box (`npx tsx vms/build-box.ts --docker`) and give its --box'
+              ? 'use driver = "exec", or build the Docker box (`npm run harness -- setup --docker`) and give its --box'
               : `use driver = "${lab.drivers[0]}", or a --box whose clients run ${driver}`,
         });
       }

@@ -202,7 +202,7 @@ t.test(
     await refused(
       'docker.nomad.hcl',
       [],
-      /job "dk" group "g" task "docker-t" uses driver "docker", which the box .* does not run \(it runs exec\).*build-box\.ts --docker/,
+      /job "dk" group "g" task "docker-t" uses driver "docker", which the box .* does not run \(it runs exec, raw_exec\).*npm run harness -- setup --docker/,
     );
     await refused(
       'static.nomad.hcl',

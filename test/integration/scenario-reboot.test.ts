@@ -258,7 +258,7 @@ t.test('--driver docker with the default box (no Docker): refused before anythin
   t.equal(code, 2);
   t.match(
     s.err.join(''),
-    /--driver: needs a box with Docker; nomad-reboot-harness\/bookworm has none \(got "docker"; fix: build the Docker box once with `npx tsx vms\/build-box\.ts --docker` and add --box nomad-reboot-harness\/bookworm-docker\)/,
+    /--driver: needs a box with Docker; nomad-reboot-harness\/bookworm has none \(got "docker"; fix: build the Docker box once with `npm run harness -- setup --docker` and add --box nomad-reboot-harness\/bookworm-docker\)/,
   );
   t.same(s.lab.commands['client'], [], 'nothing ran on a machine');
 });

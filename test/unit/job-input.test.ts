@@ -331,7 +331,7 @@ t.test(
       {
         message:
           /job "j" group "g" task "side" uses driver "docker", which the box the-box does not run \(it runs exec\)/,
-        fix: /build-box.ts --docker/,
+        fix: /npm run harness -- setup --docker/,
       },
     ]);
     t.same(jobProblems(job({}), { drivers: ['exec', 'docker'] }), []);

@@ -192,7 +192,7 @@ t.test(
         field: '--driver',
         value: 'docker',
         message: /has none/,
-        fix: /build-box\.ts --docker.*--box nomad-reboot-harness\/bookworm-docker/,
+        fix: /npm run harness -- setup --docker.*--box nomad-reboot-harness\/bookworm-docker/,
       },
     ]);
     for (const other of ['cni-ipam-reboot', 'upgrade-in-place']) {
