@@ -135,3 +135,42 @@ t.test('rolling-reboot with the lab host volume: a place back on its first node 
     'two drains brought at least one place back to its first node',
   );
 });
+
+t.test(
+  'rolling-reboot with a system job constrained to client-1: one alloc expected, judged on client-1 only',
+  async (t) => {
+    const constrained = fileURLToPath(new URL('../fixtures/jobs/system-constrained.nomad.hcl', import.meta.url));
+    const r = await runOnCluster(t, 'rolling-reboot', { servers: 1, clients: 2 }, [
+      '--job',
+      ex('count-3.nomad.hcl'),
+      '--job',
+      constrained,
+    ]);
+    t.equal(r.code, 0, 'exit 0');
+    const e = clusterEvidenceOf(r.run);
+    t.same(
+      e.jobs?.map((j) => [j.id, j.expectedAllocs]),
+      [
+        ['bridge-count-3', 3],
+        ['agent-one', 1],
+      ],
+      'the system job is expected where Nomad placed it, not on both clients',
+    );
+    t.equal(r.run?.properties['job.placed.agent-one'], 'client-1');
+    t.equal(r.verdicts.get('system-allocs')?.label, 'passed');
+    t.match(
+      r.verdicts.get('system-allocs')?.message,
+      /\(1 node place\); 1 node without a place before the fault not judged/,
+    );
+    const rows = r.run!.verdicts.find((v) => v.id === 'system-allocs')!.perAlloc!;
+    t.same(
+      rows.map((p) => p.name),
+      ['agent-one on client-1'],
+    );
+    t.match(rows[0]!.detail, /drained, graceful, eligible again: \w+ started/);
+    t.ok(
+      e.after.every((a) => a.jobId !== 'agent-one' || e.nodeNames[a.nodeId] === 'client-1'),
+      'the stand-in kept the job off client-2 throughout',
+    );
+  },
+);

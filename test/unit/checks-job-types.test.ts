@@ -193,6 +193,34 @@ t.test(
   },
 );
 
+t.test(
+  'system constrained to some clients: judged on the nodes Nomad placed it on before the fault, the others named',
+  async (t) => {
+    // the job's constraint keeps it on client-1: Nomad placed one alloc, client-2 never had one
+    const job: ClusterJob = { id: 'agent', expectedAllocs: 1, type: 'system' };
+    const s1 = alloc({ id: 's1', job: 'agent', node: N1 });
+    const e = (after: AllocSnap[]) =>
+      evidence([job], { before: [s1], after, turns: [turn('client-2', N2, T0)], drain: false });
+    const nodes = perNodeJobs(e([s1]));
+    t.same(
+      nodes.map((n) => [n.machine, n.ok]),
+      [['client-1', true]],
+      'client-2 (no place before the fault) is not judged',
+    );
+    const r = judgeCheck(SYSTEM_ALLOCS, e([s1]));
+    t.equal(r.status, 'passed');
+    t.match(r.message, /\(1 node place\); 1 node without a place before the fault not judged/);
+    t.match(
+      r.evidence.join('\n'),
+      /agent on client-2: not placed there before the fault .*not judged; after: no alloc/,
+    );
+    // the placed node losing its alloc still fails, whatever the other client does
+    const gone = judgeCheck(SYSTEM_ALLOCS, e([alloc({ id: 's1', job: 'agent', node: N1, client: 'failed' })]));
+    t.equal(gone.status, 'failed');
+    t.match(gone.message, /1 of 1 node places .*agent on client-1: not hit: no alloc of the system job runs here/);
+  },
+);
+
 t.test('sysbatch: once per node; twice is a failure of system-allocs and of no-extra-alloc', async (t) => {
   const job: ClusterJob = { id: 'sweep', expectedAllocs: 2, type: 'sysbatch' };
   const done = (id: string, node: string, create = 38) =>
