@@ -134,6 +134,25 @@ t.test('rolling-reboot with the lab host volume: a place back on its first node 
     rows.some((p) => p.nodeAfter === p.nodeBefore),
     'two drains brought at least one place back to its first node',
   );
+  // the volume itself after the fault: each node's HostVolumes declares it and the node is ready
+  t.equal(r.verdicts.get('volume-state')?.label, 'passed');
+  const nodes = [
+    ...new Set([...e.before, ...e.after.filter((a) => a.clientStatus === 'running')].map((a) => a.nodeId)),
+  ];
+  t.match(
+    r.verdicts.get('volume-state')?.message,
+    new RegExp(`the host volume is ready on ${nodes.length} nodes?; 2 live allocs mount it`),
+  );
+  t.same(
+    e.volumeStates?.map((s) => [s.nodeId, s.kind, s.state, s.path]).sort(),
+    nodes.map((n) => [n, 'static', 'ready', '/srv/reboot-harness']).sort(),
+    'read on each node that ran or runs an alloc mounting it',
+  );
+  const state = r.run!.verdicts.find((v) => v.id === 'volume-state')!.perAlloc!;
+  t.ok(
+    state.filter((p) => p.allocId).length === 2 && state.every((p) => p.status === 'passed'),
+    'one passed row per live alloc',
+  );
 });
 
 t.test(
