@@ -149,20 +149,22 @@ export async function setUpClusterJobs(
   // it off some clients, and those hold no place the fault could lose
   const machineOf = Object.fromEntries(Object.entries(nodeOf).map(([m, id]) => [id, m]));
   for (const j of jobs.filter((x) => perNode(x.info.type))) {
-    const nodes = await ctx.step(`wait for Nomad to place the ${j.info.type} job${of(j)}`, (d) =>
-      waitForPlacements(nomad, j.job.ID, d),
-    );
-    const names = [...new Set(nodes.map((n) => machineOf[n] ?? n.slice(0, 8)))].sort();
-    ctx.fact(`job.placed.${j.job.ID}`, names.join(', ') || 'none');
-    if (!nodes.length)
-      throw new ConfigError([
-        {
-          field: own.length ? JOB_FIELD : 'job',
-          value: own.length ? (own[jobs.indexOf(j)] ?? j.job.ID) : j.job.ID,
-          message: `the ${j.info.type} job "${j.job.ID}" was placed on no client of the lab (${clients.join(', ')}): its constraints or node pool match none`,
-          fix: 'loosen its constraint blocks (or its node_pool, datacenters) so that at least one client meets them',
-        },
-      ]);
+    const nodes = await ctx.step(`wait for Nomad to place the ${j.info.type} job${of(j)}`, async (d) => {
+      const placed = await waitForPlacements(nomad, j.job.ID, d);
+      const names = [...new Set(placed.map((n) => machineOf[n] ?? n.slice(0, 8)))].sort();
+      ctx.fact(`job.placed.${j.job.ID}`, names.join(', ') || 'none');
+      // bad input found only once the servers placed the job: the step fails naming the job and the fix, before any fault
+      if (!placed.length)
+        throw new ConfigError([
+          {
+            field: own.length ? JOB_FIELD : 'job',
+            value: own.length ? (own[jobs.indexOf(j)] ?? j.job.ID) : j.job.ID,
+            message: `the ${j.info.type} job "${j.job.ID}" was placed on no client of the lab (${clients.join(', ')}): its constraints or node pool match none`,
+            fix: 'loosen its constraint blocks (or its node_pool, datacenters) so that at least one client meets them',
+          },
+        ]);
+      return placed;
+    });
     j.expected = nodes.length;
   }
   const expectedAllocs = jobs.reduce((n, j) => n + j.expected, 0);

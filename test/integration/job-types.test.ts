@@ -193,3 +193,16 @@ t.test(
     );
   },
 );
+
+t.test('rolling-reboot with a system job whose constraint matches no client: stopped before any fault', async (t) => {
+  const nowhere = fileURLToPath(new URL('../fixtures/jobs/system-nowhere.nomad.hcl', import.meta.url));
+  const r = await runOnCluster(t, 'rolling-reboot', { servers: 1, clients: 2 }, ['--job', nowhere]);
+  // found only once the servers placed the job, so inside the run: its step fails naming the job and the fix
+  t.equal(r.code, 3, 'the run ends in error before any fault');
+  t.equal(r.run?.outcome, 'error');
+  t.match(
+    r.s.err.join('\n'),
+    /FAIL wait for Nomad to place the system job: .*the system job "agent-none" was placed on no client of the lab \(client-1, client-2\): its constraints or node pool match none .*fix: loosen its constraint blocks/,
+  );
+  t.equal(r.run?.properties['job.placed.agent-none'], 'none');
+});
