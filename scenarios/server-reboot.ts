@@ -12,7 +12,7 @@ import { checkJobInput, CLUSTER_JOB_TYPES, CLUSTER_JOBS_TAKEN } from '../lib/sce
 import { SYSTEM_ALLOCS } from '../lib/checks/system-allocs.js';
 import { BATCH_OUTCOME } from '../lib/checks/batch-outcome.js';
 import { NO_EXTRA_ALLOC } from '../lib/checks/no-extra-alloc.js';
-import { VOLUME_DATA } from '../lib/checks/volume-data.js';
+import { VOLUME_DATA, VOLUME_STATE } from '../lib/checks/volume-data.js';
 import { TARGETS_HIT } from '../lib/checks/targets-hit.js';
 import { NEW_LEADER } from '../lib/checks/new-leader.js';
 import { OLD_LEADER_REJOINED } from '../lib/checks/old-leader-rejoined.js';
@@ -32,6 +32,7 @@ export const CHECKS = [
   BATCH_OUTCOME,
   NO_EXTRA_ALLOC,
   VOLUME_DATA,
+  VOLUME_STATE,
   SERVICE_CONTINUITY,
   ...SENTINEL_CHECKS,
 ];

@@ -1,5 +1,5 @@
 // Pure: what Nomad promises each job type across a fault on a cluster, one rule each. A system job runs one alloc on
-// every eligible node: a node not drained restores it in place (system tasks do not wait for the servers), a node
+// every eligible node it placed it on while healthy (a constraint may keep it off others): a node not drained restores it in place (system tasks do not wait for the servers), a node
 // drained, rebooted and made eligible again runs one again within a bound. A sysbatch job runs once per node. A batch
 // alloc that ran before the fault is restored in place or rescheduled as its reschedule policy says; one that had
 // completed is not run again; under a drain Nomad either fails it and reschedules it (1.10.3 to 1.10.5) or leaves it to
@@ -61,13 +61,22 @@ export interface NodeJudged {
   detail: string;
 }
 
-/** Every client node of every system and sysbatch job, judged by what Nomad promises for the type. */
+/** The client nodes Nomad placed the per-node job on while the lab was healthy (its allocs before the fault). */
+const placedBefore = (e: ClusterEvidence, jobId: string): Set<string> =>
+  new Set(e.before.filter((a) => a.jobId === jobId).map((a) => a.nodeId));
+
+/**
+ * Every client node of every system and sysbatch job that held a place of it before the fault, judged by what Nomad
+ * promises for the type. The expectation is where Nomad placed the job while the lab was healthy, not every client: a
+ * constraint (node name, pool, datacenter, an attribute) keeps it off the others (unplacedNodes names them).
+ */
 export function perNodeJobs(e: ClusterEvidence, boundMs = SYSTEM_BACK_WITHIN_MS): NodeJudged[] {
   const out: NodeJudged[] = [];
   const touched = touchedNodes(e);
   for (const job of jobsOfTypes(e, [...PER_NODE])) {
     const type = job.type ?? 'system';
-    for (const nodeId of Object.keys(e.nodeNames)) {
+    const placed = placedBefore(e, job.id);
+    for (const nodeId of Object.keys(e.nodeNames).filter((n) => placed.has(n))) {
       const machine = machineOf(e, nodeId);
       const before = e.before.find((a) => a.jobId === job.id && a.nodeId === nodeId);
       const here = e.after.filter((a) => a.jobId === job.id && a.nodeId === nodeId);
@@ -154,6 +163,26 @@ export function perNodeJobs(e: ClusterEvidence, boundMs = SYSTEM_BACK_WITHIN_MS)
     }
   }
   return out;
+}
+
+/**
+ * The client nodes of each per-node job that held no place of it before the fault (Nomad did not place it there while
+ * the lab was healthy), with what runs there after: not judged, said.
+ */
+export function unplacedNodes(e: ClusterEvidence): { jobId: string; machine: string; after: string }[] {
+  return jobsOfTypes(e, [...PER_NODE]).flatMap((job) => {
+    const placed = placedBefore(e, job.id);
+    return Object.keys(e.nodeNames)
+      .filter((n) => !placed.has(n))
+      .map((nodeId) => {
+        const here = e.after.filter((a) => a.jobId === job.id && a.nodeId === nodeId);
+        return {
+          jobId: job.id,
+          machine: machineOf(e, nodeId),
+          after: here.length ? here.map((a) => `${short(a)} ${state(a)}`).join(', ') : 'no alloc',
+        };
+      });
+  });
 }
 
 /** Which of Nomad's documented behaviours a drained batch alloc showed. */

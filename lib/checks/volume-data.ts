@@ -2,11 +2,13 @@
 // when restored, in its replacement on the same node when the disk is sticky, on another node when it migrates. The
 // lab's static host volume: wherever the place runs on the same node again (the volume is that node's directory). Each
 // task writes its marker (the ID of the first alloc of its place) once; the harness reads it before the first fault and
-// after the last (the disk's through Nomad's client fs API, the volume's on the client).
+// after the last (the disk's through Nomad's client fs API, the volume's on the client). Its sibling volume-state
+// judges the host volume itself after the fault: ready on the node of every live alloc mounting it, and (a dynamic
+// volume whose claims were read) claimed by exactly the live allocs on its node.
 import { defineCheck, needing } from './define.js';
 import { judgement } from './result.js';
 import type { AllocDetail, Judgement } from '../model/check.js';
-import type { ClusterEvidence } from '../model/cluster-evidence.js';
+import type { ClusterEvidence, VolumeStateRead } from '../model/cluster-evidence.js';
 import { DISK_MARKER, hostVolumeMarker, LAB_HOST_VOLUME } from '../model/volumes.js';
 import type { AllocSnap } from '../model/evidence.js';
 import { latestOf } from '../model/replacement.js';
@@ -109,5 +111,99 @@ function judgeVolumeData(allocs: Kept[], e: ClusterEvidence): Judgement {
     `${kept} of ${perAlloc.length} allocs found their data where Nomad promises it`,
     evidence,
     perAlloc,
+  );
+}
+
+export const VOLUME_STATE = defineCheck<ClusterEvidence>({
+  id: 'volume-state',
+  title: 'Host volume ready, claims match',
+  passesWhen: `after the fault, the host volume "${LAB_HOST_VOLUME.name}" is ready on the node of every live alloc of a group mounting it and on every node that ran one before (a static volume: the node declares it in its HostVolumes and is ready; a dynamic one: its State is ready) and, where Nomad holds claims on it (a dynamic volume), they are exactly the live allocs mounting it on that node`,
+  judge: needing(
+    (e: ClusterEvidence) => (e.volumeStates && e.jobs?.some((j) => j.hostVolumes?.length) ? e.volumeStates : undefined),
+    "the run has no group mounting the lab's host volume (or its state was not read)",
+  )(judgeVolumeState),
+});
+
+/** The allocs of groups mounting the lab's host volume. */
+function onHostVolume(e: ClusterEvidence, a: AllocSnap): boolean {
+  return !!e.jobs?.find((j) => j.id === a.jobId)?.hostVolumes?.includes(a.taskGroup);
+}
+
+function judgeVolumeState(states: VolumeStateRead[], e: ClusterEvidence): Judgement {
+  // a complete alloc has let its volume go: the running ones mount it
+  const mounting = e.after.filter(
+    (a) => a.desiredStatus === 'run' && a.clientStatus === 'running' && onHostVolume(e, a),
+  );
+  const stateOn = (nodeId: string): VolumeStateRead | undefined =>
+    states.find((s) => s.nodeId === nodeId && s.name === LAB_HOST_VOLUME.name);
+  const vol = (s: VolumeStateRead | undefined): string =>
+    s
+      ? `${s.kind} volume "${s.name}"${s.id ? ` ${s.id.slice(0, 8)}` : ''} ${s.state}${s.path ? ` (${s.path})` : ''}${s.error ? `: ${s.error}` : ''}`
+      : `volume "${LAB_HOST_VOLUME.name}" not read`;
+  // each live alloc mounting it: the volume on its node is ready and, where claims were read, claims it
+  const rows: AllocDetail[] = mounting.map((a) => {
+    const s = stateOn(a.nodeId);
+    const machine = machineOf(e, a.nodeId);
+    const row = (status: AllocDetail['status'], detail: string): AllocDetail => ({
+      allocId: a.id,
+      name: a.name,
+      status,
+      detail: `on ${machine}: ${detail}`,
+      nodeBefore: machineOf(e, e.before.find((b) => b.name === a.name)?.nodeId ?? a.nodeId),
+      nodeAfter: machine,
+    });
+    if (!s || s.state !== 'ready') return row('failed', `${vol(s)}, not ready`);
+    if (s.claims && !s.claims.includes(a.id)) return row('failed', `${vol(s)}, but not among its claims`);
+    const claims = s.claims ? `, claimed by it` : ' (a static volume: Nomad holds no claims on it)';
+    return row('passed', `${vol(s)}${claims}`);
+  });
+  // each node that ran such an alloc before and holds none now: its volume is still the node's, ready
+  const nodesNow = new Set(mounting.map((a) => a.nodeId));
+  const left = [...new Set(e.before.filter((b) => onHostVolume(e, b)).map((b) => b.nodeId))].filter(
+    (n) => !nodesNow.has(n),
+  );
+  for (const nodeId of left) {
+    const s = stateOn(nodeId);
+    const machine = machineOf(e, nodeId);
+    const ok = s?.state === 'ready';
+    rows.push({
+      allocId: '',
+      name: `${LAB_HOST_VOLUME.name} on ${machine}`,
+      status: ok ? 'passed' : 'failed',
+      detail: `(no live alloc mounts it now): ${vol(s)}${ok ? '' : ', not ready'}`,
+      nodeBefore: machine,
+      nodeAfter: machine,
+    });
+  }
+  // claims Nomad still holds for allocs that no longer run there: a claim the fault left behind
+  for (const s of states.filter((x) => x.claims)) {
+    const machine = machineOf(e, s.nodeId);
+    const liveHere = new Set(mounting.filter((a) => a.nodeId === s.nodeId).map((a) => a.id));
+    for (const c of s.claims!.filter((id) => !liveHere.has(id)))
+      rows.push({
+        allocId: c,
+        name: `${s.name} on ${machine}`,
+        status: 'failed',
+        detail: `${vol(s)} is still claimed by ${c.slice(0, 8)}, which runs no live alloc mounting it there`,
+        nodeBefore: machine,
+        nodeAfter: machine,
+      });
+  }
+  const evidence = rows.map((r) => `${r.allocId ? `${r.allocId.slice(0, 8)} ` : ''}${r.name} ${r.detail}`);
+  const bad = rows.filter((r) => r.status === 'failed');
+  if (!rows.length) return judgement('skipped', 'no alloc mounted the host volume before or after the fault', evidence);
+  if (bad.length)
+    return judgement(
+      'failed',
+      `${bad.length} of ${rows.length} host volume places are not ready or claimed as the allocs run: ${bad[0]!.name} ${bad[0]!.detail}`,
+      evidence,
+      rows,
+    );
+  const nodes = new Set(states.filter((s) => s.state === 'ready').map((s) => machineOf(e, s.nodeId))).size;
+  return judgement(
+    'passed',
+    `the host volume is ready on ${nodes} node${nodes === 1 ? '' : 's'}; ${mounting.length} live alloc${mounting.length === 1 ? '' : 's'} mount${mounting.length === 1 ? 's' : ''} it where it is ready`,
+    evidence,
+    rows,
   );
 }

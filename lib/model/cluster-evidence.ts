@@ -109,6 +109,28 @@ export interface ClusterJob {
   hostVolumes?: string[];
 }
 
+/**
+ * One host volume on one client node as Nomad reports it after the fault: a static one from the node's HostVolumes
+ * (declared in the client's config: no state or claims of its own, ready when the node declares it and is ready); a
+ * dynamic one (Nomad 1.10+, created through the API) is in the node's HostVolumes with its ID, and GET
+ * /v1/volume/host/:id gives its own State and the allocs that claim it (claims, where read).
+ */
+export interface VolumeStateRead {
+  name: string;
+  nodeId: string;
+  kind: 'static' | 'dynamic';
+  /** a dynamic volume's ID */
+  id?: string;
+  /** "ready", or what keeps it from being: "absent" (the node does not declare it), "node down", a dynamic State */
+  state: string;
+  /** its directory on the client */
+  path?: string;
+  /** a dynamic volume: the IDs of the allocs Nomad holds as its claims (its Allocations) */
+  claims?: string[];
+  /** why it was not read */
+  error?: string;
+}
+
 /** The marker of one alloc as read through Nomad (GET /v1/client/fs/cat): its text, or why it was not read. */
 export interface MarkerRead {
   content?: string;
@@ -147,6 +169,8 @@ export interface ClusterEvidence {
   sentinels?: SentinelEvidence;
   /** the disk markers (DISK_MARKER) of the allocs of keptDisks groups, by alloc ID, before the first fault and after */
   markers?: { before: Record<string, MarkerRead>; after: Record<string, MarkerRead> };
+  /** the host volumes as Nomad reports them after the fault, on each node that ran or runs an alloc mounting one */
+  volumeStates?: VolumeStateRead[];
   /** the host volume markers of the allocs of hostVolumes groups (read on the alloc's client), by alloc ID */
   volumeMarkers?: { before: Record<string, MarkerRead>; after: Record<string, MarkerRead> };
 }

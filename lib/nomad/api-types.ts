@@ -150,8 +150,18 @@ export interface ApiNode {
   Drivers: Record<string, ApiDriverInfo> | null;
   Attributes: Record<string, string> | null;
   Events: ApiNodeEvent[] | null;
+  /** the host volumes the node offers, by name: static ones from its config; dynamic ones (1.10+) carry their ID */
+  HostVolumes?: Record<string, ApiClientHostVolume> | null;
   CreateIndex: number;
   ModifyIndex: number;
+}
+
+/** structs.ClientHostVolumeConfig: ID (1.10+) is set for a dynamic host volume only. */
+export interface ApiClientHostVolume {
+  Name: string;
+  Path: string;
+  ReadOnly: boolean;
+  ID?: string;
 }
 
 /** A node's running drain: Deadline in ns (0 = none, < 0 = force), ForceDeadline when it ends at the latest (RFC3339). */

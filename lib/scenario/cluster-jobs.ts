@@ -1,6 +1,7 @@
 // The jobs of a cluster run: the user's own (each parsed by the servers and checked for what the scenario can judge)
 // or the shipped spread job, registered, and awaited until every alloc runs (a batch or sysbatch alloc: or has run to
-// its end), on every client whose other drivers the jobs use are healthy too.
+// its end), on every client whose other drivers the jobs use are healthy too. A system or sysbatch job is expected
+// where Nomad placed it while the lab was healthy (a constraint may keep it off some clients), not on every client.
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,7 +9,10 @@ import type { AllocSnap } from '../model/evidence.js';
 import type { RunContext } from '../run/context.js';
 import type { ScenarioEnv } from '../run/scenario.js';
 import type { Nomad } from '../nomad/client.js';
-import type { ApiJob } from '../nomad/api-types.js';
+import type { ApiAllocListStub, ApiEvaluation, ApiJob } from '../nomad/api-types.js';
+import type { Deadline } from '../time/deadlines.js';
+import { waitFor } from '../time/wait-for.js';
+import { blockingProbe } from '../nomad/wait.js';
 import { ConfigError } from '../errors.js';
 import { expectedAllocsOn, jobInfo, jobProblems, type JobInfo } from '../parse/nomad-job.js';
 import type { ProbeKinds } from '../checks/probe-kind.js';
@@ -26,6 +30,33 @@ interface ParsedJob {
   info: JobInfo;
   /** the allocs it means to run on this lab (a system group: one per client) */
   expected: number;
+}
+
+/** A system or sysbatch job: one alloc on each node Nomad finds feasible. */
+const perNode = (type: string): boolean => type === 'system' || type === 'sysbatch';
+
+/**
+ * Pure: the node of each alloc a per-node job holds once Nomad has evaluated it (every eval of the job past pending; a
+ * blocked one waits for capacity that may never come, so what is placed then is the placement), undefined before.
+ */
+export function settledPlacements(
+  evals: readonly Pick<ApiEvaluation, 'Status'>[],
+  allocs: readonly Pick<ApiAllocListStub, 'DesiredStatus' | 'NodeID'>[],
+): string[] | undefined {
+  if (!evals.length || evals.some((e) => e.Status === 'pending')) return undefined;
+  return allocs.filter((a) => a.DesiredStatus === 'run').map((a) => a.NodeID);
+}
+
+/** Wait until Nomad has evaluated the per-node job; the node of each alloc it placed. */
+async function waitForPlacements(nomad: Nomad, jobId: string, d: Deadline): Promise<string[]> {
+  const probe = blockingProbe(
+    (q) => nomad.jobEvaluations(jobId, q),
+    async (evals, dd) => {
+      const nodes = settledPlacements(evals, (await nomad.jobAllocations(jobId, { signal: dd.signal })).body);
+      return nodes ? { done: true as const, value: nodes } : { done: false as const, reason: 'an eval is pending' };
+    },
+  );
+  return waitFor(`Nomad to place job "${jobId}"`, probe, { deadline: d, intervals: [50] });
 }
 
 /** A batch or sysbatch job's allocs run to an end: complete is as good as running. */
@@ -97,7 +128,6 @@ export async function setUpClusterJobs(
     );
   const jobIds = jobs.map((j) => j.job.ID);
   const jobId = jobIds[0]!;
-  const expectedAllocs = jobs.reduce((n, j) => n + j.expected, 0);
   ctx.fact('job.types', jobs.map((j) => `${j.job.ID}=${j.info.type}`).join(' '));
   // the clients were awaited with exec healthy; a job's other drivers (raw_exec, docker) must be healthy too
   const drivers = [...new Set(jobs.flatMap((j) => j.info.drivers))].filter((x) => x !== 'exec');
@@ -115,6 +145,29 @@ export async function setUpClusterJobs(
     await ctx.step(`register the job${of(j)}`, (d) => nomad.registerJob(j.job, j.hcl, { signal: d.signal }), {
       values: { 'job.id': j.job.ID },
     });
+  // a per-node job is expected where Nomad placed it: a constraint (node name, pool, datacenter, an attribute) may keep
+  // it off some clients, and those hold no place the fault could lose
+  const machineOf = Object.fromEntries(Object.entries(nodeOf).map(([m, id]) => [id, m]));
+  for (const j of jobs.filter((x) => perNode(x.info.type))) {
+    const nodes = await ctx.step(`wait for Nomad to place the ${j.info.type} job${of(j)}`, async (d) => {
+      const placed = await waitForPlacements(nomad, j.job.ID, d);
+      const names = [...new Set(placed.map((n) => machineOf[n] ?? n.slice(0, 8)))].sort();
+      ctx.fact(`job.placed.${j.job.ID}`, names.join(', ') || 'none');
+      // bad input found only once the servers placed the job: the step fails naming the job and the fix, before any fault
+      if (!placed.length)
+        throw new ConfigError([
+          {
+            field: own.length ? JOB_FIELD : 'job',
+            value: own.length ? (own[jobs.indexOf(j)] ?? j.job.ID) : j.job.ID,
+            message: `the ${j.info.type} job "${j.job.ID}" was placed on no client of the lab (${clients.join(', ')}): its constraints or node pool match none`,
+            fix: 'loosen its constraint blocks (or its node_pool, datacenters) so that at least one client meets them',
+          },
+        ]);
+      return placed;
+    });
+    j.expected = nodes.length;
+  }
+  const expectedAllocs = jobs.reduce((n, j) => n + j.expected, 0);
   const lab0 = { memoryMb: config.lab.memoryMb, cpus: config.lab.cpus };
   const healthy: AllocSnap[] = [];
   for (const j of jobs)

@@ -7,7 +7,7 @@ import type { CheckDef, CheckResult } from '../model/check.js';
 import type { AllocSnap } from '../model/evidence.js';
 import { LAB_HOST_VOLUME } from '../model/volumes.js';
 import type { ClusterEvidence, FaultTurn, LeaderSeen, ProbeSeries } from '../model/cluster-evidence.js';
-import { readMarkers, readVolumeMarkers } from './volume-steps.js';
+import { readMarkers, readVolumeMarkers, readVolumeStates } from './volume-steps.js';
 import type { RunContext } from '../run/context.js';
 import type { ScenarioEnv } from '../run/scenario.js';
 import { sleep } from '../time/deadlines.js';
@@ -253,6 +253,21 @@ export async function runClusterFault(
         ),
       )
     : undefined;
+  // the host volume itself on each node that ran or runs an alloc mounting it: declared and ready (volume-state)
+  const volumeStates = volumeBefore
+    ? await ctx.step("read the host volume's state on each node that mounted it", (d) =>
+        readVolumeStates(
+          nomad,
+          [
+            ...new Set(
+              [...healthy.filter(onVolume), ...after.filter((a) => onVolume(a) && liveAfter(a))].map((a) => a.nodeId),
+            ),
+          ],
+          LAB_HOST_VOLUME.name,
+          d,
+        ),
+      )
+    : undefined;
   const markersAfter = markersBefore
     ? await ctx.step("read each kept disk's marker after the fault", (d) =>
         readMarkers(
@@ -327,6 +342,7 @@ export async function runClusterFault(
     sentinels,
     ...(markersBefore && markersAfter ? { markers: { before: markersBefore, after: markersAfter } } : {}),
     ...(volumeBefore && volumeAfter ? { volumeMarkers: { before: volumeBefore, after: volumeAfter } } : {}),
+    ...(volumeStates ? { volumeStates } : {}),
   };
   // Note: the journals' lines stay out of this artifact (the host evidence keeps each journal as a file of its own)
   ctx.artifact(

@@ -1,10 +1,12 @@
 // The data a task keeps across a fault, read before the first fault and after the last: the marker in a kept
 // ephemeral disk through Nomad's client fs API, the marker in the lab's host volume on the client the alloc runs on
-// (lib/model/volumes.ts says where; lib/checks/volume-data.ts judges them).
+// (lib/model/volumes.ts says where; lib/checks/volume-data.ts judges them); and the host volume itself as Nomad
+// reports it after the fault (the node's HostVolumes), for volume-state.
 import type { AllocSnap } from '../model/evidence.js';
 import type { Lab } from '../model/lab.js';
-import type { MarkerRead } from '../model/cluster-evidence.js';
+import type { MarkerRead, VolumeStateRead } from '../model/cluster-evidence.js';
 import type { Nomad } from '../nomad/client.js';
+import type { ApiNode } from '../nomad/api-types.js';
 import { DISK_MARKER, hostVolumeMarker, LAB_HOST_VOLUME } from '../model/volumes.js';
 import { quote } from '../shell/quote.js';
 import { sleep, type Deadline } from '../time/deadlines.js';
@@ -70,6 +72,39 @@ export async function readVolumeMarkers(
       if (out[a.id]!.content !== undefined || Date.now() >= until || d.signal.aborted) break;
       await sleep(1000, d).catch(() => undefined);
     }
+  }
+  return out;
+}
+
+/**
+ * Pure: the host volume `name` as the node reports it. A static volume (no ID) has no state of its own: ready when the
+ * node declares it and is ready. A dynamic one (an ID) is named so; its State and claims are the volume's own.
+ */
+export function nodeVolumeState(node: Pick<ApiNode, 'ID' | 'Status' | 'HostVolumes'>, name: string): VolumeStateRead {
+  const v = node.HostVolumes?.[name];
+  const base = { name, nodeId: node.ID };
+  if (!v) return { ...base, kind: 'static', state: 'absent' };
+  const state = node.Status === 'ready' ? 'ready' : `node ${node.Status}`;
+  return v.ID
+    ? { ...base, kind: 'dynamic', id: v.ID, state, path: v.Path }
+    : { ...base, kind: 'static', state, path: v.Path };
+}
+
+/** The host volume `name` on each of these nodes, as Nomad reports it; one not read is recorded with why. */
+export async function readVolumeStates(
+  nomad: Nomad,
+  nodeIds: readonly string[],
+  name: string,
+  d: Deadline,
+): Promise<VolumeStateRead[]> {
+  const out: VolumeStateRead[] = [];
+  for (const id of nodeIds) {
+    const r = await nomad.node(id, { signal: d.signal }).catch((err: Error) => err);
+    out.push(
+      r instanceof Error
+        ? { name, nodeId: id, kind: 'static', state: 'not read', error: r.message.split('\n')[0]! }
+        : nodeVolumeState(r.body, name),
+    );
   }
   return out;
 }

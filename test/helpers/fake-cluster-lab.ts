@@ -52,6 +52,18 @@ export function createFakeClusterLab(nomad: FakeNomad, t: Topology): Lab & { des
   nomad.servers.names = slots.filter((s) => s.role === 'server').map((s) => s.name);
   for (const s of slots.filter((x) => x.role === 'client' && x.index > 1))
     nodeOf.set(s.name, addClientNode(nomad.cluster, s.name, `10.199.0.${20 + s.index}`).ID);
+  // every lab client declares the static host volume (vms/templates/client.hcl), as its node shows it:
+  // structs.ClientHostVolumeConfig, with the ID field (empty for a static volume) from 1.10 on
+  const withId = !/^1\.[0-9]\./.test(nomad.cluster.version);
+  for (const n of nomad.cluster.allNodes())
+    n.HostVolumes = {
+      [LAB_HOST_VOLUME.name]: {
+        Name: LAB_HOST_VOLUME.name,
+        Path: LAB_HOST_VOLUME.path,
+        ReadOnly: false,
+        ...(withId ? { ID: '' } : {}),
+      },
+    };
   const boot = new Map(slots.map((s) => [s.name, randomUUID()]));
   const down = new Set<string>();
   const rebooted: string[] = [];

@@ -134,4 +134,75 @@ t.test('rolling-reboot with the lab host volume: a place back on its first node 
     rows.some((p) => p.nodeAfter === p.nodeBefore),
     'two drains brought at least one place back to its first node',
   );
+  // the volume itself after the fault: each node's HostVolumes declares it and the node is ready
+  t.equal(r.verdicts.get('volume-state')?.label, 'passed');
+  const nodes = [
+    ...new Set([...e.before, ...e.after.filter((a) => a.clientStatus === 'running')].map((a) => a.nodeId)),
+  ];
+  t.match(
+    r.verdicts.get('volume-state')?.message,
+    new RegExp(`the host volume is ready on ${nodes.length} nodes?; 2 live allocs mount it`),
+  );
+  t.same(
+    e.volumeStates?.map((s) => [s.nodeId, s.kind, s.state, s.path]).sort(),
+    nodes.map((n) => [n, 'static', 'ready', '/srv/reboot-harness']).sort(),
+    'read on each node that ran or runs an alloc mounting it',
+  );
+  const state = r.run!.verdicts.find((v) => v.id === 'volume-state')!.perAlloc!;
+  t.ok(
+    state.filter((p) => p.allocId).length === 2 && state.every((p) => p.status === 'passed'),
+    'one passed row per live alloc',
+  );
+});
+
+t.test(
+  'rolling-reboot with a system job constrained to client-1: one alloc expected, judged on client-1 only',
+  async (t) => {
+    const constrained = fileURLToPath(new URL('../fixtures/jobs/system-constrained.nomad.hcl', import.meta.url));
+    const r = await runOnCluster(t, 'rolling-reboot', { servers: 1, clients: 2 }, [
+      '--job',
+      ex('count-3.nomad.hcl'),
+      '--job',
+      constrained,
+    ]);
+    t.equal(r.code, 0, 'exit 0');
+    const e = clusterEvidenceOf(r.run);
+    t.same(
+      e.jobs?.map((j) => [j.id, j.expectedAllocs]),
+      [
+        ['bridge-count-3', 3],
+        ['agent-one', 1],
+      ],
+      'the system job is expected where Nomad placed it, not on both clients',
+    );
+    t.equal(r.run?.properties['job.placed.agent-one'], 'client-1');
+    t.equal(r.verdicts.get('system-allocs')?.label, 'passed');
+    t.match(
+      r.verdicts.get('system-allocs')?.message,
+      /\(1 node place\); 1 node without a place before the fault not judged/,
+    );
+    const rows = r.run!.verdicts.find((v) => v.id === 'system-allocs')!.perAlloc!;
+    t.same(
+      rows.map((p) => p.name),
+      ['agent-one on client-1'],
+    );
+    t.match(rows[0]!.detail, /drained, graceful, eligible again: \w+ started/);
+    t.ok(
+      e.after.every((a) => a.jobId !== 'agent-one' || e.nodeNames[a.nodeId] === 'client-1'),
+      'the stand-in kept the job off client-2 throughout',
+    );
+  },
+);
+
+t.test('rolling-reboot with a system job whose constraint matches no client: stopped before any fault', async (t) => {
+  const nowhere = fileURLToPath(new URL('../fixtures/jobs/system-nowhere.nomad.hcl', import.meta.url));
+  const r = await runOnCluster(t, 'rolling-reboot', { servers: 1, clients: 2 }, ['--job', nowhere]);
+  // found only once the servers placed the job, so inside the run: its step fails naming the job and the fix
+  t.equal(r.code, 3, 'the run ends in error before any fault');
+  t.equal(r.run?.outcome, 'error');
+  t.match(
+    r.s.err.join('\n'),
+    /FAIL wait for Nomad to place the system job: .*the system job "agent-none" was placed on no client of the lab \(client-1, client-2\): its constraints or node pool match none .*fix: loosen its constraint blocks/,
+  );
+  t.equal(r.run?.properties['job.placed.agent-none'], 'none');
 });

@@ -4,10 +4,10 @@
 // them (Details.exit_code, test/fixtures/nomad/real-1.9.3/netns-missing/after-restart/allocation.json).
 import t from 'tap';
 import { readFileSync } from 'node:fs';
-import type { ApiAllocation } from '../../lib/nomad/api-types.js';
+import type { ApiAllocation, ApiNode } from '../../lib/nomad/api-types.js';
 import { toAllocSnap } from '../../lib/nomad/parse.js';
 import type { AllocSnap, RebootRecord } from '../../lib/model/evidence.js';
-import type { ClusterEvidence, ClusterJob, FaultTurn } from '../../lib/model/cluster-evidence.js';
+import type { ClusterEvidence, ClusterJob, FaultTurn, VolumeStateRead } from '../../lib/model/cluster-evidence.js';
 import { judgeCheck } from '../../lib/checks/define.js';
 import { batchOutcomes, extraAllocs, perNodeJobs, SYSTEM_BACK_WITHIN_MS } from '../../lib/checks/job-types.js';
 import { SYSTEM_ALLOCS } from '../../lib/checks/system-allocs.js';
@@ -190,6 +190,34 @@ t.test(
     const two = perNodeJobs(e([s1, alloc({ id: 's9', job: 'agent', node: N1, create: 90 }), s2]));
     t.match(two[0]!.detail, /2 allocs of the system job run here/);
     t.equal(two[0]!.ok, false);
+  },
+);
+
+t.test(
+  'system constrained to some clients: judged on the nodes Nomad placed it on before the fault, the others named',
+  async (t) => {
+    // the job's constraint keeps it on client-1: Nomad placed one alloc, client-2 never had one
+    const job: ClusterJob = { id: 'agent', expectedAllocs: 1, type: 'system' };
+    const s1 = alloc({ id: 's1', job: 'agent', node: N1 });
+    const e = (after: AllocSnap[]) =>
+      evidence([job], { before: [s1], after, turns: [turn('client-2', N2, T0)], drain: false });
+    const nodes = perNodeJobs(e([s1]));
+    t.same(
+      nodes.map((n) => [n.machine, n.ok]),
+      [['client-1', true]],
+      'client-2 (no place before the fault) is not judged',
+    );
+    const r = judgeCheck(SYSTEM_ALLOCS, e([s1]));
+    t.equal(r.status, 'passed');
+    t.match(r.message, /\(1 node place\); 1 node without a place before the fault not judged/);
+    t.match(
+      r.evidence.join('\n'),
+      /agent on client-2: not placed there before the fault .*not judged; after: no alloc/,
+    );
+    // the placed node losing its alloc still fails, whatever the other client does
+    const gone = judgeCheck(SYSTEM_ALLOCS, e([alloc({ id: 's1', job: 'agent', node: N1, client: 'failed' })]));
+    t.equal(gone.status, 'failed');
+    t.match(gone.message, /1 of 1 node places .*agent on client-1: not hit: no alloc of the system job runs here/);
   },
 );
 
@@ -504,5 +532,73 @@ t.test(
     const elsewhere = judgeCheck(VOLUME_DATA, e(replaced(N2), {}));
     t.equal(elsewhere.status, 'passed');
     t.match(elsewhere.perAlloc?.[0]?.detail, /another node's host volume is another directory, so nothing is promised/);
+  },
+);
+
+t.test(
+  'volume-state: the host volume ready on the node of every live alloc mounting it and of every node that had one; claims match',
+  async (t) => {
+    const { VOLUME_STATE } = await import('../../lib/checks/volume-data.js');
+    const { nodeVolumeState } = await import('../../lib/scenario/volume-steps.js');
+    const { LAB_HOST_VOLUME } = await import('../../lib/model/volumes.js');
+    const name = LAB_HOST_VOLUME.name;
+    // the node as real 2.0.5 serves it (HostVolumes {} when the client declares none), then declaring the lab's
+    const node = JSON.parse(
+      readFileSync(new URL('../fixtures/nomad/real-2.0.5/reboot-sim/initial/node.json', import.meta.url), 'utf8'),
+    ) as ApiNode;
+    t.same(nodeVolumeState(node, name), { name, nodeId: node.ID, kind: 'static', state: 'absent' });
+    const declared = { ...node, HostVolumes: { [name]: { Name: name, Path: '/srv/x', ReadOnly: false, ID: '' } } };
+    t.same(nodeVolumeState(declared, name), { name, nodeId: node.ID, kind: 'static', state: 'ready', path: '/srv/x' });
+    t.equal(nodeVolumeState({ ...declared, Status: 'down' }, name).state, 'node down');
+    const dyn = { ...node, HostVolumes: { [name]: { Name: name, Path: '/d', ReadOnly: false, ID: 'v-123456789' } } };
+    t.match(nodeVolumeState(dyn, name), { kind: 'dynamic', id: 'v-123456789', state: 'ready' });
+
+    const web: ClusterJob = { id: 'web', expectedAllocs: 1, type: 'service', hostVolumes: ['g'] };
+    const ready = (nodeId: string, o: Partial<VolumeStateRead> = {}): VolumeStateRead => ({
+      name,
+      nodeId,
+      kind: 'static',
+      state: 'ready',
+      path: LAB_HOST_VOLUME.path,
+      ...o,
+    });
+    const b = alloc({ id: 'w1', job: 'web', node: N1 });
+    const moved = [
+      alloc({ id: 'w1', job: 'web', node: N1, client: 'complete', desired: 'stop', next: 'w2' }),
+      alloc({ id: 'w2', job: 'web', node: N2, prev: 'w1', create: 90 }),
+    ];
+    const e = (after: AllocSnap[], volumeStates: VolumeStateRead[]) =>
+      evidence([web], { before: [b], after, turns: [turn('client-1', N1, T0)], volumeStates });
+    const ok = judgeCheck(VOLUME_STATE, e(moved, [ready(N1), ready(N2)]));
+    t.equal(ok.status, 'passed');
+    t.match(ok.message, /ready on 2 nodes; 1 live alloc mounts it where it is ready/);
+    t.same(
+      ok.perAlloc?.map((p) => [p.name, p.status]),
+      [
+        ['web.g[0]', 'passed'],
+        [`${name} on client-1`, 'passed'],
+      ],
+      'the alloc now on client-2, and client-1 that ran it before',
+    );
+    t.match(ok.perAlloc?.[0]?.detail, /on client-2: static volume "reboot-harness" ready .*Nomad holds no claims/);
+    const gone = judgeCheck(VOLUME_STATE, e(moved, [ready(N1, { state: 'absent' }), ready(N2)]));
+    t.equal(gone.status, 'failed', 'the node that ran it no longer declares it after its reboot');
+    t.match(
+      gone.message,
+      /1 of 2 .*: reboot-harness on client-1 \(no live alloc mounts it now\): static volume "reboot-harness" absent.*, not ready/,
+    );
+    const down = judgeCheck(VOLUME_STATE, e([b], [ready(N1, { state: 'node down' })]));
+    t.equal(down.status, 'failed');
+    t.match(down.perAlloc?.[0]?.detail, /on client-1: static volume "reboot-harness" node down .*not ready/);
+    // a dynamic volume whose claims were read: exactly the live allocs on its node
+    const dynamic = (claims: string[]) => ready(N1, { kind: 'dynamic', id: 'vol-1234abcd', claims });
+    t.equal(judgeCheck(VOLUME_STATE, e([b], [dynamic(['w1'])])).status, 'passed');
+    const unclaimed = judgeCheck(VOLUME_STATE, e([b], [dynamic([])]));
+    t.equal(unclaimed.status, 'failed');
+    t.match(unclaimed.message, /dynamic volume "reboot-harness" vol-1234 ready .*not among its claims/);
+    const stale = judgeCheck(VOLUME_STATE, e([b], [dynamic(['w1', 'old-alloc-1'])]));
+    t.equal(stale.status, 'failed', 'a claim left behind by an alloc that no longer runs');
+    t.match(stale.message, /still claimed by old-allo, which runs no live alloc mounting it there/);
+    t.equal(judgeCheck(VOLUME_STATE, evidence([SYS], { before: [], after: [] })).status, 'skipped');
   },
 );

@@ -30,6 +30,7 @@ export function parseJobHcl(hcl: string, variables = ''): ApiJob {
     Namespace: str(jb.attrs.namespace) ?? 'default',
     Datacenters: (jb.attrs.datacenters as string[] | undefined) ?? ['*'],
     Meta: meta(jb),
+    Constraints: constraints(jb),
     ...periodicAndParameterized(jb),
     TaskGroups: groups.map((g) => toGroup(g, tmpl.TaskGroups![0]!)),
   };
@@ -86,6 +87,7 @@ function toGroup(g: HclBlock, tmpl: ApiTaskGroup): ApiTaskGroup {
     Name: gname,
     Count: num(g.attrs.count) ?? 1,
     Meta: meta(g),
+    Constraints: constraints(g),
     Services: services(g),
     ReschedulePolicy: { ...(tmpl.ReschedulePolicy as object), ...(resched ? reschedulePolicy(resched) : {}) },
     ...(volumes.length
@@ -234,6 +236,21 @@ function services(b: HclBlock, task?: string): Record<string, unknown>[] | null 
           Timeout: dur(c.attrs.timeout),
           TaskName: '',
         })),
+    }));
+  return out.length ? out : null;
+}
+
+/**
+ * A job's or group's `constraint` blocks as Nomad's parse gives them (api.Constraint: LTarget, RTarget, Operand, the
+ * operator "=" when unset); null when there are none, as in the parse template.
+ */
+function constraints(b: HclBlock): { LTarget: string; RTarget: string; Operand: string }[] | null {
+  const out = b.blocks
+    .filter((x) => x.type === 'constraint')
+    .map((c) => ({
+      LTarget: str(c.attrs.attribute) ?? '',
+      RTarget: str(c.attrs.value) ?? '',
+      Operand: str(c.attrs.operator) ?? '=',
     }));
   return out.length ? out : null;
 }

@@ -24,10 +24,70 @@ const isBatch = (job: ApiJob | undefined): boolean => job?.Type === 'batch';
 const placeable = (n: ApiNode): boolean =>
   n.Status === 'ready' && n.SchedulingEligibility === 'eligible' && !n.DrainStrategy;
 
-/** Place the per-node job's alloc on every placeable node that runs none of it; returns what it placed. */
+/** A constraint as Nomad's parse gives it. */
+interface Constraint {
+  LTarget?: string;
+  RTarget?: string;
+  Operand?: string;
+}
+
+/**
+ * The node's value of a constraint's attribute: node name, datacenter, pool and class, `attr.*` and `meta.*` (what a
+ * constraint on some clients names); undefined for one the stand-in does not know.
+ */
+function nodeValue(node: ApiNode, target: string): string | undefined {
+  const n = node as ApiNode & Record<string, unknown>;
+  const m = /^\$\{(.+)\}$/.exec(target.trim());
+  const key = m?.[1] ?? target;
+  if (key === 'node.unique.name') return n.Name;
+  if (key === 'node.unique.id') return n.ID;
+  if (key === 'node.datacenter') return n.Datacenter;
+  if (key === 'node.pool') return String(n['NodePool'] ?? 'default');
+  if (key === 'node.class') return String(n['NodeClass'] ?? '');
+  if (key.startsWith('attr.')) return n.Attributes?.[key.slice(5)];
+  if (key.startsWith('meta.')) return (n['Meta'] as Record<string, string> | null | undefined)?.[key.slice(5)];
+  return undefined;
+}
+
+/** Whether the node meets one constraint (operators =, ==, is, !=, not, regexp, is_set, is_not_set). */
+function meets(n: ApiNode, k: Constraint): boolean {
+  const have = nodeValue(n, k.LTarget ?? '');
+  const want = k.RTarget ?? '';
+  switch (k.Operand ?? '=') {
+    case '=':
+    case '==':
+    case 'is':
+      return have === want;
+    case '!=':
+    case 'not':
+      return have !== want;
+    case 'regexp':
+      return have !== undefined && new RegExp(want).test(have);
+    case 'is_set':
+      return have !== undefined;
+    case 'is_not_set':
+      return have === undefined;
+    default:
+      throw new Error(`the stand-in does not evaluate constraint operator "${k.Operand}"`);
+  }
+}
+
+/**
+ * Whether the node meets the job's constraints and its groups' (the stand-in places a per-node job's groups together,
+ * so a node must meet every group's; real Nomad places each group on the nodes that meet its own).
+ */
+export function meetsConstraints(n: ApiNode, job: ApiJob): boolean {
+  const all = [job, ...(job.TaskGroups ?? [])].flatMap((x) => (x['Constraints'] as Constraint[] | null) ?? []);
+  return all.every((k) => meets(n, k));
+}
+
+/**
+ * Place the per-node job's alloc on every placeable node that meets its constraints and runs none of it (the system
+ * scheduler skips a node a constraint filters, with no failed placement); returns what it placed.
+ */
 export function placeSystem(c: Cluster, job: ApiJob, evalId: string): ApiAllocation[] {
   const placed: ApiAllocation[] = [];
-  for (const n of c.allNodes().filter(placeable)) {
+  for (const n of c.allNodes().filter((x) => placeable(x) && meetsConstraints(x, job))) {
     const has = [...c.allocs.values()].some(
       (a) => a.JobID === job.ID && a.NodeID === n.ID && a.DesiredStatus === 'run' && a.ClientStatus !== 'lost',
     );
