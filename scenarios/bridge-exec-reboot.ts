@@ -43,6 +43,7 @@ import type { TaskDriver } from '../lib/model/kinds.js';
 import { ConfigError, HarnessError } from '../lib/errors.js';
 import { startEventRecorder, type EventRecorder } from '../lib/scenario/event-recorder.js';
 import { withTransientFailures } from '../lib/checks/transient.js';
+import { pinToNode } from '../lib/scenario/pin-job.js';
 import { adjustForFault } from '../lib/checks/fault-expectations.js';
 import {
   faultParams,
@@ -211,13 +212,18 @@ export default defineScenario({
     // the agents are up and ready: a crash or a systemd restart of any of them from here on is the run's
     const agentsReadyMs = Date.now();
 
+    // the shipped job's one alloc where this scenario's fault lands, on a lab of several clients
+    const clients = Object.values(lab.machines).filter((m) => m.role === 'client').length;
+    const toRegister = !own && clients > 1 ? pinToNode(parsed.job, clientName) : parsed.job;
+    if (toRegister !== parsed.job)
+      ctx.fact('job.pinned', `${clientName} (the shipped job on a lab of ${clients} clients)`);
     let recorder: EventRecorder | undefined;
     const jobId = await ctx.step(
       'register the job',
       async (d) => {
         // watch the job's allocs and the node through the event stream from now to the end of the run
         recorder = startEventRecorder(ctx, nomad, { jobId: parsed.job.ID, nodeIds: [node.id] });
-        await nomad.registerJob(parsed.job, parsed.hcl, { signal: d.signal });
+        await nomad.registerJob(toRegister, parsed.hcl, { signal: d.signal });
         return parsed.job.ID;
       },
       { values: { 'job.id': info.id } },

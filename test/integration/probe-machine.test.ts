@@ -119,3 +119,16 @@ t.test(
     t.match(r.verdicts.get('alloc-restored')?.message, /all 2 allocs restored in place/);
   },
 );
+
+t.test('bridge-exec-reboot with its shipped job on 1+2: the job is pinned to the client the fault hits', async (t) => {
+  const r = await runOnStandIn(t, (cwd) => standInCluster({ servers: 1, clients: 2 }, { cwd }), 'bridge-exec-reboot', [
+    '--servers',
+    '1',
+    '--clients',
+    '2',
+  ]);
+  t.ok(r.code === 0 || r.code === 1, `judged, not an infrastructure error (exit ${r.code})`);
+  t.equal(r.run?.properties['job.pinned'], 'client-1 (the shipped job on a lab of 2 clients)');
+  const registered = [...r.s.nomad.cluster.jobs.values()][0];
+  t.same(registered?.['Constraints'], [{ LTarget: '${node.unique.name}', RTarget: 'client-1', Operand: '=' }]);
+});
