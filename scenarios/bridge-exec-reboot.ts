@@ -57,6 +57,7 @@ import {
 import { faultEndsTasks, faultKind, faultOutcome, faultStepName } from '../lib/faults/registry.js';
 import { durationSeconds } from '../lib/config/durations.js';
 import { readClockOffset } from '../lib/lab/observe.js';
+import type { ClockOffset } from '../lib/parse/host-observe.js';
 import { deadlineIn, remaining } from '../lib/time/deadlines.js';
 import { formatRestoreNotices, restoreNotices, streamNotices } from '../lib/scenario/restore-latency.js';
 import { observeTasksBefore, readWholeAlloc } from '../lib/scenario/whole-alloc-steps.js';
@@ -218,6 +219,8 @@ export default defineScenario({
     if (toRegister !== parsed.job)
       ctx.fact('job.pinned', `${clientName} (the shipped job on a lab of ${clients} clients)`);
     let recorder: EventRecorder | undefined;
+    // the client's clock against ours, as first read after a fault that restarts the tasks
+    let clientClock: ClockOffset | undefined;
     const jobId = await ctx.step(
       'register the job',
       async (d) => {
@@ -355,6 +358,7 @@ export default defineScenario({
       ctx.fact(count > 1 ? `job.settled.${i}` : 'job.settled', settleFact(s));
       // how soon after each alloc ran again (its tasks' Started, client clock corrected) the harness saw it
       const [clock, serverClock] = [await clockRead, await serverClockRead];
+      clientClock ??= clock;
       if (clock && Object.keys(s.noticedAtMs).length > 0) {
         const tasks = Object.fromEntries(
           s.allocs.filter((a) => watched.includes(a.id)).map((a) => [a.id, Object.keys(a.tasks)]),
@@ -481,6 +485,9 @@ export default defineScenario({
     const first = reboots[0]!;
     const endsTasks = faultEndsTasks(first.kind, fault);
     const name = faultKind(first.kind).rebootsHost ? 'reboot' : first.kind;
-    return withTransientFailures(judged, recorder!.transitions(), { sinceMs: first.requestedAt, endsTasks, name });
+    // Note: task events carry the client's clock (an emulated guest's runs seconds behind ours): the fault's moment
+    // in that clock, less the reading's uncertainty, so a task the fault ended at once is not taken for one before it
+    const sinceMs = first.requestedAt + (clientClock ? clientClock.offsetMs - clientClock.uncertaintyMs : 0);
+    return withTransientFailures(judged, recorder!.transitions(), { sinceMs, endsTasks, name });
   },
 });
