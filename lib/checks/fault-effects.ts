@@ -36,9 +36,14 @@ export function expectedAgentRestarts(faults: readonly FaultEffectSeen[], machin
 /** A fault of the run rebooted `machine`'s host (its kind must change the boot id). */
 export function rebootedHost(faults: readonly FaultEffectSeen[], machine: string): boolean {
   return faults.some(
-    (f) => f.machine === machine && FAULT_PROOFS[f.kind].some((p) => p.what === 'boot-id' && p.changes),
+    (f) =>
+      (f.machine === machine || WHOLE_LAB.has(f.kind)) &&
+      FAULT_PROOFS[f.kind].some((p) => p.what === 'boot-id' && p.changes),
   );
 }
+
+/** The kinds that hit every machine of the lab whatever their target (power-loss-all). */
+const WHOLE_LAB: ReadonlySet<RebootKind> = new Set(FAULTS.kinds.filter((k) => k.wholeLab).map((k) => k.name));
 
 /** What one proof's rule found: it applies (else why not), it was seen, and the line that shows it. */
 interface EffectSeen {

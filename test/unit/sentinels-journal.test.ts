@@ -289,3 +289,19 @@ t.test('harness.yaml agent_log.never / .allowed: lists of texts into the config;
   t.notOk(bad.ok);
   t.match(bad.ok ? [] : bad.problems, [{ field: 'agent_log.never', message: 'must be a list of texts' }]);
 });
+
+t.test(
+  'invariants: a whole-lab power loss rebooted every host, not only its target (seen on 3+2 with 2.0.5)',
+  async (t) => {
+    const other: AgentJournalRead = {
+      machine: 'client-2',
+      role: 'client',
+      boots: [{ boot: '0', lines: AFTER_BOOT.map((l) => l.replace(' client-1 ', ' client-2 ')) }],
+      unitShow: UNIT(0),
+    };
+    const all = judgeCheck(AGENT_LOG_INVARIANTS, evidence([other], [reboot('client-1', 'power-loss-all')]));
+    t.equal(all.status, 'passed', 'client-2 lost power too: its restore is the fault, not news');
+    const one = judgeCheck(AGENT_LOG_INVARIANTS, evidence([other], [reboot('client-1', 'agent-kill')]));
+    t.equal(one.status, 'failed', 'after an agent-kill of client-1, a failed restore on client-2 is news');
+  },
+);
