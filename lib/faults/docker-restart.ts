@@ -4,7 +4,7 @@ import { defineFaultKind, NO_HOLD } from './define.js';
 export const DOCKER_RESTART = defineFaultKind({
   name: 'docker-restart',
   doc:
-    '`systemctl restart docker` on the client while its docker tasks run (the daemon gets a new PID; without ' +
+    '`systemctl restart docker` (not waiting on it: the new daemon is awaited) on the client while its docker tasks run (the daemon gets a new PID; without ' +
     'live-restore its containers stop); the host and the Nomad agent keep running. Only with `task.driver` docker',
   nomadExpected:
     'the same allocs, their tasks restarted by the client in place (restart policy), each with its network again ' +

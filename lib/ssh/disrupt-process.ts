@@ -11,7 +11,9 @@ import type { Rebootable } from './reboot.js';
 const DOCKER_STATE_COMMAND = 'systemctl show -p MainPID -p ActiveState -p NRestarts docker';
 /** The containers Nomad runs (its docker driver labels each with the alloc ID). */
 const NOMAD_CONTAINERS_COMMAND = 'docker ps -q --filter label=com.hashicorp.nomad.alloc_id';
-const DOCKER_RESTART_COMMAND = 'systemctl restart docker';
+// Note: --no-block: stopping dockerd stops every container first (their stop timeouts), which under emulation took
+// longer than one remote command may; the new daemon is awaited below, with the fault's deadline
+const DOCKER_RESTART_COMMAND = 'systemctl restart --no-block docker';
 /**
  * Every `nomad executor` process with its arguments; the bracket keeps the pattern from matching the shell that runs
  * it (its own command line holds the pattern, not the words).

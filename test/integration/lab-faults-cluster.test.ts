@@ -141,7 +141,7 @@ if (sshd) {
     const rec = await lab.reboot('client', 'docker-restart', { deadline: deadlineIn(30_000) });
     t.same(
       callLines('systemctl').filter((l) => !l.includes(' show ')),
-      ['systemctl restart docker'],
+      ['systemctl restart --no-block docker'],
     );
     t.match(calls(), /docker ps -q --filter label=com\.hashicorp\.nomad\.alloc_id/);
     t.match(calls(), /docker info/, 'the daemon answered before the fault was over');
