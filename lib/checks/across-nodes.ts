@@ -6,6 +6,7 @@ import type { AllocSnap } from '../model/evidence.js';
 import type { ClusterEvidence } from '../model/cluster-evidence.js';
 import { replacementOf } from '../model/replacement.js';
 import { LOST_NODE_DOWN } from './alloc-outcome.js';
+import { faultKind } from '../faults/registry.js';
 
 type NodeOutcome = 'untouched' | 'restored' | 'migrated' | 'replaced' | 'failed' | 'lost' | 'missing';
 
@@ -39,8 +40,14 @@ export function machineOf(e: Pick<ClusterEvidence, 'nodeNames'>, nodeId: string 
 }
 
 /** The node IDs the fault hit (its client turns). */
-export function touchedNodes(e: Pick<ClusterEvidence, 'turns'>): Set<string> {
+export function touchedNodes(e: Pick<ClusterEvidence, 'turns' | 'nodeNames'>): Set<string> {
+  if (hitWholeLab(e)) return new Set(Object.keys(e.nodeNames));
   return new Set(e.turns.flatMap((t) => (t.nodeId ? [t.nodeId] : [])));
+}
+
+/** A fault of the run hit every machine of the lab (its turn names only the target). */
+export function hitWholeLab(e: Pick<ClusterEvidence, 'turns'>): boolean {
+  return e.turns.some((t) => faultKind(t.reboot.kind).wholeLab === true);
 }
 
 const live = (a: AllocSnap): boolean => a.desiredStatus === 'run' && a.clientStatus === 'running';

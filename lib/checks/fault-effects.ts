@@ -4,7 +4,7 @@
 // boot, no agent restart, no node status change, no restore attempt) proves nothing: fault-exercised fails it.
 import type { RebootKind } from '../model/kinds.js';
 import type { FaultEffectSeen } from '../model/sentinels.js';
-import { FAULTS } from '../faults/registry.js';
+import { FAULTS, faultKind } from '../faults/registry.js';
 import type { VacuityProof } from '../faults/define.js';
 
 /** One thing a fault must have caused: what its kind proves (lib/faults), or a restore attempt after a reboot. */
@@ -37,13 +37,10 @@ export function expectedAgentRestarts(faults: readonly FaultEffectSeen[], machin
 export function rebootedHost(faults: readonly FaultEffectSeen[], machine: string): boolean {
   return faults.some(
     (f) =>
-      (f.machine === machine || WHOLE_LAB.has(f.kind)) &&
+      (f.machine === machine || faultKind(f.kind).wholeLab === true) &&
       FAULT_PROOFS[f.kind].some((p) => p.what === 'boot-id' && p.changes),
   );
 }
-
-/** The kinds that hit every machine of the lab whatever their target (power-loss-all). */
-const WHOLE_LAB: ReadonlySet<RebootKind> = new Set(FAULTS.kinds.filter((k) => k.wholeLab).map((k) => k.name));
 
 /** What one proof's rule found: it applies (else why not), it was seen, and the line that shows it. */
 interface EffectSeen {

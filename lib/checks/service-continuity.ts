@@ -2,6 +2,7 @@
 // client at a fixed interval, had no gap (or none as long as reboot.max_gap).
 import { defineCheck, needing } from './define.js';
 import { judgement, iso } from './result.js';
+import { hitWholeLab } from './across-nodes.js';
 import type { Judgement } from '../model/check.js';
 import type { ClusterEvidence, ProbeSeries } from '../model/cluster-evidence.js';
 import { probeTimeoutOf, seconds, serviceContinuity, silenceBoundOf } from './continuity.js';
@@ -46,12 +47,15 @@ function judgeContinuity(s: ProbeSeries, e: ClusterEvidence): Judgement {
     return judgement('failed', `the probe series holds no probe (${window})`, evidence);
   // one client cannot keep a service up through its own fault: the gap is measured, not judged
   const clients = Number(e.topology.split('+')[1]);
-  if (clients === 1 && e.turns.some((t) => t.role === 'client')) {
+  const whole = hitWholeLab(e);
+  if (whole || (clients === 1 && e.turns.some((t) => t.role === 'client'))) {
     const longest = all.flatMap((c) => c.gaps).sort((a, b) => b.lengthMs - a.lengthMs)[0];
     const gap = longest ? `the longest gap ${seconds(longest.lengthMs)}` : 'no gap';
     return judgement(
       'skipped',
-      `a lab of one client cannot serve through that client's fault (${gap}; see the evidence)`,
+      whole
+        ? `a fault on every machine at once leaves no instance to serve (${gap}; see the evidence): allocs-followed judges the return`
+        : `a lab of one client cannot serve through that client's fault (${gap}; see the evidence)`,
       evidence,
     );
   }

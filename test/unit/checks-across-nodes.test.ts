@@ -263,3 +263,13 @@ t.test('targets-hit: the machines hit are the machines targeted, in their order'
   };
   t.equal(judgeCheck(TARGETS_HIT, evidence({ turns: [leader], targeted: ['leader'] })).status, 'passed');
 });
+
+t.test('a whole-lab power loss aimed at client-1 hit client-2 too: no client was left alone', async (t) => {
+  const before = [running(A0, 'web.web[0]', N1), running(A1, 'web.web[1]', N2)];
+  const t1 = turn('client-1', N1, T0);
+  const whole = { ...t1, reboot: { ...t1.reboot, kind: 'power-loss-all' as const } };
+  const r = judgeCheck(UNTOUCHED_ALLOCS, evidence({ before, after: before, turns: [whole] }));
+  t.equal(r.status, 'skipped', `nothing ran on an untouched client: ${r.message}`);
+  const one = judgeCheck(UNTOUCHED_ALLOCS, evidence({ before, after: before, turns: [t1] }));
+  t.equal(one.status, 'passed', "a graceful reboot of client-1 leaves client-2's alloc to judge");
+});

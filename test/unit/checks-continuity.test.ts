@@ -251,3 +251,27 @@ t.test('the real rolling-reboot series: the probe deadline that ran out is a sil
   t.equal(refused.status, 'failed');
   t.match(refused.message, /^web\/http stopped answering for 4\.0s from 2026-12-04T20:43:10/);
 });
+
+t.test('a fault on every machine at once: the gap is measured, the check skipped', async (t) => {
+  const s = series({ 'web/http a@client-1': '++------++', 'web/http b@client-2': '++------++' });
+  const e = evidence(s);
+  const turn = {
+    machine: 'client-1',
+    role: 'client' as const,
+    targetedAs: 'client-1',
+    nodeId: 'n1',
+    reboot: {
+      machine: 'client-1',
+      kind: 'power-loss-all' as const,
+      bootIdBefore: 'a',
+      bootIdAfter: 'b',
+      requestedAt: T0,
+      backAt: T0 + 1,
+    },
+  };
+  const r = judgeCheck(SERVICE_CONTINUITY, { ...e, topology: '3+2', turns: [turn] });
+  t.equal(r.status, 'skipped');
+  t.match(r.message, /^a fault on every machine at once leaves no instance to serve \(the longest gap 6\.0s/);
+  const graceful = { ...turn, reboot: { ...turn.reboot, kind: 'graceful' as const } };
+  t.equal(judgeCheck(SERVICE_CONTINUITY, { ...e, topology: '3+2', turns: [graceful] }).status, 'failed');
+});
