@@ -4,20 +4,11 @@
 // with no interface but lo and HTTP fails; from 1.9.5 (GH-24658) the CNI CHECK fails, the namespace is set up again
 // and every check passes. Skips visibly without builds, the lab or the Docker box.
 import t from 'tap';
-import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { vmSkipReason, domainsMatching } from '../helpers/vm-prereqs.js';
+import { dockerSkipReason, domainsMatching } from '../helpers/vm-prereqs.js';
 import { validateJUnit } from '../helpers/junit-schema.js';
-import {
-  buildsFromEnv,
-  dockerFailures,
-  runCli,
-  verdictsOf,
-  NETNS,
-  type Build,
-  e2eReports,
-} from '../helpers/real-nomad.js';
+import { buildsFromEnv, dockerFailures, runCli, verdictsOf, NETNS, e2eReports } from '../helpers/real-nomad.js';
 import { DOCKER_BOX } from '../../lib/cluster/docker-image.js';
 import { suiteName } from '../../lib/plan/names.js';
 import { checkIds, idsOf } from '../helpers/check-ids.js';
@@ -29,18 +20,10 @@ import { NO_DUPLICATE_IP } from '../../lib/checks/no-duplicate-ip.js';
 t.setTimeout(90 * 60_000);
 
 const builds = buildsFromEnv();
-const dockerBox = (): boolean => {
-  try {
-    return execFileSync('vagrant', ['box', 'list'], { encoding: 'utf8', timeout: 60_000 }).includes(DOCKER_BOX);
-  } catch {
-    return false;
-  }
-};
 const skip =
   builds.length === 0
     ? 'no Nomad build given: set NOMAD_BINARIES=/path/a,/path/b (or NOMAD_BINARY)'
-    : (vmSkipReason() ??
-      (dockerBox() ? undefined : `the Docker box ${DOCKER_BOX} is not built (npx tsx vms/build-box.ts --docker)`));
+    : dockerSkipReason();
 const REBOOT_CHECKS = checkIds('bridge-exec-reboot');
 /** What Nomad's history predicts fails for a docker alloc after a reboot on build `b` (GH-24292, GH-28345). */
 const predicted = dockerFailures;

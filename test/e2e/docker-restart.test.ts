@@ -6,10 +6,9 @@
 // (DOCKER_RESTART_SEEN, from docs/findings.md), check by check. The sentinels must pass. Skips visibly without builds,
 // the lab or the Docker box.
 import t from 'tap';
-import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { vmSkipReason, domainsMatching } from '../helpers/vm-prereqs.js';
+import { dockerSkipReason, domainsMatching } from '../helpers/vm-prereqs.js';
 import { validateJUnit } from '../helpers/junit-schema.js';
 import { buildsFromEnv, e2eReports, reportsDirFor, runCli, verdictsOf, warmWorkDir } from '../helpers/real-nomad.js';
 import { DOCKER_BOX } from '../../lib/cluster/docker-image.js';
@@ -17,18 +16,10 @@ import { checkIds } from '../helpers/check-ids.js';
 
 t.setTimeout(120 * 60_000);
 const builds = buildsFromEnv();
-const dockerBox = (): boolean => {
-  try {
-    return execFileSync('vagrant', ['box', 'list'], { encoding: 'utf8', timeout: 60_000 }).includes(DOCKER_BOX);
-  } catch {
-    return false;
-  }
-};
 const skip =
   builds.length === 0
     ? 'no Nomad build given: set NOMAD_BINARIES=/path/a,/path/b (or NOMAD_BINARY)'
-    : (vmSkipReason() ??
-      (dockerBox() ? false : `the Docker box ${DOCKER_BOX} is not built (npm run harness -- setup --docker)`));
+    : (dockerSkipReason() ?? false);
 const IDS = checkIds('bridge-exec-reboot');
 
 /**

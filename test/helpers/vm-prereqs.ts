@@ -1,6 +1,7 @@
 // Why the VM tier cannot run here, or undefined when it can (real Vagrant + libvirt + the offline box, as root).
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { DOCKER_BOX } from '../../lib/cluster/docker-image.js';
 
 /** The box the harness builds offline (vms/build-box.ts). */
 export const BOX = 'nomad-reboot-harness/bookworm';
@@ -44,6 +45,21 @@ function virshLinesMatching(args: string[], needle: string): string[] {
     throw new Error(`virsh ${args.join(' ')} could not be asked (exit ${err.status ?? 'none'}): ${why}`);
   }
   return out.split('\n').filter((n) => n.includes(needle));
+}
+
+/** Why a test of the docker variant cannot run: vmSkipReason, else the Docker box not added; undefined when it can. */
+export function dockerSkipReason(): string | undefined {
+  const vm = vmSkipReason();
+  if (vm) return vm;
+  let boxes = '';
+  try {
+    boxes = execFileSync('vagrant', ['box', 'list'], { encoding: 'utf8', timeout: 60_000 });
+  } catch {
+    // no list: the box counts as missing
+  }
+  return boxes.includes(DOCKER_BOX)
+    ? undefined
+    : `the Docker box ${DOCKER_BOX} is not built (npm run harness -- setup --docker)`;
 }
 
 /** libvirt domains whose name contains `needle`; throws when libvirt cannot be asked. */
