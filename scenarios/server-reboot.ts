@@ -9,10 +9,7 @@ import type { TargetSpec } from '../lib/model/target.js';
 import type { HarnessConfig } from '../lib/config/schema.js';
 import { defineScenario, execDriverOnly, singleRebootOnly } from '../lib/run/scenario.js';
 import { checkJobInput, CLUSTER_JOB_TYPES, CLUSTER_JOBS_TAKEN } from '../lib/scenario/job-input.js';
-import { SYSTEM_ALLOCS } from '../lib/checks/system-allocs.js';
-import { BATCH_OUTCOME } from '../lib/checks/batch-outcome.js';
-import { NO_EXTRA_ALLOC } from '../lib/checks/no-extra-alloc.js';
-import { VOLUME_DATA, VOLUME_STATE } from '../lib/checks/volume-data.js';
+import { JOB_CHECKS } from '../lib/scenario/cluster-jobs.js';
 import { TARGETS_HIT } from '../lib/checks/targets-hit.js';
 import { NEW_LEADER } from '../lib/checks/new-leader.js';
 import { OLD_LEADER_REJOINED } from '../lib/checks/old-leader-rejoined.js';
@@ -28,11 +25,7 @@ export const CHECKS = [
   NEW_LEADER,
   OLD_LEADER_REJOINED,
   UNTOUCHED_ALLOCS,
-  SYSTEM_ALLOCS,
-  BATCH_OUTCOME,
-  NO_EXTRA_ALLOC,
-  VOLUME_DATA,
-  VOLUME_STATE,
+  ...JOB_CHECKS,
   SERVICE_CONTINUITY,
   ...SENTINEL_CHECKS,
 ];

@@ -19,6 +19,13 @@ import type { ProbeKinds } from '../checks/probe-kind.js';
 import { CLUSTER_JOB_TYPES, JOB_FIELD, jobLab, varFile } from './job-input.js';
 import { waitForNodeReady } from '../nomad/wait.js';
 import { waitForJobHealthy } from './job-steps.js';
+import { SYSTEM_ALLOCS } from '../checks/system-allocs.js';
+import { BATCH_OUTCOME } from '../checks/batch-outcome.js';
+import { NO_EXTRA_ALLOC } from '../checks/no-extra-alloc.js';
+import { VOLUME_DATA, VOLUME_STATE } from '../checks/volume-data.js';
+
+/** The checks of what a cluster run's jobs promise by type and of their volumes, in report order (every cluster scenario). */
+export const JOB_CHECKS = [SYSTEM_ALLOCS, BATCH_OUTCOME, NO_EXTRA_ALLOC, VOLUME_DATA, VOLUME_STATE] as const;
 
 const JOB_FILE = fileURLToPath(new URL('../../jobs/bridge-exec-http-spread.nomad.hcl', import.meta.url));
 const MIN = 60_000;

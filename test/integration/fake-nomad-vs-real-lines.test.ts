@@ -6,9 +6,9 @@
 // capture of it, is a listed todo with the reason, never a pass. fake-nomad-vs-real.test.ts holds the 1.9 timelines.
 import t, { type Test } from 'tap';
 import { existsSync, readFileSync } from 'node:fs';
+import { call, keys, sleep, typeOf, type Got, type Obj } from '../helpers/fake-nomad-call.js';
 import { startFakeNomad, type FakeNomad } from '../helpers/fake-nomad/index.js';
 
-type Obj = Record<string, unknown>;
 const FIX = new URL('../fixtures/nomad/', import.meta.url);
 const JOB_HCL = readFileSync(new URL('../../jobs/bridge-exec-http.nomad.hcl', import.meta.url), 'utf8');
 const recordJob = (name: string) => readFileSync(new URL(`record/${name}.nomad.hcl`, FIX), 'utf8');
@@ -18,32 +18,8 @@ const STEP = 25;
 // keys real Nomad leaves out while they hold Go's zero value (seen present in one capture, absent in another)
 const OPTIONAL_ALLOC = ['DeploymentStatus'];
 
-const keys = (o: unknown, drop: string[] = []): string[] =>
-  Object.keys(o as Obj)
-    .filter((k) => !drop.includes(k))
-    .sort();
 const at = (o: unknown, ...path: (string | number)[]): unknown =>
   path.reduce<unknown>((x, k) => (x === null || x === undefined ? undefined : (x as Obj)[k as string]), o);
-const typeOf = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-interface Got {
-  status: number;
-  text: string;
-  body: unknown;
-  headers: Headers;
-}
-async function call(f: FakeNomad, path: string, init?: RequestInit): Promise<Got> {
-  const r = await fetch(f.addr + path, init);
-  const text = await r.text();
-  let body: unknown = text;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    /* plain-text error body */
-  }
-  return { status: r.status, text, body, headers: r.headers };
-}
 const get = async (f: FakeNomad, path: string) => (await call(f, path)).body;
 
 /** Probe until it answers, or undefined after `ms` (the caller decides whether that is a failure or a todo). */

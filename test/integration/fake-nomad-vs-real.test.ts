@@ -4,9 +4,9 @@
 // the real client journal line shapes (VM run r386bw21c1b022). Fails when someone moves the stand-in away from Nomad.
 import t, { type Test } from 'tap';
 import { readFileSync } from 'node:fs';
-import { startFakeNomad, type FakeNomad, type Timeline } from '../helpers/fake-nomad/index.js';
+import { call, keys, sleep, typeOf, type Got, type Obj } from '../helpers/fake-nomad-call.js';
+import { startFakeNomad, type Timeline } from '../helpers/fake-nomad/index.js';
 
-type Obj = Record<string, unknown>;
 const REAL = new URL('../fixtures/nomad/', import.meta.url);
 const real = <T = Obj>(p: string): T => JSON.parse(readFileSync(new URL(p, REAL), 'utf8')) as T;
 const realText = (p: string): string => readFileSync(new URL(p, REAL), 'utf8');
@@ -17,32 +17,8 @@ const STEP = 25;
 // keys real Nomad leaves out while they hold Go's zero value (seen present in one capture, absent in another)
 const OPTIONAL_ALLOC = ['DeploymentStatus'];
 
-const keys = (o: unknown, drop: string[] = []): string[] =>
-  Object.keys(o as Obj)
-    .filter((k) => !drop.includes(k))
-    .sort();
 const obj = (o: unknown, ...path: (string | number)[]): Obj =>
   path.reduce<unknown>((x, k) => (x as Obj)[k as string], o) as Obj;
-const typeOf = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-interface Got {
-  status: number;
-  headers: Headers;
-  text: string;
-  body: unknown;
-}
-async function call(f: FakeNomad, path: string, init?: RequestInit): Promise<Got> {
-  const r = await fetch(f.addr + path, init);
-  const text = await r.text();
-  let body: unknown = text;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    /* plain-text error body */
-  }
-  return { status: r.status, headers: r.headers, text, body };
-}
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 4000): Promise<T> {
   // Note: the deadline is checked after a probe, never between a pause and the next probe: a process the machine
