@@ -14,7 +14,7 @@ import { labConfigRules, providerFor } from '../lab/providers.js';
 import type { Scenario } from '../run/scenario.js';
 import type { Plan } from '../plan/session-plan.js';
 import { nomadJobConverter, type JobConverter } from '../cluster/job-convert.js';
-import { checkJobInput, jobFileProblems } from '../scenario/job-input.js';
+import { jobFileProblems } from '../scenario/job-input.js';
 import { findScenario, loadUserScenarios } from './scenarios.js';
 import type { OutputPath } from './paths.js';
 import type { CliDeps } from './deps.js';
@@ -102,11 +102,16 @@ export async function parsedJobProblems(
   };
   const all: ConfigProblem[] = [];
   for (const c of configs) {
-    if (!c.job.files.length || !c.nomadBinary || !allScenarios().find((s) => s.name === c.scenario)?.jobs) continue;
+    const scenario = allScenarios().find((s) => s.name === c.scenario);
+    if (!c.job.files.length || !c.nomadBinary || !scenario?.jobs || !scenario.preflight) continue;
     const path = resolve(deps.cwd, c.nomadBinary);
     if (!existsSync(path)) continue;
     const files = c.job.files.map((f) => resolve(deps.cwd, f));
-    const found = await checkJobInput({ ...c, nomadBinary: path, job: { ...c.job, files } }, convert);
+    // Note: the scenario's own preflight, so the job types it takes are the ones checked here
+    const found = await scenario.preflight(
+      { ...c, nomadBinary: path, job: { ...c.job, files } },
+      { convertJob: convert },
+    );
     // each problem names the file as the user gave it
     all.push(
       ...found.map((p) =>

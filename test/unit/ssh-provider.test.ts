@@ -337,7 +337,7 @@ t.test(
     t.equal((err as InstanceType<typeof HarnessError>).exitCode, EXIT.INFRA);
     t.match(
       String(err),
-      /existing hosts not reachable over SSH \(nothing was built or changed\): server 127\.0\.0\.1:1 \(lab\.hosts\.server\): ECONNREFUSED; client 127\.0\.0\.1:1 \(lab\.hosts\.client\): ECONNREFUSED/,
+      /^HarnessError: lab\.hosts\.server\.address: admin@127\.0\.0\.1:1 is not reachable over SSH: ECONNREFUSED; lab\.hosts\.client\.address: admin@127\.0\.0\.1:1 is not reachable over SSH: ECONNREFUSED \(nothing was built or changed\)$/,
     );
     t.equal(built, 0, 'nothing built');
     // every host asked, at once; hosts that answer go on to the build (Go missing here: a problem of the input)
@@ -347,5 +347,44 @@ t.test(
     });
     t.same(asked, ['127.0.0.1:1', '127.0.0.1:1']);
     t.match(p, [{ field: 'lab.provider', message: /needs the CNI reference plugins/ }]);
+  },
+);
+
+t.test(
+  'with lab.hosts_netns the reach probe runs inside that namespace (before the re-run there), never from here',
+  async (t) => {
+    const { existingHostsPreflight } = await import('../../lib/lab/ssh/ssh-preflight.js');
+    const { IN_NETNS_ENV } = await import('../../lib/lab/host/host.js');
+    const dir = t.testdir({});
+    keygen(join(dir, 'key'));
+    const h = `{ address: 10.198.0.9, port: 2222, user: admin, key: ${dir}/key }`;
+    const c = ok({
+      file: yaml(`lab:\n  provider: ssh\n  hosts_netns: labns\n  hosts:\n    server: ${h}\n    client: ${h}\n`),
+    });
+    const calls: string[][] = [];
+    const refused = async (file: string, args: readonly string[]) => {
+      calls.push([file, ...args]);
+      return { code: 1, stdout: '', stderr: '10.198.0.9: connect: Connection refused\nline 1: …', durationMs: 3 };
+    };
+    const saved = process.env[IN_NETNS_ENV];
+    delete process.env[IN_NETNS_ENV];
+    t.teardown(() => {
+      if (saved !== undefined) process.env[IN_NETNS_ENV] = saved;
+    });
+    const err = await existingHostsPreflight(c, { run: refused }).catch((e: unknown) => String(e));
+    const probe = ['ip', 'netns', 'exec', 'labns', 'timeout', '10', 'bash', '-c', 'exec 3<>"/dev/tcp/$0/$1"'];
+    t.same(calls, [
+      [...probe, '10.198.0.9', '2222'],
+      [...probe, '10.198.0.9', '2222'],
+    ]);
+    t.match(
+      err,
+      'lab.hosts.client.address: admin@10.198.0.9:2222 is not reachable over SSH: Connection refused (from netns labns)',
+    );
+    const silent = async () => ({ code: 124, stdout: '', stderr: '', durationMs: 10_000 });
+    t.match(
+      await existingHostsPreflight(c, { run: silent }).catch((e: unknown) => String(e)),
+      'is not reachable over SSH: no answer within 10 s (from netns labns)',
+    );
   },
 );

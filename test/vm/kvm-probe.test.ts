@@ -82,7 +82,8 @@ t.test(
       encoding: 'utf8',
       timeout: 5 * 60_000,
     }).stdout;
-    const item = (JSON.parse(json) as { name: string; detail: string }[]).find((i) => i.name === 'libvirt driver');
+    const report = JSON.parse(json) as { checks: { name: string; detail: string }[] };
+    const item = report.checks.find((i) => i.name === 'libvirt driver');
     t.match(item?.detail, new RegExp(`^${first.driver} \\(lab\\.libvirt_driver: auto, decided by cache\\)`));
   },
 );

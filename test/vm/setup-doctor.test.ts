@@ -16,7 +16,12 @@ t.test('doctor passes straight after setup', { skip: skip ?? false }, async (t) 
     'names the next command',
   );
   const doctor = await runCli(t, ['doctor', '--json']);
-  const items = JSON.parse(doctor.stdout) as { name: string; ok: boolean; detail: string; fix: string }[];
+  const report = JSON.parse(doctor.stdout) as {
+    schema: string;
+    checks: { name: string; ok: boolean; detail: string; fix: string }[];
+  };
+  t.equal(report.schema, 'nomad-reboot-harness/doctor@1');
+  const items = report.checks;
   for (const i of items) t.ok(i.ok, `${i.name}: ${i.detail}${i.fix ? ` (fix: ${i.fix})` : ''}`);
   t.ok(
     items.some((i) => i.name === 'libvirtd reachable'),

@@ -13,11 +13,34 @@ import { deadlineIn } from '../../time/deadlines.js';
 import { ensureCniPlugins, type CniBuildOptions } from '../../cluster/cni-build.js';
 import { CNI_PLUGINS_VERSION } from '../../cluster/cni-plugins.js';
 import { expandHome, sshHosts } from './ssh-lab.js';
+import { runCommand, ANY_EXIT_CODE } from '../../exec/run.js';
+import { IN_NETNS_ENV } from '../host/host.js';
 
 /** A first build of the plugins from the module proxy takes a minute or two; leave room for a slow proxy. */
 const CNI_BUILD_MS = 15 * 60_000;
 /** How long a host's SSH port may take to accept a TCP connection before the preflight says it is not reachable. */
 const REACH_MS = 10_000;
+
+/**
+ * The reach probe run inside network namespace `ns` (lab.hosts_netns, before the CLI re-runs itself there): the hosts'
+ * addresses may be reachable only from there, and must never be sent to from this machine's own stack. bash's
+ * /dev/tcp makes the one TCP connection; `timeout` bounds it.
+ */
+export function netnsReach(ns: string, run: RunCommand = runCommand): ReachProbe {
+  return async (host, port, timeoutMs) => {
+    const secs = Math.max(1, Math.ceil(timeoutMs / 1000));
+    const r = await run(
+      'ip',
+      ['netns', 'exec', ns, 'timeout', String(secs), 'bash', '-c', 'exec 3<>"/dev/tcp/$0/$1"', host, String(port)],
+      { deadline: deadlineIn(timeoutMs + 5_000), allowedCodes: ANY_EXIT_CODE },
+    );
+    if (r.code === 0) return undefined;
+    if (r.code === 124) return `no answer within ${secs} s (from netns ${ns})`;
+    // Note: bash says e.g. "10.0.0.5: connect: Connection refused" and then the /dev/tcp line; the first says why
+    const why = /connect: ([^\n]+)/.exec(r.stderr)?.[1] ?? (r.stderr.trim().split('\n')[0] || `exit ${r.code}`);
+    return `${why} (from netns ${ns})`;
+  };
+}
 
 /**
  * Every host whose SSH port does not accept a connection, each named with why: told before anything is built (the CNI
@@ -27,9 +50,9 @@ const REACH_MS = 10_000;
 async function unreachableHosts(config: HarnessConfig, probe: ReachProbe = tcpReach): Promise<string[]> {
   const hosts = sshHosts(config.lab.hosts, ['server', 'client']).filter((h) => !h.spec.jump && h.spec.address);
   const out = await Promise.all(
-    hosts.map(async ({ name, field, spec: { address, port } }) => {
+    hosts.map(async ({ field, spec: { address, port, user } }) => {
       const why = await probe(address!, port, REACH_MS);
-      return why ? `${name} ${address}:${port} (${field}): ${why}` : undefined;
+      return why ? `${field}.address: ${user}@${address}:${port} is not reachable over SSH: ${why}` : undefined;
     }),
   );
   return out.filter((x): x is string => !!x);
@@ -72,9 +95,11 @@ export async function existingHostsPreflight(
   if (config.lab.provider !== 'ssh') return [];
   const problems = await hostKeyProblems(config);
   // Note: a host that does not answer is found in seconds; the build below takes minutes, the SSH wait one
-  const down = problems.length ? [] : await unreachableHosts(config, o.reach);
+  const ns = process.env[IN_NETNS_ENV] ? '' : config.lab.hostsNetns;
+  const probe = o.reach ?? (ns ? netnsReach(ns, o.run) : tcpReach);
+  const down = problems.length ? [] : await unreachableHosts(config, probe);
   if (down.length)
-    throw new HarnessError(`existing hosts not reachable over SSH (nothing was built or changed): ${down.join('; ')}`, {
+    throw new HarnessError(`${down.join('; ')} (nothing was built or changed)`, {
       hint: 'check the addresses and ports in lab.hosts, that sshd runs there, and lab.hosts_netns (the namespace the hosts are reached from)',
     });
   try {
