@@ -1,0 +1,200 @@
+// e2e tier: the jobs people run, on REAL Nomad builds (NOMAD_BINARIES) and real VMs, through rolling-reboot with the
+// examples in examples/jobs. Three cases (JOB_TYPES_CASES selects, comma-separated; all by default), each on every
+// build given:
+// - mixed: a rolling drain-reboot of 3 servers and 2 clients with a service in two bridge groups, a host-network
+//   service, a system job and a batch job together: every alloc of every job followed, the system job back on each
+//   client after it was eligible again (GH-27499), the batch allocs ending as the build's line documents under a drain
+//   (see drainBehaviour), never an extra alloc (GH-28018);
+// - batch-drain: 1 server and 2 clients, the batch job alone under the drain: the line's documented behaviour, named;
+// - volumes: 1+1, the lab host volume and a sticky ephemeral disk across a graceful reboot without a drain: each alloc
+//   restored in place and finding the marker it wrote before the reboot, the volume ready on the node.
+// The drain deadline is short (--drain-deadline): Nomad leaves a drained batch alloc to run until the deadline, and
+// the batch job sleeps 20 minutes. Skips visibly without a build or the lab. Run under `flock /work/vm.lock`.
+import t from 'tap';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { vmSkipReason, domainsMatching } from '../helpers/vm-prereqs.js';
+import { validateJUnit } from '../helpers/junit-schema.js';
+import {
+  buildsFromEnv,
+  e2eRunFlags,
+  kindsFromEnv,
+  reportsDirFor,
+  runCli,
+  verdictsOf,
+  versionParts,
+  type Build,
+} from '../helpers/real-nomad.js';
+import { checkIds } from '../helpers/check-ids.js';
+import type { ClusterEvidence } from '../../lib/model/cluster-evidence.js';
+import type { Test } from 'tap';
+
+t.setTimeout(150 * 60_000);
+const builds = buildsFromEnv();
+const skip = builds.length ? vmSkipReason() : 'no Nomad build given: set NOMAD_BINARIES=/path/a,/path/b';
+const CASES = kindsFromEnv(['mixed', 'batch-drain', 'volumes'] as const, 'JOB_TYPES_CASES');
+const CHECKS = checkIds('rolling-reboot');
+const ex = (f: string) => fileURLToPath(new URL(`../../examples/jobs/${f}`, import.meta.url));
+/** Long enough for Nomad's drainer to see the batch allocs running, far below the 20 minutes they sleep. */
+const DRAIN_DEADLINE = '90s';
+
+/**
+ * What a drained batch alloc does on a line, from Nomad's history (the fetched hashicorp/nomad): the drainer leaves a
+ * batch alloc to run until the drain's deadline on every line, then 1.10.x (with dfa07e10ed's behaviour, #26025, in
+ * 1.10.5's tree) fails its task and reschedules it elsewhere; 1.11.0 and later (3a20db3426, #26961) stop it without a
+ * replacement (MigrateDisablePlacement), so it ends complete on its node.
+ */
+function drainBehaviour(b: Build): string {
+  const [maj, min] = versionParts(b.version);
+  return maj > 1 || min >= 11 ? 'complete-in-place' : 'fail-and-reschedule';
+}
+
+interface Ran {
+  code: number;
+  v: ReturnType<typeof verdictsOf>;
+  props: Record<string, string>;
+  evidence: ClusterEvidence;
+  runIds: string[];
+}
+
+async function rolling(t: Test, b: Build, args: string[]): Promise<Ran> {
+  const dir = reportsDirFor(t);
+  const { flags, junit, summary } = e2eRunFlags(b, dir);
+  const started = Date.now();
+  const r = await runCli(t, ['run', 'rolling-reboot', ...args, ...flags]);
+  const run = JSON.parse(readFileSync(summary, 'utf8')).runs?.[0];
+  const v = verdictsOf(run);
+  t.comment(
+    `run ${r.runIds.join(', ')} on ${b.version}: exit ${r.code} after ${Math.round((Date.now() - started) / 1000)} s`,
+  );
+  t.comment([...v.values()].map((x) => `${x.id}=${x.label}: ${x.message}`).join('\n'));
+  validateJUnit(t, junit);
+  t.same([...v.keys()], CHECKS, "rolling-reboot's checks, in its order");
+  const file = (run?.artifacts ?? []).find((a: { name: string }) => a.name === 'cluster-evidence.json');
+  t.ok(file, 'the cluster evidence is an artifact');
+  const evidence = JSON.parse(readFileSync(file.path, 'utf8')) as ClusterEvidence;
+  for (const id of r.runIds) t.same(domainsMatching(id), [], `no libvirt domain of ${id} left`);
+  return { code: r.code ?? -1, v, props: (run?.properties ?? {}) as Record<string, string>, evidence, runIds: r.runIds };
+}
+
+const passed = (t: Test, r: Ran, id: string) => t.equal(r.v.get(id)?.label, 'passed', `${id}: ${r.v.get(id)?.message}`);
+
+/** Each batch alloc's row of batch-outcome names the line's behaviour under the drain. */
+function assertBatchDrained(t: Test, r: Ran, b: Build) {
+  const want = drainBehaviour(b);
+  passed(t, r, 'batch-outcome');
+  t.match(r.v.get('batch-outcome')?.message ?? '', `under the drain: ${want}`, `${b.version}: ${want}`);
+  const rows = r.v.get('batch-outcome')?.perAlloc ?? [];
+  t.equal(rows.length, 2, 'both batch allocs judged');
+  for (const p of rows) t.match(p.detail, new RegExp(`^${want}: drained`), `${p.name}: ${p.detail}`);
+  const batch = r.evidence.after.filter((a) => a.jobId === 'batch-sleep');
+  if (want === 'complete-in-place')
+    t.equal(batch.length, 2, 'no replacement was placed for a drained batch alloc (MigrateDisablePlacement)');
+  else
+    t.ok(
+      batch.some((a) => a.previousAllocation),
+      'a drained batch alloc failed and was rescheduled: its replacement names it',
+    );
+  passed(t, r, 'no-extra-alloc');
+}
+
+t.test('the jobs people run, on real builds', { skip: skip ?? false }, async (t) => {
+  for (const b of builds) {
+    if (CASES.includes('mixed'))
+      await t.test(
+        `${b.version}: rolling drain-reboot of 3+2 with a two-group service, a host-network service, a system and a batch job`,
+        async (t) => {
+          const r = await rolling(t, b, [
+            '--servers',
+            '3',
+            '--clients',
+            '2',
+            '--drain',
+            '--drain-deadline',
+            DRAIN_DEADLINE,
+            ...['two-groups', 'host-network', 'system', 'batch'].flatMap((j) => ['--job', ex(`${j}.nomad.hcl`)]),
+          ]);
+          t.equal(r.props['lab.topology'], '3+2');
+          t.equal(
+            r.props['job.types'],
+            'bridge-two-groups=service host-network=service node-agent=system batch-sleep=batch',
+            'every job registered, each with its type',
+          );
+          t.same(
+            r.evidence.jobs?.map((j) => [j.id, j.expectedAllocs]),
+            [
+              ['bridge-two-groups', 2],
+              ['host-network', 2],
+              ['node-agent', 2],
+              ['batch-sleep', 2],
+            ],
+            'the allocs each job means to run on two clients',
+          );
+          t.match(r.v.get('targets-hit')?.message ?? '', /every target hit: client-1, client-2$/);
+          passed(t, r, 'allocs-followed');
+          passed(t, r, 'system-allocs');
+          const agents = r.v.get('system-allocs')?.perAlloc ?? [];
+          t.same(
+            agents.map((p) => p.name),
+            ['node-agent on client-1', 'node-agent on client-2'],
+          );
+          for (const p of agents)
+            t.match(
+              p.detail,
+              /drained, graceful, eligible again: \w+ started \d+\.\ds after the node was eligible again/,
+              `${p.name}: back after the node was eligible again (GH-27499)`,
+            );
+          assertBatchDrained(t, r, b);
+          t.ok(
+            r.evidence.series?.services.includes('agent/http'),
+            `the system job's port probed: ${r.evidence.series?.services.join(', ')}`,
+          );
+          t.equal(r.code, 0, 'exit 0: every check met its expectation');
+        },
+      );
+    if (CASES.includes('batch-drain'))
+      await t.test(`${b.version}: a batch job under a rolling drain of 1+2`, async (t) => {
+        const r = await rolling(t, b, [
+          '--servers',
+          '1',
+          '--clients',
+          '2',
+          '--drain',
+          '--drain-deadline',
+          DRAIN_DEADLINE,
+          '--job',
+          ex('batch.nomad.hcl'),
+        ]);
+        assertBatchDrained(t, r, b);
+        t.equal(r.v.get('system-allocs')?.label, 'skipped', 'no system job');
+        t.equal(r.code, 0, 'exit 0');
+      });
+    if (CASES.includes('volumes'))
+      await t.test(
+        `${b.version}: the lab host volume and a sticky ephemeral disk across a graceful reboot`,
+        async (t) => {
+          const r = await rolling(t, b, [
+            '--servers',
+            '1',
+            '--clients',
+            '1',
+            '--drain=false',
+            '--reboot',
+            'graceful',
+            '--job',
+            ex('host-volume.nomad.hcl'),
+            '--job',
+            ex('sticky-disk.nomad.hcl'),
+          ]);
+          t.equal(r.props['reboot.drain'], 'false');
+          passed(t, r, 'allocs-followed');
+          passed(t, r, 'volume-data');
+          const rows = r.v.get('volume-data')?.perAlloc ?? [];
+          t.equal(rows.length, 4, 'two allocs of each job');
+          for (const p of rows) t.match(p.detail, /marker "[0-9a-f-]+" kept/, `${p.name}: ${p.detail}`);
+          passed(t, r, 'volume-state');
+          t.equal(r.code, 0, 'exit 0');
+        },
+      );
+  }
+});
