@@ -185,8 +185,12 @@ export function unplacedNodes(e: ClusterEvidence): { jobId: string; machine: str
   });
 }
 
-/** Which of Nomad's documented behaviours a drained batch alloc showed. */
-type DrainBehaviour = 'fail-and-reschedule' | 'complete-in-place' | 'migrated';
+/**
+ * Which of Nomad's documented behaviours a drained batch alloc showed: failed and rescheduled (1.10.3-1.10.5), left to
+ * run to its end (1.11.0+), stopped at the drain's deadline with no replacement (1.11.0+, MigrateDisablePlacement), or
+ * migrated like a service (before 1.10.3).
+ */
+type DrainBehaviour = 'fail-and-reschedule' | 'complete-in-place' | 'stopped-at-deadline' | 'migrated';
 
 /** One batch alloc that ran before the fault, judged. */
 export interface BatchJudged {
@@ -266,6 +270,13 @@ export function batchOutcomes(e: ClusterEvidence): BatchJudged[] {
             'complete-in-place',
             `drained: left to run to its end on its node (${state(a)})`,
             'complete-in-place',
+          );
+        if (a.clientStatus === 'complete' && a.desiredStatus === 'stop')
+          return judged(
+            true,
+            'stopped-at-deadline',
+            `drained: left to run until the drain's deadline, then stopped with no replacement (${state(a)})`,
+            'stopped-at-deadline',
           );
         if (running(a)) return judged(true, 'restored in place', `drained, then running again on its node`);
         return judged(false, 'not carried through', `drained: ended ${state(a)} with no replacement`);

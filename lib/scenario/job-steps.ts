@@ -68,8 +68,12 @@ export async function waitForJobHealthy(
   o: { runsToEnd?: boolean } = {},
 ): Promise<AllocSnap[]> {
   const good = (a: ApiAllocListStub): boolean => healthy(a) || (!!o.runsToEnd && ranToEnd(a));
+  // A batch alloc a drain stopped without placing another (Nomad 1.11+: MigrateDisablePlacement) ended where it ran:
+  // it holds its place as one that ran to its end does; nothing will run it again
+  const endedInPlace = (a: ApiAllocListStub): boolean =>
+    !!o.runsToEnd && a.DesiredStatus !== 'run' && ranToEnd(a) && !a.NextAllocation;
   const judge = async (allocs: ApiAllocListStub[], dd: Deadline): Promise<Probe<ApiAllocListStub[]>> => {
-    const live = allocs.filter((a) => a.DesiredStatus === 'run');
+    const live = allocs.filter((a) => a.DesiredStatus === 'run' || endedInPlace(a));
     const ok = live.filter(good);
     if (ok.length >= expected && live.length === ok.length) return { done: true, value: ok };
     const state = `${ok.length} of ${expected} allocs healthy; ${describeJobAllocs(allocs) || 'no alloc yet'}`;

@@ -71,7 +71,7 @@ t.test(
 
 for (const [version, behaviour] of [
   ['1.10.5', 'fail-and-reschedule'],
-  ['1.11.3', 'complete-in-place'],
+  ['1.11.3', 'stopped-at-deadline'],
 ] as const)
   t.test(
     `rolling-reboot with a batch job on the stand-in's ${version}: under the drain, ${behaviour}, no extra alloc`,

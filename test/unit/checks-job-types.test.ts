@@ -276,6 +276,20 @@ t.test('batch under a drain: the behaviour Nomad showed is named, each a pass', 
       'complete-in-place',
     ],
     [
+      "stopped at the drain's deadline, not replaced (1.11.0+)",
+      [
+        alloc({
+          id: 'b1',
+          job: 'etl',
+          node: N1,
+          client: 'complete',
+          desired: 'stop',
+          task: { state: 'dead', events: [terminated(T0 - 5000, '0')] },
+        }),
+      ],
+      'stopped-at-deadline',
+    ],
+    [
       'migrated like a service',
       [
         alloc({ id: 'b1', job: 'etl', node: N1, client: 'complete', desired: 'stop', migrate: true, next: 'b2' }),

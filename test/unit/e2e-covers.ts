@@ -47,6 +47,7 @@ export const E2E_COVERS: Readonly<Record<string, readonly string[]>> = {
   'event-stream-real.test.ts': ['lib/nomad', 'lib/parse/event-stream-frames.ts', 'lib/checks/transitions.ts'],
   'faults.test.ts': [...REBOOT, 'lib/matrix'],
   'gitlab-attachments.test.ts': [...REBOOT, 'lib/report/junit.ts', 'lib/report/attachment-paths.ts', 'lib/merge'],
+  'job-types.test.ts': [...CLUSTER, 'scenarios/rolling-reboot.ts', 'examples/jobs', 'lib/parse/nomad-job.ts'],
   'known-issues.test.ts': [...REBOOT, 'lib/matrix', 'lib/known-issues', 'lib/builds', 'lib/report/junit.ts'],
   'new-faults.test.ts': [...REBOOT, 'lib/matrix'],
   'partition-services.test.ts': [...REBOOT, 'examples/jobs/whole-alloc.nomad.hcl'],

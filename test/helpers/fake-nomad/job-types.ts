@@ -143,13 +143,13 @@ function killTasks(c: Cluster, a: ApiAllocation, status: string): void {
 }
 
 /** What this Nomad line does with a batch alloc a drain reaches. */
-export type BatchDrain = 'migrate' | 'fail-and-reschedule' | 'complete-in-place';
+export type BatchDrain = 'migrate' | 'fail-and-reschedule' | 'stopped-at-deadline';
 
 /** The stand-in's Nomad line's batch drain behaviour. */
 export function batchDrainOf(version: string): BatchDrain {
   const [maj = 0, min = 0, patch = 0] = version.split(/[.-]/).map(Number);
   const v = maj * 1e6 + min * 1e3 + patch;
-  if (v >= 1_011_000) return 'complete-in-place';
+  if (v >= 1_011_000) return 'stopped-at-deadline';
   if (v >= 1_010_003) return 'fail-and-reschedule';
   return 'migrate';
 }
@@ -163,15 +163,24 @@ export function drainBatchAlloc(
   const job = c.jobs.get(a.JobID);
   const how = batchDrainOf(c.version);
   if (!isBatch(job) || how === 'migrate') return { handled: false, placed: [] };
-  if (how === 'complete-in-place') {
-    // the drain waits for it: its task runs to its end, exit 0; it stays desired to run
+  if (how === 'stopped-at-deadline') {
+    // the drain leaves it running until its deadline, then stops it with no replacement (MigrateDisablePlacement): as
+    // real 2.0.5 did (docs/findings.md, job-types): complete/stop, Killing, Terminated 137 signal 9, Killed
     c.updateAlloc(a.ID, (x) => {
       for (const [t, st] of Object.entries(x.TaskStates ?? {})) {
         if (st.State === 'dead') continue;
-        c.appendEvent(x, t, terminatedEvent(0));
+        c.appendEvent(x, t, taskEvent('Killing', 'Sent interrupt. Waiting 5s before force killing'));
+        c.appendEvent(x, t, terminatedEvent(137, 9));
+        c.appendEvent(x, t, taskEvent('Killed', 'Task successfully killed'));
         Object.assign(st, { State: 'dead', Failed: false, FinishedAt: nowRfc3339() });
       }
-      Object.assign(x, { ClientStatus: 'complete', ClientDescription: 'All tasks have completed' });
+      Object.assign(x, {
+        ClientStatus: 'complete',
+        ClientDescription: 'All tasks have completed',
+        DesiredStatus: 'stop',
+        DesiredDescription: 'alloc is being migrated',
+        DesiredTransition: { Migrate: true },
+      });
     });
     return { handled: true, placed: [] };
   }
