@@ -74,7 +74,13 @@ async function rolling(t: Test, b: Build, args: string[]): Promise<Ran> {
   t.ok(file, 'the cluster evidence is an artifact');
   const evidence = JSON.parse(readFileSync(file.path, 'utf8')) as ClusterEvidence;
   for (const id of r.runIds) t.same(domainsMatching(id), [], `no libvirt domain of ${id} left`);
-  return { code: r.code ?? -1, v, props: (run?.properties ?? {}) as Record<string, string>, evidence, runIds: r.runIds };
+  return {
+    code: r.code ?? -1,
+    v,
+    props: (run?.properties ?? {}) as Record<string, string>,
+    evidence,
+    runIds: r.runIds,
+  };
 }
 
 const passed = (t: Test, r: Ran, id: string) => t.equal(r.v.get(id)?.label, 'passed', `${id}: ${r.v.get(id)?.message}`);

@@ -26,7 +26,7 @@ const REACH_MS = 10_000;
  * addresses may be reachable only from there, and must never be sent to from this machine's own stack. bash's
  * /dev/tcp makes the one TCP connection; `timeout` bounds it.
  */
-export function netnsReach(ns: string, run: RunCommand = runCommand): ReachProbe {
+function netnsReach(ns: string, run: RunCommand = runCommand): ReachProbe {
   return async (host, port, timeoutMs) => {
     const secs = Math.max(1, Math.ceil(timeoutMs / 1000));
     const r = await run(
