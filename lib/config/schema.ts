@@ -80,7 +80,7 @@ export interface HarnessConfig {
     bootTimeoutS: number;
     /** where each run's Vagrant directory is created */
     workDir: string;
-    /** warm reruns (libvirt): start from a snapshot of the prepared lab of the same key (lib/lab/warm/warm-lab.ts) */
+    /** warm reruns (a provider with snapshot/restore): start from a snapshot of the prepared lab of the same key (lib/lab/warm/warm-lab.ts) */
     warm: boolean;
     /** after-nomad: the snapshot holds ready agents (the build is in its key); before-nomad: VMs only, any build */
     warmSnapshot: 'after-nomad' | 'before-nomad';
