@@ -10,7 +10,8 @@ import { ensureLabHost, parseNetnsList, reexecInNetns, IN_NETNS_ENV } from '../l
 import { destroyLabs } from './destroy.js';
 import { existingHostsPreflight } from '../lab/ssh/ssh-preflight.js';
 import { providerFor, vmOverheadMb } from '../lab/providers.js';
-import { createRealEnv, VAGRANTFILE } from '../session/real-env.js';
+import { VAGRANTFILE } from '../lab/vagrant/vagrant-provider.js';
+import { createRealEnv } from '../session/real-env.js';
 import { createBuildLayer } from '../session/builds.js';
 import { runSetup, nextCommands } from './setup.js';
 import { DEFAULTS } from '../config/schema.js';

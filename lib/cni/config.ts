@@ -1,8 +1,6 @@
 // Pure: the network config Nomad's bridge mode hands the CNI bridge plugin (nomad-reference.md 4.1).
 import type { CniStateMode } from '../model/kinds.js';
 
-export type { CniStateMode } from '../model/kinds.js';
-
 /** Where host-local keeps its state: persistent = Nomad <= 1.9.3 (plugin default), tmpfs = Nomad >= 1.9.4 (GH-24650). */
 export const CNI_DATA_DIRS = { persistent: '/var/lib/cni/networks', tmpfs: '/var/run/cni' } as const satisfies Record<
   CniStateMode,

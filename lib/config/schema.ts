@@ -12,8 +12,6 @@ import type { KnownIssuePolicy } from '../model/known-issue.js';
 export const PROVIDER_NAMES = ['libvirt', 'virtualbox', 'ssh'] as const;
 export type ProviderName = (typeof PROVIDER_NAMES)[number];
 
-export { TASK_DRIVERS, UPGRADE_MODES } from '../model/kinds.js';
-
 /** One existing machine (lab.provider: ssh); what is missing is reported by resolveConfig. */
 export interface HostSpec {
   address: string | undefined;

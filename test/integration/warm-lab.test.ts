@@ -14,7 +14,7 @@ import { readWarmRecord, warmLockPath } from '../../lib/lab/warm/warm-lab.js';
 import { warmKey, warmLabId } from '../../lib/lab/warm/warm-key.js';
 import type { LogEvent } from '../../lib/log/events.js';
 import { deadlineIn } from '../../lib/time/deadlines.js';
-import { VAGRANTFILE } from '../../lib/session/real-env.js';
+import { VAGRANTFILE } from '../../lib/lab/vagrant/vagrant-provider.js';
 
 interface Dom {
   state: 'running' | 'paused' | 'shut off';
