@@ -15,8 +15,6 @@ import { phases } from './progress.js';
 import type { SourcePlan } from './source-plan.js';
 import type { ResolvedBuild } from '../model/build.js';
 
-export { planSource, type SourcePlan } from './source-plan.js';
-
 /** A whole source build: measured 13m42s cold on 2 busy cores; 60 min leaves room for a slower host. */
 const BUILD_MS = 60 * 60_000;
 /** Lines of compiler output quoted in the error of a failed build. */

@@ -1,9 +1,17 @@
 // Pure: host-local's state on the client as the checks read it: where it lives, which reservation names which alloc.
 import type { CniStateListing } from '../model/evidence.js';
+import type { CniStateMode } from '../model/kinds.js';
 
+/** Where host-local keeps its state: persistent = Nomad <= 1.9.3 (plugin default), tmpfs = Nomad >= 1.9.4 (GH-24650). */
+export const CNI_DATA_DIRS = { persistent: '/var/lib/cni/networks', tmpfs: '/var/run/cni' } as const satisfies Record<
+  CniStateMode,
+  string
+>;
+/** Nomad's bridge network name, which is also host-local's state sub-directory. */
+export const NOMAD_CNI_NETWORK = 'nomad';
 /** host-local state of Nomad's bridge network before (on disk) and since (tmpfs) 1.9.4. */
-export const OLD_CNI_DIR = '/var/lib/cni/networks/nomad';
-export const NEW_CNI_DIR = '/var/run/cni/nomad';
+export const OLD_CNI_DIR = `${CNI_DATA_DIRS.persistent}/${NOMAD_CNI_NETWORK}` as const;
+export const NEW_CNI_DIR = `${CNI_DATA_DIRS.tmpfs}/${NOMAD_CNI_NETWORK}` as const;
 /** Both, old first: what is listed on a client, cleaned from a host, and named in the facts, in this one order. */
 export const CNI_STATE_DIRS = [OLD_CNI_DIR, NEW_CNI_DIR] as const;
 

@@ -8,7 +8,7 @@
 import type { AllocSnap, TaskEventRec } from '../model/evidence.js';
 import type { ClusterEvidence, ClusterJob, FaultTurn } from '../model/cluster-evidence.js';
 import type { JobType } from '../model/kinds.js';
-import { latestOf } from '../model/replacement.js';
+import { latestOf, linkedSuccessor } from '../model/replacement.js';
 import { machineOf, touchedNodes } from './across-nodes.js';
 
 /** How long a drained node, rebooted and eligible again, may take to run its system allocs again. */
@@ -219,7 +219,7 @@ export function batchOutcomes(e: ClusterEvidence): BatchJudged[] {
     .map((b) => {
       const job = jobs.get(b.jobId)!;
       const a = e.after.find((x) => x.id === b.id) ?? b;
-      const first = e.after.find((x) => x.id !== a.id && (x.previousAllocation === a.id || x.id === a.nextAllocation));
+      const first = linkedSuccessor(e.after, a);
       const end = first ? latestOf(e.after, first) : a;
       const base = {
         allocId: b.id,

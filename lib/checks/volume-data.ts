@@ -11,7 +11,7 @@ import type { AllocDetail, Judgement } from '../model/check.js';
 import type { ClusterEvidence, VolumeStateRead } from '../model/cluster-evidence.js';
 import { DISK_MARKER, hostVolumeMarker, LAB_HOST_VOLUME } from '../model/volumes.js';
 import type { AllocSnap } from '../model/evidence.js';
-import { latestOf } from '../model/replacement.js';
+import { latestOf, linkedSuccessor } from '../model/replacement.js';
 import { machineOf } from './across-nodes.js';
 
 export const VOLUME_DATA = defineCheck<ClusterEvidence>({
@@ -67,7 +67,7 @@ function judgeVolumeData(allocs: Kept[], e: ClusterEvidence): Judgement {
         `no marker before the fault (${wrote?.error ?? 'not read'}): its task must write ${kind === 'disk' ? DISK_MARKER : `${LAB_HOST_VOLUME.name}'s ${hostVolumeMarker(b.name)}`} once it starts`,
       );
     const a = e.after.find((x) => x.id === b.id) ?? b;
-    const first = e.after.find((x) => x.id !== a.id && (x.previousAllocation === a.id || x.id === a.nextAllocation));
+    const first = linkedSuccessor(e.after, a);
     const end = first ? latestOf(e.after, first) : a;
     if (!live(end))
       return row(

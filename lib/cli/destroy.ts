@@ -15,7 +15,8 @@ import { olderThan, staleReasons, WARM_PREFIX } from '../lab/warm/warm-key.js';
 import { destroyOrphanDomains } from '../lab/host/orphans.js';
 import { providerFor } from '../lab/providers.js';
 import { markTeardownFailed, serialLogFiles } from '../lab/vagrant/vagrant-lab.js';
-import { destroyWarmLab, inspectWarmLab, readWarmRecord, warmCurrent, warmLockPath } from '../lab/warm/warm-lab.js';
+import { destroyWarmLab, inspectWarmLab, warmCurrent } from '../lab/vagrant/vagrant-warm.js';
+import { readWarmRecord, warmLockPath } from '../lab/warm/warm-lab.js';
 
 /** Which labs `destroy` removes besides the run ids given. */
 export interface DestroySweep {

@@ -10,7 +10,8 @@ import { ensureLabHost, parseNetnsList, reexecInNetns, IN_NETNS_ENV } from '../l
 import { destroyLabs } from './destroy.js';
 import { existingHostsPreflight } from '../lab/ssh/ssh-preflight.js';
 import { providerFor, vmOverheadMb } from '../lab/providers.js';
-import { createRealEnv, VAGRANTFILE } from '../session/real-env.js';
+import { VAGRANTFILE } from '../lab/vagrant/vagrant-provider.js';
+import { createRealEnv } from '../session/real-env.js';
 import { createBuildLayer } from '../session/builds.js';
 import { runSetup, nextCommands } from './setup.js';
 import { DEFAULTS } from '../config/schema.js';
@@ -21,7 +22,8 @@ import { KVM_PROBE_BUDGET_MS } from '../lab/kvm/kvm-probe.js';
 import { deadlineIn } from '../time/deadlines.js';
 import type { HarnessConfig } from '../config/schema.js';
 import type { Logger } from '../log/events.js';
-import { main, type CliDeps } from './main.js';
+import type { CliDeps } from './deps.js';
+import { main } from './main.js';
 
 /** How long the process may stay alive after main() returned before it exits anyway (see the end of this file). */
 const EXIT_GRACE_MS = 10_000;

@@ -9,8 +9,6 @@ import { HELP, type CliCommand } from './command.js';
 import { COMMANDS } from './commands/index.js';
 import type { CliDeps } from './deps.js';
 
-export type { CliDeps } from './deps.js';
-
 /** Schema id of the document `--json` prints on stdout when a command ends in an error. */
 export const ERROR_JSON_SCHEMA = 'nomad-reboot-harness/error@1';
 

@@ -1,16 +1,8 @@
 // Pure: the network config Nomad's bridge mode hands the CNI bridge plugin (nomad-reference.md 4.1).
-import type { CniStateMode } from '../model/kinds.js';
-
-export type { CniStateMode } from '../model/kinds.js';
-
-/** Where host-local keeps its state: persistent = Nomad <= 1.9.3 (plugin default), tmpfs = Nomad >= 1.9.4 (GH-24650). */
-export const CNI_DATA_DIRS = { persistent: '/var/lib/cni/networks', tmpfs: '/var/run/cni' } as const satisfies Record<
-  CniStateMode,
-  string
->;
+import { CNI_DATA_DIRS, NOMAD_CNI_NETWORK } from '../checks/cni-state.js';
 
 /** Nomad's defaults: network name (also the state sub-directory), bridge interface, subnet. */
-export const NOMAD_NETWORK = { name: 'nomad', bridge: 'nomad', subnet: '172.26.64.0/20' } as const;
+export const NOMAD_NETWORK = { name: NOMAD_CNI_NETWORK, bridge: 'nomad', subnet: '172.26.64.0/20' } as const;
 
 export interface BridgeConfigOptions {
   /** host-local dataDir; undefined = the plugin default (/var/lib/cni/networks), exactly like Nomad <= 1.9.3 */

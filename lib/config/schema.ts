@@ -12,8 +12,6 @@ import type { KnownIssuePolicy } from '../model/known-issue.js';
 export const PROVIDER_NAMES = ['libvirt', 'virtualbox', 'ssh'] as const;
 export type ProviderName = (typeof PROVIDER_NAMES)[number];
 
-export { TASK_DRIVERS, UPGRADE_MODES } from '../model/kinds.js';
-
 /** One existing machine (lab.provider: ssh); what is missing is reported by resolveConfig. */
 export interface HostSpec {
   address: string | undefined;
@@ -80,7 +78,7 @@ export interface HarnessConfig {
     bootTimeoutS: number;
     /** where each run's Vagrant directory is created */
     workDir: string;
-    /** warm reruns (libvirt): start from a snapshot of the prepared lab of the same key (lib/lab/warm/warm-lab.ts) */
+    /** warm reruns (a provider with snapshot/restore): start from a snapshot of the prepared lab of the same key (lib/lab/warm/warm-lab.ts) */
     warm: boolean;
     /** after-nomad: the snapshot holds ready agents (the build is in its key); before-nomad: VMs only, any build */
     warmSnapshot: 'after-nomad' | 'before-nomad';

@@ -135,7 +135,7 @@ export const LAB_ROWS: FieldRow[] = [
     yaml: 'lab.warm',
     env: 'HARNESS_WARM',
     parse: bool,
-    doc: 'libvirt: start from a snapshot of the prepared lab (VMs up, Nomad ready) of the same key; false or --fresh: cold',
+    doc: 'start from a snapshot of the prepared lab (VMs up, Nomad ready) of the same key, on a provider with snapshot/restore (libvirt); false or --fresh: cold; given true with one without it (ssh, virtualbox): a config problem',
   },
   {
     yaml: 'lab.warm_snapshot',

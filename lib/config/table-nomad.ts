@@ -1,6 +1,6 @@
 // The configuration keys of the Nomad under test: which build (and which to upgrade to), where releases come from,
 // and how the harness talks to Nomad. Part of the one table of keys (table.ts).
-import { UPGRADE_MODES } from './schema.js';
+import { UPGRADE_MODES } from '../model/kinds.js';
 import { oneOf, str } from './fields.js';
 import { goDurationWithin, timeoutSeconds } from './durations.js';
 import { httpUrl } from './network-fields.js';

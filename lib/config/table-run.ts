@@ -1,7 +1,7 @@
 // The configuration keys of what a run does: the task driver and job files, the agent log rules, and the fault's
 // schedule (target, count, settle, drain, probes), and the keys a fault registry makes. Part of the one table of keys
 // (table.ts).
-import { TASK_DRIVERS } from './schema.js';
+import { TASK_DRIVERS } from '../model/kinds.js';
 import { FAULTS, type FaultRegistry } from '../faults/registry.js';
 import {
   bool,

@@ -12,7 +12,7 @@ import type {
 } from '../model/known-issue.js';
 import type { RebootKind, TaskDriver } from '../model/kinds.js';
 import type { RunRecord } from '../model/run.js';
-import { compareVersions } from '../parse/versions.js';
+import { compareVersions, parseVersion } from '../parse/versions.js';
 
 /** The id of the verdict `expect` adds when an issue that must reproduce did not (exit 1, like any unmet verdict). */
 export const KNOWN_ISSUE_NOT_REPRODUCED = 'known-issue-not-reproduced';
@@ -119,13 +119,14 @@ export function fixState(row: KnownIssue, build: BuildUnderTest): FixState {
 }
 
 function versionState(row: KnownIssue, version: string): FixState {
-  const m = /^(\d+)\.(\d+)\.\d+(?:-[0-9A-Za-z.]+)?(\+[0-9A-Za-z.]+)?$/.exec(version);
-  if (!m) return { has: 'unknown', detail: `version ${JSON.stringify(version)} is not one the table can place` };
-  const line = `${m[1]}.${m[2]}`;
-  const ent = m[3] ? row.lines[`${line}+ent`] : undefined;
+  const p = parseVersion(version);
+  if (!p) return { has: 'unknown', detail: `version ${JSON.stringify(version)} is not one the table can place` };
+  const line = `${p.nums[0]}.${p.nums[1]}`;
+  const edition = p.edition ? `+${p.edition}` : '';
+  const ent = edition ? row.lines[`${line}+ent`] : undefined;
   const oss = row.lines[line];
   // Note: an Enterprise build has the public line's fixes, and its own backports besides
-  const entry = ent ?? (m[3] && oss && !oss.fixedIn ? undefined : oss);
+  const entry = ent ?? (edition && oss && !oss.fixedIn ? undefined : oss);
   const v = version.replace(/\+.*$/, '');
   if (entry) {
     if (entry.fixedIn === null)
@@ -136,7 +137,7 @@ function versionState(row: KnownIssue, version: string): FixState {
   }
   if (row.sinceRelease && compareVersions(v, row.sinceRelease) >= 0 && !/-/.test(v))
     return { has: 'yes', by: 'version', detail: `${version} >= ${row.sinceRelease} (cut from main after the fix)` };
-  return { has: 'unknown', detail: `the table has no entry for ${line}${m[3] ? m[3] : ''} in ${row.id}` };
+  return { has: 'unknown', detail: `the table has no entry for ${line}${edition} in ${row.id}` };
 }
 
 /** The label of one failed check: the first matching row the build lacks the fix of, else a regression or unknown. */

@@ -11,6 +11,7 @@ import type { Lab } from '../model/lab.js';
 import type { MachineRole, Topology } from '../model/topology.js';
 import type { Deadline } from '../time/deadlines.js';
 import type { ChooseDriver } from './kvm/accel.js';
+import type { LabSnapshots } from './warm/snapshots.js';
 import type { WarmLab } from './warm/warm-lab.js';
 
 /** What the host offers, read before anything exists (the checks stay pure), and what the scenario brings up. */
@@ -78,8 +79,6 @@ export interface LabProvider<N extends string = ProviderName> {
     faults: readonly RebootKind[];
     /** the capabilities the fault kinds need that it lacks under `config`, each with its reason and fix */
     lacks(config: HarnessConfig): Partial<Record<LabCapability, Lack>>;
-    /** snapshot and revert of the running machines (warm labs) */
-    snapshot: boolean;
     /** brings the machines of a topology up at the same time, not one after the other */
     concurrentUp: boolean;
     /**
@@ -90,6 +89,11 @@ export interface LabProvider<N extends string = ProviderName> {
   };
   /** what the commands do on this host for it: properties, so no command asks for a provider by name */
   host: ProviderHost;
+  /**
+   * snapshot/restore of its running machines: with it, a run may get a warm lab (lib/lab/warm/warm-lab.ts `openWarm`,
+   * called from its `up`); without it, lab.warm given true is a config problem and a run is cold
+   */
+  snapshots?: LabSnapshots;
   /**
    * its own rules of the config, asked while the config is resolved (every problem at once, exit 2): its keys given
    * in part or with another provider, the topology its keys decide (ssh: the host lists). Pure.

@@ -2,11 +2,13 @@
 // implementing LabProvider, lib/lab/provider.ts), one line in SHIPPED below, and its name in PROVIDER_NAMES
 // (lib/config/schema.ts: the config's vocabulary, which tsc holds to this table).
 import { PROVIDER_NAMES, type HarnessConfig, type ProviderName } from '../config/schema.js';
-import type { LabConfigRules } from '../config/validate.js';
+import type { ConfigAt, LabConfigRules } from '../config/validate.js';
+import type { ConfigProblem } from '../errors.js';
 import { FAULTS, faultKindProblems, type FaultRegistry, type LabOffer } from '../faults/registry.js';
 import type { LabProvider } from './provider.js';
 import { SSH } from './ssh/ssh-provider.js';
 import { LIBVIRT, VIRTUALBOX } from './vagrant/vagrant-provider.js';
+import { noWarmLab } from './warm/warm-key.js';
 
 /** A registry: the providers, each name once. */
 interface ProviderRegistry<N extends string = string> {
@@ -63,7 +65,24 @@ export function faultOfferOf(p: LabProvider<string>, config: HarnessConfig): Lab
 export const faultOffer = (config: HarnessConfig): LabOffer => faultOfferOf(providerFor(config), config);
 
 /**
- * The configured provider's own rules of the config, and whether it can do reboot.kind (its capabilities; what a
+ * lab.warm given true for a provider without snapshot/restore (its `snapshots`): a problem, not a silent cold run. The
+ * default (true) only means "warm when the provider can", so it says nothing here.
+ */
+function warmProblems(p: LabProvider<string>, providers: ProviderRegistry, config: HarnessConfig, at: ConfigAt) {
+  const given = at.givenBy('lab.warm');
+  if (p.snapshots || !config.lab.warm || given === undefined) return [];
+  const can = providers.providers.filter((q) => q.snapshots).map((q) => q.name);
+  const problem: ConfigProblem = {
+    field: given,
+    value: true,
+    message: noWarmLab(p.name),
+    fix: `leave lab.warm out or set it false (a cold lab each run)${can.length ? `, or use lab.provider ${can.join(' or ')}` : ''}`,
+  };
+  return [problem];
+}
+
+/**
+ * The configured provider's own rules of the config, its warm labs, and whether it can do reboot.kind (its capabilities; what a
  * scenario lacks, e.g. a Nomad agent, the scenario says): what the CLI hands the resolver (lib/config sits below
  * lib/lab). Of any registries, so a test can hand it its own.
  */
@@ -73,6 +92,7 @@ export function labConfigRulesOf(providers: ProviderRegistry, faults: FaultRegis
     const scenario = { name: config.scenario, hasNomadAgent: true };
     return [
       ...p.validateConfig(config, at),
+      ...warmProblems(p, providers, config, at),
       ...faultKindProblems(config.reboot.kind, scenario, faultOfferOf(p, config), faults, 'lab'),
     ];
   };

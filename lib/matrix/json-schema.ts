@@ -2,7 +2,7 @@
 // table for `defaults`. `npm run docs` writes it to schemas/matrix.schema.json.
 import type { Field, JsonSchema } from '../config/fields.js';
 import { configObjectSchema, SCHEMA_DRAFT } from '../config/json-schema.js';
-import { TASK_DRIVERS } from '../config/schema.js';
+import { TASK_DRIVERS } from '../model/kinds.js';
 import { FAULTS } from '../faults/registry.js';
 import { MAX_CLIENTS, SERVER_COUNTS } from '../model/topology.js';
 import { type AXES, MAX_PARALLEL, NAME, type NOMAD_KEYS, type TOP } from './spec.js';

@@ -2,7 +2,7 @@
 import type { ConfigProblem } from '../errors.js';
 import type { Expectation } from '../model/check.js';
 import { resolveConfig } from '../config/validate.js';
-import { TASK_DRIVERS } from '../config/schema.js';
+import { TASK_DRIVERS } from '../model/kinds.js';
 import { FAULTS } from '../faults/registry.js';
 import { MAX_CLIENTS, SERVER_COUNTS, type ServerCount } from '../model/topology.js';
 

@@ -35,12 +35,16 @@ export function replacementOf(
   return found ? { id: found.id, alloc: found, matchedBy: 'name' } : undefined;
 }
 
+/** The alloc Nomad's links say replaced `a` directly (its PreviousAllocation is `a`, or it is `a`'s NextAllocation). */
+export function linkedSuccessor(allocs: readonly AllocSnap[], a: AllocSnap): AllocSnap | undefined {
+  return allocs.find((x) => x.id !== a.id && (x.previousAllocation === a.id || x.id === a.nextAllocation));
+}
+
 /** Follow NextAllocation / PreviousAllocation links from `a` to the newest alloc of its chain. */
 export function latestOf(allocs: readonly AllocSnap[], a: AllocSnap): AllocSnap {
   let cur = a;
   for (let i = 0; i < MAX_CHAIN; i++) {
-    const c = cur;
-    const next = allocs.find((x) => x.id !== c.id && (x.previousAllocation === c.id || x.id === c.nextAllocation));
+    const next = linkedSuccessor(allocs, cur);
     if (!next) break;
     cur = next;
   }

@@ -6,7 +6,8 @@ interface Parsed {
   edition: string;
 }
 
-function parse(v: string): Parsed | undefined {
+/** A release version's numbers, pre-release and edition ("1.9.3-rc.1+ent"); undefined when it is not one. */
+export function parseVersion(v: string): Parsed | undefined {
   const m = /^(\d+)\.(\d+)\.(\d+)(?:-([0-9A-Za-z.]+))?(?:\+([0-9A-Za-z.]+))?$/.exec(v);
   if (!m) return undefined;
   return { nums: [Number(m[1]), Number(m[2]), Number(m[3])], pre: m[4] ?? '', edition: m[5] ?? '' };
@@ -28,8 +29,8 @@ export function compareDotted(a: string, b: string): number {
 
 /** Compare two versions (semver order: 1.9.10 > 1.9.9, 1.10.0-rc.1 < 1.10.0); unparsable ones sort first. */
 export function compareVersions(a: string, b: string): number {
-  const x = parse(a);
-  const y = parse(b);
+  const x = parseVersion(a);
+  const y = parseVersion(b);
   if (!x || !y) return (x ? 1 : 0) - (y ? 1 : 0) || a.localeCompare(b);
   for (let i = 0; i < 3; i++) if (x.nums[i] !== y.nums[i]) return x.nums[i]! - y.nums[i]!;
   if (x.pre !== y.pre) {
@@ -43,7 +44,7 @@ export function compareVersions(a: string, b: string): number {
 /** The highest final community release (no -rc/-beta, no +ent): what `latest` means. */
 export function latestVersion(versions: readonly string[]): string | undefined {
   const finals = versions.filter((v) => {
-    const p = parse(v);
+    const p = parseVersion(v);
     return p && !p.pre && !p.edition;
   });
   return finals.sort(compareVersions).at(-1);
@@ -51,9 +52,9 @@ export function latestVersion(versions: readonly string[]): string | undefined {
 
 /** Up to `n` published versions nearest to `wanted` (same edition first, then same minor; newest first on ties). */
 export function nearestVersions(wanted: string, versions: readonly string[], n = 3): string[] {
-  const w = parse(wanted.replace(/^v/, ''));
+  const w = parseVersion(wanted.replace(/^v/, ''));
   const scored = versions.flatMap((v) => {
-    const p = parse(v);
+    const p = parseVersion(v);
     if (!p) return [];
     if (!w) return [{ v, score: 0 }];
     const edition = p.edition === w.edition ? 0 : 1e9;

@@ -3,7 +3,7 @@
 // cluster run: restored, migrated, replaced, with its machine before and after). In a cluster run two columns name
 // each alloc's machine before the fault and the one its place runs on after it.
 import type { AllocDetail, Verdict } from '../model/check.js';
-import { esc } from './html-text.js';
+import { esc, SEVERITY_COLOR } from './html-text.js';
 import { ALLOC_RESTORED } from '../checks/alloc-restored.js';
 import { ALLOCS_FOLLOWED } from '../checks/allocs-followed.js';
 
@@ -63,8 +63,8 @@ export function renderAllocTable(verdicts: readonly Verdict[]): string {
     return `<tr data-alloc="${esc(a.allocId)}">${who}${where}${cells.join('')}<td class="detail">${esc(o)}</td></tr>`;
   });
   const style =
-    '<style>#allocs td.cell-ok { color: #15803d; } #allocs td.cell-fail { color: #b91c1c; font-weight: 700; }' +
-    ' #allocs td.cell-info { color: #475569; }</style>';
+    `<style>#allocs td.cell-ok { color: ${SEVERITY_COLOR.ok}; } #allocs td.cell-fail { color: ${SEVERITY_COLOR.fail}; font-weight: 700; }` +
+    ` #allocs td.cell-info { color: ${SEVERITY_COLOR.info}; }</style>`;
   const title = `<h2>Allocs <span class="meta">${allocs.length} judged; hover a cell for its detail</span></h2>`;
   return `<section id="allocs-section">${title}${style}
 <table id="allocs"><thead>${head}</thead><tbody>${rows.join('\n')}</tbody></table></section>`;

@@ -3,7 +3,7 @@
 import type { RunOutcome, RunRecord } from '../model/run.js';
 import type { SessionReport } from '../model/session.js';
 import { HTML_CSS } from './html-style.js';
-import { esc, fileHref } from './html-text.js';
+import { esc, fileHref, SEVERITY_COLOR } from './html-text.js';
 import { suiteCounts } from './junit.js';
 
 /** Test counts of a suite (or of the whole index), as its JUnit suite declares them. */
@@ -109,9 +109,9 @@ const ORDER: IndexCell['outcome'][] = ['failed', 'error', 'passed'];
 const INDEX_CSS = `
 table.matrix td, table.matrix th { white-space: nowrap; }
 table.matrix td.cell { white-space: normal; word-break: break-all; }
-table.matrix tr.failed td.verdict { color: #b91c1c; font-weight: 700; }
+table.matrix tr.failed td.verdict { color: ${SEVERITY_COLOR.fail}; font-weight: 700; }
 table.matrix tr.error td.verdict { color: #7c2d12; font-weight: 700; }
-table.matrix tr.passed td.verdict { color: #15803d; font-weight: 700; }
+table.matrix tr.passed td.verdict { color: ${SEVERITY_COLOR.ok}; font-weight: 700; }
 td.n { text-align: right; font-variant-numeric: tabular-nums; }
 `;
 

@@ -1,6 +1,7 @@
 // The HTML report's inline stylesheet (no external fonts or resources; prints and reads without JavaScript).
+import { SEVERITY_COLOR } from './html-text.js';
 
-/** CSS for lib/report/html.ts; colours match SEVERITY_COLOR in html-text.ts. */
+/** CSS for lib/report/html.ts; the severity colours are SEVERITY_COLOR's (html-text.ts), so the SVG marks match. */
 export const HTML_CSS = `
 :root { color-scheme: light; }
 * { box-sizing: border-box; }
@@ -10,15 +11,15 @@ h2 { font-size: 17px; margin: 26px 0 8px; padding-bottom: 4px; border-bottom: 1p
 code, pre, .mono { font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 12.5px; }
 pre { white-space: pre-wrap; word-break: break-word; margin: 6px 0; background: #f8fafc; border: 1px solid #e2e8f0; border-radius: 4px; padding: 8px; }
 .badge { display: inline-block; padding: 2px 10px; border-radius: 4px; color: #fff; font-weight: 700; letter-spacing: .04em; }
-.badge.passed { background: #15803d; } .badge.failed { background: #b91c1c; } .badge.error { background: #7c2d12; }
+.badge.passed { background: ${SEVERITY_COLOR.ok}; } .badge.failed { background: ${SEVERITY_COLOR.fail}; } .badge.error { background: #7c2d12; }
 .sub { color: #475569; margin: 0 0 10px; }
 .counts { margin: 6px 0 12px; font-weight: 600; }
 dl.facts { display: grid; grid-template-columns: repeat(3, max-content minmax(0, 1fr)); gap: 2px 14px; margin: 0; }
 dl.facts dt { color: #475569; } dl.facts dd { margin: 0; font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 12.5px; word-break: break-all; }
 .error-box { border: 1px solid #fca5a5; background: #fef2f2; border-radius: 6px; padding: 8px 12px; margin: 10px 0; }
 details.check { border: 1px solid #e2e8f0; border-left: 5px solid #94a3b8; border-radius: 4px; margin: 6px 0; padding: 4px 10px; }
-details.check.fail { border-left-color: #b91c1c; background: #fef2f2; }
-details.check.warn { border-left-color: #b45309; } details.check.ok { border-left-color: #15803d; } details.check.info { border-left-color: #94a3b8; }
+details.check.fail { border-left-color: ${SEVERITY_COLOR.fail}; background: #fef2f2; }
+details.check.warn { border-left-color: ${SEVERITY_COLOR.warn}; } details.check.ok { border-left-color: ${SEVERITY_COLOR.ok}; } details.check.info { border-left-color: #94a3b8; }
 details.check > summary { cursor: pointer; list-style: none; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 details.check > summary::-webkit-details-marker { display: none; }
 details.check > summary::before { content: "▸ "; color: #64748b; }
@@ -27,7 +28,7 @@ details.check[open] > summary { white-space: normal; }
 .tag { display: inline-block; min-width: 4.2em; font-weight: 700; font-size: 12px; }
 .known { display: inline-block; padding: 0 6px; border-radius: 4px; font-size: 12px; font-weight: 600; background: #fef3c7; color: #92400e; }
 .known.new, .known.regression { background: #fee2e2; color: #991b1b; } .known.unknown { background: #e2e8f0; color: #334155; }
-.tag.fail { color: #b91c1c; } .tag.warn { color: #b45309; } .tag.ok { color: #15803d; } .tag.info { color: #475569; }
+.tag.fail { color: ${SEVERITY_COLOR.fail}; } .tag.warn { color: ${SEVERITY_COLOR.warn}; } .tag.ok { color: ${SEVERITY_COLOR.ok}; } .tag.info { color: ${SEVERITY_COLOR.info}; }
 .msg { color: #334155; } details.check.fail .msg { color: #7f1d1d; }
 .meta { color: #64748b; font-size: 12.5px; margin: 4px 0; }
 ul.evidence { margin: 4px 0 6px; padding-left: 18px; } ul.evidence li { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 12.5px; word-break: break-word; }
@@ -47,6 +48,6 @@ th { background: #f1f5f9; font-size: 12.5px; white-space: nowrap; }
 td.t { white-space: nowrap; font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 12.5px; }
 td.detail { word-break: break-word; font-size: 13px; color: #334155; }
 td.label { min-width: 16em; }
-tr.fail td.label { color: #b91c1c; font-weight: 600; } tr.warn td.label { color: #b45309; font-weight: 600; } tr.ok td.label { color: #15803d; }
+tr.fail td.label { color: ${SEVERITY_COLOR.fail}; font-weight: 600; } tr.warn td.label { color: ${SEVERITY_COLOR.warn}; font-weight: 600; } tr.ok td.label { color: ${SEVERITY_COLOR.ok}; }
 .note { color: #64748b; font-style: italic; }
 `;

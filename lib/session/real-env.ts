@@ -16,8 +16,6 @@ import { provisionAgents, takeSnapshot } from './agents.js';
 import { onHostEvidence, recordHostFacts } from './host-evidence.js';
 import { NOMAD_HTTP, openNomad, openServerApis } from './nomad-api.js';
 
-export { VAGRANTFILE } from '../lab/vagrant/vagrant-provider.js';
-
 /** What a provider may touch of the run: its cleanup stack, evidence, facts and lines. */
 function labContext(
   ctx: RunContext,

@@ -1,6 +1,6 @@
 // main(argv, deps) with dependencies that only record: what the CLI printed, and every effect it would have had
 // (making a lab, preparing the host, checking a build, destroying), in call order.
-import type { CliDeps } from '../../lib/cli/main.js';
+import type { CliDeps } from '../../lib/cli/deps.js';
 import type { HarnessConfig } from '../../lib/config/schema.js';
 
 export interface Probe {

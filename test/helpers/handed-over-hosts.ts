@@ -12,7 +12,7 @@ import { ensureLabHost } from '../../lib/lab/host/host.js';
 import { labSpecFor } from '../../lib/lab/vagrant/spec-for.js';
 import { createVagrantLab } from '../../lib/lab/vagrant/vagrant-lab.js';
 import { deadlineIn } from '../../lib/time/deadlines.js';
-import { VAGRANTFILE } from '../../lib/session/real-env.js';
+import { VAGRANTFILE } from '../../lib/lab/vagrant/vagrant-provider.js';
 import { quote } from '../../lib/shell/quote.js';
 import { readMachineId } from '../../lib/vagrant/hypervisor.js';
 

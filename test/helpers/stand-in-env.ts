@@ -1,6 +1,6 @@
 // Wires the STAND-INS (Nomad API stand-in + stand-in lab) into the CLI, so integration tests run the
 // scenario through the same code paths as a real run. Nothing here is Nomad or a VM.
-import type { CliDeps } from '../../lib/cli/main.js';
+import type { CliDeps } from '../../lib/cli/deps.js';
 import { createNomad } from '../../lib/nomad/client.js';
 import { createHttpTransport } from '../../lib/nomad/transport.js';
 import type { ScenarioEnv } from '../../lib/run/scenario.js';

@@ -5,7 +5,8 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } f
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import t from 'tap';
-import { main, type CliDeps } from '../../lib/cli/main.js';
+import type { CliDeps } from '../../lib/cli/deps.js';
+import { main } from '../../lib/cli/main.js';
 import { BUILD_JSON_SCHEMA } from '../../lib/cli/build.js';
 import { mirrorPrereqs, publish, startMirror, testKey, testNomad } from '../helpers/release-mirror.js';
 import { makeZip } from '../helpers/zip-writer.js';

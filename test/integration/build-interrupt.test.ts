@@ -7,7 +7,8 @@ import { chmodSync, copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import t from 'tap';
-import { main, type CliDeps } from '../../lib/cli/main.js';
+import type { CliDeps } from '../../lib/cli/deps.js';
+import { main } from '../../lib/cli/main.js';
 import { filesUnder } from '../helpers/release-mirror.js';
 
 t.test('build git:<tree> interrupted by SIGTERM during the build: exit 130, interrupted, nothing cached', async (t) => {

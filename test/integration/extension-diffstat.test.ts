@@ -133,7 +133,7 @@ t.test('a lab provider: its folder, its registry line (and import), its name in 
       '',
       "export const STUB: LabProvider<'stub'> = {",
       "  name: 'stub',",
-      '  capabilities: { faults: performedKinds(PERFORMERS), lacks: () => ({}), snapshot: false, concurrentUp: true },',
+      '  capabilities: { faults: performedKinds(PERFORMERS), lacks: () => ({}), concurrentUp: true },',
       '  host: {',
       '    workDir: false,',
       "    netns: 'hosts',",

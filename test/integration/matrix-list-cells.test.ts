@@ -3,7 +3,8 @@
 import t, { type Test } from 'tap';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { main, type CliDeps } from '../../lib/cli/main.js';
+import type { CliDeps } from '../../lib/cli/deps.js';
+import { main } from '../../lib/cli/main.js';
 import { standInPerRun } from '../helpers/stand-in-env.js';
 import type { CellListing } from '../../lib/matrix/list.js';
 

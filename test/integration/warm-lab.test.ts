@@ -9,11 +9,12 @@ import { DEFAULTS, type HarnessConfig } from '../../lib/config/schema.js';
 import type { RunCommand } from '../../lib/exec/run.js';
 import { destroyLabs } from '../../lib/cli/destroy.js';
 import { labSpecFor } from '../../lib/lab/vagrant/spec-for.js';
-import { openWarmLab, readWarmRecord, warmInputsFor, warmLockPath } from '../../lib/lab/warm/warm-lab.js';
+import { openWarmLab, warmInputsFor } from '../../lib/lab/vagrant/vagrant-warm.js';
+import { readWarmRecord, warmLockPath } from '../../lib/lab/warm/warm-lab.js';
 import { warmKey, warmLabId } from '../../lib/lab/warm/warm-key.js';
 import type { LogEvent } from '../../lib/log/events.js';
 import { deadlineIn } from '../../lib/time/deadlines.js';
-import { VAGRANTFILE } from '../../lib/session/real-env.js';
+import { VAGRANTFILE } from '../../lib/lab/vagrant/vagrant-provider.js';
 
 interface Dom {
   state: 'running' | 'paused' | 'shut off';

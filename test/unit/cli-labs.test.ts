@@ -28,7 +28,14 @@ t.test('--keep on-failure: a switch that also takes one word', async (t) => {
   t.ok(fromEnv.ok && fromEnv.config.keep === 'on-failure', 'HARNESS_KEEP too');
   const wrong = config({}, { HARNESS_KEEP: 'maybe' });
   t.match(wrong, { ok: false, problems: [{ message: 'must be true, false or on-failure' }] });
-  const warm = decideWarm({ warm: true, provider: 'libvirt', keep: 'on-failure', state: { kind: 'none' }, nowMs: 0 });
+  const warm = decideWarm({
+    warm: true,
+    provider: 'libvirt',
+    snapshots: true,
+    keep: 'on-failure',
+    state: { kind: 'none' },
+    nowMs: 0,
+  });
   t.match(warm, { mode: 'cold', reason: /--keep on-failure may keep/ }, 'a lab that may be kept is never the warm one');
 });
 

@@ -1,6 +1,7 @@
 import t from 'tap';
 import { readFileSync } from 'node:fs';
-import { bridgeNetConfig, stateDirOf, CNI_DATA_DIRS } from '../../lib/cni/config.js';
+import { CNI_DATA_DIRS } from '../../lib/checks/cni-state.js';
+import { bridgeNetConfig, stateDirOf } from '../../lib/cni/config.js';
 import { cniCall, cniResetCommand, CNI_PROBE_REMOTE_PATH } from '../../lib/cni/commands.js';
 import { parseCniResult, parseProbeOutput, describeOutcome } from '../../lib/parse/cni-result.js';
 

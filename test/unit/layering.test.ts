@@ -319,6 +319,7 @@ const WRITERS: Record<string, string> = {
   'lib/lab/kvm/kvm-cache.ts':
     "the KVM probe's answers per host and box, under the user's cache dir (written atomically)",
   'lib/lab/warm/warm-lab.ts': "a warm lab's directory: its record (warm.json), removed with the lab",
+  'lib/lab/vagrant/vagrant-warm.ts': "a libvirt warm lab's directory and serial logs, removed with the lab",
   'lib/bisect/log.ts': "a bisect's folder: its log (appended as each thing ends), its inputs and git's bisect log",
 };
 const WRITE_CALL =

@@ -72,13 +72,20 @@ t.test('the key changes with every input that shapes the VMs or what is installe
 });
 
 t.test('the decision: cold, create, rebuild or reuse, each with its reason', async (t) => {
-  const base = { warm: true, provider: 'libvirt', keep: false, state: { kind: 'none' as const }, nowMs: 100_000 };
+  const base = {
+    warm: true,
+    provider: 'libvirt',
+    snapshots: true,
+    keep: false,
+    state: { kind: 'none' as const },
+    nowMs: 100_000,
+  };
   t.match(decideWarm({ ...base, warm: false }), { mode: 'cold', reason: /--fresh/ });
-  t.match(decideWarm({ ...base, provider: 'virtualbox' }), {
+  t.match(decideWarm({ ...base, provider: 'virtualbox', snapshots: false }), {
     mode: 'cold',
-    reason: /libvirt snapshots; lab.provider virtualbox/,
+    reason: 'lab.provider virtualbox cannot keep a warm lab: it has no snapshot/restore; this run goes cold',
   });
-  t.match(decideWarm({ ...base, provider: 'ssh' }), { mode: 'cold', reason: /lab.provider ssh/ });
+  t.match(decideWarm({ ...base, provider: 'ssh', snapshots: false }), { mode: 'cold', reason: /lab.provider ssh/ });
   t.match(decideWarm({ ...base, keep: true }), { mode: 'cold', reason: /--keep/ });
   t.match(decideWarm({ ...base, lockedBy: 'PID 42' }), {
     mode: 'cold',

@@ -7,7 +7,7 @@ import { sshConfigProblems } from './ssh-validate.js';
 
 export const SSH: LabProvider<'ssh'> = {
   name: 'ssh',
-  capabilities: { faults: performedKinds(SSH_PERFORMERS), lacks: sshLacks, snapshot: false, concurrentUp: true },
+  capabilities: { faults: performedKinds(SSH_PERFORMERS), lacks: sshLacks, concurrentUp: true },
   host: {
     workDir: false,
     netns: 'hosts',

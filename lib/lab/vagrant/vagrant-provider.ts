@@ -14,7 +14,8 @@ import { performedKinds } from '../perform.js';
 import { VAGRANT_PERFORMERS } from './vagrant-faults.js';
 import { createVagrantLab } from './vagrant-lab.js';
 import { decideWarm } from '../warm/warm-key.js';
-import { openWarmLab, warmInputsFor, type WarmLab } from '../warm/warm-lab.js';
+import type { WarmLab } from '../warm/warm-lab.js';
+import { openWarmLab, vagrantSnapshots, warmInputsFor } from './vagrant-warm.js';
 
 /** vms/Vagrantfile of this checkout. */
 export const VAGRANTFILE = fileURLToPath(new URL('../../../vms/Vagrantfile', import.meta.url));
@@ -38,7 +39,7 @@ async function pickDriver(ctx: LabContext, d: Deadline): Promise<'kvm' | 'qemu'>
   return choice.driver;
 }
 
-/** The key's warm lab (lib/lab/warm/warm-lab.ts), or undefined when this run goes cold (the reason is a fact). */
+/** The key's warm lab (lib/lab/warm/warm-lab.ts over vagrant-warm.ts), or undefined when this run goes cold (the reason is a fact). */
 async function upWarm(ctx: LabContext, t: Topology, spec: LabSpec, d: Deadline): Promise<WarmLab | undefined> {
   const { config } = ctx;
   const inputs = await warmInputsFor(config, {
@@ -109,11 +110,13 @@ async function upCold(ctx: LabContext, spec: LabSpec, d: Deadline): Promise<Lab>
 /** Why a run of this config does not use a warm lab (decideWarm's reason), before one is looked for. */
 function coldBecause(ctx: LabContext, provider: string): string | undefined {
   const { lab, keep } = ctx.config;
-  const early = decideWarm({ warm: lab.warm, provider, keep, state: { kind: 'none' }, nowMs: 0 });
+  const snapshots = vagrantSnapshots(provider) !== undefined;
+  const early = decideWarm({ warm: lab.warm, provider, snapshots, keep, state: { kind: 'none' }, nowMs: 0 });
   return early.mode === 'cold' ? early.reason : undefined;
 }
 
 function vagrantProvider<N extends 'libvirt' | 'virtualbox'>(name: N): LabProvider<N> {
+  const snapshots = vagrantSnapshots(name);
   return {
     name,
     capabilities: {
@@ -129,7 +132,6 @@ function vagrantProvider<N extends 'libvirt' | 'virtualbox'>(name: N): LabProvid
                 fix: 'set lab.provider libvirt',
               },
             },
-      snapshot: name === 'libvirt',
       concurrentUp: name === 'libvirt',
       vmOverheadMb: (lab) => qemuOverheadMb({ ...lab, provider: name }),
     },
@@ -147,6 +149,7 @@ function vagrantProvider<N extends 'libvirt' | 'virtualbox'>(name: N): LabProvid
             },
       machinesFromConfig: false,
     },
+    ...(snapshots ? { snapshots } : {}),
     validateConfig: sshKeysGivenProblems,
     validate: (t, config, host = {}) =>
       memoryBudgetProblems(t, { ...config.lab, provider: name }, host.memAvailableMb, host.roles),

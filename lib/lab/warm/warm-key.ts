@@ -4,6 +4,8 @@
 import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { HarnessConfig } from '../../config/schema.js';
+import { configTopology } from '../../config/topology.js';
+import { topologyLabel, type Topology } from '../../model/topology.js';
 import { buildKey, type PlannedCell } from '../../plan/session-plan.js';
 
 /** Prefix of a warm lab's directory under lab.work_dir (and of its machine names): `warm-<key>`. */
@@ -73,19 +75,32 @@ export function warmLabSettings(lab: HarnessConfig['lab']) {
 }
 
 /**
- * Cells that could share a warm lab: the key's inputs as the plan knows them before anything is hashed (the lab
- * settings and topology, the Nomad builds by spec and their heartbeat_grace). The pool keeps equal ones in one slot,
- * whose subnets are part of the key. Pure.
+ * The part of a warm lab's key the config decides, before anything is read from the host or hashed: the lab settings,
+ * the topology and, when Nomad is installed before the snapshot, its heartbeat_grace. The key's inputs
+ * (lib/lab/vagrant/vagrant-warm.ts warmInputsFor) and the plan's affinity are both made from it. Pure.
  */
-export function warmAffinity(cell: Pick<PlannedCell, 'config' | 'builds'>): string {
-  const c = cell.config;
-  const builds = cell.builds.map((b) => [b.role, buildKey(b)]);
-  const topology = `${c.lab.servers}+${c.lab.clients}`;
-  return canonical([warmLabSettings(c.lab), topology, builds.length ? c.nomad.heartbeatGrace : undefined, builds]);
+export function warmConfigInputs(
+  config: Pick<HarnessConfig, 'lab' | 'nomad'>,
+  o: { topology?: Topology; nomad: boolean },
+) {
+  return {
+    settings: { ...warmLabSettings(config.lab), topology: topologyLabel(o.topology ?? configTopology(config)) },
+    heartbeatGrace: o.nomad ? config.nomad.heartbeatGrace : undefined,
+  };
 }
 
-/** The snapshot key: 16 hex digits of the sha256 of the canonical inputs. Pure. */
-export function warmKey(inputs: WarmInputs): string {
+/**
+ * Cells that could share a warm lab: the key's inputs as the plan knows them (warmConfigInputs, with the Nomad
+ * builds by spec instead of their sha256). The pool keeps equal ones in one slot, whose subnets are part of the key.
+ * Pure.
+ */
+export function warmAffinity(cell: Pick<PlannedCell, 'config' | 'builds'>): string {
+  const builds = cell.builds.map((b) => [b.role, buildKey(b)]);
+  return canonical([warmConfigInputs(cell.config, { nomad: builds.length > 0 }), builds]);
+}
+
+/** The snapshot key: 16 hex digits of the sha256 of the canonical inputs (a provider's own, WarmInputs for Vagrant). Pure. */
+export function warmKey(inputs: object): string {
   return createHash('sha256').update(canonical(inputs)).digest('hex').slice(0, 16);
 }
 
@@ -107,10 +122,17 @@ export type WarmDecision =
   | { mode: 'create'; reason: string; rebuild?: string }
   | { mode: 'reuse'; reason: string; ageS: number };
 
-/** Decide warm or cold. Pure: the setting, the provider, --keep, the lock and the lab's state decide. */
+/** Why a provider without snapshot/restore (LabProvider.snapshots) never has a warm lab. Pure. */
+export function noWarmLab(provider: string): string {
+  return `lab.provider ${provider} cannot keep a warm lab: it has no snapshot/restore`;
+}
+
+/** Decide warm or cold. Pure: the setting, the provider's snapshots, --keep, the lock and the lab's state decide. */
 export function decideWarm(o: {
   warm: boolean;
   provider: string;
+  /** the provider has snapshot/restore (LabProvider.snapshots) */
+  snapshots: boolean;
   keep: boolean | 'on-failure';
   /** another process holds the key's lock (its pid); undefined when this run holds it */
   lockedBy?: string;
@@ -118,8 +140,7 @@ export function decideWarm(o: {
   nowMs: number;
 }): WarmDecision {
   if (!o.warm) return { mode: 'cold', reason: 'lab.warm is off (--fresh): a fresh lab, no snapshot used or made' };
-  if (o.provider !== 'libvirt')
-    return { mode: 'cold', reason: `warm reruns need libvirt snapshots; lab.provider ${o.provider} runs cold` };
+  if (!o.snapshots) return { mode: 'cold', reason: `${noWarmLab(o.provider)}; this run goes cold` };
   // Note: --keep on-failure may keep the lab too, and a warm lab is parked, not kept: such a run goes cold as well.
   if (o.keep === 'on-failure')
     return { mode: 'cold', reason: "--keep on-failure may keep this run's own VMs; the warm lab is not used" };
