@@ -10,7 +10,15 @@ import t, { type Test } from 'tap';
 import { readFileSync } from 'node:fs';
 import { vmSkipReason, domainsMatching } from '../helpers/vm-prereqs.js';
 import { validateJUnit } from '../helpers/junit-schema.js';
-import { buildsFromEnv, e2eRunFlags, kindsFromEnv, reportsDirFor, runCli, verdictsOf } from '../helpers/real-nomad.js';
+import {
+  buildsFromEnv,
+  e2eRunFlags,
+  kindsFromEnv,
+  NO_SUCH_JOB_CHECKS,
+  reportsDirFor,
+  runCli,
+  verdictsOf,
+} from '../helpers/real-nomad.js';
 import { checkIds } from '../helpers/check-ids.js';
 import { seconds } from '../../lib/checks/continuity.js';
 
@@ -18,9 +26,6 @@ t.setTimeout(150 * 60_000);
 const builds = buildsFromEnv();
 const skip = builds.length ? (vmSkipReason() ?? false) : 'no Nomad build given: set NOMAD_BINARIES=/path/a[,/path/b]';
 const FAULTS = kindsFromEnv(['power-loss-all', 'leader-partition'] as const, 'CLUSTER_FAULTS');
-
-/** The checks of job types and volumes the shipped service job has none of: skipped, each saying so. */
-const NO_SUCH_JOB = ['system-allocs', 'batch-outcome', 'no-extra-alloc', 'volume-data', 'volume-state'];
 
 /**
  * Every check of rolling-reboot after power-loss-all on 3+2, as the real run showed it (docs/findings.md,
@@ -31,7 +36,7 @@ const NO_SUCH_JOB = ['system-allocs', 'batch-outcome', 'no-extra-alloc', 'volume
 const POWER_LOSS_ALL_SKIPS: Readonly<Record<string, string>> = {
   'service-continuity': 'a fault on every machine leaves no instance to serve: the outage is measured, not judged',
   'untouched-allocs': 'a whole-lab fault leaves no client alone',
-  ...Object.fromEntries(NO_SUCH_JOB.map((id) => [id, 'the shipped job has none of it'])),
+  ...Object.fromEntries(NO_SUCH_JOB_CHECKS.map((id) => [id, 'the shipped job has none of it'])),
 };
 
 type Run = { outcome: string; properties: Record<string, string>; verdicts: never[] };
@@ -106,7 +111,7 @@ t.test('whole-cluster faults', { skip }, async (t) => {
       const ids = checkIds('server-reboot');
       t.same([...v.keys()].sort(), [...ids].sort(), "the scenario's checks");
       for (const id of ids)
-        if (NO_SUCH_JOB.includes(id))
+        if (NO_SUCH_JOB_CHECKS.includes(id))
           t.equal(v.get(id)?.status, 'skipped', `${id} skipped, the shipped job has none of it: ${v.get(id)?.message}`);
         else t.equal(v.get(id)?.status, 'passed', `${id}: ${v.get(id)?.message}`);
       t.equal(run.properties['lab.topology'], '3+1', 'three servers, one client');
