@@ -139,8 +139,7 @@ t.test('restored: settled after the confirmation window on an unchanged view', a
   t.match(r, {
     settled: true,
     ending: 'settled',
-    reason:
-      'all 1 allocs settled: web.web[0] ' + before.ID.slice(0, 8) + ': running with tasks started after the disruption',
+    reason: `all 1 allocs settled: web.web[0] ${before.ID.slice(0, 8)}: running with tasks started after the disruption`,
   });
   t.ok(took >= 200, `waited out the confirmation window (${Math.round(took)} ms)`);
   t.ok(r.noticedAtMs[before.ID], 'when the restore was first seen');
