@@ -10,7 +10,15 @@ import t, { type Test } from 'tap';
 import { readFileSync } from 'node:fs';
 import { vmSkipReason, domainsMatching } from '../helpers/vm-prereqs.js';
 import { validateJUnit } from '../helpers/junit-schema.js';
-import { buildsFromEnv, e2eRunFlags, kindsFromEnv, reportsDirFor, runCli, verdictsOf } from '../helpers/real-nomad.js';
+import {
+  buildsFromEnv,
+  e2eRunFlags,
+  kindsFromEnv,
+  NO_SUCH_JOB_CHECKS,
+  reportsDirFor,
+  runCli,
+  verdictsOf,
+} from '../helpers/real-nomad.js';
 import { checkIds } from '../helpers/check-ids.js';
 import { seconds } from '../../lib/checks/continuity.js';
 
@@ -19,8 +27,17 @@ const builds = buildsFromEnv();
 const skip = builds.length ? (vmSkipReason() ?? false) : 'no Nomad build given: set NOMAD_BINARIES=/path/a[,/path/b]';
 const FAULTS = kindsFromEnv(['power-loss-all', 'leader-partition'] as const, 'CLUSTER_FAULTS');
 
-/** The checks of job types and volumes the shipped service job has none of: skipped, each saying so. */
-const NO_SUCH_JOB = ['system-allocs', 'batch-outcome', 'no-extra-alloc', 'volume-data', 'volume-state'];
+/**
+ * Every check of rolling-reboot after power-loss-all on 3+2, as the real run showed it (docs/findings.md,
+ * cluster-faults: 2.0.5 on b27ecf3, exit 0): service-continuity and untouched-allocs skipped by the whole-lab rule, the
+ * job-type and volume checks skipped (the shipped job has none of it), every other check passed. A check that stops
+ * running, or fails, shows here.
+ */
+const POWER_LOSS_ALL_SKIPS: Readonly<Record<string, string>> = {
+  'service-continuity': 'a fault on every machine leaves no instance to serve: the outage is measured, not judged',
+  'untouched-allocs': 'a whole-lab fault leaves no client alone',
+  ...Object.fromEntries(NO_SUCH_JOB_CHECKS.map((id) => [id, 'the shipped job has none of it'])),
+};
 
 type Run = { outcome: string; properties: Record<string, string>; verdicts: never[] };
 
@@ -64,18 +81,16 @@ t.test('whole-cluster faults', { skip }, async (t) => {
       );
       const ids = checkIds('rolling-reboot');
       t.same([...v.keys()].sort(), [...ids].sort(), "the scenario's checks");
-      const failing = [...v.values()].filter((x) => x.status === 'failed').map((x) => `${x.id}: ${x.message}`);
-      t.same(failing, [], 'no check failed');
+      for (const id of ids) {
+        const why = POWER_LOSS_ALL_SKIPS[id];
+        t.equal(
+          v.get(id)?.status,
+          why ? 'skipped' : 'passed',
+          `${id} ${why ? `skipped (${why})` : 'passed'}: ${v.get(id)?.message}`,
+        );
+      }
       t.equal(r.code, 0, 'exit 0');
       t.equal(run.properties['lab.topology'], '3+2', 'three servers, two clients');
-      for (const id of [
-        'servers-agree',
-        'no-agent-crash',
-        'agent-log-invariants',
-        'fault-exercised',
-        'allocs-followed',
-      ])
-        t.equal(v.get(id)?.status, 'passed', `${id}: ${v.get(id)?.message}`);
       t.match(
         v.get('fault-exercised')?.evidence.join('\n') ?? '',
         /every machine powered off/,
@@ -96,7 +111,7 @@ t.test('whole-cluster faults', { skip }, async (t) => {
       const ids = checkIds('server-reboot');
       t.same([...v.keys()].sort(), [...ids].sort(), "the scenario's checks");
       for (const id of ids)
-        if (NO_SUCH_JOB.includes(id))
+        if (NO_SUCH_JOB_CHECKS.includes(id))
           t.equal(v.get(id)?.status, 'skipped', `${id} skipped, the shipped job has none of it: ${v.get(id)?.message}`);
         else t.equal(v.get(id)?.status, 'passed', `${id}: ${v.get(id)?.message}`);
       t.equal(run.properties['lab.topology'], '3+1', 'three servers, one client');

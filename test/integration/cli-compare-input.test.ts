@@ -4,8 +4,7 @@ import t from 'tap';
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-
-const CLI = join(process.cwd(), 'bin/reboot-harness.js');
+import { CLI_COMPILED as CLI } from '../helpers/cli-child.js';
 
 t.test('compare: a flag of another command is told with the value and build problems, at once', async (t) => {
   const dir = t.testdir({});

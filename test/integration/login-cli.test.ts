@@ -1,14 +1,15 @@
 // `login` and `list-labs` through the real CLI (a child process, as a person runs it), against a REAL OpenSSH sshd on
 // 127.0.0.1 standing for the lab's machines: a kept lab's directory as a run leaves it (lab-spec.json and the
 // ssh-config `vagrant ssh-config` wrote, here pointing at the sshd), a warm lab's, and lab.provider ssh hosts.
-// `--netns ''`: the stand-in is reached from here, not from the lab namespace.
+// `--netns ''`: the stand-in is reached from here, not from the lab namespace. The commands of a case run side by
+// side (each is its own process reading the same lab directory), then their results are asserted.
 import t from 'tap';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { sshdForTest } from '../helpers/sshd.js';
-import { CLI } from '../helpers/cli-child.js';
+import { CLI_COMPILED } from '../helpers/cli-child.js';
 
 const sshd = await sshdForTest(t);
 const KEPT = 'r0kept1a2b3c4d';
@@ -60,9 +61,20 @@ function sshConfig(runId: string, roles: string[], port: number, key: string): s
     .join('\n');
 }
 
-function cli(args: string[], cwd: string) {
-  const r = spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8', timeout: 60_000 });
-  return { code: r.status, out: r.stdout, err: r.stderr };
+/** Run the CLI in `cwd`: its exit code, stdout and stderr (killed after 2 minutes, headroom for a loaded host). */
+function cli(args: string[], cwd: string): Promise<{ code: number | null; out: string; err: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI_COMPILED, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (b: Buffer) => (out += b.toString()));
+    child.stderr.on('data', (b: Buffer) => (err += b.toString()));
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, out, err });
+    });
+  });
 }
 
 t.test('login and list-labs on a kept lab', { skip: !sshd }, async (t) => {
@@ -78,29 +90,33 @@ t.test('login and list-labs on a kept lab', { skip: !sshd }, async (t) => {
   const common = ['--work-dir', work, '--netns', ''];
 
   const kernel = execFileSync('uname', ['-r'], { encoding: 'utf8' });
-  const one = cli(['login', KEPT, '--command', 'uname -r', ...common], root);
+  const listArgs = ['--work-dir', work, '--provider', 'virtualbox'];
+  const [one, server, unknown, warm, badMachine, listed, text] = await Promise.all([
+    cli(['login', KEPT, '--command', 'uname -r', ...common], root),
+    cli(['login', KEPT, 'server', '--command', 'exit 7', ...common], root),
+    cli(['login', 'rnothere0000', '--command', 'true', ...common], root),
+    cli(['login', WARM, ...common], root),
+    cli(['login', KEPT, 'client-9', ...common], root),
+    cli(['list-labs', '--json', ...listArgs], root),
+    cli(['list-labs', ...listArgs], root),
+  ]);
   t.equal(one.code, 0, one.err);
   t.equal(one.out, kernel, "the command's output, nothing else on stdout");
   t.match(
     one.err,
     new RegExp(`login: client-1 \\(${KEPT}-client-1\\) of lab ${KEPT}: ssh -F \\S+/ssh-config ${KEPT}-client-1`),
   );
-  const server = cli(['login', KEPT, 'server', '--command', 'exit 7', ...common], root);
   t.equal(server.code, 7, "the command's exit code");
   t.match(server.err, new RegExp(`${KEPT}-server`), 'the machine named');
 
-  const unknown = cli(['login', 'rnothere0000', '--command', 'true', ...common], root);
   t.equal(unknown.code, 2, 'an unknown id: exit 2');
   t.match(unknown.err, /no lab for run id rnothere0000/);
   t.match(unknown.err, new RegExp(`kept labs under \\S+: ${KEPT}`), 'naming the kept labs');
-  const warm = cli(['login', WARM, ...common], root);
   t.equal(warm.code, 2, 'a warm lab is not a kept one: exit 2');
   t.match(warm.err, /warm lab, parked/);
-  const badMachine = cli(['login', KEPT, 'client-9', ...common], root);
   t.equal(badMachine.code, 2);
   t.match(badMachine.err, /machine: .*is not a machine of the lab.*server, client-1, client-2/s);
 
-  const listed = cli(['list-labs', '--json', '--work-dir', work, '--provider', 'virtualbox'], root);
   t.equal(listed.code, 0, listed.err);
   const doc = JSON.parse(listed.out) as { labs: Record<string, unknown>[] };
   t.match(doc.labs, [
@@ -111,7 +127,6 @@ t.test('login and list-labs on a kept lab', { skip: !sshd }, async (t) => {
     doc.labs.every((l) => typeof l['ageS'] === 'number'),
     'each with its age',
   );
-  const text = cli(['list-labs', '--work-dir', work, '--provider', 'virtualbox'], root);
   t.match(
     text.out,
     new RegExp(`^ID +KIND +AGE +TOPOLOGY +MACHINES +DIR\\n${KEPT} +kept +\\d+s +1\\+2 +server,client-1,client-2 `),
@@ -125,7 +140,7 @@ t.test('login on lab.provider ssh hosts, with their user, port and key', { skip:
   const root = t.testdir({
     'harness.yaml': `lab:\n  provider: ssh\n  hosts:\n    server: ${host}\n    client: ${host}\n`,
   });
-  const r = cli(['login', 'any-run', '--command', 'echo reached $USER'], root);
+  const r = await cli(['login', 'any-run', '--command', 'echo reached $USER'], root);
   t.equal(r.code, 0, r.err);
   t.equal(r.out, `reached ${userInfo().username}\n`);
   t.match(r.err, /login: client \(127\.0\.0\.1\): ssh .*-i \S+user_ed25519 .*-p \d+ /);

@@ -207,7 +207,8 @@ t.test('gives up within the outage limit when the server is gone, and at once on
   await fake.close();
   const end = await sub.done;
   t.equal(end.reason, 'gave-up');
-  t.ok(Date.now() - t0 < 2000, `gave up in ${Date.now() - t0} ms`);
+  // Note: the limit is 0.4 s; the ceiling is headroom for a loaded host, far below the default limit
+  t.ok(Date.now() - t0 < 20_000, `gave up in ${Date.now() - t0} ms`);
   t.match(end.error, /no connection for \d+s \(limit 0s\); last: .*cannot reach/);
   t.ok(logs.some((e) => e.kind === 'warn' && e.message.startsWith('event stream: giving up')));
 

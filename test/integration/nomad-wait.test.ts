@@ -97,7 +97,8 @@ t.test('waitForAlloc times out at the deadline with the last alloc state', async
       `last: alloc ${a.ID.slice(0, 8)} client_status=running \\(Tasks are running\\), last event "Started: Task started by client"`,
     ),
   );
-  t.ok(performance.now() - t0 < 1200, 'returned by the deadline');
+  // Note: a wait that ignored its deadline would never return (the alloc never completes): the ceiling is headroom
+  t.ok(performance.now() - t0 < 20_000, 'returned by the deadline');
 });
 
 t.test('duplicate-IP restore failure: waits fail fast with the setup failure', async (t) => {
@@ -112,7 +113,7 @@ t.test('duplicate-IP restore failure: waits fail fast with the setup failure', a
     (x) =>
       x.ClientStatus === 'running' && (x.TaskStates?.web?.Events ?? []).some((e) => e.Type === 'Failed Restoring Task'),
     {
-      deadline: deadlineIn(10_000),
+      deadline: deadlineIn(60_000),
       describe: 'alloc restored',
       terminal: (x) => x.ClientStatus === 'failed',
     },
@@ -122,7 +123,7 @@ t.test('duplicate-IP restore failure: waits fail fast with the setup failure', a
     (err as Error).message,
     /client_status=failed .*last event "Setup Failure: failed to setup alloc: pre-run hook "network" failed: .*duplicate allocation is not allowed"/,
   );
-  t.ok(performance.now() - t0 < 2000, 'failed fast, not at the deadline');
+  t.ok(performance.now() - t0 < 30_000, 'failed fast, not at the 60 s deadline');
   const again = await waitForAllocRunning(nomad, 'web', { deadline: deadlineIn(10_000) }).catch((e: unknown) => e);
   t.ok(again instanceof TerminalStateError, 'no replacement coming: terminal');
 });
@@ -220,14 +221,14 @@ t.test(
     const err = await waitForNodeReady(
       nomad,
       { nodeName: 'nrh-abc-client', driver: 'exec', attributes: BRIDGE_CNI_ATTRIBUTES },
-      { deadline: deadlineIn(5000) },
+      { deadline: deadlineIn(60_000) },
     ).catch((e: unknown) => e);
     t.type(err, TerminalStateError);
     t.match(
       (err as Error).message,
       /status=ready, but without plugins\.cni\.version\.bridge: its static fingerprint ran once at agent start[^]*failed to detect CNI plugin version/,
     );
-    t.ok(performance.now() - t0 < 1000, 'no waiting for the deadline');
+    t.ok(performance.now() - t0 < 30_000, 'no waiting for the 60 s deadline');
   },
 );
 

@@ -2,6 +2,9 @@
 // not Nomad: it settles on Nomad's state (allocs, evaluations, deployment) read with blocking queries, waits for a
 // delayed reschedule inside its budget and names it, ends unsettled on one after it, ends on the quiet period while
 // Nomad holds something that does not change, and at its deadline with the last state.
+// Note: which of these ended a wait is asserted on its `ending`, not on a wall-clock ceiling (a loaded 2-core host
+// stretches every wait); the deadlines are far (WIDE_MS) so that a wait that ended otherwise says so, and the lower
+// bounds stay (timers fire late, never early).
 import { performance } from 'node:perf_hooks';
 import t from 'tap';
 import { createNomad, type Nomad } from '../../lib/nomad/client.js';
@@ -51,6 +54,9 @@ function settle(nomad: Nomad, watched: string[], since: SettleInput['since'], o:
   return { progress, input };
 }
 
+/** A deadline no wait here should reach unless it is the thing tested: its ending says which one ended it. */
+const WIDE_MS = 60_000;
+
 const requestsTo = (fake: FakeNomad, path: string) => fake.requests.filter((r) => r.path === path);
 
 t.test(
@@ -59,9 +65,9 @@ t.test(
     const { fake, nomad, before, since } = await rebooted(t, 'duplicate-ip', withReschedule('1s'));
     const { progress, input } = settle(nomad, [before.ID], since);
     const t0 = performance.now();
-    const r = await waitForJobSettled(input, deadlineIn(15_000));
+    const r = await waitForJobSettled(input, deadlineIn(WIDE_MS));
     const took = performance.now() - t0;
-    t.match(r, { settled: true, ending: 'settled', confirmMs: 200 });
+    t.match(r, { settled: true, ending: 'settled', confirmMs: 200 }, 'settled, not ended by the deadline');
     t.match(
       r.reason,
       /^all 1 allocs settled: web\.web\[0\] replaced by [0-9a-f]{8}: running; waited for Nomad's delayed reschedule of web\[0\] \(\d\d:\d\d:\d\d, follow-up eval [0-9a-f]{8}\)$/,
@@ -90,7 +96,7 @@ t.test(
         nextAllocation: repl.id,
       },
     );
-    t.ok(took >= 900 && took < 10_000, `waited for WaitUntil, not for the deadline (${Math.round(took)} ms)`);
+    t.ok(took >= 900, `waited for WaitUntil, 1 s after the failure (${Math.round(took)} ms)`);
     const evalReads = requestsTo(fake, '/v1/job/web/evaluations');
     t.ok(
       evalReads.some((q) => q.query.index && /^\d+ms$/.test(q.query.wait ?? '')),
@@ -112,16 +118,14 @@ t.test(
   async (t) => {
     const { nomad, before, since } = await rebooted(t, 'duplicate-ip', withReschedule('1h'));
     const { progress, input } = settle(nomad, [before.ID], since);
-    const t0 = performance.now();
-    const r = await waitForJobSettled(input, deadlineIn(8000));
-    t.match(r, { settled: false, ending: 'beyond-budget' });
+    const r = await waitForJobSettled(input, deadlineIn(WIDE_MS));
+    t.match(r, { settled: false, ending: 'beyond-budget' }, 'ended once the rest was decided, not at the deadline');
     t.match(
       r.reason,
       /^web\[0\] failed; Nomad reschedules it at \d\d:\d\d:\d\d \(follow-up eval [0-9a-f]{8}\), after this wait's budget ends at \d\d:\d\d:\d\d: not waited for$/,
     );
     t.notMatch(r.reason, /waited for Nomad's delayed reschedule/);
     t.match(progress, [/not waited for$/]);
-    t.ok(performance.now() - t0 < 5000, 'ended after the confirmation window, not at the deadline');
   },
 );
 
@@ -129,18 +133,15 @@ t.test('restored: settled after the confirmation window on an unchanged view', a
   const { nomad, before, since } = await rebooted(t, 'restored');
   const { progress, input } = settle(nomad, [before.ID], since);
   const t0 = performance.now();
-  const r = await waitForJobSettled(input, deadlineIn(8000));
+  const r = await waitForJobSettled(input, deadlineIn(WIDE_MS));
   const took = performance.now() - t0;
+  // `settled`, not `quiet` (the quiet period) nor `deadline`: the confirmation window ended it
   t.match(r, {
     settled: true,
     ending: 'settled',
-    reason:
-      'all 1 allocs settled: web.web[0] ' + before.ID.slice(0, 8) + ': running with tasks started after the disruption',
+    reason: `all 1 allocs settled: web.web[0] ${before.ID.slice(0, 8)}: running with tasks started after the disruption`,
   });
-  t.ok(
-    took >= 200 && took < 4000,
-    `the confirmation window, not the quiet period or the deadline (${Math.round(took)} ms)`,
-  );
+  t.ok(took >= 200, `waited out the confirmation window (${Math.round(took)} ms)`);
   t.ok(r.noticedAtMs[before.ID], 'when the restore was first seen');
   t.same(progress, []);
 });
@@ -150,7 +151,7 @@ t.test(
   async (t) => {
     const { fake, nomad, before, since } = await rebooted(t, 'replaced');
     const { input } = settle(nomad, [before.ID], since);
-    const r = await waitForJobSettled(input, deadlineIn(8000));
+    const r = await waitForJobSettled(input, deadlineIn(WIDE_MS));
     t.match(r, {
       settled: true,
       ending: 'settled',
@@ -172,7 +173,7 @@ t.test(
     });
     const { progress, input } = settle(nomad, [before.ID], since);
     const t0 = performance.now();
-    const r = await waitForJobSettled(input, deadlineIn(8000));
+    const r = await waitForJobSettled(input, deadlineIn(WIDE_MS));
     t.match(r, { settled: true, ending: 'quiet' });
     t.match(
       r.reason,
@@ -190,17 +191,24 @@ t.test(
   async (t) => {
     const { nomad, before, since } = await rebooted(t, 'never-ready');
     const t0 = performance.now();
-    const r = await waitForJobSettled(settle(nomad, [before.ID], since, { windowMs: 800 }).input, deadlineIn(8000));
+    const r = await waitForJobSettled(settle(nomad, [before.ID], since, { windowMs: 800 }).input, deadlineIn(WIDE_MS));
     const took = performance.now() - t0;
     t.match(r, { settled: false, ending: 'deadline' });
     t.match(
       r.reason,
       /web\.web\[0\] [0-9a-f]{8}: client_status=lost desired=stop .*\(stopped by the server; waiting for its replacement\); eval [0-9a-f]{8} \(queued-allocs\) blocked/,
     );
-    t.ok(took >= 700 && took < 4000, `ended at the window (${Math.round(took)} ms)`);
+    // the window and the deadline both end as `deadline`: the time says which, and they are 59 s apart
+    t.ok(
+      took >= 790 && took < WIDE_MS / 2,
+      `ended at the 0.8 s window, not the 60 s deadline (${Math.round(took)} ms)`,
+    );
     const t1 = performance.now();
     const r2 = await waitForJobSettled(settle(nomad, [before.ID], since).input, deadlineIn(1000));
     t.match(r2, { settled: false, ending: 'deadline', reason: /waiting for its replacement/ });
-    t.ok(performance.now() - t1 < 2500, 'returned by the deadline');
+    const took2 = performance.now() - t1;
+    // Note: a wait that ignored its deadline would never return here (never back); the ceiling is only headroom for a
+    // loaded host, where returning took over a second past the deadline
+    t.ok(took2 >= 700 && took2 < 20_000, `returned at the 1 s deadline (${Math.round(took2)} ms)`);
   },
 );

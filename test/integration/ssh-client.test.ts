@@ -100,12 +100,13 @@ if (sshd) {
   t.test('deadline closes the channel, the remote command ends, and the error names it', async (t) => {
     // Note: sshd refuses signal requests for root sessions ("session signalling requires privilege separation"),
     // and these tests log in as root; the loop below writes output, so it dies of SIGPIPE once the channel closes.
-    const loop = 'i=0; while [ $i -lt 300 ]; do echo tick-6125; sleep 0.1; i=$((i+1)); done';
+    // Note: the loop would run 5 minutes: ending within 20 s is the deadline's doing, with room for a loaded host
+    const loop = 'i=0; while [ $i -lt 3000 ]; do echo tick-6125; sleep 0.1; i=$((i+1)); done';
     const started = Date.now();
     const err = await rejection(m.exec(loop, { deadline: deadlineIn(800) }));
     t.type(err, TimeoutError);
     t.match(String(err), /testbox: i=0; while .*tick-6125/);
-    t.ok(Date.now() - started < 3000, 'returned soon after the deadline');
+    t.ok(Date.now() - started < 20_000, 'returned soon after the deadline, not at the end of the loop');
     await new Promise((r) => setTimeout(r, 1500));
     const alive = readdirSync('/proc')
       .filter((p) => /^\d+$/.test(p))
@@ -250,10 +251,10 @@ if (sshd) {
       target: { ...sshd.target, identityFiles: ['/nonexistent/key'] },
     });
     const started = Date.now();
-    const err = await rejection(bad.exec('true', { deadline: deadlineIn(5000) }));
+    const err = await rejection(bad.exec('true', { deadline: deadlineIn(60_000) }));
     t.type(err, HarnessError);
     t.match(String(err), /no readable private key; tried \/nonexistent\/key \(ENOENT\)/);
-    t.ok(Date.now() - started < 1000, 'no retry loop for a missing key');
+    t.ok(Date.now() - started < 30_000, 'no retry loop for a missing key (the deadline: 60 s)');
   });
 }
 

@@ -1,18 +1,20 @@
 // lab.provider ssh, the run breaks while reaching the hosts: one host answers (a real sshd on 127.0.0.1, its key
 // authorized) and the other refuses the key. The CLI, run as a person runs it, must end right after its verdict: the
 // host that answered kept an SSH connection (and ssh2's keepalive timer) open, and the process lingered until the
-// 10 s exit grace named them ("still open 10 s after the command ended").
+// 10 s exit grace named them ("still open 10 s after the command ended"). Here the grace is set longer than the test
+// may take (HARNESS_EXIT_GRACE_MS): a process kept alive by anything would never exit by itself, whatever the load.
 import t from 'tap';
 import { execFileSync, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sshdForTest } from '../helpers/sshd.js';
-import { CLI } from '../helpers/cli-child.js';
+import { CLI_COMPILED } from '../helpers/cli-child.js';
 
 const sshd = await sshdForTest(t);
 
-/** Seconds from the verdict line to the process's exit that count as prompt (the exit grace is 10 s). */
-const PROMPT_S = 5;
+/** Past this the CLI is killed: it did not exit by itself (headroom for a loaded host; the grace is longer still). */
+const KILL_AFTER_MS = 3 * 60_000;
+t.setTimeout(KILL_AFTER_MS + 60_000);
 
 t.test('a host that answered does not keep the CLI alive after the run broke', { skip: !sshd }, async (t) => {
   const root = t.testdir({});
@@ -23,10 +25,11 @@ t.test('a host that answered does not keep the CLI alive after the run broke', {
   writeFileSync(join(root, 'harness.yaml'), yaml);
   // Note: --timeout bounds the wait for the refusing host (its own budget is a minute), so the test takes seconds.
   const args = ['run', 'cni-ipam-reboot', '--clients', '2', '--netns', '', '--timeout', '12s'];
-  const child = spawn(process.execPath, [CLI, ...args, '--reports-dir', join(root, 'reports')], {
+  const child = spawn(process.execPath, [CLI_COMPILED, ...args, '--reports-dir', join(root, 'reports')], {
     cwd: root,
-    env: { ...process.env, CI: 'true' },
+    env: { ...process.env, CI: 'true', HARNESS_EXIT_GRACE_MS: String(2 * KILL_AFTER_MS) },
   });
+  const killer = setTimeout(() => child.kill('SIGKILL'), KILL_AFTER_MS);
   let out = '';
   let err = '';
   let verdictAt: number | undefined;
@@ -38,11 +41,12 @@ t.test('a host that answered does not keep the CLI alive after the run broke', {
     err += b;
   });
   const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+  clearTimeout(killer);
   const exitAt = performance.now();
-  t.equal(code, 3, `exit 3: the run broke reaching a host\n${out}${err}`);
+  t.equal(code, 3, `exit 3 by itself (not killed): the run broke reaching a host\n${out}${err}`);
   t.match(out + err, /lab\.hosts\.clients\[1\]\.address: .* is not reachable over SSH/, 'the refusing host is named');
   t.ok(verdictAt !== undefined, 'the verdict line was printed');
-  const s = (exitAt - verdictAt!) / 1000;
-  t.ok(s < PROMPT_S, `the process exited ${s.toFixed(1)} s after its verdict (< ${PROMPT_S} s)`);
+  // Note: no wall-clock bound: with the grace longer than the kill timer, exiting by itself is the proof
+  t.comment(`the process exited ${((exitAt - verdictAt!) / 1000).toFixed(1)} s after its verdict`);
   t.notMatch(err, /still open/, 'nothing was left open');
 });

@@ -38,6 +38,28 @@ t.test('an ancestor, a commit of another branch, an unknown commit', async (t) =
     [unknown]: undefined,
   });
   t.same(await ancestryIn(join(dir, 'nowhere'), head, [fix], { deadline: deadline() }), { [fix]: undefined });
+  // the answers of `git merge-base --is-ancestor`, in two git calls whatever the number of fixes
+  const calls: string[][] = [];
+  const counted: typeof runCommand = (file, args, opts) => {
+    calls.push([...args]);
+    return runCommand(file, args, opts);
+  };
+  const many = [fix, elsewhere, unknown, head, fix.slice(0, 12)];
+  const answers = await ancestryIn(dir, head, many, { deadline: deadline(), run: counted });
+  t.same(answers, { [fix]: true, [elsewhere]: false, [unknown]: undefined, [head]: true, [fix.slice(0, 12)]: true });
+  t.equal(calls.filter((a) => a.some((x) => x === 'cat-file' || x === 'rev-list')).length, 2, 'two git calls');
+  for (const f of many) {
+    const r = await runCommand('git', ['-C', dir, 'merge-base', '--is-ancestor', f, head], {
+      deadline: deadline(),
+      allowedCodes: [0, 1, 128],
+    });
+    t.equal(answers[f], r.code === 0 ? true : r.code === 1 ? false : undefined, `${f}: as merge-base --is-ancestor`);
+  }
+  t.same(
+    await ancestryIn(dir, 'e'.repeat(40), many, { deadline: deadline() }),
+    Object.fromEntries(many.map((f) => [f, undefined])),
+    'a commit the repository does not have: nothing known',
+  );
   const build = { spec: 'x', path: '/x', sha256: '', version: '2.0.4', revision: '' };
   t.same(
     await buildAncestry({ ...build, origin: { kind: 'git', dir, commit: head, dirty: false } }, [fix]),
