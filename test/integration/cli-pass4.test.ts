@@ -1,0 +1,86 @@
+// The CLI's fourth adversarial pass (docs/cli-defects.md, rows Q*), each through the real main() with the stand-ins
+// and --plan: flags no cell reads (upgrade-in-place without a reboot, bridge-exec-reboot's own options), and matrix
+// cells judged as the labs their axes make (a target, a fault kind a cell's lab cannot do).
+import t, { type Test } from 'tap';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import '../helpers/ts-loader.js';
+import { main } from '../../lib/cli/main.js';
+import { standInPerRun } from '../helpers/stand-in-env.js';
+
+const NOMAD = '/stand-in/nomad-1.9.7';
+
+function cli(t: Test) {
+  const dir = t.testdir({});
+  const s = standInPerRun({ [NOMAD]: { timeline: 'restored', version: '1.9.7' } }, { cwd: dir });
+  t.teardown(() => Promise.all(s.runs.map((r) => r.nomad.close())));
+  const deps = {
+    ...s.deps,
+    makeEnv: () => {
+      throw new Error('--plan must not make a lab');
+    },
+  };
+  return {
+    dir,
+    run: async (argv: string[]) => {
+      s.out.length = 0;
+      s.err.length = 0;
+      const code = await main([...argv, '--netns', '', '--reports-dir', join(dir, 'reports')], deps);
+      return { code, out: s.out.join(''), err: s.err.join('') };
+    },
+  };
+}
+
+t.test(
+  'upgrade-in-place without upgrade-then-reboot: --reboot and its options are refused as ignored (Q4)',
+  async (t) => {
+    const c = cli(t);
+    const base = ['run', 'upgrade-in-place', '--nomad', NOMAD, '--upgrade-to', NOMAD, '--plan'];
+    const r = await c.run([...base, '--reboot', 'power-off', '--off-for', '30s']);
+    t.equal(r.code, 2, r.err);
+    t.match(
+      r.err,
+      /--reboot: is not read: upgrade-in-place reboots the client only with --upgrade-mode upgrade-then-reboot \(this run: upgrade\)/,
+    );
+    t.match(r.err, /--off-for: is not read: .*fix: drop --off-for, or give --upgrade-mode upgrade-then-reboot/);
+    const restart = await c.run([...base, '--upgrade-mode', 'restart-only', '--reboot', 'panic']);
+    t.equal(restart.code, 2);
+    t.match(restart.err, /--reboot: is not read: .*\(this run: restart-only\)/);
+    const read = await c.run([
+      ...base,
+      '--upgrade-mode',
+      'upgrade-then-reboot',
+      '--reboot',
+      'power-off',
+      '--off-for',
+      '30s',
+    ]);
+    t.equal(read.code, 0, `upgrade-then-reboot reads them: ${read.err}`);
+    t.equal((await c.run([...base])).code, 0, 'nothing given, nothing refused');
+    const all = await c.run(['run', '--all', '--nomad', NOMAD, '--upgrade-to', NOMAD, '--reboot', 'panic', '--plan']);
+    t.equal(all.code, 0, `--all: the other scenarios read --reboot: ${all.err}`);
+  },
+);
+
+t.test('--restart-task and --resources-window outside bridge-exec-reboot are refused as ignored (Q5)', async (t) => {
+  const c = cli(t);
+  const r = await c.run([
+    'run',
+    'rolling-reboot',
+    '--nomad',
+    NOMAD,
+    '--restart-task',
+    'false',
+    '--resources-window',
+    '5s',
+    '--plan',
+  ]);
+  t.equal(r.code, 2);
+  t.match(
+    r.err,
+    /--restart-task: is not used by rolling-reboot \(only by bridge-exec-reboot\), so it would be ignored/,
+  );
+  t.match(r.err, /--resources-window: is not used by rolling-reboot \(only by bridge-exec-reboot\)/);
+  const ok = await c.run(['run', '--nomad', NOMAD, '--restart-task', 'false', '--resources-window', '5s', '--plan']);
+  t.equal(ok.code, 0, ok.err);
+});
