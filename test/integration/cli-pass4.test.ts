@@ -84,3 +84,50 @@ t.test('--restart-task and --resources-window outside bridge-exec-reboot are ref
   const ok = await c.run(['run', '--nomad', NOMAD, '--restart-task', 'false', '--resources-window', '5s', '--plan']);
   t.equal(ok.code, 0, ok.err);
 });
+
+t.test(
+  "a matrix whose axes set the counts: the target and the fault kind judged against each cell's lab (Q6, Q7)",
+  async (t) => {
+    const c = cli(t);
+    // client-2 exists in every cell (2 and 3 clients): not judged against the defaults' 1+1 pair
+    const fits = join(c.dir, 'fits.yaml');
+    const fitsText = `scenario: rolling-reboot\naxes:\n  nomad:\n    - {name: a, binary: ${NOMAD}}\n  clients: [2, 3]\ndefaults:\n  reboot: {target: client-2}\n`;
+    writeFileSync(fits, fitsText);
+    const ok = await c.run(['matrix', fits, '--plan']);
+    t.equal(ok.code, 0, ok.err);
+    // server-3 and leader-partition in a defaults whose cells have 3 and 5 servers
+    const servers = join(c.dir, 'servers.yaml');
+    writeFileSync(
+      servers,
+      `scenario: server-reboot\naxes:\n  nomad:\n    - {name: a, binary: ${NOMAD}}\n  servers: [3, 5]\ndefaults:\n  reboot: {target: server-3, kind: leader-partition}\n`,
+    );
+    const ok2 = await c.run(['matrix', servers, '--plan']);
+    t.equal(ok2.code, 0, ok2.err);
+    // client-3 in a matrix with a 1-client cell: that cell, named
+    const some = join(c.dir, 'some.yaml');
+    writeFileSync(
+      some,
+      `scenario: rolling-reboot\naxes:\n  nomad:\n    - {name: a, binary: ${NOMAD}}\n  clients: [1, 3]\ndefaults:\n  reboot: {target: client-3}\n`,
+    );
+    const bad = await c.run(['matrix', some, '--plan']);
+    t.equal(bad.code, 2);
+    t.match(
+      bad.err,
+      /cell rolling-reboot\/nomad=a\/clients=1: --target \(reboot\.target\): names a machine this lab lacks/,
+    );
+    t.notMatch(bad.err, /clients=3/, 'the 3-client cell has client-3');
+    // leader-partition on the 1-server cell of a servers axis: refused as run refuses it, naming the axis
+    const kinds = join(c.dir, 'kinds.yaml');
+    writeFileSync(
+      kinds,
+      `scenario: server-reboot\naxes:\n  nomad:\n    - {name: a, binary: ${NOMAD}}\n  reboot: [leader-partition]\n  servers: [1, 3]\n`,
+    );
+    const q = await c.run(['matrix', kinds, '--plan']);
+    t.equal(q.code, 2, 'the 1-server cell cannot partition its leader');
+    t.match(
+      q.err,
+      /cell server-reboot\/nomad=a\/reboot=leader-partition\/servers=1: .*axes\.reboot: cannot be done here: leader-partition needs the other servers to keep a quorum/,
+    );
+    t.notMatch(q.err, /servers=3/);
+  },
+);
