@@ -131,3 +131,18 @@ t.test(
     t.notMatch(q.err, /servers=3/);
   },
 );
+
+t.test(
+  'run --help says what --job takes on each scenario, not only "a service job with a bridge-mode group" (Q10)',
+  async (t) => {
+    const c = cli(t);
+    const r = await c.run(['run', '--help']);
+    const line = r.out.split('\n').find((l) => l.trimStart().startsWith('--job'));
+    t.ok(line, r.out);
+    t.notMatch(r.out, /--job[\s\S]*?a service job with a bridge-mode group, any count/);
+    t.match(
+      r.out,
+      /--job <value>\s+your own job .*system, sysbatch and batch jobs on rolling-reboot and server-reboot/,
+    );
+  },
+);
