@@ -93,7 +93,18 @@ export function unusedFlagProblems(
  * takes the option as its steps' default, so a cell with one reads them all.
  */
 function unusedFaultOptions(values: Record<string, unknown>, configs: readonly HarnessConfig[]): ConfigProblem[] {
-  if (!configs.length || configs.some((c) => c.reboot.faults)) return [];
+  if (!configs.length) return [];
+  if (configs.every((c) => c.reboot.faults) && values['reboot'] !== undefined)
+    // every step of a schedule names its own fault (`fault:` is required); --reboot would be ignored
+    return [
+      {
+        field: '--reboot',
+        value: values['reboot'],
+        message: 'is not read with a fault schedule (--faults): each of its steps names its own fault',
+        fix: 'drop --reboot, or write the kind as the fault of the schedule’s steps',
+      },
+    ];
+  if (configs.some((c) => c.reboot.faults)) return [];
   if (!configs.some(injectsFault)) {
     // no cell injects a fault: --reboot and every fault option would be ignored
     const given = ['reboot', ...FAULTS.options.flatMap((o) => (o.flag ? [o.flag] : []))].filter(

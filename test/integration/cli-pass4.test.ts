@@ -146,3 +146,15 @@ t.test(
     );
   },
 );
+
+t.test('--reboot with a fault schedule is refused as ignored: each step names its own fault (Q11)', async (t) => {
+  const c = cli(t);
+  const schedule = join(c.dir, 'faults.yaml');
+  writeFileSync(schedule, 'faults:\n  - {fault: graceful, target: client-1}\n');
+  const base = ['run', 'rolling-reboot', '--nomad', NOMAD, '--clients', '2', '--faults', schedule, '--plan'];
+  const r = await c.run([...base, '--reboot', 'hard']);
+  t.equal(r.code, 2, r.err);
+  t.match(r.err, /--reboot: is not read with a fault schedule \(--faults\): each of its steps names its own fault/);
+  const ok = await c.run(base);
+  t.equal(ok.code, 0, ok.err);
+});
