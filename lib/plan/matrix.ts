@@ -76,6 +76,7 @@ export function planMatrix(input: PlanInput): Draft {
   const picked = only !== undefined ? all.filter((c) => c.name === only) : [];
   const cells: Cell[] = picked.length ? picked : shard(all, i, n);
   const bases = new Map<string, HarnessConfig>();
+  const defaultsName = `${input.harness ? `${input.harness.name} + ` : ''}${mf.name} defaults`;
   // Axes that set the counts or the fault kind make each cell's lab its own: its target and what its provider can do
   // are judged per cell (the base's lab is the defaults' 1+1 pair, which no such cell runs).
   const byCounts = m.axes.some((a) => COUNT_AXES.includes(a.name));
@@ -85,7 +86,7 @@ export function planMatrix(input: PlanInput): Draft {
     // Note: with counts from an axis the provider's rules too are asked per cell (what it can do depends on them)
     const res = configOf(byCounts ? withoutLabRules(input) : input, s, {
       file: deepMerge(input.harness?.data, m.defaults),
-      fileName: `${input.harness ? `${input.harness.name} + ` : ''}${mf.name} defaults`,
+      fileName: defaultsName,
       judgeTarget: !byCounts,
     });
     bases.set(name, res.config);
@@ -117,7 +118,7 @@ export function planMatrix(input: PlanInput): Draft {
         message: 'installs Nomad and has no build',
         fix: 'add a nomad axis ({name, binary}) or nomad_binary under defaults',
       });
-    const lab = perCellLab ? cellLabProblems(c, s.roles, m, mf.name, input) : [];
+    const lab = perCellLab ? cellLabProblems(c, s.roles, m, mf.name, defaultsName, input, byCounts) : [];
     problems.push(
       ...[...lab.filter((q) => !told.has(problemKey(q))), ...(s.validate?.(c) ?? [])].map((q) => ({
         ...fromAxis(q, m, mf.name),
@@ -259,7 +260,8 @@ function fromAxis(q: ConfigProblem, m: MatrixSpec, file: string): ConfigProblem 
   return q;
 }
 
-const problemKey = (q: ConfigProblem): string => `${q.field}\u0000${q.message}`;
+/** A key the base config's problems told already is not told again per cell (its text may differ: where it was set). */
+const problemKey = (q: ConfigProblem): string => q.field;
 
 /**
  * What the lab one cell makes refuses of it: a target naming a machine it lacks, and the provider's rules (a fault
@@ -271,9 +273,12 @@ function cellLabProblems(
   roles: readonly string[] | undefined,
   m: MatrixSpec,
   file: string,
+  defaultsName: string,
   input: PlanInput,
+  byCounts: boolean,
 ): ConfigProblem[] {
-  const target = c.reboot.target ? targetProblem(c.reboot.target, configTopology(c)) : undefined;
+  // the base judged the target against the same counts unless an axis sets them
+  const target = byCounts && c.reboot.target ? targetProblem(c.reboot.target, configTopology(c)) : undefined;
   // the keys an axis sets are given by the axis (a host list of another length is then a problem, not a count to take)
   const byAxis: Record<string, string> = {
     'lab.servers': 'servers',
@@ -282,7 +287,7 @@ function cellLabProblems(
   };
   const givenBy = (path: string): string | undefined =>
     m.axes.some((a) => a.name === byAxis[path]) ? `${file}: axes.${byAxis[path]}` : undefined;
-  const at = { file: `${file} defaults`, roles: roles ?? ['server', 'client'], givenBy, refused: () => false };
+  const at = { file: defaultsName, roles: roles ?? ['server', 'client'], givenBy, refused: () => false };
   return [
     ...(target ? [{ field: '--target (reboot.target)', value: targetText(c.reboot.target!), ...target }] : []),
     ...(input.labRules?.(c, at) ?? []),
