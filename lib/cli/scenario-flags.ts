@@ -32,6 +32,12 @@ const cluster: ScenarioFlag = {
   who: 'rolling-reboot and server-reboot',
   instead: 'rolling-reboot or server-reboot',
 };
+/** what only bridge-exec-reboot reads: the restart of a task after the fault (task-env), the agent's sampling window */
+const wholeAlloc: ScenarioFlag = {
+  uses: (s) => s.name === 'bridge-exec-reboot',
+  who: 'bridge-exec-reboot',
+  instead: 'bridge-exec-reboot',
+};
 const FLAGS: Record<string, ScenarioFlag> = {
   'upgrade-to': upgrade,
   'upgrade-mode': upgrade,
@@ -41,7 +47,16 @@ const FLAGS: Record<string, ScenarioFlag> = {
   'max-gap': cluster,
   'probe-interval': cluster,
   'drain-deadline': cluster,
+  'restart-task': wholeAlloc,
+  'resources-window': wholeAlloc,
 };
+
+/**
+ * Whether a cell injects its fault kind at all: upgrade-in-place reboots only under --upgrade-mode upgrade-then-reboot
+ * (an upgrade, or a restart of the same build, disrupts nothing else).
+ */
+const injectsFault = (c: HarnessConfig): boolean =>
+  c.scenario !== 'upgrade-in-place' || c.upgrade.mode === 'upgrade-then-reboot';
 
 /**
  * A problem per flag on the command line that no scenario of the session reads, and per fault option (--off-for,
@@ -78,7 +93,30 @@ export function unusedFlagProblems(
  * takes the option as its steps' default, so a cell with one reads them all.
  */
 function unusedFaultOptions(values: Record<string, unknown>, configs: readonly HarnessConfig[]): ConfigProblem[] {
-  if (!configs.length || configs.some((c) => c.reboot.faults)) return [];
+  if (!configs.length) return [];
+  if (configs.every((c) => c.reboot.faults) && values['reboot'] !== undefined)
+    // every step of a schedule names its own fault (`fault:` is required); --reboot would be ignored
+    return [
+      {
+        field: '--reboot',
+        value: values['reboot'],
+        message: 'is not read with a fault schedule (--faults): each of its steps names its own fault',
+        fix: 'drop --reboot, or write the kind as the fault of the schedule’s steps',
+      },
+    ];
+  if (configs.some((c) => c.reboot.faults)) return [];
+  if (!configs.some(injectsFault)) {
+    // no cell injects a fault: --reboot and every fault option would be ignored
+    const given = ['reboot', ...FAULTS.options.flatMap((o) => (o.flag ? [o.flag] : []))].filter(
+      (f) => values[f] !== undefined,
+    );
+    return given.map((flag) => ({
+      field: `--${flag}`,
+      value: values[flag],
+      message: `is not read: upgrade-in-place reboots the client only with --upgrade-mode upgrade-then-reboot (this run: ${configs[0]!.upgrade.mode}), so it would be ignored`,
+      fix: `drop --${flag}, or give --upgrade-mode upgrade-then-reboot`,
+    }));
+  }
   // the seed of a schedule's picks: with no schedule there is nothing to pick
   const seed: ConfigProblem[] =
     values['seed'] === undefined
@@ -91,7 +129,7 @@ function unusedFaultOptions(values: Record<string, unknown>, configs: readonly H
             fix: 'drop --seed, or give --faults <schedule file> (docs/faults.md)',
           },
         ];
-  const kinds = [...new Set(configs.map((c) => c.reboot.kind))];
+  const kinds = [...new Set(configs.filter(injectsFault).map((c) => c.reboot.kind))];
   const options = FAULTS.options.flatMap((opt) => {
     const flag = opt.flag;
     if (!flag || values[flag] === undefined) return [];

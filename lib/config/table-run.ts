@@ -46,7 +46,7 @@ export const RUN_ROWS: FieldRow[] = [
     env: 'HARNESS_JOB',
     path: ['job', 'files'],
     multiple: true,
-    doc: "your own job (HCL) for bridge-exec-reboot, rolling-reboot and server-reboot, repeatable (several jobs run and are judged together on the cluster scenarios): a service job with a bridge-mode group, any count and groups (default: the scenario's shipped job; `list` says what each takes)",
+    doc: "your own job (HCL) for bridge-exec-reboot, rolling-reboot and server-reboot, repeatable (several jobs run and are judged together on the cluster scenarios): service jobs on every reboot scenario (bridge or host networking), system, sysbatch and batch jobs on rolling-reboot and server-reboot (default: the scenario's shipped job; `list` says what each takes)",
     parse: strList('give the path of a .nomad.hcl file, e.g. examples/jobs/count-3.nomad.hcl'),
   },
   {

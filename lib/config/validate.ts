@@ -33,6 +33,11 @@ export interface ConfigSources {
    * provider sits above this floor); without them the provider's own keys are not checked
    */
   labRules?: LabConfigRules;
+  /**
+   * false: reboot.target is not judged against this config's lab (a matrix whose axes set the counts judges it per
+   * cell, against the lab each cell makes)
+   */
+  judgeTarget?: boolean;
 }
 
 /** Where a provider's config rules are asked from: the file's name, the roles used, where a key was set. */
@@ -139,7 +144,7 @@ export function resolveConfig(src: ConfigSources): ConfigResult {
     problems.push(...src.labRules(config, at));
   }
   const targetSet = setBy.get('reboot.target');
-  if (targetSet && config.reboot.target) {
+  if (targetSet && config.reboot.target && src.judgeTarget !== false) {
     const bad = targetProblem(config.reboot.target, configTopology(config));
     if (bad) problems.push({ field: targetSet[0], value: targetSet[1], ...bad });
   }

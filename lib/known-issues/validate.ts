@@ -79,8 +79,14 @@ export function parseKnownIssues(
     const title = text('title', 'one line saying what goes wrong');
     const gh = id && /^GH-(\d+)$/.exec(id);
     let url = gh ? `https://github.com/hashicorp/nomad/issues/${gh[1]}` : undefined;
-    if (r.url !== undefined) url = text('url', "the issue's address, https://…");
-    else if (!url) problem(`${at}.url`, undefined, 'is needed for an id that is not GH-<n>', 'give url: https://…');
+    if (r.url !== undefined) {
+      url = text('url', "the issue's address, https://…");
+      // Note: the address is a link on the HTML page and in CI logs: only a web address, never javascript: or a path
+      if (url && !/^https?:\/\/[^\s"'<>]+$/i.test(url)) {
+        problem(`${at}.url`, url, 'must be an http(s) address with no spaces or quotes', 'give url: https://…');
+        url = undefined;
+      }
+    } else if (!url) problem(`${at}.url`, undefined, 'is needed for an id that is not GH-<n>', 'give url: https://…');
     const checks = words(r.checks, `${at}.checks`, ctx.checks, 'check', problem, true);
     const conditions = conditionsOf(r.conditions, `${at}.conditions`, ctx, problem);
     const signature = signatureOf(r.signature, `${at}.signature`, problem);

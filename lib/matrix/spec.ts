@@ -38,6 +38,8 @@ export interface MatrixSpec {
 
 export const AXES = ['nomad', 'reboot', 'box', 'driver', 'servers', 'clients'] as const;
 /** The keys of a matrix file, and of one entry of the nomad axis (schemas/matrix.schema.json lists the same). */
+/** The axes that set the lab's machine counts: a cell's lab, and so what its target names, depends on them. */
+export const COUNT_AXES: readonly string[] = ['servers', 'clients'];
 export const TOP = ['scenario', 'axes', 'defaults', 'parallel', 'memory_budget_mb', 'retry_infra_errors'];
 export const NOMAD_KEYS = ['name', 'binary', 'expect', 'upgrade_to'];
 /** The most cells run at once on one host (each cell is two VMs). */
@@ -149,6 +151,8 @@ export function parseMatrix(raw: unknown, file: string, scenarios: Record<string
       env: {},
       flags: {},
       knownChecks: knownEverywhere,
+      // the counts an axis sets make each cell's lab: a target is judged per cell (lib/plan/matrix.ts)
+      judgeTarget: !axes.some((a) => COUNT_AXES.includes(a.name)),
     });
     if (!res.ok) problems.push(...res.problems);
   }

@@ -4,7 +4,9 @@ import type { ConfigProblem } from '../errors.js';
 import { expectableIds } from '../checks/expect-ids.js';
 import type { HarnessConfig } from '../config/schema.js';
 import { cellConfig, expandCells, parseShard, planProblems, shard, type Cell } from '../matrix/expand.js';
-import { parseMatrix, type MatrixSpec } from '../matrix/spec.js';
+import { COUNT_AXES, parseMatrix, type MatrixSpec } from '../matrix/spec.js';
+import { targetProblem, targetText } from '../model/target.js';
+import { configTopology } from '../config/topology.js';
 import { deepMerge } from './names.js';
 import { configInSlot, type BuildRef, type PlanInput, type PlannedCell } from './session-plan.js';
 import {
@@ -74,15 +76,23 @@ export function planMatrix(input: PlanInput): Draft {
   const picked = only !== undefined ? all.filter((c) => c.name === only) : [];
   const cells: Cell[] = picked.length ? picked : shard(all, i, n);
   const bases = new Map<string, HarnessConfig>();
+  const defaultsName = `${input.harness ? `${input.harness.name} + ` : ''}${mf.name} defaults`;
+  // Axes that set the counts or the fault kind make each cell's lab its own: its target and what its provider can do
+  // are judged per cell (the base's lab is the defaults' 1+1 pair, which no such cell runs).
+  const byCounts = m.axes.some((a) => COUNT_AXES.includes(a.name));
+  const perCellLab = byCounts || m.axes.some((a) => a.name === 'reboot');
   for (const name of m.scenarios) {
     const s = input.scenarios.find((x) => x.name === name)!;
-    const res = configOf(input, s, {
+    // Note: with counts from an axis the provider's rules too are asked per cell (what it can do depends on them)
+    const res = configOf(byCounts ? withoutLabRules(input) : input, s, {
       file: deepMerge(input.harness?.data, m.defaults),
-      fileName: `${input.harness ? `${input.harness.name} + ` : ''}${mf.name} defaults`,
+      fileName: defaultsName,
+      judgeTarget: !byCounts,
     });
     bases.set(name, res.config);
     if (!res.ok) problems.push(...res.problems);
   }
+  const told = new Set(problems.map(problemKey));
   const warnings: string[] = [];
   const planned: PlannedCell[] = cells.map((cell) => {
     const s = input.scenarios.find((x) => x.name === cell.scenario)!;
@@ -108,8 +118,9 @@ export function planMatrix(input: PlanInput): Draft {
         message: 'installs Nomad and has no build',
         fix: 'add a nomad axis ({name, binary}) or nomad_binary under defaults',
       });
+    const lab = perCellLab ? cellLabProblems(c, s.roles, m, mf.name, defaultsName, input, byCounts) : [];
     problems.push(
-      ...(s.validate?.(c) ?? []).map((q) => ({
+      ...[...lab.filter((q) => !told.has(problemKey(q))), ...(s.validate?.(c) ?? [])].map((q) => ({
         ...fromAxis(q, m, mf.name),
         field: `cell ${p.key}: ${fromAxis(q, m, mf.name).field}`,
       })),
@@ -237,7 +248,7 @@ function axisFlagProblems(m: MatrixSpec, values: Record<string, unknown>, file: 
 function fromAxis(q: ConfigProblem, m: MatrixSpec, file: string): ConfigProblem {
   for (const axis of m.axes)
     for (const flag of AXIS_FLAGS[axis.name] ?? [])
-      if (q.field === `--${flag}` || q.field.endsWith(`(--${flag})`))
+      if (q.field === `--${flag}` || q.field.endsWith(`(--${flag})`) || q.field.startsWith(`--${flag} (`))
         return {
           ...q,
           field: `${file}: axes.${axis.name}`,
@@ -247,4 +258,43 @@ function fromAxis(q: ConfigProblem, m: MatrixSpec, file: string): ConfigProblem 
             : q.fix,
         };
   return q;
+}
+
+/** A key the base config's problems told already is not told again per cell (its text may differ: where it was set). */
+const problemKey = (q: ConfigProblem): string => q.field;
+
+/**
+ * What the lab one cell makes refuses of it: a target naming a machine it lacks, and the provider's rules (a fault
+ * kind it cannot do with that many servers, a host list of another length). Where a key was set is not known per
+ * cell: the problems name the key.
+ */
+function cellLabProblems(
+  c: HarnessConfig,
+  roles: readonly string[] | undefined,
+  m: MatrixSpec,
+  file: string,
+  defaultsName: string,
+  input: PlanInput,
+  byCounts: boolean,
+): ConfigProblem[] {
+  // the base judged the target against the same counts unless an axis sets them
+  const target = byCounts && c.reboot.target ? targetProblem(c.reboot.target, configTopology(c)) : undefined;
+  // the keys an axis sets are given by the axis (a host list of another length is then a problem, not a count to take)
+  const byAxis: Record<string, string> = {
+    'lab.servers': 'servers',
+    'lab.clients': 'clients',
+    'reboot.kind': 'reboot',
+  };
+  const givenBy = (path: string): string | undefined =>
+    m.axes.some((a) => a.name === byAxis[path]) ? `${file}: axes.${byAxis[path]}` : undefined;
+  const at = { file: defaultsName, roles: roles ?? ['server', 'client'], givenBy, refused: () => false };
+  return [
+    ...(target ? [{ field: '--target (reboot.target)', value: targetText(c.reboot.target!), ...target }] : []),
+    ...(input.labRules?.(c, at) ?? []),
+  ];
+}
+
+function withoutLabRules(input: PlanInput): PlanInput {
+  const { labRules: _, ...rest } = input;
+  return rest;
 }

@@ -43,7 +43,13 @@ export function scenarioProblem(name: string, known: readonly PlannableScenario[
 export function configOf(
   input: PlanInput,
   s: PlannableScenario,
-  extra: { file?: unknown; fileName?: string; knownChecks?: readonly string[]; formerChecks?: readonly string[] } = {},
+  extra: {
+    file?: unknown;
+    fileName?: string;
+    knownChecks?: readonly string[];
+    formerChecks?: readonly string[];
+    judgeTarget?: boolean;
+  } = {},
 ) {
   const file = extra.file ?? input.harness?.data;
   const fileName = extra.fileName ?? input.harness?.name;
@@ -57,6 +63,7 @@ export function configOf(
     scenario: s.name,
     ...(s.roles ? { roles: s.roles } : {}),
     ...(input.labRules ? { labRules: input.labRules } : {}),
+    ...(extra.judgeTarget === false ? { judgeTarget: false } : {}),
   });
 }
 

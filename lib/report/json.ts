@@ -114,7 +114,7 @@ function knownIssuesDoc(runs: readonly RunRecord[]) {
   const labelled = runs.flatMap((r) => r.verdicts.flatMap((v) => (v.knownIssue ? [v.knownIssue] : [])));
   const count = (k: string) => labelled.filter((l) => l.kind === k).length;
   return {
-    policy: runs.find((r) => r.knownIssues)?.knownIssues?.policy ?? null,
+    policy: policyOf(runs),
     known: count('known'),
     new: count('new'),
     regression: count('regression'),
@@ -122,6 +122,12 @@ function knownIssuesDoc(runs: readonly RunRecord[]) {
     issues: [...new Set(labelled.flatMap((l) => (l.kind === 'known' ? [l.issue!] : [])))],
     findings: findingsOf(runs),
   };
+}
+
+/** The runs' known-issue policy: theirs when they share one, `mixed` when merged runs ran under different ones. */
+function policyOf(runs: readonly RunRecord[]): string | null {
+  const policies = [...new Set(runs.flatMap((r) => (r.knownIssues ? [r.knownIssues.policy] : [])))];
+  return policies.length > 1 ? 'mixed' : (policies[0] ?? null);
 }
 
 const iso = (ms: number): string | null => (Number.isFinite(ms) ? new Date(ms).toISOString() : null);

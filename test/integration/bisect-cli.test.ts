@@ -245,3 +245,59 @@ t.test('SIGTERM mid-bisect: exit 130, then --resume finishes without running a f
   const resumeWithMore = await main(['bisect', '--resume', join(cwd, 'reports', folder), '--tries', '2'], again.deps);
   t.equal(resumeWithMore, 2, '--resume takes nothing else');
 });
+
+t.test(
+  "the first try's problems are told as they are: a build problem under --source, a run flag under its name (pass 4)",
+  async (t) => {
+    const fx = bisectFixture(linearHistory(4, 2, 'pass', 'fail'));
+    const dir = t.testdir({});
+    const s = standInPerRun(byFile, { cwd: dir });
+    // a build layer that cannot build any commit of the tree (as with no Go on PATH)
+    const noGo: BuildLayer = {
+      async check(refs) {
+        return refs.map((r) => ({
+          field: r.field,
+          value: r.spec,
+          message: 'building it needs Go >= 1.23 (go.mod), and there is no go on PATH',
+          fix: 'install Go 1.23 or newer',
+        }));
+      },
+      async resolve() {
+        throw new Error('not reached');
+      },
+    };
+    const args = ['bisect', '--source', `git:${fx.dir}`, '--good', fx.shas[0]!, '--bad', fx.shas[3]!];
+    const code = await main([...args, '--check', 'task-dirs', '--nomad-retry-for', 'abc', '--netns', ''], {
+      ...s.deps,
+      builds: noGo,
+    });
+    t.equal(code, 2);
+    const err = s.err.join('');
+    t.match(err, /--source: at [0-9a-f]{10} \(--good\): building it needs Go >= 1\.23/, 'the build problem, named');
+    t.match(err, /--nomad-retry-for: must be a duration/, 'a run flag of the try is told, not hidden');
+    t.notMatch(err, /could not be read/);
+    // upgrade-in-place: the build to upgrade to is named where bisect takes it, not as a flag it refuses
+    const u = standInPerRun(byFile, { cwd: dir });
+    const code2 = await main(
+      ['bisect', 'upgrade-in-place', ...args.slice(1), '--check', 'state-agrees', '--netns', ''],
+      {
+        ...u.deps,
+        builds: fixtureBuilds(fx, dir).layer,
+      },
+    );
+    t.equal(code2, 2);
+    t.match(u.err.join(''), /upgrade_to \(NOMAD_UPGRADE_TO\): is required .*fix: bisect installs each commit/);
+    t.notMatch(u.err.join(''), /pass --upgrade-to/);
+  },
+);
+
+t.test('--json: stdout holds the bisect document alone, the progress goes to stderr (pass 4)', async (t) => {
+  const fx = bisectFixture(linearHistory(3, 1, 'broken', 'fail'));
+  const r = await bisect(t, fx, ['--good', fx.shas[0]!, '--bad', fx.shas[2]!, '--check', 'task-dirs', '--json']);
+  t.equal(r.code, 3, 'the endpoint does not build');
+  const doc = JSON.parse(r.out);
+  t.equal(doc.schema, 'nomad-reboot-harness/bisect@1');
+  t.equal(doc.status, 'broken');
+  t.same(doc, r.doc(), 'the document written to bisect.json');
+  t.match(r.err, /BROKEN bisect of task-dirs/);
+});

@@ -107,6 +107,20 @@ t.test('JSON: labels and findings, read back as merge reads them', async (t) => 
   t.same(back.session.suites[1]!.attempts[0]!.knownIssues, s.suites[1]!.attempts[0]!.knownIssues);
 });
 
+t.test(
+  "merged runs of different policies: the summary's policy is `mixed`, not the first run's (pass 4, Q9)",
+  async (t) => {
+    const one = JSON.parse(
+      renderSessionJson(session([labelled('1.9.3', 'expect'), { ...labelled('2.0.5'), runId: 'r2' }])),
+    );
+    t.equal(one.knownIssues.policy, 'mixed');
+    const same = JSON.parse(
+      renderSessionJson(session([labelled('1.9.3', 'off'), { ...labelled('2.0.5', 'off'), runId: 'r2' }])),
+    );
+    t.equal(same.knownIssues.policy, 'off');
+  },
+);
+
 t.test('HTML: a badge linking the issue, the findings on top', async (t) => {
   const page = renderHtml(labelled('1.9.3'));
   t.match(

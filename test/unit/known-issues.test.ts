@@ -307,6 +307,23 @@ t.test('a renamed binary: the same verdicts; the label follows what `nomad versi
   t.equal(unreadable.verdicts[1]!.knownIssue!.kind, 'unknown');
 });
 
+t.test("a user row's url is a web address: javascript:, spaces and quotes refused (pass 4, Q8)", async (t) => {
+  const ctx = { checks: SHIPPED_CHECKS.map((c) => c.id), scenarios: SCENARIOS.map((s) => s.name) };
+  const row = (url: string) => ({
+    id: 'ACME-1',
+    title: 'x',
+    url,
+    checks: ['task-dirs'],
+    lines: { '1.9': '1.9.5' },
+    source: 'x',
+  });
+  for (const url of ['javascript:alert(1)', 'http://exa mple/', 'https://x/"><b>', '/etc/passwd']) {
+    const r = parseKnownIssues({ issues: [row(url)] }, 'mine.yaml', ctx);
+    t.ok('problems' in r && r.problems.some((p) => /issues\[0\]\.url/.test(p.field)), url);
+  }
+  t.ok('rows' in parseKnownIssues({ issues: [row('https://tracker.example/ACME-1')] }, 'mine.yaml', ctx));
+});
+
 t.test("the user's table: rows added or replacing shipped ones; every problem of a bad file at once", async (t) => {
   const ctx = { checks: SHIPPED_CHECKS.map((c) => c.id), scenarios: SCENARIOS.map((s) => s.name) };
   const good = parseKnownIssues(

@@ -173,22 +173,11 @@ async function bisectCommand(given: ParsedArgs, deps: CommandDeps): Promise<numb
     checked = await checkSession(req, await readSession(req));
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
-    problems.push(...err.problems.filter((p) => !String(p.field).includes('nomad')));
+    problems.push(...err.problems.map((p) => asBisectProblem(p, sourceText, tree?.good)));
   }
   const all = [...deps.argvProblems, ...problems];
-  if (all.length || !checked || !tree)
-    throw new ConfigError(
-      all.length
-        ? all
-        : [
-            {
-              field: '--source',
-              value: sourceText,
-              message: 'could not be read',
-              fix: 'give git:<dir> of a Nomad source tree',
-            },
-          ],
-    );
+  // Note: a session check that fails throws its problems, so `checked` is unset only with problems told
+  if (all.length || !checked || !tree) throw new ConfigError(all);
 
   const config = checked.plan.base;
   const dir = line.dir ?? resolve(deps.cwd, config.reports.dir, `bisect-${newRunId()}`);
@@ -204,7 +193,10 @@ async function bisectCommand(given: ParsedArgs, deps: CommandDeps): Promise<numb
     startedAt: new Date().toISOString(),
   };
   if (!line.dir) await writeInputs(dir, inputs);
-  deps.out(
+  // With --json stdout holds the bisect's document alone (as run's holds its summary); what people read goes to stderr.
+  const json = config.output.json;
+  const say = json ? deps.err : deps.out;
+  say(
     `bisect ${inputs.check} on ${scenario}: ${inputs.good.ref} (${inputs.good.sha.slice(0, 10)}) .. ${inputs.bad.ref} (${inputs.bad.sha.slice(0, 10)}) in ${dir}\n`,
   );
   const watcher = watchSignals({
@@ -238,7 +230,7 @@ async function bisectCommand(given: ParsedArgs, deps: CommandDeps): Promise<numb
         }),
         record: (e) => appendEvent(logFile, e),
         earlier: line.earlier,
-        say: (l) => deps.out(`${l}\n`),
+        say: (l) => say(`${l}\n`),
         signal: watcher.signal,
       },
     );
@@ -271,12 +263,36 @@ async function bisectCommand(given: ParsedArgs, deps: CommandDeps): Promise<numb
       outcome.result.status === 'found' ? outcome.result.culprit?.sha : undefined,
     ),
   );
-  const json = config.reports.json ?? join(dir, 'bisect.json');
+  const jsonFile = config.reports.json ?? join(dir, 'bisect.json');
   const junit = config.reports.junit ?? join(dir, 'junit.xml');
-  await writeText(json, renderBisectJson(report));
+  const doc = renderBisectJson(report);
+  await writeText(jsonFile, doc);
   await writeText(junit, renderBisectJUnit(report));
   await writeText(join(dir, 'report.html'), renderBisectHtml(report));
-  deps.out(`${renderBisectSummary(report).join('\n')}\n`);
-  deps.out(`reports: ${[junit, json, join(dir, 'report.html'), join(dir, 'git-bisect.log')].join(' ')}\n`);
+  say(`${renderBisectSummary(report).join('\n')}\n`);
+  say(`reports: ${[junit, jsonFile, join(dir, 'report.html'), join(dir, 'git-bisect.log')].join(' ')}\n`);
+  if (json) deps.out(doc.endsWith('\n') ? doc : `${doc}\n`);
   return bisectExitCode(outcome.result);
+}
+
+/**
+ * A problem of the first try's run, as bisect names it: the build of a commit is `--source` at that commit (no Go on
+ * PATH, not a Nomad tree), and upgrade-in-place's build to upgrade to cannot be a bisect flag (bisect builds one
+ * build per step): the config or the environment gives it. Every other problem is the run's own, told as it is.
+ */
+function asBisectProblem(p: ConfigProblem, source: string, good: string | undefined): ConfigProblem {
+  if (p.field === '--nomad')
+    return {
+      ...p,
+      field: '--source',
+      value: source,
+      message: `${good ? `at ${good.slice(0, 10)} (--good)` : 'its commits'}: ${p.message}`,
+    };
+  if (p.field === '--upgrade-to')
+    return {
+      ...p,
+      field: 'upgrade_to (NOMAD_UPGRADE_TO)',
+      fix: 'bisect installs each commit as the build the client starts on; give the build it is upgraded to as upgrade_to in harness.yaml (-c) or NOMAD_UPGRADE_TO, or upgrade.mode: restart-only there',
+    };
+  return p;
 }
