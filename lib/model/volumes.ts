@@ -14,9 +14,6 @@ export interface DynamicVolume {
   path: string;
 }
 
-/** The Nomad line that brought dynamic host volumes (created through the API with the built-in mkdir plugin). */
-export const DYNAMIC_VOLUMES_SINCE = '1.10.0';
-
 /** The marker in the alloc's directory (Nomad's client fs API path), for a kept ephemeral disk. */
 export const DISK_MARKER = 'alloc/data/reboot-harness-marker';
 
