@@ -153,7 +153,8 @@ export async function setUpClusterJobs(
       ...(await ctx.step(
         `create the dynamic host volume "${name}" on every client (mkdir plugin)`,
         (d) => createDynamicVolumes(ctx, nomad, name, Object.values(nodeOf), d),
-        { values: { 'volume.name': name } },
+        // the mkdir plugin answers at once; the client reports the directory in its next fingerprint (seconds)
+        { values: { 'volume.name': name }, timeoutMs: 2 * MIN * Object.keys(nodeOf).length },
       )),
     );
   if (volumes.length)

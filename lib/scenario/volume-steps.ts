@@ -13,7 +13,7 @@ import type { RunContext } from '../run/context.js';
 import { DISK_MARKER, hostVolumeMarker, LAB_HOST_VOLUME, type DynamicVolume } from '../model/volumes.js';
 import { waitFor } from '../time/wait-for.js';
 import { quote } from '../shell/quote.js';
-import { sleep, type Deadline } from '../time/deadlines.js';
+import { deadlineIn, sleep, type Deadline } from '../time/deadlines.js';
 
 /** How long a task may take to write its disk marker once it runs. */
 const MARKER_WAIT_MS = 30_000;
@@ -69,9 +69,10 @@ export async function createDynamicVolumes(
       },
       { signal: d.signal },
     );
-    ctx.cleanup.defer(`delete the dynamic host volume "${name}" ${v.ID.slice(0, 8)}`, async () => {
-      await nomad.deleteHostVolume(v.ID, { signal: ctx.deadline.signal });
-    });
+    ctx.cleanup.defer(`delete the dynamic host volume "${name}" ${v.ID.slice(0, 8)}`, () =>
+      // its own time: teardown runs also when the run budget is spent
+      deleteDynamicVolume(nomad, name, v.ID, deadlineIn(VOLUME_RELEASE_MS)),
+    );
     // the create answer says "pending" until the client made the directory
     const ready = await waitFor(
       `the dynamic host volume "${name}" ${v.ID.slice(0, 8)} ready`,
@@ -86,6 +87,34 @@ export async function createDynamicVolumes(
     out.push({ name, nodeId, id: v.ID, path: ready.HostPath || v.HostPath });
   }
   return out;
+}
+
+/** How long teardown waits for the allocs using a dynamic volume to stop before it deletes the volume. */
+const VOLUME_RELEASE_MS = 2 * 60_000;
+
+/**
+ * Delete a dynamic host volume at teardown. Nomad refuses while a live alloc uses it ("volume <id> in use by
+ * allocations"), and the run's jobs still run then: the jobs of the allocs it lists are purged first and the volume
+ * read until none is listed.
+ */
+async function deleteDynamicVolume(nomad: Nomad, name: string, id: string, d: Deadline): Promise<void> {
+  const using = (await nomad.hostVolume(id, { signal: d.signal })).body.Allocations ?? [];
+  for (const job of new Set(using.map((a) => a.JobID))) await nomad.stopJob(job, { purge: true, signal: d.signal });
+  if (using.length)
+    await waitFor(
+      `the allocs using the dynamic host volume "${name}" ${id.slice(0, 8)} to stop`,
+      async (dd) => {
+        const left = (await nomad.hostVolume(id, { signal: dd.signal })).body.Allocations ?? [];
+        return left.length
+          ? {
+              done: false as const,
+              reason: `${left.length} still use it: ${left.map((a) => a.ID.slice(0, 8)).join(' ')}`,
+            }
+          : { done: true as const, value: undefined };
+      },
+      { deadline: d, intervals: [200, 500, 1000] },
+    );
+  await nomad.deleteHostVolume(id, { signal: d.signal });
 }
 
 /** Where a host volume `name` is on node `nodeId`: a dynamic one's directory, else the lab's static one's. */

@@ -216,7 +216,16 @@ export function jobForLine(j: ApiJob, version: string): ApiJob {
     ...job,
     TaskGroups: job.TaskGroups.map((g) => {
       const tg = forLine('taskGroup', version, g);
-      return tg.Tasks ? { ...tg, Tasks: tg.Tasks.map((t) => forLine('task', version, t)) } : tg;
+      const vols = (tg as { Volumes?: Record<string, unknown> | null }).Volumes;
+      const withVols = vols
+        ? {
+            ...tg,
+            Volumes: Object.fromEntries(
+              Object.entries(vols).map(([k, v]) => [k, forLine('volumeRequest', version, v)]),
+            ),
+          }
+        : tg;
+      return withVols.Tasks ? { ...withVols, Tasks: withVols.Tasks.map((t) => forLine('task', version, t)) } : withVols;
     }),
   };
 }
