@@ -113,7 +113,7 @@ t.test(
     const r = await runOnCluster(t, 'rolling-reboot', { servers: 1, clients: 2 }, ['--job', job, '--timeout', '20s'], {
       nomadVersion: '1.10.5',
       before: (s) => {
-        s.nomad.cluster.hostVolumesNeverReady = true;
+        s.nomad.cluster.hostVolumesHeld = true;
       },
     });
     t.not(r.code, 0);

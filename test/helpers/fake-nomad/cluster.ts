@@ -88,8 +88,8 @@ export class Cluster {
   readonly deployments = new Map<string, StandInDeployment>();
   /** dynamic host volumes (1.10+, host-volumes.ts), by ID */
   readonly hostVolumes = new Map<string, StandInHostVolume>();
-  /** for tests: the clients never make a dynamic host volume (it stays pending, absent from the node's HostVolumes) */
-  hostVolumesNeverReady = false;
+  /** for tests: while set, the clients do not make a dynamic host volume (it stays pending, not in the node's HostVolumes) */
+  hostVolumesHeld = false;
   /** is the client agent running (heartbeating)? */
   agentUp = true;
   /** journal lines of the client agent since its last start */

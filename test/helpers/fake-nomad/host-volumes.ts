@@ -112,18 +112,19 @@ export function createHostVolume(
   const index = c.commit(['volumes'], (idx) => {
     c.hostVolumes.set(id, Object.assign(v, { CreateIndex: idx, ModifyIndex: idx }));
   });
-  if (!c.hostVolumesNeverReady)
-    c.later(2, () => {
-      if (!c.hostVolumes.has(id)) return;
-      c.commit(['nodes'], (idx) => {
-        node.HostVolumes = {
-          ...(node.HostVolumes ?? {}),
-          [v.Name]: { Name: v.Name, Path: v.HostPath, ReadOnly: false, ID: id },
-        };
-        node.ModifyIndex = idx;
-      });
-      c.commit(['volumes'], (idx) => Object.assign(v, { State: 'ready', ModifyIndex: idx }));
+  const make = (): void => {
+    if (!c.hostVolumes.has(id)) return;
+    if (c.hostVolumesHeld) return c.later(2, make);
+    c.commit(['nodes'], (idx) => {
+      node.HostVolumes = {
+        ...(node.HostVolumes ?? {}),
+        [v.Name]: { Name: v.Name, Path: v.HostPath, ReadOnly: false, ID: id },
+      };
+      node.ModifyIndex = idx;
     });
+    c.commit(['volumes'], (idx) => Object.assign(v, { State: 'ready', ModifyIndex: idx }));
+  };
+  c.later(2, make);
   return { body: { Volume: answer, Warnings: '', Index: index } };
 }
 
