@@ -96,7 +96,7 @@ t.test('rolling-reboot 1+2 on 2.0.5 with a dynamic host volume: made on each cli
 
 t.test('rolling-reboot on 1.9.7 with a dynamic host volume: refused at the job parse, naming the line', async (t) => {
   const r = await runOnCluster(t, 'rolling-reboot', { servers: 1, clients: 2 }, ['--job', job]);
-  t.not(r.code, 0);
+  t.equal(r.code, 2, 'exit 2: bad input, before any lab');
   const err = r.s.err.join('\n');
   t.match(err, /asks for the host volume "harness-data", which the lab's clients do not declare/);
   t.match(err, /needs Nomad 1\.10 or later/);
@@ -116,7 +116,7 @@ t.test(
         s.nomad.cluster.hostVolumesHeld = true;
       },
     });
-    t.not(r.code, 0);
+    t.equal(r.code, 3, 'exit 3: the run could not be carried out');
     const err = r.s.err.join('\n');
     t.match(err, /create the dynamic host volume "harness-data" on every client/);
     t.match(err, /the dynamic host volume "harness-data" [0-9a-f]{8} ready/);
