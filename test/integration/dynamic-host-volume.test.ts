@@ -13,7 +13,7 @@ t.setTimeout(6 * 60_000);
 const job = fileURLToPath(new URL('../../examples/jobs/dynamic-host-volume.nomad.hcl', import.meta.url));
 
 t.test('rolling-reboot 1+2 on 2.0.5 with a dynamic host volume: made on each client, judged, deleted', async (t) => {
-  let created: { id: string; node: string; path: string }[] = [];
+  const created: { id: string; node: string; path: string }[] = [];
   const r = await runOnCluster(t, 'rolling-reboot', { servers: 1, clients: 2 }, ['--job', job], {
     nomadVersion: '2.0.5',
     before: (s) => {

@@ -114,7 +114,10 @@ export function createHostVolume(
   });
   const make = (): void => {
     if (!c.hostVolumes.has(id)) return;
-    if (c.hostVolumesHeld) return c.later(2, make);
+    if (c.hostVolumesHeld) {
+      c.later(2, make);
+      return;
+    }
     c.commit(['nodes'], (idx) => {
       node.HostVolumes = {
         ...(node.HostVolumes ?? {}),
