@@ -1,6 +1,7 @@
 // Check: the data a task wrote before the fault is where Nomad promises it after. An ephemeral disk: in the same alloc
 // when restored, in its replacement on the same node when the disk is sticky, on another node when it migrates. The
-// lab's static host volume: wherever the place runs on the same node again (the volume is that node's directory). Each
+// lab's static host volume or a dynamic one the run created on each client (1.10+, mkdir plugin): wherever the place
+// runs on the same node again (the volume is that node's directory). Each
 // task writes its marker (the ID of the first alloc of its place) once; the harness reads it before the first fault and
 // after the last (the disk's through Nomad's client fs API, the volume's on the client). Its sibling volume-state
 // judges the host volume itself after the fault: ready on the node of every live alloc mounting it, and (a dynamic
@@ -17,10 +18,10 @@ import { machineOf } from './across-nodes.js';
 export const VOLUME_DATA = defineCheck<ClusterEvidence>({
   id: 'volume-data',
   title: 'Volume and disk data kept',
-  passesWhen: `every alloc of a group with ephemeral_disk { sticky or migrate } finds the marker its place wrote before the fault (${DISK_MARKER}) where Nomad promises it: the same alloc restored, a replacement on the same node (sticky), a replacement on another node (migrate); every alloc of a group mounting the lab's host volume "${LAB_HOST_VOLUME.name}" finds its marker there when its place runs on the same node again. A replacement where nothing is promised (a sticky-only disk or a host volume on another node) is reported, not judged`,
+  passesWhen: `every alloc of a group with ephemeral_disk { sticky or migrate } finds the marker its place wrote before the fault (${DISK_MARKER}) where Nomad promises it: the same alloc restored, a replacement on the same node (sticky), a replacement on another node (migrate); every alloc of a group mounting a host volume (the lab's static "${LAB_HOST_VOLUME.name}", or a dynamic one the harness created on every client with the mkdir plugin, Nomad 1.10+) finds its marker there when its place runs on the same node again. A replacement where nothing is promised (a sticky-only disk or a host volume on another node) is reported, not judged`,
   judge: needing(
     keptAllocs,
-    "the run has no group with a kept ephemeral disk (sticky, migrate) or the lab's host volume",
+    'the run has no group with a kept ephemeral disk (sticky, migrate) or a host volume',
   )(judgeVolumeData),
 });
 
@@ -64,7 +65,7 @@ function judgeVolumeData(allocs: Kept[], e: ClusterEvidence): Judgement {
     if (!wrote?.content)
       return row(
         'failed',
-        `no marker before the fault (${wrote?.error ?? 'not read'}): its task must write ${kind === 'disk' ? DISK_MARKER : `${LAB_HOST_VOLUME.name}'s ${hostVolumeMarker(b.name)}`} once it starts`,
+        `no marker before the fault (${wrote?.error ?? 'not read'}): its task must write ${kind === 'disk' ? DISK_MARKER : `${volumeNameOf(e, b)}'s ${hostVolumeMarker(b.name)}`} once it starts`,
       );
     const a = e.after.find((x) => x.id === b.id) ?? b;
     const first = linkedSuccessor(e.after, a);
@@ -117,16 +118,21 @@ function judgeVolumeData(allocs: Kept[], e: ClusterEvidence): Judgement {
 export const VOLUME_STATE = defineCheck<ClusterEvidence>({
   id: 'volume-state',
   title: 'Host volume ready, claims match',
-  passesWhen: `after the fault, the host volume "${LAB_HOST_VOLUME.name}" is ready on the node of every live alloc of a group mounting it and on every node that ran one before (a static volume: the node declares it in its HostVolumes and is ready; a dynamic one: its State is ready) and, where Nomad holds claims on it (a dynamic volume), they are exactly the live allocs mounting it on that node`,
+  passesWhen: `after the fault, the host volume (the lab's "${LAB_HOST_VOLUME.name}" or a dynamic one the harness created) is ready on the node of every live alloc of a group mounting it and on every node that ran one before (a static volume: the node declares it in its HostVolumes and is ready; a dynamic one: its State is ready) and, where Nomad holds claims on it (a dynamic volume), they are exactly the live allocs mounting it on that node`,
   judge: needing(
     (e: ClusterEvidence) => (e.volumeStates && e.jobs?.some((j) => j.hostVolumes?.length) ? e.volumeStates : undefined),
-    "the run has no group mounting the lab's host volume (or its state was not read)",
+    'the run has no group mounting a host volume (or its state was not read)',
   )(judgeVolumeState),
 });
 
-/** The allocs of groups mounting the lab's host volume. */
+/** The allocs of groups mounting a host volume. */
 function onHostVolume(e: ClusterEvidence, a: AllocSnap): boolean {
   return !!e.jobs?.find((j) => j.id === a.jobId)?.hostVolumes?.includes(a.taskGroup);
+}
+
+/** The host volume an alloc's group mounts (older records name none: the lab's). */
+function volumeNameOf(e: ClusterEvidence, a: Pick<AllocSnap, 'jobId' | 'taskGroup'>): string {
+  return e.jobs?.find((j) => j.id === a.jobId)?.volumeNames?.[a.taskGroup] ?? LAB_HOST_VOLUME.name;
 }
 
 function judgeVolumeState(states: VolumeStateRead[], e: ClusterEvidence): Judgement {
@@ -134,15 +140,16 @@ function judgeVolumeState(states: VolumeStateRead[], e: ClusterEvidence): Judgem
   const mounting = e.after.filter(
     (a) => a.desiredStatus === 'run' && a.clientStatus === 'running' && onHostVolume(e, a),
   );
-  const stateOn = (nodeId: string): VolumeStateRead | undefined =>
-    states.find((s) => s.nodeId === nodeId && s.name === LAB_HOST_VOLUME.name);
-  const vol = (s: VolumeStateRead | undefined): string =>
+  const stateOn = (nodeId: string, name: string): VolumeStateRead | undefined =>
+    states.find((s) => s.nodeId === nodeId && s.name === name);
+  const vol = (s: VolumeStateRead | undefined, name: string): string =>
     s
       ? `${s.kind} volume "${s.name}"${s.id ? ` ${s.id.slice(0, 8)}` : ''} ${s.state}${s.path ? ` (${s.path})` : ''}${s.error ? `: ${s.error}` : ''}`
-      : `volume "${LAB_HOST_VOLUME.name}" not read`;
+      : `volume "${name}" not read`;
   // each live alloc mounting it: the volume on its node is ready and, where claims were read, claims it
   const rows: AllocDetail[] = mounting.map((a) => {
-    const s = stateOn(a.nodeId);
+    const name = volumeNameOf(e, a);
+    const s = stateOn(a.nodeId, name);
     const machine = machineOf(e, a.nodeId);
     const row = (status: AllocDetail['status'], detail: string): AllocDetail => ({
       allocId: a.id,
@@ -152,25 +159,26 @@ function judgeVolumeState(states: VolumeStateRead[], e: ClusterEvidence): Judgem
       nodeBefore: machineOf(e, e.before.find((b) => b.name === a.name)?.nodeId ?? a.nodeId),
       nodeAfter: machine,
     });
-    if (!s || s.state !== 'ready') return row('failed', `${vol(s)}, not ready`);
-    if (s.claims && !s.claims.includes(a.id)) return row('failed', `${vol(s)}, but not among its claims`);
+    if (!s || s.state !== 'ready') return row('failed', `${vol(s, name)}, not ready`);
+    if (s.claims && !s.claims.includes(a.id)) return row('failed', `${vol(s, name)}, but not among its claims`);
     const claims = s.claims ? `, claimed by it` : ' (a static volume: Nomad holds no claims on it)';
-    return row('passed', `${vol(s)}${claims}`);
+    return row('passed', `${vol(s, name)}${claims}`);
   });
   // each node that ran such an alloc before and holds none now: its volume is still the node's, ready
-  const nodesNow = new Set(mounting.map((a) => a.nodeId));
-  const left = [...new Set(e.before.filter((b) => onHostVolume(e, b)).map((b) => b.nodeId))].filter(
-    (n) => !nodesNow.has(n),
-  );
-  for (const nodeId of left) {
-    const s = stateOn(nodeId);
+  const nodesNow = new Set(mounting.map((a) => `${volumeNameOf(e, a)}\n${a.nodeId}`));
+  const left = [
+    ...new Set(e.before.filter((b) => onHostVolume(e, b)).map((b) => `${volumeNameOf(e, b)}\n${b.nodeId}`)),
+  ].filter((n) => !nodesNow.has(n));
+  for (const key of left) {
+    const [name, nodeId] = key.split('\n') as [string, string];
+    const s = stateOn(nodeId, name);
     const machine = machineOf(e, nodeId);
     const ok = s?.state === 'ready';
     rows.push({
       allocId: '',
-      name: `${LAB_HOST_VOLUME.name} on ${machine}`,
+      name: `${name} on ${machine}`,
       status: ok ? 'passed' : 'failed',
-      detail: `(no live alloc mounts it now): ${vol(s)}${ok ? '' : ', not ready'}`,
+      detail: `(no live alloc mounts it now): ${vol(s, name)}${ok ? '' : ', not ready'}`,
       nodeBefore: machine,
       nodeAfter: machine,
     });
@@ -178,13 +186,15 @@ function judgeVolumeState(states: VolumeStateRead[], e: ClusterEvidence): Judgem
   // claims Nomad still holds for allocs that no longer run there: a claim the fault left behind
   for (const s of states.filter((x) => x.claims)) {
     const machine = machineOf(e, s.nodeId);
-    const liveHere = new Set(mounting.filter((a) => a.nodeId === s.nodeId).map((a) => a.id));
+    const liveHere = new Set(
+      mounting.filter((a) => a.nodeId === s.nodeId && volumeNameOf(e, a) === s.name).map((a) => a.id),
+    );
     for (const c of s.claims!.filter((id) => !liveHere.has(id)))
       rows.push({
         allocId: c,
         name: `${s.name} on ${machine}`,
         status: 'failed',
-        detail: `${vol(s)} is still claimed by ${c.slice(0, 8)}, which runs no live alloc mounting it there`,
+        detail: `${vol(s, s.name)} is still claimed by ${c.slice(0, 8)}, which runs no live alloc mounting it there`,
         nodeBefore: machine,
         nodeAfter: machine,
       });

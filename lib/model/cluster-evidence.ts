@@ -105,8 +105,11 @@ export interface ClusterJob {
   noReschedule?: string[];
   /** its groups with ephemeral_disk { sticky or migrate }: their data is judged (volume-data) */
   keptDisks?: { group: string; sticky: boolean; migrate: boolean }[];
-  /** its groups that mount the lab's host volume (LAB_HOST_VOLUME): their data is judged (volume-data) */
+  /** its groups that mount a host volume (the lab's static LAB_HOST_VOLUME or a dynamic one the run created): their
+   * data is judged (volume-data) */
   hostVolumes?: string[];
+  /** the host volume each of those groups mounts, by group (absent in older records: LAB_HOST_VOLUME) */
+  volumeNames?: Record<string, string>;
 }
 
 /**

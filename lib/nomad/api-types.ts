@@ -164,6 +164,37 @@ export interface ApiClientHostVolume {
   ID?: string;
 }
 
+/**
+ * A dynamic host volume (1.10+; api.HostVolume): created on one node by a plugin (the built-in `mkdir` makes
+ * `<data_dir>/host_volumes/<ID>`). State is "pending" in the create answer, "ready" once its client made it;
+ * Allocations, in a read of one volume, are the allocs that use it (captures real-1.10.5/dynamic-host-volume).
+ */
+export interface ApiHostVolume {
+  Namespace: string;
+  ID: string;
+  Name: string;
+  PluginID: string;
+  NodePool: string;
+  NodeID: string;
+  HostPath: string;
+  State: string;
+  CapacityBytes: number;
+  Parameters?: Record<string, string> | null;
+  Allocations?: ApiAllocListStub[] | null;
+  CreateIndex: number;
+  ModifyIndex: number;
+}
+
+/** What a host volume create asks for (api.HostVolumeCreateRequest's Volume, the fields the harness sets). */
+export interface ApiHostVolumeSpec {
+  Name: string;
+  Namespace?: string;
+  PluginID: string;
+  NodeID: string;
+  RequestedCapabilities: { AttachmentMode: string; AccessMode: string }[];
+  Parameters?: Record<string, string>;
+}
+
 /** A node's running drain: Deadline in ns (0 = none, < 0 = force), ForceDeadline when it ends at the latest (RFC3339). */
 export interface ApiDrainStrategy {
   Deadline: number;

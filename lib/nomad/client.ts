@@ -74,6 +74,12 @@ export interface Nomad {
   listAll(what: A.ServerListKind, q?: ReadQuery): Promise<Read<A.ApiListStub[]>>;
   /** the root keyring's keys (`nomad operator root keyring list`; ACL management) */
   keyringKeys(q?: ReadQuery): Promise<Read<A.ApiKeyringKey[]>>;
+  /** create a dynamic host volume through its plugin (1.10+, `nomad volume create`); the answer's State is "pending" */
+  createHostVolume(spec: A.ApiHostVolumeSpec, o?: WriteOpts): Promise<A.ApiHostVolume>;
+  /** one dynamic host volume, with the allocs that use it */
+  hostVolume(id: string, q?: ReadQuery): Promise<Read<A.ApiHostVolume>>;
+  /** delete a dynamic host volume (its plugin removes it from its node) */
+  deleteHostVolume(id: string, o?: WriteOpts): Promise<void>;
 }
 
 /** The path of each server-side list listAll reads. */
@@ -244,6 +250,14 @@ export function createNomad(o0: NomadOptions): Nomad {
       const query = what === 'nodes' ? {} : { namespace: '*' };
       const r = (await call('GET', path, { ...q, query })) as Read<A.ApiListStub[] | null>;
       return { body: r.body ?? [], index: r.index };
+    },
+    async createHostVolume(spec, o = {}) {
+      const r = await call('PUT', '/v1/volume/host/create', { body: { Volume: spec }, signal: o.signal });
+      return (r.body as { Volume: A.ApiHostVolume }).Volume;
+    },
+    hostVolume: (id, q) => get(`/v1/volume/host/${e(id)}`, q),
+    async deleteHostVolume(id, o = {}) {
+      await call('DELETE', `/v1/volume/host/${e(id)}`, { signal: o.signal });
     },
     keyringKeys: async (q) => {
       const r = await get<A.ApiKeyringKey[] | null>('/v1/operator/keyring/keys', q);

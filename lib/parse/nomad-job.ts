@@ -44,6 +44,11 @@ export interface JobInfo {
   periodic: boolean;
   /** a parameterized block: Nomad runs it only when dispatched */
   parameterized: boolean;
+  /**
+   * whether the build that parsed the job has dynamic host volumes (1.10+): its volume requests carry `Sticky`, added
+   * with them; undefined when the job asks for no volume (nothing to tell by)
+   */
+  dynamicHostVolumes?: boolean;
 }
 
 /** What the lab offers a job, where known: how many clients, which task drivers its box runs. */
@@ -122,6 +127,7 @@ export function jobInfo(raw: unknown): { info?: JobInfo; problems: string[] } {
       }
       const resched = obj(g['ReschedulePolicy']);
       const disk = obj(g['EphemeralDisk']);
+      const volumeObjs = Object.values(obj(g['Volumes']) ?? {}).map(obj);
       const volumes = Object.entries(obj(g['Volumes']) ?? {}).map(([name, v]) => ({
         name,
         type: String(obj(v)?.['Type'] ?? 'host'),
@@ -141,6 +147,7 @@ export function jobInfo(raw: unknown): { info?: JobInfo; problems: string[] } {
         tasksByDriver,
         disconnect: groupDisconnectFields(g),
         meta: strMap(g['Meta']),
+        sticky: volumeObjs.map((v) => (v && 'Sticky' in v ? 'known' : 'unknown')),
       };
     });
   const { kinds, problems } = probeKindsFromMeta(
@@ -148,13 +155,15 @@ export function jobInfo(raw: unknown): { info?: JobInfo; problems: string[] } {
     groups.map((g) => ({ name: g.name, meta: g.meta, ports: g.ports })),
   );
   const periodic = obj(job['Periodic']);
+  const sticky = groups.flatMap((g) => g.sticky);
   const info: JobInfo = {
     id,
     type,
     periodic: !!periodic && periodic['Enabled'] !== false,
     parameterized: !!obj(job['ParameterizedJob']),
     probeKinds: kinds,
-    groups: groups.map(({ meta: _meta, ...g }) => g),
+    groups: groups.map(({ meta: _meta, sticky: _sticky, ...g }) => g),
+    ...(sticky.length ? { dynamicHostVolumes: sticky.includes('known') } : {}),
     expectedAllocs: groups.reduce((s, g) => s + g.count, 0),
     drivers: [...new Set(groups.flatMap((g) => g.drivers))],
   };
@@ -249,17 +258,41 @@ export function jobProblems(
     for (const g of info.groups)
       for (const v of g.volumes) {
         if (v.type === 'host' && lab.hostVolumes.includes(v.source)) continue;
+        // another host volume is a dynamic one the harness creates on every client with the mkdir plugin (1.10+)
+        if (v.type === 'host' && info.dynamicHostVolumes !== false) continue;
         const offer = lab.hostVolumes.map((h) => `"${h}"`).join(', ');
         out.push({
           message:
             v.type === 'host'
-              ? `${job} group "${g.name}" volume "${v.name}" asks for the host volume "${v.source}", which the lab's clients do not declare (they declare ${offer})`
+              ? `${job} group "${g.name}" volume "${v.name}" asks for the host volume "${v.source}", which the lab's clients do not declare (they declare ${offer}); as a dynamic host volume (which the harness would create with the mkdir plugin) it needs Nomad 1.10 or later, and this build's parse of the job has none (its volume blocks have no sticky field)`
               : `${job} group "${g.name}" volume "${v.name}" is a ${v.type} volume: the lab runs no ${v.type} plugin`,
-          fix: `use type = "host" and source = ${offer} in the volume block (a directory on each client)`,
+          fix:
+            v.type === 'host'
+              ? `use source = ${offer} (the lab's static host volume), or a Nomad build of 1.10 or later for a dynamic host volume`
+              : `use type = "host" and source = ${offer} in the volume block (a directory on each client)`,
         });
       }
   if (info.expectedAllocs === 0)
     out.push({ message: `${job} asks for no alloc (every group has count = 0)`, fix: 'give a group count >= 1' });
+  return out;
+}
+
+/**
+ * The dynamic host volumes a job asks for: its host volume sources that are not among the lab's static ones, in order,
+ * each once. The cluster scenarios create each on every client with Nomad's built-in mkdir plugin.
+ */
+export function dynamicVolumeNames(info: Pick<JobInfo, 'groups'>, staticVolumes: readonly string[]): string[] {
+  const names = info.groups.flatMap((g) => g.volumes.filter((v) => v.type === 'host').map((v) => v.source));
+  return [...new Set(names.filter((n) => n && !staticVolumes.includes(n)))];
+}
+
+/** Pure: each group's host volume among `judged` (its first such volume block), by group name; groups without one left out. */
+export function hostVolumeOfGroups(info: Pick<JobInfo, 'groups'>, judged: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const g of info.groups) {
+    const v = g.volumes.find((x) => x.type === 'host' && judged.includes(x.source));
+    if (v) out[g.name] = v.source;
+  }
   return out;
 }
 

@@ -23,6 +23,9 @@ import { SYSTEM_ALLOCS } from '../checks/system-allocs.js';
 import { BATCH_OUTCOME } from '../checks/batch-outcome.js';
 import { NO_EXTRA_ALLOC } from '../checks/no-extra-alloc.js';
 import { VOLUME_DATA, VOLUME_STATE } from '../checks/volume-data.js';
+import { dynamicVolumeNames } from '../parse/nomad-job.js';
+import { LAB_HOST_VOLUME, type DynamicVolume } from '../model/volumes.js';
+import { createDynamicVolumes } from './volume-steps.js';
 
 /** The checks of what a cluster run's jobs promise by type and of their volumes, in report order (every cluster scenario). */
 export const JOB_CHECKS = [SYSTEM_ALLOCS, BATCH_OUTCOME, NO_EXTRA_ALLOC, VOLUME_DATA, VOLUME_STATE] as const;
@@ -66,6 +69,10 @@ async function waitForPlacements(nomad: Nomad, jobId: string, d: Deadline): Prom
   return waitFor(`Nomad to place job "${jobId}"`, probe, { deadline: d, intervals: [50] });
 }
 
+/** The lab machine of a node ID (its ID's start when it is none). */
+const machineOfNode = (nodeOf: Readonly<Record<string, string>>, id: string): string =>
+  Object.entries(nodeOf).find(([, n]) => n === id)?.[0] ?? id.slice(0, 8);
+
 /** A batch or sysbatch job's allocs run to an end: complete is as good as running. */
 export const runsToEnd = (type: string): boolean => type === 'batch' || type === 'sysbatch';
 
@@ -87,6 +94,8 @@ interface ClusterJobs {
   expectedAllocs: number;
   several: boolean;
   healthy: AllocSnap[];
+  /** the dynamic host volumes created for the jobs, one per name and client */
+  volumes: DynamicVolume[];
 }
 
 /** Parse, register and await every job of the run (`nodeOf`: each client machine's node ID). */
@@ -135,6 +144,24 @@ export async function setUpClusterJobs(
     );
   const jobIds = jobs.map((j) => j.job.ID);
   const jobId = jobIds[0]!;
+  // a host volume the jobs ask for that the lab's clients do not declare is a dynamic one (1.10+; the parse refused it
+  // on an older line): created on every client before the jobs, so that Nomad can place each group on any of them
+  const volumes: DynamicVolume[] = [];
+  const names = [...new Set(jobs.flatMap((j) => dynamicVolumeNames(j.info, [LAB_HOST_VOLUME.name])))];
+  for (const name of names)
+    volumes.push(
+      ...(await ctx.step(
+        `create the dynamic host volume "${name}" on every client (mkdir plugin)`,
+        (d) => createDynamicVolumes(ctx, nomad, name, Object.values(nodeOf), d),
+        // the mkdir plugin answers at once; the client reports the directory in its next fingerprint (seconds)
+        { values: { 'volume.name': name }, timeoutMs: 2 * MIN * Object.keys(nodeOf).length },
+      )),
+    );
+  if (volumes.length)
+    ctx.fact(
+      'volumes.dynamic',
+      volumes.map((v) => `${v.name} ${v.id.slice(0, 8)}@${machineOfNode(nodeOf, v.nodeId)}`).join(' '),
+    );
   ctx.fact('job.types', jobs.map((j) => `${j.job.ID}=${j.info.type}`).join(' '));
   // the clients were awaited with exec healthy; a job's other drivers (raw_exec, docker) must be healthy too
   const drivers = [...new Set(jobs.flatMap((j) => j.info.drivers))].filter((x) => x !== 'exec');
@@ -188,5 +215,5 @@ export async function setUpClusterJobs(
         },
       )),
     );
-  return { jobs, jobIds, jobId, expectedAllocs, several, healthy };
+  return { jobs, jobIds, jobId, expectedAllocs, several, healthy, volumes };
 }

@@ -7,7 +7,8 @@ import type { CheckDef, CheckResult } from '../model/check.js';
 import type { AllocSnap } from '../model/evidence.js';
 import { LAB_HOST_VOLUME } from '../model/volumes.js';
 import type { ClusterEvidence, FaultTurn, LeaderSeen, ProbeSeries } from '../model/cluster-evidence.js';
-import { readMarkers, readVolumeMarkers, readVolumeStates } from './volume-steps.js';
+import { readMarkers, readVolumeMarkers, readVolumeStates, volumeDir } from './volume-steps.js';
+import { hostVolumeOfGroups } from '../parse/nomad-job.js';
 import type { RunContext } from '../run/context.js';
 import type { ScenarioEnv } from '../run/scenario.js';
 import { sleep } from '../time/deadlines.js';
@@ -83,7 +84,12 @@ export async function runClusterFault(
   // the agents are up and ready: a crash or a systemd restart of any of them from here on is the run's
   const agentsReadyMs = Date.now();
 
-  const { jobs, jobIds, jobId, expectedAllocs, several, healthy } = await setUpClusterJobs(ctx, env, nomad, nodeOf);
+  const { jobs, jobIds, jobId, expectedAllocs, several, healthy, volumes } = await setUpClusterJobs(
+    ctx,
+    env,
+    nomad,
+    nodeOf,
+  );
   for (const id of jobIds) await awaitDeploymentBeforeFault(ctx, nomad, id);
   // the allocs whose ephemeral disk is kept (sticky, migrate): what each task wrote to it before the fault
   const diskGroups = new Set(
@@ -92,18 +98,20 @@ export async function runClusterFault(
     ),
   );
   const onDisk = (a: AllocSnap): boolean => diskGroups.has(`${a.jobId}/${a.taskGroup}`);
-  // the allocs mounting the lab's host volume: what each task wrote there, read on its client
-  const volumeGroups = new Set(
+  // the allocs mounting a host volume (the lab's static one, or a dynamic one created for the jobs): what each task
+  // wrote there, read on its client in the directory of that node's volume
+  const judged = [LAB_HOST_VOLUME.name, ...new Set(volumes.map((v) => v.name))];
+  const volumeGroups = new Map(
     jobs.flatMap((j) =>
-      j.info.groups
-        .filter((g) => g.volumes.some((v) => v.type === 'host' && v.source === LAB_HOST_VOLUME.name))
-        .map((g) => `${j.job.ID}/${g.name}`),
+      Object.entries(hostVolumeOfGroups(j.info, judged)).map(([g, name]) => [`${j.job.ID}/${g}`, name] as const),
     ),
   );
-  const onVolume = (a: AllocSnap): boolean => volumeGroups.has(`${a.jobId}/${a.taskGroup}`);
+  const volumeOf = (a: AllocSnap): string | undefined => volumeGroups.get(`${a.jobId}/${a.taskGroup}`);
+  const onVolume = (a: AllocSnap): boolean => volumeOf(a) !== undefined;
+  const dirOf = (a: AllocSnap): string => volumeDir(volumes, volumeOf(a) ?? LAB_HOST_VOLUME.name, a.nodeId);
   const volumeBefore = volumeGroups.size
     ? await ctx.step("read each host volume's marker before the fault", (d) =>
-        readVolumeMarkers(lab, nodeNames, healthy.filter(onVolume), d, true),
+        readVolumeMarkers(lab, nodeNames, healthy.filter(onVolume), d, true, dirOf),
       )
     : undefined;
   const markersBefore = diskGroups.size
@@ -250,23 +258,23 @@ export async function runClusterFault(
           after.filter((a) => onVolume(a) && liveAfter(a)),
           d,
           false,
+          dirOf,
         ),
       )
     : undefined;
   // the host volume itself on each node that ran or runs an alloc mounting it: declared and ready (volume-state)
   const volumeStates = volumeBefore
-    ? await ctx.step("read the host volume's state on each node that mounted it", (d) =>
-        readVolumeStates(
-          nomad,
-          [
-            ...new Set(
-              [...healthy.filter(onVolume), ...after.filter((a) => onVolume(a) && liveAfter(a))].map((a) => a.nodeId),
-            ),
-          ],
-          LAB_HOST_VOLUME.name,
-          d,
-        ),
-      )
+    ? await ctx.step("read the host volume's state on each node that mounted it", async (d) => {
+        const out = [];
+        for (const name of new Set(volumeGroups.values())) {
+          const on = (a: AllocSnap): boolean => volumeOf(a) === name;
+          const nodes = [
+            ...new Set([...healthy.filter(on), ...after.filter((a) => on(a) && liveAfter(a))].map((a) => a.nodeId)),
+          ];
+          out.push(...(await readVolumeStates(nomad, nodes, name, d, volumes)));
+        }
+        return out;
+      })
     : undefined;
   const markersAfter = markersBefore
     ? await ctx.step("read each kept disk's marker after the fault", (d) =>
@@ -317,16 +325,15 @@ export async function runClusterFault(
       const keptDisks = j.info.groups
         .filter((g) => g.disk.sticky || g.disk.migrate)
         .map((g) => ({ group: g.name, ...g.disk }));
-      const hostVolumes = j.info.groups
-        .filter((g) => g.volumes.some((v) => v.type === 'host' && v.source === LAB_HOST_VOLUME.name))
-        .map((g) => g.name);
+      const volumeNames = hostVolumeOfGroups(j.info, judged);
+      const hostVolumes = Object.keys(volumeNames);
       return {
         id: j.job.ID,
         expectedAllocs: j.expected,
         type: j.info.type as JobType,
         ...(noReschedule.length ? { noReschedule } : {}),
         ...(keptDisks.length ? { keptDisks } : {}),
-        ...(hostVolumes.length ? { hostVolumes } : {}),
+        ...(hostVolumes.length ? { hostVolumes, volumeNames } : {}),
       };
     }),
     nodeNames,

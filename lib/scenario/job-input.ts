@@ -23,7 +23,7 @@ export const CLUSTER_JOB_TYPES = (scenario: string): JobTypesTaken => ({
 
 /** What --job takes on the cluster scenarios, as `list` says it. */
 export const CLUSTER_JOBS_TAKEN =
-  'service (bridge or host networking), system, sysbatch and batch jobs, several at once; exec, raw_exec or docker (the Docker box) tasks; kept ephemeral disks (sticky, migrate) and the lab host volume "reboot-harness" judged by volume-data and volume-state; not periodic or parameterized, nor other volumes';
+  'service (bridge or host networking), system, sysbatch and batch jobs, several at once; exec, raw_exec or docker (the Docker box) tasks; kept ephemeral disks (sticky, migrate), the lab host volume "reboot-harness" and dynamic host volumes (Nomad 1.10+: any other host volume name, created on every client with the mkdir plugin) judged by volume-data and volume-state; not periodic or parameterized, nor CSI volumes';
 
 /** How config problems about the job name their field. */
 export const JOB_FIELD = 'job.file (--job)';

@@ -14,7 +14,7 @@ import { AGENT_UNIT_COMMAND } from '../../lib/lab/observe.js';
 import { unitShow } from './fake-lab.js';
 import type { FakeNomad } from './fake-nomad/index.js';
 import { addClientNode, allocAnswered, healthByProbe, otherNodeRestarted } from './fake-nomad/nodes.js';
-import { hostVolumeFile } from './fake-nomad/job-types.js';
+import { HOST_VOLUMES_DIR, volumeMarker } from './fake-nomad/host-volumes.js';
 import { LAB_HOST_VOLUME } from '../../lib/model/volumes.js';
 
 /**
@@ -81,17 +81,16 @@ export function createFakeClusterLab(nomad: FakeNomad, t: Topology): Lab & { des
       if (cmd.includes('journalctl -u nomad'))
         return ok(name === first && !cmd.includes(' -b -') ? nomad.clientLog().join('\n') : '-- No entries --\n');
       if (cmd === AGENT_UNIT_COMMAND) return ok(unitShow(0));
-      // the lab's host volume on this client: what the tasks that mounted it there wrote (fake-nomad/job-types.ts)
-      const volumeFile = new RegExp(`^cat '?${LAB_HOST_VOLUME.path}/([^']+)'?$`).exec(cmd);
+      // a host volume on this client (the lab's static one, or a dynamic one the mkdir plugin made under the data dir):
+      // what the tasks that mounted it there wrote (fake-nomad/host-volumes.ts)
+      const volumeFile = new RegExp(`^cat '?(${LAB_HOST_VOLUME.path}|${HOST_VOLUMES_DIR}/[0-9a-f-]+)/([^'/]+)'?$`).exec(
+        cmd,
+      );
       if (volumeFile) {
-        const marker = hostVolumeFile(nomad.cluster, nodeOf.get(name) ?? '', volumeFile[1]!);
+        const [, dir, file] = volumeFile as unknown as [string, string, string];
+        const marker = volumeMarker(nomad.cluster, nodeOf.get(name) ?? '', dir, file);
         return marker === undefined
-          ? {
-              code: 1,
-              stdout: '',
-              stderr: `cat: ${LAB_HOST_VOLUME.path}/${volumeFile[1]}: No such file or directory`,
-              durationMs: 1,
-            }
+          ? { code: 1, stdout: '', stderr: `cat: ${dir}/${file}: No such file or directory`, durationMs: 1 }
           : ok(`${marker}\n`);
       }
       // the machine's own agent answers /v1/status/leader: here the stand-in's API, unreachable while its server is down

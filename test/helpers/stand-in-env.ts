@@ -14,22 +14,30 @@ import { basename } from 'node:path';
 import type { JobConverter } from '../../lib/cluster/job-convert.js';
 import { varFile } from '../../lib/scenario/job-input.js';
 import { parseJobHcl } from './fake-nomad/job-parse.js';
+import { jobForLine } from './fake-nomad/payloads.js';
 import { showOnTimeout } from './timeout-dump.js';
 
 /**
  * A STAND-IN for `nomad job run -output` (no Nomad binary on the host in this tier): the stand-in's HCL reader, answering
- * `{"Job": ...}` or an error worded like Nomad's. The real conversion is tested in test/e2e with a real build.
+ * `{"Job": ...}` shaped as the build's line (`lineOf` the build's path: its version, 1.9.7 when unknown) or an error
+ * worded like Nomad's. The real conversion is tested in test/e2e with a real build.
  */
-export const standInConvertJob: JobConverter = async ({ file, vars }) => {
-  try {
-    return { ok: true, job: { Job: parseJobHcl(await readFile(file, 'utf8'), varFile(vars)) } };
-  } catch (err) {
-    return {
-      ok: false,
-      message: `Error getting job struct: Error parsing job file from ${file}: | ${basename(file)}: ${(err as Error).message}`,
-    };
-  }
-};
+export const standInConverter =
+  (lineOf: (nomadBinary: string) => string | undefined = () => undefined): JobConverter =>
+  async ({ nomadBinary, file, vars }) => {
+    try {
+      const job = parseJobHcl(await readFile(file, 'utf8'), varFile(vars));
+      return { ok: true, job: { Job: jobForLine(job, lineOf(nomadBinary) ?? '1.9.7') } };
+    } catch (err) {
+      return {
+        ok: false,
+        message: `Error getting job struct: Error parsing job file from ${file}: | ${basename(file)}: ${(err as Error).message}`,
+      };
+    }
+  };
+
+/** The stand-in `nomad job run -output` of a 1.9 build (or the line in the build's path). */
+export const standInConvertJob: JobConverter = standInConverter(versionInPath);
 import { durationSeconds } from '../../lib/config/durations.js';
 import { sleep } from '../../lib/time/deadlines.js';
 import { recordHostFacts } from '../../lib/session/host-evidence.js';
@@ -146,6 +154,7 @@ function depsWith(
   out: string[],
   err: string[],
   versionOf: (path: string) => string | undefined = versionInPath,
+  lineOf: (path: string) => string | undefined = versionInPath,
 ): CliDeps {
   // Note: a stand-in build is no file the host can run; `<build> version` is answered from the build's stand-in table.
   const buildVersion = async (path: string) => {
@@ -160,7 +169,7 @@ function depsWith(
     isTTY: false,
     makeEnv,
     buildVersion,
-    convertJob: standInConvertJob,
+    convertJob: standInConverter(lineOf),
   };
 }
 
@@ -346,5 +355,7 @@ export async function standInCluster(
       versionInPath,
     ),
   });
-  return { nomad, lab, deps: depsWith(makeEnv, o, out, err), out, err };
+  // the build's `job run -output` is the line the stand-in plays (its jobspec shape: volume requests' Sticky from 1.10)
+  const lineOf = (path: string) => versionInPath(path) ?? o.nomadVersion;
+  return { nomad, lab, deps: depsWith(makeEnv, o, out, err, versionInPath, lineOf), out, err };
 }

@@ -144,15 +144,22 @@ export async function runOnStandIn<S extends StandInLike>(
   return { code, s, dir, run, verdicts, junitPath };
 }
 
-/** A run of `scenario` on a stand-in cluster of `topology` (its Nomad line `nomadVersion`, default 1.9.7). */
+/** A run of `scenario` on a stand-in cluster of `topology` (its Nomad line `nomadVersion`, default 1.9.7; `before` bends the stand-ins). */
 export function runOnCluster(
   t: Test,
   scenario: string,
   topology: Topology,
   extra: readonly string[] = [],
-  o: { nomadVersion?: string } = {},
+  o: { nomadVersion?: string; before?: (s: Awaited<ReturnType<typeof standInCluster>>) => void } = {},
 ) {
-  return runOnStandIn(t, (cwd) => standInCluster(topology, { cwd, ...o }), scenario, extra);
+  const { before, ...stand } = o;
+  return runOnStandIn(
+    t,
+    (cwd) => standInCluster(topology, { cwd, ...stand }),
+    scenario,
+    extra,
+    before ? { before } : {},
+  );
 }
 
 /** A run of `scenario` on the stand-in pair, its Nomad answering on `timeline`. */

@@ -13,8 +13,9 @@ import {
 } from './payloads.js';
 import { eventsOfCommit, type EventFrame } from './events.js';
 import { deploymentProgress, type StandInDeployment } from './deployments.js';
+import type { StandInHostVolume } from './host-volumes.js';
 
-export type Table = 'nodes' | 'jobs' | 'allocs' | 'evals' | 'deployments';
+export type Table = 'nodes' | 'jobs' | 'allocs' | 'evals' | 'deployments' | 'volumes';
 /**
  * The raft message type of a commit, which real Nomad gives every event of it (nomad@v1.9.3:nomad/state/events.go
  * MsgTypeEvents); undefined = the table's usual one (client alloc update, node status, job register, eval update).
@@ -31,7 +32,9 @@ export type CommitType =
   | 'JobRegistered'
   | 'JobDeregistered'
   | 'EvaluationUpdated'
-  | 'DeploymentStatusUpdate';
+  | 'DeploymentStatusUpdate'
+  | 'HostVolumeRegister'
+  | 'HostVolumeDelete';
 
 /** A group's reschedule policy as the parsed job holds it (durations in ns). */
 interface ReschedulePolicy {
@@ -59,7 +62,14 @@ export const CNI_NEW_DIR = '/var/run/cni/nomad';
 export class Cluster {
   /** the raft index: bumped by every commit */
   index = 10;
-  readonly tableIndex: Record<Table, number> = { nodes: 10, jobs: 10, allocs: 10, evals: 10, deployments: 10 };
+  readonly tableIndex: Record<Table, number> = {
+    nodes: 10,
+    jobs: 10,
+    allocs: 10,
+    evals: 10,
+    deployments: 10,
+    volumes: 10,
+  };
   readonly node: ApiNode;
   /** further client nodes (nodes.ts addClientNode): registered and ready, no timeline of their own */
   readonly otherNodes: ApiNode[] = [];
@@ -76,6 +86,10 @@ export class Cluster {
   readonly evals = new Map<string, ApiEvaluation>();
   /** each service job's latest deployment (deployments.ts), by job ID */
   readonly deployments = new Map<string, StandInDeployment>();
+  /** dynamic host volumes (1.10+, host-volumes.ts), by ID */
+  readonly hostVolumes = new Map<string, StandInHostVolume>();
+  /** for tests: while set, the clients do not make a dynamic host volume (it stays pending, not in the node's HostVolumes) */
+  hostVolumesHeld = false;
   /** is the client agent running (heartbeating)? */
   agentUp = true;
   /** journal lines of the client agent since its last start */

@@ -104,7 +104,6 @@ function toGroup(g: HclBlock, tmpl: ApiTaskGroup): ApiTaskGroup {
                 AttachmentMode: '',
                 MountOptions: null,
                 PerAlloc: false,
-                Sticky: false,
               },
             ]),
           ),

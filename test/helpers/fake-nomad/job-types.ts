@@ -10,9 +10,9 @@
 import type { ApiAllocation, ApiJob, ApiNode } from '../../../lib/nomad/api-types.js';
 import type { Cluster } from './cluster.js';
 import { nowRfc3339, taskEvent } from './payloads.js';
-import { hostVolumeMarker, LAB_HOST_VOLUME } from '../../../lib/model/volumes.js';
 
-const TERMINAL = new Set(['complete', 'failed', 'lost']);
+/** A client status an alloc never leaves. */
+export const TERMINAL = new Set(['complete', 'failed', 'lost']);
 /** What the system scheduler says of an alloc it stops on a draining node. */
 export const NODE_TAINTED = 'alloc not needed as node is tainted';
 
@@ -232,22 +232,4 @@ function diskMarkerOf(c: Cluster, a: ApiAllocation): string {
     | undefined;
   const kept = !!prev && (disk?.Migrate === true || (disk?.Sticky === true && prev.NodeID === a.NodeID));
   return kept ? diskMarkerOf(c, prev) : a.ID;
-}
-
-/**
- * The host volume marker file `file` on node `nodeId` as a task following the convention leaves it: the ID of the first
- * alloc of that place that ran on the node with the group mounting the lab's host volume; undefined when none did.
- */
-export function hostVolumeFile(c: Cluster, nodeId: string, file: string): string | undefined {
-  const ran = [...c.allocs.values()]
-    .filter((a) => a.NodeID === nodeId && hostVolumeMarker(a.Name) === file)
-    .filter((a) => {
-      const g = c.jobs.get(a.JobID)?.TaskGroups?.find((x) => x.Name === a.TaskGroup) as
-        | { Volumes?: Record<string, { Type?: string; Source?: string }> | null }
-        | undefined;
-      return Object.values(g?.Volumes ?? {}).some((v) => v.Type === 'host' && v.Source === LAB_HOST_VOLUME.name);
-    })
-    .filter((a) => Object.values(a.TaskStates ?? {}).some((t) => (t.Events ?? []).some((e) => e.Type === 'Started')))
-    .sort((x, y) => x.CreateIndex - y.CreateIndex);
-  return ran[0]?.ID;
 }

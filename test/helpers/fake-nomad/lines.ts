@@ -14,6 +14,7 @@ export type ShapeKind =
   | 'eval'
   | 'job'
   | 'taskGroup'
+  | 'volumeRequest'
   | 'task'
   | 'agentConfig'
   | 'agentClient'
@@ -39,6 +40,8 @@ export const LINE_CHANGES: readonly LineChange[] = [
   { since: '1.10.0', kind: 'allocStub', add: { AllocatedResources: null } },
   { since: '1.10.0', kind: 'taskState', drop: ['TaskHandle'] },
   { since: '1.10.0', kind: 'job', drop: ['ConsulToken', 'VaultToken'] },
+  // a group's volume request: sticky host volume claims came with dynamic host volumes (dynamic-host-volume captures)
+  { since: '1.10.0', kind: 'volumeRequest', add: { Sticky: false } },
   {
     since: '1.10.0',
     kind: 'agentConfig',

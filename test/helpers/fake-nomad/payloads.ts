@@ -216,7 +216,16 @@ export function jobForLine(j: ApiJob, version: string): ApiJob {
     ...job,
     TaskGroups: job.TaskGroups.map((g) => {
       const tg = forLine('taskGroup', version, g);
-      return tg.Tasks ? { ...tg, Tasks: tg.Tasks.map((t) => forLine('task', version, t)) } : tg;
+      const vols = (tg as { Volumes?: Record<string, unknown> | null }).Volumes;
+      const withVols = vols
+        ? {
+            ...tg,
+            Volumes: Object.fromEntries(
+              Object.entries(vols).map(([k, v]) => [k, forLine('volumeRequest', version, v)]),
+            ),
+          }
+        : tg;
+      return withVols.Tasks ? { ...withVols, Tasks: withVols.Tasks.map((t) => forLine('task', version, t)) } : withVols;
     }),
   };
 }
@@ -307,8 +316,14 @@ export function newNode(name: string, version: string): ApiNode {
       CreateIndex: 0,
     },
   ];
+  // a node with no host volume: null up to 1.9 (the samples), {} from 1.10 (real-1.10.5 reboot-sim and
+  // dynamic-host-volume node.json, real-2.0.5 dynamic-host-volume node.json)
+  if (lineAtLeast(version, HOST_VOLUMES_EMPTY_SINCE)) n.HostVolumes = {};
   return forLine('node', version, n);
 }
+
+/** The first line whose node holds `HostVolumes: {}` rather than null when it has none. */
+const HOST_VOLUMES_EMPTY_SINCE = '1.10.0';
 
 /** The NodeListStub view of a node. */
 export function nodeStub(n: ApiNode): ApiNodeListStub {

@@ -11,6 +11,14 @@ import { WHOLE_ALLOC_ROUTES } from './whole-alloc.js';
 import { diskMarker } from './job-types.js';
 import { DISK_MARKER } from '../../../lib/model/volumes.js';
 import { drainNode, members, nodeById, raftConfiguration, setEligibility } from './nodes.js';
+import {
+  createHostVolume,
+  deleteHostVolume,
+  hostVolumeRead,
+  hostVolumeStubs,
+  hostVolumesServed,
+} from './host-volumes.js';
+import type { ApiHostVolumeSpec } from '../../../lib/nomad/api-types.js';
 
 export interface Reply {
   status: number;
@@ -190,6 +198,41 @@ export const ROUTES: [string[], RegExp, Handler][] = [
       },
       'eval not found',
     ),
+  ],
+  // dynamic host volumes (1.10+, host-volumes.ts); before 1.10 Go's mux knows no /v1/volume/host/ (404), and the CSI
+  // list handler answers a type other than "csi" with null (nomad@v1.9.7 command/agent/csi_endpoint.go)
+  [
+    ['GET'],
+    /^\/v1\/volumes$/,
+    (c, req, m) => {
+      const type = req.query.get('type');
+      if (!hostVolumesServed(c)) return json(type === null ? [] : type === 'csi' ? [] : null);
+      if (type === null || type === 'csi') return json([]);
+      if (type !== 'host') return text(404, 'resource not found');
+      return blocking(['volumes'], (cc) => hostVolumeStubs(cc))(c, req, m);
+    },
+  ],
+  [
+    ['PUT', 'POST'],
+    /^\/v1\/volume\/host\/create$/,
+    async (c, req) => {
+      if (!hostVolumesServed(c)) return text(404, '404 page not found');
+      const b = (await req.body()) as { Volume?: Partial<ApiHostVolumeSpec> } | undefined;
+      const r = createHostVolume(c, b?.Volume);
+      if ('error' in r) return text(400, r.error);
+      return json(r.body, { 'x-nomad-index': String(r.body['Index']) });
+    },
+  ],
+  [
+    ['GET', 'DELETE'],
+    /^\/v1\/volume\/host\/([^/]+)$/,
+    (c, req, m) => {
+      if (!hostVolumesServed(c)) return text(404, '404 page not found');
+      if (req.method === 'GET')
+        return blocking(['volumes', 'allocs'], (cc, mm) => hostVolumeRead(cc, mm[1]!), 'volume not found')(c, req, m);
+      const r = deleteHostVolume(c, m[1]!);
+      return r.status === 200 ? json(r.body) : text(r.status, String(r.body));
+    },
   ],
   ...WHOLE_ALLOC_ROUTES,
   // DERIVED, not captured: the text of a missing file's answer (nomad client/fs_endpoint.go wraps the stat error)
