@@ -63,7 +63,17 @@ for (const ref of refs) {
     const tags = (b.properties['nomad.build.tags'] ?? '').split(' ');
     t.ok(tags.includes('codegen_generated') && tags.includes('release') && !tags.includes('ui'), `tags: ${tags}`);
     t.equal(tags.includes('hashicorpmetrics'), /^GO_TAGS := hashicorpmetrics /m.test(makefile), 'hashicorpmetrics');
-    t.equal(b.version, ref.replace(/^v/, ''), 'nomad version names the tag');
+    // the version the tree itself states (a tag: its release; a branch such as main: the next one, "-dev")
+    const versionGo = execFileSync('git', [
+      '--git-dir',
+      gitDir(source!),
+      'show',
+      `${ref}:version/version.go`,
+    ]).toString();
+    const stated = /^\s*Version\s*=\s*"([^"]+)"/m.exec(versionGo)?.[1];
+    const pre = /^\s*VersionPrerelease\s*=\s*"([^"]*)"/m.exec(versionGo)?.[1];
+    t.equal(b.version, `${stated}${pre ? `-${pre}` : ''}`, `nomad version names the version ${ref}'s tree states`);
+    if (/^v\d/.test(ref)) t.equal(b.version, ref.replace(/^v/, ''), 'a tag: its version');
     t.equal(b.revision, commit, `the revision is ${ref}^{commit}`);
     t.match(b.origin, { kind: 'git', commit, dirty: false });
     t.match(
