@@ -6,8 +6,9 @@
 //   client after it was eligible again (GH-27499), the batch allocs ending as the build's line documents under a drain
 //   (see drainBehaviour), never an extra alloc (GH-28018);
 // - batch-drain: 1 server and 2 clients, the batch job alone under the drain: the line's documented behaviour, named;
-// - volumes: 1+1, the lab host volume and a sticky ephemeral disk across a graceful reboot without a drain: each alloc
-//   restored in place and finding the marker it wrote before the reboot, the volume ready on the node.
+// - volumes: 1+1, the lab host volume, a sticky ephemeral disk and (1.10+) a dynamic host volume across a graceful
+//   reboot without a drain: each alloc restored in place and finding the marker it wrote before the reboot, each
+//   volume ready on the node.
 // The drain deadline is short (--drain-deadline): Nomad leaves a drained batch alloc to run until the deadline, and
 // the batch job sleeps 20 minutes. Skips visibly without a build or the lab. Run under `flock /work/vm.lock`.
 import t from 'tap';
@@ -47,6 +48,12 @@ const DRAIN_DEADLINE = '90s';
 function drainBehaviour(b: Build): string {
   const [maj, min] = versionParts(b.version);
   return maj > 1 || min >= 11 ? 'stopped-at-deadline' : 'fail-and-reschedule';
+}
+
+/** Dynamic host volumes (created through the API with the mkdir plugin) exist from Nomad 1.10. */
+function dynamicVolumes(b: Build): boolean {
+  const [maj, min] = versionParts(b.version);
+  return maj > 1 || min >= 10;
 }
 
 interface Ran {
@@ -207,12 +214,15 @@ t.test('the jobs people run, on real builds', { skip: skip ?? false }, async (t)
             ex('host-volume.nomad.hcl'),
             '--job',
             ex('sticky-disk.nomad.hcl'),
+            ...(dynamicVolumes(b) ? ['--job', ex('dynamic-host-volume.nomad.hcl')] : []),
           ]);
           t.equal(r.props['reboot.drain'], 'false');
           passed(t, r, 'allocs-followed');
           passed(t, r, 'volume-data');
           const rows = r.v.get('volume-data')?.perAlloc ?? [];
-          t.equal(rows.length, 4, 'two allocs of each job');
+          t.equal(rows.length, dynamicVolumes(b) ? 6 : 4, 'two allocs of each job');
+          if (dynamicVolumes(b))
+            t.match(r.props['volumes.dynamic'] ?? '', /harness-data/, 'the dynamic volume created on the client');
           for (const p of rows) t.match(p.detail, /marker "[0-9a-f-]+" kept/, `${p.name}: ${p.detail}`);
           passed(t, r, 'volume-state');
           t.equal(r.code, 0, 'exit 0');
