@@ -9,10 +9,11 @@ job "sticky-disk" {
   group "web" {
     count = 2
 
+    # size must exceed the tasks' log storage (Nomad's default logs: 10 files of 10 MB), or Nomad refuses the job
     ephemeral_disk {
       sticky  = true
       migrate = true
-      size    = 100
+      size    = 150
     }
 
     network {

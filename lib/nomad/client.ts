@@ -4,7 +4,7 @@ import { EXIT, HarnessError, formatMs } from '../errors.js';
 import { sleep } from '../time/deadlines.js';
 import { silentLogger, type Logger } from '../log/events.js';
 import type * as A from './api-types.js';
-import { NomadApiError, truncate } from './errors.js';
+import { NomadApiError, refusesJob, truncate } from './errors.js';
 import type { Transport, TransportResponse } from './transport.js';
 import { subscribeEvents, type EventStreamOptions, type EventSubscription } from './event-stream.js';
 
@@ -163,7 +163,7 @@ export function createNomad(o0: NomadOptions): Nomad {
         throw err;
       }
       logger({ kind: 'http', t: t0 - runStart, method, path, status: res.status, durationMs: performance.now() - t0 });
-      if (res.status < 500 || res.status > 599) break;
+      if (res.status < 500 || res.status > 599 || refusesJob(method, path, res.status, res.body)) break;
       const pause = RETRY_5XX_INTERVALS_MS[Math.min(attempt, RETRY_5XX_INTERVALS_MS.length - 1)]!;
       if (performance.now() + pause > retryUntil || o.signal?.aborted) {
         const retried = { attempts: attempt + 1, forMs: performance.now() - first };

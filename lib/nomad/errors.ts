@@ -24,8 +24,10 @@ export class NomadApiError extends HarnessError {
       ? ` (the last of ${retried.attempts} answers over ${formatMs(retried.forMs)}: nomad.retry_for, --nomad-retry-for)`
       : '';
     super(`Nomad API ${method} ${path}: HTTP ${status}${text ? `: ${text}` : ''}${again}`, {
-      exitCode: exitCodeFor(method, path, status),
-      ...hintFor(status),
+      exitCode: exitCodeFor(method, path, status, body),
+      ...(refusesJob(method, path, status, body)
+        ? { hint: 'Nomad refused the job as invalid: fix the job file where Nomad says' }
+        : hintFor(status)),
     });
     this.method = method;
     this.path = path;
@@ -51,10 +53,21 @@ export class NomadUnreachableError extends HarnessError {
   }
 }
 
-// Note: a bad token (403) or a rejected jobspec (400 from parse/register) is the user's
-// configuration, not broken infrastructure, so they exit 2 and waits stop at once.
-function exitCodeFor(method: string, path: string, status: number): ExitCode {
-  if (status === 403) return EXIT.USAGE;
+/**
+ * Nomad refused a job it was asked to register as invalid. It answers 500 for that (e.g. "Task group web validation
+ * failed: … log storage (100 MB) must be less than requested disk capacity (100 MB)", real 2.0.5): the job file is at
+ * fault, asking again cannot help.
+ */
+export function refusesJob(method: string, path: string, status: number, body: string): boolean {
+  return (
+    (method === 'POST' || method === 'PUT') && path === '/v1/jobs' && status === 500 && /validation failed/.test(body)
+  );
+}
+
+// Note: a bad token (403) or a rejected jobspec (400 from parse/register, a 500 naming a validation failure) is the
+// user's configuration, not broken infrastructure, so they exit 2 and waits stop at once.
+function exitCodeFor(method: string, path: string, status: number, body: string): ExitCode {
+  if (status === 403 || refusesJob(method, path, status, body)) return EXIT.USAGE;
   if (status === 400 && method === 'POST' && (path === '/v1/jobs/parse' || path === '/v1/jobs')) return EXIT.USAGE;
   return EXIT.INFRA;
 }

@@ -211,3 +211,36 @@ t.test(
     t.equal(count('/v1/status/leader'), before + 1);
   },
 );
+
+t.test(
+  'a job Nomad refuses as invalid (a 500 naming a validation failure) is exit 2 at once, not retried',
+  async (t) => {
+    const fake = await startFakeNomad({ timeline: 'restored', clientNodeName: 'c', stepMs: 50 });
+    t.teardown(() => fake.close());
+    const nomad = createNomad({ transport: createHttpTransport({ addr: fake.addr }), retry5xxMs: 60_000 });
+    const job = {
+      ID: 'sticky',
+      Name: 'sticky',
+      Type: 'service',
+      Datacenters: ['*'],
+      TaskGroups: [
+        {
+          Name: 'web',
+          Count: 1,
+          EphemeralDisk: { Sticky: true, Migrate: true, SizeMB: 100 },
+          Tasks: [{ Name: 'web', Driver: 'exec', Config: { command: '/bin/true' } }],
+        },
+      ],
+    };
+    const err = await nomad.registerJob(job as never, '').catch((e: unknown) => e);
+    t.match(err, {
+      status: 500,
+      exitCode: EXIT.USAGE,
+      message:
+        /HTTP 500: 1 error occurred:.*log storage \(100 MB\) must be less than requested disk capacity \(100 MB\)/s,
+      hint: /refused the job as invalid/,
+    });
+    t.notMatch(String((err as Error).message), /the last of \d+ answers/, 'asked once');
+    t.equal(fake.requests.filter((q) => q.path === '/v1/jobs').length, 1, 'not retried');
+  },
+);

@@ -134,6 +134,8 @@ export const ROUTES: [string[], RegExp, Handler][] = [
     async (c, req) => {
       const b = (await req.body()) as { Job?: ApiJob } | undefined;
       if (!b?.Job?.ID) return text(400, 'Job must be specified');
+      const invalid = diskTooSmall(b.Job);
+      if (invalid) return text(500, invalid);
       const r = registerJob(c, jobForLine(b.Job, c.version));
       // real 1.9.3/1.9.7 register response: QueryMeta keys in the body, X-Nomad-Index header, no KnownLeader header
       return json({ ...r, KnownLeader: false, LastContact: 0, NextToken: '' }, { 'x-nomad-index': String(r.Index) });
@@ -268,4 +270,23 @@ export async function readJson(req: IncomingMessage): Promise<unknown> {
   for await (const ch of req) chunks.push(ch as Buffer);
   const s = Buffer.concat(chunks).toString('utf8');
   return s ? (JSON.parse(s) as unknown) : undefined;
+}
+
+/**
+ * Nomad's job validation of a kept disk against the tasks' log storage (nomad/structs LogConfig.Validate, every line we
+ * support), with the answer real 2.0.5 gave for `ephemeral_disk { size = 100 }` and default logs: a 500 whose body is
+ * the multierror. undefined: the job passes this rule.
+ */
+export function diskTooSmall(job: ApiJob): string | undefined {
+  for (const g of job.TaskGroups ?? []) {
+    const size = (g as { EphemeralDisk?: { SizeMB?: number } }).EphemeralDisk?.SizeMB;
+    if (typeof size !== 'number') continue;
+    for (const task of g.Tasks ?? []) {
+      const logs = (task as { LogConfig?: { MaxFiles?: number; MaxFileSizeMB?: number } }).LogConfig;
+      const usage = (logs?.MaxFiles ?? 10) * (logs?.MaxFileSizeMB ?? 10);
+      if (size <= usage)
+        return `1 error occurred:\n\t* Task group ${g.Name} validation failed: 1 error occurred:\n\t* Task ${task.Name} validation failed: 1 error occurred:\n\t* 1 error occurred:\n\t* log storage (${usage} MB) must be less than requested disk capacity (${size} MB)\n\n\n\n\n\n\n\n`;
+    }
+  }
+  return undefined;
 }
