@@ -17,7 +17,9 @@ import { machineOf } from './across-nodes.js';
 export const VOLUME_DATA = defineCheck<ClusterEvidence>({
   id: 'volume-data',
   title: 'Volume and disk data kept',
-  passesWhen: `every alloc of a group with ephemeral_disk { sticky or migrate } finds the marker its place wrote before the fault (${DISK_MARKER}) where Nomad promises it: the same alloc restored, a replacement on the same node (sticky), a replacement on another node (migrate); every alloc of a group mounting the lab's host volume "${LAB_HOST_VOLUME.name}" finds its marker there when its place runs on the same node again. A replacement where nothing is promised (a sticky-only disk or a host volume on another node) is reported, not judged`,
+  passesWhen:
+    'every alloc of a group with a sticky or migrating ephemeral disk, or mounting the lab host volume, finds the marker its place wrote before the fault wherever Nomad promises it',
+  details: `every alloc of a group with ephemeral_disk { sticky or migrate } finds the marker its place wrote before the fault (${DISK_MARKER}) where Nomad promises it: the same alloc restored, a replacement on the same node (sticky), a replacement on another node (migrate); every alloc of a group mounting the lab's host volume "${LAB_HOST_VOLUME.name}" finds its marker there when its place runs on the same node again. A replacement where nothing is promised (a sticky-only disk or a host volume on another node) is reported, not judged`,
   judge: needing(
     keptAllocs,
     "the run has no group with a kept ephemeral disk (sticky, migrate) or the lab's host volume",
@@ -117,7 +119,8 @@ function judgeVolumeData(allocs: Kept[], e: ClusterEvidence): Judgement {
 export const VOLUME_STATE = defineCheck<ClusterEvidence>({
   id: 'volume-state',
   title: 'Host volume ready, claims match',
-  passesWhen: `after the fault, the host volume "${LAB_HOST_VOLUME.name}" is ready on the node of every live alloc of a group mounting it and on every node that ran one before (a static volume: the node declares it in its HostVolumes and is ready; a dynamic one: its State is ready) and, where Nomad holds claims on it (a dynamic volume), they are exactly the live allocs mounting it on that node`,
+  passesWhen: `after the fault the host volume "${LAB_HOST_VOLUME.name}" is ready on every node that runs or ran an alloc mounting it, and a dynamic one's claims are exactly its live allocs`,
+  details: `after the fault, the host volume "${LAB_HOST_VOLUME.name}" is ready on the node of every live alloc of a group mounting it and on every node that ran one before (a static volume: the node declares it in its HostVolumes and is ready; a dynamic one: its State is ready) and, where Nomad holds claims on it (a dynamic volume), they are exactly the live allocs mounting it on that node`,
   judge: needing(
     (e: ClusterEvidence) => (e.volumeStates && e.jobs?.some((j) => j.hostVolumes?.length) ? e.volumeStates : undefined),
     "the run has no group mounting the lab's host volume (or its state was not read)",

@@ -8,11 +8,19 @@ export interface CheckInfo {
   id: string;
   /** the human name; the JUnit case is "<title> (<id>)" whether the run was real or skipped */
   title: string;
-  /** one line: when the check passes (list, --help, README tables) */
+  /**
+   * one sentence (at most PASSES_WHEN_MAX characters): what passing means, as `list`, `--expect` help, reports and the
+   * docs table show it
+   */
   passesWhen: string;
+  /** the long explanation behind `passesWhen` (how it is measured, real Nomad versions seen, when it is skipped); docs/checks.md only */
+  details?: string;
   /** ids this check was known by before; `--expect` still takes them, with a warning naming `id` */
   formerly?: readonly string[];
 }
+
+/** The longest `passesWhen` a shipped check may have: a sentence a table cell and a console line can hold. */
+export const PASSES_WHEN_MAX = 200;
 
 /**
  * One check, defined once (`defineCheck`, lib/checks/define.ts): what it is, its pure judge over the scenario's

@@ -2,7 +2,7 @@
 // id no other check has, so list, --expect, reports and the README all name the same checks.
 import t from 'tap';
 import { registryOf } from '../../lib/checks/registry.js';
-import type { CheckInfo } from '../../lib/model/check.js';
+import { type CheckInfo, PASSES_WHEN_MAX } from '../../lib/model/check.js';
 import { SCENARIOS, SHIPPED_CHECKS } from '../../lib/cli/scenarios.js';
 import { formerIds } from '../../lib/checks/expect-ids.js';
 
@@ -47,6 +47,23 @@ t.test('every shipped check has an id, a title, when it passes, and a judge', as
         t.equal(checkIn(other.id), other, `${c.id} explains ${other.id}, a registered check`);
     }
   }
+});
+
+t.test('every passesWhen is one short sentence; the long explanation is in details', async (t) => {
+  const tooLong = SHIPPED_CHECKS.filter((c) => c.passesWhen.length > PASSES_WHEN_MAX).map(
+    (c) => `${c.id}: ${c.passesWhen.length} characters (move the explanation to details)`,
+  );
+  t.same(tooLong, [], `no passesWhen over ${PASSES_WHEN_MAX} characters`);
+  for (const c of SHIPPED_CHECKS) {
+    t.notMatch(c.passesWhen, /\n/, `${c.id}: passesWhen is one line`);
+    t.notMatch(c.passesWhen, /\.\s/, `${c.id}: passesWhen is one sentence`);
+    if (c.details !== undefined)
+      t.ok(c.details.length > c.passesWhen.length, `${c.id}: details say more than passesWhen`);
+  }
+  t.ok(
+    SHIPPED_CHECKS.some((c) => c.details),
+    'some checks carry details (docs/checks.md renders them)',
+  );
 });
 
 t.test('ids are unique across the registry', async (t) => {
