@@ -3,7 +3,7 @@
 import type { CheckInfo } from '../model/check.js';
 
 /** The anchor of a check's details in docs/checks.md; the table links a check that has details to it. */
-export const detailsAnchor = (id: string) => `check-${id}`;
+const detailsAnchor = (id: string) => `check-${id}`;
 
 /** `| check | passes when |` with one row per check, in report order; a check with details links to them. */
 export function renderCheckTable(checks: readonly CheckInfo[]): string {
