@@ -2,8 +2,11 @@
 // as a Markdown table of their one-sentence `passesWhen`, and every check's long `details` once, below the tables.
 import type { CheckInfo } from '../model/check.js';
 
-/** The anchor of a check's details in docs/checks.md; the table links a check that has details to it. */
-const detailsAnchor = (id: string) => `check-${id}`;
+/**
+ * The anchor of a check's details in docs/checks.md (GitHub's anchor of the heading `` `id` ``); the table links a check
+ * that has details to it.
+ */
+const detailsAnchor = (id: string) => id;
 
 /** `| check | passes when |` with one row per check, in report order; a check with details links to them. */
 export function renderCheckTable(checks: readonly CheckInfo[]): string {
@@ -21,15 +24,13 @@ export const DETAILS_MARKERS = ['<!-- check-details (generated: npm run docs) --
 
 /**
  * One paragraph per check that has details, each check once (the first scenario listing it decides the order): its
- * anchor, id and title, then the details (the table beside each scenario holds the one-sentence `passesWhen`).
+ * id as a heading (the table's link goes there), its title, then the details (the table beside each scenario holds the one-sentence `passesWhen`).
  */
 export function renderCheckDetails(scenarios: readonly { checks: readonly CheckInfo[] }[]): string {
   const seen = new Map<string, CheckInfo>();
   for (const c of scenarios.flatMap((s) => s.checks)) if (c.details && !seen.has(c.id)) seen.set(c.id, c);
   const flat = (t: string) => t.replace(/\s+/g, ' ').trim();
-  return [...seen.values()]
-    .map((c) => `<a id="${detailsAnchor(c.id)}"></a>\n**\`${c.id}\`** (${c.title}): ${flat(c.details ?? '')}.`)
-    .join('\n\n');
+  return [...seen.values()].map((c) => `#### \`${c.id}\`\n${c.title}: ${flat(c.details ?? '')}.`).join('\n\n');
 }
 
 /** `text` with the part between `markers` replaced by `body`; left alone when the markers are missing. */
