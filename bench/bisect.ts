@@ -8,6 +8,8 @@
 // On a shared machine run the second under the VM lock (flock /work/vm.lock …).
 import { $, argv, fs, path } from 'zx';
 import { runFigures } from './report-figures.js';
+import { STEP_IDS, type StepId } from '../lib/model/run.js';
+import { msOfSteps } from '../lib/report/step-id.js';
 
 $.verbose = true;
 
@@ -16,7 +18,8 @@ interface Try {
   runId?: string;
   reportDir?: string;
   ms: number;
-  phases?: { name: string; ms: number }[];
+  /** by step name and id (STEP_IDS; absent in bisects from before steps had ids) */
+  phases?: { name: string; id?: string; ms: number }[];
 }
 interface Step {
   n: number;
@@ -28,8 +31,8 @@ interface Step {
   tries: Try[];
 }
 
-const LAB = /^bring up/;
-const INSTALL = /^install Nomad/;
+const LAB = [STEP_IDS.labUp];
+const INSTALL = [STEP_IDS.install];
 const s = (ms: number) => (ms / 1000).toFixed(1);
 
 async function table(folder: string): Promise<void> {
@@ -44,7 +47,7 @@ async function table(folder: string): Promise<void> {
   let triesAll = 0;
   for (const st of doc.steps) {
     st.tries.forEach((t, i) => {
-      const phase = (re: RegExp) => (t.phases ?? []).filter((p) => re.test(p.name)).reduce((n, p) => n + p.ms, 0);
+      const phase = (ids: readonly StepId[]) => msOfSteps(t.phases ?? [], ids, (p) => p.ms);
       const summary = t.reportDir ? path.join(folder, t.reportDir, 'summary.json') : '';
       let f: ReturnType<typeof runFigures> | undefined;
       if (summary && fs.existsSync(summary))

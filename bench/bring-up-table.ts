@@ -1,10 +1,14 @@
 // Pure: the bring-up benchmark's figures (bench/bring-up.ts). From a harness run's JSON report, the phases that bring
 // a lab to ready: the VMs up, Nomad installed and the agents started, a leader and every client node ready; then the
 // table of every topology measured, each phase beside the raw floor (plain `vagrant up` of the same machines).
+import { STEP_IDS, type StepId } from '../lib/model/run.js';
+import { isStepOf } from '../lib/report/step-id.js';
 
 /** One step as the JSON report holds it. */
 interface StepRec {
   name: string;
+  /** its STEP_IDS id (null or absent in reports from before steps had ids) */
+  id?: string | null;
   durationMs: number;
 }
 
@@ -20,22 +24,21 @@ export interface BringUpPhases {
 }
 
 /**
- * The step names of each phase, in every scenario that brings up Nomad (the cluster runs: "bring up the lab",
- * "wait for a leader and every client node ready (client-1, ...)"; a pair's bridge-exec-reboot: "bring up the server
- * and client VMs", "wait for the Nomad server to elect a leader" then "wait for a leader and the client node ready").
+ * The steps of each phase by id, in every scenario that brings up Nomad (the cluster runs' "bring up the lab" and a
+ * pair's "bring up the server and client VMs" are both `lab-up`; the leader and client-ready waits `nomad-ready`).
  */
-const PHASES: Record<'upMs' | 'installMs' | 'readyMs', RegExp> = {
-  upMs: /^bring up the (lab|server and client VMs|client VM)\b/,
-  installMs: /^install Nomad and start the agents\b/,
-  readyMs: /^(wait for a leader and (every|the) client node|wait for the Nomad server to elect a leader)/,
+const PHASES: Record<'upMs' | 'installMs' | 'readyMs', readonly StepId[]> = {
+  upMs: [STEP_IDS.labUp],
+  installMs: [STEP_IDS.install],
+  readyMs: [STEP_IDS.nomadReady],
 };
 
 /** The bring-up phases of the first run of a JSON report (`--report-json`). Throws naming what the report lacks. */
 export function bringUpPhases(report: unknown): BringUpPhases {
   const run = (report as { runs?: { steps?: StepRec[]; properties?: Record<string, string> }[] }).runs?.[0];
   if (!run?.steps) throw new Error('the report holds no run with steps (give the file --report-json wrote)');
-  const sum = (re: RegExp): number | undefined => {
-    const steps = run.steps!.filter((s) => re.test(s.name));
+  const sum = (ids: readonly StepId[]): number | undefined => {
+    const steps = run.steps!.filter(isStepOf(ids));
     return steps.length ? steps.reduce((n, s) => n + s.durationMs, 0) : undefined;
   };
   const upMs = sum(PHASES.upMs);

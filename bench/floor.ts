@@ -27,6 +27,8 @@ import { JOBS } from '../lib/scenarios/api.js';
 import { undefineDomain } from '../lib/vagrant/snapshot.js';
 import { deadlineIn } from '../lib/time/deadlines.js';
 import { figuresMarkdown, runFigures } from './report-figures.js';
+import { STEP_IDS, type StepId } from '../lib/model/run.js';
+import { isStepOf, msOfSteps } from '../lib/report/step-id.js';
 
 $.verbose = false;
 
@@ -105,7 +107,8 @@ async function preflight(nomad: string | undefined, box: string): Promise<void> 
 
 /** A cold harness run; its steps from summary.json and its wall time. */
 interface HarnessRun {
-  steps: { name: string; durationMs: number }[];
+  /** `id`: the step's STEP_IDS id (null for a step none is given) */
+  steps: { name: string; id?: string | null; durationMs: number }[];
   wallMs: number;
   outcome: string;
   properties: Record<string, string>;
@@ -142,7 +145,7 @@ async function harnessRun(nomad: string, work: string, label: string, extra: str
   if (!(await fs.pathExists(summary)))
     throw new Error(`the harness run wrote no summary (exit ${res.exitCode}): ${res.stderr.slice(-2000)}`);
   const doc = (await fs.readJson(summary)) as {
-    runs: { outcome: string; steps: { name: string; durationMs: number }[]; properties: Record<string, string> }[];
+    runs: { outcome: string; steps: HarnessRun['steps']; properties: Record<string, string> }[];
   };
   const run = doc.runs[0]!;
   const outcome = `${run.outcome} (exit ${res.exitCode})`;
@@ -396,12 +399,11 @@ try {
   await destroyWarm(work);
   await exitIfStopped(work);
 }
-const stepOf = (r: HarnessRun, re: RegExp) =>
-  r.steps.filter((s) => re.test(s.name)).reduce((n, s) => n + s.durationMs, 0);
-const UP = /^bring up the server and client VMs$/;
-const INSTALL = /^install Nomad and start the agents$/;
-const REBOOT = /^reboot the client/;
-const JOB_START = /^wait until every alloc of the job/;
+const stepOf = (r: HarnessRun, ids: readonly StepId[]) => msOfSteps(r.steps, ids, (s) => s.durationMs);
+const UP = [STEP_IDS.labUp];
+const INSTALL = [STEP_IDS.install];
+const REBOOT = [STEP_IDS.fault];
+const JOB_START = [STEP_IDS.jobRunning];
 const warmRows = [
   ['bring up the VMs (warm: revert the snapshot, set the clocks)', UP],
   ['install Nomad and start the agents (warm: wait for them after the revert)', INSTALL],
@@ -422,7 +424,7 @@ const warmTable = [
 ].join('\n');
 // Where the warm figure goes: each step it counts, largest first, and the CLI's time outside its steps
 const counted = w.steps
-  .filter((x) => !REBOOT.test(x.name) && !JOB_START.test(x.name))
+  .filter((x) => !isStepOf(REBOOT)(x) && !isStepOf(JOB_START)(x))
   .sort((a, b) => b.durationMs - a.durationMs);
 const outside = w.wallMs - w.steps.reduce((n, x) => n + x.durationMs, 0);
 const warmSteps = [
@@ -458,38 +460,40 @@ try {
 } finally {
   await exitIfStopped(work);
 }
-// Each harness step to the phase of the by-hand procedure it does; a step no pattern names is its own row.
-const PHASES: [string, keyof RawPhases | undefined, RegExp][] = [
-  ['bring up the server and client VMs', 'upMs', /^bring up the server and client VMs$/],
+// Each harness step to the phase of the by-hand procedure it does (by step id); a step no phase names is its own row.
+const PHASES: [string, keyof RawPhases | undefined, readonly StepId[]][] = [
+  ['bring up the server and client VMs', 'upMs', [STEP_IDS.labUp]],
   [
     'install Nomad, start the agents, the client node ready',
     'installMs',
-    /^(install Nomad and start the agents|connect to the Nomad API|wait for the Nomad server to elect a leader|wait for a leader and the client node ready)/,
+    [STEP_IDS.install, STEP_IDS.connect, STEP_IDS.nomadReady],
   ],
   [
     "the job's own start (register, alloc running, HTTP answering)",
     'jobMs',
-    /^(parse the job|register (the )?job|wait until every alloc of the job)/,
+    [STEP_IDS.jobParse, STEP_IDS.jobRegister, STEP_IDS.jobRunning],
   ],
-  ['reboot the client until SSH answers with a new boot_id', 'rebootMs', /^reboot the client/],
+  ['reboot the client until SSH answers with a new boot_id', 'rebootMs', [STEP_IDS.fault]],
   [
     'restore: the alloc running again and answering (harness: node ready, settle with its quiet period, ports)',
     'restoreMs',
-    /^(wait for the client node to register again|wait until the job has settled|wait for every mapped port to answer after)/,
+    [STEP_IDS.nodeBack, STEP_IDS.settle, STEP_IDS.portsBack],
   ],
-  ['observe before and after, evidence (harness only)', undefined, /^observe /],
+  ['observe before and after, evidence (harness only)', undefined, [STEP_IDS.observeBefore, STEP_IDS.observeAfter]],
 ];
-const matched = (name: string) => PHASES.some(([, , re]) => re.test(name));
-const others = h.steps.filter((x) => !matched(x.name) && x.name !== 'teardown');
+const matched = isStepOf([...PHASES.flatMap(([, , ids]) => ids), STEP_IDS.teardown]);
+const others = h.steps.filter((x) => !matched(x));
 const stepsMs = h.steps.reduce((n, x) => n + x.durationMs, 0);
 const rawWhole = raw.upMs + raw.installMs + raw.jobMs + raw.rebootMs + raw.restoreMs + raw.destroyMs;
 const phases: Phase[] = [
-  ...PHASES.map(([name, key, re]): Phase => ({ name, ...(key ? { rawMs: raw[key] } : {}), harnessMs: stepOf(h, re) })),
+  ...PHASES.map(
+    ([name, key, ids]): Phase => ({ name, ...(key ? { rawMs: raw[key] } : {}), harnessMs: stepOf(h, ids) }),
+  ),
   ...others.map((x): Phase => ({ name: `${x.name} (harness only)`, harnessMs: x.durationMs })),
   {
     name: 'destroy (harness: teardown, and the CLI outside its steps)',
     rawMs: raw.destroyMs,
-    harnessMs: stepOf(h, /^teardown$/) + h.wallMs - stepsMs,
+    harnessMs: stepOf(h, [STEP_IDS.teardown]) + h.wallMs - stepsMs,
   },
   { name: 'whole', rawMs: rawWhole, harnessMs: h.wallMs },
 ];

@@ -3,9 +3,14 @@
 // run's property minus Nomad's part of it), and the settle's decision time (the settle step less the window it waits
 // unchanged at the end). bench/floor.ts prints it for its cold and warm runs, or for report files given to it.
 
+import { STEP_IDS, type StepId } from '../lib/model/run.js';
+import { isStepOf, msOfSteps } from '../lib/report/step-id.js';
+
 /** One step as the report holds it. */
 interface StepRec {
   name: string;
+  /** its STEP_IDS id (null or absent in reports from before steps had ids: stepIdOf reads their names) */
+  id?: string | null;
   durationMs: number;
   /** the values the run gave the step (reports since step names stopped carrying them) */
   values?: Record<string, string>;
@@ -50,10 +55,9 @@ export interface RunFigures {
   settle?: SettleFigures;
 }
 
-const REBOOT = /^(reboot|disrupt) the client/;
+const REBOOT: readonly StepId[] = [STEP_IDS.fault];
 /** The job's own start: its allocs running, then its deployment's min_healthy_time (the job's update block sets it). */
-const JOB_START = /^wait until every alloc of the job|^wait for Nomad to finish the job's deployment/;
-const SETTLE = /^wait until the job has settled/;
+const JOB_START: readonly StepId[] = [STEP_IDS.jobRunning, STEP_IDS.jobDeployment];
 
 type Obj = Record<string, unknown>;
 const obj = (v: unknown): Obj | undefined =>
@@ -76,7 +80,7 @@ export function parseNoticedAfter(text: string): AllocNotice[] {
  * from before step names stopped carrying values, from its name (`; 3s unchanged)`, `; 20s without change)`).
  */
 export function settleFigures(steps: readonly StepRec[]): SettleFigures | undefined {
-  const settle = steps.filter((s) => SETTLE.test(s.name));
+  const settle = steps.filter(isStepOf([STEP_IDS.settle]));
   if (!settle.length) return undefined;
   let windowMs = 0;
   let window: SettleFigures['window'] = 'confirmation window';
@@ -111,15 +115,20 @@ export function runFigures(doc: unknown, label: string, wallMs?: number): RunFig
     .filter((s): s is Obj => !!s)
     .map((s) => {
       const values = obj(s['values']) as Record<string, string> | undefined;
-      return { name: String(s['name'] ?? ''), durationMs: Number(s['durationMs'] ?? 0), ...(values ? { values } : {}) };
+      const id = typeof s['id'] === 'string' ? { id: s['id'] } : {};
+      return {
+        name: String(s['name'] ?? ''),
+        ...id,
+        durationMs: Number(s['durationMs'] ?? 0),
+        ...(values ? { values } : {}),
+      };
     });
   const props = (obj(run['properties']) ?? {}) as Record<string, string>;
   const wall = wallMs ?? Number(root?.['durationMs'] ?? run['durationMs'] ?? 0);
-  const sum = (re: RegExp) => steps.filter((s) => re.test(s.name)).reduce((n, s) => n + s.durationMs, 0);
-  const rebootMs = sum(REBOOT);
-  const jobStartMs = sum(JOB_START);
+  const rebootMs = msOfSteps(steps, REBOOT, (s) => s.durationMs);
+  const jobStartMs = msOfSteps(steps, JOB_START, (s) => s.durationMs);
   const besides = steps
-    .filter((s) => !REBOOT.test(s.name) && !JOB_START.test(s.name))
+    .filter((s) => !isStepOf(REBOOT)(s) && !isStepOf(JOB_START)(s))
     .sort((a, b) => b.durationMs - a.durationMs);
   const outsideMs = wall - steps.reduce((n, s) => n + s.durationMs, 0);
   const notice = props['restore.noticed_after'];

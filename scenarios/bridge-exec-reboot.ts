@@ -9,6 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { AllocSnap, RebootEvidence, SettleRecord, TaskEventRec } from '../lib/model/evidence.js';
 import { firstOf, type RebootRecord } from '../lib/model/lab.js';
+import { STEP_IDS } from '../lib/model/run.js';
 import { factsFromEvidence } from '../lib/checks/facts.js';
 import { judgeAll } from '../lib/checks/define.js';
 import { CLIENT_REBOOTED } from '../lib/checks/client-rebooted.js';
@@ -143,20 +144,23 @@ export default defineScenario({
     ctx.fact('task.driver', own ? undefined : driver);
     ctx.fact('job.file', own);
     const lab = await ctx.step('bring up the server and client VMs', (d) => env.upLab(ctx, d), {
+      id: STEP_IDS.labUp,
       timeoutMs: 20 * 60_000,
     });
     const { nomadVersion } = await ctx.step(
       'install Nomad and start the agents',
       (d) => env.provisionNomad(ctx, lab, d),
-      { timeoutMs: 10 * 60_000 },
+      { id: STEP_IDS.install, timeoutMs: 10 * 60_000 },
     );
     ctx.fact('nomad.version', nomadVersion);
     // The client this scenario reboots: the first (the only one in a pair). Its node name is its slot name.
     const { name: clientName, machine: client } = firstOf(lab, 'client');
     recordOneTarget(ctx, lab, clientName);
     const server = firstOf(lab, 'server').machine;
-    const nomad = await ctx.step('connect to the Nomad API through the server VM', (d) =>
-      env.connectNomad(ctx, lab, d),
+    const nomad = await ctx.step(
+      'connect to the Nomad API through the server VM',
+      (d) => env.connectNomad(ctx, lab, d),
+      { id: STEP_IDS.connect },
     );
     if (driver === 'docker') {
       const built = await ctx.step(
@@ -171,6 +175,7 @@ export default defineScenario({
     // Note: the server's HTTP API may not answer yet right after the agents start (a real 1.9.7 run here got "socket
     // hang up" on the first request); the leader wait retries until it does.
     await ctx.step('wait for the Nomad server to elect a leader', (d) => waitForLeader(nomad, { deadline: d }), {
+      id: STEP_IDS.nomadReady,
       timeoutMs: 3 * 60_000,
     });
 
@@ -188,7 +193,7 @@ export default defineScenario({
         if (!info || bad.length) throw new ConfigError(bad.map((p) => ({ field: JOB_FIELD, value: jobFile, ...p })));
         return { hcl, job, info };
       },
-      { values: { 'job.file': own ?? `shipped (${driver})` } },
+      { id: STEP_IDS.jobParse, values: { 'job.file': own ?? `shipped (${driver})` } },
     );
     const { info } = parsed;
     ctx.fact('job.id', info.id);
@@ -207,7 +212,7 @@ export default defineScenario({
           await waitForNodeReady(nomad, { nodeId: n.ID, driver: other }, { deadline: d });
         return toNodeSnap(n);
       },
-      { timeoutMs: 5 * 60_000, values: { 'job.drivers': drivers.join(', ') } },
+      { id: STEP_IDS.nomadReady, timeoutMs: 5 * 60_000, values: { 'job.drivers': drivers.join(', ') } },
     );
     ctx.fact(`${clientName}.node_id`, node.id);
     // the agents are up and ready: a crash or a systemd restart of any of them from here on is the run's
@@ -229,7 +234,7 @@ export default defineScenario({
         await nomad.registerJob(toRegister, parsed.hcl, { signal: d.signal });
         return parsed.job.ID;
       },
-      { values: { 'job.id': info.id } },
+      { id: STEP_IDS.jobRegister, values: { 'job.id': info.id } },
     );
 
     const history: { events: Record<string, TaskEventRec[]> } = { events: {} };
@@ -242,7 +247,11 @@ export default defineScenario({
         await waitForReachable({ lab, allocs, nodes, kinds: info.probeKinds }, d);
         return allocs;
       },
-      { timeoutMs: placeTimeoutMs(info.expectedAllocs), values: { 'job.expected_allocs': info.expectedAllocs } },
+      {
+        id: STEP_IDS.jobRunning,
+        timeoutMs: placeTimeoutMs(info.expectedAllocs),
+        values: { 'job.expected_allocs': info.expectedAllocs },
+      },
     );
     await awaitDeploymentBeforeFault(ctx, nomad, jobId);
     // The allocs the fault disrupts are those on the client it reboots; in a lab of several clients the others are
@@ -261,7 +270,9 @@ export default defineScenario({
     const base = { nomad, lab, jobId, allocId: watched[0]!, nodeId: node.id, history };
     // Note: two reads of different things (the API and the CNI state; the task processes and mounts), side by side
     const [before, tasksBefore] = await Promise.all([
-      ctx.step('observe before the reboot', (d) => observe({ ...base, label: 'before' }, d)),
+      ctx.step('observe before the reboot', (d) => observe({ ...base, label: 'before' }, d), {
+        id: STEP_IDS.observeBefore,
+      }),
       observeTasksBefore(ctx, lab, config),
     ]);
     ctx.artifact('alloc-before.json', JSON.stringify(before.alloc, null, 2));
@@ -290,7 +301,7 @@ export default defineScenario({
       const r = await ctx.step(
         `${faultStepName(config.reboot.kind)}${of}`,
         (d) => lab.reboot(clientName, config.reboot.kind, { deadline: d, fault: faultParams(config) }),
-        { timeoutMs: rebootStepMs(config) },
+        { id: STEP_IDS.fault, timeoutMs: rebootStepMs(config) },
       );
       reboots.push(r);
       recordFault(ctx, r, count > 1 ? `.${i}` : ''); // the fault's moments on the timeline, its facts
@@ -304,7 +315,7 @@ export default defineScenario({
       await ctx.step(
         `wait for the client node to register again and be ready${of}`,
         (d) => waitForNodeReady(nomad, { nodeId: node.id, driver: drivers[0]!, ...again }, { deadline: d }),
-        { timeoutMs: 5 * 60_000 },
+        { id: STEP_IDS.nodeBack, timeoutMs: 5 * 60_000 },
       );
       // agent-kill and a short partition leave the tasks running (no restart expected); a partition past
       // heartbeat_grace ends in a replacement, which the settle rule waits for like any lost alloc's.
@@ -341,6 +352,7 @@ export default defineScenario({
             d,
           ),
         {
+          id: STEP_IDS.settle,
           timeoutMs: Math.max(windowMs, remaining(ctx.deadline) - SETTLE_RESERVE_MS),
           values: {
             'reboot.settle_quiet_s': config.reboot.settleQuietS,
@@ -387,7 +399,7 @@ export default defineScenario({
             ctx.fact(count > 1 ? `ports.after.${i}` : 'ports.after', `not answering: ${e.message.split('\n')[0]}`),
           );
         },
-        { timeoutMs: 3 * 60_000 },
+        { id: STEP_IDS.portsBack, timeoutMs: 3 * 60_000 },
       );
     }
     const reboot = reboots.at(-1)!;
@@ -415,21 +427,25 @@ export default defineScenario({
       }
     }
 
-    const after = await ctx.step('observe after the reboot and probe every mapped port', async (d) => {
-      const obs = await observe({ ...base, label: 'after' }, d, { clientLog: true });
-      return {
-        ...obs,
-        http: await probeAllocs(
-          {
-            lab,
-            allocs: obs.jobAllocs,
-            nodes: await allocNodes(nomad, obs.jobAllocs, obs.node ? [obs.node] : [], d),
-            kinds: info.probeKinds,
-          },
-          d,
-        ),
-      };
-    });
+    const after = await ctx.step(
+      'observe after the reboot and probe every mapped port',
+      async (d) => {
+        const obs = await observe({ ...base, label: 'after' }, d, { clientLog: true });
+        return {
+          ...obs,
+          http: await probeAllocs(
+            {
+              lab,
+              allocs: obs.jobAllocs,
+              nodes: await allocNodes(nomad, obs.jobAllocs, obs.node ? [obs.node] : [], d),
+              kinds: info.probeKinds,
+            },
+            d,
+          ),
+        };
+      },
+      { id: STEP_IDS.observeAfter },
+    );
     ctx.artifact('alloc-after.json', JSON.stringify(after.alloc, null, 2));
     ctx.artifact('job-allocs-after.json', JSON.stringify(after.jobAllocs, null, 2));
     ctx.artifact('task-events.json', JSON.stringify(history.events, null, 2));

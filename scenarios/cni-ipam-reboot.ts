@@ -18,6 +18,7 @@ import type { CniStateMode } from '../lib/model/kinds.js';
 import { readCniState } from '../lib/cluster/evidence.js';
 import { readBootInfo } from '../lib/lab/observe.js';
 import { firstOf } from '../lib/model/lab.js';
+import { STEP_IDS } from '../lib/model/run.js';
 import type { Deadline } from '../lib/time/deadlines.js';
 import { faultParams, faultProblems, rebootStepMs, recordFault, recordOneTarget } from '../lib/scenario/fault-step.js';
 
@@ -48,6 +49,7 @@ export default defineScenario({
   checks: CHECKS,
   async run(ctx, env) {
     const lab = await ctx.step('bring up the client VM', (d) => env.upLab(ctx, d, { roles: ['client'] }), {
+      id: STEP_IDS.labUp,
       timeoutMs: 20 * 60_000,
     });
     // the first client (the only one in a pair); the others stay as they are, untouched
@@ -100,7 +102,7 @@ export default defineScenario({
     const reboot = await ctx.step(
       `reboot the client (${env.config.reboot.kind})`,
       (d) => lab.reboot(clientName, env.config.reboot.kind, { deadline: d, fault: faultParams(env.config) }),
-      { timeoutMs: rebootStepMs(env.config) },
+      { id: STEP_IDS.fault, timeoutMs: rebootStepMs(env.config) },
     );
     recordFault(ctx, reboot);
     ctx.fact(`${clientName}.boot_id.before`, reboot.bootIdBefore);

@@ -27,6 +27,7 @@ import { renderCniListing } from '../lib/cluster/parse-cni-listing.js';
 import { HarnessError } from '../lib/errors.js';
 import { readAgentLog, readHostNetns } from '../lib/lab/observe.js';
 import { firstOf, type Lab } from '../lib/model/lab.js';
+import { STEP_IDS, type StepId } from '../lib/model/run.js';
 import type { ApiAllocListStub } from '../lib/nomad/api-types.js';
 import type { Nomad } from '../lib/nomad/client.js';
 import { toAllocSnap, toNodeSnap } from '../lib/nomad/parse.js';
@@ -216,18 +217,21 @@ export default defineScenario({
 
     const faults: FaultRun[] = [];
     const lab: Lab = await ctx.step('bring up the server and client VMs', (d) => env.upLab(ctx, d), {
+      id: STEP_IDS.labUp,
       timeoutMs: 20 * 60_000,
     });
     const { nomadVersion } = await ctx.step(
       'install Nomad (build A) and start the agents',
       (d) => env.provisionNomad(ctx, lab, d),
-      { timeoutMs: 10 * 60_000 },
+      { id: STEP_IDS.install, timeoutMs: 10 * 60_000 },
     );
     ctx.fact('nomad.version.before', nomadVersion);
     // The client this scenario upgrades and reboots: the first (the only one in a pair); its node name is its slot name.
     const { name: clientName, machine: client } = firstOf(lab, 'client');
-    const nomad = await ctx.step('connect to the Nomad API through the server VM', (d) =>
-      env.connectNomad(ctx, lab, d),
+    const nomad = await ctx.step(
+      'connect to the Nomad API through the server VM',
+      (d) => env.connectNomad(ctx, lab, d),
+      { id: STEP_IDS.connect },
     );
     const node = await ctx.step(
       'wait for a leader and the client node ready with exec healthy',
@@ -235,7 +239,7 @@ export default defineScenario({
         await waitForLeader(nomad, { deadline: d });
         return toNodeSnap(await waitForBridgeClient(ctx, nomad, client, { nodeName: clientName, driver: 'exec' }, d));
       },
-      { timeoutMs: 5 * 60_000 },
+      { id: STEP_IDS.nomadReady, timeoutMs: 5 * 60_000 },
     );
     // the agents are up and ready: a crash or a systemd restart of any of them from here on is the run's
     const agentsReadyMs = Date.now();
@@ -270,13 +274,14 @@ export default defineScenario({
       what: string,
       act: (d: Deadline) => Promise<T>,
       timeoutMs = 10 * 60_000,
+      id?: StepId,
     ): Promise<{ value: T; since: NodeSince }> => {
       const since = await nodeSince();
-      const value = await ctx.step(what, act, { timeoutMs });
+      const value = await ctx.step(what, act, { timeoutMs, ...(id ? { id } : {}) });
       await ctx.step(
         'wait for the client node to register again and be ready',
         (d) => waitForNodeBack(nomad, node.id, since, d),
-        { timeoutMs: 5 * 60_000 },
+        { id: STEP_IDS.nodeBack, timeoutMs: 5 * 60_000 },
       );
       return { value, since };
     };
@@ -302,12 +307,15 @@ export default defineScenario({
         .filter((a) => a.jobId === jobId)
         .map((a) => a.id);
       const base = { nomad, lab, jobId, allocId: watched[0]!, nodeId: node.id, history };
-      const obsBefore = await ctx.step('observe before the reboot', (d) => observe({ ...base, label: 'before' }, d));
+      const obsBefore = await ctx.step('observe before the reboot', (d) => observe({ ...base, label: 'before' }, d), {
+        id: STEP_IDS.observeBefore,
+      });
       recordOneTarget(ctx, lab, clientName);
       const { value: reboot, since } = await restartOf(
         `reboot the client (${env.config.reboot.kind})`,
         (d) => lab.reboot(clientName, env.config.reboot.kind, { deadline: d, fault: faultParams(env.config) }),
         rebootStepMs(env.config),
+        STEP_IDS.fault,
       );
       faults.push({ machine: clientName, role: 'client', record: reboot, hadAllocs: true });
       const quietMs = env.config.reboot.settleQuietS * 1000;
@@ -317,6 +325,7 @@ export default defineScenario({
         'wait until the job has settled after the reboot (Nomad with nothing pending for it)',
         (d) => waitForJobSettled({ nomad, jobId, watched, since: disruption, history, quietMs, confirmMs }, d),
         {
+          id: STEP_IDS.settle,
           timeoutMs: placeTimeoutMs(COUNT_BEFORE) + quietMs,
           values: {
             'reboot.settle_quiet_s': env.config.reboot.settleQuietS,
@@ -333,12 +342,19 @@ export default defineScenario({
           waitForReachable({ lab, allocs: running, nodes: obsBefore.node ? [obsBefore.node] : [], kinds }, d).catch(
             (e: Error) => ctx.fact('ports.after', `not answering: ${e.message.split('\n')[0]}`),
           ),
-        { timeoutMs: 3 * 60_000 },
+        { id: STEP_IDS.portsBack, timeoutMs: 3 * 60_000 },
       );
-      const obsAfter = await ctx.step('observe after the reboot and probe every mapped port', async (d) => {
-        const o = await observe({ ...base, label: 'after' }, d, { clientLog: true });
-        return { ...o, http: await probeAllocs({ lab, allocs: o.jobAllocs, nodes: o.node ? [o.node] : [], kinds }, d) };
-      });
+      const obsAfter = await ctx.step(
+        'observe after the reboot and probe every mapped port',
+        async (d) => {
+          const o = await observe({ ...base, label: 'after' }, d, { clientLog: true });
+          return {
+            ...o,
+            http: await probeAllocs({ lab, allocs: o.jobAllocs, nodes: o.node ? [o.node] : [], kinds }, d),
+          };
+        },
+        { id: STEP_IDS.observeAfter },
+      );
       ctx.artifact('job-allocs-after-reboot.json', JSON.stringify(obsAfter.jobAllocs, null, 2));
       recordAgentWarnings(ctx, obsAfter.clientLog, reboot.requestedAt, clientName);
       const evidence: RebootEvidence = {

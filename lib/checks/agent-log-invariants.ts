@@ -11,7 +11,9 @@ import { judgement } from './result.js';
 export const AGENT_LOG_INVARIANTS = defineCheck<WithSentinels>({
   id: 'agent-log-invariants',
   title: 'Agent log invariants',
-  passesWhen: `after the fault no agent (servers included) logs a line the invariants forbid (${SHIPPED_INVARIANTS.map((r) => `\`${r.all.join('` with `')}\`${r.unlessHostRebooted ? ' where the host stayed up' : ''}`).join(', ')}, and \`agent_log.never\`) unless \`agent_log.allowed\` excuses it; each hit quoted with machine, boot and time`,
+  passesWhen:
+    'after the fault no agent (servers included) logs a line the shipped invariants or `agent_log.never` forbid, unless `agent_log.allowed` excuses it',
+  details: `after the fault no agent (servers included) logs a line the invariants forbid (${SHIPPED_INVARIANTS.map((r) => `\`${r.all.join('` with `')}\`${r.unlessHostRebooted ? ' where the host stayed up' : ''}`).join(', ')}, and \`agent_log.never\`) unless \`agent_log.allowed\` excuses it; each hit quoted with machine, boot and time`,
   judge: needing((e: WithSentinels) => e.sentinels, 'the agents\u2019 journals were not read')(judgeInvariants),
 });
 

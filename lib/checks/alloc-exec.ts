@@ -11,6 +11,8 @@ export const ALLOC_EXEC = defineCheck<RebootEvidence>({
   id: 'alloc-exec',
   title: 'Exec into restored tasks',
   passesWhen:
+    'after the reboot or agent restart `nomad alloc exec` of `exit 0` exits 0 for every running task of every restored alloc',
+  details:
     "after the reboot (or agent restart) `nomad alloc exec -task <t> <alloc> /bin/sh -c 'exit 0'` (Nomad's exec stream, run on the server VM with a deadline) exits 0 for every running task of every restored alloc. Real 1.9.7 after an agent restart: \"failed to exec into task: plugin is shut down\", and the task's executor died (GH-27825, fixed in 2.0.0). Skipped for a partition",
   judge: checkAllocExec,
 });

@@ -13,6 +13,8 @@ export const ALLOC_RESTORED = defineCheck<RebootEvidence>({
   id: 'alloc-restored',
   title: 'Alloc restored',
   passesWhen:
+    'every alloc healthy before the reboot is `running` again under the same ID on the same node, not replaced',
+  details:
     'every alloc healthy before the reboot is `running` again under the same ID on the same node, not replaced. Per alloc: restored, replaced (and why), failed (the failing event) or unknown (the wait ran out while it was still changing)',
   judge: judgeRestored,
   explains: [{ checks: [TASK_RESTARTED], when: onlyReplacedFail }],

@@ -11,6 +11,8 @@ export const ALLOCS_FOLLOWED = defineCheck<ClusterEvidence>({
   id: 'allocs-followed',
   title: 'Allocs followed across nodes',
   passesWhen:
+    "every alloc of a service job healthy before the fault holds a running place after it, a drained node's allocs were migrated, not lost, and the job runs its full count",
+  details:
     'every alloc of a service job healthy before the fault holds a running place after it (restored in place, migrated by the drain, or replaced on another node, each named with its node before and after), every alloc of a drained node was migrated rather than lost, and the job runs as many allocs as it asks for',
   judge: needing(
     (e: ClusterEvidence) => viewOfTypes(e, ['service']),

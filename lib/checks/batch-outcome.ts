@@ -11,6 +11,8 @@ export const BATCH_OUTCOME = defineCheck<ClusterEvidence>({
   id: 'batch-outcome',
   title: 'Batch allocs carried through',
   passesWhen:
+    'every batch alloc running or complete before the fault ends running or complete, rescheduled only as its policy and a drain allow, never run again once complete',
+  details:
     'every batch alloc running or complete before the fault ends running or complete: restored in place, or rescheduled only where its reschedule policy allows; one that had completed is not run again; a drained one failed-and-rescheduled (Nomad 1.10.3-1.10.5), completed in place or stopped at the drain deadline with no replacement (1.11.0+), or migrated, said which; a task whose executor was killed does not end complete with exit code 0',
   judge: needing((e: ClusterEvidence) => {
     const b = batchOutcomes(e);

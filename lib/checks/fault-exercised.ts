@@ -11,6 +11,8 @@ export const FAULT_EXERCISED = defineCheck<WithSentinels>({
   id: 'fault-exercised',
   title: 'Fault exercised',
   passesWhen:
+    "each fault was seen to take effect as its kind requires (boot id, its moments, the agent's restart, the node down, a restore attempt); else the run is vacuous",
+  details:
     "each fault was seen to take effect: the boot id changed after a reboot (and stayed after a fault that leaves the host up), the fault's own moments recorded, the agent restarted after an agent-kill, the node down after a fault longer than heartbeat_grace, a restore attempt in the client's log after a reboot of a client with allocs; else the run is vacuous",
   judge: needing((e: WithSentinels) => e.sentinels, 'the faults were not recorded')(judgeFaultExercised),
 });

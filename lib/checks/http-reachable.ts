@@ -11,6 +11,8 @@ export const HTTP_REACHABLE = defineCheck<RebootEvidence>({
   id: 'http-reachable',
   title: 'HTTP reachable',
   passesWhen:
+    'every mapped port of every alloc (or of its replacement) answers on its bridge address from the client and on its mapped host port from the server',
+  details:
     'every mapped port of every alloc (a replaced alloc: its replacement) answers on its bridge address (probed from the client) and on its mapped host port (probed from the server): HTTP, or a TCP connect (see "Probes per mapped port"). A failed alloc is not probed and fails here',
   judge: judgeReachable,
   underFault: (r, e, f) =>

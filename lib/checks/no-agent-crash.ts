@@ -11,7 +11,9 @@ import { judgement } from './result.js';
 export const NO_AGENT_CRASH = defineCheck<WithSentinels>({
   id: 'no-agent-crash',
   title: 'No agent crashed',
-  passesWhen: `no ${CRASH_PATTERNS.map((p) => `\`${p}\``).join(', ')} in any agent's journal over the run (every boot, servers included), no systemd restart beyond the ones the fault causes, every agent running at the end`,
+  passesWhen:
+    "no crash (panic, fatal error, SIGSEGV) in any agent's journal over the run, no systemd restart beyond the fault's own, and every agent running at the end",
+  details: `no ${CRASH_PATTERNS.map((p) => `\`${p}\``).join(', ')} in any agent's journal over the run (every boot, servers included), no systemd restart beyond the ones the fault causes, every agent running at the end`,
   judge: needing((e: WithSentinels) => e.sentinels, 'the agents\u2019 journals were not read')(judgeNoAgentCrash),
 });
 

@@ -14,6 +14,8 @@ export const NO_LEAKS = defineCheck<RebootEvidence>({
   id: 'no-leaks',
   title: 'No leaked network state',
   passesWhen:
+    'after the last reboot every host-local reservation, alloc-named namespace and CNI nat rule on the client belongs to a live alloc, and bridge `nomad` has no extra veths',
+  details:
     "after the (last) reboot every host-local reservation (either state dir) and every network namespace named like an alloc belongs to a live alloc on the node, bridge `nomad` has no more veths than live allocs, and every CNI chain and rule of the nat table (`iptables-save -t nat`: the CNI comment names the alloc) belongs to a live alloc (skipped when the client's state was not read). Real 1.9.5 and 1.9.7 leave nothing; real 1.9.3 still holds the failed allocs' stale reservations or namespaces (teardown timing varies), which counts as a consequence of `no-duplicate-ip` when only those allocs' leftovers remain",
   judge: needing(
     findLeaks,

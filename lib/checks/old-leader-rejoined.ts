@@ -9,6 +9,8 @@ export const OLD_LEADER_REJOINED = defineCheck<ClusterEvidence>({
   id: 'old-leader-rejoined',
   title: 'Old leader rejoined',
   passesWhen:
+    'the server that led before the fault is alive in the Serf members and a Raft voter again within 2 minutes of its return; skipped when no leader was hit',
+  details:
     "the server that led before the fault is alive in the Serf members and a Raft voter again within 2 minutes of its return (Nomad's autopilot adds a returning server as a non-voter and promotes it once it has been stable for server_stabilization_time, 10 s by default: the harness reads it until then); skipped when no leader was hit",
   judge: whenLeaderHit(judgeRejoined),
 });

@@ -16,7 +16,9 @@ import { judgement } from './result.js';
 export const SERVERS_AGREE = defineCheck<WithSentinels>({
   id: 'servers-agree',
   title: 'Servers agree',
-  passesWhen: `read from each server (stale) right after every fault on a server and at the end: the same Raft voters and term, the same applied index within the read's bound, the same ${SERVER_STATE_KINDS.join(', ')} at that index, and a ready keyring on every server`,
+  passesWhen:
+    "every server, read right after each fault on a server and at the end, has the same Raft voters and term, applied index (within the read's bound) and state, and a ready keyring",
+  details: `read from each server (stale) right after every fault on a server and at the end: the same Raft voters and term, the same applied index within the read's bound, the same ${SERVER_STATE_KINDS.join(', ')} at that index, and a ready keyring on every server`,
   judge: needing(
     (e: WithSentinels) =>
       e.sentinels?.servers ? [...(e.sentinels.serversAfterFaults ?? []), e.sentinels.servers] : undefined,

@@ -11,6 +11,8 @@ export const SERVICE_CONTINUITY = defineCheck<ClusterEvidence>({
   id: 'service-continuity',
   title: 'Service continuity',
   passesWhen:
+    'every port the job maps answered through some live client at every tick of the probe series over the fault window, or stopped answering for less than `reboot.max_gap` at a time',
+  details:
     "every port the job maps answered through some live client at every tick of the probe series over the fault window (probes overlap: one sent at a tick counts for it however late it answers), or stopped answering for less than `reboot.max_gap` at a time (default: no gap at all). A run of ticks without an answer is a gap when a probe in it was refused, reset or unreachable, got an HTTP error, or found no alloc on a live client; a run where the probes only got no answer within their deadline is reported as a silence and counts as a gap only once it lasts twice that deadline. Skipped, with the gaps measured, when the lab's only client is hit",
   judge: needing(
     (e: ClusterEvidence) => e.series,
@@ -18,7 +20,7 @@ export const SERVICE_CONTINUITY = defineCheck<ClusterEvidence>({
   )(judgeContinuity),
 });
 
-/** Every port's gaps and silences over the series, held to `reboot.max_gap` (see passesWhen). */
+/** Every port's gaps and silences over the series, held to `reboot.max_gap` (see the check's details). */
 function judgeContinuity(s: ProbeSeries, e: ClusterEvidence): Judgement {
   const all = serviceContinuity(s);
   const window = `${iso(s.startMs)} to ${iso(s.endMs)} (${seconds(s.endMs - s.startMs)}, every ${seconds(s.intervalMs)})`;

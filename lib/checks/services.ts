@@ -14,6 +14,8 @@ export const SERVICES = resultCheck<RebootEvidence>(
     id: 'services',
     title: 'Nomad services registered again',
     passesWhen:
+      'after the fault every Nomad-native service of the job is registered for the alloc holding each slot, and every one of its checks reports `success`',
+    details:
       'after the fault every Nomad-native service (provider = "nomad") of the job is registered for the alloc holding each slot (restored, or its replacement) and every one of its checks reports `success` (`/v1/service/<name>`, `/v1/client/allocation/<id>/checks`), waited for with a deadline. Skipped, saying so, for a job without such a service. Also judged for a partition (GH-26424: registrations deleted after missed heartbeats, fixed in 1.10.4)',
   },
   checkServices,

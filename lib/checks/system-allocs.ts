@@ -10,7 +10,8 @@ import { hasJobOfTypes, perNodeJobs, SYSTEM_BACK_WITHIN_MS, unplacedNodes, type 
 export const SYSTEM_ALLOCS = defineCheck<ClusterEvidence>({
   id: 'system-allocs',
   title: 'System allocs on every node',
-  passesWhen: `every client node that held an alloc of a system job before the fault (where Nomad placed it while the lab was healthy: a constraint may keep it off other clients, which are named, not judged) runs one after it (the same alloc where the node was not drained: restored in place, or a new one once the servers had lost the node; where it was drained, rebooted and made eligible again, one started within ${SYSTEM_BACK_WITHIN_MS / 1000}s of that) and ran each sysbatch job once`,
+  passesWhen: `every client that held a system job's alloc before the fault runs one after it (the same one, a replacement, or a new one within ${SYSTEM_BACK_WITHIN_MS / 1000}s after a drain), and each sysbatch job ran once`,
+  details: `every client node that held an alloc of a system job before the fault (where Nomad placed it while the lab was healthy: a constraint may keep it off other clients, which are named, not judged) runs one after it (the same alloc where the node was not drained: restored in place, or a new one once the servers had lost the node; where it was drained, rebooted and made eligible again, one started within ${SYSTEM_BACK_WITHIN_MS / 1000}s of that) and ran each sysbatch job once`,
   judge: needing(
     (e: ClusterEvidence) => (hasJobOfTypes(e, ['system', 'sysbatch']) ? perNodeJobs(e) : undefined),
     'the run has no system or sysbatch job',

@@ -11,6 +11,8 @@ export const TARGETS_HIT = defineCheck<ClusterEvidence>({
   id: 'targets-hit',
   title: 'Every target hit',
   passesWhen:
+    'each machine the target names had its fault, in the planned order and no other machine, and after a fault that reboots the host came back with a new boot id',
+  details:
     'each machine the target names (a machine, the leader as resolved when its turn started, every client or server) had its fault, in the planned order and no machine besides, and for kinds that reboot the host came back with a new boot id',
   judge: judgeTargetsHit,
 });

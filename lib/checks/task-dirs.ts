@@ -11,6 +11,8 @@ export const TASK_DIRS = defineCheck<RebootEvidence>({
   id: 'task-dirs',
   title: 'Task directories on tmpfs',
   passesWhen:
+    'after the reboot or agent restart every task of every restored alloc has `secrets/` and `private/` each on a tmpfs of its own, as before it',
+  details:
     "after the reboot (or agent restart) every task of every restored alloc has `secrets/` and `private/` each on a tmpfs of its own (`findmnt` on the client), as before it. Real 1.9.7 after a simulated reboot: both on the root ext4 with the template's file in it (GH-28345, fixed in 2.0.5). Skipped for a partition",
   judge: checkTaskDirs,
 });

@@ -11,6 +11,8 @@ export const TASK_ENV = defineCheck<RebootEvidence>({
   id: 'task-env',
   title: 'Network environment of a restarted task',
   passesWhen:
+    "a task restarted through the API after the reboot or agent restart has every `NOMAD_ALLOC_{IP,ADDR,PORT}_<label>` of its alloc's address and ports, and its /etc/hosts and resolv.conf as before",
+  details:
     "after the reboot (or agent restart) the harness restarts one task per restored alloc through the API; its new processes have `NOMAD_ALLOC_IP_<label>`, `NOMAD_ALLOC_ADDR_<label>` and `NOMAD_ALLOC_PORT_<label>` for every port of the group, matching the alloc's address (the API's, or the API's before the fault when the client no longer reports one) and ports, and an `/etc/hosts` (Nomad's, naming the address, where it was Nomad's before) and `/etc/resolv.conf`. Real 1.9.7 and 1.10.5 after an agent restart: only the PORT variables (GH-26699, fixed in 1.10.6 and 1.11.0; 1.10.5 also reports no address for the alloc). Skipped for a partition or with `reboot.restart_task: false`",
   judge: checkTaskEnv,
 });

@@ -9,6 +9,8 @@ export const TASK_NETNS = defineCheck<RebootEvidence>({
   id: 'task-netns',
   title: "Tasks in the alloc's network namespace",
   passesWhen:
+    "after the reboot or agent restart every process of every restored alloc's tasks is in the alloc's network namespace, which holds the alloc's address",
+  details:
     "after the reboot (or agent restart) every process of every task of every restored alloc (found by `NOMAD_ALLOC_ID` in `/proc/<pid>/environ`, any driver) is in the namespace `/var/run/netns/<alloc ID>` names (docker: the one holding the alloc's address), and the alloc's API address is configured in it. Skipped for a partition, and per alloc for a group in host network mode (no namespace of its own)",
   judge: checkTaskNetns,
 });

@@ -20,6 +20,8 @@ export const TASK_RESTARTED = defineCheck<RebootEvidence>({
   id: 'task-restarted',
   title: 'Task restarted',
   passesWhen:
+    'every task of every alloc started again after the reboot (a `Started` event or a newer `StartedAt`) and is running',
+  details:
     'every task of every alloc has a `Started` event (or a newer `StartedAt`) after the reboot and is running; restarts per task before -> after. Failing only for replaced allocs, it is a consequence of `alloc-restored`',
   judge: judgeRestarted,
   // a fault that restarts the tasks in place (executor-kill, docker-restart) is judged like a reboot: started again

@@ -13,6 +13,8 @@ export const UNIQUE_IPS_AFTER_UPGRADE = defineCheck<UpgradeEvidence>({
   formerly: ['unique-ips'],
   title: 'Unique alloc IPs after the upgrade',
   passesWhen:
+    'after the upgrade and the scale-up no two live allocs share an address in the API, and no two network namespaces on the client host hold the same address',
+  details:
     'after the upgrade and the scale-up no two live allocs share an address **in the API**, and no two network namespaces **on the client host** hold the same address (the host view lists every namespace, named or only held by a process, with its addresses: `client-netns-after.json`)',
   judge: judgeUniqueAfterUpgrade,
 });

@@ -9,7 +9,8 @@ import type { AllocDetail, Judgement } from '../model/check.js';
 export const UNIQUE_IPS = defineCheck<RebootEvidence>({
   id: 'unique-ips',
   title: 'Unique alloc IPs',
-  passesWhen:
+  passesWhen: 'no two **live** allocs on the node (running, desired `run`) share an address',
+  details:
     'no two **live** allocs on the node (running, desired `run`) share an address. A failed or pending alloc still reports the address it had and is not counted (skipped when no live alloc reported one)',
   judge: judgeUnique,
 });

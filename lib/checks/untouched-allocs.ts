@@ -12,6 +12,8 @@ export const UNTOUCHED_ALLOCS = defineCheck<ClusterEvidence>({
   id: 'untouched-allocs',
   title: 'Untouched clients undisturbed',
   passesWhen:
+    'every service or system alloc on a client the fault did not hit still runs there as the same alloc, with no task started, restarted or stopped since the first fault',
+  details:
     'every alloc of a service or system job that ran on a client the fault did not hit still runs there, as the same alloc, with no task started, restarted or stopped since the first fault (batch allocs run to their end: batch-outcome judges them)',
   judge: needing(
     untouchedAllocs,

@@ -18,7 +18,9 @@ import { machineOf } from './across-nodes.js';
 export const VOLUME_DATA = defineCheck<ClusterEvidence>({
   id: 'volume-data',
   title: 'Volume and disk data kept',
-  passesWhen: `every alloc of a group with ephemeral_disk { sticky or migrate } finds the marker its place wrote before the fault (${DISK_MARKER}) where Nomad promises it: the same alloc restored, a replacement on the same node (sticky), a replacement on another node (migrate); every alloc of a group mounting a host volume (the lab's static "${LAB_HOST_VOLUME.name}", or a dynamic one the harness created on every client with the mkdir plugin, Nomad 1.10+) finds its marker there when its place runs on the same node again. A replacement where nothing is promised (a sticky-only disk or a host volume on another node) is reported, not judged`,
+  passesWhen:
+    'every alloc of a group with a sticky or migrating ephemeral disk, or mounting a host volume (static or dynamic), finds the marker its place wrote before the fault wherever Nomad promises it',
+  details: `every alloc of a group with ephemeral_disk { sticky or migrate } finds the marker its place wrote before the fault (${DISK_MARKER}) where Nomad promises it: the same alloc restored, a replacement on the same node (sticky), a replacement on another node (migrate); every alloc of a group mounting a host volume (the lab's static "${LAB_HOST_VOLUME.name}", or a dynamic one the harness created on every client with the mkdir plugin, Nomad 1.10+) finds its marker there when its place runs on the same node again. A replacement where nothing is promised (a sticky-only disk or a host volume on another node) is reported, not judged`,
   judge: needing(
     keptAllocs,
     'the run has no group with a kept ephemeral disk (sticky, migrate) or a host volume',
@@ -118,7 +120,9 @@ function judgeVolumeData(allocs: Kept[], e: ClusterEvidence): Judgement {
 export const VOLUME_STATE = defineCheck<ClusterEvidence>({
   id: 'volume-state',
   title: 'Host volume ready, claims match',
-  passesWhen: `after the fault, the host volume (the lab's "${LAB_HOST_VOLUME.name}" or a dynamic one the harness created) is ready on the node of every live alloc of a group mounting it and on every node that ran one before (a static volume: the node declares it in its HostVolumes and is ready; a dynamic one: its State is ready) and, where Nomad holds claims on it (a dynamic volume), they are exactly the live allocs mounting it on that node`,
+  passesWhen:
+    'after the fault every host volume (static or dynamic) is ready on every node that runs or ran an alloc mounting it, and a dynamic one lists exactly its live allocs',
+  details: `after the fault, the host volume (the lab's "${LAB_HOST_VOLUME.name}" or a dynamic one the harness created) is ready on the node of every live alloc of a group mounting it and on every node that ran one before (a static volume: the node declares it in its HostVolumes and is ready; a dynamic one: its State is ready) and, where Nomad holds claims on it (a dynamic volume), they are exactly the live allocs mounting it on that node`,
   judge: needing(
     (e: ClusterEvidence) => (e.volumeStates && e.jobs?.some((j) => j.hostVolumes?.length) ? e.volumeStates : undefined),
     'the run has no group mounting a host volume (or its state was not read)',

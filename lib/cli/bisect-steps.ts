@@ -109,7 +109,9 @@ export function realSteps(c: StepContext): StepRunner {
         exitCode: code,
         ...(record ? { runId: record.runId } : {}),
         ...(rel ? { reportDir: rel } : {}),
-        ...(record ? { phases: record.steps.map((s) => ({ name: s.name, ms: s.durationMs })) } : {}),
+        ...(record
+          ? { phases: record.steps.map((s) => ({ name: s.name, ...(s.id ? { id: s.id } : {}), ms: s.durationMs })) }
+          : {}),
       };
       if (!record) {
         const tail = console.join('').trim().split('\n').slice(-3).join(' | ');

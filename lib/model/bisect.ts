@@ -21,8 +21,8 @@ export interface BisectTry {
   /** the run's exit code */
   exitCode?: number;
   ms: number;
-  /** the run's phases (bring-up or revert, install, the scenario's steps), by step name, in ms */
-  phases?: { name: string; ms: number }[];
+  /** the run's phases (bring-up or revert, install, the scenario's steps), by step name and id (STEP_IDS), in ms */
+  phases?: { name: string; id?: string; ms: number }[];
 }
 
 /** A commit's build as a step used it. */

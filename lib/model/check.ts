@@ -8,8 +8,13 @@ export interface CheckInfo {
   id: string;
   /** the human name; the JUnit case is "<title> (<id>)" whether the run was real or skipped */
   title: string;
-  /** one line: when the check passes (list, --help, README tables) */
+  /**
+   * one sentence (a shipped check's at most 200 characters: test/unit/check-registry.test.ts): what passing means, as `list`, `--expect` help, reports and the
+   * docs table show it
+   */
   passesWhen: string;
+  /** the long explanation behind `passesWhen` (how it is measured, real Nomad versions seen, when it is skipped); docs/checks.md only */
+  details?: string;
   /** ids this check was known by before; `--expect` still takes them, with a warning naming `id` */
   formerly?: readonly string[];
 }

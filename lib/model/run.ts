@@ -4,8 +4,45 @@ import type { RunKnownIssues } from './known-issue.js';
 
 type StepStatus = 'passed' | 'failed' | 'error' | 'skipped';
 
+/**
+ * The stable ids of the steps reports and bench/ look for: a step's name may change its words or carry a wave, a
+ * target or a job's name, its id does not. Every repetition of a step (per wave, per target, per job) has the same id,
+ * so a reader sums them. A step no reader looks for needs none.
+ */
+export const STEP_IDS = {
+  /** bring up the machines (a warm lab: revert its snapshot) */
+  labUp: 'lab-up',
+  /** install Nomad and start the agents */
+  install: 'install',
+  /** connect to the Nomad API */
+  connect: 'connect',
+  /** wait for a leader and the client node(s) ready */
+  nomadReady: 'nomad-ready',
+  jobParse: 'job-parse',
+  jobRegister: 'job-register',
+  /** wait until every alloc of the job runs (and its ports answer), before the fault or after a wave */
+  jobRunning: 'job-running',
+  /** wait for Nomad to finish the job's deployment */
+  jobDeployment: 'job-deployment',
+  observeBefore: 'observe-before',
+  /** the fault itself (reboot, agent-kill, partition, ...) until the host answers again */
+  fault: 'fault',
+  /** wait for the client node to register again */
+  nodeBack: 'node-back',
+  /** wait until the job has settled on Nomad's state */
+  settle: 'settle',
+  /** wait for every mapped port to answer after the fault */
+  portsBack: 'ports-back',
+  observeAfter: 'observe-after',
+  teardown: 'teardown',
+} as const;
+
+export type StepId = (typeof STEP_IDS)[keyof typeof STEP_IDS];
+
 export interface StepRecord {
   name: string;
+  /** stable across runs and wordings (STEP_IDS for the shipped steps, any plain id for a user scenario's); absent for steps no reader looks for */
+  id?: string;
   status: StepStatus;
   /** wall clock, Unix ms */
   startedAtMs: number;

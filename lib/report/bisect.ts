@@ -5,6 +5,8 @@ import type { BisectResult, BisectStep, BisectDirection } from '../model/bisect.
 import { serialize, type XmlElement } from './xml.js';
 import { esc } from './html-text.js';
 import { HTML_CSS } from './html-style.js';
+import { STEP_IDS } from '../model/run.js';
+import { msOfSteps } from './step-id.js';
 
 const BISECT_SCHEMA = 'nomad-reboot-harness/bisect@1';
 
@@ -54,13 +56,12 @@ export function bisectExitCode(r: BisectResult): number {
   }
 }
 
+/** The steps that make the lab ready: bring-up (a warm lab's revert is part of it) and install. */
+const LAB_STEPS = [STEP_IDS.labUp, STEP_IDS.install];
+
 /** The time a step took, split: build, the lab (bring-up or revert, install), the run, besides. */
 function stepTimes(s: BisectStep): { build: number; lab: number; run: number; total: number } {
-  const lab = s.tries.reduce(
-    (n, t) =>
-      n + (t.phases ?? []).filter((p) => /^(bring up|install|revert)/i.test(p.name)).reduce((a, p) => a + p.ms, 0),
-    0,
-  );
+  const lab = s.tries.reduce((n, t) => n + msOfSteps(t.phases ?? [], LAB_STEPS, (p) => p.ms), 0);
   const tries = s.tries.reduce((n, t) => n + t.ms, 0);
   return { build: s.build.ms, lab, run: tries - lab, total: s.build.ms + tries };
 }

@@ -160,6 +160,7 @@ function runDoc(r: RunRecord) {
     })),
     steps: r.steps.map((s) => ({
       name: s.name,
+      id: s.id ?? null,
       status: s.status,
       startedAt: iso(s.startedAtMs),
       durationMs: s.durationMs,

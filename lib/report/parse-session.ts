@@ -42,6 +42,8 @@ function verdictOf(v: Doc): Verdict {
 function stepOf(s: Doc): StepRecord {
   return some({
     name: str(s['name']),
+    // Note: records from before steps had ids have none (null from json.ts is none too).
+    id: typeof s['id'] === 'string' ? s['id'] : undefined,
     status: s['status'] as StepRecord['status'],
     startedAtMs: ms(s['startedAt']),
     durationMs: num(s['durationMs']),

@@ -1,7 +1,7 @@
 // The run context a scenario talks to: named steps with deadlines, facts, artifacts and the cleanup stack.
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '../log/events.js';
-import type { ArtifactRef, StepRecord, TimelineEvent } from '../model/run.js';
+import type { ArtifactRef, StepId, StepRecord, TimelineEvent } from '../model/run.js';
 import { TimeoutError, describeErr, formatMs } from '../errors.js';
 import { CleanupStack } from './cleanup.js';
 import { deadlineIn, type Deadline } from '../time/deadlines.js';
@@ -73,18 +73,24 @@ export class RunContext {
   /**
    * Run one named step with its own deadline (min of timeoutMs and the run budget); records it whatever happens.
    * `name` is the same in every run (a JUnit case's history follows it); what this run gave the step (a count, a
-   * job's name, a quiet time) goes in `values`, shown beside the name on the console and in the case's output.
+   * job's name, a quiet time) goes in `values`, shown beside the name on the console and in the case's output. `id`
+   * (STEP_IDS, lib/model/run.ts) is what reports and bench/ find the step by, whatever its name says.
    */
   async step<T>(
     name: string,
     fn: (d: Deadline) => Promise<T>,
-    { timeoutMs = DEFAULT_STEP_TIMEOUT_MS, values }: { timeoutMs?: number; values?: StepValues } = {},
+    {
+      timeoutMs = DEFAULT_STEP_TIMEOUT_MS,
+      values,
+      id,
+    }: { timeoutMs?: number; values?: StepValues; id?: StepId | (string & {}) } = {},
   ): Promise<T> {
     const startedAtMs = Date.now();
     const t = performance.now();
     const order = this.nextStart++;
     const vals = values === undefined ? undefined : valuesOf(values);
     const v = vals ? { values: vals } : {};
+    const i = id === undefined ? {} : { id };
     // a value is a property of the run too (its key is a property name); a fact already recorded keeps its value
     for (const [k, x] of Object.entries(vals ?? {})) if (!(k in this.properties)) this.fact(k, x);
     this.currentStep = name;
@@ -98,13 +104,13 @@ export class RunContext {
       if (this.deadline.signal.aborted && !(reason instanceof TimeoutError)) throw reason;
       const value = await fn(d);
       const durationMs = performance.now() - t;
-      this.record({ name, status: 'passed', startedAtMs, durationMs, ...v }, order);
+      this.record({ name, ...i, status: 'passed', startedAtMs, durationMs, ...v }, order);
       this.logger({ kind: 'step', t: this.elapsed(), phase: 'end', name, status: 'passed', durationMs, ...v });
       return value;
     } catch (err) {
       const durationMs = performance.now() - t;
       const { message, detail } = describeErr(err);
-      this.record({ name, status: 'error', startedAtMs, durationMs, message, detail, ...v }, order);
+      this.record({ name, ...i, status: 'error', startedAtMs, durationMs, message, detail, ...v }, order);
       this.logger({
         kind: 'step',
         t: this.elapsed(),
@@ -130,8 +136,10 @@ export class RunContext {
   }
 
   /** Record a step that was deliberately not run, with the reason. */
-  skipStep(name: string, reason: string): void {
-    this.record({ name, status: 'skipped', startedAtMs: Date.now(), durationMs: 0, message: reason }, this.nextStart++);
+  skipStep(name: string, reason: string, id?: StepId | (string & {})): void {
+    const i = id === undefined ? {} : { id };
+    const rec: StepRecord = { name, ...i, status: 'skipped', startedAtMs: Date.now(), durationMs: 0, message: reason };
+    this.record(rec, this.nextStart++);
     this.logger({ kind: 'step', t: this.elapsed(), phase: 'end', name, status: 'skipped', message: reason });
   }
 

@@ -8,7 +8,7 @@ import type { HarnessConfig } from '../config/schema.js';
 import { HarnessError, describeErr, formatMs } from '../errors.js';
 import type { CleanupFailure } from './cleanup.js';
 import type { Logger } from '../log/events.js';
-import type { RunRecord } from '../model/run.js';
+import { STEP_IDS, type RunRecord } from '../model/run.js';
 import { outcomeOf } from '../report/outcome.js';
 import { RunContext } from './context.js';
 import { deadlineIn, type Deadline } from '../time/deadlines.js';
@@ -190,15 +190,23 @@ async function teardown(ctx: RunContext, keep: boolean): Promise<string[]> {
   if (msgs.length) {
     const more = msgs.length > 1 ? ` (and ${msgs.length - 1} more)` : '';
     const message = `${msgs[0]!.split('\n')[0]!}${more}`;
-    ctx.steps.push({ name: TEARDOWN_STEP, status: 'error', startedAtMs, durationMs, message, detail: msgs.join('\n') });
+    ctx.steps.push({
+      name: TEARDOWN_STEP,
+      id: STEP_IDS.teardown,
+      status: 'error',
+      startedAtMs,
+      durationMs,
+      message,
+      detail: msgs.join('\n'),
+    });
     const t = ctx.elapsed();
     ctx.logger({ kind: 'step', t, phase: 'end', name: TEARDOWN_STEP, status: 'error', durationMs, message });
   } else if (keep) {
     const message = `--keep: the lab is kept (reboot-harness login ${ctx.runId}); only this process's own connections were closed`;
-    ctx.steps.push({ name: TEARDOWN_STEP, status: 'skipped', startedAtMs, durationMs, message });
+    ctx.steps.push({ name: TEARDOWN_STEP, id: STEP_IDS.teardown, status: 'skipped', startedAtMs, durationMs, message });
     ctx.logger({ kind: 'step', t: ctx.elapsed(), phase: 'end', name: TEARDOWN_STEP, status: 'skipped', message });
   } else {
-    ctx.steps.push({ name: TEARDOWN_STEP, status: 'passed', startedAtMs, durationMs });
+    ctx.steps.push({ name: TEARDOWN_STEP, id: STEP_IDS.teardown, status: 'passed', startedAtMs, durationMs });
     ctx.logger({ kind: 'step', t: ctx.elapsed(), phase: 'end', name: TEARDOWN_STEP, status: 'passed', durationMs });
   }
   return kept;

@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AllocSnap } from '../model/evidence.js';
+import { STEP_IDS } from '../model/run.js';
 import type { RunContext } from '../run/context.js';
 import type { ScenarioEnv } from '../run/scenario.js';
 import type { Nomad } from '../nomad/client.js';
@@ -139,7 +140,7 @@ export async function setUpClusterJobs(
             );
           return { hcl, job, info, expected: expectedAllocsOn(info, clients.length) };
         },
-        { values: own.length ? { 'job.file': file } : { 'job.count': count } },
+        { id: STEP_IDS.jobParse, values: own.length ? { 'job.file': file } : { 'job.count': count } },
       ),
     );
   const jobIds = jobs.map((j) => j.job.ID);
@@ -177,6 +178,7 @@ export async function setUpClusterJobs(
   const of = (j: ParsedJob): string => (several ? ` ${j.job.ID}` : '');
   for (const j of jobs)
     await ctx.step(`register the job${of(j)}`, (d) => nomad.registerJob(j.job, j.hcl, { signal: d.signal }), {
+      id: STEP_IDS.jobRegister,
       values: { 'job.id': j.job.ID },
     });
   // a per-node job is expected where Nomad placed it: a constraint (node name, pool, datacenter, an attribute) may keep
@@ -210,6 +212,7 @@ export async function setUpClusterJobs(
         `wait until every alloc of the job${of(j)} runs`,
         (d) => waitForJobHealthy(nomad, j.job.ID, j.expected, lab0, d, { runsToEnd: runsToEnd(j.info.type) }),
         {
+          id: STEP_IDS.jobRunning,
           timeoutMs: (4 + 2 * j.expected) * MIN,
           values: { 'job.expected_allocs': j.expected },
         },

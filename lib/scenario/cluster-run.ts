@@ -4,6 +4,7 @@
 // alloc and judge.
 import { randomInt } from 'node:crypto';
 import type { CheckDef, CheckResult } from '../model/check.js';
+import { STEP_IDS } from '../model/run.js';
 import type { AllocSnap } from '../model/evidence.js';
 import { LAB_HOST_VOLUME } from '../model/volumes.js';
 import type { ClusterEvidence, FaultTurn, LeaderSeen, ProbeSeries } from '../model/cluster-evidence.js';
@@ -51,7 +52,7 @@ export async function runClusterFault(
   checks: readonly CheckDef<ClusterEvidence>[],
 ): Promise<CheckResult[]> {
   const { config } = env;
-  const lab = await ctx.step('bring up the lab', (d) => env.upLab(ctx, d), { timeoutMs: 20 * MIN });
+  const lab = await ctx.step('bring up the lab', (d) => env.upLab(ctx, d), { id: STEP_IDS.labUp, timeoutMs: 20 * MIN });
   const topology = labTopology(lab);
   ctx.fact('lab.topology', topologyLabel(topology));
   ctx.fact('reboot.target', targetText(plan.target));
@@ -60,12 +61,12 @@ export async function runClusterFault(
   const { nomadVersion } = await ctx.step(
     'install Nomad and start the agents',
     (d) => env.provisionNomad(ctx, lab, d),
-    {
-      timeoutMs: 10 * MIN,
-    },
+    { id: STEP_IDS.install, timeoutMs: 10 * MIN },
   );
   ctx.fact('nomad.version', nomadVersion);
-  const nomad = await ctx.step('connect to the Nomad API', (d) => env.connectNomad(ctx, lab, d));
+  const nomad = await ctx.step('connect to the Nomad API', (d) => env.connectNomad(ctx, lab, d), {
+    id: STEP_IDS.connect,
+  });
   const clients = machinesOfRole(lab, 'client');
   const servers = machinesOfRole(lab, 'server');
   // Note: each machine's Nomad node name is its hostname, which the lab sets to the machine's slot name
@@ -78,7 +79,7 @@ export async function runClusterFault(
         out[c] = (await waitForBridgeClient(ctx, nomad, lab.machines[c]!, { nodeName: c, driver: 'exec' }, d)).ID;
       return out;
     },
-    { timeoutMs: 5 * MIN, values: { 'lab.client_machines': clients.join(', ') } },
+    { id: STEP_IDS.nomadReady, timeoutMs: 5 * MIN, values: { 'lab.client_machines': clients.join(', ') } },
   );
   const nodeNames = Object.fromEntries(Object.entries(nodeOf).map(([m, id]) => [id, m]));
   // the agents are up and ready: a crash or a systemd restart of any of them from here on is the run's

@@ -3,6 +3,7 @@
 // drain each client of the wave, fault the wave's machines at once, wait for each back (its node ready, a leader
 // again), mark the drained nodes eligible, and wait until the job has settled before the next wave.
 import { namedMachinesOf, type Lab } from '../model/lab.js';
+import { STEP_IDS } from '../model/run.js';
 import type { AllocSnap, TaskEventRec } from '../model/evidence.js';
 import type { FaultTurn } from '../model/cluster-evidence.js';
 import type { RebootKind } from '../model/kinds.js';
@@ -169,7 +170,7 @@ export async function runWave(
           for (const m of downNow) if (lab.machines[m]?.role === 'server') i.down.delete(m);
         },
       ),
-    { timeoutMs: rebootStepMs(config) },
+    { id: STEP_IDS.fault, timeoutMs: rebootStepMs(config) },
   );
   turns.forEach((t, k) => {
     t.reboot = records[k]!;
@@ -209,7 +210,7 @@ export async function runWave(
     await ctx.step(
       `wait for ${t.machine}'s node to register again and be ready${of}`,
       (d) => waitForNodeReady(nomad, { nodeId: t.nodeId!, driver: i.driver, ...again }, { deadline: d }),
-      { timeoutMs: 5 * 60_000 },
+      { id: STEP_IDS.nodeBack, timeoutMs: 5 * 60_000 },
     );
     i.down.delete(t.machine);
     if (t.drain) {
@@ -261,7 +262,7 @@ async function settle(
           },
           d,
         ),
-      { timeoutMs: 10 * 60_000 },
+      { id: STEP_IDS.settle, timeoutMs: 10 * 60_000 },
     );
     ctx.fact(`job.settled.wave.${n}${several ? `.${j.id}` : ''}`, s.settled ? 'settled' : `not settled: ${s.reason}`);
   }
@@ -280,7 +281,7 @@ async function settle(
             return several ? `job ${j.id}: ${why}` : why;
           },
         ),
-      { timeoutMs: 10 * 60_000, values: { 'job.expected_allocs': j.expectedAllocs } },
+      { id: STEP_IDS.jobRunning, timeoutMs: 10 * 60_000, values: { 'job.expected_allocs': j.expectedAllocs } },
     );
     if (broken) return broken;
   }

@@ -1,6 +1,7 @@
 // The whole job up to a disruption: wait until every alloc is healthy (or say why it cannot be) and until its
 // deployment is done; alloc-probes.ts probes the allocs' ports and job-settle.ts waits for the job after the disruption.
 import type { AllocSnap, DeploymentSnap } from '../model/evidence.js';
+import { STEP_IDS } from '../model/run.js';
 import type { ApiAllocListStub } from '../nomad/api-types.js';
 import type { Nomad } from '../nomad/client.js';
 import { toDeploymentSnap } from '../nomad/parse.js';
@@ -137,7 +138,7 @@ export async function awaitDeploymentBeforeFault(ctx: RunContext, nomad: Nomad, 
       }
       ctx.fact('job.deployment.before', how);
     },
-    { timeoutMs: DEPLOYMENT_WAIT_MS + 10_000 },
+    { id: STEP_IDS.jobDeployment, timeoutMs: DEPLOYMENT_WAIT_MS + 10_000 },
   );
 }
 

@@ -80,6 +80,10 @@ function checkProblems(field: string, checks: unknown): ConfigProblem[] {
       const fix = `write the check's ${what}`;
       out.push({ field: `${at}.${key}`, value: v, message: 'must be a non-empty string', fix });
     }
+    if (k['details'] !== undefined && typeof k['details'] !== 'string') {
+      const fix = "write the check's long explanation as a string, or leave details out";
+      out.push({ field: `${at}.details`, value: k['details'], message: 'must be a string when given', fix });
+    }
     if (typeof k['judge'] !== 'function') {
       const fix = 'make it with defineCheck({ id, title, passesWhen, judge: (evidence) => ({ status, message }) })';
       out.push({

@@ -1,6 +1,7 @@
 // A step's JUnit case keeps one name whatever the run gave it: two runs that differ only in the job's name, its
 // count and the settle times produce the same case names; the values are in each case's output and the properties.
-// Through the real CLI main() against the stand-ins (no VMs).
+// Each step that reports and bench/ look for carries its stable id in the JSON summary, in a pair and in a cluster
+// scenario. Through the real CLI main() against the stand-ins (no VMs).
 import t, { type Test } from 'tap';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -8,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { XMLParser } from 'fast-xml-parser';
 import { main } from '../../lib/cli/main.js';
 import { standIn } from '../helpers/stand-in-env.js';
+import { runOnPair } from '../helpers/stand-in-run.js';
 
 const COUNT3 = fileURLToPath(new URL('../../examples/jobs/count-3.nomad.hcl', import.meta.url));
 
@@ -73,4 +75,41 @@ t.test('another job name, count and settle times: the same step case names', asy
   t.equal(b.props['reboot.settle_confirm_s'], '0.2');
   t.equal(b.props['job.expected_allocs'], '2');
   t.match(b.console, /register the job \[job\.id review-mixed\]/, 'the console shows the value beside the name');
+});
+
+t.test('the JSON summary gives each step reports and bench/ look for its stable id', async (t) => {
+  const idsOf = (dir: string) => {
+    const doc = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')) as {
+      runs: { steps: { name: string; id: string | null }[] }[];
+    };
+    return doc.runs[0]!.steps;
+  };
+  const pair = await runOnPair(t, 'bridge-exec-reboot', 'restored', [], { artifacts: false });
+  t.equal(pair.code, 0, 'bridge-exec-reboot passed');
+  const steps = idsOf(pair.dir);
+  const named = (id: string) => steps.filter((s) => s.id === id).map((s) => s.name);
+  t.same(named('lab-up'), ['bring up the server and client VMs']);
+  t.same(named('install'), ['install Nomad and start the agents']);
+  t.match(named('fault'), [/^reboot the client/]);
+  t.match(named('settle'), [/^wait until the job has settled/]);
+  t.match(named('job-running'), [/^wait until every alloc of the job runs/]);
+  t.same(named('teardown'), ['teardown']);
+  for (const id of ['connect', 'nomad-ready', 'job-parse', 'job-register', 'observe-before', 'node-back'])
+    t.ok(named(id).length > 0, `a step with id ${id}`);
+  t.ok(
+    steps.some((s) => s.id === null),
+    'a step no reader looks for has id null',
+  );
+
+  const roll = await runOnPair(t, 'rolling-reboot', 'restored', [], { artifacts: false });
+  t.equal(roll.code, 0, 'rolling-reboot passed');
+  const cluster = idsOf(roll.dir);
+  const ids = new Set(cluster.map((s) => s.id));
+  for (const id of ['lab-up', 'install', 'nomad-ready', 'job-register', 'job-running', 'fault', 'node-back'])
+    t.ok(ids.has(id), `rolling-reboot: a step with id ${id}`);
+  t.notMatch(
+    cluster.find((s) => s.id === 'fault')?.name,
+    /^(reboot|disrupt) the client/,
+    "the cluster's fault step has a name no old pattern knew; its id finds it",
+  );
 });

@@ -128,7 +128,13 @@ const step = (
             message: 'm',
             ms: 240_000,
             runId: `r${n}`,
-            phases: [{ name: 'bring up the server and client VMs', ms: 40_000 }],
+            // a step of an older bisect counts by its name, a newer one by its id whatever its name
+            phases: [
+              { name: 'bring up the server and client VMs', ms: 30_000 },
+              { name: 'revert the warm lab', id: 'lab-up', ms: 6_000 },
+              { name: 'swap in the build', id: 'install', ms: 4_000 },
+              { name: 'install Nomad and start the agents', id: 'job-running', ms: 9_000 },
+            ],
           },
         ],
   decision,

@@ -8,6 +8,8 @@ import { formerIds } from '../../lib/checks/expect-ids.js';
 
 const checkIn = (id: string) => SHIPPED_CHECKS.find((c) => c.id === id);
 const CHECK_ID = /^[a-z0-9][a-z0-9-]{0,62}$/;
+/** The longest `passesWhen` a shipped check may have: a sentence a table cell and a console line can hold. */
+const PASSES_WHEN_MAX = 200;
 
 /**
  * What is wrong with a list of checks as a registry: an id given twice (two meanings for one name), or an old id
@@ -47,6 +49,23 @@ t.test('every shipped check has an id, a title, when it passes, and a judge', as
         t.equal(checkIn(other.id), other, `${c.id} explains ${other.id}, a registered check`);
     }
   }
+});
+
+t.test('every passesWhen is one short sentence; the long explanation is in details', async (t) => {
+  const tooLong = SHIPPED_CHECKS.filter((c) => c.passesWhen.length > PASSES_WHEN_MAX).map(
+    (c) => `${c.id}: ${c.passesWhen.length} characters (move the explanation to details)`,
+  );
+  t.same(tooLong, [], `no passesWhen over ${PASSES_WHEN_MAX} characters`);
+  for (const c of SHIPPED_CHECKS) {
+    t.notMatch(c.passesWhen, /\n/, `${c.id}: passesWhen is one line`);
+    t.notMatch(c.passesWhen, /\.\s/, `${c.id}: passesWhen is one sentence`);
+    if (c.details !== undefined)
+      t.ok(c.details.length > c.passesWhen.length, `${c.id}: details say more than passesWhen`);
+  }
+  t.ok(
+    SHIPPED_CHECKS.some((c) => c.details),
+    'some checks carry details (docs/checks.md renders them)',
+  );
 });
 
 t.test('ids are unique across the registry', async (t) => {

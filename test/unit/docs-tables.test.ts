@@ -3,7 +3,13 @@
 import { readFileSync } from 'node:fs';
 import t from 'tap';
 import { SCENARIOS } from '../../lib/cli/scenarios.js';
-import { renderCheckTable, tableMarkers, withCheckTables } from '../../lib/report/check-table.js';
+import {
+  DETAILS_MARKERS,
+  renderCheckDetails,
+  renderCheckTable,
+  tableMarkers,
+  withCheckTables,
+} from '../../lib/report/check-table.js';
 import { CONFIG_TABLE_MARKERS, renderConfigTable, withConfigTable } from '../../lib/config/doc-table.js';
 import { FIELDS } from '../../lib/config/table.js';
 import { DEFAULTS } from '../../lib/config/schema.js';
@@ -18,6 +24,12 @@ t.test('every shipped scenario has its generated table in docs/checks.md, and it
     const [open, close] = tableMarkers(s.name);
     t.ok(doc.includes(open) && doc.includes(close), `${s.name}: docs/checks.md has its table markers`);
   }
+  t.ok(
+    DETAILS_MARKERS.every((m) => doc.includes(m)),
+    'docs/checks.md has the details markers',
+  );
+  for (const c of SCENARIOS.flatMap((s) => s.checks).filter((c) => c.details))
+    t.ok(doc.includes(`\n#### \`${c.id}\`\n`), `${c.id}: its details are in docs/checks.md, where the table links`);
   t.equal(
     withCheckTables(doc, SCENARIOS),
     doc,
@@ -36,6 +48,27 @@ t.test('the table renders each check once, in order, escaping pipes', async (t) 
   t.equal(
     withCheckTables(stale, [{ name: 's', checks: [{ id: 'a', title: 'A', passesWhen: 'p' }] }]),
     `text\n${open}\n| check | passes when |\n| --- | --- |\n| \`a\` | p |\n${close}\nmore`,
+  );
+});
+
+t.test('a check with details links from the table to one paragraph of them, each check once', async (t) => {
+  const a = { id: 'a', title: 'A', passesWhen: 'short', details: 'long\n  and | more' };
+  const b = { id: 'b', title: 'B', passesWhen: 'w' };
+  t.equal(
+    renderCheckTable([a, b]),
+    '| check | passes when |\n| --- | --- |\n| [`a`](#a) | short |\n| `b` | w |',
+    'only the check with details is a link',
+  );
+  t.equal(
+    renderCheckDetails([{ checks: [a, b] }, { checks: [b, a] }]),
+    '#### `a`\nA: long and | more.',
+    'once, though two scenarios list it; none for a check without details',
+  );
+  const [open, close] = DETAILS_MARKERS;
+  t.equal(
+    withCheckTables(`x\n${open}\nold\n${close}\ny`, [{ name: 's', checks: [a] }]),
+    `x\n${open}\n#### \`a\`\nA: long and | more.\n${close}\ny`,
+    'the details between their markers are replaced',
   );
 });
 

@@ -25,7 +25,10 @@ t.test('every problem of one file at once, each naming the field', async (t) => 
   const p = scenarioShapeProblems('f.ts', {
     name: 'Bad Name',
     needsNomad: 'yes',
-    checks: [{ id: 'x' }, { id: 'x', title: 't', passesWhen: 'p', judge: () => undefined }],
+    checks: [
+      { id: 'x', details: 3 },
+      { id: 'x', title: 't', passesWhen: 'p', judge: () => undefined },
+    ],
   });
   t.same(
     p.map((x) => x.field),
@@ -36,6 +39,7 @@ t.test('every problem of one file at once, each naming the field', async (t) => 
       'f.ts: run',
       'f.ts: checks[0].title',
       'f.ts: checks[0].passesWhen',
+      'f.ts: checks[0].details',
       'f.ts: checks[0].judge',
       'f.ts: checks[1].id',
     ],
