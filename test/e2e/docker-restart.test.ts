@@ -29,6 +29,11 @@ const IDS = checkIds('bridge-exec-reboot');
  */
 const DOCKER_RESTART_SEEN: Record<string, { failed: string[]; why: string }> = {
   // 2026-12-06, one run: the task restarted in place in a namespace of its own, without the alloc's network
+  // 2026-12-06, one run: the same as 2.0.5 (the task in busybox's own namespace, no /var/run/netns/<alloc>)
+  '1.9.7': {
+    failed: ['http-reachable', 'task-netns'],
+    why: "nomad#19962: no /var/run/netns/<alloc>, nothing holds the alloc's IP, the task's process in another namespace",
+  },
   '2.0.5': {
     failed: ['http-reachable', 'task-netns'],
     why: "nomad#19962: no /var/run/netns/<alloc>, nothing holds the alloc's IP, the task's process in another namespace",
