@@ -349,12 +349,22 @@ interface ExtraAllocs {
  * complete, still desired to run): a failed, lost, migrated or stopped alloc's replacement is no extra, a second one
  * beside a live or completed one is. A sysbatch place is its name on one node.
  */
+/**
+ * An alloc that holds its place: one Nomad means to run (pending, running or complete), or one a drain stopped at its
+ * deadline with nothing placed after it (complete, stopped, Migrate set): Nomad documents that a drained batch alloc is
+ * not replaced, and 2.0.4+ keeps it counted when its node is made eligible again (GH-28018); a new alloc in its place
+ * is the extra one.
+ */
+const holdsPlace = (a: AllocSnap): boolean =>
+  (a.desiredStatus === 'run' && ['pending', 'running', 'complete'].includes(a.clientStatus)) ||
+  (a.desiredStatus === 'stop' && a.clientStatus === 'complete' && a.migrate === true && !a.nextAllocation);
+
 export function extraAllocs(e: ClusterEvidence): ExtraAllocs[] {
   const out: ExtraAllocs[] = [];
   for (const job of jobsOfTypes(e, [...RUN_TO_END])) {
     const places = new Map<string, AllocSnap[]>();
     for (const a of e.after.filter((x) => x.jobId === job.id)) {
-      if (a.desiredStatus !== 'run' || !['pending', 'running', 'complete'].includes(a.clientStatus)) continue;
+      if (!holdsPlace(a)) continue;
       const place = job.type === 'sysbatch' ? `${a.name}@${machineOf(e, a.nodeId)}` : a.name;
       places.set(place, [...(places.get(place) ?? []), a]);
     }

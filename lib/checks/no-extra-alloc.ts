@@ -11,7 +11,7 @@ export const NO_EXTRA_ALLOC = defineCheck<ClusterEvidence>({
   id: 'no-extra-alloc',
   title: 'No extra batch alloc',
   passesWhen:
-    'each place of a batch job (its alloc name), and of a sysbatch job on each node, has at most one alloc pending, running or complete that Nomad still means to run after the fault',
+    'each place of a batch job (its alloc name), and of a sysbatch job on each node, holds at most one alloc after the fault: pending, running or complete, or stopped by a drain and not replaced',
   judge: needing(
     (e: ClusterEvidence) => (hasJobOfTypes(e, ['batch', 'sysbatch']) ? e : undefined),
     'the run has no batch or sysbatch job',

@@ -102,14 +102,39 @@ function assertBatchDrained(t: Test, r: Ran, b: Build) {
   t.equal(rows.length, 2, 'both batch allocs judged');
   for (const p of rows) t.match(p.detail, new RegExp(`^${want}: drained`), `${p.name}: ${p.detail}`);
   const batch = r.evidence.after.filter((a) => a.jobId === 'batch-sleep');
-  if (want === 'stopped-at-deadline')
-    t.equal(batch.length, 2, 'no replacement was placed for a drained batch alloc (MigrateDisablePlacement)');
-  else
+  if (want !== 'stopped-at-deadline') {
     t.ok(
       batch.some((a) => a.previousAllocation),
       'a drained batch alloc failed and was rescheduled: its replacement names it',
     );
-  passed(t, r, 'no-extra-alloc');
+    passed(t, r, 'no-extra-alloc');
+    return;
+  }
+  const [maj, min, patch] = versionParts(b.version);
+  const fixed28018 = maj > 2 || (maj === 2 && (min > 0 || patch >= 4));
+  const extra = batch.filter((a) => a.desiredStatus === 'run');
+  if (fixed28018) {
+    t.equal(batch.length, 2, 'no alloc placed where a drained batch alloc was stopped (MigrateDisablePlacement)');
+    passed(t, r, 'no-extra-alloc');
+    return;
+  }
+  // Before 2.0.4 a node made eligible again may get a new alloc in the stopped one's place (GH-28018): measured on
+  // 1.11.3 in 1 of 2 places of one roll (docs/findings.md). Either way is this line's behaviour; which one was seen is
+  // asserted from the allocs themselves, and a failure must be the known issue.
+  const x = r.v.get('no-extra-alloc');
+  t.comment(`${b.version}: ${extra.length} batch allocs placed after the drains stopped the first ones`);
+  if (extra.length === 0) passed(t, r, 'no-extra-alloc');
+  else {
+    t.equal(x?.label, 'expected failure', `no-extra-alloc: ${x?.message}`);
+    const label = (x as { knownIssue?: unknown } | undefined)?.knownIssue;
+    t.match(label, { kind: 'known', issue: 'GH-28018' }, 'labelled with the public issue');
+    t.ok(
+      extra.every((a) =>
+        r.evidence.turns.some((u) => u.nodeId === a.nodeId && a.createTimeMs >= (u.eligibleAt ?? Infinity)),
+      ),
+      'each new alloc was placed on a drained node after it was eligible again (the GH-28018 window)',
+    );
+  }
 }
 
 t.test('the jobs people run, on real builds', { skip: skip ?? false }, async (t) => {
@@ -132,6 +157,8 @@ t.test('the jobs people run, on real builds', { skip: skip ?? false }, async (t)
             // "refused" or "no running alloc"); what is asserted is that every gap rests on such evidence
             '--expect',
             'service-continuity=fail',
+            '--known-issues',
+            'expect',
           ]);
           t.equal(r.props['lab.topology'], '3+2');
           t.equal(
@@ -172,12 +199,16 @@ t.test('the jobs people run, on real builds', { skip: skip ?? false }, async (t)
           t.equal(sc?.label, 'expected failure', `service-continuity measured: ${sc?.message}`);
           const gaps = (sc?.evidence ?? []).filter((l) => l.startsWith('gap '));
           t.ok(gaps.length > 0, 'the drains of the one-alloc groups left measured gaps');
-          for (const g of gaps)
+          // a gap rests on a refusal, on no running alloc, or on a silence past the series' bound (20 s, said in the
+          // series line), never on the harness giving up (the rule rolling-reboot.test.ts holds too)
+          for (const g of gaps) {
             t.match(
               g,
-              /Couldn't connect|refused|no running alloc of it/,
-              `a gap on evidence of down: ${g.slice(0, 160)}`,
+              /Couldn't connect|refused|no running alloc of it|silent throughout/,
+              `a gap: ${g.slice(0, 160)}`,
             );
+            t.notMatch(g, /gave up after|deadline reached/, 'not the harness giving up');
+          }
           t.equal(r.code, 0, 'exit 0: every check met its expectation');
         },
       );

@@ -307,7 +307,8 @@ t.test('the real CLI (bin/reboot-harness.js, tsx) lists a user directory outside
 t.test(
   'a scenario file whose top-level code never finishes or calls process.exit: "does not load" naming it, exit 2',
   async (t) => {
-    t.setTimeout(60_000);
+    // Note: two tsx-started CLIs plus the 10 s load bound each; under a VM lab on 2 cores the starts alone took 30 s+
+    t.setTimeout(180_000);
     const dir = userDir(t, {
       'package.json': PKG,
       'counts.ts': GOOD,

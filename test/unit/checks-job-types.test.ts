@@ -616,3 +616,36 @@ t.test(
     t.equal(judgeCheck(VOLUME_STATE, evidence([SYS], { before: [], after: [] })).status, 'skipped');
   },
 );
+
+t.test(
+  'a batch alloc a drain stopped at its deadline holds its place: a new alloc there after the node is eligible again is extra (GH-28018, real 1.11.3)',
+  async (t) => {
+    const b = alloc({ id: 'b1', job: 'etl', node: N1 });
+    const turns = [turn('client-1', N1, T0, { drained: ['b1'], eligibleAt: T0 + 60_000 })];
+    const stopped = alloc({
+      id: 'b1',
+      job: 'etl',
+      node: N1,
+      client: 'complete',
+      desired: 'stop',
+      migrate: true,
+      task: { state: 'dead', events: [terminated(T0, '137')] },
+    });
+    const fixed = evidence([BATCH], { before: [b], after: [stopped], turns });
+    t.equal(judgeCheck(NO_EXTRA_ALLOC, fixed).status, 'passed', 'not replaced (2.0.5): nothing extra');
+    const again = evidence([BATCH], {
+      before: [b],
+      after: [stopped, alloc({ id: 'b2', job: 'etl', node: N1, create: 122 })],
+      turns,
+    });
+    const r = judgeCheck(NO_EXTRA_ALLOC, again);
+    t.equal(r.status, 'failed', "a new alloc in the stopped one's place (1.11.3)");
+    t.match(r.message, /1 place ran more than once: etl\.g\[0\]: b1 complete on client-1 .*, b2 running on client-1/);
+    const replaced = evidence([BATCH], {
+      before: [b],
+      after: [{ ...stopped, nextAllocation: 'b2' }, alloc({ id: 'b2', job: 'etl', node: N2, prev: 'b1', create: 90 })],
+      turns,
+    });
+    t.equal(judgeCheck(NO_EXTRA_ALLOC, replaced).status, 'passed', 'a migration Nomad linked is no extra');
+  },
+);
