@@ -241,6 +241,9 @@ t.test('the jobs people run, on real builds', { skip: skip ?? false }, async (t)
             '--drain=false',
             '--reboot',
             'graceful',
+            // six allocs on one client: the default VM memory fits four (measured: "Dimension memory exhausted")
+            '--memory',
+            '1536',
             '--job',
             ex('host-volume.nomad.hcl'),
             '--job',
