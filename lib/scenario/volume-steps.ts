@@ -145,7 +145,9 @@ export async function readVolumeMarkers(
     const file = `${dirOf(a)}/${hostVolumeMarker(a.name)}`;
     const until = Date.now() + (wait ? MARKER_WAIT_MS : 0);
     for (;;) {
-      const r = await m.exec(`cat ${quote(file)}`, { deadline: d }).catch((err: Error) => err);
+      // Note: as root: a dynamic volume lives under Nomad's data dir (/var/lib/nomad/host_volumes/<id>), which only root
+      // reads (real 2.0.5: "Permission denied" as the SSH user)
+      const r = await m.exec(`cat ${quote(file)}`, { deadline: d, sudo: true }).catch((err: Error) => err);
       out[a.id] =
         r instanceof Error
           ? { error: r.message.split('\n')[0]! }

@@ -88,6 +88,9 @@ export function createFakeClusterLab(nomad: FakeNomad, t: Topology): Lab & { des
       );
       if (volumeFile) {
         const [, dir, file] = volumeFile as unknown as [string, string, string];
+        // Nomad's data dir is root's only (0700): read as the SSH user, real 2.0.5 said "Permission denied"
+        if (dir.startsWith(HOST_VOLUMES_DIR) && !opts.sudo)
+          return { code: 1, stdout: '', stderr: `cat: ${dir}/${file}: Permission denied`, durationMs: 1 };
         const marker = volumeMarker(nomad.cluster, nodeOf.get(name) ?? '', dir, file);
         return marker === undefined
           ? { code: 1, stdout: '', stderr: `cat: ${dir}/${file}: No such file or directory`, durationMs: 1 }
