@@ -4,7 +4,8 @@ import { defineCheck, needing } from './define.js';
 import { judgement } from './result.js';
 import type { Judgement } from '../model/check.js';
 import type { ClusterEvidence } from '../model/cluster-evidence.js';
-import { extraAllocs, hasJobOfTypes } from './job-types.js';
+import { hasJobOfTypes, jobsOfTypes } from './job-types.js';
+import type { AllocSnap } from '../model/evidence.js';
 import { machineOf } from './across-nodes.js';
 
 export const NO_EXTRA_ALLOC = defineCheck<ClusterEvidence>({
@@ -38,4 +39,43 @@ function judgeExtra(e: ClusterEvidence): Judgement {
     `no place ran twice (${n} batch/sysbatch alloc${n === 1 ? '' : 's'} read after the fault)`,
     [`${n} allocs of batch and sysbatch jobs after the fault, none beside another of its place`],
   );
+}
+
+/** A set of allocs of one batch or sysbatch place that ran more than once meant to. */
+interface ExtraAllocs {
+  jobId: string;
+  /** the alloc name (job.group[i]), and the machine for a sysbatch place */
+  place: string;
+  allocs: AllocSnap[];
+}
+
+/**
+ * The places of batch and sysbatch jobs with more than one alloc that ran or runs as meant (pending, running or
+ * complete, still desired to run): a failed, lost, migrated or stopped alloc's replacement is no extra, a second one
+ * beside a live or completed one is. A sysbatch place is its name on one node.
+ */
+/**
+ * An alloc that holds its place: one Nomad means to run (pending, running or complete), or one a drain stopped at its
+ * deadline with nothing placed after it (complete, stopped, Migrate set): Nomad documents that a drained batch alloc is
+ * not replaced, and 2.0.4+ keeps it counted when its node is made eligible again (GH-28018); a new alloc in its place
+ * is the extra one.
+ */
+const holdsPlace = (a: AllocSnap): boolean =>
+  (a.desiredStatus === 'run' && ['pending', 'running', 'complete'].includes(a.clientStatus)) ||
+  (a.desiredStatus === 'stop' && a.clientStatus === 'complete' && a.migrate === true && !a.nextAllocation);
+
+export function extraAllocs(e: ClusterEvidence): ExtraAllocs[] {
+  const out: ExtraAllocs[] = [];
+  for (const job of jobsOfTypes(e, ['batch', 'sysbatch'])) {
+    const places = new Map<string, AllocSnap[]>();
+    for (const a of e.after.filter((x) => x.jobId === job.id)) {
+      if (!holdsPlace(a)) continue;
+      const place = job.type === 'sysbatch' ? `${a.name}@${machineOf(e, a.nodeId)}` : a.name;
+      places.set(place, [...(places.get(place) ?? []), a]);
+    }
+    for (const [place, allocs] of places)
+      if (allocs.length > 1)
+        out.push({ jobId: job.id, place, allocs: allocs.sort((x, y) => x.createIndex - y.createIndex) });
+  }
+  return out;
 }

@@ -9,10 +9,10 @@ import { toAllocSnap } from '../../lib/nomad/parse.js';
 import type { AllocSnap, RebootRecord } from '../../lib/model/evidence.js';
 import type { ClusterEvidence, ClusterJob, FaultTurn, VolumeStateRead } from '../../lib/model/cluster-evidence.js';
 import { judgeCheck } from '../../lib/checks/define.js';
-import { batchOutcomes, extraAllocs, perNodeJobs, SYSTEM_BACK_WITHIN_MS } from '../../lib/checks/job-types.js';
+import { batchOutcomes, perNodeJobs, SYSTEM_BACK_WITHIN_MS } from '../../lib/checks/job-types.js';
 import { SYSTEM_ALLOCS } from '../../lib/checks/system-allocs.js';
 import { BATCH_OUTCOME } from '../../lib/checks/batch-outcome.js';
-import { NO_EXTRA_ALLOC } from '../../lib/checks/no-extra-alloc.js';
+import { extraAllocs, NO_EXTRA_ALLOC } from '../../lib/checks/no-extra-alloc.js';
 import { ALLOCS_FOLLOWED } from '../../lib/checks/allocs-followed.js';
 import { UNTOUCHED_ALLOCS } from '../../lib/checks/untouched-allocs.js';
 
