@@ -23,7 +23,7 @@ import { GRACEFUL_REBOOT_COMMAND } from '../lib/ssh/reboot.js';
 import { bridgePrereqScript, renderAgentFiles, REMOTE } from '../lib/cluster/provision.js';
 import { readTemplate } from '../lib/cluster/templates.js';
 import { quote } from '../lib/shell/quote.js';
-import { JOBS } from '../lib/scenarios/api.js';
+import { JOBS } from '../lib/scenario-api/api.js';
 import { undefineDomain } from '../lib/vagrant/snapshot.js';
 import { deadlineIn } from '../lib/time/deadlines.js';
 import { figuresMarkdown, runFigures } from './report-figures.js';

@@ -3,7 +3,7 @@
 // wait until the job has settled with evidence newer than the reboot, then judge every alloc: restored in place,
 // replaced (and why), or failed; its tasks started again; every mapped port answers; no duplicate-IP CNI error; unique
 // addresses; no leaks; and each restored alloc whole (task mounts, namespaces, a restarted task's environment, exec,
-// services, the agent's resources: lib/scenario/whole-alloc-steps.ts). With --driver docker (a box with Docker) the shipped task is a docker container instead: the
+// services, the agent's resources: lib/steps/whole-alloc-steps.ts). With --driver docker (a box with Docker) the shipped task is a docker container instead: the
 // original GH-24292 report, where dockerd restarts Nomad's pause container at boot.
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
@@ -27,24 +27,24 @@ import { ALLOC_EXEC } from '../lib/checks/alloc-exec.js';
 import { SERVICES } from '../lib/checks/services.js';
 import { AGENT_RESOURCES } from '../lib/checks/agent-resources.js';
 import { defineScenario, noClusterTargets } from '../lib/run/scenario.js';
-import { observe, recordAgentWarnings } from '../lib/scenario/reboot-steps.js';
+import { observe, recordAgentWarnings } from '../lib/steps/reboot-steps.js';
 import { waitForLeader, waitForNodeReady } from '../lib/nomad/wait.js';
-import { waitForBridgeClient } from '../lib/scenario/client-ready.js';
+import { waitForBridgeClient } from '../lib/steps/client-ready.js';
 import { toNodeSnap } from '../lib/nomad/parse.js';
 import { jobInfo, jobProblems } from '../lib/parse/nomad-job.js';
 import { disconnectFact, jobDisconnectPolicies, shortestLostAfterS } from '../lib/parse/job-disconnect.js';
-import { timelineFromEvidence } from '../lib/scenario/timeline.js';
-import { checkJobInput, JOB_FIELD, jobLab, JOBS_TAKEN, varFile } from '../lib/scenario/job-input.js';
-import { allocNodes, probeAllocs, waitForReachable } from '../lib/scenario/alloc-probes.js';
-import { settleFact, waitForJobSettled } from '../lib/scenario/job-settle.js';
-import { awaitDeploymentBeforeFault, waitForJobHealthy } from '../lib/scenario/job-steps.js';
+import { timelineFromEvidence } from '../lib/steps/timeline.js';
+import { checkJobInput, JOB_FIELD, jobLab, JOBS_TAKEN, varFile } from '../lib/steps/job-input.js';
+import { allocNodes, probeAllocs, waitForReachable } from '../lib/steps/alloc-probes.js';
+import { settleFact, waitForJobSettled } from '../lib/steps/job-settle.js';
+import { awaitDeploymentBeforeFault, waitForJobHealthy } from '../lib/steps/job-steps.js';
 import { buildDockerImage, DOCKER_BOX, DOCKER_IMAGE } from '../lib/cluster/docker-image.js';
 import { DEFAULTS } from '../lib/config/schema.js';
 import type { TaskDriver } from '../lib/model/kinds.js';
 import { ConfigError, HarnessError } from '../lib/errors.js';
-import { startEventRecorder, type EventRecorder } from '../lib/scenario/event-recorder.js';
+import { startEventRecorder, type EventRecorder } from '../lib/steps/event-recorder.js';
 import { withTransientFailures } from '../lib/checks/transient.js';
-import { pinToNode } from '../lib/scenario/pin-job.js';
+import { pinToNode } from '../lib/steps/pin-job.js';
 import { adjustForFault } from '../lib/checks/fault-expectations.js';
 import {
   faultParams,
@@ -54,15 +54,15 @@ import {
   recordOneTarget,
   reregisters,
   waitForQuorumAgain,
-} from '../lib/scenario/fault-step.js';
+} from '../lib/steps/fault-step.js';
 import { faultEndsTasks, faultKind, faultOutcome, faultStepName } from '../lib/faults/registry.js';
 import { durationSeconds } from '../lib/config/durations.js';
 import { readClockOffset } from '../lib/lab/observe.js';
 import type { ClockOffset } from '../lib/parse/host-observe.js';
 import { deadlineIn, remaining } from '../lib/time/deadlines.js';
-import { formatRestoreNotices, restoreNotices, streamNotices } from '../lib/scenario/restore-latency.js';
-import { observeTasksBefore, readWholeAlloc } from '../lib/scenario/whole-alloc-steps.js';
-import { readSentinels, SENTINEL_CHECKS } from '../lib/scenario/sentinel-steps.js';
+import { formatRestoreNotices, restoreNotices, streamNotices } from '../lib/steps/restore-latency.js';
+import { observeTasksBefore, readWholeAlloc } from '../lib/steps/whole-alloc-steps.js';
+import { readSentinels, SENTINEL_CHECKS } from '../lib/steps/sentinel-steps.js';
 
 const JOB_FILES: Record<TaskDriver, string> = {
   exec: fileURLToPath(new URL('../jobs/bridge-exec-http.nomad.hcl', import.meta.url)),

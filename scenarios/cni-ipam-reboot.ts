@@ -20,7 +20,7 @@ import { readBootInfo } from '../lib/lab/observe.js';
 import { firstOf } from '../lib/model/lab.js';
 import { STEP_IDS } from '../lib/model/run.js';
 import type { Deadline } from '../lib/time/deadlines.js';
-import { faultParams, faultProblems, rebootStepMs, recordFault, recordOneTarget } from '../lib/scenario/fault-step.js';
+import { faultParams, faultProblems, rebootStepMs, recordFault, recordOneTarget } from '../lib/steps/fault-step.js';
 
 /** Each mode gets its own bridge, subnet and netns so the two probes cannot disturb each other. */
 const PROBES: Record<CniStateMode, { netns: string; config: BridgeConfigOptions }> = {

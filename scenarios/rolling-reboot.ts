@@ -4,18 +4,18 @@
 // port is probed through the host ports of the live clients at a fixed interval. Judged: every target hit, every alloc
 // followed across nodes (migrated by the drain, restored, replaced and why), the untouched clients' allocs undisturbed,
 // and the service's gaps against reboot.max_gap. In a 1+1 lab it is today's reboot with a drain first.
-// (lib/scenario/cluster-run.ts)
+// (lib/steps/cluster-run.ts)
 import type { TargetSpec } from '../lib/model/target.js';
 import { defineScenario, execDriverOnly, singleRebootOnly } from '../lib/run/scenario.js';
-import { checkJobInput, CLUSTER_JOB_TYPES, CLUSTER_JOBS_TAKEN } from '../lib/scenario/job-input.js';
-import { JOB_CHECKS } from '../lib/scenario/cluster-jobs.js';
+import { checkJobInput, CLUSTER_JOB_TYPES, CLUSTER_JOBS_TAKEN } from '../lib/steps/job-input.js';
+import { JOB_CHECKS } from '../lib/steps/cluster-jobs.js';
 import { TARGETS_HIT } from '../lib/checks/targets-hit.js';
 import { ALLOCS_FOLLOWED } from '../lib/checks/allocs-followed.js';
 import { UNTOUCHED_ALLOCS } from '../lib/checks/untouched-allocs.js';
 import { SERVICE_CONTINUITY } from '../lib/checks/service-continuity.js';
-import { faultProblems, scheduleProblems } from '../lib/scenario/fault-step.js';
-import { runClusterFault, type ClusterPlan } from '../lib/scenario/cluster-run.js';
-import { SENTINEL_CHECKS } from '../lib/scenario/sentinel-steps.js';
+import { faultProblems, scheduleProblems } from '../lib/steps/fault-step.js';
+import { runClusterFault, type ClusterPlan } from '../lib/steps/cluster-run.js';
+import { SENTINEL_CHECKS } from '../lib/steps/sentinel-steps.js';
 
 export const CHECKS = [
   TARGETS_HIT,

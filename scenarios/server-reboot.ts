@@ -4,21 +4,21 @@
 // reboot.leader_within (with one server: the same one after its return), the old leader back as a Serf member and
 // Raft voter, no alloc disturbed (none moved or restarted), and the service answering throughout. Promoted from the
 // example user scenario (examples/scenarios/, which stays an example of the API under another name).
-// (lib/scenario/cluster-run.ts)
+// (lib/steps/cluster-run.ts)
 import type { TargetSpec } from '../lib/model/target.js';
 import type { HarnessConfig } from '../lib/config/schema.js';
 import { defineScenario, execDriverOnly, singleRebootOnly } from '../lib/run/scenario.js';
-import { checkJobInput, CLUSTER_JOB_TYPES, CLUSTER_JOBS_TAKEN } from '../lib/scenario/job-input.js';
-import { JOB_CHECKS } from '../lib/scenario/cluster-jobs.js';
+import { checkJobInput, CLUSTER_JOB_TYPES, CLUSTER_JOBS_TAKEN } from '../lib/steps/job-input.js';
+import { JOB_CHECKS } from '../lib/steps/cluster-jobs.js';
 import { TARGETS_HIT } from '../lib/checks/targets-hit.js';
 import { NEW_LEADER } from '../lib/checks/new-leader.js';
 import { OLD_LEADER_REJOINED } from '../lib/checks/old-leader-rejoined.js';
 import { UNTOUCHED_ALLOCS } from '../lib/checks/untouched-allocs.js';
 import { SERVICE_CONTINUITY } from '../lib/checks/service-continuity.js';
 import { FAULTS, faultKind } from '../lib/faults/registry.js';
-import { faultProblems, scheduleProblems } from '../lib/scenario/fault-step.js';
-import { runClusterFault, type ClusterPlan } from '../lib/scenario/cluster-run.js';
-import { SENTINEL_CHECKS } from '../lib/scenario/sentinel-steps.js';
+import { faultProblems, scheduleProblems } from '../lib/steps/fault-step.js';
+import { runClusterFault, type ClusterPlan } from '../lib/steps/cluster-run.js';
+import { SENTINEL_CHECKS } from '../lib/steps/sentinel-steps.js';
 
 export const CHECKS = [
   TARGETS_HIT,

@@ -1,7 +1,7 @@
 // upgrade-in-place: the GH-25093 collision. Start the cluster on build A, run 3 bridge allocs, swap the client's
 // binary to build B and restart its agent WITHOUT draining, then scale to 6 allocs and check that no two share an
 // address, that host-local state agrees with the live allocs, and that the state moved to tmpfs (1.9.7's migration).
-import { readSentinels, SENTINEL_CHECKS, type FaultRun } from '../lib/scenario/sentinel-steps.js';
+import { readSentinels, SENTINEL_CHECKS, type FaultRun } from '../lib/steps/sentinel-steps.js';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { AllocSnap, RebootEvidence, TaskEventRec } from '../lib/model/evidence.js';
@@ -17,11 +17,11 @@ import { ALLOC_RESTORED } from '../lib/checks/alloc-restored.js';
 import { TASK_RESTARTED } from '../lib/checks/task-restarted.js';
 import { HTTP_REACHABLE } from '../lib/checks/http-reachable.js';
 import { NO_DUPLICATE_IP } from '../lib/checks/no-duplicate-ip.js';
-import { observe, recordAgentWarnings } from '../lib/scenario/reboot-steps.js';
+import { observe, recordAgentWarnings } from '../lib/steps/reboot-steps.js';
 import { jobInfo } from '../lib/parse/nomad-job.js';
-import { awaitDeploymentBeforeFault } from '../lib/scenario/job-steps.js';
-import { probeAllocs, waitForReachable } from '../lib/scenario/alloc-probes.js';
-import { settleFact, waitForJobSettled } from '../lib/scenario/job-settle.js';
+import { awaitDeploymentBeforeFault } from '../lib/steps/job-steps.js';
+import { probeAllocs, waitForReachable } from '../lib/steps/alloc-probes.js';
+import { settleFact, waitForJobSettled } from '../lib/steps/job-settle.js';
 import { readCniState } from '../lib/cluster/evidence.js';
 import { renderCniListing } from '../lib/cluster/parse-cni-listing.js';
 import { HarnessError } from '../lib/errors.js';
@@ -32,14 +32,14 @@ import type { ApiAllocListStub } from '../lib/nomad/api-types.js';
 import type { Nomad } from '../lib/nomad/client.js';
 import { toAllocSnap, toNodeSnap } from '../lib/nomad/parse.js';
 import { blockingProbe, describeAllocStub, waitForLeader } from '../lib/nomad/wait.js';
-import { waitForBridgeClient } from '../lib/scenario/client-ready.js';
+import { waitForBridgeClient } from '../lib/steps/client-ready.js';
 import type { Deadline } from '../lib/time/deadlines.js';
 import { defineScenario, noClusterTargets, singleRebootExecOnly } from '../lib/run/scenario.js';
 import { waitFor } from '../lib/time/wait-for.js';
 import { FAULTS, faultKind } from '../lib/faults/registry.js';
 import type { HarnessConfig } from '../lib/config/schema.js';
 import type { ConfigProblem } from '../lib/errors.js';
-import { faultParams, faultProblems, rebootStepMs, recordOneTarget } from '../lib/scenario/fault-step.js';
+import { faultParams, faultProblems, rebootStepMs, recordOneTarget } from '../lib/steps/fault-step.js';
 
 const JOB_FILE = fileURLToPath(new URL('../jobs/bridge-exec-http-multi.nomad.hcl', import.meta.url));
 /** Allocs running on build A, and after the scale-up on build B (the new ones are where collisions show). */

@@ -1,6 +1,6 @@
 // Check: no Nomad agent of the lab (servers included) crashed during the run, on any boot the run covers (the boot a
 // reboot ended too), and systemd restarted none beyond the restarts the faults themselves cause. Judged per machine
-// over the journals and unit states the run recorded (lib/scenario/sentinel-steps.ts).
+// over the journals and unit states the run recorded (lib/steps/sentinel-steps.ts).
 import { defineCheck, needing } from './define.js';
 import type { Judgement } from '../model/check.js';
 import type { AgentJournalRead, SentinelEvidence, WithSentinels } from '../model/sentinels.js';

@@ -1,6 +1,6 @@
 // Pure: Nomad's stream events -> the transitions of each alloc, node and job (what changed, when, quoted), and
 // the transient failures among them: an alloc or task that failed and then came back (restarted), which a
-// before/after read cannot see. The recorder (lib/scenario/event-recorder.ts) feeds it; checks may quote it.
+// before/after read cannot see. The recorder (lib/steps/event-recorder.ts) feeds it; checks may quote it.
 
 /** The fields of a Nomad stream event read here (lib/parse/event-stream-frames.ts StreamEvent has them all). */
 interface EventRecord {

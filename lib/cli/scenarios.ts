@@ -6,7 +6,7 @@ import cniIpamReboot from '../../scenarios/cni-ipam-reboot.js';
 import upgradeInPlace from '../../scenarios/upgrade-in-place.js';
 import rollingReboot from '../../scenarios/rolling-reboot.js';
 import serverReboot from '../../scenarios/server-reboot.js';
-import { loadScenarios } from '../scenarios/load.js';
+import { loadScenarios } from '../scenario-api/load.js';
 import { registryOf } from '../checks/registry.js';
 import type { CheckDef } from '../model/check.js';
 

@@ -3,7 +3,7 @@
 // reports, print the verdict. docs/architecture.md "Recipe: add a command".
 import { loadKnownIssueTable } from '../session/known-issues.js';
 import { givenAt } from '../config/given-at.js';
-import { JOB_FIELD } from '../scenario/job-input.js';
+import { JOB_FIELD } from '../steps/job-input.js';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';

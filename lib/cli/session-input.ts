@@ -14,7 +14,7 @@ import { labConfigRules, providerFor } from '../lab/providers.js';
 import type { Scenario } from '../run/scenario.js';
 import type { Plan } from '../plan/session-plan.js';
 import { nomadJobConverter, type JobConverter } from '../cluster/job-convert.js';
-import { jobFileProblems } from '../scenario/job-input.js';
+import { jobFileProblems } from '../steps/job-input.js';
 import { findScenario, loadUserScenarios } from './scenarios.js';
 import type { OutputPath } from './paths.js';
 import type { CliDeps } from './deps.js';

@@ -9,7 +9,7 @@ import type { ExecOptions, ExecResult, Lab, Machine, RebootKind, RebootRecord, T
 import { sleep, type Deadline } from '../../lib/time/deadlines.js';
 import { TimeoutError } from '../../lib/errors.js';
 import { machineSlots, slotName, type Topology } from '../../lib/model/topology.js';
-import { LEADER_COMMAND } from '../../lib/scenario/leader-watch.js';
+import { LEADER_COMMAND } from '../../lib/steps/leader-watch.js';
 import { AGENT_UNIT_COMMAND } from '../../lib/lab/observe.js';
 import { unitShow } from './fake-lab.js';
 import type { FakeNomad } from './fake-nomad/index.js';

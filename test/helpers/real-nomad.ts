@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { FAULTS } from '../../lib/faults/registry.js';
 import type { RebootKind } from '../../lib/model/kinds.js';
 import { notInPlaceReason } from '../../lib/checks/whole-alloc.js';
-import { SENTINEL_CHECKS } from '../../lib/scenario/sentinel-steps.js';
+import { SENTINEL_CHECKS } from '../../lib/steps/sentinel-steps.js';
 import { runCli } from './cli-child.js';
 import { vmSkipReason } from './vm-prereqs.js';
 

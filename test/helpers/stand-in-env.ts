@@ -12,7 +12,7 @@ import { slotName, type Topology } from '../../lib/model/topology.js';
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { JobConverter } from '../../lib/cluster/job-convert.js';
-import { varFile } from '../../lib/scenario/job-input.js';
+import { varFile } from '../../lib/steps/job-input.js';
 import { parseJobHcl } from './fake-nomad/job-parse.js';
 import { jobForLine } from './fake-nomad/payloads.js';
 import { showOnTimeout } from './timeout-dump.js';

@@ -1,4 +1,4 @@
-// The wait before a fault for the job's deployment (lib/scenario/job-steps.ts waitForDeploymentDone) against the
+// The wait before a fault for the job's deployment (lib/steps/job-steps.ts waitForDeploymentDone) against the
 // Nomad API STAND-IN (test/helpers/fake-nomad), not Nomad: it blocks on the deployment until Nomad ends it, returns
 // how it ended (successful, failed, or none for a job without one), and names the deployment when its deadline passes.
 import { performance } from 'node:perf_hooks';
@@ -8,7 +8,7 @@ import { createHttpTransport } from '../../lib/nomad/transport.js';
 import { deadlineIn } from '../../lib/time/deadlines.js';
 import { TimeoutError } from '../../lib/errors.js';
 import { waitFor } from '../../lib/time/wait-for.js';
-import { waitForDeploymentDone } from '../../lib/scenario/job-steps.js';
+import { waitForDeploymentDone } from '../../lib/steps/job-steps.js';
 import { startFakeNomad } from '../helpers/fake-nomad/index.js';
 import { MIN_HEALTHY_STEPS } from '../helpers/fake-nomad/deployments.js';
 import { WEB_JOB_HCL } from '../helpers/fake-nomad/sample-job.js';

@@ -9,7 +9,7 @@ import { waitForNodeReady } from '../../lib/nomad/wait.js';
 import { deadlineIn } from '../../lib/time/deadlines.js';
 import { waitFor } from '../../lib/time/wait-for.js';
 import { TimeoutError } from '../../lib/errors.js';
-import { readJobAllocs } from '../../lib/scenario/reboot-steps.js';
+import { readJobAllocs } from '../../lib/steps/reboot-steps.js';
 import { followAllocs } from '../../lib/checks/across-nodes.js';
 import { judgeCheck } from '../../lib/checks/define.js';
 import { ALLOCS_FOLLOWED } from '../../lib/checks/allocs-followed.js';

@@ -10,7 +10,7 @@ import { waitFor } from '../../lib/time/wait-for.js';
 import { deadlineIn } from '../../lib/time/deadlines.js';
 import { startFakeNomad } from '../helpers/fake-nomad/index.js';
 import { deployWeb } from '../helpers/fake-nomad/sample-job.js';
-import { waitForDeploymentDone } from '../../lib/scenario/job-steps.js';
+import { waitForDeploymentDone } from '../../lib/steps/job-steps.js';
 
 const STEP = 20;
 const TOKEN = 'c7f0a3b2-secret-token-0000-000000000001';

@@ -7,7 +7,7 @@ import { createNomad } from '../../lib/nomad/client.js';
 import { createHttpTransport } from '../../lib/nomad/transport.js';
 import { waitForAlloc } from '../helpers/nomad-wait.js';
 import { waitForAllocRunning, waitForLeader, waitForNodeReady, BRIDGE_CNI_ATTRIBUTES } from '../../lib/nomad/wait.js';
-import { waitForBridgeClient } from '../../lib/scenario/client-ready.js';
+import { waitForBridgeClient } from '../../lib/steps/client-ready.js';
 import type { Machine } from '../../lib/model/lab.js';
 import type { LogEvent } from '../../lib/log/events.js';
 

@@ -1,7 +1,7 @@
 // bridge-exec-reboot with the user's own job (--job), every alloc judged, through the real CLI main() against STAND-INS:
 // the Nomad API stand-in (real-shaped payloads, scripted timelines learnt from real 1.9.3/1.9.7 runs) and a stand-in lab
 // (no VMs). The host-side job conversion is the stand-in's HCL reader here; the real `nomad job run -output` is in test/e2e.
-import { SENTINEL_CHECKS } from '../../lib/scenario/sentinel-steps.js';
+import { SENTINEL_CHECKS } from '../../lib/steps/sentinel-steps.js';
 import { AGENT_RESOURCES } from '../../lib/checks/agent-resources.js';
 import { SERVICES } from '../../lib/checks/services.js';
 import t, { type Test } from 'tap';

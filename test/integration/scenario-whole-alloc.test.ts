@@ -10,7 +10,7 @@ import { startFakeNomad } from '../helpers/fake-nomad/index.js';
 import { createNomad } from '../../lib/nomad/client.js';
 import { createHttpTransport } from '../../lib/nomad/transport.js';
 import { toAllocSnap } from '../../lib/nomad/parse.js';
-import { SENTINEL_CHECKS } from '../../lib/scenario/sentinel-steps.js';
+import { SENTINEL_CHECKS } from '../../lib/steps/sentinel-steps.js';
 import { idsOf } from '../helpers/check-ids.js';
 
 const WHOLE = ['task-dirs', 'task-netns', 'task-env', 'alloc-exec', 'services', 'agent-resources'];

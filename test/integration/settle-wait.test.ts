@@ -1,4 +1,4 @@
-// The settle wait (lib/scenario/job-steps.ts waitForJobSettled) against the Nomad API STAND-IN (test/helpers/fake-nomad),
+// The settle wait (lib/steps/job-steps.ts waitForJobSettled) against the Nomad API STAND-IN (test/helpers/fake-nomad),
 // not Nomad: it settles on Nomad's state (allocs, evaluations, deployment) read with blocking queries, waits for a
 // delayed reschedule inside its budget and names it, ends unsettled on one after it, ends on the quiet period while
 // Nomad holds something that does not change, and at its deadline with the last state.
@@ -11,8 +11,8 @@ import { createNomad, type Nomad } from '../../lib/nomad/client.js';
 import { createHttpTransport } from '../../lib/nomad/transport.js';
 import { waitForAllocRunning } from '../../lib/nomad/wait.js';
 import { deadlineIn } from '../../lib/time/deadlines.js';
-import { waitForDeploymentDone } from '../../lib/scenario/job-steps.js';
-import { waitForJobSettled, type SettleInput } from '../../lib/scenario/job-settle.js';
+import { waitForDeploymentDone } from '../../lib/steps/job-steps.js';
+import { waitForJobSettled, type SettleInput } from '../../lib/steps/job-settle.js';
 import { startFakeNomad, type FakeNomad, type Timeline } from '../helpers/fake-nomad/index.js';
 import { WEB_JOB_HCL } from '../helpers/fake-nomad/sample-job.js';
 

@@ -553,7 +553,7 @@ t.test(
   'volume-state: the host volume ready on the node of every live alloc mounting it and of every node that had one; claims match',
   async (t) => {
     const { VOLUME_STATE } = await import('../../lib/checks/volume-data.js');
-    const { nodeVolumeState } = await import('../../lib/scenario/volume-steps.js');
+    const { nodeVolumeState } = await import('../../lib/steps/volume-steps.js');
     const { LAB_HOST_VOLUME } = await import('../../lib/model/volumes.js');
     const name = LAB_HOST_VOLUME.name;
     // the node as real 2.0.5 serves it (HostVolumes {} when the client declares none), then declaring the lab's

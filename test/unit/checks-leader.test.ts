@@ -2,7 +2,7 @@
 // first new leader after the fault (leader.ts), and the checks new-leader and old-leader-rejoined.
 import t from 'tap';
 import { electedAfter } from '../../lib/checks/leader.js';
-import { leaderOf } from '../../lib/scenario/leader-watch.js';
+import { leaderOf } from '../../lib/steps/leader-watch.js';
 import { judgeCheck } from '../../lib/checks/define.js';
 import { NEW_LEADER } from '../../lib/checks/new-leader.js';
 import { OLD_LEADER_REJOINED } from '../../lib/checks/old-leader-rejoined.js';

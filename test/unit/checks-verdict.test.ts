@@ -10,7 +10,7 @@ import { AGENT_RESOURCES } from '../../lib/checks/agent-resources.js';
 import { factsFromEvidence } from '../../lib/checks/facts.js';
 import { judgeAll } from '../../lib/checks/define.js';
 import { CHECKS } from '../../scenarios/bridge-exec-reboot.js';
-import { SENTINEL_CHECKS } from '../../lib/scenario/sentinel-steps.js';
+import { SENTINEL_CHECKS } from '../../lib/steps/sentinel-steps.js';
 import { CLIENT_REBOOTED } from '../../lib/checks/client-rebooted.js';
 import { NODE_BACK } from '../../lib/checks/node-back.js';
 import { ALLOC_RESTORED } from '../../lib/checks/alloc-restored.js';

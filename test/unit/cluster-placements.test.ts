@@ -1,8 +1,8 @@
 // Where a system or sysbatch job is expected: the nodes Nomad placed it on once every eval of it was past pending
-// (lib/scenario/cluster-jobs.ts settledPlacements), with evals and allocs in the recorded shapes' fields.
+// (lib/steps/cluster-jobs.ts settledPlacements), with evals and allocs in the recorded shapes' fields.
 import t from 'tap';
 import { readFileSync } from 'node:fs';
-import { settledPlacements } from '../../lib/scenario/cluster-jobs.js';
+import { settledPlacements } from '../../lib/steps/cluster-jobs.js';
 import type { ApiAllocListStub, ApiEvaluation } from '../../lib/nomad/api-types.js';
 
 const read = <T>(p: string): T =>

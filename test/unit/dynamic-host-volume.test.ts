@@ -4,9 +4,9 @@ import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dynamicVolumeNames, hostVolumeOfGroups, jobInfo, jobProblems } from '../../lib/parse/nomad-job.js';
-import { dynamicVolumeState, nodeVolumeState, volumeDir } from '../../lib/scenario/volume-steps.js';
+import { dynamicVolumeState, nodeVolumeState, volumeDir } from '../../lib/steps/volume-steps.js';
 import { LAB_HOST_VOLUME } from '../../lib/model/volumes.js';
-import { CLUSTER_JOB_TYPES } from '../../lib/scenario/job-input.js';
+import { CLUSTER_JOB_TYPES } from '../../lib/steps/job-input.js';
 import type { ApiHostVolume, ApiJob, ApiNode } from '../../lib/nomad/api-types.js';
 
 const real = (v: string, f: string): unknown =>

@@ -6,7 +6,7 @@
 /** A scenario run on VMs: the runner, the steps, the checks, Nomad's client, the lab and its provisioning. */
 const VM_RUN = [
   'lib/run',
-  'lib/scenario',
+  'lib/steps',
   'lib/checks',
   'lib/nomad',
   'lib/cluster',

@@ -4,7 +4,7 @@
 // that its test can reach it; that is neither dead nor a second interface. A name only tests use is dead code with tests. Read from the source text, like the layering test: `export` declarations
 // (types included) and the import specifiers of lib/ and of the scripts that use it (tools/, bench/, vms/, .ci/,
 // scenarios/, examples/, bin/). Re-exports count as importers of the original. The public scenario API
-// (lib/scenarios/api.ts, the package's `./scenario` export) counts as used: its importers live outside this repository.
+// (lib/scenario-api/api.ts, the package's `./scenario` export) counts as used: its importers live outside this repository.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -45,7 +45,7 @@ const TESTS = walk(join(ROOT, 'test'))
   .filter((f) => f.endsWith('.ts'));
 
 /** The public scenario API: what it exports is used by scenario files elsewhere. */
-const PUBLIC_API = 'lib/scenarios/api.ts';
+const PUBLIC_API = 'lib/scenario-api/api.ts';
 const PACKAGE_SPECIFIERS: Record<string, string> = { 'nomad-reboot-harness/scenario': PUBLIC_API };
 
 /**

@@ -15,7 +15,7 @@ import {
   stepConfig,
   type FaultSchedule,
 } from '../../lib/faults/schedule.js';
-import { faultProblems, scheduleProblems } from '../../lib/scenario/fault-step.js';
+import { faultProblems, scheduleProblems } from '../../lib/steps/fault-step.js';
 import type { HarnessConfig } from '../../lib/config/schema.js';
 
 const config = (flags: Record<string, unknown>): HarnessConfig => {

@@ -8,7 +8,7 @@ import { DEFAULTS, type HarnessConfig } from '../../lib/config/schema.js';
 import { nodeReregisters } from '../../lib/faults/define.js';
 import { FAULTS, faultKind, faultKindProblems, faultOutcome } from '../../lib/faults/registry.js';
 import { faultOfferOf, labConfigRules, PROVIDERS } from '../../lib/lab/providers.js';
-import { faultProblems } from '../../lib/scenario/fault-step.js';
+import { faultProblems } from '../../lib/steps/fault-step.js';
 import { faultSeen } from '../../lib/checks/fault-expectations.js';
 import { TASK_RESTARTED } from '../../lib/checks/task-restarted.js';
 import { dropCommands } from '../../lib/ssh/disrupt.js';

@@ -2,13 +2,13 @@
 // text and its fix, the -var flags and var-file, Nomad's message from a failed conversion, and the converter's argv.
 import t from 'tap';
 import { expectedAllocsOn, jobInfo, jobProblems, jobsUseRawExec } from '../../lib/parse/nomad-job.js';
-import { CLUSTER_JOB_TYPES, jobLab } from '../../lib/scenario/job-input.js';
+import { CLUSTER_JOB_TYPES, jobLab } from '../../lib/steps/job-input.js';
 import { DEFAULTS } from '../../lib/config/schema.js';
 import { DOCKER_BOX } from '../../lib/cluster/docker-image.js';
 import { defaultProbeKind, probeKindOf, probeKindsFromMeta } from '../../lib/checks/probe-kind.js';
 import { placementFailureMessage, placementLines } from '../../lib/parse/placement.js';
 import { nomadJobConverter, nomadMessage, varFlags } from '../../lib/cluster/job-convert.js';
-import { varFile } from '../../lib/scenario/job-input.js';
+import { varFile } from '../../lib/steps/job-input.js';
 import type { RunCommand } from '../../lib/exec/run.js';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';

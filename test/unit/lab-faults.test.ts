@@ -4,7 +4,7 @@
 import t from 'tap';
 import { resolveConfig } from '../../lib/config/validate.js';
 import { DEFAULTS } from '../../lib/config/schema.js';
-import { rebootStepMs } from '../../lib/scenario/fault-step.js';
+import { rebootStepMs } from '../../lib/steps/fault-step.js';
 import { CONSOLE_TAIL_LINES, consoleTail, notBackError, NotBackError } from '../../lib/lab/not-back.js';
 import { EXIT, InterruptedError, TimeoutError } from '../../lib/errors.js';
 import { rubyException, transcriptLine } from '../../lib/parse/vagrant-machine-readable.js';

@@ -76,7 +76,7 @@ const PURE = FILES.filter(
   (f) =>
     /^lib\/(model|time|shell|parse|config|checks|faults|known-issues|log)\//.test(f) ||
     (f.startsWith('lib/report/') && f !== 'lib/report/write.ts') ||
-    ['lib/errors.ts', 'lib/scenario/settle.ts', 'lib/lab/vagrant/spec-for.ts'].includes(f) ||
+    ['lib/errors.ts', 'lib/steps/settle.ts', 'lib/lab/vagrant/spec-for.ts'].includes(f) ||
     ['spec', 'provenance', 'zip', 'types', 'source-profile'].some((n) => f === `lib/builds/${n}.ts`),
 );
 
@@ -223,7 +223,7 @@ const FLOOR_OF_FOLDER: [RegExp, number][] = [
   [/^lib\/errors\.ts$/, 2],
   [/^lib\/(exec|vagrant|ssh|nomad|builds|cni|merge|git)\//, 3],
   [/^lib\/(lab|cluster)\//, 4],
-  [/^lib\/(run|scenario|scenarios|bisect)\//, 5],
+  [/^lib\/(run|steps|scenario-api|bisect)\//, 5],
   [/^lib\/(session|cli)\//, 6],
 ];
 const floorOf = (f: string): number | undefined => FLOOR_OF_FOLDER.find(([re]) => re.test(f))?.[1];

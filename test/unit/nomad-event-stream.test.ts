@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import t from 'tap';
 import { EventStreamParser, parseFrameLine, type StreamFrame } from '../../lib/parse/event-stream-frames.js';
 import { transientFailures, transitionsFrom, type ReceivedEvent } from '../../lib/checks/transitions.js';
-import { timelineFromTransitions } from '../../lib/scenario/stream-timeline.js';
+import { timelineFromTransitions } from '../../lib/steps/stream-timeline.js';
 import { streamPath } from '../../lib/nomad/event-stream.js';
 
 const SAMPLE = readFileSync(

@@ -1,7 +1,7 @@
 // The shipped job pinned to the client the scenario disrupts: one job-level constraint on the node's name, the job's
 // own constraints kept, the job itself left as it was.
 import t from 'tap';
-import { pinToNode } from '../../lib/scenario/pin-job.js';
+import { pinToNode } from '../../lib/steps/pin-job.js';
 import type { ApiJob } from '../../lib/nomad/api-types.js';
 
 const job = (o: Partial<ApiJob> = {}): ApiJob => ({ ID: 'web', Name: 'web', Type: 'service', TaskGroups: [], ...o });

@@ -1,4 +1,4 @@
-// The probe series' pure parts (lib/scenario/probe-series.ts): the targets of the running allocs through their
+// The probe series' pure parts (lib/steps/probe-series.ts): the targets of the running allocs through their
 // nodes' host ports, the machine probes run from, and a tick's failed sample for a service nothing could be probed of.
 import t from 'tap';
 import type { AllocSnap } from '../../lib/model/evidence.js';
@@ -11,7 +11,7 @@ import {
   seriesTargets,
   startProbeSeries,
   tickSamples,
-} from '../../lib/scenario/probe-series.js';
+} from '../../lib/steps/probe-series.js';
 import { serviceContinuity } from '../../lib/checks/continuity.js';
 import { deadlineIn, sleep } from '../../lib/time/deadlines.js';
 

@@ -2,7 +2,7 @@
 // again (its last task's first Started since the disruption, on the harness's clock), and the property's text.
 import t from 'tap';
 import { clockOffsetFrom } from '../../lib/parse/host-observe.js';
-import { formatRestoreNotices, restoreNotices, streamNotices } from '../../lib/scenario/restore-latency.js';
+import { formatRestoreNotices, restoreNotices, streamNotices } from '../../lib/steps/restore-latency.js';
 import type { AllocSnap, TaskStateSnap } from '../../lib/model/evidence.js';
 
 const task = (starts: number[], other: { type: string; timeMs: number }[] = []): TaskStateSnap =>

@@ -15,7 +15,7 @@ import {
   slotState,
   successorOf,
   viewFingerprint,
-} from '../../lib/scenario/settle.js';
+} from '../../lib/steps/settle.js';
 
 const REBOOT_AT = Date.parse('2025-03-10T09:46:50Z');
 const SINCE = { index: 100, atMs: REBOOT_AT };

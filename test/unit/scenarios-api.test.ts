@@ -1,9 +1,9 @@
 // The scenario API's pure parts: a module's default export judged as a scenario (every problem at once), names taken
 // twice, checks judged and results held to the declared checks.
 import t from 'tap';
-import { checkIdProblems, duplicateNameProblems, scenarioShapeProblems } from '../../lib/scenarios/shape.js';
+import { checkIdProblems, duplicateNameProblems, scenarioShapeProblems } from '../../lib/scenario-api/shape.js';
 import { defineCheck, judgeAll } from '../../lib/checks/define.js';
-import { reconcileResults } from '../../lib/scenarios/checks.js';
+import { reconcileResults } from '../../lib/scenario-api/checks.js';
 import { defineCheck as shippedDefineCheck, judgeAll as shippedJudgeAll } from '../../lib/checks/define.js';
 import { CLIENT_REBOOTED } from '../../lib/checks/client-rebooted.js';
 import { HOST_REBOOTED } from '../../lib/checks/host-rebooted.js';

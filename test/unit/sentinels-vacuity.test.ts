@@ -7,7 +7,7 @@ import { REBOOT_KINDS } from '../../lib/model/kinds.js';
 import { judgeCheck } from '../../lib/checks/define.js';
 import { FAULT_EXERCISED } from '../../lib/checks/fault-exercised.js';
 import { effectsOf, expectedAgentRestarts, FAULT_PROOFS } from '../../lib/checks/fault-effects.js';
-import { sentinelEvidence } from '../../lib/scenario/sentinel-steps.js';
+import { sentinelEvidence } from '../../lib/steps/sentinel-steps.js';
 import { DEFAULTS } from '../../lib/config/schema.js';
 
 const T0 = Date.parse('2026-12-05T10:05:00Z');

@@ -277,7 +277,7 @@ t.test(
 
 t.test('fault kinds on existing hosts: a hard reset only with lab.hard_reset_command, never a power off', async (t) => {
   // the provider's capabilities are asked while the config is resolved, for every scenario (lib/lab/providers.ts)
-  const { faultProblems } = await import('../../lib/scenario/fault-step.js');
+  const { faultProblems } = await import('../../lib/steps/fault-step.js');
   const text = `${HOSTS}  hard_reset_command: [virsh, reset, "lab-{role}"]\nreboot: { kind: hard }\n`;
   const withReset = ok({ file: yaml(text) });
   t.same(faultProblems('cni-ipam-reboot', withReset, { hasNomadAgent: false }), [], 'hard with a reset command');

@@ -133,7 +133,7 @@ t.test('every id of STEP_IDS is plain, used once, and given to a step by the shi
   const ids = Object.values(STEP_IDS);
   t.equal(new Set(ids).size, ids.length, 'no two names for one id');
   for (const id of ids) t.match(id, /^[a-z][a-z-]*$/, `${id}: a plain id`);
-  const dirs = ['scenarios', 'lib/scenario', 'lib/run'];
+  const dirs = ['scenarios', 'lib/steps', 'lib/run'];
   const source = dirs
     .flatMap((d) =>
       readdirSync(new URL(`../../${d}/`, import.meta.url))

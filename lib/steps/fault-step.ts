@@ -167,7 +167,7 @@ export function recordFault(ctx: RunContext, r: RebootRecord, suffix = ''): void
 }
 
 /**
- * A scenario that disrupts its one client names the lab and the target as a cluster run does (lib/scenario/
+ * A scenario that disrupts its one client names the lab and the target as a cluster run does (lib/steps/
  * cluster-run.ts), as properties: `lab.topology` (the machines it brought up, servers+clients), `reboot.target` and
  * `fault.1.target` (the client's slot name: "client" in a pair, "client-1" in a cluster).
  */

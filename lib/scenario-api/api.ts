@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { Lab } from '../model/lab.js';
 import type { AllocSnap, HttpProbe, NodeSnap } from '../model/evidence.js';
 import type { Deadline } from '../model/deadline.js';
-import { probeAllocPorts, waitForReachable } from '../scenario/alloc-probes.js';
+import { probeAllocPorts, waitForReachable } from '../steps/alloc-probes.js';
 
 // a scenario and its checks
 export { defineScenario } from '../run/scenario.js';
@@ -35,8 +35,8 @@ export type { Nomad } from '../nomad/client.js';
 export type { ApiAllocation, ApiNode, ApiJob } from '../nomad/api-types.js';
 export { waitForLeader, waitForNodeReady, waitForAllocRunning } from '../nomad/wait.js';
 export { toAllocSnap, toNodeSnap } from '../nomad/parse.js';
-export { waitForBridgeClient } from '../scenario/client-ready.js';
-export { readJobAllocs } from '../scenario/reboot-steps.js';
+export { waitForBridgeClient } from '../steps/client-ready.js';
+export { readJobAllocs } from '../steps/reboot-steps.js';
 
 /** Probe every mapped port of one alloc once: its bridge address from the client, its host port from the server. */
 export function probeAlloc(lab: Lab, alloc: AllocSnap, node: NodeSnap, d: Deadline): Promise<HttpProbe[]> {

@@ -1,6 +1,6 @@
 // The run of a fault on a cluster, shared by rolling-reboot and server-reboot: bring the lab up, run a bridge-mode job
 // (the shipped one spread over the clients, or the user's own), probe its ports through the live clients' host ports
-// and watch the leader over the fault window, hit the target in waves (lib/scenario/cluster-steps.ts), then read every
+// and watch the leader over the fault window, hit the target in waves (lib/steps/cluster-steps.ts), then read every
 // alloc and judge.
 import { randomInt } from 'node:crypto';
 import type { CheckDef, CheckResult } from '../model/check.js';

@@ -6,7 +6,7 @@ const BAD_ALLOC = /^(failed|lost)\//;
 
 /**
  * One timeline point per node and alloc transition. Task events are left out: the task-event history already puts
- * each on the alloc lane (lib/scenario/timeline.ts), and job transitions are the steps' business.
+ * each on the alloc lane (lib/steps/timeline.ts), and job transitions are the steps' business.
  */
 export function timelineFromTransitions(ts: readonly Transition[]): TimelineEvent[] {
   const out: TimelineEvent[] = [];

@@ -146,7 +146,7 @@ async function nextChange(
 }
 
 /**
- * Wait until the job has settled after the disruption (lib/scenario/settle.ts): every judged place decided with
+ * Wait until the job has settled after the disruption (lib/steps/settle.ts): every judged place decided with
  * evidence newer than the disruption and Nomad with nothing pending for the job, then the view unchanged for the
  * confirmation window. Blocks on Nomad's indexes between reads, never on a fixed sleep. A delayed reschedule inside the
  * budget is waited for; one after it ends the wait unsettled, named. Every place decided but Nomad still holding
@@ -159,7 +159,7 @@ export async function waitForJobSettled(i: SettleInput, d: Deadline): Promise<Se
   const startMs = Date.now();
   const budgetEndMs = startMs + Math.max(0, remaining(d) - SETTLE_MARGIN_MS);
   let endMs = i.windowMs === undefined ? budgetEndMs : Math.min(budgetEndMs, startMs + i.windowMs);
-  // When each judged place was first seen settled (Unix ms): the restore-notice latency (lib/scenario/restore-latency.ts)
+  // When each judged place was first seen settled (Unix ms): the restore-notice latency (lib/steps/restore-latency.ts)
   const noticedAtMs: Record<string, number> = {};
   const reschedules = new Map<string, DelayedReschedule>();
   const told = new Map<string, string>();
