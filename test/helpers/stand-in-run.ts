@@ -153,13 +153,11 @@ export function runOnCluster(
   o: { nomadVersion?: string; before?: (s: Awaited<ReturnType<typeof standInCluster>>) => void } = {},
 ) {
   const { before, ...stand } = o;
-  return runOnStandIn(
-    t,
-    (cwd) => standInCluster(topology, { cwd, ...stand }),
-    scenario,
-    extra,
-    before ? { before } : {},
-  );
+  return runOnStandIn(t, (cwd) => standInCluster(topology, { cwd, ...stand }), scenario, extra, {
+    ...(before ? { before } : {}),
+    // the build's path names its line, so what reads the build's version (known-issue labels) reads the stand-in's
+    ...(o.nomadVersion ? { nomad: `/stand-in/nomad-${o.nomadVersion}` } : {}),
+  });
 }
 
 /** A run of `scenario` on the stand-in pair, its Nomad answering on `timeline`. */

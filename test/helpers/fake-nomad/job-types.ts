@@ -4,7 +4,8 @@
 // sysbatch job runs one alloc on every ready, eligible node (named job.group[0] on each, as the system scheduler names
 // them); a drain stops a node's system allocs after the others without a replacement, and an eligible node gets its
 // missing system allocs placed. A drained batch alloc ends by the stand-in's Nomad line (GH-26025, GH-26961): failed and
-// rescheduled on 1.10.3 to 1.10.5, left to complete in place from 1.11.0, migrated like a service alloc before.
+// rescheduled on 1.10.3 to 1.10.5, left to complete in place from 1.11.0, migrated like a service alloc before; on
+// the lines with GH-28018 a drain-stopped one is placed again once its node is eligible.
 // DERIVED, not captured: the descriptions of the stopped system allocs and of the failed batch alloc
 // (nomad scheduler/util.go allocNodeTainted, scheduler/reconcile.go allocRescheduled).
 import type { ApiAllocation, ApiJob, ApiNode } from '../../../lib/nomad/api-types.js';
@@ -154,6 +155,44 @@ export function batchDrainOf(version: string): BatchDrain {
   return 'migrate';
 }
 
+/**
+ * Whether this line places a drain-stopped batch alloc again once its node is eligible (GH-28018: the reconciler stops
+ * counting it; every 1.11 release, 2.0 before 2.0.4; the Enterprise 1.10.14/1.11.8 fixes are not modelled).
+ */
+export function placesExtraBatch(version: string): boolean {
+  const [maj = 0, min = 0, patch = 0] = version.split(/[.-]/).map(Number);
+  const v = maj * 1e6 + min * 1e3 + patch;
+  return v >= 1_011_000 && v < 2_000_004;
+}
+
+/**
+ * GH-28018 as real 1.11.3 played it (docs/findings.md, job-types mixed): at the eval of a later drain stop, each
+ * drain-stopped alloc of the job on a node eligible again, with no live alloc of its name, gets a new alloc on that node
+ * (a fresh create index, no PreviousAllocation, nothing linked after the stopped one).
+ */
+export function placeExtraBatch(c: Cluster, job: ApiJob): void {
+  if (job.Stop) return;
+  const mine = [...c.allocs.values()].filter((a) => a.JobID === job.ID);
+  const live = new Set(mine.filter(liveAlloc).map((a) => a.Name));
+  for (const a of mine) {
+    if (a.DesiredDescription !== 'alloc is being migrated' || a.ClientStatus !== 'complete') continue;
+    if (a.NextAllocation || live.has(a.Name)) continue;
+    const n = c.allNodes().find((x) => x.ID === a.NodeID);
+    if (!n || !placeable(n)) continue;
+    const others = new Set(
+      (job.TaskGroups ?? []).flatMap((g) => Array.from({ length: g.Count }, (_, i) => `${job.ID}.${g.Name}[${i}]`)),
+    );
+    others.delete(a.Name);
+    c.placementNode = n;
+    try {
+      c.placeAllocs(job, '', [], others, {}, false);
+    } finally {
+      c.placementNode = undefined;
+    }
+    live.add(a.Name);
+  }
+}
+
 /** Whether the drain handles this alloc as a batch alloc of a line that does not migrate it; the allocs it placed. */
 export function drainBatchAlloc(
   c: Cluster,
@@ -182,6 +221,9 @@ export function drainBatchAlloc(
         DesiredTransition: { Migrate: true },
       });
     });
+    // the scheduler's eval for this stop is where a line with GH-28018 counts out the job's earlier drain-stopped
+    // allocs whose node is eligible again, and places them anew
+    if (placesExtraBatch(c.version)) c.later(1, () => placeExtraBatch(c, job!));
     return { handled: true, placed: [] };
   }
   // fail-and-reschedule: the drain kills it, the client reports it failed, the scheduler reschedules it elsewhere
