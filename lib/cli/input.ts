@@ -49,13 +49,20 @@ export function inputProblems(p: InputProblems): ConfigProblem[] {
 
 /**
  * A flag the scenario refuses as a whole ("applies to rolling-reboot and server-reboot"): what else is wrong with its
- * value (a machine this lab lacks) is moot once the flag goes, so it is left out: one problem per mistake.
+ * value (a machine this lab lacks) is moot once the flag goes, so it is left out: one problem per mistake. Likewise a
+ * build given as "": it is empty, not also missing.
  */
 function withoutMoot(all: ConfigProblem[]): ConfigProblem[] {
   const refused = new Set(
     all.flatMap((x) => (x.message.startsWith('applies to ') ? (x.field.match(/--[a-z][a-z-]*/g) ?? []) : [])),
   );
-  return all.filter((x) => x.message.startsWith('applies to ') || !refused.has(x.field));
+  // Note: a build flag given empty is one mistake: "must be a non-empty string" says it, "needs a build" repeats it.
+  const emptied = new Set(all.filter((x) => x.message === 'must be a non-empty string').map((x) => x.field));
+  return all.filter(
+    (x) =>
+      (x.message.startsWith('applies to ') || !refused.has(x.field)) &&
+      !(emptied.has(x.field) && x.message.endsWith(' needs a build')),
+  );
 }
 
 /** Throw every problem of the input at once (exit 2), or return when there is none. */

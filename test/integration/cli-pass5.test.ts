@@ -1,0 +1,74 @@
+// The CLI's fifth adversarial pass (docs/cli-defects.md, rows Q19 on), through the real main() with the stand-ins and
+// --plan: a secret JSON has to escape, a build flag given empty, and a relative input path told with where it was
+// looked for.
+import t, { type Test } from 'tap';
+import { join } from 'node:path';
+import '../helpers/ts-loader.js';
+import { main } from '../../lib/cli/main.js';
+import { standInPerRun } from '../helpers/stand-in-env.js';
+
+const NOMAD = '/stand-in/nomad-1.9.7';
+
+function cli(t: Test, env: Record<string, string> = {}) {
+  const dir = t.testdir({});
+  const s = standInPerRun({ [NOMAD]: { timeline: 'restored', version: '1.9.7' } }, { cwd: dir });
+  t.teardown(() => Promise.all(s.runs.map((r) => r.nomad.close())));
+  const deps = {
+    ...s.deps,
+    env: { ...s.deps.env, ...env },
+    makeEnv: () => {
+      throw new Error('--plan must not make a lab');
+    },
+  };
+  return async (argv: string[]) => {
+    s.out.length = 0;
+    s.err.length = 0;
+    const code = await main([...argv, '--netns', '', '--reports-dir', join(dir, 'reports')], deps);
+    return { code, out: s.out.join(''), err: s.err.join('') };
+  };
+}
+
+t.test(
+  'NOMAD_TOKEN with a quote, a backslash or a newline is not printed by --plan or an error document (Q19)',
+  async (t) => {
+    for (const token of ['quo"tetoken-abcdefghijk', 'bs\\tokenabcdefghijk123', 'nl-token-abcdefgh\nsecond-line-xyz']) {
+      const escaped = JSON.stringify(token).slice(1, -1);
+      const run = cli(t, { NOMAD_TOKEN: token });
+      const plan = await run(['run', '--nomad', NOMAD, '--plan']);
+      t.equal(plan.code, 0, plan.err);
+      const doc = JSON.parse(plan.out) as { schema: string };
+      t.equal(doc.schema, 'nomad-reboot-harness/plan@1', 'still one JSON document');
+      t.notOk(plan.out.includes(escaped) || plan.out.includes(token), `${escaped}: not in the plan`);
+      t.match(plan.out, /"token": "\[REDACTED\]"/);
+      const bad = await run(['run', '--nomad', NOMAD, '--plan', '--json', '--cpus', '0']);
+      t.equal(bad.code, 2);
+      t.notOk(bad.out.includes(escaped) || bad.err.includes(token), `${escaped}: not in the error document`);
+    }
+  },
+);
+
+t.test('--nomad "" is one problem: empty, not also missing (Q20)', async (t) => {
+  const run = cli(t);
+  const r = await run(['run', '--nomad', '', '--plan']);
+  t.equal(r.code, 2);
+  t.match(r.err, /--nomad: must be a non-empty string/);
+  t.notMatch(r.err, /needs a build/, 'the same mistake is not told twice');
+  const both = await run(['run', '--nomad', '', '--cpus', '0', '--plan']);
+  t.match(both.err, /invalid configuration \(2 problems\)/, 'the other problems are still told');
+  const none = await run(['run', '--plan']);
+  t.match(
+    none.err,
+    /--nomad: scenario bridge-exec-reboot installs Nomad and needs a build/,
+    'no build at all still says so',
+  );
+});
+
+t.test('a relative --known-issues-file that is not there names where it was looked for (Q21)', async (t) => {
+  const run = cli(t);
+  const r = await run(['run', '--nomad', NOMAD, '--known-issues-file', 'no-such-ki.yaml', '--plan']);
+  t.equal(r.code, 2);
+  t.match(
+    r.err,
+    /known_issues_file \(--known-issues-file\): cannot be read: ENOENT.* \(a relative path is read from the working directory: \/[^)]*\/no-such-ki\.yaml\)/,
+  );
+});
