@@ -72,3 +72,13 @@ t.test('a relative --known-issues-file that is not there names where it was look
     /known_issues_file \(--known-issues-file\): cannot be read: ENOENT.* \(a relative path is read from the working directory: \/[^)]*\/no-such-ki\.yaml\)/,
   );
 });
+
+t.test('nomad: written as a scalar (the token with its key forgotten) is not echoed back (Q22)', async (t) => {
+  const run = cli(t);
+  const dir = t.testdir({ 'h.yaml': 'nomad: sekret-whole-nomad-section-xyz\nlab: 5\n' });
+  const r = await run(['run', '--nomad', NOMAD, '-c', join(dir, 'h.yaml'), '--plan']);
+  t.equal(r.code, 2);
+  t.match(r.err, /h\.yaml: nomad: must be a mapping of keys to values \(got "\[REDACTED\]"/);
+  t.match(r.err, /h\.yaml: lab: must be a mapping of keys to values \(got 5/, 'a section without a secret is shown');
+  t.notMatch(r.err, /sekret/);
+});
