@@ -23,7 +23,11 @@ function cli(t: Test, env: Record<string, string> = {}) {
   return async (argv: string[]) => {
     s.out.length = 0;
     s.err.length = 0;
-    const code = await main([...argv, '--netns', '', '--reports-dir', join(dir, 'reports')], deps);
+    const session = ['run', 'compare', 'matrix'].includes(argv[0]!);
+    const code = await main(
+      [...argv, '--netns', '', ...(session ? ['--reports-dir', join(dir, 'reports')] : [])],
+      deps,
+    );
     return { code, out: s.out.join(''), err: s.err.join('') };
   };
 }
@@ -81,4 +85,28 @@ t.test('nomad: written as a scalar (the token with its key forgotten) is not ech
   t.match(r.err, /h\.yaml: nomad: must be a mapping of keys to values \(got "\[REDACTED\]"/);
   t.match(r.err, /h\.yaml: lab: must be a mapping of keys to values \(got 5/, 'a section without a secret is shown');
   t.notMatch(r.err, /sekret/);
+});
+
+t.test('--drain-deadline with --drain=false is refused as ignored (Q14)', async (t) => {
+  const run = cli(t);
+  const base = ['run', 'rolling-reboot', '--nomad', NOMAD, '--plan'];
+  const r = await run([...base, '--drain=false', '--drain-deadline', '5m']);
+  t.equal(r.code, 2);
+  t.match(
+    r.err,
+    /--drain-deadline: is the deadline of a drain, and --drain=false drains nothing, so it would be ignored/,
+  );
+  t.equal((await run([...base, '--drain-deadline', '5m'])).code, 0, 'with the drain it is read');
+  const other = await run(['run', '--nomad', NOMAD, '--plan', '--drain=false', '--drain-deadline', '5m']);
+  t.equal(other.err.match(/--drain-deadline:/g)?.length, 1, 'refused once where the scenario refuses it anyway');
+});
+
+t.test('doctor --provider ssh is one problem: no hosts asked for a provider it refuses (P19)', async (t) => {
+  const run = cli(t);
+  const r = await run(['doctor', '--provider', 'ssh']);
+  t.equal(r.code, 2);
+  t.match(r.err, /lab\.provider \(--provider\): doctor checks a libvirt host .* no checks for ssh/);
+  t.notMatch(r.err, /lab\.hosts/);
+  const more = await run(['doctor', '--provider', 'ssh', '--memory', '0']);
+  t.match(more.err, /invalid configuration \(2 problems\)/, 'the other problems are still told');
 });
