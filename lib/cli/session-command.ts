@@ -177,6 +177,14 @@ function wordAfterSwitch(problems: readonly ConfigProblem[], rawArgs: readonly s
     if (p.field !== 'scenario' || p.message !== 'is not a known scenario') return p;
     const before = rawArgs[rawArgs.indexOf(String(p.value)) - 1];
     const words = before?.startsWith('--') ? SWITCH_WORDS[before.slice(2)] : undefined;
+    // Note: a switch takes its true/false after "=" (--fresh=false); a separate word is read as the scenario.
+    if (!words && before?.startsWith('--') && /^(true|false|yes|no|1|0)$/i.test(String(p.value)))
+      return {
+        field: before,
+        value: p.value,
+        message: `is a switch: the word after it is read as the scenario (and ${JSON.stringify(p.value)} is no scenario)`,
+        fix: `write ${before}=${String(p.value)}, or ${before} alone for true`,
+      };
     if (!words) return p;
     return {
       field: before!,

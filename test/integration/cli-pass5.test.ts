@@ -5,6 +5,8 @@ import t, { type Test } from 'tap';
 import { join } from 'node:path';
 import '../helpers/ts-loader.js';
 import { main } from '../../lib/cli/main.js';
+import { destroyLabs } from '../../lib/cli/destroy.js';
+import { DEFAULTS } from '../../lib/config/schema.js';
 import { standInPerRun } from '../helpers/stand-in-env.js';
 
 const NOMAD = '/stand-in/nomad-1.9.7';
@@ -109,4 +111,30 @@ t.test('doctor --provider ssh is one problem: no hosts asked for a provider it r
   t.notMatch(r.err, /lab\.hosts/);
   const more = await run(['doctor', '--provider', 'ssh', '--memory', '0']);
   t.match(more.err, /invalid configuration \(2 problems\)/, 'the other problems are still told');
+});
+
+t.test('a switch given true/false as a separate word names the switch, not an unknown scenario (Q24)', async (t) => {
+  const run = cli(t);
+  const r = await run(['run', '--nomad', NOMAD, '--plan', '--fresh', 'false']);
+  t.equal(r.code, 2);
+  t.match(
+    r.err,
+    /--fresh: is a switch: the word after it is read as the scenario .*fix: write --fresh=false, or --fresh alone/,
+  );
+  t.notMatch(r.err, /scenario: is not a known scenario/);
+  t.equal((await run(['run', '--nomad', NOMAD, '--plan', '--fresh=false'])).code, 0, '--fresh=false is taken');
+  const other = await run(['run', '--nomad', NOMAD, '--plan', '--fresh', 'bogus']);
+  t.match(other.err, /scenario: is not a known scenario \(got "bogus"/, 'another word is still a scenario');
+});
+
+t.test('destroy of one unknown id given twice names it once (Q27)', async (t) => {
+  const workDir = t.testdir({});
+  const config = { ...DEFAULTS, lab: { ...DEFAULTS.lab, workDir } };
+  await t.rejects(
+    destroyLabs(config, ['abc', 'abc'], false, () => {}),
+    {
+      message: `no lab for run id abc under ${workDir}`,
+      exitCode: 2,
+    },
+  );
 });
