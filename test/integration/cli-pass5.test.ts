@@ -138,3 +138,19 @@ t.test('destroy of one unknown id given twice names it once (Q27)', async (t) =>
     },
   );
 });
+
+t.test('matrix: a problem of the file is told with the command line values, not before them (Q34)', async (t) => {
+  const run = cli(t);
+  const dir = t.testdir({
+    'bad.yaml': `scenario: bridge-exec-reboot\ndefaults:\n  nomad_build: ${NOMAD}\naxes:\n  reboot: [graceful, bogus]\n`,
+    'good.yaml': `scenario: bridge-exec-reboot\ndefaults:\n  nomad_build: ${NOMAD}\naxes:\n  reboot: [graceful, hard]\n`,
+  });
+  const r = await run(['matrix', join(dir, 'bad.yaml'), '--plan', '--memory', '1']);
+  t.equal(r.code, 2);
+  t.match(r.err, /invalid configuration \(2 problems\)/);
+  t.match(r.err, /bad\.yaml: axes\.reboot\[1\]: is not a reboot kind/);
+  t.match(r.err, /--memory: must be a whole number from 512 to 65536 MiB/);
+  const good = await run(['matrix', join(dir, 'good.yaml'), '--plan', '--memory', '1']);
+  t.equal(good.code, 2);
+  t.equal(good.err.match(/--memory:/g)?.length, 1, 'a valid file: the value told once, by its cells');
+});
