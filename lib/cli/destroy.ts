@@ -100,7 +100,7 @@ export async function destroyLabs(
   } = {},
 ): Promise<ExitCode> {
   const found = await findLabDirs(config.lab.workDir);
-  const unknown = ids.filter((id) => !found.some((f) => f.runId === id));
+  const unknown = [...new Set(ids)].filter((id) => !found.some((f) => f.runId === id));
   if (unknown.length) {
     throw new HarnessError(`no lab for run id ${unknown.join(', ')} under ${config.lab.workDir}`, {
       exitCode: EXIT.USAGE,

@@ -49,13 +49,25 @@ export function inputProblems(p: InputProblems): ConfigProblem[] {
 
 /**
  * A flag the scenario refuses as a whole ("applies to rolling-reboot and server-reboot"): what else is wrong with its
- * value (a machine this lab lacks) is moot once the flag goes, so it is left out: one problem per mistake.
+ * value (a machine this lab lacks) is moot once the flag goes, so it is left out: one problem per mistake. Likewise a
+ * build given as "": it is empty, not also missing; and a provider the command refuses: its hosts are not also asked for.
  */
 function withoutMoot(all: ConfigProblem[]): ConfigProblem[] {
   const refused = new Set(
     all.flatMap((x) => (x.message.startsWith('applies to ') ? (x.field.match(/--[a-z][a-z-]*/g) ?? []) : [])),
   );
-  return all.filter((x) => x.message.startsWith('applies to ') || !refused.has(x.field));
+  // Note: a build flag given empty is one mistake: "must be a non-empty string" says it, "needs a build" repeats it.
+  const emptied = new Set(all.filter((x) => x.message === 'must be a non-empty string').map((x) => x.field));
+  // Note: a provider the command refuses as a whole (doctor --provider ssh) needs no hosts listed for it.
+  const providerRefused = all.some(
+    (x) => x.field === 'lab.provider (--provider)' && x.message.includes('no checks for'),
+  );
+  return all.filter(
+    (x) =>
+      (x.message.startsWith('applies to ') || !refused.has(x.field)) &&
+      !(emptied.has(x.field) && x.message.endsWith(' needs a build')) &&
+      !(providerRefused && /\blab\.hosts\./.test(x.field)),
+  );
 }
 
 /** Throw every problem of the input at once (exit 2), or return when there is none. */

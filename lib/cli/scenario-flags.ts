@@ -84,7 +84,28 @@ export function unusedFlagProblems(
       },
     ];
   });
-  return [...byScenario, ...unusedFaultOptions(values, configs)];
+  return [...byScenario, ...unusedDrainDeadline(values, configs, byScenario), ...unusedFaultOptions(values, configs)];
+}
+
+/**
+ * --drain-deadline with --drain=false: the deadline of a drain that never happens (a schedule's steps may drain, so a
+ * session with one reads it). Not told again when the scenario refuses the flag as a whole.
+ */
+function unusedDrainDeadline(
+  values: Record<string, unknown>,
+  configs: readonly HarnessConfig[],
+  told: readonly ConfigProblem[],
+): ConfigProblem[] {
+  if (values['drain'] !== false || values['drain-deadline'] === undefined) return [];
+  if (told.some((p) => p.field === '--drain-deadline') || configs.some((c) => c.reboot.faults)) return [];
+  return [
+    {
+      field: '--drain-deadline',
+      value: values['drain-deadline'],
+      message: 'is the deadline of a drain, and --drain=false drains nothing, so it would be ignored',
+      fix: 'drop --drain-deadline, or drop --drain=false',
+    },
+  ];
 }
 
 /**

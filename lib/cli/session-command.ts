@@ -14,6 +14,9 @@ import type { Logger } from '../log/events.js';
 import type { Scenario } from '../run/scenario.js';
 import type { SessionReport } from '../model/session.js';
 import { planSession, type PlanResult } from '../plan/plan.js';
+import { restOf } from '../plan/shared.js';
+import { parseMatrix } from '../matrix/spec.js';
+import { expectableIds } from '../checks/expect-ids.js';
 import { PLAN_JSON_SCHEMA, type Plan, type PlanInput } from '../plan/session-plan.js';
 import { executePlan } from '../session/execute.js';
 import { nomadJobConverter } from '../cluster/job-convert.js';
@@ -78,7 +81,7 @@ export async function readSession(req: SessionRequest): Promise<ReadSession> {
   const fileProblems: ConfigProblem[] = [...(req.problems ?? [])];
   const harness = await readHarnessFile(args, deps, fileProblems);
   const user = await userScenarios(args, deps, harness);
-  const res = planSession({
+  const input: PlanInput = {
     command: req.plan,
     positionals: args.positionals,
     values: args.values,
@@ -89,9 +92,27 @@ export async function readSession(req: SessionRequest): Promise<ReadSession> {
     vmOverheadMb,
     ...(harness ? { harness } : {}),
     ...(req.matrixFile ? { matrixFile: req.matrixFile } : {}),
-  });
+  };
+  const planned = planSession(input);
+  // Note: a matrix file with a problem of its own is planned no further, so the command line's and harness.yaml's
+  // values were not judged (`--memory 1` came only after the file was fixed): they are told with it.
+  const res: PlanResult =
+    planned.ok || !req.matrixFile || matrixParses(req.matrixFile.data, req.matrixFile.name, input.scenarios)
+      ? planned
+      : {
+          ...planned,
+          problems: [
+            ...planned.problems,
+            ...restOf(input, [...new Set(input.scenarios.flatMap((s) => s.checks.map((c) => c.id)))]),
+          ],
+        };
   if (res.ok) for (const w of res.plan.warnings) deps.err(`warning: ${w}\n`);
   return { res, harness, fileProblems, user };
+}
+
+/** Whether the matrix file itself is valid (its cells were then planned, each judging the values). */
+function matrixParses(data: unknown, name: string, scenarios: PlanInput['scenarios']): boolean {
+  return parseMatrix(data, name, Object.fromEntries(scenarios.map((s) => [s.name, expectableIds(s.checks)]))).ok;
 }
 
 /** A plan with nothing wrong in its input, and what executing it needs. */
@@ -177,6 +198,14 @@ function wordAfterSwitch(problems: readonly ConfigProblem[], rawArgs: readonly s
     if (p.field !== 'scenario' || p.message !== 'is not a known scenario') return p;
     const before = rawArgs[rawArgs.indexOf(String(p.value)) - 1];
     const words = before?.startsWith('--') ? SWITCH_WORDS[before.slice(2)] : undefined;
+    // Note: a switch takes its true/false after "=" (--fresh=false); a separate word is read as the scenario.
+    if (!words && before?.startsWith('--') && /^(true|false|yes|no|1|0)$/i.test(String(p.value)))
+      return {
+        field: before,
+        value: p.value,
+        message: `is a switch: the word after it is read as the scenario (and ${JSON.stringify(p.value)} is no scenario)`,
+        fix: `write ${before}=${String(p.value)}, or ${before} alone for true`,
+      };
     if (!words) return p;
     return {
       field: before!,

@@ -106,7 +106,8 @@ export function resolveConfig(src: ConfigSources): ConfigResult {
     if (SECTIONS.has(key))
       problems.push({
         field: `${fileName}: ${key}`,
-        value,
+        // Note: a section that holds a secret (nomad: <the token>, its key forgotten) is not echoed back either.
+        value: FIELDS.some((f) => f.secret && f.yaml.startsWith(`${key}.`)) && value !== '' ? REDACTED : value,
         message: 'must be a mapping of keys to values',
         fix: `write its keys indented under "${key}:" (${FIELDS.filter((f) => f.yaml.startsWith(`${key}.`))
           .map((f) => f.yaml)

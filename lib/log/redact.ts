@@ -21,7 +21,9 @@ const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
  * longer word, nor a dotted name); as a whole word set off by spaces, quotes, "=" or ":" for a short one.
  */
 export function secretPattern(secrets: readonly string[]): RegExp | undefined {
-  const known = [...new Set(secrets.filter((s) => s.length > 0))].sort((a, b) => b.length - a.length);
+  const known = [...new Set(secrets.filter((s) => s.length > 0).flatMap(writtenForms))].sort(
+    (a, b) => b.length - a.length,
+  );
   if (!known.length) return undefined;
   const long = known.filter((s) => s.length >= MIN_TOKEN_LENGTH).map(escapeRe);
   const short = known.filter((s) => s.length < MIN_TOKEN_LENGTH).map(escapeRe);
@@ -32,6 +34,23 @@ export function secretPattern(secrets: readonly string[]): RegExp | undefined {
     ...(short.length ? [`(?<=^|[\\s"'=:>(,])(?:${short.join('|')})(?=$|[\\s"'<),;]|\\.(?:\\s|$))`] : []),
   ];
   return new RegExp(alts.join('|'), 'gm');
+}
+
+/**
+ * A secret as it stands in the text it is written into: as given, and escaped inside a JSON string (a quote, a
+ * backslash or a newline in it is written as \", \\ or \n) and in XML (&quot;, &amp;, &lt;, …); a secret with such
+ * a character would otherwise pass through every --json document and report unredacted.
+ */
+function writtenForms(secret: string): string[] {
+  const json = JSON.stringify(secret).slice(1, -1);
+  const xml = (s: string) =>
+    s
+      .replace(/&/g, '&amp;')
+      .replace(/</g, '&lt;')
+      .replace(/>/g, '&gt;')
+      .replace(/"/g, '&quot;')
+      .replace(/'/g, '&apos;');
+  return [...new Set([secret, json, xml(secret), xml(json), JSON.stringify(json).slice(1, -1)])];
 }
 
 /** Replace only the known secrets (see secretPattern) with [REDACTED]; no patterns, so it is safe on rendered JSON/XML. */

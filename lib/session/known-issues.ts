@@ -2,6 +2,7 @@
 // before anything runs, exit 2 with every problem), git ancestry of the fix commits in each source build, and one
 // judged run labelled (lib/known-issues/label.ts) with its outcome recomputed from the labelled verdicts.
 import { readFile } from 'node:fs/promises';
+import { isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { HarnessConfig } from '../config/schema.js';
 import { ConfigError } from '../errors.js';
@@ -27,11 +28,13 @@ export async function loadKnownIssueTable(
     const text = await readFile(file, 'utf8');
     raw = parseYaml(text) as unknown;
   } catch (err) {
+    // Note: a relative path is read from the working directory, not from harness.yaml's folder: say where it looked.
+    const where = isAbsolute(file) ? '' : ` (a relative path is read from the working directory: ${resolve(file)})`;
     throw new ConfigError([
       {
-        field: 'known_issues_file',
+        field: 'known_issues_file (--known-issues-file)',
         value: file,
-        message: `cannot be read: ${(err as Error).message.split('\n')[0]}`,
+        message: `cannot be read: ${(err as Error).message.split('\n')[0]}${where}`,
         fix: 'give a readable YAML or JSON file (docs/known-issues.md shows one)',
       },
     ]);

@@ -267,6 +267,6 @@ t.test('the adversarial pass of 2026-12-06: --plan reads the known-issue file, w
   ]);
   t.equal(r.code, 2);
   t.match(r.err, /invalid configuration \(2 problems\)/);
-  t.match(r.err, /known_issues_file: cannot be read: ENOENT/);
+  t.match(r.err, /known_issues_file \(--known-issues-file\): cannot be read: ENOENT/);
   t.match(r.err, /--cpus: must be a whole number/);
 });

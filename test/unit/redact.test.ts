@@ -171,3 +171,17 @@ t.test('no planted secret reaches a written report', async (t) => {
     'the caller’s records are not mutated',
   );
 });
+
+t.test('a secret with a quote, a backslash or a newline is redacted where JSON or XML escaped it (Q19)', async (t) => {
+  for (const secret of ['quo"tetoken-abcdefghijk', 'bs\\tokenabcdefghijk123', 'nl-token-abcdefgh\nsecond-line-xyz']) {
+    const json = JSON.stringify({ nomad: { token: secret }, note: `NOMAD said ${secret}` }, null, 2);
+    const out = redactKnown(json, [secret]);
+    t.notOk(out.includes(JSON.stringify(secret).slice(1, -1)), `${JSON.stringify(secret)}: not in the JSON text`);
+    t.match(out, `"token": "${REDACTED}"`);
+    t.same(JSON.parse(out), { nomad: { token: REDACTED }, note: `NOMAD said ${REDACTED}` }, 'still JSON');
+    const xml = `<failure message="${secret.replace(/&/g, '&amp;').replace(/"/g, '&quot;')}"/>`;
+    t.equal(redact(xml, [secret]), `<failure message="${REDACTED}"/>`, 'and where XML escaped it');
+    t.equal(redact(`raw ${secret} end`, [secret]), `raw ${REDACTED} end`, 'and as given');
+  }
+  t.equal(redactKnown('{"t":"a\\"b"}', ['a"b']), `{"t":"${REDACTED}"}`, 'a short secret too');
+});
