@@ -14,9 +14,6 @@ import type { Logger } from '../log/events.js';
 import type { Scenario } from '../run/scenario.js';
 import type { SessionReport } from '../model/session.js';
 import { planSession, type PlanResult } from '../plan/plan.js';
-import { restOf } from '../plan/shared.js';
-import { parseMatrix } from '../matrix/spec.js';
-import { expectableIds } from '../checks/expect-ids.js';
 import { PLAN_JSON_SCHEMA, type Plan, type PlanInput } from '../plan/session-plan.js';
 import { executePlan } from '../session/execute.js';
 import { nomadJobConverter } from '../cluster/job-convert.js';
@@ -93,26 +90,9 @@ export async function readSession(req: SessionRequest): Promise<ReadSession> {
     ...(harness ? { harness } : {}),
     ...(req.matrixFile ? { matrixFile: req.matrixFile } : {}),
   };
-  const planned = planSession(input);
-  // Note: a matrix file with a problem of its own is planned no further, so the command line's and harness.yaml's
-  // values were not judged (`--memory 1` came only after the file was fixed): they are told with it.
-  const res: PlanResult =
-    planned.ok || !req.matrixFile || matrixParses(req.matrixFile.data, req.matrixFile.name, input.scenarios)
-      ? planned
-      : {
-          ...planned,
-          problems: [
-            ...planned.problems,
-            ...restOf(input, [...new Set(input.scenarios.flatMap((s) => s.checks.map((c) => c.id)))]),
-          ],
-        };
+  const res: PlanResult = planSession(input);
   if (res.ok) for (const w of res.plan.warnings) deps.err(`warning: ${w}\n`);
   return { res, harness, fileProblems, user };
-}
-
-/** Whether the matrix file itself is valid (its cells were then planned, each judging the values). */
-function matrixParses(data: unknown, name: string, scenarios: PlanInput['scenarios']): boolean {
-  return parseMatrix(data, name, Object.fromEntries(scenarios.map((s) => [s.name, expectableIds(s.checks)]))).ok;
 }
 
 /** A plan with nothing wrong in its input, and what executing it needs. */

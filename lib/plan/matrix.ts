@@ -60,7 +60,17 @@ export function planMatrix(input: PlanInput): Draft {
       message: 'cannot be combined with --shard',
       fix: "give --cell to re-run one cell, or --shard to run a CI job's share",
     });
-  if (!spec.ok) return { problems: [...spec.problems, ...problems], builds: [] };
+  // a file with a problem of its own is planned no further: the command line's and harness.yaml's values are judged
+  // with it, so every problem of the input is told at once
+  if (!spec.ok)
+    return {
+      problems: [
+        ...spec.problems,
+        ...problems,
+        ...restOf(input, [...new Set(input.scenarios.flatMap((s) => s.checks.map((c) => c.id)))]),
+      ],
+      builds: [],
+    };
   const m = spec.spec;
   problems.push(...axisFlagProblems(m, input.values, mf.name));
   const all = expandCells(m);
