@@ -1,6 +1,6 @@
 // Resolve build specs to checked binaries: every spec's problems first (all at once), then download or build each.
 import { existsSync } from 'node:fs';
-import { access } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { isAbsolute, resolve as resolvePath } from 'node:path';
 import { ConfigError, EXIT, HarnessError, InterruptedError, type ConfigProblem } from '../errors.js';
 import { sha256File } from './cache.js';
@@ -55,13 +55,15 @@ export async function planBuilds(
       if ('problems' in p) problems.push(...p.problems);
       else planned.push({ input, spec, source: p.plan });
       continue;
-    } else if (spec.kind === 'release' && ctx.releasesKey && !(await readable(abs(ctx.releasesKey)))) {
-      problems.push({
-        field: '--releases-key',
-        value: ctx.releasesKey,
-        message: 'no such file',
-        fix: "give the public key file that signs the mirror's SHA256SUMS, or drop --releases-key for HashiCorp's",
-      });
+    } else if (spec.kind === 'release' && ctx.releasesKey) {
+      const what = await keyFileState(abs(ctx.releasesKey));
+      if (what)
+        problems.push({
+          field: '--releases-key',
+          value: ctx.releasesKey,
+          message: what,
+          fix: "give the public key file that signs the mirror's SHA256SUMS, or drop --releases-key for HashiCorp's",
+        });
     }
     planned.push({ input, spec });
   }
@@ -146,11 +148,13 @@ export function combineErrors(all: readonly HarnessError[]): HarnessError {
   return new HarnessError(`${errors.length} builds could not be resolved:\n${each}`, { exitCode: code });
 }
 
-const readable = (p: string) =>
-  access(p).then(
-    () => true,
-    () => false,
-  );
+/** What is wrong with `p` as a key file (a directory or a fifo would pass the plan and fail at the signature check), or undefined. */
+async function keyFileState(p: string): Promise<string | undefined> {
+  const st = await stat(p).catch(() => undefined);
+  if (!st) return 'no such file';
+  if (!st.isFile()) return `is ${st.isDirectory() ? 'a directory' : 'not a regular file'}, not a key file`;
+  return undefined;
+}
 
 function dedupe(ps: ConfigProblem[]): ConfigProblem[] {
   const seen = new Set<string>();

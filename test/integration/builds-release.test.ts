@@ -1,7 +1,7 @@
 // Release specs against a real HTTP server on loopback serving the official layout, verified with real gpg/gpgv.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
@@ -238,4 +238,21 @@ t.test('release specs', { skip: skip ?? false }, async (t) => {
     t.match(r, { problems: [{ field: '--releases-key', message: 'no such file' }] });
     t.equal(mirror.requests.length, before);
   });
+  t.test(
+    'a --releases-key that is a directory or a fifo is a plan problem, not a failed signature check later',
+    async (t) => {
+      const keys = join(dir, 'keys-dir');
+      mkdirSync(keys, { recursive: true });
+      const fifo = join(dir, 'key.fifo');
+      execFileSync('mkfifo', [fifo]);
+      for (const [key, message] of [
+        [keys, 'is a directory, not a key file'],
+        [fifo, 'is not a regular file, not a key file'],
+      ] as const) {
+        const { ctx } = ctxFor(join(dir, 'c'), { releasesKey: key });
+        const r = await planBuilds([{ text: '1.9.3', field: '--nomad' }], ctx);
+        t.match(r, { problems: [{ field: '--releases-key', value: key, message }] }, key);
+      }
+    },
+  );
 });
