@@ -10,6 +10,7 @@ import { mkdir, readdir, readFile, rename, rm, symlink, writeFile } from 'node:f
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { transform } from 'esbuild';
+import { INTEGRATION_GROUPS, SHARED_INTEGRATION, UNIT_GROUPS } from './test-groups.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const BUILD_DIR = join(ROOT, '.test-build');
@@ -73,9 +74,6 @@ async function mirror(dir: string): Promise<void> {
   }
 }
 
-/** How many processes the unit files share (see writeUnitGroups). */
-export const UNIT_GROUPS = 4;
-
 /**
  * The unit files in UNIT_GROUPS files of their own (`.test-build/test/unit-groups/group-<k>.test.js`), each importing
  * its share of them, so tap runs 4 processes for them instead of one per file: a test process costs about 0.45 s of
@@ -94,53 +92,6 @@ async function writeUnitGroups(): Promise<number> {
   }
   return files.length;
 }
-
-/**
- * Integration files that share a test process, in INTEGRATION_GROUPS groups. Each loads main() and the stand-ins (a
- * process of one paid about 1.2 s of CPU under tap's import hooks before its first assertion, against 0.45 s for a
- * file that imports only tap), runs in seconds, and keeps to itself: no timeout or plan on the root test, no hook on
- * it, no sshd, no top-level await, no change to process.env, the working directory or signal handlers. Their tests
- * run one after another in the group, so a file that mostly waits (a long timer, a real sshd) stays alone, where tap
- * runs it beside the others. Names without `.test.ts`.
- */
-export const SHARED_INTEGRATION = [
-  'build-interrupt',
-  'builds-preflight',
-  'ci-templates',
-  'cli-compare-input',
-  'cli-defects',
-  'cli-pass4',
-  'cli-plan',
-  'cli-quiet',
-  'cli-review-rest',
-  'cli-session-command',
-  'cni-host-local',
-  'completion',
-  'evidence-stand-in',
-  'fake-nomad-order',
-  'fake-nomad-vs-real-volumes',
-  'host-vagrantfile',
-  'lab-destroy',
-  'matrix-list-cells',
-  'nomad-drain',
-  'nomad-event-stream',
-  'nomad-timelines',
-  'nomad-wait',
-  'probe-machine',
-  'run-repeat',
-  'scenario-event-stream',
-  'scenario-whole-alloc',
-  'secrets-nowhere',
-  'settle-wait',
-  'ssh-iptables',
-  'step-names',
-  'upgrade-in-place',
-  'warm-lab',
-  'whole-alloc-reads',
-];
-
-/** How many processes the shared integration files run in. */
-export const INTEGRATION_GROUPS = 4;
 
 /** A group's own timeout: its files run one after another, each of which alone has tap's 60 s. */
 const INTEGRATION_GROUP_TIMEOUT_MS = 5 * 60_000;
