@@ -121,9 +121,18 @@ const only = String(argv['only']).split(',');
 const files = String(argv['files'] ?? 'test/integration/*.test.ts test/unit/*.test.ts').split(/\s+/);
 /** The compiled twin of a test path or glob (tools/build-tests.ts mirrors the tree into .test-build/). */
 const compiledPath = (f: string) => `.test-build/${f.replace(/\.ts$/, '.js')}`;
-/** The unit files as npm run test:tiers runs them: in the groups tools/build-tests.ts writes. */
-const groupedPath = (f: string) =>
-  f === 'test/unit/*.test.ts' ? '.test-build/test/unit-groups/*.test.js' : compiledPath(f);
+/** The compiled twins of a path or glob, each file in a process of its own (the shared integration files included). */
+const compiledPaths = (f: string) =>
+  f === 'test/integration/*.test.ts'
+    ? [compiledPath(f), '.test-build/test/integration/*.shared.js']
+    : [compiledPath(f)];
+/** The files as npm run test:tiers runs them: the unit files and the shared integration files in their groups. */
+const groupedPaths = (f: string) =>
+  f === 'test/unit/*.test.ts'
+    ? ['.test-build/test/unit-groups/*.test.js']
+    : f === 'test/integration/*.test.ts'
+      ? [compiledPath(f), '.test-build/test/integration-groups/*.test.js']
+      : [compiledPath(f)];
 const unknown = only.filter((v) => !VARIANTS[v]);
 if (unknown.length) {
   console.error(`test-speed: unknown variant ${unknown.join(', ')} (have ${Object.keys(VARIANTS).join(', ')})`);
@@ -145,7 +154,7 @@ function slowestFiles(tap: string, n = 5): string[] {
 }
 for (const name of only) {
   const { what, flags, compiled, grouped } = VARIANTS[name]!;
-  const paths = grouped ? files.map(groupedPath) : compiled ? files.map(compiledPath) : files;
+  const paths = grouped ? files.flatMap(groupedPaths) : compiled ? files.flatMap(compiledPaths) : files;
   if (compiled) await $`npx tsx tools/build-tests.ts`;
   console.error(`== ${name}: warm-up (plugin rebuild, not timed)`);
   await $`npx tap ${flags} --disable-coverage -R silent ${compiled ? compiledPath(WARM_UP) : WARM_UP}`.nothrow();

@@ -1,35 +1,13 @@
 // The CLI's fourth adversarial pass (docs/cli-defects.md, rows Q*), each through the real main() with the stand-ins
 // and --plan: flags no cell reads (upgrade-in-place without a reboot, bridge-exec-reboot's own options), and matrix
 // cells judged as the labs their axes make (a target, a fault kind a cell's lab cannot do).
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import '../helpers/ts-loader.js';
-import { main } from '../../lib/cli/main.js';
-import { standInPerRun } from '../helpers/stand-in-env.js';
+import { planOnlyCli as cli } from '../helpers/cli-plan-only.js';
 
 const NOMAD = '/stand-in/nomad-1.9.7';
-
-function cli(t: Test) {
-  const dir = t.testdir({});
-  const s = standInPerRun({ [NOMAD]: { timeline: 'restored', version: '1.9.7' } }, { cwd: dir });
-  t.teardown(() => Promise.all(s.runs.map((r) => r.nomad.close())));
-  const deps = {
-    ...s.deps,
-    makeEnv: () => {
-      throw new Error('--plan must not make a lab');
-    },
-  };
-  return {
-    dir,
-    run: async (argv: string[]) => {
-      s.out.length = 0;
-      s.err.length = 0;
-      const code = await main([...argv, '--netns', '', '--reports-dir', join(dir, 'reports')], deps);
-      return { code, out: s.out.join(''), err: s.err.join('') };
-    },
-  };
-}
 
 t.test(
   'upgrade-in-place without upgrade-then-reboot: --reboot and its options are refused as ignored (Q4)',

@@ -4,35 +4,20 @@ import t, { type Test } from 'tap';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { main } from '../../lib/cli/main.js';
+import { planOnlyCli } from '../helpers/cli-plan-only.js';
 import { standInPerRun } from '../helpers/stand-in-env.js';
 import { PLAN_JSON_SCHEMA, configInSlot, type Plan } from '../../lib/plan/session-plan.js';
 
-function cli(t: Test) {
-  const dir = t.testdir({});
-  const s = standInPerRun(
-    {
-      '/stand-in/nomad-1.9.7': { timeline: 'restored', version: '1.9.7' },
-      '/stand-in/nomad-1.9.3': { timeline: 'duplicate-ip', version: '1.9.3' },
-    },
-    { cwd: dir },
-  );
-  t.teardown(() => Promise.all(s.runs.map((r) => r.nomad.close())));
-  const deps = {
-    ...s.deps,
-    makeEnv: () => {
-      throw new Error('--plan must not make a lab');
-    },
-  };
-  return {
-    dir,
-    s,
-    run: (argv: string[]) => main([...argv, '--netns', '', '--reports-dir', join(dir, 'reports')], deps),
-  };
-}
+/** Two stand-in builds: a 1.9.7 that a reboot restores, a 1.9.3 that hands out a duplicate IP. */
+const cli = (t: Test) =>
+  planOnlyCli(t, {
+    '/stand-in/nomad-1.9.7': { timeline: 'restored', version: '1.9.7' },
+    '/stand-in/nomad-1.9.3': { timeline: 'duplicate-ip', version: '1.9.3' },
+  });
 
 t.test('run --plan prints the plan as JSON and creates nothing', async (t) => {
   const c = cli(t);
-  const code = await c.run([
+  const { code } = await c.run([
     'run',
     'bridge-exec-reboot',
     '--nomad',
@@ -67,7 +52,7 @@ t.test('matrix --plan: every cell with its config and its slot subnets derived f
       '',
     ].join('\n'),
   );
-  t.equal(await c.run(['matrix', file, '--plan']), 0);
+  t.equal((await c.run(['matrix', file, '--plan'])).code, 0);
   const { plan } = JSON.parse(c.s.out.join('')) as { plan: Plan };
   t.equal(plan.cells.length, 4);
   t.same(plan.cells.map((x) => x.config.nomadBinary).sort(), [
@@ -84,7 +69,7 @@ t.test('matrix --plan: every cell with its config and its slot subnets derived f
 
 t.test('--plan with bad input reports every problem, exit 2, no plan printed', async (t) => {
   const c = cli(t);
-  const code = await c.run([
+  const { code } = await c.run([
     'run',
     'bridge-exec-reboot',
     '--nomad',
@@ -103,7 +88,7 @@ t.test('--plan with bad input reports every problem, exit 2, no plan printed', a
 t.test('--plan never shows the ACL token', async (t) => {
   const c = cli(t);
   c.s.deps.env['NOMAD_TOKEN'] = 'secret-token-5f0e';
-  t.equal(await c.run(['run', 'bridge-exec-reboot', '--nomad', '/stand-in/nomad-1.9.7', '--plan']), 0);
+  t.equal((await c.run(['run', 'bridge-exec-reboot', '--nomad', '/stand-in/nomad-1.9.7', '--plan'])).code, 0);
   t.notMatch(c.s.out.join(''), /secret-token-5f0e/);
 });
 

@@ -1,42 +1,16 @@
 // The rest of the 2026-12-06 CLI review's rows (docs/cli-defects.md), each through the real main() with the stand-ins
 // and --plan: a flag no cell reads is refused (N17), HARNESS_REPEAT is a checked variable of `repeat` (N18).
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import '../helpers/ts-loader.js';
 import { main } from '../../lib/cli/main.js';
+import { planOnlyCli as cli } from '../helpers/cli-plan-only.js';
 import { standInPerRun } from '../helpers/stand-in-env.js';
 import type { Plan } from '../../lib/plan/session-plan.js';
 
 const NOMAD = '/stand-in/nomad-1.9.7';
-
-function cli(t: Test) {
-  const dir = t.testdir({});
-  const s = standInPerRun({ [NOMAD]: { timeline: 'restored', version: '1.9.7' } }, { cwd: dir });
-  t.teardown(() => Promise.all(s.runs.map((r) => r.nomad.close())));
-  const deps = {
-    ...s.deps,
-    makeEnv: () => {
-      throw new Error('--plan must not make a lab');
-    },
-  };
-  return {
-    s,
-    /** `argv` with the host network and a reports folder of the test's own: after argv, or before a `--` in it */
-    run: async (argv: string[], env: Record<string, string> = {}) => {
-      s.out.length = 0;
-      s.err.length = 0;
-      const end = argv.includes('--') ? argv.indexOf('--') : argv.length;
-      const ours = ['--netns', '', '--reports-dir', join(dir, 'reports')];
-      const code = await main([...argv.slice(0, end), ...ours, ...argv.slice(end)], {
-        ...deps,
-        env: { ...deps.env, ...env },
-      });
-      return { code, out: s.out.join(''), err: s.err.join('') };
-    },
-  };
-}
 
 t.test('a fault option or a cluster flag that no cell reads is refused, as --drain is (N17)', async (t) => {
   const c = cli(t);

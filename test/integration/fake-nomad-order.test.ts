@@ -30,8 +30,12 @@ t.test('after a stall, changes run by due time, then in the order they were sche
 t.test('a change scheduled by a change runs after it, and nothing runs after close', async (t) => {
   const c = new Cluster('client', '1.9.7', STEP);
   const order: string[] = [];
+  // 'first' runs a step late (the spin) before it schedules: 'second' was scheduled before any timer ran, so it is due
+  // first however long this process stalled between the two later() calls (on time, 'first' ran before 'second' was
+  // due, and a change scheduled for then came before it: by due time, as the clock promises)
   c.later(1, () => {
     order.push('first');
+    spin(STEP);
     c.later(0, () => order.push('scheduled by first'));
   });
   c.later(1, () => order.push('second'));

@@ -59,6 +59,16 @@ const WIDE_MS = 60_000;
 
 const requestsTo = (fake: FakeNomad, path: string) => fake.requests.filter((r) => r.path === path);
 
+/**
+ * What the settle says when it reads the allocs just before the stand-in writes the follow-up eval and the alloc's
+ * FollowupEvalID, and the evaluations just after (two requests; a loaded host spreads them): the eval pending before
+ * the alloc names it, as it can be in Nomad, where the scheduler creates the eval before its plan marks the alloc.
+ */
+const HELD_BEFORE_NAMED =
+  /^every judged alloc's place is decided; Nomad still holds for the job: eval [0-9a-f]{8} \(alloc-failure\) pending until \d\d:\d\d:\d\d: created for delayed rescheduling: waiting while it changes/;
+/** The progress lines without that first line, when a read fell between the two writes. */
+const pastTheWrites = (progress: string[]) => progress.filter((l, i) => i > 0 || !HELD_BEFORE_NAMED.test(l));
+
 t.test(
   'a failed restore Nomad reschedules 1 s later: waited for, named, then settled on the replacement',
   async (t) => {
@@ -73,7 +83,7 @@ t.test(
       /^all 1 allocs settled: web\.web\[0\] replaced by [0-9a-f]{8}: running; waited for Nomad's delayed reschedule of web\[0\] \(\d\d:\d\d:\d\d, follow-up eval [0-9a-f]{8}\)$/,
     );
     t.match(
-      progress,
+      pastTheWrites(progress),
       [/^web\[0\] failed; Nomad reschedules it at \d\d:\d\d:\d\d \(follow-up eval [0-9a-f]{8}\): waiting$/],
       'the progress names the reschedule once',
     );
@@ -125,7 +135,7 @@ t.test(
       /^web\[0\] failed; Nomad reschedules it at \d\d:\d\d:\d\d \(follow-up eval [0-9a-f]{8}\), after this wait's budget ends at \d\d:\d\d:\d\d: not waited for$/,
     );
     t.notMatch(r.reason, /waited for Nomad's delayed reschedule/);
-    t.match(progress, [/not waited for$/]);
+    t.match(pastTheWrites(progress), [/not waited for$/]);
   },
 );
 

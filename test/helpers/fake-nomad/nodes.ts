@@ -33,7 +33,14 @@ export function allocAnswered(c: Cluster, id: string): void {
   answered.get(c)?.add(id);
 }
 
-/** Run `fn` once every alloc of `replacements` answered a probe (at once when no lab probes, or none was placed). */
+/** An alloc a lab's probe can reach: it maps a port (a batch or sysbatch alloc usually maps none). */
+const probeable = (a: ApiAllocation): boolean => (a.AllocatedResources?.Shared?.Ports ?? []).length > 0;
+
+/**
+ * Run `fn` once every alloc of `replacements` a probe can reach answered one (at once when no lab probes, or none was
+ * placed). A replacement that maps no port never answers: it counts healthy once placed and started, as Nomad's
+ * task-state health has it, instead of holding the drain for HEALTHY_WAIT_STEPS.
+ */
 function whenHealthy(
   c: Cluster,
   replacements: readonly ApiAllocation[],
@@ -41,7 +48,7 @@ function whenHealthy(
   left = HEALTHY_WAIT_STEPS,
 ): void {
   const seen = answered.get(c);
-  if (!seen || left <= 0 || replacements.every((a) => seen.has(a.ID))) fn();
+  if (!seen || left <= 0 || replacements.filter(probeable).every((a) => seen.has(a.ID))) fn();
   else c.later(1, () => whenHealthy(c, replacements, fn, left - 1));
 }
 

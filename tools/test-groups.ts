@@ -1,0 +1,71 @@
+// Which test files share a test process when the tiers run compiled (tools/build-tests.ts writes the group files):
+// the names, how many groups, and what a shared integration file must not do, as data a unit test checks the files
+// against.
+
+/** How many processes the unit files share (all of them, round robin by name). */
+export const UNIT_GROUPS = 4;
+
+/**
+ * Integration files that share a test process, in INTEGRATION_GROUPS groups. Each loads main() and the stand-ins (a
+ * process of one paid about 1.2 s of CPU under tap's import hooks before its first assertion, against 0.45 s for a
+ * file that imports only tap), runs in seconds, and keeps to itself (SHARED_FILE_MUST_NOT). Their tests run one after
+ * another in the group, so a file that mostly waits (a long timer, a real sshd) stays alone, where tap runs it beside
+ * the others. Names without `.test.ts`.
+ */
+export const SHARED_INTEGRATION = [
+  'build-interrupt',
+  'builds-preflight',
+  'ci-templates',
+  'cli-compare-input',
+  'cli-defects',
+  'cli-pass4',
+  'cli-plan',
+  'cli-quiet',
+  'cli-review-rest',
+  'cli-session-command',
+  'cni-host-local',
+  'completion',
+  'evidence-stand-in',
+  'fake-nomad-order',
+  'fake-nomad-vs-real-volumes',
+  'host-vagrantfile',
+  'lab-destroy',
+  'matrix-list-cells',
+  'nomad-drain',
+  'nomad-event-stream',
+  'nomad-timelines',
+  'nomad-wait',
+  'probe-machine',
+  'run-repeat',
+  'scenario-event-stream',
+  'scenario-whole-alloc',
+  'secrets-nowhere',
+  'settle-wait',
+  'ssh-iptables',
+  'step-names',
+  'upgrade-in-place',
+  'warm-lab',
+  'whole-alloc-reads',
+];
+
+/** How many processes the shared integration files run in. */
+export const INTEGRATION_GROUPS = 4;
+
+/**
+ * What would reach past a shared file into the others of its group: the root test is theirs too (its timeout, plan
+ * and hooks), so is the process (its environment, working directory and signal handlers); a real sshd or a top-level
+ * await holds the whole group while it waits.
+ */
+export const SHARED_FILE_MUST_NOT: readonly { what: string; pattern: RegExp }[] = [
+  {
+    what: 'set a timeout, plan or hook on the root test',
+    pattern: /^t\.(setTimeout|plan|before|beforeEach|after|afterEach|jobs)\b/m,
+  },
+  { what: 'start a real sshd', pattern: /helpers\/sshd\.js/ },
+  { what: 'await at the top level', pattern: /^(?:(?:const|let|var) [^=\n]+ = )?await /m },
+  { what: 'change process.env', pattern: /process\.env(?:\.\w+|\[[^\]]+\])\s*=(?!=)|delete process\.env/ },
+  {
+    what: "change the process's working directory or signal handlers",
+    pattern: /process\.(chdir|on|once|addListener)\(/,
+  },
+];
