@@ -94,6 +94,16 @@ function switchWordsJoined(args: readonly string[]): string[] {
   return out;
 }
 
+/** What `--switch=<word>` may say: the words a boolean key of harness.yaml takes too (YAML's yes/no, 1/0). */
+const SWITCH_VALUES: Readonly<Record<string, boolean>> = {
+  true: true,
+  false: false,
+  yes: true,
+  no: false,
+  '1': true,
+  '0': false,
+};
+
 /**
  * Walk the tokens once, collecting values and every problem. Hand-written rather than util.parseArgs: parseArgs takes
  * `--nomad --json` as --nomad's value and stops at the first unknown or ambiguous option (`--reboots -1`) with its own
@@ -138,7 +148,7 @@ function tokenize(
       const words = SWITCH_WORDS[name] ?? [];
       if (eq !== -1) {
         const text = a.slice(eq + 1);
-        if (!/^(true|false)$/.test(text) && !words.includes(text)) {
+        if (!(text in SWITCH_VALUES) && !words.includes(text)) {
           problems.push({
             field: rawName,
             value: text,
@@ -147,7 +157,7 @@ function tokenize(
           });
           continue;
         }
-        v = words.includes(text) ? text : text === 'true';
+        v = words.includes(text) ? text : SWITCH_VALUES[text]!;
       } else if (words.includes(args[i + 1] ?? '')) v = args[++i]!;
       if (values[name] !== undefined && values[name] !== v)
         repeated.set(name, [...(repeated.get(name) ?? [values[name]]), v]);

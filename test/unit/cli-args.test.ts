@@ -97,6 +97,22 @@ t.test('every config flag is accepted, booleans without a value', async (t) => {
   }
 });
 
+t.test('a switch takes the words a boolean key of harness.yaml takes: true/false, yes/no, 1/0 (Q35)', async (t) => {
+  for (const [word, v] of [
+    ['true', true],
+    ['yes', true],
+    ['1', true],
+    ['false', false],
+    ['no', false],
+    ['0', false],
+  ] as const) {
+    t.equal(parseCli(['run', `--drain=${word}`]).values['drain'], v, `--drain=${word}`);
+    t.equal(parseCli(['run', `--fresh=${word}`]).values['fresh'], v, `--fresh=${word}`);
+  }
+  t.throws(() => parseCli(['run', '--fresh=maybe']), /--fresh: is a switch and takes no value/);
+  t.throws(() => parseCli(['run', '--drain=Y']), /--drain: is a switch and takes no value/);
+});
+
 t.test('an unknown command is a usage error naming it, with the nearest command', async (t) => {
   const e = usageError(['rnu', '--keep']);
   t.equal(e.exitCode, 2);
@@ -112,7 +128,7 @@ t.test('every option problem of the command line at once, each naming the flag a
     [['run', '--bogus'], '--bogus', /reboot-harness run --help/],
     [['run', '-x'], '-x', /reboot-harness run --help/],
     [['list', '--nomad_binary=x'], '--nomad_binary', /did you mean --nomad-binary\?/],
-    [['run', '--keep=yes'], '--keep', /--keep alone/],
+    [['run', '--keep=maybe'], '--keep', /--keep alone/],
     [['run', '--timeout'], '--timeout', /--timeout <value>/],
   ] as const) {
     const e = usageError([...argv]);
