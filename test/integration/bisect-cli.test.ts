@@ -5,6 +5,7 @@
 // directions, a commit that does not compile, resume after SIGTERM mid-bisect, bad input at once.
 import t, { type Test } from 'tap';
 import { EventEmitter } from 'node:events';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createHash } from 'node:crypto';
@@ -187,6 +188,27 @@ t.test('a dirty work tree or a directory that is no repository is refused', asyn
   );
   t.equal(code, 2);
   t.match(s.err.join(''), /--source: is not a git repository/);
+  // the same without --source, through the CLI process with its real build layer (the stand-ins' builds take any
+  // tree): the default git:. of a folder that is no repository, told once and not again as the first try's build
+  const child = spawnSync(
+    process.execPath,
+    [
+      join(process.cwd(), 'bin/reboot-harness.js'),
+      'bisect',
+      '--good',
+      'a',
+      '--bad',
+      'b',
+      '--check',
+      'task-dirs',
+      '--netns',
+      '',
+    ],
+    { cwd: dir, encoding: 'utf8', env: { ...process.env, CI: 'true' }, timeout: 120_000 },
+  );
+  t.equal(child.status, 2, child.stderr);
+  t.match(child.stderr, /--source: is not a git repository .*got "git:\."/);
+  t.equal(child.stderr.match(/--source: /g)?.length, 1, `git:. told once (Q26): ${child.stderr}`);
 });
 
 t.test('no flip between the endpoints: exit 2 with the evidence, nothing bisected', async (t) => {

@@ -131,6 +131,8 @@ async function bisectCommand(given: ParsedArgs, deps: CommandDeps): Promise<numb
   const maxSkips = intOption(v['max-skips'], '--max-skips', 5, 1, 100, problems);
   const sourceText = typeof v['source'] === 'string' ? (v['source'] as string) : 'git:.';
   const tree = await treeOf(sourceText, deps, v, problems);
+  // a tree already told as unusable is not told again through the first try's build of it
+  const sourceTold = problems.some((p) => p.field === '--source');
   // The check must be one the scenario judges.
   const harness = await readHarnessFile(args, deps, []).catch(() => undefined);
   const user = await userScenarios(args, deps, harness);
@@ -173,7 +175,11 @@ async function bisectCommand(given: ParsedArgs, deps: CommandDeps): Promise<numb
     checked = await checkSession(req, await readSession(req));
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
-    problems.push(...err.problems.map((p) => asBisectProblem(p, sourceText, tree?.good)));
+    problems.push(
+      ...err.problems
+        .filter((p) => !(sourceTold && p.field === '--nomad'))
+        .map((p) => asBisectProblem(p, sourceText, tree?.good)),
+    );
   }
   const all = [...deps.argvProblems, ...problems];
   // Note: a session check that fails throws its problems, so `checked` is unset only with problems told
