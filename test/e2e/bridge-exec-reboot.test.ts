@@ -36,6 +36,7 @@ import { NODE_BACK } from '../../lib/checks/node-back.js';
 import { SERVICES } from '../../lib/checks/services.js';
 import { AGENT_RESOURCES } from '../../lib/checks/agent-resources.js';
 import { NO_LEAKS } from '../../lib/checks/no-leaks.js';
+import { SENTINEL_CHECKS } from '../../lib/steps/sentinel-steps.js';
 
 // Note: tap's per-file timeout (package.json) is far below a real VM run; this file sets its own.
 t.setTimeout(180 * 60_000);
@@ -46,7 +47,8 @@ const REBOOT_CHECKS = checkIds('bridge-exec-reboot');
 /**
  * What must flip between a build before the tmpfs fix and one after it; client-rebooted and node-back pass on both,
  * services is skipped on both (the shipped job declares no Nomad-native service), agent-resources passes on both (the
- * agent's own fds and plugin processes are judged whether or not an alloc was restored).
+ * agent's own fds and plugin processes are judged whether or not an alloc was restored), and so do the sentinels (no
+ * crash, no forbidden log line, the fault seen, the servers agreeing: a failed restore is none of these).
  * no-leaks may flip or not: real 1.9.3 sometimes still holds the failed alloc's stale reservation or namespace when
  * the run looks and sometimes has already torn it down (both seen on the same build); what it must never do is name
  * a leftover of an alloc that is not the failed one.
@@ -57,6 +59,7 @@ const FLIP_ACROSS_FIX = checkIds('bridge-exec-reboot', [
   SERVICES,
   AGENT_RESOURCES,
   NO_LEAKS,
+  ...SENTINEL_CHECKS,
 ]);
 /** How many times a build before 1.9.4 runs alone to see how often its failed alloc's state outlives the run's look. */
 const NO_LEAKS_RUNS = 3;
