@@ -34,7 +34,19 @@ export async function readMergeInputs(args: ParsedArgs, config: HarnessConfig, d
     deps.cwd,
   );
   const found = await collectInputs(args.positionals, { cwd: deps.cwd, outDir, reportsDir: config.reports.dir });
-  return { outDir, found, problems: [...(bad ? [bad] : []), ...found.problems] };
+  // the merged junit.xml and summary.json written into an input folder are read back as one more run next time
+  const clash = args.positionals.filter((p) => resolve(deps.cwd, p) === outDir);
+  const into: ConfigProblem[] = clash.length
+    ? [
+        {
+          field: given === undefined ? '--out (default <reports-dir>/merged)' : '--out',
+          value: out,
+          message: `is the input folder ${clash[0]}: the merged reports would land among the ones they merge`,
+          fix: `give --out a folder of its own, e.g. --out ${join(clash[0]!, 'merged')}`,
+        },
+      ]
+    : [];
+  return { outDir, found, problems: [...(bad ? [bad] : []), ...into, ...found.problems] };
 }
 
 /** Merge the inputs read and write <out>/junit.xml, summary.json and index.html; exit code as for `run` over the cells. */

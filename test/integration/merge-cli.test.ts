@@ -205,6 +205,12 @@ t.test("a cell in two runners' reports is refused, naming both; the same run giv
   t.match(bad.err, /merge input: cannot be read \(ENOENT\) \(got "nowhere"/);
   t.match(bad.err, /merge input: is not a JUnit file .*m\.yaml/);
   t.match(bad.err, /2 problems/, 'both problems at once');
+  // --out the input folder itself: the merged files would be read back as one more run by the next merge (Q29)
+  const into = await run([runner, '--out', runner]);
+  t.equal(into.code, 2, into.err);
+  t.match(into.err, /--out: is the input folder .*the merged reports would land among the ones they merge/);
+  t.match(into.err, /fix: give --out a folder of its own, e\.g\. --out .*merged/);
+  t.notOk(existsSync(join(runner, 'index.html')), 'nothing written into the input');
 });
 
 t.test("the GitLab template's layout: every attachment resolves from the project directory", async (t) => {
