@@ -56,18 +56,13 @@ async function roll(t: Test, k: number, work: string): Promise<boolean> {
   const dir = t.testdir({});
   const { flags, junit, summary } = e2eRunFlags(build!, dir);
   const started = Date.now();
-  const r = await runCli(t, [
-    'run',
-    'rolling-reboot',
-    '--servers',
-    '3',
-    '--clients',
-    '2',
-    '--drain',
-    '--work-dir',
-    work,
-    ...flags,
-  ]);
+  // warm: the CLI child runs cold unless told (cli-child.ts), and the rolls after the first revert the first's lab
+  const r = await runCli(
+    t,
+    ['run', 'rolling-reboot', '--servers', '3', '--clients', '2', '--drain', '--work-dir', work, ...flags],
+    undefined,
+    { HARNESS_WARM: '1' },
+  );
   const run = JSON.parse(readFileSync(summary, 'utf8')).runs?.[0];
   const v = verdictsOf(run);
   t.comment(`run ${r.runIds.join(', ')}: exit ${r.code} after ${seconds(Date.now() - started)}`);
