@@ -5,7 +5,7 @@
 import t from 'tap';
 import { spawn, execFileSync } from 'node:child_process';
 import net from 'node:net';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createNomad } from '../../lib/nomad/client.js';
@@ -26,6 +26,29 @@ const PLUGIN = 'plugin "raw_exec" {\n  config {\n    enabled = true\n  }\n}';
 // "failed to setup IMDS client: unable to add custom RootCAs HTTPClient" while env_aws runs.
 const CLIENT_OPTIONS =
   'client {\n  options {\n    "fingerprint.denylist" = "env_aws,env_gce,env_azure,env_digitalocean"\n  }\n}';
+/**
+ * SIGKILL every process still working in `dir`: the agent's plugin processes (logmon, the raw_exec executor) outlive a
+ * killed agent, re-parented to init, and their only mark is the working directory the agent gave them.
+ */
+function killLeftIn(dir: string): number[] {
+  const left = readdirSync('/proc').filter((pid) => {
+    if (!/^\d+$/.test(pid) || Number(pid) === process.pid) return false;
+    try {
+      const cwd = readlinkSync(`/proc/${pid}/cwd`).replace(/ \(deleted\)$/, '');
+      return cwd === dir || cwd.startsWith(`${dir}/`);
+    } catch {
+      return false;
+    }
+  });
+  for (const pid of left)
+    try {
+      process.kill(Number(pid), 'SIGKILL');
+    } catch {
+      /* gone meanwhile */
+    }
+  return left.map(Number);
+}
+
 const freePort = () =>
   new Promise<number>((resolve) => {
     const s = net.createServer().listen(0, '127.0.0.1', () => {
@@ -91,6 +114,7 @@ t.test(
     t.teardown(async () => {
       agent.kill('SIGINT');
       await exited;
+      killLeftIn(dir);
     });
     const direct = createNomad({ transport: createHttpTransport({ addr: `http://127.0.0.1:${http}` }) });
     await waitForLeader(direct, { deadline: deadlineIn(60_000) });
@@ -208,6 +232,7 @@ t.test(
       } catch {
         /* none left */
       }
+      killLeftIn(dir);
       const mounts = readFileSync('/proc/mounts', 'utf8')
         .split('\n')
         .map((l) => l.split(' ')[1] ?? '')
