@@ -148,7 +148,8 @@ function tokenize(
       const words = SWITCH_WORDS[name] ?? [];
       if (eq !== -1) {
         const text = a.slice(eq + 1);
-        if (!(text in SWITCH_VALUES) && !words.includes(text)) {
+        const key = text.toLowerCase();
+        if (!(key in SWITCH_VALUES) && !words.includes(text)) {
           problems.push({
             field: rawName,
             value: text,
@@ -157,7 +158,7 @@ function tokenize(
           });
           continue;
         }
-        v = words.includes(text) ? text : SWITCH_VALUES[text]!;
+        v = words.includes(text) ? text : SWITCH_VALUES[key]!;
       } else if (words.includes(args[i + 1] ?? '')) v = args[++i]!;
       if (values[name] !== undefined && values[name] !== v)
         repeated.set(name, [...(repeated.get(name) ?? [values[name]]), v]);

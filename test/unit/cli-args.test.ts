@@ -105,6 +105,8 @@ t.test('a switch takes the words a boolean key of harness.yaml takes: true/false
     ['false', false],
     ['no', false],
     ['0', false],
+    ['True', true],
+    ['NO', false],
   ] as const) {
     t.equal(parseCli(['run', `--drain=${word}`]).values['drain'], v, `--drain=${word}`);
     t.equal(parseCli(['run', `--fresh=${word}`]).values['fresh'], v, `--fresh=${word}`);
