@@ -1,6 +1,7 @@
 // The fault kinds as a scenario uses them: refuse a kind the scenario or provider cannot do (before anything is
 // created), the timed faults' durations from the config, and the fault's moments on the timeline and in the facts.
 import { readFileSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { HarnessConfig } from '../config/schema.js';
 import { parseSchedule, resolveSchedule, stepConfig, type FaultSchedule } from '../faults/schedule.js';
@@ -69,7 +70,9 @@ export function readSchedule(
     const problem = {
       field: '--faults (reboot.faults)',
       value: file,
-      message: `cannot be read: ${why}`,
+      message: `cannot be read: ${why}${
+        isAbsolute(file) ? '' : ` (a relative path is read from the working directory: ${resolve(file)})`
+      }`,
       fix: 'give a readable YAML file',
     };
     return { ok: false, problems: [problem] };

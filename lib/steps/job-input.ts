@@ -2,7 +2,7 @@
 // build parses it on the host; the scenario needs a job of a type it judges that runs once registered, drivers the box
 // has and static ports the clients can hold), and read again at run time through the server.
 import { access } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { isAbsolute, resolve } from 'node:path';
 import type { HarnessConfig } from '../config/schema.js';
 import type { ConfigProblem } from '../errors.js';
 import type { JobConverter } from '../cluster/job-convert.js';
@@ -84,7 +84,10 @@ export async function jobFileProblems(config: HarnessConfig, cwd = process.cwd()
       out.push({
         field: JOB_FIELD,
         value: file,
-        message: `cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)})`,
+        // A relative path is read from the working directory, which a user running from another folder may not expect.
+        message: `cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)})${
+          isAbsolute(file) ? '' : ` (a relative path is read from the working directory: ${resolve(cwd, file)})`
+        }`,
         fix: 'give the path of an existing .nomad.hcl file',
       });
     }

@@ -154,3 +154,21 @@ t.test('matrix: a problem of the file is told with the command line values, not 
   t.equal(good.code, 2);
   t.equal(good.err.match(/--memory:/g)?.length, 1, 'a valid file: the value told once, by its cells');
 });
+
+t.test('a relative job file or fault schedule that is not there names where it was looked for (Q21)', async (t) => {
+  const run = cli(t);
+  const job = await run(['run', '--nomad', NOMAD, '--job', 'jobs/no-such.nomad.hcl', '--plan']);
+  t.equal(job.code, 2);
+  t.match(
+    job.err,
+    /cannot be read \(ENOENT\) \(a relative path is read from the working directory: \/[^)]*\/jobs\/no-such\.nomad\.hcl\)/,
+  );
+  const faults = await run(['run', 'rolling-reboot', '--nomad', NOMAD, '--faults', 'no-such-faults.yaml', '--plan']);
+  t.equal(faults.code, 2);
+  t.match(
+    faults.err,
+    /--faults \(reboot\.faults\): cannot be read: ENOENT.* \(a relative path is read from the working directory: \/[^)]*\/no-such-faults\.yaml\)/,
+  );
+  const abs = await run(['run', '--nomad', NOMAD, '--job', '/no-such-dir/x.nomad.hcl', '--plan']);
+  t.notMatch(abs.err, /relative path/, 'an absolute path is named as given');
+});
