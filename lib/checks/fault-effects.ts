@@ -52,8 +52,14 @@ interface EffectSeen {
   line: string;
 }
 
-/** A restore attempt in the client agent's log: the task runner's restore lines ("Failed Restoring Task", ...). */
-const RESTORE_LINE = /restor/i;
+/**
+ * A restore attempt in the client agent's log: the task runner's restore lines ("Failed Restoring Task", "error
+ * recovering task"), or a restored task's hooks and driver reattaching to the plugin processes the fault ended
+ * ("failed to reattach to logmon process", "... to executor", "... to docker logger process"). A docker task whose
+ * container the driver recovers leaves no "restor" line at all: only the reattach of its log processes shows the try.
+ */
+const RESTORE_LINE =
+  /restor|error recovering task|failed to reattach to (executor|logmon process|docker logger process)/i;
 /** The node statuses that say the servers stopped hearing the client, by the status a proof names. */
 const GONE: Readonly<Record<'down' | 'disconnected', readonly string[]>> = {
   down: ['down', 'disconnected'],

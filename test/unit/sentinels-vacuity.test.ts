@@ -41,6 +41,32 @@ t.test('a reboot: new boot id and a restore attempt seen -> passed', async (t) =
   t.ok(r.evidence.some((l) => l.startsWith('graceful on client: restore attempt seen: 1 restore line')));
 });
 
+t.test('a docker task the driver recovered: the reattach of its log processes is the restore attempt', async (t) => {
+  // The first three are the text of real 1.9.7 client lines after a reboot (logmon's and the executor's reattach, the
+  // task runner's "error recovering task"); the docker logger's is written as drivers/docker/driver.go logs it. A
+  // recovered docker container logs no "restor" line, only these reattaches (logmon_hook.go logs its own at WARN for
+  // every driver that collects logs).
+  const lines = [
+    '2026-12-06T18:40:02+0000 client nomad[612]: 2026-12-06T18:40:02.101Z [WARN]  client.alloc_runner.task_runner.task_hook: failed to reattach to logmon process: alloc_id=24573fac-e2d6-b53d-a26d-70df0f5864e6 task=web error="Reattachment process not found"',
+    '2026-12-06T18:40:02+0000 client nomad[612]: 2026-12-06T18:40:02.101Z [ERROR] client.driver_mgr.exec: failed to reattach to executor: driver=exec error="error creating rpc client for executor plugin: Reattachment process not found" task_id=7f9df0d1-f8f3-7061-fb02-5142494fe2c2/web/ed773f2b',
+    '2026-12-06T18:40:02+0000 client nomad[612]: 2026-12-06T18:40:02.101Z [ERROR] client.alloc_runner.task_runner: error recovering task; cleaning up: alloc_id=7f9df0d1-f8f3-7061-fb02-5142494fe2c2 task=web',
+    '2026-12-06T18:40:02+0000 client nomad[612]: 2026-12-06T18:40:02.101Z [WARN]  client.driver.docker: failed to reattach to docker logger process: error="Reattachment process not found"',
+  ];
+  for (const line of lines) {
+    const r = judge(fault({ kind: 'graceful', agentLogAfter: [line] }));
+    t.equal(r.status, 'passed', line.slice(80, 170));
+  }
+  const unrelated = [
+    '2026-12-06T18:40:02+0000 client nomad[612]: 2026-12-06T18:40:02.101Z [WARN]  client.driver_mgr: failed to reattach to plugin, starting new instance: driver=raw_exec',
+    '2026-12-06T18:40:03+0000 client nomad[612]: 2026-12-06T18:40:03.000Z [INFO]  client: node registration complete',
+  ];
+  t.equal(
+    judge(fault({ kind: 'graceful', agentLogAfter: unrelated })).status,
+    'failed',
+    'a plugin reattach is no task',
+  );
+});
+
 t.test('a reboot with the same boot id is vacuous', async (t) => {
   const r = judge(fault({ kind: 'hard', bootIdAfter: 'b1' }));
   t.equal(r.status, 'failed');
