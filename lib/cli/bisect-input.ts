@@ -3,10 +3,12 @@
 // for a ref git does not know), and the run flags each try is given. Every problem is returned, never thrown one by one.
 import { join, resolve } from 'node:path';
 import { ConfigError, type ConfigProblem } from '../errors.js';
-import { BISECT_LOG, readEvents, readInputs } from '../bisect/log.js';
+import { BISECT_LOG, readEvents, readInputs, type BisectInputs } from '../bisect/log.js';
 import { trackedChanges } from '../git/history.js';
+import { quote } from '../shell/quote.js';
 import { findRepo, resolveCommit, similarTags } from '../builds/git.js';
 import { deadlineIn } from '../time/deadlines.js';
+import { gitUrlProblem } from '../session/builds.js';
 import type { CommandDeps, ParsedArgs } from './command.js';
 
 /** bisect's own options: what is not passed on to each try's run. */
@@ -17,8 +19,13 @@ const KEPT = ['junit', 'report-json', 'help'] as const;
 interface Line {
   args: ParsedArgs;
   dir?: string;
+  /** under --resume: what the bisect started with (its commits are kept, whatever its refs name now) */
+  inputs?: BisectInputs;
   earlier: Awaited<ReturnType<typeof readEvents>>;
 }
+
+/** What only changes what is printed: given with --resume, it applies to the rest of the bisect. */
+const PRINTING = ['json', 'verbose', 'quiet'] as const;
 
 /** The line to judge: as given, or (--resume) the one the folder's bisect started with, and the events it logged. */
 export async function lineOf(args: ParsedArgs, deps: CommandDeps): Promise<Line> {
@@ -26,7 +33,7 @@ export async function lineOf(args: ParsedArgs, deps: CommandDeps): Promise<Line>
   const earlier: Line['earlier'] = [];
   if (typeof v['resume'] === 'string') {
     const dir = resolve(deps.cwd, v['resume'] as string);
-    const others = Object.keys(v).filter((k) => k !== 'resume');
+    const others = Object.keys(v).filter((k) => k !== 'resume' && !(PRINTING as readonly string[]).includes(k));
     const inputs = await readInputs(dir);
     const problems: ConfigProblem[] = [];
     if (!inputs)
@@ -41,12 +48,28 @@ export async function lineOf(args: ParsedArgs, deps: CommandDeps): Promise<Line>
         field: '--resume',
         value: [...args.positionals, ...others.map((o) => `--${o}`)],
         message: 'takes nothing else: the folder holds the line the bisect started with',
-        fix: 'give --resume <folder> alone',
+        fix: `give --resume <folder> alone (or with ${PRINTING.map((p) => `--${p}`).join(', ')})`,
+      });
+    // Note: its line names paths (-c, --job, git:., ./harness.yaml read by default) as given in the directory it
+    // started in; read from another one they name other files, or none
+    if (inputs?.cwd && resolve(inputs.cwd) !== resolve(deps.cwd))
+      problems.push({
+        field: '--resume',
+        value: v['resume'],
+        message: `continues a bisect started in ${inputs.cwd}, whose paths (its -c, --job, --source git:<dir>, ./harness.yaml) are read from there, not from ${deps.cwd}`,
+        fix: `cd ${quote(inputs.cwd)} && reboot-harness bisect --resume ${quote(dir)}`,
       });
     if (problems.length) throw new ConfigError(problems);
+    const printing = Object.fromEntries(PRINTING.filter((p) => p in v).map((p) => [p, v[p]]));
     return {
-      args: { command: 'bisect', rawArgs: args.rawArgs, positionals: [inputs!.scenario], values: inputs!.values },
+      args: {
+        command: 'bisect',
+        rawArgs: args.rawArgs,
+        positionals: [inputs!.scenario],
+        values: { ...inputs!.values, ...printing },
+      },
       dir,
+      inputs: inputs!,
       earlier: await readEvents(join(dir, BISECT_LOG)),
     };
   }
@@ -115,6 +138,11 @@ export async function treeOf(
     return undefined;
   }
   const raw = source.slice(4);
+  const url = gitUrlProblem(source, '--source');
+  if (url) {
+    problems.push(url);
+    return undefined;
+  }
   if (raw.includes('@'))
     problems.push({
       field: '--source',

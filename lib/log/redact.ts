@@ -102,6 +102,19 @@ export function redactingWriter(
   return (text) => write(redact(text, secrets()));
 }
 
+/** A name that says its value is a secret (a job variable `registry_password`, `vault_token`, `api_key`). */
+const SECRET_NAME = /token|secret|passw|passwd|pwd|api[_-]?key|credential|private[_-]?key/i;
+
+/**
+ * The values of the entries whose name says they are secrets (a job's variables): the redactor cannot know them from
+ * their look, and they would otherwise be printed wherever the config is (the plan, summary.json).
+ */
+export function secretsByName(entries: Record<string, unknown>): string[] {
+  return Object.entries(entries)
+    .filter(([k, v]) => SECRET_NAME.test(k) && (typeof v === 'string' || typeof v === 'number') && String(v) !== '')
+    .map(([, v]) => String(v));
+}
+
 /** Object keys whose string values are secret whatever they look like. */
 const SECRET_KEYS =
   /^(secretid|secret_id|token|acltoken|x-nomad-token|authorization|nomad_token|privatekey|private_key|password)$/i;

@@ -130,7 +130,9 @@ async function bisectCommand(given: ParsedArgs, deps: CommandDeps): Promise<numb
   const tries = intOption(v['tries'], '--tries', 3, 1, 20, problems);
   const maxSkips = intOption(v['max-skips'], '--max-skips', 5, 1, 100, problems);
   const sourceText = typeof v['source'] === 'string' ? (v['source'] as string) : 'git:.';
-  const tree = await treeOf(sourceText, deps, v, problems);
+  // Note: a resumed bisect goes on with the commits it started with, even when a ref (a branch) has moved since
+  const refs = line.inputs ? { good: line.inputs.good.sha, bad: line.inputs.bad.sha } : v;
+  const tree = await treeOf(sourceText, deps, refs, problems);
   // a tree already told as unusable is not told again through the first try's build of it
   const sourceTold = problems.some((p) => p.field === '--source');
   // The check must be one the scenario judges.
@@ -196,7 +198,8 @@ async function bisectCommand(given: ParsedArgs, deps: CommandDeps): Promise<numb
     bad: { ref: v['bad'] as string, sha: tree.bad },
     check: v['check'] as string,
     tries,
-    startedAt: new Date().toISOString(),
+    startedAt: line.inputs?.startedAt ?? new Date().toISOString(),
+    cwd: line.inputs?.cwd ?? deps.cwd,
   };
   if (!line.dir) await writeInputs(dir, inputs);
   // With --json stdout holds the bisect's document alone (as run's holds its summary); what people read goes to stderr.
