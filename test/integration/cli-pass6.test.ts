@@ -195,3 +195,29 @@ t.test(
     t.notMatch(flag.err, /no-such-ki/, 'the flag wins over the file, as when it plans');
   },
 );
+
+t.test('bisect writes its JUnit and JSON where --junit and --report-json say, checked up front (Q40)', async (t) => {
+  const fx = bisectFixture(linearHistory(3, 1, 'broken', 'fail'));
+  const cwd = t.testdir({});
+  const r = await bisectIn(cwd, fx, [
+    ...start(fx, fx.shas[2]!),
+    '--reports-dir',
+    'reports',
+    '--junit',
+    'ci/bisect-junit.xml',
+    '--report-json',
+    'ci/bisect.json',
+  ]);
+  t.equal(r.code, 3, r.err);
+  const doc = JSON.parse(readFileSync(join(cwd, 'ci/bisect.json'), 'utf8')) as { schema: string };
+  t.equal(doc.schema, 'nomad-reboot-harness/bisect@1', 'the JSON document where --report-json says');
+  t.match(readFileSync(join(cwd, 'ci/bisect-junit.xml'), 'utf8'), /<testsuite name="bisect:no-duplicate-ip@/);
+  t.match(r.out, new RegExp(`reports: ${join(cwd, 'ci/bisect-junit.xml')} ${join(cwd, 'ci/bisect.json')} `));
+  const s = standInPerRun(byFile, { cwd });
+  const same = await main([...start(fx, fx.shas[2]!), '--junit', 'x.xml', '--report-json', 'x.xml'], {
+    ...s.deps,
+    builds: fixtureBuilds(fx, cwd),
+  });
+  t.equal(same, 2, 'one file for both is refused before anything is built');
+  t.match(s.err.join(''), /--junit \/ --report-json: name the same file/);
+});

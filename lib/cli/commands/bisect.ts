@@ -29,6 +29,7 @@ import { checkSession, newRunId, readSession } from '../session-command.js';
 import { userScenarios } from '../session-input.js';
 import { readHarnessFile } from '../input.js';
 import { argvOf, realSteps } from '../bisect-steps.js';
+import { pathProblems } from '../paths.js';
 import type { CliCommand, CommandDeps, ConfigFlag, ParsedArgs } from '../command.js';
 import { CONFIG, FRESH } from './options.js';
 import { FIELDS } from '../../config/table.js';
@@ -183,6 +184,12 @@ async function bisectCommand(given: ParsedArgs, deps: CommandDeps): Promise<numb
         .map((p) => asBisectProblem(p, sourceText, tree?.good)),
     );
   }
+  // Its own JUnit and JSON files (the tries' run reports go under its folder): checked as a run checks its own
+  const own = (flag: 'junit' | 'report-json') => (typeof v[flag] === 'string' ? (v[flag] as string) : undefined);
+  const outs = (['junit', 'report-json'] as const).flatMap((f) =>
+    own(f) ? [{ field: `--${f}`, value: own(f)!, kind: 'file' as const }] : [],
+  );
+  problems.push(...(await pathProblems(outs, deps.cwd)));
   const all = [...deps.argvProblems, ...problems];
   // Note: a session check that fails throws its problems, so `checked` is unset only with problems told
   if (all.length || !checked || !tree) throw new ConfigError(all);
@@ -272,8 +279,9 @@ async function bisectCommand(given: ParsedArgs, deps: CommandDeps): Promise<numb
       outcome.result.status === 'found' ? outcome.result.culprit?.sha : undefined,
     ),
   );
-  const jsonFile = config.reports.json ?? join(dir, 'bisect.json');
-  const junit = config.reports.junit ?? join(dir, 'junit.xml');
+  // Note: --junit and --report-json are the bisect's own, never passed on to a try (passedOn keeps them back)
+  const jsonFile = own('report-json') ? resolve(deps.cwd, own('report-json')!) : join(dir, 'bisect.json');
+  const junit = own('junit') ? resolve(deps.cwd, own('junit')!) : join(dir, 'junit.xml');
   const doc = renderBisectJson(report);
   await writeText(jsonFile, doc);
   await writeText(junit, renderBisectJUnit(report));
