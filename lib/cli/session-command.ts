@@ -78,7 +78,7 @@ export async function readSession(req: SessionRequest): Promise<ReadSession> {
   const { args, deps } = req;
   const fileProblems: ConfigProblem[] = [...(req.problems ?? [])];
   const harness = await readHarnessFile(args, deps, fileProblems);
-  const user = await userScenarios(args, deps, harness);
+  const user = await userScenarios(args, deps, harness, req.matrixFile);
   const input: PlanInput = {
     command: req.plan,
     positionals: args.positionals,

@@ -221,3 +221,30 @@ t.test('bisect writes its JUnit and JSON where --junit and --report-json say, ch
   t.equal(same, 2, 'one file for both is refused before anything is built');
   t.match(s.err.join(''), /--junit \/ --report-json: name the same file/);
 });
+
+t.test("a matrix's defaults scenarios_dir is where its scenario is found, as harness.yaml's is (Q41)", async (t) => {
+  const cli = planOnlyCli(t);
+  const dir = join(cli.dir, 'mine');
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n');
+  writeFileSync(
+    join(dir, 'pure.ts'),
+    `import { defineScenario, defineCheck, judgeAll } from 'nomad-reboot-harness/scenario';
+const CHECKS = [defineCheck({ id: 'pure-ok', title: 'pure', passesWhen: 'always', judge: () => ({ status: 'passed', message: 'ok' }) })];
+export default defineScenario({ name: 'pure-matrix', summary: 'no lab', needsNomad: false, roles: ['client'], checks: CHECKS,
+  async run() { return judgeAll(CHECKS, {}); } });
+`,
+  );
+  const file = join(cli.dir, 'm.yaml');
+  writeFileSync(file, `scenario: pure-matrix\ndefaults:\n  scenarios_dir: ${dir}\naxes:\n  reboot: [graceful, hard]\n`);
+  const r = await cli.run(['matrix', file, '--list-cells']);
+  t.equal(r.code, 0, r.err);
+  t.match(r.out, /pure-matrix\/reboot=graceful/);
+  writeFileSync(
+    file,
+    `scenario: pure-matrix\ndefaults:\n  scenarios_dir: ${join(cli.dir, 'none')}\naxes:\n  reboot: [graceful]\n`,
+  );
+  const missing = await cli.run(['matrix', file, '--list-cells']);
+  t.equal(missing.code, 2);
+  t.match(missing.err, /m\.yaml: defaults: scenarios_dir: does not exist/, 'named where it was given');
+});
