@@ -1,7 +1,7 @@
 // The session machinery every command that runs plans shares (run, compare, matrix; a command of your own can call it
 // with its own plan inputs): read the inputs, plan, judge every problem of the input at once, execute, write the
 // reports, print the verdict. docs/architecture.md "Recipe: add a command".
-import { secretsByName } from '../log/redact.js';
+import { secretsByName, secretsInArgv } from '../log/redact.js';
 import { loadKnownIssueTable } from '../session/known-issues.js';
 import { givenAt } from '../config/given-at.js';
 import { JOB_FIELD } from '../steps/job-input.js';
@@ -115,8 +115,12 @@ export async function checkSession(req: SessionRequest, read: ReadSession): Prom
   const plan = res.ok ? res.plan : undefined;
   const base: HarnessConfig = plan ? plan.base : DEFAULTS;
   const configs = sessionConfigs(plan, args, deps, harness);
-  // Note: a job variable named as a secret (registry_password) is one too: the plan and summary.json show job.vars
-  const secretVars = configs.flatMap((c) => secretsByName(c.job.vars));
+  // Note: a job variable named as a secret (registry_password) and a password in the power-reset command (ipmitool
+  // -P) are secrets too: the plan and summary.json show the config
+  const secretVars = configs.flatMap((c) => [
+    ...secretsByName(c.job.vars),
+    ...secretsInArgv(c.lab.hardResetCommand ?? []),
+  ]);
   const secrets = [
     ...new Set([deps.env['NOMAD_TOKEN'], base.nomad.token, ...secretVars].filter((s): s is string => !!s)),
   ];

@@ -115,6 +115,22 @@ export function secretsByName(entries: Record<string, unknown>): string[] {
     .map(([, v]) => String(v));
 }
 
+/** An option of a command line whose value is a password (ipmitool -P, --password <pw>, --password=<pw>). */
+const PASSWORD_OPTION = /^(-P|--?pass(word)?|--?passwd|--?token|--?secret|--?api-?key)$/i;
+
+/**
+ * The passwords in a command's argv (the user's power-reset command): the word after a password option and the value
+ * of `--password=<pw>`. They would otherwise be printed wherever the command is (the plan, summary.json, its errors).
+ */
+export function secretsInArgv(argv: readonly string[]): string[] {
+  return argv.flatMap((w, i) => {
+    const eq = /^--?(pass(word)?|passwd|token|secret|api-?key)=(.+)$/i.exec(w);
+    if (eq) return [eq[3]!];
+    const next = argv[i + 1];
+    return PASSWORD_OPTION.test(w) && next ? [next] : [];
+  });
+}
+
 /** Object keys whose string values are secret whatever they look like. */
 const SECRET_KEYS =
   /^(secretid|secret_id|token|acltoken|x-nomad-token|authorization|nomad_token|privatekey|private_key|password)$/i;

@@ -5,6 +5,7 @@
 import t, { type Test } from 'tap';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import '../helpers/ts-loader.js';
 import { main } from '../../lib/cli/main.js';
@@ -247,4 +248,25 @@ export default defineScenario({ name: 'pure-matrix', summary: 'no lab', needsNom
   const missing = await cli.run(['matrix', file, '--list-cells']);
   t.equal(missing.code, 2);
   t.match(missing.err, /m\.yaml: defaults: scenarios_dir: does not exist/, 'named where it was given');
+});
+
+t.test('a password in lab.hard_reset_command (ipmitool -P) is redacted in the plan (Q42)', async (t) => {
+  const cli = planOnlyCli(t);
+  const key = join(cli.dir, 'key');
+  execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', key]);
+  const pw = 'Ipm1S3cretPassw0rd';
+  const host = `{address: 127.0.0.1, user: root, key: ${key}}`;
+  const yaml = (cmd: string) =>
+    `lab:\n  provider: ssh\n  hard_reset_command: ${cmd}\n  hosts:\n    servers: [${host}]\n    clients: [${host}]\n`;
+  for (const cmd of [
+    `"ipmitool -I lanplus -H {address} -U admin -P ${pw} chassis power reset"`,
+    `[my-reset, "--password=${pw}", "{role}"]`,
+  ]) {
+    writeFileSync(join(cli.dir, 'h.yaml'), yaml(cmd));
+    const r = await cli.run(['run', '--nomad', PLAN_NOMAD, '-c', join(cli.dir, 'h.yaml'), '--plan']);
+    t.equal(r.code, 0, r.err);
+    t.match(r.out, /"hardResetCommand": \[/);
+    t.notMatch(r.out + r.err, pw, `${cmd}: the password is nowhere`);
+    t.match(r.out, /\[REDACTED\]/);
+  }
 });
