@@ -270,3 +270,14 @@ t.test('a password in lab.hard_reset_command (ipmitool -P) is redacted in the pl
     t.match(r.out, /\[REDACTED\]/);
   }
 });
+
+t.test("bisect --help says what its --json prints: the bisect's document, not run's summary (Q47)", async (t) => {
+  const s = standInPerRun({}, { cwd: t.testdir({}) });
+  t.equal(await main(['bisect', '--help'], s.deps), 0);
+  const line = s.out
+    .join('')
+    .split('\n')
+    .find((l) => l.trimStart().startsWith('--json'));
+  t.match(line, /the bisect's JSON document \(bisect@1\) on stdout/);
+  t.notMatch(line, /run, compare, matrix: the JSON summary/);
+});

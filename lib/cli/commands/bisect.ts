@@ -109,7 +109,9 @@ export const bisect: CliCommand = {
           ]
         : f.flag === 'report-json'
           ? [{ flag: f.flag, doc: "the bisect's JSON document (default <bisect folder>/bisect.json)" }]
-          : [f.flag],
+          : f.flag === 'json'
+            ? [{ flag: f.flag, doc: "print the bisect's JSON document (bisect@1) on stdout, its progress on stderr" }]
+            : [f.flag],
   ),
   positionals: { what: 'scenario', max: 1, complete: 'scenario' },
   run: bisectCommand,
