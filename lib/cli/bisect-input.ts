@@ -1,7 +1,7 @@
 // What a bisect is given, judged: the line (as typed, or the one a folder's bisect started with under --resume, and
 // the events it logged), its own options' values, the source tree and the commits the two refs name (the nearest tags
 // for a ref git does not know), and the run flags each try is given. Every problem is returned, never thrown one by one.
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { ConfigError, type ConfigProblem } from '../errors.js';
 import { BISECT_LOG, readEvents, readInputs, type BisectInputs } from '../bisect/log.js';
 import { trackedChanges } from '../git/history.js';
@@ -82,6 +82,19 @@ export async function lineOf(args: ParsedArgs, deps: CommandDeps): Promise<Line>
           value: v['replay'],
           message: 'is no bisect log (no event in it)',
           fix: 'give the bisect-log.jsonl of an earlier bisect',
+        },
+      ]);
+    // Note: a try in the log holds a verdict, not what it judged: replayed into another check or scenario it would be
+    // taken for that one's verdict, and the answer would be wrong without a word
+    const theirs = await readInputs(dirname(resolve(deps.cwd, v['replay'] as string)));
+    const scenario = args.positionals[0] ?? 'bridge-exec-reboot';
+    if (theirs && (theirs.check !== v['check'] || theirs.scenario !== scenario))
+      throw new ConfigError([
+        {
+          field: '--replay',
+          value: v['replay'],
+          message: `is the log of a bisect of ${theirs.check} on ${theirs.scenario}: its tries' verdicts are that check's, not ${String(v['check'])}'s on ${scenario}`,
+          fix: `replay it with the line it ran with (its bisect-inputs.json): reboot-harness bisect ${theirs.scenario} --check ${theirs.check} … --replay <log>; or bisect ${String(v['check'])} without --replay`,
         },
       ]);
     return { args, earlier: events };

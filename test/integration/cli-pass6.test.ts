@@ -3,7 +3,7 @@
 // git: spec that is a URL with a token, job variables named as secrets, and a matrix's known-issue file told with the
 // rest of its problems.
 import t, { type Test } from 'tap';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -67,7 +67,7 @@ async function bisectIn(cwd: string, fx: Fixture, argv: string[]) {
   const s = standInPerRun(byFile, { cwd });
   const code = await main(argv, { ...s.deps, builds: fixtureBuilds(fx, cwd) });
   const reports = join(cwd, 'reports');
-  const folder = readdirSync(reports).find((f) => f.startsWith('bisect-'));
+  const folder = existsSync(reports) ? readdirSync(reports).find((f) => f.startsWith('bisect-')) : undefined;
   return { code, out: s.out.join(''), err: s.err.join(''), folder: folder && join(reports, folder) };
 }
 
@@ -280,4 +280,32 @@ t.test("bisect --help says what its --json prints: the bisect's document, not ru
     .find((l) => l.trimStart().startsWith('--json'));
   t.match(line, /the bisect's JSON document \(bisect@1\) on stdout/);
   t.notMatch(line, /run, compare, matrix: the JSON summary/);
+});
+
+t.test("--replay of another check's log is refused: its verdicts would be taken for this check's (Q48)", async (t) => {
+  const fx = bisectFixture(linearHistory(4, 2, 'pass', 'fail'));
+  const cwd = t.testdir({});
+  const first = await bisectIn(cwd, fx, [...start(fx, fx.shas[3]!), '--reports-dir', 'reports', '--tries', '1']);
+  t.equal(first.code, 0, first.err);
+  const log = join(first.folder!, 'bisect-log.jsonl');
+  const other = [...start(fx, fx.shas[3]!), '--tries', '1', '--reports-dir', 'reports2', '--replay', log];
+  other[other.indexOf('no-duplicate-ip')] = 'task-dirs';
+  const s = standInPerRun(byFile, { cwd });
+  const code = await main(other, { ...s.deps, builds: fixtureBuilds(fx, cwd) });
+  t.equal(code, 2, 'refused, not a bisect of task-dirs made of no-duplicate-ip verdicts');
+  t.match(
+    s.err.join(''),
+    /--replay: is the log of a bisect of no-duplicate-ip on bridge-exec-reboot: its tries' verdicts are that check's, not task-dirs's/,
+  );
+  t.equal(s.runs.length, 0, 'nothing ran');
+  const same = await bisectIn(cwd, fx, [
+    ...start(fx, fx.shas[3]!),
+    '--tries',
+    '1',
+    '--reports-dir',
+    'reports3',
+    '--replay',
+    log,
+  ]);
+  t.equal(same.code, 0, 'the same line replays');
 });
