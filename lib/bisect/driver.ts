@@ -398,7 +398,7 @@ const short = (sha: string): string => sha.slice(0, 10);
  * What went wrong, in one line: the error's first line (with the line after it when it ends with ":", as "last lines:"
  * does), and where its whole log is. A build error ends with "full log: <file>", so its last line alone says nothing.
  */
-export function reasonOf(s: string | undefined): string {
+function reasonOf(s: string | undefined): string {
   const lines = (s ?? '')
     .split('\n')
     .map((l) => l.trim())
