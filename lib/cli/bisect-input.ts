@@ -2,6 +2,7 @@
 // the events it logged), its own options' values, the source tree and the commits the two refs name (the nearest tags
 // for a ref git does not know), and the run flags each try is given. Every problem is returned, never thrown one by one.
 import { dirname, join, resolve } from 'node:path';
+import { realpath } from 'node:fs/promises';
 import { ConfigError, type ConfigProblem } from '../errors.js';
 import { BISECT_LOG, readEvents, readInputs, type BisectInputs } from '../bisect/log.js';
 import { trackedChanges } from '../git/history.js';
@@ -52,7 +53,7 @@ export async function lineOf(args: ParsedArgs, deps: CommandDeps): Promise<Line>
       });
     // Note: its line names paths (-c, --job, git:., ./harness.yaml read by default) as given in the directory it
     // started in; read from another one they name other files, or none
-    if (inputs?.cwd && resolve(inputs.cwd) !== resolve(deps.cwd))
+    if (inputs?.cwd && (await real(inputs.cwd)) !== (await real(deps.cwd)))
       problems.push({
         field: '--resume',
         value: v['resume'],
@@ -213,3 +214,6 @@ export async function treeOf(
     ? { gitDir: repo.gitDir, good: commits['good'], bad: commits['bad'] }
     : undefined;
 }
+
+/** A directory as the file system names it (a symlinked /tmp and its target are one directory). */
+const real = (dir: string): Promise<string> => realpath(dir).catch(() => resolve(dir));

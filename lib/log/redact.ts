@@ -110,9 +110,11 @@ const SECRET_NAME = /token|secret|passw|passwd|pwd|api[_-]?key|credential|privat
  * their look, and they would otherwise be printed wherever the config is (the plan, summary.json).
  */
 export function secretsByName(entries: Record<string, unknown>): string[] {
+  // Note: a number or a short word under such a name is a setting (token_ttl: 60), not a secret; redacted, every "60"
+  // of every report would go with it
   return Object.entries(entries)
-    .filter(([k, v]) => SECRET_NAME.test(k) && (typeof v === 'string' || typeof v === 'number') && String(v) !== '')
-    .map(([, v]) => String(v));
+    .filter(([k, v]) => SECRET_NAME.test(k) && typeof v === 'string' && v.length >= 6 && !/^\d+$/.test(v))
+    .map(([, v]) => v as string);
 }
 
 /** An option of a command line whose value is a password (ipmitool -P, --password <pw>, --password=<pw>). */

@@ -163,12 +163,17 @@ t.test('a job variable named as a secret is redacted in the plan and in an error
   const pw = 'Sup3rS3cretRegistryPw';
   writeFileSync(
     join(cli.dir, 'h.yaml'),
-    `job:\n  file: ${join(process.cwd(), 'examples/jobs/count-3.nomad.hcl')}\n  vars:\n    count: 2\n    registry_password: ${pw}\n`,
+    `job:\n  file: ${join(process.cwd(), 'examples/jobs/count-3.nomad.hcl')}\n  vars:\n    count: 2\n    token_ttl: 60\n    registry_password: ${pw}\n`,
   );
   const plan = await cli.run(['run', '--nomad', PLAN_NOMAD, '-c', join(cli.dir, 'h.yaml'), '--plan']);
   t.equal(plan.code, 0, plan.err);
   t.match(plan.out, /"registry_password": "\[REDACTED\]"/);
   t.match(plan.out, /"count": 2/, 'a variable not named as a secret is shown');
+  t.match(
+    plan.out,
+    /"token_ttl": 60/,
+    'a number under a secret-like name is a setting, shown (and not redacted elsewhere)',
+  );
   t.notMatch(plan.out + plan.err, pw);
   writeFileSync(join(cli.dir, 'v.yaml'), `job:\n  vars:\n    registry_password: ${pw}\n`);
   const bad = await cli.run(['run', '--nomad', PLAN_NOMAD, '-c', join(cli.dir, 'v.yaml'), '--plan', '--json']);
