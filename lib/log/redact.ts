@@ -125,12 +125,14 @@ const PASSWORD_OPTION = /^(-P|--?pass(word)?|--?passwd|--?token|--?secret|--?api
  * of `--password=<pw>`. They would otherwise be printed wherever the command is (the plan, summary.json, its errors).
  */
 export function secretsInArgv(argv: readonly string[]): string[] {
-  return argv.flatMap((w, i) => {
-    const eq = /^--?(pass(word)?|passwd|token|secret|api-?key)=(.+)$/i.exec(w);
-    if (eq) return [eq[3]!];
-    const next = argv[i + 1];
-    return PASSWORD_OPTION.test(w) && next ? [next] : [];
-  });
+  return argv
+    .flatMap((w, i) => {
+      const eq = /^--?(pass(word)?|passwd|token|secret|api-?key)=(.+)$/i.exec(w);
+      if (eq) return [eq[3]!];
+      const next = argv[i + 1];
+      return PASSWORD_OPTION.test(w) && next ? [next] : [];
+    })
+    .filter((pw) => pw.length >= 4);
 }
 
 /** Object keys whose string values are secret whatever they look like. */
