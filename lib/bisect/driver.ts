@@ -185,13 +185,13 @@ class Bisection {
     const build = this.builds.get(commit);
     const last = this.tries.get(commit)?.at(-1);
     if (build && !build.ok)
-      return this.noFlip(`the endpoint ${short(commit)} did not build: ${firstLine(build.error)}`, true);
+      return this.noFlip(`the endpoint ${short(commit)} did not build: ${reasonOf(build.error)}`, true);
     if (last?.verdict === 'skipped')
       return this.noFlip(
         `the check ${this.setup.check} was skipped on the endpoint ${short(commit)} (${last.message}): this scenario and fault kind do not judge it; choose a check they judge`,
       );
     return this.noFlip(
-      `the endpoint ${short(commit)} gave no verdict (${last?.verdict ?? 'no run'}: ${firstLine(last?.message)}); its report: ${last?.reportDir ?? 'none'}`,
+      `the endpoint ${short(commit)} gave no verdict (${last?.verdict ?? 'no run'}: ${reasonOf(last?.message)}); its report: ${last?.reportDir ?? 'none'}`,
       true,
     );
   }
@@ -229,7 +229,7 @@ class Bisection {
     const build = await this.build(commit);
     if (!build.ok) {
       this.skipped.add(commit);
-      await this.decide(commit, 'step', 'skip', 1, `the build failed: ${firstLine(build.error)}`, left - 1);
+      await this.decide(commit, 'step', 'skip', 1, `the build failed: ${reasonOf(build.error)}`, left - 1);
       return 'skip';
     }
     for (let n = (this.tries.get(commit) ?? []).length + 1; ; n++) {
@@ -313,7 +313,7 @@ class Bisection {
     this.io.say(
       build.ok
         ? `built ${short(commit)}${role ? ` (the culprit's parent)` : ''} ${info.subject}: ${took}`
-        : `build of ${short(commit)} ${info.subject} FAILED (${took}): ${firstLine(build.error)}`,
+        : `build of ${short(commit)} ${info.subject} FAILED (${took}): ${reasonOf(build.error)}`,
     );
     return build;
   }
@@ -336,7 +336,7 @@ class Bisection {
     this.tries.set(commit, [...done, t]);
     const info = await this.info(commit);
     this.io.say(
-      `  try ${n} of ${short(commit)} ${info.subject}: ${this.setup.check} ${t.verdict}${earlier ? ' (from the log)' : ''} (${(t.ms / 1000).toFixed(0)} s)${t.verdict === 'passed' || t.verdict === 'failed' ? '' : `: ${firstLine(t.message)}`}`,
+      `  try ${n} of ${short(commit)} ${info.subject}: ${this.setup.check} ${t.verdict}${earlier ? ' (from the log)' : ''} (${(t.ms / 1000).toFixed(0)} s)${t.verdict === 'passed' || t.verdict === 'failed' ? '' : `: ${reasonOf(t.message)}`}`,
     );
     return t;
   }
@@ -394,4 +394,17 @@ export function termOf(decision: StepDecision, direction: BisectDirection | unde
 }
 
 const short = (sha: string): string => sha.slice(0, 10);
-const firstLine = (s: string | undefined): string => (s ?? '').trim().split('\n').at(-1) ?? '';
+/**
+ * What went wrong, in one line: the error's first line (with the line after it when it ends with ":", as "last lines:"
+ * does), and where its whole log is. A build error ends with "full log: <file>", so its last line alone says nothing.
+ */
+function reasonOf(s: string | undefined): string {
+  const lines = (s ?? '')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
+  const log = lines.length > 1 && /^(full log|its logs?):/.test(lines.at(-1)!) ? lines.pop() : undefined;
+  const head = lines[0] ?? '';
+  const what = head.endsWith(':') && lines[1] ? `${head} ${lines[1]}` : head;
+  return log ? `${what} (${log})` : what;
+}

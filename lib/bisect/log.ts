@@ -25,6 +25,8 @@ export interface BisectInputs {
   check: string;
   tries: number;
   startedAt: string;
+  /** the directory it started in: its relative paths and ./harness.yaml are read from there (absent before it was kept) */
+  cwd?: string;
 }
 
 export async function writeInputs(dir: string, inputs: BisectInputs): Promise<void> {

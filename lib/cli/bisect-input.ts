@@ -1,12 +1,15 @@
 // What a bisect is given, judged: the line (as typed, or the one a folder's bisect started with under --resume, and
 // the events it logged), its own options' values, the source tree and the commits the two refs name (the nearest tags
 // for a ref git does not know), and the run flags each try is given. Every problem is returned, never thrown one by one.
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { realpath } from 'node:fs/promises';
 import { ConfigError, type ConfigProblem } from '../errors.js';
-import { BISECT_LOG, readEvents, readInputs } from '../bisect/log.js';
+import { BISECT_LOG, readEvents, readInputs, type BisectInputs } from '../bisect/log.js';
 import { trackedChanges } from '../git/history.js';
+import { quote } from '../shell/quote.js';
 import { findRepo, resolveCommit, similarTags } from '../builds/git.js';
 import { deadlineIn } from '../time/deadlines.js';
+import { gitUrlProblem } from '../session/builds.js';
 import type { CommandDeps, ParsedArgs } from './command.js';
 
 /** bisect's own options: what is not passed on to each try's run. */
@@ -17,8 +20,13 @@ const KEPT = ['junit', 'report-json', 'help'] as const;
 interface Line {
   args: ParsedArgs;
   dir?: string;
+  /** under --resume: what the bisect started with (its commits are kept, whatever its refs name now) */
+  inputs?: BisectInputs;
   earlier: Awaited<ReturnType<typeof readEvents>>;
 }
+
+/** What only changes what is printed: given with --resume, it applies to the rest of the bisect. */
+const PRINTING = ['json', 'verbose', 'quiet'] as const;
 
 /** The line to judge: as given, or (--resume) the one the folder's bisect started with, and the events it logged. */
 export async function lineOf(args: ParsedArgs, deps: CommandDeps): Promise<Line> {
@@ -26,7 +34,7 @@ export async function lineOf(args: ParsedArgs, deps: CommandDeps): Promise<Line>
   const earlier: Line['earlier'] = [];
   if (typeof v['resume'] === 'string') {
     const dir = resolve(deps.cwd, v['resume'] as string);
-    const others = Object.keys(v).filter((k) => k !== 'resume');
+    const others = Object.keys(v).filter((k) => k !== 'resume' && !(PRINTING as readonly string[]).includes(k));
     const inputs = await readInputs(dir);
     const problems: ConfigProblem[] = [];
     if (!inputs)
@@ -41,12 +49,28 @@ export async function lineOf(args: ParsedArgs, deps: CommandDeps): Promise<Line>
         field: '--resume',
         value: [...args.positionals, ...others.map((o) => `--${o}`)],
         message: 'takes nothing else: the folder holds the line the bisect started with',
-        fix: 'give --resume <folder> alone',
+        fix: `give --resume <folder> alone (or with ${PRINTING.map((p) => `--${p}`).join(', ')})`,
+      });
+    // Note: its line names paths (-c, --job, git:., ./harness.yaml read by default) as given in the directory it
+    // started in; read from another one they name other files, or none
+    if (inputs?.cwd && (await real(inputs.cwd)) !== (await real(deps.cwd)))
+      problems.push({
+        field: '--resume',
+        value: v['resume'],
+        message: `continues a bisect started in ${inputs.cwd}, whose paths (its -c, --job, --source git:<dir>, ./harness.yaml) are read from there, not from ${deps.cwd}`,
+        fix: `cd ${quote(inputs.cwd)} && reboot-harness bisect --resume ${quote(dir)}`,
       });
     if (problems.length) throw new ConfigError(problems);
+    const printing = Object.fromEntries(PRINTING.filter((p) => p in v).map((p) => [p, v[p]]));
     return {
-      args: { command: 'bisect', rawArgs: args.rawArgs, positionals: [inputs!.scenario], values: inputs!.values },
+      args: {
+        command: 'bisect',
+        rawArgs: args.rawArgs,
+        positionals: [inputs!.scenario],
+        values: { ...inputs!.values, ...printing },
+      },
       dir,
+      inputs: inputs!,
       earlier: await readEvents(join(dir, BISECT_LOG)),
     };
   }
@@ -59,6 +83,19 @@ export async function lineOf(args: ParsedArgs, deps: CommandDeps): Promise<Line>
           value: v['replay'],
           message: 'is no bisect log (no event in it)',
           fix: 'give the bisect-log.jsonl of an earlier bisect',
+        },
+      ]);
+    // Note: a try in the log holds a verdict, not what it judged: replayed into another check or scenario it would be
+    // taken for that one's verdict, and the answer would be wrong without a word
+    const theirs = await readInputs(dirname(resolve(deps.cwd, v['replay'] as string)));
+    const scenario = args.positionals[0] ?? 'bridge-exec-reboot';
+    if (theirs && (theirs.check !== v['check'] || theirs.scenario !== scenario))
+      throw new ConfigError([
+        {
+          field: '--replay',
+          value: v['replay'],
+          message: `is the log of a bisect of ${theirs.check} on ${theirs.scenario}: its tries' verdicts are that check's, not ${String(v['check'])}'s on ${scenario}`,
+          fix: `replay it with the line it ran with (its bisect-inputs.json): reboot-harness bisect ${theirs.scenario} --check ${theirs.check} … --replay <log>; or bisect ${String(v['check'])} without --replay`,
         },
       ]);
     return { args, earlier: events };
@@ -115,6 +152,11 @@ export async function treeOf(
     return undefined;
   }
   const raw = source.slice(4);
+  const url = gitUrlProblem(source, '--source');
+  if (url) {
+    problems.push(url);
+    return undefined;
+  }
   if (raw.includes('@'))
     problems.push({
       field: '--source',
@@ -172,3 +214,6 @@ export async function treeOf(
     ? { gitDir: repo.gitDir, good: commits['good'], bad: commits['bad'] }
     : undefined;
 }
+
+/** A directory as the file system names it (a symlinked /tmp and its target are one directory). */
+const real = (dir: string): Promise<string> => realpath(dir).catch(() => resolve(dir));

@@ -6,7 +6,8 @@ import { consoleLogger } from '../log/format.js';
 import { watchSignals } from '../run/signals.js';
 import { buildContext } from '../builds/context.js';
 import { describeGenerator, describeOrigin, buildProperties, recipeOf } from '../builds/provenance.js';
-import { combineErrors, planBuilds, resolvePlanned, type SpecInput, type SpecOutcome } from '../builds/resolve.js';
+import { combineErrors, resolvePlanned, type SpecInput, type SpecOutcome } from '../builds/resolve.js';
+import { planSpecs } from '../session/builds.js';
 import type { BuildContext } from '../builds/context.js';
 import { parseBuildSpec } from '../builds/spec.js';
 import { checkNomadBinary } from '../builds/binary.js';
@@ -31,7 +32,7 @@ export async function buildCommand(args: ParsedArgs, config: HarnessConfig, deps
     const deadline = { at: Number.POSITIVE_INFINITY, signal: watcher.signal };
     const ctx = contextFor(config, deps, logger, deadline);
     const inputs = specInputs(args.positionals);
-    const plan = await planBuilds(inputs, ctx);
+    const plan = await planSpecs(inputs, ctx);
     if ('problems' in plan) throw new ConfigError(await withPathProblems(plan.problems, inputs, ctx));
     const outcomes = await resolvePlanned(plan.planned, ctx);
     // Note: a go or git command killed by the signal fails like a broken build; the interrupt is what happened
@@ -68,7 +69,7 @@ export async function buildSpecProblems(
     ];
   const ctx = contextFor(config, deps, () => {});
   const inputs = specInputs(specs);
-  const plan = await planBuilds(inputs, ctx);
+  const plan = await planSpecs(inputs, ctx);
   // Note: with every spec planned, a file that is no Nomad build is one failed spec among resolved ones (its block
   // says FAILED); only beside other problems is it told up front.
   return 'problems' in plan ? withPathProblems(plan.problems, inputs, ctx) : [];

@@ -1,6 +1,7 @@
 // The session machinery every command that runs plans shares (run, compare, matrix; a command of your own can call it
 // with its own plan inputs): read the inputs, plan, judge every problem of the input at once, execute, write the
 // reports, print the verdict. docs/architecture.md "Recipe: add a command".
+import { secretsByName, secretsInArgv } from '../log/redact.js';
 import { loadKnownIssueTable } from '../session/known-issues.js';
 import { givenAt } from '../config/given-at.js';
 import { JOB_FIELD } from '../steps/job-input.js';
@@ -77,7 +78,7 @@ export async function readSession(req: SessionRequest): Promise<ReadSession> {
   const { args, deps } = req;
   const fileProblems: ConfigProblem[] = [...(req.problems ?? [])];
   const harness = await readHarnessFile(args, deps, fileProblems);
-  const user = await userScenarios(args, deps, harness);
+  const user = await userScenarios(args, deps, harness, req.matrixFile);
   const input: PlanInput = {
     command: req.plan,
     positionals: args.positionals,
@@ -113,12 +114,20 @@ export async function checkSession(req: SessionRequest, read: ReadSession): Prom
   const { res, harness, user } = read;
   const plan = res.ok ? res.plan : undefined;
   const base: HarnessConfig = plan ? plan.base : DEFAULTS;
-  if (base.nomad.token) deps.addSecrets([base.nomad.token]);
-  const secrets = [...new Set([deps.env['NOMAD_TOKEN'], base.nomad.token].filter((s): s is string => !!s))];
+  const configs = sessionConfigs(plan, args, deps, harness);
+  // Note: a job variable named as a secret (registry_password) and a password in the power-reset command (ipmitool
+  // -P) are secrets too: the plan and summary.json show the config
+  const secretVars = configs.flatMap((c) => [
+    ...secretsByName(c.job.vars),
+    ...secretsInArgv(c.lab.hardResetCommand ?? []),
+  ]);
+  const secrets = [
+    ...new Set([deps.env['NOMAD_TOKEN'], base.nomad.token, ...secretVars].filter((s): s is string => !!s)),
+  ];
+  deps.addSecrets(secrets);
   const logger = loggerFor(base, deps);
   const builds = deps.builds ?? pathBuilds(deps);
   const buildProblems = await builds.check(res.ok ? res.plan.builds : res.builds, base, logger);
-  const configs = sessionConfigs(plan, args, deps, harness);
   // Note: a job problem names where the job was given (HARNESS_JOB, harness.yaml), not always --job
   const jobAt = givenAt(
     { ...(harness ? { file: harness.data, fileName: harness.name } : {}), env: deps.env, flags: args.values },
@@ -139,7 +148,10 @@ export async function checkSession(req: SessionRequest, read: ReadSession): Prom
     ...(await Promise.all(configs.map((c) => hostKeyProblems(c, deps.cwd)))).flat(),
     ...(await hostsNetnsProblems(configs, { insideNetns: !!deps.env[IN_NETNS_ENV] })),
     ...buildProblems,
-    ...(await knownIssueFileProblems(configs[0] ?? base, allScenarios(user.extra))),
+    ...(await knownIssueFileProblems(
+      plan ? (configs[0] ?? base) : withMatrixKnownIssues(configs[0] ?? base, req, deps.env),
+      allScenarios(user.extra),
+    )),
   ];
   const sources = {
     argv: deps.argvProblems,
@@ -156,6 +168,26 @@ export async function checkSession(req: SessionRequest, read: ReadSession): Prom
   if (!plan || all.length) throw new ConfigError(all);
   return { plan, extra: user.extra, logger, builds, secrets };
 }
+
+/**
+ * A config that failed to plan holds harness.yaml, the variables and the flags, not the matrix file's `defaults:`; its
+ * known-issue file is read all the same (below the variable and the flag, as the planner orders them), so a mistake in
+ * it is told with the rest, not in a round of its own once the rest plans.
+ */
+function withMatrixKnownIssues(
+  config: HarnessConfig,
+  req: Pick<SessionRequest, 'args' | 'matrixFile'>,
+  env: Record<string, string | undefined>,
+): HarnessConfig {
+  const data = req.matrixFile?.data;
+  const defaults = isRecord(data) && isRecord(data['defaults']) ? data['defaults'] : undefined;
+  const file = defaults?.['known_issues_file'];
+  if (typeof file !== 'string' || !file || req.args.values['known-issues-file'] || env['HARNESS_KNOWN_ISSUES_FILE'])
+    return config;
+  return { ...config, knownIssuesFile: file };
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The user's known-issue file, read as the run reads it: its problems with the rest (and under --plan). */
 async function knownIssueFileProblems(base: HarnessConfig, scenarios: readonly Scenario[]): Promise<ConfigProblem[]> {

@@ -29,9 +29,15 @@ export async function userScenarios(
   args: ParsedArgs,
   deps: Pick<CliDeps, 'env' | 'cwd'>,
   harness: HarnessFile | undefined,
+  matrix?: { data: unknown; name: string },
 ): Promise<{ extra: Scenario[]; problems: ConfigProblem[] }> {
-  const from = harness ? { fileName: harness.name } : {};
-  const where = scenariosDirOf({ file: harness?.data, ...from, env: deps.env, flags: args.values });
+  // Note: a matrix file's `defaults:` is harness.yaml's keys over harness.yaml's own, scenarios_dir too
+  const defaults = matrix && isRecord(matrix.data) ? matrix.data['defaults'] : undefined;
+  const fromMatrix = isRecord(defaults) && defaults['scenarios_dir'] !== undefined;
+  const from = fromMatrix
+    ? { file: defaults, fileName: `${matrix!.name}: defaults` }
+    : { file: harness?.data, ...(harness ? { fileName: harness.name } : {}) };
+  const where = scenariosDirOf({ ...from, env: deps.env, flags: args.values });
   return where ? loadUserScenarios(resolve(deps.cwd, where.dir), where.field) : { extra: [], problems: [] };
 }
 
@@ -156,3 +162,5 @@ export function outputPaths(
     if (providerFor(c).host.workDir) out.push({ field: named('lab.work_dir'), value: c.lab.workDir, kind: 'dir' });
   return out;
 }
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

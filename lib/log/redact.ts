@@ -102,6 +102,39 @@ export function redactingWriter(
   return (text) => write(redact(text, secrets()));
 }
 
+/** A name that says its value is a secret (a job variable `registry_password`, `vault_token`, `api_key`). */
+const SECRET_NAME = /token|secret|passw|passwd|pwd|api[_-]?key|credential|private[_-]?key/i;
+
+/**
+ * The values of the entries whose name says they are secrets (a job's variables): the redactor cannot know them from
+ * their look, and they would otherwise be printed wherever the config is (the plan, summary.json).
+ */
+export function secretsByName(entries: Record<string, unknown>): string[] {
+  // Note: a number or a short word under such a name is a setting (token_ttl: 60), not a secret; redacted, every "60"
+  // of every report would go with it
+  return Object.entries(entries)
+    .filter(([k, v]) => SECRET_NAME.test(k) && typeof v === 'string' && v.length >= 6 && !/^\d+$/.test(v))
+    .map(([, v]) => v as string);
+}
+
+/** An option of a command line whose value is a password (ipmitool -P, --password <pw>, --password=<pw>). */
+const PASSWORD_OPTION = /^(-P|--?pass(word)?|--?passwd|--?token|--?secret|--?api-?key)$/i;
+
+/**
+ * The passwords in a command's argv (the user's power-reset command): the word after a password option and the value
+ * of `--password=<pw>`. They would otherwise be printed wherever the command is (the plan, summary.json, its errors).
+ */
+export function secretsInArgv(argv: readonly string[]): string[] {
+  return argv
+    .flatMap((w, i) => {
+      const eq = /^--?(pass(word)?|passwd|token|secret|api-?key)=(.+)$/i.exec(w);
+      if (eq) return [eq[3]!];
+      const next = argv[i + 1];
+      return PASSWORD_OPTION.test(w) && next ? [next] : [];
+    })
+    .filter((pw) => pw.length >= 4);
+}
+
 /** Object keys whose string values are secret whatever they look like. */
 const SECRET_KEYS =
   /^(secretid|secret_id|token|acltoken|x-nomad-token|authorization|nomad_token|privatekey|private_key|password)$/i;

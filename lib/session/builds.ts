@@ -10,9 +10,34 @@ import type { Logger } from '../log/events.js';
 import type { BuildInfo } from '../model/session.js';
 import type { BuildRef } from '../plan/session-plan.js';
 import { buildContext, type BuildContext } from '../builds/context.js';
-import { planBuilds, resolvePlanned, specIdentity } from '../builds/resolve.js';
+import { planBuilds, resolvePlanned, specIdentity, type SpecInput } from '../builds/resolve.js';
 import { preflightBuild } from '../builds/preflight.js';
 import { parseBuildSpec } from '../builds/spec.js';
+
+/**
+ * `git:` followed by a URL (`git:https://<token>@github.com/…`): git: takes the directory of a clone, and read as a
+ * path the URL's credentials would be printed in every message naming that path (the "@" before the host is read as
+ * the ref's start, so no URL is left for the redactor to recognise).
+ */
+export function gitUrlProblem(text: string, field: string): ConfigProblem | undefined {
+  const m = /^\s*git:([a-z][a-z0-9+.-]*:\/\/|[^/@\s]+@[^:/\s]+:)/i.exec(text);
+  if (!m) return undefined;
+  return {
+    field,
+    value: text,
+    message: 'names a URL: git: takes the directory of a clone, not a repository to fetch',
+    fix: 'clone it first (git clone <url> ~/src/nomad, its credentials kept out of this command line), then give git:~/src/nomad[@<ref>]',
+  };
+}
+
+/** planBuilds with a git: spec naming a URL refused first, never read as a path (see gitUrlProblem). */
+export async function planSpecs(inputs: readonly SpecInput[], ctx: BuildContext): ReturnType<typeof planBuilds> {
+  const urls = inputs.flatMap((i) => gitUrlProblem(i.text, i.field) ?? []);
+  if (!urls.length) return planBuilds(inputs, ctx);
+  const rest = inputs.filter((i) => !gitUrlProblem(i.text, i.field));
+  const plan = rest.length ? await planBuilds(rest, ctx) : { planned: [] };
+  return { problems: [...urls, ...('problems' in plan ? plan.problems : [])] };
+}
 
 interface BuildLayerDeps {
   env: Record<string, string | undefined>;
@@ -40,7 +65,7 @@ export function createBuildLayer(deps: BuildLayerDeps) {
       const problems: ConfigProblem[] = [];
       for (const ref of refs) {
         const ctx = ctxFor(ref, config, logger);
-        const plan = await planBuilds([{ text: ref.spec, field: ref.field }], ctx);
+        const plan = await planSpecs([{ text: ref.spec, field: ref.field }], ctx);
         if ('problems' in plan) {
           problems.push(...plan.problems);
           continue;
@@ -68,7 +93,7 @@ export function createBuildLayer(deps: BuildLayerDeps) {
     /** Resolve one spec (download, build or take the path); its error (exit 2 or 3) is thrown as it is. */
     async resolve(ref: BuildRef, config: HarnessConfig, logger: Logger, signal?: AbortSignal): Promise<BuildInfo> {
       const ctx = ctxFor(ref, config, logger, signal);
-      const plan = await planBuilds([{ text: ref.spec, field: ref.field }], ctx);
+      const plan = await planSpecs([{ text: ref.spec, field: ref.field }], ctx);
       if ('problems' in plan) throw new ConfigError(plan.problems);
       // One build under several spellings (a matrix naming 1.9.7 and v1.9.7) is resolved and verified once.
       const id = `${config.builds.releasesUrl}\u0000${specIdentity(plan.planned[0]!.spec, ref.cwd)}`;

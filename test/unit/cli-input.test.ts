@@ -312,7 +312,10 @@ t.test(
       `./harness.yaml (read by default): is a directory (got ${JSON.stringify(join(dir, 'harness.yaml'))}; fix: remove or rename it, or pass --config <file>)`,
     );
     t.match(p.err(), /--cpus: must be a whole number from 1 to 16/);
-    t.match(p.err(), /job\.file \(--job\): cannot be read \(ENOENT\) \(got "nonexistent\.hcl"/);
+    t.match(
+      p.err(),
+      /job\.file \(--job\): cannot be read \(ENOENT\) \(a relative path is read from the working directory: \/\S+\/nonexistent\.hcl\) \(got "nonexistent\.hcl"/,
+    );
     t.same(created(p), []);
 
     const docker = probe(t.testdir({ 'j.hcl': 'job "j" {}\n' }));

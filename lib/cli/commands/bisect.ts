@@ -29,6 +29,7 @@ import { checkSession, newRunId, readSession } from '../session-command.js';
 import { userScenarios } from '../session-input.js';
 import { readHarnessFile } from '../input.js';
 import { argvOf, realSteps } from '../bisect-steps.js';
+import { pathProblems } from '../paths.js';
 import type { CliCommand, CommandDeps, ConfigFlag, ParsedArgs } from '../command.js';
 import { CONFIG, FRESH } from './options.js';
 import { FIELDS } from '../../config/table.js';
@@ -108,7 +109,9 @@ export const bisect: CliCommand = {
           ]
         : f.flag === 'report-json'
           ? [{ flag: f.flag, doc: "the bisect's JSON document (default <bisect folder>/bisect.json)" }]
-          : [f.flag],
+          : f.flag === 'json'
+            ? [{ flag: f.flag, doc: "print the bisect's JSON document (bisect@1) on stdout, its progress on stderr" }]
+            : [f.flag],
   ),
   positionals: { what: 'scenario', max: 1, complete: 'scenario' },
   run: bisectCommand,
@@ -130,7 +133,9 @@ async function bisectCommand(given: ParsedArgs, deps: CommandDeps): Promise<numb
   const tries = intOption(v['tries'], '--tries', 3, 1, 20, problems);
   const maxSkips = intOption(v['max-skips'], '--max-skips', 5, 1, 100, problems);
   const sourceText = typeof v['source'] === 'string' ? (v['source'] as string) : 'git:.';
-  const tree = await treeOf(sourceText, deps, v, problems);
+  // Note: a resumed bisect goes on with the commits it started with, even when a ref (a branch) has moved since
+  const refs = line.inputs ? { good: line.inputs.good.sha, bad: line.inputs.bad.sha } : v;
+  const tree = await treeOf(sourceText, deps, refs, problems);
   // a tree already told as unusable is not told again through the first try's build of it
   const sourceTold = problems.some((p) => p.field === '--source');
   // The check must be one the scenario judges.
@@ -181,6 +186,12 @@ async function bisectCommand(given: ParsedArgs, deps: CommandDeps): Promise<numb
         .map((p) => asBisectProblem(p, sourceText, tree?.good)),
     );
   }
+  // Its own JUnit and JSON files (the tries' run reports go under its folder): checked as a run checks its own
+  const own = (flag: 'junit' | 'report-json') => (typeof v[flag] === 'string' ? (v[flag] as string) : undefined);
+  const outs = (['junit', 'report-json'] as const).flatMap((f) =>
+    own(f) ? [{ field: `--${f}`, value: own(f)!, kind: 'file' as const }] : [],
+  );
+  problems.push(...(await pathProblems(outs, deps.cwd)));
   const all = [...deps.argvProblems, ...problems];
   // Note: a session check that fails throws its problems, so `checked` is unset only with problems told
   if (all.length || !checked || !tree) throw new ConfigError(all);
@@ -196,7 +207,8 @@ async function bisectCommand(given: ParsedArgs, deps: CommandDeps): Promise<numb
     bad: { ref: v['bad'] as string, sha: tree.bad },
     check: v['check'] as string,
     tries,
-    startedAt: new Date().toISOString(),
+    startedAt: line.inputs?.startedAt ?? new Date().toISOString(),
+    cwd: line.inputs?.cwd ?? deps.cwd,
   };
   if (!line.dir) await writeInputs(dir, inputs);
   // With --json stdout holds the bisect's document alone (as run's holds its summary); what people read goes to stderr.
@@ -269,8 +281,9 @@ async function bisectCommand(given: ParsedArgs, deps: CommandDeps): Promise<numb
       outcome.result.status === 'found' ? outcome.result.culprit?.sha : undefined,
     ),
   );
-  const jsonFile = config.reports.json ?? join(dir, 'bisect.json');
-  const junit = config.reports.junit ?? join(dir, 'junit.xml');
+  // Note: --junit and --report-json are the bisect's own, never passed on to a try (passedOn keeps them back)
+  const jsonFile = own('report-json') ? resolve(deps.cwd, own('report-json')!) : join(dir, 'bisect.json');
+  const junit = own('junit') ? resolve(deps.cwd, own('junit')!) : join(dir, 'junit.xml');
   const doc = renderBisectJson(report);
   await writeText(jsonFile, doc);
   await writeText(junit, renderBisectJUnit(report));
