@@ -2,7 +2,7 @@
 // reproduction rate, what a commit's tries decide, the confidence of the whole answer, and the culprit's flags.
 // Like syzbot's bisection and ktest's BISECT_TRIES: a reproduced failure is trusted at once (a check does not fail
 // by chance on a build without the bug), a pass is trusted only after enough tries that a build with the bug would
-// have shown it.
+// have shown it. And the words a decision and a failure are told in.
 import type { BisectDirection, BisectTry, CommitInfo, CulpritFlags, StepDecision } from '../model/bisect.js';
 
 /** The answer is inconclusive below this confidence. */
@@ -98,4 +98,26 @@ export function culpritFlags(c: CommitInfo, sameBinaryAsParent: boolean | undefi
     merge: c.parents.length > 1,
     docsOrTestsOnly: c.files.length > 0 && c.files.every((f) => NOT_CODE.some((re) => re.test(f))),
   };
+}
+
+/** How people read a decision: good/bad for a regression, unfixed/fixed for a fix. */
+export function termOf(decision: StepDecision, direction: BisectDirection | undefined): string {
+  if (decision === 'skip') return 'skip';
+  if (direction === 'fix') return decision === 'new' ? 'fixed' : 'unfixed';
+  return decision === 'new' ? 'bad' : 'good';
+}
+
+/**
+ * What went wrong, in one line: the error's first line (with the line after it when it ends with ":", as "last lines:"
+ * does), and where its whole log is. A build error ends with "full log: <file>", so its last line alone says nothing.
+ */
+export function reasonOf(s: string | undefined): string {
+  const lines = (s ?? '')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
+  const log = lines.length > 1 && /^(full log|its logs?):/.test(lines.at(-1)!) ? lines.pop() : undefined;
+  const head = lines[0] ?? '';
+  const what = head.endsWith(':') && lines[1] ? `${head} ${lines[1]}` : head;
+  return log ? `${what} (${log})` : what;
 }

@@ -21,6 +21,8 @@ import {
   failingSide,
   passesNeeded,
   pct,
+  reasonOf,
+  termOf,
 } from './decide.js';
 
 /** Thrown inside the loop when Ctrl-C or SIGTERM came: the log already holds everything finished. */
@@ -386,25 +388,4 @@ class Bisection {
   }
 }
 
-/** How people read a decision: good/bad for a regression, unfixed/fixed for a fix. */
-export function termOf(decision: StepDecision, direction: BisectDirection | undefined): string {
-  if (decision === 'skip') return 'skip';
-  if (direction === 'fix') return decision === 'new' ? 'fixed' : 'unfixed';
-  return decision === 'new' ? 'bad' : 'good';
-}
-
 const short = (sha: string): string => sha.slice(0, 10);
-/**
- * What went wrong, in one line: the error's first line (with the line after it when it ends with ":", as "last lines:"
- * does), and where its whole log is. A build error ends with "full log: <file>", so its last line alone says nothing.
- */
-function reasonOf(s: string | undefined): string {
-  const lines = (s ?? '')
-    .split('\n')
-    .map((l) => l.trim())
-    .filter(Boolean);
-  const log = lines.length > 1 && /^(full log|its logs?):/.test(lines.at(-1)!) ? lines.pop() : undefined;
-  const head = lines[0] ?? '';
-  const what = head.endsWith(':') && lines[1] ? `${head} ${lines[1]}` : head;
-  return log ? `${what} (${log})` : what;
-}

@@ -5,7 +5,7 @@ import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { BisectEvent } from './io.js';
 import type { BisectStep, BisectDirection } from '../model/bisect.js';
-import { termOf } from './driver.js';
+import { termOf } from './decide.js';
 
 export const BISECT_LOG = 'bisect-log.jsonl';
 const BISECT_INPUTS = 'bisect-inputs.json';
