@@ -13,12 +13,15 @@ export const UNIT_GROUPS = 4;
  * the others. Names without `.test.ts`.
  */
 export const SHARED_INTEGRATION = [
+  'build-cli',
   'build-interrupt',
   'builds-preflight',
+  'builds-release',
   'ci-templates',
   'cli-compare-input',
   'cli-defects',
   'cli-pass4',
+  'cli-pass5',
   'cli-plan',
   'cli-quiet',
   'cli-review-rest',
