@@ -61,6 +61,10 @@ async function run(t: Test, extra: string[], o: RunOpts = {}) {
   return { code, ms, junit, summary, errors, s, sent, dir, console: s.err.join('') };
 }
 
+// Note: each test runs its own stand-ins and signal source and mostly waits on their timelines and bounds; two at a
+// time overlap those waits
+t.jobs = 2;
+
 t.test(
   'the client never comes back: exit 3 within --reboot-deadline, naming the wait, the last SSH error and the console tail',
   async (t) => {
