@@ -5,7 +5,7 @@
 // directions, a commit that does not compile, resume after SIGTERM mid-bisect, bad input at once.
 import t, { type Test } from 'tap';
 import { EventEmitter } from 'node:events';
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createHash } from 'node:crypto';
@@ -20,6 +20,9 @@ import { validateJUnit } from '../helpers/junit-schema.js';
 // Note: each bisect here is dozens of git calls and, in bisect-cli, a stand-in run per try: seconds alone, a minute or
 // more on 2 loaded cores (tap's default is 60 s a file)
 t.setTimeout(5 * 60_000);
+// Note: each test has its own fixture repository, directories, stand-ins and signal source, and most of a bisect's
+// time is its tries waiting on the stand-ins' timelines: side by side they overlap those waits.
+t.jobs = 4;
 
 /** Builds write `behaviour` of the commit to <dir>/builds/<commit>/nomad; `broken` does not compile. */
 function fixtureBuilds(fx: Fixture, dir: string): { layer: BuildLayer; built: string[] } {
@@ -53,6 +56,19 @@ function fixtureBuilds(fx: Fixture, dir: string): { layer: BuildLayer; built: st
     },
   };
   return { layer, built };
+}
+
+/** Run a process to its end: its exit status and stderr (what spawnSync gives, without blocking the event loop). */
+function spawnCli(
+  file: string,
+  args: string[],
+  o: { cwd: string; env: NodeJS.ProcessEnv; timeout: number },
+): Promise<{ status: number | null; stderr: string }> {
+  return new Promise((res) => {
+    execFile(file, args, { ...o, encoding: 'utf8' }, (err, _stdout, stderr) =>
+      res({ status: err ? (typeof err.code === 'number' ? err.code : null) : 0, stderr }),
+    );
+  });
 }
 
 /** Each binary's stand-in behaviour, read from the file the build layer wrote. */
@@ -190,7 +206,8 @@ t.test('a dirty work tree or a directory that is no repository is refused', asyn
   t.match(s.err.join(''), /--source: is not a git repository/);
   // the same without --source, through the CLI process with its real build layer (the stand-ins' builds take any
   // tree): the default git:. of a folder that is no repository, told once and not again as the first try's build
-  const child = spawnSync(
+  // Note: spawned, not spawnSync: the tests beside this one keep running while the CLI starts
+  const child = await spawnCli(
     process.execPath,
     [
       join(process.cwd(), 'bin/reboot-harness.js'),
@@ -204,7 +221,7 @@ t.test('a dirty work tree or a directory that is no repository is refused', asyn
       '--netns',
       '',
     ],
-    { cwd: dir, encoding: 'utf8', env: { ...process.env, CI: 'true' }, timeout: 120_000 },
+    { cwd: dir, env: { ...process.env, CI: 'true' }, timeout: 120_000 },
   );
   t.equal(child.status, 2, child.stderr);
   t.match(child.stderr, /--source: is not a git repository .*got "git:\."/);

@@ -216,6 +216,10 @@ const byType = (frames: Obj[], topic: string): Map<string, Obj> => {
   return out;
 };
 
+// Note: each line has its own stand-in and mostly waits on its timeline (25 ms steps); two lines at a time halve the
+// file's wait. Not four: the probes' windows (1.5-3 s) are wall-clock, and the file runs beside others on 2 cores.
+t.jobs = 2;
+
 for (const version of LINES) {
   t.test(`Nomad ${version}`, async (t) => {
     t.ok(existsSync(new URL(`real-${version}/reboot-sim/initial/node.json`, FIX)), 'the line has its capture');

@@ -12,6 +12,9 @@ t.setTimeout(8 * 60_000);
 
 const ex = (f: string) => fileURLToPath(new URL(`../../examples/jobs/${f}`, import.meta.url));
 
+// Note: each test runs its own stand-in cluster and mostly waits on its timelines; two at a time overlap those waits
+t.jobs = 2;
+
 t.test(
   'rolling-reboot on 1+2 with a service, a system, a batch and a sysbatch job: each judged by what its type promises',
   async (t) => {

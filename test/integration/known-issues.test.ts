@@ -45,6 +45,9 @@ async function run(t: Test, extra: string[], o: StandInRunOptions) {
   };
 }
 
+// Note: each test runs its own stand-ins and mostly waits on their timelines; two at a time overlap those waits
+t.jobs = 2;
+
 t.test('1.9.3, the duplicate IP: known GH-24650 with its consequences, under each policy', async (t) => {
   const o = { timeline: 'duplicate-ip' as const, nomad: '/stand-in/nomad-1.9.3' };
   const label = await run(t, [], o);

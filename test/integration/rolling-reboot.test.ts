@@ -10,6 +10,9 @@ import { validateJUnit } from '../helpers/junit-schema.js';
 import { clusterEvidenceOf, runOnCluster, runOnPair } from '../helpers/stand-in-run.js';
 import { CHECKS } from '../../scenarios/rolling-reboot.js';
 
+// Note: each test runs its own stand-in cluster and mostly waits on its timelines; two at a time overlap those waits
+t.jobs = 2;
+
 t.test(
   'rolling-reboot in a pair: drain, reboot, eligible; every alloc carried through, the gap measured',
   async (t) => {

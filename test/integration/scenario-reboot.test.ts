@@ -10,6 +10,10 @@ import { runOnPair, runOnStandIn } from '../helpers/stand-in-run.js';
 import type { Timeline } from '../helpers/fake-nomad/index.js';
 import { CHECKS } from '../../scenarios/bridge-exec-reboot.js';
 
+// Note: each test runs main() on stand-ins of its own; "never-ready" (first) waits out its 12 s run budget, and two
+// at a time the others run beside that wait instead of after it
+t.jobs = 2;
+
 async function run(
   t: Test,
   timeline: Timeline,
@@ -26,6 +30,14 @@ async function run(
   const check = (id: string) => cases.find((c) => String(c['name']).endsWith(`(${id})`));
   return { code: r.code, junit, summary, suite, cases, check, s: r.s, dir: r.dir };
 }
+
+t.test('stand-in timeline "never-ready": the node never returns, infrastructure error, exit 3', async (t) => {
+  const r = await run(t, 'never-ready', ['--timeout', '12s']);
+  t.equal(r.code, 3, 'exit 3');
+  t.ok(Number(r.suite.errors) >= 1, 'an <error> case');
+  t.match(r.junit, /waiting for node/);
+  t.ok(r.s.lab.destroyed, 'torn down after the infrastructure error');
+});
 
 t.test('stand-in timeline "restored": every check passes, exit 0', async (t) => {
   const r = await run(t, 'restored');
@@ -78,14 +90,6 @@ t.test('stand-in timeline "shared-ip": two live allocs share an address, exit 1'
   const r = await run(t, 'shared-ip');
   t.equal(r.code, 1);
   t.ok(r.check('unique-ips')?.['failure']);
-});
-
-t.test('stand-in timeline "never-ready": the node never returns, infrastructure error, exit 3', async (t) => {
-  const r = await run(t, 'never-ready', ['--timeout', '12s']);
-  t.equal(r.code, 3, 'exit 3');
-  t.ok(Number(r.suite.errors) >= 1, 'an <error> case');
-  t.match(r.junit, /waiting for node/);
-  t.ok(r.s.lab.destroyed, 'torn down after the infrastructure error');
 });
 
 t.test('a token reaches the stand-in but appears nowhere in the reports', async (t) => {

@@ -237,20 +237,6 @@ t.test(
   },
 );
 
-t.test(
-  'server-reboot: a server that never elects a leader fails leader-elected (exit 1), not the harness',
-  async (t) => {
-    // the run budget (10 s, the least --timeout takes) ends the wait for a leader
-    const r = await serverReboot(t, 'no-leader', ['--timeout', '10']);
-    t.equal(r.code, 1, r.err);
-    t.ok(r.failed('leader-elected'));
-    t.notOk(r.failed('server-rebooted'));
-    t.match(r.cases.find((c) => String(c['name']).endsWith('(leader-elected)'))?.['failure'], {
-      message: /no leader after the reboot/,
-    });
-  },
-);
-
 t.test('server-reboot: tasks restarted across the server reboot fail alloc-kept-running (exit 1)', async (t) => {
   const r = await serverReboot(t, 'restarts-tasks');
   t.equal(r.code, 1, r.err);
@@ -304,111 +290,134 @@ t.test('the real CLI (bin/reboot-harness.js, tsx) lists a user directory outside
   t.match(out, /counts-to-three\s+\(from /);
 });
 
-t.test(
-  'a scenario file whose top-level code never finishes or calls process.exit: "does not load" naming it, exit 2',
-  async (t) => {
-    // Note: two tsx-started CLIs plus the 10 s load bound each; under a VM lab on 2 cores the starts alone took 30 s+
-    t.setTimeout(180_000);
-    const dir = userDir(t, {
-      'package.json': PKG,
-      'counts.ts': GOOD,
-      'hangs.ts': `${GOOD.replace('counts-to-three', 'hangs')}\nawait new Promise(() => {});\n`,
-      'exits.ts': `${GOOD.replace('counts-to-three', 'exits')}\nprocess.exit(0);\n`,
-    });
-    const cli = (argv: string[]) => {
-      const child = spawn(process.execPath, [resolve('bin/reboot-harness.js'), ...argv], {
-        cwd: tmpdir(),
-        env: { ...process.env, CI: 'true' },
+// Note: these three mostly wait (the run budget of 10 s, the scenario loader's 10 s bound, two CLIs under tsx), each
+// with its own directories and stand-ins: side by side the file waits out a 10 s bound once, not twice.
+t.test('the tests that wait out a bound, side by side', async (t) => {
+  t.jobs = 3;
+  t.test(
+    'server-reboot: a server that never elects a leader fails leader-elected (exit 1), not the harness',
+    async (t) => {
+      // the run budget (10 s, the least --timeout takes) ends the wait for a leader
+      const r = await serverReboot(t, 'no-leader', ['--timeout', '10']);
+      t.equal(r.code, 1, r.err);
+      t.ok(r.failed('leader-elected'));
+      t.notOk(r.failed('server-rebooted'));
+      t.match(r.cases.find((c) => String(c['name']).endsWith('(leader-elected)'))?.['failure'], {
+        message: /no leader after the reboot/,
       });
-      let err = '';
-      child.stderr.on('data', (b: Buffer) => (err += b.toString()));
-      return new Promise<{ code: number | null; err: string }>((res) => child.on('exit', (c) => res({ code: c, err })));
-    };
-    const argvs = [
-      ['list', '--scenarios', dir],
-      ['run', '--all', '--scenarios', dir, '--netns', '', '--memory', 'lots'],
-    ];
-    // Note: both commands wait out the same 10 s load bound; run side by side, the test waits for it once.
-    const results = await Promise.all(argvs.map(cli));
-    for (const [i, argv] of argvs.entries()) {
-      const { code, err } = results[i]!;
-      t.equal(code, 2, `${argv[0]}: exit 2 (${err.slice(-300)})`); // run: --memory lots keeps any run from starting
-      t.match(
-        err,
-        new RegExp(
-          `${join(dir, 'hangs.ts').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: does not load \\(got "its top-level code did not finish within 10 s`,
-        ),
-      );
-      t.match(
-        err,
-        new RegExp(
-          `${join(dir, 'exits.ts').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: does not load \\(got "its top-level code called process\\.exit\\(0\\) while loading"; fix: do not end the process`,
-        ),
-      );
-    }
-  },
-);
+    },
+  );
 
-t.test(
-  'a scenario whose run() calls process.exit or awaits for ever: an error verdict with its reports, exit 3 (never 0 or 13)',
-  async (t) => {
-    t.setTimeout(60_000);
-    const body = (name: string, tail: string) =>
-      GOOD.replace('counts-to-three', name).replace(
-        "ctx.step('count', async () => 3);",
-        `ctx.step('count', async () => 3); ${tail}`,
-      );
-    const dir = userDir(t, {
-      'package.json': PKG,
-      'exits.ts': body('exit-in-run', 'process.exit(0);'),
-      'hangs.ts': body('hang-in-run', 'await new Promise(() => {});'),
-    });
-    const out = t.testdir({});
-    const cli = (name: string) => {
-      const child = spawn(
-        process.execPath,
-        [
-          resolve('bin/reboot-harness.js'),
-          'run',
-          name,
-          '--scenarios',
-          dir,
-          '--netns',
-          '',
-          '--fresh',
-          '--timeout',
-          '10s',
-          '--junit',
-          join(out, `${name}.xml`),
-          '--reports-dir',
-          join(out, name),
-        ],
-        { cwd: tmpdir(), env: { ...process.env, CI: 'true', HARNESS_WORK_DIR: join(out, 'work') } },
-      );
-      let all = '';
-      child.stdout.on('data', (b: Buffer) => (all += b.toString()));
-      child.stderr.on('data', (b: Buffer) => (all += b.toString()));
-      return new Promise<{ code: number | null; all: string }>((res) => child.on('exit', (c) => res({ code: c, all })));
-    };
-    const [exits, hangs] = await Promise.all([cli('exit-in-run'), cli('hang-in-run')]);
-    for (const [name, r, why] of [
-      ['exit-in-run', exits, /run\(\) called process\.exit\(0\)/],
-      ['hang-in-run', hangs, /run\(\) did not finish: it awaits a promise that nothing is left to settle/],
-    ] as const) {
-      t.equal(r.code, 3, `${name}: exit 3 (${r.all.slice(-400)})`);
-      t.match(r.all, new RegExp(`ERROR scenario ${name} \\(${join(dir, '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
-      t.match(r.all, why);
-      t.match(r.all, new RegExp(`^ERROR ${name} `, 'm'), 'the verdict line');
-      const junit = readFileSync(join(out, `${name}.xml`), 'utf8');
-      t.match(junit, /<error /, 'the JUnit file says error');
-      const [runId] = readdirSync(join(out, name));
-      const summary = JSON.parse(readFileSync(join(out, name, runId!, 'summary.json'), 'utf8')) as {
-        runs: { outcome: string }[];
+  t.test(
+    'a scenario file whose top-level code never finishes or calls process.exit: "does not load" naming it, exit 2',
+    async (t) => {
+      // Note: two tsx-started CLIs plus the 10 s load bound each; under a VM lab on 2 cores the starts alone took 30 s+
+      t.setTimeout(180_000);
+      const dir = userDir(t, {
+        'package.json': PKG,
+        'counts.ts': GOOD,
+        'hangs.ts': `${GOOD.replace('counts-to-three', 'hangs')}\nawait new Promise(() => {});\n`,
+        'exits.ts': `${GOOD.replace('counts-to-three', 'exits')}\nprocess.exit(0);\n`,
+      });
+      const cli = (argv: string[]) => {
+        const child = spawn(process.execPath, [resolve('bin/reboot-harness.js'), ...argv], {
+          cwd: tmpdir(),
+          env: { ...process.env, CI: 'true' },
+        });
+        let err = '';
+        child.stderr.on('data', (b: Buffer) => (err += b.toString()));
+        return new Promise<{ code: number | null; err: string }>((res) =>
+          child.on('exit', (c) => res({ code: c, err })),
+        );
       };
-      t.equal(summary.runs[0]?.outcome, 'error', 'summary.json written with the error');
-    }
-  },
-);
+      const argvs = [
+        ['list', '--scenarios', dir],
+        ['run', '--all', '--scenarios', dir, '--netns', '', '--memory', 'lots'],
+      ];
+      // Note: both commands wait out the same 10 s load bound; run side by side, the test waits for it once.
+      const results = await Promise.all(argvs.map(cli));
+      for (const [i, argv] of argvs.entries()) {
+        const { code, err } = results[i]!;
+        t.equal(code, 2, `${argv[0]}: exit 2 (${err.slice(-300)})`); // run: --memory lots keeps any run from starting
+        t.match(
+          err,
+          new RegExp(
+            `${join(dir, 'hangs.ts').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: does not load \\(got "its top-level code did not finish within 10 s`,
+          ),
+        );
+        t.match(
+          err,
+          new RegExp(
+            `${join(dir, 'exits.ts').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: does not load \\(got "its top-level code called process\\.exit\\(0\\) while loading"; fix: do not end the process`,
+          ),
+        );
+      }
+    },
+  );
+
+  t.test(
+    'a scenario whose run() calls process.exit or awaits for ever: an error verdict with its reports, exit 3 (never 0 or 13)',
+    async (t) => {
+      t.setTimeout(60_000);
+      const body = (name: string, tail: string) =>
+        GOOD.replace('counts-to-three', name).replace(
+          "ctx.step('count', async () => 3);",
+          `ctx.step('count', async () => 3); ${tail}`,
+        );
+      const dir = userDir(t, {
+        'package.json': PKG,
+        'exits.ts': body('exit-in-run', 'process.exit(0);'),
+        'hangs.ts': body('hang-in-run', 'await new Promise(() => {});'),
+      });
+      const out = t.testdir({});
+      const cli = (name: string) => {
+        const child = spawn(
+          process.execPath,
+          [
+            resolve('bin/reboot-harness.js'),
+            'run',
+            name,
+            '--scenarios',
+            dir,
+            '--netns',
+            '',
+            '--fresh',
+            '--timeout',
+            '10s',
+            '--junit',
+            join(out, `${name}.xml`),
+            '--reports-dir',
+            join(out, name),
+          ],
+          { cwd: tmpdir(), env: { ...process.env, CI: 'true', HARNESS_WORK_DIR: join(out, 'work') } },
+        );
+        let all = '';
+        child.stdout.on('data', (b: Buffer) => (all += b.toString()));
+        child.stderr.on('data', (b: Buffer) => (all += b.toString()));
+        return new Promise<{ code: number | null; all: string }>((res) =>
+          child.on('exit', (c) => res({ code: c, all })),
+        );
+      };
+      const [exits, hangs] = await Promise.all([cli('exit-in-run'), cli('hang-in-run')]);
+      for (const [name, r, why] of [
+        ['exit-in-run', exits, /run\(\) called process\.exit\(0\)/],
+        ['hang-in-run', hangs, /run\(\) did not finish: it awaits a promise that nothing is left to settle/],
+      ] as const) {
+        t.equal(r.code, 3, `${name}: exit 3 (${r.all.slice(-400)})`);
+        t.match(r.all, new RegExp(`ERROR scenario ${name} \\(${join(dir, '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+        t.match(r.all, why);
+        t.match(r.all, new RegExp(`^ERROR ${name} `, 'm'), 'the verdict line');
+        const junit = readFileSync(join(out, `${name}.xml`), 'utf8');
+        t.match(junit, /<error /, 'the JUnit file says error');
+        const [runId] = readdirSync(join(out, name));
+        const summary = JSON.parse(readFileSync(join(out, name, runId!, 'summary.json'), 'utf8')) as {
+          runs: { outcome: string }[];
+        };
+        t.equal(summary.runs[0]?.outcome, 'error', 'summary.json written with the error');
+      }
+    },
+  );
+});
 
 t.test(
   'a scenario whose validate() throws is a problem of the input naming its file (exit 2), not a harness bug',
