@@ -3,7 +3,7 @@
 // cells' HTML pages (<run id>/report.html). Reads only; every unreadable or malformed input is a problem, all reported
 // at once.
 import { readdir, readFile, realpath, stat } from 'node:fs/promises';
-import { basename, dirname, join, relative, resolve } from 'node:path';
+import { basename, dirname, extname, join, relative, resolve } from 'node:path';
 import type { ConfigProblem } from '../errors.js';
 import type { JUnitSuites, MergeSource } from '../report/merge.js';
 import { looksLikeJUnit, parseJUnit } from '../report/parse-junit.js';
@@ -79,7 +79,8 @@ export async function collectInputs(
       await walk(path, outDir, 0, found);
     } else {
       given.add(path);
-      if (basename(path) === 'summary.json') found.summaries.push(path);
+      // a summary written under the name --report-json gave (a.json) is a summary too
+      if (basename(path) === 'summary.json' || extname(path) === '.json') found.summaries.push(path);
       else {
         found.xml.push(path);
         // Note: a JUnit file's runs are read from the JSON report a session writes beside it.
@@ -156,7 +157,8 @@ export async function collectInputs(
     const real = await realpath(path).catch(() => path);
     if (read.has(real)) continue;
     read.add(real);
-    const parsed = parseSessionJson(await readFile(path, 'utf8'));
+    const text = await readFile(path, 'utf8');
+    const parsed = parseSessionJson(text);
     if (parsed.ok) out.sessions.push({ path: shown(path), session: parsed.session });
     else if (given.has(path))
       problems.push({
@@ -164,6 +166,15 @@ export async function collectInputs(
         value: shown(path),
         message: parsed.message,
         fix: 'give the summary.json a harness run wrote',
+      });
+    // Note: one found under a folder that does not parse is a run's report cut or changed (a runner killed in the
+    // write, an upload cut): skipping it would drop that cell's verdict without a word. Another tool's file is left.
+    else if (!foreignJson(text))
+      problems.push({
+        field: 'merge input',
+        value: shown(path),
+        message: parsed.message,
+        fix: "a run's summary.json that something cut or changed: run that cell again (or remove the folder if it is not a run's)",
       });
   }
   const held = new Set(
@@ -223,4 +234,16 @@ async function foldersNamed(dir: string, names: readonly string[], depth: number
 async function filesIn(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
   return entries.filter((e) => e.isFile()).map((e) => join(dir, e.name));
+}
+
+/** JSON whose `schema` names another tool (not this harness's): a summary.json the harness never wrote. */
+function foreignJson(text: string): boolean {
+  try {
+    const doc: unknown = JSON.parse(text.replace(/^\uFEFF/, ''));
+    if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) return false;
+    const schema = (doc as Record<string, unknown>)['schema'];
+    return typeof schema === 'string' && !schema.startsWith('nomad-reboot-harness/');
+  } catch {
+    return false;
+  }
 }

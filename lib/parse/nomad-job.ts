@@ -68,6 +68,8 @@ export interface JobTypesTaken {
   types: readonly JobType[];
   /** where the other types are judged, for the fix */
   elsewhere?: string;
+  /** the scenario creates the job's dynamic host volumes on every client (the cluster scenarios do) */
+  dynamicVolumes?: boolean;
 }
 
 /** The reboot scenario that follows one client's allocs: service jobs only. */
@@ -258,19 +260,28 @@ export function jobProblems(
     for (const g of info.groups)
       for (const v of g.volumes) {
         if (v.type === 'host' && lab.hostVolumes.includes(v.source)) continue;
-        // another host volume is a dynamic one the harness creates on every client with the mkdir plugin (1.10+)
-        if (v.type === 'host' && info.dynamicHostVolumes !== false) continue;
+        // another host volume is a dynamic one the harness creates on every client with the mkdir plugin (1.10+), in
+        // the scenarios that create them
+        const dynamic = v.type === 'host' && info.dynamicHostVolumes !== false;
+        if (dynamic && taken.dynamicVolumes) continue;
         const offer = lab.hostVolumes.map((h) => `"${h}"`).join(', ');
-        out.push({
-          message:
-            v.type === 'host'
-              ? `${job} group "${g.name}" volume "${v.name}" asks for the host volume "${v.source}", which the lab's clients do not declare (they declare ${offer}); as a dynamic host volume (which the harness would create with the mkdir plugin) it needs Nomad 1.10 or later, and this build's parse of the job has none (its volume blocks have no sticky field)`
-              : `${job} group "${g.name}" volume "${v.name}" is a ${v.type} volume: the lab runs no ${v.type} plugin`,
-          fix:
-            v.type === 'host'
-              ? `use source = ${offer} (the lab's static host volume), or a Nomad build of 1.10 or later for a dynamic host volume`
-              : `use type = "host" and source = ${offer} in the volume block (a directory on each client)`,
-        });
+        const asks = `${job} group "${g.name}" volume "${v.name}" asks for the host volume "${v.source}", which the lab's clients do not declare (they declare ${offer})`;
+        out.push(
+          v.type !== 'host'
+            ? {
+                message: `${job} group "${g.name}" volume "${v.name}" is a ${v.type} volume: the lab runs no ${v.type} plugin`,
+                fix: `use type = "host" and source = ${offer} in the volume block (a directory on each client)`,
+              }
+            : dynamic
+              ? {
+                  message: `${asks}; ${taken.scenario} creates no dynamic host volume (rolling-reboot and server-reboot do)`,
+                  fix: `run it on rolling-reboot or server-reboot, or use source = ${offer} (the lab's static host volume)`,
+                }
+              : {
+                  message: `${asks}; as a dynamic host volume (which the harness would create with the mkdir plugin) it needs Nomad 1.10 or later, and this build's parse of the job has none (its volume blocks have no sticky field)`,
+                  fix: `use source = ${offer} (the lab's static host volume), or a Nomad build of 1.10 or later for a dynamic host volume`,
+                },
+        );
       }
   if (info.expectedAllocs === 0)
     out.push({ message: `${job} asks for no alloc (every group has count = 0)`, fix: 'give a group count >= 1' });

@@ -19,6 +19,7 @@ export const JOBS_TAKEN =
 export const CLUSTER_JOB_TYPES = (scenario: string): JobTypesTaken => ({
   scenario,
   types: ['service', 'system', 'sysbatch', 'batch'],
+  dynamicVolumes: true,
 });
 
 /** What --job takes on the cluster scenarios, as `list` says it. */

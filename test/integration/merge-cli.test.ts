@@ -289,3 +289,40 @@ t.test("the GitLab template's layout: every attachment resolves from the project
     'without CI_PROJECT_DIR: from the merged file',
   );
 });
+
+t.test(
+  'a cut summary.json under a folder is told, not dropped; a summary named by --report-json is merged',
+  async (t) => {
+    const root = t.testdir({ 'm.yaml': MATRIX });
+    const runner = await shard(t, root, 1);
+    const summaries = readdirSync(runner, { recursive: true, encoding: 'utf8' })
+      .filter((f) => f.endsWith('summary.json'))
+      .map((f) => join(runner, f));
+    t.ok(summaries.length > 0, `the runner wrote summaries: ${summaries.join(' ')}`);
+    const run = async (argv: string[]) => {
+      const err: string[] = [];
+      const deps = { ...standInPerRun({}, { cwd: root }).deps, out: () => {}, err: (s: string) => void err.push(s) };
+      return { code: await main(['merge', ...argv], deps), err: err.join('') };
+    };
+    // a summary written under another name (run --report-json j1/a.json --junit j1/a.xml), given as it is
+    mkdirSync(join(root, 'j1'));
+    writeFileSync(join(root, 'j1', 'a.json'), readFileSync(summaries[0]!, 'utf8'));
+    writeFileSync(join(root, 'j1', 'a.xml'), readFileSync(junitUnder(runner)[0]!, 'utf8'));
+    const named = await run([join(root, 'j1', 'a.json'), join(root, 'j1', 'a.xml'), '--out', 'n1']);
+    t.equal(named.code, 1, `the run's verdict (a failed check): ${named.err}`);
+    t.ok(existsSync(join(root, 'n1', 'junit.xml')), 'merged');
+    // a runner killed in the write: its summary cut, its JUnit elsewhere or gone
+    for (const f of junitUnder(runner)) renameSync(f, `${f}.gone`);
+    const cut = summaries[0]!;
+    writeFileSync(cut, readFileSync(cut, 'utf8').slice(0, 200));
+    const r = await run([runner, '--out', 'n2']);
+    t.equal(r.code, 2, 'exit 2: a cell would be lost');
+    t.match(r.err, /merge input: is not JSON .*summary\.json/);
+    t.match(r.err, /run that cell again/);
+    t.notOk(existsSync(join(root, 'n2')), 'nothing written');
+    // another tool's summary.json under the folder is left alone
+    writeFileSync(cut, JSON.stringify({ schema: 'other-tool/summary@3', passed: 4 }));
+    const foreign = await run([runner, '--out', 'n3']);
+    t.notMatch(foreign.err, /other-tool/, "another tool's file is not a problem");
+  },
+);

@@ -3,7 +3,13 @@
 import t from 'tap';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { dynamicVolumeNames, hostVolumeOfGroups, jobInfo, jobProblems } from '../../lib/parse/nomad-job.js';
+import {
+  SERVICE_ONLY,
+  dynamicVolumeNames,
+  hostVolumeOfGroups,
+  jobInfo,
+  jobProblems,
+} from '../../lib/parse/nomad-job.js';
 import { dynamicVolumeState, nodeVolumeState, volumeDir } from '../../lib/steps/volume-steps.js';
 import { LAB_HOST_VOLUME } from '../../lib/model/volumes.js';
 import { CLUSTER_JOB_TYPES } from '../../lib/steps/job-input.js';
@@ -30,6 +36,14 @@ for (const v of ['1.10.5', '2.0.5'])
         /volume/.test(p.message),
       );
       t.same(volumeProblems, [], 'accepted: the harness creates it');
+      // bridge-exec-reboot creates none: the allocs could not be placed and the run would break after the bring-up
+      const single = jobProblems(info!, lab, SERVICE_ONLY).filter((p) => /volume/.test(p.message));
+      t.equal(single.length, 1, 'refused where no scenario step creates it');
+      t.match(
+        single[0]!.message,
+        /volume "data" asks for the host volume "harness-data".*bridge-exec-reboot creates no dynamic host volume \(rolling-reboot and server-reboot do\)/,
+      );
+      t.match(single[0]!.fix, /run it on rolling-reboot or server-reboot, or use source = "reboot-harness"/);
     },
   );
 

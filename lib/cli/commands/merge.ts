@@ -1,4 +1,4 @@
-// `reboot-harness merge <report folder | JUnit file>...`: the reports of many runners as one.
+// `reboot-harness merge <report folder | JUnit file | summary JSON>...`: the reports of many runners as one.
 import type { HarnessConfig } from '../../config/schema.js';
 import type { CliCommand } from '../command.js';
 import { commandConfig } from '../input.js';
@@ -9,7 +9,7 @@ export const merge: CliCommand = {
   name: 'merge',
   summary: 'merge the reports of many runners (matrix shards) into one JUnit file, one JSON summary and one index page',
   usage: [
-    'reboot-harness merge <report folder | JUnit file>... [--out <dir>] [--copy-attachments]',
+    'reboot-harness merge <report folder | JUnit file | summary JSON>... [--out <dir>] [--copy-attachments]',
     '',
     "Reads every JUnit file (given, or found under the folders), the summary.json files and the cells'",
     'report.html pages, and writes <out>/junit.xml (one suite per cell, counts recounted, reruns kept) and',
@@ -35,7 +35,7 @@ export const merge: CliCommand = {
     },
   ],
   configFlags: ['reports-dir', 'attachment-paths'],
-  positionals: { what: 'report folder or JUnit file', complete: 'files' },
+  positionals: { what: 'report folder, JUnit file or summary JSON', complete: 'files' },
   reads: ['reports.', 'output.', 'nomad.token'],
   async run(args, deps) {
     let input: MergeInputs | undefined;
