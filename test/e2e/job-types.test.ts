@@ -28,6 +28,7 @@ import {
 } from '../helpers/real-nomad.js';
 import { checkIds } from '../helpers/check-ids.js';
 import type { ClusterEvidence } from '../../lib/model/cluster-evidence.js';
+import type { AllocSnap } from '../../lib/model/evidence.js';
 import type { Test } from 'tap';
 
 t.setTimeout(150 * 60_000);
@@ -118,21 +119,38 @@ function assertBatchDrained(t: Test, r: Ran, b: Build) {
     passed(t, r, 'no-extra-alloc');
     return;
   }
-  // Before 2.0.4 a node made eligible again may get a new alloc in the stopped one's place (GH-28018): measured on
-  // 1.11.3 in 1 of 2 places of one roll (docs/findings.md). Either way is this line's behaviour; which one was seen is
-  // asserted from the allocs themselves, and a failure must be the known issue.
+  // Before 2.0.4 a node made eligible again stops counting its drained batch alloc, and the scheduler may place a new
+  // one in that place (GH-28018), on any node: measured on 1.11.3 in 1 of 2 places of each of two rolls, once on the
+  // node made eligible, once on the other client (whose own drain then stopped it too; docs/findings.md). Either way
+  // is this line's behaviour; which one was seen is measured from the allocs themselves (a place that ran more than
+  // one alloc, whatever became of the later one), and a failure must be the known issue.
   const x = r.v.get('no-extra-alloc');
-  t.comment(`${b.version}: ${extra.length} batch allocs placed after the drains stopped the first ones`);
-  if (extra.length === 0) passed(t, r, 'no-extra-alloc');
+  const first = new Map<string, AllocSnap>();
+  for (const a of [...batch].sort((p, q) => p.createIndex - q.createIndex))
+    if (!first.has(a.name)) first.set(a.name, a);
+  const later = batch.filter((a) => first.get(a.name) !== a);
+  t.comment(
+    `${b.version}: ${later.length} batch alloc(s) placed after the first of their place (${extra.length} still running): ${later.map((a) => `${a.name} ${a.id.slice(0, 8)} create index ${a.createIndex}`).join(', ') || 'none'}`,
+  );
+  if (later.length === 0) passed(t, r, 'no-extra-alloc');
   else {
     t.equal(x?.label, 'expected failure', `no-extra-alloc: ${x?.message}`);
     const label = (x as { knownIssue?: unknown } | undefined)?.knownIssue;
     t.match(label, { kind: 'known', issue: 'GH-28018' }, 'labelled with the public issue');
+    // Note: the window opens when the node is made eligible again; the turn's eligibleAt is taken after that call
+    // returned (real 1.11.3 placed the later alloc 2.1 s before it), so the bound used is the node back from its
+    // reboot, which the mark follows, and after its drain had stopped the first alloc
     t.ok(
-      extra.every((a) =>
-        r.evidence.turns.some((u) => u.nodeId === a.nodeId && a.createTimeMs >= (u.eligibleAt ?? Infinity)),
-      ),
-      'each new alloc was placed on a drained node after it was eligible again (the GH-28018 window)',
+      later.every((a) => {
+        const held = first.get(a.name)!;
+        return r.evidence.turns.some(
+          (u) =>
+            u.nodeId === held.nodeId &&
+            a.createTimeMs >= u.reboot.backAt &&
+            a.createTimeMs >= (u.drain?.doneAt ?? Number.POSITIVE_INFINITY),
+        );
+      }),
+      'each later alloc was placed once the node that held its place was back from its drain and reboot (the GH-28018 window)',
     );
   }
 }
