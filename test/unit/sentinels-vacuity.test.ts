@@ -42,15 +42,14 @@ t.test('a reboot: new boot id and a restore attempt seen -> passed', async (t) =
 });
 
 t.test('a docker task the driver recovered: the reattach of its log processes is the restore attempt', async (t) => {
-  // The first three are the text of real 1.9.7 client lines after a reboot (logmon's and the executor's reattach, the
-  // task runner's "error recovering task"); the docker logger's is written as drivers/docker/driver.go logs it. A
-  // recovered docker container logs no "restor" line, only these reattaches (logmon_hook.go logs its own at WARN for
-  // every driver that collects logs).
+  // The text of real client lines after a reboot: logmon's and the executor's reattach and the task runner's "error
+  // recovering task" (exec, 1.9.7), the docker logger's reattach (docker, 1.9.3 and 1.9.7). A docker container the
+  // driver recovered leaves no "restor" line: its two reattaches were all real 1.9.3 and 1.9.7 logged of the try.
   const lines = [
     '2026-12-06T18:40:02+0000 client nomad[612]: 2026-12-06T18:40:02.101Z [WARN]  client.alloc_runner.task_runner.task_hook: failed to reattach to logmon process: alloc_id=24573fac-e2d6-b53d-a26d-70df0f5864e6 task=web error="Reattachment process not found"',
     '2026-12-06T18:40:02+0000 client nomad[612]: 2026-12-06T18:40:02.101Z [ERROR] client.driver_mgr.exec: failed to reattach to executor: driver=exec error="error creating rpc client for executor plugin: Reattachment process not found" task_id=7f9df0d1-f8f3-7061-fb02-5142494fe2c2/web/ed773f2b',
     '2026-12-06T18:40:02+0000 client nomad[612]: 2026-12-06T18:40:02.101Z [ERROR] client.alloc_runner.task_runner: error recovering task; cleaning up: alloc_id=7f9df0d1-f8f3-7061-fb02-5142494fe2c2 task=web',
-    '2026-12-06T18:40:02+0000 client nomad[612]: 2026-12-06T18:40:02.101Z [WARN]  client.driver.docker: failed to reattach to docker logger process: error="Reattachment process not found"',
+    '2026-12-06T19:14:13+0000 client nomad[248]: 2026-12-06T19:14:05.305Z [WARN]  client.driver_mgr.docker: failed to reattach to docker logger process: driver=docker error="failed to reattach to docker logger process: Reattachment process not found"',
   ];
   for (const line of lines) {
     const r = judge(fault({ kind: 'graceful', agentLogAfter: [line] }));
