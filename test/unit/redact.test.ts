@@ -2,7 +2,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { REDACTED, redact, redactDeep, redactKnown, secretPattern } from '../../lib/log/redact.js';
+import {
+  REDACTED,
+  redact,
+  redactDeep,
+  redactKnown,
+  secretPattern,
+  secretsByName,
+  secretsInArgv,
+} from '../../lib/log/redact.js';
 import type { RunRecord } from '../../lib/model/run.js';
 import { renderConsoleSummary } from '../../lib/report/console.js';
 import { redactSession, writeSessionReports } from '../../lib/report/write.js';
@@ -185,3 +193,27 @@ t.test('a secret with a quote, a backslash or a newline is redacted where JSON o
   }
   t.equal(redactKnown('{"t":"a\\"b"}', ['a"b']), `{"t":"${REDACTED}"}`, 'a short secret too');
 });
+
+t.test('a URL read as a path keeps its credentials out; a git: spec with a ref is left whole (Q53)', async (t) => {
+  t.equal(
+    redact('no file at /work/https:/bob:ghp_abcdef1234567890@example.com/nomad', []),
+    `no file at /work/https:/${REDACTED}@example.com/nomad`,
+  );
+  t.equal(redact('http:/tok3nvalue@host/x', []), `http:/${REDACTED}@host/x`);
+  for (const kept of ['git:/nomad@v1.9.7', '--nomad git:/src@main', 'at /tmp/a:b@c', 'mailto: x@y'])
+    t.equal(redact(kept, []), kept, kept);
+});
+
+t.test(
+  'secretsInArgv and secretsByName: the forms a power-reset command and job variables write (Q54, Q55)',
+  async (t) => {
+    const pw = 'Pw0rdValue';
+    t.same(secretsInArgv(['ipmitool', '-H', 'h', `-P${pw}`]), [`-P${pw}`], 'ipmitool -P<pw>: the whole word');
+    t.same(secretsInArgv(['env', `IPMI_PASSWORD=${pw}`, 'ipmitool', '-E']), [pw]);
+    t.same(secretsInArgv(['curl', '-u', `admin:${pw}`, 'http://pdu']), [pw]);
+    t.same(secretsInArgv(['reset', '--pw', pw]), [pw]);
+    t.same(secretsInArgv(['ssh', '-p', '22', 'HOST=abcdefgh', '-u', 'nouser']), [], 'a port, a plain variable, a user');
+    t.same(secretsByName({ db_pass: pw, ssh_passphrase: pw, pass: pw }), [pw, pw, pw]);
+    t.same(secretsByName({ bypass_cache: 'example.com', passes: 'abcdefgh', compass: 'abcdefgh' }), []);
+  },
+);
