@@ -3,11 +3,16 @@
 // sixth pass did not know, a lab folder whose lab-spec.json was cut, and the repro of one scenario of `run --all`.
 import t from 'tap';
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import '../helpers/ts-loader.js';
 import { main } from '../../lib/cli/main.js';
+import { destroyLabs } from '../../lib/cli/destroy.js';
+import { findLabs } from '../../lib/cli/labs.js';
+import { DEFAULTS } from '../../lib/config/schema.js';
 import { createBuildLayer } from '../../lib/session/builds.js';
+import type { LogEvent } from '../../lib/log/events.js';
 import { standInPerRun } from '../helpers/stand-in-env.js';
 import { PLAN_NOMAD, planOnlyCli } from '../helpers/cli-plan-only.js';
 
@@ -65,4 +70,48 @@ t.test('a job variable named db_pass or passphrase is redacted like registry_pas
     t.notMatch(plan.out + plan.err, pw);
     t.match(plan.out, /"bypass_cache": "not-a-secret"/, 'a word that only contains "pass" is no secret name');
   }
+});
+
+t.test('destroy goes on past a lab whose lab-spec.json a killed run cut: named, kept, exit 3 (Q56)', async (t) => {
+  const root = t.testdir({
+    work: {
+      cut: { 'lab-spec.json': '{"runId": "cut", "mach' },
+      empty: { 'lab-spec.json': '{}' },
+      r1: {},
+    },
+    fake: {},
+  });
+  const spec = {
+    runId: 'r1',
+    box: 'b',
+    provider: 'virtualbox',
+    cpus: 1,
+    memoryMb: 768,
+    bootTimeoutS: 60,
+    machines: [{ name: 'r1-client', role: 'client', privateIp: '10.199.0.11' }],
+    privateNetwork: { name: 'p', subnet: '10.199.0.0/24' },
+  };
+  writeFileSync(join(root, 'work', 'r1', 'lab-spec.json'), JSON.stringify(spec));
+  const config = {
+    ...DEFAULTS,
+    lab: { ...DEFAULTS.lab, provider: 'virtualbox' as const, workDir: join(root, 'work') },
+  };
+  const env = {
+    PATH: `${fileURLToPath(new URL('../fixtures/fake-bin', import.meta.url))}:${process.env['PATH']}`,
+    FAKE_VAGRANT_MODE: 'dir',
+    FAKE_VAGRANT_DIR: join(root, 'fake'),
+  };
+  const events: LogEvent[] = [];
+  const code = await destroyLabs(config, [], true, (e) => void events.push(e), { vagrant: { env, lockDir: root } });
+  t.equal(code, 3, 'not a harness bug (70): two labs could not be destroyed');
+  const warns = events.flatMap((e) => (e.kind === 'warn' ? [e.message] : [])).join('\n');
+  t.match(warns, /could not destroy lab cut \(.*cut\): its lab-spec\.json cannot be read: .*; kept/);
+  t.match(warns, /could not destroy lab empty .*it is no lab spec/, 'a spec of the wrong shape too');
+  t.same(readdirSync(join(root, 'work')).sort(), ['cut', 'empty'], 'the other lab destroyed, the two kept');
+  const { labs, problems } = await findLabs(config);
+  t.same(
+    labs.map((l) => l.id),
+    [],
+  );
+  t.match(problems.join('\n'), /lab empty .*it is no lab spec/, 'list-labs names it the same way');
 });
