@@ -260,7 +260,7 @@ export async function runSession(req: Pick<SessionRequest, 'args' | 'deps' | 'co
     onKept: (runId, kept) => deps.err(keptMessage(runId, kept)),
   });
   if ('exitCode' in out) return out.exitCode;
-  const ctx = reportContext(plan, out.session, req.command, args, deps, c.secrets);
+  const ctx = reportContext(plan, out.session, req.command, args, deps, c.secrets, c.extra);
   const { session, written, errors } = await writeSessionReports(out.session, REPORTERS, ctx);
   if (plan.base.output.json) deps.out(written.find((f) => f.kind === 'json')?.text ?? '');
   else if (plan.base.output.quiet) deps.out(renderQuietSummary(session, { color: colorOn(deps), errors }));
@@ -276,6 +276,7 @@ function reportContext(
   args: ParsedArgs,
   deps: CommandDeps,
   secrets: string[],
+  extra: readonly Scenario[],
 ): ReportContext {
   const { reports } = plan.base;
   const first = s.suites.flatMap((x) => x.attempts)[0]?.runId;
@@ -290,12 +291,43 @@ function reportContext(
     rawArgs: args.rawArgs,
     secrets,
     env: reproEnv(deps.env),
+    dropFor: (suite) => droppedAlone(plan, suite, args.values, extra),
     // Note: a short name (-c <file>) takes its value too, or a repro would drop the value and fail
     valueFlags: new Set(
       [...optionsOf(command).values()].flatMap((o) =>
         o.type === 'string' ? [`--${o.name}`, ...(o.short ? [`-${o.short}`] : [])] : [],
       ),
     ),
+  };
+}
+
+/**
+ * What a repro of one scenario of the session leaves out: the flags a run of that scenario alone would refuse as
+ * ignored (the one rule, unusedFlagProblems, judged on its own cell) and the `--expect <check>=…` of checks it lacks
+ * (its cell's config holds the expectations of its own checks only). `run --all --upgrade-to b --expect
+ * task-dirs=fail` passed both to every repro, and a matrix's `--off-for` went to its graceful cell: each refused (exit
+ * 2) run alone.
+ */
+function droppedAlone(
+  plan: Plan,
+  suite: { key: string; scenario: string },
+  values: ParsedArgs['values'],
+  extra: readonly Scenario[],
+) {
+  const s = allScenarios(extra).find((x) => x.name === suite.scenario);
+  // Note: the suite's own cell (a matrix's cells of one scenario differ in their fault kind); a repeat's by scenario
+  const cell = plan.cells.find((c) => c.key === suite.key) ?? plan.cells.find((c) => c.scenario === suite.scenario);
+  if (!s || !cell) return undefined;
+  const refused = new Set(
+    unusedFlagProblems(values, [s], [cell.config], { installsItsBuilds: plan.command === 'compare' }).map(
+      (p) => p.field,
+    ),
+  );
+  const expected = cell.config.expect.perCheck;
+  return (flag: string, value?: string): boolean => {
+    if (refused.has(flag)) return true;
+    const check = flag === '--expect' ? /^([a-z0-9-]+)=/.exec(value?.trim() ?? '')?.[1] : undefined;
+    return check !== undefined && !(check in expected);
   };
 }
 

@@ -3,7 +3,7 @@
 // sixth pass did not know, a lab folder whose lab-spec.json was cut, and the repro of one scenario of `run --all`.
 import t from 'tap';
 import { execFileSync } from 'node:child_process';
-import { readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import '../helpers/ts-loader.js';
@@ -114,4 +114,78 @@ t.test('destroy goes on past a lab whose lab-spec.json a killed run cut: named, 
     [],
   );
   t.match(problems.join('\n'), /lab empty .*it is no lab spec/, 'list-labs names it the same way');
+});
+
+/** The argv after the CLI entry of a repro.sh's command line, as the shell would pass it. */
+function reproArgv(file: string): string[] {
+  const line = readFileSync(file, 'utf8').trim().split('\n').at(-1)!;
+  const tail = line.slice(line.indexOf('reboot-harness.js ') + 'reboot-harness.js '.length);
+  return execFileSync('bash', ['-c', `for a in ${tail}; do printf '%s\\0' "$a"; done`], { encoding: 'utf8' })
+    .split('\0')
+    .slice(0, -1);
+}
+
+t.test('the repro of one scenario of run --all passes only what that scenario takes alone (Q57)', async (t) => {
+  const cwd = t.testdir({});
+  mkdirSync(join(cwd, 'mine'));
+  writeFileSync(join(cwd, 'mine', 'package.json'), '{ "type": "module" }\n');
+  writeFileSync(
+    join(cwd, 'mine', 'bad.ts'),
+    `import { defineScenario, defineCheck, judgeAll } from 'nomad-reboot-harness/scenario';
+const CHECKS = [defineCheck({ id: 'mine-bad', title: 'bad', passesWhen: 'never', judge: () => ({ status: 'failed', message: 'no' }) })];
+export default defineScenario({ name: 'mine-bad', summary: 'no lab', needsNomad: false, roles: ['client'], checks: CHECKS,
+  async run() { return judgeAll(CHECKS, {}); } });
+`,
+  );
+  // every lab fails to come up: each Nomad scenario breaks and prints its repro
+  const s = standInPerRun({ [PLAN_NOMAD]: { timeline: 'restored', version: '1.9.7', failUpLab: 99 } }, { cwd });
+  const argv = ['run', '--all', '--scenarios', join(cwd, 'mine'), '--nomad', PLAN_NOMAD, '--upgrade-to', PLAN_NOMAD];
+  const flags = ['--expect', 'task-dirs=fail', '--reboot', 'power-off', '--off-for', '30s', '--netns', ''];
+  const code = await main([...argv, ...flags, '--reports-dir', join(cwd, 'reports')], s.deps);
+  t.not(code, 0, s.err.join(''));
+  const repros = readdirSync(join(cwd, 'reports')).flatMap((d) => {
+    const f = join(cwd, 'reports', d, 'repro.sh');
+    try {
+      return [{ f, argv: reproArgv(f) }];
+    } catch {
+      return [];
+    }
+  });
+  const scenarios = repros.map((r) => r.argv[1]).sort();
+  t.ok(scenarios.includes('bridge-exec-reboot') && scenarios.includes('mine-bad'), scenarios.join(' '));
+  for (const r of repros) {
+    const again = standInPerRun({ [PLAN_NOMAD]: { timeline: 'restored', version: '1.9.7' } }, { cwd });
+    const res = await main([...r.argv, '--plan'], again.deps);
+    t.equal(res, 0, `${r.argv.join(' ')}: ${again.err.join('')}`);
+  }
+  const byName = Object.fromEntries(repros.map((r) => [r.argv[1], r.argv.join(' ')]));
+  t.match(byName['bridge-exec-reboot'], /--expect task-dirs=fail/, 'a flag the scenario reads is kept');
+  t.notMatch(byName['bridge-exec-reboot'], /--upgrade-to/);
+  t.notMatch(byName['mine-bad'], /--expect task-dirs/, 'an --expect of a check the scenario lacks is left out');
+  if (byName['upgrade-in-place']) t.notMatch(byName['upgrade-in-place'], /--reboot|--off-for/);
+});
+
+t.test("a matrix cell's repro passes a fault option only to the cells whose fault reads it (Q57)", async (t) => {
+  const cwd = t.testdir({});
+  const file = join(cwd, 'm.yaml');
+  writeFileSync(
+    file,
+    `scenario: bridge-exec-reboot\ndefaults:\n  nomad_binary: ${PLAN_NOMAD}\naxes:\n  reboot: [graceful, power-off]\n`,
+  );
+  const s = standInPerRun({ [PLAN_NOMAD]: { timeline: 'restored', version: '1.9.7', failUpLab: 99 } }, { cwd });
+  const code = await main(['matrix', file, '--off-for', '30s', '--netns', '', '--reports-dir', join(cwd, 'r')], s.deps);
+  t.equal(code, 3, s.err.join(''));
+  const repros = readdirSync(join(cwd, 'r')).flatMap((d) => {
+    try {
+      return [reproArgv(join(cwd, 'r', d, 'repro.sh'))];
+    } catch {
+      return [];
+    }
+  });
+  t.equal(repros.length, 2, 'a repro per cell');
+  for (const argv of repros) {
+    const again = standInPerRun({ [PLAN_NOMAD]: { timeline: 'restored', version: '1.9.7' } }, { cwd });
+    t.equal(await main([...argv, '--plan'], again.deps), 0, `${argv.join(' ')}: ${again.err.join('')}`);
+    t.equal(argv.includes('--off-for'), argv.join(' ').includes('reboot=power-off'), argv.join(' '));
+  }
 });
