@@ -189,3 +189,9 @@ t.test("a matrix cell's repro passes a fault option only to the cells whose faul
     t.equal(argv.includes('--off-for'), argv.join(' ').includes('reboot=power-off'), argv.join(' '));
   }
 });
+
+t.test("merge's exit codes name 130, which it gives when a merged cell was interrupted (Q59)", async (t) => {
+  const s = standInPerRun({}, { cwd: t.testdir({}) });
+  t.equal(await main(['merge', '--help'], s.deps), 0);
+  t.match(s.out.join(''), /Exit codes: .*; 130 a cell was interrupted/);
+});
