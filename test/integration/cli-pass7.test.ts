@@ -195,3 +195,18 @@ t.test("merge's exit codes name 130, which it gives when a merged cell was inter
   t.equal(await main(['merge', '--help'], s.deps), 0);
   t.match(s.out.join(''), /Exit codes: .*; 130 a cell was interrupted/);
 });
+
+t.test(
+  'compare and matrix do not offer --repeat, which they refuse: their help and the parser agree (Q60)',
+  async (t) => {
+    const cli = planOnlyCli(t);
+    for (const cmd of ['compare', 'matrix']) {
+      const help = await cli.run([cmd, '--help']);
+      t.notMatch(help.out, /--repeat/, `${cmd} --help`);
+      const r = await cli.run([cmd, 'x.yaml', '--repeat', '2', '--before', PLAN_NOMAD, '--after', PLAN_NOMAD]);
+      t.equal(r.code, 2);
+      t.match(r.err, new RegExp(`--repeat: is an option of \`run\`, \`bisect\`, not of \`${cmd}\``));
+    }
+    t.match((await cli.run(['run', '--help'])).out, /--repeat/, 'run still takes it');
+  },
+);

@@ -45,6 +45,8 @@ export const matrix: CliCommand = {
     FRESH,
   ],
   configFlags: 'all run flags',
+  // Note: a repeat is run's (--repeat N, a flake rate); the planner refuses it here, so the help must not offer it
+  notFlags: ['repeat'],
   positionals: { what: 'matrix file', complete: 'files' },
   async run(args, deps) {
     const problems: ConfigProblem[] = [...listingProblems(args)];
