@@ -210,3 +210,22 @@ t.test(
     t.match((await cli.run(['run', '--help'])).out, /--repeat/, 'run still takes it');
   },
 );
+
+t.test('merge refuses a summary.json whose runs are not a list instead of merging it as no suites (Q71)', async (t) => {
+  const cwd = t.testdir({
+    shard: {
+      r1: {
+        'summary.json': JSON.stringify({
+          schema: 'nomad-reboot-harness/summary@1',
+          outcome: 'failed',
+          exitCode: 1,
+          runs: { r1: 'failed' },
+          suites: 5,
+        }),
+      },
+    },
+  });
+  const s = standInPerRun({}, { cwd });
+  t.equal(await main(['merge', 'shard', '--out', 'merged'], s.deps), 2, 'not exit 0 with 0 suites');
+  t.match(s.err.join(''), /is not a summary a run wrote: "runs", "suites" not a list/);
+});
