@@ -141,6 +141,7 @@ export async function checkSession(req: SessionRequest, read: ReadSession): Prom
   const scenarios = allScenarios(user.extra).filter((s) => named.includes(s.name));
   const own = [
     ...expectFlagProblems(args.values),
+    ...matrixRepeatProblems(req),
     ...unusedFlagProblems(args.values, scenarios, configs, { installsItsBuilds: !!req.installsOwnBuilds }),
     ...(await pathProblems(outputPaths(configs, args, deps, harness), deps.cwd)),
     ...jobs,
@@ -185,6 +186,25 @@ function withMatrixKnownIssues(
   if (typeof file !== 'string' || !file || req.args.values['known-issues-file'] || env['HARNESS_KNOWN_ISSUES_FILE'])
     return config;
   return { ...config, knownIssuesFile: file };
+}
+
+/**
+ * `repeat` in a matrix file's own `defaults:`: a matrix runs each cell once (its --repeat and HARNESS_REPEAT are refused
+ * by the planner), so the key would be ignored without a word. harness.yaml's `repeat` is left alone: a file shared
+ * with `run`.
+ */
+export function matrixRepeatProblems(req: Pick<SessionRequest, 'matrixFile'>): ConfigProblem[] {
+  const data = req.matrixFile?.data;
+  const repeat = isRecord(data) && isRecord(data['defaults']) ? data['defaults']['repeat'] : undefined;
+  if (repeat === undefined || repeat === 1) return [];
+  return [
+    {
+      field: `${req.matrixFile!.name}: defaults: repeat`,
+      value: repeat,
+      message: 'applies to run only: a matrix runs each cell once (an infrastructure error is retried once)',
+      fix: "remove it; to measure a cell's flake rate, run it with reboot-harness run … --repeat N",
+    },
+  ];
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

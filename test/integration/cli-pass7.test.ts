@@ -229,3 +229,33 @@ t.test('merge refuses a summary.json whose runs are not a list instead of mergin
   t.equal(await main(['merge', 'shard', '--out', 'merged'], s.deps), 2, 'not exit 0 with 0 suites');
   t.match(s.err.join(''), /is not a summary a run wrote: "runs", "suites" not a list/);
 });
+
+t.test("a matrix file's defaults: repeat is refused, as --repeat is, not run once without a word (Q61)", async (t) => {
+  const cli = planOnlyCli(t);
+  const dir = join(cli.dir, 'mine');
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n');
+  writeFileSync(
+    join(dir, 'pure.ts'),
+    `import { defineScenario, defineCheck, judgeAll } from 'nomad-reboot-harness/scenario';
+const CHECKS = [defineCheck({ id: 'pure-ok', title: 'pure', passesWhen: 'always', judge: () => ({ status: 'passed', message: 'ok' }) })];
+export default defineScenario({ name: 'pure-rep', summary: 'no lab', needsNomad: false, roles: ['client'], checks: CHECKS,
+  async run() { return judgeAll(CHECKS, {}); } });
+`,
+  );
+  const file = join(cli.dir, 'm.yaml');
+  writeFileSync(
+    file,
+    `scenario: pure-rep\ndefaults:\n  scenarios_dir: ${dir}\n  repeat: 3\naxes:\n  reboot: [graceful]\n`,
+  );
+  for (const extra of [[], ['--list-cells']]) {
+    const r = await cli.run(['matrix', file, ...extra]);
+    t.equal(r.code, 2, `matrix ${extra.join(' ')}: ${r.out}`);
+    t.match(r.err, /m\.yaml: defaults: repeat: applies to run only: a matrix runs each cell once/);
+  }
+  writeFileSync(
+    file,
+    `scenario: pure-rep\ndefaults:\n  scenarios_dir: ${dir}\n  repeat: 1\naxes:\n  reboot: [graceful]\n`,
+  );
+  t.equal((await cli.run(['matrix', file, '--list-cells'])).code, 0, 'repeat: 1 is what a matrix does');
+});
