@@ -80,6 +80,12 @@ const PATTERNS: readonly [RegExp, string][] = [
   // The same URL read as a path ("no file at /work/https:/bob:<t>@host/nomad": a path collapses "//"); git:/<dir>@<ref>
   // is a build spec, not a URL.
   [/\b(?!git:)([a-z][a-z0-9+.-]*:\/)(?=[^/])[^\s/?#@"'\\]+@/gi, `$1${REDACTED}@`],
+  // user:password@host with no scheme (an ssh jump host or address written that way): the password. Not a path's
+  // (library/redis:7@sha256:…) nor an image digest.
+  [
+    /(?<=^|[\s"'=(,[])([A-Za-z0-9._-]+:)[^\s/@"'\\:]{4,}@(?!sha\d+:)(?=[A-Za-z0-9.-]+(?:[:/\s"'\\,)\]]|$))/gm,
+    `$1${REDACTED}@`,
+  ],
   // A token in a URL's query: ?token=<t>, &access_token=<t>, ?X-Amz-Signature=<t>, …
   [
     /([?&](?:[a-z0-9_-]*(?:token|secret|password|passwd|signature|credential|api[_-]?key|auth)[a-z0-9_-]*|key|sig)=)[^\s&#"'\\]+/gi,

@@ -259,3 +259,22 @@ export default defineScenario({ name: 'pure-rep', summary: 'no lab', needsNomad:
   );
   t.equal((await cli.run(['matrix', file, '--list-cells'])).code, 0, 'repeat: 1 is what a matrix does');
 });
+
+t.test('a jump host or address written user:password@host is never echoed with its password (Q74)', async (t) => {
+  const cli = planOnlyCli(t);
+  const key = join(cli.dir, 'key');
+  execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', key]);
+  const pw = 'Q74JumpS3cretPw';
+  for (const host of [
+    `{address: 127.0.0.1, user: root, key: ${key}, jump: "bob:${pw}@bastion.example"}`,
+    `{address: "root:${pw}@127.0.0.1", user: root, key: ${key}}`,
+  ]) {
+    writeFileSync(
+      join(cli.dir, 'h.yaml'),
+      `lab:\n  provider: ssh\n  hosts:\n    servers: [${host}]\n    clients: [${host}]\n`,
+    );
+    const r = await cli.run(['run', '--nomad', PLAN_NOMAD, '-c', join(cli.dir, 'h.yaml'), '--plan']);
+    t.notMatch(r.out + r.err, pw, `${host}: the password is nowhere`);
+    t.match(r.out + r.err, /:\[REDACTED\]@/);
+  }
+});

@@ -217,3 +217,15 @@ t.test(
     t.same(secretsByName({ bypass_cache: 'example.com', passes: 'abcdefgh', compass: 'abcdefgh' }), []);
   },
 );
+
+t.test('user:password@host without a scheme is redacted; an image digest or a path is not (Q74)', async (t) => {
+  t.equal(redact('(got "bob:S3cretPw99@bastion.example"; fix', []), `(got "bob:${REDACTED}@bastion.example"; fix`);
+  t.equal(redact('"address": "root:S3cretPw99@10.0.0.5",', []), `"address": "root:${REDACTED}@10.0.0.5",`);
+  for (const kept of [
+    'image docker.io/library/redis:7.2@sha256:abcd',
+    'redis:7777@sha256:abcd',
+    'git@github.com:org/repo',
+    'at 10:30 admin@host',
+  ])
+    t.equal(redact(kept, []), kept, kept);
+});
