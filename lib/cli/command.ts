@@ -57,6 +57,8 @@ export interface CliCommand {
   options: readonly CommandOption[];
   /** the config-table flags it takes: every one (a run of a scenario reads them all), or these */
   configFlags: 'all run flags' | readonly ConfigFlag[];
+  /** of 'all run flags', those it does not take (compare and matrix have retries and cells, not --repeat) */
+  notFlags?: readonly string[];
   positionals: Positionals;
   /**
    * The harness.yaml keys (or sections, ending in ".") it reads: a bad value of another key is left to the commands
@@ -115,7 +117,8 @@ export interface OptionSpec {
 /** The config fields whose flags `cmd` takes, each with the line its help shows. */
 function configFields(cmd: CliCommand): { field: Field; doc?: string }[] {
   const withFlag = FIELDS.filter((f) => f.flag);
-  if (cmd.configFlags === 'all run flags') return withFlag.map((field) => ({ field }));
+  if (cmd.configFlags === 'all run flags')
+    return withFlag.filter((f) => !cmd.notFlags?.includes(f.flag!)).map((field) => ({ field }));
   const wanted = new Map(cmd.configFlags.map((c) => (typeof c === 'string' ? [c, undefined] : [c.flag, c.doc])));
   return withFlag.filter((f) => wanted.has(f.flag!)).map((field) => ({ field, doc: wanted.get(field.flag!) }));
 }

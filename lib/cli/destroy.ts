@@ -28,6 +28,9 @@ export interface DestroySweep {
   olderThanS?: number;
 }
 
+/** An error's first line (the rest is a stack or a tool's output). */
+export const messageOf = (err: unknown): string => (err instanceof Error ? err.message.split('\n')[0]! : String(err));
+
 /** Budget for destroying one lab. */
 const DESTROY_MS = 5 * 60_000;
 
@@ -40,6 +43,17 @@ export async function findLabDirs(workDir: string): Promise<{ runId: string; dir
     if (await stat(join(dir, LAB_SPEC_FILE)).catch(() => undefined)) out.push({ runId: n, dir });
   }
   return out;
+}
+
+/**
+ * A lab's spec as its run wrote it. A run killed while writing it (or a full disk) leaves a file that is no spec: the
+ * error says so, and each caller tells that lab apart from the others instead of failing on all of them.
+ */
+export async function readLabSpec(dir: string): Promise<LabSpec> {
+  const spec = JSON.parse(await readFile(join(dir, LAB_SPEC_FILE), 'utf8')) as Partial<LabSpec> | null;
+  if (!spec || typeof spec !== 'object' || !Array.isArray(spec.machines) || typeof spec.provider !== 'string')
+    throw new Error('it is no lab spec (no machines or provider)');
+  return spec as LabSpec;
 }
 
 /** When a lab was made: a warm lab's record says; a run's lab, when its spec was written. */
@@ -109,8 +123,24 @@ export async function destroyLabs(
   }
   const chosen: { runId: string; dir: string; spec: LabSpec; why?: string }[] = [];
   let failed = 0;
+  const sweeping = all || sweep.warm || sweep.stale || sweep.olderThanS !== undefined;
   for (const f of found) {
-    const spec = JSON.parse(await readFile(join(f.dir, LAB_SPEC_FILE), 'utf8')) as LabSpec;
+    if (!sweeping && !ids.includes(f.runId)) continue;
+    let spec: LabSpec;
+    try {
+      spec = await readLabSpec(f.dir);
+    } catch (err) {
+      // Note: one lab whose spec a killed run cut must not stop the destroy of every other lab; it is kept and named
+      failed++;
+      logger({
+        kind: 'warn',
+        t: 0,
+        message:
+          `could not destroy lab ${f.runId} (${f.dir}): its ${LAB_SPEC_FILE} cannot be read: ${messageOf(err)}; kept. ` +
+          `If its machines are gone, remove the folder; a domain of it left in libvirt is then an orphan that destroy --all removes`,
+      });
+      continue;
+    }
     let why: string | undefined;
     try {
       why =
@@ -168,7 +198,6 @@ export async function destroyLabs(
     }
   }
   // Note: a lab whose directory is gone is invisible above; its domains are found by where vagrant-libvirt says they came from
-  const sweeping = all || sweep.warm || sweep.stale || sweep.olderThanS !== undefined;
   if (sweeping && providerFor(config).host.orphanDomains) {
     try {
       failed += await destroyOrphanDomains({ deadline: deadlineIn(DESTROY_MS), logger, ...(run ? { run } : {}) });

@@ -89,6 +89,8 @@ interface DoctorOptions {
   libvirtDriver?: { setting: DriverSetting; choose: ChooseDriver };
   /** the memory the configured topology needs (lib/config/topology.ts labMemoryMb), and what it is, e.g. "1+2" */
   labMemory?: { bytes: number; topology: string };
+  /** where libvirtd writes its pid (tests give their own) */
+  libvirtdPidFile?: string;
 }
 
 /** Probe everything a lab needs and return one item per requirement (never throws for a missing piece). */
@@ -146,7 +148,7 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorItem[]> {
     ),
   );
 
-  const libvirtdPid = await alivePid('/run/libvirtd.pid');
+  const libvirtdPid = await alivePid(opts.libvirtdPidFile ?? '/run/libvirtd.pid');
   const virsh = await sh('virsh', ['-c', 'qemu:///system', 'version']);
   const lvVer = /Running hypervisor: (.*)/.exec(virsh.out)?.[1] ?? /Using library: (.*)/.exec(virsh.out)?.[1];
   items.push(
@@ -163,24 +165,33 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorItem[]> {
   );
 
   const inNs = currentNetns();
-  const lvNs =
-    libvirtdPid === undefined
-      ? undefined
-      : (await sh('ip', ['netns', 'identify', String(libvirtdPid)])).out.trim().split('\n')[0] || '';
+  const identify = libvirtdPid === undefined ? undefined : await sh('ip', ['netns', 'identify', String(libvirtdPid)]);
+  // Note: an ip that failed (or is not on PATH) tells nothing: its error is no namespace name, nor the fix's --netns
+  const lvNs = identify?.code === 0 ? identify.out.trim().split('\n')[0] || '' : undefined;
   // The lab's VMs live in the network of the namespace libvirtd runs in: it must be the one lab.netns names.
   const where = (ns: string) => (ns ? `netns ${ns}` : 'the host namespace');
   const nsOk = lvNs === undefined || lvNs === netns;
   const stopIt = lvNs
     ? `reboot-harness destroy --host stops the one the harness started in ${lvNs}; or kill ${libvirtdPid}`
     : `kill ${libvirtdPid ?? '<pid>'} or systemctl stop libvirtd libvirtd.socket`;
-  items.push(
-    item(
-      'network namespace',
-      nsOk,
-      `this process runs in ${where(inNs ?? '')}; ${lvNs === undefined ? 'libvirtd not running' : `libvirtd (pid ${libvirtdPid}) runs in ${where(lvNs)}`}; the lab needs it in ${where(netns)} (lab.netns)`,
-      `stop that libvirtd (${stopIt}), then: ${netns ? `HARNESS_NETNS=${netns} reboot-harness setup` : 'systemctl start libvirtd'}; or use --netns ${lvNs ? lvNs : '""'}`,
-    ),
-  );
+  if (identify && identify.code !== 0)
+    items.push(
+      item(
+        'network namespace',
+        false,
+        `could not tell which netns libvirtd (pid ${libvirtdPid}) runs in: ${identify.out.trim().split('\n').pop()?.trim() || `ip exited ${identify.code}`}`,
+        'install iproute2 (the ip command) and run doctor again',
+      ),
+    );
+  else
+    items.push(
+      item(
+        'network namespace',
+        nsOk,
+        `this process runs in ${where(inNs ?? '')}; ${lvNs === undefined ? 'libvirtd not running' : `libvirtd (pid ${libvirtdPid}) runs in ${where(lvNs)}`}; the lab needs it in ${where(netns)} (lab.netns)`,
+        `stop that libvirtd (${stopIt}), then: ${netns ? `HARNESS_NETNS=${netns} reboot-harness setup` : 'systemctl start libvirtd'}; or use --netns ${lvNs ? lvNs : '""'}`,
+      ),
+    );
 
   const devKvm = await access('/dev/kvm').then(
     () => true,

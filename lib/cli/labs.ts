@@ -1,18 +1,18 @@
 // `reboot-harness list-labs`: every lab this harness left on the host, found the way `destroy` finds them (one
 // definition each): run labs kept by --keep (or a killed run's) and warm labs by their directory under the work dir
 // (findLabDirs), orphan domains by where vagrant-libvirt says they came from (findOrphanDomains).
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { EXIT } from '../errors.js';
 import type { HarnessConfig } from '../config/schema.js';
-import { LAB_SPEC_FILE, TEARDOWN_FAILED_FILE, slotOf, type LabSpec } from '../model/lab-spec.js';
+import { LAB_SPEC_FILE, TEARDOWN_FAILED_FILE, slotOf } from '../model/lab-spec.js';
 import { topologyLabel, type Topology } from '../model/topology.js';
 import { WARM_PREFIX } from '../lab/warm/warm-key.js';
 import { findOrphanDomains } from '../lab/host/orphans.js';
 import { providerFor } from '../lab/providers.js';
 import { deadlineIn } from '../time/deadlines.js';
 import type { RunCommand } from '../exec/run.js';
-import { findLabDirs, labCreatedAtMs } from './destroy.js';
+import { findLabDirs, labCreatedAtMs, messageOf, readLabSpec } from './destroy.js';
 import type { ParsedArgs } from './command.js';
 import type { CliDeps } from './deps.js';
 
@@ -56,7 +56,7 @@ export async function findLabs(
   const problems: string[] = [];
   for (const { runId, dir } of await findLabDirs(config.lab.workDir)) {
     try {
-      const spec = JSON.parse(await readFile(join(dir, LAB_SPEC_FILE), 'utf8')) as LabSpec;
+      const spec = await readLabSpec(dir);
       const createdAtMs = await labCreatedAtMs(dir, runId);
       const count = (role: string) => spec.machines.filter((m) => m.role === role).length;
       const left = await stat(join(dir, TEARDOWN_FAILED_FILE)).catch(() => undefined);
@@ -89,8 +89,6 @@ export async function findLabs(
   }
   return { labs, problems };
 }
-
-const messageOf = (err: unknown): string => (err instanceof Error ? err.message.split('\n')[0]! : String(err));
 
 /** An age as a person reads it: 42s, 17m, 5h, 3d. Pure. */
 export function ageText(s: number): string {

@@ -141,6 +141,7 @@ export async function checkSession(req: SessionRequest, read: ReadSession): Prom
   const scenarios = allScenarios(user.extra).filter((s) => named.includes(s.name));
   const own = [
     ...expectFlagProblems(args.values),
+    ...matrixRepeatProblems(req),
     ...unusedFlagProblems(args.values, scenarios, configs, { installsItsBuilds: !!req.installsOwnBuilds }),
     ...(await pathProblems(outputPaths(configs, args, deps, harness), deps.cwd)),
     ...jobs,
@@ -185,6 +186,25 @@ function withMatrixKnownIssues(
   if (typeof file !== 'string' || !file || req.args.values['known-issues-file'] || env['HARNESS_KNOWN_ISSUES_FILE'])
     return config;
   return { ...config, knownIssuesFile: file };
+}
+
+/**
+ * `repeat` in a matrix file's own `defaults:`: a matrix runs each cell once (its --repeat and HARNESS_REPEAT are refused
+ * by the planner), so the key would be ignored without a word. harness.yaml's `repeat` is left alone: a file shared
+ * with `run`.
+ */
+export function matrixRepeatProblems(req: Pick<SessionRequest, 'matrixFile'>): ConfigProblem[] {
+  const data = req.matrixFile?.data;
+  const repeat = isRecord(data) && isRecord(data['defaults']) ? data['defaults']['repeat'] : undefined;
+  if (repeat === undefined || repeat === 1) return [];
+  return [
+    {
+      field: `${req.matrixFile!.name}: defaults: repeat`,
+      value: repeat,
+      message: 'applies to run only: a matrix runs each cell once (an infrastructure error is retried once)',
+      fix: "remove it; to measure a cell's flake rate, run it with reboot-harness run … --repeat N",
+    },
+  ];
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -260,7 +280,7 @@ export async function runSession(req: Pick<SessionRequest, 'args' | 'deps' | 'co
     onKept: (runId, kept) => deps.err(keptMessage(runId, kept)),
   });
   if ('exitCode' in out) return out.exitCode;
-  const ctx = reportContext(plan, out.session, req.command, args, deps, c.secrets);
+  const ctx = reportContext(plan, out.session, req.command, args, deps, c.secrets, c.extra);
   const { session, written, errors } = await writeSessionReports(out.session, REPORTERS, ctx);
   if (plan.base.output.json) deps.out(written.find((f) => f.kind === 'json')?.text ?? '');
   else if (plan.base.output.quiet) deps.out(renderQuietSummary(session, { color: colorOn(deps), errors }));
@@ -276,6 +296,7 @@ function reportContext(
   args: ParsedArgs,
   deps: CommandDeps,
   secrets: string[],
+  extra: readonly Scenario[],
 ): ReportContext {
   const { reports } = plan.base;
   const first = s.suites.flatMap((x) => x.attempts)[0]?.runId;
@@ -290,12 +311,43 @@ function reportContext(
     rawArgs: args.rawArgs,
     secrets,
     env: reproEnv(deps.env),
+    dropFor: (suite) => droppedAlone(plan, suite, args.values, extra),
     // Note: a short name (-c <file>) takes its value too, or a repro would drop the value and fail
     valueFlags: new Set(
       [...optionsOf(command).values()].flatMap((o) =>
         o.type === 'string' ? [`--${o.name}`, ...(o.short ? [`-${o.short}`] : [])] : [],
       ),
     ),
+  };
+}
+
+/**
+ * What a repro of one scenario of the session leaves out: the flags a run of that scenario alone would refuse as
+ * ignored (the one rule, unusedFlagProblems, judged on its own cell) and the `--expect <check>=…` of checks it lacks
+ * (its cell's config holds the expectations of its own checks only). `run --all --upgrade-to b --expect
+ * task-dirs=fail` passed both to every repro, and a matrix's `--off-for` went to its graceful cell: each refused (exit
+ * 2) run alone.
+ */
+function droppedAlone(
+  plan: Plan,
+  suite: { key: string; scenario: string },
+  values: ParsedArgs['values'],
+  extra: readonly Scenario[],
+) {
+  const s = allScenarios(extra).find((x) => x.name === suite.scenario);
+  // Note: the suite's own cell (a matrix's cells of one scenario differ in their fault kind); a repeat's by scenario
+  const cell = plan.cells.find((c) => c.key === suite.key) ?? plan.cells.find((c) => c.scenario === suite.scenario);
+  if (!s || !cell) return undefined;
+  const refused = new Set(
+    unusedFlagProblems(values, [s], [cell.config], { installsItsBuilds: plan.command === 'compare' }).map(
+      (p) => p.field,
+    ),
+  );
+  const expected = cell.config.expect.perCheck;
+  return (flag: string, value?: string): boolean => {
+    if (refused.has(flag)) return true;
+    const check = flag === '--expect' ? /^([a-z0-9-]+)=/.exec(value?.trim() ?? '')?.[1] : undefined;
+    return check !== undefined && !(check in expected);
   };
 }
 

@@ -77,6 +77,15 @@ const PATTERNS: readonly [RegExp, string][] = [
   [/(\bSecret ID\s*=\s*)\S+/g, `$1${REDACTED}`],
   // Credentials in a URL (http://user:password@host/, https://token@host/): a user name alone is often a token too.
   [/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"'\\]+@/gi, `$1${REDACTED}@`],
+  // The same URL read as a path ("no file at /work/https:/bob:<t>@host/nomad": a path collapses "//"); git:/<dir>@<ref>
+  // is a build spec, not a URL.
+  [/\b(?!git:)([a-z][a-z0-9+.-]*:\/)(?=[^/])[^\s/?#@"'\\]+@/gi, `$1${REDACTED}@`],
+  // user:password@host with no scheme (an ssh jump host or address written that way): the password. Not a path's
+  // (library/redis:7@sha256:…) nor an image digest.
+  [
+    /(?<=^|[\s"'=(,[])([A-Za-z0-9._-]+:)[^\s/@"'\\:]{4,}@(?!sha\d+:)(?=[A-Za-z0-9.-]+(?:[:/\s"'\\,)\]]|$))/gm,
+    `$1${REDACTED}@`,
+  ],
   // A token in a URL's query: ?token=<t>, &access_token=<t>, ?X-Amz-Signature=<t>, …
   [
     /([?&](?:[a-z0-9_-]*(?:token|secret|password|passwd|signature|credential|api[_-]?key|auth)[a-z0-9_-]*|key|sig)=)[^\s&#"'\\]+/gi,
@@ -103,7 +112,8 @@ export function redactingWriter(
 }
 
 /** A name that says its value is a secret (a job variable `registry_password`, `vault_token`, `api_key`). */
-const SECRET_NAME = /token|secret|passw|passwd|pwd|api[_-]?key|credential|private[_-]?key/i;
+const SECRET_NAME =
+  /token|secret|passw|passwd|pwd|passphrase|(?:^|[_-])pass(?:$|[_-])|api[_-]?key|credential|private[_-]?key/i;
 
 /**
  * The values of the entries whose name says they are secrets (a job's variables): the redactor cannot know them from
@@ -118,7 +128,7 @@ export function secretsByName(entries: Record<string, unknown>): string[] {
 }
 
 /** An option of a command line whose value is a password (ipmitool -P, --password <pw>, --password=<pw>). */
-const PASSWORD_OPTION = /^(-P|--?pass(word)?|--?passwd|--?token|--?secret|--?api-?key)$/i;
+const PASSWORD_OPTION = /^(-P|--?pass(word)?|--?passwd|--?pw|--?token|--?secret|--?api-?key)$/i;
 
 /**
  * The passwords in a command's argv (the user's power-reset command): the word after a password option and the value
@@ -127,9 +137,16 @@ const PASSWORD_OPTION = /^(-P|--?pass(word)?|--?passwd|--?token|--?secret|--?api
 export function secretsInArgv(argv: readonly string[]): string[] {
   return argv
     .flatMap((w, i) => {
-      const eq = /^--?(pass(word)?|passwd|token|secret|api-?key)=(.+)$/i.exec(w);
+      const eq = /^--?(pass(word)?|passwd|pw|token|secret|api-?key)=(.+)$/i.exec(w);
       if (eq) return [eq[3]!];
+      // ipmitool -P<pw>, the password written against its option: the whole word (a secret inside a word is not matched)
+      if (/^-P.{4,}$/.test(w)) return [w];
+      // env IPMI_PASSWORD=<pw> ipmitool -E …: a variable whose name says secret
+      const assign = /^([A-Za-z_][A-Za-z0-9_]*)=(.+)$/.exec(w);
+      if (assign && SECRET_NAME.test(assign[1]!)) return [assign[2]!];
       const next = argv[i + 1];
+      // curl -u user:<pw>: the part after the first ":"
+      if (/^(-u|--user)$/.test(w) && next?.includes(':')) return [next.slice(next.indexOf(':') + 1)];
       return PASSWORD_OPTION.test(w) && next ? [next] : [];
     })
     .filter((pw) => pw.length >= 4);

@@ -141,6 +141,16 @@ export function parseSessionJson(text: string): SessionParse {
     const got = isMap(doc) ? JSON.stringify(doc['schema'] ?? null) : typeof doc;
     return { ok: false, message: `is not a harness summary: expected "schema": "${SUMMARY_SCHEMA}", got ${got}` };
   }
+  // Note: a summary@1 always has its runs as a list (and suites, when present): one without is a file changed by hand
+  // or by a tool, and read leniently it would merge as no suites at all, whatever its run's verdict was
+  const misshapen = ['runs', 'suites', 'earlierAttempts'].filter(
+    (k) => (k === 'runs' || doc[k] !== undefined) && !Array.isArray(doc[k]),
+  );
+  if (misshapen.length)
+    return {
+      ok: false,
+      message: `is not a summary a run wrote: ${misshapen.map((k) => `"${k}"`).join(', ')} not a list`,
+    };
   const runs = new Map<string, RunRecord>();
   for (const r of [...list(doc['earlierAttempts']), ...list(doc['runs'])])
     if (str(r['runId'])) runs.set(str(r['runId']), runOf(r));

@@ -41,6 +41,8 @@ export interface ReportContext {
   env?: readonly (readonly [string, string])[];
   /** the command's flags that take a value, so a repro keeps each flag with its own value */
   valueFlags?: ReadonlySet<string>;
+  /** per suite, the session's flags a re-run of it alone must not pass (see ReproInput.drop) */
+  dropFor?: (suite: Pick<SuiteReport, 'key' | 'scenario'>) => ((flag: string, value?: string) => boolean) | undefined;
   /** where a run's HTML page is (a merge's pages stay where the inputs had them); default <reportsDir>/<run>/report.html */
   pageFile?: (runId: string) => string | undefined;
 }
@@ -134,6 +136,7 @@ function buildsOf(s: SessionReport, x: SuiteReport, run: RunRecord, cli: string)
 function reproFile(s: SessionReport, suites: readonly SuiteReport[], c: ReportContext): OutputFile {
   const runs = suites.flatMap((x) => x.attempts.slice(-1).map((run) => ({ x, run })));
   const { rerun } = suites[0]!;
+  const drop = c.dropFor?.(suites[0]!);
   const command = reproCommand({
     argv: rerun.argv,
     args: rerun.keepArgs ? c.rawArgs : [],
@@ -143,6 +146,7 @@ function reproFile(s: SessionReport, suites: readonly SuiteReport[], c: ReportCo
     secrets: c.secrets,
     ...(c.env ? { env: c.env } : {}),
     ...(c.valueFlags ? { valueFlags: c.valueFlags } : {}),
+    ...(drop ? { drop } : {}),
   });
   const first = runs[0]!.run;
   const what = rerun.title ?? `${suites[0]!.name} (run ${first.runId})`;

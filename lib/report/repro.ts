@@ -47,6 +47,12 @@ interface ReproInput {
   env?: readonly (readonly [string, string])[];
   /** the flags that take a value (`--timeout`); without it, a flag followed by a non-flag is taken to take it */
   valueFlags?: ReadonlySet<string>;
+  /**
+   * a flag (with its value) of the session that the re-run must not pass: one scenario of `run --all` re-run alone
+   * refuses a flag only another scenario reads (`--upgrade-to`, `--nomad` on cni-ipam-reboot) and an `--expect` of a
+   * check it lacks
+   */
+  drop?: (flag: string, value?: string) => boolean;
 }
 
 /** An argument with every secret in it replaced by "$NOMAD_TOKEN" (double-quoted so the shell expands it). */
@@ -64,7 +70,12 @@ function withoutSecrets(arg: string, secrets: readonly string[]): string {
  * The flags of `args` that are inputs of the run, with their values: output places, the picks of what runs and the
  * flags `replaced` names are dropped, and so are positionals (the repro's argv names the scenario or matrix file).
  */
-function keptArgs(args: readonly string[], replaced: ReadonlySet<string>, valueFlags?: ReadonlySet<string>): string[] {
+function keptArgs(
+  args: readonly string[],
+  replaced: ReadonlySet<string>,
+  valueFlags?: ReadonlySet<string>,
+  drop?: ReproInput['drop'],
+): string[] {
   const takesValue = (flag: string, next: string | undefined): boolean => {
     if (valueFlags) return valueFlags.has(flag);
     if (OUTPUT_FLAGS.has(flag) || SELECTION_FLAGS.has(flag)) return VALUE_FLAGS_DROPPED.has(flag);
@@ -77,7 +88,8 @@ function keptArgs(args: readonly string[], replaced: ReadonlySet<string>, valueF
     const flag = a.split('=')[0]!;
     if (!a.startsWith('-') || /^-\d/.test(a)) continue;
     const value = !a.includes('=') && i + 1 < args.length && takesValue(flag, args[i + 1]);
-    if (OUTPUT_FLAGS.has(flag) || SELECTION_FLAGS.has(flag) || replaced.has(flag)) {
+    const given = a.includes('=') ? a.slice(a.indexOf('=') + 1) : value ? args[i + 1] : undefined;
+    if (OUTPUT_FLAGS.has(flag) || SELECTION_FLAGS.has(flag) || replaced.has(flag) || drop?.(flag, given)) {
       if (value) i++;
       continue;
     }
@@ -97,9 +109,9 @@ function envAssignments(env: ReproInput['env'], secrets: readonly string[]): str
 
 /** `cd <cwd> && <checksum checks> && <env> node <cli> <argv> <builds> <same inputs>` as one shell line. */
 export function reproCommand(r: ReproInput): string {
-  const builds = r.builds ?? [];
+  const builds = (r.builds ?? []).filter((b) => !(b.flag && r.drop?.(b.flag)));
   const replaced = new Set<string>(builds.flatMap((b) => (b.flag ? (SAME_INPUT[b.flag] ?? [b.flag]) : [])));
-  const kept = keptArgs(r.args, replaced, r.valueFlags);
+  const kept = keptArgs(r.args, replaced, r.valueFlags, r.drop);
   const env = envAssignments(r.env, r.secrets ?? []);
   const parts = ['cd', quote(r.cwd), '&&', ...checksumChecks(builds, env)];
   parts.push(...env, 'node', quote(r.cli), ...r.argv.map((a) => quote(a)));

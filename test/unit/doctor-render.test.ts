@@ -88,6 +88,8 @@ t.test('--netns "": the fixes name the host network, not an empty namespace; --m
     run,
     netns: '',
     memoryMb: 4096,
+    // no libvirtd: this host's own (if any) is not what the namespace line is judged on here
+    libvirtdPidFile: '/nonexistent/libvirtd.pid',
   });
   const by = Object.fromEntries(items.map((i) => [i.name, i]));
   t.match(by['libvirtd reachable']?.fix, /virtlogd -d && libvirtd -d/);
@@ -181,4 +183,28 @@ t.test("renderDoctor --quiet: the failed checks' names and the verdict, nothing 
   ];
   t.equal(renderDoctor(items, { quiet: true }), 'FAIL  vagrant\nFAIL  box\n2 of 3 checks failed\n');
   t.equal(renderDoctor(items.slice(1, 2), { quiet: true }), 'all 1 checks passed\n');
+});
+
+t.test('doctor: an ip that is missing or fails is no namespace name, in the detail or the fix (Q58)', async (t) => {
+  const dir = t.testdir({ 'libvirtd.pid': `${process.pid}\n` });
+  for (const ip of ['missing', 'fails'] as const) {
+    const run: RunCommand = async (file) => {
+      if (file === 'ip') {
+        if (ip === 'missing') throw new Error('command was killed: ip netns identify\n    spawn ip ENOENT');
+        return { code: 1, stdout: '', stderr: 'RTNETLINK answers: Operation not permitted\n', durationMs: 1 };
+      }
+      return { code: 0, stdout: '', stderr: '', durationMs: 1 };
+    };
+    const items = await runDoctor({
+      deadline: deadlineIn(10_000),
+      workDir: dir,
+      run,
+      libvirtdPidFile: `${dir}/libvirtd.pid`,
+    });
+    const ns = items.find((i) => i.name === 'network namespace');
+    t.match(ns, { ok: false, detail: `could not tell which netns libvirtd (pid ${process.pid}) runs in: ` }, ip);
+    t.match(ns?.detail, ip === 'missing' ? /: spawn ip ENOENT$/ : /: RTNETLINK answers: Operation not permitted$/);
+    t.match(ns?.fix, /install iproute2/);
+    t.notMatch(`${ns?.detail} ${ns?.fix}`, /--netns|runs in netns/, 'no namespace made of an error message');
+  }
 });

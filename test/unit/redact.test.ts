@@ -2,7 +2,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { REDACTED, redact, redactDeep, redactKnown, secretPattern } from '../../lib/log/redact.js';
+import {
+  REDACTED,
+  redact,
+  redactDeep,
+  redactKnown,
+  secretPattern,
+  secretsByName,
+  secretsInArgv,
+} from '../../lib/log/redact.js';
 import type { RunRecord } from '../../lib/model/run.js';
 import { renderConsoleSummary } from '../../lib/report/console.js';
 import { redactSession, writeSessionReports } from '../../lib/report/write.js';
@@ -184,4 +192,40 @@ t.test('a secret with a quote, a backslash or a newline is redacted where JSON o
     t.equal(redact(`raw ${secret} end`, [secret]), `raw ${REDACTED} end`, 'and as given');
   }
   t.equal(redactKnown('{"t":"a\\"b"}', ['a"b']), `{"t":"${REDACTED}"}`, 'a short secret too');
+});
+
+t.test('a URL read as a path keeps its credentials out; a git: spec with a ref is left whole (Q53)', async (t) => {
+  t.equal(
+    redact('no file at /work/https:/bob:ghp_abcdef1234567890@example.com/nomad', []),
+    `no file at /work/https:/${REDACTED}@example.com/nomad`,
+  );
+  t.equal(redact('http:/tok3nvalue@host/x', []), `http:/${REDACTED}@host/x`);
+  for (const kept of ['git:/nomad@v1.9.7', '--nomad git:/src@main', 'at /tmp/a:b@c', 'mailto: x@y'])
+    t.equal(redact(kept, []), kept, kept);
+});
+
+t.test(
+  'secretsInArgv and secretsByName: the forms a power-reset command and job variables write (Q54, Q55)',
+  async (t) => {
+    const pw = 'Pw0rdValue';
+    t.same(secretsInArgv(['ipmitool', '-H', 'h', `-P${pw}`]), [`-P${pw}`], 'ipmitool -P<pw>: the whole word');
+    t.same(secretsInArgv(['env', `IPMI_PASSWORD=${pw}`, 'ipmitool', '-E']), [pw]);
+    t.same(secretsInArgv(['curl', '-u', `admin:${pw}`, 'http://pdu']), [pw]);
+    t.same(secretsInArgv(['reset', '--pw', pw]), [pw]);
+    t.same(secretsInArgv(['ssh', '-p', '22', 'HOST=abcdefgh', '-u', 'nouser']), [], 'a port, a plain variable, a user');
+    t.same(secretsByName({ db_pass: pw, ssh_passphrase: pw, pass: pw }), [pw, pw, pw]);
+    t.same(secretsByName({ bypass_cache: 'example.com', passes: 'abcdefgh', compass: 'abcdefgh' }), []);
+  },
+);
+
+t.test('user:password@host without a scheme is redacted; an image digest or a path is not (Q74)', async (t) => {
+  t.equal(redact('(got "bob:S3cretPw99@bastion.example"; fix', []), `(got "bob:${REDACTED}@bastion.example"; fix`);
+  t.equal(redact('"address": "root:S3cretPw99@10.0.0.5",', []), `"address": "root:${REDACTED}@10.0.0.5",`);
+  for (const kept of [
+    'image docker.io/library/redis:7.2@sha256:abcd',
+    'redis:7777@sha256:abcd',
+    'git@github.com:org/repo',
+    'at 10:30 admin@host',
+  ])
+    t.equal(redact(kept, []), kept, kept);
 });

@@ -31,6 +31,8 @@ export const compare: CliCommand = {
     FRESH,
   ],
   configFlags: 'all run flags',
+  // Note: a repeat is run's (--repeat N, a flake rate); the planner refuses it here, so the help must not offer it
+  notFlags: ['repeat'],
   positionals: { what: 'scenario', complete: 'scenario' },
   run: (args, deps) =>
     sessionCommand({

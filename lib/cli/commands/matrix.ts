@@ -4,7 +4,7 @@ import { ConfigError, type ConfigProblem } from '../../errors.js';
 import { optionsOf, type CliCommand } from '../command.js';
 import { inputProblems, readYaml } from '../input.js';
 import { listCellsCommand, listingProblems } from '../list-cells.js';
-import { readSession, sessionCommand, type SessionRequest } from '../session-command.js';
+import { matrixRepeatProblems, readSession, sessionCommand, type SessionRequest } from '../session-command.js';
 import { CONFIG, EXPECT, FRESH, PLAN } from './options.js';
 
 export const matrix: CliCommand = {
@@ -45,6 +45,8 @@ export const matrix: CliCommand = {
     FRESH,
   ],
   configFlags: 'all run flags',
+  // Note: a repeat is run's (--repeat N, a flake rate); the planner refuses it here, so the help must not offer it
+  notFlags: ['repeat'],
   positionals: { what: 'matrix file', complete: 'files' },
   async run(args, deps) {
     const problems: ConfigProblem[] = [...listingProblems(args)];
@@ -68,6 +70,7 @@ export const matrix: CliCommand = {
       files: read.fileProblems,
       userScenarios: read.user.problems,
       config: read.res.ok ? [] : read.res.problems,
+      command: matrixRepeatProblems(req),
     });
     if (!read.res.ok || found.length) throw new ConfigError(found);
     const m = read.res.plan.matrix!;
