@@ -12,6 +12,69 @@ import { deadlineIn } from '../time/deadlines.js';
 import { gitUrlProblem } from '../session/builds.js';
 import type { CommandDeps, ParsedArgs } from './command.js';
 
+const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
+const isText = (x: unknown): x is string => typeof x === 'string' && x !== '';
+
+/**
+ * What makes a bisect-inputs.json that parses unlike the one a bisect writes (a field changed by hand or by another
+ * tool), or undefined: its fields are read as they are (the commits, the directory, the line), and a field of another
+ * type would end the bisect as an internal error, or as a problem that names a flag nobody gave. Pure.
+ */
+export function inputsShapeProblem(doc: BisectInputs): string | undefined {
+  const d = doc as unknown as Record<string, unknown>;
+  const wrong: string[] = [];
+  if (!isObject(d['values'])) wrong.push('"values" is not an object');
+  for (const k of ['scenario', 'source', 'check'] as const) if (!isText(d[k])) wrong.push(`"${k}" is not a text`);
+  for (const k of ['good', 'bad'] as const) {
+    const end = d[k];
+    if (!isObject(end) || !isText(end['ref']) || !isText(end['sha']) || !/^[0-9a-f]{7,64}$/.test(end['sha']))
+      wrong.push(`"${k}" is not {ref, sha} with a commit`);
+  }
+  if (d['cwd'] !== undefined && !isText(d['cwd'])) wrong.push('"cwd" is not a directory');
+  return wrong.length ? `is not one a bisect wrote: ${wrong.join(', ')}` : undefined;
+}
+
+/**
+ * The first event of a bisect log unlike those a bisect writes (one that is no object, a build without its result, a
+ * try without its verdict), or undefined: the log's builds and tries are taken as done, so one of another shape would
+ * end the bisect as an internal error. An event of a kind it does not know is passed over, as the bisect does. Pure.
+ */
+export function eventsProblem(events: readonly unknown[]): string | undefined {
+  const i = events.findIndex((ev) => {
+    if (!isObject(ev) || typeof ev['e'] !== 'string') return true;
+    if (ev['e'] === 'build')
+      return !isText(ev['commit']) || !isObject(ev['build']) || typeof ev['build']['ok'] !== 'boolean';
+    if (ev['e'] === 'try')
+      return (
+        !isText(ev['commit']) ||
+        !isObject(ev['try']) ||
+        typeof ev['try']['verdict'] !== 'string' ||
+        typeof ev['try']['ms'] !== 'number'
+      );
+    return false;
+  });
+  return i < 0
+    ? undefined
+    : `holds an event a bisect does not write (event ${i + 1} of ${events.length}: ${JSON.stringify(events[i]).slice(0, 80)})`;
+}
+
+const damagedInputs = (field: string, value: unknown, message: string): ConfigProblem => ({
+  field,
+  value,
+  message,
+  fix:
+    field === '--replay'
+      ? 'put the file back as the bisect wrote it (its check and scenario are compared with this line), or bisect without --replay'
+      : 'start the bisect again with its line (reboot-harness bisect <scenario> --source … --good … --bad … --check …), or put the file back as the bisect wrote it',
+});
+
+const damagedLog = (field: string, value: unknown, what: string): ConfigProblem => ({
+  field,
+  value,
+  message: what,
+  fix: 'remove that line (a try or build it held is done again), or start the bisect again',
+});
+
 /** bisect's own options: what is not passed on to each try's run. */
 const OWN = ['good', 'bad', 'check', 'source', 'tries', 'max-skips', 'resume', 'replay'] as const;
 /** Run flags a bisect keeps for itself: its own JUnit and JSON (each try writes its own under the bisect's folder). */
@@ -35,15 +98,18 @@ export async function lineOf(args: ParsedArgs, deps: CommandDeps): Promise<Line>
   if (typeof v['resume'] === 'string') {
     const dir = resolve(deps.cwd, v['resume'] as string);
     const others = Object.keys(v).filter((k) => k !== 'resume' && !(PRINTING as readonly string[]).includes(k));
-    const inputs = await readInputs(dir);
+    const read = await readInputs(dir);
     const problems: ConfigProblem[] = [];
-    if (!inputs)
+    if (!read)
       problems.push({
         field: '--resume',
         value: v['resume'],
         message: 'holds no bisect (no bisect-inputs.json from reboot-harness bisect)',
         fix: 'give the folder a bisect printed on its first line (<reports-dir>/bisect-<id>)',
       });
+    const shape = read && inputsShapeProblem(read);
+    if (shape) problems.push(damagedInputs('--resume', v['resume'], `its bisect-inputs.json ${shape}`));
+    const inputs = shape ? undefined : read;
     if (others.length || args.positionals.length)
       problems.push({
         field: '--resume',
@@ -60,6 +126,9 @@ export async function lineOf(args: ParsedArgs, deps: CommandDeps): Promise<Line>
         message: `continues a bisect started in ${inputs.cwd}, whose paths (its -c, --job, --source git:<dir>, ./harness.yaml) are read from there, not from ${deps.cwd}`,
         fix: `cd ${quote(inputs.cwd)} && reboot-harness bisect --resume ${quote(dir)}`,
       });
+    const earlier = problems.length ? [] : await readEvents(join(dir, BISECT_LOG));
+    const odd = eventsProblem(earlier);
+    if (odd) problems.push(damagedLog('--resume', v['resume'], `${BISECT_LOG} ${odd}`));
     if (problems.length) throw new ConfigError(problems);
     const printing = Object.fromEntries(PRINTING.filter((p) => p in v).map((p) => [p, v[p]]));
     return {
@@ -71,7 +140,7 @@ export async function lineOf(args: ParsedArgs, deps: CommandDeps): Promise<Line>
       },
       dir,
       inputs: inputs!,
-      earlier: await readEvents(join(dir, BISECT_LOG)),
+      earlier,
     };
   }
   if (typeof v['replay'] === 'string') {
@@ -85,9 +154,14 @@ export async function lineOf(args: ParsedArgs, deps: CommandDeps): Promise<Line>
           fix: 'give the bisect-log.jsonl of an earlier bisect',
         },
       ]);
+    const odd = eventsProblem(events);
+    if (odd) throw new ConfigError([damagedLog('--replay', v['replay'], odd)]);
     // Note: a try in the log holds a verdict, not what it judged: replayed into another check or scenario it would be
     // taken for that one's verdict, and the answer would be wrong without a word
     const theirs = await readInputs(dirname(resolve(deps.cwd, v['replay'] as string)));
+    const shape = theirs && inputsShapeProblem(theirs);
+    if (shape)
+      throw new ConfigError([damagedInputs('--replay', v['replay'], `the bisect-inputs.json beside it ${shape}`)]);
     const scenario = args.positionals[0] ?? 'bridge-exec-reboot';
     if (theirs && (theirs.check !== v['check'] || theirs.scenario !== scenario))
       throw new ConfigError([
