@@ -45,7 +45,8 @@ export interface CliDeps {
   buildVersion?: (path: string) => Promise<{ version?: string; revision?: string }>;
   /** parses the user's job file on the host before anything is created (default: the Nomad build's `job run -output`) */
   convertJob?: JobConverter;
-  doctor?: (config: HarnessConfig, json: boolean) => Promise<ExitCode>;
+  /** `out`: the console's redacting stdout (main's), which its report goes through like every command's */
+  doctor?: (config: HarnessConfig, json: boolean, out: (text: string) => void) => Promise<ExitCode>;
   destroy?: (
     config: HarnessConfig,
     ids: string[],
@@ -56,7 +57,13 @@ export interface CliDeps {
     sweep?: DestroySweep,
   ) => Promise<ExitCode>;
   /** `config`: where the lab host goes (netns, subnets), as run would put it */
-  setup?: (o: { force: boolean; docker: boolean; config?: HarnessConfig }) => Promise<ExitCode>;
+  /** `out`: the console's redacting stdout, which its progress lines go through like every command's */
+  setup?: (o: {
+    force: boolean;
+    docker: boolean;
+    config?: HarnessConfig;
+    out: (text: string) => void;
+  }) => Promise<ExitCode>;
   signalSource?: NodeJS.EventEmitter;
 }
 

@@ -98,14 +98,16 @@ async function setup({
   force,
   docker,
   config = DEFAULTS,
+  out,
 }: {
   force: boolean;
   docker: boolean;
   config?: HarnessConfig;
+  out: (text: string) => void;
 }): Promise<ExitCode> {
   const logger: Logger = (e) => {
     if (e.kind !== 'info' && e.kind !== 'warn') return;
-    process.stdout.write(`${e.kind === 'warn' ? 'warning: ' : ''}${e.message}\n`);
+    out(`${e.kind === 'warn' ? 'warning: ' : ''}${e.message}\n`);
   };
   const { labHost } = await runSetup({
     deadline: deadlineIn(SETUP_MS),
@@ -115,14 +117,14 @@ async function setup({
     ...(config.lab.netns ? { netns: config.lab.netns } : {}),
     blackholes: [config.lab.managementSubnet, config.lab.privateSubnet],
   });
-  process.stdout.write(`${nextCommands(labHost)}\n`);
+  out(`${nextCommands(labHost)}\n`);
   return EXIT.OK;
 }
 
 /** One driver choice per process: every run (and doctor) asks it; the KVM probe runs at most once per box. */
 const chooseDriver = driverChooser(realAccelDeps());
 
-async function doctor(config: HarnessConfig, json: boolean): Promise<ExitCode> {
+async function doctor(config: HarnessConfig, json: boolean, out: (text: string) => void): Promise<ExitCode> {
   const nomad = config.nomadBinary
     ? await doctorNomadSpec(config.nomadBinary, {
         field: '--nomad',
@@ -149,7 +151,8 @@ async function doctor(config: HarnessConfig, json: boolean): Promise<ExitCode> {
       topology: topologyLabel(configTopology(config)),
     },
   });
-  process.stdout.write(
+  // Note: through main's console stream, as every command's output: a --nomad URL's credentials are redacted there
+  out(
     json
       ? `${JSON.stringify(doctorDocument(items), null, 2)}\n`
       : `${renderDoctor(items, { quiet: config.output.quiet })}\n`,

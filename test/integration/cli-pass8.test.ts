@@ -1,8 +1,11 @@
 // The CLI's eighth adversarial pass (docs/cli-defects.md, rows Q76 on), through the real main() with the stand-ins: a
-// bisect resumed or replayed from a bisect-inputs.json or a bisect-log.jsonl of another shape than a bisect writes.
+// bisect resumed or replayed from a bisect-inputs.json or a bisect-log.jsonl of another shape than a bisect writes, and
+// doctor's and setup's output, which went around the console's redactor.
 import t from 'tap';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import '../helpers/ts-loader.js';
 import { main } from '../../lib/cli/main.js';
 import type { BuildLayer } from '../../lib/cli/deps.js';
@@ -102,3 +105,64 @@ t.test('--resume and --replay of a log holding an event a bisect does not write 
     t.notMatch(replayed.err, /internal error/);
   }
 });
+
+t.test(
+  'doctor --nomad <a URL with credentials> does not print them: its report goes through the console redactor (Q78)',
+  async (t) => {
+    const pw = 'Q78D0ct0rPassw0rd';
+    const dir = t.testdir({ shims: {} });
+    const shims = join(dir, 'shims');
+    // Note: every VM tool doctor looks at refuses at once (nothing is probed, created or started); node and ip stay
+    for (const tool of [
+      'vagrant',
+      'virsh',
+      'qemu-system-x86_64',
+      'qemu-img',
+      'VBoxManage',
+      'systemctl',
+      'sudo',
+      'ssh',
+    ]) {
+      writeFileSync(join(shims, tool), '#!/bin/sh\necho "refused by the test" >&2\nexit 97\n');
+      chmodSync(join(shims, tool), 0o755);
+    }
+    const env = {
+      ...process.env,
+      PATH: `${shims}:${process.env['PATH']}`,
+      HARNESS_WORK_DIR: join(dir, 'work'),
+      XDG_CACHE_HOME: join(dir, 'cache'),
+      NOMAD_RELEASES_URL: 'http://127.0.0.1:9/',
+    };
+    const cli = fileURLToPath(new URL('../../bin/reboot-harness.js', import.meta.url));
+    for (const json of [[], ['--json']]) {
+      const r = spawnSync(
+        process.execPath,
+        [cli, 'doctor', '--nomad', `https://bob:${pw}@example.com/nomad`, '--netns', '', ...json],
+        { cwd: dir, env, encoding: 'utf8', timeout: 90_000 },
+      );
+      t.equal(r.status, 3, `doctor ${json.join(' ')}: something is missing`);
+      t.match(r.stdout, /nomad binary/i, 'the Nomad item is told');
+      t.match(r.stdout, /https:\/\[REDACTED\]@example\.com\/nomad/, 'the path it looked at, without them');
+      t.notMatch(r.stdout + r.stderr, pw, `doctor ${json.join(' ')}: the password is nowhere`);
+    }
+  },
+);
+
+t.test(
+  'setup and doctor are handed the console stream, so what they print is redacted like every command (Q78)',
+  async (t) => {
+    const token = 'c0ffee00-aaaa-4bbb-8ccc-Q78T0kenSecret';
+    const s = standInPerRun({}, { cwd: t.testdir({}) });
+    const deps = {
+      ...s.deps,
+      env: { ...s.deps.env, NOMAD_TOKEN: token },
+      doctor: async (_c: unknown, _j: boolean, out: (text: string) => void) => (out(`NOMAD_TOKEN is ${token}\n`), 0),
+      setup: async (o: { out: (text: string) => void }) => (o.out(`proxy https://u:${token}@proxy.example\n`), 0),
+    } as Parameters<typeof main>[1];
+    t.equal(await main(['doctor', '--netns', ''], deps), 0);
+    t.equal(await main(['setup', '--netns', ''], deps), 0);
+    const all = s.out.join('');
+    t.match(all, /NOMAD_TOKEN is \[REDACTED\][^]*https:\/\/\[REDACTED\]@proxy\.example/);
+    t.notMatch(all, token);
+  },
+);

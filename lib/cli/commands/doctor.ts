@@ -37,7 +37,7 @@ export const doctor: CliCommand = {
   positionals: { what: 'argument', max: 0, complete: [] },
   async run(args, deps) {
     const config = await commandConfig(args, deps, providerProblems);
-    return deps.doctor ? await deps.doctor(config, config.output.json) : unavailable('doctor');
+    return deps.doctor ? await deps.doctor(config, config.output.json, deps.out) : unavailable('doctor');
   },
 };
 

@@ -27,7 +27,12 @@ export const setup: CliCommand = {
   positionals: { what: 'argument', max: 0, complete: [] },
   async run(args, deps) {
     const config = await commandConfig(args, deps);
-    const o = { force: Boolean(args.values['force']), docker: Boolean(args.values['docker']), config };
+    const o = {
+      force: Boolean(args.values['force']),
+      docker: Boolean(args.values['docker']),
+      config,
+      out: deps.out,
+    };
     return deps.setup ? await deps.setup(o) : unavailable('setup');
   },
 };
