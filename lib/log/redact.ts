@@ -112,8 +112,11 @@ export function redactingWriter(
 }
 
 /** A name that says its value is a secret (a job variable `registry_password`, `vault_token`, `api_key`). */
-const SECRET_NAME =
+const SECRET_WORDS =
   /token|secret|passw|passwd|pwd|passphrase|(?:^|[_-])pass(?:$|[_-])|api[_-]?key|credential|private[_-]?key/i;
+/** `pass` as a word of a camelCase name (dbPass, adminPass2), not inside one (bypassCache, compass, Passenger). */
+const CAMEL_PASS = /(?:^|[a-z0-9])Pass(?:$|[A-Z0-9_-])/;
+const SECRET_NAME = { test: (name: string) => SECRET_WORDS.test(name) || CAMEL_PASS.test(name) };
 
 /**
  * The values of the entries whose name says they are secrets (a job's variables): the redactor cannot know them from

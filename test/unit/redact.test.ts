@@ -218,6 +218,17 @@ t.test(
   },
 );
 
+t.test('a job variable named in camelCase with Pass as a word is a secret: dbPass, adminPass (Q79)', async (t) => {
+  const pw = 'Pw0rdValue';
+  t.same(secretsByName({ dbPass: pw, adminPass: pw, rootPass2: pw, PassPhrase: pw }), [pw, pw, pw, pw]);
+  t.same(secretsInArgv(['env', `dbPass=${pw}`, 'reset']), [pw], 'NAME=<pw> in a power-reset command');
+  t.same(
+    secretsByName({ bypassCache: 'abcdefgh', compassHeading: 'abcdefgh', Passenger: 'abcdefgh', passes: 'abcdefgh' }),
+    [],
+    'pass inside a word, or a word that starts with it, is no secret name',
+  );
+});
+
 t.test('user:password@host without a scheme is redacted; an image digest or a path is not (Q74)', async (t) => {
   t.equal(redact('(got "bob:S3cretPw99@bastion.example"; fix', []), `(got "bob:${REDACTED}@bastion.example"; fix`);
   t.equal(redact('"address": "root:S3cretPw99@10.0.0.5",', []), `"address": "root:${REDACTED}@10.0.0.5",`);
