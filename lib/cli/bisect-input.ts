@@ -20,7 +20,7 @@ const isText = (x: unknown): x is string => typeof x === 'string' && x !== '';
  * tool), or undefined: its fields are read as they are (the commits, the directory, the line), and a field of another
  * type would end the bisect as an internal error, or as a problem that names a flag nobody gave. Pure.
  */
-export function inputsShapeProblem(doc: BisectInputs): string | undefined {
+function inputsShapeProblem(doc: BisectInputs): string | undefined {
   const d = doc as unknown as Record<string, unknown>;
   const wrong: string[] = [];
   if (!isObject(d['values'])) wrong.push('"values" is not an object');
@@ -39,7 +39,7 @@ export function inputsShapeProblem(doc: BisectInputs): string | undefined {
  * try without its verdict), or undefined: the log's builds and tries are taken as done, so one of another shape would
  * end the bisect as an internal error. An event of a kind it does not know is passed over, as the bisect does. Pure.
  */
-export function eventsProblem(events: readonly unknown[]): string | undefined {
+function eventsProblem(events: readonly unknown[]): string | undefined {
   const i = events.findIndex((ev) => {
     if (!isObject(ev) || typeof ev['e'] !== 'string') return true;
     if (ev['e'] === 'build')
