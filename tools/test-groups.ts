@@ -15,6 +15,7 @@ export const UNIT_GROUPS = 4;
 export const SHARED_INTEGRATION = [
   'build-cli',
   'build-interrupt',
+  'build-log-secrets',
   'builds-preflight',
   'builds-release',
   'ci-templates',

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { ConfigError, EXIT, HarnessError } from '../errors.js';
 import { deadlineIn } from '../time/deadlines.js';
 import { tailLines } from '../exec/escape.js';
+import { redact } from '../log/redact.js';
 import { cachedBinary, commitBinary, readRecord, sha256File, workDir, writeRecord } from './cache.js';
 import { elapsedMs, info, warn, type BuildContext } from './context.js';
 import { checkoutTree, commitDate, type GitOptions } from './git.js';
@@ -72,7 +73,7 @@ export async function buildSource(plan: SourcePlan, ctx: BuildContext): Promise<
     const goO: GoOptions = {
       deadline,
       ...run,
-      log: (text) => appendFile(logPath, text),
+      log: logTo(logPath),
       env: { ...goBuildEnv(ctx.env), GOFLAGS: profile.goFlags.join(' ') },
     };
     goO.env['PATH'] = [...built.map((b) => b.dir), goO.env['PATH'] ?? ''].join(':');
@@ -143,7 +144,7 @@ async function tools(plan: SourcePlan, ctx: BuildContext, env: Env): Promise<Bui
   const o: GoOptions = {
     deadline: env.deadline,
     env: goBuildEnv(ctx.env),
-    log: (text) => appendFile(env.logPath, text),
+    log: logTo(env.logPath),
     ...(env.run ? { run: env.run } : {}),
   };
   for (const t of plan.recipe.tools) {
@@ -188,4 +189,13 @@ function failed(what: string, logPath: string, output = ''): HarnessError {
     `${what}${tail ? `; last lines:\n${tail.replace(/^/gm, '    ')}` : ''}\nfull log: ${logPath}`,
     { exitCode: EXIT.INFRA, hint: `read ${logPath}; a tree that does not compile is no build the harness can test` },
   );
+}
+
+/**
+ * The build log's writer: go's output with every credential-shaped fragment redacted. The log is named in messages
+ * and kept in a cache CI jobs share, and go prints a private GOPROXY's URL with its user:password (`reading
+ * https://u:<pw>@proxy/...: 404`).
+ */
+function logTo(path: string): (text: string) => Promise<void> {
+  return (text) => appendFile(path, redact(text, []));
 }
