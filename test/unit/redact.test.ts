@@ -237,6 +237,10 @@ t.test('user:password@host without a scheme is redacted; an image digest or a pa
     'redis:7777@sha256:abcd',
     'git@github.com:org/repo',
     'at 10:30 admin@host',
+    // a build spec: the directory nomad at its ref (the redactor took "nomad" for git's password)
+    '(got "git:nomad@no-recipe"; fix',
+    'git:nomad@v1.9.3',
+    'path:nomad@x',
   ])
     t.equal(redact(kept, []), kept, kept);
 });
