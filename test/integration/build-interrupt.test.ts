@@ -3,43 +3,17 @@
 // in the cache. The tree is a Nomad-shaped git repository and `go` a stand-in that hangs, so nothing is compiled.
 import { execFileSync } from 'node:child_process';
 import { EventEmitter } from 'node:events';
-import { chmodSync, copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import t from 'tap';
 import type { CliDeps } from '../../lib/cli/deps.js';
 import { main } from '../../lib/cli/main.js';
 import { filesUnder } from '../helpers/release-mirror.js';
+import { nomadShapedTree } from '../helpers/nomad-shaped-tree.js';
 
 t.test('build git:<tree> interrupted by SIGTERM during the build: exit 130, interrupted, nothing cached', async (t) => {
-  const dir = t.testdir({ bin: {}, tree: {} });
-  const go = join(dir, 'bin', 'go');
+  const dir = t.testdir({});
   // answers the version question, then hangs like a long `go get` or `go build`
-  writeFileSync(
-    go,
-    '#!/bin/sh\nif [ "$1" = env ]; then echo go1.26.8; exit 0; fi\necho started >> "$(dirname "$0")/started"\nexec sleep 60\n',
-  );
-  chmodSync(go, 0o755);
-  const tree = join(dir, 'tree');
-  mkdirSync(join(tree, 'version'));
-  mkdirSync(join(tree, 'nomad', 'structs'), { recursive: true });
-  writeFileSync(join(tree, 'go.mod'), 'module github.com/hashicorp/nomad\n\ngo 1.22\n');
-  writeFileSync(join(tree, 'version', 'version.go'), 'package version\n');
-  writeFileSync(join(tree, 'nomad', 'structs', 'generate.sh'), '#!/bin/sh\n');
-  writeFileSync(join(tree, 'main.go'), 'package main\n\nfunc main() {}\n');
-  // the recipe as a real tree states it (v1.9.3's GNUmakefile excerpt): the build must get as far as running go
-  copyFileSync(
-    fileURLToPath(new URL('../fixtures/builds/makefiles/v1.9.3.GNUmakefile', import.meta.url)),
-    join(tree, 'GNUmakefile'),
-  );
-  const git = (...args: string[]) =>
-    execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.invalid', ...args], {
-      cwd: tree,
-      stdio: 'ignore',
-    });
-  git('init', '-q');
-  git('add', '-A');
-  git('commit', '-qm', 'a tree shaped like Nomad');
+  const { tree } = nomadShapedTree(dir, 'echo started >> "$(dirname "$0")/started"\nexec sleep 60');
 
   const signals = new EventEmitter();
   const out: string[] = [];

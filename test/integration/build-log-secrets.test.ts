@@ -1,45 +1,23 @@
 // A source build's log (named in the failure message, kept in the build cache CI jobs share) holds go's output with
 // credentials redacted: go prints a private GOPROXY's URL with its user:password when a module cannot be fetched. The
 // tree is a Nomad-shaped git repository and `go` a stand-in that fails the way go does, so nothing is compiled.
-import { execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import type { CliDeps } from '../../lib/cli/deps.js';
 import { main } from '../../lib/cli/main.js';
 import { filesUnder } from '../helpers/release-mirror.js';
+import { nomadShapedTree } from '../helpers/nomad-shaped-tree.js';
 
 const PASSWORD = 'pr0xy-Passw0rd-7731';
 
 t.test("a failed source build's log keeps a private GOPROXY's password out", async (t) => {
-  const dir = t.testdir({ bin: {}, tree: {} });
-  const go = join(dir, 'bin', 'go');
-  // answers the version question, then fails every other command as go does against a proxy that lacks a module
-  writeFileSync(
-    go,
-    `#!/bin/sh\nif [ "$1" = env ]; then echo go1.26.8; exit 0; fi\necho "go: github.com/ugorji/go/codec@v1.2.12: reading https://bob:${PASSWORD}@proxy.example/mod/github.com/ugorji/go/codec/@v/v1.2.12.info: 404 Not Found" >&2\nexit 1\n`,
+  const dir = t.testdir({});
+  // fails every command but the version question as go does against a proxy that lacks a module
+  const { tree } = nomadShapedTree(
+    dir,
+    `echo "go: github.com/ugorji/go/codec@v1.2.12: reading https://bob:${PASSWORD}@proxy.example/mod/github.com/ugorji/go/codec/@v/v1.2.12.info: 404 Not Found" >&2\nexit 1`,
   );
-  chmodSync(go, 0o755);
-  const tree = join(dir, 'tree');
-  mkdirSync(join(tree, 'version'));
-  mkdirSync(join(tree, 'nomad', 'structs'), { recursive: true });
-  writeFileSync(join(tree, 'go.mod'), 'module github.com/hashicorp/nomad\n\ngo 1.22\n');
-  writeFileSync(join(tree, 'version', 'version.go'), 'package version\n');
-  writeFileSync(join(tree, 'nomad', 'structs', 'generate.sh'), '#!/bin/sh\n');
-  writeFileSync(join(tree, 'main.go'), 'package main\n\nfunc main() {}\n');
-  copyFileSync(
-    fileURLToPath(new URL('../fixtures/builds/makefiles/v1.9.3.GNUmakefile', import.meta.url)),
-    join(tree, 'GNUmakefile'),
-  );
-  const git = (...args: string[]) =>
-    execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.invalid', ...args], {
-      cwd: tree,
-      stdio: 'ignore',
-    });
-  git('init', '-q');
-  git('add', '-A');
-  git('commit', '-qm', 'a tree shaped like Nomad');
   const out: string[] = [];
   const err: string[] = [];
   const cache = join(dir, 'xdg');
