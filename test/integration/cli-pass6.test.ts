@@ -2,6 +2,7 @@
 // a bisect's build failure told by its reason, a bisect resumed from another directory or after its branch moved, a
 // git: spec that is a URL with a token, job variables named as secrets, and a matrix's known-issue file told with the
 // rest of its problems.
+import { writeLablessScenario } from '../helpers/labless-scenario.js';
 import t, { type Test } from 'tap';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
@@ -231,16 +232,7 @@ t.test('bisect writes its JUnit and JSON where --junit and --report-json say, ch
 t.test("a matrix's defaults scenarios_dir is where its scenario is found, as harness.yaml's is (Q41)", async (t) => {
   const cli = planOnlyCli(t);
   const dir = join(cli.dir, 'mine');
-  mkdirSync(dir);
-  writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n');
-  writeFileSync(
-    join(dir, 'pure.ts'),
-    `import { defineScenario, defineCheck, judgeAll } from 'nomad-reboot-harness/scenario';
-const CHECKS = [defineCheck({ id: 'pure-ok', title: 'pure', passesWhen: 'always', judge: () => ({ status: 'passed', message: 'ok' }) })];
-export default defineScenario({ name: 'pure-matrix', summary: 'no lab', needsNomad: false, roles: ['client'], checks: CHECKS,
-  async run() { return judgeAll(CHECKS, {}); } });
-`,
-  );
+  writeLablessScenario(dir, 'pure-matrix');
   const file = join(cli.dir, 'm.yaml');
   writeFileSync(file, `scenario: pure-matrix\ndefaults:\n  scenarios_dir: ${dir}\naxes:\n  reboot: [graceful, hard]\n`);
   const r = await cli.run(['matrix', file, '--list-cells']);

@@ -1,6 +1,7 @@
 // The CLI's seventh adversarial pass (docs/cli-defects.md, rows Q53 on), through the real main() with the stand-ins:
 // a build spec that is a URL with credentials, passwords in the power-reset command and job variables under names the
 // sixth pass did not know, a lab folder whose lab-spec.json was cut, and the repro of one scenario of `run --all`.
+import { writeLablessScenario } from '../helpers/labless-scenario.js';
 import t from 'tap';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -127,16 +128,7 @@ function reproArgv(file: string): string[] {
 
 t.test('the repro of one scenario of run --all passes only what that scenario takes alone (Q57)', async (t) => {
   const cwd = t.testdir({});
-  mkdirSync(join(cwd, 'mine'));
-  writeFileSync(join(cwd, 'mine', 'package.json'), '{ "type": "module" }\n');
-  writeFileSync(
-    join(cwd, 'mine', 'bad.ts'),
-    `import { defineScenario, defineCheck, judgeAll } from 'nomad-reboot-harness/scenario';
-const CHECKS = [defineCheck({ id: 'mine-bad', title: 'bad', passesWhen: 'never', judge: () => ({ status: 'failed', message: 'no' }) })];
-export default defineScenario({ name: 'mine-bad', summary: 'no lab', needsNomad: false, roles: ['client'], checks: CHECKS,
-  async run() { return judgeAll(CHECKS, {}); } });
-`,
-  );
+  writeLablessScenario(join(cwd, 'mine'), 'mine-bad', 'failed');
   // every lab fails to come up: each Nomad scenario breaks and prints its repro
   const s = standInPerRun({ [PLAN_NOMAD]: { timeline: 'restored', version: '1.9.7', failUpLab: 99 } }, { cwd });
   const argv = ['run', '--all', '--scenarios', join(cwd, 'mine'), '--nomad', PLAN_NOMAD, '--upgrade-to', PLAN_NOMAD];
@@ -233,16 +225,7 @@ t.test('merge refuses a summary.json whose runs are not a list instead of mergin
 t.test("a matrix file's defaults: repeat is refused, as --repeat is, not run once without a word (Q61)", async (t) => {
   const cli = planOnlyCli(t);
   const dir = join(cli.dir, 'mine');
-  mkdirSync(dir);
-  writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n');
-  writeFileSync(
-    join(dir, 'pure.ts'),
-    `import { defineScenario, defineCheck, judgeAll } from 'nomad-reboot-harness/scenario';
-const CHECKS = [defineCheck({ id: 'pure-ok', title: 'pure', passesWhen: 'always', judge: () => ({ status: 'passed', message: 'ok' }) })];
-export default defineScenario({ name: 'pure-rep', summary: 'no lab', needsNomad: false, roles: ['client'], checks: CHECKS,
-  async run() { return judgeAll(CHECKS, {}); } });
-`,
-  );
+  writeLablessScenario(dir, 'pure-rep');
   const file = join(cli.dir, 'm.yaml');
   writeFileSync(
     file,
