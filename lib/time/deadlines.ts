@@ -5,6 +5,12 @@ import { TimeoutError } from '../errors.js';
 /** setTimeout's ceiling (about 24.8 days); longer deadlines simply never fire. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
+/**
+ * How early a timer may fire against performance.now(): Node runs timers on libuv's loop clock, kept in whole
+ * milliseconds, so a 500 ms timer can fire when 499.4 ms have passed on the monotonic clock.
+ */
+const TIMER_SLACK_MS = 2;
+
 import type { Deadline } from '../model/deadline.js';
 
 export type { Deadline };
@@ -43,8 +49,8 @@ export function sleep(ms: number, d?: Deadline): Promise<void> {
     const onAbort = () => {
       clearTimeout(t);
       // Note: the deadline's own timer and ours can fire in either order when both are due; ending at the deadline is
-      // what "cut short" means, so its timeout resolves like our timer would have.
-      if (wait < ms && d!.signal.reason instanceof TimeoutError && remaining(d!) <= 0) resolve();
+      // what "cut short" means, so its timeout resolves like our timer would have (even a hair early, see TIMER_SLACK_MS).
+      if (wait < ms && d!.signal.reason instanceof TimeoutError && remaining(d!) <= TIMER_SLACK_MS) resolve();
       else reject(d!.signal.reason);
     };
     d?.signal.addEventListener('abort', onAbort, { once: true });

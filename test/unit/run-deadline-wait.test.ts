@@ -54,6 +54,22 @@ t.test('sleep: full length without a deadline, cut short by one, rejected when a
   await t.rejects(sleep(10, d), InterruptedError, 'already aborted: rejects at once');
 });
 
+t.test(
+  "sleep: a deadline's timer firing a hair early (libuv's millisecond clock) still cuts short, not rejects",
+  async (t) => {
+    // A deadline whose own timer fired 0.6 ms before `at` on the monotonic clock, as real timers do under load.
+    const early = manual(performance.now() + 0.6);
+    const p = sleep(10_000, early.d);
+    early.ctl.abort(new TimeoutError('deadline', 500, 'deadline reached'));
+    await t.resolves(p, 'resolved at the deadline');
+    // Far from the deadline, a TimeoutError is someone else's: it rejects.
+    const far = manual(performance.now() + 5000);
+    const q = sleep(10_000, far.d);
+    far.ctl.abort(new TimeoutError('deadline', 500, 'deadline reached'));
+    await t.rejects(q, TimeoutError, 'rejected: the deadline was seconds away');
+  },
+);
+
 t.test('waitFor returns the value once the probe is done; reasons reported as they change', async (t) => {
   const answers: Probe<string>[] = [
     { done: false, reason: 'alloc pending' },
