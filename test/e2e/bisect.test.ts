@@ -80,6 +80,20 @@ t.test(
     for (const s of doc.steps)
       for (const x of s.tries)
         t.ok(existsSync(join(reports, folder!, x.reportDir, 'report.html')), `${s.commit} try report`);
+    // A build between tags must be the binary upstream would make: `nomad alloc exec` works on every try's build as
+    // on the tags' (a build without client/structs' msgpack code decoded the exec request with no alloc id).
+    for (const s of doc.steps)
+      for (const x of s.tries) {
+        const summary = JSON.parse(readFileSync(join(reports, folder!, x.reportDir, 'summary.json'), 'utf8'));
+        const exec = summary.runs.flatMap((r: { verdicts: { id: string; status: string; message?: string }[] }) =>
+          r.verdicts.filter((v) => v.id === 'alloc-exec'),
+        );
+        t.same(
+          exec.map((v: { status: string }) => v.status),
+          ['passed'],
+          `${s.commit.slice(0, 10)} (${s.build?.version}): alloc-exec passed${exec[0]?.message ? `: ${exec[0].message}` : ''}`,
+        );
+      }
     t.ok(
       doc.steps.every((s: { decision: string }) => s.decision !== 'skip'),
       'no step skipped',

@@ -193,3 +193,28 @@ t.test('the recipe as report properties', async (t) => {
     'no recipe, no recipe properties',
   );
 });
+
+t.test('the Nomad profile regenerates the msgpack code of every package that runs codecgen', async (t) => {
+  // `git grep '^//go:generate'` in hashicorp/nomad at v1.9.3, v1.10.5 and v2.0.5 (the same two codecgen packages at
+  // each; the others' outputs are committed at every commit). Release tags commit both structs.generated.go files and
+  // the commits between them neither: a package left out builds with reflection codecs, and a build of a commit
+  // between tags failed `nomad alloc exec` ("must provide a valid alloc id") where the tags' passed.
+  const directives = [
+    'client/fingerprint/storage_windows.go://go:generate go run golang.org/x/sys/windows/mkwinsyscall -output zstorage_windows.go storage_windows.go',
+    'client/structs/structs.go://go:generate codecgen -c github.com/hashicorp/go-msgpack/v2/codec -st codec -d 102 -t codegen_generated -o structs.generated.go structs.go',
+    'helper/raftutil/generate.go://go:generate ./generate_msgtypes.sh',
+    'helper/winsvc/event.go://go:generate stringer -trimprefix=Event -output strings_eventid.go -linecomment -type=WindowsEventId',
+    'nomad/structs/structs_codegen.go://go:generate ./generate.sh',
+    'nomad/worker.go://go:generate stringer -trimprefix=Worker -output worker_string_workerstatus.go -linecomment -type=WorkerStatus',
+  ];
+  // nomad/structs/generate.sh is the script that calls codecgen there
+  const codecgenDirs = directives
+    .filter((d) => / codecgen | \.\/generate\.sh$/.test(d) && !d.includes('raftutil'))
+    .map((d) => `./${d.slice(0, d.lastIndexOf('/', d.indexOf(':')))}/`);
+  t.same(codecgenDirs, ['./client/structs/', './nomad/structs/']);
+  for (const dir of codecgenDirs) t.ok(NOMAD_PROFILE.generate.includes(dir), `${dir} is generated`);
+  t.ok(
+    NOMAD_PROFILE.optional.some((r) => r.test('client/structs/structs.generated.go')),
+    'a partial clone without the committed file still builds',
+  );
+});
