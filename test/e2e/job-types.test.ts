@@ -79,10 +79,13 @@ async function rolling(t: Test, b: Build, args: string[]): Promise<Ran> {
   t.comment([...v.values()].map((x) => `${x.id}=${x.label}: ${x.message}`).join('\n'));
   validateJUnit(t, junit);
   t.same([...v.keys()], CHECKS, "rolling-reboot's checks, in its order");
+  for (const id of r.runIds) t.same(domainsMatching(id), [], `no libvirt domain of ${id} left`);
   const file = (run?.artifacts ?? []).find((a: { name: string }) => a.name === 'cluster-evidence.json');
   t.ok(file, 'the cluster evidence is an artifact');
+  // Note: a run that broke before its checks has no evidence to judge: say so with its error, not a TypeError
+  if (!file)
+    throw new Error(`run ${r.runIds.join(', ')} exit ${r.code}: no cluster evidence (${run?.error ?? 'no error'})`);
   const evidence = JSON.parse(readFileSync(file.path, 'utf8')) as ClusterEvidence;
-  for (const id of r.runIds) t.same(domainsMatching(id), [], `no libvirt domain of ${id} left`);
   return {
     code: r.code ?? -1,
     v,
