@@ -75,9 +75,11 @@ t.test('waitFor: a deadline whose timer fired a hair early has passed; the probe
   const early = manual(performance.now() + 0.6);
   early.ctl.abort(new TimeoutError('deadline', 500, 'deadline reached'));
   let calls = 0;
-  const err = await waitFor('x', async () => (++calls, { done: true, value: 1 }), { deadline: early.d }).catch(
-    (e: unknown) => e,
-  );
+  const probe = async (): Promise<Probe<number>> => {
+    calls++;
+    return { done: true, value: 1 };
+  };
+  const err = await waitFor('x', probe, { deadline: early.d }).catch((e: unknown) => e);
   t.type(err, TimeoutError, 'timed out, not done');
   t.equal(calls, 0, 'no probe with an aborted signal');
   // Between two probes: the deadline's timer cuts the pause short 0.6 ms early; the next check sees it passed.
