@@ -6,6 +6,14 @@ import { remaining, sleep, type Deadline } from './deadlines.js';
 /** What a probe reports: done with a value, or not yet and why; `terminal` stops the wait at once. */
 export type Probe<T> = { done: true; value: T } | { done: false; reason: string; terminal?: boolean };
 
+/**
+ * The deadline has passed: by the clock, or by its own timer, which fires up to a millisecond before `at` on the
+ * monotonic clock (libuv's millisecond loop clock); without the second, a wait probed once more with the signal
+ * already aborted.
+ */
+const passed = (d: Deadline): boolean =>
+  remaining(d) <= 0 || (d.signal.aborted && d.signal.reason instanceof TimeoutError);
+
 /** Back-off between polls, in ms; the last value repeats. */
 const DEFAULT_INTERVALS = [100, 250, 500, 1000, 2000] as const;
 
@@ -23,7 +31,7 @@ export async function waitFor<T>(
   let last = 'no probe completed yet';
   for (let i = 0; ; i++) {
     if (deadline.signal.aborted && !(deadline.signal.reason instanceof TimeoutError)) throw deadline.signal.reason;
-    if (remaining(deadline) <= 0) throw new TimeoutError(what, performance.now() - start, last);
+    if (passed(deadline)) throw new TimeoutError(what, performance.now() - start, last);
     try {
       const r = await probe(deadline);
       if (r.done) return r.value;
@@ -38,7 +46,7 @@ export async function waitFor<T>(
       if (!(deadline.signal.aborted && last !== 'no probe completed yet'))
         last = `error: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`;
     }
-    if (remaining(deadline) <= 0) throw new TimeoutError(what, performance.now() - start, last);
+    if (passed(deadline)) throw new TimeoutError(what, performance.now() - start, last);
     const pause = intervals[Math.min(i, intervals.length - 1)] ?? 1000;
     try {
       await sleep(pause, deadline);

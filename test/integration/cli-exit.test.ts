@@ -50,7 +50,7 @@ t.test(
       r.stderr,
       /warning: still open 1 s after the command ended: .*TCP 127\.0\.0\.1:\d+ -> 127\.0\.0\.1:\d+.*; exiting with 2/,
     );
-    // timers fire late, never early: the grace is a floor whatever the load
+    // the grace is a floor whatever the load: its timer starts in the child, seconds after r.seconds' clock did
     t.ok(r.seconds >= GRACE_MS / 1000, `not before the grace (${r.seconds} s)`);
   },
 );

@@ -40,7 +40,8 @@ t.test('a running deployment: waited for until Nomad marks it successful, on blo
   const took = performance.now() - t0;
   t.match(d, { status: 'successful', statusDescription: 'Deployment completed successfully' });
   // the stand-in starts a task 2 steps after placing it, and its deployment ends min_healthy_time after that: a wait
-  // that returned when the alloc ran (2 steps) would be under this floor; timers fire late, never early
+  // that returned when the alloc ran (2 steps) would be under this floor; the stand-in's changes never run early (its
+  // queue re-reads the clock when its timer fires)
   const floor = (2 + MIN_HEALTHY_STEPS) * step;
   t.ok(took >= floor, `ended min_healthy_time after the task started (${Math.round(took)} ms >= ${floor} ms)`);
   const reads = fake.requests.filter((r) => r.path === '/v1/job/web/deployment');

@@ -4,7 +4,7 @@
 // Nomad holds something that does not change, and at its deadline with the last state.
 // Note: which of these ended a wait is asserted on its `ending`, not on a wall-clock ceiling (a loaded 2-core host
 // stretches every wait); the deadlines are far (WIDE_MS) so that a wait that ended otherwise says so, and the lower
-// bounds stay (timers fire late, never early).
+// bounds stay (timers fire late; at most a millisecond early, which each bound leaves room for).
 import { performance } from 'node:perf_hooks';
 import t from 'tap';
 import { createNomad, type Nomad } from '../../lib/nomad/client.js';

@@ -10,6 +10,7 @@ import net from 'node:net';
 import ssh2 from 'ssh2';
 import { sh } from '../../lib/shell/quote.js';
 import { deadlineIn } from '../../lib/time/deadlines.js';
+import { type Probe, waitFor } from '../../lib/time/wait-for.js';
 import { HarnessError, TimeoutError } from '../../lib/errors.js';
 import type { LogEvent } from '../../lib/log/events.js';
 import { consoleLogger } from '../../lib/log/format.js';
@@ -107,17 +108,25 @@ if (sshd) {
     t.type(err, TimeoutError);
     t.match(String(err), /testbox: i=0; while .*tick-6125/);
     t.ok(Date.now() - started < 20_000, 'returned soon after the deadline, not at the end of the loop');
-    await new Promise((r) => setTimeout(r, 1500));
-    const alive = readdirSync('/proc')
-      .filter((p) => /^\d+$/.test(p))
-      .some((p) => {
-        try {
-          return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('echo tick-6125');
-        } catch {
-          return false;
-        }
-      });
-    t.notOk(alive, 'remote loop is gone');
+    const alive = () =>
+      readdirSync('/proc')
+        .filter((p) => /^\d+$/.test(p))
+        .some((p) => {
+          try {
+            return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('echo tick-6125');
+          } catch {
+            return false;
+          }
+        });
+    // Note: polled, not looked at once after a fixed 1.5 s: the loop dies at its next echo after sshd closes the
+    // channel, which a loaded host can take longer to get to; left running, it would outlive these 20 s by minutes
+    const gone = await waitFor(
+      'the remote loop gone',
+      async (): Promise<Probe<true>> =>
+        alive() ? { done: false, reason: 'still running' } : { done: true, value: true },
+      { deadline: deadlineIn(20_000), intervals: [100] },
+    ).catch((e: unknown) => String(e));
+    t.equal(gone, true, 'remote loop is gone');
     const r = await m.exec('echo still usable', { deadline: d() });
     t.equal(r.stdout, 'still usable\n', 'connection still usable afterwards');
   });
@@ -239,8 +248,15 @@ if (sshd) {
           }
       });
       await frozen.disconnect();
-      await new Promise((r) => setTimeout(r, 200));
-      t.equal(sockets(), before - 1, "the connection's socket is gone");
+      // Note: polled for 10 s, not looked at once after 200 ms: a half-closed socket would stay for as long as the peer
+      // stays frozen (the test's whole life), a destroyed one is gone once the loop has run its close
+      const freed = await waitFor(
+        "the connection's socket gone",
+        async (): Promise<Probe<true>> =>
+          sockets() === before - 1 ? { done: true, value: true } : { done: false, reason: `${sockets()} sockets` },
+        { deadline: deadlineIn(10_000), intervals: [20] },
+      ).catch((e: unknown) => String(e));
+      t.equal(freed, true, "the connection's socket is gone");
     },
   );
 

@@ -132,6 +132,10 @@ t.test('two concurrent ups are serialized by the provider lock; env and live pro
 
 t.test('up waits for a lock held by another live process, then takes it over once that process is gone', async (t) => {
   const dir = t.testdir();
+  // Note: timed from before the holder starts, so the holder's 1.5 s all fall inside however long this process
+  // stalls after the spawn (timed from after it, a stall over the 100 ms the bound left would fail it); the 50 ms
+  // under 1.5 s are the wall clock's, read in whole milliseconds
+  const started = Date.now();
   const holder = spawn('sleep', ['1.5']);
   t.teardown(() => void (holder.exitCode === null && holder.kill()));
   require_pid(holder.pid);
@@ -143,9 +147,8 @@ t.test('up waits for a lock held by another live process, then takes it over onc
     env: withFake({ FAKE_VAGRANT_MODE: 'record', FAKE_VAGRANT_LOG: logFile }),
     lockDir: dir,
   });
-  const started = Date.now();
   await v.up(['a'], { provider: 'libvirt', deadline: deadlineIn(15_000) });
-  t.ok(Date.now() - started >= 1400, `waited for the other holder (${Date.now() - started}ms)`);
+  t.ok(Date.now() - started >= 1450, `waited for the other holder (${Date.now() - started}ms)`);
 });
 
 function require_pid(pid: number | undefined): asserts pid is number {

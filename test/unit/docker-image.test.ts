@@ -110,8 +110,21 @@ t.test(
       }
     });
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    // Note: SIGTERM before the shell ran `trap` kills it (exit by signal, not 0): 5 of 20 sent at once did. Its first
+    // sleep child shows the trap is set; a fixed 300 ms was no proof of that on a loaded machine.
+    const sleeping = () => {
+      try {
+        return readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').trim() !== '';
+      } catch {
+        return false; // gone
+      }
+    };
+    const started = Date.now();
+    while (child.exitCode === null && !sleeping() && Date.now() - started < 30_000)
+      await new Promise((r) => setTimeout(r, 10));
+    t.ok(sleeping(), 'the loop started its sleep');
     await new Promise((r) => setTimeout(r, 300));
-    t.equal(child.exitCode, null, 'still running after 300 ms');
+    t.equal(child.exitCode, null, 'still running 300 ms into its sleep');
     const t0 = Date.now();
     child.kill('SIGTERM');
     t.equal(await exited, 0, 'exit 0 on SIGTERM');

@@ -70,6 +70,45 @@ t.test(
   },
 );
 
+t.test('waitFor: a deadline whose timer fired a hair early has passed; the probe is not called again', async (t) => {
+  // A deadline whose own timer fired 0.6 ms before `at` on the monotonic clock, as real timers do.
+  const early = manual(performance.now() + 0.6);
+  early.ctl.abort(new TimeoutError('deadline', 500, 'deadline reached'));
+  let calls = 0;
+  const probe = async (): Promise<Probe<number>> => {
+    calls++;
+    return { done: true, value: 1 };
+  };
+  const err = await waitFor('x', probe, { deadline: early.d }).catch((e: unknown) => e);
+  t.type(err, TimeoutError, 'timed out, not done');
+  t.equal(calls, 0, 'no probe with an aborted signal');
+  // Between two probes: the deadline's timer cuts the pause short 0.6 ms early; the next check sees it passed.
+  const ctl = new AbortController();
+  let at = performance.now() + 1000;
+  const soon: Deadline = {
+    get at() {
+      return at;
+    },
+    signal: ctl.signal,
+  };
+  const probes: string[] = [];
+  const fire = () => {
+    at = performance.now() + 0.6;
+    ctl.abort(new TimeoutError('deadline', 500, 'deadline reached'));
+  };
+  const ending = waitFor(
+    'y',
+    async () => {
+      probes.push('probe');
+      if (probes.length === 1) setTimeout(fire, 5);
+      return probes.length === 1 ? { done: false, reason: 'not yet' } : { done: true, value: 2 };
+    },
+    { deadline: soon, intervals: [10_000] },
+  ).catch((e: unknown) => e);
+  t.match(await ending, { what: 'y', last: 'not yet' }, 'timed out with the last reason');
+  t.same(probes, ['probe'], 'one probe: none after the deadline fired');
+});
+
 t.test('waitFor returns the value once the probe is done; reasons reported as they change', async (t) => {
   const answers: Probe<string>[] = [
     { done: false, reason: 'alloc pending' },
