@@ -128,6 +128,28 @@ export async function parsedJobProblems(
   return all;
 }
 
+/**
+ * The configs whose job can be parsed by their own build, each naming it by the path it resolves to (a matrix file's
+ * build paths are read from its folder, not the working directory). A build with a problem parses nothing (its problem
+ * says why; a file that is no Nomad build would only add a parse error), but another build's problem (a mistyped
+ * --upgrade-to or --after, one axis value) must not hold back what a good build finds in the job.
+ */
+export function jobParseConfigs(
+  plan: Plan | undefined,
+  configs: readonly HarnessConfig[],
+  buildProblems: readonly ConfigProblem[],
+): HarnessConfig[] {
+  const bad = new Set(buildProblems.map((p) => p.value));
+  const usable = (c: HarnessConfig) => typeof c.nomadBinary === 'string' && !bad.has(c.nomadBinary);
+  if (!plan) return configs.filter(usable);
+  // Note: the cells, not the base config: each cell runs, and names its build with the folder it is read from
+  return plan.cells.flatMap((cell) => {
+    const ref = cell.builds.find((b) => b.role === 'nomad');
+    if (!ref) return usable(cell.config) ? [cell.config] : [];
+    return bad.has(ref.spec) ? [] : [{ ...cell.config, nomadBinary: resolve(ref.cwd, ref.spec) }];
+  });
+}
+
 /** The user's job in every config of the session, as far as it is judged without a build (a file that cannot be read). */
 export async function sessionJobProblems(configs: readonly HarnessConfig[], cwd: string): Promise<ConfigProblem[]> {
   return (await Promise.all(configs.map((c) => jobFileProblems(c, cwd)))).flat();

@@ -3,6 +3,9 @@
 import t from 'tap';
 import '../helpers/ts-loader.js';
 import { main } from '../../lib/cli/main.js';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { BuildLayer } from '../../lib/cli/deps.js';
 import { standInPerRun } from '../helpers/stand-in-env.js';
 
 t.setTimeout(2 * 60_000);
@@ -25,5 +28,58 @@ t.test(
       t.equal(await main(['run', '--cpus', '0', '--plan', '--netns', '', json], s.deps), 2, json);
       t.equal(s.out.join(''), '', `${json}: no document`);
     }
+  },
+);
+
+const NOPORTS =
+  'job "np" {\n  group "g" {\n    network { mode = "bridge" }\n    task "t" {\n      driver = "exec"\n      config { command = "/bin/sleep" }\n    }\n  }\n}\n';
+
+t.test(
+  "the job is parsed by a good build while another build has a problem, and by a matrix's build read from its folder (Q89, Q90)",
+  async (t) => {
+    const dir = t.testdir({ nomad: 'a build on disk', 'noports.nomad.hcl': NOPORTS, ci: {} });
+    const s = standInPerRun({ [join(dir, 'nomad')]: { timeline: 'restored', version: '1.9.7' } }, { cwd: dir });
+    t.teardown(() => Promise.all(s.runs.map((r) => r.nomad.close())));
+    // Note: builds as the real layer checks paths: a file that is not there is the problem of the flag naming it
+    const builds: BuildLayer = {
+      async check(refs) {
+        return refs.flatMap((r) =>
+          existsSync(resolve(r.cwd, r.spec))
+            ? []
+            : [{ field: r.field, value: r.spec, message: `no file at ${resolve(r.cwd, r.spec)}`, fix: 'give a build' }],
+        );
+      },
+      async resolve() {
+        throw new Error('nothing is resolved under --plan');
+      },
+    };
+    const deps = {
+      ...s.deps,
+      builds,
+      makeEnv: () => {
+        throw new Error('nothing may be made');
+      },
+    };
+    const noPorts = /job\.file \(--job\): job "np" group "g" is a bridge group the scenario cannot probe/;
+    for (const argv of [
+      ['compare', '--before', './nomad', '--after', './nomad-typo', '--job', 'noports.nomad.hcl', '--plan'],
+      ['run', '--all', '--nomad', './nomad', '--upgrade-to', './nomad-typo', '--job', 'noports.nomad.hcl', '--plan'],
+    ]) {
+      s.err.length = 0;
+      t.equal(await main([...argv, '--netns', ''], deps), 2, argv.join(' '));
+      const err = s.err.join('');
+      t.match(err, /--(after|upgrade-to): no file at .*nomad-typo/, `${argv[0]}: the build's problem`);
+      t.match(err, noPorts, `${argv[0]}: and the job's, at once`);
+    }
+    // a matrix file's build paths are read from its own folder (docs/matrix.md): ../nomad from ci/ is the build
+    writeFileSync(
+      join(dir, 'ci', 'm.yaml'),
+      'scenario: bridge-exec-reboot\ndefaults: { job: { file: noports.nomad.hcl } }\naxes:\n  nomad: [{name: b, binary: ../nomad}]\n',
+    );
+    s.err.length = 0;
+    s.out.length = 0;
+    t.equal(await main(['matrix', 'ci/m.yaml', '--plan', '--netns', ''], deps), 2, 'matrix --plan judges the job');
+    t.match(s.err.join(''), /job "np" group "g" is a bridge group the scenario cannot probe/);
+    t.equal(s.out.join(''), '', 'no plan printed');
   },
 );
