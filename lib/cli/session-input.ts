@@ -16,7 +16,7 @@ import type { Plan } from '../plan/session-plan.js';
 import { nomadJobConverter, type JobConverter } from '../cluster/job-convert.js';
 import { jobFileProblems } from '../steps/job-input.js';
 import { findScenario, loadUserScenarios } from './scenarios.js';
-import type { OutputPath } from './paths.js';
+import type { InputPath, OutputPath } from './paths.js';
 import type { CliDeps } from './deps.js';
 import type { ParsedArgs } from './command.js';
 import type { HarnessFile } from './input.js';
@@ -148,6 +148,33 @@ export function jobParseConfigs(
     if (!ref) return usable(cell.config) ? [cell.config] : [];
     return bad.has(ref.spec) ? [] : [{ ...cell.config, nomadBinary: resolve(ref.cwd, ref.spec) }];
   });
+}
+
+/**
+ * The files the session reads, each with what names it: harness.yaml, the matrix file, the jobs, the fault schedule,
+ * the known-issue file, the release key, the builds given as paths (a matrix's from its folder) and the user's
+ * scenario files. A report must not be written over one of them.
+ */
+export function inputFiles(
+  plan: Plan | undefined,
+  configs: readonly HarnessConfig[],
+  o: { harness?: HarnessFile | undefined; matrixFile?: { path: string } | undefined; extra?: readonly Scenario[] },
+): InputPath[] {
+  const text = (v: unknown): v is string => typeof v === 'string' && v !== '';
+  const out: InputPath[] = [];
+  if (o.harness) out.push({ field: '--config', value: o.harness.name });
+  if (o.matrixFile) out.push({ field: 'matrix file', value: o.matrixFile.path });
+  for (const c of configs) {
+    for (const f of c.job.files) if (text(f)) out.push({ field: 'job.file (--job)', value: f });
+    if (text(c.reboot.faults)) out.push({ field: 'reboot.faults (--faults)', value: c.reboot.faults });
+    if (text(c.knownIssuesFile)) out.push({ field: 'known_issues_file', value: c.knownIssuesFile });
+    if (text(c.builds.releasesKey)) out.push({ field: '--releases-key', value: c.builds.releasesKey });
+    if (!plan && text(c.nomadBinary)) out.push({ field: '--nomad', value: c.nomadBinary });
+    if (!plan && text(c.upgradeTo)) out.push({ field: '--upgrade-to', value: c.upgradeTo });
+  }
+  for (const b of plan?.builds ?? []) out.push({ field: b.field, value: b.spec, from: b.cwd });
+  for (const s of o.extra ?? []) if ('file' in s && text(s.file)) out.push({ field: '--scenarios', value: s.file });
+  return out;
 }
 
 /** The user's job in every config of the session, as far as it is judged without a build (a file that cannot be read). */

@@ -3,10 +3,11 @@
 import t from 'tap';
 import '../helpers/ts-loader.js';
 import { main } from '../../lib/cli/main.js';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { BuildLayer } from '../../lib/cli/deps.js';
 import { standInPerRun } from '../helpers/stand-in-env.js';
+import { writeLablessScenario } from '../helpers/labless-scenario.js';
 
 t.setTimeout(2 * 60_000);
 
@@ -81,5 +82,36 @@ t.test(
     t.equal(await main(['matrix', 'ci/m.yaml', '--plan', '--netns', ''], deps), 2, 'matrix --plan judges the job');
     t.match(s.err.join(''), /job "np" group "g" is a bridge group the scenario cannot probe/);
     t.equal(s.out.join(''), '', 'no plan printed');
+  },
+);
+
+t.test(
+  'a report named like a file the run reads (harness.yaml, a scenario file, the job, the build) is refused before anything is written (Q91)',
+  async (t) => {
+    const dir = t.testdir({ 'h.yaml': 'lab:\n  cpus: 1\n', nomad: 'a build on disk', 'noports.nomad.hcl': NOPORTS });
+    writeLablessScenario(join(dir, 'usc'), 'pure');
+    const scenario = readFileSync(join(dir, 'usc', 'pure.ts'), 'utf8');
+    const s = standInPerRun({ [join(dir, 'nomad')]: { timeline: 'restored', version: '1.9.7' } }, { cwd: dir });
+    t.teardown(() => Promise.all(s.runs.map((r) => r.nomad.close())));
+    const argv = ['run', 'pure', '--scenarios', 'usc', '-c', 'h.yaml', '--netns', ''];
+    // Note: absolute, as the reports are written from the process's directory, not the test's cwd
+    const over = ['--report-json', join(dir, 'h.yaml'), '--junit', join(dir, 'usc', 'pure.ts')];
+    t.equal(await main([...argv, ...over], s.deps), 2);
+    const err = s.err.join('');
+    t.match(err, /--report-json: is a file this command reads \(--config\): the report would be written over it/);
+    t.match(err, /--junit: is a file this command reads \(--scenarios\)/);
+    t.equal(readFileSync(join(dir, 'h.yaml'), 'utf8'), 'lab:\n  cpus: 1\n', 'harness.yaml is as it was');
+    t.equal(readFileSync(join(dir, 'usc', 'pure.ts'), 'utf8'), scenario, 'the scenario file is as it was');
+    s.err.length = 0;
+    const run = ['run', '--nomad', './nomad', '--job', 'noports.nomad.hcl', '--netns', ''];
+    t.equal(
+      await main([...run, '--junit', join(dir, 'nomad'), '--report-json', join(dir, 'noports.nomad.hcl')], s.deps),
+      2,
+    );
+    t.match(s.err.join(''), /--junit: is a file this command reads \(--nomad\)/);
+    t.match(s.err.join(''), /--report-json: is a file this command reads \(job\.file \(--job\)\)/);
+    t.equal(readFileSync(join(dir, 'nomad'), 'utf8'), 'a build on disk', 'the build is as it was');
+    s.err.length = 0;
+    t.equal(await main([...argv, '--junit', join(dir, 'j.xml')], s.deps), 0, 'a path of its own is taken');
   },
 );
