@@ -3,7 +3,7 @@
 import t from 'tap';
 import '../helpers/ts-loader.js';
 import { main } from '../../lib/cli/main.js';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { BuildLayer } from '../../lib/cli/deps.js';
 import { standInPerRun } from '../helpers/stand-in-env.js';
@@ -113,5 +113,33 @@ t.test(
     t.equal(readFileSync(join(dir, 'nomad'), 'utf8'), 'a build on disk', 'the build is as it was');
     s.err.length = 0;
     t.equal(await main([...argv, '--junit', join(dir, 'j.xml')], s.deps), 0, 'a path of its own is taken');
+  },
+);
+
+t.test(
+  "merge of a run's own file with --out its folder is refused: the merged files would replace the run's (Q101)",
+  async (t) => {
+    const dir = t.testdir({});
+    writeLablessScenario(join(dir, 'usc'), 'pure');
+    const s = standInPerRun({}, { cwd: dir });
+    const reports = join(dir, 'reports');
+    t.equal(await main(['run', 'pure', '--scenarios', 'usc', '--reports-dir', reports, '--netns', ''], s.deps), 0);
+    const run = join(reports, readdirSync(reports)[0]!);
+    const summary = readFileSync(join(run, 'summary.json'), 'utf8');
+    for (const input of ['junit.xml', 'summary.json']) {
+      s.err.length = 0;
+      t.equal(await main(['merge', join(run, input), '--out', run], s.deps), 2, input);
+      t.match(s.err.join(''), /--out: is the input folder .*: the merged reports would land among the ones they merge/);
+      t.equal(
+        readFileSync(join(run, 'summary.json'), 'utf8'),
+        summary,
+        `${input}: the run's summary.json is as it was`,
+      );
+    }
+    t.equal(
+      await main(['merge', join(run, 'junit.xml'), '--out', join(run, 'merged')], s.deps),
+      0,
+      'a folder of its own',
+    );
   },
 );
