@@ -123,8 +123,17 @@ export async function checkSession(req: SessionRequest, read: ReadSession): Prom
     ...secretsByName(c.job.vars),
     ...secretsInArgv(c.lab.hardResetCommand ?? []),
   ]);
+  // Note: harness.yaml's (or a matrix's defaults') token as written too: a file that fails to plan has no base config
+  // to take it from, and its problems are told with their values
+  const written = [harness?.data, (req.matrixFile?.data as { defaults?: unknown } | undefined)?.defaults].map(
+    (d) => (d as { nomad?: { token?: unknown } } | null | undefined)?.nomad?.token,
+  );
   const secrets = [
-    ...new Set([deps.env['NOMAD_TOKEN'], base.nomad.token, ...secretVars].filter((s): s is string => !!s)),
+    ...new Set(
+      [deps.env['NOMAD_TOKEN'], base.nomad.token, ...written, ...secretVars].filter(
+        (s): s is string => typeof s === 'string' && s !== '',
+      ),
+    ),
   ];
   deps.addSecrets(secrets);
   const logger = loggerFor(base, deps);

@@ -143,3 +143,12 @@ t.test(
     );
   },
 );
+
+t.test("harness.yaml's token is a secret even when the file fails to plan (Q98)", async (t) => {
+  const token = 'Q98FileT0ken-abcdef-123';
+  const dir = t.testdir({ 'h.yaml': `nomad:\n  token: ${token}\n  heartbeat_grace: ${token}\n` });
+  const s = standInPerRun({}, { cwd: dir });
+  t.equal(await main(['run', '-c', 'h.yaml', '--plan', '--netns', '', '--json'], s.deps), 2);
+  t.match(s.err.join(''), /nomad\.heartbeat_grace: must be a Go duration/);
+  t.notMatch(s.out.join('') + s.err.join(''), token, 'the token is nowhere');
+});
