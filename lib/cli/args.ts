@@ -104,6 +104,11 @@ const SWITCH_VALUES: Readonly<Record<string, boolean>> = {
   '0': false,
 };
 
+/** The truth a `--switch=<word>` spells (`yes`, `1`, `TRUE`), or undefined for a word no switch takes. */
+export function switchWord(text: string): boolean | undefined {
+  return SWITCH_VALUES[text.toLowerCase()];
+}
+
 /**
  * Walk the tokens once, collecting values and every problem. Hand-written rather than util.parseArgs: parseArgs takes
  * `--nomad --json` as --nomad's value and stops at the first unknown or ambiguous option (`--reboots -1`) with its own
@@ -148,8 +153,8 @@ function tokenize(
       const words = SWITCH_WORDS[name] ?? [];
       if (eq !== -1) {
         const text = a.slice(eq + 1);
-        const key = text.toLowerCase();
-        if (!(key in SWITCH_VALUES) && !words.includes(text)) {
+        const said = switchWord(text);
+        if (said === undefined && !words.includes(text)) {
           problems.push({
             field: rawName,
             value: text,
@@ -158,7 +163,7 @@ function tokenize(
           });
           continue;
         }
-        v = words.includes(text) ? text : SWITCH_VALUES[key]!;
+        v = words.includes(text) ? text : said!;
       } else if (words.includes(args[i + 1] ?? '')) v = args[++i]!;
       if (values[name] !== undefined && values[name] !== v)
         repeated.set(name, [...(repeated.get(name) ?? [values[name]]), v]);

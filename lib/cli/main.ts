@@ -4,7 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { EXIT, ConfigError, HarnessError, InterruptedError } from '../errors.js';
 import { redactingWriter } from '../log/redact.js';
-import { commandNamed, helpText, parseCliCollecting } from './args.js';
+import { commandNamed, helpText, parseCliCollecting, switchWord } from './args.js';
 import { HELP, type CliCommand } from './command.js';
 import { COMMANDS } from './commands/index.js';
 import type { CliDeps } from './deps.js';
@@ -81,10 +81,16 @@ function interruptGuard(source: NodeJS.EventEmitter): { interrupted: Promise<nev
   };
 }
 
-/** --json on the command line, read from the tokens themselves: an error may come before (or from) parsing them. */
+/**
+ * --json on the command line, read from the tokens themselves: an error may come before (or from) parsing them. Every
+ * spelling the parser takes counts (`--json=yes`, `--json=1`), the last one given deciding, as it does for the parser.
+ */
 function wantsJson(argv: readonly string[]): boolean {
   const end = argv.indexOf('--');
-  return (end === -1 ? argv : argv.slice(0, end)).some((a) => a === '--json' || a === '--json=true');
+  const said = (end === -1 ? argv : argv.slice(0, end)).flatMap((a) =>
+    a === '--json' ? [true] : a.startsWith('--json=') ? [switchWord(a.slice('--json='.length)) === true] : [],
+  );
+  return said.at(-1) ?? false;
 }
 
 function reportError(err: unknown, deps: CliDeps, json = false): number {

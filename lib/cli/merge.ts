@@ -35,7 +35,14 @@ export async function readMergeInputs(args: ParsedArgs, config: HarnessConfig, d
   );
   const found = await collectInputs(args.positionals, { cwd: deps.cwd, outDir, reportsDir: config.reports.dir });
   // the merged junit.xml and summary.json written into an input folder are read back as one more run next time
-  const clash = args.positionals.filter((p) => resolve(deps.cwd, p) === outDir);
+  // Note: so is a run's own file given by name (or found beside it) where a merged one of the same name is written
+  const written = ['junit.xml', 'summary.json', 'index.html'].map((n) => join(outDir, n));
+  const named = args.positionals.map((p) => resolve(deps.cwd, p));
+  const inputs = [...named, ...named.map((p) => join(dirname(p), 'summary.json')), ...found.files];
+  const clash = [
+    ...args.positionals.filter((p) => resolve(deps.cwd, p) === outDir),
+    ...(inputs.some((f) => written.includes(resolve(deps.cwd, f))) ? [relative(deps.cwd, outDir) || '.'] : []),
+  ];
   const into: ConfigProblem[] = clash.length
     ? [
         {

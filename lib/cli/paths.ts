@@ -115,9 +115,45 @@ function collisionProblems(paths: readonly OutputPath[], cwd: string): ConfigPro
   return out;
 }
 
-/** Every problem with these paths at once (each path checked once), collisions between them included. */
-export async function pathProblems(paths: readonly OutputPath[], cwd: string): Promise<ConfigProblem[]> {
-  const out: ConfigProblem[] = collisionProblems(paths, cwd);
+/** A file the command reads: harness.yaml, a job, a scenario file, a build given as a path. */
+export interface InputPath {
+  /** what names it, e.g. "--config" */
+  field: string;
+  value: string;
+  /** the folder a relative value is read from (default: the command's working directory) */
+  from?: string;
+}
+
+/**
+ * A report file that is one of the files the command reads: writing it would replace harness.yaml, the job, a
+ * scenario's source or the Nomad build with a report, without a word (a tab completion is enough to give one). Pure.
+ */
+function overwrittenInputProblems(paths: readonly OutputPath[], inputs: readonly InputPath[], cwd: string) {
+  const out: ConfigProblem[] = [];
+  for (const p of paths.filter((x) => x.kind === 'file')) {
+    const target = resolve(cwd, p.value);
+    const hit = inputs.find((i) => resolve(i.from ?? cwd, i.value) === target);
+    if (!hit) continue;
+    out.push({
+      field: p.field,
+      value: p.value,
+      message: `is a file this command reads (${hit.field}): the report would be written over it`,
+      fix: `give ${p.field} a path of its own (e.g. reports/${p.field.includes('junit') ? 'junit.xml' : 'summary.json'})`,
+    });
+  }
+  return out;
+}
+
+/**
+ * Every problem with these paths at once (each path checked once), collisions between them included, and a report
+ * that would be written over one of the `inputs`.
+ */
+export async function pathProblems(
+  paths: readonly OutputPath[],
+  cwd: string,
+  inputs: readonly InputPath[] = [],
+): Promise<ConfigProblem[]> {
+  const out: ConfigProblem[] = [...collisionProblems(paths, cwd), ...overwrittenInputProblems(paths, inputs, cwd)];
   const seen = new Set<string>();
   for (const p of paths) {
     const key = `${p.field}\u0000${p.value}\u0000${p.kind}`;

@@ -35,6 +35,8 @@ import {
   sessionJobProblems,
   labProblems,
   outputPaths,
+  inputFiles,
+  jobParseConfigs,
   parsedJobProblems,
   sessionConfigs,
   userScenarios,
@@ -121,8 +123,17 @@ export async function checkSession(req: SessionRequest, read: ReadSession): Prom
     ...secretsByName(c.job.vars),
     ...secretsInArgv(c.lab.hardResetCommand ?? []),
   ]);
+  // Note: harness.yaml's (or a matrix's defaults') token as written too: a file that fails to plan has no base config
+  // to take it from, and its problems are told with their values
+  const written = [harness?.data, (req.matrixFile?.data as { defaults?: unknown } | undefined)?.defaults].map(
+    (d) => (d as { nomad?: { token?: unknown } } | null | undefined)?.nomad?.token,
+  );
   const secrets = [
-    ...new Set([deps.env['NOMAD_TOKEN'], base.nomad.token, ...secretVars].filter((s): s is string => !!s)),
+    ...new Set(
+      [deps.env['NOMAD_TOKEN'], base.nomad.token, ...written, ...secretVars].filter(
+        (s): s is string => typeof s === 'string' && s !== '',
+      ),
+    ),
   ];
   deps.addSecrets(secrets);
   const logger = loggerFor(base, deps);
@@ -143,7 +154,11 @@ export async function checkSession(req: SessionRequest, read: ReadSession): Prom
     ...expectFlagProblems(args.values),
     ...matrixRepeatProblems(req),
     ...unusedFlagProblems(args.values, scenarios, configs, { installsItsBuilds: !!req.installsOwnBuilds }),
-    ...(await pathProblems(outputPaths(configs, args, deps, harness), deps.cwd)),
+    ...(await pathProblems(
+      outputPaths(configs, args, deps, harness),
+      deps.cwd,
+      inputFiles(plan, configs, { harness, matrixFile: req.matrixFile, extra: user.extra }),
+    )),
     ...jobs,
     ...(await labProblems(plan, configs, deps, user.extra)),
     ...(await Promise.all(configs.map((c) => hostKeyProblems(c, deps.cwd)))).flat(),
@@ -163,8 +178,8 @@ export async function checkSession(req: SessionRequest, read: ReadSession): Prom
   // The job as the build parses it (a bridge group without a port, a batch job, Nomad's own parse error): at once with
   // the rest, or under --plan, wherever the build is a file already; otherwise the run's preflight parses it.
   const others = !res.ok || own.length || Object.values(sources).some((s) => s.length);
-  if ((others || args.values['plan']) && !jobs.length && !buildProblems.length)
-    own.push(...jobSourced(await parsedJobProblems(configs, deps)));
+  if ((others || args.values['plan']) && !jobs.length)
+    own.push(...jobSourced(await parsedJobProblems(jobParseConfigs(plan, configs, buildProblems), deps)));
   const all = inputProblems({ ...sources, command: own });
   if (!plan || all.length) throw new ConfigError(all);
   return { plan, extra: user.extra, logger, builds, secrets };

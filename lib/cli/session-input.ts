@@ -16,7 +16,7 @@ import type { Plan } from '../plan/session-plan.js';
 import { nomadJobConverter, type JobConverter } from '../cluster/job-convert.js';
 import { jobFileProblems } from '../steps/job-input.js';
 import { findScenario, loadUserScenarios } from './scenarios.js';
-import type { OutputPath } from './paths.js';
+import type { InputPath, OutputPath } from './paths.js';
 import type { CliDeps } from './deps.js';
 import type { ParsedArgs } from './command.js';
 import type { HarnessFile } from './input.js';
@@ -126,6 +126,55 @@ export async function parsedJobProblems(
     );
   }
   return all;
+}
+
+/**
+ * The configs whose job can be parsed by their own build, each naming it by the path it resolves to (a matrix file's
+ * build paths are read from its folder, not the working directory). A build with a problem parses nothing (its problem
+ * says why; a file that is no Nomad build would only add a parse error), but another build's problem (a mistyped
+ * --upgrade-to or --after, one axis value) must not hold back what a good build finds in the job.
+ */
+export function jobParseConfigs(
+  plan: Plan | undefined,
+  configs: readonly HarnessConfig[],
+  buildProblems: readonly ConfigProblem[],
+): HarnessConfig[] {
+  const bad = new Set(buildProblems.map((p) => p.value));
+  const usable = (c: HarnessConfig) => typeof c.nomadBinary === 'string' && !bad.has(c.nomadBinary);
+  if (!plan) return configs.filter(usable);
+  // Note: the cells, not the base config: each cell runs, and names its build with the folder it is read from
+  return plan.cells.flatMap((cell) => {
+    const ref = cell.builds.find((b) => b.role === 'nomad');
+    if (!ref) return usable(cell.config) ? [cell.config] : [];
+    return bad.has(ref.spec) ? [] : [{ ...cell.config, nomadBinary: resolve(ref.cwd, ref.spec) }];
+  });
+}
+
+/**
+ * The files the session reads, each with what names it: harness.yaml, the matrix file, the jobs, the fault schedule,
+ * the known-issue file, the release key, the builds given as paths (a matrix's from its folder) and the user's
+ * scenario files. A report must not be written over one of them.
+ */
+export function inputFiles(
+  plan: Plan | undefined,
+  configs: readonly HarnessConfig[],
+  o: { harness?: HarnessFile | undefined; matrixFile?: { path: string } | undefined; extra?: readonly Scenario[] },
+): InputPath[] {
+  const text = (v: unknown): v is string => typeof v === 'string' && v !== '';
+  const out: InputPath[] = [];
+  if (o.harness) out.push({ field: '--config', value: o.harness.name });
+  if (o.matrixFile) out.push({ field: 'matrix file', value: o.matrixFile.path });
+  for (const c of configs) {
+    for (const f of c.job.files) if (text(f)) out.push({ field: 'job.file (--job)', value: f });
+    if (text(c.reboot.faults)) out.push({ field: 'reboot.faults (--faults)', value: c.reboot.faults });
+    if (text(c.knownIssuesFile)) out.push({ field: 'known_issues_file', value: c.knownIssuesFile });
+    if (text(c.builds.releasesKey)) out.push({ field: '--releases-key', value: c.builds.releasesKey });
+    if (!plan && text(c.nomadBinary)) out.push({ field: '--nomad', value: c.nomadBinary });
+    if (!plan && text(c.upgradeTo)) out.push({ field: '--upgrade-to', value: c.upgradeTo });
+  }
+  for (const b of plan?.builds ?? []) out.push({ field: b.field, value: b.spec, from: b.cwd });
+  for (const s of o.extra ?? []) if ('file' in s && text(s.file)) out.push({ field: '--scenarios', value: s.file });
+  return out;
 }
 
 /** The user's job in every config of the session, as far as it is judged without a build (a file that cannot be read). */
