@@ -187,6 +187,14 @@ t.test('bad input, every problem at once, before any build or run (exit 2)', asy
   t.match(same.err, /--good\/--bad: name the same commit/);
   const missing = await bisect(t, fx, []);
   t.match(missing.err, /--good: is required[\s\S]*--bad: is required[\s\S]*--check: is required/);
+  // its own report named like harness.yaml, which it reads: refused, the file left as it was
+  const dir = t.testdir({ 'h.yaml': 'lab:\n  cpus: 1\n' });
+  const args = ['--good', 'v1.9.3', '--bad', fx.shas[5]!, '--check', 'task-dirs', '-c', join(dir, 'h.yaml')];
+  const over = await bisect(t, fx, [...args, '--report-json', join(dir, 'h.yaml')], { cwd: dir });
+  t.equal(over.code, 2);
+  t.match(over.err, /--report-json: is a file this command reads \(--config\): the report would be written over it/);
+  t.equal(readFileSync(join(dir, 'h.yaml'), 'utf8'), 'lab:\n  cpus: 1\n', 'harness.yaml is as it was');
+  t.same(over.built, [], 'nothing built');
 });
 
 t.test('a dirty work tree or a directory that is no repository is refused', async (t) => {

@@ -26,7 +26,7 @@ import {
 } from '../../report/bisect.js';
 import { allScenarios } from '../scenarios.js';
 import { checkSession, newRunId, readSession } from '../session-command.js';
-import { userScenarios } from '../session-input.js';
+import { inputFiles, userScenarios } from '../session-input.js';
 import { readHarnessFile } from '../input.js';
 import { argvOf, realSteps } from '../bisect-steps.js';
 import { pathProblems } from '../paths.js';
@@ -169,6 +169,7 @@ async function bisectCommand(given: ParsedArgs, deps: CommandDeps): Promise<numb
   };
   const stepDeps: CommandDeps = { ...deps, argvProblems: [] };
   let checked: Awaited<ReturnType<typeof checkSession>> | undefined;
+  let read: Awaited<ReturnType<typeof readSession>> | undefined;
   try {
     const req = {
       command: run,
@@ -177,7 +178,8 @@ async function bisectCommand(given: ParsedArgs, deps: CommandDeps): Promise<numb
       plan: 'run' as const,
       named: () => [scenario],
     };
-    checked = await checkSession(req, await readSession(req));
+    read = await readSession(req);
+    checked = await checkSession(req, read);
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     problems.push(
@@ -191,7 +193,10 @@ async function bisectCommand(given: ParsedArgs, deps: CommandDeps): Promise<numb
   const outs = (['junit', 'report-json'] as const).flatMap((f) =>
     own(f) ? [{ field: `--${f}`, value: own(f)!, kind: 'file' as const }] : [],
   );
-  problems.push(...(await pathProblems(outs, deps.cwd)));
+  // Note: neither may be a file the bisect reads (harness.yaml, the job, a user's scenario): it would be replaced
+  const configs = checked ? [checked.plan.base, ...checked.plan.cells.map((c) => c.config)] : [];
+  const readFiles = inputFiles(checked?.plan, configs, { harness: read?.harness, extra: read?.user.extra });
+  problems.push(...(await pathProblems(outs, deps.cwd, readFiles)));
   const all = [...deps.argvProblems, ...problems];
   // Note: a session check that fails throws its problems, so `checked` is unset only with problems told
   if (all.length || !checked || !tree) throw new ConfigError(all);
