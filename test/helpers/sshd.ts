@@ -114,7 +114,9 @@ export async function startSshd(): Promise<TestSshd> {
       `StrictModes no`,
       `LogLevel ${process.env.NRH_SSHD_LOGLEVEL ?? 'VERBOSE'}`,
       `Subsystem sftp internal-sftp`,
-      `SetEnv PATH=${binDir}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin`,
+      // SHLVL=1: Debian's bash sources ~/.bashrc in a shell sshd starts only at level 1; a developer's rc file (pyenv,
+      // cargo: 0.1 s of CPU per command here) would run for every remote command and put its PATH before binDir
+      `SetEnv SHLVL=1 PATH=${binDir}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin`,
       '',
     ].join('\n'),
   );

@@ -16,6 +16,7 @@ import type { BuildLayer } from '../../lib/cli/deps.js';
 import { standInPerRun, type StandInBuild } from '../helpers/stand-in-env.js';
 import { bisectFixture, linearHistory, type Fixture } from '../helpers/bisect-fixture.js';
 import { validateJUnit } from '../helpers/junit-schema.js';
+import { CLI_COMPILED } from '../helpers/cli-child.js';
 
 // Note: each bisect here is dozens of git calls and, in bisect-cli, a stand-in run per try: seconds alone, a minute or
 // more on 2 loaded cores (tap's default is 60 s a file)
@@ -214,21 +215,11 @@ t.test('a dirty work tree or a directory that is no repository is refused', asyn
   t.match(s.err.join(''), /--source: is not a git repository/);
   // the same without --source, through the CLI process with its real build layer (the stand-ins' builds take any
   // tree): the default git:. of a folder that is no repository, told once and not again as the first try's build
-  // Note: spawned, not spawnSync: the tests beside this one keep running while the CLI starts
+  // Note: spawned, not spawnSync: the tests beside this one keep running while the CLI starts; the compiled entry
+  // when the tests run compiled (no TypeScript of the test's own to load: tsx's loader would cost a second of CPU)
   const child = await spawnCli(
     process.execPath,
-    [
-      join(process.cwd(), 'bin/reboot-harness.js'),
-      'bisect',
-      '--good',
-      'a',
-      '--bad',
-      'b',
-      '--check',
-      'task-dirs',
-      '--netns',
-      '',
-    ],
+    [CLI_COMPILED, 'bisect', '--good', 'a', '--bad', 'b', '--check', 'task-dirs', '--netns', ''],
     { cwd: dir, env: { ...process.env, CI: 'true' }, timeout: 120_000 },
   );
   t.equal(child.status, 2, child.stderr);

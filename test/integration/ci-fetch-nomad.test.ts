@@ -17,8 +17,6 @@ const tools = ['gpg', 'gpgv', 'curl', 'zip', 'unzip'].filter(
 );
 const missing = tools.length ? `missing: ${tools.join(', ')} (apt-get install -y gnupg curl zip unzip)` : false;
 
-t.setTimeout(120_000);
-
 /**
  * A fresh key in its own GNUPGHOME: its fingerprint and armored public key. Note: the home is a short path under
  * the temp folder (gpg-agent's socket path must fit in 108 bytes); its agent is stopped and the folder removed at

@@ -7,8 +7,6 @@ import { dirname, join, resolve } from 'node:path';
 import { main } from '../../lib/cli/main.js';
 import { standInPerRun } from '../helpers/stand-in-env.js';
 
-t.setTimeout(180_000);
-
 const MATRIX = `scenario: bridge-exec-reboot
 axes:
   nomad:

@@ -15,9 +15,17 @@ import type {
 } from '../../../lib/nomad/api-types.js';
 import { PLAN_ANNOTATIONS_SINCE, forLine, lineAtLeast } from './lines.js';
 
-/** Read one sample from test/fixtures/nomad/ (a fresh copy each time). */
+/** Each sample's text, read once: the stand-in builds payloads from them on every request (alloc, node, agent). */
+const sampleText = new Map<string, string>();
+
+/** Read one sample from test/fixtures/nomad/ (a fresh copy each time; the file itself is read once a process). */
 export function fixture<T>(name: string): T {
-  return JSON.parse(readFileSync(new URL(`../../fixtures/nomad/${name}`, import.meta.url), 'utf8')) as T;
+  let text = sampleText.get(name);
+  if (text === undefined) {
+    text = readFileSync(new URL(`../../fixtures/nomad/${name}`, import.meta.url), 'utf8');
+    sampleText.set(name, text);
+  }
+  return JSON.parse(text) as T;
 }
 
 export const ZERO_TIME = '0001-01-01T00:00:00Z';
