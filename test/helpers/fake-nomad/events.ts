@@ -31,7 +31,7 @@ const DEFAULT_TYPE: Record<Table, CommitType> = {
   jobs: 'JobRegistered',
   evals: 'EvaluationUpdated',
   deployments: 'DeploymentStatusUpdate',
-  volumes: 'HostVolumeRegister',
+  volumes: 'HostVolumeRegistered',
 };
 
 /** The frame of one commit: every object of `tables` whose ModifyIndex is `idx` (or a job removed by it). */
