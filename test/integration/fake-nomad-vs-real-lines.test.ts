@@ -263,6 +263,14 @@ const about = (e: Obj, topic: string) => {
   return [topic === 'Job' ? p?.ID : p?.JobID, p?.TriggeredBy].join('/');
 };
 
+/**
+ * The stand-in's batch-ok never ends, so its drain meets it running (1.10.3+: killed, failed, rescheduled); the real
+ * batch-ok had completed before the drain, so the recording has no such event to hold it against.
+ */
+const batchDrained = (e: Obj | undefined) =>
+  at(e, 'Payload', 'Allocation', 'JobID') === 'batch-ok' && at(e, 'Payload', 'Allocation', 'ClientStatus') === 'failed';
+const DRAINED_BATCH = 'the recording drained no running batch alloc (its batch-ok had completed)';
+
 /** The first real event of `type` (as byType keys it) about the same job and trigger as `me`. */
 function counterpart(frames: Obj[], topic: string, type: string, me: Obj): Obj | undefined {
   const want = about(me, topic);
@@ -423,6 +431,10 @@ for (const version of LINES) {
         if (r.size === 0) notCompared(t, `${topic} events`, 'no capture of it for this line');
         for (const type of m.keys()) {
           if (!r.size || r.has(type)) continue;
+          if (batchDrained(m.get(type))) {
+            notCompared(t, `${topic} ${type} event`, DRAINED_BATCH);
+            continue;
+          }
           // over the whole stream of the same steps, an event real Nomad never sent is one the stand-in invents
           if (whole.length) t.fail(`${topic} ${type} event: the stand-in sends it, real ${version} never did`);
           else notCompared(t, `${topic} ${type} event`, 'the capture has no event of this kind');
@@ -431,7 +443,12 @@ for (const version of LINES) {
           const me = m.get(type);
           // the stream's JSON leaves out a payload's empty fields (a batch alloc has no DeploymentID, a node-update
           // eval no QueuedAllocations): compare with the real event of the same job and trigger when there is one
-          const re = (me && counterpart(recAll, topic, type, me)) ?? first;
+          const same = me && counterpart(recAll, topic, type, me);
+          if (!same && batchDrained(me)) {
+            notCompared(t, `${topic} ${type} event`, DRAINED_BATCH);
+            continue;
+          }
+          const re = same ?? first;
           sameKeys(t, `${topic} ${type} event`, me, re);
           const payload = (e: unknown) => at(e, 'Payload', topic);
           sameKeys(

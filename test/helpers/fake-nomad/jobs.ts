@@ -56,6 +56,9 @@ export function registerJob(c: Cluster, submitted: ApiJob): ApiJobRegisterRespon
       : undefined;
     c.commit(['evals'], (idx) => {
       Object.assign(ev, { Status: 'complete', ModifyIndex: idx });
+      // the eval whose plan created the deployment names it (real event streams: job-register EvaluationUpdated/complete)
+      const dep = c.deployments.get(job.ID);
+      if (dep && dep.JobModifyIndex === job.JobModifyIndex) Object.assign(ev, { DeploymentID: dep.ID });
       if (blocked)
         ev.FailedTGAllocs = Object.fromEntries(
           (job.TaskGroups ?? []).map((g) => [
