@@ -508,7 +508,6 @@ for (const version of LINES) {
           at(moved(s.drainedSystem), 'DesiredDescription'),
           at(recSys, 'DesiredDescription'),
           'the system alloc of a drained node',
-          { todo: 'the stand-in migrates a system alloc like a service alloc' },
         );
         const recElig = rec('drain/eligible-node.json') as Obj;
         t.same(msgs(s.eligible).at(-1), msgs(recElig).at(-1), 'node event when eligible again');
@@ -518,7 +517,6 @@ for (const version of LINES) {
           live(s.eligibleSystem),
           live(rec('drain/eligible-system-job-allocations.json')),
           'the system job placed again',
-          { todo: 'the stand-in does not place system allocs on a node made eligible' },
         );
       }
     });
