@@ -28,13 +28,24 @@ export type CommitType =
   | 'NodeStreamEvent'
   | 'NodeDrain'
   | 'NodeEligibility'
-  | 'AllocationUpdateDesiredTransition'
   | 'JobRegistered'
   | 'JobDeregistered'
   | 'EvaluationUpdated'
   | 'DeploymentStatusUpdate'
-  | 'HostVolumeRegister'
-  | 'HostVolumeDelete';
+  | 'HostVolumeRegistered'
+  | 'HostVolumeDeleted';
+
+/**
+ * The raft write that creates an eval of a trigger, whose Type its event carries: the job register or deregister writes
+ * the job and its eval at once, the client's alloc update its alloc-failure eval (nomad/job_endpoint.go Register,
+ * nomad/node_endpoint.go UpdateAlloc); other evals come from an eval update (EvaluationUpdated, e.g. node-update).
+ * Real 1.9.7-2.0.5 event captures: Evaluation JobRegistered/pending, never EvaluationUpdated for a job-register eval.
+ */
+const EVAL_WRITTEN_BY: Record<string, CommitType> = {
+  'job-register': 'JobRegistered',
+  'job-deregister': 'JobDeregistered',
+  'alloc-failure': 'AllocationUpdated',
+};
 
 /** A group's reschedule policy as the parsed job holds it (durations in ns). */
 interface ReschedulePolicy {
@@ -330,10 +341,14 @@ export class Cluster {
   createEval(job: ApiJob, triggeredBy: string, status = 'complete', extra: Partial<ApiEvaluation> = {}): ApiEvaluation {
     const id = uuid();
     let ev!: ApiEvaluation;
-    this.commit(['evals'], (idx) => {
-      ev = { ...newEvaluation({ id, job, triggeredBy, index0: idx }), Status: status, ...extra };
-      this.evals.set(id, ev);
-    });
+    this.commit(
+      ['evals'],
+      (idx) => {
+        ev = { ...newEvaluation({ id, job, triggeredBy, index0: idx }), Status: status, ...extra };
+        this.evals.set(id, ev);
+      },
+      EVAL_WRITTEN_BY[triggeredBy],
+    );
     return ev;
   }
 
@@ -514,7 +529,13 @@ export class Cluster {
             placed.push(a);
           }
         }
-        job.Status = 'pending';
+        // real getJobStatus (nomad/state/state_store.go) in the plan's own transaction: a job with a non-terminal
+        // alloc is running, so the plan's Job event is PlanResult/running (1.10.5-2.0.5 event captures)
+        const live = [...this.allocs.values()].some(
+          (a) =>
+            a.JobID === job.ID && a.DesiredStatus === 'run' && !['complete', 'failed', 'lost'].includes(a.ClientStatus),
+        );
+        job.Status = live ? 'running' : 'pending';
         job.ModifyIndex = idx;
       },
       'PlanResult',
@@ -596,8 +617,10 @@ export class Cluster {
       a.ClientDescription = 'Tasks are running';
     });
     const job = this.jobs.get(this.allocs.get(id)?.JobID ?? '');
+    // a job some placement left pending: the client's update makes it running (real Nomad: setJobStatuses in the
+    // AllocationUpdated transaction; a job is running from its plan on, so this rarely fires)
     if (job && job.Status !== 'running' && !job.Stop)
-      this.commit(['jobs'], (idx) => Object.assign(job, { Status: 'running', ModifyIndex: idx }));
+      this.commit(['jobs'], (idx) => Object.assign(job, { Status: 'running', ModifyIndex: idx }), 'AllocationUpdated');
     if (job) deploymentProgress(this, job.ID);
   }
 

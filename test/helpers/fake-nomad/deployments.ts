@@ -43,26 +43,31 @@ export function startDeployment(c: Cluster, job: ApiJob): void {
       },
     ]),
   );
-  c.commit(['deployments'], (idx) => {
-    c.deployments.set(job.ID, {
-      ID: uuid(),
-      Namespace: job.Namespace ?? 'default',
-      JobID: job.ID,
-      JobVersion: typeof job.Version === 'number' ? job.Version : 0,
-      JobModifyIndex: job.JobModifyIndex ?? idx,
-      JobSpecModifyIndex: job.JobModifyIndex ?? idx,
-      JobCreateIndex: job.CreateIndex ?? idx,
-      IsMultiregion: false,
-      TaskGroups: groups,
-      Status: 'running',
-      StatusDescription: 'Deployment is running',
-      EvalPriority: job.Priority ?? 50,
-      CreateIndex: idx,
-      ModifyIndex: idx,
-      CreateTime: nowNs(),
-      ModifyTime: nowNs(),
-    });
-  });
+  // the scheduler's plan creates it: Deployment PlanResult/running (1.10.5-2.0.5 event captures)
+  c.commit(
+    ['deployments'],
+    (idx) => {
+      c.deployments.set(job.ID, {
+        ID: uuid(),
+        Namespace: job.Namespace ?? 'default',
+        JobID: job.ID,
+        JobVersion: typeof job.Version === 'number' ? job.Version : 0,
+        JobModifyIndex: job.JobModifyIndex ?? idx,
+        JobSpecModifyIndex: job.JobModifyIndex ?? idx,
+        JobCreateIndex: job.CreateIndex ?? idx,
+        IsMultiregion: false,
+        TaskGroups: groups,
+        Status: 'running',
+        StatusDescription: 'Deployment is running',
+        EvalPriority: job.Priority ?? 50,
+        CreateIndex: idx,
+        ModifyIndex: idx,
+        CreateTime: nowNs(),
+        ModifyTime: nowNs(),
+      });
+    },
+    'PlanResult',
+  );
 }
 
 /** An alloc of the job started or failed: fail the running deployment, or mark it successful once all stay healthy. */
@@ -70,14 +75,28 @@ export function deploymentProgress(c: Cluster, jobId: string): void {
   const d = c.deployments.get(jobId);
   if (d?.Status !== 'running') return;
   const live = () => [...c.allocs.values()].filter((a) => a.JobID === jobId && a.DesiredStatus === 'run');
-  const end = (Status: string, StatusDescription: string, health: 'HealthyAllocs' | 'UnhealthyAllocs') =>
-    c.commit(['deployments'], (idx) => {
-      for (const [name, g] of Object.entries(d.TaskGroups ?? {}))
-        g[health] = live().filter(
-          (a) => a.TaskGroup === name && (health === 'UnhealthyAllocs') === (a.ClientStatus === 'failed'),
-        ).length;
-      Object.assign(d, { Status, StatusDescription, ModifyIndex: idx, ModifyTime: nowNs() });
-    });
+  // Real Nomad: the client's alloc update (health set) counts the alloc in the deployment, an AllocationUpdated event of
+  // the still running deployment; then an unhealthy alloc makes the deployment watcher fail it (DeploymentStatusUpdate)
+  // and a healthy one makes the scheduler's next plan mark it successful (PlanResult), as the 1.10.5-2.0.5 event
+  // captures show. Never a DeploymentStatusUpdate for running or successful.
+  const end = (Status: string, StatusDescription: string, health: 'HealthyAllocs' | 'UnhealthyAllocs') => {
+    c.commit(
+      ['deployments'],
+      (idx) => {
+        for (const [name, g] of Object.entries(d.TaskGroups ?? {}))
+          g[health] = live().filter(
+            (a) => a.TaskGroup === name && (health === 'UnhealthyAllocs') === (a.ClientStatus === 'failed'),
+          ).length;
+        Object.assign(d, { ModifyIndex: idx, ModifyTime: nowNs() });
+      },
+      'AllocationUpdated',
+    );
+    c.commit(
+      ['deployments'],
+      (idx) => Object.assign(d, { Status, StatusDescription, ModifyIndex: idx, ModifyTime: nowNs() }),
+      Status === 'failed' ? 'DeploymentStatusUpdate' : 'PlanResult',
+    );
+  };
   if (live().some((a) => a.ClientStatus === 'failed')) {
     end('failed', 'Failed due to unhealthy allocations', 'UnhealthyAllocs');
     return;

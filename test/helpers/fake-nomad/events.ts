@@ -9,7 +9,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Cluster, CommitType, Table } from './cluster.js';
 import type { ApiAllocation } from '../../../lib/nomad/api-types.js';
-import { evalOut, fullAlloc } from './payloads.js';
+import { evalOut, fullAlloc, isZero } from './payloads.js';
 
 export interface StreamEventOut {
   Topic: string;
@@ -25,13 +25,27 @@ export interface EventFrame {
   Events: StreamEventOut[];
 }
 
+/**
+ * An Allocation or Evaluation as the stream sends it, unlike the HTTP API: no key whose value is empty ("", 0, false,
+ * null, {}, []) and no unset DesiredTransition (a struct value); a NetworkStatus or QueuedAllocations of empty values
+ * stays (a pointer, a map with entries). Every Allocation and Evaluation event of the 1.9.7-2.0.5 whole streams.
+ */
+const withoutEmpty = <T extends object>(o: T): T =>
+  Object.fromEntries(
+    Object.entries(o).filter(([k, v]) => {
+      if (k === 'DesiredTransition') return !isZero(v);
+      if (v === null || typeof v !== 'object') return !isZero(v);
+      return Object.keys(v).length > 0;
+    }),
+  ) as T;
+
 const DEFAULT_TYPE: Record<Table, CommitType> = {
   allocs: 'AllocationUpdated',
   nodes: 'NodeStreamEvent',
   jobs: 'JobRegistered',
   evals: 'EvaluationUpdated',
   deployments: 'DeploymentStatusUpdate',
-  volumes: 'HostVolumeRegister',
+  volumes: 'HostVolumeRegistered',
 };
 
 /** The frame of one commit: every object of `tables` whose ModifyIndex is `idx` (or a job removed by it). */
@@ -70,7 +84,7 @@ export function eventsOfCommit(
       const placed = alloc as Partial<ApiAllocation>;
       if ((type ?? DEFAULT_TYPE.allocs) === 'PlanResult' && a.CreateIndex === idx)
         for (const k of ['TaskStates', 'NetworkStatus', 'ClientDescription'] as const) delete placed[k];
-      ev('allocs', 'Allocation', a.ID, a.Namespace, [a.JobID, ''], { Allocation: alloc });
+      ev('allocs', 'Allocation', a.ID, a.Namespace, [a.JobID, ''], { Allocation: withoutEmpty(alloc) });
       jobs.add(a.JobID);
     }
     // As in the real capture (test/fixtures/nomad/event-stream/real-1.9.3-*): the same transaction also touches the
@@ -88,7 +102,7 @@ export function eventsOfCommit(
   if (tables.includes('evals')) {
     for (const e of c.evals.values()) {
       if (e.ModifyIndex !== idx) continue;
-      ev('evals', 'Evaluation', e.ID, e.Namespace, [e.JobID, ''], { Evaluation: evalOut(e, c) });
+      ev('evals', 'Evaluation', e.ID, e.Namespace, [e.JobID, ''], { Evaluation: withoutEmpty(evalOut(e, c)) });
     }
   }
   if (tables.includes('deployments'))

@@ -23,7 +23,9 @@ function storedJob(submitted: ApiJob): ApiJob {
 
 /** POST /v1/jobs: store the job, create an eval, place allocs on the client node if it is ready. */
 export function registerJob(c: Cluster, submitted: ApiJob): ApiJobRegisterResponse {
-  const job: ApiJob = { ...storedJob(submitted), Status: 'pending', Stop: false, SubmitTime: nowNs(), Version: 0 };
+  // real getJobStatus: a system job is running from its registration on (JobRegistered/running), others pending
+  const Status = submitted.Type === 'system' ? 'running' : 'pending';
+  const job: ApiJob = { ...storedJob(submitted), Status, Stop: false, SubmitTime: nowNs(), Version: 0 };
   const old = c.jobs.get(job.ID);
   const jobIndex = c.commit(['jobs'], (idx) => {
     job.CreateIndex = old?.CreateIndex ?? idx;
@@ -54,6 +56,9 @@ export function registerJob(c: Cluster, submitted: ApiJob): ApiJobRegisterRespon
       : undefined;
     c.commit(['evals'], (idx) => {
       Object.assign(ev, { Status: 'complete', ModifyIndex: idx });
+      // the eval whose plan created the deployment names it (real event streams: job-register EvaluationUpdated/complete)
+      const dep = c.deployments.get(job.ID);
+      if (dep && dep.JobModifyIndex === job.JobModifyIndex) Object.assign(ev, { DeploymentID: dep.ID });
       if (blocked)
         ev.FailedTGAllocs = Object.fromEntries(
           (job.TaskGroups ?? []).map((g) => [

@@ -1,6 +1,6 @@
 // Part of the Nomad API stand-in (not Nomad): more than one client node, and a node drain as Nomad's drainer runs it
 // (nomad@v1.9.7:nomad/drainer): the node gets a DrainStrategy and turns ineligible (NodeDrain), its service allocs get
-// DesiredTransition.Migrate (AllocationUpdateDesiredTransition), the scheduler places each one's replacement on another
+// DesiredTransition.Migrate (AllocationUpdateDesiredStatus), the scheduler places each one's replacement on another
 // eligible node, linked both ways, and stops the old one ("alloc is being migrated", PlanResult); the client stops it
 // (complete); one alloc at a time (max_parallel 1), the next only once the last one's replacement is healthy; once
 // nothing of the drain is left the DrainStrategy is cleared and LastDrain says complete.
@@ -13,6 +13,7 @@ import type { ApiAllocation, ApiJob, ApiNode } from '../../../lib/nomad/api-type
 import type { Cluster } from './cluster.js';
 import { newNode, nowRfc3339, taskEvent } from './payloads.js';
 import { drainBatchAlloc, drainOrder, placeSystemOnEligible, stopSystemAllocs } from './job-types.js';
+import { NODE_ELIGIBILITY_EVENT_SINCE, lineAtLeast } from './lines.js';
 
 const TERMINAL = new Set(['complete', 'failed', 'lost']);
 /** An alloc's DesiredTransition with nothing asked (real 1.9.7 list stub). */
@@ -176,7 +177,8 @@ function drainNext(c: Cluster, n: ApiNode, queue: ApiAllocation[], system: ApiAl
         DesiredTransition: { ...NO_TRANSITION, ...a.DesiredTransition, Migrate: true },
         ModifyIndex: idx,
       }),
-    'AllocationUpdateDesiredTransition',
+    // real Nomad's Type for the AllocUpdateDesiredTransition raft message (nomad/state/events.go MsgTypeEvents)
+    'AllocationUpdateDesiredStatus',
   );
   c.later(1, () => {
     const batch = drainBatchAlloc(c, a, (job, previous) => {
@@ -246,10 +248,17 @@ function migrate(c: Cluster, from: ApiNode, draining: ApiAllocation[]): ApiAlloc
 }
 
 /** Place `job`'s missing allocs on `n` (the replacements of `previous`, linked to them); returns them. */
-function placeOn(c: Cluster, n: ApiNode, job: ApiJob, previous: ApiAllocation[], keep: Set<string>): ApiAllocation[] {
+function placeOn(
+  c: Cluster,
+  n: ApiNode,
+  job: ApiJob,
+  previous: ApiAllocation[],
+  keep: Set<string>,
+  linkPrevious = true,
+): ApiAllocation[] {
   c.placementNode = n;
   try {
-    return c.placeAllocs(job, '', previous, keep);
+    return c.placeAllocs(job, '', previous, keep, {}, linkPrevious);
   } finally {
     c.placementNode = undefined;
   }
@@ -264,7 +273,7 @@ export function setEligibility(c: Cluster, n: ApiNode, eligibility: string): num
   const idx = touch(
     c,
     n,
-    'NodeEligibility',
+    lineAtLeast(c.version, NODE_ELIGIBILITY_EVENT_SINCE) ? 'NodeEligibility' : 'NodeDrain',
     (x) => {
       x.SchedulingEligibility = eligibility;
     },
@@ -290,7 +299,9 @@ export function setEligibility(c: Cluster, n: ApiNode, eligibility: string): num
           .filter((a) => a.JobID === jobId && a.DesiredStatus === 'run' && !TERMINAL.has(a.ClientStatus))
           .map((a) => a.Name),
       );
-      placeOn(c, n, job, mine, keep);
+      // the blocked eval places a new alloc: no PreviousAllocation, the drained one gets no NextAllocation (real 1.9.7
+      // drain on one node, release-build/events: only the system alloc's replacement is linked)
+      placeOn(c, n, job, mine, keep, false);
     }
   });
   return idx;

@@ -274,6 +274,11 @@ const EVAL_ALWAYS = new Set([
 /** An Evaluation as the real API serializes it. */
 export function evalOut(e: ApiEvaluation, c: { version: string; allocs: Map<string, ApiAllocation> }): ApiEvaluation {
   const out = Object.fromEntries(Object.entries(e).filter(([k, v]) => EVAL_ALWAYS.has(k) || !isZero(v)));
+  // an eval the scheduler has not taken yet (pending, no blocked/wait follow-up) has no DeploymentID, QueuedAllocations
+  // or SnapshotIndex: the scheduler writes them (real 1.9.7-2.0.5 event streams: Evaluation JobRegistered/pending)
+  if (e.Status === 'pending' && !e.WaitUntil)
+    for (const k of ['QueuedAllocations', 'SnapshotIndex', ...(out['DeploymentID'] ? [] : ['DeploymentID'])])
+      delete out[k];
   if (e.Status === 'complete' && lineAtLeast(c.version, PLAN_ANNOTATIONS_SINCE))
     out.PlanAnnotations = planAnnotations(e, c);
   return forLine('eval', c.version, out) as unknown as ApiEvaluation;
