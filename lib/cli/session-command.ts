@@ -26,7 +26,7 @@ import { hostKeyProblems } from '../lab/ssh/ssh-preflight.js';
 import { IN_NETNS_ENV } from '../lab/host/host.js';
 import { labConfigRules, vmOverheadMb } from '../lab/providers.js';
 import { allScenarios, findScenario } from './scenarios.js';
-import { pathProblems } from './paths.js';
+import { notAFileProblems, pathProblems } from './paths.js';
 import { unusedFlagProblems } from './scenario-flags.js';
 import { hostsNetnsProblems } from './hosts-netns.js';
 import { inputProblems, readHarnessFile, type HarnessFile } from './input.js';
@@ -80,6 +80,15 @@ export async function readSession(req: SessionRequest): Promise<ReadSession> {
   const { args, deps } = req;
   const fileProblems: ConfigProblem[] = [...(req.problems ?? [])];
   const harness = await readHarnessFile(args, deps, fileProblems);
+  // Note: the scenarios read a fault schedule while the plan is made: a FIFO there would hold it for ever
+  const schedules = [
+    args.values['faults'],
+    (harness?.data as { reboot?: { faults?: unknown } } | null | undefined)?.reboot?.faults,
+    (req.matrixFile?.data as { defaults?: { reboot?: { faults?: unknown } } } | undefined)?.defaults?.reboot?.faults,
+  ].flatMap((v) => (typeof v === 'string' && v !== '' ? [{ field: 'reboot.faults (--faults)', value: v }] : []));
+  const pipes = await notAFileProblems(schedules, deps.cwd);
+  if (pipes.length)
+    throw new ConfigError(inputProblems({ argv: deps.argvProblems, files: fileProblems, command: pipes }));
   const user = await userScenarios(args, deps, harness, req.matrixFile);
   const input: PlanInput = {
     command: req.plan,
@@ -136,6 +145,23 @@ export async function checkSession(req: SessionRequest, read: ReadSession): Prom
     ),
   ];
   deps.addSecrets(secrets);
+  const sources = {
+    argv: deps.argvProblems,
+    files: read.fileProblems,
+    userScenarios: user.problems,
+    config: res.ok ? [] : wordAfterSwitch(res.problems, args.rawArgs),
+  };
+  const readFiles = inputFiles(plan, configs, { harness, matrixFile: req.matrixFile, extra: user.extra });
+  // Note: before anything reads them: a FIFO would hold the check (the build's hash, the job's parse) for ever
+  const pipes = await notAFileProblems(readFiles, deps.cwd);
+  if (pipes.length) {
+    const unread = [
+      ...pipes,
+      ...expectFlagProblems(args.values),
+      ...(await pathProblems(outputPaths(configs, args, deps, harness), deps.cwd, readFiles)),
+    ];
+    throw new ConfigError(inputProblems({ ...sources, command: unread }));
+  }
   const logger = loggerFor(base, deps);
   const builds = deps.builds ?? pathBuilds(deps);
   const buildProblems = await builds.check(res.ok ? res.plan.builds : res.builds, base, logger);
@@ -154,11 +180,7 @@ export async function checkSession(req: SessionRequest, read: ReadSession): Prom
     ...expectFlagProblems(args.values),
     ...matrixRepeatProblems(req),
     ...unusedFlagProblems(args.values, scenarios, configs, { installsItsBuilds: !!req.installsOwnBuilds }),
-    ...(await pathProblems(
-      outputPaths(configs, args, deps, harness),
-      deps.cwd,
-      inputFiles(plan, configs, { harness, matrixFile: req.matrixFile, extra: user.extra }),
-    )),
+    ...(await pathProblems(outputPaths(configs, args, deps, harness), deps.cwd, readFiles)),
     ...jobs,
     ...(await labProblems(plan, configs, deps, user.extra)),
     ...(await Promise.all(configs.map((c) => hostKeyProblems(c, deps.cwd)))).flat(),
@@ -169,12 +191,6 @@ export async function checkSession(req: SessionRequest, read: ReadSession): Prom
       allScenarios(user.extra),
     )),
   ];
-  const sources = {
-    argv: deps.argvProblems,
-    files: read.fileProblems,
-    userScenarios: user.problems,
-    config: res.ok ? [] : wordAfterSwitch(res.problems, args.rawArgs),
-  };
   // The job as the build parses it (a bridge group without a port, a batch job, Nomad's own parse error): at once with
   // the rest, or under --plan, wherever the build is a file already; otherwise the run's preflight parses it.
   const others = !res.ok || own.length || Object.values(sources).some((s) => s.length);
