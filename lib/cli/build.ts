@@ -177,5 +177,5 @@ function renderJson(outcomes: readonly SpecOutcome[]): string {
         }
       : { ...o.build, field: o.input.field, ok: true, properties: buildProperties(o.build) },
   );
-  return JSON.stringify({ schema: BUILD_JSON_SCHEMA, builds }, null, 2) + '\n';
+  return `${JSON.stringify({ schema: BUILD_JSON_SCHEMA, builds }, null, 2)}\n`;
 }

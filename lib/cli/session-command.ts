@@ -37,6 +37,8 @@ import {
   outputPaths,
   inputFiles,
   jobParseConfigs,
+  scheduleFiles,
+  withMatrixKnownIssues,
   parsedJobProblems,
   sessionConfigs,
   userScenarios,
@@ -81,12 +83,7 @@ export async function readSession(req: SessionRequest): Promise<ReadSession> {
   const fileProblems: ConfigProblem[] = [...(req.problems ?? [])];
   const harness = await readHarnessFile(args, deps, fileProblems);
   // Note: the scenarios read a fault schedule while the plan is made: a FIFO there would hold it for ever
-  const schedules = [
-    args.values['faults'],
-    (harness?.data as { reboot?: { faults?: unknown } } | null | undefined)?.reboot?.faults,
-    (req.matrixFile?.data as { defaults?: { reboot?: { faults?: unknown } } } | undefined)?.defaults?.reboot?.faults,
-  ].flatMap((v) => (typeof v === 'string' && v !== '' ? [{ field: 'reboot.faults (--faults)', value: v }] : []));
-  const pipes = await notAFileProblems(schedules, deps.cwd);
+  const pipes = await notAFileProblems(scheduleFiles(args.values, harness?.data, req.matrixFile?.data), deps.cwd);
   if (pipes.length)
     throw new ConfigError(inputProblems({ argv: deps.argvProblems, files: fileProblems, command: pipes }));
   const user = await userScenarios(args, deps, harness, req.matrixFile);
@@ -152,16 +149,13 @@ export async function checkSession(req: SessionRequest, read: ReadSession): Prom
     config: res.ok ? [] : wordAfterSwitch(res.problems, args.rawArgs),
   };
   const readFiles = inputFiles(plan, configs, { harness, matrixFile: req.matrixFile, extra: user.extra });
+  const outputs = await pathProblems(outputPaths(configs, args, deps, harness), deps.cwd, readFiles);
   // Note: before anything reads them: a FIFO would hold the check (the build's hash, the job's parse) for ever
-  const pipes = await notAFileProblems(readFiles, deps.cwd);
-  if (pipes.length) {
-    const unread = [
-      ...pipes,
-      ...expectFlagProblems(args.values),
-      ...(await pathProblems(outputPaths(configs, args, deps, harness), deps.cwd, readFiles)),
-    ];
-    throw new ConfigError(inputProblems({ ...sources, command: unread }));
-  }
+  const fifos = await notAFileProblems(readFiles, deps.cwd);
+  if (fifos.length)
+    throw new ConfigError(
+      inputProblems({ ...sources, command: [...fifos, ...expectFlagProblems(args.values), ...outputs] }),
+    );
   const logger = loggerFor(base, deps);
   const builds = deps.builds ?? pathBuilds(deps);
   const buildProblems = await builds.check(res.ok ? res.plan.builds : res.builds, base, logger);
@@ -180,7 +174,7 @@ export async function checkSession(req: SessionRequest, read: ReadSession): Prom
     ...expectFlagProblems(args.values),
     ...matrixRepeatProblems(req),
     ...unusedFlagProblems(args.values, scenarios, configs, { installsItsBuilds: !!req.installsOwnBuilds }),
-    ...(await pathProblems(outputPaths(configs, args, deps, harness), deps.cwd, readFiles)),
+    ...outputs,
     ...jobs,
     ...(await labProblems(plan, configs, deps, user.extra)),
     ...(await Promise.all(configs.map((c) => hostKeyProblems(c, deps.cwd)))).flat(),
@@ -199,24 +193,6 @@ export async function checkSession(req: SessionRequest, read: ReadSession): Prom
   const all = inputProblems({ ...sources, command: own });
   if (!plan || all.length) throw new ConfigError(all);
   return { plan, extra: user.extra, logger, builds, secrets };
-}
-
-/**
- * A config that failed to plan holds harness.yaml, the variables and the flags, not the matrix file's `defaults:`; its
- * known-issue file is read all the same (below the variable and the flag, as the planner orders them), so a mistake in
- * it is told with the rest, not in a round of its own once the rest plans.
- */
-function withMatrixKnownIssues(
-  config: HarnessConfig,
-  req: Pick<SessionRequest, 'args' | 'matrixFile'>,
-  env: Record<string, string | undefined>,
-): HarnessConfig {
-  const data = req.matrixFile?.data;
-  const defaults = isRecord(data) && isRecord(data['defaults']) ? data['defaults'] : undefined;
-  const file = defaults?.['known_issues_file'];
-  if (typeof file !== 'string' || !file || req.args.values['known-issues-file'] || env['HARNESS_KNOWN_ISSUES_FILE'])
-    return config;
-  return { ...config, knownIssuesFile: file };
 }
 
 /**

@@ -61,7 +61,10 @@ t.test(
       t.match(err, fifo);
       if (count > 1) t.match(err, /--cpus: must be a whole number/, `${argv.join(' ')}: with the other problem`);
     }
-    for (const argv of [['merge', 'pipe'], ['build', './pipe', '1.9']]) {
+    for (const argv of [
+      ['merge', 'pipe'],
+      ['build', './pipe', '1.9'],
+    ]) {
       s.err.length = 0;
       t.equal(await main(argv, s.deps), 2, argv.join(' '));
       t.match(s.err.join(''), fifo, `${argv.join(' ')}: named`);
