@@ -16,6 +16,7 @@ import { resolve } from 'node:path';
 import type { ParsedArgs } from './command.js';
 import type { CliDeps } from './deps.js';
 import type { Logger } from '../log/events.js';
+import { notAFileProblems } from './paths.js';
 
 /** Schema id of `build --json` output. */
 export const BUILD_JSON_SCHEMA = 'nomad-reboot-harness/builds@1';
@@ -69,10 +70,15 @@ export async function buildSpecProblems(
     ];
   const ctx = contextFor(config, deps, () => {});
   const inputs = specInputs(specs);
+  // Note: a FIFO named as a build would hold its check (the ELF header, the hash) for ever: told, and not read
+  const pipes = await notAFileProblems(
+    inputs.map((i) => ({ field: i.field, value: i.text })),
+    deps.cwd,
+  );
   const plan = await planSpecs(inputs, ctx);
-  // Note: with every spec planned, a file that is no Nomad build is one failed spec among resolved ones (its block
-  // says FAILED); only beside other problems is it told up front.
-  return 'problems' in plan ? withPathProblems(plan.problems, inputs, ctx) : [];
+  const readable = inputs.filter((i) => !pipes.some((p) => p.field === i.field));
+  const rest = 'problems' in plan ? await withPathProblems(plan.problems, readable, ctx) : [];
+  return [...pipes, ...rest];
 }
 
 const specInputs = (specs: readonly string[]): SpecInput[] =>
@@ -171,5 +177,5 @@ function renderJson(outcomes: readonly SpecOutcome[]): string {
         }
       : { ...o.build, field: o.input.field, ok: true, properties: buildProperties(o.build) },
   );
-  return JSON.stringify({ schema: BUILD_JSON_SCHEMA, builds }, null, 2) + '\n';
+  return `${JSON.stringify({ schema: BUILD_JSON_SCHEMA, builds }, null, 2)}\n`;
 }

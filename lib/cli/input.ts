@@ -13,6 +13,7 @@ import { SCENARIOS } from './scenarios.js';
 import { labConfigRules } from '../lab/providers.js';
 import { groupCellProblems } from './group-problems.js';
 import type { CommandDeps, ParsedArgs } from './command.js';
+import { notAFileProblem } from './paths.js';
 
 /** harness.yaml as read: its parsed data and the name problems give it. */
 export interface HarnessFile {
@@ -129,6 +130,8 @@ function readProblems(
 
 /** Read and parse one YAML document (merge keys `<<` allowed); a ConfigError naming the file when it cannot be. */
 export async function readYaml(path: string, what: string): Promise<unknown> {
+  const pipe = await notAFileProblem({ field: what, value: path }, '/');
+  if (pipe) throw new ConfigError([pipe]);
   let text: string;
   try {
     text = await readFile(path, 'utf8');

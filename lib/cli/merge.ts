@@ -13,7 +13,7 @@ import { copyFiles, writeSessionReports } from '../report/write.js';
 import { attachmentCopies } from '../report/merge-copies.js';
 import { indexReporter, jsonReporter, junitReporter, runDirName } from '../report/reporters.js';
 import type { ParsedArgs } from './command.js';
-import { pathProblem } from './paths.js';
+import { notAFileProblems, pathProblem } from './paths.js';
 import type { CliDeps } from './deps.js';
 import { fileURLToPath } from 'node:url';
 
@@ -33,7 +33,16 @@ export async function readMergeInputs(args: ParsedArgs, config: HarnessConfig, d
     { field: given === undefined ? '--out (default <reports-dir>/merged)' : '--out', value: out, kind: 'dir' },
     deps.cwd,
   );
-  const found = await collectInputs(args.positionals, { cwd: deps.cwd, outDir, reportsDir: config.reports.dir });
+  // Note: a FIFO given as an input would hold the read for ever; it is told, the rest read
+  const pipes = await notAFileProblems(
+    args.positionals.map((value) => ({ field: 'merge input', value })),
+    deps.cwd,
+  );
+  const readable = args.positionals.filter((p) => !pipes.some((x) => x.value === p));
+  const collected = await collectInputs(readable, { cwd: deps.cwd, outDir, reportsDir: config.reports.dir });
+  const found = pipes.length
+    ? { ...collected, problems: [...pipes, ...(readable.length ? collected.problems : [])] }
+    : collected;
   // the merged junit.xml and summary.json written into an input folder are read back as one more run next time
   // Note: so is a run's own file given by name (or found beside it) where a merged one of the same name is written
   const written = ['junit.xml', 'summary.json', 'index.html'].map((n) => join(outDir, n));

@@ -1,7 +1,7 @@
 // Output paths checked before anything is created: a run's reports written into a file, or a work dir under
 // /etc/passwd, would otherwise fail only at the end (its reports lost) or half-way through (its VMs left behind).
 import { constants } from 'node:fs';
-import { access, stat, statfs } from 'node:fs/promises';
+import { access, realpath, stat, statfs } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { ConfigProblem } from '../errors.js';
 
@@ -126,13 +126,20 @@ export interface InputPath {
 
 /**
  * A report file that is one of the files the command reads: writing it would replace harness.yaml, the job, a
- * scenario's source or the Nomad build with a report, without a word (a tab completion is enough to give one). Pure.
+ * scenario's source or the Nomad build with a report, without a word (a tab completion is enough to give one). Pure:
+ * `real` maps a resolved path to the file it reaches through symlinks (a report is written through a link to it).
  */
-function overwrittenInputProblems(paths: readonly OutputPath[], inputs: readonly InputPath[], cwd: string) {
+function overwrittenInputProblems(
+  paths: readonly OutputPath[],
+  inputs: readonly InputPath[],
+  cwd: string,
+  real: ReadonlyMap<string, string> = new Map(),
+) {
   const out: ConfigProblem[] = [];
+  const at = (p: string) => real.get(p) ?? p;
   for (const p of paths.filter((x) => x.kind === 'file')) {
-    const target = resolve(cwd, p.value);
-    const hit = inputs.find((i) => resolve(i.from ?? cwd, i.value) === target);
+    const target = at(resolve(cwd, p.value));
+    const hit = inputs.find((i) => at(resolve(i.from ?? cwd, i.value)) === target);
     if (!hit) continue;
     out.push({
       field: p.field,
@@ -153,7 +160,17 @@ export async function pathProblems(
   cwd: string,
   inputs: readonly InputPath[] = [],
 ): Promise<ConfigProblem[]> {
-  const out: ConfigProblem[] = [...collisionProblems(paths, cwd), ...overwrittenInputProblems(paths, inputs, cwd)];
+  // Note: each path as the file it reaches: a report named by a symlink to harness.yaml (or the build named by one) is
+  // written over that file all the same
+  const named = [
+    ...paths.filter((p) => p.kind === 'file').map((p) => resolve(cwd, p.value)),
+    ...inputs.map((i) => resolve(i.from ?? cwd, i.value)),
+  ];
+  const real = new Map(await Promise.all(named.map(async (p) => [p, await realpath(p).catch(() => p)] as const)));
+  const out: ConfigProblem[] = [
+    ...collisionProblems(paths, cwd),
+    ...overwrittenInputProblems(paths, inputs, cwd, real),
+  ];
   const seen = new Set<string>();
   for (const p of paths) {
     const key = `${p.field}\u0000${p.value}\u0000${p.kind}`;
@@ -161,6 +178,38 @@ export async function pathProblems(
     seen.add(key);
     const problem = await pathProblem(p, cwd);
     if (problem) out.push(problem);
+  }
+  return out;
+}
+
+/**
+ * Why the input at `p` cannot be read as a file, or undefined: a named pipe (FIFO) or a socket. Reading a FIFO waits
+ * for a writer for ever, past Ctrl-C (the read blocks a thread Node waits for at exit), and a pipe can be read once
+ * where the harness reads its inputs again (the run after the check, repro.sh). A missing path, a directory or a
+ * device such as /dev/null is left to the reader, which names it. Reads only (stat).
+ */
+export async function notAFileProblem(i: InputPath, cwd: string): Promise<ConfigProblem | undefined> {
+  const st = await stat(resolve(i.from ?? cwd, i.value)).catch(() => undefined);
+  const what = st?.isFIFO() ? 'a named pipe (FIFO)' : st?.isSocket() ? 'a socket' : undefined;
+  if (!what) return undefined;
+  return {
+    field: i.field,
+    value: i.value,
+    message: `is ${what}, not a file: reading it would wait for a writer, and the harness reads its inputs more than once`,
+    fix: 'write it to a file first and give that file',
+  };
+}
+
+/** notAFileProblem of each input, once per path. */
+export async function notAFileProblems(inputs: readonly InputPath[], cwd: string): Promise<ConfigProblem[]> {
+  const seen = new Set<string>();
+  const out: ConfigProblem[] = [];
+  for (const i of inputs) {
+    const abs = resolve(i.from ?? cwd, i.value);
+    if (seen.has(abs)) continue;
+    seen.add(abs);
+    const p = await notAFileProblem(i, cwd);
+    if (p) out.push(p);
   }
   return out;
 }

@@ -26,7 +26,7 @@ import { hostKeyProblems } from '../lab/ssh/ssh-preflight.js';
 import { IN_NETNS_ENV } from '../lab/host/host.js';
 import { labConfigRules, vmOverheadMb } from '../lab/providers.js';
 import { allScenarios, findScenario } from './scenarios.js';
-import { pathProblems } from './paths.js';
+import { notAFileProblems, pathProblems } from './paths.js';
 import { unusedFlagProblems } from './scenario-flags.js';
 import { hostsNetnsProblems } from './hosts-netns.js';
 import { inputProblems, readHarnessFile, type HarnessFile } from './input.js';
@@ -37,6 +37,8 @@ import {
   outputPaths,
   inputFiles,
   jobParseConfigs,
+  scheduleFiles,
+  withMatrixKnownIssues,
   parsedJobProblems,
   sessionConfigs,
   userScenarios,
@@ -80,6 +82,10 @@ export async function readSession(req: SessionRequest): Promise<ReadSession> {
   const { args, deps } = req;
   const fileProblems: ConfigProblem[] = [...(req.problems ?? [])];
   const harness = await readHarnessFile(args, deps, fileProblems);
+  // Note: the scenarios read a fault schedule while the plan is made: a FIFO there would hold it for ever
+  const pipes = await notAFileProblems(scheduleFiles(args.values, harness?.data, req.matrixFile?.data), deps.cwd);
+  if (pipes.length)
+    throw new ConfigError(inputProblems({ argv: deps.argvProblems, files: fileProblems, command: pipes }));
   const user = await userScenarios(args, deps, harness, req.matrixFile);
   const input: PlanInput = {
     command: req.plan,
@@ -136,6 +142,20 @@ export async function checkSession(req: SessionRequest, read: ReadSession): Prom
     ),
   ];
   deps.addSecrets(secrets);
+  const sources = {
+    argv: deps.argvProblems,
+    files: read.fileProblems,
+    userScenarios: user.problems,
+    config: res.ok ? [] : wordAfterSwitch(res.problems, args.rawArgs),
+  };
+  const readFiles = inputFiles(plan, configs, { harness, matrixFile: req.matrixFile, extra: user.extra });
+  const outputs = await pathProblems(outputPaths(configs, args, deps, harness), deps.cwd, readFiles);
+  // Note: before anything reads them: a FIFO would hold the check (the build's hash, the job's parse) for ever
+  const fifos = await notAFileProblems(readFiles, deps.cwd);
+  if (fifos.length)
+    throw new ConfigError(
+      inputProblems({ ...sources, command: [...fifos, ...expectFlagProblems(args.values), ...outputs] }),
+    );
   const logger = loggerFor(base, deps);
   const builds = deps.builds ?? pathBuilds(deps);
   const buildProblems = await builds.check(res.ok ? res.plan.builds : res.builds, base, logger);
@@ -154,11 +174,7 @@ export async function checkSession(req: SessionRequest, read: ReadSession): Prom
     ...expectFlagProblems(args.values),
     ...matrixRepeatProblems(req),
     ...unusedFlagProblems(args.values, scenarios, configs, { installsItsBuilds: !!req.installsOwnBuilds }),
-    ...(await pathProblems(
-      outputPaths(configs, args, deps, harness),
-      deps.cwd,
-      inputFiles(plan, configs, { harness, matrixFile: req.matrixFile, extra: user.extra }),
-    )),
+    ...outputs,
     ...jobs,
     ...(await labProblems(plan, configs, deps, user.extra)),
     ...(await Promise.all(configs.map((c) => hostKeyProblems(c, deps.cwd)))).flat(),
@@ -169,12 +185,6 @@ export async function checkSession(req: SessionRequest, read: ReadSession): Prom
       allScenarios(user.extra),
     )),
   ];
-  const sources = {
-    argv: deps.argvProblems,
-    files: read.fileProblems,
-    userScenarios: user.problems,
-    config: res.ok ? [] : wordAfterSwitch(res.problems, args.rawArgs),
-  };
   // The job as the build parses it (a bridge group without a port, a batch job, Nomad's own parse error): at once with
   // the rest, or under --plan, wherever the build is a file already; otherwise the run's preflight parses it.
   const others = !res.ok || own.length || Object.values(sources).some((s) => s.length);
@@ -183,24 +193,6 @@ export async function checkSession(req: SessionRequest, read: ReadSession): Prom
   const all = inputProblems({ ...sources, command: own });
   if (!plan || all.length) throw new ConfigError(all);
   return { plan, extra: user.extra, logger, builds, secrets };
-}
-
-/**
- * A config that failed to plan holds harness.yaml, the variables and the flags, not the matrix file's `defaults:`; its
- * known-issue file is read all the same (below the variable and the flag, as the planner orders them), so a mistake in
- * it is told with the rest, not in a round of its own once the rest plans.
- */
-function withMatrixKnownIssues(
-  config: HarnessConfig,
-  req: Pick<SessionRequest, 'args' | 'matrixFile'>,
-  env: Record<string, string | undefined>,
-): HarnessConfig {
-  const data = req.matrixFile?.data;
-  const defaults = isRecord(data) && isRecord(data['defaults']) ? data['defaults'] : undefined;
-  const file = defaults?.['known_issues_file'];
-  if (typeof file !== 'string' || !file || req.args.values['known-issues-file'] || env['HARNESS_KNOWN_ISSUES_FILE'])
-    return config;
-  return { ...config, knownIssuesFile: file };
 }
 
 /**

@@ -177,6 +177,32 @@ export function inputFiles(
   return out;
 }
 
+/** The fault schedules named by --faults, harness.yaml and a matrix's `defaults:` (read while the plan is made). */
+export function scheduleFiles(values: Record<string, unknown>, harness: unknown, matrix: unknown): InputPath[] {
+  const faults = (d: unknown) => (d as { reboot?: { faults?: unknown } } | null | undefined)?.reboot?.faults;
+  return [values['faults'], faults(harness), faults((matrix as { defaults?: unknown } | undefined)?.defaults)].flatMap(
+    (v) => (typeof v === 'string' && v !== '' ? [{ field: 'reboot.faults (--faults)', value: v }] : []),
+  );
+}
+
+/**
+ * A config that failed to plan holds harness.yaml, the variables and the flags, not the matrix file's `defaults:`; its
+ * known-issue file is read all the same (below the variable and the flag, as the planner orders them), so a mistake in
+ * it is told with the rest, not in a round of its own once the rest plans.
+ */
+export function withMatrixKnownIssues(
+  config: HarnessConfig,
+  req: { args: Pick<ParsedArgs, 'values'>; matrixFile?: { data: unknown } | undefined },
+  env: Record<string, string | undefined>,
+): HarnessConfig {
+  const data = req.matrixFile?.data;
+  const defaults = isRecord(data) && isRecord(data['defaults']) ? data['defaults'] : undefined;
+  const file = defaults?.['known_issues_file'];
+  if (typeof file !== 'string' || !file || req.args.values['known-issues-file'] || env['HARNESS_KNOWN_ISSUES_FILE'])
+    return config;
+  return { ...config, knownIssuesFile: file };
+}
+
 /** The user's job in every config of the session, as far as it is judged without a build (a file that cannot be read). */
 export async function sessionJobProblems(configs: readonly HarnessConfig[], cwd: string): Promise<ConfigProblem[]> {
   return (await Promise.all(configs.map((c) => jobFileProblems(c, cwd)))).flat();
