@@ -8,7 +8,7 @@ import type { Logger } from '../log/events.js';
 import { deadlineIn } from '../time/deadlines.js';
 import { createVagrant, type VagrantOptions } from '../vagrant/vagrant.js';
 import { LAB_SPEC_FILE, type LabSpec } from '../model/lab-spec.js';
-import { stopLabHost } from '../lab/host/host.js';
+import { alivePid, stopLabHost } from '../lab/host/host.js';
 import type { RunCommand } from '../exec/run.js';
 import { tryLock } from '../vagrant/lock.js';
 import { olderThan, staleReasons, WARM_PREFIX } from '../lab/warm/warm-key.js';
@@ -86,6 +86,20 @@ async function sweepReason(
   return why.length ? `stale: ${why.join('; ')}` : undefined;
 }
 
+/** libvirt's QEMU driver writes `<domain>.pid` here for each running domain. */
+const QEMU_RUN_DIR = '/run/libvirt/qemu';
+
+/** The QEMU domains whose process is alive, by libvirt's pid files (sorted names). */
+export async function runningDomains(dir: string): Promise<string[]> {
+  const files = await readdir(dir).catch(() => [] as string[]);
+  const alive = await Promise.all(
+    files
+      .filter((f) => f.endsWith('.pid') && f !== 'driver.pid')
+      .map(async (f) => ((await alivePid(join(dir, f))) ? f.slice(0, -4) : undefined)),
+  );
+  return alive.filter((d): d is string => d !== undefined).sort();
+}
+
 /**
  * Destroy the labs of the given run ids (or all, or what `sweep` picks); optionally stop the lab host (libvirtd, netns)
  * the harness started.
@@ -102,6 +116,8 @@ export async function destroyLabs(
     vagrantfile,
     run,
     nowMs = Date.now(),
+    qemuRunDir = QEMU_RUN_DIR,
+    hostStateFile,
   }: {
     stopHost?: boolean;
     vagrant?: Partial<Omit<VagrantOptions, 'cwd' | 'logger'>>;
@@ -111,6 +127,10 @@ export async function destroyLabs(
     /** local commands (virsh); tests inject */
     run?: RunCommand;
     nowMs?: number;
+    /** where libvirt keeps a pid file per running QEMU domain; tests inject */
+    qemuRunDir?: string;
+    /** the lab host's state file (what setup started); tests inject */
+    hostStateFile?: string;
   } = {},
 ): Promise<ExitCode> {
   const found = await findLabDirs(config.lab.workDir);
@@ -215,7 +235,23 @@ export async function destroyLabs(
     logger({ kind: 'info', t: 0, message: none });
   }
   if (stopHost) {
-    const stopped = await stopLabHost({ deadline: deadlineIn(60_000), logger });
+    // Note: read from libvirt's own pid files, not virsh: a domain of another work dir's lab or of a run in progress
+    // (which destroy does not see) would lose its libvirtd and its DHCP mid-run
+    const running = await runningDomains(qemuRunDir);
+    if (running.length) {
+      throw new HarnessError(
+        `--host: the lab host was not stopped: ${running.length} VM${running.length === 1 ? '' : 's'} still run under its libvirtd (${running.join(', ')})`,
+        {
+          exitCode: EXIT.USAGE,
+          hint: 'destroy their labs first (destroy <run-id>... or --all, with --work-dir where they were made), or let the run that owns them end; then destroy --host',
+        },
+      );
+    }
+    const stopped = await stopLabHost({
+      deadline: deadlineIn(60_000),
+      logger,
+      ...(hostStateFile ? { stateFile: hostStateFile } : {}),
+    });
     logger({
       kind: 'info',
       t: 0,

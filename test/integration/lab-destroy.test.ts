@@ -99,3 +99,33 @@ t.test('a lab whose destroy failed is listed as left, with why, not as kept (N25
     /\nr3 +left .*\nr4 +kept [\s\S]*left: its teardown failed \(teardown-failed\.txt in its DIR says why\)/,
   );
 });
+
+t.test('destroy --host leaves the lab host running while a VM still runs under its libvirtd', async (t) => {
+  const root = t.testdir({
+    work: {},
+    qemu: { 'rx-client.pid': `${process.pid}\n`, 'gone-server.pid': '999999999\n', 'driver.pid': `${process.pid}\n` },
+    // a state file with nothing the harness started: stopping it is a no-op, so no test can stop a real lab host
+    'lab-host.json': JSON.stringify({ netns: 'nrh-test', createdNetns: false, daemons: {}, blackholes: [] }),
+  });
+  const events: LogEvent[] = [];
+  const config = { ...DEFAULTS, lab: { ...DEFAULTS.lab, workDir: join(root, 'work') } };
+  const o = { stopHost: true, qemuRunDir: join(root, 'qemu'), hostStateFile: join(root, 'lab-host.json') };
+  const err = await destroyLabs(config, [], false, (e) => void events.push(e), o).catch((e: unknown) => e);
+  t.match(err, {
+    exitCode: 2,
+    message: /--host: the lab host was not stopped: 1 VM still run under its libvirtd \(rx-client\)/,
+    hint: /destroy their labs first/,
+  });
+  t.notOk(
+    events.some((e) => /lab host stopped|nothing the harness started/.test(String('message' in e ? e.message : ''))),
+    'stopLabHost never ran',
+  );
+  // the VM gone (its pid file names a dead process): the host is stopped as asked
+  writeFileSync(join(root, 'qemu', 'rx-client.pid'), '999999998\n');
+  t.equal(await destroyLabs(config, [], false, (e) => void events.push(e), o), 0);
+  t.ok(
+    events.some((e) =>
+      /lab host: nothing the harness started is running/.test(String('message' in e ? e.message : '')),
+    ),
+  );
+});
