@@ -39,7 +39,7 @@ export const destroy: CliCommand = {
     {
       name: 'host',
       type: 'boolean',
-      doc: "also stop the libvirtd/virtlogd and network namespace the harness started, and put back /dev/kvm's mode if it changed it",
+      doc: "also stop the libvirtd/virtlogd and network namespace the harness started, and put back /dev/kvm's mode if it changed it (refused while a VM still runs under that libvirtd)",
     },
   ],
   configFlags: [
