@@ -16,6 +16,9 @@ import type { ServerRebootEffect } from '../helpers/fake-nomad/index.js';
 import { idsOf } from '../helpers/check-ids.js';
 import { CHECKS as EXAMPLE_CHECKS } from '../../examples/scenarios/server-reboot.js';
 
+// Note: about 22 s idle, but it spawns CLI children under tsx and ran past tap's 60 s per file at load 10-27
+t.setTimeout(240_000);
+
 const EXAMPLES = resolve('examples/scenarios');
 const SERVER_CHECKS = idsOf(EXAMPLE_CHECKS);
 
