@@ -90,7 +90,7 @@ async function sweepReason(
 const QEMU_RUN_DIR = '/run/libvirt/qemu';
 
 /** The QEMU domains whose process is alive, by libvirt's pid files (sorted names). */
-export async function runningDomains(dir: string): Promise<string[]> {
+async function runningDomains(dir: string): Promise<string[]> {
   const files = await readdir(dir).catch(() => [] as string[]);
   const alive = await Promise.all(
     files
