@@ -30,6 +30,15 @@ export interface FaultSchedule {
   steps: ScheduleStep[];
 }
 
+/**
+ * A schedule with problems: the steps that parsed, each at its index in the file (a hole where a step's own fields
+ * are wrong), so that their kinds and targets are judged with the file's problems, not after they are fixed.
+ */
+export interface PartialSchedule {
+  seed: number | undefined;
+  steps: readonly (ScheduleStep | undefined)[];
+}
+
 /** A step with its target resolved against a topology: what the run does. */
 export interface ResolvedStep {
   fault: RebootKind;
@@ -53,7 +62,7 @@ const MAX_STEPS = 20;
 export function parseSchedule(
   raw: unknown,
   file: string,
-): { ok: true; schedule: FaultSchedule } | { ok: false; problems: ConfigProblem[] } {
+): { ok: true; schedule: FaultSchedule } | { ok: false; problems: ConfigProblem[]; parsed?: PartialSchedule } {
   const problems: ConfigProblem[] = [];
   const p = (field: string, value: unknown, message: string, fix: string) =>
     problems.push({ field: `${file}: ${field}`, value: value as never, message, fix });
@@ -85,9 +94,11 @@ export function parseSchedule(
     );
     return { ok: false, problems };
   }
-  const steps: ScheduleStep[] = [];
+  const steps: (ScheduleStep | undefined)[] = [];
   list.forEach((item, i) => {
     const at = `faults[${i}]`;
+    const before = problems.length;
+    steps.push(undefined);
     if (typeof item !== 'object' || item === null || Array.isArray(item)) {
       p(at, item, 'must be a mapping with `fault:`', 'write { fault: graceful, target: client-1 }');
       return;
@@ -131,9 +142,12 @@ export function parseSchedule(
       if (w.ok) waitS = w.value as number;
       else p(`${at}.wait`, e['wait'], w.message, w.fix ?? '');
     }
-    steps.push({ fault: kind as RebootKind, target, options: options as ScheduleStep['options'], waitS });
+    if (problems.length === before)
+      steps[i] = { fault: kind as RebootKind, target, options: options as ScheduleStep['options'], waitS };
   });
-  return problems.length ? { ok: false, problems } : { ok: true, schedule: { seed, steps } };
+  return problems.length
+    ? { ok: false, problems, parsed: { seed, steps } }
+    : { ok: true, schedule: { seed, steps: steps as ScheduleStep[] } };
 }
 
 /** A small seeded generator (mulberry32): the same seed, the same picks, on every machine. Pure. */
@@ -150,10 +164,11 @@ export function seeded(seed: number): () => number {
 
 /**
  * Each step's target on `topology`: as written (checked against it), the run's `fallback` when absent, or one machine
- * of the role picked with the seed; problems name the step.
+ * of the role picked with the seed; problems name the step. A partial schedule's holes are passed over (only its
+ * problems are read).
  */
 export function resolveSchedule(
-  s: FaultSchedule,
+  s: FaultSchedule | PartialSchedule,
   topology: Topology,
   seed: number,
   fallback: TargetSpec,
@@ -162,6 +177,7 @@ export function resolveSchedule(
   const problems: ConfigProblem[] = [];
   const steps: ResolvedStep[] = [];
   for (const [i, step] of s.steps.entries()) {
+    if (!step) continue;
     const base = { fault: step.fault, options: step.options, waitS: step.waitS };
     if (!step.target) {
       steps.push({ ...base, target: fallback, chosen: 'the run’s target' });

@@ -4,7 +4,13 @@ import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { HarnessConfig } from '../config/schema.js';
-import { parseSchedule, resolveSchedule, stepConfig, type FaultSchedule } from '../faults/schedule.js';
+import {
+  parseSchedule,
+  resolveSchedule,
+  stepConfig,
+  type FaultSchedule,
+  type PartialSchedule,
+} from '../faults/schedule.js';
 import type { ConfigProblem } from '../errors.js';
 import { FAULTS, faultKind, faultKindProblems } from '../faults/registry.js';
 import { nodeReregisters } from '../faults/define.js';
@@ -59,7 +65,10 @@ export function faultProblems(
 /** The schedule of `config.reboot.faults`, read and parsed, or its problems (a file that is not there, or bad). */
 export function readSchedule(
   config: HarnessConfig,
-): { ok: true; schedule: FaultSchedule } | { ok: false; problems: ConfigProblem[] } | undefined {
+):
+  | { ok: true; schedule: FaultSchedule }
+  | { ok: false; problems: ConfigProblem[]; parsed?: PartialSchedule }
+  | undefined {
   const file = config.reboot.faults;
   if (!file) return undefined;
   let raw: unknown;
@@ -83,7 +92,8 @@ export function readSchedule(
 /**
  * Problems with the schedule of `config.reboot.faults` for a scenario that runs schedules (exit 2, nothing created):
  * the file's own, each step's kind as `faultProblems` judges it with the step's options, and its written targets on
- * the lab's topology.
+ * the lab's topology; the steps that parsed are judged even when others did not, so every problem comes at once. Each
+ * names the file and the step.
  */
 export function scheduleProblems(
   scenario: string,
@@ -92,10 +102,13 @@ export function scheduleProblems(
 ): ConfigProblem[] {
   const r = readSchedule(config);
   if (!r) return [];
-  if (!r.ok) return r.problems;
+  const schedule = r.ok ? r.schedule : r.parsed;
+  const own = r.ok ? [] : r.problems;
+  if (!schedule) return own;
   const topology = { servers: config.lab.servers, clients: config.lab.clients };
-  const res = resolveSchedule(r.schedule, topology, 0, { kind: 'leader' });
-  const kinds = r.schedule.steps.flatMap((step, i) => {
+  const res = resolveSchedule(schedule, topology, 0, { kind: 'leader' });
+  const kinds = schedule.steps.flatMap((step, i) => {
+    if (!step) return [];
     const t = step.target;
     const target =
       t?.kind === 'pick' ? { kind: t.word === 'any-server' ? ('servers' as const) : ('clients' as const) } : t;
@@ -107,7 +120,13 @@ export function scheduleProblems(
       field: `${config.reboot.faults}: faults[${i}] ${p.field}`,
     }));
   });
-  return [...kinds, ...(res.ok ? [] : res.problems)];
+  const targets = res.ok ? [] : res.problems.map((p) => ({ ...p, field: `${config.reboot.faults}: ${p.field}` }));
+  // in the file's order: by step, the file's own problem of a step before what its kind or target cannot do
+  const at = (p: ConfigProblem) => Number(/faults\[(\d+)\]/.exec(p.field)?.[1] ?? -1);
+  return [...own, ...kinds, ...targets]
+    .map((p, k) => ({ p, k }))
+    .sort((a, b) => at(a.p) - at(b.p) || a.k - b.k)
+    .map((x) => x.p);
 }
 
 /** The role a --target names (leader and servers: a server), undefined for none. Pure. */

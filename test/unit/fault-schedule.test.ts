@@ -186,6 +186,26 @@ t.test('refused before anything exists: a step the lab or the config cannot do, 
   );
   writeFileSync(file, 'faults:\n  - { fault: graceful, target: client-4 }\n');
   t.match(scheduleProblems('rolling-reboot', config({ faults: file, clients: '2' }), { hasNomadAgent: true }), [
-    { field: 'faults[0].target', value: 'client-4' },
+    { field: `${file}: faults[0].target`, value: 'client-4' },
   ]);
 });
+
+t.test(
+  'a step that does not parse hides no other step: its kind and target problems come in the same exit 2',
+  async (t) => {
+    const file = path.join(t.testdir({}), 'f.yaml');
+    writeFileSync(
+      file,
+      'faults:\n  - { fault: leader-partition, target: leader }\n  - { fault: graceful, wait: 5x }\n  - { fault: graceful, target: client-9 }\n',
+    );
+    t.same(
+      scheduleProblems('server-reboot', config({ faults: file }), { hasNomadAgent: true, defaultRole: 'server' }).map(
+        (p) => p.field,
+      ),
+      [`${file}: faults[0] --reboot (reboot.kind)`, `${file}: faults[1].wait`, `${file}: faults[2].target`],
+      'the 1-server lab cannot partition its leader, a wait that is no duration, a machine the lab lacks: in file order',
+    );
+    const r = parseSchedule({ faults: [{ fault: 'graceful', wait: '5x' }, { fault: 'hard' }] }, 'f.yaml');
+    t.match(r, { ok: false, parsed: { steps: [undefined, { fault: 'hard' }] } }, 'the step that parsed is kept');
+  },
+);
