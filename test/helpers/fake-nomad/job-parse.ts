@@ -221,7 +221,7 @@ function services(b: HclBlock, task?: string): Record<string, unknown>[] | null 
       PortLabel: str(s.attrs.port) ?? '',
       Provider: str(s.attrs.provider) ?? 'consul',
       TaskName: task ?? '',
-      Tags: null,
+      Tags: Array.isArray(s.attrs.tags) ? s.attrs.tags.filter((x): x is string => typeof x === 'string') : null,
       AddressMode: '',
       Address: '',
       Checks: s.blocks

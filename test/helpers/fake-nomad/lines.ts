@@ -97,6 +97,12 @@ export const SYSTEM_DEPLOYMENTS_SINCE = '1.11.0';
  */
 export const NODE_ELIGIBILITY_EVENT_SINCE = '2.0.0';
 
+/**
+ * A Nomad-native check's ID is a sha256 in hex (64 digits) from this release on, an md5 (32) before: nomad@3869aec9a5
+ * ("checks: use SHA256 for Nomad native service check IDs", the 2.0.x backport of #28371; real-<line>/cluster/).
+ */
+export const CHECK_ID_SHA256_SINCE = '2.0.5';
+
 /** Does `version` belong to a line at or after `since`? (an unparsable version is taken as the samples' 1.9) */
 export function lineAtLeast(version: string, since: string): boolean {
   const v = /^\d+\.\d+\.\d+/.exec(version)?.[0];

@@ -307,7 +307,10 @@ export function setEligibility(c: Cluster, n: ApiNode, eligibility: string): num
   return idx;
 }
 
-/** GET /v1/agent/members: one server, the stand-in itself, under the name its machine has (Cluster.serverName). */
+/**
+ * GET /v1/agent/members: one server, the stand-in itself, under the name its machine has (Cluster.serverName), with
+ * the keys and Serf tags of a real bootstrap_expect = 1 server (real-<line>/reboot-sim/initial/agent-members.json).
+ */
 export function members(c: Cluster): unknown {
   return {
     ServerName: c.serverName,
@@ -318,17 +321,40 @@ export function members(c: Cluster): unknown {
         Name: `${c.serverName}.global`,
         Addr: '127.0.0.1',
         Port: 4648,
+        Tags: {
+          role: 'nomad',
+          dc: 'dc1',
+          revision: '0000000000000000000000000000000000000000',
+          rpc_addr: '127.0.0.1',
+          expect: '1',
+          vsn: '1',
+          raft_vsn: '3',
+          port: '4647',
+          id: 'a1b2c3d4-0000-4000-8000-000000000001',
+          bootstrap: '1',
+          region: 'global',
+          build: c.version,
+        },
         Status: 'alive',
-        Tags: { role: 'nomad', region: 'global', dc: 'dc1', port: '4647', build: c.version, bootstrap: '1' },
+        ProtocolMin: 1,
+        ProtocolMax: 5,
+        ProtocolCur: 2,
+        DelegateMin: 2,
+        DelegateMax: 5,
+        DelegateCur: 4,
       },
     ],
   };
 }
 
-/** GET /v1/operator/raft/configuration: the one server, leader, and a voter but for a while after its reboot. */
+/**
+ * GET /v1/operator/raft/configuration: the one server, leader, and back from a reboot a non-voter for a while (a
+ * server down longer than autopilot's reconcile is pruned, and added back as a non-voter until it has been stable:
+ * real-<line>/cluster/leader-back). `Index` is 0 as real Nomad sends it.
+ */
 export function raftConfiguration(c: Cluster): unknown {
   return {
-    Index: c.index,
+    Index: 0,
     Servers: [
       {
         ID: 'a1b2c3d4-0000-4000-8000-000000000001',

@@ -2,8 +2,9 @@
 // (lib/nomad/server-state.ts). The stand-in holds one state; a request naming a server (header x-stand-in-server, set
 // by the stand-in env's per-server clients) is answered from that state as that server would hold it, unless a test
 // bent the server's view: behind by some Raft entries, missing an object (a diverging state store), keyring not
-// ready. Only the keys the harness reads are served (ID, Namespace, ModifyIndex; the Raft stats; the keys' State):
-// the list stubs, the keyring payload and the Raft stats of several servers are not held against real captures.
+// ready. The list stubs serve only the keys servers-agree reads (ID, Namespace, ModifyIndex); the Raft configuration,
+// the keyring, the Raft stats and the query meta headers have the shapes of three real servers of every line
+// (real-<line>/cluster/, fake-nomad-vs-real-cluster.test.ts).
 import type { ApiAgentSelf } from '../../../lib/nomad/api-types.js';
 import type { Cluster } from './cluster.js';
 import { agentSelf, allocStub } from './payloads.js';
@@ -29,16 +30,29 @@ export interface StandInServers {
 /** The header naming the server a request is meant for. */
 export const SERVER_HEADER = 'x-stand-in-server';
 
-const json = (body: unknown, index: number): Reply => ({
+/** A stale read of the state store: with Nomad's query meta headers (a follower's LastContact, in ms). */
+const json = (body: unknown, index: number, leader: boolean): Reply => ({
   status: 200,
   body: JSON.stringify(body),
-  headers: { 'content-type': 'application/json', 'x-nomad-index': String(index), 'x-nomad-knownleader': 'true' },
+  headers: {
+    'content-type': 'application/json',
+    'x-nomad-index': String(index),
+    'x-nomad-knownleader': 'true',
+    'x-nomad-lastcontact': leader ? '0' : '12',
+  },
+});
+/** agent/self and the Raft configuration: no query meta (real-<line>/cluster/initial/server-*). */
+const plain = (body: unknown): Reply => ({
+  status: 200,
+  body: JSON.stringify(body),
+  headers: { 'content-type': 'application/json' },
 });
 
 /** Answer a read of `path` as `server` holds it; undefined for a path this file does not serve. */
 export function serverRead(c: Cluster, s: StandInServers, server: string, path: string): Reply | undefined {
   const view = s.views.get(server) ?? {};
   const applied = Math.max(1, c.index - (view.behindBy ?? 0));
+  const leader = server === c.serverName;
   switch (path) {
     case '/v1/agent/self': {
       const self: ApiAgentSelf = agentSelf(c.version);
@@ -55,23 +69,20 @@ export function serverRead(c: Cluster, s: StandInServers, server: string, path: 
           term: '2',
         },
       };
-      return json(self, applied);
+      return plain(self);
     }
     case '/v1/operator/raft/configuration':
-      return json(
-        {
-          Index: applied,
-          Servers: s.names.map((n, i) => ({
-            ID: `a1b2c3d4-0000-4000-8000-00000000000${i + 1}`,
-            Node: `${n}.global`,
-            Address: `10.199.0.${10 + i}:4647`,
-            Leader: n === c.serverName,
-            Voter: n !== c.serverName || Date.now() >= c.nonVoterUntilMs,
-            RaftProtocol: '3',
-          })),
-        },
-        applied,
-      );
+      return plain({
+        Index: 0,
+        Servers: s.names.map((n, i) => ({
+          ID: `a1b2c3d4-0000-4000-8000-00000000000${i + 1}`,
+          Node: `${n}.global`,
+          Address: `10.199.0.${10 + i}:4647`,
+          Leader: n === c.serverName,
+          Voter: n !== c.serverName || Date.now() >= c.nonVoterUntilMs,
+          RaftProtocol: '3',
+        })),
+      });
     case '/v1/operator/keyring/keys':
       return json(
         view.keyringNotReady
@@ -80,11 +91,15 @@ export function serverRead(c: Cluster, s: StandInServers, server: string, path: 
               {
                 KeyID: '2f1e5a9c-3b7d-4e1f-9a2c-5d6e7f8a9b0c',
                 Algorithm: 'aes256-gcm',
-                CreateTime: 1,
+                CreateTime: 1796603150244965000,
+                CreateIndex: 7,
+                ModifyIndex: 7,
                 State: 'active',
+                PublishTime: 0,
               },
             ],
         applied,
+        leader,
       );
     case '/v1/jobs':
       return json(
@@ -94,23 +109,26 @@ export function serverRead(c: Cluster, s: StandInServers, server: string, path: 
           ModifyIndex: j.ModifyIndex,
         })),
         applied,
+        leader,
       );
     case '/v1/allocations': {
       const allocs = [...c.allocs.values()].map((a) => allocStub(a, c.version));
-      return json(view.lacksAlloc ? allocs.slice(1) : allocs, applied);
+      return json(view.lacksAlloc ? allocs.slice(1) : allocs, applied, leader);
     }
     case '/v1/nodes':
       return json(
         c.allNodes().map((n) => ({ ID: n.ID, ModifyIndex: n.ModifyIndex })),
         applied,
+        leader,
       );
     case '/v1/deployments':
       return json(
         [...c.deployments.values()].map((d) => ({ ID: d.ID, Namespace: d.Namespace, ModifyIndex: d.ModifyIndex })),
         applied,
+        leader,
       );
     case '/v1/vars':
-      return json([], applied);
+      return json([], applied, leader);
     default:
       return undefined;
   }

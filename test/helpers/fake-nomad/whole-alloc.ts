@@ -6,6 +6,7 @@ import type { ApiAllocation, ApiCheckQueryResult, ApiServiceRegistration } from 
 import type { Cluster } from './cluster.js';
 import type { Reply } from './routes.js';
 import { nowRfc3339, taskEvent } from './payloads.js';
+import { CHECK_ID_SHA256_SINCE, lineAtLeast } from './lines.js';
 
 const json = (body: unknown): Reply => ({
   status: 200,
@@ -17,6 +18,7 @@ const text = (status: number, body: string): Reply => ({ status, body });
 interface Declared {
   name: string;
   portLabel: string;
+  tags: string[];
   checks: { Name: string; Type: string }[];
 }
 
@@ -31,13 +33,18 @@ function declaredOf(c: Cluster, a: ApiAllocation): Declared[] {
     .map((s) => ({
       name: String(s['Name']),
       portLabel: String(s['PortLabel'] ?? ''),
+      tags: Array.isArray(s['Tags']) ? (s['Tags'] as unknown[]).map(String) : [],
       checks: (s['Checks'] as { Name: string; Type: string }[] | null) ?? [],
     }));
 }
 
 const live = (c: Cluster) =>
   [...c.allocs.values()].filter((a) => a.ClientStatus === 'running' && a.DesiredStatus === 'run');
-const hex = (s: string) => createHash('md5').update(s).digest('hex');
+// a check's ID as nomad/structs/checks.go NomadCheckID makes it (of more fields than these): sha256 from 2.0.5, md5 before
+const hex = (c: Cluster, s: string) =>
+  createHash(lineAtLeast(c.version, CHECK_ID_SHA256_SINCE) ? 'sha256' : 'md5')
+    .update(s)
+    .digest('hex');
 
 /** GET /v1/service/:name: one registration per running alloc declaring it (Address = the node's, as real 1.9.7). */
 export function serviceRegistrations(c: Cluster, name: string): ApiServiceRegistration[] {
@@ -54,7 +61,7 @@ export function serviceRegistrations(c: Cluster, name: string): ApiServiceRegist
           Datacenter: 'dc1',
           JobID: a.JobID,
           AllocID: a.ID,
-          Tags: [],
+          Tags: d.tags,
           Address: port?.HostIP || '127.0.0.1',
           Port: port?.Value ?? 0,
           CreateIndex: a.ModifyIndex,
@@ -72,7 +79,7 @@ export function allocChecks(c: Cluster, id: string): Record<string, ApiCheckQuer
   if (a.ClientStatus !== 'running') return out;
   for (const d of declaredOf(c, a)) {
     for (const ch of d.checks) {
-      const ID = hex(`${a.ID}/${d.name}/${ch.Name}`);
+      const ID = hex(c, `${a.ID}/${d.name}/${ch.Name}`);
       const http = ch.Type === 'http';
       out[ID] = {
         ID,
@@ -153,5 +160,21 @@ export const WHOLE_ALLOC_ROUTES: Route[] = [
       return checks ? json(checks) : text(404, `Unknown allocation "${m[1]}"`);
     },
   ],
-  [['GET'], /^\/v1\/service\/([^/]+)$/, (c, _req, m) => json(serviceRegistrations(c, decodeURIComponent(m[1]!)))],
+  // a read of the state store: with the query meta headers (real-1.9.7 whole-alloc and real-<line>/cluster captures)
+  [
+    ['GET'],
+    /^\/v1\/service\/([^/]+)$/,
+    (c, _req, m) => {
+      const r = json(serviceRegistrations(c, decodeURIComponent(m[1]!)));
+      return {
+        ...r,
+        headers: {
+          ...r.headers,
+          'x-nomad-index': String(c.index),
+          'x-nomad-knownleader': 'true',
+          'x-nomad-lastcontact': '0',
+        },
+      };
+    },
+  ],
 ];
