@@ -115,6 +115,38 @@ function unusedDrainDeadline(
  */
 function unusedFaultOptions(values: Record<string, unknown>, configs: readonly HarnessConfig[]): ConfigProblem[] {
   if (!configs.length) return [];
+  if (!configs.some(injectsFault)) {
+    // no cell injects a fault: --reboot, a schedule, its seed and every fault option would be ignored
+    const given = ['reboot', 'faults', 'seed', ...FAULTS.options.flatMap((o) => (o.flag ? [o.flag] : []))].filter(
+      (f) => values[f] !== undefined,
+    );
+    // a schedule is run by the cluster scenarios only, so upgrade-then-reboot would not read it either
+    const schedule = (flag: string) => flag === 'faults' || flag === 'seed';
+    // harness.yaml's (or a matrix's) schedule, as the other one-fault scenarios refuse it
+    const written = configs.find((c) => c.reboot.faults)?.reboot.faults;
+    const file: ConfigProblem[] =
+      written !== undefined && values['faults'] === undefined
+        ? [
+            {
+              field: 'reboot.faults',
+              value: written,
+              message: 'upgrade-in-place runs no fault schedule, so it would be ignored',
+              fix: 'drop reboot.faults, or run rolling-reboot or server-reboot with it',
+            },
+          ]
+        : [];
+    return [
+      ...file,
+      ...given.map((flag) => ({
+        field: `--${flag}`,
+        value: values[flag],
+        message: `is not read: upgrade-in-place reboots the client only with --upgrade-mode upgrade-then-reboot (this run: ${configs[0]!.upgrade.mode}), so it would be ignored`,
+        fix: schedule(flag)
+          ? `drop --${flag} (a fault schedule is run by rolling-reboot and server-reboot)`
+          : `drop --${flag}, or give --upgrade-mode upgrade-then-reboot`,
+      })),
+    ];
+  }
   if (configs.every((c) => c.reboot.faults) && values['reboot'] !== undefined)
     // every step of a schedule names its own fault (`fault:` is required); --reboot would be ignored
     return [
@@ -126,18 +158,6 @@ function unusedFaultOptions(values: Record<string, unknown>, configs: readonly H
       },
     ];
   if (configs.some((c) => c.reboot.faults)) return [];
-  if (!configs.some(injectsFault)) {
-    // no cell injects a fault: --reboot and every fault option would be ignored
-    const given = ['reboot', ...FAULTS.options.flatMap((o) => (o.flag ? [o.flag] : []))].filter(
-      (f) => values[f] !== undefined,
-    );
-    return given.map((flag) => ({
-      field: `--${flag}`,
-      value: values[flag],
-      message: `is not read: upgrade-in-place reboots the client only with --upgrade-mode upgrade-then-reboot (this run: ${configs[0]!.upgrade.mode}), so it would be ignored`,
-      fix: `drop --${flag}, or give --upgrade-mode upgrade-then-reboot`,
-    }));
-  }
   // the seed of a schedule's picks: with no schedule there is nothing to pick
   const seed: ConfigProblem[] =
     values['seed'] === undefined

@@ -1,0 +1,47 @@
+// The CLI's eleventh adversarial pass (docs/cli-defects.md, rows Q112 on), through the real main() with the stand-ins:
+// a fault schedule given to a run that injects no fault.
+import t from 'tap';
+import '../helpers/ts-loader.js';
+import { main } from '../../lib/cli/main.js';
+import { standInPerRun } from '../helpers/stand-in-env.js';
+
+t.setTimeout(2 * 60_000);
+
+t.test(
+  'upgrade-in-place without a reboot refuses a fault schedule and its seed, as it refuses --reboot, instead of ignoring them (Q112)',
+  async (t) => {
+    const dir = t.testdir({
+      'nomad-2.0.5': 'a build on disk',
+      'nomad-1.9.7': 'a build on disk',
+      'f.yaml': 'faults:\n  - { fault: graceful, target: any-client }\n',
+      'h.yaml': 'reboot:\n  faults: f.yaml\n',
+    });
+    const s = standInPerRun({}, { cwd: dir });
+    t.teardown(() => Promise.all(s.runs.map((r) => r.nomad.close())));
+    const upgrade = ['run', 'upgrade-in-place', '--nomad', './nomad-2.0.5', '--upgrade-to', './nomad-1.9.7'];
+    t.equal(await main([...upgrade, '--faults', 'f.yaml', '--seed', '3', '--plan', '--netns', ''], s.deps), 2);
+    let err = s.err.join('');
+    t.match(
+      err,
+      /--faults: is not read: upgrade-in-place reboots the client only with --upgrade-mode upgrade-then-reboot/,
+    );
+    t.match(err, /--seed: is not read: upgrade-in-place/);
+    t.match(err, /fix: drop --faults \(a fault schedule is run by rolling-reboot and server-reboot\)/);
+    t.equal(s.out.join(''), '', 'no plan printed');
+    s.err.length = 0;
+    // harness.yaml's schedule, which no flag names
+    t.equal(await main([...upgrade, '-c', 'h.yaml', '--plan', '--netns', ''], s.deps), 2);
+    err = s.err.join('');
+    t.match(err, /reboot\.faults: upgrade-in-place runs no fault schedule, so it would be ignored \(got "f\.yaml"/);
+    s.err.length = 0;
+    // upgrade-then-reboot refuses it as the other one-fault scenarios do (unchanged)
+    t.equal(
+      await main(
+        [...upgrade, '--upgrade-mode', 'upgrade-then-reboot', '--faults', 'f.yaml', '--plan', '--netns', ''],
+        s.deps,
+      ),
+      2,
+    );
+    t.match(s.err.join(''), /upgrade-in-place runs one fault; a schedule of several is run by the cluster scenarios/);
+  },
+);
