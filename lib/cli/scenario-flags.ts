@@ -84,7 +84,10 @@ export function unusedFlagProblems(
       },
     ];
   });
-  return [...byScenario, ...unusedDrainDeadline(values, configs, byScenario), ...unusedFaultOptions(values, configs)];
+  // Note: a session that failed to plan has one config resolved from the flags alone, which names no scenario; the
+  // fault flags are judged for the scenario named all the same, with the other problems
+  const named = scenarios.length === 1 ? configs.map((c) => ({ ...c, scenario: scenarios[0]!.name })) : [...configs];
+  return [...byScenario, ...unusedDrainDeadline(values, named, byScenario), ...unusedFaultOptions(values, named)];
 }
 
 /**

@@ -45,3 +45,26 @@ t.test(
     t.match(s.err.join(''), /upgrade-in-place runs one fault; a schedule of several is run by the cluster scenarios/);
   },
 );
+
+t.test(
+  'a fault flag upgrade-in-place does not read is told with a missing --upgrade-to, not once it is given (Q113)',
+  async (t) => {
+    const dir = t.testdir({ 'nomad-2.0.5': 'a build on disk', 'f.yaml': 'faults:\n  - { fault: graceful }\n' });
+    const s = standInPerRun({}, { cwd: dir });
+    t.teardown(() => Promise.all(s.runs.map((r) => r.nomad.close())));
+    const argv = ['upgrade-in-place', '--reboot', 'hard', '--faults', 'f.yaml', '--plan', '--netns', ''];
+    t.equal(await main(['run', '--nomad', './nomad-2.0.5', ...argv], s.deps), 2);
+    let err = s.err.join('');
+    t.match(err, /--upgrade-to: is required by scenario upgrade-in-place/);
+    t.match(
+      err,
+      /--reboot: is not read: upgrade-in-place reboots the client only with --upgrade-mode upgrade-then-reboot/,
+    );
+    t.match(err, /--faults: is not read: upgrade-in-place/);
+    s.err.length = 0;
+    t.equal(await main(['compare', '--before', './nomad-2.0.5', '--after', './nomad-2.0.5', ...argv], s.deps), 2);
+    err = s.err.join('');
+    t.match(err, /--upgrade-to: is required/);
+    t.match(err, /--reboot: is not read: upgrade-in-place/, 'compare too');
+  },
+);
