@@ -191,3 +191,60 @@ function unusedFaultOptions(values: Record<string, unknown>, configs: readonly H
   });
   return [...seed, ...options];
 }
+
+/**
+ * A fault kind written beside a fault schedule, which it would not reach: every step of a schedule names its own fault.
+ * A matrix's `axes.reboot` with cells that run a schedule (its defaults', harness.yaml's, --faults) would name each
+ * cell by a kind it never injected (`reboot=hard` passing on a schedule of graceful reboots); `reboot.kind` beside
+ * `reboot.faults` in one file (harness.yaml, a matrix's defaults) would be ignored. `--reboot` with `--faults` is
+ * `unusedFaultOptions`'.
+ */
+export function kindBesideScheduleProblems(
+  plan: { cells: readonly { variant: readonly string[]; config: HarnessConfig }[] } | undefined,
+  o: {
+    harness?: { data: unknown; name: string } | undefined;
+    matrixFile?: { data: unknown; name: string } | undefined;
+  },
+): ConfigProblem[] {
+  const reboot = (d: unknown) => (d as { reboot?: { kind?: unknown; faults?: unknown } } | null | undefined)?.reboot;
+  const files = [
+    ...(o.harness ? [{ at: o.harness.name, field: 'reboot', r: reboot(o.harness.data) }] : []),
+    ...(o.matrixFile
+      ? [
+          {
+            at: o.matrixFile.name,
+            field: 'defaults.reboot',
+            r: reboot((o.matrixFile.data as { defaults?: unknown } | null | undefined)?.defaults),
+          },
+        ]
+      : []),
+  ];
+  const inFile = files.flatMap(({ at, field, r }) =>
+    r?.kind !== undefined && r.faults !== undefined
+      ? [
+          {
+            field: `${at}: ${field}.kind`,
+            value: r.kind,
+            message: `is not read with the fault schedule beside it (${field}.faults): each of its steps names its own fault`,
+            fix: `drop ${field}.kind, or drop ${field}.faults and inject the one kind`,
+          },
+        ]
+      : [],
+  );
+  const scheduled = (plan?.cells ?? []).filter((c) => c.config.reboot.faults);
+  const kinds = [
+    ...new Set(scheduled.flatMap((c) => c.variant.filter((v) => v.startsWith('reboot=')).map((v) => v.slice(7)))),
+  ];
+  const axis: ConfigProblem[] =
+    kinds.length && o.matrixFile
+      ? [
+          {
+            field: `${o.matrixFile.name}: axes.reboot`,
+            value: kinds,
+            message: `names each cell's fault, and its cells run the fault schedule ${scheduled[0]!.config.reboot.faults} (reboot.faults), whose steps name their own: the cells ${kinds.map((k) => `reboot=${k}`).join(', ')} would each run that schedule, not the kind they are named by`,
+            fix: 'drop axes.reboot (the schedule says what each cell does), or drop reboot.faults (--faults)',
+          },
+        ]
+      : [];
+  return [...inFile, ...axis];
+}

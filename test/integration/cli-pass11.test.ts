@@ -3,6 +3,8 @@
 import t from 'tap';
 import '../helpers/ts-loader.js';
 import { main } from '../../lib/cli/main.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { standInPerRun } from '../helpers/stand-in-env.js';
 
 t.setTimeout(2 * 60_000);
@@ -66,5 +68,46 @@ t.test(
     err = s.err.join('');
     t.match(err, /--upgrade-to: is required/);
     t.match(err, /--reboot: is not read: upgrade-in-place/, 'compare too');
+  },
+);
+
+t.test(
+  "a matrix's reboot axis, or a reboot.kind, beside a fault schedule is refused: each cell would run the schedule under a kind it never injected (Q114)",
+  async (t) => {
+    const dir = t.testdir({
+      'nomad-2.0.5': 'a build on disk',
+      'f.yaml': 'faults:\n  - { fault: graceful, target: any-client }\n',
+      'm2.yaml':
+        'scenario: rolling-reboot\naxes:\n  nomad:\n    - { name: a, binary: nomad-2.0.5 }\n  reboot: [hard]\n',
+    });
+    // the schedule by its absolute path: the scenario reads it from the process's working directory
+    const f = join(dir, 'f.yaml');
+    writeFileSync(
+      join(dir, 'm.yaml'),
+      `scenario: rolling-reboot\naxes:\n  nomad:\n    - { name: a, binary: nomad-2.0.5 }\n  reboot: [graceful, hard]\ndefaults:\n  reboot: { faults: ${f} }\n`,
+    );
+    writeFileSync(join(dir, 'h.yaml'), `reboot:\n  kind: hard\n  faults: ${f}\n`);
+    const s = standInPerRun({}, { cwd: dir });
+    t.teardown(() => Promise.all(s.runs.map((r) => r.nomad.close())));
+    t.equal(await main(['matrix', 'm.yaml', '--plan', '--netns', ''], s.deps), 2);
+    t.match(
+      s.err.join(''),
+      /m\.yaml: axes\.reboot: names each cell's fault, and its cells run the fault schedule .*f\.yaml .*the cells reboot=graceful, reboot=hard would each run that schedule/,
+    );
+    t.equal(s.out.join(''), '', 'no plan printed');
+    s.err.length = 0;
+    t.equal(await main(['matrix', 'm2.yaml', '--faults', f, '--plan', '--netns', ''], s.deps), 2, '--faults');
+    t.match(s.err.join(''), /m2\.yaml: axes\.reboot: names each cell's fault/);
+    s.err.length = 0;
+    t.equal(
+      await main(
+        ['run', 'rolling-reboot', '--nomad', './nomad-2.0.5', '-c', 'h.yaml', '--plan', '--netns', ''],
+        s.deps,
+      ),
+      2,
+    );
+    t.match(s.err.join(''), /h\.yaml: reboot\.kind: is not read with the fault schedule beside it \(reboot\.faults\)/);
+    s.err.length = 0;
+    t.equal(await main(['matrix', 'm2.yaml', '--plan', '--netns', ''], s.deps), 0, 'the axis alone is taken');
   },
 );
