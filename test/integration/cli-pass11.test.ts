@@ -3,7 +3,7 @@
 import t from 'tap';
 import '../helpers/ts-loader.js';
 import { main } from '../../lib/cli/main.js';
-import { writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { standInPerRun } from '../helpers/stand-in-env.js';
 
@@ -109,5 +109,51 @@ t.test(
     t.match(s.err.join(''), /h\.yaml: reboot\.kind: is not read with the fault schedule beside it \(reboot\.faults\)/);
     s.err.length = 0;
     t.equal(await main(['matrix', 'm2.yaml', '--plan', '--netns', ''], s.deps), 0, 'the axis alone is taken');
+  },
+);
+
+/** A user scenario (no lab) whose run() has the body `body`; CHECKS declares one check named as the scenario. */
+function userScenario(dir: string, name: string, body: string): void {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n');
+  writeFileSync(
+    join(dir, `${name}.ts`),
+    `import { defineScenario, defineCheck, judgeAll } from 'nomad-reboot-harness/scenario';
+const CHECKS = [defineCheck({ id: '${name}', title: '${name}', passesWhen: 'always', judge: () => ({ status: 'passed', message: 'ok' }) })];
+export default defineScenario({ name: '${name}', summary: 'no lab', needsNomad: false, roles: ['client'], checks: CHECKS,
+  async run() { ${body} } });
+`,
+  );
+}
+
+t.test(
+  "a user scenario's result of the wrong shape fails that check with its reports, instead of exit 70 with no JUnit (Q115)",
+  async (t) => {
+    const dir = t.testdir({});
+    const usc = join(dir, 'usc');
+    userScenario(usc, 'bogus', "return judgeAll(CHECKS, {}).map((c) => ({ ...c, status: 'bogus' })) as any;");
+    userScenario(usc, 'undeclared', "return [{ id: 'other', title: 'o', status: 'passed', message: 'x' }] as any;");
+    userScenario(usc, 'nolist', 'return null as any;');
+    const s = standInPerRun({}, { cwd: dir });
+    t.teardown(() => Promise.all(s.runs.map((r) => r.nomad.close())));
+    const cases: [string, number, RegExp][] = [
+      ['bogus', 1, /FAIL {2}bogus \(bogus\): the scenario returned status "bogus" \(passed, failed or skipped\): ok/],
+      ['undeclared', 1, /FAIL {2}o \(other\): not declared in the scenario's checks \(was passed: x\)/],
+      ['nolist', 3, /run\(\) returned null, not the list of its check results/],
+    ];
+    for (const [name, code, said] of cases) {
+      s.err.length = 0;
+      s.out.length = 0;
+      const reports = join(dir, `r-${name}`);
+      t.equal(
+        await main(['run', name, '--scenarios', usc, '--reports-dir', reports, '--netns', ''], s.deps),
+        code,
+        name,
+      );
+      t.match(s.err.join('') + s.out.join(''), said, `${name}: said`);
+      t.notMatch(s.err.join(''), /internal error/, `${name}: no internal error`);
+      const run = readdirSync(reports)[0]!;
+      t.ok(existsSync(join(reports, run, 'junit.xml')), `${name}: its JUnit is written`);
+    }
   },
 );
