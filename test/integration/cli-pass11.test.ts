@@ -3,6 +3,7 @@
 import t from 'tap';
 import '../helpers/ts-loader.js';
 import { main } from '../../lib/cli/main.js';
+import { EventEmitter } from 'node:events';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { standInPerRun } from '../helpers/stand-in-env.js';
@@ -155,5 +156,38 @@ t.test(
       const run = readdirSync(reports)[0]!;
       t.ok(existsSync(join(reports, run, 'junit.xml')), `${name}: its JUnit is written`);
     }
+  },
+);
+
+t.test(
+  'a rejection nothing awaited (or a throw in a callback) during a run is told redacted, the run ends with its reports and exit 3 (Q116)',
+  async (t) => {
+    const dir = t.testdir({});
+    const usc = join(dir, 'usc');
+    const token = 'stray-t0ken-1234567890abcdef';
+    userScenario(
+      usc,
+      'stray',
+      "(globalThis as any).strayEvents.emit('unhandledRejection', new Error('bg NOMAD_TOKEN=' + process.env.NOMAD_TOKEN)); return judgeAll(CHECKS, {});",
+    );
+    const events = new EventEmitter();
+    (globalThis as { strayEvents?: EventEmitter }).strayEvents = events;
+    t.teardown(() => delete (globalThis as { strayEvents?: EventEmitter }).strayEvents);
+    const s = standInPerRun({}, { cwd: dir });
+    t.teardown(() => Promise.all(s.runs.map((r) => r.nomad.close())));
+    const prev = process.env['NOMAD_TOKEN'];
+    process.env['NOMAD_TOKEN'] = token;
+    t.teardown(() => (prev === undefined ? delete process.env['NOMAD_TOKEN'] : (process.env['NOMAD_TOKEN'] = prev)));
+    const deps = { ...s.deps, env: { ...s.deps.env, NOMAD_TOKEN: token }, rejectionSource: events };
+    const reports = join(dir, 'reports');
+    t.equal(await main(['run', 'stray', '--scenarios', usc, '--reports-dir', reports, '--netns', ''], deps), 3);
+    const err = s.err.join('');
+    t.match(
+      err,
+      /error: a promise was rejected and nothing awaited it \(at .*stray\.ts.*\); the command goes on to its teardown and reports, then exits 3: bg NOMAD_TOKEN=\[REDACTED\]/,
+    );
+    t.notMatch(err + s.out.join(''), token, 'the token is not printed');
+    t.ok(existsSync(join(reports, readdirSync(reports)[0]!, 'junit.xml')), 'its reports are written');
+    t.equal(events.listenerCount('unhandledRejection') + events.listenerCount('uncaughtException'), 0, 'let go after');
   },
 );
