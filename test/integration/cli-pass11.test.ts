@@ -168,16 +168,13 @@ t.test(
     userScenario(
       usc,
       'stray',
-      "(globalThis as any).strayEvents.emit('unhandledRejection', new Error('bg NOMAD_TOKEN=' + process.env.NOMAD_TOKEN)); return judgeAll(CHECKS, {});",
+      `(globalThis as any).strayEvents.emit('unhandledRejection', new Error('bg NOMAD_TOKEN=${token}')); return judgeAll(CHECKS, {});`,
     );
     const events = new EventEmitter();
     (globalThis as { strayEvents?: EventEmitter }).strayEvents = events;
     t.teardown(() => delete (globalThis as { strayEvents?: EventEmitter }).strayEvents);
     const s = standInPerRun({}, { cwd: dir });
     t.teardown(() => Promise.all(s.runs.map((r) => r.nomad.close())));
-    const prev = process.env['NOMAD_TOKEN'];
-    process.env['NOMAD_TOKEN'] = token;
-    t.teardown(() => (prev === undefined ? delete process.env['NOMAD_TOKEN'] : (process.env['NOMAD_TOKEN'] = prev)));
     const deps = { ...s.deps, env: { ...s.deps.env, NOMAD_TOKEN: token }, rejectionSource: events };
     const reports = join(dir, 'reports');
     t.equal(await main(['run', 'stray', '--scenarios', usc, '--reports-dir', reports, '--netns', ''], deps), 3);
