@@ -188,3 +188,52 @@ t.test(
     t.equal(events.listenerCount('unhandledRejection') + events.listenerCount('uncaughtException'), 0, 'let go after');
   },
 );
+
+t.test(
+  'an input that is a device other than /dev/null is refused at once: /dev/zero was read whole (-c: 18 s and 680 MB; --faults: 16 GB, then std::bad_alloc) (Q117)',
+  async (t) => {
+    const dir = t.testdir({ 'nomad-2.0.5': 'a build on disk' });
+    const s = standInPerRun({}, { cwd: dir });
+    t.teardown(() => Promise.all(s.runs.map((r) => r.nomad.close())));
+    const device = /is a character device, not a file: reading it would not end/;
+    const cases: [string[], RegExp][] = [
+      [
+        ['run', 'rolling-reboot', '--nomad', './nomad-2.0.5', '-c', '/dev/zero', '--plan'],
+        /--config: is a character device/,
+      ],
+      [
+        ['run', 'rolling-reboot', '--nomad', './nomad-2.0.5', '--faults', '/dev/zero', '--plan'],
+        /reboot\.faults \(--faults\): is a character device/,
+      ],
+      [
+        ['run', '--nomad', './nomad-2.0.5', '--job', '/dev/urandom', '--plan'],
+        /job\.file \(--job\): is a character device/,
+      ],
+      [['run', '--nomad', '/dev/zero', '--plan'], /--nomad: is a character device/],
+      [['matrix', '/dev/zero', '--plan'], /matrix file: is a character device/],
+    ];
+    for (const [argv, said] of cases) {
+      s.err.length = 0;
+      const started = Date.now();
+      t.equal(await main([...argv, '--netns', ''], s.deps), 2, argv.join(' '));
+      t.match(s.err.join(''), said, `${argv.join(' ')}: named`);
+      t.match(s.err.join(''), device);
+      t.ok(Date.now() - started < 15_000, `${argv.join(' ')}: refused before it is read`);
+    }
+    s.err.length = 0;
+    t.equal(await main(['merge', '/dev/zero', '--out', join(dir, 'out')], s.deps), 2, 'merge');
+    t.match(s.err.join(''), /merge input: is a character device/);
+    s.err.length = 0;
+    t.equal(await main(['build', '/dev/zero'], s.deps), 2, 'build');
+    t.match(s.err.join(''), /build spec 1: is a character device/);
+    s.err.length = 0;
+    t.equal(
+      await main(
+        ['run', 'rolling-reboot', '--nomad', './nomad-2.0.5', '-c', '/dev/null', '--plan', '--netns', ''],
+        s.deps,
+      ),
+      0,
+      '/dev/null is still an empty harness.yaml',
+    );
+  },
+);
