@@ -161,12 +161,17 @@ export async function pathProblems(
   inputs: readonly InputPath[] = [],
 ): Promise<ConfigProblem[]> {
   // Note: each path as the file it reaches: a report named by a symlink to harness.yaml (or the build named by one) is
-  // written over that file all the same
+  // written over that file all the same, ...
   const named = [
     ...paths.filter((p) => p.kind === 'file').map((p) => resolve(cwd, p.value)),
     ...inputs.map((i) => resolve(i.from ?? cwd, i.value)),
   ];
-  const real = new Map(await Promise.all(named.map(async (p) => [p, await realpath(p).catch(() => p)] as const)));
+  // ... and a hard link to it (another name of the same inode) too: an existing file is known by its device and inode
+  const fileKey = async (p: string) => {
+    const st = await stat(p).catch(() => undefined);
+    return st?.isFile() ? `inode:${st.dev}:${st.ino}` : await realpath(p).catch(() => p);
+  };
+  const real = new Map(await Promise.all(named.map(async (p) => [p, await fileKey(p)] as const)));
   const out: ConfigProblem[] = [
     ...collisionProblems(paths, cwd),
     ...overwrittenInputProblems(paths, inputs, cwd, real),

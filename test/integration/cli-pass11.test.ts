@@ -4,7 +4,8 @@ import t from 'tap';
 import '../helpers/ts-loader.js';
 import { main } from '../../lib/cli/main.js';
 import { EventEmitter } from 'node:events';
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeLablessScenario } from '../helpers/labless-scenario.js';
 import { join } from 'node:path';
 import { standInPerRun } from '../helpers/stand-in-env.js';
 
@@ -235,5 +236,27 @@ t.test(
       0,
       '/dev/null is still an empty harness.yaml',
     );
+  },
+);
+
+t.test(
+  'a report named by a hard link to a file the run reads is refused as a symlink is: it is the same file (Q118)',
+  async (t) => {
+    const dir = t.testdir({ 'h.yaml': 'lab:\n  cpus: 1\n', 'nomad-2.0.5': 'a build on disk' });
+    writeLablessScenario(join(dir, 'usc'), 'pure');
+    linkSync(join(dir, 'h.yaml'), join(dir, 'latest.xml'));
+    linkSync(join(dir, 'nomad-2.0.5'), join(dir, 'nomad-copy'));
+    const s = standInPerRun({}, { cwd: dir });
+    t.teardown(() => Promise.all(s.runs.map((r) => r.nomad.close())));
+    const argv = ['run', 'pure', '--scenarios', 'usc', '-c', 'h.yaml', '--netns', ''];
+    t.equal(await main([...argv, '--junit', join(dir, 'latest.xml')], s.deps), 2);
+    t.match(s.err.join(''), /--junit: is a file this command reads \(--config\): the report would be written over it/);
+    t.equal(readFileSync(join(dir, 'h.yaml'), 'utf8'), 'lab:\n  cpus: 1\n', 'harness.yaml is as it was');
+    s.err.length = 0;
+    const run = ['run', '--nomad', './nomad-2.0.5', '--plan', '--netns', ''];
+    t.equal(await main([...run, '--report-json', 'nomad-copy'], s.deps), 2);
+    t.match(s.err.join(''), /--report-json: is a file this command reads \(--nomad\)/);
+    s.err.length = 0;
+    t.equal(await main([...argv, '--junit', join(dir, 'j.xml')], s.deps), 0, 'a path of its own is taken');
   },
 );
