@@ -3,6 +3,7 @@
 import t from 'tap';
 import '../helpers/ts-loader.js';
 import { main } from '../../lib/cli/main.js';
+import { redact } from '../../lib/log/redact.js';
 import { EventEmitter } from 'node:events';
 import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { writeLablessScenario } from '../helpers/labless-scenario.js';
@@ -260,3 +261,15 @@ t.test(
     t.equal(await main([...argv, '--junit', join(dir, 'j.xml')], s.deps), 0, 'a path of its own is taken');
   },
 );
+
+t.test("a bisect's JUnit suite name is not taken for user:password@host (Q119)", async (t) => {
+  t.equal(
+    redact('testsuite "bisect:alloc-restored@v9..v10": is in no JSON report', []),
+    'testsuite "bisect:alloc-restored@v9..v10": is in no JSON report',
+  );
+  t.equal(
+    redact('ProxyJump bob:hunter22@jump.example.com', []),
+    'ProxyJump bob:[REDACTED]@jump.example.com',
+    'a jump host still is',
+  );
+});
