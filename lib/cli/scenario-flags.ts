@@ -248,3 +248,26 @@ export function kindBesideScheduleProblems(
       : [];
   return [...inFile, ...axis];
 }
+
+/**
+ * A fault schedule that some cells of a session read and others do not: upgrade-in-place without
+ * `--upgrade-mode upgrade-then-reboot` runs no fault at all (a session of only such cells is `unusedFaultOptions`').
+ * Those cells would run without it, and their reports would not say so.
+ */
+export function scheduleUnreadByCells(
+  plan: { cells: readonly { key: string; scenario: string; config: HarnessConfig }[] } | undefined,
+): ConfigProblem[] {
+  const cells = plan?.cells ?? [];
+  const scheduled = cells.filter((c) => c.config.reboot.faults);
+  const unread = scheduled.filter((c) => !injectsFault(c.config));
+  if (!unread.length || unread.length === scheduled.length) return [];
+  const keys = unread.map((c) => c.key);
+  return [
+    {
+      field: 'reboot.faults (--faults)',
+      value: unread[0]!.config.reboot.faults,
+      message: `is not read by ${keys.length === 1 ? 'cell' : `${keys.length} cells`} ${keys.slice(0, 3).join(', ')}${keys.length > 3 ? ` and ${keys.length - 3} more` : ''}: upgrade-in-place runs no fault schedule, so ${keys.length === 1 ? 'it' : 'they'} would run without it`,
+      fix: 'run the upgrade-in-place cells without the schedule (a matrix of their own)',
+    },
+  ];
+}

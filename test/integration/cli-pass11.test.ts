@@ -273,3 +273,25 @@ t.test("a bisect's JUnit suite name is not taken for user:password@host (Q119)",
     'a jump host still is',
   );
 });
+
+t.test(
+  'a matrix whose upgrade-in-place cells read no fault schedule says so when its other cells run one (Q125)',
+  async (t) => {
+    const dir = t.testdir({
+      'nomad-2.0.5': 'a build on disk',
+      'nomad-1.9.7': 'a build on disk',
+      'm.yaml':
+        'scenario: [rolling-reboot, upgrade-in-place]\naxes:\n  nomad:\n    - { name: a, binary: nomad-2.0.5, upgrade_to: nomad-1.9.7 }\n',
+    });
+    writeFileSync(join(dir, 'f.yaml'), 'faults:\n  - { fault: graceful, target: any-client }\n');
+    const s = standInPerRun({}, { cwd: dir });
+    t.teardown(() => Promise.all(s.runs.map((r) => r.nomad.close())));
+    t.equal(await main(['matrix', 'm.yaml', '--faults', join(dir, 'f.yaml'), '--plan', '--netns', ''], s.deps), 2);
+    t.match(
+      s.err.join(''),
+      /reboot\.faults \(--faults\): is not read by cell upgrade-in-place\/nomad=a: upgrade-in-place runs no fault schedule/,
+    );
+    s.err.length = 0;
+    t.equal(await main(['matrix', 'm.yaml', '--plan', '--netns', ''], s.deps), 0, 'without the schedule it plans');
+  },
+);
