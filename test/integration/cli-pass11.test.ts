@@ -295,3 +295,12 @@ t.test(
     t.equal(await main(['matrix', 'm.yaml', '--plan', '--netns', ''], s.deps), 0, 'without the schedule it plans');
   },
 );
+
+t.test("a switch's wrong word is told with every word it takes (Q126)", async (t) => {
+  const s = standInPerRun({}, { cwd: t.testdir({}) });
+  t.equal(await main(['run', '--plan', '--json=on', '--netns', ''], s.deps), 2);
+  t.match(
+    s.err.join(''),
+    /--json: is a switch and takes no value but true, false, yes, no, 1, 0 \(got "on"; fix: write --json alone \(or --json=true\|false\|yes\|no\)\)/,
+  );
+});
