@@ -304,3 +304,14 @@ t.test("a switch's wrong word is told with every word it takes (Q126)", async (t
     /--json: is a switch and takes no value but true, false, yes, no, 1, 0 \(got "on"; fix: write --json alone \(or --json=true\|false\|yes\|no\)\)/,
   );
 });
+
+t.test('login of a lab whose spec cannot be read says so, not that no such lab exists (Q107)', async (t) => {
+  const work = t.testdir({ 'r-broken': { 'lab-spec.json': '{"machines": [' } });
+  const s = standInPerRun({}, { cwd: work });
+  const deps = { ...s.deps, env: { ...s.deps.env, HARNESS_WORK_DIR: work } };
+  t.equal(await main(['login', 'r-broken', '--netns', ''], deps), 2);
+  const err = s.err.join('');
+  t.match(err, /login: lab r-broken \(.*r-broken\): its lab-spec\.json cannot be read/);
+  t.notMatch(err, /no lab for run id/);
+  t.notMatch(err, /run with --keep/, 'no hint to keep a lab that is there');
+});
