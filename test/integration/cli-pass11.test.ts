@@ -315,3 +315,23 @@ t.test('login of a lab whose spec cannot be read says so, not that no such lab e
   t.notMatch(err, /no lab for run id/);
   t.notMatch(err, /run with --keep/, 'no hint to keep a lab that is there');
 });
+
+t.test(
+  "a stale variable of run's (HARNESS_TIMEOUT, HARNESS_REPEAT) does not hold back login, list-labs or destroy (Q109)",
+  async (t) => {
+    const work = t.testdir({ 'r-broken': { 'lab-spec.json': '{"machines": [' } });
+    const s = standInPerRun({}, { cwd: work });
+    const env = { ...s.deps.env, HARNESS_WORK_DIR: work, HARNESS_TIMEOUT: 'abc', HARNESS_REPEAT: '0' };
+    t.equal(await main(['login', 'r-broken', '--netns', ''], { ...s.deps, env }), 2);
+    const err = s.err.join('');
+    t.match(err, /its lab-spec\.json cannot be read/, 'login looked for the lab');
+    t.notMatch(err, /env HARNESS_(TIMEOUT|REPEAT)/);
+    s.err.length = 0;
+    // a lab key is still judged
+    t.equal(
+      await main(['login', 'r-broken', '--netns', ''], { ...s.deps, env: { ...env, HARNESS_PROVIDER: 'bogus' } }),
+      2,
+    );
+    t.match(s.err.join(''), /env HARNESS_PROVIDER: must be one of/);
+  },
+);
