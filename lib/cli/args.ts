@@ -158,8 +158,8 @@ function tokenize(
           problems.push({
             field: rawName,
             value: text,
-            message: words.length ? `takes no value but ${words.join(', ')}` : 'is a switch and takes no value',
-            fix: `write ${rawName} alone (or ${rawName}=${['true', 'false', ...words].join('|')})`,
+            message: `is a switch and takes no value but ${['true', 'false', 'yes', 'no', '1', '0', ...words].join(', ')}`,
+            fix: `write ${rawName} alone (or ${rawName}=${['true', 'false', 'yes', 'no', ...words].join('|')})`,
           });
           continue;
         }

@@ -65,6 +65,12 @@ export interface CliDeps {
     out: (text: string) => void;
   }) => Promise<ExitCode>;
   signalSource?: NodeJS.EventEmitter;
+  /**
+   * Where a promise rejected with no handler, or an exception nothing caught, is told ('unhandledRejection',
+   * 'uncaughtException': the process, in the real CLI): such an error (a user scenario's background work) is told
+   * redacted and the command goes on to its teardown.
+   */
+  rejectionSource?: NodeJS.EventEmitter;
 }
 
 /** Resolving the builds a plan names: every problem of every spec first (nothing downloaded), then one by one. */

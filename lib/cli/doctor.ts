@@ -189,7 +189,9 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorItem[]> {
         'network namespace',
         nsOk,
         `this process runs in ${where(inNs ?? '')}; ${lvNs === undefined ? 'libvirtd not running' : `libvirtd (pid ${libvirtdPid}) runs in ${where(lvNs)}`}; the lab needs it in ${where(netns)} (lab.netns)`,
-        `stop that libvirtd (${stopIt}), then: ${netns ? `HARNESS_NETNS=${netns} reboot-harness setup` : 'systemctl start libvirtd'}; or use --netns ${lvNs ? lvNs : '""'}`,
+        // Note: the netns it runs in first: stopping a libvirtd another run's lab uses would cut that lab off, and a
+        // mistyped --netns is the likelier cause
+        `use --netns ${lvNs ? lvNs : '""'} (where that libvirtd runs); or, to put the lab in ${where(netns)}: stop that libvirtd (${stopIt}), then ${netns ? `HARNESS_NETNS=${netns} reboot-harness setup` : 'systemctl start libvirtd'}`,
       ),
     );
 

@@ -179,6 +179,7 @@ const deps: CliDeps = {
   destroy: (config, ids, all, logger, stopHost, sweep) =>
     destroyLabs(config, ids, all, logger, { stopHost, vagrantfile: VAGRANTFILE, ...(sweep ? { sweep } : {}) }),
   setup,
+  rejectionSource: process,
 };
 
 // Note: if whoever reads our output goes away (a closed pipe), keep going: teardown must still destroy the VMs.

@@ -157,8 +157,15 @@ async function loginCommandFor(args: ParsedArgs, config: HarnessConfig, env: Cli
       machine: `${m.name} (${m.spec.address})`,
     };
   }
-  const { labs } = await findLabs(config, { orphans: false });
+  const { labs, problems: unreadable } = await findLabs(config, { orphans: false });
   const lab = labs.find((l) => l.id === id);
+  // Note: a lab whose folder is there but whose spec cannot be read is that, not a lab that does not exist
+  const unread = unreadable.find((p) => p.startsWith(`lab ${id} (`));
+  if (!lab && unread)
+    throw new HarnessError(`login: ${unread}`, {
+      exitCode: 2,
+      hint: `its machines and addresses are in that file: without it there is nothing to log into (reboot-harness list-labs names the lab)`,
+    });
   if (!lab) throw notKept(labs, config.lab.workDir, `no lab for run id ${id} under ${config.lab.workDir}`);
   if (lab.kind === 'warm')
     throw notKept(

@@ -35,6 +35,7 @@ export async function main(
     err: redactingWriter(given.err, () => secrets),
   };
   const interrupt = interruptGuard(deps.signalSource ?? process);
+  const stray = strayRejectionGuard(given.rejectionSource, deps.err);
   try {
     const { args, problems } = parseCliCollecting(argv, commands);
     const cmd = commandNamed(args.command, commands);
@@ -48,11 +49,12 @@ export async function main(
     }
     const addSecrets = (s: readonly string[]) => (secrets = [...new Set([...secrets, ...s])]);
     const running = cmd.run(args, { ...deps, argv, argvProblems: problems, addSecrets, commands });
-    return await Promise.race([running, interrupt.interrupted]);
+    return stray.exitCode(await Promise.race([running, interrupt.interrupted]));
   } catch (err) {
-    return reportError(err, deps, wantsJson(argv) && !printed);
+    return stray.exitCode(reportError(err, deps, wantsJson(argv) && !printed));
   } finally {
     interrupt.dispose();
+    stray.dispose();
   }
 }
 
@@ -77,6 +79,39 @@ function interruptGuard(source: NodeJS.EventEmitter): { interrupted: Promise<nev
     dispose: () => {
       source.off('SIGINT', handler);
       source.off('SIGTERM', handler);
+    },
+  };
+}
+
+/**
+ * A promise rejected with nothing awaiting it, or an exception thrown in a callback, while a command runs (a user
+ * scenario's `Promise.reject` in the background, a throw in its timer): Node would end the process at once with exit 1 (which reads as "a check
+ * failed"), its stack printed unredacted (the message may hold the token) and the run's teardown never run, so its
+ * VMs stayed up. Told through the redacting console instead; the command goes on to its teardown and reports, and a
+ * verdict of 0 or 1 becomes 3: something failed that no check judged.
+ */
+function strayRejectionGuard(
+  source: NodeJS.EventEmitter | undefined,
+  err: (s: string) => void,
+): { exitCode(code: number): number; dispose(): void } {
+  let seen = 0;
+  const told = (what: string) => (reason: unknown) => {
+    seen++;
+    const at = reason instanceof Error ? /\n\s+at (.*)/.exec(reason.stack ?? '')?.[1] : undefined;
+    const text = reason instanceof Error ? reason.message : String(reason);
+    err(
+      `error: ${what}${at ? ` (at ${at})` : ''}; the command goes on to its teardown and reports, then exits ${EXIT.INFRA}: ${text}\n`,
+    );
+  };
+  const rejection = told('a promise was rejected and nothing awaited it');
+  const exception = told('an exception was thrown where nothing catches it (a timer or event callback)');
+  source?.on('unhandledRejection', rejection);
+  source?.on('uncaughtException', exception);
+  return {
+    exitCode: (code) => (seen && (code === EXIT.OK || code === EXIT.CHECK_FAILED) ? EXIT.INFRA : code),
+    dispose: () => {
+      source?.off('unhandledRejection', rejection);
+      source?.off('uncaughtException', exception);
     },
   };
 }

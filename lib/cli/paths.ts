@@ -161,12 +161,17 @@ export async function pathProblems(
   inputs: readonly InputPath[] = [],
 ): Promise<ConfigProblem[]> {
   // Note: each path as the file it reaches: a report named by a symlink to harness.yaml (or the build named by one) is
-  // written over that file all the same
+  // written over that file all the same, ...
   const named = [
     ...paths.filter((p) => p.kind === 'file').map((p) => resolve(cwd, p.value)),
     ...inputs.map((i) => resolve(i.from ?? cwd, i.value)),
   ];
-  const real = new Map(await Promise.all(named.map(async (p) => [p, await realpath(p).catch(() => p)] as const)));
+  // ... and a hard link to it (another name of the same inode) too: an existing file is known by its device and inode
+  const fileKey = async (p: string) => {
+    const st = await stat(p).catch(() => undefined);
+    return st?.isFile() ? `inode:${st.dev}:${st.ino}` : await realpath(p).catch(() => p);
+  };
+  const real = new Map(await Promise.all(named.map(async (p) => [p, await fileKey(p)] as const)));
   const out: ConfigProblem[] = [
     ...collisionProblems(paths, cwd),
     ...overwrittenInputProblems(paths, inputs, cwd, real),
@@ -183,19 +188,36 @@ export async function pathProblems(
 }
 
 /**
- * Why the input at `p` cannot be read as a file, or undefined: a named pipe (FIFO) or a socket. Reading a FIFO waits
- * for a writer for ever, past Ctrl-C (the read blocks a thread Node waits for at exit), and a pipe can be read once
- * where the harness reads its inputs again (the run after the check, repro.sh). A missing path, a directory or a
- * device such as /dev/null is left to the reader, which names it. Reads only (stat).
+ * Why the input at `p` cannot be read as a file, or undefined: a named pipe (FIFO), a socket, or a device other than
+ * /dev/null. Reading a FIFO (or a terminal) waits for a writer for ever, past Ctrl-C (the read blocks a thread Node
+ * waits for at exit), and a pipe can be read once where the harness reads its inputs again (the run after the check,
+ * repro.sh); /dev/zero or /dev/urandom never ends: read whole, it took every byte of memory (16 GB, then
+ * std::bad_alloc). A missing path or a directory is left to the reader, which names it; /dev/null reads as empty.
+ * Reads only (stat).
  */
 export async function notAFileProblem(i: InputPath, cwd: string): Promise<ConfigProblem | undefined> {
   const st = await stat(resolve(i.from ?? cwd, i.value)).catch(() => undefined);
-  const what = st?.isFIFO() ? 'a named pipe (FIFO)' : st?.isSocket() ? 'a socket' : undefined;
+  if (!st) return undefined;
+  const device = st.isCharacterDevice() || st.isBlockDevice();
+  if (device && st.rdev === (await stat('/dev/null').catch(() => undefined))?.rdev) return undefined;
+  const what = st.isFIFO()
+    ? 'a named pipe (FIFO)'
+    : st.isSocket()
+      ? 'a socket'
+      : st.isCharacterDevice()
+        ? 'a character device'
+        : st.isBlockDevice()
+          ? 'a block device'
+          : undefined;
   if (!what) return undefined;
   return {
     field: i.field,
     value: i.value,
-    message: `is ${what}, not a file: reading it would wait for a writer, and the harness reads its inputs more than once`,
+    message: `is ${what}, not a file: ${
+      device
+        ? 'reading it would not end (/dev/zero, /dev/urandom, a disk) or would wait for typing (a terminal)'
+        : 'reading it would wait for a writer'
+    }, and the harness reads its inputs more than once`,
     fix: 'write it to a file first and give that file',
   };
 }

@@ -84,7 +84,10 @@ export function unusedFlagProblems(
       },
     ];
   });
-  return [...byScenario, ...unusedDrainDeadline(values, configs, byScenario), ...unusedFaultOptions(values, configs)];
+  // Note: a session that failed to plan has one config resolved from the flags alone, which names no scenario; the
+  // fault flags are judged for the scenario named all the same, with the other problems
+  const named = scenarios.length === 1 ? configs.map((c) => ({ ...c, scenario: scenarios[0]!.name })) : [...configs];
+  return [...byScenario, ...unusedDrainDeadline(values, named, byScenario), ...unusedFaultOptions(values, named)];
 }
 
 /**
@@ -115,6 +118,38 @@ function unusedDrainDeadline(
  */
 function unusedFaultOptions(values: Record<string, unknown>, configs: readonly HarnessConfig[]): ConfigProblem[] {
   if (!configs.length) return [];
+  if (!configs.some(injectsFault)) {
+    // no cell injects a fault: --reboot, a schedule, its seed and every fault option would be ignored
+    const given = ['reboot', 'faults', 'seed', ...FAULTS.options.flatMap((o) => (o.flag ? [o.flag] : []))].filter(
+      (f) => values[f] !== undefined,
+    );
+    // a schedule is run by the cluster scenarios only, so upgrade-then-reboot would not read it either
+    const schedule = (flag: string) => flag === 'faults' || flag === 'seed';
+    // harness.yaml's (or a matrix's) schedule, as the other one-fault scenarios refuse it
+    const written = configs.find((c) => c.reboot.faults)?.reboot.faults;
+    const file: ConfigProblem[] =
+      written !== undefined && values['faults'] === undefined
+        ? [
+            {
+              field: 'reboot.faults',
+              value: written,
+              message: 'upgrade-in-place runs no fault schedule, so it would be ignored',
+              fix: 'drop reboot.faults, or run rolling-reboot or server-reboot with it',
+            },
+          ]
+        : [];
+    return [
+      ...file,
+      ...given.map((flag) => ({
+        field: `--${flag}`,
+        value: values[flag],
+        message: `is not read: upgrade-in-place reboots the client only with --upgrade-mode upgrade-then-reboot (this run: ${configs[0]!.upgrade.mode}), so it would be ignored`,
+        fix: schedule(flag)
+          ? `drop --${flag} (a fault schedule is run by rolling-reboot and server-reboot)`
+          : `drop --${flag}, or give --upgrade-mode upgrade-then-reboot`,
+      })),
+    ];
+  }
   if (configs.every((c) => c.reboot.faults) && values['reboot'] !== undefined)
     // every step of a schedule names its own fault (`fault:` is required); --reboot would be ignored
     return [
@@ -126,18 +161,6 @@ function unusedFaultOptions(values: Record<string, unknown>, configs: readonly H
       },
     ];
   if (configs.some((c) => c.reboot.faults)) return [];
-  if (!configs.some(injectsFault)) {
-    // no cell injects a fault: --reboot and every fault option would be ignored
-    const given = ['reboot', ...FAULTS.options.flatMap((o) => (o.flag ? [o.flag] : []))].filter(
-      (f) => values[f] !== undefined,
-    );
-    return given.map((flag) => ({
-      field: `--${flag}`,
-      value: values[flag],
-      message: `is not read: upgrade-in-place reboots the client only with --upgrade-mode upgrade-then-reboot (this run: ${configs[0]!.upgrade.mode}), so it would be ignored`,
-      fix: `drop --${flag}, or give --upgrade-mode upgrade-then-reboot`,
-    }));
-  }
   // the seed of a schedule's picks: with no schedule there is nothing to pick
   const seed: ConfigProblem[] =
     values['seed'] === undefined
@@ -167,4 +190,84 @@ function unusedFaultOptions(values: Record<string, unknown>, configs: readonly H
     ];
   });
   return [...seed, ...options];
+}
+
+/**
+ * A fault kind written beside a fault schedule, which it would not reach: every step of a schedule names its own fault.
+ * A matrix's `axes.reboot` with cells that run a schedule (its defaults', harness.yaml's, --faults) would name each
+ * cell by a kind it never injected (`reboot=hard` passing on a schedule of graceful reboots); `reboot.kind` beside
+ * `reboot.faults` in one file (harness.yaml, a matrix's defaults) would be ignored. `--reboot` with `--faults` is
+ * `unusedFaultOptions`'.
+ */
+export function kindBesideScheduleProblems(
+  plan: { cells: readonly { variant: readonly string[]; config: HarnessConfig }[] } | undefined,
+  o: {
+    harness?: { data: unknown; name: string } | undefined;
+    matrixFile?: { data: unknown; name: string } | undefined;
+  },
+): ConfigProblem[] {
+  const reboot = (d: unknown) => (d as { reboot?: { kind?: unknown; faults?: unknown } } | null | undefined)?.reboot;
+  const files = [
+    ...(o.harness ? [{ at: o.harness.name, field: 'reboot', r: reboot(o.harness.data) }] : []),
+    ...(o.matrixFile
+      ? [
+          {
+            at: o.matrixFile.name,
+            field: 'defaults.reboot',
+            r: reboot((o.matrixFile.data as { defaults?: unknown } | null | undefined)?.defaults),
+          },
+        ]
+      : []),
+  ];
+  const inFile = files.flatMap(({ at, field, r }) =>
+    r?.kind !== undefined && r.faults !== undefined
+      ? [
+          {
+            field: `${at}: ${field}.kind`,
+            value: r.kind,
+            message: `is not read with the fault schedule beside it (${field}.faults): each of its steps names its own fault`,
+            fix: `drop ${field}.kind, or drop ${field}.faults and inject the one kind`,
+          },
+        ]
+      : [],
+  );
+  const scheduled = (plan?.cells ?? []).filter((c) => c.config.reboot.faults);
+  const kinds = [
+    ...new Set(scheduled.flatMap((c) => c.variant.filter((v) => v.startsWith('reboot=')).map((v) => v.slice(7)))),
+  ];
+  const axis: ConfigProblem[] =
+    kinds.length && o.matrixFile
+      ? [
+          {
+            field: `${o.matrixFile.name}: axes.reboot`,
+            value: kinds,
+            message: `names each cell's fault, and its cells run the fault schedule ${scheduled[0]!.config.reboot.faults} (reboot.faults), whose steps name their own: the cells ${kinds.map((k) => `reboot=${k}`).join(', ')} would each run that schedule, not the kind they are named by`,
+            fix: 'drop axes.reboot (the schedule says what each cell does), or drop reboot.faults (--faults)',
+          },
+        ]
+      : [];
+  return [...inFile, ...axis];
+}
+
+/**
+ * A fault schedule that some cells of a session read and others do not: upgrade-in-place without
+ * `--upgrade-mode upgrade-then-reboot` runs no fault at all (a session of only such cells is `unusedFaultOptions`').
+ * Those cells would run without it, and their reports would not say so.
+ */
+export function scheduleUnreadByCells(
+  plan: { cells: readonly { key: string; scenario: string; config: HarnessConfig }[] } | undefined,
+): ConfigProblem[] {
+  const cells = plan?.cells ?? [];
+  const scheduled = cells.filter((c) => c.config.reboot.faults);
+  const unread = scheduled.filter((c) => !injectsFault(c.config));
+  if (!unread.length || unread.length === scheduled.length) return [];
+  const keys = unread.map((c) => c.key);
+  return [
+    {
+      field: 'reboot.faults (--faults)',
+      value: unread[0]!.config.reboot.faults,
+      message: `is not read by ${keys.length === 1 ? 'cell' : `${keys.length} cells`} ${keys.slice(0, 3).join(', ')}${keys.length > 3 ? ` and ${keys.length - 3} more` : ''}: upgrade-in-place runs no fault schedule, so ${keys.length === 1 ? 'it' : 'they'} would run without it`,
+      fix: 'run the upgrade-in-place cells without the schedule (a matrix of their own)',
+    },
+  ];
 }

@@ -27,7 +27,7 @@ import { IN_NETNS_ENV } from '../lab/host/host.js';
 import { labConfigRules, vmOverheadMb } from '../lab/providers.js';
 import { allScenarios, findScenario } from './scenarios.js';
 import { notAFileProblems, pathProblems } from './paths.js';
-import { unusedFlagProblems } from './scenario-flags.js';
+import { kindBesideScheduleProblems, scheduleUnreadByCells, unusedFlagProblems } from './scenario-flags.js';
 import { hostsNetnsProblems } from './hosts-netns.js';
 import { inputProblems, readHarnessFile, type HarnessFile } from './input.js';
 import {
@@ -174,6 +174,8 @@ export async function checkSession(req: SessionRequest, read: ReadSession): Prom
     ...expectFlagProblems(args.values),
     ...matrixRepeatProblems(req),
     ...unusedFlagProblems(args.values, scenarios, configs, { installsItsBuilds: !!req.installsOwnBuilds }),
+    ...kindBesideScheduleProblems(plan, { harness, matrixFile: req.matrixFile }),
+    ...scheduleUnreadByCells(plan),
     ...outputs,
     ...jobs,
     ...(await labProblems(plan, configs, deps, user.extra)),

@@ -81,9 +81,10 @@ const PATTERNS: readonly [RegExp, string][] = [
   // is a build spec, not a URL.
   [/\b(?!git:)([a-z][a-z0-9+.-]*:\/)(?=[^/])[^\s/?#@"'\\]+@/gi, `$1${REDACTED}@`],
   // user:password@host with no scheme (an ssh jump host or address written that way): the password. Not a path's
-  // (library/redis:7@sha256:…), an image digest, nor a build spec (git:nomad@v1.9.3 is a directory and its ref).
+  // (library/redis:7@sha256:…), an image digest, nor a build spec (git:nomad@v1.9.3 is a directory and its ref), nor
+  // a bisect's JUnit suite (bisect:task-dirs@v2.0.4..v2.0.5: the check and the good ref).
   [
-    /(?<=^|[\s"'=(,[])(?!(?:git|path):)([A-Za-z0-9._-]+:)[^\s/@"'\\:]{4,}@(?!sha\d+:)(?=[A-Za-z0-9.-]+(?:[:/\s"'\\,)\]]|$))/gm,
+    /(?<=^|[\s"'=(,[])(?!(?:git|path|bisect):)([A-Za-z0-9._-]+:)[^\s/@"'\\:]{4,}@(?!sha\d+:)(?=[A-Za-z0-9.-]+(?:[:/\s"'\\,)\]]|$))/gm,
     `$1${REDACTED}@`,
   ],
   // A token in a URL's query: ?token=<t>, &access_token=<t>, ?X-Amz-Signature=<t>, …

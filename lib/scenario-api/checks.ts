@@ -6,8 +6,14 @@ import { oneLine } from '../checks/result.js';
 /**
  * Hold a scenario's results to its declared checks (pure): a declared check without a result fails (a silent gap
  * would read as "not run"), and a result for an undeclared id fails too, since the reports name cases from the list.
+ * `results` is what run() returned, held to CheckResult's shape first (see `shaped`): a list is required.
  */
-export function reconcileResults(declared: readonly CheckInfo[], results: readonly CheckResult[]): CheckResult[] {
+export function reconcileResults(declared: readonly CheckInfo[], returned: unknown): CheckResult[] {
+  if (!Array.isArray(returned))
+    throw new Error(
+      `run() returned ${returned === null ? 'null' : typeof returned}, not the list of its check results (return judgeAll(CHECKS, evidence))`,
+    );
+  const results = returned.map(shaped);
   const ids = new Set(declared.map((c) => c.id));
   const out: CheckResult[] = declared.map(
     (c) =>
@@ -24,4 +30,35 @@ export function reconcileResults(declared: readonly CheckInfo[], results: readon
     out.push({ ...r, status: 'failed', message });
   }
   return out;
+}
+
+const STATUSES: readonly unknown[] = ['passed', 'failed', 'skipped'];
+
+/**
+ * One result as a user's run() returned it, in CheckResult's shape: every report reads `status`, `message` and
+ * `evidence` of each (a status the reports have no mark for, or evidence that is no list, ended the console in a
+ * TypeError with exit 70 and no JUnit). A result that is not one fails, saying what was wrong with it.
+ */
+function shaped(r: unknown, i: number): CheckResult {
+  const o = (r !== null && typeof r === 'object' ? r : {}) as Record<string, unknown>;
+  const id = typeof o['id'] === 'string' && o['id'] !== '' ? o['id'] : `result[${i}]`;
+  const message = typeof o['message'] === 'string' ? o['message'] : String(o['message'] ?? '');
+  const evidence = Array.isArray(o['evidence']) ? o['evidence'].map(String) : [];
+  const wrong = [
+    ...(r === null || typeof r !== 'object' ? [`a result that is no object (${JSON.stringify(r) ?? String(r)})`] : []),
+    ...(typeof o['id'] === 'string' && o['id'] !== '' ? [] : ['no id']),
+    ...(STATUSES.includes(o['status'])
+      ? []
+      : [`status ${JSON.stringify(o['status']) ?? 'undefined'} (passed, failed or skipped)`]),
+    ...(o['evidence'] === undefined || Array.isArray(o['evidence']) ? [] : ['evidence that is no list of lines']),
+  ];
+  return {
+    ...(o as Partial<CheckResult>),
+    id,
+    title: typeof o['title'] === 'string' ? o['title'] : id,
+    status: wrong.length ? 'failed' : (o['status'] as CheckResult['status']),
+    message: wrong.length ? oneLine(`the scenario returned ${wrong.join(', ')}: ${message}`) : message,
+    evidence,
+    ...(Array.isArray(o['perAlloc']) || o['perAlloc'] === undefined ? {} : { perAlloc: undefined }),
+  } as CheckResult;
 }

@@ -18,7 +18,7 @@ t.test('--keep on-failure: a switch that also takes one word', async (t) => {
   t.equal(after.args.values['keep'], true);
   t.same(after.args.positionals, ['bridge-exec-reboot'], 'any other word stays a positional');
   const bad = parseCliCollecting(['run', 'x', '--keep=sometimes']);
-  t.match(bad.problems, [{ field: '--keep', value: 'sometimes', fix: /--keep=true\|false\|on-failure/ }]);
+  t.match(bad.problems, [{ field: '--keep', value: 'sometimes', fix: /--keep=true\|false\|yes\|no\|on-failure/ }]);
 
   const config = (flags: Record<string, unknown>, env: Record<string, string> = {}) =>
     resolveConfig({ file: undefined, env, flags, knownChecks: [] });

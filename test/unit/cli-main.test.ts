@@ -188,14 +188,15 @@ t.test('harness.yaml: invalid YAML and unknown keys are exit 2; all problems at 
     'nothing created (the build is checked to report every problem)',
   );
 
-  const dir = t.testdir({ 'other.yaml': 'keep: maybe\n' });
+  // a key of the lab's, which destroy reads (a key only run reads, such as keep, is left to run)
+  const dir = t.testdir({ 'other.yaml': 'lab:\n  servers: 2\n' });
   const c = probe(dir);
   t.equal(
     await main(['destroy', 'r1', '--config', 'other.yaml'], c.deps),
     2,
     '--config is read relative to the working directory',
   );
-  t.match(c.err(), /other\.yaml: keep: must be true, false or on-failure/);
+  t.match(c.err(), /other\.yaml: lab\.servers: must be one of 1, 3, 5/);
   const missing = probe(t.testdir());
   t.equal(await main(['destroy', 'r1', '-c', 'nope.yaml'], missing.deps), 2);
   t.match(missing.err(), /--config: cannot be read \(ENOENT\)/);

@@ -208,3 +208,27 @@ t.test('doctor: an ip that is missing or fails is no namespace name, in the deta
     t.notMatch(`${ns?.detail} ${ns?.fix}`, /--netns|runs in netns/, 'no namespace made of an error message');
   }
 });
+
+t.test(
+  'doctor: a libvirtd in another netns than --netns offers that netns first, before stopping it (Q111)',
+  async (t) => {
+    const dir = t.testdir({ 'libvirtd.pid': `${process.pid}\n` });
+    const run: RunCommand = async (file) =>
+      file === 'ip'
+        ? { code: 0, stdout: 'nrh-lab\n', stderr: '', durationMs: 1 }
+        : { code: 0, stdout: '', stderr: '', durationMs: 1 };
+    const items = await runDoctor({
+      deadline: deadlineIn(10_000),
+      workDir: dir,
+      run,
+      netns: 'nrh-typo',
+      libvirtdPidFile: `${dir}/libvirtd.pid`,
+    });
+    const ns = items.find((i) => i.name === 'network namespace');
+    t.equal(ns?.ok, false);
+    t.match(
+      ns?.fix,
+      /^use --netns nrh-lab \(where that libvirtd runs\); or, to put the lab in netns nrh-typo: stop that libvirtd \(reboot-harness destroy --host/,
+    );
+  },
+);

@@ -49,6 +49,9 @@ export const destroy: CliCommand = {
     { flag: 'verbose', doc: 'also print every command run (vagrant, virsh) with its exit code' },
     { flag: 'quiet', doc: 'print only warnings and errors, not each lab destroyed' },
   ],
+  // Note: the clean-up and lab commands read the lab's keys only: a stale HARNESS_TIMEOUT or HARNESS_REPEAT of run's
+  // must not keep them from finding or destroying a lab
+  reads: ['lab.', 'output.', 'nomad.token'],
   positionals: { what: 'run id', complete: 'labs' },
   async run(args, deps) {
     let sweep: DestroySweep = {};

@@ -16,6 +16,9 @@ export const listLabs: CliCommand = {
   exits: '0 listed; 2 usage error; 3 a lab or the orphan domains could not be looked at (the rest is listed)',
   options: [CONFIG],
   configFlags: ['netns', 'work-dir', 'provider', 'json'],
+  // Note: the clean-up and lab commands read the lab's keys only: a stale HARNESS_TIMEOUT or HARNESS_REPEAT of run's
+  // must not keep them from finding or destroying a lab
+  reads: ['lab.', 'output.', 'nomad.token'],
   positionals: { what: 'argument', max: 0, complete: [] },
   async run(args, deps) {
     return listLabsCommand(args, await commandConfig(args, deps), deps);

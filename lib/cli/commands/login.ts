@@ -32,6 +32,9 @@ export const login: CliCommand = {
     'provider',
     { flag: 'quiet', doc: 'do not print the ssh command line before running it' },
   ],
+  // Note: the clean-up and lab commands read the lab's keys only: a stale HARNESS_TIMEOUT or HARNESS_REPEAT of run's
+  // must not keep them from finding or destroying a lab
+  reads: ['lab.', 'output.', 'nomad.token'],
   positionals: { what: 'run id and machine', complete: 'labs' },
   async run(args, deps) {
     return loginCommand(args, await commandConfig(args, deps, () => loginLineProblems(args)), deps);

@@ -1,0 +1,337 @@
+// The CLI's eleventh adversarial pass (docs/cli-defects.md, rows Q112 on), through the real main() with the stand-ins:
+// a fault schedule given to a run that injects no fault.
+import t from 'tap';
+import '../helpers/ts-loader.js';
+import { main } from '../../lib/cli/main.js';
+import { redact } from '../../lib/log/redact.js';
+import { EventEmitter } from 'node:events';
+import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeLablessScenario } from '../helpers/labless-scenario.js';
+import { join } from 'node:path';
+import { standInPerRun } from '../helpers/stand-in-env.js';
+
+t.setTimeout(2 * 60_000);
+
+t.test(
+  'upgrade-in-place without a reboot refuses a fault schedule and its seed, as it refuses --reboot, instead of ignoring them (Q112)',
+  async (t) => {
+    const dir = t.testdir({
+      'nomad-2.0.5': 'a build on disk',
+      'nomad-1.9.7': 'a build on disk',
+      'f.yaml': 'faults:\n  - { fault: graceful, target: any-client }\n',
+      'h.yaml': 'reboot:\n  faults: f.yaml\n',
+    });
+    const s = standInPerRun({}, { cwd: dir });
+    t.teardown(() => Promise.all(s.runs.map((r) => r.nomad.close())));
+    const upgrade = ['run', 'upgrade-in-place', '--nomad', './nomad-2.0.5', '--upgrade-to', './nomad-1.9.7'];
+    t.equal(await main([...upgrade, '--faults', 'f.yaml', '--seed', '3', '--plan', '--netns', ''], s.deps), 2);
+    let err = s.err.join('');
+    t.match(
+      err,
+      /--faults: is not read: upgrade-in-place reboots the client only with --upgrade-mode upgrade-then-reboot/,
+    );
+    t.match(err, /--seed: is not read: upgrade-in-place/);
+    t.match(err, /fix: drop --faults \(a fault schedule is run by rolling-reboot and server-reboot\)/);
+    t.equal(s.out.join(''), '', 'no plan printed');
+    s.err.length = 0;
+    // harness.yaml's schedule, which no flag names
+    t.equal(await main([...upgrade, '-c', 'h.yaml', '--plan', '--netns', ''], s.deps), 2);
+    err = s.err.join('');
+    t.match(err, /reboot\.faults: upgrade-in-place runs no fault schedule, so it would be ignored \(got "f\.yaml"/);
+    s.err.length = 0;
+    // upgrade-then-reboot refuses it as the other one-fault scenarios do (unchanged)
+    t.equal(
+      await main(
+        [...upgrade, '--upgrade-mode', 'upgrade-then-reboot', '--faults', 'f.yaml', '--plan', '--netns', ''],
+        s.deps,
+      ),
+      2,
+    );
+    t.match(s.err.join(''), /upgrade-in-place runs one fault; a schedule of several is run by the cluster scenarios/);
+  },
+);
+
+t.test(
+  'a fault flag upgrade-in-place does not read is told with a missing --upgrade-to, not once it is given (Q113)',
+  async (t) => {
+    const dir = t.testdir({ 'nomad-2.0.5': 'a build on disk', 'f.yaml': 'faults:\n  - { fault: graceful }\n' });
+    const s = standInPerRun({}, { cwd: dir });
+    t.teardown(() => Promise.all(s.runs.map((r) => r.nomad.close())));
+    const argv = ['upgrade-in-place', '--reboot', 'hard', '--faults', 'f.yaml', '--plan', '--netns', ''];
+    t.equal(await main(['run', '--nomad', './nomad-2.0.5', ...argv], s.deps), 2);
+    let err = s.err.join('');
+    t.match(err, /--upgrade-to: is required by scenario upgrade-in-place/);
+    t.match(
+      err,
+      /--reboot: is not read: upgrade-in-place reboots the client only with --upgrade-mode upgrade-then-reboot/,
+    );
+    t.match(err, /--faults: is not read: upgrade-in-place/);
+    s.err.length = 0;
+    t.equal(await main(['compare', '--before', './nomad-2.0.5', '--after', './nomad-2.0.5', ...argv], s.deps), 2);
+    err = s.err.join('');
+    t.match(err, /--upgrade-to: is required/);
+    t.match(err, /--reboot: is not read: upgrade-in-place/, 'compare too');
+  },
+);
+
+t.test(
+  "a matrix's reboot axis, or a reboot.kind, beside a fault schedule is refused: each cell would run the schedule under a kind it never injected (Q114)",
+  async (t) => {
+    const dir = t.testdir({
+      'nomad-2.0.5': 'a build on disk',
+      'f.yaml': 'faults:\n  - { fault: graceful, target: any-client }\n',
+      'm2.yaml':
+        'scenario: rolling-reboot\naxes:\n  nomad:\n    - { name: a, binary: nomad-2.0.5 }\n  reboot: [hard]\n',
+    });
+    // the schedule by its absolute path: the scenario reads it from the process's working directory
+    const f = join(dir, 'f.yaml');
+    writeFileSync(
+      join(dir, 'm.yaml'),
+      `scenario: rolling-reboot\naxes:\n  nomad:\n    - { name: a, binary: nomad-2.0.5 }\n  reboot: [graceful, hard]\ndefaults:\n  reboot: { faults: ${f} }\n`,
+    );
+    writeFileSync(join(dir, 'h.yaml'), `reboot:\n  kind: hard\n  faults: ${f}\n`);
+    const s = standInPerRun({}, { cwd: dir });
+    t.teardown(() => Promise.all(s.runs.map((r) => r.nomad.close())));
+    t.equal(await main(['matrix', 'm.yaml', '--plan', '--netns', ''], s.deps), 2);
+    t.match(
+      s.err.join(''),
+      /m\.yaml: axes\.reboot: names each cell's fault, and its cells run the fault schedule .*f\.yaml .*the cells reboot=graceful, reboot=hard would each run that schedule/,
+    );
+    t.equal(s.out.join(''), '', 'no plan printed');
+    s.err.length = 0;
+    t.equal(await main(['matrix', 'm2.yaml', '--faults', f, '--plan', '--netns', ''], s.deps), 2, '--faults');
+    t.match(s.err.join(''), /m2\.yaml: axes\.reboot: names each cell's fault/);
+    s.err.length = 0;
+    t.equal(
+      await main(
+        ['run', 'rolling-reboot', '--nomad', './nomad-2.0.5', '-c', 'h.yaml', '--plan', '--netns', ''],
+        s.deps,
+      ),
+      2,
+    );
+    t.match(s.err.join(''), /h\.yaml: reboot\.kind: is not read with the fault schedule beside it \(reboot\.faults\)/);
+    s.err.length = 0;
+    t.equal(await main(['matrix', 'm2.yaml', '--plan', '--netns', ''], s.deps), 0, 'the axis alone is taken');
+  },
+);
+
+/** A user scenario (no lab) whose run() has the body `body`; CHECKS declares one check named as the scenario. */
+function userScenario(dir: string, name: string, body: string): void {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n');
+  writeFileSync(
+    join(dir, `${name}.ts`),
+    `import { defineScenario, defineCheck, judgeAll } from 'nomad-reboot-harness/scenario';
+const CHECKS = [defineCheck({ id: '${name}', title: '${name}', passesWhen: 'always', judge: () => ({ status: 'passed', message: 'ok' }) })];
+export default defineScenario({ name: '${name}', summary: 'no lab', needsNomad: false, roles: ['client'], checks: CHECKS,
+  async run() { ${body} } });
+`,
+  );
+}
+
+t.test(
+  "a user scenario's result of the wrong shape fails that check with its reports, instead of exit 70 with no JUnit (Q115)",
+  async (t) => {
+    const dir = t.testdir({});
+    const usc = join(dir, 'usc');
+    userScenario(usc, 'bogus', "return judgeAll(CHECKS, {}).map((c) => ({ ...c, status: 'bogus' })) as any;");
+    userScenario(usc, 'undeclared', "return [{ id: 'other', title: 'o', status: 'passed', message: 'x' }] as any;");
+    userScenario(usc, 'nolist', 'return null as any;');
+    const s = standInPerRun({}, { cwd: dir });
+    t.teardown(() => Promise.all(s.runs.map((r) => r.nomad.close())));
+    const cases: [string, number, RegExp][] = [
+      ['bogus', 1, /FAIL {2}bogus \(bogus\): the scenario returned status "bogus" \(passed, failed or skipped\): ok/],
+      ['undeclared', 1, /FAIL {2}o \(other\): not declared in the scenario's checks \(was passed: x\)/],
+      ['nolist', 3, /run\(\) returned null, not the list of its check results/],
+    ];
+    for (const [name, code, said] of cases) {
+      s.err.length = 0;
+      s.out.length = 0;
+      const reports = join(dir, `r-${name}`);
+      t.equal(
+        await main(['run', name, '--scenarios', usc, '--reports-dir', reports, '--netns', ''], s.deps),
+        code,
+        name,
+      );
+      t.match(s.err.join('') + s.out.join(''), said, `${name}: said`);
+      t.notMatch(s.err.join(''), /internal error/, `${name}: no internal error`);
+      const run = readdirSync(reports)[0]!;
+      t.ok(existsSync(join(reports, run, 'junit.xml')), `${name}: its JUnit is written`);
+    }
+  },
+);
+
+t.test(
+  'a rejection nothing awaited (or a throw in a callback) during a run is told redacted, the run ends with its reports and exit 3 (Q116)',
+  async (t) => {
+    const dir = t.testdir({});
+    const usc = join(dir, 'usc');
+    const token = 'stray-t0ken-1234567890abcdef';
+    userScenario(
+      usc,
+      'stray',
+      `(globalThis as any).strayEvents.emit('unhandledRejection', new Error('bg NOMAD_TOKEN=${token}')); return judgeAll(CHECKS, {});`,
+    );
+    const events = new EventEmitter();
+    (globalThis as { strayEvents?: EventEmitter }).strayEvents = events;
+    t.teardown(() => delete (globalThis as { strayEvents?: EventEmitter }).strayEvents);
+    const s = standInPerRun({}, { cwd: dir });
+    t.teardown(() => Promise.all(s.runs.map((r) => r.nomad.close())));
+    const deps = { ...s.deps, env: { ...s.deps.env, NOMAD_TOKEN: token }, rejectionSource: events };
+    const reports = join(dir, 'reports');
+    t.equal(await main(['run', 'stray', '--scenarios', usc, '--reports-dir', reports, '--netns', ''], deps), 3);
+    const err = s.err.join('');
+    t.match(
+      err,
+      /error: a promise was rejected and nothing awaited it \(at .*stray\.ts.*\); the command goes on to its teardown and reports, then exits 3: bg NOMAD_TOKEN=\[REDACTED\]/,
+    );
+    t.notMatch(err + s.out.join(''), token, 'the token is not printed');
+    t.ok(existsSync(join(reports, readdirSync(reports)[0]!, 'junit.xml')), 'its reports are written');
+    t.equal(events.listenerCount('unhandledRejection') + events.listenerCount('uncaughtException'), 0, 'let go after');
+  },
+);
+
+t.test(
+  'an input that is a device other than /dev/null is refused at once: /dev/zero was read whole (-c: 18 s and 680 MB; --faults: 16 GB, then std::bad_alloc) (Q117)',
+  async (t) => {
+    const dir = t.testdir({ 'nomad-2.0.5': 'a build on disk' });
+    const s = standInPerRun({}, { cwd: dir });
+    t.teardown(() => Promise.all(s.runs.map((r) => r.nomad.close())));
+    const device = /is a character device, not a file: reading it would not end/;
+    const cases: [string[], RegExp][] = [
+      [
+        ['run', 'rolling-reboot', '--nomad', './nomad-2.0.5', '-c', '/dev/zero', '--plan'],
+        /--config: is a character device/,
+      ],
+      [
+        ['run', 'rolling-reboot', '--nomad', './nomad-2.0.5', '--faults', '/dev/zero', '--plan'],
+        /reboot\.faults \(--faults\): is a character device/,
+      ],
+      [
+        ['run', '--nomad', './nomad-2.0.5', '--job', '/dev/urandom', '--plan'],
+        /job\.file \(--job\): is a character device/,
+      ],
+      [['run', '--nomad', '/dev/zero', '--plan'], /--nomad: is a character device/],
+      [['matrix', '/dev/zero', '--plan'], /matrix file: is a character device/],
+    ];
+    for (const [argv, said] of cases) {
+      s.err.length = 0;
+      const started = Date.now();
+      t.equal(await main([...argv, '--netns', ''], s.deps), 2, argv.join(' '));
+      t.match(s.err.join(''), said, `${argv.join(' ')}: named`);
+      t.match(s.err.join(''), device);
+      t.ok(Date.now() - started < 15_000, `${argv.join(' ')}: refused before it is read`);
+    }
+    s.err.length = 0;
+    t.equal(await main(['merge', '/dev/zero', '--out', join(dir, 'out')], s.deps), 2, 'merge');
+    t.match(s.err.join(''), /merge input: is a character device/);
+    s.err.length = 0;
+    t.equal(await main(['build', '/dev/zero'], s.deps), 2, 'build');
+    t.match(s.err.join(''), /build spec 1: is a character device/);
+    s.err.length = 0;
+    t.equal(
+      await main(
+        ['run', 'rolling-reboot', '--nomad', './nomad-2.0.5', '-c', '/dev/null', '--plan', '--netns', ''],
+        s.deps,
+      ),
+      0,
+      '/dev/null is still an empty harness.yaml',
+    );
+  },
+);
+
+t.test(
+  'a report named by a hard link to a file the run reads is refused as a symlink is: it is the same file (Q118)',
+  async (t) => {
+    const dir = t.testdir({ 'h.yaml': 'lab:\n  cpus: 1\n', 'nomad-2.0.5': 'a build on disk' });
+    writeLablessScenario(join(dir, 'usc'), 'pure');
+    linkSync(join(dir, 'h.yaml'), join(dir, 'latest.xml'));
+    linkSync(join(dir, 'nomad-2.0.5'), join(dir, 'nomad-copy'));
+    const s = standInPerRun({}, { cwd: dir });
+    t.teardown(() => Promise.all(s.runs.map((r) => r.nomad.close())));
+    const argv = ['run', 'pure', '--scenarios', 'usc', '-c', 'h.yaml', '--netns', ''];
+    t.equal(await main([...argv, '--junit', join(dir, 'latest.xml')], s.deps), 2);
+    t.match(s.err.join(''), /--junit: is a file this command reads \(--config\): the report would be written over it/);
+    t.equal(readFileSync(join(dir, 'h.yaml'), 'utf8'), 'lab:\n  cpus: 1\n', 'harness.yaml is as it was');
+    s.err.length = 0;
+    const run = ['run', '--nomad', './nomad-2.0.5', '--plan', '--netns', ''];
+    t.equal(await main([...run, '--report-json', 'nomad-copy'], s.deps), 2);
+    t.match(s.err.join(''), /--report-json: is a file this command reads \(--nomad\)/);
+    s.err.length = 0;
+    t.equal(await main([...argv, '--junit', join(dir, 'j.xml')], s.deps), 0, 'a path of its own is taken');
+  },
+);
+
+t.test("a bisect's JUnit suite name is not taken for user:password@host (Q119)", async (t) => {
+  t.equal(
+    redact('testsuite "bisect:alloc-restored@v9..v10": is in no JSON report', []),
+    'testsuite "bisect:alloc-restored@v9..v10": is in no JSON report',
+  );
+  t.equal(
+    redact('ProxyJump bob:hunter22@jump.example.com', []),
+    'ProxyJump bob:[REDACTED]@jump.example.com',
+    'a jump host still is',
+  );
+});
+
+t.test(
+  'a matrix whose upgrade-in-place cells read no fault schedule says so when its other cells run one (Q125)',
+  async (t) => {
+    const dir = t.testdir({
+      'nomad-2.0.5': 'a build on disk',
+      'nomad-1.9.7': 'a build on disk',
+      'm.yaml':
+        'scenario: [rolling-reboot, upgrade-in-place]\naxes:\n  nomad:\n    - { name: a, binary: nomad-2.0.5, upgrade_to: nomad-1.9.7 }\n',
+    });
+    writeFileSync(join(dir, 'f.yaml'), 'faults:\n  - { fault: graceful, target: any-client }\n');
+    const s = standInPerRun({}, { cwd: dir });
+    t.teardown(() => Promise.all(s.runs.map((r) => r.nomad.close())));
+    t.equal(await main(['matrix', 'm.yaml', '--faults', join(dir, 'f.yaml'), '--plan', '--netns', ''], s.deps), 2);
+    t.match(
+      s.err.join(''),
+      /reboot\.faults \(--faults\): is not read by cell upgrade-in-place\/nomad=a: upgrade-in-place runs no fault schedule/,
+    );
+    s.err.length = 0;
+    t.equal(await main(['matrix', 'm.yaml', '--plan', '--netns', ''], s.deps), 0, 'without the schedule it plans');
+  },
+);
+
+t.test("a switch's wrong word is told with every word it takes (Q126)", async (t) => {
+  const s = standInPerRun({}, { cwd: t.testdir({}) });
+  t.equal(await main(['run', '--plan', '--json=on', '--netns', ''], s.deps), 2);
+  t.match(
+    s.err.join(''),
+    /--json: is a switch and takes no value but true, false, yes, no, 1, 0 \(got "on"; fix: write --json alone \(or --json=true\|false\|yes\|no\)\)/,
+  );
+});
+
+t.test('login of a lab whose spec cannot be read says so, not that no such lab exists (Q107)', async (t) => {
+  const work = t.testdir({ 'r-broken': { 'lab-spec.json': '{"machines": [' } });
+  const s = standInPerRun({}, { cwd: work });
+  const deps = { ...s.deps, env: { ...s.deps.env, HARNESS_WORK_DIR: work } };
+  t.equal(await main(['login', 'r-broken', '--netns', ''], deps), 2);
+  const err = s.err.join('');
+  t.match(err, /login: lab r-broken \(.*r-broken\): its lab-spec\.json cannot be read/);
+  t.notMatch(err, /no lab for run id/);
+  t.notMatch(err, /run with --keep/, 'no hint to keep a lab that is there');
+});
+
+t.test(
+  "a stale variable of run's (HARNESS_TIMEOUT, HARNESS_REPEAT) does not hold back login, list-labs or destroy (Q109)",
+  async (t) => {
+    const work = t.testdir({ 'r-broken': { 'lab-spec.json': '{"machines": [' } });
+    const s = standInPerRun({}, { cwd: work });
+    const env = { ...s.deps.env, HARNESS_WORK_DIR: work, HARNESS_TIMEOUT: 'abc', HARNESS_REPEAT: '0' };
+    t.equal(await main(['login', 'r-broken', '--netns', ''], { ...s.deps, env }), 2);
+    const err = s.err.join('');
+    t.match(err, /its lab-spec\.json cannot be read/, 'login looked for the lab');
+    t.notMatch(err, /env HARNESS_(TIMEOUT|REPEAT)/);
+    s.err.length = 0;
+    // a lab key is still judged
+    t.equal(
+      await main(['login', 'r-broken', '--netns', ''], { ...s.deps, env: { ...env, HARNESS_PROVIDER: 'bogus' } }),
+      2,
+    );
+    t.match(s.err.join(''), /env HARNESS_PROVIDER: must be one of/);
+  },
+);
