@@ -7,6 +7,8 @@
 // (lib/steps/cluster-run.ts)
 import type { TargetSpec } from '../lib/model/target.js';
 import type { HarnessConfig } from '../lib/config/schema.js';
+import type { ConfigProblem } from '../lib/errors.js';
+import type { RebootKind } from '../lib/model/kinds.js';
 import { defineScenario, execDriverOnly, singleRebootOnly } from '../lib/run/scenario.js';
 import { checkJobInput, CLUSTER_JOB_TYPES, CLUSTER_JOBS_TAKEN } from '../lib/steps/job-input.js';
 import { JOB_CHECKS } from '../lib/steps/cluster-jobs.js';
@@ -16,7 +18,7 @@ import { OLD_LEADER_REJOINED } from '../lib/checks/old-leader-rejoined.js';
 import { UNTOUCHED_ALLOCS } from '../lib/checks/untouched-allocs.js';
 import { SERVICE_CONTINUITY } from '../lib/checks/service-continuity.js';
 import { FAULTS, faultKind } from '../lib/faults/registry.js';
-import { faultProblems, scheduleProblems } from '../lib/steps/fault-step.js';
+import { faultProblems, parsedSteps, scheduleProblems } from '../lib/steps/fault-step.js';
 import { runClusterFault, type ClusterPlan } from '../lib/steps/cluster-run.js';
 import { SENTINEL_CHECKS } from '../lib/steps/sentinel-steps.js';
 
@@ -37,9 +39,32 @@ export function serverPlan(config: {
   return { target: config.reboot.target ?? { kind: 'leader' }, rolling: config.reboot.rolling ?? true, drain: false };
 }
 
-/** Only server targets, and only faults that reboot the host (the client-side faults need a client). */
+/**
+ * Only server targets, and only faults that reboot a server's host but not every machine: for the run's --target and
+ * --reboot, and for each step of a fault schedule (its problems named with the file and the step).
+ */
 function problems(config: HarnessConfig) {
-  const t = config.reboot.target;
+  const steps = parsedSteps(config).flatMap(({ i, fault, target }) =>
+    stepProblems(fault, target).map((p) => ({ ...p, field: `${config.reboot.faults}: faults[${i}] ${p.field}` })),
+  );
+  return [
+    ...stepProblems(config.reboot.kind, config.reboot.target),
+    ...steps,
+    ...(config.reboot.drain
+      ? [
+          {
+            field: 'reboot.drain (--drain)',
+            value: true,
+            message: 'servers run no allocs to drain',
+            fix: 'drop --drain',
+          },
+        ]
+      : []),
+  ];
+}
+
+/** What server-reboot refuses of one fault: a client target, a kind no server can take, a kind of the whole lab. */
+function stepProblems(kind: RebootKind, t: TargetSpec | undefined): ConfigProblem[] {
   const clientTarget = t && (t.kind === 'clients' || (t.kind === 'machine' && t.name.startsWith('client')));
   return [
     ...(clientTarget
@@ -52,12 +77,12 @@ function problems(config: HarnessConfig) {
           },
         ]
       : []),
-    ...(faultKind(config.reboot.kind).roles.includes('server')
+    ...(faultKind(kind).roles.includes('server')
       ? []
       : [
           {
             field: 'reboot.kind (--reboot)',
-            value: config.reboot.kind,
+            value: kind,
             message: 'server-reboot reboots the server host',
             fix: `give one of ${FAULTS.kinds
               .filter((k) => k.roles.includes('server'))
@@ -66,23 +91,13 @@ function problems(config: HarnessConfig) {
           },
         ]),
     // its checks judge the clients' allocs undisturbed, which a fault of the whole lab disturbs by design
-    ...(faultKind(config.reboot.kind).wholeLab
+    ...(faultKind(kind).wholeLab
       ? [
           {
             field: 'reboot.kind (--reboot)',
-            value: config.reboot.kind,
+            value: kind,
             message: 'server-reboot judges the clients untouched; this fault powers off every machine',
-            fix: `run rolling-reboot --reboot ${config.reboot.kind} (every alloc followed)`,
-          },
-        ]
-      : []),
-    ...(config.reboot.drain
-      ? [
-          {
-            field: 'reboot.drain (--drain)',
-            value: true,
-            message: 'servers run no allocs to drain',
-            fix: 'drop --drain',
+            fix: `run rolling-reboot --reboot ${kind} (every alloc followed)`,
           },
         ]
       : []),

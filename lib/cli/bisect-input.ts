@@ -11,6 +11,7 @@ import { findRepo, resolveCommit, similarTags } from '../builds/git.js';
 import { deadlineIn } from '../time/deadlines.js';
 import { gitUrlProblem } from '../session/builds.js';
 import type { CommandDeps, ParsedArgs } from './command.js';
+import { notAFileProblems } from './paths.js';
 
 const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
 const isText = (x: unknown): x is string => typeof x === 'string' && x !== '';
@@ -95,6 +96,20 @@ const PRINTING = ['json', 'verbose', 'quiet'] as const;
 export async function lineOf(args: ParsedArgs, deps: CommandDeps): Promise<Line> {
   const v = args.values;
   const earlier: Line['earlier'] = [];
+  // a log or inputs file that is a pipe or a device would be read for ever (or whole, /dev/zero): refused first
+  const reads = [
+    ...(typeof v['resume'] === 'string'
+      ? ['bisect-inputs.json', BISECT_LOG].map((f) => ({ field: '--resume', value: join(v['resume'] as string, f) }))
+      : []),
+    ...(typeof v['replay'] === 'string'
+      ? [
+          { field: '--replay', value: v['replay'] as string },
+          { field: '--replay', value: join(dirname(v['replay'] as string), 'bisect-inputs.json') },
+        ]
+      : []),
+  ];
+  const pipes = await notAFileProblems(reads, deps.cwd);
+  if (pipes.length) throw new ConfigError(pipes);
   if (typeof v['resume'] === 'string') {
     const dir = resolve(deps.cwd, v['resume'] as string);
     const others = Object.keys(v).filter((k) => k !== 'resume' && !(PRINTING as readonly string[]).includes(k));

@@ -31,8 +31,9 @@ export interface FaultSchedule {
 }
 
 /**
- * A schedule with problems: the steps that parsed, each at its index in the file (a hole where a step's own fields
- * are wrong), so that their kinds and targets are judged with the file's problems, not after they are fixed.
+ * A schedule with problems: the steps whose kind and target parsed (with what else of them parsed), each at its index
+ * in the file (a hole where its kind or target is wrong), so that their kinds and targets are judged with the file's
+ * problems, not after they are fixed.
  */
 export interface PartialSchedule {
   seed: number | undefined;
@@ -97,7 +98,6 @@ export function parseSchedule(
   const steps: (ScheduleStep | undefined)[] = [];
   list.forEach((item, i) => {
     const at = `faults[${i}]`;
-    const before = problems.length;
     steps.push(undefined);
     if (typeof item !== 'object' || item === null || Array.isArray(item)) {
       p(at, item, 'must be a mapping with `fault:`', 'write { fault: graceful, target: client-1 }');
@@ -126,14 +126,20 @@ export function parseSchedule(
       else options[f.path![1]!] = r.value;
     }
     let target: ScheduleStep['target'];
+    let targetBad = false;
     const rawTarget = e['target'];
-    if (rawTarget !== undefined) {
+    if (rawTarget !== null && typeof rawTarget === 'object') {
+      targetBad = true;
+      p(`${at}.target`, rawTarget, 'must be one machine or role, not a list or a mapping', 'e.g. target: client-1');
+    } else if (rawTarget !== undefined) {
       const s = String(rawTarget);
       if ((PICK_WORDS as readonly string[]).includes(s)) target = { kind: 'pick', word: s as PickWord };
       else {
         const t = parseTarget(s);
-        if ('error' in t) p(`${at}.target`, rawTarget, `${t.error}, ${PICK_WORDS.join(' or ')}`, 'e.g. target: leader');
-        else target = t;
+        if ('error' in t) {
+          targetBad = true;
+          p(`${at}.target`, rawTarget, `${t.error}, ${PICK_WORDS.join(' or ')}`, 'e.g. target: leader');
+        } else target = t;
       }
     }
     let waitS = 0;
@@ -142,7 +148,9 @@ export function parseSchedule(
       if (w.ok) waitS = w.value as number;
       else p(`${at}.wait`, e['wait'], w.message, w.fix ?? '');
     }
-    if (problems.length === before)
+    // a step whose kind and target parsed is judged with what else of it parsed (a wrong wait or option hides no
+    // problem of its kind or target); without its target, the run's would be judged in its place: a hole
+    if (!targetBad)
       steps[i] = { fault: kind as RebootKind, target, options: options as ScheduleStep['options'], waitS };
   });
   return problems.length

@@ -129,6 +129,23 @@ export function scheduleProblems(
     .map((x) => x.p);
 }
 
+/**
+ * The steps of `config.reboot.faults` that parsed (all of them, or those of a schedule with problems), each with its
+ * index in the file and its written target as --target would name it (any-client: clients, any-server: servers):
+ * what a scenario's own rules judge step by step. Empty without a schedule or when the file cannot be read.
+ */
+export function parsedSteps(config: HarnessConfig): { i: number; fault: RebootKind; target: TargetSpec | undefined }[] {
+  const r = readSchedule(config);
+  const schedule = !r ? undefined : r.ok ? r.schedule : r.parsed;
+  return (schedule?.steps ?? []).flatMap((step, i) => {
+    if (!step) return [];
+    const t = step.target;
+    const target: TargetSpec | undefined =
+      t?.kind === 'pick' ? { kind: t.word === 'any-server' ? 'servers' : 'clients' } : t;
+    return [{ i, fault: step.fault, target }];
+  });
+}
+
 /** The role a --target names (leader and servers: a server), undefined for none. Pure. */
 function targetRole(t: TargetSpec | undefined): MachineRole | undefined {
   if (!t) return undefined;

@@ -5,6 +5,7 @@ import '../helpers/ts-loader.js';
 import { main } from '../../lib/cli/main.js';
 import { redact } from '../../lib/log/redact.js';
 import { EventEmitter } from 'node:events';
+import { execFileSync } from 'node:child_process';
 import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { writeLablessScenario } from '../helpers/labless-scenario.js';
 import { join } from 'node:path';
@@ -333,5 +334,26 @@ t.test(
       2,
     );
     t.match(s.err.join(''), /env HARNESS_PROVIDER: must be one of/);
+  },
+);
+
+t.test(
+  'bisect --replay of a named pipe or a device, and --resume of a folder whose log is a pipe, are refused instead of read for ever (Q122)',
+  async (t) => {
+    const dir = t.testdir({ resumed: { 'bisect-inputs.json': '{}' } });
+    execFileSync('mkfifo', [join(dir, 'pipe'), join(dir, 'resumed', 'bisect-log.jsonl')]);
+    const s = standInPerRun({}, { cwd: dir });
+    t.teardown(() => Promise.all(s.runs.map((r) => r.nomad.close())));
+    const line = ['bisect', '--good', 'v1', '--bad', 'v2', '--check', 'task-dirs', '--source', `git:${dir}`];
+    const cases: [string[], RegExp][] = [
+      [[...line, '--replay', 'pipe'], /--replay: is a named pipe \(FIFO\), not a file/],
+      [[...line, '--replay', '/dev/zero'], /--replay: is a character device, not a file: reading it would not end/],
+      [['bisect', '--resume', 'resumed'], /--resume: is a named pipe \(FIFO\), not a file/],
+    ];
+    for (const [argv, said] of cases) {
+      s.err.length = 0;
+      t.equal(await main(argv, s.deps), 2, argv.slice(-2).join(' '));
+      t.match(s.err.join(''), said, `${argv.slice(-2).join(' ')}: named`);
+    }
   },
 );

@@ -205,7 +205,36 @@ t.test(
       [`${file}: faults[0] --reboot (reboot.kind)`, `${file}: faults[1].wait`, `${file}: faults[2].target`],
       'the 1-server lab cannot partition its leader, a wait that is no duration, a machine the lab lacks: in file order',
     );
-    const r = parseSchedule({ faults: [{ fault: 'graceful', wait: '5x' }, { fault: 'hard' }] }, 'f.yaml');
-    t.match(r, { ok: false, parsed: { steps: [undefined, { fault: 'hard' }] } }, 'the step that parsed is kept');
+    const r = parseSchedule(
+      { faults: [{ fault: 'graceful', target: 'client-', wait: '5x' }, { fault: 'bogus' }, { fault: 'hard' }] },
+      'f.yaml',
+    );
+    t.match(
+      r,
+      { ok: false, parsed: { steps: [undefined, undefined, { fault: 'hard' }] } },
+      'a step whose kind or target is wrong is a hole; the step that parsed is kept',
+    );
+    // one step with problems of two layers: its wait does not parse, its target is not in the lab
+    writeFileSync(file, 'faults:\n  - { fault: graceful, target: client-9, wait: 5x }\n');
+    t.same(
+      scheduleProblems('rolling-reboot', config({ faults: file }), { hasNomadAgent: true }).map((p) => p.field),
+      [`${file}: faults[0].wait`, `${file}: faults[0].target`],
+      'the wait and the target of one step in one exit 2',
+    );
+    writeFileSync(file, 'faults:\n  - { fault: leader-partition, target: leader, partition_for: abc }\n');
+    t.same(
+      scheduleProblems('server-reboot', config({ faults: file }), { hasNomadAgent: true, defaultRole: 'server' }).map(
+        (p) => p.field,
+      ),
+      [`${file}: faults[0].partition_for`, `${file}: faults[0] --reboot (reboot.kind)`],
+      'an option that does not parse and a kind the 1-server lab cannot do',
+    );
+    const kept = parseSchedule({ faults: [{ fault: 'partition', partition_for: 'abc', wait: '10s' }] }, 'f.yaml');
+    t.match(kept, { ok: false, parsed: { steps: [{ fault: 'partition', options: {}, waitS: 10 }] } });
+    t.match(
+      parseSchedule({ faults: [{ fault: 'graceful', target: ['client-1'] }] }, 'f.yaml'),
+      { ok: false, problems: [{ field: 'f.yaml: faults[0].target', message: /not a list/ }] },
+      'a one-element list is no target (it was taken as client-1)',
+    );
   },
 );

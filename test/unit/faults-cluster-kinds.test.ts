@@ -3,6 +3,7 @@
 // (with the fix) and where the provider or the scenario cannot run it; and the pure command builders and parsers
 // their performers use (lib/ssh/disrupt-link.ts, disrupt-process.ts, power-all.ts).
 import t from 'tap';
+import { writeFileSync } from 'node:fs';
 import { resolveConfig } from '../../lib/config/validate.js';
 import { DEFAULTS, type HarnessConfig } from '../../lib/config/schema.js';
 import { nodeReregisters } from '../../lib/faults/define.js';
@@ -284,4 +285,25 @@ t.test('server-reboot refuses a fault of the whole lab (its checks judge the cli
     },
   ]);
   t.same(scenario.validate!(okCfg({ reboot: 'leader-partition', servers: '3' })), [], 'leader-partition is its own');
+});
+
+t.test('server-reboot judges each step of a fault schedule as it judges --reboot and --target', async (t) => {
+  const { default: scenario } = await import('../../scenarios/server-reboot.js');
+  const file = `${t.testdir({})}/f.yaml`;
+  writeFileSync(
+    file,
+    'faults:\n  - { fault: graceful }\n  - { fault: power-loss-all }\n  - { fault: hard, target: client-1 }\n  - { fault: leader-partition, target: leader, wait: 5x }\n',
+  );
+  const problems = scenario.validate!(okCfg({ faults: file, servers: '3' }));
+  t.same(
+    problems.map((p) => `${p.field}: ${p.message}`),
+    [
+      `${file}: faults[3].wait: must be a duration from 0s to 3600s`,
+      `${file}: faults[1] reboot.kind (--reboot): server-reboot judges the clients untouched; this fault powers off every machine`,
+      `${file}: faults[2] reboot.target (--target): server-reboot reboots servers`,
+    ],
+    'power-loss-all and a client target refused in their steps, with the file’s own problem',
+  );
+  writeFileSync(file, 'faults:\n  - { fault: graceful }\n  - { fault: leader-partition, target: leader }\n');
+  t.same(scenario.validate!(okCfg({ faults: file, servers: '3' })), [], 'a schedule of server faults is taken');
 });
