@@ -5,7 +5,7 @@
 // The tree is mirrored: each .ts file becomes a .js file at the same place (with an inline source map naming the
 // .ts, so stack traces point at the source), and every other file or directory is a symbolic link to the original,
 // so a module's paths relative to itself (fixtures, vms/, schemas/, the .ts scripts lib/ runs with tsx) resolve
-// as in the tree. Rebuilt whole each time: it takes about a second.
+// as in the tree. Rebuilt whole each time: a few seconds (the bundling below included).
 import { mkdir, readdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
