@@ -9,6 +9,12 @@
 import { $, argv, fs, os } from 'zx';
 import { formatMs } from '../lib/errors.js';
 
+/** tap's flags for the compiled files, as package.json's test:* scripts give them (the children without tap's hooks). */
+const COMPILED_FLAGS = [
+  '--node-arg=--enable-source-maps',
+  '--node-arg=--import=./.test-build/test/helpers/bare-children.js',
+];
+
 /**
  * The ways of running the same files: tap flags on top of package.json's "tap" section (tsx loader, 6 jobs).
  * Note: the section used to be tap's default (@tapjs/typescript, a ts-node fork, 2 jobs); that row of the README
@@ -22,14 +28,14 @@ const VARIANTS: Record<string, { what: string; flags: string[]; compiled?: boole
   'tsx-jobs-2': { what: 'tsx loader, 2 files at once (one per CPU), no coverage', flags: ['--jobs=2'] },
   tiers: {
     what: 'npm run test:tiers: compiled once (in the figure), plain JS, unit files in 4 processes, 6 at once',
-    flags: ['--node-arg=--enable-source-maps'],
+    flags: COMPILED_FLAGS,
     compiled: true,
     grouped: true,
   },
   compiled: {
     what: 'compiled once (tools/build-tests.ts, in the figure), plain JS, a process per file, 6 at once',
     // a flag replaces package.json's node-arg list (--import=tsx); tap adds --enable-source-maps anyway
-    flags: ['--node-arg=--enable-source-maps'],
+    flags: COMPILED_FLAGS,
     compiled: true,
   },
 };
