@@ -89,9 +89,23 @@ t.test('an infrastructure error is retried once; a failure never; a second error
 
 t.test('after an abort no new cell or retry starts; unstarted cells have no attempts', async (t) => {
   const ctl = new AbortController();
-  const h = harness([{ name: 'a', cost: 1, outcomes: ['error', 'passed'] }, ...jobs(3)], 1, undefined, ctl.signal);
-  setTimeout(() => ctl.abort(), 1);
-  const res = await h.p;
+  // the abort comes while the first cell runs (from inside it, not from a timer racing the cell's own under load)
+  const a: Job = { name: 'a', cost: 1, outcomes: ['error', 'passed'] };
+  const started: string[] = [];
+  const res = await runPool([a, ...jobs(3)], {
+    parallel: 1,
+    budgetMb: undefined,
+    signal: ctl.signal,
+    costMb: (j) => j.cost,
+    retry: (r) => r === 'error',
+    run: async (j, _slot, attempt) => {
+      started.push(`${j.name}#${attempt}`);
+      if (j === a && attempt === 1) ctl.abort();
+      await tick();
+      return j.outcomes[attempt - 1] ?? 'passed';
+    },
+  });
+  t.same(started, ['a#1'], 'nothing started after the abort');
   t.same(res[0]!.attempts, ['error'], 'the running cell finished but was not retried');
   t.same(
     res.slice(1).map((r) => r.attempts.length),
