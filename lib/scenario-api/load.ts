@@ -90,9 +90,14 @@ export async function loadScenarios(
 
 /** The scenario files of `dir`, sorted, or the problem with the directory itself. */
 async function scenarioFiles(dir: string): Promise<string[] | { message: string; fix: string }> {
-  const st = await stat(dir).catch(() => undefined);
+  let why = 'does not exist';
+  const st = await stat(dir).catch((err: NodeJS.ErrnoException) => {
+    // a symlink loop or a folder it may not enter exists, and is told as every other input tells it
+    if (err.code !== 'ENOENT') why = `cannot be read (${err.code ?? err.message})`;
+    return undefined;
+  });
   if (!st?.isDirectory()) {
-    const message = st ? 'is not a directory' : 'does not exist';
+    const message = st ? 'is not a directory' : why;
     return { message, fix: 'give the directory holding your *.ts scenario files' };
   }
   const entries = await readdir(dir, { withFileTypes: true });

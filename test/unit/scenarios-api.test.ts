@@ -8,6 +8,9 @@ import { defineCheck as shippedDefineCheck, judgeAll as shippedJudgeAll } from '
 import { CLIENT_REBOOTED } from '../../lib/checks/client-rebooted.js';
 import { HOST_REBOOTED } from '../../lib/checks/host-rebooted.js';
 import type { Scenario } from '../../lib/run/scenario.js';
+import { loadScenarios } from '../../lib/scenario-api/load.js';
+import { symlinkSync } from 'node:fs';
+import { join } from 'node:path';
 
 const check = defineCheck<unknown>({
   id: 'a-check',
@@ -172,3 +175,14 @@ t.test('reconcileResults: a declared check without a result fails; an undeclared
     ['passed'],
   );
 });
+
+t.test(
+  'a --scenarios folder that is a symlink loop is told as one that cannot be read, not as missing (Q93)',
+  async (t) => {
+    const dir = t.testdir({});
+    symlinkSync(join(dir, 'loop'), join(dir, 'loop'));
+    const r = await loadScenarios(join(dir, 'loop'));
+    t.match(r.problems, [{ field: '--scenarios', message: 'cannot be read (ELOOP)' }]);
+    t.match((await loadScenarios(join(dir, 'none'))).problems, [{ message: 'does not exist' }]);
+  },
+);
