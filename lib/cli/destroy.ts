@@ -53,6 +53,10 @@ export async function readLabSpec(dir: string): Promise<LabSpec> {
   const spec = JSON.parse(await readFile(join(dir, LAB_SPEC_FILE), 'utf8')) as Partial<LabSpec> | null;
   if (!spec || typeof spec !== 'object' || !Array.isArray(spec.machines) || typeof spec.provider !== 'string')
     throw new Error('it is no lab spec (no machines or provider)');
+  // a libvirt lab's destroy reads its libvirt part (serial logs, networks): without it the folder would be removed
+  // and the destroy then fail on what it could not read
+  if (spec.provider === 'libvirt' && (typeof spec.libvirt !== 'object' || spec.libvirt === null))
+    throw new Error('it is no lab spec of a libvirt lab (no libvirt part)');
   return spec as LabSpec;
 }
 

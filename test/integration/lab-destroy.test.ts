@@ -129,3 +129,39 @@ t.test('destroy --host leaves the lab host running while a VM still runs under i
     ),
   );
 });
+
+t.test(
+  'a libvirt lab whose spec has no libvirt part is kept and named, not removed then failed on (Q95)',
+  async (t) => {
+    const root = t.testdir({ work: { nolibvirt: {} }, fake: {} });
+    const spec = {
+      runId: 'nolibvirt',
+      box: 'b',
+      provider: 'libvirt',
+      cpus: 1,
+      memoryMb: 768,
+      machines: [{ name: 'nolibvirt-client', role: 'client', privateIp: '10.199.0.11' }],
+      privateNetwork: { name: 'p', subnet: '10.199.0.0/24' },
+    };
+    writeFileSync(join(root, 'work', 'nolibvirt', 'lab-spec.json'), JSON.stringify(spec));
+    const events: LogEvent[] = [];
+    const config = { ...DEFAULTS, lab: { ...DEFAULTS.lab, workDir: join(root, 'work') } };
+    const fakeBin = fileURLToPath(new URL('../fixtures/fake-bin', import.meta.url));
+    const env = {
+      PATH: `${fakeBin}:${process.env['PATH']}`,
+      FAKE_VAGRANT_MODE: 'dir',
+      FAKE_VAGRANT_DIR: join(root, 'fake'),
+    };
+    const code = await destroyLabs(config, ['nolibvirt'], false, (e) => void events.push(e), {
+      vagrant: { env, lockDir: root },
+    });
+    t.equal(code, 3);
+    t.ok(existsSync(join(root, 'work', 'nolibvirt')), 'the folder is kept');
+    const said = events.map((e) => ('message' in e ? String(e.message) : '')).join('\n');
+    t.match(
+      said,
+      /could not destroy lab nolibvirt .*cannot be read: it is no lab spec of a libvirt lab \(no libvirt part\); kept/,
+    );
+    t.notMatch(said, /Cannot read properties of undefined/);
+  },
+);
