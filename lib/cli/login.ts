@@ -174,7 +174,11 @@ async function loginCommandFor(args: ParsedArgs, config: HarnessConfig, env: Cli
       `${id} is a warm lab, parked with its domains shut off between runs (not a lab kept by --keep)`,
     );
   if (!existsSync(join(lab.dir, SSH_CONFIG)))
-    throw notKept(labs, config.lab.workDir, `lab ${id} has no ${SSH_CONFIG}: its bring-up never finished`);
+    // the lab is kept (list-labs says so): what it lacks is a finished bring-up, not a --keep
+    throw new HarnessError(`login: lab ${id} has no ${SSH_CONFIG}: its bring-up never finished`, {
+      exitCode: 2,
+      hint: `its machines may be half made: reboot-harness destroy ${id} removes them; run again with --keep for a lab to log into`,
+    });
   const spec = JSON.parse(await readFile(join(lab.dir, LAB_SPEC_FILE), 'utf8')) as LabSpec;
   const picked = pickMachine(
     spec.machines.map((m) => ({ ...m, slot: slotOf(m) })),

@@ -145,3 +145,18 @@ t.test('login on lab.provider ssh hosts, with their user, port and key', { skip:
   t.equal(r.out, `reached ${userInfo().username}\n`);
   t.match(r.err, /login: client \(127\.0\.0\.1\): ssh .*-i \S+user_ed25519 .*-p \d+ /);
 });
+
+t.test('login of a kept lab whose bring-up never finished says how to remove it, not to keep one (Q96)', async (t) => {
+  const root = t.testdir({});
+  const work = join(root, 'work');
+  mkdirSync(join(work, 'rhalf0000000'), { recursive: true });
+  writeFileSync(
+    join(work, 'rhalf0000000', 'lab-spec.json'),
+    JSON.stringify(labSpec('rhalf0000000', ['server', 'client'])),
+  );
+  const r = await cli(['login', 'rhalf0000000', '--work-dir', work, '--netns', ''], root);
+  t.equal(r.code, 2, r.err);
+  t.match(r.err, /lab rhalf0000000 has no ssh-config: its bring-up never finished/);
+  t.match(r.err, /reboot-harness destroy rhalf0000000 removes them/);
+  t.notMatch(r.err, /run with --keep \(or --keep on-failure\) to keep one/, 'it was kept');
+});
