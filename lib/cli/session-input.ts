@@ -3,7 +3,7 @@
 // host keys, what the lab provider refuses, and the job as a local build parses it. Each returns problems, never throws.
 import { allScenarios } from './scenarios.js';
 import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import type { ConfigProblem } from '../errors.js';
 import { resolveConfig } from '../config/validate.js';
 import { configTopology } from '../config/topology.js';
@@ -16,6 +16,7 @@ import type { Plan } from '../plan/session-plan.js';
 import { nomadJobConverter, type JobConverter } from '../cluster/job-convert.js';
 import { jobFileProblems } from '../steps/job-input.js';
 import { findScenario, loadUserScenarios } from './scenarios.js';
+import { nearestPackageJson } from '../scenario-api/load.js';
 import type { InputPath, OutputPath } from './paths.js';
 import type { CliDeps } from './deps.js';
 import type { ParsedArgs } from './command.js';
@@ -174,6 +175,12 @@ export function inputFiles(
   }
   for (const b of plan?.builds ?? []) out.push({ field: b.field, value: b.spec, from: b.cwd });
   for (const s of o.extra ?? []) if ('file' in s && text(s.file)) out.push({ field: '--scenarios', value: s.file });
+  // the package.json that makes them load as ES modules: a report written over it breaks the next load
+  const folders = new Set((o.extra ?? []).flatMap((s) => ('file' in s && text(s.file) ? [dirname(s.file)] : [])));
+  for (const d of folders) {
+    const pkg = nearestPackageJson(d);
+    if (pkg) out.push({ field: '--scenarios', value: pkg });
+  }
   return out;
 }
 

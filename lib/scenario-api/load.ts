@@ -1,6 +1,7 @@
 // Loads user scenarios from a directory at run time: every *.ts file directly in it is imported (through the
 // TypeScript loader the CLI runs under: tsx, see bin/reboot-harness.js) and its default export is checked.
 // Every problem of every file is returned at once; nothing is half-loaded.
+import { existsSync } from 'node:fs';
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { register } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
@@ -112,16 +113,21 @@ async function scenarioFiles(dir: string): Promise<string[] | { message: string;
 
 /** "type" of the nearest package.json at or above `dir` ("commonjs" when there is none, as Node decides). */
 async function packageType(dir: string): Promise<string> {
+  const file = nearestPackageJson(dir);
+  const text = file && (await readFile(file, 'utf8').catch(() => undefined));
+  if (!text) return 'commonjs';
+  try {
+    return String((JSON.parse(text) as { type?: unknown }).type ?? 'commonjs');
+  } catch {
+    return 'commonjs';
+  }
+}
+
+/** The package.json that decides how the scenario files of `dir` load (the nearest one up), or undefined. */
+export function nearestPackageJson(dir: string): string | undefined {
   for (let d = dir; ; d = dirname(d)) {
-    const text = await readFile(join(d, 'package.json'), 'utf8').catch(() => undefined);
-    if (text !== undefined) {
-      try {
-        return String((JSON.parse(text) as { type?: unknown }).type ?? 'commonjs');
-      } catch {
-        return 'commonjs';
-      }
-    }
-    if (dirname(d) === d) return 'commonjs';
+    if (existsSync(join(d, 'package.json'))) return join(d, 'package.json');
+    if (dirname(d) === d) return undefined;
   }
 }
 

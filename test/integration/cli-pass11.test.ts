@@ -357,3 +357,20 @@ t.test(
     }
   },
 );
+
+t.test(
+  "a report named over the package.json that makes the user's scenarios load as ES modules is refused (Q110)",
+  async (t) => {
+    const dir = t.testdir({});
+    writeLablessScenario(join(dir, 'usc'), 'pure');
+    const s = standInPerRun({}, { cwd: dir });
+    t.teardown(() => Promise.all(s.runs.map((r) => r.nomad.close())));
+    const code = await main(
+      ['run', 'pure', '--scenarios', 'usc', '--junit', 'usc/package.json', '--netns', ''],
+      s.deps,
+    );
+    t.equal(code, 2, s.err.join(''));
+    t.match(s.err.join(''), /--junit: .*package\.json/);
+    t.equal(readFileSync(join(dir, 'usc', 'package.json'), 'utf8'), '{ "type": "module" }\n', 'left as it was');
+  },
+);
