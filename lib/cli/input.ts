@@ -128,17 +128,49 @@ function readProblems(
   );
 }
 
+/**
+ * The line and the lead byte of the first sequence in `b` that is not UTF-8, for the message (TextDecoder decides
+ * whether the file is UTF-8; this only points at where). Pure.
+ */
+function firstInvalidUtf8(b: Buffer): { line: number; byte: number } {
+  let line = 1;
+  for (let i = 0; i < b.length; ) {
+    const c = b[i]!;
+    const n = c < 0x80 ? 0 : c >= 0xc2 && c <= 0xdf ? 1 : c >= 0xe0 && c <= 0xef ? 2 : c >= 0xf0 && c <= 0xf4 ? 3 : -1;
+    if (n < 0) return { line, byte: c };
+    for (let k = 1; k <= n; k++) if (((b[i + k] ?? 0) & 0xc0) !== 0x80) return { line, byte: c };
+    if (c === 0x0a) line++;
+    i += n + 1;
+  }
+  return { line, byte: 0 };
+}
+
 /** Read and parse one YAML document (merge keys `<<` allowed); a ConfigError naming the file when it cannot be. */
 export async function readYaml(path: string, what: string): Promise<unknown> {
   const pipe = await notAFileProblem({ field: what, value: path }, '/');
   if (pipe) throw new ConfigError([pipe]);
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = await readFile(path, 'utf8');
+    bytes = await readFile(path);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? String(err);
     const fix = code === 'EISDIR' ? 'give the path of a file, not a directory' : 'give the path of an existing file';
     throw new ConfigError([{ field: what, value: path, message: `cannot be read (${code})`, fix }]);
+  }
+  // YAML is UTF-8: a Latin-1 "café" would otherwise be taken as "caf\uFFFD", a value no one wrote
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    const at = firstInvalidUtf8(bytes);
+    throw new ConfigError([
+      {
+        field: what,
+        value: path,
+        message: `is not UTF-8 text (line ${at.line}: byte 0x${at.byte.toString(16)} is no UTF-8; a Latin-1 or Windows-1252 file?)`,
+        fix: `save it as UTF-8, e.g. iconv -f latin1 -t utf-8 ${path}`,
+      },
+    ]);
   }
   const docs = parseAllDocuments(text, { merge: true });
   const list = Array.isArray(docs) ? docs : [docs];

@@ -377,3 +377,25 @@ t.test(
     t.equal(readFileSync(join(dir, 'usc', 'package.json'), 'utf8'), '{ "type": "module" }\n', 'left as it was');
   },
 );
+
+t.test(
+  'a harness.yaml that is not UTF-8 is refused naming the line, not read with a replacement character (Q92)',
+  async (t) => {
+    const dir = t.testdir({});
+    writeFileSync(
+      join(dir, 'h.yaml'),
+      Buffer.concat([Buffer.from('lab:\n  box: "caf'), Buffer.from([0xe9]), Buffer.from('"\n')]),
+    );
+    const s = standInPerRun({}, { cwd: dir });
+    t.teardown(() => Promise.all(s.runs.map((r) => r.nomad.close())));
+    t.equal(await main(['run', '-c', 'h.yaml', '--plan', '--netns', ''], s.deps), 2);
+    const err = s.err.join('');
+    t.match(err, /is not UTF-8 text \(line 2: byte 0xe9 is no UTF-8; a Latin-1 or Windows-1252 file\?\)/);
+    t.match(err, /iconv -f latin1 -t utf-8/);
+    t.notMatch(err, /caf\uFFFD/, 'no replacement character shown as a value');
+    s.err.length = 0;
+    writeFileSync(join(dir, 'u.yaml'), 'lab:\n  box: "café"\n');
+    t.equal(await main(['run', '-c', 'u.yaml', '--plan', '--netns', ''], s.deps), 2);
+    t.notMatch(s.err.join(''), /not UTF-8/, 'the same value in UTF-8 is read (and judged as a box name)');
+  },
+);
