@@ -99,11 +99,21 @@ export function ageText(s: number): string {
 }
 
 /** The table `list-labs` prints. Pure. */
-export function renderLabs(labs: readonly LabEntry[], workDir: string, orphansLooked = true): string {
+export function renderLabs(
+  labs: readonly LabEntry[],
+  workDir: string,
+  orphansLooked = true,
+  workDirIs: 'a directory' | 'missing' | 'not a directory' = 'a directory',
+): string {
+  // a mistyped --work-dir would otherwise look like an empty one
+  const under =
+    workDirIs === 'a directory'
+      ? workDir
+      : `${workDir} (${workDirIs === 'missing' ? 'it does not exist: no run made a lab there' : 'it is not a directory'}; --work-dir or lab.work_dir names the work dir)`;
   if (!labs.length)
     return orphansLooked
-      ? `no labs under ${workDir} and no orphan domains`
-      : `no labs under ${workDir}; orphan domains: not looked at (see the warning)`;
+      ? `no labs under ${under} and no orphan domains`
+      : `no labs under ${under}; orphan domains: not looked at (see the warning)`;
   const rows = labs.map((l) => [
     l.id,
     l.kind,
@@ -136,7 +146,9 @@ export async function listLabsCommand(_args: ParsedArgs, config: HarnessConfig, 
     deps.out(`${JSON.stringify({ schema: LABS_JSON_SCHEMA, workDir: config.lab.workDir, labs, problems }, null, 2)}\n`);
   else {
     const looked = !problems.some((p) => p.startsWith('could not look for orphan domains'));
-    deps.out(`${renderLabs(labs, config.lab.workDir, looked)}\n`);
+    const st = await stat(config.lab.workDir).catch(() => undefined);
+    const is = !st ? 'missing' : st.isDirectory() ? 'a directory' : 'not a directory';
+    deps.out(`${renderLabs(labs, config.lab.workDir, looked, is)}\n`);
   }
   for (const p of problems) deps.err(`warning: ${p}\n`);
   return problems.length ? EXIT.INFRA : EXIT.OK;

@@ -399,3 +399,12 @@ t.test(
     t.notMatch(s.err.join(''), /not UTF-8/, 'the same value in UTF-8 is read (and judged as a box name)');
   },
 );
+
+t.test('list-labs of a work dir that does not exist says so instead of "no labs" alone (Q69)', async (t) => {
+  const dir = t.testdir({});
+  const s = standInPerRun({}, { cwd: dir });
+  t.teardown(() => Promise.all(s.runs.map((r) => r.nomad.close())));
+  const code = await main(['list-labs', '--work-dir', join(dir, 'none'), '--provider', 'virtualbox'], s.deps);
+  t.equal(code, 0, s.err.join(''));
+  t.match(s.out.join(''), /no labs under \S+none \(it does not exist: no run made a lab there;/);
+});

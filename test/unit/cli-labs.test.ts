@@ -80,4 +80,10 @@ t.test('list-labs: ages and the table', async (t) => {
   );
   t.match(text, /reboot-harness login <id>/);
   t.equal(renderLabs([], '/w'), 'no labs under /w and no orphan domains');
+  t.equal(
+    renderLabs([], '/nonexistent', true, 'missing'),
+    'no labs under /nonexistent (it does not exist: no run made a lab there; --work-dir or lab.work_dir names the work dir) and no orphan domains',
+    'a work dir that is not there is said (Q69)',
+  );
+  t.match(renderLabs([], '/dev/null', false, 'not a directory'), /^no labs under \/dev\/null \(it is not a directory;/);
 });
