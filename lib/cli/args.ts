@@ -2,6 +2,7 @@
 // problem of the whole command line at once, the general help, and what completion offers. Pure.
 import { closest } from '../config/near.js';
 import { ConfigError, type ConfigProblem } from '../errors.js';
+import { quote } from '../shell/quote.js';
 import { COMMANDS } from './commands/index.js';
 import {
   HELP,
@@ -34,16 +35,36 @@ export function parseCliCollecting(
   if (first === '--version')
     return {
       args: { command: HELP.name, rawArgs: [], positionals: ['--version'], values: {} },
-      problems: rest.length ? [unexpected(rest, { what: 'argument', max: 0 }, '--version')] : [],
+      problems: rest.length
+        ? [
+            {
+              ...unexpected(rest, { what: 'argument', max: 0 }, '--version'),
+              fix: `give --version alone (reboot-harness --version), or ask for help without it (reboot-harness --help)`,
+            },
+          ]
+        : [],
     };
   const cmd = commandNamed(first, commands);
+  // an option before the command (reboot-harness --json list): the command comes first, its options after it
+  const after = first.startsWith('-') ? rest.find((w) => commandNamed(w, commands)) : undefined;
+  if (!cmd && after)
+    throw new ConfigError([
+      {
+        field: 'command',
+        value: first,
+        message: 'is an option given before the command: options come after it',
+        fix: `put the command first: reboot-harness ${[after, ...argv.filter((w) => w !== after)].map(quote).join(' ')}`,
+      },
+    ]);
   if (!cmd) {
     const near = closest(first, names);
     throw new ConfigError([
       {
         field: 'command',
         value: first,
-        message: 'is not a command',
+        message: first.startsWith('-')
+          ? 'is an option: the first word is the command, its options after it'
+          : 'is not a command',
         fix: `${near ? `did you mean "${near}"? ` : ''}use one of: ${names.join(', ')} (reboot-harness --help)`,
       },
     ]);

@@ -96,3 +96,37 @@ t.test('main dispatches it, its problems told with the rest of the input', async
   t.match(bad.err(), /unexpected argument: stub takes at most 1 name/);
   t.match(bad.err(), /output\.json/);
 });
+
+t.test(
+  'an option before the command is told as that, with the line in order; --version takes nothing (Q51)',
+  async (t) => {
+    const thrown = (argv: string[]) => {
+      try {
+        parseCliCollecting(argv, COMMANDS);
+      } catch (err) {
+        return err;
+      }
+      return undefined;
+    };
+    t.match(
+      thrown(['--netns', '', 'run', '--plan']),
+      {
+        problems: [
+          {
+            message: 'is an option given before the command: options come after it',
+            fix: "put the command first: reboot-harness run --netns '' --plan",
+          },
+        ],
+      },
+      'a command after the option: the line with it first',
+    );
+    t.match(thrown(['--json', 'bogus']), {
+      problems: [{ value: '--json', message: 'is an option: the first word is the command, its options after it' }],
+    });
+    const v = parseCliCollecting(['--version', '--help'], COMMANDS);
+    t.match(v.problems, [
+      { fix: 'give --version alone (reboot-harness --version), or ask for help without it (reboot-harness --help)' },
+    ]);
+    t.notMatch(String(v.problems[0]?.fix), /reboot-harness --version --help/, 'the hint is not the failing line');
+  },
+);
