@@ -105,7 +105,17 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorItem[]> {
       });
       return { code: r.code, out: `${r.stdout}${r.stderr}` };
     } catch (err) {
-      return { code: -1, out: err instanceof Error ? err.message : String(err) };
+      const message = err instanceof Error ? err.message : String(err);
+      // a tool that is not there is said so, not as Node's indented spawn error
+      const missing = /spawn (\S+) ENOENT/.exec(message)?.[1];
+      const out = missing
+        ? `${missing} is not installed (not found on PATH)`
+        : message
+            .split('\n')
+            .map((l) => l.trim())
+            .filter(Boolean)
+            .join(': ');
+      return { code: -1, out };
     }
   };
   const text = (p: string) => readFile(p, 'utf8').catch(() => '');

@@ -203,7 +203,12 @@ t.test('doctor: an ip that is missing or fails is no namespace name, in the deta
     });
     const ns = items.find((i) => i.name === 'network namespace');
     t.match(ns, { ok: false, detail: `could not tell which netns libvirtd (pid ${process.pid}) runs in: ` }, ip);
-    t.match(ns?.detail, ip === 'missing' ? /: spawn ip ENOENT$/ : /: RTNETLINK answers: Operation not permitted$/);
+    t.match(
+      ns?.detail,
+      ip === 'missing'
+        ? /: ip is not installed \(not found on PATH\)$/
+        : /: RTNETLINK answers: Operation not permitted$/,
+    );
     t.match(ns?.fix, /install iproute2/);
     t.notMatch(`${ns?.detail} ${ns?.fix}`, /--netns|runs in netns/, 'no namespace made of an error message');
   }
@@ -232,3 +237,18 @@ t.test(
     );
   },
 );
+
+t.test('a tool that is not on PATH is said so, not as the indented spawn error (Q72)', async (t) => {
+  const run: RunCommand = async (file, args) => {
+    throw new Error(`command was killed: ${file} ${args.join(' ')}\n    spawn ${file} ENOENT`);
+  };
+  const items = await runDoctor({
+    deadline: deadlineIn(10_000),
+    workDir: t.testdir({}),
+    run,
+    libvirtdPidFile: '/nonexistent/libvirtd.pid',
+  });
+  const by = Object.fromEntries(items.map((i) => [i.name, i]));
+  t.equal(by['libvirtd reachable']?.detail, 'virsh is not installed (not found on PATH)');
+  t.notMatch(JSON.stringify(items), /\\n {4}spawn/, 'no indented spawn line anywhere');
+});
