@@ -2,7 +2,8 @@
 // the events it logged), its own options' values, the source tree and the commits the two refs name (the nearest tags
 // for a ref git does not know), and the run flags each try is given. Every problem is returned, never thrown one by one.
 import { dirname, join, resolve } from 'node:path';
-import { realpath } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import { ConfigError, type ConfigProblem } from '../errors.js';
 import { BISECT_LOG, readEvents, readInputs, type BisectInputs } from '../bisect/log.js';
 import { trackedChanges } from '../git/history.js';
@@ -92,6 +93,16 @@ interface Line {
 /** What only changes what is printed: given with --resume, it applies to the rest of the bisect. */
 const PRINTING = ['json', 'verbose', 'quiet'] as const;
 
+/** Why `dir` holds no bisect to resume: it is not there, is a file, or its bisect-inputs.json is missing or unreadable. */
+async function noBisectWhy(dir: string): Promise<string> {
+  const st = await stat(dir).catch(() => undefined);
+  if (!st) return 'does not exist';
+  if (!st.isDirectory()) return 'is a file, not the folder of a bisect';
+  const inputs = join(dir, 'bisect-inputs.json');
+  if (!existsSync(inputs)) return 'holds no bisect (no bisect-inputs.json from reboot-harness bisect)';
+  return 'holds a bisect-inputs.json that is not one reboot-harness bisect wrote (cut, not JSON, or another schema)';
+}
+
 /** The line to judge: as given, or (--resume) the one the folder's bisect started with, and the events it logged. */
 export async function lineOf(args: ParsedArgs, deps: CommandDeps): Promise<Line> {
   const v = args.values;
@@ -119,7 +130,7 @@ export async function lineOf(args: ParsedArgs, deps: CommandDeps): Promise<Line>
       problems.push({
         field: '--resume',
         value: v['resume'],
-        message: 'holds no bisect (no bisect-inputs.json from reboot-harness bisect)',
+        message: await noBisectWhy(dir),
         fix: 'give the folder a bisect printed on its first line (<reports-dir>/bisect-<id>)',
       });
     const shape = read && inputsShapeProblem(read);

@@ -408,3 +408,27 @@ t.test('list-labs of a work dir that does not exist says so instead of "no labs"
   t.equal(code, 0, s.err.join(''));
   t.match(s.out.join(''), /no labs under \S+none \(it does not exist: no run made a lab there;/);
 });
+
+t.test(
+  'bisect --resume of a path that is not there, a file, or a folder whose inputs are cut says which (Q124, Q68)',
+  async (t) => {
+    const dir = t.testdir({
+      empty: {},
+      cut: { 'bisect-inputs.json': '{"schema": "nomad-reboot-har' },
+      'bisect.json': '{}',
+    });
+    const s = standInPerRun({}, { cwd: dir });
+    t.teardown(() => Promise.all(s.runs.map((r) => r.nomad.close())));
+    const cases: [string, RegExp][] = [
+      ['none', /--resume: does not exist/],
+      ['bisect.json', /--resume: is a file, not the folder of a bisect/],
+      ['empty', /--resume: holds no bisect \(no bisect-inputs\.json/],
+      ['cut', /--resume: holds a bisect-inputs\.json that is not one reboot-harness bisect wrote/],
+    ];
+    for (const [path, said] of cases) {
+      s.err.length = 0;
+      t.equal(await main(['bisect', '--resume', path], s.deps), 2, path);
+      t.match(s.err.join(''), said, path);
+    }
+  },
+);
