@@ -1,9 +1,13 @@
 // The CLI's twelfth adversarial pass (docs/cli-defects.md, rows Q128 on), through the real main() with the stand-ins:
-// a matrix's reboot axis over upgrade-in-place cells that reboot nothing.
+// a matrix's reboot axis over upgrade-in-place cells that reboot nothing; a user scenario's timer that throws after the
+// command ended.
 import t from 'tap';
 import '../helpers/ts-loader.js';
 import { main } from '../../lib/cli/main.js';
 import { standInPerRun } from '../helpers/stand-in-env.js';
+import { EventEmitter } from 'node:events';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 t.setTimeout(2 * 60_000);
 
@@ -39,5 +43,54 @@ t.test(
     s.out.length = 0;
     // upgrade-then-reboot reboots the client with each cell's kind
     t.equal(await main(['matrix', 'ok.yaml', '--plan', '--netns', ''], s.deps), 0, s.err.join(''));
+  },
+);
+
+function userScenario(dir: string, name: string, body: string): void {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n');
+  writeFileSync(
+    join(dir, `${name}.ts`),
+    `import { defineScenario, defineCheck, judgeAll } from 'nomad-reboot-harness/scenario';
+const CHECKS = [defineCheck({ id: '${name}', title: '${name}', passesWhen: 'always', judge: () => ({ status: 'passed', message: 'ok' }) })];
+export default defineScenario({ name: '${name}', summary: 'no lab', needsNomad: false, roles: ['client'], checks: CHECKS,
+  async run() { ${body} } });
+`,
+  );
+}
+
+t.test(
+  "an error of a user scenario's timer that fires after the command ended is told redacted and the exit becomes 3 (Q129)",
+  async (t) => {
+    const dir = t.testdir({});
+    const usc = join(dir, 'usc');
+    const token = 'late-t0ken-1234567890abcdef';
+    userScenario(usc, 'late', 'return judgeAll(CHECKS, {});');
+    const events = new EventEmitter();
+    const codes: number[] = [];
+    const s = standInPerRun({}, { cwd: dir });
+    t.teardown(() => Promise.all(s.runs.map((r) => r.nomad.close())));
+    const deps = {
+      ...s.deps,
+      env: { ...s.deps.env, NOMAD_TOKEN: token },
+      rejectionSource: events,
+      lateStrayExit: (c: number) => void codes.push(c),
+    };
+    const argv = ['run', 'late', '--scenarios', usc, '--reports-dir', join(dir, 'reports'), '--netns', ''];
+    t.equal(await main(argv, deps), 0, 'the run itself passed');
+    // what the scenario's setTimeout throws once run() returned and the command ended (the process lives on for it)
+    events.emit('uncaughtException', new Error(`late NOMAD_TOKEN=${token}`));
+    events.emit('unhandledRejection', `late-str NOMAD_TOKEN=${token}`);
+    const err = s.err.join('');
+    t.match(
+      err,
+      /error: an exception was thrown where nothing catches it \(a timer or event callback\).*; after the command ended \(its teardown ran and its reports are written\); exiting with 3: late NOMAD_TOKEN=\[REDACTED\]/,
+    );
+    t.match(
+      err,
+      /error: a promise was rejected and nothing awaited it; after the command ended .*late-str NOMAD_TOKEN=\[REDACTED\]/,
+    );
+    t.notMatch(err + s.out.join(''), token, 'the token is not printed');
+    t.same(codes, [3, 3], 'a verdict of 0 becomes 3');
   },
 );
