@@ -6,7 +6,8 @@ import '../helpers/ts-loader.js';
 import { main } from '../../lib/cli/main.js';
 import { standInPerRun } from '../helpers/stand-in-env.js';
 import { EventEmitter } from 'node:events';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 t.setTimeout(2 * 60_000);
@@ -92,5 +93,29 @@ t.test(
     );
     t.notMatch(err + s.out.join(''), token, 'the token is not printed');
     t.same(codes, [3, 3], 'a verdict of 0 becomes 3');
+  },
+);
+
+t.test(
+  'a report path that is a named pipe nothing reads is an error after the verdict, not a write that waits for ever (Q130)',
+  { timeout: 30_000 },
+  async (t) => {
+    const dir = t.testdir({});
+    const usc = join(dir, 'usc');
+    userScenario(usc, 'pure', 'return judgeAll(CHECKS, {});');
+    const fifo = join(dir, 'junit.pipe');
+    execFileSync('mkfifo', [fifo]);
+    const s = standInPerRun({}, { cwd: dir });
+    t.teardown(() => Promise.all(s.runs.map((r) => r.nomad.close())));
+    const reports = join(dir, 'reports');
+    const argv = ['run', 'pure', '--scenarios', usc, '--reports-dir', reports, '--junit', fifo, '--netns', ''];
+    t.equal(await main(argv, s.deps), 3);
+    const err = s.err.join('') + s.out.join('');
+    t.match(
+      err,
+      /could not write the JUnit report .*junit\.pipe \(--junit, or under --reports-dir\): it is a named pipe \(FIFO\) that nothing reads/,
+    );
+    t.match(s.out.join(''), /PASS pure/, 'the verdict is printed');
+    t.same(readdirSync(join(reports, readdirSync(reports)[0]!)).sort(), ['report.html', 'summary.json']);
   },
 );
