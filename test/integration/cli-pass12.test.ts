@@ -4,6 +4,7 @@
 import t from 'tap';
 import '../helpers/ts-loader.js';
 import { main } from '../../lib/cli/main.js';
+import { readLabSpec } from '../../lib/cli/destroy.js';
 import { standInPerRun } from '../helpers/stand-in-env.js';
 import { EventEmitter } from 'node:events';
 import { execFileSync } from 'node:child_process';
@@ -117,5 +118,24 @@ t.test(
     );
     t.match(s.out.join(''), /PASS pure/, 'the verdict is printed');
     t.same(readdirSync(join(reports, readdirSync(reports)[0]!)).sort(), ['report.html', 'summary.json']);
+  },
+);
+
+t.test(
+  'a lab whose lab-spec.json is a named pipe is told as unreadable by login, list-labs and destroy, not read for ever (Q131)',
+  { timeout: 30_000 },
+  async (t) => {
+    const work = t.testdir({ 'r-fifo': {} });
+    execFileSync('mkfifo', [join(work, 'r-fifo', 'lab-spec.json')]);
+    const s = standInPerRun({}, { cwd: work });
+    const deps = { ...s.deps, env: { ...s.deps.env, HARNESS_WORK_DIR: work } };
+    const unreadable = /lab r-fifo \(.*r-fifo\): its lab-spec\.json cannot be read: it is a named pipe \(FIFO\)/;
+    t.equal(await main(['login', 'r-fifo', '--netns', ''], deps), 2);
+    t.match(s.err.join(''), unreadable);
+    s.err.length = 0;
+    t.equal(await main(['list-labs', '--netns', ''], deps), 3);
+    t.match(s.err.join('') + s.out.join(''), unreadable);
+    // destroy reads the spec through the same function (the stand-in has no destroy of its own): it keeps the lab
+    await t.rejects(readLabSpec(join(work, 'r-fifo')), /it is a named pipe \(FIFO\), not a file a run wrote/);
   },
 );
