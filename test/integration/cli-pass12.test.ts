@@ -139,3 +139,33 @@ t.test(
     await t.rejects(readLabSpec(join(work, 'r-fifo')), /it is a named pipe \(FIFO\), not a file a run wrote/);
   },
 );
+
+t.test(
+  'a harness.yaml or matrix file in UTF-16 (Windows PowerShell) is told as UTF-16 with a fix that converts it, not as Latin-1 (Q132)',
+  async (t) => {
+    const text = 'lab:\n  servers: 1\n';
+    const dir = t.testdir({});
+    const bom = join(dir, 'bom.yaml');
+    const bare = join(dir, 'bare.yaml');
+    writeFileSync(bom, Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]));
+    writeFileSync(bare, Buffer.from(text, 'utf16le'));
+    const s = standInPerRun({}, { cwd: dir });
+    t.teardown(() => Promise.all(s.runs.map((r) => r.nomad.close())));
+    for (const [argv, field, path] of [
+      [['run', 'pure', '-c', bom], '--config', bom],
+      [['run', 'pure', '-c', bare], '--config', bare],
+      [['matrix', bom], 'matrix file', bom],
+    ] as const) {
+      s.err.length = 0;
+      t.equal(await main([...argv, '--plan', '--netns', ''], s.deps), 2, argv.join(' '));
+      const err = s.err.join('');
+      t.match(err, `${field}: is UTF-16 text, not UTF-8`);
+      t.match(err, `fix: save it as UTF-8, e.g. iconv -f utf-16 -t utf-8 ${path}`);
+      t.notMatch(
+        err,
+        /iconv -f latin1|a Latin-1 or Windows-1252 file/,
+        'no Latin-1 fix, which would keep its zero bytes',
+      );
+    }
+  },
+);
