@@ -169,3 +169,25 @@ t.test(
     }
   },
 );
+
+t.test(
+  'an option before the command is told with the problems of the line its fix offers, not in a second exit 2 (Q133)',
+  async (t) => {
+    const dir = t.testdir({});
+    const s = standInPerRun({}, { cwd: dir });
+    t.teardown(() => Promise.all(s.runs.map((r) => r.nomad.close())));
+    t.equal(await main(['--plan', 'run', 'pure', '--bogus', '--json=maybe'], s.deps), 2);
+    const err = s.err.join('');
+    t.match(err, /invalid configuration \(3 problems\)/);
+    t.match(
+      err,
+      /command: is an option given before the command: options come after it \(got "--plan"; fix: put the command first: reboot-harness run --plan pure --bogus '--json=maybe'\)/,
+    );
+    t.match(err, /--bogus: is not an option/);
+    t.match(err, /--json: is a switch and takes no value but true, false/);
+    s.err.length = 0;
+    // alone, as before
+    t.equal(await main(['--netns', '', 'list-labs'], s.deps), 2);
+    t.match(s.err.join(''), /^error: invalid configuration: command: is an option given before the command/);
+  },
+);
