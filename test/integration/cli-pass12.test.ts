@@ -5,6 +5,9 @@ import t from 'tap';
 import '../helpers/ts-loader.js';
 import { main } from '../../lib/cli/main.js';
 import { readLabSpec } from '../../lib/cli/destroy.js';
+import { runDoctor } from '../../lib/cli/doctor.js';
+import { deadlineIn } from '../../lib/time/deadlines.js';
+import type { RunCommand } from '../../lib/exec/run.js';
 import { standInPerRun } from '../helpers/stand-in-env.js';
 import { EventEmitter } from 'node:events';
 import { execFileSync } from 'node:child_process';
@@ -189,5 +192,24 @@ t.test(
     // alone, as before
     t.equal(await main(['--netns', '', 'list-labs'], s.deps), 2);
     t.match(s.err.join(''), /^error: invalid configuration: command: is an option given before the command/);
+  },
+);
+
+t.test(
+  'doctor --nomad <a named pipe> says it is no file, instead of waiting for a writer for ever (Q134)',
+  { timeout: 30_000 },
+  async (t) => {
+    const dir = t.testdir({});
+    const fifo = join(dir, 'nomad');
+    execFileSync('mkfifo', [fifo]);
+    // every tool refused: only the nomad item is looked at
+    const run: RunCommand = async (file) => {
+      throw new Error(`spawn ${file} ENOENT`);
+    };
+    const items = await runDoctor({ deadline: deadlineIn(10_000), workDir: dir, nomadBinary: fifo, run });
+    t.match(
+      items.find((i) => i.name === 'nomad binary'),
+      { ok: false, detail: `${fifo}: a named pipe (FIFO), not a regular file` },
+    );
   },
 );
