@@ -47,15 +47,28 @@ export function parseCliCollecting(
   const cmd = commandNamed(first, commands);
   // an option before the command (reboot-harness --json list): the command comes first, its options after it
   const after = first.startsWith('-') ? rest.find((w) => commandNamed(w, commands)) : undefined;
-  if (!cmd && after)
+  if (!cmd && after) {
+    const at = argv.indexOf(after);
+    const reordered = [after, ...argv.slice(0, at), ...argv.slice(at + 1)];
+    // Note: the line it offers is judged too, so its own problems (an unknown option) come in this answer, not the next;
+    // it is never run from here
+    let more: ConfigProblem[];
+    try {
+      more = parseCliCollecting(reordered, commands).problems;
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      more = err.problems;
+    }
     throw new ConfigError([
       {
         field: 'command',
         value: first,
         message: 'is an option given before the command: options come after it',
-        fix: `put the command first: reboot-harness ${[after, ...argv.filter((w) => w !== after)].map(quote).join(' ')}`,
+        fix: `put the command first: reboot-harness ${reordered.map(quote).join(' ')}`,
       },
+      ...more,
     ]);
+  }
   if (!cmd) {
     const near = closest(first, names);
     throw new ConfigError([

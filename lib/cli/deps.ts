@@ -71,6 +71,12 @@ export interface CliDeps {
    * redacted and the command goes on to its teardown.
    */
   rejectionSource?: NodeJS.EventEmitter;
+  /**
+   * Given (the real CLI: it sets the process's exit code), such an error that comes after the command ended (a user
+   * scenario's timer that fires once its run returned) is told the same redacted way and the exit code becomes this
+   * one; without it the listeners go with the command and Node's own handler would print it unredacted and exit 1.
+   */
+  lateStrayExit?: (code: number) => void;
 }
 
 /** Resolving the builds a plan names: every problem of every spec first (nothing downloaded), then one by one. */

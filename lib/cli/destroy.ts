@@ -50,6 +50,12 @@ export async function findLabDirs(workDir: string): Promise<{ runId: string; dir
  * error says so, and each caller tells that lab apart from the others instead of failing on all of them.
  */
 export async function readLabSpec(dir: string): Promise<LabSpec> {
+  // Note: a named pipe (or a device) there would be read for ever: list-labs, login and destroy waited with no output
+  const st = await stat(join(dir, LAB_SPEC_FILE));
+  if (!st.isFile())
+    throw new Error(
+      `it is ${st.isFIFO() ? 'a named pipe (FIFO)' : st.isDirectory() ? 'a folder' : 'no regular file'}, not a file a run wrote`,
+    );
   const spec = JSON.parse(await readFile(join(dir, LAB_SPEC_FILE), 'utf8')) as Partial<LabSpec> | null;
   if (!spec || typeof spec !== 'object' || !Array.isArray(spec.machines) || typeof spec.provider !== 'string')
     throw new Error('it is no lab spec (no machines or provider)');

@@ -307,6 +307,9 @@ export async function doctorNomadSpec(
 /** The Nomad build: a Linux x86-64 ELF that answers `version` as a Nomad agent (not any program, e.g. /bin/true). */
 async function nomadBuildItem(path: string, deadline: Deadline, run: RunCommand): Promise<DoctorItem> {
   const fix = 'build or download a linux/amd64 nomad (e.g. make pkg/linux_amd64/nomad) and pass its path';
+  // Note: opening a named pipe waits for a writer (inspectNomadBinary opens before it looks): doctor waited for ever
+  if ((await stat(path).catch(() => undefined))?.isFIFO())
+    return item('nomad binary', false, `${path}: a named pipe (FIFO), not a regular file`, fix);
   const info = await inspectNomadBinary(path);
   if (!info.ok) return item('nomad binary', false, info.reason, fix);
   const probed = await probeNomadVersion(path, { deadline: deadlineIn(VERSION_PROBE_MS, deadline), run });

@@ -180,6 +180,9 @@ const deps: CliDeps = {
     destroyLabs(config, ids, all, logger, { stopHost, vagrantfile: VAGRANTFILE, ...(sweep ? { sweep } : {}) }),
   setup,
   rejectionSource: process,
+  lateStrayExit: (c) => {
+    process.exitCode = c;
+  },
 };
 
 // Note: if whoever reads our output goes away (a closed pipe), keep going: teardown must still destroy the VMs.

@@ -145,6 +145,33 @@ function firstInvalidUtf8(b: Buffer): { line: number; byte: number } {
   return { line, byte: 0 };
 }
 
+/**
+ * UTF-16 text (what Windows PowerShell's `>` and Notepad's "Unicode" write): a byte order mark, or a NUL among the
+ * first bytes (ASCII letters each followed or led by a zero byte). Pure.
+ */
+function isUtf16(b: Buffer): boolean {
+  return (b[0] === 0xff && b[1] === 0xfe) || (b[0] === 0xfe && b[1] === 0xff) || b.subarray(0, 64).includes(0);
+}
+
+/** A file that is not UTF-8, with the encoding it most likely is and the command that converts it. Pure. */
+function notUtf8Problem(b: Buffer, what: string, path: string): ConfigProblem {
+  if (isUtf16(b))
+    return {
+      field: what,
+      value: path,
+      message:
+        'is UTF-16 text, not UTF-8 (it holds zero bytes or opens with a UTF-16 byte order mark, as Windows PowerShell writes)',
+      fix: `save it as UTF-8, e.g. iconv -f utf-16 -t utf-8 ${path}`,
+    };
+  const at = firstInvalidUtf8(b);
+  return {
+    field: what,
+    value: path,
+    message: `is not UTF-8 text (line ${at.line}: byte 0x${at.byte.toString(16)} is no UTF-8; a Latin-1 or Windows-1252 file?)`,
+    fix: `save it as UTF-8, e.g. iconv -f latin1 -t utf-8 ${path}`,
+  };
+}
+
 /** Read and parse one YAML document (merge keys `<<` allowed); a ConfigError naming the file when it cannot be. */
 export async function readYaml(path: string, what: string): Promise<unknown> {
   const pipe = await notAFileProblem({ field: what, value: path }, '/');
@@ -162,16 +189,10 @@ export async function readYaml(path: string, what: string): Promise<unknown> {
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
-    const at = firstInvalidUtf8(bytes);
-    throw new ConfigError([
-      {
-        field: what,
-        value: path,
-        message: `is not UTF-8 text (line ${at.line}: byte 0x${at.byte.toString(16)} is no UTF-8; a Latin-1 or Windows-1252 file?)`,
-        fix: `save it as UTF-8, e.g. iconv -f latin1 -t utf-8 ${path}`,
-      },
-    ]);
+    throw new ConfigError([notUtf8Problem(bytes, what, path)]);
   }
+  // UTF-16 of ASCII text has no byte that is invalid UTF-8, only NULs between the letters
+  if (isUtf16(bytes)) throw new ConfigError([notUtf8Problem(bytes, what, path)]);
   const docs = parseAllDocuments(text, { merge: true });
   const list = Array.isArray(docs) ? docs : [docs];
   const bad = list.flatMap((d) => d.errors)[0];

@@ -35,7 +35,7 @@ export async function main(
     err: redactingWriter(given.err, () => secrets),
   };
   const interrupt = interruptGuard(deps.signalSource ?? process);
-  const stray = strayRejectionGuard(given.rejectionSource, deps.err);
+  const stray = strayRejectionGuard(given.rejectionSource, deps.err, given.lateStrayExit);
   try {
     const { args, problems } = parseCliCollecting(argv, commands);
     const cmd = commandNamed(args.command, commands);
@@ -93,23 +93,33 @@ function interruptGuard(source: NodeJS.EventEmitter): { interrupted: Promise<nev
 function strayRejectionGuard(
   source: NodeJS.EventEmitter | undefined,
   err: (s: string) => void,
+  lateExit?: (code: number) => void,
 ): { exitCode(code: number): number; dispose(): void } {
   let seen = 0;
+  // the command's exit code once it ended; a later error is told as such and changes the process's exit code
+  let ended: number | undefined;
+  const strayCode = (code: number) => (code === EXIT.OK || code === EXIT.CHECK_FAILED ? EXIT.INFRA : code);
   const told = (what: string) => (reason: unknown) => {
     seen++;
     const at = reason instanceof Error ? /\n\s+at (.*)/.exec(reason.stack ?? '')?.[1] : undefined;
     const text = reason instanceof Error ? reason.message : String(reason);
-    err(
-      `error: ${what}${at ? ` (at ${at})` : ''}; the command goes on to its teardown and reports, then exits ${EXIT.INFRA}: ${text}\n`,
-    );
+    const then =
+      ended === undefined
+        ? `the command goes on to its teardown and reports, then exits ${EXIT.INFRA}`
+        : `after the command ended (its teardown ran and its reports are written); exiting with ${strayCode(ended)}`;
+    err(`error: ${what}${at ? ` (at ${at})` : ''}; ${then}: ${text}\n`);
+    if (ended !== undefined) lateExit?.(strayCode(ended));
   };
   const rejection = told('a promise was rejected and nothing awaited it');
   const exception = told('an exception was thrown where nothing catches it (a timer or event callback)');
   source?.on('unhandledRejection', rejection);
   source?.on('uncaughtException', exception);
   return {
-    exitCode: (code) => (seen && (code === EXIT.OK || code === EXIT.CHECK_FAILED) ? EXIT.INFRA : code),
+    exitCode: (code) => (ended = seen ? strayCode(code) : code),
     dispose: () => {
+      // Note: the real CLI keeps them: the process lives on while a scenario's timer is pending, and Node's own
+      // handler would print that timer's error unredacted and exit 1 over the verdict
+      if (lateExit) return;
       source?.off('unhandledRejection', rejection);
       source?.off('uncaughtException', exception);
     },

@@ -271,3 +271,27 @@ export function scheduleUnreadByCells(
     },
   ];
 }
+
+/**
+ * A matrix's `axes.reboot` over cells that inject no fault: upgrade-in-place reboots the client only under
+ * `upgrade.mode: upgrade-then-reboot`, so its cells `reboot=graceful` and `reboot=hard` would run the same upgrade,
+ * each reported under the name of a fault it never injected (as `--reboot` on such a run is refused).
+ */
+export function kindUnreadByCells(
+  plan: { cells: readonly { key: string; variant: readonly string[]; config: HarnessConfig }[] } | undefined,
+  matrixFile: { name: string } | undefined,
+): ConfigProblem[] {
+  const kindOf = (c: { variant: readonly string[] }) => c.variant.find((v) => v.startsWith('reboot='))?.slice(7);
+  const unread = (plan?.cells ?? []).filter((c) => kindOf(c) !== undefined && !injectsFault(c.config));
+  if (!unread.length || !matrixFile) return [];
+  const keys = unread.map((c) => c.key);
+  const modes = [...new Set(unread.map((c) => c.config.upgrade.mode))].join(', ');
+  return [
+    {
+      field: `${matrixFile.name}: axes.reboot`,
+      value: [...new Set(unread.map(kindOf))],
+      message: `names each cell's fault, and ${keys.length === 1 ? 'cell' : `${keys.length} cells`} ${keys.slice(0, 3).join(', ')}${keys.length > 3 ? ` and ${keys.length - 3} more` : ''} inject none: upgrade-in-place reboots the client only with upgrade.mode upgrade-then-reboot (${keys.length === 1 ? 'this cell' : 'these cells'}: ${modes}), so each would run the same upgrade under the name of a fault it never injected`,
+      fix: 'give defaults.upgrade.mode: upgrade-then-reboot, or run upgrade-in-place in a matrix without axes.reboot',
+    },
+  ];
+}

@@ -27,7 +27,12 @@ import { IN_NETNS_ENV } from '../lab/host/host.js';
 import { labConfigRules, vmOverheadMb } from '../lab/providers.js';
 import { allScenarios, findScenario } from './scenarios.js';
 import { notAFileProblems, pathProblems } from './paths.js';
-import { kindBesideScheduleProblems, scheduleUnreadByCells, unusedFlagProblems } from './scenario-flags.js';
+import {
+  kindBesideScheduleProblems,
+  kindUnreadByCells,
+  scheduleUnreadByCells,
+  unusedFlagProblems,
+} from './scenario-flags.js';
 import { hostsNetnsProblems } from './hosts-netns.js';
 import { inputProblems, readHarnessFile, type HarnessFile } from './input.js';
 import {
@@ -176,6 +181,7 @@ export async function checkSession(req: SessionRequest, read: ReadSession): Prom
     ...unusedFlagProblems(args.values, scenarios, configs, { installsItsBuilds: !!req.installsOwnBuilds }),
     ...kindBesideScheduleProblems(plan, { harness, matrixFile: req.matrixFile }),
     ...scheduleUnreadByCells(plan),
+    ...kindUnreadByCells(plan, req.matrixFile),
     ...outputs,
     ...jobs,
     ...(await labProblems(plan, configs, deps, user.extra)),

@@ -1,7 +1,8 @@
 // The one file writer: every report and every evidence file goes through `writeFiles`, which redacts its text
 // (lib/log/redact.ts) as it writes; a session's data is redacted too before it is rendered, since a renderer's escaping
 // could hide a secret from the text pass.
-import { chmod, copyFile, mkdir, stat, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { chmod, copyFile, mkdir, open, stat, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { EXIT } from '../errors.js';
 import { redact, redactDeep, redactKnown } from '../log/redact.js';
@@ -17,13 +18,31 @@ export function redactSession(s: SessionReport, secrets: readonly string[]): Ses
 export async function writeFiles(files: readonly OutputFile[], secrets: readonly string[]): Promise<OutputFile[]> {
   for (const f of files) {
     await makeDirs(dirname(f.path));
-    // Note: a rendered report's data was redacted before rendering (redactSession: escaping could hide a secret from
-    // a text pass), and a secret-shaped pattern could run across its markup; so its text is matched for the known
-    // secrets only. Evidence is raw text: both.
-    await writeFile(f.path, f.raw ? redact(f.text, secrets) : redactKnown(f.text, secrets), 'utf8');
+    const pipe = await pipeWriteEnd(f.path);
+    try {
+      // Note: a rendered report's data was redacted before rendering (redactSession: escaping could hide a secret from
+      // a text pass), and a secret-shaped pattern could run across its markup; so its text is matched for the known
+      // secrets only. Evidence is raw text: both.
+      await writeFile(f.path, f.raw ? redact(f.text, secrets) : redactKnown(f.text, secrets), 'utf8');
+    } finally {
+      await pipe?.close();
+    }
     if (f.mode !== undefined) await chmod(f.path, f.mode);
   }
   return [...files];
+}
+
+/**
+ * A report path that is a named pipe (--junit <fifo>): its write end opened without waiting, and held while the file is
+ * written, so that a pipe nothing reads is said (ENXIO) instead of an open that waits for a reader for ever, after the
+ * run's verdict; a pipe something reads (process substitution, a `cat <fifo>`) is written as a file.
+ */
+async function pipeWriteEnd(path: string): Promise<{ close(): Promise<void> } | undefined> {
+  if (!(await stat(path).catch(() => undefined))?.isFIFO()) return undefined;
+  return open(path, constants.O_WRONLY | constants.O_NONBLOCK).catch((err: NodeJS.ErrnoException) => {
+    if (err.code !== 'ENXIO') throw err;
+    throw new Error('it is a named pipe (FIFO) that nothing reads: writing to it would wait for a reader for ever');
+  });
 }
 
 /**
