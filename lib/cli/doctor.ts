@@ -105,17 +105,10 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorItem[]> {
       });
       return { code: r.code, out: `${r.stdout}${r.stderr}` };
     } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
-      // a tool that is not there is said so, not as Node's indented spawn error
+      // a tool that is not there is said so, not as Node's indented spawn error; any other error on one line
+      const message = (err instanceof Error ? err.message : String(err)).replace(/\n\s*/g, ': ');
       const missing = /spawn (\S+) ENOENT/.exec(message)?.[1];
-      const out = missing
-        ? `${missing} is not installed (not found on PATH)`
-        : message
-            .split('\n')
-            .map((l) => l.trim())
-            .filter(Boolean)
-            .join(': ');
-      return { code: -1, out };
+      return { code: -1, out: missing ? `${missing} is not installed (not found on PATH)` : message };
     }
   };
   const text = (p: string) => readFile(p, 'utf8').catch(() => '');
