@@ -146,11 +146,16 @@ function firstInvalidUtf8(b: Buffer): { line: number; byte: number } {
 }
 
 /**
- * UTF-16 text (what Windows PowerShell's `>` and Notepad's "Unicode" write): a byte order mark, or a NUL among the
- * first bytes (ASCII letters each followed or led by a zero byte). Pure.
+ * UTF-16 text (what Windows PowerShell's `>` and Notepad's "Unicode" write): a byte order mark, or most of the odd
+ * (or even) bytes of its start zero (ASCII letters each followed or led by a zero byte). A file that only holds some
+ * NULs (NUL-separated, as /proc/<pid>/environ) is not taken for it. Pure.
  */
 function isUtf16(b: Buffer): boolean {
-  return (b[0] === 0xff && b[1] === 0xfe) || (b[0] === 0xfe && b[1] === 0xff) || b.subarray(0, 64).includes(0);
+  if ((b[0] === 0xff && b[1] === 0xfe) || (b[0] === 0xfe && b[1] === 0xff)) return true;
+  const head = b.subarray(0, 64);
+  const zeroAt = (parity: number) => head.filter((x, i) => i % 2 === parity && x === 0).length;
+  const half = Math.floor(head.length / 2);
+  return half >= 2 && Math.max(zeroAt(0), zeroAt(1)) >= 0.8 * half;
 }
 
 /** A file that is not UTF-8, with the encoding it most likely is and the command that converts it. Pure. */
