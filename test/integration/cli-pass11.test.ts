@@ -6,8 +6,8 @@ import { main } from '../../lib/cli/main.js';
 import { redact } from '../../lib/log/redact.js';
 import { EventEmitter } from 'node:events';
 import { execFileSync } from 'node:child_process';
-import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { writeLablessScenario } from '../helpers/labless-scenario.js';
+import { existsSync, linkSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeLablessScenario, writeScenarioWithBody } from '../helpers/labless-scenario.js';
 import { join } from 'node:path';
 import { standInPerRun } from '../helpers/stand-in-env.js';
 
@@ -116,28 +116,18 @@ t.test(
   },
 );
 
-/** A user scenario (no lab) whose run() has the body `body`; CHECKS declares one check named as the scenario. */
-function userScenario(dir: string, name: string, body: string): void {
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n');
-  writeFileSync(
-    join(dir, `${name}.ts`),
-    `import { defineScenario, defineCheck, judgeAll } from 'nomad-reboot-harness/scenario';
-const CHECKS = [defineCheck({ id: '${name}', title: '${name}', passesWhen: 'always', judge: () => ({ status: 'passed', message: 'ok' }) })];
-export default defineScenario({ name: '${name}', summary: 'no lab', needsNomad: false, roles: ['client'], checks: CHECKS,
-  async run() { ${body} } });
-`,
-  );
-}
-
 t.test(
   "a user scenario's result of the wrong shape fails that check with its reports, instead of exit 70 with no JUnit (Q115)",
   async (t) => {
     const dir = t.testdir({});
     const usc = join(dir, 'usc');
-    userScenario(usc, 'bogus', "return judgeAll(CHECKS, {}).map((c) => ({ ...c, status: 'bogus' })) as any;");
-    userScenario(usc, 'undeclared', "return [{ id: 'other', title: 'o', status: 'passed', message: 'x' }] as any;");
-    userScenario(usc, 'nolist', 'return null as any;');
+    writeScenarioWithBody(usc, 'bogus', "return judgeAll(CHECKS, {}).map((c) => ({ ...c, status: 'bogus' })) as any;");
+    writeScenarioWithBody(
+      usc,
+      'undeclared',
+      "return [{ id: 'other', title: 'o', status: 'passed', message: 'x' }] as any;",
+    );
+    writeScenarioWithBody(usc, 'nolist', 'return null as any;');
     const s = standInPerRun({}, { cwd: dir });
     t.teardown(() => Promise.all(s.runs.map((r) => r.nomad.close())));
     const cases: [string, number, RegExp][] = [
@@ -168,7 +158,7 @@ t.test(
     const dir = t.testdir({});
     const usc = join(dir, 'usc');
     const token = 'stray-t0ken-1234567890abcdef';
-    userScenario(
+    writeScenarioWithBody(
       usc,
       'stray',
       `(globalThis as any).strayEvents.emit('unhandledRejection', new Error('bg NOMAD_TOKEN=${token}')); return judgeAll(CHECKS, {});`,

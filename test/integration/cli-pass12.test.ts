@@ -9,9 +9,10 @@ import { runDoctor } from '../../lib/cli/doctor.js';
 import { deadlineIn } from '../../lib/time/deadlines.js';
 import type { RunCommand } from '../../lib/exec/run.js';
 import { standInPerRun } from '../helpers/stand-in-env.js';
+import { writeScenarioWithBody } from '../helpers/labless-scenario.js';
 import { EventEmitter } from 'node:events';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 t.setTimeout(2 * 60_000);
@@ -51,26 +52,13 @@ t.test(
   },
 );
 
-function userScenario(dir: string, name: string, body: string): void {
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n');
-  writeFileSync(
-    join(dir, `${name}.ts`),
-    `import { defineScenario, defineCheck, judgeAll } from 'nomad-reboot-harness/scenario';
-const CHECKS = [defineCheck({ id: '${name}', title: '${name}', passesWhen: 'always', judge: () => ({ status: 'passed', message: 'ok' }) })];
-export default defineScenario({ name: '${name}', summary: 'no lab', needsNomad: false, roles: ['client'], checks: CHECKS,
-  async run() { ${body} } });
-`,
-  );
-}
-
 t.test(
   "an error of a user scenario's timer that fires after the command ended is told redacted and the exit becomes 3 (Q129)",
   async (t) => {
     const dir = t.testdir({});
     const usc = join(dir, 'usc');
     const token = 'late-t0ken-1234567890abcdef';
-    userScenario(usc, 'late', 'return judgeAll(CHECKS, {});');
+    writeScenarioWithBody(usc, 'late', 'return judgeAll(CHECKS, {});');
     const events = new EventEmitter();
     const codes: number[] = [];
     const s = standInPerRun({}, { cwd: dir });
@@ -106,7 +94,7 @@ t.test(
   async (t) => {
     const dir = t.testdir({});
     const usc = join(dir, 'usc');
-    userScenario(usc, 'pure', 'return judgeAll(CHECKS, {});');
+    writeScenarioWithBody(usc, 'pure', 'return judgeAll(CHECKS, {});');
     const fifo = join(dir, 'junit.pipe');
     execFileSync('mkfifo', [fifo]);
     const s = standInPerRun({}, { cwd: dir });
