@@ -18,7 +18,7 @@ import { OLD_LEADER_REJOINED } from '../lib/checks/old-leader-rejoined.js';
 import { UNTOUCHED_ALLOCS } from '../lib/checks/untouched-allocs.js';
 import { SERVICE_CONTINUITY } from '../lib/checks/service-continuity.js';
 import { FAULTS, faultKind } from '../lib/faults/registry.js';
-import { faultProblems, parsedSteps, scheduleProblems } from '../lib/steps/fault-step.js';
+import { faultProblems, scheduleProblems } from '../lib/steps/fault-step.js';
 import { runClusterFault, type ClusterPlan } from '../lib/steps/cluster-run.js';
 import { SENTINEL_CHECKS } from '../lib/steps/sentinel-steps.js';
 
@@ -39,17 +39,10 @@ export function serverPlan(config: {
   return { target: config.reboot.target ?? { kind: 'leader' }, rolling: config.reboot.rolling ?? true, drain: false };
 }
 
-/**
- * Only server targets, and only faults that reboot a server's host but not every machine: for the run's --target and
- * --reboot, and for each step of a fault schedule (its problems named with the file and the step).
- */
+/** --drain: servers run no allocs; and the run's own --reboot and --target, as each step of a schedule is judged. */
 function problems(config: HarnessConfig) {
-  const steps = parsedSteps(config).flatMap(({ i, fault, target }) =>
-    stepProblems(fault, target).map((p) => ({ ...p, field: `${config.reboot.faults}: faults[${i}] ${p.field}` })),
-  );
   return [
     ...stepProblems(config.reboot.kind, config.reboot.target),
-    ...steps,
     ...(config.reboot.drain
       ? [
           {
@@ -63,25 +56,28 @@ function problems(config: HarnessConfig) {
   ];
 }
 
-/** What server-reboot refuses of one fault: a client target, a kind no server can take, a kind of the whole lab. */
-function stepProblems(kind: RebootKind, t: TargetSpec | undefined): ConfigProblem[] {
+/**
+ * What server-reboot refuses of one fault (the run's, or a schedule's step): a client target, a kind no server can
+ * take, a kind of the whole lab. `kind` absent: a step whose kind is wrong, its target still judged.
+ */
+function stepProblems(kind: RebootKind | undefined, t: TargetSpec | undefined): ConfigProblem[] {
   const clientTarget = t && (t.kind === 'clients' || (t.kind === 'machine' && t.name.startsWith('client')));
   return [
     ...(clientTarget
       ? [
           {
-            field: 'reboot.target (--target)',
+            field: '--target (reboot.target)',
             value: t.kind === 'machine' ? t.name : t.kind,
             message: 'server-reboot reboots servers',
             fix: 'give leader, servers or a server (server-2), or run rolling-reboot for clients',
           },
         ]
       : []),
-    ...(faultKind(kind).roles.includes('server')
+    ...(!kind || faultKind(kind).roles.includes('server')
       ? []
       : [
           {
-            field: 'reboot.kind (--reboot)',
+            field: '--reboot (reboot.kind)',
             value: kind,
             message: 'server-reboot reboots the server host',
             fix: `give one of ${FAULTS.kinds
@@ -91,10 +87,10 @@ function stepProblems(kind: RebootKind, t: TargetSpec | undefined): ConfigProble
           },
         ]),
     // its checks judge the clients' allocs undisturbed, which a fault of the whole lab disturbs by design
-    ...(faultKind(kind).wholeLab
+    ...(kind && faultKind(kind).wholeLab
       ? [
           {
-            field: 'reboot.kind (--reboot)',
+            field: '--reboot (reboot.kind)',
             value: kind,
             message: 'server-reboot judges the clients untouched; this fault powers off every machine',
             fix: `run rolling-reboot --reboot ${kind} (every alloc followed)`,
@@ -114,8 +110,17 @@ export default defineScenario({
   validate: (config) => [
     ...singleRebootOnly('server-reboot', config),
     ...execDriverOnly('server-reboot', config),
-    ...faultProblems('server-reboot', config, { hasNomadAgent: true, defaultRole: 'server', runsSchedules: true }),
-    ...scheduleProblems('server-reboot', config, { hasNomadAgent: true, defaultRole: 'server' }),
+    ...faultProblems('server-reboot', config, {
+      hasNomadAgent: true,
+      defaultRole: 'server',
+      runsSchedules: true,
+      refuses: (k) => stepProblems(k as RebootKind, undefined).length > 0,
+    }),
+    ...scheduleProblems('server-reboot', config, {
+      hasNomadAgent: true,
+      defaultRole: 'server',
+      stepRule: stepProblems,
+    }),
     ...problems(config),
   ],
   preflight: (config, tools) => checkJobInput(config, tools.convertJob, CLUSTER_JOB_TYPES('server-reboot')),

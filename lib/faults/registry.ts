@@ -115,6 +115,8 @@ export interface LabOffer {
 interface ScenarioOffer {
   name: string;
   hasNomadAgent: boolean;
+  /** the kinds the scenario refuses by its own rules (left out of a fix's "use one of") */
+  refuses?: (kind: string) => boolean;
 }
 
 /** Why `k` cannot be done by this lab and scenario (empty: it can), each reason with the side it comes from. */
@@ -152,7 +154,9 @@ export function faultKindProblems<N extends string>(
   registry: FaultRegistry<N>,
   of: 'lab' | 'scenario' | 'both' = 'both',
 ): ConfigProblem[] {
-  const can = registry.kinds.filter((k) => cannot(k, scenario, lab).length === 0).map((k) => k.name);
+  const can = registry.kinds
+    .filter((k) => cannot(k, scenario, lab).length === 0 && !scenario.refuses?.(k.name))
+    .map((k) => k.name);
   const others = `use one of: ${can.join(', ')}`;
   const reasons = cannot(registry.get(kind), scenario, lab).filter((r) => of === 'both' || r.of === of);
   return reasons.map(({ reason, fix }) => ({

@@ -32,12 +32,14 @@ export interface FaultSchedule {
 
 /**
  * A schedule with problems: the steps whose kind and target parsed (with what else of them parsed), each at its index
- * in the file (a hole where its kind or target is wrong), so that their kinds and targets are judged with the file's
- * problems, not after they are fixed.
+ * in the file (a hole where its kind or target is wrong), and the targets that parsed, so that their kinds and targets
+ * are judged with the file's problems, not after they are fixed.
  */
 export interface PartialSchedule {
   seed: number | undefined;
   steps: readonly (ScheduleStep | undefined)[];
+  /** each step's written target that parsed, its kind wrong or not (a wrong kind hides no problem of its target) */
+  targets: readonly ScheduleStep['target'][];
 }
 
 /** A step with its target resolved against a topology: what the run does. */
@@ -96,52 +98,41 @@ export function parseSchedule(
     return { ok: false, problems };
   }
   const steps: (ScheduleStep | undefined)[] = [];
+  const targets: ScheduleStep['target'][] = [];
   list.forEach((item, i) => {
     const at = `faults[${i}]`;
     steps.push(undefined);
+    targets.push(undefined);
     if (typeof item !== 'object' || item === null || Array.isArray(item)) {
       p(at, item, 'must be a mapping with `fault:`', 'write { fault: graceful, target: client-1 }');
       return;
     }
     const e = item as Record<string, unknown>;
+    const written = readTarget(e['target']);
+    if ('target' in written) targets[i] = written.target;
     const kind = e['fault'];
-    if (typeof kind !== 'string' || !(FAULTS.names as readonly string[]).includes(kind)) {
-      p(`${at}.fault`, kind, 'is not a fault kind', `use one of: ${FAULTS.names.join(', ')}`);
-      return;
-    }
-    const def = FAULTS.get(kind as RebootKind);
-    const fields = [...def.options, ...FAULTS.options.filter((o) => def.reads?.includes(o.yaml))];
-    const own = new Map<string, Field>(fields.map((o) => [o.yaml.replace(/^reboot\./, ''), o]));
+    const kindOk = typeof kind === 'string' && (FAULTS.names as readonly string[]).includes(kind);
+    if (!kindOk) p(`${at}.fault`, kind, 'is not a fault kind', `use one of: ${FAULTS.names.join(', ')}`);
+    // a wrong kind has no options to read them against: they wait until it is fixed, its target does not
     const options: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(e)) {
-      if (STEP_KEYS.includes(k)) continue;
-      const f = own.get(k);
-      if (!f) {
-        const has = [...STEP_KEYS, ...own.keys()].join(', ');
-        p(`${at}.${k}`, k, `is not a key of a ${kind} step`, `use one of: ${has}`);
-        continue;
-      }
-      const r = f.parse(v);
-      if (!r.ok) p(`${at}.${k}`, v, r.message, r.fix ?? '');
-      else options[f.path![1]!] = r.value;
-    }
-    let target: ScheduleStep['target'];
-    let targetBad = false;
-    const rawTarget = e['target'];
-    if (rawTarget !== null && typeof rawTarget === 'object') {
-      targetBad = true;
-      p(`${at}.target`, rawTarget, 'must be one machine or role, not a list or a mapping', 'e.g. target: client-1');
-    } else if (rawTarget !== undefined) {
-      const s = String(rawTarget);
-      if ((PICK_WORDS as readonly string[]).includes(s)) target = { kind: 'pick', word: s as PickWord };
-      else {
-        const t = parseTarget(s);
-        if ('error' in t) {
-          targetBad = true;
-          p(`${at}.target`, rawTarget, `${t.error}, ${PICK_WORDS.join(' or ')}`, 'e.g. target: leader');
-        } else target = t;
+    if (kindOk) {
+      const def = FAULTS.get(kind as RebootKind);
+      const fields = [...def.options, ...FAULTS.options.filter((o) => def.reads?.includes(o.yaml))];
+      const own = new Map<string, Field>(fields.map((o) => [o.yaml.replace(/^reboot\./, ''), o]));
+      for (const [k, v] of Object.entries(e)) {
+        if (STEP_KEYS.includes(k)) continue;
+        const f = own.get(k);
+        if (!f) {
+          const has = [...STEP_KEYS, ...own.keys()].join(', ');
+          p(`${at}.${k}`, k, `is not a key of a ${kind} step`, `use one of: ${has}`);
+          continue;
+        }
+        const r = f.parse(v);
+        if (!r.ok) p(`${at}.${k}`, v, r.message, r.fix ?? '');
+        else options[f.path![1]!] = r.value;
       }
     }
+    if ('problem' in written) p(`${at}.target`, e['target'], written.problem.message, written.problem.fix);
     let waitS = 0;
     if (e['wait'] !== undefined) {
       const w = WAIT(e['wait']);
@@ -150,12 +141,32 @@ export function parseSchedule(
     }
     // a step whose kind and target parsed is judged with what else of it parsed (a wrong wait or option hides no
     // problem of its kind or target); without its target, the run's would be judged in its place: a hole
-    if (!targetBad)
-      steps[i] = { fault: kind as RebootKind, target, options: options as ScheduleStep['options'], waitS };
+    if (kindOk && 'target' in written)
+      steps[i] = {
+        fault: kind as RebootKind,
+        target: written.target,
+        options: options as ScheduleStep['options'],
+        waitS,
+      };
   });
   return problems.length
-    ? { ok: false, problems, parsed: { seed, steps } }
+    ? { ok: false, problems, parsed: { seed, steps, targets } }
     : { ok: true, schedule: { seed, steps: steps as ScheduleStep[] } };
+}
+
+/** A step's `target` as written: absent, a machine or role, a pick word, or why it is none. Pure. */
+function readTarget(raw: unknown): { target: ScheduleStep['target'] } | { problem: { message: string; fix: string } } {
+  if (raw === undefined) return { target: undefined };
+  if (raw !== null && typeof raw === 'object')
+    return {
+      problem: { message: 'must be one machine or role, not a list or a mapping', fix: 'e.g. target: client-1' },
+    };
+  const s = String(raw);
+  if ((PICK_WORDS as readonly string[]).includes(s)) return { target: { kind: 'pick', word: s as PickWord } };
+  const t = parseTarget(s);
+  return 'error' in t
+    ? { problem: { message: `${t.error}, ${PICK_WORDS.join(' or ')}`, fix: 'e.g. target: leader' } }
+    : { target: t };
 }
 
 /** A small seeded generator (mulberry32): the same seed, the same picks, on every machine. Pure. */
@@ -172,8 +183,8 @@ export function seeded(seed: number): () => number {
 
 /**
  * Each step's target on `topology`: as written (checked against it), the run's `fallback` when absent, or one machine
- * of the role picked with the seed; problems name the step. A partial schedule's holes are passed over (only its
- * problems are read).
+ * of the role picked with the seed; problems name the step. A partial schedule's holes run nothing: only their written
+ * targets are judged (its problems are read, not its steps).
  */
 export function resolveSchedule(
   s: FaultSchedule | PartialSchedule,
@@ -185,7 +196,13 @@ export function resolveSchedule(
   const problems: ConfigProblem[] = [];
   const steps: ResolvedStep[] = [];
   for (const [i, step] of s.steps.entries()) {
-    if (!step) continue;
+    if (!step) {
+      // a step whose kind is wrong: its written target is still judged on the topology, and nothing is run
+      const t = 'targets' in s ? s.targets[i] : undefined;
+      const bad = t && t.kind !== 'pick' ? targetProblem(t, topology) : undefined;
+      if (t && t.kind !== 'pick' && bad) problems.push({ field: `faults[${i}].target`, value: targetText(t), ...bad });
+      continue;
+    }
     const base = { fault: step.fault, options: step.options, waitS: step.waitS };
     if (!step.target) {
       steps.push({ ...base, target: fallback, chosen: 'the run’s target' });

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { HarnessConfig } from '../config/schema.js';
+import { decodeUtf8 } from '../config/text-file.js';
 import {
   parseSchedule,
   resolveSchedule,
@@ -32,9 +33,14 @@ import type { RunContext } from '../run/context.js';
 export function faultProblems(
   scenario: string,
   config: HarnessConfig,
-  o: { hasNomadAgent: boolean; defaultRole?: MachineRole; runsSchedules?: boolean },
+  o: {
+    hasNomadAgent: boolean;
+    defaultRole?: MachineRole;
+    runsSchedules?: boolean;
+    refuses?: (kind: string) => boolean;
+  },
 ): ConfigProblem[] {
-  const s = { name: scenario, hasNomadAgent: o.hasNomadAgent };
+  const s = { name: scenario, hasNomadAgent: o.hasNomadAgent, ...(o.refuses ? { refuses: o.refuses } : {}) };
   const kind = faultKind(config.reboot.kind);
   const role = targetRole(config.reboot.target) ?? o.defaultRole ?? 'client';
   const aimed: ConfigProblem[] =
@@ -73,7 +79,9 @@ export function readSchedule(
   if (!file) return undefined;
   let raw: unknown;
   try {
-    raw = parseYaml(readFileSync(file, 'utf8'));
+    const decoded = decodeUtf8(readFileSync(file), '--faults (reboot.faults)', file);
+    if (!decoded.ok) return { ok: false, problems: [decoded.problem] };
+    raw = parseYaml(decoded.text);
   } catch (err) {
     const why = err instanceof Error ? err.message.split('\n')[0]! : String(err);
     const problem = {
@@ -89,38 +97,51 @@ export function readSchedule(
   return parseSchedule(raw, file);
 }
 
+/** A scenario's own rule for one fault: what it refuses of a kind (absent: a step whose kind is wrong) and a target. */
+type StepRule = (kind: RebootKind | undefined, target: TargetSpec | undefined) => ConfigProblem[];
+
 /**
  * Problems with the schedule of `config.reboot.faults` for a scenario that runs schedules (exit 2, nothing created):
- * the file's own, each step's kind as `faultProblems` judges it with the step's options, and its written targets on
- * the lab's topology; the steps that parsed are judged even when others did not, so every problem comes at once. Each
- * names the file and the step.
+ * the file's own, each step's kind as `faultProblems` judges it with the step's options, its written targets on the
+ * lab's topology, and the scenario's own `stepRule`; the steps that parsed (and the targets of those whose kind is
+ * wrong) are judged even when others did not, so every problem comes at once, in the file's order. Each names the
+ * file and the step; a fix that offers other kinds leaves out those `stepRule` refuses.
  */
 export function scheduleProblems(
   scenario: string,
   config: HarnessConfig,
-  o: { hasNomadAgent: boolean; defaultRole?: MachineRole },
+  o: { hasNomadAgent: boolean; defaultRole?: MachineRole; stepRule?: StepRule },
 ): ConfigProblem[] {
   const r = readSchedule(config);
   if (!r) return [];
   const schedule = r.ok ? r.schedule : r.parsed;
   const own = r.ok ? [] : r.problems;
   if (!schedule) return own;
+  const file = config.reboot.faults;
   const topology = { servers: config.lab.servers, clients: config.lab.clients };
   const res = resolveSchedule(schedule, topology, 0, { kind: 'leader' });
-  const kinds = schedule.steps.flatMap((step, i) => {
-    if (!step) return [];
-    const t = step.target;
-    const target =
-      t?.kind === 'pick' ? { kind: t.word === 'any-server' ? ('servers' as const) : ('clients' as const) } : t;
+  const refuses = o.stepRule ? (k: string) => o.stepRule!(k as RebootKind, undefined).length > 0 : undefined;
+  const offer = {
+    hasNomadAgent: o.hasNomadAgent,
+    ...(o.defaultRole ? { defaultRole: o.defaultRole } : {}),
+    ...(refuses ? { refuses } : {}),
+  };
+  const written = 'targets' in schedule ? schedule.targets : schedule.steps.map((s) => s.target);
+  const kinds = written.flatMap((w, i) => {
+    const step = schedule.steps[i];
+    const target = asTarget(w);
+    const mine = o.stepRule ? o.stepRule(step?.fault, target) : [];
+    if (!step) return mine.map((p) => ({ ...p, field: `${file}: faults[${i}] ${p.field}` }));
     const base = stepConfig(config, { fault: step.fault, options: step.options });
     const c = { ...base, reboot: { ...base.reboot, ...(target ? { target } : {}) } };
-    const lab = faultKindProblems(step.fault, { name: scenario, ...o }, faultOffer(c), FAULTS, 'lab');
-    return [...lab, ...faultProblems(scenario, c, { ...o, runsSchedules: true })].map((p) => ({
+    const s = { name: scenario, hasNomadAgent: o.hasNomadAgent, ...(refuses ? { refuses } : {}) };
+    const lab = faultKindProblems(step.fault, s, faultOffer(c), FAULTS, 'lab');
+    return [...lab, ...faultProblems(scenario, c, { ...offer, runsSchedules: true }), ...mine].map((p) => ({
       ...p,
-      field: `${config.reboot.faults}: faults[${i}] ${p.field}`,
+      field: `${file}: faults[${i}] ${p.field}`,
     }));
   });
-  const targets = res.ok ? [] : res.problems.map((p) => ({ ...p, field: `${config.reboot.faults}: ${p.field}` }));
+  const targets = res.ok ? [] : res.problems.map((p) => ({ ...p, field: `${file}: ${p.field}` }));
   // in the file's order: by step, the file's own problem of a step before what its kind or target cannot do
   const at = (p: ConfigProblem) => Number(/faults\[(\d+)\]/.exec(p.field)?.[1] ?? -1);
   return [...own, ...kinds, ...targets]
@@ -129,21 +150,11 @@ export function scheduleProblems(
     .map((x) => x.p);
 }
 
-/**
- * The steps of `config.reboot.faults` that parsed (all of them, or those of a schedule with problems), each with its
- * index in the file and its written target as --target would name it (any-client: clients, any-server: servers):
- * what a scenario's own rules judge step by step. Empty without a schedule or when the file cannot be read.
- */
-export function parsedSteps(config: HarnessConfig): { i: number; fault: RebootKind; target: TargetSpec | undefined }[] {
-  const r = readSchedule(config);
-  const schedule = !r ? undefined : r.ok ? r.schedule : r.parsed;
-  return (schedule?.steps ?? []).flatMap((step, i) => {
-    if (!step) return [];
-    const t = step.target;
-    const target: TargetSpec | undefined =
-      t?.kind === 'pick' ? { kind: t.word === 'any-server' ? 'servers' : 'clients' } : t;
-    return [{ i, fault: step.fault, target }];
-  });
+/** A step's written target as --target would name it (any-client: clients, any-server: servers). Pure. */
+function asTarget(
+  t: { kind: 'pick'; word: 'any-client' | 'any-server' } | TargetSpec | undefined,
+): TargetSpec | undefined {
+  return t?.kind === 'pick' ? { kind: t.word === 'any-server' ? 'servers' : 'clients' } : t;
 }
 
 /** The role a --target names (leader and servers: a server), undefined for none. Pure. */

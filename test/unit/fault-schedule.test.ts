@@ -238,3 +238,85 @@ t.test(
     );
   },
 );
+
+t.test(
+  'a step whose kind is wrong still has its target judged: in the lab, and by the scenario’s own rule',
+  async (t) => {
+    const { default: serverReboot } = await import('../../scenarios/server-reboot.js');
+    const file = path.join(t.testdir({}), 'f.yaml');
+    writeFileSync(file, 'faults:\n  - { fault: bogus, target: client-9 }\n');
+    t.same(
+      scheduleProblems('rolling-reboot', config({ faults: file }), { hasNomadAgent: true }).map((p) => p.field),
+      [`${file}: faults[0].fault`, `${file}: faults[0].target`],
+      'the kind that is none and the machine the 1+1 lab lacks, in one exit 2',
+    );
+    t.match(
+      parseSchedule({ faults: [{ fault: 'bogus', target: 'client-9' }] }, 'f.yaml'),
+      { ok: false, parsed: { steps: [undefined], targets: [{ kind: 'machine', name: 'client-9' }] } },
+      'the hole keeps its written target',
+    );
+    writeFileSync(file, 'faults:\n  - { fault: [graceful], target: client }\n');
+    t.same(
+      serverReboot.validate!(config({ faults: file })).map((p) => `${p.field}: ${p.message}`),
+      [
+        `${file}: faults[0].fault: is not a fault kind`,
+        `${file}: faults[0] --target (reboot.target): server-reboot reboots servers`,
+      ],
+      'server-reboot refuses the client target of a step whose kind is wrong',
+    );
+  },
+);
+
+t.test('server-reboot words its step rules as the shared ones and keeps the file’s order', async (t) => {
+  const { default: serverReboot } = await import('../../scenarios/server-reboot.js');
+  const file = path.join(t.testdir({}), 'f.yaml');
+  writeFileSync(
+    file,
+    'faults:\n  - { fault: power-loss-all }\n  - { fault: graceful, wait: 5x }\n  - { fault: leader-partition, target: leader }\n',
+  );
+  const problems = serverReboot.validate!(config({ faults: file }));
+  t.same(
+    problems.map((p) => p.field),
+    [
+      `${file}: faults[0] --reboot (reboot.kind)`,
+      `${file}: faults[1].wait`,
+      `${file}: faults[2] --reboot (reboot.kind)`,
+    ],
+    'by step, each field worded flag first',
+  );
+  const offered = problems[2]!.fix;
+  t.match(offered, /use one of: graceful, hard/);
+  t.notMatch(offered, /power-loss-all/, 'the fix leaves out a kind server-reboot refuses (a fault of the whole lab)');
+  t.notMatch(offered, /docker-restart/, 'and one aimed at clients only');
+});
+
+t.test(
+  'a schedule that is not UTF-8 is refused with its encoding, not read with a replacement character',
+  async (t) => {
+    const file = path.join(t.testdir({}), 'f.yaml');
+    writeFileSync(
+      file,
+      Buffer.concat([
+        Buffer.from('faults:\n  - { fault: graceful, target: "any-cli'),
+        Buffer.from([0xe9]),
+        Buffer.from('nt" }\n'),
+      ]),
+    );
+    t.same(
+      scheduleProblems('rolling-reboot', config({ faults: file }), { hasNomadAgent: true }).map((p) => [
+        p.field,
+        p.message,
+      ]),
+      [
+        [
+          '--faults (reboot.faults)',
+          'is not UTF-8 text (line 2: byte 0xe9 is no UTF-8; a Latin-1 or Windows-1252 file?)',
+        ],
+      ],
+    );
+    writeFileSync(file, '# caf\xe9\nfaults:\n  - { fault: graceful }\n', 'latin1');
+    t.match(scheduleProblems('rolling-reboot', config({ faults: file }), { hasNomadAgent: true }), [
+      { message: /line 1: byte 0xe9/, fix: `save it as UTF-8, e.g. iconv -f latin1 -t utf-8 ${file}` },
+    ]);
+  },
+);

@@ -278,7 +278,7 @@ t.test('server-reboot refuses a fault of the whole lab (its checks judge the cli
   const c = okCfg({ reboot: 'power-loss-all', servers: '3' });
   t.match(scenario.validate!(c), [
     {
-      field: 'reboot.kind (--reboot)',
+      field: '--reboot (reboot.kind)',
       value: 'power-loss-all',
       message: 'server-reboot judges the clients untouched; this fault powers off every machine',
       fix: 'run rolling-reboot --reboot power-loss-all (every alloc followed)',
@@ -298,11 +298,11 @@ t.test('server-reboot judges each step of a fault schedule as it judges --reboot
   t.same(
     problems.map((p) => `${p.field}: ${p.message}`),
     [
+      `${file}: faults[1] --reboot (reboot.kind): server-reboot judges the clients untouched; this fault powers off every machine`,
+      `${file}: faults[2] --target (reboot.target): server-reboot reboots servers`,
       `${file}: faults[3].wait: must be a duration from 0s to 3600s`,
-      `${file}: faults[1] reboot.kind (--reboot): server-reboot judges the clients untouched; this fault powers off every machine`,
-      `${file}: faults[2] reboot.target (--target): server-reboot reboots servers`,
     ],
-    'power-loss-all and a client target refused in their steps, with the file’s own problem',
+    'power-loss-all and a client target refused in their steps, with the file’s own problem, in the file’s order',
   );
   writeFileSync(file, 'faults:\n  - { fault: graceful }\n  - { fault: leader-partition, target: leader }\n');
   t.same(scenario.validate!(okCfg({ faults: file, servers: '3' })), [], 'a schedule of server faults is taken');
