@@ -13,6 +13,13 @@ import type { Rebootable } from './reboot.js';
 const AGENT_STATE_COMMAND = 'systemctl show -p MainPID -p ActiveState -p NRestarts nomad';
 /** SIGKILL the agent only (not its executors and tasks, as a crash of the agent would): systemd restarts it. */
 const AGENT_KILL_COMMAND = 'systemctl kill -s SIGKILL --kill-whom=main nomad';
+/**
+ * Printed right before the kill: the host's uptime, the agent's start in clock ticks after boot, the tick rate and
+ * the host's clock. The agent's age at the kill is on the host's own monotonic clock, which a restored snapshot keeps,
+ * so it places the kill in the agent's own periods (its state snapshot every 60 s) where the wall clock cannot.
+ */
+const agentAgeCommand = (pid: number) =>
+  `echo "nrh-age $(cut -d' ' -f1 /proc/uptime) $(cut -d' ' -f22 /proc/${pid}/stat 2>/dev/null) $(getconf CLK_TCK) $(date +%s%N)"`;
 /** Nomad's HTTP and RPC ports: what the client talks to the server on. */
 export const SERVER_PORTS = [4646, 4647];
 /** Comment on the partition's rules, so heal removes exactly them. */
@@ -24,6 +31,17 @@ const HEAL_UNIT = PARTITION_HEAL_UNIT;
 /** How long after the planned end the safety timer heals on its own. */
 const HEAL_SAFETY_S = 120;
 const CMD_MS = 20_000;
+
+/**
+ * The agent's age at the kill (seconds, two decimals) and the host's clock then (ms), from `agentAgeCommand`'s line;
+ * undefined when a part is missing (a host without /proc of that PID). Pure.
+ */
+function parseAgentAge(text: string): { ageS: string; atMs: string } | undefined {
+  const m = /^nrh-age (\d+(?:\.\d+)?) (\d+) (\d+) (\d{10,})$/m.exec(text);
+  if (!m || Number(m[3]) <= 0) return undefined;
+  const age = Number(m[1]) - Number(m[2]) / Number(m[3]);
+  return age >= 0 ? { ageS: age.toFixed(2), atMs: String(Math.round(Number(m[4]) / 1e6)) } : undefined;
+}
 
 /** Parse `systemctl show -p MainPID -p ActiveState -p NRestarts` output. Pure. */
 export function parseAgentState(text: string): { pid: number; active: string; restarts: number } {
@@ -79,7 +97,9 @@ export async function killAgent(m: Rebootable, { deadline }: FaultOptions): Prom
     throw new HarnessError(`agent-kill on ${m.name}: the nomad unit is not running (${seen})`);
   }
   const requestedAt = Date.now();
-  await rootSh(m, AGENT_KILL_COMMAND, deadline, 'agent-kill');
+  const age = parseAgentAge(
+    await rootSh(m, `${agentAgeCommand(before.pid)}; ${AGENT_KILL_COMMAND}`, deadline, 'agent-kill'),
+  );
   const marks: FaultMark[] = [{ atMs: requestedAt, label: 'Nomad agent SIGKILLed', detail: `pid ${before.pid}` }];
   const after = await waitFor(
     `systemd to restart the Nomad agent on ${m.name} (was pid ${before.pid})`,
@@ -98,6 +118,7 @@ export async function killAgent(m: Rebootable, { deadline }: FaultOptions): Prom
     'agent.pid.before': String(before.pid),
     'agent.pid.after': String(after.pid),
     'agent.restarts': String(after.restarts - before.restarts),
+    ...(age ? { 'agent.age_at_kill_s': age.ageS, 'agent.killed_at_host_ms': age.atMs } : {}),
   };
   return { machine: m.name, kind: 'agent-kill', bootIdBefore, bootIdAfter, requestedAt, backAt, marks, facts };
 }
