@@ -5,7 +5,9 @@
 // checks fail with their evidence, what the CHANGELOG makes possible (changelogMayFail) is judged either way with the
 // outcome printed, and every other check passes (none is skipped: the job has services, and both kinds restore in
 // place). WHOLE_ALLOC_KINDS=agent-kill runs only that kind (e.g. the task-env
-// pair 1.10.5 / 1.11.3, GH-26699). Skips visibly without builds or the lab.
+// pair 1.10.5 / 1.11.3, GH-26699). Skips visibly without builds or the lab. An agent-kill on a build with GH-26699's
+// fix is placed in the client's 60 s state-snapshot period (test/helpers/snapshot-race.ts) and held to what that
+// place predicts: killed before a snapshot held the network status, real Nomad fails the restore.
 import t from 'tap';
 import { fileURLToPath } from 'node:url';
 import { vmSkipReason, domainsMatching } from '../helpers/vm-prereqs.js';
@@ -23,6 +25,8 @@ import {
   warmMatrix,
 } from '../helpers/real-nomad.js';
 import { CHECKS } from '../../scenarios/bridge-exec-reboot.js';
+import { join } from 'node:path';
+import { NO_STATUS_ERROR, raceOfRun } from '../helpers/snapshot-race.js';
 
 t.setTimeout(150 * 60_000);
 const builds = buildsFromEnv().filter((b) => !b.beforeTmpfsFix);
@@ -40,7 +44,7 @@ const EVIDENCE: Record<string, RegExp> = {
 
 const IDS = CHECKS.map((c) => c.id);
 
-type Run = { outcome: string; properties: Record<string, string>; verdicts: never[] };
+type Run = { runId: string; outcome: string; properties: Record<string, string>; verdicts: never[] };
 
 t.test(
   `whole-alloc checks on Nomad ${builds.map((b) => b.version).join(', ') || '(none)'} x ${KINDS.join(', ')}`,
@@ -71,6 +75,33 @@ t.test(
         t.ok(run, `${at}: a run`);
         if (!run) continue;
         const v = verdictsOf(run as never);
+        if (kind === 'agent-kill' && b.restoresNetworkStatus) {
+          const race = raceOfRun(run, join(dir, 'reports'));
+          if ('missing' in race) {
+            t.fail(`${at}: the kill's place in the snapshot period could not be measured: ${race.missing}`);
+            continue;
+          }
+          const seen = race.sawNoStatusError ? 'the restore failed' : 'restored';
+          table.push(`${at}: ${race.prediction.text}; seen: ${seen}`);
+          if (race.prediction.predicted === 'near')
+            t.comment(`${at}: a snapshot fell within the margin, so either outcome is right; seen: ${seen}`);
+          else
+            t.equal(
+              race.sawNoStatusError,
+              race.prediction.predicted === 'failed',
+              `${at}: the restore ${race.prediction.predicted === 'failed' ? 'fails' : 'holds'} as the kill's place predicts`,
+            );
+          if (race.sawNoStatusError) {
+            t.equal(v.get('alloc-restored')?.status, 'failed', `${at}: alloc-restored fails`);
+            t.match(
+              v.get('alloc-restored')?.message ?? '',
+              NO_STATUS_ERROR,
+              `${at}: alloc-restored quotes Nomad's error`,
+            );
+            t.equal(run.outcome, 'failed', `${at}: the run fails`);
+            continue;
+          }
+        }
         const expected = changelogFailures(b, kind);
         const may = changelogMayFail(b, kind);
         const failed = CHECKS.map((c) => c.id).filter((id) => v.get(id)?.status === 'failed');

@@ -103,8 +103,13 @@ export function raceOfRun(
     tasks: Record<string, { events: TaskEvent[] }>;
   };
   const events = Object.values(alloc.tasks).flatMap((x) => x.events);
-  const received = events.find((e) => e.type === 'Received')?.timeMs;
-  const setup = events.find((e) => e.type === 'Task Setup')?.timeMs;
+  // the alloc's network is set up once its task runners exist (each task's Received) and before any task's dir
+  const first = (type: string) => {
+    const at = events.filter((e) => e.type === type).map((e) => e.timeMs);
+    return at.length ? Math.min(...at) : undefined;
+  };
+  const received = first('Received');
+  const setup = first('Task Setup');
   const start = clientStartAge(
     readFileSync(join(dir, 'client-journal-nomad-current-boot.txt'), 'utf8'),
     p['agent.pid.before'] ?? '',
