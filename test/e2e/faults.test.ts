@@ -14,6 +14,9 @@
 // exit code is 1 when any cell is predicted to fail. Where Nomad varies (changelogMayFail after an agent kill, 1.9.3's
 // no-leaks after a failed restore) the check must still be judged, a failure must quote the known variation, and
 // which outcome was seen is printed.
+// An agent-kill on a build with GH-26699's fix is placed in the client's 60 s state-snapshot period
+// (test/helpers/snapshot-race.ts) and held to what that place predicts: killed before a snapshot held the network
+// status, real Nomad fails the restore ("network already configured but not found in state").
 // The event stream of each run is recorded and checked for the transitions real Nomad sends.
 // Builds come from NOMAD_BINARIES / NOMAD_BINARY; without them the test skips visibly.
 import t from 'tap';
@@ -34,6 +37,8 @@ import {
   warmMatrix,
 } from '../helpers/real-nomad.js';
 import { checkIds } from '../helpers/check-ids.js';
+import { join } from 'node:path';
+import { holdRace } from '../helpers/snapshot-race.js';
 
 t.setTimeout(180 * 60_000);
 const builds = buildsFromEnv();
@@ -47,6 +52,7 @@ type Frame = {
   Events: { Topic: string; Type: string; Payload: Record<string, { Status?: string; ClientStatus?: string }> }[];
 };
 type Run = {
+  runId: string;
   outcome: string;
   properties: Record<string, string>;
   verdicts: never[];
@@ -74,16 +80,11 @@ t.test(
       defaults: [`  reboot: { partition_for: ${PARTITION} }`, '  reports: { artifacts: always }'],
     });
     const anyFailure = builds.some((b) => KINDS.some((k) => restoreFails(b, k) || changelogFailures(b, k).length > 0));
-    t.equal(
-      r.code,
-      anyFailure ? 1 : 0,
-      anyFailure
-        ? "exit 1: a cell fails as Nomad's history predicts (the duplicate-IP error before 1.9.4, or the CHANGELOG's failures)"
-        : 'exit 0: every cell met what its kind expects',
-    );
     validateJUnit(t, junit);
     const runs = allRuns();
     t.equal(runs.length, builds.length * KINDS.length, 'one run per cell');
+    const races: string[] = [];
+    let lostRace = false;
 
     for (const b of builds) {
       for (const kind of KINDS) {
@@ -92,6 +93,14 @@ t.test(
         if (!run) continue;
         const v = verdictsOf(run);
         const at = `${b.version} ${kind}`;
+        const raced =
+          kind === 'agent-kill' &&
+          b.restoresNetworkStatus &&
+          holdRace(t, at, run, join(dir, 'reports'), v.get('alloc-restored'), races);
+        if (raced) {
+          lostRace = true;
+          continue;
+        }
         const want = expectedVerdicts(b, kind, REBOOT_CHECKS, SHIPPED_JOB_SKIP_WHY);
         const varied = assertVerdicts(t, at, v, want);
         const failing = [...want].filter(([id, w]) =>
@@ -174,6 +183,14 @@ t.test(
         `${b.version}: one cold cell, the others warm (${warm.join('; ')})`,
       );
     }
+    t.equal(
+      r.code,
+      anyFailure || lostRace ? 1 : 0,
+      anyFailure || lostRace
+        ? "exit 1: a cell fails as Nomad's history predicts (the duplicate-IP error before 1.9.4, the CHANGELOG's failures, or an agent-kill before the client's state snapshot)"
+        : 'exit 0: every cell met what its kind expects',
+    );
+    if (races.length) t.comment(races.join('\n'));
     for (const id of r.runIds) t.same(domainsMatching(id), [], `no libvirt domain of ${id} left`);
     const kept = warmLabs();
     t.equal(kept.length, builds.length, `one warm lab per build kept (${kept.join(', ')})`);

@@ -26,7 +26,7 @@ import {
 } from '../helpers/real-nomad.js';
 import { CHECKS } from '../../scenarios/bridge-exec-reboot.js';
 import { join } from 'node:path';
-import { NO_STATUS_ERROR, raceOfRun } from '../helpers/snapshot-race.js';
+import { holdRace } from '../helpers/snapshot-race.js';
 
 t.setTimeout(150 * 60_000);
 const builds = buildsFromEnv().filter((b) => !b.beforeTmpfsFix);
@@ -75,33 +75,11 @@ t.test(
         t.ok(run, `${at}: a run`);
         if (!run) continue;
         const v = verdictsOf(run as never);
-        if (kind === 'agent-kill' && b.restoresNetworkStatus) {
-          const race = raceOfRun(run, join(dir, 'reports'));
-          if ('missing' in race) {
-            t.fail(`${at}: the kill's place in the snapshot period could not be measured: ${race.missing}`);
-            continue;
-          }
-          const seen = race.sawNoStatusError ? 'the restore failed' : 'restored';
-          table.push(`${at}: ${race.prediction.text}; seen: ${seen}`);
-          if (race.prediction.predicted === 'near')
-            t.comment(`${at}: a snapshot fell within the margin, so either outcome is right; seen: ${seen}`);
-          else
-            t.equal(
-              race.sawNoStatusError,
-              race.prediction.predicted === 'failed',
-              `${at}: the restore ${race.prediction.predicted === 'failed' ? 'fails' : 'holds'} as the kill's place predicts`,
-            );
-          if (race.sawNoStatusError) {
-            t.equal(v.get('alloc-restored')?.status, 'failed', `${at}: alloc-restored fails`);
-            t.match(
-              v.get('alloc-restored')?.message ?? '',
-              NO_STATUS_ERROR,
-              `${at}: alloc-restored quotes Nomad's error`,
-            );
-            t.equal(run.outcome, 'failed', `${at}: the run fails`);
-            continue;
-          }
-        }
+        const raced =
+          kind === 'agent-kill' &&
+          b.restoresNetworkStatus &&
+          holdRace(t, at, run, join(dir, 'reports'), v.get('alloc-restored'), table);
+        if (raced) continue;
         const expected = changelogFailures(b, kind);
         const may = changelogMayFail(b, kind);
         const failed = CHECKS.map((c) => c.id).filter((id) => v.get(id)?.status === 'failed');
