@@ -49,7 +49,8 @@ export function parseCliCollecting(
   const after = first.startsWith('-') ? rest.find((w) => commandNamed(w, commands)) : undefined;
   if (!cmd && after) {
     const at = argv.indexOf(after);
-    const reordered = [after, ...argv.slice(0, at), ...argv.slice(at + 1)];
+    // a `--` before the command ends nothing there; after it, it would make the command's options scenario names
+    const reordered = [after, ...argv.slice(0, at).filter((w) => w !== '--'), ...argv.slice(at + 1)];
     // Note: the line it offers is judged too, so its own problems (an unknown option) come in this answer, not the next;
     // it is never run from here
     let more: ConfigProblem[];

@@ -95,12 +95,17 @@ const PRINTING = ['json', 'verbose', 'quiet'] as const;
 
 /** Why `dir` holds no bisect to resume: it is not there, is a file, or its bisect-inputs.json is missing or unreadable. */
 async function noBisectWhy(dir: string): Promise<string> {
-  const st = await stat(dir).catch(() => undefined);
-  if (!st) return 'does not exist';
+  const st = await stat(dir).catch((err: NodeJS.ErrnoException) => err);
+  if (st instanceof Error) return unreachable(st);
   if (!st.isDirectory()) return 'is a file, not the folder of a bisect';
   const inputs = join(dir, 'bisect-inputs.json');
   if (!existsSync(inputs)) return 'holds no bisect (no bisect-inputs.json from reboot-harness bisect)';
   return 'holds a bisect-inputs.json that is not one reboot-harness bisect wrote (cut, not JSON, or another schema)';
+}
+
+/** Why a path stat could not reach is none to read: not there, or (a symlink loop, a file where a folder goes) why not. */
+function unreachable(err: NodeJS.ErrnoException): string {
+  return err.code === 'ENOENT' ? 'does not exist' : `cannot be read (${err.code ?? err.message})`;
 }
 
 /** The line to judge: as given, or (--resume) the one the folder's bisect started with, and the events it logged. */
@@ -170,6 +175,18 @@ export async function lineOf(args: ParsedArgs, deps: CommandDeps): Promise<Line>
     };
   }
   if (typeof v['replay'] === 'string') {
+    // a log that is not there (or a loop, a folder) would read as one with no event: said as what it is
+    const st = await stat(resolve(deps.cwd, v['replay'] as string)).catch((err: NodeJS.ErrnoException) => err);
+    const none = st instanceof Error ? unreachable(st) : st.isDirectory() ? 'is a folder, not a bisect log' : undefined;
+    if (none)
+      throw new ConfigError([
+        {
+          field: '--replay',
+          value: v['replay'],
+          message: none,
+          fix: 'give the bisect-log.jsonl of an earlier bisect (in the folder it printed on its first line)',
+        },
+      ]);
     const events = await readEvents(resolve(deps.cwd, v['replay'] as string));
     if (!events.length)
       throw new ConfigError([

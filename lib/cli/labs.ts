@@ -103,13 +103,13 @@ export function renderLabs(
   labs: readonly LabEntry[],
   workDir: string,
   orphansLooked = true,
-  workDirIs: 'a directory' | 'missing' | 'not a directory' = 'a directory',
+  workDirIs: 'a directory' | 'missing' | 'not a directory' | `cannot be read (${string})` = 'a directory',
 ): string {
   // a mistyped --work-dir would otherwise look like an empty one
   const under =
     workDirIs === 'a directory'
       ? workDir
-      : `${workDir} (${workDirIs === 'missing' ? 'it does not exist: no run made a lab there' : 'it is not a directory'}; --work-dir or lab.work_dir names the work dir)`;
+      : `${workDir} (${workDirIs === 'missing' ? 'it does not exist: no run made a lab there' : `it ${workDirIs === 'not a directory' ? 'is not a directory' : workDirIs}`}; --work-dir or lab.work_dir names the work dir)`;
   if (!labs.length)
     return orphansLooked
       ? `no labs under ${under} and no orphan domains`
@@ -146,8 +146,16 @@ export async function listLabsCommand(_args: ParsedArgs, config: HarnessConfig, 
     deps.out(`${JSON.stringify({ schema: LABS_JSON_SCHEMA, workDir: config.lab.workDir, labs, problems }, null, 2)}\n`);
   else {
     const looked = !problems.some((p) => p.startsWith('could not look for orphan domains'));
-    const st = await stat(config.lab.workDir).catch(() => undefined);
-    const is = !st ? 'missing' : st.isDirectory() ? 'a directory' : 'not a directory';
+    const st = await stat(config.lab.workDir).catch((err: NodeJS.ErrnoException) => err);
+    // a symlink loop (ELOOP) is no missing work dir
+    const is =
+      st instanceof Error
+        ? st.code === 'ENOENT'
+          ? 'missing'
+          : (`cannot be read (${st.code ?? st.message})` as const)
+        : st.isDirectory()
+          ? 'a directory'
+          : 'not a directory';
     deps.out(`${renderLabs(labs, config.lab.workDir, looked, is)}\n`);
   }
   for (const p of problems) deps.err(`warning: ${p}\n`);

@@ -2,6 +2,7 @@
 // dispatch to the command, and map errors to exit codes (the only place that does). What a command does is its own
 // module; the session machinery run, compare and matrix share is lib/cli/session-command.ts (docs/architecture.md).
 import { readFile } from 'node:fs/promises';
+import { valueShape } from '../log/shape.js';
 import { EXIT, ConfigError, HarnessError, InterruptedError } from '../errors.js';
 import { redactingWriter } from '../log/redact.js';
 import { commandNamed, helpText, parseCliCollecting, switchWord } from './args.js';
@@ -102,7 +103,8 @@ function strayRejectionGuard(
   const told = (what: string) => (reason: unknown) => {
     seen++;
     const at = reason instanceof Error ? /\n\s+at (.*)/.exec(reason.stack ?? '')?.[1] : undefined;
-    const text = reason instanceof Error ? reason.message : String(reason);
+    // a rejection with an object (not an Error) is named by its shape, not "[object Object]" nor its contents
+    const text = reason instanceof Error ? reason.message : valueShape(reason);
     const then =
       ended === undefined
         ? `the command goes on to its teardown and reports, then exits ${EXIT.INFRA}`

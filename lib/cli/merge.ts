@@ -24,6 +24,9 @@ export interface MergeInputs {
   problems: ConfigProblem[];
 }
 
+/** lib/merge/collect.ts's word for a folder in which its scan found no summary.json it could read. */
+const NO_REPORT = 'holds no report of a run (summary.json)';
+
 /** The --out folder and the inputs, read; their problems returned (told with the rest of the command's input). */
 export async function readMergeInputs(args: ParsedArgs, config: HarnessConfig, deps: CliDeps): Promise<MergeInputs> {
   const given = typeof args.values['out'] === 'string' ? (args.values['out'] as string) : undefined;
@@ -39,10 +42,18 @@ export async function readMergeInputs(args: ParsedArgs, config: HarnessConfig, d
     deps.cwd,
   );
   const readable = args.positionals.filter((p) => !pipes.some((x) => x.value === p));
+  // a folder's own summary.json that is a pipe or a device is passed over by the scan: said as what it is, not as
+  // a folder that holds no report
+  const inside = await notAFileProblems(
+    readable.map((p) => ({ field: 'merge input', value: join(p, 'summary.json') })),
+    deps.cwd,
+  );
   const collected = await collectInputs(readable, { cwd: deps.cwd, outDir, reportsDir: config.reports.dir });
-  const found = pipes.length
-    ? { ...collected, problems: [...pipes, ...(readable.length ? collected.problems : [])] }
-    : collected;
+  const theirs = inside.length ? collected.problems.filter((p) => p.message !== NO_REPORT) : collected.problems;
+  const found =
+    pipes.length || inside.length
+      ? { ...collected, problems: [...pipes, ...inside, ...(readable.length ? theirs : [])] }
+      : collected;
   // the merged junit.xml and summary.json written into an input folder are read back as one more run next time
   // Note: so is a run's own file given by name (or found beside it) where a merged one of the same name is written
   const written = ['junit.xml', 'summary.json', 'index.html'].map((n) => join(outDir, n));

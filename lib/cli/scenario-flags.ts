@@ -231,7 +231,23 @@ export function kindBesideScheduleProblems(
         ]
       : [],
   );
-  const scheduled = (plan?.cells ?? []).filter((c) => c.config.reboot.faults);
+  // a kind in a file where no cell injects one (upgrade-in-place without upgrade-then-reboot) would be ignored, as
+  // `--reboot` and the file's reboot.faults are refused there (unusedFaultOptions)
+  const cells = plan?.cells ?? [];
+  const unread = cells.length && !cells.some((c) => injectsFault(c.config)) ? cells[0]!.config.upgrade.mode : undefined;
+  const kindUnread = files.flatMap(({ at, field, r }) =>
+    unread !== undefined && r?.kind !== undefined && r.faults === undefined
+      ? [
+          {
+            field: `${at}: ${field}.kind`,
+            value: r.kind,
+            message: `is not read: upgrade-in-place reboots the client only with upgrade.mode upgrade-then-reboot (this run: ${unread}), so it would be ignored`,
+            fix: `drop ${field}.kind, or give ${field === 'reboot' ? '--upgrade-mode upgrade-then-reboot' : 'defaults.upgrade.mode: upgrade-then-reboot'}`,
+          },
+        ]
+      : [],
+  );
+  const scheduled = cells.filter((c) => c.config.reboot.faults);
   const kinds = [
     ...new Set(scheduled.flatMap((c) => c.variant.filter((v) => v.startsWith('reboot=')).map((v) => v.slice(7)))),
   ];
@@ -246,7 +262,7 @@ export function kindBesideScheduleProblems(
           },
         ]
       : [];
-  return [...inFile, ...axis];
+  return [...inFile, ...kindUnread, ...axis];
 }
 
 /**

@@ -2,6 +2,7 @@
 // defineCheck), judged by the same judgeAll; and a user scenario's results held to the checks it declared.
 import type { CheckInfo, CheckResult } from '../model/check.js';
 import { oneLine } from '../checks/result.js';
+import { valueShape } from '../log/shape.js';
 
 /**
  * Hold a scenario's results to its declared checks (pure): a declared check without a result fails (a silent gap
@@ -42,7 +43,9 @@ const STATUSES: readonly unknown[] = ['passed', 'failed', 'skipped'];
 function shaped(r: unknown, i: number): CheckResult {
   const o = (r !== null && typeof r === 'object' ? r : {}) as Record<string, unknown>;
   const id = typeof o['id'] === 'string' && o['id'] !== '' ? o['id'] : `result[${i}]`;
-  const message = typeof o['message'] === 'string' ? o['message'] : String(o['message'] ?? '');
+  // an object as the message would print as "[object Object]": it fails the check, named by its shape
+  const odd = typeof o['message'] === 'object' && o['message'] !== null;
+  const message = typeof o['message'] === 'string' ? o['message'] : odd ? '' : String(o['message'] ?? '');
   const evidence = Array.isArray(o['evidence']) ? o['evidence'].map(String) : [];
   const wrong = [
     ...(r === null || typeof r !== 'object' ? [`a result that is no object (${JSON.stringify(r) ?? String(r)})`] : []),
@@ -51,13 +54,16 @@ function shaped(r: unknown, i: number): CheckResult {
       ? []
       : [`status ${JSON.stringify(o['status']) ?? 'undefined'} (passed, failed or skipped)`]),
     ...(o['evidence'] === undefined || Array.isArray(o['evidence']) ? [] : ['evidence that is no list of lines']),
+    ...(odd ? [`a message that is no text (${valueShape(o['message'])})`] : []),
   ];
   return {
     ...(o as Partial<CheckResult>),
     id,
     title: typeof o['title'] === 'string' ? o['title'] : id,
     status: wrong.length ? 'failed' : (o['status'] as CheckResult['status']),
-    message: wrong.length ? oneLine(`the scenario returned ${wrong.join(', ')}: ${message}`) : message,
+    message: wrong.length
+      ? oneLine(`the scenario returned ${wrong.join(', ')}${message ? `: ${message}` : ''}`)
+      : message,
     evidence,
     ...(Array.isArray(o['perAlloc']) || o['perAlloc'] === undefined ? {} : { perAlloc: undefined }),
   } as CheckResult;
