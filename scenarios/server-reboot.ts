@@ -81,7 +81,7 @@ function stepProblems(kind: RebootKind | undefined, t: TargetSpec | undefined): 
             value: kind,
             message: 'server-reboot reboots the server host',
             fix: `give one of ${FAULTS.kinds
-              .filter((k) => k.roles.includes('server'))
+              .filter((k) => k.roles.includes('server') && !k.wholeLab)
               .map((k) => k.name)
               .join(', ')}`,
           },

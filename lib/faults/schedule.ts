@@ -57,14 +57,28 @@ const STEP_KEYS = ['fault', 'target', 'wait'];
 /** At most this many faults in one run: a schedule is a short story, not a soak. */
 const MAX_STEPS = 20;
 
+/** A kind's own step keys (its options and those it reads, without `reboot.`), each with its field. */
+function stepFields(kind: RebootKind): Map<string, Field> {
+  const def = FAULTS.get(kind);
+  const fields = [...def.options, ...FAULTS.options.filter((o) => def.reads?.includes(o.yaml))];
+  return new Map(fields.map((o) => [o.yaml.replace(/^reboot\./, ''), o]));
+}
+
+/** Every kind's step keys: what a step whose kind is wrong is read against (the first kind's field for a shared key). */
+const ANY_STEP_FIELDS = new Map<string, Field>();
+for (const n of FAULTS.names)
+  for (const [k, f] of stepFields(n as RebootKind)) if (!ANY_STEP_FIELDS.has(k)) ANY_STEP_FIELDS.set(k, f);
+
 /**
  * Parse a schedule (the YAML file's value): `{ seed?, faults: [{ fault, target?, wait?, <option>? }] }`, where an
  * option is one of the kind's own keys without `reboot.` (partition_for, off_for, flap_count, ...). Every problem at
- * once, each naming `file` and the step.
+ * once, each naming `file` and the step; a wrong kind's fix offers `offered` (the kinds the scenario takes; default
+ * every kind).
  */
 export function parseSchedule(
   raw: unknown,
   file: string,
+  offered?: readonly string[],
 ): { ok: true; schedule: FaultSchedule } | { ok: false; problems: ConfigProblem[]; parsed?: PartialSchedule } {
   const problems: ConfigProblem[] = [];
   const p = (field: string, value: unknown, message: string, fix: string) =>
@@ -112,25 +126,24 @@ export function parseSchedule(
     if ('target' in written) targets[i] = written.target;
     const kind = e['fault'];
     const kindOk = typeof kind === 'string' && (FAULTS.names as readonly string[]).includes(kind);
-    if (!kindOk) p(`${at}.fault`, kind, 'is not a fault kind', `use one of: ${FAULTS.names.join(', ')}`);
-    // a wrong kind has no options to read them against: they wait until it is fixed, its target does not
+    const kinds = `use one of: ${(offered ?? FAULTS.names).join(', ')}`;
+    if (kind === undefined || kind === null) p(`${at}.fault`, kind, 'is required', kinds);
+    else if (!kindOk) p(`${at}.fault`, kind, 'is not a fault kind', kinds);
+    // a wrong kind's keys are read against every kind's options, so none of their problems waits for the kind's fix
+    const own = kindOk ? stepFields(kind as RebootKind) : ANY_STEP_FIELDS;
     const options: Record<string, unknown> = {};
-    if (kindOk) {
-      const def = FAULTS.get(kind as RebootKind);
-      const fields = [...def.options, ...FAULTS.options.filter((o) => def.reads?.includes(o.yaml))];
-      const own = new Map<string, Field>(fields.map((o) => [o.yaml.replace(/^reboot\./, ''), o]));
-      for (const [k, v] of Object.entries(e)) {
-        if (STEP_KEYS.includes(k)) continue;
-        const f = own.get(k);
-        if (!f) {
-          const has = [...STEP_KEYS, ...own.keys()].join(', ');
-          p(`${at}.${k}`, k, `is not a key of a ${kind} step`, `use one of: ${has}`);
-          continue;
-        }
-        const r = f.parse(v);
-        if (!r.ok) p(`${at}.${k}`, v, r.message, r.fix ?? '');
-        else options[f.path![1]!] = r.value;
+    for (const [k, v] of Object.entries(e)) {
+      if (STEP_KEYS.includes(k)) continue;
+      const f = own.get(k);
+      if (!f) {
+        const has = [...STEP_KEYS, ...own.keys()].join(', ');
+        const of = kindOk ? `a ${kind} step` : 'any fault step';
+        p(`${at}.${k}`, k, `is not a key of ${of}`, `use one of: ${has}`);
+        continue;
       }
+      const r = f.parse(v);
+      if (!r.ok) p(`${at}.${k}`, v, r.message, r.fix ?? '');
+      else options[f.path![1]!] = r.value;
     }
     if ('problem' in written) p(`${at}.target`, e['target'], written.problem.message, written.problem.fix);
     let waitS = 0;

@@ -71,6 +71,7 @@ export function faultProblems(
 /** The schedule of `config.reboot.faults`, read and parsed, or its problems (a file that is not there, or bad). */
 export function readSchedule(
   config: HarnessConfig,
+  offered?: readonly string[],
 ):
   | { ok: true; schedule: FaultSchedule }
   | { ok: false; problems: ConfigProblem[]; parsed?: PartialSchedule }
@@ -94,7 +95,7 @@ export function readSchedule(
     };
     return { ok: false, problems: [problem] };
   }
-  return parseSchedule(raw, file);
+  return parseSchedule(raw, file, offered);
 }
 
 /** A scenario's own rule for one fault: what it refuses of a kind (absent: a step whose kind is wrong) and a target. */
@@ -112,7 +113,8 @@ export function scheduleProblems(
   config: HarnessConfig,
   o: { hasNomadAgent: boolean; defaultRole?: MachineRole; stepRule?: StepRule },
 ): ConfigProblem[] {
-  const r = readSchedule(config);
+  const refuses = o.stepRule ? (k: string) => o.stepRule!(k as RebootKind, undefined).length > 0 : undefined;
+  const r = readSchedule(config, refuses ? FAULTS.names.filter((k) => !refuses(k)) : undefined);
   if (!r) return [];
   const schedule = r.ok ? r.schedule : r.parsed;
   const own = r.ok ? [] : r.problems;
@@ -120,7 +122,6 @@ export function scheduleProblems(
   const file = config.reboot.faults;
   const topology = { servers: config.lab.servers, clients: config.lab.clients };
   const res = resolveSchedule(schedule, topology, 0, { kind: 'leader' });
-  const refuses = o.stepRule ? (k: string) => o.stepRule!(k as RebootKind, undefined).length > 0 : undefined;
   const offer = {
     hasNomadAgent: o.hasNomadAgent,
     ...(o.defaultRole ? { defaultRole: o.defaultRole } : {}),

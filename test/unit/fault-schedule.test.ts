@@ -320,3 +320,43 @@ t.test(
     ]);
   },
 );
+
+t.test('a step whose kind is wrong still has its keys read: against every kind’s options', async (t) => {
+  const r = parseSchedule(
+    { faults: [{ fault: 'bogus', target: 'client', trget: 'client-2', off_for: 'zz', partition_for: '20s' }, {}] },
+    'f.yaml',
+  );
+  t.equal(r.ok, false);
+  if (r.ok) return;
+  t.same(
+    r.problems.map((p) => `${p.field}: ${p.message}`),
+    [
+      'f.yaml: faults[0].fault: is not a fault kind',
+      'f.yaml: faults[0].trget: is not a key of any fault step',
+      `f.yaml: faults[0].off_for: ${r.problems[2]!.message}`,
+      'f.yaml: faults[1].fault: is required',
+    ],
+    'the unknown key and the bad value in the same exit 2 as the kind; a partition_for that parses is no problem',
+  );
+  t.match(r.problems[2]!.message, /duration/);
+  t.match(r.problems[1]!.fix, /use one of: fault, target, wait, .*off_for.*partition_for/);
+});
+
+t.test('server-reboot offers only the kinds it takes: for a wrong kind and in its own step rule', async (t) => {
+  const { default: serverReboot } = await import('../../scenarios/server-reboot.js');
+  const file = path.join(t.testdir({}), 'f.yaml');
+  writeFileSync(file, 'faults:\n  - { fault: bogus }\n  - { fault: docker-restart, target: server-1 }\n');
+  const problems = serverReboot.validate!(config({ faults: file, servers: '3' }));
+  const kindFix = problems.find((p) => p.field === `${file}: faults[0].fault`)?.fix ?? '';
+  t.match(kindFix, /^use one of: graceful, /);
+  t.notMatch(kindFix, /power-loss-all|docker-restart|agent-kill/, 'no kind server-reboot refuses');
+  const rule = problems.find((p) => p.message === 'server-reboot reboots the server host')?.fix ?? '';
+  t.match(rule, /^give one of graceful/);
+  t.notMatch(rule, /power-loss-all/, 'its own rule leaves out the fault of the whole lab it refuses');
+  const rolling = scheduleProblems('rolling-reboot', config({ faults: file, servers: '3' }), { hasNomadAgent: true });
+  t.match(
+    rolling.find((p) => p.field === `${file}: faults[0].fault`)?.fix,
+    /power-loss-all/,
+    'rolling-reboot takes it',
+  );
+});
