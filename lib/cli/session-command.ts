@@ -196,8 +196,10 @@ export async function checkSession(req: SessionRequest, read: ReadSession): Prom
   // The job as the build parses it (a bridge group without a port, a batch job, Nomad's own parse error): at once with
   // the rest, or under --plan, wherever the build is a file already; otherwise the run's preflight parses it.
   const others = !res.ok || own.length || Object.values(sources).some((s) => s.length);
-  if ((others || args.values['plan']) && !jobs.length)
-    own.push(...jobSourced(await parsedJobProblems(jobParseConfigs(plan, configs, buildProblems), deps)));
+  if ((others || args.values['plan']) && !jobs.length) {
+    const parsed = await parsedJobProblems(jobParseConfigs(plan, configs, buildProblems), deps, read.fileProblems);
+    own.push(...jobSourced(parsed));
+  }
   const all = inputProblems({ ...sources, command: own });
   if (!plan || all.length) throw new ConfigError(all);
   return { plan, extra: user.extra, logger, builds, secrets };

@@ -94,10 +94,15 @@ export async function labProblems(
   );
 }
 
-/** The user's job parsed by each config's build, where that build is a file here (a path, not a release or tree). */
+/**
+ * The user's job parsed by each config's build, where that build is a file here (a path, not a release or tree). With
+ * `fileProblems` (harness.yaml or the matrix file did not read, so no job.vars came from it), Nomad's "Unset variable"
+ * is left out: the variables the file sets would be told unset.
+ */
 export async function parsedJobProblems(
   configs: readonly HarnessConfig[],
   deps: Pick<CliDeps, 'cwd' | 'convertJob'>,
+  fileProblems: readonly ConfigProblem[] = [],
 ): Promise<ConfigProblem[]> {
   // Note: the base config and each cell's name the same file with the same build and variables: converted once
   const converter = deps.convertJob ?? nomadJobConverter();
@@ -121,9 +126,11 @@ export async function parsedJobProblems(
     );
     // each problem names the file as the user gave it
     all.push(
-      ...found.map((p) =>
-        files.includes(p.value as string) ? { ...p, value: c.job.files[files.indexOf(p.value as string)] } : p,
-      ),
+      ...found
+        .filter((p) => !(fileProblems.length && /Unset variable/.test(p.message)))
+        .map((p) =>
+          files.includes(p.value as string) ? { ...p, value: c.job.files[files.indexOf(p.value as string)] } : p,
+        ),
     );
   }
   return all;

@@ -117,7 +117,15 @@ const SECRET_WORDS =
   /token|secret|passw|passwd|pwd|passphrase|(?:^|[_-])pass(?:$|[_-])|api[_-]?key|credential|private[_-]?key/i;
 /** `pass` as a word of a camelCase name (dbPass, adminPass2), not inside one (bypassCache, compass, Passenger). */
 const CAMEL_PASS = /(?:^|[a-z0-9])Pass(?:$|[A-Z0-9_-])/;
-const SECRET_NAME = { test: (name: string) => SECRET_WORDS.test(name) || CAMEL_PASS.test(name) };
+/**
+ * The short words of a credential's name, as a whole word of it (snake, kebab or camelCase): `bearer`, `pat` (a
+ * personal access token: github_pat, githubPat), `tok` (vault_tok, vaultTok); not inside a word (pattern, path, stock).
+ */
+const SHORT_WORDS =
+  /(?:^|[_-])(?:bearer|pat|tok|BEARER|PAT|TOK|Bearer)(?:$|[_-])|[a-z0-9](?:Bearer|Pat|Tok)(?:$|[A-Z0-9_-])|^Bearer[A-Z0-9]/;
+const SECRET_NAME = {
+  test: (name: string) => SECRET_WORDS.test(name) || CAMEL_PASS.test(name) || SHORT_WORDS.test(name),
+};
 
 /**
  * The values of the entries whose name says they are secrets (a job's variables): the redactor cannot know them from

@@ -46,3 +46,31 @@ t.test('each scenario checks the job types it takes', async (t) => {
     ],
   );
 });
+
+t.test('a harness.yaml that did not read gave no job.vars: Nomad’s "Unset variable" is not told (Q147)', async (t) => {
+  const dir = t.testdir({ nomad: '#!/bin/sh\n', 'a.nomad.hcl': '' });
+  const convertJob: JobConverter = async () => ({
+    ok: false,
+    message: 'Error getting job struct: a.nomad.hcl:1,1-1: Unset variable "apiSecret"; A used variable must be set',
+  });
+  const c = {
+    ...configOf({ flags: { 'nomad-binary': join(dir, 'nomad'), job: [join(dir, 'a.nomad.hcl')] } }),
+    scenario: 'bridge-exec-reboot',
+  };
+  const unread = [{ field: 'harness.yaml', value: 'x', message: 'is not valid YAML', fix: 'fix it' }];
+  t.match(
+    (await parsedJobProblems([c], { cwd: dir, convertJob })).map((p) => p.message),
+    [/Unset variable "apiSecret"/],
+    'told when the files read (the variable is really unset)',
+  );
+  t.same(await parsedJobProblems([c], { cwd: dir, convertJob }, unread), [], 'not when harness.yaml did not read');
+  const other: JobConverter = async () => ({
+    ok: false,
+    message: 'Error parsing job file: a.nomad.hcl:3,1: Argument or block definition required',
+  });
+  t.equal(
+    (await parsedJobProblems([c], { cwd: dir, convertJob: other }, unread)).length,
+    1,
+    'another parse error is told',
+  );
+});

@@ -229,6 +229,14 @@ t.test('a job variable named in camelCase with Pass as a word is a secret: dbPas
   );
 });
 
+t.test('bearer, pat and tok as a word of a name say a secret; inside a word they do not (Q146)', async (t) => {
+  const pw = 'Zq8vW2kLm4';
+  const named = { bearer: pw, githubPat: pw, vaultTok: pw, GITHUB_PAT: pw, vault_tok: pw, BearerAuth: pw };
+  t.same(secretsByName(named), Object.values(named));
+  const plain = { pattern: pw, nomadPath: pw, Patch: pw, tokyo: pw, compatible: pw, stock: pw, patch_level: pw };
+  t.same(secretsByName(plain), [], 'pat and tok inside a word, or a word that starts with them, are no secret name');
+});
+
 t.test('user:password@host without a scheme is redacted; an image digest or a path is not (Q74)', async (t) => {
   t.equal(redact('(got "bob:S3cretPw99@bastion.example"; fix', []), `(got "bob:${REDACTED}@bastion.example"; fix`);
   t.equal(redact('"address": "root:S3cretPw99@10.0.0.5",', []), `"address": "root:${REDACTED}@10.0.0.5",`);
