@@ -160,6 +160,9 @@ async function doctor(config: HarnessConfig, json: boolean, out: (text: string) 
   return items.every((i) => i.ok) ? EXIT.OK : EXIT.INFRA;
 }
 
+/** The code the process exits with: the command's, or the late error's (lateStrayExit) that came after it. */
+let finalCode: number | undefined;
+
 const deps: CliDeps = {
   env: process.env,
   cwd: process.cwd(),
@@ -181,6 +184,7 @@ const deps: CliDeps = {
   setup,
   rejectionSource: process,
   lateStrayExit: (c) => {
+    finalCode = c;
     process.exitCode = c;
   },
 };
@@ -188,7 +192,14 @@ const deps: CliDeps = {
 // Note: if whoever reads our output goes away (a closed pipe), keep going: teardown must still destroy the VMs.
 for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
 const code = await main(process.argv.slice(2), deps);
+finalCode ??= code;
 process.exitCode = code;
+// Note: the exit code is the verdict: a user scenario's timer that sets process.exitCode or calls process.exit(0) after
+// the command ended must not turn a FAIL into a pass. An 'exit' listener may change the code; this one, added after
+// the scenarios' own, runs after them.
+process.on('exit', () => {
+  process.exitCode = finalCode;
+});
 // Note: main() returns after teardown, so nothing the run needs is still open. Anything that still keeps the event
 // loop alive (a socket to a VM that is gone retransmits for up to 15 minutes) would hang a CI job: say what it is and
 // exit anyway. The timer is unref'd, so a clean run exits at once without waiting for it.
@@ -200,9 +211,9 @@ setTimeout(() => {
     what = process.getActiveResourcesInfo().join(', ');
   }
   process.stderr.write(
-    `warning: still open ${EXIT_GRACE_MS / 1000} s after the command ended: ${what}; exiting with ${code}\n`,
+    `warning: still open ${EXIT_GRACE_MS / 1000} s after the command ended: ${what}; exiting with ${finalCode}\n`,
   );
-  process.exit(code);
+  process.exit(finalCode);
 }, EXIT_GRACE_MS).unref();
 
 /**
