@@ -251,18 +251,21 @@ export function kindBesideScheduleProblems(
   const kinds = [
     ...new Set(scheduled.flatMap((c) => c.variant.filter((v) => v.startsWith('reboot=')).map((v) => v.slice(7)))),
   ];
-  const axis: ConfigProblem[] =
+  const axis =
     kinds.length && o.matrixFile
-      ? [
-          {
-            field: `${o.matrixFile.name}: axes.reboot`,
-            value: kinds,
-            message: `names each cell's fault, and its cells run the fault schedule ${scheduled[0]!.config.reboot.faults} (reboot.faults), whose steps name their own: the cells ${kinds.map((k) => `reboot=${k}`).join(', ')} would each run that schedule, not the kind they are named by`,
-            fix: 'drop axes.reboot (the schedule says what each cell does), or drop reboot.faults (--faults)',
-          },
-        ]
+      ? [axisBesideSchedule(o.matrixFile.name, kinds, scheduled[0]!.config.reboot.faults!)]
       : [];
   return [...inFile, ...kindUnread, ...axis];
+}
+
+/** A matrix's `axes.reboot` (`kinds`) over cells that run the fault `schedule`: each would run it, not its kind. */
+export function axisBesideSchedule(matrixName: string, kinds: readonly string[], schedule: string): ConfigProblem {
+  return {
+    field: `${matrixName}: axes.reboot`,
+    value: kinds,
+    message: `names each cell's fault, and its cells run the fault schedule ${schedule} (reboot.faults), whose steps name their own: the cells ${kinds.map((k) => `reboot=${k}`).join(', ')} would each run that schedule, not the kind they are named by`,
+    fix: 'drop axes.reboot (the schedule says what each cell does), or drop reboot.faults (--faults)',
+  };
 }
 
 /**

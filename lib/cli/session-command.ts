@@ -34,6 +34,7 @@ import {
   unusedFlagProblems,
 } from './scenario-flags.js';
 import { hostsNetnsProblems } from './hosts-netns.js';
+import { matrixRepeatProblems, unplannedMatrixProblems } from './matrix-unplanned.js';
 import { inputProblems, readHarnessFile, type HarnessFile } from './input.js';
 import {
   expectFlagProblems,
@@ -163,7 +164,19 @@ export async function checkSession(req: SessionRequest, read: ReadSession): Prom
     );
   const logger = loggerFor(base, deps);
   const builds = deps.builds ?? pathBuilds(deps);
-  const buildProblems = await builds.check(res.ok ? res.plan.builds : res.builds, base, logger);
+  const unplanned =
+    !res.ok && req.matrixFile
+      ? unplannedMatrixProblems(req.matrixFile, {
+          fileParsed: res.builds.length > 0,
+          flags: args.values,
+          harness: harness?.data,
+        })
+      : { builds: [], problems: [] };
+  const buildProblems = await builds.check(
+    res.ok ? res.plan.builds : [...res.builds, ...unplanned.builds],
+    base,
+    logger,
+  );
   // Note: a job problem names where the job was given (HARNESS_JOB, harness.yaml), not always --job
   const jobAt = givenAt(
     { ...(harness ? { file: harness.data, fileName: harness.name } : {}), env: deps.env, flags: args.values },
@@ -182,6 +195,7 @@ export async function checkSession(req: SessionRequest, read: ReadSession): Prom
     ...kindBesideScheduleProblems(plan, { harness, matrixFile: req.matrixFile }),
     ...scheduleUnreadByCells(plan),
     ...kindUnreadByCells(plan, req.matrixFile),
+    ...unplanned.problems,
     ...outputs,
     ...jobs,
     ...(await labProblems(plan, configs, deps, user.extra)),
@@ -204,27 +218,6 @@ export async function checkSession(req: SessionRequest, read: ReadSession): Prom
   if (!plan || all.length) throw new ConfigError(all);
   return { plan, extra: user.extra, logger, builds, secrets };
 }
-
-/**
- * `repeat` in a matrix file's own `defaults:`: a matrix runs each cell once (its --repeat and HARNESS_REPEAT are refused
- * by the planner), so the key would be ignored without a word. harness.yaml's `repeat` is left alone: a file shared
- * with `run`.
- */
-export function matrixRepeatProblems(req: Pick<SessionRequest, 'matrixFile'>): ConfigProblem[] {
-  const data = req.matrixFile?.data;
-  const repeat = isRecord(data) && isRecord(data['defaults']) ? data['defaults']['repeat'] : undefined;
-  if (repeat === undefined || repeat === 1) return [];
-  return [
-    {
-      field: `${req.matrixFile!.name}: defaults: repeat`,
-      value: repeat,
-      message: 'applies to run only: a matrix runs each cell once (an infrastructure error is retried once)',
-      fix: "remove it; to measure a cell's flake rate, run it with reboot-harness run … --repeat N",
-    },
-  ];
-}
-
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The user's known-issue file, read as the run reads it: its problems with the rest (and under --plan). */
 async function knownIssueFileProblems(base: HarnessConfig, scenarios: readonly Scenario[]): Promise<ConfigProblem[]> {

@@ -43,3 +43,39 @@ t.test(
     }
   },
 );
+
+t.test(
+  "a matrix file's own problem is told with its builds, its fault schedule's problems and axes.reboot beside the schedule (Q151)",
+  async (t) => {
+    const dir = t.testdir({
+      'nomad-2.0.5': 'a build on disk',
+      'f.yaml': 'seed: abc\nfaults:\n  - { fault: graceful, target: client }\n',
+      'ok.yaml': 'faults:\n  - { fault: graceful, target: any-client }\n',
+      'm.yaml':
+        'scenario: rolling-reboot\naxes:\n  nomad:\n    - { name: a, binary: ./nomad-2.0.5 }\n    - { name: b, binary: ./nope, upgrade_to: ./nope2 }\n  reboot: [graceful, hard]\ndefaults:\n  reboot: { faults: f.yaml }\nextra: 1\n',
+      // the file plans, one cell's target does not: the axis is told with it
+      'm2.yaml':
+        'scenario: [rolling-reboot, server-reboot]\naxes:\n  nomad:\n    - { name: a, binary: ./nomad-2.0.5 }\n  reboot: [graceful, hard]\ndefaults:\n  reboot: { faults: ok.yaml }\n',
+    });
+    const matrix = (file: string) =>
+      spawnSync(process.execPath, [CLI, 'matrix', file, '--plan', '--netns', ''], {
+        cwd: dir,
+        env: { ...process.env, HARNESS_WORK_DIR: join(dir, 'work'), XDG_CACHE_HOME: join(dir, 'cache'), CI: 'true' },
+        encoding: 'utf8',
+      });
+    const r = matrix('m.yaml');
+    t.equal(r.status, 2);
+    const err = r.stderr;
+    t.match(err, /m\.yaml: extra: is not a matrix key/);
+    t.match(err, /m\.yaml: axes\.nomad\[1\]\.binary: no file at .*nope/, 'the build the file names');
+    t.match(err, /m\.yaml: axes\.nomad\[1\]\.upgrade_to: no file at .*nope2/);
+    t.match(err, /f\.yaml: seed: must be a whole number/, "the defaults' schedule");
+    t.match(err, /m\.yaml: axes\.reboot: names each cell's fault, and its cells run the fault schedule f\.yaml/);
+    const r2 = matrix('m2.yaml');
+    t.equal(r2.status, 2);
+    const err2 = r2.stderr;
+    t.match(err2, /server-reboot reboots servers/);
+    t.match(err2, /m2\.yaml: axes\.reboot: names each cell's fault, and its cells run the fault schedule ok\.yaml/);
+    t.equal((err2.match(/axes\.reboot: names/g) ?? []).length, 1, 'told once');
+  },
+);

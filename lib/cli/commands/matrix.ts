@@ -4,7 +4,8 @@ import { ConfigError, type ConfigProblem } from '../../errors.js';
 import { optionsOf, type CliCommand } from '../command.js';
 import { inputProblems, readYaml } from '../input.js';
 import { listCellsCommand, listingProblems } from '../list-cells.js';
-import { matrixRepeatProblems, readSession, sessionCommand, type SessionRequest } from '../session-command.js';
+import { readSession, sessionCommand, type SessionRequest } from '../session-command.js';
+import { matrixRepeatProblems } from '../matrix-unplanned.js';
 import { CONFIG, EXPECT, FRESH, PLAN } from './options.js';
 
 export const matrix: CliCommand = {

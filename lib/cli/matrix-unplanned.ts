@@ -1,0 +1,73 @@
+// What a matrix file that did not plan still lets be judged with its own problems, so that fixing them brings no new
+// ones in a second round: the builds its axes.nomad entries name, its fault schedule's own problems (the planner reads
+// neither once the file has a problem of its own), and an axes.reboot beside a schedule (told by the plan's cells
+// otherwise, so missing whenever any cell had a problem).
+import type { ConfigProblem } from '../errors.js';
+import type { HarnessConfig } from '../config/schema.js';
+import type { BuildRef } from '../plan/session-plan.js';
+import { readSchedule } from '../steps/fault-step.js';
+import { axisBesideSchedule } from './scenario-flags.js';
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const faultsOf = (d: unknown): string | undefined => {
+  const f = isRecord(d) && isRecord(d['reboot']) ? d['reboot']['faults'] : undefined;
+  return typeof f === 'string' && f !== '' ? f : undefined;
+};
+
+/**
+ * The builds, schedule problems and axis problem of a matrix file whose plan failed. `fileParsed`: the planner read
+ * the file (it returned the cells' builds): its builds and schedule were judged, only the axis rule is left.
+ * `schedule`: the one the cells run (--faults, else the file's defaults, else harness.yaml's).
+ */
+export function unplannedMatrixProblems(
+  mf: { data: unknown; name: string; dir: string },
+  o: { fileParsed: boolean; flags: Record<string, unknown>; harness: unknown },
+): { builds: BuildRef[]; problems: ConfigProblem[] } {
+  const data = isRecord(mf.data) ? mf.data : {};
+  const axes = isRecord(data['axes']) ? data['axes'] : {};
+  const flag = typeof o.flags['faults'] === 'string' && o.flags['faults'] !== '' ? o.flags['faults'] : undefined;
+  const schedule = flag ?? faultsOf(data['defaults']) ?? faultsOf(o.harness);
+  const kinds = Array.isArray(axes['reboot']) ? axes['reboot'].filter((k): k is string => typeof k === 'string') : [];
+  const axis = schedule && kinds.length ? [axisBesideSchedule(mf.name, kinds, schedule)] : [];
+  if (o.fileParsed) return { builds: [], problems: axis };
+  const nomad = Array.isArray(axes['nomad']) ? axes['nomad'] : [];
+  const builds = nomad.flatMap((e, i): BuildRef[] =>
+    !isRecord(e)
+      ? []
+      : (['binary', 'upgrade_to'] as const).flatMap((k) =>
+          typeof e[k] === 'string' && e[k] !== ''
+            ? [
+                {
+                  field: `${mf.name}: axes.nomad[${i}].${k}`,
+                  spec: e[k] as string,
+                  cwd: mf.dir,
+                  role: k === 'binary' ? ('nomad' as const) : ('upgrade-to' as const),
+                },
+              ]
+            : [],
+        ),
+  );
+  const read = schedule ? readSchedule({ reboot: { faults: schedule } } as HarnessConfig) : undefined;
+  return { builds, problems: [...(read && !read.ok ? read.problems : []), ...axis] };
+}
+
+/**
+ * `repeat` in a matrix file's own `defaults:`: a matrix runs each cell once (its --repeat and HARNESS_REPEAT are refused
+ * by the planner), so the key would be ignored without a word. harness.yaml's `repeat` is left alone: a file shared
+ * with `run`.
+ */
+export function matrixRepeatProblems(req: {
+  matrixFile?: { data: unknown; name: string } | undefined;
+}): ConfigProblem[] {
+  const data = req.matrixFile?.data;
+  const repeat = isRecord(data) && isRecord(data['defaults']) ? data['defaults']['repeat'] : undefined;
+  if (repeat === undefined || repeat === 1) return [];
+  return [
+    {
+      field: `${req.matrixFile!.name}: defaults: repeat`,
+      value: repeat,
+      message: 'applies to run only: a matrix runs each cell once (an infrastructure error is retried once)',
+      fix: "remove it; to measure a cell's flake rate, run it with reboot-harness run … --repeat N",
+    },
+  ];
+}
