@@ -6,6 +6,8 @@ import { loadKnownIssueTable } from '../session/known-issues.js';
 import { givenAt } from '../config/given-at.js';
 import { JOB_FIELD } from '../steps/job-input.js';
 import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { decodeUtf8 } from '../config/text-file.js';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, EXIT, type ConfigProblem } from '../errors.js';
@@ -223,6 +225,10 @@ export async function checkSession(req: SessionRequest, read: ReadSession): Prom
 async function knownIssueFileProblems(base: HarnessConfig, scenarios: readonly Scenario[]): Promise<ConfigProblem[]> {
   if (!base.knownIssuesFile) return [];
   try {
+    // Note: UTF-16 or Latin-1 would be read as a mapping of garbage ("issues: must be a list"), not named as such
+    const bytes = await readFile(base.knownIssuesFile).catch(() => undefined);
+    const text = bytes && decodeUtf8(bytes, 'known_issues_file (--known-issues-file)', base.knownIssuesFile);
+    if (text && !text.ok) return [text.problem];
     await loadKnownIssueTable(base, scenarios);
     return [];
   } catch (err) {

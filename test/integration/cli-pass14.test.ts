@@ -79,3 +79,29 @@ t.test(
     t.equal((err2.match(/axes\.reboot: names/g) ?? []).length, 1, 'told once');
   },
 );
+
+t.test('a known-issue file in UTF-16 or Latin-1 is named by its encoding, with the iconv fix (Q152)', async (t) => {
+  const dir = t.testdir({ 'nomad-2.0.5': 'a build on disk' });
+  writeFileSync(join(dir, 'ki16.yaml'), Buffer.from('\ufeffissues: []\n', 'utf16le'));
+  writeFileSync(join(dir, 'kilat.yaml'), Buffer.from('issues: [] # caf\xe9\n', 'latin1'));
+  for (const [file, said] of [
+    [
+      'ki16.yaml',
+      /known_issues_file \(--known-issues-file\): is UTF-16 text, not UTF-8 .*iconv -f utf-16 -t utf-8 ki16\.yaml/,
+    ],
+    ['kilat.yaml', /known_issues_file \(--known-issues-file\): is not UTF-8 text \(line 1: byte 0xe9.*iconv -f latin1/],
+  ] as const) {
+    const r = spawnSync(
+      process.execPath,
+      [CLI, 'run', 'rolling-reboot', '--nomad', './nomad-2.0.5', '--known-issues-file', file, '--plan', '--netns', ''],
+      {
+        cwd: dir,
+        env: { ...process.env, HARNESS_WORK_DIR: join(dir, 'work'), XDG_CACHE_HOME: join(dir, 'cache'), CI: 'true' },
+        encoding: 'utf8',
+      },
+    );
+    t.equal(r.status, 2, file);
+    t.match(r.stderr, said, file);
+    t.notMatch(r.stderr, /issues: must be a list/, `${file}: not read as a mapping of garbage`);
+  }
+});
