@@ -123,8 +123,14 @@ export function parseMatrix(raw: unknown, file: string, scenarios: Record<string
             .map((v, i) => axisValue(name, v, `axes.${name}[${i}]`, p))
             .filter((v): v is string => v !== undefined),
         });
+      // a build's name as written, an entry with a problem of its own included: a collision is told with its problem
       const last = axes[axes.length - 1];
-      const keys = last ? last.values.map((v) => (typeof v === 'string' ? v : v.name)) : [];
+      const keys =
+        name === 'nomad'
+          ? values.flatMap((v) =>
+              isMap(v) && (typeof v['name'] === 'string' || typeof v['name'] === 'number') ? [String(v['name'])] : [],
+            )
+          : (last?.values ?? []).map((v) => (typeof v === 'string' ? v : v.name));
       const dup = keys.find((k, i) => keys.indexOf(k) !== i);
       if (dup !== undefined)
         p(

@@ -17,7 +17,7 @@ import { FAULTS, faultKind, faultKindProblems } from '../faults/registry.js';
 import { nodeReregisters } from '../faults/define.js';
 import type { MachineRole } from '../model/topology.js';
 import type { RebootKind } from '../model/kinds.js';
-import type { TargetSpec } from '../model/target.js';
+import { targetText, type TargetSpec } from '../model/target.js';
 import type { Nomad } from '../nomad/client.js';
 import { waitForLeader } from '../nomad/wait.js';
 import { faultOffer } from '../lab/providers.js';
@@ -42,18 +42,36 @@ export function faultProblems(
 ): ConfigProblem[] {
   const s = { name: scenario, hasNomadAgent: o.hasNomadAgent, ...(o.refuses ? { refuses: o.refuses } : {}) };
   const kind = faultKind(config.reboot.kind);
-  const role = targetRole(config.reboot.target) ?? o.defaultRole ?? 'client';
+  const given = config.reboot.target;
+  const role = targetRole(given) ?? o.defaultRole ?? 'client';
+  const kinds = `${kind.name} is aimed at ${kind.roles.join(' or ')} machines`;
   const aimed: ConfigProblem[] =
     role === 'client' && !kind.roles.includes('client')
       ? [
           {
             field: '--reboot (reboot.kind)',
             value: kind.name,
-            message: `${kind.name} is aimed at ${kind.roles.join(' or ')} machines; ${scenario} aims its fault at a client`,
-            fix: `run server-reboot --reboot ${kind.name}${kind.name === 'leader-partition' ? ' --servers 3' : ''}`,
+            message: `${kinds}; ${given ? `the target ${targetText(given)} is a client` : `${scenario} aims its fault at a client`}`,
+            fix:
+              given && o.defaultRole === 'server'
+                ? 'aim it at a server: leader, servers or server-N'
+                : `run server-reboot --reboot ${kind.name}${kind.name === 'leader-partition' ? ' --servers 3' : ''}`,
           },
         ]
-      : [];
+      : // a client's fault aimed at a server: the performer would find no alloc, no container, no route to cut
+        role === 'server' && !kind.roles.includes('server') && o.defaultRole !== 'server'
+        ? [
+            {
+              field: '--reboot (reboot.kind)',
+              value: kind.name,
+              message: `${kinds}; the target ${given ? targetText(given) : 'leader'} is a server`,
+              fix: `aim it at a client (--target client-1 or clients), or give a kind a server takes: ${FAULTS.kinds
+                .filter((k) => k.roles.includes('server') && !k.wholeLab)
+                .map((k) => k.name)
+                .join(', ')}`,
+            },
+          ]
+        : [];
   const schedule: ConfigProblem[] =
     config.reboot.faults && !o.runsSchedules
       ? [

@@ -360,3 +360,42 @@ t.test('server-reboot offers only the kinds it takes: for a wrong kind and in it
     'rolling-reboot takes it',
   );
 });
+
+t.test('a client’s fault aimed at a server is refused before anything exists (Q154)', async (t) => {
+  for (const kind of ['executor-kill', 'agent-kill', 'partition', 'link-flap', 'link-loss']) {
+    const c = config({ reboot: kind, target: 'server', clients: '1' });
+    t.match(
+      faultProblems('rolling-reboot', c, { hasNomadAgent: true, runsSchedules: true }),
+      [
+        {
+          field: '--reboot (reboot.kind)',
+          message: new RegExp(`^${kind} is aimed at client machines; the target server is a server`),
+        },
+      ],
+      kind,
+    );
+  }
+  t.same(
+    faultProblems('rolling-reboot', config({ reboot: 'graceful', target: 'server' }), { hasNomadAgent: true }),
+    [],
+  );
+  const file = path.join(t.testdir({}), 'f.yaml');
+  writeFileSync(file, 'faults:\n  - { fault: executor-kill, target: any-server }\n  - { fault: executor-kill }\n');
+  t.same(
+    scheduleProblems('rolling-reboot', config({ faults: file, servers: '3' }), { hasNomadAgent: true }).map(
+      (p) => p.field,
+    ),
+    [`${file}: faults[0] --reboot (reboot.kind)`],
+    'a step at any-server is refused; one at the run’s target (a client) is not',
+  );
+});
+
+t.test('server-reboot: a server-only kind at a client names the target, not the scenario (Q155)', async (t) => {
+  const { default: serverReboot } = await import('../../scenarios/server-reboot.js');
+  const file = path.join(t.testdir({}), 'f.yaml');
+  writeFileSync(file, 'faults:\n  - { fault: leader-partition, target: client }\n');
+  const aimed = serverReboot.validate!(config({ faults: file, servers: '3' })).find((p) =>
+    /is aimed at/.test(p.message),
+  );
+  t.match(aimed, { message: /the target client is a client$/, fix: 'aim it at a server: leader, servers or server-N' });
+});

@@ -132,6 +132,37 @@ t.test('duplicate axis values would give two cells one name', async (t) => {
     );
 });
 
+t.test('a build name used twice is told with the problem of one of its entries (Q153)', async (t) => {
+  const r = parseMatrix(
+    {
+      scenario: 'bridge-exec-reboot',
+      axes: {
+        nomad: [
+          { name: 'a', binary: './nomad', expect: ['maybe'] },
+          { name: 'a', binary: './nomad' },
+          { binary: './b' },
+          { binary: './c' },
+        ],
+      },
+    },
+    'm.yaml',
+    SCENARIOS,
+  );
+  t.notOk(r.ok);
+  if (!r.ok) {
+    const fields = r.problems.map((p) => `${p.field} ${p.message.slice(0, 30)}`);
+    t.ok(
+      fields.some((f) => f.startsWith('m.yaml: axes.nomad[0].expect')),
+      'the bad expect',
+    );
+    t.match(
+      r.problems.filter((p) => p.field === 'm.yaml: axes.nomad'),
+      [{ value: 'a', message: /has the same value twice/ }],
+      'and the collision, once: two entries without a name are no collision',
+    );
+  }
+});
+
 t.test('not a mapping, no scenario, no axes', async (t) => {
   const r = parseMatrix(['a'], 'm.yaml', SCENARIOS);
   t.match(r, { ok: false, problems: [{ field: 'm.yaml: (top level)' }] });
