@@ -160,10 +160,12 @@ export async function startFakeNomad(o: FakeNomadOptions): Promise<FakeNomad> {
       open: true,
     };
     requests.push(rec);
-    const closed = { closed: false };
+    let ended = () => {};
+    const closed = { closed: false, whenClosed: new Promise<void>((r) => (ended = r)) };
     res.on('close', () => {
       closed.closed = true;
       rec.open = false;
+      ended();
     });
     const answer = (r: Reply) => {
       res.writeHead(r.status, { 'content-type': 'text/plain; charset=utf-8', vary: 'Accept-Encoding', ...r.headers });

@@ -29,7 +29,8 @@ interface Req {
   method: string;
   query: URLSearchParams;
   body: () => Promise<unknown>;
-  signal: { closed: boolean };
+  /** the request's connection: closed (the client aborted, or the stand-in closed), and a promise of that */
+  signal: { closed: boolean; whenClosed: Promise<void> };
 }
 type Handler = (c: Cluster, req: Req, m: RegExpExecArray) => Promise<Reply> | Reply;
 
@@ -57,7 +58,12 @@ function blocking(tables: Table[], read: (c: Cluster, m: RegExpExecArray) => unk
       const until = Date.now() + wait + Math.random() * (wait / 16); // Nomad adds up to wait/16 jitter
       while (c.indexOf(tables) <= index && Date.now() < until && !req.signal.closed) {
         let t: NodeJS.Timeout | undefined;
-        await Promise.race([c.changed(), new Promise((r) => (t = setTimeout(r, until - Date.now())))]);
+        // Note: ends on the client's abort too, as Nomad does: a held query's timer would keep the process alive
+        await Promise.race([
+          c.changed(),
+          req.signal.whenClosed,
+          new Promise((r) => (t = setTimeout(r, until - Date.now()))),
+        ]);
         clearTimeout(t);
       }
     }
