@@ -1,5 +1,5 @@
 // Resolve build specs to checked binaries: every spec's problems first (all at once), then download or build each.
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { isAbsolute, resolve as resolvePath } from 'node:path';
 import { ConfigError, EXIT, HarnessError, InterruptedError, type ConfigProblem } from '../errors.js';
@@ -44,10 +44,12 @@ export async function planBuilds(
     }
     const spec = parsed.spec;
     if (spec.kind === 'path' && !existsSync(abs(spec.path))) {
+      // existsSync says false for a path that is there but cannot be followed (a symlink loop): say which
+      const code = statCode(abs(spec.path));
       problems.push({
         field: input.field,
         value: input.text,
-        message: `no file at ${abs(spec.path)}`,
+        message: code === 'ENOENT' ? `no file at ${abs(spec.path)}` : `cannot be read (${code}): ${abs(spec.path)}`,
         fix: 'give the path of a linux/amd64 nomad binary, a release version (1.9.7, latest), or git:<dir>[@<ref>]',
       });
     } else if (spec.kind === 'git') {
@@ -162,4 +164,14 @@ function dedupe(ps: ConfigProblem[]): ConfigProblem[] {
     const k = JSON.stringify(p);
     return seen.has(k) ? false : (seen.add(k), true);
   });
+}
+
+/** Why `path` cannot be stat'ed (ENOENT: nothing there; ELOOP: a symlink loop; ...). */
+function statCode(path: string): string {
+  try {
+    statSync(path);
+    return 'ENOENT';
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code ?? 'ENOENT';
+  }
 }

@@ -4,7 +4,7 @@
 import t from 'tap';
 import '../helpers/ts-loader.js';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLI } from '../helpers/cli-child.js';
 
@@ -104,4 +104,15 @@ t.test('a known-issue file in UTF-16 or Latin-1 is named by its encoding, with t
     t.match(r.stderr, said, file);
     t.notMatch(r.stderr, /issues: must be a list/, `${file}: not read as a mapping of garbage`);
   }
+});
+
+t.test('a build path that is a symlink loop is told as one, not as a missing file (Q148)', async (t) => {
+  const dir = t.testdir({});
+  symlinkSync(join(dir, 'loop2'), join(dir, 'loop1'));
+  symlinkSync(join(dir, 'loop1'), join(dir, 'loop2'));
+  const env = { ...process.env, HARNESS_WORK_DIR: join(dir, 'work'), XDG_CACHE_HOME: join(dir, 'cache'), CI: 'true' };
+  const r = spawnSync(process.execPath, [CLI, 'build', './loop1', './absent'], { cwd: dir, env, encoding: 'utf8' });
+  t.equal(r.status, 2);
+  t.match(r.stderr, /build spec 1: cannot be read \(ELOOP\): .*loop1/);
+  t.match(r.stderr, /build spec 2: no file at .*absent/, 'a path with nothing there is still "no file"');
 });
