@@ -1,11 +1,12 @@
 // The CLI's fifteenth adversarial pass (docs/cli-defects.md, rows Q158 on), through the real CLI: Ctrl-C or SIGTERM
-// while a child runs for the inputs (`go env`, `nomad version`, git) before a run's own signal watch.
+// while a child runs for the inputs (`go env`, `nomad version`, git) before a run's own signal watch; merge of a
+// folder that holds no report beside folders that do, and the merge's own problems with the inputs'.
 import t from 'tap';
-import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CLI_COMPILED } from '../helpers/cli-child.js';
+import { CLI, CLI_COMPILED } from '../helpers/cli-child.js';
 import { nomadShapedTree } from '../helpers/nomad-shaped-tree.js';
 
 t.setTimeout(3 * 60_000);
@@ -52,3 +53,61 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) {
     t.ok(end.at - sent < 10_000, `ended ${end.at - sent} ms after the signal, not when go's 40 s were over`);
   });
 }
+
+t.test(
+  'merge: a folder given beside others that holds no report is told, not left out (Q159); a cell found twice is told with an unreadable input (Q160)',
+  async (t) => {
+    const dir = t.testdir({
+      usc: {
+        'package.json': '{ "type": "module" }\n',
+        'ok.ts': `import { defineScenario, defineCheck, judgeAll } from 'nomad-reboot-harness/scenario';
+const CHECKS = [defineCheck({ id: 'c', title: 'c', passesWhen: 'always', judge: () => ({ status: 'passed', message: 'ok' }) })];
+export default defineScenario({ name: 'ok', summary: 'no lab', needsNomad: false, roles: ['client'], checks: CHECKS,
+  async run() { return judgeAll(CHECKS, {}); } });
+`,
+      },
+      'shard-2': {},
+      odd: { 'summary.json': {} },
+    });
+    const env = { ...process.env, HARNESS_WORK_DIR: join(dir, 'work'), CI: 'true' };
+    const cli = (entry: string, ...args: string[]) =>
+      spawnSync(process.execPath, [entry, ...args], { cwd: dir, env, encoding: 'utf8' });
+    const run = cli(CLI, 'run', 'ok', '--scenarios', 'usc', '--reports-dir', 'shard-1', '--netns', '');
+    t.equal(run.status, 0, run.stderr);
+    const merged = cli(CLI_COMPILED, 'merge', 'shard-1', 'shard-2', 'odd', '--out', 'merged');
+    t.equal(merged.status, 2, 'an empty shard folder is an error, not a merge of the others with exit 0');
+    t.match(
+      merged.stderr,
+      /merge input: holds no report of a run \(summary\.json\); the other inputs hold reports.*got "shard-2"/,
+    );
+    t.match(
+      merged.stderr,
+      /holds no report of a run \(summary\.json\): its summary\.json is a folder, not a file.*got "odd"/,
+    );
+    t.notOk(existsSync(join(dir, 'merged')), 'nothing written');
+    const alone = cli(CLI_COMPILED, 'merge', 'odd', '--out', 'merged');
+    t.equal(alone.status, 2);
+    t.match(alone.stderr, /its summary\.json is a folder, not a file/);
+    t.equal(cli(CLI_COMPILED, 'merge', 'shard-1', '--out', 'merged').status, 0, 'the shard alone merges');
+    rmSync(join(dir, 'merged'), { recursive: true });
+
+    // Q160: an unreadable summary.json beside a cell found twice: both in one exit 2
+    const summary = readdirSync(join(dir, 'shard-1'), { recursive: true, encoding: 'utf8' }).find((f) =>
+      f.endsWith('summary.json'),
+    )!;
+    const text = readFileSync(join(dir, 'shard-1', summary), 'utf8');
+    const runId = (JSON.parse(text) as { runId?: string }).runId ?? /"runId": "(\w+)"/.exec(text)![1]!;
+    mkdirSync(join(dir, 'again'));
+    writeFileSync(join(dir, 'again', 'summary.json'), text.replaceAll(runId, 'rrsanotherrun1'));
+    mkdirSync(join(dir, 'newer'));
+    writeFileSync(join(dir, 'newer', 'summary.json'), text.replace(/summary@1/, 'summary@9'));
+    const both = cli(CLI_COMPILED, 'merge', 'shard-1', 'again', 'newer', '--out', 'merged');
+    t.equal(both.status, 2);
+    t.match(both.stderr, /got "newer\/summary\.json"/, 'the unreadable input');
+    t.match(
+      both.stderr,
+      /testsuite "ok": is also in .*one cell ran on two runners/,
+      'and the cell found twice, at once',
+    );
+  },
+);
