@@ -111,3 +111,24 @@ export default defineScenario({ name: 'ok', summary: 'no lab', needsNomad: false
     );
   },
 );
+
+t.test("matrix: a matrix file that cannot be read still has --faults' own problems told (Q162)", async (t) => {
+  const dir = t.testdir({});
+  writeFileSync(
+    join(dir, 'm.yaml'),
+    Buffer.from('scenario: rolling-reboot # caf\xe9\naxes:\n  nomad:\n    - { name: a, binary: ./nomad }\n', 'latin1'),
+  );
+  writeFileSync(join(dir, 'f.yaml'), 'faults:\n  - { fault: bogus, target: client }\n');
+  const r = spawnSync(
+    process.execPath,
+    [CLI_COMPILED, 'matrix', 'm.yaml', '--faults', 'f.yaml', '--plan', '--netns', ''],
+    {
+      cwd: dir,
+      env: { ...process.env, HARNESS_WORK_DIR: join(dir, 'work'), XDG_CACHE_HOME: join(dir, 'cache'), CI: 'true' },
+      encoding: 'utf8',
+    },
+  );
+  t.equal(r.status, 2);
+  t.match(r.stderr, /matrix file: is not UTF-8 text/);
+  t.match(r.stderr, /f\.yaml: faults\[0\]\.fault: is not a fault kind/, 'the schedule, in the same exit 2');
+});
