@@ -1,9 +1,21 @@
 // The CLI's fifteenth adversarial pass (docs/cli-defects.md, rows Q158 on), through the real CLI: Ctrl-C or SIGTERM
 // while a child runs for the inputs (`go env`, `nomad version`, git) before a run's own signal watch; merge of a
-// folder that holds no report beside folders that do, and the merge's own problems with the inputs'.
+// folder that holds no report beside folders that do, and the merge's own problems with the inputs'; a matrix file
+// that cannot be read beside a --faults schedule; a symlinked --scenarios folder.
 import t from 'tap';
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CLI, CLI_COMPILED } from '../helpers/cli-child.js';
@@ -132,3 +144,31 @@ t.test("matrix: a matrix file that cannot be read still has --faults' own proble
   t.match(r.stderr, /matrix file: is not UTF-8 text/);
   t.match(r.stderr, /f\.yaml: faults\[0\]\.fault: is not a fault kind/, 'the schedule, in the same exit 2');
 });
+
+t.test(
+  'a --scenarios folder that is a symlink loads by the package.json of its target, as Node does (Q163)',
+  async (t) => {
+    // Note: outside the repository, whose own package.json ("type": "module") would decide for the link too
+    const dir = mkdtempSync(join(tmpdir(), 'cli-pass15-'));
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+    mkdirSync(join(dir, 'real', 's'), { recursive: true });
+    mkdirSync(join(dir, 'elsewhere'));
+    writeFileSync(join(dir, 'real', 'package.json'), '{ "type": "module" }\n');
+    writeFileSync(
+      join(dir, 'real', 's', 'mine.ts'),
+      `import { defineScenario, defineCheck, judgeAll } from 'nomad-reboot-harness/scenario';
+const CHECKS = [defineCheck({ id: 'c', title: 'c', passesWhen: 'always', judge: () => ({ status: 'passed', message: 'ok' }) })];
+export default defineScenario({ name: 'linked-one', summary: 'no lab', needsNomad: false, roles: ['client'], checks: CHECKS,
+  async run() { return judgeAll(CHECKS, {}); } });
+`,
+    );
+    symlinkSync(join(dir, 'real', 's'), join(dir, 'elsewhere', 'linked'));
+    const r = spawnSync(process.execPath, [CLI, 'list', '--scenarios', join(dir, 'elsewhere', 'linked')], {
+      cwd: process.cwd(),
+      env: { ...process.env, HARNESS_WORK_DIR: join(dir, 'work'), CI: 'true' },
+      encoding: 'utf8',
+    });
+    t.equal(r.status, 0, r.stderr);
+    t.match(r.stdout, /linked-one/);
+  },
+);
