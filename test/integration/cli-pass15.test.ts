@@ -1,7 +1,7 @@
 // The CLI's fifteenth adversarial pass (docs/cli-defects.md, rows Q158 on), through the real CLI: Ctrl-C or SIGTERM
 // while a child runs for the inputs (`go env`, `nomad version`, git) before a run's own signal watch; merge of a
 // folder that holds no report beside folders that do, and the merge's own problems with the inputs'; a matrix file
-// that cannot be read beside a --faults schedule; a symlinked --scenarios folder.
+// that cannot be read beside a --faults schedule; a symlinked --scenarios folder; an interrupted build's line.
 import t from 'tap';
 import { spawn, spawnSync } from 'node:child_process';
 import {
@@ -15,9 +15,12 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
+import { EventEmitter } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { CliDeps } from '../../lib/cli/deps.js';
+import { main } from '../../lib/cli/main.js';
 import { CLI, CLI_COMPILED } from '../helpers/cli-child.js';
 import { nomadShapedTree } from '../helpers/nomad-shaped-tree.js';
 
@@ -172,3 +175,30 @@ export default defineScenario({ name: 'linked-one', summary: 'no lab', needsNoma
     t.match(r.stdout, /linked-one/);
   },
 );
+
+t.test('build interrupted: the line says the build stops, not that VMs may be left behind (Q164)', async (t) => {
+  const dir = t.testdir({});
+  const { tree } = nomadShapedTree(dir, 'echo started >> "$(dirname "$0")/started"\nexec sleep 60');
+  const signals = new EventEmitter();
+  const err: string[] = [];
+  const deps: CliDeps = {
+    env: { PATH: `${join(dir, 'bin')}:/usr/bin:/bin`, HOME: dir, XDG_CACHE_HOME: join(dir, 'xdg') },
+    cwd: dir,
+    isTTY: false,
+    out: () => {},
+    err: (s) => void err.push(s),
+    signalSource: signals,
+    makeEnv: () => {
+      throw new Error('build must not make a lab');
+    },
+  };
+  const timer = setInterval(() => {
+    if (!existsSync(join(dir, 'bin', 'started'))) return;
+    clearInterval(timer);
+    signals.emit('SIGINT', 'SIGINT');
+  }, 50);
+  t.teardown(() => clearInterval(timer));
+  t.equal(await main(['build', `git:${tree}`], deps), 130);
+  t.match(err.join(''), /SIGINT received: stopping the build/);
+  t.notMatch(err.join(''), /VMs may|reboot-harness destroy/, 'a build has no VM');
+});
