@@ -28,7 +28,10 @@ export async function buildCommand(args: ParsedArgs, config: HarnessConfig, deps
   // Note: progress goes to stderr even with --json (a source build takes minutes); --quiet silences it.
   const { verbose, quiet } = config.output;
   const logger = consoleLogger(deps.err, { verbose, quiet, color });
-  const watcher = watchSignals(deps.signalSource ? { proc: deps.signalSource } : {});
+  // Note: a build makes no VM: the run's line ("VMs may then be left behind: run destroy") would send the reader astray
+  const onFirst = (sig: NodeJS.Signals) =>
+    deps.err(`\n${sig} received: stopping the build (press Ctrl-C again to exit at once)\n`);
+  const watcher = watchSignals({ onFirst, ...(deps.signalSource ? { proc: deps.signalSource } : {}) });
   try {
     const deadline = { at: Number.POSITIVE_INFINITY, signal: watcher.signal };
     const ctx = contextFor(config, deps, logger, deadline);

@@ -200,6 +200,9 @@ process.exitCode = code;
 process.on('exit', () => {
   process.exitCode = finalCode;
 });
+// Note: interrupted while a child ran for the inputs (`nomad version`, git, go), the child would keep the process
+// alive until its own deadline (15 s and more): exit once the output is written; execa ends its children on exit.
+if (code === EXIT.INTERRUPTED) process.stdout.write('', () => process.stderr.write('', () => process.exit(finalCode)));
 // Note: main() returns after teardown, so nothing the run needs is still open. Anything that still keeps the event
 // loop alive (a socket to a VM that is gone retransmits for up to 15 minutes) would hang a CI job: say what it is and
 // exit anyway. The timer is unref'd, so a clean run exits at once without waiting for it.

@@ -70,7 +70,7 @@ function interruptGuard(source: NodeJS.EventEmitter): { interrupted: Promise<nev
   // Note: nothing may be left rejected and unobserved when no signal comes (the race already settled).
   interrupted.catch(() => {});
   const handler = (sig: NodeJS.Signals) => {
-    if (source.listenerCount(sig) > 1) return;
+    if (source.listenerCount(sig) - 1 - passiveListeners(source) > 0) return;
     fire(new InterruptedError(sig));
   };
   source.on('SIGINT', handler);
@@ -82,6 +82,18 @@ function interruptGuard(source: NodeJS.EventEmitter): { interrupted: Promise<nev
       source.off('SIGTERM', handler);
     },
   };
+}
+
+/**
+ * Listeners on `source` that handle no signal: signal-exit's, which execa adds while a child runs (to kill it when the
+ * process ends) and which re-raises a signal only when it is the only listener. Counted as a command's own handler,
+ * it made the guard step aside while `nomad version`, git or go ran for the inputs, so a Ctrl-C there was dropped and
+ * the run went on to bring its lab up. signal-exit publishes how many of its copies listen on a global symbol.
+ */
+function passiveListeners(source: NodeJS.EventEmitter): number {
+  if (source !== process) return 0;
+  const emitter = (globalThis as Record<symbol, { count?: unknown } | undefined>)[Symbol.for('signal-exit emitter')];
+  return typeof emitter?.count === 'number' ? emitter.count : 0;
 }
 
 /**

@@ -1,6 +1,7 @@
 // `reboot-harness merge <report folders or JUnit files>... [--out dir]`: the reports of many runners (matrix shards,
 // cells) read back into one SessionReport and written by the session's own reporters: one JUnit file, one JSON
 // summary and one index page linking every cell's page (docs/ci.md).
+import { stat } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { ConfigError, type ConfigProblem } from '../errors.js';
 import type { HarnessConfig } from '../config/schema.js';
@@ -22,6 +23,8 @@ export interface MergeInputs {
   outDir: string;
   found: Awaited<ReturnType<typeof collectInputs>>;
   problems: ConfigProblem[];
+  /** the runs read, merged (its problems are among `problems`) */
+  merged: ReturnType<typeof mergeSessions>;
 }
 
 /** lib/merge/collect.ts's word for a folder in which its scan found no summary.json it could read. */
@@ -50,9 +53,12 @@ export async function readMergeInputs(args: ParsedArgs, config: HarnessConfig, d
   );
   const collected = await collectInputs(readable, { cwd: deps.cwd, outDir, reportsDir: config.reports.dir });
   const theirs = inside.length ? collected.problems.filter((p) => p.message !== NO_REPORT) : collected.problems;
+  const empty = await emptyFolderProblems(readable, collected, [...inside, ...theirs], deps.cwd);
+  // Note: the folders said one by one replace the scan's word for all of them
+  const rest = empty.length ? theirs.filter((p) => p.message !== NO_REPORT) : theirs;
   const found =
-    pipes.length || inside.length
-      ? { ...collected, problems: [...pipes, ...inside, ...(readable.length ? theirs : [])] }
+    pipes.length || inside.length || empty.length
+      ? { ...collected, problems: [...pipes, ...inside, ...(readable.length ? rest : []), ...empty] }
       : collected;
   // the merged junit.xml and summary.json written into an input folder are read back as one more run next time
   // Note: so is a run's own file given by name (or found beside it) where a merged one of the same name is written
@@ -73,7 +79,81 @@ export async function readMergeInputs(args: ParsedArgs, config: HarnessConfig, d
         },
       ]
     : [];
-  return { outDir, found, problems: [...(bad ? [bad] : []), ...into, ...found.problems] };
+  const problems = [...(bad ? [bad] : []), ...into, ...found.problems];
+  // Note: merged now, so that a cell found twice or another tool's suite is told with an unreadable input, not after it
+  const locate = attachmentLocator(found.files);
+  const merged = mergeSessions({
+    sessions: found.sessions,
+    junit: found.junit,
+    attachmentFor: (path, source) => locate(path, dirname(resolve(deps.cwd, source))),
+    outDir,
+  });
+  return { outDir, found, merged, problems: [...problems, ...mergeProblems(merged, problems, deps.cwd)] };
+}
+
+/**
+ * The merge's own problems beside the inputs' ones, less those of a JUnit file in a folder whose input was already
+ * told (its summary.json cut: "a suite no JSON report holds" would say the same twice).
+ */
+function mergeProblems(
+  merged: ReturnType<typeof mergeSessions>,
+  told: readonly ConfigProblem[],
+  cwd: string,
+): ConfigProblem[] {
+  if (merged.ok) return [];
+  const dirs = new Set(
+    told.flatMap((p) =>
+      typeof p.value === 'string'
+        ? [resolve(cwd, p.value), dirname(resolve(cwd, p.value))].filter((d) => d !== resolve(cwd))
+        : [],
+    ),
+  );
+  return merged.problems.filter((p) => {
+    const file = /^(.*): testsuite "/.exec(p.field)?.[1];
+    return file === undefined || !dirs.has(dirname(resolve(cwd, file)));
+  });
+}
+
+/**
+ * Each folder given that yielded no run's summary.json, when others did: the scan told such a folder only when no input
+ * held a report, so `merge shard-1 shard-2 shard-3` with shard-3 empty (a runner whose upload failed) merged the
+ * others and exited 0 without a word of the cells it lacks. Its own summary.json that is a folder or cannot be
+ * followed (a symlink loop) is said as such.
+ */
+async function emptyFolderProblems(
+  given: readonly string[],
+  collected: Awaited<ReturnType<typeof collectInputs>>,
+  told: readonly ConfigProblem[],
+  cwd: string,
+): Promise<ConfigProblem[]> {
+  const others = collected.sessions.length > 0;
+  const under = (dir: string, p: string) => p === dir || p.startsWith(dir + sep);
+  const named = (dir: string) =>
+    told.some((p) => typeof p.value === 'string' && under(dir, resolve(cwd, p.value))) ||
+    // a JUnit file's suites are judged by the merge itself (a suite no JSON report holds, one found twice)
+    [...collected.sessions, ...collected.junit].some((x) => under(dir, resolve(cwd, x.path)));
+  const out: ConfigProblem[] = [];
+  for (const value of new Set(given)) {
+    const dir = resolve(cwd, value);
+    if (!(await stat(dir).catch(() => undefined))?.isDirectory() || named(dir)) continue;
+    const own = await stat(join(dir, 'summary.json')).catch((err: NodeJS.ErrnoException) => err);
+    const why =
+      own instanceof Error
+        ? own.code === 'ENOENT'
+          ? ''
+          : `: its summary.json cannot be read (${own.code ?? own.message})`
+        : own.isDirectory()
+          ? ': its summary.json is a folder, not a file'
+          : '';
+    out.push({
+      field: 'merge input',
+      value,
+      message: `${NO_REPORT}${why}${others ? '; the other inputs hold reports, and merging without it would leave its cells out' : ''}`,
+      fix: 'give the folder the run (or the matrix shard) wrote its reports to, or leave this one out',
+    });
+  }
+  // Note: with no report anywhere the scan's one word says it, unless a folder's summary.json is no file
+  return others || out.some((p) => p.message !== NO_REPORT) ? out : [];
 }
 
 /** Merge the inputs read and write <out>/junit.xml, summary.json and index.html; exit code as for `run` over the cells. */
@@ -83,7 +163,7 @@ export async function mergeCommand(
   deps: CliDeps,
   input: MergeInputs,
 ): Promise<number> {
-  const { outDir, found } = input;
+  const { outDir, found, merged: res } = input;
   if (input.problems.length) throw new ConfigError(input.problems);
   const href = (abs: string): string => relative(outDir, abs).split(sep).join('/');
   // Note: with --copy-attachments the pages are the copies inside the merged folder (set once they are planned).
@@ -92,13 +172,6 @@ export async function mergeCommand(
     const page = pages.get(runDirName(runId));
     return page === undefined ? undefined : href(page);
   };
-  const locate = attachmentLocator(found.files);
-  const res = mergeSessions({
-    sessions: found.sessions,
-    junit: found.junit,
-    attachmentFor: (path, source) => locate(path, dirname(resolve(deps.cwd, source))),
-    outDir,
-  });
   if (!res.ok) throw new ConfigError(res.problems);
   const { sources, warnings, attachments } = res.merged;
   let session = res.merged.session;

@@ -166,9 +166,10 @@ export async function checkSession(req: SessionRequest, read: ReadSession): Prom
     );
   const logger = loggerFor(base, deps);
   const builds = deps.builds ?? pathBuilds(deps);
+  // Note: a matrix file that could not be read (not UTF-8, missing) still has its cells' --faults schedule judged
   const unplanned =
-    !res.ok && req.matrixFile
-      ? unplannedMatrixProblems(req.matrixFile, {
+    !res.ok && (req.matrixFile || req.plan === 'matrix')
+      ? unplannedMatrixProblems(req.matrixFile ?? { data: undefined, name: '', dir: deps.cwd }, {
           fileParsed: res.builds.length > 0,
           flags: args.values,
           harness: harness?.data,

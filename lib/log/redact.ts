@@ -112,17 +112,18 @@ export function redactingWriter(
   return (text) => write(redact(text, secrets()));
 }
 
-/** A name that says its value is a secret (a job variable `registry_password`, `vault_token`, `api_key`). */
+/** A name that says its value is a secret (a job variable `registry_password`, `vault_token`, `api_key`, `gossipKey`). */
 const SECRET_WORDS =
-  /token|secret|passw|passwd|pwd|passphrase|(?:^|[_-])pass(?:$|[_-])|api[_-]?key|credential|private[_-]?key/i;
+  /token|secret|passw|passwd|pwd|passphrase|(?:^|[_-])pass(?:$|[_-])|(?:api|encryption|signing|gossip|tls|ssh|access|master|hmac|jwt|license)[_-]?key|credential|private[_-]?key/i;
 /** `pass` as a word of a camelCase name (dbPass, adminPass2), not inside one (bypassCache, compass, Passenger). */
 const CAMEL_PASS = /(?:^|[a-z0-9])Pass(?:$|[A-Z0-9_-])/;
 /**
  * The short words of a credential's name, as a whole word of it (snake, kebab or camelCase): `bearer`, `pat` (a
- * personal access token: github_pat, githubPat), `tok` (vault_tok, vaultTok); not inside a word (pattern, path, stock).
+ * personal access token: github_pat, githubPat), `tok` (vault_tok, vaultTok), `pw` (admin_pw), `acl` (consulAcl, an ACL
+ * token); not inside a word (pattern, path, stock, oracle).
  */
 const SHORT_WORDS =
-  /(?:^|[_-])(?:bearer|pat|tok|BEARER|PAT|TOK|Bearer)(?:$|[_-])|[a-z0-9](?:Bearer|Pat|Tok)(?:$|[A-Z0-9_-])|^Bearer[A-Z0-9]/;
+  /(?:^|[_-])(?:bearer|pat|tok|pw|acl|BEARER|PAT|TOK|PW|ACL|Bearer)(?:$|[_-])|[a-z0-9](?:Bearer|Pat|Tok|Pw|Acl)(?:$|[A-Z0-9_-])|^Bearer[A-Z0-9]/;
 const SECRET_NAME = {
   test: (name: string) => SECRET_WORDS.test(name) || CAMEL_PASS.test(name) || SHORT_WORDS.test(name),
 };

@@ -2,7 +2,7 @@
 // TypeScript loader the CLI runs under: tsx, see bin/reboot-harness.js) and its default export is checked.
 // Every problem of every file is returned at once; nothing is half-loaded.
 import { existsSync } from 'node:fs';
-import { readFile, readdir, stat } from 'node:fs/promises';
+import { readFile, readdir, realpath, stat } from 'node:fs/promises';
 import { register } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -52,7 +52,8 @@ export async function loadScenarios(
   if (!Array.isArray(files)) return { scenarios: [], problems: [{ field, value: dir, ...files }] };
   const problems: ConfigProblem[] = [];
   const cjs = files.filter((f) => !/\.m(ts|js)$/.test(f));
-  if (cjs.length && (await packageType(abs)) !== 'module') {
+  // Note: Node decides a file's module type from its real path: a symlinked folder follows the package.json of its target
+  if (cjs.length && (await packageType(await realpath(abs).catch(() => abs))) !== 'module') {
     // Note: tsx compiles a .ts file as CommonJS unless the nearest package.json says "type": "module", and a CommonJS
     // file cannot import the (ESM) scenario API; say so instead of showing Node's require(esm) error.
     return {

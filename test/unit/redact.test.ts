@@ -237,6 +237,33 @@ t.test('bearer, pat and tok as a word of a name say a secret; inside a word they
   t.same(secretsByName(plain), [], 'pat and tok inside a word, or a word that starts with them, are no secret name');
 });
 
+t.test('a key named for what it encrypts or signs, pw and acl as a word of a name say a secret (Q161)', async (t) => {
+  const pw = 'Zq8vW2kLm4';
+  const named = {
+    encryptionKey: pw,
+    signing_key: pw,
+    gossipKey: pw,
+    tls_key: pw,
+    sshKey: pw,
+    ACCESS_KEY: pw,
+    license_key: pw,
+    admin_pw: pw,
+    consulAcl: pw,
+    nomad_acl: pw,
+  };
+  t.same(secretsByName(named), Object.values(named));
+  const plain = {
+    cache_key: pw,
+    routing_key: pw,
+    key_prefix: pw,
+    oracle: pw,
+    pwr_state: pw,
+    aclEnabled: 'true',
+    spw: pw,
+  };
+  t.same(secretsByName(plain), [], 'a key of no secret, and pw or acl inside a word, are no secret name');
+});
+
 t.test('user:password@host without a scheme is redacted; an image digest or a path is not (Q74)', async (t) => {
   t.equal(redact('(got "bob:S3cretPw99@bastion.example"; fix', []), `(got "bob:${REDACTED}@bastion.example"; fix`);
   t.equal(redact('"address": "root:S3cretPw99@10.0.0.5",', []), `"address": "root:${REDACTED}@10.0.0.5",`);
