@@ -1,6 +1,6 @@
 // Progress of a long build on the console: numbered phases with elapsed time, and a heartbeat while one runs long.
 import { performance } from 'node:perf_hooks';
-import { formatMs } from '../errors.js';
+import { formatMs, InterruptedError } from '../errors.js';
 import type { Logger } from '../log/events.js';
 
 /** How often a running phase says it is still running (a Nomad compile takes minutes). */
@@ -18,9 +18,9 @@ export function phases(
   logger: Logger,
   label: string,
   total: number,
-  o: { heartbeatMs?: number; t?: () => number } = {},
+  o: { heartbeatMs?: number; t?: () => number; signal?: AbortSignal } = {},
 ): Phases {
-  const { heartbeatMs = HEARTBEAT_MS, t = () => 0 } = o;
+  const { heartbeatMs = HEARTBEAT_MS, t = () => 0, signal } = o;
   const started = performance.now();
   let n = 0;
   const say = (message: string) => logger({ kind: 'info', t: t(), message: `${label}: ${message}` });
@@ -40,7 +40,11 @@ export function phases(
         say(`${tag}: done in ${formatMs(performance.now() - t0)}${status ? ` (${status})` : ''}`);
         return r;
       } catch (err) {
-        say(`${tag}: failed after ${formatMs(performance.now() - t0)}`);
+        // a phase a signal stopped did not fail: the build was interrupted (Ctrl-C, SIGTERM)
+        const stopped = signal?.aborted && signal.reason instanceof InterruptedError;
+        say(
+          `${tag}: ${stopped ? 'stopped' : 'failed'} after ${formatMs(performance.now() - t0)}${stopped ? ' (interrupted)' : ''}`,
+        );
         throw err;
       } finally {
         clearInterval(beat);

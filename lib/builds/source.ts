@@ -59,7 +59,7 @@ export async function buildSource(plan: SourcePlan, ctx: BuildContext): Promise<
   await mkdir(join(root, 'logs'), { recursive: true });
   await writeFile(logPath, `# ${spec}: ${plan.commit}${plan.dirty ? ' (dirty)' : ''}, ${plan.goVersion}\n\n`);
   const work = await workDir(root, `source-${plan.commit.slice(0, 12)}`);
-  const steps = phases(logger, `build ${spec}`, 5, { t: () => elapsedMs(ctx) });
+  const steps = phases(logger, `build ${spec}`, 5, { t: () => elapsedMs(ctx), signal: deadline.signal });
   const env = { deadline, ...run, logPath, work, src: join(work, 'src') };
   try {
     await steps.run('check out a clean tree', (note) => checkout(plan, ctx, env, note));

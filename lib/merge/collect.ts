@@ -169,13 +169,19 @@ export async function collectInputs(
       });
     // Note: one found under a folder that does not parse is a run's report cut or changed (a runner killed in the
     // write, an upload cut): skipping it would drop that cell's verdict without a word. Another tool's file is left.
-    else if (!foreignJson(text))
+    else if (!foreignJson(text)) {
+      // a summary of another schema version was written whole, by another version of the harness: not cut
+      const other = /"schema"\s*:\s*"nomad-reboot-harness\/summary@(\d+)"/.exec(text)?.[1];
       problems.push({
         field: 'merge input',
         value: shown(path),
         message: parsed.message,
-        fix: "a run's summary.json that something cut or changed: run that cell again (or remove the folder if it is not a run's)",
+        fix:
+          other !== undefined && other !== '1'
+            ? `written by another version of the harness (summary@${other}): merge it with that version`
+            : "a run's summary.json that something cut or changed: run that cell again (or remove the folder if it is not a run's)",
       });
+    }
   }
   const held = new Set(
     out.sessions.flatMap((x) => x.session.suites.flatMap((u) => u.attempts.map((a) => runDirName(a.runId)))),

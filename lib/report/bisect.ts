@@ -198,7 +198,7 @@ export function renderBisectSummary(r: BisectReport): string[] {
   const rep = res.reproduction;
   const repro = rep ? `; the failing endpoint reproduced ${rep.fails} of ${rep.tries}, a pass needed ${rep.k}` : '';
   lines.push(
-    `${res.status.toUpperCase()} bisect of ${r.check} (${r.scenario}) ${r.good.ref}..${r.bad.ref}: ${r.steps.length} commits tested, confidence ${pct(res.confidence)}${repro} (${Math.round(r.durationMs / 1000)} s)`,
+    `${res.status.toUpperCase()} bisect of ${r.check} (${r.scenario}) ${r.good.ref}..${r.bad.ref}: ${r.steps.length} commits tested, confidence ${r.steps.length ? pct(res.confidence) : 'n/a'}${repro} (${Math.round(r.durationMs / 1000)} s)`,
   );
   if (res.status !== 'found') lines.push(res.message);
   return lines;
@@ -237,7 +237,7 @@ table.bisect td{vertical-align:top;padding:.2em .5em}
 <h1>bisect: ${esc(r.check)} on ${esc(r.scenario)}, ${esc(r.good.ref)}..${esc(r.bad.ref)}</h1>
 <p>${esc(res.status)}: ${esc(res.message)}</p>
 ${head}
-<p>confidence ${pct(res.confidence)}${res.reproduction ? `; the failing endpoint reproduced ${res.reproduction.fails} of ${res.reproduction.tries}; a pass needed ${res.reproduction.k}` : ''}; ${r.steps.length} commits tested in ${Math.round(r.durationMs / 1000)} s</p>
+<p>confidence ${r.steps.length ? pct(res.confidence) : 'n/a'}${res.reproduction ? `; the failing endpoint reproduced ${res.reproduction.fails} of ${res.reproduction.tries}; a pass needed ${res.reproduction.k}` : ''}; ${r.steps.length} commits tested in ${Math.round(r.durationMs / 1000)} s</p>
 <table class="bisect"><thead><tr><th>#</th><th>commit</th><th>subject</th><th>why</th><th>decision</th><th>tries (reports)</th><th>build / lab / run</th><th>left</th></tr></thead>
 <tbody>
 ${rows}

@@ -320,6 +320,12 @@ t.test(
     t.match(r.err, /merge input: is not JSON .*summary\.json/);
     t.match(r.err, /run that cell again/);
     t.notOk(existsSync(join(root, 'n2')), 'nothing written');
+    // a summary a newer harness wrote whole: merged by that version, not run again (Q165)
+    writeFileSync(cut, JSON.stringify({ schema: 'nomad-reboot-harness/summary@2', runs: [] }));
+    const newer = await run([runner, '--out', 'n4']);
+    t.equal(newer.code, 2);
+    t.match(newer.err, /written by another version of the harness \(summary@2\): merge it with that version/);
+    t.notMatch(newer.err, /run that cell again/);
     // another tool's summary.json under the folder is left alone
     writeFileSync(cut, JSON.stringify({ schema: 'other-tool/summary@3', passed: 4 }));
     const foreign = await run([runner, '--out', 'n3']);

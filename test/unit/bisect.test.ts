@@ -241,3 +241,10 @@ t.test("git's bisect log of the decisions, replayable by git bisect replay", asy
     ].join('\n'),
   );
 });
+
+t.test('a bisect stopped before any commit was tested has no confidence to show (Q166)', async (t) => {
+  const stopped = { ...report({ ...FOUND, status: 'interrupted' }), steps: [] };
+  t.match(renderBisectSummary(stopped).join('\n'), /^INTERRUPTED bisect of .*: 0 commits tested, confidence n\/a/m);
+  t.match(renderBisectHtml(stopped), /<p>confidence n\/a/);
+  t.match(renderBisectSummary(report(FOUND)).at(-1), /confidence 100%/, 'a tested bisect still shows its confidence');
+});
