@@ -42,24 +42,35 @@ export async function userScenarios(
   return where ? loadUserScenarios(resolve(deps.cwd, where.dir), where.field) : { extra: [], problems: [] };
 }
 
-/** `--expect` given both ways for one target (`fail` and `pass`, or `c=fail` and `c=pass`): which wins is a guess. */
-export function expectFlagProblems(values: Record<string, unknown>): ConfigProblem[] {
-  const given = Array.isArray(values['expect']) ? (values['expect'] as string[]) : [];
+/** One expectation as its target (`the scenario`, or a check id) and its outcome. Pure. */
+export function expectTarget(raw: string): [target: string, outcome: string] {
+  const eq = raw.lastIndexOf('=');
+  return eq === -1 ? ['the scenario', raw] : [raw.slice(0, eq), raw.slice(eq + 1)];
+}
+
+/**
+ * Expectations given both ways for one target (`fail` and `pass`, or `c=fail` and `c=pass`): which wins is a guess.
+ * `field`: where they were given (`--expect`, a matrix file's `axes.nomad[0].expect`).
+ */
+export function expectContradictions(given: readonly string[], field: string): ConfigProblem[] {
   const byTarget = new Map<string, Set<string>>();
   for (const raw of given) {
-    const eq = raw.lastIndexOf('=');
-    const [target, outcome] = eq === -1 ? ['the scenario', raw] : [raw.slice(0, eq), raw.slice(eq + 1)];
+    const [target, outcome] = expectTarget(raw);
     byTarget.set(target, (byTarget.get(target) ?? new Set()).add(outcome));
   }
   return [...byTarget]
     .filter(([, outcomes]) => outcomes.size > 1)
     .map(([target, outcomes]) => ({
-      field: '--expect',
-      value: given.filter((g) => (target === 'the scenario' ? !g.includes('=') : g.startsWith(`${target}=`))),
+      field,
+      value: given.filter((g) => expectTarget(g)[0] === target),
       message: `${[...outcomes].join(' and ')} for ${target === 'the scenario' ? target : `check ${target}`} contradict each other`,
       fix: 'give one expectation per target',
     }));
 }
+
+/** `--expect` given both ways for one target. */
+export const expectFlagProblems = (values: Record<string, unknown>): ConfigProblem[] =>
+  expectContradictions(Array.isArray(values['expect']) ? (values['expect'] as string[]) : [], '--expect');
 
 /** The session's base config, then every cell's; without a plan (other problems), the values that were valid. */
 export function sessionConfigs(

@@ -93,3 +93,50 @@ t.test('merge: --out a symlink to an input folder is refused, the run left as it
   t.equal(readFileSync(join(runDir, 'summary.json'), 'utf8'), before, "the run's summary.json is not overwritten");
   t.notOk(existsSync(join(runDir, 'index.html')), 'no merged page written into the run');
 });
+
+t.test(
+  'matrix: a build whose expect says fail and pass for one target is refused, as --expect is (Q170)',
+  async (t) => {
+    const dir = t.testdir({
+      'm.yaml':
+        'scenario: rolling-reboot\naxes:\n  nomad:\n    - { name: a, binary: ./nope, expect: [fail, pass] }\n' +
+        '    - { name: b, binary: ./nope, expect: [no-agent-crash=fail, no-agent-crash=pass] }\n',
+    });
+    const r = cliIn(dir)(CLI_COMPILED, 'matrix', 'm.yaml', '--plan', '--netns', '');
+    t.equal(r.status, 2);
+    t.match(r.stderr, /m\.yaml: axes\.nomad\[0\]\.expect: fail and pass for the scenario contradict each other/);
+    t.match(
+      r.stderr,
+      /m\.yaml: axes\.nomad\[1\]\.expect: fail and pass for check no-agent-crash contradict each other/,
+    );
+  },
+);
+
+t.test("matrix: an --expect a build's own expect overrides is told, not ignored (Q171)", async (t) => {
+  const dir = t.testdir({
+    'm.yaml':
+      'scenario: rolling-reboot\naxes:\n  nomad:\n    - { name: a, binary: ./nope, expect: [no-agent-crash=fail] }\n',
+  });
+  const cli = cliIn(dir);
+  const r = cli(CLI_COMPILED, 'matrix', 'm.yaml', '--plan', '--netns', '', '--expect', 'no-agent-crash=pass');
+  t.equal(r.status, 2);
+  t.match(
+    r.stderr,
+    /--expect: is overridden by m\.yaml: axes\.nomad\[0\]\.expect .* so the flag would be ignored there/,
+  );
+  const listed = cli(CLI_COMPILED, 'matrix', 'm.yaml', '--list-cells', '--expect', 'no-agent-crash=pass');
+  t.equal(listed.status, 2, '--list-cells checks the file as --plan does');
+  const agrees = cli(
+    CLI_COMPILED,
+    'matrix',
+    'm.yaml',
+    '--plan',
+    '--netns',
+    '',
+    '--expect',
+    'no-agent-crash=fail',
+    '--expect',
+    'fail',
+  );
+  t.notMatch(agrees.stderr, /is overridden/, 'a flag the file agrees with, or for another target, is no problem');
+});
