@@ -2,7 +2,7 @@
 // beyond the planner's own problems: the user's scenario files, contradicting expectations, output paths, job files,
 // host keys, what the lab provider refuses, and the job as a local build parses it. Each returns problems, never throws.
 import { allScenarios } from './scenarios.js';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { ConfigProblem } from '../errors.js';
 import { resolveConfig } from '../config/validate.js';
@@ -14,7 +14,8 @@ import { labConfigRules, providerFor } from '../lab/providers.js';
 import type { Scenario } from '../run/scenario.js';
 import type { Plan } from '../plan/session-plan.js';
 import { nomadJobConverter, type JobConverter } from '../cluster/job-convert.js';
-import { jobFileProblems } from '../steps/job-input.js';
+import { JOB_FIELD, jobFileProblems } from '../steps/job-input.js';
+import { decodeUtf8, isUtf16 } from '../config/text-file.js';
 import { findScenario, loadUserScenarios } from './scenarios.js';
 import { nearestPackageJson } from '../scenario-api/load.js';
 import type { InputPath, OutputPath } from './paths.js';
@@ -230,7 +231,19 @@ export function withMatrixKnownIssues(
 
 /** The user's job in every config of the session, as far as it is judged without a build (a file that cannot be read). */
 export async function sessionJobProblems(configs: readonly HarnessConfig[], cwd: string): Promise<ConfigProblem[]> {
-  return (await Promise.all(configs.map((c) => jobFileProblems(c, cwd)))).flat();
+  const found = (await Promise.all(configs.map((c) => jobFileProblems(c, cwd)))).flat();
+  // Note: a job file in UTF-16, which Nomad refuses ("Invalid character encoding"), is told without a build: only
+  // Nomad's parse said it, so a bad build hid it a round (a Latin-1 byte Nomad takes, in a comment: left to Nomad)
+  const told = new Set<string>();
+  for (const file of configs.flatMap((c) => c.job.files)) {
+    const abs = resolve(cwd, file);
+    if (told.has(abs) || found.some((p) => p.value === file)) continue;
+    told.add(abs);
+    const bytes = statSync(abs, { throwIfNoEntry: false })?.isFile() ? readFileSync(abs) : undefined;
+    const decoded = bytes && decodeUtf8(bytes, JOB_FIELD, file);
+    if (bytes && isUtf16(bytes) && decoded && !decoded.ok) found.push(decoded.problem);
+  }
+  return found;
 }
 
 /**

@@ -140,3 +140,27 @@ t.test("matrix: an --expect a build's own expect overrides is told, not ignored 
   );
   t.notMatch(agrees.stderr, /is overridden/, 'a flag the file agrees with, or for another target, is no problem');
 });
+
+t.test('a UTF-16 job file is told beside a build that has a problem, not after it (Q172)', async (t) => {
+  const dir = t.testdir({});
+  writeFileSync(join(dir, 'j.hcl'), Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('job "x" {}\n', 'utf16le')]));
+  writeFileSync(join(dir, 'l.hcl'), Buffer.from('job "x" { # caf\xe9\n}\n', 'latin1'));
+  const cli = cliIn(dir);
+  const r = cli(CLI_COMPILED, 'run', 'rolling-reboot', '--nomad', './nope', '--job', 'j.hcl', '--plan', '--netns', '');
+  t.equal(r.status, 2);
+  t.match(r.stderr, /job\.file \(--job\): is UTF-16 text, not UTF-8/);
+  t.match(r.stderr, /--nomad: no file at/, 'with the build, in one exit 2');
+  const latin = cli(
+    CLI_COMPILED,
+    'run',
+    'rolling-reboot',
+    '--nomad',
+    './nope',
+    '--job',
+    'l.hcl',
+    '--plan',
+    '--netns',
+    '',
+  );
+  t.notMatch(latin.stderr, /is not UTF-8 text/, 'a Latin-1 byte in a comment, which Nomad takes, is left to Nomad');
+});
