@@ -7,6 +7,7 @@ import type { HarnessConfig } from '../config/schema.js';
 import type { BuildRef } from '../plan/session-plan.js';
 import { readSchedule } from '../steps/fault-step.js';
 import { axisBesideSchedule } from './scenario-flags.js';
+import { expectContradictions, expectTarget } from './session-input.js';
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const faultsOf = (d: unknown): string | undefined => {
@@ -52,13 +53,48 @@ export function unplannedMatrixProblems(
 }
 
 /**
+ * The expectations of a matrix file's builds the planner takes without a word: an entry's `expect` that says both
+ * `fail` and `pass` for one target (the last one won), and an `--expect` the entry's own expectation for the same
+ * target overrides in its cells (the flag was ignored there; a flag for an axis the file varies is refused likewise).
+ */
+function matrixExpectProblems(
+  mf: { data: unknown; name: string } | undefined,
+  values: Record<string, unknown>,
+): ConfigProblem[] {
+  const data = mf && isRecord(mf.data) ? mf.data : {};
+  const nomad = isRecord(data['axes']) && Array.isArray(data['axes']['nomad']) ? data['axes']['nomad'] : [];
+  const flags = Array.isArray(values['expect']) ? (values['expect'] as string[]) : [];
+  return nomad.flatMap((e, i): ConfigProblem[] => {
+    const raw = isRecord(e) ? e['expect'] : undefined;
+    const list = (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]).filter(
+      (x): x is string => typeof x === 'string',
+    );
+    const field = `${mf!.name}: axes.nomad[${i}].expect`;
+    const ignored = flags.filter((f) =>
+      list.some((x) => expectTarget(x)[0] === expectTarget(f)[0] && expectTarget(x)[1] !== expectTarget(f)[1]),
+    );
+    return [
+      ...expectContradictions(list, field),
+      ...(ignored.length
+        ? [
+            {
+              field: '--expect',
+              value: ignored,
+              message: `is overridden by ${field} (${JSON.stringify(list)}) in the cells of that build, so the flag would be ignored there`,
+              fix: `drop the flag, or change axes.nomad[${i}].expect in ${mf!.name}`,
+            },
+          ]
+        : []),
+    ];
+  });
+}
+
+/**
  * `repeat` in a matrix file's own `defaults:`: a matrix runs each cell once (its --repeat and HARNESS_REPEAT are refused
  * by the planner), so the key would be ignored without a word. harness.yaml's `repeat` is left alone: a file shared
  * with `run`.
  */
-export function matrixRepeatProblems(req: {
-  matrixFile?: { data: unknown; name: string } | undefined;
-}): ConfigProblem[] {
+function matrixRepeatProblems(req: { matrixFile?: { data: unknown; name: string } | undefined }): ConfigProblem[] {
   const data = req.matrixFile?.data;
   const repeat = isRecord(data) && isRecord(data['defaults']) ? data['defaults']['repeat'] : undefined;
   if (repeat === undefined || repeat === 1) return [];
@@ -71,3 +107,9 @@ export function matrixRepeatProblems(req: {
     },
   ];
 }
+
+/** What the planner does not tell of a matrix file's own: `repeat` under its defaults, its builds' expectations. */
+export const matrixFileProblems = (
+  req: { matrixFile?: { data: unknown; name: string } | undefined },
+  values: Record<string, unknown>,
+): ConfigProblem[] => [...matrixRepeatProblems(req), ...matrixExpectProblems(req.matrixFile, values)];

@@ -14,7 +14,7 @@ import { copyFiles, writeSessionReports } from '../report/write.js';
 import { attachmentCopies } from '../report/merge-copies.js';
 import { indexReporter, jsonReporter, junitReporter, runDirName } from '../report/reporters.js';
 import type { ParsedArgs } from './command.js';
-import { notAFileProblems, pathProblem } from './paths.js';
+import { canonicalPath, notAFileProblems, pathProblem } from './paths.js';
 import type { CliDeps } from './deps.js';
 import { fileURLToPath } from 'node:url';
 
@@ -62,12 +62,15 @@ export async function readMergeInputs(args: ParsedArgs, config: HarnessConfig, d
       : collected;
   // the merged junit.xml and summary.json written into an input folder are read back as one more run next time
   // Note: so is a run's own file given by name (or found beside it) where a merged one of the same name is written
-  const written = ['junit.xml', 'summary.json', 'index.html'].map((n) => join(outDir, n));
-  const named = args.positionals.map((p) => resolve(deps.cwd, p));
-  const inputs = [...named, ...named.map((p) => join(dirname(p), 'summary.json')), ...found.files];
+  // Note: compared where they are written through symlinks: --out a link to an input folder is that folder
+  const realOut = await canonicalPath(outDir, deps.cwd);
+  const written = ['junit.xml', 'summary.json', 'index.html'].map((n) => join(realOut, n));
+  const named = await Promise.all(args.positionals.map((p) => canonicalPath(p, deps.cwd)));
+  const found2 = await Promise.all(found.files.map((f) => canonicalPath(f, deps.cwd)));
+  const inputs = [...named, ...named.map((p) => join(dirname(p), 'summary.json')), ...found2];
   const clash = [
-    ...args.positionals.filter((p) => resolve(deps.cwd, p) === outDir),
-    ...(inputs.some((f) => written.includes(resolve(deps.cwd, f))) ? [relative(deps.cwd, outDir) || '.'] : []),
+    ...args.positionals.filter((_, i) => named[i] === realOut),
+    ...(inputs.some((f) => written.includes(f)) ? [relative(deps.cwd, outDir) || '.'] : []),
   ];
   const into: ConfigProblem[] = clash.length
     ? [

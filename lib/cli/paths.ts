@@ -2,7 +2,7 @@
 // /etc/passwd, would otherwise fail only at the end (its reports lost) or half-way through (its VMs left behind).
 import { constants } from 'node:fs';
 import { access, realpath, stat, statfs } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { ConfigProblem } from '../errors.js';
 
 /** What the path must be: a directory (made when missing), or a file (written, replaced when present). */
@@ -83,18 +83,40 @@ export async function pathProblem(p: OutputPath, cwd: string): Promise<ConfigPro
 }
 
 /**
- * Output paths that collide: a file given twice (one report would overwrite the other), or a file where another
- * flag needs a directory (the path itself, or a folder above it). Pure: compares the resolved paths.
+ * Where `p` (resolved from `cwd`) is written through symlinks: the real path of its nearest existing folder (or of the
+ * path itself when it exists) with the rest appended. Two names of one place (`o/j.xml` and `link-to-o/j.xml`) would
+ * otherwise pass a comparison of the names, and one report be written over the other.
  */
-function collisionProblems(paths: readonly OutputPath[], cwd: string): ConfigProblem[] {
+export async function canonicalPath(p: string, cwd: string): Promise<string> {
+  const abs = resolve(cwd, p);
+  const rest: string[] = [];
+  for (let at = abs; ; at = dirname(at)) {
+    const real = await realpath(at).catch(() => undefined);
+    if (real !== undefined) return rest.length ? join(real, ...rest.reverse()) : real;
+    if (dirname(at) === at) return abs;
+    rest.push(basename(at));
+  }
+}
+
+/**
+ * Output paths that collide: a file given twice (one report would overwrite the other), or a file where another
+ * flag needs a directory (the path itself, or a folder above it). Pure: compares the paths as `real` maps them (the
+ * place each is written to through symlinks), else as resolved.
+ */
+function collisionProblems(
+  paths: readonly OutputPath[],
+  cwd: string,
+  real: ReadonlyMap<string, string> = new Map(),
+): ConfigProblem[] {
   const out: ConfigProblem[] = [];
   const seen = new Set<string>();
+  const at = (v: string) => real.get(resolve(cwd, v)) ?? resolve(cwd, v);
   for (const [i, a] of paths.entries())
     for (const b of paths.slice(i + 1)) {
       if (a.field === b.field || (a.kind === 'dir' && b.kind === 'dir')) continue;
       const [file, other] = a.kind === 'file' ? [a, b] : [b, a];
-      const f = resolve(cwd, file.value);
-      const o = resolve(cwd, other.value);
+      const f = at(file.value);
+      const o = at(other.value);
       const same = f === o;
       if (!same && !(other.kind === 'dir' && o.startsWith(`${f}/`))) continue;
       const key = `${file.field}\u0000${other.field}`;
@@ -172,8 +194,11 @@ export async function pathProblems(
     return st?.isFile() ? `inode:${st.dev}:${st.ino}` : await realpath(p).catch(() => p);
   };
   const real = new Map(await Promise.all(named.map(async (p) => [p, await fileKey(p)] as const)));
+  const places = await Promise.all(
+    paths.map(async (p) => [resolve(cwd, p.value), await canonicalPath(p.value, cwd)] as const),
+  );
   const out: ConfigProblem[] = [
-    ...collisionProblems(paths, cwd),
+    ...collisionProblems(paths, cwd, new Map(places)),
     ...overwrittenInputProblems(paths, inputs, cwd, real),
   ];
   const seen = new Set<string>();

@@ -36,7 +36,7 @@ import {
   unusedFlagProblems,
 } from './scenario-flags.js';
 import { hostsNetnsProblems } from './hosts-netns.js';
-import { matrixRepeatProblems, unplannedMatrixProblems } from './matrix-unplanned.js';
+import { matrixFileProblems, unplannedMatrixProblems } from './matrix-unplanned.js';
 import { inputProblems, readHarnessFile, type HarnessFile } from './input.js';
 import {
   expectFlagProblems,
@@ -193,7 +193,7 @@ export async function checkSession(req: SessionRequest, read: ReadSession): Prom
   const scenarios = allScenarios(user.extra).filter((s) => named.includes(s.name));
   const own = [
     ...expectFlagProblems(args.values),
-    ...matrixRepeatProblems(req),
+    ...matrixFileProblems(req, args.values),
     ...unusedFlagProblems(args.values, scenarios, configs, { installsItsBuilds: !!req.installsOwnBuilds }),
     ...kindBesideScheduleProblems(plan, { harness, matrixFile: req.matrixFile }),
     ...scheduleUnreadByCells(plan),

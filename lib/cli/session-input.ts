@@ -2,7 +2,7 @@
 // beyond the planner's own problems: the user's scenario files, contradicting expectations, output paths, job files,
 // host keys, what the lab provider refuses, and the job as a local build parses it. Each returns problems, never throws.
 import { allScenarios } from './scenarios.js';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { ConfigProblem } from '../errors.js';
 import { resolveConfig } from '../config/validate.js';
@@ -14,7 +14,8 @@ import { labConfigRules, providerFor } from '../lab/providers.js';
 import type { Scenario } from '../run/scenario.js';
 import type { Plan } from '../plan/session-plan.js';
 import { nomadJobConverter, type JobConverter } from '../cluster/job-convert.js';
-import { jobFileProblems } from '../steps/job-input.js';
+import { JOB_FIELD, jobFileProblems } from '../steps/job-input.js';
+import { decodeUtf8, isUtf16 } from '../config/text-file.js';
 import { findScenario, loadUserScenarios } from './scenarios.js';
 import { nearestPackageJson } from '../scenario-api/load.js';
 import type { InputPath, OutputPath } from './paths.js';
@@ -42,24 +43,35 @@ export async function userScenarios(
   return where ? loadUserScenarios(resolve(deps.cwd, where.dir), where.field) : { extra: [], problems: [] };
 }
 
-/** `--expect` given both ways for one target (`fail` and `pass`, or `c=fail` and `c=pass`): which wins is a guess. */
-export function expectFlagProblems(values: Record<string, unknown>): ConfigProblem[] {
-  const given = Array.isArray(values['expect']) ? (values['expect'] as string[]) : [];
+/** One expectation as its target (`the scenario`, or a check id) and its outcome. Pure. */
+export function expectTarget(raw: string): [target: string, outcome: string] {
+  const eq = raw.lastIndexOf('=');
+  return eq === -1 ? ['the scenario', raw] : [raw.slice(0, eq), raw.slice(eq + 1)];
+}
+
+/**
+ * Expectations given both ways for one target (`fail` and `pass`, or `c=fail` and `c=pass`): which wins is a guess.
+ * `field`: where they were given (`--expect`, a matrix file's `axes.nomad[0].expect`).
+ */
+export function expectContradictions(given: readonly string[], field: string): ConfigProblem[] {
   const byTarget = new Map<string, Set<string>>();
   for (const raw of given) {
-    const eq = raw.lastIndexOf('=');
-    const [target, outcome] = eq === -1 ? ['the scenario', raw] : [raw.slice(0, eq), raw.slice(eq + 1)];
+    const [target, outcome] = expectTarget(raw);
     byTarget.set(target, (byTarget.get(target) ?? new Set()).add(outcome));
   }
   return [...byTarget]
     .filter(([, outcomes]) => outcomes.size > 1)
     .map(([target, outcomes]) => ({
-      field: '--expect',
-      value: given.filter((g) => (target === 'the scenario' ? !g.includes('=') : g.startsWith(`${target}=`))),
+      field,
+      value: given.filter((g) => expectTarget(g)[0] === target),
       message: `${[...outcomes].join(' and ')} for ${target === 'the scenario' ? target : `check ${target}`} contradict each other`,
       fix: 'give one expectation per target',
     }));
 }
+
+/** `--expect` given both ways for one target. */
+export const expectFlagProblems = (values: Record<string, unknown>): ConfigProblem[] =>
+  expectContradictions(Array.isArray(values['expect']) ? (values['expect'] as string[]) : [], '--expect');
 
 /** The session's base config, then every cell's; without a plan (other problems), the values that were valid. */
 export function sessionConfigs(
@@ -219,7 +231,19 @@ export function withMatrixKnownIssues(
 
 /** The user's job in every config of the session, as far as it is judged without a build (a file that cannot be read). */
 export async function sessionJobProblems(configs: readonly HarnessConfig[], cwd: string): Promise<ConfigProblem[]> {
-  return (await Promise.all(configs.map((c) => jobFileProblems(c, cwd)))).flat();
+  const found = (await Promise.all(configs.map((c) => jobFileProblems(c, cwd)))).flat();
+  // Note: a job file in UTF-16, which Nomad refuses ("Invalid character encoding"), is told without a build: only
+  // Nomad's parse said it, so a bad build hid it a round (a Latin-1 byte Nomad takes, in a comment: left to Nomad)
+  const told = new Set<string>();
+  for (const file of configs.flatMap((c) => c.job.files)) {
+    const abs = resolve(cwd, file);
+    if (told.has(abs) || found.some((p) => p.value === file)) continue;
+    told.add(abs);
+    const bytes = statSync(abs, { throwIfNoEntry: false })?.isFile() ? readFileSync(abs) : undefined;
+    const decoded = bytes && decodeUtf8(bytes, JOB_FIELD, file);
+    if (bytes && isUtf16(bytes) && decoded && !decoded.ok) found.push(decoded.problem);
+  }
+  return found;
 }
 
 /**

@@ -24,7 +24,7 @@ function firstInvalidUtf8(b: Buffer): { line: number; byte: number } {
  * (or even) bytes of its start zero (ASCII letters each followed or led by a zero byte). A file that only holds some
  * NULs (NUL-separated, as /proc/<pid>/environ) is not taken for it. Pure.
  */
-function isUtf16(b: Buffer): boolean {
+export function isUtf16(b: Buffer): boolean {
   if ((b[0] === 0xff && b[1] === 0xfe) || (b[0] === 0xfe && b[1] === 0xff)) return true;
   const head = b.subarray(0, 64);
   const zeroAt = (parity: number) => head.filter((x, i) => i % 2 === parity && x === 0).length;

@@ -5,7 +5,7 @@ import { optionsOf, type CliCommand } from '../command.js';
 import { inputProblems, readYaml } from '../input.js';
 import { listCellsCommand, listingProblems } from '../list-cells.js';
 import { readSession, sessionCommand, type SessionRequest } from '../session-command.js';
-import { matrixRepeatProblems } from '../matrix-unplanned.js';
+import { matrixFileProblems } from '../matrix-unplanned.js';
 import { CONFIG, EXPECT, FRESH, PLAN } from './options.js';
 
 export const matrix: CliCommand = {
@@ -71,7 +71,7 @@ export const matrix: CliCommand = {
       files: read.fileProblems,
       userScenarios: read.user.problems,
       config: read.res.ok ? [] : read.res.problems,
-      command: matrixRepeatProblems(req),
+      command: matrixFileProblems(req, args.values),
     });
     if (!read.res.ok || found.length) throw new ConfigError(found);
     const m = read.res.plan.matrix!;
