@@ -44,6 +44,8 @@ interface LabelOptions {
   /** undefined when the run installed no build (nothing to tell a fix from) */
   build: BuildUnderTest | undefined;
   facts: RunFacts;
+  /** the checks the user expects to pass by name (`--expect <check>=pass`): a known issue does not turn them met */
+  mustPass?: readonly string[];
 }
 
 /** Whether a row's conditions hold for a run. */
@@ -226,7 +228,7 @@ export function labelVerdicts(
   const out = verdicts.map((v): Verdict => {
     const label = labels.get(v.id);
     if (!label) return v;
-    if (o.policy === 'expect' && label.kind === 'known' && !v.met)
+    if (o.policy === 'expect' && label.kind === 'known' && !v.met && !o.mustPass?.includes(v.id))
       return {
         ...v,
         knownIssue: label,

@@ -66,7 +66,7 @@ export function buildUnderTest(b: ResolvedBuild, ancestry: Ancestry | undefined)
 /** A judged run labelled under the config's policy; its outcome follows the labelled verdicts (expect may meet them). */
 export function labelRecord(
   record: RunRecord,
-  config: Pick<HarnessConfig, 'knownIssues' | 'reboot' | 'task'>,
+  config: Pick<HarnessConfig, 'knownIssues' | 'reboot' | 'task'> & Partial<Pick<HarnessConfig, 'expect'>>,
   table: readonly KnownIssue[],
   build: BuildUnderTest | undefined,
 ): RunRecord {
@@ -76,6 +76,7 @@ export function labelRecord(
     policy: config.knownIssues,
     build,
     facts: { scenario: record.scenario, kind: config.reboot.kind, driver: config.task.driver },
+    mustPass: Object.entries(config.expect?.perCheck ?? {}).flatMap(([id, e]) => (e === 'pass' ? [id] : [])),
   });
   // as the runner judged it: an error after the checks (a failed teardown is a step, not record.error) still counts
   const broke = record.error ?? record.steps.find((x) => x.status === 'error');

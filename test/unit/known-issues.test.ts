@@ -228,6 +228,16 @@ const cfg = (knownIssues: 'label' | 'expect' | 'off', kind: 'graceful' | 'agent-
   task: { driver: 'exec' as const },
 });
 
+t.test('under expect, a check the user expects to pass by name stays failed, labelled (Q174)', async (t) => {
+  const known = () => record([v('client-rebooted', 'passed'), v('task-dirs', 'failed')]);
+  const mustPass = { ...cfg('expect'), expect: { scenario: undefined, perCheck: { 'task-dirs': 'pass' as const } } };
+  const e = labelRecord(known(), mustPass, KNOWN_ISSUES, release('1.11.3'));
+  t.match(e.verdicts[1], { status: 'failed', label: 'failed', met: false, knownIssue: { kind: 'known' } });
+  t.equal(exitCodeOf([e]), 1, '--expect task-dirs=pass wins over the table: exit 1');
+  const other = { ...cfg('expect'), expect: { scenario: undefined, perCheck: { 'alloc-exec': 'pass' as const } } };
+  t.equal(exitCodeOf([labelRecord(known(), other, KNOWN_ISSUES, release('1.11.3'))]), 0, 'another check named: exit 0');
+});
+
 t.test(
   'policies and exit codes: label keeps them, expect expects known failures only, off shows nothing',
   async (t) => {
