@@ -45,7 +45,11 @@ t.test('build git:<tree> interrupted by SIGTERM during the build: exit 130, inte
   const code = await main(['build', `git:${tree}`], deps);
   t.equal(code, 130, err.join(''));
   t.match(err.join(''), /^error: interrupted by SIGTERM$/m);
-  t.match(err.join(''), /\[\d\/5\] [^\n]*: stopped after [^\n]* \(interrupted\)/, 'the phase the signal stopped says so');
+  t.match(
+    err.join(''),
+    /\[\d\/5\] [^\n]*: stopped after [^\n]* \(interrupted\)/,
+    'the phase the signal stopped says so',
+  );
   t.notMatch(err.join(''), /: failed after/, 'no phase is told as failed');
   t.notMatch(err.join(''), /does not compile|failed \(exit/, 'not told as a failed build');
   t.equal(out.join(''), '', 'no build printed');
