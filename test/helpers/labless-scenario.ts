@@ -20,16 +20,22 @@ export default defineScenario({ name: '${name}', summary: 'no lab', needsNomad: 
 }
 
 /**
- * Write `<dir>/package.json` and `<dir>/<name>.ts`: scenario `name` whose one check `name` passes when judged and
- * whose `run()` has the body `body` (it may return a result of any shape, throw, or leave work behind).
+ * Write `<dir>/package.json` and `<dir>/<name>.ts`: scenario `name` whose one check `name` is judged `status` and
+ * whose `run()` has the body `body` (it may return a result of any shape, `judgeAll(CHECKS, {})`, throw, or leave
+ * work behind).
  */
-export function writeScenarioWithBody(dir: string, name: string, body: string): string {
+export function writeScenarioWithBody(
+  dir: string,
+  name: string,
+  body: string,
+  status: 'passed' | 'failed' = 'passed',
+): string {
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n');
   writeFileSync(
     join(dir, `${name}.ts`),
     `import { defineScenario, defineCheck, judgeAll } from 'nomad-reboot-harness/scenario';
-const CHECKS = [defineCheck({ id: '${name}', title: '${name}', passesWhen: 'always', judge: () => ({ status: 'passed', message: 'ok' }) })];
+const CHECKS = [defineCheck({ id: '${name}', title: '${name}', passesWhen: 'always', judge: () => ({ status: '${status}', message: '${status === 'passed' ? 'ok' : 'bad'}' }) })];
 export default defineScenario({ name: '${name}', summary: 'no lab', needsNomad: false, roles: ['client'], checks: CHECKS,
   async run() { ${body} } });
 `,
