@@ -46,7 +46,11 @@ export const NOMAD_KEYS = ['name', 'binary', 'expect', 'upgrade_to'];
 export const MAX_PARALLEL = 16;
 export const NAME = /^[A-Za-z0-9._+-]+$/;
 
-type MatrixResult = { ok: true; spec: MatrixSpec } | { ok: false; problems: ConfigProblem[] };
+/**
+ * A file with problems still gives, where its scenarios, axes and defaults parsed, the spec of what did (`partial`):
+ * its cells are judged too, so a cell's problem is not held back until the file's own are fixed.
+ */
+type MatrixResult = { ok: true; spec: MatrixSpec } | { ok: false; problems: ConfigProblem[]; partial?: MatrixSpec };
 
 const isMap = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
@@ -113,7 +117,7 @@ export function parseMatrix(raw: unknown, file: string, scenarios: Record<string
         axes.push({
           name,
           values: values
-            .map((v, i) => nomadEntry(v, `axes.nomad[${i}]`, knownEverywhere, p))
+            .map((v, i) => nomadEntry(v, `axes.nomad[${i}]`, i, knownEverywhere, p))
             .filter((e): e is NomadEntry => !!e),
         });
       else
@@ -175,18 +179,17 @@ export function parseMatrix(raw: unknown, file: string, scenarios: Record<string
       'must be true or false',
       'write true (retry a cell once after an infrastructure error) or false',
     );
-  if (problems.length) return { ok: false, problems };
-  return {
-    ok: true,
-    spec: {
-      scenarios: scenarioList,
-      axes,
-      defaults: defaults as Record<string, unknown>,
-      parallel: parallel!,
-      memoryBudgetMb: budget,
-      retryInfra: retry === true,
-    },
+  const spec: MatrixSpec = {
+    scenarios: scenarioList,
+    axes,
+    defaults: isMap(defaults) ? defaults : {},
+    parallel: parallel ?? 1,
+    memoryBudgetMb: budget,
+    retryInfra: retry !== false,
   };
+  if (!problems.length) return { ok: true, spec };
+  const cellsParsed = scenarioList.length > 0 && isMap(raw['axes']) && isMap(defaults);
+  return cellsParsed ? { ok: false, problems, partial: spec } : { ok: false, problems };
 }
 
 type Report = (field: string, value: unknown, message: string, fix: string) => void;
@@ -215,7 +218,11 @@ function axisValue(axis: string, v: unknown, field: string, p: Report): string |
   return v;
 }
 
-function nomadEntry(v: unknown, field: string, known: readonly string[], p: Report): NomadEntry | undefined {
+/**
+ * One entry of the nomad axis. An entry with a problem is still returned (its name as written, or its place), so the
+ * cells of a file with problems can be judged; the problems are told and the file is not planned.
+ */
+function nomadEntry(v: unknown, field: string, i: number, known: readonly string[], p: Report): NomadEntry | undefined {
   if (!isMap(v))
     return void p(
       field,
@@ -223,11 +230,7 @@ function nomadEntry(v: unknown, field: string, known: readonly string[], p: Repo
       'must be a mapping with name and binary',
       'write e.g. {name: "1.9.7", binary: ./nomad-1.9.7}',
     );
-  let ok = true;
-  const bad = (f: string, value: unknown, message: string, fix: string) => {
-    ok = false;
-    p(`${field}.${f}`, value, message, fix);
-  };
+  const bad = (f: string, value: unknown, message: string, fix: string) => p(`${field}.${f}`, value, message, fix);
   for (const k of Object.keys(v))
     if (!NOMAD_KEYS.includes(k)) bad(k, k, 'is not a key of a nomad axis entry', `use: ${NOMAD_KEYS.join(', ')}`);
   const name = typeof v['name'] === 'number' ? String(v['name']) : v['name'];
@@ -263,7 +266,13 @@ function nomadEntry(v: unknown, field: string, known: readonly string[], p: Repo
     if (m[1]) expect.perCheck[m[1]] = m[2] as Expectation;
     else expect.scenario = m[2] as Expectation;
   });
-  if (!ok) return undefined;
-  const upgradeTo = typeof v['upgrade_to'] === 'string' ? { upgradeTo: v['upgrade_to'].trim() } : {};
-  return { name: name as string, binary: (v['binary'] as string).trim(), ...upgradeTo, expect, field };
+  const upgradeTo =
+    typeof v['upgrade_to'] === 'string' && v['upgrade_to'].trim() ? { upgradeTo: v['upgrade_to'].trim() } : {};
+  return {
+    name: typeof name === 'string' && NAME.test(name) ? name : `#${i + 1}`,
+    binary: typeof v['binary'] === 'string' ? v['binary'].trim() : '',
+    ...upgradeTo,
+    expect,
+    field,
+  };
 }

@@ -60,17 +60,18 @@ export function planMatrix(input: PlanInput): Draft {
       message: 'cannot be combined with --shard',
       fix: "give --cell to re-run one cell, or --shard to run a CI job's share",
     });
-  // a file with a problem of its own is planned no further: the command line's and harness.yaml's values are judged
-  // with it, so every problem of the input is told at once
-  if (!spec.ok)
-    return {
-      problems: [
-        ...spec.problems,
-        ...problems,
-        ...restOf(input, [...new Set(input.scenarios.flatMap((s) => s.checks.map((c) => c.id)))]),
-      ],
-      builds: [],
-    };
+  // A file with a problem of its own is not planned; its cells are still judged where its scenarios, axes and
+  // defaults parsed, and the command line's and harness.yaml's values with it, so every problem is told at once.
+  if (!spec.ok) {
+    const told = [
+      ...spec.problems,
+      ...problems,
+      ...restOf(input, [...new Set(input.scenarios.flatMap((s) => s.checks.map((c) => c.id)))]),
+    ];
+    const keys = new Set(told.map(problemKey));
+    const cells = spec.partial ? judgedCells(spec.partial, input, mf, keys, false) : undefined;
+    return { problems: [...told, ...(cells?.problems ?? [])], builds: [] };
+  }
   const m = spec.spec;
   problems.push(...axisFlagProblems(m, input.values, mf.name));
   const all = expandCells(m);
@@ -85,57 +86,9 @@ export function planMatrix(input: PlanInput): Draft {
   // Note: an unknown --cell is a problem; the shard's cells are still planned so their builds are checked too.
   const picked = only !== undefined ? all.filter((c) => c.name === only) : [];
   const cells: Cell[] = picked.length ? picked : shard(all, i, n);
-  const bases = new Map<string, HarnessConfig>();
-  const defaultsName = `${input.harness ? `${input.harness.name} + ` : ''}${mf.name} defaults`;
-  // Axes that set the counts or the fault kind make each cell's lab its own: its target and what its provider can do
-  // are judged per cell (the base's lab is the defaults' 1+1 pair, which no such cell runs).
-  const byCounts = m.axes.some((a) => COUNT_AXES.includes(a.name));
-  const perCellLab = byCounts || m.axes.some((a) => a.name === 'reboot');
-  for (const name of m.scenarios) {
-    const s = input.scenarios.find((x) => x.name === name)!;
-    // Note: with counts from an axis the provider's rules too are asked per cell (what it can do depends on them)
-    const res = configOf(byCounts ? withoutLabRules(input) : input, s, {
-      file: deepMerge(input.harness?.data, m.defaults),
-      fileName: defaultsName,
-      judgeTarget: !byCounts,
-    });
-    bases.set(name, res.config);
-    if (!res.ok) problems.push(...res.problems);
-  }
-  const told = new Set(problems.map(problemKey));
-  const warnings: string[] = [];
-  const planned: PlannedCell[] = cells.map((cell) => {
-    const s = input.scenarios.find((x) => x.name === cell.scenario)!;
-    const p = matrixCell(cell, bases.get(cell.scenario)!, input, mf.dir);
-    return { ...p, config: currentExpectations(p.config, s, warnings) };
-  });
-  problems.push(
-    ...planProblems(
-      planned.map((p) => ({ cell: cells.find((c) => c.name === p.key)!, config: p.config })),
-      m.parallel,
-      m.memoryBudgetMb,
-      mf.name,
-      (c) => input.vmOverheadMb?.(c) ?? 0,
-    ),
-  );
-  for (const p of planned) {
-    const s = input.scenarios.find((x) => x.name === p.scenario)!;
-    const c = p.config;
-    if (s.needsNomad && !c.nomadBinary)
-      problems.push({
-        field: `cell ${p.key}`,
-        value: undefined,
-        message: 'installs Nomad and has no build',
-        fix: 'add a nomad axis ({name, binary}) or nomad_binary under defaults',
-      });
-    const lab = perCellLab ? cellLabProblems(c, s.roles, m, mf.name, defaultsName, input, byCounts) : [];
-    problems.push(
-      ...[...lab.filter((q) => !told.has(problemKey(q))), ...(s.validate?.(c) ?? [])].map((q) => ({
-        ...fromAxis(q, m, mf.name),
-        field: `cell ${p.key}: ${fromAxis(q, m, mf.name).field}`,
-      })),
-    );
-  }
+  const judged = judgedCells(m, input, mf, undefined, true, cells, problems);
+  const { planned, bases, warnings } = judged;
+  problems.push(...judged.problems);
   const base = bases.get(m.scenarios[0]!)!;
   // Every subnet a cell may get (slot 0 when run alone, 1..parallel otherwise) is guarded by a host blackhole.
   const slots = m.parallel > 1 ? Array.from({ length: m.parallel }, (_, k) => k + 1) : [0];
@@ -163,6 +116,84 @@ export function planMatrix(input: PlanInput): Draft {
     runProperties: { attempt: 'matrix.attempt', fixed: { 'matrix.shard': shardName } },
   });
   return { plan, problems, builds: plan.builds };
+}
+
+/**
+ * The cells' configs from the defaults and their axis values, and what each cell's lab and scenario refuse of it.
+ * When planning, the base configs' problems are pushed to `baseProblems` (the planner's list, whose keys are then
+ * told); a lab problem whose key is told already is not told again per cell. `planning` false: a file with problems
+ * of its own (told in `toldBefore`), whose entries may lack a build: only what the cells' labs and scenarios refuse.
+ */
+function judgedCells(
+  m: MatrixSpec,
+  input: PlanInput,
+  mf: NonNullable<PlanInput['matrixFile']>,
+  toldBefore: Set<string> | undefined,
+  planning: boolean,
+  cells: Cell[] = expandCells(m),
+  baseProblems: ConfigProblem[] = [],
+): {
+  planned: PlannedCell[];
+  bases: Map<string, HarnessConfig>;
+  warnings: string[];
+  problems: ConfigProblem[];
+} {
+  const problems: ConfigProblem[] = [];
+  const bases = new Map<string, HarnessConfig>();
+  const defaultsName = `${input.harness ? `${input.harness.name} + ` : ''}${mf.name} defaults`;
+  // Axes that set the counts or the fault kind make each cell's lab its own: its target and what its provider can do
+  // are judged per cell (the base's lab is the defaults' 1+1 pair, which no such cell runs).
+  const byCounts = m.axes.some((a) => COUNT_AXES.includes(a.name));
+  const perCellLab = byCounts || m.axes.some((a) => a.name === 'reboot');
+  for (const name of m.scenarios) {
+    const s = input.scenarios.find((x) => x.name === name)!;
+    // Note: with counts from an axis the provider's rules too are asked per cell (what it can do depends on them)
+    const res = configOf(byCounts ? withoutLabRules(input) : input, s, {
+      file: deepMerge(input.harness?.data, m.defaults),
+      fileName: defaultsName,
+      judgeTarget: !byCounts,
+    });
+    bases.set(name, res.config);
+    // the defaults' problems of a file that did not plan were told by the file's own check
+    if (!res.ok && planning) baseProblems.push(...res.problems);
+  }
+  const told = toldBefore ?? new Set(baseProblems.map(problemKey));
+  const warnings: string[] = [];
+  const planned: PlannedCell[] = cells.map((cell) => {
+    const s = input.scenarios.find((x) => x.name === cell.scenario)!;
+    const p = matrixCell(cell, bases.get(cell.scenario)!, input, mf.dir);
+    return { ...p, config: currentExpectations(p.config, s, warnings) };
+  });
+  if (planning)
+    problems.push(
+      ...planProblems(
+        planned.map((p) => ({ cell: cells.find((c) => c.name === p.key)!, config: p.config })),
+        m.parallel,
+        m.memoryBudgetMb,
+        mf.name,
+        (c) => input.vmOverheadMb?.(c) ?? 0,
+      ),
+    );
+  for (const p of planned) {
+    const s = input.scenarios.find((x) => x.name === p.scenario)!;
+    const c = p.config;
+    if (planning && s.needsNomad && !c.nomadBinary)
+      problems.push({
+        field: `cell ${p.key}`,
+        value: undefined,
+        message: 'installs Nomad and has no build',
+        fix: 'add a nomad axis ({name, binary}) or nomad_binary under defaults',
+      });
+    const lab = perCellLab ? cellLabProblems(c, s.roles, m, mf.name, defaultsName, input, byCounts) : [];
+    const own = planning ? (s.validate?.(c) ?? []) : (s.validate?.(c) ?? []).filter((q) => !told.has(problemKey(q)));
+    problems.push(
+      ...[...lab.filter((q) => !told.has(problemKey(q))), ...own].map((q) => ({
+        ...fromAxis(q, m, mf.name),
+        field: `cell ${p.key}: ${fromAxis(q, m, mf.name).field}`,
+      })),
+    );
+  }
+  return { planned, bases, warnings, problems };
 }
 
 /** More cells than this in one runner's share is worth a word before hours of VMs start. */

@@ -164,3 +164,43 @@ t.test('a UTF-16 job file is told beside a build that has a problem, not after i
   );
   t.notMatch(latin.stderr, /is not UTF-8 text/, 'a Latin-1 byte in a comment, which Nomad takes, is left to Nomad');
 });
+
+t.test(
+  "a matrix file's own problem is told with its cells' fault-schedule problems, in one exit 2 (Q173)",
+  async (t) => {
+    const dir = t.testdir({
+      'nomad-2.0.5': 'a build on disk',
+      'fb2.yaml':
+        'faults:\n  - { fault: graceful, target: client-1 }\n  - { fault: graceful, target: client-9 }\n  - { fault: executor-kill, target: server-1 }\n',
+      'm.yaml':
+        'scenario: rolling-reboot\naxes:\n  nomad:\n    - { name: a, binary: ./nomad-2.0.5 }\nparallel: 99\ndefaults:\n  reboot: { faults: fb2.yaml }\n',
+      // the nomad entry's own problem and a bad count: the other count's cell still judged
+      'm3.yaml':
+        'scenario: rolling-reboot\naxes:\n  nomad:\n    - { name: a, binary: ./nomad-2.0.5, expect: [nosuch=fail] }\n  servers: [0, 3]\ndefaults:\n  reboot: { faults: fb2.yaml }\n',
+    });
+    const matrix = (file: string) =>
+      spawnSync(process.execPath, [CLI, 'matrix', file, '--plan', '--netns', ''], {
+        cwd: dir,
+        env: { ...process.env, HARNESS_WORK_DIR: join(dir, 'work'), XDG_CACHE_HOME: join(dir, 'cache'), CI: 'true' },
+        encoding: 'utf8',
+      });
+    const r = matrix('m.yaml');
+    t.equal(r.status, 2);
+    t.match(r.stderr, /m\.yaml: parallel: must be a whole number from 1 to 16/, "the file's own problem");
+    t.match(r.stderr, /cell rolling-reboot\/nomad=a: fb2\.yaml: faults\[1\]\.target: names a machine this lab lacks/);
+    t.match(r.stderr, /fb2\.yaml: faults\[2\] .*executor-kill is aimed at client machines/);
+    const r3 = matrix('m3.yaml');
+    t.equal(r3.status, 2);
+    t.match(r3.stderr, /m3\.yaml: axes\.nomad\[0\]\.expect\[0\]: names no check/);
+    t.match(r3.stderr, /m3\.yaml: axes\.servers\[0\]: is not a server count/);
+    t.match(
+      r3.stderr,
+      /cell rolling-reboot\/nomad=a\/servers=3: fb2\.yaml: faults\[1\]\.target: names a machine this lab lacks/,
+    );
+    t.notMatch(
+      r3.stderr,
+      /installs Nomad and has no build/,
+      'an entry with a problem is not told as missing its build',
+    );
+  },
+);
