@@ -89,3 +89,23 @@ t.test('a report named through <symlink>/.. is compared where it is written (Q18
   const folder = run('--junit', 'a/j.xml', '--reports-dir', 'deep/../j.xml');
   t.notMatch(folder.stderr, /name the same/, 'the reports dir is joined to by name: deep/../j.xml is ./j.xml');
 });
+
+t.test(
+  'a .env given by mistake as a matrix file, a schedule or a known-issue file shows no secret of it (Q181)',
+  async (t) => {
+    const dir = t.testdir({
+      '.env': 'AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI-K7MDENG\nDB_PASSWORD=hunter2-xyz\nREGION=eu-1\n',
+    });
+    const cli = cliIn(dir);
+    for (const args of [
+      ['matrix', '.env', '--plan', '--netns', ''],
+      ['run', 'rolling-reboot', '--nomad', './nope', '--plan', '--netns', '', '--faults', '.env'],
+      ['run', '--nomad', './nope', '--plan', '--netns', '', '--known-issues-file', '.env'],
+    ]) {
+      const res = cli(...args);
+      t.equal(res.status, 2, args.join(' '));
+      t.notMatch(res.stderr, /wJalrXUtnFEMI|hunter2/, `${args.join(' ')}: no secret`);
+      t.match(res.stderr, /AWS_SECRET_ACCESS_KEY=\[REDACTED\]/, 'the name is left, to say which file it is');
+    }
+  },
+);
