@@ -17,7 +17,7 @@ import type { Logger } from '../log/events.js';
 import type { Scenario } from '../run/scenario.js';
 import type { SessionReport } from '../model/session.js';
 import { planSession, type PlanResult } from '../plan/plan.js';
-import { PLAN_JSON_SCHEMA, type Plan, type PlanInput } from '../plan/session-plan.js';
+import { PLAN_JSON_SCHEMA, type BuildRef, type Plan, type PlanInput } from '../plan/session-plan.js';
 import { executePlan } from '../session/execute.js';
 import { nomadJobConverter } from '../cluster/job-convert.js';
 import { REPORTERS, type ReportContext } from '../report/reporters.js';
@@ -244,8 +244,10 @@ export async function checkSession(req: SessionRequest, read: ReadSession): Prom
   const others = !res.ok || own.length || Object.values(sources).some((s) => s.length);
   if ((others || args.values['plan']) && !jobs.length) {
     const cells = plan && { ...plan, cells: plan.cells.map((c) => ({ ...c, config: safe(c.config) })) };
+    const bad = [...buildProblems, ...fifos];
+    const unplannedJobs = plan ? [] : matrixJobConfigs(base, req.matrixFile?.data, unplannedBuilds, bad).map(safe);
     const parsed = await parsedJobProblems(
-      jobParseConfigs(cells, safeConfigs, [...buildProblems, ...fifos]),
+      [...jobParseConfigs(cells, safeConfigs, bad), ...unplannedJobs],
       deps,
       read.fileProblems,
     );
@@ -255,6 +257,36 @@ export async function checkSession(req: SessionRequest, read: ReadSession): Prom
   if (!plan || all.length) throw new ConfigError(all);
   return { plan, extra: user.extra, logger, builds, secrets };
 }
+
+/**
+ * A matrix that failed to plan (a problem of its own, `parallel: 99`): its `defaults.job` (unless --job or HARNESS_JOB
+ * gives the job) with one of its builds that has no problem, for each of its scenarios, so Nomad's word on the job is
+ * told with the file's problems, not in a second round once they are fixed (Q182).
+ */
+function matrixJobConfigs(
+  base: HarnessConfig,
+  data: unknown,
+  builds: readonly BuildRef[],
+  bad: readonly ConfigProblem[],
+): HarnessConfig[] {
+  const m = (data ?? {}) as { scenario?: unknown; defaults?: { job?: { file?: unknown; vars?: unknown } } };
+  const job = m.defaults?.job;
+  const given = [job?.file].flat().filter((f): f is string => typeof f === 'string' && f !== '');
+  const files = base.job.files.length ? base.job.files : given;
+  const vars =
+    base.job.files.length || !isRecord(job?.vars) ? base.job.vars : (job.vars as HarnessConfig['job']['vars']);
+  const build = builds.find((b) => b.role === 'nomad' && !bad.some((p) => p.value === b.spec));
+  if (!files.length || !build) return [];
+  const scenarios = [m.scenario].flat().filter((x): x is string => typeof x === 'string');
+  return scenarios.map((scenario) => ({
+    ...base,
+    scenario,
+    nomadBinary: resolve(build.cwd, build.spec),
+    job: { files, vars },
+  }));
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The absolute paths of the inputs that are FIFOs, sockets or devices (notAFileProblem): left unread. */
 async function pipedInputs(inputs: readonly InputPath[], cwd: string): Promise<Set<string>> {

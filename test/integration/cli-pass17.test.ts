@@ -3,7 +3,8 @@
 // with every other problem (not alone), and a report named through `<symlink>/..`.
 import t from 'tap';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, symlinkSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { CLI_COMPILED } from '../helpers/cli-child.js';
 
@@ -107,5 +108,30 @@ t.test(
       t.notMatch(res.stderr, /wJalrXUtnFEMI|hunter2/, `${args.join(' ')}: no secret`);
       t.match(res.stderr, /AWS_SECRET_ACCESS_KEY=\[REDACTED\]/, 'the name is left, to say which file it is');
     }
+  },
+);
+
+/** A real Nomad build for Nomad's own parse of a job: $NOMAD_BINARY, else the first one in the build cache. */
+function realNomad(): string | undefined {
+  if (process.env['NOMAD_BINARY'] && existsSync(process.env['NOMAD_BINARY'])) return process.env['NOMAD_BINARY'];
+  const cache = join(process.env['XDG_CACHE_HOME'] ?? join(homedir(), '.cache'), 'nomad-reboot-harness/builds');
+  const found = existsSync(cache) ? readdirSync(cache).map((d) => join(cache, d, 'nomad')) : [];
+  return found.find((f) => existsSync(f));
+}
+
+const NOMAD = realNomad();
+
+t.test(
+  "a matrix file with a problem of its own has its defaults' job parsed by its build in the same exit 2 (Q182)",
+  { skip: NOMAD ? false : 'no Nomad build: set NOMAD_BINARY or build one (reboot-harness build 2.0.5)' },
+  async (t) => {
+    const dir = t.testdir({
+      'bad.hcl': 'job "x" {\n  group "g" {\n    task "t" {\n      driver = "exec"\n',
+      'm.yaml': `scenario: rolling-reboot\naxes:\n  nomad:\n    - { name: a, binary: ${NOMAD} }\nparallel: 99\ndefaults:\n  job: { file: bad.hcl }\n`,
+    });
+    const res = cliIn(dir)('matrix', 'm.yaml', '--plan', '--netns', '');
+    t.equal(res.status, 2);
+    t.match(res.stderr, /m\.yaml: parallel: must be a whole number/);
+    t.match(res.stderr, /Nomad cannot parse it: .*bad\.hcl/, "the job's parse error with the file's problem");
   },
 );
