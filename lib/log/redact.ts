@@ -105,8 +105,11 @@ export function redact(text: string, secrets: readonly string[]): string {
   );
 }
 
-/** NAME=value as an environment file (or `export`) writes it: a shell name, `=`, a value up to a space or quote. */
-const ENV_ASSIGNMENT = /(?<![A-Za-z0-9_.\/?&-])([A-Za-z_][A-Za-z0-9_]*)(\s*=\s*\\?["']?)([^\s"'\\]+)/g;
+/**
+ * NAME=value as an environment file (or `export`) writes it: a shell name, `=`, a value up to a space or quote (not an
+ * excerpt's "…": errors.ts `excerptOf` already cut the value off).
+ */
+const ENV_ASSIGNMENT = /(?<![A-Za-z0-9_.\/?&-])([A-Za-z_][A-Za-z0-9_]*)(\s*=\s*\\?["']?)([^\s"'\\…]+)/g;
 
 /**
  * A console stream that redacts every chunk before it reaches `write`. The secrets are read at each write: a command
