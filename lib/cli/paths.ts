@@ -2,7 +2,7 @@
 // /etc/passwd, would otherwise fail only at the end (its reports lost) or half-way through (its VMs left behind).
 import { constants } from 'node:fs';
 import { access, realpath, stat, statfs } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import type { ConfigProblem } from '../errors.js';
 
 /** What the path must be: a directory (made when missing), or a file (written, replaced when present). */
@@ -85,7 +85,8 @@ export async function pathProblem(p: OutputPath, cwd: string): Promise<ConfigPro
 /**
  * Where `p` (resolved from `cwd`) is written through symlinks: the real path of its nearest existing folder (or of the
  * path itself when it exists) with the rest appended. Two names of one place (`o/j.xml` and `link-to-o/j.xml`) would
- * otherwise pass a comparison of the names, and one report be written over the other.
+ * otherwise pass a comparison of the names, and one report be written over the other. For a path the command
+ * resolves before it uses it (a folder it joins names to, an input it reads): `..` is taken from the names.
  */
 export async function canonicalPath(p: string, cwd: string): Promise<string> {
   const abs = resolve(cwd, p);
@@ -96,6 +97,27 @@ export async function canonicalPath(p: string, cwd: string): Promise<string> {
     if (dirname(at) === at) return abs;
     rest.push(basename(at));
   }
+}
+
+/**
+ * canonicalPath for a file written by the name as given (--junit, --report-json): walked one name at a time, as the
+ * kernel does, so `link/..` is the folder above the link's target, not the folder the link is in (Q180: the names
+ * resolved first gave another place, and the JUnit report was written over by the JSON summary without a word).
+ */
+export async function writtenPath(p: string, cwd: string): Promise<string> {
+  let at = isAbsolute(p) ? '/' : ((await realpath(cwd).catch(() => undefined)) ?? resolve(cwd));
+  const names = p.split('/').filter((n) => n !== '' && n !== '.');
+  for (const [i, name] of names.entries()) {
+    if (name === '..') {
+      at = dirname(at);
+      continue;
+    }
+    const real = await realpath(join(at, name)).catch(() => undefined);
+    // the rest does not exist yet: made as named
+    if (real === undefined) return resolve(at, ...names.slice(i));
+    at = real;
+  }
+  return at;
 }
 
 /**
@@ -110,14 +132,14 @@ function collisionProblems(
 ): ConfigProblem[] {
   const out: ConfigProblem[] = [];
   const seen = new Set<string>();
-  const at = (v: string) => real.get(resolve(cwd, v)) ?? resolve(cwd, v);
+  const at = (v: string) => real.get(v) ?? resolve(cwd, v);
   for (const [i, a] of paths.entries())
     for (const b of paths.slice(i + 1)) {
       if (a.field === b.field || (a.kind === 'dir' && b.kind === 'dir')) continue;
       const [file, other] = a.kind === 'file' ? [a, b] : [b, a];
       const f = at(file.value);
       const o = at(other.value);
-      const same = f === o;
+      const same = f === o || (real.get(`inode\u0000${file.value}`) ?? f) === real.get(`inode\u0000${other.value}`);
       if (!same && !(other.kind === 'dir' && o.startsWith(`${f}/`))) continue;
       const key = `${file.field}\u0000${other.field}`;
       if (seen.has(key)) continue;
@@ -158,10 +180,10 @@ function overwrittenInputProblems(
   real: ReadonlyMap<string, string> = new Map(),
 ) {
   const out: ConfigProblem[] = [];
-  const at = (p: string) => real.get(p) ?? p;
+  const at = (from: string, v: string) => real.get(`${from}\u0000${v}`) ?? resolve(from, v);
   for (const p of paths.filter((x) => x.kind === 'file')) {
-    const target = at(resolve(cwd, p.value));
-    const hit = inputs.find((i) => at(resolve(i.from ?? cwd, i.value)) === target);
+    const target = at(cwd, p.value);
+    const hit = inputs.find((i) => at(i.from ?? cwd, i.value) === target);
     if (!hit) continue;
     out.push({
       field: p.field,
@@ -185,18 +207,29 @@ export async function pathProblems(
   // Note: each path as the file it reaches: a report named by a symlink to harness.yaml (or the build named by one) is
   // written over that file all the same, ...
   const named = [
-    ...paths.filter((p) => p.kind === 'file').map((p) => resolve(cwd, p.value)),
-    ...inputs.map((i) => resolve(i.from ?? cwd, i.value)),
+    ...paths.filter((p) => p.kind === 'file').map((p) => [cwd, p.value, writtenPath] as const),
+    ...inputs.map((i) => [i.from ?? cwd, i.value, canonicalPath] as const),
   ];
   // ... and a hard link to it (another name of the same inode) too: an existing file is known by its device and inode
   const fileKey = async (p: string) => {
     const st = await stat(p).catch(() => undefined);
-    return st?.isFile() ? `inode:${st.dev}:${st.ino}` : await realpath(p).catch(() => p);
+    return st?.isFile() ? `inode:${st.dev}:${st.ino}` : p;
   };
-  const real = new Map(await Promise.all(named.map(async (p) => [p, await fileKey(p)] as const)));
-  const places = await Promise.all(
-    paths.map(async (p) => [resolve(cwd, p.value), await canonicalPath(p.value, cwd)] as const),
+  const real = new Map(
+    await Promise.all(
+      named.map(async ([from, v, place]) => [`${from}\u0000${v}`, await fileKey(await place(v, from))] as const),
+    ),
   );
+  // the report paths where they are written (a hard link of one report file to another is the same file, too)
+  const places = (
+    await Promise.all(
+      paths.map(async (p) => {
+        const place = await (p.kind === 'file' ? writtenPath : canonicalPath)(p.value, cwd);
+        const key = await fileKey(place);
+        return [[p.value, place] as const, ...(key === place ? [] : [[`inode\u0000${p.value}`, key] as const])];
+      }),
+    )
+  ).flat();
   const out: ConfigProblem[] = [
     ...collisionProblems(paths, cwd, new Map(places)),
     ...overwrittenInputProblems(paths, inputs, cwd, real),

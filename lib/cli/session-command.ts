@@ -8,7 +8,7 @@ import { JOB_FIELD } from '../steps/job-input.js';
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { decodeUtf8 } from '../config/text-file.js';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, EXIT, type ConfigProblem } from '../errors.js';
 import { DEFAULTS, type HarnessConfig } from '../config/schema.js';
@@ -17,7 +17,7 @@ import type { Logger } from '../log/events.js';
 import type { Scenario } from '../run/scenario.js';
 import type { SessionReport } from '../model/session.js';
 import { planSession, type PlanResult } from '../plan/plan.js';
-import { PLAN_JSON_SCHEMA, type Plan, type PlanInput } from '../plan/session-plan.js';
+import { PLAN_JSON_SCHEMA, type BuildRef, type Plan, type PlanInput } from '../plan/session-plan.js';
 import { executePlan } from '../session/execute.js';
 import { nomadJobConverter } from '../cluster/job-convert.js';
 import { REPORTERS, type ReportContext } from '../report/reporters.js';
@@ -28,7 +28,7 @@ import { hostKeyProblems } from '../lab/ssh/ssh-preflight.js';
 import { IN_NETNS_ENV } from '../lab/host/host.js';
 import { labConfigRules, vmOverheadMb } from '../lab/providers.js';
 import { allScenarios, findScenario } from './scenarios.js';
-import { notAFileProblems, pathProblems } from './paths.js';
+import { notAFileProblem, notAFileProblems, pathProblems, type InputPath } from './paths.js';
 import {
   kindBesideScheduleProblems,
   kindUnreadByCells,
@@ -83,33 +83,55 @@ interface ReadSession {
   /** harness.yaml and the command's own files that could not be read */
   fileProblems: ConfigProblem[];
   user: { extra: Scenario[]; problems: ConfigProblem[] };
+  /** the command line's values as planned: a --faults that is a FIFO left out (told in fileProblems) */
+  values: ParsedArgs['values'];
+  /** the matrix file as planned: a `defaults.reboot.faults` that is a FIFO left out */
+  matrixFile: SessionRequest['matrixFile'];
 }
 
 /** Read harness.yaml and the user's scenarios, and plan; prints the planner's warnings. */
 export async function readSession(req: SessionRequest): Promise<ReadSession> {
   const { args, deps } = req;
   const fileProblems: ConfigProblem[] = [...(req.problems ?? [])];
-  const harness = await readHarnessFile(args, deps, fileProblems);
-  // Note: the scenarios read a fault schedule while the plan is made: a FIFO there would hold it for ever
-  const pipes = await notAFileProblems(scheduleFiles(args.values, harness?.data, req.matrixFile?.data), deps.cwd);
-  if (pipes.length)
-    throw new ConfigError(inputProblems({ argv: deps.argvProblems, files: fileProblems, command: pipes }));
-  const user = await userScenarios(args, deps, harness, req.matrixFile);
+  const read = await readHarnessFile(args, deps, fileProblems);
+  // Note: the scenarios read a fault schedule while the plan is made: a FIFO there would hold it for ever. It is told
+  // with every other problem of the input, and the plan is made without it (Q179: it was told alone, in a round of its own)
+  const pipes = await notAFileProblems(scheduleFiles(args.values, read?.data, req.matrixFile?.data), deps.cwd);
+  fileProblems.push(...pipes);
+  const piped = (v: unknown) => pipes.some((p) => typeof v === 'string' && p.value === v);
+  const values = piped(args.values['faults']) ? { ...args.values, faults: undefined } : args.values;
+  const harness = read && piped(faultsOf(read.data)) ? { ...read, data: withoutFaults(read.data) } : read;
+  const defaults = (req.matrixFile?.data as { defaults?: unknown } | undefined)?.defaults;
+  const matrixFile =
+    req.matrixFile && piped(faultsOf(defaults))
+      ? { ...req.matrixFile, data: { ...(req.matrixFile.data as object), defaults: withoutFaults(defaults) } }
+      : req.matrixFile;
+  const user = await userScenarios(args, deps, harness, matrixFile);
   const input: PlanInput = {
     command: req.plan,
     positionals: args.positionals,
-    values: args.values,
+    values,
     env: deps.env,
     cwd: deps.cwd,
     scenarios: allScenarios(user.extra),
     labRules: labConfigRules,
     vmOverheadMb,
     ...(harness ? { harness } : {}),
-    ...(req.matrixFile ? { matrixFile: req.matrixFile } : {}),
+    ...(matrixFile ? { matrixFile } : {}),
   };
   const res: PlanResult = planSession(input);
   if (res.ok) for (const w of res.plan.warnings) deps.err(`warning: ${w}\n`);
-  return { res, harness, fileProblems, user };
+  return { res, harness, fileProblems, user, values, matrixFile };
+}
+
+/** The `reboot.faults` of a harness.yaml or a matrix's `defaults:` as written. */
+const faultsOf = (d: unknown) => (d as { reboot?: { faults?: unknown } } | null | undefined)?.reboot?.faults;
+
+/** A harness.yaml (or `defaults:`) mapping without its `reboot.faults`. */
+function withoutFaults(d: unknown): unknown {
+  const { reboot, ...rest } = d as { reboot: Record<string, unknown> };
+  const { faults: _faults, ...left } = reboot;
+  return { ...rest, reboot: left };
 }
 
 /** A plan with nothing wrong in its input, and what executing it needs. */
@@ -130,7 +152,7 @@ export async function checkSession(req: SessionRequest, read: ReadSession): Prom
   const { res, harness, user } = read;
   const plan = res.ok ? res.plan : undefined;
   const base: HarnessConfig = plan ? plan.base : DEFAULTS;
-  const configs = sessionConfigs(plan, args, deps, harness);
+  const configs = sessionConfigs(plan, { ...args, values: read.values }, deps, harness);
   // Note: a job variable named as a secret (registry_password) and a password in the power-reset command (ipmitool
   // -P) are secrets too: the plan and summary.json show the config
   const secretVars = configs.flatMap((c) => [
@@ -156,28 +178,34 @@ export async function checkSession(req: SessionRequest, read: ReadSession): Prom
     userScenarios: user.problems,
     config: res.ok ? [] : wordAfterSwitch(res.problems, args.rawArgs),
   };
-  const readFiles = inputFiles(plan, configs, { harness, matrixFile: req.matrixFile, extra: user.extra });
-  const outputs = await pathProblems(outputPaths(configs, args, deps, harness), deps.cwd, readFiles);
-  // Note: before anything reads them: a FIFO would hold the check (the build's hash, the job's parse) for ever
-  const fifos = await notAFileProblems(readFiles, deps.cwd);
-  if (fifos.length)
-    throw new ConfigError(
-      inputProblems({ ...sources, command: [...fifos, ...expectFlagProblems(args.values), ...outputs] }),
-    );
-  const logger = loggerFor(base, deps);
-  const builds = deps.builds ?? pathBuilds(deps);
   // Note: a matrix file that could not be read (not UTF-8, missing) still has its cells' --faults schedule judged
   const unplanned =
     !res.ok && (req.matrixFile || req.plan === 'matrix')
-      ? unplannedMatrixProblems(req.matrixFile ?? { data: undefined, name: '', dir: deps.cwd }, {
+      ? unplannedMatrixProblems(read.matrixFile ?? { data: undefined, name: '', dir: deps.cwd }, {
           fileParsed: res.builds.length > 0,
-          flags: args.values,
+          flags: read.values,
           harness: harness?.data,
         })
       : { builds: [], problems: [] };
+  // Note: the builds of a plan that failed are read too (their hash, `nomad version`): a FIFO among them held the
+  // command past SIGTERM (Q178)
+  const unplannedBuilds = res.ok ? [] : [...res.builds, ...unplanned.builds];
+  const readFiles = [
+    ...inputFiles(plan, configs, { harness, matrixFile: req.matrixFile, extra: user.extra }),
+    ...unplannedBuilds.map((b) => ({ field: b.field, value: b.spec, from: b.cwd })),
+  ];
+  const outputs = await pathProblems(outputPaths(configs, args, deps, harness), deps.cwd, readFiles);
+  // Note: before anything reads them: a FIFO would hold the check (the build's hash, the job's parse) for ever. It
+  // is told with the rest, and the checks below leave it unread (Q179: it was told alone, in a round of its own)
+  const fifos = await notAFileProblems(readFiles, deps.cwd);
+  const unread = await pipedInputs(readFiles, deps.cwd);
+  const safe = (c: HarnessConfig): HarnessConfig => withoutPiped(c, unread, deps.cwd);
+  const safeConfigs = configs.map(safe);
+  const logger = loggerFor(base, deps);
+  const builds = deps.builds ?? pathBuilds(deps);
   const buildProblems = await builds.check(
-    res.ok ? res.plan.builds : [...res.builds, ...unplanned.builds],
-    base,
+    (res.ok ? res.plan.builds : unplannedBuilds).filter((b) => !unread.has(resolve(b.cwd, b.spec))),
+    safe(base),
     logger,
   );
   // Note: a job problem names where the job was given (HARNESS_JOB, harness.yaml), not always --job
@@ -188,10 +216,11 @@ export async function checkSession(req: SessionRequest, read: ReadSession): Prom
   );
   const jobSourced = (ps: ConfigProblem[]) =>
     jobAt.startsWith('--') ? ps : ps.map((p) => (p.field === JOB_FIELD ? { ...p, field: jobAt } : p));
-  const jobs = jobSourced(await sessionJobProblems(configs, deps.cwd));
+  const jobs = jobSourced(await sessionJobProblems(safeConfigs, deps.cwd));
   const named = plan ? plan.cells.map((c) => c.scenario) : req.named(allScenarios(user.extra));
   const scenarios = allScenarios(user.extra).filter((s) => named.includes(s.name));
   const own = [
+    ...fifos,
     ...expectFlagProblems(args.values),
     ...matrixFileProblems(req, args.values),
     ...unusedFlagProblems(args.values, scenarios, configs, { installsItsBuilds: !!req.installsOwnBuilds }),
@@ -201,12 +230,12 @@ export async function checkSession(req: SessionRequest, read: ReadSession): Prom
     ...unplanned.problems,
     ...outputs,
     ...jobs,
-    ...(await labProblems(plan, configs, deps, user.extra)),
-    ...(await Promise.all(configs.map((c) => hostKeyProblems(c, deps.cwd)))).flat(),
-    ...(await hostsNetnsProblems(configs, { insideNetns: !!deps.env[IN_NETNS_ENV] })),
+    ...(await labProblems(plan, safeConfigs, deps, user.extra)),
+    ...(await Promise.all(safeConfigs.map((c) => hostKeyProblems(c, deps.cwd)))).flat(),
+    ...(await hostsNetnsProblems(safeConfigs, { insideNetns: !!deps.env[IN_NETNS_ENV] })),
     ...buildProblems,
     ...(await knownIssueFileProblems(
-      plan ? (configs[0] ?? base) : withMatrixKnownIssues(configs[0] ?? base, req, deps.env),
+      safe(plan ? (configs[0] ?? base) : withMatrixKnownIssues(configs[0] ?? base, req, deps.env)),
       allScenarios(user.extra),
     )),
   ];
@@ -214,12 +243,70 @@ export async function checkSession(req: SessionRequest, read: ReadSession): Prom
   // the rest, or under --plan, wherever the build is a file already; otherwise the run's preflight parses it.
   const others = !res.ok || own.length || Object.values(sources).some((s) => s.length);
   if ((others || args.values['plan']) && !jobs.length) {
-    const parsed = await parsedJobProblems(jobParseConfigs(plan, configs, buildProblems), deps, read.fileProblems);
+    const cells = plan && { ...plan, cells: plan.cells.map((c) => ({ ...c, config: safe(c.config) })) };
+    const bad = [...buildProblems, ...fifos];
+    const unplannedJobs = plan ? [] : matrixJobConfigs(base, req.matrixFile?.data, unplannedBuilds, bad).map(safe);
+    const parsed = await parsedJobProblems(
+      [...jobParseConfigs(cells, safeConfigs, bad), ...unplannedJobs],
+      deps,
+      read.fileProblems,
+    );
     own.push(...jobSourced(parsed));
   }
   const all = inputProblems({ ...sources, command: own });
   if (!plan || all.length) throw new ConfigError(all);
   return { plan, extra: user.extra, logger, builds, secrets };
+}
+
+/**
+ * A matrix that failed to plan (a problem of its own, `parallel: 99`): its `defaults.job` (unless --job or HARNESS_JOB
+ * gives the job) with one of its builds that has no problem, for each of its scenarios, so Nomad's word on the job is
+ * told with the file's problems, not in a second round once they are fixed (Q182).
+ */
+function matrixJobConfigs(
+  base: HarnessConfig,
+  data: unknown,
+  builds: readonly BuildRef[],
+  bad: readonly ConfigProblem[],
+): HarnessConfig[] {
+  const m = (data ?? {}) as { scenario?: unknown; defaults?: { job?: { file?: unknown; vars?: unknown } } };
+  const job = m.defaults?.job;
+  const given = [job?.file].flat().filter((f): f is string => typeof f === 'string' && f !== '');
+  const files = base.job.files.length ? base.job.files : given;
+  const vars =
+    base.job.files.length || !isRecord(job?.vars) ? base.job.vars : (job.vars as HarnessConfig['job']['vars']);
+  const build = builds.find((b) => b.role === 'nomad' && !bad.some((p) => p.value === b.spec));
+  if (!files.length || !build) return [];
+  const scenarios = [m.scenario].flat().filter((x): x is string => typeof x === 'string');
+  return scenarios.map((scenario) => ({
+    ...base,
+    scenario,
+    nomadBinary: resolve(build.cwd, build.spec),
+    job: { files, vars },
+  }));
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The absolute paths of the inputs that are FIFOs, sockets or devices (notAFileProblem): left unread. */
+async function pipedInputs(inputs: readonly InputPath[], cwd: string): Promise<Set<string>> {
+  const out = new Set<string>();
+  for (const i of inputs) if (await notAFileProblem(i, cwd)) out.add(resolve(i.from ?? cwd, i.value));
+  return out;
+}
+
+/** A config without the input files in `piped`: its jobs, known-issue file and release key, for checks that read them. */
+function withoutPiped(c: HarnessConfig, piped: ReadonlySet<string>, cwd: string): HarnessConfig {
+  if (!piped.size) return c;
+  const is = (v: string | undefined) => v !== undefined && v !== '' && piped.has(resolve(cwd, v));
+  return {
+    ...c,
+    job: { ...c.job, files: c.job.files.filter((f) => !is(f)) },
+    knownIssuesFile: is(c.knownIssuesFile) ? undefined : c.knownIssuesFile,
+    builds: is(c.builds.releasesKey) ? { ...c.builds, releasesKey: undefined } : c.builds,
+    nomadBinary: is(c.nomadBinary) ? undefined : c.nomadBinary,
+    upgradeTo: is(c.upgradeTo) ? undefined : c.upgradeTo,
+  };
 }
 
 /** The user's known-issue file, read as the run reads it: its problems with the rest (and under --plan). */

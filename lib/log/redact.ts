@@ -98,8 +98,18 @@ const PATTERNS: readonly [RegExp, string][] = [
 export function redact(text: string, secrets: readonly string[]): string {
   let out = redactKnown(text, secrets);
   for (const [re, by] of PATTERNS) out = out.replace(re, by);
-  return out;
+  // Note: an environment file's line (AWS_SECRET_ACCESS_KEY=…, DB_PASSWORD=…) whose name says it holds a secret: a
+  // .env given by mistake as a matrix file, a fault schedule or a known-issue file was echoed whole (Q181)
+  return out.replace(ENV_ASSIGNMENT, (all, name: string, eq: string, value: string) =>
+    SECRET_NAME.test(name) && value !== REDACTED ? `${name}${eq}${REDACTED}` : all,
+  );
 }
+
+/**
+ * NAME=value as an environment file (or `export`) writes it: a shell name, `=`, a value up to a space or quote (not an
+ * excerpt's "…": errors.ts `excerptOf` already cut the value off).
+ */
+const ENV_ASSIGNMENT = /(?<![A-Za-z0-9_.\/?&-])([A-Za-z_][A-Za-z0-9_]*)(\s*=\s*\\?["']?)([^\s"'\\…]+)/g;
 
 /**
  * A console stream that redacts every chunk before it reaches `write`. The secrets are read at each write: a command

@@ -1,0 +1,137 @@
+// The CLI's seventeenth adversarial pass (docs/cli-defects.md, rows Q178 on), through the real CLI: a FIFO among the
+// builds of a matrix or a compare that fails to plan (it held the command past SIGTERM), a FIFO among the inputs told
+// with every other problem (not alone), and a report named through `<symlink>/..`.
+import t from 'tap';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, symlinkSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { CLI_COMPILED } from '../helpers/cli-child.js';
+
+t.setTimeout(3 * 60_000);
+
+/** The CLI in `dir`, its work and cache dirs inside it; killed after 30 s (a FIFO read never ends). */
+const cliIn =
+  (dir: string) =>
+  (...args: string[]) =>
+    spawnSync(process.execPath, [CLI_COMPILED, ...args], {
+      cwd: dir,
+      env: { ...process.env, HARNESS_WORK_DIR: join(dir, 'work'), XDG_CACHE_HOME: join(dir, 'cache'), CI: 'true' },
+      encoding: 'utf8',
+      timeout: 30_000,
+      killSignal: 'SIGKILL',
+    });
+
+const mkfifo = (path: string) => execFileSync('mkfifo', [path]);
+
+t.test('a FIFO as a build of a matrix or a compare that fails to plan is told, not read (Q178)', async (t) => {
+  const dir = t.testdir({
+    'm.yaml': 'scenario: rolling-reboot\naxes:\n  nomad:\n    - { name: a, binary: ./pipe }\nparallel: 99\n',
+  });
+  mkfifo(join(dir, 'pipe'));
+  const cli = cliIn(dir);
+  const matrix = cli('matrix', 'm.yaml', '--plan', '--netns', '');
+  t.equal(matrix.signal, null, 'matrix ends by itself');
+  t.equal(matrix.status, 2);
+  t.match(matrix.stderr, /m\.yaml: parallel: must be a whole number/);
+  t.match(matrix.stderr, /m\.yaml: axes\.nomad\[0\]\.binary: is a named pipe \(FIFO\), not a file/);
+  const compare = cli('compare', '--before', './pipe', '--after', './nope', '--cpus', '0', '--plan', '--netns', '');
+  t.equal(compare.signal, null, 'compare ends by itself');
+  t.equal(compare.status, 2);
+  t.match(compare.stderr, /--before: is a named pipe \(FIFO\)/);
+  t.match(compare.stderr, /--cpus: must be a whole number/);
+});
+
+t.test('a FIFO among the inputs is told with every other problem, not in a round of its own (Q179)', async (t) => {
+  const dir = t.testdir({ 'h.yaml': 'lab:\n  cpus: 0\n' });
+  for (const f of ['sched', 'job', 'issues']) mkfifo(join(dir, f));
+  const cli = cliIn(dir);
+  const res = cli(
+    'run',
+    'rolling-reboot',
+    '--nomad',
+    './nope',
+    '--plan',
+    '--netns',
+    '',
+    '-c',
+    'h.yaml',
+    '--faults',
+    'sched',
+    '--job',
+    'job',
+    '--known-issues-file',
+    'issues',
+    '--memory',
+    '1',
+  );
+  t.equal(res.signal, null);
+  t.equal(res.status, 2);
+  t.match(res.stderr, /reboot\.faults \(--faults\): is a named pipe/);
+  t.match(res.stderr, /lab\.cpus: must be a whole number/, "harness.yaml's problem beside the schedule's");
+  t.match(res.stderr, /--memory: must be a whole number/, "the command line's too");
+  t.match(res.stderr, /job\.file \(--job\): is a named pipe/);
+  t.match(res.stderr, /known_issues_file.*: is a named pipe/);
+  t.match(res.stderr, /--nomad: no file at/, "and the build's");
+});
+
+t.test('a report named through <symlink>/.. is compared where it is written (Q180)', async (t) => {
+  const dir = t.testdir({ a: { b: {} } });
+  symlinkSync('a/b', join(dir, 'deep'));
+  mkdirSync(join(dir, 'c'));
+  const cli = cliIn(dir);
+  const run = (...paths: string[]) =>
+    cli('run', 'rolling-reboot', '--nomad', './nope', '--plan', '--netns', '', ...paths);
+  const same = run('--junit', 'deep/../y.xml', '--report-json', 'a/y.xml');
+  t.equal(same.status, 2);
+  t.match(same.stderr, /--junit \/ --report-json: name the same file/, 'deep/.. is a, where the kernel writes it');
+  const apart = run('--junit', 'deep/../y.xml', '--report-json', 'y.xml');
+  t.notMatch(apart.stderr, /name the same/, 'deep/../y.xml is not ./y.xml');
+  const folder = run('--junit', 'a/j.xml', '--reports-dir', 'deep/../j.xml');
+  t.notMatch(folder.stderr, /name the same/, 'the reports dir is joined to by name: deep/../j.xml is ./j.xml');
+});
+
+t.test(
+  'a .env given by mistake as a matrix file, a schedule or a known-issue file shows no secret of it (Q181)',
+  async (t) => {
+    const dir = t.testdir({
+      '.env': 'AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI-K7MDENG\nDB_PASSWORD=hunter2-xyz\nREGION=eu-1\n',
+    });
+    const cli = cliIn(dir);
+    for (const args of [
+      ['matrix', '.env', '--plan', '--netns', ''],
+      ['run', 'rolling-reboot', '--nomad', './nope', '--plan', '--netns', '', '--faults', '.env'],
+      ['run', '--nomad', './nope', '--plan', '--netns', '', '--known-issues-file', '.env'],
+    ]) {
+      const res = cli(...args);
+      t.equal(res.status, 2, args.join(' '));
+      t.notMatch(res.stderr, /wJalrXUtnFEMI|hunter2/, `${args.join(' ')}: no secret`);
+      t.match(res.stderr, /AWS_SECRET_ACCESS_KEY=\[REDACTED\]/, 'the name is left, to say which file it is');
+    }
+  },
+);
+
+/** A real Nomad build for Nomad's own parse of a job: $NOMAD_BINARY, else the first one in the build cache. */
+function realNomad(): string | undefined {
+  if (process.env['NOMAD_BINARY'] && existsSync(process.env['NOMAD_BINARY'])) return process.env['NOMAD_BINARY'];
+  const cache = join(process.env['XDG_CACHE_HOME'] ?? join(homedir(), '.cache'), 'nomad-reboot-harness/builds');
+  const found = existsSync(cache) ? readdirSync(cache).map((d) => join(cache, d, 'nomad')) : [];
+  return found.find((f) => existsSync(f));
+}
+
+const NOMAD = realNomad();
+
+t.test(
+  "a matrix file with a problem of its own has its defaults' job parsed by its build in the same exit 2 (Q182)",
+  { skip: NOMAD ? false : 'no Nomad build: set NOMAD_BINARY or build one (reboot-harness build 2.0.5)' },
+  async (t) => {
+    const dir = t.testdir({
+      'bad.hcl': 'job "x" {\n  group "g" {\n    task "t" {\n      driver = "exec"\n',
+      'm.yaml': `scenario: rolling-reboot\naxes:\n  nomad:\n    - { name: a, binary: ${NOMAD} }\nparallel: 99\ndefaults:\n  job: { file: bad.hcl }\n`,
+    });
+    const res = cliIn(dir)('matrix', 'm.yaml', '--plan', '--netns', '');
+    t.equal(res.status, 2);
+    t.match(res.stderr, /m\.yaml: parallel: must be a whole number/);
+    t.match(res.stderr, /Nomad cannot parse it: .*bad\.hcl/, "the job's parse error with the file's problem");
+  },
+);
