@@ -104,7 +104,7 @@ export async function canonicalPath(p: string, cwd: string): Promise<string> {
  * kernel does, so `link/..` is the folder above the link's target, not the folder the link is in (Q180: the names
  * resolved first gave another place, and the JUnit report was written over by the JSON summary without a word).
  */
-export async function writtenPath(p: string, cwd: string): Promise<string> {
+async function writtenPath(p: string, cwd: string): Promise<string> {
   let at = isAbsolute(p) ? '/' : ((await realpath(cwd).catch(() => undefined)) ?? resolve(cwd));
   const names = p.split('/').filter((n) => n !== '' && n !== '.');
   for (const [i, name] of names.entries()) {

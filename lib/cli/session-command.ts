@@ -2,12 +2,9 @@
 // with its own plan inputs): read the inputs, plan, judge every problem of the input at once, execute, write the
 // reports, print the verdict. docs/architecture.md "Recipe: add a command".
 import { secretsByName, secretsInArgv } from '../log/redact.js';
-import { loadKnownIssueTable } from '../session/known-issues.js';
 import { givenAt } from '../config/given-at.js';
 import { JOB_FIELD } from '../steps/job-input.js';
 import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import { decodeUtf8 } from '../config/text-file.js';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, EXIT, type ConfigProblem } from '../errors.js';
@@ -17,7 +14,7 @@ import type { Logger } from '../log/events.js';
 import type { Scenario } from '../run/scenario.js';
 import type { SessionReport } from '../model/session.js';
 import { planSession, type PlanResult } from '../plan/plan.js';
-import { PLAN_JSON_SCHEMA, type BuildRef, type Plan, type PlanInput } from '../plan/session-plan.js';
+import { PLAN_JSON_SCHEMA, type Plan, type PlanInput } from '../plan/session-plan.js';
 import { executePlan } from '../session/execute.js';
 import { nomadJobConverter } from '../cluster/job-convert.js';
 import { REPORTERS, type ReportContext } from '../report/reporters.js';
@@ -28,7 +25,7 @@ import { hostKeyProblems } from '../lab/ssh/ssh-preflight.js';
 import { IN_NETNS_ENV } from '../lab/host/host.js';
 import { labConfigRules, vmOverheadMb } from '../lab/providers.js';
 import { allScenarios, findScenario } from './scenarios.js';
-import { notAFileProblem, notAFileProblems, pathProblems, type InputPath } from './paths.js';
+import { notAFileProblems, pathProblems } from './paths.js';
 import {
   kindBesideScheduleProblems,
   kindUnreadByCells,
@@ -36,6 +33,15 @@ import {
   unusedFlagProblems,
 } from './scenario-flags.js';
 import { hostsNetnsProblems } from './hosts-netns.js';
+import {
+  faultsOf,
+  knownIssueFileProblems,
+  matrixJobConfigs,
+  pipedInputs,
+  withoutFaults,
+  withoutPiped,
+  wordAfterSwitch,
+} from './session-inputs.js';
 import { matrixFileProblems, unplannedMatrixProblems } from './matrix-unplanned.js';
 import { inputProblems, readHarnessFile, type HarnessFile } from './input.js';
 import {
@@ -53,7 +59,7 @@ import {
 } from './session-input.js';
 import { colorOn, loggerFor } from './logger.js';
 import { pathBuilds } from './path-builds.js';
-import { SWITCH_WORDS, optionsOf, type CliCommand, type CommandDeps, type ParsedArgs } from './command.js';
+import { optionsOf, type CliCommand, type CommandDeps, type ParsedArgs } from './command.js';
 import type { BuildLayer } from './deps.js';
 
 /** The CLI entry a person runs (for repro commands). */
@@ -122,16 +128,6 @@ export async function readSession(req: SessionRequest): Promise<ReadSession> {
   const res: PlanResult = planSession(input);
   if (res.ok) for (const w of res.plan.warnings) deps.err(`warning: ${w}\n`);
   return { res, harness, fileProblems, user, values, matrixFile };
-}
-
-/** The `reboot.faults` of a harness.yaml or a matrix's `defaults:` as written. */
-const faultsOf = (d: unknown) => (d as { reboot?: { faults?: unknown } } | null | undefined)?.reboot?.faults;
-
-/** A harness.yaml (or `defaults:`) mapping without its `reboot.faults`. */
-function withoutFaults(d: unknown): unknown {
-  const { reboot, ...rest } = d as { reboot: Record<string, unknown> };
-  const { faults: _faults, ...left } = reboot;
-  return { ...rest, reboot: left };
 }
 
 /** A plan with nothing wrong in its input, and what executing it needs. */
@@ -256,100 +252,6 @@ export async function checkSession(req: SessionRequest, read: ReadSession): Prom
   const all = inputProblems({ ...sources, command: own });
   if (!plan || all.length) throw new ConfigError(all);
   return { plan, extra: user.extra, logger, builds, secrets };
-}
-
-/**
- * A matrix that failed to plan (a problem of its own, `parallel: 99`): its `defaults.job` (unless --job or HARNESS_JOB
- * gives the job) with one of its builds that has no problem, for each of its scenarios, so Nomad's word on the job is
- * told with the file's problems, not in a second round once they are fixed (Q182).
- */
-function matrixJobConfigs(
-  base: HarnessConfig,
-  data: unknown,
-  builds: readonly BuildRef[],
-  bad: readonly ConfigProblem[],
-): HarnessConfig[] {
-  const m = (data ?? {}) as { scenario?: unknown; defaults?: { job?: { file?: unknown; vars?: unknown } } };
-  const job = m.defaults?.job;
-  const given = [job?.file].flat().filter((f): f is string => typeof f === 'string' && f !== '');
-  const files = base.job.files.length ? base.job.files : given;
-  const vars =
-    base.job.files.length || !isRecord(job?.vars) ? base.job.vars : (job.vars as HarnessConfig['job']['vars']);
-  const build = builds.find((b) => b.role === 'nomad' && !bad.some((p) => p.value === b.spec));
-  if (!files.length || !build) return [];
-  const scenarios = [m.scenario].flat().filter((x): x is string => typeof x === 'string');
-  return scenarios.map((scenario) => ({
-    ...base,
-    scenario,
-    nomadBinary: resolve(build.cwd, build.spec),
-    job: { files, vars },
-  }));
-}
-
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** The absolute paths of the inputs that are FIFOs, sockets or devices (notAFileProblem): left unread. */
-async function pipedInputs(inputs: readonly InputPath[], cwd: string): Promise<Set<string>> {
-  const out = new Set<string>();
-  for (const i of inputs) if (await notAFileProblem(i, cwd)) out.add(resolve(i.from ?? cwd, i.value));
-  return out;
-}
-
-/** A config without the input files in `piped`: its jobs, known-issue file and release key, for checks that read them. */
-function withoutPiped(c: HarnessConfig, piped: ReadonlySet<string>, cwd: string): HarnessConfig {
-  if (!piped.size) return c;
-  const is = (v: string | undefined) => v !== undefined && v !== '' && piped.has(resolve(cwd, v));
-  return {
-    ...c,
-    job: { ...c.job, files: c.job.files.filter((f) => !is(f)) },
-    knownIssuesFile: is(c.knownIssuesFile) ? undefined : c.knownIssuesFile,
-    builds: is(c.builds.releasesKey) ? { ...c.builds, releasesKey: undefined } : c.builds,
-    nomadBinary: is(c.nomadBinary) ? undefined : c.nomadBinary,
-    upgradeTo: is(c.upgradeTo) ? undefined : c.upgradeTo,
-  };
-}
-
-/** The user's known-issue file, read as the run reads it: its problems with the rest (and under --plan). */
-async function knownIssueFileProblems(base: HarnessConfig, scenarios: readonly Scenario[]): Promise<ConfigProblem[]> {
-  if (!base.knownIssuesFile) return [];
-  try {
-    // Note: UTF-16 or Latin-1 would be read as a mapping of garbage ("issues: must be a list"), not named as such
-    const bytes = await readFile(base.knownIssuesFile).catch(() => undefined);
-    const text = bytes && decodeUtf8(bytes, 'known_issues_file (--known-issues-file)', base.knownIssuesFile);
-    if (text && !text.ok) return [text.problem];
-    await loadKnownIssueTable(base, scenarios);
-    return [];
-  } catch (err) {
-    if (err instanceof ConfigError) return err.problems;
-    throw err;
-  }
-}
-
-/**
- * A word after a switch that also takes words (`--keep maybe`) that is neither its word nor a scenario: the switch's
- * problem (which words it takes), not "maybe is not a known scenario", which names a mistake the person did not make.
- */
-function wordAfterSwitch(problems: readonly ConfigProblem[], rawArgs: readonly string[]): ConfigProblem[] {
-  return problems.map((p) => {
-    if (p.field !== 'scenario' || p.message !== 'is not a known scenario') return p;
-    const before = rawArgs[rawArgs.indexOf(String(p.value)) - 1];
-    const words = before?.startsWith('--') ? SWITCH_WORDS[before.slice(2)] : undefined;
-    // Note: a switch takes its true/false after "=" (--fresh=false); a separate word is read as the scenario.
-    if (!words && before?.startsWith('--') && /^(true|false|yes|no|1|0)$/i.test(String(p.value)))
-      return {
-        field: before,
-        value: p.value,
-        message: `is a switch: the word after it is read as the scenario (and ${JSON.stringify(p.value)} is no scenario)`,
-        fix: `write ${before}=${String(p.value)}, or ${before} alone for true`,
-      };
-    if (!words) return p;
-    return {
-      field: before!,
-      value: p.value,
-      message: `takes no value but ${words.join(', ')} (and ${JSON.stringify(p.value)} is no scenario either)`,
-      fix: `write ${before} alone or ${before} ${words.join('|')}; a scenario name after it is taken as the scenario (reboot-harness list)`,
-    };
-  });
 }
 
 /** run, compare, matrix: read, plan and judge the input, then print the plan (--plan) or run it. */
