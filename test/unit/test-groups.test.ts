@@ -4,7 +4,7 @@ import t from 'tap';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   groupTimeoutSource,
@@ -13,6 +13,9 @@ import {
   SHARED_FILE_MUST_NOT,
   SHARED_INTEGRATION,
   SHARED_INTEGRATION_SECONDS,
+  UNIT_GROUPS,
+  UNIT_SECONDS,
+  unitGroups,
 } from '../../tools/test-groups.js';
 
 const file = (name: string) => fileURLToPath(new URL(`../integration/${name}.test.ts`, import.meta.url));
@@ -84,4 +87,18 @@ t.test("a member's own root timeout can lengthen its group's, not cut it", async
   const alone = spawnSync(process.execPath, [join(dir, 'alone.mjs')], { encoding: 'utf8', env, timeout: 60_000 });
   t.equal(alone.status, 1, 'alone, its 300 ms cut it');
   t.match(alone.stdout, /timeout/i);
+});
+
+t.test('the unit groups: every unit file once; every file UNIT_SECONDS names exists', async (t) => {
+  const names = readdirSync(fileURLToPath(new URL('.', import.meta.url)))
+    .filter((f) => f.endsWith('.test.ts'))
+    .map((f) => f.replace(/\.test\.ts$/, ''));
+  const groups = unitGroups(names);
+  t.equal(groups.length, UNIT_GROUPS);
+  t.same(groups.flat().sort(), [...names].sort(), 'each file in one group');
+  t.same(
+    Object.keys(UNIT_SECONDS).filter((n) => !names.includes(n)),
+    [],
+    'no name of a file that is gone',
+  );
 });
