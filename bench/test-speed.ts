@@ -12,6 +12,7 @@ import { formatMs } from '../lib/errors.js';
 /** tap's flags for the compiled files, as package.json's test:* scripts give them (the children without tap's hooks). */
 const COMPILED_FLAGS = [
   '--node-arg=--enable-source-maps',
+  '--node-arg=--require=./.test-build/test/helpers/processinfo-off.cjs',
   '--node-arg=--import=./.test-build/test/helpers/bare-children.js',
 ];
 

@@ -2,85 +2,193 @@
 // the names, how many groups, and what a shared integration file must not do, as data a unit test checks the files
 // against.
 
-/** How many processes the unit files share (all of them, round robin by name). */
-export const UNIT_GROUPS = 4;
+/**
+ * How many processes the unit files share (all of them, placed by UNIT_SECONDS). Four, round robin by name, until
+ * session 9: the one with known-issues-mirror (30 s of git on the Nomad clone, mostly waiting) ended 26 s after the
+ * next; three cost about 2 s of CPU less (a process pays about 1.3 s before its first assertion) and end together.
+ */
+export const UNIT_GROUPS = 3;
 
 /**
- * Integration files that share a test process, in INTEGRATION_GROUPS groups. Each loads main() and the stand-ins (a
- * process of one paid about 1.2 s of CPU under tap's import hooks before its first assertion, against 0.45 s for a
- * file that imports only tap), runs in seconds, and keeps to itself (SHARED_FILE_MUST_NOT). Their tests run one after
- * another in the group, so a file that mostly waits (a long timer, a real sshd) stays alone, where tap runs it beside
- * the others. Names without `.test.ts`.
+ * The unit files that took a second or more inside their group (their top-level tests' times, summed, in one run of
+ * the four groups at load 8-13, 2026-12-07 07:13); every other file counts 0.2 s (the 124 of them took 22 s).
  */
-export const SHARED_INTEGRATION = [
-  'build-cli',
-  'build-interrupt',
-  'build-log-secrets',
-  'builds-preflight',
-  'builds-release',
-  'ci-fetch-nomad',
-  'ci-templates',
-  'cli-compare-input',
-  'cli-defects',
-  'cli-pass4',
-  'cli-pass5',
-  'cli-pass7',
-  'cli-plan',
-  'cli-quiet',
-  'cli-review-rest',
-  'cli-session-command',
-  'cni-host-local',
-  'compare-cli',
-  'completion',
-  'deployment-wait',
-  'evidence-stand-in',
-  'fake-nomad-order',
-  'fake-nomad-vs-real-volumes',
-  'host-vagrantfile',
-  'lab-destroy',
-  'lab-faults-run',
-  'matrix-cli',
-  'matrix-list-cells',
-  'merge-copy',
-  'nomad-client',
-  'nomad-drain',
-  'nomad-event-stream',
-  'nomad-timelines',
-  'nomad-wait',
-  'probe-machine',
-  'run-repeat',
-  'scenario-allocs',
-  'scenario-event-stream',
-  'scenario-faults',
-  'scenario-whole-alloc',
-  'secrets-nowhere',
-  'sentinels',
-  'server-reboot',
-  'settle-wait',
-  'ssh-iptables',
-  'step-names',
-  'upgrade-in-place',
-  'vagrant-cli',
-  'warm-lab',
-  'whole-alloc-reads',
-];
+export const UNIT_SECONDS: Readonly<Record<string, number>> = {
+  'bare-children': 4.3,
+  'checks-job-types': 1.8,
+  'cli-command-input': 1.8,
+  'cli-command-registry': 1.0,
+  'cli-input': 6.1,
+  'cli-main': 5.2,
+  'cli-review-rest': 1.5,
+  'cluster-binary': 5.0,
+  'cluster-provision': 1.1,
+  'cni-plugins': 1.6,
+  'docker-image': 4.4,
+  'doctor-render': 1.3,
+  'e2e-last-run': 4.8,
+  'exec-run': 1.3,
+  'fault-schedule': 1.2,
+  'fixtures-no-tokens': 1.7,
+  'known-issues-ancestry': 2.1,
+  'known-issues-mirror': 30.2,
+  'report-html': 1.7,
+  'run-runner': 2.0,
+  'ssh-provider': 3.3,
+  'test-groups': 6.7,
+  'vagrant-lock': 1.8,
+};
+
+/**
+ * Integration files that share a test process, with the seconds each took inside its group (its top-level tests' times,
+ * summed, in one `test:tiers` run at load 5-19, 2026-12-07 06:47; those that joined after it: their own process's wall
+ * in that run less about 1.5 s of loading). Each loads main() and the stand-ins (a process of one paid about 1.2 s of
+ * CPU under tap's import hooks before its first assertion, against 0.45 s for a file that imports only tap), runs in
+ * seconds, and keeps to itself (SHARED_FILE_MUST_NOT). Their tests run one after another in the group, so a file that
+ * mostly waits (a long timer, a real sshd) stays alone, where tap runs it beside the others; the seconds place the
+ * files (integrationGroups). Names without `.test.ts`.
+ */
+export const SHARED_INTEGRATION_SECONDS: Readonly<Record<string, number>> = {
+  'build-cli': 21.6,
+  'build-interrupt': 12.4,
+  'build-log-secrets': 10.1,
+  'builds-preflight': 14.2,
+  'builds-release': 24.4,
+  'ci-fetch-nomad': 13.0,
+  'ci-templates': 1.7,
+  'cli-compare-input': 4.0,
+  'cli-defects': 4.4,
+  'cli-pass10': 8.0,
+  'cli-pass11': 12.0,
+  'cli-pass12': 8.0,
+  'cli-pass13': 9.0,
+  'cli-pass15': 36.0,
+  'cli-pass16': 32.0,
+  'cli-pass4': 1.6,
+  'cli-pass5': 0.8,
+  'cli-pass6': 23.0,
+  'cli-pass7': 9.6,
+  'cli-pass8': 22.0,
+  'cli-pass9': 4.5,
+  'cli-plan': 0.8,
+  'cli-quiet': 4.4,
+  'cli-review-rest': 1.7,
+  'cli-session-command': 4.1,
+  'cni-host-local': 2.0,
+  'compare-cli': 13.1,
+  completion: 1.6,
+  'deployment-wait': 7.7,
+  'evidence-stand-in': 5.6,
+  'extension-diffstat': 25.0,
+  'fake-nomad-order': 0.5,
+  'fake-nomad-vs-real-cluster': 15.6,
+  'fake-nomad-vs-real-volumes': 0.1,
+  'host-vagrantfile': 9.6,
+  'lab-destroy': 0.4,
+  'lab-faults-run': 8.2,
+  'matrix-cli': 10.3,
+  'matrix-list-cells': 1.3,
+  'merge-cli': 31.0,
+  'merge-copy': 4.4,
+  'nomad-client': 3.0,
+  'nomad-drain': 4.5,
+  'nomad-event-stream': 1.7,
+  'nomad-timelines': 4.3,
+  'nomad-wait': 5.7,
+  'probe-machine': 3.3,
+  'report-html-chromium': 6.0,
+  'run-repeat': 5.4,
+  'scenario-allocs': 16.4,
+  'scenario-event-stream': 3.3,
+  'scenario-faults': 14.1,
+  'scenario-whole-alloc': 12.4,
+  'secrets-nowhere': 0.0,
+  sentinels: 19.8,
+  'server-reboot': 10.5,
+  'settle-wait': 8.0,
+  'ssh-iptables': 4.6,
+  'step-names': 5.9,
+  'upgrade-in-place': 6.0,
+  'vagrant-cli': 18.5,
+  'vms-scripts': 25.6,
+  'warm-lab': 1.5,
+  'whole-alloc-reads': 2.5,
+};
+
+/** The shared integration files by name. */
+export const SHARED_INTEGRATION: readonly string[] = Object.keys(SHARED_INTEGRATION_SECONDS).sort();
 
 /**
  * How many processes the shared integration files run in. A group's files run one after another and mostly wait on
  * the stand-ins' timelines, so a group's wall is the sum of its files' (about 80-100 s each of four under a VM lab's
- * load, as long as the rest of the tier): six shorten that chain for about 1.6 s of CPU per extra process.
+ * load, as long as the rest of the tier): more groups shorten that chain for about 1.6 s of CPU per extra process
+ * (six from session 8; seven since 64 files share them, about 86 s of planned seconds each).
  */
-export const INTEGRATION_GROUPS = 6;
+export const INTEGRATION_GROUPS = 7;
 
 /**
- * What would reach past a shared file into the others of its group: the root test is theirs too (its timeout, plan
- * and hooks), so is the process (its environment, working directory and signal handlers); a real sshd or a top-level
- * await holds the whole group while it waits.
+ * The shared files in INTEGRATION_GROUPS groups of about equal seconds (SHARED_INTEGRATION_SECONDS; a file not listed
+ * there counts 5 s): the longest file first, each into the group with the fewest seconds so far (the first of them on
+ * a tie); each group's files in name order. Round robin by name, as before, left one group with 92 s of the six's
+ * 358 s (the others 44-62 s): the last to end.
+ */
+export function integrationGroups(
+  names: readonly string[] = SHARED_INTEGRATION,
+  groups = INTEGRATION_GROUPS,
+  seconds: Readonly<Record<string, number>> = SHARED_INTEGRATION_SECONDS,
+): string[][] {
+  return balanced(names, groups, (n) => seconds[n] ?? 5);
+}
+
+/** The unit files (names without `.test.ts`) in UNIT_GROUPS groups of about equal seconds, as integrationGroups. */
+export function unitGroups(names: readonly string[]): string[][] {
+  return balanced(names, UNIT_GROUPS, (n) => UNIT_SECONDS[n] ?? 0.2);
+}
+
+/** `names` in `groups` groups: the costliest first, each into the group with the least so far; names sorted in each. */
+function balanced(names: readonly string[], groups: number, cost: (n: string) => number): string[][] {
+  const out = Array.from({ length: groups }, () => ({ s: 0, names: [] as string[] }));
+  for (const n of [...names].sort((a, b) => cost(b) - cost(a) || a.localeCompare(b))) {
+    const g = out.reduce((best, x) => (x.s < best.s ? x : best));
+    g.s += cost(n);
+    g.names.push(n);
+  }
+  return out.map((g) => g.names.sort());
+}
+
+/**
+ * A group's own timeout: its files run one after another, each of which alone has tap's 60 s. Unit groups too: the
+ * whole unit tier takes 15 s on an idle machine, but one group of 36 files took 80 s at load 13-16 (38 s of it
+ * known-issues-mirror's git work on the Nomad clone) and tap timed it out at 60 s; the longest integration group took
+ * about 4 minutes at load 25.
+ */
+export const GROUP_TIMEOUT_MS = 8 * 60_000;
+
+/**
+ * The module a group imports first (tools/build-tests.ts writes it as `group-timeout.js`): it sets the group's timeout
+ * on the root test, and a member's own `t.setTimeout` on the root (what the file asks for when it runs alone) can
+ * only lengthen it from then on: a shorter one would cut the files after it, which the group's timeout counts.
+ */
+export function groupTimeoutSource(ms = GROUP_TIMEOUT_MS): string {
+  return [
+    '// generated by tools/build-tests.ts',
+    "import t from 'tap';",
+    `t.setTimeout(${ms});`,
+    'const groupTimeout = t.setTimeout.bind(t);',
+    `t.setTimeout = (n) => (n > ${ms} ? groupTimeout(n) : undefined);`,
+    '',
+  ].join('\n');
+}
+
+/**
+ * What would reach past a shared file into the others of its group: the root test is theirs too (its plan, hooks and
+ * jobs; its timeout can only grow: groupTimeoutSource), so is the process (its environment, working directory and
+ * signal handlers); a real sshd or a top-level await holds the whole group while it waits.
  */
 export const SHARED_FILE_MUST_NOT: readonly { what: string; pattern: RegExp }[] = [
   {
-    what: 'set a timeout, plan or hook on the root test',
-    pattern: /^t\.(setTimeout|plan|before|beforeEach|after|afterEach|jobs)\b/m,
+    what: 'set a plan, hook or jobs on the root test',
+    pattern: /^t\.(plan|before|beforeEach|after|afterEach|jobs)\b/m,
   },
   { what: 'start a real sshd', pattern: /helpers\/sshd\.js/ },
   { what: 'await at the top level', pattern: /^(?:(?:const|let|var) [^=\n]+ = )?await /m },

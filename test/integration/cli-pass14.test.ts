@@ -6,7 +6,7 @@ import '../helpers/ts-loader.js';
 import { spawnSync } from 'node:child_process';
 import { symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CLI } from '../helpers/cli-child.js';
+import { CLI, CLI_COMPILED } from '../helpers/cli-child.js';
 import { writeScenarioWithBody } from '../helpers/labless-scenario.js';
 
 t.setTimeout(3 * 60_000);
@@ -60,7 +60,7 @@ t.test(
         'scenario: [rolling-reboot, server-reboot]\naxes:\n  nomad:\n    - { name: a, binary: ./nomad-2.0.5 }\n  reboot: [graceful, hard]\ndefaults:\n  reboot: { faults: ok.yaml }\n',
     });
     const matrix = (file: string) =>
-      spawnSync(process.execPath, [CLI, 'matrix', file, '--plan', '--netns', ''], {
+      spawnSync(process.execPath, [CLI_COMPILED, 'matrix', file, '--plan', '--netns', ''], {
         cwd: dir,
         env: { ...process.env, HARNESS_WORK_DIR: join(dir, 'work'), XDG_CACHE_HOME: join(dir, 'cache'), CI: 'true' },
         encoding: 'utf8',
@@ -95,7 +95,18 @@ t.test('a known-issue file in UTF-16 or Latin-1 is named by its encoding, with t
   ] as const) {
     const r = spawnSync(
       process.execPath,
-      [CLI, 'run', 'rolling-reboot', '--nomad', './nomad-2.0.5', '--known-issues-file', file, '--plan', '--netns', ''],
+      [
+        CLI_COMPILED,
+        'run',
+        'rolling-reboot',
+        '--nomad',
+        './nomad-2.0.5',
+        '--known-issues-file',
+        file,
+        '--plan',
+        '--netns',
+        '',
+      ],
       {
         cwd: dir,
         env: { ...process.env, HARNESS_WORK_DIR: join(dir, 'work'), XDG_CACHE_HOME: join(dir, 'cache'), CI: 'true' },
@@ -113,7 +124,11 @@ t.test('a build path that is a symlink loop is told as one, not as a missing fil
   symlinkSync(join(dir, 'loop2'), join(dir, 'loop1'));
   symlinkSync(join(dir, 'loop1'), join(dir, 'loop2'));
   const env = { ...process.env, HARNESS_WORK_DIR: join(dir, 'work'), XDG_CACHE_HOME: join(dir, 'cache'), CI: 'true' };
-  const r = spawnSync(process.execPath, [CLI, 'build', './loop1', './absent'], { cwd: dir, env, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [CLI_COMPILED, 'build', './loop1', './absent'], {
+    cwd: dir,
+    env,
+    encoding: 'utf8',
+  });
   t.equal(r.status, 2);
   t.match(r.stderr, /build spec 1: cannot be read \(ELOOP\): .*loop1/);
   t.match(r.stderr, /build spec 2: no file at .*absent/, 'a path with nothing there is still "no file"');

@@ -179,7 +179,7 @@ t.test(
         'scenario: rolling-reboot\naxes:\n  nomad:\n    - { name: a, binary: ./nomad-2.0.5, expect: [nosuch=fail] }\n  servers: [0, 3]\ndefaults:\n  reboot: { faults: fb2.yaml }\n',
     });
     const matrix = (file: string) =>
-      spawnSync(process.execPath, [CLI, 'matrix', file, '--plan', '--netns', ''], {
+      spawnSync(process.execPath, [CLI_COMPILED, 'matrix', file, '--plan', '--netns', ''], {
         cwd: dir,
         env: { ...process.env, HARNESS_WORK_DIR: join(dir, 'work'), XDG_CACHE_HOME: join(dir, 'cache'), CI: 'true' },
         encoding: 'utf8',

@@ -5,11 +5,11 @@ import t from 'tap';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import '../helpers/ts-loader.js';
 import { main } from '../../lib/cli/main.js';
 import type { BuildLayer } from '../../lib/cli/deps.js';
 import { standInPerRun } from '../helpers/stand-in-env.js';
+import { CLI_COMPILED } from '../helpers/cli-child.js';
 import { bisectFixture, linearHistory } from '../helpers/bisect-fixture.js';
 
 t.setTimeout(2 * 60_000);
@@ -133,7 +133,8 @@ t.test(
       XDG_CACHE_HOME: join(dir, 'cache'),
       NOMAD_RELEASES_URL: 'http://127.0.0.1:9/',
     };
-    const cli = fileURLToPath(new URL('../../bin/reboot-harness.js', import.meta.url));
+    // the compiled CLI (CLI_COMPILED): what is asked is its report's redaction, not the bin's loader
+    const cli = CLI_COMPILED;
     for (const json of [[], ['--json']]) {
       const r = spawnSync(
         process.execPath,

@@ -2,6 +2,7 @@
 // child register a module loader thread), and whatever else NODE_OPTIONS holds stays.
 import t from 'tap';
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { withoutProcessInfo } from '../helpers/bare-children.js';
 
 const HOOK = '--import=file:///x/node_modules/@tapjs/processinfo/dist/esm/import.mjs';
@@ -31,3 +32,38 @@ t.test('a Node child started under tap gets no processinfo hook, even with an en
     t.notMatch(execArgv.join(' '), /@tapjs\/processinfo/, 'not in its arguments');
   }
 });
+
+t.test(
+  'test/helpers/processinfo-off.cjs: preloaded before the hooks by every tier, it excludes every module',
+  async (t) => {
+    const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> };
+    for (const name of ['test:unit', 'test:integration', 'test:tiers']) {
+      const args = pkg.scripts[name]!.split(' ');
+      const at = args.indexOf('--node-arg=--require=./.test-build/test/helpers/processinfo-off.cjs');
+      t.ok(at > 0, `${name} preloads it`);
+      // Node runs every --require before the first --import, wherever they stand; the flag is named as a require
+      t.notOk(
+        args.some((a) => a.includes('processinfo-off') && a.includes('--import')),
+        `${name}: as a --require`,
+      );
+    }
+    const r = spawnSync(
+      process.execPath,
+      [
+        '--require',
+        './test/helpers/processinfo-off.cjs',
+        '-e',
+        'process.stdout.write(process.env._TAPJS_PROCESSINFO_EXCLUDE_)',
+      ],
+      { encoding: 'utf8' },
+    );
+    t.equal(r.status, 0, r.stderr);
+    // as @tapjs/processinfo reads it (get-exclude.js): /source/flags, tested against each module's path
+    const m = /^\/(.*)\/([a-z]*)$/.exec(r.stdout);
+    t.ok(m, `a /pattern/: ${r.stdout}`);
+    const re = new RegExp(m![1]!, m![2]);
+    for (const path of ['/work/x/.test-build/test/chunks/chunk-ABC.js', '/work/x/node_modules/tap/dist/esm/index.js']) {
+      t.ok(re.test(path), `excludes ${path}`);
+    }
+  },
+);

@@ -23,7 +23,15 @@ const stripComments = (text: string) =>
     .replace(/\/\*[\s\S]*?\*\//g, '')
     .replace(/^\s*\/\/.*$/gm, '')
     .replace(/([;,{}()\s])\/\/ .*$/gm, '$1');
-const code = (f: string) => stripComments(source.get(f)!);
+/** `fn` of a lib file, computed once: the sources do not change while the tests read them. */
+function perFile<T>(fn: (f: string) => T): (f: string) => T {
+  const done = new Map<string, T>();
+  return (f) => {
+    if (!done.has(f)) done.set(f, fn(f));
+    return done.get(f)!;
+  };
+}
+const code = perFile((f) => stripComments(source.get(f)!));
 
 /** Runtime imports in a source text: `import x from`, `import {a, type B} from`, `export ... from`, `import('...')`; not `import type`. */
 function importsOf(text: string): string[] {
@@ -35,7 +43,7 @@ function importsOf(text: string): string[] {
   for (const m of src.matchAll(/\bimport\(\s*'([^']+)'\s*\)/g)) out.push(m[1]!);
   return out;
 }
-const imports = (f: string) => importsOf(source.get(f)!);
+const imports = perFile((f) => importsOf(source.get(f)!));
 
 /** A call of fetch (also globalThis.fetch / this.fetch) outside comments and string literals. */
 const fetchIn = (text: string) =>
@@ -68,7 +76,7 @@ const IO_PACKAGES = [
   'node:tls',
 ];
 const FS_PACKAGES = ['node:fs', 'fs', 'node:fs/promises', 'fs/promises'];
-const callsFetch = (f: string) => fetchIn(source.get(f)!);
+const callsFetch = perFile((f) => fetchIn(source.get(f)!));
 const importers = (pkgs: string[]) => FILES.filter((f) => imports(f).some((s) => pkgs.includes(s)));
 
 /** Pure: the model, time, quoting, parsers, checks, reports (but the writer), config, logging, the settle decision. */
@@ -206,11 +214,12 @@ function allImportsOf(text: string): string[] {
   for (const m of src.matchAll(/\bimport\(\s*'([^']+)'\s*\)/g)) out.push(m[1]!);
   return out;
 }
-const localDeps = (f: string) =>
+const localDeps = perFile((f) =>
   allImportsOf(source.get(f)!)
     .filter((s) => s.startsWith('.'))
     .map((s) => resolveLocal(f, s))
-    .filter((d) => source.has(d));
+    .filter((d) => source.has(d)),
+);
 
 /**
  * 1 model; 2 pure logic (time, shell quoting, parsers, checks, fault kinds, config, plan, reports); 3 adapters (one outside system
