@@ -193,7 +193,7 @@ export async function checkSession(req: SessionRequest, read: ReadSession): Prom
     ...unplannedBuilds.map((b) => ({ field: b.field, value: b.spec, from: b.cwd })),
     ...(plan ? [] : matrixDefaultsInputs(configs[0] ?? base, req.matrixFile?.data, issuesConfig.knownIssuesFile)),
   ];
-  const outputs = await pathProblems(outputPaths(configs, args, deps, harness), deps.cwd, readFiles);
+  const outputs = await pathProblems(outputPaths(configs, args, deps, harness, req.matrixFile), deps.cwd, readFiles);
   // Note: before anything reads them: a FIFO would hold the check (the build's hash, the job's parse) for ever. It
   // is told with the rest, and the checks below leave it unread (Q179: it was told alone, in a round of its own)
   const fifos = await notAFileProblems(readFiles, deps.cwd);

@@ -255,15 +255,22 @@ export function outputPaths(
   args: ParsedArgs,
   deps: Pick<CliDeps, 'env'>,
   harness: HarnessFile | undefined,
+  matrixFile?: { data: unknown; name: string },
 ): OutputPath[] {
+  const at = (data: unknown, yaml: string) => {
+    let v: unknown = data;
+    for (const k of yaml.split('.'))
+      v = v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined;
+    return v;
+  };
+  // Note: a matrix's `defaults:` (over harness.yaml) too: its report paths were named "--junit (default)" (Q190)
+  const defaults = isRecord(matrixFile?.data) ? matrixFile.data['defaults'] : undefined;
   const named = (yaml: string): string => {
     const f = FIELDS.find((x) => x.yaml === yaml)!;
     if (f.flag && args.values[f.flag] !== undefined) return `--${f.flag}`;
     if (f.env && deps.env[f.env]) return `env ${f.env}`;
-    let v: unknown = harness?.data;
-    for (const k of yaml.split('.'))
-      v = v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined;
-    return v !== undefined ? `${harness!.name}: ${yaml}` : `--${f.flag} (default)`;
+    if (at(defaults, yaml) !== undefined) return `${matrixFile!.name}: defaults: ${yaml}`;
+    return at(harness?.data, yaml) !== undefined ? `${harness!.name}: ${yaml}` : `--${f.flag} (default)`;
   };
   const base = configs[0]!;
   const out: OutputPath[] = [{ field: named('reports.dir'), value: base.reports.dir, kind: 'dir' }];

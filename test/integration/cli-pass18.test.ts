@@ -74,3 +74,13 @@ t.test(
     }
   },
 );
+
+t.test("report paths from a matrix's defaults are named by the file, not as defaults (Q190)", async (t) => {
+  const dir = t.testdir({
+    'm.yaml':
+      'scenario: rolling-reboot\naxes:\n  nomad: [{ name: a, binary: ./nope }]\ndefaults:\n  reports:\n    junit: x.xml\n    json: x.xml\n',
+  });
+  const res = cliIn(dir)('matrix', 'm.yaml', '--plan', '--netns', '');
+  t.equal(res.status, 2);
+  t.match(res.stderr, /m\.yaml: defaults: reports\.junit \/ m\.yaml: defaults: reports\.json: name the same file/);
+});
