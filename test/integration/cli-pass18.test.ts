@@ -84,3 +84,13 @@ t.test("report paths from a matrix's defaults are named by the file, not as defa
   t.equal(res.status, 2);
   t.match(res.stderr, /m\.yaml: defaults: reports\.junit \/ m\.yaml: defaults: reports\.json: name the same file/);
 });
+
+t.test("a failed matrix's report paths from its defaults are checked with the file's problems (Q191)", async (t) => {
+  const dir = t.testdir({
+    'm.yaml': 'scenario: rolling-reboot\nparallel: 99\ndefaults:\n  reports:\n    junit: x.xml\n    json: x.xml\n',
+  });
+  const res = cliIn(dir)('matrix', 'm.yaml', '--plan', '--netns', '');
+  t.equal(res.status, 2);
+  t.match(res.stderr, /m\.yaml: parallel: must be a whole number/);
+  t.match(res.stderr, /m\.yaml: defaults: reports\.junit \/ m\.yaml: defaults: reports\.json: name the same file/);
+});
