@@ -36,6 +36,7 @@ import { hostsNetnsProblems } from './hosts-netns.js';
 import {
   faultsOf,
   knownIssueFileProblems,
+  matrixDefaultsInputs,
   matrixJobConfigs,
   pipedInputs,
   withoutFaults,
@@ -186,11 +187,13 @@ export async function checkSession(req: SessionRequest, read: ReadSession): Prom
   // Note: the builds of a plan that failed are read too (their hash, `nomad version`): a FIFO among them held the
   // command past SIGTERM (Q178)
   const unplannedBuilds = res.ok ? [] : [...res.builds, ...unplanned.builds];
+  const issuesConfig = plan ? (configs[0] ?? base) : withMatrixKnownIssues(configs[0] ?? base, req, deps.env);
   const readFiles = [
     ...inputFiles(plan, configs, { harness, matrixFile: req.matrixFile, extra: user.extra }),
     ...unplannedBuilds.map((b) => ({ field: b.field, value: b.spec, from: b.cwd })),
+    ...(plan ? [] : matrixDefaultsInputs(configs[0] ?? base, req.matrixFile?.data, issuesConfig.knownIssuesFile)),
   ];
-  const outputs = await pathProblems(outputPaths(configs, args, deps, harness), deps.cwd, readFiles);
+  const outputs = await pathProblems(outputPaths(configs, args, deps, harness, req.matrixFile), deps.cwd, readFiles);
   // Note: before anything reads them: a FIFO would hold the check (the build's hash, the job's parse) for ever. It
   // is told with the rest, and the checks below leave it unread (Q179: it was told alone, in a round of its own)
   const fifos = await notAFileProblems(readFiles, deps.cwd);
@@ -230,10 +233,7 @@ export async function checkSession(req: SessionRequest, read: ReadSession): Prom
     ...(await Promise.all(safeConfigs.map((c) => hostKeyProblems(c, deps.cwd)))).flat(),
     ...(await hostsNetnsProblems(safeConfigs, { insideNetns: !!deps.env[IN_NETNS_ENV] })),
     ...buildProblems,
-    ...(await knownIssueFileProblems(
-      safe(plan ? (configs[0] ?? base) : withMatrixKnownIssues(configs[0] ?? base, req, deps.env)),
-      allScenarios(user.extra),
-    )),
+    ...(await knownIssueFileProblems(safe(issuesConfig), allScenarios(user.extra))),
   ];
   // The job as the build parses it (a bridge group without a port, a batch job, Nomad's own parse error): at once with
   // the rest, or under --plan, wherever the build is a file already; otherwise the run's preflight parses it.

@@ -255,22 +255,36 @@ export function outputPaths(
   args: ParsedArgs,
   deps: Pick<CliDeps, 'env'>,
   harness: HarnessFile | undefined,
+  matrixFile?: { data: unknown; name: string },
 ): OutputPath[] {
+  const at = (data: unknown, yaml: string) => {
+    let v: unknown = data;
+    for (const k of yaml.split('.'))
+      v = v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined;
+    return v;
+  };
+  // Note: a matrix's `defaults:` (over harness.yaml) too: its report paths were named "--junit (default)" (Q190)
+  const defaults = isRecord(matrixFile?.data) ? matrixFile.data['defaults'] : undefined;
   const named = (yaml: string): string => {
     const f = FIELDS.find((x) => x.yaml === yaml)!;
     if (f.flag && args.values[f.flag] !== undefined) return `--${f.flag}`;
     if (f.env && deps.env[f.env]) return `env ${f.env}`;
-    let v: unknown = harness?.data;
-    for (const k of yaml.split('.'))
-      v = v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined;
-    return v !== undefined ? `${harness!.name}: ${yaml}` : `--${f.flag} (default)`;
+    if (at(defaults, yaml) !== undefined) return `${matrixFile!.name}: defaults: ${yaml}`;
+    return at(harness?.data, yaml) !== undefined ? `${harness!.name}: ${yaml}` : `--${f.flag} (default)`;
+  };
+  // Note: a matrix that failed to plan has a config without its defaults: their report paths are checked all the
+  // same, with the file's problems, not in a second round (Q191)
+  const value = (yaml: string, planned: string | undefined): string | undefined => {
+    const d = at(defaults, yaml);
+    return named(yaml).startsWith(`${matrixFile?.name}: defaults:`) && typeof d === 'string' ? d : planned;
   };
   const base = configs[0]!;
-  const out: OutputPath[] = [{ field: named('reports.dir'), value: base.reports.dir, kind: 'dir' }];
-  if (base.reports.junit !== undefined)
-    out.push({ field: named('reports.junit'), value: base.reports.junit, kind: 'file' });
-  if (base.reports.json !== undefined)
-    out.push({ field: named('reports.json'), value: base.reports.json, kind: 'file' });
+  const dir = value('reports.dir', base.reports.dir)!;
+  const junit = value('reports.junit', base.reports.junit);
+  const json = value('reports.json', base.reports.json);
+  const out: OutputPath[] = [{ field: named('reports.dir'), value: dir, kind: 'dir' }];
+  if (junit !== undefined) out.push({ field: named('reports.junit'), value: junit, kind: 'file' });
+  if (json !== undefined) out.push({ field: named('reports.json'), value: json, kind: 'file' });
   for (const c of configs)
     if (providerFor(c).host.workDir) out.push({ field: named('lab.work_dir'), value: c.lab.workDir, kind: 'dir' });
   return out;

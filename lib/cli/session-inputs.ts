@@ -52,6 +52,25 @@ export function matrixJobConfigs(
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/**
+ * The files a matrix that failed to plan still has read from its `defaults:` (read from the working directory, as
+ * harness.yaml's): its job (Nomad's parse, matrixJobConfigs), its known-issue file (withMatrixKnownIssues) and its
+ * release key, each unless the command line, the environment or harness.yaml gives its own. Among the inputs checked for
+ * FIFOs and devices, so that one is told and left unread: a FIFO known-issue file held the command past SIGTERM, and
+ * /dev/zero took 16 GB (Q186).
+ */
+export function matrixDefaultsInputs(base: HarnessConfig, data: unknown, knownIssuesFile?: string): InputPath[] {
+  const d = isRecord(data) && isRecord(data['defaults']) ? data['defaults'] : {};
+  const text = (v: unknown): v is string => typeof v === 'string' && v !== '';
+  const job = isRecord(d['job']) ? [d['job']['file']].flat() : [];
+  const key = isRecord(d['builds']) ? d['builds']['releases_key'] : undefined;
+  return [
+    ...(base.job.files.length ? [] : job.filter(text).map((value) => ({ field: 'job.file (--job)', value }))),
+    ...(text(knownIssuesFile) ? [{ field: 'known_issues_file', value: knownIssuesFile }] : []),
+    ...(!base.builds.releasesKey && text(key) ? [{ field: '--releases-key', value: key }] : []),
+  ];
+}
+
 /** The absolute paths of the inputs that are FIFOs, sockets or devices (notAFileProblem): left unread. */
 export async function pipedInputs(inputs: readonly InputPath[], cwd: string): Promise<Set<string>> {
   const out = new Set<string>();

@@ -100,10 +100,23 @@ export function redact(text: string, secrets: readonly string[]): string {
   for (const [re, by] of PATTERNS) out = out.replace(re, by);
   // Note: an environment file's line (AWS_SECRET_ACCESS_KEY=…, DB_PASSWORD=…) whose name says it holds a secret: a
   // .env given by mistake as a matrix file, a fault schedule or a known-issue file was echoed whole (Q181)
-  return out.replace(ENV_ASSIGNMENT, (all, name: string, eq: string, value: string) =>
-    SECRET_NAME.test(name) && value !== REDACTED ? `${name}${eq}${REDACTED}` : all,
-  );
+  // ... and a JSON string under a secret-named key ("aws_secret_access_key": "…", a docker config's "auth"), and a
+  // .netrc's password: a credentials file given by mistake as a known-issue file is shown as JSON (Q187)
+  return out
+    .replace(ENV_ASSIGNMENT, (all, name: string, eq: string, value: string) =>
+      SECRET_NAME.test(name) && value !== REDACTED ? `${name}${eq}${REDACTED}` : all,
+    )
+    .replace(JSON_MEMBER, (all, key: string, name: string, sep: string, value: string) =>
+      (SECRET_NAME.test(name) || /^auths?$/i.test(name)) && value !== REDACTED ? `${key}${sep}${REDACTED}` : all,
+    )
+    .replace(NETRC_PASSWORD, `$1${REDACTED}`);
 }
+
+/** "name": "value" in JSON, raw or escaped inside another JSON string (\"name\":\"value\"); a string value only. */
+const JSON_MEMBER = /(\\?"([A-Za-z_][A-Za-z0-9_.-]*)\\?")(\s*:\s*\\?")([^"\\]+)(?=\\?")/g;
+
+/** A .netrc entry's password: `machine <host> login <user> password <p>` (or `default login <user> password <p>`). */
+const NETRC_PASSWORD = /(\b(?:machine|default|login|account)\b[^\n"]*?\bpassword\s+)(?!\[REDACTED\])[^\s"'\\]+/g;
 
 /**
  * NAME=value as an environment file (or `export`) writes it: a shell name, `=`, a value up to a space or quote (not an

@@ -1,0 +1,96 @@
+// The CLI's eighteenth adversarial pass (docs/cli-defects.md, rows Q186 on), through the real CLI: a FIFO, a socket or a
+// device among the files a matrix that failed to plan still reads from its `defaults:` (its known-issue file held the
+// command past SIGTERM), and a credentials file in JSON or .netrc shape given by mistake as an input.
+import t from 'tap';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { CLI_COMPILED } from '../helpers/cli-child.js';
+
+t.setTimeout(3 * 60_000);
+
+/** The CLI in `dir`, its work and cache dirs inside it; killed after 30 s (a FIFO read never ends). */
+const cliIn =
+  (dir: string) =>
+  (...args: string[]) =>
+    spawnSync(process.execPath, [CLI_COMPILED, ...args], {
+      cwd: dir,
+      env: { ...process.env, HARNESS_WORK_DIR: join(dir, 'work'), XDG_CACHE_HOME: join(dir, 'cache'), CI: 'true' },
+      encoding: 'utf8',
+      timeout: 30_000,
+      killSignal: 'SIGKILL',
+    });
+
+t.test(
+  "a FIFO or a device in a failed matrix's defaults is told with the file's problems, not read (Q186)",
+  async (t) => {
+    const dir = t.testdir({
+      'm.yaml': [
+        'scenario: rolling-reboot',
+        'parallel: 99',
+        'defaults:',
+        '  known_issues_file: ./issues',
+        '  job: { file: ./job }',
+        '  builds: { releases_key: /dev/zero }',
+        '',
+      ].join('\n'),
+    });
+    for (const f of ['issues', 'job']) execFileSync('mkfifo', [join(dir, f)]);
+    const res = cliIn(dir)('matrix', 'm.yaml', '--plan', '--netns', '');
+    t.equal(res.signal, null, 'the command ends by itself');
+    t.equal(res.status, 2);
+    t.match(res.stderr, /m\.yaml: parallel: must be a whole number/);
+    t.match(res.stderr, /known_issues_file: is a named pipe \(FIFO\)/, 'the known-issue file told, not read');
+    t.match(res.stderr, /job\.file \(--job\): is a named pipe \(FIFO\)/, 'the job told with the rest');
+    t.match(res.stderr, /--releases-key: is a character device/, 'the release key too');
+  },
+);
+
+t.test(
+  'a credentials file in JSON, docker or .netrc shape given by mistake shows no secret of it (Q187)',
+  async (t) => {
+    const dir = t.testdir({
+      'creds.json': '{"aws_secret_access_key": "wJalrXUtnFEMIK7MDENG", "region": "eu-1"}\n',
+      'docker.json': '{"auths": {"registry.example.com": {"auth": "Ym9iOmh1bnRlcjJ4eXo="}}}\n',
+      netrc: 'machine github.com login bob password hunter2-netrc\n',
+      'creds.yaml': 'github_token: ghp_yamlSecret0123\n',
+    });
+    const cli = cliIn(dir);
+    for (const args of [
+      ['run', '--nomad', './nope', '--plan', '--netns', '', '--known-issues-file', 'creds.json'],
+      ['run', '--nomad', './nope', '--plan', '--netns', '', '--known-issues-file', 'docker.json'],
+      ['run', '--nomad', './nope', '--plan', '--netns', '', '--known-issues-file', 'creds.yaml'],
+      ['run', '--nomad', './nope', '--plan', '--netns', '', '--known-issues-file', 'netrc'],
+      ['run', 'rolling-reboot', '--nomad', './nope', '--plan', '--netns', '', '--faults', 'netrc'],
+      ['matrix', 'netrc', '--plan', '--netns', ''],
+    ]) {
+      const res = cli(...args);
+      t.equal(res.status, 2, args.join(' '));
+      t.notMatch(
+        res.stderr,
+        /wJalrXUtnFEMI|Ym9iOmh1bnRlcjJ4eXo|hunter2-netrc|ghp_yamlSecret/,
+        `${args.join(' ')}: no secret`,
+      );
+      t.match(res.stderr, /\[REDACTED\]/, 'the place of the secret is shown');
+    }
+  },
+);
+
+t.test("report paths from a matrix's defaults are named by the file, not as defaults (Q190)", async (t) => {
+  const dir = t.testdir({
+    'm.yaml':
+      'scenario: rolling-reboot\naxes:\n  nomad: [{ name: a, binary: ./nope }]\ndefaults:\n  reports:\n    junit: x.xml\n    json: x.xml\n',
+  });
+  const res = cliIn(dir)('matrix', 'm.yaml', '--plan', '--netns', '');
+  t.equal(res.status, 2);
+  t.match(res.stderr, /m\.yaml: defaults: reports\.junit \/ m\.yaml: defaults: reports\.json: name the same file/);
+});
+
+t.test("a failed matrix's report paths from its defaults are checked with the file's problems (Q191)", async (t) => {
+  const dir = t.testdir({
+    'm.yaml': 'scenario: rolling-reboot\nparallel: 99\ndefaults:\n  reports:\n    junit: x.xml\n    json: x.xml\n',
+  });
+  const res = cliIn(dir)('matrix', 'm.yaml', '--plan', '--netns', '');
+  t.equal(res.status, 2);
+  t.match(res.stderr, /m\.yaml: parallel: must be a whole number/);
+  t.match(res.stderr, /m\.yaml: defaults: reports\.junit \/ m\.yaml: defaults: reports\.json: name the same file/);
+});
