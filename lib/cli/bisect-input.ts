@@ -88,6 +88,8 @@ interface Line {
   /** under --resume: what the bisect started with (its commits are kept, whatever its refs name now) */
   inputs?: BisectInputs;
   earlier: Awaited<ReturnType<typeof readEvents>>;
+  /** what is wrong with --replay: told with the line's own problems, the log left unread */
+  problems?: ConfigProblem[];
 }
 
 /** What only changes what is printed: given with --resume, it applies to the rest of the bisect. */
@@ -125,7 +127,9 @@ export async function lineOf(args: ParsedArgs, deps: CommandDeps): Promise<Line>
       : []),
   ];
   const pipes = await notAFileProblems(reads, deps.cwd);
-  if (pipes.length) throw new ConfigError(pipes);
+  if (pipes.length && typeof v['resume'] === 'string') throw new ConfigError(pipes);
+  // a --replay that cannot be replayed is told with the rest of the line (its flags are judged all the same)
+  if (pipes.length) return { args, earlier, problems: pipes };
   if (typeof v['resume'] === 'string') {
     const dir = resolve(deps.cwd, v['resume'] as string);
     const others = Object.keys(v).filter((k) => k !== 'resume' && !(PRINTING as readonly string[]).includes(k));
@@ -179,42 +183,58 @@ export async function lineOf(args: ParsedArgs, deps: CommandDeps): Promise<Line>
     const st = await stat(resolve(deps.cwd, v['replay'] as string)).catch((err: NodeJS.ErrnoException) => err);
     const none = st instanceof Error ? unreachable(st) : st.isDirectory() ? 'is a folder, not a bisect log' : undefined;
     if (none)
-      throw new ConfigError([
-        {
-          field: '--replay',
-          value: v['replay'],
-          message: none,
-          fix: 'give the bisect-log.jsonl of an earlier bisect (in the folder it printed on its first line)',
-        },
-      ]);
+      return {
+        args,
+        earlier,
+        problems: [
+          {
+            field: '--replay',
+            value: v['replay'],
+            message: none,
+            fix: 'give the bisect-log.jsonl of an earlier bisect (in the folder it printed on its first line)',
+          },
+        ],
+      };
     const events = await readEvents(resolve(deps.cwd, v['replay'] as string));
     if (!events.length)
-      throw new ConfigError([
-        {
-          field: '--replay',
-          value: v['replay'],
-          message: 'is no bisect log (no event in it)',
-          fix: 'give the bisect-log.jsonl of an earlier bisect',
-        },
-      ]);
+      return {
+        args,
+        earlier,
+        problems: [
+          {
+            field: '--replay',
+            value: v['replay'],
+            message: 'is no bisect log (no event in it)',
+            fix: 'give the bisect-log.jsonl of an earlier bisect',
+          },
+        ],
+      };
     const odd = eventsProblem(events);
-    if (odd) throw new ConfigError([damagedLog('--replay', v['replay'], odd)]);
+    if (odd) return { args, earlier, problems: [damagedLog('--replay', v['replay'], odd)] };
     // Note: a try in the log holds a verdict, not what it judged: replayed into another check or scenario it would be
     // taken for that one's verdict, and the answer would be wrong without a word
     const theirs = await readInputs(dirname(resolve(deps.cwd, v['replay'] as string)));
     const shape = theirs && inputsShapeProblem(theirs);
     if (shape)
-      throw new ConfigError([damagedInputs('--replay', v['replay'], `the bisect-inputs.json beside it ${shape}`)]);
+      return {
+        args,
+        earlier,
+        problems: [damagedInputs('--replay', v['replay'], `the bisect-inputs.json beside it ${shape}`)],
+      };
     const scenario = args.positionals[0] ?? 'bridge-exec-reboot';
     if (theirs && (theirs.check !== v['check'] || theirs.scenario !== scenario))
-      throw new ConfigError([
-        {
-          field: '--replay',
-          value: v['replay'],
-          message: `is the log of a bisect of ${theirs.check} on ${theirs.scenario}: its tries' verdicts are that check's, not ${String(v['check'])}'s on ${scenario}`,
-          fix: `replay it with the line it ran with (its bisect-inputs.json): reboot-harness bisect ${theirs.scenario} --check ${theirs.check} … --replay <log>; or bisect ${String(v['check'])} without --replay`,
-        },
-      ]);
+      return {
+        args,
+        earlier,
+        problems: [
+          {
+            field: '--replay',
+            value: v['replay'],
+            message: `is the log of a bisect of ${theirs.check} on ${theirs.scenario}: its tries' verdicts are that check's, not ${String(v['check'])}'s on ${scenario}`,
+            fix: `replay it with the line it ran with (its bisect-inputs.json): reboot-harness bisect ${theirs.scenario} --check ${theirs.check} … --replay <log>; or bisect ${String(v['check'])} without --replay`,
+          },
+        ],
+      };
     return { args, earlier: events };
   }
   return { args, earlier };

@@ -94,3 +94,24 @@ t.test("a failed matrix's report paths from its defaults are checked with the fi
   t.match(res.stderr, /m\.yaml: parallel: must be a whole number/);
   t.match(res.stderr, /m\.yaml: defaults: reports\.junit \/ m\.yaml: defaults: reports\.json: name the same file/);
 });
+
+t.test(
+  "bisect --replay that cannot be replayed is told with the line's own problems, in one exit 2 (Q188)",
+  async (t) => {
+    const dir = t.testdir({ empty: '' });
+    execFileSync('mkfifo', [join(dir, 'pipe')]);
+    const cli = cliIn(dir);
+    const line = ['bisect', 'rolling-reboot', '--good', 'v1', '--bad', 'v2', '--check', 'task-dirs'];
+    for (const [replay, said] of [
+      ['nope.jsonl', /--replay: does not exist/],
+      ['pipe', /--replay: is a named pipe \(FIFO\), not a file/],
+      ['empty', /--replay: is no bisect log/],
+    ] as const) {
+      const r = cli(...line, '--source', 'git:/nonexistent', '--tries', '0', '--replay', replay);
+      t.equal(r.status, 2, `${replay}: exit 2`);
+      t.match(r.stderr, said, `${replay}: the replay's problem`);
+      t.match(r.stderr, /--tries: /, `${replay}: --tries told with it`);
+      t.match(r.stderr, /--source: /, `${replay}: --source told with it`);
+    }
+  },
+);

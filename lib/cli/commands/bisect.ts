@@ -122,7 +122,8 @@ async function bisectCommand(given: ParsedArgs, deps: CommandDeps): Promise<numb
   const { args } = line;
   const v = args.values;
   const scenario = args.positionals[0] ?? 'bridge-exec-reboot';
-  const problems: ConfigProblem[] = [];
+  // a --replay that cannot be replayed is told with the line's own problems, not in a round before them
+  const problems: ConfigProblem[] = [...(line.problems ?? [])];
   const need = (name: string, example: string) => {
     if (typeof v[name] !== 'string' || v[name] === '')
       problems.push({ field: `--${name}`, value: v[name], message: 'is required', fix: `give --${name} ${example}` });
