@@ -39,6 +39,8 @@ import {
   matrixDefaultsInputs,
   matrixJobConfigs,
   pipedInputs,
+  hostKeyInputs,
+  matrixDefaultsBuilds,
   withoutFaults,
   withoutPiped,
   wordAfterSwitch,
@@ -186,12 +188,15 @@ export async function checkSession(req: SessionRequest, read: ReadSession): Prom
       : { builds: [], problems: [] };
   // Note: the builds of a plan that failed are read too (their hash, `nomad version`): a FIFO among them held the
   // command past SIGTERM (Q178)
-  const unplannedBuilds = res.ok ? [] : [...res.builds, ...unplanned.builds];
+  const unplannedBuilds = res.ok
+    ? []
+    : [...res.builds, ...unplanned.builds, ...matrixDefaultsBuilds(configs[0] ?? base, req.matrixFile?.data, deps.cwd)];
   const issuesConfig = plan ? (configs[0] ?? base) : withMatrixKnownIssues(configs[0] ?? base, req, deps.env);
   const readFiles = [
     ...inputFiles(plan, configs, { harness, matrixFile: req.matrixFile, extra: user.extra }),
     ...unplannedBuilds.map((b) => ({ field: b.field, value: b.spec, from: b.cwd })),
     ...(plan ? [] : matrixDefaultsInputs(configs[0] ?? base, req.matrixFile?.data, issuesConfig.knownIssuesFile)),
+    ...configs.flatMap(hostKeyInputs),
   ];
   const outputs = await pathProblems(outputPaths(configs, args, deps, harness, req.matrixFile), deps.cwd, readFiles);
   // Note: before anything reads them: a FIFO would hold the check (the build's hash, the job's parse) for ever. It

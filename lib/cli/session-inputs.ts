@@ -11,6 +11,7 @@ import type { BuildRef } from '../plan/session-plan.js';
 import { loadKnownIssueTable } from '../session/known-issues.js';
 import { notAFileProblem, type InputPath } from './paths.js';
 import { SWITCH_WORDS } from './command.js';
+import { expandHome, sshHosts } from '../lab/ssh/ssh-lab.js';
 
 /** The `reboot.faults` of a harness.yaml or a matrix's `defaults:` as written. */
 export const faultsOf = (d: unknown) => (d as { reboot?: { faults?: unknown } } | null | undefined)?.reboot?.faults;
@@ -71,6 +72,18 @@ export function matrixDefaultsInputs(base: HarnessConfig, data: unknown, knownIs
   ];
 }
 
+/**
+ * The build a matrix that failed to plan upgrades to from its `defaults:` (read from the working directory, as the
+ * planner reads it), unless the command line, the environment or harness.yaml gives one: checked with the file's
+ * problems (a FIFO, a missing file), not in a second round once the file plans (Q195).
+ */
+export function matrixDefaultsBuilds(base: HarnessConfig, data: unknown, cwd: string): BuildRef[] {
+  const d = isRecord(data) && isRecord(data['defaults']) ? data['defaults'] : {};
+  const spec = d['upgrade_to'];
+  if (base.upgradeTo || typeof spec !== 'string' || spec === '') return [];
+  return [{ field: '--upgrade-to', spec, cwd, role: 'upgrade-to' }];
+}
+
 /** The absolute paths of the inputs that are FIFOs, sockets or devices (notAFileProblem): left unread. */
 export async function pipedInputs(inputs: readonly InputPath[], cwd: string): Promise<Set<string>> {
   const out = new Set<string>();
@@ -89,7 +102,32 @@ export function withoutPiped(c: HarnessConfig, piped: ReadonlySet<string>, cwd: 
     builds: is(c.builds.releasesKey) ? { ...c.builds, releasesKey: undefined } : c.builds,
     nomadBinary: is(c.nomadBinary) ? undefined : c.nomadBinary,
     upgradeTo: is(c.upgradeTo) ? undefined : c.upgradeTo,
+    lab: { ...c.lab, hosts: withoutPipedKeys(c.lab.hosts, (k) => is(expandHome(k))) },
   };
+}
+
+type Hosts = HarnessConfig['lab']['hosts'];
+type HostSpec = Hosts['server'];
+
+function withoutPipedKeys(hosts: Hosts, is: (key: string) => boolean): Hosts {
+  const drop = (h: HostSpec): HostSpec => (h.key && is(h.key) ? { ...h, key: undefined } : h);
+  return {
+    servers: hosts.servers.map(drop),
+    clients: hosts.clients.map(drop),
+    server: drop(hosts.server),
+    client: drop(hosts.client),
+  };
+}
+
+/**
+ * The private keys of `lab.provider: ssh`'s hosts, among the inputs checked for FIFOs and devices: the key check reads
+ * each whole, and a FIFO key held the command past SIGTERM (Q193).
+ */
+export function hostKeyInputs(c: HarnessConfig): InputPath[] {
+  if (c.lab.provider !== 'ssh') return [];
+  return sshHosts(c.lab.hosts, ['server', 'client']).flatMap((h) =>
+    h.spec.key ? [{ field: `${h.field}.key`, value: expandHome(h.spec.key) }] : [],
+  );
 }
 
 /** The user's known-issue file, read as the run reads it: its problems with the rest (and under --plan). */

@@ -59,12 +59,29 @@ export function redactKnown(text: string, secrets: readonly string[]): string {
   return re ? text.replace(re, REDACTED) : text;
 }
 
+/** A line break as a text has it, or as a JSON string escapes it. */
+const NL = String.raw`(?:[ \t]*(?:\r?\n|(?:\\r)?\\n))+`;
+/** A PEM key's body: its header lines (Proc-Type: …) and base64 lines, or one line folded into spaces as an excerpt shows it. */
+const KEY_BODY = String.raw`(?:${NL}[A-Za-z-]+: [^\r\n\\"]*|(?:${NL}|[ \t]+)[A-Za-z0-9+/=]+)*`;
+/**
+ * A private key, its END line matched only after its own body: a key cut off (an excerpt) and the whole key later in
+ * the same text (a --json document's message and value) were one match, and everything between them was lost (Q194).
+ */
+const WHOLE_KEY = new RegExp(
+  String.raw`-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY-----${KEY_BODY}(?:${NL}|[ \t]+)?-----END \1PRIVATE KEY-----`,
+  'g',
+);
+/** A private key without its END line: the BEGIN line and the body after it, not the rest of the text (Q194). */
+const CUT_KEY = new RegExp(String.raw`-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----${KEY_BODY}`, 'g');
+
 // Note: value patterns stop at quotes and backslashes so redacting escaped JSON text keeps it well-formed.
 const PATTERNS: readonly [RegExp, string][] = [
   // PEM private keys, including OpenSSH's ("-----BEGIN OPENSSH PRIVATE KEY-----") and encrypted ones.
-  [/-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY-----[\s\S]*?-----END \1PRIVATE KEY-----/g, REDACTED],
-  // A private key cut off before its END line (a log tail, a truncated error).
-  [/-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*$/g, REDACTED],
+  [WHOLE_KEY, REDACTED],
+  // A private key cut off before its END line (a log tail, a truncated error): its body only, the lines of base64 (or
+  // of a header, Proc-Type: …) after it, one line folded into spaces as an excerpt shows it. Not the rest of the text:
+  // a key given by mistake as an input ate the problems after its own and the end of a --json document (Q194).
+  [CUT_KEY, REDACTED],
   // X-Nomad-Token: <t>  |  "X-Nomad-Token": "<t>"  |  -H 'X-Nomad-Token: <t>'
   [/(X-Nomad-Token\\?["']?\s*[:=]\s*\\?["']?)[^\s"'\\,;]+/gi, `$1${REDACTED}`],
   // Authorization: Bearer <t> (any scheme)
