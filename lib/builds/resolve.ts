@@ -1,6 +1,6 @@
 // Resolve build specs to checked binaries: every spec's problems first (all at once), then download or build each.
 import { existsSync, statSync } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import { isAbsolute, resolve as resolvePath } from 'node:path';
 import { ConfigError, EXIT, HarnessError, InterruptedError, type ConfigProblem } from '../errors.js';
 import { sha256File } from './cache.js';
@@ -150,12 +150,43 @@ export function combineErrors(all: readonly HarnessError[]): HarnessError {
   return new HarnessError(`${errors.length} builds could not be resolved:\n${each}`, { exitCode: code });
 }
 
-/** What is wrong with `p` as a key file (a directory or a fifo would pass the plan and fail at the signature check), or undefined. */
+/**
+ * What is wrong with `p` as a key file (a directory or a fifo would pass the plan and fail at the signature check;
+ * a file that is no OpenPGP public key, a kubeconfig given by mistake, would fail only after the download), or undefined.
+ */
 async function keyFileState(p: string): Promise<string | undefined> {
   const st = await stat(p).catch(() => undefined);
   if (!st) return 'no such file';
   if (!st.isFile()) return `is ${st.isDirectory() ? 'a directory' : 'not a regular file'}, not a key file`;
-  return undefined;
+  return keyKind(await headOf(p, KEY_HEAD));
+}
+
+/** How much of a key file is read to tell what it is: an armored key may follow a few lines of comment. */
+const KEY_HEAD = 64 * 1024;
+
+async function headOf(p: string, n: number): Promise<Buffer> {
+  const fh = await open(p, 'r');
+  try {
+    const b = Buffer.alloc(n);
+    const { bytesRead } = await fh.read(b, 0, n, 0);
+    return b.subarray(0, bytesRead);
+  } finally {
+    await fh.close();
+  }
+}
+
+/**
+ * Why the start of a key file is no OpenPGP public key (gpg --import would refuse it, or take a private key), or
+ * undefined: an armored public-key block, or a binary public-key packet (tag 6, old format 0x98-0x9a or new 0xc6).
+ */
+function keyKind(head: Buffer): string | undefined {
+  if (!head.length) return 'is empty, not an OpenPGP public key';
+  if ([0x98, 0x99, 0x9a, 0xc6].includes(head[0]!)) return undefined;
+  const text = head.toString('latin1');
+  if (text.includes('-----BEGIN PGP PUBLIC KEY BLOCK-----')) return undefined;
+  if (text.includes('-----BEGIN PGP PRIVATE KEY BLOCK-----'))
+    return 'is an OpenPGP private key: give the public key (gpg --export --armor <key id>), never the private one';
+  return 'is not an OpenPGP public key (no "-----BEGIN PGP PUBLIC KEY BLOCK-----", no binary key packet)';
 }
 
 function dedupe(ps: ConfigProblem[]): ConfigProblem[] {

@@ -1,7 +1,7 @@
 // Release specs against a real HTTP server on loopback serving the official layout, verified with real gpg/gpgv.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
@@ -253,6 +253,31 @@ t.test('release specs', { skip: skip ?? false }, async (t) => {
         const r = await planBuilds([{ text: '1.9.3', field: '--nomad' }], ctx);
         t.match(r, { problems: [{ field: '--releases-key', value: key, message }] }, key);
       }
+    },
+  );
+  t.test(
+    'a --releases-key that is no OpenPGP public key (a kubeconfig, a private key, empty) is a plan problem, before any request (Q196)',
+    async (t) => {
+      const before = mirror.requests.length;
+      const files = {
+        'kube.yaml': ['apiVersion: v1\nkind: Config\nusers: []\n', /is not an OpenPGP public key/],
+        'priv.asc': ['-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQ\n', /is an OpenPGP private key: give the public key/],
+        'empty.asc': ['', /is empty, not an OpenPGP public key/],
+      } as const;
+      for (const [name, [text, message]] of Object.entries(files)) {
+        const key = join(dir, name);
+        writeFileSync(key, text);
+        const { ctx } = ctxFor(join(dir, 'c'), { releasesKey: key });
+        const r = await planBuilds([{ text: '1.9.3', field: '--nomad' }], ctx);
+        t.match(r, { problems: [{ field: '--releases-key', value: key, message }] }, name);
+        t.notMatch(JSON.stringify(r), /apiVersion|lQ/, `${name}: its content is not shown`);
+      }
+      // a binary export (gpg --export without --armor) starts with a public-key packet: taken
+      const bin = join(dir, 'key.gpg');
+      writeFileSync(bin, Buffer.from([0x99, 0x01, 0x0d, 0x04]));
+      const { ctx } = ctxFor(join(dir, 'c'), { releasesKey: bin });
+      t.notOk('problems' in (await planBuilds([{ text: '1.9.3', field: '--nomad' }], ctx)), 'a binary key packet');
+      t.equal(mirror.requests.length, before, 'no request');
     },
   );
 });
