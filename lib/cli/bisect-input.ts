@@ -179,36 +179,23 @@ export async function lineOf(args: ParsedArgs, deps: CommandDeps): Promise<Line>
     };
   }
   if (typeof v['replay'] === 'string') {
+    // what is wrong with the log: told with the line's own problems (judged by the caller), the log left unread
+    const refused = (message: string, fix: string): Line => ({
+      args,
+      earlier,
+      problems: [{ field: '--replay', value: v['replay'], message, fix }],
+    });
     // a log that is not there (or a loop, a folder) would read as one with no event: said as what it is
     const st = await stat(resolve(deps.cwd, v['replay'] as string)).catch((err: NodeJS.ErrnoException) => err);
     const none = st instanceof Error ? unreachable(st) : st.isDirectory() ? 'is a folder, not a bisect log' : undefined;
     if (none)
-      return {
-        args,
-        earlier,
-        problems: [
-          {
-            field: '--replay',
-            value: v['replay'],
-            message: none,
-            fix: 'give the bisect-log.jsonl of an earlier bisect (in the folder it printed on its first line)',
-          },
-        ],
-      };
+      return refused(
+        none,
+        'give the bisect-log.jsonl of an earlier bisect (in the folder it printed on its first line)',
+      );
     const events = await readEvents(resolve(deps.cwd, v['replay'] as string));
     if (!events.length)
-      return {
-        args,
-        earlier,
-        problems: [
-          {
-            field: '--replay',
-            value: v['replay'],
-            message: 'is no bisect log (no event in it)',
-            fix: 'give the bisect-log.jsonl of an earlier bisect',
-          },
-        ],
-      };
+      return refused('is no bisect log (no event in it)', 'give the bisect-log.jsonl of an earlier bisect');
     const odd = eventsProblem(events);
     if (odd) return { args, earlier, problems: [damagedLog('--replay', v['replay'], odd)] };
     // Note: a try in the log holds a verdict, not what it judged: replayed into another check or scenario it would be
@@ -223,18 +210,10 @@ export async function lineOf(args: ParsedArgs, deps: CommandDeps): Promise<Line>
       };
     const scenario = args.positionals[0] ?? 'bridge-exec-reboot';
     if (theirs && (theirs.check !== v['check'] || theirs.scenario !== scenario))
-      return {
-        args,
-        earlier,
-        problems: [
-          {
-            field: '--replay',
-            value: v['replay'],
-            message: `is the log of a bisect of ${theirs.check} on ${theirs.scenario}: its tries' verdicts are that check's, not ${String(v['check'])}'s on ${scenario}`,
-            fix: `replay it with the line it ran with (its bisect-inputs.json): reboot-harness bisect ${theirs.scenario} --check ${theirs.check} … --replay <log>; or bisect ${String(v['check'])} without --replay`,
-          },
-        ],
-      };
+      return refused(
+        `is the log of a bisect of ${theirs.check} on ${theirs.scenario}: its tries' verdicts are that check's, not ${String(v['check'])}'s on ${scenario}`,
+        `replay it with the line it ran with (its bisect-inputs.json): reboot-harness bisect ${theirs.scenario} --check ${theirs.check} … --replay <log>; or bisect ${String(v['check'])} without --replay`,
+      );
     return { args, earlier: events };
   }
   return { args, earlier };

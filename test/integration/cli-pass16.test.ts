@@ -2,22 +2,18 @@
 // name one place through a symlink (run's --junit and --report-json, merge's --out and its input), a matrix build's
 // expectations that contradict themselves or override --expect, and a UTF-16 job file beside a bad build.
 import t from 'tap';
-import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLI, CLI_COMPILED } from '../helpers/cli-child.js';
+import { cliIn as cliInDir } from '../helpers/cli-in.js';
 
 t.setTimeout(3 * 60_000);
 
-/** The CLI in `dir`, its work and cache dirs inside it. */
+/** The CLI in `dir` (test/helpers/cli-in.ts) with the entry first: the compiled CLI, or bin/ for user scenarios. */
 const cliIn =
   (dir: string) =>
   (entry: string, ...args: string[]) =>
-    spawnSync(process.execPath, [entry, ...args], {
-      cwd: dir,
-      env: { ...process.env, HARNESS_WORK_DIR: join(dir, 'work'), XDG_CACHE_HOME: join(dir, 'cache'), CI: 'true' },
-      encoding: 'utf8',
-    });
+    cliInDir(dir, { entry, timeoutMs: 0 })(...args);
 
 const SCENARIO = `import { defineScenario, defineCheck, judgeAll } from 'nomad-reboot-harness/scenario';
 const CHECKS = [defineCheck({ id: 'c', title: 'c', passesWhen: 'always', judge: () => ({ status: 'passed', message: 'ok' }) })];
@@ -178,12 +174,7 @@ t.test(
       'm3.yaml':
         'scenario: rolling-reboot\naxes:\n  nomad:\n    - { name: a, binary: ./nomad-2.0.5, expect: [nosuch=fail] }\n  servers: [0, 3]\ndefaults:\n  reboot: { faults: fb2.yaml }\n',
     });
-    const matrix = (file: string) =>
-      spawnSync(process.execPath, [CLI_COMPILED, 'matrix', file, '--plan', '--netns', ''], {
-        cwd: dir,
-        env: { ...process.env, HARNESS_WORK_DIR: join(dir, 'work'), XDG_CACHE_HOME: join(dir, 'cache'), CI: 'true' },
-        encoding: 'utf8',
-      });
+    const matrix = (file: string) => cliIn(dir)(CLI_COMPILED, 'matrix', file, '--plan', '--netns', '');
     const r = matrix('m.yaml');
     t.equal(r.status, 2);
     t.match(r.stderr, /m\.yaml: parallel: must be a whole number from 1 to 16/, "the file's own problem");

@@ -2,25 +2,13 @@
 // builds of a matrix or a compare that fails to plan (it held the command past SIGTERM), a FIFO among the inputs told
 // with every other problem (not alone), and a report named through `<symlink>/..`.
 import t from 'tap';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, symlinkSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { CLI_COMPILED } from '../helpers/cli-child.js';
+import { cliIn } from '../helpers/cli-in.js';
 
 t.setTimeout(3 * 60_000);
-
-/** The CLI in `dir`, its work and cache dirs inside it; killed after 30 s (a FIFO read never ends). */
-const cliIn =
-  (dir: string) =>
-  (...args: string[]) =>
-    spawnSync(process.execPath, [CLI_COMPILED, ...args], {
-      cwd: dir,
-      env: { ...process.env, HARNESS_WORK_DIR: join(dir, 'work'), XDG_CACHE_HOME: join(dir, 'cache'), CI: 'true' },
-      encoding: 'utf8',
-      timeout: 30_000,
-      killSignal: 'SIGKILL',
-    });
 
 const mkfifo = (path: string) => execFileSync('mkfifo', [path]);
 

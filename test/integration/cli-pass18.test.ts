@@ -2,23 +2,11 @@
 // device among the files a matrix that failed to plan still reads from its `defaults:` (its known-issue file held the
 // command past SIGTERM), and a credentials file in JSON or .netrc shape given by mistake as an input.
 import t from 'tap';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { CLI_COMPILED } from '../helpers/cli-child.js';
+import { cliIn } from '../helpers/cli-in.js';
 
 t.setTimeout(3 * 60_000);
-
-/** The CLI in `dir`, its work and cache dirs inside it; killed after 30 s (a FIFO read never ends). */
-const cliIn =
-  (dir: string) =>
-  (...args: string[]) =>
-    spawnSync(process.execPath, [CLI_COMPILED, ...args], {
-      cwd: dir,
-      env: { ...process.env, HARNESS_WORK_DIR: join(dir, 'work'), XDG_CACHE_HOME: join(dir, 'cache'), CI: 'true' },
-      encoding: 'utf8',
-      timeout: 30_000,
-      killSignal: 'SIGKILL',
-    });
 
 t.test(
   "a FIFO or a device in a failed matrix's defaults is told with the file's problems, not read (Q186)",

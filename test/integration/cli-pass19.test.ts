@@ -3,23 +3,11 @@
 // key given by mistake as an input file (the redactor took the rest of the message with it), and the build a failed
 // matrix's defaults upgrade to (told only in a second round).
 import t from 'tap';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { CLI_COMPILED } from '../helpers/cli-child.js';
+import { cliIn } from '../helpers/cli-in.js';
 
 t.setTimeout(3 * 60_000);
-
-/** The CLI in `dir`, its work and cache dirs inside it; killed after 30 s (a FIFO read never ends). */
-const cliIn =
-  (dir: string) =>
-  (...args: string[]) =>
-    spawnSync(process.execPath, [CLI_COMPILED, ...args], {
-      cwd: dir,
-      env: { ...process.env, HARNESS_WORK_DIR: join(dir, 'work'), XDG_CACHE_HOME: join(dir, 'cache'), CI: 'true' },
-      encoding: 'utf8',
-      timeout: 30_000,
-      killSignal: 'SIGKILL',
-    });
 
 // A key cut for this test (not a key at all: base64 of nothing in particular).
 const PEM = [
