@@ -14,3 +14,6 @@ export const cliIn =
       encoding: 'utf8',
       ...(timeoutMs ? { timeout: timeoutMs, killSignal: 'SIGKILL' as const } : {}),
     });
+
+/** A run that is only planned, with a build that does not exist: the input tests add the inputs they judge. */
+export const PLANNED_RUN = ['run', 'rolling-reboot', '--nomad', './nope', '--plan', '--netns', ''] as const;

@@ -5,7 +5,7 @@ import t from 'tap';
 import { existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLI, CLI_COMPILED } from '../helpers/cli-child.js';
-import { cliIn as cliInDir } from '../helpers/cli-in.js';
+import { cliIn as cliInDir, PLANNED_RUN } from '../helpers/cli-in.js';
 
 t.setTimeout(3 * 60_000);
 
@@ -26,52 +26,13 @@ t.test('run: --junit and --report-json naming one file through a symlinked folde
   symlinkSync('o', join(dir, 'olink'));
   symlinkSync('.', join(dir, 'here'));
   const cli = cliIn(dir);
-  const same = cli(
-    CLI_COMPILED,
-    'run',
-    'rolling-reboot',
-    '--nomad',
-    './nope',
-    '--plan',
-    '--netns',
-    '',
-    '--junit',
-    'o/y.xml',
-    '--report-json',
-    'olink/y.xml',
-  );
+  const same = cli(CLI_COMPILED, ...PLANNED_RUN, '--junit', 'o/y.xml', '--report-json', 'olink/y.xml');
   t.equal(same.status, 2);
   t.match(same.stderr, /--junit \/ --report-json: name the same file: one report would overwrite the other/);
-  const dirFile = cli(
-    CLI_COMPILED,
-    'run',
-    'rolling-reboot',
-    '--nomad',
-    './nope',
-    '--plan',
-    '--netns',
-    '',
-    '--junit',
-    'r/j.xml',
-    '--reports-dir',
-    'here/r/j.xml',
-  );
+  const dirFile = cli(CLI_COMPILED, ...PLANNED_RUN, '--junit', 'r/j.xml', '--reports-dir', 'here/r/j.xml');
   t.equal(dirFile.status, 2);
   t.match(dirFile.stderr, /--junit \/ --reports-dir: name the same path, as a file and as a directory/);
-  const apart = cli(
-    CLI_COMPILED,
-    'run',
-    'rolling-reboot',
-    '--nomad',
-    './nope',
-    '--plan',
-    '--netns',
-    '',
-    '--junit',
-    'o/j.xml',
-    '--report-json',
-    'olink/s.json',
-  );
+  const apart = cli(CLI_COMPILED, ...PLANNED_RUN, '--junit', 'o/j.xml', '--report-json', 'olink/s.json');
   t.notMatch(apart.stderr, /name the same/, 'two files in one folder reached two ways are no collision');
 });
 

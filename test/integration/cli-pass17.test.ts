@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, symlinkSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { cliIn } from '../helpers/cli-in.js';
+import { cliIn, PLANNED_RUN } from '../helpers/cli-in.js';
 
 t.setTimeout(3 * 60_000);
 
@@ -35,13 +35,7 @@ t.test('a FIFO among the inputs is told with every other problem, not in a round
   for (const f of ['sched', 'job', 'issues']) mkfifo(join(dir, f));
   const cli = cliIn(dir);
   const res = cli(
-    'run',
-    'rolling-reboot',
-    '--nomad',
-    './nope',
-    '--plan',
-    '--netns',
-    '',
+    ...PLANNED_RUN,
     '-c',
     'h.yaml',
     '--faults',

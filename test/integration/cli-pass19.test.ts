@@ -5,7 +5,7 @@
 import t from 'tap';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { cliIn } from '../helpers/cli-in.js';
+import { cliIn, PLANNED_RUN } from '../helpers/cli-in.js';
 
 t.setTimeout(3 * 60_000);
 
@@ -42,19 +42,7 @@ t.test("an existing host's key that is a FIFO or a device is told with the rest,
 t.test('a private key given by mistake as an input keeps the problems after its own (Q194)', async (t) => {
   const dir = t.testdir({ 'key.pem': PEM });
   const cli = cliIn(dir);
-  const run = cli(
-    'run',
-    'rolling-reboot',
-    '--nomad',
-    './nope',
-    '--plan',
-    '--netns',
-    '',
-    '--faults',
-    'key.pem',
-    '--cpus',
-    '0',
-  );
+  const run = cli(...PLANNED_RUN, '--faults', 'key.pem', '--cpus', '0');
   t.equal(run.status, 2);
   t.match(run.stderr, /\(3 problems\)/);
   t.match(run.stderr, /key\.pem: \(file\): must be a mapping with `faults:`.*; fix: write faults:/, 'its own fix kept');
