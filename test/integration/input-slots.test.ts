@@ -128,7 +128,8 @@ function lines(dir: string, make: (name: string) => string, env: Record<string, 
   writeFileSync(join(dir, 'h.yaml'), stringify(yaml.doc));
   line('run -c h.yaml', ['run', ...NEEDS['run']!, '-c', 'h.yaml'], yaml.slots);
   // the variables that name input files
-  const vars = inputKeys.filter((f) => f.env).map((f) => ({ f, file: make(`env-${f.env}`) }));
+  // every variable, an older name's too (NOMAD_BINARY beside NOMAD_BUILD)
+  const vars = FIELDS.filter((f) => f.file === 'read' && f.env).map((f) => ({ f, file: make(`env-${f.env}`) }));
   line(
     'run, variables',
     ['run', ...NEEDS['run']!],
