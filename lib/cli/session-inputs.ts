@@ -76,7 +76,7 @@ export function matrixDefaultsInputs(base: HarnessConfig, data: unknown, knownIs
 /**
  * The keys of the existing hosts a matrix's `defaults:` gives (`lab.provider: ssh` there or in harness.yaml), as
  * written (a failed plan has no config with them): a FIFO or a device among them was told only once the file planned
- * (Q199's second round). Not when harness.yaml's own hosts are used (the defaults give none).
+ * (Q251's second round). Not when harness.yaml's own hosts are used (the defaults give none).
  */
 function defaultsHostKeys(base: HarnessConfig, d: Record<string, unknown>): InputPath[] {
   const lab = isRecord(d['lab']) ? d['lab'] : {};

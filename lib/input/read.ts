@@ -2,7 +2,7 @@
 // scenarios): opened without waiting (O_NONBLOCK: a FIFO with no writer opens at once; O_NOCTTY: a terminal does not
 // become ours), judged by the open descriptor (fstat: nothing can swap the file between a look and the read), refused
 // unless it is a regular file or /dev/null, and read up to a bound. A FIFO read blocked a thread Node waits for at exit,
-// past SIGTERM (Q178, Q186, Q193, Q198); /dev/zero read whole took 16 GB.
+// past SIGTERM (Q178, Q186, Q193, Q250); /dev/zero read whole took 16 GB.
 import { constants, type Stats } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 

@@ -55,7 +55,7 @@ export async function loadScenarios(
   const cjs = files.filter((f) => !/\.m(ts|js)$/.test(f));
   // Note: Node decides a file's module type from its real path: a symlinked folder follows the package.json of its target
   const type = cjs.length ? await packageType(await realpath(abs).catch(() => abs)) : 'module';
-  // Note: a package.json that is a FIFO or a device is told, and nothing imported: Node's loader reads it too (Q198)
+  // Note: a package.json that is a FIFO or a device is told, and nothing imported: Node's loader reads it too (Q250)
   if (typeof type !== 'string') return { scenarios: [], problems: [{ field, ...type }] };
   if (type !== 'module') {
     // Note: tsx compiles a .ts file as CommonJS unless the nearest package.json says "type": "module", and a CommonJS
@@ -107,7 +107,7 @@ async function scenarioFiles(dir: string): Promise<string[] | { message: string;
     return { message, fix: 'give the directory holding your *.ts scenario files' };
   }
   const entries = await readdir(dir, { withFileTypes: true });
-  // Note: a scenario-named FIFO, socket or device is told (importing it would wait for ever), not passed over (Q199)
+  // Note: a scenario-named FIFO, socket or device is told (importing it would wait for ever), not passed over (Q251)
   for (const e of entries.filter(
     (x) => SCENARIO_FILE.test(x.name) && (x.isFIFO() || x.isSocket() || x.isCharacterDevice() || x.isBlockDevice()),
   )) {

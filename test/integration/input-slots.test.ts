@@ -1,6 +1,6 @@
 // Every input slot of every command, derived from the registries (the commands' options that read a file, the config
 // keys that name one, the commands whose words are files), given a FIFO, a device and a secret-shaped file at once:
-// nineteen CLI passes found a FIFO or /dev/zero read in a slot an ad-hoc list left out (Q178, Q186, Q193, Q198), and a
+// nineteen CLI passes found a FIFO or /dev/zero read in a slot an ad-hoc list left out (Q178, Q186, Q193, Q250), and a
 // secret echoed from a file given by mistake (Q181, Q187, Q194). A slot added later is in these cases without an edit
 // here; a path flag that is neither read (an input) nor in OUTPUTS below fails the first test. All command lines run in
 // one process (test/helpers/cli-batch.ts) under a deadline, so the file stays within a few seconds of CPU.
@@ -136,7 +136,7 @@ function lines(dir: string, make: (name: string) => string, env: Record<string, 
     vars.map(({ f, file }) => ({ names: [`--${f.flag}`, f.yaml, f.env!], file })),
     Object.fromEntries(vars.map(({ f, file }) => [f.env!, file])),
   );
-  // a matrix that fails on a problem of its own, its defaults and axis entries naming inputs (Q186, Q195, Q199)
+  // a matrix that fails on a problem of its own, its defaults and axis entries naming inputs (Q186, Q195, Q251)
   const defaults = keysDoc((n) => make(`defaults-${n}`));
   const axis = { binary: make('axis-binary'), upgrade_to: make('axis-upgrade-to') };
   const matrix = { scenario: 'upgrade-in-place', parallel: 99, axes: { nomad: [{ name: 'a', ...axis }] } };
@@ -240,7 +240,7 @@ function fifoLines(): Line[] {
   };
   // the variables' and matrix's slots devices, the rest FIFOs
   const cases = lines(dir, (n) => (n.startsWith('env-') || n.startsWith('defaults-') ? zero(n) : fifo(n)), {});
-  // a scenarios folder whose package.json is a FIFO (Q198), and one with a FIFO for a scenario file (Q199)
+  // a scenarios folder whose package.json is a FIFO (Q250), and one with a FIFO for a scenario file (Q251)
   mkdirSync(join(dir, 'sc-pkg'));
   writeFileSync(join(dir, 'sc-pkg', 'a.ts'), 'export default 1;\n');
   execFileSync('mkfifo', [join(dir, 'sc-pkg', 'package.json')]);
