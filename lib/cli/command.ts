@@ -16,8 +16,8 @@ export interface CommandOption {
   short?: string;
   /** how the value is written in help, e.g. "<i/n>" */
   arg?: string;
-  /** the value names a file or folder (completed as files) */
-  path?: boolean;
+  /** the value names a file or folder the command reads (an input slot) or writes (completed as files either way) */
+  file?: 'read' | 'write';
   doc: string;
 }
 
@@ -86,29 +86,16 @@ const HELP_OPTION: CommandOption = { name: 'help', type: 'boolean', short: 'h', 
 const CONFIG_SWITCHES = new Set(['keep', 'json', 'verbose', 'quiet', 'rolling', 'drain']);
 /** Switches that also take one of a few words as their value, written after them or with `=`: `--keep on-failure`. */
 export const SWITCH_WORDS: Record<string, readonly string[]> = { keep: ['on-failure'] };
-/** Config flags whose value is a path (completed as files). */
-const PATH_FLAGS = new Set([
-  'job',
-  'junit',
-  'report-json',
-  'reports-dir',
-  'work-dir',
-  'scenarios',
-  'nomad',
-  'nomad-binary',
-  'upgrade-to',
-  'releases-key',
-  'faults',
-  'known-issues-file',
-]);
-
 export interface OptionSpec {
   name: string;
   type: 'boolean' | 'string';
   multiple: boolean;
   short?: string;
   arg?: string;
+  /** the value names a file or folder (completed as files) */
   path: boolean;
+  /** what the command does with it: reads it (an input slot) or writes it; see CommandOption.file, Field.file */
+  file?: 'read' | 'write';
   doc: string;
   /** the config field behind a config flag */
   field?: Field;
@@ -133,7 +120,8 @@ export function optionsOf(cmd: CliCommand): Map<string, OptionSpec> {
       multiple: !!o.multiple,
       ...(o.short ? { short: o.short } : {}),
       ...(o.arg ? { arg: o.arg } : {}),
-      path: !!o.path,
+      path: !!o.file,
+      ...(o.file ? { file: o.file } : {}),
       doc: o.doc,
     });
   for (const { field, doc } of configFields(cmd)) {
@@ -143,7 +131,8 @@ export function optionsOf(cmd: CliCommand): Map<string, OptionSpec> {
       name,
       type,
       multiple: !!field.multiple,
-      path: PATH_FLAGS.has(name),
+      path: !!field.file,
+      ...(field.file ? { file: field.file } : {}),
       doc: doc ?? fieldHelp(field),
       field,
     });

@@ -1,4 +1,5 @@
-// What the CLI needs from the outside world: real effects in lib/cli/entry.ts, stand-ins in tests.
+// What the CLI needs from the outside world: real effects in lib/cli/real-deps.ts (lib/cli/entry.ts hands them to
+// main()), stand-ins in tests.
 import type { DestroySweep } from './destroy.js';
 import type { HostCapacity } from '../lab/provider.js';
 import type { ExitCode, ConfigProblem } from '../errors.js';

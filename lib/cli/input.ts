@@ -2,7 +2,6 @@
 // command itself checks: output paths, jobs, keys, builds) judged in one answer: every problem at once, in one order,
 // each once. Also reads harness.yaml and other YAML inputs, naming the file in each problem.
 import { existsSync, statSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { ConfigError, type ConfigProblem } from '../errors.js';
@@ -14,7 +13,7 @@ import { SCENARIOS } from './scenarios.js';
 import { labConfigRules } from '../lab/providers.js';
 import { groupCellProblems } from './group-problems.js';
 import type { CommandDeps, ParsedArgs } from './command.js';
-import { notAFileProblem } from './paths.js';
+import { readInputFile } from '../input/read.js';
 
 /** harness.yaml as read: its parsed data and the name problems give it. */
 export interface HarnessFile {
@@ -131,16 +130,16 @@ function readProblems(
 
 /** Read and parse one YAML document (merge keys `<<` allowed); a ConfigError naming the file when it cannot be. */
 export async function readYaml(path: string, what: string): Promise<unknown> {
-  const pipe = await notAFileProblem({ field: what, value: path }, '/');
-  if (pipe) throw new ConfigError([pipe]);
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(path);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? String(err);
+  // Note: through the one guarded read: a FIFO or a device is told without waiting on it (Q179), and a file swapped for
+  // one between a look and the read is refused all the same
+  const read = await readInputFile(path);
+  if (!read.ok) {
+    const code = read.code;
+    if (!code) throw new ConfigError([{ field: what, value: path, message: read.message, fix: read.fix }]);
     const fix = code === 'EISDIR' ? 'give the path of a file, not a directory' : 'give the path of an existing file';
     throw new ConfigError([{ field: what, value: path, message: `cannot be read (${code})`, fix }]);
   }
+  const bytes = read.bytes;
   const decoded = decodeUtf8(bytes, what, path);
   if (!decoded.ok) throw new ConfigError([decoded.problem]);
   const text = decoded.text;

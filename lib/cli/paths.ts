@@ -4,6 +4,7 @@ import { constants } from 'node:fs';
 import { access, realpath, stat, statfs } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import type { ConfigProblem } from '../errors.js';
+import { notAFileKind, notAFileText } from '../input/read.js';
 
 /** What the path must be: a directory (made when missing), or a file (written, replaced when present). */
 type PathKind = 'dir' | 'file';
@@ -251,33 +252,12 @@ export async function pathProblems(
  * waits for at exit), and a pipe can be read once where the harness reads its inputs again (the run after the check,
  * repro.sh); /dev/zero or /dev/urandom never ends: read whole, it took every byte of memory (16 GB, then
  * std::bad_alloc). A missing path or a directory is left to the reader, which names it; /dev/null reads as empty.
- * Reads only (stat).
+ * Reads only (stat); the words are lib/input/read.ts's, which a read through readInputFile says too.
  */
 export async function notAFileProblem(i: InputPath, cwd: string): Promise<ConfigProblem | undefined> {
   const st = await stat(resolve(i.from ?? cwd, i.value)).catch(() => undefined);
-  if (!st) return undefined;
-  const device = st.isCharacterDevice() || st.isBlockDevice();
-  if (device && st.rdev === (await stat('/dev/null').catch(() => undefined))?.rdev) return undefined;
-  const what = st.isFIFO()
-    ? 'a named pipe (FIFO)'
-    : st.isSocket()
-      ? 'a socket'
-      : st.isCharacterDevice()
-        ? 'a character device'
-        : st.isBlockDevice()
-          ? 'a block device'
-          : undefined;
-  if (!what) return undefined;
-  return {
-    field: i.field,
-    value: i.value,
-    message: `is ${what}, not a file: ${
-      device
-        ? 'reading it would not end (/dev/zero, /dev/urandom, a disk) or would wait for typing (a terminal)'
-        : 'reading it would wait for a writer'
-    }, and the harness reads its inputs more than once`,
-    fix: 'write it to a file first and give that file',
-  };
+  const what = st && (await notAFileKind(st));
+  return what ? { field: i.field, value: i.value, ...notAFileText(what) } : undefined;
 }
 
 /** notAFileProblem of each input, once per path. */

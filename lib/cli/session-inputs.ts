@@ -69,7 +69,30 @@ export function matrixDefaultsInputs(base: HarnessConfig, data: unknown, knownIs
     ...(base.job.files.length ? [] : job.filter(text).map((value) => ({ field: 'job.file (--job)', value }))),
     ...(text(knownIssuesFile) ? [{ field: 'known_issues_file', value: knownIssuesFile }] : []),
     ...(!base.builds.releasesKey && text(key) ? [{ field: '--releases-key', value: key }] : []),
+    ...defaultsHostKeys(base, d),
   ];
+}
+
+/**
+ * The keys of the existing hosts a matrix's `defaults:` gives (`lab.provider: ssh` there or in harness.yaml), as
+ * written (a failed plan has no config with them): a FIFO or a device among them was told only once the file planned
+ * (Q251's second round). Not when harness.yaml's own hosts are used (the defaults give none).
+ */
+function defaultsHostKeys(base: HarnessConfig, d: Record<string, unknown>): InputPath[] {
+  const lab = isRecord(d['lab']) ? d['lab'] : {};
+  const raw = isRecord(lab['hosts']) ? lab['hosts'] : undefined;
+  if (!raw || (lab['provider'] ?? base.lab.provider) !== 'ssh') return [];
+  // only the key is looked at; one that is no text is the planner's problem
+  const spec = (v: unknown) =>
+    ({ key: isRecord(v) && typeof v['key'] === 'string' ? v['key'] : undefined }) as HostSpec;
+  const list = (v: unknown) => (Array.isArray(v) ? v.map(spec) : []);
+  const hosts = {
+    servers: list(raw['servers']),
+    clients: list(raw['clients']),
+    server: spec(raw['server']),
+    client: spec(raw['client']),
+  } as Hosts;
+  return hostKeyInputs({ ...base, lab: { ...base.lab, provider: 'ssh', hosts } });
 }
 
 /**

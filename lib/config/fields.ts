@@ -32,6 +32,11 @@ export interface Field {
   aliasOf?: string;
   /** its flag may be given more than once (the values come as a list) */
   multiple?: boolean;
+  /**
+   * The value names a file or folder: one the command reads (an input slot: test/integration/input-slots.test.ts gives
+   * every one a FIFO and a device), or one it writes (a report, the work dir). Flags with either complete as files.
+   */
+  file?: 'read' | 'write';
   parse: (raw: unknown) => Parsed;
 }
 

@@ -48,7 +48,7 @@ export const LAB_ROWS: FieldRow[] = [
     return [
       { ...at('address'), doc: doc('address') },
       { ...at('user'), doc: doc('SSH user (root or passwordless sudo)') },
-      { ...at('key'), doc: doc('private key file') },
+      { ...at('key'), file: 'read', doc: doc('private key file') },
       { ...at('port'), doc: doc('SSH port') },
       { ...at('jump'), doc: doc('jump host [user@]host[:port] (same key)') },
     ];
@@ -126,6 +126,7 @@ export const LAB_ROWS: FieldRow[] = [
   },
   {
     yaml: 'lab.work_dir',
+    file: 'write',
     flag: 'work-dir',
     env: 'HARNESS_WORK_DIR',
     doc: "where each run's Vagrant directory is made",

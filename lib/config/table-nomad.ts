@@ -10,6 +10,7 @@ import type { FieldRow } from './fields.js';
 export const NOMAD_ROWS: FieldRow[] = [
   {
     yaml: 'scenarios_dir',
+    file: 'read',
     flag: 'scenarios',
     env: 'HARNESS_SCENARIOS_DIR',
     doc: 'directory of your own scenario files (*.ts, docs/scenarios.md), loaded next to the shipped ones',
@@ -17,6 +18,7 @@ export const NOMAD_ROWS: FieldRow[] = [
   },
   {
     yaml: 'nomad_binary',
+    file: 'read',
     flag: 'nomad-binary',
     env: 'NOMAD_BINARY',
     aliasOf: 'nomad_build',
@@ -25,6 +27,7 @@ export const NOMAD_ROWS: FieldRow[] = [
   },
   {
     yaml: 'nomad_build',
+    file: 'read',
     flag: 'nomad',
     env: 'NOMAD_BUILD',
     path: ['nomadBinary'],
@@ -33,6 +36,7 @@ export const NOMAD_ROWS: FieldRow[] = [
   },
   {
     yaml: 'upgrade_to',
+    file: 'read',
     flag: 'upgrade-to',
     env: 'NOMAD_UPGRADE_TO',
     doc: 'Nomad build the client is upgraded to in place (upgrade-in-place): a release version, git:<dir>[@<ref>] or a path',
@@ -47,6 +51,7 @@ export const NOMAD_ROWS: FieldRow[] = [
   },
   {
     yaml: 'builds.releases_key',
+    file: 'read',
     flag: 'releases-key',
     env: 'NOMAD_RELEASES_KEY',
     doc: "public key file a mirror signs its SHA256SUMS with (default: HashiCorp's release key, shipped)",

@@ -42,6 +42,7 @@ export const RUN_ROWS: FieldRow[] = [
   },
   {
     yaml: 'job.file',
+    file: 'read',
     flag: 'job',
     env: 'HARNESS_JOB',
     path: ['job', 'files'],
@@ -51,6 +52,7 @@ export const RUN_ROWS: FieldRow[] = [
   },
   {
     yaml: 'job.files',
+    file: 'read',
     path: ['job', 'files'],
     aliasOf: 'job.file',
     doc: 'several jobs of your own (a list of HCL files; the list form of job.file)',
@@ -137,6 +139,7 @@ export const RUN_ROWS: FieldRow[] = [
   },
   {
     yaml: 'reboot.faults',
+    file: 'read',
     flag: 'faults',
     doc: 'a fault schedule (YAML: faults: [{ fault, target, wait, its options }], docs/faults.md): several faults in turn, run by rolling-reboot and server-reboot in place of --reboot',
     parse: str('give the path of a schedule file, e.g. faults.yaml'),

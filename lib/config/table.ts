@@ -25,18 +25,21 @@ const SESSION_ROWS: FieldRow[] = [
   },
   {
     yaml: 'reports.dir',
+    file: 'write',
     flag: 'reports-dir',
     doc: 'where reports/<run-id>/ artifacts go',
     parse: str('give a directory path'),
   },
   {
     yaml: 'reports.junit',
+    file: 'write',
     flag: 'junit',
     doc: 'JUnit XML output path (default <reports-dir>/<run-id>/junit.xml)',
     parse: str('give a file path, e.g. reports/junit.xml'),
   },
   {
     yaml: 'reports.json',
+    file: 'write',
     flag: 'report-json',
     doc: 'JSON summary output path (default <reports-dir>/<run-id>/summary.json)',
     parse: str('give a file path'),
@@ -70,6 +73,7 @@ const SESSION_ROWS: FieldRow[] = [
   },
   {
     yaml: 'known_issues_file',
+    file: 'read',
     flag: 'known-issues-file',
     env: 'HARNESS_KNOWN_ISSUES_FILE',
     doc: 'your own known-issue rows (YAML or JSON, docs/known-issues.md), added to the shipped table; a row with a shipped id replaces it',

@@ -2,7 +2,8 @@
 // TypeScript loader the CLI runs under: tsx, see bin/reboot-harness.js) and its default export is checked.
 // Every problem of every file is returned at once; nothing is half-loaded.
 import { existsSync } from 'node:fs';
-import { readFile, readdir, realpath, stat } from 'node:fs/promises';
+import { readdir, realpath, stat } from 'node:fs/promises';
+import { notAFileKind, notAFileText, readInputFile } from '../input/read.js';
 import { register } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -53,7 +54,10 @@ export async function loadScenarios(
   const problems: ConfigProblem[] = [];
   const cjs = files.filter((f) => !/\.m(ts|js)$/.test(f));
   // Note: Node decides a file's module type from its real path: a symlinked folder follows the package.json of its target
-  if (cjs.length && (await packageType(await realpath(abs).catch(() => abs))) !== 'module') {
+  const type = cjs.length ? await packageType(await realpath(abs).catch(() => abs)) : 'module';
+  // Note: a package.json that is a FIFO or a device is told, and nothing imported: Node's loader reads it too (Q250)
+  if (typeof type !== 'string') return { scenarios: [], problems: [{ field, ...type }] };
+  if (type !== 'module') {
     // Note: tsx compiles a .ts file as CommonJS unless the nearest package.json says "type": "module", and a CommonJS
     // file cannot import the (ESM) scenario API; say so instead of showing Node's require(esm) error.
     return {
@@ -103,6 +107,13 @@ async function scenarioFiles(dir: string): Promise<string[] | { message: string;
     return { message, fix: 'give the directory holding your *.ts scenario files' };
   }
   const entries = await readdir(dir, { withFileTypes: true });
+  // Note: a scenario-named FIFO, socket or device is told (importing it would wait for ever), not passed over (Q251)
+  for (const e of entries.filter(
+    (x) => SCENARIO_FILE.test(x.name) && (x.isFIFO() || x.isSocket() || x.isCharacterDevice() || x.isBlockDevice()),
+  )) {
+    const what = await notAFileKind(await stat(join(dir, e.name)));
+    if (what) return { ...notAFileText(what), message: `has ${e.name}, which ${notAFileText(what).message}` };
+  }
   const names = entries.filter((e) => e.isFile() && SCENARIO_FILE.test(e.name));
   const files = names
     .map((e) => e.name)
@@ -112,10 +123,15 @@ async function scenarioFiles(dir: string): Promise<string[] | { message: string;
   return files;
 }
 
-/** "type" of the nearest package.json at or above `dir` ("commonjs" when there is none, as Node decides). */
-async function packageType(dir: string): Promise<string> {
+/**
+ * "type" of the nearest package.json at or above `dir` ("commonjs" when there is none, as Node decides), or the problem
+ * with a package.json that is no file (read through the guarded reader: a FIFO there held `list` past SIGTERM).
+ */
+async function packageType(dir: string): Promise<string | { value: string; message: string; fix: string }> {
   const file = nearestPackageJson(dir);
-  const text = file && (await readFile(file, 'utf8').catch(() => undefined));
+  const read = file ? await readInputFile(file) : undefined;
+  if (read && !read.ok && !read.code) return { value: file!, message: read.message, fix: read.fix };
+  const text = read?.ok ? read.bytes.toString('utf8') : undefined;
   if (!text) return 'commonjs';
   try {
     return String((JSON.parse(text) as { type?: unknown }).type ?? 'commonjs');

@@ -45,7 +45,7 @@ interface BuildLayerDeps {
   context?: (ref: Pick<BuildRef, 'cwd'>, config: HarnessConfig, logger: Logger, signal?: AbortSignal) => BuildContext;
 }
 
-/** The real build layer for the CLI (lib/cli/entry.ts). */
+/** The real build layer for the CLI (lib/cli/real-deps.ts). */
 export function createBuildLayer(deps: BuildLayerDeps) {
   const ctxFor =
     deps.context ??

@@ -230,7 +230,7 @@ const FLOOR_OF_FOLDER: [RegExp, number][] = [
   [/^lib\/model\//, 1],
   [/^lib\/(time|shell|parse|checks|faults|known-issues|config|plan|report|log|matrix)\//, 2],
   [/^lib\/errors\.ts$/, 2],
-  [/^lib\/(exec|vagrant|ssh|nomad|builds|cni|merge|git)\//, 3],
+  [/^lib\/(exec|vagrant|ssh|nomad|builds|cni|merge|git|input)\//, 3],
   [/^lib\/(lab|cluster)\//, 4],
   [/^lib\/(run|steps|scenario-api|bisect)\//, 5],
   [/^lib\/(session|cli)\//, 6],

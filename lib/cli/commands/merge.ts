@@ -25,7 +25,7 @@ export const merge: CliCommand = {
       name: 'out',
       type: 'string',
       arg: '<dir>',
-      path: true,
+      file: 'write',
       doc: 'where the merged junit.xml, summary.json and index.html go (default <reports-dir>/merged)',
     },
     {

@@ -6,7 +6,7 @@ export const CONFIG: CommandOption = {
   type: 'string',
   short: 'c',
   arg: '<file>',
-  path: true,
+  file: 'read',
   doc: 'harness.yaml to read (default ./harness.yaml when present)',
 };
 
