@@ -54,13 +54,18 @@ export async function readInputFile(path: string, { maxBytes = INPUT_MAX_BYTES }
   const fh = await open(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY).catch(
     (err: NodeJS.ErrnoException) => err,
   );
-  if (fh instanceof Error)
+  if (fh instanceof Error) {
+    // a socket cannot be opened (ENXIO): named as what it is, with the words a FIFO gets
+    const st = await stat(path).catch(() => undefined);
+    const what = st && (await notAFileKind(st));
+    if (what) return { ok: false, ...notAFileText(what) };
     return {
       ok: false,
       code: fh.code ?? 'EIO',
       message: `cannot be read (${fh.code ?? fh.message})`,
       fix: 'give a file you can read',
     };
+  }
   try {
     const st = await fh.stat();
     const what = await notAFileKind(st);
@@ -84,7 +89,7 @@ export async function readInputFile(path: string, { maxBytes = INPUT_MAX_BYTES }
       if (n === buf.length)
         return {
           ok: false,
-          message: `grew past ${maxBytes} bytes while read`,
+          message: `grew while read (past the ${st.size} bytes it had when opened)`,
           fix: 'give a file that is not being written',
         };
     }
