@@ -15,6 +15,7 @@ import { attachmentCopies } from '../report/merge-copies.js';
 import { indexReporter, jsonReporter, junitReporter, runDirName } from '../report/reporters.js';
 import type { ParsedArgs } from './command.js';
 import { canonicalPath, notAFileProblems, pathProblem } from './paths.js';
+import { outFolderProblems } from './merge-out.js';
 import type { CliDeps } from './deps.js';
 import { fileURLToPath } from 'node:url';
 
@@ -82,7 +83,19 @@ export async function readMergeInputs(args: ParsedArgs, config: HarnessConfig, d
         },
       ]
     : [];
-  const problems = [...(bad ? [bad] : []), ...into, ...found.problems];
+  const dirs = await Promise.all(
+    named.map(async (p) => ((await stat(p).catch(() => undefined))?.isDirectory() ? p : '')),
+  );
+  const held = into.length
+    ? []
+    : await outFolderProblems({
+        field: given === undefined ? '--out (default <reports-dir>/merged)' : '--out',
+        value: out,
+        realOut,
+        inputDirs: dirs.filter((d) => d !== ''),
+        cwd: deps.cwd,
+      });
+  const problems = [...(bad ? [bad] : []), ...into, ...held, ...found.problems];
   // Note: merged now, so that a cell found twice or another tool's suite is told with an unreadable input, not after it
   const locate = attachmentLocator(found.files);
   const merged = mergeSessions({
