@@ -1,10 +1,12 @@
 // The CLI's twentieth adversarial pass (docs/cli-defects.md, rows Q198 on), through the real CLI: merge's --out a
 // folder that holds a run's own reports (written over, and the run left out of the merge: a failed run's folder gave
-// exit 0).
+// exit 0), bisect's reports over its --replay log, and report files inside a `git:` build's source tree.
 import t from 'tap';
-import { readdirSync, readFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CLI } from '../helpers/cli-child.js';
+import { CLI, CLI_COMPILED } from '../helpers/cli-child.js';
+import { nomadShapedTree } from '../helpers/nomad-shaped-tree.js';
 import { cliIn } from '../helpers/cli-in.js';
 
 t.setTimeout(3 * 60_000);
@@ -61,4 +63,97 @@ t.test("merge --out a folder holding a run's reports is refused, the run left as
   t.equal(merged.status, 1, 'a folder of its own: both shards merged, the failed cell counted');
   t.match(merged.stdout, /merged 2 suites from 2 JSON reports/);
   t.equal(cli('merge', 'gl', '--out', 'gl/merged').status, 1, "a merge's own output is written over when run again");
+});
+
+/** A git tree of two tagged commits (v1, v2): enough for bisect and a `git:` build to name refs of it. */
+function gitTree(dir: string, name = 'tree'): string {
+  const tree = join(dir, name);
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.invalid', ...args], {
+      cwd: tree,
+      stdio: 'ignore',
+    });
+  mkdirSync(tree);
+  git('init', '-q');
+  writeFileSync(join(tree, 'main.go'), 'package main\n');
+  git('add', '-A');
+  git('commit', '-qm', 'one');
+  git('tag', 'v1');
+  writeFileSync(join(tree, 'main.go'), 'package main\n\nfunc main() {}\n');
+  git('commit', '-qam', 'two');
+  git('tag', 'v2');
+  return tree;
+}
+
+t.test("bisect: a report over --replay's log or its bisect-inputs.json is refused (Q199)", async (t) => {
+  const dir = t.testdir({ old: { 'bisect-log.jsonl': '{}\n', 'bisect-inputs.json': '{}\n' } });
+  gitTree(dir);
+  const res = cliIn(dir)(
+    'bisect',
+    '--source',
+    'git:tree',
+    '--good',
+    'v1',
+    '--bad',
+    'v2',
+    '--check',
+    'task-dirs',
+    '--netns',
+    '',
+    '--replay',
+    'old/bisect-log.jsonl',
+    '--junit',
+    'old/bisect-log.jsonl',
+    '--report-json',
+    'old/bisect-inputs.json',
+  );
+  t.equal(res.status, 2);
+  t.match(res.stderr, /--junit: is a file this command reads \(--replay\): the report would be written over it/);
+  t.match(res.stderr, /--report-json: is a file this command reads \(--replay \(its bisect-inputs\.json\)\)/);
+});
+
+t.test("a report file inside a git: build's source tree is refused (Q200)", async (t) => {
+  const dir = t.testdir({});
+  // a tree that plans (laid out as Nomad, with a go that answers the version question): the plan itself passed
+  const { tree, bin } = nomadShapedTree(dir, 'exit 1');
+  const before = readFileSync(join(tree, 'main.go'), 'utf8');
+  const planned = (...args: string[]) =>
+    spawnSync(process.execPath, [CLI_COMPILED, ...args], {
+      cwd: dir,
+      env: {
+        ...process.env,
+        PATH: `${bin}:${process.env['PATH']}`,
+        HARNESS_WORK_DIR: join(dir, 'work'),
+        XDG_CACHE_HOME: join(dir, 'cache'),
+        CI: 'true',
+      },
+      encoding: 'utf8',
+      timeout: 30_000,
+      killSignal: 'SIGKILL',
+    });
+  t.equal(planned('run', '--nomad', 'git:tree', '--plan', '--netns', '').status, 0, 'the tree plans');
+  const run = planned('run', '--nomad', 'git:tree', '--plan', '--netns', '', '--junit', 'tree/main.go');
+  t.equal(run.status, 2, 'not a plan that writes the JUnit report over main.go when it runs');
+  t.match(run.stderr, /--junit: lies in the source tree git:tree \(--nomad\) at main\.go/);
+  const compare = planned('compare', '--before', 'git:tree', '--after', './nope', '--plan', '--junit', 'tree/j.xml');
+  t.match(compare.stderr, /--junit: lies in the source tree git:tree \(--before\) at j\.xml/);
+  gitTree(dir, 'tree2');
+  const bisect = cliIn(dir)(
+    'bisect',
+    '--source',
+    'git:tree2',
+    '--good',
+    'v1',
+    '--bad',
+    'v2',
+    '--check',
+    'task-dirs',
+    '--netns',
+    '',
+    '--report-json',
+    'tree2/.git/HEAD',
+  );
+  t.equal(bisect.status, 2);
+  t.match(bisect.stderr, /--report-json: lies in the source tree git:tree2 \(--source\) at \.git\/HEAD/);
+  t.equal(readFileSync(join(tree, 'main.go'), 'utf8'), before, 'the tree as it was');
 });
