@@ -185,6 +185,7 @@ export async function checkSession(req: SessionRequest, read: ReadSession): Prom
           fileParsed: res.builds.length > 0,
           flags: read.values,
           harness: harness?.data,
+          told: res.problems,
         })
       : { builds: [], problems: [] };
   // Note: the builds of a plan that failed are read too (their hash, `nomad version`): a FIFO among them held the

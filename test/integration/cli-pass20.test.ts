@@ -157,3 +157,19 @@ t.test("a report file inside a git: build's source tree is refused (Q200)", asyn
   t.match(bisect.stderr, /--report-json: lies in the source tree git:tree2 \(--source\) at \.git\/HEAD/);
   t.equal(readFileSync(join(tree, 'main.go'), 'utf8'), before, 'the tree as it was');
 });
+
+t.test("a flag for an axis the matrix varies is told with the file's own problems (Q201)", async (t) => {
+  const dir = t.testdir({
+    'm.yaml':
+      'scenario: bridge-exec-reboot\naxes:\n  nomad: [{name: a, binary: ./nope}]\n  reboot: [graceful]\nparallel: 0\n',
+  });
+  const cli = cliIn(dir);
+  for (const mode of ['--plan', '--list-cells']) {
+    const res = cli('matrix', 'm.yaml', mode, '--netns', '', '--nomad', './nope', '--reboot', 'hard');
+    t.equal(res.status, 2);
+    t.match(res.stderr, /m\.yaml: parallel: must be a whole number/, `${mode}: the file's problem`);
+    t.match(res.stderr, /--nomad: every cell's nomad comes from axes\.nomad in m\.yaml/, `${mode}: --nomad with it`);
+    t.match(res.stderr, /--reboot: every cell's reboot comes from axes\.reboot in m\.yaml/, `${mode}: --reboot too`);
+    t.equal(res.stderr.match(/flag would be ignored/g)?.length, 2, `${mode}: each told once`);
+  }
+});
