@@ -26,7 +26,7 @@ export const merge: CliCommand = {
       type: 'string',
       arg: '<dir>',
       path: true,
-      doc: 'where the merged junit.xml, summary.json and index.html go (default <reports-dir>/merged)',
+      doc: "where the merged junit.xml, summary.json and index.html go (default <reports-dir>/merged); not a folder holding a run's own reports",
     },
     {
       name: 'copy-attachments',
