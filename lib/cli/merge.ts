@@ -16,6 +16,7 @@ import { indexReporter, jsonReporter, junitReporter, runDirName } from '../repor
 import type { ParsedArgs } from './command.js';
 import { canonicalPath, notAFileProblems, pathProblem } from './paths.js';
 import { outFolderProblems } from './merge-out.js';
+import { missingShardProblems } from './merge-shards.js';
 import type { CliDeps } from './deps.js';
 import { fileURLToPath } from 'node:url';
 
@@ -104,7 +105,9 @@ export async function readMergeInputs(args: ParsedArgs, config: HarnessConfig, d
     attachmentFor: (path, source) => locate(path, dirname(resolve(deps.cwd, source))),
     outDir,
   });
-  return { outDir, found, merged, problems: [...problems, ...mergeProblems(merged, problems, deps.cwd)] };
+  // Note: a shard whose report was told unreadable is not told again as missing
+  const shards = found.problems.length ? [] : missingShardProblems(found.sessions);
+  return { outDir, found, merged, problems: [...problems, ...mergeProblems(merged, problems, deps.cwd), ...shards] };
 }
 
 /**

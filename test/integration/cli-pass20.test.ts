@@ -173,3 +173,21 @@ t.test("a flag for an axis the matrix varies is told with the file's own problem
     t.equal(res.stderr.match(/flag would be ignored/g)?.length, 2, `${mode}: each told once`);
   }
 });
+
+t.test('merge: a shard of the matrix missing among the inputs is told, not merged around (Q202)', async (t) => {
+  const dir = t.testdir({
+    usc: USC,
+    'm.yaml': 'scenario: [ok, bad]\naxes:\n  reboot: [graceful]\ndefaults:\n  scenarios_dir: usc\n',
+  });
+  const cli = cliIn(dir, { entry: CLI, timeoutMs: 0 });
+  // cell 0 (ok, passes) runs in shard 1/2, cell 1 (bad, fails) in shard 2/2
+  for (const i of [1, 2]) cli('matrix', 'm.yaml', '--shard', `${i}/2`, '--netns', '', '--reports-dir', `all/s${i}`);
+  const lone = cli('merge', 'all/s1', '--out', 'm1');
+  t.equal(lone.status, 2, 'not PASS and exit 0 over half the matrix');
+  t.match(lone.stderr, /the reports of m\.yaml hold shard 1\/2, not 2\/2: 1 of its 2 cells would be left out/);
+  const both = cli('merge', 'all', '--out', 'm2');
+  t.equal(both.status, 1, 'every shard: the failed cell counted');
+  const cell = cli('matrix', 'm.yaml', '--cell', 'ok/reboot=graceful', '--netns', '', '--reports-dir', 'again');
+  t.equal(cell.status, 0);
+  t.equal(cli('merge', 'again', '--out', 'm3').status, 0, 'a --cell re-run (shard 1/1) asks for no other shard');
+});
