@@ -59,9 +59,10 @@ export async function outFolderProblems(o: {
   const shown = (p: string) => (relative(o.cwd, p).startsWith('..') ? p : relative(o.cwd, p));
   const input = o.inputDirs.find((d) => o.realOut.startsWith(d + sep));
   const top = join(o.realOut, 'summary.json');
-  const ownIds = await runReport(top);
   const ownJUnit = (await stat(join(o.realOut, 'junit.xml')).catch(() => undefined))?.isFile() ?? false;
+  // Note: a regular file only: a FIFO named summary.json would hold the read for ever
   const topExists = (await stat(top).catch(() => undefined))?.isFile() ?? false;
+  const ownIds = topExists ? await runReport(top) : undefined;
   // its summary.json, unless a merge wrote it; its junit.xml with no summary.json beside it (a matrix shard's)
   const jUnitAlone = ownJUnit && !topExists ? join(o.realOut, 'junit.xml') : undefined;
   const over = ownIds !== undefined && topExists ? top : jUnitAlone;

@@ -63,6 +63,11 @@ t.test("merge --out a folder holding a run's reports is refused, the run left as
   t.equal(merged.status, 1, 'a folder of its own: both shards merged, the failed cell counted');
   t.match(merged.stdout, /merged 2 suites from 2 JSON reports/);
   t.equal(cli('merge', 'gl', '--out', 'gl/merged').status, 1, "a merge's own output is written over when run again");
+  // the check reads an --out folder's summary.json: a FIFO of that name is not read (the merge writes around it)
+  mkdirSync(join(dir, 'gl', 'fifo'));
+  execFileSync('mkfifo', [join(dir, 'gl', 'fifo', 'summary.json')]);
+  const fifo = cliIn(dir, { entry: CLI })('merge', 'gl', '--out', 'gl/fifo');
+  t.equal(fifo.signal, null, 'the merge ends by itself');
 });
 
 /** A git tree of two tagged commits (v1, v2): enough for bisect and a `git:` build to name refs of it. */
