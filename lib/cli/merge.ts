@@ -232,7 +232,10 @@ export async function mergeCommand(
     rawArgs: args.rawArgs,
     secrets,
   });
-  for (const w of [...warnings, ...copied.errors, ...written.errors]) deps.err(`warning: ${w}\n`);
+  for (const w of [...warnings, ...copied.errors]) deps.err(`warning: ${w}\n`);
+  // Note: a merged report not written (a FIFO or a folder of that name, a full disk) is an error and exit 3, as for
+  // run; it was a warning, its path still listed under "reports:" and the exit the cells' verdict (Q203)
+  for (const e of written.errors) deps.err(`error: ${e}\n`);
   const finals = session.suites.flatMap((x) => x.attempts.slice(-1));
   const t = finals.map(suiteCounts).reduce(
     (a, c) => ({
@@ -259,8 +262,8 @@ export async function mergeCommand(
     ...(args.values['copy-attachments']
       ? [`copied ${copied.files} files (attachments and pages) into ${shown(outDir)}`]
       : []),
-    `reports: ${[paths.junit, paths.json, paths.index].map(shown).join(' ')}`,
+    `reports: ${written.written.map((f) => shown(f.path)).join(' ')}`,
   ];
   deps.out(`${lines.join('\n')}\n`);
-  return session.exitCode;
+  return written.session.exitCode;
 }

@@ -196,3 +196,16 @@ t.test('merge: a shard of the matrix missing among the inputs is told, not merge
   t.equal(cell.status, 0);
   t.equal(cli('merge', 'again', '--out', 'm3').status, 0, 'a --cell re-run (shard 1/1) asks for no other shard');
 });
+
+t.test(
+  'merge: a merged report that cannot be written is an error, exit 3, and not listed as written (Q203)',
+  async (t) => {
+    const dir = t.testdir({ usc: USC, out: { 'junit.xml': {} } });
+    const cli = cliIn(dir, { entry: CLI, timeoutMs: 0 });
+    t.equal(cli('run', 'ok', '--scenarios', 'usc', '--reports-dir', 'rep', '--netns', '').status, 0);
+    const res = cli('merge', 'rep', '--out', 'out');
+    t.equal(res.status, 3, 'not the cells verdict (0) with the JUnit report missing');
+    t.match(res.stderr, /^error: could not write the JUnit report .*out\/junit\.xml/m);
+    t.match(res.stdout, /^reports: out\/summary\.json out\/index\.html$/m, 'only what was written');
+  },
+);
