@@ -22,7 +22,7 @@ const faultsOf = (d: unknown): string | undefined => {
  */
 export function unplannedMatrixProblems(
   mf: { data: unknown; name: string; dir: string },
-  o: { fileParsed: boolean; flags: Record<string, unknown>; harness: unknown },
+  o: { fileParsed: boolean; flags: Record<string, unknown>; harness: unknown; told?: readonly ConfigProblem[] },
 ): { builds: BuildRef[]; problems: ConfigProblem[] } {
   const data = isRecord(mf.data) ? mf.data : {};
   const axes = isRecord(data['axes']) ? data['axes'] : {};
@@ -49,7 +49,46 @@ export function unplannedMatrixProblems(
         ),
   );
   const read = schedule ? readSchedule({ reboot: { faults: schedule } } as HarnessConfig) : undefined;
-  return { builds, problems: [...(read && !read.ok ? read.problems : []), ...axis] };
+  const flagged = unplannedAxisFlagProblems(mf, o.flags, o.told ?? []);
+  return { builds, problems: [...(read && !read.ok ? read.problems : []), ...axis, ...flagged] };
+}
+
+/** The flags that set what a matrix axis varies, as lib/plan/matrix.ts refuses them beside the axis. */
+const AXIS_FLAGS: Record<string, readonly string[]> = {
+  nomad: ['nomad', 'nomad-binary'],
+  reboot: ['reboot'],
+  box: ['box'],
+  driver: ['driver'],
+  servers: ['servers'],
+  clients: ['clients'],
+};
+
+/**
+ * A flag for an axis the file lists, when the file has a problem of its own (Q201): the planner refuses the flag only
+ * for a file that parsed, so `--nomad` beside axes.nomad was told in a second exit 2, once `parallel: 0` was fixed.
+ * Worded as the planner words it (a file that parsed is told once, by the planner).
+ */
+export function unplannedAxisFlagProblems(
+  mf: { data: unknown; name: string },
+  flags: Record<string, unknown>,
+  told: readonly ConfigProblem[],
+): ConfigProblem[] {
+  const data = isRecord(mf.data) ? mf.data : {};
+  const axes = isRecord(data['axes']) ? data['axes'] : {};
+  const file = mf.name;
+  const all = Object.entries(AXIS_FLAGS).flatMap(([axis, names]): ConfigProblem[] =>
+    Array.isArray(axes[axis]) && (axes[axis] as unknown[]).length
+      ? names
+          .filter((flag) => flags[flag] !== undefined)
+          .map((flag) => ({
+            field: `--${flag}`,
+            value: flags[flag],
+            message: `every cell's ${axis} comes from axes.${axis} in ${file}, so the flag would be ignored`,
+            fix: `drop --${flag}, or change axes.${axis} in ${file}`,
+          }))
+      : [],
+  );
+  return all.filter((p) => !told.some((q) => q.field === p.field && q.message === p.message));
 }
 
 /**

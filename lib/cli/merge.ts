@@ -15,6 +15,8 @@ import { attachmentCopies } from '../report/merge-copies.js';
 import { indexReporter, jsonReporter, junitReporter, runDirName } from '../report/reporters.js';
 import type { ParsedArgs } from './command.js';
 import { canonicalPath, notAFileProblems, pathProblem } from './paths.js';
+import { outFolderProblems } from './merge-out.js';
+import { missingShardProblems } from './merge-shards.js';
 import type { CliDeps } from './deps.js';
 import { fileURLToPath } from 'node:url';
 
@@ -82,7 +84,19 @@ export async function readMergeInputs(args: ParsedArgs, config: HarnessConfig, d
         },
       ]
     : [];
-  const problems = [...(bad ? [bad] : []), ...into, ...found.problems];
+  const dirs = await Promise.all(
+    named.map(async (p) => ((await stat(p).catch(() => undefined))?.isDirectory() ? p : '')),
+  );
+  const held = into.length
+    ? []
+    : await outFolderProblems({
+        field: given === undefined ? '--out (default <reports-dir>/merged)' : '--out',
+        value: out,
+        realOut,
+        inputDirs: dirs.filter((d) => d !== ''),
+        cwd: deps.cwd,
+      });
+  const problems = [...(bad ? [bad] : []), ...into, ...held, ...found.problems];
   // Note: merged now, so that a cell found twice or another tool's suite is told with an unreadable input, not after it
   const locate = attachmentLocator(found.files);
   const merged = mergeSessions({
@@ -91,7 +105,9 @@ export async function readMergeInputs(args: ParsedArgs, config: HarnessConfig, d
     attachmentFor: (path, source) => locate(path, dirname(resolve(deps.cwd, source))),
     outDir,
   });
-  return { outDir, found, merged, problems: [...problems, ...mergeProblems(merged, problems, deps.cwd)] };
+  // Note: a shard whose report was told unreadable is not told again as missing
+  const shards = found.problems.length ? [] : missingShardProblems(found.sessions);
+  return { outDir, found, merged, problems: [...problems, ...mergeProblems(merged, problems, deps.cwd), ...shards] };
 }
 
 /**
@@ -216,7 +232,10 @@ export async function mergeCommand(
     rawArgs: args.rawArgs,
     secrets,
   });
-  for (const w of [...warnings, ...copied.errors, ...written.errors]) deps.err(`warning: ${w}\n`);
+  for (const w of [...warnings, ...copied.errors]) deps.err(`warning: ${w}\n`);
+  // Note: a merged report not written (a FIFO or a folder of that name, a full disk) is an error and exit 3, as for
+  // run; it was a warning, its path still listed under "reports:" and the exit the cells' verdict (Q203)
+  for (const e of written.errors) deps.err(`error: ${e}\n`);
   const finals = session.suites.flatMap((x) => x.attempts.slice(-1));
   const t = finals.map(suiteCounts).reduce(
     (a, c) => ({
@@ -243,8 +262,8 @@ export async function mergeCommand(
     ...(args.values['copy-attachments']
       ? [`copied ${copied.files} files (attachments and pages) into ${shown(outDir)}`]
       : []),
-    `reports: ${[paths.junit, paths.json, paths.index].map(shown).join(' ')}`,
+    `reports: ${written.written.map((f) => shown(f.path)).join(' ')}`,
   ];
   deps.out(`${lines.join('\n')}\n`);
-  return session.exitCode;
+  return written.session.exitCode;
 }

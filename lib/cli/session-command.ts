@@ -26,6 +26,7 @@ import { IN_NETNS_ENV } from '../lab/host/host.js';
 import { labConfigRules, vmOverheadMb } from '../lab/providers.js';
 import { allScenarios, findScenario } from './scenarios.js';
 import { notAFileProblems, pathProblems } from './paths.js';
+import { reportsInSourceTrees } from './source-tree-outputs.js';
 import {
   kindBesideScheduleProblems,
   kindUnreadByCells,
@@ -184,6 +185,7 @@ export async function checkSession(req: SessionRequest, read: ReadSession): Prom
           fileParsed: res.builds.length > 0,
           flags: read.values,
           harness: harness?.data,
+          told: res.problems,
         })
       : { builds: [], problems: [] };
   // Note: the builds of a plan that failed are read too (their hash, `nomad version`): a FIFO among them held the
@@ -198,7 +200,11 @@ export async function checkSession(req: SessionRequest, read: ReadSession): Prom
     ...(plan ? [] : matrixDefaultsInputs(configs[0] ?? base, req.matrixFile?.data, issuesConfig.knownIssuesFile)),
     ...configs.flatMap(hostKeyInputs),
   ];
-  const outputs = await pathProblems(outputPaths(configs, args, deps, harness, req.matrixFile), deps.cwd, readFiles);
+  const outs = outputPaths(configs, args, deps, harness, req.matrixFile);
+  const outputs = [
+    ...(await pathProblems(outs, deps.cwd, readFiles)),
+    ...(await reportsInSourceTrees(outs, res.ok ? res.plan.builds : unplannedBuilds, deps.cwd, deps.env['HOME'])),
+  ];
   // Note: before anything reads them: a FIFO would hold the check (the build's hash, the job's parse) for ever. It
   // is told with the rest, and the checks below leave it unread (Q179: it was told alone, in a round of its own)
   const fifos = await notAFileProblems(readFiles, deps.cwd);

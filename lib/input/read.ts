@@ -7,10 +7,10 @@ import { constants, type Stats } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 
 /** What a path is when it is no file the harness can read as one. */
-export type NotAFile = 'a named pipe (FIFO)' | 'a socket' | 'a character device' | 'a block device';
+type NotAFile = 'a named pipe (FIFO)' | 'a socket' | 'a character device' | 'a block device';
 
 /** Input files are text of a few KiB (a job, a schedule, a key); 16 MiB is no input, and bounds what a slip costs. */
-export const INPUT_MAX_BYTES = 16 * 1024 * 1024;
+const INPUT_MAX_BYTES = 16 * 1024 * 1024;
 
 let devNull: Promise<bigint | number | undefined> | undefined;
 /** /dev/null's device number: it reads as empty, and is a way to give nothing. */
@@ -44,7 +44,7 @@ export function notAFileText(what: NotAFile): { message: string; fix: string } {
   };
 }
 
-export type InputRead =
+type InputRead =
   | { ok: true; bytes: Buffer }
   /** not a file (`what`), larger than the bound, or an error of the open or read (`code`: ENOENT, EISDIR, ...) */
   | { ok: false; message: string; fix: string; code?: string };

@@ -1,6 +1,6 @@
 // `reboot-harness bisect [scenario] --good <ref> --bad <ref> --check <id>`: the first commit of a Nomad source tree
 // where a check's verdict flips, in either direction, built and run on a warm lab step by step (lib/bisect).
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { ConfigError, type ConfigProblem } from '../../errors.js';
 import { closest } from '../../config/near.js';
 import { runBisect } from '../../bisect/driver.js';
@@ -30,6 +30,7 @@ import { inputFiles, userScenarios } from '../session-input.js';
 import { readHarnessFile } from '../input.js';
 import { argvOf, realSteps } from '../bisect-steps.js';
 import { pathProblems } from '../paths.js';
+import { reportsInSourceTrees } from '../source-tree-outputs.js';
 import type { CliCommand, CommandDeps, ConfigFlag, ParsedArgs } from '../command.js';
 import { CONFIG, FRESH } from './options.js';
 import { FIELDS } from '../../config/table.js';
@@ -197,7 +198,18 @@ async function bisectCommand(given: ParsedArgs, deps: CommandDeps): Promise<numb
   // Note: neither may be a file the bisect reads (harness.yaml, the job, a user's scenario): it would be replaced
   const configs = checked ? [checked.plan.base, ...checked.plan.cells.map((c) => c.config)] : [];
   const readFiles = inputFiles(checked?.plan, configs, { harness: read?.harness, extra: read?.user.extra });
-  problems.push(...(await pathProblems(outs, deps.cwd, readFiles)));
+  // Note: --replay and the bisect-inputs.json beside it are read too: a report over either lost the other bisect (Q199)
+  const replay = typeof v['replay'] === 'string' ? (v['replay'] as string) : undefined;
+  const replayed = replay
+    ? [
+        { field: '--replay', value: replay },
+        { field: '--replay (its bisect-inputs.json)', value: join(dirname(replay), 'bisect-inputs.json') },
+      ]
+    : [];
+  problems.push(...(await pathProblems(outs, deps.cwd, [...readFiles, ...replayed])));
+  // the source tree is read by every step's build: a report in it is written over a file of the tree (Q200)
+  const source = { field: '--source', spec: sourceText, cwd: deps.cwd };
+  problems.push(...(await reportsInSourceTrees(outs, [source], deps.cwd, deps.env['HOME'])));
   const all = [...deps.argvProblems, ...problems];
   // Note: a session check that fails throws its problems, so `checked` is unset only with problems told
   if (all.length || !checked || !tree) throw new ConfigError(all);

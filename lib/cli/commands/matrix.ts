@@ -5,7 +5,7 @@ import { optionsOf, type CliCommand } from '../command.js';
 import { inputProblems, readYaml } from '../input.js';
 import { listCellsCommand, listingProblems } from '../list-cells.js';
 import { readSession, sessionCommand, type SessionRequest } from '../session-command.js';
-import { matrixFileProblems } from '../matrix-unplanned.js';
+import { matrixFileProblems, unplannedAxisFlagProblems } from '../matrix-unplanned.js';
 import { CONFIG, EXPECT, FRESH, PLAN } from './options.js';
 
 export const matrix: CliCommand = {
@@ -71,7 +71,13 @@ export const matrix: CliCommand = {
       files: read.fileProblems,
       userScenarios: read.user.problems,
       config: read.res.ok ? [] : read.res.problems,
-      command: matrixFileProblems(req, args.values),
+      command: [
+        ...matrixFileProblems(req, args.values),
+        // a flag for an axis the file varies, told with the file's own problems (Q201)
+        ...(read.res.ok || !req.matrixFile
+          ? []
+          : unplannedAxisFlagProblems(req.matrixFile, args.values, read.res.problems)),
+      ],
     });
     if (!read.res.ok || found.length) throw new ConfigError(found);
     const m = read.res.plan.matrix!;
