@@ -3,6 +3,7 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import type { ConfigProblem } from '../errors.js';
+import { MAX_REPORT_BYTES } from './merge-sizes.js';
 
 /** How deep a folder under --out is searched for a run's summary.json (the scan of the inputs goes as deep). */
 const MAX_DEPTH = 8;
@@ -11,6 +12,8 @@ const SKIP_DIRS = new Set(['node_modules', '.git', '.vagrant', '.tap']);
 
 /** The run ids of a summary.json a run, a compare, a matrix or a bisect wrote; undefined for a merge's own. */
 async function runReport(path: string): Promise<string[] | undefined> {
+  // Note: one too large to read whole is no merge's own (Q233): a file the merge would write over, read no further
+  if (((await stat(path).catch(() => undefined))?.size ?? 0) > MAX_REPORT_BYTES) return [];
   const text = await readFile(path, 'utf8').catch(() => undefined);
   if (text === undefined) return undefined;
   try {

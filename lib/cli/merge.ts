@@ -17,6 +17,7 @@ import type { ParsedArgs } from './command.js';
 import { canonicalPath, notAFileProblems, pathProblem } from './paths.js';
 import { outFolderProblems } from './merge-out.js';
 import { missingShardProblems } from './merge-shards.js';
+import { oversizedInputs } from './merge-sizes.js';
 import type { CliDeps } from './deps.js';
 import { fileURLToPath } from 'node:url';
 
@@ -46,7 +47,12 @@ export async function readMergeInputs(args: ParsedArgs, config: HarnessConfig, d
     args.positionals.map((value) => ({ field: 'merge input', value })),
     deps.cwd,
   );
-  const readable = args.positionals.filter((p) => !pipes.some((x) => x.value === p));
+  // Note: an input holding a report file too large to read whole is told and left out of the scan (Q233)
+  const sized = await oversizedInputs(
+    args.positionals.filter((p) => !pipes.some((x) => x.value === p)),
+    { cwd: deps.cwd, outDir },
+  );
+  const readable = sized.inputs;
   // a folder's own summary.json that is a pipe or a device is passed over by the scan: said as what it is, not as
   // a folder that holds no report
   const inside = await notAFileProblems(
@@ -59,8 +65,11 @@ export async function readMergeInputs(args: ParsedArgs, config: HarnessConfig, d
   // Note: the folders said one by one replace the scan's word for all of them
   const rest = empty.length ? theirs.filter((p) => p.message !== NO_REPORT) : theirs;
   const found =
-    pipes.length || inside.length || empty.length
-      ? { ...collected, problems: [...pipes, ...inside, ...(readable.length ? rest : []), ...empty] }
+    pipes.length || sized.problems.length || inside.length || empty.length
+      ? {
+          ...collected,
+          problems: [...pipes, ...sized.problems, ...inside, ...(readable.length ? rest : []), ...empty],
+        }
       : collected;
   // the merged junit.xml and summary.json written into an input folder are read back as one more run next time
   // Note: so is a run's own file given by name (or found beside it) where a merged one of the same name is written
@@ -96,7 +105,7 @@ export async function readMergeInputs(args: ParsedArgs, config: HarnessConfig, d
         inputDirs: dirs.filter((d) => d !== ''),
         cwd: deps.cwd,
       });
-  const problems = [...(bad ? [bad] : []), ...into, ...held, ...found.problems];
+  const problems = [...(bad ? [bad] : []), ...into, ...held, ...found.problems.map(withoutExcerpt)];
   // Note: merged now, so that a cell found twice or another tool's suite is told with an unreadable input, not after it
   const locate = attachmentLocator(found.files);
   const merged = mergeSessions({
@@ -105,9 +114,23 @@ export async function readMergeInputs(args: ParsedArgs, config: HarnessConfig, d
     attachmentFor: (path, source) => locate(path, dirname(resolve(deps.cwd, source))),
     outDir,
   });
-  // Note: a shard whose report was told unreadable is not told again as missing
-  const shards = found.problems.length ? [] : missingShardProblems(found.sessions);
+  // Note: a shard whose report was told unreadable (cut, no report in it) is not told again as missing; an input that
+  // does not exist holds no shard, and the shards the others lack are told with it, not in a second exit 2 (Q232)
+  const damaged = found.problems.some((p) => !p.message.startsWith('cannot be read (ENOENT)'));
+  const shards = damaged ? [] : missingShardProblems(found.sessions);
   return { outDir, found, merged, problems: [...problems, ...mergeProblems(merged, problems, deps.cwd), ...shards] };
+}
+
+/**
+ * A problem without the excerpt JSON.parse quotes from the file ("Unexpected token 'g', "ghp_16C7e4"... is not valid
+ * JSON"): a token file or a credentials file given by mistake as a merge input showed its first characters (Q234).
+ */
+function withoutExcerpt(p: ConfigProblem): ConfigProblem {
+  const message = p.message.replace(
+    /, (?:\.\.\.)?"(?:[^"\\]|\\.)*"(?:\.\.\.)? is not valid JSON/gs,
+    '; its text not shown',
+  );
+  return message === p.message ? p : { ...p, message };
 }
 
 /**
