@@ -2,7 +2,7 @@
 // cells) read back into one SessionReport and written by the session's own reporters: one JUnit file, one JSON
 // summary and one index page linking every cell's page (docs/ci.md).
 import { stat } from 'node:fs/promises';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { ConfigError, type ConfigProblem } from '../errors.js';
 import type { HarnessConfig } from '../config/schema.js';
 import { collectInputs } from '../merge/collect.js';
@@ -105,7 +105,24 @@ export async function readMergeInputs(args: ParsedArgs, config: HarnessConfig, d
         inputDirs: dirs.filter((d) => d !== ''),
         cwd: deps.cwd,
       });
-  const problems = [...(bad ? [bad] : []), ...into, ...held, ...found.problems.map(withoutExcerpt)];
+  // Note: a merged file's name in --out that is a symlink to an input is written through: the input lost (Q235)
+  const through = into.length
+    ? []
+    : (
+        await Promise.all(
+          written.map(async (w) => {
+            const real = await canonicalPath(w, deps.cwd);
+            return real !== w && inputs.includes(real) ? [{ w, real }] : [];
+          }),
+        )
+      ).flat();
+  const linked: ConfigProblem[] = through.map(({ w, real }) => ({
+    field: given === undefined ? '--out (default <reports-dir>/merged)' : '--out',
+    value: out,
+    message: `holds ${basename(w)}, a link to the input ${relative(deps.cwd, real) || real}: the merged ${basename(w)} would be written over that input`,
+    fix: `remove the link ${join(out, basename(w))}, or give --out a folder of its own`,
+  }));
+  const problems = [...(bad ? [bad] : []), ...into, ...linked, ...held, ...found.problems.map(withoutExcerpt)];
   // Note: merged now, so that a cell found twice or another tool's suite is told with an unreadable input, not after it
   const locate = attachmentLocator(found.files);
   const merged = mergeSessions({

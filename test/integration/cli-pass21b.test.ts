@@ -2,7 +2,7 @@
 // check of a matrix's missing shards across CI runners (each its own checkout path), in the per-cell fan-out and with
 // a re-run standing in for a runner; problems told at once; a huge file among the inputs; a file's text in a message.
 import t from 'tap';
-import { readdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLI } from '../helpers/cli-child.js';
 import { cliIn } from '../helpers/cli-in.js';
@@ -90,4 +90,24 @@ t.test('merge of a matrix: shards from other checkouts, one job per cell, re-run
   t.equal(tok.status, 2);
   t.match(tok.stderr, /token\.json/);
   t.notMatch(tok.stderr, /ghp_16C7/, "no part of the file's text in the message");
+});
+
+t.test("merge --out whose junit.xml is a link to an input's: refused, the input kept (Q235)", async (t) => {
+  const dir = t.testdir({
+    usc: { 'package.json': '{ "type": "module" }\n', 'bad.ts': scenario('bad', 'failed') },
+  });
+  const cli = cliIn(dir, { entry: CLI, timeoutMs: 0 });
+  t.equal(
+    cli('run', 'bad', '--scenarios', 'usc', '--reports-dir', 'rep', '--junit', 'rep/junit.xml', '--netns', '').status,
+    1,
+  );
+  t.equal(cli('merge', 'rep', '--out', 'out').status, 1, "a merge's own folder");
+  const input = join(dir, 'rep', 'junit.xml');
+  const before = readFileSync(input, 'utf8');
+  rmSync(join(dir, 'out', 'junit.xml'));
+  symlinkSync(join('..', 'rep', 'junit.xml'), join(dir, 'out', 'junit.xml'));
+  const again = cli('merge', 'rep', '--out', 'out');
+  t.equal(again.status, 2, 'not written through the link');
+  t.match(again.stderr, /--out: holds junit\.xml, a link to the input rep\/junit\.xml/);
+  t.equal(readFileSync(input, 'utf8'), before, "the run's JUnit report kept");
 });
