@@ -15,7 +15,8 @@ import { attachmentCopies } from '../report/merge-copies.js';
 import { indexReporter, jsonReporter, junitReporter, runDirName } from '../report/reporters.js';
 import type { ParsedArgs } from './command.js';
 import { canonicalPath, notAFileProblems, pathProblem } from './paths.js';
-import { outFolderProblems } from './merge-out.js';
+import { copyTargetProblems, outFolderProblems } from './merge-out.js';
+import type { SessionReport } from '../model/session.js';
 import { missingShardProblems } from './merge-shards.js';
 import { oversizedInputs } from './merge-sizes.js';
 import type { CliDeps } from './deps.js';
@@ -135,7 +136,34 @@ export async function readMergeInputs(args: ParsedArgs, config: HarnessConfig, d
   // does not exist holds no shard, and the shards the others lack are told with it, not in a second exit 2 (Q232)
   const damaged = found.problems.some((p) => !p.message.startsWith('cannot be read (ENOENT)'));
   const shards = damaged ? [] : missingShardProblems(found.sessions);
-  return { outDir, found, merged, problems: [...problems, ...mergeProblems(merged, problems, deps.cwd), ...shards] };
+  // Note: the copies planned now, so that one through a link out of --out is told with the rest (Q236)
+  const copies =
+    args.values['copy-attachments'] && merged.ok && !into.length
+      ? await copyTargetProblems({
+          field: given === undefined ? '--out (default <reports-dir>/merged)' : '--out',
+          value: out,
+          outDir,
+          realOut,
+          targets: copyPlan(merged.merged.session, found, outDir).copies.map((c) => c.to),
+          cwd: deps.cwd,
+        })
+      : [];
+  return {
+    outDir,
+    found,
+    merged,
+    problems: [...problems, ...copies, ...mergeProblems(merged, problems, deps.cwd), ...shards],
+  };
+}
+
+/** The copies --copy-attachments makes: every attachment found among the inputs and every cell's page. */
+function copyPlan(session: SessionReport, found: MergeInputs['found'], outDir: string) {
+  const inputs = new Set(found.files.map((f) => resolve(f)));
+  return attachmentCopies(session, {
+    outDir,
+    exists: (p) => inputs.has(p),
+    pageOf: (runId) => found.pages.get(runDirName(runId)),
+  });
 }
 
 /**
@@ -236,12 +264,7 @@ export async function mergeCommand(
   let session = res.merged.session;
   const copied = { files: 0, errors: [] as string[] };
   if (args.values['copy-attachments']) {
-    const inputs = new Set(found.files.map((f) => resolve(f)));
-    const plan = attachmentCopies(session, {
-      outDir,
-      exists: (p) => inputs.has(p),
-      pageOf: (runId) => found.pages.get(runDirName(runId)),
-    });
+    const plan = copyPlan(session, found, outDir);
     copied.errors = await copyFiles(plan.copies);
     copied.files = plan.copies.length - copied.errors.length;
     // Note: a copy that failed still names its target; the warning below says which.

@@ -2,7 +2,7 @@
 // check of a matrix's missing shards across CI runners (each its own checkout path), in the per-cell fan-out and with
 // a re-run standing in for a runner; problems told at once; a huge file among the inputs; a file's text in a message.
 import t from 'tap';
-import { readdirSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLI } from '../helpers/cli-child.js';
 import { cliIn } from '../helpers/cli-in.js';
@@ -110,4 +110,32 @@ t.test("merge --out whose junit.xml is a link to an input's: refused, the input 
   t.equal(again.status, 2, 'not written through the link');
   t.match(again.stderr, /--out: holds junit\.xml, a link to the input rep\/junit\.xml/);
   t.equal(readFileSync(input, 'utf8'), before, "the run's JUnit report kept");
+});
+
+t.test("merge --copy-attachments where <out>/<run id> is a link to another run's folder: refused (Q236)", async (t) => {
+  const dir = t.testdir({
+    usc: {
+      'package.json': '{ "type": "module" }\n',
+      'ok.ts': scenario('ok', 'passed'),
+      'bad.ts': scenario('bad', 'failed'),
+    },
+    elsewhere: {},
+  });
+  const cli = cliIn(dir, { entry: CLI, timeoutMs: 0 });
+  t.equal(cli('run', 'ok', '--scenarios', 'usc', '--reports-dir', 'rep', '--netns', '').status, 0);
+  t.equal(cli('run', 'bad', '--scenarios', 'usc', '--reports-dir', 'rep', '--netns', '').status, 1);
+  const [a, b] = readdirSync(join(dir, 'rep')).sort();
+  const page = join(dir, 'rep', a!, 'report.html');
+  const before = readFileSync(page, 'utf8');
+  mkdirSync(join(dir, 'out'));
+  symlinkSync(join('..', 'rep', a!), join(dir, 'out', b!));
+  const into = cli('merge', 'rep', '--out', 'out', '--copy-attachments');
+  t.equal(into.status, 2, 'not copied through the link');
+  t.match(into.stderr, new RegExp(`--out: holds out/${b}, a link to rep/${a}`));
+  t.equal(readFileSync(page, 'utf8'), before, "the other run's page kept");
+  mkdirSync(join(dir, 'out2'));
+  symlinkSync(join('..', 'elsewhere'), join(dir, 'out2', a!));
+  t.equal(cli('merge', 'rep', '--out', 'out2', '--copy-attachments').status, 2);
+  t.same(readdirSync(join(dir, 'elsewhere')), [], 'nothing copied outside --out');
+  t.equal(cli('merge', 'rep', '--out', 'out3', '--copy-attachments').status, 1, 'a folder of its own: copied');
 });
