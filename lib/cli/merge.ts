@@ -1,7 +1,7 @@
 // `reboot-harness merge <report folders or JUnit files>... [--out dir]`: the reports of many runners (matrix shards,
 // cells) read back into one SessionReport and written by the session's own reporters: one JUnit file, one JSON
 // summary and one index page linking every cell's page (docs/ci.md).
-import { stat } from 'node:fs/promises';
+import { lstat, readlink, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { ConfigError, type ConfigProblem } from '../errors.js';
 import type { HarnessConfig } from '../config/schema.js';
@@ -43,6 +43,18 @@ export async function readMergeInputs(args: ParsedArgs, config: HarnessConfig, d
     { field: given === undefined ? '--out (default <reports-dir>/merged)' : '--out', value: out, kind: 'dir' },
     deps.cwd,
   );
+  // Note: a link whose target is gone: nothing can be made through it, and the writes failed at the end, exit 3 (Q238)
+  const dangling =
+    !bad &&
+    (await lstat(outDir).catch(() => undefined))?.isSymbolicLink() &&
+    !(await stat(outDir).catch(() => undefined))
+      ? {
+          field: given === undefined ? '--out (default <reports-dir>/merged)' : '--out',
+          value: out,
+          message: `is a symbolic link to ${await readlink(outDir)}, which does not exist`,
+          fix: 'make the folder it points to, or give --out a folder',
+        }
+      : undefined;
   // Note: a FIFO given as an input would hold the read for ever; it is told, the rest read
   const pipes = await notAFileProblems(
     args.positionals.map((value) => ({ field: 'merge input', value })),
@@ -123,7 +135,14 @@ export async function readMergeInputs(args: ParsedArgs, config: HarnessConfig, d
     message: `holds ${basename(w)}, a link to the input ${relative(deps.cwd, real) || real}: the merged ${basename(w)} would be written over that input`,
     fix: `remove the link ${join(out, basename(w))}, or give --out a folder of its own`,
   }));
-  const problems = [...(bad ? [bad] : []), ...into, ...linked, ...held, ...found.problems.map(withoutExcerpt)];
+  const problems = [
+    ...(bad ? [bad] : []),
+    ...(dangling ? [dangling] : []),
+    ...into,
+    ...linked,
+    ...held,
+    ...found.problems.map(withoutExcerpt),
+  ];
   // Note: merged now, so that a cell found twice or another tool's suite is told with an unreadable input, not after it
   const locate = attachmentLocator(found.files);
   const merged = mergeSessions({
@@ -287,6 +306,7 @@ export async function mergeCommand(
   const written = await writeSessionReports(session, [junitReporter, jsonReporter, index], {
     cwd: deps.cwd,
     reportsDir: outDir,
+    outFlag: args.values['out'] === undefined ? '--out, default <reports-dir>/merged' : '--out',
     junitPath: paths.junit,
     jsonPath: paths.json,
     attachments: attachmentBase(config.reports.attachmentPaths, deps.env, deps.cwd),
@@ -325,7 +345,7 @@ export async function mergeCommand(
     ...(args.values['copy-attachments']
       ? [`copied ${copied.files} files (attachments and pages) into ${shown(outDir)}`]
       : []),
-    `reports: ${written.written.map((f) => shown(f.path)).join(' ')}`,
+    `reports: ${written.written.map((f) => shown(f.path)).join(' ') || 'none written'}`,
   ];
   deps.out(`${lines.join('\n')}\n`);
   return written.session.exitCode;

@@ -139,3 +139,24 @@ t.test("merge --copy-attachments where <out>/<run id> is a link to another run's
   t.same(readdirSync(join(dir, 'elsewhere')), [], 'nothing copied outside --out');
   t.equal(cli('merge', 'rep', '--out', 'out3', '--copy-attachments').status, 1, 'a folder of its own: copied');
 });
+
+t.test(
+  'merge --out that cannot be written names --out (Q237); a dangling link as --out is exit 2 (Q238)',
+  async (t) => {
+    const dir = t.testdir({
+      usc: { 'package.json': '{ "type": "module" }\n', 'ok.ts': scenario('ok', 'passed') },
+    });
+    const cli = cliIn(dir, { entry: CLI, timeoutMs: 0 });
+    t.equal(cli('run', 'ok', '--scenarios', 'usc', '--reports-dir', 'rep', '--netns', '').status, 0);
+    mkdirSync(join(dir, 'out', 'index.html'), { recursive: true });
+    const blocked = cli('merge', 'rep', '--out', 'out');
+    t.equal(blocked.status, 3);
+    t.match(blocked.stderr, /could not write the html file .*out\/index\.html \(under --out\)/);
+    t.notMatch(blocked.stderr, /--reports-dir/, 'not the flag that does not choose where a merge writes');
+    symlinkSync(join(dir, 'gone', 'deeper'), join(dir, 'dangling'));
+    const link = cli('merge', 'rep', '--out', 'dangling');
+    t.equal(link.status, 2, 'told before anything is merged, not exit 3 after three failed writes');
+    t.match(link.stderr, /--out: is a symbolic link to .*gone\/deeper, which does not exist/);
+    t.notMatch(link.stdout, /reports: \n/);
+  },
+);
