@@ -2,7 +2,9 @@
 // written into it, and the scan of the inputs never reads it, so a folder that holds a run's own reports loses them.
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
+import { canonicalPath } from './paths.js';
 import type { ConfigProblem } from '../errors.js';
+import { MAX_REPORT_BYTES } from './merge-sizes.js';
 
 /** How deep a folder under --out is searched for a run's summary.json (the scan of the inputs goes as deep). */
 const MAX_DEPTH = 8;
@@ -11,6 +13,8 @@ const SKIP_DIRS = new Set(['node_modules', '.git', '.vagrant', '.tap']);
 
 /** The run ids of a summary.json a run, a compare, a matrix or a bisect wrote; undefined for a merge's own. */
 async function runReport(path: string): Promise<string[] | undefined> {
+  // Note: one too large to read whole is no merge's own (Q233): a file the merge would write over, read no further
+  if (((await stat(path).catch(() => undefined))?.size ?? 0) > MAX_REPORT_BYTES) return [];
   const text = await readFile(path, 'utf8').catch(() => undefined);
   if (text === undefined) return undefined;
   try {
@@ -85,4 +89,42 @@ export async function outFolderProblems(o: {
       fix: `give --out a folder of its own, e.g. --out ${join(o.value, 'merged')}`,
     },
   ];
+}
+
+/**
+ * --copy-attachments' targets that lie outside --out once symlinks are followed (Q236): `<out>/<run id>` a link to
+ * another run's folder among the inputs had that run's page written over by this run's; a link elsewhere had the
+ * copies made outside --out. Each such folder or file named once, with where it leads.
+ */
+export async function copyTargetProblems(o: {
+  field: string;
+  value: string;
+  outDir: string;
+  /** --out, symlinks resolved */
+  realOut: string;
+  targets: readonly string[];
+  cwd: string;
+}): Promise<ConfigProblem[]> {
+  const shown = (p: string) => (relative(o.cwd, p).startsWith('..') ? p : relative(o.cwd, p));
+  const told = new Map<string, string>();
+  for (const to of o.targets) {
+    const rel = relative(o.outDir, to);
+    if (rel.startsWith('..')) continue;
+    // the first name under --out that leads elsewhere: the link to name
+    const names = rel.split(sep);
+    for (let i = 1; i <= names.length; i++) {
+      const here = join(o.outDir, ...names.slice(0, i));
+      const real = await canonicalPath(here, o.cwd);
+      if (real !== join(o.realOut, ...names.slice(0, i))) {
+        if (!told.has(here)) told.set(here, real);
+        break;
+      }
+    }
+  }
+  return [...told].map(([here, real]) => ({
+    field: o.field,
+    value: o.value,
+    message: `holds ${shown(here)}, a link to ${shown(real)}: --copy-attachments would copy there, outside --out (over what is there)`,
+    fix: `remove the link ${shown(here)}, or give --out a folder of its own`,
+  }));
 }

@@ -1,8 +1,8 @@
 // `reboot-harness merge <report folders or JUnit files>... [--out dir]`: the reports of many runners (matrix shards,
 // cells) read back into one SessionReport and written by the session's own reporters: one JUnit file, one JSON
 // summary and one index page linking every cell's page (docs/ci.md).
-import { stat } from 'node:fs/promises';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { lstat, readlink, stat } from 'node:fs/promises';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { ConfigError, type ConfigProblem } from '../errors.js';
 import type { HarnessConfig } from '../config/schema.js';
 import { collectInputs } from '../merge/collect.js';
@@ -15,8 +15,10 @@ import { attachmentCopies } from '../report/merge-copies.js';
 import { indexReporter, jsonReporter, junitReporter, runDirName } from '../report/reporters.js';
 import type { ParsedArgs } from './command.js';
 import { canonicalPath, notAFileProblems, pathProblem } from './paths.js';
-import { outFolderProblems } from './merge-out.js';
+import { copyTargetProblems, outFolderProblems } from './merge-out.js';
+import type { SessionReport } from '../model/session.js';
 import { missingShardProblems } from './merge-shards.js';
+import { oversizedInputs } from './merge-sizes.js';
 import type { CliDeps } from './deps.js';
 import { fileURLToPath } from 'node:url';
 
@@ -41,12 +43,29 @@ export async function readMergeInputs(args: ParsedArgs, config: HarnessConfig, d
     { field: given === undefined ? '--out (default <reports-dir>/merged)' : '--out', value: out, kind: 'dir' },
     deps.cwd,
   );
+  // Note: a link whose target is gone: nothing can be made through it, and the writes failed at the end, exit 3 (Q238)
+  const dangling =
+    !bad &&
+    (await lstat(outDir).catch(() => undefined))?.isSymbolicLink() &&
+    !(await stat(outDir).catch(() => undefined))
+      ? {
+          field: given === undefined ? '--out (default <reports-dir>/merged)' : '--out',
+          value: out,
+          message: `is a symbolic link to ${await readlink(outDir)}, which does not exist`,
+          fix: 'make the folder it points to, or give --out a folder',
+        }
+      : undefined;
   // Note: a FIFO given as an input would hold the read for ever; it is told, the rest read
   const pipes = await notAFileProblems(
     args.positionals.map((value) => ({ field: 'merge input', value })),
     deps.cwd,
   );
-  const readable = args.positionals.filter((p) => !pipes.some((x) => x.value === p));
+  // Note: an input holding a report file too large to read whole is told and left out of the scan (Q233)
+  const sized = await oversizedInputs(
+    args.positionals.filter((p) => !pipes.some((x) => x.value === p)),
+    { cwd: deps.cwd, outDir },
+  );
+  const readable = sized.inputs;
   // a folder's own summary.json that is a pipe or a device is passed over by the scan: said as what it is, not as
   // a folder that holds no report
   const inside = await notAFileProblems(
@@ -59,8 +78,11 @@ export async function readMergeInputs(args: ParsedArgs, config: HarnessConfig, d
   // Note: the folders said one by one replace the scan's word for all of them
   const rest = empty.length ? theirs.filter((p) => p.message !== NO_REPORT) : theirs;
   const found =
-    pipes.length || inside.length || empty.length
-      ? { ...collected, problems: [...pipes, ...inside, ...(readable.length ? rest : []), ...empty] }
+    pipes.length || sized.problems.length || inside.length || empty.length
+      ? {
+          ...collected,
+          problems: [...pipes, ...sized.problems, ...inside, ...(readable.length ? rest : []), ...empty],
+        }
       : collected;
   // the merged junit.xml and summary.json written into an input folder are read back as one more run next time
   // Note: so is a run's own file given by name (or found beside it) where a merged one of the same name is written
@@ -96,7 +118,31 @@ export async function readMergeInputs(args: ParsedArgs, config: HarnessConfig, d
         inputDirs: dirs.filter((d) => d !== ''),
         cwd: deps.cwd,
       });
-  const problems = [...(bad ? [bad] : []), ...into, ...held, ...found.problems];
+  // Note: a merged file's name in --out that is a symlink to an input is written through: the input lost (Q235)
+  const through = into.length
+    ? []
+    : (
+        await Promise.all(
+          written.map(async (w) => {
+            const real = await canonicalPath(w, deps.cwd);
+            return real !== w && inputs.includes(real) ? [{ w, real }] : [];
+          }),
+        )
+      ).flat();
+  const linked: ConfigProblem[] = through.map(({ w, real }) => ({
+    field: given === undefined ? '--out (default <reports-dir>/merged)' : '--out',
+    value: out,
+    message: `holds ${basename(w)}, a link to the input ${relative(deps.cwd, real) || real}: the merged ${basename(w)} would be written over that input`,
+    fix: `remove the link ${join(out, basename(w))}, or give --out a folder of its own`,
+  }));
+  const problems = [
+    ...(bad ? [bad] : []),
+    ...(dangling ? [dangling] : []),
+    ...into,
+    ...linked,
+    ...held,
+    ...found.problems.map(withoutExcerpt),
+  ];
   // Note: merged now, so that a cell found twice or another tool's suite is told with an unreadable input, not after it
   const locate = attachmentLocator(found.files);
   const merged = mergeSessions({
@@ -105,9 +151,50 @@ export async function readMergeInputs(args: ParsedArgs, config: HarnessConfig, d
     attachmentFor: (path, source) => locate(path, dirname(resolve(deps.cwd, source))),
     outDir,
   });
-  // Note: a shard whose report was told unreadable is not told again as missing
-  const shards = found.problems.length ? [] : missingShardProblems(found.sessions);
-  return { outDir, found, merged, problems: [...problems, ...mergeProblems(merged, problems, deps.cwd), ...shards] };
+  // Note: a shard whose report was told unreadable (cut, no report in it) is not told again as missing; an input that
+  // does not exist holds no shard, and the shards the others lack are told with it, not in a second exit 2 (Q232)
+  const damaged = found.problems.some((p) => !p.message.startsWith('cannot be read (ENOENT)'));
+  const shards = damaged ? [] : missingShardProblems(found.sessions);
+  // Note: the copies planned now, so that one through a link out of --out is told with the rest (Q236)
+  const copies =
+    args.values['copy-attachments'] && merged.ok && !into.length
+      ? await copyTargetProblems({
+          field: given === undefined ? '--out (default <reports-dir>/merged)' : '--out',
+          value: out,
+          outDir,
+          realOut,
+          targets: copyPlan(merged.merged.session, found, outDir).copies.map((c) => c.to),
+          cwd: deps.cwd,
+        })
+      : [];
+  return {
+    outDir,
+    found,
+    merged,
+    problems: [...problems, ...copies, ...mergeProblems(merged, problems, deps.cwd), ...shards],
+  };
+}
+
+/** The copies --copy-attachments makes: every attachment found among the inputs and every cell's page. */
+function copyPlan(session: SessionReport, found: MergeInputs['found'], outDir: string) {
+  const inputs = new Set(found.files.map((f) => resolve(f)));
+  return attachmentCopies(session, {
+    outDir,
+    exists: (p) => inputs.has(p),
+    pageOf: (runId) => found.pages.get(runDirName(runId)),
+  });
+}
+
+/**
+ * A problem without the excerpt JSON.parse quotes from the file ("Unexpected token 'g', "ghp_16C7e4"... is not valid
+ * JSON"): a token file or a credentials file given by mistake as a merge input showed its first characters (Q234).
+ */
+function withoutExcerpt(p: ConfigProblem): ConfigProblem {
+  const message = p.message.replace(
+    /, (?:\.\.\.)?"(?:[^"\\]|\\.)*"(?:\.\.\.)? is not valid JSON/gs,
+    '; its text not shown',
+  );
+  return message === p.message ? p : { ...p, message };
 }
 
 /**
@@ -196,12 +283,7 @@ export async function mergeCommand(
   let session = res.merged.session;
   const copied = { files: 0, errors: [] as string[] };
   if (args.values['copy-attachments']) {
-    const inputs = new Set(found.files.map((f) => resolve(f)));
-    const plan = attachmentCopies(session, {
-      outDir,
-      exists: (p) => inputs.has(p),
-      pageOf: (runId) => found.pages.get(runDirName(runId)),
-    });
+    const plan = copyPlan(session, found, outDir);
     copied.errors = await copyFiles(plan.copies);
     copied.files = plan.copies.length - copied.errors.length;
     // Note: a copy that failed still names its target; the warning below says which.
@@ -224,6 +306,7 @@ export async function mergeCommand(
   const written = await writeSessionReports(session, [junitReporter, jsonReporter, index], {
     cwd: deps.cwd,
     reportsDir: outDir,
+    outFlag: args.values['out'] === undefined ? '--out, default <reports-dir>/merged' : '--out',
     junitPath: paths.junit,
     jsonPath: paths.json,
     attachments: attachmentBase(config.reports.attachmentPaths, deps.env, deps.cwd),
@@ -262,7 +345,7 @@ export async function mergeCommand(
     ...(args.values['copy-attachments']
       ? [`copied ${copied.files} files (attachments and pages) into ${shown(outDir)}`]
       : []),
-    `reports: ${written.written.map((f) => shown(f.path)).join(' ')}`,
+    `reports: ${written.written.map((f) => shown(f.path)).join(' ') || 'none written'}`,
   ];
   deps.out(`${lines.join('\n')}\n`);
   return written.session.exitCode;

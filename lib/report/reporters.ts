@@ -43,6 +43,8 @@ export interface ReportContext {
   valueFlags?: ReadonlySet<string>;
   /** per suite, the session's flags a re-run of it alone must not pass (see ReproInput.drop) */
   dropFor?: (suite: Pick<SuiteReport, 'key' | 'scenario'>) => ((flag: string, value?: string) => boolean) | undefined;
+  /** the flag that chose every path, named in a write error (merge: --out); default the run's --junit/--reports-dir */
+  outFlag?: string;
   /** where a run's HTML page is (a merge's pages stay where the inputs had them); default <reportsDir>/<run>/report.html */
   pageFile?: (runId: string) => string | undefined;
 }

@@ -99,6 +99,9 @@ export async function writeSessionReports(
 
 /** A report file with the flags that choose its path (given, or the default under the reports dir). */
 function describeOutput(f: OutputFile, c: ReportContext): string {
+  // Note: merge writes every file under --out; "--reports-dir", a flag merge also takes, sent the user the wrong way
+  if (c.outFlag !== undefined)
+    return `the ${f.kind === 'junit' ? 'JUnit report' : f.kind === 'json' ? 'JSON summary' : `${f.kind} file`} ${f.path} (under ${c.outFlag})`;
   if (f.kind === 'junit' && f.path === c.junitPath)
     return `the JUnit report ${f.path} (--junit, or under --reports-dir)`;
   if (f.kind === 'json' && f.path === c.jsonPath)
