@@ -1,0 +1,55 @@
+// The CLI's twenty-first adversarial pass, part A (docs/cli-defects.md, rows Q207 on): run, matrix, compare, bisect,
+// build and list as a new and an adversarial user.
+import t from 'tap';
+import { join } from 'node:path';
+import { CLI } from '../helpers/cli-child.js';
+import { cliIn } from '../helpers/cli-in.js';
+import { realSteps } from '../../lib/cli/bisect-steps.js';
+import type { CommandDeps, ParsedArgs } from '../../lib/cli/command.js';
+
+t.setTimeout(3 * 60_000);
+
+/** A labless scenario whose check passes on its first run in the folder and fails on every later one. */
+const PASS_THEN_FAIL = `import { existsSync, writeFileSync } from 'node:fs';
+import { defineScenario, defineCheck, judgeAll } from 'nomad-reboot-harness/scenario';
+const CHECKS = [defineCheck({ id: 'c', title: 'c', passesWhen: 'always',
+  judge: (e: { first: boolean }) => (e.first ? { status: 'passed', message: 'first' } : { status: 'failed', message: 'later' }) })];
+export default defineScenario({ name: 'late', summary: 'no lab', needsNomad: false, roles: ['client'], checks: CHECKS,
+  async run() { const first = !existsSync('late.marker'); writeFileSync('late.marker', 'x'); return judgeAll(CHECKS, { first }); } });
+`;
+
+t.test('bisect --repeat N: a try is judged by every repeat, not by the first alone (Q207)', async (t) => {
+  const dir = t.testdir({ usc: { 'package.json': '{ "type": "module" }\n', 'late.ts': PASS_THEN_FAIL } });
+  const cli = cliIn(dir, { entry: CLI, timeoutMs: 0 });
+  // a try as bisect runs it (lib/cli/bisect-steps.ts): a `run` with the bisect's run flags into runs/<label>, here the
+  // real CLI's run of a labless scenario (a bisect's own run needs a lab), then the check's verdict read back
+  const steps = realSteps({
+    deps: {} as CommandDeps,
+    dir: join(dir, 'bisect'),
+    check: 'c',
+    scenario: 'late',
+    runValues: { repeat: '3' },
+    runCommand: async (args: ParsedArgs) =>
+      cli(
+        'run',
+        'late',
+        '--scenarios',
+        'usc',
+        '--netns',
+        '',
+        '--repeat',
+        '3',
+        '--reports-dir',
+        String(args.values['reports-dir']),
+      ).status ?? 70,
+  } as unknown as Parameters<typeof realSteps>[0]);
+  const tried = await steps.run(
+    'c0ffee',
+    { ok: true, ms: 0, path: '/nonexistent' },
+    'c0ffee-try1',
+    new AbortController().signal,
+  );
+  t.equal(tried.exitCode, 1, 'the run: repeat 1 passed, 2 and 3 failed');
+  t.equal(tried.verdict, 'failed', 'not "passed" from the first repeat alone: a failure once is on the failing side');
+  t.equal(tried.message, 'later');
+});
