@@ -6,6 +6,7 @@ import type { HarnessConfig } from '../config/schema.js';
 import type { Scenario } from '../run/scenario.js';
 import { FAULTS } from '../faults/registry.js';
 import { SCENARIOS } from './scenarios.js';
+import { readSchedule } from '../steps/fault-step.js';
 
 interface ScenarioFlag {
   /** whether a shipped scenario reads this flag's value */
@@ -70,7 +71,9 @@ export function unusedFlagProblems(
   configs: readonly HarnessConfig[],
   o: { installsItsBuilds: boolean },
 ): ConfigProblem[] {
-  if (!scenarios.length || scenarios.some((s) => !SCENARIOS.includes(s))) return [];
+  if (!scenarios.length) return [];
+  if (scenarios.some((s) => !SCENARIOS.includes(s)))
+    return scenarios.every((s) => !SCENARIOS.includes(s)) ? userScheduleProblems(configs) : [];
   const names = scenarios.map((s) => s.name).join(', ');
   const byScenario = Object.entries(FLAGS).flatMap(([flag, f]) => {
     if (values[flag] === undefined || scenarios.some((s) => f.uses(s))) return [];
@@ -88,6 +91,19 @@ export function unusedFlagProblems(
   // fault flags are judged for the scenario named all the same, with the other problems
   const named = scenarios.length === 1 ? configs.map((c) => ({ ...c, scenario: scenarios[0]!.name })) : [...configs];
   return [...byScenario, ...unusedDrainDeadline(values, named, byScenario), ...unusedFaultOptions(values, named)];
+}
+
+/**
+ * The fault schedule of a session of user scenarios only, read as the cluster scenarios read it (a user scenario may
+ * read `reboot.faults`, so it is not refused): the file that is not there, not YAML or not a schedule is told with the
+ * rest. No shipped scenario judged it, so `run <yours> --faults nope.yaml --plan` said 0 (Q208). Each file once.
+ */
+function userScheduleProblems(configs: readonly HarnessConfig[]): ConfigProblem[] {
+  const files = [...new Set(configs.flatMap((c) => (c.reboot.faults ? [c.reboot.faults] : [])))];
+  return files.flatMap((faults) => {
+    const read = readSchedule({ reboot: { faults } } as HarnessConfig);
+    return read && !read.ok ? read.problems : [];
+  });
 }
 
 /**

@@ -53,3 +53,38 @@ t.test('bisect --repeat N: a try is judged by every repeat, not by the first alo
   t.equal(tried.verdict, 'failed', 'not "passed" from the first repeat alone: a failure once is on the failing side');
   t.equal(tried.message, 'later');
 });
+
+const scenario = (name: string, status: 'passed' | 'failed') =>
+  `import { defineScenario, defineCheck, judgeAll } from 'nomad-reboot-harness/scenario';
+const CHECKS = [defineCheck({ id: 'c', title: 'c', passesWhen: 'always', judge: () => ({ status: '${status}', message: '${status}' }) })];
+export default defineScenario({ name: '${name}', summary: 'no lab', needsNomad: false, roles: ['client'], checks: CHECKS,
+  async run() { return judgeAll(CHECKS, {}); } });
+`;
+const USC = {
+  'package.json': '{ "type": "module" }\n',
+  'ok.ts': scenario('ok', 'passed'),
+  'bad.ts': scenario('bad', 'failed'),
+};
+
+t.test("a user scenario's fault schedule is read under --plan: a missing or broken file is told (Q208)", async (t) => {
+  const dir = t.testdir({
+    usc: USC,
+    'bad.yaml': 'seed: -1\nfaults:\n  - { fault: nosuch }\n  - { fault: hard, wait: 99999999h }\n',
+    'good.yaml': 'faults:\n  - { fault: graceful, wait: 5s }\n',
+    'm.yaml':
+      'scenario: [ok, bad]\naxes:\n  clients: [1]\ndefaults:\n  scenarios_dir: usc\n  reboot:\n    faults: nope.yaml\n',
+  });
+  const cli = cliIn(dir, { entry: CLI });
+  const missing = cli('run', 'ok', '--scenarios', 'usc', '--faults', 'nope.yaml', '--plan', '--netns', '');
+  t.equal(missing.status, 2, 'not a plan (exit 0) of a schedule that is not there');
+  t.match(missing.stderr, /--faults \(reboot\.faults\): cannot be read: ENOENT/);
+  const broken = cli('run', 'ok', '--scenarios', 'usc', '--faults', 'bad.yaml', '--plan', '--netns', '', '--cpus', '0');
+  t.equal(broken.status, 2);
+  t.match(broken.stderr, /\(4 problems\)/, "the schedule's three and --cpus at once");
+  t.match(broken.stderr, /bad\.yaml: faults\[0\]\.fault: is not a fault kind/);
+  t.match(broken.stderr, /bad\.yaml: faults\[1\]\.wait: must be a duration/);
+  const matrix = cli('matrix', 'm.yaml', '--plan', '--netns', '');
+  t.equal(matrix.status, 2, "a matrix of user scenarios whose defaults' schedule is missing");
+  t.equal(matrix.stderr.match(/cannot be read: ENOENT/g)?.length, 1, 'told once for its two cells');
+  t.equal(cli('run', 'ok', '--scenarios', 'usc', '--faults', 'good.yaml', '--plan', '--netns', '').status, 0);
+});
