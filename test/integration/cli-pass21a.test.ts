@@ -88,3 +88,35 @@ t.test("a user scenario's fault schedule is read under --plan: a missing or brok
   t.equal(matrix.stderr.match(/cannot be read: ENOENT/g)?.length, 1, 'told once for its two cells');
   t.equal(cli('run', 'ok', '--scenarios', 'usc', '--faults', 'good.yaml', '--plan', '--netns', '').status, 0);
 });
+
+t.test('the reports folder and the lab work dir as one folder are refused (Q209)', async (t) => {
+  const dir = t.testdir({
+    usc: USC,
+    'm.yaml': 'scenario: [ok]\naxes:\n  reboot: [graceful]\ndefaults:\n  scenarios_dir: usc\n',
+  });
+  const cli = cliIn(dir, { entry: CLI });
+  // a run's lab folder <work-dir>/<run id> was its reports folder <reports-dir>/<run id>: the lab's teardown, or the
+  // `destroy <run id>` the run printed for a kept lab, removed the run's junit.xml, summary.json and report.html
+  const run = cli(
+    'run',
+    'cni-ipam-reboot',
+    '--fresh',
+    '--plan',
+    '--netns',
+    '',
+    '--reports-dir',
+    'W',
+    '--work-dir',
+    './W/',
+  );
+  t.equal(run.status, 2, 'not a plan (exit 0) whose run loses its reports');
+  t.match(run.stderr, /--reports-dir \/ --work-dir: name the same folder: a run's lab folder/);
+  const env = cli('run', 'cni-ipam-reboot', '--plan', '--netns', '', '--reports-dir', join(dir, 'work'), '--cpus', '0');
+  t.equal(env.status, 2);
+  t.match(env.stderr, /--reports-dir \/ env HARNESS_WORK_DIR: name the same folder/, 'the environment named');
+  t.match(env.stderr, /--cpus/, 'with the other problems');
+  const matrix = cli('matrix', 'm.yaml', '--plan', '--netns', '', '--reports-dir', 'R', '--work-dir', 'R');
+  t.equal(matrix.status, 2, "a matrix's cells too");
+  const apart = cli('run', 'cni-ipam-reboot', '--plan', '--netns', '', '--reports-dir', 'R', '--work-dir', 'R/labs');
+  t.equal(apart.status, 0, 'a work dir inside the reports folder is no clash (labs in R/labs/<id>, reports in R/<id>)');
+});
