@@ -120,3 +120,31 @@ t.test('the reports folder and the lab work dir as one folder are refused (Q209)
   const apart = cli('run', 'cni-ipam-reboot', '--plan', '--netns', '', '--reports-dir', 'R', '--work-dir', 'R/labs');
   t.equal(apart.status, 0, 'a work dir inside the reports folder is no clash (labs in R/labs/<id>, reports in R/<id>)');
 });
+
+t.test(
+  "a matrix's axes.nomad over a scenario that installs no Nomad is refused, as --nomad is on its run (Q210)",
+  async (t) => {
+    const dir = t.testdir({
+      usc: USC,
+      'm.yaml':
+        'scenario: [cni-ipam-reboot, bridge-exec-reboot]\naxes:\n  nomad:\n    - { name: a, binary: ./a }\n    - { name: b, binary: ./b }\n',
+      'u.yaml': 'scenario: [ok]\naxes:\n  nomad:\n    - { name: a, binary: ./a }\ndefaults:\n  scenarios_dir: usc\n',
+      a: '',
+      b: '',
+    });
+    const cli = cliIn(dir, { entry: CLI });
+    const run = cli('run', 'cni-ipam-reboot', '--nomad', './a', '--plan', '--netns', '');
+    t.match(run.stderr, /--nomad: is not used by cni-ipam-reboot/, 'the rule on a run');
+    const matrix = cli('matrix', 'm.yaml', '--list-cells', '--netns', '');
+    t.equal(matrix.status, 0, '--list-cells lists the cells');
+    const plan = cli('matrix', 'm.yaml', '--plan', '--netns', '');
+    t.equal(plan.status, 2, 'exit 2 (the empty builds are told too)');
+    t.match(
+      plan.stderr,
+      /m\.yaml: axes\.nomad: names each cell's Nomad build, and 2 cells cni-ipam-reboot\/nomad=a, cni-ipam-reboot\/nomad=b install none/,
+      'not cells that install nothing and pass under the name of a build',
+    );
+    // a user scenario may read any key: its cells are left as they were (the builds are empty files: told as such)
+    t.notMatch(cli('matrix', 'u.yaml', '--plan', '--netns', '').stderr, /axes\.nomad: names each cell/);
+  },
+);
