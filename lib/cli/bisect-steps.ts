@@ -8,6 +8,7 @@ import { HarnessError } from '../errors.js';
 import type { HarnessConfig } from '../config/schema.js';
 import type { Logger } from '../log/events.js';
 import type { BisectTry } from '../model/bisect.js';
+import type { RunRecord } from '../model/run.js';
 import type { StepRunner } from '../bisect/io.js';
 import { parseSessionJson } from '../report/parse-session.js';
 import { codeSha256 } from '../builds/identity.js';
@@ -102,7 +103,7 @@ export function realSteps(c: StepContext): StepRunner {
       if (code === 130) return { verdict: 'interrupted', message: 'interrupted', ms, exitCode: code };
       const summary = await findSummary(reportsDir);
       const parsed = summary ? parseSessionJson(summary.text) : undefined;
-      const record = parsed?.ok ? parsed.session.suites[0]?.attempts.at(-1) : undefined;
+      const record = parsed?.ok ? judgedRecord(parsed.session.suites, c.check) : undefined;
       const rel = summary ? relative(c.dir, join(summary.dir)) : undefined;
       const base = {
         ms,
@@ -125,6 +126,17 @@ export function realSteps(c: StepContext): StepRunner {
       return { ...base, verdict, message: v.message };
     },
   };
+}
+
+/**
+ * The run a try is judged by: each suite's last attempt (a retry after an infrastructure error replaces the first) is
+ * one repeat of `--repeat N`, and the check failed in the try when it failed in any repeat (a failure once is on the
+ * failing side, as for the bisect's own tries); else the first repeat where it did not pass, else the first.
+ */
+function judgedRecord(suites: readonly { attempts: readonly RunRecord[] }[], check: string): RunRecord | undefined {
+  const records = suites.flatMap((s) => s.attempts.slice(-1));
+  const status = (r: RunRecord) => r.verdicts.find((v) => v.id === check)?.status;
+  return records.find((r) => status(r) === 'failed') ?? records.find((r) => status(r) !== 'passed') ?? records[0];
 }
 
 /** The summary.json a run wrote under its reports folder (in a folder named after its run id), with that folder. */

@@ -136,7 +136,11 @@ function collisionProblems(
   const at = (v: string) => real.get(v) ?? resolve(cwd, v);
   for (const [i, a] of paths.entries())
     for (const b of paths.slice(i + 1)) {
-      if (a.field === b.field || (a.kind === 'dir' && b.kind === 'dir')) continue;
+      if (a.field === b.field) continue;
+      if (a.kind === 'dir' && b.kind === 'dir') {
+        out.push(...sameFolderProblems(a, b, at));
+        continue;
+      }
       const [file, other] = a.kind === 'file' ? [a, b] : [b, a];
       const f = at(file.value);
       const o = at(other.value);
@@ -158,6 +162,24 @@ function collisionProblems(
       });
     }
   return out;
+}
+
+/**
+ * The reports folder and a lab's work dir as one folder (Q209): a run's lab folder `<work-dir>/<run-id>` was its
+ * reports folder `<reports-dir>/<run-id>`, and the lab's teardown, or the `destroy <run-id>` the run printed, removed
+ * it with the run's reports in it.
+ */
+function sameFolderProblems(a: OutputPath, b: OutputPath, at: (v: string) => string): ConfigProblem[] {
+  if (at(a.value) !== at(b.value)) return [];
+  return [
+    {
+      field: `${a.field} / ${b.field}`,
+      value: a.value === b.value ? a.value : [a.value, b.value],
+      message:
+        "name the same folder: a run's lab folder (<folder>/<run id>) would be its reports folder, and the lab's teardown or `reboot-harness destroy` removes it, the reports with it",
+      fix: `give ${a.field} and ${b.field} different folders (e.g. --reports-dir reports, the work dir elsewhere)`,
+    },
+  ];
 }
 
 /** A file the command reads: harness.yaml, a job, a scenario file, a build given as a path. */

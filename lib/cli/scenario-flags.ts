@@ -6,6 +6,7 @@ import type { HarnessConfig } from '../config/schema.js';
 import type { Scenario } from '../run/scenario.js';
 import { FAULTS } from '../faults/registry.js';
 import { SCENARIOS } from './scenarios.js';
+import { readSchedule } from '../steps/fault-step.js';
 
 interface ScenarioFlag {
   /** whether a shipped scenario reads this flag's value */
@@ -70,7 +71,9 @@ export function unusedFlagProblems(
   configs: readonly HarnessConfig[],
   o: { installsItsBuilds: boolean },
 ): ConfigProblem[] {
-  if (!scenarios.length || scenarios.some((s) => !SCENARIOS.includes(s))) return [];
+  if (!scenarios.length) return [];
+  if (scenarios.some((s) => !SCENARIOS.includes(s)))
+    return scenarios.every((s) => !SCENARIOS.includes(s)) ? userScheduleProblems(configs) : [];
   const names = scenarios.map((s) => s.name).join(', ');
   const byScenario = Object.entries(FLAGS).flatMap(([flag, f]) => {
     if (values[flag] === undefined || scenarios.some((s) => f.uses(s))) return [];
@@ -88,6 +91,19 @@ export function unusedFlagProblems(
   // fault flags are judged for the scenario named all the same, with the other problems
   const named = scenarios.length === 1 ? configs.map((c) => ({ ...c, scenario: scenarios[0]!.name })) : [...configs];
   return [...byScenario, ...unusedDrainDeadline(values, named, byScenario), ...unusedFaultOptions(values, named)];
+}
+
+/**
+ * The fault schedule of a session of user scenarios only, read as the cluster scenarios read it (a user scenario may
+ * read `reboot.faults`, so it is not refused): the file that is not there, not YAML or not a schedule is told with the
+ * rest. No shipped scenario judged it, so `run <yours> --faults nope.yaml --plan` said 0 (Q208). Each file once.
+ */
+function userScheduleProblems(configs: readonly HarnessConfig[]): ConfigProblem[] {
+  const files = [...new Set(configs.flatMap((c) => (c.reboot.faults ? [c.reboot.faults] : [])))];
+  return files.flatMap((faults) => {
+    const read = readSchedule({ reboot: { faults } } as HarnessConfig);
+    return read && !read.ok ? read.problems : [];
+  });
 }
 
 /**
@@ -292,17 +308,28 @@ export function scheduleUnreadByCells(
 }
 
 /**
- * A matrix's `axes.reboot` over cells that inject no fault: upgrade-in-place reboots the client only under
+ * A matrix's `axes.reboot` over cells that inject no fault (and `buildUnreadByCells`'s `axes.nomad`): upgrade-in-place reboots the client only under
  * `upgrade.mode: upgrade-then-reboot`, so its cells `reboot=graceful` and `reboot=hard` would run the same upgrade,
  * each reported under the name of a fault it never injected (as `--reboot` on such a run is refused).
  */
 export function kindUnreadByCells(
-  plan: { cells: readonly { key: string; variant: readonly string[]; config: HarnessConfig }[] } | undefined,
+  plan:
+    | {
+        cells: readonly {
+          key: string;
+          variant: readonly string[];
+          properties?: Record<string, string>;
+          config: HarnessConfig;
+        }[];
+      }
+    | undefined,
   matrixFile: { name: string } | undefined,
 ): ConfigProblem[] {
   const kindOf = (c: { variant: readonly string[] }) => c.variant.find((v) => v.startsWith('reboot='))?.slice(7);
   const unread = (plan?.cells ?? []).filter((c) => kindOf(c) !== undefined && !injectsFault(c.config));
-  if (!unread.length || !matrixFile) return [];
+  if (!matrixFile) return [];
+  const builds = buildUnreadByCells(plan, matrixFile);
+  if (!unread.length) return builds;
   const keys = unread.map((c) => c.key);
   const modes = [...new Set(unread.map((c) => c.config.upgrade.mode))].join(', ');
   return [
@@ -311,6 +338,32 @@ export function kindUnreadByCells(
       value: [...new Set(unread.map(kindOf))],
       message: `names each cell's fault, and ${keys.length === 1 ? 'cell' : `${keys.length} cells`} ${keys.slice(0, 3).join(', ')}${keys.length > 3 ? ` and ${keys.length - 3} more` : ''} inject none: upgrade-in-place reboots the client only with upgrade.mode upgrade-then-reboot (${keys.length === 1 ? 'this cell' : 'these cells'}: ${modes}), so each would run the same upgrade under the name of a fault it never injected`,
       fix: 'give defaults.upgrade.mode: upgrade-then-reboot, or run upgrade-in-place in a matrix without axes.reboot',
+    },
+    ...builds,
+  ];
+}
+
+/**
+ * A matrix's `axes.nomad` over cells of a shipped scenario that installs no Nomad (cni-ipam-reboot): its cells
+ * `nomad=a` and `nomad=b` ran the same thing, each reported under a build it never installed, where `run
+ * cni-ipam-reboot --nomad …` is refused as ignored (Q210). A user scenario may read any key, so its cells are left.
+ */
+function buildUnreadByCells(
+  plan: { cells: readonly { key: string; properties?: Record<string, string>; config: HarnessConfig }[] } | undefined,
+  matrixFile: { name: string },
+): ConfigProblem[] {
+  const buildOf = (c: { properties?: Record<string, string> }) => c.properties?.['matrix.nomad'];
+  const installs = (name: string) => SCENARIOS.find((s) => s.name === name)?.needsNomad ?? true;
+  const unread = (plan?.cells ?? []).filter((c) => buildOf(c) !== undefined && !installs(c.config.scenario));
+  if (!unread.length) return [];
+  const keys = unread.map((c) => c.key);
+  const names = [...new Set(unread.map((c) => c.config.scenario))].join(', ');
+  return [
+    {
+      field: `${matrixFile.name}: axes.nomad`,
+      value: [...new Set(unread.map(buildOf))],
+      message: `names each cell's Nomad build, and ${keys.length === 1 ? 'cell' : `${keys.length} cells`} ${keys.slice(0, 3).join(', ')}${keys.length > 3 ? ` and ${keys.length - 3} more` : ''} install none: ${names} runs no Nomad, so each would run the same thing under the name of a build it never installed`,
+      fix: `run ${names} in a matrix without axes.nomad`,
     },
   ];
 }

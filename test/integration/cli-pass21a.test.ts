@@ -1,0 +1,150 @@
+// The CLI's twenty-first adversarial pass, part A (docs/cli-defects.md, rows Q207 on): run, matrix, compare, bisect,
+// build and list as a new and an adversarial user.
+import t from 'tap';
+import { join } from 'node:path';
+import { CLI } from '../helpers/cli-child.js';
+import { cliIn } from '../helpers/cli-in.js';
+import { realSteps } from '../../lib/cli/bisect-steps.js';
+import type { CommandDeps, ParsedArgs } from '../../lib/cli/command.js';
+
+t.setTimeout(3 * 60_000);
+
+/** A labless scenario whose check passes on its first run in the folder and fails on every later one. */
+const PASS_THEN_FAIL = `import { existsSync, writeFileSync } from 'node:fs';
+import { defineScenario, defineCheck, judgeAll } from 'nomad-reboot-harness/scenario';
+const CHECKS = [defineCheck({ id: 'c', title: 'c', passesWhen: 'always',
+  judge: (e: { first: boolean }) => (e.first ? { status: 'passed', message: 'first' } : { status: 'failed', message: 'later' }) })];
+export default defineScenario({ name: 'late', summary: 'no lab', needsNomad: false, roles: ['client'], checks: CHECKS,
+  async run() { const first = !existsSync('late.marker'); writeFileSync('late.marker', 'x'); return judgeAll(CHECKS, { first }); } });
+`;
+
+t.test('bisect --repeat N: a try is judged by every repeat, not by the first alone (Q207)', async (t) => {
+  const dir = t.testdir({ usc: { 'package.json': '{ "type": "module" }\n', 'late.ts': PASS_THEN_FAIL } });
+  const cli = cliIn(dir, { entry: CLI, timeoutMs: 0 });
+  // a try as bisect runs it (lib/cli/bisect-steps.ts): a `run` with the bisect's run flags into runs/<label>, here the
+  // real CLI's run of a labless scenario (a bisect's own run needs a lab), then the check's verdict read back
+  const steps = realSteps({
+    deps: {} as CommandDeps,
+    dir: join(dir, 'bisect'),
+    check: 'c',
+    scenario: 'late',
+    runValues: { repeat: '3' },
+    runCommand: async (args: ParsedArgs) =>
+      cli(
+        'run',
+        'late',
+        '--scenarios',
+        'usc',
+        '--netns',
+        '',
+        '--repeat',
+        '3',
+        '--reports-dir',
+        String(args.values['reports-dir']),
+      ).status ?? 70,
+  } as unknown as Parameters<typeof realSteps>[0]);
+  const tried = await steps.run(
+    'c0ffee',
+    { ok: true, ms: 0, path: '/nonexistent' },
+    'c0ffee-try1',
+    new AbortController().signal,
+  );
+  t.equal(tried.exitCode, 1, 'the run: repeat 1 passed, 2 and 3 failed');
+  t.equal(tried.verdict, 'failed', 'not "passed" from the first repeat alone: a failure once is on the failing side');
+  t.equal(tried.message, 'later');
+});
+
+const scenario = (name: string, status: 'passed' | 'failed') =>
+  `import { defineScenario, defineCheck, judgeAll } from 'nomad-reboot-harness/scenario';
+const CHECKS = [defineCheck({ id: 'c', title: 'c', passesWhen: 'always', judge: () => ({ status: '${status}', message: '${status}' }) })];
+export default defineScenario({ name: '${name}', summary: 'no lab', needsNomad: false, roles: ['client'], checks: CHECKS,
+  async run() { return judgeAll(CHECKS, {}); } });
+`;
+const USC = {
+  'package.json': '{ "type": "module" }\n',
+  'ok.ts': scenario('ok', 'passed'),
+  'bad.ts': scenario('bad', 'failed'),
+};
+
+t.test("a user scenario's fault schedule is read under --plan: a missing or broken file is told (Q208)", async (t) => {
+  const dir = t.testdir({
+    usc: USC,
+    'bad.yaml': 'seed: -1\nfaults:\n  - { fault: nosuch }\n  - { fault: hard, wait: 99999999h }\n',
+    'good.yaml': 'faults:\n  - { fault: graceful, wait: 5s }\n',
+    'm.yaml':
+      'scenario: [ok, bad]\naxes:\n  clients: [1]\ndefaults:\n  scenarios_dir: usc\n  reboot:\n    faults: nope.yaml\n',
+  });
+  const cli = cliIn(dir, { entry: CLI });
+  const missing = cli('run', 'ok', '--scenarios', 'usc', '--faults', 'nope.yaml', '--plan', '--netns', '');
+  t.equal(missing.status, 2, 'not a plan (exit 0) of a schedule that is not there');
+  t.match(missing.stderr, /--faults \(reboot\.faults\): cannot be read: ENOENT/);
+  const broken = cli('run', 'ok', '--scenarios', 'usc', '--faults', 'bad.yaml', '--plan', '--netns', '', '--cpus', '0');
+  t.equal(broken.status, 2);
+  t.match(broken.stderr, /\(4 problems\)/, "the schedule's three and --cpus at once");
+  t.match(broken.stderr, /bad\.yaml: faults\[0\]\.fault: is not a fault kind/);
+  t.match(broken.stderr, /bad\.yaml: faults\[1\]\.wait: must be a duration/);
+  const matrix = cli('matrix', 'm.yaml', '--plan', '--netns', '');
+  t.equal(matrix.status, 2, "a matrix of user scenarios whose defaults' schedule is missing");
+  t.equal(matrix.stderr.match(/cannot be read: ENOENT/g)?.length, 1, 'told once for its two cells');
+  t.equal(cli('run', 'ok', '--scenarios', 'usc', '--faults', 'good.yaml', '--plan', '--netns', '').status, 0);
+});
+
+t.test('the reports folder and the lab work dir as one folder are refused (Q209)', async (t) => {
+  const dir = t.testdir({
+    usc: USC,
+    'm.yaml': 'scenario: [ok]\naxes:\n  reboot: [graceful]\ndefaults:\n  scenarios_dir: usc\n',
+  });
+  const cli = cliIn(dir, { entry: CLI });
+  // a run's lab folder <work-dir>/<run id> was its reports folder <reports-dir>/<run id>: the lab's teardown, or the
+  // `destroy <run id>` the run printed for a kept lab, removed the run's junit.xml, summary.json and report.html
+  const run = cli(
+    'run',
+    'cni-ipam-reboot',
+    '--fresh',
+    '--plan',
+    '--netns',
+    '',
+    '--reports-dir',
+    'W',
+    '--work-dir',
+    './W/',
+  );
+  t.equal(run.status, 2, 'not a plan (exit 0) whose run loses its reports');
+  t.match(run.stderr, /--reports-dir \/ --work-dir: name the same folder: a run's lab folder/);
+  const env = cli('run', 'cni-ipam-reboot', '--plan', '--netns', '', '--reports-dir', join(dir, 'work'), '--cpus', '0');
+  t.equal(env.status, 2);
+  t.match(env.stderr, /--reports-dir \/ env HARNESS_WORK_DIR: name the same folder/, 'the environment named');
+  t.match(env.stderr, /--cpus/, 'with the other problems');
+  const matrix = cli('matrix', 'm.yaml', '--plan', '--netns', '', '--reports-dir', 'R', '--work-dir', 'R');
+  t.equal(matrix.status, 2, "a matrix's cells too");
+  const apart = cli('run', 'cni-ipam-reboot', '--plan', '--netns', '', '--reports-dir', 'R', '--work-dir', 'R/labs');
+  t.equal(apart.status, 0, 'a work dir inside the reports folder is no clash (labs in R/labs/<id>, reports in R/<id>)');
+});
+
+t.test(
+  "a matrix's axes.nomad over a scenario that installs no Nomad is refused, as --nomad is on its run (Q210)",
+  async (t) => {
+    const dir = t.testdir({
+      usc: USC,
+      'm.yaml':
+        'scenario: [cni-ipam-reboot, bridge-exec-reboot]\naxes:\n  nomad:\n    - { name: a, binary: ./a }\n    - { name: b, binary: ./b }\n',
+      'u.yaml': 'scenario: [ok]\naxes:\n  nomad:\n    - { name: a, binary: ./a }\ndefaults:\n  scenarios_dir: usc\n',
+      a: '',
+      b: '',
+    });
+    const cli = cliIn(dir, { entry: CLI });
+    const run = cli('run', 'cni-ipam-reboot', '--nomad', './a', '--plan', '--netns', '');
+    t.match(run.stderr, /--nomad: is not used by cni-ipam-reboot/, 'the rule on a run');
+    const matrix = cli('matrix', 'm.yaml', '--list-cells', '--netns', '');
+    t.equal(matrix.status, 0, '--list-cells lists the cells');
+    const plan = cli('matrix', 'm.yaml', '--plan', '--netns', '');
+    t.equal(plan.status, 2, 'exit 2 (the empty builds are told too)');
+    t.match(
+      plan.stderr,
+      /m\.yaml: axes\.nomad: names each cell's Nomad build, and 2 cells cni-ipam-reboot\/nomad=a, cni-ipam-reboot\/nomad=b install none/,
+      'not cells that install nothing and pass under the name of a build',
+    );
+    // a user scenario may read any key: its cells are left as they were (the builds are empty files: told as such)
+    t.notMatch(cli('matrix', 'u.yaml', '--plan', '--netns', '').stderr, /axes\.nomad: names each cell/);
+  },
+);
