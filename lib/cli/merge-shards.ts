@@ -1,6 +1,6 @@
 // The shards (or cells) of a matrix that a merge lacks: each matrix report says which shard (i/n) of which file it ran
 // and how many cells the whole matrix has, so a CI job whose reports never reached the merge is told, not merged around.
-import { basename } from 'node:path';
+import { basename, isAbsolute, normalize } from 'node:path';
 import type { ConfigProblem } from '../errors.js';
 import type { SessionReport } from '../model/session.js';
 
@@ -24,6 +24,11 @@ interface MatrixGroup {
  * (Q230). Cells are what counts: every cell of the matrix among the reports, by whichever job (a shard, a `--cell`
  * re-run of a runner that died), asks for nothing; the per-cell fan-out of docs/ci.md (one `--cell` job per cell) is
  * told the cells it lacks (Q231). One `--cell` re-run merged alone asks for no other cell.
+ * The file's name as given (`examples/ci/nightly.yaml`, the same on every runner of a template) tells apart two
+ * matrices whose files share a last segment (`a/m.yaml`, `b/m.yaml`): grouped by that segment alone, one matrix's
+ * cells counted for the other's missing shard, and the merge passed with a failing shard never read (Q270). A file
+ * given by its absolute path is known by its last segment (each runner's own); reports holding more cells than the
+ * matrix has are of two matrices of one name, and are told.
  */
 export function missingShardProblems(sessions: readonly { path: string; session: SessionReport }[]): ConfigProblem[] {
   const groups = new Map<string, MatrixGroup>();
@@ -32,7 +37,7 @@ export function missingShardProblems(sessions: readonly { path: string; session:
     // a merge's own summary names every shard it merged: "1/3,2/3" (merged again with the rest)
     const specs = m ? m.shard.split(',').map((x) => /^(\d+)\/(\d+)$/.exec(x.trim())) : [];
     if (!m || !specs.length || specs.some((x) => x === null)) continue;
-    const key = basename(m.path || m.file);
+    const key = m.file && !isAbsolute(m.file) ? normalize(m.file) : basename(m.path || m.file);
     const g = groups.get(key) ?? { file: m.file, cells: 0, present: new Set(), shards: new Map(), single: 0 };
     for (const spec of specs) {
       const total = Number(spec![2]);
@@ -46,6 +51,15 @@ export function missingShardProblems(sessions: readonly { path: string; session:
   const problems: ConfigProblem[] = [];
   for (const g of groups.values()) {
     const lost = g.cells - g.present.size;
+    if (lost < 0) {
+      problems.push({
+        field: 'merge input',
+        value: [...g.present].sort(),
+        message: `the reports of ${g.file} hold ${g.present.size} cells, more than the ${g.cells} of the matrix: they are of two matrix files of that name, whose missing shards cannot be told apart`,
+        fix: 'merge the reports of each matrix file on its own (or give each matrix file a name of its own)',
+      });
+      continue;
+    }
     if (lost <= 0 || (g.shards.size === 0 && g.single <= 1)) continue;
     const left = `${lost} of its ${g.cells} cells would be left out of the merge`;
     for (const [total, seen] of g.shards) {
