@@ -5,6 +5,7 @@ import type { HarnessConfig } from '../config/schema.js';
 import { consoleLogger } from '../log/format.js';
 import { watchSignals } from '../run/signals.js';
 import { buildContext } from '../builds/context.js';
+import { boundedFetch } from '../session/bounded-fetch.js';
 import { describeGenerator, describeOrigin, buildProperties, recipeOf } from '../builds/provenance.js';
 import { combineErrors, resolvePlanned, type SpecInput, type SpecOutcome } from '../builds/resolve.js';
 import { planSpecs } from '../session/builds.js';
@@ -94,7 +95,7 @@ function contextFor(
   deadline?: BuildContext['deadline'],
 ): BuildContext {
   const home = deps.env['HOME'] || homedir();
-  return buildContext({
+  const ctx = buildContext({
     builds: config.builds,
     env: deps.env,
     cwd: deps.cwd,
@@ -102,6 +103,7 @@ function contextFor(
     logger,
     ...(deadline ? { deadline } : {}),
   });
+  return { ...ctx, fetch: boundedFetch() };
 }
 
 /** The planner's problems and those of the specs naming a file, in the order of the specs. */
