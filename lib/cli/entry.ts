@@ -21,7 +21,21 @@ const deps = realDeps((c) => {
 
 // Note: if whoever reads our output goes away (a closed pipe), keep going: teardown must still destroy the VMs.
 for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
+// Note: while the command runs, only the harness ends the process. A user scenario's timer that calls process.exit(0)
+// after its run() returned fired, under load, while the verdict was still being written: exit 0, no report, no
+// verdict (a silent pass). run() itself is guarded (lib/run/settle.ts); this guards the rest of the command. The one
+// exit of our own while it runs is the second Ctrl-C's (130), let through.
+const exit = process.exit.bind(process);
+let running = true;
+process.exit = ((c?: number | string | null) => {
+  if (!running || c === EXIT.INTERRUPTED) return exit(c as number);
+  process.stderr.write(
+    `warning: process.exit(${c ?? ''}) called while the command ran (a timer left by a scenario file?): ignored; the command's verdict decides the exit code\n`,
+  );
+  return undefined as never;
+}) as typeof process.exit;
 const code = await main(process.argv.slice(2), deps);
+running = false;
 finalCode ??= code;
 process.exitCode = code;
 // Note: the exit code is the verdict: a user scenario's timer that sets process.exitCode or calls process.exit(0) after

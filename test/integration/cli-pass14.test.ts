@@ -28,13 +28,20 @@ t.test(
       'setTimeout(() => process.exit(0), 300); return judgeAll(CHECKS, {});',
       'failed',
     );
+    // at once: the timer fires while the harness still judges and writes the reports (under load the 300 ms one did)
+    writeScenarioWithBody(
+      usc,
+      'exitnow',
+      'setTimeout(() => process.exit(0), 0); setImmediate(() => process.exit()); return judgeAll(CHECKS, {});',
+      'failed',
+    );
     writeScenarioWithBody(
       usc,
       'onexit',
       "process.on('exit', () => { process.exitCode = 0; }); return judgeAll(CHECKS, {});",
       'failed',
     );
-    for (const name of ['codezero', 'exitzero', 'onexit']) {
+    for (const name of ['codezero', 'exitzero', 'exitnow', 'onexit']) {
       const r = spawnSync(
         process.execPath,
         [CLI, 'run', name, '--scenarios', usc, '--reports-dir', join(dir, 'reports'), '--netns', ''],
