@@ -1,5 +1,7 @@
 // The CLI's twenty-third adversarial pass, part A (docs/cli-defects.md, rows Q290 on): run, matrix, compare, bisect,
 // list, list-labs, login and destroy as a new user following README.md and docs/*.md.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import t from 'tap';
 import type { CliDeps } from '../../lib/cli/deps.js';
 import { main } from '../../lib/cli/main.js';
@@ -84,3 +86,47 @@ t.test('bisect --resume with other options: an option of another command is told
   t.match(c.err(), /--resume: takes nothing else/);
   t.match(c.err(), /--resume: holds no bisect/);
 });
+
+t.test(
+  'matrix --list-cells: a file whose cells every shard would refuse is refused by the listing too (Q292)',
+  async (t) => {
+    const dir = t.testdir({
+      'fg.yaml': 'faults:\n  - { fault: graceful, target: any-client }\n',
+      'm.yaml': [
+        'scenario: rolling-reboot',
+        'axes:',
+        '  clients: [1, 2]',
+        '  reboot: [graceful]',
+        'defaults:',
+        '  nomad_build: 1.9.7',
+        '  reboot:',
+        '    faults: FG',
+        '',
+      ].join('\n'),
+      'u.yaml': [
+        'scenario: upgrade-in-place',
+        'axes:',
+        '  nomad:',
+        '    - { name: a, binary: 1.9.7, upgrade_to: 1.9.8 }',
+        '  reboot: [graceful, hard]',
+        '',
+      ].join('\n'),
+    });
+    // (absolute: the schedule is read from the process's working directory, and main() runs in-process here)
+    const m = join(dir, 'm.yaml');
+    writeFileSync(m, readFileSync(m, 'utf8').replace('FG', join(dir, 'fg.yaml')));
+    for (const [file, told] of [
+      ['m.yaml', /m\.yaml: axes\.reboot: names each cell's fault, and its cells run the fault schedule \S*fg\.yaml/],
+      ['u.yaml', /u\.yaml: axes\.reboot: names each cell's fault, and 2 cells .* inject none/],
+    ] as const) {
+      const c = cli(dir);
+      // the listing exited 0 with the cells and their commands, and every CI job made from it exited 2
+      t.equal(await c.run('matrix', file, '--list-cells', '--shards', '2'), 2, `${file}: ${c.err()}`);
+      t.match(c.err(), told);
+      t.equal(c.out(), '', 'no cells listed');
+      const plan = cli(dir);
+      t.equal(await plan.run('matrix', file, '--plan'), 2, 'as --plan refuses it');
+      t.match(plan.err(), told);
+    }
+  },
+);
