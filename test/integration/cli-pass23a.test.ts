@@ -88,7 +88,7 @@ t.test('bisect --resume with other options: an option of another command is told
 });
 
 t.test(
-  'matrix --list-cells: a file whose cells every shard would refuse is refused by the listing too (Q292)',
+  'matrix --list-cells: a file whose cells every shard would refuse is refused by the listing too (Q293)',
   async (t) => {
     const dir = t.testdir({
       'fg.yaml': 'faults:\n  - { fault: graceful, target: any-client }\n',

@@ -79,7 +79,7 @@ export const matrix: CliCommand = {
           ? []
           : unplannedAxisFlagProblems(req.matrixFile, args.values, read.res.problems)),
         // what the cells' configs say of the file's fault kinds and schedule (axes.reboot beside reboot.faults, …): the
-        // file's own problems, which every shard the listing fans out to would be refused on (Q292)
+        // file's own problems, which every shard the listing fans out to would be refused on (Q293)
         ...(read.res.ok
           ? [
               ...kindBesideScheduleProblems(read.res.plan, { harness: read.harness, matrixFile: req.matrixFile }),
