@@ -13,7 +13,18 @@ export interface BadPart {
 export type Parsed =
   | { ok: true; value: unknown }
   /** `parts`: each bad part of a list or mapping, reported as a problem of its own (field + at) */
-  | { ok: false; message: string; fix: string; parts?: BadPart[]; shown?: unknown };
+  | {
+      ok: false;
+      message: string;
+      fix: string;
+      parts?: BadPart[];
+      shown?: unknown;
+      /**
+       * What of the value is good (a host list's entries without their bad keys): the key stays refused, but the rules
+       * judged after the fields (the provider's, its key files) see it, so their problems are told in the same round
+       */
+      partial?: unknown;
+    };
 
 export interface Field {
   /** dotted key in harness.yaml, e.g. "lab.memory_mb" */

@@ -147,7 +147,8 @@ const isMapping = (v: unknown): v is Record<string, unknown> =>
 
 /**
  * A list of existing hosts, each a mapping of address, user, key, port (22 unless given) and jump; every bad entry key
- * is a part of its own ("[1].port"). Whether the required keys are there is judged with the provider (validate.ts).
+ * is a part of its own ("[1].port"), the good keys kept as `partial`. Whether the required keys are there is judged
+ * with the provider (validate.ts).
  */
 export const hostList = described(
   (raw: unknown): Parsed => {
@@ -184,7 +185,9 @@ export const hostList = described(
       }
       return host;
     });
-    return parts.length ? { ok: false, message: 'has bad entries', fix: example, parts } : ok(hosts);
+    // Note: the good keys of every entry still reach the provider's rules (a missing user, a key file it cannot use,
+    // the list beside the one-host form): told with the bad entries, not in a round after them
+    return parts.length ? { ok: false, message: 'has bad entries', fix: example, parts, partial: hosts } : ok(hosts);
   },
   {
     type: 'array',

@@ -84,6 +84,7 @@ export function resolveConfig(src: ConfigSources): ConfigResult {
       else {
         problems.push(...problemsOf(where, f.secret && raw !== '' ? REDACTED : raw, p));
         failed.add(f.yaml);
+        if (p.partial !== undefined) setPath(config, f.path, p.partial);
       }
     }
     // An older name and the new one for the same key: fine alone, a problem when they disagree.
@@ -142,7 +143,11 @@ export function resolveConfig(src: ConfigSources): ConfigResult {
       givenBy: (k: string) => setBy.get(k)?.[0],
       refused: (k: string) => failed.has(k),
     };
-    problems.push(...src.labRules(config, at));
+    // Note: a key a partly refused value (a host list) left out, or of an entry refused whole, is told already: not
+    // "required" on top of it
+    const told = problems.map((p) => p.field);
+    const toldAlready = (field: string) => told.some((t) => field === t || field.startsWith(`${t}.`));
+    problems.push(...src.labRules(config, at).filter((p) => !toldAlready(p.field)));
   }
   const targetSet = setBy.get('reboot.target');
   if (targetSet && config.reboot.target && src.judgeTarget !== false) {

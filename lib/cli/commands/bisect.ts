@@ -119,7 +119,13 @@ export const bisect: CliCommand = {
 };
 
 async function bisectCommand(given: ParsedArgs, deps: CommandDeps): Promise<number> {
-  const line = await lineOf(given, deps);
+  // a line refused before it is judged (--resume with more, a log that is a pipe) is told with the argv's own
+  // problems (an option of another command: the parser dropped it, so --resume cannot name it), not before them
+  const line = await lineOf(given, deps).catch((err: unknown) => {
+    if (err instanceof ConfigError && deps.argvProblems.length)
+      throw new ConfigError([...deps.argvProblems, ...err.problems]);
+    throw err;
+  });
   const { args } = line;
   const v = args.values;
   const scenario = args.positionals[0] ?? 'bridge-exec-reboot';

@@ -6,6 +6,7 @@ import { inputProblems, readYaml } from '../input.js';
 import { listCellsCommand, listingProblems } from '../list-cells.js';
 import { readSession, sessionCommand, type SessionRequest } from '../session-command.js';
 import { matrixFileProblems, unplannedAxisFlagProblems } from '../matrix-unplanned.js';
+import { kindBesideScheduleProblems, kindUnreadByCells, scheduleUnreadByCells } from '../scenario-flags.js';
 import { CONFIG, EXPECT, FRESH, PLAN } from './options.js';
 
 export const matrix: CliCommand = {
@@ -77,6 +78,15 @@ export const matrix: CliCommand = {
         ...(read.res.ok || !req.matrixFile
           ? []
           : unplannedAxisFlagProblems(req.matrixFile, args.values, read.res.problems)),
+        // what the cells' configs say of the file's fault kinds and schedule (axes.reboot beside reboot.faults, …): the
+        // file's own problems, which every shard the listing fans out to would be refused on (Q293)
+        ...(read.res.ok
+          ? [
+              ...kindBesideScheduleProblems(read.res.plan, { harness: read.harness, matrixFile: req.matrixFile }),
+              ...scheduleUnreadByCells(read.res.plan),
+              ...kindUnreadByCells(read.res.plan, req.matrixFile),
+            ]
+          : []),
       ],
     });
     if (!read.res.ok || found.length) throw new ConfigError(found);
