@@ -160,7 +160,7 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorItem[]> {
       virsh.code === 0,
       virsh.code === 0
         ? `qemu:///system answers (${lvVer ?? 'version unknown'})`
-        : (virsh.out.trim().split('\n').pop() ?? 'virsh failed'),
+        : virsh.out.trim().split('\n').pop()?.trim() || `virsh -c qemu:///system version exited ${virsh.code}`,
       netns
         ? `reboot-harness setup   (starts virtlogd + libvirtd inside netns "${netns}"); or: ip netns add ${netns} && ip netns exec ${netns} virtlogd -d && ip netns exec ${netns} libvirtd -d`
         : 'on the host network (lab.netns ""): systemctl start libvirtd; or: virtlogd -d && libvirtd -d',
@@ -183,7 +183,10 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorItem[]> {
         'network namespace',
         false,
         `could not tell which netns libvirtd (pid ${libvirtdPid}) runs in: ${identify.out.trim().split('\n').pop()?.trim() || `ip exited ${identify.code}`}`,
-        'install iproute2 (the ip command) and run doctor again',
+        // Q313: an ip that is there and failed (not root) is no missing iproute2 (and a mute virsh no empty detail)
+        identify.code === -1 && /ENOENT|not found|not installed/i.test(identify.out)
+          ? 'install iproute2 (the ip command) and run doctor again'
+          : `run ip netns identify ${libvirtdPid} and fix what it says (as a user who may read libvirtd's namespace: sudo reboot-harness doctor)`,
       ),
     );
   else

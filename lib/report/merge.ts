@@ -2,7 +2,7 @@
 // as a session's render: suites sorted by name, a suite name from two runs refused, the same run given twice kept
 // once, every artifact pointed at where it is now. JUnit files among the inputs only vouch for their suites: each must
 // be a run some JSON report holds. Pure.
-import { resolve } from 'node:path';
+import { basename, dirname, isAbsolute, normalize, resolve } from 'node:path';
 import type { ConfigProblem } from '../errors.js';
 import type { ArtifactRef, RunRecord } from '../model/run.js';
 import type { BuildInfo, SessionReport, SuiteReport } from '../model/session.js';
@@ -59,11 +59,16 @@ export function mergeSessions(input: MergeInput): MergeResult {
   const kept: { suite: SuiteReport; source: string }[] = [];
   const twice = (name: string, path: string, first: { source: string; id: string | undefined }, id?: string) => {
     const runIds = `run ids ${first.id ?? '(none)'} and ${id ?? '(none)'}`;
+    const rerun = sameShardTwice(input.sessions, name, first.id, id);
     problems.push({
       field: `${path}: testsuite "${name}"`,
       value: name,
-      message: `is also in ${first.source} (${runIds}): one cell ran on two runners, and merging would count it twice`,
-      fix: 'merge one of the two reports (check the shard split with matrix --list-cells --shards N)',
+      message: rerun
+        ? `is also in ${first.source} (${runIds}): shard ${rerun.shard} of ${rerun.file} ran twice (a retried job, or a runner whose earlier reports were kept), and merging would count the cell twice`
+        : `is also in ${first.source} (${runIds}): one cell ran on two runners, and merging would count it twice`,
+      fix: rerun
+        ? `merge the reports of one of the two runs (the earlier is ${rerun.earlier}: move ${rerun.earlierSource} out of the inputs)`
+        : 'merge one of the two reports (check the shard split with matrix --list-cells --shards N)',
     });
   };
   for (const { path, session } of input.sessions) {
@@ -133,15 +138,7 @@ export function mergeSessions(input: MergeInput): MergeResult {
     exitCode: sessionExitCode(suites, interrupted),
     builds: uniqueBuilds(sessions.flatMap((s) => s.builds)),
     ...(comparisons.length === 1 ? { comparison: comparisons[0]! } : {}),
-    ...(matrices.length
-      ? {
-          matrix: {
-            ...matrices[0]!,
-            shard: [...new Set(matrices.map((m) => m.shard))].sort(byShard).join(','),
-            cellsInMatrix: Math.max(...matrices.map((m) => m.cellsInMatrix)),
-          },
-        }
-      : {}),
+    ...(matrices.length ? { matrix: mergedMatrix(matrices) } : {}),
     repeats: judgeRepeats(suites),
     kept: sessions.flatMap((s) => s.kept),
   };
@@ -149,7 +146,56 @@ export function mergeSessions(input: MergeInput): MergeResult {
   return { ok: true, merged: { session, sources, warnings, attachments } };
 }
 
+/**
+ * Two runs of one cell that are the same shard of the same matrix file (Q311): a retried shard job, or a runner whose
+ * folder kept the earlier run's reports, was told as "one cell ran on two runners" with "check the shard split",
+ * which sends the user to a split that is right. Names the shard and the earlier run, whose reports to leave out.
+ */
+function sameShardTwice(
+  sessions: MergeInput['sessions'],
+  name: string,
+  a: string | undefined,
+  b: string | undefined,
+): { shard: string; file: string; earlier: string; earlierSource: string } | undefined {
+  const find = (id: string | undefined) =>
+    id === undefined
+      ? undefined
+      : sessions.find((s) => s.session.suites.some((x) => x.name === name && runIdOf(x) === id));
+  const [x, y] = [find(a), find(b)];
+  const [mx, my] = [x?.session.matrix, y?.session.matrix];
+  if (!x || !y || !mx || !my || mx.file !== my.file || mx.shard !== my.shard) return undefined;
+  const older = x.session.startedAtMs <= y.session.startedAtMs ? x : y;
+  return { shard: mx.shard, file: mx.file, earlier: (older === x ? a : b)!, earlierSource: dirname(older.path) };
+}
+
 const byShard = (a: string, b: string): number => a.localeCompare(b, 'en', { numeric: true });
+
+type MatrixLabel = NonNullable<SessionReport['matrix']>;
+
+/**
+ * The matrix label of a merged summary. Several matrix files among the inputs (Q310): labelled with the first one's
+ * file and the largest one's cell count, a merged summary of `ci/m.yaml` (4 cells) and `ci/n.yaml` (2) held 6 cells
+ * of a "4-cell ci/m.yaml", and merging it again was refused as "two matrix files of that name". The label names every
+ * file and counts the cells of each (the largest count of each file, known as lib/cli/merge-shards.ts knows a matrix:
+ * by its path as given, by its last segment when absolute), so a merged summary merged again holds all its cells.
+ */
+function mergedMatrix(matrices: readonly MatrixLabel[]): MatrixLabel {
+  const byFile = new Map<string, MatrixLabel[]>();
+  for (const m of matrices) {
+    const key = m.file && !isAbsolute(m.file) ? normalize(m.file) : basename(m.path || m.file);
+    byFile.set(key, [...(byFile.get(key) ?? []), m]);
+  }
+  const shard = [...new Set(matrices.map((m) => m.shard))].sort(byShard).join(',');
+  const cells = (ms: readonly MatrixLabel[]) => Math.max(...ms.map((m) => m.cellsInMatrix));
+  if (byFile.size === 1) return { ...matrices[0]!, shard, cellsInMatrix: cells(matrices) };
+  const groups = [...byFile.values()];
+  return {
+    file: [...new Set(groups.map((ms) => ms[0]!.file))].join(', '),
+    path: '',
+    shard,
+    cellsInMatrix: groups.reduce((n, ms) => n + cells(ms), 0),
+  };
+}
 
 function uniqueBuilds(builds: readonly BuildInfo[]): BuildInfo[] {
   const out = new Map<string, BuildInfo>();

@@ -209,7 +209,8 @@ t.test('doctor: an ip that is missing or fails is no namespace name, in the deta
         ? /: ip is not installed \(not found on PATH\)$/
         : /: RTNETLINK answers: Operation not permitted$/,
     );
-    t.match(ns?.fix, /install iproute2/);
+    // an ip that is there and failed (Operation not permitted) is no missing iproute2 (Q313)
+    t.match(ns?.fix, ip === 'missing' ? /install iproute2/ : /^run ip netns identify \d+ and fix what it says/);
     t.notMatch(`${ns?.detail} ${ns?.fix}`, /--netns|runs in netns/, 'no namespace made of an error message');
   }
 });
@@ -252,3 +253,22 @@ t.test('a tool that is not on PATH is said so, not as the indented spawn error (
   t.equal(by['libvirtd reachable']?.detail, 'virsh is not installed (not found on PATH)');
   t.notMatch(JSON.stringify(items), /\\n {4}spawn/, 'no indented spawn line anywhere');
 });
+
+t.test(
+  'doctor: a virsh that fails without a word is said with its exit code, not an empty detail (Q313)',
+  async (t) => {
+    const dir = t.testdir({});
+    const run: RunCommand = async (file) =>
+      file === 'virsh'
+        ? { code: 1, stdout: '', stderr: '', durationMs: 1 }
+        : { code: 0, stdout: '', stderr: '', durationMs: 1 };
+    const items = await runDoctor({
+      deadline: deadlineIn(10_000),
+      workDir: dir,
+      run,
+      libvirtdPidFile: `${dir}/none.pid`,
+    });
+    const lv = items.find((i) => i.name === 'libvirtd reachable');
+    t.match(lv, { ok: false, detail: 'virsh -c qemu:///system version exited 1' });
+  },
+);

@@ -1,0 +1,77 @@
+// The CLI's twenty-third adversarial pass, part B (docs/cli-defects.md, rows Q310 on), through the real CLI: a merged
+// report of two matrices merged again, and a shard run twice.
+import t from 'tap';
+import { renameSync } from 'node:fs';
+import { join } from 'node:path';
+import { CLI } from '../helpers/cli-child.js';
+import { cliIn } from '../helpers/cli-in.js';
+
+t.setTimeout(4 * 60_000);
+
+const scenario = (name: string, status: 'passed' | 'failed') =>
+  `import { defineScenario, defineCheck, judgeAll } from 'nomad-reboot-harness/scenario';
+const CHECKS = [defineCheck({ id: 'c', title: 'c', passesWhen: 'always', judge: () => ({ status: '${status}', message: '${status}' }) })];
+export default defineScenario({ name: '${name}', summary: 'no lab', needsNomad: false, roles: ['client'], checks: CHECKS,
+  async run() { return judgeAll(CHECKS, {}); } });
+`;
+
+const project = {
+  usc: {
+    'package.json': '{ "type": "module" }\n',
+    'ok.ts': scenario('ok', 'passed'),
+    'ok2.ts': scenario('ok2', 'passed'),
+    'bad.ts': scenario('bad', 'failed'),
+  },
+  ci: {
+    // 2 cells in 2 shards; 1 cell in 1 shard (ok2)
+    'm.yaml': 'scenario: [ok, bad]\naxes:\n  reboot: [graceful]\ndefaults:\n  scenarios_dir: usc\n',
+    'n.yaml': 'scenario: [ok2, ok]\naxes:\n  reboot: [hard]\ndefaults:\n  scenarios_dir: usc\n',
+  },
+};
+
+t.test(
+  'merge of a merged report of two matrices: merged again, not refused as two files of one name (Q310)',
+  async (t) => {
+    const dir = t.testdir(project);
+    const cli = cliIn(dir, { entry: CLI, timeoutMs: 0 });
+    const shard = (file: string, spec: string, out: string) =>
+      cli('matrix', file, '--shard', spec, '--reports-dir', out, '--junit', `${out}/junit.xml`, '--netns', '').status;
+    t.equal(shard('ci/m.yaml', '1/2', 'reports/m-1'), 0);
+    t.equal(shard('ci/m.yaml', '2/2', 'reports/m-2'), 1);
+    t.equal(shard('ci/n.yaml', '1/2', 'reports/n-1'), 0);
+    t.equal(shard('ci/n.yaml', '2/2', 'reports/n-2'), 0);
+    const first = cli('merge', 'reports', '--out', 'all');
+    t.equal(first.status, 1, 'both matrices complete: the failed cell is the verdict');
+    const again = cli('merge', 'all', '--out', 'all2');
+    t.equal(again.status, 1, 'the merged report merged again: the same verdict, not exit 2');
+    t.notMatch(again.stderr, /two matrix files of that name/);
+    t.match(again.stdout, /merged 4 suites from 1 JSON reports/);
+    // a merged report of one complete matrix beside the other's shard 1/2 alone: still told the missing shard
+    t.equal(cli('merge', 'reports/m-1', 'reports/m-2', '--out', 'm-only').status, 1);
+    const part = cli('merge', 'm-only', 'reports/n-1', '--out', 'part');
+    t.equal(part.status, 2, "n.yaml's shard 2/2 missing beside a merged report");
+    t.match(part.stderr, /the reports of ci\/n\.yaml hold shard 1\/2, not 2\/2/);
+  },
+);
+
+t.test('merge where one shard ran twice (a retried job): the shard and the earlier run named (Q311)', async (t) => {
+  const dir = t.testdir(project);
+  const cli = cliIn(dir, { entry: CLI, timeoutMs: 0 });
+  const shard = (spec: string, out: string) =>
+    cli('matrix', 'ci/m.yaml', '--shard', spec, '--reports-dir', out, '--junit', `${out}/junit.xml`, '--netns', '')
+      .status;
+  t.equal(shard('1/2', 'reports/shard-1'), 0);
+  t.equal(shard('2/2', 'reports/shard-2'), 1);
+  const earlier = cli('merge', 'reports', '--out', 'merged');
+  t.equal(earlier.status, 1);
+  t.equal(shard('2/2', 'reports/shard-2'), 1, 'the retry, into the same folder');
+  const twice = cli('merge', 'reports', '--out', 'merged');
+  t.equal(twice.status, 2, 'a cell counted twice: refused');
+  t.match(twice.stderr, /shard 2\/2 of ci\/m\.yaml ran twice \(a retried job/);
+  t.notMatch(twice.stderr, /one cell ran on two runners/);
+  t.notMatch(twice.stderr, /check the shard split/);
+  const old = /move (reports\/shard-2\/matrix-\w+) out of the inputs/.exec(twice.stderr)?.[1];
+  t.ok(old, "names the earlier run's folder");
+  renameSync(join(dir, old!), join(dir, 'earlier'));
+  t.equal(cli('merge', 'reports', '--out', 'merged').status, 1, 'with the earlier run moved away: merged');
+});
