@@ -7,7 +7,7 @@ import { cliIn } from '../helpers/cli-in.js';
 import { realSteps } from '../../lib/cli/bisect-steps.js';
 import type { CommandDeps, ParsedArgs } from '../../lib/cli/command.js';
 
-t.setTimeout(3 * 60_000);
+t.setTimeout(6 * 60_000); // a deadline, not a speed goal: every line a CLI child, beside the other tiers on 2 cores
 
 /** A labless scenario whose check passes on its first run in the folder and fails on every later one. */
 const PASS_THEN_FAIL = `import { existsSync, writeFileSync } from 'node:fs';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { CLI } from '../helpers/cli-child.js';
 import { cliIn } from '../helpers/cli-in.js';
 
-t.setTimeout(4 * 60_000);
+t.setTimeout(6 * 60_000); // a deadline, not a speed goal: every line a CLI child, beside the other tiers on 2 cores
 
 const scenario = (name: string, status: 'passed' | 'failed') =>
   `import { defineScenario, defineCheck, judgeAll } from 'nomad-reboot-harness/scenario';

@@ -6,7 +6,7 @@ import t from 'tap';
 import type { CliDeps } from '../../lib/cli/deps.js';
 import { main } from '../../lib/cli/main.js';
 
-t.setTimeout(3 * 60_000);
+t.setTimeout(6 * 60_000); // a deadline, not a speed goal: every line a CLI child, beside the other tiers on 2 cores
 
 /** main() in-process with a console captured; no lab may be made. */
 function cli(cwd: string) {
