@@ -6,11 +6,10 @@ import { DEFAULTS } from '../config/schema.js';
 import { pathProblem } from './paths.js';
 import { vagrantInfo } from '../vagrant/info.js';
 import { runCommand, ANY_EXIT_CODE, type RunCommand } from '../exec/run.js';
-import type { Deadline } from '../time/deadlines.js';
 import { inspectNomadBinary, probeNomadVersion, VERSION_PROBE_MS } from '../builds/binary.js';
 import { cachedRelease } from '../builds/release.js';
 import { parseBuildSpec } from '../builds/spec.js';
-import { deadlineIn } from '../time/deadlines.js';
+import { deadlineIn, type Deadline } from '../time/deadlines.js';
 import { alivePid, currentNetns } from '../lab/host/host.js';
 import { describeMode, groupGid, KVM_DEVICE, kvmDeviceFix } from '../lab/kvm/kvm-device.js';
 import type { ChooseDriver, DriverSetting } from '../lab/kvm/accel.js';
@@ -91,7 +90,15 @@ interface DoctorOptions {
   labMemory?: { bytes: number; topology: string };
   /** where libvirtd writes its pid (tests give their own) */
   libvirtdPidFile?: string;
+  /** each tool's own bound (TOOL_PROBE_MS; tests give a short one) */
+  toolProbeMs?: number;
 }
+
+/**
+ * Each tool (vagrant's three questions, qemu, virsh, ip) answers within this, not within doctor's whole deadline: one
+ * hung vagrant took all of it, and qemu and virsh, never run, were failed as "timed out" with an install fix (Q352).
+ */
+const TOOL_PROBE_MS = 15_000;
 
 /** Probe everything a lab needs and return one item per requirement (never throws for a missing piece). */
 export async function runDoctor(opts: DoctorOptions): Promise<DoctorItem[]> {
@@ -99,7 +106,7 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorItem[]> {
   const sh = async (file: string, args: string[]) => {
     try {
       const r = await run(file, args, {
-        deadline,
+        deadline: deadlineIn(opts.toolProbeMs ?? TOOL_PROBE_MS, deadline),
         allowedCodes: ANY_EXIT_CODE,
         env: { VAGRANT_CHECKPOINT_DISABLE: '1' },
       });
@@ -114,7 +121,7 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorItem[]> {
   const text = (p: string) => readFile(p, 'utf8').catch(() => '');
   const items: DoctorItem[] = [];
 
-  const vagrant = await vagrantInfo({ deadline, run });
+  const vagrant = await vagrantInfo({ deadline: deadlineIn(opts.toolProbeMs ?? TOOL_PROBE_MS, deadline), run });
   const hasVagrant = vagrant.version !== undefined;
   // Note: a vagrant that ran and failed is not "not found", and what only it can tell (plugins, boxes) was not checked.
   const vagrantDown = vagrant.missing
@@ -372,21 +379,6 @@ export async function driverItem(
     const fix = 'set lab.libvirt_driver: qemu (or kvm) in harness.yaml';
     return item('libvirt driver', false, `could not decide for ${o.setting}: ${why}`, fix);
   }
-}
-
-/** Render doctor items for a terminal: one line per item, the fix indented below each failure, and a summary. Pure. */
-export function renderDoctor(items: readonly DoctorItem[], o: { quiet?: boolean } = {}): string {
-  const width = Math.max(...items.map((i) => i.name.length), 4);
-  const bad = items.filter((i) => !i.ok).length;
-  const verdict = bad === 0 ? `all ${items.length} checks passed` : `${bad} of ${items.length} checks failed`;
-  // --quiet: the names of the failed checks and the verdict; the details and fixes are one run without it away
-  if (o.quiet) return [...items.filter((i) => !i.ok).map((i) => `FAIL  ${i.name}`), verdict].join('\n') + '\n';
-  const lines = items.flatMap((i) => [
-    `${i.ok ? 'ok  ' : 'FAIL'}  ${i.name.padEnd(width)}  ${i.detail}`,
-    ...(i.ok || !i.fix ? [] : [`      ${''.padEnd(width)}  fix: ${i.fix}`]),
-  ]);
-  lines.push(verdict);
-  return lines.join('\n') + '\n';
 }
 
 /**

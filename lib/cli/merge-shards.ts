@@ -28,7 +28,8 @@ interface MatrixGroup {
  * matrices whose files share a last segment (`a/m.yaml`, `b/m.yaml`): grouped by that segment alone, one matrix's
  * cells counted for the other's missing shard, and the merge passed with a failing shard never read (Q270). A file
  * given by its absolute path is known by its last segment (each runner's own); reports holding more cells than the
- * matrix has are of two matrices of one name, and are told.
+ * matrix has are of two matrices of one name, and are told. A merged summary's cells of no matrix (a `run` merged beside
+ * the shards) were counted as the matrix's, and the merged report merged again was refused as two matrices (Q350).
  */
 export function missingShardProblems(sessions: readonly { path: string; session: SessionReport }[]): ConfigProblem[] {
   const groups = new Map<string, MatrixGroup>();
@@ -44,7 +45,9 @@ export function missingShardProblems(sessions: readonly { path: string; session:
       if (total > 1) g.shards.set(total, (g.shards.get(total) ?? new Set()).add(Number(spec![1])));
       else g.single++;
     }
-    for (const s of session.suites) g.present.add(s.key);
+    // a merged summary may hold cells of no matrix (a `run` merged beside the shards, Q350): only its matrix cells count
+    for (const s of session.suites)
+      if (session.command !== 'merge' || s.rerun.argv[0] === 'matrix') g.present.add(s.key);
     g.cells = Math.max(g.cells, m.cellsInMatrix);
     groups.set(key, g);
   }

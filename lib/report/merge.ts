@@ -57,6 +57,22 @@ export function mergeSessions(input: MergeInput): MergeResult {
   const problems: ConfigProblem[] = [];
   const seen = new Map<string, { source: string; id: string | undefined }>();
   const kept: { suite: SuiteReport; source: string }[] = [];
+  const holds = (name: string, id: string | undefined) =>
+    input.sessions.some((s) => s.session.suites.some((x) => x.name === name && runIdOf(x) === id));
+  // the JUnit files that vouch for a run: the earlier run's to move out with its summary (Q351)
+  const earlierFiles = (r: { earlier: string; earlierSource: string }) =>
+    [r.earlierSource, ...input.junit.filter((j) => j.suites.some((x) => x.id === r.earlier)).map((j) => j.path)].join(
+      ' and ',
+    );
+  // a JUnit suite of a run whose summary.json is not among the inputs (moved away, or cut) beside another run of the
+  // cell: not two runners (Q351), a JUnit file the earlier run left
+  const leftJUnit = (name: string, path: string, first: { source: string; id: string | undefined }, id?: string) =>
+    problems.push({
+      field: `${path}: testsuite "${name}"`,
+      value: id ?? name,
+      message: `is of run ${id ?? '(none)'}, whose summary.json is not among the inputs, while ${first.source} holds run ${first.id ?? '(none)'} of that cell: a JUnit file an earlier run (a retried job) left beside the reports`,
+      fix: `move ${path} out of the inputs (or give that run's summary.json too, and keep one of the two runs)`,
+    });
   const twice = (name: string, path: string, first: { source: string; id: string | undefined }, id?: string) => {
     const runIds = `run ids ${first.id ?? '(none)'} and ${id ?? '(none)'}`;
     const rerun = sameShardTwice(input.sessions, name, first.id, id);
@@ -67,7 +83,7 @@ export function mergeSessions(input: MergeInput): MergeResult {
         ? `is also in ${first.source} (${runIds}): shard ${rerun.shard} of ${rerun.file} ran twice (a retried job, or a runner whose earlier reports were kept), and merging would count the cell twice`
         : `is also in ${first.source} (${runIds}): one cell ran on two runners, and merging would count it twice`,
       fix: rerun
-        ? `merge the reports of one of the two runs (the earlier is ${rerun.earlier}: move ${rerun.earlierSource} out of the inputs)`
+        ? `merge the reports of one of the two runs (the earlier is ${rerun.earlier}: move ${earlierFiles(rerun)} out of the inputs)`
         : 'merge one of the two reports (check the shard split with matrix --list-cells --shards N)',
     });
   };
@@ -98,6 +114,7 @@ export function mergeSessions(input: MergeInput): MergeResult {
           message: 'is in no JSON report among the inputs (merge rebuilds the runs from the summary.json a run writes)',
           fix: 'give the report folder the run wrote (its summary.json beside the JUnit file)',
         });
+      else if (first.id !== id && !holds(name, id)) leftJUnit(name, path, first, id);
       else if (first.id !== id) twice(name, path, first, id);
       else if (vouched.has(name) && vouched.get(name) !== path)
         warnings.push(`suite ${name} (run ${id}) is in ${vouched.get(name)} and ${path}: the same run, kept once`);

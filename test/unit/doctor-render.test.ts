@@ -5,10 +5,10 @@ import {
   doctorNomadSpec,
   memAvailableBytes,
   nearestExisting,
-  renderDoctor,
   runDoctor,
   type DoctorItem,
 } from '../../lib/cli/doctor.js';
+import { renderDoctor } from '../../lib/cli/doctor-render.js';
 import { deadlineIn } from '../../lib/time/deadlines.js';
 import type { RunCommand } from '../../lib/exec/run.js';
 
