@@ -1,0 +1,87 @@
+// The CLI's twenty-fourth adversarial pass, part A (docs/cli-defects.md, rows Q331 on): Q330's guard in close
+// variants, through the real CLI: a user scenario's 'exit' listener added after the command ended, and a matrix whose
+// cells ran at once leaving a run's process.exit in place.
+import t from 'tap';
+import '../helpers/ts-loader.js';
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CLI } from '../helpers/cli-child.js';
+import { writeLablessScenario, writeScenarioWithBody } from '../helpers/labless-scenario.js';
+
+t.setTimeout(3 * 60_000);
+
+function harness(dir: string, argv: string[], env: Record<string, string> = {}) {
+  return spawnSync(process.execPath, [CLI, ...argv, '--reports-dir', join(dir, 'reports'), '--netns', ''], {
+    cwd: dir,
+    env: {
+      ...process.env,
+      HARNESS_WORK_DIR: join(dir, 'work'),
+      XDG_CACHE_HOME: join(dir, 'cache'),
+      CI: 'true',
+      ...env,
+    },
+    encoding: 'utf8',
+    timeout: 45_000,
+  });
+}
+
+t.test(
+  "a user scenario's 'exit' listener added after the command ended does not turn a FAIL into exit 0 (Q331)",
+  async (t) => {
+    const dir = t.testdir({});
+    const usc = join(dir, 'usc');
+    // a 'beforeExit' listener fires once the command has ended, after the harness's own 'exit' listener was added
+    writeScenarioWithBody(
+      usc,
+      'beforeon',
+      "process.once('beforeExit', () => process.on('exit', () => { process.exitCode = 0; })); return judgeAll(CHECKS, {});",
+      'failed',
+    );
+    writeScenarioWithBody(
+      usc,
+      'beforecode',
+      "process.once('beforeExit', () => process.on('exit', (c) => { process.exitCode = 0; if (c) process.exit(0); })); return judgeAll(CHECKS, {});",
+      'failed',
+    );
+    // a timer that adds one later (it fires after the command ended unless the machine is very slow)
+    writeScenarioWithBody(
+      usc,
+      'lateon',
+      "setTimeout(() => process.on('exit', () => { process.exitCode = 0; }), 2500); return judgeAll(CHECKS, {});",
+      'failed',
+    );
+    for (const name of ['beforeon', 'beforecode', 'lateon']) {
+      const r = harness(dir, ['run', name, '--scenarios', usc]);
+      t.match(r.stdout, new RegExp(`FAIL ${name}`), `${name}: the verdict is FAIL`);
+      t.equal(r.status, 1, `${name}: exit 1, the verdict's code (${r.stderr.slice(-300)})`);
+    }
+    // the same in a matrix cell
+    writeFileSync(join(dir, 'm.yaml'), 'scenario: [beforeon]\naxes:\n  clients: [1]\n');
+    const m = harness(dir, ['matrix', 'm.yaml', '--scenarios', usc]);
+    t.match(m.stdout, /FAIL beforeon\/clients=1/);
+    t.equal(m.status, 1, `matrix: exit 1 (${m.stderr.slice(-300)})`);
+  },
+);
+
+t.test(
+  'a matrix whose cells ran at once and ended out of order still exits once the grace after the command is over (Q332)',
+  async (t) => {
+    const dir = t.testdir({});
+    const usc = join(dir, 'usc');
+    writeLablessScenario(usc, 'ok');
+    // starts second, ends last, and leaves a timer that keeps the process alive
+    writeScenarioWithBody(
+      usc,
+      'linger',
+      'await new Promise((r) => setTimeout(r, 1500)); setInterval(() => {}, 1000); return judgeAll(CHECKS, {});',
+    );
+    writeFileSync(join(dir, 'm.yaml'), 'scenario: [ok, linger]\naxes:\n  clients: [1]\nparallel: 2\n');
+    const started = Date.now();
+    const r = harness(dir, ['matrix', 'm.yaml', '--scenarios', usc], { HARNESS_EXIT_GRACE_MS: '1000' });
+    t.equal(r.signal, null, `not killed by the test's 45 s timeout (${r.stderr.slice(-400)})`);
+    t.equal(r.status, 0, 'exit 0, the verdict');
+    t.match(r.stderr, /still open 1 s after the command ended: 1 timer .*; exiting with 0/);
+    t.ok(Date.now() - started < 40_000, 'ended soon after the grace');
+  },
+);
