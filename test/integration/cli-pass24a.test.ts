@@ -6,6 +6,8 @@ import '../helpers/ts-loader.js';
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { CliDeps } from '../../lib/cli/deps.js';
+import { main } from '../../lib/cli/main.js';
 import { CLI } from '../helpers/cli-child.js';
 import { writeLablessScenario, writeScenarioWithBody } from '../helpers/labless-scenario.js';
 
@@ -83,5 +85,45 @@ t.test(
     t.equal(r.status, 0, 'exit 0, the verdict');
     t.match(r.stderr, /still open 1 s after the command ended: 1 timer .*; exiting with 0/);
     t.ok(Date.now() - started < 40_000, 'ended soon after the grace');
+  },
+);
+
+/** main() in-process with a console captured; no lab may be made. */
+function cli(cwd: string) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const deps: CliDeps = {
+    env: { PATH: process.env['PATH'] ?? '', HOME: cwd, HARNESS_WORK_DIR: `${cwd}/work`, XDG_CACHE_HOME: `${cwd}/xdg` },
+    cwd,
+    isTTY: false,
+    out: (s) => void out.push(s),
+    err: (s) => void err.push(s),
+    makeEnv: () => {
+      throw new Error('no lab may be made');
+    },
+    prepareHost: async () => undefined,
+  };
+  return { run: (...argv: string[]) => main(argv, deps), out: () => out.join(''), err: () => err.join('') };
+}
+
+t.test(
+  "matrix: an axes.nomad entry's upgrade_to that no cell reads is refused, as run's --upgrade-to is (Q333)",
+  async (t) => {
+    const dir = t.testdir({
+      'm.yaml': 'scenario: bridge-exec-reboot\naxes:\n  nomad:\n    - { name: a, binary: 1.9.7, upgrade_to: 1.9.8 }\n',
+      // upgrade-in-place reads it: taken
+      'both.yaml':
+        'scenario: [bridge-exec-reboot, upgrade-in-place]\naxes:\n  nomad:\n    - { name: a, binary: 1.9.7, upgrade_to: 1.9.8 }\n',
+    });
+    const ignored =
+      /m\.yaml: axes\.nomad\[0\]\.upgrade_to: is read by upgrade-in-place only, and the cells of build a run bridge-exec-reboot, so it would be ignored/;
+    for (const argv of [['--plan'], ['--list-cells', '--shards', '2']]) {
+      const c = cli(dir);
+      t.equal(await c.run('matrix', 'm.yaml', ...argv, '--netns', ''), 2, `${argv.join(' ')}: ${c.err()}`);
+      t.match(c.err(), ignored, `${argv.join(' ')}: the upgrade no cell makes`);
+    }
+    const c = cli(dir);
+    t.equal(await c.run('matrix', 'both.yaml', '--plan', '--netns', ''), 0, c.err());
+    t.notMatch(c.err(), /upgrade_to/);
   },
 );
