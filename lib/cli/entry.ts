@@ -27,26 +27,37 @@ for (const stream of [process.stdout, process.stderr]) stream.on('error', () => 
 // exit of our own while it runs is the second Ctrl-C's (130), let through.
 const exit = process.exit.bind(process);
 let running = true;
-process.exit = ((c?: number | string | null) => {
+const guardedExit = ((c?: number | string | null) => {
   if (!running || c === EXIT.INTERRUPTED) return exit(c as number);
   process.stderr.write(
     `warning: process.exit(${c ?? ''}) called while the command ran (a timer left by a scenario file?): ignored; the command's verdict decides the exit code\n`,
   );
   return undefined as never;
 }) as typeof process.exit;
+process.exit = guardedExit;
 const code = await main(process.argv.slice(2), deps);
 running = false;
+// Note: each run puts its own process.exit in place while its run() is awaited (lib/run/settle.ts) and puts back the
+// one it found; a matrix's cells that run at once end in any order, so the last to end could put back another cell's,
+// which ignores every call: the grace timer's exit below was swallowed and the process hung (Q332). The harness's own
+// exits below call the real one, and the guard is put back for a scenario's late calls.
+process.exit = guardedExit;
 finalCode ??= code;
 process.exitCode = code;
 // Note: the exit code is the verdict: a user scenario's timer that sets process.exitCode or calls process.exit(0) after
 // the command ended must not turn a FAIL into a pass. An 'exit' listener may change the code; this one, added after
-// the scenarios' own, runs after them.
-process.on('exit', () => {
+// the scenarios' own, runs after them. A listener a scenario adds later still (from a timer or a 'beforeExit'
+// listener that fire after the command ended) would run after this one and set its code last: then this one exits
+// at once with the verdict's code, and the listeners after it do not run (Q331).
+const keepVerdict = () => {
   process.exitCode = finalCode;
-});
+  const listeners = process.listeners('exit');
+  if (listeners.indexOf(keepVerdict) < listeners.length - 1) exit(finalCode);
+};
+process.on('exit', keepVerdict);
 // Note: interrupted while a child ran for the inputs (`nomad version`, git, go), the child would keep the process
 // alive until its own deadline (15 s and more): exit once the output is written; execa ends its children on exit.
-if (code === EXIT.INTERRUPTED) process.stdout.write('', () => process.stderr.write('', () => process.exit(finalCode)));
+if (code === EXIT.INTERRUPTED) process.stdout.write('', () => process.stderr.write('', () => exit(finalCode)));
 // Note: main() returns after teardown, so nothing the run needs is still open. Anything that still keeps the event
 // loop alive (a socket to a VM that is gone retransmits for up to 15 minutes) would hang a CI job: say what it is and
 // exit anyway. The timer is unref'd, so a clean run exits at once without waiting for it.
@@ -60,7 +71,7 @@ setTimeout(() => {
   process.stderr.write(
     `warning: still open ${EXIT_GRACE_MS / 1000} s after the command ended: ${what}; exiting with ${finalCode}\n`,
   );
-  process.exit(finalCode);
+  exit(finalCode);
 }, EXIT_GRACE_MS).unref();
 
 /**

@@ -323,12 +323,12 @@ export function kindUnreadByCells(
         }[];
       }
     | undefined,
-  matrixFile: { name: string } | undefined,
+  matrixFile: { name: string; data?: unknown } | undefined,
 ): ConfigProblem[] {
   const kindOf = (c: { variant: readonly string[] }) => c.variant.find((v) => v.startsWith('reboot='))?.slice(7);
   const unread = (plan?.cells ?? []).filter((c) => kindOf(c) !== undefined && !injectsFault(c.config));
   if (!matrixFile) return [];
-  const builds = buildUnreadByCells(plan, matrixFile);
+  const builds = [...buildUnreadByCells(plan, matrixFile), ...upgradeUnreadByCells(plan, matrixFile)];
   if (!unread.length) return builds;
   const keys = unread.map((c) => c.key);
   const modes = [...new Set(unread.map((c) => c.config.upgrade.mode))].join(', ');
@@ -366,4 +366,33 @@ function buildUnreadByCells(
       fix: `run ${names} in a matrix without axes.nomad`,
     },
   ];
+}
+
+/**
+ * A matrix's `axes.nomad[i].upgrade_to` whose cells are all of shipped scenarios other than upgrade-in-place: none
+ * reads it, so each would run without the upgrade the file names, where `run bridge-exec-reboot --upgrade-to …` is
+ * refused as ignored (Q333). A user scenario may read any key, so a build with one of its cells is left.
+ */
+function upgradeUnreadByCells(
+  plan: { cells: readonly { properties?: Record<string, string>; config: HarnessConfig }[] } | undefined,
+  matrixFile: { name: string; data?: unknown },
+): ConfigProblem[] {
+  const entries = (matrixFile.data as { axes?: { nomad?: unknown } } | null | undefined)?.axes?.nomad;
+  if (!Array.isArray(entries)) return [];
+  const reads = (name: string) => name === 'upgrade-in-place' || !SCENARIOS.some((s) => s.name === name);
+  return entries.flatMap((e, i) => {
+    const entry = e as { name?: unknown; upgrade_to?: unknown } | null;
+    if (entry?.upgrade_to === undefined) return [];
+    const cells = (plan?.cells ?? []).filter((c) => c.properties?.['matrix.nomad'] === String(entry.name));
+    if (!cells.length || cells.some((c) => reads(c.config.scenario))) return [];
+    const names = [...new Set(cells.map((c) => c.config.scenario))].join(', ');
+    return [
+      {
+        field: `${matrixFile.name}: axes.nomad[${i}].upgrade_to`,
+        value: entry.upgrade_to,
+        message: `is read by upgrade-in-place only, and the cells of build ${String(entry.name)} run ${names}, so it would be ignored`,
+        fix: `drop upgrade_to, or add upgrade-in-place to the file's scenario`,
+      },
+    ];
+  });
 }

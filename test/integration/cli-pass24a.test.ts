@@ -1,0 +1,153 @@
+// The CLI's twenty-fourth adversarial pass, part A (docs/cli-defects.md, rows Q331 on): Q330's guard in close
+// variants, through the real CLI: a user scenario's 'exit' listener added after the command ended, and a matrix whose
+// cells ran at once leaving a run's process.exit in place.
+import t from 'tap';
+import '../helpers/ts-loader.js';
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { CliDeps } from '../../lib/cli/deps.js';
+import { main } from '../../lib/cli/main.js';
+import { CLI } from '../helpers/cli-child.js';
+import { writeLablessScenario, writeScenarioWithBody } from '../helpers/labless-scenario.js';
+
+t.setTimeout(3 * 60_000);
+
+function harness(dir: string, argv: string[], env: Record<string, string> = {}) {
+  return spawnSync(process.execPath, [CLI, ...argv, '--reports-dir', join(dir, 'reports'), '--netns', ''], {
+    cwd: dir,
+    env: {
+      ...process.env,
+      HARNESS_WORK_DIR: join(dir, 'work'),
+      XDG_CACHE_HOME: join(dir, 'cache'),
+      CI: 'true',
+      ...env,
+    },
+    encoding: 'utf8',
+    timeout: 45_000,
+  });
+}
+
+t.test(
+  "a user scenario's 'exit' listener added after the command ended does not turn a FAIL into exit 0 (Q331)",
+  async (t) => {
+    const dir = t.testdir({});
+    const usc = join(dir, 'usc');
+    // a 'beforeExit' listener fires once the command has ended, after the harness's own 'exit' listener was added
+    writeScenarioWithBody(
+      usc,
+      'beforeon',
+      "process.once('beforeExit', () => process.on('exit', () => { process.exitCode = 0; })); return judgeAll(CHECKS, {});",
+      'failed',
+    );
+    writeScenarioWithBody(
+      usc,
+      'beforecode',
+      "process.once('beforeExit', () => process.on('exit', (c) => { process.exitCode = 0; if (c) process.exit(0); })); return judgeAll(CHECKS, {});",
+      'failed',
+    );
+    // a timer that adds one later (it fires after the command ended unless the machine is very slow)
+    writeScenarioWithBody(
+      usc,
+      'lateon',
+      "setTimeout(() => process.on('exit', () => { process.exitCode = 0; }), 2500); return judgeAll(CHECKS, {});",
+      'failed',
+    );
+    for (const name of ['beforeon', 'beforecode', 'lateon']) {
+      const r = harness(dir, ['run', name, '--scenarios', usc]);
+      t.match(r.stdout, new RegExp(`FAIL ${name}`), `${name}: the verdict is FAIL`);
+      t.equal(r.status, 1, `${name}: exit 1, the verdict's code (${r.stderr.slice(-300)})`);
+    }
+    // the same in a matrix cell
+    writeFileSync(join(dir, 'm.yaml'), 'scenario: [beforeon]\naxes:\n  clients: [1]\n');
+    const m = harness(dir, ['matrix', 'm.yaml', '--scenarios', usc]);
+    t.match(m.stdout, /FAIL beforeon\/clients=1/);
+    t.equal(m.status, 1, `matrix: exit 1 (${m.stderr.slice(-300)})`);
+  },
+);
+
+t.test(
+  'a matrix whose cells ran at once and ended out of order still exits once the grace after the command is over (Q332)',
+  async (t) => {
+    const dir = t.testdir({});
+    const usc = join(dir, 'usc');
+    writeLablessScenario(usc, 'ok');
+    // starts second, ends last, and leaves a timer that keeps the process alive
+    writeScenarioWithBody(
+      usc,
+      'linger',
+      'await new Promise((r) => setTimeout(r, 1500)); setInterval(() => {}, 1000); return judgeAll(CHECKS, {});',
+    );
+    writeFileSync(join(dir, 'm.yaml'), 'scenario: [ok, linger]\naxes:\n  clients: [1]\nparallel: 2\n');
+    const started = Date.now();
+    const r = harness(dir, ['matrix', 'm.yaml', '--scenarios', usc], { HARNESS_EXIT_GRACE_MS: '1000' });
+    t.equal(r.signal, null, `not killed by the test's 45 s timeout (${r.stderr.slice(-400)})`);
+    t.equal(r.status, 0, 'exit 0, the verdict');
+    t.match(r.stderr, /still open 1 s after the command ended: 1 timer .*; exiting with 0/);
+    t.ok(Date.now() - started < 40_000, 'ended soon after the grace');
+  },
+);
+
+/** main() in-process with a console captured; no lab may be made. */
+function cli(cwd: string) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const deps: CliDeps = {
+    env: { PATH: process.env['PATH'] ?? '', HOME: cwd, HARNESS_WORK_DIR: `${cwd}/work`, XDG_CACHE_HOME: `${cwd}/xdg` },
+    cwd,
+    isTTY: false,
+    out: (s) => void out.push(s),
+    err: (s) => void err.push(s),
+    makeEnv: () => {
+      throw new Error('no lab may be made');
+    },
+    prepareHost: async () => undefined,
+  };
+  return { run: (...argv: string[]) => main(argv, deps), out: () => out.join(''), err: () => err.join('') };
+}
+
+t.test(
+  "matrix: an axes.nomad entry's upgrade_to that no cell reads is refused, as run's --upgrade-to is (Q333)",
+  async (t) => {
+    const dir = t.testdir({
+      'm.yaml': 'scenario: bridge-exec-reboot\naxes:\n  nomad:\n    - { name: a, binary: 1.9.7, upgrade_to: 1.9.8 }\n',
+      // upgrade-in-place reads it: taken
+      'both.yaml':
+        'scenario: [bridge-exec-reboot, upgrade-in-place]\naxes:\n  nomad:\n    - { name: a, binary: 1.9.7, upgrade_to: 1.9.8 }\n',
+    });
+    const ignored =
+      /m\.yaml: axes\.nomad\[0\]\.upgrade_to: is read by upgrade-in-place only, and the cells of build a run bridge-exec-reboot, so it would be ignored/;
+    for (const argv of [['--plan'], ['--list-cells', '--shards', '2']]) {
+      const c = cli(dir);
+      t.equal(await c.run('matrix', 'm.yaml', ...argv, '--netns', ''), 2, `${argv.join(' ')}: ${c.err()}`);
+      t.match(c.err(), ignored, `${argv.join(' ')}: the upgrade no cell makes`);
+    }
+    const c = cli(dir);
+    t.equal(await c.run('matrix', 'both.yaml', '--plan', '--netns', ''), 0, c.err());
+    t.notMatch(c.err(), /upgrade_to/);
+  },
+);
+
+t.test('existing hosts: one machine listed as a server and a client is refused with the rest (Q334)', async (t) => {
+  const hosts = (clientPort: number) =>
+    [
+      'lab:',
+      '  provider: ssh',
+      '  hosts:',
+      '    servers: [{ address: 203.0.113.10, user: admin, key: ./nokey }]',
+      `    clients: [{ address: 203.0.113.10, user: admin, key: ./nokey, port: ${clientPort} }, { address: 203.0.113.11, user: admin, key: ./nokey, port: 0 }]`,
+      '',
+    ].join('\n');
+  const dir = t.testdir({ same: { 'harness.yaml': hosts(22) }, other: { 'harness.yaml': hosts(2222) } });
+  const c = cli(join(dir, 'same'));
+  t.equal(await c.run('run', 'rolling-reboot', '--nomad', '1.9.7', '--plan', '--netns', ''), 2, c.err());
+  t.match(
+    c.err(),
+    /lab\.hosts\.clients\[0\]\.address: names the machine lab\.hosts\.servers\[0\] names \(203\.0\.113\.10, port 22\)/,
+  );
+  t.match(c.err(), /lab\.hosts\.clients\[1\]\.port: must be a whole number/, 'told with the list entry refused');
+  // another port is another sshd (a forwarded port, a container): taken
+  const o = cli(join(dir, 'other'));
+  t.equal(await o.run('run', 'rolling-reboot', '--nomad', '1.9.7', '--plan', '--netns', ''), 2, o.err());
+  t.notMatch(o.err(), /names the machine/);
+});
