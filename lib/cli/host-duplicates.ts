@@ -3,16 +3,9 @@
 import type { ConfigProblem } from '../errors.js';
 import { HOST_ROLES, hostField, hostsOf } from '../config/hosts.js';
 import type { HarnessConfig } from '../config/schema.js';
-import { hostKeyProblems } from '../lab/ssh/ssh-preflight.js';
-
-/** The hosts' key files (lib/lab/ssh/ssh-preflight.ts) and a machine listed twice, each config's. */
-export async function existingHostProblems(configs: readonly HarnessConfig[], cwd: string): Promise<ConfigProblem[]> {
-  const keys = (await Promise.all(configs.map((c) => hostKeyProblems(c, cwd)))).flat();
-  return [...keys, ...configs.flatMap(sameHostTwiceProblems)];
-}
 
 /** A problem per host entry that names a machine an earlier entry named (address, port and jump alike). Pure. */
-function sameHostTwiceProblems(config: HarnessConfig): ConfigProblem[] {
+export function sameHostTwiceProblems(config: HarnessConfig): ConfigProblem[] {
   if (config.lab.provider !== 'ssh') return [];
   const hosts = config.lab.hosts;
   const seen = new Map<string, string>();
