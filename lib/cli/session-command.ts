@@ -34,7 +34,6 @@ import {
   unusedFlagProblems,
 } from './scenario-flags.js';
 import { hostsNetnsProblems } from './hosts-netns.js';
-import { sameHostTwiceProblems } from './host-duplicates.js';
 import {
   faultsOf,
   knownIssueFileProblems,
@@ -243,7 +242,6 @@ export async function checkSession(req: SessionRequest, read: ReadSession): Prom
     ...jobs,
     ...(await labProblems(plan, safeConfigs, deps, user.extra)),
     ...(await Promise.all(safeConfigs.map((c) => hostKeyProblems(c, deps.cwd)))).flat(),
-    ...safeConfigs.flatMap(sameHostTwiceProblems),
     ...(await hostsNetnsProblems(safeConfigs, { insideNetns: !!deps.env[IN_NETNS_ENV] })),
     ...buildProblems,
     ...(await knownIssueFileProblems(safe(issuesConfig), allScenarios(user.extra))),

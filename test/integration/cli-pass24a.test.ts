@@ -127,27 +127,3 @@ t.test(
     t.notMatch(c.err(), /upgrade_to/);
   },
 );
-
-t.test('existing hosts: one machine listed as a server and a client is refused with the rest (Q334)', async (t) => {
-  const hosts = (clientPort: number) =>
-    [
-      'lab:',
-      '  provider: ssh',
-      '  hosts:',
-      '    servers: [{ address: 203.0.113.10, user: admin, key: ./nokey }]',
-      `    clients: [{ address: 203.0.113.10, user: admin, key: ./nokey, port: ${clientPort} }, { address: 203.0.113.11, user: admin, key: ./nokey, port: 0 }]`,
-      '',
-    ].join('\n');
-  const dir = t.testdir({ same: { 'harness.yaml': hosts(22) }, other: { 'harness.yaml': hosts(2222) } });
-  const c = cli(join(dir, 'same'));
-  t.equal(await c.run('run', 'rolling-reboot', '--nomad', '1.9.7', '--plan', '--netns', ''), 2, c.err());
-  t.match(
-    c.err(),
-    /lab\.hosts\.clients\[0\]\.address: names the machine lab\.hosts\.servers\[0\] names \(203\.0\.113\.10, port 22\)/,
-  );
-  t.match(c.err(), /lab\.hosts\.clients\[1\]\.port: must be a whole number/, 'told with the list entry refused');
-  // another port is another sshd (a forwarded port, a container): taken
-  const o = cli(join(dir, 'other'));
-  t.equal(await o.run('run', 'rolling-reboot', '--nomad', '1.9.7', '--plan', '--netns', ''), 2, o.err());
-  t.notMatch(o.err(), /names the machine/);
-});
