@@ -136,7 +136,9 @@ t.test(
     const run = cli('run', 'cni-ipam-reboot', '--nomad', './a', '--plan', '--netns', '');
     t.match(run.stderr, /--nomad: is not used by cni-ipam-reboot/, 'the rule on a run');
     const matrix = cli('matrix', 'm.yaml', '--list-cells', '--netns', '');
-    t.equal(matrix.status, 0, '--list-cells lists the cells');
+    // --list-cells refuses what every shard would (Q293): the same words as --plan
+    t.equal(matrix.status, 2, '--list-cells refuses the file every shard refuses');
+    t.match(matrix.stderr, /axes\.nomad: names each cell's Nomad build/);
     const plan = cli('matrix', 'm.yaml', '--plan', '--netns', '');
     t.equal(plan.status, 2, 'exit 2 (the empty builds are told too)');
     t.match(
