@@ -42,3 +42,14 @@ export default defineScenario({ name: '${name}', summary: 'no lab', needsNomad: 
   );
   return dir;
 }
+
+/**
+ * The source of a labless scenario `name` whose one check `c` is judged `status` (message: the status), for a
+ * `t.testdir` layout: the CLI-pass files' scenario, written once.
+ */
+export const lablessScenarioSource = (name: string, status: 'passed' | 'failed'): string =>
+  `import { defineScenario, defineCheck, judgeAll } from 'nomad-reboot-harness/scenario';
+const CHECKS = [defineCheck({ id: 'c', title: 'c', passesWhen: 'always', judge: () => ({ status: '${status}', message: '${status}' }) })];
+export default defineScenario({ name: '${name}', summary: 'no lab', needsNomad: false, roles: ['client'], checks: CHECKS,
+  async run() { return judgeAll(CHECKS, {}); } });
+`;

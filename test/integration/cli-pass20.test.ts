@@ -8,15 +8,11 @@ import { join } from 'node:path';
 import { CLI, CLI_COMPILED } from '../helpers/cli-child.js';
 import { nomadShapedTree } from '../helpers/nomad-shaped-tree.js';
 import { cliIn } from '../helpers/cli-in.js';
+import { lablessScenarioSource } from '../helpers/labless-scenario.js';
 
 t.setTimeout(6 * 60_000); // a deadline, not a speed goal: every line a CLI child, beside the other tiers on 2 cores
 
-const scenario = (name: string, status: 'passed' | 'failed') =>
-  `import { defineScenario, defineCheck, judgeAll } from 'nomad-reboot-harness/scenario';
-const CHECKS = [defineCheck({ id: 'c', title: 'c', passesWhen: 'always', judge: () => ({ status: '${status}', message: '${status}' }) })];
-export default defineScenario({ name: '${name}', summary: 'no lab', needsNomad: false, roles: ['client'], checks: CHECKS,
-  async run() { return judgeAll(CHECKS, {}); } });
-`;
+const scenario = lablessScenarioSource;
 const USC = {
   'package.json': '{ "type": "module" }\n',
   'ok.ts': scenario('ok', 'passed'),

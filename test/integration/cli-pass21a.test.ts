@@ -6,6 +6,7 @@ import { CLI } from '../helpers/cli-child.js';
 import { cliIn } from '../helpers/cli-in.js';
 import { realSteps } from '../../lib/cli/bisect-steps.js';
 import type { CommandDeps, ParsedArgs } from '../../lib/cli/command.js';
+import { lablessScenarioSource } from '../helpers/labless-scenario.js';
 
 t.setTimeout(6 * 60_000); // a deadline, not a speed goal: every line a CLI child, beside the other tiers on 2 cores
 
@@ -54,12 +55,7 @@ t.test('bisect --repeat N: a try is judged by every repeat, not by the first alo
   t.equal(tried.message, 'later');
 });
 
-const scenario = (name: string, status: 'passed' | 'failed') =>
-  `import { defineScenario, defineCheck, judgeAll } from 'nomad-reboot-harness/scenario';
-const CHECKS = [defineCheck({ id: 'c', title: 'c', passesWhen: 'always', judge: () => ({ status: '${status}', message: '${status}' }) })];
-export default defineScenario({ name: '${name}', summary: 'no lab', needsNomad: false, roles: ['client'], checks: CHECKS,
-  async run() { return judgeAll(CHECKS, {}); } });
-`;
+const scenario = lablessScenarioSource;
 const USC = {
   'package.json': '{ "type": "module" }\n',
   'ok.ts': scenario('ok', 'passed'),

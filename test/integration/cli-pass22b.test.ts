@@ -5,15 +5,11 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLI } from '../helpers/cli-child.js';
 import { cliIn } from '../helpers/cli-in.js';
+import { lablessScenarioSource } from '../helpers/labless-scenario.js';
 
 t.setTimeout(6 * 60_000); // a deadline, not a speed goal: every line a CLI child, beside the other tiers on 2 cores
 
-const scenario = (name: string, status: 'passed' | 'failed') =>
-  `import { defineScenario, defineCheck, judgeAll } from 'nomad-reboot-harness/scenario';
-const CHECKS = [defineCheck({ id: 'c', title: 'c', passesWhen: 'always', judge: () => ({ status: '${status}', message: '${status}' }) })];
-export default defineScenario({ name: '${name}', summary: 'no lab', needsNomad: false, roles: ['client'], checks: CHECKS,
-  async run() { return judgeAll(CHECKS, {}); } });
-`;
+const scenario = lablessScenarioSource;
 
 t.test('merge: two matrix files of one name, one of them with a shard missing (Q270)', async (t) => {
   const dir = t.testdir({

@@ -9,15 +9,11 @@ import { runDoctor } from '../../lib/cli/doctor.js';
 import type { RunCommand } from '../../lib/exec/run.js';
 import { CommandError } from '../../lib/errors.js';
 import { deadlineIn } from '../../lib/time/deadlines.js';
+import { lablessScenarioSource } from '../helpers/labless-scenario.js';
 
 t.setTimeout(4 * 60_000);
 
-const scenario = (name: string, status: 'passed' | 'failed') =>
-  `import { defineScenario, defineCheck, judgeAll } from 'nomad-reboot-harness/scenario';
-const CHECKS = [defineCheck({ id: 'c', title: 'c', passesWhen: 'always', judge: () => ({ status: '${status}', message: '${status}' }) })];
-export default defineScenario({ name: '${name}', summary: 'no lab', needsNomad: false, roles: ['client'], checks: CHECKS,
-  async run() { return judgeAll(CHECKS, {}); } });
-`;
+const scenario = lablessScenarioSource;
 
 const project = {
   usc: {
