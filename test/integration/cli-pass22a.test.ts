@@ -6,29 +6,12 @@ import { join } from 'node:path';
 import t from 'tap';
 import { execFile } from 'node:child_process';
 import { CLI } from '../helpers/cli-child.js';
-import type { CliDeps } from '../../lib/cli/deps.js';
-import { main } from '../../lib/cli/main.js';
+import { noLabCli } from '../helpers/cli-no-lab.js';
 
 t.setTimeout(6 * 60_000); // a deadline, not a speed goal: every line a CLI child, beside the other tiers on 2 cores
 
 /** main() in-process with a console captured; no lab may be made, the host is taken as prepared. */
-function cli(env: Record<string, string>, cwd: string) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const deps: CliDeps = {
-    env: { PATH: process.env['PATH'] ?? '', ...env },
-    cwd,
-    isTTY: false,
-    out: (s) => void out.push(s),
-    err: (s) => void err.push(s),
-    makeEnv: () => {
-      throw new Error('no lab may be made');
-    },
-    // the host's preparation (netns, KVM) is not what these runs judge: their builds resolve first
-    prepareHost: async () => undefined,
-  };
-  return { run: (...argv: string[]) => main(argv, deps), out: () => out.join(''), err: () => err.join('') };
-}
+const cli = (env: Record<string, string>, cwd: string) => noLabCli(cwd, env);
 
 /** The CLI as an async child (the test's own server must keep answering), its work dir in `dir`, killed after 60 s. */
 const cliChild = (dir: string, env: Record<string, string>, argv: string[]) =>

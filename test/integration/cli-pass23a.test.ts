@@ -3,28 +3,12 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import type { CliDeps } from '../../lib/cli/deps.js';
-import { main } from '../../lib/cli/main.js';
+import { noLabCli } from '../helpers/cli-no-lab.js';
 
 t.setTimeout(6 * 60_000); // a deadline, not a speed goal: every line a CLI child, beside the other tiers on 2 cores
 
 /** main() in-process with a console captured; no lab may be made. */
-function cli(cwd: string) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const deps: CliDeps = {
-    env: { PATH: process.env['PATH'] ?? '', HOME: cwd, HARNESS_WORK_DIR: `${cwd}/work`, XDG_CACHE_HOME: `${cwd}/xdg` },
-    cwd,
-    isTTY: false,
-    out: (s) => void out.push(s),
-    err: (s) => void err.push(s),
-    makeEnv: () => {
-      throw new Error('no lab may be made');
-    },
-    prepareHost: async () => undefined,
-  };
-  return { run: (...argv: string[]) => main(argv, deps), out: () => out.join(''), err: () => err.join('') };
-}
+const cli = (cwd: string) => noLabCli(cwd);
 
 t.test('existing hosts: a host list with one bad entry still has its other problems told at once (Q291)', async (t) => {
   const dir = t.testdir({

@@ -6,8 +6,7 @@ import '../helpers/ts-loader.js';
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CliDeps } from '../../lib/cli/deps.js';
-import { main } from '../../lib/cli/main.js';
+import { noLabCli } from '../helpers/cli-no-lab.js';
 import { CLI } from '../helpers/cli-child.js';
 import { writeLablessScenario, writeScenarioWithBody } from '../helpers/labless-scenario.js';
 
@@ -89,22 +88,7 @@ t.test(
 );
 
 /** main() in-process with a console captured; no lab may be made. */
-function cli(cwd: string) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const deps: CliDeps = {
-    env: { PATH: process.env['PATH'] ?? '', HOME: cwd, HARNESS_WORK_DIR: `${cwd}/work`, XDG_CACHE_HOME: `${cwd}/xdg` },
-    cwd,
-    isTTY: false,
-    out: (s) => void out.push(s),
-    err: (s) => void err.push(s),
-    makeEnv: () => {
-      throw new Error('no lab may be made');
-    },
-    prepareHost: async () => undefined,
-  };
-  return { run: (...argv: string[]) => main(argv, deps), out: () => out.join(''), err: () => err.join('') };
-}
+const cli = (cwd: string) => noLabCli(cwd);
 
 t.test(
   "matrix: an axes.nomad entry's upgrade_to that no cell reads is refused, as run's --upgrade-to is (Q333)",
