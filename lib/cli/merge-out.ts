@@ -4,7 +4,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { canonicalPath } from './paths.js';
 import type { ConfigProblem } from '../errors.js';
-import { MAX_REPORT_BYTES } from './merge-sizes.js';
+import { MAX_REPORT_BYTES } from '../merge/collect.js';
 
 /** How deep a folder under --out is searched for a run's summary.json (the scan of the inputs goes as deep). */
 const MAX_DEPTH = 8;

@@ -1,12 +1,11 @@
-// The files merge would read whole, judged by size first: lib/merge/collect.ts reads every *.xml and summary.json it
-// finds under the inputs with one readFile, so a huge one (a 1 GiB dump named .xml among a runner's artifacts) took
-// as much memory and, past Node's longest string, ended the merge with a stack trace and exit 70 (Q233).
+// The files merge would read, judged by size before any is read: a huge one (a 1 GiB dump named .xml among a runner's
+// artifacts) is told with the input that holds it, and that input is left out so that the others are still judged in
+// the same round. lib/merge/collect.ts reads within the same bound, which holds for a file that grows after this look.
 import { readdir, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import type { ConfigProblem } from '../errors.js';
+import { MAX_REPORT_BYTES } from '../merge/collect.js';
 
-/** The largest report file merge reads (a JUnit file or summary.json of 256 cells with their logs is far smaller). */
-export const MAX_REPORT_BYTES = 256 * 1024 * 1024;
 /** As deep as lib/merge/collect.ts searches a folder, passing over the same folders. */
 const MAX_DEPTH = 8;
 const SKIP_DIRS = new Set(['node_modules', '.git', '.vagrant', '.tap']);

@@ -141,7 +141,7 @@ export async function readMergeInputs(args: ParsedArgs, config: HarnessConfig, d
     ...into,
     ...linked,
     ...held,
-    ...found.problems.map(withoutExcerpt),
+    ...found.problems,
   ];
   // Note: merged now, so that a cell found twice or another tool's suite is told with an unreadable input, not after it
   const locate = attachmentLocator(found.files);
@@ -183,18 +183,6 @@ function copyPlan(session: SessionReport, found: MergeInputs['found'], outDir: s
     exists: (p) => inputs.has(p),
     pageOf: (runId) => found.pages.get(runDirName(runId)),
   });
-}
-
-/**
- * A problem without the excerpt JSON.parse quotes from the file ("Unexpected token 'g', "ghp_16C7e4"... is not valid
- * JSON"): a token file or a credentials file given by mistake as a merge input showed its first characters (Q234).
- */
-function withoutExcerpt(p: ConfigProblem): ConfigProblem {
-  const message = p.message.replace(
-    /, (?:\.\.\.)?"(?:[^"\\]|\\.)*"(?:\.\.\.)? is not valid JSON/gs,
-    '; its text not shown',
-  );
-  return message === p.message ? p : { ...p, message };
 }
 
 /**

@@ -49,8 +49,14 @@ type InputRead =
   /** not a file (`what`), larger than the bound, or an error of the open or read (`code`: ENOENT, EISDIR, ...) */
   | { ok: false; message: string; fix: string; code?: string };
 
-/** The bytes of the file at `path`, or why it is not read (nothing read from what is not a regular file). */
-export async function readInputFile(path: string, { maxBytes = INPUT_MAX_BYTES } = {}): Promise<InputRead> {
+/**
+ * The bytes of the file at `path`, or why it is not read (nothing read from what is not a regular file). With `head`,
+ * only its first `head` bytes, whatever its size: enough to tell what a file is before reading it whole.
+ */
+export async function readInputFile(
+  path: string,
+  { maxBytes = INPUT_MAX_BYTES, head }: { maxBytes?: number; head?: number } = {},
+): Promise<InputRead> {
   const fh = await open(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY).catch(
     (err: NodeJS.ErrnoException) => err,
   );
@@ -73,6 +79,11 @@ export async function readInputFile(path: string, { maxBytes = INPUT_MAX_BYTES }
     if (st.isDirectory())
       return { ok: false, code: 'EISDIR', message: 'is a directory, not a file', fix: 'give a file' };
     if (!st.isFile()) return { ok: true, bytes: Buffer.alloc(0) };
+    if (head !== undefined) {
+      const buf = Buffer.alloc(head);
+      const { bytesRead } = await fh.read(buf, 0, head, 0);
+      return { ok: true, bytes: buf.subarray(0, bytesRead) };
+    }
     if (st.size > maxBytes)
       return {
         ok: false,

@@ -2,9 +2,10 @@
 // given brings the summary.json beside it), the JUnit files (whose suites must be runs some JSON report holds) and the
 // cells' HTML pages (<run id>/report.html). Reads only; every unreadable or malformed input is a problem, all reported
 // at once.
-import { readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { readdir, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, extname, join, relative, resolve } from 'node:path';
 import type { ConfigProblem } from '../errors.js';
+import { readInputFile } from '../input/read.js';
 import type { JUnitSuites, MergeSource } from '../report/merge.js';
 import { looksLikeJUnit, parseJUnit } from '../report/parse-junit.js';
 import { parseSessionJson } from '../report/parse-session.js';
@@ -14,6 +15,22 @@ import { runDirName } from '../report/reporters.js';
 const MAX_DEPTH = 8;
 /** Folders never searched. */
 const SKIP_DIRS = new Set(['node_modules', '.git', '.vagrant', '.tap']);
+/** The largest report file read (a JUnit file or summary.json of 256 cells with their logs is far smaller). */
+export const MAX_REPORT_BYTES = 256 * 1024 * 1024;
+/** Enough of an `*.xml` found under a folder to tell a JUnit file (its root after a declaration and comments). */
+const JUNIT_HEAD_BYTES = 64 * 1024;
+
+type Text = { ok: true; text: string } | { ok: false; message: string; fix: string };
+
+/**
+ * A report file's text through the one guarded read: bounded (a 1 GiB dump named .xml is not read whole), never
+ * waiting on a FIFO given as an input. With `head`, only its start (a found `*.xml` is read whole only if JUnit).
+ */
+async function readReport(path: string, head?: number): Promise<Text> {
+  const r = await readInputFile(path, head === undefined ? { maxBytes: MAX_REPORT_BYTES } : { head });
+  if (!r.ok) return { ok: false, message: r.message, fix: r.fix };
+  return { ok: true, text: r.bytes.toString('utf8') };
+}
 
 interface Collected {
   /** the suites each JUnit file names */
@@ -108,7 +125,14 @@ export async function collectInputs(
     const real = await realpath(path).catch(() => path);
     if (seen.has(real)) continue;
     seen.add(real);
-    const text = await readFile(path, 'utf8');
+    const start = given.has(path) ? undefined : await readReport(path, JUNIT_HEAD_BYTES);
+    if (start?.ok && !looksLikeJUnit(start.text)) continue;
+    const whole = start?.ok === false ? start : await readReport(path);
+    if (!whole.ok) {
+      problems.push({ field: 'merge input', value: shown(path), message: whole.message, fix: whole.fix });
+      continue;
+    }
+    const text = whole.text;
     if (!looksLikeJUnit(text)) {
       if (given.has(path))
         problems.push({
@@ -157,7 +181,12 @@ export async function collectInputs(
     const real = await realpath(path).catch(() => path);
     if (read.has(real)) continue;
     read.add(real);
-    const text = await readFile(path, 'utf8');
+    const file = await readReport(path);
+    if (!file.ok) {
+      problems.push({ field: 'merge input', value: shown(path), message: file.message, fix: file.fix });
+      continue;
+    }
+    const text = file.text;
     const parsed = parseSessionJson(text);
     if (parsed.ok) out.sessions.push({ path: shown(path), session: parsed.session });
     else if (given.has(path))

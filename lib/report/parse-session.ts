@@ -135,7 +135,7 @@ export function parseSessionJson(text: string): SessionParse {
   try {
     doc = JSON.parse(text);
   } catch (err) {
-    return { ok: false, message: `is not JSON (${(err as Error).message})` };
+    return { ok: false, message: `is not JSON (${withoutExcerpt((err as Error).message)})` };
   }
   if (!isMap(doc) || doc['schema'] !== SUMMARY_SCHEMA) {
     const got = isMap(doc) ? JSON.stringify(doc['schema'] ?? null) : typeof doc;
@@ -215,4 +215,12 @@ function comparisonOf(c: Doc, suites: readonly SuiteReport[]): NonNullable<Sessi
   );
   const after = suites.find((x) => x.name === name('after'));
   return { scenario: after?.scenario ?? '', beforeName: name('before'), afterName: name('after'), rows };
+}
+
+/**
+ * JSON.parse's message without the text it quotes ("Unexpected token 'g', "ghp_16C7e4"... is not valid JSON"): a
+ * token or credentials file given by mistake as a report showed its first characters (Q234).
+ */
+function withoutExcerpt(message: string): string {
+  return message.replace(/, (?:\.\.\.)?"(?:[^"\\]|\\.)*"(?:\.\.\.)? is not valid JSON/gs, '; its text not shown');
 }

@@ -69,3 +69,16 @@ t.test('a file over the bound: refused with its size, not cut', async (t) => {
   const ok = await readInputFile(f, { maxBytes: 101 });
   t.ok(ok.ok && ok.bytes.length === 101, 'at the bound: read whole');
 });
+
+t.test('head: only the start, whatever the size; a FIFO still refused', async (t) => {
+  const f = join(dir, 'long');
+  writeFileSync(f, `<testsuites>${'x'.repeat(1000)}`);
+  const r = await readInputFile(f, { maxBytes: 100, head: 12 });
+  t.ok(r.ok && r.bytes.toString() === '<testsuites>', 'the first 12 bytes, past the bound');
+  const short = await readInputFile(f, { head: 4096 });
+  t.ok(short.ok && short.bytes.length === 1012, 'a file shorter than the head: all of it');
+  const fifo = join(dir, 'head-fifo');
+  execFileSync('mkfifo', [fifo]);
+  const p = await readInputFile(fifo, { head: 10 });
+  t.notOk(p.ok, 'a FIFO: refused');
+});
