@@ -21,7 +21,6 @@ import { REPORTERS, type ReportContext } from '../report/reporters.js';
 import { attachmentBase } from '../report/attachment-paths.js';
 import { renderQuietSummary, renderSessionConsole } from '../report/console.js';
 import { writeSessionReports } from '../report/write.js';
-import { hostKeyProblems } from '../lab/ssh/ssh-preflight.js';
 import { IN_NETNS_ENV } from '../lab/host/host.js';
 import { labConfigRules, vmOverheadMb } from '../lab/providers.js';
 import { allScenarios, findScenario } from './scenarios.js';
@@ -33,6 +32,7 @@ import {
   scheduleUnreadByCells,
   unusedFlagProblems,
 } from './scenario-flags.js';
+import { existingHostProblems } from './existing-hosts.js';
 import { hostsNetnsProblems } from './hosts-netns.js';
 import {
   faultsOf,
@@ -241,7 +241,7 @@ export async function checkSession(req: SessionRequest, read: ReadSession): Prom
     ...outputs,
     ...jobs,
     ...(await labProblems(plan, safeConfigs, deps, user.extra)),
-    ...(await Promise.all(safeConfigs.map((c) => hostKeyProblems(c, deps.cwd)))).flat(),
+    ...(await existingHostProblems(safeConfigs, deps.cwd)),
     ...(await hostsNetnsProblems(safeConfigs, { insideNetns: !!deps.env[IN_NETNS_ENV] })),
     ...buildProblems,
     ...(await knownIssueFileProblems(safe(issuesConfig), allScenarios(user.extra))),

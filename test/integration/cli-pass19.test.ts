@@ -25,8 +25,9 @@ t.test("an existing host's key that is a FIFO or a device is told with the rest,
       'lab:',
       '  provider: ssh',
       '  hosts:',
-      '    server: { address: 127.0.0.1, user: root, key: ./pipe }',
-      '    client: { address: 127.0.0.1, user: root, key: /dev/zero }',
+      // a port each: one machine listed twice is refused (Q334)
+      '    server: { address: 127.0.0.1, port: 2201, user: root, key: ./pipe }',
+      '    client: { address: 127.0.0.1, port: 2202, user: root, key: /dev/zero }',
       '',
     ].join('\n'),
   });

@@ -1,10 +1,10 @@
 // The CLI's twenty-fourth adversarial pass, part A (docs/cli-defects.md, rows Q331 on): Q330's guard in close
 // variants, through the real CLI: a user scenario's 'exit' listener added after the command ended, and a matrix whose
-// cells ran at once leaving a run's process.exit in place.
+// cells ran at once leaving a run's process.exit in place; and existing hosts that name one machine twice (Q334).
 import t from 'tap';
 import '../helpers/ts-loader.js';
-import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { noLabCli } from '../helpers/cli-no-lab.js';
 import { CLI } from '../helpers/cli-child.js';
@@ -109,5 +109,67 @@ t.test(
     const c = cli(dir);
     t.equal(await c.run('matrix', 'both.yaml', '--plan', '--netns', ''), 0, c.err());
     t.notMatch(c.err(), /upgrade_to/);
+  },
+);
+
+t.test(
+  'existing hosts: one machine listed twice is refused with the rest, before anything is made (Q334)',
+  async (t) => {
+    const dir = t.testdir({ pasted: {}, spelled: {}, apart: {} });
+    const key = join(dir, 'key');
+    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', key]);
+    const hosts = (at: string, clients: string[]) =>
+      writeFileSync(
+        join(dir, at, 'harness.yaml'),
+        [
+          'lab:',
+          '  provider: ssh',
+          '  hosts:',
+          `    servers: [{ address: 203.0.113.10, user: admin, key: ${key} }]`,
+          '    clients:',
+          ...clients.map((c) => `      - { ${c}${c.includes('user:') ? '' : ', user: admin'}, key: ${key} }`),
+          '',
+        ].join('\n'),
+      );
+    // a pasted line: the server's machine as a client too (another user does not make it another machine)
+    hosts('pasted', ['address: 203.0.113.10, user: ops', 'address: 203.0.113.11']);
+    // Note: a release on a loopback port nothing listens on: a run that got past its checks fails to fetch it (exit 3)
+    const run = ['run', 'rolling-reboot', '--nomad', '1.9.7', '--releases-url', 'http://127.0.0.1:9', '--netns', ''];
+    const c = cli(join(dir, 'pasted'));
+    t.equal(await c.run(...run, '--cpus', '0'), 2, c.err());
+    t.match(
+      c.err(),
+      /lab\.hosts\.clients\[0\]\.address: names the machine lab\.hosts\.servers\[0\] names \(203\.0\.113\.10, port 22\): each host is a machine of its own .*\(got "203\.0\.113\.10"; fix: list each machine once: give lab\.hosts\.clients\[0\] another machine \(address or port\), or remove it\)/,
+    );
+    t.match(c.err(), /--cpus/, 'told with the other problems of the input');
+    t.notOk(existsSync(join(dir, 'pasted', 'work')), 'nothing made: no lab folder');
+    const alone = cli(join(dir, 'pasted'));
+    t.equal(await alone.run(...run), 2, `alone, it is the problem: ${alone.err()}`);
+    t.match(alone.err(), /^error: invalid configuration: lab\.hosts\.clients\[0\]\.address: names the machine/);
+    // two clients: one machine however its address is written (case, a trailing dot, IPv6 forms)
+    hosts('spelled', [
+      'address: Box.Example.',
+      'address: box.example',
+      "address: '[2001:db8::1]'",
+      "address: '2001:DB8:0:0:0:0:0:1'",
+    ]);
+    const s = cli(join(dir, 'spelled'));
+    t.equal(await s.run(...run, '--plan'), 2, s.err());
+    t.match(
+      s.err(),
+      /lab\.hosts\.clients\[1\]\.address: names the machine lab\.hosts\.clients\[0\] names \(box\.example, port 22\)/,
+    );
+    t.match(s.err(), /lab\.hosts\.clients\[3\]\.address: names the machine lab\.hosts\.clients\[2\] names/);
+    // another port (another sshd: a forwarded port, a container), another jump host, a name beside an IP: taken
+    hosts('apart', [
+      'address: 203.0.113.10, port: 2222',
+      'address: 10.0.0.5, jump: bastion-a',
+      'address: 10.0.0.5, jump: bastion-b',
+      'address: localhost',
+      'address: 127.0.0.1',
+    ]);
+    const a = cli(join(dir, 'apart'));
+    t.equal(await a.run(...run, '--plan'), 0, a.err());
+    t.notMatch(a.err(), /names the machine/);
   },
 );

@@ -252,9 +252,10 @@ t.test('a password in lab.hard_reset_command (ipmitool -P) is redacted in the pl
   const key = join(cli.dir, 'key');
   execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', key]);
   const pw = 'Ipm1S3cretPassw0rd';
-  const host = `{address: 127.0.0.1, user: root, key: ${key}}`;
+  // a port each: one machine listed twice is refused (Q334)
+  const host = (port: number) => `{address: 127.0.0.1, port: ${port}, user: root, key: ${key}}`;
   const yaml = (cmd: string) =>
-    `lab:\n  provider: ssh\n  hard_reset_command: ${cmd}\n  hosts:\n    servers: [${host}]\n    clients: [${host}]\n`;
+    `lab:\n  provider: ssh\n  hard_reset_command: ${cmd}\n  hosts:\n    servers: [${host(2201)}]\n    clients: [${host(2202)}]\n`;
   for (const cmd of [
     `"ipmitool -I lanplus -H {address} -U admin -P ${pw} chassis power reset"`,
     `[my-reset, "--password=${pw}", "{role}"]`,

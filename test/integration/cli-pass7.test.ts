@@ -39,9 +39,10 @@ t.test('passwords in lab.hard_reset_command in the forms ipmitool, env and curl 
   const key = join(cli.dir, 'key');
   execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', key]);
   const pw = 'Q54Ipm1S3cretPw';
-  const host = `{address: 127.0.0.1, user: root, key: ${key}}`;
+  // a port each: one machine listed twice is refused (Q334)
+  const host = (port: number) => `{address: 127.0.0.1, port: ${port}, user: root, key: ${key}}`;
   const yaml = (cmd: string) =>
-    `lab:\n  provider: ssh\n  hard_reset_command: ${cmd}\n  hosts:\n    servers: [${host}]\n    clients: [${host}]\n`;
+    `lab:\n  provider: ssh\n  hard_reset_command: ${cmd}\n  hosts:\n    servers: [${host(2201)}]\n    clients: [${host(2202)}]\n`;
   for (const cmd of [
     `"ipmitool -I lanplus -H {address} -U admin -P${pw} chassis power reset"`,
     `[env, "IPMI_PASSWORD=${pw}", ipmitool, -E, -H, "{address}", power, reset]`,
@@ -249,15 +250,16 @@ t.test('a jump host or address written user:password@host is never echoed with i
   execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', key]);
   const pw = 'Q74JumpS3cretPw';
   for (const host of [
-    `{address: 127.0.0.1, user: root, key: ${key}, jump: "bob:${pw}@bastion.example"}`,
-    `{address: "root:${pw}@127.0.0.1", user: root, key: ${key}}`,
+    (port: number) => `{address: 127.0.0.1, port: ${port}, user: root, key: ${key}, jump: "bob:${pw}@bastion.example"}`,
+    (port: number) => `{address: "root:${pw}@127.0.0.1", port: ${port}, user: root, key: ${key}}`,
   ]) {
+    // a port each: one machine listed twice is refused (Q334)
     writeFileSync(
       join(cli.dir, 'h.yaml'),
-      `lab:\n  provider: ssh\n  hosts:\n    servers: [${host}]\n    clients: [${host}]\n`,
+      `lab:\n  provider: ssh\n  hosts:\n    servers: [${host(2201)}]\n    clients: [${host(2202)}]\n`,
     );
     const r = await cli.run(['run', '--nomad', PLAN_NOMAD, '-c', join(cli.dir, 'h.yaml'), '--plan']);
-    t.notMatch(r.out + r.err, pw, `${host}: the password is nowhere`);
+    t.notMatch(r.out + r.err, pw, `${host(2201)}: the password is nowhere`);
     t.match(r.out + r.err, /:\[REDACTED\]@/);
   }
 });

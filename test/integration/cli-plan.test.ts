@@ -100,8 +100,9 @@ t.test('existing hosts: a key ssh cannot use is exit 2 before any build or prefl
   writeFileSync(
     join(c.dir, 'hosts.yaml'),
     'lab:\n  provider: ssh\n  hosts_netns: nrh-no-such-ns\n  hosts:\n' +
-      '    server: { address: 127.0.0.1, user: root, key: keydir }\n' +
-      '    client: { address: 127.0.0.1, user: root, key: junk }\n',
+      // a port each: one machine listed twice is refused (Q334)
+      '    server: { address: 127.0.0.1, port: 2201, user: root, key: keydir }\n' +
+      '    client: { address: 127.0.0.1, port: 2202, user: root, key: junk }\n',
   );
   let preflights = 0;
   const code = await main(

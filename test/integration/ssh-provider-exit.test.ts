@@ -1,5 +1,6 @@
 // lab.provider ssh, the run breaks while reaching the hosts: one host answers (a real sshd on 127.0.0.1, its key
-// authorized) and the other refuses the key. The CLI, run as a person runs it, must end right after its verdict: the
+// authorized) and the other refuses the key (a second sshd on a port of its own: one machine listed twice is refused
+// before anything is reached, Q334). The CLI, run as a person runs it, must end right after its verdict: the
 // host that answered kept an SSH connection (and ssh2's keepalive timer) open, and the process lingered until the
 // 10 s exit grace named them ("still open 10 s after the command ended"). Here the grace is set longer than the test
 // may take (HARNESS_EXIT_GRACE_MS): a process kept alive by anything would never exit by itself, whatever the load.
@@ -11,6 +12,7 @@ import { sshdForTest } from '../helpers/sshd.js';
 import { CLI_COMPILED } from '../helpers/cli-child.js';
 
 const sshd = await sshdForTest(t);
+const refusing = sshd && (await sshdForTest(t));
 
 /** Past this the CLI is killed: it did not exit by itself (headroom for a loaded host; the grace is longer still). */
 const KILL_AFTER_MS = 3 * 60_000;
@@ -20,8 +22,9 @@ t.test('a host that answered does not keep the CLI alive after the run broke', {
   const root = t.testdir({});
   const other = join(root, 'other_key');
   execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', other]);
-  const host = (key: string) => `{ address: 127.0.0.1, user: ${sshd!.target.user}, key: ${key}, port: ${sshd!.port} }`;
-  const yaml = `lab:\n  provider: ssh\n  hosts:\n    clients:\n      - ${host(join(sshd!.dir, 'user_ed25519'))}\n      - ${host(other)}\n`;
+  const host = (key: string, port: number) =>
+    `{ address: 127.0.0.1, user: ${sshd!.target.user}, key: ${key}, port: ${port} }`;
+  const yaml = `lab:\n  provider: ssh\n  hosts:\n    clients:\n      - ${host(join(sshd!.dir, 'user_ed25519'), sshd!.port)}\n      - ${host(other, refusing!.port)}\n`;
   writeFileSync(join(root, 'harness.yaml'), yaml);
   // Note: --timeout bounds the wait for the refusing host (its own budget is a minute), so the test takes seconds.
   const args = ['run', 'cni-ipam-reboot', '--clients', '2', '--netns', '', '--timeout', '12s'];
