@@ -29,6 +29,11 @@ import { buildUnderTest, fixCommitsOf, labelRecord, loadKnownIssueTable } from '
 
 export interface ExecuteDeps {
   scenario(name: string): Scenario;
+  /**
+   * every user scenario of the session's folder (--scenarios), not only the planned cells': the known-issue file is
+   * judged against them all, as the checks before the plan judged it (Q362)
+   */
+  userScenarios?: readonly Scenario[];
   makeEnv(config: HarnessConfig, runId: string, logger: Logger, scenario: Scenario): ScenarioEnv;
   /** resolve a build (a path is checked, a release downloaded and verified, a source tree built; all cached) */
   resolveBuild(ref: BuildRef, signal: AbortSignal): Promise<BuildInfo>;
@@ -60,7 +65,10 @@ export async function executePlan(
 ): Promise<{ session: SessionReport } | { exitCode: ExitCode }> {
   const startedAtMs = Date.now();
   // the user's known-issue file is an input like any other: every problem at once, exit 2, before anything is made
-  const scenarios = [...SCENARIOS, ...[...new Set(plan.cells.map((c) => c.scenario))].map((n) => deps.scenario(n))];
+  const planned = [...new Set(plan.cells.map((c) => c.scenario))].map((n) => deps.scenario(n));
+  const scenarios = [
+    ...new Map([...SCENARIOS, ...(deps.userScenarios ?? []), ...planned].map((s) => [s.name, s])).values(),
+  ];
   const table = await loadKnownIssueTable(plan.base, scenarios);
   // Note: one after the other (a source build takes minutes, a download a while), and before the host is prepared:
   // the lab's namespace has no route to a releases site.
