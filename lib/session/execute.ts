@@ -26,6 +26,7 @@ import type { KnownIssue } from '../model/known-issue.js';
 import type { Ancestry } from '../known-issues/label.js';
 import { buildAncestry } from '../builds/ancestry.js';
 import { buildUnderTest, fixCommitsOf, labelRecord, loadKnownIssueTable } from './known-issues.js';
+import { inCellAttempt, withCellExits } from './cell-exits.js';
 
 export interface ExecuteDeps {
   scenario(name: string): Scenario;
@@ -111,21 +112,25 @@ export async function executePlan(
   const watcher = watchSignals(deps.signalSource ? { proc: deps.signalSource } : {});
   let results: PoolResult<PlannedCell, RunRecord>[];
   try {
-    results = await runPool(plan.cells, {
-      parallel: plan.parallel,
-      budgetMb: plan.budgetMb,
-      costMb: (c) => cellCostMb(c.config, vmOverheadMb(c.config)),
-      affinity: warmAffinity,
-      signal: watcher.signal,
-      retry: (r: RunRecord) => plan.retryInfra && isRetryable(r),
-      run: (cell, slot, attempt) =>
-        runCell(
-          plan,
-          cell,
-          { slot, attempt, name: names.get(cell)!, resolved, kept, signal: watcher.signal, table, ancestry },
-          deps,
-        ),
-    });
+    results = await withCellExits(() =>
+      runPool(plan.cells, {
+        parallel: plan.parallel,
+        budgetMb: plan.budgetMb,
+        costMb: (c) => cellCostMb(c.config, vmOverheadMb(c.config)),
+        affinity: warmAffinity,
+        signal: watcher.signal,
+        retry: (r: RunRecord) => plan.retryInfra && isRetryable(r),
+        run: (cell, slot, attempt) =>
+          inCellAttempt(() =>
+            runCell(
+              plan,
+              cell,
+              { slot, attempt, name: names.get(cell)!, resolved, kept, signal: watcher.signal, table, ancestry },
+              deps,
+            ),
+          ),
+      }),
+    );
   } finally {
     watcher.dispose();
   }
