@@ -174,3 +174,29 @@ t.test(
     t.match(text, /e\.ts: name: is already used by .*d\.ts/, 'the name two files take, now');
   },
 );
+
+t.test(
+  'a matrix whose cells run at once blames the cell whose run() called process.exit, not another one (Q365)',
+  async (t) => {
+    const dir = t.testdir({});
+    const usc = join(dir, 'usc');
+    // starts first, calls process.exit(0) while the other cell runs, and would pass
+    writeScenarioWithBody(
+      usc,
+      'exitpass',
+      'await new Promise((r) => setTimeout(r, 1000)); process.exit(0); await new Promise((r) => setTimeout(r, 500)); return judgeAll(CHECKS, {});',
+    );
+    writeScenarioWithBody(
+      usc,
+      'innocent',
+      'await new Promise((r) => setTimeout(r, 3000)); return judgeAll(CHECKS, {});',
+    );
+    writeFileSync(join(dir, 'm.yaml'), 'scenario: [exitpass, innocent]\naxes:\n  clients: [1]\nparallel: 2\n');
+    const r = harness(dir, ['matrix', 'm.yaml', '--scenarios', usc]);
+    t.match(r.stdout, /ERROR exitpass\/clients=1/, 'the cell that called process.exit is the one stopped');
+    t.match(r.stdout, /scenario exitpass \(.*exitpass\.ts\): run\(\) called process\.exit\(0\)/);
+    t.match(r.stdout, /PASS innocent\/clients=1/, 'the other cell runs to its verdict');
+    t.notMatch(r.stdout, /scenario innocent .*called process\.exit/, 'and is not blamed');
+    t.equal(r.status, 3, `exit 3, as run alone gives (${r.stderr.slice(-300)})`);
+  },
+);
