@@ -200,3 +200,16 @@ t.test(
     t.equal(r.status, 3, `exit 3, as run alone gives (${r.stderr.slice(-300)})`);
   },
 );
+
+t.test('--expect: a value refused for its form is not also one side of a contradiction (Q367)', async (t) => {
+  const dir = t.testdir({
+    usc: { 'package.json': '{ "type": "module" }\n', 'ok.ts': lablessScenarioSource('ok', 'passed') },
+  });
+  const c = noLabCli(dir);
+  const given = ['FAIL', 'c=FAIL', 'c=', 'c=fail', 'c=pass', 'fail', 'pass'].flatMap((e) => ['--expect', e]);
+  t.equal(await c.run('run', 'ok', '--scenarios', 'usc', '--plan', '--netns', '', ...given), 2);
+  t.match(c.err(), /--expect: fail and pass for check c contradict each other \(got \["c=fail","c=pass"\]/);
+  t.match(c.err(), /--expect: fail and pass for the scenario contradict each other \(got \["fail","pass"\]/);
+  t.notMatch(c.err(), /FAIL and|and {2}and/, 'the malformed ones only told for their form');
+  t.match(c.err(), /must be "pass", "fail" or "<check>=pass\|fail" \(got "c="/);
+});
