@@ -28,7 +28,10 @@ for (const stream of [process.stdout, process.stderr]) stream.on('error', () => 
 const exit = process.exit.bind(process);
 let running = true;
 const guardedExit = ((c?: number | string | null) => {
-  if (!running || c === EXIT.INTERRUPTED) return exit(c as number);
+  // Note: once the command ended, the code is the verdict's whatever the caller asks: a scenario's 'exit' listener
+  // that calls process.exit(0) runs before keepVerdict below and would end the process with its own code (Q360).
+  if (!running) return exit(finalCode);
+  if (c === EXIT.INTERRUPTED) return exit(c);
   process.stderr.write(
     `warning: process.exit(${c ?? ''}) called while the command ran (a timer left by a scenario file?): ignored; the command's verdict decides the exit code\n`,
   );

@@ -104,8 +104,7 @@ export async function readSession(req: SessionRequest): Promise<ReadSession> {
   const { args, deps } = req;
   const fileProblems: ConfigProblem[] = [...(req.problems ?? [])];
   const read = await readHarnessFile(args, deps, fileProblems);
-  // Note: the scenarios read a fault schedule while the plan is made: a FIFO there would hold it for ever. It is told
-  // with every other problem of the input, and the plan is made without it (Q179: it was told alone, in a round of its own)
+  // Note: a fault schedule that is a FIFO would hold the plan for ever: told with the rest, planned without it (Q179)
   const pipes = await notAFileProblems(scheduleFiles(args.values, read?.data, req.matrixFile?.data), deps.cwd);
   fileProblems.push(...pipes);
   const piped = (v: unknown) => pipes.some((p) => typeof v === 'string' && p.value === v);
@@ -282,6 +281,7 @@ export async function runSession(req: Pick<SessionRequest, 'args' | 'deps' | 'co
   const { plan, logger } = c;
   const out = await executePlan(plan, {
     scenario: (name) => findScenario(name, c.extra),
+    userScenarios: c.extra,
     makeEnv: deps.makeEnv,
     newRunId,
     logger,

@@ -54,8 +54,10 @@ export function expectTarget(raw: string): [target: string, outcome: string] {
  * `field`: where they were given (`--expect`, a matrix file's `axes.nomad[0].expect`).
  */
 export function expectContradictions(given: readonly string[], field: string): ConfigProblem[] {
+  // Note: only well-formed ones: "FAIL" or "c=" is told for its form, not as one side of a contradiction (Q367)
+  const formed = given.filter((g) => ['pass', 'fail'].includes(expectTarget(g)[1]) && expectTarget(g)[0] !== '');
   const byTarget = new Map<string, Set<string>>();
-  for (const raw of given) {
+  for (const raw of formed) {
     const [target, outcome] = expectTarget(raw);
     byTarget.set(target, (byTarget.get(target) ?? new Set()).add(outcome));
   }
@@ -63,7 +65,7 @@ export function expectContradictions(given: readonly string[], field: string): C
     .filter(([, outcomes]) => outcomes.size > 1)
     .map(([target, outcomes]) => ({
       field,
-      value: given.filter((g) => expectTarget(g)[0] === target),
+      value: formed.filter((g) => expectTarget(g)[0] === target),
       message: `${[...outcomes].join(' and ')} for ${target === 'the scenario' ? target : `check ${target}`} contradict each other`,
       fix: 'give one expectation per target',
     }));

@@ -26,9 +26,15 @@ import type { KnownIssue } from '../model/known-issue.js';
 import type { Ancestry } from '../known-issues/label.js';
 import { buildAncestry } from '../builds/ancestry.js';
 import { buildUnderTest, fixCommitsOf, labelRecord, loadKnownIssueTable } from './known-issues.js';
+import { inCellAttempt, withCellExits } from './cell-exits.js';
 
 export interface ExecuteDeps {
   scenario(name: string): Scenario;
+  /**
+   * every user scenario of the session's folder (--scenarios), not only the planned cells': the known-issue file is
+   * judged against them all, as the checks before the plan judged it (Q362)
+   */
+  userScenarios?: readonly Scenario[];
   makeEnv(config: HarnessConfig, runId: string, logger: Logger, scenario: Scenario): ScenarioEnv;
   /** resolve a build (a path is checked, a release downloaded and verified, a source tree built; all cached) */
   resolveBuild(ref: BuildRef, signal: AbortSignal): Promise<BuildInfo>;
@@ -60,7 +66,10 @@ export async function executePlan(
 ): Promise<{ session: SessionReport } | { exitCode: ExitCode }> {
   const startedAtMs = Date.now();
   // the user's known-issue file is an input like any other: every problem at once, exit 2, before anything is made
-  const scenarios = [...SCENARIOS, ...[...new Set(plan.cells.map((c) => c.scenario))].map((n) => deps.scenario(n))];
+  const planned = [...new Set(plan.cells.map((c) => c.scenario))].map((n) => deps.scenario(n));
+  const scenarios = [
+    ...new Map([...SCENARIOS, ...(deps.userScenarios ?? []), ...planned].map((s) => [s.name, s])).values(),
+  ];
   const table = await loadKnownIssueTable(plan.base, scenarios);
   // Note: one after the other (a source build takes minutes, a download a while), and before the host is prepared:
   // the lab's namespace has no route to a releases site.
@@ -103,21 +112,25 @@ export async function executePlan(
   const watcher = watchSignals(deps.signalSource ? { proc: deps.signalSource } : {});
   let results: PoolResult<PlannedCell, RunRecord>[];
   try {
-    results = await runPool(plan.cells, {
-      parallel: plan.parallel,
-      budgetMb: plan.budgetMb,
-      costMb: (c) => cellCostMb(c.config, vmOverheadMb(c.config)),
-      affinity: warmAffinity,
-      signal: watcher.signal,
-      retry: (r: RunRecord) => plan.retryInfra && isRetryable(r),
-      run: (cell, slot, attempt) =>
-        runCell(
-          plan,
-          cell,
-          { slot, attempt, name: names.get(cell)!, resolved, kept, signal: watcher.signal, table, ancestry },
-          deps,
-        ),
-    });
+    results = await withCellExits(() =>
+      runPool(plan.cells, {
+        parallel: plan.parallel,
+        budgetMb: plan.budgetMb,
+        costMb: (c) => cellCostMb(c.config, vmOverheadMb(c.config)),
+        affinity: warmAffinity,
+        signal: watcher.signal,
+        retry: (r: RunRecord) => plan.retryInfra && isRetryable(r),
+        run: (cell, slot, attempt) =>
+          inCellAttempt(() =>
+            runCell(
+              plan,
+              cell,
+              { slot, attempt, name: names.get(cell)!, resolved, kept, signal: watcher.signal, table, ancestry },
+              deps,
+            ),
+          ),
+      }),
+    );
   } finally {
     watcher.dispose();
   }
