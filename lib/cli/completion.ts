@@ -102,8 +102,7 @@ function bash(input: CompletionInput): string {
   // Note: COMPREPLY is filled a line per word (mapfile), so a file name with a space stays one word; file places turn
   // on -o filenames (quoting, a / after a folder) for that completion only.
   const wordCases = commands.flatMap((c) => {
-    if (c.positional === 'labs')
-      return [`    ${c.name}) mapfile -t COMPREPLY < <(compgen -W "$(${fn}_labs)" -- "$cur") ;;`];
+    if (c.positional === 'labs') return [`    ${c.name}) mapfile -t COMPREPLY < <(${fn}_labs) ;;`];
     const words = positionalWords(c, input);
     return words ? [`    ${c.name}) mapfile -t COMPREPLY < <(compgen -W ${sq(words.join(' '))} -- "$cur") ;;`] : [];
   });
@@ -152,8 +151,12 @@ ${fn}_labs() {
   for ((i = 1; i < \${#COMP_WORDS[@]} - 1; i++)); do
     [[ "\${COMP_WORDS[i]}" == --work-dir ]] && wd="\${COMP_WORDS[i+1]}"
   done
+  # Note: the ids that start with $cur, a line each, never through compgen -W, which expands its words: a folder
+  # named $(cmd) in the work dir would run cmd at a <TAB>
   for d in ${WORK_DIR}/*/${LAB_SPEC_FILE}; do
-    [[ -e "$d" ]] && { d="\${d%/*}"; printf '%s\\n' "\${d##*/}"; }
+    [[ -e "$d" ]] || continue
+    d="\${d%/*}"; d="\${d##*/}"
+    [[ "$d" == "$cur"* ]] && printf '%s\\n' "$d"
   done
 }
 ${fn}() {
