@@ -174,7 +174,8 @@ export function renderSessionConsole(
   const reports = opts.written.filter((f) => f.kind !== 'repro').map((f) => f.path);
   out.push(`\nreports: ${reports.join(' ')}\n`);
   for (const f of opts.written.filter((w) => w.kind === 'repro')) {
-    const command = f.text.trim().split('\n').at(-1)!;
+    // the command is all that follows the two comment lines (a quoted argument may hold a newline)
+    const command = f.text.split('\n').slice(2).join('\n').trim();
     const what = /^# re-runs (.*?) with the same inputs/m.exec(f.text)?.[1] ?? 'this run';
     out.push(`re-run ${what} exactly (also in ${f.path}):\n  ${command}\n`);
   }

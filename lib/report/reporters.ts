@@ -134,6 +134,13 @@ function buildsOf(s: SessionReport, x: SuiteReport, run: RunRecord, cli: string)
   });
 }
 
+/** `s` on one line: control characters written as escapes (`\n`, `\u001b`, `\u0085`). */
+const oneLine = (s: string): string =>
+  s.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => {
+    const json = JSON.stringify(c).slice(1, -1);
+    return json.length > 1 ? json : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+  });
+
 /** One repro file: the command that re-runs `suites` together (one suite, or every suite of a comparison). */
 function reproFile(s: SessionReport, suites: readonly SuiteReport[], c: ReportContext): OutputFile {
   const runs = suites.flatMap((x) => x.attempts.slice(-1).map((run) => ({ x, run })));
@@ -151,7 +158,9 @@ function reproFile(s: SessionReport, suites: readonly SuiteReport[], c: ReportCo
     ...(drop ? { drop } : {}),
   });
   const first = runs[0]!.run;
-  const what = rerun.title ?? `${suites[0]!.name} (run ${first.runId})`;
+  // Note: one line: a name is the user's text (a matrix axis value may hold a newline), and a comment it broke would
+  // leave the rest of the name a command of repro.sh
+  const what = oneLine(rerun.title ?? `${suites[0]!.name} (run ${first.runId})`);
   const token = c.secrets.length ? '; the ACL token is read from $NOMAD_TOKEN' : '';
   return {
     kind: 'repro',
