@@ -30,10 +30,16 @@ interface IndexCell extends Counts {
   page: string | undefined;
   /** the report the suite came from */
   source: string;
-  /** the public issues its failed checks reproduce (known, fix lacking), in check order */
+  /** the issues its failed checks reproduce (known, fix lacking), in check order, each with its page */
   known: string[];
-  /** failed checks no known issue explains on this build: new, a regression of a fix, or a build the table cannot place */
+  /** each known issue's page (the row's url: a row of your own is no GitHub issue of Nomad) */
+  knownUrls?: Record<string, string>;
+  /** failed checks no row of the table explains (labelled `new`, as summary.json counts them) */
   newFailures: number;
+  /** failed checks a row explains on a build that has its fix (labelled `regression`) */
+  regressions?: number;
+  /** the issues of failed checks on a build the table cannot place (labelled `unknown`), in check order */
+  unknown?: string[];
   /** loud findings of the known-issue table on this cell */
   findings: number;
 }
@@ -92,12 +98,23 @@ export function indexOf(
   return { cells, totals: { ...totals, timeS: sum('timeS') }, axes, warnings: o.warnings };
 }
 
-/** A run's known-issue column: the issues reproduced, the failures that are not known, the loud findings. */
-function knownOf(run: RunRecord): Pick<IndexCell, 'known' | 'newFailures' | 'findings'> {
+type KnownOf = Pick<IndexCell, 'known' | 'knownUrls' | 'newFailures' | 'regressions' | 'unknown' | 'findings'>;
+
+/**
+ * A run's known-issue column: the issues reproduced, the failures labelled new, regression and unknown, each counted
+ * as summary.json counts them (an unknown label is a row's issue on a build the table cannot place, not a new
+ * failure), the loud findings.
+ */
+function knownOf(run: RunRecord): KnownOf {
   const labels = run.verdicts.flatMap((v) => (v.status === 'failed' && v.knownIssue ? [v.knownIssue] : []));
+  const issues = (kind: string) => [...new Set(labels.flatMap((l) => (l.kind === kind && l.issue ? [l.issue] : [])))];
+  const urls = labels.flatMap((l) => (l.kind === 'known' && l.issue && l.url ? [[l.issue, l.url] as const] : []));
   return {
-    known: [...new Set(labels.flatMap((l) => (l.kind === 'known' ? [l.issue!] : [])))],
-    newFailures: labels.filter((l) => l.kind !== 'known').length,
+    known: issues('known'),
+    knownUrls: Object.fromEntries(urls),
+    newFailures: labels.filter((l) => l.kind === 'new').length,
+    regressions: labels.filter((l) => l.kind === 'regression').length,
+    unknown: issues('unknown'),
     findings: run.knownIssues?.findings.length ?? 0,
   };
 }
@@ -120,15 +137,20 @@ function duration(s: number): string {
   return m ? `${m}m${String(Math.round(s % 60)).padStart(2, '0')}s` : `${s.toFixed(1)}s`;
 }
 
-/** known/new: the issues reproduced (each linking its page on GitHub), then what is not known, then the findings. */
+/** A known issue's page: its row's url, else Nomad's issue of that number. */
+const issueHref = (c: IndexCell, i: string): string =>
+  c.knownUrls?.[i] ?? `https://github.com/hashicorp/nomad/issues/${i.replace(/^GH-/, '')}`;
+
+/** known/new: the issues reproduced (each linking its page), then what is not known, then the findings. */
 function knownCell(c: IndexCell): string {
+  const regressions = c.regressions ?? 0;
   const parts = [
     ...(c.known.length
-      ? [
-          `known: ${c.known.map((i) => `<a href="https://github.com/hashicorp/nomad/issues/${esc(i.replace(/^GH-/, ''))}">${esc(i)}</a>`).join(', ')}`,
-        ]
+      ? [`known: ${c.known.map((i) => `<a href="${esc(issueHref(c, i))}">${esc(i)}</a>`).join(', ')}`]
       : []),
     ...(c.newFailures ? [`<b>new: ${c.newFailures}</b>`] : []),
+    ...(regressions ? [`<b>regression: ${regressions}</b>`] : []),
+    ...(c.unknown?.length ? [`unknown: ${esc(c.unknown.map((i) => `${i}?`).join(', '))}`] : []),
     ...(c.findings ? [`<b>${c.findings} finding${c.findings > 1 ? 's' : ''}</b>`] : []),
   ];
   return parts.join('; ');
@@ -153,15 +175,22 @@ function row(c: IndexCell, axes: readonly string[]): string {
   return `<tr class="${c.outcome}" data-cell="${esc(c.name)}">${cells.join('')}</tr>`;
 }
 
-/** On top: how many failures are new (in how many cells), which known issues reproduced, the loud findings. */
+/**
+ * On top: how many failures are new (in how many cells), on a build with the fix, of issues on a build the table cannot
+ * place, which known issues reproduced, the loud findings.
+ */
 function knownSummary(report: IndexReport): string {
   const fresh = report.cells.filter((c) => c.newFailures);
   const n = fresh.reduce((k, c) => k + c.newFailures, 0);
   const known = [...new Set(report.cells.flatMap((c) => c.known))];
+  const regressions = report.cells.reduce((k, c) => k + (c.regressions ?? 0), 0);
+  const unknown = [...new Set(report.cells.flatMap((c) => c.unknown ?? []))];
   const findings = report.cells.reduce((k, c) => k + c.findings, 0);
-  if (!n && !known.length && !findings) return '';
+  if (!n && !known.length && !findings && !regressions && !unknown.length) return '';
   const parts = [
-    `${n} new failure${n === 1 ? '' : 's'}${n ? ` in ${fresh.length} cell${fresh.length === 1 ? '' : 's'}` : ''}`,
+    ...(n ? [`${n} new failure${n === 1 ? '' : 's'} in ${fresh.length} cell${fresh.length === 1 ? '' : 's'}`] : []),
+    ...(regressions ? [`${regressions} failure${regressions === 1 ? '' : 's'} on a build that has the fix`] : []),
+    ...(unknown.length ? [`on a build the table cannot place: ${unknown.join(', ')}`] : []),
     ...(known.length ? [`known issues reproduced: ${known.join(', ')}`] : []),
     ...(findings ? [`${findings} known-issue finding${findings === 1 ? '' : 's'} to look at`] : []),
   ];

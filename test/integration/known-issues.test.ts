@@ -225,7 +225,7 @@ t.test('merge of labelled reports: the index has the known/new column and the ne
   const index = readFileSync(join(root, 'merged', 'index.html'), 'utf8');
   t.match(
     index,
-    /<p class="counts" id="known-issues">1 new failure in 1 cell; known issues reproduced: GH-24650; 1 known-issue finding to look at<\/p>/,
+    /<p class="counts" id="known-issues">1 failure on a build that has the fix; known issues reproduced: GH-24650; 1 known-issue finding to look at<\/p>/,
   );
   t.match(index, /<th>new<\/th><th>known \/ new<\/th>/);
   t.match(
@@ -234,7 +234,7 @@ t.test('merge of labelled reports: the index has the known/new column and the ne
   );
   t.match(
     index,
-    /data-cell="bridge-exec-reboot@2\.0\.5"[^]*?<td class="n" data-key="new">1<\/td><td data-key="known"><b>new: 1<\/b>; <b>1 finding<\/b><\/td>/,
+    /data-cell="bridge-exec-reboot@2\.0\.5"[^]*?<td class="n" data-key="new">0<\/td><td data-key="known"><b>regression: 1<\/b>; <b>1 finding<\/b><\/td>/,
   );
   const merged = JSON.parse(readFileSync(join(root, 'merged', 'summary.json'), 'utf8'));
   t.match(merged.knownIssues, { known: 5, regression: 1, issues: ['GH-24650'] });

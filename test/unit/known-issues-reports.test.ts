@@ -170,20 +170,39 @@ t.test('compare: the fix that explains a flip, either way round', async (t) => {
   );
 });
 
+t.test('the merge index links a row of your own to its url, not to a Nomad issue of that name (Q382)', async (t) => {
+  const own = labelled('1.9.3');
+  for (const v of own.verdicts)
+    if (v.knownIssue?.kind === 'known')
+      v.knownIssue = { ...v.knownIssue, issue: 'ACME-7', url: 'https://t.example/ACME-7' };
+  const html = renderIndexHtml(
+    indexOf(session([{ ...own, runId: 'r1', suiteName: 'c' }]), {
+      pageFor: () => undefined,
+      sourceOf: () => 'x',
+      warnings: [],
+    }),
+  );
+  t.match(html, /known: <a href="https:\/\/t\.example\/ACME-7">ACME-7<\/a>/);
+  t.notMatch(html, /issues\/ACME-7/);
+});
+
 t.test('the merge index: known/new per cell, the new failures on top', async (t) => {
   const a = { ...labelled('1.9.3'), runId: 'r1', suiteName: 'c@1.9.3' };
   const b = { ...labelled('2.0.5'), runId: 'r2', suiteName: 'c@2.0.5' };
   const report = indexOf(session([a, b]), { pageFor: () => undefined, sourceOf: () => 'x', warnings: [] });
   t.match(report.cells, [
     { known: ['GH-24650'], newFailures: 0, findings: 0 },
-    { known: [], newFailures: 4, findings: 1 },
+    { known: [], newFailures: 0, regressions: 4, findings: 1 },
   ]);
   const html = renderIndexHtml(report);
   t.match(
     html,
-    /<p class="counts" id="known-issues">4 new failures in 1 cell; known issues reproduced: GH-24650; 1 known-issue finding to look at<\/p>/,
+    /<p class="counts" id="known-issues">4 failures on a build that has the fix; known issues reproduced: GH-24650; 1 known-issue finding to look at<\/p>/,
   );
-  t.match(html, /<td class="n" data-key="new">4<\/td><td data-key="known"><b>new: 4<\/b>; <b>1 finding<\/b><\/td>/);
+  t.match(
+    html,
+    /<td class="n" data-key="new">0<\/td><td data-key="known"><b>regression: 4<\/b>; <b>1 finding<\/b><\/td>/,
+  );
   const none = renderIndexHtml(
     indexOf(session([labelled('1.9.3', 'off')]), { pageFor: () => undefined, sourceOf: () => 'x', warnings: [] }),
   );
