@@ -1,0 +1,109 @@
+// The CLI's twenty-fifth adversarial pass, part B (docs/cli-defects.md, rows Q380 on): bash completion of lab ids
+// from folder names that hold shell syntax, a repro.sh whose cell name holds a newline, and the merge index's counts
+// of known-issue labels against summary.json's.
+import t from 'tap';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CLI } from '../helpers/cli-child.js';
+import { cliIn } from '../helpers/cli-in.js';
+import { noLabCli } from '../helpers/cli-no-lab.js';
+import { lablessScenarioSource } from '../helpers/labless-scenario.js';
+
+t.setTimeout(3 * 60_000);
+
+const hasBash = spawnSync('bash', ['-c', 'true']).status === 0;
+
+t.test(
+  'bash completion of destroy/login: a lab folder named $(cmd) or `cmd` is offered as it is, never run (Q380)',
+  { skip: hasBash ? false : 'bash is not installed' },
+  async (t) => {
+    const dir = t.testdir({});
+    const c = noLabCli(dir);
+    t.equal(await c.run('completion', 'bash'), 0, c.err());
+    writeFileSync(join(dir, 'completion.bash'), c.out());
+    const work = join(dir, 'work');
+    const labs = ['r0abc1234', 'x$(touch PWNED)y', '`touch BQ`', 'a b'];
+    for (const id of labs) {
+      mkdirSync(join(work, id), { recursive: true });
+      writeFileSync(join(work, id, 'lab-spec.json'), '{}\n');
+    }
+    // the completion function as bash calls it at a <TAB>: the words so far, the cursor's word
+    const complete = (...words: string[]) => {
+      const r = spawnSync(
+        'bash',
+        [
+          '-c',
+          'source ./completion.bash; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _reboot_harness; printf "%s\\n" "${COMPREPLY[@]}"',
+          'bash',
+          ...words,
+        ],
+        { cwd: dir, env: { PATH: process.env['PATH'] ?? '', HARNESS_WORK_DIR: work }, encoding: 'utf8' },
+      );
+      t.equal(r.status, 0, r.stderr);
+      return r.stdout.split('\n').filter(Boolean).sort();
+    };
+    t.same(complete('reboot-harness', 'destroy', ''), [...labs].sort(), 'each id one word, as written');
+    t.same(complete('reboot-harness', 'login', 'x$'), ['x$(touch PWNED)y'], 'a prefix with a $ matched literally');
+    t.same(complete('reboot-harness', 'destroy', 'r0'), ['r0abc1234']);
+    t.same(complete('reboot-harness', 'destroy', '*'), [], 'a glob is no pattern');
+    t.notOk(existsSync(join(dir, 'PWNED')), 'the $(...) in a folder name was not run');
+    t.notOk(existsSync(join(dir, 'BQ')), 'the `...` in a folder name was not run');
+  },
+);
+
+const project = {
+  usc: { 'package.json': '{ "type": "module" }\n', 'bad.ts': lablessScenarioSource('bad', 'failed') },
+};
+
+t.test(
+  'repro.sh of a cell whose name holds a newline: its comment stays one line, its command the whole command (Q381)',
+  async (t) => {
+    const dir = t.testdir({
+      ...project,
+      'nl.yaml': 'scenario: [bad]\naxes:\n  box: ["x\\ntouch PWNED\\n"]\ndefaults:\n  scenarios_dir: usc\n',
+    });
+    // a child: a run of a user scenario makes its environment, which the in-process CLI refuses
+    const c = cliIn(dir, { entry: CLI, timeoutMs: 0 })('matrix', 'nl.yaml', '--reports-dir', 'r', '--netns', '');
+    t.equal(c.status, 1, c.stderr);
+    const run = readdirSync(join(dir, 'r')).find((f) => /^r[0-9a-z]+$/.test(f))!;
+    const repro = readFileSync(join(dir, 'r', run, 'repro.sh'), 'utf8');
+    const lines = repro.split('\n');
+    t.equal(lines[0], '#!/bin/sh');
+    t.match(lines[1], /^# re-runs bad\/box=x\\ntouch PWNED\\n \(run \w+\) with the same inputs/);
+    t.match(lines[2], /^cd /, 'the line after the comment is the command, not the rest of the name');
+    t.match(repro, /--cell 'bad\/box=x\ntouch PWNED\n' --netns ''\n$/, 'the cell quoted whole in the command');
+    const sh = spawnSync('sh', ['-n', join(dir, 'r', run, 'repro.sh')], { encoding: 'utf8' });
+    t.equal(sh.status, 0, `sh -n: ${sh.stderr}`);
+    // the console prints the same command, not its last line
+    t.match(
+      c.stdout,
+      /re-run bad\/box=x\\ntouch PWNED\\n \(run \w+\) exactly \(also in [^)]+\):\n {2}cd .* --cell 'bad\/box=x\ntouch PWNED\n' --netns ''\n/,
+    );
+    t.notOk(existsSync(join(dir, 'PWNED')));
+  },
+);
+
+t.test(
+  "merge's index: a failure labelled unknown is not counted new, as summary.json does not count it (Q382)",
+  async (t) => {
+    const dir = t.testdir({
+      ...project,
+      'ki.yaml':
+        "issues:\n  - id: ACME-1\n    title: c fails\n    url: https://example.com/ACME-1\n    checks: [c]\n    lines: { '1.9': null }\n    source: tracker\n",
+      'k.yaml':
+        'scenario: [bad]\naxes:\n  reboot: [graceful, panic]\ndefaults:\n  scenarios_dir: usc\n  known_issues_file: ki.yaml\n',
+    });
+    const c = cliIn(dir, { entry: CLI, timeoutMs: 0 })('matrix', 'k.yaml', '--reports-dir', 'r', '--netns', '');
+    t.equal(c.status, 1, c.stderr);
+    const m = noLabCli(dir);
+    t.equal(await m.run('merge', 'r', '--out', 'merged'), 1, m.err());
+    const summary = JSON.parse(readFileSync(join(dir, 'merged', 'summary.json'), 'utf8'));
+    t.match(summary.knownIssues, { new: 0, unknown: 2 });
+    const index = readFileSync(join(dir, 'merged', 'index.html'), 'utf8');
+    t.notMatch(index, /new failure/, 'no new failure on top: summary.json counts none');
+    t.match(index, /id="known-issues">on a build the table cannot place: ACME-1</);
+    t.match(index, /<td class="n" data-key="new">0<\/td><td data-key="known">unknown: ACME-1\?<\/td>/);
+    t.notMatch(index, /<b>new: /);
+  },
+);
