@@ -75,7 +75,15 @@ export function mergeSessions(input: MergeInput): MergeResult {
     });
   const twice = (name: string, path: string, first: { source: string; id: string | undefined }, id?: string) => {
     const runIds = `run ids ${first.id ?? '(none)'} and ${id ?? '(none)'}`;
+    const again = cellRunAgain(input.sessions, name, first.id, id);
     const rerun = sameShardTwice(input.sessions, name, first.id, id);
+    if (again)
+      return void problems.push({
+        field: `${path}: testsuite "${name}"`,
+        value: name,
+        message: `is also in ${first.source} (${runIds}): the cell ran again with --cell (run ${again.later}, after run ${again.earlier} of ${again.file}), and merging would count it twice`,
+        fix: `merge one run of the cell: leave the re-run out (${again.laterSource}) and read it on its own (reboot-harness merge ${again.laterSource}), or leave out ${earlierFiles(again)} once every other cell it holds ran again too`,
+      });
     problems.push({
       field: `${path}: testsuite "${name}"`,
       value: name,
@@ -183,6 +191,36 @@ function sameShardTwice(
   if (!x || !y || !mx || !my || mx.file !== my.file || mx.shard !== my.shard) return undefined;
   const older = x.session.startedAtMs <= y.session.startedAtMs ? x : y;
   return { shard: mx.shard, file: mx.file, earlier: (older === x ? a : b)!, earlierSource: dirname(older.path) };
+}
+
+/**
+ * Two runs of one cell of the same matrix file, the later a `matrix --cell` run (the command a failed cell prints to
+ * re-run exactly it): a re-run, not "one cell ran on two runners" with "check the shard split" (Q383), nor, when the
+ * earlier was a --cell run too, "shard 1/1 ran twice". Names both runs, the earlier's folder and the re-run's.
+ */
+function cellRunAgain(
+  sessions: MergeInput['sessions'],
+  name: string,
+  a: string | undefined,
+  b: string | undefined,
+): { file: string; earlier: string; earlierSource: string; later: string; laterSource: string } | undefined {
+  const find = (id: string | undefined) =>
+    id === undefined
+      ? undefined
+      : sessions.find((s) => s.session.suites.some((x) => x.name === name && runIdOf(x) === id));
+  const [x, y] = [find(a), find(b)];
+  if (!x || !y || !x.session.matrix || x.session.matrix.file !== y.session.matrix?.file) return undefined;
+  const [older, newer] = x.session.startedAtMs <= y.session.startedAtMs ? [x, y] : [y, x];
+  // a --cell run is labelled shard 1/1 and holds fewer cells than its matrix (a whole run, even interrupted, lists all)
+  const m = newer.session.matrix;
+  if (m?.shard !== '1/1' || newer.session.suites.length >= m.cellsInMatrix) return undefined;
+  return {
+    file: x.session.matrix.file,
+    earlier: (older === x ? a : b)!,
+    earlierSource: dirname(older.path),
+    later: (older === x ? b : a)!,
+    laterSource: dirname(newer.path),
+  };
 }
 
 const byShard = (a: string, b: string): number => a.localeCompare(b, 'en', { numeric: true });
