@@ -107,3 +107,30 @@ t.test(
     t.notMatch(index, /<b>new: /);
   },
 );
+
+t.test(
+  'a failed cell re-run with the --cell command it printed, merged beside its shard: told as a re-run, not two runners (Q383)',
+  async (t) => {
+    const dir = t.testdir({
+      usc: { ...project.usc, 'ok.ts': lablessScenarioSource('ok', 'passed') },
+      'm.yaml': 'scenario: [ok, bad]\naxes:\n  reboot: [graceful]\ndefaults:\n  scenarios_dir: usc\n',
+    });
+    const cli = cliIn(dir, { entry: CLI, timeoutMs: 0 });
+    t.equal(cli('matrix', 'm.yaml', '--shard', '1/2', '--reports-dir', 'reports/m-1', '--netns', '').status, 0);
+    t.equal(cli('matrix', 'm.yaml', '--shard', '2/2', '--reports-dir', 'reports/m-2', '--netns', '').status, 1);
+    t.equal(
+      cli('matrix', 'm.yaml', '--cell', 'bad/reboot=graceful', '--reports-dir', 'rerun', '--netns', '').status,
+      1,
+    );
+    const both = cli('merge', 'reports', 'rerun', '--out', 'merged');
+    t.equal(both.status, 2);
+    t.notMatch(both.stderr, /one cell ran on two runners|check the shard split|ran twice/);
+    t.match(both.stderr, /the cell ran again with --cell \(run \w+, after run \w+ of m\.yaml\)/);
+    t.match(both.stderr, /fix: merge one run of the cell: leave the re-run out \(rerun\/matrix-\w+\)/);
+    // a retried shard is still told as one (Q311)
+    t.equal(cli('matrix', 'm.yaml', '--shard', '2/2', '--reports-dir', 'reports/m-2b', '--netns', '').status, 1);
+    t.match(cli('merge', 'reports', '--out', 'merged').stderr, /shard 2\/2 of m\.yaml ran twice/);
+    // the fix followed: the shard's earlier run left out, the re-run in its place
+    t.equal(cli('merge', 'reports/m-1', 'rerun', '--out', 'merged').status, 1, 'every cell once: merged');
+  },
+);
