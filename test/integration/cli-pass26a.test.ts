@@ -7,7 +7,8 @@ import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CLI } from '../helpers/cli-child.js';
-import { writeScenarioWithBody } from '../helpers/labless-scenario.js';
+import { noLabCli } from '../helpers/cli-no-lab.js';
+import { lablessScenarioSource, writeScenarioWithBody } from '../helpers/labless-scenario.js';
 
 t.setTimeout(3 * 60_000);
 
@@ -92,5 +93,69 @@ t.test(
     t.match(stderr, /ok teardown/, 'the teardown ran');
     t.match(stdout, /ERROR sigexit — /, 'the verdict is printed');
     t.match(stdout, /reports: .*summary\.json/, 'and the reports written');
+  },
+);
+
+t.test(
+  'matrix --list-cells judges the known-issue and job files every shard reads, as --plan and the shards do (Q401)',
+  async (t) => {
+    const row = (checks: string, scenarios: string) =>
+      `issues:\n  - id: ACME-1\n    url: https://acme.example/1\n    title: t\n    checks: [${checks}]\n    conditions: { scenarios: [${scenarios}] }\n    lines: { '1.9': 1.9.8 }\n    source: s\n`;
+    const dir = t.testdir({
+      usc: {
+        'package.json': '{ "type": "module" }\n',
+        'ok.ts': lablessScenarioSource('ok', 'passed'),
+        'bad.ts': lablessScenarioSource('bad', 'failed'),
+      },
+      'ki-bad.yaml': row('c, nocheck', 'bad, ghost'),
+      'ki-good.yaml': row('c', 'bad, ok'),
+      nomad: '#!/bin/sh\n',
+      'job.yaml': [
+        'scenario: [bridge-exec-reboot]',
+        'axes:',
+        '  nomad:',
+        '    - { name: a, binary: ./nomad }',
+        'defaults:',
+        '  job:',
+        '    file: nojob.hcl',
+        '',
+      ].join('\n'),
+    });
+    // Note: a known-issue file is read from the working directory (harness.yaml's are too): the test's own here
+    const matrixOf = (ki: string) =>
+      `scenario: [bad, ok]\naxes:\n  clients: [1]\ndefaults:\n  known_issues_file: ${join(dir, ki)}\n`;
+    writeFileSync(join(dir, 'm.yaml'), matrixOf('ki-bad.yaml'));
+    writeFileSync(join(dir, 'good.yaml'), matrixOf('ki-good.yaml'));
+    const c = noLabCli(dir);
+    t.equal(await c.run('matrix', 'm.yaml', '--scenarios', 'usc', '--list-cells', '--shards', '2'), 2);
+    t.match(c.err(), /ki-bad\.yaml: issues\[0\]\.checks: names no check \(got "nocheck"/, "the defaults' file's row");
+    t.match(c.err(), /ki-bad\.yaml: issues\[0\]\.conditions\.scenarios: names no scenario \(got "ghost"/);
+    t.equal(c.out(), '', 'no cell listed');
+    const missing = noLabCli(dir);
+    t.equal(
+      await missing.run(
+        'matrix',
+        'good.yaml',
+        '--scenarios',
+        'usc',
+        '--list-cells',
+        '--known-issues-file',
+        'nothere.yaml',
+      ),
+      2,
+    );
+    t.match(
+      missing.err(),
+      /known_issues_file \(--known-issues-file\): cannot be read: ENOENT/,
+      'a file that is not there',
+    );
+    // a file that fails to plan (an --expect naming no check) has its defaults' job judged too
+    const job = noLabCli(dir);
+    t.equal(await job.run('matrix', 'job.yaml', '--list-cells', '--expect', 'bogus=fail'), 2);
+    t.match(job.err(), /--expect: names no check of scenario bridge-exec-reboot/);
+    t.match(job.err(), /job\.file \(--job\): cannot be read \(ENOENT\).*nojob\.hcl/, "the defaults' job file, with it");
+    const good = noLabCli(dir);
+    t.equal(await good.run('matrix', 'good.yaml', '--scenarios', 'usc', '--list-cells'), 0, good.err());
+    t.match(good.out(), /2 cells in good\.yaml/);
   },
 );
