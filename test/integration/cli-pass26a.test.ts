@@ -3,7 +3,7 @@
 import t from 'tap';
 import '../helpers/ts-loader.js';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CLI } from '../helpers/cli-child.js';
@@ -157,5 +157,29 @@ t.test(
     const good = noLabCli(dir);
     t.equal(await good.run('matrix', 'good.yaml', '--scenarios', 'usc', '--list-cells'), 0, good.err());
     t.match(good.out(), /2 cells in good\.yaml/);
+  },
+);
+
+t.test(
+  "a rejection nothing awaited in a cell, while the session runs: summary.json's exit code is the process's, 3 (Q402)",
+  async (t) => {
+    const dir = t.testdir({});
+    const usc = join(dir, 'usc');
+    // passes at once; its timer rejects while the other cell still runs
+    writeScenarioWithBody(
+      usc,
+      'rejafter',
+      "setTimeout(() => Promise.reject(new Error('rejected after run')), 1000); return judgeAll(CHECKS, {});",
+    );
+    writeScenarioWithBody(usc, 'mid3', 'await new Promise((r) => setTimeout(r, 3000)); return judgeAll(CHECKS, {});');
+    writeFileSync(join(dir, 'm.yaml'), 'scenario: [rejafter, mid3]\naxes:\n  clients: [1]\nparallel: 2\n');
+    const r = harness(dir, ['matrix', 'm.yaml', '--scenarios', usc, '--json']);
+    t.equal(r.status, 3, `exit 3 (${r.stderr.slice(-300)})`);
+    t.match(r.stderr, /a promise was rejected and nothing awaited it .*then exits 3: rejected after run/);
+    const doc = JSON.parse(r.stdout) as { exitCode: number };
+    t.equal(doc.exitCode, 3, "the summary's exit code is the process's");
+    const folder = readdirSync(join(dir, 'reports')).find((d) => d.startsWith('matrix-'))!;
+    const file = JSON.parse(readFileSync(join(dir, 'reports', folder, 'summary.json'), 'utf8')) as { exitCode: number };
+    t.equal(file.exitCode, 3, 'and so is summary.json');
   },
 );
