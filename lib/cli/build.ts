@@ -4,6 +4,7 @@ import { ConfigError, type ConfigProblem, type ExitCode, EXIT } from '../errors.
 import type { HarnessConfig } from '../config/schema.js';
 import { consoleLogger } from '../log/format.js';
 import { watchSignals } from '../run/signals.js';
+import { interruptNow } from '../session/interrupt-exit.js';
 import { buildContext } from '../builds/context.js';
 import { boundedFetch } from '../session/bounded-fetch.js';
 import { describeGenerator, describeOrigin, buildProperties, recipeOf } from '../builds/provenance.js';
@@ -32,7 +33,11 @@ export async function buildCommand(args: ParsedArgs, config: HarnessConfig, deps
   // Note: a build makes no VM: the run's line ("VMs may then be left behind: run destroy") would send the reader astray
   const onFirst = (sig: NodeJS.Signals) =>
     deps.err(`\n${sig} received: stopping the build (press Ctrl-C again to exit at once)\n`);
-  const watcher = watchSignals({ onFirst, ...(deps.signalSource ? { proc: deps.signalSource } : {}) });
+  const watcher = watchSignals({
+    onFirst,
+    onSecond: interruptNow,
+    ...(deps.signalSource ? { proc: deps.signalSource } : {}),
+  });
   try {
     const deadline = { at: Number.POSITIVE_INFINITY, signal: watcher.signal };
     const ctx = contextFor(config, deps, logger, deadline);

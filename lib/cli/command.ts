@@ -44,7 +44,19 @@ export interface CommandDeps extends CliDeps {
   addSecrets(secrets: readonly string[]): void;
   /** the commands this CLI dispatches (the registry), for what lists them all: completion */
   commands: readonly CliCommand[];
+  /**
+   * The exit code `code` becomes when a promise rejected unobserved or an exception went uncaught so far (a user
+   * scenario's background work: lib/cli/main.ts strayRejectionGuard), for the reports written before the command ends.
+   */
+  strayCode?: (code: number) => number;
 }
+
+/**
+ * The session as its reports tell it: with the exit code the process ends with. A rejection nothing awaited in a
+ * cell made the process exit 3 while summary.json said 0 or 1 (Q402).
+ */
+export const strayAware = <T extends { exitCode: number }>(s: T, deps: Pick<CommandDeps, 'strayCode'>): T =>
+  deps.strayCode ? { ...s, exitCode: deps.strayCode(s.exitCode) } : s;
 
 export interface CliCommand {
   name: string;

@@ -1,5 +1,6 @@
 // The real process: wires the CLI to real VMs, the real host and process I/O, then exits with main()'s code.
 import { EXIT } from '../errors.js';
+import { setInterruptExit } from '../session/interrupt-exit.js';
 import { main } from './main.js';
 import { realDeps } from './real-deps.js';
 
@@ -24,14 +25,15 @@ for (const stream of [process.stdout, process.stderr]) stream.on('error', () => 
 // Note: while the command runs, only the harness ends the process. A user scenario's timer that calls process.exit(0)
 // after its run() returned fired, under load, while the verdict was still being written: exit 0, no report, no
 // verdict (a silent pass). run() itself is guarded (lib/run/settle.ts); this guards the rest of the command. The one
-// exit of our own while it runs is the second Ctrl-C's (130), let through.
+// exit of our own while it runs is the second Ctrl-C's, which calls the real exit (lib/session/interrupt-exit.ts): a
+// scenario's process.exit(130) (its SIGINT listener, a timer) is ignored like any other code, not taken for it (Q400).
 const exit = process.exit.bind(process);
+setInterruptExit(exit);
 let running = true;
 const guardedExit = ((c?: number | string | null) => {
   // Note: once the command ended, the code is the verdict's whatever the caller asks: a scenario's 'exit' listener
   // that calls process.exit(0) runs before keepVerdict below and would end the process with its own code (Q360).
   if (!running) return exit(finalCode);
-  if (c === EXIT.INTERRUPTED) return exit(c);
   process.stderr.write(
     `warning: process.exit(${c ?? ''}) called while the command ran (a timer left by a scenario file?): ignored; the command's verdict decides the exit code\n`,
   );

@@ -5,7 +5,14 @@ import type { ConfigProblem } from '../errors.js';
 import { EXIT } from '../errors.js';
 import type { Cell } from '../matrix/expand.js';
 import { listCells, parseShardCount, renderCellList } from '../matrix/list.js';
+import type { HarnessConfig } from '../config/schema.js';
+import type { Scenario } from '../run/scenario.js';
+import { JOB_FIELD } from '../steps/job-input.js';
 import type { OptionSpec, ParsedArgs } from './command.js';
+import { notAFileProblems, type InputPath } from './paths.js';
+import { allScenarios } from './scenarios.js';
+import { sessionJobProblems } from './session-input.js';
+import { knownIssueFileProblems, pipedInputs, withoutPiped } from './session-inputs.js';
 
 /** Flags that shape the listing itself; the listed commands never carry them. */
 const LISTING_FLAGS = new Set(['list-cells', 'json', 'shards', 'shard', 'cell']);
@@ -25,6 +32,39 @@ export function listingProblems(args: ParsedArgs): ConfigProblem[] {
         ]
       : [];
   return [...planToo, ...shardsProblems(args)];
+}
+
+/**
+ * The files every shard reads before its cells run, judged as a run judges them: a known-issue file (--known-issues-file,
+ * the matrix's defaults, harness.yaml) that cannot be read or names no check, a job file that does not exist. The
+ * listing left them out: it exited 0 and every shard it fanned out to was refused with exit 2 (Q401). A FIFO is told,
+ * never read. Builds stay unread (the plan job of a pipeline may not have them); output places are each runner's own.
+ * `configs`: the session's (lib/cli/session-input.ts sessionConfigs); `issues`: the one whose known-issue file counts;
+ * `defaults`: the matrix defaults' files when the file failed to plan (matrixDefaultsInputs).
+ */
+export async function listedInputProblems(o: {
+  configs: readonly HarnessConfig[];
+  issues: HarnessConfig;
+  defaults: readonly InputPath[];
+  extra: readonly Scenario[];
+  cwd: string;
+}): Promise<ConfigProblem[]> {
+  // a matrix that failed to plan: its defaults' jobs judged too, as the session's parse of them does (Q363)
+  const jobs = o.defaults.filter((d) => d.field === JOB_FIELD).map((d) => d.value);
+  const first = o.configs[0];
+  const configs = jobs.length && first ? [...o.configs, { ...first, job: { ...first.job, files: jobs } }] : o.configs;
+  const files: InputPath[] = [
+    ...configs.flatMap((c) => c.job.files.filter((f) => f !== '').map((f) => ({ field: JOB_FIELD, value: f }))),
+    ...(o.issues.knownIssuesFile ? [{ field: 'known_issues_file', value: o.issues.knownIssuesFile }] : []),
+    ...o.defaults.filter((d) => d.field !== JOB_FIELD),
+  ];
+  const piped = await pipedInputs(files, o.cwd);
+  const safe = (c: HarnessConfig) => withoutPiped(c, piped, o.cwd);
+  return [
+    ...(await notAFileProblems(files, o.cwd)),
+    ...(await sessionJobProblems(configs.map(safe), o.cwd)),
+    ...(await knownIssueFileProblems(safe(o.issues), allScenarios(o.extra))),
+  ];
 }
 
 function shardsProblems(args: ParsedArgs): ConfigProblem[] {

@@ -49,7 +49,14 @@ export async function main(
       return EXIT.OK;
     }
     const addSecrets = (s: readonly string[]) => (secrets = [...new Set([...secrets, ...s])]);
-    const running = cmd.run(args, { ...deps, argv, argvProblems: problems, addSecrets, commands });
+    const running = cmd.run(args, {
+      ...deps,
+      argv,
+      argvProblems: problems,
+      addSecrets,
+      commands,
+      strayCode: stray.peek,
+    });
     return stray.exitCode(await Promise.race([running, interrupt.interrupted]));
   } catch (err) {
     return stray.exitCode(reportError(err, deps, wantsJson(argv) && !printed));
@@ -107,7 +114,7 @@ function strayRejectionGuard(
   source: NodeJS.EventEmitter | undefined,
   err: (s: string) => void,
   lateExit?: (code: number) => void,
-): { exitCode(code: number): number; dispose(): void } {
+): { exitCode(code: number): number; peek(code: number): number; dispose(): void } {
   let seen = 0;
   // the command's exit code once it ended; a later error is told as such and changes the process's exit code
   let ended: number | undefined;
@@ -130,6 +137,7 @@ function strayRejectionGuard(
   source?.on('uncaughtException', exception);
   return {
     exitCode: (code) => (ended = seen ? strayCode(code) : code),
+    peek: (code) => (seen ? strayCode(code) : code),
     dispose: () => {
       // Note: the real CLI keeps them: the process lives on while a scenario's timer is pending, and Node's own
       // handler would print that timer's error unredacted and exit 1 over the verdict

@@ -63,7 +63,7 @@ import {
 } from './session-input.js';
 import { colorOn, loggerFor } from './logger.js';
 import { pathBuilds } from './path-builds.js';
-import { optionsOf, type CliCommand, type CommandDeps, type ParsedArgs } from './command.js';
+import { optionsOf, strayAware, type CliCommand, type CommandDeps, type ParsedArgs } from './command.js';
 import type { BuildLayer } from './deps.js';
 
 /** The CLI entry a person runs (for repro commands). */
@@ -298,7 +298,7 @@ export async function runSession(req: Pick<SessionRequest, 'args' | 'deps' | 'co
   });
   if ('exitCode' in out) return out.exitCode;
   const ctx = reportContext(plan, out.session, req.command, args, deps, c.secrets, c.extra);
-  const { session, written, errors } = await writeSessionReports(out.session, REPORTERS, ctx);
+  const { session, written, errors } = await writeSessionReports(strayAware(out.session, deps), REPORTERS, ctx);
   if (plan.base.output.json) deps.out(written.find((f) => f.kind === 'json')?.text ?? '');
   else if (plan.base.output.quiet) deps.out(renderQuietSummary(session, { color: colorOn(deps), errors }));
   else deps.out(renderSessionConsole(session, { color: colorOn(deps), written, errors }));

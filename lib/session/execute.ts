@@ -27,6 +27,7 @@ import type { Ancestry } from '../known-issues/label.js';
 import { buildAncestry } from '../builds/ancestry.js';
 import { buildUnderTest, fixCommitsOf, labelRecord, loadKnownIssueTable } from './known-issues.js';
 import { inCellAttempt, withCellExits } from './cell-exits.js';
+import { interruptNow } from './interrupt-exit.js';
 
 export interface ExecuteDeps {
   scenario(name: string): Scenario;
@@ -76,7 +77,7 @@ export async function executePlan(
   const resolved = new Map<string, BuildInfo>();
   // Note: Ctrl-C during a download or a source build (minutes) stops it cleanly; this watcher ends before the host is
   // prepared, since a re-run inside the lab namespace forwards signals to its child.
-  const early = watchSignals(deps.signalSource ? { proc: deps.signalSource } : {});
+  const early = watchSignals({ onSecond: interruptNow, ...(deps.signalSource ? { proc: deps.signalSource } : {}) });
   try {
     for (const b of plan.builds) {
       if (early.signal.aborted) break;
@@ -109,7 +110,7 @@ export async function executePlan(
   }
   const names = suiteNames(plan, resolved);
   const kept: SessionReport['kept'] = [];
-  const watcher = watchSignals(deps.signalSource ? { proc: deps.signalSource } : {});
+  const watcher = watchSignals({ onSecond: interruptNow, ...(deps.signalSource ? { proc: deps.signalSource } : {}) });
   let results: PoolResult<PlannedCell, RunRecord>[];
   try {
     results = await withCellExits(() =>

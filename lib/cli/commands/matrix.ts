@@ -3,10 +3,12 @@ import { dirname, resolve } from 'node:path';
 import { ConfigError, type ConfigProblem } from '../../errors.js';
 import { optionsOf, type CliCommand } from '../command.js';
 import { inputProblems, readYaml } from '../input.js';
-import { listCellsCommand, listingProblems } from '../list-cells.js';
+import { listCellsCommand, listedInputProblems, listingProblems } from '../list-cells.js';
 import { readSession, sessionCommand, type SessionRequest } from '../session-command.js';
 import { matrixFileProblems, unplannedAxisFlagProblems } from '../matrix-unplanned.js';
 import { kindBesideScheduleProblems, kindUnreadByCells, scheduleUnreadByCells } from '../scenario-flags.js';
+import { sessionConfigs, withMatrixKnownIssues } from '../session-input.js';
+import { matrixDefaultsInputs } from '../session-inputs.js';
 import { CONFIG, EXPECT, FRESH, PLAN } from './options.js';
 
 export const matrix: CliCommand = {
@@ -67,6 +69,17 @@ export const matrix: CliCommand = {
     if (!args.values['list-cells']) return sessionCommand(req);
     // --list-cells: the matrix validated; print its fan-out before any build is read or anything is created.
     const read = await readSession(req);
+    // the known-issue and job files every shard reads first, judged as the session judges them (Q401)
+    const plan = read.res.ok ? read.res.plan : undefined;
+    const configs = sessionConfigs(plan, { ...args, values: read.values }, deps, read.harness);
+    const issues = plan ? configs[0]! : withMatrixKnownIssues(configs[0]!, req, deps.env);
+    const files = await listedInputProblems({
+      configs,
+      issues,
+      defaults: plan ? [] : matrixDefaultsInputs(configs[0]!, req.matrixFile?.data, issues.knownIssuesFile),
+      extra: read.user.extra,
+      cwd: deps.cwd,
+    });
     const found = inputProblems({
       argv: deps.argvProblems,
       files: read.fileProblems,
@@ -87,6 +100,7 @@ export const matrix: CliCommand = {
               ...kindUnreadByCells(read.res.plan, req.matrixFile),
             ]
           : []),
+        ...files,
       ],
     });
     if (!read.res.ok || found.length) throw new ConfigError(found);
