@@ -42,7 +42,8 @@ export const UNIT_SECONDS: Readonly<Record<string, number>> = {
 /**
  * Integration files that share a test process, with the seconds each took inside its group (its top-level tests' times,
  * summed, in one `test:tiers` run at load 5-19, 2026-12-07 06:47; those that joined after it: their own process's wall
- * in that run less about 1.5 s of loading). Each loads main() and the stand-ins (a process of one paid about 1.2 s of
+ * in that run less about 1.5 s of loading; `cli-pass16` since its lines run in-process, session 11: its tests took
+ * 0.3 s alone at load 4, counted 2 s). Each loads main() and the stand-ins (a process of one paid about 1.2 s of
  * CPU under tap's import hooks before its first assertion, against 0.45 s for a file that imports only tap), runs in
  * seconds, and keeps to itself (SHARED_FILE_MUST_NOT). Their tests run one after another in the group, so a file that
  * mostly waits (a long timer, a real sshd) stays alone, where tap runs it beside the others; the seconds place the
@@ -63,7 +64,7 @@ export const SHARED_INTEGRATION_SECONDS: Readonly<Record<string, number>> = {
   'cli-pass12': 8.0,
   'cli-pass13': 9.0,
   'cli-pass15': 36.0,
-  'cli-pass16': 32.0,
+  'cli-pass16': 2.0,
   'cli-pass4': 1.6,
   'cli-pass5': 0.8,
   'cli-pass6': 23.0,
@@ -195,6 +196,7 @@ export const SHARED_FILE_MUST_NOT: readonly { what: string; pattern: RegExp }[] 
   { what: 'change process.env', pattern: /process\.env(?:\.\w+|\[[^\]]+\])\s*=(?!=)|delete process\.env/ },
   {
     what: "change the process's working directory or signal handlers",
-    pattern: /process\.(chdir|on|once|addListener)\(/,
+    // `chdir: true`: test/helpers/cli-no-lab.ts's noLabLines moves the process into each line's folder
+    pattern: /process\.(chdir|on|once|addListener)\(|\bchdir: true\b/,
   },
 ];

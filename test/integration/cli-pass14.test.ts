@@ -1,15 +1,21 @@
 // The CLI's fourteenth adversarial pass (docs/cli-defects.md, rows Q150 on), through the real CLI or main() with the
 // stand-ins: a user scenario that turns a failed run's exit code to 0 after the command, a matrix file's own problems
 // told with its builds, its fault schedule and its axes.reboot beside a schedule, a known-issue file that is not UTF-8.
+// A user scenario's timer that sets the exit code is about the process: those runs are CLI children; the other lines
+// run main() in this process (test/helpers/cli-no-lab.ts: the real CLI's checks, no lab).
 import t from 'tap';
 import '../helpers/ts-loader.js';
 import { spawnSync } from 'node:child_process';
 import { symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CLI, CLI_COMPILED } from '../helpers/cli-child.js';
+import { CLI } from '../helpers/cli-child.js';
+import { noLabLines } from '../helpers/cli-no-lab.js';
 import { writeScenarioWithBody } from '../helpers/labless-scenario.js';
 
 t.setTimeout(3 * 60_000);
+
+/** The CLI's main() in `dir` (its working directory too), a line at a time; no lab is made. */
+const cliAt = (dir: string) => noLabLines(dir, undefined, { realChecks: true, chdir: true });
 
 t.test(
   "a user scenario's timer that sets process.exitCode = 0 or calls process.exit(0) after the command does not turn a FAIL into exit 0 (Q150)",
@@ -66,13 +72,8 @@ t.test(
       'm2.yaml':
         'scenario: [rolling-reboot, server-reboot]\naxes:\n  nomad:\n    - { name: a, binary: ./nomad-2.0.5 }\n  reboot: [graceful, hard]\ndefaults:\n  reboot: { faults: ok.yaml }\n',
     });
-    const matrix = (file: string) =>
-      spawnSync(process.execPath, [CLI_COMPILED, 'matrix', file, '--plan', '--netns', ''], {
-        cwd: dir,
-        env: { ...process.env, HARNESS_WORK_DIR: join(dir, 'work'), XDG_CACHE_HOME: join(dir, 'cache'), CI: 'true' },
-        encoding: 'utf8',
-      });
-    const r = matrix('m.yaml');
+    const matrix = (file: string) => cliAt(dir)('matrix', file, '--plan', '--netns', '');
+    const r = await matrix('m.yaml');
     t.equal(r.status, 2);
     const err = r.stderr;
     t.match(err, /m\.yaml: extra: is not a matrix key/);
@@ -80,7 +81,7 @@ t.test(
     t.match(err, /m\.yaml: axes\.nomad\[1\]\.upgrade_to: no file at .*nope2/);
     t.match(err, /f\.yaml: seed: must be a whole number/, "the defaults' schedule");
     t.match(err, /m\.yaml: axes\.reboot: names each cell's fault, and its cells run the fault schedule f\.yaml/);
-    const r2 = matrix('m2.yaml');
+    const r2 = await matrix('m2.yaml');
     t.equal(r2.status, 2);
     const err2 = r2.stderr;
     t.match(err2, /server-reboot reboots servers/);
@@ -100,26 +101,8 @@ t.test('a known-issue file in UTF-16 or Latin-1 is named by its encoding, with t
     ],
     ['kilat.yaml', /known_issues_file \(--known-issues-file\): is not UTF-8 text \(line 1: byte 0xe9.*iconv -f latin1/],
   ] as const) {
-    const r = spawnSync(
-      process.execPath,
-      [
-        CLI_COMPILED,
-        'run',
-        'rolling-reboot',
-        '--nomad',
-        './nomad-2.0.5',
-        '--known-issues-file',
-        file,
-        '--plan',
-        '--netns',
-        '',
-      ],
-      {
-        cwd: dir,
-        env: { ...process.env, HARNESS_WORK_DIR: join(dir, 'work'), XDG_CACHE_HOME: join(dir, 'cache'), CI: 'true' },
-        encoding: 'utf8',
-      },
-    );
+    const run = ['run', 'rolling-reboot', '--nomad', './nomad-2.0.5', '--known-issues-file', file, '--plan'];
+    const r = await cliAt(dir)(...run, '--netns', '');
     t.equal(r.status, 2, file);
     t.match(r.stderr, said, file);
     t.notMatch(r.stderr, /issues: must be a list/, `${file}: not read as a mapping of garbage`);
@@ -130,12 +113,7 @@ t.test('a build path that is a symlink loop is told as one, not as a missing fil
   const dir = t.testdir({});
   symlinkSync(join(dir, 'loop2'), join(dir, 'loop1'));
   symlinkSync(join(dir, 'loop1'), join(dir, 'loop2'));
-  const env = { ...process.env, HARNESS_WORK_DIR: join(dir, 'work'), XDG_CACHE_HOME: join(dir, 'cache'), CI: 'true' };
-  const r = spawnSync(process.execPath, [CLI_COMPILED, 'build', './loop1', './absent'], {
-    cwd: dir,
-    env,
-    encoding: 'utf8',
-  });
+  const r = await cliAt(dir)('build', './loop1', './absent');
   t.equal(r.status, 2);
   t.match(r.stderr, /build spec 1: cannot be read \(ELOOP\): .*loop1/);
   t.match(r.stderr, /build spec 2: no file at .*absent/, 'a path with nothing there is still "no file"');

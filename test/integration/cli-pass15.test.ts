@@ -2,7 +2,11 @@
 // while a child runs for the inputs (`go env`, `nomad version`, git) before a run's own signal watch; merge of a
 // folder that holds no report beside folders that do, and the merge's own problems with the inputs'; a matrix file
 // that cannot be read beside a --faults schedule; a symlinked --scenarios folder; an interrupted build's line.
+// The signals and the symlinked folder's loading are about a process of their own: CLI children; the merge and matrix
+// lines run main() in this process (test/helpers/cli-no-lab.ts), which shares a group process and so does not move its
+// working directory: the paths the CLI reads from it (a run's --reports-dir, --faults) are given whole.
 import t from 'tap';
+import '../helpers/ts-loader.js';
 import { spawn, spawnSync } from 'node:child_process';
 import {
   chmodSync,
@@ -23,6 +27,7 @@ import type { CliDeps } from '../../lib/cli/deps.js';
 import { main } from '../../lib/cli/main.js';
 import { CLI, CLI_COMPILED } from '../helpers/cli-child.js';
 import { nomadShapedTree } from '../helpers/nomad-shaped-tree.js';
+import { noLabLines } from '../helpers/cli-no-lab.js';
 
 t.setTimeout(3 * 60_000);
 
@@ -84,12 +89,10 @@ export default defineScenario({ name: 'ok', summary: 'no lab', needsNomad: false
       'shard-2': {},
       odd: { 'summary.json': {} },
     });
-    const env = { ...process.env, HARNESS_WORK_DIR: join(dir, 'work'), CI: 'true' };
-    const cli = (entry: string, ...args: string[]) =>
-      spawnSync(process.execPath, [entry, ...args], { cwd: dir, env, encoding: 'utf8' });
-    const run = cli(CLI, 'run', 'ok', '--scenarios', 'usc', '--reports-dir', 'shard-1', '--netns', '');
+    const cli = noLabLines(dir, undefined, { labless: true, realChecks: true });
+    const run = await cli('run', 'ok', '--scenarios', 'usc', '--reports-dir', join(dir, 'shard-1'), '--netns', '');
     t.equal(run.status, 0, run.stderr);
-    const merged = cli(CLI_COMPILED, 'merge', 'shard-1', 'shard-2', 'odd', '--out', 'merged');
+    const merged = await cli('merge', 'shard-1', 'shard-2', 'odd', '--out', 'merged');
     t.equal(merged.status, 2, 'an empty shard folder is an error, not a merge of the others with exit 0');
     t.match(
       merged.stderr,
@@ -100,10 +103,10 @@ export default defineScenario({ name: 'ok', summary: 'no lab', needsNomad: false
       /holds no report of a run \(summary\.json\): its summary\.json is a folder, not a file.*got "odd"/,
     );
     t.notOk(existsSync(join(dir, 'merged')), 'nothing written');
-    const alone = cli(CLI_COMPILED, 'merge', 'odd', '--out', 'merged');
+    const alone = await cli('merge', 'odd', '--out', 'merged');
     t.equal(alone.status, 2);
     t.match(alone.stderr, /its summary\.json is a folder, not a file/);
-    t.equal(cli(CLI_COMPILED, 'merge', 'shard-1', '--out', 'merged').status, 0, 'the shard alone merges');
+    t.equal((await cli('merge', 'shard-1', '--out', 'merged')).status, 0, 'the shard alone merges');
     rmSync(join(dir, 'merged'), { recursive: true });
 
     // Q160: an unreadable summary.json beside a cell found twice: both in one exit 2
@@ -116,7 +119,7 @@ export default defineScenario({ name: 'ok', summary: 'no lab', needsNomad: false
     writeFileSync(join(dir, 'again', 'summary.json'), text.replaceAll(runId, 'rrsanotherrun1'));
     mkdirSync(join(dir, 'newer'));
     writeFileSync(join(dir, 'newer', 'summary.json'), text.replace(/summary@1/, 'summary@9'));
-    const both = cli(CLI_COMPILED, 'merge', 'shard-1', 'again', 'newer', '--out', 'merged');
+    const both = await cli('merge', 'shard-1', 'again', 'newer', '--out', 'merged');
     t.equal(both.status, 2);
     t.match(both.stderr, /got "newer\/summary\.json"/, 'the unreadable input');
     t.match(
@@ -134,15 +137,9 @@ t.test("matrix: a matrix file that cannot be read still has --faults' own proble
     Buffer.from('scenario: rolling-reboot # caf\xe9\naxes:\n  nomad:\n    - { name: a, binary: ./nomad }\n', 'latin1'),
   );
   writeFileSync(join(dir, 'f.yaml'), 'faults:\n  - { fault: bogus, target: client }\n');
-  const r = spawnSync(
-    process.execPath,
-    [CLI_COMPILED, 'matrix', 'm.yaml', '--faults', 'f.yaml', '--plan', '--netns', ''],
-    {
-      cwd: dir,
-      env: { ...process.env, HARNESS_WORK_DIR: join(dir, 'work'), XDG_CACHE_HOME: join(dir, 'cache'), CI: 'true' },
-      encoding: 'utf8',
-    },
-  );
+  // (--faults whole: the schedule is read from the process's working directory, which this process does not move)
+  const cli = noLabLines(dir, undefined, { realChecks: true });
+  const r = await cli('matrix', 'm.yaml', '--faults', join(dir, 'f.yaml'), '--plan', '--netns', '');
   t.equal(r.status, 2);
   t.match(r.stderr, /matrix file: is not UTF-8 text/);
   t.match(r.stderr, /f\.yaml: faults\[0\]\.fault: is not a fault kind/, 'the schedule, in the same exit 2');

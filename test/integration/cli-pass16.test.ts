@@ -1,19 +1,20 @@
 // The CLI's sixteenth adversarial pass (docs/cli-defects.md, rows Q168 on), through the real CLI: report paths that
 // name one place through a symlink (run's --junit and --report-json, merge's --out and its input), a matrix build's
-// expectations that contradict themselves or override --expect, and a UTF-16 job file beside a bad build.
+// expectations that contradict themselves or override --expect, and a UTF-16 job file beside a bad build. Each line
+// runs main() in this process (test/helpers/cli-no-lab.ts: the real CLI's checks, the user scenario under tsx, no
+// lab); the process's working directory is not moved (the file shares a group process), so the paths the CLI takes
+// from it (a run's --reports-dir, a schedule named in a matrix file) are given whole.
 import t from 'tap';
+import '../helpers/ts-loader.js';
 import { existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CLI, CLI_COMPILED } from '../helpers/cli-child.js';
-import { cliIn as cliInDir, PLANNED_RUN } from '../helpers/cli-in.js';
+import { PLANNED_RUN } from '../helpers/cli-in.js';
+import { noLabLines } from '../helpers/cli-no-lab.js';
 
 t.setTimeout(3 * 60_000);
 
-/** The CLI in `dir` (test/helpers/cli-in.ts) with the entry first: the compiled CLI, or bin/ for user scenarios. */
-const cliIn =
-  (dir: string) =>
-  (entry: string, ...args: string[]) =>
-    cliInDir(dir, { entry, timeoutMs: 0 })(...args);
+/** The CLI's main() in `dir`, a line at a time; labless scenarios run, no lab is made. */
+const cliIn = (dir: string) => noLabLines(dir, undefined, { labless: true, realChecks: true });
 
 const SCENARIO = `import { defineScenario, defineCheck, judgeAll } from 'nomad-reboot-harness/scenario';
 const CHECKS = [defineCheck({ id: 'c', title: 'c', passesWhen: 'always', judge: () => ({ status: 'passed', message: 'ok' }) })];
@@ -26,25 +27,25 @@ t.test('run: --junit and --report-json naming one file through a symlinked folde
   symlinkSync('o', join(dir, 'olink'));
   symlinkSync('.', join(dir, 'here'));
   const cli = cliIn(dir);
-  const same = cli(CLI_COMPILED, ...PLANNED_RUN, '--junit', 'o/y.xml', '--report-json', 'olink/y.xml');
+  const same = await cli(...PLANNED_RUN, '--junit', 'o/y.xml', '--report-json', 'olink/y.xml');
   t.equal(same.status, 2);
   t.match(same.stderr, /--junit \/ --report-json: name the same file: one report would overwrite the other/);
-  const dirFile = cli(CLI_COMPILED, ...PLANNED_RUN, '--junit', 'r/j.xml', '--reports-dir', 'here/r/j.xml');
+  const dirFile = await cli(...PLANNED_RUN, '--junit', 'r/j.xml', '--reports-dir', 'here/r/j.xml');
   t.equal(dirFile.status, 2);
   t.match(dirFile.stderr, /--junit \/ --reports-dir: name the same path, as a file and as a directory/);
-  const apart = cli(CLI_COMPILED, ...PLANNED_RUN, '--junit', 'o/j.xml', '--report-json', 'olink/s.json');
+  const apart = await cli(...PLANNED_RUN, '--junit', 'o/j.xml', '--report-json', 'olink/s.json');
   t.notMatch(apart.stderr, /name the same/, 'two files in one folder reached two ways are no collision');
 });
 
 t.test('merge: --out a symlink to an input folder is refused, the run left as it was (Q169)', async (t) => {
   const dir = t.testdir({ usc: { 'package.json': '{ "type": "module" }\n', 'ok.ts': SCENARIO } });
   const cli = cliIn(dir);
-  const run = cli(CLI, 'run', 'ok', '--scenarios', 'usc', '--reports-dir', 'shard', '--netns', '');
+  const run = await cli('run', 'ok', '--scenarios', 'usc', '--reports-dir', join(dir, 'shard'), '--netns', '');
   t.equal(run.status, 0, run.stderr);
   const runDir = join(dir, 'shard', readdirSync(join(dir, 'shard'))[0]!);
   symlinkSync(runDir, join(dir, 'outlink'));
   const before = readFileSync(join(runDir, 'summary.json'), 'utf8');
-  const r = cli(CLI_COMPILED, 'merge', runDir, '--out', 'outlink');
+  const r = await cli('merge', runDir, '--out', 'outlink');
   t.equal(r.status, 2, r.stdout + r.stderr);
   t.match(r.stderr, /--out: is the input folder .*: the merged reports would land among the ones they merge/);
   t.equal(readFileSync(join(runDir, 'summary.json'), 'utf8'), before, "the run's summary.json is not overwritten");
@@ -59,7 +60,7 @@ t.test(
         'scenario: rolling-reboot\naxes:\n  nomad:\n    - { name: a, binary: ./nope, expect: [fail, pass] }\n' +
         '    - { name: b, binary: ./nope, expect: [no-agent-crash=fail, no-agent-crash=pass] }\n',
     });
-    const r = cliIn(dir)(CLI_COMPILED, 'matrix', 'm.yaml', '--plan', '--netns', '');
+    const r = await cliIn(dir)('matrix', 'm.yaml', '--plan', '--netns', '');
     t.equal(r.status, 2);
     t.match(r.stderr, /m\.yaml: axes\.nomad\[0\]\.expect: fail and pass for the scenario contradict each other/);
     t.match(
@@ -75,16 +76,15 @@ t.test("matrix: an --expect a build's own expect overrides is told, not ignored 
       'scenario: rolling-reboot\naxes:\n  nomad:\n    - { name: a, binary: ./nope, expect: [no-agent-crash=fail] }\n',
   });
   const cli = cliIn(dir);
-  const r = cli(CLI_COMPILED, 'matrix', 'm.yaml', '--plan', '--netns', '', '--expect', 'no-agent-crash=pass');
+  const r = await cli('matrix', 'm.yaml', '--plan', '--netns', '', '--expect', 'no-agent-crash=pass');
   t.equal(r.status, 2);
   t.match(
     r.stderr,
     /--expect: is overridden by m\.yaml: axes\.nomad\[0\]\.expect .* so the flag would be ignored there/,
   );
-  const listed = cli(CLI_COMPILED, 'matrix', 'm.yaml', '--list-cells', '--expect', 'no-agent-crash=pass');
+  const listed = await cli('matrix', 'm.yaml', '--list-cells', '--expect', 'no-agent-crash=pass');
   t.equal(listed.status, 2, '--list-cells checks the file as --plan does');
-  const agrees = cli(
-    CLI_COMPILED,
+  const agrees = await cli(
     'matrix',
     'm.yaml',
     '--plan',
@@ -103,22 +103,11 @@ t.test('a UTF-16 job file is told beside a build that has a problem, not after i
   writeFileSync(join(dir, 'j.hcl'), Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('job "x" {}\n', 'utf16le')]));
   writeFileSync(join(dir, 'l.hcl'), Buffer.from('job "x" { # caf\xe9\n}\n', 'latin1'));
   const cli = cliIn(dir);
-  const r = cli(CLI_COMPILED, 'run', 'rolling-reboot', '--nomad', './nope', '--job', 'j.hcl', '--plan', '--netns', '');
+  const r = await cli('run', 'rolling-reboot', '--nomad', './nope', '--job', 'j.hcl', '--plan', '--netns', '');
   t.equal(r.status, 2);
   t.match(r.stderr, /job\.file \(--job\): is UTF-16 text, not UTF-8/);
   t.match(r.stderr, /--nomad: no file at/, 'with the build, in one exit 2');
-  const latin = cli(
-    CLI_COMPILED,
-    'run',
-    'rolling-reboot',
-    '--nomad',
-    './nope',
-    '--job',
-    'l.hcl',
-    '--plan',
-    '--netns',
-    '',
-  );
+  const latin = await cli('run', 'rolling-reboot', '--nomad', './nope', '--job', 'l.hcl', '--plan', '--netns', '');
   t.notMatch(latin.stderr, /is not UTF-8 text/, 'a Latin-1 byte in a comment, which Nomad takes, is left to Nomad');
 });
 
@@ -130,24 +119,30 @@ t.test(
       'fb2.yaml':
         'faults:\n  - { fault: graceful, target: client-1 }\n  - { fault: graceful, target: client-9 }\n  - { fault: executor-kill, target: server-1 }\n',
       'm.yaml':
-        'scenario: rolling-reboot\naxes:\n  nomad:\n    - { name: a, binary: ./nomad-2.0.5 }\nparallel: 99\ndefaults:\n  reboot: { faults: fb2.yaml }\n',
+        'scenario: rolling-reboot\naxes:\n  nomad:\n    - { name: a, binary: ./nomad-2.0.5 }\nparallel: 99\ndefaults:\n  reboot: { faults: FB2 }\n',
       // the nomad entry's own problem and a bad count: the other count's cell still judged
       'm3.yaml':
-        'scenario: rolling-reboot\naxes:\n  nomad:\n    - { name: a, binary: ./nomad-2.0.5, expect: [nosuch=fail] }\n  servers: [0, 3]\ndefaults:\n  reboot: { faults: fb2.yaml }\n',
+        'scenario: rolling-reboot\naxes:\n  nomad:\n    - { name: a, binary: ./nomad-2.0.5, expect: [nosuch=fail] }\n  servers: [0, 3]\ndefaults:\n  reboot: { faults: FB2 }\n',
     });
-    const matrix = (file: string) => cliIn(dir)(CLI_COMPILED, 'matrix', file, '--plan', '--netns', '');
-    const r = matrix('m.yaml');
+    // (the schedule whole: it is read from the process's working directory, which main() in-process does not move)
+    for (const f of ['m.yaml', 'm3.yaml'])
+      writeFileSync(join(dir, f), readFileSync(join(dir, f), 'utf8').replace('FB2', join(dir, 'fb2.yaml')));
+    const matrix = (file: string) => cliIn(dir)('matrix', file, '--plan', '--netns', '');
+    const r = await matrix('m.yaml');
     t.equal(r.status, 2);
     t.match(r.stderr, /m\.yaml: parallel: must be a whole number from 1 to 16/, "the file's own problem");
-    t.match(r.stderr, /cell rolling-reboot\/nomad=a: fb2\.yaml: faults\[1\]\.target: names a machine this lab lacks/);
+    t.match(
+      r.stderr,
+      /cell rolling-reboot\/nomad=a: \S*fb2\.yaml: faults\[1\]\.target: names a machine this lab lacks/,
+    );
     t.match(r.stderr, /fb2\.yaml: faults\[2\] .*executor-kill is aimed at client machines/);
-    const r3 = matrix('m3.yaml');
+    const r3 = await matrix('m3.yaml');
     t.equal(r3.status, 2);
     t.match(r3.stderr, /m3\.yaml: axes\.nomad\[0\]\.expect\[0\]: names no check/);
     t.match(r3.stderr, /m3\.yaml: axes\.servers\[0\]: is not a server count/);
     t.match(
       r3.stderr,
-      /cell rolling-reboot\/nomad=a\/servers=3: fb2\.yaml: faults\[1\]\.target: names a machine this lab lacks/,
+      /cell rolling-reboot\/nomad=a\/servers=3: \S*fb2\.yaml: faults\[1\]\.target: names a machine this lab lacks/,
     );
     t.notMatch(
       r3.stderr,

@@ -1,16 +1,23 @@
 // The CLI's twenty-first adversarial pass, part A (docs/cli-defects.md, rows Q207 on): run, matrix, compare, bisect,
-// build and list as a new and an adversarial user.
+// build and list as a new and an adversarial user. Each line runs main() in this process (test/helpers/cli-no-lab.ts:
+// the real CLI's checks, the user scenarios under tsx, no lab).
 import t from 'tap';
+import '../helpers/ts-loader.js';
 import { join } from 'node:path';
-import { CLI } from '../helpers/cli-child.js';
-import { cliIn } from '../helpers/cli-in.js';
+import { noLabLines } from '../helpers/cli-no-lab.js';
 import { realSteps } from '../../lib/cli/bisect-steps.js';
 import type { CommandDeps, ParsedArgs } from '../../lib/cli/command.js';
 import { lablessScenarioSource } from '../helpers/labless-scenario.js';
 
-t.setTimeout(6 * 60_000); // a deadline, not a speed goal: every line a CLI child, beside the other tiers on 2 cores
+t.setTimeout(6 * 60_000); // a deadline, not a speed goal: beside the other tiers on 2 cores
 
-/** A labless scenario whose check passes on its first run in the folder and fails on every later one. */
+/** The CLI's main() in `dir` (its working directory too), a line at a time; labless scenarios run, no lab is made. */
+const cliAt = (dir: string) => noLabLines(dir, undefined, { labless: true, realChecks: true, chdir: true });
+
+/**
+ * A labless scenario whose check passes on its first run in the folder and fails on every later one (its marker
+ * `late.marker` in the run's working directory).
+ */
 const PASS_THEN_FAIL = `import { existsSync, writeFileSync } from 'node:fs';
 import { defineScenario, defineCheck, judgeAll } from 'nomad-reboot-harness/scenario';
 const CHECKS = [defineCheck({ id: 'c', title: 'c', passesWhen: 'always',
@@ -21,7 +28,7 @@ export default defineScenario({ name: 'late', summary: 'no lab', needsNomad: fal
 
 t.test('bisect --repeat N: a try is judged by every repeat, not by the first alone (Q207)', async (t) => {
   const dir = t.testdir({ usc: { 'package.json': '{ "type": "module" }\n', 'late.ts': PASS_THEN_FAIL } });
-  const cli = cliIn(dir, { entry: CLI, timeoutMs: 0 });
+  const cli = cliAt(dir);
   // a try as bisect runs it (lib/cli/bisect-steps.ts): a `run` with the bisect's run flags into runs/<label>, here the
   // real CLI's run of a labless scenario (a bisect's own run needs a lab), then the check's verdict read back
   const steps = realSteps({
@@ -31,18 +38,20 @@ t.test('bisect --repeat N: a try is judged by every repeat, not by the first alo
     scenario: 'late',
     runValues: { repeat: '3' },
     runCommand: async (args: ParsedArgs) =>
-      cli(
-        'run',
-        'late',
-        '--scenarios',
-        'usc',
-        '--netns',
-        '',
-        '--repeat',
-        '3',
-        '--reports-dir',
-        String(args.values['reports-dir']),
-      ).status ?? 70,
+      (
+        await cli(
+          'run',
+          'late',
+          '--scenarios',
+          'usc',
+          '--netns',
+          '',
+          '--repeat',
+          '3',
+          '--reports-dir',
+          String(args.values['reports-dir']),
+        )
+      ).status,
   } as unknown as Parameters<typeof realSteps>[0]);
   const tried = await steps.run(
     'c0ffee',
@@ -70,19 +79,31 @@ t.test("a user scenario's fault schedule is read under --plan: a missing or brok
     'm.yaml':
       'scenario: [ok, bad]\naxes:\n  clients: [1]\ndefaults:\n  scenarios_dir: usc\n  reboot:\n    faults: nope.yaml\n',
   });
-  const cli = cliIn(dir, { entry: CLI });
-  const missing = cli('run', 'ok', '--scenarios', 'usc', '--faults', 'nope.yaml', '--plan', '--netns', '');
+  const cli = cliAt(dir);
+  const missing = await cli('run', 'ok', '--scenarios', 'usc', '--faults', 'nope.yaml', '--plan', '--netns', '');
   t.equal(missing.status, 2, 'not a plan (exit 0) of a schedule that is not there');
   t.match(missing.stderr, /--faults \(reboot\.faults\): cannot be read: ENOENT/);
-  const broken = cli('run', 'ok', '--scenarios', 'usc', '--faults', 'bad.yaml', '--plan', '--netns', '', '--cpus', '0');
+  const broken = await cli(
+    'run',
+    'ok',
+    '--scenarios',
+    'usc',
+    '--faults',
+    'bad.yaml',
+    '--plan',
+    '--netns',
+    '',
+    '--cpus',
+    '0',
+  );
   t.equal(broken.status, 2);
   t.match(broken.stderr, /\(4 problems\)/, "the schedule's three and --cpus at once");
   t.match(broken.stderr, /bad\.yaml: faults\[0\]\.fault: is not a fault kind/);
   t.match(broken.stderr, /bad\.yaml: faults\[1\]\.wait: must be a duration/);
-  const matrix = cli('matrix', 'm.yaml', '--plan', '--netns', '');
+  const matrix = await cli('matrix', 'm.yaml', '--plan', '--netns', '');
   t.equal(matrix.status, 2, "a matrix of user scenarios whose defaults' schedule is missing");
   t.equal(matrix.stderr.match(/cannot be read: ENOENT/g)?.length, 1, 'told once for its two cells');
-  t.equal(cli('run', 'ok', '--scenarios', 'usc', '--faults', 'good.yaml', '--plan', '--netns', '').status, 0);
+  t.equal((await cli('run', 'ok', '--scenarios', 'usc', '--faults', 'good.yaml', '--plan', '--netns', '')).status, 0);
 });
 
 t.test('the reports folder and the lab work dir as one folder are refused (Q209)', async (t) => {
@@ -90,10 +111,10 @@ t.test('the reports folder and the lab work dir as one folder are refused (Q209)
     usc: USC,
     'm.yaml': 'scenario: [ok]\naxes:\n  reboot: [graceful]\ndefaults:\n  scenarios_dir: usc\n',
   });
-  const cli = cliIn(dir, { entry: CLI });
+  const cli = cliAt(dir);
   // a run's lab folder <work-dir>/<run id> was its reports folder <reports-dir>/<run id>: the lab's teardown, or the
   // `destroy <run id>` the run printed for a kept lab, removed the run's junit.xml, summary.json and report.html
-  const run = cli(
+  const run = await cli(
     'run',
     'cni-ipam-reboot',
     '--fresh',
@@ -107,13 +128,33 @@ t.test('the reports folder and the lab work dir as one folder are refused (Q209)
   );
   t.equal(run.status, 2, 'not a plan (exit 0) whose run loses its reports');
   t.match(run.stderr, /--reports-dir \/ --work-dir: name the same folder: a run's lab folder/);
-  const env = cli('run', 'cni-ipam-reboot', '--plan', '--netns', '', '--reports-dir', join(dir, 'work'), '--cpus', '0');
+  const env = await cli(
+    'run',
+    'cni-ipam-reboot',
+    '--plan',
+    '--netns',
+    '',
+    '--reports-dir',
+    join(dir, 'work'),
+    '--cpus',
+    '0',
+  );
   t.equal(env.status, 2);
   t.match(env.stderr, /--reports-dir \/ env HARNESS_WORK_DIR: name the same folder/, 'the environment named');
   t.match(env.stderr, /--cpus/, 'with the other problems');
-  const matrix = cli('matrix', 'm.yaml', '--plan', '--netns', '', '--reports-dir', 'R', '--work-dir', 'R');
+  const matrix = await cli('matrix', 'm.yaml', '--plan', '--netns', '', '--reports-dir', 'R', '--work-dir', 'R');
   t.equal(matrix.status, 2, "a matrix's cells too");
-  const apart = cli('run', 'cni-ipam-reboot', '--plan', '--netns', '', '--reports-dir', 'R', '--work-dir', 'R/labs');
+  const apart = await cli(
+    'run',
+    'cni-ipam-reboot',
+    '--plan',
+    '--netns',
+    '',
+    '--reports-dir',
+    'R',
+    '--work-dir',
+    'R/labs',
+  );
   t.equal(apart.status, 0, 'a work dir inside the reports folder is no clash (labs in R/labs/<id>, reports in R/<id>)');
 });
 
@@ -128,14 +169,14 @@ t.test(
       a: '',
       b: '',
     });
-    const cli = cliIn(dir, { entry: CLI });
-    const run = cli('run', 'cni-ipam-reboot', '--nomad', './a', '--plan', '--netns', '');
+    const cli = cliAt(dir);
+    const run = await cli('run', 'cni-ipam-reboot', '--nomad', './a', '--plan', '--netns', '');
     t.match(run.stderr, /--nomad: is not used by cni-ipam-reboot/, 'the rule on a run');
-    const matrix = cli('matrix', 'm.yaml', '--list-cells', '--netns', '');
+    const matrix = await cli('matrix', 'm.yaml', '--list-cells', '--netns', '');
     // --list-cells refuses what every shard would (Q293): the same words as --plan
     t.equal(matrix.status, 2, '--list-cells refuses the file every shard refuses');
     t.match(matrix.stderr, /axes\.nomad: names each cell's Nomad build/);
-    const plan = cli('matrix', 'm.yaml', '--plan', '--netns', '');
+    const plan = await cli('matrix', 'm.yaml', '--plan', '--netns', '');
     t.equal(plan.status, 2, 'exit 2 (the empty builds are told too)');
     t.match(
       plan.stderr,
@@ -143,6 +184,6 @@ t.test(
       'not cells that install nothing and pass under the name of a build',
     );
     // a user scenario may read any key: its cells are left as they were (the builds are empty files: told as such)
-    t.notMatch(cli('matrix', 'u.yaml', '--plan', '--netns', '').stderr, /axes\.nomad: names each cell/);
+    t.notMatch((await cli('matrix', 'u.yaml', '--plan', '--netns', '')).stderr, /axes\.nomad: names each cell/);
   },
 );

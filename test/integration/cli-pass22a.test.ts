@@ -4,25 +4,12 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import t from 'tap';
-import { execFile } from 'node:child_process';
-import { CLI } from '../helpers/cli-child.js';
 import { noLabCli } from '../helpers/cli-no-lab.js';
 
-t.setTimeout(6 * 60_000); // a deadline, not a speed goal: every line a CLI child, beside the other tiers on 2 cores
+t.setTimeout(6 * 60_000); // a deadline, not a speed goal: beside the other tiers on 2 cores
 
 /** main() in-process with a console captured; no lab may be made, the host is taken as prepared. */
 const cli = (env: Record<string, string>, cwd: string) => noLabCli(cwd, env);
-
-/** The CLI as an async child (the test's own server must keep answering), its work dir in `dir`, killed after 60 s. */
-const cliChild = (dir: string, env: Record<string, string>, argv: string[]) =>
-  new Promise<{ code: number | null; stderr: string }>((resolve) => {
-    const child = execFile(
-      process.execPath,
-      [CLI, ...argv, '--netns', ''],
-      { cwd: dir, env: { ...process.env, ...env, HARNESS_WORK_DIR: join(dir, 'work') }, timeout: 60_000 },
-      (_err, _out, stderr) => resolve({ code: child.exitCode, stderr: String(stderr) }),
-    );
-  });
 
 /** A releases "mirror" whose every file is `size` bytes of 'A' (chunked, no length); counts what it wrote. */
 async function floodingMirror(size: number): Promise<{ url: string; sent: () => number; stop: () => Promise<void> }> {
@@ -70,16 +57,10 @@ t.test('a mirror that sends bytes without end: each file is cut at a bound, told
   t.ok(mirror.sent() < size, `the download was cut short (${mirror.sent()} of ${size} bytes sent)`);
   // the session's build layer (run, compare, matrix, bisect's endpoints) resolves releases the same way
   const before = mirror.sent();
-  // (a child: in-process, the session's builds resolve inside the real makeEnv)
-  const compare = await cliChild(dir, env, [
-    'compare',
-    'bridge-exec-reboot',
-    '--before',
-    '1.9.11',
-    '--after',
-    '1.9.12',
-  ]);
-  t.equal(compare.code, 3, compare.stderr);
-  t.match(compare.stderr, /the server sent more than 16 MiB for nomad_1\.9\.11_SHA256SUMS/);
+  // (the real CLI's build layer, which resolves a session's builds before any lab: test/helpers/cli-no-lab.ts)
+  const session = noLabCli(dir, { ...env, HARNESS_WORK_DIR: join(dir, 'work') }, { realChecks: true });
+  const argv = ['compare', 'bridge-exec-reboot', '--before', '1.9.11', '--after', '1.9.12', '--netns', ''];
+  t.equal(await session.run(...argv), 3, session.err());
+  t.match(session.err(), /the server sent more than 16 MiB for nomad_1\.9\.11_SHA256SUMS/);
   t.ok(mirror.sent() - before < size, 'cut short there too');
 });

@@ -1,17 +1,22 @@
 // The CLI's twenty-fourth adversarial pass, part B (docs/cli-defects.md, rows Q350 on), through the real CLI: a merged
 // report holding a `run` beside a matrix merged again, and a retried shard whose earlier JUnit file stayed behind.
+// Each line runs main() in this process (test/helpers/cli-no-lab.ts: the real CLI's checks, the user scenarios under
+// tsx, no lab).
 import t from 'tap';
+import '../helpers/ts-loader.js';
 import { readdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
-import { CLI } from '../helpers/cli-child.js';
-import { cliIn } from '../helpers/cli-in.js';
 import { runDoctor } from '../../lib/cli/doctor.js';
 import type { RunCommand } from '../../lib/exec/run.js';
 import { CommandError } from '../../lib/errors.js';
 import { deadlineIn } from '../../lib/time/deadlines.js';
+import { noLabLines } from '../helpers/cli-no-lab.js';
 import { lablessScenarioSource } from '../helpers/labless-scenario.js';
 
 t.setTimeout(4 * 60_000);
+
+/** The CLI's main() in `dir` (its working directory too), a line at a time; labless scenarios run, no lab is made. */
+const cliAt = (dir: string) => noLabLines(dir, undefined, { labless: true, realChecks: true, chdir: true });
 
 const scenario = lablessScenarioSource;
 
@@ -30,21 +35,22 @@ t.test(
   'a merged report of a matrix and a run merged again: not refused as two matrices of one name (Q350)',
   async (t) => {
     const dir = t.testdir(project);
-    const cli = cliIn(dir, { entry: CLI, timeoutMs: 0 });
-    const shard = (spec: string, out: string) =>
-      cli('matrix', 'ci/m.yaml', '--shard', spec, '--reports-dir', out, '--junit', `${out}/junit.xml`, '--netns', '')
-        .status;
-    t.equal(shard('1/2', 'reports/m-1'), 0);
-    t.equal(shard('2/2', 'reports/m-2'), 1);
-    t.equal(cli('run', 'ok3', '--config', 'cfg.yaml', '--reports-dir', 'runs/r', '--netns', '').status, 0);
-    const first = cli('merge', 'reports', 'runs', '--out', 'mixed');
+    const cli = cliAt(dir);
+    const shard = async (spec: string, out: string) => {
+      const where = ['--reports-dir', out, '--junit', `${out}/junit.xml`, '--netns', ''];
+      return (await cli('matrix', 'ci/m.yaml', '--shard', spec, ...where)).status;
+    };
+    t.equal(await shard('1/2', 'reports/m-1'), 0);
+    t.equal(await shard('2/2', 'reports/m-2'), 1);
+    t.equal((await cli('run', 'ok3', '--config', 'cfg.yaml', '--reports-dir', 'runs/r', '--netns', '')).status, 0);
+    const first = await cli('merge', 'reports', 'runs', '--out', 'mixed');
     t.equal(first.status, 1, 'the matrix complete, the run beside it: the failed cell is the verdict');
-    const again = cli('merge', 'mixed', '--out', 'mixed2');
+    const again = await cli('merge', 'mixed', '--out', 'mixed2');
     t.equal(again.status, 1, 'merged again: the same verdict, not exit 2');
     t.notMatch(again.stderr, /two matrix files of that name/);
     t.match(again.stdout, /merged 3 suites from 1 JSON reports/);
     // the run's cell does not stand in for a missing shard: the matrix's shard 1/2 with the run alone is still refused
-    const part = cli('merge', 'reports/m-2', 'runs', '--out', 'part');
+    const part = await cli('merge', 'reports/m-2', 'runs', '--out', 'part');
     t.equal(part.status, 2);
     t.match(part.stderr, /hold shard 2\/2, not 1\/2/);
   },
@@ -54,14 +60,15 @@ t.test(
   'a retried shard in another folder: the earlier JUnit file named with its summary, and told when left (Q351)',
   async (t) => {
     const dir = t.testdir(project);
-    const cli = cliIn(dir, { entry: CLI, timeoutMs: 0 });
-    const shard = (spec: string, out: string) =>
-      cli('matrix', 'ci/m.yaml', '--shard', spec, '--reports-dir', out, '--junit', `${out}/junit.xml`, '--netns', '')
-        .status;
-    t.equal(shard('1/2', 'all/reports-shard-1'), 0);
-    t.equal(shard('2/2', 'all/reports-shard-2'), 1);
-    t.equal(shard('2/2', 'all/reports-shard-2-retry'), 1, 'the retried job, into an artifact of its own');
-    const twice = cli('merge', 'all', '--out', 'merged');
+    const cli = cliAt(dir);
+    const shard = async (spec: string, out: string) => {
+      const where = ['--reports-dir', out, '--junit', `${out}/junit.xml`, '--netns', ''];
+      return (await cli('matrix', 'ci/m.yaml', '--shard', spec, ...where)).status;
+    };
+    t.equal(await shard('1/2', 'all/reports-shard-1'), 0);
+    t.equal(await shard('2/2', 'all/reports-shard-2'), 1);
+    t.equal(await shard('2/2', 'all/reports-shard-2-retry'), 1, 'the retried job, into an artifact of its own');
+    const twice = await cli('merge', 'all', '--out', 'merged');
     t.equal(twice.status, 2);
     const old = /move (all\/reports-shard-2\/matrix-\w+) and all\/reports-shard-2\/junit\.xml out of the inputs/.exec(
       twice.stderr,
@@ -72,14 +79,14 @@ t.test(
     const earlier = readdirSync(join(dir, 'all/reports-shard-2')).find((f) => f.startsWith('matrix-'))!;
     t.equal(old, `all/reports-shard-2/${earlier}`);
     renameSync(join(dir, 'all/reports-shard-2', earlier), join(dir, 'earlier'));
-    const left = cli('merge', 'all', '--out', 'merged');
+    const left = await cli('merge', 'all', '--out', 'merged');
     t.equal(left.status, 2);
     t.notMatch(left.stderr, /one cell ran on two runners/);
     t.notMatch(left.stderr, /check the shard split/);
     t.match(left.stderr, /whose summary\.json is not among the inputs/);
     t.match(left.stderr, /fix: move all\/reports-shard-2\/junit\.xml out of the inputs/);
     renameSync(join(dir, 'all/reports-shard-2/junit.xml'), join(dir, 'earlier.xml'));
-    t.equal(cli('merge', 'all', '--out', 'merged').status, 1, 'with both moved: merged');
+    t.equal((await cli('merge', 'all', '--out', 'merged')).status, 1, 'with both moved: merged');
   },
 );
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { CliDeps } from '../../lib/cli/deps.js';
 import type { JobConverter } from '../../lib/cluster/job-convert.js';
 import { main } from '../../lib/cli/main.js';
-import { noLabCli } from '../helpers/cli-no-lab.js';
+import { noLabCli, noLabLines } from '../helpers/cli-no-lab.js';
 import { CLI } from '../helpers/cli-child.js';
 import { lablessScenarioSource, writeLablessScenario, writeScenarioWithBody } from '../helpers/labless-scenario.js';
 
@@ -85,12 +85,14 @@ t.test(
       0,
       `--plan: ${plan.err()}`,
     );
-    // the run (makeEnv is called for a labless scenario too: a child process, with the real one)
-    const bad = harness(dir, ['run', 'bad', '--scenarios', 'usc', '--known-issues-file', 'ki.yaml']);
+    // the run: main() in-process (its working directory too), its labless scenario run to the verdict, no lab made
+    const cli = noLabLines(dir, undefined, { labless: true, realChecks: true, chdir: true });
+    const runs = ['--scenarios', 'usc', '--known-issues-file', 'ki.yaml', '--reports-dir', 'reports', '--netns', ''];
+    const bad = await cli('run', 'bad', ...runs);
     t.equal(bad.status, 1, `the run: exit 1, its check failed (${bad.stderr.slice(-400)})`);
     t.notMatch(bad.stderr, /names no scenario/, 'the other scenario of the folder is one');
     t.match(bad.stdout, /FAIL\s+c \(c\): failed — unknown: ACME-1\?/, 'the row labels the failure');
-    const ok = harness(dir, ['run', 'ok', '--scenarios', 'usc', '--known-issues-file', 'ki.yaml']);
+    const ok = await cli('run', 'ok', ...runs);
     t.equal(ok.status, 0, `the other scenario: exit 0 (${ok.stderr.slice(-400)})`);
   },
 );

@@ -1,16 +1,19 @@
 // The CLI's twenty-fifth adversarial pass, part B (docs/cli-defects.md, rows Q380 on): bash completion of lab ids
 // from folder names that hold shell syntax, a repro.sh whose cell name holds a newline, and the merge index's counts
-// of known-issue labels against summary.json's.
+// of known-issue labels against summary.json's. The completion runs in bash; the CLI's lines run main() in this process
+// (test/helpers/cli-no-lab.ts: the real CLI's checks, the user scenarios under tsx, no lab).
 import t from 'tap';
+import '../helpers/ts-loader.js';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CLI } from '../helpers/cli-child.js';
-import { cliIn } from '../helpers/cli-in.js';
-import { noLabCli } from '../helpers/cli-no-lab.js';
+import { noLabCli, noLabLines } from '../helpers/cli-no-lab.js';
 import { lablessScenarioSource } from '../helpers/labless-scenario.js';
 
 t.setTimeout(3 * 60_000);
+
+/** The CLI's main() in `dir` (its working directory too), a line at a time; labless scenarios run, no lab is made. */
+const cliAt = (dir: string) => noLabLines(dir, undefined, { labless: true, realChecks: true, chdir: true });
 
 const hasBash = spawnSync('bash', ['-c', 'true']).status === 0;
 
@@ -63,8 +66,7 @@ t.test(
       ...project,
       'nl.yaml': 'scenario: [bad]\naxes:\n  box: ["x\\ntouch PWNED\\n"]\ndefaults:\n  scenarios_dir: usc\n',
     });
-    // a child: a run of a user scenario makes its environment, which the in-process CLI refuses
-    const c = cliIn(dir, { entry: CLI, timeoutMs: 0 })('matrix', 'nl.yaml', '--reports-dir', 'r', '--netns', '');
+    const c = await cliAt(dir)('matrix', 'nl.yaml', '--reports-dir', 'r', '--netns', '');
     t.equal(c.status, 1, c.stderr);
     const run = readdirSync(join(dir, 'r')).find((f) => /^r[0-9a-z]+$/.test(f))!;
     const repro = readFileSync(join(dir, 'r', run, 'repro.sh'), 'utf8');
@@ -94,7 +96,7 @@ t.test(
       'k.yaml':
         'scenario: [bad]\naxes:\n  reboot: [graceful, panic]\ndefaults:\n  scenarios_dir: usc\n  known_issues_file: ki.yaml\n',
     });
-    const c = cliIn(dir, { entry: CLI, timeoutMs: 0 })('matrix', 'k.yaml', '--reports-dir', 'r', '--netns', '');
+    const c = await cliAt(dir)('matrix', 'k.yaml', '--reports-dir', 'r', '--netns', '');
     t.equal(c.status, 1, c.stderr);
     const m = noLabCli(dir);
     t.equal(await m.run('merge', 'r', '--out', 'merged'), 1, m.err());
@@ -115,22 +117,25 @@ t.test(
       usc: { ...project.usc, 'ok.ts': lablessScenarioSource('ok', 'passed') },
       'm.yaml': 'scenario: [ok, bad]\naxes:\n  reboot: [graceful]\ndefaults:\n  scenarios_dir: usc\n',
     });
-    const cli = cliIn(dir, { entry: CLI, timeoutMs: 0 });
-    t.equal(cli('matrix', 'm.yaml', '--shard', '1/2', '--reports-dir', 'reports/m-1', '--netns', '').status, 0);
-    t.equal(cli('matrix', 'm.yaml', '--shard', '2/2', '--reports-dir', 'reports/m-2', '--netns', '').status, 1);
+    const cli = cliAt(dir);
+    t.equal((await cli('matrix', 'm.yaml', '--shard', '1/2', '--reports-dir', 'reports/m-1', '--netns', '')).status, 0);
+    t.equal((await cli('matrix', 'm.yaml', '--shard', '2/2', '--reports-dir', 'reports/m-2', '--netns', '')).status, 1);
     t.equal(
-      cli('matrix', 'm.yaml', '--cell', 'bad/reboot=graceful', '--reports-dir', 'rerun', '--netns', '').status,
+      (await cli('matrix', 'm.yaml', '--cell', 'bad/reboot=graceful', '--reports-dir', 'rerun', '--netns', '')).status,
       1,
     );
-    const both = cli('merge', 'reports', 'rerun', '--out', 'merged');
+    const both = await cli('merge', 'reports', 'rerun', '--out', 'merged');
     t.equal(both.status, 2);
     t.notMatch(both.stderr, /one cell ran on two runners|check the shard split|ran twice/);
     t.match(both.stderr, /the cell ran again with --cell \(run \w+, after run \w+ of m\.yaml\)/);
     t.match(both.stderr, /fix: merge one run of the cell: leave the re-run out \(rerun\/matrix-\w+\)/);
     // a retried shard is still told as one (Q311)
-    t.equal(cli('matrix', 'm.yaml', '--shard', '2/2', '--reports-dir', 'reports/m-2b', '--netns', '').status, 1);
-    t.match(cli('merge', 'reports', '--out', 'merged').stderr, /shard 2\/2 of m\.yaml ran twice/);
+    t.equal(
+      (await cli('matrix', 'm.yaml', '--shard', '2/2', '--reports-dir', 'reports/m-2b', '--netns', '')).status,
+      1,
+    );
+    t.match((await cli('merge', 'reports', '--out', 'merged')).stderr, /shard 2\/2 of m\.yaml ran twice/);
     // the fix followed: the shard's earlier run left out, the re-run in its place
-    t.equal(cli('merge', 'reports/m-1', 'rerun', '--out', 'merged').status, 1, 'every cell once: merged');
+    t.equal((await cli('merge', 'reports/m-1', 'rerun', '--out', 'merged')).status, 1, 'every cell once: merged');
   },
 );

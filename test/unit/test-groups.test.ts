@@ -49,6 +49,11 @@ t.test('the rules find what they are about', async (t) => {
   t.same(hits('process.env.CI = "true";\n'), ['change process.env']);
   t.same(hits("const home = process.env['HOME'] === undefined;\n"), [], 'a read');
   t.same(hits("process.on('SIGINT', () => {});\n"), ["change the process's working directory or signal handlers"]);
+  t.same(
+    hits('noLabLines(dir, env, { labless: true, chdir: true });\n'),
+    ["change the process's working directory or signal handlers"],
+    'through the in-process CLI helper',
+  );
 });
 
 t.test(
