@@ -188,7 +188,7 @@ function sameShardTwice(
       : sessions.find((s) => s.session.suites.some((x) => x.name === name && runIdOf(x) === id));
   const [x, y] = [find(a), find(b)];
   const [mx, my] = [x?.session.matrix, y?.session.matrix];
-  if (!x || !y || !mx || !my || mx.file !== my.file || mx.shard !== my.shard) return undefined;
+  if (!x || !y || !mx || !my || !sameMatrixFile(mx, my) || mx.shard !== my.shard) return undefined;
   const older = x.session.startedAtMs <= y.session.startedAtMs ? x : y;
   return { shard: mx.shard, file: mx.file, earlier: (older === x ? a : b)!, earlierSource: dirname(older.path) };
 }
@@ -209,7 +209,7 @@ function cellRunAgain(
       ? undefined
       : sessions.find((s) => s.session.suites.some((x) => x.name === name && runIdOf(x) === id));
   const [x, y] = [find(a), find(b)];
-  if (!x || !y || !x.session.matrix || x.session.matrix.file !== y.session.matrix?.file) return undefined;
+  if (!x?.session.matrix || !y?.session.matrix || !sameMatrixFile(x.session.matrix, y.session.matrix)) return undefined;
   const [older, newer] = x.session.startedAtMs <= y.session.startedAtMs ? [x, y] : [y, x];
   // a --cell run is labelled shard 1/1 and holds fewer cells than its matrix (a whole run, even interrupted, lists all)
   const m = newer.session.matrix;
@@ -221,6 +221,18 @@ function cellRunAgain(
     later: (older === x ? b : a)!,
     laterSource: dirname(newer.path),
   };
+}
+
+/**
+ * Two runs' labels of one matrix file: named alike, resolved to one path, or named by its absolute path on one and
+ * relative on the other. The command a failed cell prints to re-run it (the console's line, its repro.sh) names the
+ * file by its absolute path, the shards by the path as given: that re-run was told "one cell ran on two runners"
+ * with "check the shard split" (Q421).
+ */
+function sameMatrixFile(a: MatrixLabel, b: MatrixLabel): boolean {
+  if (a.file === b.file || (!!a.path && a.path === b.path)) return true;
+  const tail = (abs: string, rel: string) => isAbsolute(abs) && !isAbsolute(rel) && abs.endsWith(`/${normalize(rel)}`);
+  return tail(a.file, b.file) || tail(b.file, a.file);
 }
 
 const byShard = (a: string, b: string): number => a.localeCompare(b, 'en', { numeric: true });

@@ -3,9 +3,12 @@
 // it printed (the matrix file by its absolute path) merged beside its shards.
 import t from 'tap';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { CLI } from '../helpers/cli-child.js';
+import { cliIn } from '../helpers/cli-in.js';
 import { noLabCli } from '../helpers/cli-no-lab.js';
+import { lablessScenarioSource } from '../helpers/labless-scenario.js';
 
 t.setTimeout(3 * 60_000);
 
@@ -65,5 +68,38 @@ t.test(
       'a prefix typed quoted matches too',
     );
     t.notOk(existsSync(join(dir, 'PWNED')), 'nothing ran, at the <TAB> nor when the line was read');
+  },
+);
+
+t.test(
+  'a failed cell re-run with the command its shard printed (the matrix file by its absolute path), merged beside the shards: told as a re-run (Q421)',
+  async (t) => {
+    const dir = t.testdir({
+      usc: {
+        'package.json': '{ "type": "module" }\n',
+        'bad.ts': lablessScenarioSource('bad', 'failed'),
+        'ok.ts': lablessScenarioSource('ok', 'passed'),
+      },
+      ci: { 'm.yaml': 'scenario: [ok, bad]\naxes:\n  reboot: [graceful]\ndefaults:\n  scenarios_dir: usc\n' },
+    });
+    const cli = cliIn(dir, { entry: CLI, timeoutMs: 0 });
+    t.equal(cli('matrix', 'ci/m.yaml', '--shard', '1/2', '--reports-dir', 'reports/m-1', '--netns', '').status, 0);
+    t.equal(cli('matrix', 'ci/m.yaml', '--shard', '2/2', '--reports-dir', 'reports/m-2', '--netns', '').status, 1);
+    // the cell's repro.sh, run as written: it names the matrix file by its absolute path, reports under ./reports
+    const run = readdirSync(join(dir, 'reports', 'm-2')).find((f) => /^r[0-9a-z]+$/.test(f))!;
+    const repro = readFileSync(join(dir, 'reports', 'm-2', run, 'repro.sh'), 'utf8');
+    t.match(repro, `matrix ${join(dir, 'ci', 'm.yaml')} --cell`, 'the repro names the file by its absolute path');
+    const again = spawnSync('sh', [join(dir, 'reports', 'm-2', run, 'repro.sh')], {
+      cwd: dir,
+      env: { ...process.env, HARNESS_WORK_DIR: join(dir, 'work'), XDG_CACHE_HOME: join(dir, 'cache'), CI: 'true' },
+      encoding: 'utf8',
+    });
+    t.equal(again.status, 1, again.stderr);
+    const rerun = readdirSync(join(dir, 'reports')).find((f) => f.startsWith('matrix-'))!;
+    const m = noLabCli(dir);
+    t.equal(await m.run('merge', 'reports', '--out', 'merged'), 2, m.out());
+    t.notMatch(m.err(), /one cell ran on two runners|check the shard split/);
+    t.match(m.err(), /the cell ran again with --cell \(run \w+, after run \w+ of ci\/m\.yaml\)/);
+    t.match(m.err(), `leave the re-run out (reports/${rerun})`);
   },
 );
