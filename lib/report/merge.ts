@@ -6,6 +6,7 @@ import { basename, dirname, isAbsolute, normalize, resolve } from 'node:path';
 import type { ConfigProblem } from '../errors.js';
 import type { ArtifactRef, RunRecord } from '../model/run.js';
 import type { BuildInfo, SessionReport, SuiteReport } from '../model/session.js';
+import { quote } from '../shell/quote.js';
 import { judgeRepeats } from './flaky.js';
 import { sessionExitCode } from './outcome.js';
 
@@ -60,17 +61,25 @@ export function mergeSessions(input: MergeInput): MergeResult {
   const holds = (name: string, id: string | undefined) =>
     input.sessions.some((s) => s.session.suites.some((x) => x.name === name && runIdOf(x) === id));
   // the JUnit files that vouch for a run: the earlier run's to move out with its summary (Q351)
+  // (a JUnit file inside the folder goes with it: not named again)
+  const filesOf = (id: string, source: string) => [
+    source,
+    ...input.junit
+      .filter((j) => j.suites.some((x) => x.id === id) && !j.path.startsWith(`${source}/`))
+      .map((j) => j.path),
+  ];
   const earlierFiles = (r: { earlier: string; earlierSource: string }) =>
-    [r.earlierSource, ...input.junit.filter((j) => j.suites.some((x) => x.id === r.earlier)).map((j) => j.path)].join(
-      ' and ',
-    );
+    filesOf(r.earlier, r.earlierSource).join(' and ');
+  // ... and the re-run's: a --junit file outside its folder (GitLab's template writes reports/<job>/junit.xml) left
+  // in the inputs was then refused as "left by an earlier run" (Q422)
+  const laterFiles = (r: { later: string; laterSource: string }) => filesOf(r.later, r.laterSource);
   // a JUnit suite of a run whose summary.json is not among the inputs (moved away, or cut) beside another run of the
   // cell: not two runners (Q351), a JUnit file the earlier run left
   const leftJUnit = (name: string, path: string, first: { source: string; id: string | undefined }, id?: string) =>
     problems.push({
       field: `${path}: testsuite "${name}"`,
       value: id ?? name,
-      message: `is of run ${id ?? '(none)'}, whose summary.json is not among the inputs, while ${first.source} holds run ${first.id ?? '(none)'} of that cell: a JUnit file an earlier run (a retried job) left beside the reports`,
+      message: `is of run ${id ?? '(none)'}, whose summary.json is not among the inputs, while ${first.source} holds run ${first.id ?? '(none)'} of that cell: a JUnit file another run of the cell (a retried job, or a re-run) left beside the reports`,
       fix: `move ${path} out of the inputs (or give that run's summary.json too, and keep one of the two runs)`,
     });
   const twice = (name: string, path: string, first: { source: string; id: string | undefined }, id?: string) => {
@@ -82,7 +91,7 @@ export function mergeSessions(input: MergeInput): MergeResult {
         field: `${path}: testsuite "${name}"`,
         value: name,
         message: `is also in ${first.source} (${runIds}): the cell ran again with --cell (run ${again.later}, after run ${again.earlier} of ${again.file}), and merging would count it twice`,
-        fix: `merge one run of the cell: leave the re-run out (${again.laterSource}) and read it on its own (reboot-harness merge ${again.laterSource}), or leave out ${earlierFiles(again)} once every other cell it holds ran again too`,
+        fix: `merge one run of the cell: leave the re-run out (${laterFiles(again).join(' and ')}) and read it on its own (reboot-harness merge ${laterFiles(again).map(quote).join(' ')}), or leave out ${earlierFiles(again)} once every other cell it holds ran again too`,
       });
     problems.push({
       field: `${path}: testsuite "${name}"`,

@@ -3,7 +3,7 @@
 // it printed (the matrix file by its absolute path) merged beside its shards.
 import t from 'tap';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLI } from '../helpers/cli-child.js';
 import { cliIn } from '../helpers/cli-in.js';
@@ -101,5 +101,38 @@ t.test(
     t.notMatch(m.err(), /one cell ran on two runners|check the shard split/);
     t.match(m.err(), /the cell ran again with --cell \(run \w+, after run \w+ of ci\/m\.yaml\)/);
     t.match(m.err(), `leave the re-run out (reports/${rerun})`);
+  },
+);
+
+t.test(
+  "GitLab's layout: a cell re-run with --junit beside its folder, merged beside the shards: the fix names the re-run's JUnit file too (Q422)",
+  async (t) => {
+    const dir = t.testdir({
+      usc: {
+        'package.json': '{ "type": "module" }\n',
+        'bad.ts': lablessScenarioSource('bad', 'failed'),
+        'ok.ts': lablessScenarioSource('ok', 'passed'),
+      },
+      ci: { 'm.yaml': 'scenario: [ok, bad]\naxes:\n  reboot: [graceful]\ndefaults:\n  scenarios_dir: usc\n' },
+    });
+    const cli = cliIn(dir, { entry: CLI, timeoutMs: 0 });
+    const job = (dirName: string, ...sel: string[]) =>
+      cli('matrix', 'ci/m.yaml', ...sel, '--netns', '', '--reports-dir', dirName, '--junit', `${dirName}/junit.xml`);
+    t.equal(job('reports/shard-1', '--shard', '1/2').status, 0);
+    t.equal(job('reports/shard-2', '--shard', '2/2').status, 1);
+    t.equal(job('reports/rerun', '--cell', 'bad/reboot=graceful').status, 1);
+    const rerun = readdirSync(join(dir, 'reports', 'rerun')).find((f) => f.startsWith('matrix-'))!;
+    const m = noLabCli(dir);
+    t.equal(await m.run('merge', 'reports', '--out', 'merged'), 2);
+    t.match(m.err(), `leave the re-run out (reports/rerun/${rerun} and reports/rerun/junit.xml)`);
+    t.match(m.err(), `read it on its own (reboot-harness merge reports/rerun/${rerun} reports/rerun/junit.xml)`);
+    // the fix followed: both moved out of the inputs, the shards merge; the re-run read on its own
+    mkdirSync(join(dir, 'aside'));
+    renameSync(join(dir, 'reports', 'rerun', rerun), join(dir, 'aside', rerun));
+    renameSync(join(dir, 'reports', 'rerun', 'junit.xml'), join(dir, 'aside', 'junit.xml'));
+    const after = noLabCli(dir);
+    t.equal(await after.run('merge', 'reports', '--out', 'merged'), 1, after.err());
+    const alone = noLabCli(dir);
+    t.equal(await alone.run('merge', `aside/${rerun}`, 'aside/junit.xml', '--out', 'merged-rerun'), 1, alone.err());
   },
 );
