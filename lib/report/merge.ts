@@ -86,6 +86,14 @@ export function mergeSessions(input: MergeInput): MergeResult {
     const runIds = `run ids ${first.id ?? '(none)'} and ${id ?? '(none)'}`;
     const again = cellRunAgain(input.sessions, name, first.id, id);
     const rerun = sameShardTwice(input.sessions, name, first.id, id);
+    const files = twoMatrixFiles(input.sessions, name, first.id, id);
+    if (files && !again && !rerun)
+      return void problems.push({
+        field: `${path}: testsuite "${name}"`,
+        value: name,
+        message: `is also in ${first.source} (${runIds}): two matrix files (${files.join(' and ')}) have a cell of this name, and merging would count it twice`,
+        fix: 'merge the reports of each matrix file on their own (one merge, with its own --out, per file), or name the cells apart (another scenario or axis value)',
+      });
     if (again)
       return void problems.push({
         field: `${path}: testsuite "${name}"`,
@@ -242,6 +250,28 @@ function sameMatrixFile(a: MatrixLabel, b: MatrixLabel): boolean {
   if (a.file === b.file || (!!a.path && a.path === b.path)) return true;
   const tail = (abs: string, rel: string) => isAbsolute(abs) && !isAbsolute(rel) && abs.endsWith(`/${normalize(rel)}`);
   return tail(a.file, b.file) || tail(b.file, a.file);
+}
+
+/**
+ * The files of two runs of a cell of one name that are cells of two different matrix files (no file in common: a
+ * merged label names several, "ci/m.yaml, ci/n.yaml"): a cell of each, not "one cell ran on two runners" with
+ * "check the shard split", which is right for each (Q423).
+ */
+function twoMatrixFiles(
+  sessions: MergeInput['sessions'],
+  name: string,
+  a: string | undefined,
+  b: string | undefined,
+): [string, string] | undefined {
+  const labelOf = (id: string | undefined) =>
+    id === undefined
+      ? undefined
+      : sessions.find((s) => s.session.suites.some((x) => x.name === name && runIdOf(x) === id))?.session.matrix;
+  const [x, y] = [labelOf(a), labelOf(b)];
+  if (!x?.file || !y?.file) return undefined;
+  const each = (m: MatrixLabel) => m.file.split(', ').map((file) => ({ ...m, file }));
+  const shared = each(x).some((p) => each(y).some((q) => sameMatrixFile(p, q)));
+  return shared ? undefined : [x.file, y.file];
 }
 
 const byShard = (a: string, b: string): number => a.localeCompare(b, 'en', { numeric: true });

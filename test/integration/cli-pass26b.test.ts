@@ -136,3 +136,29 @@ t.test(
     t.equal(await alone.run('merge', `aside/${rerun}`, 'aside/junit.xml', '--out', 'merged-rerun'), 1, alone.err());
   },
 );
+
+t.test(
+  'two matrix files with a cell of one name, merged together: told as two matrices, not one cell on two runners (Q423)',
+  async (t) => {
+    const matrix = 'scenario: [ok, bad]\naxes:\n  reboot: [graceful]\ndefaults:\n  scenarios_dir: usc\n';
+    const dir = t.testdir({
+      usc: {
+        'package.json': '{ "type": "module" }\n',
+        'bad.ts': lablessScenarioSource('bad', 'failed'),
+        'ok.ts': lablessScenarioSource('ok', 'passed'),
+      },
+      ci: { 'nightly.yaml': matrix, 'weekly.yaml': matrix },
+    });
+    const cli = cliIn(dir, { entry: CLI, timeoutMs: 0 });
+    t.equal(cli('matrix', 'ci/nightly.yaml', '--reports-dir', 'reports/nightly', '--netns', '').status, 1);
+    t.equal(cli('matrix', 'ci/weekly.yaml', '--reports-dir', 'reports/weekly', '--netns', '').status, 1);
+    const m = noLabCli(dir);
+    t.equal(await m.run('merge', 'reports', '--out', 'merged'), 2);
+    t.notMatch(m.err(), /one cell ran on two runners|check the shard split/);
+    t.match(m.err(), /two matrix files \(ci\/nightly\.yaml and ci\/weekly\.yaml\) have a cell of this name/);
+    t.match(m.err(), /fix: merge the reports of each matrix file on their own/);
+    // each on its own merges
+    const one = noLabCli(dir);
+    t.equal(await one.run('merge', 'reports/nightly', '--out', 'merged-nightly'), 1, one.err());
+  },
+);
