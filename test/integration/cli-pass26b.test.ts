@@ -162,3 +162,62 @@ t.test(
     t.equal(await one.run('merge', 'reports/nightly', '--out', 'merged-nightly'), 1, one.err());
   },
 );
+
+t.test(
+  "login's hint to destroy a half-made lab: the id quoted and its work dir named, so the pasted command destroys that lab and runs nothing else (Q424)",
+  { skip: hasBash ? false : 'bash is not installed' },
+  async (t) => {
+    const dir = t.testdir({});
+    const work = join(dir, 'labs');
+    const id = 'semi;touch PWNED';
+    mkdirSync(join(work, id), { recursive: true });
+    const machine = (name: string, role: string, ip: string) => ({ name, role, privateIp: ip });
+    writeFileSync(
+      join(work, id, 'lab-spec.json'),
+      JSON.stringify({
+        runId: id,
+        box: 'b/x',
+        provider: 'libvirt',
+        cpus: 1,
+        memoryMb: 512,
+        machines: [machine('m-server', 'server', '10.199.0.10'), machine('m-client', 'client', '10.199.0.11')],
+        privateNetwork: { name: 'n', subnet: '10.199.0.0/24' },
+        libvirt: {
+          driver: 'kvm',
+          tbCacheMb: 0,
+          cpuModel: 'host',
+          managementNetwork: { name: 'm', address: '10.198.0.0/24' },
+          serialLogDir: dir,
+        },
+        bootTimeoutS: 60,
+      }),
+    );
+    const c = noLabCli(dir);
+    t.equal(await c.run('login', id, '--work-dir', work, '--netns', ''), 2, c.out());
+    const hint = /hint: its machines may be half made: (reboot-harness destroy .*) removes them/.exec(c.err())?.[1];
+    t.ok(hint, c.err());
+    // the words the shell reads from the pasted command
+    const words = spawnSync('bash', ['-c', `set -- ${hint}; printf '%s\\0' "$@"`], { cwd: dir, encoding: 'utf8' });
+    t.same(words.stdout.split('\0').slice(0, -1), ['reboot-harness', 'destroy', id, '--work-dir', work]);
+    t.notOk(existsSync(join(dir, 'PWNED')));
+  },
+);
+
+t.test(
+  "merge's fix for a missing shard names the matrix file quoted, as it must stand in the command (Q424)",
+  async (t) => {
+    const file = 'ci/my $(touch PWNED) m.yaml';
+    const dir = t.testdir({
+      usc: { 'package.json': '{ "type": "module" }\n', 'ok.ts': lablessScenarioSource('ok', 'passed') },
+      ci: {
+        'my $(touch PWNED) m.yaml':
+          'scenario: [ok]\naxes:\n  reboot: [graceful, panic]\ndefaults:\n  scenarios_dir: usc\n',
+      },
+    });
+    const cli = cliIn(dir, { entry: CLI, timeoutMs: 0 });
+    t.equal(cli('matrix', file, '--shard', '1/2', '--reports-dir', 'reports/s1', '--netns', '').status, 0);
+    const m = noLabCli(dir);
+    t.equal(await m.run('merge', 'reports', '--out', 'merged'), 2);
+    t.match(m.err(), `(reboot-harness matrix 'ci/my $(touch PWNED) m.yaml' --list-cells --shards 2 lists`);
+  },
+);
