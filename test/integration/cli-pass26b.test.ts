@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFile
 import { join } from 'node:path';
 import { CLI } from '../helpers/cli-child.js';
 import { cliIn } from '../helpers/cli-in.js';
+import { doctorNomadSpec } from '../../lib/cli/doctor.js';
 import { noLabCli } from '../helpers/cli-no-lab.js';
 import { lablessScenarioSource } from '../helpers/labless-scenario.js';
 
@@ -219,5 +220,25 @@ t.test(
     const m = noLabCli(dir);
     t.equal(await m.run('merge', 'reports', '--out', 'merged'), 2);
     t.match(m.err(), `(reboot-harness matrix 'ci/my $(touch PWNED) m.yaml' --list-cells --shards 2 lists`);
+  },
+);
+
+t.test(
+  "doctor's 'or now: reboot-harness build <spec>' quotes the spec as it must stand in the command (Q425)",
+  async (t) => {
+    const dir = t.testdir({ 'src dir': { 'go.mod': 'module github.com/hashicorp/nomad\n' } });
+    const spec = `git:${join(dir, 'src dir')}`;
+    const r = await doctorNomadSpec(spec, {
+      field: '--nomad',
+      cwd: dir,
+      home: dir,
+      cacheRoot: join(dir, 'cache'),
+      releasesUrl: 'http://127.0.0.1:9/',
+    });
+    const detail = 'item' in r ? r.item.detail : '';
+    const now = /or now: (reboot-harness build .*)\)$/.exec(detail)?.[1];
+    t.ok(now, detail);
+    const words = spawnSync('bash', ['-c', `set -- ${now}; printf '%s\\0' "$@"`], { cwd: dir, encoding: 'utf8' });
+    t.same(words.stdout.split('\0').slice(0, -1), ['reboot-harness', 'build', spec], 'one spec, as given');
   },
 );
