@@ -147,16 +147,18 @@ ${fn}_files() {
   mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 }
 ${fn}_labs() {
-  local d wd=""
+  local d q wd=""
   for ((i = 1; i < \${#COMP_WORDS[@]} - 1; i++)); do
     [[ "\${COMP_WORDS[i]}" == --work-dir ]] && wd="\${COMP_WORDS[i+1]}"
   done
   # Note: the ids that start with $cur, a line each, never through compgen -W, which expands its words: a folder
-  # named $(cmd) in the work dir would run cmd at a <TAB>
+  # named $(cmd) in the work dir would run cmd at a <TAB>; each printed quoted (%q) as it is to stand on the line, for
+  # readline inserts a word as given: a folder "a;rm x" or "a b" would be a command, or two ids, at <Enter>
   for d in ${WORK_DIR}/*/${LAB_SPEC_FILE}; do
     [[ -e "$d" ]] || continue
     d="\${d%/*}"; d="\${d##*/}"
-    [[ "$d" == "$cur"* ]] && printf '%s\\n' "$d"
+    printf -v q '%q' "$d"
+    [[ "$d" == "$cur"* || "$q" == "$cur"* ]] && printf '%s\\n' "$q"
   done
 }
 ${fn}() {

@@ -4,6 +4,7 @@ import { readFile, readdir, statfs, access, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { DEFAULTS } from '../config/schema.js';
 import { pathProblem } from './paths.js';
+import { quote } from '../shell/quote.js';
 import { vagrantInfo } from '../vagrant/info.js';
 import { runCommand, ANY_EXIT_CODE, type RunCommand } from '../exec/run.js';
 import { inspectNomadBinary, probeNomadVersion, VERSION_PROBE_MS } from '../builds/binary.js';
@@ -289,7 +290,8 @@ export async function doctorNomadSpec(
     return { item: item('nomad build', false, `${text}: ${parsed.problem.message}`, parsed.problem.fix) };
   const { spec } = parsed;
   if (spec.kind === 'path') return { path: resolve(o.cwd, spec.path) };
-  const now = `or now: reboot-harness build ${text}`;
+  // Note: quoted, as it must stand in the command (a source tree at "src dir" was two specs pasted) (Q425)
+  const now = `or now: reboot-harness build ${quote(text)}`;
   if (spec.kind === 'release') {
     const hit = spec.version === 'latest' ? undefined : await cachedRelease(spec.version, o.cacheRoot, o.releasesUrl);
     if (hit) return { path: hit };

@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConfigError, HarnessError, type ConfigProblem } from '../errors.js';
-import type { HarnessConfig } from '../config/schema.js';
+import { DEFAULTS, type HarnessConfig } from '../config/schema.js';
 import { runAttached } from '../exec/attached.js';
 import { currentNetns, IN_NETNS_ENV } from '../lab/host/host.js';
 import { providerFor } from '../lab/providers.js';
@@ -95,6 +95,12 @@ function netnsToEnter(ns: string, env: Record<string, string | undefined>): stri
   return ns;
 }
 
+/** The command that destroys lab `id` of `workDir`, each word quoted; the work dir named when it is not the default. */
+function destroyCommand(id: string, workDir: string): string {
+  const where = workDir === DEFAULTS.lab.workDir ? '' : ` --work-dir ${quote(workDir)}`;
+  return `reboot-harness destroy ${quote(id)}${where}`;
+}
+
 /** A run id that names no kept lab: exit 2, naming the id and the labs that can be logged into. */
 function notKept(labs: readonly LabEntry[], workDir: string, why: string): HarnessError {
   const kept = labs.filter((l) => l.kind === 'kept').map((l) => l.id);
@@ -177,7 +183,9 @@ async function loginCommandFor(args: ParsedArgs, config: HarnessConfig, env: Cli
     // the lab is kept (list-labs says so): what it lacks is a finished bring-up, not a --keep
     throw new HarnessError(`login: lab ${id} has no ${SSH_CONFIG}: its bring-up never finished`, {
       exitCode: 2,
-      hint: `its machines may be half made: reboot-harness destroy ${id} removes them; run again with --keep for a lab to log into`,
+      // Note: the id quoted (a folder's name, which anyone who may write in the work dir chooses: "a;cmd" pasted
+      // ran cmd), with the work dir it was found in (destroy without it looks in the default one) (Q424)
+      hint: `its machines may be half made: ${destroyCommand(id!, config.lab.workDir)} removes them; run again with --keep for a lab to log into`,
     });
   const spec = JSON.parse(await readFile(join(lab.dir, LAB_SPEC_FILE), 'utf8')) as LabSpec;
   const picked = pickMachine(

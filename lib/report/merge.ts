@@ -6,6 +6,7 @@ import { basename, dirname, isAbsolute, normalize, resolve } from 'node:path';
 import type { ConfigProblem } from '../errors.js';
 import type { ArtifactRef, RunRecord } from '../model/run.js';
 import type { BuildInfo, SessionReport, SuiteReport } from '../model/session.js';
+import { quote } from '../shell/quote.js';
 import { judgeRepeats } from './flaky.js';
 import { sessionExitCode } from './outcome.js';
 
@@ -60,29 +61,45 @@ export function mergeSessions(input: MergeInput): MergeResult {
   const holds = (name: string, id: string | undefined) =>
     input.sessions.some((s) => s.session.suites.some((x) => x.name === name && runIdOf(x) === id));
   // the JUnit files that vouch for a run: the earlier run's to move out with its summary (Q351)
+  // (a JUnit file inside the folder goes with it: not named again)
+  const filesOf = (id: string, source: string) => [
+    source,
+    ...input.junit
+      .filter((j) => j.suites.some((x) => x.id === id) && !j.path.startsWith(`${source}/`))
+      .map((j) => j.path),
+  ];
   const earlierFiles = (r: { earlier: string; earlierSource: string }) =>
-    [r.earlierSource, ...input.junit.filter((j) => j.suites.some((x) => x.id === r.earlier)).map((j) => j.path)].join(
-      ' and ',
-    );
+    filesOf(r.earlier, r.earlierSource).join(' and ');
+  // ... and the re-run's: a --junit file outside its folder (GitLab's template writes reports/<job>/junit.xml) left
+  // in the inputs was then refused as "left by an earlier run" (Q422)
+  const laterFiles = (r: { later: string; laterSource: string }) => filesOf(r.later, r.laterSource);
   // a JUnit suite of a run whose summary.json is not among the inputs (moved away, or cut) beside another run of the
   // cell: not two runners (Q351), a JUnit file the earlier run left
   const leftJUnit = (name: string, path: string, first: { source: string; id: string | undefined }, id?: string) =>
     problems.push({
       field: `${path}: testsuite "${name}"`,
       value: id ?? name,
-      message: `is of run ${id ?? '(none)'}, whose summary.json is not among the inputs, while ${first.source} holds run ${first.id ?? '(none)'} of that cell: a JUnit file an earlier run (a retried job) left beside the reports`,
+      message: `is of run ${id ?? '(none)'}, whose summary.json is not among the inputs, while ${first.source} holds run ${first.id ?? '(none)'} of that cell: a JUnit file another run of the cell (a retried job, or a re-run) left beside the reports`,
       fix: `move ${path} out of the inputs (or give that run's summary.json too, and keep one of the two runs)`,
     });
   const twice = (name: string, path: string, first: { source: string; id: string | undefined }, id?: string) => {
     const runIds = `run ids ${first.id ?? '(none)'} and ${id ?? '(none)'}`;
     const again = cellRunAgain(input.sessions, name, first.id, id);
     const rerun = sameShardTwice(input.sessions, name, first.id, id);
+    const files = twoMatrixFiles(input.sessions, name, first.id, id);
+    if (files && !again && !rerun)
+      return void problems.push({
+        field: `${path}: testsuite "${name}"`,
+        value: name,
+        message: `is also in ${first.source} (${runIds}): two matrix files (${files.join(' and ')}) have a cell of this name, and merging would count it twice`,
+        fix: 'merge the reports of each matrix file on their own (one merge, with its own --out, per file), or name the cells apart (another scenario or axis value)',
+      });
     if (again)
       return void problems.push({
         field: `${path}: testsuite "${name}"`,
         value: name,
         message: `is also in ${first.source} (${runIds}): the cell ran again with --cell (run ${again.later}, after run ${again.earlier} of ${again.file}), and merging would count it twice`,
-        fix: `merge one run of the cell: leave the re-run out (${again.laterSource}) and read it on its own (reboot-harness merge ${again.laterSource}), or leave out ${earlierFiles(again)} once every other cell it holds ran again too`,
+        fix: `merge one run of the cell: leave the re-run out (${laterFiles(again).join(' and ')}) and read it on its own (reboot-harness merge ${laterFiles(again).map(quote).join(' ')}), or leave out ${earlierFiles(again)} once every other cell it holds ran again too`,
       });
     problems.push({
       field: `${path}: testsuite "${name}"`,
@@ -188,7 +205,7 @@ function sameShardTwice(
       : sessions.find((s) => s.session.suites.some((x) => x.name === name && runIdOf(x) === id));
   const [x, y] = [find(a), find(b)];
   const [mx, my] = [x?.session.matrix, y?.session.matrix];
-  if (!x || !y || !mx || !my || mx.file !== my.file || mx.shard !== my.shard) return undefined;
+  if (!x || !y || !mx || !my || !sameMatrixFile(mx, my) || mx.shard !== my.shard) return undefined;
   const older = x.session.startedAtMs <= y.session.startedAtMs ? x : y;
   return { shard: mx.shard, file: mx.file, earlier: (older === x ? a : b)!, earlierSource: dirname(older.path) };
 }
@@ -209,7 +226,7 @@ function cellRunAgain(
       ? undefined
       : sessions.find((s) => s.session.suites.some((x) => x.name === name && runIdOf(x) === id));
   const [x, y] = [find(a), find(b)];
-  if (!x || !y || !x.session.matrix || x.session.matrix.file !== y.session.matrix?.file) return undefined;
+  if (!x?.session.matrix || !y?.session.matrix || !sameMatrixFile(x.session.matrix, y.session.matrix)) return undefined;
   const [older, newer] = x.session.startedAtMs <= y.session.startedAtMs ? [x, y] : [y, x];
   // a --cell run is labelled shard 1/1 and holds fewer cells than its matrix (a whole run, even interrupted, lists all)
   const m = newer.session.matrix;
@@ -221,6 +238,40 @@ function cellRunAgain(
     later: (older === x ? b : a)!,
     laterSource: dirname(newer.path),
   };
+}
+
+/**
+ * Two runs' labels of one matrix file: named alike, resolved to one path, or named by its absolute path on one and
+ * relative on the other. The command a failed cell prints to re-run it (the console's line, its repro.sh) names the
+ * file by its absolute path, the shards by the path as given: that re-run was told "one cell ran on two runners"
+ * with "check the shard split" (Q421).
+ */
+function sameMatrixFile(a: MatrixLabel, b: MatrixLabel): boolean {
+  if (a.file === b.file || (!!a.path && a.path === b.path)) return true;
+  const tail = (abs: string, rel: string) => isAbsolute(abs) && !isAbsolute(rel) && abs.endsWith(`/${normalize(rel)}`);
+  return tail(a.file, b.file) || tail(b.file, a.file);
+}
+
+/**
+ * The files of two runs of a cell of one name that are cells of two different matrix files (no file in common: a
+ * merged label names several, "ci/m.yaml, ci/n.yaml"): a cell of each, not "one cell ran on two runners" with
+ * "check the shard split", which is right for each (Q423).
+ */
+function twoMatrixFiles(
+  sessions: MergeInput['sessions'],
+  name: string,
+  a: string | undefined,
+  b: string | undefined,
+): [string, string] | undefined {
+  const labelOf = (id: string | undefined) =>
+    id === undefined
+      ? undefined
+      : sessions.find((s) => s.session.suites.some((x) => x.name === name && runIdOf(x) === id))?.session.matrix;
+  const [x, y] = [labelOf(a), labelOf(b)];
+  if (!x?.file || !y?.file) return undefined;
+  const each = (m: MatrixLabel) => m.file.split(', ').map((file) => ({ ...m, file }));
+  const shared = each(x).some((p) => each(y).some((q) => sameMatrixFile(p, q)));
+  return shared ? undefined : [x.file, y.file];
 }
 
 const byShard = (a: string, b: string): number => a.localeCompare(b, 'en', { numeric: true });

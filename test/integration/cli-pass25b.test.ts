@@ -44,7 +44,12 @@ t.test(
         { cwd: dir, env: { PATH: process.env['PATH'] ?? '', HARNESS_WORK_DIR: work }, encoding: 'utf8' },
       );
       t.equal(r.status, 0, r.stderr);
-      return r.stdout.split('\n').filter(Boolean).sort();
+      // Note: each word quoted as it is to stand on the line (Q420): read back as the shell would
+      return r.stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((w) => spawnSync('bash', ['-c', `printf %s ${w}`], { encoding: 'utf8' }).stdout)
+        .sort();
     };
     t.same(complete('reboot-harness', 'destroy', ''), [...labs].sort(), 'each id one word, as written');
     t.same(complete('reboot-harness', 'login', 'x$'), ['x$(touch PWNED)y'], 'a prefix with a $ matched literally');

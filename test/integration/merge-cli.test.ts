@@ -200,7 +200,7 @@ t.test("a cell in two runners' reports is refused, naming both; the same run giv
   t.equal(dup.code, 2, 'exit 2: nothing written');
   t.match(dup.err, /testsuite "bridge-exec-reboot@1\.9\.3\/reboot=graceful"/);
   // a JUnit file whose run has no summary among the inputs: what a retried job leaves, not a second runner (Q351)
-  t.match(dup.err, /a JUnit file an earlier run \(a retried job\) left beside the reports/);
+  t.match(dup.err, /a JUnit file another run of the cell \(a retried job, or a re-run\) left beside the reports/);
   t.notOk(existsSync(join(root, 'm2')), 'no output folder');
   const bad = await run(['nowhere', 'm.yaml', '--out', 'm3']);
   t.equal(bad.code, 2);

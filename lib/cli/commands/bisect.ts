@@ -15,6 +15,7 @@ import {
   type BisectInputs,
 } from '../../bisect/log.js';
 import { historyOf } from '../../git/history.js';
+import { quote } from '../../shell/quote.js';
 import { watchSignals } from '../../run/signals.js';
 import {
   bisectExitCode,
@@ -245,7 +246,7 @@ async function bisectCommand(given: ParsedArgs, deps: CommandDeps): Promise<numb
     ...(deps.signalSource ? { proc: deps.signalSource } : {}),
     onFirst: (sig) =>
       deps.err(
-        `${sig}: the bisect stops after this step's cleanup; continue with: reboot-harness bisect --resume ${dir}\n`,
+        `${sig}: the bisect stops after this step's cleanup; continue with: reboot-harness bisect --resume ${quote(dir)}\n`,
       ),
     onSecond: () => undefined,
   });
