@@ -28,6 +28,7 @@ export async function ancestryIn(
     (o.run ?? runCommand)('git', [`--git-dir=${repo.gitDir}`, ...args], {
       deadline: o.deadline,
       allowedCodes: ANY_EXIT_CODE,
+      killGroup: true,
       ...(input === undefined ? {} : { input }),
       ...(o.logger ? { logger: o.logger } : {}),
     });

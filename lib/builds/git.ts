@@ -23,6 +23,7 @@ const git = (gitDir: string, args: string[], o: GitOptions, extra: Extra = {}) =
   (o.run ?? runCommand)('git', [`--git-dir=${gitDir}`, ...args], {
     deadline: o.deadline,
     allowedCodes: ANY_EXIT_CODE,
+    killGroup: true,
     ...(o.logger ? { logger: o.logger } : {}),
     ...extra,
   });
@@ -34,6 +35,7 @@ export async function findRepo(dir: string, o: GitOptions): Promise<Repo | { err
   const r = await (o.run ?? runCommand)('git', ['-C', dir, 'rev-parse', '--absolute-git-dir', '--is-bare-repository'], {
     deadline: o.deadline,
     allowedCodes: ANY_EXIT_CODE,
+    killGroup: true,
     ...(o.logger ? { logger: o.logger } : {}),
   });
   if (!ok(r)) return { error: r.stderr.trim().split('\n').at(-1) ?? `git exited ${r.code}` };
@@ -42,6 +44,7 @@ export async function findRepo(dir: string, o: GitOptions): Promise<Repo | { err
   const top = await (o.run ?? runCommand)('git', ['-C', dir, 'rev-parse', '--show-toplevel'], {
     deadline: o.deadline,
     allowedCodes: ANY_EXIT_CODE,
+    killGroup: true,
   });
   return { gitDir: gitDir!, workTree: ok(top) ? top.stdout.trim() : undefined };
 }

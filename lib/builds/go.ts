@@ -27,6 +27,7 @@ export async function goVersion(o: GoOptions): Promise<string | undefined> {
       deadline: o.deadline,
       env: o.env,
       allowedCodes: ANY_EXIT_CODE,
+      killGroup: true,
     });
     return r.code === 0 ? r.stdout.trim() : undefined;
   } catch (err) {
@@ -43,6 +44,7 @@ export async function go(args: string[], cwd: string, o: GoOptions & { onLine?: 
     cwd,
     env: o.env,
     allowedCodes: ANY_EXIT_CODE,
+    killGroup: true,
     ...(o.logger ? { logger: o.logger } : {}),
     ...(onLine ? { onLine: (_s: string, l: string) => onLine(l) } : {}),
   });

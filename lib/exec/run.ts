@@ -4,6 +4,7 @@ import { CommandError, TimeoutError } from '../errors.js';
 import type { Deadline } from '../time/deadlines.js';
 import type { Logger } from '../log/events.js';
 import { tailLines } from './escape.js';
+import { watchGroup } from './group.js';
 import type { ExecResult } from '../model/lab.js';
 
 interface RunOptions {
@@ -17,6 +18,12 @@ interface RunOptions {
   allowedCodes?: readonly number[];
   /** called for each complete output line while the command runs (live progress) */
   onLine?: (stream: 'stdout' | 'stderr', line: string) => void;
+  /**
+   * the command gets a process group of its own, stopped whole on the deadline's abort (SIGTERM, then SIGKILL) and
+   * killed when the CLI exits: for commands whose own children hold the output pipes (go, git). A terminal's Ctrl-C
+   * then reaches the harness only, which aborts the deadline.
+   */
+  killGroup?: boolean;
 }
 
 /** Every exit code: pass as `allowedCodes` when the caller interprets failures itself (the Vagrant adapter). */
@@ -29,7 +36,7 @@ export type RunCommand = (file: string, args: readonly string[], opts: RunOption
 
 /** Run `file args` with execa (no shell); throw CommandError (escaped command, stderr tail, timedOut) unless the exit code is allowed. */
 export const runCommand: RunCommand = async (file, args, opts) => {
-  const { deadline, cwd, env, input, logger, allowedCodes = [0], onLine } = opts;
+  const { deadline, cwd, env, input, logger, allowedCodes = [0], onLine, killGroup = false } = opts;
   // Note: loaded on first use: a CLI that ends at input validation starts ~130 ms sooner (test speed)
   const { execa } = await import('execa');
   const started = performance.now();
@@ -44,7 +51,9 @@ export const runCommand: RunCommand = async (file, args, opts) => {
     reject: false,
     stripFinalNewline: false,
     maxBuffer: 64 * 1024 * 1024,
+    detached: killGroup,
   });
+  const ended = killGroup ? watchGroup(sub.pid, deadline.signal, FORCE_KILL_AFTER_MS) : undefined;
   if (onLine) {
     for (const name of ['stdout', 'stderr'] as const) {
       let partial = '';
@@ -55,7 +64,7 @@ export const runCommand: RunCommand = async (file, args, opts) => {
       });
     }
   }
-  const r = await sub;
+  const r = await sub.finally(ended);
   const durationMs = performance.now() - started;
   // Note: secrets in the command or its stderr are redacted where text leaves the process (lib/log/redact.ts).
   const command = r.escapedCommand;

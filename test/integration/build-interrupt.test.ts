@@ -2,6 +2,7 @@
 // 130 "interrupted" like every other command, not the compile failure the killed go command looks like, and no build
 // in the cache. The tree is a Nomad-shaped git repository and `go` a stand-in that hangs, so nothing is compiled.
 import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { EventEmitter } from 'node:events';
 import { join } from 'node:path';
 import t from 'tap';
@@ -9,6 +10,7 @@ import type { CliDeps } from '../../lib/cli/deps.js';
 import { main } from '../../lib/cli/main.js';
 import { filesUnder } from '../helpers/release-mirror.js';
 import { nomadShapedTree } from '../helpers/nomad-shaped-tree.js';
+import { killMarked, pidsWithArg, sleepMarker } from '../helpers/marked-processes.js';
 
 t.test('build git:<tree> interrupted by SIGTERM during the build: exit 130, interrupted, nothing cached', async (t) => {
   const dir = t.testdir({});
@@ -63,3 +65,43 @@ t.test('build git:<tree> interrupted by SIGTERM during the build: exit 130, inte
     `no build, record or work dir in the cache: ${kept.join(', ')}`,
   );
 });
+
+t.test(
+  'a go that runs the work in a child of its own (no exec), SIGTERM 1 s in: stopped at once, no child left (Q403)',
+  async (t) => {
+    const dir = t.testdir({});
+    const marker = sleepMarker();
+    t.teardown(() => void killMarked(marker));
+    // a wrapper script (or `go generate`'s generators): its child inherits go's output pipes and outlives a killed go
+    nomadShapedTree(dir, `echo started >> "$(dirname "$0")/started"\nsleep 30 ${marker}`);
+    const signals = new EventEmitter();
+    const err: string[] = [];
+    const deps: CliDeps = {
+      env: { PATH: `${join(dir, 'bin')}:/usr/bin:/bin`, HOME: dir, XDG_CACHE_HOME: join(dir, 'xdg') },
+      cwd: dir,
+      isTTY: false,
+      out: () => {},
+      err: (s) => void err.push(s),
+      signalSource: signals,
+      makeEnv: () => {
+        throw new Error('build must not make a lab');
+      },
+    };
+    let signalled = 0;
+    let started = 0;
+    const timer = setInterval(() => {
+      if (!started && existsSync(join(dir, 'bin', 'started'))) started = Date.now();
+      if (started && !signalled && Date.now() - started >= 1000) {
+        clearInterval(timer);
+        signalled = Date.now();
+        signals.emit('SIGTERM', 'SIGTERM');
+      }
+    }, 50);
+    t.teardown(() => clearInterval(timer));
+    const code = await main(['build', `git:${join(dir, 'tree')}`], deps);
+    const after = Date.now() - signalled;
+    t.equal(code, 130, err.join(''));
+    t.ok(signalled > 0 && after < 5000, `returned ${after} ms after SIGTERM, not once the shim's sleep ended (30 s)`);
+    t.same(pidsWithArg(marker), [], 'no sleep of the shim left');
+  },
+);

@@ -6,6 +6,7 @@ import { CommandError, InterruptedError } from '../../lib/errors.js';
 import type { LogEvent } from '../../lib/log/events.js';
 import { consoleLogger } from '../../lib/log/format.js';
 import { redactingWriter } from '../../lib/log/redact.js';
+import { killMarked, pidsWithArg, sleepMarker } from '../helpers/marked-processes.js';
 
 async function rejection(p: Promise<unknown>): Promise<unknown> {
   return p.then(
@@ -75,6 +76,36 @@ t.test('the deadline kills the command and marks it timed out', async (t) => {
   t.equal((err as CommandError).timedOut, true);
   t.match(String(err), /command timed out: sh -c 'exec sleep 30'/);
   t.ok(Date.now() - started < 5000, 'killed promptly');
+});
+
+t.test('killGroup: the deadline stops the command with the children that hold its output (Q403)', async (t) => {
+  const marker = sleepMarker();
+  t.teardown(() => void killMarked(marker));
+  const started = Date.now();
+  // Note: `; true` keeps sh from exec-ing sleep: sleep is sh's child and holds the output pipes sh was given
+  const err = await rejection(
+    runCommand('sh', ['-c', `sleep 30 ${marker}; true`], { deadline: deadlineIn(1000), killGroup: true }),
+  );
+  t.equal((err as CommandError).timedOut, true, String(err));
+  t.ok(Date.now() - started < 5000, `returned ${Date.now() - started} ms after the start, not 30 s`);
+  t.same(pidsWithArg(marker), [], 'no sleep of the command left');
+});
+
+t.test('killGroup: an interrupt stops the group too and is rethrown as is', async (t) => {
+  const marker = sleepMarker();
+  t.teardown(() => void killMarked(marker));
+  const ctl = new AbortController();
+  setTimeout(() => ctl.abort(new InterruptedError('SIGTERM')), 500);
+  const started = Date.now();
+  const err = await rejection(
+    runCommand('sh', ['-c', `sleep 30 ${marker}; true`], {
+      deadline: { at: performance.now() + 60_000, signal: ctl.signal },
+      killGroup: true,
+    }),
+  );
+  t.type(err, InterruptedError);
+  t.ok(Date.now() - started < 5000, `returned ${Date.now() - started} ms after the start`);
+  t.same(pidsWithArg(marker), [], 'no sleep of the command left');
 });
 
 t.test('an interrupt (non-timeout abort) is rethrown as is', async (t) => {
