@@ -1,6 +1,5 @@
 // Resolve build specs to checked binaries: every spec's problems first (all at once), then download or build each.
 import { existsSync, statSync } from 'node:fs';
-import { open, stat } from 'node:fs/promises';
 import { isAbsolute, resolve as resolvePath } from 'node:path';
 import { ConfigError, EXIT, HarnessError, InterruptedError, type ConfigProblem } from '../errors.js';
 import { sha256File } from './cache.js';
@@ -12,6 +11,7 @@ import { planSource, type SourcePlan } from './source-plan.js';
 import { NOMAD_PROFILE, type SourceProfile } from './source-profile.js';
 import { parseBuildSpec, type BuildSpec } from './spec.js';
 import type { ResolvedBuild } from '../model/build.js';
+import { readInputFile } from '../input/read.js';
 
 /** One build to resolve: the spec text and the field it came from (--nomad, --before, matrix nomad[2], …). */
 export interface SpecInput {
@@ -63,8 +63,10 @@ export async function planBuilds(
         problems.push({
           field: '--releases-key',
           value: ctx.releasesKey,
-          message: what,
-          fix: "give the public key file that signs the mirror's SHA256SUMS, or drop --releases-key for HashiCorp's",
+          message: what.message,
+          fix:
+            what.fix ??
+            "give the public key file that signs the mirror's SHA256SUMS, or drop --releases-key for HashiCorp's",
         });
     }
     planned.push({ input, spec });
@@ -152,28 +154,23 @@ export function combineErrors(all: readonly HarnessError[]): HarnessError {
 
 /**
  * What is wrong with `p` as a key file (a directory or a fifo would pass the plan and fail at the signature check;
- * a file that is no OpenPGP public key, a kubeconfig given by mistake, would fail only after the download), or undefined.
+ * a file that is no OpenPGP public key, a kubeconfig given by mistake, would fail only after the download), or
+ * undefined. Read through the one guarded read: a FIFO or a device is told without waiting on it, in every slot's words.
  */
-async function keyFileState(p: string): Promise<string | undefined> {
-  const st = await stat(p).catch(() => undefined);
-  if (!st) return 'no such file';
-  if (!st.isFile()) return `is ${st.isDirectory() ? 'a directory' : 'not a regular file'}, not a key file`;
-  return keyKind(await headOf(p, KEY_HEAD));
+async function keyFileState(p: string): Promise<{ message: string; fix?: string } | undefined> {
+  const r = await readInputFile(p, { head: KEY_HEAD });
+  if (r.ok) {
+    const kind = keyKind(r.bytes);
+    return kind === undefined ? undefined : { message: kind };
+  }
+  if (r.code === 'ENOENT') return { message: 'no such file' };
+  if (r.code === 'EISDIR') return { message: 'is a directory, not a key file' };
+  // a FIFO, a socket or a device (notAFileText's words and fix), or what the open or read said
+  return r.code === undefined ? { message: r.message, fix: r.fix } : { message: r.message };
 }
 
 /** How much of a key file is read to tell what it is: an armored key may follow a few lines of comment. */
 const KEY_HEAD = 64 * 1024;
-
-async function headOf(p: string, n: number): Promise<Buffer> {
-  const fh = await open(p, 'r');
-  try {
-    const b = Buffer.alloc(n);
-    const { bytesRead } = await fh.read(b, 0, n, 0);
-    return b.subarray(0, bytesRead);
-  } finally {
-    await fh.close();
-  }
-}
 
 /**
  * Why the start of a key file is no OpenPGP public key (gpg --import would refuse it, or take a private key), or

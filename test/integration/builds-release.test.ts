@@ -241,18 +241,25 @@ t.test('release specs', { skip: skip ?? false }, async (t) => {
   t.test(
     'a --releases-key that is a directory or a fifo is a plan problem, not a failed signature check later',
     async (t) => {
+      const before = mirror.requests.length;
       const keys = join(dir, 'keys-dir');
       mkdirSync(keys, { recursive: true });
       const fifo = join(dir, 'key.fifo');
       execFileSync('mkfifo', [fifo]);
-      for (const [key, message] of [
-        [keys, 'is a directory, not a key file'],
-        [fifo, 'is not a regular file, not a key file'],
+      for (const [key, message, fix] of [
+        [keys, /^is a directory, not a key file$/, /^give the public key file that signs/],
+        // every input slot's words for a FIFO (lib/input/read.ts notAFileText), read without waiting for a writer
+        [
+          fifo,
+          /^is a named pipe \(FIFO\), not a file: reading it would wait for a writer/,
+          /^write it to a file first/,
+        ],
       ] as const) {
         const { ctx } = ctxFor(join(dir, 'c'), { releasesKey: key });
         const r = await planBuilds([{ text: '1.9.3', field: '--nomad' }], ctx);
-        t.match(r, { problems: [{ field: '--releases-key', value: key, message }] }, key);
+        t.match(r, { problems: [{ field: '--releases-key', value: key, message, fix }] }, key);
       }
+      t.equal(mirror.requests.length, before, 'no request');
     },
   );
   t.test(
