@@ -31,8 +31,12 @@ const MACHINES: Record<number, string> = {
 const OSABI: Record<number, string> = { 0: 'sysv', 3: 'linux', 9: 'freebsd', 12: 'openbsd' };
 const bad = (arch: string, os: string, reason: string): ElfInfo => ({ ok: false, arch, os, reason });
 
-/** Decide from the first bytes whether a file is an ELF64 little-endian x86-64 executable (what the VMs run). */
-export function inspectElf(buf: Uint8Array): ElfInfo {
+/**
+ * Decide from the first bytes whether a file is an ELF64 little-endian x86-64 executable (what the VMs run). `size` is
+ * the whole file's (default: the bytes given): what is told of a file that is nothing known, never its bytes (it may be
+ * /etc/shadow given by mistake).
+ */
+export function inspectElf(buf: Uint8Array, size = buf.byteLength): ElfInfo {
   const b = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
   const magic = b.length >= 4 ? b.readUInt32BE(0) : 0;
   if (b.length === 0) return bad('empty', 'unknown', 'the file is empty');
@@ -55,11 +59,7 @@ export function inspectElf(buf: Uint8Array): ElfInfo {
     return bad('script', 'unknown', `a script (${line}), not a compiled binary`);
   }
   if (magic !== 0x7f454c46)
-    return bad(
-      'unknown',
-      'unknown',
-      `not an executable: no ELF header (first bytes ${b.subarray(0, 4).toString('hex')})`,
-    );
+    return bad('unknown', 'unknown', `not an executable: no ELF header (a file of ${size} bytes)`);
   if (b.length < 20) return bad('elf-truncated', 'unknown', 'an ELF file cut short (header incomplete)');
   const os = OSABI[b[7]!] ?? `osabi-${b[7]}`;
   const little = b[5] === 1;
@@ -102,7 +102,7 @@ export async function inspectNomadBinary(path: string): Promise<ElfInfo> {
     if (!st.isFile()) return bad('not-a-file', 'unknown', `${path}: not a regular file`);
     const buf = Buffer.alloc(HEADER_BYTES);
     const { bytesRead } = await fh.read(buf, 0, HEADER_BYTES, 0);
-    const info = inspectElf(buf.subarray(0, bytesRead));
+    const info = inspectElf(buf.subarray(0, bytesRead), st.size);
     return { ...info, reason: `${path}: ${info.reason}` };
   } finally {
     await fh.close();

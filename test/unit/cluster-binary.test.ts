@@ -70,6 +70,15 @@ t.test('rejects what is not a Linux x86-64 executable, saying what it is', async
   t.match(inspectElf(Buffer.from('hello world')), { ok: false, reason: /no ELF header/ });
 });
 
+t.test('a file that is nothing known is told by its size, never its bytes (Q239)', async (t) => {
+  const shadow = 'root:$6$salt$hash:19000:0:99999:7:::\n';
+  const dir = t.testdir({ shadow });
+  const info = await inspectNomadBinary(`${dir}/shadow`);
+  t.equal(info.reason, `${dir}/shadow: not an executable: no ELF header (a file of ${shadow.length} bytes)`);
+  t.notMatch(info.reason, /726f6f74|root/, 'not its first bytes, in hex or as text');
+  t.equal(inspectElf(Buffer.from('hello world')).reason, 'not an executable: no ELF header (a file of 11 bytes)');
+});
+
 t.test('checkNomadBinary reads the file and names it in the error', async (t) => {
   const dir = t.testdir({ 'nomad.sh': '#!/bin/bash\nexit 0\n' });
   t.match(await inspectNomadBinary(process.execPath), { ok: true, arch: 'x86-64' }, 'node itself is an x86-64 ELF');
