@@ -6,7 +6,7 @@ import { deadlineIn } from '../time/deadlines.js';
 import { cachedBinary, commitBinary, readRecord, sha256File, sha256Of, workDir, writeRecord } from './cache.js';
 import { info, type BuildContext } from './context.js';
 import { HASHICORP_FINGERPRINT, HASHICORP_KEY_FILE, verifyDetached } from './gpg.js';
-import { httpGet } from './http.js';
+import { httpGet, ZIP_MAX_BYTES } from './http.js';
 import { indexUrl, parseReleaseIndex, releaseFiles, sha256For, type ReleaseFiles } from '../parse/release-index.js';
 import type { NomadVersion } from '../parse/go-tools.js';
 import { preflightBuild } from './preflight.js';
@@ -31,7 +31,7 @@ interface ReleaseRecord {
   verifiedAt: string;
 }
 
-type Get = (url: string, ms: number) => Promise<{ status: number; body: Buffer }>;
+type Get = (url: string, ms: number, maxBytes?: number) => Promise<{ status: number; body: Buffer }>;
 type Problem = (message: string, fix: string) => ConfigError;
 
 /** Where the cache records a release version verified from one releases site. */
@@ -57,7 +57,8 @@ export async function resolveRelease(
   const { cacheRoot: root, releasesUrl: base, logger } = ctx;
   const problem: Problem = (message, fix) => new ConfigError([{ field, value: spec, message, fix }]);
   const fetchOpt = ctx.fetch ? { fetch: ctx.fetch } : {};
-  const get: Get = (url, ms) => httpGet(url, { deadline: deadlineIn(ms, ctx.deadline), logger, ...fetchOpt });
+  const get: Get = (url, ms, maxBytes) =>
+    httpGet(url, { deadline: deadlineIn(ms, ctx.deadline), logger, ...fetchOpt, ...(maxBytes ? { maxBytes } : {}) });
   const check = (path: string) => preflightBuild(path, { field, spec, logger, ...effects(ctx) });
   const v = version === 'latest' ? await latest(base, get, problem) : version;
   const files = releaseFiles(base, v);
@@ -93,7 +94,7 @@ export async function resolveRelease(
   const work = await workDir(root, `release-${v}`);
   try {
     const zipSha256 = await verifiedZipSha256(files, sums.body, sig.body, work, ctx, problem);
-    const zip = await get(files.zip, ZIP_MS);
+    const zip = await get(files.zip, ZIP_MS, ZIP_MAX_BYTES);
     if (zip.status !== 200) throw badStatus(files.zip, zip.status);
     const got = sha256Of(zip.body);
     if (got !== zipSha256) {

@@ -6,7 +6,6 @@ import { consoleLogger } from '../log/format.js';
 import { watchSignals } from '../run/signals.js';
 import { interruptNow } from '../session/interrupt-exit.js';
 import { buildContext } from '../builds/context.js';
-import { boundedFetch } from '../session/bounded-fetch.js';
 import { describeGenerator, describeOrigin, buildProperties, recipeOf } from '../builds/provenance.js';
 import { combineErrors, resolvePlanned, type SpecInput, type SpecOutcome } from '../builds/resolve.js';
 import { planSpecs } from '../session/builds.js';
@@ -100,7 +99,7 @@ function contextFor(
   deadline?: BuildContext['deadline'],
 ): BuildContext {
   const home = deps.env['HOME'] || homedir();
-  const ctx = buildContext({
+  return buildContext({
     builds: config.builds,
     env: deps.env,
     cwd: deps.cwd,
@@ -108,7 +107,6 @@ function contextFor(
     logger,
     ...(deadline ? { deadline } : {}),
   });
-  return { ...ctx, fetch: boundedFetch() };
 }
 
 /** The planner's problems and those of the specs naming a file, in the order of the specs. */

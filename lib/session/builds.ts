@@ -10,7 +10,6 @@ import type { Logger } from '../log/events.js';
 import type { BuildInfo } from '../model/session.js';
 import type { BuildRef } from '../plan/session-plan.js';
 import { buildContext, type BuildContext } from '../builds/context.js';
-import { boundedFetch } from './bounded-fetch.js';
 import { planBuilds, resolvePlanned, specIdentity, type SpecInput } from '../builds/resolve.js';
 import { preflightBuild } from '../builds/preflight.js';
 import { parseBuildSpec } from '../builds/spec.js';
@@ -50,17 +49,15 @@ interface BuildLayerDeps {
 export function createBuildLayer(deps: BuildLayerDeps) {
   const ctxFor =
     deps.context ??
-    ((ref: Pick<BuildRef, 'cwd'>, config: HarnessConfig, logger: Logger, signal?: AbortSignal) => ({
-      ...buildContext({
+    ((ref: Pick<BuildRef, 'cwd'>, config: HarnessConfig, logger: Logger, signal?: AbortSignal) =>
+      buildContext({
         builds: config.builds,
         env: deps.env,
         cwd: ref.cwd,
         home: deps.env['HOME'] || homedir(),
         logger,
         ...(signal ? { deadline: { at: Number.POSITIVE_INFINITY, signal } } : {}),
-      }),
-      fetch: boundedFetch(),
-    }));
+      }));
   const resolved = new Map<string, BuildInfo>();
   return {
     /** Every problem of every spec: syntax, missing files, git trees and refs, Go, the key file; a path is run with `version`. */

@@ -2,11 +2,14 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
 import { resolveBuilds } from '../helpers/builds.js';
 import { planBuilds } from '../../lib/builds/resolve.js';
+import { httpGet } from '../../lib/builds/http.js';
 import type { BuildContext } from '../../lib/builds/context.js';
 import { HASHICORP_FINGERPRINT, HASHICORP_KEY_FILE, verifyDetached } from '../../lib/builds/gpg.js';
 import { deadlineIn } from '../../lib/time/deadlines.js';
@@ -288,3 +291,59 @@ t.test('release specs', { skip: skip ?? false }, async (t) => {
     },
   );
 });
+
+t.test(
+  'httpGet reads a body only up to its bound: past it the request ends, exit 3, nothing more read (Q253)',
+  async (t) => {
+    // a server whose every file is 8 MiB of 'A': chunked (no length), or with its length declared (?length)
+    const size = 8 * 1024 * 1024;
+    let sent = 0;
+    const chunk = Buffer.alloc(64 * 1024, 0x41);
+    const server = createServer((req, res) => {
+      res.writeHead(200, req.url?.endsWith('?length') ? { 'content-length': String(size) } : {});
+      let left = size;
+      const pump = () => {
+        while (left > 0 && !res.destroyed) {
+          left -= chunk.length;
+          sent += chunk.length;
+          if (!res.write(chunk)) return void res.once('drain', pump);
+        }
+        if (!res.destroyed) res.end();
+      };
+      req.on('close', () => res.destroy());
+      pump();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    t.teardown(() => {
+      server.closeAllConnections();
+      server.close();
+    });
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/nomad/1.9.7`;
+    const get = (path: string, maxBytes?: number) =>
+      httpGet(`${base}/${path}`, { deadline: deadlineIn(20_000), ...(maxBytes ? { maxBytes } : {}) });
+    // the error, or what was read instead (its size: the body itself is megabytes of 'A')
+    const refusal = (p: ReturnType<typeof get>) =>
+      p.then(
+        (r) => new Error(`read whole: ${r.body.length} bytes`),
+        (e: unknown) => e,
+      );
+
+    const cut = await refusal(get('nomad_1.9.7_SHA256SUMS', 1024 * 1024));
+    t.type(cut, HarnessError);
+    t.equal((cut as HarnessError).exitCode, EXIT.INFRA);
+    t.match(
+      String((cut as Error).message),
+      /\/nomad_1\.9\.7_SHA256SUMS: the server sent more than 1 MiB for nomad_1\.9\.7_SHA256SUMS, more than any release file \(1 MiB at most\): not read further/,
+    );
+    t.ok(sent < size, `the transfer was cut short (${sent} of ${size} bytes sent)`);
+
+    const declared = await refusal(get('nomad_1.9.7_linux_amd64.zip?length', 1024 * 1024));
+    t.match(
+      String((declared as Error).message),
+      /the server sent a length of 8388608 bytes for nomad_1\.9\.7_linux_amd64\.zip/,
+    );
+
+    const whole = await get('index.json');
+    t.equal(whole.body.length, size, 'within the default bound (16 MiB): read whole');
+  },
+);
