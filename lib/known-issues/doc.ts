@@ -80,8 +80,9 @@ summary, under every policy.
 ## Your own rows
 
 \`--known-issues-file <file>\` (\`known_issues_file\`, \`HARNESS_KNOWN_ISSUES_FILE\`): YAML or JSON, \`issues:\` with one
-entry per issue; a row with a shipped id replaces it (an Enterprise fix version), the others are added (an internal
-fork's issues). Every problem of the file is reported at once with its field and its fix (exit 2).
+entry per issue, its only top-level key; a row with a shipped id replaces it (an Enterprise fix version), the others
+are added (an internal fork's issues). Every problem of the file is reported at once with its field and its fix, a
+key beside \`issues:\` among them (exit 2).
 
 \`\`\`yaml
 issues:

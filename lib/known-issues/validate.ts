@@ -32,6 +32,11 @@ export function parseKnownIssues(
     : raw && typeof raw === 'object'
       ? (raw as { issues?: unknown }).issues
       : undefined;
+  // Note: a key beside issues: (colour:, or extra_issues: holding rows) is told, not ignored with what it holds (Q366).
+  // Its name is the value shown, never what it holds: a credentials file given by mistake shows no secret (Q187).
+  if (raw && typeof raw === 'object' && !Array.isArray(raw))
+    for (const k of Object.keys(raw))
+      if (k !== 'issues') problem(k, k, 'is not a key of a known-issue file', 'use issues: (docs/known-issues.md)');
   if (!Array.isArray(list)) {
     problem(
       'issues',

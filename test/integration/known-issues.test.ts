@@ -4,7 +4,7 @@
 // 1.11.3, under each policy; a fix that regressed, an issue that did not reproduce, a renamed binary, compare, merge,
 // and a user table with bad rows. No VMs and no Nomad here.
 import t, { type Test } from 'tap';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { main } from '../../lib/cli/main.js';
 import { runOnStandIns, standInReportArgs, type StandInRunOptions } from '../helpers/stand-in-run.js';
@@ -293,4 +293,12 @@ t.test("a user's table: its rows over the shipped ones; bad rows refused all at 
     t.match(err, `bad.yaml: ${field}`, field);
   t.match(err, /invalid configuration \(6 problems\)/);
   t.notOk(existsSync(join(dir, 'bad', 'summary.json')), 'refused before anything ran');
+  // a key beside issues: (here beside a valid row) is a problem of the file, not ignored (Q366)
+  writeFileSync(join(dir, 'colour.yaml'), `colour: red\n${readFileSync(join(dir, 'mine.yaml'), 'utf8')}`);
+  const colour = await runOnStandIns(t, ['--known-issues-file', join(dir, 'colour.yaml')], {
+    nomad: '/stand-in/nomad-1.11.3',
+    dir: join(dir, 'bad'),
+  });
+  t.equal(colour.code, 2, 'exit 2');
+  t.match(colour.err(), /colour\.yaml: colour: is not a key of a known-issue file \(got "colour"; fix: use issues:/);
 });

@@ -419,7 +419,29 @@ t.test("the user's table: rows added or replacing shipped ones; every problem of
     'each with its fix',
   );
   t.match(bad.problems[0], { value: 'task-dirz', fix: /use one of: .*task-dirs/ });
-  t.match(parseKnownIssues({ rows: [] }, 'x.yaml', ctx), { problems: [{ field: 'x.yaml: issues' }] });
+  t.match(parseKnownIssues({ rows: [] }, 'x.yaml', ctx), {
+    problems: [{ field: 'x.yaml: rows', message: 'is not a key of a known-issue file' }, { field: 'x.yaml: issues' }],
+  });
+  // a key beside issues: is told with the rows' problems, not ignored with what it holds (Q366)
+  const beside = parseKnownIssues(
+    {
+      colour: 'red',
+      issues: [{ id: 'GH-2', title: 't', checks: ['task-dirs'], source: 's' }],
+      extra_issues: [{ id: 'GH-3' }],
+    },
+    'k.yaml',
+    ctx,
+  );
+  t.same('problems' in beside ? beside.problems.map((p) => [p.field, p.message, p.fix]) : beside, [
+    ['k.yaml: colour', 'is not a key of a known-issue file', 'use issues: (docs/known-issues.md)'],
+    ['k.yaml: extra_issues', 'is not a key of a known-issue file', 'use issues: (docs/known-issues.md)'],
+    [
+      'k.yaml: issues[0]',
+      'says nowhere where it is fixed',
+      'give fixes (commits), lines (first fixed release per line) or since_release',
+    ],
+  ]);
+  t.notMatch(JSON.stringify(beside), /"red"/, 'what such a key holds is not shown, only its name');
 });
 
 t.test(
