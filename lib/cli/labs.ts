@@ -5,7 +5,7 @@ import { stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { EXIT } from '../errors.js';
 import { DEFAULTS, type HarnessConfig } from '../config/schema.js';
-import { commandLine } from '../shell/command-line.js';
+import { labCommand } from '../shell/command-line.js';
 import { LAB_SPEC_FILE, TEARDOWN_FAILED_FILE, slotOf } from '../model/lab-spec.js';
 import { topologyLabel, type Topology } from '../model/topology.js';
 import { WARM_PREFIX } from '../lab/warm/warm-key.js';
@@ -163,17 +163,11 @@ export async function listLabsCommand(_args: ParsedArgs, config: HarnessConfig, 
   return problems.length ? EXIT.INFRA : EXIT.OK;
 }
 
-/** The command that destroys lab `id` of `workDir`, each word quoted; the work dir named when it is not the default. */
-export function destroyCommand(id: string, workDir: string): string {
-  const where = workDir === DEFAULTS.lab.workDir ? [] : ['--work-dir', workDir];
-  return commandLine(['reboot-harness', 'destroy', id, ...where]);
-}
-
 /** What --keep left, each lab as it describes itself, and how to destroy it (said once; its work dir named when not the default). */
 export function keptMessage(runId: string, kept: string[], workDir: string = DEFAULTS.lab.workDir): string {
   // Note: each kept entry is a lab's own description (how to reach it, how to remove it by hand), several lines long;
   // the destroy command is said once: here only when no description says it already
-  const destroy = destroyCommand(runId, workDir);
+  const destroy = labCommand('destroy', runId, workDir);
   const later = kept.some((k) => k.includes(destroy)) ? '' : `  destroy later with: ${destroy}\n`;
   return `lab kept (--keep):\n${kept.join('\n')}\n${later}`;
 }

@@ -11,8 +11,8 @@ import { currentNetns, IN_NETNS_ENV } from '../lab/host/host.js';
 import { providerFor } from '../lab/providers.js';
 import { expandHome, sshHosts } from '../lab/ssh/ssh-lab.js';
 import { LAB_SPEC_FILE, slotOf, type LabSpec, type MachineSpec } from '../model/lab-spec.js';
-import { commandLine } from '../shell/command-line.js';
-import { destroyCommand, findLabs, type LabEntry } from './labs.js';
+import { commandLine, labCommand } from '../shell/command-line.js';
+import { findLabs, type LabEntry } from './labs.js';
 import type { ParsedArgs } from './command.js';
 import type { CliDeps } from './deps.js';
 
@@ -179,7 +179,7 @@ async function loginCommandFor(args: ParsedArgs, config: HarnessConfig, env: Cli
       exitCode: 2,
       // Note: the id quoted (a folder's name, which anyone who may write in the work dir chooses: "a;cmd" pasted
       // ran cmd), with the work dir it was found in (destroy without it looks in the default one) (Q424)
-      hint: `its machines may be half made: ${destroyCommand(id!, config.lab.workDir)} removes them; run again with --keep for a lab to log into`,
+      hint: `its machines may be half made: ${labCommand('destroy', id!, config.lab.workDir)} removes them; run again with --keep for a lab to log into`,
     });
   const spec = JSON.parse(await readFile(join(lab.dir, LAB_SPEC_FILE), 'utf8')) as LabSpec;
   const picked = pickMachine(

@@ -9,13 +9,13 @@ import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { resumeCommand } from '../../lib/cli/bisect-input.js';
 import { doctorNomadSpec } from '../../lib/cli/doctor.js';
-import { destroyCommand, keptMessage } from '../../lib/cli/labs.js';
+import { keptMessage } from '../../lib/cli/labs.js';
 import { missingShardProblems } from '../../lib/cli/merge-shards.js';
 import type { RunRecord } from '../../lib/model/run.js';
 import type { SessionReport } from '../../lib/model/session.js';
 import { renderSessionConsole } from '../../lib/report/console.js';
 import { reproReporter } from '../../lib/report/reporters.js';
-import { commandLine } from '../../lib/shell/command-line.js';
+import { commandLine, labCommand } from '../../lib/shell/command-line.js';
 import { raw } from '../../lib/shell/quote.js';
 import { rawWords } from '../helpers/command-scan.js';
 import { contextIn, sessionOf } from '../helpers/session.js';
@@ -160,16 +160,20 @@ t.test('the lab hints (login, destroy, --keep) pasted: the same id and work dir,
   const { paste } = pasteBench(dir);
   const work = join(dir, "w d'q $(touch PWN)");
   for (const id of HOSTILE.filter(Boolean)) {
-    const hint = destroyCommand(id, work);
+    const hint = labCommand('destroy', id, work);
     t.same(paste(hint).calls, [['reboot-harness', 'destroy', id, '--work-dir', work, 'HARNESS_NETNS=unset']], hint);
     const kept = /destroy later with: ([^]*)\n$/.exec(keptMessage(id, ['a tunnel to the lab'], work))?.[1];
     t.same(paste(kept ?? '').calls, [['reboot-harness', 'destroy', id, '--work-dir', work, 'HARNESS_NETNS=unset']]);
   }
   t.equal(
-    destroyCommand('r0abc', '/tmp/nomad-reboot-harness'),
+    labCommand('destroy', 'r0abc', '/tmp/nomad-reboot-harness'),
     'reboot-harness destroy r0abc',
     'the default dir unsaid',
   );
+  const login = labCommand('login', 'x;touch PWN', work, ['client']);
+  t.same(paste(login).calls, [
+    ['reboot-harness', 'login', 'x;touch PWN', 'client', '--work-dir', work, 'HARNESS_NETNS=unset'],
+  ]);
   t.same(pwned(dir), []);
 });
 
