@@ -2,7 +2,7 @@
 // problem of the whole command line at once, the general help, and what completion offers. Pure.
 import { closest } from '../config/near.js';
 import { ConfigError, type ConfigProblem } from '../errors.js';
-import { quote } from '../shell/quote.js';
+import { commandLine } from '../shell/command-line.js';
 import { COMMANDS } from './commands/index.js';
 import {
   HELP,
@@ -65,7 +65,7 @@ export function parseCliCollecting(
         field: 'command',
         value: first,
         message: 'is an option given before the command: options come after it',
-        fix: `put the command first: reboot-harness ${reordered.map(quote).join(' ')}`,
+        fix: `put the command first: ${commandLine(['reboot-harness', ...reordered])}`,
       },
       ...more,
     ]);
@@ -112,7 +112,7 @@ function unexpected(words: readonly string[], p: Pick<Positionals, 'what' | 'max
     field: words.length > 1 ? 'unexpected arguments' : 'unexpected argument',
     value: words.length > 1 ? [...words] : words[0],
     message: p.max ? `${command} takes at most ${p.max} ${p.what}` : `${command} takes no ${p.what}`,
-    fix: `drop ${words.map((w) => JSON.stringify(w)).join(' ')} (reboot-harness ${command} --help)`,
+    fix: `drop ${words.map((w) => JSON.stringify(w)).join(' ')} (${commandLine(['reboot-harness', command, '--help'])})`,
   };
 }
 
@@ -220,7 +220,7 @@ function tokenize(
         field: rawName,
         value: undefined,
         message: 'needs a value',
-        fix: `write ${rawName} <value> (reboot-harness ${cmd.name} --help)`,
+        fix: `write ${rawName} <value> (${commandLine(['reboot-harness', cmd.name, '--help'])})`,
       });
       continue;
     }
@@ -253,7 +253,7 @@ function unknownOption(cmd: CliCommand, raw: string, commands: readonly CliComma
       field: raw,
       value: raw,
       message: `is an option of ${owners.map((c) => `\`${c}\``).join(', ')}, not of \`${cmd.name}\``,
-      fix: `drop it, or run ${owners.map((c) => `reboot-harness ${c}`).join(' / ')} (reboot-harness ${cmd.name} --help lists ${cmd.name}'s options)`,
+      fix: `drop it, or run ${owners.map((c) => commandLine(['reboot-harness', c])).join(' / ')} (${commandLine(['reboot-harness', cmd.name, '--help'])} lists ${cmd.name}'s options)`,
     };
   }
   const every = [...new Set(commands.flatMap((c) => [...optionsOf(c).keys()]))];
@@ -262,7 +262,7 @@ function unknownOption(cmd: CliCommand, raw: string, commands: readonly CliComma
     field: raw,
     value: raw,
     message: 'is not an option',
-    fix: `${near ? `did you mean --${near}? ` : ''}see reboot-harness ${cmd.name} --help`,
+    fix: `${near ? `did you mean --${near}? ` : ''}see ${commandLine(['reboot-harness', cmd.name, '--help'])}`,
   };
 }
 

@@ -7,7 +7,8 @@ import { existsSync } from 'node:fs';
 import { ConfigError, type ConfigProblem } from '../errors.js';
 import { BISECT_LOG, readEvents, readInputs, type BisectInputs } from '../bisect/log.js';
 import { trackedChanges } from '../git/history.js';
-import { quote } from '../shell/quote.js';
+import { commandLine } from '../shell/command-line.js';
+import { raw } from '../shell/quote.js';
 import { findRepo, resolveCommit, similarTags } from '../builds/git.js';
 import { deadlineIn } from '../time/deadlines.js';
 import { gitUrlProblem } from '../session/builds.js';
@@ -159,7 +160,7 @@ export async function lineOf(args: ParsedArgs, deps: CommandDeps): Promise<Line>
         field: '--resume',
         value: v['resume'],
         message: `continues a bisect started in ${inputs.cwd}, whose paths (its -c, --job, --source git:<dir>, ./harness.yaml) are read from there, not from ${deps.cwd}`,
-        fix: `cd ${quote(inputs.cwd)} && reboot-harness bisect --resume ${quote(dir)}`,
+        fix: resumeCommand(dir, inputs.cwd),
       });
     const earlier = problems.length ? [] : await readEvents(join(dir, BISECT_LOG));
     const odd = eventsProblem(earlier);
@@ -212,7 +213,7 @@ export async function lineOf(args: ParsedArgs, deps: CommandDeps): Promise<Line>
     if (theirs && (theirs.check !== v['check'] || theirs.scenario !== scenario))
       return refused(
         `is the log of a bisect of ${theirs.check} on ${theirs.scenario}: its tries' verdicts are that check's, not ${String(v['check'])}'s on ${scenario}`,
-        `replay it with the line it ran with (its bisect-inputs.json): reboot-harness bisect ${theirs.scenario} --check ${theirs.check} … --replay <log>; or bisect ${String(v['check'])} without --replay`,
+        `replay it with the line it ran with (its bisect-inputs.json): ${commandLine(['reboot-harness', 'bisect', theirs.scenario, '--check', theirs.check, raw('…'), '--replay', raw('<log>')])}; or bisect ${String(v['check'])} without --replay`,
       );
     return { args, earlier: events };
   }
@@ -278,7 +279,7 @@ export async function treeOf(
       field: '--source',
       value: source,
       message: 'names a ref; bisect takes the refs from --good and --bad',
-      fix: `write --source git:${raw.split('@')[0]}`,
+      fix: `write ${commandLine(['--source', `git:${raw.split('@')[0]}`])}`,
     });
   const dir = resolve(deps.cwd, raw.split('@')[0]!.replace(/^~(?=\/|$)/, deps.env['HOME'] ?? '~'));
   const o = { deadline: deadlineIn(30_000) };
@@ -333,3 +334,8 @@ export async function treeOf(
 
 /** A directory as the file system names it (a symlinked /tmp and its target are one directory). */
 const real = (dir: string): Promise<string> => realpath(dir).catch(() => resolve(dir));
+
+/** The command that continues the bisect of folder `dir` (from `cwd` first, when its paths are read from there). */
+export function resumeCommand(dir: string, cwd?: string): string {
+  return commandLine([...(cwd ? ['cd', cwd, raw('&&')] : []), 'reboot-harness', 'bisect', '--resume', dir]);
+}

@@ -6,6 +6,7 @@ import { DEFAULTS } from '../config/schema.js';
 import type { Field } from '../config/fields.js';
 import { defaultText } from '../config/doc-table.js';
 import { EXIT, HarnessError, type ConfigProblem } from '../errors.js';
+import { commandLine } from '../shell/command-line.js';
 import type { CliDeps } from './deps.js';
 
 /** An option of one command that is not a config key. */
@@ -186,7 +187,7 @@ export function optionRows(cmd: CliCommand): [usage: string, doc: string][] {
 /** The help text of one command. */
 export function commandHelp(cmd: CliCommand): string {
   const lines = [
-    `reboot-harness ${cmd.name}: ${cmd.summary}`,
+    `${commandLine(['reboot-harness', cmd.name])}: ${cmd.summary}`,
     '',
     ...cmd.usage.map((u, i) => (i === 0 ? `Usage: ${u}` : u)),
     '',

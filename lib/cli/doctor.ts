@@ -4,7 +4,8 @@ import { readFile, readdir, statfs, access, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { DEFAULTS } from '../config/schema.js';
 import { pathProblem } from './paths.js';
-import { quote } from '../shell/quote.js';
+import { commandLine } from '../shell/command-line.js';
+import { quote, raw } from '../shell/quote.js';
 import { vagrantInfo } from '../vagrant/info.js';
 import { runCommand, ANY_EXIT_CODE, type RunCommand } from '../exec/run.js';
 import { inspectNomadBinary, probeNomadVersion, VERSION_PROBE_MS } from '../builds/binary.js';
@@ -170,7 +171,7 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorItem[]> {
         ? `qemu:///system answers (${lvVer ?? 'version unknown'})`
         : virsh.out.trim().split('\n').pop()?.trim() || `virsh -c qemu:///system version exited ${virsh.code}`,
       netns
-        ? `reboot-harness setup   (starts virtlogd + libvirtd inside netns "${netns}"); or: ip netns add ${netns} && ip netns exec ${netns} virtlogd -d && ip netns exec ${netns} libvirtd -d`
+        ? `reboot-harness setup   (starts virtlogd + libvirtd inside netns "${netns}"); or: ${commandLine(['ip', 'netns', 'add', netns, raw('&&'), 'ip', 'netns', 'exec', netns, 'virtlogd', '-d', raw('&&'), 'ip', 'netns', 'exec', netns, 'libvirtd', '-d'])}`
         : 'on the host network (lab.netns ""): systemctl start libvirtd; or: virtlogd -d && libvirtd -d',
     ),
   );
@@ -183,8 +184,8 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorItem[]> {
   const where = (ns: string) => (ns ? `netns ${ns}` : 'the host namespace');
   const nsOk = lvNs === undefined || lvNs === netns;
   const stopIt = lvNs
-    ? `reboot-harness destroy --host stops the one the harness started in ${lvNs}; or kill ${libvirtdPid}`
-    : `kill ${libvirtdPid ?? '<pid>'} or systemctl stop libvirtd libvirtd.socket`;
+    ? `reboot-harness destroy --host stops the one the harness started in ${lvNs}; or ${commandLine(['kill', libvirtdPid ?? raw('<pid>')])}`
+    : `${commandLine(['kill', libvirtdPid ?? raw('<pid>')])} or systemctl stop libvirtd libvirtd.socket`;
   if (identify && identify.code !== 0)
     items.push(
       item(
@@ -194,7 +195,7 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorItem[]> {
         // Q313: an ip that is there and failed (not root) is no missing iproute2 (and a mute virsh no empty detail)
         identify.code === -1 && /ENOENT|not found|not installed/i.test(identify.out)
           ? 'install iproute2 (the ip command) and run doctor again'
-          : `run ip netns identify ${libvirtdPid} and fix what it says (as a user who may read libvirtd's namespace: sudo reboot-harness doctor)`,
+          : `run ${commandLine(['ip', 'netns', 'identify', libvirtdPid ?? raw('<pid>')])} and fix what it says (as a user who may read libvirtd's namespace: sudo reboot-harness doctor)`,
       ),
     );
   else
@@ -205,7 +206,7 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorItem[]> {
         `this process runs in ${where(inNs ?? '')}; ${lvNs === undefined ? 'libvirtd not running' : `libvirtd (pid ${libvirtdPid}) runs in ${where(lvNs)}`}; the lab needs it in ${where(netns)} (lab.netns)`,
         // Note: the netns it runs in first: stopping a libvirtd another run's lab uses would cut that lab off, and a
         // mistyped --netns is the likelier cause
-        `use --netns ${lvNs ? lvNs : '""'} (where that libvirtd runs); or, to put the lab in ${where(netns)}: stop that libvirtd (${stopIt}), then ${netns ? `HARNESS_NETNS=${netns} reboot-harness setup` : 'systemctl start libvirtd'}`,
+        `use ${commandLine(['--netns', lvNs ?? ''])} (where that libvirtd runs); or, to put the lab in ${where(netns)}: stop that libvirtd (${stopIt}), then ${netns ? commandLine([raw(`HARNESS_NETNS=${quote(netns)}`), 'reboot-harness', 'setup']) : 'systemctl start libvirtd'}`,
       ),
     );
 
@@ -291,7 +292,7 @@ export async function doctorNomadSpec(
   const { spec } = parsed;
   if (spec.kind === 'path') return { path: resolve(o.cwd, spec.path) };
   // Note: quoted, as it must stand in the command (a source tree at "src dir" was two specs pasted) (Q425)
-  const now = `or now: reboot-harness build ${quote(text)}`;
+  const now = `or now: ${commandLine(['reboot-harness', 'build', text])}`;
   if (spec.kind === 'release') {
     const hit = spec.version === 'latest' ? undefined : await cachedRelease(spec.version, o.cacheRoot, o.releasesUrl);
     if (hit) return { path: hit };

@@ -4,7 +4,8 @@
 import { stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { EXIT } from '../errors.js';
-import type { HarnessConfig } from '../config/schema.js';
+import { DEFAULTS, type HarnessConfig } from '../config/schema.js';
+import { labCommand } from '../shell/command-line.js';
 import { LAB_SPEC_FILE, TEARDOWN_FAILED_FILE, slotOf } from '../model/lab-spec.js';
 import { topologyLabel, type Topology } from '../model/topology.js';
 import { WARM_PREFIX } from '../lab/warm/warm-key.js';
@@ -160,4 +161,13 @@ export async function listLabsCommand(_args: ParsedArgs, config: HarnessConfig, 
   }
   for (const p of problems) deps.err(`warning: ${p}\n`);
   return problems.length ? EXIT.INFRA : EXIT.OK;
+}
+
+/** What --keep left, each lab as it describes itself, and how to destroy it (said once; its work dir named when not the default). */
+export function keptMessage(runId: string, kept: string[], workDir: string = DEFAULTS.lab.workDir): string {
+  // Note: each kept entry is a lab's own description (how to reach it, how to remove it by hand), several lines long;
+  // the destroy command is said once: here only when no description says it already
+  const destroy = labCommand('destroy', runId, workDir);
+  const later = kept.some((k) => k.includes(destroy)) ? '' : `  destroy later with: ${destroy}\n`;
+  return `lab kept (--keep):\n${kept.join('\n')}\n${later}`;
 }

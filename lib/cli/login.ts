@@ -5,13 +5,13 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConfigError, HarnessError, type ConfigProblem } from '../errors.js';
-import { DEFAULTS, type HarnessConfig } from '../config/schema.js';
+import type { HarnessConfig } from '../config/schema.js';
 import { runAttached } from '../exec/attached.js';
 import { currentNetns, IN_NETNS_ENV } from '../lab/host/host.js';
 import { providerFor } from '../lab/providers.js';
 import { expandHome, sshHosts } from '../lab/ssh/ssh-lab.js';
 import { LAB_SPEC_FILE, slotOf, type LabSpec, type MachineSpec } from '../model/lab-spec.js';
-import { quote } from '../shell/quote.js';
+import { commandLine, labCommand } from '../shell/command-line.js';
 import { findLabs, type LabEntry } from './labs.js';
 import type { ParsedArgs } from './command.js';
 import type { CliDeps } from './deps.js';
@@ -93,12 +93,6 @@ export function hostLoginCommand(o: {
 function netnsToEnter(ns: string, env: Record<string, string | undefined>): string | undefined {
   if (!ns || env[IN_NETNS_ENV] === ns || currentNetns() === ns) return undefined;
   return ns;
-}
-
-/** The command that destroys lab `id` of `workDir`, each word quoted; the work dir named when it is not the default. */
-function destroyCommand(id: string, workDir: string): string {
-  const where = workDir === DEFAULTS.lab.workDir ? '' : ` --work-dir ${quote(workDir)}`;
-  return `reboot-harness destroy ${quote(id)}${where}`;
 }
 
 /** A run id that names no kept lab: exit 2, naming the id and the labs that can be logged into. */
@@ -185,7 +179,7 @@ async function loginCommandFor(args: ParsedArgs, config: HarnessConfig, env: Cli
       exitCode: 2,
       // Note: the id quoted (a folder's name, which anyone who may write in the work dir chooses: "a;cmd" pasted
       // ran cmd), with the work dir it was found in (destroy without it looks in the default one) (Q424)
-      hint: `its machines may be half made: ${destroyCommand(id!, config.lab.workDir)} removes them; run again with --keep for a lab to log into`,
+      hint: `its machines may be half made: ${labCommand('destroy', id!, config.lab.workDir)} removes them; run again with --keep for a lab to log into`,
     });
   const spec = JSON.parse(await readFile(join(lab.dir, LAB_SPEC_FILE), 'utf8')) as LabSpec;
   const picked = pickMachine(
@@ -202,7 +196,7 @@ async function loginCommandFor(args: ParsedArgs, config: HarnessConfig, env: Cli
 /** `login`: run ssh with the terminal attached; its exit code is the command's. */
 export async function loginCommand(args: ParsedArgs, config: HarnessConfig, deps: CliDeps): Promise<number> {
   const c = await loginCommandFor(args, config, deps.env);
-  if (!config.output.quiet) deps.err(`login: ${c.machine}: ${[c.file, ...c.args].map(quote).join(' ')}\n`);
+  if (!config.output.quiet) deps.err(`login: ${c.machine}: ${commandLine([c.file, ...c.args])}\n`);
   return runAttached(c.file, c.args, {
     cannotStart: (err) =>
       new HarnessError(`login: cannot run ${c.file}: ${err.message}`, {

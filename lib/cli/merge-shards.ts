@@ -3,7 +3,7 @@
 import { basename, isAbsolute, normalize } from 'node:path';
 import type { ConfigProblem } from '../errors.js';
 import type { SessionReport } from '../model/session.js';
-import { quote } from '../shell/quote.js';
+import { commandLine } from '../shell/command-line.js';
 
 interface MatrixGroup {
   file: string;
@@ -80,7 +80,7 @@ export function missingShardProblems(sessions: readonly { path: string; session:
           .join(
             ', ',
           )}${g.single ? ` and ${g.single} --cell run${g.single === 1 ? '' : 's'}` : ''}, not ${specs.join(', ')}: ${left}`,
-        fix: `give the reports of every shard (reboot-harness matrix ${quote(g.file)} --list-cells --shards ${total} lists each shard's cells), or run the missing ones`,
+        fix: `give the reports of every shard (${commandLine(['reboot-harness', 'matrix', g.file, '--list-cells', '--shards', total])} lists each shard's cells), or run the missing ones`,
       });
     }
     if (g.shards.size === 0)
@@ -88,7 +88,7 @@ export function missingShardProblems(sessions: readonly { path: string; session:
         field: 'merge input',
         value: [...g.present].sort(),
         message: `the reports of ${g.file} are ${g.single} --cell runs, not one per cell: ${left}`,
-        fix: `give the reports of every cell's job (reboot-harness matrix ${quote(g.file)} --list-cells lists the cells), or merge one --cell re-run alone`,
+        fix: `give the reports of every cell's job (${commandLine(['reboot-harness', 'matrix', g.file, '--list-cells'])} lists the cells), or merge one --cell re-run alone`,
       });
   }
   return problems;

@@ -23,6 +23,7 @@ import { renderQuietSummary, renderSessionConsole } from '../report/console.js';
 import { writeSessionReports } from '../report/write.js';
 import { IN_NETNS_ENV } from '../lab/host/host.js';
 import { labConfigRules, vmOverheadMb } from '../lab/providers.js';
+import { keptMessage } from './labs.js';
 import { allScenarios, findScenario } from './scenarios.js';
 import { notAFileProblems, pathProblems } from './paths.js';
 import { reportsInSourceTrees } from './source-tree-outputs.js';
@@ -294,7 +295,7 @@ export async function runSession(req: Pick<SessionRequest, 'args' | 'deps' | 'co
       ? { prepareHost: (config, lg, subnets) => deps.prepareHost!(config, [...deps.argv], lg, subnets) }
       : {}),
     ...(deps.signalSource ? { signalSource: deps.signalSource } : {}),
-    onKept: (runId, kept) => deps.err(keptMessage(runId, kept)),
+    onKept: (runId, kept, workDir) => deps.err(keptMessage(runId, kept, workDir)),
   });
   if ('exitCode' in out) return out.exitCode;
   const ctx = reportContext(plan, out.session, req.command, args, deps, c.secrets, c.extra);
@@ -366,15 +367,6 @@ function droppedAlone(
     const check = flag === '--expect' ? /^([a-z0-9-]+)=/.exec(value?.trim() ?? '')?.[1] : undefined;
     return check !== undefined && !(check in expected);
   };
-}
-
-/** What --keep left, each lab as it describes itself, and how to destroy it (said once). */
-export function keptMessage(runId: string, kept: string[]): string {
-  // Note: each kept entry is a lab's own description (how to reach it, how to remove it by hand), several lines long;
-  // the destroy command is said once: here only when no description says it already
-  const destroy = `reboot-harness destroy ${runId}`;
-  const later = kept.some((k) => k.includes(destroy)) ? '' : `  destroy later with: ${destroy}\n`;
-  return `lab kept (--keep):\n${kept.join('\n')}\n${later}`;
 }
 
 /** Build keys the repro names itself, by path and checksum: their variables would only contradict it. */

@@ -6,7 +6,7 @@ import { basename, dirname, isAbsolute, normalize, resolve } from 'node:path';
 import type { ConfigProblem } from '../errors.js';
 import type { ArtifactRef, RunRecord } from '../model/run.js';
 import type { BuildInfo, SessionReport, SuiteReport } from '../model/session.js';
-import { quote } from '../shell/quote.js';
+import { commandLine } from '../shell/command-line.js';
 import { judgeRepeats } from './flaky.js';
 import { sessionExitCode } from './outcome.js';
 
@@ -99,7 +99,7 @@ export function mergeSessions(input: MergeInput): MergeResult {
         field: `${path}: testsuite "${name}"`,
         value: name,
         message: `is also in ${first.source} (${runIds}): the cell ran again with --cell (run ${again.later}, after run ${again.earlier} of ${again.file}), and merging would count it twice`,
-        fix: `merge one run of the cell: leave the re-run out (${laterFiles(again).join(' and ')}) and read it on its own (reboot-harness merge ${laterFiles(again).map(quote).join(' ')}), or leave out ${earlierFiles(again)} once every other cell it holds ran again too`,
+        fix: `merge one run of the cell: leave the re-run out (${laterFiles(again).join(' and ')}) and read it on its own (${commandLine(['reboot-harness', 'merge', ...laterFiles(again)])}), or leave out ${earlierFiles(again)} once every other cell it holds ran again too`,
       });
     problems.push({
       field: `${path}: testsuite "${name}"`,

@@ -1,7 +1,8 @@
 // Pure: the one command that re-runs exactly one run (or compare) with the same inputs, naming every Nomad build by
 // absolute path and checksum. A secret is never written: an argument holding one refers to $NOMAD_TOKEN instead.
 import { secretPattern } from '../log/redact.js';
-import { quote } from '../shell/quote.js';
+import { commandLine, type CommandWord } from '../shell/command-line.js';
+import { quote, raw, type RawShell } from '../shell/quote.js';
 
 /** Flags that only say where output goes or which scenarios to pick: not inputs of the run itself. */
 const OUTPUT_FLAGS = new Set(['--junit', '--report-json', '--reports-dir', '--all', '--json', '--quiet']);
@@ -55,15 +56,18 @@ interface ReproInput {
   drop?: (flag: string, value?: string) => boolean;
 }
 
-/** An argument with every secret in it replaced by "$NOMAD_TOKEN" (double-quoted so the shell expands it). */
-function withoutSecrets(arg: string, secrets: readonly string[]): string {
+/**
+ * An argument with every secret in it replaced by "$NOMAD_TOKEN" (double-quoted so the shell expands it): the value
+ * itself when it holds none (commandLine quotes it), else the word as shell text, its other parts quoted.
+ */
+function withoutSecrets(arg: string, secrets: readonly string[]): string | RawShell {
   // Note: the redactor's own idea of where a secret stands (a whole token, or a short one as the whole value), so a
   // token that is also a word ("nomad") leaves the flags and paths that contain it alone.
   const re = secretPattern(secrets);
   const text = re ? arg.replace(re, '\u0000') : arg;
-  if (!text.includes('\u0000')) return quote(arg);
+  if (!text.includes('\u0000')) return arg;
   const parts = text.split('\u0000').map((p) => (p === '' ? '' : quote(p)));
-  return parts.join('"$NOMAD_TOKEN"');
+  return raw(parts.join('"$NOMAD_TOKEN"'));
 }
 
 /**
@@ -103,8 +107,8 @@ function keptArgs(
  * `NAME=value` for every variable that shaped the run, in front of a command (for that command only: a person pasting
  * the line keeps their shell as it was). A value holding a secret refers to $NOMAD_TOKEN instead.
  */
-function envAssignments(env: ReproInput['env'], secrets: readonly string[]): string[] {
-  return (env ?? []).map(([name, value]) => `${name}=${value === '' ? "''" : withoutSecrets(value, secrets)}`);
+function envAssignments(env: ReproInput['env'], secrets: readonly string[]): RawShell[] {
+  return (env ?? []).map(([name, value]) => raw(`${name}=${commandLine([withoutSecrets(value, secrets)])}`));
 }
 
 /** `cd <cwd> && <checksum checks> && <env> node <cli> <argv> <builds> <same inputs>` as one shell line. */
@@ -113,11 +117,11 @@ export function reproCommand(r: ReproInput): string {
   const replaced = new Set<string>(builds.flatMap((b) => (b.flag ? (SAME_INPUT[b.flag] ?? [b.flag]) : [])));
   const kept = keptArgs(r.args, replaced, r.valueFlags, r.drop);
   const env = envAssignments(r.env, r.secrets ?? []);
-  const parts = ['cd', quote(r.cwd), '&&', ...checksumChecks(builds, env)];
-  parts.push(...env, 'node', quote(r.cli), ...r.argv.map((a) => quote(a)));
-  for (const b of builds) if (b.flag) parts.push(b.flag, quote(b.spec ?? b.path));
-  parts.push(...kept.map((a) => withoutSecrets(a, r.secrets ?? [])));
-  return parts.join(' ');
+  const words: CommandWord[] = ['cd', r.cwd, raw('&&'), ...checksumChecks(builds, env)];
+  words.push(...env, 'node', r.cli, ...r.argv);
+  for (const b of builds) if (b.flag) words.push(b.flag, b.spec ?? b.path);
+  words.push(...kept.map((a) => withoutSecrets(a, r.secrets ?? [])));
+  return commandLine(words);
 }
 
 /**
@@ -126,25 +130,25 @@ export function reproCommand(r: ReproInput): string {
  */
 function checksumChecks(
   builds: readonly Pick<ReproBuild, 'path' | 'sha256' | 'spec' | 'cli'>[],
-  env: readonly string[] = [],
-): string[] {
+  env: readonly RawShell[] = [],
+): CommandWord[] {
   return builds.flatMap((b) => {
     if (!b.sha256) return [];
     if (b.spec && b.cli)
       return [
         ...env,
         'node',
-        quote(b.cli),
+        b.cli,
         'build',
         '--quiet',
         '--json',
-        quote(b.spec),
-        '|',
+        b.spec,
+        raw('|'),
         'grep',
         '-q',
-        quote(`"sha256": "${b.sha256}"`),
-        '&&',
+        `"sha256": "${b.sha256}"`,
+        raw('&&'),
       ];
-    return ['echo', quote(`${b.sha256}  ${b.path}`), '|', 'sha256sum', '--check', '--quiet', '&&'];
+    return ['echo', `${b.sha256}  ${b.path}`, raw('|'), 'sha256sum', '--check', '--quiet', raw('&&')];
   });
 }

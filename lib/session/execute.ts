@@ -51,8 +51,8 @@ export interface ExecuteDeps {
   logger: Logger;
   /** git ancestry of fix commits in a source build's tree (default: asked of the build's repository, lib/builds) */
   fixAncestry?(build: BuildInfo, commits: readonly string[]): Promise<Ancestry | undefined>;
-  /** runs kept by --keep: tell the person how to reach them, as soon as the run ends */
-  onKept?(runId: string, kept: string[]): void;
+  /** runs kept by --keep (their labs under `workDir`): tell the person how to reach them, as soon as the run ends */
+  onKept?(runId: string, kept: string[], workDir: string): void;
 }
 
 /** An attempt that broke before a verdict (not interrupted): the lab's fault, worth one more try. */
@@ -233,7 +233,7 @@ async function runCell(plan: Plan, cell: PlannedCell, o: CellRun, deps: ExecuteD
   });
   if (kept.length) {
     o.kept.push({ runId, what: kept });
-    deps.onKept?.(runId, kept);
+    deps.onKept?.(runId, kept, config.lab.workDir);
   }
   // after judging: the labels say which public issue a failure reproduces; they change no observation
   const tested = testedBuild(cell, o.resolved);

@@ -17,7 +17,7 @@ export function quote(arg: string | number): string {
 }
 
 /** A trusted, already-built shell fragment that `sh` inserts as is (e.g. another `sh` result or `2>&1`). */
-interface RawShell {
+export interface RawShell {
   readonly raw: string;
 }
 

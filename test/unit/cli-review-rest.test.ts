@@ -1,7 +1,7 @@
 // The rest of the 2026-12-06 CLI review's rows (docs/cli-defects.md) that pure functions decide: each message says
 // what is so, once.
 import t from 'tap';
-import { keptMessage } from '../../lib/cli/session-command.js';
+import { keptMessage } from '../../lib/cli/labs.js';
 
 t.test('--keep says how to destroy the lab once, whoever says it (N24)', async (t) => {
   const lab =

@@ -15,7 +15,6 @@ import {
   type BisectInputs,
 } from '../../bisect/log.js';
 import { historyOf } from '../../git/history.js';
-import { quote } from '../../shell/quote.js';
 import { watchSignals } from '../../run/signals.js';
 import {
   bisectExitCode,
@@ -35,7 +34,7 @@ import { reportsInSourceTrees } from '../source-tree-outputs.js';
 import type { CliCommand, CommandDeps, ConfigFlag, ParsedArgs } from '../command.js';
 import { CONFIG, FRESH } from './options.js';
 import { FIELDS } from '../../config/table.js';
-import { intOption, lineOf, passedOn, treeOf } from '../bisect-input.js';
+import { intOption, lineOf, passedOn, resumeCommand, treeOf } from '../bisect-input.js';
 import { run } from './run.js';
 
 /** The config flags bisect does not take: the builds. */
@@ -245,9 +244,7 @@ async function bisectCommand(given: ParsedArgs, deps: CommandDeps): Promise<numb
   const watcher = watchSignals({
     ...(deps.signalSource ? { proc: deps.signalSource } : {}),
     onFirst: (sig) =>
-      deps.err(
-        `${sig}: the bisect stops after this step's cleanup; continue with: reboot-harness bisect --resume ${quote(dir)}\n`,
-      ),
+      deps.err(`${sig}: the bisect stops after this step's cleanup; continue with: ${resumeCommand(dir)}\n`),
     onSecond: () => undefined,
   });
   const started = Date.now();
