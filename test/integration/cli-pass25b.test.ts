@@ -5,8 +5,9 @@
 import t from 'tap';
 import '../helpers/ts-loader.js';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { bashCompleter, hasBash } from '../helpers/bash-completion.js';
 import { noLabCli, noLabLines } from '../helpers/cli-no-lab.js';
 import { lablessScenarioSource } from '../helpers/labless-scenario.js';
 
@@ -15,43 +16,20 @@ t.setTimeout(3 * 60_000);
 /** The CLI's main() in `dir` (its working directory too), a line at a time; labless scenarios run, no lab is made. */
 const cliAt = (dir: string) => noLabLines(dir, undefined, { labless: true, realChecks: true, chdir: true });
 
-const hasBash = spawnSync('bash', ['-c', 'true']).status === 0;
-
 t.test(
   'bash completion of destroy/login: a lab folder named $(cmd) or `cmd` is offered as it is, never run (Q380)',
   { skip: hasBash ? false : 'bash is not installed' },
   async (t) => {
     const dir = t.testdir({});
-    const c = noLabCli(dir);
-    t.equal(await c.run('completion', 'bash'), 0, c.err());
-    writeFileSync(join(dir, 'completion.bash'), c.out());
-    const work = join(dir, 'work');
     const labs = ['r0abc1234', 'x$(touch PWNED)y', '`touch BQ`', 'a b'];
-    for (const id of labs) {
-      mkdirSync(join(work, id), { recursive: true });
-      writeFileSync(join(work, id, 'lab-spec.json'), '{}\n');
-    }
-    // the completion function as bash calls it at a <TAB>: the words so far, the cursor's word
-    const complete = (...words: string[]) => {
-      const r = spawnSync(
-        'bash',
-        [
-          '-c',
-          'source ./completion.bash; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _reboot_harness; printf "%s\\n" "${COMPREPLY[@]}"',
-          'bash',
-          ...words,
-        ],
-        { cwd: dir, env: { PATH: process.env['PATH'] ?? '', HARNESS_WORK_DIR: work }, encoding: 'utf8' },
-      );
-      t.equal(r.status, 0, r.stderr);
-      // Note: each word quoted as it is to stand on the line (Q420): read back as the shell would
-      return r.stdout
-        .split('\n')
-        .filter(Boolean)
-        .map((w) => spawnSync('bash', ['-c', `printf %s ${w}`], { encoding: 'utf8' }).stdout)
-        .sort();
-    };
-    t.same(complete('reboot-harness', 'destroy', ''), [...labs].sort(), 'each id one word, as written');
+    const offer = await bashCompleter(t, dir, labs);
+    // each offered word read back as the shell reads it on the line (Q420 quotes it)
+    const complete = (...words: string[]) => offer(...words).map((x) => x.read);
+    t.same(
+      complete('reboot-harness', 'destroy', ''),
+      [...labs].sort((x, y) => x.localeCompare(y)),
+      'each id one word, as written',
+    );
     t.same(complete('reboot-harness', 'login', 'x$'), ['x$(touch PWNED)y'], 'a prefix with a $ matched literally');
     t.same(complete('reboot-harness', 'destroy', 'r0'), ['r0abc1234']);
     t.same(complete('reboot-harness', 'destroy', '*'), [], 'a glob is no pattern');

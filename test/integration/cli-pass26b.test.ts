@@ -8,45 +8,19 @@ import { join } from 'node:path';
 import { CLI } from '../helpers/cli-child.js';
 import { cliIn } from '../helpers/cli-in.js';
 import { doctorNomadSpec } from '../../lib/cli/doctor.js';
+import { bashCompleter, hasBash } from '../helpers/bash-completion.js';
 import { noLabCli } from '../helpers/cli-no-lab.js';
 import { lablessScenarioSource } from '../helpers/labless-scenario.js';
 
 t.setTimeout(3 * 60_000);
-
-const hasBash = spawnSync('bash', ['-c', 'true']).status === 0;
 
 t.test(
   'bash completion of destroy/login: each lab id is offered quoted as it must stand on the line, so <Enter> runs nothing (Q420)',
   { skip: hasBash ? false : 'bash is not installed' },
   async (t) => {
     const dir = t.testdir({});
-    const c = noLabCli(dir);
-    t.equal(await c.run('completion', 'bash'), 0, c.err());
-    writeFileSync(join(dir, 'completion.bash'), c.out());
-    const work = join(dir, 'work');
     const labs = ['r0abc1234', 'semi;touch PWNED', 'x$(touch PWNED)y', 'a b', 'nl\nid', '~root'];
-    for (const id of labs) {
-      mkdirSync(join(work, id), { recursive: true });
-      writeFileSync(join(work, id, 'lab-spec.json'), '{}\n');
-    }
-    // what a <TAB> offers (COMPREPLY, which readline inserts as it is), and each word as the shell then reads it
-    const complete = (...words: string[]) => {
-      const r = spawnSync(
-        'bash',
-        [
-          '-c',
-          'source ./completion.bash; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _reboot_harness; for w in "${COMPREPLY[@]}"; do printf "%s\\0" "$w"; eval "set -- $w"; printf "%s\\0%s\\0" "$#" "$1"; done',
-          'bash',
-          ...words,
-        ],
-        { cwd: dir, env: { PATH: process.env['PATH'] ?? '', HARNESS_WORK_DIR: work }, encoding: 'utf8' },
-      );
-      t.equal(r.status, 0, r.stderr);
-      const f = r.stdout.split('\0');
-      const out: { inserted: string; words: number; read: string }[] = [];
-      for (let i = 0; i + 2 < f.length; i += 3) out.push({ inserted: f[i]!, words: Number(f[i + 1]), read: f[i + 2]! });
-      return out.sort((a, b) => a.read.localeCompare(b.read));
-    };
+    const complete = await bashCompleter(t, dir, labs);
     const all = complete('reboot-harness', 'destroy', '');
     t.same(
       all.map((x) => x.read),
