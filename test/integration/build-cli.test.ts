@@ -10,6 +10,7 @@ import { main } from '../../lib/cli/main.js';
 import { BUILD_JSON_SCHEMA } from '../../lib/cli/build.js';
 import { mirrorPrereqs, publish, startMirror, testKey, testNomad } from '../helpers/release-mirror.js';
 import { makeZip } from '../helpers/zip-writer.js';
+import { TEST_GOCACHE } from '../helpers/go-cache.js';
 
 const skip = mirrorPrereqs();
 
@@ -212,7 +213,8 @@ t.test(
     const modcache = join(dir, 'gomod');
     const goEnv = { GOPROXY: codecgenProxy(join(dir, 'proxy'), 'v2.1.5'), GOSUMDB: 'off', GOMODCACHE: modcache };
     t.teardown(() => execFileSync('go', ['clean', '-modcache'], { env: { ...process.env, ...goEnv } }));
-    const env = { HOME: dir, XDG_CACHE_HOME: join(dir, 'xdg'), ...goEnv };
+    // Note: and the tests' own Go build cache (test/helpers/go-cache.ts), not the user's
+    const env = { HOME: dir, XDG_CACHE_HOME: join(dir, 'xdg'), GOCACHE: TEST_GOCACHE, ...goEnv };
     const CODECGEN = `${CODECGEN_MODULE}/codec/codecgen`;
 
     await t.test("--json: the tags and codecgen version the tree's GNUmakefile states, as properties", async (t) => {

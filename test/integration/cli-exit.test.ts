@@ -6,10 +6,14 @@
 import t from 'tap';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { CLI_COMPILED } from '../helpers/cli-child.js';
+import { CLI_TS } from '../helpers/cli-tsx.js';
 
 /** Past this a child is killed (SIGKILL): the bound is only against a hang, with room for a loaded host. */
 const KILL_AFTER_MS = 3 * 60_000;
 t.setTimeout(KILL_AFTER_MS + 60_000);
+// Note: each test is a process of its own, waiting on its own grace: side by side
+t.jobs = 3;
 
 /** Run node with `args` and the CLI's exit grace; its exit status, signal, stderr and how long it took. */
 const node = (args: string[], graceMs: number) =>
@@ -30,7 +34,7 @@ const node = (args: string[], graceMs: number) =>
 
 t.test('a clean command exits at once, not at the end of its exit grace', async (t) => {
   // a grace longer than the kill timer: a command that waited for it would be killed (no status 0)
-  const r = await node([join(process.cwd(), 'bin/reboot-harness.js'), '--version'], 2 * KILL_AFTER_MS);
+  const r = await node([CLI_COMPILED, '--version'], 2 * KILL_AFTER_MS);
   t.equal(r.status, 0, `exited by itself with 0 after ${r.seconds} s (the grace: ${(2 * KILL_AFTER_MS) / 1000} s)`);
   t.notMatch(r.stderr, /still open/);
 });
@@ -63,7 +67,7 @@ t.test('a timer a scenario file of yours never clears is named as a timer, not a
         "setInterval(() => {}, 60_000);\nexport default { name: 'ticker', summary: 's', needsNomad: false, checks: [] };\n",
     },
   });
-  const r = await node([join(process.cwd(), 'bin/reboot-harness.js'), 'list', '--scenarios', join(dir, 's')], GRACE_MS);
+  const r = await node([CLI_TS, 'list', '--scenarios', join(dir, 's')], GRACE_MS);
   t.equal(r.status, 2, "the command's own exit code (the scenario file is incomplete)");
   t.match(
     r.stderr,

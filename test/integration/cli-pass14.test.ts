@@ -5,10 +5,9 @@
 // run main() in this process (test/helpers/cli-no-lab.ts: the real CLI's checks, no lab).
 import t from 'tap';
 import '../helpers/ts-loader.js';
-import { spawnSync } from 'node:child_process';
 import { symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CLI } from '../helpers/cli-child.js';
+import { runCliTs } from '../helpers/cli-tsx.js';
 import { noLabLines } from '../helpers/cli-no-lab.js';
 import { writeScenarioWithBody } from '../helpers/labless-scenario.js';
 
@@ -47,12 +46,22 @@ t.test(
       "process.on('exit', () => { process.exitCode = 0; }); return judgeAll(CHECKS, {});",
       'failed',
     );
-    for (const name of ['codezero', 'exitzero', 'exitnow', 'onexit']) {
-      const r = spawnSync(
-        process.execPath,
-        [CLI, 'run', name, '--scenarios', usc, '--reports-dir', join(dir, 'reports'), '--netns', ''],
-        { cwd: dir, env: { ...process.env, HARNESS_WORK_DIR: join(dir, 'work'), CI: 'true' }, encoding: 'utf8' },
-      );
+    // Note: the four processes side by side
+    const names = ['codezero', 'exitzero', 'exitnow', 'onexit'];
+    const env = { ...process.env, HARNESS_WORK_DIR: join(dir, 'work'), CI: 'true' };
+    const argv = (name: string) => [
+      'run',
+      name,
+      '--scenarios',
+      usc,
+      '--reports-dir',
+      join(dir, 'reports'),
+      '--netns',
+      '',
+    ];
+    const runs = await Promise.all(names.map((name) => runCliTs(argv(name), { cwd: dir, env })));
+    for (const [i, name] of names.entries()) {
+      const r = runs[i]!;
       t.match(r.stdout, new RegExp(`FAIL ${name}`), `${name}: the verdict is FAIL`);
       t.equal(r.status, 1, `${name}: exit 1, the verdict's code (${r.stderr.slice(-300)})`);
     }

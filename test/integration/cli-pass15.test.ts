@@ -25,7 +25,8 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { CliDeps } from '../../lib/cli/deps.js';
 import { main } from '../../lib/cli/main.js';
-import { CLI, CLI_COMPILED } from '../helpers/cli-child.js';
+import { CLI_COMPILED } from '../helpers/cli-child.js';
+import { CLI_TS } from '../helpers/cli-tsx.js';
 import { nomadShapedTree } from '../helpers/nomad-shaped-tree.js';
 import { noLabLines } from '../helpers/cli-no-lab.js';
 
@@ -163,7 +164,7 @@ export default defineScenario({ name: 'linked-one', summary: 'no lab', needsNoma
 `,
     );
     symlinkSync(join(dir, 'real', 's'), join(dir, 'elsewhere', 'linked'));
-    const r = spawnSync(process.execPath, [CLI, 'list', '--scenarios', join(dir, 'elsewhere', 'linked')], {
+    const r = spawnSync(process.execPath, [CLI_TS, 'list', '--scenarios', join(dir, 'elsewhere', 'linked')], {
       cwd: process.cwd(),
       env: { ...process.env, HARNESS_WORK_DIR: join(dir, 'work'), CI: 'true' },
       encoding: 'utf8',

@@ -3,17 +3,18 @@
 // cells ran at once leaving a run's process.exit in place; and existing hosts that name one machine twice (Q334).
 import t from 'tap';
 import '../helpers/ts-loader.js';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { noLabCli } from '../helpers/cli-no-lab.js';
-import { CLI } from '../helpers/cli-child.js';
+import { runCliTs } from '../helpers/cli-tsx.js';
 import { writeLablessScenario, writeScenarioWithBody } from '../helpers/labless-scenario.js';
 
 t.setTimeout(3 * 60_000);
 
+/** The CLI as a process of its own (the exit code is the process's): several of a test run side by side. */
 function harness(dir: string, argv: string[], env: Record<string, string> = {}) {
-  return spawnSync(process.execPath, [CLI, ...argv, '--reports-dir', join(dir, 'reports'), '--netns', ''], {
+  return runCliTs([...argv, '--reports-dir', join(dir, 'reports'), '--netns', ''], {
     cwd: dir,
     env: {
       ...process.env,
@@ -22,8 +23,7 @@ function harness(dir: string, argv: string[], env: Record<string, string> = {}) 
       CI: 'true',
       ...env,
     },
-    encoding: 'utf8',
-    timeout: 45_000,
+    timeoutMs: 45_000,
   });
 }
 
@@ -52,14 +52,18 @@ t.test(
       "setTimeout(() => process.on('exit', () => { process.exitCode = 0; }), 2500); return judgeAll(CHECKS, {});",
       'failed',
     );
-    for (const name of ['beforeon', 'beforecode', 'lateon']) {
-      const r = harness(dir, ['run', name, '--scenarios', usc]);
+    // the same in a matrix cell; the four processes side by side
+    writeFileSync(join(dir, 'm.yaml'), 'scenario: [beforeon]\naxes:\n  clients: [1]\n');
+    const names = ['beforeon', 'beforecode', 'lateon'];
+    const [m, ...runs] = await Promise.all([
+      harness(dir, ['matrix', 'm.yaml', '--scenarios', usc]),
+      ...names.map((name) => harness(dir, ['run', name, '--scenarios', usc])),
+    ]);
+    for (const [i, name] of names.entries()) {
+      const r = runs[i]!;
       t.match(r.stdout, new RegExp(`FAIL ${name}`), `${name}: the verdict is FAIL`);
       t.equal(r.status, 1, `${name}: exit 1, the verdict's code (${r.stderr.slice(-300)})`);
     }
-    // the same in a matrix cell
-    writeFileSync(join(dir, 'm.yaml'), 'scenario: [beforeon]\naxes:\n  clients: [1]\n');
-    const m = harness(dir, ['matrix', 'm.yaml', '--scenarios', usc]);
     t.match(m.stdout, /FAIL beforeon\/clients=1/);
     t.equal(m.status, 1, `matrix: exit 1 (${m.stderr.slice(-300)})`);
   },
@@ -79,7 +83,7 @@ t.test(
     );
     writeFileSync(join(dir, 'm.yaml'), 'scenario: [ok, linger]\naxes:\n  clients: [1]\nparallel: 2\n');
     const started = Date.now();
-    const r = harness(dir, ['matrix', 'm.yaml', '--scenarios', usc], { HARNESS_EXIT_GRACE_MS: '1000' });
+    const r = await harness(dir, ['matrix', 'm.yaml', '--scenarios', usc], { HARNESS_EXIT_GRACE_MS: '1000' });
     t.equal(r.signal, null, `not killed by the test's 45 s timeout (${r.stderr.slice(-400)})`);
     t.equal(r.status, 0, 'exit 0, the verdict');
     t.match(r.stderr, /still open 1 s after the command ended: 1 timer .*; exiting with 0/);

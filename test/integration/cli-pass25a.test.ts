@@ -3,24 +3,23 @@
 // scenarios, a matrix's defaults.job.files, and a user scenario file with two problems.
 import t from 'tap';
 import '../helpers/ts-loader.js';
-import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CliDeps } from '../../lib/cli/deps.js';
 import type { JobConverter } from '../../lib/cluster/job-convert.js';
 import { main } from '../../lib/cli/main.js';
 import { noLabCli, noLabLines } from '../helpers/cli-no-lab.js';
-import { CLI } from '../helpers/cli-child.js';
+import { runCliTs } from '../helpers/cli-tsx.js';
 import { lablessScenarioSource, writeLablessScenario, writeScenarioWithBody } from '../helpers/labless-scenario.js';
 
 t.setTimeout(3 * 60_000);
 
+/** The CLI as a process of its own (the exit guard is the process's): several of a test run side by side. */
 function harness(dir: string, argv: string[]) {
-  return spawnSync(process.execPath, [CLI, ...argv, '--reports-dir', join(dir, 'reports'), '--netns', ''], {
+  return runCliTs([...argv, '--reports-dir', join(dir, 'reports'), '--netns', ''], {
     cwd: dir,
     env: { ...process.env, HARNESS_WORK_DIR: join(dir, 'work'), XDG_CACHE_HOME: join(dir, 'cache'), CI: 'true' },
-    encoding: 'utf8',
-    timeout: 45_000,
+    timeoutMs: 45_000,
   });
 }
 
@@ -45,14 +44,18 @@ t.test(
       'failed',
     );
     writeLablessScenario(usc, 'ok');
-    for (const name of ['nestexit', 'beforenest']) {
-      const r = harness(dir, ['run', name, '--scenarios', usc]);
+    // and in a matrix whose cells run at once; the three processes side by side
+    writeFileSync(join(dir, 'm.yaml'), 'scenario: [nestexit, ok]\naxes:\n  clients: [1]\nparallel: 2\n');
+    const names = ['nestexit', 'beforenest'];
+    const [m, ...runs] = await Promise.all([
+      harness(dir, ['matrix', 'm.yaml', '--scenarios', usc]),
+      ...names.map((name) => harness(dir, ['run', name, '--scenarios', usc])),
+    ]);
+    for (const [i, name] of names.entries()) {
+      const r = runs[i]!;
       t.match(r.stdout, new RegExp(`FAIL ${name}`), `${name}: the verdict is FAIL`);
       t.equal(r.status, 1, `${name}: exit 1, the verdict's code (${r.stderr.slice(-300)})`);
     }
-    // in a matrix whose cells run at once
-    writeFileSync(join(dir, 'm.yaml'), 'scenario: [nestexit, ok]\naxes:\n  clients: [1]\nparallel: 2\n');
-    const m = harness(dir, ['matrix', 'm.yaml', '--scenarios', usc]);
     t.match(m.stdout, /FAIL nestexit\/clients=1/);
     t.equal(m.status, 1, `matrix: exit 1 (${m.stderr.slice(-300)})`);
   },
@@ -194,7 +197,7 @@ t.test(
       'await new Promise((r) => setTimeout(r, 3000)); return judgeAll(CHECKS, {});',
     );
     writeFileSync(join(dir, 'm.yaml'), 'scenario: [exitpass, innocent]\naxes:\n  clients: [1]\nparallel: 2\n');
-    const r = harness(dir, ['matrix', 'm.yaml', '--scenarios', usc]);
+    const r = await harness(dir, ['matrix', 'm.yaml', '--scenarios', usc]);
     t.match(r.stdout, /ERROR exitpass\/clients=1/, 'the cell that called process.exit is the one stopped');
     t.match(r.stdout, /scenario exitpass \(.*exitpass\.ts\): run\(\) called process\.exit\(0\)/);
     t.match(r.stdout, /PASS innocent\/clients=1/, 'the other cell runs to its verdict');

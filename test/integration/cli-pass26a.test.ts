@@ -2,15 +2,17 @@
 // close variants (a user scenario's SIGINT listener or timer that calls process.exit(130) while the command runs).
 import t from 'tap';
 import '../helpers/ts-loader.js';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CLI } from '../helpers/cli-child.js';
+import { CLI_TS, runCliTs } from '../helpers/cli-tsx.js';
 import { noLabCli } from '../helpers/cli-no-lab.js';
 import { lablessScenarioSource, writeScenarioWithBody } from '../helpers/labless-scenario.js';
 
 t.setTimeout(3 * 60_000);
+// Note: each test has its own folder and processes, and none changes this process's working directory: side by side
+t.jobs = 4;
 
 const envOf = (dir: string) => ({
   ...process.env,
@@ -19,12 +21,12 @@ const envOf = (dir: string) => ({
   CI: 'true',
 });
 
+/** The CLI as a process of its own (its exit code, its signals): the tests below run side by side (t.jobs). */
 function harness(dir: string, argv: string[]) {
-  return spawnSync(process.execPath, [CLI, ...argv, '--reports-dir', join(dir, 'reports'), '--netns', ''], {
+  return runCliTs([...argv, '--reports-dir', join(dir, 'reports'), '--netns', ''], {
     cwd: dir,
     env: envOf(dir),
-    encoding: 'utf8',
-    timeout: 45_000,
+    timeoutMs: 45_000,
   });
 }
 
@@ -47,7 +49,7 @@ t.test(
       'failed',
     );
     writeFileSync(join(dir, 'm.yaml'), 'scenario: [t130, slowbad]\naxes:\n  clients: [1]\nparallel: 2\n');
-    const r = harness(dir, ['matrix', 'm.yaml', '--scenarios', usc]);
+    const r = await harness(dir, ['matrix', 'm.yaml', '--scenarios', usc]);
     t.equal(r.status, 1, `exit 1, the verdict's, not 130 (${r.stderr.slice(-300)})`);
     t.match(r.stdout, /FAIL t130\/clients=1/, "the finished cell's verdict is printed");
     t.match(r.stdout, /FAIL slowbad\/clients=1/, "and the other cell's");
@@ -71,7 +73,7 @@ t.test(
     );
     const child = spawn(
       process.execPath,
-      [CLI, 'run', 'sigexit', '--scenarios', usc, '--reports-dir', join(dir, 'reports'), '--netns', ''],
+      [CLI_TS, 'run', 'sigexit', '--scenarios', usc, '--reports-dir', join(dir, 'reports'), '--netns', ''],
       {
         cwd: dir,
         env: envOf(dir),
@@ -173,7 +175,7 @@ t.test(
     );
     writeScenarioWithBody(usc, 'mid3', 'await new Promise((r) => setTimeout(r, 3000)); return judgeAll(CHECKS, {});');
     writeFileSync(join(dir, 'm.yaml'), 'scenario: [rejafter, mid3]\naxes:\n  clients: [1]\nparallel: 2\n');
-    const r = harness(dir, ['matrix', 'm.yaml', '--scenarios', usc, '--json']);
+    const r = await harness(dir, ['matrix', 'm.yaml', '--scenarios', usc, '--json']);
     t.equal(r.status, 3, `exit 3 (${r.stderr.slice(-300)})`);
     t.match(r.stderr, /a promise was rejected and nothing awaited it .*then exits 3: rejected after run/);
     const doc = JSON.parse(r.stdout) as { exitCode: number };

@@ -2,17 +2,28 @@
 // whose folder names are shell syntax, as readline puts them on the line, and a failed cell re-run with the command
 // it printed (the matrix file by its absolute path) merged beside its shards.
 import t from 'tap';
+import '../helpers/ts-loader.js';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CLI } from '../helpers/cli-child.js';
-import { cliIn } from '../helpers/cli-in.js';
 import { doctorNomadSpec } from '../../lib/cli/doctor.js';
 import { bashCompleter, hasBash } from '../helpers/bash-completion.js';
-import { noLabCli } from '../helpers/cli-no-lab.js';
+import { noLabCli, noLabLines } from '../helpers/cli-no-lab.js';
 import { lablessScenarioSource } from '../helpers/labless-scenario.js';
 
 t.setTimeout(3 * 60_000);
+
+/**
+ * The matrix runs of a test folder through main() in this process (its working directory the folder's while a line
+ * runs, as a user's shell's), their labless user scenarios run to the verdict: a CLI child under tsx each cost about
+ * 1.3 s of CPU, and what is judged here is what they write, not the process.
+ */
+const cliAt = (dir: string) =>
+  noLabLines(
+    dir,
+    { HOME: dir, HARNESS_WORK_DIR: join(dir, 'work'), XDG_CACHE_HOME: join(dir, 'cache'), CI: 'true' },
+    { labless: true, realChecks: true, chdir: true },
+  );
 
 t.test(
   'bash completion of destroy/login: each lab id is offered quoted as it must stand on the line, so <Enter> runs nothing (Q420)',
@@ -57,9 +68,15 @@ t.test(
       },
       ci: { 'm.yaml': 'scenario: [ok, bad]\naxes:\n  reboot: [graceful]\ndefaults:\n  scenarios_dir: usc\n' },
     });
-    const cli = cliIn(dir, { entry: CLI, timeoutMs: 0 });
-    t.equal(cli('matrix', 'ci/m.yaml', '--shard', '1/2', '--reports-dir', 'reports/m-1', '--netns', '').status, 0);
-    t.equal(cli('matrix', 'ci/m.yaml', '--shard', '2/2', '--reports-dir', 'reports/m-2', '--netns', '').status, 1);
+    const cli = cliAt(dir);
+    t.equal(
+      (await cli('matrix', 'ci/m.yaml', '--shard', '1/2', '--reports-dir', 'reports/m-1', '--netns', '')).status,
+      0,
+    );
+    t.equal(
+      (await cli('matrix', 'ci/m.yaml', '--shard', '2/2', '--reports-dir', 'reports/m-2', '--netns', '')).status,
+      1,
+    );
     // the cell's repro.sh, run as written: it names the matrix file by its absolute path, reports under ./reports
     const run = readdirSync(join(dir, 'reports', 'm-2')).find((f) => /^r[0-9a-z]+$/.test(f))!;
     const repro = readFileSync(join(dir, 'reports', 'm-2', run, 'repro.sh'), 'utf8');
@@ -90,12 +107,12 @@ t.test(
       },
       ci: { 'm.yaml': 'scenario: [ok, bad]\naxes:\n  reboot: [graceful]\ndefaults:\n  scenarios_dir: usc\n' },
     });
-    const cli = cliIn(dir, { entry: CLI, timeoutMs: 0 });
+    const cli = cliAt(dir);
     const job = (dirName: string, ...sel: string[]) =>
       cli('matrix', 'ci/m.yaml', ...sel, '--netns', '', '--reports-dir', dirName, '--junit', `${dirName}/junit.xml`);
-    t.equal(job('reports/shard-1', '--shard', '1/2').status, 0);
-    t.equal(job('reports/shard-2', '--shard', '2/2').status, 1);
-    t.equal(job('reports/rerun', '--cell', 'bad/reboot=graceful').status, 1);
+    t.equal((await job('reports/shard-1', '--shard', '1/2')).status, 0);
+    t.equal((await job('reports/shard-2', '--shard', '2/2')).status, 1);
+    t.equal((await job('reports/rerun', '--cell', 'bad/reboot=graceful')).status, 1);
     const rerun = readdirSync(join(dir, 'reports', 'rerun')).find((f) => f.startsWith('matrix-'))!;
     const m = noLabCli(dir);
     t.equal(await m.run('merge', 'reports', '--out', 'merged'), 2);
@@ -124,9 +141,9 @@ t.test(
       },
       ci: { 'nightly.yaml': matrix, 'weekly.yaml': matrix },
     });
-    const cli = cliIn(dir, { entry: CLI, timeoutMs: 0 });
-    t.equal(cli('matrix', 'ci/nightly.yaml', '--reports-dir', 'reports/nightly', '--netns', '').status, 1);
-    t.equal(cli('matrix', 'ci/weekly.yaml', '--reports-dir', 'reports/weekly', '--netns', '').status, 1);
+    const cli = cliAt(dir);
+    t.equal((await cli('matrix', 'ci/nightly.yaml', '--reports-dir', 'reports/nightly', '--netns', '')).status, 1);
+    t.equal((await cli('matrix', 'ci/weekly.yaml', '--reports-dir', 'reports/weekly', '--netns', '')).status, 1);
     const m = noLabCli(dir);
     t.equal(await m.run('merge', 'reports', '--out', 'merged'), 2);
     t.notMatch(m.err(), /one cell ran on two runners|check the shard split/);
@@ -189,8 +206,8 @@ t.test(
           'scenario: [ok]\naxes:\n  reboot: [graceful, panic]\ndefaults:\n  scenarios_dir: usc\n',
       },
     });
-    const cli = cliIn(dir, { entry: CLI, timeoutMs: 0 });
-    t.equal(cli('matrix', file, '--shard', '1/2', '--reports-dir', 'reports/s1', '--netns', '').status, 0);
+    const cli = cliAt(dir);
+    t.equal((await cli('matrix', file, '--shard', '1/2', '--reports-dir', 'reports/s1', '--netns', '')).status, 0);
     const m = noLabCli(dir);
     t.equal(await m.run('merge', 'reports', '--out', 'merged'), 2);
     t.match(m.err(), `(reboot-harness matrix 'ci/my $(touch PWNED) m.yaml' --list-cells --shards 2 lists`);

@@ -4,10 +4,15 @@
 // host that answered kept an SSH connection (and ssh2's keepalive timer) open, and the process lingered until the
 // 10 s exit grace named them ("still open 10 s after the command ended"). Here the grace is set longer than the test
 // may take (HARNESS_EXIT_GRACE_MS): a process kept alive by anything would never exit by itself, whatever the load.
+// The CNI plugins the preflight wants (lib/lab/ssh/ssh-preflight.ts) are found in the run's own cache, stand-ins that
+// report the version (as vms/build-cni-plugins.ts checks it): building them is not what this judges, and cold it took
+// 25 s of CPU (five `go install`s) and wrote into the user's cache (the CLI's XDG_CACHE_HOME was the test's).
 import t from 'tap';
 import { execFileSync, spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { CNI_PLUGINS, CNI_PLUGINS_VERSION } from '../../lib/cluster/cni-plugins.js';
+import { cniCacheDir } from '../../lib/cluster/cni-build.js';
 import { sshdForTest } from '../helpers/sshd.js';
 import { CLI_COMPILED } from '../helpers/cli-child.js';
 
@@ -26,11 +31,18 @@ t.test('a host that answered does not keep the CLI alive after the run broke', {
     `{ address: 127.0.0.1, user: ${sshd!.target.user}, key: ${key}, port: ${port} }`;
   const yaml = `lab:\n  provider: ssh\n  hosts:\n    clients:\n      - ${host(join(sshd!.dir, 'user_ed25519'), sshd!.port)}\n      - ${host(other, refusing!.port)}\n`;
   writeFileSync(join(root, 'harness.yaml'), yaml);
+  const cache = join(root, 'xdg');
+  const plugins = cniCacheDir(CNI_PLUGINS_VERSION, { XDG_CACHE_HOME: cache }, root);
+  mkdirSync(plugins, { recursive: true });
+  for (const p of CNI_PLUGINS) {
+    writeFileSync(join(plugins, p), `#!/bin/sh\necho "CNI ${p} plugin ${CNI_PLUGINS_VERSION}"\n`);
+    chmodSync(join(plugins, p), 0o755);
+  }
   // Note: --timeout bounds the wait for the refusing host (its own budget is a minute), so the test takes seconds.
   const args = ['run', 'cni-ipam-reboot', '--clients', '2', '--netns', '', '--timeout', '12s'];
   const child = spawn(process.execPath, [CLI_COMPILED, ...args, '--reports-dir', join(root, 'reports')], {
     cwd: root,
-    env: { ...process.env, CI: 'true', HARNESS_EXIT_GRACE_MS: String(2 * KILL_AFTER_MS) },
+    env: { ...process.env, CI: 'true', XDG_CACHE_HOME: cache, HARNESS_EXIT_GRACE_MS: String(2 * KILL_AFTER_MS) },
   });
   const killer = setTimeout(() => child.kill('SIGKILL'), KILL_AFTER_MS);
   let out = '';
@@ -52,4 +64,9 @@ t.test('a host that answered does not keep the CLI alive after the run broke', {
   // Note: no wall-clock bound: with the grace longer than the kill timer, exiting by itself is the proof
   t.comment(`the process exited ${((exitAt - verdictAt!) / 1000).toFixed(1)} s after its verdict`);
   t.notMatch(err, /still open/, 'nothing was left open');
+  t.match(
+    readFileSync(join(plugins, 'bridge'), 'utf8'),
+    /^#!\/bin\/sh/,
+    'the plugins were found in the cache, not built',
+  );
 });

@@ -14,6 +14,7 @@ import { standIn, standInPerRun } from '../helpers/stand-in-env.js';
 import { standInReportArgs } from '../helpers/stand-in-run.js';
 import type { ServerRebootEffect } from '../helpers/fake-nomad/index.js';
 import { idsOf } from '../helpers/check-ids.js';
+import { CLI_TS } from '../helpers/cli-tsx.js';
 import { CHECKS as EXAMPLE_CHECKS } from '../../examples/scenarios/server-reboot.js';
 
 // Note: about 22 s idle, but it spawns CLI children under tsx and ran past tap's 60 s per file at load 10-27
@@ -295,7 +296,9 @@ t.test('the real CLI (bin/reboot-harness.js, tsx) lists a user directory outside
 });
 
 // Note: these three mostly wait (the run budget of 10 s, the scenario loader's 10 s bound, two CLIs under tsx), each
-// with its own directories and stand-ins: side by side the file waits out a 10 s bound once, not twice.
+// with its own directories and stand-ins: side by side the file waits out a 10 s bound once, not twice. Their CLI
+// children are CLI_TS (test/helpers/cli-tsx.ts: tsx registered, then the compiled entry when the tests run compiled);
+// the test above runs bin/reboot-harness.js itself.
 t.test('the tests that wait out a bound, side by side', async (t) => {
   t.jobs = 3;
   t.test(
@@ -324,7 +327,7 @@ t.test('the tests that wait out a bound, side by side', async (t) => {
         'exits.ts': `${GOOD.replace('counts-to-three', 'exits')}\nprocess.exit(0);\n`,
       });
       const cli = (argv: string[]) => {
-        const child = spawn(process.execPath, [resolve('bin/reboot-harness.js'), ...argv], {
+        const child = spawn(process.execPath, [CLI_TS, ...argv], {
           cwd: tmpdir(),
           env: { ...process.env, CI: 'true' },
         });
@@ -378,7 +381,7 @@ t.test('the tests that wait out a bound, side by side', async (t) => {
         const child = spawn(
           process.execPath,
           [
-            resolve('bin/reboot-harness.js'),
+            CLI_TS,
             'run',
             name,
             '--scenarios',
