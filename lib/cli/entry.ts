@@ -27,7 +27,13 @@ for (const stream of [process.stdout, process.stderr]) stream.on('error', () => 
 // verdict (a silent pass). run() itself is guarded (lib/run/settle.ts); this guards the rest of the command. The one
 // exit of our own while it runs is the second Ctrl-C's, which calls the real exit (lib/session/interrupt-exit.ts): a
 // scenario's process.exit(130) (its SIGINT listener, a timer) is ignored like any other code, not taken for it (Q400).
-const exit = process.exit.bind(process);
+const realExit = process.exit.bind(process);
+/** the code the harness itself exits with, once it does: its process.exit reaches reallyExit, which takes this code */
+let exitingWith: number | undefined;
+const exit = (c?: number) => {
+  exitingWith = c ?? 0;
+  return realExit(c);
+};
 setInterruptExit(exit);
 let running = true;
 const guardedExit = ((c?: number | string | null) => {
@@ -40,6 +46,7 @@ const guardedExit = ((c?: number | string | null) => {
   return undefined as never;
 }) as typeof process.exit;
 process.exit = guardedExit;
+guardReallyExit();
 const code = await main(process.argv.slice(2), deps);
 running = false;
 // Note: each run puts its own process.exit in place while its run() is awaited (lib/run/settle.ts) and puts back the
@@ -78,6 +85,35 @@ setTimeout(() => {
   );
   exit(finalCode);
 }, EXIT_GRACE_MS).unref();
+
+/**
+ * Node's process.exit ends in process.reallyExit, which a scenario (or a library it uses) can call itself: a timer's
+ * `process.reallyExit(0)` after a FAIL went past the guard above and exited 0 with no report, and in a matrix it
+ * ended every cell at once (Q500). While the command runs such a call is a process.exit call (a run's own replacement
+ * makes it that run's error; else it is ignored with the warning); after it, the verdict's code. An accessor rather
+ * than a plain property: signal-exit (execa's) keeps the reallyExit it found at load, before this guard, and puts it
+ * back when its last child ends; what it (or anyone) installs runs inside the guard.
+ */
+function guardReallyExit(): void {
+  const proc = process as unknown as { reallyExit?: (code?: number) => never };
+  const found = Object.getOwnPropertyDescriptor(proc, 'reallyExit');
+  if (!found || typeof found.value !== 'function') return;
+  let inner = found.value as (code?: number) => never;
+  const guard = (c?: number): never => {
+    // Note: an 'exit' listener's own call while the harness exits takes the harness's code, not its own
+    if (exitingWith !== undefined) return inner.call(process, exitingWith);
+    if (!running) return exit(finalCode);
+    return process.exit(c);
+  };
+  Object.defineProperty(proc, 'reallyExit', {
+    configurable: true,
+    enumerable: found.enumerable ?? true,
+    get: () => guard,
+    set: (value: (code?: number) => never) => {
+      if (value !== guard) inner = value;
+    },
+  });
+}
 
 /**
  * What keeps the event loop alive, for the warning above: TCP peers, pipes other than our own stdio, child PIDs, and
