@@ -97,13 +97,16 @@ interface Line {
 const PRINTING = ['json', 'verbose', 'quiet'] as const;
 
 /** Why `dir` holds no bisect to resume: it is not there, is a file, or its bisect-inputs.json is missing or unreadable. */
+/** Why a bisect-inputs.json that is there is not read (readInputs gave nothing). */
+const INPUTS_UNREAD = 'is not one reboot-harness bisect wrote (cut, not JSON, or another schema)';
+
 async function noBisectWhy(dir: string): Promise<string> {
   const st = await stat(dir).catch((err: NodeJS.ErrnoException) => err);
   if (st instanceof Error) return unreachable(st);
   if (!st.isDirectory()) return 'is a file, not the folder of a bisect';
   const inputs = join(dir, 'bisect-inputs.json');
   if (!existsSync(inputs)) return 'holds no bisect (no bisect-inputs.json from reboot-harness bisect)';
-  return 'holds a bisect-inputs.json that is not one reboot-harness bisect wrote (cut, not JSON, or another schema)';
+  return `holds a bisect-inputs.json that ${INPUTS_UNREAD}`;
 }
 
 /** Why a path stat could not reach is none to read: not there, or (a symlink loop, a file where a folder goes) why not. */
@@ -201,7 +204,22 @@ export async function lineOf(args: ParsedArgs, deps: CommandDeps): Promise<Line>
     if (odd) return { args, earlier, problems: [damagedLog('--replay', v['replay'], odd)] };
     // Note: a try in the log holds a verdict, not what it judged: replayed into another check or scenario it would be
     // taken for that one's verdict, and the answer would be wrong without a word
-    const theirs = await readInputs(dirname(resolve(deps.cwd, v['replay'] as string)));
+    const beside = dirname(resolve(deps.cwd, v['replay'] as string));
+    const theirs = await readInputs(beside);
+    // Note: a bisect-inputs.json beside the log that cannot be read (cut, not JSON, of another schema) said nothing,
+    // and a log of another check's bisect was replayed as this one's verdicts (Q502); a log alone is taken as given
+    if (!theirs && existsSync(join(beside, 'bisect-inputs.json')))
+      return {
+        args,
+        earlier,
+        problems: [
+          damagedInputs(
+            '--replay',
+            v['replay'],
+            `the bisect-inputs.json beside it ${INPUTS_UNREAD}, so the check its tries judged cannot be told`,
+          ),
+        ],
+      };
     const shape = theirs && inputsShapeProblem(theirs);
     if (shape)
       return {
