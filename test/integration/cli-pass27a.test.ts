@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { bisectFixture, linearHistory } from '../helpers/bisect-fixture.js';
 import { CLI } from '../helpers/cli-child.js';
 import { noLabLines } from '../helpers/cli-no-lab.js';
-import { writeScenarioWithBody } from '../helpers/labless-scenario.js';
+import { lablessScenarioSource, writeScenarioWithBody } from '../helpers/labless-scenario.js';
 
 t.setTimeout(3 * 60_000);
 
@@ -183,5 +183,38 @@ t.test(
         `${what}: told, not replayed as no-leaks's verdicts`,
       );
     }
+  },
+);
+
+t.test(
+  'an unknown key in a section is never offered its own section ("nomad.t: did you mean nomad?"), and expect: is fixed in its own words (Q503, Q504)',
+  async (t) => {
+    const cwd = t.testdir({
+      usc: { 'package.json': '{ "type": "module" }\n', 'bad.ts': lablessScenarioSource('bad', 'failed') },
+      'sect.yaml': 'nomad: { t: x }\nreboot: { k: hard }\nlab: { cp: 2 }\n',
+      'exp.yaml': 'expect: { c: fail }\n',
+      'list.yaml': 'expect: [c=fail]\n',
+    });
+    const line = noLabLines(cwd);
+    const plan = (file: string) => line('run', 'bad', '--scenarios', 'usc', '-c', file, '--plan', '--netns', '');
+    const s = await plan('sect.yaml');
+    t.equal(s.status, 2);
+    t.notMatch(s.stderr, /did you mean "(nomad|reboot)"/, 'no key is offered the section it is in');
+    t.match(s.stderr, /nomad\.t: is not a known key \(got "nomad\.t"; fix: remove it/);
+    t.match(s.stderr, /lab\.cp: is not a known key .*did you mean "lab\.cpus"/, 'a near key of the section still is');
+    const e = await plan('exp.yaml');
+    t.equal(e.status, 2);
+    t.match(
+      e.stderr,
+      /expect\.c: is not a known key .*fix: expect: takes scenario: pass\|fail and checks: \{<check>: pass\|fail\}/,
+      "expect's own keys named",
+    );
+    const l = await plan('list.yaml');
+    t.equal(l.status, 2);
+    t.match(
+      l.stderr,
+      /expect: must be "pass", "fail" or "<check>=pass\|fail" \(one value\) \(got \["c=fail"\]; fix: write expect: fail, or expect: \{checks: \{<check>: fail\|pass\}\}/,
+      "a file's expect: fixed in the file's words, with the form it takes",
+    );
   },
 );
