@@ -3,6 +3,7 @@ import { EXIT } from '../errors.js';
 import { setInterruptExit } from '../session/interrupt-exit.js';
 import { main } from './main.js';
 import { realDeps } from './real-deps.js';
+import { guardReallyExit } from './really-exit.js';
 
 /**
  * How long the process may stay alive after main() returned before it exits anyway (see the end of this file): 10 s,
@@ -46,7 +47,12 @@ const guardedExit = ((c?: number | string | null) => {
   return undefined as never;
 }) as typeof process.exit;
 process.exit = guardedExit;
-guardReallyExit();
+// Note: the exit underneath process.exit, which a scenario can call too (Q500)
+guardReallyExit(process as never, {
+  running: () => running,
+  exitingWith: () => exitingWith,
+  exitWithVerdict: () => exit(finalCode),
+});
 const code = await main(process.argv.slice(2), deps);
 running = false;
 // Note: each run puts its own process.exit in place while its run() is awaited (lib/run/settle.ts) and puts back the
@@ -85,35 +91,6 @@ setTimeout(() => {
   );
   exit(finalCode);
 }, EXIT_GRACE_MS).unref();
-
-/**
- * Node's process.exit ends in process.reallyExit, which a scenario (or a library it uses) can call itself: a timer's
- * `process.reallyExit(0)` after a FAIL went past the guard above and exited 0 with no report, and in a matrix it
- * ended every cell at once (Q500). While the command runs such a call is a process.exit call (a run's own replacement
- * makes it that run's error; else it is ignored with the warning); after it, the verdict's code. An accessor rather
- * than a plain property: signal-exit (execa's) keeps the reallyExit it found at load, before this guard, and puts it
- * back when its last child ends; what it (or anyone) installs runs inside the guard.
- */
-function guardReallyExit(): void {
-  const proc = process as unknown as { reallyExit?: (code?: number) => never };
-  const found = Object.getOwnPropertyDescriptor(proc, 'reallyExit');
-  if (!found || typeof found.value !== 'function') return;
-  let inner = found.value as (code?: number) => never;
-  const guard = (c?: number): never => {
-    // Note: an 'exit' listener's own call while the harness exits takes the harness's code, not its own
-    if (exitingWith !== undefined) return inner.call(process, exitingWith);
-    if (!running) return exit(finalCode);
-    return process.exit(c);
-  };
-  Object.defineProperty(proc, 'reallyExit', {
-    configurable: true,
-    enumerable: found.enumerable ?? true,
-    get: () => guard,
-    set: (value: (code?: number) => never) => {
-      if (value !== guard) inner = value;
-    },
-  });
-}
 
 /**
  * What keeps the event loop alive, for the warning above: TCP peers, pipes other than our own stdio, child PIDs, and
