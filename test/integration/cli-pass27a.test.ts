@@ -171,18 +171,28 @@ t.test(
     const w = await bisect(whole);
     t.equal(w.status, 2);
     t.match(w.stderr, /--replay: is the log of a bisect of task-dirs on bridge-exec-reboot/, 'the whole file: Q48');
-    for (const [what, replay] of [
-      ['cut', cut],
-      ['of a newer schema', newer],
-    ] as const) {
-      const r = await bisect(replay);
-      t.equal(r.status, 2, `${what}: exit 2`);
-      t.match(
-        r.stderr,
-        /--replay: the bisect-inputs\.json beside it is not one reboot-harness bisect wrote \(cut, not JSON, or another schema\), so the check its tries judged cannot be told/,
-        `${what}: told, not replayed as no-leaks's verdicts`,
-      );
-    }
+    const cutR = await bisect(cut);
+    t.equal(cutR.status, 2, 'cut: exit 2');
+    t.match(
+      cutR.stderr,
+      /--replay: the bisect-inputs\.json beside it is not one reboot-harness bisect wrote \(cut, not JSON, or another schema\), so the check its tries judged cannot be told/,
+      "cut: told, not replayed as no-leaks's verdicts",
+    );
+    const newerR = await bisect(newer);
+    t.equal(newerR.status, 2, 'of a newer schema: exit 2');
+    t.match(
+      newerR.stderr,
+      /--replay: the bisect-inputs\.json beside it is of nomad-reboot-harness\/bisect-log@2, which this reboot-harness does not read \(it reads nomad-reboot-harness\/bisect-log@1\): another version wrote it, so the check its tries judged cannot be told/,
+      'of a newer schema: told as such (Q505)',
+    );
+    // --resume of that folder: what it is, and what to do (not "give the folder a bisect printed")
+    const resumed = await line('bisect', '--resume', 'newer');
+    t.equal(resumed.status, 2);
+    t.match(
+      resumed.stderr,
+      /--resume: holds a bisect-inputs\.json that is of nomad-reboot-harness\/bisect-log@2, .*fix: resume it with the version of reboot-harness that started it, or start the bisect again/,
+      '--resume of a newer schema: told as such (Q505)',
+    );
   },
 );
 
@@ -216,5 +226,27 @@ t.test(
       /expect: must be "pass", "fail" or "<check>=pass\|fail" \(one value\) \(got \["c=fail"\]; fix: write expect: fail, or expect: \{checks: \{<check>: fail\|pass\}\}/,
       "a file's expect: fixed in the file's words, with the form it takes",
     );
+  },
+);
+
+t.test(
+  "a user scenario that replaces process.stdout.write (to quiet a library) does not silence the harness's own lines (Q507)",
+  async (t) => {
+    const dir = t.testdir({});
+    const usc = join(dir, 'usc');
+    writeScenarioWithBody(
+      usc,
+      'quiet',
+      'process.stdout.write = (() => true) as any; process.stderr.write = (() => true) as any; return judgeAll(CHECKS, {});',
+      'failed',
+    );
+    writeScenarioWithBody(usc, 'slow3', 'await new Promise((r) => setTimeout(r, 1500)); return judgeAll(CHECKS, {});');
+    writeFileSync(join(dir, 'm.yaml'), 'scenario: [quiet, slow3]\naxes:\n  clients: [1]\nparallel: 2\n');
+    const m = harness(dir, ['matrix', 'm.yaml', '--scenarios', usc]);
+    t.equal(m.status, 1);
+    t.match(m.stdout, /FAIL quiet\/clients=1/, "the quieting cell's verdict is printed");
+    t.match(m.stdout, /PASS slow3\/clients=1/, "and the other cell's");
+    t.match(m.stdout, /reports: .*summary\.json/, 'and where the reports are');
+    t.match(m.stderr, /slow3\/clients=1: run .*\n[^]*ok teardown/, 'the progress lines too');
   },
 );
