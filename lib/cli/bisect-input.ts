@@ -2,10 +2,10 @@
 // the events it logged), its own options' values, the source tree and the commits the two refs name (the nearest tags
 // for a ref git does not know), and the run flags each try is given. Every problem is returned, never thrown one by one.
 import { dirname, join, resolve } from 'node:path';
-import { realpath, stat } from 'node:fs/promises';
+import { readFile, realpath, stat } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { ConfigError, type ConfigProblem } from '../errors.js';
-import { BISECT_LOG, readEvents, readInputs, type BisectInputs } from '../bisect/log.js';
+import { BISECT_LOG, BISECT_LOG_SCHEMA, readEvents, readInputs, type BisectInputs } from '../bisect/log.js';
 import { trackedChanges } from '../git/history.js';
 import { commandLine } from '../shell/command-line.js';
 import { raw } from '../shell/quote.js';
@@ -97,13 +97,32 @@ interface Line {
 const PRINTING = ['json', 'verbose', 'quiet'] as const;
 
 /** Why `dir` holds no bisect to resume: it is not there, is a file, or its bisect-inputs.json is missing or unreadable. */
+/**
+ * Why the bisect-inputs.json in `dir`, which is there, is not read (readInputs gave nothing): of another schema (a
+ * newer or older reboot-harness wrote it: said so, Q505), or not one a bisect wrote.
+ */
+async function inputsUnread(dir: string): Promise<{ why: string; otherVersion: boolean }> {
+  let schema: unknown;
+  try {
+    schema = (JSON.parse(await readFile(join(dir, 'bisect-inputs.json'), 'utf8')) as { schema?: unknown }).schema;
+  } catch {
+    schema = undefined;
+  }
+  return typeof schema === 'string' && schema.startsWith('nomad-reboot-harness/bisect-log@')
+    ? {
+        why: `is of ${schema}, which this reboot-harness does not read (it reads ${BISECT_LOG_SCHEMA}): another version wrote it`,
+        otherVersion: true,
+      }
+    : { why: 'is not one reboot-harness bisect wrote (cut, not JSON, or another schema)', otherVersion: false };
+}
+
 async function noBisectWhy(dir: string): Promise<string> {
   const st = await stat(dir).catch((err: NodeJS.ErrnoException) => err);
   if (st instanceof Error) return unreachable(st);
   if (!st.isDirectory()) return 'is a file, not the folder of a bisect';
   const inputs = join(dir, 'bisect-inputs.json');
   if (!existsSync(inputs)) return 'holds no bisect (no bisect-inputs.json from reboot-harness bisect)';
-  return 'holds a bisect-inputs.json that is not one reboot-harness bisect wrote (cut, not JSON, or another schema)';
+  return `holds a bisect-inputs.json that ${(await inputsUnread(dir)).why}`;
 }
 
 /** Why a path stat could not reach is none to read: not there, or (a symlink loop, a file where a folder goes) why not. */
@@ -141,7 +160,10 @@ export async function lineOf(args: ParsedArgs, deps: CommandDeps): Promise<Line>
         field: '--resume',
         value: v['resume'],
         message: await noBisectWhy(dir),
-        fix: 'give the folder a bisect printed on its first line (<reports-dir>/bisect-<id>)',
+        fix:
+          existsSync(join(dir, 'bisect-inputs.json')) && (await inputsUnread(dir)).otherVersion
+            ? 'resume it with the version of reboot-harness that started it, or start the bisect again'
+            : 'give the folder a bisect printed on its first line (<reports-dir>/bisect-<id>)',
       });
     const shape = read && inputsShapeProblem(read);
     if (shape) problems.push(damagedInputs('--resume', v['resume'], `its bisect-inputs.json ${shape}`));
@@ -201,7 +223,22 @@ export async function lineOf(args: ParsedArgs, deps: CommandDeps): Promise<Line>
     if (odd) return { args, earlier, problems: [damagedLog('--replay', v['replay'], odd)] };
     // Note: a try in the log holds a verdict, not what it judged: replayed into another check or scenario it would be
     // taken for that one's verdict, and the answer would be wrong without a word
-    const theirs = await readInputs(dirname(resolve(deps.cwd, v['replay'] as string)));
+    const beside = dirname(resolve(deps.cwd, v['replay'] as string));
+    const theirs = await readInputs(beside);
+    // Note: a bisect-inputs.json beside the log that cannot be read (cut, not JSON, of another schema) said nothing,
+    // and a log of another check's bisect was replayed as this one's verdicts (Q502); a log alone is taken as given
+    if (!theirs && existsSync(join(beside, 'bisect-inputs.json')))
+      return {
+        args,
+        earlier,
+        problems: [
+          damagedInputs(
+            '--replay',
+            v['replay'],
+            `the bisect-inputs.json beside it ${(await inputsUnread(beside)).why}, so the check its tries judged cannot be told`,
+          ),
+        ],
+      };
     const shape = theirs && inputsShapeProblem(theirs);
     if (shape)
       return {

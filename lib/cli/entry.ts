@@ -3,6 +3,7 @@ import { EXIT } from '../errors.js';
 import { setInterruptExit } from '../session/interrupt-exit.js';
 import { main } from './main.js';
 import { realDeps } from './real-deps.js';
+import { guardReallyExit } from './really-exit.js';
 
 /**
  * How long the process may stay alive after main() returned before it exits anyway (see the end of this file): 10 s,
@@ -27,7 +28,13 @@ for (const stream of [process.stdout, process.stderr]) stream.on('error', () => 
 // verdict (a silent pass). run() itself is guarded (lib/run/settle.ts); this guards the rest of the command. The one
 // exit of our own while it runs is the second Ctrl-C's, which calls the real exit (lib/session/interrupt-exit.ts): a
 // scenario's process.exit(130) (its SIGINT listener, a timer) is ignored like any other code, not taken for it (Q400).
-const exit = process.exit.bind(process);
+const realExit = process.exit.bind(process);
+/** the code the harness itself exits with, once it does: its process.exit reaches reallyExit, which takes this code */
+let exitingWith: number | undefined;
+const exit = (c?: number) => {
+  exitingWith = c ?? 0;
+  return realExit(c);
+};
 setInterruptExit(exit);
 let running = true;
 const guardedExit = ((c?: number | string | null) => {
@@ -40,6 +47,12 @@ const guardedExit = ((c?: number | string | null) => {
   return undefined as never;
 }) as typeof process.exit;
 process.exit = guardedExit;
+// Note: the exit underneath process.exit, which a scenario can call too (Q500)
+guardReallyExit(process as never, {
+  running: () => running,
+  exitingWith: () => exitingWith,
+  exitWithVerdict: () => exit(finalCode),
+});
 const code = await main(process.argv.slice(2), deps);
 running = false;
 // Note: each run puts its own process.exit in place while its run() is awaited (lib/run/settle.ts) and puts back the

@@ -70,6 +70,10 @@ export async function main(
  * SIGINT or SIGTERM while a command has no handler of its own (reading inputs, --plan, merge): exit 130 with one line
  * "interrupted", as during a run, instead of Node's silent 143. A command that watches signals itself (a run tearing
  * down its lab, a build) handles them; this guard then stays out of the way.
+ *
+ * SIGHUP (the terminal closed, an SSH session dropped; the netns parent forwards it, docs/lab.md) is a SIGTERM of that
+ * name: Node's default for it ended the process at once, so a run's teardown never ran and its VMs stayed up, with no
+ * report (Q501). It reaches the command's own SIGTERM handlers (a run's, a build's, a bisect's watcher), or this guard.
  */
 function interruptGuard(source: NodeJS.EventEmitter): { interrupted: Promise<never>; dispose(): void } {
   let fire: (err: InterruptedError) => void = () => {};
@@ -77,16 +81,20 @@ function interruptGuard(source: NodeJS.EventEmitter): { interrupted: Promise<nev
   // Note: nothing may be left rejected and unobserved when no signal comes (the race already settled).
   interrupted.catch(() => {});
   const handler = (sig: NodeJS.Signals) => {
-    if (source.listenerCount(sig) - 1 - passiveListeners(source) > 0) return;
+    const event = sig === 'SIGINT' ? 'SIGINT' : 'SIGTERM';
+    if (source.listenerCount(event) - 1 - passiveListeners(source) > 0) return;
     fire(new InterruptedError(sig));
   };
+  const hangUp = () => void source.emit('SIGTERM', 'SIGHUP');
   source.on('SIGINT', handler);
   source.on('SIGTERM', handler);
+  source.on('SIGHUP', hangUp);
   return {
     interrupted,
     dispose: () => {
       source.off('SIGINT', handler);
       source.off('SIGTERM', handler);
+      source.off('SIGHUP', hangUp);
     },
   };
 }

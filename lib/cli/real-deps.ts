@@ -158,11 +158,15 @@ async function doctor(config: HarnessConfig, json: boolean, out: (text: string) 
  * after the command; without it the stray-error guard goes with each command, as a driver of several commands needs.
  */
 export function realDeps(lateStrayExit?: (code: number) => void): CliDeps {
+  // Note: the streams' own writes, taken before any scenario file loads: a scenario that replaced
+  // process.stdout.write (to quiet a library) silenced every verdict and report line after it, a matrix's too (Q507)
+  const writeOut = process.stdout.write.bind(process.stdout);
+  const writeErr = process.stderr.write.bind(process.stderr);
   return {
     env: process.env,
     cwd: process.cwd(),
-    out: (s) => void process.stdout.write(s),
-    err: (s) => void process.stderr.write(s),
+    out: (s) => void writeOut(s),
+    err: (s) => void writeErr(s),
     isTTY: Boolean(process.stderr.isTTY),
     makeEnv: (config, runId, logger, scenario) => createRealEnv(config, runId, logger, chooseDriver, scenario),
     prepareHost,

@@ -234,7 +234,14 @@ function expectFromFile(values: Map<string, unknown>, file: string, problems: Co
         message: 'must be a mapping of check id to pass or fail',
         fix: 'write e.g. "checks: {no-duplicate-ip: fail}" under "expect:"',
       });
-    else if (k.startsWith('expect.')) problems.push(unknownKey(file, k));
+    else if (k.startsWith('expect.'))
+      problems.push(
+        unknownKey(
+          file,
+          k,
+          'expect: takes scenario: pass|fail and checks: {<check>: pass|fail}, e.g. "checks: {no-duplicate-ip: fail}" under "expect:" (see docs/config.md)',
+        ),
+      );
   }
   return out;
 }
@@ -247,10 +254,13 @@ function applyExpect(
   problems: ConfigProblem[],
   suggested = known,
 ): void {
-  const fix = `write --expect fail, or --expect <check>=fail|pass with a check of this scenario: ${suggested.join(', ')}`;
+  const flagFix = `write --expect fail, or --expect <check>=fail|pass with a check of this scenario: ${suggested.join(', ')}`;
+  // Note: a file's key is fixed in the file's words, not the flag's (Q504)
+  const fileFix = `write expect: fail, or expect: {checks: {<check>: fail|pass}} with a check of this scenario: ${suggested.join(', ')}`;
   for (const { field, raw } of items) {
+    const fix = field.startsWith('--') ? flagFix : fileFix;
     if (typeof raw !== 'string') {
-      problems.push({ field, value: raw, message: 'must be "pass" or "fail"', fix });
+      problems.push({ field, value: raw, message: 'must be "pass", "fail" or "<check>=pass|fail" (one value)', fix });
       continue;
     }
     const m = /^(?:([a-z0-9-]+)=)?(pass|fail)$/.exec(raw.trim());
@@ -266,7 +276,8 @@ function applyExpect(
   }
 }
 
-function unknownKey(file: string, key: string): ConfigProblem {
+/** An unknown key: the nearest known one offered, else `otherwise`. */
+function unknownKey(file: string, key: string, otherwise = 'remove it (see docs/config.md)'): ConfigProblem {
   const near = closest(
     key,
     FIELDS.map((f) => f.yaml),
@@ -275,7 +286,7 @@ function unknownKey(file: string, key: string): ConfigProblem {
     field: `${file}: ${key}`,
     value: key,
     message: 'is not a known key',
-    fix: near ? `did you mean "${near}"? (see docs/config.md)` : 'remove it (see docs/config.md)',
+    fix: near ? `did you mean "${near}"? (see docs/config.md)` : otherwise,
   };
 }
 
@@ -286,6 +297,8 @@ function closest(word: string, options: string[]): string | undefined {
   let best: string | undefined;
   let bestD = Infinity;
   for (const o of [...options, ...SECTIONS, 'expect', 'expect.scenario', 'expect.checks']) {
+    // Note: the section the key is already in is no suggestion: `nomad.t` gave "did you mean "nomad"?" (Q503)
+    if (word.startsWith(`${o}.`)) continue;
     const byLast = last(o).startsWith(`${last(word)}_`) ? 1 : editDistance(last(word), last(o));
     const d = Math.min(editDistance(word, o), byLast + (section(word) === section(o) ? 0 : 1));
     if (d < bestD) [best, bestD] = [o, d];
