@@ -146,3 +146,33 @@ t.test(
     t.same(readdirSync(join(root, 'work')).sort(), ['b2', 'c3', 'loop'], 'a1 and d4 destroyed, after b2 too');
   },
 );
+
+t.test(
+  'two runs of one scenario (two jobs, or a chain of compares sharing a build) merged: told as two runs that are no matrix cells, each merged on its own, not a shard split to check (Q523)',
+  async (t) => {
+    const dir = t.testdir({
+      usc: { 'package.json': '{ "type": "module" }\n', 'bad.ts': lablessScenarioSource('bad', 'failed') },
+    });
+    const cli = cliAt(dir);
+    for (const job of ['job-a', 'job-b']) {
+      const r = await cli('run', 'bad', '--scenarios', 'usc', '--netns', '', '--reports-dir', `reports/${job}`);
+      t.equal(r.status, 1, r.stderr);
+    }
+    const m = await cli('merge', 'reports', '--out', 'merged');
+    t.equal(m.status, 2);
+    t.notMatch(m.stderr, /one cell ran on two runners|check the shard split/);
+    t.match(
+      m.stderr,
+      /two runs that are no cells of one matrix \(a run \(r\w+\) and a run \(r\w+\)\) have a suite of this name/,
+    );
+    const each =
+      /fix: merge the reports of each on their own \(one merge, with its own --out, each: (reboot-harness merge \S+) and (reboot-harness merge \S+)\)/.exec(
+        m.stderr,
+      );
+    t.ok(each, m.stderr);
+    for (const [i, line] of (each?.slice(1) ?? []).entries()) {
+      const one = await cli(...line.split(' ').slice(1), '--out', `merged-${i}`);
+      t.equal(one.status, 1, `${line} merges alone: ${one.stderr}`);
+    }
+  },
+);
