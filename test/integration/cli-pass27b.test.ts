@@ -10,6 +10,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULTS } from '../../lib/config/schema.js';
 import { destroyLabs } from '../../lib/cli/destroy.js';
+import { runDoctor } from '../../lib/cli/doctor.js';
+import type { RunCommand } from '../../lib/exec/run.js';
+import { deadlineIn } from '../../lib/time/deadlines.js';
 import { findLabs } from '../../lib/cli/labs.js';
 import type { LogEvent } from '../../lib/log/events.js';
 import { noLabLines } from '../helpers/cli-no-lab.js';
@@ -174,5 +177,31 @@ t.test(
       const one = await cli(...line.split(' ').slice(1), '--out', `merged-${i}`);
       t.equal(one.status, 1, `${line} merges alone: ${one.stderr}`);
     }
+  },
+);
+
+t.test(
+  "doctor where virsh is not installed: libvirtd's fix installs the client, not a daemon start (Q526)",
+  async (t) => {
+    const dir = t.testdir({});
+    const without =
+      (missing: string): RunCommand =>
+      async (file) => {
+        if (file === missing) throw new Error(`spawn ${file} ENOENT`);
+        return { code: 1, stdout: '', stderr: 'error: failed to connect to the hypervisor\n', durationMs: 1 };
+      };
+    for (const netns of ['nrh-lab', '']) {
+      const items = await runDoctor({ deadline: deadlineIn(10_000), workDir: dir, netns, run: without('virsh') });
+      const lv = items.find((i) => i.name === 'libvirtd reachable');
+      t.match(lv, { ok: false, detail: /virsh is not installed/ }, `netns "${netns}"`);
+      t.match(lv?.fix, /apt-get install -y libvirt-clients/, 'the fix installs virsh');
+      t.notMatch(lv?.fix, /libvirtd -d|systemctl start libvirtd/, 'not a start of a daemon that may well run');
+    }
+    const items = await runDoctor({ deadline: deadlineIn(10_000), workDir: dir, run: without('nothing') });
+    t.match(
+      items.find((i) => i.name === 'libvirtd reachable')?.fix,
+      /libvirtd -d/,
+      'a virsh that cannot reach libvirtd: still the start of the daemon',
+    );
   },
 );
