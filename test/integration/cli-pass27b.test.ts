@@ -5,10 +5,21 @@
 // the fake vagrant of test/fixtures/fake-bin.
 import t from 'tap';
 import '../helpers/ts-loader.js';
-import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULTS } from '../../lib/config/schema.js';
+import { helpText } from '../../lib/cli/args.js';
+import { COMMANDS } from '../../lib/cli/commands/index.js';
 import { destroyLabs } from '../../lib/cli/destroy.js';
 import { runDoctor } from '../../lib/cli/doctor.js';
 import type { RunCommand } from '../../lib/exec/run.js';
@@ -203,5 +214,18 @@ t.test(
       /libvirtd -d/,
       'a virsh that cannot reach libvirtd: still the start of the daemon',
     );
+  },
+);
+
+t.test(
+  "every command's --help and docs/cli.md name the codes main() gives every command: 70 a harness bug, 130 a Ctrl-C or SIGTERM (destroy, list-labs, doctor exit 130 when interrupted) (Q527)",
+  async (t) => {
+    const reference = readFileSync(new URL('../../docs/cli.md', import.meta.url), 'utf8');
+    for (const c of COMMANDS) {
+      const exits = /^Exit codes: (.*)$/m.exec(helpText(c.name))?.[1] ?? '';
+      t.match(exits, /(^|; )70 /, `${c.name} --help: 70`);
+      t.match(exits, /(^|; )130 /, `${c.name} --help: 130`);
+      t.ok(reference.includes(`Exit codes: ${exits}`), `docs/cli.md says the same of ${c.name}`);
+    }
   },
 );
