@@ -16,6 +16,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { DEFAULTS } from '../../lib/config/schema.js';
 import { helpText } from '../../lib/cli/args.js';
@@ -24,7 +25,7 @@ import { destroyLabs } from '../../lib/cli/destroy.js';
 import { runDoctor } from '../../lib/cli/doctor.js';
 import type { RunCommand } from '../../lib/exec/run.js';
 import { deadlineIn } from '../../lib/time/deadlines.js';
-import { findLabs } from '../../lib/cli/labs.js';
+import { findLabs, renderLabs } from '../../lib/cli/labs.js';
 import type { LogEvent } from '../../lib/log/events.js';
 import { noLabLines } from '../helpers/cli-no-lab.js';
 import { lablessScenarioSource } from '../helpers/labless-scenario.js';
@@ -227,5 +228,45 @@ t.test(
       t.match(exits, /(^|; )130 /, `${c.name} --help: 130`);
       t.ok(reference.includes(`Exit codes: ${exits}`), `docs/cli.md says the same of ${c.name}`);
     }
+  },
+);
+
+t.test(
+  "list-labs' hints under a work dir of your own: login and destroy name it, so the line followed (an id, or a sweep in its place) acts on the labs listed, not the default work dir's (Q528)",
+  async (t) => {
+    const dir = t.testdir({ bin: {} });
+    // a recording reboot-harness first on PATH: the argv the pasted line gives, a word a line
+    writeFileSync(join(dir, 'bin', 'reboot-harness'), '#!/bin/sh\nprintf "%s\\n" "$@"\n', { mode: 0o755 });
+    const pasted = (line: string) =>
+      spawnSync('bash', ['-c', line], {
+        cwd: dir,
+        env: { PATH: `${join(dir, 'bin')}:${process.env['PATH']}` },
+        encoding: 'utf8',
+      })
+        .stdout.split('\n')
+        .slice(0, -1);
+    const lab = {
+      id: 'r1abc',
+      kind: 'kept' as const,
+      dir: '/w x/r1abc',
+      ageS: 60,
+      machines: ['client'],
+      topology: '1+1',
+    };
+    for (const work of ["/w x/$(touch PWNED) it's", DEFAULTS.lab.workDir]) {
+      const text = renderLabs([lab], work);
+      const login = /^reach a kept lab: (.*)$/m.exec(text)?.[1] ?? '';
+      const destroy = /^remove: (.*) \(or --warm/m.exec(text)?.[1] ?? '';
+      const where = work === DEFAULTS.lab.workDir ? [] : ['--work-dir', work];
+      t.same(pasted(login.replace('<id> [machine]', 'r1abc client')), ['login', 'r1abc', 'client', ...where], text);
+      t.same(pasted(destroy.replace('<id>', 'r1abc')), ['destroy', 'r1abc', ...where]);
+      t.same(pasted(destroy.replace('<id>', '--older-than 24h')), ['destroy', '--older-than', '24h', ...where]);
+    }
+    t.notOk(existsSync(join(dir, 'PWNED')));
+    // login's hint names list-labs of that work dir too
+    const root = t.testdir({ work: { r2: { 'lab-spec.json': spec('r2') } } });
+    const c = await noLabLines(root)('login', 'nope', '--work-dir', join(root, 'work'), '--netns', '');
+    t.equal(c.status, 2);
+    t.match(c.stderr, `(reboot-harness list-labs --work-dir ${join(root, 'work')})`);
   },
 );
