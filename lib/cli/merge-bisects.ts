@@ -7,8 +7,11 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { ConfigProblem } from '../errors.js';
 import type { JUnitSuites, MergeSource } from '../report/merge.js';
 
-/** The files only a bisect writes in its folder (docs/bisect.md). */
-const BISECT_MARKS = ['bisect-inputs.json', 'bisect.json'] as const;
+/**
+ * The file that makes a folder a bisect's, as `bisect --resume` knows one (lib/cli/bisect-input.ts): always in the
+ * bisect's own folder. Not bisect.json, which --report-json may write anywhere, a reports folder of shards too.
+ */
+const BISECT_MARKS = ['bisect-inputs.json'] as const;
 /** A bisect's JUnit suite: `bisect:<check>@<good>..<bad>` (no scenario or cell name holds a colon). */
 const BISECT_SUITE = /^bisect:/;
 

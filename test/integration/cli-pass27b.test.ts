@@ -95,6 +95,12 @@ t.test(
     t.match(beside.stderr, /warning: ci\/bisect-r1 is a bisect's report: left out of the merge/);
     t.ok(existsSync(join(dir, 'merged', 'index.html')));
 
+    // a bisect's --report-json written at the top of the shards' folder does not make the shards a bisect's
+    writeFileSync(join(dir, 'ci', 'bisect.json'), '{ "schema": "nomad-reboot-harness/bisect@1" }\n');
+    const json = await cli('merge', 'ci', '--out', 'merged-json');
+    t.equal(json.status, 1, json.stderr);
+    t.match(json.stdout, /merged 2 suites from 2 JSON reports/);
+
     const tri = await cli('merge', 'bis/bisect-r1/runs/aaaaaaaaaa-try1', '--out', 'merged-try');
     t.equal(tri.status, 1, `one try named is a run like any other: ${tri.stderr}`);
   },
