@@ -276,3 +276,29 @@ t.test(
     t.match(c.stderr, `(reboot-harness list-labs --work-dir ${join(root, 'work')})`);
   },
 );
+
+const hasFish = spawnSync('fish', ['-c', 'true']).status === 0;
+
+t.test(
+  'fish completion of lab ids: an id holding a tab or a newline is not offered cut at it (a lab that does not exist), the others as they are (Q525)',
+  { skip: hasFish ? false : 'fish is not installed' },
+  async (t) => {
+    const dir = t.testdir({});
+    const c = await noLabLines(dir)('completion', 'fish');
+    t.equal(c.status, 0, c.stderr);
+    writeFileSync(join(dir, 'c.fish'), c.stdout);
+    const labs = ['r0abc', 'tab\tx', 'nl\nid', 'sp ace', 'x$(touch PWNED)y'];
+    for (const id of labs) {
+      mkdirSync(join(dir, 'work', id), { recursive: true });
+      writeFileSync(join(dir, 'work', id, 'lab-spec.json'), '{}\n');
+    }
+    const r = spawnSync('fish', ['--no-config', '-c', "source c.fish; complete -C 'reboot-harness destroy '"], {
+      cwd: dir,
+      env: { PATH: process.env['PATH'] ?? '', HOME: dir, HARNESS_WORK_DIR: join(dir, 'work') },
+      encoding: 'utf8',
+    });
+    t.equal(r.status, 0, r.stderr);
+    t.same(r.stdout.split('\n').filter(Boolean).sort(), ['r0abc', 'sp ace', 'x$(touch PWNED)y']);
+    t.notOk(existsSync(join(dir, 'PWNED')));
+  },
+);
