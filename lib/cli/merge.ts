@@ -303,7 +303,7 @@ export async function mergeCommand(
     path: paths.index,
     pageFor,
     sourceOf: (name) => sources.get(name) ?? '',
-    warnings,
+    warnings: [...input.leftOut, ...warnings],
     generatedAt: new Date().toISOString(),
   });
   const written = await writeSessionReports(session, [junitReporter, jsonReporter, index], {

@@ -93,7 +93,11 @@ t.test(
     t.equal(beside.status, 1, `the shards merged, their verdict: ${beside.stderr}`);
     t.match(beside.stdout, /merged 2 suites from 2 JSON reports/, 'the tries are no cells of the merge');
     t.match(beside.stderr, /warning: ci\/bisect-r1 is a bisect's report: left out of the merge/);
-    t.ok(existsSync(join(dir, 'merged', 'index.html')));
+    t.match(
+      readFileSync(join(dir, 'merged', 'index.html'), 'utf8'),
+      /ci\/bisect-r1 is a bisect&#39;s report: left out of the merge/,
+      'the index page says so too',
+    );
 
     // a bisect's --report-json written at the top of the shards' folder does not make the shards a bisect's
     writeFileSync(join(dir, 'ci', 'bisect.json'), '{ "schema": "nomad-reboot-harness/bisect@1" }\n');
