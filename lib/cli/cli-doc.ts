@@ -1,7 +1,7 @@
 // Pure: docs/cli.md, every command's usage, options and exit codes, written from the commands' own tables
 // (lib/cli/commands), the ones `--help` prints, so the reference and the help cannot say different things.
 // `npm run docs` writes it.
-import { optionRows, type CliCommand } from './command.js';
+import { exitCodes, optionRows, type CliCommand } from './command.js';
 import { COMMANDS } from './commands/index.js';
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
@@ -21,7 +21,7 @@ export function renderCliReference(commands: readonly CliCommand[] = COMMANDS): 
     out.push('', `## ${c.name}`, '', `${c.summary}.`, '', '```text', ...c.usage, '```', '');
     const rows = optionRows(c);
     out.push('| option | meaning |', '| --- | --- |', ...rows.map(([u, d]) => `| \`${cell(u)}\` | ${cell(d)} |`));
-    out.push('', `Exit codes: ${c.exits}.`);
+    out.push('', `Exit codes: ${exitCodes(c)}.`);
   }
   return `${out.join('\n')}\n`;
 }

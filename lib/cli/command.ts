@@ -195,8 +195,26 @@ export function commandHelp(cmd: CliCommand): string {
   ];
   for (const [left, right] of optionRows(cmd))
     lines.push(left.length > 32 ? `  ${left}\n  ${' '.repeat(32)} ${right}` : `  ${left.padEnd(32)} ${right}`);
-  lines.push('', `Exit codes: ${cmd.exits}.`);
+  lines.push('', `Exit codes: ${exitCodes(cmd)}.`);
   return lines.join('\n');
+}
+
+/**
+ * The codes main() gives every command (lib/cli/main.ts): a harness bug, and a Ctrl-C or SIGTERM that no handler of
+ * the command's own took (its interrupt guard). A command's sentence that left them out was wrong about destroy,
+ * list-labs, doctor and the rest, which do exit 130 when interrupted (Q527).
+ */
+const EVERY_COMMAND: readonly (readonly [number, string])[] = [
+  [EXIT.INTERNAL, 'harness bug'],
+  [EXIT.INTERRUPTED, 'interrupted (Ctrl-C or SIGTERM)'],
+];
+
+/** A command's exit codes: its own sentence, and those every command has that it does not name. */
+export function exitCodes(cmd: Pick<CliCommand, 'exits'>): string {
+  const named = new Set([...cmd.exits.matchAll(/(?:^|; )(\d+)\b/g)].map((m) => Number(m[1])));
+  return [cmd.exits, ...EVERY_COMMAND.filter(([code]) => !named.has(code)).map(([c, what]) => `${c} ${what}`)].join(
+    '; ',
+  );
 }
 
 /** A command whose effect this build was not given (a CliDeps member left out): a usage error saying so. */

@@ -287,6 +287,9 @@ function fish(input: CompletionInput): string {
     '    set wd $line[(math $i + 1)]',
     '  end',
     `  for d in $wd/*/${LAB_SPEC_FILE}`,
+    // Note: fish reads a tab in a completion as the start of its description and a newline as the next one: an id
+    // holding either was offered cut, naming a lab that does not exist (Q525); no run makes such an id
+    "    string match -qr '[\\t\\n]' -- $d; and continue",
     '    basename (dirname $d)',
     '  end',
     'end',

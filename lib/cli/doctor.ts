@@ -170,9 +170,12 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorItem[]> {
       virsh.code === 0
         ? `qemu:///system answers (${lvVer ?? 'version unknown'})`
         : virsh.out.trim().split('\n').pop()?.trim() || `virsh -c qemu:///system version exited ${virsh.code}`,
-      netns
-        ? `reboot-harness setup   (starts virtlogd + libvirtd inside netns "${netns}"); or: ${commandLine(['ip', 'netns', 'add', netns, raw('&&'), 'ip', 'netns', 'exec', netns, 'virtlogd', '-d', raw('&&'), 'ip', 'netns', 'exec', netns, 'libvirtd', '-d'])}`
-        : 'on the host network (lab.netns ""): systemctl start libvirtd; or: virtlogd -d && libvirtd -d',
+      // Note: a virsh that is not installed tells nothing of libvirtd: the fix is the client, not a daemon start (Q526)
+      virsh.code === -1 && /not found/.test(toolDown('virsh', virsh))
+        ? `${SETUP}; or: apt-get install -y libvirt-clients libvirt-daemon-system`
+        : netns
+          ? `reboot-harness setup   (starts virtlogd + libvirtd inside netns "${netns}"); or: ${commandLine(['ip', 'netns', 'add', netns, raw('&&'), 'ip', 'netns', 'exec', netns, 'virtlogd', '-d', raw('&&'), 'ip', 'netns', 'exec', netns, 'libvirtd', '-d'])}`
+          : 'on the host network (lab.netns ""): systemctl start libvirtd; or: virtlogd -d && libvirtd -d',
     ),
   );
 

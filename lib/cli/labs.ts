@@ -5,7 +5,8 @@ import { stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { EXIT } from '../errors.js';
 import { DEFAULTS, type HarnessConfig } from '../config/schema.js';
-import { labCommand } from '../shell/command-line.js';
+import { commandLine, labCommand, workDirWords } from '../shell/command-line.js';
+import { raw } from '../shell/quote.js';
 import { LAB_SPEC_FILE, TEARDOWN_FAILED_FILE, slotOf } from '../model/lab-spec.js';
 import { topologyLabel, type Topology } from '../model/topology.js';
 import { WARM_PREFIX } from '../lab/warm/warm-key.js';
@@ -130,12 +131,17 @@ export function renderLabs(
       .map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!)))
       .join('  ')
       .trimEnd();
+  // Note: the templates name the work dir listed when it is not the default: followed without it, login and destroy
+  // <id> looked in the default work dir ("no lab for run id"), and a sweep (--older-than) removed its labs (Q528)
+  const where = workDirWords(workDir);
   const hints = [
-    labs.some((l) => l.kind === 'kept') ? 'reach a kept lab: reboot-harness login <id> [machine]' : '',
+    labs.some((l) => l.kind === 'kept')
+      ? `reach a kept lab: ${commandLine(['reboot-harness', 'login', raw('<id>'), raw('[machine]'), ...where])}`
+      : '',
     labs.some((l) => l.kind === 'left')
       ? `left: its teardown failed (${TEARDOWN_FAILED_FILE} in its DIR says why); destroy <id> tries again`
       : '',
-    'remove: reboot-harness destroy <id> | --warm | --stale | --older-than <duration> (each sweep takes the orphans too)',
+    `remove: ${commandLine(['reboot-harness', 'destroy', raw('<id>'), ...where])} (or --warm, --stale or --older-than <duration> in place of <id>: each sweep takes the orphans too)`,
   ].filter(Boolean);
   return [line(head), ...rows.map(line), '', ...hints].join('\n');
 }

@@ -11,7 +11,7 @@ import { currentNetns, IN_NETNS_ENV } from '../lab/host/host.js';
 import { providerFor } from '../lab/providers.js';
 import { expandHome, sshHosts } from '../lab/ssh/ssh-lab.js';
 import { LAB_SPEC_FILE, slotOf, type LabSpec, type MachineSpec } from '../model/lab-spec.js';
-import { commandLine, labCommand } from '../shell/command-line.js';
+import { commandLine, labCommand, workDirWords } from '../shell/command-line.js';
 import { findLabs, type LabEntry } from './labs.js';
 import type { ParsedArgs } from './command.js';
 import type { CliDeps } from './deps.js';
@@ -101,7 +101,7 @@ function notKept(labs: readonly LabEntry[], workDir: string, why: string): Harne
   return new HarnessError(`login: ${why}`, {
     exitCode: 2,
     hint: kept.length
-      ? `kept labs under ${workDir}: ${kept.join(', ')} (reboot-harness list-labs)`
+      ? `kept labs under ${workDir}: ${kept.join(', ')} (${commandLine(['reboot-harness', 'list-labs', ...workDirWords(workDir)])})`
       : `no kept labs under ${workDir}: run with --keep (or --keep on-failure) to keep one`,
   });
 }

@@ -18,6 +18,7 @@ import { canonicalPath, notAFileProblems, pathProblem } from './paths.js';
 import { copyTargetProblems, outFolderProblems } from './merge-out.js';
 import type { SessionReport } from '../model/session.js';
 import { missingShardProblems } from './merge-shards.js';
+import { leaveOutBisects } from './merge-bisects.js';
 import { oversizedInputs } from './merge-sizes.js';
 import type { CliDeps } from './deps.js';
 import { fileURLToPath } from 'node:url';
@@ -29,6 +30,8 @@ export interface MergeInputs {
   problems: ConfigProblem[];
   /** the runs read, merged (its problems are among `problems`) */
   merged: ReturnType<typeof mergeSessions>;
+  /** what was left out of the inputs and why (a bisect's report found beside the runs), told as warnings */
+  leftOut: string[];
 }
 
 /** lib/merge/collect.ts's word for a folder in which its scan found no summary.json it could read. */
@@ -72,13 +75,24 @@ export async function readMergeInputs(args: ParsedArgs, config: HarnessConfig, d
     readable.map((p) => ({ field: 'merge input', value: join(p, 'summary.json') })),
     deps.cwd,
   );
-  const collected = await collectInputs(readable, { cwd: deps.cwd, outDir, reportsDir: config.reports.dir });
-  const theirs = inside.length ? collected.problems.filter((p) => p.message !== NO_REPORT) : collected.problems;
+  // Note: a bisect's folder is no run's report: left out, or told where an input holds nothing else (Q520)
+  const bisects = await leaveOutBisects(
+    await collectInputs(readable, { cwd: deps.cwd, outDir, reportsDir: config.reports.dir }),
+    readable,
+    deps.cwd,
+  );
+  const collected = bisects.collected;
+  const theirs = [
+    ...bisects.problems,
+    ...(inside.length || bisects.problems.length
+      ? collected.problems.filter((p) => p.message !== NO_REPORT)
+      : collected.problems),
+  ];
   const empty = await emptyFolderProblems(readable, collected, [...inside, ...theirs], deps.cwd);
   // Note: the folders said one by one replace the scan's word for all of them
   const rest = empty.length ? theirs.filter((p) => p.message !== NO_REPORT) : theirs;
   const found =
-    pipes.length || sized.problems.length || inside.length || empty.length
+    pipes.length || sized.problems.length || inside.length || empty.length || bisects.problems.length
       ? {
           ...collected,
           problems: [...pipes, ...sized.problems, ...inside, ...(readable.length ? rest : []), ...empty],
@@ -171,6 +185,7 @@ export async function readMergeInputs(args: ParsedArgs, config: HarnessConfig, d
     outDir,
     found,
     merged,
+    leftOut: bisects.warnings,
     problems: [...problems, ...copies, ...mergeProblems(merged, problems, deps.cwd), ...shards],
   };
 }
@@ -288,7 +303,7 @@ export async function mergeCommand(
     path: paths.index,
     pageFor,
     sourceOf: (name) => sources.get(name) ?? '',
-    warnings,
+    warnings: [...input.leftOut, ...warnings],
     generatedAt: new Date().toISOString(),
   });
   const written = await writeSessionReports(session, [junitReporter, jsonReporter, index], {
@@ -303,7 +318,7 @@ export async function mergeCommand(
     rawArgs: args.rawArgs,
     secrets,
   });
-  for (const w of [...warnings, ...copied.errors]) deps.err(`warning: ${w}\n`);
+  for (const w of [...input.leftOut, ...warnings, ...copied.errors]) deps.err(`warning: ${w}\n`);
   // Note: a merged report not written (a FIFO or a folder of that name, a full disk) is an error and exit 3, as for
   // run; it was a warning, its path still listed under "reports:" and the exit the cells' verdict (Q203)
   for (const e of written.errors) deps.err(`error: ${e}\n`);

@@ -87,6 +87,16 @@ export function mergeSessions(input: MergeInput): MergeResult {
     const again = cellRunAgain(input.sessions, name, first.id, id);
     const rerun = sameShardTwice(input.sessions, name, first.id, id);
     const files = twoMatrixFiles(input.sessions, name, first.id, id);
+    const kinds = notCellsOfAMatrix(input.sessions, name, first.id, id);
+    if (kinds)
+      return void problems.push({
+        field: `${path}: testsuite "${name}"`,
+        value: name,
+        message: `is also in ${first.source} (${runIds}): two runs that are no cells of one matrix (${kinds.map((k) => k.kind).join(' and ')}) have a suite of this name, and merging would count it twice`,
+        fix: `merge the reports of each on their own (one merge, with its own --out, each: ${kinds
+          .map((k) => commandLine(['reboot-harness', 'merge', k.source]))
+          .join(' and ')}), or leave one of them out`,
+      });
     if (files && !again && !rerun)
       return void problems.push({
         field: `${path}: testsuite "${name}"`,
@@ -257,6 +267,34 @@ function sameMatrixFile(a: MatrixLabel, b: MatrixLabel): boolean {
  * merged label names several, "ci/m.yaml, ci/n.yaml"): a cell of each, not "one cell ran on two runners" with
  * "check the shard split", which is right for each (Q423).
  */
+/**
+ * What the two runs of a suite are when one of them is no matrix cell: a `run` (its suite the scenario's name) or a
+ * `compare` (`<scenario>@<version>`) named by two jobs, or a chain of compares sharing a build (1.9.3 → 1.9.4, then
+ * 1.9.4 → 1.9.5): no shard split to check, which the fallback's fix asked for (Q523). Undefined when both are cells.
+ */
+function notCellsOfAMatrix(
+  sessions: MergeInput['sessions'],
+  name: string,
+  a: string | undefined,
+  b: string | undefined,
+): { kind: string; source: string }[] | undefined {
+  const sourceOf = (id: string | undefined) =>
+    id === undefined
+      ? undefined
+      : sessions.find((s) => s.session.suites.some((x) => x.name === name && runIdOf(x) === id));
+  const [x, y] = [sourceOf(a), sourceOf(b)];
+  // a run's or a compare's own report (a merged one, or a matrix's, holds cells, even unlabelled as older ones are)
+  const alone = ({ session }: MergeSource) =>
+    !session.matrix && (session.command === 'run' || session.command === 'compare');
+  if (!x || !y || !(alone(x) || alone(y))) return undefined;
+  const kind = (m: MergeSource, id: string | undefined) =>
+    `${!alone(m) ? `a ${m.session.command} report` : m.session.command === 'compare' ? 'a compare' : 'a run'} (${id ?? 'no run id'})`;
+  return [
+    { kind: kind(x, a), source: x.path },
+    { kind: kind(y, b), source: y.path },
+  ];
+}
+
 function twoMatrixFiles(
   sessions: MergeInput['sessions'],
   name: string,

@@ -22,6 +22,13 @@ export function labCommand(
   workDir: string,
   words: readonly CommandWord[] = [],
 ): string {
-  const where = workDir === DEFAULTS.lab.workDir ? [] : ['--work-dir', workDir];
-  return commandLine(['reboot-harness', verb, id, ...words, ...where]);
+  return commandLine(['reboot-harness', verb, id, ...words, ...workDirWords(workDir)]);
+}
+
+/**
+ * `--work-dir <dir>` when `workDir` is not the default, else nothing: what a printed lab command (login, destroy,
+ * list-labs, or a hint's template of one) needs to reach the labs it was printed about (Q424, Q426, Q528).
+ */
+export function workDirWords(workDir: string): CommandWord[] {
+  return workDir === DEFAULTS.lab.workDir ? [] : ['--work-dir', workDir];
 }

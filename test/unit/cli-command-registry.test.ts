@@ -56,7 +56,11 @@ t.test('--help, help <topic> and the general help show it', async (t) => {
   t.match(own, /^reboot-harness stub: say hello, loudly when asked\n\nUsage: reboot-harness stub \[name\]/);
   t.match(own, /\n {2}--shout +in capitals\n/);
   t.match(own, /\n {2}--json +print JSON on stdout/);
-  t.match(own, /Exit codes: 0 said; 2 usage error\./);
+  t.match(
+    own,
+    /Exit codes: 0 said; 2 usage error; 70 harness bug; 130 interrupted \(Ctrl-C or SIGTERM\)\./,
+    'with the codes every command has (Q527)',
+  );
   const p = probe(t.testdir({}));
   t.equal(await main(['help', 'stub'], p.deps, registry), 0);
   t.equal(p.out(), `${own}\n`);
