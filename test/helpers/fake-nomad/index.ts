@@ -204,6 +204,9 @@ export async function startFakeNomad(o: FakeNomadOptions): Promise<FakeNomad> {
       ),
     ).then(answer, (err: unknown) => answer({ status: 500, body: String(err instanceof Error ? err.message : err) }));
   });
+  // Nomad's agent (command/agent/http.go) sets no IdleTimeout or ReadTimeout, so an idle kept-alive connection stays
+  // open; Node's default closes it after 5 s (6 s on Node 20), and a client reusing it at that moment read ECONNRESET (seen under load)
+  server.keepAliveTimeout = 0;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   if (timeline === 'shared-ip') {
