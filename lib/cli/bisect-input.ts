@@ -6,13 +6,14 @@ import { readFile, realpath, stat } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { ConfigError, type ConfigProblem } from '../errors.js';
 import { BISECT_LOG, BISECT_LOG_SCHEMA, readEvents, readInputs, type BisectInputs } from '../bisect/log.js';
+import type { BisectTry } from '../model/bisect.js';
 import { trackedChanges } from '../git/history.js';
 import { commandLine } from '../shell/command-line.js';
 import { raw } from '../shell/quote.js';
 import { findRepo, resolveCommit, similarTags } from '../builds/git.js';
 import { deadlineIn } from '../time/deadlines.js';
 import { gitUrlProblem } from '../session/builds.js';
-import type { CommandDeps, ParsedArgs } from './command.js';
+import { optionsOf, type CommandDeps, type ParsedArgs } from './command.js';
 import { notAFileProblems } from './paths.js';
 
 const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
@@ -38,6 +39,36 @@ function inputsShapeProblem(doc: BisectInputs): string | undefined {
 }
 
 /**
+ * What in the `values` of a bisect-inputs.json (the line --resume hands the bisect again) disagrees with the record
+ * beside it, or names no option of bisect, or undefined. The record is what the log's tries judged and the commits they
+ * ran (`check`, `source`, `good.ref`, `bad.ref`); the line is what the resumed bisect judges from then on: a `values.check`
+ * changed by hand took the log's tries for the other check's verdicts without a word (Q542), and a key that is no
+ * option was ignored (Q512). `options`: bisect's option names (undefined: not judged). Pure.
+ */
+function valuesProblem(doc: BisectInputs, options: ReadonlySet<string> | undefined): string | undefined {
+  const values = doc.values as Record<string, unknown>;
+  const wrong: string[] = [];
+  const unknown = options ? Object.keys(values).filter((k) => !options.has(k)) : [];
+  if (unknown.length)
+    wrong.push(
+      `${unknown.map((k) => `values.${k}`).join(', ')} ${unknown.length === 1 ? 'is no option' : 'are no options'} of bisect`,
+    );
+  const recorded: [string, string, unknown][] = [
+    ['check', 'check', doc.check],
+    ['source', 'source', doc.source],
+    ['good', 'good.ref', doc.good.ref],
+    ['bad', 'bad.ref', doc.bad.ref],
+  ];
+  for (const [key, field, value] of recorded) {
+    // Note: a bisect started without --source bisects git:. and writes no values.source
+    const given = key === 'source' && values[key] === undefined ? 'git:.' : values[key];
+    if (given !== value)
+      wrong.push(`values.${key} ${JSON.stringify(given) ?? 'is missing and'} is not ${field} ${JSON.stringify(value)}`);
+  }
+  return wrong.length ? `is not one a bisect wrote: ${wrong.join('; ')}` : undefined;
+}
+
+/**
  * The first event of a bisect log unlike those a bisect writes (one that is no object, a build without its result, a
  * try without its verdict), or undefined: the log's builds and tries are taken as done, so one of another shape would
  * end the bisect as an internal error. An event of a kind it does not know is passed over, as the bisect does. Pure.
@@ -51,7 +82,7 @@ function eventsProblem(events: readonly unknown[]): string | undefined {
       return (
         !isText(ev['commit']) ||
         !isObject(ev['try']) ||
-        typeof ev['try']['verdict'] !== 'string' ||
+        !(VERDICTS as readonly unknown[]).includes(ev['try']['verdict']) ||
         typeof ev['try']['ms'] !== 'number'
       );
     return false;
@@ -60,6 +91,44 @@ function eventsProblem(events: readonly unknown[]): string | undefined {
     ? undefined
     : `holds an event a bisect does not write (event ${i + 1} of ${events.length}: ${JSON.stringify(events[i]).slice(0, 80)})`;
 }
+
+/**
+ * A try's verdicts as a bisect writes them (lib/model/bisect.ts): another word (a hand-edited "maybe") was taken as
+ * "no verdict" and made its commit a skip without a word (Q543).
+ */
+const VERDICTS = [
+  'passed',
+  'failed',
+  'skipped',
+  'error',
+  'interrupted',
+] as const satisfies readonly BisectTry['verdict'][];
+
+/**
+ * The first line of a bisect log's `text` that is not JSON and is not its last line, or undefined. Only the last line
+ * can be cut (a crash mid-append); the log is read up to a line that does not parse, so a line spoiled further up
+ * (a hand edit) dropped every event after it without a word, and their tries ran again (Q543). Pure.
+ */
+export function spoiledLine(text: string): string | undefined {
+  const lines = text.split('\n');
+  const last = lines.findLastIndex((l) => l.trim() !== '');
+  const i = lines.findIndex((l, n) => {
+    if (n >= last || !l.trim()) return false;
+    try {
+      JSON.parse(l);
+      return false;
+    } catch {
+      return true;
+    }
+  });
+  return i < 0
+    ? undefined
+    : `line ${i + 1} is not an event (${JSON.stringify(lines[i]!.slice(0, 60))}), so the ${lines.slice(i + 1).filter((l) => l.trim()).length} line(s) after it would be dropped`;
+}
+
+/** spoiledLine of the log at `file` (none when it cannot be read: readEvents then reads no event either). */
+const spoiledLog = async (file: string): Promise<string | undefined> =>
+  spoiledLine(await readFile(file, 'utf8').catch(() => ''));
 
 const damagedInputs = (field: string, value: unknown, message: string): ConfigProblem => ({
   field,
@@ -165,7 +234,9 @@ export async function lineOf(args: ParsedArgs, deps: CommandDeps): Promise<Line>
             ? 'resume it with the version of reboot-harness that started it, or start the bisect again'
             : 'give the folder a bisect printed on its first line (<reports-dir>/bisect-<id>)',
       });
-    const shape = read && inputsShapeProblem(read);
+    const bisect = deps.commands.find((c) => c.name === 'bisect');
+    const shape =
+      read && (inputsShapeProblem(read) ?? valuesProblem(read, bisect && new Set(optionsOf(bisect).keys())));
     if (shape) problems.push(damagedInputs('--resume', v['resume'], `its bisect-inputs.json ${shape}`));
     const inputs = shape ? undefined : read;
     if (others.length || args.positionals.length)
@@ -185,7 +256,7 @@ export async function lineOf(args: ParsedArgs, deps: CommandDeps): Promise<Line>
         fix: resumeCommand(dir, inputs.cwd),
       });
     const earlier = problems.length ? [] : await readEvents(join(dir, BISECT_LOG));
-    const odd = eventsProblem(earlier);
+    const odd = eventsProblem(earlier) ?? (problems.length ? undefined : await spoiledLog(join(dir, BISECT_LOG)));
     if (odd) problems.push(damagedLog('--resume', v['resume'], `${BISECT_LOG} ${odd}`));
     if (problems.length) throw new ConfigError(problems);
     const printing = Object.fromEntries(PRINTING.filter((p) => p in v).map((p) => [p, v[p]]));
@@ -219,7 +290,7 @@ export async function lineOf(args: ParsedArgs, deps: CommandDeps): Promise<Line>
     const events = await readEvents(resolve(deps.cwd, v['replay'] as string));
     if (!events.length)
       return refused('is no bisect log (no event in it)', 'give the bisect-log.jsonl of an earlier bisect');
-    const odd = eventsProblem(events);
+    const odd = eventsProblem(events) ?? (await spoiledLog(resolve(deps.cwd, v['replay'] as string)));
     if (odd) return { args, earlier, problems: [damagedLog('--replay', v['replay'], odd)] };
     // Note: a try in the log holds a verdict, not what it judged: replayed into another check or scenario it would be
     // taken for that one's verdict, and the answer would be wrong without a word

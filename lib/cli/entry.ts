@@ -2,6 +2,7 @@
 import { EXIT } from '../errors.js';
 import { setInterruptExit } from '../session/interrupt-exit.js';
 import { main } from './main.js';
+import { ignoreSignals, watchOutput } from './process-io.js';
 import { realDeps } from './real-deps.js';
 import { guardReallyExit } from './really-exit.js';
 
@@ -21,8 +22,19 @@ const deps = realDeps((c) => {
   process.exitCode = c;
 });
 
-// Note: if whoever reads our output goes away (a closed pipe), keep going: teardown must still destroy the VMs.
-for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
+// Note: if whoever reads our output goes away (a closed pipe), keep going: teardown must still destroy the VMs. A
+// stdout that cannot be written otherwise (a full disk, a terminal gone) lost the output: told, and no exit 0 (Q541).
+const output = watchOutput(
+  process,
+  (s) => void process.stderr.write(s),
+  (c) => {
+    finalCode = c;
+    process.exitCode = c;
+  },
+  () => (running ? undefined : finalCode),
+);
+// Note: SIGUSR1 opened Node's debugger on 127.0.0.1:9229 for any local user, SIGUSR2 ended a run with no teardown
+ignoreSignals(process, (s) => void process.stderr.write(s));
 // Note: while the command runs, only the harness ends the process. A user scenario's timer that calls process.exit(0)
 // after its run() returned fired, under load, while the verdict was still being written: exit 0, no report, no
 // verdict (a silent pass). run() itself is guarded (lib/run/settle.ts); this guards the rest of the command. The one
@@ -53,7 +65,7 @@ guardReallyExit(process as never, {
   exitingWith: () => exitingWith,
   exitWithVerdict: () => exit(finalCode),
 });
-const code = await main(process.argv.slice(2), deps);
+const code = output.codeFor(await main(process.argv.slice(2), deps));
 running = false;
 // Note: each run puts its own process.exit in place while its run() is awaited (lib/run/settle.ts) and puts back the
 // one it found; a matrix's cells that run at once end in any order, so the last to end could put back another cell's,

@@ -16,7 +16,9 @@ export function editDistance(a: string, b: string): number {
 }
 
 /** The nearest option within a distance that still reads as a typo (a prefix counts as near), or undefined. */
-export function closest(word: string, options: readonly string[]): string | undefined {
+export function closest(given: string, options: readonly string[]): string | undefined {
+  // Note: a name typed in another case is near its own (`--Scenarios`, `Task-Dirs`): every name here is lower case
+  const word = given.toLowerCase();
   let best: string | undefined;
   let bestD = Infinity;
   for (const o of options) {

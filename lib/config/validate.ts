@@ -217,16 +217,31 @@ function flattenFile(file: unknown, name: string, problems: ConfigProblem[]): Ma
 interface ExpectItem {
   field: string;
   raw: unknown;
+  /**
+   * A file's `expect.scenario` or `expect.checks.<check>`: its value as the file holds it (raw is `<check>=<value>`
+   * for a check), told in problems in place of raw, and fixed in that key's own form (Q546)
+   */
+  key?: { shown: unknown; fix: string };
 }
 
 /** `expect: fail`, `expect: {scenario: fail, checks: {<check>: fail}}` as expectation items; other keys are problems. */
 function expectFromFile(values: Map<string, unknown>, file: string, problems: ConfigProblem[]): ExpectItem[] {
   const out: ExpectItem[] = [];
   for (const [k, v] of values) {
-    if (k === 'expect' || k === 'expect.scenario') out.push({ field: `${file}: ${k}`, raw: v });
+    if (k === 'expect') out.push({ field: `${file}: ${k}`, raw: v });
+    else if (k === 'expect.scenario')
+      out.push({
+        field: `${file}: ${k}`,
+        raw: v,
+        key: { shown: v, fix: 'write scenario: fail (or pass) under "expect:"' },
+      });
     else if (k.startsWith('expect.checks.')) {
       const check = k.slice('expect.checks.'.length);
-      out.push({ field: `${file}: ${k}`, raw: typeof v === 'string' ? `${check}=${v}` : v });
+      out.push({
+        field: `${file}: ${k}`,
+        raw: typeof v === 'string' ? `${check}=${v}` : v,
+        key: { shown: v, fix: `write ${check}: fail (or pass) under "expect: checks:"` },
+      });
     } else if (k === 'expect.checks')
       problems.push({
         field: `${file}: ${k}`,
@@ -257,21 +272,34 @@ function applyExpect(
   const flagFix = `write --expect fail, or --expect <check>=fail|pass with a check of this scenario: ${suggested.join(', ')}`;
   // Note: a file's key is fixed in the file's words, not the flag's (Q504)
   const fileFix = `write expect: fail, or expect: {checks: {<check>: fail|pass}} with a check of this scenario: ${suggested.join(', ')}`;
-  for (const { field, raw } of items) {
+  for (const { field, raw, key } of items) {
     const fix = field.startsWith('--') ? flagFix : fileFix;
+    // Note: expect.scenario and expect.checks.<check> take pass or fail only: "<check>=pass|fail" is not theirs to
+    // take, and the value told is the file's, not the "<check>=<value>" made of it (Q546)
+    const bad = (message: string) =>
+      problems.push(
+        key
+          ? { field, value: key.shown, message: 'must be "pass" or "fail"', fix: key.fix }
+          : { field, value: raw, message, fix },
+      );
     if (typeof raw !== 'string') {
-      problems.push({ field, value: raw, message: 'must be "pass", "fail" or "<check>=pass|fail" (one value)', fix });
+      bad('must be "pass", "fail" or "<check>=pass|fail" (one value)');
       continue;
     }
     const m = /^(?:([a-z0-9-]+)=)?(pass|fail)$/.exec(raw.trim());
-    if (!m) {
-      problems.push({ field, value: raw, message: 'must be "pass", "fail" or "<check>=pass|fail"', fix });
+    if (!m || (key && field.endsWith('expect.scenario') && m[1])) {
+      bad('must be "pass", "fail" or "<check>=pass|fail"');
       continue;
     }
     const [, check, exp] = m as unknown as [string, string | undefined, Expectation];
     if (!check) config.expect.scenario = exp;
     else if (!known.includes(check))
-      problems.push({ field, value: raw, message: `names no check of scenario ${config.scenario}`, fix });
+      problems.push({
+        field,
+        value: key ? check : raw,
+        message: `names no check of scenario ${config.scenario}`,
+        fix,
+      });
     else config.expect.perCheck[check] = exp;
   }
 }
@@ -285,13 +313,25 @@ function unknownKey(file: string, key: string, otherwise = 'remove it (see docs/
   return {
     field: `${file}: ${key}`,
     value: key,
-    message: 'is not a known key',
+    message: `is not a known key${unseen(key)}`,
     fix: near ? `did you mean "${near}"? (see docs/config.md)` : otherwise,
   };
 }
 
+/**
+ * The characters of `key` no key has and a reader may not see (a no-break space, a Cyrillic "а", a tab), named: the
+ * key and the one offered read alike (`lаb: … did you mean "lab"?`), so the message showed no difference (Q545).
+ */
+function unseen(key: string): string {
+  const odd = [...new Set([...key].filter((c) => !/[\x21-\x7e]/.test(c)))];
+  const name = (c: string) => `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+  return odd.length ? ` (it holds ${odd.map(name).join(', ')}, which no key has)` : '';
+}
+
 /** The nearest known key: by the whole key, or by its last part (a key in the wrong section, "memory" for "memory_mb"). */
-function closest(word: string, options: string[]): string | undefined {
+function closest(given: string, options: string[]): string | undefined {
+  // Note: keys are lower case: `lab.Memory_MB` and `EXPECT` were told "remove it", as far from any key (Q545)
+  const word = given.toLowerCase();
   const last = (k: string) => k.slice(k.lastIndexOf('.') + 1);
   const section = (k: string) => k.slice(0, Math.max(0, k.lastIndexOf('.')));
   let best: string | undefined;
