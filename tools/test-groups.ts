@@ -45,7 +45,8 @@ export const UNIT_SECONDS: Readonly<Record<string, number>> = {
  * cache warm: test/helpers/go-cache.ts). A group's first member also waits out the start of every test process at once
  * (its first tests took 2-17 times their share: `cli-pass4` 28 s against 1.6), so the first member of each of that
  * run's seven groups keeps its figure of the run before (16:33, load 7-27) times 0.78, the ratio of the others' two
- * figures. Placed by the seconds of session 12's first step, the groups' sums in that run were 107-143 s. Each loads
+ * figures. `cli-pass22a`, `cli-pass23a`, `exec-group` and `input-slots` joined then (each ran alone for 7-21 s under
+ * that load, its seconds here that wall less its process's start). Placed by the seconds of session 12's first step, the groups' sums in that run were 107-143 s. Each loads
  * main() and the stand-ins (a process of one paid about 1.2 s of
  * CPU under tap's import hooks before its first assertion, against 0.45 s for a file that imports only tap), runs in
  * seconds, and keeps to itself (SHARED_FILE_MUST_NOT). Their tests run one after another in the group, so a file that
@@ -68,6 +69,8 @@ export const SHARED_INTEGRATION_SECONDS: Readonly<Record<string, number>> = {
   'cli-pass13': 4.2,
   'cli-pass15': 39.2,
   'cli-pass16': 2.1,
+  'cli-pass22a': 11.0,
+  'cli-pass23a': 5.5,
   'cli-pass4': 1.2,
   'cli-pass5': 3.2,
   'cli-pass6': 36.1,
@@ -83,11 +86,13 @@ export const SHARED_INTEGRATION_SECONDS: Readonly<Record<string, number>> = {
   completion: 14.6,
   'deployment-wait': 8.4,
   'evidence-stand-in': 8.3,
+  'exec-group': 11.0,
   'extension-diffstat': 26.9,
   'fake-nomad-order': 0.5,
   'fake-nomad-vs-real-cluster': 20.4,
   'fake-nomad-vs-real-volumes': 2.2,
   'host-vagrantfile': 22.2,
+  'input-slots': 20.0,
   'lab-destroy': 1.1,
   'lab-faults-run': 28.2,
   'matrix-cli': 19.8,
