@@ -41,80 +41,87 @@ export const UNIT_SECONDS: Readonly<Record<string, number>> = {
 
 /**
  * Integration files that share a test process, with the seconds each took inside its group (its top-level tests' times,
- * summed, in one run of the tiers at load 7-27, 2026-12-07 16:33, round 4 session 12: about twice what they take on
- * an idle machine, and only their ratio places them; `build-cli` counted 8 s, as with the tests' Go build cache warm
- * (test/helpers/go-cache.ts: 3.5 s alone at load 8), not the 106 s its cold cache took in that run). Placed by the
- * seconds of session 9 (load 5-19), the groups' sums in that run were 98-184 s; by these, 143-145 s. Each loads main() and the stand-ins (a process of one paid about 1.2 s of
+ * summed, in one run of the tiers at load 5-19, 2026-12-07 17:29, round 4 session 12, second step, the tests' Go build
+ * cache warm: test/helpers/go-cache.ts). A group's first member also waits out the start of every test process at once
+ * (its first tests took 2-17 times their share: `cli-pass4` 28 s against 1.6), so the first member of each of that
+ * run's seven groups keeps its figure of the run before (16:33, load 7-27) times 0.78, the ratio of the others' two
+ * figures. `cli-pass22a`, `cli-pass23a`, `exec-group` and `input-slots` joined then (each ran alone for 7-21 s under
+ * that load, its seconds here that wall less its process's start). Placed by the seconds of session 12's first step, the groups' sums in that run were 107-143 s. Each loads
+ * main() and the stand-ins (a process of one paid about 1.2 s of
  * CPU under tap's import hooks before its first assertion, against 0.45 s for a file that imports only tap), runs in
  * seconds, and keeps to itself (SHARED_FILE_MUST_NOT). Their tests run one after another in the group, so a file that
  * mostly waits (a long timer, a real sshd) stays alone, where tap runs it beside the others; the seconds place the
  * files (integrationGroups). Names without `.test.ts`.
  */
 export const SHARED_INTEGRATION_SECONDS: Readonly<Record<string, number>> = {
-  'build-cli': 8.0,
-  'build-interrupt': 33.2,
-  'build-log-secrets': 23.1,
-  'builds-preflight': 21.5,
-  'builds-release': 46.3,
-  'ci-fetch-nomad': 19.4,
-  'ci-templates': 7.1,
-  'cli-compare-input': 5.4,
-  'cli-defects': 13.2,
-  'cli-pass10': 10.4,
-  'cli-pass11': 9.2,
-  'cli-pass12': 22.7,
-  'cli-pass13': 4.8,
-  'cli-pass15': 40.9,
-  'cli-pass16': 25.4,
-  'cli-pass4': 1.6,
-  'cli-pass5': 4.1,
-  'cli-pass6': 43.0,
-  'cli-pass7': 10.5,
-  'cli-pass8': 18.2,
-  'cli-pass9': 3.3,
-  'cli-plan': 2.6,
-  'cli-quiet': 6.4,
-  'cli-review-rest': 5.6,
-  'cli-session-command': 6.8,
-  'cni-host-local': 7.7,
-  'compare-cli': 25.8,
-  completion: 12.6,
-  'deployment-wait': 7.1,
-  'evidence-stand-in': 16.3,
-  'extension-diffstat': 41.8,
+  'build-cli': 6.2,
+  'build-interrupt': 25.9,
+  'build-log-secrets': 4.9,
+  'builds-preflight': 5.5,
+  'builds-release': 16.3,
+  'ci-fetch-nomad': 15.1,
+  'ci-templates': 5.5,
+  'cli-compare-input': 12.2,
+  'cli-defects': 10.3,
+  'cli-pass10': 6.0,
+  'cli-pass11': 7.2,
+  'cli-pass12': 12.7,
+  'cli-pass13': 4.2,
+  'cli-pass15': 39.2,
+  'cli-pass16': 2.1,
+  'cli-pass22a': 11.0,
+  'cli-pass23a': 5.5,
+  'cli-pass4': 1.2,
+  'cli-pass5': 3.2,
+  'cli-pass6': 36.1,
+  'cli-pass7': 16.9,
+  'cli-pass8': 15.6,
+  'cli-pass9': 4.0,
+  'cli-plan': 2.3,
+  'cli-quiet': 4.5,
+  'cli-review-rest': 4.1,
+  'cli-session-command': 5.8,
+  'cni-host-local': 5.0,
+  'compare-cli': 21.3,
+  completion: 14.6,
+  'deployment-wait': 8.4,
+  'evidence-stand-in': 8.3,
+  'exec-group': 11.0,
+  'extension-diffstat': 26.9,
   'fake-nomad-order': 0.5,
-  'fake-nomad-vs-real-cluster': 23.2,
-  'fake-nomad-vs-real-volumes': 4.3,
-  'host-vagrantfile': 24.6,
-  'lab-destroy': 1.2,
-  'lab-faults-run': 29.2,
-  'matrix-cli': 22.1,
-  'matrix-list-cells': 1.2,
-  'merge-cli': 61.5,
-  'merge-copy': 6.2,
-  'nomad-client': 3.8,
-  'nomad-drain': 5.8,
-  'nomad-event-stream': 2.3,
-  'nomad-timelines': 5.3,
-  'nomad-wait': 6.9,
-  'probe-machine': 10.7,
-  'report-html-chromium': 22.2,
-  'run-repeat': 11.1,
-  'scenario-allocs': 30.1,
-  'scenario-event-stream': 5.1,
-  'scenario-faults': 23.4,
-  'scenario-whole-alloc': 23.8,
-  'secrets-nowhere': 1.0,
-  sentinels: 29.5,
-  'server-reboot': 18.0,
-  'settle-wait': 9.7,
+  'fake-nomad-vs-real-cluster': 20.4,
+  'fake-nomad-vs-real-volumes': 2.2,
+  'host-vagrantfile': 22.2,
+  'input-slots': 20.0,
+  'lab-destroy': 1.1,
+  'lab-faults-run': 28.2,
+  'matrix-cli': 19.8,
+  'matrix-list-cells': 1.0,
+  'merge-cli': 45.4,
+  'merge-copy': 7.9,
+  'nomad-client': 3.7,
+  'nomad-drain': 4.2,
+  'nomad-event-stream': 2.0,
+  'nomad-timelines': 5.8,
+  'nomad-wait': 6.6,
+  'probe-machine': 4.6,
+  'report-html-chromium': 23.0,
+  'run-repeat': 10.4,
+  'scenario-allocs': 28.2,
+  'scenario-event-stream': 4.1,
+  'scenario-faults': 20.1,
+  'scenario-whole-alloc': 21.1,
+  'secrets-nowhere': 0.8,
+  sentinels: 22.7,
+  'server-reboot': 16.1,
+  'settle-wait': 7.9,
   'ssh-iptables': 0.0,
-  'step-names': 10.5,
-  'upgrade-in-place': 10.1,
-  'vagrant-cli': 30.9,
-  'vms-scripts': 56.8,
-  'warm-lab': 3.6,
-  'whole-alloc-reads': 4.6,
+  'step-names': 8.3,
+  'upgrade-in-place': 11.4,
+  'vagrant-cli': 23.7,
+  'vms-scripts': 48.8,
+  'warm-lab': 6.4,
+  'whole-alloc-reads': 2.9,
 };
 
 /** The shared integration files by name. */
@@ -124,9 +131,10 @@ export const SHARED_INTEGRATION: readonly string[] = Object.keys(SHARED_INTEGRAT
  * How many processes the shared integration files run in. A group's files run one after another and mostly wait on
  * the stand-ins' timelines, so a group's wall is the sum of its files' (about 80-100 s each of four under a VM lab's
  * load, as long as the rest of the tier): more groups shorten that chain for about 1.6 s of CPU per extra process
- * (six from session 8; seven since 64 files share them, about 86 s of planned seconds each).
+ * (six from session 8; seven since 64 files share them; nine since session 12's second step, when the seven's sums were
+ * 107-143 s at load 5-19 against about 100 s for nine).
  */
-export const INTEGRATION_GROUPS = 7;
+export const INTEGRATION_GROUPS = 9;
 
 /**
  * The shared files in INTEGRATION_GROUPS groups of about equal seconds (SHARED_INTEGRATION_SECONDS; a file not listed

@@ -7,10 +7,21 @@ import { existsSync, mkdirSync, readdirSync, symlinkSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { cliIn, PLANNED_RUN } from '../helpers/cli-in.js';
+import { noLabLines } from '../helpers/cli-no-lab.js';
 
 t.setTimeout(3 * 60_000);
 
 const mkfifo = (path: string) => execFileSync('mkfifo', [path]);
+/**
+ * main() in `dir` as cliIn's child there ran it (its work and cache dirs inside, CI=true), for the lines that name no
+ * FIFO: a FIFO's read that never ends would hold the test's process, so those stay children killed after 30 s.
+ */
+const cliAt = (dir: string) =>
+  noLabLines(
+    dir,
+    { HOME: dir, HARNESS_WORK_DIR: join(dir, 'work'), XDG_CACHE_HOME: join(dir, 'cache'), CI: 'true' },
+    { labless: true, realChecks: true, chdir: true },
+  );
 
 t.test('a FIFO as a build of a matrix or a compare that fails to plan is told, not read (Q178)', async (t) => {
   const dir = t.testdir({
@@ -61,15 +72,15 @@ t.test('a report named through <symlink>/.. is compared where it is written (Q18
   const dir = t.testdir({ a: { b: {} } });
   symlinkSync('a/b', join(dir, 'deep'));
   mkdirSync(join(dir, 'c'));
-  const cli = cliIn(dir);
+  const cli = cliAt(dir);
   const run = (...paths: string[]) =>
     cli('run', 'rolling-reboot', '--nomad', './nope', '--plan', '--netns', '', ...paths);
-  const same = run('--junit', 'deep/../y.xml', '--report-json', 'a/y.xml');
+  const same = await run('--junit', 'deep/../y.xml', '--report-json', 'a/y.xml');
   t.equal(same.status, 2);
   t.match(same.stderr, /--junit \/ --report-json: name the same file/, 'deep/.. is a, where the kernel writes it');
-  const apart = run('--junit', 'deep/../y.xml', '--report-json', 'y.xml');
+  const apart = await run('--junit', 'deep/../y.xml', '--report-json', 'y.xml');
   t.notMatch(apart.stderr, /name the same/, 'deep/../y.xml is not ./y.xml');
-  const folder = run('--junit', 'a/j.xml', '--reports-dir', 'deep/../j.xml');
+  const folder = await run('--junit', 'a/j.xml', '--reports-dir', 'deep/../j.xml');
   t.notMatch(folder.stderr, /name the same/, 'the reports dir is joined to by name: deep/../j.xml is ./j.xml');
 });
 
@@ -79,13 +90,13 @@ t.test(
     const dir = t.testdir({
       '.env': 'AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI-K7MDENG\nDB_PASSWORD=hunter2-xyz\nREGION=eu-1\n',
     });
-    const cli = cliIn(dir);
+    const cli = cliAt(dir);
     for (const args of [
       ['matrix', '.env', '--plan', '--netns', ''],
       ['run', 'rolling-reboot', '--nomad', './nope', '--plan', '--netns', '', '--faults', '.env'],
       ['run', '--nomad', './nope', '--plan', '--netns', '', '--known-issues-file', '.env'],
     ]) {
-      const res = cli(...args);
+      const res = await cli(...args);
       t.equal(res.status, 2, args.join(' '));
       t.notMatch(res.stderr, /wJalrXUtnFEMI|hunter2/, `${args.join(' ')}: no secret`);
       t.match(res.stderr, /AWS_SECRET_ACCESS_KEY=\[REDACTED\]/, 'the name is left, to say which file it is');

@@ -1,10 +1,22 @@
 // The CLI's eighteenth adversarial pass (docs/cli-defects.md, rows Q186 on), through the real CLI: a FIFO, a socket or a
 // device among the files a matrix that failed to plan still reads from its `defaults:` (its known-issue file held the
-// command past SIGTERM), and a credentials file in JSON or .netrc shape given by mistake as an input.
+// command past SIGTERM), and a credentials file in JSON or .netrc shape given by mistake as an input. The lines that
+// name a FIFO are CLI children (a read that never ends would hold the test's process; the child is killed after 30 s);
+// the others run main() in the test's process (test/helpers/cli-no-lab.ts), in their folder as the CLI's working
+// directory.
 import t from 'tap';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { cliIn } from '../helpers/cli-in.js';
+import { noLabLines } from '../helpers/cli-no-lab.js';
+
+/** main() in `dir` as the CLI child there ran it: its work and cache dirs inside, CI=true. */
+const cliAt = (dir: string) =>
+  noLabLines(
+    dir,
+    { HOME: dir, HARNESS_WORK_DIR: join(dir, 'work'), XDG_CACHE_HOME: join(dir, 'cache'), CI: 'true' },
+    { labless: true, realChecks: true, chdir: true },
+  );
 
 t.setTimeout(3 * 60_000);
 
@@ -42,7 +54,7 @@ t.test(
       netrc: 'machine github.com login bob password hunter2-netrc\n',
       'creds.yaml': 'github_token: ghp_yamlSecret0123\n',
     });
-    const cli = cliIn(dir);
+    const cli = cliAt(dir);
     for (const args of [
       ['run', '--nomad', './nope', '--plan', '--netns', '', '--known-issues-file', 'creds.json'],
       ['run', '--nomad', './nope', '--plan', '--netns', '', '--known-issues-file', 'docker.json'],
@@ -51,7 +63,7 @@ t.test(
       ['run', 'rolling-reboot', '--nomad', './nope', '--plan', '--netns', '', '--faults', 'netrc'],
       ['matrix', 'netrc', '--plan', '--netns', ''],
     ]) {
-      const res = cli(...args);
+      const res = await cli(...args);
       t.equal(res.status, 2, args.join(' '));
       t.notMatch(
         res.stderr,
@@ -68,7 +80,7 @@ t.test("report paths from a matrix's defaults are named by the file, not as defa
     'm.yaml':
       'scenario: rolling-reboot\naxes:\n  nomad: [{ name: a, binary: ./nope }]\ndefaults:\n  reports:\n    junit: x.xml\n    json: x.xml\n',
   });
-  const res = cliIn(dir)('matrix', 'm.yaml', '--plan', '--netns', '');
+  const res = await cliAt(dir)('matrix', 'm.yaml', '--plan', '--netns', '');
   t.equal(res.status, 2);
   t.match(res.stderr, /m\.yaml: defaults: reports\.junit \/ m\.yaml: defaults: reports\.json: name the same file/);
 });
@@ -77,7 +89,7 @@ t.test("a failed matrix's report paths from its defaults are checked with the fi
   const dir = t.testdir({
     'm.yaml': 'scenario: rolling-reboot\nparallel: 99\ndefaults:\n  reports:\n    junit: x.xml\n    json: x.xml\n',
   });
-  const res = cliIn(dir)('matrix', 'm.yaml', '--plan', '--netns', '');
+  const res = await cliAt(dir)('matrix', 'm.yaml', '--plan', '--netns', '');
   t.equal(res.status, 2);
   t.match(res.stderr, /m\.yaml: parallel: must be a whole number/);
   t.match(res.stderr, /m\.yaml: defaults: reports\.junit \/ m\.yaml: defaults: reports\.json: name the same file/);
@@ -88,14 +100,16 @@ t.test(
   async (t) => {
     const dir = t.testdir({ empty: '' });
     execFileSync('mkfifo', [join(dir, 'pipe')]);
-    const cli = cliIn(dir);
+    const child = cliIn(dir);
+    const inProcess = cliAt(dir);
     const line = ['bisect', 'rolling-reboot', '--good', 'v1', '--bad', 'v2', '--check', 'task-dirs'];
     for (const [replay, said] of [
       ['nope.jsonl', /--replay: does not exist/],
       ['pipe', /--replay: is a named pipe \(FIFO\), not a file/],
       ['empty', /--replay: is no bisect log/],
     ] as const) {
-      const r = cli(...line, '--source', 'git:/nonexistent', '--tries', '0', '--replay', replay);
+      const argv = [...line, '--source', 'git:/nonexistent', '--tries', '0', '--replay', replay];
+      const r = replay === 'pipe' ? child(...argv) : await inProcess(...argv);
       t.equal(r.status, 2, `${replay}: exit 2`);
       t.match(r.stderr, said, `${replay}: the replay's problem`);
       t.match(r.stderr, /--tries: /, `${replay}: --tries told with it`);

@@ -6,8 +6,20 @@ import t from 'tap';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { cliIn, PLANNED_RUN } from '../helpers/cli-in.js';
+import { noLabLines } from '../helpers/cli-no-lab.js';
 
 t.setTimeout(3 * 60_000);
+
+/**
+ * main() in `dir` as cliIn's child there ran it (its work and cache dirs inside, CI=true), for the lines that name no
+ * FIFO: a FIFO's read that never ends would hold the test's process, so those stay children killed after 30 s.
+ */
+const cliAt = (dir: string) =>
+  noLabLines(
+    dir,
+    { HOME: dir, HARNESS_WORK_DIR: join(dir, 'work'), XDG_CACHE_HOME: join(dir, 'cache'), CI: 'true' },
+    { labless: true, realChecks: true, chdir: true },
+  );
 
 // A key cut for this test (not a key at all: base64 of nothing in particular).
 const PEM = [
@@ -42,14 +54,14 @@ t.test("an existing host's key that is a FIFO or a device is told with the rest,
 
 t.test('a private key given by mistake as an input keeps the problems after its own (Q194)', async (t) => {
   const dir = t.testdir({ 'key.pem': PEM });
-  const cli = cliIn(dir);
-  const run = cli(...PLANNED_RUN, '--faults', 'key.pem', '--cpus', '0');
+  const cli = cliAt(dir);
+  const run = await cli(...PLANNED_RUN, '--faults', 'key.pem', '--cpus', '0');
   t.equal(run.status, 2);
   t.match(run.stderr, /\(3 problems\)/);
   t.match(run.stderr, /key\.pem: \(file\): must be a mapping with `faults:`.*; fix: write faults:/, 'its own fix kept');
   t.match(run.stderr, /--nomad: no file at/, 'the problem told after it is kept');
   t.notMatch(run.stderr, KEY_BODY, 'no key material');
-  const json = cli('matrix', 'key.pem', '--plan', '--netns', '', '--cpus', '0', '--json');
+  const json = await cli('matrix', 'key.pem', '--plan', '--netns', '', '--cpus', '0', '--json');
   t.equal(json.status, 2);
   const doc = (() => {
     try {
@@ -95,9 +107,10 @@ t.test("the build a failed matrix's defaults upgrade to is checked with the file
   t.equal(fifo.status, 2);
   t.match(fifo.stderr, /m\.yaml: parallel: must be a whole number/);
   t.match(fifo.stderr, /--upgrade-to: is a named pipe \(FIFO\)/, 'the FIFO told in the same round');
-  const missing = cli('matrix', 'n.yaml', '--plan', '--netns', '');
+  const inProcess = cliAt(dir);
+  const missing = await inProcess('matrix', 'n.yaml', '--plan', '--netns', '');
   t.equal(missing.status, 2);
   t.match(missing.stderr, /--upgrade-to: no file at .*nope-either/, 'a missing build too');
-  const flag = cli('matrix', 'n.yaml', '--plan', '--netns', '', '--upgrade-to', './other');
+  const flag = await inProcess('matrix', 'n.yaml', '--plan', '--netns', '', '--upgrade-to', './other');
   t.notMatch(flag.stderr, /nope-either/, 'not when the flag gives the build');
 });

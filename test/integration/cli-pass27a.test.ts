@@ -3,13 +3,13 @@
 // replayed beside a bisect-inputs.json that cannot be read.
 import t from 'tap';
 import '../helpers/ts-loader.js';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { bisectFixture, linearHistory } from '../helpers/bisect-fixture.js';
-import { CLI } from '../helpers/cli-child.js';
 import { noLabLines } from '../helpers/cli-no-lab.js';
+import { CLI_TS, runCliTs } from '../helpers/cli-tsx.js';
 import { lablessScenarioSource, writeScenarioWithBody } from '../helpers/labless-scenario.js';
 
 t.setTimeout(3 * 60_000);
@@ -21,12 +21,16 @@ const envOf = (dir: string) => ({
   CI: 'true',
 });
 
+/**
+ * The CLI as a person runs it (`CLI_TS`: tsx registered for the user scenarios, as bin/reboot-harness.js does): what
+ * these lines judge is the process (its exit code, its own output past a scenario's), so each is a process of its
+ * own; a test's runs go side by side.
+ */
 function harness(dir: string, argv: string[]) {
-  return spawnSync(process.execPath, [CLI, ...argv, '--reports-dir', join(dir, 'reports'), '--netns', ''], {
+  return runCliTs([...argv, '--reports-dir', join(dir, 'reports'), '--netns', ''], {
     cwd: dir,
     env: envOf(dir),
-    encoding: 'utf8',
-    timeout: 45_000,
+    timeoutMs: 45_000,
   });
 }
 
@@ -48,11 +52,14 @@ t.test(
     // in run() itself, as process.exit(0) there: the run's error
     writeScenarioWithBody(usc, 'really', '(process as any).reallyExit(0); return judgeAll(CHECKS, {});');
 
-    const one = harness(dir, ['run', 'treally', '--scenarios', usc]);
+    writeFileSync(join(dir, 'm.yaml'), 'scenario: [treally, slow3]\naxes:\n  clients: [1]\nparallel: 2\n');
+    const [one, m, inRun] = await Promise.all([
+      harness(dir, ['run', 'treally', '--scenarios', usc]),
+      harness(dir, ['matrix', 'm.yaml', '--scenarios', usc]),
+      harness(dir, ['run', 'really', '--scenarios', usc]),
+    ]);
     t.equal(one.status, 1, `run: exit 1, the FAIL's, not 0 (${one.stderr.slice(-300)})`);
 
-    writeFileSync(join(dir, 'm.yaml'), 'scenario: [treally, slow3]\naxes:\n  clients: [1]\nparallel: 2\n');
-    const m = harness(dir, ['matrix', 'm.yaml', '--scenarios', usc]);
     t.equal(m.status, 1, `matrix: exit 1 while the other cell ran, not 0 (${m.stderr.slice(-300)})`);
     t.match(m.stdout, /FAIL treally\/clients=1/, "the cell's verdict is printed");
     t.match(m.stdout, /PASS slow3\/clients=1/, 'and the other cell ran to its end');
@@ -62,7 +69,6 @@ t.test(
       'the matrix reports are written',
     );
 
-    const inRun = harness(dir, ['run', 'really', '--scenarios', usc]);
     t.equal(inRun.status, 3, `in run(): the run's error, exit 3, not a silent 0 (${inRun.stderr.slice(-300)})`);
     t.match(inRun.stdout, /ERROR scenario really .*run\(\) called process\.exit\(0\)/);
   },
@@ -70,7 +76,7 @@ t.test(
 
 /** Start the CLI, wait for `ready` on stderr, send `signals` 0.5 s apart, and collect what it wrote and its code. */
 async function signalled(dir: string, argv: string[], ready: RegExp, signals: NodeJS.Signals[]) {
-  const child = spawn(process.execPath, [CLI, ...argv, '--reports-dir', join(dir, 'reports'), '--netns', ''], {
+  const child = spawn(process.execPath, [CLI_TS, ...argv, '--reports-dir', join(dir, 'reports'), '--netns', ''], {
     cwd: dir,
     env: envOf(dir),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -242,7 +248,7 @@ t.test(
     );
     writeScenarioWithBody(usc, 'slow3', 'await new Promise((r) => setTimeout(r, 1500)); return judgeAll(CHECKS, {});');
     writeFileSync(join(dir, 'm.yaml'), 'scenario: [quiet, slow3]\naxes:\n  clients: [1]\nparallel: 2\n');
-    const m = harness(dir, ['matrix', 'm.yaml', '--scenarios', usc]);
+    const m = await harness(dir, ['matrix', 'm.yaml', '--scenarios', usc]);
     t.equal(m.status, 1);
     t.match(m.stdout, /FAIL quiet\/clients=1/, "the quieting cell's verdict is printed");
     t.match(m.stdout, /PASS slow3\/clients=1/, "and the other cell's");

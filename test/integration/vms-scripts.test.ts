@@ -21,13 +21,15 @@ t.test('build-box.ts --print-hash and --check read the recipe and the added box'
   const env = { VAGRANT_HOME: join(home, '.vagrant.d'), HOME: home };
   const texts = RECIPE_FILES.map((f) => readFileSync(f, 'utf8'));
   const want = recipeHash(texts, boxConfig(false, { ...process.env, ...env }));
-  const printed = await script('build-box.ts', ['--print-hash'], env);
+  // Note: the three runs that read and write nothing go side by side (each a node + tsx start of its own)
+  const [printed, docker, missing] = await Promise.all([
+    script('build-box.ts', ['--print-hash'], env),
+    script('build-box.ts', ['--print-hash', '--docker'], env),
+    script('build-box.ts', ['--check'], env),
+  ]);
   t.equal(printed.exitCode, 0);
   t.equal(printed.stdout.trim(), want);
-  const docker = await script('build-box.ts', ['--print-hash', '--docker'], env);
   t.not(docker.stdout.trim(), want, 'the Docker box has its own hash');
-
-  const missing = await script('build-box.ts', ['--check'], env);
   t.equal(missing.exitCode, 1, 'no box added: a build is needed');
   t.match(missing.stdout, `box nomad-reboot-harness/bookworm missing or stale (have '', want ${want})`);
 
@@ -42,13 +44,16 @@ t.test('build-box.ts --print-hash and --check read the recipe and the added box'
 });
 
 t.test('unknown arguments: each named with the allowed ones, exit 2', async (t) => {
-  const r = await script('build-box.ts', ['--bogus', '--nope']);
+  // Started by a script that began 65 s ago (.ci/run): the step times continue its clock.
+  const parentStart = { NRH_STEPS_STARTED_MS: String(Date.now() - 65_000) };
+  const [r, s, help] = await Promise.all([
+    script('build-box.ts', ['--bogus', '--nope']),
+    script('setup-host.ts', ['--no-box', '--nope'], parentStart),
+    script('setup-host.ts', ['--help']),
+  ]);
   t.equal(r.exitCode, 2);
   t.match(r.stderr, /^build-box: 2 problems \(nothing was changed\)\n {2}- unknown argument: --bogus\n/m);
   t.match(r.stderr, /- unknown argument: --nope\n {4}fix: use only --docker, --force, --check, --print-hash/);
-  // Started by a script that began 65 s ago (.ci/run): the step times continue its clock.
-  const parentStart = { NRH_STEPS_STARTED_MS: String(Date.now() - 65_000) };
-  const s = await script('setup-host.ts', ['--no-box', '--nope'], parentStart);
   t.equal(s.exitCode, 2);
   // Note: 1m05s plus however long the script takes to start on a loaded machine (15 s seen), never under a minute
   t.match(
@@ -57,7 +62,6 @@ t.test('unknown arguments: each named with the allowed ones, exit 2', async (t) 
     'the steps go to stdout',
   );
   t.match(s.stderr, /^setup-host: prerequisites failed: unknown argument: --nope \(nothing was changed\)$/m);
-  const help = await script('setup-host.ts', ['--help']);
   t.match(help.stdout, /^Usage: setup-host\.ts \[--no-box\] \[--force-box\] \[--docker-box\]$/m);
   t.match(help.stdout, /^Exit codes: 0 done, 1 a step failed, 2 /m);
 });

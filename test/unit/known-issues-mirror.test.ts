@@ -16,16 +16,32 @@ import { signaturesOf } from '../../lib/known-issues/label.js';
 const REPO = process.env['NOMAD_SOURCE'] || '/work/.mirror/hashicorp+nomad/repo';
 const present = existsSync(REPO);
 
-const git = async (...args: string[]) => {
-  const r = await runCommand('git', [`--git-dir=${gitDir}`, ...args], {
-    deadline: deadlineIn(60_000),
-    allowedCodes: ANY_EXIT_CODE,
-  });
-  return { code: r.code, out: r.stdout };
+// Note: the rows ask the same questions again (a fix on the tag its CHANGELOG line cites and on the line's first fixed
+// release, the same CHANGELOG of a tag): each is asked of git once (170 ancestry questions were 142, 84 reads 70).
+const once = <T>(memo: Map<string, Promise<T>>, key: string, ask: () => Promise<T>): Promise<T> => {
+  const asked = memo.get(key);
+  if (asked) return asked;
+  const p = ask();
+  memo.set(key, p);
+  return p;
 };
+const reads = new Map<string, Promise<{ code: number; out: string }>>();
+const git = (...args: string[]) =>
+  once(reads, args.join('\0'), async () => {
+    const r = await runCommand('git', [`--git-dir=${gitDir}`, ...args], {
+      deadline: deadlineIn(60_000),
+      allowedCodes: ANY_EXIT_CODE,
+    });
+    return { code: r.code, out: r.stdout };
+  });
 let gitDir = REPO;
-const has = async (commit: string, ref: string) =>
-  (await ancestryIn(REPO, ref, [commit], { deadline: deadlineIn(60_000) }))[commit];
+const ancestry = new Map<string, Promise<boolean | undefined>>();
+const has = (commit: string, ref: string) =>
+  once(
+    ancestry,
+    `${commit} ${ref}`,
+    async () => (await ancestryIn(REPO, ref, [commit], { deadline: deadlineIn(60_000) }))[commit],
+  );
 const tagExists = async (tag: string) => (await git('rev-parse', '--verify', '--quiet', `${tag}^{commit}`)).code === 0;
 /** The CHANGELOG section of `version` in `ref`'s CHANGELOG.md ("## 2.0.5 (…)" up to the next heading). */
 const section = async (ref: string, version: string) => {
