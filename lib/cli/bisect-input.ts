@@ -109,7 +109,7 @@ const VERDICTS = [
  * can be cut (a crash mid-append); the log is read up to a line that does not parse, so a line spoiled further up
  * (a hand edit) dropped every event after it without a word, and their tries ran again (Q543). Pure.
  */
-export function spoiledLine(text: string): string | undefined {
+function spoiledLine(text: string): string | undefined {
   const lines = text.split('\n');
   const last = lines.findLastIndex((l) => l.trim() !== '');
   const i = lines.findIndex((l, n) => {

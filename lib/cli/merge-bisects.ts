@@ -16,7 +16,7 @@ const BISECT_MARKS = ['bisect-inputs.json'] as const;
 const BISECT_SUITE = /^bisect:/;
 
 /** What merge reads, less the bisects': what is left, the bisects left out, and the inputs that held only those. */
-export interface BisectsLeftOut<C extends { sessions: MergeSource[]; junit: JUnitSuites[] }> {
+interface BisectsLeftOut<C extends { sessions: MergeSource[]; junit: JUnitSuites[] }> {
   collected: C;
   /** one line per bisect left out of inputs that hold other reports */
   warnings: string[];

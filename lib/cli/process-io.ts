@@ -7,7 +7,7 @@ interface Stream {
   on(event: 'error', listener: (err: NodeJS.ErrnoException) => void): unknown;
 }
 
-export interface OutputWatch {
+interface OutputWatch {
   /** the command's exit code once its stdout was lost: 3 in place of 0, so a lost `--json` document is no success */
   codeFor(code: number): number;
 }
@@ -48,7 +48,7 @@ export function watchOutput(
  * that any local user can attach to and run code in this process, which holds the Nomad token), and SIGUSR2 ends the
  * process at once (no teardown: a lab's VMs stay up, no report). A listener of our own keeps Node from doing either.
  */
-export const IGNORED_SIGNALS = ['SIGUSR1', 'SIGUSR2'] as const;
+const IGNORED_SIGNALS = ['SIGUSR1', 'SIGUSR2'] as const;
 
 /**
  * Tell and ignore each of IGNORED_SIGNALS on `proc`, in place of the silent listeners bin/reboot-harness.js puts there

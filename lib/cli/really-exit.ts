@@ -9,7 +9,7 @@ interface ExitProcess {
   reallyExit?: ReallyExit;
 }
 
-export interface ReallyExitGuard {
+interface ReallyExitGuard {
   /** whether the command still runs: a call is then a process.exit call */
   running(): boolean;
   /** the code the harness itself exits with once it does (its process.exit reaches reallyExit), else undefined */

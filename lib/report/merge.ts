@@ -267,6 +267,9 @@ function sameMatrixFile(a: MatrixLabel, b: MatrixLabel): boolean {
  * merged label names several, "ci/m.yaml, ci/n.yaml"): a cell of each, not "one cell ran on two runners" with
  * "check the shard split", which is right for each (Q423).
  */
+/** The commands whose report holds one run's suites, not cells. */
+const SOLO_COMMANDS: ReadonlySet<string> = new Set(['run', 'compare']);
+
 /**
  * What the two runs of a suite are when one of them is no matrix cell: a `run` (its suite the scenario's name) or a
  * `compare` (`<scenario>@<version>`) named by two jobs, or a chain of compares sharing a build (1.9.3 → 1.9.4, then
@@ -283,12 +286,12 @@ function notCellsOfAMatrix(
       ? undefined
       : sessions.find((s) => s.session.suites.some((x) => x.name === name && runIdOf(x) === id));
   const [x, y] = [sourceOf(a), sourceOf(b)];
-  // a run's or a compare's own report (a merged one, or a matrix's, holds cells, even unlabelled as older ones are)
-  const alone = ({ session }: MergeSource) =>
-    !session.matrix && (session.command === 'run' || session.command === 'compare');
+  // a run's or a compare's own report (a merged one, or a matrix's, holds cells, even unlabelled as older ones are):
+  // the command an input records is data of that input, not a branch on the command running now
+  const alone = ({ session }: MergeSource) => !session.matrix && SOLO_COMMANDS.has(session.command);
   if (!x || !y || !(alone(x) || alone(y))) return undefined;
   const kind = (m: MergeSource, id: string | undefined) =>
-    `${!alone(m) ? `a ${m.session.command} report` : m.session.command === 'compare' ? 'a compare' : 'a run'} (${id ?? 'no run id'})`;
+    `a ${m.session.command}${alone(m) ? '' : ' report'} (${id ?? 'no run id'})`;
   return [
     { kind: kind(x, a), source: x.path },
     { kind: kind(y, b), source: y.path },
