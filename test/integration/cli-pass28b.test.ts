@@ -4,7 +4,8 @@
 // role, a name led by "-", no machines, 200000 machines), and the exit codes every command documents for SIGHUP.
 // destroy runs with the fake vagrant of test/fixtures/fake-bin; login and list-labs run main() in this process.
 import t from 'tap';
-import { existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import '../helpers/ts-loader.js';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +16,7 @@ import { destroyLabs, type DestroySweep } from '../../lib/cli/destroy.js';
 import { findLabs, renderLabs } from '../../lib/cli/labs.js';
 import type { LogEvent } from '../../lib/log/events.js';
 import { noLabLines } from '../helpers/cli-no-lab.js';
+import { lablessScenarioSource } from '../helpers/labless-scenario.js';
 
 t.setTimeout(2 * 60_000);
 
@@ -198,5 +200,51 @@ t.test(
     }
     t.ok(told >= 7, `${told} commands name main()'s 130`);
     t.match(helpText('merge'), /130 a cell was interrupted, or the merge itself \(Ctrl-C, SIGTERM or SIGHUP\)/);
+  },
+);
+
+t.test(
+  'one run retried into its reports folder (GitLab: reports/smoke twice) merged: told as the run twice in that folder, the earlier to move out, not two runs to merge each on its own (Q565)',
+  async (t) => {
+    const dir = t.testdir({
+      usc: { 'package.json': '{ "type": "module" }\n', 'bad.ts': lablessScenarioSource('bad', 'failed') },
+    });
+    const cli = noLabLines(dir, undefined, { labless: true, realChecks: true, chdir: true });
+    const ids: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const r = await cli(
+        'run',
+        'bad',
+        '--scenarios',
+        'usc',
+        '--netns',
+        '',
+        '--reports-dir',
+        'reports/smoke',
+        '--junit',
+        'reports/smoke/junit.xml',
+      );
+      t.equal(r.status, 1, r.stderr);
+      ids.push(/run (r\w+)\)/.exec(r.stdout)?.[1] ?? '');
+    }
+    const m = await cli('merge', 'reports', '--out', 'merged');
+    t.equal(m.status, 2);
+    t.match(
+      m.stderr,
+      /the run ran twice into reports\/smoke \(a retried job, or a runner whose earlier reports were kept\)/,
+    );
+    t.notMatch(m.stderr, /merge the reports of each on their own/);
+    const earlier = /the earlier is (r\w+): move (\S+) out of the inputs/.exec(m.stderr);
+    t.same(earlier?.slice(1), [ids[0], `reports/smoke/${ids[0]}`], m.stderr);
+    // followed: the earlier run moved out, the later merges with its JUnit file
+    renameSync(join(dir, 'reports', 'smoke', ids[0]!), join(dir, ids[0]!));
+    const again = await cli('merge', 'reports', '--out', 'merged');
+    t.equal(again.status, 1, again.stderr);
+    t.match(again.stdout, /merged 1 suites from 1 JSON reports/);
+    // two jobs, each its own folder, are still two runs to merge each on its own (Q523)
+    renameSync(join(dir, ids[0]!), join(dir, 'reports', 'job-a'));
+    const two = await cli('merge', 'reports', '--out', 'merged');
+    t.equal(two.status, 2);
+    t.match(two.stderr, /two runs that are no cells of one matrix/);
   },
 );
