@@ -14,6 +14,8 @@ import { helpText } from '../../lib/cli/args.js';
 import { COMMANDS } from '../../lib/cli/commands/index.js';
 import { destroyLabs, type DestroySweep } from '../../lib/cli/destroy.js';
 import { findLabs, renderLabs } from '../../lib/cli/labs.js';
+import { nextCommands } from '../../lib/cli/setup.js';
+import type { LabHost } from '../../lib/lab/host/host.js';
 import type { LogEvent } from '../../lib/log/events.js';
 import { noLabLines } from '../helpers/cli-no-lab.js';
 import { lablessScenarioSource } from '../helpers/labless-scenario.js';
@@ -246,5 +248,34 @@ t.test(
     const two = await cli('merge', 'reports', '--out', 'merged');
     t.equal(two.status, 2);
     t.match(two.stderr, /two runs that are no cells of one matrix/);
+  },
+);
+
+t.test(
+  "setup's next commands after --netns <name> or --netns '': each pasted names that namespace, so doctor checks the libvirtd setup started (not nrh-lab's) (Q567)",
+  async (t) => {
+    const dir = t.testdir({});
+    const paste = paster(dir);
+    const lines = (text: string) =>
+      text
+        .split('\n')
+        .slice(1)
+        .map((l) => l.replace(/ +# .*$/, '').trim());
+    const cases: [LabHost | undefined, string, string[]][] = [
+      [
+        { netns: "my lab$(touch PWNED)'", libvirtdPid: 1, started: [] },
+        "my lab$(touch PWNED)'",
+        ['--netns', "my lab$(touch PWNED)'"],
+      ],
+      [undefined, '', ['--netns', '']],
+      [{ netns: DEFAULTS.lab.netns, libvirtdPid: 1, started: [] }, DEFAULTS.lab.netns, []],
+    ];
+    for (const [host, netns, words] of cases) {
+      const [doctor, cni, run] = lines(nextCommands(host, netns));
+      t.same(paste(doctor ?? ''), ['doctor', ...words], doctor ?? '');
+      t.same(paste(cni ?? ''), ['run', 'cni-ipam-reboot', ...words]);
+      t.same(paste((run ?? '').replace('<build>', '1.9.7')), ['run', '--nomad', '1.9.7', ...words]);
+    }
+    t.notOk(existsSync(join(dir, 'PWNED')));
   },
 );
