@@ -15,6 +15,9 @@ import { COMMANDS } from '../../lib/cli/commands/index.js';
 import { destroyLabs, type DestroySweep } from '../../lib/cli/destroy.js';
 import { findLabs, renderLabs } from '../../lib/cli/labs.js';
 import { nextCommands } from '../../lib/cli/setup.js';
+import { runDoctor } from '../../lib/cli/doctor.js';
+import type { RunCommand } from '../../lib/exec/run.js';
+import { deadlineIn } from '../../lib/time/deadlines.js';
 import type { LabHost } from '../../lib/lab/host/host.js';
 import type { LogEvent } from '../../lib/log/events.js';
 import { noLabLines } from '../helpers/cli-no-lab.js';
@@ -277,5 +280,39 @@ t.test(
       t.same(paste((run ?? '').replace('<build>', '1.9.7')), ['run', '--nomad', '1.9.7', ...words]);
     }
     t.notOk(existsSync(join(dir, 'PWNED')));
+  },
+);
+
+t.test(
+  "doctor --netns <name>: the fixes' reboot-harness setup and sudo reboot-harness doctor name that namespace, not nrh-lab (Q568)",
+  async (t) => {
+    const dir = t.testdir({ 'libvirtd.pid': String(process.pid) });
+    const paste = paster(dir);
+    const run: RunCommand = async (file) => ({
+      code: 1,
+      stdout: '',
+      stderr: file === 'ip' ? 'Cannot open network namespace: Permission denied\n' : 'error: failed to connect\n',
+      durationMs: 1,
+    });
+    for (const [netns, words] of [
+      ['mylab', ['--netns', 'mylab']],
+      [DEFAULTS.lab.netns, []],
+    ] as const) {
+      const items = await runDoctor({
+        deadline: deadlineIn(10_000),
+        workDir: dir,
+        netns,
+        run,
+        libvirtdPidFile: join(dir, 'libvirtd.pid'),
+      });
+      const setup = /^(reboot-harness setup.*?) {3}\(starts/.exec(
+        items.find((i) => i.name === 'libvirtd reachable')?.fix ?? '',
+      );
+      t.same(paste(setup?.[1] ?? ''), ['setup', ...words], netns);
+      const again = /: sudo (reboot-harness doctor.*)\)$/.exec(
+        items.find((i) => i.name === 'network namespace')?.fix ?? '',
+      );
+      t.same(paste(again?.[1] ?? ''), ['doctor', ...words], netns);
+    }
   },
 );
