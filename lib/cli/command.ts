@@ -206,7 +206,8 @@ export function commandHelp(cmd: CliCommand): string {
  */
 const EVERY_COMMAND: readonly (readonly [number, string])[] = [
   [EXIT.INTERNAL, 'harness bug'],
-  [EXIT.INTERRUPTED, 'interrupted (Ctrl-C or SIGTERM)'],
+  // Note: SIGHUP too, which main() takes as a SIGTERM (Q501); the list named two of the three (Q566)
+  [EXIT.INTERRUPTED, 'interrupted (Ctrl-C, SIGTERM or SIGHUP)'],
 ];
 
 /** A command's exit codes: its own sentence, and those every command has that it does not name. */

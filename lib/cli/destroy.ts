@@ -17,6 +17,7 @@ import { providerFor } from '../lab/providers.js';
 import { markTeardownFailed, serialLogFiles } from '../lab/vagrant/vagrant-lab.js';
 import { destroyWarmLab, inspectWarmLab, warmCurrent } from '../lab/vagrant/vagrant-warm.js';
 import { readWarmRecord, warmLockPath } from '../lab/warm/warm-lab.js';
+import { commandLine, workDirWords } from '../shell/command-line.js';
 
 /** Which labs `destroy` removes besides the run ids given. */
 export interface DestroySweep {
@@ -69,13 +70,17 @@ export async function readLabSpec(dir: string): Promise<LabSpec> {
     throw new Error('it is no lab spec (no machines or provider)');
   // Note: every reader names the machines (destroy's line, list-labs' slots, login's pick): a machine that is no
   // object with a name and a role was a TypeError there, and destroy's exit 70 left every later lab of a sweep (Q521)
+  // Note: and the name, role and slot words a run writes: a slot of another type was "is not a machine of the lab
+  // (got "5"; fix: give one of: 5)", an empty role or slot "login:  (x-client)", and a name led by "-" reached ssh
+  // as its options (Q563)
+  const word = (v: unknown) => typeof v === 'string' && v !== '' && !v.startsWith('-');
   const odd = spec.machines.findIndex(
     (m: unknown) =>
       typeof m !== 'object' ||
       m === null ||
-      typeof (m as MachineSpec).name !== 'string' ||
-      !(m as MachineSpec).name ||
-      typeof (m as MachineSpec).role !== 'string',
+      !word((m as MachineSpec).name) ||
+      !word((m as MachineSpec).role) ||
+      ((m as MachineSpec).slot !== undefined && !word((m as MachineSpec).slot)),
   );
   if (odd >= 0)
     throw new Error(
@@ -92,6 +97,18 @@ export async function readLabSpec(dir: string): Promise<LabSpec> {
 export async function labCreatedAtMs(dir: string, runId: string): Promise<number> {
   const record = runId.startsWith(WARM_PREFIX) ? await readWarmRecord(dir) : undefined;
   return record?.createdAtMs ?? (await stat(join(dir, LAB_SPEC_FILE))).mtimeMs;
+}
+
+/**
+ * Whether a sweep could pick the lab at all, known without its spec: a run's lab only by its age (--older-than), a
+ * warm lab by any sweep. The spec of a lab it never picks is not read: one it cannot read is none of its business.
+ */
+async function mayBeSwept(dir: string, runId: string, sweep: DestroySweep, nowMs: number): Promise<boolean> {
+  if (runId.startsWith(WARM_PREFIX) && (sweep.warm || sweep.stale)) return true;
+  if (sweep.olderThanS === undefined) return false;
+  const created = await labCreatedAtMs(dir, runId).catch(() => undefined);
+  // a lab whose age cannot be told (its spec cannot be looked at) is read, and told as such
+  return created === undefined || olderThan(created, sweep.olderThanS, nowMs);
 }
 
 /** Why `destroy` picks a lab beyond the ids given, or undefined. */
@@ -178,6 +195,9 @@ export async function destroyLabs(
   const sweeping = all || sweep.warm || sweep.stale || sweep.olderThanS !== undefined;
   for (const f of found) {
     if (!sweeping && !ids.includes(f.runId)) continue;
+    // Note: a sweep passes over the labs it can never pick before reading their spec: `destroy --warm` over a kept lab
+    // whose spec is cut said "could not destroy lab … kept" of a lab it was never to destroy, and exited 3 (Q562)
+    if (!all && !ids.includes(f.runId) && !(await mayBeSwept(f.dir, f.runId, sweep, nowMs))) continue;
     let spec: LabSpec;
     try {
       spec = await readLabSpec(f.dir);
@@ -189,7 +209,9 @@ export async function destroyLabs(
         t: 0,
         message:
           `could not destroy lab ${f.runId} (${f.dir}): its ${LAB_SPEC_FILE} cannot be read: ${messageOf(err)}; kept. ` +
-          `If its machines are gone, remove the folder; a domain of it left in libvirt is then an orphan that destroy --all removes`,
+          // Note: named with the work dir, and the narrowest sweep that takes orphans: `destroy --all` pasted under
+          // a work dir of your own removed every lab of the default one, warm labs included (Q560)
+          `If its machines are gone, remove the folder; a domain of it left in libvirt is then an orphan that any sweep removes (${commandLine(['reboot-harness', 'destroy', '--stale', ...workDirWords(config.lab.workDir)])})`,
       });
       continue;
     }

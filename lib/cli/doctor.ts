@@ -160,6 +160,9 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorItem[]> {
     ),
   );
 
+  // Note: a command a fix names runs against the namespace doctor checked: `reboot-harness setup` pasted after
+  // `doctor --netns mylab` started libvirtd in nrh-lab, and `sudo reboot-harness doctor` checked that one (Q568)
+  const netnsWords = netns === DEFAULTS.lab.netns ? [] : ['--netns', netns];
   const libvirtdPid = await alivePid(opts.libvirtdPidFile ?? '/run/libvirtd.pid');
   const virsh = await sh('virsh', ['-c', 'qemu:///system', 'version']);
   const lvVer = /Running hypervisor: (.*)/.exec(virsh.out)?.[1] ?? /Using library: (.*)/.exec(virsh.out)?.[1];
@@ -174,7 +177,7 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorItem[]> {
       virsh.code === -1 && /not found/.test(toolDown('virsh', virsh))
         ? `${SETUP}; or: apt-get install -y libvirt-clients libvirt-daemon-system`
         : netns
-          ? `reboot-harness setup   (starts virtlogd + libvirtd inside netns "${netns}"); or: ${commandLine(['ip', 'netns', 'add', netns, raw('&&'), 'ip', 'netns', 'exec', netns, 'virtlogd', '-d', raw('&&'), 'ip', 'netns', 'exec', netns, 'libvirtd', '-d'])}`
+          ? `${commandLine(['reboot-harness', 'setup', ...netnsWords])}   (starts virtlogd + libvirtd inside netns "${netns}"); or: ${commandLine(['ip', 'netns', 'add', netns, raw('&&'), 'ip', 'netns', 'exec', netns, 'virtlogd', '-d', raw('&&'), 'ip', 'netns', 'exec', netns, 'libvirtd', '-d'])}`
           : 'on the host network (lab.netns ""): systemctl start libvirtd; or: virtlogd -d && libvirtd -d',
     ),
   );
@@ -198,7 +201,7 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorItem[]> {
         // Q313: an ip that is there and failed (not root) is no missing iproute2 (and a mute virsh no empty detail)
         identify.code === -1 && /ENOENT|not found|not installed/i.test(identify.out)
           ? 'install iproute2 (the ip command) and run doctor again'
-          : `run ${commandLine(['ip', 'netns', 'identify', libvirtdPid ?? raw('<pid>')])} and fix what it says (as a user who may read libvirtd's namespace: sudo reboot-harness doctor)`,
+          : `run ${commandLine(['ip', 'netns', 'identify', libvirtdPid ?? raw('<pid>')])} and fix what it says (as a user who may read libvirtd's namespace: ${commandLine(['sudo', 'reboot-harness', 'doctor', ...netnsWords])})`,
       ),
     );
   else

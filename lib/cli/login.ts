@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConfigError, HarnessError, type ConfigProblem } from '../errors.js';
-import type { HarnessConfig } from '../config/schema.js';
+import { DEFAULTS, type HarnessConfig } from '../config/schema.js';
 import { runAttached } from '../exec/attached.js';
 import { currentNetns, IN_NETNS_ENV } from '../lab/host/host.js';
 import { providerFor } from '../lab/providers.js';
@@ -42,7 +42,10 @@ export function pickMachine<M extends { name: string; role: string; slot: string
       field: 'machine',
       value: wanted,
       message: wanted === undefined ? 'the lab has no machines' : 'is not a machine of the lab',
-      fix: `give one of: ${machines.map((x) => x.slot).join(', ')}`,
+      // a lab of no machines has nothing to give (a spec edited by hand): "give one of: " named nothing (Q563)
+      fix: machines.length
+        ? `give one of: ${machines.map((x) => x.slot).join(', ')}`
+        : 'none: there is nothing to log into; destroy the lab',
     },
   };
 }
@@ -95,19 +98,22 @@ function netnsToEnter(ns: string, env: Record<string, string | undefined>): stri
   return ns;
 }
 
+/** `reboot-harness list-labs`, of the work dir `workDir` when it is not the default (Q528, Q561). */
+const listLabs = (workDir: string) => commandLine(['reboot-harness', 'list-labs', ...workDirWords(workDir)]);
+
 /** A run id that names no kept lab: exit 2, naming the id and the labs that can be logged into. */
 function notKept(labs: readonly LabEntry[], workDir: string, why: string): HarnessError {
   const kept = labs.filter((l) => l.kind === 'kept').map((l) => l.id);
   return new HarnessError(`login: ${why}`, {
     exitCode: 2,
     hint: kept.length
-      ? `kept labs under ${workDir}: ${kept.join(', ')} (${commandLine(['reboot-harness', 'list-labs', ...workDirWords(workDir)])})`
+      ? `kept labs under ${workDir}: ${kept.join(', ')} (${listLabs(workDir)})`
       : `no kept labs under ${workDir}: run with --keep (or --keep on-failure) to keep one`,
   });
 }
 
 /** The problems of login's own words (the run id, words too many, an empty --command): told with the config's. */
-export function loginLineProblems(args: ParsedArgs): ConfigProblem[] {
+export function loginLineProblems(args: ParsedArgs, workDir: string = DEFAULTS.lab.workDir): ConfigProblem[] {
   const [id, , ...extra] = args.positionals;
   const command = typeof args.values['command'] === 'string' ? (args.values['command'] as string) : undefined;
   const problems: ConfigProblem[] = [];
@@ -116,7 +122,7 @@ export function loginLineProblems(args: ParsedArgs): ConfigProblem[] {
       field: 'run id',
       value: undefined,
       message: 'is required',
-      fix: 'give the id of a kept lab (the "kept" line of a run --keep, or reboot-harness list-labs)',
+      fix: `give the id of a kept lab (the "kept" line of a run --keep, or ${listLabs(workDir)})`,
     });
   if (extra.length)
     problems.push({
@@ -139,7 +145,7 @@ export function loginLineProblems(args: ParsedArgs): ConfigProblem[] {
 async function loginCommandFor(args: ParsedArgs, config: HarnessConfig, env: CliDeps['env']): Promise<LoginCommand> {
   const [id, wanted] = args.positionals;
   const command = typeof args.values['command'] === 'string' ? (args.values['command'] as string) : undefined;
-  const problems = loginLineProblems(args);
+  const problems = loginLineProblems(args, config.lab.workDir);
   if (problems.length) throw new ConfigError(problems);
   if (providerFor(config).host.machinesFromConfig) {
     // Note: existing hosts outlive every run (teardown only cleans what the harness installed), so any run id of them
@@ -164,7 +170,8 @@ async function loginCommandFor(args: ParsedArgs, config: HarnessConfig, env: Cli
   if (!lab && unread)
     throw new HarnessError(`login: ${unread}`, {
       exitCode: 2,
-      hint: `its machines and addresses are in that file: without it there is nothing to log into (reboot-harness list-labs names the lab)`,
+      // Note: the work dir named, as in every lab hint: without it list-labs looks in the default one (Q561)
+      hint: `its machines and addresses are in that file: without it there is nothing to log into (${listLabs(config.lab.workDir)} names the lab; ${labCommand('destroy', id!, config.lab.workDir)} removes it)`,
     });
   if (!lab) throw notKept(labs, config.lab.workDir, `no lab for run id ${id} under ${config.lab.workDir}`);
   if (lab.kind === 'warm')

@@ -110,7 +110,7 @@ async function setup({
     ...(config.lab.netns ? { netns: config.lab.netns } : {}),
     blackholes: [config.lab.managementSubnet, config.lab.privateSubnet],
   });
-  out(`${nextCommands(labHost)}\n`);
+  out(`${nextCommands(labHost, config.lab.netns)}\n`);
   return EXIT.OK;
 }
 

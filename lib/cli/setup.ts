@@ -6,6 +6,9 @@ import type { Deadline } from '../time/deadlines.js';
 import { silentLogger, type Logger } from '../log/events.js';
 import { ensureLabHost, type LabHost } from '../lab/host/host.js';
 import { tsxArgv } from '../exec/tsx.js';
+import { DEFAULTS } from '../config/schema.js';
+import { commandLine, type CommandWord } from '../shell/command-line.js';
+import { raw } from '../shell/quote.js';
 
 /** vms/setup-host.ts in this checkout (a zx script). */
 export const SETUP_SCRIPT = fileURLToPath(new URL('../../vms/setup-host.ts', import.meta.url));
@@ -63,13 +66,21 @@ export async function runSetup(opts: SetupOptions): Promise<{ labHost: LabHost |
   return { labHost };
 }
 
-/** What to type after a successful setup (the last lines `setup` prints). Pure. */
-export function nextCommands(labHost: LabHost | undefined): string {
+/**
+ * What to type after a successful setup (the last lines `setup` prints), with the namespace libvirtd runs in when it
+ * is not the default: after `setup --netns mylab` (or `--netns ""`), the lines as printed ran doctor and the run
+ * against nrh-lab, and doctor's "every check should say ok" failed (Q567). Pure.
+ */
+export function nextCommands(labHost: LabHost | undefined, netns: string = DEFAULTS.lab.netns): string {
   const host = labHost ? `libvirtd (pid ${labHost.libvirtdPid}) runs in netns ${labHost.netns}. ` : '';
-  return [
-    `setup done. ${host}Next:`,
-    '  reboot-harness doctor                        # every check should say ok',
-    '  reboot-harness run cni-ipam-reboot           # a real reboot without Nomad (about 5 min under emulation)',
-    '  reboot-harness run --nomad-binary <path>     # the default scenario on your Nomad build',
-  ].join('\n');
+  const where = labHost?.netns ?? netns;
+  const ns = where === DEFAULTS.lab.netns ? [] : ['--netns', where];
+  const lines: [CommandWord[], string][] = [
+    [['reboot-harness', 'doctor', ...ns], 'every check should say ok'],
+    [['reboot-harness', 'run', 'cni-ipam-reboot', ...ns], 'a real reboot without Nomad (about 5 min under emulation)'],
+    [['reboot-harness', 'run', '--nomad', raw('<build>'), ...ns], 'the default scenario on your Nomad build'],
+  ];
+  const shown = lines.map(([words, why]) => [commandLine(words), why] as const);
+  const width = Math.max(44, ...shown.map(([c]) => c.length + 1));
+  return [`setup done. ${host}Next:`, ...shown.map(([c, why]) => `  ${c.padEnd(width)} # ${why}`)].join('\n');
 }

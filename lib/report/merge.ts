@@ -88,6 +88,17 @@ export function mergeSessions(input: MergeInput): MergeResult {
     const rerun = sameShardTwice(input.sessions, name, first.id, id);
     const files = twoMatrixFiles(input.sessions, name, first.id, id);
     const kinds = notCellsOfAMatrix(input.sessions, name, first.id, id);
+    // Note: two runs of one command in one reports folder are one job run twice (a retried job, or a runner whose
+    // folder kept the earlier run's reports), as sameShardTwice tells of a shard: "merge each on its own" sent the
+    // user to two merges of what is one report and its stale copy (Q565)
+    const retried = kinds && sameFolderTwice(input.sessions, name, first.id, id);
+    if (retried)
+      return void problems.push({
+        field: `${path}: testsuite "${name}"`,
+        value: name,
+        message: `is also in ${first.source} (${runIds}): the ${retried.command} ran twice into ${retried.folder} (a retried job, or a runner whose earlier reports were kept), and merging would count it twice`,
+        fix: `merge the reports of one of the two runs (the earlier is ${retried.earlier}: move ${earlierFiles(retried)} out of the inputs)`,
+      });
     if (kinds)
       return void problems.push({
         field: `${path}: testsuite "${name}"`,
@@ -296,6 +307,29 @@ function notCellsOfAMatrix(
     { kind: kind(x, a), source: x.path },
     { kind: kind(y, b), source: y.path },
   ];
+}
+
+/**
+ * Two runs of a suite, each a `run`'s or a `compare`'s own report, of one command written into one reports folder
+ * (`<reports-dir>/<run id>/summary.json` each): one job run twice. Names the folder and the earlier run.
+ */
+function sameFolderTwice(
+  sessions: MergeInput['sessions'],
+  name: string,
+  a: string | undefined,
+  b: string | undefined,
+): { command: string; folder: string; earlier: string; earlierSource: string } | undefined {
+  const find = (id: string | undefined) =>
+    id === undefined
+      ? undefined
+      : sessions.find((s) => s.session.suites.some((x) => x.name === name && runIdOf(x) === id));
+  const [x, y] = [find(a), find(b)];
+  if (!x || !y || x === y || x.session.matrix || y.session.matrix) return undefined;
+  if (x.session.command !== y.session.command || !['run', 'compare'].includes(x.session.command)) return undefined;
+  const folder = dirname(dirname(x.path));
+  if (folder !== dirname(dirname(y.path))) return undefined;
+  const older = x.session.startedAtMs <= y.session.startedAtMs ? x : y;
+  return { command: x.session.command, folder, earlier: (older === x ? a : b)!, earlierSource: dirname(older.path) };
 }
 
 function twoMatrixFiles(

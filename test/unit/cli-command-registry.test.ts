@@ -58,7 +58,7 @@ t.test('--help, help <topic> and the general help show it', async (t) => {
   t.match(own, /\n {2}--json +print JSON on stdout/);
   t.match(
     own,
-    /Exit codes: 0 said; 2 usage error; 70 harness bug; 130 interrupted \(Ctrl-C or SIGTERM\)\./,
+    /Exit codes: 0 said; 2 usage error; 70 harness bug; 130 interrupted \(Ctrl-C, SIGTERM or SIGHUP\)\./,
     'with the codes every command has (Q527)',
   );
   const p = probe(t.testdir({}));

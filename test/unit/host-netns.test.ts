@@ -114,5 +114,5 @@ t.test('setup ends by naming the next commands', async (t) => {
   t.match(text, /^setup done\. libvirtd \(pid 4242\) runs in netns nrh-lab\. Next:$/m);
   t.match(text, /^ {2}reboot-harness doctor /m);
   t.match(text, /^ {2}reboot-harness run cni-ipam-reboot /m);
-  t.match(text, /^ {2}reboot-harness run --nomad-binary <path> /m);
+  t.match(text, /^ {2}reboot-harness run --nomad <build> /m);
 });

@@ -18,7 +18,7 @@ export const merge: CliCommand = {
     'and page into <out>/<run id>/ and points the merged JUnit and index at the copies (a folder that stands alone).',
   ],
   exits:
-    '0 every merged cell passed; 1 a check failed; 2 usage error, unreadable input, a cell found twice or a matrix shard missing; 3 an infrastructure error in a cell, or a merged report that could not be written; 70 harness bug; 130 a cell was interrupted',
+    '0 every merged cell passed; 1 a check failed; 2 usage error, unreadable input, a cell found twice or a matrix shard missing; 3 an infrastructure error in a cell, or a merged report that could not be written; 70 harness bug; 130 a cell was interrupted, or the merge itself (Ctrl-C, SIGTERM or SIGHUP)',
   options: [
     CONFIG,
     {
