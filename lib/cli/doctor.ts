@@ -333,13 +333,11 @@ async function nomadBuildItem(path: string, deadline: Deadline, run: RunCommand)
 /** The directory itself or, when it does not exist yet (a run creates it), its nearest existing parent. */
 export async function nearestExisting(dir: string): Promise<string | undefined> {
   for (let d = resolve(dir); ; d = dirname(d)) {
-    if (
-      await stat(d).then(
-        (st) => st.isDirectory(),
-        () => false,
-      )
-    )
-      return d;
+    const isDir = await stat(d).then(
+      (st) => st.isDirectory(),
+      () => false,
+    );
+    if (isDir) return d;
     if (d === dirname(d)) return undefined;
   }
 }

@@ -325,7 +325,8 @@ function sameFolderTwice(
       : sessions.find((s) => s.session.suites.some((x) => x.name === name && runIdOf(x) === id));
   const [x, y] = [find(a), find(b)];
   if (!x || !y || x === y || x.session.matrix || y.session.matrix) return undefined;
-  if (x.session.command !== y.session.command || !['run', 'compare'].includes(x.session.command)) return undefined;
+  const [cx, cy] = [x.session.command, y.session.command];
+  if (cx !== cy || !SOLO_COMMANDS.has(cx)) return undefined;
   const folder = dirname(dirname(x.path));
   if (folder !== dirname(dirname(y.path))) return undefined;
   const older = x.session.startedAtMs <= y.session.startedAtMs ? x : y;

@@ -324,7 +324,7 @@ function versionInPath(path: string): string | undefined {
  */
 export async function standInCluster(
   topology: Topology,
-  o: { cwd: string; timeline?: Timeline; nomadVersion?: string },
+  o: { cwd: string; timeline?: Timeline; nomadVersion?: string; electionSteps?: number },
 ): Promise<{
   nomad: FakeNomad;
   lab: ReturnType<typeof createFakeClusterLab>;
@@ -337,6 +337,7 @@ export async function standInCluster(
     clientNodeName: slotName(topology, 'client', 1),
     stepMs: 20,
     ...(o.nomadVersion ? { nomadVersion: o.nomadVersion } : {}),
+    ...(o.electionSteps ? { electionSteps: o.electionSteps } : {}),
   });
   const lab = createFakeClusterLab(nomad, topology);
   const out: string[] = [];

@@ -150,7 +150,11 @@ export function runOnCluster(
   scenario: string,
   topology: Topology,
   extra: readonly string[] = [],
-  o: { nomadVersion?: string; before?: (s: Awaited<ReturnType<typeof standInCluster>>) => void } = {},
+  o: {
+    nomadVersion?: string;
+    electionSteps?: number;
+    before?: (s: Awaited<ReturnType<typeof standInCluster>>) => void;
+  } = {},
 ) {
   const { before, ...stand } = o;
   return runOnStandIn(t, (cwd) => standInCluster(topology, { cwd, ...stand }), scenario, extra, {

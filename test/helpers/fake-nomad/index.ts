@@ -38,6 +38,12 @@ export interface FakeNomadOptions {
    * a bootstrap_expect=1 server does), never elect a leader, or elect one while the client restarts every task
    */
   serverReboot?: ServerRebootEffect;
+  /**
+   * steps from the server host's return to its election (default 2, a one-server Raft electing itself at once); a test
+   * that judges the leaderless window widens it, or under load the harness's first answer after the return may come
+   * after the election and measure it as 1 ms
+   */
+  electionSteps?: number;
 }
 
 /** Which requests FakeNomad.failRequests answers with an error, and how. */
@@ -139,7 +145,7 @@ export async function startFakeNomad(o: FakeNomadOptions): Promise<FakeNomad> {
     heartbeatMs = 30_000,
   } = o;
   let server: http.Server;
-  const serverHost = serverLifecycle(() => server, o.serverReboot ?? 'elects');
+  const serverHost = serverLifecycle(() => server, o.serverReboot ?? 'elects', o.electionSteps ?? 2);
   const cluster = new Cluster(clientNodeName, nomadVersion, stepMs);
   if (dockerVersion) cluster.node.Drivers = { ...cluster.node.Drivers, docker: dockerDriverInfo(dockerVersion) };
   if (OLD_STATE_TIMELINES.includes(timeline)) cluster.cniDir = CNI_OLD_DIR;
@@ -245,7 +251,7 @@ export async function startFakeNomad(o: FakeNomadOptions): Promise<FakeNomad> {
 }
 
 /** A server agent that restarts with its host: no answers while down, no leader for a while after. */
-function serverLifecycle(server: () => http.Server, effect: ServerRebootEffect) {
+function serverLifecycle(server: () => http.Server, effect: ServerRebootEffect, electionSteps: number) {
   const host = {
     state: 'up' as 'up' | 'down' | 'electing',
     down(): void {
@@ -257,7 +263,7 @@ function serverLifecycle(server: () => http.Server, effect: ServerRebootEffect) 
       // as Nomad's autopilot: back as a Raft non-voter, promoted once stable (100 steps here, 10 s in Nomad)
       c.nonVoterUntilMs = Date.now() + 100 * c.stepMs;
       if (effect === 'no-leader') return;
-      c.later(2, () => {
+      c.later(electionSteps, () => {
         host.state = 'up';
         c.commit(['nodes'], () => undefined); // the new leader's first write wakes blocked queries
         if (effect !== 'restarts-tasks') return;
