@@ -60,7 +60,10 @@ t.test('server-reboot in a pair still runs; a new leader bound too short fails n
   const r = await run(t, { servers: 1, clients: 1 }, ['--leader-within', '1ms'], { electionSteps: 50 });
   t.equal(r.code, 1, 'exit 1: a check failed');
   t.same(r.s.lab.rebooted, ['server']);
-  t.match(r.verdicts.get('new-leader')?.message, /^server led only (\d+ms|\d+\.\ds) after its return, past the bound of 1ms/);
+  t.match(
+    r.verdicts.get('new-leader')?.message,
+    /^server led only (\d+ms|\d+\.\ds) after its return, past the bound of 1ms/,
+  );
   t.equal(r.verdicts.get('old-leader-rejoined')?.label, 'passed');
   t.equal(r.verdicts.get('untouched-allocs')?.label, 'passed');
 });
