@@ -125,6 +125,7 @@ async function doctor(config: HarnessConfig, json: boolean, out: (text: string) 
         home: process.env['HOME'] || homedir(),
         cacheRoot: cacheRoot(process.env, process.env['HOME'] || homedir()),
         releasesUrl: config.builds.releasesUrl,
+        ...(config.builds.releasesKey ? { releasesKey: config.builds.releasesKey } : {}),
       })
     : undefined;
   // Note: the KVM probe may take its whole minute on a host where KVM hangs; the rest of doctor takes seconds
