@@ -4,7 +4,7 @@ import { readFile, readdir, statfs, access, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { DEFAULTS } from '../config/schema.js';
 import { pathProblem } from './paths.js';
-import { commandLine } from '../shell/command-line.js';
+import { commandLine, releasesWords } from '../shell/command-line.js';
 import { quote, raw } from '../shell/quote.js';
 import { vagrantInfo } from '../vagrant/info.js';
 import { runCommand, ANY_EXIT_CODE, type RunCommand } from '../exec/run.js';
@@ -297,11 +297,8 @@ export async function doctorNomadSpec(
     return { item: item('nomad build', false, `${text}: ${parsed.problem.message}`, parsed.problem.fix) };
   const { spec } = parsed;
   if (spec.kind === 'path') return { path: resolve(o.cwd, spec.path) };
-  // Note: quoted, as it must stand in the command (a source tree at "src dir" was two specs pasted) (Q425); with the
-  // releases site and key doctor was given (by -c or the environment): `build` reads neither harness.yaml nor -c, and
-  // pasted without them downloaded from releases.hashicorp.com, not the mirror doctor named (Q601)
-  const site = spec.kind === 'release' ? releasesWords(o) : [];
-  const now = `or now: ${commandLine(['reboot-harness', 'build', text, ...site])}`;
+  // Note: quoted (a source tree at "src dir" was two specs pasted, Q425), with the releases site and key (Q601)
+  const now = `or now: ${commandLine(['reboot-harness', 'build', text, ...releasesWords(spec.kind, o)])}`;
   if (spec.kind === 'release') {
     const hit = spec.version === 'latest' ? undefined : await cachedRelease(spec.version, o.cacheRoot, o.releasesUrl);
     if (hit) return { path: hit };
@@ -317,14 +314,6 @@ export async function doctorNomadSpec(
     ? `${text}: source tree ${dir}${spec.ref ? ` at ${spec.ref}` : ''}: the first run builds it like a release (${now})`
     : `${text}: ${dir} is not a directory`;
   return { item: item('nomad build', isDir, detail, 'give git:<dir of a hashicorp/nomad checkout>[@<ref>]') };
-}
-
-/** `--releases-url <url>` and `--releases-key <file>` when each is not the default: what a printed `build` needs. */
-function releasesWords(o: { releasesUrl: string; releasesKey?: string }): string[] {
-  return [
-    ...(o.releasesUrl === DEFAULTS.builds.releasesUrl ? [] : ['--releases-url', o.releasesUrl]),
-    ...(o.releasesKey ? ['--releases-key', o.releasesKey] : []),
-  ];
 }
 
 /** The Nomad build: a Linux x86-64 ELF that answers `version` as a Nomad agent (not any program, e.g. /bin/true). */

@@ -48,3 +48,16 @@ export function labWords(place: string | LabPlace): CommandWord[] {
     ...(netns === undefined || netns === DEFAULTS.lab.netns ? [] : ['--netns', netns]),
   ];
 }
+
+/**
+ * `--releases-url <url>` and `--releases-key <file>` of a release build when each is not the default: a printed
+ * `reboot-harness build <version>` reads neither harness.yaml nor -c, and pasted without them downloaded from
+ * releases.hashicorp.com, not the mirror the config named (Q601). A source tree or a path reads no site: nothing.
+ */
+export function releasesWords(kind: string, o: { releasesUrl: string; releasesKey?: string }): CommandWord[] {
+  if (kind !== 'release') return [];
+  return [
+    ...(o.releasesUrl === DEFAULTS.builds.releasesUrl ? [] : ['--releases-url', o.releasesUrl]),
+    ...(o.releasesKey ? ['--releases-key', o.releasesKey] : []),
+  ];
+}
