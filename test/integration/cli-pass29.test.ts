@@ -6,18 +6,22 @@ import t from 'tap';
 import '../helpers/ts-loader.js';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { EventEmitter } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { DEFAULTS } from '../../lib/config/schema.js';
 import { destroyLabs } from '../../lib/cli/destroy.js';
 import { doctorNomadSpec } from '../../lib/cli/doctor.js';
 import { keptMessage } from '../../lib/cli/labs.js';
+import { SAME_CTRL_C_MS, signalRelay } from '../../lib/cli/signal-relay.js';
 import type { LogEvent } from '../../lib/log/events.js';
 import { noLabLines } from '../helpers/cli-no-lab.js';
+import { writeScenarioWithBody } from '../helpers/labless-scenario.js';
 
 t.setTimeout(2 * 60_000);
 
 const LIB = fileURLToPath(new URL('../../lib', import.meta.url));
+const CLI = fileURLToPath(new URL('../../bin/reboot-harness.js', import.meta.url));
 
 /** A lab spec of one machine (virtualbox: destroy asks no virsh, and takes no lock the VM lab holds). */
 const spec = (runId: string) =>
@@ -208,5 +212,91 @@ t.test(
     mkdirSync(join(dir, 'src'));
     const g = await doctorNomadSpec('git:src', { ...o, releasesUrl: mirror });
     t.match('item' in g ? g.item.detail : '', /or now: reboot-harness build git:src\)$/);
+  },
+);
+
+t.test(
+  'the signal relay: a SIGINT within 300 ms of the one before is the same Ctrl-C (dropped); a later one, SIGTERM and SIGHUP pass; it listens on the process only while it has listeners (Q602)',
+  async (t) => {
+    const proc = new EventEmitter();
+    let clock = 0;
+    const relay = signalRelay(proc, () => clock);
+    t.equal(proc.listenerCount('SIGINT'), 0, 'nothing listens before a command does');
+    const got: string[] = [];
+    const on = (sig: string) => void got.push(sig);
+    relay.on('SIGINT', on);
+    relay.on('SIGTERM', on);
+    relay.on('SIGHUP', on);
+    t.equal(proc.listenerCount('SIGINT'), 1);
+    proc.emit('SIGINT', 'SIGINT');
+    clock += 5;
+    proc.emit('SIGINT', 'SIGINT'); // the terminal's and a wrapper's copy of one Ctrl-C
+    clock += 5;
+    proc.emit('SIGINT', 'SIGINT'); // timeout's copy to its group
+    clock += SAME_CTRL_C_MS;
+    proc.emit('SIGINT', 'SIGINT'); // a second press
+    proc.emit('SIGTERM', 'SIGTERM');
+    proc.emit('SIGHUP', 'SIGHUP');
+    t.same(got, ['SIGINT', 'SIGINT', 'SIGTERM', 'SIGHUP']);
+    relay.off('SIGINT', on);
+    relay.off('SIGTERM', on);
+    relay.off('SIGHUP', on);
+    t.same(
+      ['SIGINT', 'SIGTERM', 'SIGHUP'].map((s) => proc.listenerCount(s)),
+      [0, 0, 0],
+      "with no listener left, Node's defaults stand",
+    );
+  },
+);
+
+t.test(
+  'a run given one Ctrl-C delivered twice 5 ms apart (GNU timeout passes it on while the terminal sends it too) tears down and writes its reports, exit 130; a press 0.5 s later still exits at once (Q602)',
+  async (t) => {
+    const dir = t.testdir({});
+    writeScenarioWithBody(
+      join(dir, 'usc'),
+      'slow',
+      'await new Promise((r) => setTimeout(r, 3000)); return judgeAll(CHECKS, {});',
+    );
+    const runOnce = (gapMs: number) =>
+      new Promise<{ code: number | null; out: string; err: string }>((done) => {
+        const child = spawn(
+          process.execPath,
+          [CLI, 'run', 'slow', '--scenarios', 'usc', '--netns', '', '--reports-dir', `r${gapMs}`],
+          {
+            cwd: dir,
+            env: {
+              PATH: process.env['PATH'] ?? '',
+              HOME: dir,
+              HARNESS_WORK_DIR: join(dir, 'work'),
+              XDG_CACHE_HOME: join(dir, 'xdg'),
+              HARNESS_PROVIDER: 'virtualbox',
+            },
+          },
+        );
+        let out = '';
+        let err = '';
+        let sent = false;
+        child.stdout.on('data', (b) => {
+          out += String(b);
+        });
+        child.stderr.on('data', (b) => {
+          err += String(b);
+          // the run has started (its watchers listen): one Ctrl-C, twice
+          if (!sent && /slow: run r/.test(err)) {
+            sent = true;
+            child.kill('SIGINT');
+            setTimeout(() => child.kill('SIGINT'), gapMs);
+          }
+        });
+        child.on('close', (code) => done({ code, out, err }));
+      });
+    const twice = await runOnce(5);
+    t.equal(twice.code, 130, twice.err);
+    t.match(twice.err, /ok teardown/, 'the teardown ran');
+    t.match(twice.out, /reports: r5\/r\w+\/junit\.xml/, 'the reports were written');
+    const again = await runOnce(500);
+    t.equal(again.code, 130, again.err);
+    t.notMatch(again.out, /reports:/, 'a second press is still "exit at once"');
   },
 );
