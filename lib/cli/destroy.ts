@@ -17,7 +17,7 @@ import { providerFor } from '../lab/providers.js';
 import { markTeardownFailed, serialLogFiles } from '../lab/vagrant/vagrant-lab.js';
 import { destroyWarmLab, inspectWarmLab, warmCurrent } from '../lab/vagrant/vagrant-warm.js';
 import { readWarmRecord, warmLockPath } from '../lab/warm/warm-lab.js';
-import { commandLine, workDirWords } from '../shell/command-line.js';
+import { commandLine, labWords } from '../shell/command-line.js';
 
 /** Which labs `destroy` removes besides the run ids given. */
 export interface DestroySweep {
@@ -211,7 +211,7 @@ export async function destroyLabs(
           `could not destroy lab ${f.runId} (${f.dir}): its ${LAB_SPEC_FILE} cannot be read: ${messageOf(err)}; kept. ` +
           // Note: named with the work dir, and the narrowest sweep that takes orphans: `destroy --all` pasted under
           // a work dir of your own removed every lab of the default one, warm labs included (Q560)
-          `If its machines are gone, remove the folder; a domain of it left in libvirt is then an orphan that any sweep removes (${commandLine(['reboot-harness', 'destroy', '--stale', ...workDirWords(config.lab.workDir)])})`,
+          `If its machines are gone, remove the folder; a domain of it left in libvirt is then an orphan that any sweep removes (${commandLine(['reboot-harness', 'destroy', '--stale', ...labWords(config.lab)])})`,
       });
       continue;
     }

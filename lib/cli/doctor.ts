@@ -4,7 +4,7 @@ import { readFile, readdir, statfs, access, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { DEFAULTS } from '../config/schema.js';
 import { pathProblem } from './paths.js';
-import { commandLine } from '../shell/command-line.js';
+import { commandLine, releasesWords } from '../shell/command-line.js';
 import { quote, raw } from '../shell/quote.js';
 import { vagrantInfo } from '../vagrant/info.js';
 import { runCommand, ANY_EXIT_CODE, type RunCommand } from '../exec/run.js';
@@ -289,7 +289,7 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorItem[]> {
  */
 export async function doctorNomadSpec(
   text: string,
-  o: { field: string; cwd: string; home: string; cacheRoot: string; releasesUrl: string },
+  o: { field: string; cwd: string; home: string; cacheRoot: string; releasesUrl: string; releasesKey?: string },
 ): Promise<{ path: string } | { item: DoctorItem }> {
   const exists = (p: string) => existsSync(resolve(o.cwd, p));
   const parsed = parseBuildSpec(text, o.field, { exists, home: o.home });
@@ -297,8 +297,8 @@ export async function doctorNomadSpec(
     return { item: item('nomad build', false, `${text}: ${parsed.problem.message}`, parsed.problem.fix) };
   const { spec } = parsed;
   if (spec.kind === 'path') return { path: resolve(o.cwd, spec.path) };
-  // Note: quoted, as it must stand in the command (a source tree at "src dir" was two specs pasted) (Q425)
-  const now = `or now: ${commandLine(['reboot-harness', 'build', text])}`;
+  // Note: quoted (a source tree at "src dir" was two specs pasted, Q425), with the releases site and key (Q601)
+  const now = `or now: ${commandLine(['reboot-harness', 'build', text, ...releasesWords(spec.kind, o)])}`;
   if (spec.kind === 'release') {
     const hit = spec.version === 'latest' ? undefined : await cachedRelease(spec.version, o.cacheRoot, o.releasesUrl);
     if (hit) return { path: hit };

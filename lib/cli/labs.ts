@@ -5,7 +5,7 @@ import { stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { EXIT } from '../errors.js';
 import { DEFAULTS, type HarnessConfig } from '../config/schema.js';
-import { commandLine, labCommand, workDirWords } from '../shell/command-line.js';
+import { commandLine, labCommand, labWords, type LabPlace } from '../shell/command-line.js';
 import { raw } from '../shell/quote.js';
 import { LAB_SPEC_FILE, TEARDOWN_FAILED_FILE, slotOf } from '../model/lab-spec.js';
 import { topologyLabel, type Topology } from '../model/topology.js';
@@ -103,10 +103,11 @@ export function ageText(s: number): string {
 /** The table `list-labs` prints. Pure. */
 export function renderLabs(
   labs: readonly LabEntry[],
-  workDir: string,
+  place: string | LabPlace,
   orphansLooked = true,
   workDirIs: 'a directory' | 'missing' | 'not a directory' | `cannot be read (${string})` = 'a directory',
 ): string {
+  const workDir = typeof place === 'string' ? place : place.workDir;
   // a mistyped --work-dir would otherwise look like an empty one
   const under =
     workDirIs === 'a directory'
@@ -132,16 +133,16 @@ export function renderLabs(
       .join('  ')
       .trimEnd();
   // Note: the templates name the work dir listed when it is not the default: followed without it, login and destroy
-  // <id> looked in the default work dir ("no lab for run id"), and a sweep (--older-than) removed its labs (Q528)
-  const where = workDirWords(workDir);
+  // <id> looked in the default work dir ("no lab for run id"), and a sweep (--older-than) removed its labs (Q528);
+  // and the namespace: login without it entered nrh-lab, where another lab may answer at the same address (Q600)
   const hints = [
     labs.some((l) => l.kind === 'kept')
-      ? `reach a kept lab: ${commandLine(['reboot-harness', 'login', raw('<id>'), raw('[machine]'), ...where])}`
+      ? `reach a kept lab: ${commandLine(['reboot-harness', 'login', raw('<id>'), raw('[machine]'), ...labWords(place)])}`
       : '',
     labs.some((l) => l.kind === 'left')
       ? `left: its teardown failed (${TEARDOWN_FAILED_FILE} in its DIR says why); destroy <id> tries again`
       : '',
-    `remove: ${commandLine(['reboot-harness', 'destroy', raw('<id>'), ...where])} (or --warm, --stale or --older-than <duration> in place of <id>: each sweep takes the orphans too)`,
+    `remove: ${commandLine(['reboot-harness', 'destroy', raw('<id>'), ...labWords(place)])} (or --warm, --stale or --older-than <duration> in place of <id>: each sweep takes the orphans too)`,
   ].filter(Boolean);
   return [line(head), ...rows.map(line), '', ...hints].join('\n');
 }
@@ -163,7 +164,7 @@ export async function listLabsCommand(_args: ParsedArgs, config: HarnessConfig, 
         : st.isDirectory()
           ? 'a directory'
           : 'not a directory';
-    deps.out(`${renderLabs(labs, config.lab.workDir, looked, is)}\n`);
+    deps.out(`${renderLabs(labs, config.lab, looked, is)}\n`);
   }
   for (const p of problems) deps.err(`warning: ${p}\n`);
   return problems.length ? EXIT.INFRA : EXIT.OK;
@@ -181,11 +182,18 @@ function machinesText(machines: readonly string[]): string {
   return `${machines.slice(0, MOST_MACHINES).join(',')},… (${machines.length} machines)`;
 }
 
-/** What --keep left, each lab as it describes itself, and how to destroy it (said once; its work dir named when not the default). */
-export function keptMessage(runId: string, kept: string[], workDir: string = DEFAULTS.lab.workDir): string {
+/**
+ * What --keep left, each lab as it describes itself, and how to destroy it (said once; its work dir named when not the
+ * default). A lab's own description names no work dir or namespace (lib/lab, Q426): when the place is not the default,
+ * the login line that reaches it is said here as well (Q600).
+ */
+export function keptMessage(runId: string, kept: string[], place: string | LabPlace = DEFAULTS.lab.workDir): string {
   // Note: each kept entry is a lab's own description (how to reach it, how to remove it by hand), several lines long;
   // the destroy command is said once: here only when no description says it already
-  const destroy = labCommand('destroy', runId, workDir);
+  const destroy = labCommand('destroy', runId, place);
   const later = kept.some((k) => k.includes(destroy)) ? '' : `  destroy later with: ${destroy}\n`;
-  return `lab kept (--keep):\n${kept.join('\n')}\n${later}`;
+  const login = labCommand('login', runId, place, [raw('[machine]')]);
+  const loginAt =
+    labWords(place).length && kept.some((k) => k.includes('reboot-harness login ')) ? `  log in with: ${login}\n` : '';
+  return `lab kept (--keep):\n${kept.join('\n')}\n${loginAt}${later}`;
 }

@@ -11,7 +11,7 @@ import { currentNetns, IN_NETNS_ENV } from '../lab/host/host.js';
 import { providerFor } from '../lab/providers.js';
 import { expandHome, sshHosts } from '../lab/ssh/ssh-lab.js';
 import { LAB_SPEC_FILE, slotOf, type LabSpec, type MachineSpec } from '../model/lab-spec.js';
-import { commandLine, labCommand, workDirWords } from '../shell/command-line.js';
+import { commandLine, labCommand, labWords, type LabPlace } from '../shell/command-line.js';
 import { findLabs, type LabEntry } from './labs.js';
 import type { ParsedArgs } from './command.js';
 import type { CliDeps } from './deps.js';
@@ -98,22 +98,23 @@ function netnsToEnter(ns: string, env: Record<string, string | undefined>): stri
   return ns;
 }
 
-/** `reboot-harness list-labs`, of the work dir `workDir` when it is not the default (Q528, Q561). */
-const listLabs = (workDir: string) => commandLine(['reboot-harness', 'list-labs', ...workDirWords(workDir)]);
+/** `reboot-harness list-labs`, of the work dir (and netns) `place` when it is not the default (Q528, Q561, Q600). */
+const listLabs = (place: string | LabPlace) => commandLine(['reboot-harness', 'list-labs', ...labWords(place)]);
 
 /** A run id that names no kept lab: exit 2, naming the id and the labs that can be logged into. */
-function notKept(labs: readonly LabEntry[], workDir: string, why: string): HarnessError {
+function notKept(labs: readonly LabEntry[], place: LabPlace, why: string): HarnessError {
+  const { workDir } = place;
   const kept = labs.filter((l) => l.kind === 'kept').map((l) => l.id);
   return new HarnessError(`login: ${why}`, {
     exitCode: 2,
     hint: kept.length
-      ? `kept labs under ${workDir}: ${kept.join(', ')} (${listLabs(workDir)})`
+      ? `kept labs under ${workDir}: ${kept.join(', ')} (${listLabs(place)})`
       : `no kept labs under ${workDir}: run with --keep (or --keep on-failure) to keep one`,
   });
 }
 
 /** The problems of login's own words (the run id, words too many, an empty --command): told with the config's. */
-export function loginLineProblems(args: ParsedArgs, workDir: string = DEFAULTS.lab.workDir): ConfigProblem[] {
+export function loginLineProblems(args: ParsedArgs, place: string | LabPlace = DEFAULTS.lab.workDir): ConfigProblem[] {
   const [id, , ...extra] = args.positionals;
   const command = typeof args.values['command'] === 'string' ? (args.values['command'] as string) : undefined;
   const problems: ConfigProblem[] = [];
@@ -122,7 +123,7 @@ export function loginLineProblems(args: ParsedArgs, workDir: string = DEFAULTS.l
       field: 'run id',
       value: undefined,
       message: 'is required',
-      fix: `give the id of a kept lab (the "kept" line of a run --keep, or ${listLabs(workDir)})`,
+      fix: `give the id of a kept lab (the "kept" line of a run --keep, or ${listLabs(place)})`,
     });
   if (extra.length)
     problems.push({
@@ -145,7 +146,7 @@ export function loginLineProblems(args: ParsedArgs, workDir: string = DEFAULTS.l
 async function loginCommandFor(args: ParsedArgs, config: HarnessConfig, env: CliDeps['env']): Promise<LoginCommand> {
   const [id, wanted] = args.positionals;
   const command = typeof args.values['command'] === 'string' ? (args.values['command'] as string) : undefined;
-  const problems = loginLineProblems(args, config.lab.workDir);
+  const problems = loginLineProblems(args, config.lab);
   if (problems.length) throw new ConfigError(problems);
   if (providerFor(config).host.machinesFromConfig) {
     // Note: existing hosts outlive every run (teardown only cleans what the harness installed), so any run id of them
@@ -171,13 +172,13 @@ async function loginCommandFor(args: ParsedArgs, config: HarnessConfig, env: Cli
     throw new HarnessError(`login: ${unread}`, {
       exitCode: 2,
       // Note: the work dir named, as in every lab hint: without it list-labs looks in the default one (Q561)
-      hint: `its machines and addresses are in that file: without it there is nothing to log into (${listLabs(config.lab.workDir)} names the lab; ${labCommand('destroy', id!, config.lab.workDir)} removes it)`,
+      hint: `its machines and addresses are in that file: without it there is nothing to log into (${listLabs(config.lab)} names the lab; ${labCommand('destroy', id!, config.lab)} removes it)`,
     });
-  if (!lab) throw notKept(labs, config.lab.workDir, `no lab for run id ${id} under ${config.lab.workDir}`);
+  if (!lab) throw notKept(labs, config.lab, `no lab for run id ${id} under ${config.lab.workDir}`);
   if (lab.kind === 'warm')
     throw notKept(
       labs,
-      config.lab.workDir,
+      config.lab,
       `${id} is a warm lab, parked with its domains shut off between runs (not a lab kept by --keep)`,
     );
   if (!existsSync(join(lab.dir, SSH_CONFIG)))
@@ -186,7 +187,7 @@ async function loginCommandFor(args: ParsedArgs, config: HarnessConfig, env: Cli
       exitCode: 2,
       // Note: the id quoted (a folder's name, which anyone who may write in the work dir chooses: "a;cmd" pasted
       // ran cmd), with the work dir it was found in (destroy without it looks in the default one) (Q424)
-      hint: `its machines may be half made: ${labCommand('destroy', id!, config.lab.workDir)} removes them; run again with --keep for a lab to log into`,
+      hint: `its machines may be half made: ${labCommand('destroy', id!, config.lab)} removes them; run again with --keep for a lab to log into`,
     });
   const spec = JSON.parse(await readFile(join(lab.dir, LAB_SPEC_FILE), 'utf8')) as LabSpec;
   const picked = pickMachine(

@@ -25,6 +25,7 @@ import { deadlineIn } from '../time/deadlines.js';
 import type { HarnessConfig } from '../config/schema.js';
 import type { Logger } from '../log/events.js';
 import type { CliDeps } from './deps.js';
+import { signalRelay } from './signal-relay.js';
 
 /**
  * Time allowed to get libvirtd up in its namespace. Its first answer can take minutes: libvirtd probes QEMU's
@@ -125,6 +126,7 @@ async function doctor(config: HarnessConfig, json: boolean, out: (text: string) 
         home: process.env['HOME'] || homedir(),
         cacheRoot: cacheRoot(process.env, process.env['HOME'] || homedir()),
         releasesUrl: config.builds.releasesUrl,
+        ...(config.builds.releasesKey ? { releasesKey: config.builds.releasesKey } : {}),
       })
     : undefined;
   // Note: the KVM probe may take its whole minute on a host where KVM hangs; the rest of doctor takes seconds
@@ -182,6 +184,8 @@ export function realDeps(lateStrayExit?: (code: number) => void): CliDeps {
       destroyLabs(config, ids, all, logger, { stopHost, vagrantfile: VAGRANTFILE, ...(sweep ? { sweep } : {}) }),
     setup,
     rejectionSource: process,
+    // one Ctrl-C delivered twice (a wrapper such as `timeout` passes it on) is one interrupt, not "exit at once" (Q602)
+    signalSource: signalRelay(),
     ...(lateStrayExit ? { lateStrayExit } : {}),
   };
 }

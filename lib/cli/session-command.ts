@@ -295,7 +295,7 @@ export async function runSession(req: Pick<SessionRequest, 'args' | 'deps' | 'co
       ? { prepareHost: (config, lg, subnets) => deps.prepareHost!(config, [...deps.argv], lg, subnets) }
       : {}),
     ...(deps.signalSource ? { signalSource: deps.signalSource } : {}),
-    onKept: (runId, kept, workDir) => deps.err(keptMessage(runId, kept, workDir)),
+    onKept: (runId, kept, workDir) => deps.err(keptMessage(runId, kept, { workDir, netns: plan.base.lab.netns })),
   });
   if ('exitCode' in out) return out.exitCode;
   const ctx = reportContext(plan, out.session, req.command, args, deps, c.secrets, c.extra);

@@ -13,22 +13,51 @@ export function commandLine(words: readonly CommandWord[]): string {
 }
 
 /**
- * `reboot-harness <verb> <id> [words] [--work-dir <dir>]` for a lab: the work dir named when it is not the default, or
- * the pasted line would look for the lab in the default one (Q424, Q426).
+ * Where a printed lab command must act: the work dir its labs are in and the network namespace `login` enters (and
+ * `destroy --host` reads). A config's `lab` is one.
+ */
+export interface LabPlace {
+  workDir: string;
+  /** absent: the default (nrh-lab) */
+  netns?: string;
+}
+
+/**
+ * `reboot-harness <verb> <id> [words] [--work-dir <dir>] [--netns <name>]` for a lab: each named when it is not the
+ * default, or the pasted line would look for the lab in the default work dir (Q424, Q426) or log in from the default
+ * namespace, where another lab may answer at the same address (Q600).
  */
 export function labCommand(
   verb: 'destroy' | 'login',
   id: string,
-  workDir: string,
+  place: string | LabPlace,
   words: readonly CommandWord[] = [],
 ): string {
-  return commandLine(['reboot-harness', verb, id, ...words, ...workDirWords(workDir)]);
+  return commandLine(['reboot-harness', verb, id, ...words, ...labWords(place)]);
 }
 
 /**
- * `--work-dir <dir>` when `workDir` is not the default, else nothing: what a printed lab command (login, destroy,
- * list-labs, or a hint's template of one) needs to reach the labs it was printed about (Q424, Q426, Q528).
+ * `--work-dir <dir>` and `--netns <name>` when each is not the default, else nothing: what every printed lab command
+ * (login, destroy, list-labs, or a hint's template of one) needs to act on the labs it was printed about (Q424, Q426,
+ * Q528, Q600). A bare string is a work dir (its namespace the default).
  */
-export function workDirWords(workDir: string): CommandWord[] {
-  return workDir === DEFAULTS.lab.workDir ? [] : ['--work-dir', workDir];
+export function labWords(place: string | LabPlace): CommandWord[] {
+  const { workDir, netns } = typeof place === 'string' ? { workDir: place, netns: undefined } : place;
+  return [
+    ...(workDir === DEFAULTS.lab.workDir ? [] : ['--work-dir', workDir]),
+    ...(netns === undefined || netns === DEFAULTS.lab.netns ? [] : ['--netns', netns]),
+  ];
+}
+
+/**
+ * `--releases-url <url>` and `--releases-key <file>` of a release build when each is not the default: a printed
+ * `reboot-harness build <version>` reads neither harness.yaml nor -c, and pasted without them downloaded from
+ * releases.hashicorp.com, not the mirror the config named (Q601). A source tree or a path reads no site: nothing.
+ */
+export function releasesWords(kind: string, o: { releasesUrl: string; releasesKey?: string }): CommandWord[] {
+  if (kind !== 'release') return [];
+  return [
+    ...(o.releasesUrl === DEFAULTS.builds.releasesUrl ? [] : ['--releases-url', o.releasesUrl]),
+    ...(o.releasesKey ? ['--releases-key', o.releasesKey] : []),
+  ];
 }

@@ -128,12 +128,13 @@ t.test(
       cut.stderr,
     );
     t.ok(list, cut.stderr);
-    t.same(paste(list?.[1] ?? ''), ['list-labs', '--work-dir', work]);
-    t.same(paste(list?.[2] ?? ''), ['destroy', 'cut', '--work-dir', work]);
+    // with the namespace given (the host's network) (Q600)
+    t.same(paste(list?.[1] ?? ''), ['list-labs', '--work-dir', work, '--netns', '']);
+    t.same(paste(list?.[2] ?? ''), ['destroy', 'cut', '--work-dir', work, '--netns', '']);
     const none = await cli('login', '--work-dir', work, '--netns', '');
     t.equal(none.status, 2);
     const fix = /or (reboot-harness list-labs .*)\)\)$/m.exec(none.stderr)?.[1] ?? '';
-    t.same(paste(fix), ['list-labs', '--work-dir', work], none.stderr);
+    t.same(paste(fix), ['list-labs', '--work-dir', work, '--netns', ''], none.stderr);
     t.notOk(existsSync(join(root, 'PWNED')));
   },
 );

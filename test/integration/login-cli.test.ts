@@ -158,6 +158,6 @@ t.test('login of a kept lab whose bring-up never finished says how to remove it,
   t.equal(r.code, 2, r.err);
   t.match(r.err, /lab rhalf0000000 has no ssh-config: its bring-up never finished/);
   // the work dir it was found in named too (Q424)
-  t.match(r.err, `reboot-harness destroy rhalf0000000 --work-dir ${work} removes them`);
+  t.match(r.err, `reboot-harness destroy rhalf0000000 --work-dir ${work} --netns '' removes them`);
   t.notMatch(r.err, /run with --keep \(or --keep on-failure\) to keep one/, 'it was kept');
 });

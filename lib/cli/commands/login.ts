@@ -37,10 +37,6 @@ export const login: CliCommand = {
   reads: ['lab.', 'output.', 'nomad.token'],
   positionals: { what: 'run id and machine', complete: 'labs' },
   async run(args, deps) {
-    return loginCommand(
-      args,
-      await commandConfig(args, deps, (config) => loginLineProblems(args, config.lab.workDir)),
-      deps,
-    );
+    return loginCommand(args, await commandConfig(args, deps, (config) => loginLineProblems(args, config.lab)), deps);
   },
 };
