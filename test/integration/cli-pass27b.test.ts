@@ -29,6 +29,7 @@ import { findLabs, renderLabs } from '../../lib/cli/labs.js';
 import type { LogEvent } from '../../lib/log/events.js';
 import { noLabLines } from '../helpers/cli-no-lab.js';
 import { lablessScenarioSource } from '../helpers/labless-scenario.js';
+import { labSpecJson } from '../helpers/fabricated-lab.js';
 
 t.setTimeout(3 * 60_000);
 
@@ -110,31 +111,15 @@ t.test(
   },
 );
 
-/** A lab spec of one machine (virtualbox: destroy asks no virsh). */
-const spec = (
-  runId: string,
-  machines: unknown = [{ name: `${runId}-client`, role: 'client', privateIp: '10.199.0.11' }],
-) =>
-  JSON.stringify({
-    runId,
-    box: 'b',
-    provider: 'virtualbox',
-    cpus: 1,
-    memoryMb: 768,
-    bootTimeoutS: 60,
-    machines,
-    privateNetwork: { name: 'p', subnet: '10.199.0.0/24' },
-  });
-
 t.test(
   'destroy --older-than over a lab whose spec names a machine that is no machine: that lab kept and named, every other destroyed, exit 3, not 70 (Q521); a spec that is a looping link is told, not hidden (Q522)',
   async (t) => {
     const root = t.testdir({
       work: {
-        a1: { 'lab-spec.json': spec('a1') },
-        b2: { 'lab-spec.json': spec('b2', [null, 1, 'x']) },
-        c3: { 'lab-spec.json': spec('c3', [{ role: 'client' }]) },
-        d4: { 'lab-spec.json': spec('d4') },
+        a1: { 'lab-spec.json': labSpecJson('a1') },
+        b2: { 'lab-spec.json': labSpecJson('b2', [null, 1, 'x']) },
+        c3: { 'lab-spec.json': labSpecJson('c3', [{ role: 'client' }]) },
+        d4: { 'lab-spec.json': labSpecJson('d4') },
         loop: {},
       },
       fake: {},
@@ -274,7 +259,7 @@ t.test(
     }
     t.notOk(existsSync(join(dir, 'PWNED')));
     // login's hint names list-labs of that work dir too
-    const root = t.testdir({ work: { r2: { 'lab-spec.json': spec('r2') } } });
+    const root = t.testdir({ work: { r2: { 'lab-spec.json': labSpecJson('r2') } } });
     const c = await noLabLines(root)('login', 'nope', '--work-dir', join(root, 'work'), '--netns', '');
     t.equal(c.status, 2);
     // with the namespace given (the host's network) (Q600)

@@ -7,7 +7,6 @@ import t from 'tap';
 import '../helpers/ts-loader.js';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { DEFAULTS } from '../../lib/config/schema.js';
 import { helpText } from '../../lib/cli/args.js';
@@ -22,38 +21,9 @@ import type { LabHost } from '../../lib/lab/host/host.js';
 import type { LogEvent } from '../../lib/log/events.js';
 import { noLabLines } from '../helpers/cli-no-lab.js';
 import { lablessScenarioSource } from '../helpers/labless-scenario.js';
+import { labSpecJson, paster } from '../helpers/fabricated-lab.js';
 
 t.setTimeout(2 * 60_000);
-
-/** A lab spec of one machine (virtualbox: destroy asks no virsh, and takes no lock the VM lab holds). */
-const spec = (
-  runId: string,
-  machines: unknown = [{ name: `${runId}-client`, role: 'client', privateIp: '10.199.0.11' }],
-) =>
-  JSON.stringify({
-    runId,
-    box: 'b',
-    provider: 'virtualbox',
-    cpus: 1,
-    memoryMb: 768,
-    bootTimeoutS: 60,
-    machines,
-    privateNetwork: { name: 'p', subnet: '10.199.0.0/24' },
-  });
-
-/** A folder with a recording `reboot-harness` first on PATH: a line pasted into `bash -c` gives its argv. */
-function paster(dir: string): (line: string) => string[] {
-  mkdirSync(join(dir, 'bin'), { recursive: true });
-  writeFileSync(join(dir, 'bin', 'reboot-harness'), '#!/bin/sh\nprintf "%s\\n" "$@"\n', { mode: 0o755 });
-  return (line) =>
-    spawnSync('bash', ['-c', line], {
-      cwd: dir,
-      env: { PATH: `${join(dir, 'bin')}:${process.env['PATH']}` },
-      encoding: 'utf8',
-    })
-      .stdout.split('\n')
-      .slice(0, -1);
-}
 
 /** destroyLabs over `work` with the fake vagrant (it removes nothing and exits 0): its code and its warnings. */
 async function destroyIn(root: string, work: string, ids: string[], sweep: DestroySweep) {
@@ -79,7 +49,7 @@ t.test(
     const paste = paster(root);
     const work = join(root, "w d'q $(touch PWNED) x");
     mkdirSync(join(work, 'cut'), { recursive: true });
-    writeFileSync(join(work, 'cut', 'lab-spec.json'), spec('cut').slice(0, 40));
+    writeFileSync(join(work, 'cut', 'lab-spec.json'), labSpecJson('cut').slice(0, 40));
     const { code, warns } = await destroyIn(root, work, ['cut'], {});
     t.equal(code, 3, 'kept, exit 3');
     t.notMatch(warns, /destroy --all/, 'not the sweep of every lab');
@@ -95,7 +65,7 @@ t.test(
     const root = t.testdir({});
     const work = join(root, 'work');
     for (const id of ['r00001aaaaaaaa', 'cut']) mkdirSync(join(work, id), { recursive: true });
-    writeFileSync(join(work, 'r00001aaaaaaaa', 'lab-spec.json'), spec('r00001aaaaaaaa'));
+    writeFileSync(join(work, 'r00001aaaaaaaa', 'lab-spec.json'), labSpecJson('r00001aaaaaaaa'));
     writeFileSync(join(work, 'cut', 'lab-spec.json'), '{"runId": "cut", "mach');
     for (const sweep of [{ warm: true }, { stale: true }, { olderThanS: 24 * 3600 }] as DestroySweep[]) {
       const { code, warns } = await destroyIn(root, work, [], sweep);
@@ -120,7 +90,7 @@ t.test(
     const paste = paster(root);
     const work = join(root, "w d'q $(touch PWNED) x");
     mkdirSync(join(work, 'cut'), { recursive: true });
-    writeFileSync(join(work, 'cut', 'lab-spec.json'), spec('cut').slice(0, 40));
+    writeFileSync(join(work, 'cut', 'lab-spec.json'), labSpecJson('cut').slice(0, 40));
     const cli = noLabLines(root);
     const cut = await cli('login', 'cut', '--work-dir', work, '--netns', '');
     t.equal(cut.status, 2, cut.stderr);
@@ -145,12 +115,15 @@ t.test(
     const m = (o: object) => [{ name: 'x-client', role: 'client', privateIp: '10.199.0.11', ...o }];
     const root = t.testdir({
       work: {
-        slot5: { 'lab-spec.json': spec('slot5', m({ slot: 5 })), 'ssh-config': 'Host x\n' },
-        noslot: { 'lab-spec.json': spec('noslot', m({ slot: '' })), 'ssh-config': 'Host x\n' },
-        norole: { 'lab-spec.json': spec('norole', m({ role: '' })), 'ssh-config': 'Host x\n' },
-        dash: { 'lab-spec.json': spec('dash', m({ name: '-oProxyCommand=touch PWNED' })), 'ssh-config': 'Host x\n' },
-        empty: { 'lab-spec.json': spec('empty', []), 'ssh-config': 'Host x\n' },
-        good: { 'lab-spec.json': spec('good'), 'ssh-config': 'Host x\n' },
+        slot5: { 'lab-spec.json': labSpecJson('slot5', m({ slot: 5 })), 'ssh-config': 'Host x\n' },
+        noslot: { 'lab-spec.json': labSpecJson('noslot', m({ slot: '' })), 'ssh-config': 'Host x\n' },
+        norole: { 'lab-spec.json': labSpecJson('norole', m({ role: '' })), 'ssh-config': 'Host x\n' },
+        dash: {
+          'lab-spec.json': labSpecJson('dash', m({ name: '-oProxyCommand=touch PWNED' })),
+          'ssh-config': 'Host x\n',
+        },
+        empty: { 'lab-spec.json': labSpecJson('empty', []), 'ssh-config': 'Host x\n' },
+        good: { 'lab-spec.json': labSpecJson('good'), 'ssh-config': 'Host x\n' },
       },
     });
     const config = {

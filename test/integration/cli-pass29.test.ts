@@ -6,7 +6,7 @@ import t from 'tap';
 import '../helpers/ts-loader.js';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { DEFAULTS } from '../../lib/config/schema.js';
@@ -17,38 +17,12 @@ import { SAME_CTRL_C_MS, signalRelay } from '../../lib/cli/signal-relay.js';
 import type { LogEvent } from '../../lib/log/events.js';
 import { noLabLines } from '../helpers/cli-no-lab.js';
 import { writeScenarioWithBody } from '../helpers/labless-scenario.js';
+import { labSpecJson, paster } from '../helpers/fabricated-lab.js';
 
 t.setTimeout(2 * 60_000);
 
 const LIB = fileURLToPath(new URL('../../lib', import.meta.url));
 const CLI = fileURLToPath(new URL('../../bin/reboot-harness.js', import.meta.url));
-
-/** A lab spec of one machine (virtualbox: destroy asks no virsh, and takes no lock the VM lab holds). */
-const spec = (runId: string) =>
-  JSON.stringify({
-    runId,
-    box: 'b',
-    provider: 'virtualbox',
-    cpus: 1,
-    memoryMb: 768,
-    bootTimeoutS: 60,
-    machines: [{ name: `${runId}-client`, role: 'client', privateIp: '10.199.0.11' }],
-    privateNetwork: { name: 'p', subnet: '10.199.0.0/24' },
-  });
-
-/** A folder with a recording `reboot-harness` first on PATH: a line pasted into `bash -c` gives its argv. */
-function paster(dir: string): (line: string) => string[] {
-  mkdirSync(join(dir, 'bin'), { recursive: true });
-  writeFileSync(join(dir, 'bin', 'reboot-harness'), '#!/bin/sh\nprintf "%s\\n" "$@"\n', { mode: 0o755 });
-  return (line) =>
-    spawnSync('bash', ['-c', line], {
-      cwd: dir,
-      env: { PATH: `${join(dir, 'bin')}:${process.env['PATH']}` },
-      encoding: 'utf8',
-    })
-      .stdout.split('\n')
-      .slice(0, -1);
-}
 
 /** The namespaces a printed lab command must carry: one of the user's own, and "" (the host's network). */
 const NAMESPACES = ['my-lab.2', ''];
@@ -61,7 +35,7 @@ t.test(
       const paste = paster(root);
       const work = join(root, 'w d');
       mkdirSync(join(work, 'r00001aaaaaaaa'), { recursive: true });
-      writeFileSync(join(work, 'r00001aaaaaaaa', 'lab-spec.json'), spec('r00001aaaaaaaa'));
+      writeFileSync(join(work, 'r00001aaaaaaaa', 'lab-spec.json'), labSpecJson('r00001aaaaaaaa'));
       writeFileSync(join(work, 'r00001aaaaaaaa', 'ssh-config'), 'Host x\n');
       const cli = noLabLines(root, { HOME: root, XDG_CACHE_HOME: join(root, 'xdg'), HARNESS_PROVIDER: 'virtualbox' });
       const r = await cli('list-labs', '--work-dir', work, '--netns', ns);
@@ -76,7 +50,7 @@ t.test(
     const root = t.testdir({});
     const cli = noLabLines(root, { HOME: root, HARNESS_PROVIDER: 'virtualbox', HARNESS_WORK_DIR: join(root, 'w') });
     mkdirSync(join(root, 'w', 'r1'), { recursive: true });
-    writeFileSync(join(root, 'w', 'r1', 'lab-spec.json'), spec('r1'));
+    writeFileSync(join(root, 'w', 'r1', 'lab-spec.json'), labSpecJson('r1'));
     const r = await cli('list-labs', '--netns', DEFAULTS.lab.netns);
     t.notMatch(r.stdout, / --netns /);
   },
@@ -90,9 +64,9 @@ t.test(
     const work = join(root, 'w d');
     const ns = NAMESPACES[0]!;
     mkdirSync(join(work, 'cut'), { recursive: true });
-    writeFileSync(join(work, 'cut', 'lab-spec.json'), spec('cut').slice(0, 40));
+    writeFileSync(join(work, 'cut', 'lab-spec.json'), labSpecJson('cut').slice(0, 40));
     mkdirSync(join(work, 'r00001aaaaaaaa'), { recursive: true });
-    writeFileSync(join(work, 'r00001aaaaaaaa', 'lab-spec.json'), spec('r00001aaaaaaaa'));
+    writeFileSync(join(work, 'r00001aaaaaaaa', 'lab-spec.json'), labSpecJson('r00001aaaaaaaa'));
     const cli = noLabLines(root, { HOME: root, HARNESS_PROVIDER: 'virtualbox' });
     const listed = ['list-labs', '--work-dir', work, '--netns', ns];
     const nope = await cli('login', 'nope', '--work-dir', work, '--netns', ns);
@@ -151,7 +125,7 @@ t.test(
     const paste = paster(root);
     const work = join(root, 'w d');
     mkdirSync(join(work, 'cut'), { recursive: true });
-    writeFileSync(join(work, 'cut', 'lab-spec.json'), spec('cut').slice(0, 40));
+    writeFileSync(join(work, 'cut', 'lab-spec.json'), labSpecJson('cut').slice(0, 40));
     const ns = NAMESPACES[0]!;
     const config = { ...DEFAULTS, lab: { ...DEFAULTS.lab, provider: 'virtualbox' as const, workDir: work, netns: ns } };
     const events: LogEvent[] = [];
