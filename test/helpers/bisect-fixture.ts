@@ -2,7 +2,7 @@
 // build of it does to the check: pass, fail, flaky:<n> = fails every n-th try, broken = does not compile) and a
 // `main.go` whose text is what a build of it is made of, with `.changelog/` and docs-only commits where asked.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -24,12 +24,19 @@ export interface Fixture {
   git(...args: string[]): string;
 }
 
+/** The repositories made in this process, removed when it exits (a file of bisect tests made dozens, kept in /tmp). */
+const made: string[] = [];
+const removeMade = () => {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+};
+
 /**
  * A repository with the given commits on main (tags v0 on the first and v<n> where `tags` says), authored a minute
  * apart so history order is author order.
  */
 export function bisectFixture(commits: FixtureCommit[], tags: Record<string, number> = {}): Fixture {
   const dir = mkdtempSync(join(tmpdir(), 'nrh-bisect-'));
+  if (made.push(dir) === 1) process.once('exit', removeMade);
   const env = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' };
   const git = (...args: string[]) =>
     execFileSync('git', ['-C', dir, ...args], {

@@ -6,7 +6,7 @@
 import t, { type Test } from 'tap';
 import { EventEmitter } from 'node:events';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
@@ -206,6 +206,7 @@ t.test('a dirty work tree or a directory that is no repository is refused', asyn
   t.match(r.err, /--source: has uncommitted changes \(1 file: M main\.go\)/);
   // Note: outside the project's own repository (a test folder inside it is part of its work tree)
   const dir = mkdtempSync(join(tmpdir(), 'nrh-not-a-repo-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const s = standInPerRun(byFile, { cwd: dir });
   const code = await main(
     ['bisect', '--source', `git:${dir}`, '--good', 'a', '--bad', 'b', '--check', 'task-dirs', '--netns', ''],
