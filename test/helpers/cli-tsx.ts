@@ -5,6 +5,7 @@
 // (`run` of a labless user scenario, measured 3 times each). Run as TypeScript, bin/reboot-harness.js itself. The
 // tests of the bin itself keep CLI (test/helpers/cli-child.ts).
 import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CLI } from './cli-child.js';
 
@@ -45,3 +46,20 @@ export function runCliTs(
     });
   });
 }
+
+/** The environment of a CLI child kept to `dir`: its work dir and cache there, CI=true (no colours, no prompts). */
+export const privateEnv = (dir: string, more: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({
+  ...process.env,
+  HARNESS_WORK_DIR: join(dir, 'work'),
+  XDG_CACHE_HOME: join(dir, 'cache'),
+  CI: 'true',
+  ...more,
+});
+
+/** runCliTs of a labless line in `dir`: its reports under `dir`, no lab namespace, killed after 45 s. */
+export const runCliTsIn = (dir: string, argv: readonly string[]): Promise<TsRun> =>
+  runCliTs([...argv, '--reports-dir', join(dir, 'reports'), '--netns', ''], {
+    cwd: dir,
+    env: privateEnv(dir),
+    timeoutMs: 45_000,
+  });

@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CLI_TS, runCliTs } from '../helpers/cli-tsx.js';
+import { CLI_TS, privateEnv, runCliTsIn } from '../helpers/cli-tsx.js';
 import { noLabCli } from '../helpers/cli-no-lab.js';
 import { lablessScenarioSource, writeScenarioWithBody } from '../helpers/labless-scenario.js';
 
@@ -14,20 +14,9 @@ t.setTimeout(3 * 60_000);
 // Note: each test has its own folder and processes, and none changes this process's working directory: side by side
 t.jobs = 4;
 
-const envOf = (dir: string) => ({
-  ...process.env,
-  HARNESS_WORK_DIR: join(dir, 'work'),
-  XDG_CACHE_HOME: join(dir, 'cache'),
-  CI: 'true',
-});
-
 /** The CLI as a process of its own (its exit code, its signals): the tests below run side by side (t.jobs). */
 function harness(dir: string, argv: string[]) {
-  return runCliTs([...argv, '--reports-dir', join(dir, 'reports'), '--netns', ''], {
-    cwd: dir,
-    env: envOf(dir),
-    timeoutMs: 45_000,
-  });
+  return runCliTsIn(dir, argv);
 }
 
 t.test(
@@ -76,7 +65,7 @@ t.test(
       [CLI_TS, 'run', 'sigexit', '--scenarios', usc, '--reports-dir', join(dir, 'reports'), '--netns', ''],
       {
         cwd: dir,
-        env: envOf(dir),
+        env: privateEnv(dir),
         stdio: ['ignore', 'pipe', 'pipe'],
       },
     );

@@ -9,17 +9,10 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { bisectFixture, linearHistory } from '../helpers/bisect-fixture.js';
 import { noLabLines } from '../helpers/cli-no-lab.js';
-import { CLI_TS, runCliTs } from '../helpers/cli-tsx.js';
+import { CLI_TS, privateEnv, runCliTsIn } from '../helpers/cli-tsx.js';
 import { lablessScenarioSource, writeScenarioWithBody } from '../helpers/labless-scenario.js';
 
 t.setTimeout(3 * 60_000);
-
-const envOf = (dir: string) => ({
-  ...process.env,
-  HARNESS_WORK_DIR: join(dir, 'work'),
-  XDG_CACHE_HOME: join(dir, 'cache'),
-  CI: 'true',
-});
 
 /**
  * The CLI as a person runs it (`CLI_TS`: tsx registered for the user scenarios, as bin/reboot-harness.js does): what
@@ -27,11 +20,7 @@ const envOf = (dir: string) => ({
  * own; a test's runs go side by side.
  */
 function harness(dir: string, argv: string[]) {
-  return runCliTs([...argv, '--reports-dir', join(dir, 'reports'), '--netns', ''], {
-    cwd: dir,
-    env: envOf(dir),
-    timeoutMs: 45_000,
-  });
+  return runCliTsIn(dir, argv);
 }
 
 const reportFolders = (dir: string) => (existsSync(join(dir, 'reports')) ? readdirSync(join(dir, 'reports')) : []);
@@ -78,7 +67,7 @@ t.test(
 async function signalled(dir: string, argv: string[], ready: RegExp, signals: NodeJS.Signals[]) {
   const child = spawn(process.execPath, [CLI_TS, ...argv, '--reports-dir', join(dir, 'reports'), '--netns', ''], {
     cwd: dir,
-    env: envOf(dir),
+    env: privateEnv(dir),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';

@@ -29,7 +29,7 @@ import { findLabs, renderLabs } from '../../lib/cli/labs.js';
 import type { LogEvent } from '../../lib/log/events.js';
 import { noLabLines } from '../helpers/cli-no-lab.js';
 import { lablessScenarioSource } from '../helpers/labless-scenario.js';
-import { labSpecJson } from '../helpers/fabricated-lab.js';
+import { labSpecJson, paster } from '../helpers/fabricated-lab.js';
 
 t.setTimeout(3 * 60_000);
 
@@ -230,16 +230,7 @@ t.test(
   "list-labs' hints under a work dir of your own: login and destroy name it, so the line followed (an id, or a sweep in its place) acts on the labs listed, not the default work dir's (Q528)",
   async (t) => {
     const dir = t.testdir({ bin: {} });
-    // a recording reboot-harness first on PATH: the argv the pasted line gives, a word a line
-    writeFileSync(join(dir, 'bin', 'reboot-harness'), '#!/bin/sh\nprintf "%s\\n" "$@"\n', { mode: 0o755 });
-    const pasted = (line: string) =>
-      spawnSync('bash', ['-c', line], {
-        cwd: dir,
-        env: { PATH: `${join(dir, 'bin')}:${process.env['PATH']}` },
-        encoding: 'utf8',
-      })
-        .stdout.split('\n')
-        .slice(0, -1);
+    const pasted = paster(dir);
     const lab = {
       id: 'r1abc',
       kind: 'kept' as const,

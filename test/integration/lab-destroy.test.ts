@@ -8,6 +8,7 @@ import { destroyLabs } from '../../lib/cli/destroy.js';
 import { findLabs, renderLabs } from '../../lib/cli/labs.js';
 import { DEFAULTS } from '../../lib/config/schema.js';
 import type { LogEvent } from '../../lib/log/events.js';
+import { labSpecJson } from '../helpers/fabricated-lab.js';
 
 t.test('destroy removes the kept lab and its serial logs, and leaves other runs alone', async (t) => {
   const root = t.testdir({ work: {}, serial: {}, fake: {} });
@@ -62,17 +63,7 @@ t.test('a lab whose destroy failed is listed as left, with why, not as kept (N25
     work: { r3: {}, r4: {} },
     fake: { 'destroy.out': 'shim: vagrant refused\n', 'destroy.rc': '97\n' },
   });
-  const spec = (runId: string) => ({
-    runId,
-    box: 'b',
-    provider: 'virtualbox',
-    cpus: 1,
-    memoryMb: 768,
-    bootTimeoutS: 60,
-    machines: [{ name: `${runId}-client`, role: 'client', privateIp: '10.199.0.11' }],
-    privateNetwork: { name: 'p', subnet: '10.199.0.0/24' },
-  });
-  for (const id of ['r3', 'r4']) writeFileSync(join(root, 'work', id, 'lab-spec.json'), JSON.stringify(spec(id)));
+  for (const id of ['r3', 'r4']) writeFileSync(join(root, 'work', id, 'lab-spec.json'), labSpecJson(id));
   // virtualbox: no orphan domains to look for, so nothing but the directories is asked
   const config = {
     ...DEFAULTS,
