@@ -39,12 +39,13 @@ async function prepareHost(
   config: HarnessConfig,
   argv: string[],
   logger: Logger,
-  subnets?: readonly string[],
+  subnets: readonly string[] | undefined,
+  signals: NodeJS.EventEmitter,
 ): Promise<ExitCode | undefined> {
   const ns = config.lab.netns;
   // Note: existing hosts (lab.provider: ssh) need no libvirtd; the CLI reaches them from the namespace it runs in,
   // or from lab.hosts_netns (e.g. VMs of a libvirtd in a namespace, handed over as existing hosts)
-  if (providerFor(config).host.netns === 'hosts') return enterHostsNetns(config.lab.hostsNetns, argv, logger);
+  if (providerFor(config).host.netns === 'hosts') return enterHostsNetns(config.lab.hostsNetns, argv, logger, signals);
   if (!ns || process.env[IN_NETNS_ENV]) return undefined;
   const host = await ensureLabHost({
     netns: ns,
@@ -57,8 +58,28 @@ async function prepareHost(
     t: 0,
     message: `lab host: libvirtd pid ${host.libvirtdPid} in netns ${host.netns}${host.started.length ? ` (started ${host.started.join(', ')})` : ''}; re-running inside it`,
   });
-  return (await reexecInNetns(host.netns, sameCli(argv))) as ExitCode;
+  return (await childHandles(signals, () => reexecInNetns(host.netns, sameCli(argv)))) as ExitCode;
 }
+
+/**
+ * While the CLI re-run inside a namespace runs: the signals it gets are its to handle (lib/exec/attached.ts forwards
+ * them from the process), and the command's listeners on `signals` say so. Without them main()'s guard, which counts
+ * the command's listeners on the relay, took the parent for a command with no handler of its own and exited 130 at
+ * once while its child tore the lab down: the caller read the reports before they were written (VM tier, SIGTERM
+ * during the reboot wait).
+ */
+async function childHandles<T>(signals: NodeJS.EventEmitter, run: () => Promise<T>): Promise<T> {
+  const theChilds = () => {};
+  for (const s of CHILD_SIGNALS) signals.on(s, theChilds);
+  try {
+    return await run();
+  } finally {
+    for (const s of CHILD_SIGNALS) signals.off(s, theChilds);
+  }
+}
+
+/** The signals reexecInNetns forwards to the child. */
+const CHILD_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
 /**
  * This CLI (node, its flags, the entry script) with the arguments of what is re-run: the command that asked, which is
@@ -69,7 +90,12 @@ function sameCli(argv: readonly string[]): string[] {
 }
 
 /** lab.provider ssh with lab.hosts_netns: re-run inside that namespace (exit 2 naming it when it is not there). */
-async function enterHostsNetns(ns: string, argv: readonly string[], logger: Logger): Promise<ExitCode | undefined> {
+async function enterHostsNetns(
+  ns: string,
+  argv: readonly string[],
+  logger: Logger,
+  signals: NodeJS.EventEmitter,
+): Promise<ExitCode | undefined> {
   if (!ns || process.env[IN_NETNS_ENV]) return undefined;
   const list = await runCommand('ip', ['netns', 'list'], { deadline: deadlineIn(HOST_PREP_MS), logger });
   if (!parseNetnsList(list.stdout).includes(ns)) {
@@ -77,7 +103,7 @@ async function enterHostsNetns(ns: string, argv: readonly string[], logger: Logg
     throw new ConfigError([{ field: 'lab.hosts_netns', value: ns, message: 'is not a network namespace here', fix }]);
   }
   logger({ kind: 'info', t: 0, message: `existing hosts are reached from netns ${ns}; re-running inside it` });
-  return (await reexecInNetns(ns, sameCli(argv))) as ExitCode;
+  return (await childHandles(signals, () => reexecInNetns(ns, sameCli(argv)))) as ExitCode;
 }
 
 /** How long `setup` may take: apt on a fresh machine plus both box builds, with room to spare. */
@@ -164,6 +190,8 @@ export function realDeps(lateStrayExit?: (code: number) => void): CliDeps {
   // process.stdout.write (to quiet a library) silenced every verdict and report line after it, a matrix's too (Q507)
   const writeOut = process.stdout.write.bind(process.stdout);
   const writeErr = process.stderr.write.bind(process.stderr);
+  // one Ctrl-C delivered twice (a wrapper such as `timeout` passes it on) is one interrupt, not "exit at once" (Q602)
+  const signalSource = signalRelay();
   return {
     env: process.env,
     cwd: process.cwd(),
@@ -171,7 +199,7 @@ export function realDeps(lateStrayExit?: (code: number) => void): CliDeps {
     err: (s) => void writeErr(s),
     isTTY: Boolean(process.stderr.isTTY),
     makeEnv: (config, runId, logger, scenario) => createRealEnv(config, runId, logger, chooseDriver, scenario),
-    prepareHost,
+    prepareHost: (config, argv, logger, subnets) => prepareHost(config, argv, logger, subnets, signalSource),
     hostsPreflight: (config, logger) => existingHostsPreflight(config, { logger }),
     hostFacts: async () => {
       const bytes = memAvailableBytes(await readFile('/proc/meminfo', 'utf8').catch(() => ''));
@@ -184,8 +212,7 @@ export function realDeps(lateStrayExit?: (code: number) => void): CliDeps {
       destroyLabs(config, ids, all, logger, { stopHost, vagrantfile: VAGRANTFILE, ...(sweep ? { sweep } : {}) }),
     setup,
     rejectionSource: process,
-    // one Ctrl-C delivered twice (a wrapper such as `timeout` passes it on) is one interrupt, not "exit at once" (Q602)
-    signalSource: signalRelay(),
+    signalSource,
     ...(lateStrayExit ? { lateStrayExit } : {}),
   };
 }

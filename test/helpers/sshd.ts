@@ -73,6 +73,14 @@ export function childPids(pid: number): number[] {
   return out;
 }
 
+async function waitFor(ok: () => boolean, ms: number, what: string): Promise<void> {
+  const until = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > until) throw new Error(`${what}: not listening within ${ms}ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 async function waitListening(port: number, ms: number): Promise<void> {
   const until = Date.now() + ms;
   for (;;) {
@@ -86,8 +94,11 @@ async function waitListening(port: number, ms: number): Promise<void> {
   }
 }
 
-/** Generate keys and config in a temp dir and start `sshd -D -e` on a free loopback port. */
-export async function startSshd(): Promise<TestSshd> {
+/**
+ * Generate keys and config in a temp dir and start `sshd -D -e` on a free loopback port; with `netns`, inside that
+ * namespace (its loopback brought up) on port 22, where only a process in it reaches it.
+ */
+export async function startSshd(o: { netns?: string } = {}): Promise<TestSshd> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'nrh-sshd-'));
   const binDir = path.join(dir, 'bin');
   mkdirSync(binDir);
@@ -96,7 +107,8 @@ export async function startSshd(): Promise<TestSshd> {
   writeFileSync(path.join(dir, 'authorized_keys'), readFileSync(path.join(dir, 'user_ed25519.pub')));
   chmodSync(path.join(dir, 'authorized_keys'), 0o600);
   mkdirSync('/run/sshd', { recursive: true }); // privilege separation dir sshd insists on
-  const port = await freePort();
+  if (o.netns) execFileSync('ip', ['netns', 'exec', o.netns, 'ip', 'link', 'set', 'lo', 'up']);
+  const port = o.netns ? 22 : await freePort();
   const sshdBin = SSHD_CANDIDATES.find((p) => existsSync(p))!;
   const cfg = path.join(dir, 'sshd_config');
   writeFileSync(
@@ -138,9 +150,14 @@ export async function startSshd(): Promise<TestSshd> {
     pid: () => child?.pid,
     log: () => logText,
     async start() {
-      child = spawn(sshdBin, ['-D', '-e', '-f', cfg, '-p', String(port)], { stdio: ['ignore', 'ignore', 'pipe'] });
+      const argv = [sshdBin, '-D', '-e', '-f', cfg, '-p', String(port)];
+      const [file, ...args] = o.netns ? ['ip', 'netns', 'exec', o.netns, ...argv] : argv;
+      child = spawn(file!, args, { stdio: ['ignore', 'ignore', 'pipe'] });
       child.stderr!.on('data', (b: Buffer) => (logText += b.toString()));
-      await waitListening(port, 5000);
+      // Note: from another namespace the port cannot be tried; sshd says when it listens
+      if (o.netns)
+        await waitFor(() => /Server listening on 127\.0\.0\.1 port/.test(logText), 5000, 'sshd in its netns');
+      else await waitListening(port, 5000);
     },
     dropConnections() {
       if (child?.pid === undefined) return;
