@@ -12,6 +12,7 @@ import { inspectNomadBinary, probeNomadVersion, VERSION_PROBE_MS } from '../buil
 import { cachedRelease } from '../builds/release.js';
 import { parseBuildSpec } from '../builds/spec.js';
 import { deadlineIn, type Deadline } from '../time/deadlines.js';
+import { DOCKER_BOX } from '../cluster/docker-image.js';
 import { alivePid, currentNetns } from '../lab/host/host.js';
 import { describeMode, groupGid, KVM_DEVICE, kvmDeviceFix } from '../lab/kvm/kvm-device.js';
 import type { ChooseDriver, DriverSetting } from '../lab/kvm/accel.js';
@@ -38,7 +39,25 @@ const DEFAULT_BOX = 'nomad-reboot-harness/bookworm';
 const MIN_DISK_BYTES = 3 * 1024 ** 3;
 /** Two VMs of 768 MB plus QEMU's TCG cache (~570 MB RSS each under emulation). */
 const MIN_MEM_BYTES = 2 * 1024 ** 3;
-const SETUP = 'reboot-harness setup   (or: sudo npx tsx vms/setup-host.ts)';
+/**
+ * `reboot-harness setup` with the namespace doctor checked, when it is not the default: setup also starts libvirtd,
+ * and pasted bare after `doctor --netns mylab` it started it in nrh-lab, where doctor then found the lab's libvirtd
+ * running in the wrong namespace (Q653, the package fixes Q568 had not reached).
+ */
+const setupFix = (netnsWords: readonly string[]) =>
+  `${commandLine(['reboot-harness', 'setup', ...netnsWords])}   (or: sudo npx tsx vms/setup-host.ts)`;
+
+/**
+ * The fix of a box that is not added: setup builds the harness's box (with --docker the Docker box too) and adds
+ * nothing else, so a bare `reboot-harness setup` left the Docker box or a public one missing (Q654).
+ */
+function boxFix(box: string, netnsWords: readonly string[]): string {
+  if (box === DEFAULT_BOX)
+    return `${commandLine(['reboot-harness', 'setup', ...netnsWords])}   (or: sudo npx tsx vms/build-box.ts; an offline debootstrap build, about 3 min)`;
+  if (box === DOCKER_BOX)
+    return `${commandLine(['reboot-harness', 'setup', '--docker', ...netnsWords])}   (or: sudo npx tsx vms/build-box.ts --docker; an offline debootstrap build, about 3 min)`;
+  return `${commandLine(['vagrant', 'box', 'add', box, '--provider', 'libvirt'])} (setup builds only the harness's own boxes: ${DEFAULT_BOX}, and ${DOCKER_BOX} with --docker)`;
+}
 
 type Accel = { driver: 'kvm' | 'qemu'; detail: string };
 
@@ -122,6 +141,10 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorItem[]> {
   };
   const text = (p: string) => readFile(p, 'utf8').catch(() => '');
   const items: DoctorItem[] = [];
+  // Note: a command a fix names runs against the namespace doctor checked: `reboot-harness setup` pasted after
+  // `doctor --netns mylab` started libvirtd in nrh-lab, and `sudo reboot-harness doctor` checked that one (Q568)
+  const netnsWords = netns === DEFAULTS.lab.netns ? [] : ['--netns', netns];
+  const SETUP = setupFix(netnsWords);
 
   const vagrant = await vagrantInfo({ deadline: deadlineIn(opts.toolProbeMs ?? TOOL_PROBE_MS, deadline), run });
   const hasVagrant = vagrant.version !== undefined;
@@ -160,9 +183,6 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorItem[]> {
     ),
   );
 
-  // Note: a command a fix names runs against the namespace doctor checked: `reboot-harness setup` pasted after
-  // `doctor --netns mylab` started libvirtd in nrh-lab, and `sudo reboot-harness doctor` checked that one (Q568)
-  const netnsWords = netns === DEFAULTS.lab.netns ? [] : ['--netns', netns];
   const libvirtdPid = await alivePid(opts.libvirtdPidFile ?? '/run/libvirtd.pid');
   const virsh = await sh('virsh', ['-c', 'qemu:///system', 'version']);
   const lvVer = /Running hypervisor: (.*)/.exec(virsh.out)?.[1] ?? /Using library: (.*)/.exec(virsh.out)?.[1];
@@ -246,14 +266,12 @@ export async function runDoctor(opts: DoctorOptions): Promise<DoctorItem[]> {
 
   const boxes = { out: vagrant.boxes };
   const hasBox = boxes.out.split('\n').some((l) => l.startsWith(`${box} `) && l.includes('libvirt'));
-  const boxFix =
-    'reboot-harness setup   (or: sudo npx tsx vms/build-box.ts; an offline debootstrap build, about 3 min)';
   const boxDetail = hasBox
     ? `${box} (libvirt) is added`
     : hasVagrant
       ? `${box} not found in \`vagrant box list\``
       : unchecked;
-  items.push(item('box', hasBox, boxDetail, hasVagrant ? boxFix : 'fix vagrant first'));
+  items.push(item('box', hasBox, boxDetail, hasVagrant ? boxFix(box, netnsWords) : 'fix vagrant first'));
 
   if (opts.nomadPending) items.push(opts.nomadPending);
   else if (nomadBinary !== undefined) items.push(await nomadBuildItem(nomadBinary, deadline, run));

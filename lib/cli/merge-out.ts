@@ -1,7 +1,8 @@
 // merge's --out folder judged against what it already holds: the merged junit.xml, summary.json and index.html are
 // written into it, and the scan of the inputs never reads it, so a folder that holds a run's own reports loses them.
 import { readdir, readFile, stat } from 'node:fs/promises';
-import { join, relative, sep } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { commandLine } from '../shell/command-line.js';
 import { canonicalPath } from './paths.js';
 import type { ConfigProblem } from '../errors.js';
 import { MAX_REPORT_BYTES } from '../merge/collect.js';
@@ -71,6 +72,25 @@ export async function outFolderProblems(o: {
   const jUnitAlone = ownJUnit && !topExists ? join(o.realOut, 'junit.xml') : undefined;
   const over = ownIds !== undefined && topExists ? top : jUnitAlone;
   const under = input === undefined ? [] : await runReportsUnder(o.realOut);
+  // Note: a folder a merge suggests instead: a folder of its own beside the run's, or the input's merged/ (GitLab's
+  // reports/merged), quoted as one word: printed bare, a path with a space or `$(...)` pasted did something else (Q650)
+  const instead = () => {
+    const there = input === undefined ? join(dirname(o.value), 'merged') : join(shown(input), 'merged');
+    return commandLine(['--out', resolve(o.cwd, there) === o.realOut ? `${there}-2` : there]);
+  };
+  // a run's own page at its top (a matrix cell's folder holds its report.html and repro.sh, its reports in the
+  // matrix's folder): the merged files landed in that run's folder, and, inside an input, the scan skipped the
+  // folder, so the cell's page was "(no page)" in the index (Q652). A merge writes index.html there, never report.html
+  const page = join(o.realOut, 'report.html');
+  if (over === undefined && under.length === 0 && (await stat(page).catch(() => undefined))?.isFile())
+    return [
+      {
+        field: o.field,
+        value: o.value,
+        message: `holds ${shown(page)}, a run's page: the merged junit.xml, summary.json and index.html would be written into that run's folder${input === undefined ? '' : `, and it lies inside the input folder ${shown(input)}, whose scan skips it, so the run's page would be left out of the index`}`,
+        fix: `give --out a folder of its own, e.g. ${instead()}`,
+      },
+    ];
   if (over === undefined && under.length === 0) return [];
   const reports = [...new Set([...(over ? [over] : []), ...under.map((r) => r.path)])];
   const ids = [...new Set([...(ownIds ?? []), ...under.flatMap((r) => r.ids)])];
@@ -86,7 +106,7 @@ export async function outFolderProblems(o: {
       field: o.field,
       value: o.value,
       message: `holds ${what} (${reports.map(shown).join(', ')}): ${harm.join('; ')}`,
-      fix: `give --out a folder of its own, e.g. --out ${join(o.value, 'merged')}`,
+      fix: `give --out a folder of its own, e.g. ${instead()}`,
     },
   ];
 }

@@ -4,6 +4,7 @@
 import { lstat, readlink, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { ConfigError, type ConfigProblem } from '../errors.js';
+import { commandLine } from '../shell/command-line.js';
 import type { HarnessConfig } from '../config/schema.js';
 import { collectInputs } from '../merge/collect.js';
 import { attachmentLocator } from '../merge/locate.js';
@@ -116,7 +117,7 @@ export async function readMergeInputs(args: ParsedArgs, config: HarnessConfig, d
           field: given === undefined ? '--out (default <reports-dir>/merged)' : '--out',
           value: out,
           message: `is the input folder ${clash[0]}: the merged reports would land among the ones they merge`,
-          fix: `give --out a folder of its own, e.g. --out ${join(clash[0]!, 'merged')}`,
+          fix: `give --out a folder of its own, e.g. ${commandLine(['--out', join(clash[0]!, 'merged')])}`,
         },
       ]
     : [];

@@ -82,6 +82,9 @@ export function mergeSessions(input: MergeInput): MergeResult {
       message: `is of run ${id ?? '(none)'}, whose summary.json is not among the inputs, while ${first.source} holds run ${first.id ?? '(none)'} of that cell: a JUnit file another run of the cell (a retried job, or a re-run) left beside the reports`,
       fix: `move ${path} out of the inputs (or give that run's summary.json too, and keep one of the two runs)`,
     });
+  // Note: each printed merge names an --out of its own: without one both wrote <reports-dir>/merged, the second
+  // over the first (or over the merge of the rest), which the fix's own words, "with its own --out", forbid (Q651)
+  const ownOut = (id: string | undefined) => ['--out', `merged-${id ?? 'alone'}`];
   const twice = (name: string, path: string, first: { source: string; id: string | undefined }, id?: string) => {
     const runIds = `run ids ${first.id ?? '(none)'} and ${id ?? '(none)'}`;
     const again = cellRunAgain(input.sessions, name, first.id, id);
@@ -105,7 +108,7 @@ export function mergeSessions(input: MergeInput): MergeResult {
         value: name,
         message: `is also in ${first.source} (${runIds}): two runs that are no cells of one matrix (${kinds.map((k) => k.kind).join(' and ')}) have a suite of this name, and merging would count it twice`,
         fix: `merge the reports of each on their own (one merge, with its own --out, each: ${kinds
-          .map((k) => commandLine(['reboot-harness', 'merge', k.source]))
+          .map((k) => commandLine(['reboot-harness', 'merge', k.source, ...ownOut(k.id)]))
           .join(' and ')}), or leave one of them out`,
       });
     if (files && !again && !rerun)
@@ -120,7 +123,7 @@ export function mergeSessions(input: MergeInput): MergeResult {
         field: `${path}: testsuite "${name}"`,
         value: name,
         message: `is also in ${first.source} (${runIds}): the cell ran again with --cell (run ${again.later}, after run ${again.earlier} of ${again.file}), and merging would count it twice`,
-        fix: `merge one run of the cell: leave the re-run out (${laterFiles(again).join(' and ')}) and read it on its own (${commandLine(['reboot-harness', 'merge', ...laterFiles(again)])}), or leave out ${earlierFiles(again)} once every other cell it holds ran again too`,
+        fix: `merge one run of the cell: leave the re-run out (${laterFiles(again).join(' and ')}) and read it on its own (${commandLine(['reboot-harness', 'merge', ...laterFiles(again), ...ownOut(again.later)])}), or leave out ${earlierFiles(again)} once every other cell it holds ran again too`,
       });
     problems.push({
       field: `${path}: testsuite "${name}"`,
@@ -291,7 +294,7 @@ function notCellsOfAMatrix(
   name: string,
   a: string | undefined,
   b: string | undefined,
-): { kind: string; source: string }[] | undefined {
+): { kind: string; source: string; id: string | undefined }[] | undefined {
   const sourceOf = (id: string | undefined) =>
     id === undefined
       ? undefined
@@ -304,8 +307,8 @@ function notCellsOfAMatrix(
   const kind = (m: MergeSource, id: string | undefined) =>
     `a ${m.session.command}${alone(m) ? '' : ' report'} (${id ?? 'no run id'})`;
   return [
-    { kind: kind(x, a), source: x.path },
-    { kind: kind(y, b), source: y.path },
+    { kind: kind(x, a), source: x.path, id: a },
+    { kind: kind(y, b), source: y.path, id: b },
   ];
 }
 
