@@ -61,3 +61,35 @@ export async function childHandles(
     for (const s of CHILD_SIGNALS) signals.off(s, theChilds);
   }
 }
+
+/** How often the re-run child looks whether the CLI that started it is still there. */
+const PARENT_POLL_MS = 1000;
+
+/**
+ * In the CLI re-run inside a namespace: when the CLI that started it is gone (killed by SIGKILL or SIGQUIT, which it
+ * cannot forward: a CI runner's last resort on a cancelled job, `timeout -k`, Ctrl-\), take it as a hang-up. The child
+ * has its own process group, so nothing else reaches it: it ran its whole scenario on, unsupervised, writing its
+ * reports after its caller had returned, and docs/lab.md's "then run destroy" raced it (Q622). Returns a stop.
+ */
+export function watchParent(
+  netns: string,
+  err: (s: string) => void,
+  o: { ppid?: () => number; raise?: (sig: NodeJS.Signals) => void; everyMs?: number } = {},
+): () => void {
+  const {
+    ppid = () => process.ppid,
+    raise = (sig: NodeJS.Signals) => void process.kill(process.pid, sig),
+    everyMs = PARENT_POLL_MS,
+  } = o;
+  const first = ppid();
+  const timer = setInterval(() => {
+    if (ppid() === first) return;
+    clearInterval(timer);
+    err(
+      `\nwarning: the reboot-harness that re-ran this one inside netns ${netns} is gone (killed by SIGKILL or SIGQUIT?): taken as a hang-up\n`,
+    );
+    raise('SIGHUP');
+  }, everyMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}

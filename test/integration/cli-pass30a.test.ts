@@ -7,7 +7,7 @@
 import t from 'tap';
 import { execFileSync, spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
-import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -125,6 +125,28 @@ t.test('childHandles: the re-run child handles the signals (Q620, Q621)', async 
   });
 });
 
+t.test('watchParent: the re-run child takes its parent gone as a hang-up (Q622)', async (t) => {
+  const { watchParent } = await import('../../lib/cli/child-signals.js');
+  let ppid = 100;
+  const raised: string[] = [];
+  const said: string[] = [];
+  const stop = watchParent('n1', (s) => void said.push(s), {
+    ppid: () => ppid,
+    raise: (s) => void raised.push(s),
+    everyMs: 5,
+  });
+  await sleep(30);
+  t.same(raised, [], 'nothing while the parent is there');
+  ppid = 1;
+  await sleep(30);
+  t.same(raised, ['SIGHUP'], 'a hang-up, once');
+  t.match(said.join(''), /warning: the reboot-harness that re-ran this one inside netns n1 is gone/);
+  ppid = 7;
+  await sleep(30);
+  t.same(raised, ['SIGHUP'], 'once only');
+  stop();
+});
+
 const canNetns = (() => {
   if (process.getuid?.() !== 0) return 'needs root';
   const missing = sshdMissing();
@@ -239,5 +261,41 @@ process.exit(code);
       );
       t.notOk(existsSync(join(dir, 'q621', 'summary.json')), 'nothing run, no report (as said)');
     });
+
+    await t.test(
+      'Q622: the parent killed (SIGKILL): the child takes it as a hang-up, not a run to its end',
+      async (t) => {
+        const mark = join(dir, 'q622-child.json');
+        writeScenarioWithBody(
+          usc,
+          'marks',
+          `const { writeFileSync } = await import('node:fs');
+       writeFileSync(${JSON.stringify(mark)}, String(process.pid));
+       await new Promise((r) => setTimeout(r, 4000));
+       return judgeAll(CHECKS, {});`,
+        );
+        const argv = [CLI_TS, ...runArgs('q622')];
+        argv[2] = 'marks';
+        const p = spawn(process.execPath, argv, {
+          cwd: ROOT,
+          env: privateEnv(dir),
+          stdio: ['ignore', 'ignore', 'pipe'],
+        });
+        let stderr = '';
+        p.stderr.on('data', (b: Buffer) => (stderr += b.toString('utf8')));
+        const closed = new Promise((r) => p.on('close', r));
+        const deadline = Date.now() + 60_000;
+        while (!existsSync(mark) && Date.now() < deadline && p.exitCode === null) await sleep(50);
+        if (!t.ok(existsSync(mark), 'the run started inside the namespace')) return void t.comment(stderr);
+        p.kill('SIGKILL');
+        // Note: the child holds the pipe: 'close' comes when it has ended
+        await closed;
+        const summary = join(dir, 'q622', 'summary.json');
+        t.ok(existsSync(summary), 'the child wrote its reports');
+        if (existsSync(summary))
+          t.match(JSON.parse(readFileSync(summary, 'utf8')), { interrupted: true, exitCode: 130 }, 'interrupted');
+        t.match(stderr, /SIGHUP received: cleaning up/, 'taken as a hang-up');
+      },
+    );
   },
 );
