@@ -5,6 +5,8 @@ import { main } from './main.js';
 import { ignoreSignals, watchOutput } from './process-io.js';
 import { realDeps } from './real-deps.js';
 import { guardReallyExit } from './really-exit.js';
+import { watchParent } from './child-signals.js';
+import { IN_NETNS_ENV } from '../lab/host/host.js';
 
 /**
  * How long the process may stay alive after main() returned before it exits anyway (see the end of this file): 10 s,
@@ -35,6 +37,9 @@ const output = watchOutput(
 );
 // Note: SIGUSR1 opened Node's debugger on 127.0.0.1:9229 for any local user, SIGUSR2 ended a run with no teardown
 ignoreSignals(process, (s) => void process.stderr.write(s));
+// Note: the re-run inside a namespace, its parent killed (SIGKILL, SIGQUIT), ran its scenario on unsupervised (Q622)
+const inNetns = process.env[IN_NETNS_ENV];
+if (inNetns) watchParent(inNetns, (s) => void process.stderr.write(s));
 // Note: while the command runs, only the harness ends the process. A user scenario's timer that calls process.exit(0)
 // after its run() returned fired, under load, while the verdict was still being written: exit 0, no report, no
 // verdict (a silent pass). run() itself is guarded (lib/run/settle.ts); this guards the rest of the command. The one

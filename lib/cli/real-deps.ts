@@ -26,6 +26,7 @@ import type { HarnessConfig } from '../config/schema.js';
 import type { Logger } from '../log/events.js';
 import type { CliDeps } from './deps.js';
 import { signalRelay } from './signal-relay.js';
+import { childHandles } from './child-signals.js';
 
 /**
  * Time allowed to get libvirtd up in its namespace. Its first answer can take minutes: libvirtd probes QEMU's
@@ -58,28 +59,10 @@ async function prepareHost(
     t: 0,
     message: `lab host: libvirtd pid ${host.libvirtdPid} in netns ${host.netns}${host.started.length ? ` (started ${host.started.join(', ')})` : ''}; re-running inside it`,
   });
-  return (await childHandles(signals, () => reexecInNetns(host.netns, sameCli(argv)))) as ExitCode;
+  return (await childHandles(signals, `the re-run inside netns ${host.netns}`, () =>
+    reexecInNetns(host.netns, sameCli(argv)),
+  )) as ExitCode;
 }
-
-/**
- * While the CLI re-run inside a namespace runs: the signals it gets are its to handle (lib/exec/attached.ts forwards
- * them from the process), and the command's listeners on `signals` say so. Without them main()'s guard, which counts
- * the command's listeners on the relay, took the parent for a command with no handler of its own and exited 130 at
- * once while its child tore the lab down: the caller read the reports before they were written (VM tier, SIGTERM
- * during the reboot wait).
- */
-async function childHandles<T>(signals: NodeJS.EventEmitter, run: () => Promise<T>): Promise<T> {
-  const theChilds = () => {};
-  for (const s of CHILD_SIGNALS) signals.on(s, theChilds);
-  try {
-    return await run();
-  } finally {
-    for (const s of CHILD_SIGNALS) signals.off(s, theChilds);
-  }
-}
-
-/** The signals reexecInNetns forwards to the child. */
-const CHILD_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
 /**
  * This CLI (node, its flags, the entry script) with the arguments of what is re-run: the command that asked, which is
@@ -103,7 +86,9 @@ async function enterHostsNetns(
     throw new ConfigError([{ field: 'lab.hosts_netns', value: ns, message: 'is not a network namespace here', fix }]);
   }
   logger({ kind: 'info', t: 0, message: `existing hosts are reached from netns ${ns}; re-running inside it` });
-  return (await childHandles(signals, () => reexecInNetns(ns, sameCli(argv)))) as ExitCode;
+  return (await childHandles(signals, `the re-run inside netns ${ns}`, () =>
+    reexecInNetns(ns, sameCli(argv)),
+  )) as ExitCode;
 }
 
 /** How long `setup` may take: apt on a fresh machine plus both box builds, with room to spare. */
