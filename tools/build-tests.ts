@@ -153,10 +153,11 @@ async function writeIntegrationGroups(): Promise<number> {
  * without splitting 5 test processes took 15.8 s of CPU against 18.9 s (round 4 session 13, 2 runs each; each bundle
  * then holds its own copy of what it shares, about 1.5 MB, and the build takes about 5 s more). The source maps are
  * files beside the bundles (`linked`): inline, Node decoded them all at load under `--enable-source-maps`, which ate
- * the gain (2.5 s). Packages stay imports, execa as one module of its own. Each module's `import.meta.url` (and dirname, filename) is its own compiled
- * twin's, so its paths relative to itself resolve as before, and the scenario API with what it imports stays the twins
- * (imported by their file URLs): a user scenario loaded at run time imports those same module instances, its error
- * classes among them. `HARNESS_TEST_BUNDLE=0` leaves the entries as they are (a module per file).
+ * the gain (2.5 s). Packages stay imports, execa as one module of its own. Each module's `import.meta.url` (and
+ * dirname, filename) is its own compiled twin's, so its paths relative to itself resolve as before, and the scenario
+ * API with what it imports stays the twins (imported by their file URLs): a user scenario loaded at run time imports
+ * those same module instances, its error classes among them. `HARNESS_TEST_BUNDLE=0` leaves the entries as they are
+ * (a module per file).
  */
 async function bundleEntries(entries: string[]): Promise<void> {
   const api = await build({
