@@ -108,8 +108,9 @@ async function writeUnitGroups(): Promise<number> {
  * The group's timeout as the only module a group imports statically, its members loaded after it one by one (`await
  * import`): ES imports are evaluated before the importing module's own body, so a `t.setTimeout` written after them ran
  * only once every member was loaded, and a group whose members took longer than tap's 60 s to load (a starved process)
- * was cut with no test run. It stays a module of its own when the entries are bundled (bundleEntries): in a bundle,
- * the chunks a module shares with others are imported, and so evaluated, before it.
+ * was cut with no test run. It stays a module of its own when the entries are bundled (bundleEntries): a bundled group
+ * evaluates each member where it imports it, but a module bundled with the group and imported by it statically would
+ * be evaluated first, and a member's module first imported by another's earlier.
  */
 async function writeGroupTimeout(dir: string): Promise<void> {
   await writeFile(join(dir, 'group-timeout.js'), groupTimeoutSource());
@@ -143,15 +144,20 @@ async function writeIntegrationGroups(): Promise<number> {
 
 /**
  * Each file a test process starts from (the unit and integration groups, the integration files that run alone) as one
- * module plus chunks it shares with the others (esbuild's code splitting: about 100 modules instead of 380 for a file
- * that imports main()). tap starts every test process with module hooks (@tapjs/processinfo, @tapjs/mock) that each
- * imported module crosses to on a thread of theirs: loading an integration group took 2.2 s of CPU, 1.6 s bundled (a
- * file alone 1.7 s, 1.3 s; measured with its tests filtered out, 3 runs each). The source maps are files beside the
- * chunks (`linked`): inline, Node decoded them all at load under `--enable-source-maps`, which ate the gain (2.5 s).
- * Packages stay imports. Each module's `import.meta.url` (and dirname, filename) is its own compiled twin's, so its
- * paths relative to itself resolve as before, and the scenario API with what it imports stays the twins (imported by
- * their file URLs): a user scenario loaded at run time imports those same module instances, its error classes among
- * them. `HARNESS_TEST_BUNDLE=0` leaves the entries as they are (a module per file).
+ * module holding all it imports from the tree (a group's members too, evaluated one by one where it imports them).
+ * tap starts every test process with module hooks (@tapjs/processinfo, @tapjs/mock) that each imported module crosses
+ * to on a thread of theirs, about 2.3 ms of CPU each: loading an integration group took 2.2 s of CPU as a module per
+ * file (about 380), 1.6 s bundled with esbuild's code splitting (round 4 session 7: about 100 modules, chunks shared
+ * with the other files; a file alone 1.7 s, 1.3 s; measured with its tests filtered out, 3 runs each), and less again
+ * as one file: the 70 files' split bundles came to about 970 chunks, an integration group loaded 215 of them, and
+ * without splitting 5 test processes took 15.8 s of CPU against 18.9 s (round 4 session 13, 2 runs each; each bundle
+ * then holds its own copy of what it shares, about 1.5 MB, and the build takes about 5 s more). The source maps are
+ * files beside the bundles (`linked`): inline, Node decoded them all at load under `--enable-source-maps`, which ate
+ * the gain (2.5 s). Packages stay imports, execa as one module of its own. Each module's `import.meta.url` (and
+ * dirname, filename) is its own compiled twin's, so its paths relative to itself resolve as before, and the scenario
+ * API with what it imports stays the twins (imported by their file URLs): a user scenario loaded at run time imports
+ * those same module instances, its error classes among them. `HARNESS_TEST_BUNDLE=0` leaves the entries as they are
+ * (a module per file).
  */
 async function bundleEntries(entries: string[]): Promise<void> {
   const api = await build({
@@ -166,9 +172,28 @@ async function bundleEntries(entries: string[]): Promise<void> {
     logLevel: 'error',
   });
   const shared = new Set(Object.keys(api.metafile.inputs).map((f) => resolve(ROOT, f)));
+  // execa as one module of its own (about 100 as a package: 0.25 s of CPU a process under tap's hooks, 0.02 s as one),
+  // which the bundles below import by its file URL; `require` for its CommonJS dependencies (cross-spawn)
+  const execa = join(BUILD_DIR, 'test', 'packages', 'execa.js');
+  await build({
+    entryPoints: ['execa'],
+    absWorkingDir: ROOT,
+    outfile: execa,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    sourcemap: 'linked',
+    sourcesContent: false,
+    banner: {
+      js: "import { createRequire as __createRequire } from 'node:module';\nconst require = __createRequire(import.meta.url);",
+    },
+    logLevel: 'error',
+  });
   const twins: Plugin = {
     name: 'twins',
     setup(b) {
+      b.onResolve({ filter: /^execa$/ }, () => ({ path: pathToFileURL(execa).href, external: true }));
       b.onResolve({ filter: /^\./ }, (args) => {
         if (args.path === './group-timeout.js') return { path: args.path, external: true };
         const abs = resolve(args.resolveDir, args.path);
@@ -202,8 +227,6 @@ async function bundleEntries(entries: string[]): Promise<void> {
     entryPoints: entries,
     outdir: BUILD_DIR,
     outbase: BUILD_DIR,
-    splitting: true,
-    chunkNames: 'test/chunks/[name]-[hash]',
   });
   // The CLI the tests spawn compiled (CLI_COMPILED in test/helpers/cli-child.ts) as one file of its own, the same way:
   // `--help` took 0.45 s of CPU as 350 modules, 0.24 s as one; the scenario API stays the twins here too.
