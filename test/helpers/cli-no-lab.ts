@@ -3,7 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import { checkNomadBinary } from '../../lib/builds/binary.js';
 import type { CliDeps } from '../../lib/cli/deps.js';
-import { memAvailableBytes } from '../../lib/cli/doctor.js';
+import { memAvailableBytes } from '../../lib/cli/doctor-host.js';
 import { main } from '../../lib/cli/main.js';
 import { existingHostsPreflight } from '../../lib/lab/ssh/ssh-preflight.js';
 import type { ScenarioEnv } from '../../lib/run/scenario.js';

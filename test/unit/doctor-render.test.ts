@@ -1,13 +1,7 @@
 import t from 'tap';
 import { readFileSync } from 'node:fs';
-import {
-  detectAccel,
-  doctorNomadSpec,
-  memAvailableBytes,
-  nearestExisting,
-  runDoctor,
-  type DoctorItem,
-} from '../../lib/cli/doctor.js';
+import { doctorNomadSpec, nearestExisting, runDoctor, type DoctorItem } from '../../lib/cli/doctor.js';
+import { detectAccel, memAvailableBytes } from '../../lib/cli/doctor-host.js';
 import { renderDoctor } from '../../lib/cli/doctor-render.js';
 import { deadlineIn } from '../../lib/time/deadlines.js';
 import type { RunCommand } from '../../lib/exec/run.js';
