@@ -5,11 +5,13 @@
 // The tree is mirrored: each .ts file becomes a .js file at the same place (with an inline source map naming the
 // .ts, so stack traces point at the source), and every other file or directory is a symbolic link to the original,
 // so a module's paths relative to itself (fixtures, vms/, schemas/, the .ts scripts lib/ runs with tsx) resolve
-// as in the tree. Rebuilt whole each time: a few seconds (the bundling below included).
+// as in the tree. Rebuilt whole (8-10 s, the bundling below included) unless the tree is what the last build was made
+// from (tools/build-key.ts); HARNESS_TEST_REBUILD=1 rebuilds anyway.
 import { mkdir, readdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { build, transform, type BuildOptions, type Plugin } from 'esbuild';
+import { build, transform, version as esbuildVersion, type BuildOptions, type Plugin } from 'esbuild';
+import { buildKey, isTsSource } from './build-key.js';
 import {
   groupTimeoutSource,
   INTEGRATION_GROUPS,
@@ -29,14 +31,10 @@ const tsconfig = JSON.parse(await readFile(join(ROOT, 'tsconfig.json'), 'utf8'))
 /** True when `dir` holds a TypeScript file at any depth (such a directory is mirrored, not linked). */
 async function hasTs(dir: string): Promise<boolean> {
   for (const e of await readdir(dir, { withFileTypes: true })) {
-    if (e.isFile() && isTs(e.name)) return true;
+    if (e.isFile() && isTsSource(e.name)) return true;
     if (e.isDirectory() && !SKIP.has(e.name) && (await hasTs(join(dir, e.name)))) return true;
   }
   return false;
-}
-
-function isTs(name: string): boolean {
-  return name.endsWith('.ts') && !name.endsWith('.d.ts');
 }
 
 /**
@@ -65,7 +63,7 @@ async function mirror(dir: string): Promise<void> {
       continue;
     }
     await symlink(src, join(out, e.name));
-    if (e.isFile() && isTs(e.name)) {
+    if (e.isFile() && isTsSource(e.name)) {
       const r = await transform(await readFile(src, 'utf8'), {
         loader: 'ts',
         format: 'esm',
@@ -238,6 +236,22 @@ async function bundleEntries(entries: string[]): Promise<void> {
 }
 
 const started = performance.now();
+/** Where the build keeps the key of the tree it was made from; written last, once everything else is. */
+const KEY_FILE = join(BUILD_DIR, '.build-key');
+const key = await buildKey(ROOT, {
+  skip: SKIP,
+  wholeFiles: ['package.json', 'tsconfig.json', 'package-lock.json'],
+  extra: [
+    process.version,
+    `esbuild ${esbuildVersion}`,
+    `HARNESS_TEST_BUNDLE=${process.env['HARNESS_TEST_BUNDLE'] ?? ''}`,
+  ],
+});
+if (process.env['HARNESS_TEST_REBUILD'] !== '1' && (await readFile(KEY_FILE, 'utf8').catch(() => '')) === key) {
+  const ms = Math.round(performance.now() - started);
+  console.error(`build-tests: ${relative(ROOT, BUILD_DIR)}/ is up to date with the tree (${ms} ms)`);
+  process.exit(0);
+}
 await rm(BUILD_DIR, { recursive: true, force: true });
 await mirror(ROOT);
 const grouped = await writeUnitGroups();
@@ -250,6 +264,7 @@ const entries = [
   ...(await readdir(join(BUILD_DIR, 'test', 'integration'))).map((f) => join(BUILD_DIR, 'test', 'integration', f)),
 ].filter((f) => f.endsWith('.test.js'));
 if (process.env['HARNESS_TEST_BUNDLE'] !== '0') await bundleEntries(entries);
+await writeFile(KEY_FILE, key);
 const ms = Math.round(performance.now() - started);
 console.error(
   `build-tests: ${compiled} TypeScript files compiled into ${relative(ROOT, BUILD_DIR)}/, ${grouped} unit files in ${UNIT_GROUPS} groups, ${shared} integration files in ${INTEGRATION_GROUPS} (${ms} ms)`,
