@@ -13,6 +13,9 @@ import { sh } from '../../lib/shell/quote.js';
 import { sshdForTest } from '../helpers/sshd.js';
 import { fakeVagrantLab } from '../helpers/fake-vagrant-lab.js';
 
+/** The stand-in agent's PID: none a process of this host can have (pid_max is at most 2^22). */
+const AGENT_PID = 4_194_400;
+
 const sshd = await sshdForTest(t);
 if (sshd) {
   const root = t.testdir({ fake: {}, serial: {}, state: {}, 'Vagrantfile.src': '# fake Vagrantfile\n' });
@@ -46,7 +49,9 @@ if (sshd) {
     'case "$2" in -I) echo "$*" >> $S/rules ;; -D) grep -v -- "-I $3 .*nrh-partition" $S/rules > $S/r2; mv $S/r2 $S/rules ;; esac',
   );
   script('iptables-save', 'cat $S/rules');
-  writeFileSync(path.join(state, 'pid'), '612\n');
+  // Note: a PID above the kernel's largest (2^22): the kill's age line reads /proc/<pid>/stat on this very host, and a
+  // real process that had PID 612 there gave the record two more facts (the bench at load 15, once)
+  writeFileSync(path.join(state, 'pid'), `${AGENT_PID}\n`);
   writeFileSync(path.join(state, 'restarts'), '0\n');
   writeFileSync(path.join(state, 'rules'), '');
   const bootFile = path.join(root, 'boot_id');
@@ -110,7 +115,11 @@ if (sshd) {
     async (t) => {
       const rec = await lab.reboot('client', 'agent-kill', { deadline: deadlineIn(30_000) });
       t.match(calls(), /systemctl kill -s SIGKILL --kill-whom=main nomad\n/);
-      t.same(rec.facts, { 'agent.pid.before': '612', 'agent.pid.after': '629', 'agent.restarts': '1' });
+      t.same(rec.facts, {
+        'agent.pid.before': String(AGENT_PID),
+        'agent.pid.after': String(AGENT_PID + 17),
+        'agent.restarts': '1',
+      });
       t.equal(rec.bootIdBefore, rec.bootIdAfter, 'no reboot');
       t.same(
         rec.marks?.map((m) => m.label),
