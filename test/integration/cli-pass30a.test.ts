@@ -5,17 +5,15 @@
 // no word. The real part needs root, iproute2 and OpenSSH (a real sshd in a namespace, as
 // test/integration/netns-parent-signals.test.ts).
 import t from 'tap';
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CNI_PLUGINS, CNI_PLUGINS_VERSION } from '../../lib/cluster/cni-plugins.js';
-import { cniCacheDir } from '../../lib/cluster/cni-build.js';
 import { CLI_TS, privateEnv } from '../helpers/cli-tsx.js';
 import { writeScenarioWithBody } from '../helpers/labless-scenario.js';
-import { sshdMissing, startSshd } from '../helpers/sshd.js';
+import { hostInNetns, hostInNetnsMissing } from '../helpers/host-in-netns.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -147,80 +145,52 @@ t.test('watchParent: the re-run child takes its parent gone as a hang-up (Q622)'
   stop();
 });
 
-const canNetns = (() => {
-  if (process.getuid?.() !== 0) return 'needs root';
-  const missing = sshdMissing();
-  if (missing) return missing;
-  try {
-    execFileSync('ip', ['netns', 'list'], { stdio: 'ignore' });
-  } catch {
-    return 'needs iproute2 (ip netns)';
-  }
-  return true;
-})();
+const missing = hostInNetnsMissing();
 
-t.test(
-  'the real CLI re-run inside a namespace, signalled around the re-run',
-  { skip: canNetns === true ? false : canNetns },
-  async (t) => {
-    const ns = `nrh-p30a-${process.pid}`;
-    execFileSync('ip', ['netns', 'add', ns]);
-    t.teardown(() => execFileSync('ip', ['netns', 'del', ns]));
-    const dir = t.testdir({});
-    const sshd = await startSshd({ netns: ns });
-    t.teardown(() => sshd.dispose());
-    writeFileSync(
-      join(dir, 'hosts.yaml'),
-      `lab:\n  provider: ssh\n  hosts_netns: ${ns}\n  hosts:\n` +
-        `    client: { address: 127.0.0.1, port: ${sshd.port}, user: ${sshd.target.user}, key: ${sshd.target.identityFiles[0]} }\n`,
-    );
-    // the CNI plugins the hosts' preflight wants, found built (as netns-parent-signals.test.ts has them)
-    const plugins = cniCacheDir(CNI_PLUGINS_VERSION, { XDG_CACHE_HOME: join(dir, 'cache') }, dir);
-    mkdirSync(plugins, { recursive: true });
-    for (const p of CNI_PLUGINS) {
-      writeFileSync(join(plugins, p), `#!/bin/sh\necho "CNI ${p} plugin ${CNI_PLUGINS_VERSION}"\n`);
-      chmodSync(join(plugins, p), 0o755);
-    }
-    const usc = join(dir, 'usc');
-    writeScenarioWithBody(usc, 'waits', 'await new Promise((r) => setTimeout(r, 3000)); return judgeAll(CHECKS, {});');
-    const runArgs = (name: string) => [
-      'run',
-      'waits',
-      '--scenarios',
-      usc,
-      '-c',
-      join(dir, 'hosts.yaml'),
-      '--reports-dir',
-      join(dir, name, 'reports'),
-      '--report-json',
-      join(dir, name, 'summary.json'),
-    ];
-    const collect = (argv: string[], onErr: (text: string, kill: (s: NodeJS.Signals) => void) => void) =>
-      new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string; stdout: string }>((resolve) => {
-        const p = spawn(process.execPath, argv, { cwd: ROOT, env: privateEnv(dir), stdio: ['ignore', 'pipe', 'pipe'] });
-        let stderr = '';
-        let stdout = '';
-        p.stdout.on('data', (b: Buffer) => (stdout += b.toString('utf8')));
-        p.stderr.on('data', (b: Buffer) => {
-          stderr += b.toString('utf8');
-          onErr(stderr, (s) => p.kill(s));
-        });
-        const timer = setTimeout(() => p.kill('SIGKILL'), 90_000);
-        p.on('close', (code, signal) => {
-          clearTimeout(timer);
-          resolve({ code, signal, stderr, stdout });
-        });
+t.test('the real CLI re-run inside a namespace, signalled around the re-run', { skip: missing ?? false }, async (t) => {
+  const ns = `nrh-p30a-${process.pid}`;
+  const dir = t.testdir({});
+  const config = await hostInNetns(t, ns, dir);
+  const usc = join(dir, 'usc');
+  writeScenarioWithBody(usc, 'waits', 'await new Promise((r) => setTimeout(r, 3000)); return judgeAll(CHECKS, {});');
+  const runArgs = (name: string) => [
+    'run',
+    'waits',
+    '--scenarios',
+    usc,
+    '-c',
+    config,
+    '--reports-dir',
+    join(dir, name, 'reports'),
+    '--report-json',
+    join(dir, name, 'summary.json'),
+  ];
+  const collect = (argv: string[], onErr: (text: string, kill: (s: NodeJS.Signals) => void) => void) =>
+    new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string; stdout: string }>((resolve) => {
+      const p = spawn(process.execPath, argv, { cwd: ROOT, env: privateEnv(dir), stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      let stdout = '';
+      p.stdout.on('data', (b: Buffer) => (stdout += b.toString('utf8')));
+      p.stderr.on('data', (b: Buffer) => {
+        stderr += b.toString('utf8');
+        onErr(stderr, (s) => p.kill(s));
       });
+      const timer = setTimeout(() => p.kill('SIGKILL'), 90_000);
+      p.on('close', (code, signal) => {
+        clearTimeout(timer);
+        resolve({ code, signal, stderr, stdout });
+      });
+    });
 
-    await t.test(
-      'Q620: a SIGTERM just after "re-running inside it", before the child is spawned, is not lost',
-      async (t) => {
-        // the parent is main() with the real deps, the signal emitted on the process at the line's next microtask: while
-        // the forwarding is not yet listening (a driver, as a real signal in those few ms is not to be timed from outside)
-        const driver = join(dir, 'q620-driver.mjs');
-        writeFileSync(
-          driver,
-          `const { main } = await import(${JSON.stringify(new URL('../../lib/cli/main.js', import.meta.url).href)});
+  await t.test(
+    'Q620: a SIGTERM just after "re-running inside it", before the child is spawned, is not lost',
+    async (t) => {
+      // the parent is main() with the real deps, the signal emitted on the process at the line's next microtask: while
+      // the forwarding is not yet listening (a driver, as a real signal in those few ms is not to be timed from outside)
+      const driver = join(dir, 'q620-driver.mjs');
+      writeFileSync(
+        driver,
+        `const { main } = await import(${JSON.stringify(new URL('../../lib/cli/main.js', import.meta.url).href)});
 const { realDeps } = await import(${JSON.stringify(new URL('../../lib/cli/real-deps.js', import.meta.url).href)});
 const args = process.argv.slice(2);
 process.argv[1] = ${JSON.stringify(CLI_TS)};
@@ -234,68 +204,67 @@ const code = await main(args, deps);
 process.stderr.write('driver: main returned ' + code + '\\n');
 process.exit(code);
 `,
-        );
-        const r = await collect(['--import', 'tsx', driver, ...runArgs('q620')], () => {});
-        t.equal(r.code, 130, `interrupted, not run to its end (${r.stderr.slice(-600)})`);
-        t.notMatch(r.stdout, /^PASS waits/m, 'no verdict of a run that went on');
-        t.match(r.stderr, /interrupted by SIGTERM|SIGTERM received: cleaning up/, 'said');
-      },
-    );
-
-    await t.test('Q621: a SIGTERM while the child’s modules load: interrupted, 130, said by the parent', async (t) => {
-      let sent = false;
-      const r = await collect([CLI_TS, ...runArgs('q621')], (text, kill) => {
-        if (sent || !/re-running inside it/.test(text)) return;
-        sent = true;
-        setTimeout(() => kill('SIGTERM'), 100);
-      });
-      t.ok(sent, 'the signal was sent after the re-run line');
-      t.equal(r.signal, null);
-      t.equal(r.code, 130, `exit 130, not Node's 143 (${r.stderr.slice(-600)})`);
-      t.match(
-        r.stderr,
-        new RegExp(
-          `^error: interrupted by SIGTERM: the re-run inside netns ${ns} was ended by it \\(SIGTERM\\) before it had started`,
-          'm',
-        ),
       );
-      t.notOk(existsSync(join(dir, 'q621', 'summary.json')), 'nothing run, no report (as said)');
-    });
+      const r = await collect(['--import', 'tsx', driver, ...runArgs('q620')], () => {});
+      t.equal(r.code, 130, `interrupted, not run to its end (${r.stderr.slice(-600)})`);
+      t.notMatch(r.stdout, /^PASS waits/m, 'no verdict of a run that went on');
+      t.match(r.stderr, /interrupted by SIGTERM|SIGTERM received: cleaning up/, 'said');
+    },
+  );
 
-    await t.test(
-      'Q622: the parent killed (SIGKILL): the child takes it as a hang-up, not a run to its end',
-      async (t) => {
-        const mark = join(dir, 'q622-child.json');
-        writeScenarioWithBody(
-          usc,
-          'marks',
-          `const { writeFileSync } = await import('node:fs');
+  await t.test('Q621: a SIGTERM while the child’s modules load: interrupted, 130, said by the parent', async (t) => {
+    let sent = false;
+    const r = await collect([CLI_TS, ...runArgs('q621')], (text, kill) => {
+      if (sent || !/re-running inside it/.test(text)) return;
+      sent = true;
+      setTimeout(() => kill('SIGTERM'), 100);
+    });
+    t.ok(sent, 'the signal was sent after the re-run line');
+    t.equal(r.signal, null);
+    t.equal(r.code, 130, `exit 130, not Node's 143 (${r.stderr.slice(-600)})`);
+    t.match(
+      r.stderr,
+      new RegExp(
+        `^error: interrupted by SIGTERM: the re-run inside netns ${ns} was ended by it \\(SIGTERM\\) before it had started`,
+        'm',
+      ),
+    );
+    t.notOk(existsSync(join(dir, 'q621', 'summary.json')), 'nothing run, no report (as said)');
+  });
+
+  await t.test(
+    'Q622: the parent killed (SIGKILL): the child takes it as a hang-up, not a run to its end',
+    async (t) => {
+      const mark = join(dir, 'q622-child.json');
+      writeScenarioWithBody(
+        usc,
+        'marks',
+        `const { writeFileSync } = await import('node:fs');
        writeFileSync(${JSON.stringify(mark)}, String(process.pid));
        await new Promise((r) => setTimeout(r, 4000));
        return judgeAll(CHECKS, {});`,
-        );
-        const argv = [CLI_TS, ...runArgs('q622')];
-        argv[2] = 'marks';
-        const p = spawn(process.execPath, argv, {
-          cwd: ROOT,
-          env: privateEnv(dir),
-          stdio: ['ignore', 'ignore', 'pipe'],
-        });
-        let stderr = '';
-        p.stderr.on('data', (b: Buffer) => (stderr += b.toString('utf8')));
-        const closed = new Promise((r) => p.on('close', r));
-        const deadline = Date.now() + 60_000;
-        while (!existsSync(mark) && Date.now() < deadline && p.exitCode === null) await sleep(50);
-        if (!t.ok(existsSync(mark), 'the run started inside the namespace')) return void t.comment(stderr);
-        p.kill('SIGKILL');
-        // Note: the child holds the pipe: 'close' comes when it has ended
-        await closed;
-        const summary = join(dir, 'q622', 'summary.json');
-        t.ok(existsSync(summary), 'the child wrote its reports');
-        if (existsSync(summary))
-          t.match(JSON.parse(readFileSync(summary, 'utf8')), { interrupted: true, exitCode: 130 }, 'interrupted');
-        t.match(stderr, /SIGHUP received: cleaning up/, 'taken as a hang-up');
-      },
-    );
-  },
-);
+      );
+      const argv = [CLI_TS, ...runArgs('q622')];
+      argv[2] = 'marks';
+      const p = spawn(process.execPath, argv, {
+        cwd: ROOT,
+        env: privateEnv(dir),
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      let stderr = '';
+      p.stderr.on('data', (b: Buffer) => (stderr += b.toString('utf8')));
+      const closed = new Promise((r) => p.on('close', r));
+      const deadline = Date.now() + 60_000;
+      while (!existsSync(mark) && Date.now() < deadline && p.exitCode === null) await sleep(50);
+      if (!t.ok(existsSync(mark), 'the run started inside the namespace')) return void t.comment(stderr);
+      p.kill('SIGKILL');
+      // Note: the child holds the pipe: 'close' comes when it has ended
+      await closed;
+      const summary = join(dir, 'q622', 'summary.json');
+      t.ok(existsSync(summary), 'the child wrote its reports');
+      if (existsSync(summary))
+        t.match(JSON.parse(readFileSync(summary, 'utf8')), { interrupted: true, exitCode: 130 }, 'interrupted');
+      t.match(stderr, /SIGHUP received: cleaning up/, 'taken as a hang-up');
+    },
+  );
+});

@@ -4,29 +4,16 @@
 // run checks it can reach (a labless user scenario asks nothing more of it). The VM tier saw the parent exit 130 at once while its child still
 // tore the lab down, the report not yet written when the caller read it.
 import t from 'tap';
-import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CNI_PLUGINS, CNI_PLUGINS_VERSION } from '../../lib/cluster/cni-plugins.js';
-import { cniCacheDir } from '../../lib/cluster/cni-build.js';
 import { CLI_COMPILED } from '../helpers/cli-child.js';
 import { privateEnv } from '../helpers/cli-tsx.js';
 import { writeScenarioWithBody } from '../helpers/labless-scenario.js';
-import { sshdMissing, startSshd } from '../helpers/sshd.js';
+import { hostInNetns, hostInNetnsMissing } from '../helpers/host-in-netns.js';
 
-const canNetns = (() => {
-  if (process.getuid?.() !== 0) return 'needs root';
-  const missing = sshdMissing();
-  if (missing) return missing;
-  try {
-    execFileSync('ip', ['netns', 'list'], { stdio: 'ignore' });
-    execFileSync('ssh-keygen', ['-?'], { stdio: 'ignore' });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 'needs iproute2 (ip netns) and ssh-keygen';
-  }
-  return true;
-})();
+const missing = hostInNetnsMissing();
 
 const alive = (pid: number) => {
   try {
@@ -41,29 +28,13 @@ t.setTimeout(5 * 60_000);
 
 t.test(
   'a signal to the CLI that re-ran itself in a namespace: forwarded once, the parent exits with the child, after its reports',
-  { skip: canNetns === true ? false : canNetns },
+  { skip: missing ?? false },
   async (t) => {
     for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
       await t.test(sig, async (t) => {
         const ns = `nrh-sig-${process.pid}-${sig.slice(3).toLowerCase()}`;
-        execFileSync('ip', ['netns', 'add', ns]);
-        t.teardown(() => execFileSync('ip', ['netns', 'del', ns]));
         const dir = t.testdir({});
-        const sshd = await startSshd({ netns: ns });
-        t.teardown(() => sshd.dispose());
-        writeFileSync(
-          join(dir, 'hosts.yaml'),
-          `lab:\n  provider: ssh\n  hosts_netns: ${ns}\n  hosts:\n` +
-            `    client: { address: 127.0.0.1, port: ${sshd.port}, user: ${sshd.target.user}, key: ${sshd.target.identityFiles[0]} }\n`,
-        );
-        // the CNI plugins the hosts' preflight wants, found built (stand-ins that tell their version, as
-        // test/integration/ssh-provider-exit.test.ts has them): building them is not what this judges
-        const plugins = cniCacheDir(CNI_PLUGINS_VERSION, { XDG_CACHE_HOME: join(dir, 'cache') }, dir);
-        mkdirSync(plugins, { recursive: true });
-        for (const p of CNI_PLUGINS) {
-          writeFileSync(join(plugins, p), `#!/bin/sh\necho "CNI ${p} plugin ${CNI_PLUGINS_VERSION}"\n`);
-          chmodSync(join(plugins, p), 0o755);
-        }
+        const config = await hostInNetns(t, ns, dir);
         const usc = join(dir, 'usc');
         // the run says where it runs, then waits 4 s (a scenario's run() is awaited to its end: the child's
         // teardown ends seconds after the signal, and the parent must wait for it)
@@ -87,7 +58,7 @@ t.test(
             '--scenarios',
             usc,
             '--config',
-            join(dir, 'hosts.yaml'),
+            config,
             '--reports-dir',
             join(dir, 'reports'),
             '--report-json',

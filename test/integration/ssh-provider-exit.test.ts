@@ -9,10 +9,9 @@
 // 25 s of CPU (five `go install`s) and wrote into the user's cache (the CLI's XDG_CACHE_HOME was the test's).
 import t from 'tap';
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CNI_PLUGINS, CNI_PLUGINS_VERSION } from '../../lib/cluster/cni-plugins.js';
-import { cniCacheDir } from '../../lib/cluster/cni-build.js';
+import { cniStandIns } from '../helpers/host-in-netns.js';
 import { sshdForTest } from '../helpers/sshd.js';
 import { CLI_COMPILED } from '../helpers/cli-child.js';
 
@@ -32,12 +31,7 @@ t.test('a host that answered does not keep the CLI alive after the run broke', {
   const yaml = `lab:\n  provider: ssh\n  hosts:\n    clients:\n      - ${host(join(sshd!.dir, 'user_ed25519'), sshd!.port)}\n      - ${host(other, refusing!.port)}\n`;
   writeFileSync(join(root, 'harness.yaml'), yaml);
   const cache = join(root, 'xdg');
-  const plugins = cniCacheDir(CNI_PLUGINS_VERSION, { XDG_CACHE_HOME: cache }, root);
-  mkdirSync(plugins, { recursive: true });
-  for (const p of CNI_PLUGINS) {
-    writeFileSync(join(plugins, p), `#!/bin/sh\necho "CNI ${p} plugin ${CNI_PLUGINS_VERSION}"\n`);
-    chmodSync(join(plugins, p), 0o755);
-  }
+  const plugins = cniStandIns(cache, root);
   // Note: --timeout bounds the wait for the refusing host (its own budget is a minute), so the test takes seconds.
   const args = ['run', 'cni-ipam-reboot', '--clients', '2', '--netns', '', '--timeout', '12s'];
   const child = spawn(process.execPath, [CLI_COMPILED, ...args, '--reports-dir', join(root, 'reports')], {
