@@ -30,7 +30,11 @@ t.test(
     t.equal(await main([...run, '--report-json', join(dir, 'nomad-1.9.7')], s.deps), 2);
     t.match(s.err.join(''), /--report-json: is a file this command reads \(--nomad\)/);
     s.err.length = 0;
-    t.equal(await main([...argv, '--junit', join(dir, 'j.xml')], s.deps), 0, 'a path of its own is taken');
+    t.equal(
+      await main([...argv, '--junit', join(dir, 'j.xml'), '--reports-dir', join(dir, 'reports')], s.deps),
+      0,
+      'a path of its own is taken',
+    );
   },
 );
 

@@ -112,7 +112,11 @@ t.test(
     t.match(s.err.join(''), /--report-json: is a file this command reads \(job\.file \(--job\)\)/);
     t.equal(readFileSync(join(dir, 'nomad'), 'utf8'), 'a build on disk', 'the build is as it was');
     s.err.length = 0;
-    t.equal(await main([...argv, '--junit', join(dir, 'j.xml')], s.deps), 0, 'a path of its own is taken');
+    t.equal(
+      await main([...argv, '--junit', join(dir, 'j.xml'), '--reports-dir', join(dir, 'reports')], s.deps),
+      0,
+      'a path of its own is taken',
+    );
   },
 );
 
