@@ -1,9 +1,10 @@
 // The signals of the CLI that re-ran itself inside a network namespace (the lab's, or lab.hosts_netns): the child
 // handles them (lib/exec/attached.ts forwards them from the process), the parent waits for it and says so.
 import { EXIT, HarnessError } from '../errors.js';
+import { RELAYED } from './signal-relay.js';
 
-/** The signals reexecInNetns forwards to the child. */
-const CHILD_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+/** The signals reexecInNetns forwards to the child: the command's own. */
+const CHILD_SIGNALS = RELAYED;
 
 /** The codes of a child ended by a forwarded signal before it listened for it (SIGINT's 130 is the CLI's own). */
 const KILLED_BY: Readonly<Record<number, NodeJS.Signals>> = { 129: 'SIGHUP', 143: 'SIGTERM' };

@@ -2,8 +2,11 @@
 // taken as one: the source lib/cli/entry.ts gives main(), a run's and a build's watchers (deps.signalSource).
 import { EventEmitter } from 'node:events';
 
-/** The signals relayed: those a command acts on (docs/lab.md). */
-const RELAYED = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+/**
+ * The signals relayed: those a command acts on (docs/lab.md), and so those the CLI re-run inside a namespace is
+ * given (lib/lab/host/host.ts `reexecInNetns` forwards the same three).
+ */
+export const RELAYED = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
 /**
  * A SIGINT this soon after the one before is the same Ctrl-C: a wrapper that passes a signal on to its child while

@@ -25,29 +25,22 @@ const usc = {
   'ok.ts': lablessScenarioSource('ok', 'passed'),
 };
 
+/** The CLI's lines in `dir` (main() in this process, labless), its home, cache and work dir there. */
+const linesIn = (dir: string) =>
+  noLabLines(dir, { HOME: dir, XDG_CACHE_HOME: join(dir, 'xdg'), HARNESS_WORK_DIR: join(dir, 'w') }, { labless: true });
+
+/** The two-cell matrix of `<dir>/ci/m.yaml` over the labless scenarios, its reports under `rep` (one cell fails). */
+const runMatrix = (cli: ReturnType<typeof linesIn>, dir: string, rep: string) =>
+  cli('matrix', join(dir, 'ci/m.yaml'), '--scenarios', join(dir, 'usc'), '--netns', '', '--reports-dir', rep);
+
 t.test(
   "merge --out an input folder or a run's folder under a path with a space, a quote and $(...): the fix's --out is one word, and pasted the merge passes (Q650)",
   async (t) => {
     const dir = t.testdir({ usc, ci: { 'm.yaml': 'scenario: [ok, bad]\naxes:\n  reboot: [graceful]\n' } });
     const paste = paster(dir);
-    const cli = noLabLines(
-      dir,
-      { HOME: dir, XDG_CACHE_HOME: join(dir, 'xdg'), HARNESS_WORK_DIR: join(dir, 'w') },
-      {
-        labless: true,
-      },
-    );
+    const cli = linesIn(dir);
     const rep = join(dir, HOSTILE);
-    const m = await cli(
-      'matrix',
-      join(dir, 'ci/m.yaml'),
-      '--scenarios',
-      join(dir, 'usc'),
-      '--netns',
-      '',
-      '--reports-dir',
-      rep,
-    );
+    const m = await runMatrix(cli, dir, rep);
     t.equal(m.status, 1, m.stderr);
     const matrix = readdirSync(rep).find((f) => f.startsWith('matrix-'))!;
     for (const out of [HOSTILE, join(HOSTILE, matrix)]) {
@@ -69,13 +62,7 @@ t.test(
   async (t) => {
     const dir = t.testdir({ usc });
     const paste = paster(dir);
-    const cli = noLabLines(
-      dir,
-      { HOME: dir, XDG_CACHE_HOME: join(dir, 'xdg'), HARNESS_WORK_DIR: join(dir, 'w') },
-      {
-        labless: true,
-      },
-    );
+    const cli = linesIn(dir);
     for (const d of ['a', 'b']) {
       const r = await cli(
         'run',
@@ -118,24 +105,9 @@ t.test(
   "merge --out a matrix cell's own folder (its report.html, its reports in the matrix's folder) is refused: the merged files landed in that run's folder and the cell's page was left out of the index (Q652)",
   async (t) => {
     const dir = t.testdir({ usc, ci: { 'm.yaml': 'scenario: [ok, bad]\naxes:\n  reboot: [graceful]\n' } });
-    const cli = noLabLines(
-      dir,
-      { HOME: dir, XDG_CACHE_HOME: join(dir, 'xdg'), HARNESS_WORK_DIR: join(dir, 'w') },
-      {
-        labless: true,
-      },
-    );
+    const cli = linesIn(dir);
     const rep = join(dir, 'rep');
-    const m = await cli(
-      'matrix',
-      join(dir, 'ci/m.yaml'),
-      '--scenarios',
-      join(dir, 'usc'),
-      '--netns',
-      '',
-      '--reports-dir',
-      rep,
-    );
+    const m = await runMatrix(cli, dir, rep);
     t.equal(m.status, 1, m.stderr);
     const cells = readdirSync(rep).filter((f) => !f.startsWith('matrix-'));
     t.equal(cells.length, 2);
